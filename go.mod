@@ -1,0 +1,3 @@
+module github.com/allot-sched/allot
+
+go 1.26
