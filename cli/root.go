@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// New builds the root command.
+func New() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "allot",
+		Short:         "Allot schedules work on shared GPU clusters",
+		Long:          "Allot is a scheduler and workload manager for shared GPU clusters.\nIt runs the same scheduling core live and in a discrete-event simulator.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newSimCmd())
+	return root
+}
+
+// parseSeconds reads a duration given as whole seconds or a Go duration
+// string such as 90m.
+func parseSeconds(flag, v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("--%s: expected a duration >= 0, got %q", flag, v)
+		}
+		return n, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d%time.Second != 0 {
+		return 0, fmt.Errorf("--%s: expected whole seconds or a duration such as 90m, got %q", flag, v)
+	}
+	return int64(d / time.Second), nil
+}

@@ -1,0 +1,133 @@
+package sched
+
+import "slices"
+
+// release is a future moment when a task's slots come back: the end of its
+// time limit.
+type release struct {
+	at    int64
+	nodes []NodeSlots
+}
+
+// easy is FIFO with EASY backfilling (Mu'alem and Feitelson): jobs start in
+// order while they fit; the first that does not becomes the head and gets
+// a reservation at the shadow time, the earliest moment the running tasks'
+// time limits guarantee room for it. Any later job may start now if it
+// ends by the shadow time or leaves room for the head at the shadow time.
+// Reservations are placement-aware: on single-slot nodes this is exactly
+// the textbook count rule.
+func (p *pass) easy(pool int, jobs []int32) {
+	head := int32(-1)
+	shadowAt := Never
+	firstStart := len(p.plan.Starts)
+	for _, j := range jobs {
+		if head >= 0 {
+			p.backfillEASY(j, head, shadowAt)
+			p.finish(j)
+			continue
+		}
+		for p.wants(j) {
+			if p.tryPlace(j, false) != failed {
+				continue
+			}
+			head = j
+			shadowAt = p.reserveHead(pool, j, firstStart)
+			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
+				Need: p.s.Jobs[j].Slots, Free: p.st.groupsAvail(pool), At: shadowAt})
+			break
+		}
+		p.finish(j)
+	}
+}
+
+// reserveHead computes the head's shadow time and leaves in sc.shadow the
+// cluster as it will be at that time, without the head placed.
+func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
+	sh := &p.sc.shadow
+	sh.copyFrom(p.st)
+	ends := p.sc.ends[:0]
+	for _, a := range p.sc.poolRuns[pool] {
+		al := &p.s.Allocs[a]
+		if al.Preempting || p.sc.evicted[a] {
+			continue // already counted as draining
+		}
+		if end := al.End(p.s.Jobs); end != Never {
+			ends = append(ends, release{at: end, nodes: al.Nodes})
+		}
+	}
+	for _, st := range p.plan.Starts[firstStart:] {
+		if lim := p.s.Jobs[st.Job].TimeLimit; lim > 0 {
+			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes})
+		}
+	}
+	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })
+	p.sc.ends = ends
+	r := p.request(head, true)
+	for i := 0; i < len(ends); {
+		at := ends[i].at
+		for ; i < len(ends) && ends[i].at == at; i++ {
+			for _, ns := range ends[i].nodes {
+				if ns.Slots > 0 {
+					sh.release(ns.Node, ns.Slots)
+				}
+			}
+		}
+		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok {
+			return at
+		}
+	}
+	return Never
+}
+
+// backfillEASY starts tasks of j that do not delay the head's reservation.
+func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
+	sh := &p.sc.shadow
+	hr := p.request(head, true)
+	lim := p.s.Jobs[j].TimeLimit
+	for p.wants(j) {
+		r := p.request(j, false)
+		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+		if !ok {
+			p.addPending(p.failReason(j))
+			return
+		}
+		p.sc.scratch = nodes[:0]
+		if shadowAt == Never || lim <= 0 || p.s.Now+lim > shadowAt {
+			// The task will still run at the shadow time: the head must
+			// fit beside it.
+			if !shadowRoom(sh, nodes) {
+				p.behind(j, head, ReasonWouldDelay)
+				return
+			}
+			sh.takeAll(nodes)
+			probe, ok := sh.find(&hr, p.sc.probe[:0])
+			p.sc.probe = probe[:0]
+			if !ok {
+				for _, ns := range nodes {
+					sh.release(ns.Node, ns.Slots)
+				}
+				p.behind(j, head, ReasonWouldDelay)
+				return
+			}
+		}
+		p.commit(j, nodes, true)
+	}
+}
+
+func shadowRoom(sh *state, nodes []NodeSlots) bool {
+	for _, ns := range nodes {
+		if sh.avail(ns.Node) < ns.Slots {
+			return false
+		}
+	}
+	return true
+}
+
+// groupsAvail counts the slots available in a pool.
+func (st *state) groupsAvail(pool int) int {
+	n := 0
+	for _, gi := range st.poolGroups[pool] {
+		n += st.groups[gi].avail
+	}
+	return n
+}

@@ -1,0 +1,33 @@
+// Package sched is Allot's scheduling core: a snapshot of the cluster goes in
+// and a plan comes out.
+//
+// A Snapshot holds the pools with their policies, the nodes, the jobs that
+// still want to run (with how many of their tasks are waiting) and every
+// running allocation, plus the current time as a plain number of seconds.
+// Schedule turns it into a Plan: task starts with their placements,
+// preemptions, and a Pending entry with a reason for every job that keeps
+// waiting tasks.
+//
+// Invariants, which the tests check:
+//   - The core does no I/O, reads no clock and keeps no global state. The
+//     live master and the simulator call the same Schedule entry point.
+//   - Output is deterministic: the same snapshot gives the same plan. Ties
+//     are broken by submit time, then submission sequence, then ID, and
+//     nodes by their index in the snapshot; no map is ever iterated.
+//   - A plan never over-commits a node: starts only use slots that are free
+//     once the plan's preemptions are applied, and a start that must wait
+//     for a preempted task's checkpoint is reported as pending (a hold),
+//     not as a start.
+//   - A task larger than any node (a gang) is placed on whole nodes plus
+//     one remainder, all or nothing, so two gangs can never deadlock.
+//   - Non-preemptible tasks are never chosen as victims, and a victim is
+//     only preempted when that makes the waiting task fit.
+//
+// Each pool's policy is assembled from stages: a queue order (FIFO,
+// priority, weighted fair share), placement (best fit or spread), a
+// preemption stage that tries victims inside a statement that can be
+// rolled back, and a backfill stage (none, priority backfill, EASY or
+// conservative reservations). A Scheduler value keeps scratch memory
+// between passes so that a steady-state pass allocates little; it holds no
+// state that can change a result.
+package sched

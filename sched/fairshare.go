@@ -1,0 +1,181 @@
+package sched
+
+import (
+	"container/heap"
+	"slices"
+)
+
+// fairShare holds per-job numbers for a weighted fair-share pool, indexed
+// by job. Slots are the unit throughout.
+type fairShare struct {
+	alloc  []int32 // slots held (not draining) plus slots planned this pass
+	share  []int32 // the job's fair share of the pool
+	demand []int32 // slots the job wants running at once
+	q      fsQueue
+}
+
+func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.share[j] }
+func (f *fairShare) took(j, delta int32)         { f.alloc[j] += delta }
+
+// fairShare divides the pool in proportion to demand × weight, capped at
+// demand, handing out whole tasks to the most deprived job first (ties by
+// submission order), and then runs the same water-filling against the real
+// nodes: the most deprived job places a task next; a job below its share
+// may preempt preemptible tasks of jobs that stay at or above theirs.
+func (p *pass) fairShare(pool int, jobs []int32) {
+	f := &p.sc.fs
+	n := len(p.s.Jobs)
+	f.alloc = resize(f.alloc, n)
+	f.share = resize(f.share, n)
+	f.demand = resize(f.demand, n)
+	tasks := p.sc.probeCounts(p.s, pool)
+	total := int32(0)
+	for _, gi := range p.st.poolGroups[pool] {
+		total += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
+	}
+	for _, j := range jobs {
+		job := &p.s.Jobs[j]
+		f.demand[j] = int32(min(job.MaxRunning, int(tasks[j])+job.Waiting) * job.Slots)
+		f.alloc[j] = p.sc.run[j] * int32(job.Slots)
+	}
+	p.waterFill(jobs, total)
+	p.allocateShares(pool, jobs)
+}
+
+// probeCounts counts every task of each job that holds slots in the pool,
+// draining ones included, since those come back as waiting tasks.
+func (sc *Scheduler) probeCounts(s *Snapshot, pool int) []int32 {
+	sc.holdsAll = resize(sc.holdsAll, len(s.Jobs))
+	for _, a := range sc.poolRuns[pool] {
+		sc.holdsAll[s.Allocs[a].Job]++
+	}
+	return sc.holdsAll
+}
+
+// waterFill computes shares without looking at placement.
+func (p *pass) waterFill(jobs []int32, capacity int32) {
+	f := &p.sc.fs
+	q := &f.q
+	q.reset(p.s, f.share, f.demand)
+	for _, j := range jobs {
+		if f.demand[j] > 0 && p.s.Jobs[j].Weight > 0 {
+			q.items = append(q.items, j)
+		}
+	}
+	heap.Init(q)
+	left := capacity
+	for q.Len() > 0 {
+		j := q.items[0]
+		step := int32(p.s.Jobs[j].Slots)
+		if f.share[j]+step > f.demand[j] || step > left {
+			heap.Pop(q)
+			continue
+		}
+		f.share[j] += step
+		left -= step
+		heap.Fix(q, 0)
+	}
+}
+
+// allocateShares places tasks, most deprived job first.
+func (p *pass) allocateShares(pool int, jobs []int32) {
+	f := &p.sc.fs
+	pl := &p.s.Pools[pool]
+	victims := p.shareVictims(pool)
+	q := &f.q
+	q.reset(p.s, f.alloc, f.demand)
+	for _, j := range jobs {
+		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
+			q.items = append(q.items, j)
+		}
+	}
+	heap.Init(q)
+	rule := victimRule{kind: victimsAboveShare}
+	for q.Len() > 0 {
+		j := q.items[0]
+		step := int32(p.s.Jobs[j].Slots)
+		o := p.tryPlace(j, false)
+		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
+			o = p.preempt(j, victims, &rule)
+		}
+		if o == failed {
+			heap.Pop(q)
+			p.shareFail(j)
+			continue
+		}
+		f.alloc[j] += step
+		if p.wants(j) {
+			heap.Fix(q, 0)
+		} else {
+			heap.Pop(q)
+		}
+	}
+	for _, j := range jobs {
+		p.finish(j)
+	}
+}
+
+func (p *pass) shareFail(j int32) {
+	f := &p.sc.fs
+	if f.alloc[j] >= f.share[j] {
+		job := &p.s.Jobs[j]
+		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
+			Need: job.Slots, Free: p.st.groupsAvail(job.Pool), At: -1})
+		return
+	}
+	p.addPending(p.failReason(j))
+}
+
+// shareVictims orders the pool's tasks as victims: jobs furthest above
+// their share first, newest task first.
+func (p *pass) shareVictims(pool int) []int32 {
+	f := &p.sc.fs
+	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
+	slices.SortFunc(v, func(a, b int32) int {
+		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
+		oa, ob := f.alloc[aa.Job]-f.share[aa.Job], f.alloc[ab.Job]-f.share[ab.Job]
+		if oa != ob {
+			return int(ob - oa)
+		}
+		if aa.Start != ab.Start {
+			return cmp64(ab.Start, aa.Start)
+		}
+		return int(b - a)
+	})
+	p.sc.victims = v
+	return v
+}
+
+// fsQueue is a heap of jobs ordered by num[j] / (demand[j] × weight),
+// lowest first, ties by submission order.
+type fsQueue struct {
+	s      *Snapshot
+	num    []int32
+	demand []int32
+	items  []int32
+}
+
+func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
+	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
+}
+
+func (q *fsQueue) Len() int      { return len(q.items) }
+func (q *fsQueue) Swap(i, k int) { q.items[i], q.items[k] = q.items[k], q.items[i] }
+func (q *fsQueue) Push(x any)    { q.items = append(q.items, x.(int32)) }
+func (q *fsQueue) Pop() any {
+	x := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return x
+}
+
+func (q *fsQueue) Less(i, k int) bool {
+	a, b := q.items[i], q.items[k]
+	ja, jb := &q.s.Jobs[a], &q.s.Jobs[b]
+	// Compare num/(demand·weight) by cross-multiplying.
+	l := float64(q.num[a]) * float64(q.demand[b]) * jb.Weight
+	r := float64(q.num[b]) * float64(q.demand[a]) * ja.Weight
+	if l != r {
+		return l < r
+	}
+	return lessFIFO(ja, jb) < 0
+}

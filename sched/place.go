@@ -1,0 +1,201 @@
+package sched
+
+// request is one task to place.
+type request struct {
+	pool   int
+	gpu    string
+	slots  int32
+	spread bool
+	// useDrain lets the placement count slots that preempted tasks are
+	// still draining; without it nodes with draining slots are skipped.
+	useDrain bool
+}
+
+func (st *state) matches(g *group, r *request) bool {
+	return r.gpu == "" || g.gpu == r.gpu
+}
+
+// find places one task and appends its node slots to out. A task that fits
+// on one node of some group is placed there (best fit, or emptiest node for
+// spread); otherwise it is tried as a gang over whole nodes of one group.
+func (st *state) find(r *request, out []NodeSlots) ([]NodeSlots, bool) {
+	if r.slots <= 0 {
+		return out, false
+	}
+	bestG, bestPos, bestF := int32(-1), int32(-1), int32(-1)
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if g.size < r.slots || !st.matches(g, r) {
+			continue
+		}
+		pos, f := st.single(g, r)
+		if pos < 0 {
+			continue
+		}
+		if bestG < 0 || st.better(r, f, g.nodes[pos], bestF, st.groups[bestG].nodes[bestPos]) {
+			bestG, bestPos, bestF = gi, pos, f
+		}
+	}
+	if bestG >= 0 {
+		n := st.groups[bestG].nodes[bestPos]
+		return append(out, NodeSlots{Node: n, Slots: r.slots}), true
+	}
+	return st.gang(r, out)
+}
+
+// better reports whether a node with f available slots beats the current
+// best under the request's placement rule; ties go to the lower node index.
+func (st *state) better(r *request, f, node, bestF, bestNode int32) bool {
+	if f != bestF {
+		if r.spread {
+			return f > bestF
+		}
+		return f < bestF
+	}
+	return node < bestNode
+}
+
+// single finds the best node of a group for a one-node task.
+func (st *state) single(g *group, r *request) (int32, int32) {
+	var mask *bitset
+	if !r.useDrain {
+		mask = &g.draining
+	}
+	if r.spread {
+		for f := g.size; f >= r.slots; f-- {
+			if g.counts[f] == 0 {
+				continue
+			}
+			if pos := g.buckets[f].first(mask); pos >= 0 {
+				return pos, f
+			}
+		}
+		return -1, -1
+	}
+	for f := r.slots; f <= g.size; f++ {
+		if g.counts[f] == 0 {
+			continue
+		}
+		if pos := g.buckets[f].first(mask); pos >= 0 {
+			return pos, f
+		}
+	}
+	return -1, -1
+}
+
+// gang places a task larger than a group's node size on whole free nodes
+// plus, for a remainder, one more node. It prefers the group with the
+// largest nodes, which needs the fewest of them.
+func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
+	var best *group
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if g.size >= r.slots || g.size == 0 || !st.matches(g, r) ||
+			g.avail < int(r.slots) || g.counts[g.size] < r.slots/g.size {
+			continue
+		}
+		if best != nil && g.size <= best.size {
+			continue
+		}
+		if st.gangIn(g, r, out) != nil {
+			best = g
+		}
+	}
+	if best == nil {
+		return out, false
+	}
+	res := st.gangIn(best, r, out)
+	return res, res != nil
+}
+
+// gangIn returns the placement in one group, or nil.
+func (st *state) gangIn(g *group, r *request, out []NodeSlots) []NodeSlots {
+	var mask *bitset
+	if !r.useDrain {
+		mask = &g.draining
+	}
+	n := r.slots / g.size
+	rem := r.slots % g.size
+	full := &g.buckets[g.size]
+	pos := full.first(mask)
+	for i := int32(0); i < n; i++ {
+		if pos < 0 {
+			return nil
+		}
+		out = append(out, NodeSlots{Node: g.nodes[pos], Slots: g.size})
+		pos = full.next(pos+1, mask)
+	}
+	if rem == 0 {
+		return out
+	}
+	// The remainder goes on a partly used node when one fits (best fit),
+	// otherwise on one more whole node.
+	for f := rem; f < g.size; f++ {
+		if g.counts[f] == 0 {
+			continue
+		}
+		if p := g.buckets[f].first(mask); p >= 0 {
+			return append(out, NodeSlots{Node: g.nodes[p], Slots: rem})
+		}
+	}
+	if pos >= 0 {
+		return append(out, NodeSlots{Node: g.nodes[pos], Slots: rem})
+	}
+	return nil
+}
+
+// canStart reports whether a placement uses only free (not draining) slots.
+func (st *state) canStart(nodes []NodeSlots) bool {
+	for _, ns := range nodes {
+		if st.free[ns.Node] < ns.Slots {
+			return false
+		}
+	}
+	return true
+}
+
+func (st *state) takeAll(nodes []NodeSlots) {
+	for _, ns := range nodes {
+		st.take(ns.Node, ns.Slots)
+	}
+}
+
+// capacity returns, for the groups a request may use, the total slots of
+// the nodes and the slots available now.
+func (st *state) capacity(r *request, s *Snapshot) (total, avail int, fitsEmpty bool) {
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if !st.matches(g, r) {
+			continue
+		}
+		t := int(g.size) * len(g.nodes)
+		total += t
+		avail += g.avail
+		if g.size >= r.slots || (g.size > 0 && t >= int(r.slots)) {
+			fitsEmpty = true
+		}
+	}
+	return total, avail, fitsEmpty
+}
+
+// findZero picks a node for a zero-slot task: the lowest-index node of the
+// pool (and GPU type) that runs fewer zero-slot tasks than its limit.
+func (st *state) findZero(r *request, s *Snapshot) int32 {
+	best := int32(-1)
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if !st.matches(g, r) {
+			continue
+		}
+		for _, n := range g.nodes {
+			if best >= 0 && n > best {
+				break
+			}
+			if int(st.zeroUsed[n]) < s.Nodes[n].ZeroSlotLimit {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}

@@ -1,0 +1,167 @@
+package sched
+
+import "slices"
+
+// victimRule says which running tasks may be preempted for a waiting job.
+type victimRule struct {
+	kind victimKind
+	// prio is the waiting job's priority: priority victims must be less
+	// important (a larger number).
+	prio int
+	// preemption is the pool's setting; without it only backfilled tasks
+	// may be evicted.
+	preemption bool
+}
+
+type victimKind uint8
+
+const (
+	victimsByPriority victimKind = iota + 1
+	victimsAboveShare
+)
+
+func (p *pass) allows(rule *victimRule, a int32) bool {
+	al := &p.s.Allocs[a]
+	vj := &p.s.Jobs[al.Job]
+	if !vj.Preemptible || al.Preempting || p.sc.evicted[a] {
+		return false
+	}
+	switch rule.kind {
+	case victimsByPriority:
+		return vj.Priority > rule.prio && (rule.preemption || al.Backfilled)
+	case victimsAboveShare:
+		return p.sc.fs.canGive(int32(al.Job), int32(vj.Slots))
+	}
+	return false
+}
+
+// victimOrder returns the pool's running tasks in the order they are
+// offered as victims: least important first, then newest first.
+func (p *pass) victimOrder(pool int) []int32 {
+	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
+	slices.SortFunc(v, func(a, b int32) int {
+		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
+		ja, jb := &p.s.Jobs[aa.Job], &p.s.Jobs[ab.Job]
+		if ja.Priority != jb.Priority {
+			return jb.Priority - ja.Priority
+		}
+		if aa.Start != ab.Start {
+			return cmp64(ab.Start, aa.Start)
+		}
+		return int(b - a)
+	})
+	p.sc.victims = v
+	return v
+}
+
+// preempt tries to make one task of j fit by preempting tasks from cands
+// (in victim order) that the rule allows. It works like a statement: each
+// victim is evicted tentatively, and if the task still cannot fit every
+// eviction is rolled back. Victims the final placement does not need are
+// restored, so only preemptions that make the task fit remain.
+func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
+	mark := len(p.sc.stmt)
+	r := p.request(j, true)
+	var nodes []NodeSlots
+	found := false
+	for _, a := range cands {
+		if !p.allows(rule, a) || !p.helps(a, &r) {
+			continue
+		}
+		p.evict(a)
+		if nodes, found = p.st.find(&r, p.sc.scratch[:0]); found {
+			break
+		}
+	}
+	if !found {
+		p.rollback(mark)
+		return failed
+	}
+	p.sc.scratch = nodes[:0]
+	p.minimize(mark, nodes)
+	for _, a := range p.sc.stmt[mark:] {
+		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
+		al := &p.s.Allocs[a]
+		p.sc.run[al.Job]--
+		if rule.kind == victimsAboveShare {
+			p.sc.fs.took(int32(al.Job), -int32(p.s.Jobs[al.Job].Slots))
+		}
+	}
+	p.sc.stmt = p.sc.stmt[:mark]
+	return p.commit(j, nodes, false)
+}
+
+// helps reports whether evicting a frees slots the request could use.
+func (p *pass) helps(a int32, r *request) bool {
+	if r.gpu == "" {
+		return true
+	}
+	for _, ns := range p.s.Allocs[a].Nodes {
+		if p.s.Nodes[ns.Node].GPU == r.gpu {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pass) evict(a int32) {
+	p.sc.evicted[a] = true
+	p.sc.stmt = append(p.sc.stmt, a)
+	for _, ns := range p.s.Allocs[a].Nodes {
+		if ns.Slots > 0 {
+			p.st.addDrain(ns.Node, ns.Slots)
+		}
+	}
+}
+
+func (p *pass) restore(a int32) {
+	p.sc.evicted[a] = false
+	for _, ns := range p.s.Allocs[a].Nodes {
+		if ns.Slots > 0 {
+			p.st.removeDrain(ns.Node, ns.Slots)
+		}
+	}
+}
+
+func (p *pass) rollback(mark int) {
+	for i := len(p.sc.stmt) - 1; i >= mark; i-- {
+		p.restore(p.sc.stmt[i])
+	}
+	p.sc.stmt = p.sc.stmt[:mark]
+}
+
+// minimize restores, most important first, every tentative victim whose
+// slots the placement can do without.
+func (p *pass) minimize(mark int, nodes []NodeSlots) {
+	keep := p.sc.stmt[:mark]
+	victims := p.sc.stmt[mark:]
+	for i := len(victims) - 1; i >= 0; i-- {
+		a := victims[i]
+		if p.spare(a, nodes) {
+			p.restore(a)
+			victims[i] = -1
+		}
+	}
+	for _, a := range victims {
+		if a >= 0 {
+			keep = append(keep, a)
+		}
+	}
+	p.sc.stmt = keep
+}
+
+// spare reports whether the placement still fits if a keeps its slots.
+func (p *pass) spare(a int32, nodes []NodeSlots) bool {
+	for _, ns := range p.s.Allocs[a].Nodes {
+		need := int32(0)
+		for _, x := range nodes {
+			if x.Node == ns.Node {
+				need += x.Slots
+			}
+		}
+		if p.st.avail(ns.Node)-ns.Slots < need {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,145 @@
+package sched
+
+import "slices"
+
+// profile is a pool's free-slot count over time, a step function: free[i]
+// holds on [at[i], at[i+1]), and the last step lasts forever.
+type profile struct {
+	at   []int64
+	free []int64
+	ends []release
+}
+
+// conservative is FIFO with conservative backfilling: every queued job, in
+// order, gets a reservation at the earliest time the availability profile
+// leaves room for it for its whole time limit, and a job starts now only
+// when its reservation is now. Reservations are rebuilt on every pass, so
+// they compress when tasks end early, and a job never delays the
+// reservation of any job ahead of it. The profile counts slots, which is
+// exact on single-slot nodes (the textbook setting); on larger nodes a job
+// reserved for now also needs an actual placement.
+func (p *pass) conservative(pool int, jobs []int32) {
+	pr := &p.sc.profile
+	p.buildProfile(pool)
+	for _, j := range jobs {
+		if pr.free[0] <= 0 {
+			// Nothing more can start now; later jobs only wait.
+			if p.hasWaiting(j) {
+				p.addPending(p.failReason(j))
+			}
+			continue
+		}
+		need := int64(p.s.Jobs[j].Slots)
+		dur := Never
+		if lim := p.s.Jobs[j].TimeLimit; lim > 0 {
+			dur = lim
+		}
+		for p.wants(j) {
+			at := pr.earliest(p.s.Now, need, dur)
+			if at == Never {
+				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never})
+				break
+			}
+			pr.reserve(at, dur, need)
+			if at > p.s.Now {
+				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: at})
+				break
+			}
+			if p.tryPlace(j, false) == failed {
+				pe := p.failReason(j)
+				pe.At = at
+				p.addPending(pe)
+				break
+			}
+		}
+		p.finish(j)
+	}
+}
+
+// buildProfile starts from the slots available now and adds each running
+// task's slots back at the end of its time limit.
+func (p *pass) buildProfile(pool int) {
+	pr := &p.sc.profile
+	pr.at = append(pr.at[:0], p.s.Now)
+	pr.free = append(pr.free[:0], int64(p.st.groupsAvail(pool)))
+	ends := pr.ends[:0]
+	for _, a := range p.sc.poolRuns[pool] {
+		al := &p.s.Allocs[a]
+		if al.Preempting || p.sc.evicted[a] {
+			continue
+		}
+		if end := al.End(p.s.Jobs); end != Never {
+			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes})
+		}
+	}
+	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })
+	pr.ends = ends
+	for _, e := range ends {
+		n := int64(Slots(e.nodes))
+		last := len(pr.at) - 1
+		if pr.at[last] == e.at {
+			pr.free[last] += n
+			continue
+		}
+		pr.at = append(pr.at, e.at)
+		pr.free = append(pr.free, pr.free[last]+n)
+	}
+}
+
+// earliest finds the first time >= now at which need slots stay free for
+// dur seconds, or Never.
+func (pr *profile) earliest(now, need, dur int64) int64 {
+	n := len(pr.at)
+	for s := 0; s < n; {
+		if pr.free[s] < need {
+			s++
+			continue
+		}
+		start := pr.at[s]
+		end := addTime(start, dur)
+		ok := true
+		for k := s + 1; k < n && pr.at[k] < end; k++ {
+			if pr.free[k] < need {
+				ok = false
+				s = k + 1
+				break
+			}
+		}
+		if ok {
+			return max(start, now)
+		}
+	}
+	return Never
+}
+
+// reserve takes need slots from [at, at+dur).
+func (pr *profile) reserve(at, dur, need int64) {
+	end := addTime(at, dur)
+	i := pr.split(at)
+	j := len(pr.at)
+	if end != Never {
+		j = pr.split(end)
+	}
+	for k := i; k < j; k++ {
+		pr.free[k] -= need
+	}
+}
+
+// split makes t a breakpoint and returns its index.
+func (pr *profile) split(t int64) int {
+	i, found := slices.BinarySearch(pr.at, t)
+	if found {
+		return i
+	}
+	// t lies inside step i-1 (t is never before the first breakpoint).
+	pr.at = slices.Insert(pr.at, i, t)
+	pr.free = slices.Insert(pr.free, i, pr.free[i-1])
+	return i
+}
+
+func addTime(t, d int64) int64 {
+	if d == Never || t > Never-d {
+		return Never
+	}
+	return t + d
+}

@@ -1,0 +1,159 @@
+package sched
+
+// hasWaiting reports whether j has waiting tasks this plan did not start.
+func (p *pass) hasWaiting(j int32) bool {
+	return int(p.sc.planned[j]-p.sc.holds[j]) < p.s.Jobs[j].Waiting
+}
+
+// runTasks starts j's waiting tasks while they fit; on the first task that
+// does not fit it records why and reports failure.
+func (p *pass) runTasks(j int32) outcome {
+	res := started
+	for p.wants(j) {
+		if p.tryPlace(j, false) == failed {
+			p.addPending(p.failReason(j))
+			return failed
+		}
+	}
+	return res
+}
+
+// fifo starts jobs in submission order while the head fits and stops at
+// the first job that does not (head-of-line blocking).
+func (p *pass) fifo(pool int, jobs []int32) {
+	if p.s.Pools[pool].Serial {
+		p.serial(pool, jobs)
+		return
+	}
+	blocker := int32(-1)
+	for _, j := range jobs {
+		if blocker >= 0 {
+			if p.hasWaiting(j) {
+				p.behind(j, blocker, ReasonBehind)
+			}
+			continue
+		}
+		if p.runTasks(j) == failed {
+			blocker = j
+		}
+		p.finish(j)
+	}
+}
+
+// serial runs one job at a time: the earliest job that holds slots, or
+// else the queue head, is the only one that may start tasks.
+func (p *pass) serial(pool int, jobs []int32) {
+	active := int32(-1)
+	for _, a := range p.sc.poolRuns[pool] {
+		j := int32(p.s.Allocs[a].Job)
+		if p.s.Jobs[j].Slots == 0 {
+			continue
+		}
+		if active < 0 || lessFIFO(&p.s.Jobs[j], &p.s.Jobs[active]) < 0 {
+			active = j
+		}
+	}
+	for _, j := range jobs {
+		if active < 0 && p.hasWaiting(j) {
+			active = j
+		}
+		if j == active {
+			p.runTasks(j)
+			p.finish(j)
+		} else if p.hasWaiting(j) {
+			p.behind(j, active, ReasonSerial)
+		}
+	}
+}
+
+// priority walks jobs by priority (FIFO within a level). A task that does
+// not fit may preempt less important preemptible tasks; if it still does
+// not fit it blocks every job after it, except that with backfill on,
+// preemptible jobs of lower priority may use slots that are idle now.
+func (p *pass) priority(pool int, jobs []int32) {
+	pl := &p.s.Pools[pool]
+	var victims []int32
+	if pl.Preemption || pl.Backfill {
+		victims = p.victimOrder(pool)
+	}
+	blocker := int32(-1)
+	for _, j := range jobs {
+		job := &p.s.Jobs[j]
+		if blocker >= 0 {
+			if pl.Backfill && job.Preemptible && job.Priority > p.s.Jobs[blocker].Priority {
+				p.backfillIdle(j, blocker)
+			} else if p.hasWaiting(j) {
+				p.behind(j, blocker, ReasonBehind)
+			}
+			continue
+		}
+		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption}
+		for p.wants(j) {
+			o := p.tryPlace(j, false)
+			if o == failed && victims != nil {
+				o = p.preempt(j, victims, &rule)
+			}
+			if o == failed {
+				p.addPending(p.failReason(j))
+				blocker = j
+				break
+			}
+		}
+		p.finish(j)
+	}
+}
+
+// backfillIdle starts tasks of j on slots that are free right now, marked
+// as backfill so that the blocked job can evict them later.
+func (p *pass) backfillIdle(j, blocker int32) {
+	for p.wants(j) {
+		r := p.request(j, false)
+		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+		if !ok {
+			p.behind(j, blocker, ReasonBehind)
+			break
+		}
+		p.sc.scratch = nodes[:0]
+		p.commit(j, nodes, true)
+	}
+	p.finish(j)
+}
+
+// zeroSlot schedules zero-slot tasks apart from slot tasks: in priority
+// order under the priority policy, else in FIFO order, each on the first
+// node with room under its zero-slot limit.
+func (p *pass) zeroSlot(pool int, byPriority bool) {
+	jobs := p.sc.zeroJobs[pool]
+	if len(jobs) == 0 {
+		return
+	}
+	if byPriority {
+		p.sortPriority(jobs)
+	} else {
+		p.sortFIFO(jobs)
+	}
+	blocker := int32(-1)
+	for _, j := range jobs {
+		if blocker >= 0 {
+			if p.hasWaiting(j) {
+				p.behind(j, blocker, ReasonBehind)
+			}
+			continue
+		}
+		for p.wants(j) {
+			r := p.request(j, false)
+			n := p.st.findZero(&r, p.s)
+			if n < 0 {
+				p.addPending(Pending{Job: int(j), Reason: ReasonZeroSlotFull, Blocker: -1, At: -1})
+				blocker = j
+				break
+			}
+			p.st.zeroUsed[n]++
+			at := len(p.sc.arena)
+			p.sc.arena = append(p.sc.arena, NodeSlots{Node: n})
+			p.plan.Starts = append(p.plan.Starts, Start{Job: int(j), Nodes: p.sc.arena[at : at+1 : at+1]})
+			p.sc.planned[j]++
+		}
+		p.finish(j)
+	}
+}

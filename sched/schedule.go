@@ -1,0 +1,316 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Scheduler runs scheduling passes. Its fields are scratch memory reused
+// from one pass to the next; none of it influences a result. The zero value
+// is ready to use. A Scheduler is not safe for concurrent use.
+type Scheduler struct {
+	st       state
+	shadow   state
+	plan     Plan
+	arena    []NodeSlots
+	scratch  []NodeSlots
+	probe    []NodeSlots
+	run      []int32
+	planned  []int32
+	holds    []int32
+	holdsAll []int32
+	pending  []bool
+	evicted  []bool
+	victims  []int32
+	stmt     []int32
+	poolJobs [][]int32
+	zeroJobs [][]int32
+	poolRuns [][]int32
+	ends     []release
+	fs       fairShare
+	profile  profile
+}
+
+// Schedule runs one pass with a fresh Scheduler.
+func Schedule(s *Snapshot) (*Plan, error) {
+	var sc Scheduler
+	return sc.Schedule(s)
+}
+
+// Schedule runs one scheduling pass over the snapshot. It returns an error,
+// and no plan, when the snapshot is inconsistent.
+func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
+	if err := validate(s); err != nil {
+		return nil, err
+	}
+	if err := sc.st.build(s); err != nil {
+		return nil, err
+	}
+	sc.reset(s)
+	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
+	for pool := range s.Pools {
+		p.schedulePool(pool)
+	}
+	return &sc.plan, nil
+}
+
+func validate(s *Snapshot) error {
+	for i := range s.Pools {
+		switch s.Pools[i].Policy {
+		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority:
+		default:
+			return fmt.Errorf("pool %q: unknown policy %q", s.Pools[i].Name, s.Pools[i].Policy)
+		}
+	}
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		switch {
+		case j.Pool < 0 || j.Pool >= len(s.Pools):
+			return fmt.Errorf("job %q: pool index %d out of range", j.ID, j.Pool)
+		case j.Slots < 0:
+			return fmt.Errorf("job %q: negative slots %d", j.ID, j.Slots)
+		case j.Waiting < 0:
+			return fmt.Errorf("job %q: negative waiting count %d", j.ID, j.Waiting)
+		case j.MaxRunning < 0:
+			return fmt.Errorf("job %q: negative max running %d", j.ID, j.MaxRunning)
+		case !(j.Weight > 0):
+			return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
+		}
+	}
+	return nil
+}
+
+// reset sizes the per-pass scratch and sorts jobs and allocations by pool.
+func (sc *Scheduler) reset(s *Snapshot) {
+	sc.plan.Starts = sc.plan.Starts[:0]
+	sc.plan.Preemptions = sc.plan.Preemptions[:0]
+	sc.plan.Pending = sc.plan.Pending[:0]
+	sc.arena = sc.arena[:0]
+	nj := len(s.Jobs)
+	sc.run = resize(sc.run, nj)
+	sc.planned = resize(sc.planned, nj)
+	sc.holds = resize(sc.holds, nj)
+	sc.pending = resize(sc.pending, nj)
+	sc.evicted = resize(sc.evicted, len(s.Allocs))
+	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
+	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
+	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
+	for ai := range s.Allocs {
+		a := &s.Allocs[ai]
+		if !a.Preempting {
+			sc.run[a.Job]++
+		}
+		pool := s.Jobs[a.Job].Pool
+		sc.poolRuns[pool] = append(sc.poolRuns[pool], int32(ai))
+	}
+	for ji := range s.Jobs {
+		j := &s.Jobs[ji]
+		if j.Slots == 0 {
+			sc.zeroJobs[j.Pool] = append(sc.zeroJobs[j.Pool], int32(ji))
+		} else {
+			sc.poolJobs[j.Pool] = append(sc.poolJobs[j.Pool], int32(ji))
+		}
+	}
+}
+
+func resizeLists(l [][]int32, n int) [][]int32 {
+	for len(l) < n {
+		l = append(l, nil)
+	}
+	l = l[:n]
+	for i := range l {
+		l[i] = l[i][:0]
+	}
+	return l
+}
+
+// pass is the working context of one Schedule call.
+type pass struct {
+	sc   *Scheduler
+	s    *Snapshot
+	st   *state
+	plan *Plan
+}
+
+func (p *pass) schedulePool(pool int) {
+	pl := &p.s.Pools[pool]
+	jobs := p.sc.poolJobs[pool]
+	switch pl.Policy {
+	case PolicyFIFO:
+		p.sortFIFO(jobs)
+		p.fifo(pool, jobs)
+		p.zeroSlot(pool, false)
+	case PolicyBackfill:
+		p.sortFIFO(jobs)
+		if pl.Reservations == ReserveConservative {
+			p.conservative(pool, jobs)
+		} else {
+			p.easy(pool, jobs)
+		}
+		p.zeroSlot(pool, false)
+	case PolicyPriority:
+		p.sortPriority(jobs)
+		p.priority(pool, jobs)
+		p.zeroSlot(pool, true)
+	case PolicyFairShare:
+		p.fairShare(pool, jobs)
+		p.zeroSlot(pool, false)
+	}
+}
+
+// lessFIFO orders by submit time, then submission sequence, then ID.
+func lessFIFO(a, b *Job) int {
+	switch {
+	case a.Submit != b.Submit:
+		return cmp64(a.Submit, b.Submit)
+	case a.Seq != b.Seq:
+		return cmp64(a.Seq, b.Seq)
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+func cmp64(a, b int64) int {
+	if a < b {
+		return -1
+	}
+	if a > b {
+		return 1
+	}
+	return 0
+}
+
+func (p *pass) sortFIFO(jobs []int32) {
+	slices.SortFunc(jobs, func(a, b int32) int { return lessFIFO(&p.s.Jobs[a], &p.s.Jobs[b]) })
+}
+
+func (p *pass) sortPriority(jobs []int32) {
+	slices.SortFunc(jobs, func(a, b int32) int {
+		ja, jb := &p.s.Jobs[a], &p.s.Jobs[b]
+		if ja.Priority != jb.Priority {
+			return ja.Priority - jb.Priority
+		}
+		return lessFIFO(ja, jb)
+	})
+}
+
+// wants reports whether job j has a waiting task it may start now.
+func (p *pass) wants(j int32) bool {
+	job := &p.s.Jobs[j]
+	pl := p.sc.planned[j]
+	return int(pl) < job.Waiting && int(p.sc.run[j]+pl) < job.MaxRunning
+}
+
+// capped reports a job with waiting tasks that may not run more at once.
+func (p *pass) capped(j int32) bool {
+	job := &p.s.Jobs[j]
+	return int(p.sc.planned[j]) < job.Waiting && int(p.sc.run[j]+p.sc.planned[j]) >= job.MaxRunning
+}
+
+func (p *pass) request(j int32, useDrain bool) request {
+	job := &p.s.Jobs[j]
+	return request{
+		pool:     job.Pool,
+		gpu:      job.GPU,
+		slots:    int32(job.Slots),
+		spread:   p.s.Pools[job.Pool].Placement == PlaceSpread,
+		useDrain: useDrain,
+	}
+}
+
+// outcome is what happened to one task placement attempt.
+type outcome uint8
+
+const (
+	failed  outcome = iota
+	started         // the task starts in this plan
+	held            // slots are claimed but still draining from victims
+)
+
+// tryPlace places one task of j on free slots, then on draining ones.
+func (p *pass) tryPlace(j int32, backfill bool) outcome {
+	r := p.request(j, false)
+	nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+	if !ok {
+		r.useDrain = true
+		nodes, ok = p.st.find(&r, p.sc.scratch[:0])
+	}
+	p.sc.scratch = nodes[:0]
+	if !ok {
+		return failed
+	}
+	return p.commit(j, nodes, backfill)
+}
+
+// commit takes a placement: a start when all its slots are free, else a
+// hold on draining slots.
+func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
+	out := held
+	if p.st.canStart(nodes) {
+		out = started
+		at := len(p.sc.arena)
+		p.sc.arena = append(p.sc.arena, nodes...)
+		p.plan.Starts = append(p.plan.Starts, Start{
+			Job: int(j), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)], Backfill: backfill,
+		})
+	}
+	p.st.takeAll(nodes)
+	p.sc.planned[j]++
+	if out == held {
+		p.sc.holds[j]++
+	}
+	return out
+}
+
+// failReason explains why one task of j cannot be placed.
+func (p *pass) failReason(j int32) Pending {
+	r := p.request(j, true)
+	total, avail, fits := p.st.capacity(&r, p.s)
+	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
+	switch {
+	case !fits || total < int(r.slots):
+		pe.Reason = ReasonNoNodes
+	case avail < int(r.slots):
+		pe.Reason = ReasonNoCapacity
+	default:
+		pe.Reason = ReasonFragmented
+	}
+	return pe
+}
+
+// addPending records the reason for a job once; later calls are ignored so
+// that the first, most specific reason wins.
+func (p *pass) addPending(pe Pending) {
+	if p.sc.pending[pe.Job] {
+		return
+	}
+	p.sc.pending[pe.Job] = true
+	p.plan.Pending = append(p.plan.Pending, pe)
+}
+
+// behind records that j waits behind blocker.
+func (p *pass) behind(j, blocker int32, r Reason) {
+	job := &p.s.Jobs[j]
+	p.addPending(Pending{Job: int(j), Reason: r, Blocker: int(blocker), Need: job.Slots, At: -1})
+}
+
+// finish gives a reason to a job that is left with waiting tasks that did
+// not start, unless a more specific reason was recorded already.
+func (p *pass) finish(j int32) {
+	job := &p.s.Jobs[j]
+	startedN := p.sc.planned[j] - p.sc.holds[j]
+	if p.sc.pending[j] || int(startedN) >= job.Waiting {
+		return
+	}
+	switch {
+	case p.sc.holds[j] > 0:
+		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: job.Slots, At: -1})
+	case p.capped(j):
+		p.addPending(Pending{Job: int(j), Reason: ReasonMaxConcurrent, Blocker: -1, Need: job.Slots, At: -1})
+	default:
+		p.addPending(p.failReason(j))
+	}
+}

@@ -1,0 +1,247 @@
+package sched
+
+import "fmt"
+
+// group holds a pool's nodes that share a GPU type and a size. Within a
+// group, buckets[f] is the set of nodes with exactly f available slots, so
+// best fit is the first non-empty bucket at or above the need.
+type group struct {
+	pool  int
+	gpu   string
+	size  int32
+	nodes []int32 // snapshot node indices, ascending
+	// buckets[f] holds positions (into nodes) with avail == f.
+	buckets []bitset
+	counts  []int32
+	// draining holds positions with slots that are draining from a
+	// preempted task and not yet claimed by a hold.
+	draining bitset
+	avail    int
+}
+
+// state is the planning view of the cluster during a pass. avail counts
+// free slots plus draining slots nobody has claimed; free counts only
+// slots usable right now.
+type state struct {
+	groups     []group
+	nodeGroup  []int32
+	nodePos    []int32
+	free       []int32
+	drain      []int32
+	zeroUsed   []int32
+	poolGroups [][]int32
+	keys       map[groupKey]int32
+}
+
+type groupKey struct {
+	pool int
+	gpu  string
+	size int32
+}
+
+func (st *state) avail(n int32) int32 { return st.free[n] + st.drain[n] }
+
+// build indexes the snapshot's nodes and subtracts its allocations.
+func (st *state) build(s *Snapshot) error {
+	nn := len(s.Nodes)
+	st.nodeGroup = resize(st.nodeGroup, nn)
+	st.nodePos = resize(st.nodePos, nn)
+	st.free = resize(st.free, nn)
+	st.drain = resize(st.drain, nn)
+	st.zeroUsed = resize(st.zeroUsed, nn)
+	if st.keys == nil {
+		st.keys = make(map[groupKey]int32)
+	}
+	clear(st.keys)
+	st.groups = st.groups[:0]
+	for i := range st.poolGroups {
+		st.poolGroups[i] = st.poolGroups[i][:0]
+	}
+	for len(st.poolGroups) < len(s.Pools) {
+		st.poolGroups = append(st.poolGroups, nil)
+	}
+	st.poolGroups = st.poolGroups[:len(s.Pools)]
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.Pool < 0 || n.Pool >= len(s.Pools) {
+			return fmt.Errorf("node %q: pool index %d out of range", n.Name, n.Pool)
+		}
+		if n.Slots < 0 {
+			return fmt.Errorf("node %q: negative slots %d", n.Name, n.Slots)
+		}
+		k := groupKey{n.Pool, n.GPU, int32(n.Slots)}
+		g, ok := st.keys[k]
+		if !ok {
+			g = int32(len(st.groups))
+			st.keys[k] = g
+			if len(st.groups) < cap(st.groups) {
+				st.groups = st.groups[:len(st.groups)+1] // reuse an old group's memory
+			} else {
+				st.groups = append(st.groups, group{})
+			}
+			gr := &st.groups[g]
+			gr.pool, gr.gpu, gr.size = n.Pool, n.GPU, int32(n.Slots)
+			gr.nodes = gr.nodes[:0]
+			gr.avail = 0
+			st.poolGroups[n.Pool] = append(st.poolGroups[n.Pool], g)
+		}
+		gr := &st.groups[g]
+		st.nodeGroup[i] = g
+		st.nodePos[i] = int32(len(gr.nodes))
+		gr.nodes = append(gr.nodes, int32(i))
+		st.free[i] = int32(n.Slots)
+	}
+	if err := st.subtractAllocs(s); err != nil {
+		return err
+	}
+	for g := range st.groups {
+		st.index(&st.groups[g])
+	}
+	return nil
+}
+
+func (st *state) subtractAllocs(s *Snapshot) error {
+	for ai := range s.Allocs {
+		a := &s.Allocs[ai]
+		if a.Job < 0 || a.Job >= len(s.Jobs) {
+			return fmt.Errorf("allocation %d: job index %d out of range", ai, a.Job)
+		}
+		if len(a.Nodes) == 0 {
+			return fmt.Errorf("allocation %d of job %q: no nodes", ai, s.Jobs[a.Job].ID)
+		}
+		for _, ns := range a.Nodes {
+			if ns.Node < 0 || int(ns.Node) >= len(s.Nodes) {
+				return fmt.Errorf("allocation %d of job %q: node index %d out of range", ai, s.Jobs[a.Job].ID, ns.Node)
+			}
+			if ns.Slots == 0 {
+				st.zeroUsed[ns.Node]++
+				continue
+			}
+			st.free[ns.Node] -= ns.Slots
+			if a.Preempting {
+				st.drain[ns.Node] += ns.Slots
+			}
+			if st.free[ns.Node] < 0 {
+				return fmt.Errorf("node %q is over-committed: allocations hold more than its %d slots",
+					s.Nodes[ns.Node].Name, s.Nodes[ns.Node].Slots)
+			}
+		}
+	}
+	return nil
+}
+
+// index rebuilds a group's buckets from the per-node counts.
+func (st *state) index(g *group) {
+	size := int(g.size)
+	for len(g.buckets) < size+1 {
+		g.buckets = append(g.buckets, bitset{})
+	}
+	g.buckets = g.buckets[:size+1]
+	g.counts = resize(g.counts, size+1)
+	for f := range g.buckets {
+		g.buckets[f].reset(len(g.nodes))
+	}
+	g.draining.reset(len(g.nodes))
+	g.avail = 0
+	for pos, n := range g.nodes {
+		a := st.avail(n)
+		g.buckets[a].set(int32(pos))
+		g.counts[a]++
+		g.avail += int(a)
+		if st.drain[n] > 0 {
+			g.draining.set(int32(pos))
+		}
+	}
+}
+
+// take consumes k slots of node n: free slots first, then draining ones.
+func (st *state) take(n int32, k int32) {
+	g := &st.groups[st.nodeGroup[n]]
+	pos := st.nodePos[n]
+	old := st.avail(n)
+	fromFree := min(k, st.free[n])
+	st.free[n] -= fromFree
+	st.drain[n] -= k - fromFree
+	if st.drain[n] == 0 {
+		g.draining.unset(pos)
+	}
+	st.move(g, pos, old, old-k)
+}
+
+// addDrain makes k held slots of node n draining, as when a victim is
+// preempted.
+func (st *state) addDrain(n int32, k int32) {
+	g := &st.groups[st.nodeGroup[n]]
+	pos := st.nodePos[n]
+	old := st.avail(n)
+	st.drain[n] += k
+	g.draining.set(pos)
+	st.move(g, pos, old, old+k)
+}
+
+// removeDrain undoes addDrain.
+func (st *state) removeDrain(n int32, k int32) {
+	g := &st.groups[st.nodeGroup[n]]
+	pos := st.nodePos[n]
+	old := st.avail(n)
+	st.drain[n] -= k
+	if st.drain[n] == 0 {
+		g.draining.unset(pos)
+	}
+	st.move(g, pos, old, old-k)
+}
+
+// release gives k slots of node n back as free, as when a running task is
+// expected to end (used on shadow copies for reservations).
+func (st *state) release(n int32, k int32) {
+	g := &st.groups[st.nodeGroup[n]]
+	pos := st.nodePos[n]
+	old := st.avail(n)
+	st.free[n] += k
+	st.move(g, pos, old, old+k)
+}
+
+func (st *state) move(g *group, pos, from, to int32) {
+	g.buckets[from].unset(pos)
+	g.counts[from]--
+	g.buckets[to].set(pos)
+	g.counts[to]++
+	g.avail += int(to - from)
+}
+
+// copyFrom makes st an independent copy of o, reusing st's memory.
+func (st *state) copyFrom(o *state) {
+	st.nodeGroup = append(st.nodeGroup[:0], o.nodeGroup...)
+	st.nodePos = append(st.nodePos[:0], o.nodePos...)
+	st.free = append(st.free[:0], o.free...)
+	st.drain = append(st.drain[:0], o.drain...)
+	st.zeroUsed = append(st.zeroUsed[:0], o.zeroUsed...)
+	for len(st.groups) < len(o.groups) {
+		st.groups = append(st.groups, group{})
+	}
+	st.groups = st.groups[:len(o.groups)]
+	for i := range o.groups {
+		d, s := &st.groups[i], &o.groups[i]
+		d.pool, d.gpu, d.size, d.avail = s.pool, s.gpu, s.size, s.avail
+		d.nodes = append(d.nodes[:0], s.nodes...)
+		for len(d.buckets) < len(s.buckets) {
+			d.buckets = append(d.buckets, bitset{})
+		}
+		d.buckets = d.buckets[:len(s.buckets)]
+		for f := range s.buckets {
+			d.buckets[f].copyFrom(&s.buckets[f])
+		}
+		d.counts = append(d.counts[:0], s.counts...)
+		d.draining.copyFrom(&s.draining)
+	}
+	st.poolGroups = o.poolGroups // read-only after build
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}

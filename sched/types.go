@@ -1,0 +1,171 @@
+package sched
+
+import "math"
+
+// Never is the time value for "no known end": a task with no time limit.
+const Never int64 = math.MaxInt64
+
+// Policy names a pool's scheduling policy.
+type Policy string
+
+// The policies a pool can use.
+const (
+	PolicyFIFO      Policy = "fifo"
+	PolicyBackfill  Policy = "backfill"
+	PolicyFairShare Policy = "fair_share"
+	PolicyPriority  Policy = "priority"
+)
+
+// Reservations selects the backfill flavour of a backfill pool.
+type Reservations string
+
+// EASY reserves for the queue head only; conservative reserves for every
+// queued job.
+const (
+	ReserveEASY         Reservations = "easy"
+	ReserveConservative Reservations = "conservative"
+)
+
+// Placement selects how tasks are put on nodes.
+type Placement string
+
+// Binpack fills the fullest node that fits (best fit); spread uses the
+// emptiest.
+const (
+	PlaceBinpack Placement = "binpack"
+	PlaceSpread  Placement = "spread"
+)
+
+// Kind is the kind of a job.
+type Kind string
+
+// Job kinds. An experiment is a job of many trial tasks; the others are
+// single tasks.
+const (
+	KindExperiment  Kind = "experiment"
+	KindCommand     Kind = "command"
+	KindNotebook    Kind = "notebook"
+	KindShell       Kind = "shell"
+	KindTensorBoard Kind = "tensorboard"
+)
+
+// Snapshot is everything the core may look at. Indices (Node.Pool,
+// Job.Pool, Alloc.Job, NodeSlots.Node) refer to positions in its slices.
+// The core never modifies a snapshot.
+type Snapshot struct {
+	Now    int64
+	Pools  []Pool
+	Nodes  []Node
+	Jobs   []Job
+	Allocs []Alloc
+}
+
+// Pool is a set of nodes scheduled under one policy.
+type Pool struct {
+	Name         string
+	Policy       Policy
+	Preemption   bool
+	Backfill     bool
+	Serial       bool
+	Reservations Reservations
+	Placement    Placement
+}
+
+// Node is one machine (an agent) with GPU slots.
+type Node struct {
+	Name   string
+	Pool   int
+	Slots  int
+	GPU    string
+	Labels map[string]string
+	// ZeroSlotLimit caps how many zero-slot tasks may run on the node.
+	ZeroSlotLimit int
+}
+
+// Job is a unit of submitted work whose tasks all need the same slots.
+type Job struct {
+	ID     string
+	Pool   int
+	Kind   Kind
+	Submit int64
+	// Seq orders jobs submitted at the same time; callers give each job a
+	// distinct, increasing number.
+	Seq         int64
+	Priority    int
+	Weight      float64
+	Preemptible bool
+	// Slots is the number of slots each task needs; zero marks zero-slot
+	// tasks, which are scheduled apart from slot tasks.
+	Slots int
+	// Waiting counts tasks that are ready to start: never started, or
+	// preempted and waiting to resume.
+	Waiting int
+	// MaxRunning caps how many of the job's tasks may run at once.
+	MaxRunning int
+	// TimeLimit bounds each task's run, in seconds; 0 means none.
+	TimeLimit int64
+	// GPU, when set, restricts the job to nodes of that GPU type.
+	GPU string
+}
+
+// NodeSlots is the part of an allocation on one node.
+type NodeSlots struct {
+	Node  int32
+	Slots int32
+}
+
+// Alloc is one running task and the slots it holds.
+type Alloc struct {
+	Job   int
+	Nodes []NodeSlots
+	Start int64
+	// Preempting marks a task that was asked to checkpoint and stop: it
+	// still holds its slots, which will be free soon.
+	Preempting bool
+	// Backfilled marks a task started on slots that a blocked,
+	// higher-priority task could not use; it may be evicted for that task
+	// even when the pool does not preempt.
+	Backfilled bool
+}
+
+// End is when the allocation's time limit runs out, or Never.
+func (a *Alloc) End(jobs []Job) int64 {
+	lim := jobs[a.Job].TimeLimit
+	if lim <= 0 {
+		return Never
+	}
+	return a.Start + lim
+}
+
+// Plan is the result of one scheduling pass. Slices are owned by the
+// Scheduler that produced the plan and are valid until its next pass.
+type Plan struct {
+	Starts      []Start
+	Preemptions []Preemption
+	Pending     []Pending
+}
+
+// Start launches one task of a job on the given nodes.
+type Start struct {
+	Job   int
+	Nodes []NodeSlots
+	// Backfill marks a start that only happened because a blocked
+	// higher-priority or earlier job left idle slots.
+	Backfill bool
+}
+
+// Preemption asks a running task to checkpoint and release its slots.
+type Preemption struct {
+	Alloc int
+	// For is the job whose waiting task needs the slots.
+	For int
+}
+
+// Slots returns the total slots of a placement.
+func Slots(ns []NodeSlots) int {
+	n := 0
+	for _, x := range ns {
+		n += int(x.Slots)
+	}
+	return n
+}

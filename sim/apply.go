@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"github.com/allot-sched/allot/sched"
+)
+
+// defaultZeroSlotLimit caps zero-slot tasks per node in simulations.
+const defaultZeroSlotLimit = 100
+
+// schedule runs one pass and applies its plan. It reports whether the plan
+// changed anything.
+func (s *sim) schedule() (bool, error) {
+	s.buildSnapshot()
+	plan, err := s.scheduler.Schedule(&s.snap)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range plan.Preemptions {
+		s.preempt(s.snapTask[p.Alloc])
+	}
+	for _, st := range plan.Starts {
+		s.start(s.snapJob[st.Job], st.Nodes, st.Backfill)
+	}
+	return len(plan.Starts) > 0 || len(plan.Preemptions) > 0, nil
+}
+
+// buildSnapshot refreshes the snapshot's jobs and allocations from the live
+// state, compacting the active and running lists on the way.
+func (s *sim) buildSnapshot() {
+	snap := &s.snap
+	snap.Now = s.now
+	snap.Jobs = snap.Jobs[:0]
+	s.snapJob = s.snapJob[:0]
+	keep := s.active[:0]
+	for _, ji := range s.active {
+		j := &s.jobs[ji]
+		if !j.alive {
+			continue
+		}
+		keep = append(keep, ji)
+		s.jobSnap[ji] = int32(len(snap.Jobs))
+		s.snapJob = append(s.snapJob, ji)
+		snap.Jobs = append(snap.Jobs, sched.Job{
+			ID:          j.spec.Name,
+			Pool:        j.spec.Pool,
+			Kind:        j.spec.Kind,
+			Submit:      j.spec.Submit,
+			Seq:         j.seq,
+			Priority:    j.spec.Priority,
+			Weight:      j.spec.Weight,
+			Preemptible: j.spec.Preemptible,
+			Slots:       j.spec.Slots,
+			Waiting:     j.waiting,
+			MaxRunning:  j.spec.MaxConcurrent,
+			TimeLimit:   j.spec.TimeLimit,
+			GPU:         j.spec.GPU,
+		})
+	}
+	s.active = keep
+	snap.Allocs = snap.Allocs[:0]
+	s.snapTask = s.snapTask[:0]
+	live := s.running[:0]
+	for _, ti := range s.running {
+		t := &s.tasks[ti]
+		if !t.alive {
+			// Only now is the slot reusable: the running list no longer
+			// names it.
+			s.free = append(s.free, ti)
+			continue
+		}
+		live = append(live, ti)
+		s.snapTask = append(s.snapTask, ti)
+		snap.Allocs = append(snap.Allocs, sched.Alloc{
+			Job:        int(s.jobSnap[t.job]),
+			Nodes:      t.nodes,
+			Start:      t.start,
+			Preempting: t.preempting,
+			Backfilled: t.backfilled,
+		})
+	}
+	s.running = live
+}
+
+func (s *sim) newTask() int32 {
+	if n := len(s.free); n > 0 {
+		ti := s.free[n-1]
+		s.free = s.free[:n-1]
+		return ti
+	}
+	s.tasks = append(s.tasks, task{})
+	return int32(len(s.tasks) - 1)
+}
+
+// start launches one waiting task of job ji on the given nodes.
+func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
+	j := &s.jobs[ji]
+	work := j.spec.Duration
+	if n := len(j.resume); n > 0 {
+		work = j.resume[n-1]
+		j.resume = j.resume[:n-1]
+	}
+	ti := s.newTask()
+	t := &s.tasks[ti]
+	t.job, t.start, t.work = ji, s.now, work
+	t.nodes = append(t.nodes[:0], nodes...)
+	t.ver++
+	t.preempting, t.backfilled, t.alive = false, backfill, true
+	s.running = append(s.running, ti)
+	j.waiting--
+	j.running++
+	slots := sched.Slots(nodes)
+	j.held += slots
+	if j.start < 0 {
+		j.start = s.now
+	}
+	j.state = StateRunning
+	s.rec.hold(ji, slots)
+	end, limited := s.taskEnd(t, j)
+	t.limited = limited
+	if end >= 0 {
+		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.ver})
+	}
+}
+
+// taskEnd is when the attempt ends, or -1 when it runs until killed, and
+// whether that end is its time limit rather than its work being done.
+func (s *sim) taskEnd(t *task, j *job) (int64, bool) {
+	lim := j.spec.TimeLimit
+	switch {
+	case t.work == Unbounded && lim <= 0:
+		return -1, false
+	case t.work == Unbounded || (lim > 0 && lim < t.work):
+		return t.start + lim, true
+	}
+	return t.start + t.work, false
+}
+
+// preempt asks a task to checkpoint: it keeps the progress made so far and
+// holds its slots for the pool's checkpoint cost.
+func (s *sim) preempt(ti int32) {
+	t := &s.tasks[ti]
+	j := &s.jobs[t.job]
+	if t.work != Unbounded {
+		t.work = max(t.work-(s.now-t.start), 0)
+	}
+	t.preempting = true
+	t.ver++
+	j.preempt++
+	s.rec.preempted(t.job)
+	cost := s.in.Pools[j.spec.Pool].CheckpointCost
+	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.ver})
+}
+
+// checkpointed returns a preempted task to its job's waiting tasks.
+func (s *sim) checkpointed(ti int32) {
+	t := &s.tasks[ti]
+	j := &s.jobs[t.job]
+	j.resume = append(j.resume, t.work)
+	j.waiting++
+	s.release(ti)
+	if j.running == 0 && j.state == StateRunning {
+		j.state = StatePending
+	}
+}
+
+// endTask finishes an attempt that completed or reached its time limit.
+func (s *sim) endTask(ti int32) {
+	t := &s.tasks[ti]
+	ji := t.job
+	j := &s.jobs[ji]
+	if t.limited {
+		j.timeout++
+	}
+	j.done++
+	s.release(ti)
+	if j.done == j.spec.Tasks {
+		if j.timeout > 0 {
+			s.finishJob(ji, StateKilled)
+		} else {
+			s.finishJob(ji, StateCompleted)
+		}
+	}
+}
+
+// release frees a task's slots and retires the task.
+func (s *sim) release(ti int32) {
+	t := &s.tasks[ti]
+	j := &s.jobs[t.job]
+	slots := sched.Slots(t.nodes)
+	j.running--
+	j.held -= slots
+	s.rec.hold(t.job, -slots)
+	t.alive = false
+	t.ver++
+}
+
+func (s *sim) finishJob(ji int32, st State) {
+	j := &s.jobs[ji]
+	j.state = st
+	j.end = s.now
+	j.alive = false
+	s.rec.finished(ji)
+}

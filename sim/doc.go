@@ -1,0 +1,20 @@
+// Package sim is Allot's discrete-event simulator. It replays a workload
+// (a scenario file or a trace) on a virtual clock through the scheduling
+// core's one entry point, sched.Scheduler.Schedule, the same call the live
+// master makes.
+//
+// The loop: pop every event due at the current time (task ends and time
+// limit kills first, then finished checkpoints, then submissions, then
+// scripted events), then run scheduling passes and apply each plan until a
+// pass changes nothing, then advance the clock to the next event.
+//
+// Invariants:
+//   - Determinism: the same input gives byte-identical results. Events at
+//     equal times are ordered by kind and then by a sequence number.
+//   - No lost work: a preempted task keeps the progress it made up to the
+//     preemption request; it holds its slots for the pool's checkpoint cost
+//     and later resumes with only the remaining work.
+//   - A task runs at most its time limit per attempt and is killed there.
+//   - Memory is proportional to the live state (queued and running jobs)
+//     plus what the caller asks to record.
+package sim

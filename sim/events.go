@@ -1,0 +1,79 @@
+package sim
+
+// evKind orders events that fall at the same time: ends free slots before
+// new work arrives, so that a job submitted at the moment another ends
+// sees the freed slots, as in the usual trace simulators.
+type evKind uint8
+
+const (
+	evEnd        evKind = iota // a task completes or hits its time limit
+	evCheckpoint               // a preempted task finished checkpointing
+	evScript                   // a scripted event: kill, set_priority, set_weight
+)
+
+type event struct {
+	at   int64
+	kind evKind
+	seq  uint64
+	ref  int32  // task slot, or script event index
+	ver  uint32 // the task's version when scheduled; stale events are skipped
+}
+
+// queue is a binary min-heap of events by (at, kind, seq). It is written
+// out rather than built on container/heap to avoid boxing every event.
+type queue struct {
+	items []event
+	seq   uint64
+}
+
+func (q *queue) push(e event) {
+	q.seq++
+	e.seq = q.seq
+	q.items = append(q.items, e)
+	i := len(q.items) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		i = parent
+	}
+}
+
+func (q *queue) less(i, k int) bool {
+	a, b := &q.items[i], &q.items[k]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.seq < b.seq
+}
+
+func (q *queue) pop() event {
+	top := q.items[0]
+	last := len(q.items) - 1
+	q.items[0] = q.items[last]
+	q.items = q.items[:last]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < last && q.less(l, m) {
+			m = l
+		}
+		if r < last && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		q.items[i], q.items[m] = q.items[m], q.items[i]
+		i = m
+	}
+}
+
+func (q *queue) empty() bool { return len(q.items) == 0 }
+
+func (q *queue) peek() int64 { return q.items[0].at }
