@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"container/heap"
-	"slices"
-)
+import "slices"
 
 // fairShare holds per-job numbers for a weighted fair-share pool, indexed
 // by job. Slots are the unit throughout.
@@ -62,18 +59,18 @@ func (p *pass) waterFill(jobs []int32, capacity int32) {
 			q.items = append(q.items, j)
 		}
 	}
-	heap.Init(q)
+	q.init()
 	left := capacity
 	for q.Len() > 0 {
 		j := q.items[0]
 		step := int32(p.s.Jobs[j].Slots)
 		if f.share[j]+step > f.demand[j] || step > left {
-			heap.Pop(q)
+			q.popTop()
 			continue
 		}
 		f.share[j] += step
 		left -= step
-		heap.Fix(q, 0)
+		q.fixTop()
 	}
 }
 
@@ -89,7 +86,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 			q.items = append(q.items, j)
 		}
 	}
-	heap.Init(q)
+	q.init()
 	rule := victimRule{kind: victimsAboveShare}
 	for q.Len() > 0 {
 		j := q.items[0]
@@ -99,15 +96,15 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 			o = p.preempt(j, victims, &rule)
 		}
 		if o == failed {
-			heap.Pop(q)
+			q.popTop()
 			p.shareFail(j)
 			continue
 		}
 		f.alloc[j] += step
 		if p.wants(j) {
-			heap.Fix(q, 0)
+			q.fixTop()
 		} else {
-			heap.Pop(q)
+			q.popTop()
 		}
 	}
 	for _, j := range jobs {
@@ -159,13 +156,43 @@ func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
 	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
 }
 
-func (q *fsQueue) Len() int      { return len(q.items) }
-func (q *fsQueue) Swap(i, k int) { q.items[i], q.items[k] = q.items[k], q.items[i] }
-func (q *fsQueue) Push(x any)    { q.items = append(q.items, x.(int32)) }
-func (q *fsQueue) Pop() any {
-	x := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return x
+func (q *fsQueue) Len() int { return len(q.items) }
+
+// The heap is written out rather than built on container/heap so that
+// popping does not box every job index.
+func (q *fsQueue) init() {
+	for i := len(q.items)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+func (q *fsQueue) fixTop() { q.down(0) }
+
+func (q *fsQueue) popTop() {
+	last := len(q.items) - 1
+	q.items[0] = q.items[last]
+	q.items = q.items[:last]
+	if last > 0 {
+		q.down(0)
+	}
+}
+
+func (q *fsQueue) down(i int) {
+	n := len(q.items)
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && q.Less(l, m) {
+			m = l
+		}
+		if r < n && q.Less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		q.items[i], q.items[m] = q.items[m], q.items[i]
+		i = m
+	}
 }
 
 func (q *fsQueue) Less(i, k int) bool {

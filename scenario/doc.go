@@ -1,0 +1,65 @@
+// Package scenario parses and validates the YAML scenario files that the
+// simulator replays: the pools of nodes, the jobs submitted to them (inline,
+// or by reference to a trace file) and timed events that change jobs.
+//
+// Parse and Load either return a Scenario that satisfies every rule of the
+// format, or a nil Scenario and an error; they never return both, and they
+// never panic, whatever the input.
+//
+// # Invariants of a returned Scenario
+//
+//   - There is at least one pool; each has a unique name, a known policy and
+//     placement, and at least one node. Options a policy would ignore are
+//     rejected rather than dropped: preemption only on priority and
+//     fair_share pools, backfill only on priority, serial only on fifo,
+//     reservations only on backfill. Reservations is "easy" or
+//     "conservative" on backfill pools and "" elsewhere.
+//   - Node entries with count N > 1 are expanded to N nodes named NAME-1 to
+//     NAME-N, each with its own copy of the labels. Node names are unique
+//     across the whole file after expansion, every node has >= 1 slot, and
+//     a file has at most MaxNodes nodes.
+//   - Every job has a unique name and names an existing pool (the first pool
+//     by default), and one of its tasks fits in that pool: Slots is at most
+//     the sum of the pool's node slots. Tasks, MaxConcurrent >= 1;
+//     Slots >= 0; Priority in 1..99; Weight > 0 and finite.
+//   - Durations are whole seconds >= 0 that convert to time.Duration
+//     without overflow. Job.Duration is -1 when not given (the task runs
+//     until killed); Job.TimeLimit is 0 when not given, else > 0.
+//   - Jobs and events are in file order; events are not sorted by time.
+//   - With a trace (jobs: {trace: FILE}), Jobs is empty and events are not
+//     checked against job names, because the names live in the trace: the
+//     caller must check them after reading it. Load resolves a relative
+//     trace path against the scenario file's directory; Parse, which has no
+//     file, returns it as written.
+//
+// A value of the wrong YAML type is an error, never a silent default:
+// slots: "8" is a string, not an integer, and duration: with no value is
+// null, not "absent". The exceptions are optional collections (events, jobs,
+// labels), where null means empty, and names and label values, where
+// numbers are taken as the text written. Merge keys (<<) and anchors work
+// as YAML defines them; anchors must sit inside the known sections, since
+// unknown top-level keys are errors.
+//
+// # Errors
+//
+// Every error names the file, the line and the path of the field, and says
+// what was expected:
+//
+//	NAME:LINE: PATH: MESSAGE
+//	prod.yaml:12: jobs[0] "asha": slots: expected an integer >= 0, got "-3"
+//	prod.yaml:3: pools[0] "gpu": unknown field "polcy"; did you mean "policy"?
+//
+// List indexes in paths count from 0, and the item's name follows its index
+// once it is known. LINE is left out (NAME: MESSAGE) for problems that
+// have no line, such as an empty file. YAML syntax errors carry the line
+// that the YAML library reports, which is sometimes the start of the
+// enclosing block rather than the offending character.
+//
+// Parse checks the whole file rather than stopping at the first problem.
+// If there is one error it returns a *Error. If there are several it
+// returns errors.Join of up to ten *Error values sorted by line, one per
+// line of the message, followed by one more *Error counting any left out;
+// errors.As finds the first. Checks that depend on a broken part are
+// skipped rather than reported as consequences: a job in a pool whose
+// nodes have errors is not also told that it does not fit.
+package scenario

@@ -1,0 +1,96 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.yaml")
+	more, _ := filepath.Glob("testdata/*/*.yaml")
+	for _, name := range append(files, more...) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, src := range []string{
+		"",
+		"~",
+		"- a\n- b\n",
+		onePool,
+		onePool + "jobs: [{name: j, duration: 1h30m, time_limit: 90.0}]",
+		onePool + "jobs: {trace: t.swf}\nevents: [{at: 1, kill: x}]",
+		onePool + "jobs:\n  - &a {name: a, tasks: 3}\n  - {<<: *a, name: b}\n",
+		"a: &a {<<: *a}\n",
+		"pools: &p [*p]\n",
+		pools + "  - {name: gpu, policy: fifo, nodes: [{name: z, count: 3, slots: 1}]}\n",
+		jobs + "    slots: -3\n",
+		jobs + "events:\n  - {at: 1h, kill: asha, set_weight: {job: asha, weight: 0}}\n",
+		"pools:\n  - name: a\n   policy: fifo\n",
+		"pools: [{name: a, policy: fifo, nodes: [{name: n, count: 999, slots: 1}]}]",
+		"pools: !!map {a: !!int x}\n",
+		"{? [a]: b}\n",
+		pools + "---\n---\n",
+	} {
+		f.Add([]byte(src))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if s != nil {
+				t.Errorf("Parse returned a scenario along with an error")
+			}
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Errorf("error does not start with the file name: %v", err)
+			}
+			return
+		}
+		checkInvariants(t, s)
+	})
+}
+
+// checkInvariants asserts what doc.go promises of a successful Parse.
+func checkInvariants(t *testing.T, s *Scenario) {
+	t.Helper()
+	if len(s.Pools) == 0 {
+		t.Fatal("no pools")
+	}
+	capacity := map[string]int{}
+	nodes := map[string]bool{}
+	for _, p := range s.Pools {
+		if !slices.Contains(policies, p.Policy) || !slices.Contains(placements, p.Placement) {
+			t.Errorf("pool %q: bad policy or placement: %+v", p.Name, p)
+		}
+		if (p.Policy == PolicyBackfill) != (p.Reservations != "") {
+			t.Errorf("pool %q: reservations %q with policy %s", p.Name, p.Reservations, p.Policy)
+		}
+		if len(p.Nodes) == 0 {
+			t.Errorf("pool %q has no nodes", p.Name)
+		}
+		for _, n := range p.Nodes {
+			if nodes[n.Name] || n.Slots < 1 {
+				t.Errorf("node %+v duplicated or empty", n)
+			}
+			nodes[n.Name] = true
+			capacity[p.Name] = addSaturating(capacity[p.Name], n.Slots)
+		}
+	}
+	for _, j := range s.Jobs {
+		c, ok := capacity[j.Pool]
+		if !ok || j.Slots > c || j.Slots < 0 || j.Tasks < 1 || j.MaxConcurrent < 1 ||
+			j.Priority < MinPriority || j.Priority > MaxPriority || !(j.Weight > 0) ||
+			j.Duration < -1 || j.TimeLimit < 0 || j.Submit < 0 || !slices.Contains(kinds, j.Kind) {
+			t.Errorf("job breaks an invariant: %+v", j)
+		}
+	}
+	for _, e := range s.Events {
+		if !slices.Contains(eventKinds, e.Kind) || e.At < 0 || e.Job == "" {
+			t.Errorf("event breaks an invariant: %+v", e)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Scheduling policies of a pool.
+const (
+	PolicyFIFO      = "fifo"
+	PolicyBackfill  = "backfill"
+	PolicyFairShare = "fair_share"
+	PolicyPriority  = "priority"
+)
+
+// Reservation modes of a backfill pool.
+const (
+	ReservationsEasy         = "easy"
+	ReservationsConservative = "conservative"
+)
+
+// Task placement strategies of a pool.
+const (
+	PlacementBinpack = "binpack"
+	PlacementSpread  = "spread"
+)
+
+// Job kinds.
+const (
+	KindExperiment  = "experiment"
+	KindCommand     = "command"
+	KindNotebook    = "notebook"
+	KindShell       = "shell"
+	KindTensorboard = "tensorboard"
+)
+
+// Trace file formats.
+const (
+	TraceSWF = "swf"
+	TraceCSV = "csv"
+)
+
+// Job defaults and limits.
+const (
+	DefaultPriority = 42
+	MinPriority     = 1
+	MaxPriority     = 99
+	DefaultWeight   = 1.0
+)
+
+// MaxNodes bounds the number of nodes in one file after count expansion, so
+// that a typo such as "count: 1000000000" fails cleanly instead of
+// exhausting memory.
+const MaxNodes = 100_000
+
+// The value lists below are in the order error messages present them.
+var (
+	policies     = []string{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority}
+	reservations = []string{ReservationsEasy, ReservationsConservative}
+	placements   = []string{PlacementBinpack, PlacementSpread}
+	kinds        = []string{KindExperiment, KindCommand, KindNotebook, KindShell, KindTensorboard}
+	traceFormats = []string{TraceSWF, TraceCSV}
+)
+
+// Scenario is one parsed and validated scenario file.
+type Scenario struct {
+	Name   string // the name given to Parse, or the path given to Load
+	Pools  []Pool
+	Jobs   []Job     // in file order; empty when Trace is set
+	Trace  *TraceRef // set when jobs come from a trace file
+	Events []Event   // in file order
+}
+
+// TraceRef points at a job trace used instead of inline jobs.
+type TraceRef struct {
+	Path   string // relative to the scenario's directory when loaded with Load
+	Format string // TraceSWF, TraceCSV, or "" to let the caller decide
+	Line   int
+}
+
+// Pool is a set of nodes scheduled by one policy.
+type Pool struct {
+	Name           string
+	Policy         string
+	Preemption     bool
+	Backfill       bool
+	Serial         bool
+	Reservations   string // "" unless Policy is PolicyBackfill
+	Placement      string
+	CheckpointCost int64 // seconds
+	Nodes          []Node
+	Line           int
+}
+
+// Node is one machine; a "count: N" entry in the file becomes N Nodes.
+type Node struct {
+	Name   string
+	Slots  int
+	GPU    string
+	Labels map[string]string // nil when the file gives none
+	Line   int
+}
+
+// Job is a group of identical tasks submitted together.
+type Job struct {
+	Name          string
+	Kind          string
+	Submit        int64 // seconds from time 0
+	Pool          string
+	Tasks         int
+	MaxConcurrent int
+	Slots         int
+	Duration      int64 // seconds; -1 when absent: the task runs until killed
+	TimeLimit     int64 // seconds; 0 when absent
+	Priority      int
+	Weight        float64
+	Preemptible   bool
+	Line          int
+}
+
+// EventKind names what an Event does.
+type EventKind string
+
+// Event kinds.
+const (
+	EventKill        EventKind = "kill"
+	EventSetPriority EventKind = "set_priority"
+	EventSetWeight   EventKind = "set_weight"
+)
+
+var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight}
+
+// Event changes a job at a point in simulated time.
+type Event struct {
+	At       int64 // seconds from time 0
+	Kind     EventKind
+	Job      string
+	Priority int     // for EventSetPriority
+	Weight   float64 // for EventSetWeight
+	Line     int
+}
+
+// Load reads the scenario file at path and parses it. A relative trace path
+// in the file is resolved against the file's directory.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	s, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if s.Trace != nil && !filepath.IsAbs(s.Trace.Path) {
+		s.Trace.Path = filepath.Join(filepath.Dir(path), s.Trace.Path)
+	}
+	return s, nil
+}
+
+// Parse parses and validates a scenario. name only labels error messages;
+// Parse reads no files, so a trace path is returned exactly as written.
+func Parse(name string, data []byte) (*Scenario, error) {
+	p := &parser{file: name}
+	root, ok := p.decode(data)
+	if !ok {
+		return nil, p.err()
+	}
+	s := p.scenario(root)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	s.Name = name
+	return s, nil
+}
+
+// parser holds the state of one Parse call. Validation keeps going after
+// an error so that one run reports several independent mistakes; the
+// name tables let later sections check references to earlier ones.
+type parser struct {
+	file  string
+	errs  []*Error
+	count int // errors found, including those past maxCollected
+
+	pools          map[string]*poolInfo
+	poolOrder      []string
+	firstPool      string
+	poolNamesKnown bool // every pool entry has a valid name
+	nodeLines      map[string]int
+	nodeTotal      int
+	jobLines       map[string]int
+	jobOrder       []string
+	jobNamesKnown  bool // every job entry has a valid name
+}
