@@ -63,3 +63,68 @@ func BenchmarkSchedulePass(b *testing.B) {
 		}
 	}
 }
+
+// quotaBenchSnapshot: 10 departments of 10 projects with equal quotas; the
+// even projects run far over quota on a full cluster, the odd ones have
+// nothing running and a long queue, so the pass must reclaim.
+func quotaBenchSnapshot(nodes, jobs int) *Snapshot {
+	rng := rand.New(rand.NewPCG(2, uint64(nodes)))
+	s := &Snapshot{Now: 1000}
+	s.Pools = []Pool{{Name: "gpu", Policy: PolicyQuota, Placement: PlaceBinpack}}
+	for i := range nodes {
+		s.Nodes = append(s.Nodes, Node{Name: fmt.Sprintf("n%d", i), Slots: 8, GPU: "h100", ZeroSlotLimit: 100})
+	}
+	total := nodes * 8
+	perProject := total / 100
+	for d := range 10 {
+		s.Projects = append(s.Projects, Project{Name: fmt.Sprintf("dept%d", d), Parent: -1,
+			Quota: perProject * 10, OverQuotaWeight: 1})
+	}
+	for p := range 100 {
+		s.Projects = append(s.Projects, Project{Name: fmt.Sprintf("proj%d", p), Parent: p / 10,
+			Quota: perProject, OverQuotaWeight: 1})
+	}
+	// Over-quota projects fill the cluster with one-GPU tasks.
+	node, used := 0, 0
+	for p := 0; p < 100; p += 2 {
+		j := len(s.Jobs)
+		s.Jobs = append(s.Jobs, Job{ID: fmt.Sprintf("run%d", p), Kind: KindExperiment, Submit: 0, Seq: int64(j),
+			Priority: 42, Weight: 1, Preemptible: true, Slots: 1, MaxRunning: 1 << 30, Project: 10 + p})
+		for range 2 * perProject {
+			s.Allocs = append(s.Allocs, Alloc{Job: j, Nodes: []NodeSlots{{Node: int32(node), Slots: 1}}, Start: int64(rng.IntN(900))})
+			if used++; used == 8 {
+				node, used = node+1, 0
+			}
+		}
+	}
+	for i := range jobs {
+		p := 10 + rng.IntN(100)
+		s.Jobs = append(s.Jobs, Job{ID: fmt.Sprintf("j%d", i), Kind: KindExperiment, Submit: int64(i + 1),
+			Seq: int64(len(s.Jobs)), Priority: 42, Weight: 1, Preemptible: true, Slots: 1,
+			Waiting: 1, MaxRunning: 1, Project: p})
+	}
+	return s
+}
+
+// BenchmarkSchedulePassQuota is the quota-policy case of the pass
+// benchmark: reclaim across a two-level project tree.
+func BenchmarkSchedulePassQuota(b *testing.B) {
+	b.Run("nodes=10000/jobs=100000/policy=quota", func(b *testing.B) {
+		s := quotaBenchSnapshot(10000, 100000)
+		var sc Scheduler
+		plan, err := sc.Schedule(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(plan.Preemptions) == 0 {
+			b.Fatal("the benchmark is meant to need reclaim")
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, err := sc.Schedule(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -11,6 +11,14 @@ type victimRule struct {
 	// preemption is the pool's setting; without it only backfilled tasks
 	// may be evicted.
 	preemption bool
+	// project is the waiting job's project, for quota rules.
+	project int32
+	// blockEnd, when set, gives for each candidate the end of its
+	// project's run in the list, so a project that may give no more is
+	// skipped whole; next then skips over evicted candidates, so that
+	// repeated calls over one long list stay linear overall.
+	blockEnd []int32
+	next     []int32
 }
 
 type victimKind uint8
@@ -18,6 +26,12 @@ type victimKind uint8
 const (
 	victimsByPriority victimKind = iota + 1
 	victimsAboveShare
+	// victimsOwnProject: unattended work of the waiting job's project,
+	// for interactive work getting its quota.
+	victimsOwnProject
+	// victimsReclaim: borrowing work, and over-quota work of other
+	// projects that stay at or above their quota.
+	victimsReclaim
 )
 
 func (p *pass) allows(rule *victimRule, a int32) bool {
@@ -31,8 +45,33 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 		return vj.Priority > rule.prio && (rule.preemption || al.Backfilled)
 	case victimsAboveShare:
 		return p.sc.fs.canGive(int32(al.Job), int32(vj.Slots))
+	case victimsOwnProject:
+		return int32(vj.Project) == rule.project && !vj.Interactive
+	case victimsReclaim:
+		if vj.Borrow {
+			return true
+		}
+		return !vj.Interactive && int32(vj.Project) != rule.project &&
+			p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, int32(Slots(al.Nodes)))
 	}
 	return false
+}
+
+// account moves a victim's slots out of (sign -1) or back into (+1) the
+// counters its rule checks, so that a statement evicting several victims
+// checks each against the counts left by the previous ones.
+func (p *pass) account(rule *victimRule, a int32, sign int32) {
+	al := &p.s.Allocs[a]
+	vj := &p.s.Jobs[al.Job]
+	switch rule.kind {
+	case victimsAboveShare:
+		p.sc.fs.took(int32(al.Job), sign*int32(vj.Slots))
+	case victimsOwnProject, victimsReclaim:
+		if !vj.Borrow {
+			q := &p.sc.quota
+			q.add(p.s, q.alloc, int32(vj.Project), sign*int32(Slots(al.Nodes)))
+		}
+	}
 }
 
 // victimOrder returns the pool's running tasks in the order they are
@@ -64,31 +103,68 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	r := p.request(j, true)
 	var nodes []NodeSlots
 	found := false
-	for _, a := range cands {
+	for i := 0; i < len(cands); {
+		if rule.next != nil {
+			if i = p.live(rule.next, cands, i); i == len(cands) {
+				break
+			}
+		}
+		a := cands[i]
 		if !p.allows(rule, a) || !p.helps(a, &r) {
+			if rule.blockEnd != nil && !p.gone(a) && !p.allows(rule, a) {
+				i = int(rule.blockEnd[i])
+			} else {
+				i++
+			}
 			continue
 		}
-		p.evict(a)
+		i++
+		p.evict(a, rule)
 		if nodes, found = p.st.find(&r, p.sc.scratch[:0]); found {
 			break
 		}
 	}
 	if !found {
-		p.rollback(mark)
+		p.rollback(mark, rule)
 		return failed
 	}
 	p.sc.scratch = nodes[:0]
-	p.minimize(mark, nodes)
+	p.minimize(mark, nodes, rule)
 	for _, a := range p.sc.stmt[mark:] {
 		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
-		al := &p.s.Allocs[a]
-		p.sc.run[al.Job]--
-		if rule.kind == victimsAboveShare {
-			p.sc.fs.took(int32(al.Job), -int32(p.s.Jobs[al.Job].Slots))
-		}
+		p.sc.run[p.s.Allocs[a].Job]--
 	}
 	p.sc.stmt = p.sc.stmt[:mark]
 	return p.commit(j, nodes, false)
+}
+
+// live returns the first position at or after i whose candidate is not
+// gone, compressing the skip pointers in next on the way (next[i] > i is
+// a known jump; anything else means "try i+1").
+func (p *pass) live(next []int32, cands []int32, i int) int {
+	end := i
+	for end < len(cands) && p.gone(cands[end]) {
+		if n := int(next[end]); n > end {
+			end = n
+		} else {
+			end++
+		}
+	}
+	for i < end {
+		n := int(next[i])
+		next[i] = int32(end)
+		if n > i {
+			i = n
+		} else {
+			i++
+		}
+	}
+	return end
+}
+
+// gone reports a candidate that can never be a victim again this pass.
+func (p *pass) gone(a int32) bool {
+	return p.sc.evicted[a] || p.s.Allocs[a].Preempting
 }
 
 // helps reports whether evicting a frees slots the request could use.
@@ -104,7 +180,8 @@ func (p *pass) helps(a int32, r *request) bool {
 	return false
 }
 
-func (p *pass) evict(a int32) {
+func (p *pass) evict(a int32, rule *victimRule) {
+	p.account(rule, a, -1)
 	p.sc.evicted[a] = true
 	p.sc.stmt = append(p.sc.stmt, a)
 	for _, ns := range p.s.Allocs[a].Nodes {
@@ -114,7 +191,8 @@ func (p *pass) evict(a int32) {
 	}
 }
 
-func (p *pass) restore(a int32) {
+func (p *pass) restore(a int32, rule *victimRule) {
+	p.account(rule, a, +1)
 	p.sc.evicted[a] = false
 	for _, ns := range p.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
@@ -123,22 +201,22 @@ func (p *pass) restore(a int32) {
 	}
 }
 
-func (p *pass) rollback(mark int) {
+func (p *pass) rollback(mark int, rule *victimRule) {
 	for i := len(p.sc.stmt) - 1; i >= mark; i-- {
-		p.restore(p.sc.stmt[i])
+		p.restore(p.sc.stmt[i], rule)
 	}
 	p.sc.stmt = p.sc.stmt[:mark]
 }
 
 // minimize restores, most important first, every tentative victim whose
 // slots the placement can do without.
-func (p *pass) minimize(mark int, nodes []NodeSlots) {
+func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 	keep := p.sc.stmt[:mark]
 	victims := p.sc.stmt[mark:]
 	for i := len(victims) - 1; i >= 0; i-- {
 		a := victims[i]
 		if p.spare(a, nodes) {
-			p.restore(a)
+			p.restore(a, rule)
 			victims[i] = -1
 		}
 	}

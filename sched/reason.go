@@ -41,6 +41,15 @@ const (
 	// ReasonNoNodes: no node of the pool can ever hold a task of the job
 	// (for example no node of the requested GPU type, or too few slots).
 	ReasonNoNodes
+	// ReasonOverQuota: interactive or non-preemptible work may only run
+	// within its project's quota, and this task would exceed it.
+	ReasonOverQuota
+	// ReasonLimit: the task would take its project (or a parent) past its
+	// hard limit.
+	ReasonLimit
+	// ReasonNoSpare: the project holds its fair share or more and no slot
+	// is idle for over-quota work.
+	ReasonNoSpare
 )
 
 var reasonNames = [...]string{
@@ -55,6 +64,9 @@ var reasonNames = [...]string{
 	ReasonAboveShare:    "above_share",
 	ReasonZeroSlotFull:  "zero_slot_full",
 	ReasonNoNodes:       "no_nodes",
+	ReasonOverQuota:     "over_quota",
+	ReasonLimit:         "project_limit",
+	ReasonNoSpare:       "no_spare",
 }
 
 // String is the reason's stable machine name, used in JSON and the API.
@@ -113,6 +125,12 @@ func (p Pending) Message(s *Snapshot) string {
 		return "every node already runs its limit of zero-slot tasks"
 	case ReasonNoNodes:
 		return fmt.Sprintf("no node in the pool can hold a task of %d slots with its constraints", p.Need)
+	case ReasonOverQuota:
+		return fmt.Sprintf("needs %d slots; its project has %d left of its quota, and this work may only run within quota", p.Need, max(p.Free, 0))
+	case ReasonLimit:
+		return fmt.Sprintf("needs %d slots; that would take its project past its limit", p.Need)
+	case ReasonNoSpare:
+		return fmt.Sprintf("its project holds its fair share; waiting for spare slots (needs %d, %d free)", p.Need, p.Free)
 	}
 	return p.Reason.String()
 }

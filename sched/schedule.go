@@ -28,6 +28,7 @@ type Scheduler struct {
 	poolRuns [][]int32
 	ends     []release
 	fs       fairShare
+	quota    quotaPass
 	profile  profile
 }
 
@@ -57,13 +58,21 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 func validate(s *Snapshot) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
-		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority:
+		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota:
 		default:
 			return fmt.Errorf("pool %q: unknown policy %q", s.Pools[i].Name, s.Pools[i].Policy)
 		}
 	}
+	if err := validateProjects(s); err != nil {
+		return err
+	}
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
+		if j.Pool >= 0 && j.Pool < len(s.Pools) && s.Pools[j.Pool].Policy == PolicyQuota &&
+			(j.Project < 0 || j.Project >= len(s.Projects)) {
+			return fmt.Errorf("job %q: runs in quota pool %q but its project index %d is out of range",
+				j.ID, s.Pools[j.Pool].Name, j.Project)
+		}
 		switch {
 		case j.Pool < 0 || j.Pool >= len(s.Pools):
 			return fmt.Errorf("job %q: pool index %d out of range", j.ID, j.Pool)
@@ -75,6 +84,27 @@ func validate(s *Snapshot) error {
 			return fmt.Errorf("job %q: negative max running %d", j.ID, j.MaxRunning)
 		case !(j.Weight > 0):
 			return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
+		}
+	}
+	return nil
+}
+
+// validateProjects checks that parents exist and the tree has no cycle.
+func validateProjects(s *Snapshot) error {
+	for i := range s.Projects {
+		pr := &s.Projects[i]
+		if pr.Quota < 0 || pr.Limit < 0 || pr.OverQuotaWeight < 0 {
+			return fmt.Errorf("project %q: negative quota, limit or weight", pr.Name)
+		}
+		at, depth := pr.Parent, 0
+		for at >= 0 {
+			if at >= len(s.Projects) {
+				return fmt.Errorf("project %q: parent index %d out of range", pr.Name, at)
+			}
+			if depth++; depth > len(s.Projects) {
+				return fmt.Errorf("project %q: its parents form a cycle", pr.Name)
+			}
+			at = s.Projects[at].Parent
 		}
 	}
 	return nil
@@ -155,6 +185,9 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyFairShare:
 		p.fairShare(pool, jobs)
 		p.zeroSlot(pool, false)
+	case PolicyQuota:
+		p.quota(pool, jobs)
+		p.zeroSlot(pool, true)
 	}
 }
 

@@ -14,6 +14,7 @@ const (
 	PolicyBackfill  Policy = "backfill"
 	PolicyFairShare Policy = "fair_share"
 	PolicyPriority  Policy = "priority"
+	PolicyQuota     Policy = "quota"
 )
 
 // Reservations selects the backfill flavour of a backfill pool.
@@ -58,6 +59,23 @@ type Snapshot struct {
 	Nodes  []Node
 	Jobs   []Job
 	Allocs []Alloc
+	// Projects are the quota entities of quota pools, in a tree.
+	Projects []Project
+}
+
+// Project is a quota entity (a team, a queue). Projects nest: a department
+// holds projects, and a parent's quota is divided among its children.
+type Project struct {
+	Name string
+	// Parent is the index of the parent project, or -1 at the top.
+	Parent int
+	// Quota is the deserved number of slots, guaranteed when demanded.
+	Quota int
+	// OverQuotaWeight divides spare slots among projects that want more
+	// than their quota.
+	OverQuotaWeight float64
+	// Limit caps the slots the project may hold; 0 means no limit.
+	Limit int
 }
 
 // Pool is a set of nodes scheduled under one policy.
@@ -106,6 +124,16 @@ type Job struct {
 	TimeLimit int64
 	// GPU, when set, restricts the job to nodes of that GPU type.
 	GPU string
+	// Project is the job's index in Snapshot.Projects. Only quota pools
+	// read it.
+	Project int
+	// Interactive marks notebooks, shells and the like: under quota they
+	// run only within their project's quota, may preempt unattended work of
+	// their own project, and are never preempted.
+	Interactive bool
+	// Borrow marks work that does not count toward any quota (OSMO's LOW
+	// class): it only uses idle slots and any quota work may reclaim them.
+	Borrow bool
 }
 
 // NodeSlots is the part of an allocation on one node.

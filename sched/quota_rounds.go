@@ -1,0 +1,256 @@
+package sched
+
+import "slices"
+
+// quotaRounds serves the most deprived project (the lowest held/fair share)
+// one workload at a time until no project can place anything more.
+func (p *pass) quotaRounds(pool int, jobs []int32) {
+	q := &p.sc.quota
+	q.jobs = jobs
+	victims := p.quotaVictims(pool)
+	q.next = resize(q.next, len(victims))
+	q.heap = q.heap[:0]
+	for pr := range p.s.Projects {
+		if q.hi[pr] > q.lo[pr] {
+			q.heap = append(q.heap, int32(pr))
+		}
+	}
+	for i := len(q.heap)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+	for len(q.heap) > 0 {
+		pr := q.heap[0]
+		j, interactive := p.quotaCandidate(pr)
+		if j < 0 {
+			q.popTop()
+			continue
+		}
+		if !p.quotaTry(pr, j, interactive, victims) {
+			// Skip the job for the rest of the pass; the project may still
+			// place its next one.
+			if interactive {
+				q.iCur[pr]++
+			} else {
+				q.uCur[pr]++
+			}
+		}
+		q.down(0)
+	}
+}
+
+// quotaCandidate picks the project's next workload: interactive work first,
+// only within quota; else unattended work, which must stay within quota
+// unless it is preemptible. "Within quota" counts only the project's work
+// that cannot be preempted, since its preemptible work makes way. Jobs that may not run get their reason here.
+func (p *pass) quotaCandidate(pr int32) (int32, bool) {
+	q := &p.sc.quota
+	for q.iCur[pr] < q.lo[pr]+q.nInter[pr] {
+		j := q.jobs[q.iCur[pr]]
+		if ok := p.quotaAllowed(pr, j, true); ok {
+			return j, true
+		}
+		q.iCur[pr]++
+	}
+	for q.uCur[pr] < q.hi[pr] {
+		j := q.jobs[q.uCur[pr]]
+		if p.s.Jobs[j].Borrow {
+			q.uCur[pr]++
+			continue
+		}
+		if ok := p.quotaAllowed(pr, j, false); ok {
+			return j, false
+		}
+		q.uCur[pr]++
+	}
+	return -1, false
+}
+
+// quotaAllowed reports whether j may try to place a task now, recording
+// why not when it may not.
+func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
+	q := &p.sc.quota
+	if !p.wants(j) {
+		return false
+	}
+	job := &p.s.Jobs[j]
+	slots := int32(job.Slots)
+	pe := Pending{Job: int(j), Blocker: -1, Need: job.Slots, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
+	switch {
+	case !q.withinLimit(p.s, pr, slots):
+		pe.Reason = ReasonLimit
+	case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
+		pe.Reason = ReasonOverQuota
+	default:
+		return true
+	}
+	p.addPending(pe)
+	return false
+}
+
+// quotaTry places one task of j, preempting if the rules allow it.
+func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
+	q := &p.sc.quota
+	job := &p.s.Jobs[j]
+	slots := int32(job.Slots)
+	guaranteed := interactive || !job.Preemptible
+	o := p.tryPlace(j, false)
+	if o == failed && guaranteed && q.blockStop[pr] > q.blockStart[pr] {
+		// Guaranteed work within quota makes room among its own
+		// project's preemptible work first.
+		own := victims[q.blockStart[pr]:q.blockStop[pr]]
+		o = p.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
+	}
+	room := min(q.quota[pr], q.share[pr])
+	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
+		o = p.preempt(j, victims, &victimRule{kind: victimsReclaim, project: pr,
+			blockEnd: q.blockEnd, next: q.next})
+		if o == failed {
+			q.failReclaim[pr] = slots
+		}
+	}
+	if o != failed {
+		q.add(p.s, q.alloc, pr, slots)
+		if guaranteed {
+			q.add(p.s, q.fixed, pr, slots)
+		}
+		return true
+	}
+	if q.alloc[pr] >= q.share[pr] || q.alloc[pr]+slots > q.quota[pr] {
+		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: job.Slots,
+			Free: p.st.groupsAvail(job.Pool), At: -1})
+	} else {
+		p.addPending(p.failReason(j))
+	}
+	return false
+}
+
+// borrowIdle places borrowing work on whatever slots are idle after every
+// project had its turn.
+func (p *pass) borrowIdle() {
+	for _, j := range p.sc.quota.borrow {
+		for p.wants(j) {
+			if p.tryPlace(j, false) == failed {
+				p.addPending(p.failReason(j))
+				break
+			}
+		}
+	}
+}
+
+// quotaVictims orders the pool's tasks for preemption: borrowing work
+// first, then projects furthest above their fair share, newest task first.
+func (p *pass) quotaVictims(pool int) []int32 {
+	q := &p.sc.quota
+	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
+	over := func(a int32) int32 {
+		job := &p.s.Jobs[p.s.Allocs[a].Job]
+		if job.Borrow {
+			return 1 << 30
+		}
+		return q.alloc[job.Project] - q.share[job.Project]
+	}
+	proj := func(a int32) int { return p.s.Jobs[p.s.Allocs[a].Job].Project }
+	slices.SortFunc(v, func(a, b int32) int {
+		oa, ob := over(a), over(b)
+		if oa != ob {
+			return int(ob - oa)
+		}
+		if pa, pb := proj(a), proj(b); pa != pb {
+			return pa - pb // keep each project's tasks together
+		}
+		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
+		if aa.Start != ab.Start {
+			return cmp64(ab.Start, aa.Start)
+		}
+		return int(b - a)
+	})
+	p.sc.victims = v
+	q.blockEnd = resize(q.blockEnd, len(v))
+	q.blockStart = resize(q.blockStart, len(p.s.Projects))
+	q.blockStop = resize(q.blockStop, len(p.s.Projects))
+	for i := len(v) - 1; i >= 0; i-- {
+		if i+1 < len(v) && proj(v[i]) == proj(v[i+1]) && p.s.Jobs[p.s.Allocs[v[i]].Job].Borrow == p.s.Jobs[p.s.Allocs[v[i+1]].Job].Borrow {
+			q.blockEnd[i] = q.blockEnd[i+1]
+		} else {
+			q.blockEnd[i] = int32(i + 1)
+		}
+		if !p.s.Jobs[p.s.Allocs[v[i]].Job].Borrow {
+			pr := proj(v[i])
+			q.blockStart[pr] = int32(i)
+			q.blockStop[pr] = q.blockEnd[i]
+		}
+	}
+	return v
+}
+
+// reclaimable reports whether taking slots from project v keeps v and
+// each of its ancestors outside pr's own branch at or above their quota.
+func (q *quotaPass) reclaimable(s *Snapshot, v, pr, slots int32) bool {
+	for v >= 0 {
+		if q.isAncestor(s, v, pr) {
+			return true
+		}
+		if q.alloc[v]-slots < q.quota[v] {
+			return false
+		}
+		v = int32(s.Projects[v].Parent)
+	}
+	return true
+}
+
+// isAncestor reports whether a is pr or one of its ancestors.
+func (q *quotaPass) isAncestor(s *Snapshot, a, pr int32) bool {
+	for pr >= 0 {
+		if pr == a {
+			return true
+		}
+		pr = int32(s.Projects[pr].Parent)
+	}
+	return false
+}
+
+// The deprivation heap: lowest held/share first; a project with no share
+// comes last; ties by held slots, then project index.
+func (q *quotaPass) less(i, k int) bool {
+	a, b := q.heap[i], q.heap[k]
+	sa, sb := int64(q.share[a]), int64(q.share[b])
+	aa, ab := int64(q.alloc[a]), int64(q.alloc[b])
+	switch {
+	case sa == 0 && sb != 0:
+		return false
+	case sb == 0 && sa != 0:
+		return true
+	case sa != 0 && aa*sb != ab*sa:
+		return aa*sb < ab*sa
+	case aa != ab:
+		return aa < ab
+	}
+	return a < b
+}
+
+func (q *quotaPass) down(i int) {
+	n := len(q.heap)
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && q.less(l, m) {
+			m = l
+		}
+		if r < n && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
+		i = m
+	}
+}
+
+func (q *quotaPass) popTop() {
+	last := len(q.heap) - 1
+	q.heap[0] = q.heap[last]
+	q.heap = q.heap[:last]
+	if last > 0 {
+		q.down(0)
+	}
+}
