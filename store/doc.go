@@ -1,0 +1,84 @@
+// Package store is the master's durable memory: jobs, their tasks and the
+// tasks' attempts, nodes, task logs, GPU usage for fair share, and an event
+// log of every transition. The master persists each transition here before
+// acting on it, and after a restart (or a crash of itself or of the
+// database) reloads its state from here and reconciles with the agents.
+//
+// One interface, Store, has two backends behind Open: SQLite
+// (modernc.org/sqlite, a file in the data directory, WAL mode, one writer)
+// by default, and PostgreSQL (pgx) for larger installations. Both run the
+// same SQL through database/sql; the schema comes from embedded, numbered
+// migrations (migrations/<dialect>/NNNN_name.sql) applied on Open, each in
+// its own transaction together with its row in schema_migrations. The
+// package storetest is the conformance suite both backends pass, and
+// pgtest starts throwaway PostgreSQL servers for tests.
+//
+// # Using it
+//
+// Every method of Store runs in its own transaction. Store.Update runs a
+// function in one transaction, for what must happen together: the
+// master's applier applies a whole plan (several task starts, a job going
+// running) in one Update, and ends an attempt and records its usage in
+// one Update. Reads inside Update see the transaction's own writes.
+//
+// # The task state machine
+//
+//	queued ──→ starting ──→ running ──→ preempting ──→ preempted ──→ queued
+//	  │            │           │             │
+//	  │            └───────────┴─────────────┴──→ completed | failed | killed
+//	  └──→ killed                  (and → killing → killed)
+//
+// starting, running, preempting and killing are active: the task holds an
+// open attempt. queued and preempted are idle. completed, failed and killed
+// are terminal. TransitionTask accepts any move between distinct states
+// except out of a terminal state and into starting from an active one; the
+// master decides which of those it uses.
+//
+// # Invariants
+//
+//   - A job and all its tasks are created in one transaction: no job is
+//     ever half-created. Job ids are assigned by the store, never reused,
+//     and increase in the order jobs are created (with PostgreSQL, two jobs
+//     created concurrently may become visible in either order, and a
+//     rolled-back creation leaves a gap).
+//   - Every state change is a compare-and-set on the expected state (and,
+//     for tasks, optionally the expected attempt number). A mismatch writes
+//     nothing and returns a *ConflictError, which matches ErrConflict; the
+//     transaction is still usable, so an applier can skip that step.
+//   - Terminal states are final, for jobs and tasks alike.
+//   - A task has an open attempt exactly when its state is active. Moving
+//     into starting opens attempt number Task.Attempt+1 with its
+//     placement; moving from an active state to an idle or terminal one
+//     closes it with an end state and exit code (both required then, and
+//     refused otherwise). Attempts are numbered 1, 2, 3... without gaps.
+//   - Task.Restarts counts the attempts that ended with the task going
+//     back to queued or preempted.
+//   - Every job and task transition and every change of a job's priority
+//     or weight appends an Event in the same transaction: the event log is
+//     complete and ordered by Event.Seq.
+//   - Log lines are keyed by (job, task, attempt, seq): re-sending a batch
+//     stores nothing twice, and a line for an attempt that does not exist
+//     is refused. Logs read back in (attempt, seq) order.
+//   - Times are stored as Unix nanoseconds and come back in UTC, equal to
+//     what was written. Caller-given JSON (job spec, hyperparameters) comes
+//     back byte for byte; nil stays nil.
+//   - Once a method or an Update returns nil, its writes survive a crash
+//     of the process (and, with the default SQLite synchronous=full or a
+//     PostgreSQL with fsync on, of the machine).
+//
+// # Errors
+//
+// Errors wrap ErrNotFound, ErrConflict or ErrInvalid when the caller can act
+// on them, and say what failed. Any other error comes from the database
+// itself; inside Update the function should then return it, since
+// PostgreSQL refuses further statements in a transaction that hit one.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. With SQLite, writers take turns on a
+// single connection (transactions begin IMMEDIATE) while readers run
+// beside them; inside Update use only the Tx given, never the Store, or the
+// nested write waits forever for the writer that is waiting for it. With
+// PostgreSQL, transactions are READ COMMITTED: decide on state through the
+// compare-and-set methods, not by reading and then writing.
+package store

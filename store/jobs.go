@@ -1,0 +1,245 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+const jobCols = `id, name, kind, project, user_name, pool, state, reason, priority, priority_class,
+	weight, preemptible, slots, max_concurrent, max_slots, time_limit_ns, entrypoint, environment,
+	spec, submitted_ns, ended_ns`
+
+// taskRowsPerInsert bounds a multi-row INSERT of tasks.
+const taskRowsPerInsert = 500
+
+func scanJob(sc rowScanner) (Job, error) {
+	var (
+		j         Job
+		timeLimit int64
+		env       string
+		spec      sql.NullString
+		submitted int64
+		ended     sql.NullInt64
+	)
+	err := sc.Scan(&j.ID, &j.Name, &j.Kind, &j.Project, &j.User, &j.Pool, &j.State, &j.Reason,
+		&j.Priority, &j.PriorityClass, &j.Weight, &j.Preemptible, &j.Slots, &j.MaxConcurrent,
+		&j.MaxSlots, &timeLimit, &j.Entrypoint, &env, &spec, &submitted, &ended)
+	if err != nil {
+		return Job{}, err
+	}
+	j.TimeLimit = time.Duration(timeLimit)
+	if err := decodeJSON("job environment", env, &j.Environment); err != nil {
+		return Job{}, err
+	}
+	j.Environment = emptyMapNil(j.Environment)
+	j.Spec = rawJSONOf(spec)
+	j.SubmittedAt = timeOf(submitted)
+	j.EndedAt = timeOfNull(ended)
+	return j, nil
+}
+
+func validateJob(j Job) error {
+	switch {
+	case j.Name == "":
+		return invalidf("job name is empty")
+	case j.Pool == "":
+		return invalidf("job %q: pool is empty", j.Name)
+	case j.Priority < 1 || j.Priority > 99:
+		return invalidf("job %q: priority %d is outside 1..99", j.Name, j.Priority)
+	case !(j.Weight > 0) || math.IsInf(j.Weight, 0):
+		return invalidf("job %q: weight %v must be a positive number", j.Name, j.Weight)
+	case j.Slots < 0 || j.MaxConcurrent < 0 || j.MaxSlots < 0:
+		return invalidf("job %q: slots %d, max_concurrent %d and max_slots %d must not be negative",
+			j.Name, j.Slots, j.MaxConcurrent, j.MaxSlots)
+	case j.TimeLimit < 0:
+		return invalidf("job %q: time limit %v is negative", j.Name, j.TimeLimit)
+	}
+	switch j.Kind {
+	case KindExperiment, KindCommand, KindNotebook, KindShell, KindTensorBoard:
+		return nil
+	}
+	return invalidf("job %q: unknown kind %q", j.Name, j.Kind)
+}
+
+func (o *ops) CreateJob(ctx context.Context, job Job, tasks []Task) (Job, error) {
+	if err := validateJob(job); err != nil {
+		return Job{}, fmt.Errorf("create job: %w", err)
+	}
+	if len(tasks) == 0 {
+		return Job{}, fmt.Errorf("create job %q: %w", job.Name, invalidf("a job needs at least one task"))
+	}
+	env, err := encodeJSON(job.Environment, "{}")
+	if err != nil {
+		return Job{}, fmt.Errorf("create job %q: encode environment: %w", job.Name, err)
+	}
+	spec, err := rawJSON("spec", job.Spec)
+	if err != nil {
+		return Job{}, fmt.Errorf("create job %q: %w", job.Name, err)
+	}
+	job.State, job.EndedAt = JobQueued, time.Time{}
+	job.SubmittedAt = nowIfZero(job.SubmittedAt)
+	err = o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO jobs (name, kind, project, user_name, pool, state,
+		reason, priority, priority_class, weight, preemptible, slots, max_concurrent, max_slots,
+		time_limit_ns, entrypoint, environment, spec, submitted_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		job.Name, string(job.Kind), job.Project, job.User, job.Pool, string(job.State), job.Reason,
+		job.Priority, job.PriorityClass, job.Weight, job.Preemptible, job.Slots, job.MaxConcurrent,
+		job.MaxSlots, int64(job.TimeLimit), job.Entrypoint, env, spec, nsOf(job.SubmittedAt)).Scan(&job.ID)
+	if err != nil {
+		return Job{}, fmt.Errorf("create job %q: insert: %w", job.Name, err)
+	}
+	if err := o.insertTasks(ctx, job, tasks); err != nil {
+		return Job{}, fmt.Errorf("create job %d %q: %w", job.ID, job.Name, err)
+	}
+	if err := o.event(ctx, Event{JobID: job.ID, Index: -1, To: string(JobQueued),
+		At: job.SubmittedAt, Reason: "submitted"}); err != nil {
+		return Job{}, fmt.Errorf("create job %d %q: %w", job.ID, job.Name, err)
+	}
+	return job, nil
+}
+
+// insertTasks writes a new job's tasks, queued, with indexes 0..n-1.
+func (o *ops) insertTasks(ctx context.Context, job Job, tasks []Task) error {
+	const cols = 6
+	for start := 0; start < len(tasks); start += taskRowsPerInsert {
+		chunk := tasks[start:min(start+taskRowsPerInsert, len(tasks))]
+		args := make([]any, 0, len(chunk)*cols)
+		for i, t := range chunk {
+			hp, err := rawJSON(fmt.Sprintf("task %d hyperparameters", start+i), t.Hyperparameters)
+			if err != nil {
+				return err
+			}
+			args = append(args, job.ID, start+i, string(TaskQueued), hp, t.CheckpointDir, nsOf(job.SubmittedAt))
+		}
+		row := "(" + placeholders(cols) + ")"
+		query := `INSERT INTO tasks (job_id, idx, state, hyperparameters, checkpoint_dir, updated_ns) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
+		if _, err := o.q.ExecContext(ctx, o.d.q(query), args...); err != nil {
+			return fmt.Errorf("insert tasks %d..%d: %w", start, start+len(chunk)-1, err)
+		}
+	}
+	return nil
+}
+
+func (o *ops) Job(ctx context.Context, id int64) (Job, error) {
+	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q("SELECT "+jobCols+" FROM jobs WHERE id = ?"), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("job %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("read job %d: %w", id, err)
+	}
+	return j, nil
+}
+
+func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
+	var where []string
+	var args []any
+	where, args = inClause("state", f.States, where, args)
+	for _, c := range []struct{ col, val string }{{"pool", f.Pool}, {"project", f.Project}, {"user_name", f.User}} {
+		if c.val != "" {
+			where, args = append(where, c.col+" = ?"), append(args, c.val)
+		}
+	}
+	if f.AfterID > 0 {
+		where, args = append(where, "id > ?"), append(args, f.AfterID)
+	}
+	query, args := finish("SELECT "+jobCols+" FROM jobs", where, "id", f.Limit, args)
+	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	jobs, err := collect(rows, scanJob)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+func (o *ops) TransitionJob(ctx context.Context, t JobTransition) (Job, error) {
+	if err := checkJobEdge(t.From, t.To); err != nil {
+		return Job{}, fmt.Errorf("job %d: %w", t.ID, err)
+	}
+	at := nowIfZero(t.At)
+	var ended sql.NullInt64
+	if t.To.Terminal() {
+		ended = nullNS(at)
+	}
+	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q(`UPDATE jobs SET state = ?, reason = ?, ended_ns = ?
+		WHERE id = ? AND state = ? RETURNING `+jobCols),
+		string(t.To), t.Reason, ended, t.ID, string(t.From)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, o.jobMismatch(ctx, t.ID, string(t.From))
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("job %d %s → %s: %w", t.ID, t.From, t.To, err)
+	}
+	err = o.event(ctx, Event{JobID: t.ID, Index: -1, From: string(t.From), To: string(t.To), At: at, Reason: t.Reason})
+	if err != nil {
+		return Job{}, fmt.Errorf("job %d %s → %s: %w", t.ID, t.From, t.To, err)
+	}
+	return j, nil
+}
+
+// jobMismatch explains why a compare-and-set on a job matched no row.
+func (o *ops) jobMismatch(ctx context.Context, id int64, expected string) error {
+	var state string
+	err := o.q.QueryRowContext(ctx, o.d.q("SELECT state FROM jobs WHERE id = ?"), id).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("job %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("read job %d: %w", id, err)
+	}
+	return &ConflictError{What: fmt.Sprintf("job %d", id), Field: "state", Expected: expected, Actual: state}
+}
+
+func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
+	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q("SELECT "+jobCols+" FROM jobs WHERE id = ?"+o.d.forUpdate), u.ID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("update job %d: %w", u.ID, ErrNotFound)
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("update job %d: read: %w", u.ID, err)
+	}
+	if j.State.Terminal() {
+		return Job{}, &ConflictError{What: fmt.Sprintf("job %d", u.ID), Field: "state", Expected: "not terminal", Actual: string(j.State)}
+	}
+	var changes []string
+	if u.Priority != nil && *u.Priority != j.Priority {
+		changes = append(changes, fmt.Sprintf("priority %d → %d", j.Priority, *u.Priority))
+		j.Priority = *u.Priority
+	}
+	if u.PriorityClass != nil && *u.PriorityClass != j.PriorityClass {
+		changes = append(changes, fmt.Sprintf("priority class %q → %q", j.PriorityClass, *u.PriorityClass))
+		j.PriorityClass = *u.PriorityClass
+	}
+	if u.Weight != nil && *u.Weight != j.Weight {
+		changes = append(changes, fmt.Sprintf("weight %v → %v", j.Weight, *u.Weight))
+		j.Weight = *u.Weight
+	}
+	if err := validateJob(j); err != nil {
+		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
+	}
+	if len(changes) == 0 {
+		return j, nil
+	}
+	if _, err := o.q.ExecContext(ctx, o.d.q("UPDATE jobs SET priority = ?, priority_class = ?, weight = ? WHERE id = ?"),
+		j.Priority, j.PriorityClass, j.Weight, u.ID); err != nil {
+		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
+	}
+	reason := strings.Join(changes, ", ")
+	if u.Reason != "" {
+		reason += ": " + u.Reason
+	}
+	err = o.event(ctx, Event{JobID: u.ID, Index: -1, From: string(j.State), To: string(j.State), At: nowIfZero(u.At), Reason: reason})
+	if err != nil {
+		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
+	}
+	return j, nil
+}

@@ -1,0 +1,109 @@
+-- Allot store schema, SQLite dialect. Times are Unix nanoseconds (UTC);
+-- JSON values are TEXT. Keep in step with migrations/postgres/0001_init.sql.
+
+CREATE TABLE jobs (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused
+    name            TEXT    NOT NULL CHECK (name <> ''),
+    kind            TEXT    NOT NULL CHECK (kind IN ('experiment', 'command', 'notebook', 'shell', 'tensorboard')),
+    project         TEXT    NOT NULL,
+    user_name       TEXT    NOT NULL,
+    pool            TEXT    NOT NULL CHECK (pool <> ''),
+    state           TEXT    NOT NULL CHECK (state IN ('queued', 'running', 'completed', 'failed', 'killed')),
+    reason          TEXT    NOT NULL DEFAULT '',
+    priority        INTEGER NOT NULL CHECK (priority BETWEEN 1 AND 99),
+    priority_class  TEXT    NOT NULL DEFAULT '',
+    weight          REAL    NOT NULL CHECK (weight > 0),
+    preemptible     INTEGER NOT NULL CHECK (preemptible IN (0, 1)),
+    slots           INTEGER NOT NULL CHECK (slots >= 0),
+    max_concurrent  INTEGER NOT NULL DEFAULT 0 CHECK (max_concurrent >= 0),
+    max_slots       INTEGER NOT NULL DEFAULT 0 CHECK (max_slots >= 0),
+    time_limit_ns   INTEGER NOT NULL DEFAULT 0 CHECK (time_limit_ns >= 0),
+    entrypoint      TEXT    NOT NULL DEFAULT '',
+    environment     TEXT    NOT NULL DEFAULT '{}',
+    spec            TEXT,
+    submitted_ns    INTEGER NOT NULL,
+    ended_ns        INTEGER
+);
+CREATE INDEX jobs_state ON jobs (state, id);
+CREATE INDEX jobs_pool ON jobs (pool, id);
+CREATE INDEX jobs_project ON jobs (project, id);
+
+CREATE TABLE tasks (
+    job_id          INTEGER NOT NULL REFERENCES jobs (id),
+    idx             INTEGER NOT NULL CHECK (idx >= 0),
+    state           TEXT    NOT NULL CHECK (state IN ('queued', 'starting', 'running', 'preempting', 'killing',
+                                                       'preempted', 'completed', 'failed', 'killed')),
+    reason          TEXT    NOT NULL DEFAULT '',
+    hyperparameters TEXT,
+    restarts        INTEGER NOT NULL DEFAULT 0,
+    checkpoint_dir  TEXT    NOT NULL DEFAULT '',
+    attempt         INTEGER NOT NULL DEFAULT 0 CHECK (attempt >= 0),
+    updated_ns      INTEGER NOT NULL,
+    PRIMARY KEY (job_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX tasks_state ON tasks (state);
+
+CREATE TABLE attempts (
+    job_id      INTEGER NOT NULL,
+    idx         INTEGER NOT NULL,
+    attempt     INTEGER NOT NULL CHECK (attempt >= 1),
+    placement   TEXT    NOT NULL,
+    started_ns  INTEGER NOT NULL,
+    running_ns  INTEGER,
+    ended_ns    INTEGER,
+    end_state   TEXT    NOT NULL DEFAULT ''
+                CHECK (end_state IN ('', 'completed', 'failed', 'killed', 'preempted', 'lost')),
+    exit_code   INTEGER,
+    reason      TEXT    NOT NULL DEFAULT '',
+    PRIMARY KEY (job_id, idx, attempt),
+    FOREIGN KEY (job_id, idx) REFERENCES tasks (job_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX attempts_open ON attempts (job_id, idx) WHERE ended_ns IS NULL;
+
+CREATE TABLE nodes (
+    name            TEXT    PRIMARY KEY CHECK (name <> ''),
+    pool            TEXT    NOT NULL,
+    labels          TEXT    NOT NULL DEFAULT '{}',
+    gpus            TEXT    NOT NULL DEFAULT '[]',
+    state           TEXT    NOT NULL CHECK (state IN ('up', 'lost')),
+    registered_ns   INTEGER NOT NULL,
+    heartbeat_ns    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE logs (
+    job_id      INTEGER NOT NULL,
+    idx         INTEGER NOT NULL,
+    attempt     INTEGER NOT NULL,
+    seq         INTEGER NOT NULL CHECK (seq >= 1),
+    at_ns       INTEGER NOT NULL,
+    stream      TEXT    NOT NULL CHECK (stream IN ('stdout', 'stderr')),
+    line        TEXT    NOT NULL,
+    PRIMARY KEY (job_id, idx, attempt, seq),
+    FOREIGN KEY (job_id, idx, attempt) REFERENCES attempts (job_id, idx, attempt)
+) WITHOUT ROWID;
+
+CREATE TABLE usage (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    project     TEXT    NOT NULL,
+    user_name   TEXT    NOT NULL,
+    pool        TEXT    NOT NULL,
+    job_id      INTEGER NOT NULL DEFAULT 0,
+    idx         INTEGER NOT NULL DEFAULT 0,
+    attempt     INTEGER NOT NULL DEFAULT 0,
+    start_ns    INTEGER NOT NULL,
+    end_ns      INTEGER NOT NULL CHECK (end_ns >= start_ns),
+    gpu_seconds REAL    NOT NULL CHECK (gpu_seconds >= 0)
+);
+CREATE INDEX usage_end ON usage (end_ns);
+
+CREATE TABLE events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id      INTEGER NOT NULL REFERENCES jobs (id),
+    idx         INTEGER NOT NULL, -- -1: the job itself
+    attempt     INTEGER NOT NULL DEFAULT 0,
+    from_state  TEXT    NOT NULL,
+    to_state    TEXT    NOT NULL,
+    at_ns       INTEGER NOT NULL,
+    reason      TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX events_job ON events (job_id, seq);

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+const nodeCols = `name, pool, labels, gpus, state, registered_ns, heartbeat_ns`
+
+func scanNode(sc rowScanner) (Node, error) {
+	var (
+		n                     Node
+		labels, gpus          string
+		registered, heartbeat int64
+	)
+	if err := sc.Scan(&n.Name, &n.Pool, &labels, &gpus, &n.State, &registered, &heartbeat); err != nil {
+		return Node{}, err
+	}
+	if err := decodeJSON("node labels", labels, &n.Labels); err != nil {
+		return Node{}, err
+	}
+	if err := decodeJSON("node gpus", gpus, &n.GPUs); err != nil {
+		return Node{}, err
+	}
+	n.Labels = emptyMapNil(n.Labels)
+	if len(n.GPUs) == 0 {
+		n.GPUs = nil
+	}
+	n.RegisteredAt, n.HeartbeatAt = timeOf(registered), timeOf(heartbeat)
+	return n, nil
+}
+
+func (o *ops) UpsertNode(ctx context.Context, n Node) (Node, error) {
+	if n.Name == "" {
+		return Node{}, fmt.Errorf("register node: %w", invalidf("node name is empty"))
+	}
+	seen := make(map[int]bool, len(n.GPUs))
+	for _, g := range n.GPUs {
+		if g.Index < 0 || seen[g.Index] {
+			return Node{}, fmt.Errorf("register node %s: %w", n.Name, invalidf("GPU index %d is negative or repeated", g.Index))
+		}
+		seen[g.Index] = true
+	}
+	labels, err := encodeJSON(n.Labels, "{}")
+	if err != nil {
+		return Node{}, fmt.Errorf("register node %s: encode labels: %w", n.Name, err)
+	}
+	gpus, err := encodeJSON(n.GPUs, "[]")
+	if err != nil {
+		return Node{}, fmt.Errorf("register node %s: encode GPUs: %w", n.Name, err)
+	}
+	at := nsOf(nowIfZero(n.HeartbeatAt))
+	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET pool = excluded.pool, labels = excluded.labels, gpus = excluded.gpus,
+			state = excluded.state, heartbeat_ns = excluded.heartbeat_ns
+		RETURNING `+nodeCols), n.Name, n.Pool, labels, gpus, string(NodeUp), at, at))
+	if err != nil {
+		return Node{}, fmt.Errorf("register node %s: %w", n.Name, err)
+	}
+	return out, nil
+}
+
+func (o *ops) Heartbeat(ctx context.Context, name string, at time.Time) error {
+	res, err := o.q.ExecContext(ctx, o.d.q("UPDATE nodes SET heartbeat_ns = ? WHERE name = ?"), nsOf(nowIfZero(at)), name)
+	if err != nil {
+		return fmt.Errorf("heartbeat of node %s: %w", name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("heartbeat of node %s: %w", name, err)
+	} else if n == 0 {
+		return fmt.Errorf("heartbeat of node %s: %w", name, ErrNotFound)
+	}
+	return nil
+}
+
+func (o *ops) SetNodeState(ctx context.Context, name string, from, to NodeState) error {
+	if !from.valid() || !to.valid() || from == to {
+		return fmt.Errorf("node %s: %w", name, invalidf("node transition %q → %q", from, to))
+	}
+	res, err := o.q.ExecContext(ctx, o.d.q("UPDATE nodes SET state = ? WHERE name = ? AND state = ?"),
+		string(to), name, string(from))
+	if err != nil {
+		return fmt.Errorf("node %s %s → %s: %w", name, from, to, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("node %s %s → %s: %w", name, from, to, err)
+	} else if n == 1 {
+		return nil
+	}
+	var state string
+	err = o.q.QueryRowContext(ctx, o.d.q("SELECT state FROM nodes WHERE name = ?"), name).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("node %s: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("read node %s: %w", name, err)
+	}
+	return &ConflictError{What: "node " + name, Field: "state", Expected: string(from), Actual: state}
+}
+
+func (o *ops) Nodes(ctx context.Context) ([]Node, error) {
+	rows, err := o.q.QueryContext(ctx, "SELECT "+nodeCols+" FROM nodes ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	nodes, err := collect(rows, scanNode)
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	return nodes, nil
+}

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// DefaultSQLiteFile is the database file that an empty DSN opens in the
+// data directory.
+const DefaultSQLiteFile = "allot.db"
+
+// Open opens (creating if needed) the store that dsn names and applies the
+// pending migrations:
+//
+//   - "" or "sqlite:" opens SQLite in dataDir/allot.db;
+//   - "sqlite://PATH" opens SQLite at PATH, relative to dataDir unless
+//     absolute ("sqlite:///var/lib/allot/allot.db"); the query parameter
+//     synchronous=normal trades the last transactions before a power loss
+//     (never before a process crash) for speed, the default being full;
+//   - "postgres://..." or "postgresql://..." opens PostgreSQL (any
+//     connection string pgx accepts in URL form).
+func Open(ctx context.Context, dsn, dataDir string) (Store, error) {
+	switch {
+	case dsn == "" || dsn == "sqlite:" || strings.HasPrefix(dsn, "sqlite://"):
+		return openSQLite(ctx, dsn, dataDir)
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
+		return openPostgres(ctx, dsn)
+	}
+	return nil, fmt.Errorf("open store: %w: database %q is neither sqlite:// nor postgres://", ErrInvalid, redact(dsn))
+}
+
+// sqlitePath resolves the database file and the synchronous mode.
+func sqlitePath(dsn, dataDir string) (path, sync string, err error) {
+	rest := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+	rest, rawQuery, _ := strings.Cut(rest, "?")
+	sync = "FULL"
+	if rawQuery != "" {
+		q, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return "", "", fmt.Errorf("%w: sqlite options %q: %v", ErrInvalid, rawQuery, err)
+		}
+		for k, v := range q {
+			if k != "synchronous" {
+				return "", "", fmt.Errorf("%w: unknown sqlite option %q (known: synchronous)", ErrInvalid, k)
+			}
+			switch s := strings.ToUpper(v[0]); s {
+			case "FULL", "NORMAL", "EXTRA":
+				sync = s
+			default:
+				return "", "", fmt.Errorf("%w: sqlite synchronous=%q, want full, normal or extra", ErrInvalid, v[0])
+			}
+		}
+	}
+	path = rest
+	if path == "" {
+		path = DefaultSQLiteFile
+	}
+	if !filepath.IsAbs(path) {
+		if dataDir == "" {
+			return "", "", fmt.Errorf("%w: sqlite file %q is relative and no data directory is set", ErrInvalid, path)
+		}
+		path = filepath.Join(dataDir, path)
+	}
+	if strings.ContainsAny(path, "?#") {
+		return "", "", fmt.Errorf("%w: sqlite path %q contains ? or #", ErrInvalid, path)
+	}
+	return path, sync, nil
+}
+
+func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
+	path, sync, err := sqlitePath(dsn, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
+	}
+	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	// One writer connection: writes queue in Go rather than spinning on
+	// SQLITE_BUSY, and BEGIN IMMEDIATE takes the write lock up front so a
+	// transaction that reads then writes can never deadlock.
+	w, err := sql.Open("sqlite", path+common+
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous("+sync+")&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	d := newSQLiteDialect()
+	if err := migrate(ctx, w, d); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	// Readers run beside the writer thanks to WAL.
+	r, err := sql.Open("sqlite", path+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite store %s (readers): %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	r.SetMaxIdleConns(4)
+	return newSQLStore(w, r, d), nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
+	}
+	d := newPostgresDialect()
+	if err := migrate(ctx, db, d); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
+	}
+	return newSQLStore(db, db, d), nil
+}
+
+// redact hides a password in a URL-form DSN so that errors can show it.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(unparseable database URL)"
+	}
+	if u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

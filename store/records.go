@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Log lines, usage records and events: append-only tables.
+
+// logRowsPerInsert bounds a multi-row INSERT of log lines.
+const logRowsPerInsert = 200
+
+func scanLogLine(sc rowScanner) (LogLine, error) {
+	var l LogLine
+	var at int64
+	if err := sc.Scan(&l.JobID, &l.Index, &l.Attempt, &l.Seq, &at, &l.Stream, &l.Text); err != nil {
+		return LogLine{}, err
+	}
+	l.Time = timeOf(at)
+	return l, nil
+}
+
+func validateLogLine(l LogLine) error {
+	switch {
+	case l.Attempt < 1:
+		return invalidf("log line %d/%d seq %d: attempt %d < 1", l.JobID, l.Index, l.Seq, l.Attempt)
+	case l.Seq < 1:
+		return invalidf("log line %d/%d/%d: seq %d < 1", l.JobID, l.Index, l.Attempt, l.Seq)
+	case l.Stream != Stdout && l.Stream != Stderr:
+		return invalidf("log line %d/%d/%d seq %d: unknown stream %q", l.JobID, l.Index, l.Attempt, l.Seq, l.Stream)
+	case strings.IndexByte(l.Text, 0) >= 0:
+		return invalidf("log line %d/%d/%d seq %d: text holds a NUL byte", l.JobID, l.Index, l.Attempt, l.Seq)
+	}
+	return nil
+}
+
+func (o *ops) AppendLogs(ctx context.Context, lines []LogLine) error {
+	for _, l := range lines {
+		if err := validateLogLine(l); err != nil {
+			return fmt.Errorf("append logs: %w", err)
+		}
+	}
+	const cols = 7
+	row := "(" + placeholders(cols) + ")"
+	for start := 0; start < len(lines); start += logRowsPerInsert {
+		chunk := lines[start:min(start+logRowsPerInsert, len(lines))]
+		args := make([]any, 0, len(chunk)*cols)
+		for _, l := range chunk {
+			args = append(args, l.JobID, l.Index, l.Attempt, l.Seq, nsOf(nowIfZero(l.Time)), string(l.Stream), l.Text)
+		}
+		query := "INSERT INTO logs (job_id, idx, attempt, seq, at_ns, stream, line) VALUES " +
+			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ") +
+			" ON CONFLICT (job_id, idx, attempt, seq) DO NOTHING"
+		if _, err := o.q.ExecContext(ctx, o.d.q(query), args...); err != nil {
+			if constraintViolation(err) {
+				return fmt.Errorf("append logs: a line names an attempt that does not exist: %w (%v)", ErrNotFound, err)
+			}
+			return fmt.Errorf("append logs: %w", err)
+		}
+	}
+	return nil
+}
+
+func (o *ops) Logs(ctx context.Context, lq LogQuery) ([]LogLine, error) {
+	where := []string{"job_id = ?", "idx = ?", "(attempt > ? OR (attempt = ? AND seq > ?))"}
+	args := []any{lq.JobID, lq.Index, lq.After.Attempt, lq.After.Attempt, lq.After.Seq}
+	if lq.Attempt > 0 {
+		where, args = append(where, "attempt = ?"), append(args, lq.Attempt)
+	}
+	query, args := finish("SELECT job_id, idx, attempt, seq, at_ns, stream, line FROM logs", where,
+		"attempt, seq", lq.Limit, args)
+	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read logs of task %d/%d: %w", lq.JobID, lq.Index, err)
+	}
+	lines, err := collect(rows, scanLogLine)
+	if err != nil {
+		return nil, fmt.Errorf("read logs of task %d/%d: %w", lq.JobID, lq.Index, err)
+	}
+	return lines, nil
+}
+
+const usageCols = `id, project, user_name, pool, job_id, idx, attempt, start_ns, end_ns, gpu_seconds`
+
+func scanUsage(sc rowScanner) (Usage, error) {
+	var u Usage
+	var start, end int64
+	if err := sc.Scan(&u.ID, &u.Project, &u.User, &u.Pool, &u.JobID, &u.Index, &u.Attempt,
+		&start, &end, &u.GPUSeconds); err != nil {
+		return Usage{}, err
+	}
+	u.Start, u.End = timeOf(start), timeOf(end)
+	return u, nil
+}
+
+func (o *ops) RecordUsage(ctx context.Context, u Usage) (Usage, error) {
+	switch {
+	case u.Start.IsZero() || u.End.Before(u.Start):
+		return Usage{}, fmt.Errorf("record usage: %w", invalidf("interval %v..%v is empty or reversed", u.Start, u.End))
+	case !(u.GPUSeconds >= 0) || math.IsInf(u.GPUSeconds, 0):
+		return Usage{}, fmt.Errorf("record usage: %w", invalidf("GPU-seconds %v must be a non-negative number", u.GPUSeconds))
+	}
+	u.Start, u.End = u.Start.UTC(), u.End.UTC()
+	err := o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO usage (project, user_name, pool, job_id, idx, attempt,
+		start_ns, end_ns, gpu_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		u.Project, u.User, u.Pool, u.JobID, u.Index, u.Attempt, nsOf(u.Start), nsOf(u.End), u.GPUSeconds).Scan(&u.ID)
+	if err != nil {
+		return Usage{}, fmt.Errorf("record usage: %w", err)
+	}
+	return u, nil
+}
+
+func (o *ops) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
+	var where []string
+	var args []any
+	if !f.Since.IsZero() {
+		where, args = append(where, "end_ns >= ?"), append(args, nsOf(f.Since))
+	}
+	if f.Pool != "" {
+		where, args = append(where, "pool = ?"), append(args, f.Pool)
+	}
+	if f.AfterID > 0 {
+		where, args = append(where, "id > ?"), append(args, f.AfterID)
+	}
+	query, args := finish("SELECT "+usageCols+" FROM usage", where, "id", f.Limit, args)
+	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list usage: %w", err)
+	}
+	usage, err := collect(rows, scanUsage)
+	if err != nil {
+		return nil, fmt.Errorf("list usage: %w", err)
+	}
+	return usage, nil
+}
+
+// event appends to the event log, in the caller's transaction.
+func (o *ops) event(ctx context.Context, e Event) error {
+	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason)
+	if err != nil {
+		return fmt.Errorf("record event: %w", err)
+	}
+	return nil
+}
+
+func scanEvent(sc rowScanner) (Event, error) {
+	var e Event
+	var at int64
+	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason); err != nil {
+		return Event{}, err
+	}
+	e.At = timeOf(at)
+	return e, nil
+}
+
+func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
+	var where []string
+	var args []any
+	if f.JobID != 0 {
+		where, args = append(where, "job_id = ?"), append(args, f.JobID)
+	}
+	if f.AfterSeq > 0 {
+		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
+	}
+	query, args := finish(`SELECT seq, job_id, idx, attempt, from_state, to_state, at_ns, reason FROM events`,
+		where, "seq", f.Limit, args)
+	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	events, err := collect(rows, scanEvent)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	return events, nil
+}

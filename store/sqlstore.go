@@ -1,0 +1,261 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// sqlStore serves both dialects through database/sql. Writes always run in
+// a transaction on w; reads outside Update run on r (SQLite: a pool of
+// read-only connections beside the single writer; PostgreSQL: r == w).
+type sqlStore struct {
+	w, r  *sql.DB
+	d     *dialect
+	reads *ops
+}
+
+func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
+	return &sqlStore{w: w, r: r, d: d, reads: &ops{q: r, d: d}}
+}
+
+// ops implements Tx over a querier. Its write methods assume q is a
+// transaction, since several of them run more than one statement.
+type ops struct {
+	q querier
+	d *dialect
+}
+
+func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) (err error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store transaction: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+	}()
+	if err := fn(&ops{q: tx, d: s.d}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store transaction: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+func (s *sqlStore) Close() error {
+	var errs []error
+	if s.r != s.w {
+		errs = append(errs, s.r.Close())
+	}
+	errs = append(errs, s.w.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// Reads outside Update.
+
+func (s *sqlStore) Job(ctx context.Context, id int64) (Job, error) { return s.reads.Job(ctx, id) }
+func (s *sqlStore) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
+	return s.reads.Jobs(ctx, f)
+}
+func (s *sqlStore) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
+	return s.reads.Tasks(ctx, f)
+}
+func (s *sqlStore) Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error) {
+	return s.reads.Attempts(ctx, f)
+}
+func (s *sqlStore) Nodes(ctx context.Context) ([]Node, error) { return s.reads.Nodes(ctx) }
+func (s *sqlStore) Logs(ctx context.Context, q LogQuery) ([]LogLine, error) {
+	return s.reads.Logs(ctx, q)
+}
+func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
+	return s.reads.Usage(ctx, f)
+}
+func (s *sqlStore) Events(ctx context.Context, f EventFilter) ([]Event, error) {
+	return s.reads.Events(ctx, f)
+}
+
+// Writes outside Update: one transaction each.
+
+func (s *sqlStore) CreateJob(ctx context.Context, job Job, tasks []Task) (out Job, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.CreateJob(ctx, job, tasks); return err })
+	return out, err
+}
+
+func (s *sqlStore) TransitionJob(ctx context.Context, t JobTransition) (out Job, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.TransitionJob(ctx, t); return err })
+	return out, err
+}
+
+func (s *sqlStore) UpdateJob(ctx context.Context, u JobUpdate) (out Job, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.UpdateJob(ctx, u); return err })
+	return out, err
+}
+
+func (s *sqlStore) TransitionTask(ctx context.Context, t TaskTransition) (out Task, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.TransitionTask(ctx, t); return err })
+	return out, err
+}
+
+func (s *sqlStore) UpsertNode(ctx context.Context, n Node) (out Node, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.UpsertNode(ctx, n); return err })
+	return out, err
+}
+
+func (s *sqlStore) Heartbeat(ctx context.Context, name string, at time.Time) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.Heartbeat(ctx, name, at) })
+}
+
+func (s *sqlStore) SetNodeState(ctx context.Context, name string, from, to NodeState) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.SetNodeState(ctx, name, from, to) })
+}
+
+func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.AppendLogs(ctx, lines) })
+}
+
+func (s *sqlStore) RecordUsage(ctx context.Context, u Usage) (out Usage, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.RecordUsage(ctx, u); return err })
+	return out, err
+}
+
+// Conversions between Go values and columns.
+
+// nowIfZero returns t, or the current time when t is zero, in UTC.
+func nowIfZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now().UTC()
+	}
+	return t.UTC()
+}
+
+func nsOf(t time.Time) int64 { return t.UnixNano() }
+
+func nullNS(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+func timeOf(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+func timeOfNull(ns sql.NullInt64) time.Time {
+	if !ns.Valid {
+		return time.Time{}
+	}
+	return timeOf(ns.Int64)
+}
+
+// rawJSON maps nil to NULL and checks that anything else is JSON.
+func rawJSON(what string, m json.RawMessage) (sql.NullString, error) {
+	if m == nil {
+		return sql.NullString{}, nil
+	}
+	if !json.Valid(m) {
+		return sql.NullString{}, invalidf("%s is not valid JSON", what)
+	}
+	return sql.NullString{String: string(m), Valid: true}, nil
+}
+
+func rawJSONOf(s sql.NullString) json.RawMessage {
+	if !s.Valid {
+		return nil
+	}
+	return json.RawMessage(s.String)
+}
+
+// encodeJSON encodes a store-owned value; empty values encode as empty.
+func encodeJSON(v any, empty string) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	if string(b) == "null" {
+		return empty, nil
+	}
+	return string(b), nil
+}
+
+// decodeJSON decodes a store-owned column into v (a pointer).
+func decodeJSON(what, s string, v any) error {
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("decode %s: %w", what, err)
+	}
+	return nil
+}
+
+// emptyMapNil turns an empty decoded map into nil so that values round-trip.
+func emptyMapNil(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// inClause appends "col IN (?, ...)" for the values to where and args.
+func inClause[T ~string](col string, vals []T, where []string, args []any) ([]string, []any) {
+	if len(vals) == 0 {
+		return where, args
+	}
+	for _, v := range vals {
+		args = append(args, string(v))
+	}
+	return append(where, col+" IN ("+placeholders(len(vals))+")"), args
+}
+
+// finish appends the WHERE, ORDER BY and LIMIT clauses to a query.
+func finish(query string, where []string, order string, limit int, args []any) (string, []any) {
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY " + order
+	if limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, limit)
+	}
+	return query, args
+}
+
+// collect scans every row with scan.
+func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rowScanner is *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(dest ...any) error }

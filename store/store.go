@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Store is the master's durable state: jobs, tasks, attempts, nodes, logs,
+// usage and the event log. Every method of the embedded Tx runs in its own
+// transaction; Update runs several in one.
+type Store interface {
+	Tx
+
+	// Update runs fn in one read-write transaction and commits it when fn
+	// returns nil; any error (or a panic) rolls everything back. fn must use
+	// only tx, never the Store, for its reads and writes: with SQLite there
+	// is a single writer and a nested write through the Store would wait for
+	// the transaction that is waiting for it. fn may be called once only;
+	// Update never retries.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+
+	// Close releases the database. Everything acknowledged before Close is
+	// durable.
+	Close() error
+}
+
+// Tx is what can be read and written, either directly on a Store (one
+// transaction per call) or inside Store.Update.
+type Tx interface {
+	Reader
+	Writer
+}
+
+// Reader is the read side. Lists are ordered by their identity (job id,
+// task index, attempt number, log sequence, usage id, event sequence) so
+// that callers can page with the After fields of the filters.
+type Reader interface {
+	// Job returns one job, or an error matching ErrNotFound.
+	Job(ctx context.Context, id int64) (Job, error)
+	// Jobs lists jobs by ascending id (= submission order).
+	Jobs(ctx context.Context, f JobFilter) ([]Job, error)
+	// Tasks lists tasks by (job id, index).
+	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
+	// Attempts lists attempts by (job id, index, attempt).
+	Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error)
+	// Nodes lists every registered node by name.
+	Nodes(ctx context.Context) ([]Node, error)
+	// Logs reads one task's log lines by (attempt, seq), after q.After.
+	Logs(ctx context.Context, q LogQuery) ([]LogLine, error)
+	// Usage lists usage records by ascending id.
+	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
+	// Events lists the event log by ascending sequence.
+	Events(ctx context.Context, f EventFilter) ([]Event, error)
+}
+
+// Writer is the write side. Every state change is a compare-and-set: it
+// names the state it expects and fails with an error matching ErrConflict
+// (a *ConflictError) when the stored state differs, writing nothing.
+type Writer interface {
+	// CreateJob stores a job and all its tasks atomically, in state queued,
+	// and returns the job with its new ID. Tasks get indexes 0..n-1 in the
+	// order given.
+	CreateJob(ctx context.Context, job Job, tasks []Task) (Job, error)
+	// TransitionJob moves a job from t.From to t.To.
+	TransitionJob(ctx context.Context, t JobTransition) (Job, error)
+	// UpdateJob changes a live job's priority, class or weight.
+	UpdateJob(ctx context.Context, u JobUpdate) (Job, error)
+	// TransitionTask moves a task from t.From to t.To, opening or closing
+	// its attempt as the transition requires.
+	TransitionTask(ctx context.Context, t TaskTransition) (Task, error)
+
+	// UpsertNode registers a node or replaces its pool, labels and GPUs;
+	// it is then up, with a heartbeat at n.HeartbeatAt.
+	UpsertNode(ctx context.Context, n Node) (Node, error)
+	// Heartbeat records that a node was seen at the given time.
+	Heartbeat(ctx context.Context, name string, at time.Time) error
+	// SetNodeState moves a node from one state to another.
+	SetNodeState(ctx context.Context, name string, from, to NodeState) error
+
+	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
+	// is already stored is ignored, so a batch may be re-sent safely.
+	AppendLogs(ctx context.Context, lines []LogLine) error
+	// RecordUsage stores one usage record and returns it with its ID.
+	RecordUsage(ctx context.Context, u Usage) (Usage, error)
+}
+
+// Errors returned by the store, wrapped with what failed: test them with
+// errors.Is.
+var (
+	// ErrNotFound: the job, task, attempt or node does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a compare-and-set found another state than expected.
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid: an argument is out of range, or a transition is not an
+	// edge of the state machine.
+	ErrInvalid = errors.New("invalid")
+)
+
+// ConflictError says what a compare-and-set expected and what it found.
+// errors.Is(err, ErrConflict) holds for it.
+type ConflictError struct {
+	What     string // e.g. "job 7", "task 7/2", "node gpu-3"
+	Field    string // "state" or "attempt"
+	Expected string
+	Actual   string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s: %s is %s, expected %s: %v", e.What, e.Field, e.Actual, e.Expected, ErrConflict)
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,254 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/store"
+)
+
+func testListJobs(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	var ids []int64
+	for i, spec := range []struct{ pool, project, user string }{
+		{"a100", "vision", "ada"}, {"h100", "nlp", "bob"}, {"a100", "nlp", "ada"}, {"h100", "vision", "cy"},
+	} {
+		j := sampleJob(fmt.Sprintf("job%d", i))
+		j.Pool, j.Project, j.User = spec.pool, spec.project, spec.user
+		ids = append(ids, mustCreate(t, s, j, 1).ID)
+	}
+	if _, err := s.TransitionJob(ctxOf(t), store.JobTransition{ID: ids[2], From: store.JobQueued, To: store.JobRunning}); err != nil {
+		t.Fatalf("start job: %v", err)
+	}
+	cases := []struct {
+		name string
+		f    store.JobFilter
+		want []int64
+	}{
+		{"all", store.JobFilter{}, ids},
+		{"pool", store.JobFilter{Pool: "a100"}, []int64{ids[0], ids[2]}},
+		{"project", store.JobFilter{Project: "nlp"}, []int64{ids[1], ids[2]}},
+		{"user", store.JobFilter{User: "ada"}, []int64{ids[0], ids[2]}},
+		{"state", store.JobFilter{States: []store.JobState{store.JobRunning}}, []int64{ids[2]}},
+		{"states", store.JobFilter{States: []store.JobState{store.JobRunning, store.JobQueued}}, ids},
+		{"pool and project", store.JobFilter{Pool: "h100", Project: "vision"}, []int64{ids[3]}},
+		{"page 1", store.JobFilter{Limit: 3}, ids[:3]},
+		{"page 2", store.JobFilter{AfterID: ids[2], Limit: 3}, ids[3:]},
+		{"nothing", store.JobFilter{Pool: "tpu"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			jobs, err := s.Jobs(ctx, c.f)
+			if err != nil {
+				t.Fatalf("list jobs: %v", err)
+			}
+			var got []int64
+			for _, j := range jobs {
+				got = append(got, j.ID)
+			}
+			wantEqual(t, "job ids", got, c.want)
+		})
+	}
+}
+
+func testLogs(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("logger"), 1)
+	line := func(attempt int, seq int64, stream store.Stream) store.LogLine {
+		return store.LogLine{JobID: job.ID, Attempt: attempt, Seq: seq, Stream: stream,
+			Time: at(time.Duration(seq) * time.Millisecond), Text: fmt.Sprintf("a%d line %d ünïcode\ttab", attempt, seq)}
+	}
+	var want []store.LogLine
+	for attempt := 1; attempt <= 2; attempt++ {
+		tr := store.TaskTransition{JobID: job.ID, From: store.TaskQueued, To: store.TaskStarting, Placement: placement("n1", 0)}
+		move(t, s, tr)
+		var batch []store.LogLine
+		for seq := int64(1); seq <= 250; seq++ { // more than one multi-row insert
+			stream := store.Stdout
+			if seq%3 == 0 {
+				stream = store.Stderr
+			}
+			batch = append(batch, line(attempt, seq, stream))
+		}
+		// Sent in two batches, the second overlapping the first (a resend).
+		if err := s.AppendLogs(ctx, batch[:150]); err != nil {
+			t.Fatalf("append logs: %v", err)
+		}
+		if err := s.AppendLogs(ctx, batch[100:]); err != nil {
+			t.Fatalf("append overlapping logs: %v", err)
+		}
+		want = append(want, batch...)
+		move(t, s, store.TaskTransition{JobID: job.ID, From: store.TaskStarting, To: store.TaskQueued,
+			End: &store.AttemptEnd{State: store.AttemptPreempted}})
+	}
+	all, err := s.Logs(ctx, store.LogQuery{JobID: job.ID})
+	if err != nil {
+		t.Fatalf("read logs: %v", err)
+	}
+	wantEqual(t, "all log lines", all, want)
+
+	// Follow the logs in pages of 70, as `logs -f` would.
+	var paged []store.LogLine
+	var after store.LogPos
+	for pages := 0; ; pages++ {
+		page, err := s.Logs(ctx, store.LogQuery{JobID: job.ID, After: after, Limit: 70})
+		if err != nil {
+			t.Fatalf("read logs page: %v", err)
+		}
+		if len(page) == 0 {
+			if pages != 8 { // ceil(500/70)
+				t.Fatalf("%d pages, want 8", pages)
+			}
+			break
+		}
+		paged = append(paged, page...)
+		last := page[len(page)-1]
+		after = store.LogPos{Attempt: last.Attempt, Seq: last.Seq}
+	}
+	wantEqual(t, "paged log lines", paged, want)
+
+	second, err := s.Logs(ctx, store.LogQuery{JobID: job.ID, Attempt: 2, After: store.LogPos{Attempt: 2, Seq: 245}})
+	if err != nil || len(second) != 5 || second[0].Seq != 246 || second[0].Attempt != 2 {
+		t.Fatalf("attempt 2 after seq 245: %d lines (error %v), want seq 246..250", len(second), err)
+	}
+	cases := []struct {
+		name string
+		line store.LogLine
+		want error
+	}{
+		{"unknown attempt", line(3, 1, store.Stdout), store.ErrNotFound},
+		{"unknown job", store.LogLine{JobID: job.ID + 1, Attempt: 1, Seq: 1, Stream: store.Stdout}, store.ErrNotFound},
+		{"seq 0", line(1, 0, store.Stdout), store.ErrInvalid},
+		{"attempt 0", line(0, 1, store.Stdout), store.ErrInvalid},
+		{"unknown stream", line(1, 1, "stdin"), store.ErrInvalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantErr(t, s.AppendLogs(ctx, []store.LogLine{c.line}), c.want, "append "+c.name)
+		})
+	}
+}
+
+func testNodes(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	gpus := []store.GPU{{Index: 0, UUID: "GPU-a", Type: "h100", MemoryMiB: 81559}, {Index: 1, UUID: "GPU-b", Type: "h100", MemoryMiB: 81559}}
+	first, err := s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100", Labels: map[string]string{"rack": "r1"},
+		GPUs: gpus, HeartbeatAt: at(time.Minute)})
+	want := store.Node{Name: "gpu-1", Pool: "h100", Labels: map[string]string{"rack": "r1"}, GPUs: gpus,
+		State: store.NodeUp, RegisteredAt: at(time.Minute), HeartbeatAt: at(time.Minute)}
+	if err != nil {
+		t.Fatalf("register node: %v", err)
+	}
+	wantEqual(t, "registered node", first, want)
+	if _, err := s.UpsertNode(ctx, store.Node{Name: "cpu-1", Pool: "cpu", HeartbeatAt: at(time.Minute)}); err != nil {
+		t.Fatalf("register node without GPUs: %v", err)
+	}
+	if err := s.Heartbeat(ctx, "gpu-1", at(2*time.Minute)); err != nil {
+		t.Fatalf("heartbeat: %v", err)
+	}
+	if err := s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost); err != nil {
+		t.Fatalf("mark lost: %v", err)
+	}
+	wantErr(t, s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost), store.ErrConflict, "mark lost twice")
+	wantErr(t, s.SetNodeState(ctx, "gpu-9", store.NodeUp, store.NodeLost), store.ErrNotFound, "mark a missing node")
+	wantErr(t, s.SetNodeState(ctx, "gpu-1", store.NodeLost, "gone"), store.ErrInvalid, "unknown node state")
+	wantErr(t, s.Heartbeat(ctx, "gpu-9", at(0)), store.ErrNotFound, "heartbeat of a missing node")
+	_, err = s.UpsertNode(ctx, store.Node{Name: "gpu-2", GPUs: []store.GPU{{Index: 0}, {Index: 0}}})
+	wantErr(t, err, store.ErrInvalid, "register a node with a repeated GPU index")
+
+	// Re-registration (the agent restarted) replaces everything but keeps
+	// the first registration time, and brings the node back up.
+	again, err := s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100b", GPUs: gpus[:1], HeartbeatAt: at(3 * time.Minute)})
+	if err != nil {
+		t.Fatalf("re-register node: %v", err)
+	}
+	want = store.Node{Name: "gpu-1", Pool: "h100b", GPUs: gpus[:1], State: store.NodeUp,
+		RegisteredAt: at(time.Minute), HeartbeatAt: at(3 * time.Minute)}
+	wantEqual(t, "re-registered node", again, want)
+	if err := s.Heartbeat(ctx, "gpu-1", at(4*time.Minute)); err != nil {
+		t.Fatalf("heartbeat: %v", err)
+	}
+	nodes, err := s.Nodes(ctx)
+	if err != nil || len(nodes) != 2 || nodes[0].Name != "cpu-1" {
+		t.Fatalf("nodes %+v (error %v), want cpu-1 then gpu-1", nodes, err)
+	}
+	want.HeartbeatAt = at(4 * time.Minute)
+	wantEqual(t, "listed node", nodes[1], want)
+}
+
+func testUsage(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	var recs []store.Usage
+	for i, pool := range []string{"a100", "h100", "a100"} {
+		u, err := s.RecordUsage(ctx, store.Usage{Project: "vision", User: "ada", Pool: pool, JobID: int64(i + 1),
+			Attempt: 1, Start: at(time.Duration(i) * time.Hour), End: at(time.Duration(i)*time.Hour + 30*time.Minute),
+			GPUSeconds: 1800 * float64(i+1)})
+		if err != nil {
+			t.Fatalf("record usage: %v", err)
+		}
+		if len(recs) > 0 && u.ID <= recs[len(recs)-1].ID {
+			t.Fatalf("usage id %d after %d: want increasing", u.ID, recs[len(recs)-1].ID)
+		}
+		recs = append(recs, u)
+	}
+	cases := []struct {
+		name string
+		f    store.UsageFilter
+		want []store.Usage
+	}{
+		{"all", store.UsageFilter{}, recs},
+		{"since", store.UsageFilter{Since: at(time.Hour + 30*time.Minute)}, recs[1:]},
+		{"pool", store.UsageFilter{Pool: "a100"}, []store.Usage{recs[0], recs[2]}},
+		{"page", store.UsageFilter{AfterID: recs[0].ID, Limit: 1}, recs[1:2]},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := s.Usage(ctx, c.f)
+			if err != nil {
+				t.Fatalf("list usage: %v", err)
+			}
+			wantEqual(t, "usage", got, c.want)
+		})
+	}
+	bad := []store.Usage{
+		{Pool: "a100", Start: at(time.Hour), End: at(0), GPUSeconds: 1},
+		{Pool: "a100", Start: at(0), End: at(time.Hour), GPUSeconds: -1},
+		{Pool: "a100", End: at(time.Hour), GPUSeconds: 1},
+	}
+	for i, u := range bad {
+		_, err := s.RecordUsage(ctx, u)
+		wantErr(t, err, store.ErrInvalid, fmt.Sprintf("record bad usage %d", i))
+	}
+}
+
+func testEvents(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	a := mustCreate(t, s, sampleJob("a"), 1)
+	b := mustCreate(t, s, sampleJob("b"), 1)
+	if _, err := s.TransitionJob(ctx, store.JobTransition{ID: a.ID, From: store.JobQueued, To: store.JobKilled,
+		At: at(time.Minute), Reason: "killed by ada"}); err != nil {
+		t.Fatalf("kill job: %v", err)
+	}
+	all, err := s.Events(ctx, store.EventFilter{})
+	if err != nil || len(all) != 3 {
+		t.Fatalf("%d events (error %v), want 3", len(all), err)
+	}
+	wantEqual(t, "submit event", all[0], store.Event{Seq: all[0].Seq, JobID: a.ID, Index: -1, To: "queued",
+		At: a.SubmittedAt, Reason: "submitted"})
+	wantEqual(t, "kill event", all[2], store.Event{Seq: all[2].Seq, JobID: a.ID, Index: -1, From: "queued",
+		To: "killed", At: at(time.Minute), Reason: "killed by ada"})
+	ofA, err := s.Events(ctx, store.EventFilter{JobID: a.ID})
+	if err != nil || len(ofA) != 2 || ofA[1].Seq != all[2].Seq {
+		t.Fatalf("events of job a: %+v (error %v)", ofA, err)
+	}
+	after, err := s.Events(ctx, store.EventFilter{AfterSeq: all[0].Seq, Limit: 1})
+	if err != nil || len(after) != 1 || after[0].JobID != b.ID {
+		t.Fatalf("one event after the first: %+v (error %v), want job b's submission", after, err)
+	}
+}

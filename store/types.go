@@ -1,0 +1,258 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind is what a job is.
+type Kind string
+
+// The job kinds.
+const (
+	KindExperiment  Kind = "experiment"
+	KindCommand     Kind = "command"
+	KindNotebook    Kind = "notebook"
+	KindShell       Kind = "shell"
+	KindTensorBoard Kind = "tensorboard"
+)
+
+// Job is what a user submitted. Times are stored with nanosecond precision
+// and returned in UTC.
+type Job struct {
+	ID            int64 // assigned by CreateJob; increasing in submission order
+	Name          string
+	Kind          Kind
+	Project       string
+	User          string
+	Pool          string
+	State         JobState // queued on creation
+	Reason        string   // why the job is in its state (last transition's reason)
+	Priority      int      // 1..99, lower is more important
+	PriorityClass string   // HIGH, NORMAL, LOW or ""
+	Weight        float64  // > 0
+	Preemptible   bool
+	Slots         int           // slots (GPUs) per task, >= 0
+	MaxConcurrent int           // tasks running at once, 0 = no cap
+	MaxSlots      int           // slots held at once, 0 = no cap
+	TimeLimit     time.Duration // 0 = none
+	Entrypoint    string
+	Environment   map[string]string
+	Spec          json.RawMessage // the original job file as JSON; nil = none
+	SubmittedAt   time.Time       // zero on CreateJob = now
+	EndedAt       time.Time       // zero until the job reaches a terminal state
+}
+
+// Task is one unit that holds an allocation: a trial, a command, a notebook.
+type Task struct {
+	JobID           int64
+	Index           int // 0..n-1 within its job
+	State           TaskState
+	Reason          string
+	Hyperparameters json.RawMessage // nil = none
+	// Restarts counts the attempts that ended with the task going back to
+	// queued or preempted, i.e. how many times it has had to start again.
+	Restarts      int
+	CheckpointDir string
+	// Attempt is the number of the current (or last) attempt; 0 = never
+	// started. Attempts are numbered 1, 2, 3... per task, without gaps.
+	Attempt   int
+	UpdatedAt time.Time // time of the last transition
+}
+
+// GPURef names one GPU of an allocation.
+type GPURef struct {
+	Index int    `json:"index"`
+	UUID  string `json:"uuid,omitempty"`
+}
+
+// Placement is the part of an attempt on one node. A gang has several.
+type Placement struct {
+	Node string   `json:"node"`
+	GPUs []GPURef `json:"gpus"`
+}
+
+// Attempt is one run of a task on some nodes.
+type Attempt struct {
+	JobID     int64
+	Index     int
+	Number    int // 1, 2, 3...
+	Placement []Placement
+	StartedAt time.Time // when the task entered starting
+	RunningAt time.Time // when it first entered running in this attempt; zero if never
+	EndedAt   time.Time // zero while the attempt is open
+	EndState  AttemptState
+	ExitCode  *int // nil when unknown or not exited
+	Reason    string
+}
+
+// Open reports whether the attempt has not ended.
+func (a Attempt) Open() bool { return a.EndedAt.IsZero() }
+
+// GPU is one device of a node.
+type GPU struct {
+	Index     int    `json:"index"`
+	UUID      string `json:"uuid"`
+	Type      string `json:"type"` // slot type, e.g. h100
+	MemoryMiB int64  `json:"memory_mib"`
+}
+
+// Node is a registered agent.
+type Node struct {
+	Name         string
+	Pool         string
+	Labels       map[string]string
+	GPUs         []GPU
+	State        NodeState
+	RegisteredAt time.Time // first registration; kept across re-registrations
+	HeartbeatAt  time.Time
+}
+
+// Stream is a log stream.
+type Stream string
+
+// The log streams.
+const (
+	Stdout Stream = "stdout"
+	Stderr Stream = "stderr"
+)
+
+// LogLine is one line of a task attempt's output. Seq is assigned by the
+// sender, increasing from 1 within the attempt, so that a re-sent batch is
+// recognised and ignored.
+type LogLine struct {
+	JobID   int64
+	Index   int
+	Attempt int
+	Seq     int64
+	Time    time.Time
+	Stream  Stream
+	Text    string
+}
+
+// LogPos is a position in a task's logs: lines sort by (Attempt, Seq).
+type LogPos struct {
+	Attempt int
+	Seq     int64
+}
+
+// LogQuery selects one task's lines after a position.
+type LogQuery struct {
+	JobID   int64
+	Index   int
+	Attempt int    // only this attempt; 0 = all attempts
+	After   LogPos // lines strictly after this position
+	Limit   int    // at most this many; 0 = no limit
+}
+
+// Usage is GPU time consumed over an interval, for fair share.
+type Usage struct {
+	ID         int64 // assigned by RecordUsage
+	Project    string
+	User       string
+	Pool       string
+	JobID      int64 // the job that used it, 0 = none
+	Index      int
+	Attempt    int
+	Start      time.Time
+	End        time.Time // >= Start
+	GPUSeconds float64   // >= 0
+}
+
+// UsageFilter selects usage records.
+type UsageFilter struct {
+	Since   time.Time // records whose End is at or after Since; zero = all
+	Pool    string    // "" = all pools
+	AfterID int64
+	Limit   int
+}
+
+// Event is one entry of the event log: a job or task transition, or a
+// change of a job's priority or weight (then From == To and Reason says
+// what changed). The store writes it in the transaction of the change.
+type Event struct {
+	Seq     int64 // increasing
+	JobID   int64
+	Index   int // task index, or -1 for the job itself
+	Attempt int // task's attempt number after the transition; 0 for jobs
+	From    string
+	To      string
+	At      time.Time
+	Reason  string
+}
+
+// EventFilter selects events.
+type EventFilter struct {
+	JobID    int64 // 0 = all jobs
+	AfterSeq int64
+	Limit    int
+}
+
+// JobFilter selects jobs. Empty fields match everything.
+type JobFilter struct {
+	States  []JobState
+	Pool    string
+	Project string
+	User    string
+	AfterID int64 // ids strictly greater
+	Limit   int   // 0 = no limit
+}
+
+// TaskFilter selects tasks.
+type TaskFilter struct {
+	JobID  int64 // 0 = all jobs
+	States []TaskState
+}
+
+// AttemptFilter selects attempts.
+type AttemptFilter struct {
+	JobID    int64 // 0 = all jobs
+	OpenOnly bool  // only attempts that have not ended
+}
+
+// JobTransition is a compare-and-set of a job's state.
+type JobTransition struct {
+	ID     int64
+	From   JobState
+	To     JobState
+	At     time.Time // zero = now
+	Reason string
+}
+
+// JobUpdate changes the fields of a live (non-terminal) job that users may
+// change. Nil fields are kept.
+type JobUpdate struct {
+	ID            int64
+	Priority      *int
+	PriorityClass *string
+	Weight        *float64
+	At            time.Time // zero = now
+	Reason        string
+}
+
+// AttemptEnd closes the current attempt.
+type AttemptEnd struct {
+	State    AttemptState
+	ExitCode *int // nil = unknown
+}
+
+// TaskTransition is a compare-and-set of a task's state (and, if Attempt
+// is non-zero, of its current attempt number).
+type TaskTransition struct {
+	JobID   int64
+	Index   int
+	From    TaskState
+	To      TaskState
+	Attempt int // expected current attempt; 0 = any
+	At      time.Time
+	Reason  string
+	// Placement opens the task's next attempt (its Attempt + 1); required
+	// when To is starting and not allowed otherwise.
+	Placement []Placement
+	// End closes the current attempt; required when the task leaves an
+	// active state (starting, running, preempting, killing) for an
+	// inactive one, and not allowed otherwise.
+	End *AttemptEnd
+	// CheckpointDir, when not empty, replaces the task's checkpoint dir.
+	CheckpointDir string
+}
