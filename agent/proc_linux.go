@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// waitExit blocks until the process pid exits, without reaping it: the
+// zombie keeps its pid, and so its process group id, reserved, and the
+// group can be signalled with no risk of reaching a recycled id.
+func waitExit(pid int) error {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// groupAlive reports whether the process group pgid has a member that is
+// not a zombie. Zombies are left out because an orphan whose new parent
+// does not reap (a PID 1 that is not an init, as in many containers) stays
+// a zombie forever, though it holds no resources and runs no code.
+func groupAlive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return true
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return true
+	}
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue // it exited meanwhile
+		}
+		if state, pg, ok := parseStat(stat); ok && pg == pgid && state != 'Z' && state != 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseStat returns the state and process group from /proc/PID/stat:
+// "pid (comm) S ppid pgrp ...", where comm may hold spaces and parentheses.
+func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(stat[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	pg, err := strconv.Atoi(string(f[2]))
+	return f[0][0], pg, err == nil
+}

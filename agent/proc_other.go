@@ -1,0 +1,21 @@
+//go:build !linux
+
+package agent
+
+import (
+	"errors"
+	"syscall"
+)
+
+// errNoWaitid says that the leader must be reaped to learn of its exit.
+var errNoWaitid = errors.New("waitid with WNOWAIT is Linux-only")
+
+// waitExit cannot wait without reaping here; the caller reaps first and
+// signals the group after, accepting the tiny chance of a recycled id.
+func waitExit(pid int) error { return errNoWaitid }
+
+// groupAlive reports whether the process group pgid has a member; zombies
+// count, since only Linux is inspected.
+func groupAlive(pgid int) bool {
+	return !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
+}

@@ -1,0 +1,633 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Outcome is how one attempt of a task ended.
+type Outcome string
+
+// Outcomes. The master maps them onto its task states: preempted attempts
+// are requeued, the others are final.
+const (
+	OutcomeCompleted Outcome = "completed" // exited 0 on its own
+	OutcomeFailed    Outcome = "failed"    // exited non-zero or died of a signal, unasked
+	OutcomePreempted Outcome = "preempted" // ended after Preempt, by itself or killed at the deadline
+	OutcomeKilled    Outcome = "killed"    // ended after Kill
+)
+
+// ErrTaskDone is returned by Preempt and Kill once the task's process has
+// exited.
+var ErrTaskDone = errors.New("task has already exited")
+
+// Files in a task's working directory, under .allot/.
+const (
+	// StateDir is the agent's directory in each task's working directory.
+	StateDir = ".allot"
+	// PreemptFileName is the file whose appearance asks for a checkpoint.
+	PreemptFileName = "preempt"
+	// HyperparametersFileName holds the task's hyperparameters as JSON.
+	HyperparametersFileName = "hparams.json"
+)
+
+// MaxHyperparametersBytes bounds the hyperparameters JSON, which travels in
+// one environment variable (Linux allows 128 KiB per variable).
+const MaxHyperparametersBytes = 64 << 10
+
+// DefaultOutputGrace is Runner.OutputGrace when unset.
+const DefaultOutputGrace = 2 * time.Second
+
+// TaskID names one attempt of one task.
+type TaskID struct {
+	JobID     string `json:"job_id"`
+	TaskIndex int    `json:"task_index"`
+	Attempt   int    `json:"attempt"`
+}
+
+func (id TaskID) String() string { return fmt.Sprintf("%s/%d/%d", id.JobID, id.TaskIndex, id.Attempt) }
+
+// TaskSpec is what the agent needs to run one attempt of a task.
+type TaskSpec struct {
+	JobID        string `json:"job_id"`
+	TaskIndex    int    `json:"task_index"`    // >= 0
+	Attempt      int    `json:"attempt"`       // >= 0; the master's attempt number
+	RestartCount int    `json:"restart_count"` // >= 0; how many attempts came before with this checkpoint
+	// Entrypoint is a shell command line, run as Shell -c Entrypoint.
+	Entrypoint string `json:"entrypoint"`
+	// WorkDir is the task's working directory, created if missing. The
+	// agent keeps its files for the task under WorkDir/.allot/.
+	WorkDir string `json:"work_dir"`
+	// Env is the job's environment. Names must be valid and must not be
+	// ALLOT_*, CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER.
+	Env map[string]string `json:"env,omitempty"`
+	// GPUs are the indexes (as nvidia-smi numbers them) of the task's
+	// GPUs, in the order CUDA should number them; empty for a zero-slot
+	// task, which then sees no GPU.
+	GPUs []int `json:"gpus,omitempty"`
+	// CheckpointDir is where the task saves and finds its checkpoints,
+	// created if missing; every attempt of the task should get the same
+	// one. Default: WorkDir/checkpoint.
+	CheckpointDir string `json:"checkpoint_dir,omitempty"`
+	// Hyperparameters is a JSON object; empty means {}.
+	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
+}
+
+// ID returns the spec's TaskID.
+func (s TaskSpec) ID() TaskID {
+	return TaskID{JobID: s.JobID, TaskIndex: s.TaskIndex, Attempt: s.Attempt}
+}
+
+// Runner starts tasks on this node. Its zero value is ready to use; set
+// the fields before the first Start and do not change them after.
+type Runner struct {
+	// PreemptSignal is sent to the task's process group by Preempt;
+	// default SIGTERM.
+	PreemptSignal syscall.Signal
+	// Shell runs entrypoints as Shell -c ENTRYPOINT; default /bin/sh.
+	Shell string
+	// BaseEnv is the environment that tasks start from, before the job's
+	// variables and the agent's own; nil means the agent's environment.
+	// Either way ALLOT_*, CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER are
+	// left out of it, so the agent's settings never leak into tasks.
+	BaseEnv []string
+	// OnLog receives each task's output lines, in order, from one
+	// goroutine per task; it may block. While it does, lines wait in a
+	// buffer of LogBufferBytes, and when that is full the oldest are
+	// dropped and counted in LogLine.Dropped: the task itself is never
+	// slowed. nil discards output (lines are still counted).
+	OnLog func(TaskID, LogLine)
+	// LogBufferBytes bounds a task's undelivered output (64 bytes are
+	// added per line); default DefaultLogBufferBytes.
+	LogBufferBytes int
+	// OutputGrace is how long, once every process of the task's group is
+	// gone, the agent waits for the output pipes to close before closing
+	// them itself; they stay open only if a process left the group (with
+	// setsid, say) and holds them. Default DefaultOutputGrace.
+	OutputGrace time.Duration
+}
+
+// Result is how an attempt ended.
+type Result struct {
+	ID      TaskID  `json:"id"`
+	Outcome Outcome `json:"outcome"`
+	// ExitCode is the group leader's exit status, or -1 when a signal
+	// ended it; Signal then names the signal ("SIGKILL").
+	ExitCode int    `json:"exit_code"`
+	Signal   string `json:"signal,omitempty"`
+	// KilledAtDeadline is set when a preempted task was still running at
+	// its grace deadline and was killed (Outcome is still preempted).
+	KilledAtDeadline bool      `json:"killed_at_deadline,omitempty"`
+	StartedAt        time.Time `json:"started_at"`
+	ExitedAt         time.Time `json:"exited_at"` // when the leader exited
+	// PreemptedAt is when Preempt asked for a checkpoint; zero if never.
+	PreemptedAt  time.Time `json:"preempted_at,omitzero"`
+	LogLines     uint64    `json:"log_lines"` // output lines read, dropped ones included
+	DroppedLines uint64    `json:"dropped_lines,omitempty"`
+	// Error reports a problem of the agent's own with this attempt, such
+	// as output held open by a process that escaped the group.
+	Error string `json:"error,omitempty"`
+}
+
+// Task is one running attempt.
+type Task struct {
+	id          TaskID
+	cmd         *exec.Cmd
+	pid         int // also the process group id
+	preemptSig  syscall.Signal
+	outputGrace time.Duration
+	preemptFile string
+	started     time.Time
+	queue       *logQueue
+	rOut, rErr  *os.File
+	readersDone chan struct{}
+	deliverDone chan struct{}
+	hardKill    chan struct{} // closed once SIGKILL was sent by Kill or at the deadline
+	killOnce    sync.Once
+	done        chan struct{}
+
+	mu               sync.Mutex
+	leaderExited     bool
+	reaped           bool // the leader's pid may be reused: no more group signals
+	finished         bool
+	preemptAt        time.Time
+	timer            *time.Timer
+	killRequested    bool
+	killedAtDeadline bool
+	result           Result
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedEnv reports whether the agent owns the variable.
+func reservedEnv(name string) bool {
+	return strings.HasPrefix(name, "ALLOT_") || name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER"
+}
+
+func (s TaskSpec) validate() error {
+	switch {
+	case s.JobID == "" || strings.IndexByte(s.JobID, 0) >= 0:
+		return errors.New("job id: expected a non-empty id without NUL")
+	case s.TaskIndex < 0 || s.Attempt < 0 || s.RestartCount < 0:
+		return fmt.Errorf("task index %d, attempt %d, restart count %d: expected numbers >= 0", s.TaskIndex, s.Attempt, s.RestartCount)
+	case strings.TrimSpace(s.Entrypoint) == "" || strings.IndexByte(s.Entrypoint, 0) >= 0:
+		return errors.New("entrypoint: expected a shell command line without NUL")
+	case s.WorkDir == "":
+		return errors.New("work dir: empty")
+	}
+	seen := map[int]bool{}
+	for _, g := range s.GPUs {
+		if g < 0 || seen[g] {
+			return fmt.Errorf("gpus %v: expected distinct indexes >= 0", s.GPUs)
+		}
+		seen[g] = true
+	}
+	for k, v := range s.Env {
+		switch {
+		case !envNameRE.MatchString(k):
+			return fmt.Errorf("env: %q is not a variable name", k)
+		case reservedEnv(k):
+			return fmt.Errorf("env: %s is set by the agent", k)
+		case strings.IndexByte(v, 0) >= 0:
+			return fmt.Errorf("env: %s holds a NUL byte", k)
+		}
+	}
+	return nil
+}
+
+// hyperparameters returns the spec's hyperparameters as compact JSON.
+func (s TaskSpec) hyperparameters() ([]byte, error) {
+	if len(bytes.TrimSpace(s.Hyperparameters)) == 0 {
+		return []byte("{}"), nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, s.Hyperparameters); err != nil || b.Bytes()[0] != '{' {
+		return nil, errors.New("hyperparameters: expected a JSON object")
+	}
+	if b.Len() > MaxHyperparametersBytes {
+		return nil, fmt.Errorf("hyperparameters: %d bytes of JSON, more than the limit of %d", b.Len(), MaxHyperparametersBytes)
+	}
+	return b.Bytes(), nil
+}
+
+// Start starts one attempt of a task as its own process group and returns
+// at once; Wait reports the end. An error means nothing was started.
+//
+// Before starting, it creates the working and checkpoint directories,
+// removes a preempt file left by an earlier attempt, and writes the
+// hyperparameters file. The task's environment is BaseEnv, then the job's
+// Env, then the agent's variables (see the package documentation).
+func (r *Runner) Start(spec TaskSpec) (*Task, error) {
+	id := spec.ID()
+	fail := func(err error) (*Task, error) { return nil, fmt.Errorf("start task %s: %w", id, err) }
+	if err := spec.validate(); err != nil {
+		return fail(err)
+	}
+	hp, err := spec.hyperparameters()
+	if err != nil {
+		return fail(err)
+	}
+	workDir, err := filepath.Abs(spec.WorkDir)
+	if err != nil {
+		return fail(err)
+	}
+	stateDir := filepath.Join(workDir, StateDir)
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return fail(err)
+	}
+	preemptFile := filepath.Join(stateDir, PreemptFileName)
+	if err := os.Remove(preemptFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail(fmt.Errorf("remove the last attempt's preempt file: %w", err))
+	}
+	hpFile := filepath.Join(stateDir, HyperparametersFileName)
+	if err := writeFileAtomic(hpFile, append(hp, '\n')); err != nil {
+		return fail(err)
+	}
+	ckpt := spec.CheckpointDir
+	if ckpt == "" {
+		ckpt = filepath.Join(workDir, "checkpoint")
+	}
+	if ckpt, err = filepath.Abs(ckpt); err != nil {
+		return fail(err)
+	}
+	if err := os.MkdirAll(ckpt, 0o755); err != nil {
+		return fail(err)
+	}
+	gpus := make([]string, len(spec.GPUs))
+	for i, g := range spec.GPUs {
+		gpus[i] = strconv.Itoa(g)
+	}
+	env := r.environ(spec.Env, map[string]string{
+		"ALLOT_JOB_ID":         spec.JobID,
+		"ALLOT_TASK_INDEX":     strconv.Itoa(spec.TaskIndex),
+		"ALLOT_ATTEMPT":        strconv.Itoa(spec.Attempt),
+		"ALLOT_RESTART_COUNT":  strconv.Itoa(spec.RestartCount),
+		"ALLOT_CHECKPOINT_DIR": ckpt,
+		"ALLOT_HPARAMS":        string(hp),
+		"ALLOT_HPARAMS_FILE":   hpFile,
+		"ALLOT_PREEMPT_FILE":   preemptFile,
+		"CUDA_VISIBLE_DEVICES": strings.Join(gpus, ","),
+		"CUDA_DEVICE_ORDER":    "PCI_BUS_ID",
+	})
+
+	rOut, wOut, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	rErr, wErr, err := os.Pipe()
+	if err != nil {
+		rOut.Close()
+		wOut.Close()
+		return fail(err)
+	}
+	shell := r.Shell
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	cmd := exec.Command(shell, "-c", spec.Entrypoint)
+	cmd.Dir = workDir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = wOut, wErr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	// The child has its copies; the parent's write ends must close so that
+	// the readers see EOF when the task's processes are gone.
+	wOut.Close()
+	wErr.Close()
+	if err != nil {
+		rOut.Close()
+		rErr.Close()
+		return fail(err)
+	}
+
+	t := &Task{
+		id:          id,
+		cmd:         cmd,
+		pid:         cmd.Process.Pid,
+		preemptSig:  orDefault(r.PreemptSignal, syscall.SIGTERM),
+		outputGrace: orDefault(r.OutputGrace, DefaultOutputGrace),
+		preemptFile: preemptFile,
+		started:     time.Now().UTC(),
+		queue:       newLogQueue(orDefault(r.LogBufferBytes, DefaultLogBufferBytes), r.OnLog != nil),
+		rOut:        rOut,
+		rErr:        rErr,
+		readersDone: make(chan struct{}),
+		deliverDone: make(chan struct{}),
+		hardKill:    make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); readLines(rOut, Stdout, t.queue) }()
+	go func() { defer readers.Done(); readLines(rErr, Stderr, t.queue) }()
+	go func() { readers.Wait(); close(t.readersDone) }()
+	go func() {
+		defer close(t.deliverDone)
+		if r.OnLog == nil {
+			return
+		}
+		for {
+			l, ok := t.queue.pop()
+			if !ok {
+				return
+			}
+			r.OnLog(id, l)
+		}
+	}()
+	go t.wait()
+	return t, nil
+}
+
+// orDefault returns v, or def when v is the zero value.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// environ builds a task's environment, sorted by name.
+func (r *Runner) environ(job, agent map[string]string) []string {
+	base := r.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	m := make(map[string]string, len(base)+len(job)+len(agent))
+	for _, kv := range base {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" && !reservedEnv(k) {
+			m[k] = v
+		}
+	}
+	for k, v := range job {
+		m[k] = v
+	}
+	for k, v := range agent {
+		m[k] = v
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// writeFileAtomic writes data to path through a rename, so that a reader
+// sees the whole file or none.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// ID returns the attempt's identity.
+func (t *Task) ID() TaskID { return t.id }
+
+// Pid returns the process id of the group leader (the shell), which is also
+// the process group id.
+func (t *Task) Pid() int { return t.pid }
+
+// PreemptFile returns the path of the file that Preempt creates.
+func (t *Task) PreemptFile() string { return t.preemptFile }
+
+// Done is closed when the attempt has ended and Wait will not block.
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+// Wait blocks until the attempt has ended and returns its result. By then
+// no process of the task's group is left, the output pipes are closed, and
+// OnLog has returned for the last line.
+func (t *Task) Wait() Result {
+	<-t.done
+	return t.result
+}
+
+// Preempt asks the task to checkpoint and exit, and kills it if it has not
+// done so by the deadline, now + grace. It returns at once; Wait gives the
+// result, whose outcome is OutcomePreempted (KilledAtDeadline tells the two
+// cases apart) unless Kill comes first.
+//
+// The request goes two ways: PreemptFile is created holding the deadline
+// (RFC 3339, UTC, one line), and then the Runner's PreemptSignal is sent
+// to the whole process group. If the group leader exits before the
+// deadline, the agent waits, until the deadline, for the rest of the group
+// too, so that a process still writing its checkpoint under an exited
+// shell is not cut short. A second call changes nothing; the first
+// deadline holds. After the leader has exited, Preempt returns
+// ErrTaskDone. An error writing the file is returned, but the signal and
+// the deadline still apply.
+func (t *Task) Preempt(grace time.Duration) error {
+	grace = max(grace, 0)
+	t.mu.Lock()
+	switch {
+	case t.leaderExited || t.killRequested:
+		t.mu.Unlock()
+		return ErrTaskDone
+	case !t.preemptAt.IsZero():
+		t.mu.Unlock()
+		return nil
+	}
+	now := time.Now()
+	t.preemptAt = now.UTC()
+	deadline := now.Add(grace)
+	t.timer = time.AfterFunc(grace, t.deadlineKill)
+	t.mu.Unlock()
+
+	err := writeFileAtomic(t.preemptFile, []byte(deadline.UTC().Format(time.RFC3339Nano)+"\n"))
+	t.signalGroup(t.preemptSig)
+	if err != nil {
+		return fmt.Errorf("preempt task %s: write the preempt file (the signal was sent and the deadline holds): %w", t.id, err)
+	}
+	return nil
+}
+
+// Kill kills the task's whole process group at once; the outcome is
+// OutcomeKilled. It returns ErrTaskDone if the task had already exited on
+// its own.
+func (t *Task) Kill() error {
+	t.mu.Lock()
+	if t.finished || (t.leaderExited && t.preemptAt.IsZero()) {
+		t.mu.Unlock()
+		return ErrTaskDone
+	}
+	t.killRequested = true
+	t.mu.Unlock()
+	t.signalGroup(syscall.SIGKILL)
+	t.killOnce.Do(func() { close(t.hardKill) })
+	return nil
+}
+
+// deadlineKill runs at a preemption's deadline.
+func (t *Task) deadlineKill() {
+	t.mu.Lock()
+	if t.finished || t.killRequested {
+		t.mu.Unlock()
+		return
+	}
+	leaderExited := t.leaderExited
+	t.mu.Unlock()
+	// The flag is set before the signal, so that the result, which the
+	// signal may bring about at once, sees it.
+	if !leaderExited || groupAlive(t.pid) {
+		t.mu.Lock()
+		t.killedAtDeadline = true
+		t.mu.Unlock()
+	}
+	t.signalGroup(syscall.SIGKILL)
+	t.killOnce.Do(func() { close(t.hardKill) })
+}
+
+// signalGroup sends sig to the task's process group, unless the leader has
+// been reaped and its id may belong to someone else.
+func (t *Task) signalGroup(sig syscall.Signal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.reaped {
+		_ = syscall.Kill(-t.pid, sig) // ESRCH: the group is gone already
+	}
+}
+
+// wait follows the attempt to its end and publishes the result.
+func (t *Task) wait() {
+	var problems []string
+	var waitErr error
+	fallback := waitExit(t.pid) != nil
+	if fallback {
+		// Without waitid(WNOWAIT) the leader must be reaped to learn of
+		// its exit; the group is still signalled below.
+		waitErr = t.cmd.Wait()
+	}
+	exited := time.Now().UTC()
+	t.mu.Lock()
+	t.leaderExited = true
+	preempting := !t.preemptAt.IsZero() && !t.killRequested
+	t.mu.Unlock()
+	if preempting {
+		t.awaitGroup()
+	}
+	// Nothing of the task outlives it: background children and orphans
+	// of the group are killed when the leader is done, and the result
+	// waits until they are gone.
+	t.signalGroup(syscall.SIGKILL)
+	if !t.awaitGone(groupGoneTimeout) {
+		problems = append(problems, fmt.Sprintf("processes of the group still alive %v after SIGKILL", groupGoneTimeout))
+	}
+	if !fallback {
+		t.mu.Lock()
+		t.reaped = true
+		t.mu.Unlock()
+		waitErr = t.cmd.Wait()
+	}
+
+	select {
+	case <-t.readersDone:
+	case <-time.After(t.outputGrace):
+		problems = append(problems, fmt.Sprintf(
+			"output still open %v after the task's process group ended (a process left the group and holds it); closed it", t.outputGrace))
+		t.rOut.Close()
+		t.rErr.Close()
+		<-t.readersDone
+	}
+	t.rOut.Close()
+	t.rErr.Close()
+	t.queue.close()
+	<-t.deliverDone
+
+	res := Result{ID: t.id, ExitCode: -1, StartedAt: t.started, ExitedAt: exited}
+	if st := t.cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = unix.SignalName(ws.Signal())
+			if res.Signal == "" {
+				res.Signal = "signal " + strconv.Itoa(int(ws.Signal()))
+			}
+		} else {
+			res.ExitCode = st.ExitCode()
+		}
+	} else if waitErr != nil {
+		problems = append(problems, "wait: "+waitErr.Error())
+	}
+	res.LogLines, res.DroppedLines = t.queue.counts()
+
+	t.mu.Lock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	res.PreemptedAt = t.preemptAt
+	switch {
+	case t.killRequested:
+		res.Outcome = OutcomeKilled
+	case !t.preemptAt.IsZero():
+		res.Outcome = OutcomePreempted
+		res.KilledAtDeadline = t.killedAtDeadline
+	case res.ExitCode == 0:
+		res.Outcome = OutcomeCompleted
+	default:
+		res.Outcome = OutcomeFailed
+	}
+	res.Error = strings.Join(problems, "; ")
+	t.result = res
+	t.finished = true
+	t.mu.Unlock()
+	close(t.done)
+}
+
+// groupGoneTimeout bounds the wait for SIGKILLed processes to die; only
+// a process stuck in the kernel (on a dead NFS server, say) takes long.
+const groupGoneTimeout = 5 * time.Second
+
+// awaitGone waits until no live process is left in the group, at most
+// timeout; it reports whether none is.
+func (t *Task) awaitGone(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; groupAlive(t.pid); delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(delay)
+	}
+	return true
+}
+
+// awaitGroup waits, after the leader's exit during a preemption, until no
+// live process is left in the group or a SIGKILL was sent (at the deadline
+// or by Kill).
+func (t *Task) awaitGroup() {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for groupAlive(t.pid) {
+		select {
+		case <-t.hardKill:
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,160 @@
+// Command train is a tiny stand-in for a training script that follows
+// Allot's preemption protocol. It counts steps, saves its step counter to
+// ALLOT_CHECKPOINT_DIR when asked to checkpoint, and resumes from that
+// checkpoint when started again.
+//
+//	train [-steps 100] [-step-time 50ms] [-checkpoint-every 0]
+//
+// A checkpoint request is either signal SIGTERM (or SIGINT) or the file
+// named by ALLOT_PREEMPT_FILE appearing; train checks for both between
+// steps. On a request it writes the checkpoint, prints
+// "checkpoint step=N reason=...", and exits 0. After the last step it
+// writes the checkpoint, prints "done step=N" and exits 0. It prints
+// "step N" after each step, so the log shows exactly which steps ran.
+//
+// The checkpoint is ALLOT_CHECKPOINT_DIR/train-state.json, {"step": N},
+// written to a temporary file and renamed, so that a kill mid-write leaves
+// the previous checkpoint whole. Without ALLOT_CHECKPOINT_DIR it uses
+// ./checkpoint.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+type state struct {
+	Step int `json:"step"`
+}
+
+func main() {
+	steps := flag.Int("steps", 100, "train until this step")
+	stepTime := flag.Duration("step-time", 50*time.Millisecond, "how long one step takes")
+	every := flag.Int("checkpoint-every", 0, "also checkpoint every N steps (0: only when asked and at the end)")
+	flag.Parse()
+	if err := run(*steps, *stepTime, *every); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		os.Exit(1)
+	}
+}
+
+func run(steps int, stepTime time.Duration, every int) error {
+	// Catch the signal first, so that a request that arrives while
+	// starting up is not lost.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+
+	dir := os.Getenv("ALLOT_CHECKPOINT_DIR")
+	if dir == "" {
+		dir = "checkpoint"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "train-state.json")
+	preemptFile := os.Getenv("ALLOT_PREEMPT_FILE")
+
+	st, err := load(path)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("start step=%d restart=%s hparams=%s\n", st.Step, envOr("ALLOT_RESTART_COUNT", "0"), envOr("ALLOT_HPARAMS", "{}"))
+
+	for st.Step < steps {
+		if reason := requested(sig, preemptFile); reason != "" {
+			return checkpoint(path, st, "checkpoint", reason)
+		}
+		select {
+		case s := <-sig:
+			// Interrupted mid-step: the step is not done, so it is not
+			// counted; the checkpoint holds the last finished step.
+			return checkpoint(path, st, "checkpoint", s.String())
+		case <-time.After(stepTime):
+		}
+		st.Step++
+		fmt.Printf("step %d\n", st.Step)
+		if every > 0 && st.Step%every == 0 {
+			if err := save(path, st); err != nil {
+				return err
+			}
+		}
+	}
+	return checkpoint(path, st, "done", "")
+}
+
+// requested returns why a checkpoint is asked for, or "".
+func requested(sig <-chan os.Signal, preemptFile string) string {
+	select {
+	case s := <-sig:
+		return s.String()
+	default:
+	}
+	if preemptFile != "" {
+		if _, err := os.Stat(preemptFile); err == nil {
+			return "file"
+		}
+	}
+	return ""
+}
+
+func checkpoint(path string, st state, what, reason string) error {
+	if err := save(path, st); err != nil {
+		return err
+	}
+	if reason != "" {
+		fmt.Printf("%s step=%d reason=%s\n", what, st.Step, reason)
+	} else {
+		fmt.Printf("%s step=%d\n", what, st.Step)
+	}
+	return nil
+}
+
+func load(path string) (state, error) {
+	var st state
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return st, nil
+}
+
+func save(path string, st state) error {
+	data, _ := json.Marshal(st)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".train-state-*")
+	if err != nil {
+		return err
+	}
+	if _, err = tmp.Write(data); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
