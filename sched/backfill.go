@@ -21,6 +21,9 @@ func (p *pass) easy(pool int, jobs []int32) {
 	shadowAt := Never
 	firstStart := len(p.plan.Starts)
 	for _, j := range jobs {
+		if p.impossible(j) {
+			continue
+		}
 		if head >= 0 {
 			p.backfillEASY(j, head, shadowAt)
 			p.finish(j)
@@ -52,7 +55,9 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 			continue // already counted as draining
 		}
 		if end := al.End(p.s.Jobs); end != Never {
-			ends = append(ends, release{at: end, nodes: al.Nodes})
+			// A task past its limit whose kill has not landed yet ends
+			// "now", not in the past.
+			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes})
 		}
 	}
 	for _, st := range p.plan.Starts[firstStart:] {

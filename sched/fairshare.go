@@ -30,13 +30,22 @@ func (p *pass) fairShare(pool int, jobs []int32) {
 	for _, gi := range p.st.poolGroups[pool] {
 		total += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
 	}
+	live := p.sc.fsLive[:0]
 	for _, j := range jobs {
 		job := &p.s.Jobs[j]
-		f.demand[j] = int32(min(job.MaxRunning, int(tasks[j])+job.Waiting) * job.Slots)
 		f.alloc[j] = p.sc.run[j] * int32(job.Slots)
+		if p.impossible(j) {
+			continue // never fits: takes no share and blocks nobody
+		}
+		f.demand[j] = int32(min(job.MaxRunning, int(tasks[j])+job.Waiting) * job.Slots)
+		live = append(live, j)
 	}
-	p.waterFill(jobs, total)
-	p.allocateShares(pool, jobs)
+	p.sc.fsLive = live
+	p.waterFill(live, total)
+	p.allocateShares(pool, live)
+	for _, j := range jobs {
+		p.finish(j)
+	}
 }
 
 // probeCounts counts every task of each job that holds slots in the pool,
@@ -87,6 +96,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 		}
 	}
 	q.init()
+	q.trackPositions(len(p.s.Jobs))
 	rule := victimRule{kind: victimsAboveShare}
 	for q.Len() > 0 {
 		j := q.items[0]
@@ -107,9 +117,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 			q.popTop()
 		}
 	}
-	for _, j := range jobs {
-		p.finish(j)
-	}
+	q.clearPos()
 }
 
 func (p *pass) shareFail(j int32) {
@@ -150,10 +158,57 @@ type fsQueue struct {
 	num    []int32
 	demand []int32
 	items  []int32
+	// pos is each job's index in items, or -1; only tracked while
+	// allocating, when evictions change keys of jobs inside the heap.
+	pos   []int32
+	track bool
 }
 
 func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
 	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
+	q.track = false
+}
+
+// trackPositions starts keeping pos up to date for the current items.
+func (q *fsQueue) trackPositions(n int) {
+	if len(q.pos) < n {
+		q.pos = make([]int32, n)
+		for i := range q.pos {
+			q.pos[i] = -1
+		}
+	}
+	q.track = true
+	for i, j := range q.items {
+		q.pos[j] = int32(i)
+	}
+}
+
+func (q *fsQueue) clearPos() {
+	for _, j := range q.items {
+		q.pos[j] = -1
+	}
+	q.track = false
+}
+
+func (q *fsQueue) swap(i, k int) {
+	q.items[i], q.items[k] = q.items[k], q.items[i]
+	if q.track {
+		q.pos[q.items[i]] = int32(i)
+		q.pos[q.items[k]] = int32(k)
+	}
+}
+
+// fix restores heap order after the key at i changed either way.
+func (q *fsQueue) fix(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !q.Less(i, parent) {
+			break
+		}
+		q.swap(i, parent)
+		i = parent
+	}
+	q.down(i)
 }
 
 func (q *fsQueue) Len() int { return len(q.items) }
@@ -170,7 +225,10 @@ func (q *fsQueue) fixTop() { q.down(0) }
 
 func (q *fsQueue) popTop() {
 	last := len(q.items) - 1
-	q.items[0] = q.items[last]
+	q.swap(0, last)
+	if q.track {
+		q.pos[q.items[last]] = -1
+	}
 	q.items = q.items[:last]
 	if last > 0 {
 		q.down(0)
@@ -190,7 +248,7 @@ func (q *fsQueue) down(i int) {
 		if m == i {
 			return
 		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
+		q.swap(i, m)
 		i = m
 	}
 }

@@ -62,25 +62,52 @@ func (st *state) single(g *group, r *request) (int32, int32) {
 		mask = &g.draining
 	}
 	if r.spread {
+		bestPos, bestF := int32(-1), int32(-1)
 		for f := g.size; f >= r.slots; f-- {
 			if g.counts[f] == 0 {
 				continue
 			}
 			if pos := g.buckets[f].first(mask); pos >= 0 {
-				return pos, f
+				bestPos, bestF = pos, f
+				break
 			}
 		}
-		return -1, -1
+		if mask != nil {
+			bestPos, bestF = st.freeOnDraining(g, r, bestPos, bestF)
+		}
+		return bestPos, bestF
 	}
+	bestPos, bestF := int32(-1), int32(-1)
 	for f := r.slots; f <= g.size; f++ {
 		if g.counts[f] == 0 {
 			continue
 		}
 		if pos := g.buckets[f].first(mask); pos >= 0 {
-			return pos, f
+			bestPos, bestF = pos, f
+			break
 		}
 	}
-	return -1, -1
+	if mask != nil {
+		bestPos, bestF = st.freeOnDraining(g, r, bestPos, bestF)
+	}
+	return bestPos, bestF
+}
+
+// freeOnDraining looks at the few nodes that have draining slots, which a
+// search for free slots masks out, for free slots that beat the best node
+// found so far.
+func (st *state) freeOnDraining(g *group, r *request, bestPos, bestF int32) (int32, int32) {
+	for pos := g.draining.first(nil); pos >= 0; pos = g.draining.next(pos+1, nil) {
+		f := st.free[g.nodes[pos]]
+		if f < r.slots {
+			continue
+		}
+		if bestPos < 0 || (r.spread && f > bestF) || (!r.spread && f < bestF) ||
+			(f == bestF && pos < bestPos) {
+			bestPos, bestF = pos, f
+		}
+	}
+	return bestPos, bestF
 }
 
 // gang places a task larger than a group's node size on whole free nodes
@@ -171,7 +198,7 @@ func (st *state) capacity(r *request, s *Snapshot) (total, avail int, fitsEmpty 
 		t := int(g.size) * len(g.nodes)
 		total += t
 		avail += g.avail
-		if g.size >= r.slots || (g.size > 0 && t >= int(r.slots)) {
+		if len(g.nodes) > 0 && (g.size >= r.slots || (g.size > 0 && t >= int(r.slots))) {
 			fitsEmpty = true
 		}
 	}

@@ -22,11 +22,7 @@ func (p *pass) conservative(pool int, jobs []int32) {
 	pr := &p.sc.profile
 	p.buildProfile(pool)
 	for _, j := range jobs {
-		if pr.free[0] <= 0 {
-			// Nothing more can start now; later jobs only wait.
-			if p.hasWaiting(j) {
-				p.addPending(p.failReason(j))
-			}
+		if p.impossible(j) {
 			continue
 		}
 		need := int64(p.s.Jobs[j].Slots)

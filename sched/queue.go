@@ -27,6 +27,9 @@ func (p *pass) fifo(pool int, jobs []int32) {
 	}
 	blocker := int32(-1)
 	for _, j := range jobs {
+		if p.impossible(j) {
+			continue
+		}
 		if blocker >= 0 {
 			if p.hasWaiting(j) {
 				p.behind(j, blocker, ReasonBehind)
@@ -54,6 +57,9 @@ func (p *pass) serial(pool int, jobs []int32) {
 		}
 	}
 	for _, j := range jobs {
+		if p.impossible(j) {
+			continue
+		}
 		if active < 0 && p.hasWaiting(j) {
 			active = j
 		}
@@ -79,6 +85,9 @@ func (p *pass) priority(pool int, jobs []int32) {
 	blocker := int32(-1)
 	for _, j := range jobs {
 		job := &p.s.Jobs[j]
+		if p.impossible(j) {
+			continue
+		}
 		if blocker >= 0 {
 			if pl.Backfill && job.Preemptible && job.Priority > p.s.Jobs[blocker].Priority {
 				p.backfillIdle(j, blocker)

@@ -29,6 +29,7 @@ type Scheduler struct {
 	ends     []release
 	fs       fairShare
 	quota    quotaPass
+	fsLive   []int32
 	profile  profile
 }
 
@@ -296,6 +297,22 @@ func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 		p.sc.holds[j]++
 	}
 	return out
+}
+
+// impossible reports, and records as no_nodes, a job whose task no node
+// of its pool could ever hold. Such a job must never block a queue or take
+// a reservation.
+func (p *pass) impossible(j int32) bool {
+	job := &p.s.Jobs[j]
+	if job.Slots == 0 || !p.hasWaiting(j) {
+		return false
+	}
+	r := p.request(j, true)
+	if _, _, fits := p.st.capacity(&r, p.s); fits {
+		return false
+	}
+	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: job.Slots, At: -1})
+	return true
 }
 
 // failReason explains why one task of j cannot be placed.

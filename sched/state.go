@@ -113,6 +113,10 @@ func (st *state) subtractAllocs(s *Snapshot) error {
 			if ns.Node < 0 || int(ns.Node) >= len(s.Nodes) {
 				return fmt.Errorf("allocation %d of job %q: node index %d out of range", ai, s.Jobs[a.Job].ID, ns.Node)
 			}
+			if ns.Slots < 0 {
+				return fmt.Errorf("allocation %d of job %q: negative slots %d on node %q",
+					ai, s.Jobs[a.Job].ID, ns.Slots, s.Nodes[ns.Node].Name)
+			}
 			if ns.Slots == 0 {
 				st.zeroUsed[ns.Node]++
 				continue
