@@ -112,7 +112,9 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	return newSQLStore(w, r, d), nil
+	s := newSQLStore(w, r, d)
+	s.group = newGroupCommitter(w)
+	return s, nil
 }
 
 func openPostgres(ctx context.Context, dsn string) (Store, error) {

@@ -24,6 +24,9 @@ type sqlStore struct {
 	w, r  *sql.DB
 	d     *dialect
 	reads *ops
+	// group, when set, makes concurrent Updates share transactions
+	// (SQLite, whose single writer would otherwise fsync once per Update).
+	group *groupCommitter
 }
 
 func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
@@ -37,7 +40,11 @@ type ops struct {
 	d *dialect
 }
 
-func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) (err error) {
+func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
+	run := func(tx *sql.Tx) error { return fn(&ops{q: tx, d: s.d}) }
+	if s.group != nil {
+		return s.group.update(ctx, run)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store transaction: begin: %w", err)
@@ -48,7 +55,7 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) (err error)
 			tx.Rollback()
 		}
 	}()
-	if err := fn(&ops{q: tx, d: s.d}); err != nil {
+	if err := run(tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

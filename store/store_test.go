@@ -8,7 +8,12 @@ import (
 	"github.com/allot-sched/allot/store/storetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(envCrashDSN) != "" || os.Getenv(envCrashDir) != "" {
+		runCrashWriter() // the child of the crash tests; never returns
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 func TestSQLite(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Target {

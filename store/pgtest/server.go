@@ -119,7 +119,7 @@ func launch(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "allot-pg-")
+	dir, err := os.MkdirTemp(parentDir(cred != nil), "allot-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("create server directory: %w", err)
 	}
@@ -139,6 +139,20 @@ func launch(opts Options) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// parentDir is where server directories go: the temporary directory,
+// unless the postgres user could not reach it or the socket path would be
+// too long for a unix socket, in which case /tmp.
+func parentDir(asOtherUser bool) string {
+	tmp := os.TempDir()
+	if len(tmp) > 60 {
+		return "/tmp"
+	}
+	if fi, err := os.Stat(tmp); asOtherUser && (err != nil || fi.Mode().Perm()&0o001 == 0) {
+		return "/tmp"
+	}
+	return tmp
 }
 
 func (s *Server) command(name string, args ...string) *exec.Cmd {

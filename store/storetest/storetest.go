@@ -53,6 +53,8 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"ConcurrentStartsOneWins", testConcurrentStarts},
 		{"ConcurrentCyclesLoseNothing", testConcurrentCycles},
+		{"ConcurrentUpdatesIsolateFailures", testConcurrentUpdatesIsolateFailures},
+		{"CanceledUpdate", testCanceledUpdate},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, fresh(t)) })

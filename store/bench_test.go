@@ -1,0 +1,68 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/pgtest"
+)
+
+// BenchmarkCreateJob measures job submissions: one job of one task per
+// op, each in its own transaction, as the API's submit handler does.
+// "serial" submits one at a time; "parallel" from GOMAXPROCS×4 goroutines.
+func BenchmarkCreateJob(b *testing.B) {
+	targets := []struct {
+		name string
+		dsn  func(b *testing.B) string
+	}{
+		{"sqlite", func(b *testing.B) string { return "" }},
+		{"sqlite-sync-normal", func(b *testing.B) string { return "sqlite://allot.db?synchronous=normal" }},
+		{"postgres", func(b *testing.B) string {
+			dsn, err := pgtest.Start(b, pgtest.Options{Durable: true}).NewSchema()
+			if err != nil {
+				b.Fatal(err)
+			}
+			return dsn
+		}},
+	}
+	for _, target := range targets {
+		for _, parallel := range []bool{false, true} {
+			name := target.name + "/serial"
+			if parallel {
+				name = target.name + "/parallel"
+			}
+			b.Run(name, func(b *testing.B) {
+				ctx := context.Background()
+				s, err := store.Open(ctx, target.dsn(b), b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				submit := func(i int) {
+					job := store.Job{Name: fmt.Sprintf("bench-%d", i), Kind: store.KindCommand, Project: "p",
+						User: "u", Pool: "default", Priority: 42, Weight: 1, Slots: 1, Entrypoint: "echo hi",
+						Spec: []byte(`{"name":"bench","entrypoint":"echo hi","resources":{"slots":1}}`)}
+					if _, err := s.CreateJob(ctx, job, make([]store.Task, 1)); err != nil {
+						b.Error(err)
+					}
+				}
+				b.ResetTimer()
+				if !parallel {
+					for i := 0; i < b.N; i++ {
+						submit(i)
+					}
+				} else {
+					b.SetParallelism(4)
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							submit(0)
+						}
+					})
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+			})
+		}
+	}
+}
