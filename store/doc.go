@@ -53,9 +53,10 @@
 //     refused otherwise). Attempts are numbered 1, 2, 3... without gaps.
 //   - Task.Restarts counts the attempts that ended with the task going
 //     back to queued or preempted.
-//   - Every job and task transition and every change of a job's priority
-//     or weight appends an Event in the same transaction: the event log is
-//     complete and ordered by Event.Seq.
+//   - Every job creation ("" → queued, one event per job, none per task),
+//     job and task transition, and change of a job's priority or weight
+//     appends an Event in the same transaction: the event log is complete
+//     and ordered by Event.Seq.
 //   - Log lines are keyed by (job, task, attempt, seq): re-sending a batch
 //     stores nothing twice, and a line for an attempt that does not exist
 //     is refused. Logs read back in (attempt, seq) order.
@@ -75,10 +76,15 @@
 //
 // # Concurrency
 //
-// A Store is safe for concurrent use. With SQLite, writers take turns on a
-// single connection (transactions begin IMMEDIATE) while readers run
-// beside them; inside Update use only the Tx given, never the Store, or the
-// nested write waits forever for the writer that is waiting for it. With
-// PostgreSQL, transactions are READ COMMITTED: decide on state through the
-// compare-and-set methods, not by reading and then writing.
+// A Store is safe for concurrent use. With SQLite there is one writer
+// connection (transactions begin IMMEDIATE) and readers run beside it.
+// Concurrent Updates are group-committed: they run one after the other in
+// one shared transaction, each in its own savepoint (a failing, panicking
+// or exiting one undoes only its own writes), and commit with one fsync;
+// each Update still returns only after its writes are committed, and a
+// failed commit fails every Update of the group. Inside Update use only
+// the Tx given, never the Store, or the nested write waits forever for the
+// writer that waits for it. With PostgreSQL each Update is its own READ
+// COMMITTED transaction: decide on state through the compare-and-set
+// methods, not by reading and then writing.
 package store

@@ -66,15 +66,17 @@ func (s *Server) NewSchema() (string, error) { return newSchema(s.URL()) }
 
 // binDir finds the directory holding initdb and postgres.
 func binDir() (string, error) {
+	var candidates []string
 	if dir := os.Getenv(EnvBin); dir != "" {
-		return dir, nil
-	}
-	candidates := []string{"/usr/lib/postgresql/15/bin"}
-	more, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Sort(sort.Reverse(sort.StringSlice(more)))
-	candidates = append(candidates, more...)
-	if p, err := exec.LookPath("initdb"); err == nil {
-		candidates = append(candidates, filepath.Dir(p))
+		candidates = []string{dir}
+	} else {
+		candidates = []string{"/usr/lib/postgresql/15/bin"}
+		more, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+		sort.Sort(sort.Reverse(sort.StringSlice(more)))
+		candidates = append(candidates, more...)
+		if p, err := exec.LookPath("initdb"); err == nil {
+			candidates = append(candidates, filepath.Dir(p))
+		}
 	}
 	for _, dir := range candidates {
 		if isFile(filepath.Join(dir, "initdb")) && isFile(filepath.Join(dir, "postgres")) {
