@@ -105,7 +105,7 @@ type Node struct {
 	GPUs         []GPU
 	State        NodeState
 	RegisteredAt time.Time // first registration; kept across re-registrations
-	HeartbeatAt  time.Time
+	HeartbeatAt  time.Time // on UpsertNode: the registration time, zero = now
 }
 
 // Stream is a log stream.
@@ -125,7 +125,7 @@ type LogLine struct {
 	Index   int
 	Attempt int
 	Seq     int64
-	Time    time.Time
+	Time    time.Time // zero = now
 	Stream  Stream
 	Text    string
 }
@@ -243,8 +243,8 @@ type TaskTransition struct {
 	Index   int
 	From    TaskState
 	To      TaskState
-	Attempt int // expected current attempt; 0 = any
-	At      time.Time
+	Attempt int       // expected current attempt; 0 = any
+	At      time.Time // zero = now
 	Reason  string
 	// Placement opens the task's next attempt (its Attempt + 1); required
 	// when To is starting and not allowed otherwise.
