@@ -4,95 +4,114 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
-	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/report"
 	"github.com/allot-sched/allot/sim"
 )
 
 type simFlags struct {
+	workloadFlags
 	json       bool
 	noTimeline bool
-	until      string
-	progress   bool
+	series     bool
+	jobs       bool
+	policy     string
+	set        string
 }
 
 func newSimCmd() *cobra.Command {
 	var f simFlags
 	cmd := &cobra.Command{
-		Use:   "sim SCENARIO.yaml",
-		Short: "Replay a scenario through the scheduling core on a virtual clock",
-		Long: `Replay a scenario file through the same scheduling core the live master uses.
+		Use:   "sim FILE",
+		Short: "Replay a scenario or a workload trace through the scheduling core on a virtual clock",
+		Long: `Replay a scenario file (.yaml) or a workload trace (.swf, .swf.gz, .csv,
+.csv.gz) through the same scheduling core the live master uses.
 
-By default a readable report is printed: each job's submit, start, end, wait
-and preemptions, and the cluster's makespan, utilisation, average wait and
-average job completion time. --json prints the machine-readable result.`,
+By default a readable report is printed: for a scenario, each job's submit,
+start, end, wait and preemptions; then the cluster's metrics (makespan,
+utilisation, wait and slowdown percentiles, queue, fairness) and how the
+input was read. A trace prints the metrics only unless --jobs is given.
+--json prints the machine-readable result.
+
+A bare trace runs on MaxProcs single-slot nodes (MaxNodes when the trace
+gives no MaxProcs) under EASY backfilling; --nodes, --slots and --policy
+change that. 'allot sim compare' replays one workload under several
+policies side by side.`,
+		Example: `  allot sim examples/quickstart.yaml
+  allot sim SDSC-SP2-1998-4.2-cln.swf.gz --policy conservative
+  allot sim trace.swf --set policy=backfill,reservations=easy,placement=spread --json --series
+  allot sim jobs.csv --nodes 64 --slots 8 --policy fcfs`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("jobs") {
+				f.jobs = !isTrace(args[0], f.format)
+			}
 			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
 	}
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON")
-	cmd.Flags().BoolVar(&f.noTimeline, "no-timeline", false, "leave the allocation timeline out of the JSON result")
-	cmd.Flags().StringVar(&f.until, "until", "", "stop the simulation at this time (seconds or a duration such as 10h)")
-	cmd.Flags().BoolVar(&f.progress, "progress", true, "show a progress bar when stderr is a terminal")
+	fl := cmd.Flags()
+	f.workloadFlags.register(cmd)
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fl.BoolVar(&f.noTimeline, "no-timeline", false, "leave the allocation timeline out of the JSON result")
+	fl.BoolVar(&f.series, "series", false, "add the time series (utilisation, queue, shares) to the JSON result")
+	fl.BoolVar(&f.jobs, "jobs", true, "report every job (default: for scenarios, not for traces)")
+	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority")
+	fl.StringVar(&f.set, "set", "", "replay under an option set, e.g. policy=backfill,reservations=conservative,placement=spread")
+	cmd.AddCommand(newCompareCmd())
 	return cmd
 }
 
 func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
-	opt := sim.Options{Until: -1, Timeline: f.json && !f.noTimeline}
-	if f.until != "" {
-		u, err := parseSeconds("until", f.until)
-		if err != nil {
-			return err
-		}
-		opt.Until = u
+	if f.policy != "" && f.set != "" {
+		return fmt.Errorf("give --policy or --set, not both")
 	}
-	sc, err := scenario.Load(path)
+	set, err := settingsFor(f.policy, f.set)
 	if err != nil {
 		return err
 	}
-	in, err := sim.FromScenario(sc, nil)
+	opt, err := f.options()
 	if err != nil {
 		return err
 	}
-	if bar := progressBar(stderr, f.progress, in); bar != nil {
-		opt.Progress = func(now int64, submitted int) { _ = bar.Set(submitted) }
-		defer func() { _ = bar.Finish() }()
+	opt.OmitJobs = !f.jobs
+	opt.Timeline = f.json && f.jobs && !f.noTimeline
+	opt.Series = f.json && f.series
+	w, err := f.load(path)
+	if err != nil {
+		return err
 	}
-	res, err := sim.Run(in, opt)
+	rp, err := w.Open(set)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer rp.Close()
+	bar := newProgress(stderr, f.progress, rp, 1)
+	if bar != nil {
+		opt.Progress = func(int64, int) { bar.update(0, rp.Fraction()) }
+	}
+	res, err := sim.Run(rp.Input, opt)
+	bar.finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if f.json {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(res)
+		return json.NewEncoder(stdout).Encode(res)
 	}
-	return sim.WriteReport(stdout, res)
+	if err := sim.WriteReport(stdout, res); err != nil {
+		return err
+	}
+	return report.WriteInput(stdout, res.Skipped, res.Notes)
 }
 
-// progressBar returns a bar on stderr when it is a terminal and the run is
-// long enough to be worth one.
-func progressBar(stderr io.Writer, want bool, in *sim.Input) *progressbar.ProgressBar {
-	file, ok := stderr.(*os.File)
-	if !want || !ok || !term.IsTerminal(int(file.Fd())) {
-		return nil
+// settingsFor reads --policy or --set; neither keeps the workload's own.
+func settingsFor(policy, set string) (sim.Settings, error) {
+	switch {
+	case policy != "":
+		return sim.Preset(policy)
+	case set != "":
+		return sim.ParseSettings(set)
 	}
-	total := -1
-	if s, ok := in.Jobs.(interface{ Len() int }); ok {
-		total = s.Len()
-		if total < 1000 {
-			return nil
-		}
-	}
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription("simulating"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(100_000_000))
+	return sim.Settings{}, nil
 }

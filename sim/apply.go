@@ -7,13 +7,16 @@ import (
 // defaultZeroSlotLimit caps zero-slot tasks per node in simulations.
 const defaultZeroSlotLimit = 100
 
-// schedule runs one pass and applies its plan. It reports whether the plan
-// changed anything.
-func (s *sim) schedule() (bool, error) {
+// schedule runs one pass and applies its plan. It returns how many tasks
+// the plan started and preempted.
+func (s *sim) schedule() (starts, preempts int, err error) {
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
-		return false, err
+		return 0, 0, err
+	}
+	if s.opt.Inspect != nil {
+		s.opt.Inspect(s.now, &s.snap, plan)
 	}
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
@@ -21,7 +24,7 @@ func (s *sim) schedule() (bool, error) {
 	for _, st := range plan.Starts {
 		s.start(s.snapJob[st.Job], st.Nodes, st.Backfill)
 	}
-	return len(plan.Starts) > 0 || len(plan.Preemptions) > 0, nil
+	return len(plan.Starts), len(plan.Preemptions), nil
 }
 
 // buildSnapshot refreshes the snapshot's jobs and allocations from the live
@@ -35,6 +38,8 @@ func (s *sim) buildSnapshot() {
 	for _, ji := range s.active {
 		j := &s.jobs[ji]
 		if !j.alive {
+			// Only now, off the active list, may the record be reused.
+			s.freeJobs = append(s.freeJobs, ji)
 			continue
 		}
 		keep = append(keep, ji)
@@ -109,12 +114,16 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j.waiting--
 	j.running++
 	slots := sched.Slots(nodes)
+	if j.held == 0 {
+		j.busySince = s.now
+	}
 	j.held += slots
 	if j.start < 0 {
 		j.start = s.now
 	}
 	j.state = StateRunning
 	s.rec.hold(ji, slots)
+	s.touch(ji)
 	end, limited := s.taskEnd(t, j)
 	t.limited = limited
 	if end >= 0 {
@@ -144,6 +153,7 @@ func (s *sim) preempt(ti int32) {
 		t.work = max(t.work-(s.now-t.start), 0)
 	}
 	t.preempting = true
+	t.preemptAt = s.now
 	t.ver++
 	j.preempt++
 	s.rec.preempted(t.job)
@@ -161,6 +171,7 @@ func (s *sim) checkpointed(ti int32) {
 	if j.running == 0 && j.state == StateRunning {
 		j.state = StatePending
 	}
+	s.touch(t.job)
 }
 
 // endTask finishes an attempt that completed or reached its time limit.
@@ -173,6 +184,7 @@ func (s *sim) endTask(ti int32) {
 	}
 	j.done++
 	s.release(ti)
+	s.touch(ji)
 	if j.done == j.spec.Tasks {
 		if j.timeout > 0 {
 			s.finishJob(ji, StateKilled)
@@ -189,6 +201,12 @@ func (s *sim) release(ti int32) {
 	slots := sched.Slots(t.nodes)
 	j.running--
 	j.held -= slots
+	if j.held == 0 {
+		j.busy += s.now - j.busySince
+	}
+	if t.preempting {
+		s.rec.checkpointed(int64(slots) * (s.now - t.preemptAt))
+	}
 	s.rec.hold(t.job, -slots)
 	t.alive = false
 	t.ver++
@@ -199,5 +217,9 @@ func (s *sim) finishJob(ji int32, st State) {
 	j.state = st
 	j.end = s.now
 	j.alive = false
+	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
+		s.byName[j.spec.Name] = -1
+	}
+	s.touch(ji)
 	s.rec.finished(ji)
 }

@@ -3,29 +3,37 @@ package sim
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/allot-sched/allot/metrics"
 )
 
-// WriteReport prints a result for people: one row per job, then the
-// cluster metrics, then why each still-waiting job waits.
+// WriteReport prints a result for people: one row per job (when the
+// result has them), then the cluster metrics, then why each still-waiting
+// job waits.
 func WriteReport(w io.Writer, res *Result) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSTATE\tSUBMIT\tSTART\tEND\tWAIT\tPREEMPTIONS")
-	for _, j := range res.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", j.Name, j.State, Clock(j.Submit),
-			clockPtr(j.Start), clockPtr(j.End), clockPtr(j.Wait), j.Preemptions)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+	if len(res.Jobs) > 0 {
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "JOB\tSTATE\tSUBMIT\tSTART\tEND\tWAIT\tPREEMPTIONS")
+		for _, j := range res.Jobs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", j.Name, j.State, Clock(j.Submit),
+				clockPtr(j.Start), clockPtr(j.End), clockPtr(j.Wait), j.Preemptions)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
 	}
 	m := res.Metrics
-	fmt.Fprintf(w, "\nmakespan     %s\n", Clock(m.Makespan))
+	fmt.Fprintf(w, "makespan     %s\n", Clock(m.Makespan))
 	fmt.Fprintf(w, "utilisation  %.1f%%\n", 100*m.Utilization)
 	fmt.Fprintf(w, "avg wait     %s\n", Clock(int64(m.AvgWait+0.5)))
 	fmt.Fprintf(w, "avg JCT      %s\n", Clock(int64(m.AvgJCT+0.5)))
 	fmt.Fprintf(w, "preemptions  %d\n", m.Preemptions)
+	writeDetails(w, &m)
 	var waiting []string
 	for _, j := range res.Jobs {
 		if j.Reason != "" {
@@ -36,6 +44,28 @@ func WriteReport(w io.Writer, res *Result) error {
 		fmt.Fprintf(w, "\nstill waiting at %s:\n%s\n", Clock(res.End), strings.Join(waiting, "\n"))
 	}
 	return nil
+}
+
+// writeDetails prints the distributions, queue and fairness metrics.
+func writeDetails(w io.Writer, m *Metrics) {
+	fmt.Fprintf(w, "jobs         %d: %d completed, %d killed (%d at their time limit), %d unfinished\n",
+		m.Jobs, m.Completed, m.Killed, m.TimeLimitKills, m.Unfinished)
+	dist := func(label string, d metrics.Dist, format func(float64) string) {
+		fmt.Fprintf(w, "%-12s p50 %s  p90 %s  p99 %s  max %s\n", label,
+			format(d.P50), format(d.P90), format(d.P99), format(d.Max))
+	}
+	clock := func(x float64) string { return Clock(int64(x + 0.5)) }
+	dist("wait", m.Wait, clock)
+	dist("JCT", m.JCT, clock)
+	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	fmt.Fprintf(w, "slowdown     mean %s  p50 %s  p90 %s  p99 %s  max %s (bounded: max(1, JCT / max(run, 10s)))\n",
+		num(m.BoundedSlowdown.Mean), num(m.BoundedSlowdown.P50), num(m.BoundedSlowdown.P90),
+		num(m.BoundedSlowdown.P99), num(m.BoundedSlowdown.Max))
+	fmt.Fprintf(w, "queue        mean %s jobs, max %d\n", num(m.AvgQueue), m.MaxQueue)
+	if m.Preemptions > 0 {
+		fmt.Fprintf(w, "lost         %s slot-hours checkpointing after preemption\n", num(m.PreemptionLostSlotHours))
+	}
+	fmt.Fprintf(w, "fairness     Jain %s over %d projects\n", num(m.JainFairness), len(m.Projects))
 }
 
 // Clock formats seconds compactly: 0, 45s, 2h, 1h30m.

@@ -1,6 +1,11 @@
 package sim
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/allot-sched/allot/metrics"
+)
 
 // State is a job's state in a result.
 type State string
@@ -13,12 +18,21 @@ const (
 	StateKilled    State = "killed"
 )
 
-// Result is the outcome of a run; its JSON form is a public contract.
+// Result is the outcome of a run; its JSON form is a public contract:
+// fields may be added, never renamed or removed.
 type Result struct {
+	// Jobs is empty when the run was asked to omit per-job results.
 	Jobs []JobResult `json:"jobs"`
 	// Timeline is nil when it was not recorded.
 	Timeline []TimelineEntry `json:"timeline,omitempty"`
 	Metrics  Metrics         `json:"metrics"`
+	// Series is the run's state over time, when it was recorded.
+	Series *metrics.Series `json:"series,omitempty"`
+	// Skipped counts input records that could not be replayed; Notes
+	// tell how the input was interpreted (a trace's cluster size, missing
+	// time limits).
+	Skipped []Skip   `json:"skipped,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 	// End is the clock when the run stopped.
 	End int64 `json:"-"`
 	// TotalSlots is the cluster's size in slots.
@@ -38,7 +52,9 @@ type JobResult struct {
 	// Reason explains, for a job still waiting when the run stopped, why
 	// it waits.
 	Reason string `json:"reason,omitempty"`
-	seq    int64
+	// Project is the job's project, when it has one.
+	Project string `json:"project,omitempty"`
+	seq     int64
 }
 
 // TimelineEntry gives the slots each job holds after a change.
@@ -47,7 +63,7 @@ type TimelineEntry struct {
 	Slots map[string]int `json:"slots"`
 }
 
-// Metrics summarise a run.
+// Metrics summarise a run. docs/metrics.md defines each one.
 type Metrics struct {
 	// Makespan runs from the first submission to the last end (or to the
 	// end of the run when work is still running or waiting).
@@ -59,22 +75,53 @@ type Metrics struct {
 	// AvgJCT averages end − submit over jobs that ended.
 	AvgJCT      float64 `json:"avg_jct"`
 	Preemptions int     `json:"preemptions"`
+
+	// Jobs counts submitted jobs: Completed and Killed ones ended,
+	// Unfinished ones were still running or waiting when the run stopped.
+	Jobs       int `json:"jobs"`
+	Completed  int `json:"completed"`
+	Killed     int `json:"killed"`
+	Unfinished int `json:"unfinished"`
+	// TimeLimitKills counts jobs killed because a task reached its time
+	// limit.
+	TimeLimitKills int `json:"time_limit_kills"`
+	// Wait is start − submit over jobs that started; JCT is end − submit
+	// over jobs that ended; BoundedSlowdown is over jobs that started and
+	// ended.
+	Wait            metrics.Dist `json:"wait"`
+	JCT             metrics.Dist `json:"jct"`
+	BoundedSlowdown metrics.Dist `json:"bounded_slowdown"`
+	// AvgQueue is the time-average number of jobs with waiting tasks over
+	// the makespan; MaxQueue the most at once.
+	AvgQueue float64 `json:"avg_queue"`
+	MaxQueue int     `json:"max_queue"`
+	// PreemptionLostSlotHours is slot (GPU) time spent checkpointing
+	// after preemption requests, when the slots did no useful work.
+	PreemptionLostSlotHours float64 `json:"preemption_lost_slot_hours"`
+	// JainFairness is Jain's index of the projects' received ÷ entitled
+	// slot-hours; Projects gives each project's numbers.
+	JainFairness float64                  `json:"jain_fairness"`
+	Projects     []metrics.ProjectSummary `json:"projects"`
 }
+
+// NoProject names the project of jobs that have none.
+const NoProject = "(none)"
 
 // recorder accumulates results as the run goes.
 type recorder struct {
 	s          *sim
+	col        *metrics.Collector
 	jobs       []JobResult
 	timeline   []TimelineEntry
-	heldTotal  int64
-	busy       float64 // slot-seconds held
-	last       int64   // time busy was integrated to
-	started    bool
 	firstSub   int64
 	lastEnd    int64
 	dirty      bool
 	preempts   int
 	totalSlots int
+	submits    int
+	completed  int
+	killed     int
+	limitKills int
 }
 
 func (r *recorder) init(s *sim) {
@@ -83,31 +130,70 @@ func (r *recorder) init(s *sim) {
 	for i := range s.snap.Nodes {
 		r.totalSlots += s.snap.Nodes[i].Slots
 	}
+	r.col = metrics.NewCollector(r.totalSlots, s.opt.Series)
 }
 
-// advance integrates held slots up to time t.
+// advance integrates the state up to time t, before the clock moves there.
 func (r *recorder) advance(t int64) {
-	if r.started {
-		r.busy += float64(r.heldTotal) * float64(t-r.last)
-	}
-	r.started = true
-	r.last = t
+	r.col.Advance(t)
 	if r.firstSub < 0 && r.s.hasNext && r.s.next.Submit == t {
 		r.firstSub = t
 	}
 }
 
+func (r *recorder) project(name string) int32 {
+	if name == "" {
+		name = NoProject
+	}
+	return r.col.Project(name)
+}
+
+func (r *recorder) submitted(ji int32) {
+	r.submits++
+	r.col.Submitted(r.s.jobs[ji].project)
+}
+
+func (r *recorder) demand(p int32, delta int) { r.col.Demand(p, delta) }
+
+func (r *recorder) queue(delta int) { r.col.Queue(delta) }
+
 func (r *recorder) hold(ji int32, slots int) {
-	r.heldTotal += int64(slots)
+	r.col.Hold(r.s.jobs[ji].project, slots)
 	r.dirty = true
 }
 
 func (r *recorder) preempted(ji int32) { r.preempts++ }
 
+func (r *recorder) checkpointed(slotSeconds int64) { r.col.Preempted(slotSeconds) }
+
 func (r *recorder) finished(ji int32) {
 	j := &r.s.jobs[ji]
 	r.lastEnd = max(r.lastEnd, j.end)
-	r.jobs = append(r.jobs, r.jobResult(j))
+	switch j.state {
+	case StateCompleted:
+		r.completed++
+	case StateKilled:
+		r.killed++
+		if j.timeout > 0 {
+			r.limitKills++
+		}
+	}
+	r.col.Job(j.project, sample(j))
+	if !r.s.opt.OmitJobs {
+		r.jobs = append(r.jobs, r.jobResult(j))
+	}
+}
+
+// sample is the fixed-size record the metrics keep of a job.
+func sample(j *job) metrics.Sample {
+	x := metrics.Sample{Wait: -1, Response: -1, Run: j.busy}
+	if j.start >= 0 {
+		x.Wait = j.start - j.spec.Submit
+	}
+	if !j.alive {
+		x.Response = j.end - j.spec.Submit
+	}
+	return x
 }
 
 // settled records a timeline entry if allocations changed at this time.
@@ -123,11 +209,19 @@ func (r *recorder) settled() {
 			e.Slots[j.spec.Name] = j.held
 		}
 	}
+	// An instant can be settled twice, when handling it queued more events
+	// at the same time (a checkpoint that costs nothing); it keeps one
+	// entry, the last.
+	if n := len(r.timeline); n > 0 && r.timeline[n-1].Time == e.Time {
+		r.timeline[n-1] = e
+		return
+	}
 	r.timeline = append(r.timeline, e)
 }
 
 func (r *recorder) jobResult(j *job) JobResult {
-	jr := JobResult{Name: j.spec.Name, State: j.state, Submit: j.spec.Submit, Preemptions: j.preempt, seq: j.seq}
+	jr := JobResult{Name: j.spec.Name, State: j.state, Submit: j.spec.Submit, Preemptions: j.preempt,
+		Project: j.spec.Project, seq: j.seq}
 	if j.start >= 0 {
 		start, wait := j.start, j.start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait
@@ -144,17 +238,28 @@ func (r *recorder) jobResult(j *job) JobResult {
 func (s *sim) result() *Result {
 	r := &s.rec
 	res := &Result{Jobs: r.jobs, End: s.now, TotalSlots: r.totalSlots}
+	if res.Jobs == nil {
+		res.Jobs = []JobResult{}
+	}
 	reasons := s.finalReasons()
 	for _, ji := range s.active {
 		j := &s.jobs[ji]
 		if !j.alive {
 			continue
 		}
+		if j.held > 0 {
+			j.busy += s.now - j.busySince // still running: count up to now
+			j.busySince = s.now
+		}
+		r.col.Job(j.project, sample(j))
+		if s.opt.OmitJobs {
+			continue
+		}
 		jr := r.jobResult(j)
 		jr.Reason = reasons[ji]
 		res.Jobs = append(res.Jobs, jr)
 	}
-	slices.SortFunc(res.Jobs, func(a, b JobResult) int { return int(a.seq - b.seq) })
+	slices.SortFunc(res.Jobs, func(a, b JobResult) int { return cmp.Compare(a.seq, b.seq) })
 	if s.opt.Timeline {
 		res.Timeline = r.timeline
 		if res.Timeline == nil {
@@ -167,6 +272,9 @@ func (s *sim) result() *Result {
 
 func (s *sim) finalReasons() map[int32]string {
 	out := map[int32]string{}
+	if s.opt.OmitJobs {
+		return out
+	}
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
@@ -179,38 +287,26 @@ func (s *sim) finalReasons() map[int32]string {
 }
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {
-	m := Metrics{Preemptions: r.preempts}
+	m := Metrics{Preemptions: r.preempts, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
+		TimeLimitKills: r.limitKills}
+	m.Unfinished = m.Jobs - m.Completed - m.Killed
 	end := r.lastEnd
-	for _, ji := range s.active {
-		if s.jobs[ji].alive {
-			end = s.now // unfinished work: the window runs to the end of the run
-			break
-		}
+	if m.Unfinished > 0 {
+		end = s.now // unfinished work: the window runs to the end of the run
 	}
 	if r.firstSub >= 0 && end > r.firstSub {
 		m.Makespan = end - r.firstSub
 	}
 	if m.Makespan > 0 && r.totalSlots > 0 {
-		m.Utilization = round(r.busy/(float64(r.totalSlots)*float64(m.Makespan)), 6)
+		m.Utilization = round(r.col.BusySlotSeconds()/(float64(r.totalSlots)*float64(m.Makespan)), 6)
 	}
-	var waits, jcts float64
-	var nw, nj int
-	for _, jr := range res.Jobs {
-		if jr.Wait != nil {
-			waits += float64(*jr.Wait)
-			nw++
-		}
-		if jr.End != nil {
-			jcts += float64(*jr.End - jr.Submit)
-			nj++
-		}
-	}
-	if nw > 0 {
-		m.AvgWait = round(waits/float64(nw), 3)
-	}
-	if nj > 0 {
-		m.AvgJCT = round(jcts/float64(nj), 3)
-	}
+	sum := r.col.Summarize(m.Makespan)
+	m.Wait, m.JCT, m.BoundedSlowdown = sum.Wait, sum.Response, sum.Slowdown
+	m.AvgWait, m.AvgJCT = sum.Wait.Mean, sum.Response.Mean
+	m.AvgQueue, m.MaxQueue = sum.AvgQueue, sum.MaxQueue
+	m.PreemptionLostSlotHours = sum.PreemptionLostSlotHours
+	m.JainFairness, m.Projects = sum.Jain, sum.Projects
+	res.Series = sum.Series
 	return m
 }
 

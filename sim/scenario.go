@@ -12,29 +12,10 @@ import (
 // by the caller, which passes the resulting Source in jobs; otherwise jobs
 // is nil.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
-	in := &Input{}
+	in := &Input{Pools: poolsFromScenario(sc)}
 	poolIdx := map[string]int{}
 	for i, p := range sc.Pools {
 		poolIdx[p.Name] = i
-		sp := Pool{
-			Pool: sched.Pool{
-				Name:         p.Name,
-				Policy:       sched.Policy(p.Policy),
-				Preemption:   p.Preemption,
-				Backfill:     p.Backfill,
-				Serial:       p.Serial,
-				Reservations: sched.Reservations(p.Reservations),
-				Placement:    sched.Placement(p.Placement),
-			},
-			CheckpointCost: p.CheckpointCost,
-		}
-		for _, n := range p.Nodes {
-			sp.Nodes = append(sp.Nodes, sched.Node{
-				Name: n.Name, Pool: i, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels,
-				ZeroSlotLimit: defaultZeroSlotLimit,
-			})
-		}
-		in.Pools = append(in.Pools, sp)
 	}
 	if sc.Trace != nil && jobs == nil {
 		return nil, fmt.Errorf("%s: jobs come from trace %s, which was not opened", sc.Name, sc.Trace.Path)
@@ -62,6 +43,33 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 		in.Events = append(in.Events, ev)
 	}
 	return in, nil
+}
+
+// poolsFromScenario converts the scenario's pools and nodes.
+func poolsFromScenario(sc *scenario.Scenario) []Pool {
+	pools := make([]Pool, 0, len(sc.Pools))
+	for i, p := range sc.Pools {
+		sp := Pool{
+			Pool: sched.Pool{
+				Name:         p.Name,
+				Policy:       sched.Policy(p.Policy),
+				Preemption:   p.Preemption,
+				Backfill:     p.Backfill,
+				Serial:       p.Serial,
+				Reservations: sched.Reservations(p.Reservations),
+				Placement:    sched.Placement(p.Placement),
+			},
+			CheckpointCost: p.CheckpointCost,
+		}
+		for _, n := range p.Nodes {
+			sp.Nodes = append(sp.Nodes, sched.Node{
+				Name: n.Name, Pool: i, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels,
+				ZeroSlotLimit: defaultZeroSlotLimit,
+			})
+		}
+		pools = append(pools, sp)
+	}
+	return pools
 }
 
 func specFromScenario(j scenario.Job, pool int) JobSpec {

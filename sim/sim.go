@@ -45,6 +45,10 @@ type JobSpec struct {
 	Weight      float64
 	Preemptible bool
 	GPU         string
+	// Project and User say whose job it is; metrics report fairness per
+	// project. Both may be empty.
+	Project string
+	User    string
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF
@@ -85,6 +89,37 @@ type Options struct {
 	// MaxPasses bounds the scheduling passes at one instant; a workload
 	// that needs more is reported as an error rather than looping.
 	MaxPasses int
+	// OmitJobs leaves per-job results out of the Result: memory then stays
+	// proportional to the live state plus one fixed-size metrics sample
+	// per job, however long the trace.
+	OmitJobs bool
+	// Series records the run's state over time (utilisation, queue, each
+	// project's share) in at most metrics.MaxBuckets steps.
+	Series bool
+	// Inspect, when set, sees every scheduling pass: the snapshot and the
+	// plan, before the plan is applied. Both are only valid during the
+	// call. Tests use it to check properties of the schedule.
+	Inspect func(now int64, snap *sched.Snapshot, plan *sched.Plan)
+
+	// confirm forces a confirming pass after every plan, even where the
+	// policies make it redundant; tests compare results with and without.
+	confirm bool
+}
+
+// Skip counts the jobs of one kind that a source could not replay, so that
+// dropping them is never silent.
+type Skip struct {
+	Reason    string `json:"reason"`
+	Count     int    `json:"count"`
+	FirstLine int    `json:"first_line,omitempty"`
+}
+
+// Summarizer is implemented by sources that skip records or make
+// choices worth telling the user about; Run copies both into the Result
+// once the source is drained.
+type Summarizer interface {
+	Skipped() []Skip
+	Notes() []string
 }
 
 // SliceSource serves jobs from a slice, sorting them stably by submit time.
@@ -113,6 +148,14 @@ func (s *SliceSource) Next() (JobSpec, error) {
 // Len is the number of jobs in the source.
 func (s *SliceSource) Len() int { return len(s.jobs) }
 
+// Fraction is the share of the jobs served so far, for progress bars.
+func (s *SliceSource) Fraction() float64 {
+	if len(s.jobs) == 0 {
+		return 1
+	}
+	return float64(s.next) / float64(len(s.jobs))
+}
+
 func sortStable(jobs []JobSpec) {
 	slices.SortStableFunc(jobs, func(a, b JobSpec) int { return cmp.Compare(a.Submit, b.Submit) })
 }
@@ -126,7 +169,11 @@ func Run(in *Input, opt Options) (*Result, error) {
 	if err := s.loop(); err != nil {
 		return nil, err
 	}
-	return s.result(), nil
+	res := s.result()
+	if sum, ok := in.Jobs.(Summarizer); ok {
+		res.Skipped, res.Notes = sum.Skipped(), sum.Notes()
+	}
+	return res, nil
 }
 
 func checkInput(in *Input) error {

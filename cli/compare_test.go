@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCompare runs the default comparison (fcfs, easy, conservative) on
+// the hand-checked fixture and writes every output.
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	html, js, cs := filepath.Join(dir, "out.html"), filepath.Join(dir, "out.json"), filepath.Join(dir, "out.csv")
+	out, errOut, err := run(t, "sim", "compare", filepath.Join(traceDir, "backfill.swf"),
+		"--html", html, "--json", js, "--csv", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = f
+		}
+	}
+	if got := strings.Join(rows["makespan"], " "); got != "makespan 50s 33s 50s" {
+		t.Errorf("makespan row %q, want 50s 33s 50s:\n%s", got, out)
+	}
+	if got := strings.Join(rows["fcfs"], " "); got != "fcfs easy conservative" {
+		t.Errorf("header %q", got)
+	}
+	for _, p := range []string{html, js, cs} {
+		if !strings.Contains(errOut, "wrote "+p) {
+			t.Errorf("stderr %q does not report writing %s", errOut, p)
+		}
+	}
+	page, err := os.ReadFile(html)
+	if err != nil || strings.Count(string(page), "<svg") != 6 {
+		t.Errorf("HTML report: %v, %d charts", err, strings.Count(string(page), "<svg"))
+	}
+	var doc struct {
+		Runs []struct{ Name string } `json:"runs"`
+	}
+	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Runs) != 3 {
+		t.Errorf("JSON report: %v, %+v", err, doc)
+	}
+	f, err := os.Open(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if recs, err := csv.NewReader(f).ReadAll(); err != nil || len(recs) != 4 || recs[3][0] != "conservative" {
+		t.Errorf("CSV report: %v, %v", err, recs)
+	}
+}
+
+func TestCompareRuns(t *testing.T) {
+	path := filepath.Join(traceDir, "backfill.swf")
+	cases := []struct {
+		name string
+		args []string
+		head string
+		err  string
+	}{
+		{"policies and sets in order", []string{"--policy", "easy", "--set", "name=easy-spread,policy=easy,placement=spread", "--policy", "fcfs"},
+			"easy fcfs easy-spread", ""},
+		{"duplicate names", []string{"--policy", "easy", "--set", "name=easy,policy=conservative"}, "", `two runs are named "easy"`},
+		{"bad set", []string{"--set", "policy=fifo,reservations=easy"}, "", "reservations apply only to policy backfill"},
+		{"bad preset", []string{"--policy", "lottery"}, "", `unknown policy "lottery"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := run(t, append([]string{"sim", "compare", path}, c.args...)...)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if head := strings.Join(strings.Fields(strings.SplitN(out, "\n", 2)[0]), " "); head != c.head {
+				t.Errorf("runs %q, want %q", head, c.head)
+			}
+		})
+	}
+}
+
+// TestSharedTraces runs allot sim and allot sim compare on every trace in
+// the shared folder, over the first ten days so that the test stays quick;
+// sim/ replays them in full. Lublin's header has no MaxProcs, and the
+// output must say what was used instead.
+func TestSharedTraces(t *testing.T) {
+	entries, err := os.ReadDir(sharedTraces)
+	if err != nil {
+		t.Fatalf("the shared traces are missing: %v", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".swf.gz") {
+			continue
+		}
+		n++
+		path := filepath.Join(sharedTraces, e.Name())
+		t.Run(e.Name(), func(t *testing.T) {
+			out := mustRun(t, "sim", "compare", path, "--until", "240h")
+			if !strings.Contains(out, "makespan") || !strings.Contains(out, "note: cluster:") {
+				t.Errorf("compare output:\n%s", out)
+			}
+			out = mustRun(t, "sim", path, "--until", "240h", "--policy", "conservative")
+			if !strings.Contains(out, "utilisation") {
+				t.Errorf("sim output:\n%s", out)
+			}
+			if strings.HasPrefix(e.Name(), "lublin") && !strings.Contains(out, "gives no MaxProcs; its MaxNodes (256)") {
+				t.Errorf("the Lublin fallback to MaxNodes is not reported:\n%s", out)
+			}
+		})
+	}
+	if n < 4 {
+		t.Errorf("%d shared traces, want the 4 of the README", n)
+	}
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/sim"
+)
+
+// workloadFlags say how to read a workload and how long to replay it;
+// sim and sim compare share them.
+type workloadFlags struct {
+	format   string
+	nodes    int
+	slots    int
+	projects string
+	until    string
+	progress bool
+}
+
+func (f *workloadFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "", "input format: scenario, swf or csv (default: from the file name)")
+	fl.IntVar(&f.nodes, "nodes", 0, "trace only: nodes in the cluster (default: the trace's MaxProcs, or MaxNodes)")
+	fl.IntVar(&f.slots, "slots", 0, "trace only: slots per node (default 1 for SWF, 8 for CSV)")
+	fl.StringVar(&f.projects, "projects", "group", "trace only: what a job's project is, its group or its user")
+	fl.StringVar(&f.until, "until", "", "stop the simulation at this time (seconds or a duration such as 10h)")
+	fl.BoolVar(&f.progress, "progress", true, "show a progress bar when stderr is a terminal")
+}
+
+func (f *workloadFlags) load(path string) (*sim.Workload, error) {
+	if f.nodes < 0 || f.slots < 0 {
+		return nil, fmt.Errorf("--nodes and --slots must be positive")
+	}
+	if f.projects != "group" && f.projects != "user" {
+		return nil, fmt.Errorf("--projects: want group or user, got %q", f.projects)
+	}
+	return sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: f.nodes, Slots: f.slots,
+		ProjectsByUser: f.projects == "user"})
+}
+
+func (f *workloadFlags) options() (sim.Options, error) {
+	opt := sim.Options{Until: -1}
+	if f.until != "" {
+		u, err := parseSeconds("until", f.until)
+		if err != nil {
+			return opt, err
+		}
+		opt.Until = u
+	}
+	return opt, nil
+}
+
+// isTrace tells traces from scenario files, as LoadWorkload will.
+func isTrace(path, format string) bool {
+	if format != "" {
+		return format != sim.FormatScenario
+	}
+	name := strings.ToLower(strings.TrimSuffix(strings.ToLower(path), ".gz"))
+	return strings.HasSuffix(name, ".swf") || strings.HasSuffix(name, ".csv")
+}

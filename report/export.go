@@ -1,0 +1,108 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/allot-sched/allot/metrics"
+	"github.com/allot-sched/allot/sim"
+)
+
+// jsonComparison is the JSON form of a comparison; docs/simulator.md
+// documents it.
+type jsonComparison struct {
+	Workload jsonWorkload `json:"workload"`
+	Runs     []jsonRun    `json:"runs"`
+}
+
+type jsonWorkload struct {
+	Path    string     `json:"path"`
+	Slots   int        `json:"slots"`
+	Skipped []sim.Skip `json:"skipped"`
+	Notes   []string   `json:"notes"`
+}
+
+type jsonRun struct {
+	Name    string          `json:"name"`
+	Policy  string          `json:"policy"`
+	Metrics sim.Metrics     `json:"metrics"`
+	Series  *metrics.Series `json:"series,omitempty"`
+}
+
+// WriteJSON writes the comparison: the workload, then each run's metrics
+// (the same object as `allot sim --json` prints) and time series.
+func WriteJSON(w io.Writer, c *Comparison) error {
+	out := jsonComparison{Workload: jsonWorkload{Path: c.Workload, Slots: c.Slots,
+		Skipped: c.Skipped, Notes: c.Notes}}
+	if out.Workload.Skipped == nil {
+		out.Workload.Skipped = []sim.Skip{}
+	}
+	if out.Workload.Notes == nil {
+		out.Workload.Notes = []string{}
+	}
+	for _, r := range c.Runs {
+		out.Runs = append(out.Runs, jsonRun{Name: r.Name, Policy: r.Policy, Metrics: r.Result.Metrics, Series: r.Result.Series})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// csvColumns are the CSV header and how each cell is read: times in
+// seconds, ratios as fractions, at full precision.
+var csvColumns = []struct {
+	name  string
+	value func(m *sim.Metrics) float64
+}{
+	{"jobs", func(m *sim.Metrics) float64 { return float64(m.Jobs) }},
+	{"completed", func(m *sim.Metrics) float64 { return float64(m.Completed) }},
+	{"killed", func(m *sim.Metrics) float64 { return float64(m.Killed) }},
+	{"unfinished", func(m *sim.Metrics) float64 { return float64(m.Unfinished) }},
+	{"time_limit_kills", func(m *sim.Metrics) float64 { return float64(m.TimeLimitKills) }},
+	{"makespan_s", func(m *sim.Metrics) float64 { return float64(m.Makespan) }},
+	{"utilization", func(m *sim.Metrics) float64 { return m.Utilization }},
+	{"wait_mean_s", func(m *sim.Metrics) float64 { return m.Wait.Mean }},
+	{"wait_p50_s", func(m *sim.Metrics) float64 { return m.Wait.P50 }},
+	{"wait_p90_s", func(m *sim.Metrics) float64 { return m.Wait.P90 }},
+	{"wait_p99_s", func(m *sim.Metrics) float64 { return m.Wait.P99 }},
+	{"wait_max_s", func(m *sim.Metrics) float64 { return m.Wait.Max }},
+	{"jct_mean_s", func(m *sim.Metrics) float64 { return m.JCT.Mean }},
+	{"jct_p50_s", func(m *sim.Metrics) float64 { return m.JCT.P50 }},
+	{"jct_p90_s", func(m *sim.Metrics) float64 { return m.JCT.P90 }},
+	{"jct_p99_s", func(m *sim.Metrics) float64 { return m.JCT.P99 }},
+	{"bsld_mean", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Mean }},
+	{"bsld_p50", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 }},
+	{"bsld_p90", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 }},
+	{"bsld_p99", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 }},
+	{"bsld_max", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Max }},
+	{"avg_queue", func(m *sim.Metrics) float64 { return m.AvgQueue }},
+	{"max_queue", func(m *sim.Metrics) float64 { return float64(m.MaxQueue) }},
+	{"preemptions", func(m *sim.Metrics) float64 { return float64(m.Preemptions) }},
+	{"preemption_lost_slot_hours", func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours }},
+	{"jain_fairness", func(m *sim.Metrics) float64 { return m.JainFairness }},
+}
+
+// WriteCSV writes one row per run: its name, its policy and its metrics.
+func WriteCSV(w io.Writer, c *Comparison) error {
+	cw := csv.NewWriter(w)
+	head := []string{"run", "policy"}
+	for _, col := range csvColumns {
+		head = append(head, col.name)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range c.Runs {
+		rec := []string{r.Name, r.Policy}
+		for _, col := range csvColumns {
+			rec = append(rec, strconv.FormatFloat(col.value(&r.Result.Metrics), 'f', -1, 64))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

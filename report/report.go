@@ -1,0 +1,91 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/allot-sched/allot/sim"
+)
+
+// Comparison is one workload replayed under several settings.
+type Comparison struct {
+	// Workload is the file replayed; Slots the cluster's size.
+	Workload string
+	Slots    int
+	// Skipped and Notes describe how the workload was read; they are the
+	// same for every run.
+	Skipped []sim.Skip
+	Notes   []string
+	Runs    []Run
+}
+
+// Run is one replay of the workload.
+type Run struct {
+	Name string
+	// Policy describes the pools' settings in the run, e.g. backfill/easy.
+	Policy string
+	Result *sim.Result
+}
+
+// row is one line of the comparison table: a label and how to read the
+// value of each run.
+type row struct {
+	label string
+	value func(m *sim.Metrics) string
+}
+
+func rows() []row {
+	dur := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
+		return func(m *sim.Metrics) string { return Duration(f(m)) }
+	}
+	num := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
+		return func(m *sim.Metrics) string { return trim(f(m)) }
+	}
+	return []row{
+		{"jobs", func(m *sim.Metrics) string { return fmt.Sprint(m.Jobs) }},
+		{"completed / killed", func(m *sim.Metrics) string { return fmt.Sprintf("%d / %d", m.Completed, m.Killed) }},
+		{"unfinished", func(m *sim.Metrics) string { return fmt.Sprint(m.Unfinished) }},
+		{"makespan", dur(func(m *sim.Metrics) float64 { return float64(m.Makespan) })},
+		{"utilisation", func(m *sim.Metrics) string { return fmt.Sprintf("%.1f%%", 100*m.Utilization) }},
+		{"wait mean", dur(func(m *sim.Metrics) float64 { return m.Wait.Mean })},
+		{"wait p50", dur(func(m *sim.Metrics) float64 { return m.Wait.P50 })},
+		{"wait p90", dur(func(m *sim.Metrics) float64 { return m.Wait.P90 })},
+		{"wait p99", dur(func(m *sim.Metrics) float64 { return m.Wait.P99 })},
+		{"wait max", dur(func(m *sim.Metrics) float64 { return m.Wait.Max })},
+		{"JCT mean", dur(func(m *sim.Metrics) float64 { return m.JCT.Mean })},
+		{"JCT p90", dur(func(m *sim.Metrics) float64 { return m.JCT.P90 })},
+		{"bounded slowdown mean", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Mean })},
+		{"bounded slowdown p50", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 })},
+		{"bounded slowdown p90", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 })},
+		{"bounded slowdown p99", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 })},
+		{"queue mean / max", func(m *sim.Metrics) string { return fmt.Sprintf("%s / %d", trim(m.AvgQueue), m.MaxQueue) }},
+		{"killed at time limit", func(m *sim.Metrics) string { return fmt.Sprint(m.TimeLimitKills) }},
+		{"preemptions", func(m *sim.Metrics) string { return fmt.Sprint(m.Preemptions) }},
+		{"slot-hours lost to preemption", num(func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours })},
+		{"Jain fairness (projects)", func(m *sim.Metrics) string {
+			return fmt.Sprintf("%s (%d)", trim(m.JainFairness), len(m.Projects))
+		}},
+	}
+}
+
+// Duration formats seconds for reading: 45s, 12.5m, 3.2h, 4.1d.
+func Duration(sec float64) string {
+	switch a := math.Abs(sec); {
+	case a < 60:
+		return trim(math.Round(sec*10)/10) + "s"
+	case a < 3600:
+		return trim(math.Round(sec/6)/10) + "m"
+	case a < 86400:
+		return trim(math.Round(sec/360)/10) + "h"
+	default:
+		return trim(math.Round(sec/8640)/10) + "d"
+	}
+}
+
+// trim prints a number with at most three decimals and no trailing zeros.
+func trim(x float64) string {
+	s := fmt.Sprintf("%.3f", x)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

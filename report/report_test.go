@@ -1,0 +1,186 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/sim"
+)
+
+// compare replays testdata/traces/backfill.swf, whose schedules
+// sim/replay_test.go works out by hand: makespans 50, 33 and 50 s.
+func compare(t *testing.T, names ...string) *Comparison {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "traces", "backfill.swf")
+	w, err := sim.LoadWorkload(path, sim.WorkloadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Comparison{Workload: path, Slots: w.Slots()}
+	for i, policy := range []string{"fcfs", "easy", "conservative"} {
+		set, err := sim.Preset(policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp, err := w.Open(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(rp.Input, sim.Options{Until: -1, OmitJobs: true, Series: true})
+		rp.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := policy
+		if i < len(names) {
+			name = names[i]
+		}
+		c.Runs = append(c.Runs, Run{Name: name, Policy: rp.Input.Policy(), Result: res})
+		c.Skipped, c.Notes = res.Skipped, res.Notes
+	}
+	return c
+}
+
+func TestWriteTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, compare(t)); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string][]string{}
+	for line := range strings.Lines(b.String()) {
+		if f := strings.Fields(line); len(f) > 0 {
+			lines[f[0]] = f
+		}
+	}
+	for _, want := range [][]string{
+		{"policy", "fifo", "backfill/easy", "backfill/conservative"},
+		{"makespan", "50s", "33s", "50s"},
+		{"utilisation", "57.5%", "87.1%", "57.5%"},
+	} {
+		if got := lines[want[0]]; strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("row %q = %q, want %q\n%s", want[0], got, want, b.String())
+		}
+	}
+	if !strings.HasPrefix(b.String(), strings.Repeat(" ", len("bounded slowdown mean"))) {
+		t.Errorf("the header row should start with the blank label column:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "note: cluster: 4 single-slot nodes") {
+		t.Errorf("the table does not say how the workload was read:\n%s", b.String())
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteCSV(&b, compare(t)); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 || len(recs[0]) != 2+len(csvColumns) {
+		t.Fatalf("%d rows of %d cells, want a header and 3 runs of %d", len(recs), len(recs[0]), 2+len(csvColumns))
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for i, want := range []string{"50", "33", "50"} {
+		if got := recs[i+1][col["makespan_s"]]; got != want {
+			t.Errorf("run %s makespan_s = %s, want %s", recs[i+1][0], got, want)
+		}
+	}
+	if got := recs[2][col["utilization"]]; got != "0.871212" {
+		t.Errorf("easy utilization = %s, want 0.871212 (115/132)", got)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, compare(t)); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Workload struct {
+			Slots int      `json:"slots"`
+			Notes []string `json:"notes"`
+		} `json:"workload"`
+		Runs []struct {
+			Name    string `json:"name"`
+			Policy  string `json:"policy"`
+			Metrics struct {
+				Makespan int64 `json:"makespan"`
+			} `json:"metrics"`
+			Series *struct {
+				Utilization []float64 `json:"utilization"`
+			} `json:"series"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Workload.Slots != 4 || len(got.Workload.Notes) == 0 || len(got.Runs) != 3 {
+		t.Fatalf("workload %+v, %d runs", got.Workload, len(got.Runs))
+	}
+	for i, want := range []int64{50, 33, 50} {
+		r := got.Runs[i]
+		if r.Metrics.Makespan != want || r.Series == nil || len(r.Series.Utilization) == 0 {
+			t.Errorf("run %s: makespan %d, series %v; want %d and a series", r.Name, r.Metrics.Makespan, r.Series, want)
+		}
+	}
+}
+
+// TestWriteHTML checks that the page is self-contained (it names no URL
+// and loads no script, style sheet or font), well formed, escapes names,
+// and has its charts: utilisation, queue, wait CDF and one stacked chart
+// per run.
+func TestWriteHTML(t *testing.T) {
+	evil := `<b>"x"&y</b>`
+	var b bytes.Buffer
+	if err := WriteHTML(&b, compare(t, evil)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"http:", "https:", "//", "<script", "<link", "@import", "url(", "src=", evil} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page contains %q", bad)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 3+3 {
+		t.Errorf("%d charts, want 6", n)
+	}
+	if !strings.Contains(page, "&lt;b&gt;&#34;x&#34;&amp;y&lt;/b&gt;") {
+		t.Error("the run name is not escaped as expected")
+	}
+	dec := xml.NewDecoder(strings.NewReader(page))
+	for {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page is not well formed: %v", err)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	cases := []struct {
+		sec  float64
+		want string
+	}{
+		{0, "0s"}, {12.34, "12.3s"}, {90, "1.5m"}, {3600, "1h"}, {5400, "1.5h"}, {86400 * 3.25, "3.3d"},
+	}
+	for _, c := range cases {
+		if got := Duration(c.sec); got != c.want {
+			t.Errorf("Duration(%v) = %q, want %q", c.sec, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/allot-sched/allot/sim"
+)
+
+// gap is the space between table columns.
+const gap = 3
+
+// WriteTable prints the runs side by side, one column per run, then how
+// the workload was read.
+func WriteTable(w io.Writer, c *Comparison) error {
+	rs := rows()
+	// Labels are padded to one width so that right-aligning every column
+	// leaves them flush left.
+	width := len("policy")
+	for _, rw := range rs {
+		width = max(width, len(rw.label))
+	}
+	pad := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 2, 4, gap, ' ', tabwriter.AlignRight)
+	head := []string{pad("")}
+	pol := []string{pad("policy")}
+	for _, r := range c.Runs {
+		head = append(head, r.Name)
+		pol = append(pol, r.Policy)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(pol, "\t")+"\t")
+	for _, rw := range rs {
+		line := []string{pad(rw.label)}
+		for _, r := range c.Runs {
+			line = append(line, rw.value(&r.Result.Metrics))
+		}
+		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Right alignment puts the gap before the first column too.
+	for line := range strings.Lines(buf.String()) {
+		if _, err := io.WriteString(w, strings.TrimPrefix(line, strings.Repeat(" ", gap))); err != nil {
+			return err
+		}
+	}
+	return WriteInput(w, c.Skipped, c.Notes)
+}
+
+// WriteInput prints the summary of how a workload was read: each kind of
+// skipped record once, then the notes.
+func WriteInput(w io.Writer, skipped []sim.Skip, notes []string) error {
+	if len(skipped)+len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(w, "skipped %d records: %s (first at line %d)\n", s.Count, s.Reason, s.FirstLine)
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+// synthetic is an endless source of jobs that allocates nothing: names
+// come from a fixed table, sizes and run times from a linear congruential
+// generator, arrivals every ten seconds on average, so that a 32-slot
+// cluster is busy but keeps up (about 45% load, with queues).
+type synthetic struct {
+	names []string
+	x     uint64
+	now   int64
+	n     int
+}
+
+func newSynthetic() *synthetic {
+	s := &synthetic{x: 1}
+	for i := range 256 {
+		s.names = append(s.names, "job-"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+	}
+	return s
+}
+
+func (s *synthetic) rand(n int) int {
+	s.x = s.x*6364136223846793005 + 1442695040888963407
+	return int((s.x >> 33) % uint64(n))
+}
+
+func (s *synthetic) Next() (JobSpec, error) {
+	s.now += int64(1 + s.rand(20))
+	s.n++
+	run := int64(10 + s.rand(100))
+	return JobSpec{
+		Name: s.names[s.n%len(s.names)], Kind: sched.KindCommand, Submit: s.now,
+		Tasks: 1, MaxConcurrent: 1, Slots: 1 + s.rand(4), Duration: run,
+		TimeLimit: run + int64(s.rand(200)), Priority: 42, Weight: 1,
+		Project: s.names[s.rand(8)],
+	}, nil
+}
+
+// TestEventLoopAllocatesNothing runs the event loop on an endless
+// synthetic trace and checks that, once warm, handling an instant (its
+// events, submissions and scheduling passes, and the metrics) allocates
+// nothing. The sample kept per finished job grows a slice, which
+// allocates only when it doubles.
+func TestEventLoopAllocatesNothing(t *testing.T) {
+	for _, policy := range []string{"fcfs", "easy", "conservative"} {
+		t.Run(policy, func(t *testing.T) {
+			set, err := Preset(policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := clusterPool(32, 1)
+			if err := set.apply(&pool); err != nil {
+				t.Fatal(err)
+			}
+			in := &Input{Pools: []Pool{pool}, Jobs: newSynthetic()}
+			s, err := newSim(in, Options{Until: -1, OmitJobs: true, Series: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tick := func() {
+				if ok, err := s.tick(); !ok || err != nil {
+					t.Fatalf("tick: %v, %v", ok, err)
+				}
+			}
+			for range 20000 {
+				tick()
+			}
+			if s.rec.submits < 5000 || s.rec.completed < 4000 {
+				t.Fatalf("warm-up ran %d jobs, %d completed; want a busy cluster", s.rec.submits, s.rec.completed)
+			}
+			if allocs := testing.AllocsPerRun(5000, tick); allocs != 0 {
+				t.Errorf("%v allocations per instant, want 0", allocs)
+			}
+		})
+	}
+}
+
+// TestConfirmingPassChangesNothing: for FIFO and backfill pools the
+// simulator skips the pass that would confirm a plan (see step). Forcing
+// it back on must give byte-identical results.
+func TestConfirmingPassChangesNothing(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
+	files = append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))
+	for _, f := range files {
+		for _, policy := range []string{"fcfs", "easy", "conservative"} {
+			t.Run(filepath.Base(f)+"/"+policy, func(t *testing.T) {
+				var out [2][]byte
+				passes := [2]int{}
+				for i, confirm := range []bool{false, true} {
+					w, err := LoadWorkload(f, WorkloadOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					set, _ := Preset(policy)
+					rp, err := w.Open(set)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := Run(rp.Input, Options{Until: -1, Timeline: true, confirm: confirm,
+						Inspect: func(int64, *sched.Snapshot, *sched.Plan) { passes[i]++ }})
+					rp.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if out[i], err = json.Marshal(res); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !bytes.Equal(out[0], out[1]) {
+					t.Errorf("results differ with the confirming pass:\n%s\n%s", out[0], out[1])
+				}
+				if passes[1] <= passes[0] {
+					t.Errorf("%d passes with confirmation, %d without: the option did nothing", passes[1], passes[0])
+				}
+			})
+		}
+	}
+}

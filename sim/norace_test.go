@@ -1,0 +1,7 @@
+//go:build !race
+
+package sim_test
+
+const raceEnabled = false
+
+const raceJobs = 0
