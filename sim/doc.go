@@ -6,7 +6,14 @@
 // The loop: pop every event due at the current time (task ends and time
 // limit kills first, then finished checkpoints, then submissions, then
 // scripted events), then run scheduling passes and apply each plan until a
-// pass changes nothing, then advance the clock to the next event.
+// pass changes nothing, then advance the clock to the next event. When
+// every pool runs FIFO or backfill, whose plans are maximal, the pass that
+// would only confirm a plan without preemptions is skipped.
+//
+// LoadWorkload reads a scenario or a trace (SWF or GPU job CSV, streamed
+// by the trace package) and opens fresh replays of it, each under its own
+// Settings (a preset such as fcfs, easy or conservative, or an option
+// set). The metrics package computes the results' metrics as the run goes.
 //
 // Invariants:
 //   - Determinism: the same input gives byte-identical results. Events at
@@ -15,6 +22,11 @@
 //     preemption request; it holds its slots for the pool's checkpoint cost
 //     and later resumes with only the remaining work.
 //   - A task runs at most its time limit per attempt and is killed there.
-//   - Memory is proportional to the live state (queued and running jobs)
-//     plus what the caller asks to record.
+//   - Nothing read is dropped silently: trace records that cannot be
+//     replayed are counted by reason in the result.
+//   - Memory is proportional to the live state (queued and running jobs):
+//     job and task records are reused after a job finishes. Only what the
+//     caller asks to record grows with the workload (per-job results, the
+//     timeline), plus one fixed-size metrics sample per job.
+//   - In steady state, handling an instant allocates nothing.
 package sim
