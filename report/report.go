@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/allot-sched/allot/sim"
@@ -40,7 +41,7 @@ func rows() []row {
 		return func(m *sim.Metrics) string { return Duration(f(m)) }
 	}
 	num := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
-		return func(m *sim.Metrics) string { return trim(f(m)) }
+		return func(m *sim.Metrics) string { return Significant(f(m)) }
 	}
 	return []row{
 		{"jobs", func(m *sim.Metrics) string { return fmt.Sprint(m.Jobs) }},
@@ -59,7 +60,7 @@ func rows() []row {
 		{"bounded slowdown p50", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 })},
 		{"bounded slowdown p90", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 })},
 		{"bounded slowdown p99", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 })},
-		{"queue mean / max", func(m *sim.Metrics) string { return fmt.Sprintf("%s / %d", trim(m.AvgQueue), m.MaxQueue) }},
+		{"queue mean / max", func(m *sim.Metrics) string { return fmt.Sprintf("%s / %d", Significant(m.AvgQueue), m.MaxQueue) }},
 		{"killed at time limit", func(m *sim.Metrics) string { return fmt.Sprint(m.TimeLimitKills) }},
 		{"preemptions", func(m *sim.Metrics) string { return fmt.Sprint(m.Preemptions) }},
 		{"slot-hours lost to preemption", num(func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours })},
@@ -81,6 +82,20 @@ func Duration(sec float64) string {
 	default:
 		return trim(math.Round(sec/8640)/10) + "d"
 	}
+}
+
+// Significant prints a number with about four significant digits, and
+// whole numbers from 1,000 up: 13861, 652.8, 88.54, 1.702, 0.271.
+func Significant(x float64) string {
+	digits := 3
+	if a := math.Abs(x); a >= 1 {
+		digits = max(0, 3-int(math.Floor(math.Log10(a))))
+	}
+	s := strconv.FormatFloat(x, 'f', digits, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // trim prints a number with at most three decimals and no trailing zeros.

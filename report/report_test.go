@@ -171,6 +171,21 @@ func TestWriteHTML(t *testing.T) {
 	}
 }
 
+func TestSignificant(t *testing.T) {
+	cases := []struct {
+		x    float64
+		want string
+	}{
+		{13860.614, "13861"}, {652.771, "652.8"}, {88.541, "88.54"}, {1.702, "1.702"}, {1, "1"},
+		{0.2714, "0.271"}, {0, "0"}, {2.5, "2.5"},
+	}
+	for _, c := range cases {
+		if got := Significant(c.x); got != c.want {
+			t.Errorf("Significant(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
+
 func TestDuration(t *testing.T) {
 	cases := []struct {
 		sec  float64

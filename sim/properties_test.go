@@ -168,6 +168,7 @@ func TestRealTraces(t *testing.T) {
 	for _, tr := range traces {
 		for _, policy := range []string{"fcfs", "easy", "conservative"} {
 			t.Run(tr+"/"+policy, func(t *testing.T) {
+				t.Parallel()
 				c := newChecker(t)
 				res := replayLimited(t, filepath.Join(sharedTraces, tr), policy, sim.Options{Until: -1, Inspect: c.inspect})
 				if len(res.Jobs) < 1000 || res.Metrics.Jobs != len(res.Jobs) {
