@@ -77,6 +77,11 @@ func TestEventLoopAllocatesNothing(t *testing.T) {
 			if s.rec.submits < 5000 || s.rec.completed < 4000 {
 				t.Fatalf("warm-up ran %d jobs, %d completed; want a busy cluster", s.rec.submits, s.rec.completed)
 			}
+			// Memory follows the live state: thousands of jobs have come and
+			// gone, but the records are reused.
+			if len(s.jobs) > 100 || len(s.tasks) > 100 {
+				t.Errorf("%d job and %d task records after %d jobs; want them reused", len(s.jobs), len(s.tasks), s.rec.submits)
+			}
 			if allocs := testing.AllocsPerRun(5000, tick); allocs != 0 {
 				t.Errorf("%v allocations per instant, want 0", allocs)
 			}

@@ -23,6 +23,9 @@ type checker struct {
 	used     []int32
 	started  []bool
 	overHead int // reservations given to the head that were later than an earlier one
+	// textbook holds every plan against the reference model of the
+	// textbook algorithms (reference_test.go); it needs single-slot nodes.
+	textbook bool
 }
 
 func newChecker(t testing.TB) *checker {
@@ -32,6 +35,11 @@ func newChecker(t testing.TB) *checker {
 func (c *checker) inspect(now int64, s *sched.Snapshot, p *sched.Plan) {
 	c.passes++
 	c.overCommit(s, p)
+	if c.textbook {
+		if err := checkReference(s, p); err != nil {
+			c.t.Fatal(err)
+		}
+	}
 	c.started = append(c.started[:0], make([]bool, len(s.Jobs))...)
 	for _, st := range p.Starts {
 		c.started[st.Job] = true
@@ -149,6 +157,10 @@ var sharedTraces = filepath.Join("..", "..", "shared", "traces")
 // TestRealTraces replays the shared traces under FCFS, EASY and
 // conservative backfilling and checks what the algorithms guarantee:
 //
+//   - Every pass is exactly the textbook algorithm: the core starts the
+//     same jobs as an independent model of FCFS, EASY and conservative
+//     backfilling (Mu'alem and Feitelson 2001), and under conservative
+//     gives every queued job the same reservation.
 //   - No node is ever over-committed.
 //   - FCFS starts jobs in submission order: start times never decrease.
 //   - The queue head's reservation is a promise. Time limits are
@@ -170,6 +182,7 @@ func TestRealTraces(t *testing.T) {
 			t.Run(tr+"/"+policy, func(t *testing.T) {
 				t.Parallel()
 				c := newChecker(t)
+				c.textbook = true
 				res := replayLimited(t, filepath.Join(sharedTraces, tr), policy, sim.Options{Until: -1, Inspect: c.inspect})
 				if len(res.Jobs) < 1000 || res.Metrics.Jobs != len(res.Jobs) {
 					t.Fatalf("%d jobs replayed (metrics say %d)", len(res.Jobs), res.Metrics.Jobs)

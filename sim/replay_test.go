@@ -88,7 +88,9 @@ func TestBackfillFixture(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.policy, func(t *testing.T) {
-			res := replay(t, path, c.policy, sim.Options{Until: -1})
+			ck := newChecker(t)
+			ck.textbook = true
+			res := replay(t, path, c.policy, sim.Options{Until: -1, Inspect: ck.inspect})
 			if got := starts(t, res); !reflect.DeepEqual(got, c.starts) {
 				t.Errorf("starts %v, want %v", got, c.starts)
 			}
