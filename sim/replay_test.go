@@ -268,3 +268,17 @@ func TestConservativeCompression(t *testing.T) {
 		t.Fatalf("starts %v; textbook %v", got, textbook)
 	}
 }
+
+// TestTraceScenarioEvents: a scenario's events name trace jobs by their
+// job number. Job 126 starts at 3 h (after 123 and 124 at 0–2 h and 125 at
+// 2–3 h) and the event kills it at 4 h.
+func TestTraceScenarioEvents(t *testing.T) {
+	res := replay(t, filepath.Join(traceDir, "seed003-kill.yaml"), "", sim.Options{Until: -1})
+	j := job(t, res, "126")
+	if j.State != sim.StateKilled || *j.Start != 3*hour || *j.End != 4*hour {
+		t.Errorf("job 126 %s, %d–%d; want killed, 3h–4h", j.State, *j.Start, *j.End)
+	}
+	if res.Metrics.Makespan != 4*hour || res.Metrics.Killed != 1 || res.Metrics.TimeLimitKills != 0 {
+		t.Errorf("metrics %+v: want makespan 4h, one kill, not at a time limit", res.Metrics)
+	}
+}
