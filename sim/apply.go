@@ -22,46 +22,19 @@ func (s *sim) schedule() (starts, preempts int, err error) {
 		s.preempt(s.snapTask[p.Alloc])
 	}
 	for _, st := range plan.Starts {
-		s.start(s.snapJob[st.Job], st.Nodes, st.Backfill)
+		s.start(s.roster.list()[st.Job], st.Nodes, st.Backfill)
 	}
 	return len(plan.Starts), len(plan.Preemptions), nil
 }
 
-// buildSnapshot refreshes the snapshot's jobs and allocations from the live
-// state, compacting the active and running lists on the way.
+// buildSnapshot refreshes the snapshot from the live state: the roster
+// drops finished jobs (its entries are kept current as jobs change), and
+// the allocations are rebuilt from the running list, compacting it.
 func (s *sim) buildSnapshot() {
 	snap := &s.snap
 	snap.Now = s.now
-	snap.Jobs = snap.Jobs[:0]
-	s.snapJob = s.snapJob[:0]
-	keep := s.active[:0]
-	for _, ji := range s.active {
-		j := &s.jobs[ji]
-		if !j.alive {
-			// Only now, off the active list, may the record be reused.
-			s.freeJobs = append(s.freeJobs, ji)
-			continue
-		}
-		keep = append(keep, ji)
-		s.jobSnap[ji] = int32(len(snap.Jobs))
-		s.snapJob = append(s.snapJob, ji)
-		snap.Jobs = append(snap.Jobs, sched.Job{
-			ID:          j.spec.Name,
-			Pool:        j.spec.Pool,
-			Kind:        j.spec.Kind,
-			Submit:      j.spec.Submit,
-			Seq:         j.seq,
-			Priority:    j.spec.Priority,
-			Weight:      j.spec.Weight,
-			Preemptible: j.spec.Preemptible,
-			Slots:       j.spec.Slots,
-			Waiting:     j.waiting,
-			MaxRunning:  j.spec.MaxConcurrent,
-			TimeLimit:   j.spec.TimeLimit,
-			GPU:         j.spec.GPU,
-		})
-	}
-	s.active = keep
+	s.roster.compact(s.alive, s.recycle)
+	snap.Jobs = s.roster.entries()
 	snap.Allocs = snap.Allocs[:0]
 	s.snapTask = s.snapTask[:0]
 	live := s.running[:0]
@@ -76,7 +49,7 @@ func (s *sim) buildSnapshot() {
 		live = append(live, ti)
 		s.snapTask = append(s.snapTask, ti)
 		snap.Allocs = append(snap.Allocs, sched.Alloc{
-			Job:        int(s.jobSnap[t.job]),
+			Job:        s.roster.index(t.job),
 			Nodes:      t.nodes,
 			Start:      t.start,
 			Preempting: t.preempting,
@@ -85,6 +58,31 @@ func (s *sim) buildSnapshot() {
 	}
 	s.running = live
 }
+
+// snapEntry is a new job's entry in the snapshot.
+func snapEntry(j *job) sched.Job {
+	return sched.Job{
+		ID:          j.spec.Name,
+		Pool:        j.spec.Pool,
+		Kind:        j.spec.Kind,
+		Submit:      j.spec.Submit,
+		Seq:         j.seq,
+		Priority:    j.spec.Priority,
+		Weight:      j.spec.Weight,
+		Preemptible: j.spec.Preemptible,
+		Slots:       j.spec.Slots,
+		Waiting:     j.waiting,
+		MaxRunning:  j.spec.MaxConcurrent,
+		TimeLimit:   j.spec.TimeLimit,
+		GPU:         j.spec.GPU,
+	}
+}
+
+func (s *sim) alive(ji int32) bool { return s.jobs[ji].alive }
+
+// recycle makes a finished job's record reusable; only once the job is off
+// the roster may it be.
+func (s *sim) recycle(ji int32) { s.freeJobs = append(s.freeJobs, ji) }
 
 func (s *sim) newTask() int32 {
 	if n := len(s.free); n > 0 {
@@ -217,6 +215,7 @@ func (s *sim) finishJob(ji int32, st State) {
 	j.state = st
 	j.end = s.now
 	j.alive = false
+	s.roster.finished(ji)
 	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
 		s.byName[j.spec.Name] = -1
 	}

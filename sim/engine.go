@@ -63,9 +63,10 @@ type sim struct {
 	// freeJobs are job records whose job finished and left the active
 	// list, ready for reuse.
 	freeJobs []int32
-	// active lists submitted jobs still queued or running, in submission
-	// order; running lists live tasks. Both are compacted lazily.
-	active  []int32
+	// roster lists submitted jobs still queued or running, in submission
+	// order, with their snapshot entries; running lists live tasks. Both
+	// are compacted lazily.
+	roster  roster
 	running []int32
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
@@ -79,8 +80,6 @@ type sim struct {
 
 	scheduler sched.Scheduler
 	snap      sched.Snapshot
-	snapJob   []int32 // snapshot job index -> job
-	jobSnap   []int32 // job -> snapshot job index
 	snapTask  []int32 // snapshot alloc index -> task
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
@@ -243,7 +242,7 @@ func (s *sim) submit(spec JobSpec) {
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
-	s.active = append(s.active, ji)
+	s.roster.add(ji, snapEntry(j))
 	s.rec.submitted(ji)
 	s.touch(ji)
 	for _, e := range s.later[spec.Name] {
@@ -264,7 +263,6 @@ func (s *sim) newJob() int32 {
 		return ji
 	}
 	s.jobs = append(s.jobs, job{})
-	s.jobSnap = append(s.jobSnap, -1)
 	return int32(len(s.jobs) - 1)
 }
 
@@ -277,6 +275,9 @@ func (s *sim) touch(ji int32) {
 	if j.alive {
 		demand = min(j.waiting+j.running, j.spec.MaxConcurrent) * j.spec.Slots
 		queued = j.waiting > 0
+	}
+	if j.alive {
+		s.roster.entry(ji).Waiting = j.waiting
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -303,8 +304,10 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
+		s.roster.entry(ji).Priority = e.Priority
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
+		s.roster.entry(ji).Weight = e.Weight
 	case EventKill:
 		s.kill(ji)
 	}

@@ -204,7 +204,7 @@ func (r *recorder) settled() {
 	}
 	r.dirty = false
 	e := TimelineEntry{Time: r.s.now, Slots: map[string]int{}}
-	for _, ji := range r.s.active {
+	for _, ji := range r.s.roster.list() {
 		if j := &r.s.jobs[ji]; j.alive && j.held > 0 {
 			e.Slots[j.spec.Name] = j.held
 		}
@@ -242,7 +242,7 @@ func (s *sim) result() *Result {
 		res.Jobs = []JobResult{}
 	}
 	reasons := s.finalReasons()
-	for _, ji := range s.active {
+	for _, ji := range s.roster.list() {
 		j := &s.jobs[ji]
 		if !j.alive {
 			continue
@@ -281,7 +281,7 @@ func (s *sim) finalReasons() map[int32]string {
 		return out
 	}
 	for _, p := range plan.Pending {
-		out[s.snapJob[p.Job]] = p.Message(&s.snap)
+		out[s.roster.list()[p.Job]] = p.Message(&s.snap)
 	}
 	return out
 }
