@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/allot-sched/allot/metrics"
 	"github.com/allot-sched/allot/sim"
@@ -36,8 +38,9 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 		page.Util = template.HTML(utilChart(c))
 		page.Queue = template.HTML(queueChart(c))
 		page.Wait = template.HTML(waitChart(c))
+		top := topNames(c)
 		for i := range c.Runs {
-			svg, legend := projectChart(c, i)
+			svg, legend := projectChart(c, i, top)
 			page.Projects = append(page.Projects, htmlStack{Run: c.Runs[i].Name, SVG: template.HTML(svg), Legend: legend})
 		}
 	}
@@ -127,9 +130,9 @@ func queueChart(c *Comparison) string {
 			ymax = math.Max(ymax, q)
 		}
 	}
+	ymax = niceMax(ymax)
 	p := timePlot(c, ymax)
 	p.yticks = linearTicks(ymax, trim)
-	p.ymax = math.Max(ymax, p.yticks[len(p.yticks)-1].at)
 	p.ylabel = "jobs waiting"
 	for i, r := range c.Runs {
 		p.steps(edges(r.Result), r.Result.Series.Queue, runColor(i), r.Name)
@@ -164,36 +167,58 @@ func waitChart(c *Comparison) string {
 	return p.svg("CDF of wait")
 }
 
-// projectChart stacks the slots held by the run's biggest projects, the
-// rest summed as other, under a line at the cluster's size.
-func projectChart(c *Comparison, run int) (string, []htmlRun) {
+// projectChart stacks the slots held by the biggest projects (the same
+// ones, in the same colours, for every run), the rest summed as other.
+func projectChart(c *Comparison, run int, top []string) (string, []htmlRun) {
 	r := c.Runs[run].Result
 	xs := edges(r)
 	n := len(r.Series.Utilization)
 	p := timePlot(c, float64(c.Slots))
 	p.yticks = linearTicks(float64(c.Slots), trim)
 	p.ylabel = "slots held"
-	lower := make([]float64, n)
-	var legend []htmlRun
-	projects := r.Series.Projects
+	byName := map[string][]float64{}
 	other := make([]float64, n)
-	for k, ps := range projects {
-		if k >= topProjects {
-			for i := range other {
-				other[i] += ps.Slots[i]
-			}
+	for _, ps := range r.Series.Projects {
+		if slices.Contains(top, ps.Name) {
+			byName[ps.Name] = ps.Slots
 			continue
 		}
-		color := projectColors[k%(len(projectColors)-1)]
-		lower = stack(p, xs, lower, ps.Slots, color, ps.Name)
-		legend = append(legend, htmlRun{Name: ps.Name, Color: color})
+		for i := range other {
+			other[i] += ps.Slots[i]
+		}
 	}
-	if len(projects) > topProjects {
+	lower := make([]float64, n)
+	var legend []htmlRun
+	for k, name := range top {
+		color := projectColors[k%(len(projectColors)-1)]
+		if v, ok := byName[name]; ok {
+			lower = stack(p, xs, lower, v, color, name)
+		}
+		legend = append(legend, htmlRun{Name: name, Color: color})
+	}
+	if rest := len(r.Series.Projects) - len(byName); rest > 0 {
 		color := projectColors[len(projectColors)-1]
-		stack(p, xs, lower, other, color, fmt.Sprintf("%d other projects", len(projects)-topProjects))
-		legend = append(legend, htmlRun{Name: fmt.Sprintf("%d others", len(projects)-topProjects), Color: color})
+		stack(p, xs, lower, other, color, fmt.Sprintf("%d other projects", rest))
+		legend = append(legend, htmlRun{Name: fmt.Sprintf("%d others", rest), Color: color})
 	}
 	return p.svg("slots held per project, " + c.Runs[run].Name), legend
+}
+
+// topNames are the projects that held the most slot-hours over all runs,
+// biggest first, at most topProjects of them.
+func topNames(c *Comparison) []string {
+	total := map[string]float64{}
+	var order []string
+	for _, r := range c.Runs {
+		for _, p := range r.Result.Metrics.Projects {
+			if _, ok := total[p.Name]; !ok {
+				order = append(order, p.Name)
+			}
+			total[p.Name] += p.SlotHours
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(total[b], total[a]) })
+	return order[:min(len(order), topProjects)]
 }
 
 // stack draws one band on top of lower and returns the new top.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,6 +197,22 @@ func TestDuration(t *testing.T) {
 	for _, c := range cases {
 		if got := Duration(c.sec); got != c.want {
 			t.Errorf("Duration(%v) = %q, want %q", c.sec, got, c.want)
+		}
+	}
+}
+
+// TestProjectChartsShareColours: each run's stacked chart shows the same
+// projects in the same order and colours, chosen over all runs.
+func TestProjectChartsShareColours(t *testing.T) {
+	c := compare(t)
+	top := topNames(c)
+	if len(top) != 3 {
+		t.Fatalf("top projects %v, want the fixture's 3 groups", top)
+	}
+	_, first := projectChart(c, 0, top)
+	for i := 1; i < len(c.Runs); i++ {
+		if _, legend := projectChart(c, i, top); !slices.Equal(legend, first) {
+			t.Errorf("run %s legend %v, run %s %v", c.Runs[i].Name, legend, c.Runs[0].Name, first)
 		}
 	}
 }

@@ -124,6 +124,13 @@ func niceStep(span float64, n int) float64 {
 	return 10 * mag
 }
 
+// niceMax rounds v up to a whole number of nice steps, so that the top
+// of an axis has a label and the data some headroom.
+func niceMax(v float64) float64 {
+	step := niceStep(v, 5)
+	return math.Ceil(v/step) * step
+}
+
 // linearTicks labels 0..max in nice steps.
 func linearTicks(max float64, format func(float64) string) []tick {
 	step := niceStep(max, 5)
