@@ -12,7 +12,15 @@ type fairShare struct {
 }
 
 func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.share[j] }
-func (f *fairShare) took(j, delta int32)         { f.alloc[j] += delta }
+
+// took changes a job's allocation, as when one of its tasks is evicted
+// tentatively, and re-sorts the job if it waits in the allocation heap.
+func (f *fairShare) took(j, delta int32) {
+	f.alloc[j] += delta
+	if f.q.track && f.q.pos[j] >= 0 {
+		f.q.fix(int(f.q.pos[j]))
+	}
+}
 
 // fairShare divides the pool in proportion to demand × weight, capped at
 // demand, handing out whole tasks to the most deprived job first (ties by
@@ -95,6 +103,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 			q.items = append(q.items, j)
 		}
 	}
+	q.share = f.share
 	q.init()
 	q.trackPositions(len(p.s.Jobs))
 	rule := victimRule{kind: victimsAboveShare}
@@ -105,16 +114,18 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
 			o = p.preempt(j, victims, &rule)
 		}
+		// A victim whose allocation dropped may have moved above j, so j
+		// is found by position rather than assumed to be on top.
 		if o == failed {
-			q.popTop()
+			q.remove(j)
 			p.shareFail(j)
 			continue
 		}
 		f.alloc[j] += step
 		if p.wants(j) {
-			q.fixTop()
+			q.fix(int(q.pos[j]))
 		} else {
-			q.popTop()
+			q.remove(j)
 		}
 	}
 	q.clearPos()
@@ -162,11 +173,28 @@ type fsQueue struct {
 	// allocating, when evictions change keys of jobs inside the heap.
 	pos   []int32
 	track bool
+	// share, when set (while allocating), puts jobs below their share
+	// ahead of jobs at or above it: otherwise a victim at its share could
+	// retake the slots just freed for the job that preempted it.
+	share []int32
 }
 
 func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
 	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
 	q.track = false
+	q.share = nil
+}
+
+// remove takes job j out of the heap.
+func (q *fsQueue) remove(j int32) {
+	i := int(q.pos[j])
+	last := len(q.items) - 1
+	q.swap(i, last)
+	q.pos[j] = -1
+	q.items = q.items[:last]
+	if i < last {
+		q.fix(i)
+	}
 }
 
 // trackPositions starts keeping pos up to date for the current items.
@@ -256,6 +284,12 @@ func (q *fsQueue) down(i int) {
 func (q *fsQueue) Less(i, k int) bool {
 	a, b := q.items[i], q.items[k]
 	ja, jb := &q.s.Jobs[a], &q.s.Jobs[b]
+	if q.share != nil {
+		ua, ub := q.num[a] < q.share[a], q.num[b] < q.share[b]
+		if ua != ub {
+			return ua
+		}
+	}
 	// Compare num/(demand·weight) by cross-multiplying.
 	l := float64(q.num[a]) * float64(q.demand[b]) * jb.Weight
 	r := float64(q.num[b]) * float64(q.demand[a]) * ja.Weight

@@ -1,0 +1,151 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// fuzzBytes hands out small numbers from the fuzzer's input; once the input
+// runs out every read returns zero, so any input decodes.
+type fuzzBytes struct {
+	b []byte
+	i int
+}
+
+func (f *fuzzBytes) next() int {
+	if f.i >= len(f.b) {
+		return 0
+	}
+	f.i++
+	return int(f.b[f.i-1])
+}
+
+// n returns a number in [0, k).
+func (f *fuzzBytes) n(k int) int { return f.next() % k }
+
+func (f *fuzzBytes) bit() bool { return f.next()&1 == 1 }
+
+// decodeSnapshot builds a small snapshot from fuzz bytes: up to 3 pools, 8
+// nodes of 0..8 slots, 10 jobs and 12 allocations. Allocations are placed
+// within the nodes' free slots, except that the input may ask for one that
+// over-commits its node or holds a negative number of slots, and for a zero
+// weight, which the snapshot must then be rejected for. Tasks may run past
+// their time limit (the kill is on its way).
+// It reports whether the snapshot is valid.
+func decodeSnapshot(data []byte) (*Snapshot, bool) {
+	f := &fuzzBytes{b: data}
+	s := &Snapshot{Now: int64(f.n(200))}
+	valid := true
+	np := 1 + f.n(3)
+	for i := range np {
+		p := Pool{Name: fmt.Sprintf("p%d", i), Policy: policies[f.n(len(policies))],
+			Preemption: f.bit(), Backfill: f.bit(), Serial: f.bit(),
+			Reservations: ReserveEASY, Placement: PlaceBinpack}
+		if f.bit() {
+			p.Reservations = ReserveConservative
+		}
+		if f.bit() {
+			p.Placement = PlaceSpread
+		}
+		s.Pools = append(s.Pools, p)
+	}
+	nn := 1 + f.n(8)
+	for i := range nn {
+		n := Node{Name: fmt.Sprintf("n%d", i), Pool: f.n(np), Slots: f.n(9), ZeroSlotLimit: f.n(3)}
+		if g := f.n(3); g > 0 {
+			n.GPU = gpuTypes[g-1]
+		}
+		s.Nodes = append(s.Nodes, n)
+	}
+	nj := f.n(11)
+	for i := range nj {
+		j := Job{ID: fmt.Sprintf("j%d", i), Pool: f.n(np), Kind: KindExperiment,
+			Submit: int64(f.n(8)), Seq: int64(f.n(8)), Priority: f.n(5), Weight: float64(1 + f.n(4)),
+			Preemptible: f.bit(), Slots: f.n(19), Waiting: f.n(5), MaxRunning: f.n(6)}
+		if f.n(8) == 0 {
+			j.Weight = 0 // invalid
+			valid = false
+		}
+		if f.bit() {
+			j.TimeLimit = int64(1 + f.n(300))
+		}
+		if g := f.n(4); g > 0 && g <= len(gpuTypes) {
+			j.GPU = gpuTypes[g-1]
+		}
+		s.Jobs = append(s.Jobs, j)
+	}
+	if nj == 0 {
+		return s, valid
+	}
+	free := make([]int, nn)
+	zero := make([]int, nn)
+	for i := range s.Nodes {
+		free[i] = s.Nodes[i].Slots
+	}
+	na := f.n(13)
+	for range na {
+		a := Alloc{Job: f.n(nj), Start: s.Now - int64(f.n(300)), Preempting: f.bit(), Backfilled: f.bit()}
+		parts := 1 + f.n(3)
+		for range parts {
+			n := f.n(nn)
+			k := f.n(9)
+			if k > free[n] {
+				if f.n(16) != 0 {
+					k = free[n] // stay valid
+				} else {
+					valid = false // over-commit on purpose
+				}
+			}
+			if f.n(32) == 0 {
+				k = -1 - f.n(4) // negative: invalid
+				valid = false
+			}
+			free[n] -= k
+			if k == 0 {
+				zero[n]++
+			}
+			a.Nodes = append(a.Nodes, NodeSlots{Node: int32(n), Slots: int32(k)})
+		}
+		s.Allocs = append(s.Allocs, a)
+	}
+	return s, valid
+}
+
+// FuzzSchedule checks that Schedule never panics, rejects the inconsistent
+// snapshots the decoder makes on purpose, and that every plan it returns
+// keeps the invariants the property tests check, with a fresh and a reused
+// Scheduler agreeing.
+func FuzzSchedule(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 1, 2, 8, 0, 0, 3, 0, 0, 1, 0, 1, 2, 4, 2, 1, 3, 0, 5, 1, 1, 1, 2, 3, 4})
+	f.Add([]byte("priority preemption backfill gangs and zero-slot tasks on small nodes"))
+	f.Add([]byte{3, 1, 1, 1, 0, 0, 0, 2, 1, 1, 1, 0, 1, 8, 8, 8, 8, 8, 8, 8, 8, 2, 2, 2, 2, 9, 9, 9, 16, 17, 18, 4, 4, 4, 4, 4})
+	f.Add([]byte{1, 3, 0, 0, 0, 0, 1, 7, 8, 1, 1, 8, 2, 0, 9, 5, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
+	var reused Scheduler
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, valid := decodeSnapshot(data)
+		before := cloneSnapshot(s)
+		p, err := reused.Schedule(s)
+		if !snapshotsEqual(before, s) {
+			t.Fatal("Schedule modified the snapshot")
+		}
+		if !valid {
+			if err == nil {
+				t.Fatalf("inconsistent snapshot accepted:\n%s", fmtSnapshot(s))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid snapshot rejected: %v\n%s", err, fmtSnapshot(s))
+		}
+		plan := clonePlan(p)
+		if bad := planProblems(s, &plan); len(bad) > 0 {
+			t.Fatalf("%s\nsnapshot:\n%splan:\n%s", strings.Join(bad, "\n"), fmtSnapshot(s), fmtPlan(s, &plan))
+		}
+		fresh, err := Schedule(s)
+		if err != nil || !plansEqual(&plan, fresh) {
+			t.Fatalf("fresh Scheduler differs (err %v)\nreused:\n%sfresh:\n%s", err, fmtPlan(s, &plan), fmtPlan(s, fresh))
+		}
+	})
+}
