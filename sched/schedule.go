@@ -307,12 +307,20 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
-	r := p.request(j, true)
-	if _, _, fits := p.st.capacity(&r, p.s); fits {
+	if job.GPU == "" {
+		if int32(job.Slots) <= p.st.largest[job.Pool] {
+			return false
+		}
+	} else if r := p.request(j, true); p.fitsEmpty(&r) {
 		return false
 	}
 	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: job.Slots, At: -1})
 	return true
+}
+
+func (p *pass) fitsEmpty(r *request) bool {
+	_, _, fits := p.st.capacity(r, p.s)
+	return fits
 }
 
 // failReason explains why one task of j cannot be placed.

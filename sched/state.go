@@ -31,6 +31,9 @@ type state struct {
 	zeroUsed   []int32
 	poolGroups [][]int32
 	keys       map[groupKey]int32
+	// largest is, per pool, the biggest task some group could hold when
+	// empty: its node size, or all its slots for a gang.
+	largest []int32
 }
 
 type groupKey struct {
@@ -61,6 +64,7 @@ func (st *state) build(s *Snapshot) error {
 		st.poolGroups = append(st.poolGroups, nil)
 	}
 	st.poolGroups = st.poolGroups[:len(s.Pools)]
+	var prev groupKey
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		if n.Pool < 0 || n.Pool >= len(s.Pools) {
@@ -70,7 +74,14 @@ func (st *state) build(s *Snapshot) error {
 			return fmt.Errorf("node %q: negative slots %d", n.Name, n.Slots)
 		}
 		k := groupKey{n.Pool, n.GPU, int32(n.Slots)}
-		g, ok := st.keys[k]
+		// Neighbouring nodes are usually alike: skip the map lookup then.
+		g, ok := int32(-1), false
+		if i > 0 && prev == k {
+			g, ok = st.nodeGroup[i-1], true
+		} else {
+			g, ok = st.keys[k]
+		}
+		prev = k
 		if !ok {
 			g = int32(len(st.groups))
 			st.keys[k] = g
@@ -94,8 +105,11 @@ func (st *state) build(s *Snapshot) error {
 	if err := st.subtractAllocs(s); err != nil {
 		return err
 	}
+	st.largest = resize(st.largest, len(s.Pools))
 	for g := range st.groups {
-		st.index(&st.groups[g])
+		gr := &st.groups[g]
+		st.index(gr)
+		st.largest[gr.pool] = max(st.largest[gr.pool], gr.size*int32(len(gr.nodes)))
 	}
 	return nil
 }
