@@ -228,28 +228,14 @@ func (q *fsQueue) swap(i, k int) {
 
 // fix restores heap order after the key at i changed either way.
 func (q *fsQueue) fix(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !q.Less(i, parent) {
-			break
-		}
-		q.swap(i, parent)
-		i = parent
-	}
-	q.down(i)
+	siftDown(q, siftUp(q, i), len(q.items))
 }
 
 func (q *fsQueue) Len() int { return len(q.items) }
 
-// The heap is written out rather than built on container/heap so that
-// popping does not box every job index.
-func (q *fsQueue) init() {
-	for i := len(q.items)/2 - 1; i >= 0; i-- {
-		q.down(i)
-	}
-}
+func (q *fsQueue) init() { heapify(q, len(q.items)) }
 
-func (q *fsQueue) fixTop() { q.down(0) }
+func (q *fsQueue) fixTop() { siftDown(q, 0, len(q.items)) }
 
 func (q *fsQueue) popTop() {
 	last := len(q.items) - 1
@@ -258,30 +244,10 @@ func (q *fsQueue) popTop() {
 		q.pos[q.items[last]] = -1
 	}
 	q.items = q.items[:last]
-	if last > 0 {
-		q.down(0)
-	}
+	siftDown(q, 0, last)
 }
 
-func (q *fsQueue) down(i int) {
-	n := len(q.items)
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && q.Less(l, m) {
-			m = l
-		}
-		if r < n && q.Less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		q.swap(i, m)
-		i = m
-	}
-}
-
-func (q *fsQueue) Less(i, k int) bool {
+func (q *fsQueue) less(i, k int) bool {
 	a, b := q.items[i], q.items[k]
 	ja, jb := &q.s.Jobs[a], &q.s.Jobs[b]
 	if q.share != nil {

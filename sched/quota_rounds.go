@@ -15,9 +15,7 @@ func (p *pass) quotaRounds(pool int, jobs []int32) {
 			q.heap = append(q.heap, int32(pr))
 		}
 	}
-	for i := len(q.heap)/2 - 1; i >= 0; i-- {
-		q.down(i)
-	}
+	heapify(q, len(q.heap))
 	for len(q.heap) > 0 {
 		pr := q.heap[0]
 		j, interactive := p.quotaCandidate(pr)
@@ -34,7 +32,7 @@ func (p *pass) quotaRounds(pool int, jobs []int32) {
 				q.uCur[pr]++
 			}
 		}
-		q.down(0)
+		siftDown(q, 0, len(q.heap))
 	}
 }
 
@@ -228,29 +226,11 @@ func (q *quotaPass) less(i, k int) bool {
 	return a < b
 }
 
-func (q *quotaPass) down(i int) {
-	n := len(q.heap)
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && q.less(l, m) {
-			m = l
-		}
-		if r < n && q.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
-		i = m
-	}
-}
+func (q *quotaPass) swap(i, k int) { q.heap[i], q.heap[k] = q.heap[k], q.heap[i] }
 
 func (q *quotaPass) popTop() {
 	last := len(q.heap) - 1
-	q.heap[0] = q.heap[last]
+	q.swap(0, last)
 	q.heap = q.heap[:last]
-	if last > 0 {
-		q.down(0)
-	}
+	siftDown(q, 0, last)
 }
