@@ -1,0 +1,237 @@
+package agent
+
+// The life of a started task: its accessors, the preemption protocol
+// (request, grace deadline, kill) and following the process group to its
+// end.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ID returns the attempt's identity.
+func (t *Task) ID() TaskID { return t.id }
+
+// Pid returns the process id of the group leader (the shell), which is also
+// the process group id.
+func (t *Task) Pid() int { return t.pid }
+
+// PreemptFile returns the path of the file that Preempt creates.
+func (t *Task) PreemptFile() string { return t.preemptFile }
+
+// Done is closed when the attempt has ended and Wait will not block.
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+// Wait blocks until the attempt has ended and returns its result. By then
+// no process of the task's group is left, the output pipes are closed, and
+// OnLog has returned for the last line.
+func (t *Task) Wait() Result {
+	<-t.done
+	return t.result
+}
+
+// Preempt asks the task to checkpoint and exit, and kills it if it has not
+// done so by the deadline, now + grace. It returns at once; Wait gives the
+// result, whose outcome is OutcomePreempted (KilledAtDeadline tells the two
+// cases apart) unless Kill comes first.
+//
+// The request goes two ways: PreemptFile is created holding the deadline
+// (RFC 3339, UTC, one line), and then the Runner's PreemptSignal is sent
+// to the whole process group. If the group leader exits before the
+// deadline, the agent waits, until the deadline, for the rest of the group
+// too, so that a process still writing its checkpoint under an exited
+// shell is not cut short. A second call changes nothing; the first
+// deadline holds. After the leader has exited, Preempt returns
+// ErrTaskDone. An error writing the file is returned, but the signal and
+// the deadline still apply.
+func (t *Task) Preempt(grace time.Duration) error {
+	grace = max(grace, 0)
+	t.mu.Lock()
+	switch {
+	case t.leaderExited || t.killRequested:
+		t.mu.Unlock()
+		return ErrTaskDone
+	case !t.preemptAt.IsZero():
+		t.mu.Unlock()
+		return nil
+	}
+	now := time.Now()
+	t.preemptAt = now.UTC()
+	deadline := now.Add(grace)
+	t.timer = time.AfterFunc(grace, t.deadlineKill)
+	t.mu.Unlock()
+
+	err := writeFileAtomic(t.preemptFile, []byte(deadline.UTC().Format(time.RFC3339Nano)+"\n"))
+	t.signalGroup(t.preemptSig)
+	if err != nil {
+		return fmt.Errorf("preempt task %s: write the preempt file (the signal was sent and the deadline holds): %w", t.id, err)
+	}
+	return nil
+}
+
+// Kill kills the task's whole process group at once; the outcome is
+// OutcomeKilled. It returns ErrTaskDone if the task had already exited on
+// its own.
+func (t *Task) Kill() error {
+	t.mu.Lock()
+	if t.finished || (t.leaderExited && t.preemptAt.IsZero()) {
+		t.mu.Unlock()
+		return ErrTaskDone
+	}
+	t.killRequested = true
+	t.mu.Unlock()
+	t.signalGroup(syscall.SIGKILL)
+	t.killOnce.Do(func() { close(t.hardKill) })
+	return nil
+}
+
+// deadlineKill runs at a preemption's deadline.
+func (t *Task) deadlineKill() {
+	t.mu.Lock()
+	if t.finished || t.killRequested {
+		t.mu.Unlock()
+		return
+	}
+	leaderExited := t.leaderExited
+	t.mu.Unlock()
+	// The flag is set before the signal, so that the result, which the
+	// signal may bring about at once, sees it.
+	if !leaderExited || groupAlive(t.pid) {
+		t.mu.Lock()
+		t.killedAtDeadline = true
+		t.mu.Unlock()
+	}
+	t.signalGroup(syscall.SIGKILL)
+	t.killOnce.Do(func() { close(t.hardKill) })
+}
+
+// signalGroup sends sig to the task's process group, unless the leader has
+// been reaped and its id may belong to someone else.
+func (t *Task) signalGroup(sig syscall.Signal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.reaped {
+		_ = syscall.Kill(-t.pid, sig) // ESRCH: the group is gone already
+	}
+}
+
+// wait follows the attempt to its end and publishes the result.
+func (t *Task) wait() {
+	var problems []string
+	var waitErr error
+	fallback := waitExit(t.pid) != nil
+	if fallback {
+		// Without waitid(WNOWAIT) the leader must be reaped to learn of
+		// its exit; the group is still signalled below.
+		waitErr = t.cmd.Wait()
+	}
+	exited := time.Now().UTC()
+	t.mu.Lock()
+	t.leaderExited = true
+	preempting := !t.preemptAt.IsZero() && !t.killRequested
+	t.mu.Unlock()
+	if preempting {
+		t.awaitGroup()
+	}
+	// Nothing of the task outlives it: background children and orphans
+	// of the group are killed when the leader is done, and the result
+	// waits until they are gone.
+	t.signalGroup(syscall.SIGKILL)
+	if !t.awaitGone(groupGoneTimeout) {
+		problems = append(problems, fmt.Sprintf("processes of the group still alive %v after SIGKILL", groupGoneTimeout))
+	}
+	if !fallback {
+		t.mu.Lock()
+		t.reaped = true
+		t.mu.Unlock()
+		waitErr = t.cmd.Wait()
+	}
+
+	select {
+	case <-t.readersDone:
+	case <-time.After(t.outputGrace):
+		problems = append(problems, fmt.Sprintf(
+			"output still open %v after the task's process group ended (a process left the group and holds it); closed it", t.outputGrace))
+		t.rOut.Close()
+		t.rErr.Close()
+		<-t.readersDone
+	}
+	t.rOut.Close()
+	t.rErr.Close()
+	t.queue.close()
+	<-t.deliverDone
+
+	res := Result{ID: t.id, ExitCode: -1, StartedAt: t.started, ExitedAt: exited}
+	if st := t.cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = unix.SignalName(ws.Signal())
+			if res.Signal == "" {
+				res.Signal = "signal " + strconv.Itoa(int(ws.Signal()))
+			}
+		} else {
+			res.ExitCode = st.ExitCode()
+		}
+	} else if waitErr != nil {
+		problems = append(problems, "wait: "+waitErr.Error())
+	}
+	res.LogLines, res.DroppedLines = t.queue.counts()
+
+	t.mu.Lock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	res.PreemptedAt = t.preemptAt
+	switch {
+	case t.killRequested:
+		res.Outcome = OutcomeKilled
+	case !t.preemptAt.IsZero():
+		res.Outcome = OutcomePreempted
+		res.KilledAtDeadline = t.killedAtDeadline
+	case res.ExitCode == 0:
+		res.Outcome = OutcomeCompleted
+	default:
+		res.Outcome = OutcomeFailed
+	}
+	res.Error = strings.Join(problems, "; ")
+	t.result = res
+	t.finished = true
+	t.mu.Unlock()
+	close(t.done)
+}
+
+// groupGoneTimeout bounds the wait for SIGKILLed processes to die; only
+// a process stuck in the kernel (on a dead NFS server, say) takes long.
+const groupGoneTimeout = 5 * time.Second
+
+// awaitGone waits until no live process is left in the group, at most
+// timeout; it reports whether none is.
+func (t *Task) awaitGone(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; groupAlive(t.pid); delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(delay)
+	}
+	return true
+}
+
+// awaitGroup waits, after the leader's exit during a preemption, until no
+// live process is left in the group or a SIGKILL was sent (at the deadline
+// or by Kill).
+func (t *Task) awaitGroup() {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for groupAlive(t.pid) {
+		select {
+		case <-t.hardKill:
+			return
+		case <-tick.C:
+		}
+	}
+}
