@@ -63,7 +63,7 @@
 // the rest; errors.As finds the first. Checks that depend on a broken part
 // are skipped rather than reported as consequences.
 //
-// The YAML walking helpers (fields.go, values.go, errors.go) follow package
-// scenario's approach and are self-contained, so that both packages could
-// share them from one internal package later.
+// The YAML walking and the error reporting are package yamlfield's, shared
+// with package scenario; errors.go holds the options that give job files
+// their dotted paths and unquoted numbers.
 package jobfile

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // HPType is the type of a hyperparameter.
@@ -113,22 +112,22 @@ func jsonString(s string) []byte {
 
 // hyperparameters parses the hyperparameters mapping; null or empty is nil.
 func (p *parser) hyperparameters(raw *yaml.Node) map[string]Hyperparameter {
-	if raw == nil || isNull(raw) {
+	if raw == nil || yamlfield.IsNull(raw) {
 		return nil
 	}
-	prs, ok := p.pairs(raw, "hyperparameters")
+	prs, ok := p.Pairs(raw, "hyperparameters")
 	if !ok || len(prs) == 0 {
 		return nil
 	}
 	out := make(map[string]Hyperparameter, len(prs))
 	for _, pr := range prs {
-		name := pr.key.Value
-		path := join("hyperparameters", name)
+		name := pr.Key.Value
+		path := p.Join("hyperparameters", name)
 		if name == "" || len(name) > maxNameBytes {
-			p.errorf(pr.key, path, "expected a hyperparameter name of 1 to %d bytes", maxNameBytes)
+			p.Errorf(pr.Key, path, "expected a hyperparameter name of 1 to %d bytes", maxNameBytes)
 			continue
 		}
-		if h, ok := p.hyperparameter(pr.val, path); ok {
+		if h, ok := p.hyperparameter(pr.Val, path); ok {
 			out[name] = h
 		}
 	}
@@ -136,70 +135,70 @@ func (p *parser) hyperparameters(raw *yaml.Node) map[string]Hyperparameter {
 }
 
 func (p *parser) hyperparameter(raw *yaml.Node, path string) (Hyperparameter, bool) {
-	n := resolve(raw)
+	n := yamlfield.Resolve(raw)
 	if n == nil || n.Kind != yaml.MappingNode {
 		v, ok := p.jsonValue(raw, path)
 		return Hyperparameter{Type: HPConst, Val: v}, ok
 	}
-	f, ok := p.fields(raw, path)
+	f, ok := p.Fields(raw, path)
 	if !ok {
 		return Hyperparameter{}, false
 	}
-	if f.node("type") == nil {
-		p.errorf(raw, path, "expected a value, or a mapping with type (one of %s); write {type: const, val: {...}} to give a mapping as one value", oneOf(hpTypes))
+	if f.Node("type") == nil {
+		p.Errorf(raw, path, "expected a value, or a mapping with type (one of %s); write {type: const, val: {...}} to give a mapping as one value", yamlfield.OneOf(hpTypes))
 		return Hyperparameter{}, false
 	}
 	var h Hyperparameter
-	before := p.count
-	if !field(f, "type", &h.Type, enum("hyperparameter type", hpTypes...)) {
+	before := p.Count()
+	if !yamlfield.Field(f, "type", &h.Type, yamlfield.Enum("hyperparameter type", hpTypes...)) {
 		return h, false // the other fields depend on the type
 	}
-	defer f.done()
+	defer f.Done()
 	switch h.Type {
 	case HPConst:
-		if f.required("val") {
-			h.Val, _ = p.jsonValue(f.lookup("val"), join(path, "val"))
+		if f.Required("val") {
+			h.Val, _ = p.jsonValue(f.Lookup("val"), p.Join(path, "val"))
 		}
 	case HPCategorical:
-		if !f.required("vals") {
+		if !f.Required("vals") {
 			break
 		}
-		vn := f.lookup("vals")
-		items := resolve(vn)
+		vn := f.Lookup("vals")
+		items := yamlfield.Resolve(vn)
 		if items == nil || items.Kind != yaml.SequenceNode || len(items.Content) == 0 {
-			f.errorf("vals", "expected a non-empty list of values, got %s", describe(items))
+			f.Errorf("vals", "expected a non-empty list of values, got %s", p.Describe(items))
 			break
 		}
 		for i, item := range items.Content {
-			v, _ := p.jsonValue(item, index(join(path, "vals"), i))
+			v, _ := p.jsonValue(item, yamlfield.Index(p.Join(path, "vals"), i))
 			h.Vals = append(h.Vals, v)
 		}
 	case HPInt:
-		r := int64In(-maxSafeInt, maxSafeInt, fmt.Sprintf("an integer from %d to %d", -maxSafeInt, maxSafeInt))
+		r := yamlfield.Int64In(-maxSafeInt, maxSafeInt, fmt.Sprintf("an integer from %d to %d", -maxSafeInt, maxSafeInt))
 		var lo, hi int64
-		okLo := f.required("minval") && field(f, "minval", &lo, r)
-		okHi := f.required("maxval") && field(f, "maxval", &hi, r)
+		okLo := f.Required("minval") && yamlfield.Field(f, "minval", &lo, r)
+		okHi := f.Required("maxval") && yamlfield.Field(f, "maxval", &hi, r)
 		h.Minval, h.Maxval = float64(lo), float64(hi)
 		if okLo && okHi && lo >= hi {
-			f.errorf("maxval", "expected maxval > minval (%d), got %d", lo, hi)
+			f.Errorf("maxval", "expected maxval > minval (%d), got %d", lo, hi)
 		}
 	case HPDouble, HPLog:
-		okLo := f.required("minval") && field(f, "minval", &h.Minval, number)
-		okHi := f.required("maxval") && field(f, "maxval", &h.Maxval, number)
+		okLo := f.Required("minval") && yamlfield.Field(f, "minval", &h.Minval, yamlfield.Number)
+		okHi := f.Required("maxval") && yamlfield.Field(f, "maxval", &h.Maxval, yamlfield.Number)
 		if okLo && okHi && h.Minval >= h.Maxval {
-			f.errorf("maxval", "expected maxval > minval (%s), got %s", formatFloat(h.Minval), formatFloat(h.Maxval))
+			f.Errorf("maxval", "expected maxval > minval (%s), got %s", formatFloat(h.Minval), formatFloat(h.Maxval))
 		} else if okLo && okHi && math.IsInf(h.Maxval-h.Minval, 0) {
-			f.errorf("maxval", "the range from minval to maxval is too wide for a float64")
+			f.Errorf("maxval", "the range from minval to maxval is too wide for a float64")
 		}
 		if h.Type == HPLog {
 			h.Base = 10
-			if field(f, "base", &h.Base, positiveNumber) && h.Base == 1 {
-				f.errorf("base", "expected a base > 0 other than 1, got 1")
+			if yamlfield.Field(f, "base", &h.Base, yamlfield.PositiveNumber) && h.Base == 1 {
+				f.Errorf("base", "expected a base > 0 other than 1, got 1")
 			}
-			if okLo && okHi && p.count == before {
+			if okLo && okHi && p.Count() == before {
 				for _, e := range []float64{h.Minval, h.Maxval} {
 					if v := math.Pow(h.Base, e); v == 0 || math.IsInf(v, 0) {
-						f.errorf("maxval", "%s ** %s is outside the range of a float64", formatFloat(h.Base), formatFloat(e))
+						f.Errorf("maxval", "%s ** %s is outside the range of a float64", formatFloat(h.Base), formatFloat(e))
 						break
 					}
 				}
@@ -207,9 +206,9 @@ func (p *parser) hyperparameter(raw *yaml.Node, path string) (Hyperparameter, bo
 		}
 	}
 	if h.Type == HPInt || h.Type == HPDouble || h.Type == HPLog {
-		field(f, "count", &h.Count, intIn(1, MaxTrials))
+		yamlfield.Field(f, "count", &h.Count, yamlfield.IntIn(1, MaxTrials))
 	}
-	return h, p.count == before
+	return h, p.Count() == before
 }
 
 // jsonValue converts a YAML value to compact JSON: mappings to objects with
@@ -234,7 +233,7 @@ type jsonWriter struct {
 // fits reports whether the value so far is within the size limit.
 func (w *jsonWriter) fits() bool {
 	if len(w.buf) > MaxHyperparametersBytes {
-		w.p.errorAt(w.line, w.path, nil, "the value is larger than %d bytes as JSON", MaxHyperparametersBytes)
+		w.p.ErrorAt(w.line, w.path, nil, "the value is larger than %d bytes as JSON", MaxHyperparametersBytes)
 		return false
 	}
 	return true
@@ -245,12 +244,12 @@ func (w *jsonWriter) value(raw *yaml.Node, path string, depth int) bool {
 		return false
 	}
 	if depth > maxValueDepth {
-		w.p.errorAt(w.line, w.path, nil, "the value nests deeper than %d levels", maxValueDepth)
+		w.p.ErrorAt(w.line, w.path, nil, "the value nests deeper than %d levels", maxValueDepth)
 		return false
 	}
-	n := resolve(raw)
+	n := yamlfield.Resolve(raw)
 	if n == nil {
-		w.p.errorf(raw, path, "expected a value, got an unresolvable alias")
+		w.p.Errorf(raw, path, "expected a value, got an unresolvable alias")
 		return false
 	}
 	switch n.Kind {
@@ -260,22 +259,22 @@ func (w *jsonWriter) value(raw *yaml.Node, path string, depth int) bool {
 			if i > 0 {
 				w.buf = append(w.buf, ',')
 			}
-			if !w.value(item, index(path, i), depth+1) {
+			if !w.value(item, yamlfield.Index(path, i), depth+1) {
 				return false
 			}
 		}
 		w.buf = append(w.buf, ']')
 		return true
 	case yaml.MappingNode:
-		prs, _ := w.p.pairs(n, path)
+		prs, _ := w.p.Pairs(n, path)
 		w.buf = append(w.buf, '{')
 		for i, pr := range prs {
 			if i > 0 {
 				w.buf = append(w.buf, ',')
 			}
-			w.buf = append(w.buf, jsonString(pr.key.Value)...)
+			w.buf = append(w.buf, jsonString(pr.Key.Value)...)
 			w.buf = append(w.buf, ':')
-			if !w.value(pr.val, join(path, pr.key.Value), depth+1) {
+			if !w.value(pr.Val, w.p.Join(path, pr.Key.Value), depth+1) {
 				return false
 			}
 		}
@@ -284,7 +283,7 @@ func (w *jsonWriter) value(raw *yaml.Node, path string, depth int) bool {
 	case yaml.ScalarNode:
 		return w.scalar(n, raw, path)
 	}
-	w.p.errorf(raw, path, "expected a value, got %s", describe(n))
+	w.p.Errorf(raw, path, "expected a value, got %s", w.p.Describe(n))
 	return false
 }
 
@@ -298,332 +297,32 @@ func (w *jsonWriter) scalar(n, raw *yaml.Node, path string) bool {
 		return true
 	case "!!bool":
 		var v bool
-		if decodeScalar(n, &v) {
+		if yamlfield.DecodeScalar(n, &v) {
 			w.buf = strconv.AppendBool(w.buf, v)
 			return true
 		}
 	case "!!int":
 		var v int64
-		if decodeScalar(n, &v) {
+		if yamlfield.DecodeScalar(n, &v) {
 			w.buf = strconv.AppendInt(w.buf, v, 10)
 			return true
 		}
 		var u uint64
-		if decodeScalar(n, &u) {
+		if yamlfield.DecodeScalar(n, &u) {
 			w.buf = strconv.AppendUint(w.buf, u, 10)
 			return true
 		}
-		w.p.errorf(raw, path, "integer %s is out of range (beyond 64 bits)", describe(n))
+		w.p.Errorf(raw, path, "integer %s is out of range (beyond 64 bits)", w.p.Describe(n))
 		return false
 	case "!!float":
 		var v float64
-		if decodeScalar(n, &v) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if yamlfield.DecodeScalar(n, &v) && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			w.buf = append(w.buf, formatFloat(v)...)
 			return true
 		}
-		w.p.errorf(raw, path, "expected a finite number (JSON has no NaN or infinity), got %s", describe(n))
+		w.p.Errorf(raw, path, "expected a finite number (JSON has no NaN or infinity), got %s", w.p.Describe(n))
 		return false
 	}
-	w.p.errorf(raw, path, "expected a string, number, boolean, null, list or mapping, got %s", describe(n))
+	w.p.Errorf(raw, path, "expected a string, number, boolean, null, list or mapping, got %s", w.p.Describe(n))
 	return false
-}
-
-// planError is an expansion error, about one hyperparameter when name is
-// set.
-type planError struct{ name, msg string }
-
-func (e *planError) Error() string {
-	if e.name == "" {
-		return "jobfile: " + e.msg
-	}
-	return fmt.Sprintf("jobfile: hyperparameters.%s: %s", e.name, e.msg)
-}
-
-// sortedNames returns the hyperparameter names in byte order.
-func sortedNames(hps map[string]Hyperparameter) []string {
-	names := make([]string, 0, len(hps))
-	for k := range hps {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// check returns what is wrong with a hand-built hyperparameter, or "".
-// Parse never builds one that fails it.
-func (h Hyperparameter) check() string {
-	switch h.Type {
-	case HPConst:
-		if !json.Valid(h.Val) {
-			return "val is not valid JSON"
-		}
-	case HPCategorical:
-		if len(h.Vals) == 0 {
-			return "vals is empty"
-		}
-		for _, v := range h.Vals {
-			if !json.Valid(v) {
-				return "vals holds invalid JSON"
-			}
-		}
-	case HPInt, HPDouble, HPLog:
-		if !(h.Minval < h.Maxval) || math.IsInf(h.Maxval-h.Minval, 0) {
-			return "expected finite minval < maxval"
-		}
-		if h.Type == HPInt && (h.Minval != math.Trunc(h.Minval) || h.Maxval != math.Trunc(h.Maxval) ||
-			h.Minval < -maxSafeInt || h.Maxval > maxSafeInt) {
-			return "int bounds must be integers within ±2^53"
-		}
-		if h.Type == HPLog && (!(h.Base > 0) || h.Base == 1 || math.IsInf(h.Base, 0)) {
-			return "log base must be > 0 and not 1"
-		}
-		if h.Count < 0 || h.Count > MaxTrials {
-			return fmt.Sprintf("count must be from 1 to %d", MaxTrials)
-		}
-	default:
-		return fmt.Sprintf("unknown type %q", h.Type)
-	}
-	return ""
-}
-
-// gridValues returns the grid points of h in ascending (or file) order:
-// int: count evenly spaced integers from minval to maxval, rounded (all of
-// them when count exceeds the range); double: count evenly spaced values,
-// both ends included; log: base raised to count evenly spaced exponents.
-// count 1 gives minval (or base ** minval).
-func gridValues(h Hyperparameter) []json.RawMessage {
-	switch h.Type {
-	case HPConst:
-		return []json.RawMessage{h.Val}
-	case HPCategorical:
-		return h.Vals
-	}
-	c := h.Count
-	if h.Type == HPInt {
-		c = int(min(int64(c), int64(h.Maxval-h.Minval)+1))
-	}
-	out := make([]json.RawMessage, 0, c)
-	for i := range c {
-		x := h.Minval
-		if c > 1 {
-			x = h.Minval + float64(i)*(h.Maxval-h.Minval)/float64(c-1)
-		}
-		if i == c-1 && c > 1 {
-			x = h.Maxval
-		}
-		var s string
-		switch h.Type {
-		case HPInt:
-			s = strconv.FormatInt(int64(math.Round(x)), 10)
-		case HPDouble:
-			s = formatFloat(x)
-		case HPLog:
-			s = formatFloat(math.Pow(h.Base, x))
-		}
-		if len(out) > 0 && string(out[len(out)-1]) == s {
-			continue
-		}
-		out = append(out, json.RawMessage(s))
-	}
-	return out
-}
-
-// maxValueBytes bounds the JSON size of one value of h.
-func maxValueBytes(h Hyperparameter, grid bool) int {
-	var vals []json.RawMessage
-	switch {
-	case h.Type == HPConst || h.Type == HPCategorical:
-		vals = gridValues(h)
-	case h.Type == HPInt:
-		return max(len(strconv.FormatInt(int64(h.Minval), 10)), len(strconv.FormatInt(int64(h.Maxval), 10)))
-	case grid:
-		vals = gridValues(h)
-	default:
-		return 24 // the longest shortest-form float64
-	}
-	m := 0
-	for _, v := range vals {
-		m = max(m, len(v))
-	}
-	return m
-}
-
-// plan checks that hps and s make a valid expansion within the limits, and
-// returns the number of trials.
-func plan(hps map[string]Hyperparameter, s Searcher) (int, error) {
-	names := sortedNames(hps)
-	grid := s.Name == SearchGrid
-	if !grid && s.Name != SearchRandom {
-		return 0, &planError{msg: fmt.Sprintf("unknown searcher %q", s.Name)}
-	}
-	for _, name := range names {
-		h := hps[name]
-		if msg := h.check(); msg != "" {
-			return 0, &planError{name: name, msg: msg}
-		}
-		if grid && (h.Type == HPInt || h.Type == HPDouble || h.Type == HPLog) && h.Count == 0 {
-			return 0, &planError{name: name, msg: fmt.Sprintf(
-				"grid search needs count, the number of grid points of this %s hyperparameter (random search samples without it)", h.Type)}
-		}
-	}
-	var n int
-	if grid {
-		n = 1
-		for _, name := range names {
-			n = satMul(n, len(gridValues(hps[name])))
-		}
-		if s.MaxTrials > 0 {
-			n = min(n, s.MaxTrials)
-		}
-		if n > MaxTrials {
-			return 0, &planError{msg: fmt.Sprintf(
-				"the grid has %s points, more than the limit of %d trials (lower the counts, or cap it with searcher.max_trials)", gridSize(n), MaxTrials)}
-		}
-	} else {
-		n = s.MaxTrials
-		if n < 1 || n > MaxTrials {
-			return 0, &planError{msg: fmt.Sprintf("random search needs max_trials from 1 to %d", MaxTrials)}
-		}
-	}
-	size := 2
-	for _, name := range names {
-		size += len(jsonString(name)) + 2 + maxValueBytes(hps[name], grid)
-	}
-	if size > MaxHyperparametersBytes {
-		return 0, &planError{msg: fmt.Sprintf(
-			"one trial's hyperparameters may take %d bytes as JSON, more than the limit of %d", size, MaxHyperparametersBytes)}
-	}
-	if satMul(size, n) > MaxExpansionBytes {
-		return 0, &planError{msg: fmt.Sprintf(
-			"%d trials of up to %d bytes of hyperparameters each exceed the limit of %d bytes in all", n, size, MaxExpansionBytes)}
-	}
-	return n, nil
-}
-
-func gridSize(n int) string {
-	if n == math.MaxInt {
-		return "more than 2^63"
-	}
-	return strconv.Itoa(n)
-}
-
-// satMul multiplies non-negative ints, saturating at math.MaxInt.
-func satMul(a, b int) int {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi != 0 || lo > math.MaxInt {
-		return math.MaxInt
-	}
-	return int(lo)
-}
-
-// expand makes the trials. Grid: the cartesian product of every
-// hyperparameter's grid values, names in byte order with the last name
-// varying fastest, cut to s.MaxTrials when that is set. Random:
-// s.MaxTrials trials, each drawing its values in name order from a PCG
-// generator seeded with s.Seed.
-func expand(hps map[string]Hyperparameter, s Searcher) ([]Task, error) {
-	n, err := plan(hps, s)
-	if err != nil {
-		return nil, err
-	}
-	names := sortedNames(hps)
-	keys := make([][]byte, len(names))
-	for i, name := range names {
-		keys[i] = jsonString(name)
-	}
-	tasks := make([]Task, n)
-	vals := make([]json.RawMessage, len(names))
-	if s.Name == SearchGrid {
-		grids := make([][]json.RawMessage, len(names))
-		for i, name := range names {
-			grids[i] = gridValues(hps[name])
-		}
-		idx := make([]int, len(names))
-		for t := range n {
-			for i := range names {
-				vals[i] = grids[i][idx[i]]
-			}
-			tasks[t] = Task{Index: t, Hyperparameters: object(keys, vals)}
-			for i := len(idx) - 1; i >= 0; i-- {
-				if idx[i]++; idx[i] < len(grids[i]) {
-					break
-				}
-				idx[i] = 0
-			}
-		}
-		return tasks, nil
-	}
-	r := newSampler(s.Seed)
-	for t := range n {
-		for i, name := range names {
-			vals[i] = r.sample(hps[name])
-		}
-		tasks[t] = Task{Index: t, Hyperparameters: object(keys, vals)}
-	}
-	return tasks, nil
-}
-
-// object writes a JSON object of keys (already JSON strings) and values.
-func object(keys [][]byte, vals []json.RawMessage) json.RawMessage {
-	size := 2
-	for i := range keys {
-		size += len(keys[i]) + len(vals[i]) + 2
-	}
-	b := make([]byte, 0, size)
-	b = append(b, '{')
-	for i := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, keys[i]...)
-		b = append(b, ':')
-		b = append(b, vals[i]...)
-	}
-	return append(b, '}')
-}
-
-// sampler draws random values. It uses only PCG's raw output, which math/
-// rand/v2 specifies exactly, and its own bounded-integer and float
-// conversions, so that a seed gives the same trials in every Go release.
-type sampler struct{ src *rand.PCG }
-
-// pcgStream is the PCG increment seed; any fixed value does.
-const pcgStream = 0x9e3779b97f4a7c15
-
-func newSampler(seed int64) *sampler {
-	return &sampler{src: rand.NewPCG(uint64(seed), pcgStream)}
-}
-
-// uintn returns a uniform integer in [0, n), n > 0 (Lemire's method).
-func (s *sampler) uintn(n uint64) uint64 {
-	hi, lo := bits.Mul64(s.src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.src.Uint64(), n)
-		}
-	}
-	return hi
-}
-
-// float returns a uniform float64 in [0, 1).
-func (s *sampler) float() float64 {
-	return float64(s.src.Uint64()>>11) / (1 << 53)
-}
-
-func (s *sampler) sample(h Hyperparameter) json.RawMessage {
-	switch h.Type {
-	case HPConst:
-		return h.Val
-	case HPCategorical:
-		return h.Vals[s.uintn(uint64(len(h.Vals)))]
-	case HPInt:
-		lo, hi := int64(h.Minval), int64(h.Maxval)
-		v := lo + int64(s.uintn(uint64(hi-lo)+1))
-		return json.RawMessage(strconv.FormatInt(v, 10))
-	case HPDouble:
-		return json.RawMessage(formatFloat(h.Minval + s.float()*(h.Maxval-h.Minval)))
-	default: // HPLog
-		return json.RawMessage(formatFloat(math.Pow(h.Base, h.Minval+s.float()*(h.Maxval-h.Minval))))
-	}
 }

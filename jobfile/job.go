@@ -179,10 +179,10 @@ func Load(path string) (*Job, error) {
 // Parse parses and validates a YAML job file. name only labels error
 // messages. It returns a complete Job or an error, never both.
 func Parse(name string, data []byte) (*Job, error) {
-	p := &parser{file: name}
-	root, ok := p.decode(data)
+	p := newParser(name)
+	root, ok := p.Decode(data)
 	if !ok {
-		return nil, p.err()
+		return nil, p.Err()
 	}
 	return p.finish(root)
 }
@@ -191,10 +191,10 @@ func Parse(name string, data []byte) (*Job, error) {
 // request body, with the same fields, rules and messages as Parse. Lines
 // in errors count lines of the JSON text.
 func ParseJSON(name string, data []byte) (*Job, error) {
-	p := &parser{file: name}
+	p := newParser(name)
 	root, ok := p.decodeJSON(data)
 	if !ok {
-		return nil, p.err()
+		return nil, p.Err()
 	}
 	return p.finish(root)
 }

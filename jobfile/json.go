@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // decodeJSON turns a JSON document into the yaml.Node tree that the YAML
@@ -18,7 +20,7 @@ import (
 // and other numbers !!int. Each node carries the line of its JSON token.
 func (p *parser) decodeJSON(data []byte) (*yaml.Node, bool) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		p.errorAt(0, "", nil, "empty document: expected a JSON object with at least name and entrypoint")
+		p.ErrorAt(0, "", nil, "empty document: expected a JSON object with at least name and entrypoint")
 		return nil, false
 	}
 	if !json.Valid(data) {
@@ -33,18 +35,18 @@ func (p *parser) decodeJSON(data []byte) (*yaml.Node, bool) {
 		if err != nil {
 			msg = "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
 		}
-		p.errorAt(line, "", err, "%s", msg)
+		p.ErrorAt(line, "", err, "%s", msg)
 		return nil, false
 	}
 	b := &jsonBuilder{data: data, dec: json.NewDecoder(bytes.NewReader(data)), line: 1}
 	b.dec.UseNumber()
 	root, err := b.value()
 	if err != nil { // json.Valid accepted it, so this is not expected
-		p.errorAt(0, "", err, "invalid JSON: %v", err)
+		p.ErrorAt(0, "", err, "invalid JSON: %v", err)
 		return nil, false
 	}
-	if isNull(root) {
-		p.errorAt(root.Line, "", nil, "expected a JSON object with at least name and entrypoint, got null")
+	if yamlfield.IsNull(root) {
+		p.ErrorAt(root.Line, "", nil, "expected a JSON object with at least name and entrypoint, got null")
 		return nil, false
 	}
 	return root, true

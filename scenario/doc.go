@@ -62,4 +62,8 @@
 // errors.As finds the first. Checks that depend on a broken part are
 // skipped rather than reported as consequences: a job in a pool whose
 // nodes have errors is not also told that it does not fit.
+//
+// The YAML walking and the error reporting are package yamlfield's, shared
+// with package jobfile; errors.go holds the options that give scenario
+// files their paths and quoted values.
 package scenario

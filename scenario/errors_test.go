@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // pools is a valid pools section with 16 slots in pool "gpu" and 4 in "cpu";
@@ -251,8 +253,8 @@ func TestTooManyErrors(t *testing.T) {
 	}
 	_, err := Parse("many.yaml", []byte(b.String()))
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != maxReported+1 || !strings.Contains(lines[maxReported], "more errors not shown") {
-		t.Errorf("want %d errors and a count of the rest; got:\n%v", maxReported, err)
+	if len(lines) != yamlfield.MaxReported+1 || !strings.Contains(lines[yamlfield.MaxReported], "more errors not shown") {
+		t.Errorf("want %d errors and a count of the rest; got:\n%v", yamlfield.MaxReported, err)
 	}
 }
 
@@ -282,8 +284,8 @@ func TestThousandsOfErrors(t *testing.T) {
 	_, err := Parse("huge.yaml", []byte(b.String()))
 	lines := strings.Split(err.Error(), "\n")
 	// Each job has two errors: no name, and negative slots.
-	if len(lines) != maxReported+1 || !strings.HasSuffix(lines[maxReported], "huge.yaml: 5990 more errors not shown") {
-		t.Errorf("want %d errors and a count of the rest; got last line %q", maxReported, lines[len(lines)-1])
+	if len(lines) != yamlfield.MaxReported+1 || !strings.HasSuffix(lines[yamlfield.MaxReported], "huge.yaml: 5990 more errors not shown") {
+		t.Errorf("want %d errors and a count of the rest; got last line %q", yamlfield.MaxReported, lines[len(lines)-1])
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // eventList parses the events section. checkJobs is false when jobs come
@@ -12,7 +14,7 @@ func (p *parser) eventList(raw *yaml.Node, checkJobs bool) []Event {
 	if raw == nil {
 		return nil
 	}
-	items, _ := p.list(raw, "events", "events")
+	items, _ := p.List(raw, "events", "events")
 	out := make([]Event, 0, len(items))
 	for i, item := range items {
 		out = append(out, p.event(item, i, checkJobs))
@@ -22,62 +24,62 @@ func (p *parser) eventList(raw *yaml.Node, checkJobs bool) []Event {
 
 func (p *parser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 	e := Event{Line: raw.Line}
-	f, ok := p.fields(raw, fmt.Sprintf("events[%d]", i))
+	f, ok := p.Fields(raw, fmt.Sprintf("events[%d]", i))
 	if !ok {
 		return e
 	}
-	if f.required("at") {
-		field(f, "at", &e.At, duration)
+	if f.Required("at") {
+		yamlfield.Field(f, "at", &e.At, yamlfield.Duration)
 	}
 	var actions []EventKind
 	for _, k := range eventKinds {
-		if f.has(string(k)) {
+		if f.Has(string(k)) {
 			actions = append(actions, k)
 		}
 	}
 	switch len(actions) {
 	case 0:
-		p.errorAt(f.line, f.path, nil, "missing action: expected one of %s", oneOf(eventKinds))
+		p.ErrorAt(f.Line, f.Path, nil, "missing action: expected one of %s", yamlfield.OneOf(eventKinds))
 	case 1:
 		e.Kind = actions[0]
 		p.action(f, &e, checkJobs)
 	default:
 		// Two actions at once would need an order between them that the
 		// file cannot express; two events at the same time can.
-		f.errorf(string(actions[1]), "an event has one action, and this one already has %s", actions[0])
+		f.Errorf(string(actions[1]), "an event has one action, and this one already has %s", actions[0])
 	}
-	f.done()
+	f.Done()
 	return e
 }
 
 // action parses the value of the event's single action key.
-func (p *parser) action(f *fields, e *Event, checkJobs bool) {
+func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	key := string(e.Kind)
-	path := join(f.path, key)
+	path := p.Join(f.Path, key)
 	if e.Kind == EventKill {
-		if field(f, key, &e.Job, name) {
-			p.checkEventJob(f.lookup(key), path, e.Job, checkJobs)
+		if yamlfield.Field(f, key, &e.Job, name) {
+			p.checkEventJob(f.Lookup(key), path, e.Job, checkJobs)
 		}
 		return
 	}
-	g, ok := p.fields(f.lookup(key), path)
+	g, ok := p.Fields(f.Lookup(key), path)
 	if !ok {
 		return
 	}
-	if g.required("job") && field(g, "job", &e.Job, name) {
-		p.checkEventJob(g.lookup("job"), join(path, "job"), e.Job, checkJobs)
+	if g.Required("job") && yamlfield.Field(g, "job", &e.Job, name) {
+		p.checkEventJob(g.Lookup("job"), p.Join(path, "job"), e.Job, checkJobs)
 	}
 	switch e.Kind {
 	case EventSetPriority:
-		if g.required("priority") {
-			field(g, "priority", &e.Priority, intIn(MinPriority, MaxPriority))
+		if g.Required("priority") {
+			yamlfield.Field(g, "priority", &e.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
 		}
 	case EventSetWeight:
-		if g.required("weight") {
-			field(g, "weight", &e.Weight, positiveNumber)
+		if g.Required("weight") {
+			yamlfield.Field(g, "weight", &e.Weight, yamlfield.PositiveNumber)
 		}
 	}
-	g.done()
+	g.Done()
 }
 
 func (p *parser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {
@@ -87,5 +89,5 @@ func (p *parser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {
 	if _, ok := p.jobLines[job]; ok {
 		return
 	}
-	p.errorf(n, path, "unknown job %s%s", quote(job), suggest(job, p.jobOrder))
+	p.Errorf(n, path, "unknown job %s%s", yamlfield.Quote(job), yamlfield.Suggest(job, p.jobOrder))
 }

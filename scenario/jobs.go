@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // jobList parses the jobs section: a list of jobs, or a {trace: FILE}
@@ -13,7 +15,7 @@ func (p *parser) jobList(raw *yaml.Node) ([]Job, *TraceRef) {
 	if raw == nil {
 		return nil, nil
 	}
-	n := resolve(raw)
+	n := yamlfield.Resolve(raw)
 	switch {
 	case n != nil && n.Kind == yaml.MappingNode:
 		return nil, p.trace(raw)
@@ -21,7 +23,7 @@ func (p *parser) jobList(raw *yaml.Node) ([]Job, *TraceRef) {
 	case n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null":
 		return nil, nil
 	default:
-		p.errorf(raw, "jobs", "expected a list of jobs or a {trace: FILE} mapping, got %s", describe(n))
+		p.Errorf(raw, "jobs", "expected a list of jobs or a {trace: FILE} mapping, got %s", p.Describe(n))
 		p.jobNamesKnown = false
 		return nil, nil
 	}
@@ -34,15 +36,15 @@ func (p *parser) jobList(raw *yaml.Node) ([]Job, *TraceRef) {
 
 func (p *parser) trace(raw *yaml.Node) *TraceRef {
 	t := &TraceRef{Line: raw.Line}
-	f, ok := p.fields(raw, "jobs")
+	f, ok := p.Fields(raw, "jobs")
 	if !ok {
 		return nil
 	}
-	if f.required("trace") {
-		field(f, "trace", &t.Path, name)
+	if f.Required("trace") {
+		yamlfield.Field(f, "trace", &t.Path, name)
 	}
-	field(f, "format", &t.Format, enum("trace format", traceFormats...))
-	f.done()
+	yamlfield.Field(f, "format", &t.Format, yamlfield.Enum("trace format", traceFormats...))
+	f.Done()
 	return t
 }
 
@@ -58,52 +60,52 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 		Weight:   DefaultWeight,
 	}
 	path := fmt.Sprintf("jobs[%d]", i)
-	f, ok := p.fields(raw, path)
+	f, ok := p.Fields(raw, path)
 	if !ok {
 		p.jobNamesKnown = false
 		return j
 	}
-	if f.required("name") && field(f, "name", &j.Name, name) {
+	if f.Required("name") && yamlfield.Field(f, "name", &j.Name, name) {
 		if first, dup := p.jobLines[j.Name]; dup {
-			f.errorf("name", "duplicate job name %s (first at line %d)", quote(j.Name), first)
+			f.Errorf("name", "duplicate job name %s (first at line %d)", yamlfield.Quote(j.Name), first)
 		} else {
 			p.jobLines[j.Name] = raw.Line
 			p.jobOrder = append(p.jobOrder, j.Name)
 		}
-		f.path = path + " " + quote(j.Name)
+		f.Path = path + " " + yamlfield.Quote(j.Name)
 	} else {
 		p.jobNamesKnown = false
 	}
-	field(f, "kind", &j.Kind, enum("kind", kinds...))
-	field(f, "submit", &j.Submit, duration)
-	poolSet := field(f, "pool", &j.Pool, name)
-	field(f, "tasks", &j.Tasks, intAtLeast(1))
+	yamlfield.Field(f, "kind", &j.Kind, yamlfield.Enum("kind", kinds...))
+	yamlfield.Field(f, "submit", &j.Submit, yamlfield.Duration)
+	poolSet := yamlfield.Field(f, "pool", &j.Pool, name)
+	yamlfield.Field(f, "tasks", &j.Tasks, yamlfield.IntAtLeast(1))
 	j.MaxConcurrent = j.Tasks
-	field(f, "max_concurrent", &j.MaxConcurrent, intAtLeast(1))
-	field(f, "slots", &j.Slots, intAtLeast(0))
-	field(f, "duration", &j.Duration, duration)
-	field(f, "time_limit", &j.TimeLimit, positiveDuration)
-	field(f, "priority", &j.Priority, intIn(MinPriority, MaxPriority))
-	field(f, "weight", &j.Weight, positiveNumber)
+	yamlfield.Field(f, "max_concurrent", &j.MaxConcurrent, yamlfield.IntAtLeast(1))
+	yamlfield.Field(f, "slots", &j.Slots, yamlfield.IntAtLeast(0))
+	yamlfield.Field(f, "duration", &j.Duration, yamlfield.Duration)
+	yamlfield.Field(f, "time_limit", &j.TimeLimit, yamlfield.PositiveDuration)
+	yamlfield.Field(f, "priority", &j.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
+	yamlfield.Field(f, "weight", &j.Weight, yamlfield.PositiveNumber)
 	j.Preemptible = j.Kind == KindExperiment
-	field(f, "preemptible", &j.Preemptible, boolean)
-	f.done()
+	yamlfield.Field(f, "preemptible", &j.Preemptible, yamlfield.Boolean)
+	f.Done()
 	p.checkJobPool(f, &j, poolSet)
 	return j
 }
 
 // checkJobPool checks that the job's pool exists and that one task fits in
 // it. When a pool has errors its size is unknown, so the fit check waits.
-func (p *parser) checkJobPool(f *fields, j *Job, poolSet bool) {
+func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 	info := p.pools[j.Pool]
 	if info == nil {
 		if poolSet && p.poolNamesKnown {
 			names := p.poolOrder
-			f.errorf("pool", "unknown pool %s%s (pools: %s)", quote(j.Pool), suggest(j.Pool, names), oneOf(names))
+			f.Errorf("pool", "unknown pool %s%s (pools: %s)", yamlfield.Quote(j.Pool), yamlfield.Suggest(j.Pool, names), yamlfield.OneOf(names))
 		}
 		return
 	}
 	if info.clean && j.Slots > info.capacity {
-		f.errorf("slots", "a task needs %d slots, but pool %s has only %d in all", j.Slots, quote(j.Pool), info.capacity)
+		f.Errorf("slots", "a task needs %d slots, but pool %s has only %d in all", j.Slots, yamlfield.Quote(j.Pool), info.capacity)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // poolInfo is what the job checks need to know about a pool.
@@ -19,26 +21,26 @@ type poolInfo struct {
 // order in the file, because jobs and events refer back to them.
 func (p *parser) scenario(root *yaml.Node) *Scenario {
 	s := &Scenario{}
-	f, ok := p.fields(root, "")
+	f, ok := p.Fields(root, "")
 	if !ok {
 		return s
 	}
 	p.pools = make(map[string]*poolInfo)
 	p.nodeLines = make(map[string]int)
 	p.jobLines = make(map[string]int)
-	if f.required("pools") {
-		s.Pools = p.poolList(f.lookup("pools"))
+	if f.Required("pools") {
+		s.Pools = p.poolList(f.Lookup("pools"))
 	}
-	s.Jobs, s.Trace = p.jobList(f.lookup("jobs"))
-	s.Events = p.eventList(f.lookup("events"), s.Trace == nil)
-	f.done()
+	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
+	s.Events = p.eventList(f.Lookup("events"), s.Trace == nil)
+	f.Done()
 	return s
 }
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
-	items, ok := p.list(raw, "pools", "pools")
+	items, ok := p.List(raw, "pools", "pools")
 	if ok && len(items) == 0 {
-		p.errorf(raw, "pools", "at least one pool is required")
+		p.Errorf(raw, "pools", "at least one pool is required")
 	}
 	// Until every pool has a name, an unknown pool name in a job may just be
 	// the broken pool, so the job check stays quiet.
@@ -53,16 +55,16 @@ func (p *parser) poolList(raw *yaml.Node) []Pool {
 func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	pl := Pool{Line: raw.Line, Placement: PlacementBinpack}
 	path := fmt.Sprintf("pools[%d]", i)
-	f, ok := p.fields(raw, path)
+	f, ok := p.Fields(raw, path)
 	if !ok {
 		p.poolNamesKnown = false
 		return pl
 	}
-	errsBefore := p.count
+	errsBefore := p.Count()
 	info := &poolInfo{line: raw.Line}
-	if f.required("name") && field(f, "name", &pl.Name, name) {
+	if f.Required("name") && yamlfield.Field(f, "name", &pl.Name, name) {
 		if first, dup := p.pools[pl.Name]; dup {
-			f.errorf("name", "duplicate pool name %s (first at line %d)", quote(pl.Name), first.line)
+			f.Errorf("name", "duplicate pool name %s (first at line %d)", yamlfield.Quote(pl.Name), first.line)
 		} else {
 			p.pools[pl.Name] = info
 			p.poolOrder = append(p.poolOrder, pl.Name)
@@ -70,46 +72,46 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 				p.firstPool = pl.Name
 			}
 		}
-		f.path = path + " " + quote(pl.Name)
+		f.Path = path + " " + yamlfield.Quote(pl.Name)
 	} else {
 		p.poolNamesKnown = false
 	}
-	policyOK := f.required("policy") && field(f, "policy", &pl.Policy, enum("policy", policies...))
-	field(f, "preemption", &pl.Preemption, boolean)
-	field(f, "backfill", &pl.Backfill, boolean)
-	field(f, "serial", &pl.Serial, boolean)
-	reservationsSet := f.has("reservations")
-	field(f, "reservations", &pl.Reservations, enum("reservations", reservations...))
-	field(f, "placement", &pl.Placement, enum("placement", placements...))
-	field(f, "checkpoint_cost", &pl.CheckpointCost, duration)
-	if f.required("nodes") {
-		pl.Nodes = p.nodeList(f.lookup("nodes"), join(f.path, "nodes"))
+	policyOK := f.Required("policy") && yamlfield.Field(f, "policy", &pl.Policy, yamlfield.Enum("policy", policies...))
+	yamlfield.Field(f, "preemption", &pl.Preemption, yamlfield.Boolean)
+	yamlfield.Field(f, "backfill", &pl.Backfill, yamlfield.Boolean)
+	yamlfield.Field(f, "serial", &pl.Serial, yamlfield.Boolean)
+	reservationsSet := f.Has("reservations")
+	yamlfield.Field(f, "reservations", &pl.Reservations, yamlfield.Enum("reservations", reservations...))
+	yamlfield.Field(f, "placement", &pl.Placement, yamlfield.Enum("placement", placements...))
+	yamlfield.Field(f, "checkpoint_cost", &pl.CheckpointCost, yamlfield.Duration)
+	if f.Required("nodes") {
+		pl.Nodes = p.nodeList(f.Lookup("nodes"), p.Join(f.Path, "nodes"))
 	}
-	f.done()
+	f.Done()
 	if policyOK {
 		checkPolicyOptions(f, &pl, reservationsSet)
 	}
 	for _, n := range pl.Nodes {
 		info.capacity = addSaturating(info.capacity, n.Slots)
 	}
-	info.clean = p.count == errsBefore
+	info.clean = p.Count() == errsBefore
 	return pl
 }
 
 // checkPolicyOptions rejects options the pool's policy would ignore: a
 // setting that silently does nothing hides a misunderstanding.
-func checkPolicyOptions(f *fields, pl *Pool, reservationsSet bool) {
+func checkPolicyOptions(f *yamlfield.Fields, pl *Pool, reservationsSet bool) {
 	if pl.Preemption && pl.Policy != PolicyPriority && pl.Policy != PolicyFairShare {
-		f.errorf("preemption", "only priority and fair_share pools preempt, and this pool's policy is %s", pl.Policy)
+		f.Errorf("preemption", "only priority and fair_share pools preempt, and this pool's policy is %s", pl.Policy)
 	}
 	if pl.Backfill && pl.Policy != PolicyPriority {
-		f.errorf("backfill", "only priority pools take backfill: true, and this pool's policy is %s", pl.Policy)
+		f.Errorf("backfill", "only priority pools take backfill: true, and this pool's policy is %s", pl.Policy)
 	}
 	if pl.Serial && pl.Policy != PolicyFIFO {
-		f.errorf("serial", "only fifo pools can be serial, and this pool's policy is %s", pl.Policy)
+		f.Errorf("serial", "only fifo pools can be serial, and this pool's policy is %s", pl.Policy)
 	}
 	if reservationsSet && pl.Policy != PolicyBackfill {
-		f.errorf("reservations", "only backfill pools take reservations, and this pool's policy is %s", pl.Policy)
+		f.Errorf("reservations", "only backfill pools take reservations, and this pool's policy is %s", pl.Policy)
 	}
 	if pl.Policy == PolicyBackfill && pl.Reservations == "" {
 		pl.Reservations = ReservationsEasy
@@ -124,9 +126,9 @@ func addSaturating(a, b int) int {
 }
 
 func (p *parser) nodeList(raw *yaml.Node, path string) []Node {
-	items, ok := p.list(raw, path, "nodes")
+	items, ok := p.List(raw, path, "nodes")
 	if ok && len(items) == 0 {
-		p.errorf(raw, path, "a pool needs at least one node")
+		p.Errorf(raw, path, "a pool needs at least one node")
 	}
 	var out []Node
 	for i, item := range items {
@@ -137,23 +139,23 @@ func (p *parser) nodeList(raw *yaml.Node, path string) []Node {
 
 // node parses one node entry and appends the nodes it expands to.
 func (p *parser) node(raw *yaml.Node, path string, out []Node) []Node {
-	f, ok := p.fields(raw, path)
+	f, ok := p.Fields(raw, path)
 	if !ok {
 		return out
 	}
 	n := Node{Line: raw.Line}
 	count := 1
-	named := f.required("name") && field(f, "name", &n.Name, name)
+	named := f.Required("name") && yamlfield.Field(f, "name", &n.Name, name)
 	if named {
-		f.path = path + " " + quote(n.Name)
+		f.Path = path + " " + yamlfield.Quote(n.Name)
 	}
-	field(f, "count", &count, intIn(1, MaxNodes))
-	if f.required("slots") {
-		field(f, "slots", &n.Slots, intAtLeast(1))
+	yamlfield.Field(f, "count", &count, yamlfield.IntIn(1, MaxNodes))
+	if f.Required("slots") {
+		yamlfield.Field(f, "slots", &n.Slots, yamlfield.IntAtLeast(1))
 	}
-	field(f, "gpu", &n.GPU, text)
-	field(f, "labels", &n.Labels, stringMap)
-	f.done()
+	yamlfield.Field(f, "gpu", &n.GPU, yamlfield.Text)
+	yamlfield.Field(f, "labels", &n.Labels, stringMap)
+	f.Done()
 	if !named {
 		return out
 	}
@@ -162,9 +164,9 @@ func (p *parser) node(raw *yaml.Node, path string, out []Node) []Node {
 
 // expand appends count copies of n, named n.Name-1..n.Name-N when count > 1,
 // and checks the names against every node seen so far in the file.
-func (p *parser) expand(f *fields, n Node, count int, out []Node) []Node {
+func (p *parser) expand(f *yamlfield.Fields, n Node, count int, out []Node) []Node {
 	if count > MaxNodes-p.nodeTotal {
-		f.errorf("count", "the file would have more than %d nodes", MaxNodes)
+		f.Errorf("count", "the file would have more than %d nodes", MaxNodes)
 		return out
 	}
 	p.nodeTotal += count
@@ -181,7 +183,7 @@ func (p *parser) expand(f *fields, n Node, count int, out []Node) []Node {
 				if count > 1 {
 					how = fmt.Sprintf(" (made by count: %d)", count)
 				}
-				f.errorf("name", "duplicate node name %s%s (first at line %d)", quote(m.Name), how, first)
+				f.Errorf("name", "duplicate node name %s%s (first at line %d)", yamlfield.Quote(m.Name), how, first)
 				reported = true
 			}
 			continue

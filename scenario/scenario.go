@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // Scheduling policies of a pool.
@@ -161,13 +163,13 @@ func Load(path string) (*Scenario, error) {
 // Parse parses and validates a scenario. name only labels error messages;
 // Parse reads no files, so a trace path is returned exactly as written.
 func Parse(name string, data []byte) (*Scenario, error) {
-	p := &parser{file: name}
-	root, ok := p.decode(data)
+	p := &parser{Parser: yamlfield.New(name, format)}
+	root, ok := p.Decode(data)
 	if !ok {
-		return nil, p.err()
+		return nil, p.Err()
 	}
 	s := p.scenario(root)
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	s.Name = name
@@ -178,9 +180,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 // an error so that one run reports several independent mistakes; the
 // name tables let later sections check references to earlier ones.
 type parser struct {
-	file  string
-	errs  []*Error
-	count int // errors found, including those past maxCollected
+	*yamlfield.Parser
 
 	pools          map[string]*poolInfo
 	poolOrder      []string

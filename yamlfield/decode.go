@@ -1,0 +1,73 @@
+package yamlfield
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Decode turns data into the document's root node, or records why it
+// cannot: a syntax error, an empty or null document, or a second document.
+// yaml.v3 reports syntax errors as "yaml: line N: msg"; the line is lifted
+// out so that syntax errors read like every other error.
+func (p *Parser) Decode(data []byte) (*yaml.Node, bool) {
+	empty := "empty file: expected " + p.opts.Expected
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := safeDecode(dec, &doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			p.ErrorAt(0, "", nil, "%s", empty)
+		} else {
+			p.syntaxError(err)
+		}
+		return nil, false
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if r := Resolve(root); r == nil || r.Kind == 0 || (r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null") {
+		p.ErrorAt(0, "", nil, "%s", empty)
+		return nil, false
+	}
+	var next yaml.Node
+	switch err := safeDecode(dec, &next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		p.syntaxError(err)
+		return nil, false
+	default:
+		p.Errorf(&next, "", "a second YAML document starts here; %s is a single document", p.opts.Document)
+		return nil, false
+	}
+	return root, true
+}
+
+// safeDecode turns a panic inside the YAML library into an error: parsers
+// promise never to panic, whatever the bytes.
+func safeDecode(dec *yaml.Decoder, out *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: cannot parse: %v", r)
+		}
+	}()
+	return dec.Decode(out)
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (p *Parser) syntaxError(err error) {
+	msg, line := err.Error(), 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else if len(msg) > 6 && msg[:6] == "yaml: " {
+		msg = msg[6:]
+	}
+	p.ErrorAt(line, "", err, "invalid YAML: %s", msg)
+}
