@@ -445,7 +445,7 @@ func TestKillAndPreemptAfterExit(t *testing.T) {
 // stdout open cannot hold up the result past OutputGrace.
 func TestEscapedOutput(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
+		t.Fatalf("setsid (util-linux) is needed for this test: %v", err)
 	}
 	r, l := testRunner()
 	r.OutputGrace = 100 * time.Millisecond

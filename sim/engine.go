@@ -204,10 +204,11 @@ func (s *sim) step() error {
 		if err != nil {
 			return fmt.Errorf("t=%d: %w", s.now, err)
 		}
-		// A FIFO or backfill plan is maximal: once applied, the next pass
-		// would see the same blocked head and the same reservations, so
-		// the pass that would confirm it is skipped. Tests replay with
-		// the confirming pass forced on and compare the results.
+		// A FIFO or backfill pool schedules once per event, as the
+		// textbook algorithms do: FIFO and EASY plans are maximal, so a
+		// confirming pass would change nothing (tests replay with it forced
+		// on and compare), and conservative backfilling compresses its
+		// reservations once per event.
 		if starts+preempts == 0 || (s.oneShot && preempts == 0) {
 			break
 		}

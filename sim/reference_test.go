@@ -35,7 +35,8 @@ func reference(s *sched.Snapshot) (starts []int, reserved map[int]int64) {
 	need := func(j int) int64 { return int64(s.Jobs[j].Slots) }
 	limit := func(j int) int64 { return s.Jobs[j].TimeLimit }
 	if pool.Policy == sched.PolicyBackfill && pool.Reservations == sched.ReserveConservative {
-		return conservativeReference(s.Now, free, ends, queue, need, limit)
+		promised := func(j int) int64 { return s.Jobs[j].Reserved }
+		return conservativeReference(s.Now, free, ends, queue, need, limit, promised)
 	}
 	// FCFS and EASY both start jobs in order while they fit.
 	i := 0
@@ -86,12 +87,14 @@ type release struct{ at, slots int64 }
 // profileStep is one piece of the free-processor profile: free from at on.
 type profileStep struct{ at, free int64 }
 
-// conservativeReference gives every queued job, in order, the earliest
-// start at which its processors stay free for its whole time limit, given
-// the running jobs and the reservations before it; a job reserved for now
-// starts.
+// conservativeReference compresses the schedule as Mu'alem and Feitelson
+// do: every reservation promised by the previous pass enters the profile;
+// then each queued job in order is taken out and given the earliest start
+// at which its processors stay free for its whole time limit, given the
+// running jobs and every other reservation; a job with no promise yet is
+// placed after the promised ones; a job reserved for now starts.
 func conservativeReference(now, free int64, ends []release, queue []int,
-	need func(int) int64, limit func(int) int64) ([]int, map[int]int64) {
+	need func(int) int64, limit func(int) int64, promised func(int) int64) ([]int, map[int]int64) {
 	slices.SortStableFunc(ends, func(a, b release) int { return cmp.Compare(a.at, b.at) })
 	prof := []profileStep{{now, free}}
 	for _, e := range ends {
@@ -102,9 +105,19 @@ func conservativeReference(now, free int64, ends []release, queue []int,
 			prof = append(prof, profileStep{e.at, last.free + e.slots})
 		}
 	}
+	for _, j := range queue {
+		if p := promised(j); p > 0 {
+			p = max(p, now)
+			prof = reserveProfile(prof, p, p+limit(j), need(j))
+		}
+	}
 	var starts []int
 	reserved := map[int]int64{}
 	for _, j := range queue {
+		if p := promised(j); p > 0 {
+			p = max(p, now)
+			prof = reserveProfile(prof, p, p+limit(j), -need(j))
+		}
 		at := earliestFit(prof, need(j), limit(j))
 		reserved[j] = at
 		prof = reserveProfile(prof, at, at+limit(j), need(j))

@@ -241,31 +241,19 @@ func TestSeed003AsSWF(t *testing.T) {
 // Job 3 cannot move to 10, where job 4 holds 6 of the 11 processors; it
 // stays at 20, and job 4 keeps 10. Textbook schedule: 4 runs 10–20, 3 runs
 // 20–25.
-//
-// sched rebuilds every reservation from scratch in queue order instead:
-// job 3 takes 10–15 and job 4 is pushed to 15, five seconds after the start
-// it was promised. The test skips on exactly that known schedule (reported
-// as a deviation of the core) and fails on any other.
+// Rebuilding every reservation from scratch instead would give job 3
+// 10–15 and push job 4 to 15, after the start it was promised.
 func TestConservativeCompression(t *testing.T) {
 	c := newChecker(t)
 	res := replay(t, filepath.Join(traceDir, "compression.swf"), "conservative",
 		sim.Options{Until: -1, Inspect: c.inspect})
 	got := starts(t, res)
 	textbook := map[string]int64{"1": 0, "2": 0, "3": 20, "4": 10}
-	rebuilt := map[string]int64{"1": 0, "2": 0, "3": 10, "4": 15}
-	switch {
-	case reflect.DeepEqual(got, textbook):
-		if late := c.lateFirst(); len(late) > 0 {
-			t.Errorf("textbook schedule, but a reservation was broken: %v", late)
-		}
-	case reflect.DeepEqual(got, rebuilt):
-		if late := c.lateFirst(); len(late) != 1 {
-			t.Errorf("want job 4's reservation broken, got %v", late)
-		}
-		t.Skip("known deviation: sched's conservative backfilling rebuilds reservations instead of compressing them, " +
-			"so job 4 starts at 15 after being promised 10; the textbook gives 4 at 10 and 3 at 20")
-	default:
+	if !reflect.DeepEqual(got, textbook) {
 		t.Fatalf("starts %v; textbook %v", got, textbook)
+	}
+	if late := c.lateFirst(); len(late) > 0 {
+		t.Errorf("textbook schedule, but a reservation was broken: %v", late)
 	}
 }
 
