@@ -1,0 +1,264 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+)
+
+// Version is the API's path prefix.
+const Version = "/api/v1"
+
+// MaxBodyBytes bounds every request body. A job file with 10,000 trials
+// of hyperparameters fits well below it.
+const MaxBodyBytes = 8 << 20
+
+// Error is the body of every 4xx and 5xx response.
+type Error struct {
+	Error string `json:"error"`
+	// Field names the request field at fault, when one is.
+	Field string `json:"field,omitempty"`
+}
+
+// Job is a job as the API shows it: in lists, and (with Tasks) on its own.
+type Job struct {
+	ID            int64             `json:"id"`
+	Name          string            `json:"name"`
+	Kind          string            `json:"kind"`
+	State         string            `json:"state"` // queued, running, completed, failed, killed
+	Reason        string            `json:"reason,omitempty"`
+	Project       string            `json:"project"`
+	User          string            `json:"user,omitempty"`
+	Pool          string            `json:"pool"`
+	Slots         int               `json:"slots"` // per task
+	Tasks         int               `json:"tasks"` // how many tasks the job has
+	Running       int               `json:"running"`
+	Priority      int               `json:"priority"`
+	PriorityClass string            `json:"priority_class,omitempty"`
+	Weight        float64           `json:"weight"`
+	Preemptible   bool              `json:"preemptible"`
+	TimeLimitS    int64             `json:"time_limit_s,omitempty"`
+	Entrypoint    string            `json:"entrypoint"`
+	Environment   map[string]string `json:"environment,omitempty"`
+	SubmittedAt   time.Time         `json:"submitted_at"`
+	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	// Position is the job's place in its pool's scheduling order, from 1,
+	// for queued jobs with waiting tasks; 0 otherwise.
+	Position int `json:"position,omitempty"`
+	// Pending explains why a queued job is not running, from the last
+	// scheduling pass.
+	Pending *Pending `json:"pending,omitempty"`
+	// TaskList is filled by GET /jobs/{id} only.
+	TaskList []Task `json:"task_list,omitempty"`
+}
+
+// Pending is the scheduler's explanation for a waiting job.
+type Pending struct {
+	Reason  string `json:"reason"`  // a code, e.g. no_free_slots, over_quota
+	Message string `json:"message"` // for people
+	// BlockedBy names the job that holds it back, when one does.
+	BlockedBy int64 `json:"blocked_by,omitempty"`
+	// EstimatedStart is the reservation's start, when the policy has one.
+	EstimatedStart *time.Time `json:"estimated_start,omitempty"`
+}
+
+// Task is one task of a job with its attempts.
+type Task struct {
+	Index           int             `json:"index"`
+	State           string          `json:"state"`
+	Reason          string          `json:"reason,omitempty"`
+	Restarts        int             `json:"restarts"`
+	CheckpointDir   string          `json:"checkpoint_dir,omitempty"`
+	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
+	Attempts        []Attempt       `json:"attempts"`
+}
+
+// Attempt is one run of a task.
+type Attempt struct {
+	Number    int         `json:"number"`
+	Placement []Placement `json:"placement"`
+	StartedAt time.Time   `json:"started_at"`
+	RunningAt *time.Time  `json:"running_at,omitempty"`
+	EndedAt   *time.Time  `json:"ended_at,omitempty"`
+	// EndState: completed, failed, killed, preempted or lost; "" while open.
+	EndState string `json:"end_state,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Placement is the part of an attempt on one node.
+type Placement struct {
+	Node string `json:"node"`
+	GPUs []int  `json:"gpus"`
+}
+
+// SubmitReply answers POST /jobs.
+type SubmitReply struct {
+	ID    int64 `json:"id"`
+	Tasks int   `json:"tasks"`
+}
+
+// JobUpdate is the body of PATCH /jobs/{id}. Nil fields are kept.
+type JobUpdate struct {
+	Priority      *int     `json:"priority,omitempty"`
+	PriorityClass *string  `json:"priority_class,omitempty"`
+	Weight        *float64 `json:"weight,omitempty"`
+}
+
+// LogLine is one line of a task's output.
+type LogLine struct {
+	Task    int       `json:"task"`
+	Attempt int       `json:"attempt"`
+	Seq     int64     `json:"seq"`
+	Time    time.Time `json:"time"`
+	Stream  string    `json:"stream"` // stdout or stderr
+	Text    string    `json:"text"`
+}
+
+// Logs answers GET /jobs/{id}/logs. Next is the cursor for the following
+// request (?after=Next); Done says the job is terminal and every line has
+// been returned, so a follower may stop.
+type Logs struct {
+	Lines []LogLine `json:"lines"`
+	Next  string    `json:"next"`
+	Done  bool      `json:"done"`
+}
+
+// Node is a registered agent.
+type Node struct {
+	Name         string            `json:"name"`
+	Pool         string            `json:"pool"`
+	State        string            `json:"state"` // up or lost
+	GPUType      string            `json:"gpu_type,omitempty"`
+	Slots        int               `json:"slots"`
+	Used         int               `json:"used"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	GPUs         []GPU             `json:"gpus"`
+	RegisteredAt time.Time         `json:"registered_at"`
+	HeartbeatAt  time.Time         `json:"heartbeat_at"`
+}
+
+// GPU is one device of a node.
+type GPU struct {
+	Index     int    `json:"index"`
+	UUID      string `json:"uuid"`
+	Name      string `json:"name,omitempty"`
+	Type      string `json:"type"`
+	MemoryMiB int64  `json:"memory_mib"`
+}
+
+// Pool is a pool and its load.
+type Pool struct {
+	Name         string `json:"name"`
+	Policy       string `json:"policy"`
+	Preemption   bool   `json:"preemption"`
+	Backfill     bool   `json:"backfill"`
+	Placement    string `json:"placement,omitempty"`
+	GraceS       int64  `json:"grace_s"` // preemption grace period
+	Nodes        int    `json:"nodes"`
+	Slots        int    `json:"slots"`
+	Used         int    `json:"used"`
+	QueuedJobs   int    `json:"queued_jobs"`
+	RunningTasks int    `json:"running_tasks"`
+}
+
+// Project is a project and its use.
+type Project struct {
+	Name            string  `json:"name"`
+	Parent          string  `json:"parent,omitempty"`
+	Quota           int     `json:"quota"`
+	OverQuotaWeight float64 `json:"over_quota_weight"`
+	Limit           int     `json:"limit,omitempty"`
+	Used            int     `json:"used"`
+	QueuedJobs      int     `json:"queued_jobs"`
+	RunningTasks    int     `json:"running_tasks"`
+}
+
+// Register is the body of POST /agents/register.
+type Register struct {
+	Name    string            `json:"name"`
+	Pool    string            `json:"pool"`
+	Labels  map[string]string `json:"labels,omitempty"`
+	GPUs    []GPU             `json:"gpus"`
+	Running []agent.TaskID    `json:"running"`
+	// Version is the agent's build, for the master's logs.
+	Version string `json:"version,omitempty"`
+}
+
+// RegisterReply answers a registration.
+type RegisterReply struct {
+	// SyncWaitS is how long the master holds a sync without commands.
+	SyncWaitS int `json:"sync_wait_s"`
+	// Commands are the reconciliation's kills, and any starts pending.
+	Commands []Command `json:"commands"`
+}
+
+// Report says what happened to one attempt on the agent.
+type Report struct {
+	Seq  int64        `json:"seq"` // the agent's, increasing from 1 per agent process
+	Task agent.TaskID `json:"task"`
+	// Event is running (the process started) or exited.
+	Event string `json:"event"`
+	// Outcome, for exited: completed, failed, preempted or killed.
+	Outcome string `json:"outcome,omitempty"`
+	// ExitCode, for exited, when the process exited (not when signalled).
+	ExitCode *int      `json:"exit_code,omitempty"`
+	Error    string    `json:"error,omitempty"` // why it could not start, or how it ended
+	At       time.Time `json:"at"`
+}
+
+// Report events.
+const (
+	EventRunning = "running"
+	EventExited  = "exited"
+)
+
+// Sync is the body of POST /agents/{name}/sync.
+type Sync struct {
+	Reports []Report       `json:"reports"`
+	Running []agent.TaskID `json:"running"`
+	// WaitS asks the master to hold the request this long when it has no
+	// command to send; 0 answers at once.
+	WaitS int `json:"wait_s"`
+}
+
+// SyncReply answers a sync.
+type SyncReply struct {
+	// Acked is the highest report sequence the master has stored.
+	Acked    int64     `json:"acked"`
+	Commands []Command `json:"commands"`
+}
+
+// Command is something the master asks an agent to do.
+type Command struct {
+	// Type is start, preempt or kill.
+	Type string `json:"type"`
+	// Start carries the attempt to run, for start.
+	Start *agent.TaskSpec `json:"start,omitempty"`
+	// Task names the attempt, for preempt and kill.
+	Task agent.TaskID `json:"task"`
+	// GraceS is the checkpoint deadline for preempt.
+	GraceS int64 `json:"grace_s,omitempty"`
+}
+
+// Command types.
+const (
+	CommandStart   = "start"
+	CommandPreempt = "preempt"
+	CommandKill    = "kill"
+)
+
+// LogBatch is the body of POST /agents/{name}/logs.
+type LogBatch struct {
+	Lines []AgentLogLine `json:"lines"`
+}
+
+// AgentLogLine is one line as an agent sends it.
+type AgentLogLine struct {
+	Task   agent.TaskID `json:"task"`
+	Seq    int64        `json:"seq"`
+	Time   time.Time    `json:"time"`
+	Stream string       `json:"stream"`
+	Text   string       `json:"text"`
+}
