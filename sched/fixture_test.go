@@ -42,6 +42,7 @@ func withSpread() poolOpt     { return func(p *Pool) { p.Placement = PlaceSpread
 func withReservations(r Reservations) poolOpt {
 	return func(p *Pool) { p.Reservations = r }
 }
+func withMultifactor(mf Multifactor) poolOpt { return func(p *Pool) { p.Multifactor = mf } }
 
 // pool adds a pool; placement defaults to best fit and reservations to EASY.
 func (c *cluster) pool(name string, pol Policy, opts ...poolOpt) *cluster {
@@ -134,6 +135,33 @@ func weight(w float64) jobOpt   { return func(_ *cluster, j *Job) { j.Weight = w
 func gpuType(g string) jobOpt   { return func(_ *cluster, j *Job) { j.GPU = g } }
 func kind(k Kind) jobOpt        { return func(_ *cluster, j *Job) { j.Kind = k } }
 func inPool(name string) jobOpt { return func(c *cluster, j *Job) { j.Pool = c.poolIndex(name) } }
+func acct(i int) jobOpt         { return func(_ *cluster, j *Job) { j.Account = i } }
+func qos(i int) jobOpt          { return func(_ *cluster, j *Job) { j.QOS = i } }
+func nice(n int) jobOpt         { return func(_ *cluster, j *Job) { j.Nice = n } }
+
+// lic makes each task of the job hold n of license l.
+func lic(l, n int) jobOpt {
+	return func(_ *cluster, j *Job) { j.Licenses = append(j.Licenses, LicenseUse{License: l, Count: n}) }
+}
+
+// account adds a fair-share account and returns its index; parent is -1
+// at the top.
+func (c *cluster) account(name string, parent int, shares, usage float64) int {
+	c.s.Accounts = append(c.s.Accounts, Account{Name: name, Parent: parent, Shares: shares, Usage: usage})
+	return len(c.s.Accounts) - 1
+}
+
+// qosLevel adds a QOS and returns its index.
+func (c *cluster) qosLevel(name string, priority int, preempt bool) int {
+	c.s.QOS = append(c.s.QOS, QOS{Name: name, Priority: priority, Preempt: preempt})
+	return len(c.s.QOS) - 1
+}
+
+// license adds a license and returns its index.
+func (c *cluster) license(name string, total int) int {
+	c.s.Licenses = append(c.s.Licenses, License{Name: name, Total: total})
+	return len(c.s.Licenses) - 1
+}
 
 // job adds a job and returns its index. Defaults: the last pool, one slot,
 // one waiting task, priority 42, weight 1, not preemptible, submitted at 0,
@@ -202,6 +230,13 @@ func cloneSnapshot(s *Snapshot) *Snapshot {
 		}
 	}
 	out.Jobs = slices.Clone(s.Jobs)
+	for i := range out.Jobs {
+		out.Jobs[i].Licenses = slices.Clone(out.Jobs[i].Licenses)
+	}
+	out.Projects = slices.Clone(s.Projects)
+	out.Accounts = slices.Clone(s.Accounts)
+	out.QOS = slices.Clone(s.QOS)
+	out.Licenses = slices.Clone(s.Licenses)
 	out.Allocs = slices.Clone(s.Allocs)
 	for i := range out.Allocs {
 		out.Allocs[i].Nodes = slices.Clone(out.Allocs[i].Nodes)
@@ -361,7 +396,8 @@ func fmtPlan(s *Snapshot, p *Plan) string {
 		fmt.Fprintf(&b, "  preempt alloc %d (%s on %s) for %s\n", pr.Alloc, s.Jobs[a.Job].ID, placement(s, a.Nodes), s.Jobs[pr.For].ID)
 	}
 	for _, pe := range p.Pending {
-		fmt.Fprintf(&b, "  pending %s: %v blocker=%d need=%d free=%d at=%d\n", s.Jobs[pe.Job].ID, pe.Reason, pe.Blocker, pe.Need, pe.Free, pe.At)
+		fmt.Fprintf(&b, "  pending %s: %v blocker=%d need=%d free=%d at=%d prio=%v lic=%d:%d/%d\n", s.Jobs[pe.Job].ID, pe.Reason,
+			pe.Blocker, pe.Need, pe.Free, pe.At, pe.Priority, pe.License, pe.LicenseNeed, pe.LicenseFree)
 	}
 	return b.String()
 }
@@ -378,6 +414,18 @@ func fmtSnapshot(s *Snapshot) string {
 	}
 	for i, j := range s.Jobs {
 		fmt.Fprintf(&b, "job %d: %+v\n", i, j)
+	}
+	for i, a := range s.Accounts {
+		fmt.Fprintf(&b, "account %d: %+v\n", i, a)
+	}
+	for i, q := range s.QOS {
+		fmt.Fprintf(&b, "qos %d: %+v\n", i, q)
+	}
+	for i, l := range s.Licenses {
+		fmt.Fprintf(&b, "license %d: %+v\n", i, l)
+	}
+	for i, p := range s.Projects {
+		fmt.Fprintf(&b, "project %d: %+v\n", i, p)
 	}
 	for i, a := range s.Allocs {
 		fmt.Fprintf(&b, "alloc %d: job=%d nodes=%v start=%d preempting=%v backfilled=%v\n", i, a.Job, a.Nodes, a.Start, a.Preempting, a.Backfilled)

@@ -13,6 +13,13 @@ type victimRule struct {
 	preemption bool
 	// project is the waiting job's project, for quota rules.
 	project int32
+	// qos is the waiting job's QOS priority, and qosPreempt whether its
+	// QOS may preempt: victims of a lower QOS then qualify even without
+	// the pool's preemption.
+	qos        int
+	qosPreempt bool
+	// mfPrio is the waiting job's multifactor priority.
+	mfPrio float64
 	// blockEnd, when set, gives for each candidate the end of its
 	// project's run in the list, so a project that may give no more is
 	// skipped whole; next then skips over evicted candidates, so that
@@ -32,6 +39,11 @@ const (
 	// victimsReclaim: borrowing work, and over-quota work of other
 	// projects that stay at or above their quota.
 	victimsReclaim
+	// victimsByQOS: in multifactor pools, tasks of a lower QOS and a lower
+	// computed priority. QOS rather than priority decides, so that fair
+	// share moving priorities around never makes two jobs preempt each
+	// other in turn.
+	victimsByQOS
 )
 
 func (p *pass) allows(rule *victimRule, a int32) bool {
@@ -42,7 +54,17 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 	}
 	switch rule.kind {
 	case victimsByPriority:
-		return vj.Priority > rule.prio && (rule.preemption || al.Backfilled)
+		if vj.Priority <= rule.prio {
+			return false
+		}
+		if rule.preemption || al.Backfilled {
+			return true
+		}
+		q, _ := qosOf(p.s, vj)
+		return rule.qosPreempt && q < rule.qos
+	case victimsByQOS:
+		q, _ := qosOf(p.s, vj)
+		return q < rule.qos && p.sc.mf.prio[al.Job] < rule.mfPrio
 	case victimsAboveShare:
 		return p.sc.fs.canGive(int32(al.Job), int32(vj.Slots))
 	case victimsOwnProject:
@@ -99,6 +121,9 @@ func (p *pass) victimOrder(pool int) []int32 {
 // eviction is rolled back. Victims the final placement does not need are
 // restored, so only preemptions that make the task fit remain.
 func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
+	if !p.licensesFit(j) {
+		return failed // evicting frees no license until the victim stops
+	}
 	mark := len(p.sc.stmt)
 	r := p.request(j, true)
 	var nodes []NodeSlots

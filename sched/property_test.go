@@ -14,7 +14,7 @@ import (
 
 var gpuTypes = []string{"h100", "a100"}
 
-var policies = []Policy{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority}
+var policies = []Policy{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyMultifactor}
 
 // genOpts tunes randSnapshot.
 type genOpts struct {
@@ -103,6 +103,7 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		}
 		s.Jobs = append(s.Jobs, j)
 	}
+	randMultifactor(rng, s)
 	if nj == 0 {
 		return s
 	}
@@ -163,6 +164,7 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		}
 		s.Allocs = append(s.Allocs, a)
 	}
+	trimLicenses(rng, s)
 	if g.distinctStarts {
 		// Distinct and recent, so no task is past its time limit.
 		for i, off := range rng.Perm(len(s.Allocs)) {
@@ -254,13 +256,22 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		}
 		seen[pr.Alloc] = true
 		preemptedOf[a.Job]++
+		qv, _ := qosOf(s, victim)
+		qf, qosPre := qosOf(s, for_)
 		switch pool.Policy {
 		case PolicyPriority:
 			if victim.Priority <= for_.Priority {
 				fail("alloc %d (priority %d) preempted for job %s of priority %d", pr.Alloc, victim.Priority, for_.ID, for_.Priority)
 			}
-			if !pool.Preemption && !a.Backfilled {
-				fail("alloc %d preempted in a pool without preemption and not backfilled", pr.Alloc)
+			if !pool.Preemption && !a.Backfilled && !(qosPre && qv < qf) {
+				fail("alloc %d preempted in a pool without preemption, not backfilled, and not by a preempting QOS", pr.Alloc)
+			}
+		case PolicyMultifactor:
+			if !pool.Preemption && !qosPre {
+				fail("alloc %d preempted for %s in a multifactor pool without preemption or a preempting QOS", pr.Alloc, for_.ID)
+			}
+			if qv >= qf {
+				fail("alloc %d of QOS priority %d preempted for %s of QOS priority %d", pr.Alloc, qv, for_.ID, qf)
 			}
 		case PolicyFairShare:
 			if !pool.Preemption {
@@ -329,6 +340,7 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		if st.Backfill {
 			switch {
 			case pool.Policy == PolicyBackfill:
+			case pool.Policy == PolicyMultifactor && pool.Backfill:
 			case pool.Policy == PolicyPriority && pool.Backfill:
 				if !j.Preemptible {
 					fail("non-preemptible job %s backfilled", j.ID)
@@ -413,7 +425,29 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		if pe.Reason == ReasonReserved && pe.At != Never && pe.At < s.Now {
 			fail("job %s: reserved at %d, before now (%d)", j.ID, pe.At, s.Now)
 		}
+		if pe.Reason == ReasonGPUType && slices.ContainsFunc(s.Nodes, func(n Node) bool { return n.Pool == j.Pool && n.GPU == j.GPU }) {
+			fail("job %s: gpu_type, but the pool has a node of type %q", j.ID, j.GPU)
+		}
+		if pe.Reason == ReasonLicense {
+			if pe.License < 0 || pe.License >= len(s.Licenses) || !slices.ContainsFunc(j.Licenses, func(u LicenseUse) bool {
+				return u.License == pe.License && u.Count == pe.LicenseNeed
+			}) {
+				fail("job %s: license reason names license %d need %d, which the job does not use", j.ID, pe.License, pe.LicenseNeed)
+			}
+		}
+		if s.Pools[j.Pool].Policy != PolicyMultifactor && pe.Priority != 0 {
+			fail("job %s: priority %v outside a multifactor pool", j.ID, pe.Priority)
+		}
 	}
+	for _, st := range p.Starts {
+		for _, u := range s.Jobs[st.Job].Licenses {
+			if u.Count > s.Licenses[u.License].Total {
+				fail("job %s starts needing %d of license %d, which has %d", s.Jobs[st.Job].ID, u.Count, u.License, s.Licenses[u.License].Total)
+			}
+		}
+	}
+	bad = append(bad, licenseProblems(s, p)...)
+	bad = append(bad, multifactorProblems(s, p)...)
 	bad = append(bad, orderProblems(s, p, starts)...)
 	bad = append(bad, fitProblems(s, p, used)...)
 	return bad
@@ -466,7 +500,8 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 	for _, pe := range p.Pending {
 		j := &s.Jobs[pe.Job]
 		pl := &s.Pools[j.Pool]
-		conservative := pl.Policy == PolicyBackfill && pl.Reservations == ReserveConservative
+		conservative := (pl.Policy == PolicyBackfill || (pl.Policy == PolicyMultifactor && pl.Backfill)) &&
+			pl.Reservations == ReserveConservative
 		tried := false // the pass tried to place a task and failed
 		switch pe.Reason {
 		case ReasonNoCapacity, ReasonFragmented, ReasonNoNodes, ReasonAboveShare, ReasonZeroSlotFull:
@@ -483,13 +518,13 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 			continue
 		}
 		fitsEmpty := oracleFits(s, empty, zero, j)
-		if !fitsEmpty && pe.Reason != ReasonNoNodes {
-			bad = append(bad, fmt.Sprintf("job %s can never fit its pool but is pending %v, want no_nodes", j.ID, pe.Reason))
+		if !fitsEmpty && pe.Reason != ReasonNoNodes && pe.Reason != ReasonGPUType {
+			bad = append(bad, fmt.Sprintf("job %s can never fit its pool but is pending %v, want no_nodes or gpu_type", j.ID, pe.Reason))
 		}
 		switch pe.Reason {
-		case ReasonNoNodes:
+		case ReasonNoNodes, ReasonGPUType:
 			if fitsEmpty {
-				bad = append(bad, fmt.Sprintf("job %s: no_nodes, but a task fits the empty pool", j.ID))
+				bad = append(bad, fmt.Sprintf("job %s: %v, but a task fits the empty pool", j.ID, pe.Reason))
 			}
 		case ReasonNoCapacity, ReasonFragmented:
 			if !fitsEmpty {
@@ -568,11 +603,13 @@ func orderProblems(s *Snapshot, p *Plan, starts []int) []string {
 	blocked := func(j int) bool {
 		pe, ok := pendingOf(p, j)
 		// A job no node can ever hold (no_nodes) blocks nobody.
-		return ok && (pe.Reason == ReasonNoCapacity || pe.Reason == ReasonFragmented || pe.Reason == ReasonReserved)
+		return ok && blocks(s, pe)
 	}
 	for pi := range s.Pools {
 		pl := &s.Pools[pi]
-		if pl.Serial || pl.Policy == PolicyFairShare || (pl.Policy == PolicyBackfill && pl.Reservations == ReserveConservative) {
+		// Multifactor order is checked by multifactorProblems.
+		if pl.Serial || pl.Policy == PolicyFairShare || pl.Policy == PolicyMultifactor ||
+			(pl.Policy == PolicyBackfill && pl.Reservations == ReserveConservative) {
 			continue
 		}
 		var jobs []int
@@ -633,10 +670,17 @@ func canonPlan(s *Snapshot, p *Plan, allocKey func(int) int) string {
 // permute returns a copy of s with jobs, pools and (when withAllocs)
 // allocations shuffled, and for each new allocation index its old one.
 // Node order is kept: ties between nodes go by node index on purpose.
-func permute(rng *rand.Rand, s *Snapshot, withAllocs bool) (*Snapshot, []int) {
+func permute(rng *rand.Rand, s *Snapshot, withAllocs, keepPools bool) (*Snapshot, []int) {
 	out := cloneSnapshot(s)
 	jp := rng.Perm(len(s.Jobs)) // new position -> old index
 	pp := rng.Perm(len(s.Pools))
+	if keepPools {
+		// Pools are scheduled in order, and a license shared between
+		// pools goes to the earlier one first.
+		for i := range pp {
+			pp[i] = i
+		}
+	}
 	newJob := make([]int, len(s.Jobs))
 	for n, o := range jp {
 		out.Jobs[n] = s.Jobs[o]
@@ -706,7 +750,7 @@ func TestPropertyPlans(t *testing.T) {
 			t.Fatalf("case %d: fresh Scheduler differs from reused one\nreused:\n%sfresh:\n%ssnapshot:\n%s",
 				c, fmtPlan(s, &plan), fmtPlan(s, &fresh), fmtSnapshot(s))
 		}
-		ps, ap := permute(rng, s, g.distinctStarts)
+		ps, ap := permute(rng, s, g.distinctStarts, licensesSpanPools(s))
 		pp := mustSchedule(t, ps)
 		want := canonPlan(s, &plan, func(a int) int { return a })
 		if got := canonPlan(ps, &pp, func(a int) int { return ap[a] }); got != want {
@@ -731,7 +775,8 @@ func TestPropertyPlans(t *testing.T) {
 	// The generator must reach the interesting paths, or the properties
 	// prove little.
 	for _, k := range []string{"starts", "preemptions", "gang starts", "backfill starts", "checkpointing",
-		"reserved", "would_delay", "behind", "serial", "above_share", "zero_slot_full", "no_nodes", "max_concurrent", "fragmented"} {
+		"reserved", "would_delay", "behind", "serial", "above_share", "zero_slot_full", "no_nodes", "max_concurrent", "fragmented",
+		"license", "gpu_type"} {
 		if stats[k] == 0 {
 			t.Errorf("no case produced %q", k)
 		}

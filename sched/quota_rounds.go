@@ -91,6 +91,11 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	job := &p.s.Jobs[j]
 	slots := int32(job.Slots)
 	guaranteed := interactive || !job.Preemptible
+	if !p.licensesFit(j) {
+		// Neither preemption nor reclaim frees licenses.
+		p.addPending(p.licensePending(j))
+		return false
+	}
 	o := p.tryPlace(j, false)
 	if o == failed && guaranteed && q.blockStop[pr] > q.blockStart[pr] {
 		// Guaranteed work within quota makes room among its own

@@ -31,6 +31,8 @@ type Scheduler struct {
 	quota    quotaPass
 	fsLive   []int32
 	profile  profile
+	mf       mfPass
+	lic      licensePass
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -59,12 +61,18 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 func validate(s *Snapshot) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
-		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota:
+		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor:
 		default:
 			return fmt.Errorf("pool %q: unknown policy %q", s.Pools[i].Name, s.Pools[i].Policy)
 		}
 	}
 	if err := validateProjects(s); err != nil {
+		return err
+	}
+	if err := validateMultifactor(s); err != nil {
+		return err
+	}
+	if err := validateLicenses(s); err != nil {
 		return err
 	}
 	for i := range s.Jobs {
@@ -126,6 +134,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
+	sc.mf.reset(s)
+	sc.lic.reset(s)
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		if !a.Preempting {
@@ -174,7 +184,7 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyBackfill:
 		p.sortFIFO(jobs)
 		if pl.Reservations == ReserveConservative {
-			p.conservative(pool, jobs)
+			p.conservative(pool, jobs, len(p.plan.Starts))
 		} else {
 			p.easy(pool, jobs)
 		}
@@ -189,6 +199,8 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyQuota:
 		p.quota(pool, jobs)
 		p.zeroSlot(pool, true)
+	case PolicyMultifactor:
+		p.multifactorPool(pool)
 	}
 }
 
@@ -266,6 +278,9 @@ const (
 
 // tryPlace places one task of j on free slots, then on draining ones.
 func (p *pass) tryPlace(j int32, backfill bool) outcome {
+	if !p.licensesFit(j) {
+		return failed
+	}
 	r := p.request(j, false)
 	nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 	if !ok {
@@ -292,6 +307,7 @@ func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 		})
 	}
 	p.st.takeAll(nodes)
+	p.takeLicenses(j)
 	p.sc.planned[j]++
 	if out == held {
 		p.sc.holds[j]++
@@ -307,15 +323,32 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
+	fits := false
 	if job.GPU == "" {
-		if int32(job.Slots) <= p.st.largest[job.Pool] {
-			return false
-		}
-	} else if r := p.request(j, true); p.fitsEmpty(&r) {
-		return false
+		fits = int32(job.Slots) <= p.st.largest[job.Pool]
+	} else {
+		r := p.request(j, true)
+		fits = p.fitsEmpty(&r)
 	}
-	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: job.Slots, At: -1})
+	if fits {
+		return len(job.Licenses) > 0 && p.licenseNever(j)
+	}
+	reason := ReasonNoNodes
+	if job.GPU != "" && !p.gpuOffered(job) {
+		reason = ReasonGPUType
+	}
+	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: job.Slots, At: -1})
 	return true
+}
+
+// gpuOffered reports whether some node of the job's pool has its GPU type.
+func (p *pass) gpuOffered(job *Job) bool {
+	for _, gi := range p.st.poolGroups[job.Pool] {
+		if g := &p.st.groups[gi]; g.gpu == job.GPU && len(g.nodes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *pass) fitsEmpty(r *request) bool {
@@ -325,12 +358,18 @@ func (p *pass) fitsEmpty(r *request) bool {
 
 // failReason explains why one task of j cannot be placed.
 func (p *pass) failReason(j int32) Pending {
+	if !p.licensesFit(j) {
+		return p.licensePending(j)
+	}
 	r := p.request(j, true)
 	total, avail, fits := p.st.capacity(&r, p.s)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
 	case !fits || total < int(r.slots):
 		pe.Reason = ReasonNoNodes
+		if r.gpu != "" && !p.gpuOffered(&p.s.Jobs[j]) {
+			pe.Reason = ReasonGPUType
+		}
 	case avail < int(r.slots):
 		pe.Reason = ReasonNoCapacity
 	default:

@@ -15,6 +15,9 @@ const (
 	PolicyFairShare Policy = "fair_share"
 	PolicyPriority  Policy = "priority"
 	PolicyQuota     Policy = "quota"
+	// PolicyMultifactor orders jobs by a weighted sum of factors (Slurm's
+	// multi-factor priority); see Multifactor.
+	PolicyMultifactor Policy = "multifactor"
 )
 
 // Reservations selects the backfill flavour of a backfill pool.
@@ -61,6 +64,13 @@ type Snapshot struct {
 	Allocs []Alloc
 	// Projects are the quota entities of quota pools, in a tree.
 	Projects []Project
+	// Accounts are the fair-share entities of multifactor pools, in a
+	// tree (users are leaf accounts).
+	Accounts []Account
+	// QOS lists the qualities of service jobs may name (Job.QOS).
+	QOS []QOS
+	// Licenses are cluster-wide consumable resources (Job.Licenses).
+	Licenses []License
 }
 
 // Project is a quota entity (a team, a queue). Projects nest: a department
@@ -87,6 +97,9 @@ type Pool struct {
 	Serial       bool
 	Reservations Reservations
 	Placement    Placement
+	// Multifactor holds the weights of a multifactor pool; other policies
+	// ignore it.
+	Multifactor Multifactor
 }
 
 // Node is one machine (an agent) with GPU slots.
@@ -139,6 +152,18 @@ type Job struct {
 	// Carrying it lets the next pass compress the schedule as the textbook
 	// does: a reservation may move earlier but never later.
 	Reserved int64
+	// Account is the job's index in Snapshot.Accounts. Only multifactor
+	// pools whose fair-share weight is positive read it.
+	Account int
+	// QOS is the job's index in Snapshot.QOS, or 0 when the snapshot lists
+	// none. Multifactor pools read it for the QOS factor, multifactor and
+	// priority pools for preemption by QOS.
+	QOS int
+	// Nice is subtracted from the job's multifactor priority, in priority
+	// units: a positive nice lowers it, a negative one raises it.
+	Nice int
+	// Licenses are what each task of the job holds while it runs.
+	Licenses []LicenseUse
 }
 
 // NodeSlots is the part of an allocation on one node.
