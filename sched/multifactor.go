@@ -75,7 +75,8 @@ type Factors struct {
 // multifactor pool, indexed like s.Jobs; jobs in other pools get zero
 // Factors. It rejects the snapshots Schedule rejects.
 func PriorityFactors(s *Snapshot) ([]Factors, error) {
-	if err := validate(s); err != nil {
+	var parents []bool
+	if err := validate(s, &parents); err != nil {
 		return nil, err
 	}
 	var ap accountPass
@@ -150,7 +151,7 @@ func jobFactors(s *Snapshot, j *Job, mf *Multifactor, capacity int, fs []float64
 
 // validateMultifactor checks multifactor pools, the QOS list, and the
 // account and QOS indexes of the jobs that read them.
-func validateMultifactor(s *Snapshot) error {
+func validateMultifactor(s *Snapshot, scratch *[]bool) error {
 	for i := range s.Pools {
 		if s.Pools[i].Policy == PolicyMultifactor {
 			if err := validateWeights(&s.Pools[i].Multifactor); err != nil {
@@ -166,8 +167,22 @@ func validateMultifactor(s *Snapshot) error {
 	if err := validateAccounts(s); err != nil {
 		return err
 	}
+	// Which accounts have sub-accounts, for fair tree's rule that jobs
+	// charge leaves.
+	var parents []bool
+	if slices.ContainsFunc(s.Pools, func(p Pool) bool {
+		return p.Policy == PolicyMultifactor && p.Multifactor.FairShareMode == FairShareTree
+	}) {
+		parents = resize(*scratch, len(s.Accounts))
+		*scratch = parents
+		for i := range s.Accounts {
+			if p := s.Accounts[i].Parent; p >= 0 {
+				parents[p] = true
+			}
+		}
+	}
 	for i := range s.Jobs {
-		if err := validateJobMultifactor(s, &s.Jobs[i]); err != nil {
+		if err := validateJobMultifactor(s, &s.Jobs[i], parents); err != nil {
 			return err
 		}
 	}
@@ -207,7 +222,7 @@ func validateWeights(mf *Multifactor) error {
 	return nil
 }
 
-func validateJobMultifactor(s *Snapshot, j *Job) error {
+func validateJobMultifactor(s *Snapshot, j *Job, parents []bool) error {
 	if j.Pool < 0 || j.Pool >= len(s.Pools) {
 		return nil // reported by validate
 	}
@@ -229,13 +244,9 @@ func validateJobMultifactor(s *Snapshot, j *Job) error {
 		return fmt.Errorf("job %q: runs in multifactor pool %q with a fair-share weight but its account index %d is out of range (%d accounts)",
 			j.ID, pl.Name, j.Account, len(s.Accounts))
 	}
-	if mf.FairShareMode == FairShareTree {
-		for i := range s.Accounts {
-			if s.Accounts[i].Parent == j.Account {
-				return fmt.Errorf("job %q: charges account %q, which has sub-accounts; under fair_tree jobs charge leaf accounts (users)",
-					j.ID, s.Accounts[j.Account].Name)
-			}
-		}
+	if mf.FairShareMode == FairShareTree && parents[j.Account] {
+		return fmt.Errorf("job %q: charges account %q, which has sub-accounts; under fair_tree jobs charge leaf accounts (users)",
+			j.ID, s.Accounts[j.Account].Name)
 	}
 	return nil
 }
@@ -248,6 +259,8 @@ type mfPass struct {
 	// qosPreempt is set when some QOS may preempt, so priority pools
 	// prepare victim lists.
 	qosPreempt bool
+	// parents is validation's scratch: which accounts have children.
+	parents []bool
 }
 
 func (m *mfPass) reset(s *Snapshot) {

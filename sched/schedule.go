@@ -44,7 +44,7 @@ func Schedule(s *Snapshot) (*Plan, error) {
 // Schedule runs one scheduling pass over the snapshot. It returns an error,
 // and no plan, when the snapshot is inconsistent.
 func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
-	if err := validate(s); err != nil {
+	if err := validate(s, &sc.mf.parents); err != nil {
 		return nil, err
 	}
 	if err := sc.st.build(s); err != nil {
@@ -58,7 +58,9 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	return &sc.plan, nil
 }
 
-func validate(s *Snapshot) error {
+// validate checks the snapshot; parents is scratch memory, kept by the
+// caller so that a steady-state pass allocates nothing.
+func validate(s *Snapshot, parents *[]bool) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
 		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor:
@@ -69,7 +71,7 @@ func validate(s *Snapshot) error {
 	if err := validateProjects(s); err != nil {
 		return err
 	}
-	if err := validateMultifactor(s); err != nil {
+	if err := validateMultifactor(s, parents); err != nil {
 		return err
 	}
 	if err := validateLicenses(s); err != nil {
