@@ -44,5 +44,5 @@
 //
 // Licenses are cluster-wide counts checked by every policy: a task starts
 // only with all its licenses free, preemption frees none, and EASY and
-// conservative reservations count them (see the comment in licenses.go).
+// conservative reservations count them (see License).
 package sched

@@ -8,18 +8,7 @@ import (
 // License is a cluster-wide consumable resource, such as a pool of
 // commercial software licenses: at most Total are held at once, across
 // every pool.
-type License struct {
-	Name  string
-	Total int
-}
-
-// LicenseUse is what each task of a job holds while it runs: Count of the
-// license at index License in Snapshot.Licenses.
-type LicenseUse struct {
-	License int
-	Count   int
-}
-
+//
 // Licenses are counted, not placed. A task holds its job's licenses from
 // its start until its allocation is gone, checkpointing included, so a
 // preempted task's licenses are not free until it has stopped: preemption
@@ -37,8 +26,20 @@ type LicenseUse struct {
 // its licenses at that time. Conservative reservations keep one
 // availability profile per license beside the slot profile. Under priority
 // backfill a lower-priority job never takes licenses a blocked job needs.
-// Reservations protect licenses only within their pool: another pool's
-// jobs may take licenses a head is waiting for.
+// Reservations protect licenses only within their pool: pools are
+// scheduled in order, and another pool's jobs may take licenses a head is
+// waiting for.
+type License struct {
+	Name  string
+	Total int
+}
+
+// LicenseUse is what each task of a job holds while it runs: Count of the
+// license at index License in Snapshot.Licenses.
+type LicenseUse struct {
+	License int
+	Count   int
+}
 
 // licensePass holds license counts for one pass, indexed by license.
 type licensePass struct {
@@ -52,10 +53,10 @@ type licensePass struct {
 	rel    []licRelease
 }
 
+// licRelease is when a task's licenses come back.
 type licRelease struct {
-	at    int64
-	job   int32
-	count int
+	at  int64
+	job int32
 }
 
 // validateLicenses checks totals and every job's uses.
@@ -157,11 +158,13 @@ func (p *pass) licensesLeave(j, blocker int32) bool {
 	return true
 }
 
-// shadowLicenses starts the EASY shadow count from what is free now.
+// shadowFromFree starts the EASY shadow count from what is free now.
 func (lp *licensePass) shadowFromFree() {
 	lp.shadow = append(lp.shadow[:0], lp.free...)
 }
 
+// shadowRelease gives back (sign 1) or takes (−1) one task's licenses in
+// the EASY shadow count.
 func (p *pass) shadowRelease(j int32, sign int) {
 	for _, u := range p.s.Jobs[j].Licenses {
 		p.sc.lic.shadow[u.License] += sign * u.Count

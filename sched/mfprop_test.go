@@ -299,6 +299,35 @@ func multifactorProblems(s *Snapshot, p *Plan) []string {
 	return bad
 }
 
+// reasonProblems checks the fields of the reasons added with licenses,
+// GPU types and multifactor priorities.
+func reasonProblems(s *Snapshot, p *Plan) []string {
+	var bad []string
+	fail := func(f string, args ...any) { bad = append(bad, fmt.Sprintf(f, args...)) }
+	for _, pe := range p.Pending {
+		j := &s.Jobs[pe.Job]
+		if pe.Reason == ReasonGPUType && slices.ContainsFunc(s.Nodes, func(n Node) bool { return n.Pool == j.Pool && n.GPU == j.GPU }) {
+			fail("job %s: gpu_type, but the pool has a node of type %q", j.ID, j.GPU)
+		}
+		if pe.Reason == ReasonLicense && !slices.ContainsFunc(j.Licenses, func(u LicenseUse) bool {
+			return u.License == pe.License && u.Count == pe.LicenseNeed
+		}) {
+			fail("job %s: license reason names license %d need %d, which the job does not use", j.ID, pe.License, pe.LicenseNeed)
+		}
+		if s.Pools[j.Pool].Policy != PolicyMultifactor && pe.Priority != 0 {
+			fail("job %s: priority %v outside a multifactor pool", j.ID, pe.Priority)
+		}
+	}
+	for _, st := range p.Starts {
+		for _, u := range s.Jobs[st.Job].Licenses {
+			if u.Count > s.Licenses[u.License].Total {
+				fail("job %s starts needing %d of license %d, which has %d", s.Jobs[st.Job].ID, u.Count, u.License, s.Licenses[u.License].Total)
+			}
+		}
+	}
+	return bad
+}
+
 // eps is the rounding allowed between the oracle and the core, which sum
 // and multiply in other orders.
 func eps(x float64) float64 { return 1e-9 * math.Max(1, math.Abs(x)) }

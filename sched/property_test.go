@@ -425,27 +425,8 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		if pe.Reason == ReasonReserved && pe.At != Never && pe.At < s.Now {
 			fail("job %s: reserved at %d, before now (%d)", j.ID, pe.At, s.Now)
 		}
-		if pe.Reason == ReasonGPUType && slices.ContainsFunc(s.Nodes, func(n Node) bool { return n.Pool == j.Pool && n.GPU == j.GPU }) {
-			fail("job %s: gpu_type, but the pool has a node of type %q", j.ID, j.GPU)
-		}
-		if pe.Reason == ReasonLicense {
-			if pe.License < 0 || pe.License >= len(s.Licenses) || !slices.ContainsFunc(j.Licenses, func(u LicenseUse) bool {
-				return u.License == pe.License && u.Count == pe.LicenseNeed
-			}) {
-				fail("job %s: license reason names license %d need %d, which the job does not use", j.ID, pe.License, pe.LicenseNeed)
-			}
-		}
-		if s.Pools[j.Pool].Policy != PolicyMultifactor && pe.Priority != 0 {
-			fail("job %s: priority %v outside a multifactor pool", j.ID, pe.Priority)
-		}
 	}
-	for _, st := range p.Starts {
-		for _, u := range s.Jobs[st.Job].Licenses {
-			if u.Count > s.Licenses[u.License].Total {
-				fail("job %s starts needing %d of license %d, which has %d", s.Jobs[st.Job].ID, u.Count, u.License, s.Licenses[u.License].Total)
-			}
-		}
-	}
+	bad = append(bad, reasonProblems(s, p)...)
 	bad = append(bad, licenseProblems(s, p)...)
 	bad = append(bad, multifactorProblems(s, p)...)
 	bad = append(bad, orderProblems(s, p, starts)...)
