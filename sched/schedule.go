@@ -9,6 +9,10 @@ import (
 // from one pass to the next; none of it influences a result. The zero value
 // is ready to use. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
+	// base is the snapshot's cluster as indexed, kept from one pass to the
+	// next so that update re-indexes only what changed; st is the copy a
+	// pass plans on.
+	base     state
 	st       state
 	shadow   state
 	plan     Plan
@@ -45,9 +49,10 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	if err := validate(s); err != nil {
 		return nil, err
 	}
-	if err := sc.st.build(s); err != nil {
+	if err := sc.base.update(s); err != nil {
 		return nil, err
 	}
+	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
 	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
 	for pool := range s.Pools {
