@@ -25,6 +25,8 @@ type Scheduler struct {
 	holdsAll []int32
 	pending  []bool
 	evicted  []bool
+	final    []bool  // evicted by a committed statement
+	preempts []int32 // per project: preemptions planned this pass
 	victims  []int32
 	stmt     []int32
 	poolJobs [][]int32
@@ -128,6 +130,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.holds = resize(sc.holds, nj)
 	sc.pending = resize(sc.pending, nj)
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
+	sc.final = resize(sc.final, len(s.Allocs))
+	sc.preempts = resize(sc.preempts, len(s.Projects))
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))

@@ -76,6 +76,13 @@ type Project struct {
 	OverQuotaWeight float64
 	// Limit caps the slots the project may hold; 0 means no limit.
 	Limit int
+	// PreemptBudget caps how many of the project's tasks may be preempted
+	// per hour, a thrash guard; 0 means no cap. Preempted is how many were
+	// preempted in the last hour, which the caller counts: the core keeps
+	// nothing between passes. The cap holds in every pool, for jobs whose
+	// Project is a valid index.
+	PreemptBudget int
+	Preempted     int
 }
 
 // Pool is a set of nodes scheduled under one policy.
@@ -87,6 +94,9 @@ type Pool struct {
 	Serial       bool
 	Reservations Reservations
 	Placement    Placement
+	// MinRunTime is how long, in seconds, a task must have run before it
+	// may be preempted: a thrash guard. 0 means no minimum.
+	MinRunTime int64
 }
 
 // Node is one machine (an agent) with GPU slots.
@@ -159,6 +169,16 @@ type Alloc struct {
 	// higher-priority task could not use; it may be evicted for that task
 	// even when the pool does not preempt.
 	Backfilled bool
+	// Checkpoint is when the task last saved a checkpoint, or 0 for never:
+	// preempting it loses the work done since max(Start, Checkpoint), and
+	// victims are chosen to lose the least.
+	Checkpoint int64
+}
+
+// Lost is the work, in seconds, that preempting the task at now would
+// throw away: the time since its last checkpoint, or since its start.
+func (a *Alloc) Lost(now int64) int64 {
+	return max(0, now-max(a.Start, a.Checkpoint))
 }
 
 // End is when the allocation's time limit runs out, or Never.
