@@ -256,11 +256,12 @@ func (p *pass) capped(j int32) bool {
 func (p *pass) request(j int32, useDrain bool) request {
 	job := &p.s.Jobs[j]
 	return request{
-		pool:     job.Pool,
-		gpu:      job.GPU,
-		slots:    int32(job.Slots),
-		spread:   p.s.Pools[job.Pool].Placement == PlaceSpread,
-		useDrain: useDrain,
+		pool:      job.Pool,
+		gpu:       job.GPU,
+		slots:     int32(job.Slots),
+		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
+		useDrain:  useDrain,
+		oneSwitch: job.Topology == TopologyRequired,
 	}
 }
 
@@ -316,11 +317,15 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
-	if job.GPU == "" {
+	if r := p.request(j, true); r.oneSwitch && p.st.spansNodes(&r) {
+		if p.st.fitsOneSwitch(&r) {
+			return false
+		}
+	} else if job.GPU == "" {
 		if int32(job.Slots) <= p.st.largest[job.Pool] {
 			return false
 		}
-	} else if r := p.request(j, true); p.fitsEmpty(&r) {
+	} else if p.fitsEmpty(&r) {
 		return false
 	}
 	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: job.Slots, At: -1})
@@ -342,6 +347,8 @@ func (p *pass) failReason(j int32) Pending {
 		pe.Reason = ReasonNoNodes
 	case avail < int(r.slots):
 		pe.Reason = ReasonNoCapacity
+	case r.oneSwitch && p.st.spansNodes(&r):
+		pe.Reason = ReasonTopology
 	default:
 		pe.Reason = ReasonFragmented
 	}

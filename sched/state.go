@@ -17,6 +17,8 @@ type group struct {
 	// preempted task and not yet claimed by a hold.
 	draining bitset
 	avail    int
+	// switches splits the nodes by switch, when any node names one.
+	switches []domain
 }
 
 // state is the planning view of the cluster during a pass. avail counts
@@ -40,6 +42,7 @@ type state struct {
 	// next snapshot has the same layout, refresh updates only the nodes
 	// whose allocations changed instead of indexing every node again.
 	layout              []groupKey
+	switches            []string
 	pools               int
 	slots               []int32
 	prevFree, prevDrain []int32
@@ -99,7 +102,7 @@ func (st *state) sameLayout(s *Snapshot) bool {
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		k := &st.layout[i]
-		if k.pool != n.Pool || k.size != int32(n.Slots) || k.gpu != n.GPU {
+		if k.pool != n.Pool || k.size != int32(n.Slots) || k.gpu != n.GPU || st.switches[i] != n.Switch {
 			return false
 		}
 	}
@@ -174,6 +177,7 @@ func (st *state) build(s *Snapshot) error {
 		st.index(gr)
 		st.largest[gr.pool] = max(st.largest[gr.pool], gr.size*int32(len(gr.nodes)))
 	}
+	st.buildSwitches(s)
 	st.remember(s)
 	return nil
 }
@@ -182,9 +186,11 @@ func (st *state) build(s *Snapshot) error {
 func (st *state) remember(s *Snapshot) {
 	st.layout = resize(st.layout, len(s.Nodes))
 	st.slots = resize(st.slots, len(s.Nodes))
+	st.switches = resize(st.switches, len(s.Nodes))
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		st.layout[i] = groupKey{n.Pool, n.GPU, int32(n.Slots)}
+		st.switches[i] = n.Switch
 		st.slots[i] = int32(n.Slots)
 	}
 	st.pools = len(s.Pools)
@@ -319,7 +325,7 @@ func (st *state) copyFrom(o *state) {
 	for i := range o.groups {
 		d, s := &st.groups[i], &o.groups[i]
 		d.pool, d.gpu, d.size, d.avail = s.pool, s.gpu, s.size, s.avail
-		d.nodes = s.nodes
+		d.nodes, d.switches = s.nodes, s.switches
 		for len(d.buckets) < len(s.buckets) {
 			d.buckets = append(d.buckets, bitset{})
 		}

@@ -37,6 +37,16 @@ const (
 	PlaceSpread  Placement = "spread"
 )
 
+// Topology is how strictly a gang keeps to one switch.
+type Topology string
+
+// TopologyPrefer (or "") places a gang under one switch when one has room
+// and across switches otherwise; TopologyRequired waits for one switch.
+const (
+	TopologyPrefer   Topology = "prefer"
+	TopologyRequired Topology = "required"
+)
+
 // Kind is the kind of a job.
 type Kind string
 
@@ -106,6 +116,10 @@ type Node struct {
 	Slots  int
 	GPU    string
 	Labels map[string]string
+	// Switch names the network switch (or any topology domain) the node
+	// hangs off; "" for none. Gangs spanning nodes prefer nodes under one
+	// switch.
+	Switch string
 	// ZeroSlotLimit caps how many zero-slot tasks may run on the node.
 	ZeroSlotLimit int
 }
@@ -144,6 +158,9 @@ type Job struct {
 	// Borrow marks work that does not count toward any quota (OSMO's LOW
 	// class): it only uses idle slots and any quota work may reclaim them.
 	Borrow bool
+	// Topology says whether a task spanning nodes must (TopologyRequired)
+	// or should (TopologyPrefer, the default) use nodes under one switch.
+	Topology Topology
 	// Reserved is the start time the previous pass reserved for the job
 	// under conservative backfilling (its Pending.At), or 0 for none.
 	// Carrying it lets the next pass compress the schedule as the textbook
