@@ -27,6 +27,28 @@ when the file has errors. docs/config.md describes the format.`,
 			return runConfigCheck(cmd.OutOrStdout(), args[0])
 		},
 	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "reload",
+		Short: "Ask the master to re-read its configuration file",
+		Long: `Ask the running master to re-read its configuration file. A file with
+errors is refused as a whole, and the master keeps running with the
+configuration it has; the error names the file, line and field.`,
+		Example: "  allot config reload --master http://master:8080",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			if err := c.ReloadConfig(ctx); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), "configuration reloaded")
+			return err
+		},
+	})
 	return cmd
 }
 
