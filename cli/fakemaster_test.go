@@ -49,30 +49,7 @@ func ptr[T any](v T) *T { return &v }
 func newFakeMaster(t *testing.T) *fakeMaster {
 	t.Helper()
 	f := &fakeMaster{
-		jobs: []api.Job{
-			{ID: 3, Name: "llm-pretrain", Kind: "experiment", State: "running", Project: "vision", User: "ana", Pool: "research",
-				Slots: 8, Tasks: 2, Running: 2, Priority: 20, PriorityClass: "HIGH", Weight: 1, Preemptible: true,
-				Entrypoint: "python train.py", SubmittedAt: t0,
-				TaskList: []api.Task{
-					{Index: 0, State: "running", Restarts: 1, Attempts: []api.Attempt{
-						{Number: 1, Placement: []api.Placement{{Node: "dgx-1", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}}, StartedAt: t0,
-							EndedAt: ptr(t0.Add(time.Hour)), EndState: "preempted", ExitCode: ptr(143), Reason: "preempted for job 5"},
-						{Number: 2, Placement: []api.Placement{{Node: "dgx-2", GPUs: []int{0, 1, 2, 3, 5, 6, 7, 4}}}, StartedAt: t0.Add(61 * time.Minute)},
-					}},
-					{Index: 1, State: "running", Attempts: []api.Attempt{
-						{Number: 1, Placement: []api.Placement{{Node: "dgx-1", GPUs: []int{0, 1, 2, 3}}, {Node: "dgx-2", GPUs: []int{8, 10}}}, StartedAt: t0},
-					}},
-				}},
-			{ID: 5, Name: "asha", Kind: "experiment", State: "queued", Project: "nlp", User: "bo", Pool: "research",
-				Slots: 1, Tasks: 20, Running: 4, Priority: 42, Weight: 2.5, Preemptible: true, Entrypoint: "python asha.py",
-				SubmittedAt: t0.Add(time.Minute), Position: 1,
-				Pending: &api.Pending{Reason: "no_capacity", Message: "needs 1 slot, 0 free", BlockedBy: 3, EstimatedStart: ptr(t0.Add(2 * time.Hour))}},
-			{ID: 6, Name: "notebook", Kind: "notebook", State: "queued", Project: "vision", User: "ana", Pool: "batch",
-				Slots: 1, Tasks: 1, Priority: 30, Weight: 1, SubmittedAt: t0.Add(2 * time.Minute), Position: 2,
-				Pending: &api.Pending{Reason: "behind", Message: "behind job 5"}},
-			{ID: 2, Name: "old-eval", Kind: "command", State: "completed", Project: "nlp", User: "bo", Pool: "batch",
-				Slots: 2, Tasks: 1, Priority: 42, Weight: 1, SubmittedAt: t0.Add(-time.Hour), EndedAt: ptr(t0)},
-		},
+		jobs: fixtureJobs(),
 		nodes: []api.Node{
 			{Name: "dgx-1", Pool: "research", State: "up", GPUType: "h100", Slots: 8, Used: 8, Labels: map[string]string{"rack": "r1", "switch": "s1"},
 				HeartbeatAt: t0.Add(-5 * time.Second)},
@@ -126,6 +103,35 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	}))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// fixtureJobs is the fake master's queue: a running gang experiment with a
+// preempted attempt, two waiting jobs and one completed job.
+func fixtureJobs() []api.Job {
+	return []api.Job{
+		{ID: 3, Name: "llm-pretrain", Kind: "experiment", State: "running", Project: "vision", User: "ana", Pool: "research",
+			Slots: 8, Tasks: 2, Running: 2, Priority: 20, PriorityClass: "HIGH", Weight: 1, Preemptible: true,
+			Entrypoint: "python train.py", SubmittedAt: t0,
+			TaskList: []api.Task{
+				{Index: 0, State: "running", Restarts: 1, Attempts: []api.Attempt{
+					{Number: 1, Placement: []api.Placement{{Node: "dgx-1", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}}, StartedAt: t0,
+						EndedAt: ptr(t0.Add(time.Hour)), EndState: "preempted", ExitCode: ptr(143), Reason: "preempted for job 5"},
+					{Number: 2, Placement: []api.Placement{{Node: "dgx-2", GPUs: []int{0, 1, 2, 3, 5, 6, 7, 4}}}, StartedAt: t0.Add(61 * time.Minute)},
+				}},
+				{Index: 1, State: "running", Attempts: []api.Attempt{
+					{Number: 1, Placement: []api.Placement{{Node: "dgx-1", GPUs: []int{0, 1, 2, 3}}, {Node: "dgx-2", GPUs: []int{8, 10}}}, StartedAt: t0},
+				}},
+			}},
+		{ID: 5, Name: "asha", Kind: "experiment", State: "queued", Project: "nlp", User: "bo", Pool: "research",
+			Slots: 1, Tasks: 20, Running: 4, Priority: 42, Weight: 2.5, Preemptible: true, Entrypoint: "python asha.py",
+			SubmittedAt: t0.Add(time.Minute), Position: 1,
+			Pending: &api.Pending{Reason: "no_capacity", Message: "needs 1 slot, 0 free", BlockedBy: 3, EstimatedStart: ptr(t0.Add(2 * time.Hour))}},
+		{ID: 6, Name: "notebook", Kind: "notebook", State: "queued", Project: "vision", User: "ana", Pool: "batch",
+			Slots: 1, Tasks: 1, Priority: 30, Weight: 1, SubmittedAt: t0.Add(2 * time.Minute), Position: 2,
+			Pending: &api.Pending{Reason: "behind", Message: "behind job 5"}},
+		{ID: 2, Name: "old-eval", Kind: "command", State: "completed", Project: "nlp", User: "bo", Pool: "batch",
+			Slots: 2, Tasks: 1, Priority: 42, Weight: 1, SubmittedAt: t0.Add(-time.Hour), EndedAt: ptr(t0)},
+	}
 }
 
 func reply(w http.ResponseWriter, status int, v any) {
