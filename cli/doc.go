@@ -1,7 +1,7 @@
 // Package cli is the allot command line: one cobra command tree whose
 // subcommands are the simulator, `config check`, and the client commands
-// (submit, jobs, job, nodes, pools, projects, config reload), with the
-// master and the agent as they arrive. Commands write results to their
+// (submit, jobs, job, nodes, pools, projects, config reload), the node
+// agent (`allot agent`, package agentd), with the master as it arrives. Commands write results to their
 // configured output stream and errors to the caller; nothing here
 // schedules or simulates itself.
 //

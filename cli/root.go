@@ -22,6 +22,7 @@ func New() *cobra.Command {
 	root.AddCommand(newSimCmd())
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
+	root.AddCommand(newAgentCmd())
 	return root
 }
 
