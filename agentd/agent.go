@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
@@ -103,8 +104,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("master: expected a base URL without query or fragment, got %q", c.Master)
 	case !nameRE.MatchString(c.Name):
 		return fmt.Errorf("name: expected 1-63 letters, digits, '.', '_' or '-' starting with a letter or digit, got %q", c.Name)
-	case !nameRE.MatchString(c.Pool):
-		return fmt.Errorf("pool: expected 1-63 letters, digits, '.', '_' or '-' starting with a letter or digit, got %q", c.Pool)
+	case c.Pool == "" || len(c.Pool) > 128 || strings.TrimSpace(c.Pool) != c.Pool || strings.IndexFunc(c.Pool, unicode.IsControl) >= 0:
+		// The rule of pool names in job files.
+		return fmt.Errorf("pool: expected a name of 1-128 bytes without control characters or surrounding spaces, got %q", c.Pool)
 	case c.WorkDir == "":
 		return errors.New("work dir: empty")
 	case c.OnExit != ExitKill && c.OnExit != ExitKeep:

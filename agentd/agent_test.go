@@ -16,8 +16,11 @@ func TestRegistrationContent(t *testing.T) {
 	fm := newFakeMaster(t)
 	cfg := testConfig(t, fm, t.TempDir())
 	cfg.GPUs = agent.Fake(2, "a100")
+	fm.set(func(fm *fakeMaster) { fm.syncWaitS = 7 })
 	startAgent(t, cfg)
 	fm.waitFor("a registration", func(fm *fakeMaster) bool { return len(fm.registers) == 1 })
+	// The long poll asks for the wait the registration named.
+	fm.waitFor("long polls", func(fm *fakeMaster) bool { return fm.waits[7] >= 2 })
 	fm.locked(func(fm *fakeMaster) {
 		got := fm.registers[0]
 		want := api.Register{

@@ -37,6 +37,7 @@ type fakeMaster struct {
 	logSeen   map[logKey]bool
 	exitLogs  map[agent.TaskID]int // lines stored for a task when its exit report was
 	refused   int                  // connections closed while down
+	waits     map[int]int          // syncs by the WaitS they asked for
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -60,6 +61,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		receipts:  map[int64]int{},
 		logSeen:   map[logKey]bool{},
 		exitLogs:  map[agent.TaskID]int{},
+		waits:     map[int]int{},
 		syncWaitS: 1,
 		holdCap:   100 * time.Millisecond,
 		logStatus: http.StatusInternalServerError,
@@ -138,6 +140,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fm.mu.Lock()
+	fm.waits[req.WaitS]++
 	switch {
 	case !fm.known:
 		fm.mu.Unlock()

@@ -43,8 +43,9 @@ func (a *Agent) register(ctx context.Context) error {
 }
 
 // syncOnce sends the unacknowledged reports and the running attempts,
-// and handles the reply. A 404 marks the node unregistered.
-func (a *Agent) syncOnce(ctx context.Context, waitS int) error {
+// and handles the reply; it returns how many commands came. A 404 marks
+// the node unregistered.
+func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	a.mu.Lock()
 	gen := a.gen
 	n := min(len(a.reports), maxReportsPerSync)
@@ -67,11 +68,11 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) error {
 		a.mu.Unlock()
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	a.ack(reply.Acked)
 	a.execute(reply.Commands)
-	return nil
+	return len(reply.Commands), nil
 }
 
 // ack drops the reports the master has stored.
@@ -101,6 +102,7 @@ func (a *Agent) syncLoop(ctx context.Context) {
 		registered, waitS := a.registered, a.waitS
 		a.mu.Unlock()
 		var err error
+		pace := false
 		start := time.Now()
 		if !registered {
 			err = a.register(ctx)
@@ -108,7 +110,9 @@ func (a *Agent) syncLoop(ctx context.Context) {
 			if failures > 0 {
 				waitS = 0
 			}
-			err = a.syncOnce(ctx, waitS)
+			var cmds int
+			cmds, err = a.syncOnce(ctx, waitS)
+			pace = cmds == 0
 		}
 		if ctx.Err() != nil {
 			return
@@ -119,7 +123,11 @@ func (a *Agent) syncLoop(ctx context.Context) {
 			}
 			failures = 0
 			bo.reset()
-			sleep(ctx, time.Until(start.Add(a.cfg.MinPollInterval)))
+			if pace {
+				// A master that answers a long poll at once with nothing
+				// must not turn it into a busy loop.
+				sleep(ctx, time.Until(start.Add(a.cfg.MinPollInterval)))
+			}
 			continue
 		}
 		if isStatus(err, http.StatusNotFound) && registered {
@@ -164,7 +172,7 @@ func (a *Agent) reportLoop(ctx context.Context) {
 				continue
 			}
 		}
-		if err := a.syncOnce(ctx, 0); err != nil {
+		if _, err := a.syncOnce(ctx, 0); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -199,7 +207,7 @@ func (a *Agent) deliverAll(ctx context.Context) bool {
 		case !registered:
 			err = a.register(ctx)
 		case pending:
-			err = a.syncOnce(ctx, 0)
+			_, err = a.syncOnce(ctx, 0)
 			a.mu.Lock()
 			if err == nil && len(a.reports) > 0 {
 				// Stored nothing new: pace the retries all the same.
