@@ -13,82 +13,28 @@ export function mount(root, ctx) {
   const id = Number(ctx.params[0]);
   const title = h('h1', {}, `Job ${id}`);
   const why = h('section', {class: 'why-box', id: 'why', 'aria-labelledby': 'why-h', hidden: true});
-  const note = h('p', {class: 'note', id: 'action-msg', role: 'status'});
-  const kill = h('button', {type: 'button', class: 'danger', id: 'kill'}, 'Kill job');
-  const prio = h('input', {type: 'number', id: 'priority', min: 1, max: 99, step: 1, required: true, inputMode: 'numeric'});
-  const prioBtn = h('button', {type: 'submit', id: 'set-priority'}, 'Set priority');
-  const prioForm = h('form', {class: 'inline', id: 'priority-form'},
-    h('label', {for: 'priority'}, 'Priority'), prio, prioBtn, h('span', {class: 'muted small'}, '1 is the most important, 99 the least'));
   const fields = h('dl', {class: 'fields', id: 'fields'});
   const tasks = h('div', {id: 'tasks'});
   const logs = logPanel(id);
-  root.append(
-    h('p', {class: 'crumbs'}, h('a', {href: '#/jobs'}, 'Jobs'), ' / ', `job ${id}`),
-    title, why,
-    h('section', {class: 'actions', 'aria-label': 'Actions'}, kill, prioForm, note),
-    h('section', {'aria-labelledby': 'fields-h'}, h('h2', {id: 'fields-h'}, 'Details'), fields),
-    h('section', {'aria-labelledby': 'tasks-h'}, h('h2', {id: 'tasks-h'}, 'Tasks and attempts'), tasks),
-    logs.el,
-  );
-
-  let job = null;
-  let edited = false; // the user typed a priority: refreshes leave it alone
   const same = memo();
-  const say = (msg, bad) => {
-    note.textContent = msg;
-    note.className = bad ? 'note error' : 'note ok';
-    note.setAttribute('role', bad ? 'alert' : 'status');
-  };
-  const failure = (what, e) => say(`${what} failed: ${e.message}${e.field ? ` (field ${e.field})` : ''}`, true);
-
   const render = (j) => {
-    job = j;
+    act.job = j;
     if (same(j)) return;
     fill(title, `Job ${j.id} · ${j.name || '(unnamed)'} `, stateBadge(j.state));
     renderWhy(why, j);
     renderFields(fields, j);
     renderTasks(tasks, j);
     logs.setTasks(j);
-    const done = terminal.has(j.state);
-    kill.disabled = done;
-    prio.disabled = prioBtn.disabled = done;
-    if (!edited && document.activeElement !== prio) prio.value = j.priority;
+    act.update(j);
   };
-
-  kill.addEventListener('click', async () => {
-    const name = job ? ` (${job.name})` : '';
-    const ok = await ctx.confirm(`Kill job ${id}${name}? Its running tasks are stopped and none of its tasks will run again.`, 'Kill job');
-    if (!ok) return;
-    try {
-      render(await call('POST', `/jobs/${id}/kill`));
-      say(`Job ${id} is being killed.`);
-    } catch (e) {
-      failure('Kill', e);
-    }
-    ctx.refreshNow();
-  });
-  prio.addEventListener('input', () => (edited = true));
-  prioForm.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    const v = Number(prio.value);
-    if (!Number.isInteger(v)) {
-      say('Priority must be a whole number from 1 to 99.', true);
-      return;
-    }
-    const from = job ? ` from ${job.priority}` : '';
-    if (!(await ctx.confirm(`Change the priority of job ${id}${from} to ${v}?`, 'Change priority'))) return;
-    try {
-      const j = await call('PATCH', `/jobs/${id}`, {body: {priority: v}});
-      edited = false;
-      render(j);
-      prio.value = j.priority;
-      say(`Priority of job ${id} is now ${j.priority}.`);
-    } catch (e) {
-      failure('Changing the priority', e);
-    }
-    ctx.refreshNow();
-  });
-
+  const act = actions(id, ctx, render);
+  root.append(
+    h('p', {class: 'crumbs'}, h('a', {href: '#/jobs'}, 'Jobs'), ' / ', `job ${id}`),
+    title, why, act.el,
+    h('section', {'aria-labelledby': 'fields-h'}, h('h2', {id: 'fields-h'}, 'Details'), fields),
+    h('section', {'aria-labelledby': 'tasks-h'}, h('h2', {id: 'tasks-h'}, 'Tasks and attempts'), tasks),
+    logs.el,
+  );
   return {
     async refresh(signal) {
       render(await get('/jobs/' + id, signal));
@@ -96,15 +42,76 @@ export function mount(root, ctx) {
     error(e) {
       if (e.status === 404) {
         fill(title, `Job ${id}`);
-        say(`There is no job ${id}: ${e.message}`, true);
+        act.say(`There is no job ${id}: ${e.message}`, true);
         return;
       }
-      failure('Loading the job', e);
+      act.failure('Loading the job', e);
     },
     unmount() {
       logs.stop();
     },
   };
+}
+
+// actions builds the kill button and the priority form with the line that
+// reports their outcome; render shows the job a successful action returns.
+function actions(id, ctx, render) {
+  const note = h('p', {class: 'note', id: 'action-msg', role: 'status'});
+  const kill = h('button', {type: 'button', class: 'danger', id: 'kill'}, 'Kill job');
+  const prio = h('input', {type: 'number', id: 'priority', min: 1, max: 99, step: 1, required: true, inputMode: 'numeric'});
+  const prioBtn = h('button', {type: 'submit', id: 'set-priority'}, 'Set priority');
+  const form = h('form', {class: 'inline', id: 'priority-form'},
+    h('label', {for: 'priority'}, 'Priority'), prio, prioBtn, h('span', {class: 'muted small'}, '1 is the most important, 99 the least'));
+  let edited = false; // the user typed a priority: refreshes leave it alone
+  const act = {
+    job: null,
+    el: h('section', {class: 'actions', 'aria-label': 'Actions'}, kill, form, note),
+    say(msg, bad) {
+      note.textContent = msg;
+      note.className = bad ? 'note error' : 'note ok';
+      note.setAttribute('role', bad ? 'alert' : 'status');
+    },
+    failure(what, e) {
+      act.say(`${what} failed: ${e.message}${e.field ? ` (field ${e.field})` : ''}`, true);
+    },
+    update(j) {
+      kill.disabled = prio.disabled = prioBtn.disabled = terminal.has(j.state);
+      if (!edited && document.activeElement !== prio) prio.value = j.priority;
+    },
+  };
+  kill.addEventListener('click', async () => {
+    const name = act.job ? ` (${act.job.name})` : '';
+    if (!(await ctx.confirm(`Kill job ${id}${name}? Its running tasks are stopped and none of its tasks will run again.`, 'Kill job'))) return;
+    try {
+      render(await call('POST', `/jobs/${id}/kill`));
+      act.say(`Job ${id} is being killed.`);
+    } catch (e) {
+      act.failure('Kill', e);
+    }
+    ctx.refreshNow();
+  });
+  prio.addEventListener('input', () => (edited = true));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const v = Number(prio.value);
+    if (!Number.isInteger(v)) {
+      act.say('Priority must be a whole number from 1 to 99.', true);
+      return;
+    }
+    const from = act.job ? ` from ${act.job.priority}` : '';
+    if (!(await ctx.confirm(`Change the priority of job ${id}${from} to ${v}?`, 'Change priority'))) return;
+    try {
+      const j = await call('PATCH', `/jobs/${id}`, {body: {priority: v}});
+      edited = false;
+      render(j);
+      prio.value = j.priority;
+      act.say(`Priority of job ${id} is now ${j.priority}.`);
+    } catch (e) {
+      act.failure('Changing the priority', e);
+    }
+    ctx.refreshNow();
+  });
+  return act;
 }
 
 function renderWhy(el, j) {

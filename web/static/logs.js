@@ -10,120 +10,118 @@ const maxLines = 5000; // lines kept on screen; older ones scroll away
 const retryMs = 2000;
 
 export function logPanel(jobId) {
-  const task = h('select', {id: 'log-task'});
-  const follow = h('input', {type: 'checkbox', id: 'log-follow'});
-  const load = h('button', {type: 'button', id: 'log-load'}, 'Show');
-  const out = h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Task output', 'aria-live': 'off'});
-  const status = h('p', {class: 'muted small', id: 'log-status', role: 'status'}, 'Choose a task and press Show.');
+  const ui = {
+    task: h('select', {id: 'log-task'}),
+    follow: h('input', {type: 'checkbox', id: 'log-follow'}),
+    load: h('button', {type: 'button', id: 'log-load'}, 'Show'),
+    out: h('pre', {class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Task output'}),
+    status: h('p', {class: 'muted small', id: 'log-status', role: 'status'}, 'Choose a task and press Show.'),
+  };
   const el = h('section', {class: 'logs', 'aria-labelledby': 'logs-h'},
     h('h2', {id: 'logs-h'}, 'Logs'),
     h('div', {class: 'inline'},
-      h('label', {for: 'log-task'}, 'Task'), task, load,
-      h('label', {class: 'check'}, follow, ' Follow')),
-    out, status);
-
-  let ctrl = null; // the running reader
-  let next = ''; // cursor after the last line shown
-  let shownTask = null;
-  let lastAttempt = null;
-  let lines = 0;
-
+      h('label', {for: 'log-task'}, 'Task'), ui.task, ui.load,
+      h('label', {class: 'check'}, ui.follow, ' Follow')),
+    ui.out, ui.status);
+  // The reader's state: what is on screen and where to go on from.
+  const st = {jobId, ctrl: null, next: '', task: null, attempt: null, lines: 0};
   const stop = () => {
-    if (ctrl) ctrl.abort();
-    ctrl = null;
+    if (st.ctrl) st.ctrl.abort();
+    st.ctrl = null;
   };
-
   const start = (fresh) => {
     stop();
-    if (fresh || shownTask !== task.value) {
-      fill(out);
-      next = '';
-      lines = 0;
-      lastAttempt = null;
-      shownTask = task.value;
+    if (fresh || st.task !== ui.task.value) {
+      fill(ui.out);
+      Object.assign(st, {next: '', task: ui.task.value, attempt: null, lines: 0});
     }
-    ctrl = new AbortController();
-    read(ctrl.signal);
+    st.ctrl = new AbortController();
+    read(ui, st, st.ctrl.signal);
   };
-
-  const append = (batch) => {
-    const atBottom = out.scrollHeight - out.scrollTop - out.clientHeight < 24;
-    const frag = document.createDocumentFragment();
-    for (const l of batch) {
-      if (l.attempt !== lastAttempt) {
-        frag.append(h('span', {class: 'attempt-mark'}, `── attempt ${l.attempt} ──\n`));
-        lastAttempt = l.attempt;
-      }
-      const ts = new Date(l.time);
-      frag.append(h('span', {class: 'line', 'data-stream': l.stream},
-        h('span', {class: 'ts'}, isNaN(ts) ? '' : ts.toLocaleTimeString([], {hour12: false}) + ' '),
-        l.stream === 'stderr' ? h('span', {class: 'err'}, 'err ') : null,
-        l.text + '\n'));
-      lines++;
-    }
-    out.append(frag);
-    while (lines > maxLines && out.firstChild) {
-      if (out.firstChild.classList && out.firstChild.classList.contains('line')) lines--;
-      out.firstChild.remove();
-    }
-    if (atBottom) out.scrollTop = out.scrollHeight;
-  };
-
-  const read = async (signal) => {
-    let drained = false;
-    status.textContent = 'Loading…';
-    for (;;) {
-      const wait = drained && follow.checked ? pollWait : 0;
-      let r;
-      try {
-        r = await get(`/jobs/${jobId}/logs`, signal, {task: shownTask, after: next, wait: wait || ''});
-      } catch (e) {
-        if (e.name === 'AbortError') return;
-        status.textContent = `Could not read the logs: ${e.message}.`;
-        if (!(e instanceof Unreachable) || !follow.checked) return;
-        status.textContent += ' Retrying.';
-        if (!(await sleep(retryMs, signal))) return;
-        continue;
-      }
-      append(r.lines || []);
-      if (r.next) next = r.next;
-      if (r.done) {
-        status.textContent = lines ? 'End of the output: the job has ended.' : 'This task wrote nothing, and the job has ended.';
-        return;
-      }
-      if (!(r.lines || []).length) drained = true;
-      if (drained && !follow.checked) {
-        status.textContent = lines ? 'Turn on Follow to see new lines as they come.' : 'No output yet. Turn on Follow to wait for it.';
-        return;
-      }
-      if (drained) status.textContent = 'Following: new lines appear as the task writes them.';
-    }
-  };
-
-  load.addEventListener('click', () => start(true));
-  task.addEventListener('change', () => start(true));
-  follow.addEventListener('change', () => {
-    if (follow.checked) start(false);
+  ui.load.addEventListener('click', () => start(true));
+  ui.task.addEventListener('change', () => start(true));
+  ui.follow.addEventListener('change', () => {
+    if (ui.follow.checked) start(false);
     else {
       stop();
-      status.textContent = 'Follow is off.';
+      ui.status.textContent = 'Follow is off.';
     }
   });
-
   return {
     el,
     stop,
-    // setTasks offers the job's tasks, keeping the current choice.
+    // setTasks offers the job's tasks, keeping the current choice, and
+    // shows the first task's output when nothing is shown yet.
     setTasks(job) {
       const n = job.tasks || (job.task_list || []).length;
-      if (task.options.length !== n) {
-        const keep = task.value;
-        fill(task, Array.from({length: n}, (_, i) => h('option', {value: String(i)}, `task ${i}`)));
-        if (keep && Number(keep) < n) task.value = keep;
+      if (ui.task.options.length !== n) {
+        const keep = ui.task.value;
+        fill(ui.task, Array.from({length: n}, (_, i) => h('option', {value: String(i)}, `task ${i}`)));
+        if (keep && Number(keep) < n) ui.task.value = keep;
       }
-      if (shownTask === null && n) start(true);
+      if (st.task === null && n) start(true);
     },
   };
+}
+
+// read shows pages of lines until none is left; with Follow on it then
+// long-polls for more until the job ends or the reader is stopped.
+async function read(ui, st, signal) {
+  let drained = false;
+  ui.status.textContent = 'Loading…';
+  for (;;) {
+    const wait = drained && ui.follow.checked ? pollWait : '';
+    let r;
+    try {
+      r = await get(`/jobs/${st.jobId}/logs`, signal, {task: st.task, after: st.next, wait});
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      ui.status.textContent = `Could not read the logs: ${e.message}.`;
+      if (!(e instanceof Unreachable) || !ui.follow.checked) return;
+      ui.status.textContent += ' Retrying.';
+      if (!(await sleep(retryMs, signal))) return;
+      continue;
+    }
+    const lines = r.lines || [];
+    append(ui.out, st, lines);
+    if (r.next) st.next = r.next;
+    if (r.done) {
+      ui.status.textContent = st.lines ? 'End of the output: the job has ended.' : 'This task wrote nothing, and the job has ended.';
+      return;
+    }
+    if (!lines.length) drained = true;
+    if (drained && !ui.follow.checked) {
+      ui.status.textContent = st.lines ? 'Turn on Follow to see new lines as they come.' : 'No output yet. Turn on Follow to wait for it.';
+      return;
+    }
+    if (drained) ui.status.textContent = 'Following: new lines appear as the task writes them.';
+  }
+}
+
+// append adds lines to the output, marks where each attempt begins, drops
+// the oldest lines past maxLines, and keeps a reader at the bottom there.
+function append(out, st, batch) {
+  if (!batch.length) return;
+  const atBottom = out.scrollHeight - out.scrollTop - out.clientHeight < 24;
+  const frag = document.createDocumentFragment();
+  for (const l of batch) {
+    if (l.attempt !== st.attempt) {
+      frag.append(h('span', {class: 'attempt-mark'}, `── attempt ${l.attempt} ──\n`));
+      st.attempt = l.attempt;
+    }
+    const ts = new Date(l.time);
+    frag.append(h('span', {class: 'line', 'data-stream': l.stream},
+      h('span', {class: 'ts'}, isNaN(ts) ? '' : ts.toLocaleTimeString([], {hour12: false}) + ' '),
+      l.stream === 'stderr' ? h('span', {class: 'err'}, 'err ') : null,
+      l.text + '\n'));
+    st.lines++;
+  }
+  out.append(frag);
+  while (st.lines > maxLines && out.firstChild) {
+    if (out.firstChild.classList && out.firstChild.classList.contains('line')) st.lines--;
+    out.firstChild.remove();
+  }
+  if (atBottom) out.scrollTop = out.scrollHeight;
 }
 
 function sleep(ms, signal) {
