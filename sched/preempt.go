@@ -49,7 +49,7 @@ const (
 func (p *pass) allows(rule *victimRule, a int32) bool {
 	al := &p.s.Allocs[a]
 	vj := &p.s.Jobs[al.Job]
-	if !vj.Preemptible || al.Preempting || p.sc.evicted[a] {
+	if p.sc.evicted[a] || p.gone(a) || p.budgetSpent(vj) {
 		return false
 	}
 	switch rule.kind {
@@ -79,12 +79,42 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 	return false
 }
 
+// blockClosed reports whether no task of a's project (a's block in a
+// list that keeps each project's tasks together) may be a victim under
+// the rule: the project's preemption budget is spent, or, when
+// reclaiming, the project could not give even one slot. Only such
+// project-wide refusals may skip a block; a task refused for itself (too
+// young, not preemptible) leaves its siblings eligible.
+func (p *pass) blockClosed(rule *victimRule, a int32) bool {
+	vj := &p.s.Jobs[p.s.Allocs[a].Job]
+	if p.budgetSpent(vj) {
+		return true
+	}
+	if rule.kind != victimsReclaim || vj.Borrow {
+		return false
+	}
+	return int32(vj.Project) == rule.project || !p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, 1)
+}
+
+// budgetSpent reports whether the job's project may have no more tasks
+// preempted this hour, counting the preemptions this pass has planned.
+func (p *pass) budgetSpent(j *Job) bool {
+	if j.Project < 0 || j.Project >= len(p.s.Projects) {
+		return false
+	}
+	pr := &p.s.Projects[j.Project]
+	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[j.Project]) >= pr.PreemptBudget
+}
+
 // account moves a victim's slots out of (sign -1) or back into (+1) the
 // counters its rule checks, so that a statement evicting several victims
 // checks each against the counts left by the previous ones.
 func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	al := &p.s.Allocs[a]
 	vj := &p.s.Jobs[al.Job]
+	if vj.Project >= 0 && vj.Project < len(p.s.Projects) {
+		p.sc.preempts[vj.Project] -= sign
+	}
 	switch rule.kind {
 	case victimsAboveShare:
 		p.sc.fs.took(int32(al.Job), sign*int32(vj.Slots))
@@ -97,22 +127,34 @@ func (p *pass) account(rule *victimRule, a int32, sign int32) {
 }
 
 // victimOrder returns the pool's running tasks in the order they are
-// offered as victims: least important first, then newest first.
+// offered as victims: least important first, then by the work they would
+// lose (see lessLost).
 func (p *pass) victimOrder(pool int) []int32 {
 	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
 	slices.SortFunc(v, func(a, b int32) int {
-		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-		ja, jb := &p.s.Jobs[aa.Job], &p.s.Jobs[ab.Job]
+		ja, jb := &p.s.Jobs[p.s.Allocs[a].Job], &p.s.Jobs[p.s.Allocs[b].Job]
 		if ja.Priority != jb.Priority {
 			return jb.Priority - ja.Priority
 		}
-		if aa.Start != ab.Start {
-			return cmp64(ab.Start, aa.Start)
-		}
-		return int(b - a)
+		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
 	return v
+}
+
+// lessLost orders victims of equal standing: least work lost since the
+// last checkpoint first, then newest first, then by allocation index.
+// Without checkpoints the work lost is the run time, so this is newest
+// first.
+func (p *pass) lessLost(a, b int32) int {
+	aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
+	if la, lb := aa.Lost(p.s.Now), ab.Lost(p.s.Now); la != lb {
+		return cmp64(la, lb)
+	}
+	if aa.Start != ab.Start {
+		return cmp64(ab.Start, aa.Start)
+	}
+	return int(b - a)
 }
 
 // preempt tries to make one task of j fit by preempting tasks from cands
@@ -136,7 +178,7 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 		}
 		a := cands[i]
 		if !p.allows(rule, a) || !p.helps(a, &r) {
-			if rule.blockEnd != nil && !p.gone(a) && !p.allows(rule, a) {
+			if rule.blockEnd != nil && p.blockClosed(rule, a) {
 				i = int(rule.blockEnd[i])
 			} else {
 				i++
@@ -156,6 +198,7 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	p.sc.scratch = nodes[:0]
 	p.minimize(mark, nodes, rule)
 	for _, a := range p.sc.stmt[mark:] {
+		p.sc.final[a] = true
 		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
 		p.sc.run[p.s.Allocs[a].Job]--
 	}
@@ -187,9 +230,21 @@ func (p *pass) live(next []int32, cands []int32, i int) int {
 	return end
 }
 
-// gone reports a candidate that can never be a victim again this pass.
+// gone reports a candidate that can never be a victim this pass: already
+// draining, evicted by a committed statement, not preemptible, or younger
+// than its pool's minimum run time. A tentative eviction is not gone: a
+// rollback may restore it, and skip pointers must not jump over it.
 func (p *pass) gone(a int32) bool {
-	return p.sc.evicted[a] || p.s.Allocs[a].Preempting
+	al := &p.s.Allocs[a]
+	if al.Preempting || p.sc.final[a] {
+		return true
+	}
+	j := &p.s.Jobs[al.Job]
+	if !j.Preemptible {
+		return true
+	}
+	min := p.s.Pools[j.Pool].MinRunTime
+	return min > 0 && p.s.Now-al.Start < min
 }
 
 // helps reports whether evicting a frees slots the request could use.

@@ -65,6 +65,9 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		if rng.IntN(3) > 0 {
 			n.GPU = gpuTypes[rng.IntN(len(gpuTypes))]
 		}
+		if rng.IntN(2) == 0 {
+			n.Switch = []string{"s1", "s2", "s3"}[rng.IntN(3)]
+		}
 		maxSize[pool] = max(maxSize[pool], n.Slots)
 		s.Nodes = append(s.Nodes, n)
 	}
@@ -100,6 +103,9 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		}
 		if rng.IntN(5) == 0 {
 			j.GPU = gpuTypes[rng.IntN(len(gpuTypes))]
+		}
+		if rng.IntN(6) == 0 {
+			j.Topology = TopologyRequired
 		}
 		s.Jobs = append(s.Jobs, j)
 	}
@@ -537,8 +543,17 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 		return false
 	}
 	type key struct {
-		gpu  string
-		size int
+		gpu    string
+		size   int
+		domain string // the switch, for gangs that must keep to one
+	}
+	// A group of alike nodes is split by switch when any of its nodes
+	// names one.
+	labelled := map[key]bool{}
+	for n := range s.Nodes {
+		if ok(n) && s.Nodes[n].Switch != "" {
+			labelled[key{s.Nodes[n].GPU, s.Nodes[n].Slots, ""}] = true
+		}
 	}
 	whole := map[key]int{}
 	partial := map[key]int{} // the largest free count below the size
@@ -549,7 +564,10 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 		if free[n] >= j.Slots {
 			return true
 		}
-		k := key{s.Nodes[n].GPU, s.Nodes[n].Slots}
+		k := key{s.Nodes[n].GPU, s.Nodes[n].Slots, ""}
+		if j.Topology == TopologyRequired && labelled[k] {
+			k.domain = "switch " + s.Nodes[n].Switch
+		}
 		if free[n] == k.size {
 			whole[k]++
 		} else {

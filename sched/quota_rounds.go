@@ -161,11 +161,7 @@ func (p *pass) quotaVictims(pool int) []int32 {
 		if pa, pb := proj(a), proj(b); pa != pb {
 			return pa - pb // keep each project's tasks together
 		}
-		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-		if aa.Start != ab.Start {
-			return cmp64(ab.Start, aa.Start)
-		}
-		return int(b - a)
+		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
 	q.blockEnd = resize(q.blockEnd, len(v))

@@ -50,6 +50,9 @@ const (
 	// ReasonNoSpare: the project holds its fair share or more and no slot
 	// is idle for over-quota work.
 	ReasonNoSpare
+	// ReasonTopology: the task spans nodes, must stay under one switch,
+	// and no switch has enough whole nodes free.
+	ReasonTopology
 	// ReasonLicense: a license the task needs is not free (Pending.License
 	// says which), or the task needs more of it than exist.
 	ReasonLicense
@@ -72,6 +75,7 @@ var reasonNames = [...]string{
 	ReasonOverQuota:     "over_quota",
 	ReasonLimit:         "project_limit",
 	ReasonNoSpare:       "no_spare",
+	ReasonTopology:      "topology",
 	ReasonLicense:       "license",
 	ReasonGPUType:       "gpu_type",
 }
@@ -159,6 +163,8 @@ func (p Pending) message(s *Snapshot) string {
 		return fmt.Sprintf("needs %d slots; that would take its project past its limit", p.Need)
 	case ReasonNoSpare:
 		return fmt.Sprintf("its project holds its fair share; waiting for spare slots (needs %d, %d free)", p.Need, p.Free)
+	case ReasonTopology:
+		return fmt.Sprintf("needs %d slots under one switch (topology: required); %d are free, but not under one switch", p.Need, p.Free)
 	case ReasonLicense:
 		return p.licenseMessage(s)
 	case ReasonGPUType:

@@ -9,6 +9,10 @@ import (
 // from one pass to the next; none of it influences a result. The zero value
 // is ready to use. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
+	// base is the snapshot's cluster as indexed, kept from one pass to the
+	// next so that update re-indexes only what changed; st is the copy a
+	// pass plans on.
+	base     state
 	st       state
 	shadow   state
 	plan     Plan
@@ -21,6 +25,8 @@ type Scheduler struct {
 	holdsAll []int32
 	pending  []bool
 	evicted  []bool
+	final    []bool  // evicted by a committed statement
+	preempts []int32 // per project: preemptions planned this pass
 	victims  []int32
 	stmt     []int32
 	poolJobs [][]int32
@@ -47,9 +53,10 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	if err := validate(s, &sc.mf.parents); err != nil {
 		return nil, err
 	}
-	if err := sc.st.build(s); err != nil {
+	if err := sc.base.update(s); err != nil {
 		return nil, err
 	}
+	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
 	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
 	for pool := range s.Pools {
@@ -133,6 +140,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.holds = resize(sc.holds, nj)
 	sc.pending = resize(sc.pending, nj)
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
+	sc.final = resize(sc.final, len(s.Allocs))
+	sc.preempts = resize(sc.preempts, len(s.Projects))
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
@@ -261,11 +270,12 @@ func (p *pass) capped(j int32) bool {
 func (p *pass) request(j int32, useDrain bool) request {
 	job := &p.s.Jobs[j]
 	return request{
-		pool:     job.Pool,
-		gpu:      job.GPU,
-		slots:    int32(job.Slots),
-		spread:   p.s.Pools[job.Pool].Placement == PlaceSpread,
-		useDrain: useDrain,
+		pool:      job.Pool,
+		gpu:       job.GPU,
+		slots:     int32(job.Slots),
+		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
+		useDrain:  useDrain,
+		oneSwitch: job.Topology == TopologyRequired,
 	}
 }
 
@@ -325,11 +335,14 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
-	fits := false
-	if job.GPU == "" {
+	r := p.request(j, true)
+	var fits bool
+	switch {
+	case r.oneSwitch && p.st.spansNodes(&r):
+		fits = p.st.fitsOneSwitch(&r)
+	case job.GPU == "":
 		fits = int32(job.Slots) <= p.st.largest[job.Pool]
-	} else {
-		r := p.request(j, true)
+	default:
 		fits = p.fitsEmpty(&r)
 	}
 	if fits {
@@ -374,6 +387,8 @@ func (p *pass) failReason(j int32) Pending {
 		}
 	case avail < int(r.slots):
 		pe.Reason = ReasonNoCapacity
+	case r.oneSwitch && p.st.spansNodes(&r):
+		pe.Reason = ReasonTopology
 	default:
 		pe.Reason = ReasonFragmented
 	}

@@ -40,6 +40,16 @@ const (
 	PlaceSpread  Placement = "spread"
 )
 
+// Topology is how strictly a gang keeps to one switch.
+type Topology string
+
+// TopologyPrefer (or "") places a gang under one switch when one has room
+// and across switches otherwise; TopologyRequired waits for one switch.
+const (
+	TopologyPrefer   Topology = "prefer"
+	TopologyRequired Topology = "required"
+)
+
 // Kind is the kind of a job.
 type Kind string
 
@@ -86,6 +96,13 @@ type Project struct {
 	OverQuotaWeight float64
 	// Limit caps the slots the project may hold; 0 means no limit.
 	Limit int
+	// PreemptBudget caps how many of the project's tasks may be preempted
+	// per hour, a thrash guard; 0 means no cap. Preempted is how many were
+	// preempted in the last hour, which the caller counts: the core keeps
+	// nothing between passes. The cap holds in every pool, for jobs whose
+	// Project is a valid index.
+	PreemptBudget int
+	Preempted     int
 }
 
 // Pool is a set of nodes scheduled under one policy.
@@ -97,6 +114,9 @@ type Pool struct {
 	Serial       bool
 	Reservations Reservations
 	Placement    Placement
+	// MinRunTime is how long, in seconds, a task must have run before it
+	// may be preempted: a thrash guard. 0 means no minimum.
+	MinRunTime int64
 	// Multifactor holds the weights of a multifactor pool; other policies
 	// ignore it.
 	Multifactor Multifactor
@@ -109,6 +129,10 @@ type Node struct {
 	Slots  int
 	GPU    string
 	Labels map[string]string
+	// Switch names the network switch (or any topology domain) the node
+	// hangs off; "" for none. Gangs spanning nodes prefer nodes under one
+	// switch.
+	Switch string
 	// ZeroSlotLimit caps how many zero-slot tasks may run on the node.
 	ZeroSlotLimit int
 }
@@ -147,6 +171,9 @@ type Job struct {
 	// Borrow marks work that does not count toward any quota (OSMO's LOW
 	// class): it only uses idle slots and any quota work may reclaim them.
 	Borrow bool
+	// Topology says whether a task spanning nodes must (TopologyRequired)
+	// or should (TopologyPrefer, the default) use nodes under one switch.
+	Topology Topology
 	// Reserved is the start time the previous pass reserved for the job
 	// under conservative backfilling (its Pending.At), or 0 for none.
 	// Carrying it lets the next pass compress the schedule as the textbook
@@ -184,6 +211,16 @@ type Alloc struct {
 	// higher-priority task could not use; it may be evicted for that task
 	// even when the pool does not preempt.
 	Backfilled bool
+	// Checkpoint is when the task last saved a checkpoint, or 0 for never:
+	// preempting it loses the work done since max(Start, Checkpoint), and
+	// victims are chosen to lose the least.
+	Checkpoint int64
+}
+
+// Lost is the work, in seconds, that preempting the task at now would
+// throw away: the time since its last checkpoint, or since its start.
+func (a *Alloc) Lost(now int64) int64 {
+	return max(0, now-max(a.Start, a.Checkpoint))
 }
 
 // End is when the allocation's time limit runs out, or Never.
