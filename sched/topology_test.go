@@ -6,7 +6,7 @@ import (
 )
 
 func onSwitch(name string) nodeOpt { return func(n *Node) { n.Switch = name } }
-func topology(t Topology) jobOpt  { return func(_ *cluster, j *Job) { j.Topology = t } }
+func topology(t Topology) jobOpt   { return func(_ *cluster, j *Job) { j.Topology = t } }
 
 // switchCluster has 8-GPU nodes interleaved over switches so that a
 // placement ignoring switches would mix them: a1 b1 a2 b2 b3 c1.
