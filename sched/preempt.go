@@ -71,7 +71,9 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 		return int32(vj.Project) == rule.project && !vj.Interactive
 	case victimsReclaim:
 		if vj.Borrow {
-			return true
+			// Borrowing work makes way for its own project's quota work,
+			// and gives back what it borrowed from others.
+			return int32(vj.Project) == rule.project || p.sc.quota.borrowing(int32(vj.Project))
 		}
 		return !vj.Interactive && int32(vj.Project) != rule.project &&
 			p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, int32(Slots(al.Nodes)))
@@ -90,8 +92,11 @@ func (p *pass) blockClosed(rule *victimRule, a int32) bool {
 	if p.budgetSpent(vj) {
 		return true
 	}
-	if rule.kind != victimsReclaim || vj.Borrow {
+	if rule.kind != victimsReclaim {
 		return false
+	}
+	if vj.Borrow {
+		return int32(vj.Project) != rule.project && !p.sc.quota.borrowing(int32(vj.Project))
 	}
 	return int32(vj.Project) == rule.project || !p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, 1)
 }
@@ -119,8 +124,10 @@ func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	case victimsAboveShare:
 		p.sc.fs.took(int32(al.Job), sign*int32(vj.Slots))
 	case victimsOwnProject, victimsReclaim:
-		if !vj.Borrow {
-			q := &p.sc.quota
+		q := &p.sc.quota
+		if vj.Borrow {
+			q.add(p.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
+		} else {
 			q.add(p.s, q.alloc, int32(vj.Project), sign*int32(Slots(al.Nodes)))
 		}
 	}
