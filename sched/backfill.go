@@ -30,13 +30,13 @@ func (p *pass) easy(pool int, jobs []int32) {
 			continue
 		}
 		for p.wants(j) {
-			if p.tryPlace(j, false) != failed {
+			if p.tryPlace(j, false) != failed || p.shrink(j) {
 				continue
 			}
 			head = j
 			shadowAt = p.reserveHead(pool, j, firstStart)
 			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
-				Need: p.s.Jobs[j].Slots, Free: p.st.groupsAvail(pool), At: shadowAt})
+				Need: int(p.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
 			break
 		}
 		p.finish(j)
@@ -63,6 +63,12 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 	for _, st := range p.plan.Starts[firstStart:] {
 		if lim := p.s.Jobs[st.Job].TimeLimit; lim > 0 {
 			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes})
+		}
+	}
+	for _, mv := range p.plan.Moves {
+		// A moved task restarts now on its new nodes.
+		if job := &p.s.Jobs[p.s.Allocs[mv.Alloc].Job]; job.Pool == pool && job.TimeLimit > 0 {
+			ends = append(ends, release{at: p.s.Now + job.TimeLimit, nodes: mv.Nodes})
 		}
 	}
 	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })
@@ -93,6 +99,9 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 		r := p.request(j, false)
 		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 		if !ok {
+			if p.shrink(j) {
+				continue
+			}
 			p.addPending(p.failReason(j))
 			return
 		}
@@ -101,6 +110,9 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			// The task will still run at the shadow time: the head must
 			// fit beside it.
 			if !shadowRoom(sh, nodes) {
+				if p.shrink(j) {
+					continue
+				}
 				p.behind(j, head, ReasonWouldDelay)
 				return
 			}
@@ -110,6 +122,9 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			if !ok {
 				for _, ns := range nodes {
 					sh.release(ns.Node, ns.Slots)
+				}
+				if p.shrink(j) {
+					continue
 				}
 				p.behind(j, head, ReasonWouldDelay)
 				return

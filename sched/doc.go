@@ -27,7 +27,19 @@
 // priority, weighted fair share), placement (best fit or spread), a
 // preemption stage that tries victims inside a statement that can be
 // rolled back, and a backfill stage (none, priority backfill, EASY or
-// conservative reservations). A Scheduler value keeps scratch memory
-// between passes so that a steady-state pass allocates little; it holds no
-// state that can change a result.
+// conservative reservations).
+//
+// Two stages apply across policies. Consolidation (consolidate.go) moves
+// unattended preemptible tasks between nodes when a task fails to fit only
+// because free slots are scattered; every moved task must be placed again
+// in the same plan (Plan.Moves) or nothing moves. Elastic jobs (elastic.go,
+// Job.MinSlots) start tasks at halved sizes when the full size does not
+// fit, and double running tasks when the pool has spare slots
+// (Plan.Resizes). Moves and resizes keep the invariants above: the slots
+// a moved or resized task leaves drain like a preempted task's, and its
+// new slots are taken from free ones.
+//
+// A Scheduler value keeps scratch memory between passes so that a
+// steady-state pass allocates little; it holds no state that can change a
+// result.
 package sched

@@ -44,7 +44,7 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 	case victimsByPriority:
 		return vj.Priority > rule.prio && (rule.preemption || al.Backfilled)
 	case victimsAboveShare:
-		return p.sc.fs.canGive(int32(al.Job), int32(vj.Slots))
+		return p.sc.fs.canGive(int32(al.Job), int32(Slots(al.Nodes)))
 	case victimsOwnProject:
 		return int32(vj.Project) == rule.project && !vj.Interactive
 	case victimsReclaim:
@@ -95,7 +95,7 @@ func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	}
 	switch rule.kind {
 	case victimsAboveShare:
-		p.sc.fs.took(int32(al.Job), sign*int32(vj.Slots))
+		p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
 	case victimsOwnProject, victimsReclaim:
 		if !vj.Borrow {
 			q := &p.sc.quota

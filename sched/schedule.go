@@ -37,6 +37,8 @@ type Scheduler struct {
 	quota    quotaPass
 	fsLive   []int32
 	profile  profile
+	elastic  elasticPass
+	cons     consolidation
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -94,7 +96,7 @@ func validate(s *Snapshot) error {
 			return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
 		}
 	}
-	return nil
+	return validateElastic(s)
 }
 
 // validateProjects checks that parents exist and the tree has no cycle.
@@ -123,6 +125,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.plan.Starts = sc.plan.Starts[:0]
 	sc.plan.Preemptions = sc.plan.Preemptions[:0]
 	sc.plan.Pending = sc.plan.Pending[:0]
+	sc.plan.Moves = sc.plan.Moves[:0]
+	sc.plan.Resizes = sc.plan.Resizes[:0]
 	sc.arena = sc.arena[:0]
 	nj := len(s.Jobs)
 	sc.run = resize(sc.run, nj)
@@ -135,6 +139,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
+	sc.elastic.reset(s)
+	sc.cons.reset(len(s.Pools))
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		if !a.Preempting {
@@ -175,6 +181,7 @@ type pass struct {
 func (p *pass) schedulePool(pool int) {
 	pl := &p.s.Pools[pool]
 	jobs := p.sc.poolJobs[pool]
+	pendMark := len(p.plan.Pending)
 	switch pl.Policy {
 	case PolicyFIFO:
 		p.sortFIFO(jobs)
@@ -199,6 +206,7 @@ func (p *pass) schedulePool(pool int) {
 		p.quota(pool, jobs)
 		p.zeroSlot(pool, true)
 	}
+	p.expand(pool, pendMark)
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -258,7 +266,7 @@ func (p *pass) request(j int32, useDrain bool) request {
 	return request{
 		pool:      job.Pool,
 		gpu:       job.GPU,
-		slots:     int32(job.Slots),
+		slots:     p.size(j),
 		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
 		useDrain:  useDrain,
 		oneSwitch: job.Topology == TopologyRequired,
@@ -284,7 +292,7 @@ func (p *pass) tryPlace(j int32, backfill bool) outcome {
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
-		return failed
+		return p.consolidate(j, &r, backfill)
 	}
 	return p.commit(j, nodes, backfill)
 }
@@ -317,18 +325,20 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
-	if r := p.request(j, true); r.oneSwitch && p.st.spansNodes(&r) {
+	r := p.request(j, true)
+	r.slots = p.minSize(j)
+	if r.oneSwitch && p.st.spansNodes(&r) {
 		if p.st.fitsOneSwitch(&r) {
 			return false
 		}
 	} else if job.GPU == "" {
-		if int32(job.Slots) <= p.st.largest[job.Pool] {
+		if r.slots <= p.st.largest[job.Pool] {
 			return false
 		}
 	} else if p.fitsEmpty(&r) {
 		return false
 	}
-	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: job.Slots, At: -1})
+	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: int(r.slots), At: -1})
 	return true
 }
 
@@ -340,6 +350,7 @@ func (p *pass) fitsEmpty(r *request) bool {
 // failReason explains why one task of j cannot be placed.
 func (p *pass) failReason(j int32) Pending {
 	r := p.request(j, true)
+	r.slots = p.minSize(j) // an elastic job waits only once every size failed
 	total, avail, fits := p.st.capacity(&r, p.s)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
@@ -381,7 +392,7 @@ func (p *pass) finish(j int32) {
 	}
 	switch {
 	case p.sc.holds[j] > 0:
-		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: job.Slots, At: -1})
+		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.size(j)), At: -1})
 	case p.capped(j):
 		p.addPending(Pending{Job: int(j), Reason: ReasonMaxConcurrent, Blocker: -1, Need: job.Slots, At: -1})
 	default:
