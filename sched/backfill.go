@@ -32,7 +32,7 @@ func (p *pass) easy(pool int, jobs []int32) {
 			continue
 		}
 		for p.wants(j) {
-			if p.tryPlace(j, false) != failed {
+			if p.tryPlace(j, false) != failed || p.shrink(j) {
 				continue
 			}
 			head = j
@@ -54,7 +54,7 @@ func (p *pass) headPending(j int32, pool int, shadowAt int64) {
 		return
 	}
 	p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
-		Need: p.s.Jobs[j].Slots, Free: p.st.groupsAvail(pool), At: shadowAt})
+		Need: int(p.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
 }
 
 // reserveHead computes the head's shadow time and leaves in sc.shadow the
@@ -78,6 +78,12 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 	for _, st := range p.plan.Starts[firstStart:] {
 		if lim := p.s.Jobs[st.Job].TimeLimit; lim > 0 {
 			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes, job: int32(st.Job)})
+		}
+	}
+	for _, mv := range p.plan.Moves {
+		// A moved task restarts now on its new nodes.
+		if job := &p.s.Jobs[p.s.Allocs[mv.Alloc].Job]; job.Pool == pool && job.TimeLimit > 0 {
+			ends = append(ends, release{at: p.s.Now + job.TimeLimit, nodes: mv.Nodes, job: int32(p.s.Allocs[mv.Alloc].Job)})
 		}
 	}
 	ends = p.licenseEnds(pool, head, firstStart, ends)
@@ -115,6 +121,9 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 		r := p.request(j, false)
 		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 		if !ok {
+			if p.shrink(j) {
+				continue
+			}
 			p.addPending(p.failReason(j))
 			return
 		}
@@ -123,6 +132,9 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			// The task will still run at the shadow time: the head must
 			// fit beside it, licenses included.
 			if !shadowRoom(sh, nodes) || !p.shadowFits(head, j) {
+				if p.shrink(j) {
+					continue
+				}
 				p.behind(j, head, ReasonWouldDelay)
 				return
 			}
@@ -132,6 +144,9 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			if !ok {
 				for _, ns := range nodes {
 					sh.release(ns.Node, ns.Slots)
+				}
+				if p.shrink(j) {
+					continue
 				}
 				p.behind(j, head, ReasonWouldDelay)
 				return

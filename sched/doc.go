@@ -45,4 +45,14 @@
 // Licenses are cluster-wide counts checked by every policy: a task starts
 // only with all its licenses free, preemption frees none, and EASY and
 // conservative reservations count them (see License).
+//
+// Two stages apply across policies. Consolidation (consolidate.go) moves
+// unattended preemptible tasks between nodes when a task fails to fit only
+// because free slots are scattered; every moved task must be placed again
+// in the same plan (Plan.Moves) or nothing moves. Elastic jobs (elastic.go,
+// Job.MinSlots) start tasks at halved sizes when the full size does not
+// fit, and double running tasks when the pool has spare slots
+// (Plan.Resizes). Moves and resizes keep the invariants above: the slots
+// a moved or resized task leaves drain like a preempted task's, and its
+// new slots are taken from free ones.
 package sched

@@ -91,6 +91,10 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 		if !decodeJobExtras(f, s, &j, leaves) {
 			valid = false
 		}
+		if j.Slots > 0 && f.n(4) == 0 {
+			j.MinSlots = 1 + f.n(j.Slots)
+			j.Interactive = f.n(4) == 0
+		}
 		s.Jobs = append(s.Jobs, j)
 	}
 	if nj == 0 {
@@ -104,6 +108,7 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 	na := f.n(13)
 	for range na {
 		a := Alloc{Job: f.n(nj), Start: s.Now - int64(f.n(300)), Preempting: f.bit(), Backfilled: f.bit()}
+		a.Moving = a.Preempting && f.n(4) == 0
 		parts := 1 + f.n(3)
 		for range parts {
 			n := f.n(nn)

@@ -39,31 +39,27 @@ func TestIncrementalIndex(t *testing.T) {
 	}
 }
 
-// evolve turns s into the next snapshot of the same cluster: the plan's
-// preemptions drain, its starts run, and some allocations end. It reports
-// whether any allocation changed.
+// evolve turns s into the next snapshot of the same cluster: some
+// allocations end, then the plan applies: its preemptions drain, its
+// starts run, and its moves and resizes leave old placements draining. It
+// reports whether any allocation changed.
 func evolve(rng *rand.Rand, s *Snapshot, p *Plan) bool {
-	changed := false
-	for _, pe := range p.Preemptions {
-		s.Allocs[pe.Alloc].Preempting = true
-		changed = true
+	changed := !quiet(p)
+	ended := make([]bool, len(s.Allocs))
+	for i := range ended {
+		ended[i] = rng.IntN(4) == 0
+		changed = changed || ended[i]
 	}
-	kept := s.Allocs[:0]
-	for _, a := range s.Allocs {
-		if rng.IntN(4) == 0 {
-			changed = true
+	next := applyPlan(s, p)
+	kept := next.Allocs[:0]
+	for i, a := range next.Allocs {
+		if i < len(ended) && ended[i] {
 			continue
 		}
 		kept = append(kept, a)
 	}
-	s.Allocs = kept
-	for _, st := range p.Starts {
-		s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: append([]NodeSlots(nil), st.Nodes...), Start: s.Now})
-		if s.Jobs[st.Job].Waiting > 0 {
-			s.Jobs[st.Job].Waiting--
-		}
-		changed = true
-	}
-	s.Now += int64(rng.IntN(30))
+	next.Allocs = kept
+	next.Now += int64(rng.IntN(30))
+	*s = *next
 	return changed
 }

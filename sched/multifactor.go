@@ -400,6 +400,9 @@ func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
 			o = p.preempt(j, *victims, &rule)
 		}
 		if o == failed {
+			if p.shrink(j) {
+				continue // an elastic job tries half the size
+			}
 			return false
 		}
 	}
@@ -407,7 +410,7 @@ func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
 }
 
 // mfVictimOrder returns the pool's running tasks as victims: lowest QOS
-// first, then lowest priority, then newest.
+// first, then lowest priority, then least work lost (see lessLost).
 func (p *pass) mfVictimOrder(pool int) []int32 {
 	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
 	prio := p.sc.mf.prio
@@ -420,10 +423,8 @@ func (p *pass) mfVictimOrder(pool int) []int32 {
 			return qa - qb
 		case prio[aa.Job] != prio[ab.Job]:
 			return -cmpDesc(prio[aa.Job], prio[ab.Job])
-		case aa.Start != ab.Start:
-			return cmp64(ab.Start, aa.Start)
 		}
-		return int(b - a)
+		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
 	return v

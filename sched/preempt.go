@@ -66,7 +66,7 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 		q, _ := qosOf(p.s, vj)
 		return q < rule.qos && p.sc.mf.prio[al.Job] < rule.mfPrio
 	case victimsAboveShare:
-		return p.sc.fs.canGive(int32(al.Job), int32(vj.Slots))
+		return p.sc.fs.canGive(int32(al.Job), int32(Slots(al.Nodes)))
 	case victimsOwnProject:
 		return int32(vj.Project) == rule.project && !vj.Interactive
 	case victimsReclaim:
@@ -122,7 +122,7 @@ func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	}
 	switch rule.kind {
 	case victimsAboveShare:
-		p.sc.fs.took(int32(al.Job), sign*int32(vj.Slots))
+		p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
 	case victimsOwnProject, victimsReclaim:
 		q := &p.sc.quota
 		if vj.Borrow {

@@ -36,13 +36,16 @@ func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 		if p.impossible(j) {
 			continue
 		}
-		need := int64(p.s.Jobs[j].Slots)
 		dur := jobDuration(&p.s.Jobs[j])
-		if at, _, _, ok := p.promised(j); ok {
+		if at, _, need, ok := p.promised(j); ok {
 			p.reserveAll(j, at, dur, need, -1) // lift it out to place it again
 		}
 		for p.wants(j) {
+			need := int64(p.size(j))
 			at := p.earliestAll(j, need, dur)
+			if at != p.s.Now && p.shrink(j) {
+				continue // a smaller elastic task may start now
+			}
 			if at == Never {
 				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never})
 				break
@@ -53,6 +56,10 @@ func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 				break
 			}
 			if p.tryPlace(j, false) == failed {
+				if p.shrink(j) {
+					p.reserveAll(j, at, dur, need, -1)
+					continue
+				}
 				pe := p.failReason(j)
 				pe.At = at
 				p.addPending(pe)
@@ -70,7 +77,9 @@ func (p *pass) promised(j int32) (at, dur, need int64, ok bool) {
 	if job.Reserved <= 0 || job.Reserved == Never || job.Slots == 0 || !p.wants(j) || p.impossible(j) {
 		return 0, 0, 0, false
 	}
-	return max(job.Reserved, p.s.Now), jobDuration(job), int64(job.Slots), true
+	// An elastic job reserves for its smallest task: it only waits
+	// once every size failed.
+	return max(job.Reserved, p.s.Now), jobDuration(job), int64(p.minSize(j)), true
 }
 
 func jobDuration(job *Job) int64 {

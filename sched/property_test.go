@@ -52,6 +52,9 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		if rng.IntN(3) == 0 {
 			p.Placement = PlaceSpread
 		}
+		if rng.IntN(4) == 0 {
+			p.MinRunTime = int64(100 + rng.IntN(400))
+		}
 		s.Pools = append(s.Pools, p)
 	}
 	nn := max(np, 1+rng.IntN(g.maxNodes))
@@ -107,6 +110,10 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		if rng.IntN(6) == 0 {
 			j.Topology = TopologyRequired
 		}
+		if j.Slots >= 2 && rng.IntN(3) == 0 {
+			j.MinSlots = 1 + rng.IntN(j.Slots)
+		}
+		j.Interactive = rng.IntN(8) == 0
 		s.Jobs = append(s.Jobs, j)
 	}
 	randMultifactor(rng, s)
@@ -136,6 +143,10 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 			a.Nodes = []NodeSlots{{Node: int32(cand[0])}}
 		} else {
 			need := j.Slots
+			// An elastic task may run shrunk.
+			for j.MinSlots > 0 && need > j.MinSlots && rng.IntN(2) == 0 {
+				need = max(need/2, j.MinSlots)
+			}
 			// Prefer one node that fits, else spread over several.
 			if k := slices.IndexFunc(cand, func(n int) bool { return free[n] >= need }); k >= 0 {
 				a.Nodes = []NodeSlots{{Node: int32(cand[k]), Slots: int32(need)}}
@@ -194,8 +205,21 @@ func snapshotsEqual(a, b *Snapshot) bool {
 }
 
 func plansEqual(a, b *Plan) bool {
-	if len(a.Starts) != len(b.Starts) || !slices.Equal(a.Preemptions, b.Preemptions) || !slices.Equal(a.Pending, b.Pending) {
+	if len(a.Starts) != len(b.Starts) || !slices.Equal(a.Preemptions, b.Preemptions) || !slices.Equal(a.Pending, b.Pending) ||
+		len(a.Moves) != len(b.Moves) || len(a.Resizes) != len(b.Resizes) {
 		return false
+	}
+	for i := range a.Moves {
+		x, y := a.Moves[i], b.Moves[i]
+		if x.Alloc != y.Alloc || x.For != y.For || !slices.Equal(x.Nodes, y.Nodes) {
+			return false
+		}
+	}
+	for i := range a.Resizes {
+		x, y := a.Resizes[i], b.Resizes[i]
+		if x.Alloc != y.Alloc || !slices.Equal(x.Nodes, y.Nodes) {
+			return false
+		}
 	}
 	for i := range a.Starts {
 		x, y := a.Starts[i], b.Starts[i]
@@ -311,8 +335,8 @@ func planProblems(s *Snapshot, p *Plan) []string {
 			fail("start of %s without nodes", j.ID)
 			continue
 		}
-		if got := Slots(st.Nodes); got != j.Slots {
-			fail("start of %s places %d slots, job needs %d", j.ID, got, j.Slots)
+		if got := Slots(st.Nodes); !onLadder(j, got) {
+			fail("start of %s places %d slots, job needs %d (min %d)", j.ID, got, j.Slots, j.MinSlots)
 		}
 		nodesSeen := map[int32]bool{}
 		for _, ns := range st.Nodes {
@@ -362,6 +386,7 @@ func planProblems(s *Snapshot, p *Plan) []string {
 			serialJob[j.Pool] = st.Job
 		}
 	}
+	bad = append(bad, moveProblems(s, p, seen, pending, used, touched)...)
 	for n := range nn {
 		if touched[n] && used[n] > s.Nodes[n].Slots {
 			fail("node %s over-committed: %d of %d slots", s.Nodes[n].Name, used[n], s.Nodes[n].Slots)
@@ -415,8 +440,8 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		if pe.Message(s) == "" {
 			fail("job %s: empty message for %v", j.ID, pe.Reason)
 		}
-		if pe.Need != j.Slots {
-			fail("job %s: pending need %d, job needs %d", j.ID, pe.Need, j.Slots)
+		if !onLadder(j, pe.Need) {
+			fail("job %s: pending need %d, job needs %d (min %d)", j.ID, pe.Need, j.Slots, j.MinSlots)
 		}
 		switch pe.Reason {
 		case ReasonBehind, ReasonSerial, ReasonWouldDelay:
@@ -465,6 +490,12 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 	for _, pr := range p.Preemptions {
 		drain(&s.Allocs[pr.Alloc])
 	}
+	for _, mv := range p.Moves {
+		drain(&s.Allocs[mv.Alloc])
+	}
+	for _, rs := range p.Resizes {
+		drain(&s.Allocs[rs.Alloc])
+	}
 	free := make([]int, len(s.Nodes))
 	empty := make([]int, len(s.Nodes))
 	zero := make([]int, len(s.Nodes))
@@ -485,7 +516,7 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 		}
 	}
 	for _, pe := range p.Pending {
-		j := &s.Jobs[pe.Job]
+		j := smallest(&s.Jobs[pe.Job])
 		pl := &s.Pools[j.Pool]
 		conservative := (pl.Policy == PolicyBackfill || (pl.Policy == PolicyMultifactor && pl.Backfill)) &&
 			pl.Reservations == ReserveConservative
@@ -660,10 +691,18 @@ func canonPlan(s *Snapshot, p *Plan, allocKey func(int) int) string {
 		}
 		pend = append(pend, fmt.Sprintf("%s:%v:%s:%d:%d:%d", s.Jobs[pe.Job].ID, pe.Reason, b, pe.Need, pe.Free, pe.At))
 	}
+	var moves []string
+	for _, mv := range p.Moves {
+		moves = append(moves, fmt.Sprintf("move %d@%v->%s", allocKey(mv.Alloc), mv.Nodes, s.Jobs[mv.For].ID))
+	}
+	for _, rs := range p.Resizes {
+		moves = append(moves, fmt.Sprintf("resize %d@%v", allocKey(rs.Alloc), rs.Nodes))
+	}
 	slices.Sort(starts)
 	slices.Sort(pre)
 	slices.Sort(pend)
-	return fmt.Sprintf("starts %v\npreempt %v\npending %v", starts, pre, pend)
+	slices.Sort(moves)
+	return fmt.Sprintf("starts %v\npreempt %v\npending %v\nmoves %v", starts, pre, pend, moves)
 }
 
 // permute returns a copy of s with jobs, pools and (when withAllocs)
@@ -758,6 +797,13 @@ func TestPropertyPlans(t *testing.T) {
 		stats["starts"] += len(plan.Starts)
 		stats["preemptions"] += len(plan.Preemptions)
 		stats["pending"] += len(plan.Pending)
+		stats["moves"] += len(plan.Moves)
+		stats["resizes"] += len(plan.Resizes)
+		for _, st := range plan.Starts {
+			if Slots(st.Nodes) < s.Jobs[st.Job].Slots {
+				stats["shrunk starts"]++
+			}
+		}
 		for _, st := range plan.Starts {
 			if len(st.Nodes) > 1 {
 				stats["gang starts"]++
@@ -773,7 +819,7 @@ func TestPropertyPlans(t *testing.T) {
 	t.Logf("%d cases: %v", cases, stats)
 	// The generator must reach the interesting paths, or the properties
 	// prove little.
-	for _, k := range []string{"starts", "preemptions", "gang starts", "backfill starts", "checkpointing",
+	for _, k := range []string{"starts", "preemptions", "gang starts", "moves", "resizes", "shrunk starts", "backfill starts", "checkpointing",
 		"reserved", "would_delay", "behind", "serial", "above_share", "zero_slot_full", "no_nodes", "max_concurrent", "fragmented",
 		"license", "gpu_type"} {
 		if stats[k] == 0 {
@@ -806,7 +852,7 @@ func TestPropertySettle(t *testing.T) {
 			if bad := planProblems(s, p); len(bad) > 0 {
 				t.Fatalf("case %d round %d: %s\nsnapshot:\n%splan:\n%s", c, round, strings.Join(bad, "\n"), fmtSnapshot(s), fmtPlan(s, p))
 			}
-			if len(p.Starts) == 0 && len(p.Preemptions) == 0 {
+			if quiet(p) {
 				settled = true
 				maxRounds = max(maxRounds, round)
 				total += round
@@ -818,7 +864,7 @@ func TestPropertySettle(t *testing.T) {
 			t.Fatalf("case %d: no settling after 50 passes\nstart snapshot:\n%send snapshot:\n%s", c, fmtSnapshot(orig), fmtSnapshot(s))
 		}
 		last := mustSchedule(t, s)
-		if len(last.Starts) != 0 || len(last.Preemptions) != 0 {
+		if !quiet(&last) {
 			t.Fatalf("case %d: settled snapshot still changes:\n%s", c, fmtPlan(s, &last))
 		}
 	}

@@ -11,6 +11,9 @@ func (p *pass) runTasks(j int32) outcome {
 	res := started
 	for p.wants(j) {
 		if p.tryPlace(j, false) == failed {
+			if p.shrink(j) {
+				continue
+			}
 			p.addPending(p.failReason(j))
 			return failed
 		}
@@ -105,6 +108,9 @@ func (p *pass) priority(pool int, jobs []int32) {
 				o = p.preempt(j, victims, &rule)
 			}
 			if o == failed {
+				if p.shrink(j) {
+					continue
+				}
 				p.addPending(p.failReason(j))
 				blocker = j
 				break
@@ -130,6 +136,9 @@ func (p *pass) backfillIdle(j, blocker int32) {
 		r := p.request(j, false)
 		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 		if !ok {
+			if p.shrink(j) {
+				continue
+			}
 			p.behind(j, blocker, ReasonBehind)
 			break
 		}

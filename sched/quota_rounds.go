@@ -97,15 +97,21 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 		return false
 	}
 	job := &p.s.Jobs[j]
-	slots := int32(job.Slots)
-	pe := Pending{Job: int(j), Blocker: -1, Need: job.Slots, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
-	switch {
-	case !q.withinLimit(p.s, pr, slots):
-		pe.Reason = ReasonLimit
-	case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
-		pe.Reason = ReasonOverQuota
-	default:
-		return true
+	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
+	for {
+		slots := p.size(j)
+		pe.Need = int(slots)
+		switch {
+		case !q.withinLimit(p.s, pr, slots):
+			pe.Reason = ReasonLimit
+		case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
+			pe.Reason = ReasonOverQuota
+		default:
+			return true
+		}
+		if !p.shrink(j) {
+			break
+		}
 	}
 	p.addPending(pe)
 	return false
@@ -115,7 +121,7 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	q := &p.sc.quota
 	job := &p.s.Jobs[j]
-	slots := int32(job.Slots)
+	slots := p.size(j)
 	guaranteed := interactive || !job.Preemptible
 	if !p.licensesFit(j) {
 		// Neither preemption nor reclaim frees licenses.
@@ -144,8 +150,11 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 		}
 		return true
 	}
+	if p.shrink(j) {
+		return p.quotaAllowed(pr, j, interactive)
+	}
 	if q.alloc[pr] >= q.share[pr] || q.alloc[pr]+slots > q.quota[pr] {
-		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: job.Slots,
+		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: int(slots),
 			Free: p.st.groupsAvail(job.Pool), At: -1})
 	} else {
 		p.addPending(p.failReason(j))
@@ -165,6 +174,9 @@ func (p *pass) borrowIdle() {
 				break
 			}
 			if p.tryPlace(j, false) == failed {
+				if p.shrink(j) {
+					continue
+				}
 				p.addPending(p.failReason(j))
 				break
 			}

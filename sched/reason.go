@@ -95,8 +95,11 @@ type Pending struct {
 	// Blocker is the job that blocks this one (ReasonBehind, ReasonSerial,
 	// ReasonWouldDelay), or -1.
 	Blocker int
-	// Need is the slots one waiting task needs; Free is how many slots of
-	// the pool were free (or, for a gang, how many the best option had).
+	// Need is the slots one waiting task needs; for an elastic job, reasons
+	// about room (no_capacity, fragmented, no_nodes, topology, reserved,
+	// checkpointing and the quota reasons) give the size last tried, which
+	// is MinSlots once every size failed. Free is how many slots of the
+	// pool were free (or, for a gang, how many the best option had).
 	Need, Free int
 	// At is the reserved or estimated start time, or -1 when unknown.
 	At int64

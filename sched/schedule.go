@@ -39,6 +39,8 @@ type Scheduler struct {
 	profile  profile
 	mf       mfPass
 	lic      licensePass
+	elastic  elasticPass
+	cons     consolidation
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -104,7 +106,7 @@ func validate(s *Snapshot, parents *[]bool) error {
 			return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
 		}
 	}
-	return nil
+	return validateElastic(s)
 }
 
 // validateProjects checks that parents exist and the tree has no cycle.
@@ -133,6 +135,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.plan.Starts = sc.plan.Starts[:0]
 	sc.plan.Preemptions = sc.plan.Preemptions[:0]
 	sc.plan.Pending = sc.plan.Pending[:0]
+	sc.plan.Moves = sc.plan.Moves[:0]
+	sc.plan.Resizes = sc.plan.Resizes[:0]
 	sc.arena = sc.arena[:0]
 	nj := len(s.Jobs)
 	sc.run = resize(sc.run, nj)
@@ -147,6 +151,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
 	sc.mf.reset(s)
 	sc.lic.reset(s)
+	sc.elastic.reset(s)
+	sc.cons.reset(len(s.Pools))
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		if !a.Preempting {
@@ -187,6 +193,7 @@ type pass struct {
 func (p *pass) schedulePool(pool int) {
 	pl := &p.s.Pools[pool]
 	jobs := p.sc.poolJobs[pool]
+	pendMark := len(p.plan.Pending)
 	switch pl.Policy {
 	case PolicyFIFO:
 		p.sortFIFO(jobs)
@@ -213,6 +220,7 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyMultifactor:
 		p.multifactorPool(pool)
 	}
+	p.expand(pool, pendMark)
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -272,7 +280,7 @@ func (p *pass) request(j int32, useDrain bool) request {
 	return request{
 		pool:      job.Pool,
 		gpu:       job.GPU,
-		slots:     int32(job.Slots),
+		slots:     p.size(j),
 		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
 		useDrain:  useDrain,
 		oneSwitch: job.Topology == TopologyRequired,
@@ -301,7 +309,7 @@ func (p *pass) tryPlace(j int32, backfill bool) outcome {
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
-		return failed
+		return p.consolidate(j, &r, backfill)
 	}
 	return p.commit(j, nodes, backfill)
 }
@@ -336,12 +344,13 @@ func (p *pass) impossible(j int32) bool {
 		return false
 	}
 	r := p.request(j, true)
+	r.slots = p.minSize(j)
 	var fits bool
 	switch {
 	case r.oneSwitch && p.st.spansNodes(&r):
 		fits = p.st.fitsOneSwitch(&r)
 	case job.GPU == "":
-		fits = int32(job.Slots) <= p.st.largest[job.Pool]
+		fits = r.slots <= p.st.largest[job.Pool]
 	default:
 		fits = p.fitsEmpty(&r)
 	}
@@ -352,7 +361,7 @@ func (p *pass) impossible(j int32) bool {
 	if job.GPU != "" && !p.gpuOffered(job) {
 		reason = ReasonGPUType
 	}
-	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: job.Slots, At: -1})
+	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), At: -1})
 	return true
 }
 
@@ -377,6 +386,7 @@ func (p *pass) failReason(j int32) Pending {
 		return p.licensePending(j)
 	}
 	r := p.request(j, true)
+	r.slots = p.minSize(j) // an elastic job waits only once every size failed
 	total, avail, fits := p.st.capacity(&r, p.s)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
@@ -421,7 +431,7 @@ func (p *pass) finish(j int32) {
 	}
 	switch {
 	case p.sc.holds[j] > 0:
-		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: job.Slots, At: -1})
+		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.size(j)), At: -1})
 	case p.capped(j):
 		p.addPending(Pending{Job: int(j), Reason: ReasonMaxConcurrent, Blocker: -1, Need: job.Slots, At: -1})
 	default:

@@ -150,8 +150,14 @@ type Job struct {
 	Weight      float64
 	Preemptible bool
 	// Slots is the number of slots each task needs; zero marks zero-slot
-	// tasks, which are scheduled apart from slot tasks.
+	// tasks, which are scheduled apart from slot tasks. For an elastic job
+	// it is the largest size a task may have.
 	Slots int
+	// MinSlots makes the job elastic when it is not 0: a task that cannot
+	// be placed at Slots starts at a halved size, down to MinSlots, and a
+	// running task smaller than Slots doubles when slots are spare (see
+	// elastic.go). 0 means not elastic; else 1 <= MinSlots <= Slots.
+	MinSlots int
 	// Waiting counts tasks that are ready to start: never started, or
 	// preempted and waiting to resume.
 	Waiting int
@@ -215,6 +221,11 @@ type Alloc struct {
 	// preempting it loses the work done since max(Start, Checkpoint), and
 	// victims are chosen to lose the least.
 	Checkpoint int64
+	// Moving marks the old placement of a task that a plan moved or
+	// resized (Plan.Moves, Plan.Resizes): it is Preempting too and drains
+	// like a preempted task, but the task runs on in its new allocation
+	// and does not go back to its job's waiting tasks.
+	Moving bool
 }
 
 // Lost is the work, in seconds, that preempting the task at now would
@@ -238,6 +249,10 @@ type Plan struct {
 	Starts      []Start
 	Preemptions []Preemption
 	Pending     []Pending
+	// Moves re-place running tasks to make room for a pending one
+	// (consolidate.go); Resizes grow elastic tasks (elastic.go).
+	Moves   []Move
+	Resizes []Resize
 }
 
 // Start launches one task of a job on the given nodes.
