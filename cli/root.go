@@ -19,6 +19,7 @@ func New() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newSimCmd())
+	root.AddCommand(newMasterCmd())
 	return root
 }
 
