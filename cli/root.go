@@ -20,6 +20,7 @@ func New() *cobra.Command {
 	}
 	root.AddCommand(newSimCmd())
 	root.AddCommand(newMasterCmd())
+	root.AddCommand(newConfigCmd())
 	return root
 }
 

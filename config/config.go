@@ -1,81 +1,171 @@
-// Package config is the master's configuration: pools and their policies,
-// node pinning, projects and users.
-//
-// TEMPORARY: this file holds only the type declarations and defaults that
-// package master codes against. The real package, with its parser, comes
-// from branch wip-cli and replaces this file when that branch is merged.
 package config
 
 import (
-	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
-// Config is the master's whole configuration.
+// The names the master falls back to, and what it creates when a file
+// lists no pools or no projects.
+const (
+	DefaultPoolName    = "default"
+	DefaultProjectName = "default"
+)
+
+// Defaults of fields a file leaves out.
+const (
+	DefaultAgentTimeout    = 30 * time.Second
+	DefaultGrace           = 30 * time.Second
+	DefaultZeroSlotLimit   = 100
+	DefaultOverQuotaWeight = 1.0
+)
+
+// MaxNameBytes bounds every name (pool, node, project, user), as job files
+// bound the pool and project names they refer to.
+const MaxNameBytes = 128
+
+// The value lists below are in the order error messages present them.
+var (
+	policies = []sched.Policy{sched.PolicyFIFO, sched.PolicyBackfill, sched.PolicyFairShare,
+		sched.PolicyPriority, sched.PolicyQuota}
+	reservations = []sched.Reservations{sched.ReserveEASY, sched.ReserveConservative}
+	placements   = []sched.Placement{sched.PlaceBinpack, sched.PlaceSpread}
+)
+
+// Config is the master's configuration: one parsed and validated file.
+// Every default is filled in, so a Config needs no further interpretation.
 type Config struct {
-	DefaultPool, DefaultProject string
-	AgentTimeout                time.Duration
-	Pools                       []Pool
-	Nodes                       []NodeRule
-	Projects                    []Project
-	Users                       []User
+	// DefaultPool takes jobs and nodes that name no pool.
+	DefaultPool string
+	// DefaultProject takes jobs that name no project (of users without
+	// their own default).
+	DefaultProject string
+	// AgentTimeout is how long an agent may stay silent before its node
+	// is lost.
+	AgentTimeout time.Duration
+	Pools        []Pool
+	Nodes        []NodeRule
+	Projects     []Project // in file order
+	Users        []User
 }
 
-// Pool is one resource pool and its policy.
+// Pool is a set of nodes scheduled under one policy.
 type Pool struct {
-	Name          string
-	Policy        sched.Policy
-	Preemption    bool
-	Backfill      bool
-	Reservations  sched.Reservations
-	Placement     sched.Placement
-	Grace         time.Duration
+	Name       string
+	Policy     sched.Policy
+	Preemption bool // always true for quota pools, which reclaim by preemption
+	Backfill   bool
+	// Reservations is easy or conservative for backfill pools, "" for
+	// the others.
+	Reservations sched.Reservations
+	Placement    sched.Placement
+	// Grace is how long a preempted task has to checkpoint before it is
+	// killed.
+	Grace time.Duration
+	// ZeroSlotLimit caps the zero-slot tasks on each node of the pool.
 	ZeroSlotLimit int
 }
 
-// NodeRule pins a node by name to a pool and adds labels.
+// NodeRule pins a node, by the name its agent registers with, to a pool
+// and adds labels to the ones the agent reports.
 type NodeRule struct {
-	Name   string
+	Name string
+	// Pool is "" when the rule only adds labels; the node then joins the
+	// pool its agent asks for, or the default pool.
 	Pool   string
-	Labels map[string]string
+	Labels map[string]string // nil when the rule gives none
 }
 
-// Project is a quota entity.
+// Project is a quota entity. Projects nest: a parent's quota is divided
+// among its children, whose quotas add up to at most the parent's.
 type Project struct {
-	Name, Parent    string
-	Quota           int
+	Name            string
+	Parent          string // "" at the top
+	Quota           int    // deserved slots, >= 0
 	OverQuotaWeight float64
-	Limit           int
+	Limit           int // 0: no limit; else >= Quota
 }
 
-// User maps a user to projects.
+// User is someone who submits jobs.
 type User struct {
-	Name           string
-	Projects       []string
+	Name string
+	// Projects are the projects the user may submit to; a parent project
+	// stands for every project under it. Empty: every project.
+	Projects []string
+	// DefaultProject is the leaf project the user's jobs go to when they
+	// name none; always filled in.
 	DefaultProject string
 }
 
-// Default is the configuration without a file: one pool "default" with
-// the priority policy, preemption and backfill on.
+// Default returns the configuration of a master started without a file:
+// one pool "default" under the priority policy with preemption and
+// backfill, and one project "default".
 func Default() *Config {
 	return &Config{
-		DefaultPool:    "default",
-		DefaultProject: "default",
-		AgentTimeout:   30 * time.Second,
-		Pools: []Pool{{
-			Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
-			Placement: sched.PlaceBinpack, Grace: 30 * time.Second, ZeroSlotLimit: 100,
-		}},
+		DefaultPool:    DefaultPoolName,
+		DefaultProject: DefaultProjectName,
+		AgentTimeout:   DefaultAgentTimeout,
+		Pools:          []Pool{defaultPool()},
+		Projects:       []Project{defaultProject()},
 	}
 }
 
-// errNoParser is returned until the real package is merged.
-var errNoParser = errors.New("config files are not supported by this build (temporary config package)")
+// defaultPool is the pool created when a file lists none.
+func defaultPool() Pool {
+	return Pool{
+		Name:          DefaultPoolName,
+		Policy:        sched.PolicyPriority,
+		Preemption:    true,
+		Backfill:      true,
+		Placement:     sched.PlaceBinpack,
+		Grace:         DefaultGrace,
+		ZeroSlotLimit: DefaultZeroSlotLimit,
+	}
+}
 
-// Load reads and validates a configuration file.
-func Load(path string) (*Config, error) { return nil, errNoParser }
+// defaultProject is the project created when a file lists none.
+func defaultProject() Project {
+	return Project{Name: DefaultProjectName, OverQuotaWeight: DefaultOverQuotaWeight}
+}
 
-// Parse parses and validates a configuration.
-func Parse(name string, data []byte) (*Config, error) { return nil, errNoParser }
+// Load reads the configuration file at path and parses it.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and validates a configuration. name only labels error
+// messages. It returns a complete Config or an error, never both.
+func Parse(name string, data []byte) (*Config, error) {
+	p := &parser{Parser: yamlfield.New(name, format)}
+	root, ok := p.Decode(data)
+	if !ok {
+		return nil, p.Err()
+	}
+	c := p.config(root)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// format is how config files spell errors: paths like
+// `projects[2] "vision": quota`, as scenario files do, with numbers and
+// booleans shown as written.
+var format = yamlfield.Options{
+	Paths:          yamlfield.PathColons,
+	BareNumbers:    true,
+	RejectNullKeys: true,
+	Expected:       "a mapping with pools, nodes, projects or users",
+	Document:       "a config file",
+}
+
+// Error is one problem in a config file.
+type Error = yamlfield.Error
