@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/store"
 )
@@ -21,7 +22,7 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	job, tasks, err := m.Submit(r.Context(), data)
+	job, tasks, err := m.Submit(r.Context(), r.Header.Get(UserHeader), data)
 	if err != nil {
 		m.fail(w, err)
 		return
@@ -29,10 +30,14 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, api.SubmitReply{ID: job.ID, Tasks: tasks})
 }
 
-// Submit creates a job from a job file given as JSON, with all its tasks
-// in one transaction, and returns it with its number of tasks. Errors in
-// the file are *httpError values naming the field.
-func (m *Master) Submit(ctx context.Context, data []byte) (store.Job, int, error) {
+// UserHeader names the submitting user until the API authenticates
+// requests; without it a job has no user.
+const UserHeader = "X-Allot-User"
+
+// Submit creates a job of user from a job file given as JSON, with all its
+// tasks in one transaction, and returns it with its number of tasks.
+// Errors in the file are *httpError values naming the field.
+func (m *Master) Submit(ctx context.Context, user string, data []byte) (store.Job, int, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return store.Job{}, 0, badRequest("", "empty request body: expected a job file as a JSON object")
 	}
@@ -45,7 +50,7 @@ func (m *Master) Submit(ctx context.Context, data []byte) (store.Job, int, error
 		}
 		return store.Job{}, 0, badRequest(field, "%v", err)
 	}
-	rec, err := m.jobRecord(spec, data)
+	rec, err := m.jobRecord(spec, user, data)
 	if err != nil {
 		return store.Job{}, 0, err
 	}
@@ -81,23 +86,21 @@ func (m *Master) Submit(ctx context.Context, data []byte) (store.Job, int, error
 	return created, len(tasks), nil
 }
 
-// jobRecord turns a parsed job file into a store record, filling in the
-// default pool and project and checking both against the configuration.
-func (m *Master) jobRecord(spec *jobfile.Job, data []byte) (store.Job, error) {
+// jobRecord turns a parsed job file into a store record, resolving the
+// pool and project against the configuration: the default pool, and the
+// user's or the configuration's default project.
+func (m *Master) jobRecord(spec *jobfile.Job, user string, data []byte) (store.Job, error) {
 	cfg := m.Config()
-	pool := spec.Pool
-	if pool == "" {
-		pool = cfg.DefaultPool
+	pool, err := cfg.ResolvePool(spec.Pool)
+	if err != nil {
+		return store.Job{}, badRequest("pool", "%v", err)
 	}
-	if !slices.ContainsFunc(cfg.Pools, func(p poolConfig) bool { return p.Name == pool }) {
-		return store.Job{}, badRequest("pool", "pool %q is not configured (pools: %s)", pool, poolNames(cfg))
+	project, err := cfg.ResolveProject(user, spec.Project)
+	if errors.Is(err, config.ErrNotAllowed) {
+		return store.Job{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
 	}
-	project := spec.Project
-	if project == "" {
-		project = cfg.DefaultProject
-	}
-	if len(cfg.Projects) > 0 && !slices.ContainsFunc(cfg.Projects, func(p projectConfig) bool { return p.Name == project }) {
-		return store.Job{}, badRequest("project", "project %q is not configured", project)
+	if err != nil {
+		return store.Job{}, badRequest("project", "%v", err)
 	}
 	maxConc := 0
 	if spec.Searcher != nil {
@@ -107,6 +110,7 @@ func (m *Master) jobRecord(spec *jobfile.Job, data []byte) (store.Job, error) {
 		Name:          spec.Name,
 		Kind:          store.Kind(spec.Kind),
 		Project:       project,
+		User:          user,
 		Pool:          pool,
 		Priority:      spec.Resources.Priority,
 		PriorityClass: string(spec.Resources.PriorityClass),

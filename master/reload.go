@@ -11,11 +11,6 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-type (
-	poolConfig    = config.Pool
-	projectConfig = config.Project
-)
-
 // checkConfig checks what the master relies on, whoever built the
 // configuration: pools exist with known policies and unique names, the
 // default pool is one of them, and project parents exist.
