@@ -195,3 +195,5 @@ func jobSpec(name string, slots int, extra string) string {
 func tid(job int64, index, attempt int) agent.TaskID {
 	return agent.TaskID{JobID: strconv.FormatInt(job, 10), TaskIndex: index, Attempt: attempt}
 }
+
+func storeJobFilter() store.JobFilter { return store.JobFilter{} }
