@@ -53,10 +53,14 @@
 //     refused otherwise). Attempts are numbered 1, 2, 3... without gaps.
 //   - Task.Restarts counts the attempts that ended with the task going
 //     back to queued or preempted.
+//   - A task in preempting may hold a reserved placement (Task.Reserved):
+//     where it restarts as soon as its attempt ends, for a move or a
+//     resize. Only the transition to preempting sets it and every
+//     transition replaces it, so a task outside preempting has none.
 //   - Every job creation ("" → queued, one event per job, none per task),
-//     job and task transition, and change of a job's priority or weight
-//     appends an Event in the same transaction: the event log is complete
-//     and ordered by Event.Seq.
+//     job and task transition, and change of a job's priority, weight or
+//     preemptibility appends an Event in the same transaction: the event
+//     log is complete and ordered by Event.Seq.
 //   - Log lines are keyed by (job, task, attempt, seq): re-sending a batch
 //     stores nothing twice, and a line for an attempt that does not exist
 //     is refused. Logs read back in (attempt, seq) order.

@@ -223,14 +223,18 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 		changes = append(changes, fmt.Sprintf("weight %v → %v", j.Weight, *u.Weight))
 		j.Weight = *u.Weight
 	}
+	if u.Preemptible != nil && *u.Preemptible != j.Preemptible {
+		changes = append(changes, fmt.Sprintf("preemptible %v → %v", j.Preemptible, *u.Preemptible))
+		j.Preemptible = *u.Preemptible
+	}
 	if err := validateJob(j); err != nil {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
 	}
 	if len(changes) == 0 {
 		return j, nil
 	}
-	if _, err := o.q.ExecContext(ctx, o.d.q("UPDATE jobs SET priority = ?, priority_class = ?, weight = ? WHERE id = ?"),
-		j.Priority, j.PriorityClass, j.Weight, u.ID); err != nil {
+	if _, err := o.q.ExecContext(ctx, o.d.q("UPDATE jobs SET priority = ?, priority_class = ?, weight = ?, preemptible = ? WHERE id = ?"),
+		j.Priority, j.PriorityClass, j.Weight, j.Preemptible, u.ID); err != nil {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
 	}
 	reason := strings.Join(changes, ", ")

@@ -165,6 +165,12 @@ func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	if f.AfterSeq > 0 {
 		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
 	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at_ns >= ?"), append(args, nsOf(f.Since))
+	}
+	if f.To != "" {
+		where, args = append(where, "to_state = ?"), append(args, f.To)
+	}
 	query, args := finish(`SELECT seq, job_id, idx, attempt, from_state, to_state, at_ns, reason FROM events`,
 		where, "seq", f.Limit, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)

@@ -126,6 +126,10 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("task → starting needs a placement")
 	case to != TaskStarting && len(t.Placement) > 0:
 		return invalidf("placement given for %q → %q, only → starting opens an attempt", from, to)
+	case to != TaskStarting && t.Backfill:
+		return invalidf("backfill mark given for %q → %q, only → starting opens an attempt", from, to)
+	case to != TaskPreempting && len(t.Reserve) > 0:
+		return invalidf("reserved placement given for %q → %q, only → preempting reserves one", from, to)
 	}
 	closes := from.Active() && !to.Active()
 	switch {
@@ -136,7 +140,10 @@ func checkTaskEdge(t TaskTransition) error {
 	case closes && !t.End.State.valid():
 		return invalidf("unknown attempt end state %q", t.End.State)
 	}
-	return checkPlacement(t.Placement)
+	if err := checkPlacement(t.Placement); err != nil {
+		return err
+	}
+	return checkPlacement(t.Reserve)
 }
 
 func checkPlacement(ps []Placement) error {

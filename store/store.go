@@ -65,7 +65,8 @@ type Writer interface {
 	CreateJob(ctx context.Context, job Job, tasks []Task) (Job, error)
 	// TransitionJob moves a job from t.From to t.To.
 	TransitionJob(ctx context.Context, t JobTransition) (Job, error)
-	// UpdateJob changes a live job's priority, class or weight.
+	// UpdateJob changes a live job's priority, class, weight or
+	// preemptibility.
 	UpdateJob(ctx context.Context, u JobUpdate) (Job, error)
 	// TransitionTask moves a task from t.From to t.To, opening or closing
 	// its attempt as the transition requires.

@@ -9,21 +9,28 @@ import (
 	"time"
 )
 
-const taskCols = `job_id, idx, state, reason, hyperparameters, restarts, checkpoint_dir, attempt, updated_ns`
+const taskCols = `job_id, idx, state, reason, hyperparameters, restarts, checkpoint_dir, attempt, updated_ns, reserved`
 
-const attemptCols = `job_id, idx, attempt, placement, started_ns, running_ns, ended_ns, end_state, exit_code, reason`
+const attemptCols = `job_id, idx, attempt, placement, started_ns, running_ns, ended_ns, end_state, exit_code, reason,
+	backfilled`
 
 func scanTask(sc rowScanner) (Task, error) {
 	var (
-		t       Task
-		hp      sql.NullString
-		updated int64
+		t        Task
+		hp       sql.NullString
+		updated  int64
+		reserved sql.NullString
 	)
 	if err := sc.Scan(&t.JobID, &t.Index, &t.State, &t.Reason, &hp, &t.Restarts, &t.CheckpointDir,
-		&t.Attempt, &updated); err != nil {
+		&t.Attempt, &updated, &reserved); err != nil {
 		return Task{}, err
 	}
 	t.Hyperparameters = rawJSONOf(hp)
+	if reserved.Valid {
+		if err := decodeJSON("task reserved placement", reserved.String, &t.Reserved); err != nil {
+			return Task{}, err
+		}
+	}
 	t.UpdatedAt = timeOf(updated)
 	return t, nil
 }
@@ -36,7 +43,7 @@ func scanAttempt(sc rowScanner) (Attempt, error) {
 		running, ended, exitNo sql.NullInt64
 	)
 	if err := sc.Scan(&a.JobID, &a.Index, &a.Number, &placement, &started, &running, &ended,
-		&a.EndState, &exitNo, &a.Reason); err != nil {
+		&a.EndState, &exitNo, &a.Reason, &a.Backfilled); err != nil {
 		return Attempt{}, err
 	}
 	if err := decodeJSON("attempt placement", placement, &a.Placement); err != nil {
@@ -65,11 +72,20 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 	if closes && (t.To == TaskQueued || t.To == TaskPreempted) {
 		restart = 1
 	}
+	var reserved sql.NullString
+	if len(t.Reserve) > 0 {
+		r, err := encodeJSON(t.Reserve, "[]")
+		if err != nil {
+			return Task{}, fmt.Errorf("%s: encode reserved placement: %w", what, err)
+		}
+		reserved = sql.NullString{String: r, Valid: true}
+	}
 	query := `UPDATE tasks SET state = ?, reason = ?, updated_ns = ?, attempt = attempt + ?,
-		restarts = restarts + ?, checkpoint_dir = CASE WHEN ? = '' THEN checkpoint_dir ELSE ? END
+		restarts = restarts + ?, checkpoint_dir = CASE WHEN ? = '' THEN checkpoint_dir ELSE ? END,
+		reserved = ?
 		WHERE job_id = ? AND idx = ? AND state = ?`
 	args := []any{string(t.To), t.Reason, nsOf(at), nextAttempt, restart, t.CheckpointDir, t.CheckpointDir,
-		t.JobID, t.Index, string(t.From)}
+		reserved, t.JobID, t.Index, string(t.From)}
 	if t.Attempt > 0 {
 		query += " AND attempt = ?"
 		args = append(args, t.Attempt)
@@ -83,7 +99,7 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 	}
 	switch {
 	case opens:
-		err = o.openAttempt(ctx, task, t.Placement, at)
+		err = o.openAttempt(ctx, task, t.Placement, t.Backfill, at)
 	case closes:
 		err = o.closeAttempt(ctx, task, t.End, t.Reason, at)
 	case t.To == TaskRunning:
@@ -102,13 +118,13 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 	return task, nil
 }
 
-func (o *ops) openAttempt(ctx context.Context, task Task, placement []Placement, at time.Time) error {
+func (o *ops) openAttempt(ctx context.Context, task Task, placement []Placement, backfill bool, at time.Time) error {
 	p, err := encodeJSON(placement, "[]")
 	if err != nil {
 		return fmt.Errorf("encode placement: %w", err)
 	}
-	if _, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns)
-		VALUES (?, ?, ?, ?, ?)`), task.JobID, task.Index, task.Attempt, p, nsOf(at)); err != nil {
+	if _, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns, backfilled)
+		VALUES (?, ?, ?, ?, ?, ?)`), task.JobID, task.Index, task.Attempt, p, nsOf(at), backfill); err != nil {
 		return fmt.Errorf("open attempt %d: %w", task.Attempt, err)
 	}
 	return nil

@@ -58,6 +58,11 @@ type Task struct {
 	// started. Attempts are numbered 1, 2, 3... per task, without gaps.
 	Attempt   int
 	UpdatedAt time.Time // time of the last transition
+	// Reserved is where a preempting task restarts as soon as its attempt
+	// ends, without queueing (a move or a resize): set by the transition
+	// to preempting that carries TaskTransition.Reserve, cleared by the
+	// next transition. nil otherwise.
+	Reserved []Placement
 }
 
 // GPURef names one GPU of an allocation.
@@ -84,6 +89,9 @@ type Attempt struct {
 	EndState  AttemptState
 	ExitCode  *int // nil when unknown or not exited
 	Reason    string
+	// Backfilled marks an attempt started on slots that a blocked job
+	// could not use (TaskTransition.Backfill).
+	Backfilled bool
 }
 
 // Open reports whether the attempt has not ended.
@@ -168,7 +176,7 @@ type UsageFilter struct {
 }
 
 // Event is one entry of the event log: a job or task transition, or a
-// change of a job's priority or weight (then From == To and Reason says
+// change of a job's priority, weight or preemptibility (then From == To and Reason says
 // what changed). The store writes it in the transaction of the change.
 type Event struct {
 	Seq     int64 // increasing
@@ -185,7 +193,13 @@ type Event struct {
 type EventFilter struct {
 	JobID    int64 // 0 = all jobs
 	AfterSeq int64
-	Limit    int
+	// Since keeps events at or after this time; zero = all.
+	Since time.Time
+	// To keeps events whose To is this state; "" = all. Events into
+	// preempting are indexed by time, so To "preempting" with Since reads
+	// only the events it returns.
+	To    string
+	Limit int
 }
 
 // JobFilter selects jobs. Empty fields match everything.
@@ -226,6 +240,7 @@ type JobUpdate struct {
 	Priority      *int
 	PriorityClass *string
 	Weight        *float64
+	Preemptible   *bool
 	At            time.Time // zero = now
 	Reason        string
 }
@@ -255,4 +270,11 @@ type TaskTransition struct {
 	End *AttemptEnd
 	// CheckpointDir, when not empty, replaces the task's checkpoint dir.
 	CheckpointDir string
+	// Reserve, allowed only when To is preempting, is where the task is to
+	// restart as soon as its attempt ends (Task.Reserved). Every
+	// transition sets Task.Reserved to it, so any other clears it.
+	Reserve []Placement
+	// Backfill, allowed only when To is starting, marks the attempt it
+	// opens as started by backfill (Attempt.Backfilled).
+	Backfill bool
 }

@@ -245,6 +245,17 @@ func testUpdateJob(t *testing.T, target Target) {
 	if e := events[1]; e.Reason != wantReason || e.From != "queued" || e.To != "queued" || !e.At.Equal(at(time.Minute)) {
 		t.Fatalf("update event %+v, want reason %q at %v", e, wantReason, at(time.Minute))
 	}
+	no := false
+	for range 2 { // the second update changes nothing and logs nothing
+		got, err = s.UpdateJob(ctx, store.JobUpdate{ID: job.ID, Preemptible: &no, At: at(2 * time.Minute), Reason: "x"})
+		if stored, rerr := s.Job(ctx, job.ID); err != nil || rerr != nil || got.Preemptible || stored.Preemptible {
+			t.Fatalf("update preemptible to false: %+v, stored %+v (errors %v, %v)", got, stored, err, rerr)
+		}
+	}
+	events, err = s.Events(ctx, store.EventFilter{JobID: job.ID})
+	if err != nil || len(events) != 3 || events[2].Reason != "preemptible true → false: x" {
+		t.Fatalf("events after preemptible changes: %+v, %v; want a third saying preemptible true → false", events, err)
+	}
 	bad := 0
 	cases := []struct {
 		name string

@@ -251,4 +251,45 @@ func testEvents(t *testing.T, target Target) {
 	if err != nil || len(after) != 1 || after[0].JobID != b.ID {
 		t.Fatalf("one event after the first: %+v (error %v), want job b's submission", after, err)
 	}
+	testEventsByTime(t, s, b)
+}
+
+// testEventsByTime checks the Since and To filters on preemptions, which
+// the master reads for preemption budgets.
+func testEventsByTime(t *testing.T, s store.Store, job store.Job) {
+	ctx := ctxOf(t)
+	move(t, s, store.TaskTransition{JobID: job.ID, Index: 0, From: store.TaskQueued, To: store.TaskStarting,
+		Placement: placement("n1", 0), At: at(time.Hour)})
+	move(t, s, store.TaskTransition{JobID: job.ID, Index: 0, From: store.TaskStarting, To: store.TaskPreempting,
+		At: at(2 * time.Hour), Reason: "first"})
+	move(t, s, store.TaskTransition{JobID: job.ID, Index: 0, From: store.TaskPreempting, To: store.TaskQueued,
+		At: at(3 * time.Hour), End: &store.AttemptEnd{State: store.AttemptPreempted}})
+	move(t, s, store.TaskTransition{JobID: job.ID, Index: 0, From: store.TaskQueued, To: store.TaskStarting,
+		Placement: placement("n1", 0), At: at(4 * time.Hour)})
+	move(t, s, store.TaskTransition{JobID: job.ID, Index: 0, From: store.TaskStarting, To: store.TaskPreempting,
+		At: at(5 * time.Hour), Reason: "second"})
+	cases := []struct {
+		name string
+		f    store.EventFilter
+		want []string // reasons
+	}{
+		{"preemptions", store.EventFilter{To: "preempting"}, []string{"first", "second"}},
+		{"preemptions since", store.EventFilter{To: "preempting", Since: at(2*time.Hour + 1)}, []string{"second"}},
+		{"since is inclusive", store.EventFilter{To: "preempting", Since: at(5 * time.Hour)}, []string{"second"}},
+		{"all since", store.EventFilter{Since: at(4 * time.Hour)}, []string{"", "second"}},
+		{"none", store.EventFilter{To: "preempting", Since: at(6 * time.Hour)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			events, err := s.Events(ctx, c.f)
+			if err != nil {
+				t.Fatalf("list events: %v", err)
+			}
+			var got []string
+			for _, e := range events {
+				got = append(got, e.Reason)
+			}
+			wantEqual(t, "events", got, c.want)
+		})
+	}
 }

@@ -43,6 +43,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"UpdateJob", testUpdateJob},
 		{"TaskLifecycleNumbersAttempts", testTaskLifecycle},
 		{"TaskTransitionRejects", testTaskTransitionRejects},
+		{"ReservedRestart", testReservedRestart},
 		{"ListJobsFilters", testListJobs},
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
 		{"Logs", testLogs},

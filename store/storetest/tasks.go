@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -178,5 +179,78 @@ func testListTasksAndAttempts(t *testing.T, target Target) {
 	ofB, err := s.Attempts(ctx, store.AttemptFilter{JobID: b.ID})
 	if err != nil || len(ofB) != 2 || ofB[0].EndState != store.AttemptLost || ofB[0].Open() || !ofB[1].Open() {
 		t.Fatalf("attempts of b %+v (error %v), want b/0 lost and b/1 open", ofB, err)
+	}
+}
+
+// testReservedRestart walks a task through a move: running → preempting
+// with a reserved placement, which survives a reopen, then preempted and
+// straight to starting on that placement in one Update; the reservation
+// is gone after it. It also checks the backfill mark of attempts.
+func testReservedRestart(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("mover"), 1)
+	tr := func(from, to store.TaskState, min int) store.TaskTransition {
+		return store.TaskTransition{JobID: job.ID, Index: 0, From: from, To: to, At: at(time.Duration(min) * time.Minute)}
+	}
+	start := withPlacement(tr(store.TaskQueued, store.TaskStarting, 1), placement("n1", 2, 3))
+	start.Backfill = true
+	move(t, s, start)
+	move(t, s, tr(store.TaskStarting, store.TaskRunning, 2))
+	reserved := append(placement("n2", 0, 1), placement("n3", 4)...)
+	pre := tr(store.TaskRunning, store.TaskPreempting, 3)
+	pre.Reserve = reserved
+	if task := move(t, s, pre); !reflect.DeepEqual(task.Reserved, reserved) {
+		t.Fatalf("after → preempting: reserved %+v, want %+v", task.Reserved, reserved)
+	}
+	s = open(t, target) // the reservation is durable
+	tasks, err := s.Tasks(ctx, store.TaskFilter{JobID: job.ID})
+	if err != nil || len(tasks) != 1 || !reflect.DeepEqual(tasks[0].Reserved, reserved) {
+		t.Fatalf("reopened: tasks %+v (error %v), want the reservation %+v", tasks, err, reserved)
+	}
+	var task store.Task
+	err = s.Update(ctx, func(tx store.Tx) error {
+		move(t, tx, withEnd(tr(store.TaskPreempting, store.TaskPreempted, 4), store.AttemptPreempted, intp(0)))
+		task = move(t, tx, withPlacement(tr(store.TaskPreempted, store.TaskStarting, 4), reserved))
+		return nil
+	})
+	if err != nil || task.Reserved != nil || task.Attempt != 2 || task.Restarts != 1 {
+		t.Fatalf("restart on the reservation: task %+v (error %v), want attempt 2, restarts 1, no reservation", task, err)
+	}
+	atts, err := s.Attempts(ctx, store.AttemptFilter{JobID: job.ID})
+	if err != nil || len(atts) != 2 || !atts[0].Backfilled || atts[1].Backfilled ||
+		!reflect.DeepEqual(atts[1].Placement, reserved) || !atts[1].StartedAt.Equal(at(4*time.Minute)) {
+		t.Fatalf("attempts %+v (error %v), want a backfilled first and a second on the reservation", atts, err)
+	}
+	for _, c := range []struct {
+		name string
+		tr   store.TaskTransition
+	}{
+		{"reserve without preempting", func() store.TaskTransition {
+			x := tr(store.TaskStarting, store.TaskKilling, 5)
+			x.Reserve = reserved
+			return x
+		}()},
+		{"reserve without node", func() store.TaskTransition {
+			x := tr(store.TaskStarting, store.TaskPreempting, 5)
+			x.Reserve = placement("")
+			return x
+		}()},
+		{"backfill without start", func() store.TaskTransition {
+			x := tr(store.TaskStarting, store.TaskRunning, 5)
+			x.Backfill = true
+			return x
+		}()},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.TransitionTask(ctx, c.tr)
+			wantErr(t, err, store.ErrInvalid, c.name)
+		})
+	}
+	pre = tr(store.TaskStarting, store.TaskPreempting, 6)
+	pre.Reserve = reserved
+	move(t, s, pre)
+	if task := move(t, s, tr(store.TaskPreempting, store.TaskKilling, 7)); task.Reserved != nil {
+		t.Fatalf("after preempting → killing: reserved %+v, want none", task.Reserved)
 	}
 }
