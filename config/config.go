@@ -22,7 +22,16 @@ const (
 	DefaultGrace           = 30 * time.Second
 	DefaultZeroSlotLimit   = 100
 	DefaultOverQuotaWeight = 1.0
+	// DefaultMaxAge is a multifactor pool's max_age when its multifactor
+	// block leaves it out.
+	DefaultMaxAge = 7 * 24 * time.Hour
 )
+
+// DefaultDecay is the usage decay of a file without one: Slurm's default
+// half-life of seven days, usage measured against a day's capacity.
+func DefaultDecay() sched.Decay {
+	return sched.Decay{Period: 86400, HalfLife: 7 * 86400}
+}
 
 // MaxNameBytes bounds every name (pool, node, project, user), as job files
 // bound the pool and project names they refer to.
@@ -31,7 +40,7 @@ const MaxNameBytes = 128
 // The value lists below are in the order error messages present them.
 var (
 	policies = []sched.Policy{sched.PolicyFIFO, sched.PolicyBackfill, sched.PolicyFairShare,
-		sched.PolicyPriority, sched.PolicyQuota}
+		sched.PolicyPriority, sched.PolicyQuota, sched.PolicyMultifactor}
 	reservations = []sched.Reservations{sched.ReserveEASY, sched.ReserveConservative}
 	placements   = []sched.Placement{sched.PlaceBinpack, sched.PlaceSpread}
 )
@@ -51,6 +60,24 @@ type Config struct {
 	Nodes        []NodeRule
 	Projects     []Project // in file order
 	Users        []User
+	// Licenses are cluster-wide counted resources, in file order.
+	Licenses []License
+	// QOS lists the qualities of service jobs may ask for, in file order
+	// (sched.DefaultQOS when the file has no qos section). DefaultQOS is
+	// the QOS of jobs that name none: the file's default_qos, else the
+	// first listed; "" only when the list is empty.
+	QOS        []sched.QOS
+	DefaultQOS string
+	// Decay is how fast past usage stops counting against an account's
+	// fair share in multifactor pools.
+	Decay sched.Decay
+}
+
+// License is a cluster-wide consumable resource, such as commercial
+// software seats: at most Total are held at once.
+type License struct {
+	Name  string
+	Total int // >= 0
 }
 
 // Pool is a set of nodes scheduled under one policy.
@@ -68,6 +95,13 @@ type Pool struct {
 	Grace time.Duration
 	// ZeroSlotLimit caps the zero-slot tasks on each node of the pool.
 	ZeroSlotLimit int
+	// MinRunTime is how long a task must have run before it may be
+	// preempted, moved or resized; 0 means no minimum.
+	MinRunTime time.Duration
+	// Multifactor holds the weights of a multifactor pool: the file's
+	// multifactor block, or sched.DefaultMultifactor without one. Zero
+	// for other policies.
+	Multifactor sched.Multifactor
 }
 
 // NodeRule pins a node, by the name its agent registers with, to a pool
@@ -88,6 +122,13 @@ type Project struct {
 	Quota           int    // deserved slots, >= 0
 	OverQuotaWeight float64
 	Limit           int // 0: no limit; else >= Quota
+	// PreemptBudget caps how many of the project's tasks are preempted
+	// (or moved) per hour; 0 means no cap.
+	PreemptBudget int
+	// Shares is the project's fair-share entitlement among its siblings
+	// in multifactor pools: the file's shares, else Quota when it is
+	// positive, else 1.
+	Shares float64
 }
 
 // User is someone who submits jobs.
@@ -99,6 +140,9 @@ type User struct {
 	// DefaultProject is the leaf project the user's jobs go to when they
 	// name none; always filled in.
 	DefaultProject string
+	// Shares is the user's fair-share entitlement among the users of a
+	// project, in multifactor pools; > 0, default 1.
+	Shares float64
 }
 
 // Default returns the configuration of a master started without a file:
@@ -111,6 +155,9 @@ func Default() *Config {
 		AgentTimeout:   DefaultAgentTimeout,
 		Pools:          []Pool{defaultPool()},
 		Projects:       []Project{defaultProject()},
+		QOS:            sched.DefaultQOS(),
+		DefaultQOS:     sched.DefaultQOS()[0].Name,
+		Decay:          DefaultDecay(),
 	}
 }
 
@@ -129,7 +176,7 @@ func defaultPool() Pool {
 
 // defaultProject is the project created when a file lists none.
 func defaultProject() Project {
-	return Project{Name: DefaultProjectName, OverQuotaWeight: DefaultOverQuotaWeight}
+	return Project{Name: DefaultProjectName, OverQuotaWeight: DefaultOverQuotaWeight, Shares: 1}
 }
 
 // Load reads the configuration file at path and parses it.

@@ -29,7 +29,10 @@ func TestDefault(t *testing.T) {
 		AgentTimeout:   30 * time.Second,
 		Pools: []Pool{{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
 			Placement: sched.PlaceBinpack, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
-		Projects: []Project{{Name: "default", OverQuotaWeight: 1}},
+		Projects:   []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
+		QOS:        []sched.QOS{{Name: "normal"}, {Name: "high", Priority: 10}, {Name: "emergency", Priority: 100, Preempt: true}},
+		DefaultQOS: "normal",
+		Decay:      sched.Decay{Period: 86400, HalfLife: 7 * 86400},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Default() = %+v\nwant %+v", c, want)
@@ -103,18 +106,21 @@ users:
 		},
 		Nodes: []NodeRule{{Name: "n1", Pool: "gpu", Labels: map[string]string{"rack": "12"}}, {Name: "n2"}},
 		Projects: []Project{
-			{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5},
-			{Name: "lab", Quota: 8, OverQuotaWeight: 1, Limit: 10},
-			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 1},
-			{Name: "d", OverQuotaWeight: 1},
+			{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3},
+			{Name: "lab", Quota: 8, OverQuotaWeight: 1, Limit: 10, Shares: 8},
+			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 1, Shares: 5},
+			{Name: "d", OverQuotaWeight: 1, Shares: 1},
 		},
 		Users: []User{
 			// ana may not use d, so her default is the first project
 			// without sub-projects under lab.
-			{Name: "ana", Projects: []string{"lab"}, DefaultProject: "a"},
-			{Name: "bo", Projects: []string{"b", "d"}, DefaultProject: "b"},
-			{Name: "cy", DefaultProject: "d"},
+			{Name: "ana", Projects: []string{"lab"}, DefaultProject: "a", Shares: 1},
+			{Name: "bo", Projects: []string{"b", "d"}, DefaultProject: "b", Shares: 1},
+			{Name: "cy", DefaultProject: "d", Shares: 1},
 		},
+		QOS:        sched.DefaultQOS(),
+		DefaultQOS: "normal",
+		Decay:      DefaultDecay(),
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Parse =\n%+v\nwant\n%+v", c, want)

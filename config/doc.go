@@ -1,6 +1,7 @@
 // Package config parses and validates the master's configuration file:
 // the pools and their policies, the nodes' pool membership, the projects
-// with their quotas, and the users. docs/config.md is the administrator's
+// with their quotas and fair-share shares, the users, the cluster's
+// licenses, the qualities of service and the usage decay. docs/config.md is the administrator's
 // reference for the format; this comment is the contract for code that
 // uses the package.
 //
@@ -24,27 +25,41 @@
 //   - DefaultPool names a pool; DefaultProject names a project without
 //     sub-projects (only those take jobs). Both default to "default".
 //     AgentTimeout > 0 (default 30s).
-//   - Pools: Policy is one of sched's five; options a policy would ignore
-//     are rejected rather than dropped: backfill only on priority pools,
-//     preemption only on priority, fair_share and quota pools (quota pools
-//     always reclaim by preemption, so Preemption is true for them),
-//     reservations only on backfill pools, grace only on pools that can
-//     preempt or evict. Reservations is easy (the default) or
-//     conservative on backfill pools and "" elsewhere. Placement defaults
-//     to binpack, Grace to 30s, ZeroSlotLimit (>= 0) to 100.
+//   - Pools: Policy is one of sched's six; options a policy would ignore
+//     are rejected rather than dropped: backfill only on priority and
+//     multifactor pools, preemption only on priority, fair_share, quota
+//     and multifactor pools (quota pools always reclaim by preemption, so
+//     Preemption is true for them), reservations only on backfill pools
+//     and multifactor pools with backfill, a multifactor block only on
+//     multifactor pools. Reservations is easy (the default) or
+//     conservative where allowed and "" elsewhere. Placement defaults to
+//     binpack, Grace to 30s, ZeroSlotLimit (>= 0) to 100, MinRunTime
+//     (>= 0) to 0. Multifactor is set exactly for multifactor pools:
+//     finite weights >= 0, at least one of age, fair_share, job_size, qos
+//     and pool positive, MaxAge > 0 (default 7 days), FairShareMode
+//     classic or fair_tree (default); sched.DefaultMultifactor without a
+//     block.
 //   - Node rules name an existing pool or none (Pool == ""); Labels is nil
 //     or non-empty with non-empty keys.
 //   - Projects: Parent is "" or another project; parents form no cycle;
 //     Quota >= 0; OverQuotaWeight > 0 and finite (default 1); Limit is 0
 //     (none) or >= Quota; the quotas of a project's children add up to at
-//     most its own.
+//     most its own. PreemptBudget >= 0 (0: no cap); Shares > 0 and finite
+//     (default: Quota when positive, else 1).
 //   - Users: Projects are existing, distinct project names (a parent
 //     stands for every project under it; empty means all). DefaultProject
 //     is always set: a project without sub-projects that the user may use,
 //     given or else the config's default project when the user may use it,
-//     else the user's first project without sub-projects.
-//   - Pools, Nodes, Projects and Users are in file order, so the indexes
-//     of SchedPools and SchedProjects are stable for one Config.
+//     else the user's first project without sub-projects. Shares > 0
+//     and finite (default 1).
+//   - Licenses have unique names and totals >= 0. QOS levels have unique
+//     names and priorities >= 0; without a qos section the list is
+//     sched.DefaultQOS. DefaultQOS names one of them, "" only when the
+//     list is empty. Decay passes sched.Decay.Validate (default: a
+//     half-life of seven days over a one-day period).
+//   - Pools, Nodes, Projects, Users, Licenses and QOS are in file order,
+//     so the indexes of SchedPools, SchedProjects, SchedLicenses and QOS
+//     are stable for one Config.
 //
 // A value of the wrong YAML type is an error, never a silent default:
 // quota: "8" is a string, preemption: yes is a string. Names and label

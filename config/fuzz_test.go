@@ -31,6 +31,11 @@ func FuzzParse(f *testing.F) {
 		"pools: &p [*p]\n",
 		"nodes: [{name: n, labels: {~: 1}}]\n",
 		"agent_timeout: 1e30\n",
+		fairShare,
+		"qos: []\ndefault_qos: a\n",
+		"decay: {per_period: 1, half_life: 1}\n",
+		"licenses: {a: 1, a: 2}\n",
+		"pools: [{name: default, policy: multifactor, multifactor: {age: 1e308, max_age: 1}}]\n",
 	} {
 		f.Add([]byte(src))
 	}
@@ -59,11 +64,13 @@ func checkInvariants(t *testing.T, c *Config) {
 		t.Errorf("defaults %q, %q do not exist or take no jobs", c.DefaultPool, c.DefaultProject)
 	}
 	for _, p := range c.Pools {
+		mf := p.Policy == sched.PolicyMultifactor
 		ok := slices.Contains(policies, p.Policy) && slices.Contains(placements, p.Placement) &&
-			(p.Policy == sched.PolicyBackfill) == (p.Reservations != "") &&
-			(!p.Backfill || p.Policy == sched.PolicyPriority) &&
+			(p.Policy == sched.PolicyBackfill || (mf && p.Backfill)) == (p.Reservations != "") &&
+			(!p.Backfill || p.Policy == sched.PolicyPriority || mf) &&
 			(p.Policy != sched.PolicyQuota || p.Preemption) &&
-			p.Grace >= 0 && p.ZeroSlotLimit >= 0 && c.PoolIndex(p.Name) >= 0
+			mf == (p.Multifactor != sched.Multifactor{}) &&
+			p.Grace >= 0 && p.ZeroSlotLimit >= 0 && p.MinRunTime >= 0 && c.PoolIndex(p.Name) >= 0
 		if !ok {
 			t.Errorf("pool breaks an invariant: %+v", p)
 		}
@@ -75,7 +82,8 @@ func checkInvariants(t *testing.T, c *Config) {
 	}
 	quotas := map[string]int{}
 	for _, p := range c.Projects {
-		if p.Quota < 0 || p.Limit < 0 || (p.Limit > 0 && p.Limit < p.Quota) || !(p.OverQuotaWeight > 0) || math.IsInf(p.OverQuotaWeight, 0) {
+		if p.Quota < 0 || p.Limit < 0 || (p.Limit > 0 && p.Limit < p.Quota) || !(p.OverQuotaWeight > 0) || math.IsInf(p.OverQuotaWeight, 0) ||
+			p.PreemptBudget < 0 || !(p.Shares > 0) || math.IsInf(p.Shares, 0) {
 			t.Errorf("project breaks an invariant: %+v", p)
 		}
 		if p.Parent != "" {
@@ -87,10 +95,28 @@ func checkInvariants(t *testing.T, c *Config) {
 			t.Errorf("project %q: children's quotas %d exceed %d", name, sum, p.Quota)
 		}
 	}
-	// The core accepts the pools and the project tree (no cycle, no
-	// dangling parent).
-	if _, err := sched.Schedule(&sched.Snapshot{Pools: c.SchedPools(), Projects: c.SchedProjects()}); err != nil {
+	// The core accepts the pools (multifactor weights included), the
+	// project tree (no cycle, no dangling parent), the licenses and the
+	// QOS list.
+	snap := &sched.Snapshot{Pools: c.SchedPools(), Projects: c.SchedProjects(), Licenses: c.SchedLicenses(), QOS: c.QOS}
+	if _, err := sched.Schedule(snap); err != nil {
 		t.Errorf("sched rejects the config: %v", err)
+	}
+	if err := c.Decay.Validate(); err != nil {
+		t.Errorf("decay %+v: %v", c.Decay, err)
+	}
+	if (c.DefaultQOS == "") != (len(c.QOS) == 0) || (c.DefaultQOS != "" && c.QOSIndex(c.DefaultQOS) < 0) {
+		t.Errorf("default QOS %q of %+v", c.DefaultQOS, c.QOS)
+	}
+	for i, q := range c.QOS {
+		if q.Priority < 0 || c.QOSIndex(q.Name) != i {
+			t.Errorf("QOS %+v is negative or not unique", q)
+		}
+	}
+	for i, l := range c.Licenses {
+		if l.Total < 0 || c.LicenseIndex(l.Name) != i {
+			t.Errorf("license %+v is negative or not unique", l)
+		}
 	}
 	for _, u := range c.Users {
 		if !c.IsLeaf(u.DefaultProject) || !c.userMay(u, u.DefaultProject) {

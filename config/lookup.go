@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/allot-sched/allot/sched"
 )
@@ -80,6 +81,8 @@ func (p Pool) Sched() sched.Pool {
 		Backfill:     p.Backfill,
 		Reservations: p.Reservations,
 		Placement:    p.Placement,
+		MinRunTime:   int64(p.MinRunTime / time.Second),
+		Multifactor:  p.Multifactor,
 	}
 }
 
@@ -105,6 +108,7 @@ func (c *Config) SchedProjects() []sched.Project {
 			Quota:           p.Quota,
 			OverQuotaWeight: p.OverQuotaWeight,
 			Limit:           p.Limit,
+			PreemptBudget:   p.PreemptBudget,
 		}
 	}
 	return out
@@ -215,4 +219,56 @@ func (c *Config) projectNames() []string {
 		out[i] = p.Name
 	}
 	return out
+}
+
+// SchedLicenses returns the licenses for a sched.Snapshot, in the order of
+// Licenses, so that LicenseIndex gives a LicenseUse's License index.
+func (c *Config) SchedLicenses() []sched.License {
+	out := make([]sched.License, len(c.Licenses))
+	for i, l := range c.Licenses {
+		out[i] = sched.License{Name: l.Name, Total: l.Total}
+	}
+	return out
+}
+
+// LicenseIndex returns the position of a license in Licenses, or -1.
+func (c *Config) LicenseIndex(name string) int {
+	return slices.IndexFunc(c.Licenses, func(l License) bool { return l.Name == name })
+}
+
+// QOSIndex returns the position of a QOS in QOS (and in a snapshot's QOS
+// list), or -1.
+func (c *Config) QOSIndex(name string) int {
+	return slices.IndexFunc(c.QOS, func(q sched.QOS) bool { return q.Name == name })
+}
+
+// ResolveQOS returns the QOS a job runs with: the one it asks for, or the
+// default QOS ("" when the configuration lists none).
+func (c *Config) ResolveQOS(requested string) (string, error) {
+	if requested == "" {
+		return c.DefaultQOS, nil
+	}
+	if c.QOSIndex(requested) < 0 {
+		if len(c.QOS) == 0 {
+			return "", fmt.Errorf("%w QOS %q: the configuration defines no QOS levels", ErrUnknown, requested)
+		}
+		return "", fmt.Errorf("%w QOS %q (qos: %s)", ErrUnknown, requested, strings.Join(qosNames(c.QOS), ", "))
+	}
+	return requested, nil
+}
+
+// CheckLicense reports a license use the configuration cannot serve: an
+// unknown license name.
+func (c *Config) CheckLicense(name string) error {
+	if c.LicenseIndex(name) >= 0 {
+		return nil
+	}
+	if len(c.Licenses) == 0 {
+		return fmt.Errorf("%w license %q: the configuration defines no licenses", ErrUnknown, name)
+	}
+	names := make([]string, len(c.Licenses))
+	for i, l := range c.Licenses {
+		names[i] = l.Name
+	}
+	return fmt.Errorf("%w license %q (licenses: %s)", ErrUnknown, name, strings.Join(names, ", "))
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -67,6 +68,11 @@ func (p *parser) config(root *yaml.Node) *Config {
 		c.AgentTimeout = time.Duration(secs) * time.Second
 	}
 	usersRaw := f.Lookup("users")
+	c.Licenses = p.licenses(f.Lookup("licenses"))
+	qos, qosKnown := p.qosList(f.Lookup("qos"))
+	c.QOS = qos
+	c.DefaultQOS = p.defaultQOS(f, qos, qosKnown)
+	c.Decay = p.decay(f.Lookup("decay"))
 	f.Done()
 
 	p.checkTree()
@@ -164,39 +170,52 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		pl.Grace = time.Duration(grace) * time.Second
 	}
 	yamlfield.Field(f, "zero_slot_limit", &pl.ZeroSlotLimit, yamlfield.IntAtLeast(0))
+	var minRun int64
+	if yamlfield.Field(f, "min_run_time", &minRun, yamlfield.Duration) {
+		pl.MinRunTime = time.Duration(minRun) * time.Second
+	}
+	mf, mfOK := p.multifactor(f)
 	f.Done()
 	if policyOK {
 		checkPolicyOptions(f, &pl)
+		if pl.Policy == sched.PolicyMultifactor && mfOK {
+			pl.Multifactor = mf
+		}
 	}
 	return pl
 }
 
 // checkPolicyOptions rejects options the pool's policy would ignore: a
-// setting that silently does nothing hides a misunderstanding.
+// setting that silently does nothing hides a misunderstanding. Grace and
+// min_run_time suit every policy: consolidation moves and elastic resizes
+// checkpoint tasks in any pool.
 func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
+	preempts := []sched.Policy{sched.PolicyPriority, sched.PolicyFairShare, sched.PolicyQuota, sched.PolicyMultifactor}
 	switch {
 	case pl.Policy == sched.PolicyQuota && f.Has("preemption") && !pl.Preemption:
 		f.Errorf("preemption", "quota pools always reclaim quota by preemption; leave preemption out")
-	case pl.Preemption && pl.Policy != sched.PolicyPriority && pl.Policy != sched.PolicyFairShare && pl.Policy != sched.PolicyQuota:
-		f.Errorf("preemption", "only priority, fair_share and quota pools preempt, and this pool's policy is %s", pl.Policy)
+	case pl.Preemption && !slices.Contains(preempts, pl.Policy):
+		f.Errorf("preemption", "only priority, fair_share, quota and multifactor pools preempt, and this pool's policy is %s", pl.Policy)
 	}
 	if pl.Policy == sched.PolicyQuota {
 		pl.Preemption = true
 	}
-	if pl.Backfill && pl.Policy != sched.PolicyPriority {
-		f.Errorf("backfill", "only priority pools take backfill: true (backfill pools always backfill), and this pool's policy is %s", pl.Policy)
+	if pl.Backfill && pl.Policy != sched.PolicyPriority && pl.Policy != sched.PolicyMultifactor {
+		f.Errorf("backfill", "only priority and multifactor pools take backfill: true (backfill pools always backfill), and this pool's policy is %s", pl.Policy)
 	}
-	if f.Node("reservations") != nil && pl.Policy != sched.PolicyBackfill {
-		f.Errorf("reservations", "only backfill pools take reservations, and this pool's policy is %s", pl.Policy)
+	reserves := pl.Policy == sched.PolicyBackfill || (pl.Policy == sched.PolicyMultifactor && pl.Backfill)
+	if f.Node("reservations") != nil && !reserves {
+		what := string(pl.Policy)
+		if pl.Policy == sched.PolicyMultifactor {
+			what += " without backfill"
+		}
+		f.Errorf("reservations", "only backfill pools and multifactor pools with backfill: true take reservations, and this pool's policy is %s", what)
 	}
-	if pl.Policy == sched.PolicyBackfill && pl.Reservations == "" {
+	if reserves && pl.Reservations == "" {
 		pl.Reservations = sched.ReserveEASY
 	}
-	// Priority pools evict backfilled tasks even without preemption, so
-	// they use the grace period too.
-	evicts := pl.Preemption || pl.Backfill
-	if f.Node("grace") != nil && !evicts {
-		f.Errorf("grace", "this pool never preempts (policy %s without preemption or backfill), so a grace period would never be used", pl.Policy)
+	if f.Node("multifactor") != nil && pl.Policy != sched.PolicyMultifactor {
+		f.Errorf("multifactor", "only multifactor pools take multifactor weights, and this pool's policy is %s", pl.Policy)
 	}
 }
 

@@ -52,6 +52,10 @@ func (p *parser) project(raw *yaml.Node, i int) Project {
 	yamlfield.Field(f, "quota", &pi.Quota, yamlfield.IntAtLeast(0))
 	yamlfield.Field(f, "over_quota_weight", &pi.OverQuotaWeight, yamlfield.PositiveNumber)
 	yamlfield.Field(f, "limit", &pi.Limit, yamlfield.IntAtLeast(0))
+	yamlfield.Field(f, "preempt_budget", &pi.PreemptBudget, yamlfield.IntAtLeast(0))
+	if !yamlfield.Field(f, "shares", &pi.Shares, yamlfield.PositiveNumber) {
+		pi.Shares = float64(max(pi.Quota, 1))
+	}
 	pi.quotaLine, pi.limitLine = f.ValueLine("quota"), f.ValueLine("limit")
 	f.Done()
 	if pi.Limit > 0 && pi.Limit < pi.Quota {

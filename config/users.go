@@ -20,7 +20,7 @@ func (p *parser) userList(raw *yaml.Node, defProject string) []User {
 		if !ok {
 			continue
 		}
-		var u User
+		u := User{Shares: 1}
 		if f.Required("name") && yamlfield.Field(f, "name", &u.Name, name) {
 			f.Path = path + " " + yamlfield.Quote(u.Name)
 			if first, dup := seen[u.Name]; dup {
@@ -31,6 +31,7 @@ func (p *parser) userList(raw *yaml.Node, defProject string) []User {
 		}
 		projectsOK := p.userProjects(f, &u)
 		explicit := yamlfield.Field(f, "default_project", &u.DefaultProject, name)
+		yamlfield.Field(f, "shares", &u.Shares, yamlfield.PositiveNumber)
 		f.Done()
 		if projectsOK && p.projsKnown && (explicit || f.Node("default_project") == nil) {
 			p.userDefault(f, &u, explicit, defProject)
