@@ -21,7 +21,13 @@
 //     PriorityClass == ClassOf(Priority); Weight > 0 and finite (default
 //     1); MaxSlots is 0 (no cap) or >= Slots; TimeLimit is 0 (none) or > 0
 //     seconds. Preemptible defaults to true for experiments and false for
-//     the other kinds, and is always true for LOW-class work.
+//     the other kinds, and is always true for LOW-class work. MinSlots is 0
+//     (not elastic) or 1..Slots with Slots >= 1. GPU and QOS are "" (any
+//     type; the master's default QOS) or names as above. Topology is "",
+//     prefer or required. Licenses is nil or 1..MaxLicenses names to
+//     counts >= 1. Nice is 0..MaxNice: a job may lower its own priority,
+//     never raise it. CheckpointEvery is 0 (unknown) or > 0 seconds.
+//     Whether a QOS or a license exists is the master's to check.
 //   - Priority classes are bands with a canonical number: HIGH 1-29 (10),
 //     NORMAL 30-59 (42), LOW 60-99 (80). A class alone sets the canonical
 //     number; a class with a priority outside its band is an error.

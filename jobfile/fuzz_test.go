@@ -23,6 +23,8 @@ var fuzzSeeds = []string{
 	head + "searcher: {name: grid, max_trials: 3}\nhyperparameters: {a: {type: categorical, vals: [1, 2, 3, 4]}}\n",
 	"{\"name\": \"a\", \"entrypoint\": \"b\", \"resources\": {\"slots\": 1e3}}",
 	head + "---\n",
+	head + "resources: {slots: 8, min_slots: 3, gpu: a100, topology: required, licenses: {matlab: 2, x: 1}, qos: high, nice: 7, checkpoint_every: 90}\n",
+	head + "resources: {slots: 0, min_slots: 1, licenses: {a: 0, a: 1}, nice: -1}\n",
 }
 
 func FuzzParse(f *testing.F) {
@@ -107,7 +109,12 @@ func checkInvariants(t *testing.T, j *Job) {
 		t.Fatalf("empty entrypoint")
 	case r.Slots < 0 || r.Priority < MinPriority || r.Priority > MaxPriority || r.PriorityClass != ClassOf(r.Priority) ||
 		!(r.Weight > 0) || r.MaxSlots < 0 || (r.MaxSlots > 0 && r.MaxSlots < r.Slots) || r.TimeLimit < 0 ||
-		(r.PriorityClass == ClassLow && !r.Preemptible):
+		(r.PriorityClass == ClassLow && !r.Preemptible) ||
+		r.MinSlots < 0 || (r.MinSlots > 0 && (r.Slots == 0 || r.MinSlots > r.Slots)) ||
+		(r.GPU != "" && checkName(r.GPU) != "") || (r.QOS != "" && checkName(r.QOS) != "") ||
+		(r.Topology != "" && r.Topology != TopologyPrefer && r.Topology != TopologyRequired) ||
+		r.Nice < 0 || r.Nice > MaxNice || r.CheckpointEvery < 0 ||
+		(r.Licenses != nil && (len(r.Licenses) == 0 || len(r.Licenses) > MaxLicenses)):
 		t.Fatalf("resources break an invariant: %+v", r)
 	case (j.Kind == KindExperiment) != (j.Searcher != nil):
 		t.Fatalf("kind %s with searcher %v", j.Kind, j.Searcher)
@@ -115,6 +122,11 @@ func checkInvariants(t *testing.T, j *Job) {
 		t.Fatalf("hyperparameters on a %s", j.Kind)
 	case j.Environment != nil && len(j.Environment) == 0:
 		t.Fatalf("empty environment is not nil")
+	}
+	for lic, n := range j.Resources.Licenses {
+		if checkName(lic) != "" || n < 1 {
+			t.Fatalf("bad license use %q: %d", lic, n)
+		}
 	}
 	for k := range j.Environment {
 		if !envName.MatchString(k) || reservedEnv(k) {

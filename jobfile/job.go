@@ -104,6 +104,10 @@ const (
 	MaxEntrypointBytes = 64 << 10
 	// MaxDescriptionBytes bounds the description.
 	MaxDescriptionBytes = 4096
+	// MaxNice bounds the nice value, far above any sum of weights.
+	MaxNice = 1_000_000_000
+	// MaxLicenses bounds the licenses one job names.
+	MaxLicenses = 64
 )
 
 // DefaultWeight is a job's fair-share weight when the file gives none.
@@ -137,7 +141,39 @@ type Resources struct {
 	MaxSlots      int           `json:"max_slots,omitempty"`  // cap on the job's slots in use; 0: none
 	Preemptible   bool          `json:"preemptible"`          // always true for LOW
 	TimeLimit     int64         `json:"time_limit,omitempty"` // seconds per task; 0: none
+	// MinSlots makes the job elastic: a task may start with fewer slots
+	// than Slots (halving down to MinSlots) and grow back. 0: not elastic;
+	// else 1 <= MinSlots <= Slots.
+	MinSlots int `json:"min_slots,omitempty"`
+	// GPU restricts the job to nodes of this GPU type; "": any type.
+	GPU string `json:"gpu,omitempty"`
+	// Topology is whether a task spanning nodes must keep to one switch:
+	// "" (prefer, the default), TopologyPrefer or TopologyRequired.
+	Topology Topology `json:"topology,omitempty"`
+	// Licenses is what each task holds while it runs, by license name;
+	// nil or non-empty, every count >= 1.
+	Licenses map[string]int `json:"licenses,omitempty"`
+	// QOS names the quality of service; "": the master's default.
+	QOS string `json:"qos,omitempty"`
+	// Nice lowers the job's multifactor priority by this many priority
+	// units; 0..MaxNice.
+	Nice int `json:"nice,omitempty"`
+	// CheckpointEvery, in seconds, says how often the job saves a
+	// checkpoint, so that the scheduler can tell how much work a
+	// preemption would lose; 0: unknown.
+	CheckpointEvery int64 `json:"checkpoint_every,omitempty"`
 }
+
+// Topology says whether a task spanning nodes keeps to one network switch.
+type Topology string
+
+// Topology values: prefer one switch (the default) or require it.
+const (
+	TopologyPrefer   Topology = "prefer"
+	TopologyRequired Topology = "required"
+)
+
+var topologies = []Topology{TopologyPrefer, TopologyRequired}
 
 // Searcher says how an experiment's trials are made.
 type Searcher struct {

@@ -199,7 +199,63 @@ func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
 		r.Preemptible = true
 	}
 	yamlfield.Field(f, "time_limit", &r.TimeLimit, yamlfield.PositiveDuration)
+	p.scheduling(f, &r, slotsOK)
 	return r
+}
+
+// scheduling reads the resources that steer the scheduler beyond slots
+// and priority: elasticity, GPU type, topology, licenses, QOS, nice and
+// the checkpoint interval.
+func (p *parser) scheduling(f *yamlfield.Fields, r *Resources, slotsOK bool) {
+	if yamlfield.Field(f, "min_slots", &r.MinSlots, yamlfield.IntAtLeast(1)) && slotsOK {
+		switch {
+		case r.Slots == 0:
+			f.Errorf("min_slots", "a zero-slot task cannot be elastic; min_slots needs slots >= 1")
+			r.MinSlots = 0
+		case r.MinSlots > r.Slots:
+			f.Errorf("min_slots", "min_slots %d is more than the %d slots of one task", r.MinSlots, r.Slots)
+		}
+	}
+	yamlfield.Field(f, "gpu", &r.GPU, name)
+	yamlfield.Field(f, "topology", &r.Topology, yamlfield.Enum("topology", topologies...))
+	yamlfield.Field(f, "licenses", &r.Licenses, licenses)
+	yamlfield.Field(f, "qos", &r.QOS, name)
+	yamlfield.Field(f, "nice", &r.Nice, yamlfield.IntIn(0, MaxNice))
+	yamlfield.Field(f, "checkpoint_every", &r.CheckpointEvery, yamlfield.PositiveDuration)
+}
+
+// licenses accepts a mapping of license names to counts >= 1; null or an
+// empty mapping is none.
+func licenses(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]int, bool) {
+	if yamlfield.IsNull(raw) {
+		return nil, true
+	}
+	prs, ok := p.Pairs(raw, path)
+	if !ok {
+		return nil, false
+	}
+	if len(prs) > MaxLicenses {
+		p.Errorf(raw, path, "expected at most %d licenses, got %d", MaxLicenses, len(prs))
+		return nil, false
+	}
+	out := make(map[string]int, len(prs))
+	for _, pr := range prs {
+		lic, nok := name(p, pr.Key, path)
+		if !nok {
+			ok = false
+			continue
+		}
+		n, cok := yamlfield.IntAtLeast(1)(p, pr.Val, p.Join(path, lic))
+		ok = ok && cok
+		out[lic] = n
+	}
+	if !ok {
+		return nil, false
+	}
+	if len(out) == 0 {
+		return nil, true
+	}
+	return out, true
 }
 
 func (p *parser) searcher(raw *yaml.Node, line int) *Searcher {

@@ -141,7 +141,7 @@ func TestParseDefaults(t *testing.T) {
 			if j.Kind != tt.kind {
 				t.Errorf("kind = %s, want %s", j.Kind, tt.kind)
 			}
-			if j.Resources != tt.want {
+			if !reflect.DeepEqual(j.Resources, tt.want) {
 				t.Errorf("resources = %+v, want %+v", j.Resources, tt.want)
 			}
 			if (j.Kind == KindExperiment) != (j.Searcher != nil) {
