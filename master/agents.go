@@ -322,17 +322,28 @@ func (m *Master) finish(ctx context.Context, t *mtask) error {
 		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, "checkpointed after preemption"
 		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: store.TaskQueued, At: tr.At, Reason: "requeued after preemption"}
+		switch {
+		case t.next != nil && m.restartable(t):
+			tr.Reason = "checkpointed to move"
+			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
+		case t.next != nil:
+			then.Reason = "requeued: a node of its new placement is down"
+		}
 	default:
 		tr.To, end.State, tr.Reason = store.TaskFailed, store.AttemptFailed, "the part on node "+first.node+" "+describeExit(first)
 	}
-	op := &taskOp{t: t, tr: tr, then: then}
+	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.At)}
 	if err := m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err
 	}
 	if !op.ok {
 		return nil
 	}
+	next := t.next
 	m.setTask(t, op.rec)
+	if op.rec.State == store.TaskStarting {
+		m.restartOn(t, next, tr.At)
+	}
 	m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
 		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)
 	m.kick()
@@ -379,7 +390,7 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 			n.send(api.Command{Type: api.CommandKill, Task: t.id()})
 		}
 	}
-	op := &taskOp{t: t, tr: tr}
+	op := &taskOp{t: t, tr: tr, usage: usageOf(t, tr.At)}
 	if err := m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err
 	}

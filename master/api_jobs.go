@@ -73,6 +73,8 @@ func (m *Master) Submit(ctx context.Context, user string, data []byte) (store.Jo
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j := newJob(created)
+	j.spec = specOf(spec.Resources)
+	m.fair.addLeaf(created.Project, user)
 	for i, t := range tasks {
 		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,
 			Hyperparameters: t.Hyperparameters, UpdatedAt: created.SubmittedAt}})
@@ -94,6 +96,9 @@ func (m *Master) jobRecord(spec *jobfile.Job, user string, data []byte) (store.J
 	pool, err := cfg.ResolvePool(spec.Pool)
 	if err != nil {
 		return store.Job{}, badRequest("pool", "%v", err)
+	}
+	if err := checkSpecAgainst(cfg, spec.Resources); err != nil {
+		return store.Job{}, err
 	}
 	project, err := cfg.ResolveProject(user, spec.Project)
 	if errors.Is(err, config.ErrNotAllowed) {
@@ -334,6 +339,18 @@ func (m *Master) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, err
 		return api.Job{}, m.notLive(ctx, u.ID)
 	}
 	u.At = m.now()
+	if u.PriorityClass != nil {
+		// LOW work is always preemptible; leaving LOW restores what the
+		// job file said.
+		p := j.spec.preemptible
+		if len(j.rec.Spec) == 0 {
+			p = j.rec.Preemptible // no job file to go back to
+		}
+		if jobfile.PriorityClass(*u.PriorityClass) == jobfile.ClassLow {
+			p = true
+		}
+		u.Preemptible = &p
+	}
 	rec, err := m.st.UpdateJob(ctx, u)
 	if err != nil {
 		return api.Job{}, err

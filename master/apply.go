@@ -21,6 +21,14 @@ type taskOp struct {
 	rec   store.Task
 	ok    bool
 	start *startItem
+	// next is the placement a move or resize reserves (tr.Reserve's
+	// parts); budget says the transition counts against the project's
+	// preemption budget.
+	next   []*mpart
+	budget bool
+	// usage is the record of the attempt that tr closes, stored in the
+	// same transaction.
+	usage *store.Usage
 }
 
 // startItem is a plan start that passed its re-checks.
@@ -52,6 +60,11 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 					return err
 				}
 			}
+			if op.usage != nil {
+				if _, err := tx.RecordUsage(ctx, *op.usage); err != nil {
+					return err
+				}
+			}
 			op.rec, op.ok = rec, true
 		}
 		return nil
@@ -62,26 +75,32 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 		}
 		return fmt.Errorf("persist task transitions: %w", err)
 	}
+	for _, op := range ops {
+		if op.ok && op.usage != nil {
+			m.charged(op.usage)
+		}
+	}
 	return nil
 }
 
 // apply carries out a plan: it re-checks every item against the mirror,
 // persists those that still hold in one transaction, and only then hands
 // the commands to the agents. It returns how many starts and preemptions
-// it applied. Callers hold mu.
+// (moves and resizes included) it applied. Callers hold mu.
 func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts int, err error) {
 	now := m.now()
 	var ops []*taskOp
 	for _, p := range plan.Preemptions {
-		t := m.view.allocs[p.Alloc]
-		if t.att == nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
+		t := m.current(p.Alloc)
+		if t == nil {
 			continue // ended or already asked to stop since the snapshot
 		}
 		reason := "preempted for job " + m.snap.Jobs[p.For].ID
-		ops = append(ops, &taskOp{t: t, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		ops = append(ops, &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}})
 	}
-	claimed := map[string]map[int]bool{} // GPUs taken by earlier starts of this plan
+	claimed := map[string]map[int]bool{} // GPUs taken by earlier items of this plan
+	ops = append(ops, m.replacements(plan, claimed, now)...)
 	picked := map[*mtask]bool{}
 	for _, st := range plan.Starts {
 		j := m.view.jobs[st.Job]
@@ -94,12 +113,10 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 			continue
 		}
 		picked[t] = true
-		placement := make([]store.Placement, len(parts))
-		for i, p := range parts {
-			placement[i] = store.Placement{Node: p.node, GPUs: p.gpus}
-		}
+		placement := placementOf(parts)
 		tr := store.TaskTransition{JobID: j.rec.ID, Index: t.rec.Index, From: store.TaskQueued,
-			To: store.TaskStarting, Attempt: t.rec.Attempt, At: now, Placement: placement, Reason: "scheduled"}
+			To: store.TaskStarting, Attempt: t.rec.Attempt, At: now, Placement: placement, Reason: "scheduled",
+			Backfill: st.Backfill}
 		if st.Backfill {
 			tr.Reason = "scheduled (backfill)"
 		}
@@ -121,12 +138,20 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 		touched[t.job] = true
 		if op.start == nil {
 			preempts++
+			if op.next != nil {
+				t.next, t.nextAt = op.next, now
+				m.holdParts(t, t.next)
+			}
+			if op.budget {
+				m.notePreempted(t.job.rec.Project, now)
+			}
 			m.sendAll(t, api.CommandPreempt, m.grace(t.job.rec.Pool))
 			m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
 			continue
 		}
 		starts++
-		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill}
+		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill,
+			usedTo: now}
 		m.hold(t)
 		m.sendStarts(t)
 	}
@@ -185,14 +210,7 @@ func (m *Master) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]boo
 		}
 		parts = append(parts, &mpart{node: n.rec.Name, gpus: gpus})
 	}
-	for _, p := range parts {
-		if claimed[p.node] == nil {
-			claimed[p.node] = map[int]bool{}
-		}
-		for _, g := range p.gpus {
-			claimed[p.node][g.Index] = true
-		}
-	}
+	claim(claimed, parts)
 	return parts, true
 }
 

@@ -82,7 +82,7 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	if err != nil || len(plan.Preemptions) != 1 {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
-	victim := h.m.view.allocs[plan.Preemptions[0].Alloc]
+	victim := h.m.view.allocs[plan.Preemptions[0].Alloc].t
 	victim.rec.State = store.TaskPreempting // as if an earlier pass had asked it already
 	_, preempts, err := h.m.apply(h.ctx, plan)
 	if err != nil || preempts != 0 {

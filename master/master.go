@@ -95,14 +95,23 @@ type Master struct {
 	// a submission arrived out of order.
 	order    []*mjob
 	unsorted bool
-	cfgGen   int // incremented by each reload; invalidates mjob.entry
-	nodes    map[string]*mnode
-	sc       sched.Scheduler
-	snap     sched.Snapshot
-	view     snapView
-	event    bool // an event happened since the last event pass
-	logc     map[int64]chan struct{}
-	closed   bool
+	// cfgGen is incremented by each reload and each change of the
+	// account tree; it invalidates mjob.entry.
+	cfgGen int
+	nodes  map[string]*mnode
+	sc     sched.Scheduler
+	snap   sched.Snapshot
+	view   snapView
+	event  bool // an event happened since the last event pass
+	logc   map[int64]chan struct{}
+	closed bool
+	// fair is the fair-share account tree and usage (fairshare.go);
+	// nextUsageFlush is when open attempts next get usage records.
+	fair           *fairShare
+	nextUsageFlush time.Time
+	// preempted lists, per project, when its tasks were preempted or
+	// moved in the last hour (budget.go).
+	preempted map[string][]time.Time
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -136,17 +145,19 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		opt.SyncWait = DefaultSyncWait
 	}
 	m := &Master{
-		st:     opt.Store,
-		log:    opt.Logger,
-		clock:  opt.Clock,
-		opt:    opt,
-		load:   opt.LoadConfig,
-		kickc:  make(chan struct{}, 1),
-		cfg:    opt.Config,
-		cfgGen: 1,
-		jobs:   map[int64]*mjob{},
-		nodes:  map[string]*mnode{},
-		logc:   map[int64]chan struct{}{},
+		st:        opt.Store,
+		log:       opt.Logger,
+		clock:     opt.Clock,
+		opt:       opt,
+		load:      opt.LoadConfig,
+		kickc:     make(chan struct{}, 1),
+		cfg:       opt.Config,
+		cfgGen:    1,
+		jobs:      map[int64]*mjob{},
+		nodes:     map[string]*mnode{},
+		logc:      map[int64]chan struct{}{},
+		fair:      newFairShare(decayOf(opt.Config)),
+		preempted: map[string][]time.Time{},
 	}
 	if m.load == nil {
 		m.load = config.Load
@@ -189,11 +200,15 @@ func (m *Master) Run(ctx context.Context) error {
 }
 
 // Tick does the periodic work: marks silent agents lost, kills tasks past
-// their time limit, and runs a scheduling pass.
+// their time limit, records the usage of running tasks every
+// usageInterval, and runs a scheduling pass.
 func (m *Master) Tick(ctx context.Context) {
 	m.mu.Lock()
 	m.checkAgents(ctx)
 	m.checkTimeLimits(ctx)
+	if err := m.flushUsage(ctx); err != nil {
+		m.log.Error("recording usage", "err", err)
+	}
 	m.mu.Unlock()
 	m.Step(ctx)
 }
@@ -225,4 +240,13 @@ func (m *Master) Config() *config.Config {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.cfg
+}
+
+// decayOf is the configuration's usage decay, or the default for a
+// configuration built without one.
+func decayOf(cfg *config.Config) sched.Decay {
+	if cfg.Decay.Validate() != nil {
+		return config.DefaultDecay()
+	}
+	return cfg.Decay
 }

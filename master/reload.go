@@ -27,7 +27,8 @@ func checkConfig(cfg *config.Config) error {
 			return fmt.Errorf("config: pool %q is defined twice", p.Name)
 		}
 		switch p.Policy {
-		case sched.PolicyFIFO, sched.PolicyBackfill, sched.PolicyFairShare, sched.PolicyPriority, sched.PolicyQuota:
+		case sched.PolicyFIFO, sched.PolicyBackfill, sched.PolicyFairShare, sched.PolicyPriority, sched.PolicyQuota,
+			sched.PolicyMultifactor:
 		default:
 			return fmt.Errorf("config: pool %q: unknown policy %q", p.Name, p.Policy)
 		}
@@ -98,8 +99,22 @@ func (m *Master) Reload(ctx context.Context) error {
 				"the configuration in force is unchanged", m.opt.ConfigPath, j.rec.ID, j.rec.Pool)
 		}
 	}
+	old := m.cfg
 	m.cfg = cfg
 	m.cfgGen++
+	m.fair.dirty = true // shares and projects may have changed
+	if d := decayOf(cfg); d != m.fair.decay {
+		// Counters hold usage decayed the old way: count again.
+		oldFair := m.fair
+		m.fair = newFairShare(d)
+		for _, j := range m.jobs {
+			m.fair.addLeaf(j.rec.Project, j.rec.User)
+		}
+		if err := m.restoreUsage(ctx); err != nil {
+			m.cfg, m.fair = old, oldFair
+			return fmt.Errorf("reload %s: %w", m.opt.ConfigPath, err)
+		}
+	}
 	for _, n := range m.nodes {
 		n.pool = m.nodePool(n.rec.Name, n.rec.Pool)
 	}

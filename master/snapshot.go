@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
@@ -14,11 +15,18 @@ import (
 // snapView maps the indices of the last snapshot back to the mirror.
 type snapView struct {
 	jobs   []*mjob
-	allocs []*mtask
+	allocs []allocRef
 	nodes  []*mnode
 	pools  map[string]int
 	// projects maps project names to Snapshot.Projects indices.
 	projects map[string]int
+}
+
+// allocRef maps a snapshot allocation back to its task: its attempt, or,
+// for a task being moved or resized, the placement it restarts on (next).
+type allocRef struct {
+	t    *mtask
+	next bool
 }
 
 // buildSnapshot fills m.snap from the mirror. Pools come from the config in
@@ -26,16 +34,22 @@ type snapView struct {
 // by id (= submission order) and allocations by (job, task).
 func (m *Master) buildSnapshot() {
 	s, v := &m.snap, &m.view
-	s.Now = m.now().Unix()
+	now := m.now()
+	s.Now = now.Unix()
 	s.Pools = s.Pools[:0]
 	v.pools = map[string]int{}
 	for i, p := range m.cfg.Pools {
-		s.Pools = append(s.Pools, sched.Pool{Name: p.Name, Policy: p.Policy, Preemption: p.Preemption,
-			Backfill: p.Backfill, Reservations: p.Reservations, Placement: p.Placement})
+		s.Pools = append(s.Pools, p.Sched())
 		v.pools[p.Name] = i
 	}
-	m.snapProjects()
-	m.snapNodes()
+	if m.fair.dirty {
+		m.fair.rebuild(m.cfg)
+		m.cfgGen++ // job entries hold account indexes
+	}
+	m.snapProjects(now)
+	capacity := m.snapNodes()
+	s.Licenses = m.cfg.SchedLicenses()
+	s.QOS = m.cfg.QOS
 	nodeIdx := make(map[string]int32, len(v.nodes))
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
@@ -43,6 +57,7 @@ func (m *Master) buildSnapshot() {
 	m.compactOrder()
 	s.Jobs, s.Allocs = s.Jobs[:0], s.Allocs[:0]
 	v.jobs, v.allocs = v.jobs[:0], v.allocs[:0]
+	m.fair.open = resizeFloats(m.fair.open, len(m.fair.accounts))
 	for _, j := range m.order {
 		if j.entryGen != m.cfgGen {
 			j.entry, j.entryOK = m.snapJob(j)
@@ -63,26 +78,90 @@ func (m *Master) buildSnapshot() {
 			continue
 		}
 		for _, t := range j.tasks {
-			if t.att == nil {
-				continue
+			if t.att != nil {
+				m.snapTask(ji, t, nodeIdx, now)
 			}
-			a := sched.Alloc{Job: ji, Start: t.att.started.Unix(), Backfilled: t.att.backfilled,
-				Preempting: t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling}
-			for _, p := range t.att.parts {
-				if n, ok := nodeIdx[p.node]; ok {
-					a.Nodes = append(a.Nodes, sched.NodeSlots{Node: n, Slots: int32(len(p.gpus))})
-				}
-			}
-			if len(a.Nodes) == 0 {
-				continue
-			}
-			s.Allocs = append(s.Allocs, a)
-			v.allocs = append(v.allocs, t)
 		}
 	}
+	m.fair.fill(m.cfg, s.Now, capacity)
+	s.Accounts = m.fair.accounts
 }
 
-func (m *Master) snapProjects() {
+// snapTask adds the allocations of a task that holds an attempt: one for
+// the attempt, or, for a task being moved or resized, one running for
+// its new placement and one preempting and moving for what of the old
+// placement the new one does not reuse.
+func (m *Master) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.Time) {
+	s, v := &m.snap, &m.view
+	j := &s.Jobs[ji]
+	if acc := j.Account; acc >= 0 && acc < len(m.fair.open) && s.Pools[j.Pool].Policy == sched.PolicyMultifactor {
+		gpus := 0
+		for _, p := range t.att.parts {
+			gpus += len(p.gpus)
+		}
+		m.fair.open[acc] += float64(gpus) * max(now.Sub(t.att.usedTo).Seconds(), 0)
+	}
+	start := t.att.started.Unix()
+	a := sched.Alloc{Job: ji, Start: start, Backfilled: t.att.backfilled,
+		Preempting: t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling}
+	if every := t.job.spec.checkpointEvery; every > 0 && s.Now > start {
+		a.Checkpoint = start + (s.Now-start)/every*every
+	}
+	if t.next != nil {
+		// The new placement runs from the move on; the old drains.
+		nx := sched.Alloc{Job: ji, Start: t.nextAt.Unix(), Checkpoint: t.nextAt.Unix()}
+		for _, p := range t.next {
+			if n, ok := nodeIdx[p.node]; ok {
+				nx.Nodes = append(nx.Nodes, sched.NodeSlots{Node: n, Slots: int32(len(p.gpus))})
+			}
+		}
+		if len(nx.Nodes) > 0 {
+			s.Allocs = append(s.Allocs, nx)
+			v.allocs = append(v.allocs, allocRef{t: t, next: true})
+		}
+		a.Moving = true
+	}
+	for _, p := range t.att.parts {
+		n, ok := nodeIdx[p.node]
+		if !ok {
+			continue
+		}
+		k := len(p.gpus)
+		if t.next != nil {
+			k -= reusedOn(t.next, p.node)
+		}
+		if k > 0 || (len(p.gpus) == 0 && t.next == nil) {
+			a.Nodes = append(a.Nodes, sched.NodeSlots{Node: n, Slots: int32(k)})
+		}
+	}
+	if len(a.Nodes) == 0 {
+		return
+	}
+	s.Allocs = append(s.Allocs, a)
+	v.allocs = append(v.allocs, allocRef{t: t})
+}
+
+// reusedOn is how many GPUs a placement has on node.
+func reusedOn(parts []*mpart, node string) int {
+	k := 0
+	for _, p := range parts {
+		if p.node == node {
+			k += len(p.gpus)
+		}
+	}
+	return k
+}
+
+func resizeFloats(x []float64, n int) []float64 {
+	if cap(x) < n {
+		return make([]float64, n)
+	}
+	x = x[:n]
+	clear(x)
+	return x
+}
+
+func (m *Master) snapProjects(now time.Time) {
 	s, v := &m.snap, &m.view
 	s.Projects = s.Projects[:0]
 	v.projects = map[string]int{}
@@ -94,12 +173,18 @@ func (m *Master) snapProjects() {
 		if i, ok := v.projects[p.Parent]; ok && p.Parent != "" {
 			parent = i
 		}
-		s.Projects = append(s.Projects, sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota,
-			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit})
+		sp := sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota,
+			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit, PreemptBudget: p.PreemptBudget}
+		if p.PreemptBudget > 0 {
+			sp.Preempted = m.preemptedCount(p.Name, now)
+		}
+		s.Projects = append(s.Projects, sp)
 	}
 }
 
-func (m *Master) snapNodes() {
+// snapNodes adds the nodes that are up and returns the slots of those in
+// multifactor pools, against which fair-share usage is measured.
+func (m *Master) snapNodes() (multifactorSlots int) {
 	s, v := &m.snap, &m.view
 	s.Nodes = s.Nodes[:0]
 	v.nodes = v.nodes[:0]
@@ -117,13 +202,22 @@ func (m *Master) snapNodes() {
 		// hold must not look over-committed to the core.
 		sn := sched.Node{Name: name, Pool: v.pools[n.pool], Slots: max(len(n.rec.GPUs), len(n.used)),
 			Labels: m.nodeLabels(n), ZeroSlotLimit: zeroSlotLimit(pool)}
+		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
+		}
+		if pool.Policy == sched.PolicyMultifactor {
+			multifactorSlots += sn.Slots
 		}
 		s.Nodes = append(s.Nodes, sn)
 		v.nodes = append(v.nodes, n)
 	}
+	return multifactorSlots
 }
+
+// switchLabel is the node label that names a node's network switch
+// (sched.Node.Switch), from the agent or the configuration's node rule.
+const switchLabel = "switch"
 
 func zeroSlotLimit(p config.Pool) int {
 	if p.ZeroSlotLimit > 0 {
@@ -173,13 +267,19 @@ func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
 		j.pending = &pendingInfo{code: "unknown_pool", msg: "pool " + strconv.Quote(j.rec.Pool) + " is not configured"}
 		return sched.Job{}, false
 	}
-	policy := m.cfg.Pools[pool].Policy
+	pc := &m.cfg.Pools[pool]
+	policy := pc.Policy
+	fairShare := policy == sched.PolicyMultifactor && pc.Multifactor.FairShare > 0
 	proj := -1
 	if i, ok := m.view.projects[j.rec.Project]; ok {
 		proj = i
-	} else if policy == sched.PolicyQuota {
+	} else if policy == sched.PolicyQuota || fairShare {
+		uses := "quotas"
+		if fairShare {
+			uses = "fair share"
+		}
 		j.pending = &pendingInfo{code: "unknown_project",
-			msg: "project " + strconv.Quote(j.rec.Project) + " is not configured, and the pool uses quotas"}
+			msg: "project " + strconv.Quote(j.rec.Project) + " is not configured, and the pool uses " + uses}
 		return sched.Job{}, false
 	}
 	maxRun := len(j.tasks)
@@ -190,7 +290,7 @@ func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
 		maxRun = min(maxRun, max(j.rec.MaxSlots/j.rec.Slots, 1))
 	}
 	kind := sched.Kind(j.rec.Kind)
-	return sched.Job{
+	e := sched.Job{
 		ID:          j.idString(),
 		Pool:        pool,
 		Kind:        kind,
@@ -205,15 +305,27 @@ func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
 		Project:     max(proj, 0),
 		Interactive: kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard,
 		Borrow:      policy == sched.PolicyQuota && j.rec.PriorityClass == string(jobfile.ClassLow),
-	}, true
+		Account:     max(m.fair.account(j.rec.Project, j.rec.User), 0),
+	}
+	if p := m.schedHints(j, &e); p != nil {
+		j.pending = p
+		return sched.Job{}, false
+	}
+	return e, true
 }
 
 // queueKey orders a pool's waiting jobs as the pool's policy ranks them,
 // for Job.Position: by priority first under the priority and quota
-// policies, then by submission.
+// policies, by the last pass's multifactor priority (higher first) under
+// multifactor, then by submission.
 func queueKey(policy sched.Policy) func(a, b *mjob) int {
 	byPriority := policy == sched.PolicyPriority || policy == sched.PolicyQuota
 	return func(a, b *mjob) int {
+		if policy == sched.PolicyMultifactor {
+			if c := cmp.Compare(mfPriority(b), mfPriority(a)); c != 0 {
+				return c
+			}
+		}
 		if byPriority {
 			if c := cmp.Compare(a.rec.Priority, b.rec.Priority); c != 0 {
 				return c
@@ -224,4 +336,13 @@ func queueKey(policy sched.Policy) func(a, b *mjob) int {
 		}
 		return cmp.Compare(a.rec.ID, b.rec.ID)
 	}
+}
+
+// mfPriority is a job's multifactor priority in the last pass that left it
+// pending; 0 when it was not pending.
+func mfPriority(j *mjob) float64 {
+	if j.pending == nil {
+		return 0
+	}
+	return j.pending.p.Priority
 }

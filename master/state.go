@@ -17,6 +17,7 @@ import (
 // killed). It leaves the mirror when neither holds.
 type mjob struct {
 	rec   store.Job
+	spec  specHints // scheduling hints from rec.Spec
 	tasks []*mtask
 	count taskCounts
 	// pending is the last pass's explanation, nil when the job was not
@@ -27,7 +28,8 @@ type mjob struct {
 	reserved int64
 	// entry caches the job's snapshot entry, valid while entryGen equals
 	// the master's configuration generation; entryOK says the job belongs
-	// in the snapshot. A PATCH resets entryGen.
+	// in the snapshot. A PATCH resets entryGen; a reload and a change of
+	// the account tree move the master's generation on.
 	entry    sched.Job
 	entryGen int
 	entryOK  bool
@@ -51,6 +53,12 @@ type mtask struct {
 	// endTo is the terminal state a killing task ends in: killed for a kill
 	// or a time limit, failed when a part of a gang failed.
 	endTo store.TaskState
+	// next is where a preempting task that a plan moved or resized
+	// restarts as soon as its attempt ends (store.Task.Reserved); its
+	// GPUs are held for it from the plan on. nextAt is when it was
+	// reserved. nil for every other task.
+	next   []*mpart
+	nextAt time.Time
 }
 
 // mattempt is an open attempt: one part per node of its placement.
@@ -59,6 +67,8 @@ type mattempt struct {
 	started    time.Time
 	parts      []*mpart
 	backfilled bool
+	// usedTo is the end of the attempt's last usage record, or its start.
+	usedTo time.Time
 }
 
 // partState is where one node's part of an attempt is.
@@ -176,8 +186,9 @@ func (n *mnode) send(c api.Command) {
 	n.wake = make(chan struct{})
 }
 
-// setTask records a task's new stored row in the mirror: counts, and the
-// release of its GPUs when its attempt closed.
+// setTask records a task's new stored row in the mirror: counts, the
+// release of its GPUs when its attempt closed (or a new one replaced it),
+// and of its reserved GPUs once it left preempting.
 func (m *Master) setTask(t *mtask, rec store.Task) {
 	old := t.rec.State
 	t.rec = rec
@@ -185,9 +196,13 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		t.job.count.add(old, -1)
 		t.job.count.add(rec.State, 1)
 	}
-	if old.Active() && !rec.State.Active() && t.att != nil {
+	if t.att != nil && (!rec.State.Active() || rec.Attempt != t.att.number) {
 		m.release(t)
 		t.att = nil
+	}
+	if t.next != nil && rec.State != store.TaskPreempting {
+		m.releaseParts(t, t.next)
+		t.next = nil
 	}
 	if rec.State != store.TaskKilling {
 		t.endTo = ""
@@ -195,8 +210,14 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 }
 
 // release frees the GPUs that t's attempt holds.
-func (m *Master) release(t *mtask) {
-	for _, p := range t.att.parts {
+func (m *Master) release(t *mtask) { m.releaseParts(t, t.att.parts) }
+
+// hold marks the GPUs of t's attempt as used.
+func (m *Master) hold(t *mtask) { m.holdParts(t, t.att.parts) }
+
+// releaseParts frees the GPUs that parts hold for t.
+func (m *Master) releaseParts(t *mtask, parts []*mpart) {
+	for _, p := range parts {
 		n := m.nodes[p.node]
 		if n == nil {
 			continue
@@ -212,9 +233,9 @@ func (m *Master) release(t *mtask) {
 	}
 }
 
-// hold marks the GPUs of t's attempt as used.
-func (m *Master) hold(t *mtask) {
-	for _, p := range t.att.parts {
+// holdParts marks the GPUs of parts as used by t.
+func (m *Master) holdParts(t *mtask, parts []*mpart) {
+	for _, p := range parts {
 		n := m.nodes[p.node]
 		if n == nil {
 			continue
@@ -280,11 +301,25 @@ func (m *Master) restore(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, j := range m.jobs {
+		m.fair.addLeaf(j.rec.Project, j.rec.User)
+	}
+	if err := m.restoreUsage(ctx); err != nil {
+		return err
+	}
+	if err := m.restoreBudgets(ctx); err != nil {
+		return err
+	}
 	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))
 	return nil
 }
 
 func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
+	spec, err := decodeSpec(j.rec.Spec)
+	if err != nil {
+		m.log.Warn("job spec unreadable; scheduling without its hints", "job", id, "err", err)
+	}
+	j.spec = spec
 	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
 	if err != nil {
 		return err
@@ -308,7 +343,7 @@ func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
 		if !ok || a.Number != rec.Attempt {
 			return fmt.Errorf("task %d/%d is %s without its open attempt %d", id, rec.Index, rec.State, rec.Attempt)
 		}
-		t.att = &mattempt{number: a.Number, started: a.StartedAt}
+		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt}
 		for _, p := range a.Placement {
 			st := partStarting
 			if rec.State != store.TaskStarting {
@@ -317,6 +352,12 @@ func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			t.att.parts = append(t.att.parts, &mpart{node: p.Node, gpus: p.GPUs, state: st, delivered: true})
 		}
 		m.hold(t)
+		if rec.State == store.TaskPreempting && len(rec.Reserved) > 0 {
+			// A move or resize in flight: the task restarts on its
+			// reservation once the checkpoint lands, as before the restart.
+			t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
+			m.holdParts(t, t.next)
+		}
 		switch rec.State {
 		case store.TaskPreempting:
 			m.sendAll(t, api.CommandPreempt, m.grace(j.rec.Pool))

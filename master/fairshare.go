@@ -1,0 +1,321 @@
+package master
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// Fair share of multifactor pools. The account tree is the project tree,
+// with each project's Shares, and under every project one leaf account
+// per user who has run or submitted work there, with the user's Shares. A
+// job charges the leaf of (its project, its user). Usage is charged from
+// the store's usage records, which the master writes when an attempt ends
+// and every usageInterval while it runs: each (pool, project, user) keeps
+// its usage decayed with sched.Decay.Charge, in slot-periods (slot-seconds
+// over the decay period); a snapshot sums the multifactor pools' usage of
+// each leaf, adds what open attempts used since their last record, and
+// divides by the multifactor pools' slots. New rebuilds it all from the
+// store's usage records.
+
+// usageInterval is how often open attempts get a usage record.
+const usageInterval = 5 * time.Minute
+
+// noUser names the leaf of jobs submitted without a user.
+const noUser = "-"
+
+// leafKey names a leaf account.
+type leafKey struct{ project, user string }
+
+// usageKey names one usage counter.
+type usageKey struct{ pool, project, user string }
+
+// usageAcc is decayed usage in slot-periods as of at (Unix seconds).
+type usageAcc struct {
+	u  float64
+	at int64
+}
+
+// fairShare is the master's fair-share state. Guarded by Master.mu.
+type fairShare struct {
+	decay  sched.Decay
+	leaves map[leafKey]int // leaf → index in accounts
+	// accounts is the tree as the core takes it: the configuration's
+	// projects in order, then the leaves by (project index, user).
+	accounts []sched.Account
+	leafOf   []leafKey // per account; zero for projects
+	dirty    bool      // a leaf was added since accounts was built
+	usage    map[usageKey]*usageAcc
+	// keys lists usage's keys sorted, so that sums are taken in one order
+	// and snapshots are reproducible to the last bit.
+	keys []usageKey
+	// scratch: running slot-seconds per account since the last record.
+	open []float64
+}
+
+func newFairShare(d sched.Decay) *fairShare {
+	return &fairShare{decay: d, leaves: map[leafKey]int{}, usage: map[usageKey]*usageAcc{}, dirty: true}
+}
+
+func leafOf(project, user string) leafKey {
+	if user == "" {
+		user = noUser
+	}
+	return leafKey{project, user}
+}
+
+// addLeaf makes sure a leaf exists for (project, user).
+func (f *fairShare) addLeaf(project, user string) {
+	k := leafOf(project, user)
+	if _, ok := f.leaves[k]; !ok {
+		f.leaves[k] = -1
+		f.dirty = true
+	}
+}
+
+// rebuild lays the tree out again for cfg. Leaves of projects the
+// configuration no longer has are dropped (their jobs are left out of the
+// snapshot as unknown_project).
+func (f *fairShare) rebuild(cfg *config.Config) {
+	f.dirty = false
+	f.accounts = f.accounts[:0]
+	f.leafOf = f.leafOf[:0]
+	for _, p := range cfg.Projects {
+		f.accounts = append(f.accounts, sched.Account{Name: p.Name, Parent: cfg.ProjectIndex(p.Parent), Shares: p.Shares})
+		f.leafOf = append(f.leafOf, leafKey{})
+	}
+	keys := make([]leafKey, 0, len(f.leaves))
+	for k := range f.leaves {
+		if cfg.ProjectIndex(k.project) >= 0 {
+			keys = append(keys, k)
+		} else {
+			delete(f.leaves, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b leafKey) int {
+		if c := cmp.Compare(cfg.ProjectIndex(a.project), cfg.ProjectIndex(b.project)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.user, b.user)
+	})
+	for _, k := range keys {
+		shares := 1.0
+		if u, ok := cfg.User(k.user); ok {
+			shares = u.Shares
+		}
+		f.leaves[k] = len(f.accounts)
+		f.accounts = append(f.accounts, sched.Account{Name: k.project + "/" + k.user,
+			Parent: cfg.ProjectIndex(k.project), Shares: shares})
+		f.leafOf = append(f.leafOf, k)
+	}
+}
+
+// account returns the leaf index of (project, user), or -1.
+func (f *fairShare) account(project, user string) int {
+	if i, ok := f.leaves[leafOf(project, user)]; ok {
+		return i
+	}
+	return -1
+}
+
+// charge adds a usage record's slot-seconds, ending at end, to its
+// counter. Records may come out of order: one that ends before the
+// counter's time is decayed to it.
+func (f *fairShare) charge(pool, project, user string, end int64, slotSeconds float64) {
+	k := usageKey{pool, project, leafOf(project, user).user}
+	a := f.usage[k]
+	if a == nil {
+		a = &usageAcc{at: end}
+		f.usage[k] = a
+		i, _ := slices.BinarySearchFunc(f.keys, k, cmpUsageKey)
+		f.keys = slices.Insert(f.keys, i, k)
+	}
+	if end >= a.at {
+		a.u = f.decay.Charge(a.u, end-a.at, slotSeconds, 1)
+		a.at = end
+		return
+	}
+	a.u += sched.UsageShare(slotSeconds, 1, f.decay.Period) * f.decay.Factor(a.at-end)
+}
+
+// fill sets every account's Usage for a snapshot at now: the recorded
+// usage in multifactor pools decayed to now, plus f.open (what open
+// attempts used since their last record), over the multifactor pools'
+// capacity in slots.
+func (f *fairShare) fill(cfg *config.Config, now int64, capacity int) {
+	for i := range f.accounts {
+		f.accounts[i].Usage = 0
+	}
+	if capacity <= 0 {
+		return
+	}
+	for _, k := range f.keys {
+		a := f.usage[k]
+		p, ok := cfg.Pool(k.pool)
+		if !ok || p.Policy != sched.PolicyMultifactor {
+			continue
+		}
+		if i := f.account(k.project, k.user); i >= 0 {
+			f.accounts[i].Usage += sched.DecayUsage(a.u, f.decay, now-a.at) / float64(capacity)
+		}
+	}
+	for i, s := range f.open {
+		if i < len(f.accounts) && s > 0 {
+			f.accounts[i].Usage += sched.UsageShare(s, capacity, f.decay.Period)
+		}
+	}
+}
+
+func cmpUsageKey(a, b usageKey) int {
+	if c := cmp.Compare(a.pool, b.pool); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.project, b.project); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.user, b.user)
+}
+
+// usageHorizon is how far back usage still counts at least 1e-6 of its
+// value; 0 means forever (no decay).
+func usageHorizon(d sched.Decay) time.Duration {
+	const negligible = 1e-6
+	var secs float64
+	switch {
+	case d.HalfLife > 0:
+		secs = float64(d.HalfLife) * math.Log2(1/negligible)
+	case d.PerPeriod > 0 && d.PerPeriod < 1:
+		secs = float64(d.Period) * math.Log(negligible) / math.Log(d.PerPeriod)
+	default:
+		return 0
+	}
+	if secs >= float64(math.MaxInt64/int64(time.Second)) {
+		return 0
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// usagePage bounds the usage records read at once on start.
+const usagePage = 10000
+
+// restoreUsage rebuilds the usage counters from the store's records that
+// still count, and sets each open attempt's usedTo to the end of its last
+// record, so that nothing is charged twice or lost across a restart.
+func (m *Master) restoreUsage(ctx context.Context) error {
+	now := m.now()
+	var since time.Time
+	if h := usageHorizon(m.fair.decay); h > 0 {
+		since = now.Add(-h)
+	}
+	open := map[attemptKey]*mattempt{}
+	for _, j := range m.jobs {
+		for _, t := range j.tasks {
+			if t.att != nil {
+				open[attemptKey{j.rec.ID, t.rec.Index, t.att.number}] = t.att
+				if !since.IsZero() && t.att.started.Before(since) {
+					since = t.att.started
+				}
+			}
+		}
+	}
+	var after int64
+	n := 0
+	for {
+		recs, err := m.st.Usage(ctx, store.UsageFilter{Since: since, AfterID: after, Limit: usagePage})
+		if err != nil {
+			return fmt.Errorf("restore usage: %w", err)
+		}
+		for _, u := range recs {
+			m.fair.charge(u.Pool, u.Project, u.User, u.End.Unix(), u.GPUSeconds)
+			m.fair.addLeaf(u.Project, u.User)
+			if a := open[attemptKey{u.JobID, u.Index, u.Attempt}]; a != nil && u.End.After(a.usedTo) {
+				a.usedTo = u.End
+			}
+			after = u.ID
+		}
+		n += len(recs)
+		if len(recs) < usagePage {
+			break
+		}
+	}
+	m.log.Info("usage restored", "records", n, "since", since)
+	return nil
+}
+
+type attemptKey struct {
+	job     int64
+	index   int
+	attempt int
+}
+
+// usageOf is the usage record of t's open attempt from its usedTo to end,
+// or nil when the attempt holds no GPU or no time passed.
+func usageOf(t *mtask, end time.Time) *store.Usage {
+	if t.att == nil || !end.After(t.att.usedTo) {
+		return nil
+	}
+	gpus := 0
+	for _, p := range t.att.parts {
+		gpus += len(p.gpus)
+	}
+	if gpus == 0 {
+		return nil
+	}
+	j := t.job
+	return &store.Usage{Project: j.rec.Project, User: j.rec.User, Pool: j.rec.Pool, JobID: j.rec.ID,
+		Index: t.rec.Index, Attempt: t.att.number, Start: t.att.usedTo, End: end,
+		GPUSeconds: float64(gpus) * end.Sub(t.att.usedTo).Seconds()}
+}
+
+// charged notes a stored usage record in the counters.
+func (m *Master) charged(u *store.Usage) {
+	m.fair.charge(u.Pool, u.Project, u.User, u.End.Unix(), u.GPUSeconds)
+}
+
+// flushUsage records the usage of every open attempt since its last
+// record, once per usageInterval. Callers hold mu.
+func (m *Master) flushUsage(ctx context.Context) error {
+	now := m.now()
+	if now.Before(m.nextUsageFlush) {
+		return nil
+	}
+	m.nextUsageFlush = now.Add(usageInterval)
+	var recs []*store.Usage
+	var atts []*mattempt
+	for _, j := range m.order {
+		if j.gone {
+			continue
+		}
+		for _, t := range j.tasks {
+			if u := usageOf(t, now); u != nil {
+				recs, atts = append(recs, u), append(atts, t.att)
+			}
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	err := m.st.Update(ctx, func(tx store.Tx) error {
+		for _, u := range recs {
+			if _, err := tx.RecordUsage(ctx, *u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record usage of %d open attempts: %w", len(recs), err)
+	}
+	for i, u := range recs {
+		m.charged(u)
+		atts[i].usedTo = now
+	}
+	return nil
+}

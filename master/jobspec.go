@@ -1,0 +1,111 @@
+package master
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/sched"
+)
+
+// specHints holds what the scheduler needs of a job beyond the store's
+// columns: the scheduling hints of its job file. The store keeps them in
+// the job's spec (store.Job.Spec), so no column is needed; the master reads
+// them once, at submission or on restore.
+type specHints struct {
+	minSlots int
+	gpu      string
+	topology sched.Topology
+	licenses []licenseUse // sorted by name
+	qos      string       // "": the configuration's default QOS
+	nice     int
+	// checkpointEvery (seconds) estimates when a running task last saved
+	// a checkpoint (sched.Alloc.Checkpoint); 0: unknown.
+	checkpointEvery int64
+	// preemptible is the job file's own choice, which a priority change
+	// out of the LOW class restores.
+	preemptible bool
+}
+
+type licenseUse struct {
+	name  string
+	count int
+}
+
+// specOf takes the hints from a parsed job file.
+func specOf(r jobfile.Resources) specHints {
+	s := specHints{minSlots: r.MinSlots, gpu: r.GPU, topology: sched.Topology(r.Topology), qos: r.QOS,
+		nice: r.Nice, checkpointEvery: r.CheckpointEvery, preemptible: r.Preemptible}
+	for name, n := range r.Licenses {
+		s.licenses = append(s.licenses, licenseUse{name: name, count: n})
+	}
+	slices.SortFunc(s.licenses, func(a, b licenseUse) int { return cmp.Compare(a.name, b.name) })
+	return s
+}
+
+// decodeSpec reads the hints from a stored spec. Specs were validated when
+// they were submitted, so a plain decode of the resources suffices; a job
+// stored without a spec has none.
+func decodeSpec(raw json.RawMessage) (specHints, error) {
+	if len(raw) == 0 {
+		return specHints{}, nil
+	}
+	var doc struct {
+		Resources jobfile.Resources `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return specHints{}, fmt.Errorf("decode job spec: %w", err)
+	}
+	return specOf(doc.Resources), nil
+}
+
+// checkSpecAgainst refuses a job file that names a QOS or a license the
+// configuration does not define, naming the field.
+func checkSpecAgainst(cfg *config.Config, r jobfile.Resources) error {
+	if _, err := cfg.ResolveQOS(r.QOS); err != nil {
+		return badRequest("resources.qos", "resources.qos: %v", err)
+	}
+	names := make([]string, 0, len(r.Licenses))
+	for name := range r.Licenses {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := cfg.CheckLicense(name); err != nil {
+			return badRequest("resources.licenses."+name, "resources.licenses.%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// schedHints fills a job's snapshot entry from its hints: QOS and license
+// indexes against the configuration in force. It returns a pending
+// explanation instead when a reload dropped a QOS or a license the job
+// names. Callers hold mu.
+func (m *Master) schedHints(j *mjob, e *sched.Job) *pendingInfo {
+	s := &j.spec
+	e.MinSlots, e.GPU, e.Topology, e.Nice = s.minSlots, s.gpu, s.topology, s.nice
+	qos := s.qos
+	if qos == "" {
+		qos = m.cfg.DefaultQOS
+	}
+	if qos != "" {
+		i := m.cfg.QOSIndex(qos)
+		if i < 0 {
+			return &pendingInfo{code: "unknown_qos", msg: "QOS " + strconv.Quote(qos) + " is not configured"}
+		}
+		e.QOS = i
+	}
+	for _, u := range s.licenses {
+		i := m.cfg.LicenseIndex(u.name)
+		if i < 0 {
+			return &pendingInfo{code: "unknown_license", msg: "license " + strconv.Quote(u.name) + " is not configured"}
+		}
+		e.Licenses = append(e.Licenses, sched.LicenseUse{License: i, Count: u.count})
+	}
+	return nil
+}

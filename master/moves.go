@@ -1,0 +1,174 @@
+package master
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// Moves and resizes (sched.Plan.Moves, sched.Plan.Resizes). The applier
+// turns each into one transition, running (or starting) → preempting,
+// that also stores the task's new placement (store.TaskTransition.Reserve)
+// in the same transaction as the plan's other items, and only then sends
+// the preempt command, with the pool's grace period: the task
+// checkpoints. From then on the new placement's GPUs are held for the task
+// (mtask.next), and snapshots show the task as the core expects: its new
+// placement running, and whatever of the old placement the new one does
+// not reuse preempting and moving. When the attempt ends checkpointed, the
+// task goes preempting → preempted → starting on the reserved placement in
+// one transaction, without queueing, and gets its start commands at once.
+// If a node of the reservation went down meanwhile, or the attempt ended
+// otherwise (completed, failed, killed, lost), the reservation is dropped
+// and the task ends or is requeued as any other would be.
+//
+// After a master restart the reservation is read back from the store
+// (store.Task.Reserved) with the open attempt, its GPUs are held again,
+// and the preempt command is sent again: the task still restarts on its
+// reservation, or is requeued cleanly when that is no longer possible.
+//
+// While a move is under way the applier skips any plan item that names
+// the task (a preemption, another move or a resize of its new placement);
+// the core asks again once the task runs on its new placement.
+
+// current returns the task of the last snapshot's allocation a when it may
+// be preempted, moved or resized now: its attempt (not a reserved
+// placement) is starting or running and no move of it is under way.
+func (m *Master) current(a int) *mtask {
+	r := m.view.allocs[a]
+	t := r.t
+	if r.next || t.att == nil || t.next != nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
+		return nil
+	}
+	return t
+}
+
+// replacements turns a plan's moves and resizes into transitions to
+// preempting that reserve the new placements, choosing their GPUs.
+func (m *Master) replacements(plan *sched.Plan, claimed map[string]map[int]bool, now time.Time) []*taskOp {
+	var ops []*taskOp
+	for _, mv := range plan.Moves {
+		reason := "moving to make room for job " + m.snap.Jobs[mv.For].ID
+		if op := m.replaceOp(mv.Alloc, mv.Nodes, claimed, now, reason); op != nil {
+			op.budget = true // the core counts a move as a preemption
+			ops = append(ops, op)
+		}
+	}
+	for _, rs := range plan.Resizes {
+		reason := fmt.Sprintf("%s%d slots", resizeReason, sched.Slots(rs.Nodes))
+		if op := m.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason); op != nil {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+func (m *Master) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]map[int]bool, now time.Time, reason string) *taskOp {
+	t := m.current(alloc)
+	if t == nil {
+		return nil
+	}
+	parts, ok := m.placeReserved(t, ns, claimed)
+	if !ok {
+		return nil
+	}
+	return &taskOp{t: t, next: parts, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
+		Reserve: placementOf(parts)}}
+}
+
+// placeReserved turns a move's or resize's slot counts into GPUs: on a
+// node where the task runs already, its own GPUs first (a resize in
+// place), then the lowest free indexes. It fails, claiming nothing, when a
+// node went down or lacks free GPUs.
+func (m *Master) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool) ([]*mpart, bool) {
+	parts := make([]*mpart, 0, len(ns))
+	for _, x := range ns {
+		n := m.view.nodes[x.Node]
+		if !n.up() {
+			return nil, false
+		}
+		taken := claimed[n.rec.Name]
+		var gpus []store.GPURef
+		if own := t.part(n.rec.Name); own != nil {
+			for _, g := range own.gpus {
+				if len(gpus) < int(x.Slots) && !taken[g.Index] {
+					gpus = append(gpus, g)
+				}
+			}
+		}
+		for _, g := range n.rec.GPUs {
+			if len(gpus) == int(x.Slots) {
+				break
+			}
+			if n.used[g.Index] == nil && !taken[g.Index] {
+				gpus = append(gpus, store.GPURef{Index: g.Index, UUID: g.UUID})
+			}
+		}
+		if len(gpus) < int(x.Slots) {
+			m.log.Warn("plan move skipped: GPUs no longer free", "task", t.id().String(), "node", n.rec.Name,
+				"want", x.Slots, "free", len(gpus))
+			return nil, false
+		}
+		slices.SortFunc(gpus, func(a, b store.GPURef) int { return a.Index - b.Index })
+		parts = append(parts, &mpart{node: n.rec.Name, gpus: gpus})
+	}
+	claim(claimed, parts)
+	return parts, true
+}
+
+// claim marks parts' GPUs as taken by the plan being applied.
+func claim(claimed map[string]map[int]bool, parts []*mpart) {
+	for _, p := range parts {
+		if claimed[p.node] == nil {
+			claimed[p.node] = map[int]bool{}
+		}
+		for _, g := range p.gpus {
+			claimed[p.node][g.Index] = true
+		}
+	}
+}
+
+// placementOf is parts as the store keeps them.
+func placementOf(parts []*mpart) []store.Placement {
+	out := make([]store.Placement, len(parts))
+	for i, p := range parts {
+		out[i] = store.Placement{Node: p.node, GPUs: p.gpus}
+	}
+	return out
+}
+
+// partsOf is a stored placement as fresh parts, not yet started.
+func partsOf(ps []store.Placement) []*mpart {
+	out := make([]*mpart, len(ps))
+	for i, p := range ps {
+		out[i] = &mpart{node: p.Node, gpus: p.GPUs}
+	}
+	return out
+}
+
+// restartable reports whether a task's reserved placement can still take
+// it: every node of it is up.
+func (m *Master) restartable(t *mtask) bool {
+	for _, p := range t.next {
+		if n := m.nodes[p.node]; n == nil || !n.up() {
+			return false
+		}
+	}
+	return true
+}
+
+// restartOn gives a task that just went to starting on its reservation
+// its new attempt, and sends the start commands. next is the reservation,
+// which setTask has released. Callers hold mu.
+func (m *Master) restartOn(t *mtask, next []*mpart, now time.Time) {
+	parts := make([]*mpart, len(next))
+	for i, p := range next {
+		parts[i] = &mpart{node: p.node, gpus: p.gpus}
+	}
+	t.att = &mattempt{number: t.rec.Attempt, started: now, parts: parts, usedTo: now}
+	m.hold(t)
+	m.sendStarts(t)
+}
