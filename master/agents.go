@@ -71,13 +71,14 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 }
 
 // tasksOn lists the tasks with an open attempt that has a part on node,
-// in (job, index) order.
+// in (job, index) order. (A task may hold GPUs of node for a move without
+// running there yet.)
 func (m *Master) tasksOn(node string) []*mtask {
 	n := m.nodes[node]
 	seen := map[*mtask]bool{}
 	var out []*mtask
 	for _, t := range n.used {
-		if !seen[t] {
+		if !seen[t] && t.part(node) != nil {
 			seen[t] = true
 			out = append(out, t)
 		}
