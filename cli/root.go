@@ -20,6 +20,7 @@ func New() *cobra.Command {
 	}
 	addMasterFlag(root)
 	root.AddCommand(newSimCmd())
+	root.AddCommand(newMasterCmd())
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
