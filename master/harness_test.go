@@ -42,7 +42,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // harness is a master on a store in a temporary directory, served by an
 // httptest server, with a fake clock. Tests drive passes with step.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	dir   string
 	dsn   string
@@ -57,12 +57,12 @@ type harnessOption func(*Options)
 
 func withConfig(cfg *config.Config) harnessOption { return func(o *Options) { o.Config = cfg } }
 
-func newHarness(t *testing.T, opts ...harnessOption) *harness {
+func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
 	return newHarnessOn(t, "", t.TempDir(), opts...)
 }
 
-func newHarnessOn(t *testing.T, dsn, dir string, opts ...harnessOption) *harness {
+func newHarnessOn(t testing.TB, dsn, dir string, opts ...harnessOption) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)

@@ -11,8 +11,9 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-func TestLifecycleCompletes(t *testing.T) {
-	h := newHarness(t)
+func TestLifecycleCompletes(t *testing.T) { onBackends(t, lifecycleCompletes) }
+
+func lifecycleCompletes(t *testing.T, h *harness) {
 	a := h.agent("n1", 8)
 	id := h.submit(jobSpec("train", 2, ""))
 	h.step()
@@ -83,8 +84,9 @@ func TestTaskEnds(t *testing.T) {
 	}
 }
 
-func TestPreemptionRequeuesWithTheSameCheckpoint(t *testing.T) {
-	h := newHarness(t)
+func TestPreemptionRequeuesWithTheSameCheckpoint(t *testing.T) { onBackends(t, preemptionRequeues) }
+
+func preemptionRequeues(t *testing.T, h *harness) {
 	a := h.agent("n1", 4)
 	a.HoldPreempt = true
 	low := h.submit(jobSpec("low", 4, `, "priority": 60, "preemptible": true`))
@@ -125,8 +127,9 @@ func TestPreemptionRequeuesWithTheSameCheckpoint(t *testing.T) {
 	}
 }
 
-func TestKillJob(t *testing.T) {
-	h := newHarness(t)
+func TestKillJob(t *testing.T) { onBackends(t, killJob) }
+
+func killJob(t *testing.T, h *harness) {
 	a := h.agent("n1", 2)
 	id := h.submit(`{"name": "hp", "entrypoint": "train", "resources": {"slots": 1},
 		"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3]}}, "searcher": {"name": "grid"}}`)
@@ -157,8 +160,9 @@ func TestKillJob(t *testing.T) {
 	}
 }
 
-func TestGangSpansNodes(t *testing.T) {
-	h := newHarness(t)
+func TestGangSpansNodes(t *testing.T) { onBackends(t, gangSpansNodes) }
+
+func gangSpansNodes(t *testing.T, h *harness) {
 	a, b := h.agent("n1", 4), h.agent("n2", 4)
 	id := h.submit(jobSpec("big", 8, ""))
 	h.step()
@@ -275,8 +279,9 @@ func TestRegisterReconciles(t *testing.T) {
 	}
 }
 
-func TestCompletionReportedAcrossReregistration(t *testing.T) {
-	h := newHarness(t)
+func TestCompletionReportedAcrossReregistration(t *testing.T) { onBackends(t, completionAcrossReregistration) }
+
+func completionAcrossReregistration(t *testing.T, h *harness) {
 	a := h.agent("n1", 4)
 	id := h.submit(jobSpec("train", 1, ""))
 	h.step()
