@@ -455,12 +455,12 @@ func (c *cluster) cleanup() {
 }
 
 // stopClean stops a daemon with SIGINT and checks that it exits 0;
-// daemons the test killed on purpose are left alone.
+// daemons the test stopped or killed on purpose are left alone.
 func (c *cluster) stopClean(p *proc) {
 	p.mu.Lock()
-	killed := p.killed
+	stopped := p.stopped
 	p.mu.Unlock()
-	if killed {
+	if stopped {
 		return
 	}
 	if p.exited() {

@@ -29,7 +29,7 @@ type proc struct {
 	done    chan struct{} // closed when the process has exited
 	// Set before done is closed.
 	exitCode int
-	killed   bool // the test SIGKILLed it on purpose
+	stopped  bool // the test stopped or killed it on purpose
 	mu       sync.Mutex
 }
 
@@ -97,13 +97,29 @@ func (p *proc) exited() bool {
 // waits for it to be gone.
 func (p *proc) kill9(t *testing.T) {
 	t.Helper()
-	p.mu.Lock()
-	p.killed = true
-	p.mu.Unlock()
+	p.setStopped()
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !p.exited() {
 		t.Fatalf("kill -9 %s: %v", p.name, err)
 	}
 	<-p.done
+}
+
+func (p *proc) setStopped() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+}
+
+// interrupt stops the process with SIGINT on purpose, as Ctrl-C would,
+// and returns its exit code.
+func (p *proc) interrupt(t *testing.T) int {
+	t.Helper()
+	p.setStopped()
+	code, err := p.stop(syscall.SIGINT, stopTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
 }
 
 // stop sends sig and waits up to timeout for the exit; it returns the exit

@@ -270,3 +270,39 @@ func fmtCode(p *int) string {
 	}
 	return strconv.Itoa(*p)
 }
+
+// TestDistributed runs a task wider than one node: it runs as a gang of
+// one part per node, each part sees its rank, the node count and its own
+// node's GPUs, and the output of every part comes back.
+func TestDistributed(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, clusterSpec{config: twoPools, agents: []agentSpec{
+		{name: "gpu-1", pool: "default", gpus: 4},
+		{name: "gpu-2", pool: "default", gpus: 4},
+	}})
+	id := c.submit("distributed", `name: distributed
+resources: {slots: 8}
+entrypoint: 'echo "rank $ALLOT_NODE_RANK of $ALLOT_NUM_NODES on [$CUDA_VISIBLE_DEVICES]"; echo "rank $ALLOT_NODE_RANK done"'
+`)
+	if j := c.waitEnded(id); j.State != "completed" {
+		t.Fatalf("distributed job: %s", describeJob(c.show(id)))
+	}
+	j := c.show(id)
+	a := j.TaskList[0].Attempts[0]
+	nodes := map[string]bool{}
+	for _, p := range a.Placement {
+		nodes[p.Node] = true
+		if len(p.GPUs) != 4 {
+			t.Errorf("part on %s holds GPUs %v, want 4", p.Node, p.GPUs)
+		}
+	}
+	if len(a.Placement) != 2 || !nodes["gpu-1"] || !nodes["gpu-2"] {
+		t.Fatalf("placement %v, want one part on each of gpu-1 and gpu-2", a.Placement)
+	}
+	out := c.cliOK("job", "logs", strconv.FormatInt(id, 10))
+	for _, want := range []string{"rank 0 of 2 on [0,1,2,3]", "rank 1 of 2 on [0,1,2,3]", "rank 0 done", "rank 1 done"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("allot job logs lacks %q (lines of the parts of one attempt collide):\n%s", want, out)
+		}
+	}
+}
