@@ -3,8 +3,10 @@ package master
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -163,7 +165,7 @@ func (m *Master) logWake(id int64, live bool) chan struct{} {
 
 // onlyParams refuses query parameters other than the named ones.
 func onlyParams(v url.Values, names ...string) error {
-	for k := range v {
+	for _, k := range slices.Sorted(maps.Keys(v)) {
 		known := false
 		for _, n := range names {
 			known = known || k == n

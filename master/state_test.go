@@ -279,7 +279,9 @@ func TestRegisterReconciles(t *testing.T) {
 	}
 }
 
-func TestCompletionReportedAcrossReregistration(t *testing.T) { onBackends(t, completionAcrossReregistration) }
+func TestCompletionReportedAcrossReregistration(t *testing.T) {
+	onBackends(t, completionAcrossReregistration)
+}
 
 func completionAcrossReregistration(t *testing.T, h *harness) {
 	a := h.agent("n1", 4)
