@@ -57,7 +57,7 @@ func (m *Master) loads(key func(*mjob) string) map[string]*load {
 			l = &load{}
 			out[key(j)] = l
 		}
-		if !j.rec.State.Terminal() && j.count[store.TaskQueued] > 0 {
+		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
 			l.queuedJobs++
 		}
 		for _, t := range j.tasks {

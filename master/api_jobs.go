@@ -77,8 +77,8 @@ func (m *Master) Submit(ctx context.Context, user string, data []byte) (store.Jo
 		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,
 			Hyperparameters: t.Hyperparameters, UpdatedAt: created.SubmittedAt}})
 	}
-	j.count[store.TaskQueued] = len(tasks)
-	m.jobs[created.ID] = j
+	j.count.add(store.TaskQueued, len(tasks))
+	m.addJob(j)
 	m.metric.submissions.Inc()
 	m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,
 		"project", created.Project, "tasks", len(tasks), "slots", created.Slots)
@@ -211,7 +211,7 @@ func (m *Master) liveJobs(f store.JobFilter) []api.Job {
 func (m *Master) positions() map[*mjob]int {
 	byPool := map[string][]*mjob{}
 	for _, j := range m.jobs {
-		if !j.rec.State.Terminal() && j.count[store.TaskQueued] > 0 {
+		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
 			byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
 		}
 	}
@@ -342,6 +342,7 @@ func (m *Master) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, err
 		return api.Job{}, err
 	}
 	j.rec = rec
+	j.entryGen = 0
 	m.kick()
 	return m.jobView(j, m.positions()[j]), nil
 }

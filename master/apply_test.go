@@ -2,6 +2,9 @@ package master
 
 import (
 	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/config"
 
 	"github.com/allot-sched/allot/store"
 )
@@ -111,5 +114,39 @@ func TestGPUAssignment(t *testing.T) {
 	}
 	if len(seen) != 8 {
 		t.Fatalf("%d GPUs used, want 8", len(seen))
+	}
+}
+
+// TestReservationsCarriedOnEventsOnly: conservative reservations move from
+// pass to pass after events, as in the simulator, and idle ticks leave
+// them alone.
+func TestReservationsCarriedOnEventsOnly(t *testing.T) {
+	cfg, err := config.Parse("c.yaml", []byte("pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h.step()
+	j := h.m.jobs[waiting]
+	want := h.clock.Now().Unix() + 3600
+	if j.reserved != want {
+		t.Fatalf("after the submission: reserved %d, want %d", j.reserved, want)
+	}
+	j.reserved = want + 100 // a marker the next pass would overwrite if it carried
+	h.clock.Advance(time.Second)
+	h.sync(a)
+	h.m.Tick(h.ctx)
+	if j.reserved != want+100 {
+		t.Fatalf("after an idle tick: reserved %d, want it untouched", j.reserved)
+	}
+	h.submit(jobSpec("another", 1, ""))
+	h.step()
+	if j.reserved == want+100 {
+		t.Fatal("after an event: the reservation was not carried")
 	}
 }

@@ -28,6 +28,8 @@ const (
 	// maxPasses bounds the passes run for one event; the simulator uses the
 	// same bound.
 	maxPasses = 1000
+	// maxRest bounds the pause after an event-driven step.
+	maxRest = 100 * time.Millisecond
 )
 
 // Clock tells the time. The master reads it for every timestamp it
@@ -87,15 +89,20 @@ type Master struct {
 
 	mu sync.Mutex
 	// Everything below is guarded by mu.
-	cfg    *config.Config
-	jobs   map[int64]*mjob
-	nodes  map[string]*mnode
-	sc     sched.Scheduler
-	snap   sched.Snapshot
-	view   snapView
-	event  bool // an event happened since the last event pass
-	logc   map[int64]chan struct{}
-	closed bool
+	cfg  *config.Config
+	jobs map[int64]*mjob
+	// order lists the mirror's jobs by id for the snapshot; unsorted says
+	// a submission arrived out of order.
+	order    []*mjob
+	unsorted bool
+	cfgGen   int // incremented by each reload; invalidates mjob.entry
+	nodes    map[string]*mnode
+	sc       sched.Scheduler
+	snap     sched.Snapshot
+	view     snapView
+	event    bool // an event happened since the last event pass
+	logc     map[int64]chan struct{}
+	closed   bool
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -129,16 +136,17 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		opt.SyncWait = DefaultSyncWait
 	}
 	m := &Master{
-		st:    opt.Store,
-		log:   opt.Logger,
-		clock: opt.Clock,
-		opt:   opt,
-		load:  opt.LoadConfig,
-		kickc: make(chan struct{}, 1),
-		cfg:   opt.Config,
-		jobs:  map[int64]*mjob{},
-		nodes: map[string]*mnode{},
-		logc:  map[int64]chan struct{}{},
+		st:     opt.Store,
+		log:    opt.Logger,
+		clock:  opt.Clock,
+		opt:    opt,
+		load:   opt.LoadConfig,
+		kickc:  make(chan struct{}, 1),
+		cfg:    opt.Config,
+		cfgGen: 1,
+		jobs:   map[int64]*mjob{},
+		nodes:  map[string]*mnode{},
+		logc:   map[int64]chan struct{}{},
 	}
 	if m.load == nil {
 		m.load = config.Load
@@ -162,7 +170,18 @@ func (m *Master) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-m.kickc:
+			began := time.Now()
 			m.Step(ctx)
+			// Under a storm of events, rest as long as the passes took, so
+			// that scheduling takes at most half a CPU and the events that
+			// come meanwhile share the next pass.
+			rest := time.NewTimer(min(time.Since(began), maxRest))
+			select {
+			case <-ctx.Done():
+				rest.Stop()
+				return nil
+			case <-rest.C:
+			}
 		case <-t.C:
 			m.Tick(ctx)
 		}

@@ -76,7 +76,7 @@ func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 		if _, ok := states[j.rec.State]; ok {
 			states[j.rec.State]++
 		}
-		if !j.rec.State.Terminal() && j.count[store.TaskQueued] > 0 {
+		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
 			reason := "none"
 			if j.pending != nil {
 				reason = j.pending.view().Reason

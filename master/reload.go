@@ -99,6 +99,7 @@ func (m *Master) Reload(ctx context.Context) error {
 		}
 	}
 	m.cfg = cfg
+	m.cfgGen++
 	for _, n := range m.nodes {
 		n.pool = m.nodePool(n.rec.Name, n.rec.Pool)
 	}

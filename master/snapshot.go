@@ -40,22 +40,28 @@ func (m *Master) buildSnapshot() {
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
 	}
-	ids := make([]int64, 0, len(m.jobs))
-	for id := range m.jobs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	m.compactOrder()
 	s.Jobs, s.Allocs = s.Jobs[:0], s.Allocs[:0]
 	v.jobs, v.allocs = v.jobs[:0], v.allocs[:0]
-	for _, id := range ids {
-		j := m.jobs[id]
-		sj, ok := m.snapJob(j)
-		if !ok {
+	for _, j := range m.order {
+		if j.entryGen != m.cfgGen {
+			j.entry, j.entryOK = m.snapJob(j)
+			j.entryGen = m.cfgGen
+		}
+		if !j.entryOK {
 			continue
 		}
 		ji := len(s.Jobs)
-		s.Jobs = append(s.Jobs, sj)
+		j.entry.Waiting = j.count.get(store.TaskQueued)
+		if j.rec.State.Terminal() {
+			j.entry.Waiting = 0
+		}
+		j.entry.Reserved = j.reserved
+		s.Jobs = append(s.Jobs, j.entry)
 		v.jobs = append(v.jobs, j)
+		if j.active() == 0 {
+			continue
+		}
 		for _, t := range j.tasks {
 			if t.att == nil {
 				continue
@@ -147,7 +153,18 @@ func (m *Master) nodeLabels(n *mnode) map[string]string {
 	return out
 }
 
-// snapJob is a job's entry in the snapshot. A job whose pool is not
+// compactOrder drops jobs that left the mirror from m.order and sorts it
+// when a submission arrived out of order.
+func (m *Master) compactOrder() {
+	m.order = slices.DeleteFunc(m.order, func(j *mjob) bool { return j.gone })
+	if m.unsorted {
+		slices.SortFunc(m.order, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+		m.unsorted = false
+	}
+}
+
+// snapJob is a job's entry in the snapshot, but for Waiting and Reserved,
+// which buildSnapshot fills in every pass. A job whose pool is not
 // configured, or that runs in a quota pool under an unknown project, is
 // left out and given a pending reason of the master's own.
 func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
@@ -172,10 +189,6 @@ func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
 	if j.rec.MaxSlots > 0 && j.rec.Slots > 0 {
 		maxRun = min(maxRun, max(j.rec.MaxSlots/j.rec.Slots, 1))
 	}
-	waiting := j.count[store.TaskQueued]
-	if j.rec.State.Terminal() {
-		waiting = 0
-	}
 	kind := sched.Kind(j.rec.Kind)
 	return sched.Job{
 		ID:          j.idString(),
@@ -187,13 +200,11 @@ func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
 		Weight:      j.rec.Weight,
 		Preemptible: j.rec.Preemptible,
 		Slots:       j.rec.Slots,
-		Waiting:     waiting,
 		MaxRunning:  max(maxRun, 1),
 		TimeLimit:   int64(j.rec.TimeLimit.Seconds()),
 		Project:     max(proj, 0),
 		Interactive: kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard,
 		Borrow:      policy == sched.PolicyQuota && j.rec.PriorityClass == string(jobfile.ClassLow),
-		Reserved:    j.reserved,
 	}, true
 }
 

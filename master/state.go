@@ -18,13 +18,20 @@ import (
 type mjob struct {
 	rec   store.Job
 	tasks []*mtask
-	count map[store.TaskState]int
+	count taskCounts
 	// pending is the last pass's explanation, nil when the job was not
 	// pending in it.
 	pending *pendingInfo
 	// reserved carries a conservative reservation from one event pass to
 	// the next (sched.Job.Reserved).
 	reserved int64
+	// entry caches the job's snapshot entry, valid while entryGen equals
+	// the master's configuration generation; entryOK says the job belongs
+	// in the snapshot. A PATCH resets entryGen.
+	entry    sched.Job
+	entryGen int
+	entryOK  bool
+	gone     bool // left the mirror; dropped from Master.order lazily
 }
 
 // pendingInfo is a sched.Pending with the blocker named by job id, so that
@@ -100,19 +107,41 @@ type mnode struct {
 }
 
 func newJob(rec store.Job) *mjob {
-	return &mjob{rec: rec, count: map[store.TaskState]int{}}
+	return &mjob{rec: rec}
 }
+
+// taskStates indexes taskCounts.
+var taskStates = [...]store.TaskState{store.TaskQueued, store.TaskStarting, store.TaskRunning,
+	store.TaskPreempting, store.TaskKilling, store.TaskPreempted, store.TaskCompleted, store.TaskFailed,
+	store.TaskKilled}
+
+// taskCounts counts a job's tasks by state, with a last slot for a state
+// the store would never return. An array rather than a map: every
+// scheduling pass reads it for every job.
+type taskCounts [len(taskStates) + 1]int
+
+func stateIndex(s store.TaskState) int {
+	for i, x := range taskStates {
+		if x == s {
+			return i
+		}
+	}
+	return len(taskStates)
+}
+
+func (c *taskCounts) get(s store.TaskState) int    { return c[stateIndex(s)] }
+func (c *taskCounts) add(s store.TaskState, d int) { c[stateIndex(s)] += d }
 
 func (j *mjob) idString() string { return strconv.FormatInt(j.rec.ID, 10) }
 
 // active is how many of the job's tasks hold attempts.
 func (j *mjob) active() int {
-	return j.count[store.TaskStarting] + j.count[store.TaskRunning] +
-		j.count[store.TaskPreempting] + j.count[store.TaskKilling]
+	return j.count.get(store.TaskStarting) + j.count.get(store.TaskRunning) +
+		j.count.get(store.TaskPreempting) + j.count.get(store.TaskKilling)
 }
 
 func (j *mjob) terminal() int {
-	return j.count[store.TaskCompleted] + j.count[store.TaskFailed] + j.count[store.TaskKilled]
+	return j.count.get(store.TaskCompleted) + j.count.get(store.TaskFailed) + j.count.get(store.TaskKilled)
 }
 
 // live reports whether the job belongs in the mirror.
@@ -153,8 +182,8 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 	old := t.rec.State
 	t.rec = rec
 	if old != rec.State {
-		t.job.count[old]--
-		t.job.count[rec.State]++
+		t.job.count.add(old, -1)
+		t.job.count.add(rec.State, 1)
 	}
 	if old.Active() && !rec.State.Active() && t.att != nil {
 		m.release(t)
@@ -237,6 +266,10 @@ func (m *Master) restore(ctx context.Context) error {
 	for _, j := range live {
 		m.jobs[j.ID] = newJob(j)
 	}
+	for _, j := range m.jobs {
+		m.order = append(m.order, j)
+	}
+	m.unsorted = true
 	for id, j := range m.jobs {
 		if err := m.restoreJob(ctx, id, j); err != nil {
 			return err
@@ -267,7 +300,7 @@ func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	for _, rec := range tasks {
 		t := &mtask{job: j, rec: rec}
 		j.tasks = append(j.tasks, t)
-		j.count[rec.State]++
+		j.count.add(rec.State, 1)
 		if !rec.State.Active() {
 			continue
 		}
@@ -332,10 +365,10 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	case j.rec.State.Terminal():
 	case j.terminal() == len(j.tasks):
 		switch {
-		case j.count[store.TaskFailed] > 0:
-			to, reason = store.JobFailed, fmt.Sprintf("%d of %d tasks failed", j.count[store.TaskFailed], len(j.tasks))
-		case j.count[store.TaskKilled] > 0:
-			to, reason = store.JobKilled, fmt.Sprintf("%d of %d tasks were killed", j.count[store.TaskKilled], len(j.tasks))
+		case j.count.get(store.TaskFailed) > 0:
+			to, reason = store.JobFailed, fmt.Sprintf("%d of %d tasks failed", j.count.get(store.TaskFailed), len(j.tasks))
+		case j.count.get(store.TaskKilled) > 0:
+			to, reason = store.JobKilled, fmt.Sprintf("%d of %d tasks were killed", j.count.get(store.TaskKilled), len(j.tasks))
 		default:
 			to, reason = store.JobCompleted, "every task completed"
 		}
@@ -358,9 +391,19 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	}
 	if !j.live() {
 		delete(m.jobs, j.rec.ID)
+		j.gone = true
 		m.wakeLogs(j.rec.ID)
 	}
 	return nil
+}
+
+// addJob puts a new job into the mirror. Callers hold mu.
+func (m *Master) addJob(j *mjob) {
+	m.jobs[j.rec.ID] = j
+	if n := len(m.order); n > 0 && m.order[n-1].rec.ID > j.rec.ID {
+		m.unsorted = true
+	}
+	m.order = append(m.order, j)
 }
 
 // nodePool is a node's effective pool: the config pins it by name, else
