@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -56,25 +57,69 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 	if err != nil {
 		return err
 	}
-	var lq client.LogQuery
-	if oneTask {
-		if f.task >= job.Tasks {
-			return fmt.Errorf("--task: job %d has %d task(s), numbered from 0; got %d", id, job.Tasks, f.task)
-		}
-		lq.Task = &f.task
+	if oneTask && f.task >= job.Tasks {
+		return fmt.Errorf("--task: job %d has %d task(s), numbered from 0; got %d", id, job.Tasks, f.task)
 	}
-	prefix := !oneTask && job.Tasks > 1
-	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	// Following lasts until the job ends, so only each request is bounded
-	// (by Follow), not the whole.
-	_, err = c.Follow(cmd.Context(), id, lq, f.follow, func(l api.LogLine) error {
-		w := out
-		if l.Stream == "stderr" {
-			w = errOut
+	tasks := []int{f.task}
+	if !oneTask {
+		tasks = make([]int, max(job.Tasks, 1))
+		for i := range tasks {
+			tasks[i] = i
 		}
-		return writeLogLine(w, l, prefix)
-	})
+	}
+	if f.follow && len(tasks) > maxFollowTasks {
+		return fmt.Errorf("job %d has %d tasks; -f follows at most %d at once: choose one with --task", id, len(tasks), maxFollowTasks)
+	}
+	w := &logWriter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), prefix: !oneTask && job.Tasks > 1}
+	if !f.follow {
+		// One task after the other, so each task's lines stay together.
+		for _, t := range tasks {
+			if err := followTask(cmd, c, id, t, false, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Following lasts until the job ends, so only each request is bounded
+	// (by Follow), not the whole; every task is followed at once.
+	errs := make(chan error, len(tasks))
+	for _, t := range tasks {
+		go func() { errs <- followTask(cmd, c, id, t, true, w) }()
+	}
+	var first error
+	for range tasks {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// maxFollowTasks bounds the long polls one `logs -f` keeps open.
+const maxFollowTasks = 64
+
+func followTask(cmd *cobra.Command, c *client.Client, id int64, task int, follow bool, w *logWriter) error {
+	lq := client.LogQuery{Task: &task}
+	_, err := c.Follow(cmd.Context(), id, lq, follow, w.write)
 	return err
+}
+
+// logWriter prints lines from several tasks' followers one whole line at
+// a time, stderr lines to stderr.
+type logWriter struct {
+	mu          sync.Mutex
+	out, errOut io.Writer
+	prefix      bool
+}
+
+func (w *logWriter) write(l api.LogLine) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	dst := w.out
+	if l.Stream == "stderr" {
+		dst = w.errOut
+	}
+	return writeLogLine(dst, l, w.prefix)
 }
 
 func writeLogLine(w io.Writer, l api.LogLine, prefix bool) error {

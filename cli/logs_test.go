@@ -24,8 +24,8 @@ func TestJobLogs(t *testing.T) {
 	})
 }
 
-// TestJobLogsFollow follows a job whose log grows while it runs: the
-// follower keeps asking, through answers with nothing new, until the
+// TestJobLogsFollow follows a job whose log grows while it runs: each
+// task's follower keeps asking, through answers with nothing new, until the
 // master says the job has ended and every line has been sent.
 func TestJobLogsFollow(t *testing.T) {
 	f := newFakeMaster(t)
@@ -37,31 +37,37 @@ func TestJobLogsFollow(t *testing.T) {
 	if out != "[0] epoch 1\n[0] resumed from checkpoint\n" || errOut != "[1] warning: slow disk\n" {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
-	var polls []string
+	perTask := map[string]int{}
 	for _, r := range f.requests {
-		if strings.Contains(r, "/logs") {
-			polls = append(polls, r)
+		if !strings.Contains(r, "/logs") {
+			continue
+		}
+		if !strings.Contains(r, "wait=30") {
+			t.Errorf("follow request without a long poll: %s", r)
+		}
+		switch {
+		case strings.Contains(r, "task=0"):
+			perTask["0"]++
+		case strings.Contains(r, "task=1"):
+			perTask["1"]++
+		default:
+			t.Errorf("request for no task: %s", r)
 		}
 	}
-	want := []string{
-		"GET /api/v1/jobs/3/logs?wait=30",
-		"GET /api/v1/jobs/3/logs?after=L2&wait=30",
-		"GET /api/v1/jobs/3/logs?after=L3&wait=30",
-		"GET /api/v1/jobs/3/logs?after=L3&wait=30",
-		"GET /api/v1/jobs/3/logs?after=L3&wait=30",
-		"GET /api/v1/jobs/3/logs?after=L3&wait=30",
-	}
-	if strings.Join(polls, "\n") != strings.Join(want, "\n") {
-		t.Errorf("log requests:\n%s\nwant:\n%s", strings.Join(polls, "\n"), strings.Join(want, "\n"))
+	if perTask["0"] == 0 || perTask["1"] == 0 {
+		t.Errorf("requests per task %v: every task must be followed", perTask)
 	}
 
-	// Without -f the same job's log is read once, without waiting.
+	// Without -f each task's log is read once, one task after the other,
+	// without waiting.
 	f = newFakeMaster(t)
 	f.ended[3] = 100
 	if _, _, err := runAt(t, f, "job", "logs", "3"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.requests); n != 4 || f.requests[3] != "GET /api/v1/jobs/3/logs?after=L3" {
-		t.Errorf("without -f: %q", f.requests)
+	want := []string{"GET /api/v1/jobs/3", "GET /api/v1/jobs/3/logs?task=0", "GET /api/v1/jobs/3/logs?after=L3&task=0",
+		"GET /api/v1/jobs/3/logs?task=1", "GET /api/v1/jobs/3/logs?after=L3&task=1"}
+	if strings.Join(f.requests, "\n") != strings.Join(want, "\n") {
+		t.Errorf("without -f:\n%s\nwant:\n%s", strings.Join(f.requests, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/web"
 )
 
 type masterFlags struct {
@@ -36,8 +37,8 @@ func newMasterCmd() *cobra.Command {
 		Short: "Run the master: the live scheduler, its REST API and the agent protocol",
 		Long: `Run the master. It keeps jobs and tasks in a store (SQLite in the data
 directory by default, or PostgreSQL with --db), schedules them with the same
-core as 'allot sim', and serves the REST API under /api/v1, Prometheus
-metrics on /metrics and /healthz.
+core as 'allot sim', and serves the REST API under /api/v1, the dashboard
+at / (docs/dashboard.md), Prometheus metrics on /metrics and /healthz.
 
 Without --config there is one pool, "default", with the priority policy,
 preemption and backfill on. SIGHUP re-reads the --config file (as POST
@@ -94,7 +95,8 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer st.Close()
-	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, Logger: logger})
+	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, Logger: logger,
+		UI: web.Handler()})
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ func New() *cobra.Command {
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
+	root.AddCommand(newDevCmd())
 	return root
 }
 

@@ -284,6 +284,18 @@ func describeExit(p *mpart) string {
 	return s
 }
 
+// preemptReason says how a preempted attempt ended: by itself after the
+// checkpoint request, or killed at the deadline (the agent says so in the
+// part's error).
+func preemptReason(parts []*mpart) string {
+	for _, p := range parts {
+		if p.err != "" && p.outcome == agent.OutcomePreempted {
+			return "preempted: " + p.err
+		}
+	}
+	return "checkpointed after preemption"
+}
+
 // finish ends an attempt whose parts have all exited, in the state that
 // the task's state and the parts' outcomes give.
 func (m *Master) finish(ctx context.Context, t *mtask) error {
@@ -320,7 +332,7 @@ func (m *Master) finish(ctx context.Context, t *mtask) error {
 	case done:
 		tr.To, tr.Reason = store.TaskCompleted, "completed"
 	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
-		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, "checkpointed after preemption"
+		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, preemptReason(t.att.parts)
 		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: store.TaskQueued, At: tr.At, Reason: "requeued after preemption"}
 		switch {

@@ -222,6 +222,7 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	for _, l := range lines {
 		if j, ok := m.jobs[l.JobID]; ok {
 			if l.Index < len(j.tasks) && l.Attempt <= j.tasks[l.Index].rec.Attempt {
+				l.Seq = gangSeq(j.tasks[l.Index].att, l.Attempt, node, l.Seq)
 				keep = append(keep, l)
 			}
 			continue
@@ -243,6 +244,23 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 		m.wakeLogs(l.JobID)
 	}
 	return nil
+}
+
+// gangSeq makes the sequence numbers of a gang's nodes distinct: each
+// node numbers its lines from 1, and the store keeps one line per (task,
+// attempt, seq), so node k of n sends its line s as s*n+k. Lines of the
+// parts interleave by line number, and a re-sent batch still maps to the
+// same numbers.
+func gangSeq(att *mattempt, attempt int, node string, seq int64) int64 {
+	if att == nil || att.number != attempt || len(att.parts) < 2 {
+		return seq
+	}
+	for rank, p := range att.parts {
+		if p.node == node {
+			return seq*int64(len(att.parts)) + int64(rank)
+		}
+	}
+	return seq
 }
 
 // dropUnknown removes lines of jobs that are not in the mirror (ended) and

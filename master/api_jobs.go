@@ -253,6 +253,9 @@ func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.TaskList = taskViews(tasks, atts)
+	// An ended job's view comes from its stored record, which does not
+	// count its tasks.
+	view.Tasks = len(tasks)
 	writeJSON(w, http.StatusOK, view)
 }
 

@@ -222,13 +222,14 @@ func (m *Master) sendStarts(t *mtask) {
 		for i, g := range p.gpus {
 			gpus[i] = g.Index
 		}
+		// No WorkDir: the agent makes its own WORKDIR/jobs/JOB/TASK
+		// (agentd/doc.go) and refuses a relative one.
 		spec := &agent.TaskSpec{
 			JobID:           j.idString(),
 			TaskIndex:       t.rec.Index,
 			Attempt:         t.rec.Attempt,
 			RestartCount:    t.rec.Restarts,
 			Entrypoint:      j.rec.Entrypoint,
-			WorkDir:         workDir(j.rec.ID, t.rec.Index),
 			Env:             j.rec.Environment,
 			GPUs:            gpus,
 			CheckpointDir:   t.rec.CheckpointDir,
@@ -240,10 +241,4 @@ func (m *Master) sendStarts(t *mtask) {
 		n.send(api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
 	}
 	m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
-}
-
-// workDir is a task's working directory, relative: the agent resolves it
-// under its own work directory.
-func workDir(job int64, index int) string {
-	return filepath.Join("jobs", strconv.FormatInt(job, 10), strconv.Itoa(index))
 }

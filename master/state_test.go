@@ -27,7 +27,7 @@ func lifecycleCompletes(t *testing.T, h *harness) {
 	}
 	starts := a.Started()
 	if len(starts) != 1 || len(starts[0].GPUs) != 2 || starts[0].NodeCount != 1 ||
-		!strings.HasSuffix(starts[0].CheckpointDir, "/checkpoints/1/0") || starts[0].WorkDir != "jobs/1/0" {
+		!strings.HasSuffix(starts[0].CheckpointDir, "/checkpoints/1/0") || starts[0].WorkDir != "" {
 		t.Fatalf("starts %+v", starts)
 	}
 	if j := h.job(id); j.State != "running" || j.Running != 1 {

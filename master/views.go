@@ -1,6 +1,7 @@
 package master
 
 import (
+	"github.com/allot-sched/allot/jobfile"
 	"strconv"
 	"time"
 
@@ -46,7 +47,25 @@ func (m *Master) storedJobView(rec store.Job) api.Job {
 		t := rec.EndedAt
 		v.EndedAt = &t
 	}
+	v.Tasks = specTaskCount(rec)
 	return v
+}
+
+// specTaskCount is how many tasks a stored job has, from its job file: one,
+// or an experiment's trials. It saves listing every ended job's tasks; 0
+// when the record has no spec to read.
+func specTaskCount(rec store.Job) int {
+	if rec.Kind != store.KindExperiment {
+		return 1
+	}
+	if len(rec.Spec) == 0 {
+		return 0
+	}
+	spec, err := jobfile.ParseJSON("stored job", rec.Spec)
+	if err != nil || spec.Searcher == nil {
+		return 0
+	}
+	return spec.Searcher.MaxTrials
 }
 
 // view renders the pending explanation.

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/config"
+)
+
+// TestDevConfig checks the built-in configuration against the dev nodes:
+// it parses, and pins each node to the pool the node is declared in.
+func TestDevConfig(t *testing.T) {
+	cfg, err := config.Parse("dev.yaml", devConfigYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Nodes) != len(devNodes) {
+		t.Fatalf("dev.yaml pins %d nodes, the dev cluster has %d", len(cfg.Nodes), len(devNodes))
+	}
+	for _, d := range devNodes {
+		rule, ok := cfg.Node(d.name)
+		if !ok || rule.Pool != d.pool {
+			t.Errorf("node %s: rule %+v, want pool %s", d.name, rule, d.pool)
+		}
+		if _, ok := cfg.Pool(d.pool); !ok {
+			t.Errorf("node %s: pool %s is not configured", d.name, d.pool)
+		}
+	}
+}
+
+func TestDevFlagErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		name string
+		f    devFlags
+		want string
+	}{
+		{"bad log level", devFlags{listen: "127.0.0.1:0", data: t.TempDir(), logLevel: "loud"}, "--log-level"},
+		{"address in use", devFlags{listen: busy.Addr().String(), data: t.TempDir(), logLevel: "info"}, "--listen"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := runDev(ctx, &lockedBuffer{}, &lockedBuffer{}, tt.f)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDevStartsAndStops runs the dev cluster in-process: it prints the
+// banner once every node is up, and returns nil when its context ends.
+func TestDevStartsAndStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, logs := &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan error, 1)
+	data := filepath.Join(t.TempDir(), "dev")
+	go func() { done <- runDev(ctx, out, logs, devFlags{listen: "127.0.0.1:0", data: data, logLevel: "info"}) }()
+	banner := regexp.MustCompile(`dashboard  (http://\S+)/\n`)
+	var url string
+	for deadline := time.Now().Add(60 * time.Second); url == ""; {
+		if m := banner.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("runDev returned %v before its banner:\n%s", err, logs.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no banner within 60 s:\n%s", logs.String())
+		}
+	}
+	c, err := client.New(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := c.Nodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up := upNodes(nodes); up != len(devNodes) {
+		t.Errorf("%d nodes up when the banner was printed, want %d: %+v", up, len(devNodes), nodes)
+	}
+	if !strings.Contains(out.String(), "export ALLOT_MASTER="+url) {
+		t.Errorf("the banner lacks the export hint:\n%s", out.String())
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("runDev: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("runDev did not return after its context ended")
+	}
+	if !strings.Contains(logs.String(), "dev cluster stopped") {
+		t.Errorf("no stop message in the logs:\n%s", logs.String())
+	}
+}

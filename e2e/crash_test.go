@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// shortTimeout loses a silent agent's node after 5 s. It is longer than
+// the 3 s the brief of this test suggests because a sync can be late by
+// more than that on a loaded machine running race-enabled binaries, and a
+// node lost by mistake would fail the test.
+const shortTimeout = `
+agent_timeout: 5s
+pools:
+  - {name: default, policy: priority, preemption: true, backfill: true, grace: 5s}
+`
+
+// sleeper prints its attempt and waits.
+func sleeper(name string, preemptible bool) string {
+	return fmt.Sprintf(`{name: %s, resources: {slots: 2, preemptible: %t},
+  entrypoint: 'echo "%s attempt $ALLOT_ATTEMPT on [$CUDA_VISIBLE_DEVICES]"; exec sleep 600'}`, name, preemptible, name)
+}
+
+// TestAgentCrash kills -9 the agent of a node that runs a preemptible
+// and a non-preemptible task. Once the master has lost the node, the
+// preemptible task is requeued and runs on the other node of the pool,
+// and the other fails with a reason naming the lost node. The tasks the
+// dead agent left behind are killed by the next agent on its work
+// directory.
+func TestAgentCrash(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, clusterSpec{config: shortTimeout, agents: []agentSpec{{name: "node-a", pool: "default", gpus: 4}}})
+	pre := c.submit("pre", sleeper("pre", true))
+	fixed := c.submit("fixed", sleeper("fixed", false))
+	c.waitLog(pre, 0, "pre attempt 1")
+	c.waitLog(fixed, 0, "fixed attempt 1")
+	for _, id := range []int64{pre, fixed} {
+		if node := placedOn(c.show(id)); node != "node-a" {
+			t.Fatalf("job %d runs on %q, want node-a", id, node)
+		}
+	}
+	c.startAgent(agentSpec{name: "node-b", pool: "default", gpus: 2})
+	c.waitNode("node-b", "up")
+
+	orphans := map[int64][]int{}
+	for _, id := range []int64{pre, fixed} {
+		orphans[id] = attemptProcs(c, id, 1)
+		if len(orphans[id]) == 0 {
+			t.Fatalf("no process of job %d's first attempt found", id)
+		}
+	}
+	c.agent("node-a").kill9(t)
+	c.waitNode("node-a", "lost")
+
+	f := c.waitEnded(fixed)
+	ft := f.TaskList[0]
+	if f.State != "failed" || ft.State != "failed" || len(ft.Attempts) != 1 || ft.Attempts[0].EndState != "lost" {
+		t.Errorf("non-preemptible job: %s; want failed with its attempt lost", describeJob(f))
+	}
+	if r := ft.Attempts[0].Reason + " " + ft.Reason; !strings.Contains(r, "node-a") {
+		t.Errorf("the lost attempt's reasons %q do not name node-a", r)
+	}
+	p := c.waitJob(pre, "to run again on node-b", func(j api.Job) bool {
+		return len(j.TaskList[0].Attempts) == 2 && placedOn(j) == "node-b" && j.TaskList[0].State == "running"
+	})
+	if a := p.TaskList[0].Attempts[0]; a.EndState != "lost" || !strings.Contains(a.Reason, "node-a") {
+		t.Errorf("preemptible job's first attempt ended %q (%s), want lost naming node-a", a.EndState, a.Reason)
+	}
+	c.waitLog(pre, 0, "pre attempt 2 on [0,1]")
+	var show api.Job
+	c.cliJSON(&show, "job", "show", strconv.FormatInt(fixed, 10))
+	if !strings.Contains(show.TaskList[0].Attempts[0].Reason, "node-a") {
+		t.Errorf("allot job show: attempt reason %q", show.TaskList[0].Attempts[0].Reason)
+	}
+
+	// The dead agent's tasks outlived it; its successor kills them.
+	c.startAgent(agentSpec{name: "node-a", pool: "default", gpus: 4})
+	c.waitNode("node-a", "up")
+	c.poll(waitTimeout, "the first attempts' processes to be killed", func(context.Context) (bool, string) {
+		left := append(attemptProcs(c, pre, 1), attemptProcs(c, fixed, 1)...)
+		return len(left) == 0, describeProcs(left)
+	})
+	if len(attemptProcs(c, pre, 2)) == 0 {
+		t.Errorf("the restarted node-a killed the preemptible job's second attempt on node-b too")
+	}
+	c.cliOK("job", "kill", strconv.FormatInt(pre, 10))
+	c.waitEnded(pre)
+}
+
+// placedOn names the node of the job's first task's last attempt.
+func placedOn(j api.Job) string {
+	if len(j.TaskList) == 0 || len(j.TaskList[0].Attempts) == 0 {
+		return ""
+	}
+	a := j.TaskList[0].Attempts[len(j.TaskList[0].Attempts)-1]
+	if len(a.Placement) != 1 {
+		return fmt.Sprint(a.Placement)
+	}
+	return a.Placement[0].Node
+}
+
+// attemptProcs lists the live processes of one attempt of a job's task 0.
+func attemptProcs(c *cluster, job int64, attempt int) []int {
+	return findProcs(markerEnv+"="+c.marker, "ALLOT_JOB_ID="+strconv.FormatInt(job, 10),
+		"ALLOT_TASK_INDEX=0", "ALLOT_ATTEMPT="+strconv.Itoa(attempt))
+}

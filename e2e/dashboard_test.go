@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// browserNames are the names chromedp's own lookup tries on Linux, as in
+// web/browser_test.go.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+	"headless_shell", "headless-shell", "chrome"}
+
+// chromePath finds the browser as the dashboard's own tests do:
+// $ALLOT_CHROME, else the first of browserNames on PATH. A missing browser
+// fails the test: CI installs Chromium (.ci/run).
+func chromePath() (string, error) {
+	if p := os.Getenv("ALLOT_CHROME"); p != "" {
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return "", fmt.Errorf("ALLOT_CHROME=%s is not an executable: %w", p, err)
+		}
+		return found, nil
+	}
+	for _, n := range browserNames {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium found: none of " + strings.Join(browserNames, ", ") +
+		" is on PATH and ALLOT_CHROME is not set; install chromium (apt-get install -y chromium) " +
+		"or set ALLOT_CHROME to a Chrome or Chromium binary")
+}
+
+// TestDashboard opens the dashboard the real master serves in headless
+// Chromium: the jobs view lists submitted jobs with their states, as the
+// API reports them, and the page logs no error.
+func TestDashboard(t *testing.T) {
+	t.Parallel()
+	path, err := chromePath()
+	if err != nil {
+		t.Fatalf("the dashboard test needs Chromium: %v", err)
+	}
+	c := newCluster(t, clusterSpec{config: onePool, agents: []agentSpec{{name: "node-1", pool: "default", gpus: 2}}})
+	done := c.submit("hello", `{name: hello, entrypoint: "echo hi", resources: {slots: 1}}`)
+	c.waitEnded(done)
+	// Wider than the cluster: it waits, with the scheduler's reason.
+	waiting := c.submit("too-big", `{name: too-big, entrypoint: "echo never", resources: {slots: 8}}`)
+	c.waitJob(waiting, "a pending reason", func(j api.Job) bool { return j.Pending != nil })
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("start %s: %v", path, err)
+	}
+	var mu sync.Mutex
+	var consoleErrors []string
+	go func() {
+		for m, err := range chromedp.Console(tab) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				mu.Lock()
+				consoleErrors = append(consoleErrors, m.Text)
+				mu.Unlock()
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(tab, waitTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(c.url+"/?refresh=0.5#/jobs")); err != nil {
+		t.Fatalf("open the dashboard: %v", err)
+	}
+	for id, state := range map[int64]string{done: "completed", waiting: "queued"} {
+		sel := fmt.Sprintf(`#jobs tr[data-job="%d"] .state`, id)
+		expr := fmt.Sprintf(`(document.querySelector(%q)?.innerText || '') === %q`, sel, state)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(100*time.Millisecond)))
+		if err != nil {
+			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+			t.Fatalf("the jobs view does not show job %d as %s: %v\npage text:\n%s", id, state, err, text)
+		}
+	}
+	row, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector('#jobs tr[data-job="%d"]').innerText`, waiting)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"too-big", "default", "8"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("row of job %d = %q, lacks %q", waiting, row, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range consoleErrors {
+		t.Errorf("console error: %s", e)
+	}
+}
