@@ -74,11 +74,14 @@ func (m *Master) notePending(plan *sched.Plan) {
 		j.pending = nil
 	}
 	for _, pe := range plan.Pending {
-		info := &pendingInfo{p: pe}
+		// Each job keeps one explanation and rewrites it: a pass over a
+		// long queue allocates nothing for it.
+		j := m.view.jobs[pe.Job]
+		j.pendBuf = pendingInfo{p: pe}
 		if pe.Blocker >= 0 && pe.Blocker < len(m.snap.Jobs) {
-			info.blockerID = m.snap.Jobs[pe.Blocker].ID
+			j.pendBuf.blockerID = m.snap.Jobs[pe.Blocker].ID
 		}
-		m.view.jobs[pe.Job].pending = info
+		j.pending = &j.pendBuf
 	}
 }
 

@@ -91,10 +91,9 @@ type Master struct {
 	// Everything below is guarded by mu.
 	cfg  *config.Config
 	jobs map[int64]*mjob
-	// order lists the mirror's jobs by id for the snapshot; unsorted says
-	// a submission arrived out of order.
+	// order lists the mirror's jobs by id for the snapshot.
 	order    []*mjob
-	unsorted bool
+	goneJobs int // jobs of order that left the mirror since compactOrder
 	// cfgGen is incremented by each reload and each change of the
 	// account tree; it invalidates mjob.entry.
 	cfgGen int

@@ -247,13 +247,11 @@ func (m *Master) nodeLabels(n *mnode) map[string]string {
 	return out
 }
 
-// compactOrder drops jobs that left the mirror from m.order and sorts it
-// when a submission arrived out of order.
+// compactOrder drops jobs that left the mirror from m.order.
 func (m *Master) compactOrder() {
-	m.order = slices.DeleteFunc(m.order, func(j *mjob) bool { return j.gone })
-	if m.unsorted {
-		slices.SortFunc(m.order, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
-		m.unsorted = false
+	if m.goneJobs > 0 {
+		m.order = slices.DeleteFunc(m.order, func(j *mjob) bool { return j.gone })
+		m.goneJobs = 0
 	}
 }
 

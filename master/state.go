@@ -1,8 +1,10 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,8 +23,10 @@ type mjob struct {
 	tasks []*mtask
 	count taskCounts
 	// pending is the last pass's explanation, nil when the job was not
-	// pending in it.
+	// pending in it; it points to pendBuf unless the master left the job
+	// out of the snapshot.
 	pending *pendingInfo
+	pendBuf pendingInfo
 	// reserved carries a conservative reservation from one event pass to
 	// the next (sched.Job.Reserved).
 	reserved int64
@@ -131,10 +135,26 @@ var taskStates = [...]store.TaskState{store.TaskQueued, store.TaskStarting, stor
 type taskCounts [len(taskStates) + 1]int
 
 func stateIndex(s store.TaskState) int {
-	for i, x := range taskStates {
-		if x == s {
-			return i
-		}
+	// A switch, not a search of taskStates: every pass asks for every job.
+	switch s {
+	case store.TaskQueued:
+		return 0
+	case store.TaskStarting:
+		return 1
+	case store.TaskRunning:
+		return 2
+	case store.TaskPreempting:
+		return 3
+	case store.TaskKilling:
+		return 4
+	case store.TaskPreempted:
+		return 5
+	case store.TaskCompleted:
+		return 6
+	case store.TaskFailed:
+		return 7
+	case store.TaskKilled:
+		return 8
 	}
 	return len(taskStates)
 }
@@ -290,7 +310,7 @@ func (m *Master) restore(ctx context.Context) error {
 	for _, j := range m.jobs {
 		m.order = append(m.order, j)
 	}
-	m.unsorted = true
+	slices.SortFunc(m.order, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
 	for id, j := range m.jobs {
 		if err := m.restoreJob(ctx, id, j); err != nil {
 			return err
@@ -433,18 +453,25 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	if !j.live() {
 		delete(m.jobs, j.rec.ID)
 		j.gone = true
+		m.goneJobs++
 		m.wakeLogs(j.rec.ID)
 	}
 	return nil
 }
 
-// addJob puts a new job into the mirror. Callers hold mu.
+// addJob puts a new job into the mirror, keeping m.order in id order:
+// concurrent submissions arrive a few places out of order, so an insert
+// near the end is cheaper than sorting the whole queue on the next pass.
+// Callers hold mu.
 func (m *Master) addJob(j *mjob) {
 	m.jobs[j.rec.ID] = j
-	if n := len(m.order); n > 0 && m.order[n-1].rec.ID > j.rec.ID {
-		m.unsorted = true
+	n := len(m.order)
+	if n == 0 || m.order[n-1].rec.ID < j.rec.ID {
+		m.order = append(m.order, j)
+		return
 	}
-	m.order = append(m.order, j)
+	i, _ := slices.BinarySearchFunc(m.order, j.rec.ID, func(x *mjob, id int64) int { return cmp.Compare(x.rec.ID, id) })
+	m.order = slices.Insert(m.order, i, j)
 }
 
 // nodePool is a node's effective pool: the config pins it by name, else

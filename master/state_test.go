@@ -1,6 +1,7 @@
 package master
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +382,30 @@ func TestStartNeverAcknowledgedIsLost(t *testing.T) {
 	h.sync(a)
 	if got := h.taskState(id, 0); got != store.TaskQueued {
 		t.Fatalf("two syncs later: %s, want queued again (never ran)", got)
+	}
+}
+
+func TestStateIndexCoversEveryState(t *testing.T) {
+	for i, s := range taskStates {
+		if got := stateIndex(s); got != i {
+			t.Errorf("stateIndex(%s) = %d, want %d", s, got, i)
+		}
+	}
+	if got := stateIndex("sleeping"); got != len(taskStates) {
+		t.Errorf("stateIndex of an unknown state = %d, want %d", got, len(taskStates))
+	}
+}
+
+func TestAddJobKeepsIDOrder(t *testing.T) {
+	m := &Master{jobs: map[int64]*mjob{}}
+	for _, id := range []int64{2, 5, 3, 1, 9, 4} {
+		m.addJob(newJob(store.Job{ID: id}))
+	}
+	var got []int64
+	for _, j := range m.order {
+		got = append(got, j.rec.ID)
+	}
+	if want := []int64{1, 2, 3, 4, 5, 9}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
 	}
 }

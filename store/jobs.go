@@ -83,6 +83,9 @@ func (o *ops) CreateJob(ctx context.Context, job Job, tasks []Task) (Job, error)
 	}
 	job.State, job.EndedAt = JobQueued, time.Time{}
 	job.SubmittedAt = nowIfZero(job.SubmittedAt)
+	if o.d.name == "postgres" {
+		return o.createJobPG(ctx, job, env, spec, tasks)
+	}
 	err = o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO jobs (name, kind, project, user_name, pool, state,
 		reason, priority, priority_class, weight, preemptible, slots, max_concurrent, max_slots,
 		time_limit_ns, entrypoint, environment, spec, submitted_ns)
@@ -99,6 +102,45 @@ func (o *ops) CreateJob(ctx context.Context, job Job, tasks []Task) (Job, error)
 	if err := o.event(ctx, Event{JobID: job.ID, Index: -1, To: string(JobQueued),
 		At: job.SubmittedAt, Reason: "submitted"}); err != nil {
 		return Job{}, fmt.Errorf("create job %d %q: %w", job.ID, job.Name, err)
+	}
+	return job, nil
+}
+
+// createJobPG stores a job, its tasks and its event in one statement, so
+// that a submission costs PostgreSQL one round trip and, outside Update,
+// one implicit transaction: a single statement is atomic.
+func (o *ops) createJobPG(ctx context.Context, job Job, env string, spec sql.NullString, tasks []Task) (Job, error) {
+	hps := make([]*string, len(tasks))
+	dirs := make([]string, len(tasks))
+	for i, t := range tasks {
+		hp, err := rawJSON(fmt.Sprintf("task %d hyperparameters", i), t.Hyperparameters)
+		if err != nil {
+			return Job{}, fmt.Errorf("create job %q: %w", job.Name, err)
+		}
+		if hp.Valid {
+			hps[i] = &hp.String
+		}
+		dirs[i] = t.CheckpointDir
+	}
+	at := nsOf(job.SubmittedAt)
+	err := o.q.QueryRowContext(ctx, `WITH j AS (
+		INSERT INTO jobs (name, kind, project, user_name, pool, state, reason, priority, priority_class, weight,
+			preemptible, slots, max_concurrent, max_slots, time_limit_ns, entrypoint, environment, spec, submitted_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id
+	), t AS (
+		INSERT INTO tasks (job_id, idx, state, hyperparameters, checkpoint_dir, updated_ns)
+		SELECT j.id, x.n - 1, 'queued', x.hp::json, x.dir, $19
+		FROM j, unnest($20::text[], $21::text[]) WITH ORDINALITY AS x(hp, dir, n)
+	), e AS (
+		INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason)
+		SELECT j.id, -1, 0, '', 'queued', $19, 'submitted' FROM j
+	)
+	SELECT id FROM j`,
+		job.Name, string(job.Kind), job.Project, job.User, job.Pool, string(job.State), job.Reason,
+		job.Priority, job.PriorityClass, job.Weight, job.Preemptible, job.Slots, job.MaxConcurrent,
+		job.MaxSlots, int64(job.TimeLimit), job.Entrypoint, env, spec, at, hps, dirs).Scan(&job.ID)
+	if err != nil {
+		return Job{}, fmt.Errorf("create job %q: insert: %w", job.Name, err)
 	}
 	return job, nil
 }

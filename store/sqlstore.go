@@ -103,6 +103,10 @@ func (s *sqlStore) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 // Writes outside Update: one transaction each.
 
 func (s *sqlStore) CreateJob(ctx context.Context, job Job, tasks []Task) (out Job, err error) {
+	if s.d.name == "postgres" {
+		// One statement, atomic on its own: no BEGIN and COMMIT round trips.
+		return (&ops{q: s.w, d: s.d}).CreateJob(ctx, job, tasks)
+	}
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.CreateJob(ctx, job, tasks); return err })
 	return out, err
 }
