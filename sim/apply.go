@@ -92,6 +92,9 @@ func snapEntry(j *job) sched.Job {
 		MaxRunning:  j.spec.MaxConcurrent,
 		TimeLimit:   j.spec.TimeLimit,
 		GPU:         j.spec.GPU,
+		Project:     int(j.qp),
+		Interactive: j.spec.Interactive,
+		Borrow:      j.spec.Borrow,
 	}
 }
 
@@ -114,14 +117,17 @@ func (s *sim) newTask() int32 {
 // start launches one waiting task of job ji on the given nodes.
 func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j := &s.jobs[ji]
-	work := j.spec.Duration
+	r := resumed{work: j.spec.Duration, id: j.nextTask}
 	if n := len(j.resume); n > 0 {
-		work = j.resume[n-1]
+		r = j.resume[n-1]
 		j.resume = j.resume[:n-1]
+	} else {
+		j.nextTask++
 	}
 	ti := s.newTask()
 	t := &s.tasks[ti]
-	t.job, t.start, t.work = ji, s.now, work
+	t.job, t.start, t.work = ji, s.now, r.work
+	t.id, t.retries, t.lost = r.id, r.retries, 0
 	t.nodes = append(t.nodes[:0], nodes...)
 	t.ver++
 	t.preempting, t.backfilled, t.alive = false, backfill, true
@@ -139,6 +145,7 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j.state = StateRunning
 	s.rec.hold(ji, slots)
 	s.touch(ji)
+	t.attempt = s.rec.startAttempt(j, t)
 	end, limited := s.taskEnd(t, j)
 	t.limited = limited
 	if end >= 0 {
@@ -159,14 +166,21 @@ func (s *sim) taskEnd(t *task, j *job) (int64, bool) {
 	return t.start + t.work, false
 }
 
-// preempt asks a task to checkpoint: it keeps the progress made so far and
-// holds its slots for the pool's checkpoint cost.
+// preempt asks a task to stop. It keeps the progress made so far, or
+// with CheckpointEvery only the progress up to its last periodic
+// checkpoint, and holds its slots for the pool's checkpoint cost.
 func (s *sim) preempt(ti int32) {
 	t := &s.tasks[ti]
 	j := &s.jobs[t.job]
-	if t.work != Unbounded {
-		t.work = max(t.work-(s.now-t.start), 0)
+	kept := s.now - t.start
+	if every := j.spec.CheckpointEvery; every > 0 {
+		kept = kept / every * every
+		t.lost = s.now - t.start - kept
 	}
+	if t.work != Unbounded {
+		t.work = max(t.work-kept, 0)
+	}
+	s.rec.preemptAttempt(t)
 	t.preempting = true
 	t.preemptAt = s.now
 	t.ver++
@@ -176,17 +190,29 @@ func (s *sim) preempt(ti int32) {
 	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.ver})
 }
 
-// checkpointed returns a preempted task to its job's waiting tasks.
+// checkpointed ends a preempted task's attempt as FAILED_PREEMPTED once
+// its slots are free. By its job's exit actions the task is then
+// rescheduled, back among its job's waiting tasks (the job keeps its
+// submit time, so the queue order puts it ahead of later work), or it
+// fails.
 func (s *sim) checkpointed(ti int32) {
 	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
-	j.resume = append(j.resume, t.work)
-	j.waiting++
+	ji := t.job
+	j := &s.jobs[ji]
+	s.rec.endAttempt(t, AttemptPreempted)
+	retries := t.retries + 1
+	if j.spec.OnPreempt == PreemptFail || (j.spec.MaxRetries > 0 && int(retries) > j.spec.MaxRetries) {
+		j.failed++
+		j.done++
+	} else {
+		j.resume = append(j.resume, resumed{work: t.work, id: t.id, retries: retries})
+		j.waiting++
+	}
 	s.release(ti)
 	if j.running == 0 && j.state == StateRunning {
 		j.state = StatePending
 	}
-	s.touch(t.job)
+	s.settleState(ji)
 }
 
 // endTask finishes an attempt that completed or reached its time limit.
@@ -196,16 +222,31 @@ func (s *sim) endTask(ti int32) {
 	j := &s.jobs[ji]
 	if t.limited {
 		j.timeout++
+		s.rec.endAttempt(t, AttemptTimeLimit)
+	} else {
+		s.rec.endAttempt(t, AttemptCompleted)
 	}
 	j.done++
 	s.release(ti)
+	s.settleState(ji)
+}
+
+// settleState reports a job's change after one of its tasks let go of its
+// slots, and ends the job once every task has ended: failed if a task
+// failed, killed if one reached its time limit, else completed.
+func (s *sim) settleState(ji int32) {
+	j := &s.jobs[ji]
 	s.touch(ji)
-	if j.done == j.spec.Tasks {
-		if j.timeout > 0 {
-			s.finishJob(ji, StateKilled)
-		} else {
-			s.finishJob(ji, StateCompleted)
-		}
+	if j.done < j.spec.Tasks {
+		return
+	}
+	switch {
+	case j.failed > 0:
+		s.finishJob(ji, StateFailed)
+	case j.timeout > 0:
+		s.finishJob(ji, StateKilled)
+	default:
+		s.finishJob(ji, StateCompleted)
 	}
 }
 

@@ -14,14 +14,22 @@ import (
 type job struct {
 	spec JobSpec
 	seq  int64
-	// waiting counts tasks ready to start; resume holds the remaining work
-	// of preempted tasks, which start before fresh ones.
+	// waiting counts tasks ready to start; resume holds preempted tasks
+	// waiting to be rescheduled, which start before fresh ones.
 	waiting int
-	resume  []int64
+	resume  []resumed
 	running int // tasks holding slots, checkpointing ones included
 	held    int // slots held
-	done    int // tasks that ended (completed or timed out)
+	done    int // tasks that ended (completed, timed out or failed)
 	timeout int
+	failed  int // tasks that failed after a preemption
+	// nextTask numbers the job's tasks as they first start.
+	nextTask int32
+	// qp is the job's index in Input.Projects, or -1.
+	qp int32
+	// attempts are the job's task attempts, when Options.Attempts is set;
+	// the job's result takes them over when it is reported.
+	attempts []Attempt
 	state   State
 	start   int64
 	end     int64
@@ -38,12 +46,23 @@ type job struct {
 	busySince int64
 }
 
+// resumed is a preempted task waiting to be rescheduled.
+type resumed struct {
+	work    int64 // remaining work, or Unbounded
+	id      int32 // the task's number in its job
+	retries int32 // times it has been rescheduled after preemption
+}
+
 // task is one attempt of a task holding slots.
 type task struct {
 	job        int32
+	id         int32 // the task's number in its job
+	retries    int32
+	attempt    int32 // index in the job's attempts, or -1 when not recorded
 	nodes      []sched.NodeSlots
 	start      int64
 	work       int64 // remaining work when this attempt started, or Unbounded
+	lost       int64 // run time a preemption threw away
 	ver        uint32
 	preempting bool
 	backfilled bool
@@ -72,6 +91,8 @@ type sim struct {
 	// only kept when scripted events need it.
 	byName  map[string]int32
 	later   map[string][]Event // scripted changes for jobs not yet submitted
+	// projectIdx maps project names to indices in Input.Projects.
+	projectIdx map[string]int32
 	next    JobSpec
 	hasNext bool
 	nextSeq int64
@@ -95,8 +116,13 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	if opt.MaxPasses <= 0 {
 		opt.MaxPasses = 1000
 	}
-	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{}}
+	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{},
+		projectIdx: make(map[string]int32, len(in.Projects))}
 	s.oneShot = !opt.confirm
+	for i := range in.Projects {
+		s.projectIdx[in.Projects[i].Name] = int32(i)
+		s.snap.Projects = append(s.snap.Projects, in.Projects[i].Project)
+	}
 	for _, p := range in.Pools {
 		s.snap.Pools = append(s.snap.Pools, p.Pool)
 		s.snap.Nodes = append(s.snap.Nodes, p.Nodes...)
@@ -127,6 +153,10 @@ func (s *sim) pull() error {
 	}
 	if spec.Pool < 0 || spec.Pool >= len(s.in.Pools) {
 		return fmt.Errorf("job %q: pool index %d out of range", spec.Name, spec.Pool)
+	}
+	if _, ok := s.projectIdx[spec.Project]; !ok && s.in.Pools[spec.Pool].Policy == sched.PolicyQuota {
+		return fmt.Errorf("job %q: pool %q divides its slots by project quota, but the job's project %q is not one of the input's projects",
+			spec.Name, s.in.Pools[spec.Pool].Name, spec.Project)
 	}
 	s.next, s.hasNext = spec, true
 	return nil
@@ -239,7 +269,10 @@ func (s *sim) submit(spec JobSpec) {
 	s.nextSeq++
 	j := &s.jobs[ji]
 	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1,
-		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project)}
+		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1}
+	if qp, ok := s.projectIdx[spec.Project]; ok {
+		j.qp = qp
+	}
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
@@ -322,6 +355,7 @@ func (s *sim) kill(ji int32) {
 	for _, ti := range s.running {
 		t := &s.tasks[ti]
 		if t.alive && t.job == ji {
+			s.rec.endAttempt(t, AttemptCanceled)
 			s.release(ti)
 		}
 	}
