@@ -30,11 +30,11 @@ type job struct {
 	// attempts are the job's task attempts, when Options.Attempts is set;
 	// the job's result takes them over when it is reported.
 	attempts []Attempt
-	state   State
-	start   int64
-	end     int64
-	preempt int
-	alive   bool
+	state    State
+	start    int64
+	end      int64
+	preempt  int
+	alive    bool
 	// project is the job's index in the metrics collector; demand and
 	// queued are what was last reported to it (see touch).
 	project int32
@@ -89,13 +89,13 @@ type sim struct {
 	running []int32
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
-	byName  map[string]int32
-	later   map[string][]Event // scripted changes for jobs not yet submitted
+	byName map[string]int32
+	later  map[string][]Event // scripted changes for jobs not yet submitted
 	// projectIdx maps project names to indices in Input.Projects.
 	projectIdx map[string]int32
-	next    JobSpec
-	hasNext bool
-	nextSeq int64
+	next       JobSpec
+	hasNext    bool
+	nextSeq    int64
 	// reported is nextSeq when progress was last reported.
 	reported int64
 
