@@ -110,3 +110,77 @@ func sameSlots(a, b map[string]int) bool {
 	}
 	return true
 }
+
+// TestCoreBugOwnProjectThrash: a project's non-interactive,
+// non-preemptible work within quota (a command) may preempt the project's
+// own unattended work, but quotaCandidate tries it after earlier
+// unattended work of the project. When both wait for the same slots, the
+// unattended task starts on them, the command then preempts it in the
+// next pass, and once it has checkpointed the unattended task starts again
+// first: a start/preempt cycle that never ends.
+func TestCoreBugOwnProjectThrash(t *testing.T) {
+	sc, err := scenario.Parse("bug.yaml", []byte(`pools:
+  - {name: gpu, policy: quota, checkpoint_cost: 1m, nodes: [{name: n, slots: 4}]}
+projects:
+  - {name: A, quota: 4}
+jobs:
+  - {name: first, project: A, slots: 4, duration: 1h}
+  - {name: train, kind: experiment, project: A, submit: 1m, slots: 3}
+  - {name: cmd, project: A, submit: 2m, slots: 3}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(in, sim.Options{Until: 3 * hour, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := job(t, res, "train").Preemptions; p > 1 {
+		t.Errorf("core bug (sched quotaCandidate order): train was preempted %d times by 3h; want at most once, "+
+			"then the command runs", p)
+	}
+	if got := slotsAt(res, 3*hour)["cmd"]; got != 3 {
+		t.Errorf("core bug: at 3h cmd holds %d slots, want 3", got)
+	}
+}
+
+// TestCoreBugOverQuotaStartThenReclaim: in one pass the most deprived
+// project goes first, and quotaTry lets unattended work take any free
+// slots, beyond its project's fair share. Here B (quota 0) starts a
+// 6-slot task on the slots A's second notebook needs within A's quota;
+// the notebook cannot reclaim a task that only starts in this plan, so it
+// waits, preempts B's task in the next pass, and after the checkpoint B
+// goes first again: the cycle never ends.
+func TestCoreBugOverQuotaStartThenReclaim(t *testing.T) {
+	sc, err := scenario.Parse("bug.yaml", []byte(`pools:
+  - {name: gpu, policy: quota, checkpoint_cost: 1m, nodes: [{name: n, slots: 8}]}
+projects:
+  - {name: A, quota: 4}
+  - {name: B, quota: 0, over_quota_weight: 1}
+jobs:
+  - {name: a-nb-1, kind: notebook, project: A, slots: 2}
+  - {name: b-train, kind: experiment, project: B, submit: 10m, slots: 6}
+  - {name: a-nb-2, kind: notebook, project: A, submit: 10m, slots: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(in, sim.Options{Until: 3 * hour, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := job(t, res, "b-train").Preemptions; p > 1 {
+		t.Errorf("core bug (sched quotaRounds/quotaTry): b-train was preempted %d times by 3h; want at most once", p)
+	}
+	if got := slotsAt(res, 3*hour)["a-nb-2"]; got != 2 {
+		t.Errorf("core bug: at 3h a-nb-2 holds %d slots, want 2 (within A's quota of 4)", got)
+	}
+}
