@@ -54,7 +54,6 @@ func (p *parser) trace(raw *yaml.Node) *TraceRef {
 type jobFlags struct {
 	pool, preemptible, interactive, project     bool
 	checkpoint, onPreempt, maxRetries, priority bool
-	class                                       string // the priority_class given, or ""
 }
 
 func (p *parser) job(raw *yaml.Node, i int) Job {
@@ -120,7 +119,6 @@ func (p *parser) priority(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	fl.priority = yamlfield.Field(f, "priority", &j.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
 	var class string
 	if yamlfield.Field(f, "priority_class", &class, priorityClass) {
-		fl.class = class
 		switch {
 		case !f.Has("priority"):
 			j.Priority = classPriority(class)
@@ -133,25 +131,23 @@ func (p *parser) priority(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 
 // unsupported checks the fields the scheduling core cannot honour yet and
 // then rejects them: a value that is silently ignored hides that the
-// replay does not do what the file says.
+// replay does not do what the file says. Once the core honours one, its
+// error goes and the parsed value stays.
 func (p *parser) unsupported(f *yamlfield.Fields, j *Job) {
-	var qos string
-	var lic map[string]int
-	var minSlots, maxSlots int
-	given := []string{}
-	if yamlfield.Field(f, "qos", &qos, name) {
+	var given []string
+	if yamlfield.Field(f, "qos", &j.QOS, name) {
 		given = append(given, "qos")
 	}
-	if yamlfield.Field(f, "licenses", &lic, licenseMap) {
+	if yamlfield.Field(f, "licenses", &j.Licenses, licenseMap) {
 		given = append(given, "licenses")
 	}
-	minOK := yamlfield.Field(f, "min_slots", &minSlots, yamlfield.IntAtLeast(1))
-	maxOK := yamlfield.Field(f, "max_slots", &maxSlots, yamlfield.IntAtLeast(1))
+	minOK := yamlfield.Field(f, "min_slots", &j.MinSlots, yamlfield.IntAtLeast(1))
+	maxOK := yamlfield.Field(f, "max_slots", &j.MaxSlots, yamlfield.IntAtLeast(1))
 	switch {
-	case minOK && maxOK && minSlots > maxSlots:
-		f.Errorf("max_slots", "max_slots %d is less than min_slots %d", maxSlots, minSlots)
-	case maxOK && j.Slots > maxSlots:
-		f.Errorf("max_slots", "max_slots %d is less than the %d slots of one task", maxSlots, j.Slots)
+	case minOK && maxOK && j.MinSlots > j.MaxSlots:
+		f.Errorf("max_slots", "max_slots %d is less than min_slots %d", j.MaxSlots, j.MinSlots)
+	case maxOK && j.Slots > j.MaxSlots:
+		f.Errorf("max_slots", "max_slots %d is less than the %d slots of one task", j.MaxSlots, j.Slots)
 	default:
 		if minOK {
 			given = append(given, "min_slots")
@@ -247,7 +243,7 @@ func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 	}
 	have, ok := info.gpus[j.GPU]
 	switch {
-	case !ok || j.GPU == "":
+	case !ok:
 		types := make([]string, 0, len(info.gpus))
 		for g := range info.gpus {
 			if g != "" {
@@ -255,6 +251,10 @@ func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 			}
 		}
 		slices.Sort(types)
+		if len(types) == 0 {
+			f.Errorf("gpu", "pool %s has no node of GPU type %s: its nodes give no gpu", yamlfield.Quote(j.Pool), yamlfield.Quote(j.GPU))
+			return
+		}
 		f.Errorf("gpu", "pool %s has no node of GPU type %s%s (types: %s)", yamlfield.Quote(j.Pool), yamlfield.Quote(j.GPU),
 			yamlfield.Suggest(j.GPU, types), yamlfield.OneOf(types))
 	case j.Slots > have:
@@ -293,6 +293,8 @@ func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *
 	}
 	pr := p.projects[j.Project]
 	switch {
+	case pr == nil && len(p.projectOrder) == 0:
+		f.Errorf("project", "unknown project %s: the file has no projects section", yamlfield.Quote(j.Project))
 	case pr == nil:
 		f.Errorf("project", "unknown project %s%s (projects: %s)", yamlfield.Quote(j.Project),
 			yamlfield.Suggest(j.Project, p.projectOrder), yamlfield.OneOf(p.projectOrder))
