@@ -31,6 +31,8 @@
 //	ALLOT_HPARAMS         the hyperparameters, a compact JSON object ({} if none)
 //	ALLOT_HPARAMS_FILE    WORKDIR/.allot/hparams.json, the same JSON
 //	ALLOT_PREEMPT_FILE    WORKDIR/.allot/preempt, which appears on a checkpoint request
+//	ALLOT_NODE_RANK       this node's rank in a task spanning several nodes, from 0
+//	ALLOT_NUM_NODES       how many nodes the task spans (1 for a single-node task)
 //	CUDA_VISIBLE_DEVICES  the task's GPU indexes joined by commas; "" (set but
 //	                      empty, so CUDA sees no device) for a zero-slot task
 //	CUDA_DEVICE_ORDER     PCI_BUS_ID, so that CUDA numbers GPUs as nvidia-smi does

@@ -83,6 +83,11 @@ type TaskSpec struct {
 	CheckpointDir string `json:"checkpoint_dir,omitempty"`
 	// Hyperparameters is a JSON object; empty means {}.
 	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
+	// NodeRank and NodeCount place this part in a task that spans several
+	// nodes (a gang): parts are ranked 0..NodeCount-1. NodeCount 0 means
+	// a single-node task, the same as rank 0 of 1.
+	NodeRank  int `json:"node_rank,omitempty"`
+	NodeCount int `json:"node_count,omitempty"`
 }
 
 // ID returns the spec's TaskID.
@@ -186,6 +191,8 @@ func (s TaskSpec) validate() error {
 		return errors.New("entrypoint: expected a shell command line without NUL")
 	case s.WorkDir == "":
 		return errors.New("work dir: empty")
+	case s.NodeCount < 0 || s.NodeRank < 0 || (s.NodeRank > 0 && s.NodeRank >= s.NodeCount):
+		return fmt.Errorf("node rank %d of %d: expected 0 <= rank < count", s.NodeRank, s.NodeCount)
 	}
 	seen := map[int]bool{}
 	for _, g := range s.GPUs {
@@ -270,6 +277,8 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		gpus[i] = strconv.Itoa(g)
 	}
 	env := r.environ(spec.Env, map[string]string{
+		"ALLOT_NODE_RANK":      strconv.Itoa(spec.NodeRank),
+		"ALLOT_NUM_NODES":      strconv.Itoa(max(spec.NodeCount, 1)),
 		"ALLOT_JOB_ID":         spec.JobID,
 		"ALLOT_TASK_INDEX":     strconv.Itoa(spec.TaskIndex),
 		"ALLOT_ATTEMPT":        strconv.Itoa(spec.Attempt),

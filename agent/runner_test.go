@@ -177,19 +177,22 @@ func TestOutcomes(t *testing.T) {
 
 func TestEnvironment(t *testing.T) {
 	const show = `for v in ALLOT_JOB_ID ALLOT_TASK_INDEX ALLOT_ATTEMPT ALLOT_RESTART_COUNT ALLOT_CHECKPOINT_DIR ` +
-		`ALLOT_HPARAMS ALLOT_HPARAMS_FILE ALLOT_PREEMPT_FILE CUDA_DEVICE_ORDER ALLOT_SECRET MY_VAR; do ` +
+		`ALLOT_HPARAMS ALLOT_HPARAMS_FILE ALLOT_PREEMPT_FILE ALLOT_NODE_RANK ALLOT_NUM_NODES CUDA_DEVICE_ORDER ALLOT_SECRET MY_VAR; do ` +
 		`eval "echo $v=\${$v-unset}"; done; echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}"; ` +
 		`echo "PWD=$(pwd -P)"; echo "FILE=$(cat "$ALLOT_HPARAMS_FILE")"; ls -d "$ALLOT_CHECKPOINT_DIR"`
 	tests := []struct {
-		name string
-		gpus []int
-		hp   string
-		cuda string
-		want string // ALLOT_HPARAMS
+		name        string
+		gpus        []int
+		hp          string
+		cuda        string
+		want        string // ALLOT_HPARAMS
+		rank, count int
+		wantNodes   string // ALLOT_NODE_RANK, ALLOT_NUM_NODES
 	}{
-		{"two GPUs", []int{0, 2}, `{"lr": 0.1,` + "\n" + ` "layers": [1, 2]}`, "0,2", `{"lr":0.1,"layers":[1,2]}`},
-		{"GPUs in the given order", []int{3, 1}, "", "3,1", "{}"},
-		{"zero-slot task sees no GPU", nil, "{}", "", "{}"},
+		{"two GPUs", []int{0, 2}, `{"lr": 0.1,` + "\n" + ` "layers": [1, 2]}`, "0,2", `{"lr":0.1,"layers":[1,2]}`, 0, 0, "0 1"},
+		{"GPUs in the given order", []int{3, 1}, "", "3,1", "{}", 0, 1, "0 1"},
+		{"zero-slot task sees no GPU", nil, "{}", "", "{}", 0, 0, "0 1"},
+		{"part of a gang", []int{0}, "", "0", "{}", 2, 3, "2 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,6 +201,7 @@ func TestEnvironment(t *testing.T) {
 			spec := testSpec(t, show)
 			spec.JobID, spec.TaskIndex, spec.Attempt, spec.RestartCount = "exp-9", 4, 3, 2
 			spec.GPUs = tt.gpus
+			spec.NodeRank, spec.NodeCount = tt.rank, tt.count
 			spec.Hyperparameters = json.RawMessage(tt.hp)
 			spec.Env = map[string]string{"MY_VAR": "from job"}
 			spec.CheckpointDir = filepath.Join(t.TempDir(), "ckpt", "exp-9", "4")
@@ -215,6 +219,8 @@ func TestEnvironment(t *testing.T) {
 				"ALLOT_HPARAMS=" + tt.want,
 				"ALLOT_HPARAMS_FILE=" + filepath.Join(spec.WorkDir, ".allot", "hparams.json"),
 				"ALLOT_PREEMPT_FILE=" + filepath.Join(spec.WorkDir, ".allot", "preempt"),
+				"ALLOT_NODE_RANK=" + strings.Fields(tt.wantNodes)[0],
+				"ALLOT_NUM_NODES=" + strings.Fields(tt.wantNodes)[1],
 				"CUDA_DEVICE_ORDER=PCI_BUS_ID",
 				"ALLOT_SECRET=unset",
 				"MY_VAR=from job",
@@ -253,6 +259,8 @@ func TestStartErrors(t *testing.T) {
 		{"no work dir", func(s *TaskSpec, _ *Runner) { s.WorkDir = "" }, "work dir"},
 		{"repeated GPU", func(s *TaskSpec, _ *Runner) { s.GPUs = []int{1, 1} }, "distinct indexes"},
 		{"negative GPU", func(s *TaskSpec, _ *Runner) { s.GPUs = []int{-1} }, "distinct indexes"},
+		{"node rank past the count", func(s *TaskSpec, _ *Runner) { s.NodeRank, s.NodeCount = 2, 2 }, "node rank"},
+		{"negative node count", func(s *TaskSpec, _ *Runner) { s.NodeCount = -1 }, "node rank"},
 		{"reserved variable", func(s *TaskSpec, _ *Runner) { s.Env = map[string]string{"CUDA_VISIBLE_DEVICES": "0"} }, "set by the agent"},
 		{"bad variable name", func(s *TaskSpec, _ *Runner) { s.Env = map[string]string{"A=B": "0"} }, "not a variable name"},
 		{"hyperparameters not an object", func(s *TaskSpec, _ *Runner) { s.Hyperparameters = json.RawMessage("[1]") }, "JSON object"},

@@ -13,6 +13,8 @@
 //     bodies over MaxBodyBytes are rejected with 400 or 413.
 //   - Every error response is an Error object with a message that names
 //     the offending field, and the HTTP status says who is at fault.
+//   - Until requests are authenticated, a submission may name its user in
+//     the X-Allot-User header.
 //
 // # Endpoints
 //
@@ -58,5 +60,7 @@
 //     sender's sequence numbers, so a re-sent batch is stored once.
 //
 // A sync for a node the master does not know (it lost its database, or
-// the node was never registered) gets 404, and the agent registers again.
+// the node was never registered, or the master restarted since the node
+// registered) gets 404, and the agent registers again, which reconciles
+// it after a master restart.
 package api

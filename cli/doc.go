@@ -1,6 +1,14 @@
 // Package cli is the allot command line: one cobra command tree whose
-// subcommands are the simulator today and the master, the agent and the
-// client commands as they arrive. Commands write results to their
+// subcommands are the simulator, `config check`, and the client commands
+// (submit, jobs, job, nodes, pools, projects, config reload), the node
+// agent (`allot agent`, package agentd), with the master as it arrives. Commands write results to their
 // configured output stream and errors to the caller; nothing here
 // schedules or simulates itself.
+//
+// The client commands talk to the master named by the persistent
+// --master flag, else $ALLOT_MASTER, else DefaultMaster, through package
+// client. They check every argument before sending anything, print tables
+// by default and the API's objects with -o json or -o yaml (the same
+// field names in both), and bound each request with a timeout; following
+// a log is bounded per request only, since it lasts as long as the job.
 package cli

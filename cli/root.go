@@ -18,7 +18,12 @@ func New() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	addMasterFlag(root)
 	root.AddCommand(newSimCmd())
+	root.AddCommand(newMasterCmd())
+	root.AddCommand(newConfigCmd())
+	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
+	root.AddCommand(newAgentCmd())
 	return root
 }
 

@@ -2,11 +2,13 @@ package sched
 
 import "slices"
 
-// release is a future moment when a task's slots come back: the end of its
-// time limit.
+// release is a future moment when a task's slots and licenses come back:
+// the end of its time limit. A release with no nodes gives back licenses
+// only.
 type release struct {
 	at    int64
 	nodes []NodeSlots
+	job   int32
 }
 
 // easy is FIFO with EASY backfilling (Mu'alem and Feitelson): jobs start in
@@ -30,21 +32,34 @@ func (p *pass) easy(pool int, jobs []int32) {
 			continue
 		}
 		for p.wants(j) {
-			if p.tryPlace(j, false) != failed {
+			if p.tryPlace(j, false) != failed || p.shrink(j) {
 				continue
 			}
 			head = j
 			shadowAt = p.reserveHead(pool, j, firstStart)
-			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
-				Need: p.s.Jobs[j].Slots, Free: p.st.groupsAvail(pool), At: shadowAt})
+			p.headPending(j, pool, shadowAt)
 			break
 		}
 		p.finish(j)
 	}
 }
 
+// headPending records why the EASY head waits: its reservation, or the
+// license it is short of, with the reserved time.
+func (p *pass) headPending(j int32, pool int, shadowAt int64) {
+	if !p.licensesFit(j) {
+		pe := p.licensePending(j)
+		pe.At = shadowAt
+		p.addPending(pe)
+		return
+	}
+	p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
+		Need: int(p.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
+}
+
 // reserveHead computes the head's shadow time and leaves in sc.shadow the
-// cluster as it will be at that time, without the head placed.
+// cluster as it will be at that time, without the head placed, and in
+// sc.lic.shadow the licenses free then.
 func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 	sh := &p.sc.shadow
 	sh.copyFrom(p.st)
@@ -57,14 +72,22 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 		if end := al.End(p.s.Jobs); end != Never {
 			// A task past its limit whose kill has not landed yet ends
 			// "now", not in the past.
-			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes})
+			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes, job: int32(al.Job)})
 		}
 	}
 	for _, st := range p.plan.Starts[firstStart:] {
 		if lim := p.s.Jobs[st.Job].TimeLimit; lim > 0 {
-			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes})
+			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes, job: int32(st.Job)})
 		}
 	}
+	for _, mv := range p.plan.Moves {
+		// A moved task restarts now on its new nodes.
+		if job := &p.s.Jobs[p.s.Allocs[mv.Alloc].Job]; job.Pool == pool && job.TimeLimit > 0 {
+			ends = append(ends, release{at: p.s.Now + job.TimeLimit, nodes: mv.Nodes, job: int32(p.s.Allocs[mv.Alloc].Job)})
+		}
+	}
+	ends = p.licenseEnds(pool, head, firstStart, ends)
+	p.sc.lic.shadowFromFree()
 	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })
 	p.sc.ends = ends
 	r := p.request(head, true)
@@ -76,8 +99,9 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 					sh.release(ns.Node, ns.Slots)
 				}
 			}
+			p.shadowRelease(ends[i].job, 1)
 		}
-		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok {
+		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok && p.shadowFits(head, -1) {
 			return at
 		}
 	}
@@ -90,17 +114,27 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 	hr := p.request(head, true)
 	lim := p.s.Jobs[j].TimeLimit
 	for p.wants(j) {
+		if !p.licensesFit(j) {
+			p.addPending(p.licensePending(j))
+			return
+		}
 		r := p.request(j, false)
 		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 		if !ok {
+			if p.shrink(j) {
+				continue
+			}
 			p.addPending(p.failReason(j))
 			return
 		}
 		p.sc.scratch = nodes[:0]
 		if shadowAt == Never || lim <= 0 || p.s.Now+lim > shadowAt {
 			// The task will still run at the shadow time: the head must
-			// fit beside it.
-			if !shadowRoom(sh, nodes) {
+			// fit beside it, licenses included.
+			if !shadowRoom(sh, nodes) || !p.shadowFits(head, j) {
+				if p.shrink(j) {
+					continue
+				}
 				p.behind(j, head, ReasonWouldDelay)
 				return
 			}
@@ -111,9 +145,13 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 				for _, ns := range nodes {
 					sh.release(ns.Node, ns.Slots)
 				}
+				if p.shrink(j) {
+					continue
+				}
 				p.behind(j, head, ReasonWouldDelay)
 				return
 			}
+			p.shadowRelease(j, -1)
 		}
 		p.commit(j, nodes, true)
 	}

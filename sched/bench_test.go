@@ -8,7 +8,10 @@ import (
 
 // benchSnapshot builds an empty cluster of nodes×8 GPUs and a queue of
 // jobs: gangFrac of them are gangs of 8 to 64 GPUs, the rest one-GPU jobs,
-// spread over the given number of projects' worth of priorities.
+// spread over the given number of projects' worth of priorities. A
+// multifactor pool gets the default weights (fair tree), 10 departments of
+// 10 users with random decayed usage, the default QOS (1% high, 0.1%
+// emergency), and one job in fifty holds a license.
 func benchSnapshot(nodes, jobs int, gangFrac float64, policy Policy) *Snapshot {
 	rng := rand.New(rand.NewPCG(1, uint64(nodes)))
 	s := &Snapshot{Now: 1000}
@@ -16,6 +19,9 @@ func benchSnapshot(nodes, jobs int, gangFrac float64, policy Policy) *Snapshot {
 		Reservations: ReserveEASY, Placement: PlaceBinpack}}
 	for i := range nodes {
 		s.Nodes = append(s.Nodes, Node{Name: fmt.Sprintf("n%d", i), Slots: 8, GPU: "h100", ZeroSlotLimit: 100})
+	}
+	if policy == PolicyMultifactor {
+		benchAccounts(s, rng)
 	}
 	for i := range jobs {
 		slots := 1
@@ -27,8 +33,35 @@ func benchSnapshot(nodes, jobs int, gangFrac float64, policy Policy) *Snapshot {
 			Priority: 1 + rng.IntN(99), Weight: 1, Preemptible: true, Slots: slots,
 			Waiting: 1, MaxRunning: 1, TimeLimit: int64(600 + rng.IntN(7200)),
 		})
+		if policy == PolicyMultifactor {
+			j := &s.Jobs[i]
+			j.Account = 10 + rng.IntN(100)
+			switch r := rng.IntN(1000); {
+			case r == 0:
+				j.QOS = 2
+			case r < 10:
+				j.QOS = 1
+			}
+			if rng.IntN(50) == 0 {
+				j.Licenses = []LicenseUse{{License: rng.IntN(len(s.Licenses)), Count: 1 + rng.IntN(2)}}
+			}
+		}
 	}
 	return s
+}
+
+// benchAccounts sets up what a multifactor pool reads.
+func benchAccounts(s *Snapshot, rng *rand.Rand) {
+	s.Pools[0].Multifactor = DefaultMultifactor()
+	s.QOS = DefaultQOS()
+	for d := range 10 {
+		s.Accounts = append(s.Accounts, Account{Name: fmt.Sprintf("dept%d", d), Parent: -1, Shares: float64(1 + d%3)})
+	}
+	for u := range 100 {
+		s.Accounts = append(s.Accounts, Account{Name: fmt.Sprintf("user%d", u), Parent: u / 10, Shares: 1,
+			Usage: rng.Float64() / 50})
+	}
+	s.Licenses = []License{{Name: "matlab", Total: 20}, {Name: "ansys", Total: 50}}
 }
 
 // BenchmarkSchedulePass times one full pass over an empty cluster with a
@@ -42,7 +75,7 @@ func BenchmarkSchedulePass(b *testing.B) {
 		{1000, 10000, 0},
 		{10000, 100000, 0.1},
 	}
-	policies := []Policy{PolicyPriority, PolicyFIFO, PolicyBackfill, PolicyFairShare}
+	policies := []Policy{PolicyPriority, PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyMultifactor}
 	for _, sz := range sizes {
 		for _, pol := range policies {
 			name := fmt.Sprintf("nodes=%d/jobs=%d/policy=%s", sz.nodes, sz.jobs, pol)

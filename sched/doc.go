@@ -30,4 +30,29 @@
 // conservative reservations). A Scheduler value keeps scratch memory
 // between passes so that a steady-state pass allocates little; it holds no
 // state that can change a result.
+//
+// Multifactor pools (Slurm's multi-factor priority) order jobs by
+// Σ weight × factor, each factor in 0..1 (age, fair share, job size, QOS,
+// pool) less the job's nice; higher runs first, ties by fair-share
+// standing, then share, then submission. Fair share is S − U over a tree
+// of accounts (classic) or Slurm's Fair Tree ranking. The core keeps no
+// usage between passes: the caller passes each account's decayed usage
+// (Account.Usage) and keeps it with Decay.Charge. Preemption there goes by
+// QOS, never by the fair-share-driven number, so two jobs never preempt
+// each other in turn; a QOS with Preempt (emergency) preempts even in a
+// pool without preemption. PriorityFactors gives each job's breakdown.
+//
+// Licenses are cluster-wide counts checked by every policy: a task starts
+// only with all its licenses free, preemption frees none, and EASY and
+// conservative reservations count them (see License).
+//
+// Two stages apply across policies. Consolidation (consolidate.go) moves
+// unattended preemptible tasks between nodes when a task fails to fit only
+// because free slots are scattered; every moved task must be placed again
+// in the same plan (Plan.Moves) or nothing moves. Elastic jobs (elastic.go,
+// Job.MinSlots) start tasks at halved sizes when the full size does not
+// fit, and double running tasks when the pool has spare slots
+// (Plan.Resizes). Moves and resizes keep the invariants above: the slots
+// a moved or resized task leaves drain like a preempted task's, and its
+// new slots are taken from free ones.
 package sched

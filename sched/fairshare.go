@@ -39,9 +39,14 @@ func (p *pass) fairShare(pool int, jobs []int32) {
 		total += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
 	}
 	live := p.sc.fsLive[:0]
+	for _, a := range p.sc.poolRuns[pool] {
+		// Held slots, not tasks × Job.Slots: elastic tasks may hold fewer.
+		if al := &p.s.Allocs[a]; !al.Preempting {
+			f.alloc[al.Job] += int32(Slots(al.Nodes))
+		}
+	}
 	for _, j := range jobs {
 		job := &p.s.Jobs[j]
-		f.alloc[j] = p.sc.run[j] * int32(job.Slots)
 		if p.impossible(j) {
 			continue // never fits: takes no share and blocks nobody
 		}
@@ -109,10 +114,13 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	rule := victimRule{kind: victimsAboveShare}
 	for q.Len() > 0 {
 		j := q.items[0]
-		step := int32(p.s.Jobs[j].Slots)
+		step := p.size(j)
 		o := p.tryPlace(j, false)
 		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
 			o = p.preempt(j, victims, &rule)
+		}
+		if o == failed && p.shrink(j) {
+			continue
 		}
 		// A victim whose allocation dropped may have moved above j, so j
 		// is found by position rather than assumed to be on top.
@@ -133,7 +141,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 
 func (p *pass) shareFail(j int32) {
 	f := &p.sc.fs
-	if f.alloc[j] >= f.share[j] {
+	if f.alloc[j] >= f.share[j] && p.licensesFit(j) {
 		job := &p.s.Jobs[j]
 		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
 			Need: job.Slots, Free: p.st.groupsAvail(job.Pool), At: -1})

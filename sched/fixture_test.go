@@ -42,6 +42,7 @@ func withSpread() poolOpt     { return func(p *Pool) { p.Placement = PlaceSpread
 func withReservations(r Reservations) poolOpt {
 	return func(p *Pool) { p.Reservations = r }
 }
+func withMultifactor(mf Multifactor) poolOpt { return func(p *Pool) { p.Multifactor = mf } }
 
 // pool adds a pool; placement defaults to best fit and reservations to EASY.
 func (c *cluster) pool(name string, pol Policy, opts ...poolOpt) *cluster {
@@ -133,7 +134,36 @@ func timeLimit(d int64) jobOpt  { return func(_ *cluster, j *Job) { j.TimeLimit 
 func weight(w float64) jobOpt   { return func(_ *cluster, j *Job) { j.Weight = w } }
 func gpuType(g string) jobOpt   { return func(_ *cluster, j *Job) { j.GPU = g } }
 func kind(k Kind) jobOpt        { return func(_ *cluster, j *Job) { j.Kind = k } }
+func minSlots(n int) jobOpt     { return func(_ *cluster, j *Job) { j.MinSlots = n } }
+func interactive() jobOpt       { return func(_ *cluster, j *Job) { j.Interactive = true } }
 func inPool(name string) jobOpt { return func(c *cluster, j *Job) { j.Pool = c.poolIndex(name) } }
+func acct(i int) jobOpt         { return func(_ *cluster, j *Job) { j.Account = i } }
+func qos(i int) jobOpt          { return func(_ *cluster, j *Job) { j.QOS = i } }
+func nice(n int) jobOpt         { return func(_ *cluster, j *Job) { j.Nice = n } }
+
+// lic makes each task of the job hold n of license l.
+func lic(l, n int) jobOpt {
+	return func(_ *cluster, j *Job) { j.Licenses = append(j.Licenses, LicenseUse{License: l, Count: n}) }
+}
+
+// account adds a fair-share account and returns its index; parent is -1
+// at the top.
+func (c *cluster) account(name string, parent int, shares, usage float64) int {
+	c.s.Accounts = append(c.s.Accounts, Account{Name: name, Parent: parent, Shares: shares, Usage: usage})
+	return len(c.s.Accounts) - 1
+}
+
+// qosLevel adds a QOS and returns its index.
+func (c *cluster) qosLevel(name string, priority int, preempt bool) int {
+	c.s.QOS = append(c.s.QOS, QOS{Name: name, Priority: priority, Preempt: preempt})
+	return len(c.s.QOS) - 1
+}
+
+// license adds a license and returns its index.
+func (c *cluster) license(name string, total int) int {
+	c.s.Licenses = append(c.s.Licenses, License{Name: name, Total: total})
+	return len(c.s.Licenses) - 1
+}
 
 // job adds a job and returns its index. Defaults: the last pool, one slot,
 // one waiting task, priority 42, weight 1, not preemptible, submitted at 0,
@@ -202,6 +232,13 @@ func cloneSnapshot(s *Snapshot) *Snapshot {
 		}
 	}
 	out.Jobs = slices.Clone(s.Jobs)
+	for i := range out.Jobs {
+		out.Jobs[i].Licenses = slices.Clone(out.Jobs[i].Licenses)
+	}
+	out.Projects = slices.Clone(s.Projects)
+	out.Accounts = slices.Clone(s.Accounts)
+	out.QOS = slices.Clone(s.QOS)
+	out.Licenses = slices.Clone(s.Licenses)
 	out.Allocs = slices.Clone(s.Allocs)
 	for i := range out.Allocs {
 		out.Allocs[i].Nodes = slices.Clone(out.Allocs[i].Nodes)
@@ -215,9 +252,17 @@ func clonePlan(p *Plan) Plan {
 		Starts:      slices.Clone(p.Starts),
 		Preemptions: slices.Clone(p.Preemptions),
 		Pending:     slices.Clone(p.Pending),
+		Moves:       slices.Clone(p.Moves),
+		Resizes:     slices.Clone(p.Resizes),
 	}
 	for i := range out.Starts {
 		out.Starts[i].Nodes = slices.Clone(out.Starts[i].Nodes)
+	}
+	for i := range out.Moves {
+		out.Moves[i].Nodes = slices.Clone(out.Moves[i].Nodes)
+	}
+	for i := range out.Resizes {
+		out.Resizes[i].Nodes = slices.Clone(out.Resizes[i].Nodes)
 	}
 	return out
 }
@@ -236,11 +281,40 @@ func mustSchedule(t testing.TB, s *Snapshot) Plan {
 // applyPlan returns a copy of s after the plan: starts become allocations
 // (started now, marked backfilled when the start was a backfill) and take
 // one waiting task each; preempted allocations are marked Preempting.
+// Moved and resized tasks become two allocations, as the Move and Resize
+// documentation asks of callers: the new placement, started now, and what
+// the old one does not reuse, Preempting and Moving.
 func applyPlan(s *Snapshot, p *Plan) *Snapshot {
 	out := cloneSnapshot(s)
 	for _, pr := range p.Preemptions {
 		out.Allocs[pr.Alloc].Preempting = true
 	}
+	replace := func(a int, nodes []NodeSlots) {
+		old := &out.Allocs[a]
+		out.Allocs = append(out.Allocs, Alloc{Job: old.Job, Nodes: slices.Clone(nodes), Start: s.Now,
+			Backfilled: old.Backfilled})
+		old = &out.Allocs[a]
+		var left []NodeSlots
+		for _, ns := range old.Nodes {
+			if k := ns.Slots - slotsOn(nodes, ns.Node); k > 0 {
+				left = append(left, NodeSlots{Node: ns.Node, Slots: k})
+			}
+		}
+		old.Nodes, old.Preempting, old.Moving = left, true, true
+	}
+	for _, mv := range p.Moves {
+		replace(mv.Alloc, mv.Nodes)
+	}
+	for _, rs := range p.Resizes {
+		replace(rs.Alloc, rs.Nodes)
+	}
+	kept := out.Allocs[:0]
+	for _, a := range out.Allocs {
+		if len(a.Nodes) > 0 {
+			kept = append(kept, a)
+		}
+	}
+	out.Allocs = kept
 	for _, st := range p.Starts {
 		out.Allocs = append(out.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now, Backfilled: st.Backfill})
 		out.Jobs[st.Job].Waiting--
@@ -249,13 +323,16 @@ func applyPlan(s *Snapshot, p *Plan) *Snapshot {
 }
 
 // finishCheckpoints returns a copy of s in which every preempted task has
-// checkpointed: its allocation is gone and its job has one more waiting task.
+// checkpointed: its allocation is gone and its job has one more waiting
+// task, unless it was the old placement of a moved task, which runs on.
 func finishCheckpoints(s *Snapshot) *Snapshot {
 	out := cloneSnapshot(s)
 	keep := out.Allocs[:0]
 	for _, a := range out.Allocs {
 		if a.Preempting {
-			out.Jobs[a.Job].Waiting++
+			if !a.Moving {
+				out.Jobs[a.Job].Waiting++
+			}
 			continue
 		}
 		keep = append(keep, a)
@@ -272,13 +349,19 @@ func settle(t testing.TB, s *Snapshot, max int) (*Snapshot, Plan, int) {
 	t.Helper()
 	for i := 1; i <= max; i++ {
 		p := mustSchedule(t, s)
-		if len(p.Starts) == 0 && len(p.Preemptions) == 0 {
+		if quiet(&p) {
 			return s, p, i
 		}
 		s = finishCheckpoints(applyPlan(s, &p))
 	}
 	t.Fatalf("did not settle after %d passes", max)
 	return nil, Plan{}, 0
+}
+
+// quiet reports a plan that changes nothing: no start, preemption, move
+// or resize.
+func quiet(p *Plan) bool {
+	return len(p.Starts) == 0 && len(p.Preemptions) == 0 && len(p.Moves) == 0 && len(p.Resizes) == 0
 }
 
 // Queries on plans, by job index.
@@ -360,8 +443,17 @@ func fmtPlan(s *Snapshot, p *Plan) string {
 		a := &s.Allocs[pr.Alloc]
 		fmt.Fprintf(&b, "  preempt alloc %d (%s on %s) for %s\n", pr.Alloc, s.Jobs[a.Job].ID, placement(s, a.Nodes), s.Jobs[pr.For].ID)
 	}
+	for _, mv := range p.Moves {
+		a := &s.Allocs[mv.Alloc]
+		fmt.Fprintf(&b, "  move alloc %d (%s on %s) to %s for %s\n", mv.Alloc, s.Jobs[a.Job].ID, placement(s, a.Nodes), placement(s, mv.Nodes), s.Jobs[mv.For].ID)
+	}
+	for _, rs := range p.Resizes {
+		a := &s.Allocs[rs.Alloc]
+		fmt.Fprintf(&b, "  resize alloc %d (%s on %s) to %s\n", rs.Alloc, s.Jobs[a.Job].ID, placement(s, a.Nodes), placement(s, rs.Nodes))
+	}
 	for _, pe := range p.Pending {
-		fmt.Fprintf(&b, "  pending %s: %v blocker=%d need=%d free=%d at=%d\n", s.Jobs[pe.Job].ID, pe.Reason, pe.Blocker, pe.Need, pe.Free, pe.At)
+		fmt.Fprintf(&b, "  pending %s: %v blocker=%d need=%d free=%d at=%d prio=%v lic=%d:%d/%d\n", s.Jobs[pe.Job].ID, pe.Reason,
+			pe.Blocker, pe.Need, pe.Free, pe.At, pe.Priority, pe.License, pe.LicenseNeed, pe.LicenseFree)
 	}
 	return b.String()
 }
@@ -379,8 +471,20 @@ func fmtSnapshot(s *Snapshot) string {
 	for i, j := range s.Jobs {
 		fmt.Fprintf(&b, "job %d: %+v\n", i, j)
 	}
+	for i, a := range s.Accounts {
+		fmt.Fprintf(&b, "account %d: %+v\n", i, a)
+	}
+	for i, q := range s.QOS {
+		fmt.Fprintf(&b, "qos %d: %+v\n", i, q)
+	}
+	for i, l := range s.Licenses {
+		fmt.Fprintf(&b, "license %d: %+v\n", i, l)
+	}
+	for i, p := range s.Projects {
+		fmt.Fprintf(&b, "project %d: %+v\n", i, p)
+	}
 	for i, a := range s.Allocs {
-		fmt.Fprintf(&b, "alloc %d: job=%d nodes=%v start=%d preempting=%v backfilled=%v\n", i, a.Job, a.Nodes, a.Start, a.Preempting, a.Backfilled)
+		fmt.Fprintf(&b, "alloc %d: job=%d nodes=%v start=%d preempting=%v backfilled=%v moving=%v\n", i, a.Job, a.Nodes, a.Start, a.Preempting, a.Backfilled, a.Moving)
 	}
 	return b.String()
 }

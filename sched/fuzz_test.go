@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,8 +49,22 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 		if f.bit() {
 			p.Placement = PlaceSpread
 		}
+		if p.Policy == PolicyMultifactor {
+			p.Multifactor = Multifactor{Age: float64(f.n(3)), FairShare: float64(f.n(3)), JobSize: float64(f.n(2)),
+				QOS: float64(f.n(3)), MaxAge: int64(1 + f.n(100)), FavorSmall: f.bit()}
+			if p.Multifactor.Age+p.Multifactor.FairShare+p.Multifactor.JobSize+p.Multifactor.QOS == 0 {
+				p.Multifactor.Age = 1
+			}
+			if p.Multifactor.FairShare > 0 {
+				p.Multifactor.FairShareMode = FairShareClassic
+				if f.bit() {
+					p.Multifactor.FairShareMode = FairShareTree
+				}
+			}
+		}
 		s.Pools = append(s.Pools, p)
 	}
+	leaves := decodeAccounts(f, s)
 	nn := 1 + f.n(8)
 	for i := range nn {
 		n := Node{Name: fmt.Sprintf("n%d", i), Pool: f.n(np), Slots: f.n(9), ZeroSlotLimit: f.n(3)}
@@ -73,6 +88,13 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 		if g := f.n(4); g > 0 && g <= len(gpuTypes) {
 			j.GPU = gpuTypes[g-1]
 		}
+		if !decodeJobExtras(f, s, &j, leaves) {
+			valid = false
+		}
+		if j.Slots > 0 && f.n(4) == 0 {
+			j.MinSlots = 1 + f.n(j.Slots)
+			j.Interactive = f.n(4) == 0
+		}
 		s.Jobs = append(s.Jobs, j)
 	}
 	if nj == 0 {
@@ -86,6 +108,7 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 	na := f.n(13)
 	for range na {
 		a := Alloc{Job: f.n(nj), Start: s.Now - int64(f.n(300)), Preempting: f.bit(), Backfilled: f.bit()}
+		a.Moving = a.Preempting && f.n(4) == 0
 		parts := 1 + f.n(3)
 		for range parts {
 			n := f.n(nn)
@@ -110,6 +133,61 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 		s.Allocs = append(s.Allocs, a)
 	}
 	return s, valid
+}
+
+// decodeAccounts adds accounts, QOS and licenses, and returns the leaf
+// accounts.
+func decodeAccounts(f *fuzzBytes, s *Snapshot) []int {
+	na := 1 + f.n(4)
+	for i := range na {
+		parent := -1
+		if i > 0 && f.bit() {
+			parent = f.n(i)
+		}
+		s.Accounts = append(s.Accounts, Account{Name: fmt.Sprintf("a%d", i), Parent: parent,
+			Shares: float64(f.n(3)), Usage: float64(f.n(4)) / 4})
+	}
+	var leaves []int
+	for i := range s.Accounts {
+		if !slices.ContainsFunc(s.Accounts, func(a Account) bool { return a.Parent == i }) {
+			leaves = append(leaves, i)
+		}
+	}
+	if f.bit() {
+		s.QOS = []QOS{{Name: "normal"}, {Name: "high", Priority: 10}, {Name: "emergency", Priority: 100, Preempt: true}}
+	}
+	for i := range f.n(3) {
+		s.Licenses = append(s.Licenses, License{Name: fmt.Sprintf("l%d", i), Total: f.n(5)})
+	}
+	return leaves
+}
+
+// decodeJobExtras sets a job's account, QOS, nice and licenses; now and
+// then an account or license use is invalid on purpose, and it then
+// reports false.
+func decodeJobExtras(f *fuzzBytes, s *Snapshot, j *Job, leaves []int) bool {
+	valid := true
+	j.Account = leaves[f.n(len(leaves))]
+	if f.n(32) == 0 {
+		j.Account = len(s.Accounts) + 1
+		mf := &s.Pools[j.Pool].Multifactor
+		if s.Pools[j.Pool].Policy == PolicyMultifactor && mf.FairShare > 0 {
+			valid = false
+		}
+	}
+	if len(s.QOS) > 0 {
+		j.QOS = f.n(3)
+	}
+	j.Nice = f.n(5) - 2
+	if len(s.Licenses) > 0 && f.bit() {
+		u := LicenseUse{License: f.n(len(s.Licenses)), Count: 1 + f.n(3)}
+		if f.n(32) == 0 {
+			u.Count = -f.n(2) // invalid
+			valid = false
+		}
+		j.Licenses = append(j.Licenses, u)
+	}
+	return valid
 }
 
 // FuzzSchedule checks that Schedule never panics, rejects the inconsistent

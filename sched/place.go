@@ -9,6 +9,8 @@ type request struct {
 	// useDrain lets the placement count slots that preempted tasks are
 	// still draining; without it nodes with draining slots are skipped.
 	useDrain bool
+	// oneSwitch keeps a gang under one switch (topology: required).
+	oneSwitch bool
 }
 
 func (st *state) matches(g *group, r *request) bool {
@@ -135,8 +137,14 @@ func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 	return res, res != nil
 }
 
-// gangIn returns the placement in one group, or nil.
+// gangIn returns the placement in one group, or nil. In a group whose
+// nodes have switches it keeps the gang under one switch when it can.
 func (st *state) gangIn(g *group, r *request, out []NodeSlots) []NodeSlots {
+	if len(g.switches) > 0 {
+		if res := st.gangUnderSwitch(g, r, out); res != nil || r.oneSwitch {
+			return res
+		}
+	}
 	var mask *bitset
 	if !r.useDrain {
 		mask = &g.draining

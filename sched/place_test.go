@@ -91,8 +91,12 @@ func TestPlacementSingleNode(t *testing.T) {
 			gpus: []string{"a100", "h100"}, used: []usedNode{{"p-2", 8}}, need: 2, gpu: "h100", reason: ReasonNoCapacity,
 		},
 		{
-			name: "GPU type absent from the pool is no nodes", sizes: []int{8, 8},
-			gpus: []string{"a100", "h100"}, need: 1, gpu: "v100", reason: ReasonNoNodes,
+			name: "GPU type absent from the pool is gpu_type", sizes: []int{8, 8},
+			gpus: []string{"a100", "h100"}, need: 1, gpu: "v100", reason: ReasonGPUType,
+		},
+		{
+			name: "GPU type present but its nodes too small is no nodes", sizes: []int{8, 4},
+			gpus: []string{"a100", "h100"}, need: 6, gpu: "h100", reason: ReasonNoNodes,
 		},
 		{
 			name: "task larger than the whole pool is no nodes", sizes: []int{8, 8},

@@ -802,7 +802,7 @@ func TestReasonMessages(t *testing.T) {
 	b := newCluster(t).pool("p", PolicyFIFO).nodes("p", 1, 8, "")
 	b.job("x")
 	s := b.snapshot()
-	for r := Reason(0); r <= ReasonNoNodes+2; r++ {
+	for r := Reason(0); r <= ReasonGPUType+1; r++ {
 		for _, pe := range []Pending{
 			{Job: 0, Reason: r, Blocker: -1, Need: 2, Free: 1, At: -1},
 			{Job: 0, Reason: r, Blocker: 0, Need: 2, Free: 1, At: 100},

@@ -13,6 +13,13 @@ type victimRule struct {
 	preemption bool
 	// project is the waiting job's project, for quota rules.
 	project int32
+	// qos is the waiting job's QOS priority, and qosPreempt whether its
+	// QOS may preempt: victims of a lower QOS then qualify even without
+	// the pool's preemption.
+	qos        int
+	qosPreempt bool
+	// mfPrio is the waiting job's multifactor priority.
+	mfPrio float64
 	// blockEnd, when set, gives for each candidate the end of its
 	// project's run in the list, so a project that may give no more is
 	// skipped whole; next then skips over evicted candidates, so that
@@ -32,29 +39,76 @@ const (
 	// victimsReclaim: borrowing work, and over-quota work of other
 	// projects that stay at or above their quota.
 	victimsReclaim
+	// victimsByQOS: in multifactor pools, tasks of a lower QOS and a lower
+	// computed priority. QOS rather than priority decides, so that fair
+	// share moving priorities around never makes two jobs preempt each
+	// other in turn.
+	victimsByQOS
 )
 
 func (p *pass) allows(rule *victimRule, a int32) bool {
 	al := &p.s.Allocs[a]
 	vj := &p.s.Jobs[al.Job]
-	if !vj.Preemptible || al.Preempting || p.sc.evicted[a] {
+	if p.sc.evicted[a] || p.gone(a) || p.budgetSpent(vj) {
 		return false
 	}
 	switch rule.kind {
 	case victimsByPriority:
-		return vj.Priority > rule.prio && (rule.preemption || al.Backfilled)
+		if vj.Priority <= rule.prio {
+			return false
+		}
+		if rule.preemption || al.Backfilled {
+			return true
+		}
+		q, _ := qosOf(p.s, vj)
+		return rule.qosPreempt && q < rule.qos
+	case victimsByQOS:
+		q, _ := qosOf(p.s, vj)
+		return q < rule.qos && p.sc.mf.prio[al.Job] < rule.mfPrio
 	case victimsAboveShare:
-		return p.sc.fs.canGive(int32(al.Job), int32(vj.Slots))
+		return p.sc.fs.canGive(int32(al.Job), int32(Slots(al.Nodes)))
 	case victimsOwnProject:
 		return int32(vj.Project) == rule.project && !vj.Interactive
 	case victimsReclaim:
 		if vj.Borrow {
-			return true
+			// Borrowing work makes way for its own project's quota work,
+			// and gives back what it borrowed from others.
+			return int32(vj.Project) == rule.project || p.sc.quota.borrowing(int32(vj.Project))
 		}
 		return !vj.Interactive && int32(vj.Project) != rule.project &&
 			p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, int32(Slots(al.Nodes)))
 	}
 	return false
+}
+
+// blockClosed reports whether no task of a's project (a's block in a
+// list that keeps each project's tasks together) may be a victim under
+// the rule: the project's preemption budget is spent, or, when
+// reclaiming, the project could not give even one slot. Only such
+// project-wide refusals may skip a block; a task refused for itself (too
+// young, not preemptible) leaves its siblings eligible.
+func (p *pass) blockClosed(rule *victimRule, a int32) bool {
+	vj := &p.s.Jobs[p.s.Allocs[a].Job]
+	if p.budgetSpent(vj) {
+		return true
+	}
+	if rule.kind != victimsReclaim {
+		return false
+	}
+	if vj.Borrow {
+		return int32(vj.Project) != rule.project && !p.sc.quota.borrowing(int32(vj.Project))
+	}
+	return int32(vj.Project) == rule.project || !p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, 1)
+}
+
+// budgetSpent reports whether the job's project may have no more tasks
+// preempted this hour, counting the preemptions this pass has planned.
+func (p *pass) budgetSpent(j *Job) bool {
+	if j.Project < 0 || j.Project >= len(p.s.Projects) {
+		return false
+	}
+	pr := &p.s.Projects[j.Project]
+	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[j.Project]) >= pr.PreemptBudget
 }
 
 // account moves a victim's slots out of (sign -1) or back into (+1) the
@@ -63,34 +117,51 @@ func (p *pass) allows(rule *victimRule, a int32) bool {
 func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	al := &p.s.Allocs[a]
 	vj := &p.s.Jobs[al.Job]
+	if vj.Project >= 0 && vj.Project < len(p.s.Projects) {
+		p.sc.preempts[vj.Project] -= sign
+	}
 	switch rule.kind {
 	case victimsAboveShare:
-		p.sc.fs.took(int32(al.Job), sign*int32(vj.Slots))
+		p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
 	case victimsOwnProject, victimsReclaim:
-		if !vj.Borrow {
-			q := &p.sc.quota
+		q := &p.sc.quota
+		if vj.Borrow {
+			q.add(p.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
+		} else {
 			q.add(p.s, q.alloc, int32(vj.Project), sign*int32(Slots(al.Nodes)))
 		}
 	}
 }
 
 // victimOrder returns the pool's running tasks in the order they are
-// offered as victims: least important first, then newest first.
+// offered as victims: least important first, then by the work they would
+// lose (see lessLost).
 func (p *pass) victimOrder(pool int) []int32 {
 	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
 	slices.SortFunc(v, func(a, b int32) int {
-		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-		ja, jb := &p.s.Jobs[aa.Job], &p.s.Jobs[ab.Job]
+		ja, jb := &p.s.Jobs[p.s.Allocs[a].Job], &p.s.Jobs[p.s.Allocs[b].Job]
 		if ja.Priority != jb.Priority {
 			return jb.Priority - ja.Priority
 		}
-		if aa.Start != ab.Start {
-			return cmp64(ab.Start, aa.Start)
-		}
-		return int(b - a)
+		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
 	return v
+}
+
+// lessLost orders victims of equal standing: least work lost since the
+// last checkpoint first, then newest first, then by allocation index.
+// Without checkpoints the work lost is the run time, so this is newest
+// first.
+func (p *pass) lessLost(a, b int32) int {
+	aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
+	if la, lb := aa.Lost(p.s.Now), ab.Lost(p.s.Now); la != lb {
+		return cmp64(la, lb)
+	}
+	if aa.Start != ab.Start {
+		return cmp64(ab.Start, aa.Start)
+	}
+	return int(b - a)
 }
 
 // preempt tries to make one task of j fit by preempting tasks from cands
@@ -99,6 +170,9 @@ func (p *pass) victimOrder(pool int) []int32 {
 // eviction is rolled back. Victims the final placement does not need are
 // restored, so only preemptions that make the task fit remain.
 func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
+	if !p.licensesFit(j) {
+		return failed // evicting frees no license until the victim stops
+	}
 	mark := len(p.sc.stmt)
 	r := p.request(j, true)
 	var nodes []NodeSlots
@@ -111,7 +185,7 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 		}
 		a := cands[i]
 		if !p.allows(rule, a) || !p.helps(a, &r) {
-			if rule.blockEnd != nil && !p.gone(a) && !p.allows(rule, a) {
+			if rule.blockEnd != nil && p.blockClosed(rule, a) {
 				i = int(rule.blockEnd[i])
 			} else {
 				i++
@@ -131,6 +205,7 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	p.sc.scratch = nodes[:0]
 	p.minimize(mark, nodes, rule)
 	for _, a := range p.sc.stmt[mark:] {
+		p.sc.final[a] = true
 		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
 		p.sc.run[p.s.Allocs[a].Job]--
 	}
@@ -162,9 +237,21 @@ func (p *pass) live(next []int32, cands []int32, i int) int {
 	return end
 }
 
-// gone reports a candidate that can never be a victim again this pass.
+// gone reports a candidate that can never be a victim this pass: already
+// draining, evicted by a committed statement, not preemptible, or younger
+// than its pool's minimum run time. A tentative eviction is not gone: a
+// rollback may restore it, and skip pointers must not jump over it.
 func (p *pass) gone(a int32) bool {
-	return p.sc.evicted[a] || p.s.Allocs[a].Preempting
+	al := &p.s.Allocs[a]
+	if al.Preempting || p.sc.final[a] {
+		return true
+	}
+	j := &p.s.Jobs[al.Job]
+	if !j.Preemptible {
+		return true
+	}
+	min := p.s.Pools[j.Pool].MinRunTime
+	return min > 0 && p.s.Now-al.Start < min
 }
 
 // helps reports whether evicting a frees slots the request could use.

@@ -21,35 +21,45 @@ type profile struct {
 // with no reservation yet are placed after all the promised ones. The
 // profile counts slots, which is exact on single-slot nodes (the textbook
 // setting); on larger nodes a job reserved for now also needs a placement.
-func (p *pass) conservative(pool int, jobs []int32) {
-	pr := &p.sc.profile
-	p.buildProfile(pool)
+// Jobs that need licenses also need them free in one profile per license
+// for their whole time limit. Tasks the pool started this pass before the
+// queue was handed over (from firstStart on) come back at their limits.
+func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
+	p.buildProfile(pool, firstStart)
+	p.buildLicenseProfiles(jobs)
 	for _, j := range jobs {
 		if at, dur, need, ok := p.promised(j); ok {
-			pr.reserve(at, dur, need)
+			p.reserveAll(j, at, dur, need, 1)
 		}
 	}
 	for _, j := range jobs {
 		if p.impossible(j) {
 			continue
 		}
-		need := int64(p.s.Jobs[j].Slots)
 		dur := jobDuration(&p.s.Jobs[j])
-		if at, _, _, ok := p.promised(j); ok {
-			pr.reserve(at, dur, -need) // lift it out to place it again
+		if at, _, need, ok := p.promised(j); ok {
+			p.reserveAll(j, at, dur, need, -1) // lift it out to place it again
 		}
 		for p.wants(j) {
-			at := pr.earliest(p.s.Now, need, dur)
+			need := int64(p.size(j))
+			at := p.earliestAll(j, need, dur)
+			if at != p.s.Now && p.shrink(j) {
+				continue // a smaller elastic task may start now
+			}
 			if at == Never {
 				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never})
 				break
 			}
-			pr.reserve(at, dur, need)
+			p.reserveAll(j, at, dur, need, 1)
 			if at > p.s.Now {
 				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: at})
 				break
 			}
 			if p.tryPlace(j, false) == failed {
+				if p.shrink(j) {
+					p.reserveAll(j, at, dur, need, -1)
+					continue
+				}
 				pe := p.failReason(j)
 				pe.At = at
 				p.addPending(pe)
@@ -67,7 +77,9 @@ func (p *pass) promised(j int32) (at, dur, need int64, ok bool) {
 	if job.Reserved <= 0 || job.Reserved == Never || job.Slots == 0 || !p.wants(j) || p.impossible(j) {
 		return 0, 0, 0, false
 	}
-	return max(job.Reserved, p.s.Now), jobDuration(job), int64(job.Slots), true
+	// An elastic job reserves for its smallest task: it only waits
+	// once every size failed.
+	return max(job.Reserved, p.s.Now), jobDuration(job), int64(p.minSize(j)), true
 }
 
 func jobDuration(job *Job) int64 {
@@ -78,8 +90,9 @@ func jobDuration(job *Job) int64 {
 }
 
 // buildProfile starts from the slots available now and adds each running
-// task's slots back at the end of its time limit.
-func (p *pass) buildProfile(pool int) {
+// task's slots back at the end of its time limit, and those of the tasks
+// this plan started in the pool from firstStart on.
+func (p *pass) buildProfile(pool int, firstStart int) {
 	pr := &p.sc.profile
 	pr.at = append(pr.at[:0], p.s.Now)
 	pr.free = append(pr.free[:0], int64(p.st.groupsAvail(pool)))
@@ -91,6 +104,11 @@ func (p *pass) buildProfile(pool int) {
 		}
 		if end := al.End(p.s.Jobs); end != Never {
 			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes})
+		}
+	}
+	for _, st := range p.plan.Starts[firstStart:] {
+		if lim := p.s.Jobs[st.Job].TimeLimit; lim > 0 {
+			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes})
 		}
 	}
 	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })

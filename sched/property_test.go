@@ -14,7 +14,7 @@ import (
 
 var gpuTypes = []string{"h100", "a100"}
 
-var policies = []Policy{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority}
+var policies = []Policy{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyMultifactor}
 
 // genOpts tunes randSnapshot.
 type genOpts struct {
@@ -52,6 +52,9 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		if rng.IntN(3) == 0 {
 			p.Placement = PlaceSpread
 		}
+		if rng.IntN(4) == 0 {
+			p.MinRunTime = int64(100 + rng.IntN(400))
+		}
 		s.Pools = append(s.Pools, p)
 	}
 	nn := max(np, 1+rng.IntN(g.maxNodes))
@@ -64,6 +67,9 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		n := Node{Name: fmt.Sprintf("n%d", i), Pool: pool, Slots: 1 + rng.IntN(g.maxNodeSlots), ZeroSlotLimit: rng.IntN(4)}
 		if rng.IntN(3) > 0 {
 			n.GPU = gpuTypes[rng.IntN(len(gpuTypes))]
+		}
+		if rng.IntN(2) == 0 {
+			n.Switch = []string{"s1", "s2", "s3"}[rng.IntN(3)]
 		}
 		maxSize[pool] = max(maxSize[pool], n.Slots)
 		s.Nodes = append(s.Nodes, n)
@@ -101,8 +107,16 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		if rng.IntN(5) == 0 {
 			j.GPU = gpuTypes[rng.IntN(len(gpuTypes))]
 		}
+		if rng.IntN(6) == 0 {
+			j.Topology = TopologyRequired
+		}
+		if j.Slots >= 2 && rng.IntN(3) == 0 {
+			j.MinSlots = 1 + rng.IntN(j.Slots)
+		}
+		j.Interactive = rng.IntN(8) == 0
 		s.Jobs = append(s.Jobs, j)
 	}
+	randMultifactor(rng, s)
 	if nj == 0 {
 		return s
 	}
@@ -129,6 +143,10 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 			a.Nodes = []NodeSlots{{Node: int32(cand[0])}}
 		} else {
 			need := j.Slots
+			// An elastic task may run shrunk.
+			for j.MinSlots > 0 && need > j.MinSlots && rng.IntN(2) == 0 {
+				need = max(need/2, j.MinSlots)
+			}
 			// Prefer one node that fits, else spread over several.
 			if k := slices.IndexFunc(cand, func(n int) bool { return free[n] >= need }); k >= 0 {
 				a.Nodes = []NodeSlots{{Node: int32(cand[k]), Slots: int32(need)}}
@@ -163,6 +181,7 @@ func randSnapshot(rng *rand.Rand, g genOpts) *Snapshot {
 		}
 		s.Allocs = append(s.Allocs, a)
 	}
+	trimLicenses(rng, s)
 	if g.distinctStarts {
 		// Distinct and recent, so no task is past its time limit.
 		for i, off := range rng.Perm(len(s.Allocs)) {
@@ -186,8 +205,21 @@ func snapshotsEqual(a, b *Snapshot) bool {
 }
 
 func plansEqual(a, b *Plan) bool {
-	if len(a.Starts) != len(b.Starts) || !slices.Equal(a.Preemptions, b.Preemptions) || !slices.Equal(a.Pending, b.Pending) {
+	if len(a.Starts) != len(b.Starts) || !slices.Equal(a.Preemptions, b.Preemptions) || !slices.Equal(a.Pending, b.Pending) ||
+		len(a.Moves) != len(b.Moves) || len(a.Resizes) != len(b.Resizes) {
 		return false
+	}
+	for i := range a.Moves {
+		x, y := a.Moves[i], b.Moves[i]
+		if x.Alloc != y.Alloc || x.For != y.For || !slices.Equal(x.Nodes, y.Nodes) {
+			return false
+		}
+	}
+	for i := range a.Resizes {
+		x, y := a.Resizes[i], b.Resizes[i]
+		if x.Alloc != y.Alloc || !slices.Equal(x.Nodes, y.Nodes) {
+			return false
+		}
 	}
 	for i := range a.Starts {
 		x, y := a.Starts[i], b.Starts[i]
@@ -254,13 +286,22 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		}
 		seen[pr.Alloc] = true
 		preemptedOf[a.Job]++
+		qv, _ := qosOf(s, victim)
+		qf, qosPre := qosOf(s, for_)
 		switch pool.Policy {
 		case PolicyPriority:
 			if victim.Priority <= for_.Priority {
 				fail("alloc %d (priority %d) preempted for job %s of priority %d", pr.Alloc, victim.Priority, for_.ID, for_.Priority)
 			}
-			if !pool.Preemption && !a.Backfilled {
-				fail("alloc %d preempted in a pool without preemption and not backfilled", pr.Alloc)
+			if !pool.Preemption && !a.Backfilled && !(qosPre && qv < qf) {
+				fail("alloc %d preempted in a pool without preemption, not backfilled, and not by a preempting QOS", pr.Alloc)
+			}
+		case PolicyMultifactor:
+			if !pool.Preemption && !qosPre {
+				fail("alloc %d preempted for %s in a multifactor pool without preemption or a preempting QOS", pr.Alloc, for_.ID)
+			}
+			if qv >= qf {
+				fail("alloc %d of QOS priority %d preempted for %s of QOS priority %d", pr.Alloc, qv, for_.ID, qf)
 			}
 		case PolicyFairShare:
 			if !pool.Preemption {
@@ -294,8 +335,8 @@ func planProblems(s *Snapshot, p *Plan) []string {
 			fail("start of %s without nodes", j.ID)
 			continue
 		}
-		if got := Slots(st.Nodes); got != j.Slots {
-			fail("start of %s places %d slots, job needs %d", j.ID, got, j.Slots)
+		if got := Slots(st.Nodes); !onLadder(j, got) {
+			fail("start of %s places %d slots, job needs %d (min %d)", j.ID, got, j.Slots, j.MinSlots)
 		}
 		nodesSeen := map[int32]bool{}
 		for _, ns := range st.Nodes {
@@ -329,6 +370,7 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		if st.Backfill {
 			switch {
 			case pool.Policy == PolicyBackfill:
+			case pool.Policy == PolicyMultifactor && pool.Backfill:
 			case pool.Policy == PolicyPriority && pool.Backfill:
 				if !j.Preemptible {
 					fail("non-preemptible job %s backfilled", j.ID)
@@ -344,6 +386,7 @@ func planProblems(s *Snapshot, p *Plan) []string {
 			serialJob[j.Pool] = st.Job
 		}
 	}
+	bad = append(bad, moveProblems(s, p, seen, pending, used, touched)...)
 	for n := range nn {
 		if touched[n] && used[n] > s.Nodes[n].Slots {
 			fail("node %s over-committed: %d of %d slots", s.Nodes[n].Name, used[n], s.Nodes[n].Slots)
@@ -397,8 +440,8 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		if pe.Message(s) == "" {
 			fail("job %s: empty message for %v", j.ID, pe.Reason)
 		}
-		if pe.Need != j.Slots {
-			fail("job %s: pending need %d, job needs %d", j.ID, pe.Need, j.Slots)
+		if !onLadder(j, pe.Need) {
+			fail("job %s: pending need %d, job needs %d (min %d)", j.ID, pe.Need, j.Slots, j.MinSlots)
 		}
 		switch pe.Reason {
 		case ReasonBehind, ReasonSerial, ReasonWouldDelay:
@@ -414,6 +457,9 @@ func planProblems(s *Snapshot, p *Plan) []string {
 			fail("job %s: reserved at %d, before now (%d)", j.ID, pe.At, s.Now)
 		}
 	}
+	bad = append(bad, reasonProblems(s, p)...)
+	bad = append(bad, licenseProblems(s, p)...)
+	bad = append(bad, multifactorProblems(s, p)...)
 	bad = append(bad, orderProblems(s, p, starts)...)
 	bad = append(bad, fitProblems(s, p, used)...)
 	return bad
@@ -444,6 +490,12 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 	for _, pr := range p.Preemptions {
 		drain(&s.Allocs[pr.Alloc])
 	}
+	for _, mv := range p.Moves {
+		drain(&s.Allocs[mv.Alloc])
+	}
+	for _, rs := range p.Resizes {
+		drain(&s.Allocs[rs.Alloc])
+	}
 	free := make([]int, len(s.Nodes))
 	empty := make([]int, len(s.Nodes))
 	zero := make([]int, len(s.Nodes))
@@ -464,9 +516,10 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 		}
 	}
 	for _, pe := range p.Pending {
-		j := &s.Jobs[pe.Job]
+		j := smallest(&s.Jobs[pe.Job])
 		pl := &s.Pools[j.Pool]
-		conservative := pl.Policy == PolicyBackfill && pl.Reservations == ReserveConservative
+		conservative := (pl.Policy == PolicyBackfill || (pl.Policy == PolicyMultifactor && pl.Backfill)) &&
+			pl.Reservations == ReserveConservative
 		tried := false // the pass tried to place a task and failed
 		switch pe.Reason {
 		case ReasonNoCapacity, ReasonFragmented, ReasonNoNodes, ReasonAboveShare, ReasonZeroSlotFull:
@@ -483,13 +536,13 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 			continue
 		}
 		fitsEmpty := oracleFits(s, empty, zero, j)
-		if !fitsEmpty && pe.Reason != ReasonNoNodes {
-			bad = append(bad, fmt.Sprintf("job %s can never fit its pool but is pending %v, want no_nodes", j.ID, pe.Reason))
+		if !fitsEmpty && pe.Reason != ReasonNoNodes && pe.Reason != ReasonGPUType {
+			bad = append(bad, fmt.Sprintf("job %s can never fit its pool but is pending %v, want no_nodes or gpu_type", j.ID, pe.Reason))
 		}
 		switch pe.Reason {
-		case ReasonNoNodes:
+		case ReasonNoNodes, ReasonGPUType:
 			if fitsEmpty {
-				bad = append(bad, fmt.Sprintf("job %s: no_nodes, but a task fits the empty pool", j.ID))
+				bad = append(bad, fmt.Sprintf("job %s: %v, but a task fits the empty pool", j.ID, pe.Reason))
 			}
 		case ReasonNoCapacity, ReasonFragmented:
 			if !fitsEmpty {
@@ -521,8 +574,17 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 		return false
 	}
 	type key struct {
-		gpu  string
-		size int
+		gpu    string
+		size   int
+		domain string // the switch, for gangs that must keep to one
+	}
+	// A group of alike nodes is split by switch when any of its nodes
+	// names one.
+	labelled := map[key]bool{}
+	for n := range s.Nodes {
+		if ok(n) && s.Nodes[n].Switch != "" {
+			labelled[key{s.Nodes[n].GPU, s.Nodes[n].Slots, ""}] = true
+		}
 	}
 	whole := map[key]int{}
 	partial := map[key]int{} // the largest free count below the size
@@ -533,7 +595,10 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 		if free[n] >= j.Slots {
 			return true
 		}
-		k := key{s.Nodes[n].GPU, s.Nodes[n].Slots}
+		k := key{s.Nodes[n].GPU, s.Nodes[n].Slots, ""}
+		if j.Topology == TopologyRequired && labelled[k] {
+			k.domain = "switch " + s.Nodes[n].Switch
+		}
 		if free[n] == k.size {
 			whole[k]++
 		} else {
@@ -568,11 +633,13 @@ func orderProblems(s *Snapshot, p *Plan, starts []int) []string {
 	blocked := func(j int) bool {
 		pe, ok := pendingOf(p, j)
 		// A job no node can ever hold (no_nodes) blocks nobody.
-		return ok && (pe.Reason == ReasonNoCapacity || pe.Reason == ReasonFragmented || pe.Reason == ReasonReserved)
+		return ok && blocks(s, pe)
 	}
 	for pi := range s.Pools {
 		pl := &s.Pools[pi]
-		if pl.Serial || pl.Policy == PolicyFairShare || (pl.Policy == PolicyBackfill && pl.Reservations == ReserveConservative) {
+		// Multifactor order is checked by multifactorProblems.
+		if pl.Serial || pl.Policy == PolicyFairShare || pl.Policy == PolicyMultifactor ||
+			(pl.Policy == PolicyBackfill && pl.Reservations == ReserveConservative) {
 			continue
 		}
 		var jobs []int
@@ -624,19 +691,34 @@ func canonPlan(s *Snapshot, p *Plan, allocKey func(int) int) string {
 		}
 		pend = append(pend, fmt.Sprintf("%s:%v:%s:%d:%d:%d", s.Jobs[pe.Job].ID, pe.Reason, b, pe.Need, pe.Free, pe.At))
 	}
+	var moves []string
+	for _, mv := range p.Moves {
+		moves = append(moves, fmt.Sprintf("move %d@%v->%s", allocKey(mv.Alloc), mv.Nodes, s.Jobs[mv.For].ID))
+	}
+	for _, rs := range p.Resizes {
+		moves = append(moves, fmt.Sprintf("resize %d@%v", allocKey(rs.Alloc), rs.Nodes))
+	}
 	slices.Sort(starts)
 	slices.Sort(pre)
 	slices.Sort(pend)
-	return fmt.Sprintf("starts %v\npreempt %v\npending %v", starts, pre, pend)
+	slices.Sort(moves)
+	return fmt.Sprintf("starts %v\npreempt %v\npending %v\nmoves %v", starts, pre, pend, moves)
 }
 
 // permute returns a copy of s with jobs, pools and (when withAllocs)
 // allocations shuffled, and for each new allocation index its old one.
 // Node order is kept: ties between nodes go by node index on purpose.
-func permute(rng *rand.Rand, s *Snapshot, withAllocs bool) (*Snapshot, []int) {
+func permute(rng *rand.Rand, s *Snapshot, withAllocs, keepPools bool) (*Snapshot, []int) {
 	out := cloneSnapshot(s)
 	jp := rng.Perm(len(s.Jobs)) // new position -> old index
 	pp := rng.Perm(len(s.Pools))
+	if keepPools {
+		// Pools are scheduled in order, and a license shared between
+		// pools goes to the earlier one first.
+		for i := range pp {
+			pp[i] = i
+		}
+	}
 	newJob := make([]int, len(s.Jobs))
 	for n, o := range jp {
 		out.Jobs[n] = s.Jobs[o]
@@ -706,7 +788,7 @@ func TestPropertyPlans(t *testing.T) {
 			t.Fatalf("case %d: fresh Scheduler differs from reused one\nreused:\n%sfresh:\n%ssnapshot:\n%s",
 				c, fmtPlan(s, &plan), fmtPlan(s, &fresh), fmtSnapshot(s))
 		}
-		ps, ap := permute(rng, s, g.distinctStarts)
+		ps, ap := permute(rng, s, g.distinctStarts, licensesSpanPools(s))
 		pp := mustSchedule(t, ps)
 		want := canonPlan(s, &plan, func(a int) int { return a })
 		if got := canonPlan(ps, &pp, func(a int) int { return ap[a] }); got != want {
@@ -715,6 +797,13 @@ func TestPropertyPlans(t *testing.T) {
 		stats["starts"] += len(plan.Starts)
 		stats["preemptions"] += len(plan.Preemptions)
 		stats["pending"] += len(plan.Pending)
+		stats["moves"] += len(plan.Moves)
+		stats["resizes"] += len(plan.Resizes)
+		for _, st := range plan.Starts {
+			if Slots(st.Nodes) < s.Jobs[st.Job].Slots {
+				stats["shrunk starts"]++
+			}
+		}
 		for _, st := range plan.Starts {
 			if len(st.Nodes) > 1 {
 				stats["gang starts"]++
@@ -730,8 +819,9 @@ func TestPropertyPlans(t *testing.T) {
 	t.Logf("%d cases: %v", cases, stats)
 	// The generator must reach the interesting paths, or the properties
 	// prove little.
-	for _, k := range []string{"starts", "preemptions", "gang starts", "backfill starts", "checkpointing",
-		"reserved", "would_delay", "behind", "serial", "above_share", "zero_slot_full", "no_nodes", "max_concurrent", "fragmented"} {
+	for _, k := range []string{"starts", "preemptions", "gang starts", "moves", "resizes", "shrunk starts", "backfill starts", "checkpointing",
+		"reserved", "would_delay", "behind", "serial", "above_share", "zero_slot_full", "no_nodes", "max_concurrent", "fragmented",
+		"license", "gpu_type"} {
 		if stats[k] == 0 {
 			t.Errorf("no case produced %q", k)
 		}
@@ -762,7 +852,7 @@ func TestPropertySettle(t *testing.T) {
 			if bad := planProblems(s, p); len(bad) > 0 {
 				t.Fatalf("case %d round %d: %s\nsnapshot:\n%splan:\n%s", c, round, strings.Join(bad, "\n"), fmtSnapshot(s), fmtPlan(s, p))
 			}
-			if len(p.Starts) == 0 && len(p.Preemptions) == 0 {
+			if quiet(p) {
 				settled = true
 				maxRounds = max(maxRounds, round)
 				total += round
@@ -774,7 +864,7 @@ func TestPropertySettle(t *testing.T) {
 			t.Fatalf("case %d: no settling after 50 passes\nstart snapshot:\n%send snapshot:\n%s", c, fmtSnapshot(orig), fmtSnapshot(s))
 		}
 		last := mustSchedule(t, s)
-		if len(last.Starts) != 0 || len(last.Preemptions) != 0 {
+		if !quiet(&last) {
 			t.Fatalf("case %d: settled snapshot still changes:\n%s", c, fmtPlan(s, &last))
 		}
 	}

@@ -11,6 +11,9 @@ func (p *pass) runTasks(j int32) outcome {
 	res := started
 	for p.wants(j) {
 		if p.tryPlace(j, false) == failed {
+			if p.shrink(j) {
+				continue
+			}
 			p.addPending(p.failReason(j))
 			return failed
 		}
@@ -79,7 +82,7 @@ func (p *pass) serial(pool int, jobs []int32) {
 func (p *pass) priority(pool int, jobs []int32) {
 	pl := &p.s.Pools[pool]
 	var victims []int32
-	if pl.Preemption || pl.Backfill {
+	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
 		victims = p.victimOrder(pool)
 	}
 	blocker := int32(-1)
@@ -96,13 +99,18 @@ func (p *pass) priority(pool int, jobs []int32) {
 			}
 			continue
 		}
-		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption}
+		qp, qosPre := qosOf(p.s, job)
+		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption,
+			qos: qp, qosPreempt: qosPre}
 		for p.wants(j) {
 			o := p.tryPlace(j, false)
 			if o == failed && victims != nil {
 				o = p.preempt(j, victims, &rule)
 			}
 			if o == failed {
+				if p.shrink(j) {
+					continue
+				}
 				p.addPending(p.failReason(j))
 				blocker = j
 				break
@@ -113,12 +121,24 @@ func (p *pass) priority(pool int, jobs []int32) {
 }
 
 // backfillIdle starts tasks of j on slots that are free right now, marked
-// as backfill so that the blocked job can evict them later.
+// as backfill so that the blocked job can evict them later. Evicting does
+// not give licenses back, so j may not take licenses the blocker needs.
 func (p *pass) backfillIdle(j, blocker int32) {
 	for p.wants(j) {
+		if !p.licensesFit(j) {
+			p.addPending(p.licensePending(j))
+			break
+		}
+		if !p.licensesLeave(j, blocker) {
+			p.behind(j, blocker, ReasonBehind)
+			break
+		}
 		r := p.request(j, false)
 		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 		if !ok {
+			if p.shrink(j) {
+				continue
+			}
 			p.behind(j, blocker, ReasonBehind)
 			break
 		}
@@ -141,8 +161,17 @@ func (p *pass) zeroSlot(pool int, byPriority bool) {
 	} else {
 		p.sortFIFO(jobs)
 	}
+	p.zeroSlotJobs(jobs)
+}
+
+// zeroSlotJobs starts zero-slot tasks in the given order until one cannot
+// start, which blocks the rest.
+func (p *pass) zeroSlotJobs(jobs []int32) {
 	blocker := int32(-1)
 	for _, j := range jobs {
+		if p.hasWaiting(j) && len(p.s.Jobs[j].Licenses) > 0 && p.licenseNever(j) {
+			continue
+		}
 		if blocker >= 0 {
 			if p.hasWaiting(j) {
 				p.behind(j, blocker, ReasonBehind)
@@ -150,6 +179,11 @@ func (p *pass) zeroSlot(pool int, byPriority bool) {
 			continue
 		}
 		for p.wants(j) {
+			if !p.licensesFit(j) {
+				p.addPending(p.licensePending(j))
+				blocker = j
+				break
+			}
 			r := p.request(j, false)
 			n := p.st.findZero(&r, p.s)
 			if n < 0 {
@@ -158,6 +192,7 @@ func (p *pass) zeroSlot(pool int, byPriority bool) {
 				break
 			}
 			p.st.zeroUsed[n]++
+			p.takeLicenses(j)
 			at := len(p.sc.arena)
 			p.sc.arena = append(p.sc.arena, NodeSlots{Node: n})
 			p.plan.Starts = append(p.plan.Starts, Start{Job: int(j), Nodes: p.sc.arena[at : at+1 : at+1]})

@@ -8,23 +8,29 @@ type quotaPass struct {
 	alloc []int32 // slots held by counted (non-borrow) work, plus planned
 	// fixed counts the part of alloc that cannot be preempted
 	// (interactive or non-preemptible work), which must fit the quota.
-	fixed  []int32
-	demand []int32 // slots counted work wants running at once
-	share  []int32 // fair share of the pool
-	quota  []int32
-	limit  []int32 // 0: none
-	kids   [][]int32
-	roots  []int32
-	lo, hi []int32 // each leaf's range in the sorted job list
-	iCur   []int32 // next interactive candidate
-	uCur   []int32 // next unattended candidate
-	nInter []int32 // interactive jobs at the start of each range
+	fixed []int32
+	// borrowed counts slots held by borrowing work (OSMO's LOW), which
+	// counts toward no quota but toward the limit.
+	borrowed []int32
+	demand   []int32 // slots counted work wants running at once
+	share    []int32 // fair share of the pool
+	quota    []int32
+	limit    []int32 // 0: none
+	kids     [][]int32
+	roots    []int32
+	lo, hi   []int32 // each leaf's range in the sorted job list
+	iCur     []int32 // next interactive candidate
+	uCur     []int32 // next unattended candidate
+	nInter   []int32 // interactive jobs at the start of each range
 	// failReclaim is, per project, the smallest task that reclaim failed
 	// for; larger tasks of the project are not tried again this pass.
 	failReclaim []int32
-	heap        []int32
-	borrow      []int32
-	jobs        []int32
+	// overShare is set in the second phase of rounds, when work may grow
+	// a project past its fair share on slots nobody's share needs.
+	overShare bool
+	heap      []int32
+	borrow    []int32
+	jobs      []int32
 	// The victim list keeps each project's tasks together: blockEnd gives
 	// each position's run end, blockStart/blockStop each project's run.
 	blockEnd   []int32
@@ -58,8 +64,8 @@ func (p *pass) quota(pool int, jobs []int32) {
 	}
 }
 
-// quotaOrder sorts jobs by project, interactive first, borrowing last, then
-// priority and submission.
+// quotaOrder sorts jobs by project, interactive first, then other
+// non-preemptible work, borrowing last, then priority and submission.
 func (p *pass) quotaOrder(a, b int32) int {
 	ja, jb := &p.s.Jobs[a], &p.s.Jobs[b]
 	switch {
@@ -69,6 +75,10 @@ func (p *pass) quotaOrder(a, b int32) int {
 		return boolOrder(ja.Borrow, jb.Borrow)
 	case ja.Interactive != jb.Interactive:
 		return boolOrder(jb.Interactive, ja.Interactive)
+	case ja.Preemptible != jb.Preemptible:
+		// Guaranteed work goes before the unattended work it may preempt,
+		// or the unattended work would start only to be preempted.
+		return boolOrder(ja.Preemptible, jb.Preemptible)
 	case ja.Priority != jb.Priority:
 		return ja.Priority - jb.Priority
 	}
@@ -89,6 +99,7 @@ func (q *quotaPass) reset(s *Snapshot) {
 	n := len(s.Projects)
 	q.alloc = resize(q.alloc, n)
 	q.fixed = resize(q.fixed, n)
+	q.borrowed = resize(q.borrowed, n)
 	q.demand = resize(q.demand, n)
 	q.share = resize(q.share, n)
 	q.quota = resize(q.quota, n)
@@ -120,7 +131,11 @@ func (p *pass) quotaCount(pool int, jobs []int32) {
 	for _, a := range p.sc.poolRuns[pool] {
 		al := &p.s.Allocs[a]
 		job := &p.s.Jobs[al.Job]
-		if al.Preempting || job.Borrow {
+		if al.Preempting {
+			continue
+		}
+		if job.Borrow {
+			q.add(p.s, q.borrowed, int32(job.Project), int32(Slots(al.Nodes)))
 			continue
 		}
 		q.add(p.s, q.alloc, int32(job.Project), int32(Slots(al.Nodes)))
@@ -167,10 +182,10 @@ func (q *quotaPass) add(s *Snapshot, c []int32, pr int32, v int32) {
 }
 
 // withinLimit reports whether a project and its ancestors may hold slots
-// more.
+// more. The limit caps everything a project holds, borrowing work included.
 func (q *quotaPass) withinLimit(s *Snapshot, pr, slots int32) bool {
 	for pr >= 0 {
-		if q.limit[pr] > 0 && q.alloc[pr]+slots > q.limit[pr] {
+		if q.limit[pr] > 0 && q.alloc[pr]+q.borrowed[pr]+slots > q.limit[pr] {
 			return false
 		}
 		pr = int32(s.Projects[pr].Parent)

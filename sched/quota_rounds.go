@@ -15,12 +15,38 @@ func (p *pass) quotaRounds(pool int, jobs []int32) {
 			q.heap = append(q.heap, int32(pr))
 		}
 	}
+	// Two phases: first every project grows up to its fair share, then
+	// work may grow past it on the slots left. In one phase, a project
+	// placed first could take slots another's share needs, which that
+	// project would then reclaim in the next pass: a start/preempt cycle.
+	q.overShare = false
+	p.quotaPhase(victims)
+	q.overShare = true
+	if p.st.groupsAvail(pool) == 0 {
+		return // nothing is left to grow on
+	}
+	for pr := range p.s.Projects {
+		if q.hi[pr] > q.lo[pr] {
+			q.heap = append(q.heap, int32(pr))
+		}
+	}
+	p.quotaPhase(victims)
+}
+
+// quotaPhase runs rounds until no project in the heap can place more.
+func (p *pass) quotaPhase(victims []int32) {
+	q := &p.sc.quota
 	heapify(q, len(q.heap))
 	for len(q.heap) > 0 {
 		pr := q.heap[0]
 		j, interactive := p.quotaCandidate(pr)
 		if j < 0 {
 			q.popTop()
+			continue
+		}
+		if !q.overShare && !interactive && p.s.Jobs[j].Preemptible &&
+			q.alloc[pr]+int32(p.s.Jobs[j].Slots) > q.share[pr] {
+			q.popTop() // the rest of its work waits for the second phase
 			continue
 		}
 		if !p.quotaTry(pr, j, interactive, victims) {
@@ -71,15 +97,21 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 		return false
 	}
 	job := &p.s.Jobs[j]
-	slots := int32(job.Slots)
-	pe := Pending{Job: int(j), Blocker: -1, Need: job.Slots, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
-	switch {
-	case !q.withinLimit(p.s, pr, slots):
-		pe.Reason = ReasonLimit
-	case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
-		pe.Reason = ReasonOverQuota
-	default:
-		return true
+	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
+	for {
+		slots := p.size(j)
+		pe.Need = int(slots)
+		switch {
+		case !q.withinLimit(p.s, pr, slots):
+			pe.Reason = ReasonLimit
+		case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
+			pe.Reason = ReasonOverQuota
+		default:
+			return true
+		}
+		if !p.shrink(j) {
+			break
+		}
 	}
 	p.addPending(pe)
 	return false
@@ -89,8 +121,13 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	q := &p.sc.quota
 	job := &p.s.Jobs[j]
-	slots := int32(job.Slots)
+	slots := p.size(j)
 	guaranteed := interactive || !job.Preemptible
+	if !p.licensesFit(j) {
+		// Neither preemption nor reclaim frees licenses.
+		p.addPending(p.licensePending(j))
+		return false
+	}
 	o := p.tryPlace(j, false)
 	if o == failed && guaranteed && q.blockStop[pr] > q.blockStart[pr] {
 		// Guaranteed work within quota makes room among its own
@@ -113,8 +150,11 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 		}
 		return true
 	}
+	if p.shrink(j) {
+		return p.quotaAllowed(pr, j, interactive)
+	}
 	if q.alloc[pr] >= q.share[pr] || q.alloc[pr]+slots > q.quota[pr] {
-		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: job.Slots,
+		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: int(slots),
 			Free: p.st.groupsAvail(job.Pool), At: -1})
 	} else {
 		p.addPending(p.failReason(j))
@@ -125,12 +165,22 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 // borrowIdle places borrowing work on whatever slots are idle after every
 // project had its turn.
 func (p *pass) borrowIdle() {
-	for _, j := range p.sc.quota.borrow {
+	q := &p.sc.quota
+	for _, j := range q.borrow {
+		job := &p.s.Jobs[j]
 		for p.wants(j) {
+			if !q.withinLimit(p.s, int32(job.Project), int32(job.Slots)) {
+				p.addPending(Pending{Job: int(j), Reason: ReasonLimit, Blocker: -1, Need: job.Slots, At: -1})
+				break
+			}
 			if p.tryPlace(j, false) == failed {
+				if p.shrink(j) {
+					continue
+				}
 				p.addPending(p.failReason(j))
 				break
 			}
+			q.add(p.s, q.borrowed, int32(job.Project), int32(job.Slots))
 		}
 	}
 }
@@ -143,7 +193,8 @@ func (p *pass) quotaVictims(pool int) []int32 {
 	over := func(a int32) int32 {
 		job := &p.s.Jobs[p.s.Allocs[a].Job]
 		if job.Borrow {
-			return 1 << 30
+			// Borrowing work first, most borrowed first.
+			return 1<<30 + q.alloc[job.Project] + q.borrowed[job.Project] - q.quota[job.Project]
 		}
 		return q.alloc[job.Project] - q.share[job.Project]
 	}
@@ -156,11 +207,7 @@ func (p *pass) quotaVictims(pool int) []int32 {
 		if pa, pb := proj(a), proj(b); pa != pb {
 			return pa - pb // keep each project's tasks together
 		}
-		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-		if aa.Start != ab.Start {
-			return cmp64(ab.Start, aa.Start)
-		}
-		return int(b - a)
+		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
 	q.blockEnd = resize(q.blockEnd, len(v))
@@ -179,6 +226,12 @@ func (p *pass) quotaVictims(pool int) []int32 {
 		}
 	}
 	return v
+}
+
+// borrowing reports whether project v holds more than its quota counting
+// its borrowing work: only then is that work on slots it borrowed.
+func (q *quotaPass) borrowing(v int32) bool {
+	return q.alloc[v]+q.borrowed[v] > q.quota[v]
 }
 
 // reclaimable reports whether taking slots from project v keeps v and

@@ -50,6 +50,14 @@ const (
 	// ReasonNoSpare: the project holds its fair share or more and no slot
 	// is idle for over-quota work.
 	ReasonNoSpare
+	// ReasonTopology: the task spans nodes, must stay under one switch,
+	// and no switch has enough whole nodes free.
+	ReasonTopology
+	// ReasonLicense: a license the task needs is not free (Pending.License
+	// says which), or the task needs more of it than exist.
+	ReasonLicense
+	// ReasonGPUType: no node of the pool has the GPU type the job asks for.
+	ReasonGPUType
 )
 
 var reasonNames = [...]string{
@@ -67,6 +75,9 @@ var reasonNames = [...]string{
 	ReasonOverQuota:     "over_quota",
 	ReasonLimit:         "project_limit",
 	ReasonNoSpare:       "no_spare",
+	ReasonTopology:      "topology",
+	ReasonLicense:       "license",
+	ReasonGPUType:       "gpu_type",
 }
 
 // String is the reason's stable machine name, used in JSON and the API.
@@ -84,15 +95,36 @@ type Pending struct {
 	// Blocker is the job that blocks this one (ReasonBehind, ReasonSerial,
 	// ReasonWouldDelay), or -1.
 	Blocker int
-	// Need is the slots one waiting task needs; Free is how many slots of
-	// the pool were free (or, for a gang, how many the best option had).
+	// Need is the slots one waiting task needs; for an elastic job, reasons
+	// about room (no_capacity, fragmented, no_nodes, topology, reserved,
+	// checkpointing and the quota reasons) give the size last tried, which
+	// is MinSlots once every size failed. Free is how many slots of the
+	// pool were free (or, for a gang, how many the best option had).
 	Need, Free int
 	// At is the reserved or estimated start time, or -1 when unknown.
 	At int64
+	// License is, for ReasonLicense, the index of the license the task is
+	// short of; LicenseNeed is how many one task needs and LicenseFree how
+	// many were free.
+	License, LicenseNeed, LicenseFree int
+	// Priority is the job's computed priority in a multifactor pool
+	// (higher runs first), and 0 elsewhere.
+	Priority float64
 }
 
-// Message renders the pending reason for people.
+// Message renders the pending reason for people. In a multifactor pool it
+// ends with the job's computed priority.
 func (p Pending) Message(s *Snapshot) string {
+	m := p.message(s)
+	if p.Job >= 0 && p.Job < len(s.Jobs) {
+		if pool := s.Jobs[p.Job].Pool; pool >= 0 && pool < len(s.Pools) && s.Pools[pool].Policy == PolicyMultifactor {
+			m += "; priority " + fmtPriority(p.Priority)
+		}
+	}
+	return m
+}
+
+func (p Pending) message(s *Snapshot) string {
 	blocker := func() string {
 		if p.Blocker < 0 || p.Blocker >= len(s.Jobs) {
 			return "another job"
@@ -101,6 +133,9 @@ func (p Pending) Message(s *Snapshot) string {
 	}
 	switch p.Reason {
 	case ReasonNoCapacity:
+		if gpu := p.gpu(s); gpu != "" {
+			return fmt.Sprintf("needs %d %s slots per task, %d %s slots are free in the pool", p.Need, gpu, p.Free, gpu)
+		}
 		return fmt.Sprintf("needs %d slots per task, %d are free in the pool", p.Need, p.Free)
 	case ReasonFragmented:
 		return fmt.Sprintf("needs %d slots per task; enough are free in total but not on one node or on whole nodes", p.Need)
@@ -131,6 +166,52 @@ func (p Pending) Message(s *Snapshot) string {
 		return fmt.Sprintf("needs %d slots; that would take its project past its limit", p.Need)
 	case ReasonNoSpare:
 		return fmt.Sprintf("its project holds its fair share; waiting for spare slots (needs %d, %d free)", p.Need, p.Free)
+	case ReasonTopology:
+		return fmt.Sprintf("needs %d slots under one switch (topology: required); %d are free, but not under one switch", p.Need, p.Free)
+	case ReasonLicense:
+		return p.licenseMessage(s)
+	case ReasonGPUType:
+		pool := "its pool"
+		if p.Job >= 0 && p.Job < len(s.Jobs) && s.Jobs[p.Job].Pool >= 0 && s.Jobs[p.Job].Pool < len(s.Pools) {
+			pool = "pool " + s.Pools[s.Jobs[p.Job].Pool].Name
+		}
+		return fmt.Sprintf("no node of type %s in %s", or(p.gpu(s), "the requested type"), pool)
 	}
 	return p.Reason.String()
+}
+
+// gpu returns the GPU type the pending job asks for, or "".
+func (p Pending) gpu(s *Snapshot) string {
+	if p.Job < 0 || p.Job >= len(s.Jobs) {
+		return ""
+	}
+	return s.Jobs[p.Job].GPU
+}
+
+func (p Pending) licenseMessage(s *Snapshot) string {
+	name, total := "", -1
+	if p.License >= 0 && p.License < len(s.Licenses) {
+		name, total = s.Licenses[p.License].Name, s.Licenses[p.License].Total
+	}
+	what := "a license"
+	if name != "" {
+		what = "license " + name
+	}
+	var m string
+	if total >= 0 && p.LicenseNeed > total {
+		m = fmt.Sprintf("needs %d of %s per task, but only %d exist", p.LicenseNeed, what, total)
+	} else {
+		m = fmt.Sprintf("waiting for %s: needs %d, %d of %d free", what, p.LicenseNeed, p.LicenseFree, max(total, 0))
+	}
+	if p.At > 0 && p.At != Never {
+		m += fmt.Sprintf("; reserved to start at t=%ds", p.At)
+	}
+	return m
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

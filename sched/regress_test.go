@@ -43,7 +43,7 @@ func TestBugConservativeImpossibleJobStarvesPool(t *testing.T) {
 	big := b.job("big", slots(8), timeLimit(100), submit(1))
 	s := b.snapshot()
 	p := mustSchedule(t, s)
-	mustPending(t, s, &p, ghost, ReasonNoNodes)
+	mustPending(t, s, &p, ghost, ReasonGPUType)
 	// Expected: big starts on the empty node. Actual: big pending
 	// "reserved" with At = Never.
 	if len(startsOf(&p, big)) != 1 {
@@ -54,7 +54,8 @@ func TestBugConservativeImpossibleJobStarvesPool(t *testing.T) {
 // TestBugEASYImpossibleHead: under EASY a head job that can never fit (no
 // node of its GPU type) is reported as "reserved" with no start time, and
 // since no reservation exists nothing may backfill: the pool idles forever.
-// Expected: the head is reported as no_nodes, and a later job that fits
+// Expected: the head is reported as gpu_type (no_nodes before that reason
+// existed), and a later job that fits
 // starts, since it cannot delay a reservation that does not exist.
 func TestBugEASYImpossibleHead(t *testing.T) {
 	b := newCluster(t).pool("p", PolicyBackfill).nodes("p", 2, 8, "h100")
@@ -62,7 +63,7 @@ func TestBugEASYImpossibleHead(t *testing.T) {
 	next := b.job("next", timeLimit(100), submit(1))
 	s := b.snapshot()
 	p := mustSchedule(t, s)
-	mustPending(t, s, &p, head, ReasonNoNodes) // actual: reserved, At = Never
+	mustPending(t, s, &p, head, ReasonGPUType) // actual: reserved, At = Never
 	if len(startsOf(&p, next)) != 1 {
 		t.Fatalf("next did not start on an idle pool\n%s", fmtPlan(s, &p)) // actual: would_delay
 	}
@@ -93,7 +94,7 @@ func TestBugFairShareNeverFitsAboveShare(t *testing.T) {
 	if n := len(startsOf(&p, hog)); n != 4 {
 		t.Fatalf("hog started %d", n)
 	}
-	mustPending(t, s, &p, ghost, ReasonNoNodes) // actual: above_share
+	mustPending(t, s, &p, ghost, ReasonGPUType) // actual: above_share
 }
 
 // TestBugConservativeNoReservationWhenNowFull: conservative backfilling

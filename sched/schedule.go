@@ -9,6 +9,10 @@ import (
 // from one pass to the next; none of it influences a result. The zero value
 // is ready to use. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
+	// base is the snapshot's cluster as indexed, kept from one pass to the
+	// next so that update re-indexes only what changed; st is the copy a
+	// pass plans on.
+	base     state
 	st       state
 	shadow   state
 	plan     Plan
@@ -21,6 +25,8 @@ type Scheduler struct {
 	holdsAll []int32
 	pending  []bool
 	evicted  []bool
+	final    []bool  // evicted by a committed statement
+	preempts []int32 // per project: preemptions planned this pass
 	victims  []int32
 	stmt     []int32
 	poolJobs [][]int32
@@ -31,6 +37,10 @@ type Scheduler struct {
 	quota    quotaPass
 	fsLive   []int32
 	profile  profile
+	mf       mfPass
+	lic      licensePass
+	elastic  elasticPass
+	cons     consolidation
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -42,12 +52,13 @@ func Schedule(s *Snapshot) (*Plan, error) {
 // Schedule runs one scheduling pass over the snapshot. It returns an error,
 // and no plan, when the snapshot is inconsistent.
 func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
-	if err := validate(s); err != nil {
+	if err := validate(s, &sc.mf.parents); err != nil {
 		return nil, err
 	}
-	if err := sc.st.build(s); err != nil {
+	if err := sc.base.update(s); err != nil {
 		return nil, err
 	}
+	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
 	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
 	for pool := range s.Pools {
@@ -56,15 +67,23 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	return &sc.plan, nil
 }
 
-func validate(s *Snapshot) error {
+// validate checks the snapshot; parents is scratch memory, kept by the
+// caller so that a steady-state pass allocates nothing.
+func validate(s *Snapshot, parents *[]bool) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
-		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota:
+		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor:
 		default:
 			return fmt.Errorf("pool %q: unknown policy %q", s.Pools[i].Name, s.Pools[i].Policy)
 		}
 	}
 	if err := validateProjects(s); err != nil {
+		return err
+	}
+	if err := validateMultifactor(s, parents); err != nil {
+		return err
+	}
+	if err := validateLicenses(s); err != nil {
 		return err
 	}
 	for i := range s.Jobs {
@@ -87,7 +106,7 @@ func validate(s *Snapshot) error {
 			return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
 		}
 	}
-	return nil
+	return validateElastic(s)
 }
 
 // validateProjects checks that parents exist and the tree has no cycle.
@@ -116,6 +135,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.plan.Starts = sc.plan.Starts[:0]
 	sc.plan.Preemptions = sc.plan.Preemptions[:0]
 	sc.plan.Pending = sc.plan.Pending[:0]
+	sc.plan.Moves = sc.plan.Moves[:0]
+	sc.plan.Resizes = sc.plan.Resizes[:0]
 	sc.arena = sc.arena[:0]
 	nj := len(s.Jobs)
 	sc.run = resize(sc.run, nj)
@@ -123,9 +144,15 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.holds = resize(sc.holds, nj)
 	sc.pending = resize(sc.pending, nj)
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
+	sc.final = resize(sc.final, len(s.Allocs))
+	sc.preempts = resize(sc.preempts, len(s.Projects))
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
+	sc.mf.reset(s)
+	sc.lic.reset(s)
+	sc.elastic.reset(s)
+	sc.cons.reset(len(s.Pools))
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		if !a.Preempting {
@@ -166,6 +193,7 @@ type pass struct {
 func (p *pass) schedulePool(pool int) {
 	pl := &p.s.Pools[pool]
 	jobs := p.sc.poolJobs[pool]
+	pendMark := len(p.plan.Pending)
 	switch pl.Policy {
 	case PolicyFIFO:
 		p.sortFIFO(jobs)
@@ -174,7 +202,7 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyBackfill:
 		p.sortFIFO(jobs)
 		if pl.Reservations == ReserveConservative {
-			p.conservative(pool, jobs)
+			p.conservative(pool, jobs, len(p.plan.Starts))
 		} else {
 			p.easy(pool, jobs)
 		}
@@ -189,7 +217,10 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyQuota:
 		p.quota(pool, jobs)
 		p.zeroSlot(pool, true)
+	case PolicyMultifactor:
+		p.multifactorPool(pool)
 	}
+	p.expand(pool, pendMark)
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -247,11 +278,12 @@ func (p *pass) capped(j int32) bool {
 func (p *pass) request(j int32, useDrain bool) request {
 	job := &p.s.Jobs[j]
 	return request{
-		pool:     job.Pool,
-		gpu:      job.GPU,
-		slots:    int32(job.Slots),
-		spread:   p.s.Pools[job.Pool].Placement == PlaceSpread,
-		useDrain: useDrain,
+		pool:      job.Pool,
+		gpu:       job.GPU,
+		slots:     p.size(j),
+		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
+		useDrain:  useDrain,
+		oneSwitch: job.Topology == TopologyRequired,
 	}
 }
 
@@ -266,6 +298,9 @@ const (
 
 // tryPlace places one task of j on free slots, then on draining ones.
 func (p *pass) tryPlace(j int32, backfill bool) outcome {
+	if !p.licensesFit(j) {
+		return failed
+	}
 	r := p.request(j, false)
 	nodes, ok := p.st.find(&r, p.sc.scratch[:0])
 	if !ok {
@@ -274,7 +309,7 @@ func (p *pass) tryPlace(j int32, backfill bool) outcome {
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
-		return failed
+		return p.consolidate(j, &r, backfill)
 	}
 	return p.commit(j, nodes, backfill)
 }
@@ -292,6 +327,7 @@ func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 		})
 	}
 	p.st.takeAll(nodes)
+	p.takeLicenses(j)
 	p.sc.planned[j]++
 	if out == held {
 		p.sc.holds[j]++
@@ -307,15 +343,36 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
-	if job.GPU == "" {
-		if int32(job.Slots) <= p.st.largest[job.Pool] {
-			return false
-		}
-	} else if r := p.request(j, true); p.fitsEmpty(&r) {
-		return false
+	r := p.request(j, true)
+	r.slots = p.minSize(j)
+	var fits bool
+	switch {
+	case r.oneSwitch && p.st.spansNodes(&r):
+		fits = p.st.fitsOneSwitch(&r)
+	case job.GPU == "":
+		fits = r.slots <= p.st.largest[job.Pool]
+	default:
+		fits = p.fitsEmpty(&r)
 	}
-	p.addPending(Pending{Job: int(j), Reason: ReasonNoNodes, Blocker: -1, Need: job.Slots, At: -1})
+	if fits {
+		return len(job.Licenses) > 0 && p.licenseNever(j)
+	}
+	reason := ReasonNoNodes
+	if job.GPU != "" && !p.gpuOffered(job) {
+		reason = ReasonGPUType
+	}
+	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), At: -1})
 	return true
+}
+
+// gpuOffered reports whether some node of the job's pool has its GPU type.
+func (p *pass) gpuOffered(job *Job) bool {
+	for _, gi := range p.st.poolGroups[job.Pool] {
+		if g := &p.st.groups[gi]; g.gpu == job.GPU && len(g.nodes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *pass) fitsEmpty(r *request) bool {
@@ -325,14 +382,23 @@ func (p *pass) fitsEmpty(r *request) bool {
 
 // failReason explains why one task of j cannot be placed.
 func (p *pass) failReason(j int32) Pending {
+	if !p.licensesFit(j) {
+		return p.licensePending(j)
+	}
 	r := p.request(j, true)
+	r.slots = p.minSize(j) // an elastic job waits only once every size failed
 	total, avail, fits := p.st.capacity(&r, p.s)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
 	case !fits || total < int(r.slots):
 		pe.Reason = ReasonNoNodes
+		if r.gpu != "" && !p.gpuOffered(&p.s.Jobs[j]) {
+			pe.Reason = ReasonGPUType
+		}
 	case avail < int(r.slots):
 		pe.Reason = ReasonNoCapacity
+	case r.oneSwitch && p.st.spansNodes(&r):
+		pe.Reason = ReasonTopology
 	default:
 		pe.Reason = ReasonFragmented
 	}
@@ -365,7 +431,7 @@ func (p *pass) finish(j int32) {
 	}
 	switch {
 	case p.sc.holds[j] > 0:
-		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: job.Slots, At: -1})
+		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.size(j)), At: -1})
 	case p.capped(j):
 		p.addPending(Pending{Job: int(j), Reason: ReasonMaxConcurrent, Blocker: -1, Need: job.Slots, At: -1})
 	default:

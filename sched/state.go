@@ -17,6 +17,8 @@ type group struct {
 	// preempted task and not yet claimed by a hold.
 	draining bitset
 	avail    int
+	// switches splits the nodes by switch, when any node names one.
+	switches []domain
 }
 
 // state is the planning view of the cluster during a pass. avail counts
@@ -34,6 +36,16 @@ type state struct {
 	// largest is, per pool, the biggest task some group could hold when
 	// empty: its node size, or all its slots for a gang.
 	largest []int32
+
+	// layout is each node's group key as of the last successful build,
+	// and pools the pool count then; nil after a failed build. When the
+	// next snapshot has the same layout, refresh updates only the nodes
+	// whose allocations changed instead of indexing every node again.
+	layout              []groupKey
+	switches            []string
+	pools               int
+	slots               []int32
+	prevFree, prevDrain []int32
 }
 
 type groupKey struct {
@@ -44,8 +56,62 @@ type groupKey struct {
 
 func (st *state) avail(n int32) int32 { return st.free[n] + st.drain[n] }
 
+// update makes st the indexed state of snapshot s. Between passes of a
+// simulation or a live master the nodes rarely change while allocations
+// do, so it re-indexes only the nodes whose free or draining count moved;
+// the result is identical to a full build.
+func (st *state) update(s *Snapshot) error {
+	if !st.sameLayout(s) {
+		return st.build(s)
+	}
+	st.prevFree, st.free = st.free, st.prevFree
+	st.prevDrain, st.drain = st.drain, st.prevDrain
+	st.free = append(st.free[:0], st.slots...)
+	st.drain = resize(st.drain, len(s.Nodes))
+	st.zeroUsed = resize(st.zeroUsed, len(s.Nodes))
+	if err := st.subtractAllocs(s); err != nil {
+		st.layout = nil
+		return err
+	}
+	for i := range st.free {
+		f, d := st.free[i], st.drain[i]
+		pf, pd := st.prevFree[i], st.prevDrain[i]
+		if f == pf && d == pd {
+			continue
+		}
+		g := &st.groups[st.nodeGroup[i]]
+		pos := st.nodePos[i]
+		if d > 0 {
+			g.draining.set(pos)
+		} else {
+			g.draining.unset(pos)
+		}
+		if f+d != pf+pd {
+			st.move(g, pos, pf+pd, f+d)
+		}
+	}
+	return nil
+}
+
+// sameLayout reports whether s has the nodes, in the same order, pools and
+// slot types as the last successful build.
+func (st *state) sameLayout(s *Snapshot) bool {
+	if st.layout == nil || len(st.layout) != len(s.Nodes) || st.pools != len(s.Pools) {
+		return false
+	}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		k := &st.layout[i]
+		if k.pool != n.Pool || k.size != int32(n.Slots) || k.gpu != n.GPU || st.switches[i] != n.Switch {
+			return false
+		}
+	}
+	return true
+}
+
 // build indexes the snapshot's nodes and subtracts its allocations.
 func (st *state) build(s *Snapshot) error {
+	st.layout = nil
 	nn := len(s.Nodes)
 	st.nodeGroup = resize(st.nodeGroup, nn)
 	st.nodePos = resize(st.nodePos, nn)
@@ -111,7 +177,23 @@ func (st *state) build(s *Snapshot) error {
 		st.index(gr)
 		st.largest[gr.pool] = max(st.largest[gr.pool], gr.size*int32(len(gr.nodes)))
 	}
+	st.buildSwitches(s)
+	st.remember(s)
 	return nil
+}
+
+// remember records the layout that update compares the next snapshot with.
+func (st *state) remember(s *Snapshot) {
+	st.layout = resize(st.layout, len(s.Nodes))
+	st.slots = resize(st.slots, len(s.Nodes))
+	st.switches = resize(st.switches, len(s.Nodes))
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		st.layout[i] = groupKey{n.Pool, n.GPU, int32(n.Slots)}
+		st.switches[i] = n.Switch
+		st.slots[i] = int32(n.Slots)
+	}
+	st.pools = len(s.Pools)
 }
 
 func (st *state) subtractAllocs(s *Snapshot) error {
@@ -227,10 +309,12 @@ func (st *state) move(g *group, pos, from, to int32) {
 	g.avail += int(to - from)
 }
 
-// copyFrom makes st an independent copy of o, reusing st's memory.
+// copyFrom makes st a copy of o that a pass may change without touching o,
+// reusing st's memory. What build fixes (the grouping, node positions,
+// the largest task per pool) is read-only afterwards and is shared.
 func (st *state) copyFrom(o *state) {
-	st.nodeGroup = append(st.nodeGroup[:0], o.nodeGroup...)
-	st.nodePos = append(st.nodePos[:0], o.nodePos...)
+	st.nodeGroup, st.nodePos = o.nodeGroup, o.nodePos
+	st.poolGroups, st.largest = o.poolGroups, o.largest
 	st.free = append(st.free[:0], o.free...)
 	st.drain = append(st.drain[:0], o.drain...)
 	st.zeroUsed = append(st.zeroUsed[:0], o.zeroUsed...)
@@ -241,7 +325,7 @@ func (st *state) copyFrom(o *state) {
 	for i := range o.groups {
 		d, s := &st.groups[i], &o.groups[i]
 		d.pool, d.gpu, d.size, d.avail = s.pool, s.gpu, s.size, s.avail
-		d.nodes = append(d.nodes[:0], s.nodes...)
+		d.nodes, d.switches = s.nodes, s.switches
 		for len(d.buckets) < len(s.buckets) {
 			d.buckets = append(d.buckets, bitset{})
 		}
@@ -252,7 +336,6 @@ func (st *state) copyFrom(o *state) {
 		d.counts = append(d.counts[:0], s.counts...)
 		d.draining.copyFrom(&s.draining)
 	}
-	st.poolGroups = o.poolGroups // read-only after build
 }
 
 func resize[T any](s []T, n int) []T {

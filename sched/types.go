@@ -15,6 +15,9 @@ const (
 	PolicyFairShare Policy = "fair_share"
 	PolicyPriority  Policy = "priority"
 	PolicyQuota     Policy = "quota"
+	// PolicyMultifactor orders jobs by a weighted sum of factors (Slurm's
+	// multi-factor priority); see Multifactor.
+	PolicyMultifactor Policy = "multifactor"
 )
 
 // Reservations selects the backfill flavour of a backfill pool.
@@ -35,6 +38,16 @@ type Placement string
 const (
 	PlaceBinpack Placement = "binpack"
 	PlaceSpread  Placement = "spread"
+)
+
+// Topology is how strictly a gang keeps to one switch.
+type Topology string
+
+// TopologyPrefer (or "") places a gang under one switch when one has room
+// and across switches otherwise; TopologyRequired waits for one switch.
+const (
+	TopologyPrefer   Topology = "prefer"
+	TopologyRequired Topology = "required"
 )
 
 // Kind is the kind of a job.
@@ -61,6 +74,13 @@ type Snapshot struct {
 	Allocs []Alloc
 	// Projects are the quota entities of quota pools, in a tree.
 	Projects []Project
+	// Accounts are the fair-share entities of multifactor pools, in a
+	// tree (users are leaf accounts).
+	Accounts []Account
+	// QOS lists the qualities of service jobs may name (Job.QOS).
+	QOS []QOS
+	// Licenses are cluster-wide consumable resources (Job.Licenses).
+	Licenses []License
 }
 
 // Project is a quota entity (a team, a queue). Projects nest: a department
@@ -76,6 +96,13 @@ type Project struct {
 	OverQuotaWeight float64
 	// Limit caps the slots the project may hold; 0 means no limit.
 	Limit int
+	// PreemptBudget caps how many of the project's tasks may be preempted
+	// per hour, a thrash guard; 0 means no cap. Preempted is how many were
+	// preempted in the last hour, which the caller counts: the core keeps
+	// nothing between passes. The cap holds in every pool, for jobs whose
+	// Project is a valid index.
+	PreemptBudget int
+	Preempted     int
 }
 
 // Pool is a set of nodes scheduled under one policy.
@@ -87,6 +114,12 @@ type Pool struct {
 	Serial       bool
 	Reservations Reservations
 	Placement    Placement
+	// MinRunTime is how long, in seconds, a task must have run before it
+	// may be preempted: a thrash guard. 0 means no minimum.
+	MinRunTime int64
+	// Multifactor holds the weights of a multifactor pool; other policies
+	// ignore it.
+	Multifactor Multifactor
 }
 
 // Node is one machine (an agent) with GPU slots.
@@ -96,6 +129,10 @@ type Node struct {
 	Slots  int
 	GPU    string
 	Labels map[string]string
+	// Switch names the network switch (or any topology domain) the node
+	// hangs off; "" for none. Gangs spanning nodes prefer nodes under one
+	// switch.
+	Switch string
 	// ZeroSlotLimit caps how many zero-slot tasks may run on the node.
 	ZeroSlotLimit int
 }
@@ -113,8 +150,14 @@ type Job struct {
 	Weight      float64
 	Preemptible bool
 	// Slots is the number of slots each task needs; zero marks zero-slot
-	// tasks, which are scheduled apart from slot tasks.
+	// tasks, which are scheduled apart from slot tasks. For an elastic job
+	// it is the largest size a task may have.
 	Slots int
+	// MinSlots makes the job elastic when it is not 0: a task that cannot
+	// be placed at Slots starts at a halved size, down to MinSlots, and a
+	// running task smaller than Slots doubles when slots are spare (see
+	// elastic.go). 0 means not elastic; else 1 <= MinSlots <= Slots.
+	MinSlots int
 	// Waiting counts tasks that are ready to start: never started, or
 	// preempted and waiting to resume.
 	Waiting int
@@ -134,11 +177,26 @@ type Job struct {
 	// Borrow marks work that does not count toward any quota (OSMO's LOW
 	// class): it only uses idle slots and any quota work may reclaim them.
 	Borrow bool
+	// Topology says whether a task spanning nodes must (TopologyRequired)
+	// or should (TopologyPrefer, the default) use nodes under one switch.
+	Topology Topology
 	// Reserved is the start time the previous pass reserved for the job
 	// under conservative backfilling (its Pending.At), or 0 for none.
 	// Carrying it lets the next pass compress the schedule as the textbook
 	// does: a reservation may move earlier but never later.
 	Reserved int64
+	// Account is the job's index in Snapshot.Accounts. Only multifactor
+	// pools whose fair-share weight is positive read it.
+	Account int
+	// QOS is the job's index in Snapshot.QOS, or 0 when the snapshot lists
+	// none. Multifactor pools read it for the QOS factor, multifactor and
+	// priority pools for preemption by QOS.
+	QOS int
+	// Nice is subtracted from the job's multifactor priority, in priority
+	// units: a positive nice lowers it, a negative one raises it.
+	Nice int
+	// Licenses are what each task of the job holds while it runs.
+	Licenses []LicenseUse
 }
 
 // NodeSlots is the part of an allocation on one node.
@@ -159,6 +217,21 @@ type Alloc struct {
 	// higher-priority task could not use; it may be evicted for that task
 	// even when the pool does not preempt.
 	Backfilled bool
+	// Checkpoint is when the task last saved a checkpoint, or 0 for never:
+	// preempting it loses the work done since max(Start, Checkpoint), and
+	// victims are chosen to lose the least.
+	Checkpoint int64
+	// Moving marks the old placement of a task that a plan moved or
+	// resized (Plan.Moves, Plan.Resizes): it is Preempting too and drains
+	// like a preempted task, but the task runs on in its new allocation
+	// and does not go back to its job's waiting tasks.
+	Moving bool
+}
+
+// Lost is the work, in seconds, that preempting the task at now would
+// throw away: the time since its last checkpoint, or since its start.
+func (a *Alloc) Lost(now int64) int64 {
+	return max(0, now-max(a.Start, a.Checkpoint))
 }
 
 // End is when the allocation's time limit runs out, or Never.
@@ -176,6 +249,10 @@ type Plan struct {
 	Starts      []Start
 	Preemptions []Preemption
 	Pending     []Pending
+	// Moves re-place running tasks to make room for a pending one
+	// (consolidate.go); Resizes grow elastic tasks (elastic.go).
+	Moves   []Move
+	Resizes []Resize
 }
 
 // Start launches one task of a job on the given nodes.

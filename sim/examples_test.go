@@ -7,12 +7,13 @@ import (
 	"github.com/allot-sched/allot/sim"
 )
 
-// TestExamples replays every scenario under examples/, as the README and
+// TestExamples replays the scenarios under examples/, as the README and
 // the docs tell people to, and checks a few things each is there to show.
+// (examples/cluster.yaml is a master configuration, not a scenario.)
 func TestExamples(t *testing.T) {
-	files, err := filepath.Glob("../examples/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no examples: %v", err)
+	var files []string
+	for _, name := range []string{"quickstart.yaml", "quota.yaml", "osmo-pools.yaml"} {
+		files = append(files, filepath.Join("..", "examples", name))
 	}
 	checks := map[string]func(t *testing.T, res *sim.Result){
 		"quota.yaml": func(t *testing.T, res *sim.Result) {

@@ -392,8 +392,8 @@ func TestQuotaProperties(t *testing.T) {
 // TestQuotaSettles: in runs where nothing ends, once the submissions and
 // the preemptions they cause are through, the run settles: it stops well
 // before the horizon, and a further pass by a fresh scheduler changes
-// nothing. This FAILS on the current core, which thrashes in the cases of
-// TestCoreBugOwnProjectThrash and TestCoreBugOverQuotaStartThenReclaim.
+// nothing. (It found the start/preempt cycles of
+// TestQuotaNoOwnProjectThrash and TestQuotaNoOverQuotaStartThenReclaim.)
 func TestQuotaSettles(t *testing.T) {
 	n := 1000
 	if testing.Short() {
@@ -421,6 +421,6 @@ func TestQuotaSettles(t *testing.T) {
 		}
 	}
 	if thrash > 0 {
-		t.Fatalf("%d of %d runs never settle (core bugs, see TestCoreBug*); the first:\n%s", thrash, n, first)
+		t.Fatalf("%d of %d runs never settle; the first:\n%s", thrash, n, first)
 	}
 }

@@ -7,16 +7,17 @@ import (
 	"github.com/allot-sched/allot/sim"
 )
 
-// Known bugs of the scheduling core's quota policy (sched/quota*.go),
-// found while wiring it into the simulator. Each test states the outcome
-// the seeds and DESIGN.md ask for and FAILS until sched/ is fixed; the
-// simulator side is not at fault. They are kept apart from the seed tests
-// so that those pass and these say exactly what is wrong.
+// Regression tests for five bugs of the scheduling core's quota policy
+// (sched/quota*.go) that these tests found while the quota policy was
+// being wired into the simulator; sched fixed them ("quota fixes": rounds
+// within share before over-share growth, guaranteed work first, borrowing
+// limited and reclaimed only where borrowed). Each test states the outcome
+// the seeds and DESIGN.md ask for, through the whole simulator.
 
 // runYAML replays a scenario given as text, with the timeline on.
 func runYAML(t *testing.T, src string) *sim.Result {
 	t.Helper()
-	sc, err := scenario.Parse("bug.yaml", []byte(src))
+	sc, err := scenario.Parse("regress.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,14 +32,11 @@ func runYAML(t *testing.T, src string) *sim.Result {
 	return res
 }
 
-// TestCoreBugReclaimStopsAtInteractive: a project below its quota must
-// reclaim from a project over its quota even when that project's newest
-// task is interactive. quotaVictims keeps each project's tasks together,
-// and preempt (victimRule.blockEnd) skips a project's whole run as soon as
-// one task of it may not be taken; an interactive or non-preemptible task
-// at the head of the run hides every preemptible task behind it, so B
-// never gets its quota.
-func TestCoreBugReclaimStopsAtInteractive(t *testing.T) {
+// TestQuotaReclaimPastInteractive: a project below its quota reclaims
+// from a project over its quota even when that project's newest task is
+// interactive. The core used to skip a victim project's whole run of tasks
+// as soon as one of them (here the notebook) could not be taken.
+func TestQuotaReclaimPastInteractive(t *testing.T) {
 	res := runYAML(t, `pools:
   - {name: gpu, policy: quota, nodes: [{name: n, slots: 4}]}
 projects:
@@ -54,19 +52,18 @@ events:
 `)
 	want := map[string]int{"a-train": 1, "a-notebook": 1, "b-train": 2}
 	if got := slotsAt(res, 10*minute); !sameSlots(got, want) {
-		t.Errorf("core bug (sched quotaVictims/preempt blockEnd): at 10m holdings %v, want %v: B below its quota "+
+		t.Errorf("at 10m holdings %v, want %v: B below its quota "+
 			"reclaims 2 of A's training tasks, A keeps its notebook and its quota of 2", got, want)
 	}
 }
 
-// TestCoreBugOSMOReclaimTakesPoolWithinQuota: OSMO says LOW work of a pool
+// TestQuotaOSMOReclaimKeepsPoolWithinQuota: OSMO says LOW work of a pool
 // that is under its quota is not preempted by other pools. pool1 runs one
 // LOW task on one of its own 2 GPUs; pool2 runs NORMAL work and 2 LOW
-// tasks, one of them on a GPU borrowed from pool1. When pool2 submits
-// more NORMAL work the victim must be pool2's own LOW work; quotaVictims
-// ranks every borrowing task alike and then by project index, so pool1's
-// task is taken and pool2 ends up holding all 4 GPUs.
-func TestCoreBugOSMOReclaimTakesPoolWithinQuota(t *testing.T) {
+// tasks, one of them on a GPU borrowed from pool1. When pool2 submits more
+// NORMAL work the victim must be pool2's own LOW work; the core used to
+// rank all borrowing work alike and take pool1's task.
+func TestQuotaOSMOReclaimKeepsPoolWithinQuota(t *testing.T) {
 	res := runYAML(t, `pools:
   - {name: pool1, policy: quota, quota: 2, nodes: [{name: node, slots: 4}]}
   - {name: pool2, quota: 2, shares_nodes_with: pool1}
@@ -78,15 +75,15 @@ jobs:
 `)
 	want := map[string]int{"p1-low": 1, "p2-normal": 1, "p2-low": 1, "p2-normal-2": 1}
 	if got := slotsAt(res, 10*minute); !sameSlots(got, want) {
-		t.Errorf("core bug (sched quotaVictims): at 10m holdings %v, want %v: pool1 is under its quota, so its LOW "+
+		t.Errorf("at 10m holdings %v, want %v: pool1 is under its quota, so its LOW "+
 			"work stays and pool2 preempts its own LOW task", got, want)
 	}
 }
 
-// TestCoreBugLimitIgnoresBorrowing: a project's limit caps the slots it
-// may hold (sched.Project.Limit), but borrowIdle places LOW-class work on
-// every idle slot without checking the limit.
-func TestCoreBugLimitIgnoresBorrowing(t *testing.T) {
+// TestQuotaLimitCapsBorrowing: a project's limit caps the slots it may
+// hold, borrowing (LOW-class) work included; the core used to place
+// borrowing work on every idle slot.
+func TestQuotaLimitCapsBorrowing(t *testing.T) {
 	res := runYAML(t, `pools:
   - {name: gpu, policy: quota, nodes: [{name: n, slots: 8}]}
 projects:
@@ -95,7 +92,7 @@ jobs:
   - {name: a-low, project: A, priority_class: LOW, tasks: 8, duration: 1h}
 `)
 	if got := slotsAt(res, 0)["a-low"]; got > 3 {
-		t.Errorf("core bug (sched borrowIdle): project A holds %d slots, past its limit of 3", got)
+		t.Errorf("project A holds %d slots, past its limit of 3", got)
 	}
 }
 
@@ -111,15 +108,14 @@ func sameSlots(a, b map[string]int) bool {
 	return true
 }
 
-// TestCoreBugOwnProjectThrash: a project's non-interactive,
+// TestQuotaNoOwnProjectThrash: a project's non-interactive,
 // non-preemptible work within quota (a command) may preempt the project's
-// own unattended work, but quotaCandidate tries it after earlier
-// unattended work of the project. When both wait for the same slots, the
-// unattended task starts on them, the command then preempts it in the
-// next pass, and once it has checkpointed the unattended task starts again
-// first: a start/preempt cycle that never ends.
-func TestCoreBugOwnProjectThrash(t *testing.T) {
-	sc, err := scenario.Parse("bug.yaml", []byte(`pools:
+// own unattended work. The core used to try it after earlier unattended
+// work of the project, so when both waited for the same slots the
+// unattended task started, the command preempted it in the next pass, and
+// after its checkpoint it started again first: a cycle without end.
+func TestQuotaNoOwnProjectThrash(t *testing.T) {
+	sc, err := scenario.Parse("regress.yaml", []byte(`pools:
   - {name: gpu, policy: quota, checkpoint_cost: 1m, nodes: [{name: n, slots: 4}]}
 projects:
   - {name: A, quota: 4}
@@ -140,23 +136,22 @@ jobs:
 		t.Fatal(err)
 	}
 	if p := job(t, res, "train").Preemptions; p > 1 {
-		t.Errorf("core bug (sched quotaCandidate order): train was preempted %d times by 3h; want at most once, "+
+		t.Errorf("train was preempted %d times by 3h; want at most once, "+
 			"then the command runs", p)
 	}
 	if got := slotsAt(res, 3*hour)["cmd"]; got != 3 {
-		t.Errorf("core bug: at 3h cmd holds %d slots, want 3", got)
+		t.Errorf("at 3h cmd holds %d slots, want 3", got)
 	}
 }
 
-// TestCoreBugOverQuotaStartThenReclaim: in one pass the most deprived
-// project goes first, and quotaTry lets unattended work take any free
-// slots, beyond its project's fair share. Here B (quota 0) starts a
-// 6-slot task on the slots A's second notebook needs within A's quota;
-// the notebook cannot reclaim a task that only starts in this plan, so it
-// waits, preempts B's task in the next pass, and after the checkpoint B
-// goes first again: the cycle never ends.
-func TestCoreBugOverQuotaStartThenReclaim(t *testing.T) {
-	sc, err := scenario.Parse("bug.yaml", []byte(`pools:
+// TestQuotaNoOverQuotaStartThenReclaim: B (quota 0) must not start a
+// 6-slot task on the slots A's second notebook needs within A's quota. The
+// core used to let the most deprived project's unattended work take any
+// free slots in a pass; the notebook, unable to reclaim a task that only
+// starts in the same plan, preempted it in the next pass, and after the
+// checkpoint B went first again, forever.
+func TestQuotaNoOverQuotaStartThenReclaim(t *testing.T) {
+	sc, err := scenario.Parse("regress.yaml", []byte(`pools:
   - {name: gpu, policy: quota, checkpoint_cost: 1m, nodes: [{name: n, slots: 8}]}
 projects:
   - {name: A, quota: 4}
@@ -178,9 +173,9 @@ jobs:
 		t.Fatal(err)
 	}
 	if p := job(t, res, "b-train").Preemptions; p > 1 {
-		t.Errorf("core bug (sched quotaRounds/quotaTry): b-train was preempted %d times by 3h; want at most once", p)
+		t.Errorf("b-train was preempted %d times by 3h; want at most once", p)
 	}
 	if got := slotsAt(res, 3*hour)["a-nb-2"]; got != 2 {
-		t.Errorf("core bug: at 3h a-nb-2 holds %d slots, want 2 (within A's quota of 4)", got)
+		t.Errorf("at 3h a-nb-2 holds %d slots, want 2 (within A's quota of 4)", got)
 	}
 }

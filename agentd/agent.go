@@ -1,0 +1,371 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// OnExit is what a stopping agent does with the tasks it runs.
+type OnExit string
+
+// Shutdown policies.
+const (
+	// ExitKill preempts every task with Config.ExitGrace (checkpoint
+	// request, then SIGKILL at the deadline) and reports the exits.
+	ExitKill OnExit = "kill"
+	// ExitKeep leaves the tasks running and reports nothing; the master
+	// ends them as lost once the node stops syncing, and the next agent
+	// started on the work directory kills what is left of them.
+	ExitKeep OnExit = "keep"
+)
+
+// Defaults of Config's zero fields.
+const (
+	DefaultBackoffMin      = 250 * time.Millisecond
+	DefaultBackoffMax      = 30 * time.Second
+	DefaultMinPollInterval = time.Second
+	DefaultRequestTimeout  = 30 * time.Second
+	DefaultFinalTimeout    = 10 * time.Second
+	DefaultLogBufferLines  = 100_000
+	// DefaultSyncWaitS is the long poll used until the master names one.
+	DefaultSyncWaitS = 30
+)
+
+// Config configures an Agent. Master, Name, Pool and WorkDir are
+// required; the other zero fields take the defaults above.
+type Config struct {
+	// Master is the master's base URL, e.g. http://127.0.0.1:8080.
+	Master string
+	// Name is the node's name, unique in the cluster.
+	Name   string
+	Pool   string
+	Labels map[string]string
+	// GPUs is the node's inventory, from agent.Detect or agent.Fake.
+	GPUs []agent.GPU
+	// WorkDir holds the agent's state file and lock, and the tasks'
+	// default working directories (jobs/JOB/TASK).
+	WorkDir string
+	// OnExit is the shutdown policy; default ExitKill.
+	OnExit OnExit
+	// ExitGrace is the checkpoint deadline given to tasks at shutdown
+	// under ExitKill; 0 kills right after the checkpoint request.
+	ExitGrace time.Duration
+	// Version is the agent's build, sent at registration.
+	Version string
+	// Runner is the template of the agent's Runner (shell, signal,
+	// buffers, base environment); its OnLog is the agent's own.
+	Runner agent.Runner
+	// Client sends the requests; default a client with no overall
+	// timeout (each request has its own).
+	Client *http.Client
+	Logger *slog.Logger
+	// Seed seeds the retry jitter; 0 derives it from Name, so nodes
+	// differ and a run is reproducible.
+	Seed uint64
+	// BackoffMin and BackoffMax bound the delay between retries.
+	BackoffMin, BackoffMax time.Duration
+	// MinPollInterval spaces the long polls of a master that answers
+	// them at once.
+	MinPollInterval time.Duration
+	// RequestTimeout bounds a request, beyond the long poll's hold.
+	RequestTimeout time.Duration
+	// FinalTimeout bounds the delivery of logs and exit reports at
+	// shutdown.
+	FinalTimeout time.Duration
+	// LogBufferLines bounds the output lines held for the master.
+	LogBufferLines int
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+func (c *Config) validate() error {
+	u, err := url.Parse(c.Master)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("master: expected an http:// or https:// URL such as http://127.0.0.1:8080, got %q", c.Master)
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("master: expected a base URL without query or fragment, got %q", c.Master)
+	case !nameRE.MatchString(c.Name):
+		return fmt.Errorf("name: expected 1-63 letters, digits, '.', '_' or '-' starting with a letter or digit, got %q", c.Name)
+	case c.Pool == "" || len(c.Pool) > 128 || strings.TrimSpace(c.Pool) != c.Pool || strings.IndexFunc(c.Pool, unicode.IsControl) >= 0:
+		// The rule of pool names in job files.
+		return fmt.Errorf("pool: expected a name of 1-128 bytes without control characters or surrounding spaces, got %q", c.Pool)
+	case c.WorkDir == "":
+		return errors.New("work dir: empty")
+	case c.OnExit != ExitKill && c.OnExit != ExitKeep:
+		return fmt.Errorf("on exit: expected %q or %q, got %q", ExitKill, ExitKeep, c.OnExit)
+	case c.ExitGrace < 0:
+		return fmt.Errorf("exit grace: expected a duration >= 0, got %v", c.ExitGrace)
+	}
+	for k := range c.Labels {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("labels: %q is not a label name", k)
+		}
+	}
+	seen := map[int]bool{}
+	for _, g := range c.GPUs {
+		if g.Index < 0 || seen[g.Index] {
+			return fmt.Errorf("gpus: index %d is negative or repeated", g.Index)
+		}
+		seen[g.Index] = true
+	}
+	return nil
+}
+
+// Agent is the node agent: it registers with the master, runs the
+// attempts it is told to run, and reports on them. Create it with New and
+// call Run once.
+type Agent struct {
+	cfg    Config
+	log    *slog.Logger
+	base   string // the master's URL without a trailing slash
+	client *http.Client
+	runner agent.Runner
+	gpus   map[int]bool
+	ship   *shipper
+	bootID string
+	seed   uint64
+
+	ran     atomic.Bool
+	stateMu sync.Mutex // serialises state file writes; taken before mu
+	execMu  sync.Mutex // serialises command execution; taken before mu
+	// stopCtx ends the shipper and the watchers' wait for logs; Run sets
+	// it before anything starts and cancels it as it returns.
+	stopCtx context.Context
+
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced on changes the loops wait for
+	tasks      map[agent.TaskID]*attempt
+	finished   map[agent.TaskID]bool // attempts this process ran and reported
+	finOrder   []agent.TaskID
+	reports    []api.Report // unacknowledged, in Seq order
+	seq        int64
+	acked      int64
+	dirty      bool // reports queued since the report loop last sent
+	waitS      int
+	registered bool
+	gen        int // registrations so far
+	closing    bool
+	detached   bool // Run returned leaving tasks behind: touch nothing
+	watchers   sync.WaitGroup
+}
+
+// attempt is one attempt the agent started and has not reported ended.
+type attempt struct {
+	spec   agent.TaskSpec
+	task   *agent.Task
+	rec    stateRecord
+	exited bool // its processes are gone; the exit report waits for its logs
+}
+
+// maxFinished bounds the memory of finished attempts kept to recognise
+// a repeated start.
+const maxFinished = 10_000
+
+// New checks the configuration and prepares an agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.OnExit == "" {
+		cfg.OnExit = ExitKill
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("agent config: %w", err)
+	}
+	wd, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("agent config: work dir: %w", err)
+	}
+	cfg.WorkDir = wd
+	cfg.BackoffMin = orDefault(cfg.BackoffMin, DefaultBackoffMin)
+	cfg.BackoffMax = orDefault(cfg.BackoffMax, DefaultBackoffMax)
+	cfg.MinPollInterval = orDefault(cfg.MinPollInterval, DefaultMinPollInterval)
+	cfg.RequestTimeout = orDefault(cfg.RequestTimeout, DefaultRequestTimeout)
+	cfg.FinalTimeout = orDefault(cfg.FinalTimeout, DefaultFinalTimeout)
+	cfg.LogBufferLines = orDefault(cfg.LogBufferLines, DefaultLogBufferLines)
+	a := &Agent{
+		cfg:      cfg,
+		log:      cmpOr(cfg.Logger, slog.Default()).With("node", cfg.Name),
+		base:     strings.TrimRight(cfg.Master, "/"),
+		client:   cmpOr(cfg.Client, &http.Client{}),
+		runner:   cfg.Runner,
+		gpus:     map[int]bool{},
+		bootID:   bootID(),
+		seed:     cfg.Seed,
+		changed:  make(chan struct{}),
+		tasks:    map[agent.TaskID]*attempt{},
+		finished: map[agent.TaskID]bool{},
+		waitS:    DefaultSyncWaitS,
+	}
+	if a.seed == 0 {
+		h := fnv.New64a()
+		h.Write([]byte(cfg.Name))
+		a.seed = h.Sum64()
+	}
+	for _, g := range cfg.GPUs {
+		a.gpus[g.Index] = true
+	}
+	a.runner.OnLog = func(id agent.TaskID, l agent.LogLine) { a.ship.push(id, l) }
+	a.ship = newShipper(cfg.LogBufferLines, a.newBackoff(3), a.log, a.postLogs)
+	return a, nil
+}
+
+func (a *Agent) newBackoff(k uint64) *backoff {
+	return newBackoff(a.cfg.BackoffMin, a.cfg.BackoffMax, a.seed+k)
+}
+
+// Run runs the agent until ctx is cancelled, then shuts down by the
+// OnExit policy and returns. It fails at once when the work directory
+// cannot be used; once running it never gives up on the master.
+func (a *Agent) Run(ctx context.Context) error {
+	if !a.ran.CompareAndSwap(false, true) {
+		return errors.New("agent: Run called twice")
+	}
+	if err := os.MkdirAll(a.cfg.WorkDir, 0o755); err != nil {
+		return fmt.Errorf("work dir: %w", err)
+	}
+	unlock, err := lockWorkDir(a.cfg.WorkDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := a.reapOrphans(); err != nil {
+		return err
+	}
+	a.log.Info("agent starting", "master", a.base, "pool", a.cfg.Pool, "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
+
+	// The shipper and the watchers outlive ctx: logs and exit reports are
+	// still delivered during shutdown.
+	stopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	a.stopCtx = stopCtx
+	var shipDone, loops sync.WaitGroup
+	shipDone.Go(func() { a.ship.run(stopCtx) })
+	loops.Go(func() { a.reportLoop(ctx) })
+	a.syncLoop(ctx)
+	loops.Wait()
+
+	a.mu.Lock()
+	a.closing = true
+	a.mu.Unlock()
+	if a.cfg.OnExit == ExitKeep {
+		n := a.detach()
+		stop()
+		shipDone.Wait()
+		a.log.Info("agent stopped; tasks left running", "tasks", n)
+		return nil
+	}
+	a.stopTasks(stopCtx)
+	stop()
+	a.watchers.Wait()
+	shipDone.Wait()
+	a.persist()
+	a.log.Info("agent stopped")
+	return nil
+}
+
+// detach leaves the running tasks to themselves: the state file keeps
+// their records for the next agent, and this agent stops touching it.
+func (a *Agent) detach() int {
+	a.persist()
+	a.stateMu.Lock()
+	defer a.stateMu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.detached = true
+	return len(a.tasks)
+}
+
+// stopTasks preempts every task with the exit grace, waits for them to
+// end, and delivers their logs and exit reports within FinalTimeout of
+// their end. stopCtx is cancelled by the caller afterwards.
+func (a *Agent) stopTasks(stopCtx context.Context) {
+	a.mu.Lock()
+	var tasks []*agent.Task
+	for _, att := range a.tasks {
+		tasks = append(tasks, att.task)
+	}
+	a.mu.Unlock()
+	if len(tasks) > 0 {
+		a.log.Info("preempting the running tasks", "tasks", len(tasks), "grace", a.cfg.ExitGrace)
+	}
+	for _, t := range tasks {
+		if err := t.Preempt(a.cfg.ExitGrace); err != nil && !errors.Is(err, agent.ErrTaskDone) {
+			a.log.Warn("preempt at shutdown", "task", t.ID().String(), "err", err)
+		}
+	}
+	for _, t := range tasks {
+		<-t.Done()
+	}
+	ctx, cancel := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)
+	defer cancel()
+	if !a.deliverAll(ctx) {
+		a.mu.Lock()
+		n := len(a.reports) + len(a.tasks)
+		a.mu.Unlock()
+		a.log.Warn("could not deliver every report before stopping; the master will end those attempts as lost", "undelivered", n)
+	}
+}
+
+// snapshotRunning lists the attempts not yet reported ended; the caller
+// holds mu.
+func (a *Agent) snapshotRunning() []agent.TaskID {
+	ids := make([]agent.TaskID, 0, len(a.tasks))
+	for id := range a.tasks {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return lessID(ids[i], ids[j]) })
+	return ids
+}
+
+func lessID(x, y agent.TaskID) bool {
+	if x.JobID != y.JobID {
+		return x.JobID < y.JobID
+	}
+	if x.TaskIndex != y.TaskIndex {
+		return x.TaskIndex < y.TaskIndex
+	}
+	return x.Attempt < y.Attempt
+}
+
+func sortRecords(recs []stateRecord) {
+	sort.Slice(recs, func(i, j int) bool { return lessID(recs[i].Task, recs[j].Task) })
+}
+
+// broadcast wakes the goroutines waiting on a.changed; the caller holds mu.
+func (a *Agent) broadcast() {
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
+// orDefault returns v, or def when v is the zero value.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// cmpOr returns p, or def when p is nil.
+func cmpOr[T any](p, def *T) *T {
+	if p == nil {
+		return def
+	}
+	return p
+}

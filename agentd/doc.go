@@ -1,0 +1,108 @@
+// Package agentd is the node agent daemon behind `allot agent`: it speaks
+// the agent protocol of package api to the master and drives an
+// agent.Runner, which does the process work (process groups, environment,
+// preemption protocol; see package agent). New checks a Config; Run
+// registers, serves the master's commands until its context is
+// cancelled, then shuts down.
+//
+// # Protocol
+//
+// Run registers the node (name, pool, labels, GPUs, the attempts it runs)
+// and carries out the commands in the reply. Then two loops talk to the
+// master. The sync loop long-polls POST /agents/{name}/sync, asking the
+// master to hold it for the SyncWaitS of the registration; it is the
+// heartbeat and brings the commands. The report loop sends new reports at
+// once with a sync that does not wait, so that an exit need not wait for
+// the long poll in flight. Every sync carries all unacknowledged reports
+// and the attempts still running (started and not yet reported ended);
+// the agent drops a report once SyncReply.Acked covers its Seq, and
+// re-sends it otherwise. Seq counts from 1 in each agent process.
+//
+// Commands are idempotent, since the master may repeat one and two
+// replies may carry the same one:
+//
+//   - start runs the attempt unless this process runs or ran it already
+//     (a repeat is ignored). The spec's GPUs must be on this node, and an
+//     empty WorkDir becomes WORKDIR/jobs/JOB/TASK, shared by the
+//     attempts of a task so that the default checkpoint directory
+//     (WorkDir/checkpoint) carries over. A spec that cannot start is
+//     reported exited, outcome failed, with the reason in Error; a
+//     started one is reported running.
+//   - preempt calls Task.Preempt with GraceS, kill calls Task.Kill. For
+//     an attempt the agent does not know, it reports exited with outcome
+//     killed, so that the master can close it; for one already ending or
+//     ended, the exit report is on its way and nothing more is done.
+//
+// # Logs
+//
+// Output lines go into a buffer of Config.LogBufferLines and are posted
+// in batches to /agents/{name}/logs, in order, each with its attempt and
+// the Runner's per-attempt Seq, so that a re-sent batch is stored once.
+// A batch is re-sent after network errors, 5xx, 404 and 429 with a
+// backoff; one the master rejects (another 4xx) is dropped. When the
+// buffer is full the oldest lines are dropped. Dropped lines (here or in
+// the Runner's own buffer) leave gaps in Seq and are counted in the
+// attempt's exit report's Error. Lines longer than agent.MaxLineBytes
+// arrive as several lines.
+//
+// An attempt's exit report is queued only after every line read before
+// its end has been delivered or dropped; until then the attempt is still
+// listed as running. So a master that has stored the exit report has
+// stored the attempt's logs, and `allot job logs` is complete once the
+// job ends.
+//
+// # Outages
+//
+// When the master is unreachable or failing, tasks keep running, reports
+// and logs wait (logs within the buffer), and the loops retry with
+// capped exponential backoff whose jitter comes from a source seeded by
+// Config.Seed (default: a hash of the name). The first sync after a
+// failure does not wait, so a returning master hears from the node at
+// once. A sync answered 404 (the master lost the node) makes the agent
+// register again, listing what it runs; the reports still pending follow.
+//
+// # Restarts
+//
+// The agent records the attempts whose process groups may be alive (task
+// id, group id, the leader's start time, work dir) in WORKDIR/
+// agent-state.json, rewritten atomically on every start and end, and
+// holds an exclusive lock on WORKDIR/agent.lock so that no two agents
+// share a work directory. A new agent process reads the file and kills
+// (SIGKILL) every recorded group still alive from the same boot, then
+// registers with an empty running list. It kills rather than adopts: it
+// cannot wait for or read the output of processes it did not start, and
+// the master, having lost contact with the old process, will have ended
+// those attempts as lost and may be running them again elsewhere,
+// possibly on the same checkpoint directory. A group is killed only when
+// it is provably the attempt's: its leader alive with the recorded start
+// time, or a member carrying the attempt's ALLOT_JOB_ID,
+// ALLOT_TASK_INDEX and ALLOT_ATTEMPT; a group id reused by something
+// else is left alone. (Without /proc, off Linux, nothing can be proven
+// and orphans are left alone.) An unreadable state file stops the agent
+// with an error naming it rather than risk leaving orphans unknown.
+//
+// # Shutdown
+//
+// When Run's context is cancelled, the agent stops executing commands.
+// Under ExitKill (the default) it preempts every task with
+// Config.ExitGrace, so tasks that follow the preemption protocol
+// checkpoint, waits for them to end, then spends at most FinalTimeout
+// delivering their logs and exit reports (outcome preempted, so the
+// master requeues them) before it returns; what the master does not
+// get, it ends as lost when the node stops syncing. Under ExitKeep it
+// leaves the tasks running, unreported, and keeps them in the state
+// file: the master ends them as lost, and the next agent on the work
+// directory kills what is left. Their output pipes close with the agent
+// process, so a task that writes after that dies of SIGPIPE; ExitKeep is
+// for debugging, not for upgrades.
+//
+// # Invariants
+//
+//   - A report's Seq is never reused within a process; reports are sent
+//     in Seq order and dropped only when acknowledged.
+//   - An attempt is listed as running from its start until its exit
+//     report is queued, never after; its running report precedes its
+//     exit report.
+//   - Every attempt whose process group may be alive is in the state
+//     file before the master hears that it runs.
+package agentd

@@ -1,0 +1,331 @@
+package agentd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// fakeMaster speaks the master's side of the agent protocol as api/doc.go
+// describes it, with switches to make it fail in the ways a real master
+// and network do. It stores what the agent sends so that tests can
+// assert on it.
+type fakeMaster struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	changed   chan struct{}
+	known     bool // the node is registered
+	registers []api.Register
+	reports   []api.Report // stored, in arrival order
+	acked     int64
+	receipts  map[int64]int // how often each report sequence arrived
+	commands  []api.Command // sent with the next reply
+	logs      []api.AgentLogLine
+	logSeen   map[logKey]bool
+	exitLogs  map[agent.TaskID]int // lines stored for a task when its exit report was
+	refused   int                  // connections closed while down
+	waits     map[int]int          // syncs by the WaitS they asked for
+
+	syncWaitS   int
+	holdCap     time.Duration // a long poll holds at most this long
+	down        bool          // close every connection unanswered
+	failSyncs   int           // answer this many syncs 500, storing nothing
+	withholdAck int           // answer this many syncs acknowledging one report less
+	failLogs    int           // answer this many log posts with logStatus
+	logStatus   int
+}
+
+type logKey struct {
+	task agent.TaskID
+	seq  int64
+}
+
+func newFakeMaster(t *testing.T) *fakeMaster {
+	t.Helper()
+	fm := &fakeMaster{
+		t:         t,
+		changed:   make(chan struct{}),
+		receipts:  map[int64]int{},
+		logSeen:   map[logKey]bool{},
+		exitLogs:  map[agent.TaskID]int{},
+		waits:     map[int]int{},
+		syncWaitS: 1,
+		holdCap:   100 * time.Millisecond,
+		logStatus: http.StatusInternalServerError,
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/agents/register", fm.register)
+	mux.HandleFunc("POST /api/v1/agents/{name}/sync", fm.sync)
+	mux.HandleFunc("POST /api/v1/agents/{name}/logs", fm.postLogs)
+	fm.srv = httptest.NewServer(fm.gate(mux))
+	t.Cleanup(fm.srv.Close)
+	return fm
+}
+
+// gate closes connections unanswered while the master is down.
+func (fm *fakeMaster) gate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fm.mu.Lock()
+		down := fm.down
+		if down {
+			fm.refused++
+			fm.broadcast()
+		}
+		fm.mu.Unlock()
+		if !down {
+			next.ServeHTTP(w, r)
+			return
+		}
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+}
+
+func (fm *fakeMaster) broadcast() {
+	close(fm.changed)
+	fm.changed = make(chan struct{})
+}
+
+// decode reads a body strictly, as the master does.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(io.LimitReader(r.Body, api.MaxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: err.Error()})
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
+	var req api.Register
+	if !decode(w, r, &req) {
+		return
+	}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	fm.registers = append(fm.registers, req)
+	fm.known = true
+	fm.acked = 0 // sequences start over with each agent process
+	cmds := fm.commands
+	fm.commands = nil
+	fm.broadcast()
+	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds})
+}
+
+func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
+	var req api.Sync
+	if !decode(w, r, &req) {
+		return
+	}
+	fm.mu.Lock()
+	fm.waits[req.WaitS]++
+	switch {
+	case !fm.known:
+		fm.mu.Unlock()
+		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown node " + r.PathValue("name")})
+		return
+	case fm.failSyncs > 0:
+		fm.failSyncs--
+		fm.broadcast()
+		fm.mu.Unlock()
+		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "injected failure"})
+		return
+	}
+	for _, rep := range req.Reports {
+		fm.receipts[rep.Seq]++
+		if rep.Seq <= fm.acked {
+			continue
+		}
+		fm.acked = rep.Seq
+		fm.reports = append(fm.reports, rep)
+		if rep.Event == api.EventExited {
+			n := 0
+			for _, l := range fm.logs {
+				if l.Task == rep.Task {
+					n++
+				}
+			}
+			fm.exitLogs[rep.Task] = n
+		}
+	}
+	fm.broadcast()
+	fm.mu.Unlock()
+
+	// Hold the long poll until there is a command, as the master does.
+	hold := time.NewTimer(min(time.Duration(req.WaitS)*time.Second, fm.holdCap))
+	defer hold.Stop()
+	for {
+		fm.mu.Lock()
+		if len(fm.commands) > 0 || req.WaitS == 0 {
+			break
+		}
+		ch := fm.changed
+		fm.mu.Unlock()
+		select {
+		case <-ch:
+			continue
+		case <-hold.C:
+		case <-r.Context().Done():
+		}
+		fm.mu.Lock()
+		break
+	}
+	cmds := fm.commands
+	fm.commands = nil
+	acked := fm.acked
+	if fm.withholdAck > 0 && acked > 0 {
+		fm.withholdAck--
+		acked--
+	}
+	fm.mu.Unlock()
+	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds})
+}
+
+func (fm *fakeMaster) postLogs(w http.ResponseWriter, r *http.Request) {
+	var req api.LogBatch
+	if !decode(w, r, &req) {
+		return
+	}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	switch {
+	case !fm.known:
+		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown node"})
+		return
+	case fm.failLogs > 0:
+		fm.failLogs--
+		fm.broadcast()
+		writeJSON(w, fm.logStatus, api.Error{Error: "injected failure"})
+		return
+	}
+	for _, l := range req.Lines {
+		k := logKey{l.Task, l.Seq}
+		if !fm.logSeen[k] {
+			fm.logSeen[k] = true
+			fm.logs = append(fm.logs, l)
+		}
+	}
+	fm.broadcast()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// send queues commands for the next reply.
+func (fm *fakeMaster) send(cmds ...api.Command) {
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	fm.commands = append(fm.commands, cmds...)
+	fm.broadcast()
+}
+
+// set changes the fake's switches under its lock.
+func (fm *fakeMaster) set(f func(fm *fakeMaster)) {
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	f(fm)
+	fm.broadcast()
+}
+
+// waitFor polls cond, under the fake's lock, until it holds; it fails the
+// test after a generous bound.
+func (fm *fakeMaster) waitFor(what string, cond func(fm *fakeMaster) bool) {
+	fm.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		fm.mu.Lock()
+		ok, ch := cond(fm), fm.changed
+		fm.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			fm.t.Fatalf("timed out waiting for %s\n%s", what, fm.dump())
+		}
+	}
+}
+
+// dump describes the fake's state for failure messages.
+func (fm *fakeMaster) dump() string {
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "registers: %d, acked: %d, pending commands: %d\nreports:\n", len(fm.registers), fm.acked, len(fm.commands))
+	for _, r := range fm.reports {
+		j, _ := json.Marshal(r)
+		fmt.Fprintf(&b, "  %s\n", j)
+	}
+	fmt.Fprintf(&b, "logs:\n")
+	for _, l := range fm.logs {
+		fmt.Fprintf(&b, "  %s #%d %s: %s\n", l.Task, l.Seq, l.Stream, l.Text)
+	}
+	return b.String()
+}
+
+// reportsFor returns the stored reports of one attempt; the caller holds
+// the lock (inside waitFor) or calls it after the agent has stopped.
+func (fm *fakeMaster) reportsFor(id agent.TaskID) []api.Report {
+	var out []api.Report
+	for _, r := range fm.reports {
+		if r.Task == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// exitOf returns an attempt's stored exit report, if any.
+func (fm *fakeMaster) exitOf(id agent.TaskID) (api.Report, bool) {
+	for _, r := range fm.reports {
+		if r.Task == id && r.Event == api.EventExited {
+			return r, true
+		}
+	}
+	return api.Report{}, false
+}
+
+// logText returns an attempt's stored lines, "stream: text" each.
+func (fm *fakeMaster) logText(id agent.TaskID) []string {
+	var out []string
+	for _, l := range fm.logs {
+		if l.Task == id {
+			out = append(out, l.Stream+": "+l.Text)
+		}
+	}
+	return out
+}
+
+// hasLine reports whether an attempt logged a line with this text.
+func (fm *fakeMaster) hasLine(id agent.TaskID, text string) bool {
+	return slices.ContainsFunc(fm.logs, func(l api.AgentLogLine) bool { return l.Task == id && l.Text == text })
+}
+
+// locked runs f under the fake's lock, for reads after a wait.
+func (fm *fakeMaster) locked(f func(fm *fakeMaster)) {
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	f(fm)
+}

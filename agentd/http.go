@@ -1,0 +1,151 @@
+package agentd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// statusError is a reply from the master with a status other than 2xx.
+type statusError struct {
+	path   string
+	status int
+	msg    string
+}
+
+func (e *statusError) Error() string {
+	if e.msg != "" {
+		return fmt.Sprintf("POST %s: %d %s: %s", e.path, e.status, http.StatusText(e.status), e.msg)
+	}
+	return fmt.Sprintf("POST %s: %d %s", e.path, e.status, http.StatusText(e.status))
+}
+
+// isStatus reports whether err is a reply with the given status.
+func isStatus(err error, status int) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.status == status
+}
+
+// permanent reports whether re-sending the same request cannot help: the
+// master rejected its content. 404 is not permanent (the node registers
+// again), nor are timeouts and throttling.
+func permanent(err error) bool {
+	var se *statusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.status {
+	case http.StatusNotFound, http.StatusRequestTimeout, http.StatusTooManyRequests:
+		return false
+	}
+	return se.status >= 400 && se.status < 500
+}
+
+// maxReplyBytes bounds what the agent reads of a reply; a sync reply with
+// a thousand start commands is far below it.
+const maxReplyBytes = 32 << 20
+
+// post sends in as JSON to the master's path under /api/v1 and decodes
+// the reply into out (nil: the body is discarded).
+func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("POST %s: encode: %w", path, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+api.Version+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
+	if err != nil {
+		return fmt.Errorf("POST %s: read the reply: %w", path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &statusError{path: path, status: resp.StatusCode, msg: errorMessage(data)}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("POST %s: decode the reply: %w", path, err)
+	}
+	return nil
+}
+
+// errorMessage extracts an api.Error's text from a reply body, or a
+// shortened copy of the body when it is not one.
+func errorMessage(body []byte) string {
+	var e api.Error
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		if e.Field != "" {
+			return e.Error + " (field " + e.Field + ")"
+		}
+		return e.Error
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// backoff yields capped exponential delays with jitter: the n-th delay
+// after a failure lies in [d/2, d] for d = min(Min·2ⁿ, Max). The jitter
+// comes from a seeded source, so that nodes started together spread
+// their retries while a test run stays reproducible. Not safe for
+// concurrent use: each loop owns one.
+type backoff struct {
+	min, max time.Duration
+	cur      time.Duration
+	rnd      *rand.Rand
+}
+
+func newBackoff(minD, maxD time.Duration, seed uint64) *backoff {
+	return &backoff{min: minD, max: max(maxD, minD), rnd: rand.New(rand.NewPCG(seed, 0x616c6c6f74))}
+}
+
+// next returns the delay before the next try.
+func (b *backoff) next() time.Duration {
+	if b.cur == 0 {
+		b.cur = b.min
+	} else {
+		b.cur = min(2*b.cur, b.max)
+	}
+	half := b.cur / 2
+	return half + time.Duration(b.rnd.Int64N(int64(b.cur-half)+1))
+}
+
+// reset starts over after a success.
+func (b *backoff) reset() { b.cur = 0 }
+
+// sleep waits d or until ctx is done; it reports whether the full d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,280 @@
+package agentd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+)
+
+// The test binary doubles as an agent process that a test can kill -9.
+func TestMain(m *testing.M) {
+	if os.Getenv("AGENTD_TEST_CHILD") == "1" {
+		os.Exit(runChildAgent())
+	}
+	os.Exit(m.Run())
+}
+
+func runChildAgent() int {
+	a, err := New(Config{
+		Master:          os.Getenv("AGENTD_TEST_MASTER"),
+		Name:            "node-1",
+		Pool:            "default",
+		GPUs:            agent.Fake(1, "h100"),
+		WorkDir:         os.Getenv("AGENTD_TEST_WORKDIR"),
+		BackoffMin:      5 * time.Millisecond,
+		BackoffMax:      50 * time.Millisecond,
+		MinPollInterval: 5 * time.Millisecond,
+	})
+	if err == nil {
+		err = a.Run(context.Background())
+	}
+	os.Stderr.WriteString("child agent: " + err.Error() + "\n")
+	return 1
+}
+
+// group is a process group a test starts to stand for a task's.
+type group struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func startGroup(t *testing.T, env []string) *group {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", "sleep 600; true")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	g := &group{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(g.done) }()
+	t.Cleanup(func() { killGroup(cmd.Process.Pid); <-g.done })
+	return g
+}
+
+func (g *group) pgid() int { return g.cmd.Process.Pid }
+
+func TestRestartKillsOrphanedGroups(t *testing.T) {
+	byEnv := agent.TaskID{JobID: "j1", TaskIndex: 0, Attempt: 3}
+	envGroup := startGroup(t, []string{"ALLOT_JOB_ID=j1", "ALLOT_TASK_INDEX=0", "ALLOT_ATTEMPT=3"})
+	tickGroup := startGroup(t, nil)
+	strangers := startGroup(t, nil)
+	ticks, ok := startTicks(tickGroup.pgid())
+	if !ok {
+		t.Fatal("cannot read a start time")
+	}
+	strangerTicks, _ := startTicks(strangers.pgid())
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	st := stateFile{Version: stateVersion, AgentPID: 1, BootID: bootID(), Attempts: []stateRecord{
+		{Task: byEnv, Pgid: envGroup.pgid()},
+		{Task: agent.TaskID{JobID: "j2", TaskIndex: 1, Attempt: 0}, Pgid: tickGroup.pgid(), StartTicks: ticks},
+		{Task: agent.TaskID{JobID: "j3", TaskIndex: 0, Attempt: 0}, Pgid: strangers.pgid(), StartTicks: strangerTicks + 1},
+		{Task: agent.TaskID{JobID: "j4", TaskIndex: 0, Attempt: 0}, Pgid: dead.Process.Pid},
+	}}
+	if err := writeState(filepath.Join(dir, StateFileName), st); err != nil {
+		t.Fatal(err)
+	}
+	fm := newFakeMaster(t)
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the registration", func(fm *fakeMaster) bool { return len(fm.registers) == 1 })
+	fm.locked(func(fm *fakeMaster) {
+		if n := len(fm.registers[0].Running); n != 0 {
+			t.Errorf("registered with %d running attempts, want none", n)
+		}
+	})
+	for name, g := range map[string]*group{"matched by environment": envGroup, "matched by start time": tickGroup} {
+		select {
+		case <-g.done:
+		case <-time.After(20 * time.Second):
+			t.Errorf("the orphan %s was not killed", name)
+		}
+	}
+	if !groupLive(t, strangers.pgid()) {
+		t.Error("a group that is not the recorded attempt's was killed")
+	}
+	if got := readStateFile(t, dir); len(got.Attempts) != 0 {
+		t.Errorf("state file after the restart lists %+v", got.Attempts)
+	}
+}
+
+func TestRestartAfterKill9(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	s := spec(0, 0, `echo up; sleep 600`, 0)
+	fm.send(startCmd(s))
+	fm.waitFor("the task's output and running report", func(fm *fakeMaster) bool {
+		return fm.hasLine(s.ID(), "up") && len(fm.reportsFor(s.ID())) == 1
+	})
+	st := readStateFile(t, dir)
+	if len(st.Attempts) != 1 || st.Attempts[0].Task != s.ID() || st.Attempts[0].StartTicks == 0 {
+		t.Fatalf("state file = %+v, want the attempt with its start time", st)
+	}
+	pgid := st.Attempts[0].Pgid
+	t.Cleanup(func() { killGroup(pgid) })
+
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if !groupLive(t, pgid) {
+		t.Fatalf("the task died with its agent; nothing to test (agent stderr: %s)", stderr.String())
+	}
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the new agent's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
+	fm.locked(func(fm *fakeMaster) {
+		if n := len(fm.registers[1].Running); n != 0 {
+			t.Errorf("registered with %d running attempts, want none", n)
+		}
+	})
+	if groupLive(t, pgid) {
+		t.Error("the orphaned task outlived the restart")
+	}
+}
+
+func TestShutdownPreemptsTasks(t *testing.T) {
+	cases := []struct {
+		name    string
+		entry   string
+		grace   time.Duration
+		exit    int // -1: none
+		lastHas string
+		errHas  string
+	}{
+		{"checkpoints within the grace", checkpointScript, 30 * time.Second, 0, "checkpoint step=", ""},
+		{"killed at the deadline", `trap '' TERM; echo ready; sleep 600`, 0, -1, "ready", "killed at the checkpoint deadline"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fm := newFakeMaster(t)
+			dir := t.TempDir()
+			cfg := testConfig(t, fm, dir)
+			cfg.ExitGrace = tc.grace
+			r := startAgent(t, cfg)
+			s := spec(0, 0, tc.entry, 1)
+			fm.send(startCmd(s))
+			fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
+			if err := r.stop(t); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			fm.locked(func(fm *fakeMaster) {
+				exit, ok := fm.exitOf(s.ID())
+				if !ok {
+					t.Fatalf("no exit report before Run returned\n")
+				}
+				if exit.Outcome != string(agent.OutcomePreempted) {
+					t.Errorf("outcome = %q, want preempted", exit.Outcome)
+				}
+				if (tc.exit < 0) != (exit.ExitCode == nil) || (exit.ExitCode != nil && *exit.ExitCode != tc.exit) {
+					t.Errorf("exit code = %v, want %d", exit.ExitCode, tc.exit)
+				}
+				if !strings.Contains(exit.Error, tc.errHas) {
+					t.Errorf("error = %q, want it to contain %q", exit.Error, tc.errHas)
+				}
+				lines := fm.logText(s.ID())
+				if n := fm.exitLogs[s.ID()]; n != len(lines) {
+					t.Errorf("%d of the lines %q were stored at the exit report, want all", n, lines)
+				}
+				if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "stdout: "+tc.lastHas) }) {
+					t.Errorf("logs %q lack %q", lines, tc.lastHas)
+				}
+			})
+			if st := readStateFile(t, dir); len(st.Attempts) != 0 {
+				t.Errorf("state file after shutdown lists %+v", st.Attempts)
+			}
+		})
+	}
+}
+
+func TestShutdownWithMasterDownIsBounded(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	cfg := testConfig(t, fm, dir)
+	cfg.FinalTimeout = 100 * time.Millisecond
+	cfg.ExitGrace = 0
+	r := startAgent(t, cfg)
+	pidFile := filepath.Join(dir, "pid")
+	s := spec(0, 0, `echo $$ > `+pidFile+`; sleep 600`)
+	fm.send(startCmd(s))
+	pgid := readPid(t, pidFile)
+	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
+	fm.set(func(fm *fakeMaster) { fm.down = true })
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if groupLive(t, pgid) {
+		t.Error("the task outlived the agent under --on-exit kill")
+	}
+}
+
+func TestShutdownKeepLeavesTasksForTheNextAgent(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	cfg := testConfig(t, fm, dir)
+	cfg.OnExit = ExitKeep
+	r := startAgent(t, cfg)
+	pidFile := filepath.Join(dir, "pid")
+	s := spec(0, 0, `echo $$ > `+pidFile+`; sleep 600`)
+	fm.send(startCmd(s))
+	pgid := readPid(t, pidFile)
+	t.Cleanup(func() { killGroup(pgid) })
+	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !groupLive(t, pgid) {
+		t.Fatal("the task did not survive --on-exit keep")
+	}
+	if st := readStateFile(t, dir); len(st.Attempts) != 1 || st.Attempts[0].Pgid != pgid {
+		t.Fatalf("state file = %+v, want the kept attempt", st)
+	}
+
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the next agent's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
+	if groupLive(t, pgid) {
+		t.Error("the next agent did not kill the kept task")
+	}
+	fm.locked(func(fm *fakeMaster) {
+		if reps := fm.reportsFor(s.ID()); len(reps) != 1 {
+			t.Errorf("reports = %+v, want only the running one (the master ends it as lost)", reps)
+		}
+	})
+}
+
+func TestWorkDirIsExclusive(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the registration", func(fm *fakeMaster) bool { return len(fm.registers) == 1 })
+	cfg := testConfig(t, fm, dir)
+	cfg.Name = "node-2"
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "in use by another agent") {
+		t.Fatalf("second agent on one work dir: %v, want an in-use error", err)
+	}
+}

@@ -1,0 +1,232 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// maxReportsPerSync bounds one sync's body; the rest follow at once.
+const maxReportsPerSync = 1000
+
+// register announces the node with what it runs now and executes the
+// reconciliation's commands.
+func (a *Agent) register(ctx context.Context) error {
+	a.mu.Lock()
+	req := api.Register{
+		Name:    a.cfg.Name,
+		Pool:    a.cfg.Pool,
+		Labels:  a.cfg.Labels,
+		GPUs:    apiGPUs(a.cfg.GPUs),
+		Running: a.snapshotRunning(),
+		Version: a.cfg.Version,
+	}
+	a.mu.Unlock()
+	var reply api.RegisterReply
+	if err := a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.registered = true
+	a.gen++
+	a.waitS = max(reply.SyncWaitS, 0)
+	a.broadcast()
+	a.mu.Unlock()
+	a.log.Info("registered with the master", "running", len(req.Running), "sync_wait_s", reply.SyncWaitS, "commands", len(reply.Commands))
+	a.execute(reply.Commands)
+	return nil
+}
+
+// syncOnce sends the unacknowledged reports and the running attempts,
+// and handles the reply; it returns how many commands came. A 404 marks
+// the node unregistered.
+func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
+	a.mu.Lock()
+	gen := a.gen
+	n := min(len(a.reports), maxReportsPerSync)
+	req := api.Sync{
+		Reports: append([]api.Report{}, a.reports[:n]...),
+		Running: a.snapshotRunning(),
+		WaitS:   waitS,
+	}
+	a.mu.Unlock()
+	var reply api.SyncReply
+	path := "/agents/" + url.PathEscape(a.cfg.Name) + "/sync"
+	err := a.post(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply)
+	if isStatus(err, http.StatusNotFound) {
+		a.mu.Lock()
+		if a.gen == gen && a.registered {
+			a.registered = false
+			a.broadcast()
+			a.log.Warn("the master does not know this node; registering again")
+		}
+		a.mu.Unlock()
+	}
+	if err != nil {
+		return 0, err
+	}
+	a.ack(reply.Acked)
+	a.execute(reply.Commands)
+	return len(reply.Commands), nil
+}
+
+// ack drops the reports the master has stored.
+func (a *Agent) ack(acked int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if acked <= a.acked {
+		return
+	}
+	a.acked = acked
+	i := 0
+	for i < len(a.reports) && a.reports[i].Seq <= acked {
+		i++
+	}
+	a.reports = append(a.reports[:0], a.reports[i:]...)
+	a.broadcast()
+}
+
+// syncLoop keeps the node registered and long-polls the master until ctx
+// is done. A failure is followed by a backoff and a sync that does not
+// wait, so that a returning master hears from the node at once.
+func (a *Agent) syncLoop(ctx context.Context) {
+	bo := a.newBackoff(1)
+	failures := 0
+	for ctx.Err() == nil {
+		a.mu.Lock()
+		registered, waitS := a.registered, a.waitS
+		a.mu.Unlock()
+		var err error
+		pace := false
+		start := time.Now()
+		if !registered {
+			err = a.register(ctx)
+		} else {
+			if failures > 0 {
+				waitS = 0
+			}
+			var cmds int
+			cmds, err = a.syncOnce(ctx, waitS)
+			pace = cmds == 0
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			if failures > 0 {
+				a.log.Info("master reachable again", "failures", failures)
+			}
+			failures = 0
+			bo.reset()
+			if pace {
+				// A master that answers a long poll at once with nothing
+				// must not turn it into a busy loop.
+				sleep(ctx, time.Until(start.Add(a.cfg.MinPollInterval)))
+			}
+			continue
+		}
+		if isStatus(err, http.StatusNotFound) && registered {
+			continue // register at once
+		}
+		failures++
+		a.logFailure(ctx, failures, err)
+		sleep(ctx, bo.next())
+	}
+}
+
+// logFailure logs the first failure of an outage as a warning and the
+// rest at debug level, so that a long outage does not flood the log.
+func (a *Agent) logFailure(ctx context.Context, failures int, err error) {
+	lvl := slog.LevelDebug
+	switch {
+	case permanent(err):
+		lvl = slog.LevelError // a 4xx: the master refuses what we send
+	case failures == 1:
+		lvl = slog.LevelWarn
+	}
+	a.log.Log(ctx, lvl, "exchange with the master failed; tasks keep running, reports are kept, retrying", "failures", failures, "err", err)
+}
+
+// reportLoop sends new reports at once with a sync that does not wait,
+// so that they need not wait for the long poll in flight to return.
+func (a *Agent) reportLoop(ctx context.Context) {
+	bo := a.newBackoff(2)
+	for {
+		a.mu.Lock()
+		ready := a.registered && a.dirty && len(a.reports) > 0
+		if ready {
+			a.dirty = false
+		}
+		ch := a.changed
+		a.mu.Unlock()
+		if !ready {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+				continue
+			}
+		}
+		if _, err := a.syncOnce(ctx, 0); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			a.mu.Lock()
+			a.dirty = true
+			a.mu.Unlock()
+			a.log.Debug("report sync failed; will retry", "err", err)
+			if !sleep(ctx, bo.next()) {
+				return
+			}
+			continue
+		}
+		bo.reset()
+	}
+}
+
+// deliverAll runs at shutdown: it waits for the last exit reports and
+// syncs until the master has stored every report, or ctx is done. It
+// reports whether everything was delivered.
+func (a *Agent) deliverAll(ctx context.Context) bool {
+	bo := a.newBackoff(4)
+	for {
+		a.mu.Lock()
+		done := len(a.tasks) == 0 && len(a.reports) == 0
+		registered, pending, ch := a.registered, len(a.reports) > 0, a.changed
+		a.mu.Unlock()
+		if done {
+			return true
+		}
+		var err error
+		switch {
+		case !registered:
+			err = a.register(ctx)
+		case pending:
+			_, err = a.syncOnce(ctx, 0)
+			a.mu.Lock()
+			if err == nil && len(a.reports) > 0 {
+				// Stored nothing new: pace the retries all the same.
+				err = errors.New("the master did not acknowledge the reports")
+			}
+			a.mu.Unlock()
+		default:
+			select {
+			case <-ctx.Done():
+				return false
+			case <-ch:
+				continue
+			}
+		}
+		if err != nil && !sleep(ctx, bo.next()) {
+			return false
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+}

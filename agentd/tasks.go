@@ -1,0 +1,279 @@
+package agentd
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// apiGPUs converts the inventory to its wire form.
+func apiGPUs(gpus []agent.GPU) []api.GPU {
+	out := make([]api.GPU, 0, len(gpus))
+	for _, g := range gpus {
+		out = append(out, api.GPU{Index: g.Index, UUID: g.UUID, Name: g.Name, Type: g.Type, MemoryMiB: g.MemoryMiB})
+	}
+	return out
+}
+
+// execute carries out the master's commands in order. Every command is
+// idempotent, because a command may arrive twice (in two replies, or
+// again after a reply was lost); once the agent is closing, commands are
+// ignored.
+func (a *Agent) execute(cmds []api.Command) {
+	// Two replies may be handled at once (the long poll's and a report
+	// sync's); one at a time, a repeated start cannot race its first.
+	a.execMu.Lock()
+	defer a.execMu.Unlock()
+	for _, c := range cmds {
+		a.mu.Lock()
+		closing := a.closing
+		a.mu.Unlock()
+		if closing {
+			a.log.Debug("stopping; command ignored", "type", c.Type, "task", c.Task.String())
+			continue
+		}
+		switch c.Type {
+		case api.CommandStart:
+			a.start(c)
+		case api.CommandPreempt, api.CommandKill:
+			a.stop(c)
+		default:
+			a.log.Error("unknown command from the master; ignored", "type", c.Type, "task", c.Task.String())
+		}
+	}
+}
+
+// start runs one attempt, unless it runs already or ran in this process.
+func (a *Agent) start(c api.Command) {
+	if c.Start == nil {
+		a.log.Error("start command without a task spec", "task", c.Task.String())
+		a.finish(api.Report{Task: c.Task, Event: api.EventExited, Outcome: string(agent.OutcomeFailed),
+			Error: "start command without a task spec", At: time.Now().UTC()})
+		return
+	}
+	spec := *c.Start
+	id := spec.ID()
+	log := a.log.With("task", id.String())
+	a.mu.Lock()
+	_, running := a.tasks[id]
+	done := a.finished[id]
+	a.mu.Unlock()
+	if running || done {
+		log.Debug("repeated start ignored", "running", running)
+		return
+	}
+	if err := a.prepare(&spec); err != nil {
+		log.Error("cannot start the attempt", "err", err)
+		a.finish(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed),
+			Error: err.Error(), At: time.Now().UTC()})
+		return
+	}
+	a.warnSharedGPUs(spec)
+	t, err := a.runner.Start(spec)
+	if err != nil {
+		log.Error("cannot start the attempt", "err", err)
+		a.finish(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed),
+			Error: err.Error(), At: time.Now().UTC()})
+		return
+	}
+	rec := stateRecord{Task: id, Pgid: t.Pid(), WorkDir: spec.WorkDir, StartedAt: time.Now().UTC()}
+	rec.StartTicks, _ = startTicks(t.Pid())
+	att := &attempt{spec: spec, task: t, rec: rec}
+	a.mu.Lock()
+	a.tasks[id] = att
+	a.watchers.Add(1)
+	a.mu.Unlock()
+	// Recorded before it is reported, so that whatever the master knows
+	// to run here, a successor of this process can find.
+	a.persist()
+	a.enqueue(api.Report{Task: id, Event: api.EventRunning, At: rec.StartedAt})
+	log.Info("attempt started", "pid", t.Pid(), "gpus", spec.GPUs, "work_dir", spec.WorkDir)
+	go a.watch(att)
+}
+
+// prepare checks a spec against the node and fills in its working
+// directory, WORKDIR/jobs/JOB/TASK, when the master left it empty: the
+// same for every attempt of a task, so that they share the default
+// checkpoint directory.
+func (a *Agent) prepare(spec *agent.TaskSpec) error {
+	for _, g := range spec.GPUs {
+		if !a.gpus[g] {
+			return fmt.Errorf("gpu %d is not on this node (it has %d GPUs: %s)", g, len(a.gpus), a.gpuList())
+		}
+	}
+	if spec.WorkDir != "" {
+		if !filepath.IsAbs(spec.WorkDir) {
+			return fmt.Errorf("work dir %q: expected an absolute path", spec.WorkDir)
+		}
+		return nil
+	}
+	if spec.JobID == "" || spec.JobID == "." || spec.JobID == ".." || strings.ContainsAny(spec.JobID, "/\\\x00") {
+		return fmt.Errorf("job id %q: cannot name a directory (expected no '/', '\\', NUL, '.' or '..')", spec.JobID)
+	}
+	spec.WorkDir = filepath.Join(a.cfg.WorkDir, JobsDirName, spec.JobID, strconv.Itoa(spec.TaskIndex))
+	return nil
+}
+
+func (a *Agent) gpuList() string {
+	idx := make([]string, 0, len(a.gpus))
+	for _, g := range a.cfg.GPUs {
+		idx = append(idx, strconv.Itoa(g.Index))
+	}
+	if len(idx) == 0 {
+		return "none"
+	}
+	return strings.Join(idx, ",")
+}
+
+// warnSharedGPUs logs a start onto GPUs that a running attempt holds. It
+// is the master's call (a preempted attempt may still be checkpointing),
+// so the agent complies, but the overlap is worth a line in the log.
+func (a *Agent) warnSharedGPUs(spec agent.TaskSpec) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, att := range a.tasks {
+		for _, g := range spec.GPUs {
+			if !att.exited && slices.Contains(att.spec.GPUs, g) {
+				a.log.Warn("starting on a GPU that a running attempt holds", "task", spec.ID().String(), "gpu", g, "holder", id.String())
+			}
+		}
+	}
+}
+
+// stop preempts or kills an attempt. One the agent does not run is
+// reported as killed, so that the master can close it; one that is
+// ending already needs nothing, its exit report is on the way.
+func (a *Agent) stop(c api.Command) {
+	id := c.Task
+	log := a.log.With("task", id.String(), "command", c.Type)
+	a.mu.Lock()
+	att, running := a.tasks[id]
+	done := a.finished[id]
+	a.mu.Unlock()
+	switch {
+	case done:
+		log.Debug("attempt already ended and reported")
+		return
+	case !running:
+		log.Warn("attempt is not running here; reporting it killed")
+		a.finish(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeKilled),
+			Error: "the attempt is not running on this node", At: time.Now().UTC()})
+		return
+	}
+	var err error
+	if c.Type == api.CommandPreempt {
+		err = att.task.Preempt(time.Duration(max(c.GraceS, 0)) * time.Second)
+	} else {
+		err = att.task.Kill()
+	}
+	switch {
+	case errors.Is(err, agent.ErrTaskDone):
+		log.Debug("attempt has already exited")
+	case err != nil:
+		log.Warn("preempt: checkpoint request incomplete", "err", err)
+	default:
+		log.Info("stopping attempt", "grace_s", c.GraceS)
+	}
+}
+
+// watch follows an attempt to its end. The exit report is queued only
+// once every output line read before the end is delivered (or dropped),
+// so that the master never closes an attempt whose logs are still on
+// the way.
+func (a *Agent) watch(att *attempt) {
+	defer a.watchers.Done()
+	res := att.task.Wait()
+	id := att.spec.ID()
+	a.mu.Lock()
+	att.exited = true
+	a.mu.Unlock()
+	a.persist()
+	a.log.Info("attempt ended", "task", id.String(), "outcome", res.Outcome, "exit_code", res.ExitCode, "signal", res.Signal)
+
+	// Run cancels stopCtx only once the final delivery is over, so the
+	// wait ends with the logs handled, or with the agent.
+	a.ship.waitHandled(a.stopCtx, a.ship.mark())
+	rep := exitReport(res, a.ship.takeDropped(id))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.detached {
+		return
+	}
+	// One critical section, so that a repeated start finds the attempt
+	// either running or finished.
+	delete(a.tasks, id)
+	a.rememberLocked(id)
+	a.enqueueLocked(rep)
+}
+
+// exitReport turns a Result into the report of the attempt's end.
+func exitReport(res agent.Result, dropped uint64) api.Report {
+	r := api.Report{Task: res.ID, Event: api.EventExited, Outcome: string(res.Outcome), At: res.ExitedAt}
+	var notes []string
+	if res.Signal == "" && res.ExitCode >= 0 {
+		code := res.ExitCode
+		r.ExitCode = &code
+	} else if res.Signal != "" {
+		notes = append(notes, "ended by "+res.Signal)
+	}
+	if res.KilledAtDeadline {
+		notes = append(notes, "killed at the checkpoint deadline")
+	}
+	if res.Error != "" {
+		notes = append(notes, res.Error)
+	}
+	if n := res.DroppedLines + dropped; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d output lines were dropped (the log buffer was full)", n))
+	}
+	r.Error = strings.Join(notes, "; ")
+	return r
+}
+
+// enqueue gives a report the next sequence number and queues it.
+func (a *Agent) enqueue(r api.Report) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.enqueueLocked(r)
+}
+
+func (a *Agent) enqueueLocked(r api.Report) {
+	if a.detached {
+		return
+	}
+	a.seq++
+	r.Seq = a.seq
+	a.reports = append(a.reports, r)
+	a.dirty = true
+	a.broadcast()
+}
+
+// finish queues the report of an attempt that never ran here (it could
+// not start, or the master asked to stop an unknown one) and records it
+// as ended.
+func (a *Agent) finish(r api.Report) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rememberLocked(r.Task)
+	a.enqueueLocked(r)
+}
+
+// rememberLocked records an attempt as ended, so that a repeated start or
+// stop is not mistaken for a new one; the caller holds mu.
+func (a *Agent) rememberLocked(id agent.TaskID) {
+	if a.finished[id] {
+		return
+	}
+	a.finished[id] = true
+	a.finOrder = append(a.finOrder, id)
+	if len(a.finOrder) > maxFinished {
+		delete(a.finished, a.finOrder[0])
+		a.finOrder = a.finOrder[1:]
+	}
+}

@@ -1,0 +1,205 @@
+package agentd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+func validConfig() Config {
+	return Config{Master: "http://127.0.0.1:8080", Name: "node-1", Pool: "default", WorkDir: "/tmp/w"}
+}
+
+func TestConfigValidation(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(c *Config)
+		errHas string // "" means valid
+	}{
+		{"valid", func(c *Config) {}, ""},
+		{"https with a path", func(c *Config) { c.Master = "https://master.example/allot/" }, ""},
+		{"master without scheme", func(c *Config) { c.Master = "127.0.0.1:8080" }, "master: expected an http"},
+		{"master with a query", func(c *Config) { c.Master = "http://m:8080/?x=1" }, "without query"},
+		{"empty name", func(c *Config) { c.Name = "" }, "name: expected"},
+		{"name with a slash", func(c *Config) { c.Name = "a/b" }, "name: expected"},
+		{"pool with spaces inside", func(c *Config) { c.Pool = "big gpus" }, ""},
+		{"empty pool", func(c *Config) { c.Pool = "" }, "pool: expected"},
+		{"pool with a newline", func(c *Config) { c.Pool = "a\nb" }, "pool: expected"},
+		{"no work dir", func(c *Config) { c.WorkDir = "" }, "work dir: empty"},
+		{"bad on-exit", func(c *Config) { c.OnExit = "drain" }, `on exit: expected "kill" or "keep"`},
+		{"negative grace", func(c *Config) { c.ExitGrace = -time.Second }, "exit grace"},
+		{"bad label", func(c *Config) { c.Labels = map[string]string{"a=b": "c"} }, "labels"},
+		{"repeated gpu", func(c *Config) { c.GPUs = append(agent.Fake(2, "h100"), agent.Fake(1, "h100")...) }, "gpus: index 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validConfig()
+			tc.mutate(&c)
+			_, err := New(c)
+			switch {
+			case tc.errHas == "" && err != nil:
+				t.Fatalf("New: %v", err)
+			case tc.errHas != "" && (err == nil || !strings.Contains(err.Error(), tc.errHas)):
+				t.Fatalf("New: %v, want an error with %q", err, tc.errHas)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	b := newBackoff(10*time.Millisecond, 80*time.Millisecond, 7)
+	same := newBackoff(10*time.Millisecond, 80*time.Millisecond, 7)
+	caps := []time.Duration{10, 20, 40, 80, 80, 80}
+	for i, c := range caps {
+		c *= time.Millisecond
+		d := b.next()
+		if d < c/2 || d > c {
+			t.Errorf("delay %d = %v, want within [%v, %v]", i, d, c/2, c)
+		}
+		if d2 := same.next(); d2 != d {
+			t.Errorf("delay %d = %v with the same seed, want %v", i, d2, d)
+		}
+	}
+	b.reset()
+	if d := b.next(); d < 5*time.Millisecond || d > 10*time.Millisecond {
+		t.Errorf("delay after reset = %v, want within [5ms, 10ms]", d)
+	}
+}
+
+func TestExitReport(t *testing.T) {
+	id := agent.TaskID{JobID: "j", TaskIndex: 1, Attempt: 2}
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	cases := []struct {
+		name    string
+		res     agent.Result
+		dropped uint64
+		code    int // -1: none
+		err     string
+	}{
+		{"exited", agent.Result{Outcome: agent.OutcomeFailed, ExitCode: 2}, 0, 2, ""},
+		{"signalled", agent.Result{Outcome: agent.OutcomeKilled, ExitCode: -1, Signal: "SIGKILL"}, 0, -1, "ended by SIGKILL"},
+		{"killed at the deadline", agent.Result{Outcome: agent.OutcomePreempted, ExitCode: -1, Signal: "SIGKILL", KilledAtDeadline: true}, 0,
+			-1, "ended by SIGKILL; killed at the checkpoint deadline"},
+		{"dropped lines add up", agent.Result{Outcome: agent.OutcomeCompleted, DroppedLines: 3, Error: "output still open"}, 4,
+			0, "output still open; 7 output lines were dropped (the log buffer was full)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.res.ID, tc.res.ExitedAt = id, at
+			r := exitReport(tc.res, tc.dropped)
+			if r.Task != id || r.Event != api.EventExited || r.Outcome != string(tc.res.Outcome) || !r.At.Equal(at) {
+				t.Errorf("report = %+v", r)
+			}
+			if (tc.code < 0) != (r.ExitCode == nil) || (r.ExitCode != nil && *r.ExitCode != tc.code) {
+				t.Errorf("exit code = %v, want %d", r.ExitCode, tc.code)
+			}
+			if r.Error != tc.err {
+				t.Errorf("error = %q, want %q", r.Error, tc.err)
+			}
+		})
+	}
+}
+
+func TestShipperDropsOldestAndCounts(t *testing.T) {
+	id := agent.TaskID{JobID: "j"}
+	var sent [][]int64
+	s := newShipper(3, newBackoff(time.Millisecond, time.Millisecond, 1), testLogger(t), func(_ context.Context, b api.LogBatch) error {
+		var seqs []int64
+		for _, l := range b.Lines {
+			seqs = append(seqs, l.Seq)
+		}
+		sent = append(sent, seqs)
+		return nil
+	})
+	for i := 1; i <= 5; i++ {
+		s.push(id, agent.LogLine{Seq: uint64(i), Text: "x"})
+	}
+	s.push(id, agent.LogLine{Seq: 9, Text: "y", Dropped: 3}) // the Runner dropped 6, 7, 8
+	mark := s.mark()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.run(ctx); close(done) }()
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	if !s.waitHandled(wctx, mark) {
+		t.Fatal("lines not handled")
+	}
+	cancel()
+	<-done
+	if len(sent) != 1 || len(sent[0]) != 3 || sent[0][0] != 4 || sent[0][2] != 9 {
+		t.Errorf("sent %v, want one batch [4 5 9]", sent)
+	}
+	if n := s.takeDropped(id); n != 6 {
+		t.Errorf("dropped %d, want 3 by the agent and 3 by the Runner", n)
+	}
+	if n := s.takeDropped(id); n != 0 {
+		t.Errorf("dropped %d after taking the count, want 0", n)
+	}
+}
+
+func TestStateFileErrors(t *testing.T) {
+	cases := []struct {
+		name, content, errHas string
+	}{
+		{"not JSON", "{", "expected the JSON the agent writes"},
+		{"other version", `{"version": 9, "attempts": []}`, "version 9, expected 1"},
+		{"bad pgid", `{"version": 1, "attempts": [{"task": {"job_id": "j"}, "pgid": 0}]}`, "attempts[0].pgid"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), StateFileName)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := readState(path)
+			if err == nil || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("readState: %v, want an error naming %s with %q", err, path, tc.errHas)
+			}
+		})
+	}
+	t.Run("a bad file stops the agent", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, StateFileName), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := validConfig()
+		c.WorkDir = dir
+		a, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Run(context.Background()); err == nil || !strings.Contains(err.Error(), StateFileName) {
+			t.Fatalf("Run: %v, want the state file's error", err)
+		}
+	})
+}
+
+func TestParseProcStat(t *testing.T) {
+	fields := " S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100"
+	cases := []struct {
+		name, stat string
+		ok         bool
+	}{
+		{"plain", "4242 (sleep)" + fields, true},
+		{"comm with spaces and parens", "4242 (a (b) c)" + fields, true},
+		{"truncated", "4242 (sleep) S 1 4242", false},
+		{"no comm", "4242 sleep S", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, ok := parseProcStat([]byte(tc.stat))
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if ok && (st.state != 'S' || st.pgrp != 4242 || st.startTicks != 987654) {
+				t.Errorf("stat = %+v, want state S, pgrp 4242, start 987654", st)
+			}
+		})
+	}
+}

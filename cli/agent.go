@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/agentd"
+	"github.com/allot-sched/allot/client"
+)
+
+type agentFlags struct {
+	name      string
+	pool      string
+	fakeGPUs  int
+	gpuType   string
+	workDir   string
+	labels    []string
+	onExit    string
+	exitGrace time.Duration
+	logLevel  string
+	logFormat string
+}
+
+func newAgentCmd() *cobra.Command {
+	var f agentFlags
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run the node agent: register this node's GPUs with the master and run its tasks",
+		Long: `Run the node agent. It registers the node's GPUs with the master, then
+syncs with it in a loop: it starts, preempts and kills task attempts as
+the master says, reports how they run and end, and streams their output.
+It keeps tasks running while the master is unreachable and reconnects.
+
+GPUs are found with nvidia-smi. On a machine without an NVIDIA driver,
+--fake-gpus N declares N fake GPUs (0 for a CPU-only node) of --gpu-type.
+
+On SIGINT or SIGTERM the agent stops taking commands and, with --on-exit
+kill (the default), asks every task to checkpoint, kills it after
+--exit-grace, and reports the exits before it exits. With --on-exit keep
+the tasks are left running; the master ends them as lost, and the next
+agent started on the same --work-dir kills them. See docs/agent.md.`,
+		Example: `  allot agent --master http://127.0.0.1:8080 --name gpu-01 --pool a100
+  allot agent --name dev-1 --fake-gpus 4 --gpu-type h100 --label rack=r1 --work-dir /tmp/dev-1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cfg, err := f.config(ctx, cmd)
+			if err != nil {
+				return err
+			}
+			a, err := agentd.New(cfg)
+			if err != nil {
+				return err
+			}
+			return a.Run(ctx)
+		},
+	}
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	fl := cmd.Flags()
+	fl.StringVar(&f.name, "name", host, "this node's name, unique in the cluster")
+	fl.StringVar(&f.pool, "pool", "default", "the resource pool the node joins")
+	fl.IntVar(&f.fakeGPUs, "fake-gpus", 0, "declare this many fake GPUs instead of detecting them with nvidia-smi")
+	fl.StringVar(&f.gpuType, "gpu-type", "", "the type of the fake GPUs, e.g. h100 (default fake)")
+	fl.StringVar(&f.workDir, "work-dir", "", "the agent's state and the tasks' working directories (default ~/.allot/agents/NAME)")
+	fl.StringArrayVar(&f.labels, "label", nil, "a node label as key=value; repeat for more")
+	fl.StringVar(&f.onExit, "on-exit", string(agentd.ExitKill), "what a stopping agent does with its tasks: kill (checkpoint, then kill) or keep")
+	fl.DurationVar(&f.exitGrace, "exit-grace", 30*time.Second, "with --on-exit kill, how long tasks get to checkpoint")
+	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	return cmd
+}
+
+// config turns the flags into the agent's configuration, detecting the
+// GPUs unless fake ones are declared.
+func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Config, error) {
+	logger, err := newLogger(cmd.ErrOrStderr(), f.logLevel, f.logFormat)
+	if err != nil {
+		return agentd.Config{}, err
+	}
+	labels, err := parseLabels(f.labels)
+	if err != nil {
+		return agentd.Config{}, err
+	}
+	gpus, err := f.gpus(ctx, cmd.Flags().Changed("fake-gpus"))
+	if err != nil {
+		return agentd.Config{}, err
+	}
+	// The address rule is the client commands': a URL, or host:port.
+	master, err := client.New(masterAddr(cmd), nil)
+	if err != nil {
+		return agentd.Config{}, fmt.Errorf("--master or %s: %w", MasterEnv, err)
+	}
+	workDir := f.workDir
+	if workDir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return agentd.Config{}, fmt.Errorf("--work-dir not given and no home directory for the default: %w", err)
+		}
+		workDir = filepath.Join(home, ".allot", "agents", f.name)
+	}
+	if f.exitGrace < 0 {
+		return agentd.Config{}, fmt.Errorf("--exit-grace: expected a duration >= 0, got %v", f.exitGrace)
+	}
+	return agentd.Config{
+		Master:    master.Addr(),
+		Name:      f.name,
+		Pool:      f.pool,
+		Labels:    labels,
+		GPUs:      gpus,
+		WorkDir:   workDir,
+		OnExit:    agentd.OnExit(f.onExit),
+		ExitGrace: f.exitGrace,
+		Version:   buildVersion(),
+		Logger:    logger,
+	}, nil
+}
+
+// gpus returns the declared fake inventory, or what nvidia-smi lists.
+// Only a missing nvidia-smi suggests the fake inventory: any other
+// failure is a driver problem on a machine that may well have GPUs.
+func (f *agentFlags) gpus(ctx context.Context, fake bool) ([]agent.GPU, error) {
+	if fake {
+		if f.fakeGPUs < 0 {
+			return nil, fmt.Errorf("--fake-gpus: expected a count >= 0, got %d", f.fakeGPUs)
+		}
+		return agent.Fake(f.fakeGPUs, f.gpuType), nil
+	}
+	if f.gpuType != "" {
+		return nil, errors.New("--gpu-type applies to fake GPUs only; give --fake-gpus too (detected GPUs carry their own type)")
+	}
+	gpus, err := agent.Detect(ctx)
+	if errors.Is(err, agent.ErrNoNvidiaSMI) {
+		return nil, fmt.Errorf("%w: this machine has no NVIDIA driver; pass --fake-gpus N to declare N fake GPUs (0 for a CPU-only node)", err)
+	}
+	return gpus, err
+}
+
+// parseLabels reads key=value flags.
+func parseLabels(flags []string) (map[string]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	labels := make(map[string]string, len(flags))
+	for _, kv := range flags {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--label %q: expected key=value", kv)
+		}
+		if _, dup := labels[k]; dup {
+			return nil, fmt.Errorf("--label %q: label %s given twice", kv, k)
+		}
+		labels[k] = v
+	}
+	return labels, nil
+}
+
+// newLogger builds the agent's structured logger.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: expected debug, info, warn or error, got %q", level)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: expected text or json, got %q", format)
+}
+
+// buildVersion names the build for the master's logs.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}

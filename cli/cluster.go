@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+// listCommand builds a command that lists objects of the master: fetch
+// gets them, and text prints them as a table.
+func listCommand[T any](use, short string, fetch func(c *client.Client, ctx context.Context) ([]T, error),
+	text func(w io.Writer, items []T) error) *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: "  allot " + use + "\n  allot " + use + " -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			items, err := fetch(c, ctx)
+			if err != nil {
+				return err
+			}
+			if items == nil {
+				items = []T{} // JSON [] rather than null
+			}
+			w := cmd.OutOrStdout()
+			if done, err := out.structured(w, items); done {
+				return err
+			}
+			return text(w, items)
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+func newNodesCmd() *cobra.Command {
+	return listCommand("nodes", "List the registered nodes and their GPUs in use", (*client.Client).Nodes, printNodes)
+}
+
+func newPoolsCmd() *cobra.Command {
+	return listCommand("pools", "List the pools, their policies and load", (*client.Client).Pools, printPools)
+}
+
+func newProjectsCmd() *cobra.Command {
+	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, printProjects)
+}
+
+func printNodes(w io.Writer, nodes []api.Node) error {
+	t := newTable(w, "NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN")
+	for _, n := range nodes {
+		t.row(n.Name, n.Pool, n.State, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
+			formatLabels(n.Labels), age(n.HeartbeatAt))
+	}
+	return t.flush()
+}
+
+func printPools(w io.Writer, pools []api.Pool) error {
+	t := newTable(w, "NAME", "POLICY", "OPTIONS", "GRACE", "NODES", "SLOTS", "QUEUED", "RUNNING")
+	for _, p := range pools {
+		var opts []string
+		if p.Preemption {
+			opts = append(opts, "preemption")
+		}
+		if p.Backfill {
+			opts = append(opts, "backfill")
+		}
+		if p.Placement != "" {
+			opts = append(opts, p.Placement)
+		}
+		t.row(p.Name, p.Policy, orDash(strings.Join(opts, ",")), (time.Duration(p.GraceS) * time.Second).String(),
+			strconv.Itoa(p.Nodes), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks))
+	}
+	return t.flush()
+}
+
+func printProjects(w io.Writer, projects []api.Project) error {
+	t := newTable(w, "NAME", "PARENT", "QUOTA", "USED", "LIMIT", "WEIGHT", "QUEUED", "RUNNING")
+	for _, p := range projects {
+		limit := "-"
+		if p.Limit > 0 {
+			limit = strconv.Itoa(p.Limit)
+		}
+		t.row(p.Name, orDash(p.Parent), strconv.Itoa(p.Quota), strconv.Itoa(p.Used), limit,
+			strconv.FormatFloat(p.OverQuotaWeight, 'g', -1, 64), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks))
+	}
+	return t.flush()
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+func TestClusterLists(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "nodes", args: []string{"nodes"}, out: `NAME   POOL      STATE  GPU   SLOTS  LABELS             LAST SEEN
+dgx-1  research  up     h100  8/8    rack=r1,switch=s1  5s
+dgx-2  research  lost   h100  0/8    -                  3h
+`},
+		{name: "pools", args: []string{"pools"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
+research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2
+batch     fifo      -                            30s    0      0/0    1       0
+`},
+		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  LIMIT  WEIGHT  QUEUED  RUNNING
+ml      -       24     8     40     1       2       2
+vision  ml      16     8     -      2       1       2
+nlp     ml      8      0     -      1       1       0
+`},
+		{name: "projects yaml", args: []string{"projects", "-o", "yaml"}, out: `- name: ml
+  quota: 24
+  over_quota_weight: 1
+  limit: 40
+  used: 8
+  queued_jobs: 2
+  running_tasks: 2
+- name: vision
+  parent: ml
+  quota: 16
+  over_quota_weight: 2
+  used: 8
+  queued_jobs: 1
+  running_tasks: 2
+- name: nlp
+  parent: ml
+  quota: 8
+  over_quota_weight: 1
+  used: 0
+  queued_jobs: 1
+  running_tasks: 0
+`},
+		{name: "bad output", args: []string{"nodes", "-o", "wide"}, err: `--output: expected table, json or yaml, got "wide"`},
+		{name: "arguments", args: []string{"pools", "x"}, err: `unknown command "x"`},
+	})
+
+	out, _, err := runAt(t, f, "nodes", "-o", "json")
+	var nodes []api.Node
+	if err != nil || json.Unmarshal([]byte(out), &nodes) != nil || len(nodes) != 2 || nodes[0].Labels["rack"] != "r1" {
+		t.Errorf("nodes -o json: %v\n%s", err, out)
+	}
+	// An empty list is [] in JSON, not null.
+	f.pools = nil
+	if out, _, err := runAt(t, f, "pools", "-o", "json"); err != nil || out != "[]\n" {
+		t.Errorf("empty pools -o json = %q, %v", out, err)
+	}
+}
+
+func TestAge(t *testing.T) {
+	fixClock(t)
+	for _, tt := range []struct {
+		ago  string
+		want string
+	}{{"-5s", "0s"}, {"59s", "59s"}, {"61s", "1m"}, {"47h", "47h"}, {"49h", "2d"}} {
+		d, _ := time.ParseDuration(tt.ago)
+		if got := age(t0.Add(-d)); got != tt.want {
+			t.Errorf("age(%s ago) = %s, want %s", tt.ago, got, tt.want)
+		}
+	}
+	if got := gpuRanges([]int{7, 0, 1, 2, 5, 9, 10}); got != "0-2,5,7,9-10" {
+		t.Errorf("gpuRanges = %s", got)
+	}
+}

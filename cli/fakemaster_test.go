@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/jobfile"
+)
+
+// fakeMaster serves the user endpoints of api/doc.go from canned api
+// objects, so that the client commands can be tested before the real
+// master exists. It applies submissions, kills and updates to its jobs,
+// and serves each job's log in pages of logPage lines, with a cursor
+// "L<n>" after line n.
+type fakeMaster struct {
+	mu       sync.Mutex
+	jobs     []api.Job
+	nodes    []api.Node
+	pools    []api.Pool
+	projects []api.Project
+	logs     map[int64][]api.LogLine
+	// ended says after how many log requests a job counts as ended; a
+	// follower then gets Done once it has every line.
+	ended    map[int64]int
+	logPage  int
+	requests []string // "METHOD PATH?QUERY" of every request
+	bodies   []string
+	reloads  int
+	srv      *httptest.Server
+}
+
+// t0 is the time of the fixtures' events.
+var t0 = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+// newFakeMaster starts a fake master with a small cluster: a queue of
+// three live jobs and one ended one, two nodes, two pools, three projects.
+func newFakeMaster(t *testing.T) *fakeMaster {
+	t.Helper()
+	f := &fakeMaster{
+		jobs: fixtureJobs(),
+		nodes: []api.Node{
+			{Name: "dgx-1", Pool: "research", State: "up", GPUType: "h100", Slots: 8, Used: 8, Labels: map[string]string{"rack": "r1", "switch": "s1"},
+				HeartbeatAt: t0.Add(-5 * time.Second)},
+			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour)},
+		},
+		pools: []api.Pool{
+			{Name: "research", Policy: "priority", Preemption: true, Backfill: true, Placement: "binpack", GraceS: 120,
+				Nodes: 2, Slots: 16, Used: 8, QueuedJobs: 1, RunningTasks: 2},
+			{Name: "batch", Policy: "fifo", GraceS: 30, QueuedJobs: 1},
+		},
+		projects: []api.Project{
+			{Name: "ml", Quota: 24, OverQuotaWeight: 1, Limit: 40, Used: 8, QueuedJobs: 2, RunningTasks: 2},
+			{Name: "vision", Parent: "ml", Quota: 16, OverQuotaWeight: 2, Used: 8, QueuedJobs: 1, RunningTasks: 2},
+			{Name: "nlp", Parent: "ml", Quota: 8, OverQuotaWeight: 1, QueuedJobs: 1},
+		},
+		logs: map[int64][]api.LogLine{
+			3: {
+				{Task: 0, Attempt: 1, Seq: 1, Time: t0, Stream: "stdout", Text: "epoch 1"},
+				{Task: 1, Attempt: 1, Seq: 1, Time: t0, Stream: "stderr", Text: "warning: slow disk"},
+				{Task: 0, Attempt: 2, Seq: 2, Time: t0, Stream: "stdout", Text: "resumed from checkpoint"},
+			},
+		},
+		ended:   map[int64]int{},
+		logPage: 2,
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/jobs", f.submit)
+	mux.HandleFunc("GET /api/v1/jobs", f.list)
+	mux.HandleFunc("GET /api/v1/jobs/{id}", f.withJob(func(j *api.Job, _ *http.Request) (any, int) { return *j, 200 }))
+	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.withJob(f.update))
+	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
+		j.State = "killed"
+		return *j, 200
+	}))
+	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.withJob(f.logsPage))
+	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.nodes) })
+	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
+	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
+	mux.HandleFunc("POST /api/v1/config/reload", func(w http.ResponseWriter, _ *http.Request) {
+		f.reloads++
+		w.WriteHeader(http.StatusNoContent)
+	})
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		data, _ := io.ReadAll(r.Body)
+		f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+		f.bodies = append(f.bodies, string(data))
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// fixtureJobs is the fake master's queue: a running gang experiment with a
+// preempted attempt, two waiting jobs and one completed job.
+func fixtureJobs() []api.Job {
+	return []api.Job{
+		{ID: 3, Name: "llm-pretrain", Kind: "experiment", State: "running", Project: "vision", User: "ana", Pool: "research",
+			Slots: 8, Tasks: 2, Running: 2, Priority: 20, PriorityClass: "HIGH", Weight: 1, Preemptible: true,
+			Entrypoint: "python train.py", SubmittedAt: t0,
+			TaskList: []api.Task{
+				{Index: 0, State: "running", Restarts: 1, Attempts: []api.Attempt{
+					{Number: 1, Placement: []api.Placement{{Node: "dgx-1", GPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}}}, StartedAt: t0,
+						EndedAt: ptr(t0.Add(time.Hour)), EndState: "preempted", ExitCode: ptr(143), Reason: "preempted for job 5"},
+					{Number: 2, Placement: []api.Placement{{Node: "dgx-2", GPUs: []int{0, 1, 2, 3, 5, 6, 7, 4}}}, StartedAt: t0.Add(61 * time.Minute)},
+				}},
+				{Index: 1, State: "running", Attempts: []api.Attempt{
+					{Number: 1, Placement: []api.Placement{{Node: "dgx-1", GPUs: []int{0, 1, 2, 3}}, {Node: "dgx-2", GPUs: []int{8, 10}}}, StartedAt: t0},
+				}},
+			}},
+		{ID: 5, Name: "asha", Kind: "experiment", State: "queued", Project: "nlp", User: "bo", Pool: "research",
+			Slots: 1, Tasks: 20, Running: 4, Priority: 42, Weight: 2.5, Preemptible: true, Entrypoint: "python asha.py",
+			SubmittedAt: t0.Add(time.Minute), Position: 1,
+			Pending: &api.Pending{Reason: "no_capacity", Message: "needs 1 slot, 0 free", BlockedBy: 3, EstimatedStart: ptr(t0.Add(2 * time.Hour))}},
+		{ID: 6, Name: "notebook", Kind: "notebook", State: "queued", Project: "vision", User: "ana", Pool: "batch",
+			Slots: 1, Tasks: 1, Priority: 30, Weight: 1, SubmittedAt: t0.Add(2 * time.Minute), Position: 2,
+			Pending: &api.Pending{Reason: "behind", Message: "behind job 5"}},
+		{ID: 2, Name: "old-eval", Kind: "command", State: "completed", Project: "nlp", User: "bo", Pool: "batch",
+			Slots: 2, Tasks: 1, Priority: 42, Weight: 1, SubmittedAt: t0.Add(-time.Hour), EndedAt: ptr(t0)},
+	}
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// submit validates the spec as the real master will, with jobfile, and
+// answers the first error's field and message.
+func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
+	data, _ := io.ReadAll(r.Body)
+	job, err := jobfile.ParseJSON("request", data)
+	if err == nil && job.Pool == "tpu" {
+		reply(w, 400, api.Error{Error: `unknown pool "tpu" (pools: research, batch)`, Field: "pool"})
+		return
+	}
+	if err != nil {
+		var e *jobfile.Error
+		if !errors.As(err, &e) {
+			reply(w, 400, api.Error{Error: err.Error()})
+			return
+		}
+		reply(w, 400, api.Error{Error: e.Path + ": " + e.Msg, Field: e.Path})
+		return
+	}
+	tasks, _ := job.Tasks()
+	id := int64(100 + len(f.jobs))
+	f.jobs = append(f.jobs, api.Job{ID: id, Name: job.Name, State: "queued", Tasks: len(tasks)})
+	reply(w, 201, api.SubmitReply{ID: id, Tasks: len(tasks)})
+}
+
+// list filters as the real master will; the CLI filters again.
+func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	out := []api.Job{}
+	for _, j := range f.jobs {
+		if s := q.Get("state"); s != "" && j.State != s {
+			continue
+		}
+		if p := q.Get("pool"); p != "" && j.Pool != p {
+			continue
+		}
+		if p := q.Get("project"); p != "" && j.Project != p {
+			continue
+		}
+		j.TaskList = nil
+		out = append(out, j)
+	}
+	reply(w, 200, out)
+}
+
+// withJob finds the job of the path's id, or answers 404.
+func (f *fakeMaster) withJob(h func(j *api.Job, r *http.Request) (any, int)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		i := slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == id })
+		if err != nil || i < 0 {
+			reply(w, 404, api.Error{Error: "no job " + r.PathValue("id")})
+			return
+		}
+		v, status := h(&f.jobs[i], r)
+		reply(w, status, v)
+	}
+}
+
+func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {
+	var u api.JobUpdate
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&u); err != nil {
+		return api.Error{Error: err.Error()}, 400
+	}
+	if u.Priority != nil {
+		j.Priority = *u.Priority
+		j.PriorityClass = string(jobfile.ClassOf(*u.Priority))
+	}
+	if u.PriorityClass != nil {
+		j.PriorityClass = *u.PriorityClass
+		j.Priority = jobfile.PriorityClass(*u.PriorityClass).Priority()
+	}
+	if u.Weight != nil {
+		j.Weight = *u.Weight
+	}
+	return *j, 200
+}
+
+// logsPage serves logPage lines after the cursor, filtered by task. The
+// job counts as ended from its ended[id]-th log request on; before that,
+// a request with nothing new is answered at once (the wait is not held,
+// to keep tests quick), which a follower must take in its stride.
+func (f *fakeMaster) logsPage(j *api.Job, r *http.Request) (any, int) {
+	q := r.URL.Query()
+	from := 0
+	if a := q.Get("after"); a != "" {
+		n, err := strconv.Atoi(a[1:])
+		if a[0] != 'L' || err != nil {
+			return api.Error{Error: "bad cursor", Field: "after"}, 400
+		}
+		from = n
+	}
+	var lines []api.LogLine
+	all := f.logs[j.ID]
+	next := from
+	for i := from; i < len(all) && len(lines) < f.logPage; i++ {
+		next = i + 1
+		if t := q.Get("task"); t != "" && strconv.Itoa(all[i].Task) != t {
+			continue
+		}
+		lines = append(lines, all[i])
+	}
+	f.ended[j.ID]--
+	done := f.ended[j.ID] <= 0 && next == len(all)
+	return api.Logs{Lines: lines, Next: "L" + strconv.Itoa(next), Done: done}, 200
+}

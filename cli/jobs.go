@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/jobfile"
+)
+
+// Job states as the API shows them; the last three are terminal.
+var (
+	jobStates      = []string{"queued", "running", "completed", "failed", "killed"}
+	terminalStates = []string{"completed", "failed", "killed"}
+)
+
+func newSubmitCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "submit FILE",
+		Short: "Submit a job file and print the new job's ID",
+		Long: `Check a job file (docs/jobfile.md) locally, so that mistakes are reported
+with their line before anything is sent, then submit it to the master and
+print the new job's ID alone on stdout, for scripts to capture. FILE "-"
+reads the job file from stdin.`,
+		Example: `  allot submit train.yaml
+  id=$(allot submit sweep.yaml) && allot job logs "$id" -f`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSubmit(cmd, args[0])
+		},
+	}
+}
+
+func runSubmit(cmd *cobra.Command, path string) error {
+	var job *jobfile.Job
+	var err error
+	if path == "-" {
+		data, rerr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), api.MaxBodyBytes+1))
+		if rerr != nil {
+			return fmt.Errorf("read stdin: %w", rerr)
+		}
+		job, err = jobfile.Parse("stdin", data)
+	} else {
+		job, err = jobfile.Load(path)
+	}
+	if err != nil {
+		return err
+	}
+	spec, err := json.Marshal(job)
+	if err != nil {
+		return fmt.Errorf("encode the job spec: %w", err)
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	r, err := c.Submit(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("submit %s: %w", path, err)
+	}
+	_, err = fmt.Fprintln(cmd.OutOrStdout(), r.ID)
+	return err
+}
+
+type jobsFlags struct {
+	out                        outputFlag
+	all                        bool
+	pool, project, state, user string
+}
+
+func newJobsCmd() *cobra.Command {
+	var f jobsFlags
+	cmd := &cobra.Command{
+		Use:   "jobs",
+		Short: "List the queue in scheduling order",
+		Long: `List jobs in scheduling order with their place in their pool's queue and,
+for waiting jobs, why they wait. By default only queued and running jobs
+are shown; --all adds completed, failed and killed ones, and --state shows
+one state.`,
+		Example: `  allot jobs
+  allot jobs --pool research --project vision
+  allot jobs --all -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runJobs(cmd, f)
+		},
+	}
+	f.out.register(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&f.all, "all", false, "include completed, failed and killed jobs")
+	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
+	fl.StringVar(&f.project, "project", "", "only jobs of this project")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, completed, failed or killed")
+	fl.StringVar(&f.user, "user", "", "only jobs of this user")
+	return cmd
+}
+
+func runJobs(cmd *cobra.Command, f jobsFlags) error {
+	if err := f.out.check(); err != nil {
+		return err
+	}
+	if f.state != "" && !slices.Contains(jobStates, f.state) {
+		return fmt.Errorf("--state: expected one of queued, running, completed, failed, killed, got %q", f.state)
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user}
+	jobs, err := c.Jobs(ctx, filter)
+	if err != nil {
+		return err
+	}
+	// The master filters too; filtering here as well keeps the listing
+	// right whatever the master's version, and gives the default view.
+	shown := []api.Job{}
+	for _, j := range jobs {
+		if keepJob(j, filter, f.all) {
+			shown = append(shown, j)
+		}
+	}
+	w := cmd.OutOrStdout()
+	if done, err := f.out.structured(w, shown); done {
+		return err
+	}
+	t := newTable(w, "POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "REASON")
+	for _, j := range shown {
+		pos := "-"
+		if j.Position > 0 {
+			pos = strconv.Itoa(j.Position)
+		}
+		t.row(pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
+			fmt.Sprintf("%d/%d", j.Running, j.Tasks), orDash(jobReason(j)))
+	}
+	return t.flush()
+}
+
+// keepJob applies the filter, and without --all or --state hides ended jobs.
+func keepJob(j api.Job, f client.JobFilter, all bool) bool {
+	switch {
+	case f.State != "" && j.State != f.State,
+		f.Pool != "" && j.Pool != f.Pool,
+		f.Project != "" && j.Project != f.Project,
+		f.User != "" && j.User != f.User:
+		return false
+	}
+	return all || f.State != "" || !slices.Contains(terminalStates, j.State)
+}
+
+// jobReason is why a job waits, or how it ended.
+func jobReason(j api.Job) string {
+	if j.Pending != nil {
+		if j.Pending.Message != "" {
+			return j.Pending.Message
+		}
+		return j.Pending.Reason
+	}
+	return j.Reason
+}
+
+func newJobCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "job",
+		Short: "Show, change, kill and read the logs of one job",
+	}
+	cmd.AddCommand(newJobShowCmd(), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	return cmd
+}
+
+// jobCommand builds a job subcommand that takes a job ID and -o: run does
+// the request and returns the job to print, and text prints it as a table.
+func jobCommand(use, short, example string, nargs int, run func(cmd *cobra.Command, c *client.Client, id int64, args []string) (api.Job, error),
+	text func(w io.Writer, j api.Job) error) *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: example,
+		Args:    cobra.ExactArgs(nargs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			id, err := parseJobID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			j, err := run(cmd, c, id, args[1:])
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if done, err := out.structured(w, j); done {
+				return err
+			}
+			return text(w, j)
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+func newJobShowCmd() *cobra.Command {
+	return jobCommand("show ID", "Show a job with its tasks and their attempts",
+		"  allot job show 12\n  allot job show 12 -o yaml", 1,
+		func(cmd *cobra.Command, c *client.Client, id int64, _ []string) (api.Job, error) {
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			return c.Job(ctx, id)
+		}, printJob)
+}
+
+func newJobKillCmd() *cobra.Command {
+	return jobCommand("kill ID", "Kill a job's tasks", "  allot job kill 12", 1,
+		func(cmd *cobra.Command, c *client.Client, id int64, _ []string) (api.Job, error) {
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			return c.Kill(ctx, id)
+		}, printJobState)
+}
+
+func newJobSetPriorityCmd() *cobra.Command {
+	cmd := jobCommand("set-priority ID PRIORITY", "Change a job's priority: 1..99 (lower is more important) or HIGH, NORMAL, LOW",
+		"  allot job set-priority 12 5\n  allot job set-priority 12 LOW", 2,
+		func(cmd *cobra.Command, c *client.Client, id int64, args []string) (api.Job, error) {
+			num, class, err := parsePriority(args[0])
+			if err != nil {
+				return api.Job{}, err
+			}
+			var u api.JobUpdate
+			if class != "" {
+				u.PriorityClass = &class
+			} else {
+				u.Priority = &num
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			return c.Update(ctx, id, u)
+		}, printJobPriority)
+	cmd.Long = `Change a job's priority. A number from 1 to 99 sets it exactly; a class
+sets the class's canonical number (HIGH 10, NORMAL 42, LOW 80). On waiting
+jobs it changes the order; in a pool with preemption a more important job
+may preempt running preemptible tasks.`
+	return cmd
+}
+
+func newJobSetWeightCmd() *cobra.Command {
+	return jobCommand("set-weight ID WEIGHT", "Change a job's fair-share weight (a number > 0)",
+		"  allot job set-weight 12 3", 2,
+		func(cmd *cobra.Command, c *client.Client, id int64, args []string) (api.Job, error) {
+			w, err := parseWeight(args[0])
+			if err != nil {
+				return api.Job{}, err
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			return c.Update(ctx, id, api.JobUpdate{Weight: &w})
+		}, func(w io.Writer, j api.Job) error {
+			_, err := fmt.Fprintf(w, "job %d (%s): weight %s\n", j.ID, j.Name, strconv.FormatFloat(j.Weight, 'g', -1, 64))
+			return err
+		})
+}
+
+func printJobState(w io.Writer, j api.Job) error {
+	_, err := fmt.Fprintf(w, "job %d (%s): %s\n", j.ID, j.Name, j.State)
+	return err
+}
+
+func printJobPriority(w io.Writer, j api.Job) error {
+	_, err := fmt.Fprintf(w, "job %d (%s): priority %s\n", j.ID, j.Name, priorityText(j))
+	return err
+}
+
+// priorityText renders "40 (NORMAL)".
+func priorityText(j api.Job) string {
+	class := j.PriorityClass
+	if class == "" {
+		class = string(jobfile.ClassOf(j.Priority))
+	}
+	if class == "" {
+		return strconv.Itoa(j.Priority)
+	}
+	return fmt.Sprintf("%d (%s)", j.Priority, class)
+}

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// fixClock makes printed times and ages independent of the machine.
+func fixClock(t *testing.T) {
+	t.Helper()
+	oldNow, oldZone := now, displayZone
+	now, displayZone = func() time.Time { return t0 }, time.UTC
+	t.Cleanup(func() { now, displayZone = oldNow, oldZone })
+}
+
+// runAt runs the command line against the fake master.
+func runAt(t *testing.T, f *fakeMaster, args ...string) (string, string, error) {
+	t.Helper()
+	return run(t, append([]string{"--master", f.srv.URL}, args...)...)
+}
+
+// cliCase is one command line and what it must print.
+type cliCase struct {
+	name   string
+	args   []string
+	out    string // stdout, exactly
+	errOut string // stderr, exactly
+	err    string // substring of the error; "" for success
+}
+
+func runCLICases(t *testing.T, f *fakeMaster, tests []cliCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runAt(t, f, tt.args...)
+			if out != tt.out {
+				t.Errorf("stdout:\n%s\nwant:\n%s", out, tt.out)
+			}
+			if errOut != tt.errOut {
+				t.Errorf("stderr:\n%s\nwant:\n%s", errOut, tt.errOut)
+			}
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("error: %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("error = %v, want one containing %q", err, tt.err)
+			}
+		})
+	}
+}
+
+const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -
+1    5   asha          queued   research  nlp      1      4/20   needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   1      0/1    behind job 5
+`
+
+func TestJobs(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "live jobs by default", args: []string{"jobs"}, out: queueTable},
+		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  REASON
+-    3   llm-pretrain  running    research  vision   8      2/2    -
+1    5   asha          queued     research  nlp      1      4/20   needs 1 slot, 0 free
+2    6   notebook      queued     batch     vision   1      0/1    behind job 5
+-    2   old-eval      completed  batch     nlp      2      0/1    -
+`},
+		{name: "pool", args: []string{"jobs", "--pool", "batch", "--all"}, out: `POS  ID  NAME      STATE      POOL   PROJECT  SLOTS  TASKS  REASON
+2    6   notebook  queued     batch  vision   1      0/1    behind job 5
+-    2   old-eval  completed  batch  nlp      2      0/1    -
+`},
+		{name: "project and user", args: []string{"jobs", "--project", "vision", "--user", "ana", "--state", "queued"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  REASON
+2    6   notebook  queued  batch  vision   1      0/1    behind job 5
+`},
+		{name: "a terminal state without --all", args: []string{"jobs", "--state", "completed", "-o", "yaml"}, out: `- id: 2
+  name: old-eval
+  kind: command
+  state: completed
+  project: nlp
+  user: bo
+  pool: batch
+  slots: 2
+  tasks: 1
+  running: 0
+  priority: 42
+  weight: 1
+  preemptible: false
+  entrypoint: ""
+  submitted_at: "2024-05-01T09:00:00Z"
+  ended_at: "2024-05-01T10:00:00Z"
+`},
+		{name: "nothing matches", args: []string{"jobs", "--pool", "none", "-o", "json"}, out: "[]\n"},
+		{name: "empty table", args: []string{"jobs", "--pool", "none"}, out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  REASON\n"},
+		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
+		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected table, json or yaml, got "xml"`},
+		{name: "arguments", args: []string{"jobs", "3"}, err: `unknown command "3"`},
+	})
+	// The filters went to the master too.
+	if got := f.requests[3]; got != "GET /api/v1/jobs?project=vision&state=queued&user=ana" {
+		t.Errorf("request = %q", got)
+	}
+}
+
+func TestJobsJSON(t *testing.T) {
+	f := newFakeMaster(t)
+	out, _, err := runAt(t, f, "jobs", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []api.Job
+	if err := json.Unmarshal([]byte(out), &jobs); err != nil {
+		t.Fatalf("-o json is not a JSON array of jobs: %v\n%s", err, out)
+	}
+	if len(jobs) != 3 || jobs[1].ID != 5 || jobs[1].Name != "asha" || jobs[1].State != "queued" ||
+		jobs[1].Project != "nlp" || jobs[1].Pool != "research" || jobs[1].Slots != 1 || jobs[1].Pending.BlockedBy != 3 {
+		t.Errorf("jobs = %+v", jobs)
+	}
+	// -o yaml shows the same objects under the same names.
+	out, _, err = runAt(t, f, "jobs", "-o", "yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromYAML []map[string]any
+	if err := yaml.Unmarshal([]byte(out), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if len(fromYAML) != 3 || fromYAML[1]["id"] != 5 || fromYAML[1]["pending"].(map[string]any)["reason"] != "no_capacity" {
+		t.Errorf("yaml = %v", fromYAML)
+	}
+}
+
+const showRunning = `ID           3
+Name         llm-pretrain
+Kind         experiment
+State        running
+Pool         research
+Project      vision
+User         ana
+Priority     20 (HIGH)
+Weight       1
+Preemptible  yes
+Slots        8 per task
+Tasks        2 running of 2
+Time limit   none
+Submitted    2024-05-01 10:00:00
+Ended        -
+Entrypoint   python train.py
+
+TASK  STATE    RESTARTS  ATTEMPT  PLACEMENT             STARTED              ENDED                END        EXIT  REASON
+0     running  1         1        dgx-1:0-7             2024-05-01 10:00:00  2024-05-01 11:00:00  preempted  143   preempted for job 5
+                         2        dgx-2:0-7             2024-05-01 11:01:00  -                    -          -     -
+1     running  0         1        dgx-1:0-3 dgx-2:8,10  2024-05-01 10:00:00  -                    -          -     -
+`
+
+func TestJobShow(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	f.jobs[1].TimeLimitS = 5400
+	f.jobs[1].Environment = map[string]string{"B": "2", "A": "1"}
+	f.jobs[1].TaskList = []api.Task{{Index: 0, State: "queued", Reason: "waiting"}}
+	runCLICases(t, f, []cliCase{
+		{name: "attempts and placement", args: []string{"job", "show", "3"}, out: showRunning},
+		{name: "pending", args: []string{"job", "show", "5"}, out: `ID           5
+Name         asha
+Kind         experiment
+State        queued
+Pending      no_capacity: needs 1 slot, 0 free (blocked by job 3; estimated start 2024-05-01 12:00:00)
+Position     1 in pool research
+Pool         research
+Project      nlp
+User         bo
+Priority     42 (NORMAL)
+Weight       2.5
+Preemptible  yes
+Slots        1 per task
+Tasks        4 running of 20
+Time limit   1h30m0s
+Submitted    2024-05-01 10:01:00
+Ended        -
+Entrypoint   python asha.py
+Environment  A=1 B=2
+
+TASK  STATE   RESTARTS  ATTEMPT  PLACEMENT  STARTED  ENDED  END  EXIT  REASON
+0     queued  0         -        -          -        -      -    -     waiting
+`},
+		{name: "ended", args: []string{"job", "show", "2"}, out: `ID           2
+Name         old-eval
+Kind         command
+State        completed
+Pool         batch
+Project      nlp
+User         bo
+Priority     42 (NORMAL)
+Weight       1
+Preemptible  no
+Slots        2 per task
+Tasks        0 running of 1
+Time limit   none
+Submitted    2024-05-01 09:00:00
+Ended        2024-05-01 10:00:00
+Entrypoint   
+`},
+		{name: "unknown job", args: []string{"job", "show", "99"}, err: "master: 404 Not Found: no job 99"},
+		{name: "id not a number", args: []string{"job", "show", "abc"}, err: `job ID: expected a positive integer, got "abc"`},
+		{name: "id zero", args: []string{"job", "show", "0"}, err: `job ID: expected a positive integer, got "0"`},
+		{name: "id negative", args: []string{"job", "show", "--", "-3"}, err: `job ID: expected a positive integer, got "-3"`},
+		{name: "no id", args: []string{"job", "show"}, err: "accepts 1 arg(s), received 0"},
+	})
+	out, _, err := runAt(t, f, "job", "show", "3", "-o", "json")
+	var j api.Job
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || len(j.TaskList) != 2 || j.TaskList[0].Attempts[0].EndState != "preempted" {
+		t.Errorf("job show -o json: %v\n%s", err, out)
+	}
+}
+
+func TestJobChanges(t *testing.T) {
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "priority number", args: []string{"job", "set-priority", "5", "12"}, out: "job 5 (asha): priority 12 (HIGH)\n"},
+		{name: "priority class", args: []string{"job", "set-priority", "5", "low"}, out: "job 5 (asha): priority 80 (LOW)\n"},
+		{name: "priority too high", args: []string{"job", "set-priority", "5", "100"}, err: "priority: expected 1 to 99 (lower is more important), got 100"},
+		{name: "priority zero", args: []string{"job", "set-priority", "5", "0"}, err: "priority: expected 1 to 99"},
+		{name: "priority word", args: []string{"job", "set-priority", "5", "urgent"}, err: `priority: expected a number from 1 to 99 or one of HIGH, NORMAL, LOW, got "urgent"`},
+		{name: "weight", args: []string{"job", "set-weight", "5", "0.5"}, out: "job 5 (asha): weight 0.5\n"},
+		{name: "weight negative", args: []string{"job", "set-weight", "5", "--", "-1"}, err: `weight: expected a number > 0, got "-1"`},
+		{name: "weight zero", args: []string{"job", "set-weight", "5", "0"}, err: `weight: expected a number > 0, got "0"`},
+		{name: "weight NaN", args: []string{"job", "set-weight", "5", "NaN"}, err: `weight: expected a number > 0, got "NaN"`},
+		{name: "weight infinite", args: []string{"job", "set-weight", "5", "inf"}, err: `weight: expected a number > 0, got "inf"`},
+		{name: "weight word", args: []string{"job", "set-weight", "5", "heavy"}, err: `weight: expected a number > 0, got "heavy"`},
+		{name: "weight of an unknown job", args: []string{"job", "set-weight", "77", "2"}, err: "master: 404 Not Found: no job 77"},
+		{name: "kill", args: []string{"job", "kill", "6"}, out: "job 6 (notebook): killed\n"},
+	})
+	want := []string{`{"priority":12}`, `{"priority_class":"LOW"}`, `{"weight":0.5}`}
+	var patches []string
+	for i, r := range f.requests {
+		if strings.HasPrefix(r, "PATCH /api/v1/jobs/5") {
+			patches = append(patches, f.bodies[i])
+		}
+	}
+	if strings.Join(patches, " ") != strings.Join(want, " ") {
+		t.Errorf("PATCH bodies = %q, want %q", patches, want)
+	}
+	// Invalid arguments send nothing.
+	if n := len(f.requests); n != 5 {
+		t.Errorf("%d requests, want 5 (3 updates, 1 refused update, 1 kill): %q", n, f.requests)
+	}
+	out, _, err := runAt(t, f, "job", "kill", "5", "-o", "json")
+	var j api.Job
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.ID != 5 || j.State != "killed" || j.Weight != 0.5 {
+		t.Errorf("job kill -o json: %v\n%s", err, out)
+	}
+}

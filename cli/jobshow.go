@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// printJob prints a job's fields, then one row per attempt of each task.
+func printJob(w io.Writer, j api.Job) error {
+	t := newTable(w, "ID", strconv.FormatInt(j.ID, 10))
+	t.row("Name", j.Name)
+	t.row("Kind", orDash(j.Kind))
+	t.row("State", j.State)
+	if j.Reason != "" {
+		t.row("Reason", j.Reason)
+	}
+	if j.Pending != nil {
+		t.row("Pending", pendingText(j.Pending))
+	}
+	if j.Position > 0 {
+		t.row("Position", fmt.Sprintf("%d in pool %s", j.Position, j.Pool))
+	}
+	t.row("Pool", j.Pool)
+	t.row("Project", j.Project)
+	t.row("User", orDash(j.User))
+	t.row("Priority", priorityText(j))
+	t.row("Weight", strconv.FormatFloat(j.Weight, 'g', -1, 64))
+	t.row("Preemptible", yesNo(j.Preemptible))
+	t.row("Slots", fmt.Sprintf("%d per task", j.Slots))
+	t.row("Tasks", fmt.Sprintf("%d running of %d", j.Running, j.Tasks))
+	limit := "none"
+	if j.TimeLimitS > 0 {
+		limit = (time.Duration(j.TimeLimitS) * time.Second).String()
+	}
+	t.row("Time limit", limit)
+	t.row("Submitted", formatTime(&j.SubmittedAt))
+	t.row("Ended", formatTime(j.EndedAt))
+	t.row("Entrypoint", j.Entrypoint)
+	if len(j.Environment) > 0 {
+		var env []string
+		for _, k := range slices.Sorted(maps.Keys(j.Environment)) {
+			env = append(env, k+"="+j.Environment[k])
+		}
+		t.row("Environment", strings.Join(env, " "))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(j.TaskList) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return printTasks(w, j.TaskList)
+}
+
+// printTasks prints one row per attempt; a task without attempts gets one
+// row of dashes, and a task's own columns are shown on its first row only.
+func printTasks(w io.Writer, tasks []api.Task) error {
+	t := newTable(w, "TASK", "STATE", "RESTARTS", "ATTEMPT", "PLACEMENT", "STARTED", "ENDED", "END", "EXIT", "REASON")
+	for _, tk := range tasks {
+		head := []string{strconv.Itoa(tk.Index), tk.State, strconv.Itoa(tk.Restarts)}
+		blank := []string{"", "", ""}
+		if len(tk.Attempts) == 0 {
+			t.row(append(head, "-", "-", "-", "-", "-", "-", orDash(tk.Reason))...)
+			continue
+		}
+		for i, a := range tk.Attempts {
+			cols := blank
+			if i == 0 {
+				cols = head
+			}
+			exit := "-"
+			if a.ExitCode != nil {
+				exit = strconv.Itoa(*a.ExitCode)
+			}
+			reason := a.Reason
+			if reason == "" && i == len(tk.Attempts)-1 {
+				reason = tk.Reason
+			}
+			t.row(append(slices.Clone(cols), strconv.Itoa(a.Number), placementText(a.Placement),
+				formatTime(&a.StartedAt), formatTime(a.EndedAt), orDash(a.EndState), exit, orDash(reason))...)
+		}
+	}
+	return t.flush()
+}
+
+// pendingText renders why a job waits, with what blocks it and its
+// estimated start when the scheduler knows them.
+func pendingText(p *api.Pending) string {
+	s := p.Reason
+	if p.Message != "" {
+		s += ": " + p.Message
+	}
+	var more []string
+	if p.BlockedBy > 0 {
+		more = append(more, fmt.Sprintf("blocked by job %d", p.BlockedBy))
+	}
+	if p.EstimatedStart != nil {
+		more = append(more, "estimated start "+formatTime(p.EstimatedStart))
+	}
+	if len(more) > 0 {
+		s += " (" + strings.Join(more, "; ") + ")"
+	}
+	return s
+}
+
+// placementText renders an attempt's nodes and GPUs: "n1:0-3 n2:0,2".
+func placementText(ps []api.Placement) string {
+	if len(ps) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Node
+		if len(p.GPUs) > 0 {
+			parts[i] += ":" + gpuRanges(p.GPUs)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// gpuRanges renders GPU indexes with runs folded: 0-3,6.
+func gpuRanges(gpus []int) string {
+	g := slices.Sorted(slices.Values(gpus))
+	var parts []string
+	for i := 0; i < len(g); {
+		j := i
+		for j+1 < len(g) && g[j+1] == g[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", g[i], g[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(g[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

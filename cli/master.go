@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/master"
+	"github.com/allot-sched/allot/store"
+)
+
+type masterFlags struct {
+	listen   string
+	data     string
+	db       string
+	config   string
+	logLevel string
+	logJSON  bool
+}
+
+func newMasterCmd() *cobra.Command {
+	var f masterFlags
+	cmd := &cobra.Command{
+		Use:   "master",
+		Short: "Run the master: the live scheduler, its REST API and the agent protocol",
+		Long: `Run the master. It keeps jobs and tasks in a store (SQLite in the data
+directory by default, or PostgreSQL with --db), schedules them with the same
+core as 'allot sim', and serves the REST API under /api/v1, Prometheus
+metrics on /metrics and /healthz.
+
+Without --config there is one pool, "default", with the priority policy,
+preemption and backfill on. SIGHUP re-reads the --config file (as POST
+/api/v1/config/reload does); an invalid file leaves the running
+configuration in force. SIGINT or SIGTERM stops the master.`,
+		Example: `  allot master --data /var/lib/allot
+  allot master --listen :8080 --data ./data --config cluster.yaml
+  allot master --data ./data --db postgres://allot@db/allot`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runMaster(ctx, cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve the API on")
+	fl.StringVar(&f.data, "data", "", "data directory: the SQLite database and task checkpoints (required)")
+	fl.StringVar(&f.db, "db", "", "database URL: sqlite://PATH or postgres://...; default SQLite in the data directory")
+	fl.StringVar(&f.config, "config", "", "configuration file (pools, nodes, projects, users)")
+	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fl.BoolVar(&f.logJSON, "log-json", false, "write logs as JSON lines")
+	return cmd
+}
+
+func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
+	if f.data == "" {
+		return errors.New("--data: a data directory is required")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", f.logLevel)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var logger *slog.Logger
+	if f.logJSON {
+		logger = slog.New(slog.NewJSONHandler(stderr, hopts))
+	} else {
+		logger = slog.New(slog.NewTextHandler(stderr, hopts))
+	}
+	cfg := config.Default()
+	if f.config != "" {
+		c, err := config.Load(f.config)
+		if err != nil {
+			return fmt.Errorf("--config: %w", err)
+		}
+		cfg = c
+	}
+	if err := os.MkdirAll(f.data, 0o700); err != nil {
+		return fmt.Errorf("--data: %w", err)
+	}
+	st, err := store.Open(ctx, f.db, f.data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, Logger: logger})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	// Requests share ctx, so that held syncs and log polls end at shutdown.
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go reloadOnHangup(ctx, m, logger)
+	loop := make(chan error, 1)
+	go func() { loop <- m.Run(ctx) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Info("master serving", "addr", ln.Addr().String(), "data", f.data)
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdown)
+	<-loop
+	logger.Info("master stopped")
+	return err
+}
+
+// reloadOnHangup reloads the configuration on SIGHUP until ctx ends.
+func reloadOnHangup(ctx context.Context, m *master.Master, logger *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := m.Reload(ctx); err != nil {
+				logger.Error("configuration reload failed", "err", err)
+			}
+		}
+	}
+}

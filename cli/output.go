@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+)
+
+// Output formats of the client commands.
+const (
+	outputTable = "table"
+	outputJSON  = "json"
+	outputYAML  = "yaml"
+)
+
+// outputFlag is the -o flag of a command that prints API objects.
+type outputFlag struct{ format string }
+
+func (o *outputFlag) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.format, "output", "o", outputTable, "output format: table, json or yaml")
+}
+
+// check rejects an unknown format before anything is sent.
+func (o *outputFlag) check() error {
+	switch o.format {
+	case outputTable, outputJSON, outputYAML:
+		return nil
+	}
+	return fmt.Errorf("--output: expected table, json or yaml, got %q", o.format)
+}
+
+// structured prints v as JSON or YAML and reports true, or reports false
+// for the table format, which each command prints its own way.
+func (o *outputFlag) structured(w io.Writer, v any) (bool, error) {
+	switch o.format {
+	case outputJSON:
+		return true, writeJSON(w, v)
+	case outputYAML:
+		return true, writeYAML(w, v)
+	}
+	return false, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeYAML prints v as YAML with the field names and order of its JSON
+// form, so that -o yaml and -o json show the same object: v goes through
+// JSON into a yaml.Node, whose flow styles are reset to block style.
+func writeYAML(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("encode as YAML: %w", err)
+	}
+	blockStyle(&doc)
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("encode as YAML: %w", err)
+	}
+	return enc.Close()
+}
+
+// blockStyle clears the JSON styles (flow collections, double-quoted
+// strings); the encoder still quotes strings that need it, such as
+// timestamps and numbers held as strings.
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
+
+// table writes aligned columns.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		// A tab or newline in a value (a job name, a message) would break
+		// the columns.
+		cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// Clock and zone of the printed times; tests fix them.
+var (
+	now         = time.Now
+	displayZone = time.Local
+)
+
+// formatTime renders a time in the display zone, or "-" for none.
+func formatTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.In(displayZone).Format("2006-01-02 15:04:05")
+}
+
+// age renders how long ago t was, coarsely: 45s, 12m, 3h, 5d.
+func age(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now().Sub(t)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+}
+
+// formatLabels renders labels as k=v pairs in key order, or "-".
+func formatLabels(m map[string]string) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// orDash returns s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

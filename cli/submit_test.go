@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/jobfile"
+)
+
+const sweepFile = `name: sweep
+entrypoint: python train.py
+resources: {slots: 2, priority_class: LOW}
+hyperparameters:
+  lr: [0.1, 0.01, 0.001]
+`
+
+func writeTestFile(t *testing.T, name, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSubmit(t *testing.T) {
+	f := newFakeMaster(t)
+	good := writeTestFile(t, "sweep.yaml", sweepFile)
+	bad := writeTestFile(t, "bad.yaml", "name: x\nentrypoint: y\nresources:\n  slots: -1\n")
+	tpu := writeTestFile(t, "tpu.yaml", "name: x\nentrypoint: y\npool: tpu\n")
+	runCLICases(t, f, []cliCase{
+		{name: "prints the id alone", args: []string{"submit", good}, out: "104\n"},
+		{name: "checked locally", args: []string{"submit", bad}, err: bad + ":4: resources.slots: expected an integer >= 0, got -1"},
+		{name: "refused by the master", args: []string{"submit", tpu},
+			err: "submit " + tpu + `: master: 400 Bad Request: pool: unknown pool "tpu" (pools: research, batch)`},
+		{name: "missing file", args: []string{"submit", filepath.Join(t.TempDir(), "nope.yaml")}, err: "load job file: open "},
+		{name: "no file", args: []string{"submit"}, err: "accepts 1 arg(s), received 0"},
+	})
+	// Only the good and the tpu file were sent; the spec is the parsed
+	// job as JSON, which the master parses back to the same job.
+	var posts []string
+	for i, r := range f.requests {
+		if r == "POST /api/v1/jobs" {
+			posts = append(posts, f.bodies[i])
+		}
+	}
+	if len(posts) != 2 {
+		t.Fatalf("%d submissions sent, want 2: %q", len(posts), f.requests)
+	}
+	sent, err := jobfile.ParseJSON("sent", []byte(posts[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, _ := jobfile.Parse("local", []byte(sweepFile))
+	a, _ := json.Marshal(sent)
+	b, _ := json.Marshal(local)
+	if !bytes.Equal(a, b) || sent.Resources.Priority != 80 || !sent.Resources.Preemptible {
+		t.Errorf("sent spec %s\nwant %s", a, b)
+	}
+}
+
+func TestSubmitStdin(t *testing.T) {
+	f := newFakeMaster(t)
+	root := New()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetIn(strings.NewReader(sweepFile))
+	root.SetArgs([]string{"--master", f.srv.URL, "submit", "-"})
+	if err := root.Execute(); err != nil || out.String() != "104\n" {
+		t.Errorf("submit - = %q, %v", out.String(), err)
+	}
+	root = New()
+	root.SetOut(&out)
+	root.SetIn(strings.NewReader("name: x\n"))
+	root.SetArgs([]string{"--master", f.srv.URL, "submit", "-"})
+	if err := root.Execute(); err == nil || !strings.HasPrefix(err.Error(), `stdin:1: missing required field "entrypoint"`) {
+		t.Errorf("submit - of a bad file: %v", err)
+	}
+}
+
+func TestMasterAddress(t *testing.T) {
+	f := newFakeMaster(t)
+	// A closed listener's address: nobody serves it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+
+	t.Setenv(MasterEnv, f.srv.URL)
+	if out, _, err := run(t, "pools", "-o", "json"); err != nil || !strings.Contains(out, `"research"`) {
+		t.Errorf("with %s: %q, %v", MasterEnv, out, err)
+	}
+	// --master wins over the environment.
+	_, _, err = run(t, "--master", dead, "pools")
+	want := "cannot reach the master at http://" + dead + " (set --master or ALLOT_MASTER to another address)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("unreachable master: %v\nwant it to contain %q", err, want)
+	}
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		t.Error("an unreachable master gave a response error")
+	}
+	t.Setenv(MasterEnv, dead)
+	if _, _, err := run(t, "jobs"); err == nil || !strings.Contains(err.Error(), "http://"+dead) {
+		t.Errorf("the environment's address is not used: %v", err)
+	}
+	if _, _, err := run(t, "--master", "ftp://x", "jobs"); err == nil ||
+		!strings.Contains(err.Error(), `--master or ALLOT_MASTER: master address "ftp://x": expected a URL such as http://127.0.0.1:8080 or host:port`) {
+		t.Errorf("bad address: %v", err)
+	}
+	t.Setenv(MasterEnv, "")
+	if got := masterAddr(New()); got != DefaultMaster {
+		t.Errorf("default master = %q", got)
+	}
+}
+
+func TestConfigReload(t *testing.T) {
+	f := newFakeMaster(t)
+	out, _, err := runAt(t, f, "config", "reload")
+	if err != nil || out != "configuration reloaded\n" || f.reloads != 1 {
+		t.Errorf("config reload = %q, %v, %d reloads", out, err, f.reloads)
+	}
+}

@@ -1,0 +1,148 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// MaxResponseBytes bounds a response body, so that a wrong address that
+// serves something huge cannot exhaust memory.
+const MaxResponseBytes = 256 << 20
+
+// maxPlainMessage bounds the text kept from an error body that is not an
+// api.Error.
+const maxPlainMessage = 200
+
+// Client talks to one master. It is safe for concurrent use.
+type Client struct {
+	base *url.URL
+	http *http.Client
+}
+
+// New returns a client for the master at addr: a URL such as
+// http://10.0.0.5:8080, or host:port for plain HTTP. hc may be nil for a
+// default client (without timeout, see the package comment).
+func New(addr string, hc *http.Client) (*Client, error) {
+	raw := strings.TrimSpace(addr)
+	if raw != "" && !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("master address %q: expected a URL such as http://127.0.0.1:8080 or host:port", addr)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Client{base: u, http: hc}, nil
+}
+
+// Addr returns the master's base URL.
+func (c *Client) Addr() string { return c.base.String() }
+
+// Error is a response of the master outside 2xx.
+type Error struct {
+	Status  int    // the HTTP status code
+	Message string // the api.Error message, or the body's text
+	Field   string // the request field at fault, when the master names one
+}
+
+// Error reads "master: 400 Bad Request: resources.slots: expected ...".
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "master: %d %s", e.Status, http.StatusText(e.Status))
+	if e.Field != "" && !strings.HasPrefix(e.Message, e.Field) {
+		b.WriteString(": " + e.Field)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// do sends a request with an optional JSON body and decodes a JSON answer
+// into out (nil to expect none).
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	u := *c.base
+	u.Path += api.Version + path
+	u.RawQuery = query.Encode()
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	if err != nil {
+		return c.transportError(ctx, err)
+	}
+	if len(data) > MaxResponseBytes {
+		return fmt.Errorf("%s %s: the response is larger than %d bytes", method, u.Path, MaxResponseBytes)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return responseError(resp.StatusCode, data)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: the master's answer is not the expected JSON: %w", method, u.Path, err)
+	}
+	return nil
+}
+
+// transportError explains a request that got no answer.
+func (c *Client) transportError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("master %s: %w", c.Addr(), ctxErr)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is in the message already
+	}
+	return fmt.Errorf("cannot reach the master at %s (set --master or ALLOT_MASTER to another address): %w", c.Addr(), err)
+}
+
+// responseError turns a non-2xx answer into an *Error.
+func responseError(status int, body []byte) *Error {
+	var ae api.Error
+	if json.Unmarshal(body, &ae) == nil && ae.Error != "" {
+		return &Error{Status: status, Message: ae.Error, Field: ae.Field}
+	}
+	// A plain-text body (from net/http's own errors, or a proxy) says
+	// what went wrong in its first line; an HTML page says nothing that
+	// the status does not.
+	msg, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	if strings.HasPrefix(msg, "<") {
+		msg = ""
+	}
+	if len(msg) > maxPlainMessage {
+		msg = strings.ToValidUTF8(msg[:maxPlainMessage], "") + "..."
+	}
+	return &Error{Status: status, Message: msg}
+}

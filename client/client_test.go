@@ -1,0 +1,267 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// request is what the fake master saw.
+type request struct {
+	Method, Path, Query, Body, ContentType string
+}
+
+// fakeMaster answers every request with status and body, and records the
+// request.
+func fakeMaster(t *testing.T, status int, body string) (*Client, *request) {
+	t.Helper()
+	seen := &request{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		*seen = request{r.Method, r.URL.Path, r.URL.RawQuery, string(data), r.Header.Get("Content-Type")}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, seen
+}
+
+func ctx(t *testing.T) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		addr, want string
+		ok         bool
+	}{
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080", true},
+		{"https://master.example:443/", "https://master.example:443", true},
+		{"master:8080", "http://master:8080", true},
+		{" 10.0.0.5:8080 ", "http://10.0.0.5:8080", true},
+		{"http://host/prefix/", "http://host/prefix", true},
+		{"", "", false},
+		{"ftp://host", "", false},
+		{"http://", "", false},
+		{"http://host?x=1", "", false},
+		{"http://ho st", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			c, err := New(tt.addr, nil)
+			if (err == nil) != tt.ok {
+				t.Fatalf("New(%q) error = %v, want ok %v", tt.addr, err, tt.ok)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "expected a URL such as http://127.0.0.1:8080 or host:port") {
+					t.Errorf("error %q does not say what is expected", err)
+				}
+				return
+			}
+			if c.Addr() != tt.want {
+				t.Errorf("Addr() = %q, want %q", c.Addr(), tt.want)
+			}
+		})
+	}
+}
+
+func TestRequests(t *testing.T) {
+	task := 2
+	prio, class, weight := 10, "HIGH", 2.5
+	jobJSON := `{"id":7,"name":"a","state":"queued","project":"p","pool":"q","slots":1,"tasks":1}`
+	tests := []struct {
+		name   string
+		status int
+		reply  string
+		call   func(c *Client) (any, error)
+		want   request
+		result any
+	}{
+		{"submit", 201, `{"id":7,"tasks":3}`,
+			func(c *Client) (any, error) {
+				return c.Submit(ctx(t), json.RawMessage(`{"name": "a", "entrypoint": "x"}`))
+			},
+			request{"POST", "/api/v1/jobs", "", `{"name":"a","entrypoint":"x"}`, "application/json"},
+			api.SubmitReply{ID: 7, Tasks: 3}},
+		{"jobs unfiltered", 200, "[" + jobJSON + "]",
+			func(c *Client) (any, error) { return c.Jobs(ctx(t), JobFilter{}) },
+			request{"GET", "/api/v1/jobs", "", "", ""},
+			[]api.Job{{ID: 7, Name: "a", State: "queued", Project: "p", Pool: "q", Slots: 1, Tasks: 1}}},
+		{"jobs filtered", 200, "[]",
+			func(c *Client) (any, error) {
+				return c.Jobs(ctx(t), JobFilter{State: "queued", Pool: "gpu", Project: "a b", User: "ana"})
+			},
+			request{"GET", "/api/v1/jobs", "pool=gpu&project=a+b&state=queued&user=ana", "", ""},
+			[]api.Job{}},
+		{"job", 200, jobJSON,
+			func(c *Client) (any, error) { return c.Job(ctx(t), 7) },
+			request{"GET", "/api/v1/jobs/7", "", "", ""},
+			api.Job{ID: 7, Name: "a", State: "queued", Project: "p", Pool: "q", Slots: 1, Tasks: 1}},
+		{"kill", 200, jobJSON,
+			func(c *Client) (any, error) { return c.Kill(ctx(t), 7) },
+			request{"POST", "/api/v1/jobs/7/kill", "", "", ""},
+			api.Job{ID: 7, Name: "a", State: "queued", Project: "p", Pool: "q", Slots: 1, Tasks: 1}},
+		{"update priority", 200, jobJSON,
+			func(c *Client) (any, error) { return c.Update(ctx(t), 7, api.JobUpdate{Priority: &prio}) },
+			request{"PATCH", "/api/v1/jobs/7", "", `{"priority":10}`, "application/json"},
+			api.Job{ID: 7, Name: "a", State: "queued", Project: "p", Pool: "q", Slots: 1, Tasks: 1}},
+		{"update class and weight", 200, jobJSON,
+			func(c *Client) (any, error) {
+				return c.Update(ctx(t), 7, api.JobUpdate{PriorityClass: &class, Weight: &weight})
+			},
+			request{"PATCH", "/api/v1/jobs/7", "", `{"priority_class":"HIGH","weight":2.5}`, "application/json"},
+			api.Job{ID: 7, Name: "a", State: "queued", Project: "p", Pool: "q", Slots: 1, Tasks: 1}},
+		{"logs", 200, `{"lines":[{"task":2,"seq":1,"text":"hi","stream":"stdout","attempt":1,"time":"2024-05-01T10:00:00Z"}],"next":"c1","done":false}`,
+			func(c *Client) (any, error) {
+				return c.Logs(ctx(t), 7, LogQuery{Task: &task, After: "c0", Wait: 1500 * time.Millisecond})
+			},
+			request{"GET", "/api/v1/jobs/7/logs", "after=c0&task=2&wait=2", "", ""},
+			api.Logs{Lines: []api.LogLine{{Task: 2, Attempt: 1, Seq: 1, Time: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Stream: "stdout", Text: "hi"}}, Next: "c1"}},
+		{"nodes", 200, `[{"name":"n1","pool":"gpu","state":"up","slots":8,"used":2,"gpus":[]}]`,
+			func(c *Client) (any, error) { return c.Nodes(ctx(t)) },
+			request{"GET", "/api/v1/nodes", "", "", ""},
+			[]api.Node{{Name: "n1", Pool: "gpu", State: "up", Slots: 8, Used: 2, GPUs: []api.GPU{}}}},
+		{"pools", 200, `[{"name":"gpu","policy":"priority","grace_s":30}]`,
+			func(c *Client) (any, error) { return c.Pools(ctx(t)) },
+			request{"GET", "/api/v1/pools", "", "", ""},
+			[]api.Pool{{Name: "gpu", Policy: "priority", GraceS: 30}}},
+		{"projects", 200, `[{"name":"a","quota":4,"over_quota_weight":1,"used":2,"unknown_later_field":1}]`,
+			func(c *Client) (any, error) { return c.Projects(ctx(t)) },
+			request{"GET", "/api/v1/projects", "", "", ""},
+			[]api.Project{{Name: "a", Quota: 4, OverQuotaWeight: 1, Used: 2}}},
+		{"reload", 204, "",
+			func(c *Client) (any, error) { return nil, c.ReloadConfig(ctx(t)) },
+			request{"POST", "/api/v1/config/reload", "", "", ""},
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, seen := fakeMaster(t, tt.status, tt.reply)
+			got, err := tt.call(c)
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			if *seen != tt.want {
+				t.Errorf("request = %+v\nwant      %+v", *seen, tt.want)
+			}
+			if !reflect.DeepEqual(got, tt.result) {
+				t.Errorf("result = %+v\nwant     %+v", got, tt.result)
+			}
+		})
+	}
+}
+
+func TestSubmitRejectsBadJSON(t *testing.T) {
+	c, seen := fakeMaster(t, 201, `{"id":1}`)
+	if _, err := c.Submit(ctx(t), json.RawMessage(`{"name":`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("error = %v", err)
+	}
+	if seen.Method != "" {
+		t.Error("a broken spec was sent")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		want   Error
+		text   string
+	}{
+		{"api error with field", 400, `{"error":"resources.slots: expected an integer >= 0, got -1","field":"resources.slots"}`,
+			Error{400, "resources.slots: expected an integer >= 0, got -1", "resources.slots"},
+			"master: 400 Bad Request: resources.slots: expected an integer >= 0, got -1"},
+		{"field not in the message", 400, `{"error":"expected an integer >= 0, got -1","field":"resources.slots"}`,
+			Error{400, "expected an integer >= 0, got -1", "resources.slots"},
+			"master: 400 Bad Request: resources.slots: expected an integer >= 0, got -1"},
+		{"field named inside the message", 400, `{"error":"unknown pool \"tpu\"","field":"pool"}`,
+			Error{400, `unknown pool "tpu"`, "pool"}, `master: 400 Bad Request: pool: unknown pool "tpu"`},
+		{"not found", 404, `{"error":"no job 99"}`, Error{404, "no job 99", ""}, "master: 404 Not Found: no job 99"},
+		{"plain text", 502, "upstream down\nmore detail", Error{502, "upstream down", ""}, "master: 502 Bad Gateway: upstream down"},
+		{"html", 503, "<html><body>busy</body></html>", Error{503, "", ""}, "master: 503 Service Unavailable"},
+		{"empty", 500, "", Error{500, "", ""}, "master: 500 Internal Server Error"},
+		{"long text", 500, strings.Repeat("x", 300), Error{500, strings.Repeat("x", 200) + "...", ""}, "master: 500 Internal Server Error: " + strings.Repeat("x", 200) + "..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := fakeMaster(t, tt.status, tt.body)
+			_, err := c.Job(ctx(t), 99)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T) is not a *Error", err, err)
+			}
+			if *e != tt.want {
+				t.Errorf("Error = %+v, want %+v", *e, tt.want)
+			}
+			if err.Error() != tt.text {
+				t.Errorf("Error() = %q\nwant       %q", err.Error(), tt.text)
+			}
+		})
+	}
+
+	c, _ := fakeMaster(t, 200, `[1, 2`)
+	if _, err := c.Nodes(ctx(t)); err == nil || !strings.Contains(err.Error(), "GET /api/v1/nodes: the master's answer is not the expected JSON") {
+		t.Errorf("a broken answer: %v", err)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	// A listener that is closed at once gives an address nobody serves.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c, err := New(addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Pools(ctx(t))
+	want := "cannot reach the master at http://" + addr + " (set --master or ALLOT_MASTER to another address): "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error = %v\nwant a message starting %q", err, want)
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		t.Error("an unreachable master gave a *Error")
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	c, _ := New(srv.URL, srv.Client())
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.Jobs(cctx, JobFilter{})
+	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "ALLOT_MASTER") {
+		t.Errorf("error = %v, want context.Canceled without the address hint", err)
+	}
+}

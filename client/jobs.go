@@ -1,0 +1,160 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// Submit sends a job spec, a job file as JSON (jobfile.Job marshals to
+// one), and returns the new job's id and task count.
+func (c *Client) Submit(ctx context.Context, spec json.RawMessage) (api.SubmitReply, error) {
+	var r api.SubmitReply
+	if !json.Valid(spec) {
+		return r, errors.New("submit: the job spec is not valid JSON")
+	}
+	err := c.do(ctx, http.MethodPost, "/jobs", nil, spec, &r)
+	return r, err
+}
+
+// JobFilter selects jobs; empty fields select all.
+type JobFilter struct {
+	State, Pool, Project, User string
+}
+
+// Jobs lists jobs in scheduling order.
+func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"state": f.State, "pool": f.Pool, "project": f.Project, "user": f.User} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	jobs := []api.Job{}
+	err := c.do(ctx, http.MethodGet, "/jobs", q, nil, &jobs)
+	return jobs, err
+}
+
+// Job returns one job with its tasks and their attempts.
+func (c *Client) Job(ctx context.Context, id int64) (api.Job, error) {
+	var j api.Job
+	err := c.do(ctx, http.MethodGet, jobPath(id), nil, nil, &j)
+	return j, err
+}
+
+// Kill asks the master to kill a job's tasks and returns the job.
+func (c *Client) Kill(ctx context.Context, id int64) (api.Job, error) {
+	var j api.Job
+	err := c.do(ctx, http.MethodPost, jobPath(id)+"/kill", nil, nil, &j)
+	return j, err
+}
+
+// Update changes a job's priority, priority class or weight; nil fields
+// are kept. It returns the changed job.
+func (c *Client) Update(ctx context.Context, id int64, u api.JobUpdate) (api.Job, error) {
+	var j api.Job
+	err := c.do(ctx, http.MethodPatch, jobPath(id), nil, u, &j)
+	return j, err
+}
+
+func jobPath(id int64) string { return "/jobs/" + strconv.FormatInt(id, 10) }
+
+// LogQuery selects a page of a job's log.
+type LogQuery struct {
+	Task  *int          // one task only; nil for every task
+	After string        // the cursor from the previous page's Next; "" from the start
+	Wait  time.Duration // long poll: how long the master may hold the request for new lines
+}
+
+// Logs returns the log lines after a cursor.
+func (c *Client) Logs(ctx context.Context, id int64, lq LogQuery) (api.Logs, error) {
+	q := url.Values{}
+	if lq.Task != nil {
+		q.Set("task", strconv.Itoa(*lq.Task))
+	}
+	if lq.After != "" {
+		q.Set("after", lq.After)
+	}
+	if lq.Wait > 0 {
+		q.Set("wait", strconv.FormatInt(int64((lq.Wait+time.Second-1)/time.Second), 10))
+	}
+	var l api.Logs
+	err := c.do(ctx, http.MethodGet, jobPath(id)+"/logs", q, nil, &l)
+	return l, err
+}
+
+// FollowWait is how long each request of Follow lets the master hold it.
+const FollowWait = 30 * time.Second
+
+// RequestSlack is how much longer than its wait Follow lets one request
+// take before giving up on a master that does not answer.
+const RequestSlack = 30 * time.Second
+
+// Follow reads a job's log from the cursor lq.After on, calling fn for
+// every line in order, until the job has ended and every line has been
+// read (Logs.Done), fn returns an error, or ctx ends. With follow false it
+// stops as soon as the master has no more lines now instead of waiting
+// for new ones. Each request is bounded by its wait plus RequestSlack. It
+// returns the cursor after the last page read in full, from which a
+// caller can resume.
+func (c *Client) Follow(ctx context.Context, id int64, lq LogQuery, follow bool, fn func(api.LogLine) error) (string, error) {
+	lq.Wait = 0
+	if follow {
+		lq.Wait = FollowWait
+	}
+	for {
+		reqCtx, cancel := context.WithTimeout(ctx, lq.Wait+RequestSlack)
+		page, err := c.Logs(reqCtx, id, lq)
+		cancel()
+		if err != nil {
+			return lq.After, err
+		}
+		for _, l := range page.Lines {
+			if err := fn(l); err != nil {
+				return lq.After, err
+			}
+		}
+		if page.Next != "" {
+			lq.After = page.Next
+		}
+		if page.Done || (!follow && len(page.Lines) == 0) {
+			return lq.After, nil
+		}
+		if page.Next == "" && len(page.Lines) > 0 {
+			return lq.After, fmt.Errorf("job %d logs: the master sent lines without a cursor to continue from", id)
+		}
+	}
+}
+
+// Nodes lists the registered nodes.
+func (c *Client) Nodes(ctx context.Context) ([]api.Node, error) {
+	nodes := []api.Node{}
+	err := c.do(ctx, http.MethodGet, "/nodes", nil, nil, &nodes)
+	return nodes, err
+}
+
+// Pools lists the pools with their load.
+func (c *Client) Pools(ctx context.Context) ([]api.Pool, error) {
+	pools := []api.Pool{}
+	err := c.do(ctx, http.MethodGet, "/pools", nil, nil, &pools)
+	return pools, err
+}
+
+// Projects lists the projects with their use.
+func (c *Client) Projects(ctx context.Context) ([]api.Project, error) {
+	projects := []api.Project{}
+	err := c.do(ctx, http.MethodGet, "/projects", nil, nil, &projects)
+	return projects, err
+}
+
+// ReloadConfig asks the master to re-read its configuration file.
+func (c *Client) ReloadConfig(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "/config/reload", nil, nil, nil)
+}

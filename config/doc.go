@@ -1,0 +1,69 @@
+// Package config parses and validates the master's configuration file:
+// the pools and their policies, the nodes' pool membership, the projects
+// with their quotas, and the users. docs/config.md is the administrator's
+// reference for the format; this comment is the contract for code that
+// uses the package.
+//
+// Parse and Load either return a *Config that satisfies every rule below,
+// or a nil *Config and an error; never both, and they never panic,
+// whatever the input. So a master that reloads its file either switches
+// to a whole new configuration or keeps the old one. Default is the
+// configuration of a master started without a file.
+//
+// # Invariants of a returned Config
+//
+//   - Names (pools, nodes, projects, users) are 1..MaxNameBytes bytes, with
+//     no control characters and no leading or trailing space: the names a
+//     job file can refer to. Each kind's names are unique.
+//   - There is at least one pool and one project. A file that lists no
+//     pools gets the pool "default" of Default (priority with preemption
+//     and backfill); one that lists no projects gets the project
+//     "default" (quota 0, weight 1). These are created only for an empty
+//     list: a file that lists pools or projects must name its defaults
+//     among them.
+//   - DefaultPool names a pool; DefaultProject names a project without
+//     sub-projects (only those take jobs). Both default to "default".
+//     AgentTimeout > 0 (default 30s).
+//   - Pools: Policy is one of sched's five; options a policy would ignore
+//     are rejected rather than dropped: backfill only on priority pools,
+//     preemption only on priority, fair_share and quota pools (quota pools
+//     always reclaim by preemption, so Preemption is true for them),
+//     reservations only on backfill pools, grace only on pools that can
+//     preempt or evict. Reservations is easy (the default) or
+//     conservative on backfill pools and "" elsewhere. Placement defaults
+//     to binpack, Grace to 30s, ZeroSlotLimit (>= 0) to 100.
+//   - Node rules name an existing pool or none (Pool == ""); Labels is nil
+//     or non-empty with non-empty keys.
+//   - Projects: Parent is "" or another project; parents form no cycle;
+//     Quota >= 0; OverQuotaWeight > 0 and finite (default 1); Limit is 0
+//     (none) or >= Quota; the quotas of a project's children add up to at
+//     most its own.
+//   - Users: Projects are existing, distinct project names (a parent
+//     stands for every project under it; empty means all). DefaultProject
+//     is always set: a project without sub-projects that the user may use,
+//     given or else the config's default project when the user may use it,
+//     else the user's first project without sub-projects.
+//   - Pools, Nodes, Projects and Users are in file order, so the indexes
+//     of SchedPools and SchedProjects are stable for one Config.
+//
+// A value of the wrong YAML type is an error, never a silent default:
+// quota: "8" is a string, preemption: yes is a string. Names and label
+// values written as numbers are taken as the text written.
+//
+// # Errors
+//
+// Every error names the file, the line and the path of the field, and says
+// what was expected, in the style of scenario files:
+//
+//	NAME:LINE: PATH: MESSAGE
+//	cluster.yaml:14: projects[1] "vision": quota: expected an integer >= 0, got -2
+//	cluster.yaml:3: pools[0] "gpu": unknown field "polcy"; did you mean "policy"?
+//
+// Parse checks the whole file: one error is returned as a *Error, several
+// as errors.Join of up to ten *Error values sorted by line plus one
+// counting the rest; errors.As finds the first. Checks that depend on a
+// broken part are skipped rather than reported as consequences: with a
+// project whose name is broken, no unknown-parent errors are reported.
+//
+// The YAML walking and the error reporting are package yamlfield's.
+package config

@@ -1,0 +1,218 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+// Errors of the Resolve methods, for errors.Is: the master answers the
+// first with 400 Bad Request and the second with 403 Forbidden.
+var (
+	ErrUnknown    = errors.New("unknown")
+	ErrNotAllowed = errors.New("not allowed")
+)
+
+// Pool returns the pool with the given name.
+func (c *Config) Pool(name string) (Pool, bool) {
+	i := c.PoolIndex(name)
+	if i < 0 {
+		return Pool{}, false
+	}
+	return c.Pools[i], true
+}
+
+// PoolIndex returns the position of a pool in Pools (and in SchedPools),
+// or -1.
+func (c *Config) PoolIndex(name string) int {
+	return slices.IndexFunc(c.Pools, func(p Pool) bool { return p.Name == name })
+}
+
+// Project returns the project with the given name.
+func (c *Config) Project(name string) (Project, bool) {
+	i := c.ProjectIndex(name)
+	if i < 0 {
+		return Project{}, false
+	}
+	return c.Projects[i], true
+}
+
+// ProjectIndex returns the position of a project in Projects (and in
+// SchedProjects), or -1.
+func (c *Config) ProjectIndex(name string) int {
+	return slices.IndexFunc(c.Projects, func(p Project) bool { return p.Name == name })
+}
+
+// IsLeaf reports whether a project exists and has no sub-projects: only
+// such projects take jobs.
+func (c *Config) IsLeaf(name string) bool {
+	return c.ProjectIndex(name) >= 0 && !slices.ContainsFunc(c.Projects, func(p Project) bool { return p.Parent == name })
+}
+
+// User returns the user with the given name.
+func (c *Config) User(name string) (User, bool) {
+	i := slices.IndexFunc(c.Users, func(u User) bool { return u.Name == name })
+	if i < 0 {
+		return User{}, false
+	}
+	return c.Users[i], true
+}
+
+// Node returns the rule for the node with the given name.
+func (c *Config) Node(name string) (NodeRule, bool) {
+	i := slices.IndexFunc(c.Nodes, func(n NodeRule) bool { return n.Name == name })
+	if i < 0 {
+		return NodeRule{}, false
+	}
+	return c.Nodes[i], true
+}
+
+// Sched returns the pool as the scheduling core takes it.
+func (p Pool) Sched() sched.Pool {
+	return sched.Pool{
+		Name:         p.Name,
+		Policy:       p.Policy,
+		Preemption:   p.Preemption,
+		Backfill:     p.Backfill,
+		Reservations: p.Reservations,
+		Placement:    p.Placement,
+	}
+}
+
+// SchedPools returns the pools for a sched.Snapshot, in the order of
+// Pools, so that PoolIndex gives a job's or node's Pool index.
+func (c *Config) SchedPools() []sched.Pool {
+	out := make([]sched.Pool, len(c.Pools))
+	for i, p := range c.Pools {
+		out[i] = p.Sched()
+	}
+	return out
+}
+
+// SchedProjects returns the projects for a sched.Snapshot, in the order of
+// Projects with parents as indexes, so that ProjectIndex gives a job's
+// Project index.
+func (c *Config) SchedProjects() []sched.Project {
+	out := make([]sched.Project, len(c.Projects))
+	for i, p := range c.Projects {
+		out[i] = sched.Project{
+			Name:            p.Name,
+			Parent:          c.ProjectIndex(p.Parent), // -1 for ""
+			Quota:           p.Quota,
+			OverQuotaWeight: p.OverQuotaWeight,
+			Limit:           p.Limit,
+		}
+	}
+	return out
+}
+
+// ResolvePool returns the pool a job runs in: the one it asks for, or the
+// default pool.
+func (c *Config) ResolvePool(requested string) (string, error) {
+	if requested == "" {
+		return c.DefaultPool, nil
+	}
+	if c.PoolIndex(requested) < 0 {
+		return "", fmt.Errorf("%w pool %q (pools: %s)", ErrUnknown, requested, strings.Join(c.poolNames(), ", "))
+	}
+	return requested, nil
+}
+
+// ResolveProject returns the project a job of user runs in: the one it
+// asks for, else the user's default project, else the config's. A user
+// the config does not list may use every project; a listed one only the
+// projects under its Projects.
+func (c *Config) ResolveProject(user, requested string) (string, error) {
+	u, listed := c.User(user)
+	if requested == "" {
+		if listed {
+			return u.DefaultProject, nil
+		}
+		return c.DefaultProject, nil
+	}
+	if c.ProjectIndex(requested) < 0 {
+		return "", fmt.Errorf("%w project %q (projects: %s)", ErrUnknown, requested, strings.Join(c.projectNames(), ", "))
+	}
+	if !c.IsLeaf(requested) {
+		return "", fmt.Errorf("project %q has sub-projects; jobs run in projects without sub-projects: %w", requested, ErrNotAllowed)
+	}
+	if listed && !c.userMay(u, requested) {
+		return "", fmt.Errorf("user %q may not submit to project %q (its projects: %s): %w",
+			user, requested, strings.Join(u.Projects, ", "), ErrNotAllowed)
+	}
+	return requested, nil
+}
+
+// NodePool returns the pool a registering node joins and its labels: the
+// pool its rule pins it to, else the pool the agent asks for, else the
+// default pool; the rule's labels win over the agent's.
+func (c *Config) NodePool(node, requested string, agentLabels map[string]string) (string, map[string]string, error) {
+	rule, _ := c.Node(node)
+	pool := rule.Pool
+	if pool == "" {
+		pool = requested
+	}
+	if pool == "" {
+		pool = c.DefaultPool
+	}
+	if c.PoolIndex(pool) < 0 {
+		return "", nil, fmt.Errorf("node %q: %w pool %q (pools: %s)", node, ErrUnknown, pool, strings.Join(c.poolNames(), ", "))
+	}
+	if len(agentLabels) == 0 && len(rule.Labels) == 0 {
+		return pool, nil, nil
+	}
+	labels := maps.Clone(agentLabels)
+	if labels == nil {
+		labels = make(map[string]string, len(rule.Labels))
+	}
+	maps.Copy(labels, rule.Labels)
+	return pool, labels, nil
+}
+
+// userMay reports whether u may submit to project pr.
+func (c *Config) userMay(u User, pr string) bool {
+	return covers(u.Projects, pr, len(c.Projects), func(name string) (string, bool) {
+		p, ok := c.Project(name)
+		return p.Parent, ok
+	})
+}
+
+// covers reports whether a user's project list allows project pr: the list
+// is empty, or holds pr or one of its ancestors. parent looks a project's
+// parent up; the walk stops after n steps, so a cycle cannot trap it.
+func covers(list []string, pr string, n int, parent func(string) (string, bool)) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for at, steps := pr, 0; at != "" && steps <= n; steps++ {
+		if slices.Contains(list, at) {
+			return true
+		}
+		up, ok := parent(at)
+		if !ok {
+			return false
+		}
+		at = up
+	}
+	return false
+}
+
+func (c *Config) poolNames() []string {
+	out := make([]string, len(c.Pools))
+	for i, p := range c.Pools {
+		out[i] = p.Name
+	}
+	return out
+}
+
+func (c *Config) projectNames() []string {
+	out := make([]string, len(c.Projects))
+	for i, p := range c.Projects {
+		out[i] = p.Name
+	}
+	return out
+}

@@ -1,0 +1,411 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// errUnknownNode answers a sync from an agent that has not registered with
+// this master process.
+var errUnknownNode = errors.New("node is not registered with this master; register again")
+
+// register upserts the node and reconciles: attempts the agent runs that
+// the master does not know get kill commands; attempts the master believes
+// run there that the agent does not list are settled by the first sync
+// (whose reports may still say how they ended), and ended as lost if it
+// does not. Callers hold mu.
+func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterReply, error) {
+	now := m.now()
+	gpus := make([]store.GPU, len(reg.GPUs))
+	for i, g := range reg.GPUs {
+		gpus[i] = store.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
+	}
+	rec, err := m.st.UpsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
+		GPUs: gpus, HeartbeatAt: now})
+	if err != nil {
+		return api.RegisterReply{}, err
+	}
+	n := m.nodes[reg.Name]
+	if n == nil {
+		n = newNode(rec)
+		m.nodes[reg.Name] = n
+	}
+	n.rec = rec
+	n.pool = m.nodePool(rec.Name, rec.Pool)
+	n.registered, n.lastSeen, n.savedBeat, n.acked = true, now, now, 0
+	runs := map[agent.TaskID]bool{}
+	for _, id := range reg.Running {
+		runs[id] = true
+	}
+	n.reconcile = map[agent.TaskID]bool{}
+	for _, t := range m.tasksOn(n.rec.Name) {
+		p := t.part(n.rec.Name)
+		switch {
+		case runs[t.id()] || p.state == partExited:
+		case !p.delivered:
+			// Its start command is still queued and goes out with this reply.
+		default:
+			n.reconcile[t.id()] = true
+		}
+	}
+	var cmds []api.Command
+	for _, id := range reg.Running {
+		if !m.runsOn(id, n.rec.Name) {
+			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
+		}
+	}
+	cmds = append(cmds, m.take(n)...)
+	m.metric.agentRegistrations.Inc()
+	m.log.Info("agent registered", "node", reg.Name, "pool", n.pool, "gpus", len(gpus),
+		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version)
+	m.kick()
+	return api.RegisterReply{SyncWaitS: int(m.opt.SyncWait / time.Second), Commands: cmds}, nil
+}
+
+// tasksOn lists the tasks with an open attempt that has a part on node,
+// in (job, index) order.
+func (m *Master) tasksOn(node string) []*mtask {
+	n := m.nodes[node]
+	seen := map[*mtask]bool{}
+	var out []*mtask
+	for _, t := range n.used {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	// Zero-slot parts hold no GPU, so n.used does not find them.
+	if n.zeroUsed > 0 {
+		for _, j := range m.jobs {
+			for _, t := range j.tasks {
+				if p := t.part(node); p != nil && len(p.gpus) == 0 && !seen[t] {
+					seen[t] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *mtask) int {
+		if a.job.rec.ID != b.job.rec.ID {
+			return int(a.job.rec.ID - b.job.rec.ID)
+		}
+		return a.rec.Index - b.rec.Index
+	})
+	return out
+}
+
+// lookup finds the task whose current open attempt id names.
+func (m *Master) lookup(id agent.TaskID) *mtask {
+	jid, err := strconv.ParseInt(id.JobID, 10, 64)
+	if err != nil {
+		return nil
+	}
+	j := m.jobs[jid]
+	if j == nil || id.TaskIndex < 0 || id.TaskIndex >= len(j.tasks) {
+		return nil
+	}
+	t := j.tasks[id.TaskIndex]
+	if t.att == nil || t.att.number != id.Attempt {
+		return nil
+	}
+	return t
+}
+
+// runsOn reports whether the master expects attempt id to run on node.
+func (m *Master) runsOn(id agent.TaskID, node string) bool {
+	t := m.lookup(id)
+	if t == nil {
+		return false
+	}
+	p := t.part(node)
+	return p != nil && p.state != partExited
+}
+
+// take removes and returns the node's queued commands, marking the starts
+// among them delivered.
+func (m *Master) take(n *mnode) []api.Command {
+	cmds := n.commands
+	n.commands = nil
+	for _, c := range cmds {
+		if c.Type != api.CommandStart {
+			continue
+		}
+		if t := m.lookup(c.Task); t != nil {
+			if p := t.part(n.rec.Name); p != nil {
+				p.delivered, p.deliveredSync = true, n.syncs
+			}
+		}
+	}
+	if cmds == nil {
+		cmds = []api.Command{}
+	}
+	return cmds
+}
+
+// syncReports stores a sync's reports and reconciles the running list.
+// It returns the sequence number acknowledged. Callers hold mu.
+func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
+	now := m.now()
+	n.lastSeen = now
+	n.syncs++
+	m.metric.agentSyncs.Inc()
+	reports := slices.Clone(s.Reports)
+	slices.SortStableFunc(reports, func(a, b api.Report) int { return int(a.Seq - b.Seq) })
+	for _, r := range reports {
+		if r.Seq <= n.acked {
+			continue // stored before; the agent missed the acknowledgement
+		}
+		if err := m.report(ctx, n, r); err != nil {
+			return n.acked, fmt.Errorf("report %d on %s: %w", r.Seq, r.Task, err)
+		}
+		n.acked = r.Seq
+	}
+	runs := map[agent.TaskID]bool{}
+	for _, id := range s.Running {
+		runs[id] = true
+		if !m.runsOn(id, n.rec.Name) {
+			n.send(api.Command{Type: api.CommandKill, Task: id})
+		}
+	}
+	if err := m.settleMissing(ctx, n, runs); err != nil {
+		return n.acked, err
+	}
+	if now.Sub(n.savedBeat) >= m.agentTimeout()/3 {
+		if err := m.st.Heartbeat(ctx, n.rec.Name, now); err != nil {
+			return n.acked, err
+		}
+		n.savedBeat = now
+	}
+	return n.acked, nil
+}
+
+// settleMissing ends as lost the attempts that the agent does not run: those
+// it left out when it registered and did not report on since, and those
+// whose start command went out two syncs ago without a word back.
+func (m *Master) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
+	var lost []*mtask
+	for _, t := range m.tasksOn(n.rec.Name) {
+		p := t.part(n.rec.Name)
+		if runs[t.id()] || p.state == partExited || p.state != partStarting && !n.reconcile[t.id()] {
+			continue
+		}
+		if n.reconcile[t.id()] || (p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2) {
+			lost = append(lost, t)
+		}
+	}
+	n.reconcile = nil
+	for _, t := range lost {
+		if err := m.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// report applies one report of an agent.
+func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
+	t := m.lookup(r.Task)
+	if t == nil {
+		return nil // an attempt that already ended, or never was
+	}
+	p := t.part(n.rec.Name)
+	if p == nil || p.state == partExited {
+		return nil
+	}
+	switch r.Event {
+	case api.EventRunning:
+		if p.state == partStarting {
+			p.state = partRunning
+		}
+		return m.maybeRunning(ctx, t)
+	case api.EventExited:
+		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
+		return m.partExited(ctx, t, n.rec.Name, p)
+	}
+	return nil
+}
+
+// maybeRunning moves a starting task to running once every part runs.
+func (m *Master) maybeRunning(ctx context.Context, t *mtask) error {
+	if t.rec.State != store.TaskStarting {
+		return nil
+	}
+	for _, p := range t.att.parts {
+		if p.state != partRunning {
+			return nil
+		}
+	}
+	rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: m.now(), Reason: "every part runs"})
+	if err != nil {
+		return err
+	}
+	m.setTask(t, rec)
+	return nil
+}
+
+// partExited handles the end of one part: a part that failed has the others
+// killed, and the attempt ends once every part has exited.
+func (m *Master) partExited(ctx context.Context, t *mtask, node string, p *mpart) error {
+	left := 0
+	for _, q := range t.att.parts {
+		if q.state != partExited {
+			left++
+		}
+	}
+	failed := p.outcome == agent.OutcomeFailed || (p.outcome == agent.OutcomeKilled && t.rec.State != store.TaskKilling)
+	if left > 0 && failed && t.rec.State != store.TaskKilling {
+		return m.killTask(ctx, t, store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)))
+	}
+	if left > 0 {
+		return nil
+	}
+	return m.finish(ctx, t)
+}
+
+// describeExit says how a part ended, for reasons.
+func describeExit(p *mpart) string {
+	s := string(p.outcome)
+	if p.exitCode != nil {
+		s += " with exit code " + strconv.Itoa(*p.exitCode)
+	}
+	if p.err != "" {
+		s += ": " + p.err
+	}
+	return s
+}
+
+// finish ends an attempt whose parts have all exited, in the state that
+// the task's state and the parts' outcomes give.
+func (m *Master) finish(ctx context.Context, t *mtask) error {
+	var all, failed, preempted int
+	var first *mpart
+	for _, p := range t.att.parts {
+		switch p.outcome {
+		case agent.OutcomeCompleted:
+			all++
+		case agent.OutcomePreempted:
+			preempted++
+		default:
+			failed++
+			if first == nil {
+				first = p
+			}
+		}
+	}
+	done := all == len(t.att.parts)
+	end := &store.AttemptEnd{State: store.AttemptCompleted, ExitCode: exitCode(t, first)}
+	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
+		Attempt: t.rec.Attempt, At: m.now(), End: end}
+	var then *store.TaskTransition
+	switch {
+	case t.rec.State == store.TaskKilling:
+		tr.To = t.endTo
+		if tr.To == "" {
+			tr.To = store.TaskKilled
+		}
+		end.State, tr.Reason = store.AttemptKilled, t.rec.Reason
+		if tr.To == store.TaskFailed {
+			end.State = store.AttemptFailed
+		}
+	case done:
+		tr.To, tr.Reason = store.TaskCompleted, "completed"
+	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
+		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, "checkpointed after preemption"
+		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
+			To: store.TaskQueued, At: tr.At, Reason: "requeued after preemption"}
+	default:
+		tr.To, end.State, tr.Reason = store.TaskFailed, store.AttemptFailed, "the part on node "+first.node+" "+describeExit(first)
+	}
+	op := &taskOp{t: t, tr: tr, then: then}
+	if err := m.persistTasks(ctx, []*taskOp{op}); err != nil {
+		return err
+	}
+	if !op.ok {
+		return nil
+	}
+	m.setTask(t, op.rec)
+	m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
+		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)
+	m.kick()
+	return m.settleJob(ctx, t.job)
+}
+
+// exitCode is the exit code an attempt ends with: the first failed part's,
+// else 0 when every part gave one.
+func exitCode(t *mtask, first *mpart) *int {
+	if first != nil {
+		return first.exitCode
+	}
+	for _, p := range t.att.parts {
+		if p.exitCode == nil {
+			return nil
+		}
+	}
+	zero := 0
+	return &zero
+}
+
+// loseAttempt ends an attempt whose node is gone or does not run it:
+// parts elsewhere are killed; the task is requeued when it is preemptible
+// or never ran, killed when it was being killed, and failed otherwise.
+func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error {
+	ran := false
+	for _, p := range t.att.parts {
+		if p.state != partStarting {
+			ran = true
+		}
+	}
+	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
+		Attempt: t.rec.Attempt, At: m.now(), Reason: reason, End: &store.AttemptEnd{State: store.AttemptLost}}
+	switch {
+	case t.rec.State == store.TaskKilling:
+		tr.To = store.TaskKilled
+	case t.job.rec.Preemptible || !ran:
+		tr.To = store.TaskQueued
+	default:
+		tr.To = store.TaskFailed
+	}
+	for _, p := range t.att.parts {
+		if n := m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
+			n.send(api.Command{Type: api.CommandKill, Task: t.id()})
+		}
+	}
+	op := &taskOp{t: t, tr: tr}
+	if err := m.persistTasks(ctx, []*taskOp{op}); err != nil {
+		return err
+	}
+	if !op.ok {
+		return nil
+	}
+	m.setTask(t, op.rec)
+	m.log.Warn("attempt lost", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To, "reason", reason)
+	m.kick()
+	return m.settleJob(ctx, t.job)
+}
+
+// loseNode marks a node lost and ends the attempts on it. Callers hold mu.
+func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
+	if err := m.st.SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
+		return err
+	}
+	n.rec.State = store.NodeLost
+	n.registered = false
+	n.commands = nil
+	m.log.Warn("node lost", "node", n.rec.Name, "reason", reason)
+	for _, t := range m.tasksOn(n.rec.Name) {
+		if err := m.loseAttempt(ctx, t, reason); err != nil {
+			return err
+		}
+	}
+	m.kick()
+	return nil
+}

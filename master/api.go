@@ -1,0 +1,215 @@
+package master
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// route is one endpoint of the REST API.
+type route struct {
+	method, path string
+	handle       func(*Master, http.ResponseWriter, *http.Request)
+}
+
+// routes lists every endpoint under api.Version; the OpenAPI document
+// describes exactly these (a test holds them in step).
+var routes = []route{
+	{"POST", "/jobs", (*Master).handleSubmit},
+	{"GET", "/jobs", (*Master).handleListJobs},
+	{"GET", "/jobs/{id}", (*Master).handleGetJob},
+	{"PATCH", "/jobs/{id}", (*Master).handlePatchJob},
+	{"POST", "/jobs/{id}/kill", (*Master).handleKillJob},
+	{"GET", "/jobs/{id}/logs", (*Master).handleLogs},
+	{"GET", "/nodes", (*Master).handleNodes},
+	{"GET", "/pools", (*Master).handlePools},
+	{"GET", "/projects", (*Master).handleProjects},
+	{"POST", "/config/reload", (*Master).handleReload},
+	{"GET", "/openapi.json", (*Master).handleOpenAPI},
+	{"POST", "/agents/register", (*Master).handleRegister},
+	{"POST", "/agents/{name}/sync", (*Master).handleSync},
+	{"POST", "/agents/{name}/logs", (*Master).handleAgentLogs},
+}
+
+// Handler serves the REST API under /api/v1, /metrics, /healthz and, when
+// Options.UI is set, the dashboard at /.
+func (m *Master) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, r := range routes {
+		h := r.handle
+		mux.HandleFunc(r.method+" "+api.Version+r.path, func(w http.ResponseWriter, req *http.Request) { h(m, w, req) })
+	}
+	mux.HandleFunc(api.Version+"/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := m.ping(r); err != nil {
+			writeError(w, http.StatusServiceUnavailable, "", "store: %v", err)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	if m.opt.UI != nil {
+		mux.Handle("/", m.opt.UI)
+	}
+	return m.logRequests(mux)
+}
+
+// ping checks that the store answers.
+func (m *Master) ping(r *http.Request) error {
+	_, err := m.st.Jobs(r.Context(), store.JobFilter{Limit: 1})
+	return err
+}
+
+// logRequests logs every request's method, path, status and duration at
+// debug level, and server errors at error level.
+func (m *Master) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		level := slog.LevelDebug
+		if sw.status >= 500 {
+			level = slog.LevelError
+		}
+		m.log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// httpError is an error with its HTTP status and the request field at
+// fault.
+type httpError struct {
+	status int
+	field  string
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(field, format string, args ...any) *httpError {
+	return &httpError{status: http.StatusBadRequest, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.Encode(v) // a failed write means the client went away
+}
+
+func writeError(w http.ResponseWriter, status int, field, format string, args ...any) {
+	writeJSON(w, status, api.Error{Error: fmt.Sprintf(format, args...), Field: field})
+}
+
+// fail answers with err: an *httpError as it says, anything else as a
+// server error.
+func (m *Master) fail(w http.ResponseWriter, err error) {
+	var he *httpError
+	if errors.As(err, &he) {
+		writeError(w, he.status, he.field, "%s", he.msg)
+		return
+	}
+	m.log.Error("request failed", "err", err)
+	writeError(w, http.StatusInternalServerError, "", "internal error: %v", err)
+}
+
+// readBody reads a request body of at most api.MaxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+			msg: fmt.Sprintf("request body is larger than the limit of %d bytes", api.MaxBodyBytes)}
+	}
+	if err != nil {
+		return nil, badRequest("", "reading the request body: %v", err)
+	}
+	return data, nil
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields,
+// trailing data and an empty body, and names the field at fault.
+func decodeStrict(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return badRequest("", "empty request body: expected a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return badRequest("", "unexpected data after the JSON object at byte %d", dec.InputOffset())
+	}
+	return nil
+}
+
+// decodeError turns encoding/json's errors into messages that name the
+// field and what was expected.
+func decodeError(err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		field := typ.Field
+		return badRequest(field, "%s: expected %s, got JSON %s", orTop(field), typ.Type.String(), typ.Value)
+	case errors.As(err, &syn):
+		return badRequest("", "invalid JSON at byte %d: %v", syn.Offset, strings.TrimPrefix(err.Error(), "json: "))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return badRequest(name, "unknown field %q", name)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "truncated JSON")
+	}
+	return badRequest("", "invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func orTop(field string) string {
+	if field == "" {
+		return "body"
+	}
+	return field
+}
+
+// decodeBody reads and strictly decodes a request body.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	data, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(data, v)
+}
+
+// pathID parses the {id} path value.
+func pathID(r *http.Request) (int64, error) {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, badRequest("id", "job id %q: expected a positive integer", s)
+	}
+	return id, nil
+}

@@ -1,0 +1,279 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
+	var reg api.Register
+	if err := decodeBody(w, r, &reg); err != nil {
+		m.fail(w, err)
+		return
+	}
+	if err := m.checkRegister(&reg); err != nil {
+		m.fail(w, err)
+		return
+	}
+	m.mu.Lock()
+	reply, err := m.register(r.Context(), reg)
+	m.mu.Unlock()
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reply)
+}
+
+// checkRegister validates a registration and fills in the pool.
+func (m *Master) checkRegister(reg *api.Register) error {
+	if reg.Name == "" {
+		return badRequest("name", "name: expected the node's name, got an empty string")
+	}
+	seen := map[int]bool{}
+	for i, g := range reg.GPUs {
+		if g.Index < 0 || seen[g.Index] {
+			return badRequest("gpus", "gpus[%d]: index %d is negative or repeated", i, g.Index)
+		}
+		if g.Type == "" {
+			return badRequest("gpus", "gpus[%d]: type is empty", i)
+		}
+		seen[g.Index] = true
+	}
+	for i, id := range reg.Running {
+		if err := checkTaskID(id); err != nil {
+			return badRequest("running", "running[%d]: %v", i, err)
+		}
+	}
+	m.mu.Lock()
+	pool := m.nodePool(reg.Name, reg.Pool)
+	known := m.poolConfig(pool) != nil
+	m.mu.Unlock()
+	if !known {
+		return badRequest("pool", "pool %q is not configured", pool)
+	}
+	reg.Pool = pool
+	return nil
+}
+
+func checkTaskID(id agent.TaskID) error {
+	if id.JobID == "" || id.TaskIndex < 0 || id.Attempt < 1 {
+		return fmt.Errorf("task %s: expected a job id, an index >= 0 and an attempt >= 1", id)
+	}
+	return nil
+}
+
+func (m *Master) handleSync(w http.ResponseWriter, r *http.Request) {
+	var s api.Sync
+	if err := decodeBody(w, r, &s); err != nil {
+		m.fail(w, err)
+		return
+	}
+	if err := checkSync(s); err != nil {
+		m.fail(w, err)
+		return
+	}
+	reply, err := m.sync(r.Context(), r.PathValue("name"), s)
+	if errors.Is(err, errUnknownNode) {
+		writeError(w, http.StatusNotFound, "name", "%s: %v", r.PathValue("name"), err)
+		return
+	}
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reply)
+}
+
+func checkSync(s api.Sync) error {
+	if s.WaitS < 0 {
+		return badRequest("wait_s", "wait_s %d: expected seconds >= 0", s.WaitS)
+	}
+	for i, r := range s.Reports {
+		switch {
+		case r.Seq < 1:
+			return badRequest("reports", "reports[%d]: seq %d: expected >= 1", i, r.Seq)
+		case checkTaskID(r.Task) != nil:
+			return badRequest("reports", "reports[%d]: %v", i, checkTaskID(r.Task))
+		case r.Event != api.EventRunning && r.Event != api.EventExited:
+			return badRequest("reports", "reports[%d]: event %q: expected running or exited", i, r.Event)
+		case r.Event == api.EventExited && !validOutcome(r.Outcome):
+			return badRequest("reports", "reports[%d]: outcome %q: expected completed, failed, preempted or killed", i, r.Outcome)
+		}
+	}
+	for i, id := range s.Running {
+		if err := checkTaskID(id); err != nil {
+			return badRequest("running", "running[%d]: %v", i, err)
+		}
+	}
+	return nil
+}
+
+func validOutcome(o string) bool {
+	switch agent.Outcome(o) {
+	case agent.OutcomeCompleted, agent.OutcomeFailed, agent.OutcomePreempted, agent.OutcomeKilled:
+		return true
+	}
+	return false
+}
+
+// sync handles one agent sync: it stores the reports, then answers with
+// the node's commands, holding the request while there are none.
+func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
+	m.mu.Lock()
+	n := m.nodes[name]
+	if n == nil || !n.registered {
+		m.mu.Unlock()
+		return api.SyncReply{}, errUnknownNode
+	}
+	acked, err := m.syncReports(ctx, n, s)
+	if err != nil {
+		m.mu.Unlock()
+		return api.SyncReply{}, err
+	}
+	wait := min(time.Duration(s.WaitS)*time.Second, m.opt.SyncWait, m.agentTimeout()/2)
+	if len(n.commands) == 0 && wait > 0 {
+		wake := n.wake
+		n.polling++
+		m.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		m.mu.Lock()
+		n.polling--
+		n.lastSeen = m.now()
+	}
+	defer m.mu.Unlock()
+	if !n.registered {
+		return api.SyncReply{}, errUnknownNode
+	}
+	return api.SyncReply{Acked: acked, Commands: m.take(n)}, nil
+}
+
+func (m *Master) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
+	var b api.LogBatch
+	if err := decodeBody(w, r, &b); err != nil {
+		m.fail(w, err)
+		return
+	}
+	lines := make([]store.LogLine, 0, len(b.Lines))
+	for i, l := range b.Lines {
+		line, err := m.logLine(l)
+		if err != nil {
+			m.fail(w, badRequest("lines", "lines[%d]: %v", i, err))
+			return
+		}
+		lines = append(lines, line)
+	}
+	if err := m.appendLogs(r.Context(), r.PathValue("name"), lines); err != nil {
+		m.fail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (m *Master) logLine(l api.AgentLogLine) (store.LogLine, error) {
+	if err := checkTaskID(l.Task); err != nil {
+		return store.LogLine{}, err
+	}
+	jid, err := parseJobID(l.Task.JobID)
+	if err != nil {
+		return store.LogLine{}, err
+	}
+	if l.Seq < 1 {
+		return store.LogLine{}, fmt.Errorf("seq %d: expected >= 1", l.Seq)
+	}
+	if l.Stream != string(store.Stdout) && l.Stream != string(store.Stderr) {
+		return store.LogLine{}, fmt.Errorf("stream %q: expected stdout or stderr", l.Stream)
+	}
+	at := l.Time
+	if at.IsZero() {
+		at = m.now()
+	}
+	return store.LogLine{JobID: jid, Index: l.Task.TaskIndex, Attempt: l.Task.Attempt, Seq: l.Seq,
+		Time: at, Stream: store.Stream(l.Stream), Text: l.Text}, nil
+}
+
+// appendLogs stores the lines of attempts that exist and drops the others
+// (an agent may send lines of an attempt the master never started), then
+// wakes the followers of the jobs concerned.
+func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	n := m.nodes[node]
+	if n != nil && n.registered {
+		n.lastSeen = m.now()
+	}
+	keep := lines[:0]
+	var unknown []int64
+	for _, l := range lines {
+		if j, ok := m.jobs[l.JobID]; ok {
+			if l.Index < len(j.tasks) && l.Attempt <= j.tasks[l.Index].rec.Attempt {
+				keep = append(keep, l)
+			}
+			continue
+		}
+		unknown = append(unknown, l.JobID)
+		keep = append(keep, l)
+	}
+	m.mu.Unlock()
+	keep, err := m.dropUnknown(ctx, keep, unknown)
+	if err != nil {
+		return err
+	}
+	if err := m.st.AppendLogs(ctx, keep); err != nil {
+		return fmt.Errorf("store logs: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, l := range keep {
+		m.wakeLogs(l.JobID)
+	}
+	return nil
+}
+
+// dropUnknown removes lines of jobs that are not in the mirror (ended) and
+// whose attempt the store does not have.
+func (m *Master) dropUnknown(ctx context.Context, lines []store.LogLine, jobs []int64) ([]store.LogLine, error) {
+	if len(jobs) == 0 {
+		return lines, nil
+	}
+	attempts := map[int64]map[int]int{}
+	for _, id := range jobs {
+		if _, ok := attempts[id]; ok {
+			continue
+		}
+		tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+		if err != nil {
+			return nil, err
+		}
+		attempts[id] = map[int]int{}
+		for _, t := range tasks {
+			attempts[id][t.Index] = t.Attempt
+		}
+	}
+	out := lines[:0]
+	for _, l := range lines {
+		if a, ok := attempts[l.JobID]; ok {
+			if last, ok := a[l.Index]; ok && l.Attempt <= last {
+				out = append(out, l)
+			}
+		} else {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

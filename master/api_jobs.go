@@ -1,0 +1,437 @@
+package master
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/store"
+)
+
+func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	data, err := readBody(w, r)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	job, tasks, err := m.Submit(r.Context(), r.Header.Get(UserHeader), data)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, api.SubmitReply{ID: job.ID, Tasks: tasks})
+}
+
+// UserHeader names the submitting user until the API authenticates
+// requests; without it a job has no user.
+const UserHeader = "X-Allot-User"
+
+// Submit creates a job of user from a job file given as JSON, with all its
+// tasks in one transaction, and returns it with its number of tasks.
+// Errors in the file are *httpError values naming the field.
+func (m *Master) Submit(ctx context.Context, user string, data []byte) (store.Job, int, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return store.Job{}, 0, badRequest("", "empty request body: expected a job file as a JSON object")
+	}
+	spec, err := jobfile.ParseJSON("request body", data)
+	if err != nil {
+		var fe *jobfile.Error
+		field := ""
+		if errors.As(err, &fe) {
+			field = fe.Path
+		}
+		return store.Job{}, 0, badRequest(field, "%v", err)
+	}
+	rec, err := m.jobRecord(spec, user, data)
+	if err != nil {
+		return store.Job{}, 0, err
+	}
+	specTasks, err := spec.Tasks()
+	if err != nil {
+		return store.Job{}, 0, badRequest("hyperparameters", "%v", err)
+	}
+	tasks := make([]store.Task, len(specTasks))
+	for i, t := range specTasks {
+		tasks[i] = store.Task{Hyperparameters: t.Hyperparameters}
+	}
+	rec.SubmittedAt = m.now()
+	created, err := m.st.CreateJob(ctx, rec, tasks)
+	if err != nil {
+		if errors.Is(err, store.ErrInvalid) {
+			return store.Job{}, 0, badRequest("", "%v", err)
+		}
+		return store.Job{}, 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j := newJob(created)
+	for i, t := range tasks {
+		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,
+			Hyperparameters: t.Hyperparameters, UpdatedAt: created.SubmittedAt}})
+	}
+	j.count.add(store.TaskQueued, len(tasks))
+	m.addJob(j)
+	m.metric.submissions.Inc()
+	m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,
+		"project", created.Project, "tasks", len(tasks), "slots", created.Slots)
+	m.kick()
+	return created, len(tasks), nil
+}
+
+// jobRecord turns a parsed job file into a store record, resolving the
+// pool and project against the configuration: the default pool, and the
+// user's or the configuration's default project.
+func (m *Master) jobRecord(spec *jobfile.Job, user string, data []byte) (store.Job, error) {
+	cfg := m.Config()
+	pool, err := cfg.ResolvePool(spec.Pool)
+	if err != nil {
+		return store.Job{}, badRequest("pool", "%v", err)
+	}
+	project, err := cfg.ResolveProject(user, spec.Project)
+	if errors.Is(err, config.ErrNotAllowed) {
+		return store.Job{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
+	}
+	if err != nil {
+		return store.Job{}, badRequest("project", "%v", err)
+	}
+	maxConc := 0
+	if spec.Searcher != nil {
+		maxConc = spec.Searcher.MaxConcurrentTrials
+	}
+	return store.Job{
+		Name:          spec.Name,
+		Kind:          store.Kind(spec.Kind),
+		Project:       project,
+		User:          user,
+		Pool:          pool,
+		Priority:      spec.Resources.Priority,
+		PriorityClass: string(spec.Resources.PriorityClass),
+		Weight:        spec.Resources.Weight,
+		Preemptible:   spec.Resources.Preemptible,
+		Slots:         spec.Resources.Slots,
+		MaxConcurrent: maxConc,
+		MaxSlots:      spec.Resources.MaxSlots,
+		TimeLimit:     time.Duration(spec.Resources.TimeLimit) * time.Second,
+		Entrypoint:    spec.Entrypoint,
+		Environment:   spec.Environment,
+		Spec:          bytes.TrimSpace(data),
+	}, nil
+}
+
+var jobStates = []store.JobState{store.JobQueued, store.JobRunning, store.JobCompleted, store.JobFailed, store.JobKilled}
+
+func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if err := onlyParams(q, "state", "pool", "project", "user"); err != nil {
+		m.fail(w, err)
+		return
+	}
+	f := store.JobFilter{Pool: q.Get("pool"), Project: q.Get("project"), User: q.Get("user")}
+	if s := q.Get("state"); s != "" {
+		if !slices.Contains(jobStates, store.JobState(s)) {
+			m.fail(w, badRequest("state", "state %q: expected one of queued, running, completed, failed, killed", s))
+			return
+		}
+		f.States = []store.JobState{store.JobState(s)}
+	}
+	out := m.liveJobs(f)
+	if len(f.States) == 0 || f.States[0].Terminal() {
+		tf := f
+		if len(tf.States) == 0 {
+			tf.States = []store.JobState{store.JobCompleted, store.JobFailed, store.JobKilled}
+		}
+		ended, err := m.st.Jobs(r.Context(), tf)
+		if err != nil {
+			m.fail(w, err)
+			return
+		}
+		seen := map[int64]bool{}
+		for _, j := range out {
+			seen[j.ID] = true
+		}
+		for _, rec := range ended {
+			if !seen[rec.ID] {
+				out = append(out, m.storedJobView(rec))
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// liveJobs lists the mirror's jobs that match f, in scheduling order:
+// by pool in configuration order, then as each pool's policy ranks them.
+func (m *Master) liveJobs(f store.JobFilter) []api.Job {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pos := m.positions()
+	poolAt := map[string]int{}
+	for i, p := range m.cfg.Pools {
+		poolAt[p.Name] = i
+	}
+	var jobs []*mjob
+	for _, j := range m.jobs {
+		if (len(f.States) > 0 && j.rec.State != f.States[0]) || (f.Pool != "" && j.rec.Pool != f.Pool) ||
+			(f.Project != "" && j.rec.Project != f.Project) || (f.User != "" && j.rec.User != f.User) {
+			continue
+		}
+		jobs = append(jobs, j)
+	}
+	slices.SortFunc(jobs, func(a, b *mjob) int {
+		pa, oka := poolAt[a.rec.Pool]
+		pb, okb := poolAt[b.rec.Pool]
+		if !oka {
+			pa = len(poolAt)
+		}
+		if !okb {
+			pb = len(poolAt)
+		}
+		if pa != pb {
+			return pa - pb
+		}
+		policy := m.cfg.Pools[min(pa, len(m.cfg.Pools)-1)].Policy
+		return queueKey(policy)(a, b)
+	})
+	out := make([]api.Job, 0, len(jobs))
+	for _, j := range jobs {
+		out = append(out, m.jobView(j, pos[j]))
+	}
+	return out
+}
+
+// positions numbers each pool's jobs with waiting tasks from 1, in the
+// order the pool's policy ranks them. Callers hold mu.
+func (m *Master) positions() map[*mjob]int {
+	byPool := map[string][]*mjob{}
+	for _, j := range m.jobs {
+		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
+			byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
+		}
+	}
+	pos := map[*mjob]int{}
+	for _, p := range m.cfg.Pools {
+		jobs := byPool[p.Name]
+		slices.SortFunc(jobs, queueKey(p.Policy))
+		for i, j := range jobs {
+			pos[j] = i + 1
+		}
+	}
+	return pos
+}
+
+func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	view, err := m.job(r.Context(), id)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	tasks, err := m.st.Tasks(r.Context(), store.TaskFilter{JobID: id})
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	view.TaskList = taskViews(tasks, atts)
+	writeJSON(w, http.StatusOK, view)
+}
+
+// job returns one job's view, from the mirror when it is live.
+func (m *Master) job(ctx context.Context, id int64) (api.Job, error) {
+	m.mu.Lock()
+	if j, ok := m.jobs[id]; ok {
+		v := m.jobView(j, m.positions()[j])
+		m.mu.Unlock()
+		return v, nil
+	}
+	m.mu.Unlock()
+	rec, err := m.st.Job(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return api.Job{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
+	}
+	if err != nil {
+		return api.Job{}, err
+	}
+	return m.storedJobView(rec), nil
+}
+
+func (m *Master) handlePatchJob(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	var u api.JobUpdate
+	if err := decodeBody(w, r, &u); err != nil {
+		m.fail(w, err)
+		return
+	}
+	su, err := checkUpdate(id, u)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	view, err := m.updateJob(r.Context(), su)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+// checkUpdate validates a PATCH and makes priority and class agree: a class
+// alone sets its canonical number, a number alone sets its class.
+func checkUpdate(id int64, u api.JobUpdate) (store.JobUpdate, error) {
+	su := store.JobUpdate{ID: id, Weight: u.Weight, Reason: "changed through the API"}
+	if u.Priority != nil && (*u.Priority < jobfile.MinPriority || *u.Priority > jobfile.MaxPriority) {
+		return su, badRequest("priority", "priority %d: expected 1..99 (lower is more important)", *u.Priority)
+	}
+	if u.PriorityClass != nil {
+		c := jobfile.PriorityClass(*u.PriorityClass)
+		if c.Priority() == 0 {
+			return su, badRequest("priority_class", "priority class %q: expected HIGH, NORMAL or LOW", *u.PriorityClass)
+		}
+		if u.Priority != nil && jobfile.ClassOf(*u.Priority) != c {
+			return su, badRequest("priority_class", "priority %d is in class %s, not %s", *u.Priority, jobfile.ClassOf(*u.Priority), c)
+		}
+		if u.Priority == nil {
+			p := c.Priority()
+			u.Priority = &p
+		}
+	}
+	if u.Priority != nil {
+		c := string(jobfile.ClassOf(*u.Priority))
+		su.Priority, su.PriorityClass = u.Priority, &c
+	}
+	if u.Weight != nil && (!(*u.Weight > 0) || math.IsInf(*u.Weight, 0)) {
+		return su, badRequest("weight", "weight %v: expected a positive number", *u.Weight)
+	}
+	return su, nil
+}
+
+// updateJob changes a live job's priority, class or weight and triggers a
+// pass.
+func (m *Master) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, ok := m.jobs[u.ID]
+	if !ok || j.rec.State.Terminal() {
+		return api.Job{}, m.notLive(ctx, u.ID)
+	}
+	u.At = m.now()
+	rec, err := m.st.UpdateJob(ctx, u)
+	if err != nil {
+		return api.Job{}, err
+	}
+	j.rec = rec
+	j.entryGen = 0
+	m.kick()
+	return m.jobView(j, m.positions()[j]), nil
+}
+
+// notLive explains why a job is not in the mirror: 404 or 409.
+func (m *Master) notLive(ctx context.Context, id int64) error {
+	rec, err := m.st.Job(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
+	}
+	if err != nil {
+		return err
+	}
+	return &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s", id, rec.State)}
+}
+
+func (m *Master) handleKillJob(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	if err := m.Kill(r.Context(), id, "killed through the API"); err != nil {
+		m.fail(w, err)
+		return
+	}
+	view, err := m.job(r.Context(), id)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+// Kill kills a job: its idle tasks at once, its active ones through kill
+// commands (persisted as killing first). The job is killed at once. Killing
+// a job that has ended does nothing.
+func (m *Master) Kill(ctx context.Context, id int64, reason string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, ok := m.jobs[id]
+	if !ok || j.rec.State.Terminal() {
+		if err := m.notLive(ctx, id); err != nil && !isConflict(err) {
+			return err
+		}
+		return nil
+	}
+	now := m.now()
+	var ops []*taskOp
+	for _, t := range j.tasks {
+		tr := store.TaskTransition{JobID: id, Index: t.rec.Index, From: t.rec.State, Attempt: t.rec.Attempt, At: now, Reason: reason}
+		switch {
+		case t.rec.State == store.TaskQueued || t.rec.State == store.TaskPreempted:
+			tr.To = store.TaskKilled
+		case t.rec.State.Active() && t.rec.State != store.TaskKilling:
+			tr.To = store.TaskKilling
+		default:
+			continue
+		}
+		ops = append(ops, &taskOp{t: t, tr: tr})
+	}
+	var rec store.Job
+	err := m.st.Update(ctx, func(tx store.Tx) error {
+		for _, op := range ops {
+			res, err := tx.TransitionTask(ctx, op.tr)
+			if err != nil {
+				return err
+			}
+			op.rec = res
+		}
+		var err error
+		rec, err = tx.TransitionJob(ctx, store.JobTransition{ID: id, From: j.rec.State, To: store.JobKilled, At: now, Reason: reason})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("kill job %d: %w", id, err)
+	}
+	for _, op := range ops {
+		m.setTask(op.t, op.rec)
+		if op.rec.State == store.TaskKilling {
+			op.t.endTo = store.TaskKilled
+			m.sendAll(op.t, api.CommandKill, 0)
+		}
+	}
+	m.metric.jobEnded(j.rec.State, rec.State)
+	j.rec = rec
+	m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
+	m.kick()
+	return m.settleJob(ctx, j)
+}
+
+func isConflict(err error) bool {
+	var he *httpError
+	return errors.As(err, &he) && he.status == http.StatusConflict
+}

@@ -1,0 +1,231 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// taskOp is one task transition to persist; ok says it was stored.
+type taskOp struct {
+	t     *mtask
+	tr    store.TaskTransition
+	then  *store.TaskTransition // a second transition in the same transaction
+	rec   store.Task
+	ok    bool
+	start *startItem
+}
+
+// startItem is a plan start that passed its re-checks.
+type startItem struct {
+	parts    []*mpart
+	backfill bool
+}
+
+// persistTasks stores the transitions in one transaction. A transition
+// whose compare-and-set fails is skipped (its ok stays false) and the rest
+// go on; any other error rolls everything back.
+func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	err := m.st.Update(ctx, func(tx store.Tx) error {
+		for _, op := range ops {
+			op.ok = false
+			rec, err := tx.TransitionTask(ctx, op.tr)
+			if errors.Is(err, store.ErrConflict) {
+				m.log.Warn("task transition skipped", "err", err)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if op.then != nil {
+				if rec, err = tx.TransitionTask(ctx, *op.then); err != nil {
+					return err
+				}
+			}
+			op.rec, op.ok = rec, true
+		}
+		return nil
+	})
+	if err != nil {
+		for _, op := range ops {
+			op.ok = false
+		}
+		return fmt.Errorf("persist task transitions: %w", err)
+	}
+	return nil
+}
+
+// apply carries out a plan: it re-checks every item against the mirror,
+// persists those that still hold in one transaction, and only then hands
+// the commands to the agents. It returns how many starts and preemptions
+// it applied. Callers hold mu.
+func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts int, err error) {
+	now := m.now()
+	var ops []*taskOp
+	for _, p := range plan.Preemptions {
+		t := m.view.allocs[p.Alloc]
+		if t.att == nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
+			continue // ended or already asked to stop since the snapshot
+		}
+		reason := "preempted for job " + m.snap.Jobs[p.For].ID
+		ops = append(ops, &taskOp{t: t, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+			From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}})
+	}
+	claimed := map[string]map[int]bool{} // GPUs taken by earlier starts of this plan
+	picked := map[*mtask]bool{}
+	for _, st := range plan.Starts {
+		j := m.view.jobs[st.Job]
+		t := m.pickTask(j, picked)
+		if t == nil {
+			continue
+		}
+		parts, ok := m.placeParts(st.Nodes, claimed)
+		if !ok {
+			continue
+		}
+		picked[t] = true
+		placement := make([]store.Placement, len(parts))
+		for i, p := range parts {
+			placement[i] = store.Placement{Node: p.node, GPUs: p.gpus}
+		}
+		tr := store.TaskTransition{JobID: j.rec.ID, Index: t.rec.Index, From: store.TaskQueued,
+			To: store.TaskStarting, Attempt: t.rec.Attempt, At: now, Placement: placement, Reason: "scheduled"}
+		if st.Backfill {
+			tr.Reason = "scheduled (backfill)"
+		}
+		if t.rec.CheckpointDir == "" {
+			tr.CheckpointDir = filepath.Join(m.opt.CheckpointRoot, j.idString(), strconv.Itoa(t.rec.Index))
+		}
+		ops = append(ops, &taskOp{t: t, tr: tr, start: &startItem{parts: parts, backfill: st.Backfill}})
+	}
+	if err := m.persistTasks(ctx, ops); err != nil {
+		return 0, 0, err
+	}
+	touched := map[*mjob]bool{}
+	for _, op := range ops {
+		if !op.ok {
+			continue
+		}
+		t := op.t
+		m.setTask(t, op.rec)
+		touched[t.job] = true
+		if op.start == nil {
+			preempts++
+			m.sendAll(t, api.CommandPreempt, m.grace(t.job.rec.Pool))
+			m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
+			continue
+		}
+		starts++
+		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill}
+		m.hold(t)
+		m.sendStarts(t)
+	}
+	for j := range touched {
+		if err := m.settleJob(ctx, j); err != nil {
+			return starts, preempts, err
+		}
+	}
+	return starts, preempts, nil
+}
+
+// pickTask chooses the queued task a start launches: tasks that ran before
+// (preempted and requeued) resume first, then by index.
+func (m *Master) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
+	if j.rec.State.Terminal() {
+		return nil
+	}
+	var best *mtask
+	for _, t := range j.tasks {
+		if t.rec.State != store.TaskQueued || picked[t] {
+			continue
+		}
+		if best == nil || (t.rec.Restarts > 0 && best.rec.Restarts == 0) {
+			best = t
+		}
+		if best.rec.Restarts > 0 {
+			break
+		}
+	}
+	return best
+}
+
+// placeParts turns a start's slot counts into concrete GPUs: the lowest
+// free indexes of each node. It fails when a node went down or does not
+// have the GPUs free any more.
+func (m *Master) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]bool) ([]*mpart, bool) {
+	parts := make([]*mpart, 0, len(ns))
+	for _, x := range ns {
+		n := m.view.nodes[x.Node]
+		if !n.up() {
+			return nil, false
+		}
+		taken := claimed[n.rec.Name]
+		var gpus []store.GPURef
+		for _, g := range n.rec.GPUs {
+			if len(gpus) == int(x.Slots) {
+				break
+			}
+			if n.used[g.Index] == nil && !taken[g.Index] {
+				gpus = append(gpus, store.GPURef{Index: g.Index, UUID: g.UUID})
+			}
+		}
+		if len(gpus) < int(x.Slots) {
+			m.log.Warn("plan start skipped: GPUs no longer free", "node", n.rec.Name, "want", x.Slots, "free", len(gpus))
+			return nil, false
+		}
+		parts = append(parts, &mpart{node: n.rec.Name, gpus: gpus})
+	}
+	for _, p := range parts {
+		if claimed[p.node] == nil {
+			claimed[p.node] = map[int]bool{}
+		}
+		for _, g := range p.gpus {
+			claimed[p.node][g.Index] = true
+		}
+	}
+	return parts, true
+}
+
+// sendStarts queues one start command per part of t's new attempt.
+func (m *Master) sendStarts(t *mtask) {
+	j := t.job
+	for rank, p := range t.att.parts {
+		gpus := make([]int, len(p.gpus))
+		for i, g := range p.gpus {
+			gpus[i] = g.Index
+		}
+		spec := &agent.TaskSpec{
+			JobID:           j.idString(),
+			TaskIndex:       t.rec.Index,
+			Attempt:         t.rec.Attempt,
+			RestartCount:    t.rec.Restarts,
+			Entrypoint:      j.rec.Entrypoint,
+			WorkDir:         workDir(j.rec.ID, t.rec.Index),
+			Env:             j.rec.Environment,
+			GPUs:            gpus,
+			CheckpointDir:   t.rec.CheckpointDir,
+			Hyperparameters: t.rec.Hyperparameters,
+			NodeRank:        rank,
+			NodeCount:       len(t.att.parts),
+		}
+		n := m.nodes[p.node]
+		n.send(api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
+	}
+	m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
+}
+
+// workDir is a task's working directory, relative: the agent resolves it
+// under its own work directory.
+func workDir(job int64, index int) string {
+	return filepath.Join("jobs", strconv.FormatInt(job, 10), strconv.Itoa(index))
+}

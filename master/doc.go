@@ -1,0 +1,47 @@
+// Package master is Allot's live scheduler: it keeps the state machine of
+// jobs and tasks over the store, runs the scheduling core on events and on
+// a tick, applies the core's plans through one applier, serves the REST
+// API under /api/v1 (api/doc.go is the contract) and speaks the agent
+// protocol. docs/master.md describes it for operators.
+//
+// # State
+//
+// The store is the truth. The master keeps a mirror of the live jobs (not
+// terminal, or with tasks still holding attempts), their tasks and open
+// attempts, and of the nodes, loaded from the store by New; a scheduling
+// pass reads only the mirror. Every change follows one order: persist the
+// transition (a compare-and-set in the store), then update the mirror,
+// then act on it (queue a start, preempt or kill command for an agent).
+// A mutex guards the mirror; changes to existing jobs and tasks take it
+// across their store write, so the mirror and the store never disagree
+// about a task. Job creation writes first and takes the mutex after, so
+// submissions group-commit.
+//
+// # Invariants
+//
+//   - A command is queued for an agent only after the transition that it
+//     carries out is durable: starting before start, preempting before
+//     preempt, killing before kill.
+//   - The applier re-checks every plan item against the mirror (task still
+//     queued, victim still running or starting, node still up, GPUs still
+//     free) and the store's compare-and-set checks it again; an item that
+//     fails either is skipped, never half-applied.
+//   - Concrete GPU indexes are chosen by the master, lowest free first; a
+//     GPU is held by at most one open attempt.
+//   - A task on several nodes (a gang) gets one start command per node,
+//     with NodeRank/NodeCount; it is running once every part reports
+//     running, and its attempt ends when every part has exited. A failed
+//     part has the others killed.
+//   - A preempted attempt ends preempting → preempted → queued in one
+//     transaction; the task keeps its checkpoint directory and its restart
+//     count grows.
+//   - Job states follow their tasks: running while one holds an attempt,
+//     then completed (all completed), failed (any failed) or killed.
+//   - Snapshot.Now and every persisted time come from Options.Clock.
+//
+// Agents that stay silent longer than the configured agent timeout are
+// marked lost, and their attempts end as lost: preemptible tasks (and
+// tasks that never ran) are requeued, others fail with the reason. After
+// a master restart every agent must register again (its first sync gets
+// 404), which reconciles what it runs with what the store says.
+package master

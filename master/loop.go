@@ -1,0 +1,140 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// schedule runs passes of the core and applies their plans. After an event
+// it mirrors the simulator's step: passes until one changes nothing (or,
+// when every pool runs FIFO or backfill, until one starts without
+// preempting), carrying conservative reservations from pass to pass. An
+// idle tick runs one pass and carries nothing, so that conservative
+// backfilling compresses its schedule on events only, as in simulation.
+// Callers hold mu.
+func (m *Master) schedule(ctx context.Context) error {
+	event := m.event
+	m.event = false
+	oneShot := true
+	for _, p := range m.cfg.Pools {
+		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
+			oneShot = false
+		}
+	}
+	for pass := 0; pass < maxPasses; pass++ {
+		began := time.Now()
+		m.buildSnapshot()
+		plan, err := m.sc.Schedule(&m.snap)
+		m.metric.passSeconds.Observe(time.Since(began).Seconds())
+		if err != nil {
+			return fmt.Errorf("schedule: %w", err)
+		}
+		m.notePending(plan)
+		if event {
+			m.keepReservations(plan)
+		}
+		starts, preempts, err := m.apply(ctx, plan)
+		if err != nil {
+			return err
+		}
+		if starts+preempts == 0 || (oneShot && preempts == 0) {
+			return nil
+		}
+		// Anything that changed makes the next pass an event pass, whatever
+		// woke this one.
+		event = true
+	}
+	return fmt.Errorf("scheduling did not settle after %d passes", maxPasses)
+}
+
+// keepReservations carries each pending job's reserved start into the next
+// pass, as the simulator does (see sim's keepReservations).
+func (m *Master) keepReservations(plan *sched.Plan) {
+	for _, pe := range plan.Pending {
+		at := pe.At
+		if at < 0 || at == sched.Never {
+			at = 0
+		}
+		m.view.jobs[pe.Job].reserved = at
+	}
+	for _, st := range plan.Starts {
+		m.view.jobs[st.Job].reserved = 0
+	}
+}
+
+// notePending records the plan's pending reasons on the jobs, and clears
+// the reason of jobs the plan does not call pending.
+func (m *Master) notePending(plan *sched.Plan) {
+	for _, j := range m.view.jobs {
+		j.pending = nil
+	}
+	for _, pe := range plan.Pending {
+		info := &pendingInfo{p: pe}
+		if pe.Blocker >= 0 && pe.Blocker < len(m.snap.Jobs) {
+			info.blockerID = m.snap.Jobs[pe.Blocker].ID
+		}
+		m.view.jobs[pe.Job].pending = info
+	}
+}
+
+// checkAgents marks nodes lost whose agent has been silent longer than the
+// agent timeout. Callers hold mu.
+func (m *Master) checkAgents(ctx context.Context) {
+	now := m.now()
+	limit := m.agentTimeout()
+	for _, n := range m.nodes {
+		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
+			continue
+		}
+		if err := m.loseNode(ctx, n, fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))); err != nil {
+			m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
+		}
+	}
+}
+
+// checkTimeLimits kills the tasks that have run past their job's time
+// limit. Callers hold mu.
+func (m *Master) checkTimeLimits(ctx context.Context) {
+	now := m.now()
+	var over []*mtask
+	for _, j := range m.jobs {
+		if j.rec.TimeLimit <= 0 {
+			continue
+		}
+		for _, t := range j.tasks {
+			if t.att != nil && (t.rec.State == store.TaskRunning || t.rec.State == store.TaskStarting) &&
+				now.Sub(t.att.started) >= j.rec.TimeLimit {
+				over = append(over, t)
+			}
+		}
+	}
+	for _, t := range over {
+		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
+		if err := m.killTask(ctx, t, store.TaskKilled, reason); err != nil {
+			m.log.Error("killing a task past its time limit", "task", t.id().String(), "err", err)
+		}
+	}
+}
+
+// killTask moves an active task to killing, persisted, then sends kill
+// commands to its parts. endTo is the terminal state it ends in.
+func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, reason string) error {
+	if t.att == nil || t.rec.State == store.TaskKilling {
+		return nil
+	}
+	rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		From: t.rec.State, To: store.TaskKilling, Attempt: t.rec.Attempt, At: m.now(), Reason: reason})
+	if err != nil {
+		return err
+	}
+	m.setTask(t, rec)
+	t.endTo = endTo
+	m.sendAll(t, api.CommandKill, 0)
+	m.log.Info("killing task", "task", t.id().String(), "reason", reason)
+	return nil
+}

@@ -1,0 +1,228 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// Defaults for the Options left zero.
+const (
+	DefaultTick         = time.Second
+	DefaultGrace        = 30 * time.Second
+	DefaultAgentTimeout = 30 * time.Second
+	// DefaultSyncWait is how long a sync without commands is held.
+	DefaultSyncWait = 10 * time.Second
+	// defaultZeroSlotLimit caps zero-slot tasks per node when a pool's
+	// configuration leaves it 0.
+	defaultZeroSlotLimit = 100
+	// maxPasses bounds the passes run for one event; the simulator uses the
+	// same bound.
+	maxPasses = 1000
+	// maxRest bounds the pause after an event-driven step.
+	maxRest = 100 * time.Millisecond
+)
+
+// Clock tells the time. The master reads it for every timestamp it
+// persists, for Snapshot.Now, and for agent timeouts and time limits, so
+// that tests can drive all of them.
+type Clock interface {
+	Now() time.Time
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now().UTC() }
+
+// Options configure a Master.
+type Options struct {
+	// Store is the opened store; the Master does not close it.
+	Store store.Store
+	// Config is the configuration to start with; nil means config.Default().
+	Config *config.Config
+	// ConfigPath is the file that a reload re-reads; "" disables reloads.
+	ConfigPath string
+	// LoadConfig reads ConfigPath on reload; nil means config.Load.
+	LoadConfig func(path string) (*config.Config, error)
+	// DataDir is the master's data directory; checkpoints go under
+	// DataDir/checkpoints unless CheckpointRoot is set.
+	DataDir string
+	// CheckpointRoot is where tasks' checkpoint directories are made:
+	// ROOT/JOB/TASK. It must be reachable at the same path from every node
+	// (a shared file system) for a task to resume on another node.
+	CheckpointRoot string
+	// Logger receives structured logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Clock is the time source; nil means the wall clock.
+	Clock Clock
+	// Tick is the interval of idle scheduling passes, agent-loss checks
+	// and time-limit checks; 0 means DefaultTick.
+	Tick time.Duration
+	// SyncWait is the longest a sync is held without commands; 0 means
+	// DefaultSyncWait.
+	SyncWait time.Duration
+	// UI, when set, is served at / (the dashboard).
+	UI http.Handler
+}
+
+// Master is the live scheduler: it owns the state machine of jobs and
+// tasks, runs the scheduling core and talks to agents.
+type Master struct {
+	st     store.Store
+	log    *slog.Logger
+	clock  Clock
+	opt    Options
+	load   func(string) (*config.Config, error)
+	metric *metrics
+
+	// kickc wakes the loop for an event-driven pass.
+	kickc chan struct{}
+
+	mu sync.Mutex
+	// Everything below is guarded by mu.
+	cfg  *config.Config
+	jobs map[int64]*mjob
+	// order lists the mirror's jobs by id for the snapshot; unsorted says
+	// a submission arrived out of order.
+	order    []*mjob
+	unsorted bool
+	cfgGen   int // incremented by each reload; invalidates mjob.entry
+	nodes    map[string]*mnode
+	sc       sched.Scheduler
+	snap     sched.Snapshot
+	view     snapView
+	event    bool // an event happened since the last event pass
+	logc     map[int64]chan struct{}
+	closed   bool
+}
+
+// New loads the master's state from the store and returns a Master ready
+// to serve; Run starts its loop.
+func New(ctx context.Context, opt Options) (*Master, error) {
+	if opt.Store == nil {
+		return nil, errors.New("master: no store")
+	}
+	if opt.Config == nil {
+		opt.Config = config.Default()
+	}
+	if err := checkConfig(opt.Config); err != nil {
+		return nil, fmt.Errorf("master: %w", err)
+	}
+	if opt.CheckpointRoot == "" {
+		if opt.DataDir == "" {
+			return nil, errors.New("master: neither a data directory nor a checkpoint root is set")
+		}
+		opt.CheckpointRoot = filepath.Join(opt.DataDir, "checkpoints")
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Clock == nil {
+		opt.Clock = wallClock{}
+	}
+	if opt.Tick <= 0 {
+		opt.Tick = DefaultTick
+	}
+	if opt.SyncWait <= 0 {
+		opt.SyncWait = DefaultSyncWait
+	}
+	m := &Master{
+		st:     opt.Store,
+		log:    opt.Logger,
+		clock:  opt.Clock,
+		opt:    opt,
+		load:   opt.LoadConfig,
+		kickc:  make(chan struct{}, 1),
+		cfg:    opt.Config,
+		cfgGen: 1,
+		jobs:   map[int64]*mjob{},
+		nodes:  map[string]*mnode{},
+		logc:   map[int64]chan struct{}{},
+	}
+	if m.load == nil {
+		m.load = config.Load
+	}
+	m.metric = newMetrics(m)
+	if err := m.restore(ctx); err != nil {
+		return nil, fmt.Errorf("master: restore state: %w", err)
+	}
+	m.event = true
+	return m, nil
+}
+
+// Run runs the scheduling loop until ctx ends: a pass on every event and
+// on every tick, with agent-loss and time-limit checks on the tick.
+func (m *Master) Run(ctx context.Context) error {
+	t := time.NewTicker(m.opt.Tick)
+	defer t.Stop()
+	m.Step(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-m.kickc:
+			began := time.Now()
+			m.Step(ctx)
+			// Under a storm of events, rest as long as the passes took, so
+			// that scheduling takes at most half a CPU and the events that
+			// come meanwhile share the next pass.
+			rest := time.NewTimer(min(time.Since(began), maxRest))
+			select {
+			case <-ctx.Done():
+				rest.Stop()
+				return nil
+			case <-rest.C:
+			}
+		case <-t.C:
+			m.Tick(ctx)
+		}
+	}
+}
+
+// Tick does the periodic work: marks silent agents lost, kills tasks past
+// their time limit, and runs a scheduling pass.
+func (m *Master) Tick(ctx context.Context) {
+	m.mu.Lock()
+	m.checkAgents(ctx)
+	m.checkTimeLimits(ctx)
+	m.mu.Unlock()
+	m.Step(ctx)
+}
+
+// Step runs scheduling passes now: after an event, passes until the plan
+// settles; otherwise one pass.
+func (m *Master) Step(ctx context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.schedule(ctx); err != nil {
+		m.log.Error("scheduling pass failed", "err", err)
+	}
+}
+
+// kick asks the loop for an event-driven pass. Callers hold mu.
+func (m *Master) kick() {
+	m.event = true
+	select {
+	case m.kickc <- struct{}{}:
+	default:
+	}
+}
+
+// now is the clock's time in UTC.
+func (m *Master) now() time.Time { return m.clock.Now().UTC() }
+
+// Config returns the configuration in force.
+func (m *Master) Config() *config.Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}

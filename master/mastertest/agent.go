@@ -1,0 +1,289 @@
+// Package mastertest holds test helpers for the master: a fake agent that
+// speaks the real agent protocol over HTTP, so that tests and benchmarks of
+// the master (and end-to-end tests of other packages) can run a cluster
+// without processes or GPUs.
+package mastertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// ErrNotRegistered is returned by Sync when the master answered 404.
+var ErrNotRegistered = errors.New("master does not know this agent")
+
+// Exit says how a fake attempt ends.
+type Exit struct {
+	Outcome  agent.Outcome
+	ExitCode int
+	// After delays the exit report by this long (Run only); 0 reports it in
+	// the same sync as the running report.
+	After time.Duration
+}
+
+// Agent is a fake node agent. It registers, syncs, and "runs" start
+// commands by reporting them running; it reports preempted and killed
+// attempts as exited at once (unless HoldPreempt), and exits others when
+// OnStart says so or when the test calls Exit. Set the fields before the
+// first call; the methods are safe for concurrent use.
+type Agent struct {
+	// Master is the master's base URL, e.g. an httptest.Server's URL.
+	Master string
+	Name   string
+	Pool   string
+	// GPUs is how many GPUs to declare, of type GPUType (default h100).
+	GPUs    int
+	GPUType string
+	Labels  map[string]string
+	// Client sends the requests; nil means http.DefaultClient.
+	Client *http.Client
+	// WaitS is the long-poll wait that Run asks for (default 1).
+	WaitS int
+	// OnStart, when set, is called for every start command and may say
+	// how the attempt ends; nil keeps it running.
+	OnStart func(agent.TaskSpec) *Exit
+	// HoldPreempt keeps preempted attempts running until Exit is called,
+	// as a task that takes its time to checkpoint would.
+	HoldPreempt bool
+
+	mu       sync.Mutex
+	seq      int64
+	pending  []api.Report // not yet acknowledged
+	running  map[agent.TaskID]agent.TaskSpec
+	started  []agent.TaskSpec
+	commands []api.Command
+	timers   []*time.Timer
+}
+
+// Register registers the agent with the running attempts it has.
+func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
+	a.mu.Lock()
+	gpus := make([]api.GPU, a.GPUs)
+	typ := a.GPUType
+	if typ == "" {
+		typ = "h100"
+	}
+	for i := range gpus {
+		gpus[i] = api.GPU{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", a.Name, i), Type: typ, MemoryMiB: 81920}
+	}
+	reg := api.Register{Name: a.Name, Pool: a.Pool, Labels: a.Labels, GPUs: gpus, Running: a.runningLocked(), Version: "mastertest"}
+	a.mu.Unlock()
+	var reply api.RegisterReply
+	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {
+		return reply, err
+	}
+	a.handle(reply.Commands)
+	return reply, nil
+}
+
+// Sync sends the unacknowledged reports and the running list, and handles
+// the commands of the reply. It returns ErrNotRegistered on 404.
+func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
+	a.mu.Lock()
+	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), WaitS: waitS}
+	a.mu.Unlock()
+	if s.Reports == nil {
+		s.Reports = []api.Report{}
+	}
+	var reply api.SyncReply
+	if err := a.post(ctx, "/agents/"+a.Name+"/sync", s, &reply); err != nil {
+		return reply, err
+	}
+	a.mu.Lock()
+	a.pending = slices.DeleteFunc(a.pending, func(r api.Report) bool { return r.Seq <= reply.Acked })
+	a.mu.Unlock()
+	a.handle(reply.Commands)
+	return reply, nil
+}
+
+// Run registers and syncs until ctx ends, registering again when the
+// master asks, and retrying after errors.
+func (a *Agent) Run(ctx context.Context) error {
+	wait := a.WaitS
+	if wait == 0 {
+		wait = 1
+	}
+	registered := false
+	for ctx.Err() == nil {
+		var err error
+		if !registered {
+			_, err = a.Register(ctx)
+			registered = err == nil
+		} else {
+			_, err = a.Sync(ctx, wait)
+			if errors.Is(err, ErrNotRegistered) {
+				registered = false
+				continue
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	a.mu.Lock()
+	for _, t := range a.timers {
+		t.Stop()
+	}
+	a.mu.Unlock()
+	return nil
+}
+
+// Restart forgets everything, as a restarted agent process would: running
+// attempts (their processes died with it) and unsent reports.
+func (a *Agent) Restart() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seq, a.pending, a.running = 0, nil, nil
+}
+
+// Exit reports that a running attempt ended.
+func (a *Agent) Exit(id agent.TaskID, outcome agent.Outcome, code int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.exitLocked(id, outcome, code)
+}
+
+// Running lists the attempts the agent runs, sorted.
+func (a *Agent) Running() []agent.TaskID {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.runningLocked()
+}
+
+// Started lists every start command the agent got, in order.
+func (a *Agent) Started() []agent.TaskSpec {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.started)
+}
+
+// Commands lists every command the agent got, in order.
+func (a *Agent) Commands() []api.Command {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.commands)
+}
+
+func (a *Agent) runningLocked() []agent.TaskID {
+	ids := make([]agent.TaskID, 0, len(a.running))
+	for id := range a.running {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y agent.TaskID) int {
+		if x.JobID != y.JobID {
+			xi, _ := strconv.Atoi(x.JobID)
+			yi, _ := strconv.Atoi(y.JobID)
+			return xi - yi
+		}
+		if x.TaskIndex != y.TaskIndex {
+			return x.TaskIndex - y.TaskIndex
+		}
+		return x.Attempt - y.Attempt
+	})
+	return ids
+}
+
+func (a *Agent) report(r api.Report) {
+	a.seq++
+	r.Seq, r.At = a.seq, time.Now().UTC()
+	a.pending = append(a.pending, r)
+}
+
+func (a *Agent) exitLocked(id agent.TaskID, outcome agent.Outcome, code int) bool {
+	if _, ok := a.running[id]; !ok {
+		return false
+	}
+	delete(a.running, id)
+	c := code
+	a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(outcome), ExitCode: &c})
+	return true
+}
+
+// handle carries out commands as a real agent would, reporting at once.
+func (a *Agent) handle(cmds []api.Command) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running == nil {
+		a.running = map[agent.TaskID]agent.TaskSpec{}
+	}
+	for _, c := range cmds {
+		a.commands = append(a.commands, c)
+		switch c.Type {
+		case api.CommandStart:
+			if c.Start == nil {
+				continue
+			}
+			id := c.Start.ID()
+			if _, dup := a.running[id]; dup {
+				continue
+			}
+			a.running[id] = *c.Start
+			a.started = append(a.started, *c.Start)
+			a.report(api.Report{Task: id, Event: api.EventRunning})
+			if a.OnStart == nil {
+				continue
+			}
+			if e := a.OnStart(*c.Start); e != nil {
+				if e.After <= 0 {
+					a.exitLocked(id, e.Outcome, e.ExitCode)
+				} else {
+					e := *e
+					a.timers = append(a.timers, time.AfterFunc(e.After, func() { a.Exit(id, e.Outcome, e.ExitCode) }))
+				}
+			}
+		case api.CommandPreempt:
+			if !a.HoldPreempt {
+				a.exitLocked(c.Task, agent.OutcomePreempted, 0)
+			}
+		case api.CommandKill:
+			a.exitLocked(c.Task, agent.OutcomeKilled, -1)
+		}
+	}
+}
+
+func (a *Agent) post(ctx context.Context, path string, body, reply any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.Master+api.Version+path, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	client := a.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode == http.StatusNotFound && path != "/agents/register" {
+		return ErrNotRegistered
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s: %s", path, resp.Status, bytes.TrimSpace(raw))
+	}
+	return json.Unmarshal(raw, reply)
+}

@@ -1,0 +1,114 @@
+package master
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// metrics are the master's Prometheus metrics, in a registry of its own so
+// that several masters (in tests) do not collide.
+type metrics struct {
+	reg                *prometheus.Registry
+	passSeconds        prometheus.Histogram
+	submissions        prometheus.Counter
+	agentSyncs         prometheus.Counter
+	agentRegistrations prometheus.Counter
+	jobsEnded          *prometheus.CounterVec
+}
+
+func newMetrics(m *Master) *metrics {
+	x := &metrics{
+		reg: prometheus.NewRegistry(),
+		passSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "allot_scheduling_pass_seconds",
+			Help:    "Duration of one scheduling pass: snapshot, core, and no I/O.",
+			Buckets: prometheus.ExponentialBuckets(0.00005, 4, 10),
+		}),
+		submissions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_submissions_total", Help: "Jobs submitted."}),
+		agentSyncs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_agent_syncs_total", Help: "Agent syncs received."}),
+		agentRegistrations: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_agent_registrations_total", Help: "Agent registrations received."}),
+		jobsEnded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_jobs_ended_total", Help: "Jobs that reached a terminal state, by state."}, []string{"state"}),
+	}
+	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded,
+		&mirrorCollector{m: m})
+	return x
+}
+
+// jobEnded counts a job reaching a terminal state.
+func (x *metrics) jobEnded(from, to store.JobState) {
+	if !from.Terminal() && to.Terminal() {
+		x.jobsEnded.WithLabelValues(string(to)).Inc()
+	}
+}
+
+// mirrorCollector reports gauges computed from the mirror at scrape time.
+type mirrorCollector struct{ m *Master }
+
+var (
+	descJobs    = prometheus.NewDesc("allot_jobs", "Live jobs by state (queued, running).", []string{"state"}, nil)
+	descRunning = prometheus.NewDesc("allot_tasks_running",
+		"Tasks holding slots (starting, running, preempting or killing), by pool.", []string{"pool"}, nil)
+	descSlots = prometheus.NewDesc("allot_pool_slots", "Slots of the nodes up in the pool.", []string{"pool"}, nil)
+	descUsed  = prometheus.NewDesc("allot_pool_slots_used", "Slots held by tasks in the pool.", []string{"pool"}, nil)
+	descPend  = prometheus.NewDesc("allot_jobs_pending",
+		"Jobs with waiting tasks, by pool and the last pass's reason.", []string{"pool", "reason"}, nil)
+	descNodes = prometheus.NewDesc("allot_nodes", "Registered nodes by state.", []string{"state"}, nil)
+)
+
+func (c *mirrorCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descJobs, descRunning, descSlots, descUsed, descPend, descNodes} {
+		ch <- d
+	}
+}
+
+func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	states := map[store.JobState]int{store.JobQueued: 0, store.JobRunning: 0}
+	pending := map[[2]string]int{}
+	for _, j := range m.jobs {
+		if _, ok := states[j.rec.State]; ok {
+			states[j.rec.State]++
+		}
+		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
+			reason := "none"
+			if j.pending != nil {
+				reason = j.pending.view().Reason
+			}
+			pending[[2]string{j.rec.Pool, reason}]++
+		}
+	}
+	for s, n := range states {
+		ch <- prometheus.MustNewConstMetric(descJobs, prometheus.GaugeValue, float64(n), string(s))
+	}
+	for k, n := range pending {
+		ch <- prometheus.MustNewConstMetric(descPend, prometheus.GaugeValue, float64(n), k[0], k[1])
+	}
+	loads := m.loads(func(j *mjob) string { return j.rec.Pool })
+	nodes := map[string]int{string(store.NodeUp): 0, string(store.NodeLost): 0}
+	slots := map[string]int{}
+	for _, n := range m.nodes {
+		nodes[string(n.rec.State)]++
+		if n.up() {
+			slots[n.pool] += len(n.rec.GPUs)
+		}
+	}
+	for s, n := range nodes {
+		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(n), s)
+	}
+	for _, p := range m.cfg.Pools {
+		l := loads[p.Name]
+		if l == nil {
+			l = &load{}
+		}
+		ch <- prometheus.MustNewConstMetric(descRunning, prometheus.GaugeValue, float64(l.runningTasks), p.Name)
+		ch <- prometheus.MustNewConstMetric(descSlots, prometheus.GaugeValue, float64(slots[p.Name]), p.Name)
+		ch <- prometheus.MustNewConstMetric(descUsed, prometheus.GaugeValue, float64(l.used), p.Name)
+	}
+}

@@ -1,0 +1,109 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
+)
+
+// checkConfig checks what the master relies on, whoever built the
+// configuration: pools exist with known policies and unique names, the
+// default pool is one of them, and project parents exist.
+func checkConfig(cfg *config.Config) error {
+	if len(cfg.Pools) == 0 {
+		return errors.New("config: no pools")
+	}
+	seen := map[string]bool{}
+	for i, p := range cfg.Pools {
+		switch {
+		case p.Name == "":
+			return fmt.Errorf("config: pools[%d]: empty name", i)
+		case seen[p.Name]:
+			return fmt.Errorf("config: pool %q is defined twice", p.Name)
+		}
+		switch p.Policy {
+		case sched.PolicyFIFO, sched.PolicyBackfill, sched.PolicyFairShare, sched.PolicyPriority, sched.PolicyQuota:
+		default:
+			return fmt.Errorf("config: pool %q: unknown policy %q", p.Name, p.Policy)
+		}
+		seen[p.Name] = true
+	}
+	if !seen[cfg.DefaultPool] {
+		return fmt.Errorf("config: default pool %q is not one of the pools (%s)", cfg.DefaultPool, poolNames(cfg))
+	}
+	for _, r := range cfg.Nodes {
+		if r.Pool != "" && !seen[r.Pool] {
+			return fmt.Errorf("config: node %q is pinned to pool %q, which is not defined", r.Name, r.Pool)
+		}
+	}
+	projects := map[string]bool{}
+	for _, p := range cfg.Projects {
+		projects[p.Name] = true
+	}
+	for _, p := range cfg.Projects {
+		if p.Parent != "" && !projects[p.Parent] {
+			return fmt.Errorf("config: project %q: parent %q is not defined", p.Name, p.Parent)
+		}
+	}
+	return nil
+}
+
+func poolNames(cfg *config.Config) string {
+	names := make([]string, len(cfg.Pools))
+	for i, p := range cfg.Pools {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// poolConfig returns the named pool's configuration, or nil. Callers hold
+// mu.
+func (m *Master) poolConfig(name string) *config.Pool {
+	i := slices.IndexFunc(m.cfg.Pools, func(p config.Pool) bool { return p.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &m.cfg.Pools[i]
+}
+
+// Reload re-reads the configuration file, validates it fully, and swaps it
+// in at once; an invalid file changes nothing and the error (an
+// *httpError with status 400 through the API) says why. A configuration
+// that drops a pool that live jobs use is refused.
+func (m *Master) Reload(ctx context.Context) error {
+	if m.opt.ConfigPath == "" {
+		return badRequest("", "the master was started without a configuration file: nothing to reload")
+	}
+	cfg, err := m.load(m.opt.ConfigPath)
+	if err == nil {
+		err = checkConfig(cfg)
+	}
+	if err != nil {
+		return badRequest("", "reload %s: %v; the configuration in force is unchanged", m.opt.ConfigPath, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pools := map[string]bool{}
+	for _, p := range cfg.Pools {
+		pools[p.Name] = true
+	}
+	for _, j := range m.jobs {
+		if !pools[j.rec.Pool] {
+			return badRequest("", "reload %s: job %d uses pool %q, which the new configuration drops; "+
+				"the configuration in force is unchanged", m.opt.ConfigPath, j.rec.ID, j.rec.Pool)
+		}
+	}
+	m.cfg = cfg
+	m.cfgGen++
+	for _, n := range m.nodes {
+		n.pool = m.nodePool(n.rec.Name, n.rec.Pool)
+	}
+	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
+	m.kick()
+	return nil
+}

@@ -1,0 +1,447 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// mjob is the mirror of a live job: one not yet terminal, or a terminal
+// one whose tasks still hold attempts (a killed job whose tasks are being
+// killed). It leaves the mirror when neither holds.
+type mjob struct {
+	rec   store.Job
+	tasks []*mtask
+	count taskCounts
+	// pending is the last pass's explanation, nil when the job was not
+	// pending in it.
+	pending *pendingInfo
+	// reserved carries a conservative reservation from one event pass to
+	// the next (sched.Job.Reserved).
+	reserved int64
+	// entry caches the job's snapshot entry, valid while entryGen equals
+	// the master's configuration generation; entryOK says the job belongs
+	// in the snapshot. A PATCH resets entryGen.
+	entry    sched.Job
+	entryGen int
+	entryOK  bool
+	gone     bool // left the mirror; dropped from Master.order lazily
+}
+
+// pendingInfo is a sched.Pending with the blocker named by job id, so that
+// it stays meaningful after the snapshot is gone.
+type pendingInfo struct {
+	p         sched.Pending
+	blockerID string
+	code      string // overrides p.Reason when the core never saw the job
+	msg       string
+}
+
+// mtask is the mirror of a task.
+type mtask struct {
+	job *mjob
+	rec store.Task
+	att *mattempt // the open attempt; nil when the task is idle or terminal
+	// endTo is the terminal state a killing task ends in: killed for a kill
+	// or a time limit, failed when a part of a gang failed.
+	endTo store.TaskState
+}
+
+// mattempt is an open attempt: one part per node of its placement.
+type mattempt struct {
+	number     int
+	started    time.Time
+	parts      []*mpart
+	backfilled bool
+}
+
+// partState is where one node's part of an attempt is.
+type partState uint8
+
+const (
+	partStarting partState = iota // the start command is queued or on its way
+	partRunning
+	partExited
+)
+
+type mpart struct {
+	node     string
+	gpus     []store.GPURef
+	state    partState
+	outcome  agent.Outcome
+	exitCode *int
+	err      string
+	// delivered: the start command has been handed to the agent (or, after
+	// a master restart, may have been).
+	delivered bool
+	// deliveredSync is the node's sync count when the command went out.
+	deliveredSync int64
+}
+
+// mnode is the mirror of a node.
+type mnode struct {
+	rec  store.Node
+	pool string // effective pool: the config's pin, else the registration's
+	// registered: the agent registered with this master process. A sync
+	// from an agent that did not gets 404, so that every agent registers
+	// (and is reconciled) after a master restart.
+	registered bool
+	lastSeen   time.Time
+	savedBeat  time.Time
+	used       map[int]*mtask // GPU index → task holding it
+	zeroUsed   int
+	commands   []api.Command
+	wake       chan struct{}
+	acked      int64
+	syncs      int64
+	// reconcile holds attempts the master believed ran on the node but the
+	// agent did not list when it registered; the first sync settles them.
+	reconcile map[agent.TaskID]bool
+	polling   int // syncs being held
+}
+
+func newJob(rec store.Job) *mjob {
+	return &mjob{rec: rec}
+}
+
+// taskStates indexes taskCounts.
+var taskStates = [...]store.TaskState{store.TaskQueued, store.TaskStarting, store.TaskRunning,
+	store.TaskPreempting, store.TaskKilling, store.TaskPreempted, store.TaskCompleted, store.TaskFailed,
+	store.TaskKilled}
+
+// taskCounts counts a job's tasks by state, with a last slot for a state
+// the store would never return. An array rather than a map: every
+// scheduling pass reads it for every job.
+type taskCounts [len(taskStates) + 1]int
+
+func stateIndex(s store.TaskState) int {
+	for i, x := range taskStates {
+		if x == s {
+			return i
+		}
+	}
+	return len(taskStates)
+}
+
+func (c *taskCounts) get(s store.TaskState) int    { return c[stateIndex(s)] }
+func (c *taskCounts) add(s store.TaskState, d int) { c[stateIndex(s)] += d }
+
+func (j *mjob) idString() string { return strconv.FormatInt(j.rec.ID, 10) }
+
+// active is how many of the job's tasks hold attempts.
+func (j *mjob) active() int {
+	return j.count.get(store.TaskStarting) + j.count.get(store.TaskRunning) +
+		j.count.get(store.TaskPreempting) + j.count.get(store.TaskKilling)
+}
+
+func (j *mjob) terminal() int {
+	return j.count.get(store.TaskCompleted) + j.count.get(store.TaskFailed) + j.count.get(store.TaskKilled)
+}
+
+// live reports whether the job belongs in the mirror.
+func (j *mjob) live() bool { return !j.rec.State.Terminal() || j.active() > 0 }
+
+func (t *mtask) id() agent.TaskID {
+	return agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index, Attempt: t.rec.Attempt}
+}
+
+func (t *mtask) part(node string) *mpart {
+	if t.att == nil {
+		return nil
+	}
+	for _, p := range t.att.parts {
+		if p.node == node {
+			return p
+		}
+	}
+	return nil
+}
+
+func newNode(rec store.Node) *mnode {
+	return &mnode{rec: rec, used: map[int]*mtask{}, wake: make(chan struct{})}
+}
+
+func (n *mnode) up() bool { return n.rec.State == store.NodeUp }
+
+// send queues a command for the node and wakes a held sync.
+func (n *mnode) send(c api.Command) {
+	n.commands = append(n.commands, c)
+	close(n.wake)
+	n.wake = make(chan struct{})
+}
+
+// setTask records a task's new stored row in the mirror: counts, and the
+// release of its GPUs when its attempt closed.
+func (m *Master) setTask(t *mtask, rec store.Task) {
+	old := t.rec.State
+	t.rec = rec
+	if old != rec.State {
+		t.job.count.add(old, -1)
+		t.job.count.add(rec.State, 1)
+	}
+	if old.Active() && !rec.State.Active() && t.att != nil {
+		m.release(t)
+		t.att = nil
+	}
+	if rec.State != store.TaskKilling {
+		t.endTo = ""
+	}
+}
+
+// release frees the GPUs that t's attempt holds.
+func (m *Master) release(t *mtask) {
+	for _, p := range t.att.parts {
+		n := m.nodes[p.node]
+		if n == nil {
+			continue
+		}
+		if len(p.gpus) == 0 {
+			n.zeroUsed--
+		}
+		for _, g := range p.gpus {
+			if n.used[g.Index] == t {
+				delete(n.used, g.Index)
+			}
+		}
+	}
+}
+
+// hold marks the GPUs of t's attempt as used.
+func (m *Master) hold(t *mtask) {
+	for _, p := range t.att.parts {
+		n := m.nodes[p.node]
+		if n == nil {
+			continue
+		}
+		if len(p.gpus) == 0 {
+			n.zeroUsed++
+		}
+		for _, g := range p.gpus {
+			n.used[g.Index] = t
+		}
+	}
+}
+
+// restore loads the mirror from the store: nodes, live jobs with all their
+// tasks, and the open attempts. It re-queues the preempt and kill commands
+// that a previous master may not have delivered, and settles jobs whose
+// state lags behind their tasks'.
+func (m *Master) restore(ctx context.Context) error {
+	now := m.now()
+	nodes, err := m.st.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range nodes {
+		n := newNode(rec)
+		n.pool = m.nodePool(rec.Name, rec.Pool)
+		n.lastSeen = now // a grace period of one agent timeout to re-register
+		m.nodes[rec.Name] = n
+	}
+	live, err := m.st.Jobs(ctx, store.JobFilter{States: []store.JobState{store.JobQueued, store.JobRunning}})
+	if err != nil {
+		return err
+	}
+	active, err := m.st.Tasks(ctx, store.TaskFilter{States: []store.TaskState{
+		store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling, store.TaskPreempted}})
+	if err != nil {
+		return err
+	}
+	for _, t := range active {
+		if _, ok := m.jobs[t.JobID]; ok {
+			continue
+		}
+		j, err := m.st.Job(ctx, t.JobID)
+		if err != nil {
+			return err
+		}
+		m.jobs[j.ID] = newJob(j)
+	}
+	for _, j := range live {
+		m.jobs[j.ID] = newJob(j)
+	}
+	for _, j := range m.jobs {
+		m.order = append(m.order, j)
+	}
+	m.unsorted = true
+	for id, j := range m.jobs {
+		if err := m.restoreJob(ctx, id, j); err != nil {
+			return err
+		}
+	}
+	for _, j := range m.jobs {
+		if err := m.settleJob(ctx, j); err != nil {
+			return err
+		}
+	}
+	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))
+	return nil
+}
+
+func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
+	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+	if err != nil {
+		return err
+	}
+	atts, err := m.st.Attempts(ctx, store.AttemptFilter{JobID: id, OpenOnly: true})
+	if err != nil {
+		return err
+	}
+	open := map[int]store.Attempt{}
+	for _, a := range atts {
+		open[a.Index] = a
+	}
+	for _, rec := range tasks {
+		t := &mtask{job: j, rec: rec}
+		j.tasks = append(j.tasks, t)
+		j.count.add(rec.State, 1)
+		if !rec.State.Active() {
+			continue
+		}
+		a, ok := open[rec.Index]
+		if !ok || a.Number != rec.Attempt {
+			return fmt.Errorf("task %d/%d is %s without its open attempt %d", id, rec.Index, rec.State, rec.Attempt)
+		}
+		t.att = &mattempt{number: a.Number, started: a.StartedAt}
+		for _, p := range a.Placement {
+			st := partStarting
+			if rec.State != store.TaskStarting {
+				st = partRunning
+			}
+			t.att.parts = append(t.att.parts, &mpart{node: p.Node, gpus: p.GPUs, state: st, delivered: true})
+		}
+		m.hold(t)
+		switch rec.State {
+		case store.TaskPreempting:
+			m.sendAll(t, api.CommandPreempt, m.grace(j.rec.Pool))
+		case store.TaskKilling:
+			t.endTo = store.TaskKilled
+			m.sendAll(t, api.CommandKill, 0)
+		}
+	}
+	// A crash between preempted and queued cannot happen (both go in one
+	// transaction), but a store written by another master might hold one.
+	for _, t := range j.tasks {
+		if t.rec.State == store.TaskPreempted {
+			rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: id, Index: t.rec.Index,
+				From: store.TaskPreempted, To: store.TaskQueued, At: m.now(), Reason: "requeued after preemption"})
+			if err != nil {
+				return err
+			}
+			m.setTask(t, rec)
+		}
+	}
+	return nil
+}
+
+// sendAll queues a preempt or kill command for every part of t's attempt
+// that has not exited.
+func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
+	for _, p := range t.att.parts {
+		if p.state == partExited {
+			continue
+		}
+		if n := m.nodes[p.node]; n != nil && n.up() {
+			n.send(api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)})
+		}
+	}
+}
+
+// settleJob persists the job state that its tasks imply: running while a
+// task holds an attempt, queued when none does, and once every task is
+// terminal, failed if any failed, else killed if any was killed, else
+// completed. A job that was killed stays killed. It drops the job from the
+// mirror once it is no longer live.
+func (m *Master) settleJob(ctx context.Context, j *mjob) error {
+	to := j.rec.State
+	reason := ""
+	switch {
+	case j.rec.State.Terminal():
+	case j.terminal() == len(j.tasks):
+		switch {
+		case j.count.get(store.TaskFailed) > 0:
+			to, reason = store.JobFailed, fmt.Sprintf("%d of %d tasks failed", j.count.get(store.TaskFailed), len(j.tasks))
+		case j.count.get(store.TaskKilled) > 0:
+			to, reason = store.JobKilled, fmt.Sprintf("%d of %d tasks were killed", j.count.get(store.TaskKilled), len(j.tasks))
+		default:
+			to, reason = store.JobCompleted, "every task completed"
+		}
+	case j.active() > 0:
+		to, reason = store.JobRunning, "a task started"
+	default:
+		to, reason = store.JobQueued, "no task holds slots"
+	}
+	if to != j.rec.State {
+		rec, err := m.st.TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
+			At: m.now(), Reason: reason})
+		if err != nil {
+			return fmt.Errorf("settle job %d: %w", j.rec.ID, err)
+		}
+		m.metric.jobEnded(j.rec.State, rec.State)
+		j.rec = rec
+		if rec.State.Terminal() {
+			m.log.Info("job ended", "job", rec.ID, "state", rec.State, "reason", reason)
+		}
+	}
+	if !j.live() {
+		delete(m.jobs, j.rec.ID)
+		j.gone = true
+		m.wakeLogs(j.rec.ID)
+	}
+	return nil
+}
+
+// addJob puts a new job into the mirror. Callers hold mu.
+func (m *Master) addJob(j *mjob) {
+	m.jobs[j.rec.ID] = j
+	if n := len(m.order); n > 0 && m.order[n-1].rec.ID > j.rec.ID {
+		m.unsorted = true
+	}
+	m.order = append(m.order, j)
+}
+
+// nodePool is a node's effective pool: the config pins it by name, else
+// the agent's registration says, else the default pool.
+func (m *Master) nodePool(name, registered string) string {
+	for _, r := range m.cfg.Nodes {
+		if r.Name == name && r.Pool != "" {
+			return r.Pool
+		}
+	}
+	if registered == "" {
+		return m.cfg.DefaultPool
+	}
+	return registered
+}
+
+// grace is a pool's preemption grace period.
+func (m *Master) grace(pool string) time.Duration {
+	for _, p := range m.cfg.Pools {
+		if p.Name == pool && p.Grace > 0 {
+			return p.Grace
+		}
+	}
+	return DefaultGrace
+}
+
+// agentTimeout is how long a silent agent stays up.
+func (m *Master) agentTimeout() time.Duration {
+	if m.cfg.AgentTimeout > 0 {
+		return m.cfg.AgentTimeout
+	}
+	return DefaultAgentTimeout
+}
+
+// wakeLogs wakes log followers of a job.
+func (m *Master) wakeLogs(id int64) {
+	if c, ok := m.logc[id]; ok {
+		close(c)
+		delete(m.logc, id)
+	}
+}

@@ -1,0 +1,117 @@
+package master
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// jobView renders a live job. Callers hold mu.
+func (m *Master) jobView(j *mjob, pos int) api.Job {
+	v := m.storedJobView(j.rec)
+	v.Tasks = len(j.tasks)
+	v.Running = j.active()
+	v.Position = pos
+	if pos > 0 && j.pending != nil {
+		v.Pending = j.pending.view()
+	}
+	return v
+}
+
+// storedJobView renders a job record.
+func (m *Master) storedJobView(rec store.Job) api.Job {
+	v := api.Job{
+		ID:            rec.ID,
+		Name:          rec.Name,
+		Kind:          string(rec.Kind),
+		State:         string(rec.State),
+		Reason:        rec.Reason,
+		Project:       rec.Project,
+		User:          rec.User,
+		Pool:          rec.Pool,
+		Slots:         rec.Slots,
+		Priority:      rec.Priority,
+		PriorityClass: rec.PriorityClass,
+		Weight:        rec.Weight,
+		Preemptible:   rec.Preemptible,
+		TimeLimitS:    int64(rec.TimeLimit / time.Second),
+		Entrypoint:    rec.Entrypoint,
+		Environment:   rec.Environment,
+		SubmittedAt:   rec.SubmittedAt,
+	}
+	if !rec.EndedAt.IsZero() {
+		t := rec.EndedAt
+		v.EndedAt = &t
+	}
+	return v
+}
+
+// view renders the pending explanation.
+func (p *pendingInfo) view() *api.Pending {
+	if p.code != "" {
+		return &api.Pending{Reason: p.code, Message: p.msg}
+	}
+	// Message only needs the blocker's id from the snapshot.
+	s := &sched.Snapshot{Jobs: []sched.Job{{ID: p.blockerID}}}
+	pe := p.p
+	if pe.Blocker >= 0 {
+		pe.Blocker = 0
+	}
+	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s)}
+	if p.blockerID != "" {
+		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
+	}
+	if pe.At >= 0 && pe.At != sched.Never {
+		t := time.Unix(pe.At, 0).UTC()
+		v.EstimatedStart = &t
+	}
+	return v
+}
+
+// taskViews renders tasks with their attempts.
+func taskViews(tasks []store.Task, atts []store.Attempt) []api.Task {
+	byTask := map[int][]api.Attempt{}
+	for _, a := range atts {
+		byTask[a.Index] = append(byTask[a.Index], attemptView(a))
+	}
+	out := make([]api.Task, len(tasks))
+	for i, t := range tasks {
+		out[i] = api.Task{
+			Index:           t.Index,
+			State:           string(t.State),
+			Reason:          t.Reason,
+			Restarts:        t.Restarts,
+			CheckpointDir:   t.CheckpointDir,
+			Hyperparameters: t.Hyperparameters,
+			Attempts:        byTask[t.Index],
+		}
+		if out[i].Attempts == nil {
+			out[i].Attempts = []api.Attempt{}
+		}
+	}
+	return out
+}
+
+func attemptView(a store.Attempt) api.Attempt {
+	v := api.Attempt{Number: a.Number, StartedAt: a.StartedAt, EndState: string(a.EndState),
+		ExitCode: a.ExitCode, Reason: a.Reason, Placement: make([]api.Placement, len(a.Placement))}
+	for i, p := range a.Placement {
+		gpus := make([]int, len(p.GPUs))
+		for k, g := range p.GPUs {
+			gpus[k] = g.Index
+		}
+		v.Placement[i] = api.Placement{Node: p.Node, GPUs: gpus}
+	}
+	if !a.RunningAt.IsZero() {
+		t := a.RunningAt
+		v.RunningAt = &t
+	}
+	if !a.EndedAt.IsZero() {
+		t := a.EndedAt
+		v.EndedAt = &t
+	}
+	return v
+}

@@ -1,0 +1,270 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Account is a fair-share entity of multifactor pools: a department, a
+// group, or a user. Accounts nest; users are the leaves.
+type Account struct {
+	Name string
+	// Parent is the index of the parent account, or -1 at the top.
+	Parent int
+	// Shares is the account's entitlement relative to its siblings: two
+	// siblings with 1 and 3 shares are entitled to 25% and 75% of what
+	// their parent is entitled to.
+	Shares float64
+	// Usage is the decayed usage charged directly to this account, as a
+	// share of the cluster's capacity (see Decay); the core adds each
+	// account's children to it.
+	Usage float64
+}
+
+// FairShareMode selects how the fair-share factor is computed.
+type FairShareMode string
+
+// Classic is seed 003's P = S − U per account; fair tree is Slurm's Fair
+// Tree, which ranks every user by walking the account tree with siblings in
+// order of their level fair share.
+const (
+	FairShareClassic FairShareMode = "classic"
+	FairShareTree    FairShareMode = "fair_tree"
+)
+
+// accountPass holds per-account numbers for one pass, indexed by account.
+type accountPass struct {
+	kids  [][]int32
+	roots []int32
+	order []int32 // pre-order: every parent before its children
+	stack []int32
+	tmp   []int32
+	// norm is S, the account's normalised share of the whole cluster: the
+	// product of its share among its siblings down the tree.
+	norm []float64
+	// sib is the account's share among its siblings.
+	sib []float64
+	// total is U, the usage of the account and all its descendants.
+	total []float64
+	// lf is the level fair share of fair tree: sib / (total among
+	// siblings).
+	lf []float64
+	// factor and level, per mode: the fair-share factor in 0..1, and the
+	// unclamped value that breaks ties (classic: S − U).
+	factor [2][]float64
+	level  [2][]float64
+	built  bool
+	done   [2]bool
+}
+
+func modeIndex(m FairShareMode) int {
+	if m == FairShareTree {
+		return 1
+	}
+	return 0
+}
+
+func (ap *accountPass) reset() {
+	ap.built = false
+	ap.done = [2]bool{}
+}
+
+// validateAccounts checks the account tree: parents exist, no cycle, and
+// shares and usage are finite and not negative.
+func validateAccounts(s *Snapshot) error {
+	for i := range s.Accounts {
+		a := &s.Accounts[i]
+		if !finiteNonNeg(a.Shares) {
+			return fmt.Errorf("account %q: shares must be a finite number >= 0, got %v", a.Name, a.Shares)
+		}
+		if !finiteNonNeg(a.Usage) {
+			return fmt.Errorf("account %q: usage must be a finite number >= 0, got %v", a.Name, a.Usage)
+		}
+		at, depth := a.Parent, 0
+		for at >= 0 {
+			if at >= len(s.Accounts) {
+				return fmt.Errorf("account %q: parent index %d out of range", a.Name, at)
+			}
+			if depth++; depth > len(s.Accounts) {
+				return fmt.Errorf("account %q: its parents form a cycle", a.Name)
+			}
+			at = s.Accounts[at].Parent
+		}
+	}
+	return nil
+}
+
+func finiteNonNeg(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }
+
+// build indexes the tree and computes S and U for every account.
+func (ap *accountPass) build(s *Snapshot) {
+	if ap.built {
+		return
+	}
+	ap.built = true
+	n := len(s.Accounts)
+	ap.kids = resizeLists(ap.kids, n)
+	ap.roots = ap.roots[:0]
+	for i := range s.Accounts {
+		if p := s.Accounts[i].Parent; p < 0 {
+			ap.roots = append(ap.roots, int32(i))
+		} else {
+			ap.kids[p] = append(ap.kids[p], int32(i))
+		}
+	}
+	ap.norm = resize(ap.norm, n)
+	ap.sib = resize(ap.sib, n)
+	ap.total = resize(ap.total, n)
+	ap.lf = resize(ap.lf, n)
+	ap.sibShares(s, ap.roots)
+	for i := range s.Accounts {
+		ap.sibShares(s, ap.kids[i])
+	}
+	// Pre-order: parents come first, so S multiplies down and U adds up
+	// in reverse.
+	ap.order = ap.order[:0]
+	ap.stack = append(ap.stack[:0], ap.roots...)
+	for len(ap.stack) > 0 {
+		a := ap.stack[len(ap.stack)-1]
+		ap.stack = ap.stack[:len(ap.stack)-1]
+		ap.order = append(ap.order, a)
+		ap.stack = append(ap.stack, ap.kids[a]...)
+	}
+	for _, a := range ap.order {
+		ap.norm[a] = ap.sib[a]
+		if p := s.Accounts[a].Parent; p >= 0 {
+			ap.norm[a] *= ap.norm[p]
+		}
+		ap.total[a] = s.Accounts[a].Usage
+	}
+	for i := len(ap.order) - 1; i >= 0; i-- {
+		a := ap.order[i]
+		if p := s.Accounts[a].Parent; p >= 0 {
+			ap.total[p] += ap.total[a]
+		}
+	}
+}
+
+// sibShares sets each sibling's share of the siblings' shares.
+func (ap *accountPass) sibShares(s *Snapshot, sibs []int32) {
+	sum := 0.0
+	for _, a := range sibs {
+		sum += s.Accounts[a].Shares
+	}
+	for _, a := range sibs {
+		ap.sib[a] = 0
+		if sum > 0 {
+			ap.sib[a] = s.Accounts[a].Shares / sum
+		}
+	}
+}
+
+// factors returns the fair-share factor and tie-break level per account
+// for a mode, computing them once per pass.
+func (ap *accountPass) factors(s *Snapshot, m FairShareMode) (factor, level []float64) {
+	k := modeIndex(m)
+	if ap.done[k] {
+		return ap.factor[k], ap.level[k]
+	}
+	ap.build(s)
+	n := len(s.Accounts)
+	ap.factor[k] = resize(ap.factor[k], n)
+	ap.level[k] = resize(ap.level[k], n)
+	if m == FairShareTree {
+		ap.fairTree(s, ap.factor[k])
+		copy(ap.level[k], ap.factor[k])
+	} else {
+		for a := range n {
+			d := ap.norm[a] - ap.total[a]
+			ap.level[k][a] = d
+			ap.factor[k][a] = min(max(d, 0), 1)
+		}
+	}
+	ap.done[k] = true
+	return ap.factor[k], ap.level[k]
+}
+
+// fairTree ranks the leaves (Slurm's Fair Tree): siblings are sorted by
+// level fair share, LF = S / U with both S and U taken among the siblings
+// only, higher first (ties to more shares, then to the lower index), and
+// the tree is walked depth first. The first leaf reached gets factor 1, the
+// last 1/leaves; accounts with children get 0, as jobs may not charge them.
+func (ap *accountPass) fairTree(s *Snapshot, factor []float64) {
+	ap.levelShares(ap.roots)
+	for i := range s.Accounts {
+		ap.levelShares(ap.kids[i])
+	}
+	byLF := func(a, b int32) int {
+		switch {
+		case ap.lf[a] != ap.lf[b]:
+			return cmpDesc(ap.lf[a], ap.lf[b])
+		case ap.sib[a] != ap.sib[b]:
+			return cmpDesc(ap.sib[a], ap.sib[b])
+		}
+		return int(a - b)
+	}
+	leaves := 0
+	for i := range s.Accounts {
+		if len(ap.kids[i]) == 0 {
+			leaves++
+		}
+	}
+	// Walk with an explicit stack; children are pushed in reverse so the
+	// best one is visited first.
+	sorted := append(ap.tmp[:0], ap.roots...)
+	slices.SortFunc(sorted, byLF)
+	ap.tmp = sorted
+	ap.stack = ap.stack[:0]
+	for i := len(sorted) - 1; i >= 0; i-- {
+		ap.stack = append(ap.stack, sorted[i])
+	}
+	rank := leaves
+	for len(ap.stack) > 0 {
+		a := ap.stack[len(ap.stack)-1]
+		ap.stack = ap.stack[:len(ap.stack)-1]
+		kids := ap.kids[a]
+		if len(kids) == 0 {
+			factor[a] = float64(rank) / float64(leaves)
+			rank--
+			continue
+		}
+		factor[a] = 0
+		slices.SortFunc(kids, byLF)
+		for i := len(kids) - 1; i >= 0; i-- {
+			ap.stack = append(ap.stack, kids[i])
+		}
+	}
+}
+
+// levelShares computes each sibling's level fair share.
+func (ap *accountPass) levelShares(sibs []int32) {
+	sum := 0.0
+	for _, a := range sibs {
+		sum += ap.total[a]
+	}
+	for _, a := range sibs {
+		u := 0.0
+		if sum > 0 {
+			u = ap.total[a] / sum
+		}
+		switch {
+		case ap.sib[a] == 0:
+			ap.lf[a] = 0
+		case u == 0:
+			ap.lf[a] = math.Inf(1)
+		default:
+			ap.lf[a] = ap.sib[a] / u
+		}
+	}
+}
+
+func cmpDesc(a, b float64) int {
+	if a > b {
+		return -1
+	}
+	if a < b {
+		return 1
+	}
+	return 0
+}

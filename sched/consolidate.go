@@ -1,0 +1,472 @@
+package sched
+
+import "slices"
+
+// Consolidation (Run:ai's "consolidate jobs on demand"): when a task cannot
+// be placed only because the free slots are scattered, so that enough are
+// free in its pool and GPU type but not on one node, or not as whole nodes
+// for a gang, running work is moved between nodes to gather them.
+//
+// It runs under every policy, right after a task fails to fit on free and
+// draining slots and before preemption. Only unattended work may move: a
+// mover is preemptible, not interactive, not draining, not already
+// preempted or moved in this plan, past its pool's minimum run time, of a
+// project whose preemption budget is not spent (a move counts as one
+// preemption), and held on one node. The search is a bounded greedy one:
+//
+//  1. For a task that fits on one node, every node of a group that could
+//     hold it is a candidate target; the slots it lacks must be held by
+//     movers, of which the fewest slots are picked (the smallest mover that
+//     covers what is left, else the largest, repeated). For a gang, each
+//     group gets the cheapest set of whole nodes (fewest slots to move,
+//     then least work lost) plus, for a remainder, a node with room or the
+//     cheapest one to clear; under topology: required each switch is tried
+//     apart.
+//  2. Targets are tried cheapest first (fewest slots moved, then fewest
+//     moves, then least work lost, then node order), at most
+//     maxConsolidationTries of them. A try is a statement: the movers are
+//     evicted, the task's placement is found on the slots they drain (and
+//     movers the placement does not need are restored), then every mover,
+//     largest first, is re-placed by best fit on free slots outside that
+//     placement. If any mover finds no room, everything is rolled back.
+//  3. A failed search is not repeated in the pass for a task as large or
+//     larger of the same pool, GPU type and topology, and a pool gets at
+//     most maxConsolidations searches per pass.
+//
+// The moved tasks must checkpoint first, so the waiting task is held on
+// the slots they drain (reason checkpointing) and starts in a later pass.
+
+// Move re-places a running task to make room for job For. The task
+// checkpoints and resumes on Nodes at once, without queueing again: Nodes'
+// slots are claimed for it from this plan on, while its old slots drain
+// like a preempted task's. Until its checkpoint lands the caller reports
+// it as two allocations: the new placement, running, and the old one,
+// Preempting and Moving. A move counts as one preemption of the task's
+// project for the preemption budget.
+type Move struct {
+	Alloc int
+	Nodes []NodeSlots
+	For   int
+}
+
+// maxConsolidationTries bounds the targets tried for one task, and
+// maxConsolidations the searches per pool and pass, so that a pass over a
+// large fragmented cluster with a long queue stays fast; what is left is
+// tried in the next pass.
+const (
+	maxConsolidationTries = 4
+	maxConsolidations     = 32
+)
+
+// consolidation is the per-pass scratch of the consolidation stage.
+type consolidation struct {
+	// built marks pools whose movers are indexed; movers holds them
+	// grouped by node, at gives each node's range in movers, and pools
+	// each pool's.
+	built  []bool
+	movers []int32
+	at     map[int32][2]int32
+	pools  [][2]int32
+	// failed remembers, per pool, searches that found nothing; searches
+	// counts each pool's searches.
+	failed   [][]consFail
+	searches []int32
+	cands    []consTarget
+	pick     []int32 // movers chosen for all candidates, by range
+	// dest holds the movers' new placements, in order's order, mover i's
+	// at dest[destAt[i]:destAt[i+1]].
+	dest   []NodeSlots
+	destAt []int32
+	ff     []int32
+	order  []int32
+}
+
+type consFail struct {
+	gpu       string
+	oneSwitch bool
+	slots     int32
+}
+
+// consTarget is one way to make room: the movers pick[lo:hi].
+type consTarget struct {
+	lo, hi int32
+	moved  int32 // slots moved
+	lost   int64
+	node   int32 // first target node, for ties
+}
+
+func (c *consolidation) reset(pools int) {
+	c.built = resize(c.built, pools)
+	c.pools = resize(c.pools, pools)
+	c.searches = resize(c.searches, pools)
+	c.movers = c.movers[:0]
+	if len(c.at) > 0 {
+		clear(c.at)
+	}
+	for len(c.failed) < pools {
+		c.failed = append(c.failed, nil)
+	}
+	c.failed = c.failed[:pools]
+	for i := range c.failed {
+		c.failed[i] = c.failed[i][:0]
+	}
+}
+
+// movable reports whether allocation a may be moved now.
+func (p *pass) movable(a int32) bool {
+	if p.gone(a) || p.sc.evicted[a] {
+		return false
+	}
+	job := &p.s.Jobs[p.s.Allocs[a].Job]
+	return !job.Interactive && !p.budgetSpent(job)
+}
+
+// indexMovers lists the pool's allocations that could ever move this pass,
+// grouped by node, smallest first and then by the work they would lose.
+func (p *pass) indexMovers(pool int) {
+	c := &p.sc.cons
+	c.built[pool] = true
+	if c.at == nil {
+		c.at = make(map[int32][2]int32)
+	}
+	start := len(c.movers)
+	for _, a := range p.sc.poolRuns[pool] {
+		al := &p.s.Allocs[a]
+		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || p.s.Nodes[al.Nodes[0].Node].Pool != pool || p.gone(a) {
+			continue
+		}
+		if p.s.Jobs[al.Job].Interactive {
+			continue
+		}
+		c.movers = append(c.movers, a)
+	}
+	ms := c.movers[start:]
+	c.pools[pool] = [2]int32{int32(start), int32(len(c.movers))}
+	slices.SortFunc(ms, func(a, b int32) int {
+		na, nb := p.s.Allocs[a].Nodes[0], p.s.Allocs[b].Nodes[0]
+		if na.Node != nb.Node {
+			return int(na.Node - nb.Node)
+		}
+		if na.Slots != nb.Slots {
+			return int(na.Slots - nb.Slots)
+		}
+		return p.lessLost(a, b)
+	})
+	for i := 0; i < len(ms); {
+		n := p.s.Allocs[ms[i]].Nodes[0].Node
+		k := i
+		for k < len(ms) && p.s.Allocs[ms[k]].Nodes[0].Node == n {
+			k++
+		}
+		c.at[n] = [2]int32{int32(start + i), int32(start + k)}
+		i = k
+	}
+}
+
+// consolidate tries to make room for one task of j by moving other tasks.
+func (p *pass) consolidate(j int32, r *request, backfill bool) outcome {
+	c := &p.sc.cons
+	_, avail, fits := p.st.capacity(r, p.s)
+	if !fits || avail < int(r.slots) || c.searches[r.pool] >= maxConsolidations || p.consFailed(r) {
+		return failed
+	}
+	if !c.built[r.pool] {
+		p.indexMovers(r.pool)
+	}
+	if c.pools[r.pool][0] == c.pools[r.pool][1] {
+		return failed
+	}
+	c.searches[r.pool]++
+	c.cands, c.pick = c.cands[:0], c.pick[:0]
+	if p.st.spansNodes(r) {
+		p.gangTargets(r)
+	} else {
+		p.nodeTargets(r)
+	}
+	slices.SortFunc(c.cands, func(a, b consTarget) int {
+		switch {
+		case a.moved != b.moved:
+			return int(a.moved - b.moved)
+		case a.hi-a.lo != b.hi-b.lo:
+			return int((a.hi - a.lo) - (b.hi - b.lo))
+		case a.lost != b.lost:
+			return cmp64(a.lost, b.lost)
+		}
+		return int(a.node - b.node)
+	})
+	for i := 0; i < len(c.cands) && i < maxConsolidationTries; i++ {
+		if o := p.tryMoves(j, r, c.cands[i], backfill); o != failed {
+			return o
+		}
+	}
+	c.failed[r.pool] = append(c.failed[r.pool], consFail{gpu: r.gpu, oneSwitch: r.oneSwitch, slots: r.slots})
+	return failed
+}
+
+func (p *pass) consFailed(r *request) bool {
+	for _, f := range p.sc.cons.failed[r.pool] {
+		if f.gpu == r.gpu && f.oneSwitch == r.oneSwitch && f.slots <= r.slots {
+			return true
+		}
+	}
+	return false
+}
+
+// clearNode picks movers on node n that free at least need slots, appends
+// them to pick and returns the slots they hold, or -1 when the node's
+// movers cannot free that much.
+func (p *pass) clearNode(n int32, need int32) int32 {
+	c := &p.sc.cons
+	rg, ok := c.at[n]
+	if !ok || need <= 0 {
+		if need <= 0 {
+			return 0
+		}
+		return -1
+	}
+	ms := c.movers[rg[0]:rg[1]]
+	total := int32(0)
+	for _, a := range ms {
+		if p.movable(a) {
+			total += p.s.Allocs[a].Nodes[0].Slots
+		}
+	}
+	if total < need {
+		return -1
+	}
+	// Movers are sorted smallest first: take the smallest that covers
+	// what is left, else the largest, until nothing is left.
+	base := len(c.pick)
+	moved := int32(0)
+	for left := need; left > 0; {
+		best := int32(-1)
+		for _, a := range ms {
+			if !p.movable(a) || slices.Contains(c.pick[base:], a) {
+				continue
+			}
+			s := p.s.Allocs[a].Nodes[0].Slots
+			best = a
+			if s >= left {
+				break
+			}
+		}
+		c.pick = append(c.pick, best)
+		s := p.s.Allocs[best].Nodes[0].Slots
+		moved += s
+		left -= s
+	}
+	return moved
+}
+
+// nodeTargets lists, for a task that fits on one node, each node that
+// movers could clear enough of.
+func (p *pass) nodeTargets(r *request) {
+	c := &p.sc.cons
+	for _, gi := range p.st.poolGroups[r.pool] {
+		g := &p.st.groups[gi]
+		if g.size < r.slots || !p.st.matches(g, r) {
+			continue
+		}
+		for _, n := range g.nodes {
+			lo := int32(len(c.pick))
+			moved := p.clearNode(n, r.slots-p.st.avail(n))
+			if moved <= 0 {
+				c.pick = c.pick[:lo]
+				continue
+			}
+			c.cands = append(c.cands, p.target(lo, moved, n))
+		}
+	}
+}
+
+func (p *pass) target(lo, moved, node int32) consTarget {
+	c := &p.sc.cons
+	t := consTarget{lo: lo, hi: int32(len(c.pick)), moved: moved, node: node}
+	for _, a := range c.pick[lo:] {
+		t.lost += p.s.Allocs[a].Lost(p.s.Now)
+	}
+	return t
+}
+
+// gangTargets lists, per group (or per switch under topology: required),
+// the cheapest whole nodes plus a remainder node for a gang.
+func (p *pass) gangTargets(r *request) {
+	for _, gi := range p.st.poolGroups[r.pool] {
+		g := &p.st.groups[gi]
+		if g.size == 0 || g.size >= r.slots || !p.st.matches(g, r) || int(g.size)*len(g.nodes) < int(r.slots) {
+			continue
+		}
+		if r.oneSwitch && len(g.switches) > 0 {
+			for d := range g.switches {
+				p.gangTarget(g, r, &g.switches[d].members)
+			}
+			continue
+		}
+		p.gangTarget(g, r, nil)
+	}
+}
+
+// gangTarget adds the target for a gang in one group, restricted to the
+// members of a switch when in is set.
+func (p *pass) gangTarget(g *group, r *request, in *bitset) {
+	c := &p.sc.cons
+	whole, rem := r.slots/g.size, r.slots%g.size
+	// Order the nodes by what it costs to clear them whole.
+	ord := c.order[:0]
+	for pos, n := range g.nodes {
+		if in != nil && !in.has(int32(pos)) {
+			continue
+		}
+		if p.clearCost(n, g.size-p.st.avail(n)) >= 0 {
+			ord = append(ord, n)
+		}
+	}
+	c.order = ord
+	if int32(len(ord)) < whole {
+		return
+	}
+	slices.SortFunc(ord, func(a, b int32) int {
+		ca, cb := g.size-p.st.avail(a), g.size-p.st.avail(b)
+		if ca != cb {
+			return int(ca - cb)
+		}
+		if la, lb := p.nodeLost(a), p.nodeLost(b); la != lb {
+			return cmp64(la, lb)
+		}
+		return int(a - b)
+	})
+	lo := int32(len(c.pick))
+	moved := int32(0)
+	for _, n := range ord[:whole] {
+		moved += p.clearNode(n, g.size-p.st.avail(n))
+	}
+	if rem > 0 {
+		best, bestCost := int32(-1), int32(-1)
+		for pos, n := range g.nodes {
+			if (in != nil && !in.has(int32(pos))) || slices.Contains(ord[:whole], n) {
+				continue
+			}
+			cost := p.clearCost(n, rem-p.st.avail(n))
+			if cost >= 0 && (best < 0 || cost < bestCost) {
+				best, bestCost = n, cost
+			}
+		}
+		if best < 0 {
+			c.pick = c.pick[:lo]
+			return
+		}
+		moved += p.clearNode(best, rem-p.st.avail(best))
+	}
+	if moved == 0 {
+		c.pick = c.pick[:lo]
+		return
+	}
+	c.cands = append(c.cands, p.target(lo, moved, ord[0]))
+}
+
+// nodeLost is the work the movable tasks on node n would lose.
+func (p *pass) nodeLost(n int32) int64 {
+	c := &p.sc.cons
+	rg, ok := c.at[n]
+	if !ok {
+		return 0
+	}
+	lost := int64(0)
+	for _, a := range c.movers[rg[0]:rg[1]] {
+		if p.movable(a) {
+			lost += p.s.Allocs[a].Lost(p.s.Now)
+		}
+	}
+	return lost
+}
+
+// clearCost returns the slots clearNode would move on n for need, or -1,
+// without keeping the pick.
+func (p *pass) clearCost(n, need int32) int32 {
+	c := &p.sc.cons
+	lo := len(c.pick)
+	moved := p.clearNode(n, need)
+	c.pick = c.pick[:lo]
+	return moved
+}
+
+// tryMoves evicts one target's movers, places the task on the slots they
+// drain and re-places every mover elsewhere, or rolls it all back.
+func (p *pass) tryMoves(j int32, r *request, t consTarget, backfill bool) outcome {
+	c := &p.sc.cons
+	var none victimRule // moves change no policy counters but the budget
+	mark := len(p.sc.stmt)
+	for _, a := range c.pick[t.lo:t.hi] {
+		if !p.movable(a) {
+			p.rollback(mark, &none)
+			return failed
+		}
+		p.evict(a, &none)
+	}
+	nodes, ok := p.st.find(r, p.sc.scratch[:0])
+	if !ok {
+		p.rollback(mark, &none)
+		return failed
+	}
+	p.sc.scratch = nodes[:0]
+	p.minimize(mark, nodes, &none)
+	// Keep the movers off the task's placement: claim its free slots
+	// while they look for room.
+	c.ff = c.ff[:0]
+	for _, ns := range nodes {
+		f := min(ns.Slots, p.st.free[ns.Node])
+		c.ff = append(c.ff, f)
+		p.st.take(ns.Node, f)
+	}
+	placed := p.placeMovers(mark)
+	for i, ns := range nodes {
+		p.st.release(ns.Node, c.ff[i])
+	}
+	if !placed {
+		p.rollback(mark, &none)
+		return failed
+	}
+	for i, a := range c.order {
+		p.sc.final[a] = true
+		at := len(p.sc.arena)
+		p.sc.arena = append(p.sc.arena, c.dest[c.destAt[i]:c.destAt[i+1]]...)
+		p.plan.Moves = append(p.plan.Moves, Move{Alloc: int(a), For: int(j),
+			Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)]})
+	}
+	p.sc.stmt = p.sc.stmt[:mark]
+	return p.commit(j, nodes, backfill)
+}
+
+// placeMovers re-places the statement's movers, largest first, by best
+// fit on free slots; on failure it gives back what it took. The movers are
+// left in order and their placements in dest.
+func (p *pass) placeMovers(mark int) bool {
+	c := &p.sc.cons
+	c.order = append(c.order[:0], p.sc.stmt[mark:]...)
+	slices.SortFunc(c.order, func(a, b int32) int {
+		sa, sb := p.s.Allocs[a].Nodes[0].Slots, p.s.Allocs[b].Nodes[0].Slots
+		if sa != sb {
+			return int(sb - sa)
+		}
+		return p.lessLost(a, b)
+	})
+	c.dest = c.dest[:0]
+	c.destAt = append(c.destAt[:0], 0)
+	for _, a := range c.order {
+		al := &p.s.Allocs[a]
+		job := &p.s.Jobs[al.Job]
+		r := request{pool: job.Pool, gpu: job.GPU, slots: al.Nodes[0].Slots, oneSwitch: job.Topology == TopologyRequired}
+		at := len(c.dest)
+		nodes, ok := p.st.find(&r, c.dest)
+		if !ok {
+			for _, ns := range c.dest[:at] {
+				p.st.release(ns.Node, ns.Slots)
+			}
+			return false
+		}
+		c.dest = nodes
+		p.st.takeAll(c.dest[at:])
+		c.destAt = append(c.destAt, int32(len(c.dest)))
+	}
+	return true
+}

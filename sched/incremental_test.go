@@ -1,0 +1,65 @@
+package sched
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIncrementalIndex checks that a Scheduler reusing its node index
+// across passes (re-indexing only nodes whose allocations changed) plans
+// exactly as a fresh one. Each random cluster goes through a sequence of
+// snapshots with the same nodes and changing allocations: plan starts
+// become allocations, allocations end, and victims begin to drain.
+func TestIncrementalIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var reused Scheduler
+	changed := 0
+	for c := range 600 {
+		s := randSnapshot(rng, defaultGen)
+		for step := range 6 {
+			p, err := reused.Schedule(s)
+			if err != nil {
+				t.Fatalf("case %d step %d: %v", c, step, err)
+			}
+			plan := clonePlan(p)
+			fresh := mustSchedule(t, s)
+			if !plansEqual(&plan, &fresh) {
+				t.Fatalf("case %d step %d: reused Scheduler differs from a fresh one\nreused:\n%sfresh:\n%ssnapshot:\n%s",
+					c, step, fmtPlan(s, &plan), fmtPlan(s, &fresh), fmtSnapshot(s))
+			}
+			next := cloneSnapshot(s)
+			if evolve(rng, next, &plan) {
+				changed++
+			}
+			s = next
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no step changed the allocations: the test proves nothing")
+	}
+}
+
+// evolve turns s into the next snapshot of the same cluster: some
+// allocations end, then the plan applies: its preemptions drain, its
+// starts run, and its moves and resizes leave old placements draining. It
+// reports whether any allocation changed.
+func evolve(rng *rand.Rand, s *Snapshot, p *Plan) bool {
+	changed := !quiet(p)
+	ended := make([]bool, len(s.Allocs))
+	for i := range ended {
+		ended[i] = rng.IntN(4) == 0
+		changed = changed || ended[i]
+	}
+	next := applyPlan(s, p)
+	kept := next.Allocs[:0]
+	for i, a := range next.Allocs {
+		if i < len(ended) && ended[i] {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	next.Allocs = kept
+	next.Now += int64(rng.IntN(30))
+	*s = *next
+	return changed
+}

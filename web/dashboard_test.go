@@ -1,0 +1,359 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const wide, narrow = 1280, 375
+
+// rowIDs reads the data-* attribute of the rows matching sel, in order.
+func rowIDs(p *page, sel, attr string) []string {
+	p.t.Helper()
+	return evalJS[[]string](p, fmt.Sprintf("[...document.querySelectorAll(%q)].map(e => e.dataset.%s)", sel, attr))
+}
+
+func TestJobsShowsQueueInSchedulingOrderWithReasons(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs", wide)
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 7`, "seven job rows")
+
+	if got, want := rowIDs(p, "#jobs tbody tr", "job"), []string{"1", "2", "3", "4", "5", "6", "7"}; !slices.Equal(got, want) {
+		t.Errorf("job rows = %v, want the API's scheduling order %v", got, want)
+	}
+	row4 := p.waitText(`#jobs tr[data-job="4"]`, "would_delay")
+	for _, want := range []string{"notebook-alice", "fits now but would delay the reservation of job 3", "blocked by job 3", "queued"} {
+		if !strings.Contains(row4, want) {
+			t.Errorf("row of job 4 = %q, want it to contain %q", row4, want)
+		}
+	}
+	if href := evalJS[string](p, `document.querySelector('#jobs tr[data-job="4"] td.why a').getAttribute('href')`); href != "#/jobs/3" {
+		t.Errorf("blocker link of job 4 = %q, want #/jobs/3", href)
+	}
+	est := evalJS[[]string](p, `(() => { const e = document.querySelector('#jobs tr[data-job="3"] td:last-child time'); return [e.getAttribute('datetime'), e.innerText]; })()`)
+	if want := at(40 * time.Minute).Format(time.RFC3339); est[0] != want || !strings.HasPrefix(est[1], "in ") {
+		t.Errorf("estimated start of job 3 = %q, want datetime %s shown as \"in …\"", est, want)
+	}
+
+	t.Run("filter by state", func(t *testing.T) {
+		p := p.sub(t)
+		p.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('f-state'); s.value = 'queued'; s.dispatchEvent(new Event('change')); })()`))
+		p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 4`, "four queued rows")
+		if got, want := rowIDs(p, "#jobs tbody tr", "job"), []string{"3", "4", "5", "7"}; !slices.Equal(got, want) {
+			t.Errorf("queued rows = %v, want %v", got, want)
+		}
+		positions := evalJS[[]string](p, `[...document.querySelectorAll('#jobs tbody tr td:first-child')].map(td => td.innerText)`)
+		if want := []string{"1", "2", "3", "1"}; !slices.Equal(positions, want) {
+			t.Errorf("positions = %v, want %v", positions, want)
+		}
+		if h := evalJS[string](p, "location.hash"); h != "#/jobs?state=queued" {
+			t.Errorf("hash = %q, want the filter in the URL", h)
+		}
+		if len(f.seen("GET /jobs?state=queued")) == 0 {
+			t.Errorf("no GET /jobs?state=queued among %v", f.seen("GET /jobs"))
+		}
+	})
+	t.Run("filter from the URL", func(t *testing.T) {
+		p := p.sub(t)
+		p.goTo("#/jobs?pool=t4")
+		p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 1`, "one t4 row")
+		if got := rowIDs(p, "#jobs tbody tr", "job"); !slices.Equal(got, []string{"7"}) {
+			t.Errorf("rows for pool t4 = %v, want [7]", got)
+		}
+		if v := evalJS[string](p, `document.getElementById('f-pool').value`); v != "t4" {
+			t.Errorf("pool filter shows %q, want t4", v)
+		}
+	})
+}
+
+func TestOverviewShowsPoolsAndGPUsByJob(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/", wide)
+	card := p.waitText(`#ov-pools [data-pool="a100"]`, "12 / 16 slots used")
+	for _, want := range []string{"priority · preemption · backfill", "Running tasks", "3", "Next in the queue", "llama-pretrain"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("a100 card = %q, want %q in it", card, want)
+		}
+	}
+	if first := evalJS[string](p, `document.querySelector('[data-pool="a100"] .queue-head li').dataset.job`); first != "3" {
+		t.Errorf("queue head of a100 starts with job %s, want 3", first)
+	}
+	p.waitFor(`document.querySelectorAll('#ov-nodes .gpu.held').length === 12`, "twelve held GPU cells")
+	cells := evalJS[[]string](p, `[...document.querySelectorAll('[data-node="gpu-a1"] .gpu, [data-node="gpu-a2"] .gpu')].map(c => c.innerText.replace(/\s+/g, ' ').trim())`)
+	want := []string{"0 #1", "1 #1", "2 #1", "3 #1", "4 #1", "5 #1", "6 #1", "7 #1",
+		"0 #2", "1 #2", "2 #2", "3 #2", "4 free", "5 free", "6 free", "7 free"}
+	if !slices.Equal(cells, want) {
+		t.Errorf("GPU cells = %q\nwant %q (job 1's preempted attempt on gpu-a2 holds nothing)", cells, want)
+	}
+	lost := p.waitText(`[data-node="t4-1"]`, "lost")
+	if !strings.Contains(lost, "free") {
+		t.Errorf("lost node = %q, want its GPUs shown free", lost)
+	}
+	legend := p.waitText(".legend", "#2 bert-finetune")
+	if !strings.Contains(legend, "#1 resnet-sweep") {
+		t.Errorf("legend = %q, want both running jobs", legend)
+	}
+}
+
+func TestJobDetailShowsAttemptsAndPreemption(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs/1", wide)
+	pre := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="1"]`, "preempted")
+	for _, want := range []string{"gpu-a2: GPU 0, 1, 2, 3", "143", "preempted for job 2"} {
+		if !strings.Contains(pre, want) {
+			t.Errorf("preempted attempt row = %q, want %q", pre, want)
+		}
+	}
+	if cls := evalJS[string](p, `document.querySelector('#attempts tbody[data-task="1"] tr[data-attempt="1"]').className`); cls != "ended-preempted" {
+		t.Errorf("preempted attempt row class = %q, want ended-preempted", cls)
+	}
+	second := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="2"]`, "running")
+	if !strings.Contains(second, "gpu-a1: GPU 4, 5, 6, 7") {
+		t.Errorf("second attempt = %q, want it on gpu-a1 GPUs 4-7", second)
+	}
+	fields := p.waitText("#fields", "2 running of 2")
+	for _, want := range []string{"vision", "python train.py", "EPOCHS=10", "yes"} {
+		if !strings.Contains(fields, want) {
+			t.Errorf("fields = %q, want %q", fields, want)
+		}
+	}
+	if hidden := evalJS[bool](p, `document.getElementById('why').hidden`); !hidden {
+		t.Errorf("a running job shows a pending explanation")
+	}
+}
+
+func TestJobDetailExplainsWhyItWaits(t *testing.T) {
+	cases := []struct {
+		name, hash string
+		want       []string
+		blocker    string
+		estimate   bool
+	}{
+		{"would delay", "#/jobs/4", []string{"would_delay", "fits now but would delay the reservation of job 3",
+			"2 in the queue of pool a100", "none: the pool's policy holds no reservation"}, "#/jobs/3", false},
+		{"reserved", "#/jobs/3", []string{"reserved", "head of the queue", "1 in the queue of pool a100", "no single job"}, "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := openPage(t, newFixture(), c.hash, wide)
+			why := p.waitText("#why", c.want[0])
+			for _, w := range c.want[1:] {
+				if !strings.Contains(why, w) {
+					t.Errorf("explanation = %q, want %q", why, w)
+				}
+			}
+			href := evalJS[string](p, `document.querySelector('#why a')?.getAttribute('href') || ''`)
+			if href != c.blocker {
+				t.Errorf("blocker link = %q, want %q", href, c.blocker)
+			}
+			hasTime := evalJS[bool](p, `!!document.querySelector('#estimated-start time')`)
+			if hasTime != c.estimate {
+				t.Errorf("estimated start shown as a time: %v, want %v", hasTime, c.estimate)
+			}
+		})
+	}
+}
+
+func TestLogsFollowNewLines(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs/1", wide)
+	out := p.waitText("#log", "epoch 2 loss 0.71")
+	if !strings.Contains(out, "err warning: learning rate warmup") {
+		t.Errorf("log = %q, want the stderr line marked err", out)
+	}
+	p.do(chromedp.Click(chromedp.ID("log-follow")))
+	p.waitText("#log-status", "Following")
+	f.addLog(1, 0, "stdout", "epoch 3 loss 0.52")
+	p.waitText("#log", "epoch 3 loss 0.52")
+	f.addLog(1, 0, "stdout", "epoch 4 loss 0.40")
+	out = p.waitText("#log", "epoch 4 loss 0.40")
+	if strings.Count(out, "epoch 2 loss") != 1 {
+		t.Errorf("log shows old lines again after follow:\n%s", out)
+	}
+	if polls := f.seen("GET /jobs/1/logs?task=0&after=3&wait=20"); len(polls) == 0 {
+		t.Errorf("no long poll after the cursor; log requests: %v", f.seen("GET /jobs/1/logs"))
+	}
+}
+
+func TestKillAsksThenPosts(t *testing.T) {
+	cases := []struct {
+		name, button string
+		posts        int
+		state        string
+	}{
+		{"cancel", "#confirm-cancel", 0, "running"},
+		{"confirm", "#confirm-ok", 1, "killed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			p := openPage(t, f, "#/jobs/2", wide)
+			p.waitText("h1", "bert-finetune")
+			p.do(chromedp.Click(chromedp.ID("kill")))
+			p.waitText("#confirm", "Kill job 2 (bert-finetune)?")
+			p.do(chromedp.Click(chromedp.CSS(c.button)))
+			p.waitFor(`!document.getElementById('confirm').open`, "the dialog to close")
+			if c.posts > 0 {
+				p.waitText("#action-msg", "Job 2 is being killed.")
+			}
+			p.waitText("h1", c.state)
+			if got := f.seen("POST /jobs/2/kill"); len(got) != c.posts {
+				t.Errorf("kill requests = %v, want %d", got, c.posts)
+			}
+			if disabled := evalJS[bool](p, `document.getElementById('kill').disabled`); disabled != (c.posts > 0) {
+				t.Errorf("kill button disabled = %v after %s", disabled, c.name)
+			}
+		})
+	}
+}
+
+func TestPriorityChangeShowsResultOrAPIError(t *testing.T) {
+	cases := []struct {
+		name, value, body, msg string
+	}{
+		{"accepted", "7", `{"priority":7}`, "Priority of job 5 is now 7."},
+		{"refused", "1", `{"priority":1}`, "priority 1 is reserved for administrators (field priority)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			p := openPage(t, f, "#/jobs/5", wide)
+			p.expect("status of 403") // the refusal the test provokes
+			p.waitFor(`document.getElementById('priority').value === '42'`, "the current priority in the input")
+			// Empty the input as a user selecting its text would, then type.
+			p.do(chromedp.Evaluate[chromedp.Void](`(e => { e.focus(); e.value = ''; e.dispatchEvent(new Event('input')); })(document.getElementById('priority'))`),
+				chromedp.SendKeys(chromedp.ID("priority"), c.value),
+				chromedp.Click(chromedp.ID("set-priority")))
+			p.waitText("#confirm", "to "+c.value+"?")
+			p.do(chromedp.Click(chromedp.ID("confirm-ok")))
+			p.waitText("#action-msg", c.msg)
+			if got := f.seen("PATCH /jobs/5"); len(got) != 1 || got[0] != "PATCH /jobs/5 "+c.body {
+				t.Errorf("PATCH requests = %q, want one with %s", got, c.body)
+			}
+			if c.name == "refused" {
+				if role := evalJS[string](p, `document.getElementById('action-msg').getAttribute('role')`); role != "alert" {
+					t.Errorf("error message role = %q, want alert", role)
+				}
+			}
+		})
+	}
+}
+
+func TestBannerWhenMasterUnreachable(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs", wide)
+	p.expect("status of 503")
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 7`, "the jobs")
+	p.waitText("#updated", "Updated")
+	if hidden := evalJS[bool](p, `document.getElementById('banner').hidden`); !hidden {
+		t.Fatalf("banner shown while the master answers")
+	}
+
+	f.setDown(true)
+	banner := p.waitText("#banner", "Cannot reach the Allot master")
+	if !strings.Contains(banner, "the store is unavailable") || !strings.Contains(banner, "Retrying every 0.2 s") {
+		t.Errorf("banner = %q, want the API's message and the retry period", banner)
+	}
+	p.waitText("#updated", "Master unreachable; last update")
+	if n := evalJS[int](p, `document.querySelectorAll('#jobs tbody tr[data-job]').length`); n != 7 {
+		t.Errorf("%d job rows while unreachable, want the last data (7 rows) kept", n)
+	}
+
+	f.setDown(false)
+	p.waitFor(`document.getElementById('banner').hidden`, "the banner to go")
+	p.waitText("#updated", "Updated")
+}
+
+func TestTokenPrompt(t *testing.T) {
+	f := newFixture()
+	f.token = "s3cret"
+	p := openPage(t, f, "#/pools", wide)
+	p.expect("status of 401")
+	p.waitText("#login", "asks for an API token")
+	p.do(chromedp.SendKeys(chromedp.ID("login-token"), "s3cret"), chromedp.Click(chromedp.CSS("#login-form button")))
+	p.waitText("#pools", "fair_share")
+	p.waitFor(`document.getElementById('login').hidden`, "the sign-in form to go")
+}
+
+func TestNodesProjectsPoolsViews(t *testing.T) {
+	cases := []struct {
+		hash, sel string
+		want      []string
+	}{
+		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "min ago"}},
+		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}},
+		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}},
+		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}},
+		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16"}},
+	}
+	for _, c := range cases {
+		t.Run(c.sel, func(t *testing.T) {
+			p := openPage(t, newFixture(), c.hash, wide)
+			got := p.waitText(c.sel, c.want[0])
+			for _, w := range c.want[1:] {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s = %q, want %q", c.sel, got, w)
+				}
+			}
+		})
+	}
+	t.Run("project tree order", func(t *testing.T) {
+		p := openPage(t, newFixture(), "#/projects", wide)
+		p.waitFor(`document.querySelectorAll('#projects tr[data-project]').length === 3`, "three projects")
+		if got := rowIDs(p, "#projects tr[data-project]", "project"); !slices.Equal(got, []string{"research", "nlp", "vision"}) {
+			t.Errorf("project order = %v, want the parent before its children", got)
+		}
+		if over := rowIDs(p, "#projects tr.over-quota", "project"); !slices.Equal(over, []string{"vision"}) {
+			t.Errorf("over-quota rows = %v, want [vision]", over)
+		}
+	})
+}
+
+func TestMissingThingsSayNotFound(t *testing.T) {
+	cases := []struct{ name, hash, sel, want, expect string }{
+		{"route", "#/nope", "main", "There is no view at #/nope", ""},
+		{"job", "#/jobs/99", "#action-msg", "There is no job 99: job 99 does not exist", "status of 404"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := openPage(t, newFixture(), c.hash, wide)
+			if c.expect != "" {
+				p.expect(c.expect)
+			}
+			p.waitText(c.sel, c.want)
+			if hidden := evalJS[bool](p, `document.getElementById('banner').hidden`); !hidden {
+				t.Errorf("the unreachable banner shows for a missing %s", c.name)
+			}
+		})
+	}
+}
+
+// Every view fits a narrow screen: wide tables scroll inside their own
+// box, and nothing widens the page.
+func TestViewsFitNarrowScreen(t *testing.T) {
+	views := []struct{ hash, ready string }{
+		{"#/", "#ov-nodes .gpu"},
+		{"#/jobs", "#jobs tr[data-job]"},
+		{"#/jobs/1", "#attempts tr[data-attempt]"},
+		{"#/nodes", "#nodes tr[data-node]"},
+		{"#/projects", "#projects tr[data-project]"},
+		{"#/pools", "#pools tr[data-pool]"},
+	}
+	p := openPage(t, newFixture(), "#/", narrow)
+	for _, v := range views {
+		t.Run(v.hash, func(t *testing.T) {
+			p := p.sub(t)
+			p.goTo(v.hash)
+			p.waitFor(fmt.Sprintf("!!document.querySelector(%q)", v.ready), v.ready)
+			sizes := evalJS[[]int](p, `[document.documentElement.scrollWidth, window.innerWidth]`)
+			if sizes[0] > sizes[1] {
+				t.Errorf("%s is %d px wide on a %d px screen", v.hash, sizes[0], sizes[1])
+			}
+		})
+	}
+}

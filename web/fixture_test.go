@@ -1,0 +1,361 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// fixture is a stand-in for the master's /api/v1: canned api values, the
+// few mutations the dashboard makes, a long-polled log, and switches to
+// make it fail or ask for a token. It records the requests it gets.
+type fixture struct {
+	mu       sync.Mutex
+	jobs     []*api.Job // in scheduling order
+	nodes    []api.Node
+	pools    []api.Pool
+	projects []api.Project
+	logs     map[string][]api.LogLine // "job/task" → lines
+	logWake  chan struct{}            // closed and replaced on every new line
+	down     bool                     // every API call answers 503
+	token    string                   // when set, the bearer token required
+	requests []string                 // "METHOD /path?query body"
+}
+
+// now anchors the fixture's times, so relative times in the page are
+// sensible without depending on when the test runs.
+var now = time.Now().UTC().Truncate(time.Second)
+
+func at(d time.Duration) time.Time { return now.Add(d) }
+
+func atp(d time.Duration) *time.Time { t := at(d); return &t }
+
+func intp(v int) *int { return &v }
+
+// newFixture builds a small cluster: pool a100 (priority, preemption,
+// backfill) with two 8-GPU nodes, pool t4 whose only node is lost, two
+// running jobs (one with a preempted attempt), a queue of three jobs
+// explained by reserved/would_delay/behind, and a finished job.
+func newFixture() *fixture {
+	f := &fixture{logs: map[string][]api.LogLine{}, logWake: make(chan struct{})}
+	f.pools = []api.Pool{
+		{Name: "a100", Policy: "priority", Preemption: true, Backfill: true, Placement: "pack", GraceS: 60,
+			Nodes: 2, Slots: 16, Used: 12, QueuedJobs: 3, RunningTasks: 3},
+		{Name: "t4", Policy: "fair_share", Nodes: 1, Slots: 4, Used: 0, QueuedJobs: 1},
+	}
+	f.nodes = []api.Node{
+		node("gpu-a1", "a100", "up", "A100", 8, 8, 2*time.Second),
+		node("gpu-a2", "a100", "up", "A100", 8, 4, 1*time.Second),
+		node("t4-1", "t4", "lost", "T4", 4, 0, 5*time.Minute),
+	}
+	f.projects = []api.Project{
+		{Name: "research", Quota: 16, OverQuotaWeight: 1, Used: 12, QueuedJobs: 3, RunningTasks: 3},
+		{Name: "vision", Parent: "research", Quota: 4, OverQuotaWeight: 1, Limit: 12, Used: 8, QueuedJobs: 1, RunningTasks: 2},
+		{Name: "nlp", Parent: "research", Quota: 12, OverQuotaWeight: 2, Used: 4, QueuedJobs: 2, RunningTasks: 1},
+	}
+	f.jobs = []*api.Job{
+		job(1, "resnet-sweep", "running", "vision", "a100", 4, 2, 2, 30, []api.Task{
+			{Index: 0, State: "running", Attempts: []api.Attempt{
+				attempt(1, "gpu-a1", []int{0, 1, 2, 3}, -50*time.Minute, "", nil),
+			}},
+			{Index: 1, State: "running", Restarts: 1, Attempts: []api.Attempt{
+				attempt(1, "gpu-a2", []int{0, 1, 2, 3}, -50*time.Minute, "preempted", intp(143)),
+				attempt(2, "gpu-a1", []int{4, 5, 6, 7}, -10*time.Minute, "", nil),
+			}},
+		}),
+		job(2, "bert-finetune", "running", "nlp", "a100", 4, 1, 1, 20, []api.Task{
+			{Index: 0, State: "running", Attempts: []api.Attempt{
+				attempt(1, "gpu-a2", []int{0, 1, 2, 3}, -20*time.Minute, "", nil),
+			}},
+		}),
+		queued(3, "llama-pretrain", "nlp", 8, 1, &api.Pending{Reason: "reserved",
+			Message: "head of the queue, needs 8 slots; reserved to start when job 2 ends", EstimatedStart: atp(40 * time.Minute)}),
+		queued(4, "notebook-alice", "vision", 2, 2, &api.Pending{Reason: "would_delay", BlockedBy: 3,
+			Message: "fits now but would delay the reservation of job 3"}),
+		queued(5, "eval-small", "nlp", 4, 3, &api.Pending{Reason: "behind", BlockedBy: 3,
+			Message: "queued behind job 3, which is blocked and may not be passed"}),
+		job(6, "old-run", "completed", "vision", "a100", 1, 1, 0, 42, []api.Task{
+			{Index: 0, State: "completed", Attempts: []api.Attempt{
+				attempt(1, "gpu-a1", []int{0}, -3*time.Hour, "completed", intp(0)),
+			}},
+		}),
+		queued(7, "t4-smoke", "vision", 1, 1, &api.Pending{Reason: "no_nodes",
+			Message: "no node in the pool can hold a task of 1 slots with its constraints"}),
+	}
+	f.jobs[6].Pool = "t4"
+	f.jobs[5].EndedAt = atp(-2 * time.Hour)
+	f.addLog(1, 0, "stdout", "epoch 1 loss 0.93")
+	f.addLog(1, 0, "stderr", "warning: learning rate warmup")
+	f.addLog(1, 0, "stdout", "epoch 2 loss 0.71")
+	return f
+}
+
+func node(name, pool, state, gpuType string, gpus, used int, sinceBeat time.Duration) api.Node {
+	n := api.Node{Name: name, Pool: pool, State: state, GPUType: gpuType, Slots: gpus, Used: used,
+		Labels: map[string]string{"rack": "r1", "zone": "eu-1"}, RegisteredAt: at(-24 * time.Hour), HeartbeatAt: time.Now().UTC().Add(-sinceBeat)}
+	for i := range gpus {
+		n.GPUs = append(n.GPUs, api.GPU{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", name, i), Name: "NVIDIA " + gpuType,
+			Type: gpuType, MemoryMiB: 81920})
+	}
+	return n
+}
+
+func job(id int64, name, state, project, pool string, slots, tasks, running, prio int, list []api.Task) *api.Job {
+	return &api.Job{ID: id, Name: name, Kind: "experiment", State: state, Project: project, User: "alice", Pool: pool,
+		Slots: slots, Tasks: tasks, Running: running, Priority: prio, Weight: 1, Preemptible: true,
+		Entrypoint: "python train.py", Environment: map[string]string{"EPOCHS": "10"},
+		SubmittedAt: at(-time.Hour), TaskList: list}
+}
+
+func queued(id int64, name, project string, slots, position int, p *api.Pending) *api.Job {
+	j := job(id, name, "queued", project, "a100", slots, 1, 0, 42, []api.Task{{Index: 0, State: "queued", Attempts: []api.Attempt{}}})
+	j.Position = position
+	j.Pending = p
+	return j
+}
+
+func attempt(n int, node string, gpus []int, started time.Duration, end string, exit *int) api.Attempt {
+	a := api.Attempt{Number: n, Placement: []api.Placement{{Node: node, GPUs: gpus}}, StartedAt: at(started),
+		RunningAt: atp(started + 5*time.Second), EndState: end, ExitCode: exit}
+	if end != "" {
+		a.EndedAt = atp(started + 20*time.Minute)
+		if end == "preempted" {
+			a.Reason = "preempted for job 2 (priority 20)"
+		}
+	}
+	return a
+}
+
+// addLog appends a line to a task's log and wakes the followers.
+func (f *fixture) addLog(jobID int64, task int, stream, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := fmt.Sprintf("%d/%d", jobID, task)
+	f.logs[key] = append(f.logs[key], api.LogLine{Task: task, Attempt: 1, Seq: int64(len(f.logs[key]) + 1),
+		Time: time.Now().UTC(), Stream: stream, Text: text})
+	close(f.logWake)
+	f.logWake = make(chan struct{})
+}
+
+func (f *fixture) setDown(down bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down = down
+}
+
+// seen returns the recorded requests that start with prefix.
+func (f *fixture) seen(prefix string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, r := range f.requests {
+		if strings.HasPrefix(r, prefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// serve starts a server with the dashboard at / and the fixture at /api/v1.
+func (f *fixture) serve(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", Handler())
+	mux.HandleFunc("GET /api/v1/jobs", f.listJobs)
+	mux.HandleFunc("GET /api/v1/jobs/{id}", f.getJob)
+	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.patchJob)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.killJob)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.jobLogs)
+	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.nodes) })
+	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.pools) })
+	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.projects) })
+	srv := httptest.NewServer(f.gate(mux))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// gate records API requests and applies the down and token switches.
+func (f *fixture) gate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, api.Version+"/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var body bytes.Buffer
+		if r.Body != nil {
+			_, _ = body.ReadFrom(http.MaxBytesReader(w, r.Body, api.MaxBodyBytes))
+			r.Body.Close()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
+		f.mu.Lock()
+		line := r.Method + " " + strings.TrimPrefix(r.URL.Path, api.Version)
+		if r.URL.RawQuery != "" {
+			line += "?" + r.URL.RawQuery
+		}
+		if body.Len() > 0 {
+			line += " " + body.String()
+		}
+		f.requests = append(f.requests, line)
+		down, token := f.down, f.token
+		f.mu.Unlock()
+		switch {
+		case down:
+			writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "the store is unavailable"})
+		case token != "" && r.Header.Get("Authorization") != "Bearer "+token:
+			writeJSON(w, http.StatusUnauthorized, api.Error{Error: "missing or wrong bearer token"})
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+func (f *fixture) reply(w http.ResponseWriter, status int, v any) {
+	f.mu.Lock()
+	b, err := json.Marshal(v)
+	f.mu.Unlock()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f.mu.Lock()
+	out := []api.Job{}
+	for _, j := range f.jobs {
+		if match(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
+			match(q.Get("project"), j.Project) && match(q.Get("user"), j.User) {
+			c := *j
+			c.TaskList = nil
+			out = append(out, c)
+		}
+	}
+	f.mu.Unlock()
+	f.reply(w, http.StatusOK, out)
+}
+
+func match(want, have string) bool { return want == "" || want == have }
+
+// find returns the job named by the path, or answers 404 and nil.
+func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "job id " + strconv.Quote(r.PathValue("id")) + " is not a number"})
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, j := range f.jobs {
+		if j.ID == id {
+			return j
+		}
+	}
+	writeJSON(w, http.StatusNotFound, api.Error{Error: fmt.Sprintf("job %d does not exist", id)})
+	return nil
+}
+
+func (f *fixture) getJob(w http.ResponseWriter, r *http.Request) {
+	if j := f.find(w, r); j != nil {
+		f.reply(w, http.StatusOK, j)
+	}
+}
+
+func (f *fixture) killJob(w http.ResponseWriter, r *http.Request) {
+	j := f.find(w, r)
+	if j == nil {
+		return
+	}
+	f.mu.Lock()
+	ended := j.State == "completed" || j.State == "failed" || j.State == "killed"
+	if !ended {
+		j.State, j.Running, j.Position, j.Pending, j.EndedAt = "killed", 0, 0, nil, atp(0)
+	}
+	f.mu.Unlock()
+	if ended {
+		writeJSON(w, http.StatusConflict, api.Error{Error: fmt.Sprintf("job %d has already ended", j.ID)})
+		return
+	}
+	f.reply(w, http.StatusOK, j)
+}
+
+// patchJob refuses priority 1, as a master with roles refuses a user.
+func (f *fixture) patchJob(w http.ResponseWriter, r *http.Request) {
+	j := f.find(w, r)
+	if j == nil {
+		return
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	var u api.JobUpdate
+	if err := dec.Decode(&u); err != nil {
+		writeJSON(w, http.StatusBadRequest, api.Error{Error: "bad job update: " + err.Error()})
+		return
+	}
+	if u.Priority != nil && *u.Priority == 1 {
+		writeJSON(w, http.StatusForbidden, api.Error{Error: "priority 1 is reserved for administrators", Field: "priority"})
+		return
+	}
+	f.mu.Lock()
+	if u.Priority != nil {
+		j.Priority = *u.Priority
+	}
+	f.mu.Unlock()
+	f.reply(w, http.StatusOK, j)
+}
+
+// jobLogs answers with the lines after the cursor, holding the request up
+// to ?wait seconds while there are none.
+func (f *fixture) jobLogs(w http.ResponseWriter, r *http.Request) {
+	j := f.find(w, r)
+	if j == nil {
+		return
+	}
+	q := r.URL.Query()
+	after, _ := strconv.Atoi(q.Get("after"))
+	wait, _ := strconv.Atoi(q.Get("wait"))
+	key := fmt.Sprintf("%d/%s", j.ID, q.Get("task"))
+	deadline := time.NewTimer(time.Duration(wait) * time.Second)
+	defer deadline.Stop()
+	for {
+		f.mu.Lock()
+		lines := f.logs[key]
+		wake := f.logWake
+		done := j.State == "completed" || j.State == "failed" || j.State == "killed"
+		f.mu.Unlock()
+		if after > len(lines) {
+			after = len(lines)
+		}
+		if len(lines) > after || wait == 0 || done {
+			f.reply(w, http.StatusOK, api.Logs{Lines: append([]api.LogLine{}, lines[after:]...),
+				Next: strconv.Itoa(len(lines)), Done: done})
+			return
+		}
+		select {
+		case <-wake:
+		case <-deadline.C:
+			wait = 0
+		case <-r.Context().Done():
+			return
+		}
+	}
+}

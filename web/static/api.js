@@ -1,0 +1,105 @@
+// The REST API client of the dashboard. URLs are relative to the page, so
+// the dashboard works wherever the master is mounted.
+
+const base = 'api/v1';
+const tokenKey = 'allot-token';
+
+// ApiError is a refusal by a master that answered: a 4xx with an api.Error.
+export class ApiError extends Error {
+  constructor(status, message, field) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.field = field || '';
+  }
+}
+
+// Unauthorized is a 401: the master wants a (different) bearer token.
+export class Unauthorized extends ApiError {
+  constructor(message) {
+    super(401, message);
+    this.name = 'Unauthorized';
+  }
+}
+
+// Unreachable means the master did not answer, or answered that it is
+// failing (5xx); the data on screen is stale.
+export class Unreachable extends Error {
+  constructor(message, status) {
+    super(message);
+    this.name = 'Unreachable';
+    this.status = status || 0;
+  }
+}
+
+// memoryToken keeps the token when sessionStorage is unavailable.
+let memoryToken = '';
+
+export function token() {
+  try {
+    return sessionStorage.getItem(tokenKey) || '';
+  } catch {
+    return '';
+  }
+}
+
+export function setToken(t) {
+  try {
+    if (t) sessionStorage.setItem(tokenKey, t);
+    else sessionStorage.removeItem(tokenKey);
+  } catch {
+    // Storage can be disabled; the token then lasts only until reload.
+  }
+  memoryToken = t;
+}
+
+// call sends one request and returns the decoded JSON body (null for 204).
+// query is an object of parameters; empty values are left out.
+export async function call(method, path, {body, query, signal} = {}) {
+  const headers = {Accept: 'application/json'};
+  const t = token() || memoryToken;
+  if (t) headers.Authorization = 'Bearer ' + t;
+  const init = {method, headers, signal, cache: 'no-store'};
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(base + path + queryString(query), init);
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new Unreachable('the master does not answer (' + e.message + ')');
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (res.ok) {
+    if (text && data === null) throw new Unreachable(`the master sent a reply that is not JSON (${res.status})`, res.status);
+    return data;
+  }
+  const msg = data && typeof data.error === 'string' ? data.error : `${res.status} ${res.statusText}`.trim();
+  if (res.status === 401) throw new Unauthorized(msg);
+  if (res.status >= 500) throw new Unreachable(`the master answered ${res.status}: ${msg}`, res.status);
+  throw new ApiError(res.status, msg, data && data.field);
+}
+
+export function get(path, signal, query) {
+  return call('GET', path, {signal, query});
+}
+
+function queryString(query) {
+  if (!query) return '';
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? '?' + s : '';
+}

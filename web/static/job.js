@@ -1,0 +1,203 @@
+// Job detail: the job's fields, why it waits (reason, position, blocker,
+// estimated start), its tasks with every attempt, its logs, and the kill
+// and priority actions.
+
+import {call, get} from './api.js';
+import {duration, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
+import {logPanel} from './logs.js';
+
+const terminal = new Set(['completed', 'failed', 'killed']);
+const maxTasks = 200;
+
+export function mount(root, ctx) {
+  const id = Number(ctx.params[0]);
+  const title = h('h1', {}, `Job ${id}`);
+  const why = h('section', {class: 'why-box', id: 'why', 'aria-labelledby': 'why-h', hidden: true});
+  const fields = h('dl', {class: 'fields', id: 'fields'});
+  const tasks = h('div', {id: 'tasks'});
+  const logs = logPanel(id);
+  const same = memo();
+  const render = (j) => {
+    act.job = j;
+    if (same(j)) return;
+    fill(title, `Job ${j.id} · ${j.name || '(unnamed)'} `, stateBadge(j.state));
+    renderWhy(why, j);
+    renderFields(fields, j);
+    renderTasks(tasks, j);
+    logs.setTasks(j);
+    act.update(j);
+  };
+  const act = actions(id, ctx, render);
+  root.append(
+    h('p', {class: 'crumbs'}, h('a', {href: '#/jobs'}, 'Jobs'), ' / ', `job ${id}`),
+    title, why, act.el,
+    h('section', {'aria-labelledby': 'fields-h'}, h('h2', {id: 'fields-h'}, 'Details'), fields),
+    h('section', {'aria-labelledby': 'tasks-h'}, h('h2', {id: 'tasks-h'}, 'Tasks and attempts'), tasks),
+    logs.el,
+  );
+  return {
+    async refresh(signal) {
+      render(await get('/jobs/' + id, signal));
+    },
+    error(e) {
+      if (e.status === 404) {
+        fill(title, `Job ${id}`);
+        act.say(`There is no job ${id}: ${e.message}`, true);
+        return;
+      }
+      act.failure('Loading the job', e);
+    },
+    unmount() {
+      logs.stop();
+    },
+  };
+}
+
+// actions builds the kill button and the priority form with the line that
+// reports their outcome; render shows the job a successful action returns.
+function actions(id, ctx, render) {
+  const note = h('p', {class: 'note', id: 'action-msg', role: 'status'});
+  const kill = h('button', {type: 'button', class: 'danger', id: 'kill'}, 'Kill job');
+  const prio = h('input', {type: 'number', id: 'priority', min: 1, max: 99, step: 1, required: true, inputMode: 'numeric'});
+  const prioBtn = h('button', {type: 'submit', id: 'set-priority'}, 'Set priority');
+  const form = h('form', {class: 'inline', id: 'priority-form'},
+    h('label', {for: 'priority'}, 'Priority'), prio, prioBtn, h('span', {class: 'muted small'}, '1 is the most important, 99 the least'));
+  let edited = false; // the user typed a priority: refreshes leave it alone
+  const act = {
+    job: null,
+    el: h('section', {class: 'actions', 'aria-label': 'Actions'}, kill, form, note),
+    say(msg, bad) {
+      note.textContent = msg;
+      note.className = bad ? 'note error' : 'note ok';
+      note.setAttribute('role', bad ? 'alert' : 'status');
+    },
+    failure(what, e) {
+      act.say(`${what} failed: ${e.message}${e.field ? ` (field ${e.field})` : ''}`, true);
+    },
+    update(j) {
+      kill.disabled = prio.disabled = prioBtn.disabled = terminal.has(j.state);
+      if (!edited && document.activeElement !== prio) prio.value = j.priority;
+    },
+  };
+  kill.addEventListener('click', async () => {
+    const name = act.job ? ` (${act.job.name})` : '';
+    if (!(await ctx.confirm(`Kill job ${id}${name}? Its running tasks are stopped and none of its tasks will run again.`, 'Kill job'))) return;
+    try {
+      render(await call('POST', `/jobs/${id}/kill`));
+      act.say(`Job ${id} is being killed.`);
+    } catch (e) {
+      act.failure('Kill', e);
+    }
+    ctx.refreshNow();
+  });
+  prio.addEventListener('input', () => (edited = true));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const v = Number(prio.value);
+    if (!Number.isInteger(v)) {
+      act.say('Priority must be a whole number from 1 to 99.', true);
+      return;
+    }
+    const from = act.job ? ` from ${act.job.priority}` : '';
+    if (!(await ctx.confirm(`Change the priority of job ${id}${from} to ${v}?`, 'Change priority'))) return;
+    try {
+      const j = await call('PATCH', `/jobs/${id}`, {body: {priority: v}});
+      edited = false;
+      render(j);
+      prio.value = j.priority;
+      act.say(`Priority of job ${id} is now ${j.priority}.`);
+    } catch (e) {
+      act.failure('Changing the priority', e);
+    }
+    ctx.refreshNow();
+  });
+  return act;
+}
+
+function renderWhy(el, j) {
+  const p = j.pending;
+  if (j.state !== 'queued' && !p) {
+    el.hidden = true;
+    return;
+  }
+  el.hidden = false;
+  if (!p) {
+    fill(el, h('h2', {id: 'why-h'}, 'Why is it waiting?'), h('p', {}, 'The scheduler has not looked at this job yet; it will at its next pass.'));
+    return;
+  }
+  const est = p.estimated_start
+    ? when(p.estimated_start, 'both')
+    : 'none: the pool\'s policy holds no reservation for this job';
+  fill(el,
+    h('h2', {id: 'why-h'}, 'Why is it waiting?'),
+    h('p', {class: 'why-msg'}, p.message),
+    h('dl', {class: 'fields'},
+      h('dt', {}, 'Reason'), h('dd', {}, h('code', {class: 'reason'}, p.reason)),
+      h('dt', {}, 'Position'), h('dd', {}, j.position ? `${j.position} in the queue of pool ${j.pool}` : '—'),
+      h('dt', {}, 'Blocked by'), h('dd', {}, p.blocked_by ? jobLink(p.blocked_by) : 'no single job'),
+      h('dt', {}, 'Estimated start'), h('dd', {id: 'estimated-start'}, est)));
+}
+
+function renderFields(el, j) {
+  const env = Object.keys(j.environment || {}).sort();
+  const rows = [
+    ['Kind', j.kind], ['State', j.reason ? [stateBadge(j.state), ' ', j.reason] : stateBadge(j.state)],
+    ['Project', j.project], ['User', j.user || '—'], ['Pool', j.pool],
+    ['Tasks', `${j.running} running of ${j.tasks}`], ['Slots per task', j.slots],
+    ['Priority', j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority],
+    ['Weight', j.weight], ['Preemptible', yesNo(j.preemptible)],
+    ['Time limit', j.time_limit_s ? duration(j.time_limit_s) : 'none'],
+    ['Entrypoint', h('code', {}, j.entrypoint || '—')],
+    ['Environment', env.length ? h('ul', {class: 'chips'}, env.map((k) => h('li', {}, `${k}=${j.environment[k]}`))) : '—'],
+    ['Submitted', when(j.submitted_at)],
+    ['Ended', j.ended_at ? when(j.ended_at) : '—'],
+  ];
+  fill(el, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+function renderTasks(el, j) {
+  const list = j.task_list || [];
+  const shown = list.slice(0, maxTasks);
+  const t = h('table', {class: 'attempts', id: 'attempts'},
+    h('caption', {}, `Tasks of job ${j.id}, with every attempt`),
+    h('thead', {}, h('tr', {},
+      ['Task', 'Task state', 'Attempt', 'Placement', 'Started', 'Ended', 'Outcome', 'Exit code', 'Reason']
+        .map((c) => h('th', {scope: 'col'}, c)))),
+    shown.map(taskBody));
+  fill(el,
+    list.length ? h('div', {class: 'scroll'}, t) : h('p', {class: 'muted'}, 'No tasks.'),
+    list.length > maxTasks ? h('p', {class: 'muted'}, `Showing the first ${maxTasks} of ${list.length} tasks.`) : null);
+}
+
+function taskBody(task) {
+  const attempts = task.attempts || [];
+  const n = Math.max(attempts.length, 1);
+  const head = [
+    h('th', {scope: 'rowgroup', rowspan: n}, `task ${task.index}`, hyper(task.hyperparameters)),
+    h('td', {rowspan: n}, stateBadge(task.state), task.restarts ? h('div', {class: 'muted small'}, `${task.restarts} restart${task.restarts === 1 ? '' : 's'}`) : null),
+  ];
+  if (!attempts.length) {
+    return h('tbody', {'data-task': task.index}, h('tr', {}, head, h('td', {colspan: 7, class: 'muted'}, task.reason || 'not started yet')));
+  }
+  return h('tbody', {'data-task': task.index}, attempts.map((a, i) => h('tr', {'data-attempt': a.number, class: a.end_state ? 'ended-' + a.end_state : 'open'},
+    i === 0 ? head : null,
+    h('td', {class: 'num'}, a.number),
+    h('td', {}, placement(a.placement)),
+    h('td', {}, when(a.started_at)),
+    h('td', {}, a.ended_at ? when(a.ended_at) : '—'),
+    h('td', {}, a.end_state ? stateBadge(a.end_state) : (a.running_at ? 'running' : 'starting')),
+    h('td', {class: 'num'}, a.exit_code === undefined || a.exit_code === null ? '—' : a.exit_code),
+    h('td', {}, a.reason || ''),
+  )));
+}
+
+function hyper(raw) {
+  if (raw === undefined || raw === null) return null;
+  const text = JSON.stringify(raw);
+  return h('div', {class: 'muted small hp', title: text}, text.length > 60 ? text.slice(0, 57) + '…' : text);
+}
+
+function placement(ps) {
+  if (!ps || !ps.length) return '—';
+  return ps.map((p) => h('div', {}, `${p.node}: GPU ${(p.gpus || []).join(', ') || 'none'}`));
+}

@@ -1,0 +1,122 @@
+// Jobs: the queue in the master's scheduling order, with each waiting
+// job's position, reason and estimated start, and filters that live in the
+// URL (#/jobs?state=queued&pool=a100).
+
+import {get} from './api.js';
+import {fill, h, jobLink, memo, stateBadge, table, when} from './dom.js';
+
+const states = ['queued', 'running', 'completed', 'failed', 'killed'];
+const filters = ['state', 'pool', 'project', 'user'];
+
+export function mount(root, ctx) {
+  const sel = {
+    state: select('f-state', 'State', ['', ...states]),
+    pool: select('f-pool', 'Pool', ['']),
+    project: select('f-project', 'Project', ['']),
+  };
+  const user = h('input', {id: 'f-user', type: 'search', placeholder: 'any', autocomplete: 'off'});
+  const form = h('form', {class: 'filters', role: 'search', 'aria-label': 'Filter jobs', onsubmit: (e) => e.preventDefault()},
+    sel.state.wrap, sel.pool.wrap, sel.project.wrap,
+    h('div', {class: 'field'}, h('label', {for: 'f-user'}, 'User'), user));
+  const count = h('p', {class: 'muted', id: 'jobs-count', 'aria-live': 'polite'});
+  const t = table('jobs', 'Jobs in scheduling order', [
+    ['Pos.', 'Place in its pool\'s scheduling order'], 'ID', 'Name', 'State', 'Pool', 'Project', 'User',
+    ['Slots', 'Slots per task'], ['Tasks', 'Running / total'], ['Priority', '1 is the most important'],
+    'Why waiting', 'Estimated start',
+  ]);
+  root.append(h('h1', {}, 'Jobs'), form, count, t.el);
+
+  const same = memo();
+  let query = ctx.query;
+  const apply = () => {
+    for (const [k, s] of Object.entries(sel)) setValue(s.el, query.get(k) || '');
+    user.value = query.get('user') || '';
+  };
+  const changed = () => {
+    const q = new URLSearchParams();
+    for (const [k, s] of Object.entries(sel)) if (s.el.value) q.set(k, s.el.value);
+    if (user.value.trim()) q.set('user', user.value.trim());
+    query = q;
+    const qs = q.toString();
+    // replaceState changes the URL without a hashchange, so the view stays.
+    history.replaceState(null, '', '#/jobs' + (qs ? '?' + qs : ''));
+    ctx.refreshNow();
+  };
+  for (const s of Object.values(sel)) s.el.addEventListener('change', changed);
+  user.addEventListener('change', changed);
+  apply();
+
+  return {
+    setQuery(q) {
+      query = q;
+      apply();
+    },
+    async refresh(signal) {
+      const params = Object.fromEntries(filters.map((k) => [k, query.get(k) || '']));
+      const [list, pools, projects] = await Promise.all([
+        get('/jobs', signal, params),
+        get('/pools', signal),
+        get('/projects', signal),
+      ]);
+      options(sel.pool.el, pools.map((p) => p.name).sort(), query.get('pool') || '');
+      options(sel.project.el, projects.map((p) => p.name).sort(), query.get('project') || '');
+      if (same([list, params])) return;
+      const filtered = filters.some((k) => params[k]);
+      count.textContent = `${list.length} job${list.length === 1 ? '' : 's'}${filtered ? ' match the filters' : ''}.`;
+      fill(t.tbody, list.length ? list.map(row) : h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No jobs match.')));
+    },
+  };
+}
+
+function select(id, label, values) {
+  const el = h('select', {id, name: id.slice(2)});
+  options(el, values.filter(Boolean), '');
+  return {el, wrap: h('div', {class: 'field'}, h('label', {for: id}, label), el)};
+}
+
+// options sets a select's choices to "any" plus values, keeping the
+// current choice even when it is not (or no longer) among them.
+function options(el, values, current) {
+  const want = current === undefined || current === null ? el.value : current;
+  const all = [...new Set([...values, ...(want ? [want] : [])])];
+  const have = [...el.options].map((o) => o.value).slice(1);
+  if (have.join('\n') !== all.join('\n')) {
+    fill(el, h('option', {value: ''}, 'any'), all.map((v) => h('option', {value: v}, v)));
+  }
+  setValue(el, want || '');
+}
+
+function setValue(el, v) {
+  if (![...el.options].some((o) => o.value === v)) el.append(h('option', {value: v}, v));
+  el.value = v;
+}
+
+function row(j) {
+  const p = j.pending;
+  return h('tr', {'data-job': j.id, class: 'state-row-' + j.state},
+    h('td', {class: 'num'}, j.position || '—'),
+    h('td', {class: 'num'}, jobLink(j.id, String(j.id))),
+    h('td', {class: 'name'}, jobLink(j.id, j.name || '(unnamed)')),
+    h('td', {}, stateBadge(j.state)),
+    h('td', {}, j.pool),
+    h('td', {}, j.project),
+    h('td', {}, j.user || '—'),
+    h('td', {class: 'num'}, j.slots),
+    h('td', {class: 'num'}, `${j.running} / ${j.tasks}`),
+    h('td', {class: 'num'}, j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority),
+    h('td', {class: 'why'}, why(j)),
+    h('td', {}, p && p.estimated_start ? when(p.estimated_start, 'both') : '—'),
+  );
+}
+
+function why(j) {
+  const p = j.pending;
+  if (p) {
+    return [
+      h('code', {class: 'reason'}, p.reason), ' ', p.message,
+      p.blocked_by ? [' — blocked by ', jobLink(p.blocked_by)] : null,
+    ];
+  }
+  if (j.state === 'queued') return h('span', {class: 'muted'}, 'waiting for the next scheduling pass');
+  return j.reason ? h('span', {class: 'muted'}, j.reason) : '';
+}
