@@ -71,9 +71,22 @@ func (s *sim) buildSnapshot() {
 			Start:      t.start,
 			Preempting: t.preempting,
 			Backfilled: t.backfilled,
+			Checkpoint: s.lastCheckpoint(t),
 		})
 	}
 	s.running = live
+}
+
+// lastCheckpoint is when a task of a job with CheckpointEvery last saved
+// its progress, so that the core picks victims that lose the least; 0
+// (never) for other tasks, whose loss the core then takes to be their run
+// time, which orders them newest first.
+func (s *sim) lastCheckpoint(t *task) int64 {
+	every := s.jobs[t.job].spec.CheckpointEvery
+	if every <= 0 {
+		return 0
+	}
+	return t.start + (s.now-t.start)/every*every
 }
 
 // snapEntry is a new job's entry in the snapshot.

@@ -316,3 +316,21 @@ jobs:
 		})
 	}
 }
+
+// TestVictimLosesLeastWork: the simulator tells the core when each task
+// last checkpointed, so reclaim takes the victim that loses the least work:
+// at 25m, old (checkpointed at 20m) loses 5 minutes and new (no periodic
+// checkpoints, running since 15m) would lose 10, so old goes although it
+// is the older task.
+func TestVictimLosesLeastWork(t *testing.T) {
+	res := runYAML(t, `pools:
+  - {name: pool, policy: quota, quota: 2, nodes: [{name: n, slots: 2}]}
+jobs:
+  - {name: old, priority_class: LOW, duration: 2h, checkpoint_every: 10m}
+  - {name: new, priority_class: LOW, submit: 15m, duration: 2h}
+  - {name: normal, priority_class: NORMAL, submit: 25m, duration: 1h}
+`)
+	if o, n := job(t, res, "old").Preemptions, job(t, res, "new").Preemptions; o != 1 || n != 0 {
+		t.Errorf("old preempted %d times, new %d; want old once (it loses 5 minutes, new would lose 10)", o, n)
+	}
+}
