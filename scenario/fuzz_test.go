@@ -39,6 +39,7 @@ func FuzzParse(f *testing.F) {
 		quotaPools + "jobs: [{name: j, kind: notebook, project: vision}, {name: k, project: nlp, priority_class: low}]\n",
 		osmoPools + "jobs: [{name: j, pool: pool2, priority_class: LOW, checkpoint_every: 1m, max_retries: 0}]\n",
 		"projects: [{name: a, parent: b, quota: 1}, {name: b, parent: a, quota: 1}]\n" + onePool,
+		withQOS + "  - {name: j, qos: emergency, licenses: {matlab: 2}}\n",
 	} {
 		f.Add([]byte(src))
 	}
@@ -93,6 +94,13 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		}
 		quotaPool[p.Name] = p.Policy == PolicyQuota
 	}
+	licenses, qos := map[string]int{}, map[string]bool{}
+	for _, l := range s.Licenses {
+		licenses[l.Name] = l.Total
+	}
+	for _, q := range s.QOS {
+		qos[q.Name] = true
+	}
 	projects := map[string]bool{}
 	for _, p := range s.Projects {
 		projects[p.Name] = true
@@ -109,8 +117,16 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		}
 		if j.PriorityClass != classOf(j.Priority) || j.PriorityClass == ClassLow && !j.Preemptible ||
 			j.Interactive && j.Preemptible || quotaPool[j.Pool] && j.Project == "" ||
-			j.QOS != "" || j.Licenses != nil || j.MinSlots != 0 || j.MaxSlots != 0 {
+			j.MinSlots != 0 || j.MaxSlots != 0 {
 			t.Errorf("job breaks a quota invariant: %+v", j)
+		}
+		for name, n := range j.Licenses {
+			if total, ok := licenses[name]; !ok || n < 1 || n > total {
+				t.Errorf("job %q holds %d of license %q (total %d, declared %v)", j.Name, n, name, total, ok)
+			}
+		}
+		if j.QOS != "" && !qos[j.QOS] {
+			t.Errorf("job %q names QOS %q, which the file does not declare", j.Name, j.QOS)
 		}
 		if j.Project != "" && !projects[j.Project] && !quotaPool[j.Project] {
 			t.Errorf("job %q names project %q, which is neither a project nor a pool with a quota", j.Name, j.Project)

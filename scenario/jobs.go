@@ -106,6 +106,8 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	fl.checkpoint = yamlfield.Field(f, "checkpoint_every", &j.CheckpointEvery, yamlfield.PositiveDuration)
 	fl.onPreempt = yamlfield.Field(f, "on_preempt", &j.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
 	fl.maxRetries = yamlfield.Field(f, "max_retries", &j.MaxRetries, yamlfield.IntAtLeast(0))
+	yamlfield.Field(f, "qos", &j.QOS, name)
+	yamlfield.Field(f, "licenses", &j.Licenses, licenseMap)
 	p.unsupported(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
@@ -129,18 +131,13 @@ func (p *parser) priority(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	j.PriorityClass = classOf(j.Priority)
 }
 
-// unsupported checks the fields the scheduling core cannot honour yet and
-// then rejects them: a value that is silently ignored hides that the
-// replay does not do what the file says. Once the core honours one, its
-// error goes and the parsed value stays.
+// unsupported checks min_slots and max_slots and then rejects them: the
+// core can run elastic jobs, but the simulator cannot replay their resizes
+// yet, and a value that is silently ignored hides that the replay does not
+// do what the file says. Once it can, the error goes and the parsed values
+// stay.
 func (p *parser) unsupported(f *yamlfield.Fields, j *Job) {
 	var given []string
-	if yamlfield.Field(f, "qos", &j.QOS, name) {
-		given = append(given, "qos")
-	}
-	if yamlfield.Field(f, "licenses", &j.Licenses, licenseMap) {
-		given = append(given, "licenses")
-	}
 	minOK := yamlfield.Field(f, "min_slots", &j.MinSlots, yamlfield.IntAtLeast(1))
 	maxOK := yamlfield.Field(f, "max_slots", &j.MaxSlots, yamlfield.IntAtLeast(1))
 	switch {
@@ -157,7 +154,7 @@ func (p *parser) unsupported(f *yamlfield.Fields, j *Job) {
 		}
 	}
 	for _, key := range given {
-		f.Errorf(key, "not supported yet: the scheduling core cannot honour %s, so the replay would ignore it; remove the field", key)
+		f.Errorf(key, "not supported yet: the simulator cannot replay elastic jobs (%s), so it would ignore it; remove the field", key)
 	}
 }
 
@@ -185,6 +182,7 @@ func (p *parser) resolveJob(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 		f.Errorf("interactive", "interactive work is never preempted, but this job is preemptible (LOW class, or preemptible: true)")
 	}
 	p.checkJobPool(f, j, fl.pool)
+	p.checkJobResources(f, j, info)
 	if info == nil {
 		return
 	}

@@ -45,6 +45,9 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	}
 	s.Projects = p.projectList(f.Lookup("projects"))
 	p.checkProjectNames(s.Projects)
+	p.licensesKnown, p.qosKnown = true, true
+	s.Licenses = p.licenseList(f.Lookup("licenses"))
+	s.QOS = p.qosList(f.Lookup("qos"))
 	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
 	p.checkTrace(s)
 	s.Events = p.eventList(f.Lookup("events"), s.Trace == nil)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -36,12 +37,43 @@ func (p *parser) projectList(raw *yaml.Node) []Project {
 		out = append(out, pr)
 		fields = append(fields, f)
 	}
+	treeOK := true
 	for i := range out {
 		if fields[i] != nil {
-			p.checkParent(fields[i], &out[i])
+			treeOK = p.checkParent(fields[i], &out[i]) && treeOK
 		}
 	}
+	if treeOK && p.projectNamesKnown {
+		p.checkChildQuotas(out, fields)
+	}
 	return out
+}
+
+// checkChildQuotas reports parents whose sub-projects deserve more than
+// they do, as the master's configuration does: a guarantee cannot be
+// divided into larger ones.
+func (p *parser) checkChildQuotas(out []Project, fields []*yamlfield.Fields) {
+	for i, parent := range out {
+		info := p.projects[parent.Name]
+		if fields[i] == nil || info == nil || !info.clean {
+			continue
+		}
+		sum, clean := 0, true
+		var parts []string
+		for _, kid := range out {
+			if kid.Parent != parent.Name {
+				continue
+			}
+			ki := p.projects[kid.Name]
+			clean = clean && ki != nil && ki.clean
+			sum = addSaturating(sum, kid.Quota)
+			parts = append(parts, fmt.Sprintf("%s %d", kid.Name, kid.Quota))
+		}
+		if clean && sum > parent.Quota {
+			fields[i].Errorf("quota", "the sub-projects' quotas add up to %d (%s), more than this project's quota of %d",
+				sum, strings.Join(parts, ", "), parent.Quota)
+		}
+	}
 }
 
 func (p *parser) project(raw *yaml.Node, i int) (Project, *yamlfield.Fields) {
@@ -79,34 +111,35 @@ func (p *parser) project(raw *yaml.Node, i int) (Project, *yamlfield.Fields) {
 }
 
 // checkParent checks that a project's parent exists and that following
-// parents from it never returns to it.
-func (p *parser) checkParent(f *yamlfield.Fields, pr *Project) {
+// parents from it never returns to it, and reports whether they do.
+func (p *parser) checkParent(f *yamlfield.Fields, pr *Project) bool {
 	if pr.Parent == "" || !p.projectNamesKnown {
-		return
+		return true
 	}
 	parent := p.projects[pr.Parent]
 	switch {
 	case pr.Parent == pr.Name:
 		f.Errorf("parent", "a project cannot be its own parent")
-		return
+		return false
 	case parent == nil:
 		f.Errorf("parent", "unknown project %s%s (projects: %s)", yamlfield.Quote(pr.Parent),
 			yamlfield.Suggest(pr.Parent, p.projectOrder), yamlfield.OneOf(p.projectOrder))
-		return
+		return false
 	}
 	parent.leaf = false
 	at := pr.Parent
 	for steps := 0; at != ""; steps++ {
 		if at == pr.Name || steps > len(p.projects) {
 			f.Errorf("parent", "the parents of project %s come back to it (a cycle)", yamlfield.Quote(pr.Name))
-			return
+			return false
 		}
 		next := p.projects[at]
 		if next == nil {
-			return // reported on that project
+			return false // reported on that project
 		}
 		at = next.parent
 	}
+	return true
 }
 
 // checkProjectNames rejects a project named like a pool with a quota: that

@@ -39,6 +39,13 @@ const osmoPools = `pools:
   - {name: prio, policy: priority, preemption: true, nodes: [{name: p, slots: 8}]}
 `
 
+// withQOS is pools plus QOS levels and licenses, and a jobs section whose
+// first job is on line 12.
+const withQOS = pools + `qos: [{name: normal}, {name: emergency, priority: 100, preempt: true}]
+licenses: {matlab: 4, ansys: 2}
+jobs:
+`
+
 func TestParseQuota(t *testing.T) {
 	runGoodCases(t, []goodCase{
 		{"projects", quotaPools, func(t *testing.T, s *Scenario) {
@@ -102,6 +109,19 @@ func TestParseQuota(t *testing.T) {
 				t.Errorf("wf4 = %+v", wf4)
 			}
 		}},
+		{"qos and licenses", withQOS + "  - {name: j, qos: emergency, licenses: {matlab: 2, ansys: 1}}\n  - {name: k}\n", func(t *testing.T, s *Scenario) {
+			wantQOS := []QOS{{Name: "normal", Line: 9}, {Name: "emergency", Priority: 100, Preempt: true, Line: 9}}
+			wantLic := []License{{Name: "matlab", Total: 4, Line: 10}, {Name: "ansys", Total: 2, Line: 10}}
+			if !reflect.DeepEqual(s.QOS, wantQOS) || !reflect.DeepEqual(s.Licenses, wantLic) {
+				t.Errorf("QOS %+v, licenses %+v", s.QOS, s.Licenses)
+			}
+			if j := s.Jobs[0]; j.QOS != "emergency" || !reflect.DeepEqual(j.Licenses, map[string]int{"matlab": 2, "ansys": 1}) {
+				t.Errorf("job = %+v", j)
+			}
+			if j := s.Jobs[1]; j.QOS != "" || j.Licenses != nil {
+				t.Errorf("job without qos or licenses = %+v", j)
+			}
+		}},
 		{"priority within its class", onePool + "jobs: [{name: j, priority: 25, priority_class: high}]", func(t *testing.T, s *Scenario) {
 			if j := s.Jobs[0]; j.Priority != 25 || j.PriorityClass != ClassHigh {
 				t.Errorf("job = %+v", j)
@@ -132,6 +152,8 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"own parent", quotaPools + "  - {name: x, parent: x, quota: 1}\n", 13, `parent: a project cannot be its own parent`},
 		{"cycle", quotaPools + "  - {name: x, parent: y, quota: 1}\n  - {name: y, parent: x, quota: 1}\n", 13,
 			`projects[5] "x": parent: the parents of project "x" come back to it (a cycle)`},
+		{"children over the parent's quota", quotaPools + "  - {name: more, parent: dept, quota: 1}\n", 8,
+			`projects[0] "dept": quota: the sub-projects' quotas add up to 7 (vision 4, nlp 2, more 1), more than this project's quota of 6`},
 		{"unknown project field", quotaPools + "  - {name: x, quota: 1, weight: 2}\n", 13, `unknown field "weight"`},
 		{"project named like a quota pool", osmoPools + "projects: [{name: pool2, quota: 1}]\n", 14,
 			`name: pool "pool2" has a quota, which makes it a project of that name already (line 9)`},
@@ -192,9 +214,16 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"quotas beyond the shared capacity", osmoPools + "  - {name: p3, quota: 1, shares_nodes_with: pool1}\n", 2,
 			`pools[0] "pool1": quota: the quotas of the pools sharing these nodes add up to 5, more than their 4 slots`},
 		{"trace into a quota pool", quotaPools + "jobs: {trace: x.swf}\n", 13, `jobs: trace: not supported yet`},
-		{"qos not supported yet", jobs + "    qos: emergency\n", 12, `qos: not supported yet: the scheduling core cannot honour qos`},
-		{"licenses not supported yet", jobs + "    licenses: {matlab: 2}\n", 12, `licenses: not supported yet`},
-		{"licenses checked first", jobs + "    licenses: {matlab: 0}\n", 12, `licenses: matlab: expected an integer >= 1, got "0"`},
+		{"qos without a qos section", jobs + "    qos: emergency\n", 12, `qos: unknown QOS "emergency": the file has no qos section`},
+		{"unknown qos", withQOS + "  - {name: j, qos: emergncy}\n", 12, `qos: unknown QOS "emergncy"; did you mean "emergency"? (QOS: normal, emergency)`},
+		{"qos in a fifo pool", withQOS + "  - {name: j, pool: cpu, qos: emergency}\n", 12, `qos: only priority pools use a job's QOS`},
+		{"duplicate qos", pools + "qos: [{name: a}, {name: a}]\n", 9, `qos[1] "a": name: duplicate QOS name "a"`},
+		{"qos priority negative", pools + "qos: [{name: a, priority: -1}]\n", 9, `qos[0] "a": priority: expected an integer >= 0`},
+		{"license without a licenses section", jobs + "    licenses: {matlab: 2}\n", 12, `licenses: unknown license "matlab": the file has no licenses section`},
+		{"unknown license", withQOS + "  - {name: j, licenses: {matlb: 1}}\n", 12, `licenses: unknown license "matlb"; did you mean "matlab"? (licenses: matlab, ansys)`},
+		{"more licenses than exist", withQOS + "  - {name: j, licenses: {ansys: 3}}\n", 12, `licenses: a task needs 3 "ansys" licenses, but there are only 2 in all`},
+		{"license count zero", jobs + "    licenses: {matlab: 0}\n", 12, `licenses: matlab: expected an integer >= 1, got "0"`},
+		{"license total negative", pools + "licenses: {matlab: -1}\n", 9, `licenses: matlab: expected an integer >= 0, got "-1"`},
 		{"min_slots not supported yet", jobs + "    min_slots: 1\n", 12, `min_slots: not supported yet`},
 		{"max_slots below min_slots", jobs + "    min_slots: 4\n    max_slots: 2\n", 13, `max_slots: max_slots 2 is less than min_slots 4`},
 		{"max_slots below a task", jobs + "    slots: 4\n    max_slots: 2\n", 13, `max_slots: max_slots 2 is less than the 4 slots of one task`},

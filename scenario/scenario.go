@@ -89,6 +89,10 @@ type Scenario struct {
 	Pools []Pool
 	// Projects are the quota entities of quota pools, in file order.
 	Projects []Project
+	// Licenses and QOS are the cluster-wide licenses and the qualities of
+	// service jobs may name, in file order.
+	Licenses []License
+	QOS      []QOS
 	Jobs     []Job     // in file order; empty when Trace is set
 	Trace    *TraceRef // set when jobs come from a trace file
 	Events   []Event   // in file order
@@ -182,11 +186,14 @@ type Job struct {
 	// pool's, else reschedule with no cap (-1).
 	OnPreempt  string
 	MaxRetries int
-	// QOS, Licenses, MinSlots and MaxSlots are parsed and checked, but
-	// the scheduling core cannot honour them yet, so Parse rejects a file
-	// that gives them; they are always zero in a returned Scenario.
+	// QOS names one of the file's QOS levels, or "" for none (the first
+	// one listed, if any). Licenses maps license names of the file to how
+	// many each task holds while it runs; nil for none.
 	QOS      string
 	Licenses map[string]int
+	// MinSlots and MaxSlots (elastic jobs) are parsed and checked, but the
+	// simulator cannot replay elastic jobs yet, so Parse rejects a file
+	// that gives them; they are always zero in a returned Scenario.
 	MinSlots int
 	MaxSlots int
 	Line     int
@@ -266,4 +273,11 @@ type parser struct {
 	projects          map[string]*projectInfo
 	projectOrder      []string
 	projectNamesKnown bool // every project entry has a valid name
+
+	licenses      map[string]int // totals; -1 for a broken entry
+	licenseOrder  []string
+	licensesKnown bool
+	qos           map[string]bool
+	qosOrder      []string
+	qosKnown      bool
 }

@@ -108,6 +108,8 @@ func snapEntry(j *job) sched.Job {
 		Project:     int(j.qp),
 		Interactive: j.spec.Interactive,
 		Borrow:      j.spec.Borrow,
+		Licenses:    j.spec.Licenses,
+		QOS:         j.spec.QOS,
 	}
 }
 

@@ -123,6 +123,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		s.projectIdx[in.Projects[i].Name] = int32(i)
 		s.snap.Projects = append(s.snap.Projects, in.Projects[i].Project)
 	}
+	s.snap.Licenses, s.snap.QOS = in.Licenses, in.QOS
 	for _, p := range in.Pools {
 		s.snap.Pools = append(s.snap.Pools, p.Pool)
 		s.snap.Nodes = append(s.snap.Nodes, p.Nodes...)
@@ -153,6 +154,14 @@ func (s *sim) pull() error {
 	}
 	if spec.Pool < 0 || spec.Pool >= len(s.in.Pools) {
 		return fmt.Errorf("job %q: pool index %d out of range", spec.Name, spec.Pool)
+	}
+	for _, u := range spec.Licenses {
+		if u.License < 0 || u.License >= len(s.in.Licenses) || u.Count < 1 {
+			return fmt.Errorf("job %q: license use %+v is not one of the input's %d licenses, or not positive", spec.Name, u, len(s.in.Licenses))
+		}
+	}
+	if spec.QOS < 0 || spec.QOS > 0 && spec.QOS >= len(s.in.QOS) {
+		return fmt.Errorf("job %q: QOS index %d out of range (%d QOS)", spec.Name, spec.QOS, len(s.in.QOS))
 	}
 	if _, ok := s.projectIdx[spec.Project]; !ok && s.in.Pools[spec.Pool].Policy == sched.PolicyQuota {
 		return fmt.Errorf("job %q: pool %q divides its slots by project quota, but the job's project %q is not one of the input's projects",

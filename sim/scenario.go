@@ -18,6 +18,15 @@ import (
 // by that project.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc)}
+	licIdx, qosIdx := map[string]int{}, map[string]int{}
+	for i, l := range sc.Licenses {
+		in.Licenses = append(in.Licenses, sched.License{Name: l.Name, Total: l.Total})
+		licIdx[l.Name] = i
+	}
+	for i, q := range sc.QOS {
+		in.QOS = append(in.QOS, sched.QOS{Name: q.Name, Priority: q.Priority, Preempt: q.Preempt})
+		qosIdx[q.Name] = i
+	}
 	poolIdx := poolIndex(sc)
 	if sc.Trace != nil && jobs == nil {
 		return nil, fmt.Errorf("%s: jobs come from trace %s, which was not opened", sc.Name, sc.Trace.Path)
@@ -29,7 +38,14 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 		}
 		specs := make([]JobSpec, 0, len(sc.Jobs))
 		for _, j := range sc.Jobs {
-			specs = append(specs, specFromScenario(j, poolIdx[j.Pool], quota[j.Pool]))
+			spec := specFromScenario(j, poolIdx[j.Pool], quota[j.Pool])
+			spec.QOS = qosIdx[j.QOS] // 0, the first listed, when the job names none
+			for _, l := range sc.Licenses {
+				if n := j.Licenses[l.Name]; n > 0 {
+					spec.Licenses = append(spec.Licenses, sched.LicenseUse{License: licIdx[l.Name], Count: n})
+				}
+			}
+			specs = append(specs, spec)
 		}
 		jobs = NewSliceSource(specs)
 	}

@@ -22,6 +22,11 @@ type Input struct {
 	// names its project in JobSpec.Project; a job in a quota pool must
 	// name one of these.
 	Projects []Project
+	// Licenses are cluster-wide consumables (JobSpec.Licenses), and QOS
+	// the qualities of service jobs may name (JobSpec.QOS); the core
+	// honours both.
+	Licenses []sched.License
+	QOS      []sched.QOS
 }
 
 // Project is a quota entity. Parent indexes Input.Projects (-1 at the
@@ -91,6 +96,10 @@ type JobSpec struct {
 	// it was already rescheduled MaxRetries times (0: no cap).
 	OnPreempt  OnPreempt
 	MaxRetries int
+	// Licenses are what each task holds while it runs (indices into
+	// Input.Licenses); QOS indexes Input.QOS (0 when it lists none).
+	Licenses []sched.LicenseUse
+	QOS      int
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF
