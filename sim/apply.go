@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -8,12 +10,17 @@ import (
 const defaultZeroSlotLimit = 100
 
 // schedule runs one pass and applies its plan. It returns how many tasks
-// the plan started and preempted.
+// the plan started, and how many it preempted or moved.
 func (s *sim) schedule() (starts, preempts int, err error) {
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return 0, 0, err
+	}
+	if len(plan.Resizes) > 0 {
+		// Only elastic jobs (Job.MinSlots) are resized, and no input
+		// makes one yet: scenarios reject min_slots.
+		return 0, 0, fmt.Errorf("the plan resizes %d elastic tasks, which the simulator cannot replay yet", len(plan.Resizes))
 	}
 	if s.opt.Inspect != nil {
 		s.opt.Inspect(s.now, &s.snap, plan)
@@ -22,10 +29,13 @@ func (s *sim) schedule() (starts, preempts int, err error) {
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
 	}
+	for _, m := range plan.Moves {
+		s.move(s.snapTask[m.Alloc], m.Nodes)
+	}
 	for _, st := range plan.Starts {
 		s.start(s.roster.list()[st.Job], st.Nodes, st.Backfill)
 	}
-	return len(plan.Starts), len(plan.Preemptions), nil
+	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves), nil
 }
 
 // keepReservations carries each job's reserved start into the next pass,
@@ -70,6 +80,7 @@ func (s *sim) buildSnapshot() {
 			Nodes:      t.nodes,
 			Start:      t.start,
 			Preempting: t.preempting,
+			Moving:     t.moving,
 			Backfilled: t.backfilled,
 			Checkpoint: s.lastCheckpoint(t),
 		})
@@ -77,16 +88,20 @@ func (s *sim) buildSnapshot() {
 	s.running = live
 }
 
-// lastCheckpoint is when a task of a job with CheckpointEvery last saved
-// its progress, so that the core picks victims that lose the least; 0
-// (never) for other tasks, whose loss the core then takes to be their run
-// time, which orders them newest first.
+// lastCheckpoint is when a task last saved its progress, so that the core
+// picks victims that lose the least: with CheckpointEvery the last
+// periodic checkpoint, else the checkpoint of its last move, else 0
+// (never), for which the core takes the loss to be the run time, so that
+// such tasks go newest first.
 func (s *sim) lastCheckpoint(t *task) int64 {
 	every := s.jobs[t.job].spec.CheckpointEvery
 	if every <= 0 {
+		if t.from > t.start {
+			return t.from
+		}
 		return 0
 	}
-	return t.start + (s.now-t.start)/every*every
+	return t.from + (s.now-t.from)/every*every
 }
 
 // snapEntry is a new job's entry in the snapshot.
@@ -141,11 +156,11 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	}
 	ti := s.newTask()
 	t := &s.tasks[ti]
-	t.job, t.start, t.work = ji, s.now, r.work
+	t.job, t.start, t.from, t.work = ji, s.now, s.now, r.work
 	t.id, t.retries, t.lost = r.id, r.retries, 0
 	t.nodes = append(t.nodes[:0], nodes...)
 	t.ver++
-	t.preempting, t.backfilled, t.alive = false, backfill, true
+	t.preempting, t.moving, t.backfilled, t.alive = false, false, backfill, true
 	s.running = append(s.running, ti)
 	j.waiting--
 	j.running++
@@ -169,32 +184,39 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 }
 
 // taskEnd is when the attempt ends, or -1 when it runs until killed, and
-// whether that end is its time limit rather than its work being done.
+// whether that end is its time limit rather than its work being done. The
+// limit runs from the attempt's start, the work from its last move.
 func (s *sim) taskEnd(t *task, j *job) (int64, bool) {
 	lim := j.spec.TimeLimit
 	switch {
 	case t.work == Unbounded && lim <= 0:
 		return -1, false
-	case t.work == Unbounded || (lim > 0 && lim < t.work):
+	case t.work == Unbounded || (lim > 0 && t.start+lim < t.from+t.work):
 		return t.start + lim, true
 	}
-	return t.start + t.work, false
+	return t.from + t.work, false
 }
 
-// preempt asks a task to stop. It keeps the progress made so far, or
-// with CheckpointEvery only the progress up to its last periodic
-// checkpoint, and holds its slots for the pool's checkpoint cost.
-func (s *sim) preempt(ti int32) {
-	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
-	kept := s.now - t.start
-	if every := j.spec.CheckpointEvery; every > 0 {
+// checkpointNow saves a running task's progress as a checkpoint request
+// does: all of it, or with CheckpointEvery only up to its last periodic
+// checkpoint. It returns the run time thrown away.
+func (s *sim) checkpointNow(t *task) int64 {
+	kept := s.now - t.from
+	if every := s.jobs[t.job].spec.CheckpointEvery; every > 0 {
 		kept = kept / every * every
-		t.lost = s.now - t.start - kept
 	}
 	if t.work != Unbounded {
 		t.work = max(t.work-kept, 0)
 	}
+	return s.now - t.from - kept
+}
+
+// preempt asks a task to stop. It keeps its progress (see checkpointNow)
+// and holds its slots for the pool's checkpoint cost.
+func (s *sim) preempt(ti int32) {
+	t := &s.tasks[ti]
+	j := &s.jobs[t.job]
+	t.lost += s.checkpointNow(t)
 	s.rec.preemptAttempt(t)
 	t.preempting = true
 	t.preemptAt = s.now
@@ -212,6 +234,10 @@ func (s *sim) preempt(ti int32) {
 // fails.
 func (s *sim) checkpointed(ti int32) {
 	t := &s.tasks[ti]
+	if t.moving {
+		s.moved(ti)
+		return
+	}
 	ji := t.job
 	j := &s.jobs[ji]
 	s.rec.endAttempt(t, AttemptPreempted)
@@ -285,6 +311,9 @@ func (s *sim) release(ti int32) {
 
 func (s *sim) finishJob(ji int32, st State) {
 	j := &s.jobs[ji]
+	if j.moving > 0 {
+		s.dropMoves(ji)
+	}
 	j.state = st
 	j.end = s.now
 	j.alive = false

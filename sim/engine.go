@@ -27,6 +27,8 @@ type job struct {
 	nextTask int32
 	// qp is the job's index in Input.Projects, or -1.
 	qp int32
+	// moving counts the old placements of moved tasks still draining.
+	moving int
 	// attempts are the job's task attempts, when Options.Attempts is set;
 	// the job's result takes them over when it is reported.
 	attempts []Attempt
@@ -60,11 +62,15 @@ type task struct {
 	retries    int32
 	attempt    int32 // index in the job's attempts, or -1 when not recorded
 	nodes      []sched.NodeSlots
-	start      int64
-	work       int64 // remaining work when this attempt started, or Unbounded
-	lost       int64 // run time a preemption threw away
+	start      int64 // when the attempt started
+	from       int64 // when the task last resumed: its start, or its last move
+	work       int64 // remaining work at from, or Unbounded
+	lost       int64 // run time preemption and moves threw away
 	ver        uint32
 	preempting bool
+	// moving marks the old placement of a moved task, draining: a record
+	// of its own that holds slots until the checkpoint lands.
+	moving     bool
 	backfilled bool
 	limited    bool // the attempt ends at its time limit, killed
 	alive      bool
@@ -363,7 +369,11 @@ func (s *sim) kill(ji int32) {
 	}
 	for _, ti := range s.running {
 		t := &s.tasks[ti]
-		if t.alive && t.job == ji {
+		switch {
+		case !t.alive || t.job != ji:
+		case t.moving:
+			s.moved(ti)
+		default:
 			s.rec.endAttempt(t, AttemptCanceled)
 			s.release(ti)
 		}

@@ -202,12 +202,34 @@ func TestSeed002Reclaim(t *testing.T) {
 func TestSeed002BinPacking(t *testing.T) {
 	res := runQuota(t, "seed002-binpack.yaml", sim.Settings{})
 	big := job(t, res, "big")
-	if big.Start == nil || *big.Start != 10*minute {
-		t.Fatalf("big started at %v, want at its submission (10m) on three whole nodes", big.Start)
+	if big.Start == nil || *big.Start != 10*minute || res.Metrics.Moves != 0 {
+		t.Fatalf("big started at %s after %d moves, want at its submission (10m) on three whole nodes, moving nothing",
+			startOf(big), res.Metrics.Moves)
 	}
+	// Spread placement puts the small work on every node: the big job then
+	// has to wait for consolidation to gather whole nodes.
 	spread := runQuota(t, "seed002-binpack.yaml", sim.Settings{Placement: sched.PlaceSpread})
-	if b := job(t, spread, "big"); b.Start == nil || *b.Start != 2*hour {
-		t.Errorf("with spread placement big started at %v, want 2h: the small work sits on every node", b.Start)
+	if spread.Metrics.Moves == 0 {
+		t.Errorf("with spread placement nothing moved; the small work sits on every node")
+	}
+}
+
+func TestSeed002Consolidation(t *testing.T) {
+	res := runQuota(t, "seed002-consolidation.yaml", sim.Settings{})
+	checkSteps(t, res, []step{
+		{"spread placement leaves no whole node", 0, map[string]int{"small": 6, "pair": 2}},
+		{"five tasks move; their old slots drain for a minute", 10 * minute, map[string]int{"small": 11, "pair": 2}},
+		{"the big job starts on three whole nodes", 11 * minute, map[string]int{"small": 6, "pair": 2, "big": 24}},
+	})
+	if m := res.Metrics; m.Moves != 5 || m.Preemptions != 0 {
+		t.Errorf("%d moves and %d preemptions, want 5 and 0", m.Moves, m.Preemptions)
+	}
+	// A move keeps the task's progress and its attempt: each small task
+	// still has one attempt, ending at 2h as if it had never moved.
+	for _, a := range job(t, res, "small").Attempts {
+		if a.End == nil || *a.End != 2*hour || a.State != sim.AttemptCompleted {
+			t.Errorf("small attempt %+v, want one attempt per task, completed at 2h", a)
+		}
 	}
 }
 

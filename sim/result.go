@@ -84,6 +84,9 @@ type Metrics struct {
 	// AvgJCT averages end − submit over jobs that ended.
 	AvgJCT      float64 `json:"avg_jct"`
 	Preemptions int     `json:"preemptions"`
+	// Moves counts tasks the core moved between nodes to gather slots for
+	// a waiting task (consolidation); left out of the JSON when zero.
+	Moves int `json:"moves,omitempty"`
 
 	// Jobs counts submitted jobs: Completed and Killed ones ended,
 	// Unfinished ones were still running or waiting when the run stopped.
@@ -134,6 +137,7 @@ type recorder struct {
 	completed  int
 	killed     int
 	failed     int
+	moves      int
 	limitKills int
 	usage      usage
 }
@@ -311,7 +315,7 @@ func (s *sim) finalReasons() map[int32]string {
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m := Metrics{Preemptions: r.preempts, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
-		Failed: r.failed, TimeLimitKills: r.limitKills}
+		Failed: r.failed, Moves: r.moves, TimeLimitKills: r.limitKills}
 	m.Unfinished = m.Jobs - m.Completed - m.Killed - m.Failed
 	end := r.lastEnd
 	if m.Unfinished > 0 {
