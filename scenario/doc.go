@@ -41,8 +41,12 @@
 //     its project. OnPreempt and MaxRetries are resolved from the job or
 //     its pool; checkpoint_every, on_preempt and max_retries are only
 //     given for preemptible jobs in pools that preempt.
-//   - QOS, Licenses, MinSlots and MaxSlots are checked and then rejected
-//     as not supported yet, so they are zero in a returned Scenario.
+//   - Licenses have unique names and totals >= 0; QOS levels unique names
+//     and priorities >= 0. A job's QOS is "" or one of them (and its pool
+//     a priority pool); its Licenses name licenses of the file, each with
+//     a count from 1 to the license's total.
+//   - MinSlots and MaxSlots are checked and then rejected as not supported
+//     yet, so they are zero in a returned Scenario.
 //   - Durations are whole seconds >= 0 that convert to time.Duration
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.
