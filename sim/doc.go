@@ -30,6 +30,10 @@
 //   - Quota: the input's projects and each job's project, interactive
 //     flag and borrowing reach the core unchanged; a job in a quota pool
 //     always names a project of the input.
+//   - Every part of a plan is applied: starts, preemptions and moves (a
+//     moved task resumes at once on its new nodes while its old slots
+//     drain); a plan with resizes, which the simulator cannot replay yet,
+//     is an error rather than being dropped.
 //   - A task runs at most its time limit per attempt and is killed there.
 //   - Nothing read is dropped silently: trace records that cannot be
 //     replayed are counted by reason in the result.
