@@ -77,6 +77,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	}
 	opt.OmitJobs = !f.jobs
 	opt.Timeline = f.json && f.jobs && !f.noTimeline
+	opt.Attempts = f.json && f.jobs
 	opt.Series = f.json && f.series
 	w, err := f.load(path)
 	if err != nil {

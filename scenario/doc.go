@@ -9,24 +9,50 @@
 // # Invariants of a returned Scenario
 //
 //   - There is at least one pool; each has a unique name, a known policy and
-//     placement, and at least one node. Options a policy would ignore are
-//     rejected rather than dropped: preemption only on priority and
-//     fair_share pools, backfill only on priority, serial only on fifo,
-//     reservations only on backfill. Reservations is "easy" or
-//     "conservative" on backfill pools and "" elsewhere.
+//     placement, and at least one node, except a pool that shares another's
+//     nodes (SharesNodesWith), which has none and carries the policy,
+//     placement and checkpoint cost of that pool. Options a policy would
+//     ignore are rejected rather than dropped: preemption only on priority
+//     and fair_share pools, backfill only on priority, serial only on fifo,
+//     reservations only on backfill, quota only on quota pools, on_preempt
+//     and max_retries only on pools that can preempt. Reservations is
+//     "easy" or "conservative" on backfill pools and "" elsewhere.
+//   - Pools that share nodes name a pool with nodes of its own, under the
+//     quota policy; every pool of such a group has a Quota >= 0, and the
+//     quotas add up to at most the shared slots. Quota is -1 for a pool
+//     without one; MaxRetries is -1 for no cap.
+//   - Projects have unique names, none the name of a pool with a quota;
+//     parents exist and form no cycle; Quota >= 0, OverQuotaWeight >= 0
+//     (default Quota), Limit 0 (none) or >= Quota.
 //   - Node entries with count N > 1 are expanded to N nodes named NAME-1 to
 //     NAME-N, each with its own copy of the labels. Node names are unique
 //     across the whole file after expansion, every node has >= 1 slot, and
 //     a file has at most MaxNodes nodes.
 //   - Every job has a unique name and names an existing pool (the first pool
 //     by default), and one of its tasks fits in that pool: Slots is at most
-//     the sum of the pool's node slots. Tasks, MaxConcurrent >= 1;
-//     Slots >= 0; Priority in 1..99; Weight > 0 and finite.
+//     the sum of the pool's node slots (the shared nodes' for a sharing
+//     pool), and on nodes of its GPU type if it names one. Tasks,
+//     MaxConcurrent >= 1; Slots >= 0; Priority in 1..99 with PriorityClass
+//     its band's class; Weight > 0 and finite. LOW-class work is
+//     preemptible, interactive work is not.
+//   - A job in a quota pool has a Project: a leaf project of the file, or
+//     for a pool with a quota, the pool's name. Work that may only run
+//     within quota fits in that quota, and no task exceeds a limit above
+//     its project. OnPreempt and MaxRetries are resolved from the job or
+//     its pool; checkpoint_every, on_preempt and max_retries are only
+//     given for preemptible jobs in pools that preempt.
+//   - Licenses have unique names and totals >= 0; QOS levels unique names
+//     and priorities >= 0. A job's QOS is "" or one of them (and its pool
+//     a priority pool); its Licenses name licenses of the file, each with
+//     a count from 1 to the license's total.
+//   - MinSlots and MaxSlots are checked and then rejected as not supported
+//     yet, so they are zero in a returned Scenario.
 //   - Durations are whole seconds >= 0 that convert to time.Duration
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.
 //   - Jobs and events are in file order; events are not sorted by time.
-//   - With a trace (jobs: {trace: FILE}), Jobs is empty and events are not
+//   - With a trace (jobs: {trace: FILE}), the first pool is not a quota
+//     pool, Jobs is empty and events are not
 //     checked against job names, because the names live in the trace: the
 //     caller must check them after reading it. Load resolves a relative
 //     trace path against the scenario file's directory; Parse, which has no

@@ -76,7 +76,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},
 		{"root is a scalar", "hello\n", 1, `expected a mapping, got "hello"`},
 		{"unknown top-level field", pools + "job: []\n", 9, `unknown field "job"; did you mean "jobs"?`},
-		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, jobs, events)`},
+		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, projects, licenses, qos, jobs, events)`},
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
 	})
 }
@@ -93,7 +93,7 @@ func TestParseErrorsPools(t *testing.T) {
 		{"unknown policy", "pools:\n- name: a\n  policy: prority\n  nodes: [{name: n, slots: 1}]\n", 3,
 			`pools[0] "a": policy: unknown policy "prority"; did you mean "priority"?`},
 		{"policy wrong type", "pools:\n- name: a\n  policy: [fifo]\n  nodes: [{name: n, slots: 1}]\n", 3,
-			"policy: expected one of fifo, backfill, fair_share, priority, got a list"},
+			"policy: expected one of fifo, backfill, fair_share, priority, quota, got a list"},
 		{"unknown pool field", "pools:\n- name: a\n  polcy: fifo\n  policy: fifo\n  nodes: [{name: n, slots: 1}]\n", 3,
 			`pools[0] "a": unknown field "polcy"; did you mean "policy"?`},
 		{"duplicate pool", pools + "  - {name: gpu, policy: fifo, nodes: [{name: z, slots: 1}]}\n", 9,

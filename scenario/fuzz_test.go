@@ -36,6 +36,10 @@ func FuzzParse(f *testing.F) {
 		"pools: !!map {a: !!int x}\n",
 		"{? [a]: b}\n",
 		pools + "---\n---\n",
+		quotaPools + "jobs: [{name: j, kind: notebook, project: vision}, {name: k, project: nlp, priority_class: low}]\n",
+		osmoPools + "jobs: [{name: j, pool: pool2, priority_class: LOW, checkpoint_every: 1m, max_retries: 0}]\n",
+		"projects: [{name: a, parent: b, quota: 1}, {name: b, parent: a, quota: 1}]\n" + onePool,
+		withQOS + "  - {name: j, qos: emergency, licenses: {matlab: 2}}\n",
 	} {
 		f.Add([]byte(src))
 	}
@@ -69,8 +73,11 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		if (p.Policy == PolicyBackfill) != (p.Reservations != "") {
 			t.Errorf("pool %q: reservations %q with policy %s", p.Name, p.Reservations, p.Policy)
 		}
-		if len(p.Nodes) == 0 {
-			t.Errorf("pool %q has no nodes", p.Name)
+		if (len(p.Nodes) == 0) != (p.SharesNodesWith != "") {
+			t.Errorf("pool %q has %d nodes and shares those of %q", p.Name, len(p.Nodes), p.SharesNodesWith)
+		}
+		if p.Quota < -1 || (p.Quota >= 0 || p.SharesNodesWith != "") && p.Policy != PolicyQuota || p.MaxRetries < -1 {
+			t.Errorf("pool %q: quota %d, policy %s, max_retries %d", p.Name, p.Quota, p.Policy, p.MaxRetries)
 		}
 		for _, n := range p.Nodes {
 			if nodes[n.Name] || n.Slots < 1 {
@@ -80,12 +87,49 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			capacity[p.Name] = addSaturating(capacity[p.Name], n.Slots)
 		}
 	}
+	quotaPool := map[string]bool{}
+	for _, p := range s.Pools {
+		if p.SharesNodesWith != "" {
+			capacity[p.Name] = capacity[p.SharesNodesWith]
+		}
+		quotaPool[p.Name] = p.Policy == PolicyQuota
+	}
+	licenses, qos := map[string]int{}, map[string]bool{}
+	for _, l := range s.Licenses {
+		licenses[l.Name] = l.Total
+	}
+	for _, q := range s.QOS {
+		qos[q.Name] = true
+	}
+	projects := map[string]bool{}
+	for _, p := range s.Projects {
+		projects[p.Name] = true
+		if p.Quota < 0 || p.OverQuotaWeight < 0 || p.Limit != 0 && p.Limit < p.Quota {
+			t.Errorf("project breaks an invariant: %+v", p)
+		}
+	}
 	for _, j := range s.Jobs {
 		c, ok := capacity[j.Pool]
 		if !ok || j.Slots > c || j.Slots < 0 || j.Tasks < 1 || j.MaxConcurrent < 1 ||
 			j.Priority < MinPriority || j.Priority > MaxPriority || !(j.Weight > 0) ||
 			j.Duration < -1 || j.TimeLimit < 0 || j.Submit < 0 || !slices.Contains(kinds, j.Kind) {
 			t.Errorf("job breaks an invariant: %+v", j)
+		}
+		if j.PriorityClass != classOf(j.Priority) || j.PriorityClass == ClassLow && !j.Preemptible ||
+			j.Interactive && j.Preemptible || quotaPool[j.Pool] && j.Project == "" ||
+			j.MinSlots != 0 || j.MaxSlots != 0 {
+			t.Errorf("job breaks a quota invariant: %+v", j)
+		}
+		for name, n := range j.Licenses {
+			if total, ok := licenses[name]; !ok || n < 1 || n > total {
+				t.Errorf("job %q holds %d of license %q (total %d, declared %v)", j.Name, n, name, total, ok)
+			}
+		}
+		if j.QOS != "" && !qos[j.QOS] {
+			t.Errorf("job %q names QOS %q, which the file does not declare", j.Name, j.QOS)
+		}
+		if j.Project != "" && !projects[j.Project] && !quotaPool[j.Project] {
+			t.Errorf("job %q names project %q, which is neither a project nor a pool with a quota", j.Name, j.Project)
 		}
 	}
 	for _, e := range s.Events {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -48,16 +49,25 @@ func (p *parser) trace(raw *yaml.Node) *TraceRef {
 	return t
 }
 
+// jobFlags records which of a job's fields the file gave, for the checks
+// that need the job's pool.
+type jobFlags struct {
+	pool, preemptible, interactive, project     bool
+	checkpoint, onPreempt, maxRetries, priority bool
+}
+
 func (p *parser) job(raw *yaml.Node, i int) Job {
 	j := Job{
-		Line:     raw.Line,
-		Kind:     KindCommand,
-		Pool:     p.firstPool,
-		Tasks:    1,
-		Slots:    1,
-		Duration: -1,
-		Priority: DefaultPriority,
-		Weight:   DefaultWeight,
+		Line:       raw.Line,
+		Kind:       KindCommand,
+		Pool:       p.firstPool,
+		Tasks:      1,
+		Slots:      1,
+		Duration:   -1,
+		Priority:   DefaultPriority,
+		Weight:     DefaultWeight,
+		OnPreempt:  OnPreemptReschedule,
+		MaxRetries: -1,
 	}
 	path := fmt.Sprintf("jobs[%d]", i)
 	f, ok := p.Fields(raw, path)
@@ -76,26 +86,140 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	} else {
 		p.jobNamesKnown = false
 	}
+	var fl jobFlags
 	yamlfield.Field(f, "kind", &j.Kind, yamlfield.Enum("kind", kinds...))
 	yamlfield.Field(f, "submit", &j.Submit, yamlfield.Duration)
-	poolSet := yamlfield.Field(f, "pool", &j.Pool, name)
+	fl.pool = yamlfield.Field(f, "pool", &j.Pool, name)
 	yamlfield.Field(f, "tasks", &j.Tasks, yamlfield.IntAtLeast(1))
 	j.MaxConcurrent = j.Tasks
 	yamlfield.Field(f, "max_concurrent", &j.MaxConcurrent, yamlfield.IntAtLeast(1))
 	yamlfield.Field(f, "slots", &j.Slots, yamlfield.IntAtLeast(0))
 	yamlfield.Field(f, "duration", &j.Duration, yamlfield.Duration)
 	yamlfield.Field(f, "time_limit", &j.TimeLimit, yamlfield.PositiveDuration)
-	yamlfield.Field(f, "priority", &j.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
+	p.priority(f, &j, &fl)
 	yamlfield.Field(f, "weight", &j.Weight, yamlfield.PositiveNumber)
-	j.Preemptible = j.Kind == KindExperiment
-	yamlfield.Field(f, "preemptible", &j.Preemptible, yamlfield.Boolean)
+	fl.preemptible = yamlfield.Field(f, "preemptible", &j.Preemptible, yamlfield.Boolean)
+	fl.interactive = yamlfield.Field(f, "interactive", &j.Interactive, yamlfield.Boolean)
+	fl.project = yamlfield.Field(f, "project", &j.Project, name)
+	yamlfield.Field(f, "user", &j.User, name)
+	yamlfield.Field(f, "gpu", &j.GPU, name)
+	fl.checkpoint = yamlfield.Field(f, "checkpoint_every", &j.CheckpointEvery, yamlfield.PositiveDuration)
+	fl.onPreempt = yamlfield.Field(f, "on_preempt", &j.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
+	fl.maxRetries = yamlfield.Field(f, "max_retries", &j.MaxRetries, yamlfield.IntAtLeast(0))
+	yamlfield.Field(f, "qos", &j.QOS, name)
+	yamlfield.Field(f, "licenses", &j.Licenses, licenseMap)
+	p.unsupported(f, &j)
 	f.Done()
-	p.checkJobPool(f, &j, poolSet)
+	p.resolveJob(f, &j, &fl)
 	return j
 }
 
+// priority reads priority and priority_class, which must agree: a class
+// alone sets its canonical number, and a number must lie in a class given
+// with it.
+func (p *parser) priority(f *yamlfield.Fields, j *Job, fl *jobFlags) {
+	fl.priority = yamlfield.Field(f, "priority", &j.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
+	var class string
+	if yamlfield.Field(f, "priority_class", &class, priorityClass) {
+		switch {
+		case !f.Has("priority"):
+			j.Priority = classPriority(class)
+		case fl.priority && classOf(j.Priority) != class:
+			f.Errorf("priority_class", "%s covers priorities %s, but priority is %d (give one or the other)", class, classBand(class), j.Priority)
+		}
+	}
+	j.PriorityClass = classOf(j.Priority)
+}
+
+// unsupported checks min_slots and max_slots and then rejects them: the
+// core can run elastic jobs, but the simulator cannot replay their resizes
+// yet, and a value that is silently ignored hides that the replay does not
+// do what the file says. Once it can, the error goes and the parsed values
+// stay.
+func (p *parser) unsupported(f *yamlfield.Fields, j *Job) {
+	var given []string
+	minOK := yamlfield.Field(f, "min_slots", &j.MinSlots, yamlfield.IntAtLeast(1))
+	maxOK := yamlfield.Field(f, "max_slots", &j.MaxSlots, yamlfield.IntAtLeast(1))
+	switch {
+	case minOK && maxOK && j.MinSlots > j.MaxSlots:
+		f.Errorf("max_slots", "max_slots %d is less than min_slots %d", j.MaxSlots, j.MinSlots)
+	case maxOK && j.Slots > j.MaxSlots:
+		f.Errorf("max_slots", "max_slots %d is less than the %d slots of one task", j.MaxSlots, j.Slots)
+	default:
+		if minOK {
+			given = append(given, "min_slots")
+		}
+		if maxOK {
+			given = append(given, "max_slots")
+		}
+	}
+	for _, key := range given {
+		f.Errorf(key, "not supported yet: the simulator cannot replay elastic jobs (%s), so it would ignore it; remove the field", key)
+	}
+}
+
+// resolveJob sets the defaults that depend on the job's pool and checks
+// the job against its pool and project.
+func (p *parser) resolveJob(f *yamlfield.Fields, j *Job, fl *jobFlags) {
+	info := p.pools[j.Pool]
+	osmo := info != nil && info.quota >= 0
+	low := j.PriorityClass == ClassLow
+	if !fl.preemptible {
+		// In a pool with its own quota (OSMO) only LOW work is preemptible;
+		// elsewhere experiments are too.
+		j.Preemptible = low || (j.Kind == KindExperiment && !osmo)
+	}
+	switch {
+	case low && !j.Preemptible:
+		f.Errorf("preemptible", "LOW-class work (priority 60-99) is always preemptible")
+		j.Preemptible = true
+	case osmo && fl.preemptible && j.Preemptible && !low:
+		f.Errorf("preemptible", "in pool %s, which has a quota of its own, only LOW-class work is preemptible (priority_class: LOW)", yamlfield.Quote(j.Pool))
+	}
+	if !fl.interactive {
+		j.Interactive = interactiveKind(j.Kind) && !j.Preemptible
+	} else if j.Interactive && j.Preemptible {
+		f.Errorf("interactive", "interactive work is never preempted, but this job is preemptible (LOW class, or preemptible: true)")
+	}
+	p.checkJobPool(f, j, fl.pool)
+	p.checkJobResources(f, j, info)
+	if info == nil {
+		return
+	}
+	if !fl.onPreempt {
+		j.OnPreempt = info.onPreempt
+	}
+	if !fl.maxRetries {
+		j.MaxRetries = info.maxRetries
+	}
+	p.checkPreemptFields(f, j, fl, info)
+	p.checkJobQuota(f, j, fl, info)
+}
+
+func interactiveKind(kind string) bool {
+	return kind == KindNotebook || kind == KindShell || kind == KindTensorboard
+}
+
+// checkPreemptFields rejects settings about preemption on a job that can
+// never be preempted.
+func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	for _, k := range []struct {
+		key string
+		set bool
+	}{{"checkpoint_every", fl.checkpoint}, {"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
+		switch {
+		case !k.set:
+		case info.policy != "" && !info.preempts:
+			f.Errorf(k.key, "pool %s never preempts (policy %s), so %s would never apply", yamlfield.Quote(j.Pool), info.policy, k.key)
+		case !j.Preemptible:
+			f.Errorf(k.key, "this job is not preemptible, so %s would never apply", k.key)
+		}
+	}
+}
+
 // checkJobPool checks that the job's pool exists and that one task fits in
-// it. When a pool has errors its size is unknown, so the fit check waits.
+// it, on nodes of its GPU type if it names one. When a pool has errors its
+// size is unknown, so the fit check waits.
 func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 	info := p.pools[j.Pool]
 	if info == nil {
@@ -105,7 +229,89 @@ func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 		}
 		return
 	}
-	if info.clean && j.Slots > info.capacity {
-		f.Errorf("slots", "a task needs %d slots, but pool %s has only %d in all", j.Slots, yamlfield.Quote(j.Pool), info.capacity)
+	if !info.clean {
+		return
 	}
+	if j.Slots > info.capacity {
+		f.Errorf("slots", "a task needs %d slots, but pool %s has only %d in all", j.Slots, yamlfield.Quote(j.Pool), info.capacity)
+		return
+	}
+	if j.GPU == "" {
+		return
+	}
+	have, ok := info.gpus[j.GPU]
+	switch {
+	case !ok:
+		types := make([]string, 0, len(info.gpus))
+		for g := range info.gpus {
+			if g != "" {
+				types = append(types, g)
+			}
+		}
+		slices.Sort(types)
+		if len(types) == 0 {
+			f.Errorf("gpu", "pool %s has no node of GPU type %s: its nodes give no gpu", yamlfield.Quote(j.Pool), yamlfield.Quote(j.GPU))
+			return
+		}
+		f.Errorf("gpu", "pool %s has no node of GPU type %s%s (types: %s)", yamlfield.Quote(j.Pool), yamlfield.Quote(j.GPU),
+			yamlfield.Suggest(j.GPU, types), yamlfield.OneOf(types))
+	case j.Slots > have:
+		f.Errorf("slots", "a task needs %d slots, but pool %s has only %d of GPU type %s", j.Slots, yamlfield.Quote(j.Pool), have, yamlfield.Quote(j.GPU))
+	}
+}
+
+// checkJobQuota checks the job's project: a job in a quota pool needs one
+// (a pool with its own quota gives its name), work that must stay within
+// quota must fit in it, and no task may be larger than a limit above it.
+func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	guaranteed := !j.Preemptible
+	if info.quota >= 0 {
+		if fl.project {
+			f.Errorf("project", "jobs in pool %s count toward the pool's own quota; project applies in quota pools without one", yamlfield.Quote(j.Pool))
+			return
+		}
+		j.Project = j.Pool
+		if guaranteed && j.Slots > info.quota {
+			f.Errorf("slots", "a task of %d slots can never run within pool %s's quota of %d, and only LOW-class work may go over it",
+				j.Slots, yamlfield.Quote(j.Pool), info.quota)
+		}
+		return
+	}
+	if fl.interactive && info.policy != "" && info.policy != PolicyQuota {
+		f.Errorf("interactive", "only quota pools treat interactive work apart, and pool %s's policy is %s", yamlfield.Quote(j.Pool), info.policy)
+	}
+	if !fl.project {
+		if info.policy == PolicyQuota {
+			f.Errorf("project", "missing: jobs in quota pool %s need a project", yamlfield.Quote(j.Pool))
+		}
+		return
+	}
+	if !p.projectNamesKnown {
+		return
+	}
+	pr := p.projects[j.Project]
+	switch {
+	case pr == nil && len(p.projectOrder) == 0:
+		f.Errorf("project", "unknown project %s: the file has no projects section", yamlfield.Quote(j.Project))
+	case pr == nil:
+		f.Errorf("project", "unknown project %s%s (projects: %s)", yamlfield.Quote(j.Project),
+			yamlfield.Suggest(j.Project, p.projectOrder), yamlfield.OneOf(p.projectOrder))
+	case !pr.leaf:
+		f.Errorf("project", "project %s has projects under it; jobs go to a project without any", yamlfield.Quote(j.Project))
+	case !pr.clean || info.policy != PolicyQuota:
+	case guaranteed && j.Slots > pr.quota:
+		f.Errorf("slots", "a task of %d slots can never run within project %s's quota of %d, and this job may only run within quota (it is %s)",
+			j.Slots, yamlfield.Quote(j.Project), pr.quota, guaranteedWhy(j))
+	default:
+		if at, limit := p.limitBelow(j.Project, j.Slots); limit > 0 {
+			f.Errorf("slots", "a task of %d slots can never run under project %s's limit of %d", j.Slots, yamlfield.Quote(at), limit)
+		}
+	}
+}
+
+func guaranteedWhy(j *Job) string {
+	if j.Interactive {
+		return "interactive"
+	}
+	return "not preemptible"
 }

@@ -10,11 +10,22 @@ import (
 	"github.com/allot-sched/allot/yamlfield"
 )
 
-// poolInfo is what the job checks need to know about a pool.
+// poolInfo is what the job checks need to know about a pool. For a pool
+// that shares another's nodes, policy, capacity and gpus are the other
+// pool's once resolveSharing has run.
 type poolInfo struct {
 	line     int
-	capacity int  // total slots over the pool's nodes, saturating at MaxInt
-	clean    bool // the pool had no errors, so capacity can be trusted
+	policy   string
+	preempts bool           // the policy ever preempts a task
+	capacity int            // total slots over the pool's nodes, saturating at MaxInt
+	gpus     map[string]int // slots per GPU type ("" for nodes without one)
+	quota    int            // the pool's own quota, or -1
+	shares   string         // the pool whose nodes it shares, or ""
+	sharesAt int            // the line of shares_nodes_with
+	// onPreempt and maxRetries are the defaults of the pool's jobs.
+	onPreempt  string
+	maxRetries int
+	clean      bool // the pool had no errors, so capacity can be trusted
 }
 
 // scenario walks the top-level mapping. Pools come first whatever the key
@@ -30,8 +41,15 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	p.jobLines = make(map[string]int)
 	if f.Required("pools") {
 		s.Pools = p.poolList(f.Lookup("pools"))
+		p.resolveSharing(s.Pools)
 	}
+	s.Projects = p.projectList(f.Lookup("projects"))
+	p.checkProjectNames(s.Projects)
+	p.licensesKnown, p.qosKnown = true, true
+	s.Licenses = p.licenseList(f.Lookup("licenses"))
+	s.QOS = p.qosList(f.Lookup("qos"))
 	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
+	p.checkTrace(s)
 	s.Events = p.eventList(f.Lookup("events"), s.Trace == nil)
 	f.Done()
 	return s
@@ -53,7 +71,7 @@ func (p *parser) poolList(raw *yaml.Node) []Pool {
 }
 
 func (p *parser) pool(raw *yaml.Node, i int) Pool {
-	pl := Pool{Line: raw.Line, Placement: PlacementBinpack}
+	pl := Pool{Line: raw.Line, Placement: PlacementBinpack, Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1}
 	path := fmt.Sprintf("pools[%d]", i)
 	f, ok := p.Fields(raw, path)
 	if !ok {
@@ -61,7 +79,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		return pl
 	}
 	errsBefore := p.Count()
-	info := &poolInfo{line: raw.Line}
+	info := &poolInfo{line: raw.Line, quota: -1, gpus: map[string]int{}}
 	if f.Required("name") && yamlfield.Field(f, "name", &pl.Name, name) {
 		if first, dup := p.pools[pl.Name]; dup {
 			f.Errorf("name", "duplicate pool name %s (first at line %d)", yamlfield.Quote(pl.Name), first.line)
@@ -76,31 +94,75 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	} else {
 		p.poolNamesKnown = false
 	}
-	policyOK := f.Required("policy") && yamlfield.Field(f, "policy", &pl.Policy, yamlfield.Enum("policy", policies...))
+	if yamlfield.Field(f, "shares_nodes_with", &pl.SharesNodesWith, name) {
+		info.shares, info.sharesAt = pl.SharesNodesWith, f.ValueLine("shares_nodes_with")
+		p.sharingPool(f, pl.SharesNodesWith)
+	} else {
+		p.ownPool(f, &pl)
+	}
+	yamlfield.Field(f, "quota", &pl.Quota, yamlfield.IntAtLeast(0))
+	yamlfield.Field(f, "on_preempt", &pl.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
+	yamlfield.Field(f, "max_retries", &pl.MaxRetries, yamlfield.IntAtLeast(0))
+	f.Done()
+	if pl.Policy != "" {
+		checkPolicyOptions(f, &pl)
+	}
+	for _, n := range pl.Nodes {
+		info.capacity = addSaturating(info.capacity, n.Slots)
+		info.gpus[n.GPU] = addSaturating(info.gpus[n.GPU], n.Slots)
+	}
+	info.policy, info.preempts, info.quota = pl.Policy, preempts(&pl), pl.Quota
+	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
+	info.clean = p.Count() == errsBefore
+	return pl
+}
+
+// ownPool reads the fields of a pool with nodes of its own.
+func (p *parser) ownPool(f *yamlfield.Fields, pl *Pool) {
+	if !f.Required("policy") || !yamlfield.Field(f, "policy", &pl.Policy, yamlfield.Enum("policy", policies...)) {
+		pl.Policy = ""
+	}
 	yamlfield.Field(f, "preemption", &pl.Preemption, yamlfield.Boolean)
 	yamlfield.Field(f, "backfill", &pl.Backfill, yamlfield.Boolean)
 	yamlfield.Field(f, "serial", &pl.Serial, yamlfield.Boolean)
-	reservationsSet := f.Has("reservations")
-	yamlfield.Field(f, "reservations", &pl.Reservations, yamlfield.Enum("reservations", reservations...))
+	if yamlfield.Field(f, "reservations", &pl.Reservations, yamlfield.Enum("reservations", reservations...)) &&
+		pl.Policy != "" && pl.Policy != PolicyBackfill {
+		f.Errorf("reservations", "only backfill pools take reservations, and this pool's policy is %s", pl.Policy)
+	}
 	yamlfield.Field(f, "placement", &pl.Placement, yamlfield.Enum("placement", placements...))
 	yamlfield.Field(f, "checkpoint_cost", &pl.CheckpointCost, yamlfield.Duration)
 	if f.Required("nodes") {
 		pl.Nodes = p.nodeList(f.Lookup("nodes"), p.Join(f.Path, "nodes"))
 	}
-	f.Done()
-	if policyOK {
-		checkPolicyOptions(f, &pl, reservationsSet)
+}
+
+// sharingPool rejects the fields a pool that shares another's nodes takes
+// from that pool: one set of nodes has one policy and one placement.
+func (p *parser) sharingPool(f *yamlfield.Fields, owner string) {
+	for _, key := range []string{"policy", "preemption", "backfill", "serial", "reservations", "placement", "checkpoint_cost", "nodes"} {
+		if f.Has(key) {
+			f.Errorf(key, "this pool shares the nodes of pool %s and takes its %s from there; set it on that pool",
+				yamlfield.Quote(owner), key)
+		}
 	}
-	for _, n := range pl.Nodes {
-		info.capacity = addSaturating(info.capacity, n.Slots)
+}
+
+// preempts reports whether a pool's policy ever preempts a task.
+func preempts(pl *Pool) bool {
+	switch pl.Policy {
+	case PolicyQuota:
+		return true
+	case PolicyPriority:
+		return pl.Preemption || pl.Backfill
+	case PolicyFairShare:
+		return pl.Preemption
 	}
-	info.clean = p.Count() == errsBefore
-	return pl
+	return false
 }
 
 // checkPolicyOptions rejects options the pool's policy would ignore: a
 // setting that silently does nothing hides a misunderstanding.
-func checkPolicyOptions(f *yamlfield.Fields, pl *Pool, reservationsSet bool) {
+func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
 	if pl.Preemption && pl.Policy != PolicyPriority && pl.Policy != PolicyFairShare {
 		f.Errorf("preemption", "only priority and fair_share pools preempt, and this pool's policy is %s", pl.Policy)
 	}
@@ -110,12 +172,30 @@ func checkPolicyOptions(f *yamlfield.Fields, pl *Pool, reservationsSet bool) {
 	if pl.Serial && pl.Policy != PolicyFIFO {
 		f.Errorf("serial", "only fifo pools can be serial, and this pool's policy is %s", pl.Policy)
 	}
-	if reservationsSet && pl.Policy != PolicyBackfill {
-		f.Errorf("reservations", "only backfill pools take reservations, and this pool's policy is %s", pl.Policy)
+	if pl.Quota >= 0 && pl.Policy != PolicyQuota {
+		f.Errorf("quota", "only quota pools take a quota, and this pool's policy is %s", pl.Policy)
 	}
 	if pl.Policy == PolicyBackfill && pl.Reservations == "" {
 		pl.Reservations = ReservationsEasy
 	}
+	if !preempts(pl) {
+		for _, key := range []string{"on_preempt", "max_retries"} {
+			if f.Has(key) {
+				f.Errorf(key, "this pool never preempts (policy %s%s), so %s would never apply", pl.Policy, preemptHint(pl), key)
+			}
+		}
+	}
+}
+
+// preemptHint says how a pool that never preempts could.
+func preemptHint(pl *Pool) string {
+	switch pl.Policy {
+	case PolicyPriority:
+		return " without preemption or backfill"
+	case PolicyFairShare:
+		return " without preemption"
+	}
+	return ""
 }
 
 func addSaturating(a, b int) int {

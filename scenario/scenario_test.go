@@ -29,6 +29,7 @@ func TestLoadExample(t *testing.T) {
 			{
 				Name: "gpu", Policy: PolicyPriority, Preemption: true, Backfill: true,
 				Placement: PlacementSpread, CheckpointCost: 30, Line: 4,
+				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
 					{Name: "node-1", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
 					{Name: "node-2", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
@@ -38,6 +39,7 @@ func TestLoadExample(t *testing.T) {
 			{
 				Name: "batch", Policy: PolicyBackfill, Reservations: ReservationsEasy,
 				Placement: PlacementBinpack, Line: 13,
+				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
 					{Name: "cpu-1", Slots: 4, Line: 16},
 					{Name: "cpu-2", Slots: 4, Line: 16},
@@ -47,11 +49,14 @@ func TestLoadExample(t *testing.T) {
 		},
 		Jobs: []Job{
 			{Name: "asha", Kind: KindExperiment, Pool: "gpu", Tasks: 20, MaxConcurrent: 4, Slots: 1,
-				Duration: 7200, TimeLimit: 10800, Priority: 42, Weight: 1, Preemptible: true, Line: 18},
+				Duration: 7200, TimeLimit: 10800, Priority: 42, PriorityClass: ClassNormal, Weight: 1, Preemptible: true,
+				OnPreempt: OnPreemptReschedule, MaxRetries: -1, Line: 18},
 			{Name: "notebook", Kind: KindNotebook, Submit: 90, Pool: "gpu", Tasks: 1, MaxConcurrent: 1,
-				Slots: 0, Duration: -1, Priority: 42, Weight: 1, Line: 30},
+				Slots: 0, Duration: -1, Priority: 42, PriorityClass: ClassNormal, Weight: 1, Interactive: true,
+				OnPreempt: OnPreemptReschedule, MaxRetries: -1, Line: 30},
 			{Name: "sweep", Kind: KindCommand, Pool: "batch", Tasks: 3, MaxConcurrent: 3, Slots: 4,
-				Duration: 90, Priority: 7, Weight: 2.5, Line: 34},
+				Duration: 90, Priority: 7, PriorityClass: ClassHigh, Weight: 2.5,
+				OnPreempt: OnPreemptReschedule, MaxRetries: -1, Line: 34},
 		},
 		Events: []Event{
 			{At: 4 * 3600, Kind: EventKill, Job: "notebook", Line: 42},
@@ -166,7 +171,8 @@ func TestParseJobsAndEvents(t *testing.T) {
 	runGoodCases(t, []goodCase{
 		{"job defaults", onePool + "jobs: [{name: j}]", func(t *testing.T, s *Scenario) {
 			want := Job{Name: "j", Kind: KindCommand, Pool: "p", Tasks: 1, MaxConcurrent: 1, Slots: 1,
-				Duration: -1, Priority: DefaultPriority, Weight: DefaultWeight, Line: 2}
+				Duration: -1, Priority: DefaultPriority, PriorityClass: ClassNormal, Weight: DefaultWeight,
+				OnPreempt: OnPreemptReschedule, MaxRetries: -1, Line: 2}
 			if !reflect.DeepEqual(s.Jobs, []Job{want}) {
 				t.Errorf("Jobs = %+v, want %+v", s.Jobs, want)
 			}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -8,12 +10,17 @@ import (
 const defaultZeroSlotLimit = 100
 
 // schedule runs one pass and applies its plan. It returns how many tasks
-// the plan started and preempted.
+// the plan started, and how many it preempted or moved.
 func (s *sim) schedule() (starts, preempts int, err error) {
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return 0, 0, err
+	}
+	if len(plan.Resizes) > 0 {
+		// Only elastic jobs (Job.MinSlots) are resized, and no input
+		// makes one yet: scenarios reject min_slots.
+		return 0, 0, fmt.Errorf("the plan resizes %d elastic tasks, which the simulator cannot replay yet", len(plan.Resizes))
 	}
 	if s.opt.Inspect != nil {
 		s.opt.Inspect(s.now, &s.snap, plan)
@@ -22,10 +29,13 @@ func (s *sim) schedule() (starts, preempts int, err error) {
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
 	}
+	for _, m := range plan.Moves {
+		s.move(s.snapTask[m.Alloc], m.Nodes)
+	}
 	for _, st := range plan.Starts {
 		s.start(s.roster.list()[st.Job], st.Nodes, st.Backfill)
 	}
-	return len(plan.Starts), len(plan.Preemptions), nil
+	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves), nil
 }
 
 // keepReservations carries each job's reserved start into the next pass,
@@ -70,10 +80,28 @@ func (s *sim) buildSnapshot() {
 			Nodes:      t.nodes,
 			Start:      t.start,
 			Preempting: t.preempting,
+			Moving:     t.moving,
 			Backfilled: t.backfilled,
+			Checkpoint: s.lastCheckpoint(t),
 		})
 	}
 	s.running = live
+}
+
+// lastCheckpoint is when a task last saved its progress, so that the core
+// picks victims that lose the least: with CheckpointEvery the last
+// periodic checkpoint, else the checkpoint of its last move, else 0
+// (never), for which the core takes the loss to be the run time, so that
+// such tasks go newest first.
+func (s *sim) lastCheckpoint(t *task) int64 {
+	every := s.jobs[t.job].spec.CheckpointEvery
+	if every <= 0 {
+		if t.from > t.start {
+			return t.from
+		}
+		return 0
+	}
+	return t.from + (s.now-t.from)/every*every
 }
 
 // snapEntry is a new job's entry in the snapshot.
@@ -92,6 +120,11 @@ func snapEntry(j *job) sched.Job {
 		MaxRunning:  j.spec.MaxConcurrent,
 		TimeLimit:   j.spec.TimeLimit,
 		GPU:         j.spec.GPU,
+		Project:     int(j.qp),
+		Interactive: j.spec.Interactive,
+		Borrow:      j.spec.Borrow,
+		Licenses:    j.spec.Licenses,
+		QOS:         j.spec.QOS,
 	}
 }
 
@@ -114,17 +147,20 @@ func (s *sim) newTask() int32 {
 // start launches one waiting task of job ji on the given nodes.
 func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j := &s.jobs[ji]
-	work := j.spec.Duration
+	r := resumed{work: j.spec.Duration, id: j.nextTask}
 	if n := len(j.resume); n > 0 {
-		work = j.resume[n-1]
+		r = j.resume[n-1]
 		j.resume = j.resume[:n-1]
+	} else {
+		j.nextTask++
 	}
 	ti := s.newTask()
 	t := &s.tasks[ti]
-	t.job, t.start, t.work = ji, s.now, work
+	t.job, t.start, t.from, t.work = ji, s.now, s.now, r.work
+	t.id, t.retries, t.lost = r.id, r.retries, 0
 	t.nodes = append(t.nodes[:0], nodes...)
 	t.ver++
-	t.preempting, t.backfilled, t.alive = false, backfill, true
+	t.preempting, t.moving, t.backfilled, t.alive = false, false, backfill, true
 	s.running = append(s.running, ti)
 	j.waiting--
 	j.running++
@@ -139,6 +175,7 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j.state = StateRunning
 	s.rec.hold(ji, slots)
 	s.touch(ji)
+	t.attempt = s.rec.startAttempt(j, t)
 	end, limited := s.taskEnd(t, j)
 	t.limited = limited
 	if end >= 0 {
@@ -147,26 +184,40 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 }
 
 // taskEnd is when the attempt ends, or -1 when it runs until killed, and
-// whether that end is its time limit rather than its work being done.
+// whether that end is its time limit rather than its work being done. The
+// limit runs from the attempt's start, the work from its last move.
 func (s *sim) taskEnd(t *task, j *job) (int64, bool) {
 	lim := j.spec.TimeLimit
 	switch {
 	case t.work == Unbounded && lim <= 0:
 		return -1, false
-	case t.work == Unbounded || (lim > 0 && lim < t.work):
+	case t.work == Unbounded || (lim > 0 && t.start+lim < t.from+t.work):
 		return t.start + lim, true
 	}
-	return t.start + t.work, false
+	return t.from + t.work, false
 }
 
-// preempt asks a task to checkpoint: it keeps the progress made so far and
-// holds its slots for the pool's checkpoint cost.
+// checkpointNow saves a running task's progress as a checkpoint request
+// does: all of it, or with CheckpointEvery only up to its last periodic
+// checkpoint. It returns the run time thrown away.
+func (s *sim) checkpointNow(t *task) int64 {
+	kept := s.now - t.from
+	if every := s.jobs[t.job].spec.CheckpointEvery; every > 0 {
+		kept = kept / every * every
+	}
+	if t.work != Unbounded {
+		t.work = max(t.work-kept, 0)
+	}
+	return s.now - t.from - kept
+}
+
+// preempt asks a task to stop. It keeps its progress (see checkpointNow)
+// and holds its slots for the pool's checkpoint cost.
 func (s *sim) preempt(ti int32) {
 	t := &s.tasks[ti]
 	j := &s.jobs[t.job]
-	if t.work != Unbounded {
-		t.work = max(t.work-(s.now-t.start), 0)
-	}
+	t.lost += s.checkpointNow(t)
+	s.rec.preemptAttempt(t)
 	t.preempting = true
 	t.preemptAt = s.now
 	t.ver++
@@ -176,17 +227,33 @@ func (s *sim) preempt(ti int32) {
 	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.ver})
 }
 
-// checkpointed returns a preempted task to its job's waiting tasks.
+// checkpointed ends a preempted task's attempt as FAILED_PREEMPTED once
+// its slots are free. By its job's exit actions the task is then
+// rescheduled, back among its job's waiting tasks (the job keeps its
+// submit time, so the queue order puts it ahead of later work), or it
+// fails.
 func (s *sim) checkpointed(ti int32) {
 	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
-	j.resume = append(j.resume, t.work)
-	j.waiting++
+	if t.moving {
+		s.moved(ti)
+		return
+	}
+	ji := t.job
+	j := &s.jobs[ji]
+	s.rec.endAttempt(t, AttemptPreempted)
+	retries := t.retries + 1
+	if j.spec.OnPreempt == PreemptFail || (j.spec.MaxRetries > 0 && int(retries) > j.spec.MaxRetries) {
+		j.failed++
+		j.done++
+	} else {
+		j.resume = append(j.resume, resumed{work: t.work, id: t.id, retries: retries})
+		j.waiting++
+	}
 	s.release(ti)
 	if j.running == 0 && j.state == StateRunning {
 		j.state = StatePending
 	}
-	s.touch(t.job)
+	s.settleState(ji)
 }
 
 // endTask finishes an attempt that completed or reached its time limit.
@@ -196,16 +263,31 @@ func (s *sim) endTask(ti int32) {
 	j := &s.jobs[ji]
 	if t.limited {
 		j.timeout++
+		s.rec.endAttempt(t, AttemptTimeLimit)
+	} else {
+		s.rec.endAttempt(t, AttemptCompleted)
 	}
 	j.done++
 	s.release(ti)
+	s.settleState(ji)
+}
+
+// settleState reports a job's change after one of its tasks let go of its
+// slots, and ends the job once every task has ended: failed if a task
+// failed, killed if one reached its time limit, else completed.
+func (s *sim) settleState(ji int32) {
+	j := &s.jobs[ji]
 	s.touch(ji)
-	if j.done == j.spec.Tasks {
-		if j.timeout > 0 {
-			s.finishJob(ji, StateKilled)
-		} else {
-			s.finishJob(ji, StateCompleted)
-		}
+	if j.done < j.spec.Tasks {
+		return
+	}
+	switch {
+	case j.failed > 0:
+		s.finishJob(ji, StateFailed)
+	case j.timeout > 0:
+		s.finishJob(ji, StateKilled)
+	default:
+		s.finishJob(ji, StateCompleted)
 	}
 }
 
@@ -229,6 +311,9 @@ func (s *sim) release(ti int32) {
 
 func (s *sim) finishJob(ji int32, st State) {
 	j := &s.jobs[ji]
+	if j.moving > 0 {
+		s.dropMoves(ji)
+	}
 	j.state = st
 	j.end = s.now
 	j.alive = false

@@ -21,8 +21,19 @@
 //   - Determinism: the same input gives byte-identical results. Events at
 //     equal times are ordered by kind and then by a sequence number.
 //   - No lost work: a preempted task keeps the progress it made up to the
-//     preemption request; it holds its slots for the pool's checkpoint cost
-//     and later resumes with only the remaining work.
+//     preemption request, or with JobSpec.CheckpointEvery up to its last
+//     periodic checkpoint; it holds its slots for the pool's checkpoint
+//     cost, its attempt ends FAILED_PREEMPTED, and by its job's exit
+//     actions it is rescheduled (keeping its job's submit time, so it
+//     queues ahead of later work) and resumes with only the remaining
+//     work, or it fails.
+//   - Quota: the input's projects and each job's project, interactive
+//     flag and borrowing reach the core unchanged; a job in a quota pool
+//     always names a project of the input.
+//   - Every part of a plan is applied: starts, preemptions and moves (a
+//     moved task resumes at once on its new nodes while its old slots
+//     drain); a plan with resizes, which the simulator cannot replay yet,
+//     is an error rather than being dropped.
 //   - A task runs at most its time limit per attempt and is killed there.
 //   - Nothing read is dropped silently: trace records that cannot be
 //     replayed are counted by reason in the result.

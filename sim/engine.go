@@ -14,19 +14,29 @@ import (
 type job struct {
 	spec JobSpec
 	seq  int64
-	// waiting counts tasks ready to start; resume holds the remaining work
-	// of preempted tasks, which start before fresh ones.
+	// waiting counts tasks ready to start; resume holds preempted tasks
+	// waiting to be rescheduled, which start before fresh ones.
 	waiting int
-	resume  []int64
+	resume  []resumed
 	running int // tasks holding slots, checkpointing ones included
 	held    int // slots held
-	done    int // tasks that ended (completed or timed out)
+	done    int // tasks that ended (completed, timed out or failed)
 	timeout int
-	state   State
-	start   int64
-	end     int64
-	preempt int
-	alive   bool
+	failed  int // tasks that failed after a preemption
+	// nextTask numbers the job's tasks as they first start.
+	nextTask int32
+	// qp is the job's index in Input.Projects, or -1.
+	qp int32
+	// moving counts the old placements of moved tasks still draining.
+	moving int
+	// attempts are the job's task attempts, when Options.Attempts is set;
+	// the job's result takes them over when it is reported.
+	attempts []Attempt
+	state    State
+	start    int64
+	end      int64
+	preempt  int
+	alive    bool
 	// project is the job's index in the metrics collector; demand and
 	// queued are what was last reported to it (see touch).
 	project int32
@@ -38,14 +48,29 @@ type job struct {
 	busySince int64
 }
 
+// resumed is a preempted task waiting to be rescheduled.
+type resumed struct {
+	work    int64 // remaining work, or Unbounded
+	id      int32 // the task's number in its job
+	retries int32 // times it has been rescheduled after preemption
+}
+
 // task is one attempt of a task holding slots.
 type task struct {
 	job        int32
+	id         int32 // the task's number in its job
+	retries    int32
+	attempt    int32 // index in the job's attempts, or -1 when not recorded
 	nodes      []sched.NodeSlots
-	start      int64
-	work       int64 // remaining work when this attempt started, or Unbounded
+	start      int64 // when the attempt started
+	from       int64 // when the task last resumed: its start, or its last move
+	work       int64 // remaining work at from, or Unbounded
+	lost       int64 // run time preemption and moves threw away
 	ver        uint32
 	preempting bool
+	// moving marks the old placement of a moved task, draining: a record
+	// of its own that holds slots until the checkpoint lands.
+	moving     bool
 	backfilled bool
 	limited    bool // the attempt ends at its time limit, killed
 	alive      bool
@@ -70,11 +95,13 @@ type sim struct {
 	running []int32
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
-	byName  map[string]int32
-	later   map[string][]Event // scripted changes for jobs not yet submitted
-	next    JobSpec
-	hasNext bool
-	nextSeq int64
+	byName map[string]int32
+	later  map[string][]Event // scripted changes for jobs not yet submitted
+	// projectIdx maps project names to indices in Input.Projects.
+	projectIdx map[string]int32
+	next       JobSpec
+	hasNext    bool
+	nextSeq    int64
 	// reported is nextSeq when progress was last reported.
 	reported int64
 
@@ -95,8 +122,14 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	if opt.MaxPasses <= 0 {
 		opt.MaxPasses = 1000
 	}
-	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{}}
+	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{},
+		projectIdx: make(map[string]int32, len(in.Projects))}
 	s.oneShot = !opt.confirm
+	for i := range in.Projects {
+		s.projectIdx[in.Projects[i].Name] = int32(i)
+		s.snap.Projects = append(s.snap.Projects, in.Projects[i].Project)
+	}
+	s.snap.Licenses, s.snap.QOS = in.Licenses, in.QOS
 	for _, p := range in.Pools {
 		s.snap.Pools = append(s.snap.Pools, p.Pool)
 		s.snap.Nodes = append(s.snap.Nodes, p.Nodes...)
@@ -127,6 +160,18 @@ func (s *sim) pull() error {
 	}
 	if spec.Pool < 0 || spec.Pool >= len(s.in.Pools) {
 		return fmt.Errorf("job %q: pool index %d out of range", spec.Name, spec.Pool)
+	}
+	for _, u := range spec.Licenses {
+		if u.License < 0 || u.License >= len(s.in.Licenses) || u.Count < 1 {
+			return fmt.Errorf("job %q: license use %+v is not one of the input's %d licenses, or not positive", spec.Name, u, len(s.in.Licenses))
+		}
+	}
+	if spec.QOS < 0 || spec.QOS > 0 && spec.QOS >= len(s.in.QOS) {
+		return fmt.Errorf("job %q: QOS index %d out of range (%d QOS)", spec.Name, spec.QOS, len(s.in.QOS))
+	}
+	if _, ok := s.projectIdx[spec.Project]; !ok && s.in.Pools[spec.Pool].Policy == sched.PolicyQuota {
+		return fmt.Errorf("job %q: pool %q divides its slots by project quota, but the job's project %q is not one of the input's projects",
+			spec.Name, s.in.Pools[spec.Pool].Name, spec.Project)
 	}
 	s.next, s.hasNext = spec, true
 	return nil
@@ -239,7 +284,10 @@ func (s *sim) submit(spec JobSpec) {
 	s.nextSeq++
 	j := &s.jobs[ji]
 	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1,
-		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project)}
+		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1}
+	if qp, ok := s.projectIdx[spec.Project]; ok {
+		j.qp = qp
+	}
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
@@ -321,7 +369,12 @@ func (s *sim) kill(ji int32) {
 	}
 	for _, ti := range s.running {
 		t := &s.tasks[ti]
-		if t.alive && t.job == ji {
+		switch {
+		case !t.alive || t.job != ji:
+		case t.moving:
+			s.moved(ti)
+		default:
+			s.rec.endAttempt(t, AttemptCanceled)
 			s.release(ti)
 		}
 	}

@@ -34,6 +34,7 @@ func WriteReport(w io.Writer, res *Result) error {
 	fmt.Fprintf(w, "avg JCT      %s\n", Clock(int64(m.AvgJCT+0.5)))
 	fmt.Fprintf(w, "preemptions  %d\n", m.Preemptions)
 	writeDetails(w, &m)
+	writeProjects(w, res.Projects)
 	var waiting []string
 	for _, j := range res.Jobs {
 		if j.Reason != "" {
@@ -48,8 +49,12 @@ func WriteReport(w io.Writer, res *Result) error {
 
 // writeDetails prints the distributions, queue and fairness metrics.
 func writeDetails(w io.Writer, m *Metrics) {
-	fmt.Fprintf(w, "jobs         %d: %d completed, %d killed (%d at their time limit), %d unfinished\n",
-		m.Jobs, m.Completed, m.Killed, m.TimeLimitKills, m.Unfinished)
+	failed := ""
+	if m.Failed > 0 {
+		failed = fmt.Sprintf(", %d failed after preemption", m.Failed)
+	}
+	fmt.Fprintf(w, "jobs         %d: %d completed, %d killed (%d at their time limit)%s, %d unfinished\n",
+		m.Jobs, m.Completed, m.Killed, m.TimeLimitKills, failed, m.Unfinished)
 	dist := func(label string, d metrics.Dist, format func(float64) string) {
 		fmt.Fprintf(w, "%-12s p50 %s  p90 %s  p99 %s  max %s\n", label,
 			format(d.P50), format(d.P90), format(d.P99), format(d.Max))
@@ -88,4 +93,16 @@ func clockPtr(p *int64) string {
 		return "-"
 	}
 	return Clock(*p)
+}
+
+// writeProjects prints each quota project's quota and the GPU time it used.
+func writeProjects(w io.Writer, ps []ProjectResult) {
+	for _, p := range ps {
+		limit := ""
+		if p.Limit > 0 {
+			limit = fmt.Sprintf(", limit %d", p.Limit)
+		}
+		fmt.Fprintf(w, "%-12s %s (quota %d%s): %s GPU-hours\n", p.Kind, p.Name, p.Quota, limit,
+			strconv.FormatFloat(round(float64(p.GPUSeconds)/3600, 2), 'f', -1, 64))
+	}
 }

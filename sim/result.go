@@ -16,6 +16,9 @@ const (
 	StateRunning   State = "running"
 	StateCompleted State = "completed"
 	StateKilled    State = "killed"
+	// StateFailed: a task was preempted and its exit actions said not to
+	// reschedule it (on_preempt: fail, or max_retries used up).
+	StateFailed State = "failed"
 )
 
 // Result is the outcome of a run; its JSON form is a public contract:
@@ -28,6 +31,9 @@ type Result struct {
 	Metrics  Metrics         `json:"metrics"`
 	// Series is the run's state over time, when it was recorded.
 	Series *metrics.Series `json:"series,omitempty"`
+	// Projects are the input's quota projects, with the slots each held
+	// over time; absent when the input has none.
+	Projects []ProjectResult `json:"projects,omitempty"`
 	// Skipped counts input records that could not be replayed; Notes
 	// tell how the input was interpreted (a trace's cluster size, missing
 	// time limits).
@@ -54,7 +60,10 @@ type JobResult struct {
 	Reason string `json:"reason,omitempty"`
 	// Project is the job's project, when it has one.
 	Project string `json:"project,omitempty"`
-	seq     int64
+	// Attempts lists every attempt of the job's tasks in start order, when
+	// the run records them (Options.Attempts).
+	Attempts []Attempt `json:"attempts,omitempty"`
+	seq      int64
 }
 
 // TimelineEntry gives the slots each job holds after a change.
@@ -75,6 +84,9 @@ type Metrics struct {
 	// AvgJCT averages end − submit over jobs that ended.
 	AvgJCT      float64 `json:"avg_jct"`
 	Preemptions int     `json:"preemptions"`
+	// Moves counts tasks the core moved between nodes to gather slots for
+	// a waiting task (consolidation); left out of the JSON when zero.
+	Moves int `json:"moves,omitempty"`
 
 	// Jobs counts submitted jobs: Completed and Killed ones ended,
 	// Unfinished ones were still running or waiting when the run stopped.
@@ -82,6 +94,9 @@ type Metrics struct {
 	Completed  int `json:"completed"`
 	Killed     int `json:"killed"`
 	Unfinished int `json:"unfinished"`
+	// Failed counts jobs that ended failed after a preemption; it is left
+	// out of the JSON when zero.
+	Failed int `json:"failed,omitempty"`
 	// TimeLimitKills counts jobs killed because a task reached its time
 	// limit.
 	TimeLimitKills int `json:"time_limit_kills"`
@@ -121,7 +136,10 @@ type recorder struct {
 	submits    int
 	completed  int
 	killed     int
+	failed     int
+	moves      int
 	limitKills int
+	usage      usage
 }
 
 func (r *recorder) init(s *sim) {
@@ -131,11 +149,13 @@ func (r *recorder) init(s *sim) {
 		r.totalSlots += s.snap.Nodes[i].Slots
 	}
 	r.col = metrics.NewCollector(r.totalSlots, s.opt.Series)
+	r.usage.init(s.in.Projects, s.opt.Timeline)
 }
 
 // advance integrates the state up to time t, before the clock moves there.
 func (r *recorder) advance(t int64) {
 	r.col.Advance(t)
+	r.usage.advance(t)
 	if r.firstSub < 0 && r.s.hasNext && r.s.next.Submit == t {
 		r.firstSub = t
 	}
@@ -158,7 +178,9 @@ func (r *recorder) demand(p int32, delta int) { r.col.Demand(p, delta) }
 func (r *recorder) queue(delta int) { r.col.Queue(delta) }
 
 func (r *recorder) hold(ji int32, slots int) {
-	r.col.Hold(r.s.jobs[ji].project, slots)
+	j := &r.s.jobs[ji]
+	r.col.Hold(j.project, slots)
+	r.usage.hold(j.qp, slots, j.spec.Borrow)
 	r.dirty = true
 }
 
@@ -177,6 +199,8 @@ func (r *recorder) finished(ji int32) {
 		if j.timeout > 0 {
 			r.limitKills++
 		}
+	case StateFailed:
+		r.failed++
 	}
 	r.col.Job(j.project, sample(j))
 	if !r.s.opt.OmitJobs {
@@ -198,6 +222,7 @@ func sample(j *job) metrics.Sample {
 
 // settled records a timeline entry if allocations changed at this time.
 func (r *recorder) settled() {
+	r.usage.settled(r.s.now)
 	if !r.dirty || !r.s.opt.Timeline {
 		r.dirty = false
 		return
@@ -221,7 +246,8 @@ func (r *recorder) settled() {
 
 func (r *recorder) jobResult(j *job) JobResult {
 	jr := JobResult{Name: j.spec.Name, State: j.state, Submit: j.spec.Submit, Preemptions: j.preempt,
-		Project: j.spec.Project, seq: j.seq}
+		Project: j.spec.Project, Attempts: j.attempts, seq: j.seq}
+	j.attempts = nil // the result owns them now; the record may be reused
 	if j.start >= 0 {
 		start, wait := j.start, j.start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait
@@ -267,6 +293,7 @@ func (s *sim) result() *Result {
 		}
 	}
 	res.Metrics = r.metrics(res, s)
+	res.Projects = r.usage.results(s.in.Projects)
 	return res
 }
 
@@ -288,8 +315,8 @@ func (s *sim) finalReasons() map[int32]string {
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m := Metrics{Preemptions: r.preempts, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
-		TimeLimitKills: r.limitKills}
-	m.Unfinished = m.Jobs - m.Completed - m.Killed
+		Failed: r.failed, Moves: r.moves, TimeLimitKills: r.limitKills}
+	m.Unfinished = m.Jobs - m.Completed - m.Killed - m.Failed
 	end := r.lastEnd
 	if m.Unfinished > 0 {
 		end = s.now // unfinished work: the window runs to the end of the run

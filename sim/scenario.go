@@ -11,19 +11,41 @@ import (
 // Scenarios whose jobs come from a trace are opened with the trace package
 // by the caller, which passes the resulting Source in jobs; otherwise jobs
 // is nil.
+//
+// Pools that share nodes (shares_nodes_with) become one scheduling pool
+// under the quota policy, the one that owns the nodes, in which each of
+// them is a project named after it with its quota: jobs report their pool
+// by that project.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
-	in := &Input{Pools: poolsFromScenario(sc)}
-	poolIdx := map[string]int{}
-	for i, p := range sc.Pools {
-		poolIdx[p.Name] = i
+	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc)}
+	licIdx, qosIdx := map[string]int{}, map[string]int{}
+	for i, l := range sc.Licenses {
+		in.Licenses = append(in.Licenses, sched.License{Name: l.Name, Total: l.Total})
+		licIdx[l.Name] = i
 	}
+	for i, q := range sc.QOS {
+		in.QOS = append(in.QOS, sched.QOS{Name: q.Name, Priority: q.Priority, Preempt: q.Preempt})
+		qosIdx[q.Name] = i
+	}
+	poolIdx := poolIndex(sc)
 	if sc.Trace != nil && jobs == nil {
 		return nil, fmt.Errorf("%s: jobs come from trace %s, which was not opened", sc.Name, sc.Trace.Path)
 	}
 	if jobs == nil {
+		quota := map[string]bool{}
+		for _, p := range sc.Pools {
+			quota[p.Name] = p.Policy == scenario.PolicyQuota
+		}
 		specs := make([]JobSpec, 0, len(sc.Jobs))
 		for _, j := range sc.Jobs {
-			specs = append(specs, specFromScenario(j, poolIdx[j.Pool]))
+			spec := specFromScenario(j, poolIdx[j.Pool], quota[j.Pool])
+			spec.QOS = qosIdx[j.QOS] // 0, the first listed, when the job names none
+			for _, l := range sc.Licenses {
+				if n := j.Licenses[l.Name]; n > 0 {
+					spec.Licenses = append(spec.Licenses, sched.LicenseUse{License: licIdx[l.Name], Count: n})
+				}
+			}
+			specs = append(specs, spec)
 		}
 		jobs = NewSliceSource(specs)
 	}
@@ -45,10 +67,34 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	return in, nil
 }
 
-// poolsFromScenario converts the scenario's pools and nodes.
+// poolIndex maps each scenario pool to its scheduling pool: its own, or
+// for a pool that shares nodes, the pool that owns them.
+func poolIndex(sc *scenario.Scenario) map[string]int {
+	own := map[string]int{}
+	for _, p := range sc.Pools {
+		if p.SharesNodesWith == "" {
+			own[p.Name] = len(own)
+		}
+	}
+	idx := make(map[string]int, len(sc.Pools))
+	for _, p := range sc.Pools {
+		if p.SharesNodesWith == "" {
+			idx[p.Name] = own[p.Name]
+		} else {
+			idx[p.Name] = own[p.SharesNodesWith]
+		}
+	}
+	return idx
+}
+
+// poolsFromScenario converts the scenario's pools with nodes of their own.
 func poolsFromScenario(sc *scenario.Scenario) []Pool {
 	pools := make([]Pool, 0, len(sc.Pools))
-	for i, p := range sc.Pools {
+	for _, p := range sc.Pools {
+		if p.SharesNodesWith != "" {
+			continue
+		}
+		i := len(pools)
 		sp := Pool{
 			Pool: sched.Pool{
 				Name:         p.Name,
@@ -72,23 +118,64 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 	return pools
 }
 
-func specFromScenario(j scenario.Job, pool int) JobSpec {
+// projectsFromScenario lists the scenario's projects in file order, then
+// one project for each pool with a quota of its own. Over-quota weights
+// of pools are their quotas, as for projects.
+func projectsFromScenario(sc *scenario.Scenario) []Project {
+	idx := make(map[string]int, len(sc.Projects))
+	for i, p := range sc.Projects {
+		idx[p.Name] = i
+	}
+	var out []Project
+	for _, p := range sc.Projects {
+		parent := -1
+		if p.Parent != "" {
+			parent = idx[p.Parent]
+		}
+		out = append(out, Project{Project: sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota,
+			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit}})
+	}
+	for _, p := range sc.Pools {
+		if p.Quota >= 0 {
+			out = append(out, Project{Project: sched.Project{Name: p.Name, Parent: -1, Quota: p.Quota,
+				OverQuotaWeight: float64(p.Quota)}, Pool: true})
+		}
+	}
+	return out
+}
+
+// specFromScenario converts a job; quota says whether its pool is a quota
+// pool, where LOW-class work borrows.
+func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 	d := j.Duration
 	if d < 0 {
 		d = Unbounded
 	}
-	return JobSpec{
-		Name:          j.Name,
-		Kind:          sched.Kind(j.Kind),
-		Submit:        j.Submit,
-		Pool:          pool,
-		Tasks:         j.Tasks,
-		MaxConcurrent: j.MaxConcurrent,
-		Slots:         j.Slots,
-		Duration:      d,
-		TimeLimit:     j.TimeLimit,
-		Priority:      j.Priority,
-		Weight:        j.Weight,
-		Preemptible:   j.Preemptible,
+	spec := JobSpec{
+		Name:            j.Name,
+		Kind:            sched.Kind(j.Kind),
+		Submit:          j.Submit,
+		Pool:            pool,
+		Tasks:           j.Tasks,
+		MaxConcurrent:   j.MaxConcurrent,
+		Slots:           j.Slots,
+		Duration:        d,
+		TimeLimit:       j.TimeLimit,
+		Priority:        j.Priority,
+		Weight:          j.Weight,
+		Preemptible:     j.Preemptible,
+		GPU:             j.GPU,
+		Project:         j.Project,
+		User:            j.User,
+		Interactive:     j.Interactive,
+		Borrow:          quota && j.PriorityClass == scenario.ClassLow,
+		CheckpointEvery: j.CheckpointEvery,
 	}
+	switch {
+	case j.OnPreempt == scenario.OnPreemptFail || j.MaxRetries == 0:
+		spec.OnPreempt = PreemptFail
+	case j.MaxRetries > 0:
+		spec.MaxRetries = j.MaxRetries
+	}
+	return spec
 }

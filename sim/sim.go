@@ -18,7 +18,39 @@ type Input struct {
 	Pools  []Pool
 	Jobs   Source
 	Events []Event
+	// Projects are the quota entities of quota pools, in a tree. A job
+	// names its project in JobSpec.Project; a job in a quota pool must
+	// name one of these.
+	Projects []Project
+	// Licenses are cluster-wide consumables (JobSpec.Licenses), and QOS
+	// the qualities of service jobs may name (JobSpec.QOS); the core
+	// honours both.
+	Licenses []sched.License
+	QOS      []sched.QOS
 }
+
+// Project is a quota entity. Parent indexes Input.Projects (-1 at the
+// top).
+type Project struct {
+	sched.Project
+	// Pool marks a pool's own quota: pools that share nodes (OSMO pools)
+	// are one scheduling pool in which each of them is a project named
+	// after it.
+	Pool bool
+}
+
+// OnPreempt is what happens to a task once a preemption has stopped it.
+type OnPreempt uint8
+
+// Exit actions after a preemption. The zero value reschedules.
+const (
+	// PreemptReschedule puts the task back in its job's queue, which keeps
+	// the job's original submit time, so it goes ahead of later work of
+	// the same priority.
+	PreemptReschedule OnPreempt = iota
+	// PreemptFail ends the task as failed; its job ends failed.
+	PreemptFail
+)
 
 // Pool is a pool with its nodes and simulator-only settings.
 type Pool struct {
@@ -49,6 +81,25 @@ type JobSpec struct {
 	// project. Both may be empty.
 	Project string
 	User    string
+	// Interactive work runs only within its project's quota and is never
+	// preempted (quota pools).
+	Interactive bool
+	// Borrow marks LOW-class work in a quota pool: it counts toward no
+	// quota, uses idle slots only, and is reclaimed first.
+	Borrow bool
+	// CheckpointEvery, when positive, is how often (in run time) a task
+	// saves its progress; a preempted task then loses the run time since
+	// its last checkpoint. At 0 a preempted task keeps all its progress.
+	CheckpointEvery int64
+	// OnPreempt and MaxRetries are the job's exit actions: after a
+	// preemption a task is rescheduled unless OnPreempt is PreemptFail or
+	// it was already rescheduled MaxRetries times (0: no cap).
+	OnPreempt  OnPreempt
+	MaxRetries int
+	// Licenses are what each task holds while it runs (indices into
+	// Input.Licenses); QOS indexes Input.QOS (0 when it lists none).
+	Licenses []sched.LicenseUse
+	QOS      int
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF
@@ -96,6 +147,9 @@ type Options struct {
 	// Series records the run's state over time (utilisation, queue, each
 	// project's share) in at most metrics.MaxBuckets steps.
 	Series bool
+	// Attempts records every attempt of every task in the per-job
+	// results: start, end and how it ended.
+	Attempts bool
 	// Inspect, when set, sees every scheduling pass: the snapshot and the
 	// plan, before the plan is applied. Both are only valid during the
 	// call. Tests use it to check properties of the schedule.
@@ -183,6 +237,9 @@ func checkInput(in *Input) error {
 	if in.Jobs == nil {
 		return errors.New("no job source")
 	}
+	if err := checkProjects(in.Projects); err != nil {
+		return err
+	}
 	for i, p := range in.Pools {
 		if len(p.Nodes) == 0 {
 			return fmt.Errorf("pool %q: no nodes", p.Name)
@@ -194,6 +251,30 @@ func checkInput(in *Input) error {
 			if n.Pool != i {
 				return fmt.Errorf("pool %q: node %q names pool index %d", p.Name, n.Name, n.Pool)
 			}
+		}
+	}
+	return nil
+}
+
+// checkProjects checks the project tree: unique names, parents that exist
+// and no cycle, no negative numbers.
+func checkProjects(ps []Project) error {
+	seen := make(map[string]bool, len(ps))
+	for i := range ps {
+		p := &ps[i]
+		switch {
+		case p.Name == "" || seen[p.Name]:
+			return fmt.Errorf("project %d: empty or duplicate name %q", i, p.Name)
+		case p.Quota < 0 || p.Limit < 0 || !(p.OverQuotaWeight >= 0):
+			return fmt.Errorf("project %q: negative quota, limit or over-quota weight", p.Name)
+		}
+		seen[p.Name] = true
+		at := p.Parent
+		for steps := 0; at >= 0; steps++ {
+			if at >= len(ps) || steps > len(ps) {
+				return fmt.Errorf("project %q: parent index %d is out of range or its parents form a cycle", p.Name, p.Parent)
+			}
+			at = ps[at].Parent
 		}
 	}
 	return nil

@@ -1,0 +1,64 @@
+package sim
+
+// AttemptState is how a task attempt ended, in the words OSMO uses for
+// workflow states.
+type AttemptState string
+
+// Attempt states.
+const (
+	// AttemptRunning and AttemptPreempting are attempts still holding
+	// slots when the run stopped; the second was asked to stop.
+	AttemptRunning    AttemptState = "RUNNING"
+	AttemptPreempting AttemptState = "PREEMPTING"
+	AttemptCompleted  AttemptState = "COMPLETED"
+	// AttemptPreempted: a preemption stopped the attempt; by its job's
+	// exit actions the task was then rescheduled or failed.
+	AttemptPreempted AttemptState = "FAILED_PREEMPTED"
+	// AttemptTimeLimit: the attempt ran out its time limit and was killed.
+	AttemptTimeLimit AttemptState = "FAILED_EXEC_TIMEOUT"
+	// AttemptCanceled: a kill event ended the attempt.
+	AttemptCanceled AttemptState = "FAILED_CANCELED"
+)
+
+// Attempt is one run of one task on slots, from its start until it let go
+// of them.
+type Attempt struct {
+	// Task numbers the job's tasks from 0 in the order they first start;
+	// a rescheduled task keeps its number.
+	Task  int          `json:"task"`
+	Start int64        `json:"start"`
+	End   *int64       `json:"end"`
+	State AttemptState `json:"state"`
+	// LostWork is the run time since the task's last checkpoint, which a
+	// preemption threw away (with checkpoint_every).
+	LostWork int64 `json:"lost_work,omitempty"`
+}
+
+// startAttempt records a new attempt of task t of job j, returning its
+// index in the job's attempts, or -1 when attempts are not recorded.
+func (r *recorder) startAttempt(j *job, t *task) int32 {
+	if !r.s.opt.Attempts || r.s.opt.OmitJobs {
+		return -1
+	}
+	j.attempts = append(j.attempts, Attempt{Task: int(t.id), Start: t.start, State: AttemptRunning})
+	return int32(len(j.attempts) - 1)
+}
+
+// preemptAttempt marks an attempt that was asked to stop.
+func (r *recorder) preemptAttempt(t *task) {
+	if t.attempt >= 0 {
+		a := &r.s.jobs[t.job].attempts[t.attempt]
+		a.State, a.LostWork = AttemptPreempting, t.lost
+	}
+}
+
+// endAttempt closes an attempt as it lets go of its slots.
+func (r *recorder) endAttempt(t *task, st AttemptState) {
+	if t.attempt < 0 {
+		return
+	}
+	a := &r.s.jobs[t.job].attempts[t.attempt]
+	end := r.s.now
+	a.End, a.State = &end, st
+	t.attempt = -1
+}
