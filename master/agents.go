@@ -141,7 +141,7 @@ func (m *Master) take(n *mnode) []api.Command {
 		}
 		if t := m.lookup(c.Task); t != nil {
 			if p := t.part(n.rec.Name); p != nil {
-				p.delivered, p.deliveredSync = true, n.syncs
+				p.delivered, p.deliveredSync, p.deliveredAt = true, n.syncs, m.now()
 			}
 		}
 	}
@@ -190,15 +190,21 @@ func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, 
 
 // settleMissing ends as lost the attempts that the agent does not run: those
 // it left out when it registered and did not report on since, and those
-// whose start command went out two syncs ago without a word back.
+// whose start command went out two syncs and startGrace ago without a word
+// back. Both conditions are needed: an agent syncs again (to send other
+// reports) while it is still starting a process, and its running list
+// names an attempt only once the process runs.
 func (m *Master) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
 	var lost []*mtask
+	now := m.now()
 	for _, t := range m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		if runs[t.id()] || p.state == partExited || p.state != partStarting && !n.reconcile[t.id()] {
 			continue
 		}
-		if n.reconcile[t.id()] || (p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2) {
+		silent := p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2 &&
+			now.Sub(p.deliveredAt) >= m.startGrace()
+		if n.reconcile[t.id()] || silent {
 			lost = append(lost, t)
 		}
 	}
@@ -433,3 +439,12 @@ func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
 	m.kick()
 	return nil
 }
+
+// startGrace is how long an agent has to report a start before the
+// attempt may be ended as lost: a tenth of the agent timeout, at most 10 s.
+func (m *Master) startGrace() time.Duration {
+	return min(m.agentTimeout()/10, maxStartGrace)
+}
+
+// maxStartGrace bounds startGrace.
+const maxStartGrace = 10 * time.Second

@@ -51,6 +51,13 @@ func checkConfig(cfg *config.Config) error {
 			return fmt.Errorf("config: project %q: parent %q is not defined", p.Name, p.Parent)
 		}
 	}
+	// The core checks the rest: multifactor weights, the project tree,
+	// licenses and QOS levels. A configuration it refuses would fail every
+	// pass.
+	empty := &sched.Snapshot{Pools: cfg.SchedPools(), Projects: cfg.SchedProjects(), Licenses: cfg.SchedLicenses(), QOS: cfg.QOS}
+	if _, err := sched.Schedule(empty); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
 	return nil
 }
 

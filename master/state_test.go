@@ -380,8 +380,13 @@ func TestStartNeverAcknowledgedIsLost(t *testing.T) {
 		t.Fatalf("one sync later: %s, want starting", got)
 	}
 	h.sync(a)
+	if got := h.taskState(id, 0); got != store.TaskStarting {
+		t.Fatalf("two syncs but no time later: %s, want starting (the agent may still be starting it)", got)
+	}
+	h.clock.Advance(DefaultAgentTimeout / 10)
+	h.sync(a)
 	if got := h.taskState(id, 0); got != store.TaskQueued {
-		t.Fatalf("two syncs later: %s, want queued again (never ran)", got)
+		t.Fatalf("three syncs and 3 s later: %s, want queued again (never ran)", got)
 	}
 }
 
