@@ -29,8 +29,8 @@ func TestConfigCheck(t *testing.T) {
 		err  string
 	}{
 		{"good", good, good + ": ok (1 pool, 2 projects, 1 user)\n", ""},
-		{"example", example, example + ": ok (5 pools, 5 projects, 3 users)\n", ""},
-		{"bad", bad, "", bad + `:2: pools[0] "default": preemption: only priority, fair_share and quota pools preempt`},
+		{"example", example, example + ": ok (6 pools, 5 projects, 3 users)\n", ""},
+		{"bad", bad, "", bad + `:2: pools[0] "default": preemption: only priority, fair_share, quota and multifactor pools preempt`},
 		{"missing", filepath.Join(dir, "absent.yaml"), "", "load config: open "},
 	}
 	for _, tt := range tests {
