@@ -216,7 +216,7 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"trace into a quota pool", quotaPools + "jobs: {trace: x.swf}\n", 13, `jobs: trace: not supported yet`},
 		{"qos without a qos section", jobs + "    qos: emergency\n", 12, `qos: unknown QOS "emergency": the file has no qos section`},
 		{"unknown qos", withQOS + "  - {name: j, qos: emergncy}\n", 12, `qos: unknown QOS "emergncy"; did you mean "emergency"? (QOS: normal, emergency)`},
-		{"qos in a fifo pool", withQOS + "  - {name: j, pool: cpu, qos: emergency}\n", 12, `qos: only priority pools use a job's QOS`},
+		{"qos in a fifo pool", withQOS + "  - {name: j, pool: cpu, qos: emergency}\n", 12, `qos: only priority and multifactor pools use a job's QOS`},
 		{"duplicate qos", pools + "qos: [{name: a}, {name: a}]\n", 9, `qos[1] "a": name: duplicate QOS name "a"`},
 		{"qos priority negative", pools + "qos: [{name: a, priority: -1}]\n", 9, `qos[0] "a": priority: expected an integer >= 0`},
 		{"license without a licenses section", jobs + "    licenses: {matlab: 2}\n", 12, `licenses: unknown license "matlab": the file has no licenses section`},
@@ -224,8 +224,10 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"more licenses than exist", withQOS + "  - {name: j, licenses: {ansys: 3}}\n", 12, `licenses: a task needs 3 "ansys" licenses, but there are only 2 in all`},
 		{"license count zero", jobs + "    licenses: {matlab: 0}\n", 12, `licenses: matlab: expected an integer >= 1, got "0"`},
 		{"license total negative", pools + "licenses: {matlab: -1}\n", 9, `licenses: matlab: expected an integer >= 0, got "-1"`},
-		{"min_slots not supported yet", jobs + "    min_slots: 1\n", 12, `min_slots: not supported yet`},
-		{"max_slots below min_slots", jobs + "    min_slots: 4\n    max_slots: 2\n", 13, `max_slots: max_slots 2 is less than min_slots 4`},
-		{"max_slots below a task", jobs + "    slots: 4\n    max_slots: 2\n", 13, `max_slots: max_slots 2 is less than the 4 slots of one task`},
+		{"min_slots above slots", jobs + "    min_slots: 2\n", 12, `min_slots: min_slots 2 is more than the 1 slots a task asks for`},
+		{"max_slots below min_slots", jobs + "    min_slots: 4\n    max_slots: 2\n", 12, `min_slots: min_slots 4 is more than the 2 slots a task asks for`},
+		{"max_slots and slots disagree", jobs + "    slots: 4\n    min_slots: 1\n    max_slots: 2\n", 14, `max_slots: slots 4 and max_slots 2 both give the size a task asks for; give one`},
+		{"max_slots without min_slots", jobs + "    max_slots: 2\n", 12, `max_slots: max_slots makes a job elastic only with min_slots`},
+		{"max_slots beyond the pool", jobs + "    min_slots: 1\n    max_slots: 32\n", 13, `max_slots: a task needs 32 slots, but pool "gpu" has only 16 in all`},
 	})
 }
