@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
 )
@@ -266,4 +267,23 @@ func TestSeed002Elastic(t *testing.T) {
 	if res.Metrics.Resizes != 2 {
 		t.Errorf("%d resizes in the metrics, want 2", res.Metrics.Resizes)
 	}
+}
+
+// runYAMLInspect replays a scenario given as text, with inspect watching
+// every pass.
+func runYAMLInspect(t *testing.T, src string, inspect func(int64, *sched.Snapshot, *sched.Plan)) *sim.Result {
+	t.Helper()
+	sc, err := scenario.Parse("inline.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(in, sim.Options{Until: -1, Timeline: true, Inspect: inspect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
