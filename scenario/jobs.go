@@ -220,12 +220,17 @@ func interactiveKind(kind string) bool {
 }
 
 // checkPreemptFields rejects settings about preemption on a job that can
-// never be preempted.
+// never be preempted. Checkpoints matter in every pool, for a preemptible
+// task may be moved (consolidation) and an elastic one resized, and both
+// restart from the last checkpoint; exit actions only follow preemption.
 func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	if fl.checkpoint && !j.Preemptible && j.MinSlots == 0 {
+		f.Errorf("checkpoint_every", "this job is neither preemptible nor elastic, so checkpoint_every would never apply")
+	}
 	for _, k := range []struct {
 		key string
 		set bool
-	}{{"checkpoint_every", fl.checkpoint}, {"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
+	}{{"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
 		switch {
 		case !k.set:
 		case info.policy != "" && !info.preempts:
