@@ -62,12 +62,10 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// checkInvariants asserts what doc.go promises of a successful Parse.
-func checkInvariants(t *testing.T, s *Scenario) {
+// poolInvariants checks the pools and returns each pool's capacity and
+// whether it is a quota pool.
+func poolInvariants(t *testing.T, s *Scenario) (map[string]int, map[string]bool) {
 	t.Helper()
-	if len(s.Pools) == 0 {
-		t.Fatal("no pools")
-	}
 	capacity := map[string]int{}
 	nodes := map[string]bool{}
 	for _, p := range s.Pools {
@@ -101,13 +99,12 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		}
 		quotaPool[p.Name] = p.Policy == PolicyQuota
 	}
-	licenses, qos := map[string]int{}, map[string]bool{}
-	for _, l := range s.Licenses {
-		licenses[l.Name] = l.Total
-	}
-	for _, q := range s.QOS {
-		qos[q.Name] = true
-	}
+	return capacity, quotaPool
+}
+
+// accountInvariants checks the accounts and returns their names.
+func accountInvariants(t *testing.T, s *Scenario) map[string]bool {
+	t.Helper()
 	accounts := map[string]bool{}
 	for _, a := range s.Accounts {
 		if accounts[a.Name] || !(a.Shares >= 0) || !(a.Usage >= 0) {
@@ -120,6 +117,24 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("account %q has an unknown parent %q", a.Name, a.Parent)
 		}
 	}
+	return accounts
+}
+
+// checkInvariants asserts what doc.go promises of a successful Parse.
+func checkInvariants(t *testing.T, s *Scenario) {
+	t.Helper()
+	if len(s.Pools) == 0 {
+		t.Fatal("no pools")
+	}
+	capacity, quotaPool := poolInvariants(t, s)
+	licenses, qos := map[string]int{}, map[string]bool{}
+	for _, l := range s.Licenses {
+		licenses[l.Name] = l.Total
+	}
+	for _, q := range s.QOS {
+		qos[q.Name] = true
+	}
+	accounts := accountInvariants(t, s)
 	projects := map[string]bool{}
 	for _, p := range s.Projects {
 		projects[p.Name] = true
