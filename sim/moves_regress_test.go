@@ -6,12 +6,11 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// Failing tests for bugs of the scheduling core (sched/) found while
-// wiring its mechanisms into the simulator. sched/ is not this package's
-// to change; each test states the outcome the core's own documentation
-// promises, through the whole simulator.
+// Regression tests for bugs of the scheduling core (sched/) found while
+// wiring its mechanisms into the simulator; each states the outcome the
+// core's own documentation promises, through the whole simulator.
 
-// TestCoreBugLicensesOfMovedTasks: sched/licenses.go's licensePass.reset
+// TestLicensesOfMovedTasks: sched/licenses.go's licensePass.reset
 // subtracts a job's licenses once per allocation in the snapshot. A task
 // that consolidation moved (or an elastic task that grew onto other
 // nodes) is two allocations until its checkpoint lands: its new placement,
@@ -22,10 +21,10 @@ import (
 // licenses; at 10m four of them move to make room for an 8-GPU job and
 // drain for five minutes. A solver needing 2 licenses arrives at 11m:
 // 2 are free, but the core reports "0 of 10 free" and the solver waits
-// until the moves have drained at 15m. The fix: skip Moving allocations
-// when counting what is held (and in the EASY and conservative license
-// releases, which count them too).
-func TestCoreBugLicensesOfMovedTasks(t *testing.T) {
+// until the moves had drained at 15m. Moving allocations are now skipped
+// when counting what is held and in the EASY and conservative license
+// releases.
+func TestLicensesOfMovedTasks(t *testing.T) {
 	var free = -1
 	res := runYAMLInspect(t, `pools:
   - name: gpu
