@@ -12,18 +12,35 @@
 //     placement, and at least one node, except a pool that shares another's
 //     nodes (SharesNodesWith), which has none and carries the policy,
 //     placement and checkpoint cost of that pool. Options a policy would
-//     ignore are rejected rather than dropped: preemption only on priority
-//     and fair_share pools, backfill only on priority, serial only on fifo,
-//     reservations only on backfill, quota only on quota pools, on_preempt
-//     and max_retries only on pools that can preempt. Reservations is
-//     "easy" or "conservative" on backfill pools and "" elsewhere.
+//     ignore are rejected rather than dropped: preemption only on
+//     priority, fair_share and multifactor pools, backfill only on
+//     priority and multifactor, serial only on fifo, reservations only on
+//     backfill pools and multifactor pools that backfill, quota only on
+//     quota pools, on_preempt and max_retries only on pools that can
+//     preempt (a QOS that preempts makes priority and multifactor pools
+//     preempt). Reservations is "easy" or "conservative" on backfill pools
+//     and multifactor pools with Backfill, and "" elsewhere. MinRunTime is
+//     0 or positive.
+//   - A multifactor pool, and only one, has Multifactor: weights >= 0, at
+//     least one positive; MaxAge > 0 exactly when Age > 0; FairShareMode
+//     classic or fair_tree exactly when FairShare > 0; FavorSmall only
+//     with a JobSize weight.
 //   - Pools that share nodes name a pool with nodes of its own, under the
 //     quota policy; every pool of such a group has a Quota >= 0, and the
 //     quotas add up to at most the shared slots. Quota is -1 for a pool
 //     without one; MaxRetries is -1 for no cap.
 //   - Projects have unique names, none the name of a pool with a quota;
 //     parents exist and form no cycle; Quota >= 0, OverQuotaWeight >= 0
-//     (default Quota), Limit 0 (none) or >= Quota.
+//     (default Quota), Limit 0 (none) or >= Quota, PreemptBudget 0 (none)
+//     or >= 1.
+//   - Accounts (only when a multifactor pool has a fair-share weight) have
+//     unique names; the file's come first, without "/" in their names,
+//     then one User leaf per (account, user) pair jobs name, named
+//     UserAccount(account, user); parents exist and form no cycle; Shares
+//     and Usage are finite and >= 0. Decay has a positive Period and
+//     exactly one of PerPeriod (in (0, 1]) and HalfLife (> 0); it is
+//     DefaultDecay when the file gives none and a pool reads accounts, and
+//     the zero Decay when none does.
 //   - Node entries with count N > 1 are expanded to N nodes named NAME-1 to
 //     NAME-N, each with its own copy of the labels. Node names are unique
 //     across the whole file after expansion, every node has >= 1 slot, and
@@ -43,10 +60,16 @@
 //     given for preemptible jobs in pools that preempt.
 //   - Licenses have unique names and totals >= 0; QOS levels unique names
 //     and priorities >= 0. A job's QOS is "" or one of them (and its pool
-//     a priority pool); its Licenses name licenses of the file, each with
-//     a count from 1 to the license's total.
-//   - MinSlots and MaxSlots are checked and then rejected as not supported
-//     yet, so they are zero in a returned Scenario.
+//     a priority or multifactor pool); its Licenses name licenses of the
+//     file, each with a count from 1 to the license's total.
+//   - A job of a multifactor pool with a fair-share weight names an
+//     Account of the file, and Charged() is an account of Scenario.Accounts
+//     (a leaf, for a fair_tree pool); other jobs name none. Nice is 0
+//     outside multifactor pools, where the file gives no priority. Topology
+//     is "", prefer or required, and given only for tasks larger than any
+//     node of their pool (of their GPU type).
+//   - An elastic job has 1 <= MinSlots <= Slots and MaxSlots == Slots; any
+//     other job has MinSlots == MaxSlots == 0. Quota checks use MinSlots.
 //   - Durations are whole seconds >= 0 that convert to time.Duration
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.

@@ -71,6 +71,10 @@ func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	}
 	switch e.Kind {
 	case EventSetPriority:
+		if pool := p.jobPools[e.Job]; pool != "" && checkJobs && p.pools[pool] != nil && p.pools[pool].policy == PolicyMultifactor {
+			g.Errorf("job", "job %s runs in multifactor pool %s, which computes its priority and ignores set_priority",
+				yamlfield.Quote(e.Job), yamlfield.Quote(pool))
+		}
 		if g.Required("priority") {
 			yamlfield.Field(g, "priority", &e.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
 		}

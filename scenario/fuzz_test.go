@@ -40,6 +40,10 @@ func FuzzParse(f *testing.F) {
 		osmoPools + "jobs: [{name: j, pool: pool2, priority_class: LOW, checkpoint_every: 1m, max_retries: 0}]\n",
 		"projects: [{name: a, parent: b, quota: 1}, {name: b, parent: a, quota: 1}]\n" + onePool,
 		withQOS + "  - {name: j, qos: emergency, licenses: {matlab: 2}}\n",
+		mfJobs,
+		mfJobs + "  - {name: e, pool: mf, account: biology, user: u, min_slots: 2, max_slots: 16, topology: prefer}\n",
+		mfPools + "  - {name: x, parent: x}\njobs: [{name: j, pool: mf, account: x, nice: -3}]\n",
+		"pools: [{name: a, policy: multifactor, backfill: true, reservations: conservative, multifactor: {age: 1, max_age: 1h}, nodes: [{name: n, slots: 2}]}]\n",
 	} {
 		f.Add([]byte(src))
 	}
@@ -58,20 +62,21 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// checkInvariants asserts what doc.go promises of a successful Parse.
-func checkInvariants(t *testing.T, s *Scenario) {
+// poolInvariants checks the pools and returns each pool's capacity and
+// whether it is a quota pool.
+func poolInvariants(t *testing.T, s *Scenario) (map[string]int, map[string]bool) {
 	t.Helper()
-	if len(s.Pools) == 0 {
-		t.Fatal("no pools")
-	}
 	capacity := map[string]int{}
 	nodes := map[string]bool{}
 	for _, p := range s.Pools {
 		if !slices.Contains(policies, p.Policy) || !slices.Contains(placements, p.Placement) {
 			t.Errorf("pool %q: bad policy or placement: %+v", p.Name, p)
 		}
-		if (p.Policy == PolicyBackfill) != (p.Reservations != "") {
+		if (p.Policy == PolicyBackfill || p.Policy == PolicyMultifactor && p.Backfill) != (p.Reservations != "") {
 			t.Errorf("pool %q: reservations %q with policy %s", p.Name, p.Reservations, p.Policy)
+		}
+		if (p.Policy == PolicyMultifactor) != (p.Multifactor != nil) || p.MinRunTime < 0 {
+			t.Errorf("pool %q: policy %s with multifactor weights %+v, min run time %d", p.Name, p.Policy, p.Multifactor, p.MinRunTime)
 		}
 		if (len(p.Nodes) == 0) != (p.SharesNodesWith != "") {
 			t.Errorf("pool %q has %d nodes and shares those of %q", p.Name, len(p.Nodes), p.SharesNodesWith)
@@ -94,6 +99,34 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		}
 		quotaPool[p.Name] = p.Policy == PolicyQuota
 	}
+	return capacity, quotaPool
+}
+
+// accountInvariants checks the accounts and returns their names.
+func accountInvariants(t *testing.T, s *Scenario) map[string]bool {
+	t.Helper()
+	accounts := map[string]bool{}
+	for _, a := range s.Accounts {
+		if accounts[a.Name] || !(a.Shares >= 0) || !(a.Usage >= 0) {
+			t.Errorf("account breaks an invariant: %+v", a)
+		}
+		accounts[a.Name] = true
+	}
+	for _, a := range s.Accounts {
+		if a.Parent != "" && !accounts[a.Parent] {
+			t.Errorf("account %q has an unknown parent %q", a.Name, a.Parent)
+		}
+	}
+	return accounts
+}
+
+// checkInvariants asserts what doc.go promises of a successful Parse.
+func checkInvariants(t *testing.T, s *Scenario) {
+	t.Helper()
+	if len(s.Pools) == 0 {
+		t.Fatal("no pools")
+	}
+	capacity, quotaPool := poolInvariants(t, s)
 	licenses, qos := map[string]int{}, map[string]bool{}
 	for _, l := range s.Licenses {
 		licenses[l.Name] = l.Total
@@ -101,6 +134,7 @@ func checkInvariants(t *testing.T, s *Scenario) {
 	for _, q := range s.QOS {
 		qos[q.Name] = true
 	}
+	accounts := accountInvariants(t, s)
 	projects := map[string]bool{}
 	for _, p := range s.Projects {
 		projects[p.Name] = true
@@ -116,9 +150,14 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("job breaks an invariant: %+v", j)
 		}
 		if j.PriorityClass != classOf(j.Priority) || j.PriorityClass == ClassLow && !j.Preemptible ||
-			j.Interactive && j.Preemptible || quotaPool[j.Pool] && j.Project == "" ||
-			j.MinSlots != 0 || j.MaxSlots != 0 {
+			j.Interactive && j.Preemptible || quotaPool[j.Pool] && j.Project == "" {
 			t.Errorf("job breaks a quota invariant: %+v", j)
+		}
+		if j.MinSlots == 0 && j.MaxSlots != 0 || j.MinSlots != 0 && (j.MinSlots < 1 || j.MinSlots > j.Slots || j.MaxSlots != j.Slots) {
+			t.Errorf("job breaks an elastic invariant: %+v", j)
+		}
+		if c := j.Charged(); c != "" && !accounts[c] || j.Topology != "" && !slices.Contains(topologies, j.Topology) {
+			t.Errorf("job %q charges account %q (declared %v), topology %q", j.Name, c, accounts[c], j.Topology)
 		}
 		for name, n := range j.Licenses {
 			if total, ok := licenses[name]; !ok || n < 1 || n > total {

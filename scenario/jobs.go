@@ -54,6 +54,7 @@ func (p *parser) trace(raw *yaml.Node) *TraceRef {
 type jobFlags struct {
 	pool, preemptible, interactive, project     bool
 	checkpoint, onPreempt, maxRetries, priority bool
+	class, nice, topology                       bool
 }
 
 func (p *parser) job(raw *yaml.Node, i int) Job {
@@ -108,9 +109,15 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	fl.maxRetries = yamlfield.Field(f, "max_retries", &j.MaxRetries, yamlfield.IntAtLeast(0))
 	yamlfield.Field(f, "qos", &j.QOS, name)
 	yamlfield.Field(f, "licenses", &j.Licenses, licenseMap)
-	p.unsupported(f, &j)
+	yamlfield.Field(f, "account", &j.Account, name)
+	fl.nice = yamlfield.Field(f, "nice", &j.Nice, yamlfield.IntIn(-MaxNice, MaxNice))
+	fl.topology = yamlfield.Field(f, "topology", &j.Topology, yamlfield.Enum("topology", topologies...))
+	p.elastic(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
+	if j.Name != "" {
+		p.jobPools[j.Name] = j.Pool
+	}
 	return j
 }
 
@@ -120,6 +127,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 func (p *parser) priority(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	fl.priority = yamlfield.Field(f, "priority", &j.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
 	var class string
+	fl.class = f.Node("priority_class") != nil
 	if yamlfield.Field(f, "priority_class", &class, priorityClass) {
 		switch {
 		case !f.Has("priority"):
@@ -131,31 +139,31 @@ func (p *parser) priority(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	j.PriorityClass = classOf(j.Priority)
 }
 
-// unsupported checks min_slots and max_slots and then rejects them: the
-// core can run elastic jobs, but the simulator cannot replay their resizes
-// yet, and a value that is silently ignored hides that the replay does not
-// do what the file says. Once it can, the error goes and the parsed values
-// stay.
-func (p *parser) unsupported(f *yamlfield.Fields, j *Job) {
-	var given []string
+// elastic reads min_slots and max_slots. An elastic job's task asks for
+// max_slots (which is its slots: give one or the other) and may shrink
+// to min_slots; max_slots alone, without a minimum, would not make the job
+// elastic.
+func (p *parser) elastic(f *yamlfield.Fields, j *Job) {
 	minOK := yamlfield.Field(f, "min_slots", &j.MinSlots, yamlfield.IntAtLeast(1))
 	maxOK := yamlfield.Field(f, "max_slots", &j.MaxSlots, yamlfield.IntAtLeast(1))
-	switch {
-	case minOK && maxOK && j.MinSlots > j.MaxSlots:
-		f.Errorf("max_slots", "max_slots %d is less than min_slots %d", j.MaxSlots, j.MinSlots)
-	case maxOK && j.Slots > j.MaxSlots:
-		f.Errorf("max_slots", "max_slots %d is less than the %d slots of one task", j.MaxSlots, j.Slots)
-	default:
-		if minOK {
-			given = append(given, "min_slots")
+	if !minOK || (f.Node("max_slots") != nil && !maxOK) {
+		if maxOK && f.Node("min_slots") == nil {
+			f.Errorf("max_slots", "max_slots makes a job elastic only with min_slots, the size its tasks may shrink to; give min_slots too, or give slots")
 		}
-		if maxOK {
-			given = append(given, "max_slots")
+		j.MinSlots, j.MaxSlots = 0, 0
+		return
+	}
+	if maxOK {
+		if f.Node("slots") != nil && j.Slots != j.MaxSlots {
+			f.Errorf("max_slots", "slots %d and max_slots %d both give the size a task asks for; give one", j.Slots, j.MaxSlots)
 		}
+		j.Slots = j.MaxSlots
 	}
-	for _, key := range given {
-		f.Errorf(key, "not supported yet: the simulator cannot replay elastic jobs (%s), so it would ignore it; remove the field", key)
+	if j.MinSlots > j.Slots {
+		f.Errorf("min_slots", "min_slots %d is more than the %d slots a task asks for", j.MinSlots, j.Slots)
+		j.MinSlots = 0
 	}
+	j.MaxSlots = j.Slots
 }
 
 // resolveJob sets the defaults that depend on the job's pool and checks
@@ -194,6 +202,17 @@ func (p *parser) resolveJob(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	}
 	p.checkPreemptFields(f, j, fl, info)
 	p.checkJobQuota(f, j, fl, info)
+	p.checkJobMultifactor(f, j, fl, info)
+	p.checkTopology(f, j, fl, info)
+}
+
+// sizeKey is the field that gave the size a task asks for: max_slots
+// when the job gives it instead of slots.
+func sizeKey(f *yamlfield.Fields) string {
+	if f.Node("slots") == nil && f.Node("max_slots") != nil {
+		return "max_slots"
+	}
+	return "slots"
 }
 
 func interactiveKind(kind string) bool {
@@ -201,12 +220,17 @@ func interactiveKind(kind string) bool {
 }
 
 // checkPreemptFields rejects settings about preemption on a job that can
-// never be preempted.
+// never be preempted. Checkpoints matter in every pool, for a preemptible
+// task may be moved (consolidation) and an elastic one resized, and both
+// restart from the last checkpoint; exit actions only follow preemption.
 func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	if fl.checkpoint && !j.Preemptible && j.MinSlots == 0 {
+		f.Errorf("checkpoint_every", "this job is neither preemptible nor elastic, so checkpoint_every would never apply")
+	}
 	for _, k := range []struct {
 		key string
 		set bool
-	}{{"checkpoint_every", fl.checkpoint}, {"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
+	}{{"on_preempt", fl.onPreempt}, {"max_retries", fl.maxRetries}} {
 		switch {
 		case !k.set:
 		case info.policy != "" && !info.preempts:
@@ -233,7 +257,7 @@ func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 		return
 	}
 	if j.Slots > info.capacity {
-		f.Errorf("slots", "a task needs %d slots, but pool %s has only %d in all", j.Slots, yamlfield.Quote(j.Pool), info.capacity)
+		f.Errorf(sizeKey(f), "a task needs %d slots, but pool %s has only %d in all", j.Slots, yamlfield.Quote(j.Pool), info.capacity)
 		return
 	}
 	if j.GPU == "" {
@@ -256,7 +280,7 @@ func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 		f.Errorf("gpu", "pool %s has no node of GPU type %s%s (types: %s)", yamlfield.Quote(j.Pool), yamlfield.Quote(j.GPU),
 			yamlfield.Suggest(j.GPU, types), yamlfield.OneOf(types))
 	case j.Slots > have:
-		f.Errorf("slots", "a task needs %d slots, but pool %s has only %d of GPU type %s", j.Slots, yamlfield.Quote(j.Pool), have, yamlfield.Quote(j.GPU))
+		f.Errorf(sizeKey(f), "a task needs %d slots, but pool %s has only %d of GPU type %s", j.Slots, yamlfield.Quote(j.Pool), have, yamlfield.Quote(j.GPU))
 	}
 }
 
@@ -271,9 +295,9 @@ func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *
 			return
 		}
 		j.Project = j.Pool
-		if guaranteed && j.Slots > info.quota {
+		if guaranteed && j.minSize() > info.quota {
 			f.Errorf("slots", "a task of %d slots can never run within pool %s's quota of %d, and only LOW-class work may go over it",
-				j.Slots, yamlfield.Quote(j.Pool), info.quota)
+				j.minSize(), yamlfield.Quote(j.Pool), info.quota)
 		}
 		return
 	}
@@ -299,12 +323,12 @@ func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *
 	case !pr.leaf:
 		f.Errorf("project", "project %s has projects under it; jobs go to a project without any", yamlfield.Quote(j.Project))
 	case !pr.clean || info.policy != PolicyQuota:
-	case guaranteed && j.Slots > pr.quota:
+	case guaranteed && j.minSize() > pr.quota:
 		f.Errorf("slots", "a task of %d slots can never run within project %s's quota of %d, and this job may only run within quota (it is %s)",
-			j.Slots, yamlfield.Quote(j.Project), pr.quota, guaranteedWhy(j))
+			j.minSize(), yamlfield.Quote(j.Project), pr.quota, guaranteedWhy(j))
 	default:
-		if at, limit := p.limitBelow(j.Project, j.Slots); limit > 0 {
-			f.Errorf("slots", "a task of %d slots can never run under project %s's limit of %d", j.Slots, yamlfield.Quote(at), limit)
+		if at, limit := p.limitBelow(j.Project, j.minSize()); limit > 0 {
+			f.Errorf("slots", "a task of %d slots can never run under project %s's limit of %d", j.minSize(), yamlfield.Quote(at), limit)
 		}
 	}
 }

@@ -26,6 +26,17 @@ type poolInfo struct {
 	onPreempt  string
 	maxRetries int
 	clean      bool // the pool had no errors, so capacity can be trusted
+	// largest is the largest node's slots, and largestOf the largest of
+	// each GPU type: tasks larger span nodes.
+	largest   int
+	largestOf map[string]int
+	// fs marks a multifactor pool with a fair-share weight, whose jobs
+	// charge accounts; fsMode is its fair-share mode.
+	fs     bool
+	fsMode string
+	// fields are the pool's own fields, kept for the checks that wait for
+	// later sections (whether a QOS may preempt); nil for a broken entry.
+	fields *yamlfield.Fields
 }
 
 // scenario walks the top-level mapping. Pools come first whatever the key
@@ -48,7 +59,13 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	p.licensesKnown, p.qosKnown = true, true
 	s.Licenses = p.licenseList(f.Lookup("licenses"))
 	s.QOS = p.qosList(f.Lookup("qos"))
+	p.checkPoolPreemption()
+	s.Accounts = p.accountList(f.Lookup("accounts"))
+	s.Decay = p.decay(f.Lookup("decay"))
+	p.jobPools = map[string]string{}
 	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
+	s.Accounts = append(s.Accounts, p.userLeaves...)
+	p.checkLeaves()
 	p.checkTrace(s)
 	s.Events = p.eventList(f.Lookup("events"), s.Trace == nil)
 	f.Done()
@@ -79,7 +96,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		return pl
 	}
 	errsBefore := p.Count()
-	info := &poolInfo{line: raw.Line, quota: -1, gpus: map[string]int{}}
+	info := &poolInfo{line: raw.Line, quota: -1, gpus: map[string]int{}, largestOf: map[string]int{}}
 	if f.Required("name") && yamlfield.Field(f, "name", &pl.Name, name) {
 		if first, dup := p.pools[pl.Name]; dup {
 			f.Errorf("name", "duplicate pool name %s (first at line %d)", yamlfield.Quote(pl.Name), first.line)
@@ -110,9 +127,16 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	for _, n := range pl.Nodes {
 		info.capacity = addSaturating(info.capacity, n.Slots)
 		info.gpus[n.GPU] = addSaturating(info.gpus[n.GPU], n.Slots)
+		info.largest = max(info.largest, n.Slots)
+		info.largestOf[n.GPU] = max(info.largestOf[n.GPU], n.Slots)
 	}
 	info.policy, info.preempts, info.quota = pl.Policy, preempts(&pl), pl.Quota
 	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
+	if mf := pl.Multifactor; mf != nil && mf.FairShare > 0 && pl.Policy == PolicyMultifactor {
+		info.fs, info.fsMode = true, mf.FairShareMode
+		p.fsPools++
+	}
+	info.fields = f
 	info.clean = p.Count() == errsBefore
 	return pl
 }
@@ -126,11 +150,13 @@ func (p *parser) ownPool(f *yamlfield.Fields, pl *Pool) {
 	yamlfield.Field(f, "backfill", &pl.Backfill, yamlfield.Boolean)
 	yamlfield.Field(f, "serial", &pl.Serial, yamlfield.Boolean)
 	if yamlfield.Field(f, "reservations", &pl.Reservations, yamlfield.Enum("reservations", reservations...)) &&
-		pl.Policy != "" && pl.Policy != PolicyBackfill {
-		f.Errorf("reservations", "only backfill pools take reservations, and this pool's policy is %s", pl.Policy)
+		pl.Policy != "" && pl.Policy != PolicyBackfill && pl.Policy != PolicyMultifactor {
+		f.Errorf("reservations", "only backfill and multifactor pools take reservations, and this pool's policy is %s", pl.Policy)
 	}
 	yamlfield.Field(f, "placement", &pl.Placement, yamlfield.Enum("placement", placements...))
 	yamlfield.Field(f, "checkpoint_cost", &pl.CheckpointCost, yamlfield.Duration)
+	yamlfield.Field(f, "min_run_time", &pl.MinRunTime, yamlfield.PositiveDuration)
+	p.multifactor(f, pl)
 	if f.Required("nodes") {
 		pl.Nodes = p.nodeList(f.Lookup("nodes"), p.Join(f.Path, "nodes"))
 	}
@@ -139,7 +165,8 @@ func (p *parser) ownPool(f *yamlfield.Fields, pl *Pool) {
 // sharingPool rejects the fields a pool that shares another's nodes takes
 // from that pool: one set of nodes has one policy and one placement.
 func (p *parser) sharingPool(f *yamlfield.Fields, owner string) {
-	for _, key := range []string{"policy", "preemption", "backfill", "serial", "reservations", "placement", "checkpoint_cost", "nodes"} {
+	for _, key := range []string{"policy", "preemption", "backfill", "serial", "reservations", "placement", "checkpoint_cost",
+		"min_run_time", "multifactor", "nodes"} {
 		if f.Has(key) {
 			f.Errorf(key, "this pool shares the nodes of pool %s and takes its %s from there; set it on that pool",
 				yamlfield.Quote(owner), key)
@@ -154,7 +181,7 @@ func preempts(pl *Pool) bool {
 		return true
 	case PolicyPriority:
 		return pl.Preemption || pl.Backfill
-	case PolicyFairShare:
+	case PolicyFairShare, PolicyMultifactor:
 		return pl.Preemption
 	}
 	return false
@@ -163,11 +190,17 @@ func preempts(pl *Pool) bool {
 // checkPolicyOptions rejects options the pool's policy would ignore: a
 // setting that silently does nothing hides a misunderstanding.
 func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
-	if pl.Preemption && pl.Policy != PolicyPriority && pl.Policy != PolicyFairShare {
-		f.Errorf("preemption", "only priority and fair_share pools preempt, and this pool's policy is %s", pl.Policy)
+	if pl.Preemption && pl.Policy != PolicyPriority && pl.Policy != PolicyFairShare && pl.Policy != PolicyMultifactor {
+		f.Errorf("preemption", "only priority, fair_share and multifactor pools preempt, and this pool's policy is %s", pl.Policy)
 	}
-	if pl.Backfill && pl.Policy != PolicyPriority {
-		f.Errorf("backfill", "only priority pools take backfill: true, and this pool's policy is %s", pl.Policy)
+	if pl.Backfill && pl.Policy != PolicyPriority && pl.Policy != PolicyMultifactor {
+		f.Errorf("backfill", "only priority and multifactor pools take backfill: true, and this pool's policy is %s", pl.Policy)
+	}
+	if pl.Policy == PolicyMultifactor && pl.Reservations != "" && !pl.Backfill {
+		f.Errorf("reservations", "a multifactor pool reserves only when it backfills; add backfill: true")
+	}
+	if pl.Policy == PolicyMultifactor && pl.Backfill && pl.Reservations == "" {
+		pl.Reservations = ReservationsEasy
 	}
 	if pl.Serial && pl.Policy != PolicyFIFO {
 		f.Errorf("serial", "only fifo pools can be serial, and this pool's policy is %s", pl.Policy)
@@ -178,22 +211,37 @@ func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
 	if pl.Policy == PolicyBackfill && pl.Reservations == "" {
 		pl.Reservations = ReservationsEasy
 	}
-	if !preempts(pl) {
+}
+
+// checkPoolPreemption rejects exit actions on pools that never preempt.
+// It runs once the QOS levels are known: a QOS that preempts makes every
+// priority and multifactor pool preempt.
+func (p *parser) checkPoolPreemption() {
+	for _, name := range p.poolOrder {
+		info := p.pools[name]
+		if p.qosPreempts && (info.policy == PolicyPriority || info.policy == PolicyMultifactor) {
+			info.preempts = true
+		}
+		if info.preempts || info.fields == nil || info.policy == "" || info.shares != "" {
+			continue
+		}
 		for _, key := range []string{"on_preempt", "max_retries"} {
-			if f.Has(key) {
-				f.Errorf(key, "this pool never preempts (policy %s%s), so %s would never apply", pl.Policy, preemptHint(pl), key)
+			if info.fields.Node(key) != nil {
+				info.fields.Errorf(key, "this pool never preempts (policy %s%s), so %s would never apply", info.policy, preemptHint(info.policy), key)
 			}
 		}
 	}
 }
 
 // preemptHint says how a pool that never preempts could.
-func preemptHint(pl *Pool) string {
-	switch pl.Policy {
+func preemptHint(policy string) string {
+	switch policy {
 	case PolicyPriority:
-		return " without preemption or backfill"
+		return " without preemption, backfill or a QOS that preempts"
 	case PolicyFairShare:
 		return " without preemption"
+	case PolicyMultifactor:
+		return " without preemption or a QOS that preempts"
 	}
 	return ""
 }

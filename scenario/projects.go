@@ -104,6 +104,7 @@ func (p *parser) project(raw *yaml.Node, i int) (Project, *yamlfield.Fields) {
 	if yamlfield.Field(f, "limit", &pr.Limit, yamlfield.IntAtLeast(1)) && quotaOK && pr.Limit < pr.Quota {
 		f.Errorf("limit", "a limit of %d is below the project's quota of %d", pr.Limit, pr.Quota)
 	}
+	yamlfield.Field(f, "preempt_budget", &pr.PreemptBudget, yamlfield.IntAtLeast(1))
 	f.Done()
 	info.parent, info.quota, info.limit = pr.Parent, pr.Quota, pr.Limit
 	info.clean = p.Count() == errsBefore

@@ -17,8 +17,9 @@ type License struct {
 	Line  int
 }
 
-// QOS is a quality of service jobs of priority pools may name. Priority
-// ranks QOS levels; a QOS with Preempt lets its jobs preempt less
+// QOS is a quality of service jobs of priority and multifactor pools may
+// name. Priority ranks QOS levels (and, divided by the highest, is the
+// multifactor QOS factor); a QOS with Preempt lets its jobs preempt less
 // important tasks of a lower QOS even in a pool without preemption.
 type QOS struct {
 	Name     string
@@ -90,6 +91,7 @@ func (p *parser) qosList(raw *yaml.Node) []QOS {
 		yamlfield.Field(f, "priority", &q.Priority, yamlfield.IntAtLeast(0))
 		yamlfield.Field(f, "preempt", &q.Preempt, yamlfield.Boolean)
 		f.Done()
+		p.qosPreempts = p.qosPreempts || q.Preempt
 		out = append(out, q)
 	}
 	return out
@@ -104,8 +106,8 @@ func (p *parser) checkJobResources(f *yamlfield.Fields, j *Job, info *poolInfo) 
 			f.Errorf("qos", "unknown QOS %s: the file has no qos section", yamlfield.Quote(j.QOS))
 		case !p.qos[j.QOS] && p.qosKnown:
 			f.Errorf("qos", "unknown QOS %s%s (QOS: %s)", yamlfield.Quote(j.QOS), yamlfield.Suggest(j.QOS, p.qosOrder), yamlfield.OneOf(p.qosOrder))
-		case info != nil && info.policy != "" && info.policy != PolicyPriority:
-			f.Errorf("qos", "only priority pools use a job's QOS (to preempt by it), and pool %s's policy is %s",
+		case info != nil && info.policy != "" && info.policy != PolicyPriority && info.policy != PolicyMultifactor:
+			f.Errorf("qos", "only priority and multifactor pools use a job's QOS, and pool %s's policy is %s",
 				yamlfield.Quote(j.Pool), info.policy)
 		}
 	}

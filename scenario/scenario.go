@@ -15,7 +15,27 @@ const (
 	PolicyFairShare = "fair_share"
 	PolicyPriority  = "priority"
 	PolicyQuota     = "quota"
+	// PolicyMultifactor orders jobs by a weighted sum of factors (Slurm's
+	// multi-factor priority); see Multifactor.
+	PolicyMultifactor = "multifactor"
 )
+
+// Fair-share modes of a multifactor pool.
+const (
+	FairShareClassic = "classic"
+	FairShareTree    = "fair_tree"
+)
+
+// Topology modes of a job whose tasks span nodes.
+const (
+	TopologyPrefer   = "prefer"
+	TopologyRequired = "required"
+)
+
+// SwitchLabel is the node label that names a node's network switch, as on
+// the live master: gangs prefer (or, with topology: required, need) nodes
+// under one switch.
+const SwitchLabel = "switch"
 
 // Reservation modes of a backfill pool.
 const (
@@ -65,6 +85,8 @@ const (
 	MinPriority     = 1
 	MaxPriority     = 99
 	DefaultWeight   = 1.0
+	// MaxNice bounds a job's nice either way.
+	MaxNice = 1_000_000_000
 )
 
 // MaxNodes bounds the number of nodes in one file after count expansion, so
@@ -74,7 +96,9 @@ const MaxNodes = 100_000
 
 // The value lists below are in the order error messages present them.
 var (
-	policies     = []string{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota}
+	policies     = []string{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor}
+	fsModes      = []string{FairShareClassic, FairShareTree}
+	topologies   = []string{TopologyPrefer, TopologyRequired}
 	classes      = []string{ClassHigh, ClassNormal, ClassLow}
 	onPreempts   = []string{OnPreemptReschedule, OnPreemptFail}
 	reservations = []string{ReservationsEasy, ReservationsConservative}
@@ -93,9 +117,16 @@ type Scenario struct {
 	// service jobs may name, in file order.
 	Licenses []License
 	QOS      []QOS
-	Jobs     []Job     // in file order; empty when Trace is set
-	Trace    *TraceRef // set when jobs come from a trace file
-	Events   []Event   // in file order
+	// Accounts are the fair-share entities of multifactor pools: the
+	// file's accounts in file order, then one leaf per (account, user)
+	// pair that jobs name, in order of first use (see UserAccount).
+	Accounts []Account
+	// Decay says how fast the accounts' past usage stops counting; it is
+	// DefaultDecay unless the file gives one.
+	Decay  Decay
+	Jobs   []Job     // in file order; empty when Trace is set
+	Trace  *TraceRef // set when jobs come from a trace file
+	Events []Event   // in file order
 }
 
 // TraceRef points at a job trace used instead of inline jobs.
@@ -128,8 +159,70 @@ type Pool struct {
 	// OnPreemptReschedule or OnPreemptFail, and -1 for no retry cap.
 	OnPreempt  string
 	MaxRetries int
+	// Multifactor holds the weights of a multifactor pool; nil for other
+	// policies.
+	Multifactor *Multifactor
+	// MinRunTime is how long, in seconds, a task must have run before it
+	// may be preempted, moved or resized (a thrash guard); 0 for none.
+	MinRunTime int64
 	Line       int
 }
+
+// Multifactor configures a multifactor pool: a job's priority is
+// Age·age + FairShare·fair_share + JobSize·job_size + QOS·qos + Pool·pool
+// − nice, each factor in 0..1 (see docs/policies.md). The names are the
+// core's (sched.Multifactor).
+type Multifactor struct {
+	Age, FairShare, JobSize, QOS, Pool float64
+	// MaxAge is the wait, in seconds, at which the age factor reaches 1;
+	// set exactly when Age is positive.
+	MaxAge int64
+	// FavorSmall makes small tasks score high on job size; only with a
+	// JobSize weight.
+	FavorSmall bool
+	// FairShareMode is FairShareClassic or FairShareTree when FairShare
+	// is positive, else "".
+	FairShareMode string
+	// PoolPriority is the pool's own priority for the pool factor.
+	PoolPriority float64
+	Line         int
+}
+
+// Account is a fair-share entity of multifactor pools: a department, a
+// group, or a user. Accounts nest; jobs charge their usage to one.
+type Account struct {
+	Name   string
+	Parent string // "" at the top
+	// Shares is the entitlement relative to the account's siblings.
+	Shares float64
+	// Usage is the decayed usage the account starts with, as a share of
+	// the multifactor pools' capacity over one decay period.
+	Usage float64
+	// User marks a leaf made for a user that jobs name under Parent; its
+	// Name is UserAccount(Parent, user) and its Shares 1.
+	User bool
+	Line int
+}
+
+// UserAccount is the name of the leaf account a user's jobs charge under
+// account: "account/user". Declared account names may not contain "/".
+func UserAccount(account, user string) string { return account + "/" + user }
+
+// Decay says how fast past usage stops counting. Usage is accounted per
+// Period (which also normalises it: a period of every slot busy is 1), and
+// at the end of each period all usage so far is multiplied by PerPeriod,
+// or by 2^(−Period/HalfLife). Exactly one of PerPeriod and HalfLife is
+// set.
+type Decay struct {
+	Period    int64 // seconds
+	PerPeriod float64
+	HalfLife  int64 // seconds
+	Line      int   // 0 when the file gives none
+}
+
+// DefaultDecay is Slurm's default: usage counted per day with a half-life
+// of seven days.
+var DefaultDecay = Decay{Period: 86400, HalfLife: 7 * 86400}
 
 // Project is a quota entity (a team, a department) of quota pools.
 type Project struct {
@@ -142,7 +235,10 @@ type Project struct {
 	OverQuotaWeight float64
 	// Limit caps the slots the project may hold; 0 means no limit.
 	Limit int
-	Line  int
+	// PreemptBudget caps how many of the project's tasks may be preempted
+	// (or moved) per hour, a thrash guard; 0 means no cap.
+	PreemptBudget int
+	Line          int
 }
 
 // Node is one machine; a "count: N" entry in the file becomes N Nodes.
@@ -191,12 +287,45 @@ type Job struct {
 	// many each task holds while it runs; nil for none.
 	QOS      string
 	Licenses map[string]int
-	// MinSlots and MaxSlots (elastic jobs) are parsed and checked, but the
-	// simulator cannot replay elastic jobs yet, so Parse rejects a file
-	// that gives them; they are always zero in a returned Scenario.
+	// Account is the fair-share account the job names (multifactor pools
+	// with a fair-share weight), or "". With a User the job charges the
+	// user's leaf under it, UserAccount(Account, User); else the account
+	// itself.
+	Account string
+	// Nice lowers (positive) or raises (negative) the job's multifactor
+	// priority, in priority units.
+	Nice int
+	// Topology is TopologyPrefer or TopologyRequired for a task that
+	// spans nodes, or "" (prefer).
+	Topology string
+	// MinSlots makes the job elastic when it is not 0: each task asks
+	// for Slots (= MaxSlots) and may shrink by halving down to MinSlots,
+	// then grow back by doubling. MaxSlots is Slots for an elastic job and
+	// 0 otherwise.
 	MinSlots int
 	MaxSlots int
 	Line     int
+}
+
+// Charged is the account the job's usage is charged to (see Account), or
+// "" for none.
+func (j *Job) Charged() string {
+	switch {
+	case j.Account == "":
+		return ""
+	case j.User != "":
+		return UserAccount(j.Account, j.User)
+	}
+	return j.Account
+}
+
+// minSize is the smallest task the job can run: MinSlots for an elastic
+// job, else Slots.
+func (j *Job) minSize() int {
+	if j.MinSlots > 0 {
+		return j.MinSlots
+	}
+	return j.Slots
 }
 
 // EventKind names what an Event does.
@@ -280,4 +409,19 @@ type parser struct {
 	qos           map[string]bool
 	qosOrder      []string
 	qosKnown      bool
+	qosPreempts   bool // some QOS level may preempt
+
+	accounts      map[string]*accountInfo
+	accountOrder  []string
+	accountsKnown bool // every account entry has a valid name
+	// fsPools counts pools that read accounts: multifactor pools with a
+	// fair-share weight.
+	fsPools int
+	// jobPools maps job names to their pools, for the event checks.
+	jobPools map[string]string
+	// userLeaves are the leaf accounts made for users, in order of first
+	// use; direct lists jobs of fair-tree pools that charge an account
+	// itself, which must stay a leaf.
+	userLeaves []Account
+	direct     []directCharge
 }

@@ -28,6 +28,7 @@ func (p *parser) resolveSharing(pools []Pool) {
 		oi := p.pools[owner.Name]
 		pl.Policy, pl.Placement, pl.CheckpointCost = owner.Policy, owner.Placement, owner.CheckpointCost
 		info.policy, info.preempts, info.capacity, info.gpus = oi.policy, oi.preempts, oi.capacity, oi.gpus
+		info.largest, info.largestOf = oi.largest, oi.largestOf
 		info.clean = info.clean && oi.clean
 		if pl.Quota < 0 {
 			p.ErrorAt(pl.Line, fmt.Sprintf("pools[%d] %s", i, yamlfield.Quote(pl.Name)), nil,
@@ -89,15 +90,23 @@ func (p *parser) sharedOwner(pools []Pool, pl *Pool, info *poolInfo, path string
 	return owner, true
 }
 
-// checkTrace rejects jobs from a trace in a quota pool: a quota pool's
-// jobs need projects, and a trace's jobs name none that the file declares.
+// checkTrace rejects jobs from a trace in a quota pool or a multifactor
+// pool with a fair-share weight: their jobs need projects or accounts,
+// and a trace's jobs name none that the file declares.
 func (p *parser) checkTrace(s *Scenario) {
 	if s.Trace == nil {
 		return
 	}
-	if info := p.pools[p.firstPool]; info != nil && info.policy == PolicyQuota {
+	info := p.pools[p.firstPool]
+	switch {
+	case info == nil:
+	case info.policy == PolicyQuota:
 		p.ErrorAt(s.Trace.Line, "jobs: trace", nil,
 			"not supported yet: jobs from a trace go to pool %s, a quota pool, whose jobs need projects that trace jobs do not name",
+			yamlfield.Quote(p.firstPool))
+	case info.fs:
+		p.ErrorAt(s.Trace.Line, "jobs: trace", nil,
+			"not supported yet: jobs from a trace go to pool %s, a multifactor pool with a fair_share weight, whose jobs need accounts that trace jobs do not name",
 			yamlfield.Quote(p.firstPool))
 	}
 }

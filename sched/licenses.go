@@ -96,6 +96,9 @@ func (lp *licensePass) reset(s *Snapshot) {
 		return
 	}
 	for ai := range s.Allocs {
+		if s.Allocs[ai].Moving {
+			continue // the task's licenses count once, with its new placement
+		}
 		for _, u := range s.Jobs[s.Allocs[ai].Job].Licenses {
 			lp.free[u.License] -= u.Count
 		}
@@ -202,7 +205,7 @@ func (p *pass) licenseEnds(pool int, head int32, firstStart int, ends []release)
 	for ai := range p.s.Allocs {
 		al := &p.s.Allocs[ai]
 		job := &p.s.Jobs[al.Job]
-		if len(job.Licenses) == 0 || (job.Pool == pool && !al.Preempting && !p.sc.evicted[ai]) {
+		if len(job.Licenses) == 0 || al.Moving || (job.Pool == pool && !al.Preempting && !p.sc.evicted[ai]) {
 			continue
 		}
 		if end := al.End(p.s.Jobs); end != Never {
@@ -231,7 +234,7 @@ func (p *pass) buildLicenseProfiles(jobs []int32) {
 	rel := lp.rel[:0]
 	for ai := range p.s.Allocs {
 		al := &p.s.Allocs[ai]
-		if end := al.End(p.s.Jobs); end != Never && len(p.s.Jobs[al.Job].Licenses) > 0 {
+		if end := al.End(p.s.Jobs); end != Never && len(p.s.Jobs[al.Job].Licenses) > 0 && !al.Moving {
 			rel = append(rel, licRelease{at: max(end, p.s.Now), job: int32(al.Job)})
 		}
 	}

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"fmt"
-
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -10,20 +8,18 @@ import (
 const defaultZeroSlotLimit = 100
 
 // schedule runs one pass and applies its plan. It returns how many tasks
-// the plan started, and how many it preempted or moved.
-func (s *sim) schedule() (starts, preempts int, err error) {
+// the plan started, and how many it preempted, moved or resized.
+func (s *sim) schedule() (starts, changes int, err error) {
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(plan.Resizes) > 0 {
-		// Only elastic jobs (Job.MinSlots) are resized, and no input
-		// makes one yet: scenarios reject min_slots.
-		return 0, 0, fmt.Errorf("the plan resizes %d elastic tasks, which the simulator cannot replay yet", len(plan.Resizes))
-	}
 	if s.opt.Inspect != nil {
 		s.opt.Inspect(s.now, &s.snap, plan)
+	}
+	if err := s.firstPriorities(plan); err != nil {
+		return 0, 0, err
 	}
 	s.keepReservations(plan)
 	for _, p := range plan.Preemptions {
@@ -32,10 +28,37 @@ func (s *sim) schedule() (starts, preempts int, err error) {
 	for _, m := range plan.Moves {
 		s.move(s.snapTask[m.Alloc], m.Nodes)
 	}
+	for _, r := range plan.Resizes {
+		s.resize(s.snapTask[r.Alloc], r.Nodes)
+	}
 	for _, st := range plan.Starts {
 		s.start(s.roster.list()[st.Job], st.Nodes, st.Backfill)
 	}
-	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves), nil
+	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
+}
+
+// firstPriorities records, for jobs of multifactor pools that the plan
+// starts for the first time, the priority they started with: the order
+// the pool ran them in. Only then are the factors computed.
+func (s *sim) firstPriorities(plan *sched.Plan) error {
+	if !s.multifactor {
+		return nil
+	}
+	var f []sched.Factors
+	for _, st := range plan.Starts {
+		j := &s.jobs[s.roster.list()[st.Job]]
+		if j.start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
+			continue
+		}
+		if f == nil {
+			var err error
+			if f, err = sched.PriorityFactors(&s.snap); err != nil {
+				return err
+			}
+		}
+		j.prio, j.hasPrio = f[st.Job].Priority, true
+	}
+	return nil
 }
 
 // keepReservations carries each job's reserved start into the next pass,
@@ -60,6 +83,7 @@ func (s *sim) keepReservations(plan *sched.Plan) {
 func (s *sim) buildSnapshot() {
 	snap := &s.snap
 	snap.Now = s.now
+	s.budget.fill(snap.Projects, s.now)
 	s.roster.compact(s.alive, s.recycle)
 	snap.Jobs = s.roster.entries()
 	snap.Allocs = snap.Allocs[:0]
@@ -125,6 +149,10 @@ func snapEntry(j *job) sched.Job {
 		Borrow:      j.spec.Borrow,
 		Licenses:    j.spec.Licenses,
 		QOS:         j.spec.QOS,
+		Account:     int(j.acct),
+		Nice:        j.spec.Nice,
+		Topology:    j.spec.Topology,
+		MinSlots:    j.spec.MinSlots,
 	}
 }
 
@@ -147,7 +175,7 @@ func (s *sim) newTask() int32 {
 // start launches one waiting task of job ji on the given nodes.
 func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j := &s.jobs[ji]
-	r := resumed{work: j.spec.Duration, id: j.nextTask}
+	r := resumed{work: freshWork(&j.spec), id: j.nextTask}
 	if n := len(j.resume); n > 0 {
 		r = j.resume[n-1]
 		j.resume = j.resume[:n-1]
@@ -176,6 +204,9 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	s.rec.hold(ji, slots)
 	s.touch(ji)
 	t.attempt = s.rec.startAttempt(j, t)
+	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
+		s.wake(s.now + min)
+	}
 	end, limited := s.taskEnd(t, j)
 	t.limited = limited
 	if end >= 0 {
@@ -191,24 +222,32 @@ func (s *sim) taskEnd(t *task, j *job) (int64, bool) {
 	switch {
 	case t.work == Unbounded && lim <= 0:
 		return -1, false
-	case t.work == Unbounded || (lim > 0 && t.start+lim < t.from+t.work):
+	case t.work == Unbounded:
 		return t.start + lim, true
 	}
-	return t.from + t.work, false
+	r := s.rate(t)
+	done := t.from + (t.work+r-1)/r
+	if lim > 0 && t.start+lim < done {
+		return t.start + lim, true
+	}
+	return done, false
 }
 
 // checkpointNow saves a running task's progress as a checkpoint request
 // does: all of it, or with CheckpointEvery only up to its last periodic
-// checkpoint. It returns the run time thrown away.
+// checkpoint. It returns the run time thrown away, which it adds, times
+// the task's slots, to the work lost in the metrics.
 func (s *sim) checkpointNow(t *task) int64 {
 	kept := s.now - t.from
 	if every := s.jobs[t.job].spec.CheckpointEvery; every > 0 {
 		kept = kept / every * every
 	}
 	if t.work != Unbounded {
-		t.work = max(t.work-kept, 0)
+		t.work = max(t.work-kept*s.rate(t), 0)
 	}
-	return s.now - t.from - kept
+	lost := s.now - t.from - kept
+	s.rec.lostWork += lost * int64(sched.Slots(t.nodes))
+	return lost
 }
 
 // preempt asks a task to stop. It keeps its progress (see checkpointNow)
@@ -217,6 +256,7 @@ func (s *sim) preempt(ti int32) {
 	t := &s.tasks[ti]
 	j := &s.jobs[t.job]
 	t.lost += s.checkpointNow(t)
+	s.noteBudget(j.qp)
 	s.rec.preemptAttempt(t)
 	t.preempting = true
 	t.preemptAt = s.now

@@ -5,12 +5,13 @@
 //
 // The loop: pop every event due at the current time (task ends and time
 // limit kills first, then finished checkpoints, then submissions, then
-// scripted events), then run scheduling passes and apply each plan until a
-// pass changes nothing, then advance the clock to the next event. When
-// every pool runs FIFO or backfill, which schedule once per event as the
-// textbook algorithms do, the pass that would only confirm a plan without
-// preemptions is skipped: FIFO and EASY plans are maximal, and
-// conservative backfilling compresses its reservations once per event.
+// scripted events and wake-ups), then run scheduling passes and apply
+// each plan until a pass changes nothing, then advance the clock to the
+// next event. When every pool runs FIFO or backfill, which schedule once
+// per event as the textbook algorithms do (and no job is elastic), the
+// pass that would only confirm a plan without preemptions is skipped:
+// FIFO and EASY plans are maximal, and conservative backfilling
+// compresses its reservations once per event.
 //
 // LoadWorkload reads a scenario or a trace (SWF or GPU job CSV, streamed
 // by the trace package) and opens fresh replays of it, each under its own
@@ -30,10 +31,16 @@
 //   - Quota: the input's projects and each job's project, interactive
 //     flag and borrowing reach the core unchanged; a job in a quota pool
 //     always names a project of the input.
-//   - Every part of a plan is applied: starts, preemptions and moves (a
-//     moved task resumes at once on its new nodes while its old slots
-//     drain); a plan with resizes, which the simulator cannot replay yet,
-//     is an error rather than being dropped.
+//   - Every part of a plan is applied: starts, preemptions, moves and
+//     resizes (a moved or resized task resumes at once on its new
+//     placement while the slots it left drain, move.go). An elastic task's
+//     work is Duration × Slots slot-seconds, done at the slots it holds
+//     (elastic.go).
+//   - State the core leaves to its caller is kept here and passed in each
+//     snapshot: each account's decayed usage, accounted per decay period
+//     with sched.Decay.Charge (fairshare.go), and each budgeted project's
+//     preemptions and moves in the last hour (thrash.go). When a thrash
+//     guard lifts, a wake-up event runs a pass then.
 //   - A task runs at most its time limit per attempt and is killed there.
 //   - Nothing read is dropped silently: trace records that cannot be
 //     replayed are counted by reason in the result.
@@ -41,5 +48,7 @@
 //     job and task records are reused after a job finishes. Only what the
 //     caller asks to record grows with the workload (per-job results, the
 //     timeline), plus one fixed-size metrics sample per job.
-//   - In steady state, handling an instant allocates nothing.
+//   - In steady state, handling an instant allocates nothing (except that
+//     a job of a multifactor pool has its priority computed once, at its
+//     first start, for its result).
 package sim

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 
 	"github.com/allot-sched/allot/sched"
 )
@@ -25,8 +27,14 @@ type job struct {
 	failed  int // tasks that failed after a preemption
 	// nextTask numbers the job's tasks as they first start.
 	nextTask int32
-	// qp is the job's index in Input.Projects, or -1.
-	qp int32
+	// qp is the job's index in Input.Projects, or -1; acct its index in
+	// Input.Accounts, or -1.
+	qp   int32
+	acct int32
+	// prio is the job's multifactor priority when it first started, for
+	// its result; hasPrio says it was recorded.
+	prio    float64
+	hasPrio bool
 	// moving counts the old placements of moved tasks still draining.
 	moving int
 	// attempts are the job's task attempts, when Options.Attempts is set;
@@ -97,17 +105,28 @@ type sim struct {
 	// only kept when scripted events need it.
 	byName map[string]int32
 	later  map[string][]Event // scripted changes for jobs not yet submitted
-	// projectIdx maps project names to indices in Input.Projects.
+	// projectIdx maps project names to indices in Input.Projects, and
+	// accountIdx account names to indices in Input.Accounts.
 	projectIdx map[string]int32
-	next       JobSpec
-	hasNext    bool
-	nextSeq    int64
+	accountIdx map[string]int32
+	// fair keeps the accounts' decayed usage; budget counts each
+	// project's recent preemptions for its preemption budget.
+	fair   fairUsage
+	budget budget
+	// multifactor: some pool runs the multifactor policy.
+	multifactor bool
+	// queued counts jobs with waiting tasks.
+	queued  int
+	next    JobSpec
+	hasNext bool
+	nextSeq int64
 	// reported is nextSeq when progress was last reported.
 	reported int64
 
 	scheduler sched.Scheduler
 	snap      sched.Snapshot
 	snapTask  []int32 // snapshot alloc index -> task
+	scratch   []sched.NodeSlots
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
 	oneShot bool
@@ -123,12 +142,16 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		opt.MaxPasses = 1000
 	}
 	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{},
-		projectIdx: make(map[string]int32, len(in.Projects))}
+		projectIdx: make(map[string]int32, len(in.Projects)), accountIdx: make(map[string]int32, len(in.Accounts))}
 	s.oneShot = !opt.confirm
 	for i := range in.Projects {
 		s.projectIdx[in.Projects[i].Name] = int32(i)
 		s.snap.Projects = append(s.snap.Projects, in.Projects[i].Project)
 	}
+	for i := range in.Accounts {
+		s.accountIdx[in.Accounts[i].Name] = int32(i)
+	}
+	s.snap.Accounts = slices.Clone(in.Accounts)
 	s.snap.Licenses, s.snap.QOS = in.Licenses, in.QOS
 	for _, p := range in.Pools {
 		s.snap.Pools = append(s.snap.Pools, p.Pool)
@@ -136,7 +159,10 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
 			s.oneShot = false
 		}
+		s.multifactor = s.multifactor || p.Policy == sched.PolicyMultifactor
 	}
+	s.fair.init(in)
+	s.budget.init(in.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
@@ -173,7 +199,29 @@ func (s *sim) pull() error {
 		return fmt.Errorf("job %q: pool %q divides its slots by project quota, but the job's project %q is not one of the input's projects",
 			spec.Name, s.in.Pools[spec.Pool].Name, spec.Project)
 	}
+	if err := s.checkSpec(&spec); err != nil {
+		return err
+	}
 	s.next, s.hasNext = spec, true
+	return nil
+}
+
+// checkSpec checks a job's account and elastic sizes: a job in a
+// multifactor pool that weighs fair share charges an account of the
+// input, and an elastic job's work (Duration × Slots) is a number.
+func (s *sim) checkSpec(spec *JobSpec) error {
+	pl := &s.in.Pools[spec.Pool]
+	_, known := s.accountIdx[spec.Account]
+	switch {
+	case spec.Account != "" && !known:
+		return fmt.Errorf("job %q: account %q is not one of the input's accounts", spec.Name, spec.Account)
+	case !known && pl.Policy == sched.PolicyMultifactor && pl.Multifactor.FairShare > 0:
+		return fmt.Errorf("job %q: pool %q weighs fair share, but the job charges no account of the input", spec.Name, pl.Name)
+	case spec.MinSlots < 0 || spec.MinSlots > spec.Slots:
+		return fmt.Errorf("job %q: min slots %d outside 0..%d (its slots)", spec.Name, spec.MinSlots, spec.Slots)
+	case spec.MinSlots > 0 && spec.Duration != Unbounded && spec.Duration > math.MaxInt64/int64(spec.Slots):
+		return fmt.Errorf("job %q: elastic work of %d s × %d slots is too large", spec.Name, spec.Duration, spec.Slots)
+	}
 	return nil
 }
 
@@ -207,6 +255,7 @@ func (s *sim) loop() error {
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
+		s.fair.advance(s.snap.Accounts, s.opt.Until)
 		s.now = s.opt.Until
 	}
 	if s.opt.Progress != nil {
@@ -218,11 +267,13 @@ func (s *sim) loop() error {
 // tick moves the clock to the next instant with something due and handles
 // it. It reports false when nothing is left before the end of the run.
 func (s *sim) tick() (bool, error) {
+	s.dropIdleWakes()
 	t, ok := s.nextTime()
 	if !ok || (s.opt.Until >= 0 && t > s.opt.Until) {
 		return false, nil
 	}
 	s.rec.advance(t)
+	s.fair.advance(s.snap.Accounts, t)
 	s.now = t
 	return true, s.step()
 }
@@ -279,14 +330,50 @@ func (s *sim) handle(e event) {
 	}
 }
 
+// wake asks for a pass at time at, when a thrash guard lifts.
+func (s *sim) wake(at int64) {
+	s.q.push(event{at: at, kind: evWake})
+}
+
+// dropIdleWakes drops wake-ups due before anything else when no pass
+// could use them: no job waits and no elastic task could grow. Nothing
+// changes until the next other event, so they would only stretch the run.
+func (s *sim) dropIdleWakes() {
+	for !s.q.empty() && s.q.items[0].kind == evWake && s.queued == 0 && !s.mayGrow() {
+		if s.hasNext && s.next.Submit <= s.q.peek() {
+			return
+		}
+		s.q.pop()
+	}
+}
+
+// mayGrow reports a running elastic task below its full size.
+func (s *sim) mayGrow() bool {
+	for _, ti := range s.running {
+		t := &s.tasks[ti]
+		if spec := &s.jobs[t.job].spec; t.alive && !t.moving && spec.MinSlots > 0 && sched.Slots(t.nodes) < spec.Slots {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *sim) submit(spec JobSpec) {
 	ji := s.newJob()
 	s.nextSeq++
 	j := &s.jobs[ji]
 	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1,
-		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1}
+		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1, acct: -1}
 	if qp, ok := s.projectIdx[spec.Project]; ok {
 		j.qp = qp
+	}
+	if a, ok := s.accountIdx[spec.Account]; ok {
+		j.acct = a
+	}
+	if spec.MinSlots > 0 {
+		// An elastic task may grow in a pass after the one that started
+		// it, even under FIFO: every pass must be confirmed.
+		s.oneShot = false
 	}
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
@@ -334,8 +421,10 @@ func (s *sim) touch(ji int32) {
 		j.queued = queued
 		if queued {
 			s.rec.queue(1)
+			s.queued++
 		} else {
 			s.rec.queue(-1)
+			s.queued--
 		}
 	}
 }

@@ -9,6 +9,10 @@ const (
 	evEnd        evKind = iota // a task completes or hits its time limit
 	evCheckpoint               // a preempted task finished checkpointing
 	evScript                   // a scripted event: kill, set_priority, set_weight
+	// evWake only asks for a pass: a thrash guard lifts (a task reaches
+	// its pool's minimum run time, or a preemption leaves its project's
+	// budget hour), which may let a waiting task start.
+	evWake
 )
 
 type event struct {

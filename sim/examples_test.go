@@ -4,18 +4,27 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
 )
 
 // TestExamples replays the scenarios under examples/, as the README and
-// the docs tell people to, and checks a few things each is there to show.
-// (examples/cluster.yaml is a master configuration, not a scenario.)
+// the docs tell people to, and checks a few things each is there to show,
+// and at every pass that no license is over-committed. (examples/cluster.yaml
+// is a master configuration, not a scenario.)
 func TestExamples(t *testing.T) {
 	var files []string
-	for _, name := range []string{"quickstart.yaml", "quota.yaml", "osmo-pools.yaml"} {
+	for _, name := range []string{"quickstart.yaml", "quota.yaml", "osmo-pools.yaml", "multifactor.yaml", "licenses.yaml",
+		"topology.yaml", "elastic.yaml", "consolidation.yaml", "thrash.yaml"} {
 		files = append(files, filepath.Join("..", "examples", name))
 	}
 	checks := map[string]func(t *testing.T, res *sim.Result){
+		"multifactor.yaml":   checkMultifactorExample,
+		"licenses.yaml":      checkLicensesExample,
+		"topology.yaml":      checkTopologyExample,
+		"elastic.yaml":       checkElasticExample,
+		"consolidation.yaml": checkConsolidationExample,
+		"thrash.yaml":        checkThrashExample,
 		"quota.yaml": func(t *testing.T, res *sim.Result) {
 			for _, nb := range []string{"ann-notebook", "kim-notebook"} {
 				if j := job(t, res, nb); j.Preemptions != 0 || j.Start == nil || *j.Start != *j.Wait+j.Submit || *j.Wait > minute {
@@ -46,7 +55,8 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sim.Run(rp.Input, sim.Options{Until: -1, Timeline: true, Attempts: true})
+			res, err := sim.Run(rp.Input, sim.Options{Until: -1, Timeline: true, Attempts: true,
+				Inspect: func(now int64, s *sched.Snapshot, p *sched.Plan) { checkLicenses(t, now, s, p) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,5 +67,85 @@ func TestExamples(t *testing.T) {
 				check(t, res)
 			}
 		})
+	}
+}
+
+func checkMultifactorExample(t *testing.T, res *sim.Result) {
+	for _, j := range res.Jobs {
+		if j.Priority == nil || j.Account == "" {
+			t.Errorf("%s: priority %v, account %q; every job of a multifactor pool has both", j.Name, j.Priority, j.Account)
+		}
+	}
+	startAt(t, res, "tornado-forecast", 8*hour+31*minute)
+	if j := job(t, res, "sweep"); j.Preemptions != 16 {
+		t.Errorf("the sweep was preempted %d times, want 16 (for the emergency)", j.Preemptions)
+	}
+	if j := job(t, res, "neutro3-127"); j.Preemptions != 0 || *j.Start < 7*hour {
+		t.Errorf("neutro3-127 = %+v: markov's account has used the most, so his later job waits for the biologists'", j)
+	}
+	if len(res.Accounts) != 9 {
+		t.Errorf("%d accounts, want the 5 declared and 4 users", len(res.Accounts))
+	}
+}
+
+func checkLicensesExample(t *testing.T, res *sim.Result) {
+	startAt(t, res, "gpu-fit", 2*hour)        // when the matlab study frees its seats
+	startAt(t, res, "ansys-short", 40*minute) // backfills: it ends before the head's reservation
+	if h, l := job(t, res, "ansys-head"), job(t, res, "ansys-late"); *l.Start < *h.Start {
+		t.Errorf("ansys-late started at %s, before the head (%s): it would hold a seat the head needs", startOf(l), startOf(h))
+	}
+}
+
+func checkTopologyExample(t *testing.T, res *sim.Result) {
+	startAt(t, res, "pretrain", 3*hour)
+	startAt(t, res, "sweep", 30*minute)
+}
+
+func checkElasticExample(t *testing.T, res *sim.Result) {
+	if res.Metrics.Resizes != 2 {
+		t.Errorf("%d resizes, want 2 (tune to 4, train to 8)", res.Metrics.Resizes)
+	}
+	if j := job(t, res, "train"); j.End == nil || *j.End != 5*hour+22*minute+30 {
+		t.Errorf("train ends at %v, want 5h22m30s", j.End)
+	}
+	if got := slotsAt(res, 2*hour+45*minute)["train"]; got != 12 {
+		t.Errorf("train holds %d GPUs while its old ones drain, want 8 + 4", got)
+	}
+}
+
+func checkConsolidationExample(t *testing.T, res *sim.Result) {
+	startAt(t, res, "pretrain", 11*minute)
+	if res.Metrics.Moves == 0 || res.Metrics.Preemptions != 0 {
+		t.Errorf("moves %d, preemptions %d; want moves and no preemption", res.Metrics.Moves, res.Metrics.Preemptions)
+	}
+}
+
+// checkThrashExample: no preempted attempt had run less than the pool's
+// 15 minutes, and the research budget of 4 per hour holds.
+func checkThrashExample(t *testing.T, res *sim.Result) {
+	var at []int64
+	for _, a := range job(t, res, "sweep").Attempts {
+		if a.State != sim.AttemptPreempted {
+			continue
+		}
+		asked := *a.End - minute // the checkpoint takes a minute
+		if asked-a.Start < 15*minute {
+			t.Errorf("attempt %+v preempted after %ds of running", a, asked-a.Start)
+		}
+		at = append(at, asked)
+	}
+	for i := range at {
+		n := 0
+		for _, b := range at {
+			if b > at[i]-hour && b <= at[i] {
+				n++
+			}
+		}
+		if n > 4 {
+			t.Errorf("%d preemptions in the hour to %s, budget 4", n, sim.Clock(at[i]))
+		}
+	}
+	if len(at) == 0 {
+		t.Errorf("nothing was preempted: the example shows nothing")
 	}
 }

@@ -2,37 +2,75 @@ package sim
 
 import "github.com/allot-sched/allot/sched"
 
-// Consolidation (sched.Plan.Moves): the core moves a running task to other
-// nodes to gather free slots for a waiting one. The task checkpoints and
-// resumes on its new slots at once, in the same attempt; its old slots
-// drain like a preempted task's for the pool's checkpoint cost. Until then
-// the simulator keeps the old placement as a task record of its own,
-// marked moving, which the snapshot reports as a Preempting, Moving
-// allocation beside the running one, as the core expects.
+// Consolidation (sched.Plan.Moves) and elastic growth (sched.Plan.Resizes)
+// both re-place a running task: the task checkpoints and resumes on its
+// new slots at once, in the same attempt. The part of its old placement
+// that the new one does not reuse drains like a preempted task's slots
+// for the pool's checkpoint cost: a move leaves all of it, a resize
+// whatever of it the new placement does not cover (per node, old minus
+// new slots). Until then the simulator keeps that part as a task record
+// of its own, marked moving, which the snapshot reports as a Preempting,
+// Moving allocation beside the running one, as the core expects.
 
-// move re-places running task ti on nodes.
+// move re-places running task ti on nodes, leaving its whole old
+// placement to drain.
 func (s *sim) move(ti int32, nodes []sched.NodeSlots) {
-	oi := s.newTask() // may grow s.tasks: take pointers after it
-	t, o := &s.tasks[ti], &s.tasks[oi]
-	j := &s.jobs[t.job]
-	o.job, o.id, o.attempt, o.start, o.from, o.work = t.job, t.id, -1, t.start, t.from, 0
-	o.nodes = append(o.nodes[:0], t.nodes...)
-	o.ver++
-	o.preempting, o.moving, o.backfilled, o.limited, o.alive = true, true, false, false, true
-	o.preemptAt = s.now
-	s.running = append(s.running, oi)
-	s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: oi, ver: o.ver})
-	j.moving++
+	t := &s.tasks[ti]
+	s.scratch = append(s.scratch[:0], t.nodes...)
+	s.noteBudget(s.jobs[t.job].qp)
+	s.rec.moves++
+	s.restart(ti, nodes, s.scratch)
+}
 
+// resize re-places running task ti of an elastic job on nodes, its new
+// and complete placement; what it held on each node beyond its new slots
+// there drains.
+func (s *sim) resize(ti int32, nodes []sched.NodeSlots) {
+	t := &s.tasks[ti]
+	drain := s.scratch[:0]
+	for _, old := range t.nodes {
+		kept := int32(0)
+		for _, n := range nodes {
+			if n.Node == old.Node {
+				kept += n.Slots
+			}
+		}
+		if old.Slots > kept {
+			drain = append(drain, sched.NodeSlots{Node: old.Node, Slots: old.Slots - kept})
+		}
+	}
+	s.scratch = drain
+	s.rec.resizes++
+	s.restart(ti, nodes, drain)
+}
+
+// restart checkpoints running task ti and resumes it on nodes at once;
+// drain, the part of its old placement it lets go of, drains as a moving
+// record of its own.
+func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
+	if len(drain) > 0 {
+		oi := s.newTask() // may grow s.tasks: take pointers after it
+		t, o := &s.tasks[ti], &s.tasks[oi]
+		o.job, o.id, o.attempt, o.start, o.from, o.work = t.job, t.id, -1, t.start, t.from, 0
+		o.nodes = append(o.nodes[:0], drain...)
+		o.ver++
+		o.preempting, o.moving, o.backfilled, o.limited, o.alive = true, true, false, false, true
+		o.preemptAt = s.now
+		s.running = append(s.running, oi)
+		j := &s.jobs[t.job]
+		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: oi, ver: o.ver})
+		j.moving++
+	}
+	t := &s.tasks[ti]
+	j := &s.jobs[t.job]
 	t.lost += s.checkpointNow(t)
+	delta := sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.nodes)
 	t.from = s.now
 	t.nodes = append(t.nodes[:0], nodes...)
 	t.backfilled = false
 	t.ver++ // the end event of the old placement no longer applies
-	slots := sched.Slots(nodes)
-	j.held += slots
-	s.rec.hold(t.job, slots)
-	s.rec.moves++
+	j.held += delta
+	s.rec.hold(t.job, delta)
 	if end, limited := s.taskEnd(t, j); end >= 0 {
 		t.limited = limited
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.ver})

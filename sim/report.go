@@ -16,16 +16,9 @@ import (
 // job waits.
 func WriteReport(w io.Writer, res *Result) error {
 	if len(res.Jobs) > 0 {
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "JOB\tSTATE\tSUBMIT\tSTART\tEND\tWAIT\tPREEMPTIONS")
-		for _, j := range res.Jobs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", j.Name, j.State, Clock(j.Submit),
-				clockPtr(j.Start), clockPtr(j.End), clockPtr(j.Wait), j.Preemptions)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := writeJobs(w, res.Jobs); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
 	}
 	m := res.Metrics
 	fmt.Fprintf(w, "makespan     %s\n", Clock(m.Makespan))
@@ -35,6 +28,7 @@ func WriteReport(w io.Writer, res *Result) error {
 	fmt.Fprintf(w, "preemptions  %d\n", m.Preemptions)
 	writeDetails(w, &m)
 	writeProjects(w, res.Projects)
+	writeAccounts(w, res.Accounts)
 	var waiting []string
 	for _, j := range res.Jobs {
 		if j.Reason != "" {
@@ -70,7 +64,53 @@ func writeDetails(w io.Writer, m *Metrics) {
 	if m.Preemptions > 0 {
 		fmt.Fprintf(w, "lost         %s slot-hours checkpointing after preemption\n", num(m.PreemptionLostSlotHours))
 	}
+	if m.LostWorkSlotHours > 0 {
+		fmt.Fprintf(w, "lost work    %s slot-hours since the last checkpoints, run again\n", num(m.LostWorkSlotHours))
+	}
+	if m.Moves > 0 || m.Resizes > 0 {
+		fmt.Fprintf(w, "moved        %d tasks (consolidation); %d elastic tasks grown\n", m.Moves, m.Resizes)
+	}
 	fmt.Fprintf(w, "fairness     Jain %s over %d projects\n", num(m.JainFairness), len(m.Projects))
+}
+
+// writeJobs prints one row per job; a PRIORITY column when some job ran
+// in a multifactor pool.
+func writeJobs(w io.Writer, jobs []JobResult) error {
+	prio := false
+	for _, j := range jobs {
+		prio = prio || j.Priority != nil
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	head := "JOB\tSTATE\tSUBMIT\tSTART\tEND\tWAIT\tPREEMPTIONS"
+	if prio {
+		head += "\tPRIORITY"
+	}
+	fmt.Fprintln(tw, head)
+	for _, j := range jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d", j.Name, j.State, Clock(j.Submit),
+			clockPtr(j.Start), clockPtr(j.End), clockPtr(j.Wait), j.Preemptions)
+		if prio {
+			p := "-"
+			if j.Priority != nil {
+				p = strconv.FormatFloat(*j.Priority, 'g', 6, 64)
+			}
+			fmt.Fprintf(tw, "\t%s", p)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// writeAccounts prints each fair-share account's decayed usage.
+func writeAccounts(w io.Writer, as []AccountResult) {
+	for _, a := range as {
+		fmt.Fprintf(w, "account      %s (shares %s): usage %s\n", a.Name,
+			strconv.FormatFloat(a.Shares, 'f', -1, 64), strconv.FormatFloat(round(a.Usage, 4), 'f', -1, 64))
+	}
 }
 
 // Clock formats seconds compactly: 0, 45s, 2h, 1h30m.

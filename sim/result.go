@@ -2,9 +2,11 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/allot-sched/allot/metrics"
+	"github.com/allot-sched/allot/sched"
 )
 
 // State is a job's state in a result.
@@ -34,6 +36,9 @@ type Result struct {
 	// Projects are the input's quota projects, with the slots each held
 	// over time; absent when the input has none.
 	Projects []ProjectResult `json:"projects,omitempty"`
+	// Accounts are the input's fair-share accounts with their decayed
+	// usage when the run stopped; absent when the input has none.
+	Accounts []AccountResult `json:"accounts,omitempty"`
 	// Skipped counts input records that could not be replayed; Notes
 	// tell how the input was interpreted (a trace's cluster size, missing
 	// time limits).
@@ -60,6 +65,12 @@ type JobResult struct {
 	Reason string `json:"reason,omitempty"`
 	// Project is the job's project, when it has one.
 	Project string `json:"project,omitempty"`
+	// Account is the fair-share account the job charges, when it has one.
+	Account string `json:"account,omitempty"`
+	// Priority is, for a job of a multifactor pool, the priority it had
+	// when it first started, or for one that never started its priority
+	// when the run stopped (higher runs first).
+	Priority *float64 `json:"priority,omitempty"`
 	// Attempts lists every attempt of the job's tasks in start order, when
 	// the run records them (Options.Attempts).
 	Attempts []Attempt `json:"attempts,omitempty"`
@@ -87,6 +98,8 @@ type Metrics struct {
 	// Moves counts tasks the core moved between nodes to gather slots for
 	// a waiting task (consolidation); left out of the JSON when zero.
 	Moves int `json:"moves,omitempty"`
+	// Resizes counts elastic tasks grown by doubling; left out when zero.
+	Resizes int `json:"resizes,omitempty"`
 
 	// Jobs counts submitted jobs: Completed and Killed ones ended,
 	// Unfinished ones were still running or waiting when the run stopped.
@@ -113,6 +126,11 @@ type Metrics struct {
 	// PreemptionLostSlotHours is slot (GPU) time spent checkpointing
 	// after preemption requests, when the slots did no useful work.
 	PreemptionLostSlotHours float64 `json:"preemption_lost_slot_hours"`
+	// LostWorkSlotHours is the work preemptions, moves and resizes threw
+	// away: the run time since each task's last checkpoint, times its
+	// slots, which the task runs again. Left out when zero (it is zero
+	// without checkpoint_every, when a task checkpoints when asked).
+	LostWorkSlotHours float64 `json:"lost_work_slot_hours,omitempty"`
 	// JainFairness is Jain's index of the projects' received ÷ entitled
 	// slot-hours; Projects gives each project's numbers.
 	JainFairness float64                  `json:"jain_fairness"`
@@ -138,6 +156,8 @@ type recorder struct {
 	killed     int
 	failed     int
 	moves      int
+	resizes    int
+	lostWork   int64 // slot-seconds of work thrown away
 	limitKills int
 	usage      usage
 }
@@ -181,6 +201,7 @@ func (r *recorder) hold(ji int32, slots int) {
 	j := &r.s.jobs[ji]
 	r.col.Hold(j.project, slots)
 	r.usage.hold(j.qp, slots, j.spec.Borrow)
+	r.s.fair.hold(j.acct, slots)
 	r.dirty = true
 }
 
@@ -246,7 +267,11 @@ func (r *recorder) settled() {
 
 func (r *recorder) jobResult(j *job) JobResult {
 	jr := JobResult{Name: j.spec.Name, State: j.state, Submit: j.spec.Submit, Preemptions: j.preempt,
-		Project: j.spec.Project, Attempts: j.attempts, seq: j.seq}
+		Project: j.spec.Project, Account: j.spec.Account, Attempts: j.attempts, seq: j.seq}
+	if j.hasPrio {
+		prio := roundPriority(j.prio)
+		jr.Priority = &prio
+	}
 	j.attempts = nil // the result owns them now; the record may be reused
 	if j.start >= 0 {
 		start, wait := j.start, j.start-j.spec.Submit
@@ -267,7 +292,7 @@ func (s *sim) result() *Result {
 	if res.Jobs == nil {
 		res.Jobs = []JobResult{}
 	}
-	reasons := s.finalReasons()
+	reasons, prios := s.finalReasons()
 	for _, ji := range s.roster.list() {
 		j := &s.jobs[ji]
 		if !j.alive {
@@ -283,6 +308,10 @@ func (s *sim) result() *Result {
 		}
 		jr := r.jobResult(j)
 		jr.Reason = reasons[ji]
+		if p, ok := prios[ji]; ok && jr.Priority == nil {
+			p = roundPriority(p)
+			jr.Priority = &p
+		}
 		res.Jobs = append(res.Jobs, jr)
 	}
 	slices.SortFunc(res.Jobs, func(a, b JobResult) int { return cmp.Compare(a.seq, b.seq) })
@@ -294,28 +323,37 @@ func (s *sim) result() *Result {
 	}
 	res.Metrics = r.metrics(res, s)
 	res.Projects = r.usage.results(s.in.Projects)
+	res.Accounts = accountResults(s.snap.Accounts)
 	return res
 }
 
-func (s *sim) finalReasons() map[int32]string {
-	out := map[int32]string{}
+// finalReasons explains the jobs still waiting, with one more pass whose
+// plan is not applied, and gives the priority of those of multifactor
+// pools.
+func (s *sim) finalReasons() (map[int32]string, map[int32]float64) {
+	out, prios := map[int32]string{}, map[int32]float64{}
 	if s.opt.OmitJobs {
-		return out
+		return out, prios
 	}
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
-		return out
+		return out, prios
 	}
 	for _, p := range plan.Pending {
-		out[s.roster.list()[p.Job]] = p.Message(&s.snap)
+		ji := s.roster.list()[p.Job]
+		out[ji] = p.Message(&s.snap)
+		if s.snap.Pools[s.snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
+			prios[ji] = p.Priority
+		}
 	}
-	return out
+	return out, prios
 }
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m := Metrics{Preemptions: r.preempts, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
-		Failed: r.failed, Moves: r.moves, TimeLimitKills: r.limitKills}
+		Failed: r.failed, Moves: r.moves, Resizes: r.resizes, TimeLimitKills: r.limitKills,
+		LostWorkSlotHours: round(float64(r.lostWork)/3600, 6)}
 	m.Unfinished = m.Jobs - m.Completed - m.Killed - m.Failed
 	end := r.lastEnd
 	if m.Unfinished > 0 {
@@ -335,6 +373,15 @@ func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m.JainFairness, m.Projects = sum.Jain, sum.Projects
 	res.Series = sum.Series
 	return m
+}
+
+// roundPriority keeps nine decimals of a multifactor priority, so that
+// results show 0.225 rather than the float sum's 0.2250000000000001.
+func roundPriority(x float64) float64 {
+	if math.Abs(x) >= 1e9 {
+		return x
+	}
+	return math.Round(x*1e9) / 1e9
 }
 
 func round(x float64, digits int) float64 {

@@ -17,7 +17,8 @@ import (
 // them is a project named after it with its quota: jobs report their pool
 // by that project.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
-	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc)}
+	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc), Accounts: accountsFromScenario(sc),
+		Decay: sched.Decay{Period: sc.Decay.Period, PerPeriod: sc.Decay.PerPeriod, HalfLife: sc.Decay.HalfLife}}
 	licIdx, qosIdx := map[string]int{}, map[string]int{}
 	for i, l := range sc.Licenses {
 		in.Licenses = append(in.Licenses, sched.License{Name: l.Name, Total: l.Total})
@@ -104,13 +105,19 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 				Serial:       p.Serial,
 				Reservations: sched.Reservations(p.Reservations),
 				Placement:    sched.Placement(p.Placement),
+				MinRunTime:   p.MinRunTime,
 			},
 			CheckpointCost: p.CheckpointCost,
+		}
+		if mf := p.Multifactor; mf != nil {
+			sp.Multifactor = sched.Multifactor{Age: mf.Age, FairShare: mf.FairShare, JobSize: mf.JobSize, QOS: mf.QOS,
+				Pool: mf.Pool, MaxAge: mf.MaxAge, FavorSmall: mf.FavorSmall,
+				FairShareMode: sched.FairShareMode(mf.FairShareMode), PoolPriority: mf.PoolPriority}
 		}
 		for _, n := range p.Nodes {
 			sp.Nodes = append(sp.Nodes, sched.Node{
 				Name: n.Name, Pool: i, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels,
-				ZeroSlotLimit: defaultZeroSlotLimit,
+				Switch: n.Labels[scenario.SwitchLabel], ZeroSlotLimit: defaultZeroSlotLimit,
 			})
 		}
 		pools = append(pools, sp)
@@ -133,13 +140,31 @@ func projectsFromScenario(sc *scenario.Scenario) []Project {
 			parent = idx[p.Parent]
 		}
 		out = append(out, Project{Project: sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota,
-			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit}})
+			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit, PreemptBudget: p.PreemptBudget}})
 	}
 	for _, p := range sc.Pools {
 		if p.Quota >= 0 {
 			out = append(out, Project{Project: sched.Project{Name: p.Name, Parent: -1, Quota: p.Quota,
 				OverQuotaWeight: float64(p.Quota)}, Pool: true})
 		}
+	}
+	return out
+}
+
+// accountsFromScenario lists the scenario's accounts, user leaves
+// included, in its order.
+func accountsFromScenario(sc *scenario.Scenario) []sched.Account {
+	idx := make(map[string]int, len(sc.Accounts))
+	for i, a := range sc.Accounts {
+		idx[a.Name] = i
+	}
+	var out []sched.Account
+	for _, a := range sc.Accounts {
+		parent := -1
+		if a.Parent != "" {
+			parent = idx[a.Parent]
+		}
+		out = append(out, sched.Account{Name: a.Name, Parent: parent, Shares: a.Shares, Usage: a.Usage})
 	}
 	return out
 }
@@ -170,6 +195,10 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		Interactive:     j.Interactive,
 		Borrow:          quota && j.PriorityClass == scenario.ClassLow,
 		CheckpointEvery: j.CheckpointEvery,
+		Account:         j.Charged(),
+		Nice:            j.Nice,
+		Topology:        sched.Topology(j.Topology),
+		MinSlots:        j.MinSlots,
 	}
 	switch {
 	case j.OnPreempt == scenario.OnPreemptFail || j.MaxRetries == 0:

@@ -179,15 +179,16 @@ func (s *Settings) apply(p *Pool) error {
 
 // checkPool rejects settings that do not belong to the pool's policy.
 func checkPool(p *sched.Pool) error {
+	mf := p.Policy == sched.PolicyMultifactor
 	switch {
 	case p.Serial && p.Policy != sched.PolicyFIFO:
 		return fmt.Errorf("pool %q: serial applies only to policy fifo, not %s", p.Name, p.Policy)
-	case p.Reservations != "" && p.Policy != sched.PolicyBackfill:
-		return fmt.Errorf("pool %q: reservations apply only to policy backfill, not %s", p.Name, p.Policy)
-	case p.Preemption && p.Policy != sched.PolicyPriority && p.Policy != sched.PolicyFairShare:
-		return fmt.Errorf("pool %q: preemption applies only to policies priority and fair_share, not %s", p.Name, p.Policy)
-	case p.Backfill && p.Policy != sched.PolicyPriority:
-		return fmt.Errorf("pool %q: backfill applies only to policy priority, not %s", p.Name, p.Policy)
+	case p.Reservations != "" && p.Policy != sched.PolicyBackfill && !(mf && p.Backfill):
+		return fmt.Errorf("pool %q: reservations apply only to policy backfill, or multifactor with backfill, not %s", p.Name, p.Policy)
+	case p.Preemption && p.Policy != sched.PolicyPriority && p.Policy != sched.PolicyFairShare && !mf:
+		return fmt.Errorf("pool %q: preemption applies only to policies priority, fair_share and multifactor, not %s", p.Name, p.Policy)
+	case p.Backfill && p.Policy != sched.PolicyPriority && !mf:
+		return fmt.Errorf("pool %q: backfill applies only to policies priority and multifactor, not %s", p.Name, p.Policy)
 	}
 	return nil
 }

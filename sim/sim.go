@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/allot-sched/allot/sched"
@@ -27,6 +28,17 @@ type Input struct {
 	// honours both.
 	Licenses []sched.License
 	QOS      []sched.QOS
+	// Accounts are the fair-share entities of multifactor pools, in a
+	// tree (Parent indexes Accounts, -1 at the top); Usage is what each
+	// starts with. A job names the account it charges in
+	// JobSpec.Account. The simulator keeps each account's decayed usage
+	// from then on (see Decay), as the core keeps nothing between passes.
+	Accounts []sched.Account
+	// Decay says how fast usage stops counting; it must be valid when
+	// there are accounts. Usage is accounted per Decay.Period from time
+	// 0: what jobs hold during a period counts in full, and at the end of
+	// each period all usage so far decays once.
+	Decay sched.Decay
 }
 
 // Project is a quota entity. Parent indexes Input.Projects (-1 at the
@@ -100,6 +112,18 @@ type JobSpec struct {
 	// Input.Licenses); QOS indexes Input.QOS (0 when it lists none).
 	Licenses []sched.LicenseUse
 	QOS      int
+	// Account names the account in Input.Accounts the job's usage is
+	// charged to; "" for none. Nice adjusts its multifactor priority.
+	Account string
+	Nice    int
+	// Topology says whether a task spanning nodes must (or only should)
+	// stay under one switch.
+	Topology sched.Topology
+	// MinSlots makes the job elastic when it is not 0: a task asks for
+	// Slots and may run on fewer, down to MinSlots (see elastic.go).
+	// Duration is then the run time at Slots: a task's work is Duration ×
+	// Slots slot-seconds, and it progresses by the slots it holds.
+	MinSlots int
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF
@@ -240,6 +264,9 @@ func checkInput(in *Input) error {
 	if err := checkProjects(in.Projects); err != nil {
 		return err
 	}
+	if err := checkAccounts(in.Accounts, in.Decay); err != nil {
+		return err
+	}
 	for i, p := range in.Pools {
 		if len(p.Nodes) == 0 {
 			return fmt.Errorf("pool %q: no nodes", p.Name)
@@ -251,6 +278,37 @@ func checkInput(in *Input) error {
 			if n.Pool != i {
 				return fmt.Errorf("pool %q: node %q names pool index %d", p.Name, n.Name, n.Pool)
 			}
+		}
+	}
+	return nil
+}
+
+// checkAccounts checks the account tree (unique names, parents that exist
+// and no cycle, shares and usage finite and >= 0) and, when there are
+// accounts, the decay.
+func checkAccounts(as []sched.Account, d sched.Decay) error {
+	if len(as) == 0 {
+		return nil
+	}
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(as))
+	for i := range as {
+		a := &as[i]
+		switch {
+		case a.Name == "" || seen[a.Name]:
+			return fmt.Errorf("account %d: empty or duplicate name %q", i, a.Name)
+		case !(a.Shares >= 0) || !(a.Usage >= 0) || math.IsInf(a.Shares, 1) || math.IsInf(a.Usage, 1):
+			return fmt.Errorf("account %q: shares and usage must be finite numbers >= 0", a.Name)
+		}
+		seen[a.Name] = true
+		at := a.Parent
+		for steps := 0; at >= 0; steps++ {
+			if at >= len(as) || steps > len(as) {
+				return fmt.Errorf("account %q: parent index %d is out of range or its parents form a cycle", a.Name, a.Parent)
+			}
+			at = as[at].Parent
 		}
 	}
 	return nil

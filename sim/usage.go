@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/allot-sched/allot/sched"
+
 // ProjectResult is one quota project's use of its pool over a run.
 type ProjectResult struct {
 	Name string `json:"name"`
@@ -137,6 +139,32 @@ func (u *usage) results(ps []Project) []ProjectResult {
 			r.Held = u.steps[i]
 		}
 		out[i] = r
+	}
+	return out
+}
+
+// AccountResult is one fair-share account when the run stopped.
+type AccountResult struct {
+	Name   string  `json:"name"`
+	Parent string  `json:"parent,omitempty"`
+	Shares float64 `json:"shares"`
+	// Usage is the account's own decayed usage (its sub-accounts' not
+	// included), as a share of the multifactor pools' capacity over one
+	// decay period.
+	Usage float64 `json:"usage"`
+}
+
+// accountResults reports every account; nil when there are none.
+func accountResults(as []sched.Account) []AccountResult {
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]AccountResult, len(as))
+	for i, a := range as {
+		out[i] = AccountResult{Name: a.Name, Shares: a.Shares, Usage: round(a.Usage, 9)}
+		if a.Parent >= 0 {
+			out[i].Parent = as[a.Parent].Name
+		}
 	}
 	return out
 }

@@ -1,0 +1,331 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/yamlfield"
+)
+
+// accountInfo is what the job checks need to know about an account.
+type accountInfo struct {
+	line   int
+	parent string
+	// kids says some account (declared, or a user leaf) hangs under it.
+	kids bool
+	// direct is the line of the first job that charges the account
+	// itself rather than a user under it; 0 for none.
+	direct int
+}
+
+// multifactor reads a pool's multifactor weights. A multifactor pool must
+// give them; any other pool must not.
+func (p *parser) multifactor(f *yamlfield.Fields, pl *Pool) {
+	raw := f.Lookup("multifactor")
+	switch {
+	case raw == nil && pl.Policy == PolicyMultifactor:
+		f.Required("multifactor")
+		return
+	case raw == nil:
+		return
+	case pl.Policy != "" && pl.Policy != PolicyMultifactor:
+		f.Errorf("multifactor", "only multifactor pools take multifactor weights, and this pool's policy is %s", pl.Policy)
+		return
+	}
+	path := p.Join(f.Path, "multifactor")
+	g, ok := p.Fields(raw, path)
+	if !ok {
+		return
+	}
+	mf := &Multifactor{Line: raw.Line}
+	weights := []struct {
+		key string
+		dst *float64
+	}{{"age", &mf.Age}, {"fair_share", &mf.FairShare}, {"job_size", &mf.JobSize}, {"qos", &mf.QOS}, {"pool", &mf.Pool}}
+	positive, clean := false, true
+	for _, w := range weights {
+		if yamlfield.Field(g, w.key, w.dst, nonNegativeNumber) {
+			positive = positive || *w.dst > 0
+		} else if g.Has(w.key) {
+			clean = false
+		}
+	}
+	maxAge := yamlfield.Field(g, "max_age", &mf.MaxAge, yamlfield.PositiveDuration)
+	favor := yamlfield.Field(g, "favor_small", &mf.FavorSmall, yamlfield.Boolean)
+	mode := yamlfield.Field(g, "fair_share_mode", &mf.FairShareMode, yamlfield.Enum("fair_share_mode", fsModes...))
+	yamlfield.Field(g, "pool_priority", &mf.PoolPriority, nonNegativeNumber)
+	g.Done()
+	if clean {
+		p.checkWeights(g, mf, maxAge, favor, mode, positive)
+	}
+	pl.Multifactor = mf
+}
+
+// checkWeights applies the core's rules with the file's lines: a weight
+// that is set needs its settings, and a setting without its weight would
+// do nothing.
+func (p *parser) checkWeights(g *yamlfield.Fields, mf *Multifactor, maxAge, favor, mode, positive bool) {
+	if !positive {
+		p.ErrorAt(g.Line, g.Path, nil, "at least one weight (age, fair_share, job_size, qos, pool) must be positive")
+	}
+	pairs := []struct {
+		weight   string
+		w        float64
+		key      string
+		given    bool
+		required bool
+	}{
+		{"age", mf.Age, "max_age", maxAge, true},
+		{"fair_share", mf.FairShare, "fair_share_mode", mode, true},
+		{"job_size", mf.JobSize, "favor_small", favor, false},
+	}
+	for _, x := range pairs {
+		switch {
+		case x.w > 0 && x.required && !x.given && !g.Has(x.key):
+			p.ErrorAt(g.Line, g.Path, nil, "missing %s: the %s weight is set, and %s", x.key, x.weight, needs(x.key))
+		case x.w == 0 && x.given:
+			g.Errorf(x.key, "the %s weight is 0, so %s would never apply", x.weight, x.key)
+		}
+	}
+}
+
+func needs(key string) string {
+	if key == "max_age" {
+		return "max_age gives the wait at which the age factor reaches 1"
+	}
+	return "fair_share_mode says how fair share is computed (classic or fair_tree)"
+}
+
+// accountList parses the accounts section and checks the tree: parents
+// exist and form no cycle.
+func (p *parser) accountList(raw *yaml.Node) []Account {
+	p.accounts = map[string]*accountInfo{}
+	p.accountsKnown = true
+	if raw == nil {
+		return nil
+	}
+	items, ok := p.List(raw, "accounts", "accounts")
+	p.accountsKnown = ok
+	out := make([]Account, 0, len(items))
+	var fields []*yamlfield.Fields
+	for i, item := range items {
+		a, f := p.account(item, i)
+		out = append(out, a)
+		fields = append(fields, f)
+	}
+	for i := range out {
+		if fields[i] != nil {
+			p.checkAccountParent(fields[i], &out[i])
+		}
+	}
+	if len(out) > 0 && p.fsPools == 0 {
+		p.Errorf(raw, "accounts", "no multifactor pool has a fair_share weight, so accounts would never apply")
+	}
+	return out
+}
+
+func (p *parser) account(raw *yaml.Node, i int) (Account, *yamlfield.Fields) {
+	a := Account{Line: raw.Line, Shares: 1}
+	path := fmt.Sprintf("accounts[%d]", i)
+	f, ok := p.Fields(raw, path)
+	if !ok {
+		p.accountsKnown = false
+		return a, nil
+	}
+	if f.Required("name") && yamlfield.Field(f, "name", &a.Name, name) {
+		f.Path = path + " " + yamlfield.Quote(a.Name)
+		switch first, dup := p.accounts[a.Name]; {
+		case dup:
+			f.Errorf("name", "duplicate account name %s (first at line %d)", yamlfield.Quote(a.Name), first.line)
+		case strings.Contains(a.Name, "/"):
+			f.Errorf("name", "account names may not contain \"/\", which joins an account and a user (ACCOUNT/USER)")
+			p.accountsKnown = false
+		default:
+			p.accounts[a.Name] = &accountInfo{line: raw.Line}
+			p.accountOrder = append(p.accountOrder, a.Name)
+		}
+	} else {
+		p.accountsKnown = false
+	}
+	yamlfield.Field(f, "parent", &a.Parent, name)
+	yamlfield.Field(f, "shares", &a.Shares, nonNegativeNumber)
+	yamlfield.Field(f, "usage", &a.Usage, nonNegativeNumber)
+	f.Done()
+	if info := p.accounts[a.Name]; info != nil && info.line == raw.Line {
+		info.parent = a.Parent
+	}
+	return a, f
+}
+
+// checkAccountParent checks that an account's parent exists and that
+// following parents never comes back to it.
+func (p *parser) checkAccountParent(f *yamlfield.Fields, a *Account) {
+	if a.Parent == "" || !p.accountsKnown {
+		return
+	}
+	parent := p.accounts[a.Parent]
+	switch {
+	case a.Parent == a.Name:
+		f.Errorf("parent", "an account cannot be its own parent")
+		return
+	case parent == nil:
+		f.Errorf("parent", "unknown account %s%s (accounts: %s)", yamlfield.Quote(a.Parent),
+			yamlfield.Suggest(a.Parent, p.accountOrder), yamlfield.OneOf(p.accountOrder))
+		return
+	}
+	parent.kids = true
+	at := a.Parent
+	for steps := 0; at != ""; steps++ {
+		if at == a.Name || steps > len(p.accounts) {
+			f.Errorf("parent", "the parents of account %s come back to it (a cycle)", yamlfield.Quote(a.Name))
+			return
+		}
+		next := p.accounts[at]
+		if next == nil {
+			return
+		}
+		at = next.parent
+	}
+}
+
+// decay parses the decay section; without one, DefaultDecay applies
+// when some pool reads accounts, and the zero Decay when none does.
+func (p *parser) decay(raw *yaml.Node) Decay {
+	d := DefaultDecay
+	if raw == nil {
+		if p.fsPools == 0 {
+			return Decay{}
+		}
+		return d
+	}
+	f, ok := p.Fields(raw, "decay")
+	if !ok {
+		return d
+	}
+	d = Decay{Period: DefaultDecay.Period, Line: raw.Line}
+	yamlfield.Field(f, "period", &d.Period, yamlfield.PositiveDuration)
+	yamlfield.Field(f, "per_period", &d.PerPeriod, decayFactor)
+	yamlfield.Field(f, "half_life", &d.HalfLife, yamlfield.PositiveDuration)
+	f.Done()
+	switch {
+	case f.Has("per_period") && f.Has("half_life"):
+		f.Errorf("half_life", "give either per_period or half_life, not both")
+	case !f.Has("per_period") && !f.Has("half_life"):
+		p.ErrorAt(f.Line, "decay", nil, "missing per_period or half_life: say how fast usage decays")
+	}
+	if p.fsPools == 0 {
+		p.Errorf(raw, "decay", "no multifactor pool has a fair_share weight, so decay would never apply")
+	}
+	return d
+}
+
+// decayFactor accepts a number in (0, 1].
+func decayFactor(p *yamlfield.Parser, raw *yaml.Node, path string) (float64, bool) {
+	v, ok := nonNegativeNumber(p, raw, path)
+	if ok && (v == 0 || v > 1) {
+		p.Errorf(raw, path, "expected a factor in (0, 1] (1: usage never decays), got %s", p.Describe(yamlfield.Resolve(raw)))
+		return 0, false
+	}
+	return v, ok
+}
+
+// directCharge is a job of a fair-tree pool that charges an account
+// rather than a user under it.
+type directCharge struct {
+	f       *yamlfield.Fields
+	account string
+	pool    string
+}
+
+// checkJobMultifactor checks what a job says for a multifactor pool: an
+// account exactly when its pool has a fair-share weight, nice only in
+// multifactor pools, and no 1-99 priority there, which multifactor pools
+// ignore (their priority is computed, and higher runs first).
+func (p *parser) checkJobMultifactor(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	if info.policy == "" {
+		return
+	}
+	mf := info.policy == PolicyMultifactor
+	pool := yamlfield.Quote(j.Pool)
+	switch {
+	case j.Account != "" && mf && !info.fs:
+		f.Errorf("account", "pool %s has no fair_share weight, so account would never apply", pool)
+	case j.Account != "" && !mf:
+		f.Errorf("account", "only multifactor pools charge accounts, and pool %s's policy is %s", pool, info.policy)
+	case j.Account == "" && info.fs && f.Node("account") == nil:
+		p.ErrorAt(f.Line, f.Path, nil, "missing required field \"account\": pool %s weighs fair share, so its jobs charge an account", pool)
+	}
+	if fl.nice && !mf {
+		f.Errorf("nice", "only multifactor pools compute a priority for nice to adjust, and pool %s's policy is %s", pool, info.policy)
+	}
+	if mf {
+		for _, key := range []string{"priority", "priority_class"} {
+			if f.Node(key) != nil {
+				f.Errorf(key, "multifactor pool %s computes each job's priority (higher runs first) and ignores %s; use qos or nice", pool, key)
+			}
+		}
+	}
+	if j.Account != "" && info.fs {
+		p.chargeAccount(f, j, info)
+	}
+}
+
+// chargeAccount checks the job's account and makes the leaf of its user.
+func (p *parser) chargeAccount(f *yamlfield.Fields, j *Job, info *poolInfo) {
+	if !p.accountsKnown {
+		return
+	}
+	a := p.accounts[j.Account]
+	switch {
+	case a == nil && len(p.accountOrder) == 0:
+		f.Errorf("account", "unknown account %s: the file has no accounts section", yamlfield.Quote(j.Account))
+	case a == nil:
+		f.Errorf("account", "unknown account %s%s (accounts: %s)", yamlfield.Quote(j.Account),
+			yamlfield.Suggest(j.Account, p.accountOrder), yamlfield.OneOf(p.accountOrder))
+	case j.User != "":
+		a.kids = true
+		leaf := UserAccount(j.Account, j.User)
+		if !slices.ContainsFunc(p.userLeaves, func(u Account) bool { return u.Name == leaf }) {
+			p.userLeaves = append(p.userLeaves, Account{Name: leaf, Parent: j.Account, Shares: 1, User: true, Line: j.Line})
+		}
+	case info.fsMode == FairShareTree:
+		p.direct = append(p.direct, directCharge{f: f, account: j.Account, pool: j.Pool})
+	}
+}
+
+// checkLeaves rejects jobs of fair-tree pools that charge an account with
+// accounts or users under it: fair tree ranks leaves only.
+func (p *parser) checkLeaves() {
+	for _, d := range p.direct {
+		if a := p.accounts[d.account]; a != nil && a.kids {
+			d.f.Errorf("account", "account %s has accounts or users under it, and pool %s (fair_tree) charges leaves only; name a leaf account, or give the job a user",
+				yamlfield.Quote(d.account), yamlfield.Quote(d.pool))
+		}
+	}
+}
+
+// checkTopology accepts topology only on tasks that may span nodes:
+// larger than the largest node of their pool (of their GPU type).
+func (p *parser) checkTopology(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	if !fl.topology || !info.clean || info.policy == "" {
+		return
+	}
+	largest := info.largest
+	if j.GPU != "" {
+		largest = info.largestOf[j.GPU]
+	}
+	if j.Slots <= largest {
+		f.Errorf("topology", "a task of %d slots fits on one node (pool %s's largest%s has %d), so it never spans nodes and topology would never apply",
+			j.Slots, yamlfield.Quote(j.Pool), gpuWord(j.GPU), largest)
+	}
+}
+
+func gpuWord(gpu string) string {
+	if gpu == "" {
+		return " node"
+	}
+	return " " + gpu + " node"
+}

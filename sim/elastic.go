@@ -1,0 +1,36 @@
+package sim
+
+import "github.com/allot-sched/allot/sched"
+
+// Elastic jobs (JobSpec.MinSlots > 0). The core starts a task at a
+// halved size when its full size does not fit (the Start's nodes say how
+// many slots it got) and doubles running tasks when slots are spare
+// (sched.Plan.Resizes, replayed by resize in move.go).
+//
+// The simulator's model of how an elastic task progresses, which the seed
+// leaves open: its work is Duration × Slots slot-seconds (Duration is its
+// run time at full size), and it does one slot-second of work per second
+// on each slot it holds. A task on half its slots takes twice as long; a
+// task that grows mid-run finishes its remaining work at the new rate.
+// A resize is a checkpoint: the task keeps its progress (or, with
+// CheckpointEvery, the progress up to its last periodic checkpoint).
+// Non-elastic tasks count work in seconds, which is the same model with
+// a rate of one.
+
+// freshWork is the work of a task that never ran: seconds, or for an
+// elastic job slot-seconds; Unbounded stays Unbounded.
+func freshWork(spec *JobSpec) int64 {
+	if spec.MinSlots == 0 || spec.Duration == Unbounded {
+		return spec.Duration
+	}
+	return spec.Duration * int64(spec.Slots)
+}
+
+// rate is how much work task t does per second: the slots it holds for
+// an elastic job, else 1.
+func (s *sim) rate(t *task) int64 {
+	if s.jobs[t.job].spec.MinSlots == 0 {
+		return 1
+	}
+	return int64(max(sched.Slots(t.nodes), 1))
+}
