@@ -42,7 +42,7 @@
 //   - Node rules name an existing pool or none (Pool == ""); Labels is nil
 //     or non-empty with non-empty keys.
 //   - Projects: Parent is "" or another project; parents form no cycle;
-//     Quota >= 0; OverQuotaWeight > 0 and finite (default 1); Limit is 0
+//     Quota >= 0; OverQuotaWeight > 0 and finite (default: the quota, or 1 without one); Limit is 0
 //     (none) or >= Quota; the quotas of a project's children add up to at
 //     most its own. PreemptBudget >= 0 (0: no cap); Shares > 0 and finite
 //     (default: Quota when positive, else 1).

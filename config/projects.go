@@ -50,7 +50,11 @@ func (p *parser) project(raw *yaml.Node, i int) Project {
 		pi.parentRef = f.ValueLine("parent")
 	}
 	yamlfield.Field(f, "quota", &pi.Quota, yamlfield.IntAtLeast(0))
-	yamlfield.Field(f, "over_quota_weight", &pi.OverQuotaWeight, yamlfield.PositiveNumber)
+	if !yamlfield.Field(f, "over_quota_weight", &pi.OverQuotaWeight, yamlfield.PositiveNumber) {
+		// Spare GPUs go in proportion to quota unless said otherwise (seed
+		// 002); a project without quota still gets a share.
+		pi.OverQuotaWeight = float64(max(pi.Quota, 1))
+	}
 	yamlfield.Field(f, "limit", &pi.Limit, yamlfield.IntAtLeast(0))
 	yamlfield.Field(f, "preempt_budget", &pi.PreemptBudget, yamlfield.IntAtLeast(0))
 	if !yamlfield.Field(f, "shares", &pi.Shares, yamlfield.PositiveNumber) {

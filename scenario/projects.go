@@ -99,7 +99,7 @@ func (p *parser) project(raw *yaml.Node, i int) (Project, *yamlfield.Fields) {
 	}
 	yamlfield.Field(f, "parent", &pr.Parent, name)
 	quotaOK := f.Required("quota") && yamlfield.Field(f, "quota", &pr.Quota, yamlfield.IntAtLeast(0))
-	pr.OverQuotaWeight = float64(pr.Quota)
+	pr.OverQuotaWeight = float64(max(pr.Quota, 1)) // a project without quota still gets a share
 	yamlfield.Field(f, "over_quota_weight", &pr.OverQuotaWeight, nonNegativeNumber)
 	if yamlfield.Field(f, "limit", &pr.Limit, yamlfield.IntAtLeast(1)) && quotaOK && pr.Limit < pr.Quota {
 		f.Errorf("limit", "a limit of %d is below the project's quota of %d", pr.Limit, pr.Quota)

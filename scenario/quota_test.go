@@ -53,7 +53,7 @@ func TestParseQuota(t *testing.T) {
 				{Name: "dept", Quota: 6, OverQuotaWeight: 6, Line: 8},
 				{Name: "vision", Parent: "dept", Quota: 4, OverQuotaWeight: 4, Limit: 6, Line: 9},
 				{Name: "nlp", Parent: "dept", Quota: 2, OverQuotaWeight: 1, Line: 10},
-				{Name: "solo", Quota: 0, OverQuotaWeight: 0, Line: 11},
+				{Name: "solo", Quota: 0, OverQuotaWeight: 1, Line: 11},
 				{Name: "cap", Quota: 1, OverQuotaWeight: 1, Limit: 2, Line: 12},
 			}
 			if !reflect.DeepEqual(s.Projects, want) {
