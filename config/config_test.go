@@ -107,8 +107,8 @@ users:
 		Nodes: []NodeRule{{Name: "n1", Pool: "gpu", Labels: map[string]string{"rack": "12"}}, {Name: "n2"}},
 		Projects: []Project{
 			{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3},
-			{Name: "lab", Quota: 8, OverQuotaWeight: 1, Limit: 10, Shares: 8},
-			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 1, Shares: 5},
+			{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8},
+			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5},
 			{Name: "d", OverQuotaWeight: 1, Shares: 1},
 		},
 		Users: []User{
@@ -235,8 +235,8 @@ func TestLookups(t *testing.T) {
 	wantProjects := []sched.Project{
 		{Name: "d", Parent: -1, OverQuotaWeight: 1},
 		{Name: "lab", Parent: -1, Quota: 8, Limit: 12, OverQuotaWeight: 3},
-		{Name: "a", Parent: 1, Quota: 3, OverQuotaWeight: 1},
-		{Name: "b", Parent: 1, Quota: 5, OverQuotaWeight: 1},
+		{Name: "a", Parent: 1, Quota: 3, OverQuotaWeight: 3},
+		{Name: "b", Parent: 1, Quota: 5, OverQuotaWeight: 5},
 	}
 	if !reflect.DeepEqual(projects, wantProjects) {
 		t.Errorf("SchedProjects = %+v\nwant %+v", projects, wantProjects)
