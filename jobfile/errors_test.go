@@ -1,7 +1,7 @@
 package jobfile
 
 import (
-	"errors"
+	"github.com/allot-sched/allot/yamlfield/fieldtest"
 	"strings"
 	"testing"
 )
@@ -19,30 +19,15 @@ type errorCase struct {
 
 func runErrorCases(t *testing.T, parse func(string, []byte) (*Job, error), tests []errorCase) {
 	t.Helper()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			j, err := parse("bad.yaml", []byte(tt.src))
-			if err == nil {
-				t.Fatalf("parse succeeded with %+v, want an error containing %q", j, tt.want)
-			}
-			if j != nil {
-				t.Errorf("parse returned a job along with error %v", err)
-			}
-			var first *Error
-			if !errors.As(err, &first) {
-				t.Fatalf("error %v (%T) holds no *Error", err, err)
-			}
-			if first.Line != tt.line {
-				t.Errorf("line = %d, want %d; error:\n%v", first.Line, tt.line, err)
-			}
-			if !strings.Contains(first.Error(), tt.want) {
-				t.Errorf("first error does not contain %q; error:\n%v", tt.want, err)
-			}
-			if !strings.HasPrefix(err.Error(), "bad.yaml") {
-				t.Errorf("error does not start with the file name: %v", err)
-			}
-		})
+	fieldtest.Run(t, parse, fieldCases(tests))
+}
+
+func fieldCases(tests []errorCase) []fieldtest.Case {
+	out := make([]fieldtest.Case, len(tests))
+	for i, tc := range tests {
+		out[i] = fieldtest.Case{Name: tc.name, Src: tc.src, Line: tc.line, Want: tc.want}
 	}
+	return out
 }
 
 func TestParseErrorsFile(t *testing.T) {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"github.com/allot-sched/allot/yamlfield/fieldtest"
 	"strings"
 	"testing"
 
@@ -36,30 +37,15 @@ type errorCase struct {
 
 func runErrorCases(t *testing.T, tests []errorCase) {
 	t.Helper()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse("bad.yaml", []byte(tt.src))
-			if err == nil {
-				t.Fatalf("Parse succeeded with %+v, want an error containing %q", s, tt.want)
-			}
-			if s != nil {
-				t.Errorf("Parse returned a scenario along with error %v", err)
-			}
-			var first *Error
-			if !errors.As(err, &first) {
-				t.Fatalf("error %v (%T) holds no *Error", err, err)
-			}
-			if first.Line != tt.line {
-				t.Errorf("line = %d, want %d; error:\n%v", first.Line, tt.line, err)
-			}
-			if !strings.Contains(first.Error(), tt.want) {
-				t.Errorf("first error does not contain %q; error:\n%v", tt.want, err)
-			}
-			if !strings.HasPrefix(err.Error(), "bad.yaml:") {
-				t.Errorf("error does not start with the file name: %v", err)
-			}
-		})
+	fieldtest.Run(t, Parse, fieldCases(tests))
+}
+
+func fieldCases(tests []errorCase) []fieldtest.Case {
+	out := make([]fieldtest.Case, len(tests))
+	for i, tc := range tests {
+		out[i] = fieldtest.Case{Name: tc.name, Src: tc.src, Line: tc.line, Want: tc.want}
 	}
+	return out
 }
 
 func TestParseErrorsFile(t *testing.T) {
