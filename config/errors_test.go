@@ -1,9 +1,10 @@
 package config
 
 import (
-	"github.com/allot-sched/allot/yamlfield/fieldtest"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/yamlfield/fieldtest"
 )
 
 // errorCase is one bad input and what its first error must say.

@@ -1,9 +1,10 @@
 package jobfile
 
 import (
-	"github.com/allot-sched/allot/yamlfield/fieldtest"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/yamlfield/fieldtest"
 )
 
 // head is a valid start of a job file; a key added after it is on line 3.

@@ -2,11 +2,12 @@ package scenario
 
 import (
 	"errors"
-	"github.com/allot-sched/allot/yamlfield/fieldtest"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/yamlfield"
+
+	"github.com/allot-sched/allot/yamlfield/fieldtest"
 )
 
 // pools is a valid pools section with 16 slots in pool "gpu" and 4 in "cpu";
