@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/yamlfield"
-
 	"github.com/allot-sched/allot/yamlfield/fieldtest"
 )
 
