@@ -140,7 +140,7 @@ func (m *Master) take(n *mnode) []api.Command {
 		}
 		if t := m.lookup(c.Task); t != nil {
 			if p := t.part(n.rec.Name); p != nil {
-				p.delivered, p.deliveredSync = true, n.syncs
+				p.delivered, p.deliveredSync, p.deliveredAt = true, n.syncs, m.now()
 			}
 		}
 	}
@@ -189,15 +189,20 @@ func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, 
 
 // settleMissing ends as lost the attempts that the agent does not run: those
 // it left out when it registered and did not report on since, and those
-// whose start command went out two syncs ago without a word back.
+// whose start command went out two syncs and a third of the agent timeout
+// ago without a word back. Syncs alone do not tell: the agent sends report
+// syncs while the reply to its long poll is on its way, so syncs it built
+// before executing a start can follow the start within milliseconds.
 func (m *Master) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
 	var lost []*mtask
+	now := m.now()
 	for _, t := range m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		if runs[t.id()] || p.state == partExited || p.state != partStarting && !n.reconcile[t.id()] {
 			continue
 		}
-		if n.reconcile[t.id()] || (p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2) {
+		if n.reconcile[t.id()] || (p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2 &&
+			now.Sub(p.deliveredAt) >= m.agentTimeout()/3) {
 			lost = append(lost, t)
 		}
 	}

@@ -80,8 +80,10 @@ type mpart struct {
 	// delivered: the start command has been handed to the agent (or, after
 	// a master restart, may have been).
 	delivered bool
-	// deliveredSync is the node's sync count when the command went out.
+	// deliveredSync is the node's sync count when the command went out,
+	// and deliveredAt the time.
 	deliveredSync int64
+	deliveredAt   time.Time
 }
 
 // mnode is the mirror of a node.

@@ -374,6 +374,7 @@ func TestStartNeverAcknowledgedIsLost(t *testing.T) {
 	if len(reply.Commands) != 1 {
 		t.Fatalf("commands %+v", reply.Commands)
 	}
+	h.clock.Advance(10 * time.Second) // a third of the agent timeout
 	h.sync(a)
 	if got := h.taskState(id, 0); got != store.TaskStarting {
 		t.Fatalf("one sync later: %s, want starting", got)
