@@ -106,6 +106,11 @@ func placedOn(j api.Job) string {
 
 // attemptProcs lists the live processes of one attempt of a job's task 0.
 func attemptProcs(c *cluster, job int64, attempt int) []int {
+	return taskProcs(c, job, 0, attempt)
+}
+
+// taskProcs lists the live processes of one attempt of a task.
+func taskProcs(c *cluster, job int64, task, attempt int) []int {
 	return findProcs(markerEnv+"="+c.marker, "ALLOT_JOB_ID="+strconv.FormatInt(job, 10),
-		"ALLOT_TASK_INDEX=0", "ALLOT_ATTEMPT="+strconv.Itoa(attempt))
+		"ALLOT_TASK_INDEX="+strconv.Itoa(task), "ALLOT_ATTEMPT="+strconv.Itoa(attempt))
 }

@@ -18,5 +18,32 @@
 //   - With -race the binaries are built with -race too, and any data race
 //     a daemon reports fails the test.
 //
+// # Tests
+//
+//   - TestSubmission, TestDistributed (submit_test.go): every job kind
+//     through `allot submit` on SQLite and PostgreSQL; a gang over nodes.
+//   - TestBadInput (badinput_test.go): bad job files and requests get
+//     clear errors and create nothing.
+//   - TestPreemptionCheckpointAndResume, TestPreemptionKilledAtGraceDeadline
+//     (preempt_test.go): examples/train checkpoints and resumes; a task
+//     that ignores the request is killed at the grace deadline.
+//   - TestAgentCrash (crash_test.go): kill -9 of an agent; its node is
+//     lost, its tasks requeued or failed, its orphans killed.
+//   - TestMasterCrash (mastercrash_test.go), on SQLite and PostgreSQL:
+//     kill -9 of the master with tasks running, jobs queued and
+//     submissions in flight, twice in a row; no job is lost, duplicated or
+//     half-created, running attempts are taken back without a restart,
+//     and everything completes with all its output.
+//   - TestSeed001PriorityWalkthrough (seed001_test.go): seed 001's
+//     priority example, live, step by step, holding after every step the
+//     slots the simulator holds in its replay of
+//     testdata/scenarios/seed001-priority-backfill.yaml.
+//   - TestDev (dev_test.go), TestDashboard (dashboard_test.go): `allot
+//     dev` from start to Ctrl-C; the dashboard in headless Chromium.
+//
+// Tasks that must run until the test says so use holdScript
+// (hold_test.go): they end when the test creates their release file, and
+// checkpoint and exit on a checkpoint request.
+//
 // The package has no non-test code besides this comment.
 package e2e

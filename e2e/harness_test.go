@@ -58,6 +58,7 @@ type cluster struct {
 	url    string
 	api    *client.Client
 	master *proc
+	dsn    string // the master's PostgreSQL database; "" for SQLite
 
 	mu     sync.Mutex
 	procs  []*proc
@@ -74,17 +75,12 @@ func newCluster(t *testing.T, spec clusterSpec) *cluster {
 		// after the master has stopped.
 		dsn = pgtest.DSN(t)
 	}
-	c := &cluster{t: t, dir: t.TempDir(), marker: newMarker(t), agents: map[string]*proc{}}
+	c := &cluster{t: t, dir: t.TempDir(), marker: newMarker(t), dsn: dsn, agents: map[string]*proc{}}
 	t.Cleanup(c.cleanup)
-	cfg := filepath.Join(c.dir, "cluster.yaml")
-	if err := os.WriteFile(cfg, []byte(spec.config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.dir, "cluster.yaml"), []byte(spec.config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"master", "--listen", "127.0.0.1:0", "--data", filepath.Join(c.dir, "master"), "--config", cfg}
-	if dsn != "" {
-		args = append(args, "--db", dsn)
-	}
-	c.master = c.start("master", c.dir, args...)
+	c.master = c.startMaster("master", "127.0.0.1:0")
 	c.url = "http://" + c.waitLogMatch(c.master, masterServing)
 	var err error
 	if c.api, err = client.New(c.url, nil); err != nil {
@@ -98,6 +94,19 @@ func newCluster(t *testing.T, spec clusterSpec) *cluster {
 		c.waitNode(a.name, "up")
 	}
 	return c
+}
+
+// startMaster starts a master process on the cluster's configuration,
+// data directory and database; a restarted master gets a new name (and
+// so its own log) and the address of the one it replaces.
+func (c *cluster) startMaster(name, listen string) *proc {
+	c.t.Helper()
+	args := []string{"master", "--listen", listen, "--data", filepath.Join(c.dir, "master"),
+		"--config", filepath.Join(c.dir, "cluster.yaml")}
+	if c.dsn != "" {
+		args = append(args, "--db", c.dsn)
+	}
+	return c.start(name, c.dir, args...)
 }
 
 func newMarker(t *testing.T) string {
