@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -26,6 +27,7 @@ type masterFlags struct {
 	data     string
 	db       string
 	config   string
+	ckpt     string
 	logLevel string
 	logJSON  bool
 }
@@ -59,6 +61,7 @@ configuration in force. SIGINT or SIGTERM stops the master.`,
 	fl.StringVar(&f.data, "data", "", "data directory: the SQLite database and task checkpoints (required)")
 	fl.StringVar(&f.db, "db", "", "database URL: sqlite://PATH or postgres://...; default SQLite in the data directory")
 	fl.StringVar(&f.config, "config", "", "configuration file (pools, nodes, projects, users)")
+	fl.StringVar(&f.ckpt, "checkpoint-root", "", "absolute path under which tasks' checkpoint directories are made, on storage every node mounts there (default DATA/checkpoints)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fl.BoolVar(&f.logJSON, "log-json", false, "write logs as JSON lines")
 	return cmd
@@ -68,6 +71,15 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if f.data == "" {
 		return errors.New("--data: a data directory is required")
 	}
+	if f.ckpt != "" && !filepath.IsAbs(f.ckpt) {
+		return fmt.Errorf("--checkpoint-root: expected an absolute path, which every node reaches the same way, got %q", f.ckpt)
+	}
+	// Checkpoint directories go to agents, which need absolute paths.
+	data, err := filepath.Abs(f.data)
+	if err != nil {
+		return fmt.Errorf("--data %q: %w", f.data, err)
+	}
+	f.data = data
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", f.logLevel)
@@ -95,7 +107,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer st.Close()
-	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, Logger: logger,
+	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, CheckpointRoot: f.ckpt, Logger: logger,
 		UI: web.Handler()})
 	if err != nil {
 		return err

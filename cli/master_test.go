@@ -23,6 +23,8 @@ func TestMasterFlagErrors(t *testing.T) {
 			config: filepath.Join(dir, "none.yaml")}, "--config"},
 		{"bad database URL", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", db: "mysql://x"}, "neither sqlite"},
 		{"bad listen address", masterFlags{data: dir, listen: "nowhere:-1", logLevel: "info"}, "--listen"},
+		{"relative checkpoint root", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", ckpt: "ckpt"},
+			"--checkpoint-root: expected an absolute path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
