@@ -44,13 +44,10 @@ type devNode struct {
 	gpuType string
 }
 
-// devNodes are the dev cluster's agents: two in the default pool, so that
-// a job wider than one node runs as a gang across them
-// (examples/jobs/distributed.yaml), and one in the batch pool.
+// devNodes are the dev cluster's agents, one in each pool.
 var devNodes = []devNode{
-	{name: "dev-1", pool: "default", gpus: 4, gpuType: "h100"},
-	{name: "dev-2", pool: "default", gpus: 4, gpuType: "h100"},
-	{name: "dev-3", pool: "batch", gpus: 4, gpuType: "a100"},
+	{name: "dev-1", pool: "default", gpus: 8, gpuType: "h100"},
+	{name: "dev-2", pool: "batch", gpus: 4, gpuType: "a100"},
 }
 
 // Timeouts of the dev cluster.
@@ -74,12 +71,12 @@ func newDevCmd() *cobra.Command {
 	var f devFlags
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Run a local cluster: a master, three agents with fake GPUs and the dashboard",
+		Short: "Run a local cluster: a master, two agents with fake GPUs and the dashboard",
 		Long: `Run a whole Allot cluster in one process, for trying Allot out and for
 development: a master with SQLite in the data directory, the dashboard at
-its root, and three agents with fake GPUs: dev-1 and dev-2 (4 h100 each)
-in the pool "default" (priority with preemption and backfill) and dev-3
-(4 a100) in the pool "batch" (EASY backfill). Tasks run as real processes
+its root, and two agents with fake GPUs: dev-1 (8 h100) in the pool
+"default" (priority with preemption and backfill) and dev-2 (4 a100) in
+the pool "batch" (EASY backfill). Tasks run as real processes
 on this machine, in DATA/agents/NODE/jobs/JOB/TASK; CUDA_VISIBLE_DEVICES
 names the fake GPUs.
 

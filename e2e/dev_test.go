@@ -18,7 +18,7 @@ import (
 var devBanner = regexp.MustCompile(`dashboard  (http://\S+)/\n`)
 
 // startDev runs `allot dev` on data and waits for its banner and for its
-// three nodes to be up. The returned cluster's master is the dev process.
+// two nodes to be up. The returned cluster's master is the dev process.
 func startDev(t *testing.T, data string) *cluster {
 	t.Helper()
 	c := &cluster{t: t, dir: t.TempDir(), marker: newMarker(t), agents: map[string]*proc{}}
@@ -29,7 +29,7 @@ func startDev(t *testing.T, data string) *cluster {
 	if c.api, err = client.New(c.url, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"dev-1", "dev-2", "dev-3"} {
+	for _, n := range []string{"dev-1", "dev-2"} {
 		c.waitNode(n, "up")
 	}
 	return c
