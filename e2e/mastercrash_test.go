@@ -18,11 +18,13 @@ import (
 
 // crashPool gives the agents a minute to come back: a restarted master
 // waits one agent timeout for each node to register again, and the
-// agents' back-off grows while the master is down.
+// agents' back-off grows while the master is down. Its minimum run time
+// keeps the scheduler from preempting or moving (consolidating) running
+// tasks, so that every task can be checked to finish on its first attempt.
 const crashPool = `
 agent_timeout: 60s
 pools:
-  - {name: default, policy: priority, preemption: true, backfill: true, grace: 10s}
+  - {name: default, policy: priority, preemption: true, backfill: true, grace: 10s, min_run_time: 1h}
 `
 
 // floodTrials is the size of the experiments submitted while the master
@@ -121,6 +123,7 @@ func (w crashWorkload) ids() []int64 { return []int64{w.hold, w.train, w.trials,
 // has it checkpoint and exit 0.
 func trainHeld() string {
 	return `echo "ckpt=$ALLOT_CHECKPOINT_DIR restart=$ALLOT_RESTART_COUNT attempt=$ALLOT_ATTEMPT"
+if [ -f "$E2E_RELEASE/$ALLOT_JOB_ID-$ALLOT_TASK_INDEX" ]; then exit 0; fi
 ` + bins.train + ` -steps 1000000 -step-time 50ms &
 while [ ! -f "$E2E_RELEASE/$ALLOT_JOB_ID-$ALLOT_TASK_INDEX" ]; do sleep 0.2; done
 kill -TERM $!
