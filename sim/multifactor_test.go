@@ -1,10 +1,7 @@
 package sim_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,34 +38,9 @@ func runMech(t *testing.T, name string, inspect func(int64, *sched.Snapshot, *sc
 }
 
 func TestMechanismsGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(mechDir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios found in %s: %v", mechDir, err)
-	}
-	for _, f := range files {
-		name := filepath.Base(f)
-		t.Run(strings.TrimSuffix(name, ".yaml"), func(t *testing.T) {
-			got, err := json.MarshalIndent(runMech(t, name, nil), "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			golden := strings.TrimSuffix(f, ".yaml") + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run TestMechanismsGolden -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("result differs from %s; rerun with -update if the change is intended\n got: %s", golden, got)
-			}
-		})
-	}
+	checkGoldens(t, mechDir, "TestMechanismsGolden", func(t *testing.T, f string) *sim.Result {
+		return runMech(t, filepath.Base(f), nil)
+	})
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -1,9 +1,6 @@
 package sim_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,34 +35,9 @@ func runQuota(t *testing.T, name string, set sim.Settings) *sim.Result {
 }
 
 func TestQuotaGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(quotaDir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios found in %s: %v", quotaDir, err)
-	}
-	for _, f := range files {
-		name := filepath.Base(f)
-		t.Run(strings.TrimSuffix(name, ".yaml"), func(t *testing.T) {
-			got, err := json.MarshalIndent(runQuota(t, name, sim.Settings{}), "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			golden := strings.TrimSuffix(f, ".yaml") + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run TestQuotaGolden -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("result differs from %s; rerun with -update if the change is intended\n got: %s", golden, got)
-			}
-		})
-	}
+	checkGoldens(t, quotaDir, "TestQuotaGolden", func(t *testing.T, f string) *sim.Result {
+		return runQuota(t, filepath.Base(f), sim.Settings{})
+	})
 }
 
 // projectAt returns a project's holdings at time t: its last step at or

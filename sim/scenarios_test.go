@@ -38,15 +38,20 @@ func runScenario(t *testing.T, path string) *sim.Result {
 // TestGolden replays every scenario under testdata/scenarios and compares
 // the JSON result with its golden file. Run with -update to rewrite them.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.yaml"))
+	checkGoldens(t, scenarioDir, "TestGolden", runScenario)
+}
+
+// checkGoldens runs every scenario of dir through run and compares its
+// JSON result with the golden file beside it (-update rewrites them).
+func checkGoldens(t *testing.T, dir, test string, run func(t *testing.T, file string) *sim.Result) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios found in %s: %v", scenarioDir, err)
+		t.Fatalf("no scenarios found in %s: %v", dir, err)
 	}
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) {
-			res := runScenario(t, f)
-			got, err := json.MarshalIndent(res, "", "  ")
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
+			got, err := json.MarshalIndent(run(t, f), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +65,7 @@ func TestGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run TestGolden -update to create it)", err)
+				t.Fatalf("%v (run go test ./sim -run %s -update to create it)", err, test)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("result differs from %s; rerun with -update if the change is intended\n got: %s", golden, got)
