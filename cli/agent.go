@@ -170,7 +170,7 @@ func parseLabels(flags []string) (map[string]string, error) {
 	return labels, nil
 }
 
-// newLogger builds the agent's structured logger.
+// newLogger builds a daemon's structured logger (agent, master, dev).
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {

@@ -80,16 +80,13 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--data %q: %w", f.data, err)
 	}
 	f.data = data
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return fmt.Errorf("--log-level %q: expected debug, info, warn or error", f.logLevel)
-	}
-	hopts := &slog.HandlerOptions{Level: level}
-	var logger *slog.Logger
+	format := "text"
 	if f.logJSON {
-		logger = slog.New(slog.NewJSONHandler(stderr, hopts))
-	} else {
-		logger = slog.New(slog.NewTextHandler(stderr, hopts))
+		format = "json"
+	}
+	logger, err := newLogger(stderr, f.logLevel, format)
+	if err != nil {
+		return err
 	}
 	cfg := config.Default()
 	if f.config != "" {
