@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -14,40 +11,15 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/web/webtest"
 )
-
-// browserNames are the names chromedp's own lookup tries on Linux, as in
-// web/browser_test.go.
-var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
-	"headless_shell", "headless-shell", "chrome"}
-
-// chromePath finds the browser as the dashboard's own tests do:
-// $ALLOT_CHROME, else the first of browserNames on PATH. A missing browser
-// fails the test: CI installs Chromium (.ci/run).
-func chromePath() (string, error) {
-	if p := os.Getenv("ALLOT_CHROME"); p != "" {
-		found, err := exec.LookPath(p)
-		if err != nil {
-			return "", fmt.Errorf("ALLOT_CHROME=%s is not an executable: %w", p, err)
-		}
-		return found, nil
-	}
-	for _, n := range browserNames {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("no Chromium found: none of " + strings.Join(browserNames, ", ") +
-		" is on PATH and ALLOT_CHROME is not set; install chromium (apt-get install -y chromium) " +
-		"or set ALLOT_CHROME to a Chrome or Chromium binary")
-}
 
 // TestDashboard opens the dashboard the real master serves in headless
 // Chromium: the jobs view lists submitted jobs with their states, as the
 // API reports them, and the page logs no error.
 func TestDashboard(t *testing.T) {
 	t.Parallel()
-	path, err := chromePath()
+	path, err := webtest.ChromePath()
 	if err != nil {
 		t.Fatalf("the dashboard test needs Chromium: %v", err)
 	}

@@ -2,15 +2,14 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/web/webtest"
 	"github.com/chromedp/chromedp"
 )
 
@@ -29,33 +28,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// browserNames are the names chromedp's own lookup tries on Linux.
-var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
-	"headless_shell", "headless-shell", "chrome"}
-
-// chromePath finds the browser: $ALLOT_CHROME, else the first of
-// browserNames on PATH. The tests never skip for want of one: CI installs
-// Chromium (.ci/run), and a missing browser is a failure to fix.
-func chromePath() (string, error) {
-	if p := os.Getenv("ALLOT_CHROME"); p != "" {
-		found, err := exec.LookPath(p)
-		if err != nil {
-			return "", fmt.Errorf("ALLOT_CHROME=%s is not an executable: %w", p, err)
-		}
-		return found, nil
-	}
-	for _, n := range browserNames {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("no Chromium found: none of " + strings.Join(browserNames, ", ") +
-		" is on PATH and ALLOT_CHROME is not set; install chromium (apt-get install -y chromium) " +
-		"or set ALLOT_CHROME to a Chrome or Chromium binary")
-}
-
 func startBrowser() {
-	path, err := chromePath()
+	path, err := webtest.ChromePath()
 	if err != nil {
 		browserErr = err
 		return
