@@ -379,25 +379,14 @@ func (mc *mechChecker) checkGuards(now int64, s *sched.Snapshot, p *sched.Plan) 
 	}
 }
 
-func mechRun(t *testing.T, i int, c *mechCase) (res *sim.Result, mc *mechChecker, stuck bool) {
+func mechRun(t *testing.T, i int, c *mechCase) (*sim.Result, *mechChecker, bool) {
 	t.Helper()
-	mc = &mechChecker{hits: map[int][]int64{}, oneShot: true}
+	mc := &mechChecker{hits: map[int][]int64{}, oneShot: true}
 	for _, p := range c.in.Pools {
 		mc.oneShot = mc.oneShot && (p.Policy == sched.PolicyFIFO || p.Policy == sched.PolicyBackfill)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(propLivelock); !ok {
-				panic(r)
-			}
-			res, stuck = nil, true
-		}
-	}()
-	res, err := sim.Run(c.input(), sim.Options{Until: quotaHorizon, Timeline: true, Attempts: true, Inspect: mc.inspect})
-	if err != nil {
-		t.Fatalf("case %d: %v\n%s", i, err, c)
-	}
-	return res, mc, mc.last != nil && mc.last.Now >= quotaHorizon/2
+	res := runCutOff(t, i, c.input(), mc.inspect, c)
+	return res, mc, res == nil || mc.last != nil && mc.last.Now >= quotaHorizon/2
 }
 
 // TestMechanismProperties replays random workloads, with finite and with

@@ -324,22 +324,31 @@ func checkQuotaResult(res *sim.Result, c *quotaCase) []string {
 // quotaRun replays a case with the quota checker. A run whose
 // preemptions never settle is cut off, at the horizon or after too many
 // passes, and reported as stuck with a nil result.
-func quotaRun(t *testing.T, i int, c *quotaCase) (res *sim.Result, qc *quotaChecker, stuck bool) {
+func quotaRun(t *testing.T, i int, c *quotaCase) (*sim.Result, *quotaChecker, bool) {
 	t.Helper()
-	qc = &quotaChecker{}
+	qc := &quotaChecker{}
+	res := runCutOff(t, i, c.input(), qc.inspect, c)
+	return res, qc, res == nil || qc.last != nil && qc.last.Now >= quotaHorizon/2
+}
+
+// runCutOff replays in up to quotaHorizon with the inspector, which ends a
+// run that keeps preempting by panicking with propLivelock; such a run
+// gives a nil result.
+func runCutOff(t *testing.T, i int, in *sim.Input, inspect func(int64, *sched.Snapshot, *sched.Plan), c fmt.Stringer) (res *sim.Result) {
+	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(propLivelock); !ok {
 				panic(r)
 			}
-			res, stuck = nil, true
+			res = nil
 		}
 	}()
-	res, err := sim.Run(c.input(), sim.Options{Until: quotaHorizon, Timeline: true, Attempts: true, Inspect: qc.inspect})
+	res, err := sim.Run(in, sim.Options{Until: quotaHorizon, Timeline: true, Attempts: true, Inspect: inspect})
 	if err != nil {
 		t.Fatalf("case %d: %v\n%s", i, err, c)
 	}
-	return res, qc, qc.last != nil && qc.last.Now >= quotaHorizon/2
+	return res
 }
 
 // Submissions end by t=1000 and finite tasks by about t=3000, so a run
