@@ -12,6 +12,7 @@ import (
 // transaction; Update runs several in one.
 type Store interface {
 	Tx
+	Auth
 
 	// Update runs fn in one read-write transaction and commits it when fn
 	// returns nil; any error (or a panic) rolls everything back. fn must use

@@ -56,6 +56,9 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ConcurrentCyclesLoseNothing", testConcurrentCycles},
 		{"ConcurrentUpdatesIsolateFailures", testConcurrentUpdatesIsolateFailures},
 		{"CanceledUpdate", testCanceledUpdate},
+		{"UsersAndRoles", testUsersAndRoles},
+		{"Credentials", testCredentials},
+		{"Audit", testAudit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, fresh(t)) })

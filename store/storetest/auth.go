@@ -1,0 +1,127 @@
+package storetest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/store"
+)
+
+func testUsersAndRoles(t *testing.T, target Target) {
+	s, ctx := open(t, target), ctxOf(t)
+	alice := store.User{Name: "alice", CreatedAt: at(0), Roles: map[string]store.Role{"vision": store.RoleMember}}
+	if _, err := s.CreateUser(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateUser(ctx, store.User{Name: "root", Admin: true, CreatedAt: at(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateUser(ctx, store.User{Name: "alice"}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second alice: got %v, want a conflict", err)
+	}
+	if _, err := s.CreateUser(ctx, store.User{Name: "bob", Roles: map[string]store.Role{"x": "owner"}}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("bad role: got %v, want invalid", err)
+	}
+	if err := s.SetRole(ctx, "alice", "nlp", store.RoleViewer); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetRole(ctx, "alice", "vision", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetRole(ctx, "nobody", "nlp", store.RoleViewer); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("role of a missing user: got %v, want not found", err)
+	}
+	if err := s.SetUserDisabled(ctx, "alice", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetUserDisabled(ctx, "nobody", true); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("disable a missing user: got %v, want not found", err)
+	}
+	got, err := s.User(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Disabled || got.Admin || len(got.Roles) != 1 || got.Roles["nlp"] != store.RoleViewer || !got.CreatedAt.Equal(at(0)) {
+		t.Fatalf("alice = %+v", got)
+	}
+	users, err := s.Users(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 2 || users[0].Name != "alice" || !users[1].Admin {
+		t.Fatalf("users = %+v", users)
+	}
+	if n, err := s.CountUsers(ctx); err != nil || n != 2 {
+		t.Fatalf("CountUsers = %d, %v", n, err)
+	}
+}
+
+func testCredentials(t *testing.T, target Target) {
+	s, ctx := open(t, target), ctxOf(t)
+	hash := func(c byte) string { return strings.Repeat(string(c), 64) }
+	user, err := s.CreateCredential(ctx, store.Credential{Kind: store.CredUser, Subject: "alice", Hash: hash('a'), Note: "laptop", CreatedAt: at(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join, err := s.CreateCredential(ctx, store.Credential{Kind: store.CredJoin, Subject: "root", Hash: hash('b'), ExpiresAt: at(3600e9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateCredential(ctx, store.Credential{Kind: store.CredUser, Subject: "bob", Hash: hash('a')}); err == nil {
+		t.Fatal("a repeated hash was stored")
+	}
+	if _, err := s.CreateCredential(ctx, store.Credential{Kind: "root", Subject: "x", Hash: hash('c')}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("bad kind: got %v, want invalid", err)
+	}
+	n1, _ := s.CreateCredential(ctx, store.Credential{Kind: store.CredNode, Subject: "gpu-1", Hash: hash('d')})
+	n2, _ := s.CreateCredential(ctx, store.Credential{Kind: store.CredNode, Subject: "gpu-1", Hash: hash('e')})
+	if err := s.RevokeNodeCredentials(ctx, "gpu-1", n2.ID, at(5)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.CredentialByHash(ctx, hash('d'))
+	if err != nil || c.ID != n1.ID || c.Live(at(6)) {
+		t.Fatalf("old node credential = %+v, %v; want it revoked", c, err)
+	}
+	if c, err := s.CredentialByHash(ctx, hash('e')); err != nil || !c.Live(at(6)) {
+		t.Fatalf("kept node credential = %+v, %v; want it live", c, err)
+	}
+	if c, err := s.CredentialByHash(ctx, hash('b')); err != nil || !c.Live(at(0)) || c.Live(at(3601e9)) {
+		t.Fatalf("join token = %+v, %v; want it live for an hour", c, err)
+	}
+	if _, err := s.CredentialByHash(ctx, hash('z')); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown hash: got %v, want not found", err)
+	}
+	if err := s.RevokeCredential(ctx, user.ID, at(9)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeCredential(ctx, 999, at(9)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("revoke a missing credential: got %v, want not found", err)
+	}
+	users, err := s.Credentials(ctx, store.CredUser, "alice")
+	if err != nil || len(users) != 1 || users[0].Note != "laptop" || !users[0].RevokedAt.Equal(at(9)) {
+		t.Fatalf("alice's credentials = %+v, %v", users, err)
+	}
+	all, err := s.Credentials(ctx, "", "")
+	if err != nil || len(all) != 4 || all[1].ID != join.ID {
+		t.Fatalf("all credentials = %+v, %v", all, err)
+	}
+}
+
+func testAudit(t *testing.T, target Target) {
+	s, ctx := open(t, target), ctxOf(t)
+	for i, actor := range []string{"user:alice", "user:root", "user:alice"} {
+		if err := s.AppendAudit(ctx, store.AuditEntry{At: at(0), Actor: actor, Action: "POST /api/v1/jobs",
+			Status: 200 + i, RequestID: "r"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, err := s.Audit(ctx, store.AuditFilter{Actor: "user:alice"})
+	if err != nil || len(es) != 2 || es[1].Status != 202 || !es[0].At.Equal(at(0)) {
+		t.Fatalf("alice's audit = %+v, %v", es, err)
+	}
+	es, err = s.Audit(ctx, store.AuditFilter{After: es[0].Seq, Limit: 1})
+	if err != nil || len(es) != 1 || es[0].Actor != "user:root" {
+		t.Fatalf("audit after the first = %+v, %v", es, err)
+	}
+}
