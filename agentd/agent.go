@@ -69,6 +69,10 @@ type Config struct {
 	ExitGrace time.Duration
 	// Version is the agent's build, sent at registration.
 	Version string
+	// JoinToken lets the node register the first time; the master then
+	// issues the node its own credential, kept in the work directory
+	// (CredentialFileName) and presented from then on.
+	JoinToken string
 	// Runner is the template of the agent's Runner (shell, signal,
 	// buffers, base environment); its OnLog is the agent's own.
 	Runner agent.Runner
@@ -161,7 +165,8 @@ type Agent struct {
 	dirty      bool // reports queued since the report loop last sent
 	waitS      int
 	registered bool
-	gen        int // registrations so far
+	cred       string // the node's credential, once loaded or issued
+	gen        int    // registrations so far
 	closing    bool
 	detached   bool // Run returned leaving tasks behind: touch nothing
 	watchers   sync.WaitGroup

@@ -28,8 +28,19 @@ func (a *Agent) register(ctx context.Context) error {
 	}
 	a.mu.Unlock()
 	var reply api.RegisterReply
-	if err := a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply); err != nil {
+	err := a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
+	if isStatus(err, http.StatusUnauthorized) && a.dropCredential() {
+		a.log.Warn("the master refused the node's credential; registering with the join token", "err", err)
+		err = a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
+	}
+	if err != nil {
 		return err
+	}
+	if reply.Credential != "" {
+		if err := a.saveCredential(reply.Credential); err != nil {
+			return err
+		}
+		a.log.Info("joined the cluster; the node's credential is saved", "file", a.credentialPath())
 	}
 	a.mu.Lock()
 	a.registered = true

@@ -192,6 +192,9 @@ type RegisterReply struct {
 	SyncWaitS int `json:"sync_wait_s"`
 	// Commands are the reconciliation's kills, and any starts pending.
 	Commands []Command `json:"commands"`
+	// Credential is the node's own secret, sent once when the node joins
+	// with a join token; the agent keeps it and presents it from then on.
+	Credential string `json:"credential,omitempty"`
 }
 
 // Report says what happened to one attempt on the agent.

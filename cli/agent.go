@@ -32,7 +32,11 @@ type agentFlags struct {
 	exitGrace time.Duration
 	logLevel  string
 	logFormat string
+	joinFile  string
 }
+
+// JoinTokenEnv names the environment variable with an agents' join token.
+const JoinTokenEnv = "ALLOT_JOIN_TOKEN"
 
 func newAgentCmd() *cobra.Command {
 	var f agentFlags
@@ -82,6 +86,7 @@ agent started on the same --work-dir kills them. See docs/agent.md.`,
 	fl.DurationVar(&f.exitGrace, "exit-grace", 30*time.Second, "with --on-exit kill, how long tasks get to checkpoint")
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	fl.StringVar(&f.joinFile, "join-token-file", "", "a file with the join token (allot token create --join) for the node's first registration (default: $"+JoinTokenEnv+")")
 	return cmd
 }
 
@@ -105,6 +110,18 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 	if err != nil {
 		return agentd.Config{}, fmt.Errorf("--master or %s: %w", MasterEnv, err)
 	}
+	join, err := f.joinToken()
+	if err != nil {
+		return agentd.Config{}, err
+	}
+	ca, _ := cmd.Flags().GetString("ca")
+	if ca == "" {
+		ca = strings.TrimSpace(os.Getenv(CAEnv))
+	}
+	hc, err := client.HTTPClient(ca)
+	if err != nil {
+		return agentd.Config{}, fmt.Errorf("--ca or %s: %w", CAEnv, err)
+	}
 	workDir := f.workDir
 	if workDir == "" {
 		home, err := os.UserHomeDir()
@@ -112,6 +129,10 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 			return agentd.Config{}, fmt.Errorf("--work-dir not given and no home directory for the default: %w", err)
 		}
 		workDir = filepath.Join(home, ".allot", "agents", f.name)
+	}
+	if _, err := os.Stat(filepath.Join(workDir, agentd.CredentialFileName)); join == "" && err != nil {
+		return agentd.Config{}, fmt.Errorf("node %s has no credential in %s yet: give a join token with --join-token-file or $%s "+
+			"(an admin makes one with: allot token create --join)", f.name, workDir, JoinTokenEnv)
 	}
 	if f.exitGrace < 0 {
 		return agentd.Config{}, fmt.Errorf("--exit-grace: expected a duration >= 0, got %v", f.exitGrace)
@@ -127,7 +148,22 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 		ExitGrace: f.exitGrace,
 		Version:   buildVersion(),
 		Logger:    logger,
+		JoinToken: join,
+		Client:    hc,
 	}, nil
+}
+
+// joinToken reads --join-token-file, else $ALLOT_JOIN_TOKEN; none is fine
+// for a node that already holds its credential.
+func (f *agentFlags) joinToken() (string, error) {
+	if f.joinFile != "" {
+		data, err := os.ReadFile(f.joinFile)
+		if err != nil {
+			return "", fmt.Errorf("--join-token-file: %w", err)
+		}
+		return strings.TrimSpace(string(data)), nil
+	}
+	return strings.TrimSpace(os.Getenv(JoinTokenEnv)), nil
 }
 
 // gpus returns the declared fake inventory, or what nvidia-smi lists.

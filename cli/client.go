@@ -26,14 +26,16 @@ const MasterEnv = "ALLOT_MASTER"
 // log is bounded by the job instead.
 const requestTimeout = 30 * time.Second
 
-// addMasterFlag gives the root command the persistent --master flag
-// shared by every command that talks to a master.
+// addMasterFlag gives the root command the persistent --master and --ca
+// flags shared by every command that talks to a master.
 func addMasterFlag(root *cobra.Command) {
 	root.PersistentFlags().String("master", "",
-		fmt.Sprintf("the master's URL or host:port (default: $%s, else %s)", MasterEnv, DefaultMaster))
+		fmt.Sprintf("the master's URL or host:port (default: $%s, else the one of allot login, else %s)", MasterEnv, DefaultMaster))
+	root.PersistentFlags().String("ca", "", fmt.Sprintf("a PEM file of CAs to trust for an HTTPS master (default: $%s)", CAEnv))
 }
 
-// masterAddr is --master when given, else $ALLOT_MASTER, else the default.
+// masterAddr is --master when given, else $ALLOT_MASTER, else the current
+// master of the credentials file, else the default.
 func masterAddr(cmd *cobra.Command) string {
 	if f := cmd.Flag("master"); f != nil && f.Changed {
 		return f.Value.String()
@@ -41,17 +43,40 @@ func masterAddr(cmd *cobra.Command) string {
 	if v := strings.TrimSpace(os.Getenv(MasterEnv)); v != "" {
 		return v
 	}
+	if c, _, err := loadCredentials(); err == nil && c.Current != "" {
+		return c.Current
+	}
 	return DefaultMaster
 }
 
-// newClient returns a client for the master the command names.
+// newClient returns a client for the master the command names, with the
+// token of $ALLOT_TOKEN or, else, the one allot login saved for it.
 func newClient(cmd *cobra.Command) (*client.Client, error) {
 	addr := masterAddr(cmd)
-	c, err := client.New(addr, nil)
+	creds, _, err := loadCredentials()
+	if err != nil {
+		return nil, err
+	}
+	acct := creds.Masters[normalAddr(addr)]
+	ca := acct.CA
+	if f := cmd.Flag("ca"); f != nil && f.Changed {
+		ca = f.Value.String()
+	} else if v := strings.TrimSpace(os.Getenv(CAEnv)); v != "" {
+		ca = v
+	}
+	hc, err := client.HTTPClient(ca)
+	if err != nil {
+		return nil, fmt.Errorf("--ca or %s: %w", CAEnv, err)
+	}
+	c, err := client.New(addr, hc)
 	if err != nil {
 		return nil, fmt.Errorf("--master or %s: %w", MasterEnv, err)
 	}
-	return c, nil
+	token := acct.Token
+	if v := strings.TrimSpace(os.Getenv(TokenEnv)); v != "" {
+		token = v
+	}
+	return c.WithToken(token), nil
 }
 
 // requestContext bounds one request of a client command.

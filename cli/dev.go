@@ -124,6 +124,9 @@ type devCluster struct {
 	served  chan error
 	agentc  chan error // one value per agent, when its Run returns
 	stopSrv context.CancelFunc
+	// token is the admin's API token of this start; join is the agents'
+	// join token; creds is the CLI's credentials file that holds token.
+	token, join, creds string
 }
 
 func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
@@ -157,7 +160,7 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 		err = c.waitReady(ctx)
 	}
 	if err == nil && ctx.Err() == nil {
-		printDevBanner(stdout, c.url(), f.data)
+		printDevBanner(stdout, c.url(), f.data, c.creds)
 		err = c.wait(ctx)
 	}
 	// Scheduling stops first, so that nothing new starts on an agent
@@ -191,6 +194,10 @@ func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, addr s
 		st.Close()
 		return err
 	}
+	if err := c.credentials(ctx, st); err != nil {
+		st.Close()
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		st.Close()
@@ -200,11 +207,37 @@ func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, addr s
 	// signal: the agents still report to the master while they stop.
 	srvCtx, stopSrv := context.WithCancel(context.WithoutCancel(ctx))
 	c.st, c.m, c.ln, c.stopSrv = st, m, ln, stopSrv
-	c.srv = &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return srvCtx }}
-	go func() { c.served <- c.srv.Serve(ln) }()
+	c.srv = master.NewServer(m.Handler(), master.ServerOptions{}, func(net.Listener) context.Context { return srvCtx })
+	go func() { c.served <- master.Serve(c.srv, ln, master.ServerOptions{}) }()
+	if c.creds, err = saveLogin(c.url(), c.token, ""); err != nil {
+		return fmt.Errorf("save the CLI's credentials: %w", err)
+	}
 	return nil
 }
+
+// credentials makes sure of an admin, user admin, with a fresh API token
+// (revoking those of earlier starts), and makes a join token for the
+// agents; the admin's token is also left in DATA/admin.token for the
+// dashboard's sign-in.
+func (c *devCluster) credentials(ctx context.Context, st store.Store) error {
+	now := time.Now().UTC()
+	token, err := master.BootstrapAdmin(ctx, st, "admin", "allot dev", false, now)
+	if err != nil {
+		return fmt.Errorf("dev admin: %w", err)
+	}
+	join, err := master.NewJoinToken(ctx, st, "admin", "allot dev", devJoinTTL, now)
+	if err != nil {
+		return fmt.Errorf("dev join token: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(c.data, AdminTokenFile), []byte(token+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write the admin token: %w", err)
+	}
+	c.token, c.join = token, join
+	return nil
+}
+
+// devJoinTTL is the life of the join token of one allot dev start.
+const devJoinTTL = 24 * time.Hour
 
 func (c *devCluster) url() string { return "http://" + c.ln.Addr().String() }
 
@@ -223,6 +256,7 @@ func (c *devCluster) startAgents(ctx context.Context) (int, error) {
 			ExitGrace: devExitGrace,
 			Version:   buildVersion(),
 			Logger:    c.log,
+			JoinToken: c.join,
 		})
 		if err != nil {
 			return n, fmt.Errorf("agent %s: %w", d.name, err)
@@ -246,6 +280,7 @@ func (c *devCluster) waitReady(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	cl = cl.WithToken(c.token)
 	ctx, cancel := context.WithTimeout(ctx, devReadyTimeout)
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -326,7 +361,7 @@ func (c *devCluster) stopServer() error {
 	return err
 }
 
-func printDevBanner(w io.Writer, url, data string) {
+func printDevBanner(w io.Writer, url, data, creds string) {
 	var nodes []string
 	for _, d := range devNodes {
 		nodes = append(nodes, fmt.Sprintf("%s (%d× %s, pool %s)", d.name, d.gpus, d.gpuType, d.pool))
@@ -337,10 +372,11 @@ func printDevBanner(w io.Writer, url, data string) {
   API        %[1]s/api/v1
   nodes      %[2]s
   data       %[3]s
+  user       admin (an admin); the CLI is logged in (%[4]s),
+             the dashboard's sign-in token is in %[5]s
 
 In another terminal:
 
-  export ALLOT_MASTER=%[1]s
   allot submit examples/jobs/hello.yaml
   allot jobs --all
   allot job logs 1
@@ -349,5 +385,5 @@ In another terminal:
 go build -o allot ./cmd/allot first.)
 
 Ctrl-C stops the cluster; running tasks are asked to checkpoint first.
-`, url, strings.Join(nodes, ", "), data)
+`, url, strings.Join(nodes, ", "), data, creds, filepath.Join(data, AdminTokenFile))
 }

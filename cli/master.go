@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master"
@@ -30,6 +30,43 @@ type masterFlags struct {
 	ckpt     string
 	logLevel string
 	logJSON  bool
+	serve    serveFlags
+}
+
+// serveFlags are the HTTP server's settings, shared by master and dev.
+type serveFlags struct {
+	tlsCert, tlsKey string
+	readTimeout     time.Duration
+	maxConns        int
+	maxNodeGPUs     int
+	privateMetrics  bool
+}
+
+func (s *serveFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&s.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key)")
+	fl.StringVar(&s.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	fl.DurationVar(&s.readTimeout, "read-timeout", master.DefaultReadTimeout, "the longest a client may take to send a request, body included")
+	fl.IntVar(&s.maxConns, "max-conns", master.DefaultMaxConns, "the most concurrent connections")
+	fl.IntVar(&s.maxNodeGPUs, "max-node-gpus", master.DefaultMaxNodeGPUs, "the most GPUs a node may declare")
+	fl.BoolVar(&s.privateMetrics, "private-metrics", false, "require an API token for /metrics")
+}
+
+func (s *serveFlags) options() (master.ServerOptions, error) {
+	if err := master.CheckTLS(s.tlsCert, s.tlsKey); err != nil {
+		return master.ServerOptions{}, err
+	}
+	if s.readTimeout <= 0 || s.maxConns <= 0 || s.maxNodeGPUs <= 0 {
+		return master.ServerOptions{}, fmt.Errorf("--read-timeout, --max-conns and --max-node-gpus: expected values > 0")
+	}
+	return master.ServerOptions{ReadTimeout: s.readTimeout, MaxConns: s.maxConns, TLSCert: s.tlsCert, TLSKey: s.tlsKey}, nil
+}
+
+// scheme is the URL scheme the server answers on.
+func (s *serveFlags) scheme() string {
+	if s.tlsCert != "" {
+		return "https"
+	}
+	return "http"
 }
 
 func newMasterCmd() *cobra.Command {
@@ -64,12 +101,17 @@ configuration in force. SIGINT or SIGTERM stops the master.`,
 	fl.StringVar(&f.ckpt, "checkpoint-root", "", "absolute path under which tasks' checkpoint directories are made, on storage every node mounts there (default DATA/checkpoints)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fl.BoolVar(&f.logJSON, "log-json", false, "write logs as JSON lines")
+	f.serve.register(fl)
 	return cmd
 }
 
 func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if f.data == "" {
 		return errors.New("--data: a data directory is required")
+	}
+	sopt, err := f.serve.options()
+	if err != nil {
+		return err
 	}
 	if f.ckpt != "" && !filepath.IsAbs(f.ckpt) {
 		return fmt.Errorf("--checkpoint-root: expected an absolute path, which every node reaches the same way, got %q", f.ckpt)
@@ -105,7 +147,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	}
 	defer st.Close()
 	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, CheckpointRoot: f.ckpt, Logger: logger,
-		UI: web.Handler()})
+		UI: web.Handler(), MaxNodeGPUs: f.serve.maxNodeGPUs, PrivateMetrics: f.serve.privateMetrics})
 	if err != nil {
 		return err
 	}
@@ -113,15 +155,18 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
+	url := f.serve.scheme() + "://" + ln.Addr().String()
+	if err := bootstrapAdmin(ctx, st, f.data, url, logger); err != nil {
+		return err
+	}
 	// Requests share ctx, so that held syncs and log polls end at shutdown.
-	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := master.NewServer(m.Handler(), sopt, func(net.Listener) context.Context { return ctx })
 	go reloadOnHangup(ctx, m, logger)
 	loop := make(chan error, 1)
 	go func() { loop <- m.Run(ctx) }()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	logger.Info("master serving", "addr", ln.Addr().String(), "data", f.data)
+	go func() { served <- master.Serve(srv, ln, sopt) }()
+	logger.Info("master serving", "url", url, "addr", ln.Addr().String(), "data", f.data)
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
@@ -133,6 +178,27 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	<-loop
 	logger.Info("master stopped")
 	return err
+}
+
+// AdminTokenFile is the file in the data directory where a master's first
+// start leaves the first admin's API token.
+const AdminTokenFile = "admin.token"
+
+// bootstrapAdmin makes user admin with an API token on the first start
+// of a master (no user in the store), and leaves the token, readable by
+// the master's user only, in the data directory.
+func bootstrapAdmin(ctx context.Context, st store.Store, data, url string, logger *slog.Logger) error {
+	token, err := master.BootstrapAdmin(ctx, st, "admin", "first admin", true, time.Now().UTC())
+	if err != nil || token == "" {
+		return err
+	}
+	path := filepath.Join(data, AdminTokenFile)
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write the first admin's token: %w", err)
+	}
+	logger.Warn("created the first admin, user admin; its API token is in the token file: log in, create users and tokens, then delete the file",
+		"token_file", path, "login", "allot login --master "+url+" --token-file "+path)
+	return nil
 }
 
 // reloadOnHangup reloads the configuration on SIGHUP until ctx ends.

@@ -25,6 +25,7 @@ func New() *cobra.Command {
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
 	root.AddCommand(newDevCmd())
+	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
 	return root
 }
 

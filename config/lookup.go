@@ -213,6 +213,9 @@ func (c *Config) poolNames() []string {
 	return out
 }
 
+// ProjectNames lists the projects' names in file order.
+func (c *Config) ProjectNames() []string { return c.projectNames() }
+
 func (c *Config) projectNames() []string {
 	out := make([]string, len(c.Projects))
 	for i, p := range c.Projects {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -224,7 +226,13 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 		return nil // an attempt that already ended, or never was
 	}
 	p := t.part(n.rec.Name)
-	if p == nil || p.state == partExited {
+	if p == nil {
+		// The attempt runs on other nodes only: a node may report on its
+		// own tasks alone (a forged report could end another's work).
+		return &auth.Error{Status: http.StatusForbidden,
+			Msg: fmt.Sprintf("node %s reported on task %s, which does not run on it", n.rec.Name, r.Task)}
+	}
+	if p.state == partExited {
 		return nil
 	}
 	switch r.Event {

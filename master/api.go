@@ -37,6 +37,14 @@ var routes = []route{
 	{"GET", "/projects", (*Master).handleProjects},
 	{"POST", "/config/reload", (*Master).handleReload},
 	{"GET", "/openapi.json", (*Master).handleOpenAPI},
+	{"GET", "/whoami", (*Master).handleWhoami},
+	{"GET", "/users", (*Master).handleListUsers},
+	{"POST", "/users", (*Master).handleCreateUser},
+	{"PATCH", "/users/{name}", (*Master).handlePatchUser},
+	{"GET", "/tokens", (*Master).handleListTokens},
+	{"POST", "/tokens", (*Master).handleCreateToken},
+	{"POST", "/tokens/{id}/revoke", (*Master).handleRevokeToken},
+	{"GET", "/audit", (*Master).handleAudit},
 	{"POST", "/agents/register", (*Master).handleRegister},
 	{"POST", "/agents/{name}/sync", (*Master).handleSync},
 	{"POST", "/agents/{name}/logs", (*Master).handleAgentLogs},
@@ -65,7 +73,7 @@ func (m *Master) Handler() http.Handler {
 	if m.opt.UI != nil {
 		mux.Handle("/", m.opt.UI)
 	}
-	return m.logRequests(mux)
+	return tagRequests(m.logRequests(m.audit(m.authenticate(mux))))
 }
 
 // ping checks that the store answers.
@@ -133,8 +141,11 @@ func (m *Master) fail(w http.ResponseWriter, err error) {
 		writeError(w, he.status, he.field, "%s", he.msg)
 		return
 	}
-	m.log.Error("request failed", "err", err)
-	writeError(w, http.StatusInternalServerError, "", "internal error: %v", err)
+	// The cause may name the database's host, user or files: it goes to
+	// the log, and the client gets the id to find it there.
+	id := w.Header().Get("X-Request-Id")
+	m.log.Error("request failed", "request_id", id, "err", err)
+	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
 }
 
 // readBody reads a request body of at most api.MaxBodyBytes.

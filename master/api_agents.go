@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -22,6 +23,11 @@ func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
+	secret, err := m.admitNode(r, reg.Name)
+	if err != nil {
+		m.deny(w, r, err)
+		return
+	}
 	m.mu.Lock()
 	reply, err := m.register(r.Context(), reg)
 	m.mu.Unlock()
@@ -29,21 +35,82 @@ func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
+	reply.Credential = secret
 	writeJSON(w, http.StatusOK, reply)
+}
+
+// admitNode decides whether the request may register node name: with the
+// node's own credential always; with a join token only while no agent
+// holds the name (its lease has run out), and then it issues the node a
+// new credential, returned as secret, and revokes the node's old ones.
+func (m *Master) admitNode(r *http.Request, name string) (secret string, err error) {
+	ri := infoOf(r)
+	if ri.cred.Kind == store.CredNode {
+		if ri.cred.Subject != name {
+			return "", &auth.Error{Status: http.StatusForbidden,
+				Msg: fmt.Sprintf("the credential of node %q cannot register node %q", ri.cred.Subject, name)}
+		}
+		return "", nil
+	}
+	m.mu.Lock()
+	n := m.nodes[name]
+	now, lease := m.now(), m.agentTimeout()
+	var seen time.Time
+	if n != nil {
+		seen = n.rec.HeartbeatAt
+		if n.registered {
+			seen = n.lastSeen
+		}
+	}
+	m.mu.Unlock()
+	if n != nil && now.Sub(seen) < lease {
+		return "", &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf(
+			"node %q is held by another agent, last seen %s ago: a join token cannot take over a node until its lease of %s "+
+				"runs out; the agent that holds it registers with its own credential", name, now.Sub(seen).Round(time.Second), lease)}
+	}
+	secret, hash, err := auth.NewSecret(auth.PrefixNode)
+	if err != nil {
+		return "", err
+	}
+	c, err := m.st.CreateCredential(r.Context(), store.Credential{Kind: store.CredNode, Subject: name, Hash: hash,
+		Note: fmt.Sprintf("issued at registration with join token %d", ri.cred.ID), CreatedBy: "join:" + fmt.Sprint(ri.cred.ID), CreatedAt: now})
+	if err != nil {
+		return "", err
+	}
+	if err := m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
+		return "", err
+	}
+	m.creds.forget()
+	ri.principal = auth.Principal{Node: name}
+	return secret, nil
 }
 
 // checkRegister validates a registration and fills in the pool.
 func (m *Master) checkRegister(reg *api.Register) error {
-	if reg.Name == "" {
-		return badRequest("name", "name: expected the node's name, got an empty string")
+	if err := auth.CheckName("name", reg.Name); err != nil {
+		return badRequest("name", "%v", err)
+	}
+	if len(reg.GPUs) > m.opt.MaxNodeGPUs {
+		return &httpError{status: http.StatusUnprocessableEntity, field: "gpus", msg: fmt.Sprintf(
+			"gpus: node %s declares %d GPUs; the most a node may declare is %d (master option --max-node-gpus)",
+			reg.Name, len(reg.GPUs), m.opt.MaxNodeGPUs)}
+	}
+	if err := checkLabels(reg.Labels); err != nil {
+		return err
 	}
 	seen := map[int]bool{}
 	for i, g := range reg.GPUs {
 		if g.Index < 0 || seen[g.Index] {
 			return badRequest("gpus", "gpus[%d]: index %d is negative or repeated", i, g.Index)
 		}
-		if g.Type == "" {
-			return badRequest("gpus", "gpus[%d]: type is empty", i)
+		if g.Index >= m.opt.MaxNodeGPUs {
+			return badRequest("gpus", "gpus[%d]: index %d: expected below %d, the most GPUs a node may declare", i, g.Index, m.opt.MaxNodeGPUs)
+		}
+		if err := auth.CheckName(fmt.Sprintf("gpus[%d]: type", i), g.Type); err != nil {
+			return badRequest("gpus", "%v", err)
+		}
+		if len(g.UUID) > 128 || g.MemoryMiB < 0 || g.MemoryMiB > 1<<24 {
+			return badRequest("gpus", "gpus[%d]: expected a UUID of at most 128 characters and memory_mib in 0..%d", i, 1<<24)
 		}
 		seen[g.Index] = true
 	}
@@ -60,6 +127,25 @@ func (m *Master) checkRegister(reg *api.Register) error {
 		return badRequest("pool", "pool %q is not configured", pool)
 	}
 	reg.Pool = pool
+	return nil
+}
+
+// Limits on a node's labels, which go into every snapshot and view.
+const (
+	maxLabels   = 64
+	maxLabelLen = 253
+)
+
+func checkLabels(labels map[string]string) error {
+	if len(labels) > maxLabels {
+		return badRequest("labels", "labels: %d given; expected at most %d", len(labels), maxLabels)
+	}
+	for k, v := range labels {
+		if k == "" || len(k) > maxLabelLen || len(v) > maxLabelLen {
+			return badRequest("labels", "labels[%.40q]: expected a key of 1 to %d characters and a value of at most %d",
+				k, maxLabelLen, maxLabelLen)
+		}
+	}
 	return nil
 }
 
@@ -86,7 +172,7 @@ func (m *Master) handleSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		m.fail(w, err)
+		m.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, reply)
@@ -177,7 +263,7 @@ func (m *Master) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 		lines = append(lines, line)
 	}
 	if err := m.appendLogs(r.Context(), r.PathValue("name"), lines); err != nil {
-		m.fail(w, err)
+		m.deny(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -221,6 +307,11 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	var unknown []int64
 	for _, l := range lines {
 		if j, ok := m.jobs[l.JobID]; ok {
+			if l.Index < len(j.tasks) && foreignAttempt(j.tasks[l.Index], l.Attempt, node) {
+				m.mu.Unlock()
+				return &auth.Error{Status: http.StatusForbidden, Msg: fmt.Sprintf(
+					"node %s sent logs of task %d/%d attempt %d, which does not run on it", node, l.JobID, l.Index, l.Attempt)}
+			}
 			if l.Index < len(j.tasks) && l.Attempt <= j.tasks[l.Index].rec.Attempt {
 				l.Seq = gangSeq(j.tasks[l.Index].att, l.Attempt, node, l.Seq)
 				keep = append(keep, l)
@@ -294,4 +385,10 @@ func (m *Master) dropUnknown(ctx context.Context, lines []store.LogLine, jobs []
 		}
 	}
 	return out, nil
+}
+
+// foreignAttempt reports whether attempt of t is the current one and runs
+// on other nodes than node. Callers hold mu.
+func foreignAttempt(t *mtask, attempt int, node string) bool {
+	return t.att != nil && t.att.number == attempt && t.part(node) == nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/store"
@@ -22,22 +23,34 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	job, tasks, err := m.Submit(r.Context(), r.Header.Get(UserHeader), data)
+	p := principalOf(r)
+	if p.User == "" {
+		m.refuse(w, r, &auth.Error{Status: http.StatusForbidden, Msg: "only users submit jobs"})
+		return
+	}
+	if h := r.Header.Get(UserHeader); h != "" && h != p.User {
+		m.refuse(w, r, &auth.Error{Status: http.StatusForbidden,
+			Msg: fmt.Sprintf("%s: a job's user is the user of the API token (%s), not %q", UserHeader, p.User, h)})
+		return
+	}
+	job, tasks, err := m.Submit(r.Context(), p, data)
 	if err != nil {
-		m.fail(w, err)
+		m.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, api.SubmitReply{ID: job.ID, Tasks: tasks})
 }
 
-// UserHeader names the submitting user until the API authenticates
-// requests; without it a job has no user.
+// UserHeader once named the submitting user; a request may still send it,
+// but only with the authenticated user's name.
 const UserHeader = "X-Allot-User"
 
-// Submit creates a job of user from a job file given as JSON, with all its
-// tasks in one transaction, and returns it with its number of tasks.
-// Errors in the file are *httpError values naming the field.
-func (m *Master) Submit(ctx context.Context, user string, data []byte) (store.Job, int, error) {
+// Submit creates a job of p's user from a job file given as JSON, with
+// all its tasks in one transaction, and returns it with its number of
+// tasks. p must be allowed to submit to the job's project. Errors in the
+// file are *httpError values naming the field.
+func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte) (store.Job, int, error) {
+	user := p.User
 	if len(bytes.TrimSpace(data)) == 0 {
 		return store.Job{}, 0, badRequest("", "empty request body: expected a job file as a JSON object")
 	}
@@ -52,6 +65,9 @@ func (m *Master) Submit(ctx context.Context, user string, data []byte) (store.Jo
 	}
 	rec, err := m.jobRecord(spec, user, data)
 	if err != nil {
+		return store.Job{}, 0, err
+	}
+	if err := p.CanSubmit(rec.Project); err != nil {
 		return store.Job{}, 0, err
 	}
 	specTasks, err := spec.Tasks()
@@ -149,6 +165,7 @@ func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	out := m.liveJobs(f)
 	if len(f.States) == 0 || f.States[0].Terminal() {
+		f.Projects, f.OrUser = visibleTo(principalOf(r))
 		tf := f
 		if len(tf.States) == 0 {
 			tf.States = []store.JobState{store.JobCompleted, store.JobFailed, store.JobKilled}
@@ -168,7 +185,34 @@ func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, readable(principalOf(r), out))
+}
+
+// readable keeps the jobs that p may read.
+func readable(p auth.Principal, jobs []api.Job) []api.Job {
+	if _, all := p.Projects(); all {
+		return jobs
+	}
+	out := jobs[:0]
+	for _, j := range jobs {
+		if p.CanRead(j.Project, j.User) == nil {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// visibleTo returns a store filter's projects and owner for what p may
+// read; nil projects mean every project.
+func visibleTo(p auth.Principal) ([]string, string) {
+	projects, all := p.Projects()
+	if all {
+		return nil, ""
+	}
+	if projects == nil {
+		projects = []string{}
+	}
+	return projects, p.User
 }
 
 // liveJobs lists the mirror's jobs that match f, in scheduling order:
@@ -237,6 +281,10 @@ func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
+	if err := m.mayReadJob(r, id); err != nil {
+		m.deny(w, r, err)
+		return
+	}
 	view, err := m.job(r.Context(), id)
 	if err != nil {
 		m.fail(w, err)
@@ -282,6 +330,10 @@ func (m *Master) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
 		m.fail(w, err)
+		return
+	}
+	if err := m.mayChangeJob(r, id); err != nil {
+		m.deny(w, r, err)
 		return
 	}
 	var u api.JobUpdate
@@ -382,7 +434,11 @@ func (m *Master) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	if err := m.Kill(r.Context(), id, "killed through the API"); err != nil {
+	if err := m.mayChangeJob(r, id); err != nil {
+		m.deny(w, r, err)
+		return
+	}
+	if err := m.Kill(r.Context(), id, "killed through the API by "+principalOf(r).Actor()); err != nil {
 		m.fail(w, err)
 		return
 	}

@@ -27,6 +27,10 @@ func (m *Master) handleLogs(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
+	if err := m.mayReadJob(r, id); err != nil {
+		m.deny(w, r, err)
+		return
+	}
 	q, err := logQuery(id, r.URL.Query())
 	if err != nil {
 		m.fail(w, err)

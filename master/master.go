@@ -72,7 +72,16 @@ type Options struct {
 	SyncWait time.Duration
 	// UI, when set, is served at / (the dashboard).
 	UI http.Handler
+	// PrivateMetrics makes /metrics need a user's API token.
+	PrivateMetrics bool
+	// MaxNodeGPUs caps the GPUs a node may declare when it registers; 0
+	// means DefaultMaxNodeGPUs.
+	MaxNodeGPUs int
 }
+
+// DefaultMaxNodeGPUs is the most GPUs a node may declare unless
+// configured otherwise: well above any server built today.
+const DefaultMaxNodeGPUs = 64
 
 // Master is the live scheduler: it owns the state machine of jobs and
 // tasks, runs the scheduling core and talks to agents.
@@ -83,6 +92,8 @@ type Master struct {
 	opt    Options
 	load   func(string) (*config.Config, error)
 	metric *metrics
+	// creds caches resolved bearer credentials; it has its own lock.
+	creds credCache
 
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
@@ -142,6 +153,9 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	}
 	if opt.SyncWait <= 0 {
 		opt.SyncWait = DefaultSyncWait
+	}
+	if opt.MaxNodeGPUs <= 0 {
+		opt.MaxNodeGPUs = DefaultMaxNodeGPUs
 	}
 	m := &Master{
 		st:        opt.Store,

@@ -191,6 +191,20 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 	if f.AfterID > 0 {
 		where, args = append(where, "id > ?"), append(args, f.AfterID)
 	}
+	if f.Projects != nil {
+		vis := "FALSE"
+		if len(f.Projects) > 0 {
+			vis = "project IN (" + placeholders(len(f.Projects)) + ")"
+			for _, p := range f.Projects {
+				args = append(args, p)
+			}
+		}
+		if f.OrUser != "" {
+			vis += " OR user_name = ?"
+			args = append(args, f.OrUser)
+		}
+		where = append(where, "("+vis+")")
+	}
 	query, args := finish("SELECT "+jobCols+" FROM jobs", where, "id", f.Limit, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {

@@ -208,8 +208,12 @@ type JobFilter struct {
 	Pool    string
 	Project string
 	User    string
-	AfterID int64 // ids strictly greater
-	Limit   int   // 0 = no limit
+	// Projects, when not nil, keeps jobs of these projects, and jobs of
+	// user OrUser (when set) in any project: what one user may read.
+	Projects []string
+	OrUser   string
+	AfterID  int64 // ids strictly greater
+	Limit    int   // 0 = no limit
 }
 
 // TaskFilter selects tasks.

@@ -1,0 +1,84 @@
+package api
+
+import "time"
+
+// Whoami answers GET /whoami: who the request's token belongs to.
+type Whoami struct {
+	User  string            `json:"user"`
+	Admin bool              `json:"admin"`
+	Roles map[string]string `json:"roles,omitempty"` // project ("*": all) → viewer, member or lead
+}
+
+// User is a user of the cluster, as admins see it.
+type User struct {
+	Name      string            `json:"name"`
+	Admin     bool              `json:"admin"`
+	Disabled  bool              `json:"disabled"`
+	CreatedAt time.Time         `json:"created_at"`
+	Roles     map[string]string `json:"roles,omitempty"`
+}
+
+// NewUser is the body of POST /users.
+type NewUser struct {
+	Name  string            `json:"name"`
+	Admin bool              `json:"admin,omitempty"`
+	Roles map[string]string `json:"roles,omitempty"`
+}
+
+// UserUpdate is the body of PATCH /users/{name}. A role of "" in Roles
+// removes the user's role in that project.
+type UserUpdate struct {
+	Disabled *bool            `json:"disabled,omitempty"`
+	Roles    map[string]string `json:"roles,omitempty"`
+}
+
+// Token kinds.
+const (
+	TokenUser = "user" // a user's API token
+	TokenJoin = "join" // lets agents register nodes
+	TokenNode = "node" // a node's own credential, issued at registration
+)
+
+// Token describes a credential; its secret is never shown again.
+type Token struct {
+	ID        int64      `json:"id"`
+	Kind      string     `json:"kind"`
+	Subject   string     `json:"subject"` // the user, the node, or who made a join token
+	Note      string     `json:"note,omitempty"`
+	CreatedBy string     `json:"created_by,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+// NewToken is the body of POST /tokens.
+type NewToken struct {
+	Kind string `json:"kind"`           // user or join
+	User string `json:"user,omitempty"` // for kind user
+	Note string `json:"note,omitempty"`
+	// TTLS is the token's lifetime in seconds; 0 means no expiry for a
+	// user token and DefaultJoinTTLS for a join token.
+	TTLS int64 `json:"ttl_s,omitempty"`
+}
+
+// DefaultJoinTTLS is a join token's lifetime unless given: one day, as
+// kubeadm's.
+const DefaultJoinTTLS = 24 * 3600
+
+// CreatedToken answers POST /tokens: the only time the secret is shown.
+type CreatedToken struct {
+	Token  Token  `json:"token"`
+	Secret string `json:"secret"`
+}
+
+// AuditEntry is one change requested of the master and its outcome.
+type AuditEntry struct {
+	Seq       int64     `json:"seq"`
+	At        time.Time `json:"at"`
+	Actor     string    `json:"actor"`
+	Action    string    `json:"action"`
+	Target    string    `json:"target"`
+	Status    int       `json:"status"`
+	Detail    string    `json:"detail,omitempty"`
+	RequestID string    `json:"request_id"`
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/allot-sched/allot/client"
+)
+
+// Environment variables of the client commands.
+const (
+	TokenEnv  = "ALLOT_TOKEN"  // a user's API token
+	ConfigEnv = "ALLOT_CONFIG" // the credentials file, instead of the default
+	CAEnv     = "ALLOT_CA"     // a PEM file of CAs to trust for HTTPS
+)
+
+// credentials is the file that allot login (and allot dev) write: a token
+// per master, and the master that commands talk to by default, as
+// kubectl's kubeconfig has contexts.
+type credentials struct {
+	Current string                   `json:"current"`
+	Masters map[string]masterAccount `json:"masters"`
+}
+
+type masterAccount struct {
+	Token string `json:"token"`
+	CA    string `json:"ca,omitempty"`
+}
+
+// credentialsPath is $ALLOT_CONFIG, else allot/credentials.json in the
+// user's configuration directory.
+func credentialsPath() (string, error) {
+	if p := strings.TrimSpace(os.Getenv(ConfigEnv)); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("find the configuration directory (set %s): %w", ConfigEnv, err)
+	}
+	return filepath.Join(dir, "allot", "credentials.json"), nil
+}
+
+// loadCredentials reads the credentials file; a missing file is empty.
+func loadCredentials() (credentials, string, error) {
+	path, err := credentialsPath()
+	if err != nil {
+		return credentials{}, "", err
+	}
+	c := credentials{Masters: map[string]masterAccount{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, path, nil
+	}
+	if err != nil {
+		return c, path, fmt.Errorf("credentials: %w", err)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, path, fmt.Errorf("credentials file %s: not valid JSON (%v): fix it or remove it and run allot login", path, err)
+	}
+	if c.Masters == nil {
+		c.Masters = map[string]masterAccount{}
+	}
+	return c, path, nil
+}
+
+// save writes the file atomically, readable by its owner only: it holds
+// secrets.
+func (c credentials) save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".credentials-*")
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	return nil
+}
+
+// normalAddr is the key of a master in the file: its URL as the client
+// spells it, so that host:port and http://host:port are one master.
+func normalAddr(addr string) string {
+	if c, err := client.New(addr, nil); err == nil {
+		return c.Addr()
+	}
+	return addr
+}
+
+// saveLogin records the token for master and makes it the current one.
+func saveLogin(master, token, ca string) (string, error) {
+	c, path, err := loadCredentials()
+	if err != nil {
+		return "", err
+	}
+	master = normalAddr(master)
+	c.Masters[master] = masterAccount{Token: token, CA: ca}
+	c.Current = master
+	return path, c.save(path)
+}

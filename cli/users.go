@@ -1,0 +1,400 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+func newLoginCmd() *cobra.Command {
+	var token, tokenFile string
+	cmd := &cobra.Command{
+		Use:   "login",
+		Short: "Save an API token for a master, and make it the default master",
+		Long: "login checks the token with the master and saves it, readable by you only, in " +
+			"$" + ConfigEnv + " or allot/credentials.json in your configuration directory.\n" +
+			"Later commands send it; $" + TokenEnv + " overrides it.",
+		Example: "  allot login --master https://allot.example.org --token-file ~/allot.token\n" +
+			"  allot login --master http://127.0.0.1:8080 --token allot_u_...",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (token == "") == (tokenFile == "") {
+				return fmt.Errorf("give the token with exactly one of --token and --token-file")
+			}
+			if tokenFile != "" {
+				data, err := os.ReadFile(tokenFile)
+				if err != nil {
+					return fmt.Errorf("--token-file: %w", err)
+				}
+				token = strings.TrimSpace(string(data))
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			who, err := c.WithToken(token).Whoami(ctx)
+			if err != nil {
+				return fmt.Errorf("check the token with %s: %w", c.Addr(), err)
+			}
+			ca, _ := cmd.Flags().GetString("ca")
+			path, err := saveLogin(c.Addr(), token, ca)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Logged in to %s as %s%s; saved in %s\n", c.Addr(), who.User, adminWords(who.Admin), path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&token, "token", "", "the API token (visible to other users in the process list: prefer --token-file)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the API token")
+	return cmd
+}
+
+func adminWords(admin bool) string {
+	if admin {
+		return " (admin)"
+	}
+	return ""
+}
+
+func newLogoutCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Forget the saved token of the master",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			creds, path, err := loadCredentials()
+			if err != nil {
+				return err
+			}
+			addr := normalAddr(masterAddr(cmd))
+			if _, ok := creds.Masters[addr]; !ok {
+				return fmt.Errorf("not logged in to %s (%s)", addr, path)
+			}
+			delete(creds.Masters, addr)
+			if creds.Current == addr {
+				creds.Current = ""
+			}
+			if err := creds.save(path); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Logged out of %s\n", addr)
+			return nil
+		},
+	}
+}
+
+func newWhoamiCmd() *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:   "whoami",
+		Short: "Show the user of your API token and its roles",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) { return c.Whoami(ctx) },
+				func(w io.Writer, v any) error {
+					who := v.(api.Whoami)
+					fmt.Fprintf(w, "%s%s\n", who.User, adminWords(who.Admin))
+					for _, p := range sortedKeys(who.Roles) {
+						fmt.Fprintf(w, "  %s in %s\n", who.Roles[p], p)
+					}
+					return nil
+				})
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+// runOne is the body of a command that makes one request and prints its
+// answer as JSON, YAML or text.
+func runOne(cmd *cobra.Command, out *outputFlag, fetch func(context.Context, *client.Client) (any, error),
+	text func(io.Writer, any) error) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	v, err := fetch(ctx, c)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if done, err := out.structured(w, v); done {
+		return err
+	}
+	return text(w, v)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// parseRoles reads --role PROJECT=ROLE flags.
+func parseRoles(flags []string, allowEmpty bool) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range flags {
+		p, r, ok := strings.Cut(f, "=")
+		if !ok || p == "" || (r == "" && !allowEmpty) {
+			return nil, fmt.Errorf("--role %q: expected PROJECT=ROLE with ROLE viewer, member or lead (PROJECT * for all)", f)
+		}
+		out[p] = r
+	}
+	return out, nil
+}
+
+func newUserCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "user", Short: "Manage users and their roles (admins)"}
+	var admin bool
+	var roles []string
+	create := &cobra.Command{
+		Use:     "create NAME",
+		Short:   "Create a user with roles in projects",
+		Example: "  allot user create alice --role vision=member --role nlp=viewer\n  allot user create ops --admin",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := parseRoles(roles, false)
+			if err != nil {
+				return err
+			}
+			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
+				u, err := c.CreateUser(ctx, api.NewUser{Name: args[0], Admin: admin, Roles: r})
+				return fmt.Sprintf("Created user %s%s; give it a token with: allot token create --user %s", u.Name,
+					adminWords(u.Admin), u.Name), err
+			})
+		},
+	}
+	create.Flags().BoolVar(&admin, "admin", false, "make the user an admin")
+	create.Flags().StringArrayVar(&roles, "role", nil, "PROJECT=ROLE (viewer, member or lead; PROJECT * for all), repeatable")
+	var setRoles []string
+	role := &cobra.Command{
+		Use:     "role NAME",
+		Short:   "Set (PROJECT=ROLE) or remove (PROJECT=) a user's roles",
+		Example: "  allot user role alice --role vision=lead --role nlp=",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := parseRoles(setRoles, true)
+			if err != nil {
+				return err
+			}
+			if len(r) == 0 {
+				return fmt.Errorf("--role: give at least one PROJECT=ROLE")
+			}
+			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
+				u, err := c.UpdateUser(ctx, args[0], api.UserUpdate{Roles: r})
+				return fmt.Sprintf("User %s: %s", u.Name, rolesWords(u.Roles)), err
+			})
+		},
+	}
+	role.Flags().StringArrayVar(&setRoles, "role", nil, "PROJECT=ROLE, or PROJECT= to remove, repeatable")
+	cmd.AddCommand(create, role, setDisabledCmd("disable", true), setDisabledCmd("enable", false),
+		listCommand("list", "List users and their roles", (*client.Client).Users, printUsers))
+	return cmd
+}
+
+func setDisabledCmd(verb string, disabled bool) *cobra.Command {
+	return &cobra.Command{
+		Use:   verb + " NAME",
+		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a user: a disabled user's tokens stop working at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
+				u, err := c.UpdateUser(ctx, args[0], api.UserUpdate{Disabled: &disabled})
+				return fmt.Sprintf("User %s %sd", u.Name, verb), err
+			})
+		},
+	}
+}
+
+// mutate is the body of a command that makes one change and prints what
+// it did.
+func mutate(cmd *cobra.Command, do func(context.Context, *client.Client) (string, error)) error {
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	msg, err := do(ctx, c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), msg)
+	return nil
+}
+
+func rolesWords(roles map[string]string) string {
+	if len(roles) == 0 {
+		return "no roles"
+	}
+	var parts []string
+	for _, p := range sortedKeys(roles) {
+		parts = append(parts, p+"="+roles[p])
+	}
+	return strings.Join(parts, ",")
+}
+
+func printUsers(w io.Writer, users []api.User) error {
+	t := newTable(w, "NAME", "ADMIN", "STATE", "ROLES", "CREATED")
+	for _, u := range users {
+		state := "enabled"
+		if u.Disabled {
+			state = "disabled"
+		}
+		t.row(u.Name, strconv.FormatBool(u.Admin), state, rolesWords(u.Roles), age(u.CreatedAt))
+	}
+	return t.flush()
+}
+
+func newTokenCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "token", Short: "Manage API tokens and agents' join tokens (admins)"}
+	var user, note, ttl string
+	var join bool
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Make a user's API token, or a join token for agents; the secret is shown once",
+		Example: "  allot token create --user alice --note laptop\n" +
+			"  allot token create --join --ttl 2h",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			nt := api.NewToken{Kind: api.TokenUser, User: user, Note: note}
+			if join {
+				nt.Kind = api.TokenJoin
+			} else if user == "" {
+				return fmt.Errorf("give --user NAME for a user's API token, or --join for a join token")
+			}
+			if ttl != "" {
+				s, err := parseSeconds("ttl", ttl)
+				if err != nil {
+					return err
+				}
+				nt.TTLS = s
+			}
+			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
+				t, err := c.CreateToken(ctx, nt)
+				if err != nil {
+					return "", err
+				}
+				return tokenMessage(t), nil
+			})
+		},
+	}
+	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to")
+	create.Flags().BoolVar(&join, "join", false, "make a join token, with which agents register nodes")
+	create.Flags().StringVar(&note, "note", "", "what the token is for")
+	create.Flags().StringVar(&ttl, "ttl", "", "lifetime, e.g. 24h (default: none for API tokens, 24h for join tokens)")
+	revoke := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token (see allot token list for IDs)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id < 1 {
+				return fmt.Errorf("token ID: expected a positive integer, got %q", args[0])
+			}
+			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
+				return fmt.Sprintf("Revoked token %d", id), c.RevokeToken(ctx, id)
+			})
+		},
+	}
+	var kind, subject string
+	list := listCommand("list", "List tokens (never their secrets)", func(c *client.Client, ctx context.Context) ([]api.Token, error) {
+		return c.Tokens(ctx, kind, subject)
+	}, printTokens)
+	list.Flags().StringVar(&kind, "kind", "", "only tokens of this kind: user, join or node")
+	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
+	cmd.AddCommand(create, revoke, list)
+	return cmd
+}
+
+func tokenMessage(t api.CreatedToken) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Created %s token %d", t.Token.Kind, t.Token.ID)
+	if t.Token.Kind == api.TokenUser {
+		fmt.Fprintf(&b, " for %s", t.Token.Subject)
+	}
+	if t.Token.ExpiresAt != nil {
+		fmt.Fprintf(&b, ", valid until %s", t.Token.ExpiresAt.Local().Format(time.DateTime))
+	}
+	fmt.Fprintf(&b, ". It is shown only this once:\n%s\n", t.Secret)
+	if t.Token.Kind == api.TokenJoin {
+		b.WriteString("Start agents with: allot agent --master URL --join-token-file FILE (or $ALLOT_JOIN_TOKEN)")
+	} else {
+		b.WriteString("The user logs in with: allot login --master URL --token-file FILE")
+	}
+	return b.String()
+}
+
+func printTokens(w io.Writer, tokens []api.Token) error {
+	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "CREATED", "EXPIRES")
+	now := time.Now()
+	for _, tk := range tokens {
+		state, expires := "live", "-"
+		if tk.ExpiresAt != nil {
+			expires = tk.ExpiresAt.Local().Format(time.DateTime)
+			if now.After(*tk.ExpiresAt) {
+				state = "expired"
+			}
+		}
+		if tk.RevokedAt != nil {
+			state = "revoked"
+		}
+		t.row(strconv.FormatInt(tk.ID, 10), tk.Kind, tk.Subject, state, orDash(tk.Note), age(tk.CreatedAt), expires)
+	}
+	return t.flush()
+}
+
+func newAuditCmd() *cobra.Command {
+	var out outputFlag
+	var after int64
+	var actor string
+	var limit int
+	cmd := &cobra.Command{
+		Use:     "audit",
+		Short:   "Show the audit log: who changed what, when, and the outcome (admins)",
+		Example: "  allot audit --actor user:alice\n  allot audit --after 120 -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+				es, err := c.Audit(ctx, after, actor, limit)
+				if es == nil {
+					es = []api.AuditEntry{}
+				}
+				return es, err
+			}, func(w io.Writer, v any) error {
+				t := newTable(w, "SEQ", "TIME", "ACTOR", "ACTION", "STATUS", "DETAIL")
+				for _, e := range v.([]api.AuditEntry) {
+					t.row(strconv.FormatInt(e.Seq, 10), e.At.Local().Format(time.DateTime), e.Actor, e.Action,
+						strconv.Itoa(e.Status), orDash(e.Detail))
+				}
+				return t.flush()
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&after, "after", 0, "only entries after this sequence number")
+	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor, e.g. user:alice or node:gpu-1")
+	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries")
+	out.register(cmd)
+	return cmd
+}

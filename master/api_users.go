@@ -1,0 +1,310 @@
+package master
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/store"
+)
+
+func (m *Master) handleWhoami(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	writeJSON(w, http.StatusOK, api.Whoami{User: p.User, Admin: p.Admin, Roles: rolesOut(p.Roles)})
+}
+
+func rolesOut(in map[string]store.Role) map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for p, r := range in {
+		out[p] = string(r)
+	}
+	return out
+}
+
+func userView(u store.User) api.User {
+	return api.User{Name: u.Name, Admin: u.Admin, Disabled: u.Disabled, CreatedAt: u.CreatedAt, Roles: rolesOut(u.Roles)}
+}
+
+// adminOnly refuses the request unless its user is an admin.
+func (m *Master) adminOnly(w http.ResponseWriter, r *http.Request, what string) bool {
+	if err := principalOf(r).CanAdmin(what); err != nil {
+		m.deny(w, r, err)
+		return false
+	}
+	return true
+}
+
+func (m *Master) handleListUsers(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "listing users") {
+		return
+	}
+	users, err := m.st.Users(r.Context())
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	out := make([]api.User, 0, len(users))
+	for _, u := range users {
+		out = append(out, userView(u))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// checkRoles validates roles by project, naming the field at fault.
+func (m *Master) checkRoles(in map[string]string, allowEmpty bool) (map[string]store.Role, error) {
+	cfg := m.Config()
+	out := make(map[string]store.Role, len(in))
+	for p, r := range in {
+		if p != store.AllProjects && cfg.ProjectIndex(p) < 0 {
+			return nil, badRequest("roles", "roles: project %q is not configured (projects: %s, or * for all)",
+				p, strings.Join(cfg.ProjectNames(), ", "))
+		}
+		role := store.Role(r)
+		if !role.Valid() && !(allowEmpty && r == "") {
+			return nil, badRequest("roles", "roles[%s]: role %q: expected viewer, member or lead", p, r)
+		}
+		out[p] = role
+	}
+	return out, nil
+}
+
+func (m *Master) handleCreateUser(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "creating users") {
+		return
+	}
+	var nu api.NewUser
+	if err := decodeBody(w, r, &nu); err != nil {
+		m.fail(w, err)
+		return
+	}
+	if err := auth.CheckName("name", nu.Name); err != nil {
+		m.fail(w, badRequest("name", "%v", err))
+		return
+	}
+	roles, err := m.checkRoles(nu.Roles, false)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	u, err := m.st.CreateUser(r.Context(), store.User{Name: nu.Name, Admin: nu.Admin, Roles: roles, CreatedAt: m.now()})
+	if errors.Is(err, store.ErrConflict) {
+		m.fail(w, &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf("user %q already exists", nu.Name)})
+		return
+	}
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, userView(u))
+}
+
+func (m *Master) handlePatchUser(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "changing users") {
+		return
+	}
+	name := r.PathValue("name")
+	var uu api.UserUpdate
+	if err := decodeBody(w, r, &uu); err != nil {
+		m.fail(w, err)
+		return
+	}
+	roles, err := m.checkRoles(uu.Roles, true)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	if _, err := m.st.User(r.Context(), name); err != nil {
+		m.fail(w, notFoundAs(err, "name", "user %q does not exist", name))
+		return
+	}
+	if uu.Disabled != nil {
+		if *uu.Disabled && name == principalOf(r).User {
+			m.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
+			return
+		}
+		if err := m.st.SetUserDisabled(r.Context(), name, *uu.Disabled); err != nil {
+			m.fail(w, err)
+			return
+		}
+	}
+	for p, role := range roles {
+		if err := m.st.SetRole(r.Context(), name, p, role); err != nil {
+			m.fail(w, err)
+			return
+		}
+	}
+	m.creds.forget()
+	u, err := m.st.User(r.Context(), name)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, userView(u))
+}
+
+// notFoundAs turns a store.ErrNotFound into a 404 naming the field.
+func notFoundAs(err error, field, format string, args ...any) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &httpError{status: http.StatusNotFound, field: field, msg: fmt.Sprintf(format, args...)}
+	}
+	return err
+}
+
+func tokenView(c store.Credential) api.Token {
+	t := api.Token{ID: c.ID, Kind: string(c.Kind), Subject: c.Subject, Note: c.Note, CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt}
+	if !c.ExpiresAt.IsZero() {
+		t.ExpiresAt = &c.ExpiresAt
+	}
+	if !c.RevokedAt.IsZero() {
+		t.RevokedAt = &c.RevokedAt
+	}
+	return t
+}
+
+func (m *Master) handleListTokens(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "listing tokens") {
+		return
+	}
+	q := r.URL.Query()
+	if err := onlyParams(q, "kind", "subject"); err != nil {
+		m.fail(w, err)
+		return
+	}
+	kind := q.Get("kind")
+	if kind != "" && kind != api.TokenUser && kind != api.TokenJoin && kind != api.TokenNode {
+		m.fail(w, badRequest("kind", "kind %q: expected user, join or node", kind))
+		return
+	}
+	cs, err := m.st.Credentials(r.Context(), store.CredentialKind(kind), q.Get("subject"))
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	out := make([]api.Token, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, tokenView(c))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (m *Master) handleCreateToken(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "creating tokens") {
+		return
+	}
+	var nt api.NewToken
+	if err := decodeBody(w, r, &nt); err != nil {
+		m.fail(w, err)
+		return
+	}
+	c, secret, err := m.newToken(r, nt)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, api.CreatedToken{Token: tokenView(c), Secret: secret})
+}
+
+// newToken makes and stores the credential that nt asks for.
+func (m *Master) newToken(r *http.Request, nt api.NewToken) (store.Credential, string, error) {
+	if nt.TTLS < 0 {
+		return store.Credential{}, "", badRequest("ttl_s", "ttl_s %d: expected seconds >= 0", nt.TTLS)
+	}
+	c := store.Credential{Note: nt.Note, CreatedBy: principalOf(r).User, CreatedAt: m.now()}
+	prefix := auth.PrefixUser
+	switch nt.Kind {
+	case api.TokenUser:
+		if _, err := m.st.User(r.Context(), nt.User); err != nil {
+			return c, "", notFoundAs(err, "user", "user %q does not exist (create it with allot user create)", nt.User)
+		}
+		c.Kind, c.Subject = store.CredUser, nt.User
+	case api.TokenJoin:
+		if nt.User != "" {
+			return c, "", badRequest("user", "a join token belongs to no user; leave user out")
+		}
+		if nt.TTLS == 0 {
+			nt.TTLS = api.DefaultJoinTTLS
+		}
+		c.Kind, c.Subject, prefix = store.CredJoin, c.CreatedBy, auth.PrefixJoin
+	default:
+		return c, "", badRequest("kind", "kind %q: expected user or join (node credentials are issued at registration)", nt.Kind)
+	}
+	if nt.TTLS > 0 {
+		c.ExpiresAt = c.CreatedAt.Add(time.Duration(nt.TTLS) * time.Second)
+	}
+	secret, hash, err := auth.NewSecret(prefix)
+	if err != nil {
+		return c, "", err
+	}
+	c.Hash = hash
+	c, err = m.st.CreateCredential(r.Context(), c)
+	return c, secret, err
+}
+
+func (m *Master) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "revoking tokens") {
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		m.fail(w, badRequest("id", "token id %q: expected a positive integer", r.PathValue("id")))
+		return
+	}
+	if err := m.st.RevokeCredential(r.Context(), id, m.now()); err != nil {
+		m.fail(w, notFoundAs(err, "id", "token %d does not exist", id))
+		return
+	}
+	m.creds.forget()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (m *Master) handleAudit(w http.ResponseWriter, r *http.Request) {
+	if !m.adminOnly(w, r, "reading the audit log") {
+		return
+	}
+	q := r.URL.Query()
+	if err := onlyParams(q, "after", "actor", "limit"); err != nil {
+		m.fail(w, err)
+		return
+	}
+	f := store.AuditFilter{Actor: q.Get("actor"), Limit: 1000}
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"after", &f.After}} {
+		if s := q.Get(p.name); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 0 {
+				m.fail(w, badRequest(p.name, "%s %q: expected an integer >= 0", p.name, s))
+				return
+			}
+			*p.dst = n
+		}
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 10000 {
+			m.fail(w, badRequest("limit", "limit %q: expected 1..10000", s))
+			return
+		}
+		f.Limit = n
+	}
+	es, err := m.st.Audit(r.Context(), f)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	out := make([]api.AuditEntry, 0, len(es))
+	for _, e := range es {
+		out = append(out, api.AuditEntry{Seq: e.Seq, At: e.At, Actor: e.Actor, Action: e.Action, Target: e.Target,
+			Status: e.Status, Detail: e.Detail, RequestID: e.RequestID})
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,254 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/store"
+)
+
+// credCacheTTL bounds how long a resolved credential is trusted without
+// reading the store again: a revocation through another master (or
+// directly in the database) takes effect within it; one through this
+// master takes effect at once.
+const credCacheTTL = 5 * time.Second
+
+// reqInfo is what the middleware learns about a request, shared by the
+// audit log and the handlers through the request's context.
+type reqInfo struct {
+	id        string
+	principal auth.Principal
+	cred      store.Credential // the credential presented, when valid
+}
+
+type reqInfoKey struct{}
+
+func infoOf(r *http.Request) *reqInfo {
+	if ri, ok := r.Context().Value(reqInfoKey{}).(*reqInfo); ok {
+		return ri
+	}
+	return &reqInfo{}
+}
+
+// principalOf is who made the request (zero when unauthenticated).
+func principalOf(r *http.Request) auth.Principal { return infoOf(r).principal }
+
+// credCache remembers credentials and users by hash for credCacheTTL.
+type credCache struct {
+	mu      sync.Mutex
+	entries map[string]credEntry
+}
+
+type credEntry struct {
+	cred  store.Credential
+	user  store.User
+	until time.Time
+}
+
+func (c *credCache) get(hash string, now time.Time) (credEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[hash]
+	if !ok || now.After(e.until) {
+		return credEntry{}, false
+	}
+	return e, true
+}
+
+func (c *credCache) put(hash string, e credEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) > 10000 {
+		c.entries = map[string]credEntry{}
+	}
+	c.entries[hash] = e
+}
+
+// forget drops every cached credential, after a change to users or
+// credentials.
+func (c *credCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = nil
+}
+
+var errUnauthenticated = errors.New("unauthenticated")
+
+// resolve finds the live credential (and, for a user token, the enabled
+// user) behind a bearer token.
+func (m *Master) resolve(ctx context.Context, token string) (credEntry, error) {
+	hash := auth.Hash(token)
+	now := m.now()
+	if e, ok := m.creds.get(hash, now); ok {
+		return e, nil
+	}
+	c, err := m.st.CredentialByHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return credEntry{}, fmt.Errorf("%w: the token is not known", errUnauthenticated)
+	}
+	if err != nil {
+		return credEntry{}, err
+	}
+	if !c.Live(now) {
+		return credEntry{}, fmt.Errorf("%w: the token was revoked or has expired", errUnauthenticated)
+	}
+	e := credEntry{cred: c, until: now.Add(credCacheTTL)}
+	if c.Kind == store.CredUser {
+		u, err := m.st.User(ctx, c.Subject)
+		if errors.Is(err, store.ErrNotFound) {
+			return credEntry{}, fmt.Errorf("%w: the token's user %q no longer exists", errUnauthenticated, c.Subject)
+		}
+		if err != nil {
+			return credEntry{}, err
+		}
+		if u.Disabled {
+			return credEntry{}, fmt.Errorf("%w: user %q is disabled", errUnauthenticated, u.Name)
+		}
+		e.user = u
+	}
+	m.creds.put(hash, e)
+	return e, nil
+}
+
+// authenticate admits a request by its bearer token: a user's API token
+// for the API, a join token or the node's credential for registration,
+// and the node's own credential for the rest of the agents' protocol.
+// /healthz, the dashboard's files and the OpenAPI document are open;
+// /metrics is open unless Options.PrivateMetrics.
+func (m *Master) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		isAPI := strings.HasPrefix(path, api.Version+"/")
+		if !isAPI && !(path == "/metrics" && m.opt.PrivateMetrics) || path == api.Version+"/openapi.json" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ri := infoOf(r)
+		token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+		if !ok {
+			m.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
+				Msg: "authentication required: send an API token as 'Authorization: Bearer TOKEN' (see allot login)"})
+			return
+		}
+		e, err := m.resolve(r.Context(), token)
+		if errors.Is(err, errUnauthenticated) {
+			m.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error()})
+			return
+		}
+		if err != nil {
+			m.fail(w, fmt.Errorf("authenticate: %w", err))
+			return
+		}
+		ri.cred = e.cred
+		if err := m.admits(r, e); err != nil {
+			m.refuse(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// admits checks that the kind of credential fits the endpoint, and sets
+// the request's principal.
+func (m *Master) admits(r *http.Request, e credEntry) *auth.Error {
+	ri := infoOf(r)
+	path := r.URL.Path
+	agents := api.Version + "/agents/"
+	switch {
+	case path == agents+"register" && r.Method == http.MethodPost:
+		if e.cred.Kind == store.CredJoin || e.cred.Kind == store.CredNode {
+			ri.principal = auth.Principal{Node: e.cred.Subject}
+			if e.cred.Kind == store.CredJoin {
+				ri.principal = auth.Principal{}
+			}
+			return nil
+		}
+		return &auth.Error{Status: http.StatusForbidden,
+			Msg: "registering a node needs a join token (allot token create --join) or the node's own credential"}
+	case strings.HasPrefix(path, agents):
+		name, _, _ := strings.Cut(strings.TrimPrefix(path, agents), "/")
+		if e.cred.Kind != store.CredNode {
+			return &auth.Error{Status: http.StatusForbidden,
+				Msg: "the agents' protocol needs a node credential, which the master issues when the node registers"}
+		}
+		ri.principal = auth.Principal{Node: e.cred.Subject}
+		if name != e.cred.Subject {
+			return &auth.Error{Status: http.StatusForbidden,
+				Msg: fmt.Sprintf("node %q may act only as itself, not as node %q", e.cred.Subject, name)}
+		}
+		return nil
+	case e.cred.Kind != store.CredUser:
+		return &auth.Error{Status: http.StatusForbidden,
+			Msg: fmt.Sprintf("a %s credential cannot use the API: send a user's API token", e.cred.Kind)}
+	}
+	ri.principal = auth.PrincipalOf(e.user)
+	return nil
+}
+
+// refuse answers a refused request, with WWW-Authenticate on a 401, and
+// logs refusals of agents' requests, which are never expected.
+func (m *Master) refuse(w http.ResponseWriter, r *http.Request, e *auth.Error) {
+	if e.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
+	}
+	if strings.HasPrefix(r.URL.Path, api.Version+"/agents/") {
+		m.log.Warn("agent request refused", "method", r.Method, "path", r.URL.Path, "status", e.Status,
+			"actor", principalOf(r).Actor(), "remote", r.RemoteAddr, "reason", e.Msg)
+	}
+	writeError(w, e.Status, "", "%s", e.Msg)
+}
+
+// deny answers with an authorization refusal from package auth, or fails
+// with any other error.
+func (m *Master) deny(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		m.refuse(w, r, ae)
+		return
+	}
+	m.fail(w, err)
+}
+
+// jobOwner returns a job's project and user, from the mirror when it is
+// live; a missing job is a 404.
+func (m *Master) jobOwner(ctx context.Context, id int64) (project, user string, err error) {
+	m.mu.Lock()
+	if j, ok := m.jobs[id]; ok {
+		project, user = j.rec.Project, j.rec.User
+		m.mu.Unlock()
+		return project, user, nil
+	}
+	m.mu.Unlock()
+	rec, err := m.st.Job(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", "", &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return rec.Project, rec.User, nil
+}
+
+// mayReadJob and mayChangeJob authorize the request for job id.
+func (m *Master) mayReadJob(r *http.Request, id int64) error {
+	project, user, err := m.jobOwner(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return principalOf(r).CanRead(project, user)
+}
+
+func (m *Master) mayChangeJob(r *http.Request, id int64) error {
+	project, user, err := m.jobOwner(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return principalOf(r).CanChange(project, user)
+}
