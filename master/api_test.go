@@ -78,7 +78,7 @@ users:
 	t.Run("user may not use the project", func(t *testing.T) {
 		req, _ := http.NewRequestWithContext(h.ctx, "POST", h.srv.URL+"/api/v1/jobs",
 			strings.NewReader(`{"name": "x", "entrypoint": "e", "project": "nlp"}`))
-		req.Header.Set(UserHeader, "ann")
+		req.Header.Set("Authorization", "Bearer "+h.as("ann"))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestAgentEndpointsReject(t *testing.T) {
 		{"register: unknown field", "POST", "/api/v1/agents/register", `{"name": "n", "gpu": []}`, 400, "gpu"},
 		{"register: bad running", "POST", "/api/v1/agents/register",
 			api.Register{Name: "n", GPUs: gpu, Running: []agent.TaskID{{JobID: "1", Attempt: 0}}}, 400, "running"},
-		{"sync: unknown node", "POST", "/api/v1/agents/zz/sync", api.Sync{}, 404, "name"},
+		{"sync: unknown node", "POST", "/api/v1/agents/zz/sync", api.Sync{}, 403, ""},
 		{"sync: negative wait", "POST", "/api/v1/agents/n1/sync", api.Sync{WaitS: -1}, 400, "wait_s"},
 		{"sync: bad event", "POST", "/api/v1/agents/n1/sync",
 			api.Sync{Reports: []api.Report{{Seq: 1, Task: tid(1, 0, 1), Event: "started"}}}, 400, "reports"},
@@ -379,11 +379,17 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	documented := map[string]bool{}
 	for path, ops := range doc.Paths {
-		for method := range ops {
+		for method, op := range ops {
 			if method == "parameters" {
 				continue
 			}
 			documented[strings.ToUpper(method)+" "+path] = true
+			var o struct {
+				Role string `json:"x-allot-role"`
+			}
+			if err := json.Unmarshal(op, &o); err != nil || o.Role == "" {
+				t.Errorf("%s %s: no x-allot-role saying who may call it", method, path)
+			}
 		}
 	}
 	registered := map[string]bool{}

@@ -97,7 +97,7 @@ func BenchmarkSchedulingLatency(b *testing.B) {
 	b.Cleanup(func() { cancel(); wg.Wait() })
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
 	for i := range 100 {
-		a := &mastertest.Agent{Master: h.srv.URL, Name: fmt.Sprintf("node-%03d", i), GPUs: 8, WaitS: 10,
+		a := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: fmt.Sprintf("node-%03d", i), GPUs: 8, WaitS: 10,
 			OnStart: onStart, Client: client}
 		wg.Add(1)
 		go func() { defer wg.Done(); a.Run(ctx) }()

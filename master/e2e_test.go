@@ -22,7 +22,7 @@ func TestEndToEnd(t *testing.T) {
 	wg.Add(1)
 	go func() { defer wg.Done(); h.m.Run(ctx) }()
 	for i := range 3 {
-		a := &mastertest.Agent{Master: h.srv.URL, Name: fmt.Sprintf("n%d", i), GPUs: 2, WaitS: 1,
+		a := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: fmt.Sprintf("n%d", i), GPUs: 2, WaitS: 1,
 			OnStart: func(agent.TaskSpec) *mastertest.Exit {
 				return &mastertest.Exit{Outcome: agent.OutcomeCompleted, After: time.Millisecond}
 			}}

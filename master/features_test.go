@@ -52,7 +52,7 @@ func (h *harness) submitAs(user, spec string) int64 {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	req.Header.Set(UserHeader, user)
+	req.Header.Set("Authorization", "Bearer "+h.as(user))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
@@ -268,7 +268,7 @@ func TestPreemptBudgetCounted(t *testing.T) { onBackends(t, preemptBudgetCounted
 func preemptBudgetCounted(t *testing.T, h *harness) {
 	h.opt.Config = mustConfig(t, features)
 	h.start()
-	a := &mastertest.Agent{Master: h.srv.URL, Name: "p1", Pool: "prio", GPUs: 2}
+	a := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: "p1", Pool: "prio", GPUs: 2}
 	if _, err := a.Register(h.ctx); err != nil {
 		t.Fatal(err)
 	}

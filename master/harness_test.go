@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,6 +52,11 @@ type harness struct {
 	m     *Master
 	srv   *httptest.Server
 	opt   Options
+	// admin is an admin's API token, and join a join token, made at the
+	// harness's start; tokens holds the tokens of users made by as.
+	admin, join string
+	tokens      map[string]string
+	creds       map[string]string // node → its credential, once issued
 }
 
 type harnessOption func(*Options)
@@ -94,15 +100,54 @@ func (h *harness) start() {
 	h.m = m
 	h.srv = httptest.NewServer(m.Handler())
 	h.t.Cleanup(h.srv.Close)
+	if h.admin == "" {
+		var err error
+		if h.admin, err = BootstrapAdmin(h.ctx, h.st, "root", "harness", false, h.clock.Now()); err != nil {
+			h.t.Fatal(err)
+		}
+		if h.join, err = NewJoinToken(h.ctx, h.st, "root", "harness", 0, h.clock.Now()); err != nil {
+			h.t.Fatal(err)
+		}
+		h.tokens, h.creds = map[string]string{}, map[string]string{}
+	}
+}
+
+// as returns the API token of user (made at its first use) with roles
+// given as PROJECT=ROLE; by default a member of every project.
+func (h *harness) as(user string, roles ...string) string {
+	h.t.Helper()
+	if tok, ok := h.tokens[user]; ok {
+		return tok
+	}
+	if len(roles) == 0 {
+		roles = []string{"*=member"}
+	}
+	rm := map[string]store.Role{}
+	for _, r := range roles {
+		p, role, _ := strings.Cut(r, "=")
+		rm[p] = store.Role(role)
+	}
+	if _, err := h.st.CreateUser(h.ctx, store.User{Name: user, Roles: rm, CreatedAt: h.clock.Now()}); err != nil {
+		h.t.Fatal(err)
+	}
+	tok, err := newCredential(h.ctx, h.st, store.Credential{Kind: store.CredUser, Subject: user, CreatedAt: h.clock.Now()}, "allot_u_")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.tokens[user] = tok
+	return tok
 }
 
 func (h *harness) step() { h.m.Step(h.ctx) }
 
 func (h *harness) agent(name string, gpus int) *mastertest.Agent {
-	a := &mastertest.Agent{Master: h.srv.URL, Name: name, GPUs: gpus}
+	a := &mastertest.Agent{Master: h.srv.URL, Name: name, GPUs: gpus, Token: h.tokenFor("/api/v1/agents/"+name, nil)}
 	a.Master = h.srv.URL
 	if _, err := a.Register(h.ctx); err != nil {
 		h.t.Fatal(err)
+	}
+	if cred := a.Credential(); cred != "" {
+		h.creds[name] = cred
 	}
 	return a
 }
@@ -118,9 +163,33 @@ func (h *harness) sync(agents ...*mastertest.Agent) {
 	}
 }
 
-// do sends a request and decodes a JSON answer into out (when not nil),
-// returning the status.
+// do sends a request as the admin and decodes a JSON answer into out
+// (when not nil), returning the status.
 func (h *harness) do(method, path string, body any, out any) int {
+	h.t.Helper()
+	return h.doAs(h.tokenFor(path, body), method, path, body, out)
+}
+
+// tokenFor picks the credential a real client would send: the node's own
+// for the agents' protocol (a join token before the node has one), an
+// admin's API token for the rest.
+func (h *harness) tokenFor(path string, body any) string {
+	rest, ok := strings.CutPrefix(path, "/api/v1/agents/")
+	if !ok {
+		return h.admin
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	if reg, ok := body.(api.Register); ok && rest == "register" {
+		name = reg.Name
+	}
+	if cred := h.creds[name]; cred != "" {
+		return cred
+	}
+	return h.join
+}
+
+// doAs sends a request with the bearer token (none when "").
+func (h *harness) doAs(token, method, path string, body any, out any) int {
 	h.t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -139,6 +208,9 @@ func (h *harness) do(method, path string, body any, out any) int {
 	req, err := http.NewRequestWithContext(h.ctx, method, h.srv.URL+path, r)
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

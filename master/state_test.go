@@ -266,8 +266,9 @@ func TestRegisterReconciles(t *testing.T) {
 	}
 
 	// An agent that runs an attempt the master does not know is told to kill it.
-	b := &mastertest.Agent{Master: h.srv.URL, Name: "n2", GPUs: 1}
+	b := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: "n2", GPUs: 1}
 	b.Register(h.ctx)
+	h.creds["n2"] = b.Credential()
 	stray := tid(99, 0, 1)
 	b.Exit(stray, agent.OutcomeCompleted, 0) // no-op: the fake agent only reports what it runs
 	reg := api.Register{Name: "n2", GPUs: []api.GPU{{Index: 0, UUID: "u", Type: "h100"}}, Running: []agent.TaskID{stray}}

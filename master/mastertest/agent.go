@@ -57,6 +57,9 @@ type Agent struct {
 	// HoldPreempt keeps preempted attempts running until Exit is called,
 	// as a task that takes its time to checkpoint would.
 	HoldPreempt bool
+	// Token is the join token the agent registers with; once the master
+	// issues the node's credential, the agent presents that instead.
+	Token string
 
 	mu       sync.Mutex
 	seq      int64
@@ -65,6 +68,14 @@ type Agent struct {
 	started  []agent.TaskSpec
 	commands []api.Command
 	timers   []*time.Timer
+	cred     string
+}
+
+// Credential returns the node credential the master issued, if any.
+func (a *Agent) Credential() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cred
 }
 
 // Register registers the agent with the running attempts it has.
@@ -83,6 +94,11 @@ func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
 	var reply api.RegisterReply
 	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {
 		return reply, err
+	}
+	if reply.Credential != "" {
+		a.mu.Lock()
+		a.cred = reply.Credential
+		a.mu.Unlock()
 	}
 	a.handle(reply.Commands)
 	return reply, nil
@@ -266,6 +282,15 @@ func (a *Agent) post(ctx context.Context, path string, body, reply any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	a.mu.Lock()
+	tok := a.cred
+	if tok == "" {
+		tok = a.Token
+	}
+	a.mu.Unlock()
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	client := a.Client
 	if client == nil {
 		client = http.DefaultClient
