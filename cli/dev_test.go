@@ -89,6 +89,14 @@ func TestDevStartsAndStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.Nodes(ctx); err == nil {
+		t.Error("the dev master answered a request without a token")
+	}
+	creds, _, err := loadCredentials()
+	if err != nil || creds.Current != url || creds.Masters[url].Token == "" {
+		t.Fatalf("allot dev did not log the CLI in to %s: %+v, %v", url, creds, err)
+	}
+	c = c.WithToken(creds.Masters[url].Token)
 	nodes, err := c.Nodes(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +104,8 @@ func TestDevStartsAndStops(t *testing.T) {
 	if up := upNodes(nodes); up != len(devNodes) {
 		t.Errorf("%d nodes up when the banner was printed, want %d: %+v", up, len(devNodes), nodes)
 	}
-	if !strings.Contains(out.String(), "export ALLOT_MASTER="+url) {
-		t.Errorf("the banner lacks the export hint:\n%s", out.String())
+	if !strings.Contains(out.String(), "the CLI is logged in") {
+		t.Errorf("the banner does not say the CLI is logged in:\n%s", out.String())
 	}
 	cancel()
 	select {

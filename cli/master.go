@@ -55,7 +55,7 @@ func (s *serveFlags) options() (master.ServerOptions, error) {
 	if err := master.CheckTLS(s.tlsCert, s.tlsKey); err != nil {
 		return master.ServerOptions{}, err
 	}
-	if s.readTimeout <= 0 || s.maxConns <= 0 || s.maxNodeGPUs <= 0 {
+	if s.readTimeout < 0 || s.maxConns < 0 || s.maxNodeGPUs < 0 {
 		return master.ServerOptions{}, fmt.Errorf("--read-timeout, --max-conns and --max-node-gpus: expected values > 0")
 	}
 	return master.ServerOptions{ReadTimeout: s.readTimeout, MaxConns: s.maxConns, TLSCert: s.tlsCert, TLSKey: s.tlsKey}, nil
@@ -166,7 +166,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	go func() { loop <- m.Run(ctx) }()
 	served := make(chan error, 1)
 	go func() { served <- master.Serve(srv, ln, sopt) }()
-	logger.Info("master serving", "url", url, "addr", ln.Addr().String(), "data", f.data)
+	logger.Info("master serving", "addr", ln.Addr().String(), "url", url, "data", f.data)
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)

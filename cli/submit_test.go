@@ -119,8 +119,20 @@ func TestMasterAddress(t *testing.T) {
 		t.Errorf("bad address: %v", err)
 	}
 	t.Setenv(MasterEnv, "")
+	t.Setenv(ConfigEnv, filepath.Join(t.TempDir(), "credentials.json"))
 	if got := masterAddr(New()); got != DefaultMaster {
 		t.Errorf("default master = %q", got)
+	}
+	// After allot login, its master is the default, with its token.
+	if _, err := saveLogin("10.0.0.9:8080", "allot_u_x", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := masterAddr(New()); got != "http://10.0.0.9:8080" {
+		t.Errorf("master after login = %q", got)
+	}
+	t.Setenv(MasterEnv, dead)
+	if got := masterAddr(New()); got != dead {
+		t.Errorf("ALLOT_MASTER does not win over the login's master: %q", got)
 	}
 }
 

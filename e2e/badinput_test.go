@@ -93,6 +93,9 @@ type httpCase struct {
 	want                     []string // substrings of api.Error.Error
 }
 
+// noToken, as checkHTTPErrorAs's token, sends no Authorization header.
+const noToken = "-"
+
 func badRequests(t *testing.T, c *cluster) {
 	huge := `{"name": "x", "entrypoint": "` + strings.Repeat("a", api.MaxBodyBytes) + `"}`
 	cases := []httpCase{
@@ -125,21 +128,37 @@ func badRequests(t *testing.T, c *cluster) {
 		{"register in an unknown pool", "POST", "/api/v1/agents/register",
 			`{"name": "n1", "pool": "tpu", "gpus": [{"index": 0, "uuid": "u", "type": "h100", "memory_mib": 1}]}`, 400,
 			"pool", []string{`"tpu"`}},
-		{"sync of an unknown node", "POST", "/api/v1/agents/ghost/sync", `{"reports": [], "running": [], "wait_s": 0}`, 404,
-			"name", []string{"ghost", "register again"}},
+		{"sync of an unknown node", "POST", "/api/v1/agents/ghost/sync", `{"reports": [], "running": [], "wait_s": 0}`, 403,
+			"", []string{"node credential"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { checkHTTPError(t, c.url, tc) })
+		t.Run(tc.name, func(t *testing.T) { checkHTTPError(t, c, tc) })
 	}
 }
 
 // checkHTTPError sends one request and checks its Error answer.
-func checkHTTPError(t *testing.T, base string, tc httpCase) {
-	req, err := http.NewRequest(tc.method, base+tc.path, strings.NewReader(tc.body))
+func checkHTTPError(t *testing.T, c *cluster, tc httpCase) { checkHTTPErrorAs(t, c, "", tc) }
+
+// checkHTTPErrorAs sends the request with token: "" picks the cluster's
+// join token for the agents' protocol and its admin token for the rest.
+func checkHTTPErrorAs(t *testing.T, c *cluster, token string, tc httpCase) {
+	req, err := http.NewRequest(tc.method, c.url+tc.path, strings.NewReader(tc.body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	switch {
+	case token == noToken:
+		token = ""
+	case token != "":
+	case strings.HasPrefix(tc.path, "/api/v1/agents/"):
+		token = c.join
+	default:
+		token = c.token
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,13 @@ func TestDashboard(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(c.url+"/?refresh=0.5#/jobs")); err != nil {
 		t.Fatalf("open the dashboard: %v", err)
 	}
+	// The master asks who is there; the admin signs in with its token.
+	pollJS(t, ctx, `!document.getElementById('login').hidden`, "the sign-in form")
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("login-token"), c.token),
+		chromedp.Click(chromedp.CSS("#login-form button"))); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	pollJS(t, ctx, `document.getElementById('who-name').innerText === 'admin (admin)'`, "the signed-in user in the header")
 	for id, state := range map[int64]string{done: "completed", waiting: "queued"} {
 		sel := fmt.Sprintf(`#jobs tr[data-job="%d"] .state`, id)
 		expr := fmt.Sprintf(`(document.querySelector(%q)?.innerText || '') === %q`, sel, state)
@@ -75,9 +82,29 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("row of job %d = %q, lacks %q", waiting, row, want)
 		}
 	}
+	// Signing out hides the jobs and asks for a token again.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("signout"))); err != nil {
+		t.Fatalf("sign out: %v", err)
+	}
+	pollJS(t, ctx, `!document.getElementById('login').hidden && !document.querySelector('#jobs tr[data-job]')`,
+		"the sign-in form, with no job left on the page")
 	mu.Lock()
 	defer mu.Unlock()
 	for _, e := range consoleErrors {
+		// Chromium logs each 401 of the signed-out page as a failed
+		// resource; they are the sign-in working, not a page error.
+		if strings.Contains(e, "status of 401") {
+			continue
+		}
 		t.Errorf("console error: %s", e)
+	}
+}
+
+// pollJS waits until the JavaScript expression is true on the page.
+func pollJS(t *testing.T, ctx context.Context, expr, what string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+		t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, text)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/client"
 )
 
 var devBanner = regexp.MustCompile(`dashboard  (http://\S+)/\n`)
@@ -25,10 +24,9 @@ func startDev(t *testing.T, data string) *cluster {
 	t.Cleanup(c.cleanup)
 	c.master = c.start("dev", c.dir, "dev", "--listen", "127.0.0.1:0", "--data", data)
 	c.url = c.waitLogMatch(c.master, devBanner)
-	var err error
-	if c.api, err = client.New(c.url, nil); err != nil {
-		t.Fatal(err)
-	}
+	c.login(filepath.Join(data, "admin.token"))
+	// The CLI must find its credentials where allot dev saved them.
+	c.token = ""
 	for _, n := range []string{"dev-1", "dev-2"} {
 		c.waitNode(n, "up")
 	}

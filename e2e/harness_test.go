@@ -60,6 +60,9 @@ type cluster struct {
 	master *proc
 	dsn    string // the master's PostgreSQL database; "" for SQLite
 
+	// token is an admin's API token; join is the agents' join token.
+	token, join string
+
 	mu     sync.Mutex
 	procs  []*proc
 	agents map[string]*proc
@@ -82,11 +85,15 @@ func newCluster(t *testing.T, spec clusterSpec) *cluster {
 	}
 	c.master = c.startMaster("master", "127.0.0.1:0")
 	c.url = "http://" + c.waitLogMatch(c.master, masterServing)
-	var err error
-	if c.api, err = client.New(c.url, nil); err != nil {
+	c.waitHealthy()
+	c.login(filepath.Join(c.dir, "master", "admin.token"))
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	jt, err := c.api.CreateToken(ctx, api.NewToken{Kind: api.TokenJoin, Note: "e2e"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	c.waitHealthy()
+	c.join = jt.Secret
 	for _, a := range spec.agents {
 		c.startAgent(a)
 	}
@@ -109,6 +116,22 @@ func (c *cluster) startMaster(name, listen string) *proc {
 	return c.start(name, c.dir, args...)
 }
 
+// login reads the admin's token that the master (or allot dev) left in
+// path and makes the cluster's API client use it.
+func (c *cluster) login(path string) {
+	c.t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		c.t.Fatalf("the admin's token: %v", err)
+	}
+	c.token = strings.TrimSpace(string(data))
+	api, err := client.New(c.url, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.api = api.WithToken(c.token)
+}
+
 func newMarker(t *testing.T) string {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
@@ -117,11 +140,18 @@ func newMarker(t *testing.T) string {
 	return hex.EncodeToString(b)
 }
 
-// start starts a daemon of the cluster, tagged with its marker.
+// start starts a daemon of the cluster, tagged with its marker, with the
+// cluster's own credentials file.
 func (c *cluster) start(name, dir string, args ...string) *proc {
 	c.t.Helper()
+	return c.startEnv(name, dir, nil, args...)
+}
+
+func (c *cluster) startEnv(name, dir string, env []string, args ...string) *proc {
+	c.t.Helper()
 	logPath := filepath.Join(c.dir, name+".log")
-	p, err := startProc(name, dir, logPath, []string{markerEnv + "=" + c.marker}, args...)
+	env = append(env, markerEnv+"="+c.marker, "ALLOT_CONFIG="+filepath.Join(c.dir, "credentials.json"))
+	p, err := startProc(name, dir, logPath, env, args...)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -138,7 +168,7 @@ func (c *cluster) startAgent(a agentSpec) *proc {
 	if a.gpuType == "" {
 		a.gpuType = "h100"
 	}
-	p := c.start("agent-"+a.name, c.dir, "agent", "--master", c.url, "--name", a.name, "--pool", a.pool,
+	p := c.startEnv("agent-"+a.name, c.dir, []string{"ALLOT_JOIN_TOKEN=" + c.join}, "agent", "--master", c.url, "--name", a.name, "--pool", a.pool,
 		"--fake-gpus", strconv.Itoa(a.gpus), "--gpu-type", a.gpuType,
 		"--work-dir", filepath.Join(c.dir, "agents", a.name), "--exit-grace", "2s")
 	c.mu.Lock()
@@ -150,7 +180,7 @@ func (c *cluster) startAgent(a agentSpec) *proc {
 // sub is the cluster seen from a subtest: its commands and waits fail
 // the subtest. It cannot start or stop processes.
 func (c *cluster) sub(t *testing.T) *cluster {
-	return &cluster{t: t, dir: c.dir, marker: c.marker, url: c.url, api: c.api, master: c.master}
+	return &cluster{t: t, dir: c.dir, marker: c.marker, url: c.url, api: c.api, master: c.master, token: c.token, join: c.join}
 }
 
 func (c *cluster) agent(name string) *proc {
@@ -255,17 +285,21 @@ type cliResult struct {
 // cli runs `allot ARGS` against the cluster's master.
 func (c *cluster) cli(args ...string) cliResult {
 	c.t.Helper()
-	return runCLI(c.t, c.url, c.marker, c.dir, args...)
+	return runCLI(c.t, c.url, c.marker, c.dir, c.token, args...)
 }
 
-// runCLI runs the allot binary with ALLOT_MASTER=url.
-func runCLI(t *testing.T, url, marker, dir string, args ...string) cliResult {
+// runCLI runs the allot binary with ALLOT_MASTER=url, the credentials
+// file of dir and, when set, ALLOT_TOKEN=token.
+func runCLI(t *testing.T, url, marker, dir, token string, args ...string) cliResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bins.allot, args...)
 	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), "ALLOT_MASTER="+url, markerEnv+"="+marker)
+	cmd.Env = append(cleanEnv(), "ALLOT_MASTER="+url, markerEnv+"="+marker, "ALLOT_CONFIG="+filepath.Join(dir, "credentials.json"))
+	if token != "" {
+		cmd.Env = append(cmd.Env, "ALLOT_TOKEN="+token)
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

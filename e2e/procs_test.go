@@ -74,7 +74,7 @@ func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "ALLOT_MASTER" || k == markerEnv {
+		if strings.HasPrefix(k, "ALLOT_") || k == markerEnv {
 			continue
 		}
 		env = append(env, kv)

@@ -278,6 +278,13 @@ func TestTokenPrompt(t *testing.T) {
 	p.do(chromedp.SendKeys(chromedp.ID("login-token"), "s3cret"), chromedp.Click(chromedp.CSS("#login-form button")))
 	p.waitText("#pools", "fair_share")
 	p.waitFor(`document.getElementById('login').hidden`, "the sign-in form to go")
+	p.waitText("#who", "Signed in as ann")
+	// Signing out forgets the token: the view is dropped and the master
+	// asks again.
+	p.do(chromedp.Click(chromedp.ID("signout")))
+	p.waitText("#login", "asks for an API token")
+	p.waitFor(`!document.querySelector('#pools tr[data-pool]') && document.getElementById('who').hidden`,
+		"the pools and the user to go")
 }
 
 func TestNodesProjectsPoolsViews(t *testing.T) {

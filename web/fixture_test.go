@@ -179,6 +179,9 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.nodes) })
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.projects) })
+	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, r *http.Request) {
+		f.reply(w, 200, api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}})
+	})
 	srv := httptest.NewServer(f.gate(mux))
 	t.Cleanup(srv.Close)
 	return srv

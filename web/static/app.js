@@ -4,7 +4,7 @@
 // setQuery?(query), unmount?()}; refresh throws the api.js errors and the
 // shell decides what they mean for the page.
 
-import {ApiError, Unauthorized, Unreachable, setToken, token} from './api.js';
+import {ApiError, Unauthorized, Unreachable, get, setToken, token} from './api.js';
 import {fill, h, relative, tickTimes} from './dom.js';
 import * as overview from './overview.js';
 import * as jobs from './jobs.js';
@@ -107,7 +107,30 @@ export function refreshNow() {
   });
 }
 
+// whoFor is the token whose user the header shows; null to look it up.
+let whoFor = null;
+
+// showWho names the signed-in user in the header, once per token.
+async function showWho() {
+  const t = token();
+  if (whoFor === t) return;
+  whoFor = t;
+  const box = document.getElementById('who');
+  if (!t) {
+    box.hidden = true;
+    return;
+  }
+  try {
+    const w = await get('/whoami');
+    document.getElementById('who-name').textContent = w.user + (w.admin ? ' (admin)' : '');
+    box.hidden = false;
+  } catch {
+    whoFor = null;
+  }
+}
+
 function answered() {
+  showWho();
   lastOk = Date.now();
   down = '';
   banner.hidden = true;
@@ -171,6 +194,17 @@ document.getElementById('login-form').addEventListener('submit', (ev) => {
   setToken(input.value.trim());
   input.value = '';
   refreshNow();
+});
+
+// Signing out forgets the token and drops what the page shows, so the
+// next person at the screen sees nothing of the last one's jobs.
+document.getElementById('signout').addEventListener('click', () => {
+  setToken('');
+  whoFor = null;
+  document.getElementById('who').hidden = true;
+  if (current && current.view.unmount) current.view.unmount();
+  current = null;
+  route();
 });
 
 // tick keeps the "updated" line, the banner and relative times current.

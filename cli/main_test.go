@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestMain keeps the tests away from the user's own credentials: allot
+// dev and allot login write the file that ALLOT_CONFIG names. Agents get
+// a join token unless a test takes it away.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "allot-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(ConfigEnv, filepath.Join(dir, "credentials.json"))
+	os.Setenv(JoinTokenEnv, "allot_j_test")
+	os.Unsetenv(TokenEnv)
+	os.Unsetenv(MasterEnv)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
