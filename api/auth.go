@@ -28,7 +28,7 @@ type NewUser struct {
 // UserUpdate is the body of PATCH /users/{name}. A role of "" in Roles
 // removes the user's role in that project.
 type UserUpdate struct {
-	Disabled *bool            `json:"disabled,omitempty"`
+	Disabled *bool             `json:"disabled,omitempty"`
 	Roles    map[string]string `json:"roles,omitempty"`
 }
 
