@@ -41,6 +41,8 @@ type clusterSpec struct {
 	config   string // the master's configuration file (YAML)
 	postgres bool   // PostgreSQL from pgtest instead of SQLite
 	agents   []agentSpec
+	// masterArgs are more flags for the master.
+	masterArgs []string
 }
 
 // agentSpec is one agent with fake GPUs.
@@ -62,6 +64,7 @@ type cluster struct {
 
 	// token is an admin's API token; join is the agents' join token.
 	token, join string
+	masterArgs  []string
 
 	mu     sync.Mutex
 	procs  []*proc
@@ -78,7 +81,7 @@ func newCluster(t *testing.T, spec clusterSpec) *cluster {
 		// after the master has stopped.
 		dsn = pgtest.DSN(t)
 	}
-	c := &cluster{t: t, dir: t.TempDir(), marker: newMarker(t), dsn: dsn, agents: map[string]*proc{}}
+	c := &cluster{t: t, dir: t.TempDir(), marker: newMarker(t), dsn: dsn, agents: map[string]*proc{}, masterArgs: spec.masterArgs}
 	t.Cleanup(c.cleanup)
 	if err := os.WriteFile(filepath.Join(c.dir, "cluster.yaml"), []byte(spec.config), 0o644); err != nil {
 		t.Fatal(err)
@@ -113,6 +116,7 @@ func (c *cluster) startMaster(name, listen string) *proc {
 	if c.dsn != "" {
 		args = append(args, "--db", c.dsn)
 	}
+	args = append(args, c.masterArgs...)
 	return c.start(name, c.dir, args...)
 }
 
@@ -181,6 +185,19 @@ func (c *cluster) startAgent(a agentSpec) *proc {
 // the subtest. It cannot start or stop processes.
 func (c *cluster) sub(t *testing.T) *cluster {
 	return &cluster{t: t, dir: c.dir, marker: c.marker, url: c.url, api: c.api, master: c.master, token: c.token, join: c.join}
+}
+
+// as is the cluster seen by the holder of token: its CLI commands and
+// API calls send that token.
+func (c *cluster) as(token string) *cluster {
+	v := c.sub(c.t)
+	v.token = token
+	api, err := client.New(c.url, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	v.api = api.WithToken(token)
+	return v
 }
 
 func (c *cluster) agent(name string) *proc {
