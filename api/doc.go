@@ -13,8 +13,9 @@
 //     bodies over MaxBodyBytes are rejected with 400 or 413.
 //   - Every error response is an Error object with a message that names
 //     the offending field, and the HTTP status says who is at fault.
-//   - Until requests are authenticated, a submission may name its user in
-//     the X-Allot-User header.
+//   - Every request carries a bearer token: a user's API token, or for the
+//     agents' endpoints a join token or a node credential (docs/security.md).
+//     A job's user is the token's user.
 //
 // # Endpoints
 //
