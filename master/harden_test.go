@@ -1,0 +1,190 @@
+package master
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+// selfSigned writes a certificate for 127.0.0.1 and its key, and returns
+// their paths.
+func selfSigned(t *testing.T) (cert, key string) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "allot test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	return cert, key
+}
+
+func TestServeTLS(t *testing.T) {
+	h := newHarness(t)
+	cert, key := selfSigned(t)
+	if err := CheckTLS(cert, ""); err == nil {
+		t.Fatal("a certificate without its key was accepted")
+	}
+	if err := CheckTLS(cert, cert); err == nil || !strings.Contains(err.Error(), "--tls-key") {
+		t.Fatalf("a certificate as its own key: %v", err)
+	}
+	opt := ServerOptions{TLSCert: cert, TLSKey: key}
+	if err := CheckTLS(cert, key); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(h.m.Handler(), opt, nil)
+	go Serve(srv, ln, opt)
+	t.Cleanup(func() { srv.Close() })
+	url := "https://" + ln.Addr().String()
+
+	hc, err := client.HTTPClient(cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(url, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := c.WithToken(h.admin).Whoami(h.ctx)
+	if err != nil || who.User != "root" || !who.Admin {
+		t.Fatalf("whoami over HTTPS = %+v, %v", who, err)
+	}
+	plain, _ := client.New(url, nil)
+	if _, err := plain.WithToken(h.admin).Whoami(h.ctx); err == nil {
+		t.Fatal("a client without the CA trusted the self-signed certificate")
+	}
+	if _, err := client.HTTPClient(filepath.Join(t.TempDir(), "none.pem")); err == nil {
+		t.Fatal("a missing CA file was accepted")
+	}
+}
+
+func TestInternalErrorsDoNotLeak(t *testing.T) {
+	h := newHarness(t)
+	w := httptest.NewRecorder()
+	w.Header().Set("X-Request-Id", "abc123")
+	h.m.fail(w, errors.New(`dial tcp db.internal:5432: password authentication failed for user "allot"`))
+	body := w.Body.String()
+	if w.Code != 500 || strings.Contains(body, "db.internal") || strings.Contains(body, "allot\\\"") ||
+		!strings.Contains(body, "request id abc123") {
+		t.Fatalf("500 answer %d %s", w.Code, body)
+	}
+	// Every answer carries a request id.
+	resp, err := http.Get(h.srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(resp.Header.Get("X-Request-Id")) != 16 {
+		t.Fatalf("X-Request-Id = %q", resp.Header.Get("X-Request-Id"))
+	}
+}
+
+func TestPrivateMetrics(t *testing.T) {
+	for _, private := range []bool{false, true} {
+		t.Run(strconv.FormatBool(private), func(t *testing.T) {
+			h := newHarness(t, func(o *Options) { o.PrivateMetrics = private })
+			want := 200
+			if private {
+				want = 401
+			}
+			if code := h.doAs("", "GET", "/metrics", nil, nil); code != want {
+				t.Fatalf("/metrics without a token: %d, want %d", code, want)
+			}
+			if code := h.doAs(h.admin, "GET", "/metrics", nil, nil); code != 200 {
+				t.Fatalf("/metrics with a token: %d", code)
+			}
+		})
+	}
+}
+
+func TestTokenLifecycle(t *testing.T) {
+	h := newHarness(t)
+	var u api.User
+	if code := h.do("POST", "/api/v1/users", api.NewUser{Name: "ann", Roles: map[string]string{"default": "member"}}, &u); code != 201 {
+		t.Fatalf("create user: %d", code)
+	}
+	for _, tc := range []struct {
+		name string
+		body any
+		code int
+	}{
+		{"taken name", api.NewUser{Name: "ann"}, 409},
+		{"bad name", api.NewUser{Name: "a/b"}, 400},
+		{"unknown project", api.NewUser{Name: "zed", Roles: map[string]string{"audio": "member"}}, 400},
+		{"unknown role", api.NewUser{Name: "zed", Roles: map[string]string{"default": "owner"}}, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var e api.Error
+			if code := h.do("POST", "/api/v1/users", tc.body, &e); code != tc.code || e.Error == "" {
+				t.Fatalf("status %d (%+v), want %d", code, e, tc.code)
+			}
+		})
+	}
+	var ct api.CreatedToken
+	if code := h.do("POST", "/api/v1/tokens", api.NewToken{Kind: "user", User: "ann"}, &ct); code != 201 || ct.Secret == "" {
+		t.Fatalf("create token: %d %+v", code, ct)
+	}
+	if code := h.doAs(ct.Secret, "GET", "/api/v1/whoami", nil, nil); code != 200 {
+		t.Fatalf("new token: %d", code)
+	}
+	if code := h.doAs(ct.Secret, "GET", "/api/v1/tokens", nil, nil); code != 403 {
+		t.Fatalf("a member listing tokens: %d, want 403", code)
+	}
+	var list []api.Token
+	h.do("GET", "/api/v1/tokens?kind=user&subject=ann", nil, &list)
+	if len(list) != 1 || list[0].ID != ct.Token.ID || list[0].RevokedAt != nil {
+		t.Fatalf("ann's tokens = %+v", list)
+	}
+	if code := h.do("POST", "/api/v1/tokens/"+strconv.FormatInt(ct.Token.ID, 10)+"/revoke", nil, nil); code != 204 {
+		t.Fatalf("revoke: %d", code)
+	}
+	// Revocation through the master takes effect at once, cache or not.
+	if code := h.doAs(ct.Secret, "GET", "/api/v1/whoami", nil, nil); code != 401 {
+		t.Fatalf("revoked token: %d, want 401", code)
+	}
+	if code := h.do("POST", "/api/v1/tokens/999/revoke", nil, nil); code != 404 {
+		t.Fatalf("revoke a missing token: %d, want 404", code)
+	}
+	var join api.CreatedToken
+	if code := h.do("POST", "/api/v1/tokens", api.NewToken{Kind: "join"}, &join); code != 201 || join.Token.ExpiresAt == nil {
+		t.Fatalf("join token: %d %+v", code, join)
+	}
+	if code := h.doAs(join.Secret, "GET", "/api/v1/jobs", nil, nil); code != 403 {
+		t.Fatalf("a join token on the user API: %d, want 403", code)
+	}
+}
