@@ -242,8 +242,16 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 		}
 		return m.maybeRunning(ctx, t)
 	case api.EventExited:
+		before := *p
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
-		return m.partExited(ctx, t, n.rec.Name, p)
+		if err := m.partExited(ctx, t, n.rec.Name, p); err != nil {
+			// Nothing was stored: the part must still look running, so
+			// that the agent's resent report is applied, not ignored as
+			// a duplicate (which would hold the task and its GPUs).
+			*p = before
+			return err
+		}
+		return nil
 	}
 	return nil
 }
