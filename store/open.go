@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -83,6 +84,9 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
 	}
+	if err := checkNotEmpty(path); err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
+	}
 	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	// One writer connection: writes queue in Go rather than spinning on
 	// SQLITE_BUSY, and BEGIN IMMEDIATE takes the write lock up front so a
@@ -97,12 +101,16 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	w.SetConnMaxLifetime(0)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, fmt.Errorf("open sqlite store %s: %w%s", path, err, damageHint(err))
 	}
 	d := newSQLiteDialect()
 	if err := migrate(ctx, w, d); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, fmt.Errorf("open sqlite store %s: %w%s", path, err, damageHint(err))
+	}
+	if err := quickCheck(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w%s", path, err, damageHint(err))
 	}
 	// Readers run beside the writer thanks to WAL.
 	r, err := sql.Open("sqlite", path+common+"&_pragma=query_only(1)")
@@ -149,4 +157,60 @@ func redact(dsn string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// checkNotEmpty refuses a database file of zero bytes: SQLite would take it
+// for a new, empty database, and the master would start an empty cluster
+// over what was lost (a truncated copy, a failed restore). A missing file
+// is a new cluster; a zero-length one with a write-ahead log is a database
+// whose pages are all still in the log, which SQLite recovers.
+func checkNotEmpty(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Size() > 0 {
+		return nil // missing (a new database), or SQLite says what is wrong
+	}
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: the database file %s is empty (0 bytes), so it holds no cluster: "+
+		"restore it from a backup, or remove it to start a new, empty cluster", ErrCorrupt, path)
+}
+
+// quickCheck runs SQLite's quick_check, which reads every page, so that a
+// damaged file is refused at start rather than failing requests later.
+func quickCheck(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return fmt.Errorf("%w: quick_check: %w", ErrCorrupt, err)
+	}
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return fmt.Errorf("%w: quick_check: %w", ErrCorrupt, err)
+		}
+		if line != "ok" && len(problems) < 5 {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("%w: quick_check: %w", ErrCorrupt, err)
+	}
+	rows.Close()
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: quick_check found: %s", ErrCorrupt, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// damageHint tells the operator what to do with a damaged database.
+func damageHint(err error) string {
+	msg := err.Error()
+	if errors.Is(err, ErrCorrupt) || strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
+		return " (the database is damaged: restore it from a backup, or salvage it with `sqlite3 FILE .recover`; " +
+			"the master does not start over a damaged database)"
+	}
+	return ""
 }

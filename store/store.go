@@ -98,6 +98,8 @@ var (
 	// ErrInvalid: an argument is out of range, or a transition is not an
 	// edge of the state machine.
 	ErrInvalid = errors.New("invalid")
+	// ErrCorrupt: the database file is empty or damaged.
+	ErrCorrupt = errors.New("damaged database")
 )
 
 // ConflictError says what a compare-and-set expected and what it found.
