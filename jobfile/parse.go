@@ -2,6 +2,7 @@ package jobfile
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -177,6 +178,9 @@ func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
 	}
 	defer f.Done()
 	slotsOK := yamlfield.Field(f, "slots", &r.Slots, yamlfield.IntAtLeast(0))
+	if !f.Has("slots") {
+		slotsOK = true // the default, 1, is checked against like a given one
+	}
 	prioOK := yamlfield.Field(f, "priority", &r.Priority, yamlfield.IntIn(MinPriority, MaxPriority))
 	var class PriorityClass
 	if yamlfield.Field(f, "priority_class", &class, priorityClass) {
@@ -189,7 +193,7 @@ func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
 	}
 	yamlfield.Field(f, "weight", &r.Weight, yamlfield.PositiveNumber)
 	if yamlfield.Field(f, "max_slots", &r.MaxSlots, yamlfield.IntAtLeast(1)) && slotsOK && r.Slots > r.MaxSlots {
-		f.Errorf("max_slots", "max_slots %d is less than the %d slots of one task", r.MaxSlots, r.Slots)
+		f.Errorf("max_slots", "max_slots %d is less than the %s of one task", r.MaxSlots, slotWords(r.Slots))
 	}
 	preemptSet := yamlfield.Field(f, "preemptible", &r.Preemptible, yamlfield.Boolean)
 	if ClassOf(r.Priority) == ClassLow {
@@ -213,7 +217,7 @@ func (p *parser) scheduling(f *yamlfield.Fields, r *Resources, slotsOK bool) {
 			f.Errorf("min_slots", "a zero-slot task cannot be elastic; min_slots needs slots >= 1")
 			r.MinSlots = 0
 		case r.MinSlots > r.Slots:
-			f.Errorf("min_slots", "min_slots %d is more than the %d slots of one task", r.MinSlots, r.Slots)
+			f.Errorf("min_slots", "min_slots %d is more than the %s of one task (slots, default 1)", r.MinSlots, slotWords(r.Slots))
 		}
 	}
 	yamlfield.Field(f, "gpu", &r.GPU, name)
@@ -314,4 +318,12 @@ func (p *parser) expandCheck(hps map[string]Hyperparameter, s *Searcher, hpNode 
 func mustPairs(n *yaml.Node) []yamlfield.Pair {
 	prs, _ := yamlfield.New("", format).Pairs(n, "")
 	return prs
+}
+
+// slotWords is "1 slot" or "N slots".
+func slotWords(n int) string {
+	if n == 1 {
+		return "1 slot"
+	}
+	return strconv.Itoa(n) + " slots"
 }

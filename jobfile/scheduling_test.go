@@ -57,7 +57,8 @@ func TestParseErrorsScheduling(t *testing.T) {
 	res := func(fields string) string { return head + "resources: {" + fields + "}\n" }
 	runErrorCases(t, Parse, []errorCase{
 		{"min slots zero", res("min_slots: 0"), 3, "resources.min_slots: expected an integer >= 1, got 0"},
-		{"min slots above slots", res("slots: 2, min_slots: 4"), 3, "resources.min_slots: min_slots 4 is more than the 2 slots of one task"},
+		{"min slots above slots", res("slots: 2, min_slots: 4"), 3, "resources.min_slots: min_slots 4 is more than the 2 slots of one task (slots, default 1)"},
+		{"min slots above the default slot", res("min_slots: 10"), 3, "resources.min_slots: min_slots 10 is more than the 1 slot of one task (slots, default 1)"},
 		{"elastic zero-slot task", res("slots: 0, min_slots: 1"), 3, "resources.min_slots: a zero-slot task cannot be elastic"},
 		{"gpu empty", res("gpu: ''"), 3, `resources.gpu: expected a non-empty name, got ""`},
 		{"gpu not a string", res("gpu: [a]"), 3, "resources.gpu: expected a string, got a list"},
