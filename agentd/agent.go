@@ -261,8 +261,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.stopCtx = stopCtx
 	var shipDone, loops sync.WaitGroup
 	shipDone.Go(func() { a.ship.run(stopCtx) })
-	loops.Go(func() { a.reportLoop(ctx) })
-	a.syncLoop(ctx)
+	loopCtx, cancelLoops := context.WithCancel(ctx)
+	defer cancelLoops()
+	loops.Go(func() { a.reportLoop(loopCtx) })
+	loopErr := a.syncLoop(loopCtx)
+	cancelLoops()
 	loops.Wait()
 
 	a.mu.Lock()
@@ -273,7 +276,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		stop()
 		shipDone.Wait()
 		a.log.Info("agent stopped; tasks left running", "tasks", n)
-		return nil
+		return loopErr
 	}
 	a.stopTasks(stopCtx)
 	stop()
@@ -281,7 +284,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	shipDone.Wait()
 	a.persist()
 	a.log.Info("agent stopped")
-	return nil
+	return loopErr
 }
 
 // detach leaves the running tasks to themselves: the state file keeps

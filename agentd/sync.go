@@ -3,6 +3,7 @@ package agentd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -104,8 +105,11 @@ func (a *Agent) ack(acked int64) {
 
 // syncLoop keeps the node registered and long-polls the master until ctx
 // is done. A failure is followed by a backoff and a sync that does not
-// wait, so that a returning master hears from the node at once.
-func (a *Agent) syncLoop(ctx context.Context) {
+// wait, so that a returning master hears from the node at once. It
+// returns an error only when the master refuses the node's first
+// registration outright (a bad join token, an invalid inventory): no
+// retry can help, and no task runs yet.
+func (a *Agent) syncLoop(ctx context.Context) error {
 	bo := a.newBackoff(1)
 	failures := 0
 	for ctx.Err() == nil {
@@ -117,6 +121,9 @@ func (a *Agent) syncLoop(ctx context.Context) {
 		start := time.Now()
 		if !registered {
 			err = a.register(ctx)
+			if refusedJoin(err) && a.neverRegistered() {
+				return fmt.Errorf("the master refused to register node %s: %w", a.cfg.Name, err)
+			}
 		} else {
 			if failures > 0 {
 				waitS = 0
@@ -126,7 +133,7 @@ func (a *Agent) syncLoop(ctx context.Context) {
 			pace = cmds == 0
 		}
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		if err == nil {
 			if failures > 0 {
@@ -148,6 +155,25 @@ func (a *Agent) syncLoop(ctx context.Context) {
 		a.logFailure(ctx, failures, err)
 		sleep(ctx, bo.next())
 	}
+	return nil
+}
+
+// refusedJoin reports whether a registration was refused for what it
+// is, not for the moment: bad input, a bad credential or a refused one.
+// A held name (409) may free up, so it is retried.
+func refusedJoin(err error) bool {
+	for _, st := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity} {
+		if isStatus(err, st) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Agent) neverRegistered() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen == 0 && len(a.tasks) == 0
 }
 
 // logFailure logs the first failure of an outage as a warning and the

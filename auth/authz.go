@@ -94,8 +94,9 @@ func (p Principal) CanSubmit(project string) error {
 	if p.Admin || rank(p.RoleIn(project)) >= rank(store.RoleMember) {
 		return nil
 	}
-	return forbidden("submitting to project %q needs the member or lead role there; %s has %s",
-		project, p.Actor(), roleWords(p.RoleIn(project)))
+	return forbidden("submitting to project %q needs the member or lead role there; %s has %s "+
+		"(an admin grants it with: allot user role %s --role %s=member)",
+		project, p.Actor(), roleWords(p.RoleIn(project)), p.User, project)
 }
 
 // CanRead allows reading a job (its record and its logs): its owner, or

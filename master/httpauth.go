@@ -79,7 +79,7 @@ func (c *credCache) forget() {
 	c.entries = nil
 }
 
-var errUnauthenticated = errors.New("unauthenticated")
+var errUnauthenticated = errors.New("invalid API token")
 
 // resolve finds the live credential (and, for a user token, the enabled
 // user) behind a bearer token.
@@ -139,7 +139,8 @@ func (m *Master) authenticate(next http.Handler) http.Handler {
 		}
 		e, err := m.resolve(r.Context(), token)
 		if errors.Is(err, errUnauthenticated) {
-			m.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error()})
+			m.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
+				Msg: err.Error() + "; sign in with a valid one (allot login, or $ALLOT_TOKEN)"})
 			return
 		}
 		if err != nil {
