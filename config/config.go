@@ -18,7 +18,9 @@ const (
 
 // Defaults of fields a file leaves out.
 const (
-	DefaultAgentTimeout    = 30 * time.Second
+	DefaultAgentTimeout = 30 * time.Second
+	// MaxNodeGPUsLimit bounds max_node_gpus.
+	MaxNodeGPUsLimit       = 4096
 	DefaultGrace           = 30 * time.Second
 	DefaultZeroSlotLimit   = 100
 	DefaultOverQuotaWeight = 1.0
@@ -56,10 +58,13 @@ type Config struct {
 	// AgentTimeout is how long an agent may stay silent before its node
 	// is lost.
 	AgentTimeout time.Duration
-	Pools        []Pool
-	Nodes        []NodeRule
-	Projects     []Project // in file order
-	Users        []User
+	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
+	// the master's --max-node-gpus in force.
+	MaxNodeGPUs int
+	Pools       []Pool
+	Nodes       []NodeRule
+	Projects    []Project // in file order
+	Users       []User
 	// Licenses are cluster-wide counted resources, in file order.
 	Licenses []License
 	// QOS lists the qualities of service jobs may ask for, in file order

@@ -67,6 +67,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 	if yamlfield.Field(f, "agent_timeout", &secs, yamlfield.PositiveDuration) {
 		c.AgentTimeout = time.Duration(secs) * time.Second
 	}
+	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
 	usersRaw := f.Lookup("users")
 	c.Licenses = p.licenses(f.Lookup("licenses"))
 	qos, qosKnown := p.qosList(f.Lookup("qos"))

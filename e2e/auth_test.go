@@ -229,7 +229,7 @@ func agentRefusals(t *testing.T, c *cluster, tokens map[string]string) {
 		{"take over a held node", "", httpCase{"", "POST", "/api/v1/agents/register", reg("node-1", gpu), 409, "name",
 			[]string{`node "node-1" is held by another agent`}}},
 		{"absurd inventory", "", httpCase{"", "POST", "/api/v1/agents/register",
-			reg("big-1", strings.TrimSuffix(strings.Repeat(gpuN(), 100), ",")), 422, "gpus", []string{"100 GPUs", "most a node may declare is 64"}}},
+			reg("big-1", manyGPUs(100)), 422, "gpus", []string{"100 GPUs", "most a node may declare is 64"}}},
 		{"bad node name", "", httpCase{"", "POST", "/api/v1/agents/register", reg("../etc", gpu), 400, "name",
 			[]string{"not allowed"}}},
 		{"sync without a node credential", "", httpCase{"", "POST", "/api/v1/agents/node-1/sync",
@@ -262,12 +262,14 @@ func agentRefusals(t *testing.T, c *cluster, tokens map[string]string) {
 	c.cliOK("job", "kill", strconv.FormatInt(id, 10))
 }
 
-func gpuN() string {
-	gpuSeq++
-	return fmt.Sprintf(`{"index": %d, "uuid": "u%d", "type": "h100", "memory_mib": 1},`, gpuSeq, gpuSeq)
+// manyGPUs is an inventory of n distinct GPUs as JSON list items.
+func manyGPUs(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"index": %d, "uuid": "u%d", "type": "h100", "memory_mib": 1}`, i, i)
+	}
+	return strings.Join(items, ", ")
 }
-
-var gpuSeq int
 
 // slowBodies holds many connections that send a request body byte by
 // byte: the master cuts them at --read-timeout and keeps serving.

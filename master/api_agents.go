@@ -90,10 +90,11 @@ func (m *Master) checkRegister(reg *api.Register) error {
 	if err := auth.CheckName("name", reg.Name); err != nil {
 		return badRequest("name", "%v", err)
 	}
-	if len(reg.GPUs) > m.opt.MaxNodeGPUs {
+	maxGPUs := m.maxNodeGPUs()
+	if len(reg.GPUs) > maxGPUs {
 		return &httpError{status: http.StatusUnprocessableEntity, field: "gpus", msg: fmt.Sprintf(
-			"gpus: node %s declares %d GPUs; the most a node may declare is %d (master option --max-node-gpus)",
-			reg.Name, len(reg.GPUs), m.opt.MaxNodeGPUs)}
+			"gpus: node %s declares %d GPUs; the most a node may declare is %d (max_node_gpus in the configuration, or --max-node-gpus)",
+			reg.Name, len(reg.GPUs), maxGPUs)}
 	}
 	if err := checkLabels(reg.Labels); err != nil {
 		return err
@@ -103,8 +104,8 @@ func (m *Master) checkRegister(reg *api.Register) error {
 		if g.Index < 0 || seen[g.Index] {
 			return badRequest("gpus", "gpus[%d]: index %d is negative or repeated", i, g.Index)
 		}
-		if g.Index >= m.opt.MaxNodeGPUs {
-			return badRequest("gpus", "gpus[%d]: index %d: expected below %d, the most GPUs a node may declare", i, g.Index, m.opt.MaxNodeGPUs)
+		if g.Index >= maxGPUs {
+			return badRequest("gpus", "gpus[%d]: index %d: expected below %d, the most GPUs a node may declare", i, g.Index, maxGPUs)
 		}
 		if err := auth.CheckName(fmt.Sprintf("gpus[%d]: type", i), g.Type); err != nil {
 			return badRequest("gpus", "%v", err)
@@ -128,6 +129,15 @@ func (m *Master) checkRegister(reg *api.Register) error {
 	}
 	reg.Pool = pool
 	return nil
+}
+
+// maxNodeGPUs is the configuration's max_node_gpus, else the master's
+// option.
+func (m *Master) maxNodeGPUs() int {
+	if n := m.Config().MaxNodeGPUs; n > 0 {
+		return n
+	}
+	return m.opt.MaxNodeGPUs
 }
 
 // Limits on a node's labels, which go into every snapshot and view.

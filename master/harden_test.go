@@ -188,3 +188,22 @@ func TestTokenLifecycle(t *testing.T) {
 		t.Fatalf("a join token on the user API: %d, want 403", code)
 	}
 }
+
+func TestNodeInventoryLimitFromConfig(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "max_node_gpus: 4\n")))
+	gpus := func(n int) []api.GPU {
+		out := make([]api.GPU, n)
+		for i := range out {
+			out[i] = api.GPU{Index: i, UUID: "u" + strconv.Itoa(i), Type: "h100"}
+		}
+		return out
+	}
+	var e api.Error
+	if code := h.do("POST", "/api/v1/agents/register", api.Register{Name: "big", GPUs: gpus(8)}, &e); code != 422 ||
+		e.Field != "gpus" || !strings.Contains(e.Error, "the most a node may declare is 4") {
+		t.Fatalf("8 GPUs over a limit of 4: %d %+v", code, e)
+	}
+	if code := h.do("POST", "/api/v1/agents/register", api.Register{Name: "ok", GPUs: gpus(4)}, nil); code != 200 {
+		t.Fatalf("4 GPUs: %d", code)
+	}
+}
