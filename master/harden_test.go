@@ -21,6 +21,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/master/mastertest"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key, and returns
@@ -205,5 +206,29 @@ func TestNodeInventoryLimitFromConfig(t *testing.T) {
 	}
 	if code := h.do("POST", "/api/v1/agents/register", api.Register{Name: "ok", GPUs: gpus(4)}, nil); code != 200 {
 		t.Fatalf("4 GPUs: %d", code)
+	}
+}
+
+// TestSecretsGoOnlyToTheirNode: a job's environment travels only in the
+// start command to the node that runs it.
+func TestSecretsGoOnlyToTheirNode(t *testing.T) {
+	h := newHarness(t)
+	a1, a2 := h.agent("n1", 1), h.agent("n2", 1)
+	id := h.submit(`{"name": "s", "entrypoint": "e", "environment": {"API_KEY": "s3cret"}, "resources": {"slots": 1}}`)
+	h.step()
+	h.sync(a1, a2, a1, a2)
+	holders := 0
+	for _, a := range []*mastertest.Agent{a1, a2} {
+		for _, c := range a.Commands() {
+			if c.Start != nil && c.Start.Env["API_KEY"] == "s3cret" {
+				holders++
+				if c.Start.ID().JobID != strconv.FormatInt(id, 10) {
+					t.Errorf("%s got the secret with another job's start", a.Name)
+				}
+			}
+		}
+	}
+	if holders != 1 {
+		t.Fatalf("the secret went to %d nodes, want exactly the one that runs the job", holders)
 	}
 }
