@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,12 @@ func (m *Master) Handler() http.Handler {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, func(w http.ResponseWriter, req *http.Request) { h(m, w, req) })
 	}
 	mux.HandleFunc(api.Version+"/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowedMethods(strings.TrimPrefix(r.URL.Path, api.Version)); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, "", "%s %s: method not allowed; %s allows %s",
+				r.Method, r.URL.Path, r.URL.Path, strings.Join(allow, ", "))
+			return
+		}
 		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
@@ -74,6 +81,39 @@ func (m *Master) Handler() http.Handler {
 		mux.Handle("/", m.opt.UI)
 	}
 	return tagRequests(m.logRequests(m.audit(m.authenticate(mux))))
+}
+
+// allowedMethods lists the methods of the routes whose path matches path
+// (under api.Version), for a 405's Allow header.
+func allowedMethods(path string) []string {
+	var out []string
+	for _, r := range routes {
+		if pathMatches(r.path, path) && !slices.Contains(out, r.method) {
+			out = append(out, r.method)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pathMatches matches a route pattern with {wildcards} against a path.
+func pathMatches(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			if xs[i] == "" {
+				return false
+			}
+			continue
+		}
+		if p != xs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // ping checks that the store answers.

@@ -232,3 +232,31 @@ func TestSecretsGoOnlyToTheirNode(t *testing.T) {
 		t.Fatalf("the secret went to %d nodes, want exactly the one that runs the job", holders)
 	}
 }
+
+func TestWrongMethodIs405(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		name, method, path string
+		code               int
+		allow              string
+	}{
+		{"delete the job list", "DELETE", "/api/v1/jobs", 405, "GET, POST"},
+		{"put a job", "PUT", "/api/v1/jobs/3", 405, "GET, PATCH"},
+		{"get a kill", "GET", "/api/v1/jobs/3/kill", 405, "POST"},
+		{"unknown path", "GET", "/api/v1/gpus", 404, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(c.method, h.srv.URL+c.path, nil)
+			req.Header.Set("Authorization", "Bearer "+h.admin)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != c.code || resp.Header.Get("Allow") != c.allow {
+				t.Fatalf("%d Allow %q, want %d %q", resp.StatusCode, resp.Header.Get("Allow"), c.code, c.allow)
+			}
+		})
+	}
+}
