@@ -166,6 +166,7 @@ type Agent struct {
 	waitS      int
 	registered bool
 	cred       string // the node's credential, once loaded or issued
+	journaled  bool   // the journal file holds reports
 	gen        int    // registrations so far
 	closing    bool
 	detached   bool // Run returned leaving tasks behind: touch nothing
@@ -250,6 +251,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	defer unlock()
 	if err := a.reapOrphans(); err != nil {
+		return err
+	}
+	if err := a.replayJournal(); err != nil {
 		return err
 	}
 	a.log.Info("agent starting", "master", a.base, "pool", a.cfg.Pool, "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)

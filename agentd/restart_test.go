@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 )
 
 // The test binary doubles as an agent process that a test can kill -9.
@@ -276,5 +277,71 @@ func TestWorkDirIsExclusive(t *testing.T) {
 	err = a.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "in use by another agent") {
 		t.Fatalf("second agent on one work dir: %v, want an in-use error", err)
+	}
+}
+
+// TestExitReportSurvivesKill9: an agent killed before the master has the
+// exit report of a task that ended delivers it after its restart, with the
+// task's real outcome.
+func TestExitReportSurvivesKill9(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	s := spec(0, 0, `echo up; sleep 1`, 0)
+	fm.send(startCmd(s))
+	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
+	// From now on the master stores nothing: the exit report stays with
+	// the agent, which journals it.
+	fm.set(func(fm *fakeMaster) { fm.failSyncs = 1 << 30 })
+	journal := filepath.Join(dir, JournalFileName)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(journal)
+		if bytes.Contains(data, []byte(`"event":"exited"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no exit report journaled in %s: %q", journal, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	fm.set(func(fm *fakeMaster) { fm.failSyncs = 0 })
+
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the exit report from before the restart", func(fm *fakeMaster) bool {
+		for _, r := range fm.reportsFor(s.ID()) {
+			if r.Event == api.EventExited {
+				return true
+			}
+		}
+		return false
+	})
+	fm.locked(func(fm *fakeMaster) {
+		for _, r := range fm.reportsFor(s.ID()) {
+			if r.Event == api.EventExited && (r.Outcome != string(agent.OutcomeCompleted) || r.ExitCode == nil || *r.ExitCode != 0) {
+				t.Errorf("replayed report %+v, want completed with exit code 0", r)
+			}
+		}
+	})
+	// Once acknowledged, the journal is empty again.
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(journal)
+		if bytes.Contains(data, []byte(`"reports":[]`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the journal still holds acknowledged reports: %s", data)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

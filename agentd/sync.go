@@ -95,11 +95,15 @@ func (a *Agent) ack(acked int64) {
 		return
 	}
 	a.acked = acked
-	i := 0
+	i, exits := 0, false
 	for i < len(a.reports) && a.reports[i].Seq <= acked {
+		exits = exits || a.reports[i].Event == api.EventExited
 		i++
 	}
 	a.reports = append(a.reports[:0], a.reports[i:]...)
+	if exits {
+		a.saveJournalLocked()
+	}
 	a.broadcast()
 }
 

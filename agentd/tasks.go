@@ -250,6 +250,9 @@ func (a *Agent) enqueueLocked(r api.Report) {
 	a.seq++
 	r.Seq = a.seq
 	a.reports = append(a.reports, r)
+	if r.Event == api.EventExited {
+		a.saveJournalLocked()
+	}
 	a.dirty = true
 	a.broadcast()
 }

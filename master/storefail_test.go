@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -65,5 +66,33 @@ func TestFailedExitWriteIsRetried(t *testing.T) {
 	h.sync(a)
 	if got := h.taskState(next, 0); got == store.TaskQueued {
 		t.Fatal("the next job does not start: the GPU is still held")
+	}
+}
+
+// TestExitReportAfterAgentRestart: an agent that restarts and delivers the
+// exit report its predecessor journaled gets the task recorded with its
+// real outcome, not as lost.
+func TestExitReportAfterAgentRestart(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent("n1", 1)
+	id := h.submit(jobSpec("train", 1, `, "preemptible": false`))
+	h.step()
+	h.sync(a, a)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("task %s, want running", got)
+	}
+	// The new agent process lists nothing running, then reports the exit.
+	reg := api.Register{Name: "n1", GPUs: []api.GPU{{Index: 0, UUID: "GPU-n1-0", Type: "h100"}}}
+	if code := h.do("POST", "/api/v1/agents/register", reg, nil); code != 200 {
+		t.Fatalf("register: %d", code)
+	}
+	zero := 0
+	sync := api.Sync{Reports: []api.Report{{Seq: 1, Task: tid(id, 0, 1), Event: api.EventExited,
+		Outcome: string(agent.OutcomeCompleted), ExitCode: &zero, At: h.clock.Now()}}}
+	if code := h.do("POST", "/api/v1/agents/n1/sync", sync, nil); code != 200 {
+		t.Fatalf("sync: %d", code)
+	}
+	if got := h.taskState(id, 0); got != store.TaskCompleted {
+		t.Fatalf("task %s, want completed", got)
 	}
 }
