@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -188,8 +189,17 @@ func (m *Master) fail(w http.ResponseWriter, err error) {
 	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
 }
 
-// readBody reads a request body of at most api.MaxBodyBytes.
+// readBody reads a request body of at most api.MaxBodyBytes. A body
+// declared as anything but JSON is refused (415) rather than guessed at; a
+// body without a Content-Type is taken as JSON.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, &httpError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf(
+				"Content-Type %q: expected application/json", ct)}
+		}
+	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {

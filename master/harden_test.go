@@ -260,3 +260,35 @@ func TestWrongMethodIs405(t *testing.T) {
 		})
 	}
 }
+
+func TestBodyMustBeJSON(t *testing.T) {
+	h := newHarness(t)
+	body := `{"name": "x", "entrypoint": "e"}`
+	for _, c := range []struct {
+		name, ct string
+		code     int
+	}{
+		{"json", "application/json", 201},
+		{"json with charset", "application/json; charset=utf-8", 201},
+		{"no content type", "", 201},
+		{"plain text", "text/plain", 415},
+		{"form", "application/x-www-form-urlencoded", 415},
+		{"malformed", "application/", 415},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", h.srv.URL+"/api/v1/jobs", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+h.admin)
+			if c.ct != "" {
+				req.Header.Set("Content-Type", c.ct)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != c.code {
+				t.Fatalf("status %d, want %d", resp.StatusCode, c.code)
+			}
+		})
+	}
+}
