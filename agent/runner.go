@@ -117,6 +117,11 @@ type Runner struct {
 	// LogBufferBytes bounds a task's undelivered output (64 bytes are
 	// added per line); default DefaultLogBufferBytes.
 	LogBufferBytes int
+	// Shim, when set, is an allot binary that runs each task under a task
+	// shim (shim.go), so that a task's exit status survives the agent:
+	// the task's exit file is Task.ExitFile. Empty runs the task's shell
+	// as the leader itself.
+	Shim string
 	// OutputGrace is how long, once every process of the task's group is
 	// gone, the agent waits for the output pipes to close before closing
 	// them itself; they stay open only if a process left the group (with
@@ -154,6 +159,7 @@ type Task struct {
 	preemptSig  syscall.Signal
 	outputGrace time.Duration
 	preemptFile string
+	exitFile    string // the shim's exit file; "" without a shim
 	started     time.Time
 	queue       *logQueue
 	rOut, rErr  *os.File
@@ -306,6 +312,18 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		shell = "/bin/sh"
 	}
 	cmd := exec.Command(shell, "-c", spec.Entrypoint)
+	var exitFile string
+	if r.Shim != "" {
+		exitFile = filepath.Join(stateDir, ExitFileName(spec.Attempt, spec.NodeRank))
+		if err := os.Remove(exitFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			rOut.Close()
+			wOut.Close()
+			rErr.Close()
+			wErr.Close()
+			return fail(fmt.Errorf("remove a stale exit file: %w", err))
+		}
+		cmd = exec.Command(r.Shim, ShimArg, exitFile, shell, "-c", spec.Entrypoint)
+	}
 	cmd.Dir = workDir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = wOut, wErr
@@ -328,6 +346,7 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		preemptSig:  orDefault(r.PreemptSignal, syscall.SIGTERM),
 		outputGrace: orDefault(r.OutputGrace, DefaultOutputGrace),
 		preemptFile: preemptFile,
+		exitFile:    exitFile,
 		started:     time.Now().UTC(),
 		queue:       newLogQueue(orDefault(r.LogBufferBytes, DefaultLogBufferBytes), r.OnLog != nil),
 		rOut:        rOut,

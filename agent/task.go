@@ -27,6 +27,10 @@ func (t *Task) PreemptFile() string { return t.preemptFile }
 // Done is closed when the attempt has ended and Wait will not block.
 func (t *Task) Done() <-chan struct{} { return t.done }
 
+// ExitFile is where the task's shim records its exit status; "" when the
+// runner has no shim.
+func (t *Task) ExitFile() string { return t.exitFile }
+
 // Wait blocks until the attempt has ended and returns its result. By then
 // no process of the task's group is left, the output pipes are closed, and
 // OnLog has returned for the last line.

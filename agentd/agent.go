@@ -250,10 +250,12 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if err := a.reapOrphans(); err != nil {
+	// The journal first: recovering exits from the tasks' shims rewrites
+	// the journal, and skips attempts it already reported.
+	if err := a.replayJournal(); err != nil {
 		return err
 	}
-	if err := a.replayJournal(); err != nil {
+	if err := a.reapOrphans(); err != nil {
 		return err
 	}
 	a.log.Info("agent starting", "master", a.base, "pool", a.cfg.Pool, "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)

@@ -18,6 +18,9 @@ import (
 
 // The test binary doubles as an agent process that a test can kill -9.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == agent.ShimArg {
+		os.Exit(agent.RunShim(os.Args[2:]))
+	}
 	if os.Getenv("AGENTD_TEST_CHILD") == "1" {
 		os.Exit(runChildAgent())
 	}
@@ -34,6 +37,7 @@ func runChildAgent() int {
 		BackoffMin:      5 * time.Millisecond,
 		BackoffMax:      50 * time.Millisecond,
 		MinPollInterval: 5 * time.Millisecond,
+		Runner:          agent.Runner{Shim: os.Args[0]},
 	})
 	if err == nil {
 		err = a.Run(context.Background())
@@ -343,5 +347,69 @@ func TestExitReportSurvivesKill9(t *testing.T) {
 			t.Fatalf("the journal still holds acknowledged reports: %s", data)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestExitWhileAgentDown: a task that ends while its agent is dead (kill
+// -9) is reported with its real exit status by the next agent, from the
+// exit file its shim left; it is not ended as lost.
+func TestExitWhileAgentDown(t *testing.T) {
+	tests := []struct {
+		name, entrypoint string
+		outcome          agent.Outcome
+		code             int
+	}{
+		{"exit 0 is completed", "sleep 1; exit 0", agent.OutcomeCompleted, 0},
+		{"exit 3 is failed", "sleep 1; exit 3", agent.OutcomeFailed, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm := newFakeMaster(t)
+			dir := t.TempDir()
+			child := exec.Command(os.Args[0], "-test.run=^$")
+			child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
+			if err := child.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+			s := spec(0, 0, tt.entrypoint, 0)
+			s.WorkDir = filepath.Join(dir, "task")
+			fm.send(startCmd(s))
+			fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
+			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = child.Wait()
+			exitFile := filepath.Join(s.WorkDir, agent.StateDir, agent.ExitFileName(0, 0))
+			ctxWait(t, "the task to end with no agent", func() bool {
+				_, ok, _ := agent.ReadExitFile(exitFile)
+				return ok
+			})
+
+			startAgent(t, testConfig(t, fm, dir))
+			fm.waitFor("the exit report", func(fm *fakeMaster) bool {
+				for _, r := range fm.reportsFor(s.ID()) {
+					if r.Event == api.EventExited {
+						return true
+					}
+				}
+				return false
+			})
+			fm.locked(func(fm *fakeMaster) {
+				n := 0
+				for _, r := range fm.reportsFor(s.ID()) {
+					if r.Event != api.EventExited {
+						continue
+					}
+					n++
+					if r.Outcome != string(tt.outcome) || r.ExitCode == nil || *r.ExitCode != tt.code {
+						t.Errorf("report %+v, want %s with exit code %d", r, tt.outcome, tt.code)
+					}
+				}
+				if n != 1 {
+					t.Errorf("%d exit reports, want exactly 1", n)
+				}
+			})
+		})
 	}
 }

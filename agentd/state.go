@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 )
 
 // Files of the agent in its work directory.
@@ -46,6 +49,9 @@ type stateRecord struct {
 	StartTicks uint64    `json:"start_ticks,omitempty"`
 	WorkDir    string    `json:"work_dir"`
 	StartedAt  time.Time `json:"started_at"`
+	// ExitFile is where the attempt's task shim records its exit status
+	// (agent.Runner.Shim); "" when it runs without a shim.
+	ExitFile string `json:"exit_file,omitempty"`
 }
 
 // readState reads the state file; a missing file is an empty state.
@@ -147,6 +153,7 @@ func (a *Agent) reapOrphans() error {
 			log.Debug("recorded attempt predates a reboot; nothing of it can be alive")
 			continue
 		}
+		a.recoverExit(r, log)
 		members, err := groupMembers(r.Pgid)
 		if err != nil {
 			return fmt.Errorf("look for the orphaned process group %d of task %s: %w", r.Pgid, r.Task, err)
@@ -169,6 +176,57 @@ func (a *Agent) reapOrphans() error {
 			"members", len(members), "started_at", r.StartedAt)
 	}
 	return writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: []stateRecord{}})
+}
+
+// recoverExit reports the end of an attempt that ended while no agent
+// watched it, from the exit file its shim left: a run that exited 0 is
+// then recorded as completed, not lost. An attempt already reported (from
+// the journal) is skipped.
+func (a *Agent) recoverExit(r stateRecord, log *slog.Logger) {
+	if r.ExitFile == "" {
+		return
+	}
+	st, ok, err := agent.ReadExitFile(r.ExitFile)
+	if err != nil {
+		log.Error("the exit file of an attempt that ended while the agent was down is unreadable; the master will end it as lost", "err", err)
+		return
+	}
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.finished[r.Task] {
+		return
+	}
+	rep := api.Report{Task: r.Task, Event: api.EventExited, At: st.ExitedAt}
+	switch {
+	case preemptRequested(r):
+		rep.Outcome = string(agent.OutcomePreempted)
+	case st.ExitCode == 0:
+		rep.Outcome = string(agent.OutcomeCompleted)
+	default:
+		rep.Outcome = string(agent.OutcomeFailed)
+	}
+	if st.Signal != "" {
+		rep.Error = "ended by " + st.Signal
+	} else {
+		code := st.ExitCode
+		rep.ExitCode = &code
+	}
+	rep.Error = strings.TrimPrefix(rep.Error+"; the agent was down when it ended (status from the task shim)", "; ")
+	a.rememberLocked(r.Task)
+	a.enqueueLocked(rep)
+	log.Info("attempt ended while the agent was down; reporting its status", "outcome", rep.Outcome,
+		"exit_code", st.ExitCode, "signal", st.Signal)
+}
+
+// preemptRequested reports whether the earlier agent had asked the
+// attempt to checkpoint: Preempt leaves the preempt file behind, and the
+// next attempt's start removes it.
+func preemptRequested(r stateRecord) bool {
+	_, err := os.Stat(filepath.Join(r.WorkDir, agent.StateDir, agent.PreemptFileName))
+	return err == nil
 }
 
 // ownedBy reports whether the live members of a group are the recorded

@@ -83,7 +83,7 @@ func (a *Agent) start(c api.Command) {
 			Error: err.Error(), At: time.Now().UTC()})
 		return
 	}
-	rec := stateRecord{Task: id, Pgid: t.Pid(), WorkDir: spec.WorkDir, StartedAt: time.Now().UTC()}
+	rec := stateRecord{Task: id, Pgid: t.Pid(), WorkDir: spec.WorkDir, StartedAt: time.Now().UTC(), ExitFile: t.ExitFile()}
 	rec.StartTicks, _ = startTicks(t.Pid())
 	att := &attempt{spec: spec, task: t, rec: rec}
 	a.mu.Lock()

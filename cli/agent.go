@@ -150,7 +150,19 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 		Logger:    logger,
 		JoinToken: join,
 		Client:    hc,
+		Runner:    agent.Runner{Shim: taskShim()},
 	}, nil
+}
+
+// taskShim is this binary, which runs as a task shim when called with
+// agent.ShimArg (cmd/allot), so that tasks' exit statuses outlive the
+// agent; "" (no shim) when the binary cannot be found.
+func taskShim() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // joinToken reads --join-token-file, else $ALLOT_JOIN_TOKEN; none is fine

@@ -257,6 +257,7 @@ func (c *devCluster) startAgents(ctx context.Context) (int, error) {
 			Version:   buildVersion(),
 			Logger:    c.log,
 			JoinToken: c.join,
+			Runner:    agent.Runner{Shim: taskShim()},
 		})
 		if err != nil {
 			return n, fmt.Errorf("agent %s: %w", d.name, err)

@@ -2,6 +2,7 @@ package master
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/store"
 )
 
 // route is one endpoint of the REST API.
@@ -70,14 +70,9 @@ func (m *Master) Handler() http.Handler {
 		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if err := m.ping(r); err != nil {
-			writeError(w, http.StatusServiceUnavailable, "", "store: %v", err)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok\n")
-	})
+	mux.HandleFunc("GET /healthz", m.handleReady)
+	mux.HandleFunc("GET /readyz", m.handleReady)
+	mux.HandleFunc("GET /livez", m.handleLive)
 	if m.opt.UI != nil {
 		mux.Handle("/", m.opt.UI)
 	}
@@ -115,12 +110,6 @@ func pathMatches(pattern, path string) bool {
 		}
 	}
 	return true
-}
-
-// ping checks that the store answers.
-func (m *Master) ping(r *http.Request) error {
-	_, err := m.st.Jobs(r.Context(), store.JobFilter{Limit: 1})
-	return err
 }
 
 // logRequests logs every request's method, path, status and duration at
@@ -185,6 +174,11 @@ func (m *Master) fail(w http.ResponseWriter, err error) {
 	// The cause may name the database's host, user or files: it goes to
 	// the log, and the client gets the id to find it there.
 	id := w.Header().Get("X-Request-Id")
+	if isStoreFault(err) && m.probeStore(context.Background()) != nil {
+		m.log.Warn("request refused: store unavailable", "request_id", id, "err", err)
+		m.unavailable(w)
+		return
+	}
 	m.log.Error("request failed", "request_id", id, "err", err)
 	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
 }

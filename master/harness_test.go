@@ -269,3 +269,24 @@ func tid(job int64, index, attempt int) agent.TaskID {
 }
 
 func storeJobFilter() store.JobFilter { return store.JobFilter{} }
+
+// raw sends a request as the admin with a raw body ("" for none) and
+// returns the status, the body and the headers.
+func (h *harness) raw(method, path, body string) (int, string, http.Header) {
+	h.t.Helper()
+	req, err := http.NewRequestWithContext(h.ctx, method, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.admin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return resp.StatusCode, string(data), resp.Header
+}

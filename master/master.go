@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/allot-sched/allot/config"
@@ -95,6 +96,11 @@ type Master struct {
 	// creds caches resolved bearer credentials; it has its own lock.
 	creds credCache
 
+	// health is the store's health (health.go); it has its own lock.
+	health storeHealth
+	// lastLoop is when the loop last ran (UnixNano), for /livez.
+	lastLoop atomic.Int64
+
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
 
@@ -171,6 +177,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		logc:      map[int64]chan struct{}{},
 		fair:      newFairShare(decayOf(opt.Config)),
 		preempted: map[string][]time.Time{},
+		health:    storeHealth{minGap: probeMinGap},
 	}
 	if m.load == nil {
 		m.load = config.Load
@@ -212,10 +219,15 @@ func (m *Master) Run(ctx context.Context) error {
 	}
 }
 
-// Tick does the periodic work: marks silent agents lost, kills tasks past
+// Tick does the periodic work: checks the store (and does nothing more
+// while it is down), marks silent agents lost, kills tasks past
 // their time limit, records the usage of running tasks every
 // usageInterval, and runs a scheduling pass.
 func (m *Master) Tick(ctx context.Context) {
+	m.lastLoop.Store(time.Now().UnixNano())
+	if !m.checkStore(ctx) {
+		return
+	}
 	m.mu.Lock()
 	m.checkAgents(ctx)
 	m.checkTimeLimits(ctx)
@@ -229,6 +241,9 @@ func (m *Master) Tick(ctx context.Context) {
 // Step runs scheduling passes now: after an event, passes until the plan
 // settles; otherwise one pass.
 func (m *Master) Step(ctx context.Context) {
+	if m.storeDown() && !m.checkStore(ctx) {
+		return // the tick probes the store again and kicks a pass once it is back
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.schedule(ctx); err != nil {

@@ -15,6 +15,7 @@ type metrics struct {
 	agentSyncs         prometheus.Counter
 	agentRegistrations prometheus.Counter
 	jobsEnded          *prometheus.CounterVec
+	storeUp            prometheus.Gauge
 }
 
 func newMetrics(m *Master) *metrics {
@@ -33,8 +34,11 @@ func newMetrics(m *Master) *metrics {
 			Name: "allot_agent_registrations_total", Help: "Agent registrations received."}),
 		jobsEnded: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "allot_jobs_ended_total", Help: "Jobs that reached a terminal state, by state."}, []string{"state"}),
+		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "allot_store_up", Help: "1 while the store takes writes, 0 while it fails (see /readyz)."}),
 	}
-	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded,
+	x.storeUp.Set(1)
+	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp,
 		&mirrorCollector{m: m})
 	return x
 }

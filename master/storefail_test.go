@@ -3,8 +3,10 @@ package master
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
@@ -40,6 +42,7 @@ func (s *flakyStore) TransitionTask(ctx context.Context, t store.TaskTransition)
 func TestFailedExitWriteIsRetried(t *testing.T) {
 	var flaky *flakyStore
 	h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+	h.m.health.minGap = 0
 	a := h.agent("n1", 1)
 	id := h.submit(jobSpec("train", 1, ""))
 	h.step()
@@ -95,4 +98,97 @@ func TestExitReportAfterAgentRestart(t *testing.T) {
 	if got := h.taskState(id, 0); got != store.TaskCompleted {
 		t.Fatalf("task %s, want completed", got)
 	}
+}
+
+func (s *flakyStore) CreateJob(ctx context.Context, j store.Job, ts []store.Task) (store.Job, error) {
+	if s.down.Load() {
+		return store.Job{}, errStoreDown
+	}
+	return s.Store.CreateJob(ctx, j, ts)
+}
+
+func (s *flakyStore) Heartbeat(ctx context.Context, name string, at time.Time) error {
+	if s.down.Load() {
+		return errStoreDown
+	}
+	return s.Store.Heartbeat(ctx, name, at)
+}
+
+func (s *flakyStore) SetNodeState(ctx context.Context, name string, from, to store.NodeState) error {
+	if s.down.Load() {
+		return errStoreDown
+	}
+	return s.Store.SetNodeState(ctx, name, from, to)
+}
+
+func (s *flakyStore) Ping(ctx context.Context, at time.Time) error {
+	if s.down.Load() {
+		return errStoreDown
+	}
+	return s.Store.Ping(ctx, at)
+}
+
+// TestStoreOutage: while the store refuses writes the master says so
+// (/readyz 503, /livez 200, requests 503 with Retry-After), changes
+// nothing, and does not judge agents by the syncs it could not take; when
+// the store is back it recovers by itself, with every task as it was.
+func TestStoreOutage(t *testing.T) {
+	var flaky *flakyStore
+	h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+	h.m.health.minGap = 0
+	a := h.agent("n1", 1)
+	id := h.submit(jobSpec("train", 1, ""))
+	h.step()
+	h.sync(a, a)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("task %s, want running", got)
+	}
+
+	flaky.down.Store(true)
+	h.m.Tick(h.ctx)
+	if !h.m.storeDown() {
+		t.Fatal("the tick's probe did not notice the store was down")
+	}
+	for _, c := range []struct{ path, want string }{
+		{"/readyz", "store unavailable since"},
+		{"/healthz", "store unavailable since"},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			code, body, hdr := h.raw("GET", c.path, "")
+			if code != 503 || !strings.Contains(body, c.want) || hdr.Get("Retry-After") == "" {
+				t.Fatalf("%s: %d %q (Retry-After %q), want 503 with %q and Retry-After", c.path, code, body, hdr.Get("Retry-After"), c.want)
+			}
+		})
+	}
+	if code, body, _ := h.raw("GET", "/livez", ""); code != 200 {
+		t.Fatalf("/livez %d %q while only the store is down, want 200", code, body)
+	}
+	code, body, hdr := h.raw("POST", "/api/v1/jobs", jobSpec("late", 1, ""))
+	if code != 503 || hdr.Get("Retry-After") == "" || !strings.Contains(body, "store is unavailable") {
+		t.Fatalf("submit while down: %d %q, want 503 with Retry-After", code, body)
+	}
+	// Longer than the agent timeout passes without a sync the master could
+	// take: the node must not be lost for that.
+	h.clock.Advance(2 * DefaultAgentTimeout)
+	h.m.Tick(h.ctx)
+
+	flaky.down.Store(false)
+	h.m.Tick(h.ctx)
+	if h.m.storeDown() {
+		t.Fatal("the store is back but the master still says it is down")
+	}
+	if code, _, _ := h.raw("GET", "/readyz", ""); code != 200 {
+		t.Fatalf("/readyz %d after recovery, want 200", code)
+	}
+	h.m.Tick(h.ctx)
+	h.sync(a)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("after the outage the task is %s, want still running", got)
+	}
+	var nodes []api.Node
+	h.do("GET", "/api/v1/nodes", nil, &nodes)
+	if len(nodes) != 1 || nodes[0].State != "up" {
+		t.Fatalf("nodes after the outage: %+v, want n1 up", nodes)
+	}
+	h.submit(jobSpec("after", 1, ""))
 }

@@ -65,6 +65,19 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 	return nil
 }
 
+func (s *sqlStore) Ping(ctx context.Context, at time.Time) error {
+	err := s.Update(ctx, func(tx Tx) error {
+		o := tx.(*ops)
+		_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO store_probe (id, at_ns) VALUES (1, ?)
+			ON CONFLICT (id) DO UPDATE SET at_ns = excluded.at_ns`), at.UnixNano())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store probe: %w", err)
+	}
+	return nil
+}
+
 func (s *sqlStore) Close() error {
 	var errs []error
 	if s.r != s.w {

@@ -22,6 +22,11 @@ type Store interface {
 	// Update never retries.
 	Update(ctx context.Context, fn func(tx Tx) error) error
 
+	// Ping writes to the database and returns an error when it does not
+	// take the write: a stopped or restarting server, a full disk, a
+	// read-only file. Reads alone would miss the last two.
+	Ping(ctx context.Context, at time.Time) error
+
 	// Close releases the database. Everything acknowledged before Close is
 	// durable.
 	Close() error

@@ -269,6 +269,28 @@ func TestBannerWhenMasterUnreachable(t *testing.T) {
 	p.waitText("#updated", "Updated")
 }
 
+// TestStoreBanner: while the master's store refuses writes the page says
+// so, keeps what it shows, and drops the banner once the store is back.
+func TestStoreBanner(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs", wide)
+	p.expect("status of 503")
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 7`, "the jobs")
+	if hidden := evalJS[bool](p, `document.getElementById('store-banner').hidden`); !hidden {
+		t.Fatal("store banner shown while the store works")
+	}
+	f.setStoreOut(true)
+	got := p.waitText("#store-banner", "cannot write to its database")
+	if !strings.Contains(got, "connection refused") || !strings.Contains(got, "refuses changes") {
+		t.Errorf("store banner = %q, want the cause and what it means", got)
+	}
+	if n := evalJS[int](p, `document.querySelectorAll('#jobs tbody tr[data-job]').length`); n != 7 {
+		t.Errorf("%d job rows during the outage, want 7", n)
+	}
+	f.setStoreOut(false)
+	p.waitFor(`document.getElementById('store-banner').hidden`, "the store banner to go")
+}
+
 func TestTokenPrompt(t *testing.T) {
 	f := newFixture()
 	f.token = "s3cret"

@@ -28,6 +28,7 @@ type fixture struct {
 	logs     map[string][]api.LogLine // "job/task" → lines
 	logWake  chan struct{}            // closed and replaced on every new line
 	down     bool                     // every API call answers 503
+	storeOut bool                     // /readyz says the store refuses writes
 	token    string                   // when set, the bearer token required
 	requests []string                 // "METHOD /path?query body"
 }
@@ -147,6 +148,25 @@ func (f *fixture) addLog(jobID int64, task int, stream, text string) {
 	f.logWake = make(chan struct{})
 }
 
+func (f *fixture) setStoreOut(out bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.storeOut = out
+}
+
+// readyz answers as the master's /readyz does for a JSON client.
+func (f *fixture) readyz(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	out := f.storeOut
+	f.mu.Unlock()
+	if out {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false,
+			"store": map[string]any{"up": false, "since": at(-time.Minute), "error": "connection refused"}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ready": true, "store": map[string]any{"up": true}})
+}
+
 func (f *fixture) setDown(down bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -171,6 +191,7 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", Handler())
+	mux.HandleFunc("GET /readyz", f.readyz)
 	mux.HandleFunc("GET /api/v1/jobs", f.listJobs)
 	mux.HandleFunc("GET /api/v1/jobs/{id}", f.getJob)
 	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.patchJob)

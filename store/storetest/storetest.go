@@ -59,6 +59,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"UsersAndRoles", testUsersAndRoles},
 		{"Credentials", testCredentials},
 		{"Audit", testAudit},
+		{"Ping", testPing},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, fresh(t)) })

@@ -127,3 +127,24 @@ func testCanceledUpdate(t *testing.T, target Target) {
 	}
 	mustCreate(t, s, sampleJob("after"), 1)
 }
+
+// testPing: the write probe succeeds on a working store, again and again
+// (the row is replaced, not added), and fails once the store is closed.
+func testPing(t *testing.T, target Target) {
+	ctx := ctxOf(t)
+	s, err := store.Open(ctx, target.DSN, target.DataDir)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	for i := range 3 {
+		if err := s.Ping(ctx, at(time.Duration(i)*time.Second)); err != nil {
+			t.Fatalf("ping %d: %v", i, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if err := s.Ping(ctx, at(time.Hour)); err == nil {
+		t.Fatal("ping on a closed store succeeded")
+	}
+}

@@ -129,7 +129,30 @@ async function showWho() {
   }
 }
 
+// checkStore shows a banner while the master cannot write to its store:
+// reads may still answer from its memory, but no change would be kept.
+async function checkStore() {
+  const el = document.getElementById('store-banner');
+  let st;
+  try {
+    const res = await fetch('readyz', {headers: {Accept: 'application/json'}, cache: 'no-store'});
+    st = await res.json();
+  } catch {
+    return; // unreachable: the other banner says so
+  }
+  if (!st || st.ready !== false) {
+    el.hidden = true;
+    return;
+  }
+  const since = st.store && st.store.since ? new Date(st.store.since).toLocaleString() : 'a moment ago';
+  const why = st.store && st.store.error ? ` (${st.store.error})` : '';
+  el.textContent = `The master cannot write to its database since ${since}${why}. ` +
+    'It refuses changes until the database is back and retries by itself; running jobs go on.';
+  el.hidden = false;
+}
+
 function answered() {
+  checkStore();
   showWho();
   lastOk = Date.now();
   down = '';
@@ -152,6 +175,7 @@ function failed(e, view) {
     return;
   }
   if (e instanceof Unreachable) {
+    checkStore();
     down = e.message;
     tick();
     return;

@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The task shim keeps a task's exit status when no agent is there to
+// collect it. Without it a task's leader is the agent's child, and when
+// the agent dies (kill -9, OOM) a task that ends before the next agent
+// starts leaves no status behind: a run that exited 0 could only be
+// called lost. With Runner.Shim set, the leader is a small process that
+// runs the task's shell as its own child, waits for it, writes the status
+// to an exit file (write, fsync, rename) and then ends the same way: with
+// the same exit code, or killed by the same signal. A restarted agent
+// reads the file and reports the real outcome.
+//
+// The shim shares the task's process group, so Preempt's signal and Kill's
+// SIGKILL reach the task as before. It catches the usual termination
+// signals (a caught handler is reset to the default in the child by exec,
+// so the task still gets them as before), which lets it outlive a
+// checkpointing task and record how it ended.
+
+// ShimArg is the first argument that makes an allot binary run as a task
+// shim: BINARY ShimArg EXITFILE PROGRAM ARGS...
+const ShimArg = "__allot-task-shim"
+
+// ExitStatus is what a shim records of its task's end.
+type ExitStatus struct {
+	// ExitCode is the exit status, or -1 when a signal ended the task;
+	// Signal then names it ("SIGTERM").
+	ExitCode int       `json:"exit_code"`
+	Signal   string    `json:"signal,omitempty"`
+	ExitedAt time.Time `json:"exited_at"`
+}
+
+// ExitFileName is the exit file of one attempt's part, under the task's
+// StateDir: the attempt and node rank keep a later attempt or another
+// part from reading an earlier one's status.
+func ExitFileName(attempt, nodeRank int) string {
+	return "exit-" + strconv.Itoa(attempt) + "-" + strconv.Itoa(nodeRank) + ".json"
+}
+
+// ReadExitFile reads an exit file; ok is false when there is none (the
+// task has not ended, or it ended with its shim, by SIGKILL).
+func ReadExitFile(path string) (st ExitStatus, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, false, nil
+	}
+	if err != nil {
+		return st, false, fmt.Errorf("read exit file: %w", err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, false, fmt.Errorf("exit file %s: %w (expected the JSON a task shim writes)", path, err)
+	}
+	if st.ExitCode < -1 || st.ExitCode > 255 || (st.ExitCode == -1) != (st.Signal != "") {
+		return st, false, fmt.Errorf("exit file %s: exit code %d with signal %q: expected 0..255 without a signal, or -1 with one",
+			path, st.ExitCode, st.Signal)
+	}
+	return st, true, nil
+}
+
+// shimSignals are caught by the shim so that it outlives its task.
+var shimSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
+// RunShim is the shim's main: args are EXITFILE PROGRAM ARGS... It returns
+// the exit code to end with when the task exited; when a signal ended the
+// task it ends itself with that signal and does not return.
+func RunShim(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "allot task shim: expected EXITFILE PROGRAM [ARGS...]")
+		return 2
+	}
+	exitFile := args[0]
+	signal.Notify(make(chan os.Signal, 8), shimSignals...)
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
+		return 127
+	}
+	err := cmd.Wait()
+	st := ExitStatus{ExitCode: cmd.ProcessState.ExitCode(), ExitedAt: time.Now().UTC()}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		st.ExitCode, st.Signal = -1, signalName(ws.Signal())
+	}
+	if werr := writeExitFile(exitFile, st); werr != nil {
+		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", werr)
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
+	}
+	if ws.Signaled() {
+		sig := ws.Signal()
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(time.Second) // the signal ends the process; this is a fallback
+		return 128 + int(sig)
+	}
+	return st.ExitCode
+}
+
+// signalName names a signal as Result.Signal does.
+func signalName(sig syscall.Signal) string {
+	if n := unix.SignalName(sig); n != "" {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(sig))
+}
+
+// writeExitFile writes st durably: a crash leaves no file or the whole one.
+func writeExitFile(path string, st ExitStatus) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("write exit file: %w", err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write exit file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write exit file: %w", err)
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/store"
+)
+
+// Store health. The store is the truth, so a master whose store refuses
+// writes must neither act (a start or a kill it cannot record would be
+// lost) nor judge agents by the heartbeats it could not take. It says so
+// instead: /readyz and /healthz answer 503, requests that need the store
+// get 503 with Retry-After, the log gets one line when the store goes and
+// one when it is back, and the loop probes it until it is.
+const (
+	// probeTimeout bounds one probe: a stopped PostgreSQL can hold a
+	// connection attempt far longer.
+	probeTimeout = 3 * time.Second
+	// probeEvery is how often a healthy store is probed from the loop, so
+	// that /readyz and the dashboard learn of an outage without traffic.
+	probeEvery = 5 * time.Second
+	// probeMinGap is the least time between two probes of a failing
+	// store: a flood of failing requests shares one probe.
+	probeMinGap = time.Second
+	// retryAfterSeconds is the Retry-After of a 503 for a failing store.
+	retryAfterSeconds = "5"
+)
+
+// storeHealth is what the master knows of its store. It has its own lock,
+// taken after mu when both are held.
+type storeHealth struct {
+	mu        sync.Mutex
+	down      bool
+	since     time.Time // when it went down or came back
+	err       error     // the failure that took it down
+	lastProbe time.Time
+	// recovered is set when the store comes back; the loop then gives
+	// every agent a fresh lease (they could not sync meanwhile).
+	recovered bool
+	probes    int
+	// minGap is probeMinGap; tests shorten it.
+	minGap time.Duration
+	// inflight is closed when the probe under way ends.
+	inflight chan struct{}
+}
+
+// StoreStatus is the store's health as /readyz reports it.
+type StoreStatus struct {
+	Up    bool      `json:"up"`
+	Since time.Time `json:"since,omitzero"`
+	Error string    `json:"error,omitempty"`
+}
+
+// StoreStatus returns the store's health as last observed.
+func (m *Master) StoreStatus() StoreStatus {
+	h := &m.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := StoreStatus{Up: !h.down, Since: h.since}
+	if h.down && h.err != nil {
+		st.Error = redactStoreError(h.err)
+	}
+	return st
+}
+
+// probeStore writes to the store and records whether it took the write.
+// The store is probed at most once per probeMinGap; in between, the last
+// result is returned.
+func (m *Master) probeStore(ctx context.Context) error {
+	h := &m.health
+	h.mu.Lock()
+	if wait := h.inflight; wait != nil {
+		// Share the probe in flight rather than queue up behind it.
+		h.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return m.lastProbeErr()
+	}
+	now := time.Now()
+	if now.Sub(h.lastProbe) < h.minGap {
+		h.mu.Unlock()
+		return m.lastProbeErr()
+	}
+	done := make(chan struct{})
+	h.lastProbe, h.inflight = now, done
+	h.probes++
+	h.mu.Unlock()
+
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	err := m.st.Ping(pctx, m.now())
+	cancel()
+	m.recordProbe(err)
+	h.mu.Lock()
+	h.inflight = nil
+	h.mu.Unlock()
+	close(done)
+	return err
+}
+
+// lastProbeErr is the failure that keeps the store down, or nil.
+func (m *Master) lastProbeErr() error {
+	h := &m.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.down {
+		return h.err
+	}
+	return nil
+}
+
+// recordProbe moves the health between up and down, logging each change
+// once.
+func (m *Master) recordProbe(err error) {
+	h := &m.health
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	switch {
+	case err != nil && !h.down:
+		h.down, h.since, h.err = true, now, err
+		m.metric.storeUp.Set(0)
+		m.log.Error("store unavailable: the master refuses changes and holds agent timeouts until it is back; retrying",
+			"err", err, "retry_every", probeMinGap)
+	case err != nil:
+		h.err = err
+	case h.down:
+		m.log.Info("store available again", "down_for", now.Sub(h.since).Round(time.Millisecond))
+		h.down, h.since, h.err, h.recovered = false, now, nil, true
+		m.metric.storeUp.Set(1)
+	}
+}
+
+// storeDown reports whether the store is known to be failing.
+func (m *Master) storeDown() bool {
+	m.health.mu.Lock()
+	defer m.health.mu.Unlock()
+	return m.health.down
+}
+
+// checkStore runs from the loop's tick: it probes a failing store, and a
+// healthy one every probeEvery, and after a recovery gives every agent a
+// fresh lease, since none could sync while the store was down. It reports
+// whether the store is up. Callers do not hold mu.
+func (m *Master) checkStore(ctx context.Context) bool {
+	h := &m.health
+	h.mu.Lock()
+	due := h.down || time.Since(h.lastProbe) >= probeEvery
+	h.mu.Unlock()
+	if due && m.probeStore(ctx) != nil {
+		return false
+	}
+	h.mu.Lock()
+	recovered := h.recovered
+	h.recovered = false
+	h.mu.Unlock()
+	if recovered {
+		m.mu.Lock()
+		now := m.now()
+		for _, n := range m.nodes {
+			if n.lastSeen.Before(now) {
+				n.lastSeen = now
+			}
+		}
+		m.kick()
+		m.mu.Unlock()
+	}
+	return true
+}
+
+// isStoreFault reports whether err may be the store failing rather than a
+// refusal, a conflict or a missing row, which a working store gives too.
+func isStoreFault(err error) bool {
+	var he *httpError
+	var ae *auth.Error
+	switch {
+	case err == nil, errors.As(err, &he), errors.As(err, &ae),
+		errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrNotFound),
+		errors.Is(err, context.Canceled), errors.Is(err, errUnauthenticated):
+		return false
+	}
+	return true
+}
+
+// unavailable answers 503 for a request that the failing store could not
+// serve.
+func (m *Master) unavailable(w http.ResponseWriter) {
+	st := m.StoreStatus()
+	w.Header().Set("Retry-After", retryAfterSeconds)
+	writeError(w, http.StatusServiceUnavailable, "",
+		"the master's store is unavailable (since %s): nothing was changed; retry in a few seconds",
+		st.Since.UTC().Format(time.RFC3339))
+}
+
+// redactStoreError keeps what an operator can act on ("connection
+// refused", "disk is full") and drops what would name the database's
+// host, user or files, for the open /readyz endpoint.
+func redactStoreError(err error) string {
+	msg := strings.ToLower(err.Error())
+	for _, k := range []struct{ needle, say string }{
+		{"full", "disk full"},
+		{"no space", "disk full"},
+		{"read-only", "read-only database"},
+		{"readonly", "read-only database"},
+		{"refused", "connection refused"},
+		{"shutting down", "database shutting down"},
+		{"starting up", "database starting up"},
+		{"timeout", "timed out"},
+		{"deadline", "timed out"},
+		{"closed", "connection closed"},
+		{"locked", "database locked"},
+	} {
+		if strings.Contains(msg, k.needle) {
+			return k.say
+		}
+	}
+	return "write failed"
+}
+
+// handleLive answers /livez: the process serves and its loop is not stuck.
+// It never touches the store, so an orchestrator does not restart a master
+// that waits for its database.
+func (m *Master) handleLive(w http.ResponseWriter, r *http.Request) {
+	last := time.Unix(0, m.lastLoop.Load())
+	if stuck := time.Since(last); m.lastLoop.Load() != 0 && stuck > liveLimit(m.opt.Tick) {
+		writeError(w, http.StatusServiceUnavailable, "", "the scheduling loop has not run for %s", stuck.Round(time.Second))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, "ok\n")
+}
+
+// liveLimit is how long the loop may go without a tick before /livez
+// fails: far longer than any pass.
+func liveLimit(tick time.Duration) time.Duration { return max(60*time.Second, 20*tick) }
+
+// handleReady answers /readyz and /healthz: 200 when the store takes
+// writes, 503 otherwise; JSON when the client asks for it.
+func (m *Master) handleReady(w http.ResponseWriter, r *http.Request) {
+	m.probeStore(r.Context())
+	st := m.StoreStatus()
+	status := http.StatusOK
+	if !st.Up {
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", retryAfterSeconds)
+	}
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		writeJSON(w, status, struct {
+			Ready bool        `json:"ready"`
+			Store StoreStatus `json:"store"`
+		}{st.Up, st})
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	if st.Up {
+		io.WriteString(w, "ok\n")
+		return
+	}
+	fmt.Fprintf(w, "store unavailable since %s: %s\n", st.Since.UTC().Format(time.RFC3339), st.Error)
+}

@@ -1,0 +1,8 @@
+-- A one-row table that the master writes to find out whether the store
+-- takes writes (Store.Ping): a database that answers reads can still refuse
+-- writes (a full disk, a read-only file). Keep in step with
+-- migrations/postgres/0004_probe.sql.
+CREATE TABLE store_probe (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    at_ns INTEGER NOT NULL
+);
