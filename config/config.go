@@ -19,6 +19,10 @@ const (
 // Defaults of fields a file leaves out.
 const (
 	DefaultAgentTimeout = 30 * time.Second
+	// DefaultLostNodeGrace is Config.LostNodeGrace unless configured: as
+	// long as Kubernetes waits before it evicts the pods of a node that
+	// stopped answering.
+	DefaultLostNodeGrace = 5 * time.Minute
 	// MaxNodeGPUsLimit bounds max_node_gpus.
 	MaxNodeGPUsLimit       = 4096
 	DefaultGrace           = 30 * time.Second
@@ -58,6 +62,11 @@ type Config struct {
 	// AgentTimeout is how long an agent may stay silent before its node
 	// is lost.
 	AgentTimeout time.Duration
+	// LostNodeGrace is how long a lost node's non-preemptible tasks are
+	// given to reappear (the node's agent syncs again and reports them
+	// running or ended) before they are failed as lost. Preemptible tasks
+	// are requeued at once. 0 fails them as soon as the node is lost.
+	LostNodeGrace time.Duration
 	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
 	// the master's --max-node-gpus in force.
 	MaxNodeGPUs int
@@ -158,6 +167,7 @@ func Default() *Config {
 		DefaultPool:    DefaultPoolName,
 		DefaultProject: DefaultProjectName,
 		AgentTimeout:   DefaultAgentTimeout,
+		LostNodeGrace:  DefaultLostNodeGrace,
 		Pools:          []Pool{defaultPool()},
 		Projects:       []Project{defaultProject()},
 		QOS:            sched.DefaultQOS(),

@@ -27,6 +27,7 @@ func TestDefault(t *testing.T) {
 		DefaultPool:    "default",
 		DefaultProject: "default",
 		AgentTimeout:   30 * time.Second,
+		LostNodeGrace:  5 * time.Minute,
 		Pools: []Pool{{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
 			Placement: sched.PlaceBinpack, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
 		Projects:   []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
@@ -79,6 +80,7 @@ func TestParseFull(t *testing.T) {
 default_pool: gpu
 default_project: d
 agent_timeout: 1m
+lost_node_grace: 90s
 pools:
   - {name: gpu, policy: priority, preemption: true}
   - {name: cpu, policy: fifo}
@@ -100,6 +102,7 @@ users:
 		DefaultPool:    "gpu",
 		DefaultProject: "d",
 		AgentTimeout:   time.Minute,
+		LostNodeGrace:  90 * time.Second,
 		Pools: []Pool{
 			{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100},
 			{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100},

@@ -42,7 +42,8 @@ type projectInfo struct {
 // whatever the key order in the file, because the other sections refer to
 // them.
 func (p *parser) config(root *yaml.Node) *Config {
-	c := &Config{DefaultPool: DefaultPoolName, DefaultProject: DefaultProjectName, AgentTimeout: DefaultAgentTimeout}
+	c := &Config{DefaultPool: DefaultPoolName, DefaultProject: DefaultProjectName, AgentTimeout: DefaultAgentTimeout,
+		LostNodeGrace: DefaultLostNodeGrace}
 	f, ok := p.Fields(root, "")
 	if !ok {
 		return c
@@ -66,6 +67,9 @@ func (p *parser) config(root *yaml.Node) *Config {
 	var secs int64
 	if yamlfield.Field(f, "agent_timeout", &secs, yamlfield.PositiveDuration) {
 		c.AgentTimeout = time.Duration(secs) * time.Second
+	}
+	if yamlfield.Field(f, "lost_node_grace", &secs, yamlfield.Duration) {
+		c.LostNodeGrace = time.Duration(secs) * time.Second
 	}
 	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
 	usersRaw := f.Lookup("users")

@@ -16,6 +16,7 @@ import (
 // node lost by mistake would fail the test.
 const shortTimeout = `
 agent_timeout: 5s
+lost_node_grace: 3s
 pools:
   - {name: default, policy: priority, preemption: true, backfill: true, grace: 5s}
 `
@@ -29,7 +30,8 @@ func sleeper(name string, preemptible bool) string {
 // TestAgentCrash kills -9 the agent of a node that runs a preemptible
 // and a non-preemptible task. Once the master has lost the node, the
 // preemptible task is requeued and runs on the other node of the pool,
-// and the other fails with a reason naming the lost node. The tasks the
+// and the other, once lost_node_grace has passed without the node coming
+// back, fails with a reason naming the lost node. The tasks the
 // dead agent left behind are killed by the next agent on its work
 // directory.
 func TestAgentCrash(t *testing.T) {

@@ -438,7 +438,9 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 	return m.settleJob(ctx, t.job)
 }
 
-// loseNode marks a node lost and ends the attempts on it. Callers hold mu.
+// loseNode marks a node lost and ends the attempts on it, except those
+// held through the loss (holdsThroughLoss), which wait for the node to
+// come back for lost_node_grace. Callers hold mu.
 func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
 	if err := m.st.SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
 		return err
@@ -446,14 +448,67 @@ func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
 	n.rec.State = store.NodeLost
 	n.registered = false
 	n.commands = nil
+	n.lostAt = m.now()
 	m.log.Warn("node lost", "node", n.rec.Name, "reason", reason)
+	held := 0
 	for _, t := range m.tasksOn(n.rec.Name) {
+		if m.holdsThroughLoss(t) {
+			held++
+			continue
+		}
 		if err := m.loseAttempt(ctx, t, reason); err != nil {
 			return err
 		}
 	}
+	if held > 0 {
+		m.log.Warn("non-preemptible tasks on the lost node wait for it to come back", "node", n.rec.Name,
+			"tasks", held, "grace", m.cfg.LostNodeGrace)
+	}
 	m.kick()
 	return nil
+}
+
+// holdsThroughLoss reports whether a task on a lost node keeps its attempt
+// for lost_node_grace: a task that must not run twice (not preemptible)
+// and has run, since its process may well still be running, or have ended
+// with a status its agent will report when it is back. Requeueing it
+// could run it twice; failing it at once would record a run that may yet
+// succeed as failed.
+func (m *Master) holdsThroughLoss(t *mtask) bool {
+	if m.cfg.LostNodeGrace <= 0 || t.job.rec.Preemptible || t.rec.State == store.TaskKilling {
+		return false
+	}
+	for _, p := range t.att.parts {
+		if p.state != partStarting {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLostNodes ends the attempts held on lost nodes whose grace is over,
+// and at once those being killed. Callers hold mu.
+func (m *Master) checkLostNodes(ctx context.Context) {
+	now := m.now()
+	for _, n := range m.nodes {
+		if n.up() || (len(n.used) == 0 && n.zeroUsed == 0) {
+			continue
+		}
+		if n.lostAt.IsZero() {
+			n.lostAt = now // lost before this master process started
+		}
+		over := now.Sub(n.lostAt) >= m.cfg.LostNodeGrace
+		for _, t := range m.tasksOn(n.rec.Name) {
+			if p := t.part(n.rec.Name); p == nil || p.state == partExited || (!over && m.holdsThroughLoss(t)) {
+				continue
+			}
+			reason := fmt.Sprintf("node %s lost for %s (lost_node_grace %s)", n.rec.Name,
+				now.Sub(n.lostAt).Round(time.Second), m.cfg.LostNodeGrace)
+			if err := m.loseAttempt(ctx, t, reason); err != nil {
+				m.log.Error("ending an attempt on a lost node", "node", n.rec.Name, "task", t.id().String(), "err", err)
+			}
+		}
+	}
 }
 
 // startGrace is how long an agent has to report a start before the

@@ -98,6 +98,7 @@ func (m *Master) checkAgents(ctx context.Context) {
 			m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
 		}
 	}
+	m.checkLostNodes(ctx)
 }
 
 // checkTimeLimits kills the tasks that have run past their job's time

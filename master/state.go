@@ -120,6 +120,10 @@ type mnode struct {
 	// agent did not list when it registered; the first sync settles them.
 	reconcile map[agent.TaskID]bool
 	polling   int // syncs being held
+	// lostAt is when this master process found the node lost (or, after
+	// a restart, first saw it lost): its held tasks' lost_node_grace
+	// counts from then.
+	lostAt time.Time
 }
 
 func newJob(rec store.Job) *mjob {

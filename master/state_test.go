@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/store"
 )
@@ -222,6 +223,14 @@ func TestAgentLoss(t *testing.T) {
 			}
 			h.clock.Advance(2 * time.Second)
 			h.m.Tick(h.ctx)
+			if !tt.preemptible {
+				// It must not run twice: it waits for the node to come back.
+				if got := h.taskState(id, 0); got != store.TaskRunning {
+					t.Fatalf("non-preemptible task on the just-lost node is %s, want still running", got)
+				}
+				h.clock.Advance(config.DefaultLostNodeGrace)
+				h.m.Tick(h.ctx)
+			}
 			if got := h.taskState(id, 0); got != tt.want {
 				t.Fatalf("task %s, want %s", got, tt.want)
 			}

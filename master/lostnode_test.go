@@ -1,0 +1,87 @@
+package master
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestLostNodeComesBack: a non-preemptible task on a node that went silent
+// (a stopped agent, a network cut) is not failed while the node may come
+// back: when its agent syncs again within lost_node_grace, the task goes
+// on, or ends with the outcome the agent reports; a kill ends it at once.
+func TestLostNodeComesBack(t *testing.T) {
+	tests := []struct {
+		name string
+		// back runs once the node is lost, with the agent and job.
+		back func(h *harness, a *mastertest.Agent, id int64)
+		want store.TaskState
+	}{
+		{"still running, then completes", func(h *harness, a *mastertest.Agent, id int64) {
+			if _, err := a.Register(h.ctx); err != nil {
+				h.t.Fatal(err)
+			}
+			h.sync(a)
+			if got := h.taskState(id, 0); got != store.TaskRunning {
+				h.t.Fatalf("back with the task running: task %s, want running", got)
+			}
+			for _, c := range a.Commands() {
+				if c.Type == api.CommandKill {
+					h.t.Fatalf("the master killed the task of a node that came back: %+v", c)
+				}
+			}
+			a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+			h.sync(a)
+		}, store.TaskCompleted},
+		{"ended while lost with exit 0", func(h *harness, a *mastertest.Agent, id int64) {
+			a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+			if _, err := a.Register(h.ctx); err != nil {
+				h.t.Fatal(err)
+			}
+			h.sync(a)
+		}, store.TaskCompleted},
+		{"ended while lost with exit 1", func(h *harness, a *mastertest.Agent, id int64) {
+			a.Exit(tid(id, 0, 1), agent.OutcomeFailed, 1)
+			if _, err := a.Register(h.ctx); err != nil {
+				h.t.Fatal(err)
+			}
+			h.sync(a)
+		}, store.TaskFailed},
+		{"killed while lost", func(h *harness, a *mastertest.Agent, id int64) {
+			if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/kill", id), nil, nil); code != 200 {
+				h.t.Fatalf("kill: %d", code)
+			}
+			h.m.Tick(h.ctx)
+		}, store.TaskKilled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 2)
+			id := h.submit(jobSpec("train", 1, `, "preemptible": false`))
+			h.step()
+			h.sync(a, a)
+			h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+			h.m.Tick(h.ctx)
+			if n := h.m.nodes["n1"]; n.up() {
+				t.Fatal("node not lost after the agent timeout")
+			}
+			if got := h.taskState(id, 0); got != store.TaskRunning {
+				t.Fatalf("task %s on the just-lost node, want running", got)
+			}
+			h.clock.Advance(time.Minute)
+			tt.back(h, a, id)
+			if got := h.taskState(id, 0); got != tt.want {
+				t.Fatalf("task %s, want %s", got, tt.want)
+			}
+			if j := h.job(id); j.State != string(tt.want) {
+				t.Fatalf("job %s, want %s", j.State, tt.want)
+			}
+		})
+	}
+}
