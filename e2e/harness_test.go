@@ -43,6 +43,11 @@ type clusterSpec struct {
 	agents   []agentSpec
 	// masterArgs are more flags for the master.
 	masterArgs []string
+	// dsn is a PostgreSQL database of the test's own (a server it
+	// restarts), instead of pgtest's shared one.
+	dsn string
+	// beforeStart, when set, runs before the master starts.
+	beforeStart func(c *cluster)
 }
 
 // agentSpec is one agent with fake GPUs.
@@ -75,8 +80,8 @@ type cluster struct {
 // waits until every node is up, and registers the cleanup.
 func newCluster(t *testing.T, spec clusterSpec) *cluster {
 	t.Helper()
-	var dsn string
-	if spec.postgres {
+	dsn := spec.dsn
+	if spec.postgres && dsn == "" {
 		// Before the cluster's cleanup, so that the schema is dropped
 		// after the master has stopped.
 		dsn = pgtest.DSN(t)
@@ -85,6 +90,9 @@ func newCluster(t *testing.T, spec clusterSpec) *cluster {
 	t.Cleanup(c.cleanup)
 	if err := os.WriteFile(filepath.Join(c.dir, "cluster.yaml"), []byte(spec.config), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if spec.beforeStart != nil {
+		spec.beforeStart(c)
 	}
 	c.master = c.startMaster("master", "127.0.0.1:0")
 	c.url = "http://" + c.waitLogMatch(c.master, masterServing)
