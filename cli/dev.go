@@ -25,6 +25,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/version"
 	"github.com/allot-sched/allot/web"
 )
 
@@ -254,7 +255,7 @@ func (c *devCluster) startAgents(ctx context.Context) (int, error) {
 			WorkDir:   filepath.Join(c.data, "agents", d.name),
 			OnExit:    agentd.ExitKill,
 			ExitGrace: devExitGrace,
-			Version:   buildVersion(),
+			Version:   version.String(),
 			Logger:    c.log,
 			JoinToken: c.join,
 		})

@@ -75,8 +75,7 @@ func (m *Master) Handler() http.Handler {
 			writeError(w, http.StatusServiceUnavailable, "", "store: %v", err)
 			return
 		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok\n")
+		writeHealthy(w, r)
 	})
 	if m.opt.UI != nil {
 		mux.Handle("/", m.opt.UI)

@@ -120,6 +120,9 @@ type mnode struct {
 	// agent did not list when it registered; the first sync settles them.
 	reconcile map[agent.TaskID]bool
 	polling   int // syncs being held
+	// version is the agent's build, from its registration; it is not
+	// stored, as every agent registers again with a new master process.
+	version string
 }
 
 func newJob(rec store.Job) *mjob {

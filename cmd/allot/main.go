@@ -2,15 +2,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/allot-sched/allot/cli"
 )
 
 func main() {
-	if err := cli.New().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "allot:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
