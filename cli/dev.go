@@ -147,6 +147,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
+	lock, err := lockDataDir(data)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	c := &devCluster{log: logger, data: data, served: make(chan error, 1), agentc: make(chan error, len(devNodes))}
 	if err := c.startMaster(ctx, cfg, f.listen); err != nil {
 		return err
