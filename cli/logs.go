@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
 )
 
 type logsFlags struct {
@@ -58,7 +59,7 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 		return err
 	}
 	if oneTask && f.task >= job.Tasks {
-		return fmt.Errorf("--task: job %d has %d task(s), numbered from 0; got %d", id, job.Tasks, f.task)
+		return fmt.Errorf("--task: job %d has %s, numbered from 0; got %d", id, plural.Count(job.Tasks, "task"), f.task)
 	}
 	tasks := []int{f.task}
 	if !oneTask {
