@@ -220,10 +220,11 @@ func jobCommand(use, short, example string, nargs int, run func(cmd *cobra.Comma
 	text func(w io.Writer, j api.Job) error) *cobra.Command {
 	var out outputFlag
 	cmd := &cobra.Command{
-		Use:     use,
-		Short:   short,
-		Example: example,
-		Args:    cobra.ExactArgs(nargs),
+		Use:               use,
+		Short:             short,
+		Example:           example,
+		Args:              cobra.ExactArgs(nargs),
+		ValidArgsFunction: completeJobID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.check(); err != nil {
 				return err

@@ -28,7 +28,8 @@ task's index, as [3]. -f keeps waiting for new lines until the job has
 ended and every line is printed.`,
 		Example: `  allot job logs 12
   allot job logs 12 --task 3 -f`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeJobID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLogs(cmd, args[0], f, cmd.Flags().Changed("task"))
 		},
