@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
 )
 
 // apiGPUs converts the inventory to its wire form.
@@ -105,7 +106,7 @@ func (a *Agent) start(c api.Command) {
 func (a *Agent) prepare(spec *agent.TaskSpec) error {
 	for _, g := range spec.GPUs {
 		if !a.gpus[g] {
-			return fmt.Errorf("gpu %d is not on this node (it has %d GPUs: %s)", g, len(a.gpus), a.gpuList())
+			return fmt.Errorf("gpu %d is not on this node (it has %s: %s)", g, plural.Count(len(a.gpus), "GPU"), a.gpuList())
 		}
 	}
 	if spec.WorkDir != "" {

@@ -137,6 +137,9 @@ type Node struct {
 	GPUs         []GPU             `json:"gpus"`
 	RegisteredAt time.Time         `json:"registered_at"`
 	HeartbeatAt  time.Time         `json:"heartbeat_at"`
+	// Version is the agent's build as it registered; empty until the
+	// agent registers with this master process.
+	Version string `json:"version,omitempty"`
 }
 
 // GPU is one device of a node.
@@ -182,7 +185,8 @@ type Register struct {
 	Labels  map[string]string `json:"labels,omitempty"`
 	GPUs    []GPU             `json:"gpus"`
 	Running []agent.TaskID    `json:"running"`
-	// Version is the agent's build, for the master's logs.
+	// Version is the agent's build, for the master's logs and the Version
+	// of Node.
 	Version string `json:"version,omitempty"`
 }
 

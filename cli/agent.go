@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/agentd"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/version"
 )
 
 type agentFlags struct {
@@ -146,7 +146,7 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 		WorkDir:   workDir,
 		OnExit:    agentd.OnExit(f.onExit),
 		ExitGrace: f.exitGrace,
-		Version:   buildVersion(),
+		Version:   version.String(),
 		Logger:    logger,
 		JoinToken: join,
 		Client:    hc,
@@ -232,19 +232,4 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format: expected text or json, got %q", format)
-}
-
-// buildVersion names the build for the master's logs.
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
 }

@@ -88,7 +88,7 @@ func requestContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 func parseJobID(s string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("job ID: expected a positive integer, got %q", s)
+		return 0, usageErrorf("job ID: expected a positive integer, got %q", s)
 	}
 	return id, nil
 }
@@ -98,13 +98,13 @@ func parsePriority(s string) (num int, class string, err error) {
 	v := strings.TrimSpace(s)
 	if n, perr := strconv.Atoi(v); perr == nil {
 		if n < jobfile.MinPriority || n > jobfile.MaxPriority {
-			return 0, "", fmt.Errorf("priority: expected %d to %d (lower is more important), got %d", jobfile.MinPriority, jobfile.MaxPriority, n)
+			return 0, "", usageErrorf("priority: expected %d to %d (lower is more important), got %d", jobfile.MinPriority, jobfile.MaxPriority, n)
 		}
 		return n, "", nil
 	}
 	c := jobfile.PriorityClass(strings.ToUpper(v))
 	if c.Priority() == 0 {
-		return 0, "", fmt.Errorf("priority: expected a number from %d to %d or one of HIGH, NORMAL, LOW, got %q", jobfile.MinPriority, jobfile.MaxPriority, s)
+		return 0, "", usageErrorf("priority: expected a number from %d to %d or one of HIGH, NORMAL, LOW, got %q", jobfile.MinPriority, jobfile.MaxPriority, s)
 	}
 	return 0, string(c), nil
 }
@@ -113,7 +113,7 @@ func parsePriority(s string) (num int, class string, err error) {
 func parseWeight(s string) (float64, error) {
 	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w <= 0 {
-		return 0, fmt.Errorf("weight: expected a number > 0, got %q", s)
+		return 0, usageErrorf("weight: expected a number > 0, got %q", s)
 	}
 	return w, nil
 }

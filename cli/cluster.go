@@ -15,9 +15,9 @@ import (
 )
 
 // listCommand builds a command that lists objects of the master: fetch
-// gets them, and text prints them as a table.
+// gets them, and text prints them as a table, with more columns when wide.
 func listCommand[T any](use, short string, fetch func(c *client.Client, ctx context.Context) ([]T, error),
-	text func(w io.Writer, items []T) error) *cobra.Command {
+	text func(w io.Writer, items []T, wide bool) error) *cobra.Command {
 	var out outputFlag
 	cmd := &cobra.Command{
 		Use:     use,
@@ -45,7 +45,7 @@ func listCommand[T any](use, short string, fetch func(c *client.Client, ctx cont
 			if done, err := out.structured(w, items); done {
 				return err
 			}
-			return text(w, items)
+			return text(w, items, out.wide())
 		},
 	}
 	out.register(cmd)
@@ -57,18 +57,34 @@ func newNodesCmd() *cobra.Command {
 }
 
 func newPoolsCmd() *cobra.Command {
-	return listCommand("pools", "List the pools, their policies and load", (*client.Client).Pools, printPools)
+	return listCommand("pools", "List the pools, their policies and load", (*client.Client).Pools, narrow(printPools))
 }
 
 func newProjectsCmd() *cobra.Command {
-	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, printProjects)
+	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, narrow(printProjects))
 }
 
-func printNodes(w io.Writer, nodes []api.Node) error {
-	t := newTable(w, "NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN")
+// narrow adapts a table printer without extra columns to listCommand:
+// -o wide prints the same table.
+func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) error {
+	return func(w io.Writer, items []T, _ bool) error { return text(w, items) }
+}
+
+// printNodes prints the nodes; wide adds each agent's version and when it
+// registered.
+func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
+	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN"}
+	if wide {
+		header = append(header, "VERSION", "REGISTERED")
+	}
+	t := newTable(w, header...)
 	for _, n := range nodes {
-		t.row(n.Name, n.Pool, n.State, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
-			formatLabels(n.Labels), age(n.HeartbeatAt))
+		row := []string{n.Name, n.Pool, n.State, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
+			formatLabels(n.Labels), age(n.HeartbeatAt)}
+		if wide {
+			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt))
+		}
+		t.row(row...)
 	}
 	return t.flush()
 }

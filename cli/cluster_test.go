@@ -47,7 +47,15 @@ nlp     ml      8      0     -      1       1       0
   queued_jobs: 1
   running_tasks: 0
 `},
-		{name: "bad output", args: []string{"nodes", "-o", "wide"}, err: `--output: expected table, json or yaml, got "wide"`},
+		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE  GPU   SLOTS  LABELS             LAST SEEN  VERSION  REGISTERED
+dgx-1  research  up     h100  8/8    rack=r1,switch=s1  5s         v1.2.0   2024-05-01 09:00:00
+dgx-2  research  lost   h100  0/8    -                  3h         -        -
+`},
+		{name: "pools wide is the table", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
+research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2
+batch     fifo      -                            30s    0      0/0    1       0
+`},
+		{name: "bad output", args: []string{"nodes", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"pools", "x"}, err: `unknown command "x"`},
 	})
 

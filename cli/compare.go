@@ -133,7 +133,7 @@ func compareSettings(policies, sets []string) ([]sim.Settings, error) {
 // replayAll runs the replays, up to f.parallel at once, and returns their
 // results in order.
 func replayAll(stderr io.Writer, f compareFlags, opt sim.Options, replays []*sim.Replay) ([]*sim.Result, error) {
-	bar := newProgress(stderr, f.progress, replays[0], len(replays))
+	bar := newProgress(stderr, f.progress && !f.quiet, replays[0], len(replays))
 	results := make([]*sim.Result, len(replays))
 	errs := make([]error, len(replays))
 	sem := make(chan struct{}, max(f.parallel, 1))

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/plural"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -58,14 +59,6 @@ func runConfigCheck(out io.Writer, path string) error {
 		return err
 	}
 	_, err = fmt.Fprintf(out, "%s: ok (%s, %s, %s)\n", path,
-		plural(len(c.Pools), "pool"), plural(len(c.Projects), "project"), plural(len(c.Users), "user"))
+		plural.Count(len(c.Pools), "pool"), plural.Count(len(c.Projects), "project"), plural.Count(len(c.Users), "user"))
 	return err
-}
-
-// plural renders "1 pool" or "3 pools".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

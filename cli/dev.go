@@ -25,6 +25,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/version"
 	"github.com/allot-sched/allot/web"
 )
 
@@ -146,6 +147,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
+	lock, err := lockDataDir(data)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	c := &devCluster{log: logger, data: data, served: make(chan error, 1), agentc: make(chan error, len(devNodes))}
 	if err := c.startMaster(ctx, cfg, f.listen); err != nil {
 		return err
@@ -254,7 +260,7 @@ func (c *devCluster) startAgents(ctx context.Context) (int, error) {
 			WorkDir:   filepath.Join(c.data, "agents", d.name),
 			OnExit:    agentd.ExitKill,
 			ExitGrace: devExitGrace,
-			Version:   buildVersion(),
+			Version:   version.String(),
 			Logger:    c.log,
 			JoinToken: c.join,
 			Runner:    agent.Runner{Shim: taskShim()},

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +42,12 @@ func TestDevFlagErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
+	inUse := t.TempDir()
+	held, err := lockDataDir(inUse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
 	tests := []struct {
 		name string
 		f    devFlags
@@ -47,6 +55,8 @@ func TestDevFlagErrors(t *testing.T) {
 	}{
 		{"bad log level", devFlags{listen: "127.0.0.1:0", data: t.TempDir(), logLevel: "loud"}, "--log-level"},
 		{"address in use", devFlags{listen: busy.Addr().String(), data: t.TempDir(), logLevel: "info"}, "--listen"},
+		{"data directory in use", devFlags{listen: "127.0.0.1:0", data: inUse, logLevel: "info"},
+			"--data " + inUse + ": the data directory is in use by process " + strconv.Itoa(os.Getpid())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

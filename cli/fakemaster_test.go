@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,7 +54,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		jobs: fixtureJobs(),
 		nodes: []api.Node{
 			{Name: "dgx-1", Pool: "research", State: "up", GPUType: "h100", Slots: 8, Used: 8, Labels: map[string]string{"rack": "r1", "switch": "s1"},
-				HeartbeatAt: t0.Add(-5 * time.Second)},
+				HeartbeatAt: t0.Add(-5 * time.Second), RegisteredAt: t0.Add(-time.Hour), Version: "v1.2.0"},
 			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour)},
 		},
 		pools: []api.Pool{
@@ -167,6 +169,17 @@ func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 // list filters as the real master will; the CLI filters again.
 func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	// Like the master, a filter that names nothing is a 400.
+	for what, known := range map[string][]string{
+		"pool":    names(f.pools, func(p api.Pool) string { return p.Name }),
+		"project": names(f.projects, func(p api.Project) string { return p.Name }),
+		"node":    names(f.nodes, func(n api.Node) string { return n.Name }),
+	} {
+		if v := q.Get(what); v != "" && !slices.Contains(known, v) {
+			reply(w, 400, api.Error{Error: fmt.Sprintf("%s %q: no such %s (%ss: %s)", what, v, what, what, strings.Join(known, ", ")), Field: what})
+			return
+		}
+	}
 	out := []api.Job{}
 	for _, j := range f.jobs {
 		if s := q.Get("state"); s != "" && j.State != s {
@@ -178,10 +191,36 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 		if p := q.Get("project"); p != "" && j.Project != p {
 			continue
 		}
+		if n := q.Get("node"); n != "" && !onNode(j, n) {
+			continue
+		}
 		j.TaskList = nil
 		out = append(out, j)
 	}
 	reply(w, 200, out)
+}
+
+func names[T any](items []T, name func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, name(it))
+	}
+	return out
+}
+
+// onNode reports whether an open attempt of j has a part on node.
+func onNode(j api.Job, node string) bool {
+	for _, t := range j.TaskList {
+		if len(t.Attempts) == 0 || t.Attempts[len(t.Attempts)-1].EndedAt != nil {
+			continue
+		}
+		for _, p := range t.Attempts[len(t.Attempts)-1].Placement {
+			if p.Node == node {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withJob finds the job of the path's id, or answers 404.

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -71,9 +74,11 @@ func runSubmit(cmd *cobra.Command, path string) error {
 }
 
 type jobsFlags struct {
-	out                        outputFlag
-	all                        bool
-	pool, project, state, user string
+	out                              outputFlag
+	all                              bool
+	pool, project, state, user, node string
+	watch                            bool
+	interval                         time.Duration
 }
 
 func newJobsCmd() *cobra.Command {
@@ -84,9 +89,16 @@ func newJobsCmd() *cobra.Command {
 		Long: `List jobs in scheduling order with their place in their pool's queue and,
 for waiting jobs, why they wait. By default only queued and running jobs
 are shown; --all adds completed, failed and killed ones, and --state shows
-one state.`,
+one state. --node shows the jobs with a task on that node now.
+
+A filter that names no pool, project, user or node the master knows is an
+error that lists the valid values. --watch polls the master every
+--interval and prints the list again when it changes (on a terminal,
+redrawn in place) until Ctrl-C.`,
 		Example: `  allot jobs
   allot jobs --pool research --project vision
+  allot jobs --node dgx-1 -o wide
+  allot jobs --watch
   allot jobs --all -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -100,6 +112,10 @@ one state.`,
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, completed, failed or killed")
 	fl.StringVar(&f.user, "user", "", "only jobs of this user")
+	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
+	fl.BoolVarP(&f.watch, "watch", "w", false, "poll and print the list again when it changes, until Ctrl-C")
+	fl.DurationVar(&f.interval, "interval", 2*time.Second, "how often --watch polls")
+	registerJobsCompletion(cmd)
 	return cmd
 }
 
@@ -108,19 +124,33 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		return err
 	}
 	if f.state != "" && !slices.Contains(jobStates, f.state) {
-		return fmt.Errorf("--state: expected one of queued, running, completed, failed, killed, got %q", f.state)
+		return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.state)
+	}
+	if f.watch && f.interval < 100*time.Millisecond {
+		return usageErrorf("--interval: expected at least 100ms, got %s", f.interval)
 	}
 	c, err := newClient(cmd)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := requestContext(cmd)
-	defer cancel()
-	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user}
-	jobs, err := c.Jobs(ctx, filter)
-	if err != nil {
-		return err
+	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user, Node: f.node}
+	render := func(ctx context.Context, w io.Writer) error {
+		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+		jobs, err := c.Jobs(ctx, filter)
+		if err != nil {
+			return err
+		}
+		return printJobs(w, jobs, filter, f)
 	}
+	if f.watch {
+		return watch(cmd, f.interval, render)
+	}
+	return render(cmd.Context(), cmd.OutOrStdout())
+}
+
+// printJobs prints the jobs that the filter and --all keep.
+func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags) error {
 	// The master filters too; filtering here as well keeps the listing
 	// right whatever the master's version, and gives the default view.
 	shown := []api.Job{}
@@ -129,18 +159,25 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 			shown = append(shown, j)
 		}
 	}
-	w := cmd.OutOrStdout()
 	if done, err := f.out.structured(w, shown); done {
 		return err
 	}
-	t := newTable(w, "POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "REASON")
+	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "REASON"}
+	if f.out.wide() {
+		header = slices.Insert(header, 6, "USER", "PRIORITY", "AGE")
+	}
+	t := newTable(w, header...)
 	for _, j := range shown {
 		pos := "-"
 		if j.Position > 0 {
 			pos = strconv.Itoa(j.Position)
 		}
-		t.row(pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
-			fmt.Sprintf("%d/%d", j.Running, j.Tasks), orDash(jobReason(j)))
+		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
+			fmt.Sprintf("%d/%d", j.Running, j.Tasks), orDash(jobReason(j))}
+		if f.out.wide() {
+			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), age(j.SubmittedAt))
+		}
+		t.row(row...)
 	}
 	return t.flush()
 }
@@ -183,10 +220,11 @@ func jobCommand(use, short, example string, nargs int, run func(cmd *cobra.Comma
 	text func(w io.Writer, j api.Job) error) *cobra.Command {
 	var out outputFlag
 	cmd := &cobra.Command{
-		Use:     use,
-		Short:   short,
-		Example: example,
-		Args:    cobra.ExactArgs(nargs),
+		Use:               use,
+		Short:             short,
+		Example:           example,
+		Args:              cobra.ExactArgs(nargs),
+		ValidArgsFunction: completeJobID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.check(); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
 )
 
 type logsFlags struct {
@@ -27,7 +28,8 @@ task's index, as [3]. -f keeps waiting for new lines until the job has
 ended and every line is printed.`,
 		Example: `  allot job logs 12
   allot job logs 12 --task 3 -f`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeJobID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLogs(cmd, args[0], f, cmd.Flags().Changed("task"))
 		},
@@ -58,7 +60,7 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 		return err
 	}
 	if oneTask && f.task >= job.Tasks {
-		return fmt.Errorf("--task: job %d has %d task(s), numbered from 0; got %d", id, job.Tasks, f.task)
+		return fmt.Errorf("--task: job %d has %s, numbered from 0; got %d", id, plural.Count(job.Tasks, "task"), f.task)
 	}
 	tasks := []int{f.task}
 	if !oneTask {

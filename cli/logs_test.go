@@ -17,7 +17,7 @@ func TestJobLogs(t *testing.T) {
 		{name: "one task", args: []string{"job", "logs", "3", "--task", "0"}, out: "epoch 1\nresumed from checkpoint\n"},
 		{name: "a single-task job is not prefixed", args: []string{"job", "logs", "5"}, out: "only task\n"},
 		{name: "no output yet", args: []string{"job", "logs", "6"}},
-		{name: "task out of range", args: []string{"job", "logs", "3", "--task", "2"}, err: "--task: job 3 has 2 task(s), numbered from 0; got 2"},
+		{name: "task out of range", args: []string{"job", "logs", "3", "--task", "2"}, err: "--task: job 3 has 2 tasks, numbered from 0; got 2"},
 		{name: "negative task", args: []string{"job", "logs", "3", "--task", "-1"}, err: "--task: expected a task index >= 0, got -1"},
 		{name: "unknown job", args: []string{"job", "logs", "42"}, err: "master: 404 Not Found: no job 42"},
 		{name: "bad id", args: []string{"job", "logs", "x1"}, err: `job ID: expected a positive integer, got "x1"`},

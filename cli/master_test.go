@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,12 @@ import (
 
 func TestMasterFlagErrors(t *testing.T) {
 	dir := t.TempDir()
+	busy := t.TempDir()
+	held, err := lockDataDir(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
 	tests := []struct {
 		name string
 		f    masterFlags
@@ -25,6 +33,8 @@ func TestMasterFlagErrors(t *testing.T) {
 		{"bad listen address", masterFlags{data: dir, listen: "nowhere:-1", logLevel: "info"}, "--listen"},
 		{"relative checkpoint root", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", ckpt: "ckpt"},
 			"--checkpoint-root: expected an absolute path"},
+		{"data directory in use", masterFlags{data: busy, listen: "127.0.0.1:0", logLevel: "info"},
+			"the data directory is in use by process " + strconv.Itoa(os.Getpid())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,31 +15,42 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Output formats of the client commands.
+// Output formats of the client commands (docs/cli.md): table for people,
+// wide for a table with more columns (the same as table where a command
+// has no more to show), json and yaml for programs, both with the API's
+// field names.
 const (
 	outputTable = "table"
+	outputWide  = "wide"
 	outputJSON  = "json"
 	outputYAML  = "yaml"
 )
+
+// outputFormats lists the -o values, for messages and completion.
+var outputFormats = []string{outputTable, outputWide, outputJSON, outputYAML}
 
 // outputFlag is the -o flag of a command that prints API objects.
 type outputFlag struct{ format string }
 
 func (o *outputFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.format, "output", "o", outputTable, "output format: table, json or yaml")
+	cmd.Flags().StringVarP(&o.format, "output", "o", outputTable, "output format: table, wide, json or yaml")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormats, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// check rejects an unknown format before anything is sent.
+// check rejects an unknown format before anything is sent; it is a usage
+// error (exit 2).
 func (o *outputFlag) check() error {
-	switch o.format {
-	case outputTable, outputJSON, outputYAML:
+	if slices.Contains(outputFormats, o.format) {
 		return nil
 	}
-	return fmt.Errorf("--output: expected table, json or yaml, got %q", o.format)
+	return usageErrorf("--output: expected one of %s, got %q", strings.Join(outputFormats, ", "), o.format)
 }
 
+// wide reports whether -o wide asks for the table's extra columns.
+func (o *outputFlag) wide() bool { return o.format == outputWide }
+
 // structured prints v as JSON or YAML and reports true, or reports false
-// for the table format, which each command prints its own way.
+// for the table formats, which each command prints its own way.
 func (o *outputFlag) structured(w io.Writer, v any) (bool, error) {
 	switch o.format {
 	case outputJSON:

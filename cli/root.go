@@ -1,12 +1,13 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/version"
 )
 
 // New builds the root command.
@@ -17,7 +18,9 @@ func New() *cobra.Command {
 		Long:          "Allot is a scheduler and workload manager for shared GPU clusters.\nIt runs the same scheduling core live and in a discrete-event simulator.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.String(),
 	}
+	root.SetVersionTemplate("allot {{.Version}}\n")
 	addMasterFlag(root)
 	root.AddCommand(newSimCmd())
 	root.AddCommand(newMasterCmd())
@@ -25,7 +28,9 @@ func New() *cobra.Command {
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
 	root.AddCommand(newDevCmd())
+	root.AddCommand(newVersionCmd())
 	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
+	markUsageErrors(root)
 	return root
 }
 
@@ -35,13 +40,13 @@ func parseSeconds(flag, v string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if n < 0 {
-			return 0, fmt.Errorf("--%s: expected a duration >= 0, got %q", flag, v)
+			return 0, usageErrorf("--%s: expected a duration >= 0, got %q", flag, v)
 		}
 		return n, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d%time.Second != 0 {
-		return 0, fmt.Errorf("--%s: expected whole seconds or a duration such as 90m, got %q", flag, v)
+		return 0, usageErrorf("--%s: expected whole seconds or a duration such as 90m, got %q", flag, v)
 	}
 	return int64(d / time.Second), nil
 }

@@ -88,7 +88,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer rp.Close()
-	bar := newProgress(stderr, f.progress, rp, 1)
+	bar := newProgress(stderr, f.progress && !f.quiet, rp, 1)
 	if bar != nil {
 		opt.Progress = func(int64, int) { bar.update(0, rp.Fraction()) }
 	}

@@ -209,7 +209,7 @@ func newUserCmd() *cobra.Command {
 	}
 	role.Flags().StringArrayVar(&setRoles, "role", nil, "PROJECT=ROLE, or PROJECT= to remove, repeatable")
 	cmd.AddCommand(create, role, setDisabledCmd("disable", true), setDisabledCmd("enable", false),
-		listCommand("list", "List users and their roles", (*client.Client).Users, printUsers))
+		listCommand("list", "List users and their roles", (*client.Client).Users, narrow(printUsers)))
 	return cmd
 }
 
@@ -321,7 +321,7 @@ func newTokenCmd() *cobra.Command {
 	var kind, subject string
 	list := listCommand("list", "List tokens (never their secrets)", func(c *client.Client, ctx context.Context) ([]api.Token, error) {
 		return c.Tokens(ctx, kind, subject)
-	}, printTokens)
+	}, narrow(printTokens))
 	list.Flags().StringVar(&kind, "kind", "", "only tokens of this kind: user, join or node")
 	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
 	cmd.AddCommand(create, revoke, list)

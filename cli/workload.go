@@ -18,6 +18,7 @@ type workloadFlags struct {
 	projects string
 	until    string
 	progress bool
+	quiet    bool
 }
 
 func (f *workloadFlags) register(cmd *cobra.Command) {
@@ -27,7 +28,8 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.slots, "slots", 0, "trace only: slots per node (default 1 for SWF, 8 for CSV)")
 	fl.StringVar(&f.projects, "projects", "group", "trace only: what a job's project is, its group or its user")
 	fl.StringVar(&f.until, "until", "", "stop the simulation at this time (seconds or a duration such as 10h)")
-	fl.BoolVar(&f.progress, "progress", true, "show a progress bar when stderr is a terminal")
+	fl.BoolVar(&f.progress, "progress", true, "report progress on stderr: a bar on a terminal, else a line every few seconds")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "report no progress (as --progress=false)")
 }
 
 func (f *workloadFlags) load(path string) (*sim.Workload, error) {

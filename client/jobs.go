@@ -24,15 +24,16 @@ func (c *Client) Submit(ctx context.Context, spec json.RawMessage) (api.SubmitRe
 	return r, err
 }
 
-// JobFilter selects jobs; empty fields select all.
+// JobFilter selects jobs; empty fields select all. Node selects the jobs
+// with a task on that node now.
 type JobFilter struct {
-	State, Pool, Project, User string
+	State, Pool, Project, User, Node string
 }
 
 // Jobs lists jobs in scheduling order.
 func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
 	q := url.Values{}
-	for k, v := range map[string]string{"state": f.State, "pool": f.Pool, "project": f.Project, "user": f.User} {
+	for k, v := range map[string]string{"state": f.State, "pool": f.Pool, "project": f.Project, "user": f.User, "node": f.Node} {
 		if v != "" {
 			q.Set(k, v)
 		}

@@ -205,6 +205,9 @@ func covers(list []string, pr string, n int, parent func(string) (string, bool))
 	return false
 }
 
+// PoolNames lists the pools' names in file order.
+func (c *Config) PoolNames() []string { return c.poolNames() }
+
 func (c *Config) poolNames() []string {
 	out := make([]string, len(c.Pools))
 	for i, p := range c.Pools {

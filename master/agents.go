@@ -43,6 +43,7 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 	n.rec = rec
 	n.pool = m.nodePool(rec.Name, rec.Pool)
 	n.registered, n.lastSeen, n.savedBeat, n.acked = true, now, now, 0
+	n.version = reg.Version
 	runs := map[agent.TaskID]bool{}
 	for _, id := range reg.Running {
 		runs[id] = true

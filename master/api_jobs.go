@@ -150,21 +150,14 @@ func (m *Master) jobRecord(spec *jobfile.Job, user string, data []byte) (store.J
 var jobStates = []store.JobState{store.JobQueued, store.JobRunning, store.JobCompleted, store.JobFailed, store.JobKilled}
 
 func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	if err := onlyParams(q, "state", "pool", "project", "user"); err != nil {
+	f, node, err := m.jobsQuery(r.Context(), r)
+	if err != nil {
 		m.fail(w, err)
 		return
 	}
-	f := store.JobFilter{Pool: q.Get("pool"), Project: q.Get("project"), User: q.Get("user")}
-	if s := q.Get("state"); s != "" {
-		if !slices.Contains(jobStates, store.JobState(s)) {
-			m.fail(w, badRequest("state", "state %q: expected one of queued, running, completed, failed, killed", s))
-			return
-		}
-		f.States = []store.JobState{store.JobState(s)}
-	}
-	out := m.liveJobs(f)
-	if len(f.States) == 0 || f.States[0].Terminal() {
+	out := m.liveJobs(f, node)
+	// An ended job has no task on any node, so --node lists live jobs only.
+	if node == "" && (len(f.States) == 0 || f.States[0].Terminal()) {
 		f.Projects, f.OrUser = visibleTo(principalOf(r))
 		tf := f
 		if len(tf.States) == 0 {
@@ -215,12 +208,22 @@ func visibleTo(p auth.Principal) ([]string, string) {
 	return projects, p.User
 }
 
-// liveJobs lists the mirror's jobs that match f, in scheduling order:
-// by pool in configuration order, then as each pool's policy ranks them.
-func (m *Master) liveJobs(f store.JobFilter) []api.Job {
+// liveJobs lists the mirror's jobs that match f and, when node is not "",
+// have a task on node, in scheduling order: by pool in configuration
+// order, then as each pool's policy ranks them.
+func (m *Master) liveJobs(f store.JobFilter, node string) []api.Job {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	pos := m.positions()
+	var onNode map[*mjob]bool
+	if node != "" {
+		onNode = map[*mjob]bool{}
+		if m.nodes[node] != nil {
+			for _, t := range m.tasksOn(node) {
+				onNode[t.job] = true
+			}
+		}
+	}
 	poolAt := map[string]int{}
 	for i, p := range m.cfg.Pools {
 		poolAt[p.Name] = i
@@ -228,7 +231,8 @@ func (m *Master) liveJobs(f store.JobFilter) []api.Job {
 	var jobs []*mjob
 	for _, j := range m.jobs {
 		if (len(f.States) > 0 && j.rec.State != f.States[0]) || (f.Pool != "" && j.rec.Pool != f.Pool) ||
-			(f.Project != "" && j.rec.Project != f.Project) || (f.User != "" && j.rec.User != f.User) {
+			(f.Project != "" && j.rec.Project != f.Project) || (f.User != "" && j.rec.User != f.User) ||
+			(onNode != nil && !onNode[j]) {
 			continue
 		}
 		jobs = append(jobs, j)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/version"
 )
 
 // ServerOptions bound what one client can hold of the master.
@@ -97,6 +98,9 @@ func tagRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := &reqInfo{id: newRequestID()}
 		w.Header().Set("X-Request-Id", ri.id)
+		// Every answer names the master's build, so that a client, a proxy
+		// log or a bug report can tell what answered.
+		w.Header().Set(VersionHeader, version.String())
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, ri)))
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/version"
 )
 
 // Store health. The store is the truth, so a master whose store refuses
@@ -254,11 +255,12 @@ func (m *Master) handleReady(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", retryAfterSeconds)
 	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		writeJSON(w, status, struct {
-			Ready bool        `json:"ready"`
-			Store StoreStatus `json:"store"`
-		}{st.Up, st})
+	if acceptsJSON(r) {
+		h := Health{Status: "ok", Version: version.String(), Ready: st.Up, Store: st}
+		if !st.Up {
+			h.Status = "unavailable"
+		}
+		writeJSON(w, status, h)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

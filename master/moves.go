@@ -1,10 +1,10 @@
 package master
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -57,7 +57,7 @@ func (m *Master) replacements(plan *sched.Plan, claimed map[string]map[int]bool,
 		}
 	}
 	for _, rs := range plan.Resizes {
-		reason := fmt.Sprintf("%s%d slots", resizeReason, sched.Slots(rs.Nodes))
+		reason := resizeReason + plural.Count(sched.Slots(rs.Nodes), "slot")
 		if op := m.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason); op != nil {
 			ops = append(ops, op)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -124,6 +125,9 @@ type mnode struct {
 	// a restart, first saw it lost): its held tasks' lost_node_grace
 	// counts from then.
 	lostAt time.Time
+	// version is the agent's build, from its registration; it is not
+	// stored, as every agent registers again with a new master process.
+	version string
 }
 
 func newJob(rec store.Job) *mjob {
@@ -433,9 +437,10 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	case j.terminal() == len(j.tasks):
 		switch {
 		case j.count.get(store.TaskFailed) > 0:
-			to, reason = store.JobFailed, fmt.Sprintf("%d of %d tasks failed", j.count.get(store.TaskFailed), len(j.tasks))
+			to, reason = store.JobFailed, fmt.Sprintf("%d of %s failed", j.count.get(store.TaskFailed), plural.Count(len(j.tasks), "task"))
 		case j.count.get(store.TaskKilled) > 0:
-			to, reason = store.JobKilled, fmt.Sprintf("%d of %d tasks were killed", j.count.get(store.TaskKilled), len(j.tasks))
+			killed := j.count.get(store.TaskKilled)
+			to, reason = store.JobKilled, fmt.Sprintf("%d of %s %s killed", killed, plural.Count(len(j.tasks), "task"), plural.Was(killed))
 		default:
 			to, reason = store.JobCompleted, "every task completed"
 		}

@@ -266,7 +266,7 @@ func TestGPUTypeReasons(t *testing.T) {
 	}
 	// Eight a100 slots are free, but only one h100 slot.
 	pe = mustPending(t, s, &p, busy, ReasonNoCapacity)
-	if got, want := pe.Message(s), "needs 2 h100 slots per task, 1 h100 slots are free in the pool"; pe.Free != 1 || got != want {
+	if got, want := pe.Message(s), "needs 2 h100 slots per task, 1 h100 slot is free in the pool"; pe.Free != 1 || got != want {
 		t.Errorf("free %d, message %q, want %q", pe.Free, got, want)
 	}
 }

@@ -3,6 +3,8 @@ package sched
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/allot-sched/allot/plural"
 )
 
 // Reason says why a job still has waiting tasks after a pass. Pending keeps
@@ -134,40 +136,41 @@ func (p Pending) message(s *Snapshot) string {
 	switch p.Reason {
 	case ReasonNoCapacity:
 		if gpu := p.gpu(s); gpu != "" {
-			return fmt.Sprintf("needs %d %s slots per task, %d %s slots are free in the pool", p.Need, gpu, p.Free, gpu)
+			return fmt.Sprintf("needs %s per task, %s %s free in the pool",
+				plural.Count(p.Need, gpu+" slot"), plural.Count(p.Free, gpu+" slot"), plural.Be(p.Free))
 		}
-		return fmt.Sprintf("needs %d slots per task, %d are free in the pool", p.Need, p.Free)
+		return fmt.Sprintf("needs %s per task, %d %s free in the pool", slotCount(p.Need), p.Free, plural.Be(p.Free))
 	case ReasonFragmented:
-		return fmt.Sprintf("needs %d slots per task; enough are free in total but not on one node or on whole nodes", p.Need)
+		return fmt.Sprintf("needs %s per task; enough are free in total but not on one node or on whole nodes", slotCount(p.Need))
 	case ReasonBehind:
 		return "queued behind " + blocker() + ", which is blocked and may not be passed"
 	case ReasonSerial:
 		return "the pool runs one job at a time; waiting for " + blocker() + " to finish"
 	case ReasonCheckpointing:
-		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %d slots)", p.Need)
+		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %s)", slotCount(p.Need))
 	case ReasonReserved:
 		if p.At == Never || p.At < 0 {
-			return fmt.Sprintf("head of the queue, needs %d slots; no running task has a time limit, so no start time can be reserved", p.Need)
+			return fmt.Sprintf("head of the queue, needs %s; no running task has a time limit, so no start time can be reserved", slotCount(p.Need))
 		}
-		return fmt.Sprintf("head of the queue, needs %d slots; reserved to start at t=%ds", p.Need, p.At)
+		return fmt.Sprintf("head of the queue, needs %s; reserved to start at t=%ds", slotCount(p.Need), p.At)
 	case ReasonWouldDelay:
 		return fmt.Sprintf("fits now but would delay the reservation of %s", blocker())
 	case ReasonMaxConcurrent:
 		return "already running as many tasks as max_concurrent allows"
 	case ReasonAboveShare:
-		return fmt.Sprintf("holds its fair share; needs %d slots and %d are free", p.Need, p.Free)
+		return fmt.Sprintf("holds its fair share; needs %s and %d %s free", slotCount(p.Need), p.Free, plural.Be(p.Free))
 	case ReasonZeroSlotFull:
 		return "every node already runs its limit of zero-slot tasks"
 	case ReasonNoNodes:
-		return fmt.Sprintf("no node in the pool can hold a task of %d slots with its constraints", p.Need)
+		return fmt.Sprintf("no node in the pool can hold a task of %s with its constraints", slotCount(p.Need))
 	case ReasonOverQuota:
-		return fmt.Sprintf("needs %d slots; its project has %d left of its quota, and this work may only run within quota", p.Need, max(p.Free, 0))
+		return fmt.Sprintf("needs %s; its project has %d left of its quota, and this work may only run within quota", slotCount(p.Need), max(p.Free, 0))
 	case ReasonLimit:
-		return fmt.Sprintf("needs %d slots; that would take its project past its limit", p.Need)
+		return fmt.Sprintf("needs %s; that would take its project past its limit", slotCount(p.Need))
 	case ReasonNoSpare:
 		return fmt.Sprintf("its project holds its fair share; waiting for spare slots (needs %d, %d free)", p.Need, p.Free)
 	case ReasonTopology:
-		return fmt.Sprintf("needs %d slots under one switch (topology: required); %d are free, but not under one switch", p.Need, p.Free)
+		return fmt.Sprintf("needs %s under one switch (topology: required); %d %s free, but not under one switch", slotCount(p.Need), p.Free, plural.Be(p.Free))
 	case ReasonLicense:
 		return p.licenseMessage(s)
 	case ReasonGPUType:
@@ -199,7 +202,11 @@ func (p Pending) licenseMessage(s *Snapshot) string {
 	}
 	var m string
 	if total >= 0 && p.LicenseNeed > total {
-		m = fmt.Sprintf("needs %d of %s per task, but only %d exist", p.LicenseNeed, what, total)
+		exist := "exist"
+		if total == 1 {
+			exist = "exists"
+		}
+		m = fmt.Sprintf("needs %d of %s per task, but only %d %s", p.LicenseNeed, what, total, exist)
 	} else {
 		m = fmt.Sprintf("waiting for %s: needs %d, %d of %d free", what, p.LicenseNeed, p.LicenseFree, max(total, 0))
 	}
@@ -208,6 +215,9 @@ func (p Pending) licenseMessage(s *Snapshot) string {
 	}
 	return m
 }
+
+// slotCount renders a number of slots: "1 slot", "4 slots".
+func slotCount(n int) string { return plural.Count(n, "slot") }
 
 func or(s, def string) string {
 	if s == "" {

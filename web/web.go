@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"html"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/allot-sched/allot/version"
 )
 
 //go:embed static
@@ -21,10 +24,15 @@ var static embed.FS
 // assetsToken is replaced in index.html by the versioned asset directory.
 const assetsToken = "%ASSETS%"
 
+// versionToken is replaced in index.html by allot's version, which the
+// footer shows, so that a screenshot of a problem says what ran.
+const versionToken = "%VERSION%"
+
 // site is the embedded dashboard, read once: the page with its asset URLs
 // resolved, and the assets by name.
 type site struct {
-	version string
+	version string // of the assets
+	etag    string // of the page, which also holds allot's version
 	index   []byte
 	assets  map[string][]byte
 }
@@ -76,6 +84,10 @@ func load(fsys fs.FS) (*site, error) {
 	delete(files, "index.html")
 	s := &site{version: hex.EncodeToString(h.Sum(nil))[:12], assets: files}
 	s.index = bytes.ReplaceAll(index, []byte(assetsToken), []byte("assets/"+s.version))
+	s.index = bytes.ReplaceAll(s.index, []byte(versionToken), []byte(html.EscapeString(version.String())))
+	// A new build with the same assets still changes the page's footer.
+	sum := sha256.Sum256(s.index)
+	s.etag = hex.EncodeToString(sum[:])[:12]
 	return s, nil
 }
 
@@ -100,7 +112,7 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The page names the current assets, so it must be revalidated
 		// every time; the ETag makes that a 304 while nothing changed.
 		hdr.Set("Cache-Control", "no-cache")
-		hdr.Set("ETag", `"`+s.version+`"`)
+		hdr.Set("ETag", `"`+s.etag+`"`)
 		hdr.Set("Content-Type", "text/html; charset=utf-8")
 		http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(s.index))
 		return

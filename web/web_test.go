@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/allot-sched/allot/version"
 )
 
 // get serves one request through Handler.
@@ -94,8 +96,12 @@ func TestHandlerPageRevalidatesWithETag(t *testing.T) {
 	if again.StatusCode != http.StatusNotModified {
 		t.Errorf("GET / with If-None-Match %s = %d, want 304", etag, again.StatusCode)
 	}
-	if strings.Contains(body(t, first), assetsToken) {
+	page := body(t, first)
+	if strings.Contains(page, assetsToken) {
 		t.Errorf("index.html still holds the %s placeholder", assetsToken)
+	}
+	if want := `<span id="version">` + version.String() + `</span>`; !strings.Contains(page, want) {
+		t.Errorf("the footer does not name the version: want %s in\n%s", want, page)
 	}
 }
 

@@ -2,7 +2,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/allot-sched/allot/agent"
@@ -14,8 +13,5 @@ func main() {
 		// A task's leader: see agent/shim.go.
 		os.Exit(agent.RunShim(os.Args[2:]))
 	}
-	if err := cli.New().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "allot:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

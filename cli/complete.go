@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+// completeTimeout bounds the master's answer to a completion: a shell
+// waits for it on every Tab.
+const completeTimeout = 2 * time.Second
+
+// noFiles ends a completion that offers no file names.
+const noFiles = cobra.ShellCompDirectiveNoFileComp
+
+// completeFrom offers what list gets from the master, quietly nothing when
+// the master cannot be reached or refuses: completion must never print an
+// error into the user's command line.
+func completeFrom(list func(ctx context.Context, c *client.Client) ([]string, error)) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, err := newClient(cmd)
+		if err != nil {
+			return nil, noFiles
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), completeTimeout)
+		defer cancel()
+		out, err := list(ctx, c)
+		if err != nil {
+			return nil, noFiles
+		}
+		return out, noFiles
+	}
+}
+
+// completeJobID completes a job ID as the first argument, with the job's
+// name and state as the description.
+func completeJobID(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, noFiles
+	}
+	return completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
+		jobs, err := c.Jobs(ctx, client.JobFilter{})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, 0, len(jobs))
+		for _, j := range jobs {
+			out = append(out, cobra.CompletionWithDesc(strconv.FormatInt(j.ID, 10), j.Name+" ("+j.State+")"))
+		}
+		return out, nil
+	})(cmd, args, toComplete)
+}
+
+var (
+	completePools = completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
+		return nameList(c.Pools(ctx))(func(p api.Pool) string { return p.Name })
+	})
+	completeProjects = completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
+		return nameList(c.Projects(ctx))(func(p api.Project) string { return p.Name })
+	})
+	completeNodes = completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
+		return nameList(c.Nodes(ctx))(func(n api.Node) string { return n.Name })
+	})
+	// completeUsers offers the users of the jobs the caller may read: the
+	// list of users itself is for admins.
+	completeUsers = completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
+		jobs, err := c.Jobs(ctx, client.JobFilter{})
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		var out []string
+		for _, j := range jobs {
+			if j.User != "" && !seen[j.User] {
+				seen[j.User] = true
+				out = append(out, j.User)
+			}
+		}
+		return out, nil
+	})
+)
+
+// nameList maps a list answer to its names, passing its error on.
+func nameList[T any](items []T, err error) func(name func(T) string) ([]string, error) {
+	return func(name func(T) string) ([]string, error) {
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(items))
+		for i, it := range items {
+			out[i] = name(it)
+		}
+		return out, nil
+	}
+}
+
+// registerJobsCompletion completes allot jobs' filter flags.
+func registerJobsCompletion(cmd *cobra.Command) {
+	for flag, f := range map[string]cobra.CompletionFunc{
+		"pool": completePools, "project": completeProjects, "node": completeNodes, "user": completeUsers,
+		"state": cobra.FixedCompletions(jobStates, noFiles),
+	} {
+		_ = cmd.RegisterFlagCompletionFunc(flag, f)
+	}
+}

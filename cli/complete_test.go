@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDynamicCompletion: job IDs, pools, projects, nodes and users are
+// completed from the master; an unreachable master completes nothing,
+// quietly.
+func TestDynamicCompletion(t *testing.T) {
+	f := newFakeMaster(t)
+	tests := []struct {
+		name   string
+		master string
+		args   []string
+		want   []string // the candidate lines, in order
+	}{
+		{"job IDs", f.srv.URL, []string{"job", "show", ""},
+			[]string{"3\tllm-pretrain (running)", "5\tasha (queued)", "6\tnotebook (queued)", "2\told-eval (completed)"}},
+		{"job IDs for logs", f.srv.URL, []string{"job", "logs", ""},
+			[]string{"3\tllm-pretrain (running)", "5\tasha (queued)", "6\tnotebook (queued)", "2\told-eval (completed)"}},
+		{"only the first argument", f.srv.URL, []string{"job", "set-priority", "3", ""}, nil},
+		{"pools", f.srv.URL, []string{"jobs", "--pool", ""}, []string{"research", "batch"}},
+		{"projects", f.srv.URL, []string{"jobs", "--project", ""}, []string{"ml", "vision", "nlp"}},
+		{"nodes", f.srv.URL, []string{"jobs", "--node", ""}, []string{"dgx-1", "dgx-2"}},
+		{"users", f.srv.URL, []string{"jobs", "--user", ""}, []string{"ana", "bo"}},
+		{"states", f.srv.URL, []string{"jobs", "--state", ""}, []string{"queued", "running", "completed", "failed", "killed"}},
+		{"output formats", f.srv.URL, []string{"nodes", "-o", ""}, []string{"table", "wide", "json", "yaml"}},
+		{"unreachable master", "127.0.0.1:1", []string{"job", "show", ""}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := run(t, append([]string{"__complete", "--master", tt.master}, tt.args...)...)
+			if err != nil {
+				t.Fatalf("error %v; stderr %s", err, errOut)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			directive := lines[len(lines)-1]
+			got := lines[:len(lines)-1]
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("candidates %q, want %q", got, tt.want)
+			}
+			if directive != ":4" {
+				t.Errorf("directive %s, want :4 (no file names)", directive)
+			}
+		})
+	}
+}
+
+// TestCompletionScripts: the completion scripts of bash, zsh and fish are
+// generated, and call back into allot for dynamic candidates.
+func TestCompletionScripts(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			out := mustRun(t, "completion", shell)
+			if !strings.Contains(out, "__complete") {
+				t.Errorf("the %s script does not ask allot __complete for candidates", shell)
+			}
+		})
+	}
+}

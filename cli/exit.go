@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of allot (docs/cli.md).
+const (
+	ExitOK    = 0 // the command did what it was asked
+	ExitError = 1 // it failed: the master refused, a file is wrong, ...
+	ExitUsage = 2 // the command line is wrong: unknown command or flag, bad argument
+)
+
+// usageError is a wrong command line: Main exits with ExitUsage for it.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usageErrorf makes a usage error.
+func usageErrorf(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// asUsage marks err, when not nil, as a usage error.
+func asUsage(err error) error {
+	var ue *usageError
+	if err == nil || errors.As(err, &ue) {
+		return err
+	}
+	return &usageError{err: err}
+}
+
+// Main runs allot with args (without the program name) and returns the
+// process's exit code; errors go to stderr as "allot: ...". It is the one
+// entry point of cmd/allot, so that every command exits the same way.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := New()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, "allot:", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		return ExitUsage
+	}
+	return ExitError
+}
+
+// markUsageErrors makes cobra's own command-line errors usage errors, in
+// cmd and every command under it: wrong flags, wrong argument counts, and
+// unknown subcommands of a command that only groups others (which cobra
+// would answer with its help and exit 0).
+func markUsageErrors(cmd *cobra.Command) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	switch {
+	case cmd.HasSubCommands() && !cmd.Runnable():
+		cmd.SuggestionsMinimumDistance = 2
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return usageErrorf("%s", msg)
+		}
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	case cmd.Args != nil:
+		check := cmd.Args
+		cmd.Args = func(c *cobra.Command, args []string) error { return asUsage(check(c, args)) }
+	}
+	for _, c := range cmd.Commands() {
+		markUsageErrors(c)
+	}
+}

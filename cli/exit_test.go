@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/version"
+)
+
+// TestMainExitCodes: Main exits 0 on success, 2 on a wrong command line
+// (with a pointer to --help) and 1 on any other failure.
+func TestMainExitCodes(t *testing.T) {
+	f := newFakeMaster(t)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"success", []string{"pools", "--master", f.srv.URL}, ExitOK, "research", ""},
+		{"version flag", []string{"--version"}, ExitOK, "allot " + version.String() + "\n", ""},
+		{"no command prints help", []string{}, ExitOK, "Available Commands", ""},
+		{"group without subcommand prints help", []string{"job"}, ExitOK, "Available Commands", ""},
+		{"unknown command", []string{"nosuch"}, ExitUsage, "", `allot: unknown command "nosuch" for "allot"`},
+		{"unknown command with suggestion", []string{"job", "shwo"}, ExitUsage, "", `did you mean show?`},
+		{"unknown flag", []string{"jobs", "--bogus"}, ExitUsage, "", "allot: unknown flag: --bogus\nRun 'allot jobs --help' for usage."},
+		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `invalid argument "soon"`},
+		{"wrong argument count", []string{"job", "show"}, ExitUsage, "", "accepts 1 arg(s), received 0"},
+		{"bad job id", []string{"job", "show", "x"}, ExitUsage, "", `job ID: expected a positive integer, got "x"`},
+		{"bad output format", []string{"pools", "-o", "xml"}, ExitUsage, "", `--output: expected one of table, wide, json, yaml`},
+		{"bad state", []string{"jobs", "--state", "done"}, ExitUsage, "", `--state: expected one of`},
+		{"master refuses", []string{"jobs", "--pool", "nosuch", "--master", f.srv.URL}, ExitError, "", `no such pool (pools: research, batch)`},
+		{"missing job", []string{"job", "show", "99", "--master", f.srv.URL}, ExitError, "", "404"},
+		{"no master", []string{"jobs", "--master", "127.0.0.1:1"}, ExitError, "", "cannot reach the master"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(tt.args, &out, &errOut)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out.String(), errOut.String())
+			}
+			if !strings.Contains(out.String(), tt.stdout) {
+				t.Errorf("stdout %q lacks %q", out.String(), tt.stdout)
+			}
+			if !strings.Contains(errOut.String(), tt.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut.String(), tt.stderr)
+			}
+		})
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	out := mustRun(t, "version")
+	if !strings.HasPrefix(out, "allot "+version.String()+"\n") || !strings.Contains(out, "go: go") {
+		t.Errorf("allot version printed:\n%s", out)
+	}
+	var info version.Info
+	if err := json.Unmarshal([]byte(mustRun(t, "version", "-o", "json")), &info); err != nil || info.Version != version.String() {
+		t.Errorf("allot version -o json: %+v, %v", info, err)
+	}
+}

@@ -1,0 +1,131 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// maxListed bounds how many valid values an unknown-value error lists.
+const maxListed = 20
+
+// jobsQuery reads GET /jobs's query: a store filter and the node. A value
+// that names nothing is a 400 that names it and lists the valid ones, so
+// that a typo is not mistaken for an empty queue. A pool, project or user
+// that the configuration no longer has but some job still names is
+// valid, so that old jobs can still be listed.
+func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
+	q := r.URL.Query()
+	if err := onlyParams(q, "state", "pool", "project", "user", "node"); err != nil {
+		return store.JobFilter{}, "", err
+	}
+	f := store.JobFilter{Pool: q.Get("pool"), Project: q.Get("project"), User: q.Get("user")}
+	if s := q.Get("state"); s != "" {
+		if !slices.Contains(jobStates, store.JobState(s)) {
+			return f, "", badRequest("state", "state %q: expected one of queued, running, completed, failed, killed", s)
+		}
+		f.States = []store.JobState{store.JobState(s)}
+	}
+	cfg := m.Config()
+	if f.Pool != "" && cfg.PoolIndex(f.Pool) < 0 {
+		if err := m.namedByAJob(ctx, "pool", f.Pool, store.JobFilter{Pool: f.Pool}, cfg.PoolNames()); err != nil {
+			return f, "", err
+		}
+	}
+	if f.Project != "" && cfg.ProjectIndex(f.Project) < 0 && f.Project != cfg.DefaultProject {
+		names := cfg.ProjectNames()
+		if len(names) == 0 {
+			names = []string{cfg.DefaultProject}
+		}
+		if err := m.namedByAJob(ctx, "project", f.Project, store.JobFilter{Project: f.Project}, names); err != nil {
+			return f, "", err
+		}
+	}
+	if f.User != "" {
+		if err := m.checkUser(ctx, f.User); err != nil {
+			return f, "", err
+		}
+	}
+	node := q.Get("node")
+	if node != "" {
+		m.mu.Lock()
+		_, ok := m.nodes[node]
+		names := m.nodeNames()
+		m.mu.Unlock()
+		if !ok {
+			return f, "", unknownValue("node", node, names)
+		}
+	}
+	return f, node, nil
+}
+
+// checkUser accepts a user of the store, or one that some job names.
+func (m *Master) checkUser(ctx context.Context, user string) error {
+	users, err := m.st.Users(ctx)
+	if err != nil {
+		return fmt.Errorf("list users: %w", err)
+	}
+	names := make([]string, 0, len(users))
+	for _, u := range users {
+		if u.Name == user {
+			return nil
+		}
+		names = append(names, u.Name)
+	}
+	return m.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
+}
+
+// namedByAJob returns nil when a live or stored job matches f (whose one
+// field holds value), else the unknown-value error for what, listing
+// valid.
+func (m *Master) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
+	m.mu.Lock()
+	for _, j := range m.jobs {
+		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
+			(f.User != "" && j.rec.User == f.User) {
+			m.mu.Unlock()
+			return nil
+		}
+	}
+	m.mu.Unlock()
+	f.Limit = 1
+	jobs, err := m.st.Jobs(ctx, f)
+	if err != nil {
+		return fmt.Errorf("look for jobs of %s %q: %w", what, value, err)
+	}
+	if len(jobs) > 0 {
+		return nil
+	}
+	return unknownValue(what, value, valid)
+}
+
+// unknownValue is the 400 for a filter value that names nothing:
+// `pool "nosuch": no such pool (pools: default, batch)`.
+func unknownValue(what, value string, valid []string) error {
+	list := "none"
+	if len(valid) > 0 {
+		shown := valid
+		if len(shown) > maxListed {
+			shown = shown[:maxListed]
+		}
+		list = strings.Join(shown, ", ")
+		if len(valid) > maxListed {
+			list += fmt.Sprintf(" and %d more", len(valid)-maxListed)
+		}
+	}
+	return badRequest(what, "%s %q: no such %s (%ss: %s)", what, value, what, what, list)
+}
+
+// nodeNames lists the registered nodes by name. Callers hold mu.
+func (m *Master) nodeNames() []string {
+	names := make([]string, 0, len(m.nodes))
+	for name := range m.nodes {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
