@@ -25,9 +25,9 @@ type quotaPass struct {
 	// failReclaim is, per project, the smallest task that reclaim failed
 	// for; larger tasks of the project are not tried again this pass.
 	failReclaim []int32
-	// overShare is set in the second phase of rounds, when work may grow
-	// a project past its fair share on slots nobody's share needs.
-	overShare bool
+	// phase is the stage of rounds (see quotaRounds): what preemptible
+	// work may grow its project to.
+	phase roundPhase
 	heap      []int32
 	borrow    []int32
 	jobs      []int32

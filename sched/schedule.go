@@ -41,6 +41,7 @@ type Scheduler struct {
 	lic      licensePass
 	elastic  elasticPass
 	cons     consolidation
+	nscan    nodeScan
 }
 
 // Schedule runs one pass with a fresh Scheduler.

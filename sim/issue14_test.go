@@ -1,0 +1,40 @@
+package sim_test
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestIssue14Outcomes checks the expected outcome of each issue 14
+// scenario beyond its golden file: when the job the case is about starts,
+// and how many tasks were preempted for it.
+func TestIssue14Outcomes(t *testing.T) {
+	tests := []struct {
+		file        string
+		job         string
+		start       int64
+		preemptions int // of the whole run
+	}{
+		{"issue14-quota-whole-node", "train", 31 * minute, 8},
+		{"issue14-fair-share-whole-node", "bob", 31 * minute, 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			res := runScenario(t, filepath.Join(scenarioDir, tc.file+".yaml"))
+			jr := job(t, res, tc.job)
+			if jr.Start == nil || *jr.Start != tc.start {
+				t.Errorf("%s starts at %v, want %d", tc.job, fmtStart(jr.Start), tc.start)
+			}
+			if res.Metrics.Preemptions != tc.preemptions {
+				t.Errorf("%d preemptions, want %d", res.Metrics.Preemptions, tc.preemptions)
+			}
+		})
+	}
+}
+
+func fmtStart(p *int64) any {
+	if p == nil {
+		return "never"
+	}
+	return *p
+}
