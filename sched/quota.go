@@ -27,10 +27,10 @@ type quotaPass struct {
 	failReclaim []int32
 	// phase is the stage of rounds (see quotaRounds): what preemptible
 	// work may grow its project to.
-	phase roundPhase
-	heap      []int32
-	borrow    []int32
-	jobs      []int32
+	phase  roundPhase
+	heap   []int32
+	borrow []int32
+	jobs   []int32
 	// The victim list keeps each project's tasks together: blockEnd gives
 	// each position's run end, blockStart/blockStop each project's run.
 	blockEnd   []int32
