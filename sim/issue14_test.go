@@ -17,9 +17,11 @@ func TestIssue14Outcomes(t *testing.T) {
 	}{
 		{"issue14-quota-whole-node", "train", 31 * minute, 8},
 		{"issue14-fair-share-whole-node", "bob", 31 * minute, 8},
+		{"issue14-mixed-gang", "gang", 0, 0},
+		{"issue14-mixed-gang", "after", hour, 0},
 	}
 	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
+		t.Run(tc.file+"/"+tc.job, func(t *testing.T) {
 			res := runScenario(t, filepath.Join(scenarioDir, tc.file+".yaml"))
 			jr := job(t, res, tc.job)
 			if jr.Start == nil || *jr.Start != tc.start {
