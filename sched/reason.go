@@ -110,6 +110,14 @@ type Pending struct {
 	// Priority is the job's computed priority in a multifactor pool
 	// (higher runs first), and 0 elsewhere.
 	Priority float64
+	// Queued marks a conservative reservation: the job holds its place in
+	// the schedule, it is not (necessarily) the head of the queue.
+	Queued bool
+	// Nodes is, for a conservative reservation on a pool that reserves per
+	// node, where the task will run; callers carry it into the next pass
+	// as Job.ReservedNodes. Owned by the Scheduler like the rest of the
+	// plan.
+	Nodes []NodeSlots
 }
 
 // Message renders the pending reason for people. In a multifactor pool it

@@ -19,6 +19,8 @@ func TestIssue14Outcomes(t *testing.T) {
 		{"issue14-fair-share-whole-node", "bob", 31 * minute, 8},
 		{"issue14-mixed-gang", "gang", 0, 0},
 		{"issue14-mixed-gang", "after", hour, 0},
+		{"issue14-conservative-gap", "small", 2 * minute, 0},
+		{"issue14-conservative-gap", "head", 2 * hour, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.job, func(t *testing.T) {
