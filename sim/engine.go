@@ -445,7 +445,13 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
-		s.roster.entry(ji).Priority = e.Priority
+		en := s.roster.entry(ji)
+		en.Priority = e.Priority
+		if c := j.spec.Class; c != nil {
+			// Moving across the LOW band changes what may preempt it.
+			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
+			en.Preemptible, en.Borrow = j.spec.Preemptible, j.spec.Borrow
+		}
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
 		s.roster.entry(ji).Weight = e.Weight

@@ -15,12 +15,15 @@ func TestIssue14Outcomes(t *testing.T) {
 		start       int64
 		preemptions int // of the whole run
 	}{
+		// The whole-node cases: 8 one-GPU victims on one node.
 		{"issue14-quota-whole-node", "train", 31 * minute, 8},
 		{"issue14-fair-share-whole-node", "bob", 31 * minute, 8},
 		{"issue14-mixed-gang", "gang", 0, 0},
 		{"issue14-mixed-gang", "after", hour, 0},
 		{"issue14-conservative-gap", "small", 2 * minute, 0},
 		{"issue14-conservative-gap", "head", 2 * hour, 0},
+		{"issue14-set-priority-class", "urgent-1", hour + minute, 1},
+		{"issue14-set-priority-class", "urgent-2", 2*hour + minute, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.job, func(t *testing.T) {
@@ -41,4 +44,15 @@ func fmtStart(p *int64) any {
 		return "never"
 	}
 	return *p
+}
+
+// TestSetPriorityClassPreemptible: the job moved into LOW is the one
+// preempted, the one moved out of LOW is not.
+func TestSetPriorityClassPreemptible(t *testing.T) {
+	res := runScenario(t, filepath.Join(scenarioDir, "issue14-set-priority-class.yaml"))
+	for name, want := range map[string]int{"normal": 1, "low": 0} {
+		if got := job(t, res, name).Preemptions; got != want {
+			t.Errorf("%s preempted %d times, want %d", name, got, want)
+		}
+	}
 }
