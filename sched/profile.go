@@ -93,7 +93,7 @@ func (p *pass) conservativeJob(j int32) {
 			continue // a smaller elastic task may start now
 		}
 		if at == Never {
-			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never})
+			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never, Queued: true})
 			break
 		}
 		p.reserveAll(j, at, dur, need, 1)

@@ -178,13 +178,23 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	if p.shrink(j) {
 		return p.quotaAllowed(pr, j, interactive)
 	}
-	if q.alloc[pr] >= q.share[pr] || q.alloc[pr]+slots > q.quota[pr] {
-		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: int(slots),
-			Free: p.st.groupsAvail(job.Pool), At: -1})
-	} else {
-		p.addPending(p.failReason(j))
-	}
+	p.quotaPending(pr, j, slots)
 	return false
+}
+
+// quotaPending records why j's task of slots cannot start: no_spare when
+// it would be work past its project's quota or fair share, which only idle
+// slots serve, and too few are available; otherwise the room reason
+// (no_capacity, fragmented, no_nodes), as when free slots are scattered.
+func (p *pass) quotaPending(pr, j, slots int32) {
+	q := &p.sc.quota
+	avail := p.st.groupsAvail(p.s.Jobs[j].Pool)
+	over := q.alloc[pr]+slots > q.share[pr] || q.alloc[pr]+slots > q.quota[pr]
+	if over && avail < int(slots) {
+		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: int(slots), Free: avail, At: -1})
+		return
+	}
+	p.addPending(p.failReason(j))
 }
 
 // borrowIdle places borrowing work on whatever slots are idle after every

@@ -47,8 +47,10 @@ const (
 	// ReasonLimit: the task would take its project (or a parent) past its
 	// hard limit.
 	ReasonLimit
-	// ReasonNoSpare: the project holds its fair share or more and no slot
-	// is idle for over-quota work.
+	// ReasonNoSpare: the task would take its project past its quota or
+	// its fair share, which only idle slots may serve, and too few are
+	// idle. (Within quota and share, a task that cannot reclaim waits with
+	// no_capacity or fragmented instead.)
 	ReasonNoSpare
 	// ReasonTopology: the task spans nodes, must stay under one switch,
 	// and no switch has enough whole nodes free.
@@ -154,6 +156,13 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonCheckpointing:
 		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %d slots)", p.Need)
 	case ReasonReserved:
+		if p.Queued {
+			// Conservative: every queued job holds a reservation.
+			if p.At == Never || p.At < 0 {
+				return fmt.Sprintf("needs %d slots; no running task has a time limit, so no start time can be reserved", p.Need)
+			}
+			return fmt.Sprintf("needs %d slots; holds a reservation to start at t=%ds", p.Need, p.At)
+		}
 		if p.At == Never || p.At < 0 {
 			return fmt.Sprintf("head of the queue, needs %d slots; no running task has a time limit, so no start time can be reserved", p.Need)
 		}
@@ -173,7 +182,7 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonLimit:
 		return fmt.Sprintf("needs %d slots; that would take its project past its limit", p.Need)
 	case ReasonNoSpare:
-		return fmt.Sprintf("its project holds its fair share; waiting for spare slots (needs %d, %d free)", p.Need, p.Free)
+		return fmt.Sprintf("this task would take its project past its quota or fair share; waiting for idle slots (needs %d, %d free)", p.Need, p.Free)
 	case ReasonTopology:
 		return fmt.Sprintf("needs %d slots under one switch (topology: required); %d are free, but not under one switch", p.Need, p.Free)
 	case ReasonLicense:
