@@ -60,10 +60,15 @@ func (m *Master) keepReservations(plan *sched.Plan) {
 		if at < 0 || at == sched.Never {
 			at = 0
 		}
-		m.view.jobs[pe.Job].reserved = at
+		j := m.view.jobs[pe.Job]
+		j.reserved = at
+		// Where, on pools that reserve per node; the plan's slices are
+		// the core's, so they are copied.
+		j.reservedNodes = append(j.reservedNodes[:0], pe.Nodes...)
 	}
 	for _, st := range plan.Starts {
 		m.view.jobs[st.Job].reserved = 0
+		m.view.jobs[st.Job].reservedNodes = m.view.jobs[st.Job].reservedNodes[:0]
 	}
 }
 

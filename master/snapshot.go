@@ -71,7 +71,7 @@ func (m *Master) buildSnapshot() {
 		if j.rec.State.Terminal() {
 			j.entry.Waiting = 0
 		}
-		j.entry.Reserved = j.reserved
+		j.entry.Reserved, j.entry.ReservedNodes = j.reserved, j.reservedNodes
 		s.Jobs = append(s.Jobs, j.entry)
 		v.jobs = append(v.jobs, j)
 		if j.active() == 0 {

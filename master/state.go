@@ -31,6 +31,8 @@ type mjob struct {
 	// reserved carries a conservative reservation from one event pass to
 	// the next (sched.Job.Reserved).
 	reserved int64
+	// reservedNodes is where (sched.Job.ReservedNodes).
+	reservedNodes []sched.NodeSlots
 	// entry caches the job's snapshot entry, valid while entryGen equals
 	// the master's configuration generation; entryOK says the job belongs
 	// in the snapshot. A PATCH resets entryGen; a reload and a change of

@@ -273,12 +273,16 @@ func (p *pass) buildLicenseProfiles(jobs []int32) {
 // profile's earliest start at or after t only moves forward, so taking the
 // latest of them until none moves finds the first common start.
 func (p *pass) earliestAll(j int32, need, dur int64) int64 {
+	return p.earliestAllFrom(j, need, dur, p.s.Now)
+}
+
+// earliestAllFrom is earliestAll for starts at or after t.
+func (p *pass) earliestAllFrom(j int32, need, dur, t int64) int64 {
 	pr := &p.sc.profile
 	uses := p.s.Jobs[j].Licenses
 	if len(uses) == 0 || len(p.sc.lic.prof) == 0 {
-		return pr.earliest(p.s.Now, need, dur)
+		return pr.earliestFrom(t, need, dur)
 	}
-	t := p.s.Now
 	for {
 		moved := false
 		t = pr.earliestFrom(t, need, dur)

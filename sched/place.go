@@ -114,7 +114,8 @@ func (st *state) freeOnDraining(g *group, r *request, bestPos, bestF int32) (int
 
 // gang places a task larger than a group's node size on whole free nodes
 // plus, for a remainder, one more node. It prefers the group with the
-// largest nodes, which needs the fewest of them.
+// largest nodes, which needs the fewest of them, and only when no single
+// group can hold the gang mixes nodes of different sizes.
 func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 	var best *group
 	for _, gi := range st.poolGroups[r.pool] {
@@ -131,7 +132,10 @@ func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 		}
 	}
 	if best == nil {
-		return out, false
+		if r.oneSwitch {
+			return out, false // one switch is kept per group (topology.go)
+		}
+		return st.mixedGang(r, out)
 	}
 	res := st.gangIn(best, r, out)
 	return res, res != nil
@@ -203,14 +207,12 @@ func (st *state) capacity(r *request, s *Snapshot) (total, avail int, fitsEmpty 
 		if !st.matches(g, r) {
 			continue
 		}
-		t := int(g.size) * len(g.nodes)
-		total += t
+		total += int(g.size) * len(g.nodes)
 		avail += g.avail
-		if len(g.nodes) > 0 && (g.size >= r.slots || (g.size > 0 && t >= int(r.slots))) {
-			fitsEmpty = true
-		}
 	}
-	return total, avail, fitsEmpty
+	// A task fits an empty pool when the matching nodes hold it together:
+	// on one node, or as a gang over whole nodes of any sizes (mixedGang).
+	return total, avail, total >= int(r.slots)
 }
 
 // findZero picks a node for a zero-slot task: the lowest-index node of the
@@ -230,6 +232,103 @@ func (st *state) findZero(r *request, s *Snapshot) int32 {
 				best = n
 				break
 			}
+		}
+	}
+	return best
+}
+
+// mixedGang places a gang that no single group can hold on whole free
+// nodes of several groups, largest nodes first, and the remainder by best
+// fit on a partly used node, else on one more whole node of the smallest
+// size that holds it: an 8-GPU node plus a 4-GPU node for a 12-GPU task.
+// Like a one-group gang, every part is a whole node except one.
+func (st *state) mixedGang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
+	mask := func(g *group) *bitset {
+		if r.useDrain {
+			return nil
+		}
+		return &g.draining
+	}
+	avail := 0
+	st.gangNext = resize(st.gangNext, len(st.groups))
+	for _, gi := range st.poolGroups[r.pool] {
+		if g := &st.groups[gi]; st.matches(g, r) && g.size > 0 {
+			avail += g.avail
+			st.gangNext[gi] = g.buckets[g.size].first(mask(g))
+		}
+	}
+	if avail < int(r.slots) {
+		return out, false
+	}
+	start, left := len(out), r.slots
+	for gi := st.nextSmaller(r, -1); gi >= 0 && left > 0; gi = st.nextSmaller(r, gi) {
+		g := &st.groups[gi]
+		for pos := st.gangNext[gi]; pos >= 0 && left >= g.size; pos = st.gangNext[gi] {
+			out = append(out, NodeSlots{Node: g.nodes[pos], Slots: g.size})
+			left -= g.size
+			st.gangNext[gi] = g.buckets[g.size].next(pos+1, mask(g))
+		}
+	}
+	if left == 0 {
+		return out, true
+	}
+	if n := st.mixedRemainder(r, left, mask); n >= 0 {
+		return append(out, NodeSlots{Node: n, Slots: left}), true
+	}
+	return out[:start], false
+}
+
+// nextSmaller returns the matching group of the pool that follows group
+// after (-1: from the start) in order of node size, largest first, ties by
+// group index; or -1 after the last.
+func (st *state) nextSmaller(r *request, after int32) int32 {
+	follows := func(a, b int32) bool { // a comes after b
+		ga, gb := &st.groups[a], &st.groups[b]
+		return ga.size < gb.size || (ga.size == gb.size && a > b)
+	}
+	best := int32(-1)
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if !st.matches(g, r) || g.size == 0 || (after >= 0 && !follows(gi, after)) {
+			continue
+		}
+		if best < 0 || follows(best, gi) {
+			best = gi
+		}
+	}
+	return best
+}
+
+// mixedRemainder finds the node for a mixed gang's remainder: the partly
+// used node with the fewest slots that hold it, else a whole free node not
+// taken yet (gangNext) of the smallest size that holds it, or -1.
+func (st *state) mixedRemainder(r *request, left int32, mask func(*group) *bitset) int32 {
+	best, bestF := int32(-1), int32(0)
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if !st.matches(g, r) || g.size < left {
+			continue
+		}
+		for f := left; f < g.size; f++ {
+			if g.counts[f] == 0 || (best >= 0 && f >= bestF) {
+				continue
+			}
+			if p := g.buckets[f].first(mask(g)); p >= 0 {
+				best, bestF = g.nodes[p], f
+				break
+			}
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if !st.matches(g, r) || g.size < left || st.gangNext[gi] < 0 {
+			continue
+		}
+		if best < 0 || g.size < bestF {
+			best, bestF = g.nodes[st.gangNext[gi]], g.size
 		}
 	}
 	return best

@@ -176,27 +176,11 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	mark := len(p.sc.stmt)
 	r := p.request(j, true)
 	var nodes []NodeSlots
-	found := false
-	for i := 0; i < len(cands); {
-		if rule.next != nil {
-			if i = p.live(rule.next, cands, i); i == len(cands) {
-				break
-			}
-		}
-		a := cands[i]
-		if !p.allows(rule, a) || !p.helps(a, &r) {
-			if rule.blockEnd != nil && p.blockClosed(rule, a) {
-				i = int(rule.blockEnd[i])
-			} else {
-				i++
-			}
-			continue
-		}
-		i++
-		p.evict(a, rule)
-		if nodes, found = p.st.find(&r, p.sc.scratch[:0]); found {
-			break
-		}
+	var found bool
+	if p.st.oneNode(&r) {
+		nodes, found = p.nodeSearch(&r, cands, rule)
+	} else {
+		nodes, found = p.evictInOrder(&r, cands, rule)
 	}
 	if !found {
 		p.rollback(mark, rule)

@@ -14,60 +14,152 @@ type profile struct {
 // Feitelson): every queued job holds a reservation at the earliest time the
 // availability profile has room for it for its whole time limit, and a job
 // starts now only when its reservation is now. Reservations carried from
-// the previous pass (Job.Reserved) all enter the profile first; then each
-// job in queue order is lifted out and put back at its earliest start,
-// which compresses the schedule when tasks end early and never moves a
-// reservation later, since every other promise stays in the profile. Jobs
-// with no reservation yet are placed after all the promised ones. The
-// profile counts slots, which is exact on single-slot nodes (the textbook
-// setting); on larger nodes a job reserved for now also needs a placement.
-// Jobs that need licenses also need them free in one profile per license
-// for their whole time limit. Tasks the pool started this pass before the
-// queue was handed over (from firstStart on) come back at their limits.
+// the previous pass (Job.Reserved, with Job.ReservedNodes) all enter the
+// profile first; then each job, in the order of those reservations, is
+// lifted out and put back at its earliest start, which compresses the
+// schedule when tasks end early and never moves a reservation later, since
+// every other promise stays in the profile. Jobs with no reservation yet
+// are placed after all the promised ones, in queue order. On pools of
+// single-slot nodes the profile counts slots (the textbook setting); on
+// larger or mixed nodes it is kept per node (nodeprofile.go), and a
+// reservation is a placement. Jobs that need licenses also need them free
+// in one profile per license for their whole time limit. Tasks the pool
+// started this pass before the queue was handed over (from firstStart on)
+// come back at their limits.
 func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 	p.buildProfile(pool, firstStart)
 	p.buildLicenseProfiles(jobs)
-	for _, j := range jobs {
-		if at, dur, need, ok := p.promised(j); ok {
-			p.reserveAll(j, at, dur, need, 1)
-		}
+	p.buildNodeProfile(pool)
+	for _, j := range p.compressionOrder(jobs) {
+		p.conservativeJob(j)
 	}
+}
+
+// promise is a reservation carried into this pass.
+type promise struct {
+	job int32
+	at  int64
+}
+
+// compressionOrder enters every promise into the profiles and returns the
+// jobs in the order they are placed again: promised jobs by their promised
+// start (ties in queue order), then the others in queue order.
+func (p *pass) compressionOrder(jobs []int32) []int32 {
+	proms := p.sc.proms[:0]
+	p.sc.promisedNow = resize(p.sc.promisedNow, len(p.s.Jobs))
 	for _, j := range jobs {
-		if p.impossible(j) {
+		at, dur, need, ok := p.promised(j)
+		if !ok || (p.sc.nprof.on && !p.promiseNodes(j, at, dur, int32(need))) {
 			continue
 		}
-		dur := jobDuration(&p.s.Jobs[j])
-		if at, _, need, ok := p.promised(j); ok {
-			p.reserveAll(j, at, dur, need, -1) // lift it out to place it again
-		}
-		for p.wants(j) {
-			need := int64(p.size(j))
-			at := p.earliestAll(j, need, dur)
-			if at != p.s.Now && p.shrink(j) {
-				continue // a smaller elastic task may start now
-			}
-			if at == Never {
-				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never})
-				break
-			}
-			p.reserveAll(j, at, dur, need, 1)
-			if at > p.s.Now {
-				p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: at})
-				break
-			}
-			if p.tryPlace(j, false) == failed {
-				if p.shrink(j) {
-					p.reserveAll(j, at, dur, need, -1)
-					continue
-				}
-				pe := p.failReason(j)
-				pe.At = at
-				p.addPending(pe)
-				break
-			}
-		}
-		p.finish(j)
+		p.reserveAll(j, at, dur, need, 1)
+		p.sc.promisedNow[j] = true
+		proms = append(proms, promise{job: j, at: at})
 	}
+	slices.SortStableFunc(proms, func(a, b promise) int { return cmp64(a.at, b.at) })
+	p.sc.proms = proms
+	order := p.sc.order[:0]
+	for _, pr := range proms {
+		order = append(order, pr.job)
+	}
+	for _, j := range jobs {
+		if !p.sc.promisedNow[j] {
+			order = append(order, j)
+		}
+	}
+	p.sc.order = order
+	return order
+}
+
+// conservativeJob lifts j's promise, if any, out of the profiles and
+// places its waiting tasks again at their earliest starts.
+func (p *pass) conservativeJob(j int32) {
+	if p.impossible(j) {
+		return
+	}
+	np := &p.sc.nprof
+	dur := jobDuration(&p.s.Jobs[j])
+	if p.sc.promisedNow[j] {
+		at, _, need, _ := p.promised(j)
+		p.reserveAll(j, at, dur, need, -1) // lift it out to place it again
+		if np.on {
+			p.unhold(j)
+		}
+	}
+	for p.wants(j) {
+		need := int64(p.size(j))
+		at := p.earliestFor(j, int32(need), dur)
+		if at != p.s.Now && p.shrink(j) {
+			continue // a smaller elastic task may start now
+		}
+		if at == Never {
+			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never, Queued: true})
+			break
+		}
+		p.reserveAll(j, at, dur, need, 1)
+		if np.on {
+			p.hold(j, at, dur)
+		}
+		if at > p.s.Now {
+			p.reservedPending(j, need, at)
+			break
+		}
+		if !p.startReserved(j) {
+			if p.shrink(j) {
+				p.reserveAll(j, at, dur, need, -1)
+				if np.on {
+					p.unhold(j)
+				}
+				continue
+			}
+			pe := p.failReason(j)
+			pe.At = at
+			p.addPending(pe)
+			break
+		}
+	}
+	p.finish(j)
+}
+
+// earliestFor is the earliest start of one task of j: by the count and
+// license profiles, and on the nodes too when the pool keeps them.
+func (p *pass) earliestFor(j int32, need int32, dur int64) int64 {
+	if p.sc.nprof.on {
+		return p.earliestNodes(j, need, dur)
+	}
+	return p.earliestAll(j, int64(need), dur)
+}
+
+// startReserved starts a task whose reservation is now: on the nodes the
+// node profile reserved, or by the ordinary placement on a counted pool.
+func (p *pass) startReserved(j int32) bool {
+	np := &p.sc.nprof
+	if !np.on {
+		return p.tryPlace(j, false) != failed
+	}
+	h := &np.held[j]
+	nodes := np.resv[h.lo:h.hi]
+	for _, ns := range nodes {
+		if p.st.avail(ns.Node) < ns.Slots || !p.licensesFit(j) {
+			return false // cannot happen: the profile starts from the state
+		}
+	}
+	p.commit(j, nodes, false)
+	return true
+}
+
+// reservedPending records a conservative reservation, with its nodes when
+// the pool keeps a node profile so that the caller can carry them
+// (Job.ReservedNodes).
+func (p *pass) reservedPending(j int32, need, at int64) {
+	pe := Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: at, Queued: true}
+	if np := &p.sc.nprof; np.on {
+		h := &np.held[j]
+		lo := len(p.sc.arena)
+		p.sc.arena = append(p.sc.arena, np.resv[h.lo:h.hi]...)
+		pe.Nodes = p.sc.arena[lo:len(p.sc.arena):len(p.sc.arena)]
+	}
+	p.addPending(pe)
 }
 
 // promised returns the reservation a job carries from the previous pass,

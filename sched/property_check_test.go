@@ -335,7 +335,8 @@ func fitProblems(s *Snapshot, p *Plan, used []int) []string {
 // oracleFits reports whether one task of j fits the given free slots: on
 // one node of the job's pool and GPU type, or as a gang over whole free
 // nodes of one group (same GPU type and size) plus a remainder on another
-// node of that group.
+// node of that group, or, unless it must keep to one switch, over whole
+// free nodes of several sizes plus a remainder on any node.
 func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 	ok := func(n int) bool {
 		nd := &s.Nodes[n]
@@ -390,7 +391,19 @@ func oracleFits(s *Snapshot, free, zero []int, j *Job) bool {
 			return true
 		}
 	}
-	return false
+	if j.Topology == TopologyRequired {
+		return false // one switch: no mixing of groups
+	}
+	// A gang may mix node sizes: whole free nodes of any size plus one
+	// remainder on a partly free node, or on one of the whole nodes.
+	sum, part := 0, 0
+	for k, w := range whole {
+		sum += w * k.size
+	}
+	for _, p := range partial {
+		part = max(part, p)
+	}
+	return sum+part >= j.Slots
 }
 
 // orderProblems checks queue order: under FIFO and priority no job after a

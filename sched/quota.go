@@ -25,12 +25,12 @@ type quotaPass struct {
 	// failReclaim is, per project, the smallest task that reclaim failed
 	// for; larger tasks of the project are not tried again this pass.
 	failReclaim []int32
-	// overShare is set in the second phase of rounds, when work may grow
-	// a project past its fair share on slots nobody's share needs.
-	overShare bool
-	heap      []int32
-	borrow    []int32
-	jobs      []int32
+	// phase is the stage of rounds (see quotaRounds): what preemptible
+	// work may grow its project to.
+	phase  roundPhase
+	heap   []int32
+	borrow []int32
+	jobs   []int32
 	// The victim list keeps each project's tasks together: blockEnd gives
 	// each position's run end, blockStart/blockStop each project's run.
 	blockEnd   []int32
@@ -60,8 +60,21 @@ func (p *pass) quota(pool int, jobs []int32) {
 	p.quotaRounds(pool, jobs)
 	p.borrowIdle()
 	for _, j := range jobs {
-		p.finish(j)
+		p.quotaFinish(j)
 	}
+}
+
+// quotaFinish gives a reason to a job left waiting. Work held back for
+// the over-share phase, which never ran because no slot was idle, waits
+// for spare slots (no_spare), not for capacity.
+func (p *pass) quotaFinish(j int32) {
+	job := &p.s.Jobs[j]
+	if !p.sc.pending[j] && p.wants(j) && p.sc.holds[j] == 0 && !job.Borrow &&
+		job.Project >= 0 && job.Project < len(p.s.Projects) {
+		p.quotaPending(int32(job.Project), j, p.size(j))
+		return
+	}
+	p.finish(j)
 }
 
 // quotaOrder sorts jobs by project, interactive first, then other

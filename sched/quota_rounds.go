@@ -15,22 +15,48 @@ func (p *pass) quotaRounds(pool int, jobs []int32) {
 			q.heap = append(q.heap, int32(pr))
 		}
 	}
-	// Two phases: first every project grows up to its fair share, then
-	// work may grow past it on the slots left. In one phase, a project
-	// placed first could take slots another's share needs, which that
-	// project would then reclaim in the next pass: a start/preempt cycle.
-	q.overShare = false
-	p.quotaPhase(victims)
-	q.overShare = true
-	if p.st.groupsAvail(pool) == 0 {
-		return // nothing is left to grow on
-	}
-	for pr := range p.s.Projects {
-		if q.hi[pr] > q.lo[pr] {
-			q.heap = append(q.heap, int32(pr))
+	// Three phases: every project grows up to its quota (as far as its
+	// fair share allows), then up to its fair share, then past it on the
+	// slots left. In one phase, a project placed first could take slots
+	// another's share needs, which that project would then reclaim in the
+	// next pass: a start/preempt cycle. Within-quota work goes before
+	// over-quota work for the same reason: reclaim may take over-quota
+	// slots back, so over-quota work must not take free slots that
+	// within-quota work of a less deprived project is waiting for.
+	for ph := withinQuota; ph <= overShare; ph++ {
+		q.phase = ph
+		if ph == overShare && p.st.groupsAvail(pool) == 0 {
+			return // nothing is left to grow on
 		}
+		if ph > withinQuota {
+			for pr := range p.s.Projects {
+				if q.hi[pr] > q.lo[pr] {
+					q.heap = append(q.heap, int32(pr))
+				}
+			}
+		}
+		p.quotaPhase(victims)
 	}
-	p.quotaPhase(victims)
+}
+
+// roundPhase is a stage of quota rounds.
+type roundPhase uint8
+
+const (
+	withinQuota roundPhase = iota // up to min(quota, fair share)
+	withinShare                   // up to the fair share
+	overShare                     // past it, on slots nobody's share needs
+)
+
+// phaseCap is what preemptible work may grow project pr to in this phase.
+func (q *quotaPass) phaseCap(pr int32) int32 {
+	switch q.phase {
+	case withinQuota:
+		return min(q.quota[pr], q.share[pr])
+	case withinShare:
+		return q.share[pr]
+	}
+	return 1 << 30
 }
 
 // quotaPhase runs rounds until no project in the heap can place more.
@@ -44,9 +70,8 @@ func (p *pass) quotaPhase(victims []int32) {
 			q.popTop()
 			continue
 		}
-		if !q.overShare && !interactive && p.s.Jobs[j].Preemptible &&
-			q.alloc[pr]+int32(p.s.Jobs[j].Slots) > q.share[pr] {
-			q.popTop() // the rest of its work waits for the second phase
+		if !interactive && p.s.Jobs[j].Preemptible && q.alloc[pr]+int32(p.s.Jobs[j].Slots) > q.phaseCap(pr) {
+			q.popTop() // the rest of its work waits for a later phase
 			continue
 		}
 		if !p.quotaTry(pr, j, interactive, victims) {
@@ -153,13 +178,23 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	if p.shrink(j) {
 		return p.quotaAllowed(pr, j, interactive)
 	}
-	if q.alloc[pr] >= q.share[pr] || q.alloc[pr]+slots > q.quota[pr] {
-		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: int(slots),
-			Free: p.st.groupsAvail(job.Pool), At: -1})
-	} else {
-		p.addPending(p.failReason(j))
-	}
+	p.quotaPending(pr, j, slots)
 	return false
+}
+
+// quotaPending records why j's task of slots cannot start: no_spare when
+// it would be work past its project's quota or fair share, which only idle
+// slots serve, and too few are available; otherwise the room reason
+// (no_capacity, fragmented, no_nodes), as when free slots are scattered.
+func (p *pass) quotaPending(pr, j, slots int32) {
+	q := &p.sc.quota
+	avail := p.st.groupsAvail(p.s.Jobs[j].Pool)
+	over := q.alloc[pr]+slots > q.share[pr] || q.alloc[pr]+slots > q.quota[pr]
+	if over && avail < int(slots) {
+		p.addPending(Pending{Job: int(j), Reason: ReasonNoSpare, Blocker: -1, Need: int(slots), Free: avail, At: -1})
+		return
+	}
+	p.addPending(p.failReason(j))
 }
 
 // borrowIdle places borrowing work on whatever slots are idle after every

@@ -49,8 +49,10 @@ const (
 	// ReasonLimit: the task would take its project (or a parent) past its
 	// hard limit.
 	ReasonLimit
-	// ReasonNoSpare: the project holds its fair share or more and no slot
-	// is idle for over-quota work.
+	// ReasonNoSpare: the task would take its project past its quota or
+	// its fair share, which only idle slots may serve, and too few are
+	// idle. (Within quota and share, a task that cannot reclaim waits with
+	// no_capacity or fragmented instead.)
 	ReasonNoSpare
 	// ReasonTopology: the task spans nodes, must stay under one switch,
 	// and no switch has enough whole nodes free.
@@ -112,6 +114,14 @@ type Pending struct {
 	// Priority is the job's computed priority in a multifactor pool
 	// (higher runs first), and 0 elsewhere.
 	Priority float64
+	// Queued marks a conservative reservation: the job holds its place in
+	// the schedule, it is not (necessarily) the head of the queue.
+	Queued bool
+	// Nodes is, for a conservative reservation on a pool that reserves per
+	// node, where the task will run; callers carry it into the next pass
+	// as Job.ReservedNodes. Owned by the Scheduler like the rest of the
+	// plan.
+	Nodes []NodeSlots
 }
 
 // Message renders the pending reason for people. In a multifactor pool it
@@ -149,6 +159,13 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonCheckpointing:
 		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %s)", slotCount(p.Need))
 	case ReasonReserved:
+		if p.Queued {
+			// Conservative: every queued job holds a reservation.
+			if p.At == Never || p.At < 0 {
+				return fmt.Sprintf("needs %d slots; no running task has a time limit, so no start time can be reserved", p.Need)
+			}
+			return fmt.Sprintf("needs %d slots; holds a reservation to start at t=%ds", p.Need, p.At)
+		}
 		if p.At == Never || p.At < 0 {
 			return fmt.Sprintf("head of the queue, needs %s; no running task has a time limit, so no start time can be reserved", slotCount(p.Need))
 		}
@@ -168,7 +185,7 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonLimit:
 		return fmt.Sprintf("needs %s; that would take its project past its limit", slotCount(p.Need))
 	case ReasonNoSpare:
-		return fmt.Sprintf("its project holds its fair share; waiting for spare slots (needs %d, %d free)", p.Need, p.Free)
+		return fmt.Sprintf("this task would take its project past its quota or fair share; waiting for idle slots (needs %d, %d free)", p.Need, p.Free)
 	case ReasonTopology:
 		return fmt.Sprintf("needs %s under one switch (topology: required); %d %s free, but not under one switch", slotCount(p.Need), p.Free, plural.Be(p.Free))
 	case ReasonLicense:

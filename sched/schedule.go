@@ -41,6 +41,13 @@ type Scheduler struct {
 	lic      licensePass
 	elastic  elasticPass
 	cons     consolidation
+	nscan    nodeScan
+	nprof    nodeProfile
+	proms    []promise
+	order    []int32
+	// promisedNow marks the jobs whose carried reservation entered this
+	// conservative pass's profile.
+	promisedNow []bool
 }
 
 // Schedule runs one pass with a fresh Scheduler.

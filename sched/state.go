@@ -33,9 +33,11 @@ type state struct {
 	zeroUsed   []int32
 	poolGroups [][]int32
 	keys       map[groupKey]int32
-	// largest is, per pool, the biggest task some group could hold when
-	// empty: its node size, or all its slots for a gang.
+	// largest is, per pool, the biggest task the pool could hold when
+	// empty: all its slots, since a gang may mix node sizes.
 	largest []int32
+	// gangNext is mixedGang's scratch: per group, the next whole free node.
+	gangNext []int32
 
 	// layout is each node's group key as of the last successful build,
 	// and pools the pool count then; nil after a failed build. When the
@@ -175,7 +177,7 @@ func (st *state) build(s *Snapshot) error {
 	for g := range st.groups {
 		gr := &st.groups[g]
 		st.index(gr)
-		st.largest[gr.pool] = max(st.largest[gr.pool], gr.size*int32(len(gr.nodes)))
+		st.largest[gr.pool] += gr.size * int32(len(gr.nodes))
 	}
 	st.buildSwitches(s)
 	st.remember(s)

@@ -185,6 +185,10 @@ type Job struct {
 	// Carrying it lets the next pass compress the schedule as the textbook
 	// does: a reservation may move earlier but never later.
 	Reserved int64
+	// ReservedNodes is where that reservation was (its Pending.Nodes), on
+	// pools that reserve per node; empty otherwise. With it the next pass
+	// puts the promise back exactly; without it, anywhere it fits then.
+	ReservedNodes []NodeSlots
 	// Account is the job's index in Snapshot.Accounts. Only multifactor
 	// pools whose fair-share weight is positive read it.
 	Account int

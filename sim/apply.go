@@ -70,10 +70,15 @@ func (s *sim) keepReservations(plan *sched.Plan) {
 		if at < 0 || at == sched.Never {
 			at = 0
 		}
-		s.snap.Jobs[pe.Job].Reserved = at
+		j := &s.snap.Jobs[pe.Job]
+		j.Reserved = at
+		// Where the reservation is, on pools that reserve per node; the
+		// plan's slices are the core's, so they are copied.
+		j.ReservedNodes = append(j.ReservedNodes[:0], pe.Nodes...)
 	}
 	for _, st := range plan.Starts {
 		s.snap.Jobs[st.Job].Reserved = 0
+		s.snap.Jobs[st.Job].ReservedNodes = s.snap.Jobs[st.Job].ReservedNodes[:0]
 	}
 }
 

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/allot-sched/allot/sched"
+
 // AttemptState is how a task attempt ended, in the words OSMO uses for
 // workflow states.
 type AttemptState string
@@ -32,6 +34,43 @@ type Attempt struct {
 	// LostWork is the run time since the task's last checkpoint, which a
 	// preemption threw away (with checkpoint_every).
 	LostWork int64 `json:"lost_work,omitempty"`
+	// Nodes is where the attempt started: one entry per node, a gang
+	// several. Moves lists later re-placements of the same attempt (a
+	// consolidation move or an elastic resize); after each, the slots it
+	// left drain for the pool's checkpoint cost. With these, per-node
+	// invariants (never more slots in use than a node has, nothing on a
+	// drained node) can be checked from outside.
+	Nodes []AttemptNode `json:"nodes,omitempty"`
+	Moves []AttemptMove `json:"moves,omitempty"`
+}
+
+// AttemptNode is an attempt's share of one node.
+type AttemptNode struct {
+	Node  string `json:"node"`
+	Slots int    `json:"slots"`
+}
+
+// AttemptMove is a running attempt re-placed at At.
+type AttemptMove struct {
+	At    int64         `json:"at"`
+	Nodes []AttemptNode `json:"nodes"`
+}
+
+// attemptNodes names a placement's nodes.
+func (r *recorder) attemptNodes(ns []sched.NodeSlots) []AttemptNode {
+	out := make([]AttemptNode, len(ns))
+	for i, x := range ns {
+		out[i] = AttemptNode{Node: r.s.snap.Nodes[x.Node].Name, Slots: int(x.Slots)}
+	}
+	return out
+}
+
+// moveAttempt records that task t's attempt now runs on nodes.
+func (r *recorder) moveAttempt(t *task, nodes []sched.NodeSlots) {
+	if t.attempt >= 0 {
+		a := &r.s.jobs[t.job].attempts[t.attempt]
+		a.Moves = append(a.Moves, AttemptMove{At: r.s.now, Nodes: r.attemptNodes(nodes)})
+	}
 }
 
 // startAttempt records a new attempt of task t of job j, returning its
@@ -40,7 +79,8 @@ func (r *recorder) startAttempt(j *job, t *task) int32 {
 	if !r.s.opt.Attempts || r.s.opt.OmitJobs {
 		return -1
 	}
-	j.attempts = append(j.attempts, Attempt{Task: int(t.id), Start: t.start, State: AttemptRunning})
+	j.attempts = append(j.attempts, Attempt{Task: int(t.id), Start: t.start, State: AttemptRunning,
+		Nodes: r.attemptNodes(t.nodes)})
 	return int32(len(j.attempts) - 1)
 }
 

@@ -11,7 +11,9 @@
 // per event as the textbook algorithms do (and no job is elastic), the
 // pass that would only confirm a plan without preemptions is skipped:
 // FIFO and EASY plans are maximal, and conservative backfilling
-// compresses its reservations once per event.
+// compresses its reservations once per event, as the textbook does (a
+// test replays traces with the confirming pass forced on and finds the
+// same results for all three).
 //
 // LoadWorkload reads a scenario or a trace (SWF or GPU job CSV, streamed
 // by the trace package) and opens fresh replays of it, each under its own

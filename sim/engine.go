@@ -302,9 +302,12 @@ func (s *sim) step() error {
 		}
 		// A FIFO or backfill pool schedules once per event, as the
 		// textbook algorithms do: FIFO and EASY plans are maximal, so a
-		// confirming pass would change nothing (tests replay with it forced
-		// on and compare), and conservative backfilling compresses its
-		// reservations once per event.
+		// confirming pass would change nothing, and conservative
+		// backfilling compresses its reservations once per event, as
+		// Mu'alem and Feitelson do; a second compression could in
+		// principle move a reservation earlier, but on the traces a
+		// confirming pass changes nothing for any of the three
+		// (TestConfirmingPassChangesNothing replays with it forced on).
 		if starts+preempts == 0 || (s.oneShot && preempts == 0) {
 			break
 		}
@@ -442,7 +445,13 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
-		s.roster.entry(ji).Priority = e.Priority
+		en := s.roster.entry(ji)
+		en.Priority = e.Priority
+		if c := j.spec.Class; c != nil {
+			// Moving across the LOW band changes what may preempt it.
+			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
+			en.Preemptible, en.Borrow = j.spec.Preemptible, j.spec.Borrow
+		}
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
 		s.roster.entry(ji).Weight = e.Weight

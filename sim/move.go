@@ -67,6 +67,7 @@ func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
 	delta := sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.nodes)
 	t.from = s.now
 	t.nodes = append(t.nodes[:0], nodes...)
+	s.rec.moveAttempt(t, nodes)
 	t.backfilled = false
 	t.ver++ // the end event of the old placement no longer applies
 	j.held += delta

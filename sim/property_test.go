@@ -51,30 +51,17 @@ func (c *propCase) String() string {
 	return b.String()
 }
 
-// propFits reports whether one task of the job fits its empty pool: on one
-// node of its GPU type, or as a gang over whole nodes of one group (GPU
-// type and size) plus a remainder on another node of that group.
+// propFits reports whether one task of the job fits its empty pool: a
+// gang may mix node sizes (whole nodes plus one remainder), so a task fits
+// when the nodes of its GPU type hold it together.
 func propFits(p *sim.Pool, j *sim.JobSpec) bool {
-	type key struct {
-		gpu  string
-		size int
-	}
-	count := map[key]int{}
+	total := 0
 	for _, n := range p.Nodes {
-		if j.GPU != "" && n.GPU != j.GPU {
-			continue
-		}
-		if n.Slots >= j.Slots {
-			return true
-		}
-		count[key{n.GPU, n.Slots}]++
-	}
-	for k, c := range count {
-		if k.size > 0 && (j.Slots+k.size-1)/k.size <= c {
-			return true
+		if j.GPU == "" || n.GPU == j.GPU {
+			total += n.Slots
 		}
 	}
-	return false
+	return total >= j.Slots
 }
 
 // propGen builds a random workload. policy, when set, is used by every

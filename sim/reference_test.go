@@ -89,7 +89,8 @@ type profileStep struct{ at, free int64 }
 
 // conservativeReference compresses the schedule as Mu'alem and Feitelson
 // do: every reservation promised by the previous pass enters the profile;
-// then each queued job in order is taken out and given the earliest start
+// then each queued job, in the order of those reservations, is taken out
+// and given the earliest start
 // at which its processors stay free for its whole time limit, given the
 // running jobs and every other reservation; a job with no promise yet is
 // placed after the promised ones; a job reserved for now starts.
@@ -111,9 +112,19 @@ func conservativeReference(now, free int64, ends []release, queue []int,
 			prof = reserveProfile(prof, p, p+limit(j), need(j))
 		}
 	}
+	// Compress in the order of the original reservations (ties in queue
+	// order), then place the jobs without one in queue order.
+	order := slices.Clone(queue)
+	key := func(j int) int64 {
+		if p := promised(j); p > 0 {
+			return max(p, now)
+		}
+		return sched.Never
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
 	var starts []int
 	reserved := map[int]int64{}
-	for _, j := range queue {
+	for _, j := range order {
 		if p := promised(j); p > 0 {
 			p = max(p, now)
 			prof = reserveProfile(prof, p, p+limit(j), -need(j))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -292,7 +293,7 @@ func (s *sim) result() *Result {
 	if res.Jobs == nil {
 		res.Jobs = []JobResult{}
 	}
-	reasons, prios := s.finalReasons()
+	reasons, fallback, prios := s.finalReasons()
 	for _, ji := range s.roster.list() {
 		j := &s.jobs[ji]
 		if !j.alive {
@@ -308,6 +309,9 @@ func (s *sim) result() *Result {
 		}
 		jr := r.jobResult(j)
 		jr.Reason = reasons[ji]
+		if jr.Reason == "" && jr.State == StatePending {
+			jr.Reason = fallback[ji]
+		}
 		if p, ok := prios[ji]; ok && jr.Priority == nil {
 			p = roundPriority(p)
 			jr.Priority = &p
@@ -330,15 +334,15 @@ func (s *sim) result() *Result {
 // finalReasons explains the jobs still waiting, with one more pass whose
 // plan is not applied, and gives the priority of those of multifactor
 // pools.
-func (s *sim) finalReasons() (map[int32]string, map[int32]float64) {
-	out, prios := map[int32]string{}, map[int32]float64{}
+func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]float64) {
+	out, fallback, prios = map[int32]string{}, map[int32]string{}, map[int32]float64{}
 	if s.opt.OmitJobs {
-		return out, prios
+		return out, fallback, prios
 	}
 	s.buildSnapshot()
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
-		return out, prios
+		return out, fallback, prios
 	}
 	for _, p := range plan.Pending {
 		ji := s.roster.list()[p.Job]
@@ -347,7 +351,21 @@ func (s *sim) finalReasons() (map[int32]string, map[int32]float64) {
 			prios[ji] = p.Priority
 		}
 	}
-	return out, prios
+	// Every pending job gets a reason (fallback, which result uses for
+	// pending jobs only), also one the last pass would start, the run having
+	// stopped before that pass, and one whose tasks are still
+	// checkpointing after a preemption.
+	for _, st := range plan.Starts {
+		if ji := s.roster.list()[st.Job]; out[ji] == "" {
+			fallback[ji] = fmt.Sprintf("starts at t=%ds: the run stopped before the pass that starts it", s.now)
+		}
+	}
+	for _, a := range s.snap.Allocs {
+		if ji := s.roster.list()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
+			fallback[ji] = "preempted; waiting for its tasks to checkpoint before they queue again"
+		}
+	}
+	return out, fallback, prios
 }
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {

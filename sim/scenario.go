@@ -33,13 +33,15 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 		return nil, fmt.Errorf("%s: jobs come from trace %s, which was not opened", sc.Name, sc.Trace.Path)
 	}
 	if jobs == nil {
-		quota := map[string]bool{}
+		quota, osmo := map[string]bool{}, map[string]bool{}
 		for _, p := range sc.Pools {
 			quota[p.Name] = p.Policy == scenario.PolicyQuota
+			osmo[p.Name] = p.Quota >= 0
 		}
 		specs := make([]JobSpec, 0, len(sc.Jobs))
 		for _, j := range sc.Jobs {
 			spec := specFromScenario(j, poolIdx[j.Pool], quota[j.Pool])
+			spec.Class = classRule(j, quota[j.Pool], osmo[j.Pool])
 			spec.QOS = qosIdx[j.QOS] // 0, the first listed, when the job names none
 			for _, l := range sc.Licenses {
 				if n := j.Licenses[l.Name]; n > 0 {
@@ -167,6 +169,18 @@ func accountsFromScenario(sc *scenario.Scenario) []sched.Account {
 		out = append(out, sched.Account{Name: a.Name, Parent: parent, Shares: a.Shares, Usage: a.Usage})
 	}
 	return out
+}
+
+// classRule says what a job is outside the LOW class: what its file says,
+// or for a job filed as LOW, the default for its kind (scenario's
+// resolveJob: experiments are preemptible except in a pool with a quota
+// of its own).
+func classRule(j scenario.Job, quota, osmo bool) *ClassRule {
+	pre := j.Preemptible
+	if j.PriorityClass == scenario.ClassLow {
+		pre = j.Kind == scenario.KindExperiment && !osmo
+	}
+	return &ClassRule{Preemptible: pre, QuotaPool: quota}
 }
 
 // specFromScenario converts a job; quota says whether its pool is a quota

@@ -124,6 +124,31 @@ type JobSpec struct {
 	// Duration is then the run time at Slots: a task's work is Duration ×
 	// Slots slot-seconds, and it progresses by the slots it holds.
 	MinSlots int
+	// Class, when set, ties preemptibility and borrowing to the OSMO
+	// priority class when an event changes the priority, as the master
+	// does on a PATCH: LOW-class work (priority 60-99) is always
+	// preemptible and, in a quota pool, borrows; leaving LOW restores
+	// what the job file said. Scenario jobs have it; trace jobs do not.
+	Class *ClassRule
+}
+
+// ClassRule is what a job is outside the LOW class.
+type ClassRule struct {
+	// Preemptible is the job's preemptibility outside LOW.
+	Preemptible bool
+	// QuotaPool: the job's pool divides slots by quota, so LOW work
+	// borrows there.
+	QuotaPool bool
+}
+
+// lowClass is the first priority of OSMO's LOW class.
+const lowClass = 60
+
+// applyClass sets the fields that follow the priority's class.
+func (c *ClassRule) applyClass(priority int, preemptible, borrow *bool) {
+	low := priority >= lowClass
+	*preemptible = low || c.Preemptible
+	*borrow = low && c.QuotaPool
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF

@@ -1,0 +1,127 @@
+package sched
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMixedSizeGang is issue 14's gang case: a 12-GPU task on one 8-GPU
+// and one 4-GPU node must start (8 + 4), where it used to be accepted and
+// then wait for ever; a 13-GPU task can never fit and says so.
+func TestMixedSizeGang(t *testing.T) {
+	tests := []struct {
+		name   string
+		slots  int
+		starts string // placement, or "" when it must wait
+		reason Reason
+	}{
+		{"8+4 holds 12", 12, "gpu-1:8,gpu-2:4", 0},
+		{"8+4 holds 10 with a remainder", 10, "gpu-1:8,gpu-2:2", 0},
+		{"13 never fits", 13, "", ReasonNoNodes},
+	}
+	for _, pol := range []Policy{PolicyFIFO, PolicyPriority, PolicyBackfill, PolicyFairShare} {
+		for _, tc := range tests {
+			t.Run(string(pol)+"/"+tc.name, func(t *testing.T) {
+				b := newCluster(t).pool("gpu", pol).nodes("gpu", 1, 8, "h100").nodes("gpu", 1, 4, "h100")
+				j := b.job("gang", slots(tc.slots), timeLimit(3600))
+				s := b.snapshot()
+				p := mustSchedule(t, s)
+				got := startPlacements(s, &p, j)
+				if tc.starts == "" {
+					if len(got) != 0 {
+						t.Fatalf("started %v, want none", got)
+					}
+					mustPending(t, s, &p, j, tc.reason)
+					return
+				}
+				if len(got) != 1 || got[0] != tc.starts {
+					t.Fatalf("placements %v, want [%s]\n%s", got, tc.starts, fmtPlan(s, &p))
+				}
+			})
+		}
+	}
+}
+
+// TestFeasible checks the submit-time check's answers and messages.
+func TestFeasible(t *testing.T) {
+	s := &Snapshot{
+		Pools: []Pool{{Name: "gpu", Policy: PolicyFIFO}},
+		Nodes: []Node{
+			{Name: "a1", Slots: 8, GPU: "h100", Switch: "a"},
+			{Name: "a2", Slots: 8, GPU: "h100", Switch: "a"},
+			{Name: "b1", Slots: 8, GPU: "h100", Switch: "b"},
+			{Name: "c1", Slots: 4, GPU: "a100"},
+		},
+		Licenses: []License{{Name: "matlab", Total: 2}},
+	}
+	tests := []struct {
+		name  string
+		job   Job
+		field string
+		need  int
+		max   int
+	}{
+		{"fits one node", Job{Slots: 8}, "", 0, 0},
+		{"mixed gang", Job{Slots: 28}, "", 0, 0},
+		{"too many slots", Job{Slots: 29}, "slots", 29, 28},
+		{"too many of one type", Job{Slots: 5, GPU: "a100"}, "slots", 5, 4},
+		{"elastic smallest fits", Job{Slots: 64, MinSlots: 16}, "", 0, 0},
+		{"unknown gpu", Job{Slots: 1, GPU: "b200"}, "gpu", 0, 0},
+		{"one switch holds 16", Job{Slots: 16, Topology: TopologyRequired}, "", 0, 0},
+		{"one switch too small", Job{Slots: 17, Topology: TopologyRequired}, "slots", 17, 16},
+		{"license total", Job{Slots: 1, Licenses: []LicenseUse{{License: 0, Count: 3}}}, "licenses", 3, 2},
+		{"pool out of range", Job{Slots: 1, Pool: 3}, "pool", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.job.ID = "j"
+			err := Feasible(s, &tc.job)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("Feasible: %v, want nil", err)
+				}
+				return
+			}
+			var ie *InfeasibleError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Feasible: %v, want an *InfeasibleError", err)
+			}
+			if ie.Field != tc.field || ie.Need != tc.need || ie.Max != tc.max {
+				t.Errorf("got field %q need %d max %d, want %q %d %d (%v)", ie.Field, ie.Need, ie.Max,
+					tc.field, tc.need, tc.max, err)
+			}
+		})
+	}
+}
+
+// TestFeasibleAgreesWithCore: on random snapshots, Feasible rejects
+// exactly the jobs a pass reports as never fitting (no_nodes, gpu_type,
+// with the same reason; or license, for more than exist),
+// so that rejecting at submit and waiting in the queue never disagree.
+func TestFeasibleAgreesWithCore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 2))
+	var sc Scheduler
+	for c := range 1500 {
+		s := randSnapshot(rng, defaultGen)
+		p, err := sc.Schedule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pe := range p.Pending {
+			j := &s.Jobs[pe.Job]
+			if j.Slots == 0 {
+				continue
+			}
+			never := pe.Reason == ReasonNoNodes || pe.Reason == ReasonGPUType
+			err := Feasible(s, j)
+			var ie *InfeasibleError
+			if errors.As(err, &ie) && ie.Reason == ReasonLicense && pe.Reason == ReasonLicense {
+				continue // short of a license for good; the pass says license
+			}
+			if never != (err != nil) || (err != nil && ie.Reason != pe.Reason) {
+				t.Fatalf("case %d: job %s pending %v but Feasible says %v\n%s", c, j.ID, pe.Reason, err, fmtSnapshot(s))
+			}
+		}
+	}
+}

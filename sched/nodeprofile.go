@@ -1,0 +1,231 @@
+package sched
+
+import "slices"
+
+// Conservative backfilling must know where, not only when, a reservation
+// lands. Counting slots (profile) is exact on single-slot nodes, the
+// textbook setting, but on 8-GPU nodes it both promises starts that no
+// node can hold (a fragmented count: the reservation then slips to a later
+// pass) and refuses starts that fit in a gap nobody reserved (the count is
+// short somewhere in the window, on other nodes). nodeProfile keeps each
+// node's free slots over time instead, and a reservation is a placement:
+// the nodes the task will use from its start to its time limit. A pool
+// with any node larger than one slot, or of several kinds, uses it; a pool
+// of alike single-slot nodes keeps the count, which is the same and faster.
+
+// nodeStep: a node has free slots from at until the next step.
+type nodeStep struct {
+	at   int64
+	free int32
+}
+
+// heldResv is a job's reservation in this pass: its placement is
+// resv[lo:hi] from at for dur. gen tells this pass's entries from stale
+// ones without clearing the slice.
+type heldResv struct {
+	gen     uint32
+	at, dur int64
+	lo, hi  int32
+}
+
+type nodeProfile struct {
+	on    bool
+	pool  int
+	steps [][]nodeStep // by snapshot node index; only the pool's nodes
+	times []int64      // every node's breakpoints, sorted, unique
+	found []NodeSlots  // the placement the last earliestNodes found
+	resv  []NodeSlots
+	held  []heldResv // by job
+	gen   uint32
+}
+
+// usesNodes reports whether a pool needs the per-node profile.
+func (p *pass) usesNodes(pool int) bool {
+	gs := p.st.poolGroups[pool]
+	return len(gs) > 1 || (len(gs) == 1 && p.st.groups[gs[0]].size > 1)
+}
+
+// buildNodeProfile starts every node of the pool from its slots available
+// now and adds back each running task's slots at its time limit, like
+// buildProfile does with counts (whose releases it reuses).
+func (p *pass) buildNodeProfile(pool int) {
+	np := &p.sc.nprof
+	np.on, np.pool = p.usesNodes(pool), pool
+	if !np.on {
+		return
+	}
+	np.gen++
+	np.resv = np.resv[:0]
+	np.held = resizeKeep(np.held, len(p.s.Jobs))
+	for len(np.steps) < len(p.s.Nodes) {
+		np.steps = append(np.steps, nil)
+	}
+	np.times = append(np.times[:0], p.s.Now)
+	for _, gi := range p.st.poolGroups[pool] {
+		for _, n := range p.st.groups[gi].nodes {
+			np.steps[n] = append(np.steps[n][:0], nodeStep{at: p.s.Now, free: p.st.avail(n)})
+		}
+	}
+	for _, e := range p.sc.profile.ends {
+		for _, ns := range e.nodes {
+			if ns.Slots > 0 {
+				np.add(ns.Node, e.at, Never, ns.Slots)
+			}
+		}
+	}
+	// Per-pass scratch that p.sc.shadow holds: the window view.
+	p.sc.shadow.copyFrom(p.st)
+}
+
+// resizeKeep grows s to n entries without clearing what it holds.
+func resizeKeep[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return append(s[:cap(s)], make([]T, n-cap(s))...)
+	}
+	return s[:n]
+}
+
+// add adds k slots to node n over [from, to) (to may be Never).
+func (np *nodeProfile) add(n int32, from, to int64, k int32) {
+	i := np.split(n, from)
+	j := len(np.steps[n])
+	if to != Never {
+		j = np.split(n, to)
+	}
+	for ; i < j; i++ {
+		np.steps[n][i].free += k
+	}
+}
+
+// split makes t a breakpoint of node n and returns its index.
+func (np *nodeProfile) split(n int32, t int64) int {
+	st := np.steps[n]
+	i, found := slices.BinarySearchFunc(st, t, func(s nodeStep, t int64) int { return cmp64(s.at, t) })
+	if found {
+		return i
+	}
+	np.steps[n] = slices.Insert(st, i, nodeStep{at: t, free: st[i-1].free})
+	if k, ok := slices.BinarySearch(np.times, t); !ok {
+		np.times = slices.Insert(np.times, k, t)
+	}
+	return i
+}
+
+// windowMin is node n's fewest free slots over [from, to).
+func (np *nodeProfile) windowMin(n int32, from, to int64) int32 {
+	st := np.steps[n]
+	i, found := slices.BinarySearchFunc(st, from, func(s nodeStep, t int64) int { return cmp64(s.at, t) })
+	if !found {
+		i-- // from lies inside step i-1; never before the first step
+	}
+	m := st[i].free
+	for i++; i < len(st) && st[i].at < to; i++ {
+		m = min(m, st[i].free)
+	}
+	return m
+}
+
+// placeAt finds a placement of one task of j that stays free over
+// [t, t+dur), leaving it in np.found: the window's free slots per node go
+// into the shadow state, where the ordinary placement rules run.
+func (p *pass) placeAt(j int32, slots int32, t, dur int64) bool {
+	np := &p.sc.nprof
+	sh := &p.sc.shadow
+	end := addTime(t, dur)
+	for _, gi := range p.st.poolGroups[np.pool] {
+		g := &sh.groups[gi]
+		for _, n := range g.nodes {
+			sh.free[n], sh.drain[n] = np.windowMin(n, t, end), 0
+		}
+		sh.index(g)
+	}
+	r := p.request(j, true)
+	r.slots = slots
+	nodes, ok := sh.find(&r, np.found[:0])
+	np.found = nodes
+	return ok
+}
+
+// earliestNodes finds the first time from t on at which a placement of
+// the task stays free for dur, given the count (and license) profile's
+// earliest time as a lower bound; the placement is left in np.found.
+func (p *pass) earliestNodes(j int32, slots int32, dur int64) int64 {
+	np := &p.sc.nprof
+	t := p.earliestAll(j, int64(slots), dur)
+	for t != Never {
+		if p.placeAt(j, slots, t, dur) {
+			return t
+		}
+		// Try the next moment any node's availability changes; the
+		// count must also allow it there.
+		k, found := slices.BinarySearch(np.times, t)
+		if found {
+			k++
+		}
+		if k == len(np.times) {
+			return Never
+		}
+		t = p.earliestAllFrom(j, int64(slots), dur, np.times[k])
+	}
+	return Never
+}
+
+// hold records j's reservation of np.found at at for dur and takes it
+// from the node profile.
+func (p *pass) hold(j int32, at, dur int64) {
+	np := &p.sc.nprof
+	lo := int32(len(np.resv))
+	np.resv = append(np.resv, np.found...)
+	np.held[j] = heldResv{gen: np.gen, at: at, dur: dur, lo: lo, hi: int32(len(np.resv))}
+	for _, ns := range np.found {
+		np.add(ns.Node, at, addTime(at, dur), -ns.Slots)
+	}
+}
+
+// unhold gives j's reservation back to the node profile and returns it.
+func (p *pass) unhold(j int32) []NodeSlots {
+	np := &p.sc.nprof
+	h := &np.held[j]
+	if h.gen != np.gen {
+		return nil
+	}
+	h.gen = 0
+	nodes := np.resv[h.lo:h.hi]
+	for _, ns := range nodes {
+		np.add(ns.Node, h.at, addTime(h.at, h.dur), ns.Slots)
+	}
+	return nodes
+}
+
+// promiseNodes puts back the placement a job was promised by the previous
+// pass (Job.ReservedNodes) when it still fits there, or else any placement
+// that fits at the promised time; it reports false when neither does, and
+// the job is then placed like a new one.
+func (p *pass) promiseNodes(j int32, at, dur int64, slots int32) bool {
+	np := &p.sc.nprof
+	job := &p.s.Jobs[j]
+	if p.promisedFits(job, at, dur, slots) {
+		np.found = append(np.found[:0], job.ReservedNodes...)
+	} else if !p.placeAt(j, slots, at, dur) {
+		return false
+	}
+	p.hold(j, at, dur)
+	return true
+}
+
+// promisedFits reports whether the job's carried placement is one task's
+// worth of the pool's nodes, all free over the window.
+func (p *pass) promisedFits(job *Job, at, dur int64, slots int32) bool {
+	if len(job.ReservedNodes) == 0 || Slots(job.ReservedNodes) != int(slots) {
+		return false
+	}
+	np := &p.sc.nprof
+	end := addTime(at, dur)
+	for _, ns := range job.ReservedNodes {
+		if ns.Node < 0 || int(ns.Node) >= len(p.s.Nodes) || p.s.Nodes[ns.Node].Pool != np.pool ||
+			ns.Slots <= 0 || np.windowMin(ns.Node, at, end) < ns.Slots {
+			return false
+		}
+	}
+	return true
+}

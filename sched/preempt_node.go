@@ -1,0 +1,207 @@
+package sched
+
+import "slices"
+
+// Preempting for a task that fits on one node must free that much on one
+// node. Evicting candidates in the global victim order (evictInOrder) does
+// that only when the preferred victims happen to share a node: with
+// one-slot victims spread round-robin over four full 8-slot nodes it takes
+// 29 victims before any node is empty, and a rule that caps what a victim
+// may give (its quota, its fair share) refuses long before that, so the
+// task never starts. The priority policy got away with it only because it
+// has no cap.
+//
+// nodeSearch therefore scans the candidates once, in victim order, and
+// counts per node what the preferred victims there would free and lose;
+// then it evicts on the node that completes the task with the least
+// important, least costly victims, re-checking every victim against the
+// rule as it goes (earlier evictions use up a victim's allowance), and
+// tries the next node when the rule refuses.
+
+// nodeBid is one node whose victims could make room for the task.
+type nodeBid struct {
+	node  int32
+	class int32 // the most important victim taken (see victimClass)
+	lost  int64 // slot-seconds of work the victims would lose
+	order int32 // when the node completed during the scan: ties go first
+}
+
+// nodeScan is the per-node scratch of nodeSearch, indexed by node; the
+// entries it touches are listed so that resetting costs only those.
+type nodeScan struct {
+	freed   []int32
+	lost    []int64
+	class   []int32
+	done    []bool
+	touched []int32
+	seen    []seenVictim
+	bids    []nodeBid
+}
+
+type seenVictim struct {
+	alloc, node int32
+}
+
+func (ns *nodeScan) reset(nodes int) {
+	for _, n := range ns.touched {
+		ns.freed[n], ns.lost[n], ns.class[n], ns.done[n] = 0, 0, 0, false
+	}
+	ns.touched, ns.seen, ns.bids = ns.touched[:0], ns.seen[:0], ns.bids[:0]
+	if len(ns.freed) != nodes {
+		ns.freed = make([]int32, nodes)
+		ns.lost = make([]int64, nodes)
+		ns.class = make([]int32, nodes)
+		ns.done = make([]bool, nodes)
+	}
+}
+
+// victimClass ranks a victim's importance under the rule: a node whose
+// most important victim ranks lower is chosen first, whatever the work
+// lost. Priority and QOS rules rank by the victim's priority or QOS;
+// reclaim takes borrowing work before counted work.
+func (p *pass) victimClass(rule *victimRule, a int32) int32 {
+	vj := &p.s.Jobs[p.s.Allocs[a].Job]
+	switch rule.kind {
+	case victimsByPriority:
+		return -int32(vj.Priority)
+	case victimsByQOS:
+		q, _ := qosOf(p.s, vj)
+		return int32(q)
+	case victimsReclaim:
+		if vj.Borrow {
+			return 0
+		}
+		return 1
+	}
+	return 0
+}
+
+// oneNode reports whether the request fits on a single node of some group.
+func (st *state) oneNode(r *request) bool {
+	for _, gi := range st.poolGroups[r.pool] {
+		if g := &st.groups[gi]; g.size >= r.slots && st.matches(g, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextCand returns the first position at or after i whose candidate the
+// rule allows and whose eviction helps the request, or len(cands). It
+// uses the rule's skip pointers and project blocks when it has them.
+func (p *pass) nextCand(cands []int32, i int, r *request, rule *victimRule) int {
+	for i < len(cands) {
+		if rule.next != nil {
+			if i = p.live(rule.next, cands, i); i == len(cands) {
+				break
+			}
+		}
+		a := cands[i]
+		if p.allows(rule, a) && p.helps(a, r) {
+			return i
+		}
+		if rule.blockEnd != nil && p.blockClosed(rule, a) {
+			i = int(rule.blockEnd[i])
+		} else {
+			i++
+		}
+	}
+	return len(cands)
+}
+
+// evictInOrder evicts candidates in victim order until the request fits
+// anywhere; gangs over several nodes are placed this way.
+func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
+		p.evict(cands[i], rule)
+		if nodes, ok := p.st.find(r, p.sc.scratch[:0]); ok {
+			return nodes, true
+		}
+	}
+	return nil, false
+}
+
+// nodeSearch makes room for a one-node task on the node whose victims are
+// least important and lose least (see the comment at the top of the file).
+// The scan stops once as many more allowed candidates were seen after the
+// first complete node as before it, or a less preferred class begins:
+// later candidates lose more, so they rarely make a cheaper node, and the
+// search stays proportional to the victims it needs.
+func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	ns := &p.sc.nscan
+	ns.reset(len(p.s.Nodes))
+	seen, window := 0, -1
+	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
+		a := cands[i]
+		cl := p.victimClass(rule, a)
+		if len(ns.bids) > 0 && (seen >= window || cl > ns.bids[0].class) {
+			break
+		}
+		seen++
+		p.bidVictim(r, a, cl)
+		if window < 0 && len(ns.bids) > 0 {
+			window = 2 * seen
+		}
+	}
+	slices.SortFunc(ns.bids, func(a, b nodeBid) int {
+		switch {
+		case a.class != b.class:
+			return int(a.class - b.class)
+		case a.lost != b.lost:
+			return cmp64(a.lost, b.lost)
+		}
+		return int(a.order - b.order)
+	})
+	mark := len(p.sc.stmt)
+	for k := 0; k < len(ns.bids) && k < 4; k++ {
+		if nodes, ok := p.evictOn(ns.bids[k].node, r, rule); ok {
+			return nodes, true
+		}
+		p.rollback(mark, rule)
+	}
+	return nil, false
+}
+
+// bidVictim adds a's slots on each node that could hold the request to
+// that node's tally, and records a bid for each node it completes.
+func (p *pass) bidVictim(r *request, a int32, cl int32) {
+	ns := &p.sc.nscan
+	al := &p.s.Allocs[a]
+	cost := al.Lost(p.s.Now) * int64(Slots(al.Nodes))
+	for _, x := range al.Nodes {
+		n := x.Node
+		g := &p.st.groups[p.st.nodeGroup[n]]
+		if x.Slots == 0 || ns.done[n] || g.size < r.slots || !p.st.matches(g, r) {
+			continue
+		}
+		if ns.freed[n] == 0 && ns.lost[n] == 0 && ns.class[n] == 0 {
+			ns.touched = append(ns.touched, n)
+			ns.class[n] = cl
+		}
+		ns.seen = append(ns.seen, seenVictim{alloc: a, node: n})
+		ns.freed[n] += x.Slots
+		ns.lost[n] += cost
+		ns.class[n] = max(ns.class[n], cl)
+		if p.st.avail(n)+ns.freed[n] >= r.slots {
+			ns.done[n] = true
+			ns.bids = append(ns.bids, nodeBid{node: n, class: ns.class[n], lost: ns.lost[n], order: int32(len(ns.bids))})
+		}
+	}
+}
+
+// evictOn evicts the seen victims on node n, in victim order and as the
+// rule still allows, until the request fits there.
+func (p *pass) evictOn(n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
+	for _, v := range p.sc.nscan.seen {
+		if p.st.avail(n) >= r.slots {
+			break
+		}
+		if v.node == n && p.allows(rule, v.alloc) {
+			p.evict(v.alloc, rule)
+		}
+	}
+	if p.st.avail(n) < r.slots {
+		return nil, false
+	}
+	return p.st.find(r, p.sc.scratch[:0])
+}
