@@ -24,23 +24,34 @@ var (
 )
 
 func newSubmitCmd() *cobra.Command {
-	return &cobra.Command{
+	var allow bool
+	cmd := &cobra.Command{
 		Use:   "submit FILE",
 		Short: "Submit a job file and print the new job's ID",
 		Long: `Check a job file (docs/jobfile.md) locally, so that mistakes are reported
 with their line before anything is sent, then submit it to the master and
 print the new job's ID alone on stdout, for scripts to capture. FILE "-"
-reads the job file from stdin.`,
+reads the job file from stdin.
+
+A job that no node of its pool could ever run (a task larger than the
+pool's nodes hold together, a GPU type no node has, more of a license than
+exist) is refused, naming the field and the most that could fit;
+--allow-infeasible queues it anyway, to wait for nodes or a configuration
+that does not exist yet.`,
 		Example: `  allot submit train.yaml
-  id=$(allot submit sweep.yaml) && allot job logs "$id" -f`,
+  id=$(allot submit sweep.yaml) && allot job logs "$id" -f
+  allot submit --allow-infeasible big.yaml   # waits for nodes yet to join`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd, args[0])
+			return runSubmit(cmd, args[0], allow)
 		},
 	}
+	cmd.Flags().BoolVar(&allow, "allow-infeasible", false,
+		"queue the job even if no node registered now could ever run it")
+	return cmd
 }
 
-func runSubmit(cmd *cobra.Command, path string) error {
+func runSubmit(cmd *cobra.Command, path string, allow bool) error {
 	var job *jobfile.Job
 	var err error
 	if path == "-" {
@@ -65,7 +76,7 @@ func runSubmit(cmd *cobra.Command, path string) error {
 	}
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	r, err := c.Submit(ctx, spec)
+	r, err := c.SubmitWith(ctx, spec, client.SubmitOptions{AllowInfeasible: allow})
 	if err != nil {
 		return fmt.Errorf("submit %s: %w", path, err)
 	}

@@ -16,11 +16,27 @@ import (
 // Submit sends a job spec, a job file as JSON (jobfile.Job marshals to
 // one), and returns the new job's id and task count.
 func (c *Client) Submit(ctx context.Context, spec json.RawMessage) (api.SubmitReply, error) {
+	return c.SubmitWith(ctx, spec, SubmitOptions{})
+}
+
+// SubmitOptions change how the master judges a submission.
+type SubmitOptions struct {
+	// AllowInfeasible queues a job that no node registered now could
+	// ever run, instead of having it refused (422).
+	AllowInfeasible bool
+}
+
+// SubmitWith is Submit with options.
+func (c *Client) SubmitWith(ctx context.Context, spec json.RawMessage, opt SubmitOptions) (api.SubmitReply, error) {
 	var r api.SubmitReply
 	if !json.Valid(spec) {
 		return r, errors.New("submit: the job spec is not valid JSON")
 	}
-	err := c.do(ctx, http.MethodPost, "/jobs", nil, spec, &r)
+	var q url.Values
+	if opt.AllowInfeasible {
+		q = url.Values{"allow_infeasible": {"true"}}
+	}
+	err := c.do(ctx, http.MethodPost, "/jobs", q, spec, &r)
 	return r, err
 }
 

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,8 +28,16 @@ func TestDashboard(t *testing.T) {
 	c := newCluster(t, clusterSpec{config: onePool, agents: []agentSpec{{name: "node-1", pool: "default", gpus: 2}}})
 	done := c.submit("hello", `{name: hello, entrypoint: "echo hi", resources: {slots: 1}}`)
 	c.waitEnded(done)
-	// Wider than the cluster: it waits, with the scheduler's reason.
-	waiting := c.submit("too-big", `{name: too-big, entrypoint: "echo never", resources: {slots: 8}}`)
+	// Wider than the cluster: refused at submission unless asked for,
+	// and then it waits, with the scheduler's reason.
+	big := filepath.Join(c.dir, "too-big.yaml")
+	if err := os.WriteFile(big, []byte(`{name: too-big, entrypoint: "echo never", resources: {slots: 8}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.cli("submit", big); r.code != 1 || !strings.Contains(r.stderr, "most that could fit is 2") {
+		t.Fatalf("allot submit of a job wider than the cluster: exit %d, stderr %q; want 1 naming the 2 slots that fit", r.code, r.stderr)
+	}
+	waiting := c.submit("too-big", `{name: too-big, entrypoint: "echo never", resources: {slots: 8}}`, "--allow-infeasible")
 	c.waitJob(waiting, "a pending reason", func(j api.Job) bool { return j.Pending != nil })
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))

@@ -367,7 +367,7 @@ func (c *cluster) cliJSON(v any, args ...string) {
 }
 
 // submit writes a job file and submits it with the CLI, returning the id.
-func (c *cluster) submit(name, jobYAML string) int64 {
+func (c *cluster) submit(name, jobYAML string, flags ...string) int64 {
 	c.t.Helper()
 	dir := filepath.Join(c.dir, "jobfiles")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -377,7 +377,7 @@ func (c *cluster) submit(name, jobYAML string) int64 {
 	if err := os.WriteFile(path, []byte(jobYAML), 0o644); err != nil {
 		c.t.Fatal(err)
 	}
-	out := strings.TrimSpace(c.cliOK("submit", path))
+	out := strings.TrimSpace(c.cliOK(append(append([]string{"submit"}, flags...), path)...))
 	id, err := strconv.ParseInt(out, 10, 64)
 	if err != nil {
 		c.t.Fatalf("allot submit %s printed %q, want a job id", name, out)

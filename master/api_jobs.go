@@ -33,7 +33,12 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			Msg: fmt.Sprintf("%s: a job's user is the user of the API token (%s), not %q", UserHeader, p.User, h)})
 		return
 	}
-	job, tasks, err := m.Submit(r.Context(), p, data)
+	allow, err := boolParam(r, AllowInfeasibleParam)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	job, tasks, err := m.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})
 	if err != nil {
 		m.deny(w, r, err)
 		return
@@ -45,11 +50,31 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 // but only with the authenticated user's name.
 const UserHeader = "X-Allot-User"
 
+// SubmitOptions change how Submit judges a job.
+type SubmitOptions struct {
+	// AllowInfeasible keeps a job that no node registered now could ever
+	// run (feasible.go), instead of refusing it with 422.
+	AllowInfeasible bool
+}
+
+// boolParam reads an optional true/false query parameter.
+func boolParam(r *http.Request, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	default:
+		return false, badRequest(name, "%s=%q: expected true or false", name, v)
+	}
+}
+
 // Submit creates a job of p's user from a job file given as JSON, with
 // all its tasks in one transaction, and returns it with its number of
 // tasks. p must be allowed to submit to the job's project. Errors in the
-// file are *httpError values naming the field.
-func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte) (store.Job, int, error) {
+// file are *httpError values naming the field; a job that could never
+// run is refused with 422 unless opt allows it.
+func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt SubmitOptions) (store.Job, int, error) {
 	user := p.User
 	if len(bytes.TrimSpace(data)) == 0 {
 		return store.Job{}, 0, badRequest("", "empty request body: expected a job file as a JSON object")
@@ -73,6 +98,11 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte) (sto
 	specTasks, err := spec.Tasks()
 	if err != nil {
 		return store.Job{}, 0, badRequest("hyperparameters", "%v", err)
+	}
+	if !opt.AllowInfeasible {
+		if err := m.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Resources)}); err != nil {
+			return store.Job{}, 0, err
+		}
 	}
 	tasks := make([]store.Task, len(specTasks))
 	for i, t := range specTasks {

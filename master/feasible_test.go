@@ -1,0 +1,66 @@
+package master
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestSubmitRefusesInfeasibleJobs: a job that no registered node could
+// ever run is refused with 422, naming the field and the most that could
+// fit; allow_infeasible queues it anyway; a pool no node has joined yet
+// is not judged.
+func TestSubmitRefusesInfeasibleJobs(t *testing.T) {
+	h := newHarness(t)
+	h.agent("n1", 8)
+	h.agent("n2", 4)
+	tests := []struct {
+		name, spec, query string
+		status            int
+		field             string
+		says              []string
+	}{
+		{"fits one node", jobSpec("ok", 8, ""), "", 201, "", nil},
+		{"a gang over both nodes", jobSpec("gang", 12, ""), "", 201, "", nil},
+		{"more GPUs than the pool", jobSpec("huge", 1000, ""), "", 422, "resources.slots",
+			[]string{"1000", "most that could fit is 12", "allow_infeasible=true"}},
+		{"a GPU type no node has", jobSpec("a100", 1, `, "gpu": "a100"`), "", 422, "resources.gpu",
+			[]string{"a100", "h100"}},
+		{"min_slots above the pool", jobSpec("elastic", 64, `, "min_slots": 16`), "", 422, "resources.min_slots",
+			[]string{"16", "12"}},
+		{"allowed anyway", jobSpec("later", 1000, ""), "?allow_infeasible=true", 201, "", nil},
+		{"bad allow value", jobSpec("later", 1000, ""), "?allow_infeasible=maybe", 400, "allow_infeasible", []string{"true or false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e api.Error
+			code := h.do("POST", "/api/v1/jobs"+tt.query, tt.spec, &e)
+			if code != tt.status || e.Field != tt.field {
+				t.Fatalf("status %d field %q (%s), want %d field %q", code, e.Field, e.Error, tt.status, tt.field)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(e.Error, s) {
+					t.Errorf("error %q does not say %q", e.Error, s)
+				}
+			}
+		})
+	}
+	var jobs []api.Job
+	h.do("GET", "/api/v1/jobs", nil, &jobs)
+	for _, j := range jobs {
+		if j.Name == "huge" || j.Name == "a100" || j.Name == "elastic" {
+			t.Errorf("refused job %q was stored", j.Name)
+		}
+	}
+}
+
+// TestSubmitBeforeAnyNodeJoined: with no node registered there is nothing
+// to judge by; the job is queued and waits.
+func TestSubmitBeforeAnyNodeJoined(t *testing.T) {
+	h := newHarness(t)
+	id := h.submit(jobSpec("early", 1000, ""))
+	if j := h.job(id); j.State != "queued" {
+		t.Fatalf("job %s, want queued", j.State)
+	}
+}
