@@ -187,6 +187,15 @@ func reservedEnv(name string) bool {
 	return strings.HasPrefix(name, "ALLOT_") || name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER"
 }
 
+// Validate checks the spec as Start does, without starting anything.
+func (s TaskSpec) Validate() error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	_, err := s.hyperparameters()
+	return err
+}
+
 func (s TaskSpec) validate() error {
 	switch {
 	case s.JobID == "" || strings.IndexByte(s.JobID, 0) >= 0:

@@ -167,6 +167,14 @@ func (a *Agent) Restart() {
 	a.seq, a.pending, a.running = 0, nil, nil
 }
 
+// Inject queues a report as it is, whatever the agent runs: for tests of
+// reports on attempts the agent never had.
+func (a *Agent) Inject(r api.Report) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.report(r)
+}
+
 // Exit reports that a running attempt ended.
 func (a *Agent) Exit(id agent.TaskID, outcome agent.Outcome, code int) bool {
 	a.mu.Lock()
