@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -105,25 +107,55 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Retries of a 503 that carries Retry-After: the master sends it when its
+// store refused the request, having changed nothing, so even a submission
+// is safe to send again.
+const (
+	maxUnavailableRetries = 3
+	maxRetryAfter         = 10 * time.Second
+)
+
 // do sends a request with an optional JSON body and decodes a JSON answer
-// into out (nil to expect none).
+// into out (nil to expect none). A 503 with Retry-After is retried a few
+// times, waiting as asked (at most maxRetryAfter), while ctx allows.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var data []byte
+	if in != nil {
+		var err error
+		if data, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+	}
+	for try := 0; ; try++ {
+		wait, err := c.once(ctx, method, path, query, data, in != nil, out)
+		if wait <= 0 || try == maxUnavailableRetries {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// once sends the request once. When the answer is a 503 with Retry-After
+// it also returns how long to wait before trying again.
+func (c *Client) once(ctx context.Context, method, path string, query url.Values, data []byte, hasBody bool, out any) (time.Duration, error) {
 	u := *c.base
 	u.Path += api.Version + path
 	u.RawQuery = query.Encode()
 	var body io.Reader
-	if in != nil {
-		data, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("encode request: %w", err)
-		}
+	if hasBody {
 		body = bytes.NewReader(data)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
-		return fmt.Errorf("build request: %w", err)
+		return 0, fmt.Errorf("build request: %w", err)
 	}
-	if in != nil {
+	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
@@ -132,26 +164,39 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return c.transportError(ctx, err)
+		return 0, c.transportError(ctx, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	if err != nil {
-		return c.transportError(ctx, err)
+		return 0, c.transportError(ctx, err)
 	}
-	if len(data) > MaxResponseBytes {
-		return fmt.Errorf("%s %s: the response is larger than %d bytes", method, u.Path, MaxResponseBytes)
+	if len(raw) > MaxResponseBytes {
+		return 0, fmt.Errorf("%s %s: the response is larger than %d bytes", method, u.Path, MaxResponseBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return responseError(resp.StatusCode, data)
+		return retryAfter(resp), responseError(resp.StatusCode, raw)
 	}
 	if out == nil {
-		return nil
+		return 0, nil
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s %s: the master's answer is not the expected JSON: %w", method, u.Path, err)
+	if err := json.Unmarshal(raw, out); err != nil {
+		return 0, fmt.Errorf("%s %s: the master's answer is not the expected JSON: %w", method, u.Path, err)
 	}
-	return nil
+	return 0, nil
+}
+
+// retryAfter is the wait a 503 asks for in seconds, bounded; 0 for any
+// other answer, or a 503 without a usable Retry-After.
+func retryAfter(resp *http.Response) time.Duration {
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		return 0
+	}
+	secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	if err != nil || secs < 0 {
+		return 0
+	}
+	return min(time.Duration(secs)*time.Second, maxRetryAfter)
 }
 
 // transportError explains a request that got no answer.

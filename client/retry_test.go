@@ -1,0 +1,70 @@
+package client
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// TestRetriesStoreOutage: a 503 with Retry-After (the master's store
+// refused the request and nothing changed) is sent again, with the same
+// body; a 503 without it, or any other error, is not.
+func TestRetriesStoreOutage(t *testing.T) {
+	tests := []struct {
+		name       string
+		failures   int
+		retryAfter string
+		wantCalls  int
+		wantErr    bool
+	}{
+		{"two refusals then created", 2, "1", 3, false},
+		{"refused every time", 10, "1", 1 + maxUnavailableRetries, true},
+		{"no Retry-After", 1, "", 1, true},
+		{"garbage Retry-After", 1, "soon", 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var bodies []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				data, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies = append(bodies, string(data))
+				n := len(bodies)
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				if n <= tt.failures {
+					if tt.retryAfter != "" {
+						w.Header().Set("Retry-After", tt.retryAfter)
+					}
+					w.WriteHeader(http.StatusServiceUnavailable)
+					io.WriteString(w, `{"error": "the master's store is unavailable"}`)
+					return
+				}
+				w.WriteHeader(http.StatusCreated)
+				io.WriteString(w, `{"id": 7, "tasks": 1}`)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(srv.URL, srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.Submit(ctx(t), []byte(`{"name": "x"}`))
+			if (err != nil) != tt.wantErr || (!tt.wantErr && r.ID != 7) {
+				t.Fatalf("Submit = %+v, %v; want error %v", r, err, tt.wantErr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bodies) != tt.wantCalls {
+				t.Fatalf("%d requests, want %d", len(bodies), tt.wantCalls)
+			}
+			for _, b := range bodies {
+				if b != `{"name":"x"}` {
+					t.Fatalf("a retry sent %q, want the same body", b)
+				}
+			}
+		})
+	}
+}
