@@ -269,3 +269,62 @@ type AgentLogLine struct {
 	Stream string       `json:"stream"`
 	Text   string       `json:"text"`
 }
+
+// Usage is GET /usage: GPU time used in a window, grouped, with the
+// fair-share standing of the accounts of multifactor pools.
+type Usage struct {
+	Since time.Time `json:"since"`
+	Until time.Time `json:"until"`
+	// By is the grouping: "project", "user", "pool" or "all" (one row per
+	// pool, project and user).
+	By            string     `json:"by"`
+	Rows          []UsageRow `json:"rows"`
+	TotalGPUHours float64    `json:"total_gpu_hours"`
+	// Shares is sshare's view, one entry per account, when a pool uses
+	// multifactor fair share; empty otherwise.
+	Shares []Share `json:"shares,omitempty"`
+}
+
+// UsageRow is the usage of one group in the window. The fields the
+// grouping does not use are empty.
+type UsageRow struct {
+	Pool     string  `json:"pool,omitempty"`
+	Project  string  `json:"project,omitempty"`
+	User     string  `json:"user,omitempty"`
+	GPUHours float64 `json:"gpu_hours"`
+	Jobs     int     `json:"jobs"`     // jobs with usage in the window
+	Attempts int     `json:"attempts"` // attempts with usage in the window
+}
+
+// Share is one fair-share account's standing, as Slurm's sshare shows it:
+// shares among siblings, normalised share of the cluster, decayed usage of
+// the account and its descendants (as a fraction of the cluster), and the
+// fair-share factor its jobs get.
+type Share struct {
+	Account        string  `json:"account"` // "project" or "project/user"
+	RawShares      float64 `json:"raw_shares"`
+	NormShares     float64 `json:"norm_shares"`
+	EffectiveUsage float64 `json:"effective_usage"`
+	FairShare      float64 `json:"fair_share"`
+}
+
+// HistoryRecord is one job in GET /history, as Slurm's sacct shows it.
+type HistoryRecord struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	User        string     `json:"user"`
+	Project     string     `json:"project"`
+	Pool        string     `json:"pool"`
+	State       string     `json:"state"`
+	Tasks       int        `json:"tasks"`
+	Slots       int        `json:"slots"` // per task
+	SubmittedAt time.Time  `json:"submitted_at"`
+	StartedAt   *time.Time `json:"started_at,omitempty"` // the first attempt's start
+	EndedAt     *time.Time `json:"ended_at,omitempty"`
+	WaitS       int64      `json:"wait_s"`    // submission to first start (or to now/end if it never ran)
+	ElapsedS    int64      `json:"elapsed_s"` // first start to end (or now)
+	Attempts    int        `json:"attempts"`
+	GPUHours    float64    `json:"gpu_hours"`
+	ExitCode    *int       `json:"exit_code,omitempty"` // the last attempt's, when it exited
+	Reason      string     `json:"reason,omitempty"`    // why it ended, when it did
+}

@@ -30,6 +30,7 @@ func New() *cobra.Command {
 	root.AddCommand(newDevCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
+	root.AddCommand(newUsageCmd(), newHistoryCmd())
 	markUsageErrors(root)
 	return root
 }

@@ -47,6 +47,8 @@ var routes = []route{
 	{"POST", "/tokens", (*Master).handleCreateToken},
 	{"POST", "/tokens/{id}/revoke", (*Master).handleRevokeToken},
 	{"GET", "/audit", (*Master).handleAudit},
+	{"GET", "/usage", (*Master).handleUsage},
+	{"GET", "/history", (*Master).handleHistory},
 	{"POST", "/agents/register", (*Master).handleRegister},
 	{"POST", "/agents/{name}/sync", (*Master).handleSync},
 	{"POST", "/agents/{name}/logs", (*Master).handleAgentLogs},

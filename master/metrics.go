@@ -16,6 +16,7 @@ type metrics struct {
 	agentRegistrations prometheus.Counter
 	jobsEnded          *prometheus.CounterVec
 	storeUp            prometheus.Gauge
+	gpuSeconds         *prometheus.CounterVec
 }
 
 func newMetrics(m *Master) *metrics {
@@ -34,11 +35,15 @@ func newMetrics(m *Master) *metrics {
 			Name: "allot_agent_registrations_total", Help: "Agent registrations received."}),
 		jobsEnded: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "allot_jobs_ended_total", Help: "Jobs that reached a terminal state, by state."}, []string{"state"}),
+		gpuSeconds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_gpu_seconds_total",
+			Help: "GPU-seconds used, as recorded in the store's usage records (GET /api/v1/usage), by pool, project and user."},
+			[]string{"pool", "project", "user"}),
 		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "allot_store_up", Help: "1 while the store takes writes, 0 while it fails (see /readyz)."}),
 	}
 	x.storeUp.Set(1)
-	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp,
+	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp, x.gpuSeconds,
 		&mirrorCollector{m: m})
 	return x
 }

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+// outputCSV is the extra -o format of the accounting commands, for
+// spreadsheets and scripts.
+const outputCSV = "csv"
+
+// csvFlag is -o for the accounting commands: the usual formats and csv.
+type csvFlag struct{ outputFlag }
+
+func (o *csvFlag) register(cmd *cobra.Command) {
+	formats := append(slices.Clone(outputFormats), outputCSV)
+	cmd.Flags().StringVarP(&o.format, "output", "o", outputTable, "output format: table, wide, json, yaml or csv")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+func (o *csvFlag) check() error {
+	if o.format == outputCSV {
+		return nil
+	}
+	if err := o.outputFlag.check(); err != nil {
+		return usageErrorf("--output: expected one of %s, %s, got %q", strings.Join(outputFormats, ", "), outputCSV, o.format)
+	}
+	return nil
+}
+
+// runAccounting fetches v and prints it as asked: structured, csv rows,
+// or a table.
+func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(context.Context, *client.Client) (any, error),
+	rows func(v any, wide bool) ([]string, [][]string)) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	v, err := fetch(ctx, c)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if done, err := out.structured(w, v); done {
+		return err
+	}
+	header, body := rows(v, out.wide() || out.format == outputCSV)
+	if out.format == outputCSV {
+		cw := csv.NewWriter(w)
+		cw.Write(header)
+		cw.WriteAll(body)
+		return cw.Error()
+	}
+	t := newTable(w, header...)
+	for _, r := range body {
+		t.row(r...)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if u, ok := v.(api.Usage); ok && len(u.Shares) > 0 {
+		return printShares(w, u.Shares)
+	}
+	return nil
+}
+
+// printShares prints sshare's view after the usage table.
+func printShares(w io.Writer, shares []api.Share) error {
+	fmt.Fprintln(w)
+	t := newTable(w, "ACCOUNT", "RAW SHARES", "NORM SHARES", "EFFECTIVE USAGE", "FAIR SHARE")
+	for _, s := range shares {
+		t.row(s.Account, strconv.FormatFloat(s.RawShares, 'g', -1, 64), fmt.Sprintf("%.4f", s.NormShares),
+			fmt.Sprintf("%.4f", s.EffectiveUsage), fmt.Sprintf("%.4f", s.FairShare))
+	}
+	return t.flush()
+}
+
+func newUsageCmd() *cobra.Command {
+	var out csvFlag
+	var win client.Window
+	var by string
+	cmd := &cobra.Command{
+		Use:   "usage",
+		Short: "Show GPU-hours used per project, user or pool over a window, and fair-share standing",
+		Long: `Show the GPU-hours used over a window (default: the last 7 days), grouped
+by project, user, pool, or all three, with the jobs and attempts that used
+them; the part of running attempts is counted up to now. When a pool uses
+multifactor fair share, the accounts' standing follows, as Slurm's sshare
+shows it: shares, normalised share of the cluster, effective (decayed)
+usage and the fair-share factor. Users see the projects where they have a
+role and their own usage; admins see everything.`,
+		Example: "  allot usage\n  allot usage --since 30d --by user\n  allot usage --since 2026-11-01T00:00:00Z --until 2026-11-08T00:00:00Z -o csv",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.Usage(ctx, win, by)
+			}, usageRows)
+		},
+	}
+	cmd.Flags().StringVar(&win.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d`)
+	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
+	cmd.Flags().StringVar(&by, "by", "project", "group by project, user, pool or all")
+	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"project", "user", "pool", "all"}, cobra.ShellCompDirectiveNoFileComp))
+	out.register(cmd)
+	return cmd
+}
+
+// usageRows is the usage table; the fair-share standing is printed after
+// it (printShares), in the table formats only.
+func usageRows(v any, _ bool) ([]string, [][]string) {
+	u := v.(api.Usage)
+	header := []string{"POOL", "PROJECT", "USER", "GPU-HOURS", "JOBS", "ATTEMPTS"}
+	var body [][]string
+	for _, r := range u.Rows {
+		body = append(body, []string{orDash(r.Pool), orDash(r.Project), orDash(r.User),
+			strconv.FormatFloat(r.GPUHours, 'f', 2, 64), strconv.Itoa(r.Jobs), strconv.Itoa(r.Attempts)})
+	}
+	body = append(body, []string{"TOTAL", "", "", strconv.FormatFloat(u.TotalGPUHours, 'f', 2, 64), "", ""})
+	return header, body
+}
+
+func newHistoryCmd() *cobra.Command {
+	var out csvFlag
+	var f client.HistoryFilter
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the jobs active over a window with their wait, run time, GPU-hours and exit (like sacct)",
+		Long: `List every job active over a window (default: the last 24 hours): submitted
+before its end and not ended before its start, with its state, wait,
+elapsed time, attempts, GPU-hours and the last attempt's exit code. The
+records come from the master's store, so they survive restarts.`,
+		Example: "  allot history\n  allot history --since 7d --user alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.State != "" && !slices.Contains(jobStates, f.State) {
+				return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.State)
+			}
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.History(ctx, f)
+			}, historyRows)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 24h`)
+	fl.StringVar(&f.Until, "until", "", "end of the window, as --since; default now")
+	fl.StringVar(&f.User, "user", "", "only jobs of this user")
+	fl.StringVar(&f.Project, "project", "", "only jobs of this project")
+	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
+	fl.StringVar(&f.State, "state", "", "only jobs in this state: "+strings.Join(jobStates, ", "))
+	out.register(cmd)
+	return cmd
+}
+
+func historyRows(v any, wide bool) ([]string, [][]string) {
+	header := []string{"ID", "NAME", "USER", "PROJECT", "POOL", "STATE", "SUBMITTED", "WAIT", "ELAPSED", "GPU-HOURS", "EXIT"}
+	if wide {
+		header = append(header, "TASKS", "SLOTS", "ATTEMPTS", "ENDED", "REASON")
+	}
+	var body [][]string
+	for _, h := range v.([]api.HistoryRecord) {
+		exit := "-"
+		if h.ExitCode != nil {
+			exit = strconv.Itoa(*h.ExitCode)
+		}
+		row := []string{strconv.FormatInt(h.ID, 10), h.Name, orDash(h.User), h.Project, h.Pool, h.State,
+			h.SubmittedAt.Local().Format(time.DateTime), seconds(h.WaitS), seconds(h.ElapsedS),
+			strconv.FormatFloat(h.GPUHours, 'f', 2, 64), exit}
+		if wide {
+			row = append(row, strconv.Itoa(h.Tasks), strconv.Itoa(h.Slots), strconv.Itoa(h.Attempts),
+				formatTime(h.EndedAt), orDash(h.Reason))
+		}
+		body = append(body, row)
+	}
+	return header, body
+}
+
+// seconds shows a whole number of seconds as a duration ("2h10m0s").
+func seconds(s int64) string { return (time.Duration(s) * time.Second).String() }

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+func fixtureUsage() api.Usage {
+	return api.Usage{Since: t0.Add(-7 * 24 * time.Hour), Until: t0, By: "project", TotalGPUHours: 12.5,
+		Rows:   []api.UsageRow{{Project: "vision", GPUHours: 10, Jobs: 3, Attempts: 4}, {Project: "nlp", GPUHours: 2.5, Jobs: 1, Attempts: 1}},
+		Shares: []api.Share{{Account: "ml", RawShares: 1, NormShares: 1, EffectiveUsage: 0.3, FairShare: 0.7}}}
+}
+
+func fixtureHistory() []api.HistoryRecord {
+	start, end, zero := t0.Add(-90*time.Minute), t0.Add(-30*time.Minute), 0
+	return []api.HistoryRecord{
+		{ID: 4, Name: "done", User: "ann", Project: "vision", Pool: "research", State: "completed", Tasks: 1, Slots: 2,
+			SubmittedAt: t0.Add(-2 * time.Hour), StartedAt: &start, EndedAt: &end, WaitS: 1800, ElapsedS: 3600,
+			Attempts: 1, GPUHours: 2, ExitCode: &zero, Reason: "completed"},
+	}
+}
+
+func TestAccounting(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "usage", args: []string{"usage"}, out: `POOL   PROJECT  USER  GPU-HOURS  JOBS  ATTEMPTS
+-      vision   -     10.00      3     4
+-      nlp      -     2.50       1     1
+TOTAL                 12.50            
+
+ACCOUNT  RAW SHARES  NORM SHARES  EFFECTIVE USAGE  FAIR SHARE
+ml       1           1.0000       0.3000           0.7000
+`},
+		{name: "usage csv", args: []string{"usage", "--since", "30d", "-o", "csv"}, out: `POOL,PROJECT,USER,GPU-HOURS,JOBS,ATTEMPTS
+-,vision,-,10.00,3,4
+-,nlp,-,2.50,1,1
+TOTAL,,,12.50,,
+`},
+		{name: "history", args: []string{"history", "--since", "7d", "--user", "ann"}, out: `ID  NAME  USER  PROJECT  POOL      STATE      SUBMITTED            WAIT   ELAPSED  GPU-HOURS  EXIT
+4   done  ann   vision   research  completed  ` + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + `  30m0s  1h0m0s   2.00       0
+`},
+		{name: "history csv has every column", args: []string{"history", "-o", "csv"},
+			out: "ID,NAME,USER,PROJECT,POOL,STATE,SUBMITTED,WAIT,ELAPSED,GPU-HOURS,EXIT,TASKS,SLOTS,ATTEMPTS,ENDED,REASON\n" +
+				"4,done,ann,vision,research,completed," + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + ",30m0s,1h0m0s,2.00,0,1,2,1," +
+				formatTime(ptr(t0.Add(-30*time.Minute))) + ",completed\n"},
+		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
+		{name: "bad output", args: []string{"usage", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},
+	})
+}

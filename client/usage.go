@@ -1,0 +1,52 @@
+package client
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// Window bounds a usage or history query: RFC 3339 times or durations
+// ago ("36h", "7d"); empty fields take the master's defaults.
+type Window struct{ Since, Until string }
+
+func (w Window) values() url.Values {
+	q := url.Values{}
+	if w.Since != "" {
+		q.Set("since", w.Since)
+	}
+	if w.Until != "" {
+		q.Set("until", w.Until)
+	}
+	return q
+}
+
+// Usage returns the GPU-hours used in the window, grouped by "project",
+// "user", "pool" or "all" ("" for the master's default, project).
+func (c *Client) Usage(ctx context.Context, w Window, by string) (api.Usage, error) {
+	q := w.values()
+	if by != "" {
+		q.Set("by", by)
+	}
+	var out api.Usage
+	return out, c.do(ctx, "GET", "/usage", q, nil, &out)
+}
+
+// HistoryFilter selects jobs of GET /history; empty fields select all.
+type HistoryFilter struct {
+	Window
+	User, Project, Pool, State string
+}
+
+// History lists the jobs active in the filter's window.
+func (c *Client) History(ctx context.Context, f HistoryFilter) ([]api.HistoryRecord, error) {
+	q := f.values()
+	for k, v := range map[string]string{"user": f.User, "project": f.Project, "pool": f.Pool, "state": f.State} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	out := []api.HistoryRecord{}
+	return out, c.do(ctx, "GET", "/history", q, nil, &out)
+}

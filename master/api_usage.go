@@ -1,0 +1,228 @@
+package master
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// Accounting. Usage comes from the store's usage records, which the
+// master writes when an attempt ends and every usageInterval while it
+// runs, so that totals survive restarts of the master, the agents and the
+// database; the part of open attempts not yet recorded is added from the
+// mirror, so that the figures are current. Records are clipped to the
+// window, so a window's total is exact to the second.
+
+// usageGroupings are the values of /usage's by parameter.
+var usageGroupings = []string{"project", "user", "pool", "all"}
+
+// defaultUsageWindow is /usage's window when no since is given.
+const defaultUsageWindow = 7 * 24 * time.Hour
+
+func (m *Master) handleUsage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if err := onlyParams(q, "since", "until", "by"); err != nil {
+		m.fail(w, err)
+		return
+	}
+	since, until, err := m.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	by := cmp.Or(q.Get("by"), "project")
+	if !slices.Contains(usageGroupings, by) {
+		m.fail(w, badRequest("by", "by %q: expected one of %s", by, strings.Join(usageGroupings, ", ")))
+		return
+	}
+	recs, err := m.usageIn(r.Context(), since, until)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	p := principalOf(r)
+	out := api.Usage{Since: since, Until: until, By: by, Rows: []api.UsageRow{}}
+	type acc struct {
+		row      api.UsageRow
+		jobs     map[int64]bool
+		attempts map[[3]int64]bool
+	}
+	groups := map[api.UsageRow]*acc{}
+	for _, u := range recs {
+		if p.CanRead(u.Project, u.User) != nil {
+			continue
+		}
+		key := groupKey(u, by)
+		g := groups[key]
+		if g == nil {
+			g = &acc{row: key, jobs: map[int64]bool{}, attempts: map[[3]int64]bool{}}
+			groups[key] = g
+		}
+		g.row.GPUHours += u.GPUSeconds / 3600
+		out.TotalGPUHours += u.GPUSeconds / 3600
+		if u.JobID != 0 {
+			g.jobs[u.JobID] = true
+			g.attempts[[3]int64{u.JobID, int64(u.Index), int64(u.Attempt)}] = true
+		}
+	}
+	for _, g := range groups {
+		g.row.Jobs, g.row.Attempts = len(g.jobs), len(g.attempts)
+		out.Rows = append(out.Rows, g.row)
+	}
+	slices.SortFunc(out.Rows, func(a, b api.UsageRow) int {
+		return cmp.Or(cmp.Compare(b.GPUHours, a.GPUHours), cmp.Compare(a.Pool, b.Pool),
+			cmp.Compare(a.Project, b.Project), cmp.Compare(a.User, b.User))
+	})
+	out.Shares = m.shares(p)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// groupKey is the row a record adds to under the grouping.
+func groupKey(u store.Usage, by string) api.UsageRow {
+	switch by {
+	case "project":
+		return api.UsageRow{Project: u.Project}
+	case "user":
+		return api.UsageRow{User: cmp.Or(u.User, noUser)}
+	case "pool":
+		return api.UsageRow{Pool: u.Pool}
+	}
+	return api.UsageRow{Pool: u.Pool, Project: u.Project, User: cmp.Or(u.User, noUser)}
+}
+
+// window parses since and until: RFC 3339 times or durations before now
+// ("36h", "7d"). until defaults to now, since to until minus def.
+func (m *Master) window(sinceS, untilS string, def time.Duration) (since, until time.Time, err error) {
+	now := m.now()
+	until = now
+	if untilS != "" {
+		if until, err = parseWhen(untilS, now); err != nil {
+			return since, until, badRequest("until", "until %q: %v", untilS, err)
+		}
+	}
+	since = until.Add(-def)
+	if sinceS != "" {
+		if since, err = parseWhen(sinceS, now); err != nil {
+			return since, until, badRequest("since", "since %q: %v", sinceS, err)
+		}
+	}
+	if !since.Before(until) {
+		return since, until, badRequest("since", "since %s is not before until %s",
+			since.Format(time.RFC3339), until.Format(time.RFC3339))
+	}
+	return since, until, nil
+}
+
+// parseWhen reads an RFC 3339 time, or a duration ago: Go's ("90m",
+// "36h") or whole days ("7d").
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= 36500 {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, errWhen
+}
+
+var errWhen = &httpError{status: http.StatusBadRequest,
+	msg: `expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d")`}
+
+// usageIn returns the usage of [since, until): the stored records clipped
+// to the window, and what open attempts used since their last record.
+func (m *Master) usageIn(ctx context.Context, since, until time.Time) ([]store.Usage, error) {
+	var out []store.Usage
+	f := store.UsageFilter{Since: since, Limit: 10000}
+	for {
+		page, err := m.st.Usage(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range page {
+			if c, ok := clip(u, since, until); ok {
+				out = append(out, c)
+			}
+		}
+		if len(page) < f.Limit {
+			break
+		}
+		f.AfterID = page[len(page)-1].ID
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	for _, j := range m.jobs {
+		for _, t := range j.tasks {
+			if u := usageOf(t, now); u != nil {
+				if c, ok := clip(*u, since, until); ok {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// clip cuts a record to [since, until), scaling its GPU-seconds.
+func clip(u store.Usage, since, until time.Time) (store.Usage, bool) {
+	start, end := u.Start, u.End
+	if start.Before(since) {
+		start = since
+	}
+	if end.After(until) {
+		end = until
+	}
+	if !end.After(start) {
+		return u, false
+	}
+	if span := u.End.Sub(u.Start); span > 0 && (start != u.Start || end != u.End) {
+		u.GPUSeconds *= end.Sub(start).Seconds() / span.Seconds()
+	}
+	u.Start, u.End = start, end
+	return u, true
+}
+
+// shares is sshare's view of the last snapshot's accounts, when a pool
+// weighs fair share, limited to the projects p may read.
+func (m *Master) shares(p auth.Principal) []api.Share {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mode := sched.FairShareMode("")
+	for _, pl := range m.cfg.Pools {
+		if pl.Policy == sched.PolicyMultifactor && pl.Multifactor.FairShare > 0 {
+			mode = cmp.Or(pl.Multifactor.FairShareMode, sched.FairShareClassic)
+			break
+		}
+	}
+	if mode == "" || len(m.snap.Accounts) == 0 {
+		return nil
+	}
+	st, err := sched.AccountShares(&m.snap, mode)
+	if err != nil {
+		return nil // the pass reports a bad snapshot
+	}
+	var out []api.Share
+	for i, a := range m.snap.Accounts {
+		project, user, _ := strings.Cut(a.Name, "/")
+		if p.CanRead(project, user) != nil {
+			continue
+		}
+		out = append(out, api.Share{Account: a.Name, RawShares: a.Shares, NormShares: st[i].NormShares,
+			EffectiveUsage: st[i].EffectiveUsage, FairShare: st[i].Factor})
+	}
+	return out
+}

@@ -1,0 +1,28 @@
+package sched
+
+// AccountShare is one account's fair-share standing, as Slurm's sshare
+// shows it: its normalised share of the cluster (S), its effective usage
+// with its descendants' (U), both as fractions of the cluster, and the
+// fair-share factor its jobs get under the mode.
+type AccountShare struct {
+	NormShares     float64
+	EffectiveUsage float64
+	Factor         float64
+}
+
+// AccountShares computes every account's standing in s, indexed like
+// s.Accounts, with the same arithmetic a pass uses for the multifactor
+// fair-share factor. It rejects the snapshots Schedule rejects.
+func AccountShares(s *Snapshot, m FairShareMode) ([]AccountShare, error) {
+	var parents []bool
+	if err := validate(s, &parents); err != nil {
+		return nil, err
+	}
+	var ap accountPass
+	factor, _ := ap.factors(s, m)
+	out := make([]AccountShare, len(s.Accounts))
+	for a := range out {
+		out[a] = AccountShare{NormShares: ap.norm[a], EffectiveUsage: ap.total[a], Factor: factor[a]}
+	}
+	return out, nil
+}

@@ -1,0 +1,42 @@
+package sched
+
+import (
+	"math"
+	"testing"
+)
+
+// TestAccountShares: seed 003's two users with equal shares, one of whom
+// used 60% of the cluster: S = 0.5 each; classic P = S - U clamps at 0.
+func TestAccountShares(t *testing.T) {
+	s := &Snapshot{
+		Pools: []Pool{{Name: "p", Policy: PolicyMultifactor, Multifactor: DefaultMultifactor()}},
+		Nodes: []Node{{Name: "n", Pool: 0, Slots: 4}},
+		Accounts: []Account{
+			{Name: "lab", Parent: -1, Shares: 1},
+			{Name: "lab/jack", Parent: 0, Shares: 1, Usage: 0.6},
+			{Name: "lab/jill", Parent: 0, Shares: 1, Usage: 0.1},
+		},
+	}
+	got, err := AccountShares(s, FairShareClassic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AccountShare{{1, 0.7, 0.3}, {0.5, 0.6, 0}, {0.5, 0.1, 0.4}}
+	for i := range want {
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"norm shares", got[i].NormShares, want[i].NormShares},
+			{"effective usage", got[i].EffectiveUsage, want[i].EffectiveUsage},
+			{"factor", got[i].Factor, want[i].Factor},
+		} {
+			if math.Abs(c.got-c.want) > 1e-9 {
+				t.Errorf("%s %s = %v, want %v", s.Accounts[i].Name, c.name, c.got, c.want)
+			}
+		}
+	}
+	if _, err := AccountShares(&Snapshot{Accounts: []Account{{Name: "x", Parent: 5}}}, FairShareClassic); err == nil {
+		t.Error("a bad tree was accepted")
+	}
+}
