@@ -28,7 +28,7 @@ func TestEASY(t *testing.T) {
 		if pe.At != 100 {
 			t.Fatalf("head reserved at %d, want the shadow time 100", pe.At)
 		}
-		if m := pe.Message(s); !strings.Contains(m, "t=100s") {
+		if m := pe.Message(s); !strings.Contains(m, "in "+HumanDuration(100-s.Now)) {
 			t.Errorf("message %q does not give the reserved time", m)
 		}
 		sts := startsOf(&p, short)

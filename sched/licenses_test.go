@@ -171,7 +171,7 @@ func TestLicenseEASY(t *testing.T) {
 			s := b.snapshot()
 			p := mustSchedule(t, s)
 			pe := mustPending(t, s, &p, head, ReasonLicense)
-			if pe.At != 1100 || !strings.Contains(pe.Message(s), "reserved to start at t=1100s") {
+			if pe.At != 1100 || !strings.Contains(pe.Message(s), "reserved to start in "+HumanDuration(1100-s.Now)) {
 				t.Errorf("head: at %d, %q", pe.At, pe.Message(s))
 			}
 			if len(startsOf(&p, long1)) != 1 || len(startsOf(&p, short)) != 1 {

@@ -164,12 +164,12 @@ func (p Pending) message(s *Snapshot) string {
 			if p.At == Never || p.At < 0 {
 				return fmt.Sprintf("needs %d slots; no running task has a time limit, so no start time can be reserved", p.Need)
 			}
-			return fmt.Sprintf("needs %d slots; holds a reservation to start at t=%ds", p.Need, p.At)
+			return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
 		}
 		if p.At == Never || p.At < 0 {
 			return fmt.Sprintf("head of the queue, needs %s; no running task has a time limit, so no start time can be reserved", slotCount(p.Need))
 		}
-		return fmt.Sprintf("head of the queue, needs %s; reserved to start at t=%ds", slotCount(p.Need), p.At)
+		return fmt.Sprintf("head of the queue, needs %s; reserved to start %s", slotCount(p.Need), startIn(p.At, s.Now))
 	case ReasonWouldDelay:
 		return fmt.Sprintf("fits now but would delay the reservation of %s", blocker())
 	case ReasonMaxConcurrent:
@@ -228,9 +228,44 @@ func (p Pending) licenseMessage(s *Snapshot) string {
 		m = fmt.Sprintf("waiting for %s: needs %d, %d of %d free", what, p.LicenseNeed, p.LicenseFree, max(total, 0))
 	}
 	if p.At > 0 && p.At != Never {
-		m += fmt.Sprintf("; reserved to start at t=%ds", p.At)
+		m += "; reserved to start " + startIn(p.At, s.Now)
 	}
 	return m
+}
+
+// startIn says when a reservation starts, relative to the snapshot's
+// time, so that the message reads the same live (where times are Unix
+// seconds) and in a simulation: "in 2h 10m", or "now".
+func startIn(at, now int64) string {
+	if at <= now {
+		return "now"
+	}
+	return "in " + HumanDuration(at-now)
+}
+
+// HumanDuration renders whole seconds as people read a wait: "45s",
+// "12m", "2h 10m", "3d 4h"; the two largest units, rounded down.
+func HumanDuration(secs int64) string {
+	if secs < 0 {
+		secs = 0
+	}
+	units := []struct {
+		n    int64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
+	for i, u := range units {
+		if secs < u.n && i < len(units)-1 {
+			continue
+		}
+		out := fmt.Sprintf("%d%s", secs/u.n, u.name)
+		if i < len(units)-1 {
+			if rest := secs % u.n / units[i+1].n; rest > 0 {
+				out += fmt.Sprintf(" %d%s", rest, units[i+1].name)
+			}
+		}
+		return out
+	}
+	return "0s"
 }
 
 // slotCount renders a number of slots: "1 slot", "4 slots".

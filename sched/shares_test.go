@@ -40,3 +40,17 @@ func TestAccountShares(t *testing.T) {
 		t.Error("a bad tree was accepted")
 	}
 }
+
+func TestHumanDuration(t *testing.T) {
+	for _, tt := range []struct {
+		secs int64
+		want string
+	}{{-5, "0s"}, {0, "0s"}, {45, "45s"}, {60, "1m"}, {125, "2m 5s"}, {3600, "1h"}, {7800, "2h 10m"},
+		{86400, "1d"}, {3*86400 + 4*3600 + 59, "3d 4h"}} {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := HumanDuration(tt.secs); got != tt.want {
+				t.Errorf("HumanDuration(%d) = %q, want %q", tt.secs, got, tt.want)
+			}
+		})
+	}
+}

@@ -357,7 +357,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	// checkpointing after a preemption.
 	for _, st := range plan.Starts {
 		if ji := s.roster.list()[st.Job]; out[ji] == "" {
-			fallback[ji] = fmt.Sprintf("starts at t=%ds: the run stopped before the pass that starts it", s.now)
+			fallback[ji] = fmt.Sprintf("starts at %s of simulated time: the run stopped before the pass that starts it", sched.HumanDuration(s.now))
 		}
 	}
 	for _, a := range s.snap.Allocs {
