@@ -328,3 +328,34 @@ type HistoryRecord struct {
 	ExitCode    *int       `json:"exit_code,omitempty"` // the last attempt's, when it exited
 	Reason      string     `json:"reason,omitempty"`    // why it ended, when it did
 }
+
+// Fairness is GET /fairness: for a window, each project's entitlement
+// against what it got and how long its jobs waited.
+type Fairness struct {
+	Since time.Time `json:"since"`
+	Until time.Time `json:"until"`
+	// CapacityGPUHours is the GPUs of the nodes up now times the window.
+	CapacityGPUHours float64       `json:"capacity_gpu_hours"`
+	Projects         []FairnessRow `json:"projects"`
+}
+
+// FairnessRow is one project in Fairness. Shares are fractions of the
+// cluster; a parent's figures include its sub-projects'.
+type FairnessRow struct {
+	Project  string  `json:"project"`
+	Parent   string  `json:"parent,omitempty"`
+	Entitled float64 `json:"entitled"` // its share of the cluster by the configuration's shares (quota by default)
+	Got      float64 `json:"got"`      // GPU-hours used / capacity GPU-hours
+	GPUHours float64 `json:"gpu_hours"`
+	// Jobs counts the project's jobs active in the window; Waited those
+	// that waited in it, with their wait (up to the window's end for those
+	// still waiting).
+	Jobs      int   `json:"jobs"`
+	Waited    int   `json:"waited"`
+	MeanWaitS int64 `json:"mean_wait_s"`
+	MaxWaitS  int64 `json:"max_wait_s"`
+	// Deprived flags a project that got less than 90% of its entitlement
+	// while it had work waiting; Note says so in words.
+	Deprived bool   `json:"deprived"`
+	Note     string `json:"note,omitempty"`
+}

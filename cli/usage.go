@@ -14,6 +14,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/sched"
 )
 
 // outputCSV is the extra -o format of the accounting commands, for
@@ -192,3 +193,53 @@ func historyRows(v any, wide bool) ([]string, [][]string) {
 
 // seconds shows a whole number of seconds as a duration ("2h10m0s").
 func seconds(s int64) string { return (time.Duration(s) * time.Second).String() }
+
+func newFairnessCmd() *cobra.Command {
+	var out csvFlag
+	var win client.Window
+	cmd := &cobra.Command{
+		Use:   "fairness",
+		Short: "Audit fairness: each project's entitlement against what it got and how long its jobs waited",
+		Long: `For a window (default: the last 7 days), compare each project's entitlement,
+its share of the cluster by the configuration's project shares (which
+default to the quota), with the share of the cluster's GPU-hours it got,
+and show how many of its jobs waited and how long. A project that got
+less than 90% of its entitlement while it had work waiting is flagged as
+DEPRIVED, with the reason in words. A parent's figures include its
+sub-projects'.`,
+		Example: "  allot fairness\n  allot fairness --since 30d -o csv",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.Fairness(ctx, win)
+			}, fairnessRows)
+		},
+	}
+	cmd.Flags().StringVar(&win.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d`)
+	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
+	out.register(cmd)
+	return cmd
+}
+
+func fairnessRows(v any, wide bool) ([]string, [][]string) {
+	f := v.(api.Fairness)
+	header := []string{"PROJECT", "PARENT", "ENTITLED", "GOT", "GPU-HOURS", "JOBS", "WAITED", "MEAN WAIT", "MAX WAIT", "FLAG"}
+	if wide {
+		header = append(header, "NOTE")
+	}
+	var body [][]string
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+	for _, r := range f.Projects {
+		flag := "-"
+		if r.Deprived {
+			flag = "DEPRIVED"
+		}
+		row := []string{r.Project, orDash(r.Parent), pct(r.Entitled), pct(r.Got), strconv.FormatFloat(r.GPUHours, 'f', 2, 64),
+			strconv.Itoa(r.Jobs), strconv.Itoa(r.Waited), sched.HumanDuration(r.MeanWaitS), sched.HumanDuration(r.MaxWaitS), flag}
+		if wide {
+			row = append(row, orDash(r.Note))
+		}
+		body = append(body, row)
+	}
+	return header, body
+}

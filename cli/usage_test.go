@@ -22,6 +22,14 @@ func fixtureHistory() []api.HistoryRecord {
 	}
 }
 
+func fixtureFairness() api.Fairness {
+	return api.Fairness{Since: t0.Add(-7 * 24 * time.Hour), Until: t0, CapacityGPUHours: 2688, Projects: []api.FairnessRow{
+		{Project: "ml", Entitled: 1, Got: 0.5, GPUHours: 1344, Jobs: 10, Waited: 4, MeanWaitS: 5400, MaxWaitS: 7800},
+		{Project: "vision", Parent: "ml", Entitled: 0.6, Got: 0.1, GPUHours: 268.8, Jobs: 4, Waited: 4, MeanWaitS: 5400, MaxWaitS: 7800,
+			Deprived: true, Note: "got 10.0% of the cluster against an entitlement of 60.0% while 4 jobs waited (mean 1h 30m, longest 2h 10m)"},
+	}}
+}
+
 func TestAccounting(t *testing.T) {
 	fixClock(t)
 	f := newFakeMaster(t)
@@ -46,6 +54,10 @@ TOTAL,,,12.50,,
 			out: "ID,NAME,USER,PROJECT,POOL,STATE,SUBMITTED,WAIT,ELAPSED,GPU-HOURS,EXIT,TASKS,SLOTS,ATTEMPTS,ENDED,REASON\n" +
 				"4,done,ann,vision,research,completed," + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + ",30m0s,1h0m0s,2.00,0,1,2,1," +
 				formatTime(ptr(t0.Add(-30*time.Minute))) + ",completed\n"},
+		{name: "fairness", args: []string{"fairness"}, out: `PROJECT  PARENT  ENTITLED  GOT    GPU-HOURS  JOBS  WAITED  MEAN WAIT  MAX WAIT  FLAG
+ml       -       100.0%    50.0%  1344.00    10    4       1h 30m     2h 10m    -
+vision   ml      60.0%     10.0%  268.80     4     4       1h 30m     2h 10m    DEPRIVED
+`},
 		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"usage", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},
 	})

@@ -50,3 +50,9 @@ func (c *Client) History(ctx context.Context, f HistoryFilter) ([]api.HistoryRec
 	out := []api.HistoryRecord{}
 	return out, c.do(ctx, "GET", "/history", q, nil, &out)
 }
+
+// Fairness returns the fairness audit of the window.
+func (c *Client) Fairness(ctx context.Context, w Window) (api.Fairness, error) {
+	var out api.Fairness
+	return out, c.do(ctx, "GET", "/fairness", w.values(), nil, &out)
+}

@@ -49,6 +49,7 @@ var routes = []route{
 	{"GET", "/audit", (*Master).handleAudit},
 	{"GET", "/usage", (*Master).handleUsage},
 	{"GET", "/history", (*Master).handleHistory},
+	{"GET", "/fairness", (*Master).handleFairness},
 	{"POST", "/agents/register", (*Master).handleRegister},
 	{"POST", "/agents/{name}/sync", (*Master).handleSync},
 	{"POST", "/agents/{name}/logs", (*Master).handleAgentLogs},

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
@@ -36,24 +37,32 @@ func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
 		f.States = []store.JobState{store.JobState(s)}
 	}
 	f.Projects, f.OrUser = visibleTo(principalOf(r))
-	jobs, err := m.st.Jobs(r.Context(), f)
+	out, err := m.history(r.Context(), f, since, until)
 	if err != nil {
 		m.fail(w, err)
 		return
 	}
-	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{})
+	writeJSON(w, http.StatusOK, out)
+}
+
+// history returns the records of the jobs f selects that were active in
+// [since, until).
+func (m *Master) history(ctx context.Context, f store.JobFilter, since, until time.Time) ([]api.HistoryRecord, error) {
+	jobs, err := m.st.Jobs(ctx, f)
 	if err != nil {
-		m.fail(w, err)
-		return
+		return nil, err
+	}
+	atts, err := m.st.Attempts(ctx, store.AttemptFilter{})
+	if err != nil {
+		return nil, err
 	}
 	byJob := map[int64][]store.Attempt{}
 	for _, a := range atts {
 		byJob[a.JobID] = append(byJob[a.JobID], a)
 	}
-	usage, err := m.usageIn(r.Context(), time.Time{}.Add(time.Nanosecond), m.now().Add(time.Nanosecond))
+	usage, err := m.usageIn(ctx, time.Time{}.Add(time.Nanosecond), m.now().Add(time.Nanosecond))
 	if err != nil {
-		m.fail(w, err)
-		return
+		return nil, err
 	}
 	gpuSeconds := map[int64]float64{}
 	for _, u := range usage {
@@ -67,7 +76,7 @@ func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, historyOf(j, byJob[j.ID], gpuSeconds[j.ID], now))
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 // historyOf is one job's record.

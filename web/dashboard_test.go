@@ -318,6 +318,8 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}},
 		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}},
 		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}},
+		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}},
+		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}},
 		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16"}},
 	}
 	for _, c := range cases {

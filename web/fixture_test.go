@@ -200,6 +200,13 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.nodes) })
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.projects) })
+	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, r *http.Request) {
+		f.reply(w, 200, api.Fairness{Since: at(-7 * 24 * time.Hour), Until: now, CapacityGPUHours: 2688, Projects: []api.FairnessRow{
+			{Project: "research", Entitled: 1, Got: 0.45, GPUHours: 1209.6, Jobs: 9, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400},
+			{Project: "nlp", Parent: "research", Entitled: 0.75, Got: 0.1, GPUHours: 268.8, Jobs: 3, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400,
+				Deprived: true, Note: "got 10.0% of the cluster against an entitlement of 75.0% while 3 jobs waited (mean 30m, longest 1h 30m)"},
+		}})
+	})
 	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, r *http.Request) {
 		f.reply(w, 200, api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}})
 	})

@@ -7,16 +7,61 @@ import {bar, fill, h, memo, table} from './dom.js';
 export function mount(root) {
   const t = table('projects', 'Projects, their quota and their use', ['Project', 'Use against quota', 'Quota', 'Used', 'Limit',
     ['Over-quota weight', 'Share of idle slots beyond the quota'], 'Running tasks', 'Queued jobs']);
-  root.append(h('h1', {}, 'Projects'), t.el);
+  const f = table('fairness', 'Fairness over the last 7 days: what each project was entitled to, what it got, and how long its jobs waited',
+    ['Project', ['Entitled', 'Its share of the cluster by the project shares (the quota by default)'],
+      ['Got', "Its share of the cluster's GPU-hours"], 'GPU-hours', 'Jobs', ['Waited', 'Jobs that waited in the window'],
+      'Mean wait', 'Longest wait', 'Verdict']);
+  root.append(h('h1', {}, 'Projects'), t.el, h('h2', {}, 'Fairness'), f.el);
   const same = memo();
+  const sameFair = memo();
   return {
     async refresh(signal) {
-      const projects = await get('/projects', signal);
-      if (same(projects)) return;
-      fill(t.tbody, projects.length ? tree(projects).map(([p, depth]) => row(p, depth))
-        : h('tr', {}, h('td', {colspan: 8, class: 'muted'}, 'No projects are configured.')));
+      const [projects, fair] = await Promise.all([get('/projects', signal), get('/fairness', signal)]);
+      if (!same(projects)) {
+        fill(t.tbody, projects.length ? tree(projects).map(([p, depth]) => row(p, depth))
+          : h('tr', {}, h('td', {colspan: 8, class: 'muted'}, 'No projects are configured.')));
+      }
+      if (!sameFair(fair)) {
+        const rows = fair.projects || [];
+        fill(f.tbody, rows.length ? rows.map(fairRow)
+          : h('tr', {}, h('td', {colspan: 9, class: 'muted'}, 'No project to audit.')));
+      }
     },
   };
+}
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+// duration renders whole seconds as "2h 10m", like the command line.
+function duration(s) {
+  if (!s) return '0s';
+  const units = [[86400, 'd'], [3600, 'h'], [60, 'm'], [1, 's']];
+  for (let i = 0; i < units.length; i++) {
+    const [n, name] = units[i];
+    if (s < n && i < units.length - 1) continue;
+    let out = `${Math.floor(s / n)}${name}`;
+    if (i < units.length - 1) {
+      const rest = Math.floor((s % n) / units[i + 1][0]);
+      if (rest > 0) out += ` ${rest}${units[i + 1][1]}`;
+    }
+    return out;
+  }
+  return '0s';
+}
+
+function fairRow(r) {
+  const verdict = r.deprived ? h('span', {class: 'flag over', title: r.note}, 'deprived') : h('span', {class: 'muted'}, 'fair');
+  return h('tr', {'data-fair': r.project, class: r.deprived ? 'over-quota' : ''},
+    h('th', {scope: 'row'}, r.project, r.parent ? h('span', {class: 'muted small'}, ` in ${r.parent}`) : null),
+    h('td', {class: 'num'}, pct(r.entitled)),
+    h('td', {class: 'num'}, pct(r.got)),
+    h('td', {class: 'num'}, r.gpu_hours.toFixed(2)),
+    h('td', {class: 'num'}, r.jobs),
+    h('td', {class: 'num'}, r.waited),
+    h('td', {class: 'num'}, duration(r.mean_wait_s)),
+    h('td', {class: 'num'}, duration(r.max_wait_s)),
+    h('td', {}, verdict, r.deprived ? h('div', {class: 'small'}, r.note) : null),
+  );
 }
 
 // tree orders projects parent first, children by name beneath, with depth.

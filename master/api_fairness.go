@@ -1,0 +1,161 @@
+package master
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// The fairness audit compares, for a window, each project's entitlement
+// (its share of the cluster by the configuration's project shares, which
+// default to the quota) with the share of the cluster's GPU-hours it got,
+// and with how long its jobs waited. A project that got clearly less than
+// it was entitled to while it had work waiting was deprived: the audit
+// flags it. A project that got less but had nothing waiting was not.
+
+// deprivedBelow is the fraction of its entitlement under which a project
+// with waiting work is flagged.
+const deprivedBelow = 0.9
+
+func (m *Master) handleFairness(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if err := onlyParams(q, "since", "until"); err != nil {
+		m.fail(w, err)
+		return
+	}
+	since, until, err := m.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	usage, err := m.usageIn(r.Context(), since, until)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	jobs, err := m.history(r.Context(), store.JobFilter{}, since, until)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	m.mu.Lock()
+	cfg, gpus := m.cfg, 0
+	for _, n := range m.nodes {
+		if n.up() {
+			gpus += len(n.rec.GPUs)
+		}
+	}
+	m.mu.Unlock()
+	out := audit(cfg, gpus, since, until, usage, jobs)
+	p := principalOf(r)
+	rows := out.Projects[:0]
+	for _, row := range out.Projects {
+		if p.CanRead(row.Project, "") == nil {
+			rows = append(rows, row)
+		}
+	}
+	out.Projects = rows
+	writeJSON(w, http.StatusOK, out)
+}
+
+// audit computes the fairness rows of the configuration's projects.
+func audit(cfg *config.Config, gpus int, since, until time.Time, usage []store.Usage, jobs []api.HistoryRecord) api.Fairness {
+	hours := until.Sub(since).Hours()
+	out := api.Fairness{Since: since, Until: until, CapacityGPUHours: float64(gpus) * hours, Projects: []api.FairnessRow{}}
+	// up maps each project to itself and its ancestors, so that a parent
+	// counts its sub-projects' use and waits.
+	up := map[string][]string{}
+	for _, p := range cfg.Projects {
+		for a, seen := p.Name, 0; a != "" && seen <= len(cfg.Projects); seen++ {
+			up[p.Name] = append(up[p.Name], a)
+			parent, _ := cfg.Project(a)
+			a = parent.Parent
+		}
+	}
+	rows := map[string]*api.FairnessRow{}
+	waits := map[string]int64{}
+	for i, p := range cfg.Projects {
+		rows[p.Name] = &api.FairnessRow{Project: p.Name, Parent: p.Parent, Entitled: entitlement(cfg, i)}
+	}
+	for _, u := range usage {
+		for _, a := range up[u.Project] {
+			rows[a].GPUHours += u.GPUSeconds / 3600
+		}
+	}
+	for _, j := range jobs {
+		wait := waitIn(j, since, until)
+		for _, a := range up[j.Project] {
+			row := rows[a]
+			row.Jobs++
+			if wait > 0 {
+				row.Waited++
+				waits[a] += wait
+				row.MaxWaitS = max(row.MaxWaitS, wait)
+			}
+		}
+	}
+	for _, p := range cfg.Projects {
+		row := rows[p.Name]
+		if out.CapacityGPUHours > 0 {
+			row.Got = row.GPUHours / out.CapacityGPUHours
+		}
+		if row.Waited > 0 {
+			row.MeanWaitS = waits[p.Name] / int64(row.Waited)
+		}
+		if row.Waited > 0 && row.Got < deprivedBelow*row.Entitled {
+			row.Deprived = true
+			row.Note = fmt.Sprintf("got %.1f%% of the cluster against an entitlement of %.1f%% while %s waited (mean %s, longest %s)",
+				100*row.Got, 100*row.Entitled, plural.Count(row.Waited, "job"),
+				sched.HumanDuration(row.MeanWaitS), sched.HumanDuration(row.MaxWaitS))
+		}
+		out.Projects = append(out.Projects, *row)
+	}
+	return out
+}
+
+// entitlement is project i's share of the cluster: its shares among its
+// siblings, times its parent's entitlement.
+func entitlement(cfg *config.Config, i int) float64 {
+	p := cfg.Projects[i]
+	total := 0.0
+	for _, q := range cfg.Projects {
+		if q.Parent == p.Parent {
+			total += q.Shares
+		}
+	}
+	if total <= 0 {
+		return 0
+	}
+	share := p.Shares / total
+	if p.Parent == "" {
+		return share
+	}
+	if pi := cfg.ProjectIndex(p.Parent); pi >= 0 && pi != i {
+		return share * entitlement(cfg, pi)
+	}
+	return share
+}
+
+// waitIn is how long a job waited within [since, until): from its
+// submission to its first start, or to now for a job that has not
+// started, clipped to the window.
+func waitIn(j api.HistoryRecord, since, until time.Time) int64 {
+	from := j.SubmittedAt
+	to := j.SubmittedAt.Add(time.Duration(j.WaitS) * time.Second)
+	if from.Before(since) {
+		from = since
+	}
+	if to.After(until) {
+		to = until
+	}
+	if !to.After(from) {
+		return 0
+	}
+	return int64(to.Sub(from).Seconds())
+}
