@@ -21,6 +21,7 @@ type compareFlags struct {
 	json     string
 	csv      string
 	parallel int
+	history  historyFlags
 }
 
 // defaultPolicies are compared when no --policy or --set is given: the
@@ -30,7 +31,7 @@ var defaultPolicies = []string{"fcfs", "easy", "conservative"}
 func newCompareCmd() *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare FILE",
+		Use:   "compare [FILE | --from-history]",
 		Short: "Replay one workload under several policies and compare them side by side",
 		Long: `Replay one workload (a scenario file or a trace) under several policies or
 option sets and print a side-by-side table of their metrics. Each --policy
@@ -40,23 +41,42 @@ compared.
 
 --html writes a self-contained report with charts (utilisation and queue
 length over time, slots held per project, the CDF of wait) that loads
-nothing from the network; --json and --csv write the numbers.`,
+nothing from the network; --json and --csv write the numbers.
+
+--policy current is a run under the workload's own settings. With
+--from-history the workload is the live cluster's own jobs (admins only:
+the master exports those submitted since --since, default 7 days, with its
+pools, projects and nodes as a scenario; --save keeps it), and the default
+runs are current, fcfs, easy and conservative: what the cluster did under
+its configuration against what other policies would have done.`,
 		Example: `  allot sim compare SDSC-SP2-1998-4.2-cln.swf.gz
   allot sim compare trace.swf --policy fcfs --policy easy --policy conservative --html out.html --json out.json --csv out.csv
-  allot sim compare trace.swf --policy easy --set name=easy-spread,policy=backfill,reservations=easy,placement=spread`,
-		Args: cobra.ExactArgs(1),
+  allot sim compare trace.swf --policy easy --set name=easy-spread,policy=backfill,reservations=easy,placement=spread
+  allot sim compare --from-history --since 7d --policy current --policy conservative --html whatif.html`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+			path, done, err := f.history.path(cmd, args)
+			if err != nil {
+				return err
+			}
+			defer done()
+			if f.history.from && len(f.policies)+len(f.sets) == 0 {
+				// What if: the cluster as configured against the textbook
+				// policies.
+				f.policies = append([]string{"current"}, defaultPolicies...)
+			}
+			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), path, f)
 		},
 	}
 	f.workloadFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.policies, "policy", nil, "a run under this policy (repeatable): fcfs, easy, conservative, fifo, backfill, fair_share, priority")
+	fl.StringArrayVar(&f.policies, "policy", nil, "a run under this policy (repeatable): current (the workload's own), fcfs, easy, conservative, fifo, backfill, fair_share, priority")
 	fl.StringArrayVar(&f.sets, "set", nil, "a run under an option set (repeatable), e.g. name=easy-spread,policy=backfill,reservations=easy,placement=spread")
 	fl.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
 	fl.StringVar(&f.json, "json", "", "write the comparison as JSON to this file")
 	fl.StringVar(&f.csv, "csv", "", "write one CSV row of metrics per run to this file")
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs replayed at once")
+	f.history.register(cmd)
 	return cmd
 }
 
@@ -118,6 +138,12 @@ func compareSettings(policies, sets []string) ([]sim.Settings, error) {
 		return nil
 	}
 	for _, p := range policies {
+		if p == "current" {
+			if err := add(sim.Settings{Name: p}, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := add(sim.Preset(p)); err != nil {
 			return nil, err
 		}

@@ -19,12 +19,13 @@ type simFlags struct {
 	jobs       bool
 	policy     string
 	set        string
+	history    historyFlags
 }
 
 func newSimCmd() *cobra.Command {
 	var f simFlags
 	cmd := &cobra.Command{
-		Use:   "sim FILE",
+		Use:   "sim [FILE | --from-history]",
 		Short: "Replay a scenario or a workload trace through the scheduling core on a virtual clock",
 		Long: `Replay a scenario file (.yaml) or a workload trace (.swf, .swf.gz, .csv,
 .csv.gz) through the same scheduling core the live master uses.
@@ -38,17 +39,27 @@ input was read. A trace prints the metrics only unless --jobs is given.
 A bare trace runs on MaxProcs single-slot nodes (MaxNodes when the trace
 gives no MaxProcs) under EASY backfilling; --nodes, --slots and --policy
 change that. 'allot sim compare' replays one workload under several
-policies side by side.`,
+policies side by side.
+
+--from-history replays the live cluster's own jobs instead: the master
+(admins only) exports the jobs submitted since --since (default 7 days)
+with its pools, projects and nodes as a scenario; --save keeps the file.`,
 		Example: `  allot sim examples/quickstart.yaml
   allot sim SDSC-SP2-1998-4.2-cln.swf.gz --policy conservative
   allot sim trace.swf --set policy=backfill,reservations=easy,placement=spread --json --series
-  allot sim jobs.csv --nodes 64 --slots 8 --policy fcfs`,
-		Args: cobra.ExactArgs(1),
+  allot sim jobs.csv --nodes 64 --slots 8 --policy fcfs
+  allot sim --from-history --since 7d --policy conservative`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("jobs") {
-				f.jobs = !isTrace(args[0], f.format)
+			path, done, err := f.history.path(cmd, args)
+			if err != nil {
+				return err
 			}
-			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+			defer done()
+			if !cmd.Flags().Changed("jobs") {
+				f.jobs = !isTrace(path, f.format)
+			}
+			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), path, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -59,6 +70,7 @@ policies side by side.`,
 	fl.BoolVar(&f.jobs, "jobs", true, "report every job (default: for scenarios, not for traces)")
 	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority")
 	fl.StringVar(&f.set, "set", "", "replay under an option set, e.g. policy=backfill,reservations=conservative,placement=spread")
+	f.history.register(cmd)
 	cmd.AddCommand(newCompareCmd())
 	return cmd
 }

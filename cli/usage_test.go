@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +64,34 @@ vision   ml      60.0%     10.0%  268.80     4     4       1h 30m     2h 10m    
 		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"usage", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},
 	})
+}
+
+// TestSimFromHistory: allot sim and allot sim compare replay the scenario
+// the master exports of its own history; --save keeps it.
+func TestSimFromHistory(t *testing.T) {
+	f := newFakeMaster(t)
+	saved := filepath.Join(t.TempDir(), "history.yaml")
+	out, _, err := runAt(t, f, "sim", "--from-history", "--since", "7d", "--save", saved, "-q")
+	if err != nil || !strings.Contains(out, "j2-small") || !strings.Contains(out, "1h") {
+		t.Fatalf("sim --from-history: %v\n%s", err, out)
+	}
+	if data, err := os.ReadFile(saved); err != nil || !strings.Contains(string(data), "j1-big") {
+		t.Fatalf("--save: %v %q", err, data)
+	}
+	if got := f.requests[len(f.requests)-1]; got != "GET /api/v1/history/scenario?since=7d" {
+		t.Errorf("request %s, want the export since 7d", got)
+	}
+	out, _, err = runAt(t, f, "sim", "compare", "--from-history", "-q")
+	if err != nil || !strings.Contains(out, "current") || !strings.Contains(out, "conservative") {
+		t.Fatalf("sim compare --from-history: %v\n%s", err, out)
+	}
+	for _, bad := range [][]string{
+		{"sim", "--from-history", "x.yaml"},
+		{"sim", "x.yaml", "--save", "y.yaml"},
+		{"sim", "compare"},
+	} {
+		if _, _, err := runAt(t, f, bad...); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
 }

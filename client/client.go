@@ -180,11 +180,18 @@ func (c *Client) once(ctx context.Context, method, path string, query url.Values
 	if out == nil {
 		return 0, nil
 	}
+	if rb, ok := out.(*rawBody); ok {
+		*rb = raw
+		return 0, nil
+	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return 0, fmt.Errorf("%s %s: the master's answer is not the expected JSON: %w", method, u.Path, err)
 	}
 	return 0, nil
 }
+
+// rawBody takes an answer that is not JSON as it is.
+type rawBody []byte
 
 // retryAfter is the wait a 503 asks for in seconds, bounded; 0 for any
 // other answer, or a 503 without a usable Retry-After.

@@ -56,3 +56,12 @@ func (c *Client) Fairness(ctx context.Context, w Window) (api.Fairness, error) {
 	var out api.Fairness
 	return out, c.do(ctx, "GET", "/fairness", w.values(), nil, &out)
 }
+
+// HistoryScenario exports the jobs submitted in the window, with the
+// cluster's pools, projects and nodes, as a scenario file (YAML). Admins
+// only.
+func (c *Client) HistoryScenario(ctx context.Context, w Window) ([]byte, error) {
+	var out rawBody
+	err := c.do(ctx, "GET", "/history/scenario", w.values(), nil, &out)
+	return out, err
+}

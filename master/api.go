@@ -49,6 +49,7 @@ var routes = []route{
 	{"GET", "/audit", (*Master).handleAudit},
 	{"GET", "/usage", (*Master).handleUsage},
 	{"GET", "/history", (*Master).handleHistory},
+	{"GET", "/history/scenario", (*Master).handleHistoryScenario},
 	{"GET", "/fairness", (*Master).handleFairness},
 	{"POST", "/agents/register", (*Master).handleRegister},
 	{"POST", "/agents/{name}/sync", (*Master).handleSync},

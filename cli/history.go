@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/client"
+)
+
+// historyFlags let allot sim and allot sim compare replay the live
+// cluster's own recent history instead of a file (GET
+// /api/v1/history/scenario).
+type historyFlags struct {
+	from bool
+	win  client.Window
+	save string
+}
+
+func (f *historyFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.from, "from-history", false, "replay the jobs the master ran (admins), instead of a FILE")
+	fl.StringVar(&f.win.Since, "since", "", `with --from-history: jobs submitted since (RFC 3339, or "36h", "7d"; default 7d)`)
+	fl.StringVar(&f.win.Until, "history-until", "", "with --from-history: jobs submitted before this (default now)")
+	fl.StringVar(&f.save, "save", "", "with --from-history: keep the exported scenario in this file")
+}
+
+// path returns the workload to replay: args[0], or the exported history
+// written to --save or a temporary file (removed by the returned func).
+func (f *historyFlags) path(cmd *cobra.Command, args []string) (string, func(), error) {
+	none := func() {}
+	switch {
+	case f.from && len(args) > 0:
+		return "", none, usageErrorf("give a FILE or --from-history, not both")
+	case !f.from && len(args) != 1:
+		return "", none, usageErrorf("expected a FILE (a scenario or a trace), or --from-history")
+	case !f.from:
+		if f.save != "" || f.win.Since != "" || f.win.Until != "" {
+			return "", none, usageErrorf("--since, --history-until and --save go with --from-history")
+		}
+		return args[0], none, nil
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return "", none, err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	data, err := c.HistoryScenario(ctx, f.win)
+	if err != nil {
+		return "", none, fmt.Errorf("export the cluster's history: %w", err)
+	}
+	if f.save != "" {
+		if err := os.WriteFile(f.save, data, 0o644); err != nil {
+			return "", none, fmt.Errorf("--save: %w", err)
+		}
+		return f.save, none, nil
+	}
+	dir, err := os.MkdirTemp("", "allot-history-")
+	if err != nil {
+		return "", none, err
+	}
+	path := filepath.Join(dir, "history.yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", none, err
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
+}
