@@ -1,6 +1,7 @@
 package master
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -148,5 +149,26 @@ func TestReservationsCarriedOnEventsOnly(t *testing.T) {
 	h.step()
 	if j.reserved == want+100 {
 		t.Fatal("after an event: the reservation was not carried")
+	}
+}
+
+// TestReservedMessageIsRelative: a reserved job's message gives its start
+// relative to now ("in 1h"), and estimated_start the time itself.
+func TestReservedMessageIsRelative(t *testing.T) {
+	cfg, err := config.Parse("c.yaml", []byte("pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h.step()
+	p := h.job(waiting).Pending
+	if p == nil || p.EstimatedStart == nil || !p.EstimatedStart.Equal(h.clock.Now().Add(time.Hour)) ||
+		!strings.Contains(p.Message, "to start in 1h") {
+		t.Fatalf("pending %+v, want a start in 1h", p)
 	}
 }

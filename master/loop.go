@@ -82,7 +82,7 @@ func (m *Master) notePending(plan *sched.Plan) {
 		// Each job keeps one explanation and rewrites it: a pass over a
 		// long queue allocates nothing for it.
 		j := m.view.jobs[pe.Job]
-		j.pendBuf = pendingInfo{p: pe}
+		j.pendBuf = pendingInfo{p: pe, now: m.snap.Now}
 		if pe.Blocker >= 0 && pe.Blocker < len(m.snap.Jobs) {
 			j.pendBuf.blockerID = m.snap.Jobs[pe.Blocker].ID
 		}

@@ -74,7 +74,7 @@ func (p *pendingInfo) view() *api.Pending {
 		return &api.Pending{Reason: p.code, Message: p.msg}
 	}
 	// Message only needs the blocker's id from the snapshot.
-	s := &sched.Snapshot{Jobs: []sched.Job{{ID: p.blockerID}}}
+	s := &sched.Snapshot{Now: p.now, Jobs: []sched.Job{{ID: p.blockerID}}}
 	pe := p.p
 	if pe.Blocker >= 0 {
 		pe.Blocker = 0
