@@ -31,6 +31,10 @@
 //	ALLOT_HPARAMS         the hyperparameters, a compact JSON object ({} if none)
 //	ALLOT_HPARAMS_FILE    WORKDIR/.allot/hparams.json, the same JSON
 //	ALLOT_PREEMPT_FILE    WORKDIR/.allot/preempt, which appears on a checkpoint request
+//	ALLOT_METRICS_FILE    WORKDIR/.allot/metrics-ATTEMPT-RANK.jsonl, where a trial
+//	                      appends {"step":N,"metrics":{"loss":0.3}} lines (agentd
+//	                      forwards them to the master)
+//	ALLOT_TRIAL_MAX_STEPS a trial's step budget, set by adaptive searchers only
 //	ALLOT_NODE_RANK       this node's rank in a task spanning several nodes, from 0
 //	ALLOT_NUM_NODES       how many nodes the task spans (1 for a single-node task)
 //	CUDA_VISIBLE_DEVICES  the task's GPU indexes joined by commas; "" (set but
@@ -39,7 +43,8 @@
 //
 // Before the start, the working and checkpoint directories are created,
 // the hyperparameters file is written, and a preempt file left by an
-// earlier attempt in the same directory is removed.
+// earlier attempt in the same directory, and a metrics file of the same
+// attempt number, are removed.
 //
 // # Preemption protocol
 //

@@ -43,6 +43,13 @@ const (
 	HyperparametersFileName = "hparams.json"
 )
 
+// MetricsFileName is the file, under StateDir, where one attempt's part
+// appends its metrics as JSON lines (ALLOT_METRICS_FILE). Each attempt
+// gets its own, so that the agent reads every file from the start.
+func MetricsFileName(attempt, nodeRank int) string {
+	return "metrics-" + strconv.Itoa(attempt) + "-" + strconv.Itoa(nodeRank) + ".jsonl"
+}
+
 // MaxHyperparametersBytes bounds the hyperparameters JSON, which travels in
 // one environment variable (Linux allows 128 KiB per variable).
 const MaxHyperparametersBytes = 64 << 10
@@ -88,6 +95,9 @@ type TaskSpec struct {
 	// a single-node task, the same as rank 0 of 1.
 	NodeRank  int `json:"node_rank,omitempty"`
 	NodeCount int `json:"node_count,omitempty"`
+	// MaxSteps is a trial's step budget from its searcher (ASHA's
+	// max_length), passed as ALLOT_TRIAL_MAX_STEPS; 0 sets nothing.
+	MaxSteps int64 `json:"max_steps,omitempty"`
 }
 
 // ID returns the spec's TaskID.
@@ -159,6 +169,7 @@ type Task struct {
 	preemptSig  syscall.Signal
 	outputGrace time.Duration
 	preemptFile string
+	metricsFile string
 	exitFile    string // the shim's exit file; "" without a shim
 	started     time.Time
 	queue       *logQueue
@@ -208,6 +219,8 @@ func (s TaskSpec) validate() error {
 		return errors.New("work dir: empty")
 	case s.NodeCount < 0 || s.NodeRank < 0 || (s.NodeRank > 0 && s.NodeRank >= s.NodeCount):
 		return fmt.Errorf("node rank %d of %d: expected 0 <= rank < count", s.NodeRank, s.NodeCount)
+	case s.MaxSteps < 0:
+		return fmt.Errorf("max steps %d: expected a number >= 0", s.MaxSteps)
 	}
 	seen := map[int]bool{}
 	for _, g := range s.GPUs {
@@ -273,6 +286,10 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 	if err := os.Remove(preemptFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fail(fmt.Errorf("remove the last attempt's preempt file: %w", err))
 	}
+	metricsFile := filepath.Join(stateDir, MetricsFileName(spec.Attempt, spec.NodeRank))
+	if err := os.Remove(metricsFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail(fmt.Errorf("remove a stale metrics file: %w", err))
+	}
 	hpFile := filepath.Join(stateDir, HyperparametersFileName)
 	if err := writeFileAtomic(hpFile, append(hp, '\n')); err != nil {
 		return fail(err)
@@ -291,7 +308,7 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 	for i, g := range spec.GPUs {
 		gpus[i] = strconv.Itoa(g)
 	}
-	env := r.environ(spec.Env, map[string]string{
+	own := map[string]string{
 		"ALLOT_NODE_RANK":      strconv.Itoa(spec.NodeRank),
 		"ALLOT_NUM_NODES":      strconv.Itoa(max(spec.NodeCount, 1)),
 		"ALLOT_JOB_ID":         spec.JobID,
@@ -304,7 +321,12 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		"ALLOT_PREEMPT_FILE":   preemptFile,
 		"CUDA_VISIBLE_DEVICES": strings.Join(gpus, ","),
 		"CUDA_DEVICE_ORDER":    "PCI_BUS_ID",
-	})
+		"ALLOT_METRICS_FILE":   metricsFile,
+	}
+	if spec.MaxSteps > 0 {
+		own["ALLOT_TRIAL_MAX_STEPS"] = strconv.FormatInt(spec.MaxSteps, 10)
+	}
+	env := r.environ(spec.Env, own)
 
 	rOut, wOut, err := os.Pipe()
 	if err != nil {
@@ -355,6 +377,7 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		preemptSig:  orDefault(r.PreemptSignal, syscall.SIGTERM),
 		outputGrace: orDefault(r.OutputGrace, DefaultOutputGrace),
 		preemptFile: preemptFile,
+		metricsFile: metricsFile,
 		exitFile:    exitFile,
 		started:     time.Now().UTC(),
 		queue:       newLogQueue(orDefault(r.LogBufferBytes, DefaultLogBufferBytes), r.OnLog != nil),

@@ -24,6 +24,10 @@ func (t *Task) Pid() int { return t.pid }
 // PreemptFile returns the path of the file that Preempt creates.
 func (t *Task) PreemptFile() string { return t.preemptFile }
 
+// MetricsFile returns ALLOT_METRICS_FILE, where the task appends its
+// metrics as JSON lines.
+func (t *Task) MetricsFile() string { return t.metricsFile }
+
 // Done is closed when the attempt has ended and Wait will not block.
 func (t *Task) Done() <-chan struct{} { return t.done }
 

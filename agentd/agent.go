@@ -95,6 +95,9 @@ type Config struct {
 	FinalTimeout time.Duration
 	// LogBufferLines bounds the output lines held for the master.
 	LogBufferLines int
+	// MetricsInterval is how often the agent reads the tasks' metrics
+	// files; default DefaultMetricsInterval.
+	MetricsInterval time.Duration
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
@@ -204,6 +207,7 @@ func New(cfg Config) (*Agent, error) {
 	cfg.RequestTimeout = orDefault(cfg.RequestTimeout, DefaultRequestTimeout)
 	cfg.FinalTimeout = orDefault(cfg.FinalTimeout, DefaultFinalTimeout)
 	cfg.LogBufferLines = orDefault(cfg.LogBufferLines, DefaultLogBufferLines)
+	cfg.MetricsInterval = orDefault(cfg.MetricsInterval, DefaultMetricsInterval)
 	a := &Agent{
 		cfg:      cfg,
 		log:      cmpOr(cfg.Logger, slog.Default()).With("node", cfg.Name),

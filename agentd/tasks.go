@@ -190,7 +190,13 @@ func (a *Agent) stop(c api.Command) {
 // the way.
 func (a *Agent) watch(att *attempt) {
 	defer a.watchers.Done()
+	stopTail, tailDone := make(chan struct{}), make(chan struct{})
+	go a.tailMetrics(att, stopTail, tailDone)
 	res := att.task.Wait()
+	// The last metrics go out before the exit report, so that the
+	// searcher sees a trial's final step before its end.
+	close(stopTail)
+	<-tailDone
 	id := att.spec.ID()
 	a.mu.Lock()
 	att.exited = true

@@ -205,7 +205,8 @@ type RegisterReply struct {
 type Report struct {
 	Seq  int64        `json:"seq"` // the agent's, increasing from 1 per agent process
 	Task agent.TaskID `json:"task"`
-	// Event is running (the process started) or exited.
+	// Event is running (the process started), exited, or metrics (the
+	// trial reported validation metrics: Step and Metrics).
 	Event string `json:"event"`
 	// Outcome, for exited: completed, failed, preempted or killed.
 	Outcome string `json:"outcome,omitempty"`
@@ -213,12 +214,18 @@ type Report struct {
 	ExitCode *int      `json:"exit_code,omitempty"`
 	Error    string    `json:"error,omitempty"` // why it could not start, or how it ended
 	At       time.Time `json:"at"`
+	// Step and Metrics, for metrics: one line of the trial's metrics file.
+	// Metrics travel as reports so that they share the reports' order,
+	// acknowledgement and retries, and arrive before the attempt's exit.
+	Step    int64              `json:"step,omitempty"`
+	Metrics map[string]float64 `json:"metrics,omitempty"`
 }
 
 // Report events.
 const (
 	EventRunning = "running"
 	EventExited  = "exited"
+	EventMetrics = "metrics"
 )
 
 // Sync is the body of POST /agents/{name}/sync.
@@ -358,4 +365,46 @@ type FairnessRow struct {
 	// while it had work waiting; Note says so in words.
 	Deprived bool   `json:"deprived"`
 	Note     string `json:"note,omitempty"`
+}
+
+// MetricPoint is one metric report of a trial.
+type MetricPoint struct {
+	Task    int                `json:"task"`
+	Attempt int                `json:"attempt"`
+	Step    int64              `json:"step"`
+	Time    time.Time          `json:"time"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// JobMetrics answers GET /jobs/{id}/metrics: every report of the job's
+// trials in the order the master received them, and a summary per trial.
+type JobMetrics struct {
+	JobID int64 `json:"job_id"`
+	// Metric is the searcher's metric, when it has one (asha,
+	// adaptive_asha); else the first name reported. SmallerIsBetter says
+	// which way is best.
+	Metric          string         `json:"metric,omitempty"`
+	SmallerIsBetter bool           `json:"smaller_is_better"`
+	Searcher        string         `json:"searcher,omitempty"`
+	Trials          []TrialMetrics `json:"trials"`
+	Points          []MetricPoint  `json:"points"`
+}
+
+// TrialMetrics summarises one trial's reports of Metric.
+type TrialMetrics struct {
+	Task            int             `json:"task"`
+	State           string          `json:"state"`
+	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
+	Reports         int             `json:"reports"`
+	// LatestStep and Latest are the last report of Metric by step; BestStep
+	// and Best the best one. Absent before the first report.
+	LatestStep *int64   `json:"latest_step,omitempty"`
+	Latest     *float64 `json:"latest,omitempty"`
+	BestStep   *int64   `json:"best_step,omitempty"`
+	Best       *float64 `json:"best,omitempty"`
+	// Bracket, Rung and Decision are the ASHA searcher's: the trial's
+	// bracket, the highest rung it reached, and continue, stopped or done.
+	Bracket  *int   `json:"bracket,omitempty"`
+	Rung     *int   `json:"rung,omitempty"`
+	Decision string `json:"decision,omitempty"`
 }

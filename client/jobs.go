@@ -175,3 +175,11 @@ func (c *Client) Projects(ctx context.Context) ([]api.Project, error) {
 func (c *Client) ReloadConfig(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/config/reload", nil, nil, nil)
 }
+
+// JobMetrics returns the metrics a job's trials reported, with a summary
+// per trial.
+func (c *Client) JobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
+	var m api.JobMetrics
+	err := c.do(ctx, http.MethodGet, jobPath(id)+"/metrics", nil, nil, &m)
+	return m, err
+}

@@ -135,7 +135,7 @@ func maxValueBytes(h Hyperparameter, grid bool) int {
 func plan(hps map[string]Hyperparameter, s Searcher) (int, error) {
 	names := sortedNames(hps)
 	grid := s.Name == SearchGrid
-	if !grid && s.Name != SearchRandom {
+	if !grid && s.Name != SearchRandom && !s.Adaptive() {
 		return 0, &planError{msg: fmt.Sprintf("unknown searcher %q", s.Name)}
 	}
 	for _, name := range names {
@@ -164,7 +164,7 @@ func plan(hps map[string]Hyperparameter, s Searcher) (int, error) {
 	} else {
 		n = s.MaxTrials
 		if n < 1 || n > MaxTrials {
-			return 0, &planError{msg: fmt.Sprintf("random search needs max_trials from 1 to %d", MaxTrials)}
+			return 0, &planError{msg: fmt.Sprintf("%s search needs max_trials from 1 to %d", s.Name, MaxTrials)}
 		}
 	}
 	size := 2

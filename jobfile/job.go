@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/allot-sched/allot/searcher"
 )
 
 // Kind is what a job runs.
@@ -180,7 +182,21 @@ type Searcher struct {
 	Name                SearcherName `json:"name"`
 	MaxTrials           int          `json:"max_trials"`            // == the number of trials
 	MaxConcurrentTrials int          `json:"max_concurrent_trials"` // >= 1; default MaxTrials
-	Seed                int64        `json:"seed"`                  // >= 0; used by random
+	Seed                int64        `json:"seed"`                  // >= 0; used by random, asha, adaptive_asha
+
+	// The adaptive searchers' fields (asha, adaptive_asha); zero for the
+	// others. Trials sample their hyperparameters as random search does.
+	Metric          string  `json:"metric,omitempty"`            // the metric trials report, required
+	SmallerIsBetter *bool   `json:"smaller_is_better,omitempty"` // default true; a pointer so that false survives JSON
+	MaxLength       int64   `json:"max_length,omitempty"`        // steps, required
+	Divisor         float64 `json:"divisor,omitempty"`           // reduction factor > 1; default 4
+	NumRungs        int     `json:"num_rungs,omitempty"`         // default 4
+	Brackets        int     `json:"brackets,omitempty"`          // 1 for asha; adaptive default (num_rungs+1)/2
+}
+
+// Adaptive reports whether the searcher decides from reported metrics.
+func (s *Searcher) Adaptive() bool {
+	return s != nil && (s.Name == SearchASHA || s.Name == SearchAdaptiveASHA)
 }
 
 // SearcherName is a search method.
@@ -190,9 +206,19 @@ type SearcherName string
 const (
 	SearchGrid   SearcherName = "grid"
 	SearchRandom SearcherName = "random"
+	// SearchASHA and SearchAdaptiveASHA sample like random and stop the
+	// trials that fall behind early (package searcher).
+	SearchASHA         SearcherName = "asha"
+	SearchAdaptiveASHA SearcherName = "adaptive_asha"
 )
 
-var searchers = []SearcherName{SearchGrid, SearchRandom}
+// Defaults of the adaptive searchers.
+const (
+	DefaultDivisor  = 4
+	DefaultNumRungs = 4
+)
+
+var searchers = []SearcherName{SearchGrid, SearchRandom, SearchASHA, SearchAdaptiveASHA}
 
 // Task is one task of a job: one trial of an experiment, or the single task
 // of the other kinds.
@@ -257,4 +283,10 @@ func (j *Job) String() string {
 // reservedEnv reports whether the agent owns the environment variable.
 func reservedEnv(name string) bool {
 	return strings.HasPrefix(name, "ALLOT_") || name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER"
+}
+
+// SearchConfig is the configuration of an adaptive searcher's Search.
+func (s *Searcher) SearchConfig() searcher.Config {
+	return searcher.Config{Metric: s.Metric, SmallerIsBetter: s.SmallerIsBetter == nil || *s.SmallerIsBetter, MaxLength: s.MaxLength,
+		Divisor: s.Divisor, NumRungs: s.NumRungs, MaxTrials: s.MaxTrials, Brackets: s.Brackets}
 }

@@ -275,11 +275,67 @@ func (p *parser) searcher(raw *yaml.Node, line int) *Searcher {
 	yamlfield.Field(f, "max_trials", &s.MaxTrials, yamlfield.IntIn(1, MaxTrials))
 	yamlfield.Field(f, "max_concurrent_trials", &s.MaxConcurrentTrials, yamlfield.IntAtLeast(1))
 	yamlfield.Field(f, "seed", &s.Seed, yamlfield.Int64In(0, 1<<63-1, "an integer >= 0"))
-	if nameOK && s.Name == SearchRandom && !f.Has("max_trials") {
-		p.ErrorAt(line, "searcher", nil, "random search needs max_trials (1 to %d)", MaxTrials)
+	if nameOK && s.Name != SearchGrid && !f.Has("max_trials") {
+		p.ErrorAt(line, "searcher", nil, "%s search needs max_trials (1 to %d)", s.Name, MaxTrials)
+	}
+	if nameOK {
+		p.adaptive(f, s, line)
 	}
 	f.Done()
 	return s
+}
+
+// adaptiveFields are the fields of asha and adaptive_asha only.
+var adaptiveFields = []string{"metric", "smaller_is_better", "max_length", "divisor", "num_rungs", "brackets"}
+
+// adaptive reads the fields of the adaptive searchers, fills in their
+// defaults and checks them together (searcher.Config.Validate).
+func (p *parser) adaptive(f *yamlfield.Fields, s *Searcher, line int) {
+	if !s.Adaptive() {
+		for _, k := range adaptiveFields {
+			if f.Has(k) {
+				f.Errorf(k, "only the asha and adaptive_asha searchers take %s, and this one is %s", k, s.Name)
+			}
+		}
+		return
+	}
+	smaller := true
+	s.Divisor, s.NumRungs = DefaultDivisor, DefaultNumRungs
+	before := p.Count()
+	if f.Required("metric") {
+		yamlfield.Field(f, "metric", &s.Metric, yamlfield.Text)
+	}
+	yamlfield.Field(f, "smaller_is_better", &smaller, yamlfield.Boolean)
+	s.SmallerIsBetter = &smaller
+	if f.Required("max_length") {
+		yamlfield.Field(f, "max_length", &s.MaxLength, yamlfield.Int64In(1, 1<<53, "a number of steps >= 1"))
+	}
+	yamlfield.Field(f, "divisor", &s.Divisor, yamlfield.PositiveNumber)
+	yamlfield.Field(f, "num_rungs", &s.NumRungs, yamlfield.IntIn(1, 20))
+	switch {
+	case s.Name == SearchASHA:
+		s.Brackets = 1
+		if yamlfield.Field(f, "brackets", &s.Brackets, yamlfield.IntIn(1, 20)) && s.Brackets != 1 {
+			f.Errorf("brackets", "only adaptive_asha runs several brackets; asha runs one (use adaptive_asha, or leave brackets out)")
+		}
+	default:
+		s.Brackets = (s.NumRungs + 1) / 2
+		if s.MaxTrials > 0 {
+			s.Brackets = min(s.Brackets, s.MaxTrials)
+		}
+		yamlfield.Field(f, "brackets", &s.Brackets, yamlfield.IntIn(1, 20))
+	}
+	if p.Count() != before || s.MaxTrials == 0 {
+		return
+	}
+	if err := s.SearchConfig().Validate(); err != nil {
+		key, _, _ := strings.Cut(err.Error(), ":")
+		if f.Has(key) {
+			f.Errorf(key, "%v", err)
+		} else {
+			p.ErrorAt(line, "searcher", nil, "%v", err)
+		}
+	}
 }
 
 // expandCheck runs the expansion once, so that a grid too large for the

@@ -417,3 +417,42 @@ func TestDocExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptiveSearchers checks the defaults of asha and adaptive_asha and
+// that their trials sample like random search.
+func TestAdaptiveSearchers(t *testing.T) {
+	base := "name: a\nentrypoint: x\nhyperparameters:\n  lr: {type: log, minval: -4, maxval: -1}\nsearcher:\n"
+	cases := []struct {
+		name string
+		src  string
+		want Searcher
+	}{
+		{"asha defaults", base + "  {name: asha, metric: loss, max_length: 64, max_trials: 8}\n",
+			Searcher{Name: SearchASHA, MaxTrials: 8, MaxConcurrentTrials: 8, Metric: "loss", SmallerIsBetter: ptr(true),
+				MaxLength: 64, Divisor: 4, NumRungs: 4, Brackets: 1}},
+		{"adaptive defaults", base + "  {name: adaptive_asha, metric: acc, smaller_is_better: false, max_length: 81, divisor: 3, max_trials: 9, max_concurrent_trials: 3, seed: 7}\n",
+			Searcher{Name: SearchAdaptiveASHA, MaxTrials: 9, MaxConcurrentTrials: 3, Seed: 7, Metric: "acc", SmallerIsBetter: ptr(false),
+				MaxLength: 81, Divisor: 3, NumRungs: 4, Brackets: 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := mustParse(t, c.src)
+			if !reflect.DeepEqual(*j.Searcher, c.want) {
+				t.Fatalf("searcher %+v, want %+v", *j.Searcher, c.want)
+			}
+			data, err := json.Marshal(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := ParseJSON("round trip", data)
+			if err != nil || !reflect.DeepEqual(back.Searcher, j.Searcher) {
+				t.Fatalf("JSON round trip: %v\n%s", err, data)
+			}
+			if got := hparams(t, j); len(got) != c.want.MaxTrials {
+				t.Fatalf("%d trials, want %d", len(got), c.want.MaxTrials)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

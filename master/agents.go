@@ -242,6 +242,8 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 			p.state = partRunning
 		}
 		return m.maybeRunning(ctx, t)
+	case api.EventMetrics:
+		return m.recordMetric(ctx, t, r)
 	case api.EventExited:
 		before := *p
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error

@@ -198,8 +198,12 @@ func checkSync(s api.Sync) error {
 			return badRequest("reports", "reports[%d]: seq %d: expected >= 1", i, r.Seq)
 		case checkTaskID(r.Task) != nil:
 			return badRequest("reports", "reports[%d]: %v", i, checkTaskID(r.Task))
-		case r.Event != api.EventRunning && r.Event != api.EventExited:
-			return badRequest("reports", "reports[%d]: event %q: expected running or exited", i, r.Event)
+		case r.Event != api.EventRunning && r.Event != api.EventExited && r.Event != api.EventMetrics:
+			return badRequest("reports", "reports[%d]: event %q: expected running, exited or metrics", i, r.Event)
+		case r.Event == api.EventMetrics && r.Step < 0:
+			return badRequest("reports", "reports[%d]: step %d: expected >= 0", i, r.Step)
+		case r.Event == api.EventMetrics && store.ValidateMetricValues(r.Metrics) != nil:
+			return badRequest("reports", "reports[%d]: %v", i, store.ValidateMetricValues(r.Metrics))
 		case r.Event == api.EventExited && !validOutcome(r.Outcome):
 			return badRequest("reports", "reports[%d]: outcome %q: expected completed, failed, preempted or killed", i, r.Outcome)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -99,6 +100,12 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 	if err != nil {
 		return store.Job{}, 0, badRequest("hyperparameters", "%v", err)
 	}
+	var search *searcher.Search
+	if spec.Searcher.Adaptive() {
+		if search, err = searcher.New(spec.Searcher.SearchConfig()); err != nil {
+			return store.Job{}, 0, badRequest("searcher", "%v", err)
+		}
+	}
 	if !opt.AllowInfeasible {
 		if err := m.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Resources)}); err != nil {
 			return store.Job{}, 0, err
@@ -120,6 +127,7 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 	defer m.mu.Unlock()
 	j := newJob(created)
 	j.spec = specOf(spec.Resources)
+	j.search = search
 	m.fair.addLeaf(created.Project, user)
 	for i, t := range tasks {
 		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,

@@ -237,6 +237,9 @@ func (m *Master) sendStarts(t *mtask) {
 			NodeRank:        rank,
 			NodeCount:       len(t.att.parts),
 		}
+		if j.search != nil && t.rec.Index < j.search.Trials() {
+			spec.MaxSteps = j.search.MaxSteps(t.rec.Index)
+		}
 		n := m.nodes[p.node]
 		n.send(api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -41,6 +42,9 @@ type mjob struct {
 	entryGen int
 	entryOK  bool
 	gone     bool // left the mirror; dropped from Master.order lazily
+	// search is the adaptive searcher of an asha or adaptive_asha
+	// experiment (experiments.go); nil otherwise.
+	search *searcher.Search
 }
 
 // pendingInfo is a sched.Pending with the blocker named by job id, so that
@@ -410,6 +414,9 @@ func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			}
 			m.setTask(t, rec)
 		}
+	}
+	if err := m.restoreSearch(ctx, j); err != nil {
+		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ type Reader interface {
 	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// Metrics lists a job's metric reports by ascending ID, the order in
+	// which they were stored.
+	Metrics(ctx context.Context, f MetricFilter) ([]Metric, error)
 }
 
 // Writer is the write side. Every state change is a compare-and-set: it
@@ -89,6 +92,10 @@ type Writer interface {
 	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
 	// is already stored is ignored, so a batch may be re-sent safely.
 	AppendLogs(ctx context.Context, lines []LogLine) error
+	// AppendMetric stores one metric report of an attempt and returns it
+	// with its ID; ok is false, and nothing is stored, when the task's
+	// step is stored already (ErrNotFound: no such attempt).
+	AppendMetric(ctx context.Context, m Metric) (out Metric, ok bool, err error)
 	// RecordUsage stores one usage record and returns it with its ID.
 	RecordUsage(ctx context.Context, u Usage) (Usage, error)
 }

@@ -388,3 +388,28 @@ func TestViewsFitNarrowScreen(t *testing.T) {
 		})
 	}
 }
+
+// TestJobDetailChartsMetrics checks the experiment's chart: one line per
+// trial, the stopped one dashed, and a caption naming the metric.
+func TestJobDetailChartsMetrics(t *testing.T) {
+	p := openPage(t, newFixture(), "#/jobs/1", wide)
+	caption := p.waitText("#metric-caption", "loss over steps")
+	if !strings.Contains(caption, "1 trials stopped early") || !strings.Contains(caption, "5 reports") {
+		t.Errorf("caption = %q", caption)
+	}
+	if n := evalJS[int](p, `document.querySelectorAll('#metric-chart polyline.trial').length`); n != 2 {
+		t.Fatalf("%d trial lines, want 2", n)
+	}
+	dash := evalJS[string](p, `document.querySelector('#metric-chart polyline[data-task="1"]').getAttribute('stroke-dasharray')`)
+	if dash == "" {
+		t.Errorf("the stopped trial's line is not dashed")
+	}
+	if pts := evalJS[string](p, `document.querySelector('#metric-chart polyline[data-task="0"]').getAttribute('points')`); strings.Count(pts, ",") != 3 {
+		t.Errorf("trial 0 points %q, want 3", pts)
+	}
+	p2 := openPage(t, newFixture(), "#/jobs/2", wide)
+	p2.waitText("#fields", "running")
+	if hidden := evalJS[bool](p2, `document.getElementById('metrics').hidden`); !hidden {
+		t.Errorf("a job without reports shows the metrics panel")
+	}
+}

@@ -197,6 +197,10 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.patchJob)
 	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.killJob)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.jobLogs)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		f.reply(w, 200, fixtureMetrics(id))
+	})
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.nodes) })
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.projects) })
@@ -389,4 +393,24 @@ func (f *fixture) jobLogs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// fixtureMetrics gives job 1 an ASHA search of two trials, trial 1
+// stopped at step 3; the other jobs have no reports.
+func fixtureMetrics(id int64) api.JobMetrics {
+	m := api.JobMetrics{JobID: id, SmallerIsBetter: true, Points: []api.MetricPoint{}}
+	if id != 1 {
+		return m
+	}
+	m.Metric, m.Searcher = "loss", "asha"
+	for _, p := range []struct {
+		task int
+		step int64
+		loss float64
+	}{{0, 1, 0.9}, {1, 1, 1.4}, {0, 3, 0.5}, {1, 3, 1.3}, {0, 9, 0.2}} {
+		m.Points = append(m.Points, api.MetricPoint{Task: p.task, Attempt: 1, Step: p.step, Time: at(0),
+			Metrics: map[string]float64{"loss": p.loss}})
+	}
+	m.Trials = []api.TrialMetrics{{Task: 0, State: "running", Decision: "continue"}, {Task: 1, State: "completed", Decision: "stopped"}}
+	return m
 }

@@ -12,7 +12,14 @@
 // writes the checkpoint, prints "done step=N" and exits 0. It prints
 // "step N" after each step, so the log shows exactly which steps ran.
 //
-// The checkpoint is ALLOT_CHECKPOINT_DIR/train-state.json, {"step": N},
+// Each step is one step of gradient descent on a small fixed
+// least-squares problem (objective.go) with the trial's hyperparameters lr
+// and momentum; every -validate-every steps, and at the end, it appends
+// the validation loss to ALLOT_METRICS_FILE as {"step": N, "metrics":
+// {"loss": L, "train_loss": T}}. ALLOT_TRIAL_MAX_STEPS, which adaptive
+// searchers set, overrides -steps.
+//
+// The checkpoint is ALLOT_CHECKPOINT_DIR/train-state.json, {"step": N, ...},
 // written to a temporary file and renamed, so that a kill mid-write leaves
 // the previous checkpoint whole. Without ALLOT_CHECKPOINT_DIR it uses
 // ./checkpoint.
@@ -31,21 +38,30 @@ import (
 )
 
 type state struct {
-	Step int `json:"step"`
+	Step int       `json:"step"`
+	W    []float64 `json:"w,omitempty"` // the model's weights
+	V    []float64 `json:"v,omitempty"` // the momentum's velocity
 }
 
 func main() {
 	steps := flag.Int("steps", 100, "train until this step")
 	stepTime := flag.Duration("step-time", 50*time.Millisecond, "how long one step takes")
 	every := flag.Int("checkpoint-every", 0, "also checkpoint every N steps (0: only when asked and at the end)")
+	validate := flag.Int("validate-every", 1, "report the validation loss every N steps (0: never)")
 	flag.Parse()
-	if err := run(*steps, *stepTime, *every); err != nil {
+	if v := os.Getenv("ALLOT_TRIAL_MAX_STEPS"); v != "" {
+		if _, err := fmt.Sscan(v, steps); err != nil {
+			fmt.Fprintln(os.Stderr, "train: ALLOT_TRIAL_MAX_STEPS:", err)
+			os.Exit(1)
+		}
+	}
+	if err := run(*steps, *stepTime, *every, *validate); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
 	}
 }
 
-func run(steps int, stepTime time.Duration, every int) error {
+func run(steps int, stepTime time.Duration, every, validate int) error {
 	// Catch the signal first, so that a request that arrives while
 	// starting up is not lost.
 	sig := make(chan os.Signal, 1)
@@ -65,6 +81,14 @@ func run(steps int, stepTime time.Duration, every int) error {
 	if err != nil {
 		return err
 	}
+	hp, err := readHparams()
+	if err != nil {
+		return err
+	}
+	prob := newProblem()
+	if len(st.W) != dims {
+		st.W, st.V = make([]float64, dims), make([]float64, dims)
+	}
 	fmt.Printf("start step=%d restart=%s hparams=%s\n", st.Step, envOr("ALLOT_RESTART_COUNT", "0"), envOr("ALLOT_HPARAMS", "{}"))
 
 	for st.Step < steps {
@@ -78,8 +102,16 @@ func run(steps int, stepTime time.Duration, every int) error {
 			return checkpoint(path, st, "checkpoint", s.String())
 		case <-time.After(stepTime):
 		}
+		prob.step(st.W, st.V, hp.LR, hp.Momentum)
 		st.Step++
 		fmt.Printf("step %d\n", st.Step)
+		if validate > 0 && (st.Step%validate == 0 || st.Step == steps) {
+			err := reportMetrics(st.Step, map[string]float64{"loss": loss(st.W, prob.xv, prob.yv),
+				"train_loss": loss(st.W, prob.xt, prob.yt)})
+			if err != nil {
+				return err
+			}
+		}
 		if every > 0 && st.Step%every == 0 {
 			if err := save(path, st); err != nil {
 				return err

@@ -50,6 +50,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Nodes", testNodes},
 		{"Usage", testUsage},
 		{"Events", testEvents},
+		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"ConcurrentStartsOneWins", testConcurrentStarts},

@@ -5,6 +5,7 @@
 import {call, get} from './api.js';
 import {duration, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
+import {metricPanel} from './metrics.js';
 
 const terminal = new Set(['completed', 'failed', 'killed']);
 const maxTasks = 200;
@@ -16,6 +17,8 @@ export function mount(root, ctx) {
   const fields = h('dl', {class: 'fields', id: 'fields'});
   const tasks = h('div', {id: 'tasks'});
   const logs = logPanel(id);
+  const metrics = metricPanel();
+  const sameMetrics = memo();
   const same = memo();
   const render = (j) => {
     act.job = j;
@@ -32,12 +35,22 @@ export function mount(root, ctx) {
     h('p', {class: 'crumbs'}, h('a', {href: '#/jobs'}, 'Jobs'), ' / ', `job ${id}`),
     title, why, act.el,
     h('section', {'aria-labelledby': 'fields-h'}, h('h2', {id: 'fields-h'}, 'Details'), fields),
+    metrics.el,
     h('section', {'aria-labelledby': 'tasks-h'}, h('h2', {id: 'tasks-h'}, 'Tasks and attempts'), tasks),
     logs.el,
   );
   return {
     async refresh(signal) {
-      render(await get('/jobs/' + id, signal));
+      const j = await get('/jobs/' + id, signal);
+      render(j);
+      if (j.kind === 'experiment') {
+        // The chart is extra: a failure to load it leaves the page as is.
+        const m = await get(`/jobs/${id}/metrics`, signal).catch((e) => {
+          if (e.name === 'AbortError') throw e;
+          return null;
+        });
+        if (m && !sameMetrics(m)) metrics.set(m);
+      }
     },
     error(e) {
       if (e.status === 404) {

@@ -1,0 +1,163 @@
+package agentd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// Trials report metrics by appending JSON lines to ALLOT_METRICS_FILE; the
+// agent reads each attempt's file while it runs and once more after it
+// ends, and queues each line as a metrics report ahead of the exit report.
+// No credential is needed: the node reports for the attempts it runs, and
+// the master checks that it does.
+
+// DefaultMetricsInterval is Config.MetricsInterval when unset.
+const DefaultMetricsInterval = time.Second
+
+// MaxMetricsLineBytes bounds one line of a metrics file; a longer line is
+// skipped.
+const MaxMetricsLineBytes = 64 << 10
+
+// metricsChunk is how much of a metrics file one read takes at most.
+const metricsChunk = 1 << 20
+
+// MetricsLine is one line of a metrics file.
+type MetricsLine struct {
+	Step    *int64             `json:"step"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// ParseMetricsLine reads one line of a metrics file:
+// {"step": N, "metrics": {"name": number, ...}}, N >= 0. Other fields are
+// ignored, so that a trial may log more (an epoch, a time).
+func ParseMetricsLine(line []byte) (int64, map[string]float64, error) {
+	var l MetricsLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return 0, nil, fmt.Errorf(`expected {"step": N, "metrics": {"name": number}}: %w`, err)
+	}
+	switch {
+	case l.Step == nil:
+		return 0, nil, errors.New("step: missing (expected an integer >= 0)")
+	case *l.Step < 0:
+		return 0, nil, fmt.Errorf("step: %d, expected an integer >= 0", *l.Step)
+	}
+	if err := store.ValidateMetricValues(l.Metrics); err != nil {
+		return 0, nil, err
+	}
+	return *l.Step, l.Metrics, nil
+}
+
+// metricsTail follows one metrics file from its start.
+type metricsTail struct {
+	path     string
+	off      int64
+	skipping bool // inside a line longer than MaxMetricsLineBytes
+	bad      int  // lines skipped
+}
+
+// read returns the reports of the complete lines added since the last
+// read; final also takes a last line without its newline, as the trial
+// has ended. A file that does not exist yet has no lines.
+func (mt *metricsTail) read(id agent.TaskID, final bool) ([]api.Report, []error) {
+	f, err := os.Open(mt.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{err}
+	}
+	defer f.Close()
+	var out []api.Report
+	var errs []error
+	buf := make([]byte, metricsChunk)
+	for {
+		n, err := f.ReadAt(buf, mt.off)
+		data := buf[:n]
+		end := bytes.LastIndexByte(data, '\n') + 1
+		if final && (err == io.EOF || n < len(buf)) {
+			end = n
+		}
+		if end == 0 {
+			if n == len(buf) { // no newline in a whole chunk: a line too long
+				mt.off += int64(n)
+				mt.skipping = true
+				continue
+			}
+			return out, errs
+		}
+		for line := range bytes.SplitSeq(data[:end], []byte{'\n'}) {
+			if mt.skipping {
+				mt.skipping = false
+				mt.bad++
+				errs = append(errs, fmt.Errorf("a line longer than %d bytes", MaxMetricsLineBytes))
+				continue
+			}
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			if len(line) > MaxMetricsLineBytes {
+				mt.bad++
+				errs = append(errs, fmt.Errorf("a line of %d bytes, more than %d", len(line), MaxMetricsLineBytes))
+				continue
+			}
+			step, values, perr := ParseMetricsLine(line)
+			if perr != nil {
+				mt.bad++
+				errs = append(errs, perr)
+				continue
+			}
+			out = append(out, api.Report{Task: id, Event: api.EventMetrics, Step: step, Metrics: values, At: time.Now().UTC()})
+		}
+		mt.off += int64(end)
+		if n < len(buf) {
+			return out, errs
+		}
+	}
+}
+
+// tailMetrics reads an attempt's metrics file every MetricsInterval until
+// stop is closed, and once more after, then closes done.
+func (a *Agent) tailMetrics(att *attempt, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(a.cfg.MetricsInterval)
+	defer tick.Stop()
+	mt := &metricsTail{path: att.task.MetricsFile()}
+	for {
+		select {
+		case <-stop:
+			a.queueMetrics(att, mt, true)
+			return
+		case <-tick.C:
+			a.queueMetrics(att, mt, false)
+		}
+	}
+}
+
+// queueMetrics reads new lines and queues their reports.
+func (a *Agent) queueMetrics(att *attempt, mt *metricsTail, final bool) {
+	id := att.spec.ID()
+	reps, errs := mt.read(id, final)
+	for _, err := range errs {
+		if mt.bad <= 10 { // the first few: a trial writing garbage must not flood the log
+			a.log.Warn("metrics line skipped", "task", id.String(), "file", mt.path, "err", err)
+		}
+	}
+	if len(reps) == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, r := range reps {
+		a.enqueueLocked(r)
+	}
+}

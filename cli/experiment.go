@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+)
+
+func newExperimentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "experiment",
+		Short: "Show an experiment's trials and the metrics they reported",
+	}
+	cmd.AddCommand(newExperimentShowCmd())
+	return cmd
+}
+
+func newExperimentShowCmd() *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show an experiment's trials with their latest and best metric and the searcher's decisions",
+		Long: "Show an experiment's trials with their latest and best value of the searcher's metric (or, without\n" +
+			"an adaptive searcher, of the first metric reported) and, for asha and adaptive_asha, each trial's\n" +
+			"bracket, the rungs it reached and the searcher's decision. -o json and -o yaml add every report.",
+		Example:           "  allot experiment show 12\n  allot experiment show 12 -o json",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeJobID,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			id, err := parseJobID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			m, err := c.JobMetrics(ctx, id)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if done, err := out.structured(w, m); done {
+				return err
+			}
+			return printExperiment(w, m, out.wide())
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+// printExperiment prints one row per trial.
+func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
+	metric := m.Metric
+	if metric == "" {
+		metric = "metric"
+	}
+	way := "smaller is better"
+	if !m.SmallerIsBetter {
+		way = "larger is better"
+	}
+	searcher := m.Searcher
+	if searcher == "" {
+		searcher = "none"
+	}
+	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s (%s)  reports %d\n\n", m.JobID, searcher, metric, way, len(m.Points))
+	header := []string{"TRIAL", "STATE", "STEP", "LATEST", "BEST", "BEST STEP"}
+	adaptive := len(m.Trials) > 0 && m.Trials[0].Decision != ""
+	if adaptive {
+		header = append(header, "BRACKET", "RUNGS", "DECISION")
+	}
+	if wide {
+		header = append(header, "HYPERPARAMETERS")
+	}
+	t := newTable(w, header...)
+	for _, tr := range m.Trials {
+		row := []string{strconv.Itoa(tr.Task), tr.State, optInt(tr.LatestStep), optFloat(tr.Latest), optFloat(tr.Best), optInt(tr.BestStep)}
+		if adaptive {
+			row = append(row, optInt(intPtr64(tr.Bracket)), optInt(intPtr64(tr.Rung)), tr.Decision)
+		}
+		if wide {
+			row = append(row, string(tr.Hyperparameters))
+		}
+		t.row(row...)
+	}
+	return t.flush()
+}
+
+func optInt(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*v, 10)
+}
+
+func optFloat(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'g', 6, 64)
+}
+
+func intPtr64(v *int) *int64 {
+	if v == nil {
+		return nil
+	}
+	x := int64(*v)
+	return &x
+}

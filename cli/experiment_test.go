@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+func TestExperimentShow(t *testing.T) {
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "trials with the searcher's standing", args: []string{"experiment", "show", "3"}, out: `Experiment 3  searcher asha  metric loss (smaller is better)  reports 4
+
+TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
+0      running    12    0.5     0.4   9          0        1      continue
+1      completed  3     1.2     1.2   3          0        1      stopped
+2      queued     -     -       -     -          0        0      continue
+`},
+		{name: "unknown job", args: []string{"experiment", "show", "99"}, err: "master: 404 Not Found: no job 99"},
+		{name: "bad output", args: []string{"experiment", "show", "3", "-o", "xml"}, err: `--output: expected one of`},
+	})
+	out, _, err := runAt(t, f, "experiment", "show", "3", "-o", "json")
+	var m api.JobMetrics
+	if err != nil || json.Unmarshal([]byte(out), &m) != nil || len(m.Points) != 4 || m.Trials[1].Decision != "stopped" {
+		t.Errorf("experiment show -o json: %v\n%s", err, out)
+	}
+}

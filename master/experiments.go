@@ -1,0 +1,232 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/searcher"
+	"github.com/allot-sched/allot/store"
+)
+
+// Experiments with an adaptive searcher (asha, adaptive_asha): trials
+// report metrics through their agent (api.EventMetrics reports), the
+// master stores each (task, step) once, in arrival order, and feeds the
+// new ones to the job's searcher.Search, which may stop a trial: the trial
+// is killed at once, freeing its GPUs, and ends completed with the
+// searcher's reason. The Search is not stored: it is a pure function of
+// the stored reports, so a restarted master replays them (restoreSearch).
+
+// maxMetricPoints bounds the reports one GET /jobs/{id}/metrics returns.
+const maxMetricPoints = 100_000
+
+// searchOf makes a job's Search from its stored job file, nil when the
+// job has no adaptive searcher; name is the searcher's name.
+func searchOf(rec store.Job) (s *searcher.Search, name jobfile.SearcherName, err error) {
+	if rec.Kind != store.KindExperiment || len(rec.Spec) == 0 {
+		return nil, "", nil
+	}
+	spec, err := jobfile.ParseJSON("stored job file", rec.Spec)
+	if err != nil {
+		return nil, "", fmt.Errorf("job %d: %w", rec.ID, err)
+	}
+	if !spec.Searcher.Adaptive() {
+		return nil, spec.Searcher.Name, nil
+	}
+	s, err = searcher.New(spec.Searcher.SearchConfig())
+	return s, spec.Searcher.Name, err
+}
+
+// replay feeds stored reports to a fresh Search, in their stored order.
+func replay(s *searcher.Search, mets []store.Metric) {
+	name := s.Config().Metric
+	for _, met := range mets {
+		if v, ok := met.Values[name]; ok && met.Index < s.Trials() {
+			s.Observe(met.Index, met.Step, v) // a bad value was refused when stored
+		}
+	}
+}
+
+// restoreSearch rebuilds a live job's Search from its stored reports and
+// carries out its decisions that a previous master may not have: a
+// stopped trial still running is killed, one being killed ends completed.
+func (m *Master) restoreSearch(ctx context.Context, j *mjob) error {
+	s, _, err := searchOf(j.rec)
+	if err != nil || s == nil {
+		return err
+	}
+	mets, err := m.st.Metrics(ctx, store.MetricFilter{JobID: j.rec.ID, Index: -1})
+	if err != nil {
+		return err
+	}
+	replay(s, mets)
+	j.search = s
+	for _, t := range j.tasks {
+		if t.rec.Index >= s.Trials() || s.Trial(t.rec.Index).Decision != searcher.Stop {
+			continue
+		}
+		if t.rec.State == store.TaskKilling && t.endTo == store.TaskKilled && !j.rec.State.Terminal() {
+			t.endTo = store.TaskCompleted
+			continue
+		}
+		if err := m.stopTrial(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordMetric stores a metrics report of t's current attempt and, when
+// it is new, shows it to the job's searcher. A report the agent should
+// not have sent (it checks them) is logged and dropped, so that it cannot
+// block the node's report stream.
+func (m *Master) recordMetric(ctx context.Context, t *mtask, r api.Report) error {
+	if err := store.ValidateMetricValues(r.Metrics); err != nil || r.Step < 0 {
+		m.log.Warn("metrics report dropped", "task", t.id().String(), "step", r.Step, "err", err)
+		return nil
+	}
+	met, ok, err := m.st.AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
+		Attempt: t.rec.Attempt, Step: r.Step, Time: r.At, Values: r.Metrics})
+	if err != nil || !ok {
+		return err
+	}
+	s := t.job.search
+	if s == nil || t.rec.Index >= s.Trials() {
+		return nil
+	}
+	v, ok := met.Values[s.Config().Metric]
+	if !ok {
+		return nil
+	}
+	before := s.Trial(t.rec.Index).Decision
+	d, err := s.Observe(t.rec.Index, met.Step, v)
+	if err != nil || before != searcher.Continue || d != searcher.Stop {
+		return nil
+	}
+	return m.stopTrial(ctx, t)
+}
+
+// stopTrial ends a trial that the searcher stopped: killed at once when
+// it holds an attempt, ended at once when it waits in the queue. Either
+// way it ends completed: stopping early is the search working, not a
+// failure of the trial or a kill by a user.
+func (m *Master) stopTrial(ctx context.Context, t *mtask) error {
+	reason := t.job.search.Reason(t.rec.Index)
+	switch {
+	case t.att != nil:
+		return m.killTask(ctx, t, store.TaskCompleted, reason)
+	case t.rec.State == store.TaskQueued:
+		rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+			From: store.TaskQueued, To: store.TaskCompleted, At: m.now(), Reason: reason})
+		if err != nil {
+			return err
+		}
+		m.setTask(t, rec)
+		m.kick()
+		return m.settleJob(ctx, t.job)
+	}
+	return nil
+}
+
+func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	if err := m.mayReadJob(r, id); err != nil {
+		m.deny(w, r, err)
+		return
+	}
+	out, err := m.jobMetrics(r.Context(), id)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// jobMetrics builds a job's metrics view from the store alone; the
+// searcher's standing comes from a replay, the same as the live one's.
+func (m *Master) jobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
+	rec, err := m.st.Job(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return api.JobMetrics{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
+	}
+	if err != nil {
+		return api.JobMetrics{}, err
+	}
+	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+	if err != nil {
+		return api.JobMetrics{}, err
+	}
+	mets, err := m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
+	if err != nil {
+		return api.JobMetrics{}, err
+	}
+	s, name, err := searchOf(rec)
+	if err != nil {
+		m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
+	}
+	out := api.JobMetrics{JobID: id, SmallerIsBetter: true, Searcher: string(name), Points: make([]api.MetricPoint, 0, len(mets))}
+	if s != nil {
+		replay(s, mets)
+		out.Metric, out.SmallerIsBetter = s.Config().Metric, s.Config().SmallerIsBetter
+	}
+	for _, met := range mets {
+		out.Points = append(out.Points, api.MetricPoint{Task: met.Index, Attempt: met.Attempt, Step: met.Step,
+			Time: met.Time, Metrics: met.Values})
+		if out.Metric == "" {
+			out.Metric = firstName(met.Values)
+		}
+	}
+	out.Trials = trialSummaries(tasks, mets, out.Metric, out.SmallerIsBetter, s)
+	return out, nil
+}
+
+// firstName is the first metric name in byte order.
+func firstName(values map[string]float64) string {
+	var names []string
+	for k := range values {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names[0]
+}
+
+// trialSummaries gives each task its latest and best value of metric,
+// and the searcher's standing when there is one.
+func trialSummaries(tasks []store.Task, mets []store.Metric, metric string, smaller bool, s *searcher.Search) []api.TrialMetrics {
+	out := make([]api.TrialMetrics, len(tasks))
+	for i, t := range tasks {
+		out[i] = api.TrialMetrics{Task: t.Index, State: string(t.State), Hyperparameters: t.Hyperparameters}
+		if s != nil && t.Index < s.Trials() {
+			st := s.Trial(t.Index)
+			b, r := st.Bracket, st.Rung
+			out[i].Bracket, out[i].Rung, out[i].Decision = &b, &r, string(st.Decision)
+		}
+	}
+	for _, met := range mets {
+		if met.Index < 0 || met.Index >= len(out) || out[met.Index].Task != met.Index {
+			continue
+		}
+		tm := &out[met.Index]
+		tm.Reports++
+		v, ok := met.Values[metric]
+		if !ok {
+			continue
+		}
+		step := met.Step
+		if tm.LatestStep == nil || step >= *tm.LatestStep {
+			tm.LatestStep, tm.Latest = &step, &v
+		}
+		if tm.Best == nil || (smaller && v < *tm.Best) || (!smaller && v > *tm.Best) {
+			tm.BestStep, tm.Best = &step, &v
+		}
+	}
+	return out
+}
