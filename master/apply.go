@@ -95,7 +95,7 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 		if t == nil {
 			continue // ended or already asked to stop since the snapshot
 		}
-		reason := "preempted for job " + m.snap.Jobs[p.For].ID
+		reason := preemptionRule(&m.snap, p)
 		ops = append(ops, &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}})
 	}
