@@ -408,3 +408,71 @@ type TrialMetrics struct {
 	Rung     *int   `json:"rung,omitempty"`
 	Decision string `json:"decision,omitempty"`
 }
+
+// Explanation is GET /jobs/{id}/explain: why a job waits (or ran as it
+// did), in the order of its pool, and what would let it start.
+type Explanation struct {
+	Job    int64  `json:"job"`
+	State  string `json:"state"`
+	Pool   string `json:"pool"`
+	Policy string `json:"policy"`
+	// Order says how the pool ranks its queue, in words.
+	Order string `json:"order"`
+	// Position is the job's place in its pool's queue (from 1) and
+	// Queued the jobs waiting there; Ahead lists the first jobs ahead.
+	Position int      `json:"position,omitempty"`
+	Queued   int      `json:"queued,omitempty"`
+	Ahead    []JobRef `json:"ahead,omitempty"`
+	// Factors is the multifactor priority's breakdown, in multifactor
+	// pools.
+	Factors *Factors `json:"factors,omitempty"`
+	// Pending is the last pass's reason.
+	Pending *Pending `json:"pending,omitempty"`
+	// WouldStart is the counterfactual: the least that would let it
+	// start now.
+	WouldStart *Counterfactual `json:"would_start,omitempty"`
+	// Preemptions lists how its preempted attempts were taken: by which
+	// job, under which rule.
+	Preemptions []string `json:"preemptions,omitempty"`
+	// Summary is the explanation in a few sentences.
+	Summary string `json:"summary"`
+}
+
+// JobRef names another job in an explanation.
+type JobRef struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	User    string `json:"user,omitempty"`
+	Project string `json:"project,omitempty"`
+	Slots   int    `json:"slots"` // held (running jobs) or needed per task
+	// EndsAt is when a running job's time limit runs out, when it has one.
+	EndsAt *time.Time `json:"ends_at,omitempty"`
+}
+
+// Factors is a job's multifactor priority, factor by factor (0..1 each
+// before its weight), as Slurm's sprio shows it.
+type Factors struct {
+	Age       float64 `json:"age"`
+	FairShare float64 `json:"fair_share"`
+	JobSize   float64 `json:"job_size"`
+	QOS       float64 `json:"qos"`
+	Pool      float64 `json:"pool"`
+	Nice      int     `json:"nice"`
+	Priority  float64 `json:"priority"`
+}
+
+// Counterfactual is the smallest change that would let a job start now.
+type Counterfactual struct {
+	// Never names a constraint no node of the pool can meet (it can only
+	// start after the cluster or its configuration changes).
+	Never string `json:"never,omitempty"`
+	// Node (or Nodes, for a gang) is where it could start soonest, and
+	// MustEnd the running jobs there that would have to end or be
+	// preempted first; empty when it fits now.
+	Nodes   []string `json:"nodes,omitempty"`
+	MustEnd []JobRef `json:"must_end,omitempty"`
+	// Quota says which quota or limit binds, and by how much.
+	Quota string `json:"quota,omitempty"`
+	// Message says it in words.
+	Message string `json:"message"`
+}

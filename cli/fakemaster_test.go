@@ -94,6 +94,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })
+	mux.HandleFunc("GET /api/v1/jobs/{id}/explain", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureExplanation()) })
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureFairness()) })
 	mux.HandleFunc("GET /api/v1/history/scenario", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")

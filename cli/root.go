@@ -30,7 +30,7 @@ func New() *cobra.Command {
 	root.AddCommand(newDevCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
-	root.AddCommand(newUsageCmd(), newHistoryCmd(), newFairnessCmd())
+	root.AddCommand(newUsageCmd(), newHistoryCmd(), newFairnessCmd(), newExplainCmd())
 	markUsageErrors(root)
 	return root
 }

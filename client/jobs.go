@@ -183,3 +183,10 @@ func (c *Client) JobMetrics(ctx context.Context, id int64) (api.JobMetrics, erro
 	err := c.do(ctx, http.MethodGet, jobPath(id)+"/metrics", nil, nil, &m)
 	return m, err
 }
+
+// Explain returns why a job waits and what would let it start.
+func (c *Client) Explain(ctx context.Context, id int64) (api.Explanation, error) {
+	var x api.Explanation
+	err := c.do(ctx, http.MethodGet, jobPath(id)+"/explain", nil, nil, &x)
+	return x, err
+}

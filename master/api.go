@@ -34,6 +34,7 @@ var routes = []route{
 	{"PATCH", "/jobs/{id}", (*Master).handlePatchJob},
 	{"POST", "/jobs/{id}/kill", (*Master).handleKillJob},
 	{"GET", "/jobs/{id}/logs", (*Master).handleLogs},
+	{"GET", "/jobs/{id}/explain", (*Master).handleExplain},
 	{"GET", "/jobs/{id}/metrics", (*Master).handleJobMetrics},
 	{"GET", "/nodes", (*Master).handleNodes},
 	{"GET", "/pools", (*Master).handlePools},

@@ -136,7 +136,8 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 	}{
 		{"would delay", "#/jobs/4", []string{"would_delay", "fits now but would delay the reservation of job 3",
 			"2 in the queue of pool a100", "none: the pool's policy holds no reservation"}, "#/jobs/3", false},
-		{"reserved", "#/jobs/3", []string{"reserved", "head of the queue", "1 in the queue of pool a100", "no single job"}, "", true},
+		{"reserved", "#/jobs/3", []string{"What would let it start now", "head of the queue", "1 in the queue of pool a100",
+			"once job 2 ended", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -194,6 +194,7 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /readyz", f.readyz)
 	mux.HandleFunc("GET /api/v1/jobs", f.listJobs)
 	mux.HandleFunc("GET /api/v1/jobs/{id}", f.getJob)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/explain", f.explain)
 	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.patchJob)
 	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.killJob)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.jobLogs)
@@ -307,6 +308,21 @@ func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
 	}
 	writeJSON(w, http.StatusNotFound, api.Error{Error: fmt.Sprintf("job %d does not exist", id)})
 	return nil
+}
+
+// explain answers as the master would for the fixture's queue: job 3
+// waits for job 2 to end.
+func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	x := api.Explanation{Job: id, State: "queued", Pool: "a100", Policy: "priority",
+		Summary:    "It is waiting in pool a100, which orders its queue by priority (lower first), then by submission.",
+		WouldStart: &api.Counterfactual{Nodes: []string{"gpu-a1"}, Message: "8 slots free now on gpu-a1."}}
+	if id == 3 {
+		x.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-a2"},
+			MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Slots: 4, EndsAt: atp(40 * time.Minute)}},
+			Message: "It could start on gpu-a2 once job 2 ended or were preempted."}
+	}
+	f.reply(w, 200, x)
 }
 
 func (f *fixture) getJob(w http.ResponseWriter, r *http.Request) {

@@ -19,6 +19,7 @@ export function mount(root, ctx) {
   const logs = logPanel(id);
   const metrics = metricPanel();
   const sameMetrics = memo();
+  const sameWhy = memo();
   const same = memo();
   const render = (j) => {
     act.job = j;
@@ -43,6 +44,14 @@ export function mount(root, ctx) {
     async refresh(signal) {
       const j = await get('/jobs/' + id, signal);
       render(j);
+      if (j.position) {
+        // The explanation is extra: without it the page keeps the reason.
+        const x = await get(`/jobs/${id}/explain`, signal).catch((e) => {
+          if (e.name === 'AbortError') throw e;
+          return null;
+        });
+        if (x && !sameWhy([j, x])) renderWhy(why, j, x);
+      }
       if (j.kind === 'experiment') {
         // The chart is extra: a failure to load it leaves the page as is.
         const m = await get(`/jobs/${id}/metrics`, signal).catch((e) => {
@@ -127,7 +136,7 @@ function actions(id, ctx, render) {
   return act;
 }
 
-function renderWhy(el, j) {
+function renderWhy(el, j, x) {
   const p = j.pending;
   if (j.state !== 'queued' && !p) {
     el.hidden = true;
@@ -141,14 +150,45 @@ function renderWhy(el, j) {
   const est = p.estimated_start
     ? when(p.estimated_start, 'both')
     : 'none: the pool\'s policy holds no reservation for this job';
+  const cf = x && x.would_start;
+  const mustEnd = cf && cf.must_end ? cf.must_end : [];
+  let blocked = '—';
+  if (p.blocked_by) blocked = jobLink(p.blocked_by);
+  else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => jobLink(r.id)));
+  else if (cf && cf.never) blocked = 'no job: ' + cf.never;
+  else if (x) blocked = 'no running job: the slots are free';
   fill(el,
     h('h2', {id: 'why-h'}, 'Why is it waiting?'),
     h('p', {class: 'why-msg'}, p.message),
+    x ? h('p', {class: 'why-summary', id: 'why-summary'}, x.summary) : null,
     h('dl', {class: 'fields'},
       h('dt', {}, 'Reason'), h('dd', {}, h('code', {class: 'reason'}, p.reason)),
       h('dt', {}, 'Position'), h('dd', {}, j.position ? `${j.position} in the queue of pool ${j.pool}` : '—'),
-      h('dt', {}, 'Blocked by'), h('dd', {}, p.blocked_by ? jobLink(p.blocked_by) : 'no single job'),
-      h('dt', {}, 'Estimated start'), h('dd', {id: 'estimated-start'}, est)));
+      h('dt', {}, 'Blocked by'), h('dd', {id: 'blocked-by'}, blocked),
+      h('dt', {}, 'Estimated start'), h('dd', {id: 'estimated-start'}, est)),
+    cf ? wouldStart(cf) : null);
+}
+
+// wouldStart renders the counterfactual: the running jobs that would have
+// to end, and when their time limits run out.
+function wouldStart(cf) {
+  const rows = (cf.must_end || []).map((r) => h('tr', {'data-must-end': r.id},
+    h('td', {}, jobLink(r.id)), h('td', {}, r.name || '—'), h('td', {}, r.user || '—'), h('td', {class: 'num'}, r.slots),
+    h('td', {}, r.ends_at ? when(r.ends_at, 'both') : 'no time limit')));
+  return h('div', {class: 'would-start', id: 'would-start'},
+    h('h3', {}, 'What would let it start now'),
+    h('p', {}, cf.message),
+    rows.length ? h('table', {}, h('thead', {}, h('tr', {}, ['Job', 'Name', 'User', 'Slots', 'Its time limit ends'].map((c) => h('th', {scope: 'col'}, c)))),
+      h('tbody', {}, rows)) : null);
+}
+
+function joinNodes(nodes) {
+  const out = [];
+  nodes.forEach((n, i) => {
+    if (i) out.push(', ');
+    out.push(n);
+  });
+  return out;
 }
 
 function renderFields(el, j) {

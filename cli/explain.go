@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+func newExplainCmd() *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:   "explain ID",
+		Short: "Explain why a job waits and what would let it start",
+		Long: `Explain a job from the master's last scheduling pass: its place in its
+pool's queue and how the pool orders it, the jobs ahead, the reason it did
+not start, the multifactor priority factor by factor (multifactor pools),
+and a counterfactual: the least that would let it start now — the running
+jobs that would have to end or be preempted and on which node, the quota
+or limit that binds, or the constraint no node meets. Preempted attempts
+say which job took their GPUs and under which rule.`,
+		Example:           "  allot explain 42\n  allot explain 42 -o json",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeJobID,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseJobID(args[0])
+			if err != nil {
+				return err
+			}
+			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.Explain(ctx, id)
+			}, func(w io.Writer, v any) error { return printExplanation(w, v.(api.Explanation)) })
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+func printExplanation(w io.Writer, x api.Explanation) error {
+	fmt.Fprintf(w, "Job %d (%s, pool %s, %s)\n\n%s\n", x.Job, x.State, x.Pool, x.Policy, wrap(x.Summary, 76))
+	if x.Position > 0 {
+		fmt.Fprintf(w, "\nQueue:    %d of %d, ordered %s\n", x.Position, x.Queued, x.Order)
+	}
+	if len(x.Ahead) > 0 {
+		var refs []string
+		for _, a := range x.Ahead {
+			refs = append(refs, fmt.Sprintf("%d %s (%s, %d slots)", a.ID, a.Name, orDash(a.User), a.Slots))
+		}
+		fmt.Fprintf(w, "Ahead:    %s\n", strings.Join(refs, "; "))
+	}
+	if p := x.Pending; p != nil {
+		fmt.Fprintf(w, "Reason:   %s: %s\n", p.Reason, p.Message)
+		if p.BlockedBy != 0 {
+			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
+		}
+		if p.EstimatedStart != nil {
+			fmt.Fprintf(w, "Start:    %s\n", when(*p.EstimatedStart))
+		}
+	}
+	if f := x.Factors; f != nil {
+		fmt.Fprintf(w, "Priority: %.4f (age %.3f, fair share %.3f, size %.3f, QOS %.3f, pool %.3f, nice %d)\n",
+			f.Priority, f.Age, f.FairShare, f.JobSize, f.QOS, f.Pool, f.Nice)
+	}
+	if cf := x.WouldStart; cf != nil {
+		fmt.Fprintln(w, "\nWhat would let it start now:")
+		switch {
+		case cf.Never != "":
+			fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
+		case len(cf.MustEnd) == 0:
+			fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
+		default:
+			fmt.Fprintf(w, "  on %s, once these end or are preempted:\n", strings.Join(cf.Nodes, ", "))
+			t := newTable(w, "  JOB", "NAME", "USER", "PROJECT", "SLOTS", "TIME LIMIT ENDS")
+			for _, r := range cf.MustEnd {
+				ends := "no time limit"
+				if r.EndsAt != nil {
+					ends = when(*r.EndsAt)
+				}
+				t.row("  "+strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends)
+			}
+			if err := t.flush(); err != nil {
+				return err
+			}
+		}
+		if cf.Quota != "" {
+			fmt.Fprintf(w, "  %s\n", cf.Quota)
+		}
+	}
+	if len(x.Preemptions) > 0 {
+		fmt.Fprintln(w, "\nPreempted:")
+		for _, p := range x.Preemptions {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+	return nil
+}
+
+// when shows a time as a local date-time with how far it is from now:
+// "2026-11-26 14:02 (in 2h 10m)".
+func when(t time.Time) string {
+	d := t.Sub(now()).Round(time.Second)
+	rel := "now"
+	switch {
+	case d > 0:
+		rel = "in " + humanDur(d)
+	case d < 0:
+		rel = humanDur(-d) + " ago"
+	}
+	return t.In(displayZone).Format("2006-01-02 15:04") + " (" + rel + ")"
+}
+
+func humanDur(d time.Duration) string {
+	secs := int64(d / time.Second)
+	switch {
+	case secs >= 86400:
+		return fmt.Sprintf("%dd %dh", secs/86400, secs%86400/3600)
+	case secs >= 3600:
+		return fmt.Sprintf("%dh %dm", secs/3600, secs%3600/60)
+	case secs >= 60:
+		return fmt.Sprintf("%dm", secs/60)
+	}
+	return fmt.Sprintf("%ds", secs)
+}
+
+// wrap breaks text into lines of at most width runes at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		if i > 0 && n+1+len(word) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+func fixtureExplanation() api.Explanation {
+	end := t0.Add(40 * time.Minute)
+	return api.Explanation{Job: 4, State: "queued", Pool: "research", Policy: "priority", Order: "by priority (lower first), then by submission",
+		Position: 2, Queued: 3, Ahead: []api.JobRef{{ID: 3, Name: "bert", User: "bo", Slots: 8}},
+		Pending: &api.Pending{Reason: "no_capacity", Message: "needs 4 slots per task, 0 are free in the pool"},
+		WouldStart: &api.Counterfactual{Nodes: []string{"dgx-1"},
+			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
+			Message: "It could start on dgx-1 once job 1 ended or were preempted."},
+		Preemptions: []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)"},
+		Summary:     "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ended or were preempted."}
+}
+
+func TestExplainCommand(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "explain", args: []string{"explain", "4"}, out: `Job 4 (queued, pool research, priority)
+
+It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1
+ended or were preempted.
+
+Queue:    2 of 3, ordered by priority (lower first), then by submission
+Ahead:    3 bert (bo, 8 slots)
+Reason:   no_capacity: needs 4 slots per task, 0 are free in the pool
+
+What would let it start now:
+  on dgx-1, once these end or are preempted:
+  JOB  NAME    USER  PROJECT  SLOTS  TIME LIMIT ENDS
+  1    resnet  ann   vision   4      ` + t0.Add(40*time.Minute).UTC().Format("2006-01-02 15:04") + ` (in 40m)
+
+Preempted:
+  task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)
+`},
+		{name: "bad id", args: []string{"explain", "x"}, err: `job ID: expected a positive integer, got "x"`},
+	})
+}

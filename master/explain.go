@@ -1,0 +1,385 @@
+package master
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// Explanations. GET /jobs/{id}/explain answers, from the last scheduling
+// pass's snapshot, the questions a waiting user asks: where the job stands
+// in its pool's order and why, what held it back in the last pass, and a
+// counterfactual: the least that would let it start now (which running
+// jobs would have to end or be preempted, on which node; which quota
+// binds; which constraint no node meets).
+
+// maxAhead bounds the jobs ahead that an explanation lists.
+const maxAhead = 5
+
+func (m *Master) handleExplain(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	if err := m.mayReadJob(r, id); err != nil {
+		m.deny(w, r, err)
+		return
+	}
+	view, err := m.job(r.Context(), id)
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	m.mu.Lock()
+	x := m.explain(view)
+	m.mu.Unlock()
+	for _, a := range atts {
+		if a.EndState == store.AttemptPreempted {
+			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
+				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), a.Reason))
+		}
+	}
+	x.Summary = summary(x)
+	writeJSON(w, http.StatusOK, x)
+}
+
+// explain builds the explanation of a job from the last pass. Callers hold
+// mu.
+func (m *Master) explain(view api.Job) api.Explanation {
+	x := api.Explanation{Job: view.ID, State: view.State, Pool: view.Pool, Position: view.Position, Pending: view.Pending}
+	pi := m.cfg.PoolIndex(view.Pool)
+	if pi >= 0 {
+		x.Policy = string(m.cfg.Pools[pi].Policy)
+		x.Order = orderOf(m.cfg.Pools[pi].Policy)
+	}
+	j := m.jobs[view.ID]
+	if j == nil || view.Position == 0 {
+		return x // not waiting: the summary says how it stands
+	}
+	x.Queued, x.Ahead = m.ahead(j)
+	ji := slices.Index(m.view.jobs, j)
+	if ji < 0 || ji >= len(m.snap.Jobs) {
+		return x
+	}
+	if pi >= 0 && m.cfg.Pools[pi].Policy == sched.PolicyMultifactor {
+		if fs, err := sched.PriorityFactors(&m.snap); err == nil && ji < len(fs) {
+			f := fs[ji]
+			x.Factors = &api.Factors{Age: f.Age, FairShare: f.FairShare, JobSize: f.JobSize, QOS: f.QOS, Pool: f.Pool,
+				Nice: f.Nice, Priority: f.Priority}
+		}
+	}
+	x.WouldStart = m.counterfactual(ji)
+	return x
+}
+
+// ahead counts the jobs waiting in j's pool and lists the first ones ranked
+// before it.
+func (m *Master) ahead(j *mjob) (int, []api.JobRef) {
+	var queue []*mjob
+	for _, o := range m.jobs {
+		if o.rec.Pool == j.rec.Pool && !o.rec.State.Terminal() && o.count.get(store.TaskQueued) > 0 {
+			queue = append(queue, o)
+		}
+	}
+	pi := m.cfg.PoolIndex(j.rec.Pool)
+	if pi >= 0 {
+		slices.SortFunc(queue, queueKey(m.cfg.Pools[pi].Policy))
+	}
+	var out []api.JobRef
+	for _, o := range queue {
+		if o == j || len(out) == maxAhead {
+			break
+		}
+		out = append(out, api.JobRef{ID: o.rec.ID, Name: o.rec.Name, User: o.rec.User, Project: o.rec.Project, Slots: o.rec.Slots})
+	}
+	return len(queue), out
+}
+
+// nodeUse is one node of the pool in the counterfactual: its free slots and
+// the running allocations on it, soonest to end first.
+type nodeUse struct {
+	name   string
+	slots  int
+	free   int
+	allocs []int // indexes into the snapshot's Allocs
+}
+
+// counterfactual finds the least that would let job ji start now.
+func (m *Master) counterfactual(ji int) *api.Counterfactual {
+	s := &m.snap
+	e := &s.Jobs[ji]
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	if err := sched.Feasible(s, e); err != nil {
+		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
+	}
+	if need == 0 {
+		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
+	}
+	nodes := m.poolNodes(e)
+	cf := &api.Counterfactual{}
+	chosen, ends := pickNodes(s, nodes, need)
+	for _, n := range chosen {
+		cf.Nodes = append(cf.Nodes, n.name)
+	}
+	seen := map[int]bool{}
+	for _, ai := range ends {
+		a := &s.Allocs[ai]
+		if seen[a.Job] {
+			continue
+		}
+		seen[a.Job] = true
+		cf.MustEnd = append(cf.MustEnd, m.allocRef(ai))
+	}
+	cf.Quota = m.quotaBind(e, need)
+	switch {
+	case len(cf.MustEnd) == 0:
+		cf.Message = fmt.Sprintf("%s free now on %s: it would start at once if nothing ranked before it and no rule held it back.",
+			slotWord(need), strings.Join(cf.Nodes, ", "))
+	default:
+		var names []string
+		for _, r := range cf.MustEnd {
+			names = append(names, "job "+strconv.FormatInt(r.ID, 10))
+		}
+		cf.Message = fmt.Sprintf("It could start on %s once %s ended or were preempted.",
+			strings.Join(cf.Nodes, ", "), strings.Join(names, ", "))
+	}
+	if cf.Quota != "" {
+		cf.Message += " " + cf.Quota
+	}
+	return cf
+}
+
+// poolNodes lists the nodes of e's pool that match its GPU type.
+func (m *Master) poolNodes(e *sched.Job) []*nodeUse {
+	s := &m.snap
+	byNode := map[int32]*nodeUse{}
+	var out []*nodeUse
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.Pool != e.Pool || (e.GPU != "" && n.GPU != e.GPU) {
+			continue
+		}
+		u := &nodeUse{name: n.Name, slots: n.Slots, free: n.Slots}
+		byNode[int32(i)] = u
+		out = append(out, u)
+	}
+	for ai := range s.Allocs {
+		for _, ns := range s.Allocs[ai].Nodes {
+			if u := byNode[ns.Node]; u != nil {
+				u.free -= int(ns.Slots)
+				u.allocs = append(u.allocs, ai)
+			}
+		}
+	}
+	for _, u := range out {
+		slices.SortStableFunc(u.allocs, func(a, b int) int {
+			return cmp.Compare(s.Allocs[a].End(s.Jobs), s.Allocs[b].End(s.Jobs))
+		})
+	}
+	return out
+}
+
+// pickNodes chooses where a task of need slots could start soonest: one
+// node when it fits one (the node needing the fewest running jobs to end,
+// then the soonest), else the nodes with the most free slots together; it
+// returns them and the allocations that would have to end there.
+func pickNodes(s *sched.Snapshot, nodes []*nodeUse, need int) ([]*nodeUse, []int) {
+	var best *nodeUse
+	var bestEnds []int
+	for _, n := range nodes {
+		if n.slots < need {
+			continue
+		}
+		free, ends := n.free, []int(nil)
+		for _, ai := range n.allocs {
+			if free >= need {
+				break
+			}
+			free += allocSlotsOn(&s.Allocs[ai], n, s)
+			ends = append(ends, ai)
+		}
+		if best == nil || len(ends) < len(bestEnds) ||
+			(len(ends) == len(bestEnds) && lastEnd(s, ends) < lastEnd(s, bestEnds)) {
+			best, bestEnds = n, ends
+		}
+	}
+	if best != nil {
+		return []*nodeUse{best}, bestEnds
+	}
+	// A gang: the emptiest nodes first, then what ends soonest on them.
+	sorted := slices.Clone(nodes)
+	slices.SortStableFunc(sorted, func(a, b *nodeUse) int { return cmp.Compare(b.free, a.free) })
+	var chosen []*nodeUse
+	total := 0
+	for _, n := range sorted {
+		if total >= need {
+			break
+		}
+		chosen = append(chosen, n)
+		total += n.slots
+	}
+	free := 0
+	var all []int
+	for _, n := range chosen {
+		free += n.free
+		all = append(all, n.allocs...)
+	}
+	slices.SortStableFunc(all, func(a, b int) int { return cmp.Compare(s.Allocs[a].End(s.Jobs), s.Allocs[b].End(s.Jobs)) })
+	var ends []int
+	for _, ai := range all {
+		if free >= need {
+			break
+		}
+		free += sched.Slots(s.Allocs[ai].Nodes)
+		ends = append(ends, ai)
+	}
+	return chosen, ends
+}
+
+// allocSlotsOn is what an allocation holds on node n.
+func allocSlotsOn(a *sched.Alloc, n *nodeUse, s *sched.Snapshot) int {
+	for _, ns := range a.Nodes {
+		if int(ns.Node) < len(s.Nodes) && s.Nodes[ns.Node].Name == n.name {
+			return int(ns.Slots)
+		}
+	}
+	return 0
+}
+
+func lastEnd(s *sched.Snapshot, allocs []int) int64 {
+	var t int64
+	for _, ai := range allocs {
+		t = max(t, s.Allocs[ai].End(s.Jobs))
+	}
+	return t
+}
+
+// allocRef names the job of an allocation. Callers hold mu.
+func (m *Master) allocRef(ai int) api.JobRef {
+	s := &m.snap
+	a := &s.Allocs[ai]
+	ref := api.JobRef{Slots: sched.Slots(a.Nodes)}
+	if ai < len(m.view.allocs) && m.view.allocs[ai].t != nil {
+		j := m.view.allocs[ai].t.job
+		ref.ID, ref.Name, ref.User, ref.Project = j.rec.ID, j.rec.Name, j.rec.User, j.rec.Project
+	} else if id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
+		ref.ID = id
+	}
+	if end := a.End(s.Jobs); end != sched.Never {
+		t := time.Unix(end, 0).UTC()
+		ref.EndsAt = &t
+	}
+	return ref
+}
+
+// quotaBind says which quota or limit keeps the job's project from taking
+// need more slots, in quota pools; "" when none does.
+func (m *Master) quotaBind(e *sched.Job, need int) string {
+	s := &m.snap
+	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
+		return ""
+	}
+	p := &s.Projects[e.Project]
+	used := 0
+	for ai := range s.Allocs {
+		if a := &s.Allocs[ai]; s.Jobs[a.Job].Project == e.Project && !a.Preempting {
+			used += sched.Slots(a.Nodes)
+		}
+	}
+	switch {
+	case p.Limit > 0 && used+need > p.Limit:
+		return fmt.Sprintf("Its project %s holds %d of its limit of %d; this job needs %d more, %d over the limit.",
+			p.Name, used, p.Limit, need, used+need-p.Limit)
+	case used+need > p.Quota:
+		return fmt.Sprintf("Its project %s holds %d of its quota of %d; with this job's %d it would be %d over quota, so it runs only on idle slots (and may be reclaimed).",
+			p.Name, used, p.Quota, need, used+need-p.Quota)
+	}
+	return ""
+}
+
+// orderOf says in words how a policy ranks its queue.
+func orderOf(p sched.Policy) string {
+	switch p {
+	case sched.PolicyFIFO:
+		return "first come, first served"
+	case sched.PolicyBackfill:
+		return "first come, first served; later jobs may start early on slots that delay no reservation"
+	case sched.PolicyPriority:
+		return "by priority (lower first), then by submission"
+	case sched.PolicyQuota:
+		return "by priority within each project; projects under their quota before those over it"
+	case sched.PolicyFairShare:
+		return "the user or project furthest below its fair share first"
+	case sched.PolicyMultifactor:
+		return "by multifactor priority (age, fair share, size, QOS, pool), highest first"
+	}
+	return string(p)
+}
+
+func slotWord(n int) string { return plural.Count(n, "slot") }
+
+// summary says the explanation in a few sentences.
+func summary(x api.Explanation) string {
+	var b strings.Builder
+	switch {
+	case x.Position == 0 && x.State == "running":
+		b.WriteString("It is running.")
+	case x.Position == 0:
+		fmt.Fprintf(&b, "It is %s and waits for nothing.", x.State)
+	default:
+		fmt.Fprintf(&b, "It is %s of %d waiting in pool %s, which orders its queue %s.",
+			ordinal(x.Position), x.Queued, x.Pool, x.Order)
+		if len(x.Ahead) > 0 {
+			var ids []string
+			for _, a := range x.Ahead {
+				ids = append(ids, "job "+strconv.FormatInt(a.ID, 10))
+			}
+			fmt.Fprintf(&b, " Ahead of it: %s.", strings.Join(ids, ", "))
+		}
+		if x.Pending != nil {
+			fmt.Fprintf(&b, " In the last pass: %s.", x.Pending.Message)
+			if x.Pending.BlockedBy != 0 {
+				fmt.Fprintf(&b, " Job %d holds it back.", x.Pending.BlockedBy)
+			}
+		}
+		if x.WouldStart != nil {
+			b.WriteString(" " + x.WouldStart.Message)
+		}
+	}
+	if len(x.Preemptions) > 0 {
+		fmt.Fprintf(&b, " It was preempted %s.", plural.Count(len(x.Preemptions), "time"))
+	}
+	return b.String()
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}

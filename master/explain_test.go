@@ -1,0 +1,102 @@
+package master
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+)
+
+// TestExplain: a waiting job's explanation gives its place in the queue,
+// the last pass's reason, and the least that would let it start: the
+// running jobs that would have to end, on the node where fewest must; a
+// gang needs both nodes; a job no node can run says so.
+func TestExplain(t *testing.T) {
+	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	n1 := h.agent("n1", 4)
+	a := h.submit(jobSpec("a", 4, `, "time_limit": 3600`))
+	h.step()
+	n2 := h.agent("n2", 4)
+	b := h.submit(jobSpec("b", 2, `, "time_limit": 1800`))
+	c := h.submit(jobSpec("c", 2, `, "time_limit": 7200`))
+	h.step()
+	h.sync(n1, n2, n1, n2)
+	d := h.submit(jobSpec("d", 4, ""))
+	e := h.submit(jobSpec("e", 8, ""))
+	var reply api.SubmitReply
+	if code := h.do("POST", "/api/v1/jobs?allow_infeasible=true", jobSpec("f", 1, `, "gpu": "a100"`), &reply); code != 201 {
+		t.Fatalf("submit f: %d", code)
+	}
+	h.step()
+
+	explain := func(id int64) api.Explanation {
+		var x api.Explanation
+		if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/explain", nil, &x); code != 200 {
+			t.Fatalf("explain %d: %d", id, code)
+		}
+		return x
+	}
+	ids := func(refs []api.JobRef) []int64 {
+		var out []int64
+		for _, r := range refs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		job      int64
+		position int
+		nodes    string
+		mustEnd  []int64
+		never    bool
+		says     []string
+	}{
+		{"one node: the node where one job must end", d, 1, "n1", []int64{a}, false,
+			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10)}},
+		{"a gang: both nodes, every job", e, 2, "n1,n2", []int64{b, a, c}, false, // soonest to end first
+			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10)}},
+		{"a GPU type no node has", reply.ID, 3, "", nil, true, []string{"a100"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := explain(tt.job)
+			if x.Position != tt.position || x.WouldStart == nil || x.Pending == nil {
+				t.Fatalf("explanation %+v, want position %d with a reason and a counterfactual", x, tt.position)
+			}
+			cf := x.WouldStart
+			if strings.Join(cf.Nodes, ",") != tt.nodes || !slicesEqual(ids(cf.MustEnd), tt.mustEnd) || (cf.Never != "") != tt.never {
+				t.Fatalf("counterfactual %+v, want nodes %s, must end %v, never %v", cf, tt.nodes, tt.mustEnd, tt.never)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(x.Summary, s) {
+					t.Errorf("summary %q does not say %q", x.Summary, s)
+				}
+			}
+		})
+	}
+	if x := explain(a); x.Position != 0 || !strings.Contains(x.Summary, "running") {
+		t.Errorf("a running job's explanation: %+v", x)
+	}
+	if code := h.do("GET", "/api/v1/jobs/999/explain", nil, nil); code != 404 {
+		t.Errorf("explain of a missing job: %d, want 404", code)
+	}
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
