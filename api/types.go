@@ -59,8 +59,14 @@ type Pending struct {
 	Message string `json:"message"` // for people
 	// BlockedBy names the job that holds it back, when one does.
 	BlockedBy int64 `json:"blocked_by,omitempty"`
-	// EstimatedStart is the reservation's start, when the policy has one.
+	// EstimatedStart is when it should start: the reservation's start,
+	// when the policy holds one, else the master's forecast (running tasks
+	// end at their time limits); absent when a task without a time limit
+	// stands in the way.
 	EstimatedStart *time.Time `json:"estimated_start,omitempty"`
+	// EstimateBasis says where EstimatedStart comes from: "reservation"
+	// or "forecast".
+	EstimateBasis string `json:"estimate_basis,omitempty"`
 }
 
 // Task is one task of a job with its attempts.

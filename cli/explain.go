@@ -12,6 +12,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/sched"
 )
 
 func newExplainCmd() *cobra.Command {
@@ -116,18 +117,7 @@ func when(t time.Time) string {
 	return t.In(displayZone).Format("2006-01-02 15:04") + " (" + rel + ")"
 }
 
-func humanDur(d time.Duration) string {
-	secs := int64(d / time.Second)
-	switch {
-	case secs >= 86400:
-		return fmt.Sprintf("%dd %dh", secs/86400, secs%86400/3600)
-	case secs >= 3600:
-		return fmt.Sprintf("%dh %dm", secs/3600, secs%3600/60)
-	case secs >= 60:
-		return fmt.Sprintf("%dm", secs/60)
-	}
-	return fmt.Sprintf("%ds", secs)
-}
+func humanDur(d time.Duration) string { return sched.HumanDuration(int64(d / time.Second)) }
 
 // wrap breaks text into lines of at most width runes at spaces.
 func wrap(text string, width int) string {

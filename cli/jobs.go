@@ -173,7 +173,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	if done, err := f.out.structured(w, shown); done {
 		return err
 	}
-	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "REASON"}
+	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "START", "REASON"}
 	if f.out.wide() {
 		header = slices.Insert(header, 6, "USER", "PRIORITY", "AGE")
 	}
@@ -184,13 +184,31 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 			pos = strconv.Itoa(j.Position)
 		}
 		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
-			fmt.Sprintf("%d/%d", j.Running, j.Tasks), orDash(jobReason(j))}
+			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j), orDash(jobReason(j))}
 		if f.out.wide() {
 			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), age(j.SubmittedAt))
 		}
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// startText is when a waiting job should start, from now: "in 2h 10m"
+// ("~" for a forecast rather than a reservation), or "-".
+func startText(j api.Job) string {
+	p := j.Pending
+	if p == nil || p.EstimatedStart == nil {
+		return "-"
+	}
+	d := p.EstimatedStart.Sub(now()).Round(time.Second)
+	s := "now"
+	if d > 0 {
+		s = "in " + humanDur(d)
+	}
+	if p.EstimateBasis == "forecast" {
+		s = "~" + s
+	}
+	return s
 }
 
 // keepJob applies the filter, and without --all or --state hides ended jobs.

@@ -55,10 +55,10 @@ func runCLICases(t *testing.T, f *fakeMaster, tests []cliCase) {
 	}
 }
 
-const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  REASON
--    3   llm-pretrain  running  research  vision   8      2/2    -
-1    5   asha          queued   research  nlp      1      4/20   needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   1      0/1    behind job 5
+const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -      -
+1    5   asha          queued   research  nlp      1      4/20   in 2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   1      0/1    -      behind job 5
 `
 
 func TestJobs(t *testing.T) {
@@ -66,18 +66,18 @@ func TestJobs(t *testing.T) {
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
 		{name: "live jobs by default", args: []string{"jobs"}, out: queueTable},
-		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  REASON
--    3   llm-pretrain  running    research  vision   8      2/2    -
-1    5   asha          queued     research  nlp      1      4/20   needs 1 slot, 0 free
-2    6   notebook      queued     batch     vision   1      0/1    behind job 5
--    2   old-eval      completed  batch     nlp      2      0/1    -
+		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  START  REASON
+-    3   llm-pretrain  running    research  vision   8      2/2    -      -
+1    5   asha          queued     research  nlp      1      4/20   in 2h  needs 1 slot, 0 free
+2    6   notebook      queued     batch     vision   1      0/1    -      behind job 5
+-    2   old-eval      completed  batch     nlp      2      0/1    -      -
 `},
-		{name: "pool", args: []string{"jobs", "--pool", "batch", "--all"}, out: `POS  ID  NAME      STATE      POOL   PROJECT  SLOTS  TASKS  REASON
-2    6   notebook  queued     batch  vision   1      0/1    behind job 5
--    2   old-eval  completed  batch  nlp      2      0/1    -
+		{name: "pool", args: []string{"jobs", "--pool", "batch", "--all"}, out: `POS  ID  NAME      STATE      POOL   PROJECT  SLOTS  TASKS  START  REASON
+2    6   notebook  queued     batch  vision   1      0/1    -      behind job 5
+-    2   old-eval  completed  batch  nlp      2      0/1    -      -
 `},
-		{name: "project and user", args: []string{"jobs", "--project", "vision", "--user", "ana", "--state", "queued"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  REASON
-2    6   notebook  queued  batch  vision   1      0/1    behind job 5
+		{name: "project and user", args: []string{"jobs", "--project", "vision", "--user", "ana", "--state", "queued"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
+2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5
 `},
 		{name: "a terminal state without --all", args: []string{"jobs", "--state", "completed", "-o", "yaml"}, out: `- id: 2
   name: old-eval
@@ -97,18 +97,18 @@ func TestJobs(t *testing.T) {
   ended_at: "2024-05-01T10:00:00Z"
 `},
 		{name: "nothing matches", args: []string{"jobs", "--project", "ml", "-o", "json"}, out: "[]\n"},
-		{name: "empty table", args: []string{"jobs", "--project", "ml"}, out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  REASON\n"},
+		{name: "empty table", args: []string{"jobs", "--project", "ml"}, out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  START  REASON\n"},
 		{name: "unknown pool", args: []string{"jobs", "--pool", "nosuch"},
 			err: `master: 400 Bad Request: pool "nosuch": no such pool (pools: research, batch)`},
 		{name: "unknown node", args: []string{"jobs", "--node", "nosuch"},
 			err: `node "nosuch": no such node (nodes: dgx-1, dgx-2)`},
-		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  REASON
--    3   llm-pretrain  running  research  vision   8      2/2    -
+		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -      -
 `},
-		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     AGE  SLOTS  TASKS  REASON
--    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    0s   8      2/2    -
-1    5   asha          queued   research  nlp      bo    42 (NORMAL)  0s   1      4/20   needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  0s   1      0/1    behind job 5
+		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     AGE  SLOTS  TASKS  START  REASON
+-    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    0s   8      2/2    -      -
+1    5   asha          queued   research  nlp      bo    42 (NORMAL)  0s   1      4/20   in 2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  0s   1      0/1    -      behind job 5
 `},
 		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},

@@ -128,6 +128,10 @@ type Master struct {
 	// preempted lists, per project, when its tasks were preempted or
 	// moved in the last hour (budget.go).
 	preempted map[string][]time.Time
+	// eta holds the forecast start of waiting jobs by id (eta.go), made
+	// at etaAt (wall clock).
+	eta   map[int64]time.Time
+	etaAt time.Time
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -234,8 +238,12 @@ func (m *Master) Tick(ctx context.Context) {
 	if err := m.flushUsage(ctx); err != nil {
 		m.log.Error("recording usage", "err", err)
 	}
+	due := time.Since(m.etaAt) >= etaEvery
 	m.mu.Unlock()
 	m.Step(ctx)
+	if due {
+		m.refreshETA()
+	}
 }
 
 // Step runs scheduling passes now: after an event, passes until the plan

@@ -18,6 +18,12 @@ func (m *Master) jobView(j *mjob, pos int) api.Job {
 	v.Position = pos
 	if pos > 0 && j.pending != nil {
 		v.Pending = j.pending.view()
+		switch at, ok := m.eta[j.rec.ID]; {
+		case v.Pending.EstimatedStart != nil:
+			v.Pending.EstimateBasis = "reservation"
+		case ok:
+			v.Pending.EstimatedStart, v.Pending.EstimateBasis = &at, "forecast"
+		}
 	}
 	return v
 }

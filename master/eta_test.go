@@ -1,0 +1,58 @@
+package master
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/config"
+)
+
+// TestForecastETA: under FIFO, where the core reserves nothing, every
+// waiting job still gets an estimated start from the forecast: when the
+// tasks before it end at their time limits. A job behind a task without a
+// time limit gets none.
+func TestForecastETA(t *testing.T) {
+	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	b := h.submit(jobSpec("b", 4, `, "time_limit": 1800`))
+	c := h.submit(jobSpec("c", 2, `, "time_limit": 600`))
+	forever := h.submit(jobSpec("forever", 4, ""))
+	after := h.submit(jobSpec("after", 1, `, "time_limit": 60`))
+	h.step()
+	h.m.refreshETA()
+	now := h.clock.Now()
+	tests := []struct {
+		name string
+		id   int64
+		want time.Duration // from now; -1 for no estimate
+	}{
+		{"behind the running job", b, time.Hour},
+		{"behind b", c, 90 * time.Minute},
+		{"after c", forever, 100 * time.Minute},
+		{"behind a job without a time limit", after, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := h.job(tt.id).Pending
+			if p == nil {
+				t.Fatal("no pending explanation")
+			}
+			if tt.want < 0 {
+				if p.EstimatedStart != nil {
+					t.Fatalf("estimated start %v, want none", p.EstimatedStart)
+				}
+				return
+			}
+			if p.EstimatedStart == nil || !p.EstimatedStart.Equal(now.Add(tt.want)) || p.EstimateBasis != "forecast" {
+				t.Fatalf("estimate %v (%s), want %v from a forecast", p.EstimatedStart, p.EstimateBasis, now.Add(tt.want))
+			}
+		})
+	}
+}
