@@ -20,6 +20,7 @@ type simFlags struct {
 	policy     string
 	set        string
 	history    historyFlags
+	estimates  bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -66,6 +67,7 @@ with its pools, projects and nodes as a scenario; --save keeps the file.`,
 	f.workloadFlags.register(cmd)
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&f.noTimeline, "no-timeline", false, "leave the allocation timeline out of the JSON result")
+	fl.BoolVar(&f.estimates, "estimates", false, "record each job's estimated start at submission (the live master's forecast) in the JSON result")
 	fl.BoolVar(&f.series, "series", false, "add the time series (utilisation, queue, shares) to the JSON result")
 	fl.BoolVar(&f.jobs, "jobs", true, "report every job (default: for scenarios, not for traces)")
 	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority")
@@ -91,6 +93,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	opt.Timeline = f.json && f.jobs && !f.noTimeline
 	opt.Attempts = f.json && f.jobs
 	opt.Series = f.json && f.series
+	opt.Estimates = f.estimates
 	w, err := f.load(path)
 	if err != nil {
 		return err

@@ -20,65 +20,6 @@ import (
 // etaEvery is how often the forecast runs, from the loop's tick.
 const etaEvery = 10 * time.Second
 
-// Forecast bounds: passes and end events, so that a forecast costs a
-// bounded number of passes however long the queue.
-const (
-	maxForecastEvents = 500
-	maxForecastPasses = 2000
-)
-
-// forecast returns, for each job of base with waiting tasks, when the
-// first of them would start (Unix seconds); jobs it cannot place in the
-// bounds are left out. base is not changed.
-func forecast(base *sched.Snapshot) map[int]int64 {
-	s := *base
-	s.Jobs = slices.Clone(base.Jobs)
-	s.Allocs = make([]sched.Alloc, 0, len(base.Allocs))
-	for _, a := range base.Allocs {
-		if a.Preempting {
-			continue // its slots are as good as free
-		}
-		a.Nodes = slices.Clone(a.Nodes)
-		s.Allocs = append(s.Allocs, a)
-	}
-	eta := map[int]int64{}
-	var sc sched.Scheduler
-	passes := 0
-	for events := 0; events < maxForecastEvents; events++ {
-		for passes < maxForecastPasses {
-			passes++
-			plan, err := sc.Schedule(&s)
-			if err != nil || len(plan.Starts) == 0 {
-				break
-			}
-			for _, st := range plan.Starts {
-				if _, ok := eta[st.Job]; !ok {
-					eta[st.Job] = s.Now
-				}
-				s.Allocs = append(s.Allocs, sched.Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
-				s.Jobs[st.Job].Waiting--
-			}
-		}
-		next := sched.Never
-		for i := range s.Allocs {
-			if end := s.Allocs[i].End(s.Jobs); end > s.Now && end < next {
-				next = end
-			}
-		}
-		if next == sched.Never || waitingLeft(&s) == 0 {
-			break
-		}
-		kept := s.Allocs[:0]
-		for _, a := range s.Allocs {
-			if a.End(s.Jobs) > next {
-				kept = append(kept, a)
-			}
-		}
-		s.Allocs, s.Now = kept, next
-	}
-	return eta
-}
-
 // copySnapshot copies what the next passes of the master reuse in place:
 // every slice, and the allocations' placements, which live in an arena.
 func copySnapshot(src *sched.Snapshot) sched.Snapshot {
@@ -100,14 +41,6 @@ func copySnapshot(src *sched.Snapshot) sched.Snapshot {
 	return s
 }
 
-func waitingLeft(s *sched.Snapshot) int {
-	n := 0
-	for i := range s.Jobs {
-		n += s.Jobs[i].Waiting
-	}
-	return n
-}
-
 // refreshETA runs the forecast on a copy of the last snapshot, outside
 // mu, and keeps its estimates by job id.
 func (m *Master) refreshETA() {
@@ -118,7 +51,7 @@ func (m *Master) refreshETA() {
 		ids[i] = j.rec.ID
 	}
 	m.mu.Unlock()
-	est := forecast(&snap)
+	est := sched.Forecast(&snap)
 	out := make(map[int64]time.Time, len(est))
 	for ji, at := range est {
 		if ji < len(ids) {

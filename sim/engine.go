@@ -43,6 +43,9 @@ type job struct {
 	state    State
 	start    int64
 	end      int64
+	// estimate is the forecast start recorded at submission
+	// (Options.Estimates), -1 for none.
+	estimate int64
 	preempt  int
 	alive    bool
 	// project is the job's index in the metrics collector; demand and
@@ -132,6 +135,8 @@ type sim struct {
 	oneShot bool
 
 	rec recorder
+	// fresh lists the jobs submitted at this instant (Options.Estimates).
+	fresh []int32
 }
 
 func newSim(in *Input, opt Options) (*sim, error) {
@@ -283,7 +288,11 @@ func (s *sim) step() error {
 	for !s.q.empty() && s.q.peek() == s.now && s.q.items[0].kind < evScript {
 		s.handle(s.q.pop())
 	}
+	s.fresh = s.fresh[:0]
 	for s.hasNext && s.next.Submit == s.now {
+		if s.opt.Estimates {
+			s.fresh = append(s.fresh, s.nextJobSlot())
+		}
 		s.submit(s.next)
 		if err := s.pull(); err != nil {
 			return err
@@ -313,6 +322,9 @@ func (s *sim) step() error {
 		}
 	}
 	s.rec.settled()
+	if s.opt.Estimates && len(s.fresh) > 0 {
+		s.recordEstimates()
+	}
 	return nil
 }
 
@@ -365,7 +377,7 @@ func (s *sim) submit(spec JobSpec) {
 	ji := s.newJob()
 	s.nextSeq++
 	j := &s.jobs[ji]
-	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1,
+	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1, estimate: -1,
 		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1, acct: -1}
 	if qp, ok := s.projectIdx[spec.Project]; ok {
 		j.qp = qp

@@ -54,12 +54,16 @@ type Result struct {
 // JobResult is one job's outcome. Start, End and Wait are nil when the job
 // never started or has not ended.
 type JobResult struct {
-	Name        string `json:"name"`
-	State       State  `json:"state"`
-	Submit      int64  `json:"submit"`
-	Start       *int64 `json:"start"`
-	End         *int64 `json:"end"`
-	Wait        *int64 `json:"wait"`
+	Name   string `json:"name"`
+	State  State  `json:"state"`
+	Submit int64  `json:"submit"`
+	Start  *int64 `json:"start"`
+	End    *int64 `json:"end"`
+	Wait   *int64 `json:"wait"`
+	// Estimate is the start the live master would have forecast at the
+	// job's submission (Options.Estimates; sched.Forecast), when it had
+	// one.
+	Estimate    *int64 `json:"estimate,omitempty"`
 	Preemptions int    `json:"preemptions"`
 	// Reason explains, for a job still waiting when the run stopped, why
 	// it waits.
@@ -281,6 +285,10 @@ func (r *recorder) jobResult(j *job) JobResult {
 	if j.end >= 0 && !j.alive {
 		end := j.end
 		jr.End = &end
+	}
+	if j.estimate >= 0 {
+		est := j.estimate
+		jr.Estimate = &est
 	}
 	return jr
 }

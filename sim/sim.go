@@ -199,6 +199,11 @@ type Options struct {
 	// Attempts records every attempt of every task in the per-job
 	// results: start, end and how it ended.
 	Attempts bool
+	// Estimates records, for each job, the start the live master would
+	// have shown at its submission (sched.Forecast after the passes of
+	// that instant), so that the estimates' accuracy can be measured. It
+	// costs a forecast per instant with submissions.
+	Estimates bool
 	// Inspect, when set, sees every scheduling pass: the snapshot and the
 	// plan, before the plan is applied. Both are only valid during the
 	// call. Tests use it to check properties of the schedule.

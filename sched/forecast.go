@@ -1,0 +1,80 @@
+package sched
+
+import "slices"
+
+// Forecast runs the core forward to estimate when waiting jobs start: from
+// a copy of a snapshot, every running task ends at its time limit, every
+// job that starts runs for its time limit, and each pass's starts are
+// carried out, until every job has started or no task with a time limit
+// is left to end. Preemptions, moves and resizes of the passes are not
+// carried out, so under preemptive policies the estimates err late; jobs
+// behind a task without a time limit get none. It is pure, as Schedule is:
+// the live master shows its estimates for every waiting job, and the
+// simulator records them at submission to measure their accuracy.
+
+// Forecast bounds: passes and end events, so that a forecast costs a
+// bounded number of passes however long the queue.
+const (
+	maxForecastEvents = 500
+	maxForecastPasses = 2000
+)
+
+// Forecast returns, for each job of base with waiting tasks, when the
+// first of them would start (Unix seconds); jobs it cannot place in the
+// bounds are left out. base is not changed.
+func Forecast(base *Snapshot) map[int]int64 {
+	s := *base
+	s.Jobs = slices.Clone(base.Jobs)
+	s.Allocs = make([]Alloc, 0, len(base.Allocs))
+	for _, a := range base.Allocs {
+		if a.Preempting {
+			continue // its slots are as good as free
+		}
+		a.Nodes = slices.Clone(a.Nodes)
+		s.Allocs = append(s.Allocs, a)
+	}
+	eta := map[int]int64{}
+	var sc Scheduler
+	passes := 0
+	for events := 0; events < maxForecastEvents; events++ {
+		for passes < maxForecastPasses {
+			passes++
+			plan, err := sc.Schedule(&s)
+			if err != nil || len(plan.Starts) == 0 {
+				break
+			}
+			for _, st := range plan.Starts {
+				if _, ok := eta[st.Job]; !ok {
+					eta[st.Job] = s.Now
+				}
+				s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
+				s.Jobs[st.Job].Waiting--
+			}
+		}
+		next := Never
+		for i := range s.Allocs {
+			if end := s.Allocs[i].End(s.Jobs); end > s.Now && end < next {
+				next = end
+			}
+		}
+		if next == Never || waitingLeft(&s) == 0 {
+			break
+		}
+		kept := s.Allocs[:0]
+		for _, a := range s.Allocs {
+			if a.End(s.Jobs) > next {
+				kept = append(kept, a)
+			}
+		}
+		s.Allocs, s.Now = kept, next
+	}
+	return eta
+}
+
+func waitingLeft(s *Snapshot) int {
+	n := 0
+	for i := range s.Jobs {
+		n += s.Jobs[i].Waiting
+	}
+	return n
+}
