@@ -292,6 +292,24 @@ func TestStoreBanner(t *testing.T) {
 	p.waitFor(`document.getElementById('store-banner').hidden`, "the store banner to go")
 }
 
+// TestUsageView: GPU-hours per group with each one's share of the total,
+// the grouping chosen in the page, and sshare's table.
+func TestUsageView(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/usage", wide)
+	row := p.waitText(`#usage tr[data-usage="vision"]`, "30.00")
+	if !strings.Contains(row, "75.0% of all GPU-hours") {
+		t.Errorf("vision row %q, want its share of the total", row)
+	}
+	p.waitText("#usage-total", "40.00 GPU-hours")
+	p.waitText(`#shares tr[data-account="research"]`, "0.6000")
+	p.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('u-by'); s.value = 'user'; s.dispatchEvent(new Event('change')); })()`))
+	p.waitText(`#usage tr[data-usage="ann"]`, "25.00")
+	if got := f.seen("GET /usage?since=7d&by=user"); len(got) == 0 {
+		t.Errorf("no request grouped by user; requests %v", f.seen("GET /usage"))
+	}
+}
+
 func TestTokenPrompt(t *testing.T) {
 	f := newFixture()
 	f.token = "s3cret"

@@ -205,6 +205,15 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.nodes) })
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, r *http.Request) { f.reply(w, 200, f.projects) })
+	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, r *http.Request) {
+		by := r.URL.Query().Get("by")
+		rows := []api.UsageRow{{Project: "vision", GPUHours: 30, Jobs: 4, Attempts: 5}, {Project: "nlp", GPUHours: 10, Jobs: 2, Attempts: 2}}
+		if by == "user" {
+			rows = []api.UsageRow{{User: "ann", GPUHours: 25, Jobs: 3, Attempts: 3}, {User: "bo", GPUHours: 15, Jobs: 3, Attempts: 4}}
+		}
+		f.reply(w, 200, api.Usage{Since: at(-7 * 24 * time.Hour), Until: now, By: by, Rows: rows, TotalGPUHours: 40,
+			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: 0.6}}})
+	})
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, r *http.Request) {
 		f.reply(w, 200, api.Fairness{Since: at(-7 * 24 * time.Hour), Until: now, CapacityGPUHours: 2688, Projects: []api.FairnessRow{
 			{Project: "research", Entitled: 1, Got: 0.45, GPUHours: 1209.6, Jobs: 9, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400},

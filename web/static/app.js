@@ -12,6 +12,7 @@ import * as job from './job.js';
 import * as nodes from './nodes.js';
 import * as projects from './projects.js';
 import * as pools from './pools.js';
+import * as usage from './usage.js';
 
 const routes = [
   {re: /^\/$/, nav: 'overview', title: 'Overview', view: overview},
@@ -20,6 +21,7 @@ const routes = [
   {re: /^\/nodes$/, nav: 'nodes', title: 'Nodes', view: nodes},
   {re: /^\/projects$/, nav: 'projects', title: 'Projects', view: projects},
   {re: /^\/pools$/, nav: 'pools', title: 'Pools', view: pools},
+  {re: /^\/usage$/, nav: 'usage', title: 'Usage', view: usage},
 ];
 
 // ?refresh=SECONDS on the page URL sets the refresh period.
