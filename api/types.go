@@ -67,6 +67,10 @@ type Pending struct {
 	// EstimateBasis says where EstimatedStart comes from: "reservation"
 	// or "forecast".
 	EstimateBasis string `json:"estimate_basis,omitempty"`
+	// EstimatedStartEarliest is the early end of a forecast's range: the
+	// start if jobs run for the share of their time limits that recent
+	// attempts typically used (EstimatedStart assumes the whole limits).
+	EstimatedStartEarliest *time.Time `json:"estimated_start_earliest,omitempty"`
 }
 
 // Task is one task of a job with its attempts.

@@ -205,6 +205,10 @@ func startText(j api.Job) string {
 	if d > 0 {
 		s = "in " + humanDur(d)
 	}
+	if e := p.EstimatedStartEarliest; e != nil && d > 0 {
+		// A forecast's range: typical run times, then whole time limits.
+		s = "in " + humanDur(max(e.Sub(now()).Round(time.Second), 0)) + "-" + humanDur(d)
+	}
 	if p.EstimateBasis == "forecast" {
 		s = "~" + s
 	}

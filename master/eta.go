@@ -51,14 +51,54 @@ func (m *Master) refreshETA() {
 		ids[i] = j.rec.ID
 	}
 	m.mu.Unlock()
-	est := sched.Forecast(&snap)
-	out := make(map[int64]time.Time, len(est))
-	for ji, at := range est {
-		if ji < len(ids) {
-			out[ids[ji]] = time.Unix(at, 0).UTC()
+	scale := m.typicalRun()
+	byID := func(est map[int]int64) map[int64]time.Time {
+		out := make(map[int64]time.Time, len(est))
+		for ji, at := range est {
+			if ji < len(ids) {
+				out[ids[ji]] = time.Unix(at, 0).UTC()
+			}
 		}
+		return out
+	}
+	late := byID(sched.Forecast(&snap))
+	var early map[int64]time.Time
+	if scale > 0 && scale < 1 {
+		early = byID(sched.ForecastScaled(&snap, scale))
 	}
 	m.mu.Lock()
-	m.eta, m.etaAt = out, time.Now()
+	m.eta, m.etaEarly, m.etaAt = late, early, time.Now()
 	m.mu.Unlock()
+}
+
+// maxRunRatios bounds the recent attempts whose share of their time limit
+// the range of estimates is taken from.
+const maxRunRatios = 256
+
+// noteRun records what share of its time limit a completed attempt used.
+// Callers hold mu.
+func (m *Master) noteRun(ran, limit time.Duration) {
+	if limit <= 0 || ran <= 0 {
+		return
+	}
+	r := min(float64(ran)/float64(limit), 1)
+	if len(m.runRatios) < maxRunRatios {
+		m.runRatios = append(m.runRatios, r)
+	} else {
+		m.runRatios[m.runNext] = r
+	}
+	m.runNext = (m.runNext + 1) % maxRunRatios
+}
+
+// typicalRun is the median share of their time limit that recent
+// completed attempts used, or 0 with fewer than 5 to go by.
+func (m *Master) typicalRun() float64 {
+	m.mu.Lock()
+	rs := slices.Clone(m.runRatios)
+	m.mu.Unlock()
+	if len(rs) < 5 {
+		return 0
+	}
+	slices.Sort(rs)
+	return rs[len(rs)/2]
 }

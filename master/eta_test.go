@@ -56,3 +56,31 @@ func TestForecastETA(t *testing.T) {
 		})
 	}
 }
+
+// TestForecastRange: once recent attempts show that jobs use half their
+// time limits, a forecast comes with an earlier end of its range.
+func TestForecastRange(t *testing.T) {
+	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	for range 6 {
+		h.m.mu.Lock()
+		h.m.noteRun(30*time.Minute, time.Hour)
+		h.m.mu.Unlock()
+	}
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	b := h.submit(jobSpec("b", 4, `, "time_limit": 1800`))
+	h.step()
+	h.m.refreshETA()
+	p := h.job(b).Pending
+	now := h.clock.Now()
+	if p == nil || p.EstimatedStart == nil || p.EstimatedStartEarliest == nil ||
+		!p.EstimatedStart.Equal(now.Add(time.Hour)) || !p.EstimatedStartEarliest.Equal(now.Add(30*time.Minute)) {
+		t.Fatalf("pending %+v, want a start between 30m and 1h from now", p)
+	}
+}

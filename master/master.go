@@ -132,6 +132,13 @@ type Master struct {
 	// at etaAt (wall clock).
 	eta   map[int64]time.Time
 	etaAt time.Time
+	// etaEarly is the forecast with jobs running their typical share of
+	// their time limits: the early end of each estimate's range.
+	etaEarly map[int64]time.Time
+	// runRatios is a ring of the shares of their time limits that recent
+	// completed attempts used; runNext its next slot.
+	runRatios []float64
+	runNext   int
 }
 
 // New loads the master's state from the store and returns a Master ready

@@ -23,6 +23,9 @@ func (m *Master) jobView(j *mjob, pos int) api.Job {
 			v.Pending.EstimateBasis = "reservation"
 		case ok:
 			v.Pending.EstimatedStart, v.Pending.EstimateBasis = &at, "forecast"
+			if early, ok := m.etaEarly[j.rec.ID]; ok && early.Before(at) {
+				v.Pending.EstimatedStartEarliest = &early
+			}
 		}
 	}
 	return v

@@ -1,6 +1,9 @@
 package sched
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Forecast runs the core forward to estimate when waiting jobs start: from
 // a copy of a snapshot, every running task ends at its time limit, every
@@ -22,15 +25,35 @@ const (
 // Forecast returns, for each job of base with waiting tasks, when the
 // first of them would start (Unix seconds); jobs it cannot place in the
 // bounds are left out. base is not changed.
-func Forecast(base *Snapshot) map[int]int64 {
+func Forecast(base *Snapshot) map[int]int64 { return ForecastScaled(base, 1) }
+
+// ForecastScaled is Forecast with every job running for scale (in (0, 1])
+// of its time limit: with scale the typical share of their limit that jobs
+// use (the master takes the median of recent attempts), it gives the
+// optimistic end of an estimate's range. A running task whose scaled run
+// is already over ends at the first step.
+func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
+	if !(scale > 0) || scale > 1 {
+		scale = 1
+	}
 	s := *base
 	s.Jobs = slices.Clone(base.Jobs)
+	if scale < 1 {
+		for i := range s.Jobs {
+			if lim := s.Jobs[i].TimeLimit; lim > 0 {
+				s.Jobs[i].TimeLimit = max(int64(math.Ceil(float64(lim)*scale)), 1)
+			}
+		}
+	}
 	s.Allocs = make([]Alloc, 0, len(base.Allocs))
 	for _, a := range base.Allocs {
 		if a.Preempting {
 			continue // its slots are as good as free
 		}
 		a.Nodes = slices.Clone(a.Nodes)
+		if end := a.End(s.Jobs); end != Never && end <= s.Now {
+			a.Start += s.Now + 1 - end
+		}
 		s.Allocs = append(s.Allocs, a)
 	}
 	eta := map[int]int64{}

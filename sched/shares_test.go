@@ -54,3 +54,37 @@ func TestHumanDuration(t *testing.T) {
 		})
 	}
 }
+
+// TestForecastScaled: with jobs running half their limits, the waiting job
+// starts when the running one's half is over; a running task whose half is
+// already over ends at once.
+func TestForecastScaled(t *testing.T) {
+	s := &Snapshot{
+		Now:   1000,
+		Pools: []Pool{{Name: "p", Policy: PolicyFIFO}},
+		Nodes: []Node{{Name: "n", Pool: 0, Slots: 4}},
+		Jobs: []Job{
+			{ID: "run", Pool: 0, Slots: 4, TimeLimit: 3600, MaxRunning: 1, Weight: 1},
+			{ID: "wait", Pool: 0, Slots: 4, TimeLimit: 600, Waiting: 1, MaxRunning: 1, Submit: 900, Seq: 2, Weight: 1},
+		},
+		Allocs: []Alloc{{Job: 0, Nodes: []NodeSlots{{Node: 0, Slots: 4}}, Start: 0}},
+	}
+	for _, tt := range []struct {
+		name  string
+		scale float64
+		want  int64
+	}{
+		{"limits", 1, 3600},
+		{"half the limits", 0.5, 1800},
+		{"a tenth: the running task is past it", 0.1, 1001},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ForecastScaled(s, tt.scale)[1]; got != tt.want {
+				t.Errorf("start %d, want %d", got, tt.want)
+			}
+		})
+	}
+	if s.Jobs[0].TimeLimit != 3600 || s.Allocs[0].Start != 0 {
+		t.Error("the forecast changed its snapshot")
+	}
+}
