@@ -215,7 +215,11 @@ func (p *parser) points(raw *yaml.Node, path string, s *Searcher) []Point {
 	for k, item := range items {
 		ipath := yamlfield.Index(path, k)
 		pair := yamlfield.Resolve(item)
-		if pair == nil || pair.Kind != yaml.SequenceNode || len(pair.Content) != 2 {
+		if pair != nil && pair.Kind == yaml.SequenceNode && len(pair.Content) != 2 {
+			p.Errorf(item, ipath, "expected a [step, value] pair, got a list of %d", len(pair.Content))
+			continue
+		}
+		if pair == nil || pair.Kind != yaml.SequenceNode {
 			p.Errorf(item, ipath, "expected a [step, value] pair, got %s", p.Describe(pair))
 			continue
 		}
