@@ -70,6 +70,12 @@
 //     node of their pool (of their GPU type).
 //   - An elastic job has 1 <= MinSlots <= Slots and MaxSlots == Slots; any
 //     other job has MinSlots == MaxSlots == 0. Quota checks use MinSlots.
+//   - A job with a Searcher is an experiment; its Searcher is asha (one
+//     bracket) or adaptive_asha and passes searcher.Config.Validate;
+//     Tasks is MaxTrials, Duration is MaxLength × StepTime (StepTime >
+//     0), and Curves holds MaxTrials curves whose steps rise within
+//     0..MaxLength and whose values are finite. Any other job has no
+//     Searcher, StepTime 0 and no Curves.
 //   - Durations are whole seconds >= 0 that convert to time.Duration
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.

@@ -113,6 +113,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	fl.nice = yamlfield.Field(f, "nice", &j.Nice, yamlfield.IntIn(-MaxNice, MaxNice))
 	fl.topology = yamlfield.Field(f, "topology", &j.Topology, yamlfield.Enum("topology", topologies...))
 	p.elastic(f, &j)
+	p.search(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {

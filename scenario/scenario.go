@@ -304,7 +304,19 @@ type Job struct {
 	// 0 otherwise.
 	MinSlots int
 	MaxSlots int
-	Line     int
+	// Searcher, for an experiment that has one, decides from the trials'
+	// metric reports which trials go on and which stop early; nil
+	// otherwise. Tasks is then its MaxTrials and Duration
+	// MaxLength × StepTime.
+	Searcher *Searcher
+	// StepTime is the run time of one step of a trial of a job with a
+	// Searcher (at max_slots, for an elastic job); 0 otherwise.
+	StepTime int64
+	// Curves holds, with a Searcher, the metric reports of each trial
+	// (MaxTrials curves, by trial index), steps rising within
+	// 0..MaxLength; nil otherwise.
+	Curves [][]Point
+	Line   int
 }
 
 // Charged is the account the job's usage is charged to (see Account), or

@@ -217,6 +217,7 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	if end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.ver})
 	}
+	s.scheduleReport(ti)
 }
 
 // taskEnd is when the attempt ends, or -1 when it runs until killed, and

@@ -3,9 +3,9 @@
 // core's one entry point, sched.Scheduler.Schedule, the same call the live
 // master makes.
 //
-// The loop: pop every event due at the current time (task ends and time
-// limit kills first, then finished checkpoints, then submissions, then
-// scripted events and wake-ups), then run scheduling passes and apply
+// The loop: pop every event due at the current time (trials' metric
+// reports first, then task ends and time limit kills, then finished
+// checkpoints, then submissions, then scripted events and wake-ups), then run scheduling passes and apply
 // each plan until a pass changes nothing, then advance the clock to the
 // next event. When every pool runs FIFO or backfill, which schedule once
 // per event as the textbook algorithms do (and no job is elastic), the
@@ -44,6 +44,10 @@
 //     preemptions and moves in the last hour (thrash.go). When a thrash
 //     guard lifts, a wake-up event runs a pass then.
 //   - A task runs at most its time limit per attempt and is killed there.
+//   - An experiment with a searcher (JobSpec.Search) is judged by the
+//     master's searcher.Search, fed each trial's reports in the order
+//     they happen; a trial it stops ends at once and frees its slots
+//     (search.go).
 //   - Nothing read is dropped silently: trace records that cannot be
 //     replayed are counted by reason in the result.
 //   - Memory is proportional to the live state (queued and running jobs):

@@ -40,9 +40,11 @@ type job struct {
 	// attempts are the job's task attempts, when Options.Attempts is set;
 	// the job's result takes them over when it is reported.
 	attempts []Attempt
-	state    State
-	start    int64
-	end      int64
+	// search is the experiment's search, for a job with a searcher.
+	search *jobSearch
+	state  State
+	start  int64
+	end    int64
 	// estimate is the forecast start recorded at submission
 	// (Options.Estimates), -1 for none.
 	estimate int64
@@ -226,6 +228,8 @@ func (s *sim) checkSpec(spec *JobSpec) error {
 		return fmt.Errorf("job %q: min slots %d outside 0..%d (its slots)", spec.Name, spec.MinSlots, spec.Slots)
 	case spec.MinSlots > 0 && spec.Duration != Unbounded && spec.Duration > math.MaxInt64/int64(spec.Slots):
 		return fmt.Errorf("job %q: elastic work of %d s × %d slots is too large", spec.Name, spec.Duration, spec.Slots)
+	case spec.Search != nil:
+		return checkSearch(spec)
 	}
 	return nil
 }
@@ -340,6 +344,12 @@ func (s *sim) handle(e event) {
 		if t.alive && t.ver == e.ver {
 			s.checkpointed(e.ref)
 		}
+	case evReport:
+		// A preempted or ended trial's report is stale: its version moved.
+		t := &s.tasks[e.ref]
+		if t.alive && t.ver == e.ver {
+			s.report(e.ref)
+		}
 	case evScript:
 		s.script(s.in.Events[e.ref])
 	}
@@ -384,6 +394,9 @@ func (s *sim) submit(spec JobSpec) {
 	}
 	if a, ok := s.accountIdx[spec.Account]; ok {
 		j.acct = a
+	}
+	if spec.Search != nil {
+		j.search = newJobSearch(spec.Search, !s.opt.OmitJobs)
 	}
 	if spec.MinSlots > 0 {
 		// An elastic task may grow in a pass after the one that started

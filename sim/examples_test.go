@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/sim"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestExamples(t *testing.T) {
 	var files []string
 	for _, name := range []string{"quickstart.yaml", "quota.yaml", "osmo-pools.yaml", "multifactor.yaml", "licenses.yaml",
-		"topology.yaml", "elastic.yaml", "consolidation.yaml", "thrash.yaml"} {
+		"topology.yaml", "elastic.yaml", "consolidation.yaml", "thrash.yaml", "asha.yaml"} {
 		files = append(files, filepath.Join("..", "examples", name))
 	}
 	checks := map[string]func(t *testing.T, res *sim.Result){
@@ -25,6 +26,7 @@ func TestExamples(t *testing.T) {
 		"elastic.yaml":       checkElasticExample,
 		"consolidation.yaml": checkConsolidationExample,
 		"thrash.yaml":        checkThrashExample,
+		"asha.yaml":          checkASHAExample,
 		"quota.yaml": func(t *testing.T, res *sim.Result) {
 			for _, nb := range []string{"ann-notebook", "kim-notebook"} {
 				if j := job(t, res, nb); j.Preemptions != 0 || j.Start == nil || *j.Start != *j.Wait+j.Submit || *j.Wait > minute {
@@ -148,4 +150,36 @@ func checkThrashExample(t *testing.T, res *sim.Result) {
 	if len(at) == 0 {
 		t.Errorf("nothing was preempted: the example shows nothing")
 	}
+}
+
+// checkASHAExample: the searcher stops trials at every rung but the top,
+// the best trial (8: the lowest limit of the fast enough learners) trains
+// to the end, slow learners with good limits are stopped at the first
+// rung, and the urgent evaluation preempts trials, which resume.
+func checkASHAExample(t *testing.T, res *sim.Result) {
+	j := job(t, res, "search")
+	if j.Search == nil || len(j.Search.Trials) != 27 {
+		t.Fatalf("search %+v, want 27 trials", j.Search)
+	}
+	stops := map[int]int{}
+	for _, tr := range j.Search.Trials {
+		if tr.Decision == searcher.Stop {
+			stops[tr.Rungs[len(tr.Rungs)-1].Rung]++
+		}
+	}
+	if stops[0] == 0 || stops[1] == 0 || stops[2] == 0 {
+		t.Errorf("stops per rung %v, want some at rungs 0, 1 and 2", stops)
+	}
+	if tr := j.Search.Trials[8]; tr.Decision != searcher.Done {
+		t.Errorf("trial 8 (the best) %s, want done", tr.Decision)
+	}
+	for _, slow := range []int{3, 11, 21} {
+		if tr := j.Search.Trials[slow]; tr.Decision != searcher.Stop || len(tr.Rungs) != 1 {
+			t.Errorf("slow learner %d: %s after %d rungs, want stopped at rung 0", slow, tr.Decision, len(tr.Rungs))
+		}
+	}
+	if j.Preemptions == 0 {
+		t.Errorf("no trial was preempted by the urgent evaluation")
+	}
+	startAt(t, res, "eval", 2*hour+minute)
 }

@@ -76,6 +76,7 @@ func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
 		t.limited = limited
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.ver})
 	}
+	s.scheduleReport(ti)
 }
 
 // moved frees the old placement of a moved task once it has drained.

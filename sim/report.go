@@ -12,8 +12,9 @@ import (
 )
 
 // WriteReport prints a result for people: one row per job (when the
-// result has them), then the cluster metrics, then why each still-waiting
-// job waits.
+// result has them), then the cluster metrics, then each experiment's
+// search (which trials its searcher promoted and stopped, rung by rung),
+// then why each still-waiting job waits.
 func WriteReport(w io.Writer, res *Result) error {
 	if len(res.Jobs) > 0 {
 		if err := writeJobs(w, res.Jobs); err != nil {
@@ -29,6 +30,12 @@ func WriteReport(w io.Writer, res *Result) error {
 	writeDetails(w, &m)
 	writeProjects(w, res.Projects)
 	writeAccounts(w, res.Accounts)
+	for _, j := range res.Jobs {
+		if j.Search != nil {
+			fmt.Fprintln(w)
+			writeSearch(w, j.Name, j.Search)
+		}
+	}
 	var waiting []string
 	for _, j := range res.Jobs {
 		if j.Reason != "" {

@@ -79,7 +79,10 @@ type JobResult struct {
 	// Attempts lists every attempt of the job's tasks in start order, when
 	// the run records them (Options.Attempts).
 	Attempts []Attempt `json:"attempts,omitempty"`
-	seq      int64
+	// Search is an experiment's search, for a job with a searcher: which
+	// trials the searcher promoted and stopped, at which step and rung.
+	Search *SearchResult `json:"search,omitempty"`
+	seq    int64
 }
 
 // TimelineEntry gives the slots each job holds after a change.
@@ -278,6 +281,9 @@ func (r *recorder) jobResult(j *job) JobResult {
 		jr.Priority = &prio
 	}
 	j.attempts = nil // the result owns them now; the record may be reused
+	if j.search != nil {
+		jr.Search = j.search.result(j.spec.Search)
+	}
 	if j.start >= 0 {
 		start, wait := j.start, j.start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait

@@ -214,6 +214,14 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		Topology:        sched.Topology(j.Topology),
 		MinSlots:        j.MinSlots,
 	}
+	if sr := j.Searcher; sr != nil {
+		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
+		for i, c := range j.Curves {
+			for _, p := range c {
+				spec.Search.Curves[i] = append(spec.Search.Curves[i], MetricPoint{Step: p.Step, Value: p.Value})
+			}
+		}
+	}
 	switch {
 	case j.OnPreempt == scenario.OnPreemptFail || j.MaxRetries == 0:
 		spec.OnPreempt = PreemptFail

@@ -130,6 +130,10 @@ type JobSpec struct {
 	// preemptible and, in a quota pool, borrows; leaving LOW restores
 	// what the job file said. Scenario jobs have it; trace jobs do not.
 	Class *ClassRule
+	// Search, when set, makes the job an experiment driven by an adaptive
+	// searcher: its Tasks are the trials, which report metrics that may
+	// stop them early (search.go).
+	Search *SearchSpec
 }
 
 // ClassRule is what a job is outside the LOW class.
