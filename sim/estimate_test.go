@@ -115,3 +115,26 @@ func TestEstimateErrors(t *testing.T) {
 			strings.ReplaceAll(policy, "\n    ", ", "), len(errs), exact, late, early, worst)
 	}
 }
+
+// TestScenarioRefusesInfeasibleJobs: the simulator refuses a job no node
+// could ever run with the core's own check, as the master does at
+// submission, naming the job and the most that could fit.
+func TestScenarioRefusesInfeasibleJobs(t *testing.T) {
+	src := `pools:
+  - name: p
+    policy: fifo
+    nodes:
+      - {name: a, count: 2, slots: 8, labels: {switch: s1}}
+      - {name: b, count: 2, slots: 8, labels: {switch: s2}}
+jobs:
+  - {name: wide, slots: 24, duration: 60, topology: required}
+`
+	sc, err := scenario.Parse("infeasible.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.FromScenario(sc, nil)
+	if err == nil || !strings.Contains(err.Error(), `job "wide" can never run`) || !strings.Contains(err.Error(), "16") {
+		t.Fatalf("FromScenario: %v, want the job refused naming the 16 slots one switch holds", err)
+	}
+}

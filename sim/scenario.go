@@ -50,6 +50,9 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			}
 			specs = append(specs, spec)
 		}
+		if err := checkFeasible(in, specs); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
 		jobs = NewSliceSource(specs)
 	}
 	in.Jobs = jobs
@@ -229,4 +232,27 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		spec.MaxRetries = j.MaxRetries
 	}
 	return spec
+}
+
+// checkFeasible refuses a scenario job that no node of its pool could
+// ever run, with the core's own check (sched.Feasible), the one the live
+// master makes at submission: a simulation would otherwise keep it waiting
+// to the end.
+func checkFeasible(in *Input, specs []JobSpec) error {
+	s := &sched.Snapshot{Licenses: in.Licenses}
+	for _, p := range in.Pools {
+		s.Pools = append(s.Pools, p.Pool)
+		s.Nodes = append(s.Nodes, p.Nodes...)
+	}
+	for _, spec := range specs {
+		if spec.Slots == 0 {
+			continue
+		}
+		j := sched.Job{ID: spec.Name, Pool: spec.Pool, Slots: spec.Slots, MinSlots: spec.MinSlots, GPU: spec.GPU,
+			Topology: spec.Topology, Licenses: spec.Licenses}
+		if err := sched.Feasible(s, &j); err != nil {
+			return err
+		}
+	}
+	return nil
 }
