@@ -30,10 +30,40 @@ func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 	p.buildProfile(pool, firstStart)
 	p.buildLicenseProfiles(jobs)
 	p.buildNodeProfile(pool)
+	reserved, last, depth := 0, int32(-1), conservativeDepth
+	if p.sc.nprof.on {
+		depth = conservativeNodeDepth
+	}
 	for _, j := range p.compressionOrder(jobs) {
+		if reserved >= depth && p.hasWaiting(j) && !p.impossible(j) {
+			// Past the reservation depth jobs keep their place in the
+			// queue but neither reserve nor start (as Slurm's
+			// bf_max_job_test): planning each against a long schedule
+			// costs a pass time that grows with the queue squared.
+			p.behind(j, last, ReasonBehind)
+			continue
+		}
+		mark := len(p.plan.Pending)
 		p.conservativeJob(j)
+		for _, pe := range p.plan.Pending[mark:] {
+			if pe.Job == int(j) && pe.Reason == ReasonReserved {
+				reserved, last = reserved+1, j
+			}
+		}
 	}
 }
+
+// conservativeDepth caps how many jobs a conservative pass gives a
+// reservation in the future on a counted pool, and conservativeNodeDepth
+// on a pool that reserves per node, where each reservation searches the
+// nodes' profiles (about 1 ms at 10,000 nodes). A trace queue rarely
+// reaches the first (SDSC-SP2's longest is 376 jobs); without the second
+// a 100,000-job queue on 10,000 multi-GPU nodes takes 16 s per pass
+// instead of 0.15 s. Slurm's bf_max_job_test is the same kind of cap.
+const (
+	conservativeDepth     = 1000
+	conservativeNodeDepth = 100
+)
 
 // promise is a reservation carried into this pass.
 type promise struct {

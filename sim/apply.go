@@ -11,6 +11,9 @@ const defaultZeroSlotLimit = 100
 // the plan started, and how many it preempted, moved or resized.
 func (s *sim) schedule() (starts, changes int, err error) {
 	s.buildSnapshot()
+	// Reasons are read at the end of the run (finalReasons); an inspector
+	// sees every plan whole.
+	s.scheduler.OmitBehind = s.opt.Inspect == nil
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return 0, 0, err
@@ -21,7 +24,9 @@ func (s *sim) schedule() (starts, changes int, err error) {
 	if err := s.firstPriorities(plan); err != nil {
 		return 0, 0, err
 	}
-	s.keepReservations(plan)
+	if s.reserves {
+		s.keepReservations(plan)
+	}
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
 	}

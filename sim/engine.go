@@ -130,6 +130,9 @@ type sim struct {
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
 	oneShot bool
+	// reserves: some pool backfills conservatively and reads the
+	// reservations carried from pass to pass (keepReservations).
+	reserves bool
 
 	rec recorder
 }
@@ -160,6 +163,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 			s.oneShot = false
 		}
 		s.multifactor = s.multifactor || p.Policy == sched.PolicyMultifactor
+		s.reserves = s.reserves || (p.Backfill || p.Policy == sched.PolicyBackfill) && p.Reservations == sched.ReserveConservative
 	}
 	s.fair.init(in)
 	s.budget.init(in.Projects)

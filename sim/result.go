@@ -340,6 +340,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 		return out, fallback, prios
 	}
 	s.buildSnapshot()
+	s.scheduler.OmitBehind = false
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return out, fallback, prios
