@@ -133,6 +133,13 @@ type sim struct {
 	// reserves: some pool backfills conservatively and reads the
 	// reservations carried from pass to pass (keepReservations).
 	reserves bool
+	// prefix is the FIFO window (prefix.go), 0 when off; cut says the last
+	// snapshot left jobs out; zeroSlotJobs counts live zero-slot jobs,
+	// which turn the window off.
+	prefix       int
+	cut          bool
+	lastBlocked  bool
+	zeroSlotJobs int
 
 	rec recorder
 }
@@ -164,6 +171,9 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		}
 		s.multifactor = s.multifactor || p.Policy == sched.PolicyMultifactor
 		s.reserves = s.reserves || (p.Backfill || p.Policy == sched.PolicyBackfill) && p.Reservations == sched.ReserveConservative
+	}
+	if prefixEligible(in, &opt) {
+		s.prefix = initialWindow
 	}
 	s.fair.init(in)
 	s.budget.init(in.Projects)
@@ -304,6 +314,10 @@ func (s *sim) step() error {
 		if err != nil {
 			return fmt.Errorf("t=%d: %w", s.now, err)
 		}
+		if s.cut && !s.lastBlocked {
+			s.prefix *= 2 // the window held no blocked job: look further
+			continue
+		}
 		// A FIFO or backfill pool schedules once per event, as the
 		// textbook algorithms do: FIFO and EASY plans are maximal, so a
 		// confirming pass would change nothing, and conservative
@@ -315,6 +329,9 @@ func (s *sim) step() error {
 		if starts+preempts == 0 || (s.oneShot && preempts == 0) {
 			break
 		}
+	}
+	if s.prefix > 0 {
+		s.prefix = initialWindow
 	}
 	s.rec.settled()
 	return nil
@@ -381,6 +398,9 @@ func (s *sim) submit(spec JobSpec) {
 		// An elastic task may grow in a pass after the one that started
 		// it, even under FIFO: every pass must be confirmed.
 		s.oneShot = false
+	}
+	if spec.Slots == 0 {
+		s.zeroSlotJobs++
 	}
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji

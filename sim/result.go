@@ -339,6 +339,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	if s.opt.OmitJobs {
 		return out, fallback, prios
 	}
+	s.prefix = 0 // explain the whole queue
 	s.buildSnapshot()
 	s.scheduler.OmitBehind = false
 	plan, err := s.scheduler.Schedule(&s.snap)
