@@ -11,9 +11,10 @@ import (
 // concurrent use.
 type Scheduler struct {
 	// OmitBehind, when set, stops a FIFO pool, and a priority pool without
-	// backfill, at its first blocked job: the jobs queued behind it get no
-	// Pending entry, where they would all get ReasonBehind. Starts and
-	// preemptions are the same either way. A caller that shows reasons
+	// backfill, at its first blocked job, and an EASY pool once no slot is
+	// left to backfill: the jobs queued after that get no Pending entry,
+	// where they would get ReasonBehind (or, under EASY, a reason they
+	// cannot start now). Starts and preemptions are the same either way. A caller that shows reasons
 	// only now and then (the simulator, which explains waiting jobs at the
 	// end of a run) saves a walk over the whole queue on every pass.
 	OmitBehind bool

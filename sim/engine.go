@@ -136,6 +136,10 @@ type sim struct {
 	// prefix is the FIFO window (prefix.go), 0 when off; cut says the last
 	// snapshot left jobs out; zeroSlotJobs counts live zero-slot jobs,
 	// which turn the window off.
+	// inUse counts the slots tasks hold; full says a pass may be skipped
+	// while every slot is held (fullSkips).
+	inUse        int
+	full         bool
 	prefix       int
 	cut          bool
 	lastBlocked  bool
@@ -175,6 +179,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	if prefixEligible(in, &opt) {
 		s.prefix = initialWindow
 	}
+	s.full = fullSkips(in, &opt)
 	s.fair.init(in)
 	s.budget.init(in.Projects)
 	for i, e := range in.Events {
@@ -307,6 +312,9 @@ func (s *sim) step() error {
 		s.handle(s.q.pop())
 	}
 	for pass := 0; ; pass++ {
+		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.inUse >= s.rec.totalSlots {
+			break // nothing can start on a full cluster (fullSkips)
+		}
 		if pass == s.opt.MaxPasses {
 			return fmt.Errorf("t=%d: scheduling did not settle after %d passes", s.now, pass)
 		}

@@ -53,3 +53,17 @@ func blocked(plan *sched.Plan) bool {
 	}
 	return false
 }
+
+// fullSkips reports whether the simulator may skip a pass while every slot
+// is held: with one FIFO or EASY pool that does not preempt, such a pass
+// starts, moves and resizes nothing (consolidation and growth need free
+// slots), and neither policy carries anything from one pass to the next.
+// Under SDSC-SP2's high load most events arrive on a full cluster.
+// Zero-slot jobs, elastic jobs and an inspector turn it off.
+func fullSkips(in *Input, opt *Options) bool {
+	if len(in.Pools) != 1 || opt.Inspect != nil || opt.noPrefix {
+		return false
+	}
+	p := &in.Pools[0]
+	return p.Policy == sched.PolicyFIFO || p.Policy == sched.PolicyBackfill && p.Reservations != sched.ReserveConservative
+}
