@@ -253,6 +253,7 @@ func (p *pass) buildLicenseProfiles(jobs []int32) {
 	lp.prof = lp.prof[:len(p.s.Licenses)]
 	for l := range lp.prof {
 		pr := &lp.prof[l]
+		pr.hit = false
 		pr.at = append(pr.at[:0], p.s.Now)
 		pr.free = append(pr.free[:0], int64(lp.free[l]))
 	}

@@ -8,6 +8,12 @@ type profile struct {
 	at   []int64
 	free []int64
 	ends []release
+	// The steps of the last reservation, valid while hit: putting a job
+	// back where it was lifted from (the usual case when compressing)
+	// then skips both binary searches.
+	hit             bool
+	lastAt, lastEnd int64
+	lastI, lastJ    int
 }
 
 // conservative is FIFO with conservative backfilling (Mu'alem and
@@ -110,8 +116,10 @@ func (p *pass) conservativeJob(j int32) {
 	np := &p.sc.nprof
 	dur := jobDuration(&p.s.Jobs[j])
 	if p.sc.promisedNow[j] {
-		at, _, need, _ := p.promised(j)
-		p.reserveAll(j, at, dur, need, -1) // lift it out to place it again
+		// As promised entered it (compressionOrder): lift it out to
+		// place it again.
+		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.minSize(j))
+		p.reserveAll(j, at, dur, need, -1)
 		if np.on {
 			p.unhold(j)
 		}
@@ -216,6 +224,7 @@ func jobDuration(job *Job) int64 {
 // this plan started in the pool from firstStart on.
 func (p *pass) buildProfile(pool int, firstStart int) {
 	pr := &p.sc.profile
+	pr.hit = false
 	pr.at = append(pr.at[:0], p.s.Now)
 	pr.free = append(pr.free[:0], int64(p.st.groupsAvail(pool)))
 	ends := pr.ends[:0]
@@ -276,10 +285,17 @@ func (pr *profile) earliest(now, need, dur int64) int64 {
 // reserve takes need slots from [at, at+dur).
 func (pr *profile) reserve(at, dur, need int64) {
 	end := addTime(at, dur)
-	i := pr.split(at)
-	j := len(pr.at)
-	if end != Never {
-		j = pr.split(end)
+	var i, j int
+	if pr.hit && pr.lastAt == at && pr.lastEnd == end {
+		// A job lifted out and put back where it was: the same steps.
+		i, j = pr.lastI, pr.lastJ
+	} else {
+		i = pr.split(at)
+		j = len(pr.at)
+		if end != Never {
+			j = pr.split(end)
+		}
+		pr.hit, pr.lastAt, pr.lastEnd, pr.lastI, pr.lastJ = true, at, end, i, j
 	}
 	for k := i; k < j; k++ {
 		pr.free[k] -= need
@@ -293,6 +309,7 @@ func (pr *profile) split(t int64) int {
 		return i
 	}
 	// t lies inside step i-1 (t is never before the first breakpoint).
+	pr.hit = false // indices after i move
 	pr.at = slices.Insert(pr.at, i, t)
 	pr.free = slices.Insert(pr.free, i, pr.free[i-1])
 	return i

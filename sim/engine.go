@@ -167,6 +167,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	s.snap.Accounts = slices.Clone(in.Accounts)
 	s.snap.Licenses, s.snap.QOS = in.Licenses, in.QOS
+	s.snap.NodesVersion = 1 // the nodes never change during a run
 	for _, p := range in.Pools {
 		s.snap.Pools = append(s.snap.Pools, p.Pool)
 		s.snap.Nodes = append(s.snap.Nodes, p.Nodes...)
