@@ -121,12 +121,13 @@ func (p *pass) conservativeJob(j int32) {
 		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.minSize(j))
 		p.reserveAll(j, at, dur, need, -1)
 		if np.on {
-			p.unhold(j)
+			np.lifted, np.liftedAt = p.unhold(j), at
 		}
 	}
 	for p.wants(j) {
 		need := int64(p.size(j))
 		at := p.earliestFor(j, int32(need), dur)
+		np.lifted = nil // only the first task re-places the promise
 		if at != p.s.Now && p.shrink(j) {
 			continue // a smaller elastic task may start now
 		}
