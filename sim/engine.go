@@ -140,6 +140,7 @@ type sim struct {
 	// while every slot is held (fullSkips).
 	inUse        int
 	full         bool
+	lastInUse    int // inUse after the last instant's passes (quietInstant)
 	prefix       int
 	cut          bool
 	lastBlocked  bool
@@ -303,14 +304,23 @@ func (s *sim) step() error {
 	for !s.q.empty() && s.q.peek() == s.now && s.q.items[0].kind < evScript {
 		s.handle(s.q.pop())
 	}
+	smallest := math.MaxInt // the smallest job submitted now
 	for s.hasNext && s.next.Submit == s.now {
+		smallest = min(smallest, s.next.Slots)
 		s.submit(s.next)
 		if err := s.pull(); err != nil {
 			return err
 		}
 	}
+	scripted := false
 	for !s.q.empty() && s.q.peek() == s.now {
+		scripted = true
 		s.handle(s.q.pop())
+	}
+	if s.quietInstant(smallest, scripted) {
+		s.lastInUse = s.inUse
+		s.rec.settled()
+		return nil
 	}
 	for pass := 0; ; pass++ {
 		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.inUse >= s.rec.totalSlots {
@@ -342,8 +352,21 @@ func (s *sim) step() error {
 	if s.prefix > 0 {
 		s.prefix = initialWindow
 	}
+	s.lastInUse = s.inUse
 	s.rec.settled()
 	return nil
+}
+
+// quietInstant reports an instant at which a pass could start nothing,
+// so the simulator skips it (fullSkips' inputs only): no slot was freed
+// since the last pass, which left nothing more that could start, no
+// scripted event came, and every job submitted now needs more slots than
+// are free. Under FIFO and EASY a job that arrives behind the queue can
+// only start on slots free now, and the jobs before it are as stuck as
+// they were; time passing makes no EASY backfill easier.
+func (s *sim) quietInstant(smallest int, scripted bool) bool {
+	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.inUse >= s.lastInUse &&
+		smallest > s.rec.totalSlots-s.inUse
 }
 
 func (s *sim) handle(e event) {
