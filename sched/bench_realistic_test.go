@@ -86,7 +86,7 @@ func realRunning(s *Snapshot, rng *rand.Rand, fill float64) {
 	}
 }
 
-// realPolicies are the pool set-ups of BenchmarkRealisticPass.
+// realPolicies are the pool set-ups of BenchmarkSchedulePass.
 var realPolicies = []struct {
 	name string
 	pool Pool
@@ -100,12 +100,12 @@ var realPolicies = []struct {
 	{"multifactor", Pool{Policy: PolicyMultifactor, Preemption: true, Backfill: true, Reservations: ReserveEASY}},
 }
 
-// BenchmarkRealisticPass times one pass at 10,000 mixed 4/8-GPU nodes and
+// BenchmarkSchedulePass times one pass at 10,000 mixed 4/8-GPU nodes and
 // 100,000 queued jobs, on a full and a half-full cluster, for every
 // policy. "warm" reuses the Scheduler on an unchanged snapshot, as a
 // master does between events; "cold" uses a fresh Scheduler each time,
 // so building the node index is timed too.
-func BenchmarkRealisticPass(b *testing.B) {
+func BenchmarkSchedulePass(b *testing.B) {
 	for _, fill := range []float64{1, 0.5} {
 		for _, pol := range realPolicies {
 			s := realSnapshot(10_000, 100_000, fill, pol.pool)
