@@ -399,11 +399,13 @@ func (p *pass) impossible(j int32) bool {
 	if fits {
 		return len(job.Licenses) > 0 && p.licenseNever(j)
 	}
-	reason := ReasonNoNodes
+	reason, most := ReasonNoNodes, 0
 	if job.GPU != "" && !p.gpuOffered(job) {
 		reason = ReasonGPUType
+	} else if !r.oneSwitch {
+		most, _, _ = p.st.capacity(&r, p.s) // gangs may use every matching node
 	}
-	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), At: -1})
+	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), Free: most, At: -1})
 	return true
 }
 
@@ -433,9 +435,9 @@ func (p *pass) failReason(j int32) Pending {
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
 	case !fits || total < int(r.slots):
-		pe.Reason = ReasonNoNodes
+		pe.Reason, pe.Free = ReasonNoNodes, total // the most the nodes hold
 		if r.gpu != "" && !p.gpuOffered(&p.s.Jobs[j]) {
-			pe.Reason = ReasonGPUType
+			pe.Reason, pe.Free = ReasonGPUType, 0
 		}
 	case avail < int(r.slots):
 		pe.Reason = ReasonNoCapacity
