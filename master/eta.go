@@ -33,6 +33,7 @@ func copySnapshot(src *sched.Snapshot) sched.Snapshot {
 	s.Jobs = slices.Clone(src.Jobs)
 	for i := range s.Jobs {
 		s.Jobs[i].Licenses = slices.Clone(s.Jobs[i].Licenses)
+		s.Jobs[i].ReservedNodes = slices.Clone(s.Jobs[i].ReservedNodes)
 	}
 	s.Allocs = slices.Clone(src.Allocs)
 	for i := range s.Allocs {

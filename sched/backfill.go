@@ -23,6 +23,9 @@ func (p *pass) easy(pool int, jobs []int32) {
 	shadowAt := Never
 	firstStart := len(p.plan.Starts)
 	for _, j := range jobs {
+		if head >= 0 && p.sc.OmitBehind && p.st.groupsAvail(pool) == 0 {
+			break // no slot is left to backfill: the rest only wait
+		}
 		if p.impossible(j) {
 			continue
 		}

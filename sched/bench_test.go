@@ -64,9 +64,9 @@ func benchAccounts(s *Snapshot, rng *rand.Rand) {
 	s.Licenses = []License{{Name: "matlab", Total: 20}, {Name: "ansys", Total: 50}}
 }
 
-// BenchmarkSchedulePass times one full pass over an empty cluster with a
+// BenchmarkSchedulePassEmpty times one full pass over an empty cluster with a
 // long queue: every job is tried, exact best fit, no sampling of nodes.
-func BenchmarkSchedulePass(b *testing.B) {
+func BenchmarkSchedulePassEmpty(b *testing.B) {
 	sizes := []struct {
 		nodes, jobs int
 		gangs       float64

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -140,4 +141,33 @@ func nextConservative(rng *rand.Rand, s *Snapshot, p *Plan) *Snapshot {
 	}
 	out.Allocs = kept
 	return out
+}
+
+// TestConservativeDepth: past the reservation depth jobs wait behind the
+// last reserved job, neither reserving nor starting.
+func TestConservativeDepth(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		slots int
+		depth int
+	}{{"counted", 1, conservativeDepth}, {"per node", 2, conservativeNodeDepth}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newCluster(t).pool("p", PolicyBackfill, withReservations(ReserveConservative)).nodes("p", 1, tc.slots, "")
+			r := b.job("r", slots(tc.slots), waiting(0), timeLimit(100))
+			b.running(r, start(0), on("p-1", tc.slots))
+			var ids []int
+			for i := range tc.depth + 5 {
+				ids = append(ids, b.job(fmt.Sprintf("j%d", i), slots(tc.slots), timeLimit(10), submit(int64(1+i))))
+			}
+			s := b.snapshot()
+			p := mustSchedule(t, s)
+			last := mustPending(t, s, &p, ids[tc.depth-1], ReasonReserved)
+			if last.At != 100+int64(tc.depth-1)*10 {
+				t.Errorf("last reserved job at %d", last.At)
+			}
+			if pe := mustPending(t, s, &p, ids[tc.depth], ReasonBehind); pe.Blocker != ids[tc.depth-1] {
+				t.Errorf("blocker %d, want %d", pe.Blocker, ids[tc.depth-1])
+			}
+		})
+	}
 }

@@ -19,15 +19,19 @@
 //     for a preempted task's checkpoint is reported as pending (a hold),
 //     not as a start.
 //   - A task larger than any node (a gang) is placed on whole nodes plus
-//     one remainder, all or nothing, so two gangs can never deadlock.
+//     one remainder, all or nothing, so two gangs can never deadlock;
+//     nodes of one size first, else of mixed sizes. Feasible tells at
+//     submit whether any set of a pool's nodes could ever hold a task.
 //   - Non-preemptible tasks are never chosen as victims, and a victim is
 //     only preempted when that makes the waiting task fit.
 //
 // Each pool's policy is assembled from stages: a queue order (FIFO,
 // priority, weighted fair share), placement (best fit or spread), a
 // preemption stage that tries victims inside a statement that can be
-// rolled back, and a backfill stage (none, priority backfill, EASY or
-// conservative reservations). A Scheduler value keeps scratch memory
+// rolled back (a task that fits one node empties the node whose victims
+// lose least, preempt_node.go), and a backfill stage (none, priority
+// backfill, EASY or conservative reservations, kept per node on pools of
+// multi-slot nodes, nodeprofile.go). A Scheduler value keeps scratch memory
 // between passes so that a steady-state pass allocates little; it holds no
 // state that can change a result.
 //

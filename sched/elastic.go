@@ -55,18 +55,20 @@ func (e *elasticPass) reset(s *Snapshot) {
 	e.size = resize(e.size, len(s.Jobs))
 }
 
-func validateElastic(s *Snapshot) error {
-	for i := range s.Jobs {
-		j := &s.Jobs[i]
-		switch {
-		case j.MinSlots < 0:
-			return fmt.Errorf("job %q: negative min slots %d", j.ID, j.MinSlots)
-		case j.MinSlots > 0 && j.Slots == 0:
-			return fmt.Errorf("job %q: min slots %d on a zero-slot job; only slot jobs can be elastic", j.ID, j.MinSlots)
-		case j.MinSlots > j.Slots:
-			return fmt.Errorf("job %q: min slots %d above its slots %d", j.ID, j.MinSlots, j.Slots)
-		}
+func validateJobElastic(j *Job) error {
+	switch {
+	case j.MinSlots < 0:
+		return fmt.Errorf("job %q: negative min slots %d", j.ID, j.MinSlots)
+	case j.MinSlots > 0 && j.Slots == 0:
+		return fmt.Errorf("job %q: min slots %d on a zero-slot job; only slot jobs can be elastic", j.ID, j.MinSlots)
+	case j.MinSlots > j.Slots:
+		return fmt.Errorf("job %q: min slots %d above its slots %d", j.ID, j.MinSlots, j.Slots)
 	}
+	return nil
+}
+
+// validateMoving checks that a moved task's old placement drains.
+func validateMoving(s *Snapshot) error {
 	for i := range s.Allocs {
 		if a := &s.Allocs[i]; a.Moving && !a.Preempting {
 			return fmt.Errorf("allocation %d: moving but not preempting; a moved task's old placement drains", i)

@@ -111,7 +111,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.share = f.share
 	q.init()
 	q.trackPositions(len(p.s.Jobs))
-	rule := victimRule{kind: victimsAboveShare}
+	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext}
 	for q.Len() > 0 {
 		j := q.items[0]
 		step := p.size(j)
@@ -167,6 +167,7 @@ func (p *pass) shareVictims(pool int) []int32 {
 		return int(b - a)
 	})
 	p.sc.victims = v
+	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	return v
 }
 

@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -32,7 +33,10 @@ func TestMixedSizeGang(t *testing.T) {
 					if len(got) != 0 {
 						t.Fatalf("started %v, want none", got)
 					}
-					mustPending(t, s, &p, j, tc.reason)
+					pe := mustPending(t, s, &p, j, tc.reason)
+					if m := pe.Message(s); !strings.Contains(m, "the most its nodes hold together is 12") {
+						t.Errorf("message %q does not give the largest task that fits", m)
+					}
 					return
 				}
 				if len(got) != 1 || got[0] != tc.starts {

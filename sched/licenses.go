@@ -66,20 +66,22 @@ func validateLicenses(s *Snapshot) error {
 			return fmt.Errorf("license %q: total must not be negative, got %d", s.Licenses[i].Name, s.Licenses[i].Total)
 		}
 	}
-	for i := range s.Jobs {
-		j := &s.Jobs[i]
-		for k, u := range j.Licenses {
-			switch {
-			case u.License < 0 || u.License >= len(s.Licenses):
-				return fmt.Errorf("job %q: license use %d names license index %d, out of range (%d licenses)",
-					j.ID, k, u.License, len(s.Licenses))
-			case u.Count <= 0:
-				return fmt.Errorf("job %q: license %q: count must be positive, got %d", j.ID, s.Licenses[u.License].Name, u.Count)
-			}
-			for _, v := range j.Licenses[:k] {
-				if v.License == u.License {
-					return fmt.Errorf("job %q: license %q listed twice", j.ID, s.Licenses[u.License].Name)
-				}
+	return nil
+}
+
+// validateJobLicenses checks a job's license uses.
+func validateJobLicenses(s *Snapshot, j *Job) error {
+	for k, u := range j.Licenses {
+		switch {
+		case u.License < 0 || u.License >= len(s.Licenses):
+			return fmt.Errorf("job %q: license use %d names license index %d, out of range (%d licenses)",
+				j.ID, k, u.License, len(s.Licenses))
+		case u.Count <= 0:
+			return fmt.Errorf("job %q: license %q: count must be positive, got %d", j.ID, s.Licenses[u.License].Name, u.Count)
+		}
+		for _, v := range j.Licenses[:k] {
+			if v.License == u.License {
+				return fmt.Errorf("job %q: license %q listed twice", j.ID, s.Licenses[u.License].Name)
 			}
 		}
 	}
@@ -251,6 +253,7 @@ func (p *pass) buildLicenseProfiles(jobs []int32) {
 	lp.prof = lp.prof[:len(p.s.Licenses)]
 	for l := range lp.prof {
 		pr := &lp.prof[l]
+		pr.hit = false
 		pr.at = append(pr.at[:0], p.s.Now)
 		pr.free = append(pr.free[:0], int64(lp.free[l]))
 	}

@@ -149,44 +149,39 @@ func jobFactors(s *Snapshot, j *Job, mf *Multifactor, capacity int, fs []float64
 	return f
 }
 
-// validateMultifactor checks multifactor pools, the QOS list, and the
-// account and QOS indexes of the jobs that read them.
-func validateMultifactor(s *Snapshot, scratch *[]bool) error {
+// validateMultifactor checks the multifactor weights, QOS and accounts; it
+// reports whether a pool uses fair tree, and then leaves in scratch which
+// accounts have sub-accounts, for fair tree's rule that jobs charge
+// leaves (validateJobMultifactor checks each job).
+func validateMultifactor(s *Snapshot, scratch *[]bool) (bool, error) {
 	for i := range s.Pools {
 		if s.Pools[i].Policy == PolicyMultifactor {
 			if err := validateWeights(&s.Pools[i].Multifactor); err != nil {
-				return fmt.Errorf("pool %q: %w", s.Pools[i].Name, err)
+				return false, fmt.Errorf("pool %q: %w", s.Pools[i].Name, err)
 			}
 		}
 	}
 	for i := range s.QOS {
 		if s.QOS[i].Priority < 0 {
-			return fmt.Errorf("qos %q: priority must not be negative, got %d", s.QOS[i].Name, s.QOS[i].Priority)
+			return false, fmt.Errorf("qos %q: priority must not be negative, got %d", s.QOS[i].Name, s.QOS[i].Priority)
 		}
 	}
 	if err := validateAccounts(s); err != nil {
-		return err
+		return false, err
 	}
-	// Which accounts have sub-accounts, for fair tree's rule that jobs
-	// charge leaves.
-	var parents []bool
-	if slices.ContainsFunc(s.Pools, func(p Pool) bool {
+	if !slices.ContainsFunc(s.Pools, func(p Pool) bool {
 		return p.Policy == PolicyMultifactor && p.Multifactor.FairShareMode == FairShareTree
 	}) {
-		parents = resize(*scratch, len(s.Accounts))
-		*scratch = parents
-		for i := range s.Accounts {
-			if p := s.Accounts[i].Parent; p >= 0 {
-				parents[p] = true
-			}
+		return false, nil
+	}
+	parents := resize(*scratch, len(s.Accounts))
+	*scratch = parents
+	for i := range s.Accounts {
+		if p := s.Accounts[i].Parent; p >= 0 {
+			parents[p] = true
 		}
 	}
-	for i := range s.Jobs {
-		if err := validateJobMultifactor(s, &s.Jobs[i], parents); err != nil {
-			return err
-		}
-	}
-	return nil
+	return true, nil
 }
 
 func validateWeights(mf *Multifactor) error {
@@ -397,6 +392,7 @@ func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
 			if *victims == nil {
 				*victims = p.mfVictimOrder(pool)
 			}
+			rule.next = p.sc.victimNext
 			o = p.preempt(j, *victims, &rule)
 		}
 		if o == failed {
@@ -427,6 +423,7 @@ func (p *pass) mfVictimOrder(pool int) []int32 {
 		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
+	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	return v
 }
 

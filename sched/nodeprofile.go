@@ -37,6 +37,12 @@ type nodeProfile struct {
 	resv  []NodeSlots
 	held  []heldResv // by job
 	gen   uint32
+	// lifted is the placement of the promise the current job was lifted
+	// out of, at liftedAt: still free for it, so its new reservation is
+	// never later (earliestNodes).
+	lifted   []NodeSlots
+	liftedAt int64
+	cursor   []int32 // windowFrom's position in each node's steps
 }
 
 // usesNodes reports whether a pool needs the per-node profile.
@@ -61,6 +67,7 @@ func (p *pass) buildNodeProfile(pool int) {
 		np.steps = append(np.steps, nil)
 	}
 	np.times = append(np.times[:0], p.s.Now)
+	np.resetCursors(len(p.s.Nodes))
 	for _, gi := range p.st.poolGroups[pool] {
 		for _, n := range p.st.groups[gi].nodes {
 			np.steps[n] = append(np.steps[n][:0], nodeStep{at: p.s.Now, free: p.st.avail(n)})
@@ -111,6 +118,31 @@ func (np *nodeProfile) split(n int32, t int64) int {
 	return i
 }
 
+// windowFrom is windowMin for a search whose start times only grow
+// (earliestByTimes, after resetCursors): each node's cursor moves forward
+// to the step holding from instead of searching for it.
+func (np *nodeProfile) windowFrom(n int32, from, to int64) int32 {
+	st := np.steps[n]
+	i := int(np.cursor[n])
+	if i >= len(st) || st[i].at > from {
+		return np.windowMin(n, from, to) // not a forward search
+	}
+	for i+1 < len(st) && st[i+1].at <= from {
+		i++
+	}
+	np.cursor[n] = int32(i)
+	m := st[i].free
+	for i++; i < len(st) && st[i].at < to; i++ {
+		m = min(m, st[i].free)
+	}
+	return m
+}
+
+// resetCursors starts windowFrom's cursors over at the first step.
+func (np *nodeProfile) resetCursors(nodes int) {
+	np.cursor = resize(np.cursor, nodes)
+}
+
 // windowMin is node n's fewest free slots over [from, to).
 func (np *nodeProfile) windowMin(n int32, from, to int64) int32 {
 	st := np.steps[n]
@@ -135,7 +167,7 @@ func (p *pass) placeAt(j int32, slots int32, t, dur int64) bool {
 	for _, gi := range p.st.poolGroups[np.pool] {
 		g := &sh.groups[gi]
 		for _, n := range g.nodes {
-			sh.free[n], sh.drain[n] = np.windowMin(n, t, end), 0
+			sh.free[n], sh.drain[n] = np.windowFrom(n, t, end), 0
 		}
 		sh.index(g)
 	}
@@ -146,18 +178,71 @@ func (p *pass) placeAt(j int32, slots int32, t, dur int64) bool {
 	return ok
 }
 
+// placeNow is placeAt for a start now, without building the window view
+// of every node: the ordinary placement on the slots available now, kept
+// when every node it uses also stays free for the whole window (no later
+// reservation there). On a cluster with room most jobs start this way; a
+// refusal falls back to placeAt.
+func (p *pass) placeNow(j int32, slots int32, dur int64) bool {
+	np := &p.sc.nprof
+	r := p.request(j, true)
+	r.slots = slots
+	nodes, ok := p.st.find(&r, np.found[:0])
+	np.found = nodes
+	if !ok {
+		return false
+	}
+	end := addTime(p.s.Now, dur)
+	for _, ns := range nodes {
+		if np.windowMin(ns.Node, p.s.Now, end) < ns.Slots {
+			return false
+		}
+	}
+	return true
+}
+
 // earliestNodes finds the first time from t on at which a placement of
 // the task stays free for dur, given the count (and license) profile's
 // earliest time as a lower bound; the placement is left in np.found.
 func (p *pass) earliestNodes(j int32, slots int32, dur int64) int64 {
 	np := &p.sc.nprof
 	t := p.earliestAll(j, int64(slots), dur)
-	for t != Never {
+	if t == p.s.Now && p.placeNow(j, slots, dur) {
+		return t
+	}
+	r := p.request(j, true)
+	r.slots = slots
+	var at int64
+	if p.st.oneNode(&r) {
+		at = p.earliestOneNode(j, &r, dur, t)
+	}
+	if at == Never || !p.st.oneNode(&r) {
+		at = p.earliestByTimes(j, slots, dur, t)
+	}
+	if np.lifted != nil && np.liftedAt < at {
+		// The promise it was lifted from is still free: keep it.
+		np.found = append(np.found[:0], np.lifted...)
+		return np.liftedAt
+	}
+	return at
+}
+
+// maxTimes caps the moments earliestByTimes tries, each a view of every
+// node: a gang on a busy cluster of 10,000 nodes could otherwise try
+// thousands. Past it the gang gets no reservation this pass (or keeps its
+// promise).
+const maxTimes = 64
+
+// earliestByTimes tries each moment from t on at which some node's
+// availability changes (and the count and licenses allow it) until a
+// placement stays free for dur: for gangs, which span nodes.
+func (p *pass) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
+	np := &p.sc.nprof
+	np.resetCursors(len(p.s.Nodes))
+	for tries := 0; t != Never && tries < maxTimes; tries++ {
 		if p.placeAt(j, slots, t, dur) {
 			return t
 		}
-		// Try the next moment any node's availability changes; the
-		// count must also allow it there.
 		k, found := slices.BinarySearch(np.times, t)
 		if found {
 			k++
@@ -168,6 +253,75 @@ func (p *pass) earliestNodes(j int32, slots int32, dur int64) int64 {
 		t = p.earliestAllFrom(j, int64(slots), dur, np.times[k])
 	}
 	return Never
+}
+
+// earliestOneNode finds, for a task that fits one node, the first time
+// from t on at which some node keeps its slots free for dur, node by node
+// (one walk over each node's steps, not a view of every node per moment);
+// among nodes free at that time the best fit (or the emptiest, for
+// spread), ties to the lower index. The count and licenses must agree on
+// the time, else the search goes on from theirs.
+func (p *pass) earliestOneNode(j int32, r *request, dur, t int64) int64 {
+	np := &p.sc.nprof
+	for t != Never {
+		best, bestAt, bestF := int32(-1), Never, int32(0)
+		for _, gi := range p.st.poolGroups[np.pool] {
+			g := &p.st.groups[gi]
+			if g.size < r.slots || !p.st.matches(g, r) {
+				continue
+			}
+			for _, n := range g.nodes {
+				at, f := np.nodeEarliest(n, r.slots, dur, t)
+				if at < bestAt || (at == bestAt && at != Never && p.st.better(r, f, n, bestF, best)) {
+					best, bestAt, bestF = n, at, f
+				}
+			}
+		}
+		if best < 0 {
+			return Never
+		}
+		if t2 := p.earliestAllFrom(j, int64(r.slots), dur, bestAt); t2 != bestAt {
+			t = t2 // the count or a license is short then: look later
+			continue
+		}
+		np.found = append(np.found[:0], NodeSlots{Node: best, Slots: r.slots})
+		return bestAt
+	}
+	return Never
+}
+
+// nodeEarliest is the first time from t on at which node n keeps k slots
+// free for dur, and the fewest it has free over that window, or Never.
+func (np *nodeProfile) nodeEarliest(n int32, k int32, dur, t int64) (int64, int32) {
+	st := np.steps[n]
+	i, found := slices.BinarySearchFunc(st, t, func(s nodeStep, t int64) int { return cmp64(s.at, t) })
+	if !found {
+		i--
+	}
+	start := t
+	for i < len(st) {
+		if st[i].free < k {
+			i++
+			if i < len(st) {
+				start = st[i].at
+			}
+			continue
+		}
+		end := addTime(start, dur)
+		m, q := st[i].free, i+1
+		for ; q < len(st) && st[q].at < end; q++ {
+			if st[q].free < k {
+				break
+			}
+			m = min(m, st[q].free)
+		}
+		if q < len(st) && st[q].at < end {
+			i = q // too few free at step q: start after it
+			continue
+		}
+		return start, m
+	}
+	return Never, 0
 }
 
 // hold records j's reservation of np.found at at for dur and takes it

@@ -118,8 +118,12 @@ func (st *state) freeOnDraining(g *group, r *request, bestPos, bestF int32) (int
 // group can hold the gang mixes nodes of different sizes.
 func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 	var best *group
+	matching := 0
 	for _, gi := range st.poolGroups[r.pool] {
 		g := &st.groups[gi]
+		if st.matches(g, r) && g.size > 0 {
+			matching++
+		}
 		if g.size >= r.slots || g.size == 0 || !st.matches(g, r) ||
 			g.avail < int(r.slots) || g.counts[g.size] < r.slots/g.size {
 			continue
@@ -132,8 +136,10 @@ func (st *state) gang(r *request, out []NodeSlots) ([]NodeSlots, bool) {
 		}
 	}
 	if best == nil {
-		if r.oneSwitch {
-			return out, false // one switch is kept per group (topology.go)
+		if r.oneSwitch || matching < 2 {
+			// One switch is kept per group (topology.go); and with one
+			// group there is nothing to mix.
+			return out, false
 		}
 		return st.mixedGang(r, out)
 	}

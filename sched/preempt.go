@@ -22,8 +22,10 @@ type victimRule struct {
 	mfPrio float64
 	// blockEnd, when set, gives for each candidate the end of its
 	// project's run in the list, so a project that may give no more is
-	// skipped whole; next then skips over evicted candidates, so that
-	// repeated calls over one long list stay linear overall.
+	// skipped whole. next, when set, skips over candidates that are gone
+	// for the rest of the pass (see live), so that repeated calls over one
+	// long list stay linear overall; it belongs to the list (victimNext,
+	// or the quota pass's), not to one job's rule.
 	blockEnd []int32
 	next     []int32
 }
@@ -146,6 +148,7 @@ func (p *pass) victimOrder(pool int) []int32 {
 		return p.lessLost(a, b)
 	})
 	p.sc.victims = v
+	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	return v
 }
 

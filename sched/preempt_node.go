@@ -97,6 +97,9 @@ func (p *pass) nextCand(cands []int32, i int, r *request, rule *victimRule) int 
 			}
 		}
 		a := cands[i]
+		if p.pastRule(rule, a) {
+			return len(cands)
+		}
 		if p.allows(rule, a) && p.helps(a, r) {
 			return i
 		}
@@ -107,6 +110,22 @@ func (p *pass) nextCand(cands []int32, i int, r *request, rule *victimRule) int 
 		}
 	}
 	return len(cands)
+}
+
+// pastRule reports a candidate past which no later one can qualify: the
+// priority and QOS victim lists are sorted least important first, so once
+// a candidate is as important as the waiting job, so are all after it.
+// Without this, every job that fails to preempt would scan the whole list.
+func (p *pass) pastRule(rule *victimRule, a int32) bool {
+	vj := &p.s.Jobs[p.s.Allocs[a].Job]
+	switch rule.kind {
+	case victimsByPriority:
+		return vj.Priority <= rule.prio
+	case victimsByQOS:
+		q, _ := qosOf(p.s, vj)
+		return q >= rule.qos
+	}
+	return false
 }
 
 // evictInOrder evicts candidates in victim order until the request fits
@@ -140,6 +159,9 @@ func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSl
 		seen++
 		p.bidVictim(r, a, cl)
 		if window < 0 && len(ns.bids) > 0 {
+			if seen == 1 {
+				break // the first allowed victim alone makes room: none is cheaper
+			}
 			window = 2 * seen
 		}
 	}

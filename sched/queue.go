@@ -30,6 +30,9 @@ func (p *pass) fifo(pool int, jobs []int32) {
 	}
 	blocker := int32(-1)
 	for _, j := range jobs {
+		if blocker >= 0 && p.sc.OmitBehind {
+			break
+		}
 		if p.impossible(j) {
 			continue
 		}
@@ -88,6 +91,9 @@ func (p *pass) priority(pool int, jobs []int32) {
 	blocker := int32(-1)
 	for _, j := range jobs {
 		job := &p.s.Jobs[j]
+		if blocker >= 0 && !pl.Backfill && p.sc.OmitBehind {
+			break
+		}
 		if p.impossible(j) {
 			continue
 		}
@@ -101,7 +107,7 @@ func (p *pass) priority(pool int, jobs []int32) {
 		}
 		qp, qosPre := qosOf(p.s, job)
 		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption,
-			qos: qp, qosPreempt: qosPre}
+			qos: qp, qosPreempt: qosPre, next: p.sc.victimNext}
 		for p.wants(j) {
 			o := p.tryPlace(j, false)
 			if o == failed && victims != nil {

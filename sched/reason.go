@@ -103,7 +103,9 @@ type Pending struct {
 	// about room (no_capacity, fragmented, no_nodes, topology, reserved,
 	// checkpointing and the quota reasons) give the size last tried, which
 	// is MinSlots once every size failed. Free is how many slots of the
-	// pool were free (or, for a gang, how many the best option had).
+	// pool were free (or, for a gang, how many the best option had); for
+	// no_nodes it is the largest task the pool's nodes could hold
+	// together, when known (Feasible gives the same at submit).
 	Need, Free int
 	// At is the reserved or estimated start time, or -1 when unknown.
 	At int64
@@ -179,6 +181,10 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonZeroSlotFull:
 		return "every node already runs its limit of zero-slot tasks"
 	case ReasonNoNodes:
+		if p.Free > 0 && p.Free < p.Need {
+			// Free holds the largest task the pool could ever hold.
+			return fmt.Sprintf("no node in the pool can hold a task of %s with its constraints; the most its nodes hold together is %d", slotCount(p.Need), p.Free)
+		}
 		return fmt.Sprintf("no node in the pool can hold a task of %s with its constraints", slotCount(p.Need))
 	case ReasonOverQuota:
 		return fmt.Sprintf("needs %s; its project has %d left of its quota, and this work may only run within quota", slotCount(p.Need), max(p.Free, 0))

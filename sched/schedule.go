@@ -5,10 +5,20 @@ import (
 	"slices"
 )
 
-// Scheduler runs scheduling passes. Its fields are scratch memory reused
-// from one pass to the next; none of it influences a result. The zero value
-// is ready to use. A Scheduler is not safe for concurrent use.
+// Scheduler runs scheduling passes. Apart from OmitBehind its fields are
+// scratch memory reused from one pass to the next; none of it influences a
+// result. The zero value is ready to use. A Scheduler is not safe for
+// concurrent use.
 type Scheduler struct {
+	// OmitBehind, when set, stops a FIFO pool, and a priority pool without
+	// backfill, at its first blocked job, and an EASY pool once no slot is
+	// left to backfill: the jobs queued after that get no Pending entry,
+	// where they would get ReasonBehind (or, under EASY, a reason they
+	// cannot start now). Starts and preemptions are the same either way. A caller that shows reasons
+	// only now and then (the simulator, which explains waiting jobs at the
+	// end of a run) saves a walk over the whole queue on every pass.
+	OmitBehind bool
+
 	// base is the snapshot's cluster as indexed, kept from one pass to the
 	// next so that update re-indexes only what changed; st is the copy a
 	// pass plans on.
@@ -28,23 +38,25 @@ type Scheduler struct {
 	final    []bool  // evicted by a committed statement
 	preempts []int32 // per project: preemptions planned this pass
 	victims  []int32
-	stmt     []int32
-	poolJobs [][]int32
-	zeroJobs [][]int32
-	poolRuns [][]int32
-	ends     []release
-	fs       fairShare
-	quota    quotaPass
-	fsLive   []int32
-	profile  profile
-	mf       mfPass
-	lic      licensePass
-	elastic  elasticPass
-	cons     consolidation
-	nscan    nodeScan
-	nprof    nodeProfile
-	proms    []promise
-	order    []int32
+	// victimNext holds the skip pointers over victims (victimRule.next).
+	victimNext []int32
+	stmt       []int32
+	poolJobs   [][]int32
+	zeroJobs   [][]int32
+	poolRuns   [][]int32
+	ends       []release
+	fs         fairShare
+	quota      quotaPass
+	fsLive     []int32
+	profile    profile
+	mf         mfPass
+	lic        licensePass
+	elastic    elasticPass
+	cons       consolidation
+	nscan      nodeScan
+	nprof      nodeProfile
+	proms      []promise
+	order      []int32
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
@@ -75,7 +87,9 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 }
 
 // validate checks the snapshot; parents is scratch memory, kept by the
-// caller so that a steady-state pass allocates nothing.
+// caller so that a steady-state pass allocates nothing. Every job is
+// checked in one loop (validateJob): on a long queue the pass spends a
+// real share of its time here.
 func validate(s *Snapshot, parents *[]bool) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
@@ -87,33 +101,54 @@ func validate(s *Snapshot, parents *[]bool) error {
 	if err := validateProjects(s); err != nil {
 		return err
 	}
-	if err := validateMultifactor(s, parents); err != nil {
+	fairTree, err := validateMultifactor(s, parents)
+	if err != nil {
 		return err
 	}
 	if err := validateLicenses(s); err != nil {
 		return err
 	}
+	var accountParents []bool
+	if fairTree {
+		accountParents = *parents
+	}
 	for i := range s.Jobs {
-		j := &s.Jobs[i]
-		if j.Pool >= 0 && j.Pool < len(s.Pools) && s.Pools[j.Pool].Policy == PolicyQuota &&
-			(j.Project < 0 || j.Project >= len(s.Projects)) {
-			return fmt.Errorf("job %q: runs in quota pool %q but its project index %d is out of range",
-				j.ID, s.Pools[j.Pool].Name, j.Project)
-		}
-		switch {
-		case j.Pool < 0 || j.Pool >= len(s.Pools):
-			return fmt.Errorf("job %q: pool index %d out of range", j.ID, j.Pool)
-		case j.Slots < 0:
-			return fmt.Errorf("job %q: negative slots %d", j.ID, j.Slots)
-		case j.Waiting < 0:
-			return fmt.Errorf("job %q: negative waiting count %d", j.ID, j.Waiting)
-		case j.MaxRunning < 0:
-			return fmt.Errorf("job %q: negative max running %d", j.ID, j.MaxRunning)
-		case !(j.Weight > 0):
-			return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
+		if err := validateJob(s, &s.Jobs[i], accountParents); err != nil {
+			return err
 		}
 	}
-	return validateElastic(s)
+	return validateMoving(s)
+}
+
+// validateJob checks one job's fields against the snapshot.
+func validateJob(s *Snapshot, j *Job, parents []bool) error {
+	if j.Pool >= 0 && j.Pool < len(s.Pools) && s.Pools[j.Pool].Policy == PolicyQuota &&
+		(j.Project < 0 || j.Project >= len(s.Projects)) {
+		return fmt.Errorf("job %q: runs in quota pool %q but its project index %d is out of range",
+			j.ID, s.Pools[j.Pool].Name, j.Project)
+	}
+	switch {
+	case j.Pool < 0 || j.Pool >= len(s.Pools):
+		return fmt.Errorf("job %q: pool index %d out of range", j.ID, j.Pool)
+	case j.Slots < 0:
+		return fmt.Errorf("job %q: negative slots %d", j.ID, j.Slots)
+	case j.Waiting < 0:
+		return fmt.Errorf("job %q: negative waiting count %d", j.ID, j.Waiting)
+	case j.MaxRunning < 0:
+		return fmt.Errorf("job %q: negative max running %d", j.ID, j.MaxRunning)
+	case !(j.Weight > 0):
+		return fmt.Errorf("job %q: weight must be positive, got %v", j.ID, j.Weight)
+	}
+	if err := validateJobMultifactor(s, j, parents); err != nil {
+		return err
+	}
+	if err := validateJobElastic(j); err != nil {
+		return err
+	}
+	if len(j.Licenses) > 0 {
+		return validateJobLicenses(s, j)
+	}
+	return nil
 }
 
 // validateProjects checks that parents exist and the tree has no cycle.
@@ -364,11 +399,13 @@ func (p *pass) impossible(j int32) bool {
 	if fits {
 		return len(job.Licenses) > 0 && p.licenseNever(j)
 	}
-	reason := ReasonNoNodes
+	reason, most := ReasonNoNodes, 0
 	if job.GPU != "" && !p.gpuOffered(job) {
 		reason = ReasonGPUType
+	} else if !r.oneSwitch {
+		most, _, _ = p.st.capacity(&r, p.s) // gangs may use every matching node
 	}
-	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), At: -1})
+	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), Free: most, At: -1})
 	return true
 }
 
@@ -398,9 +435,9 @@ func (p *pass) failReason(j int32) Pending {
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
 	case !fits || total < int(r.slots):
-		pe.Reason = ReasonNoNodes
+		pe.Reason, pe.Free = ReasonNoNodes, total // the most the nodes hold
 		if r.gpu != "" && !p.gpuOffered(&p.s.Jobs[j]) {
-			pe.Reason = ReasonGPUType
+			pe.Reason, pe.Free = ReasonGPUType, 0
 		}
 	case avail < int(r.slots):
 		pe.Reason = ReasonNoCapacity

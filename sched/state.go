@@ -48,6 +48,8 @@ type state struct {
 	pools               int
 	slots               []int32
 	prevFree, prevDrain []int32
+	// version is the Snapshot.NodesVersion of the last build.
+	version uint64
 }
 
 type groupKey struct {
@@ -100,6 +102,9 @@ func (st *state) update(s *Snapshot) error {
 func (st *state) sameLayout(s *Snapshot) bool {
 	if st.layout == nil || len(st.layout) != len(s.Nodes) || st.pools != len(s.Pools) {
 		return false
+	}
+	if s.NodesVersion != 0 && s.NodesVersion == st.version {
+		return true
 	}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
@@ -196,6 +201,7 @@ func (st *state) remember(s *Snapshot) {
 		st.slots[i] = int32(n.Slots)
 	}
 	st.pools = len(s.Pools)
+	st.version = s.NodesVersion
 }
 
 func (st *state) subtractAllocs(s *Snapshot) error {

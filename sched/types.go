@@ -81,6 +81,11 @@ type Snapshot struct {
 	QOS []QOS
 	// Licenses are cluster-wide consumable resources (Job.Licenses).
 	Licenses []License
+	// NodesVersion, when not 0, names the node list: a caller that passes
+	// the same non-zero version as in the Scheduler's previous pass
+	// promises that Nodes (and the pool count) did not change, and the
+	// core skips comparing them node by node. 0 always compares.
+	NodesVersion uint64
 }
 
 // Project is a quota entity (a team, a queue). Projects nest: a department

@@ -135,3 +135,41 @@ func TestConfirmingPassChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestFIFOPrefixChangesNothing: under FCFS the simulator hands the core a
+// window of the queue, and under FCFS and EASY it skips passes on a full
+// cluster (prefix.go); replaying with the whole queue on every pass must
+// give byte-identical results.
+func TestFIFOPrefixChangesNothing(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
+	files = append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))
+	for _, f := range files {
+		for _, policy := range []string{"fcfs", "easy"} {
+			t.Run(filepath.Base(f)+"/"+policy, func(t *testing.T) {
+				var out [2][]byte
+				for i, off := range []bool{false, true} {
+					w, err := LoadWorkload(f, WorkloadOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					set, _ := Preset(policy)
+					rp, err := w.Open(set)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := Run(rp.Input, Options{Until: -1, Timeline: true, noPrefix: off})
+					rp.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if out[i], err = json.Marshal(res); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !bytes.Equal(out[0], out[1]) {
+					t.Errorf("results differ with the whole queue:\n%s\n%s", out[0], out[1])
+				}
+			})
+		}
+	}
+}

@@ -11,9 +11,15 @@ const defaultZeroSlotLimit = 100
 // the plan started, and how many it preempted, moved or resized.
 func (s *sim) schedule() (starts, changes int, err error) {
 	s.buildSnapshot()
+	// Reasons are read at the end of the run (finalReasons); an inspector
+	// sees every plan whole.
+	s.scheduler.OmitBehind = s.opt.Inspect == nil
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return 0, 0, err
+	}
+	if s.cut {
+		s.lastBlocked = blocked(plan)
 	}
 	if s.opt.Inspect != nil {
 		s.opt.Inspect(s.now, &s.snap, plan)
@@ -21,7 +27,9 @@ func (s *sim) schedule() (starts, changes int, err error) {
 	if err := s.firstPriorities(plan); err != nil {
 		return 0, 0, err
 	}
-	s.keepReservations(plan)
+	if s.reserves {
+		s.keepReservations(plan)
+	}
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
 	}
@@ -91,6 +99,7 @@ func (s *sim) buildSnapshot() {
 	s.budget.fill(snap.Projects, s.now)
 	s.roster.compact(s.alive, s.recycle)
 	snap.Jobs = s.roster.entries()
+	lastRunning := -1
 	snap.Allocs = snap.Allocs[:0]
 	s.snapTask = s.snapTask[:0]
 	live := s.running[:0]
@@ -104,6 +113,7 @@ func (s *sim) buildSnapshot() {
 		}
 		live = append(live, ti)
 		s.snapTask = append(s.snapTask, ti)
+		lastRunning = max(lastRunning, s.roster.index(t.job))
 		snap.Allocs = append(snap.Allocs, sched.Alloc{
 			Job:        s.roster.index(t.job),
 			Nodes:      t.nodes,
@@ -115,6 +125,7 @@ func (s *sim) buildSnapshot() {
 		})
 	}
 	s.running = live
+	snap.Jobs = s.window(snap.Jobs, lastRunning)
 }
 
 // lastCheckpoint is when a task last saved its progress, so that the core
@@ -363,6 +374,9 @@ func (s *sim) finishJob(ji int32, st State) {
 	j.state = st
 	j.end = s.now
 	j.alive = false
+	if j.spec.Slots == 0 {
+		s.zeroSlotJobs--
+	}
 	s.roster.finished(ji)
 	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
 		s.byName[j.spec.Name] = -1

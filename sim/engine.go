@@ -135,6 +135,21 @@ type sim struct {
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
 	oneShot bool
+	// reserves: some pool backfills conservatively and reads the
+	// reservations carried from pass to pass (keepReservations).
+	reserves bool
+	// prefix is the FIFO window (prefix.go), 0 when off; cut says the last
+	// snapshot left jobs out; zeroSlotJobs counts live zero-slot jobs,
+	// which turn the window off.
+	// inUse counts the slots tasks hold; full says a pass may be skipped
+	// while every slot is held (fullSkips).
+	inUse        int
+	full         bool
+	lastInUse    int // inUse after the last instant's passes (quietInstant)
+	prefix       int
+	cut          bool
+	lastBlocked  bool
+	zeroSlotJobs int
 
 	rec recorder
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
@@ -160,6 +175,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	s.snap.Accounts = slices.Clone(in.Accounts)
 	s.snap.Licenses, s.snap.QOS = in.Licenses, in.QOS
+	s.snap.NodesVersion = 1 // the nodes never change during a run
 	for _, p := range in.Pools {
 		s.snap.Pools = append(s.snap.Pools, p.Pool)
 		s.snap.Nodes = append(s.snap.Nodes, p.Nodes...)
@@ -167,7 +183,12 @@ func newSim(in *Input, opt Options) (*sim, error) {
 			s.oneShot = false
 		}
 		s.multifactor = s.multifactor || p.Policy == sched.PolicyMultifactor
+		s.reserves = s.reserves || (p.Backfill || p.Policy == sched.PolicyBackfill) && p.Reservations == sched.ReserveConservative
 	}
+	if prefixEligible(in, &opt) {
+		s.prefix = initialWindow
+	}
+	s.full = fullSkips(in, &opt)
 	s.fair.init(in)
 	s.budget.init(in.Projects)
 	for i, e := range in.Events {
@@ -293,7 +314,9 @@ func (s *sim) step() error {
 		s.handle(s.q.pop())
 	}
 	s.fresh = s.fresh[:0]
+	smallest := math.MaxInt // the smallest job submitted now
 	for s.hasNext && s.next.Submit == s.now {
+		smallest = min(smallest, s.next.Slots)
 		if s.opt.Estimates {
 			s.fresh = append(s.fresh, s.nextJobSlot())
 		}
@@ -302,16 +325,33 @@ func (s *sim) step() error {
 			return err
 		}
 	}
+	scripted := false
 	for !s.q.empty() && s.q.peek() == s.now {
+		scripted = true
 		s.handle(s.q.pop())
 	}
+	if s.quietInstant(smallest, scripted) {
+		s.lastInUse = s.inUse
+		s.rec.settled()
+		if s.opt.Estimates && len(s.fresh) > 0 {
+			s.recordEstimates()
+		}
+		return nil
+	}
 	for pass := 0; ; pass++ {
+		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.inUse >= s.rec.totalSlots {
+			break // nothing can start on a full cluster (fullSkips)
+		}
 		if pass == s.opt.MaxPasses {
 			return fmt.Errorf("t=%d: scheduling did not settle after %d passes", s.now, pass)
 		}
 		starts, preempts, err := s.schedule()
 		if err != nil {
 			return fmt.Errorf("t=%d: %w", s.now, err)
+		}
+		if s.cut && !s.lastBlocked {
+			s.prefix *= 2 // the window held no blocked job: look further
+			continue
 		}
 		// A FIFO or backfill pool schedules once per event, as the
 		// textbook algorithms do: FIFO and EASY plans are maximal, so a
@@ -325,11 +365,27 @@ func (s *sim) step() error {
 			break
 		}
 	}
+	if s.prefix > 0 {
+		s.prefix = initialWindow
+	}
+	s.lastInUse = s.inUse
 	s.rec.settled()
 	if s.opt.Estimates && len(s.fresh) > 0 {
 		s.recordEstimates()
 	}
 	return nil
+}
+
+// quietInstant reports an instant at which a pass could start nothing,
+// so the simulator skips it (fullSkips' inputs only): no slot was freed
+// since the last pass, which left nothing more that could start, no
+// scripted event came, and every job submitted now needs more slots than
+// are free. Under FIFO and EASY a job that arrives behind the queue can
+// only start on slots free now, and the jobs before it are as stuck as
+// they were; time passing makes no EASY backfill easier.
+func (s *sim) quietInstant(smallest int, scripted bool) bool {
+	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.inUse >= s.lastInUse &&
+		smallest > s.rec.totalSlots-s.inUse
 }
 
 func (s *sim) handle(e event) {
@@ -402,6 +458,9 @@ func (s *sim) submit(spec JobSpec) {
 		// An elastic task may grow in a pass after the one that started
 		// it, even under FIFO: every pass must be confirmed.
 		s.oneShot = false
+	}
+	if spec.Slots == 0 {
+		s.zeroSlotJobs++
 	}
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji

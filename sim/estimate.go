@@ -24,7 +24,11 @@ func (s *sim) recordEstimates() {
 		case !j.alive:
 		default:
 			if est == nil {
+				// The whole queue, not the FIFO window (prefix.go).
+				prefix := s.prefix
+				s.prefix = 0
 				s.buildSnapshot()
+				s.prefix = prefix
 				est = sched.Forecast(&s.snap)
 			}
 			if at, ok := est[s.roster.index(ji)]; ok {

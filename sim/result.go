@@ -207,6 +207,7 @@ func (r *recorder) queue(delta int) { r.col.Queue(delta) }
 
 func (r *recorder) hold(ji int32, slots int) {
 	j := &r.s.jobs[ji]
+	r.s.inUse += slots
 	r.col.Hold(j.project, slots)
 	r.usage.hold(j.qp, slots, j.spec.Borrow)
 	r.s.fair.hold(j.acct, slots)
@@ -353,7 +354,9 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	if s.opt.OmitJobs {
 		return out, fallback, prios
 	}
+	s.prefix = 0 // explain the whole queue
 	s.buildSnapshot()
+	s.scheduler.OmitBehind = false
 	plan, err := s.scheduler.Schedule(&s.snap)
 	if err != nil {
 		return out, fallback, prios

@@ -216,6 +216,9 @@ type Options struct {
 	// confirm forces a confirming pass after every plan, even where the
 	// policies make it redundant; tests compare results with and without.
 	confirm bool
+	// noPrefix hands the core the whole queue on every pass, even where a
+	// FIFO window would do (prefix.go); tests compare results.
+	noPrefix bool
 }
 
 // Skip counts the jobs of one kind that a source could not replay, so that
