@@ -140,6 +140,24 @@ type Node struct {
 	// Version is the agent's build as it registered; empty until the
 	// agent registers with this master process.
 	Version string `json:"version,omitempty"`
+	// Drain is "draining" while an admin's drain waits for the node's
+	// tasks to end, "drained" once none is left, and empty when the node
+	// is schedulable. State stays up or lost either way.
+	Drain       string     `json:"drain,omitempty"`
+	DrainReason string     `json:"drain_reason,omitempty"`
+	DrainedBy   string     `json:"drained_by,omitempty"`
+	DrainedAt   *time.Time `json:"drained_at,omitempty"` // when the drain began
+}
+
+// The values of Node.Drain.
+const (
+	NodeDraining = "draining"
+	NodeDrained  = "drained"
+)
+
+// NodeDrainRequest is the body of POST /nodes/{name}/drain.
+type NodeDrainRequest struct {
+	Reason string `json:"reason"`
 }
 
 // GPU is one device of a node.

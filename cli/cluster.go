@@ -70,19 +70,28 @@ func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) e
 	return func(w io.Writer, items []T, _ bool) error { return text(w, items) }
 }
 
-// printNodes prints the nodes; wide adds each agent's version and when it
-// registered.
+// printNodes prints the nodes; a drained node's state reads up,draining
+// or up,drained with the admin's reason. Wide adds each agent's version,
+// when it registered, and who drained it when.
 func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
-	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN"}
+	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON"}
 	if wide {
-		header = append(header, "VERSION", "REGISTERED")
+		header = append(header, "VERSION", "REGISTERED", "DRAINED")
 	}
 	t := newTable(w, header...)
 	for _, n := range nodes {
-		row := []string{n.Name, n.Pool, n.State, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
-			formatLabels(n.Labels), age(n.HeartbeatAt)}
+		state := n.State
+		if n.Drain != "" {
+			state += "," + n.Drain
+		}
+		row := []string{n.Name, n.Pool, state, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
+			formatLabels(n.Labels), age(n.HeartbeatAt), orDash(n.DrainReason)}
 		if wide {
-			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt))
+			drained := "-"
+			if n.DrainedAt != nil {
+				drained = formatTime(n.DrainedAt) + " by " + orDash(n.DrainedBy)
+			}
+			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt), drained)
 		}
 		t.row(row...)
 	}

@@ -55,7 +55,8 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		nodes: []api.Node{
 			{Name: "dgx-1", Pool: "research", State: "up", GPUType: "h100", Slots: 8, Used: 8, Labels: map[string]string{"rack": "r1", "switch": "s1"},
 				HeartbeatAt: t0.Add(-5 * time.Second), RegisteredAt: t0.Add(-time.Hour), Version: "v1.2.0"},
-			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour)},
+			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour),
+				Drain: "drained", DrainReason: "bad fan", DrainedBy: "root", DrainedAt: ptr(t0.Add(-2 * time.Hour))},
 		},
 		pools: []api.Pool{
 			{Name: "research", Policy: "priority", Preemption: true, Backfill: true, Placement: "binpack", GraceS: 120,
@@ -91,6 +92,27 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		return fixtureMetrics(j.ID), 200
 	}))
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.nodes) })
+	mux.HandleFunc("POST /api/v1/nodes/{name}/drain", f.withNode(func(n *api.Node, r *http.Request) (any, int) {
+		var req api.NodeDrainRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Reason == "" {
+			return api.Error{Error: "reason is empty", Field: "reason"}, 400
+		}
+		n.Drain, n.DrainReason, n.DrainedBy, n.DrainedAt = "draining", req.Reason, "root", ptr(t0)
+		if n.Used == 0 {
+			n.Drain = "drained"
+		}
+		return *n, 200
+	}))
+	mux.HandleFunc("POST /api/v1/nodes/{name}/resume", f.withNode(func(n *api.Node, _ *http.Request) (any, int) {
+		n.Drain, n.DrainReason, n.DrainedBy, n.DrainedAt = "", "", "", nil
+		return *n, 200
+	}))
+	mux.HandleFunc("DELETE /api/v1/nodes/{name}", f.withNode(func(n *api.Node, _ *http.Request) (any, int) {
+		if n.Used > 0 {
+			return api.Error{Error: "node " + n.Name + " runs 2 tasks (3/0, 3/1)", Field: "name"}, 409
+		}
+		return nil, 204
+	}))
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })
@@ -314,4 +336,23 @@ func fixtureMetrics(id int64) api.JobMetrics {
 				Bracket: &b0, Rung: &r1, Decision: "stopped"},
 			{Task: 2, State: "queued", Bracket: &b0, Rung: &r0, Decision: "continue"},
 		}}
+}
+
+// withNode serves a request on the node named in the path, 404 when there
+// is none; a nil reply with 204 answers no body.
+func (f *fakeMaster) withNode(fn func(n *api.Node, r *http.Request) (any, int)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := range f.nodes {
+			if f.nodes[i].Name == r.PathValue("name") {
+				v, code := fn(&f.nodes[i], r)
+				if v == nil {
+					w.WriteHeader(code)
+					return
+				}
+				reply(w, code, v)
+				return
+			}
+		}
+		reply(w, 404, api.Error{Error: fmt.Sprintf("node %q: no such node", r.PathValue("name")), Field: "name"})
+	}
 }

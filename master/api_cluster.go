@@ -28,17 +28,7 @@ func (m *Master) handleNodes(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(names)
 	out := make([]api.Node, 0, len(names))
 	for _, name := range names {
-		n := m.nodes[name]
-		v := api.Node{Name: name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
-			Used: len(n.used), Labels: m.nodeLabels(n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
-			RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.lastSeen, Version: n.version}
-		for i, g := range n.rec.GPUs {
-			v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
-		}
-		if len(n.rec.GPUs) > 0 {
-			v.GPUType = n.rec.GPUs[0].Type
-		}
-		out = append(out, v)
+		out = append(out, m.nodeView(m.nodes[name]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -114,6 +114,17 @@ type Node struct {
 	State        NodeState
 	RegisteredAt time.Time // first registration; kept across re-registrations
 	HeartbeatAt  time.Time // on UpsertNode: the registration time, zero = now
+	// Drain is an admin's drain of the node, nil when it is schedulable.
+	// UpsertNode neither sets nor clears it: an agent that registers
+	// again stays drained.
+	Drain *NodeDrain
+}
+
+// NodeDrain says that an admin asked for no new task to start on a node.
+type NodeDrain struct {
+	At     time.Time // when the drain began
+	Reason string
+	By     string // the admin
 }
 
 // Stream is a log stream.

@@ -316,6 +316,8 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 	}{
 		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "min ago"}},
 		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}},
+		{"#/nodes", `#nodes tr[data-node="gpu-a2"]`, []string{"draining", "up", "4 / 8", "new PSU", "root", "min ago"}},
+		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 drained."}},
 		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}},
 		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}},
 		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}},

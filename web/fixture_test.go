@@ -59,6 +59,7 @@ func newFixture() *fixture {
 		node("gpu-a2", "a100", "up", "A100", 8, 4, 1*time.Second),
 		node("t4-1", "t4", "lost", "T4", 4, 0, 5*time.Minute),
 	}
+	f.nodes[1].Drain, f.nodes[1].DrainReason, f.nodes[1].DrainedBy, f.nodes[1].DrainedAt = "draining", "new PSU", "root", atp(-10*time.Minute)
 	f.projects = []api.Project{
 		{Name: "research", Quota: 16, OverQuotaWeight: 1, Used: 12, QueuedJobs: 3, RunningTasks: 3},
 		{Name: "vision", Parent: "research", Quota: 4, OverQuotaWeight: 1, Limit: 12, Used: 8, QueuedJobs: 1, RunningTasks: 2},
