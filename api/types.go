@@ -169,6 +169,21 @@ type GPU struct {
 	MemoryMiB int64  `json:"memory_mib"`
 }
 
+// JobPage is one page of GET /jobs?limit=N&cursor=C: jobs newest first,
+// and Next, the cursor of the following page, empty after the last.
+type JobPage struct {
+	Jobs []Job  `json:"jobs"`
+	Next string `json:"next,omitempty"`
+}
+
+// HistoryPage is one page of GET /history?limit=N&cursor=C: records
+// oldest first, and Next, the cursor of the following page, empty after
+// the last.
+type HistoryPage struct {
+	Jobs []HistoryRecord `json:"jobs"`
+	Next string          `json:"next,omitempty"`
+}
+
 // Pool is a pool and its load.
 type Pool struct {
 	Name         string `json:"name"`

@@ -122,7 +122,13 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		io.WriteString(w, "pools:\n  - {name: default, policy: fifo, nodes: [{name: n1, slots: 2}]}\n"+
 			"jobs:\n  - {name: j1-big, submit: 0, slots: 2, duration: 3600}\n  - {name: j2-small, submit: 600, slots: 1, duration: 1800}\n")
 	})
-	mux.HandleFunc("GET /api/v1/history", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureHistory()) })
+	mux.HandleFunc("GET /api/v1/history", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("limit") {
+			reply(w, 200, api.HistoryPage{Jobs: fixtureHistory()})
+			return
+		}
+		reply(w, 200, fixtureHistory())
+	})
 	mux.HandleFunc("POST /api/v1/config/reload", func(w http.ResponseWriter, _ *http.Request) {
 		f.reloads++
 		w.WriteHeader(http.StatusNoContent)
@@ -215,7 +221,7 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []api.Job{}
 	for _, j := range f.jobs {
-		if s := q.Get("state"); s != "" && j.State != s {
+		if s := q.Get("state"); s != "" && !slices.Contains(strings.Split(s, ","), j.State) {
 			continue
 		}
 		if p := q.Get("pool"); p != "" && j.Pool != p {
@@ -230,7 +236,24 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 		j.TaskList = nil
 		out = append(out, j)
 	}
-	reply(w, 200, out)
+	if !q.Has("limit") && !q.Has("cursor") {
+		reply(w, 200, out)
+		return
+	}
+	// Pages newest first, a cursor being the last id listed.
+	slices.SortFunc(out, func(a, b api.Job) int { return int(b.ID - a.ID) })
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	cursor, _ := strconv.ParseInt(q.Get("cursor"), 10, 64)
+	page := api.JobPage{Jobs: []api.Job{}}
+	for _, j := range out {
+		if (cursor == 0 || j.ID < cursor) && len(page.Jobs) < limit {
+			page.Jobs = append(page.Jobs, j)
+		}
+	}
+	if n := len(page.Jobs); n == limit && n > 0 {
+		page.Next = strconv.FormatInt(page.Jobs[n-1].ID, 10)
+	}
+	reply(w, 200, page)
 }
 
 func names[T any](items []T, name func(T) string) []string {

@@ -23,8 +23,8 @@ func TestJobsShowsQueueInSchedulingOrderWithReasons(t *testing.T) {
 	p := openPage(t, f, "#/jobs", wide)
 	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 7`, "seven job rows")
 
-	if got, want := rowIDs(p, "#jobs tbody tr", "job"), []string{"1", "2", "3", "4", "5", "6", "7"}; !slices.Equal(got, want) {
-		t.Errorf("job rows = %v, want the API's scheduling order %v", got, want)
+	if got, want := rowIDs(p, "#jobs tbody tr", "job"), []string{"1", "2", "3", "4", "5", "7", "6"}; !slices.Equal(got, want) {
+		t.Errorf("job rows = %v, want the live jobs in the API's scheduling order, then the ended ones %v", got, want)
 	}
 	row4 := p.waitText(`#jobs tr[data-job="4"]`, "would_delay")
 	for _, want := range []string{"notebook-alice", "fits now but would delay the reservation of job 3", "blocked by job 3", "queued"} {
@@ -413,5 +413,28 @@ func TestJobDetailChartsMetrics(t *testing.T) {
 	p2.waitText("#fields", "running")
 	if hidden := evalJS[bool](p2, `document.getElementById('metrics').hidden`); !hidden {
 		t.Errorf("a job without reports shows the metrics panel")
+	}
+}
+
+// TestJobsPagesEndedJobs: the jobs view shows the ended jobs 200 at a
+// time, newest first, and "More" reads the next page.
+func TestJobsPagesEndedJobs(t *testing.T) {
+	f := newFixture()
+	for i := range 250 {
+		j := job(int64(100+i), fmt.Sprintf("done-%d", i), "completed", "vision", "a100", 1, 1, 0, 42, nil)
+		j.EndedAt = atp(-time.Hour)
+		f.jobs = append(f.jobs, j)
+	}
+	p := openPage(t, f, "#/jobs", wide)
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 206`, "the live jobs and 200 ended ones")
+	if first := evalJS[string](p, `document.querySelectorAll('#jobs tbody tr[data-job]')[6].dataset.job`); first != "349" {
+		t.Errorf("first ended row = job %s, want the newest, 349", first)
+	}
+	p.waitText("#jobs-count", "older ended jobs are not shown yet")
+	p.do(chromedp.Click(chromedp.ID("jobs-more")))
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 257`, "every job")
+	p.waitFor(`document.getElementById('jobs-more').hidden`, "the More button to go")
+	if !slices.ContainsFunc(f.seen("GET /jobs"), func(r string) bool { return strings.Contains(r, "limit=200&cursor=150") }) {
+		t.Errorf("no request for the page after job 150 among %v", f.seen("GET /jobs"))
 	}
 }

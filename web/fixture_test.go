@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,7 +280,7 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	out := []api.Job{}
 	for _, j := range f.jobs {
-		if match(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
+		if matchAny(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
 			match(q.Get("project"), j.Project) && match(q.Get("user"), j.User) {
 			c := *j
 			c.TaskList = nil
@@ -287,10 +288,32 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Unlock()
-	f.reply(w, http.StatusOK, out)
+	if !q.Has("limit") && !q.Has("cursor") {
+		f.reply(w, http.StatusOK, out)
+		return
+	}
+	// Pages newest first, a cursor being the last id listed.
+	slices.SortFunc(out, func(a, b api.Job) int { return int(b.ID - a.ID) })
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	cursor, _ := strconv.ParseInt(q.Get("cursor"), 10, 64)
+	page := api.JobPage{Jobs: []api.Job{}}
+	for _, j := range out {
+		if (cursor == 0 || j.ID < cursor) && len(page.Jobs) < limit {
+			page.Jobs = append(page.Jobs, j)
+		}
+	}
+	if n := len(page.Jobs); n == limit && n > 0 {
+		page.Next = strconv.FormatInt(page.Jobs[n-1].ID, 10)
+	}
+	f.reply(w, http.StatusOK, page)
 }
 
 func match(want, have string) bool { return want == "" || want == have }
+
+// matchAny matches one of several values separated by commas.
+func matchAny(want, have string) bool {
+	return want == "" || slices.Contains(strings.Split(want, ","), have)
+}
 
 // find returns the job named by the path, or answers 404 and nil.
 func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
