@@ -21,7 +21,7 @@ const maxDrainReason = 1024
 func (m *Master) nodeView(n *mnode) api.Node {
 	v := api.Node{Name: n.rec.Name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
 		Used: len(n.used), Labels: m.nodeLabels(n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
-		RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.lastSeen, Version: n.version}
+		RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.seen, Version: n.version}
 	for i, g := range n.rec.GPUs {
 		v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}
