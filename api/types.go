@@ -197,6 +197,28 @@ type Pool struct {
 	Used         int    `json:"used"`
 	QueuedJobs   int    `json:"queued_jobs"`
 	RunningTasks int    `json:"running_tasks"`
+	// Reservations are the starts that the last scheduling pass reserved
+	// for waiting jobs of the pool, earliest first.
+	Reservations []Reservation `json:"reservations,omitempty"`
+	// BackfillWindow is what a job may backfill now without delaying
+	// any reservation.
+	BackfillWindow *BackfillWindow `json:"backfill_window,omitempty"`
+}
+
+// Reservation is a start that a scheduling pass reserved for a job.
+type Reservation struct {
+	Job   int64     `json:"job"`
+	Start time.Time `json:"start"`
+	Slots int       `json:"slots"` // per task
+}
+
+// BackfillWindow is the room free in a pool until its next reservation:
+// Slots free now, for Seconds (until Until). Without a reservation the
+// window has no end, and Seconds and Until are absent.
+type BackfillWindow struct {
+	Slots   int        `json:"slots"`
+	Seconds int64      `json:"seconds,omitempty"`
+	Until   *time.Time `json:"until,omitempty"`
 }
 
 // Project is a project and its use.

@@ -60,8 +60,10 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		},
 		pools: []api.Pool{
 			{Name: "research", Policy: "priority", Preemption: true, Backfill: true, Placement: "binpack", GraceS: 120,
-				Nodes: 2, Slots: 16, Used: 8, QueuedJobs: 1, RunningTasks: 2},
-			{Name: "batch", Policy: "fifo", GraceS: 30, QueuedJobs: 1},
+				Nodes: 2, Slots: 16, Used: 8, QueuedJobs: 1, RunningTasks: 2,
+				Reservations:   []api.Reservation{{Job: 5, Start: t0.Add(40 * time.Minute), Slots: 8}},
+				BackfillWindow: &api.BackfillWindow{Slots: 2, Seconds: 2400, Until: ptr(t0.Add(40 * time.Minute))}},
+			{Name: "batch", Policy: "fifo", GraceS: 30, QueuedJobs: 1, BackfillWindow: &api.BackfillWindow{}},
 		},
 		projects: []api.Project{
 			{Name: "ml", Quota: 24, OverQuotaWeight: 1, Limit: 40, Used: 8, QueuedJobs: 2, RunningTasks: 2},

@@ -67,6 +67,7 @@ func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	loads := m.loads(func(j *mjob) string { return j.rec.Pool })
+	res := m.reservations()
 	out := make([]api.Pool, 0, len(m.cfg.Pools))
 	for _, p := range m.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
@@ -80,6 +81,8 @@ func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
 		if l := loads[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
+		v.Reservations = res[p.Name]
+		v.BackfillWindow = m.backfillWindow(p.Name, v.Reservations)
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)

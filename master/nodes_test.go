@@ -206,3 +206,35 @@ pools:
 		t.Fatalf("the important job is %s, want queued", got)
 	}
 }
+
+// TestPoolsShowReservations: GET /pools shows the start the last pass
+// reserved for the blocked head of a backfill pool, and the backfill
+// window: the free GPUs until then.
+func TestPoolsShowReservations(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, `
+default_pool: bf
+pools:
+  - {name: bf, policy: backfill}
+`)))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("long", 3, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a)
+	start := h.clock.Now()
+	h.clock.Advance(10 * time.Minute)
+	big := h.submit(jobSpec("big", 4, ""))
+	h.step()
+	var pools []api.Pool
+	if code := h.do("GET", "/api/v1/pools", nil, &pools); code != http.StatusOK || len(pools) != 1 {
+		t.Fatalf("pools: %d %+v", code, pools)
+	}
+	p := pools[0]
+	want := start.Add(time.Hour)
+	if len(p.Reservations) != 1 || p.Reservations[0].Job != big || !p.Reservations[0].Start.Equal(want) || p.Reservations[0].Slots != 4 {
+		t.Fatalf("reservations %+v, want job %d at %s for 4 slots", p.Reservations, big, want)
+	}
+	w := p.BackfillWindow
+	if w == nil || w.Slots != 1 || w.Seconds != 50*60 || w.Until == nil || !w.Until.Equal(want) {
+		t.Fatalf("backfill window %+v, want 1 slot for 50 min", w)
+	}
+}

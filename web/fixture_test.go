@@ -52,8 +52,10 @@ func newFixture() *fixture {
 	f := &fixture{logs: map[string][]api.LogLine{}, logWake: make(chan struct{})}
 	f.pools = []api.Pool{
 		{Name: "a100", Policy: "priority", Preemption: true, Backfill: true, Placement: "pack", GraceS: 60,
-			Nodes: 2, Slots: 16, Used: 12, QueuedJobs: 3, RunningTasks: 3},
-		{Name: "t4", Policy: "fair_share", Nodes: 1, Slots: 4, Used: 0, QueuedJobs: 1},
+			Nodes: 2, Slots: 16, Used: 12, QueuedJobs: 3, RunningTasks: 3,
+			Reservations:   []api.Reservation{{Job: 3, Start: at(40 * time.Minute), Slots: 8}},
+			BackfillWindow: &api.BackfillWindow{Slots: 4, Seconds: 2400, Until: atp(40 * time.Minute)}},
+		{Name: "t4", Policy: "fair_share", Nodes: 1, Slots: 4, Used: 0, QueuedJobs: 1, BackfillWindow: &api.BackfillWindow{}},
 	}
 	f.nodes = []api.Node{
 		node("gpu-a1", "a100", "up", "A100", 8, 8, 2*time.Second),
