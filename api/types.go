@@ -150,6 +150,24 @@ type Node struct {
 	// Version is the agent's build as it registered; empty until the
 	// agent registers with this master process.
 	Version string `json:"version,omitempty"`
+	// Drain is "draining" while an admin's drain waits for the node's
+	// tasks to end, "drained" once none is left, and empty when the node
+	// is schedulable. State stays up or lost either way.
+	Drain       string     `json:"drain,omitempty"`
+	DrainReason string     `json:"drain_reason,omitempty"`
+	DrainedBy   string     `json:"drained_by,omitempty"`
+	DrainedAt   *time.Time `json:"drained_at,omitempty"` // when the drain began
+}
+
+// The values of Node.Drain.
+const (
+	NodeDraining = "draining"
+	NodeDrained  = "drained"
+)
+
+// NodeDrainRequest is the body of POST /nodes/{name}/drain.
+type NodeDrainRequest struct {
+	Reason string `json:"reason"`
 }
 
 // GPU is one device of a node.
@@ -159,6 +177,21 @@ type GPU struct {
 	Name      string `json:"name,omitempty"`
 	Type      string `json:"type"`
 	MemoryMiB int64  `json:"memory_mib"`
+}
+
+// JobPage is one page of GET /jobs?limit=N&cursor=C: jobs newest first,
+// and Next, the cursor of the following page, empty after the last.
+type JobPage struct {
+	Jobs []Job  `json:"jobs"`
+	Next string `json:"next,omitempty"`
+}
+
+// HistoryPage is one page of GET /history?limit=N&cursor=C: records
+// oldest first, and Next, the cursor of the following page, empty after
+// the last.
+type HistoryPage struct {
+	Jobs []HistoryRecord `json:"jobs"`
+	Next string          `json:"next,omitempty"`
 }
 
 // Pool is a pool and its load.
@@ -174,6 +207,28 @@ type Pool struct {
 	Used         int    `json:"used"`
 	QueuedJobs   int    `json:"queued_jobs"`
 	RunningTasks int    `json:"running_tasks"`
+	// Reservations are the starts that the last scheduling pass reserved
+	// for waiting jobs of the pool, earliest first.
+	Reservations []Reservation `json:"reservations,omitempty"`
+	// BackfillWindow is what a job may backfill now without delaying
+	// any reservation.
+	BackfillWindow *BackfillWindow `json:"backfill_window,omitempty"`
+}
+
+// Reservation is a start that a scheduling pass reserved for a job.
+type Reservation struct {
+	Job   int64     `json:"job"`
+	Start time.Time `json:"start"`
+	Slots int       `json:"slots"` // per task
+}
+
+// BackfillWindow is the room free in a pool until its next reservation:
+// Slots free now, for Seconds (until Until). Without a reservation the
+// window has no end, and Seconds and Until are absent.
+type BackfillWindow struct {
+	Slots   int        `json:"slots"`
+	Seconds int64      `json:"seconds,omitempty"`
+	Until   *time.Time `json:"until,omitempty"`
 }
 
 // Project is a project and its use.

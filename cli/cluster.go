@@ -12,6 +12,8 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
 )
 
 // listCommand builds a command that lists objects of the master: fetch
@@ -57,7 +59,7 @@ func newNodesCmd() *cobra.Command {
 }
 
 func newPoolsCmd() *cobra.Command {
-	return listCommand("pools", "List the pools, their policies and load", (*client.Client).Pools, narrow(printPools))
+	return listCommand("pools", "List the pools, their policies and load; -o wide adds reservations and backfill windows", (*client.Client).Pools, printPools)
 }
 
 func newProjectsCmd() *cobra.Command {
@@ -70,27 +72,42 @@ func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) e
 	return func(w io.Writer, items []T, _ bool) error { return text(w, items) }
 }
 
-// printNodes prints the nodes; wide adds each agent's version and when it
-// registered.
+// printNodes prints the nodes; a drained node's state reads up,draining
+// or up,drained with the admin's reason. Wide adds each agent's version,
+// when it registered, and who drained it when.
 func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
-	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN"}
+	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON"}
 	if wide {
-		header = append(header, "VERSION", "REGISTERED")
+		header = append(header, "VERSION", "REGISTERED", "DRAINED")
 	}
 	t := newTable(w, header...)
 	for _, n := range nodes {
-		row := []string{n.Name, n.Pool, n.State, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
-			formatLabels(n.Labels), age(n.HeartbeatAt)}
+		state := n.State
+		if n.Drain != "" {
+			state += "," + n.Drain
+		}
+		row := []string{n.Name, n.Pool, state, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
+			formatLabels(n.Labels), age(n.HeartbeatAt), orDash(n.DrainReason)}
 		if wide {
-			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt))
+			drained := "-"
+			if n.DrainedAt != nil {
+				drained = formatTime(n.DrainedAt) + " by " + orDash(n.DrainedBy)
+			}
+			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt), drained)
 		}
 		t.row(row...)
 	}
 	return t.flush()
 }
 
-func printPools(w io.Writer, pools []api.Pool) error {
-	t := newTable(w, "NAME", "POLICY", "OPTIONS", "GRACE", "NODES", "SLOTS", "QUEUED", "RUNNING")
+// printPools prints the pools; wide adds the starts the last scheduling
+// pass reserved and the backfill window they leave.
+func printPools(w io.Writer, pools []api.Pool, wide bool) error {
+	header := []string{"NAME", "POLICY", "OPTIONS", "GRACE", "NODES", "SLOTS", "QUEUED", "RUNNING"}
+	if wide {
+		header = append(header, "RESERVATIONS", "BACKFILL WINDOW")
+	}
+	t := newTable(w, header...)
 	for _, p := range pools {
 		var opts []string
 		if p.Preemption {
@@ -102,10 +119,35 @@ func printPools(w io.Writer, pools []api.Pool) error {
 		if p.Placement != "" {
 			opts = append(opts, p.Placement)
 		}
-		t.row(p.Name, p.Policy, orDash(strings.Join(opts, ",")), (time.Duration(p.GraceS) * time.Second).String(),
-			strconv.Itoa(p.Nodes), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks))
+		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), (time.Duration(p.GraceS) * time.Second).String(),
+			strconv.Itoa(p.Nodes), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
+		if wide {
+			row = append(row, reservationsText(p.Reservations), windowText(p.BackfillWindow))
+		}
+		t.row(row...)
 	}
 	return t.flush()
+}
+
+// reservationsText renders "job 5 at 14:00 (8 slots), job 7 at 15:30 (2 slots)".
+func reservationsText(rs []api.Reservation) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("job %d at %s (%s)", r.Job, formatTime(&r.Start), plural.Count(r.Slots, "slot")))
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+// windowText renders "2 slots for 1h 20m", or "2 slots" with no end.
+func windowText(bw *api.BackfillWindow) string {
+	if bw == nil {
+		return "-"
+	}
+	s := plural.Count(bw.Slots, "slot")
+	if bw.Until != nil {
+		s += " for " + sched.HumanDuration(bw.Seconds)
+	}
+	return s
 }
 
 func printProjects(w io.Writer, projects []api.Project) error {

@@ -12,9 +12,9 @@ func TestClusterLists(t *testing.T) {
 	fixClock(t)
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
-		{name: "nodes", args: []string{"nodes"}, out: `NAME   POOL      STATE  GPU   SLOTS  LABELS             LAST SEEN
-dgx-1  research  up     h100  8/8    rack=r1,switch=s1  5s
-dgx-2  research  lost   h100  0/8    -                  3h
+		{name: "nodes", args: []string{"nodes"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON
+dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -
+dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan
 `},
 		{name: "pools", args: []string{"pools"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
 research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2
@@ -47,13 +47,13 @@ nlp     ml      8      0     -      1       1       0
   queued_jobs: 1
   running_tasks: 0
 `},
-		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE  GPU   SLOTS  LABELS             LAST SEEN  VERSION  REGISTERED
-dgx-1  research  up     h100  8/8    rack=r1,switch=s1  5s         v1.2.0   2024-05-01 09:00:00
-dgx-2  research  lost   h100  0/8    -                  3h         -        -
+		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON   VERSION  REGISTERED           DRAINED
+dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -
+dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root
 `},
-		{name: "pools wide is the table", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
-research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2
-batch     fifo      -                            30s    0      0/0    1       0
+		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
+research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m
+batch     fifo      -                            30s    0      0/0    1       0        -                                       0 slots
 `},
 		{name: "bad output", args: []string{"nodes", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"pools", "x"}, err: `unknown command "x"`},

@@ -37,6 +37,9 @@ func completeFrom(list func(ctx context.Context, c *client.Client) ([]string, er
 	}
 }
 
+// completeJobs is how many of the newest jobs completion offers.
+const completeJobs = 200
+
 // completeJobID completes a job ID as the first argument, with the job's
 // name and state as the description.
 func completeJobID(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -44,10 +47,12 @@ func completeJobID(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 		return nil, noFiles
 	}
 	return completeFrom(func(ctx context.Context, c *client.Client) ([]string, error) {
-		jobs, err := c.Jobs(ctx, client.JobFilter{})
+		// The newest jobs only: a long history would make completion slow.
+		page, err := c.JobsPage(ctx, client.JobFilter{}, completeJobs, "")
 		if err != nil {
 			return nil, err
 		}
+		jobs := page.Jobs
 		out := make([]string, 0, len(jobs))
 		for _, j := range jobs {
 			out = append(out, cobra.CompletionWithDesc(strconv.FormatInt(j.ID, 10), j.Name+" ("+j.State+")"))

@@ -17,9 +17,9 @@ func TestDynamicCompletion(t *testing.T) {
 		want   []string // the candidate lines, in order
 	}{
 		{"job IDs", f.srv.URL, []string{"job", "show", ""},
-			[]string{"3\tllm-pretrain (running)", "5\tasha (queued)", "6\tnotebook (queued)", "2\told-eval (completed)"}},
+			[]string{"6\tnotebook (queued)", "5\tasha (queued)", "3\tllm-pretrain (running)", "2\told-eval (completed)"}},
 		{"job IDs for logs", f.srv.URL, []string{"job", "logs", ""},
-			[]string{"3\tllm-pretrain (running)", "5\tasha (queued)", "6\tnotebook (queued)", "2\told-eval (completed)"}},
+			[]string{"6\tnotebook (queued)", "5\tasha (queued)", "3\tllm-pretrain (running)", "2\told-eval (completed)"}},
 		{"only the first argument", f.srv.URL, []string{"job", "set-priority", "3", ""}, nil},
 		{"pools", f.srv.URL, []string{"jobs", "--pool", ""}, []string{"research", "batch"}},
 		{"projects", f.srv.URL, []string{"jobs", "--project", ""}, []string{"ml", "vision", "nlp"}},

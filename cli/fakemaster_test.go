@@ -55,12 +55,15 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		nodes: []api.Node{
 			{Name: "dgx-1", Pool: "research", State: "up", GPUType: "h100", Slots: 8, Used: 8, Labels: map[string]string{"rack": "r1", "switch": "s1"},
 				HeartbeatAt: t0.Add(-5 * time.Second), RegisteredAt: t0.Add(-time.Hour), Version: "v1.2.0"},
-			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour)},
+			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour),
+				Drain: "drained", DrainReason: "bad fan", DrainedBy: "root", DrainedAt: ptr(t0.Add(-2 * time.Hour))},
 		},
 		pools: []api.Pool{
 			{Name: "research", Policy: "priority", Preemption: true, Backfill: true, Placement: "binpack", GraceS: 120,
-				Nodes: 2, Slots: 16, Used: 8, QueuedJobs: 1, RunningTasks: 2},
-			{Name: "batch", Policy: "fifo", GraceS: 30, QueuedJobs: 1},
+				Nodes: 2, Slots: 16, Used: 8, QueuedJobs: 1, RunningTasks: 2,
+				Reservations:   []api.Reservation{{Job: 5, Start: t0.Add(40 * time.Minute), Slots: 8}},
+				BackfillWindow: &api.BackfillWindow{Slots: 2, Seconds: 2400, Until: ptr(t0.Add(40 * time.Minute))}},
+			{Name: "batch", Policy: "fifo", GraceS: 30, QueuedJobs: 1, BackfillWindow: &api.BackfillWindow{}},
 		},
 		projects: []api.Project{
 			{Name: "ml", Quota: 24, OverQuotaWeight: 1, Limit: 40, Used: 8, QueuedJobs: 2, RunningTasks: 2},
@@ -91,6 +94,27 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		return fixtureMetrics(j.ID), 200
 	}))
 	mux.HandleFunc("GET /api/v1/nodes", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.nodes) })
+	mux.HandleFunc("POST /api/v1/nodes/{name}/drain", f.withNode(func(n *api.Node, r *http.Request) (any, int) {
+		var req api.NodeDrainRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Reason == "" {
+			return api.Error{Error: "reason is empty", Field: "reason"}, 400
+		}
+		n.Drain, n.DrainReason, n.DrainedBy, n.DrainedAt = "draining", req.Reason, "root", ptr(t0)
+		if n.Used == 0 {
+			n.Drain = "drained"
+		}
+		return *n, 200
+	}))
+	mux.HandleFunc("POST /api/v1/nodes/{name}/resume", f.withNode(func(n *api.Node, _ *http.Request) (any, int) {
+		n.Drain, n.DrainReason, n.DrainedBy, n.DrainedAt = "", "", "", nil
+		return *n, 200
+	}))
+	mux.HandleFunc("DELETE /api/v1/nodes/{name}", f.withNode(func(n *api.Node, _ *http.Request) (any, int) {
+		if n.Used > 0 {
+			return api.Error{Error: "node " + n.Name + " runs 2 tasks (3/0, 3/1)", Field: "name"}, 409
+		}
+		return nil, 204
+	}))
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })
@@ -101,7 +125,13 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		io.WriteString(w, "pools:\n  - {name: default, policy: fifo, nodes: [{name: n1, slots: 2}]}\n"+
 			"jobs:\n  - {name: j1-big, submit: 0, slots: 2, duration: 3600}\n  - {name: j2-small, submit: 600, slots: 1, duration: 1800}\n")
 	})
-	mux.HandleFunc("GET /api/v1/history", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureHistory()) })
+	mux.HandleFunc("GET /api/v1/history", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("limit") {
+			reply(w, 200, api.HistoryPage{Jobs: fixtureHistory()})
+			return
+		}
+		reply(w, 200, fixtureHistory())
+	})
 	mux.HandleFunc("POST /api/v1/config/reload", func(w http.ResponseWriter, _ *http.Request) {
 		f.reloads++
 		w.WriteHeader(http.StatusNoContent)
@@ -194,7 +224,7 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []api.Job{}
 	for _, j := range f.jobs {
-		if s := q.Get("state"); s != "" && j.State != s {
+		if s := q.Get("state"); s != "" && !slices.Contains(strings.Split(s, ","), j.State) {
 			continue
 		}
 		if p := q.Get("pool"); p != "" && j.Pool != p {
@@ -209,7 +239,24 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 		j.TaskList = nil
 		out = append(out, j)
 	}
-	reply(w, 200, out)
+	if !q.Has("limit") && !q.Has("cursor") {
+		reply(w, 200, out)
+		return
+	}
+	// Pages newest first, a cursor being the last id listed.
+	slices.SortFunc(out, func(a, b api.Job) int { return int(b.ID - a.ID) })
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	cursor, _ := strconv.ParseInt(q.Get("cursor"), 10, 64)
+	page := api.JobPage{Jobs: []api.Job{}}
+	for _, j := range out {
+		if (cursor == 0 || j.ID < cursor) && len(page.Jobs) < limit {
+			page.Jobs = append(page.Jobs, j)
+		}
+	}
+	if n := len(page.Jobs); n == limit && n > 0 {
+		page.Next = strconv.FormatInt(page.Jobs[n-1].ID, 10)
+	}
+	reply(w, 200, page)
 }
 
 func names[T any](items []T, name func(T) string) []string {
@@ -315,4 +362,23 @@ func fixtureMetrics(id int64) api.JobMetrics {
 				Bracket: &b0, Rung: &r1, Decision: "stopped"},
 			{Task: 2, State: "queued", Bracket: &b0, Rung: &r0, Decision: "continue"},
 		}}
+}
+
+// withNode serves a request on the node named in the path, 404 when there
+// is none; a nil reply with 204 answers no body.
+func (f *fakeMaster) withNode(fn func(n *api.Node, r *http.Request) (any, int)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := range f.nodes {
+			if f.nodes[i].Name == r.PathValue("name") {
+				v, code := fn(&f.nodes[i], r)
+				if v == nil {
+					w.WriteHeader(code)
+					return
+				}
+				reply(w, code, v)
+				return
+			}
+		}
+		reply(w, 404, api.Error{Error: fmt.Sprintf("node %q: no such node", r.PathValue("name")), Field: "name"})
+	}
 }

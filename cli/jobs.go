@@ -85,12 +85,15 @@ func runSubmit(cmd *cobra.Command, path string, allow bool) error {
 }
 
 type jobsFlags struct {
-	out                              outputFlag
-	all                              bool
-	pool, project, state, user, node string
-	watch                            bool
-	interval                         time.Duration
+	out                                     outputFlag
+	all                                     bool
+	pool, project, state, user, node, since string
+	watch                                   bool
+	interval                                time.Duration
 }
+
+// jobsPageSize is how many ended jobs allot jobs asks for at a time.
+const jobsPageSize = 500
 
 func newJobsCmd() *cobra.Command {
 	var f jobsFlags
@@ -99,8 +102,11 @@ func newJobsCmd() *cobra.Command {
 		Short: "List the queue in scheduling order",
 		Long: `List jobs in scheduling order with their place in their pool's queue and,
 for waiting jobs, why they wait. By default only queued and running jobs
-are shown; --all adds completed, failed and killed ones, and --state shows
-one state. --node shows the jobs with a task on that node now.
+are shown; --all adds completed, failed and killed ones, newest first,
+and --state shows one state. --node shows the jobs with a task on that
+node now; --since those submitted since a time. Ended jobs are fetched a
+page at a time, so that a master with a long history answers each request
+quickly.
 
 A filter that names no pool, project, user or node the master knows is an
 error that lists the valid values. --watch polls the master every
@@ -110,7 +116,7 @@ redrawn in place) until Ctrl-C.`,
   allot jobs --pool research --project vision
   allot jobs --node dgx-1 -o wide
   allot jobs --watch
-  allot jobs --all -o json`,
+  allot jobs --all --since 7d -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runJobs(cmd, f)
@@ -124,6 +130,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, completed, failed or killed")
 	fl.StringVar(&f.user, "user", "", "only jobs of this user")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
+	fl.StringVar(&f.since, "since", "", `only jobs submitted since: an RFC 3339 time or a duration ago ("36h", "7d")`)
 	fl.BoolVarP(&f.watch, "watch", "w", false, "poll and print the list again when it changes, until Ctrl-C")
 	fl.DurationVar(&f.interval, "interval", 2*time.Second, "how often --watch polls")
 	registerJobsCompletion(cmd)
@@ -144,11 +151,11 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err != nil {
 		return err
 	}
-	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user, Node: f.node}
+	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user, Node: f.node, Since: f.since}
 	render := func(ctx context.Context, w io.Writer) error {
 		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
-		jobs, err := c.Jobs(ctx, filter)
+		jobs, err := fetchJobs(ctx, c, filter, f.all)
 		if err != nil {
 			return err
 		}
@@ -158,6 +165,44 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		return watch(cmd, f.interval, render)
 	}
 	return render(cmd.Context(), cmd.OutOrStdout())
+}
+
+// fetchJobs gets the live jobs in scheduling order in one request, then,
+// when --all or a terminal --state asks for them, the ended jobs newest
+// first, a page at a time: a master's history may hold many more ended
+// jobs than one answer should carry.
+func fetchJobs(ctx context.Context, c *client.Client, filter client.JobFilter, all bool) ([]api.Job, error) {
+	live, ended := filter, filter
+	live.State, ended.State = "queued,running", strings.Join(terminalStates, ",")
+	wantLive, wantEnded := true, all && filter.Node == ""
+	if filter.State != "" {
+		isEnded := slices.Contains(terminalStates, filter.State)
+		wantLive, wantEnded = !isEnded, isEnded && filter.Node == ""
+		live.State, ended.State = filter.State, filter.State
+	}
+	jobs := []api.Job{}
+	if wantLive {
+		var err error
+		if jobs, err = c.Jobs(ctx, live); err != nil {
+			return nil, err
+		}
+	}
+	if !wantEnded {
+		return jobs, nil
+	}
+	seen := map[int64]bool{}
+	for _, j := range jobs {
+		seen[j.ID] = true
+	}
+	err := c.EachJobsPage(ctx, ended, jobsPageSize, func(page []api.Job) error {
+		for _, j := range page {
+			if !seen[j.ID] { // a job that ended between the two requests
+				jobs = append(jobs, j)
+			}
+		}
+		return nil
+	})
+	return jobs, err
 }
 
 // printJobs prints the jobs that the filter and --all keep.

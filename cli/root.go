@@ -25,7 +25,7 @@ func New() *cobra.Command {
 	root.AddCommand(newSimCmd())
 	root.AddCommand(newMasterCmd())
 	root.AddCommand(newConfigCmd())
-	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newExperimentCmd(), newNodesCmd(), newPoolsCmd(), newProjectsCmd())
+	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newExperimentCmd(), newNodesCmd(), newNodeCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
 	root.AddCommand(newDevCmd())
 	root.AddCommand(newVersionCmd())

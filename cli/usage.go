@@ -144,8 +144,9 @@ func newHistoryCmd() *cobra.Command {
 		Short: "List the jobs active over a window with their wait, run time, GPU-hours and exit (like sacct)",
 		Long: `List every job active over a window (default: the last 24 hours): submitted
 before its end and not ended before its start, with its state, wait,
-elapsed time, attempts, GPU-hours and the last attempt's exit code. The
-records come from the master's store, so they survive restarts.`,
+elapsed time, attempts, GPU-hours and the last attempt's exit code, oldest
+first. The records come from the master's store, so they survive
+restarts; they are fetched a page at a time.`,
 		Example: "  allot history\n  allot history --since 7d --user alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -153,7 +154,13 @@ records come from the master's store, so they survive restarts.`,
 				return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.State)
 			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
-				return c.History(ctx, f)
+				// A page at a time: a long window may hold many jobs.
+				recs := []api.HistoryRecord{}
+				err := c.EachHistoryPage(ctx, f, historyPageSize, func(page []api.HistoryRecord) error {
+					recs = append(recs, page...)
+					return nil
+				})
+				return recs, err
 			}, historyRows)
 		},
 	}
@@ -167,6 +174,9 @@ records come from the master's store, so they survive restarts.`,
 	out.register(cmd)
 	return cmd
 }
+
+// historyPageSize is how many records allot history asks for at a time.
+const historyPageSize = 500
 
 func historyRows(v any, wide bool) ([]string, [][]string) {
 	header := []string{"ID", "NAME", "USER", "PROJECT", "POOL", "STATE", "SUBMITTED", "WAIT", "ELAPSED", "GPU-HOURS", "EXIT"}

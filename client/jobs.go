@@ -41,22 +41,72 @@ func (c *Client) SubmitWith(ctx context.Context, spec json.RawMessage, opt Submi
 }
 
 // JobFilter selects jobs; empty fields select all. Node selects the jobs
-// with a task on that node now.
+// with a task on that node now; State may list several states separated
+// by commas ("queued,running"); Since keeps the jobs submitted since an
+// RFC 3339 time or a duration ago ("36h", "7d").
 type JobFilter struct {
-	State, Pool, Project, User, Node string
+	State, Pool, Project, User, Node, Since string
 }
 
-// Jobs lists jobs in scheduling order.
-func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
+func (f JobFilter) query() url.Values {
 	q := url.Values{}
-	for k, v := range map[string]string{"state": f.State, "pool": f.Pool, "project": f.Project, "user": f.User, "node": f.Node} {
+	for k, v := range map[string]string{"state": f.State, "pool": f.Pool, "project": f.Project, "user": f.User,
+		"node": f.Node, "since": f.Since} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
+	return q
+}
+
+// Jobs lists every job the filter selects in scheduling order, in one
+// answer; JobsPage pages through large lists.
+func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
 	jobs := []api.Job{}
-	err := c.do(ctx, http.MethodGet, "/jobs", q, nil, &jobs)
+	err := c.do(ctx, http.MethodGet, "/jobs", f.query(), nil, &jobs)
 	return jobs, err
+}
+
+// JobsPage returns one page of at most limit jobs, newest first, after
+// cursor ("" for the first page); its Next is the cursor of the following
+// page, "" after the last.
+func (c *Client) JobsPage(ctx context.Context, f JobFilter, limit int, cursor string) (api.JobPage, error) {
+	var p api.JobPage
+	err := c.do(ctx, http.MethodGet, "/jobs", pageValues(f.query(), limit, cursor), nil, &p)
+	return p, err
+}
+
+// EachJobsPage calls fn with every page of jobs, newest first, until the
+// last page or an error from fn.
+func (c *Client) EachJobsPage(ctx context.Context, f JobFilter, limit int, fn func([]api.Job) error) error {
+	cursor := ""
+	for {
+		p, err := c.JobsPage(ctx, f, limit, cursor)
+		if err != nil {
+			return err
+		}
+		if err := fn(p.Jobs); err != nil {
+			return err
+		}
+		if p.Next == "" {
+			return nil
+		}
+		cursor = p.Next
+	}
+}
+
+// pageValues adds a page's limit and cursor to a query.
+func pageValues(q url.Values, limit int, cursor string) url.Values {
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	if !q.Has("limit") && !q.Has("cursor") {
+		q.Set("limit", "100") // a page, not the whole list
+	}
+	return q
 }
 
 // Job returns one job with its tasks and their attempts.

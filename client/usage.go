@@ -41,14 +41,46 @@ type HistoryFilter struct {
 
 // History lists the jobs active in the filter's window.
 func (c *Client) History(ctx context.Context, f HistoryFilter) ([]api.HistoryRecord, error) {
+	out := []api.HistoryRecord{}
+	return out, c.do(ctx, "GET", "/history", f.query(), nil, &out)
+}
+
+func (f HistoryFilter) query() url.Values {
 	q := f.values()
 	for k, v := range map[string]string{"user": f.User, "project": f.Project, "pool": f.Pool, "state": f.State} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	out := []api.HistoryRecord{}
-	return out, c.do(ctx, "GET", "/history", q, nil, &out)
+	return q
+}
+
+// HistoryPage returns one page of at most limit records, oldest first,
+// after cursor ("" for the first page); its Next is the cursor of the
+// following page, "" after the last.
+func (c *Client) HistoryPage(ctx context.Context, f HistoryFilter, limit int, cursor string) (api.HistoryPage, error) {
+	var out api.HistoryPage
+	err := c.do(ctx, "GET", "/history", pageValues(f.query(), limit, cursor), nil, &out)
+	return out, err
+}
+
+// EachHistoryPage calls fn with every page of the history, in order,
+// until the last page or an error from fn.
+func (c *Client) EachHistoryPage(ctx context.Context, f HistoryFilter, limit int, fn func([]api.HistoryRecord) error) error {
+	cursor := ""
+	for {
+		p, err := c.HistoryPage(ctx, f, limit, cursor)
+		if err != nil {
+			return err
+		}
+		if err := fn(p.Jobs); err != nil {
+			return err
+		}
+		if p.Next == "" {
+			return nil
+		}
+		cursor = p.Next
+	}
 }
 
 // Fairness returns the fairness audit of the window.

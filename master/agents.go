@@ -42,7 +42,7 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 	}
 	n.rec = rec
 	n.pool = m.nodePool(rec.Name, rec.Pool)
-	n.registered, n.lastSeen, n.savedBeat, n.acked = true, now, now, 0
+	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
 	runs := map[agent.TaskID]bool{}
 	for _, id := range reg.Running {
@@ -158,7 +158,7 @@ func (m *Master) take(n *mnode) []api.Command {
 // It returns the sequence number acknowledged. Callers hold mu.
 func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
 	now := m.now()
-	n.lastSeen = now
+	n.lastSeen, n.seen = now, now
 	n.syncs++
 	m.metric.agentSyncs.Inc()
 	reports := slices.Clone(s.Reports)
@@ -446,6 +446,15 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 // held through the loss (holdsThroughLoss), which wait for the node to
 // come back for lost_node_grace. Callers hold mu.
 func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
+	// Syncs store the heartbeat every third of the agent timeout; the
+	// last contact is stored exactly before the node reads lost, as it is
+	// what the node shows from now on, across restarts too.
+	if n.seen.After(n.savedBeat) {
+		if err := m.st.Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
+			return err
+		}
+		n.savedBeat = n.seen
+	}
 	if err := m.st.SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
 		return err
 	}

@@ -253,6 +253,7 @@ func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncRep
 		m.mu.Lock()
 		n.polling--
 		n.lastSeen = m.now()
+		n.seen = n.lastSeen
 	}
 	defer m.mu.Unlock()
 	if !n.registered {
@@ -316,6 +317,7 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	n := m.nodes[node]
 	if n != nil && n.registered {
 		n.lastSeen = m.now()
+		n.seen = n.lastSeen
 	}
 	keep := lines[:0]
 	var unknown []int64

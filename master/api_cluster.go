@@ -28,17 +28,7 @@ func (m *Master) handleNodes(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(names)
 	out := make([]api.Node, 0, len(names))
 	for _, name := range names {
-		n := m.nodes[name]
-		v := api.Node{Name: name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
-			Used: len(n.used), Labels: m.nodeLabels(n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
-			RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.lastSeen, Version: n.version}
-		for i, g := range n.rec.GPUs {
-			v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
-		}
-		if len(n.rec.GPUs) > 0 {
-			v.GPUType = n.rec.GPUs[0].Type
-		}
-		out = append(out, v)
+		out = append(out, m.nodeView(m.nodes[name]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -77,6 +67,7 @@ func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	loads := m.loads(func(j *mjob) string { return j.rec.Pool })
+	res := m.reservations()
 	out := make([]api.Pool, 0, len(m.cfg.Pools))
 	for _, p := range m.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
@@ -90,6 +81,8 @@ func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
 		if l := loads[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
+		v.Reservations = res[p.Name]
+		v.BackfillWindow = m.backfillWindow(p.Name, v.Reservations)
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -19,7 +18,7 @@ const defaultHistoryWindow = 24 * time.Hour
 // store, so that it survives restarts.
 func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "since", "until", "user", "project", "pool", "state"); err != nil {
+	if err := onlyParams(q, "since", "until", "user", "project", "pool", "state", "limit", "cursor"); err != nil {
 		m.fail(w, err)
 		return
 	}
@@ -29,30 +28,47 @@ func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := store.JobFilter{User: q.Get("user"), Project: q.Get("project"), Pool: q.Get("pool")}
-	if s := q.Get("state"); s != "" {
-		if !slices.Contains(jobStates, store.JobState(s)) {
-			m.fail(w, badRequest("state", "state %q: expected one of queued, running, completed, failed, killed", s))
-			return
-		}
-		f.States = []store.JobState{store.JobState(s)}
+	if f.States, err = parseStates(q.Get("state")); err != nil {
+		m.fail(w, err)
+		return
 	}
 	f.Projects, f.OrUser = visibleTo(principalOf(r))
+	pg, err := pageQuery(r, "history")
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	if pg != nil {
+		f.AfterID, f.Limit = pg.cursor, pg.limit
+	}
 	out, err := m.history(r.Context(), f, since, until)
 	if err != nil {
 		m.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	if pg == nil {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	page := api.HistoryPage{Jobs: out}
+	if len(out) > 0 {
+		page.Next = nextCursor(len(out), pg.limit, out[len(out)-1].ID)
+	}
+	writeJSON(w, http.StatusOK, page)
 }
 
 // history returns the records of the jobs f selects that were active in
-// [since, until).
+// [since, until), oldest first. The store selects the window, and the
+// attempts and usage read are those of the jobs' id range only, so that a
+// page (f.Limit) costs what its jobs do.
 func (m *Master) history(ctx context.Context, f store.JobFilter, since, until time.Time) ([]api.HistoryRecord, error) {
+	f.SubmittedBefore, f.ActiveSince = until, since
 	jobs, err := m.st.Jobs(ctx, f)
-	if err != nil {
-		return nil, err
+	if err != nil || len(jobs) == 0 {
+		return []api.HistoryRecord{}, err
 	}
-	atts, err := m.st.Attempts(ctx, store.AttemptFilter{})
+	from, to := jobs[0].ID, jobs[len(jobs)-1].ID
+	atts, err := m.st.Attempts(ctx, store.AttemptFilter{FromJobID: from, ToJobID: to})
 	if err != nil {
 		return nil, err
 	}
@@ -60,21 +76,49 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 	for _, a := range atts {
 		byJob[a.JobID] = append(byJob[a.JobID], a)
 	}
-	usage, err := m.usageIn(ctx, time.Time{}.Add(time.Nanosecond), m.now().Add(time.Nanosecond))
+	gpuSeconds, err := m.jobGPUSeconds(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
-	gpuSeconds := map[int64]float64{}
-	for _, u := range usage {
-		gpuSeconds[u.JobID] += u.GPUSeconds
-	}
 	now := m.now()
-	out := []api.HistoryRecord{}
+	out := make([]api.HistoryRecord, 0, len(jobs))
 	for _, j := range jobs {
-		if !j.SubmittedAt.Before(until) || (!j.EndedAt.IsZero() && j.EndedAt.Before(since)) {
+		out = append(out, historyOf(j, byJob[j.ID], gpuSeconds[j.ID], now))
+	}
+	return out, nil
+}
+
+// jobGPUSeconds sums the GPU-seconds of the jobs with ids in [from, to]:
+// their stored usage records, and what their open attempts used since
+// their last record.
+func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64) (map[int64]float64, error) {
+	out := map[int64]float64{}
+	f := store.UsageFilter{FromJobID: from, ToJobID: to, Limit: 10000}
+	for {
+		page, err := m.st.Usage(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range page {
+			out[u.JobID] += u.GPUSeconds
+		}
+		if len(page) < f.Limit {
+			break
+		}
+		f.AfterID = page[len(page)-1].ID
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	for id, j := range m.jobs {
+		if id < from || id > to {
 			continue
 		}
-		out = append(out, historyOf(j, byJob[j.ID], gpuSeconds[j.ID], now))
+		for _, t := range j.tasks {
+			if u := usageOf(t, now); u != nil {
+				out[id] += u.GPUSeconds
+			}
+		}
 	}
 	return out, nil
 }

@@ -193,14 +193,24 @@ func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
+	pg, err := pageQuery(r, "jobs")
+	if err != nil {
+		m.fail(w, err)
+		return
+	}
+	if pg != nil {
+		page, err := m.jobsPage(r.Context(), principalOf(r), f, node, *pg)
+		if err != nil {
+			m.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, page)
+		return
+	}
 	out := m.liveJobs(f, node)
 	// An ended job has no task on any node, so --node lists live jobs only.
-	if node == "" && (len(f.States) == 0 || f.States[0].Terminal()) {
-		f.Projects, f.OrUser = visibleTo(principalOf(r))
-		tf := f
-		if len(tf.States) == 0 {
-			tf.States = []store.JobState{store.JobCompleted, store.JobFailed, store.JobKilled}
-		}
+	if tf, ok := endedFilter(f); ok && node == "" {
+		tf.Projects, tf.OrUser = visibleTo(principalOf(r))
 		ended, err := m.st.Jobs(r.Context(), tf)
 		if err != nil {
 			m.fail(w, err)
@@ -217,6 +227,24 @@ func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, readable(principalOf(r), out))
+}
+
+// endedFilter narrows f to the terminal states it selects; ok is false
+// when it selects none, so that the store need not be asked.
+func endedFilter(f store.JobFilter) (store.JobFilter, bool) {
+	terminal := []store.JobState{store.JobCompleted, store.JobFailed, store.JobKilled}
+	if len(f.States) == 0 {
+		f.States = terminal
+		return f, true
+	}
+	var keep []store.JobState
+	for _, s := range f.States {
+		if s.Terminal() {
+			keep = append(keep, s)
+		}
+	}
+	f.States = keep
+	return f, len(keep) > 0
 }
 
 // readable keeps the jobs that p may read.
@@ -268,12 +296,9 @@ func (m *Master) liveJobs(f store.JobFilter, node string) []api.Job {
 	}
 	var jobs []*mjob
 	for _, j := range m.jobs {
-		if (len(f.States) > 0 && j.rec.State != f.States[0]) || (f.Pool != "" && j.rec.Pool != f.Pool) ||
-			(f.Project != "" && j.rec.Project != f.Project) || (f.User != "" && j.rec.User != f.User) ||
-			(onNode != nil && !onNode[j]) {
-			continue
+		if matchesLive(j, f) && (onNode == nil || onNode[j]) {
+			jobs = append(jobs, j)
 		}
-		jobs = append(jobs, j)
 	}
 	slices.SortFunc(jobs, func(a, b *mjob) int {
 		pa, oka := poolAt[a.rec.Pool]

@@ -95,6 +95,9 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 		if t == nil {
 			continue // ended or already asked to stop since the snapshot
 		}
+		if m.onDrainingNode(t) {
+			continue // its slots would not come back (capDrained)
+		}
 		reason := preemptionRule(&m.snap, p)
 		ops = append(ops, &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}})

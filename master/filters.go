@@ -20,15 +20,19 @@ const maxListed = 20
 // valid, so that old jobs can still be listed.
 func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "state", "pool", "project", "user", "node"); err != nil {
+	if err := onlyParams(q, "state", "pool", "project", "user", "node", "since", "limit", "cursor"); err != nil {
 		return store.JobFilter{}, "", err
 	}
 	f := store.JobFilter{Pool: q.Get("pool"), Project: q.Get("project"), User: q.Get("user")}
-	if s := q.Get("state"); s != "" {
-		if !slices.Contains(jobStates, store.JobState(s)) {
-			return f, "", badRequest("state", "state %q: expected one of queued, running, completed, failed, killed", s)
+	states, err := parseStates(q.Get("state"))
+	if err != nil {
+		return f, "", err
+	}
+	f.States = states
+	if s := q.Get("since"); s != "" {
+		if f.SubmittedSince, err = parseWhen(s, m.now()); err != nil {
+			return f, "", badRequest("since", "since %q: %v", s, err)
 		}
-		f.States = []store.JobState{store.JobState(s)}
 	}
 	cfg := m.Config()
 	if f.Pool != "" && cfg.PoolIndex(f.Pool) < 0 {
@@ -128,4 +132,23 @@ func (m *Master) nodeNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// parseStates reads a state filter: one job state or several separated
+// by commas ("queued,running": the live jobs); "" selects every state.
+func parseStates(s string) ([]store.JobState, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []store.JobState
+	for _, v := range strings.Split(s, ",") {
+		st := store.JobState(strings.TrimSpace(v))
+		if !slices.Contains(jobStates, st) {
+			return nil, badRequest("state", "state %q: expected one of queued, running, completed, failed, killed, or several separated by commas", v)
+		}
+		if !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	return out, nil
 }

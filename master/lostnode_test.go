@@ -85,3 +85,35 @@ func TestLostNodeComesBack(t *testing.T) {
 		})
 	}
 }
+
+// TestLostNodeLastSeenSurvivesRestart: a lost node's last contact is
+// stored exactly when it is marked lost, and a restarted master shows it
+// rather than the time of the restart.
+func TestLostNodeLastSeenSurvivesRestart(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent("n1", 1)
+	h.clock.Advance(5 * time.Second) // less than a third of the timeout: the sync stores nothing
+	h.sync(a)
+	last := h.clock.Now()
+	h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+	h.m.Tick(h.ctx)
+	if n := h.node("n1"); n.State != "lost" || !n.HeartbeatAt.Equal(last) {
+		t.Fatalf("lost node %s last seen %s, want lost, last seen %s", n.State, n.HeartbeatAt, last)
+	}
+	for _, restart := range []string{"first", "second"} {
+		h.clock.Advance(time.Hour)
+		h.start()
+		h.m.Tick(h.ctx)
+		if n := h.node("n1"); n.State != "lost" || !n.HeartbeatAt.Equal(last) {
+			t.Fatalf("after the %s restart: node %s last seen %s, want lost, last seen %s", restart, n.State, n.HeartbeatAt, last)
+		}
+	}
+	// Coming back is contact again.
+	a.Master = h.srv.URL
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.node("n1"); n.State != "up" || !n.HeartbeatAt.Equal(h.clock.Now()) {
+		t.Fatalf("node back: %s last seen %s, want up, seen now", n.State, n.HeartbeatAt)
+	}
+}

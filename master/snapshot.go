@@ -83,6 +83,7 @@ func (m *Master) buildSnapshot() {
 			}
 		}
 	}
+	m.capDrained()
 	m.fair.fill(m.cfg, s.Now, capacity)
 	s.Accounts = m.fair.accounts
 }
@@ -205,6 +206,9 @@ func (m *Master) snapNodes() (multifactorSlots int) {
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
+		}
+		if n.draining() {
+			sn.Slots = len(n.used) // capDrained makes it exact
 		}
 		if pool.Policy == sched.PolicyMultifactor {
 			multifactorSlots += sn.Slots

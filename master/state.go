@@ -116,14 +116,19 @@ type mnode struct {
 	// from an agent that did not gets 404, so that every agent registers
 	// (and is reconciled) after a master restart.
 	registered bool
-	lastSeen   time.Time
-	savedBeat  time.Time
-	used       map[int]*mtask // GPU index → task holding it
-	zeroUsed   int
-	commands   []api.Command
-	wake       chan struct{}
-	acked      int64
-	syncs      int64
+	// lastSeen is when the node's agent timeout counts from: its last
+	// contact, or a grace given after a restart or a store outage. seen
+	// is its real last contact, which the API shows and the store keeps
+	// (savedBeat: as of when), so that it outlives a master restart.
+	lastSeen  time.Time
+	seen      time.Time
+	savedBeat time.Time
+	used      map[int]*mtask // GPU index → task holding it
+	zeroUsed  int
+	commands  []api.Command
+	wake      chan struct{}
+	acked     int64
+	syncs     int64
 	// reconcile holds attempts the master believed ran on the node but the
 	// agent did not list when it registered; the first sync settles them.
 	reconcile map[agent.TaskID]bool
@@ -300,6 +305,7 @@ func (m *Master) restore(ctx context.Context) error {
 		n := newNode(rec)
 		n.pool = m.nodePool(rec.Name, rec.Pool)
 		n.lastSeen = now // a grace period of one agent timeout to re-register
+		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
 		m.nodes[rec.Name] = n
 	}
 	live, err := m.st.Jobs(ctx, store.JobFilter{States: []store.JobState{store.JobQueued, store.JobRunning}})

@@ -191,6 +191,18 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 	if f.AfterID > 0 {
 		where, args = append(where, "id > ?"), append(args, f.AfterID)
 	}
+	if f.BeforeID > 0 {
+		where, args = append(where, "id < ?"), append(args, f.BeforeID)
+	}
+	if !f.SubmittedSince.IsZero() {
+		where, args = append(where, "submitted_ns >= ?"), append(args, nsOf(f.SubmittedSince))
+	}
+	if !f.SubmittedBefore.IsZero() {
+		where, args = append(where, "submitted_ns < ?"), append(args, nsOf(f.SubmittedBefore))
+	}
+	if !f.ActiveSince.IsZero() {
+		where, args = append(where, "(ended_ns IS NULL OR ended_ns >= ?)"), append(args, nsOf(f.ActiveSince))
+	}
 	if f.Projects != nil {
 		vis := "FALSE"
 		if len(f.Projects) > 0 {
@@ -205,7 +217,11 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 		}
 		where = append(where, "("+vis+")")
 	}
-	query, args := finish("SELECT "+jobCols+" FROM jobs", where, "id", f.Limit, args)
+	order := "id"
+	if f.Desc {
+		order = "id DESC"
+	}
+	query, args := finish("SELECT "+jobCols+" FROM jobs", where, order, f.Limit, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)

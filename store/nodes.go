@@ -8,16 +8,26 @@ import (
 	"time"
 )
 
-const nodeCols = `name, pool, labels, gpus, state, registered_ns, heartbeat_ns`
+const nodeCols = `name, pool, labels, gpus, state, registered_ns, heartbeat_ns, drain_ns, drain_reason, drain_by`
+
+// nodeInsertCols are the columns that registering a node writes; the
+// drain columns keep their defaults.
+const nodeInsertCols = `name, pool, labels, gpus, state, registered_ns, heartbeat_ns`
 
 func scanNode(sc rowScanner) (Node, error) {
 	var (
 		n                     Node
 		labels, gpus          string
 		registered, heartbeat int64
+		drainAt               sql.NullInt64
+		drainReason, drainBy  string
 	)
-	if err := sc.Scan(&n.Name, &n.Pool, &labels, &gpus, &n.State, &registered, &heartbeat); err != nil {
+	if err := sc.Scan(&n.Name, &n.Pool, &labels, &gpus, &n.State, &registered, &heartbeat,
+		&drainAt, &drainReason, &drainBy); err != nil {
 		return Node{}, err
+	}
+	if drainAt.Valid {
+		n.Drain = &NodeDrain{At: timeOf(drainAt.Int64), Reason: drainReason, By: drainBy}
 	}
 	if err := decodeJSON("node labels", labels, &n.Labels); err != nil {
 		return Node{}, err
@@ -53,7 +63,7 @@ func (o *ops) UpsertNode(ctx context.Context, n Node) (Node, error) {
 		return Node{}, fmt.Errorf("register node %s: encode GPUs: %w", n.Name, err)
 	}
 	at := nsOf(nowIfZero(n.HeartbeatAt))
-	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeCols+`)
+	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeInsertCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET pool = excluded.pool, labels = excluded.labels, gpus = excluded.gpus,
 			state = excluded.state, heartbeat_ns = excluded.heartbeat_ns
@@ -112,4 +122,37 @@ func (o *ops) Nodes(ctx context.Context) ([]Node, error) {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
 	return nodes, nil
+}
+
+func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (Node, error) {
+	what := "resume"
+	var at sql.NullInt64
+	reason, by := "", ""
+	if d != nil {
+		what, at, reason, by = "drain", nullNS(nowIfZero(d.At)), d.Reason, d.By
+	}
+	// COALESCE keeps the start of a drain that is already on.
+	n, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`UPDATE nodes
+		SET drain_ns = CASE WHEN ? THEN COALESCE(drain_ns, ?) ELSE NULL END, drain_reason = ?, drain_by = ?
+		WHERE name = ? RETURNING `+nodeCols), d != nil, at, reason, by, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Node{}, fmt.Errorf("%s node %s: %w", what, name, ErrNotFound)
+	}
+	if err != nil {
+		return Node{}, fmt.Errorf("%s node %s: %w", what, name, err)
+	}
+	return n, nil
+}
+
+func (o *ops) DeleteNode(ctx context.Context, name string) error {
+	res, err := o.q.ExecContext(ctx, o.d.q("DELETE FROM nodes WHERE name = ?"), name)
+	if err != nil {
+		return fmt.Errorf("delete node %s: %w", name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete node %s: %w", name, err)
+	} else if n == 0 {
+		return fmt.Errorf("delete node %s: %w", name, ErrNotFound)
+	}
+	return nil
 }

@@ -152,6 +152,15 @@ func (s *sqlStore) SetNodeState(ctx context.Context, name string, from, to NodeS
 	return s.Update(ctx, func(tx Tx) error { return tx.SetNodeState(ctx, name, from, to) })
 }
 
+func (s *sqlStore) SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (out Node, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.SetNodeDrain(ctx, name, d); return err })
+	return out, err
+}
+
+func (s *sqlStore) DeleteNode(ctx context.Context, name string) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.DeleteNode(ctx, name) })
+}
+
 func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
 	return s.Update(ctx, func(tx Tx) error { return tx.AppendLogs(ctx, lines) })
 }

@@ -88,6 +88,14 @@ type Writer interface {
 	Heartbeat(ctx context.Context, name string, at time.Time) error
 	// SetNodeState moves a node from one state to another.
 	SetNodeState(ctx context.Context, name string, from, to NodeState) error
+	// SetNodeDrain drains a node (d not nil) or makes it schedulable
+	// again (nil) and returns it. Draining a drained node replaces the
+	// reason and admin but keeps when the drain began.
+	SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (Node, error)
+	// DeleteNode forgets a node; a node of that name that registers later
+	// is a new node. It does not look at tasks: the master checks that
+	// none runs there.
+	DeleteNode(ctx context.Context, name string) error
 
 	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
 	// is already stored is ignored, so a batch may be re-sent safely.

@@ -194,6 +194,7 @@ func (o *ops) Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error) 
 	if f.OpenOnly {
 		where = append(where, "ended_ns IS NULL")
 	}
+	where, args = jobRange(f.FromJobID, f.ToJobID, where, args)
 	query, args := finish("SELECT "+attemptCols+" FROM attempts", where, "job_id, idx, attempt", 0, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {
@@ -204,4 +205,16 @@ func (o *ops) Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error) 
 		return nil, fmt.Errorf("list attempts: %w", err)
 	}
 	return attempts, nil
+}
+
+// jobRange adds the bounds of a job id range (both included, 0 = none) to
+// a query's conditions.
+func jobRange(from, to int64, where []string, args []any) ([]string, []any) {
+	if from > 0 {
+		where, args = append(where, "job_id >= ?"), append(args, from)
+	}
+	if to > 0 {
+		where, args = append(where, "job_id <= ?"), append(args, to)
+	}
+	return where, args
 }

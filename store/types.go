@@ -114,6 +114,17 @@ type Node struct {
 	State        NodeState
 	RegisteredAt time.Time // first registration; kept across re-registrations
 	HeartbeatAt  time.Time // on UpsertNode: the registration time, zero = now
+	// Drain is an admin's drain of the node, nil when it is schedulable.
+	// UpsertNode neither sets nor clears it: an agent that registers
+	// again stays drained.
+	Drain *NodeDrain
+}
+
+// NodeDrain says that an admin asked for no new task to start on a node.
+type NodeDrain struct {
+	At     time.Time // when the drain began
+	Reason string
+	By     string // the admin
 }
 
 // Stream is a log stream.
@@ -173,6 +184,9 @@ type UsageFilter struct {
 	Pool    string    // "" = all pools
 	AfterID int64
 	Limit   int
+	// FromJobID and ToJobID bound the records' job ids, both included;
+	// 0 = no bound.
+	FromJobID, ToJobID int64
 }
 
 // Event is one entry of the event log: a job or task transition, or a
@@ -213,7 +227,15 @@ type JobFilter struct {
 	Projects []string
 	OrUser   string
 	AfterID  int64 // ids strictly greater
+	BeforeID int64 // ids strictly smaller; 0 = no bound
 	Limit    int   // 0 = no limit
+	// Desc lists by descending id (newest first), for paging back from
+	// BeforeID.
+	Desc bool
+	// SubmittedSince and SubmittedBefore bound the submission time
+	// [since, before); zero = no bound. ActiveSince keeps the jobs that
+	// had not ended by then (those that never ended included).
+	SubmittedSince, SubmittedBefore, ActiveSince time.Time
 }
 
 // TaskFilter selects tasks.
@@ -226,6 +248,9 @@ type TaskFilter struct {
 type AttemptFilter struct {
 	JobID    int64 // 0 = all jobs
 	OpenOnly bool  // only attempts that have not ended
+	// FromJobID and ToJobID bound the job ids, both included; 0 = no
+	// bound. A page of jobs reads its attempts with them.
+	FromJobID, ToJobID int64
 }
 
 // JobTransition is a compare-and-set of a job's state.

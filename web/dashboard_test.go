@@ -23,8 +23,8 @@ func TestJobsShowsQueueInSchedulingOrderWithReasons(t *testing.T) {
 	p := openPage(t, f, "#/jobs", wide)
 	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 7`, "seven job rows")
 
-	if got, want := rowIDs(p, "#jobs tbody tr", "job"), []string{"1", "2", "3", "4", "5", "6", "7"}; !slices.Equal(got, want) {
-		t.Errorf("job rows = %v, want the API's scheduling order %v", got, want)
+	if got, want := rowIDs(p, "#jobs tbody tr", "job"), []string{"1", "2", "3", "4", "5", "7", "6"}; !slices.Equal(got, want) {
+		t.Errorf("job rows = %v, want the live jobs in the API's scheduling order, then the ended ones %v", got, want)
 	}
 	row4 := p.waitText(`#jobs tr[data-job="4"]`, "would_delay")
 	for _, want := range []string{"notebook-alice", "fits now but would delay the reservation of job 3", "blocked by job 3", "queued"} {
@@ -335,11 +335,14 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 	}{
 		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "min ago"}},
 		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}},
+		{"#/nodes", `#nodes tr[data-node="gpu-a2"]`, []string{"draining", "up", "4 / 8", "new PSU", "root", "min ago"}},
+		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 drained."}},
 		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}},
 		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}},
 		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}},
 		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}},
-		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16"}},
+		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16", "job 3 (8 slots) in 40 min", "4 slots for 40 min"}},
+		{"#/pools", `#pools tr[data-pool="t4"]`, []string{"fair_share", "0 slots, no reservation ahead"}},
 	}
 	for _, c := range cases {
 		t.Run(c.sel, func(t *testing.T) {
@@ -430,5 +433,28 @@ func TestJobDetailChartsMetrics(t *testing.T) {
 	p2.waitText("#fields", "running")
 	if hidden := evalJS[bool](p2, `document.getElementById('metrics').hidden`); !hidden {
 		t.Errorf("a job without reports shows the metrics panel")
+	}
+}
+
+// TestJobsPagesEndedJobs: the jobs view shows the ended jobs 200 at a
+// time, newest first, and "More" reads the next page.
+func TestJobsPagesEndedJobs(t *testing.T) {
+	f := newFixture()
+	for i := range 250 {
+		j := job(int64(100+i), fmt.Sprintf("done-%d", i), "completed", "vision", "a100", 1, 1, 0, 42, nil)
+		j.EndedAt = atp(-time.Hour)
+		f.jobs = append(f.jobs, j)
+	}
+	p := openPage(t, f, "#/jobs", wide)
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 206`, "the live jobs and 200 ended ones")
+	if first := evalJS[string](p, `document.querySelectorAll('#jobs tbody tr[data-job]')[6].dataset.job`); first != "349" {
+		t.Errorf("first ended row = job %s, want the newest, 349", first)
+	}
+	p.waitText("#jobs-count", "older ended jobs are not shown yet")
+	p.do(chromedp.Click(chromedp.ID("jobs-more")))
+	p.waitFor(`document.querySelectorAll('#jobs tbody tr[data-job]').length === 257`, "every job")
+	p.waitFor(`document.getElementById('jobs-more').hidden`, "the More button to go")
+	if !slices.ContainsFunc(f.seen("GET /jobs"), func(r string) bool { return strings.Contains(r, "limit=200&cursor=150") }) {
+		t.Errorf("no request for the page after job 150 among %v", f.seen("GET /jobs"))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,14 +52,17 @@ func newFixture() *fixture {
 	f := &fixture{logs: map[string][]api.LogLine{}, logWake: make(chan struct{})}
 	f.pools = []api.Pool{
 		{Name: "a100", Policy: "priority", Preemption: true, Backfill: true, Placement: "pack", GraceS: 60,
-			Nodes: 2, Slots: 16, Used: 12, QueuedJobs: 3, RunningTasks: 3},
-		{Name: "t4", Policy: "fair_share", Nodes: 1, Slots: 4, Used: 0, QueuedJobs: 1},
+			Nodes: 2, Slots: 16, Used: 12, QueuedJobs: 3, RunningTasks: 3,
+			Reservations:   []api.Reservation{{Job: 3, Start: at(40 * time.Minute), Slots: 8}},
+			BackfillWindow: &api.BackfillWindow{Slots: 4, Seconds: 2400, Until: atp(40 * time.Minute)}},
+		{Name: "t4", Policy: "fair_share", Nodes: 1, Slots: 4, Used: 0, QueuedJobs: 1, BackfillWindow: &api.BackfillWindow{}},
 	}
 	f.nodes = []api.Node{
 		node("gpu-a1", "a100", "up", "A100", 8, 8, 2*time.Second),
 		node("gpu-a2", "a100", "up", "A100", 8, 4, 1*time.Second),
 		node("t4-1", "t4", "lost", "T4", 4, 0, 5*time.Minute),
 	}
+	f.nodes[1].Drain, f.nodes[1].DrainReason, f.nodes[1].DrainedBy, f.nodes[1].DrainedAt = "draining", "new PSU", "root", atp(-10*time.Minute)
 	f.projects = []api.Project{
 		{Name: "research", Quota: 16, OverQuotaWeight: 1, Used: 12, QueuedJobs: 3, RunningTasks: 3},
 		{Name: "vision", Parent: "research", Quota: 4, OverQuotaWeight: 1, Limit: 12, Used: 8, QueuedJobs: 1, RunningTasks: 2},
@@ -288,7 +292,7 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	out := []api.Job{}
 	for _, j := range f.jobs {
-		if match(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
+		if matchAny(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
 			match(q.Get("project"), j.Project) && match(q.Get("user"), j.User) {
 			c := *j
 			c.TaskList = nil
@@ -296,10 +300,32 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Unlock()
-	f.reply(w, http.StatusOK, out)
+	if !q.Has("limit") && !q.Has("cursor") {
+		f.reply(w, http.StatusOK, out)
+		return
+	}
+	// Pages newest first, a cursor being the last id listed.
+	slices.SortFunc(out, func(a, b api.Job) int { return int(b.ID - a.ID) })
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	cursor, _ := strconv.ParseInt(q.Get("cursor"), 10, 64)
+	page := api.JobPage{Jobs: []api.Job{}}
+	for _, j := range out {
+		if (cursor == 0 || j.ID < cursor) && len(page.Jobs) < limit {
+			page.Jobs = append(page.Jobs, j)
+		}
+	}
+	if n := len(page.Jobs); n == limit && n > 0 {
+		page.Next = strconv.FormatInt(page.Jobs[n-1].ID, 10)
+	}
+	f.reply(w, http.StatusOK, page)
 }
 
 func match(want, have string) bool { return want == "" || want == have }
+
+// matchAny matches one of several values separated by commas.
+func matchAny(want, have string) bool {
+	return want == "" || slices.Contains(strings.Split(want, ","), have)
+}
 
 // find returns the job named by the path, or answers 404 and nil.
 func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {

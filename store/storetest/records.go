@@ -17,6 +17,7 @@ func testListJobs(t *testing.T, target Target) {
 	} {
 		j := sampleJob(fmt.Sprintf("job%d", i))
 		j.Pool, j.Project, j.User = spec.pool, spec.project, spec.user
+		j.SubmittedAt = at(time.Duration(i) * time.Hour)
 		ids = append(ids, mustCreate(t, s, j, 1).ID)
 	}
 	if _, err := s.TransitionJob(ctxOf(t), store.JobTransition{ID: ids[2], From: store.JobQueued, To: store.JobRunning}); err != nil {
@@ -36,6 +37,13 @@ func testListJobs(t *testing.T, target Target) {
 		{"pool and project", store.JobFilter{Pool: "h100", Project: "vision"}, []int64{ids[3]}},
 		{"page 1", store.JobFilter{Limit: 3}, ids[:3]},
 		{"page 2", store.JobFilter{AfterID: ids[2], Limit: 3}, ids[3:]},
+		{"newest first", store.JobFilter{Desc: true, Limit: 3}, []int64{ids[3], ids[2], ids[1]}},
+		{"newest first, page 2", store.JobFilter{Desc: true, BeforeID: ids[1], Limit: 3}, ids[:1]},
+		{"before and after", store.JobFilter{AfterID: ids[0], BeforeID: ids[3]}, ids[1:3]},
+		{"submitted since", store.JobFilter{SubmittedSince: at(time.Hour)}, ids[1:]},
+		{"submitted in a window", store.JobFilter{SubmittedSince: at(time.Hour), SubmittedBefore: at(3 * time.Hour)}, ids[1:3]},
+		{"since and a filter", store.JobFilter{SubmittedSince: at(time.Hour), Pool: "a100"}, ids[2:3]},
+		{"active since, none ended", store.JobFilter{ActiveSince: at(time.Hour)}, ids},
 		{"nothing", store.JobFilter{Pool: "tpu"}, nil},
 	}
 	for _, c := range cases {
@@ -50,6 +58,15 @@ func testListJobs(t *testing.T, target Target) {
 			}
 			wantEqual(t, "job ids", got, c.want)
 		})
+	}
+	// A job that ended before a window's start was not active in it.
+	if _, err := s.TransitionJob(ctx, store.JobTransition{ID: ids[0], From: store.JobQueued, To: store.JobKilled,
+		At: at(30 * time.Minute)}); err != nil {
+		t.Fatalf("kill job: %v", err)
+	}
+	jobs, err := s.Jobs(ctx, store.JobFilter{ActiveSince: at(time.Hour)})
+	if err != nil || len(jobs) != 3 || jobs[0].ID != ids[1] {
+		t.Fatalf("jobs active since 1h: %+v (%v), want all but the one that ended at 30m", jobs, err)
 	}
 }
 
@@ -205,6 +222,8 @@ func testUsage(t *testing.T, target Target) {
 		{"since", store.UsageFilter{Since: at(time.Hour + 30*time.Minute)}, recs[1:]},
 		{"pool", store.UsageFilter{Pool: "a100"}, []store.Usage{recs[0], recs[2]}},
 		{"page", store.UsageFilter{AfterID: recs[0].ID, Limit: 1}, recs[1:2]},
+		{"jobs from 2", store.UsageFilter{FromJobID: 2}, recs[1:]},
+		{"jobs 1 to 2", store.UsageFilter{FromJobID: 1, ToJobID: 2}, recs[:2]},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

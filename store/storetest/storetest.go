@@ -48,6 +48,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
 		{"Logs", testLogs},
 		{"Nodes", testNodes},
+		{"NodeDrain", testNodeDrain},
 		{"Usage", testUsage},
 		{"Events", testEvents},
 		{"Metrics", testMetrics},

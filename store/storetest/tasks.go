@@ -180,6 +180,20 @@ func testListTasksAndAttempts(t *testing.T, target Target) {
 	if err != nil || len(ofB) != 2 || ofB[0].EndState != store.AttemptLost || ofB[0].Open() || !ofB[1].Open() {
 		t.Fatalf("attempts of b %+v (error %v), want b/0 lost and b/1 open", ofB, err)
 	}
+	ofA, err := s.Attempts(ctx, store.AttemptFilter{JobID: a.ID})
+	if err != nil {
+		t.Fatalf("attempts of a: %v", err)
+	}
+	for _, c := range []struct {
+		name     string
+		from, to int64
+		want     int
+	}{{"from b", b.ID, 0, len(ofB)}, {"to a", 0, a.ID, len(ofA)}, {"just b", b.ID, b.ID, len(ofB)}, {"past b", b.ID + 1, 0, 0}} {
+		got, err := s.Attempts(ctx, store.AttemptFilter{FromJobID: c.from, ToJobID: c.to})
+		if err != nil || len(got) != c.want {
+			t.Fatalf("attempts %s: %+v (error %v), want %d", c.name, got, err, c.want)
+		}
+	}
 }
 
 // testReservedRestart walks a task through a move: running → preempting

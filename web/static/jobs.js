@@ -1,11 +1,14 @@
 // Jobs: the queue in the master's scheduling order, with each waiting
-// job's position, reason and estimated start, and filters that live in the
-// URL (#/jobs?state=queued&pool=a100).
+// job's position, reason and estimated start, then the ended jobs newest
+// first, a page of 200 at a time ("More"), and filters that live in the URL
+// (#/jobs?state=queued&pool=a100).
 
 import {get} from './api.js';
 import {fill, h, jobLink, memo, stateBadge, table, when} from './dom.js';
 
 const states = ['queued', 'running', 'completed', 'failed', 'killed'];
+const ended = ['completed', 'failed', 'killed'];
+const pageSize = 200;
 const filters = ['state', 'pool', 'project', 'user'];
 
 export function mount(root, ctx) {
@@ -24,7 +27,10 @@ export function mount(root, ctx) {
     ['Slots', 'Slots per task'], ['Tasks', 'Running / total'], ['Priority', '1 is the most important'],
     'Why waiting', 'Estimated start',
   ]);
-  root.append(h('h1', {}, 'Jobs'), form, count, t.el);
+  let want = pageSize; // how many ended jobs to show
+  const more = h('button', {type: 'button', id: 'jobs-more', hidden: true,
+    onclick: () => { want += pageSize; ctx.refreshNow(); }}, `Show ${pageSize} more ended jobs`);
+  root.append(h('h1', {}, 'Jobs'), form, count, t.el, more);
 
   const same = memo();
   let query = ctx.query;
@@ -37,6 +43,7 @@ export function mount(root, ctx) {
     for (const [k, s] of Object.entries(sel)) if (s.el.value) q.set(k, s.el.value);
     if (user.value.trim()) q.set('user', user.value.trim());
     query = q;
+    want = pageSize;
     const qs = q.toString();
     // replaceState changes the URL without a hashchange, so the view stays.
     history.replaceState(null, '', '#/jobs' + (qs ? '?' + qs : ''));
@@ -53,19 +60,39 @@ export function mount(root, ctx) {
     },
     async refresh(signal) {
       const params = Object.fromEntries(filters.map((k) => [k, query.get(k) || '']));
-      const [list, pools, projects] = await Promise.all([
-        get('/jobs', signal, params),
+      const st = params.state;
+      const [live, old, pools, projects] = await Promise.all([
+        ended.includes(st) ? [] : get('/jobs', signal, {...params, state: st || 'queued,running'}),
+        st && !ended.includes(st) ? {jobs: [], more: false} : endedJobs({...params, state: st || ended.join(',')}, want, signal),
         get('/pools', signal),
         get('/projects', signal),
       ]);
       options(sel.pool.el, pools.map((p) => p.name).sort(), query.get('pool') || '');
       options(sel.project.el, projects.map((p) => p.name).sort(), query.get('project') || '');
-      if (same([list, params])) return;
+      const ids = new Set(live.map((j) => j.id));
+      const list = [...live, ...old.jobs.filter((j) => !ids.has(j.id))];
+      more.hidden = !old.more;
+      if (same([list, params, old.more])) return;
       const filtered = filters.some((k) => params[k]);
-      count.textContent = `${list.length} job${list.length === 1 ? '' : 's'}${filtered ? ' match the filters' : ''}.`;
+      count.textContent = `${list.length} job${list.length === 1 ? '' : 's'}${filtered ? ' match the filters' : ''}` +
+        (old.more ? '; older ended jobs are not shown yet.' : '.');
       fill(t.tbody, list.length ? list.map(row) : h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No jobs match.')));
     },
   };
+}
+
+// endedJobs reads the ended jobs newest first, a page at a time, until it
+// has want of them or there are no more; more says whether some are left.
+async function endedJobs(params, want, signal) {
+  const jobs = [];
+  let cursor = '';
+  for (;;) {
+    const page = await get('/jobs', signal, {...params, limit: Math.min(pageSize, want - jobs.length), cursor});
+    jobs.push(...page.jobs);
+    if (!page.next) return {jobs, more: false};
+    if (jobs.length >= want) return {jobs, more: true};
+    cursor = page.next;
+  }
 }
 
 function select(id, label, values) {

@@ -1,18 +1,21 @@
-// Pools: each pool's policy and switches, and its load.
+// Pools: each pool's policy and switches, its load, and the reservations
+// of the last scheduling pass with the backfill window they leave.
 
 import {get} from './api.js';
-import {bar, duration, fill, h, memo, table, yesNo} from './dom.js';
+import {bar, duration, fill, h, jobLink, memo, table, when, yesNo} from './dom.js';
 
 export function mount(root) {
   const t = table('pools', 'Resource pools', ['Pool', 'Policy', 'Preemption', ['Grace', 'Checkpoint deadline of a preempted task'],
-    'Backfill', 'Placement', 'Nodes', 'Slots used', 'Running tasks', 'Queued jobs']);
+    'Backfill', 'Placement', 'Nodes', 'Slots used', 'Running tasks', 'Queued jobs',
+    ['Reservations', 'Starts the last scheduling pass reserved for waiting jobs'],
+    ['Backfill window', 'Free slots a job may use now without delaying a reservation, and for how long']]);
   root.append(h('h1', {}, 'Pools'), t.el);
   const same = memo();
   return {
     async refresh(signal) {
       const pools = await get('/pools', signal);
       if (same(pools)) return;
-      fill(t.tbody, pools.length ? pools.map(row) : h('tr', {}, h('td', {colspan: 10, class: 'muted'}, 'No pools are configured.')));
+      fill(t.tbody, pools.length ? pools.map(row) : h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No pools are configured.')));
     },
   };
 }
@@ -29,5 +32,19 @@ function row(p) {
     h('td', {}, bar(p.used, p.slots, `${p.used} / ${p.slots}`)),
     h('td', {class: 'num'}, p.running_tasks),
     h('td', {class: 'num'}, h('a', {href: `#/jobs?state=queued&pool=${encodeURIComponent(p.name)}`}, p.queued_jobs)),
+    h('td', {class: 'reservations'}, reservations(p.reservations || [])),
+    h('td', {class: 'window'}, windowOf(p.backfill_window)),
   );
+}
+
+function reservations(rs) {
+  if (!rs.length) return '—';
+  return h('ul', {class: 'plain'}, rs.map((r) => h('li', {'data-reserved': r.job},
+    jobLink(r.job), ` (${r.slots} slot${r.slots === 1 ? '' : 's'}) `, when(r.start, 'both'))));
+}
+
+function windowOf(w) {
+  if (!w) return '—';
+  const slots = `${w.slots} slot${w.slots === 1 ? '' : 's'}`;
+  return w.until ? [slots, ' for ', w.seconds ? duration(w.seconds) : '0 s', ' (until ', when(w.until), ')'] : [slots, ', no reservation ahead'];
 }

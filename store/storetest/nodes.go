@@ -1,0 +1,67 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// testNodeDrain: a drain and its reason survive a reopen and a
+// re-registration, draining again keeps when it began, resuming clears it,
+// and a deleted node that registers again is a new node.
+func testNodeDrain(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	gpus := []store.GPU{{Index: 0, UUID: "GPU-a", Type: "h100", MemoryMiB: 81559}}
+	if _, err := s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus, HeartbeatAt: at(time.Minute)}); err != nil {
+		t.Fatalf("register node: %v", err)
+	}
+	drain := &store.NodeDrain{At: at(2 * time.Minute), Reason: "replace PSU", By: "root"}
+	got, err := s.SetNodeDrain(ctx, "gpu-1", drain)
+	if err != nil {
+		t.Fatalf("drain: %v", err)
+	}
+	wantEqual(t, "drained node's drain", got.Drain, drain)
+	_, err = s.SetNodeDrain(ctx, "gpu-9", drain)
+	wantErr(t, err, store.ErrNotFound, "drain a missing node")
+
+	// A master restart must find the node drained.
+	s.Close()
+	s = open(t, target)
+	again := &store.NodeDrain{At: at(3 * time.Minute), Reason: "replace PSU and fan", By: "ops"}
+	if got, err = s.SetNodeDrain(ctx, "gpu-1", again); err != nil {
+		t.Fatalf("drain again: %v", err)
+	}
+	wantEqual(t, "drained-again node's drain", got.Drain,
+		&store.NodeDrain{At: drain.At, Reason: again.Reason, By: again.By})
+	// The agent restarting is no admin resuming the node.
+	if got, err = s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus, HeartbeatAt: at(4 * time.Minute)}); err != nil {
+		t.Fatalf("re-register: %v", err)
+	}
+	if got.Drain == nil || got.Drain.Reason != again.Reason {
+		t.Fatalf("re-registered node's drain %+v, want it kept", got.Drain)
+	}
+	if got, err = s.SetNodeDrain(ctx, "gpu-1", nil); err != nil || got.Drain != nil {
+		t.Fatalf("resume: node %+v, error %v; want no drain", got, err)
+	}
+	nodes, err := s.Nodes(ctx)
+	if err != nil || len(nodes) != 1 || nodes[0].Drain != nil || !nodes[0].HeartbeatAt.Equal(at(4*time.Minute)) {
+		t.Fatalf("nodes %+v (error %v), want gpu-1 resumed with its heartbeat", nodes, err)
+	}
+
+	if err := s.DeleteNode(ctx, "gpu-1"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	wantErr(t, s.DeleteNode(ctx, "gpu-1"), store.ErrNotFound, "delete a deleted node")
+	wantErr(t, s.Heartbeat(ctx, "gpu-1", at(5*time.Minute)), store.ErrNotFound, "heartbeat of a deleted node")
+	if _, err := s.SetNodeDrain(ctx, "gpu-1", drain); err == nil {
+		t.Fatal("drained a deleted node")
+	}
+	got, err = s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus, HeartbeatAt: at(6 * time.Minute)})
+	if err != nil {
+		t.Fatalf("register after delete: %v", err)
+	}
+	wantEqual(t, "node registered after its delete", got, store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus,
+		State: store.NodeUp, RegisteredAt: at(6 * time.Minute), HeartbeatAt: at(6 * time.Minute)})
+}
