@@ -90,7 +90,12 @@ type jobsFlags struct {
 	pool, project, state, user, node, since string
 	watch                                   bool
 	interval                                time.Duration
+	// estimate picks START: the range, or one end of it.
+	estimate string
 }
+
+// estimateKinds are --estimate's values.
+var estimateKinds = []string{"range", "limit", "typical"}
 
 // jobsPageSize is how many ended jobs allot jobs asks for at a time.
 const jobsPageSize = 500
@@ -129,6 +134,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, completed, failed or killed")
 	fl.StringVar(&f.user, "user", "", "only jobs of this user")
+	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
 	fl.StringVar(&f.since, "since", "", `only jobs submitted since: an RFC 3339 time or a duration ago ("36h", "7d")`)
 	fl.BoolVarP(&f.watch, "watch", "w", false, "poll and print the list again when it changes, until Ctrl-C")
@@ -143,6 +149,9 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	}
 	if f.state != "" && !slices.Contains(jobStates, f.state) {
 		return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.state)
+	}
+	if !slices.Contains(estimateKinds, f.estimate) {
+		return usageErrorf("--estimate: expected one of %s, got %q", strings.Join(estimateKinds, ", "), f.estimate)
 	}
 	if f.watch && f.interval < 100*time.Millisecond {
 		return usageErrorf("--interval: expected at least 100ms, got %s", f.interval)
@@ -229,7 +238,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 			pos = strconv.Itoa(j.Position)
 		}
 		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
-			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j), orDash(jobReason(j))}
+			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
 			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), age(j.SubmittedAt))
 		}
@@ -240,17 +249,21 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 
 // startText is when a waiting job should start, from now: "in 2h 10m"
 // ("~" for a forecast rather than a reservation), or "-".
-func startText(j api.Job) string {
+func startText(j api.Job, kind string) string {
 	p := j.Pending
 	if p == nil || p.EstimatedStart == nil {
 		return "-"
 	}
-	d := p.EstimatedStart.Sub(now()).Round(time.Second)
+	at := *p.EstimatedStart
+	if e := p.EstimatedStartEarliest; e != nil && kind == "typical" {
+		at = *e
+	}
+	d := at.Sub(now()).Round(time.Second)
 	s := "now"
 	if d > 0 {
 		s = "in " + humanDur(d)
 	}
-	if e := p.EstimatedStartEarliest; e != nil && d > 0 {
+	if e := p.EstimatedStartEarliest; e != nil && d > 0 && kind == "range" {
 		// A forecast's range: typical run times, then whole time limits.
 		s = "in " + humanDur(max(e.Sub(now()).Round(time.Second), 0)) + "-" + humanDur(d)
 	}

@@ -56,22 +56,39 @@ func runCLICases(t *testing.T, f *fakeMaster, tests []cliCase) {
 	}
 }
 
-const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
--    3   llm-pretrain  running  research  vision   8      2/2    -      -
-1    5   asha          queued   research  nlp      1      4/20   in 2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   1      0/1    -      behind job 5
+const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START      REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -          -
+1    5   asha          queued   research  nlp      1      4/20   ~in 1h-2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   1      0/1    -          behind job 5
 `
+
+// TestJobsEstimate: --estimate shows one end of the forecast's range.
+func TestJobsEstimate(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "limit", args: []string{"jobs", "--pool", "research", "--estimate", "limit"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START   REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -       -
+1    5   asha          queued   research  nlp      1      4/20   ~in 2h  needs 1 slot, 0 free
+`},
+		{name: "typical", args: []string{"jobs", "--pool", "research", "--estimate", "typical"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START   REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -       -
+1    5   asha          queued   research  nlp      1      4/20   ~in 1h  needs 1 slot, 0 free
+`},
+		{name: "bad", args: []string{"jobs", "--estimate", "p99"}, err: `--estimate: expected one of range, limit, typical, got "p99"`},
+	})
+}
 
 func TestJobs(t *testing.T) {
 	fixClock(t)
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
 		{name: "live jobs by default", args: []string{"jobs"}, out: queueTable},
-		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  START  REASON
--    3   llm-pretrain  running    research  vision   8      2/2    -      -
-1    5   asha          queued     research  nlp      1      4/20   in 2h  needs 1 slot, 0 free
-2    6   notebook      queued     batch     vision   1      0/1    -      behind job 5
--    2   old-eval      completed  batch     nlp      2      0/1    -      -
+		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  START      REASON
+-    3   llm-pretrain  running    research  vision   8      2/2    -          -
+1    5   asha          queued     research  nlp      1      4/20   ~in 1h-2h  needs 1 slot, 0 free
+2    6   notebook      queued     batch     vision   1      0/1    -          behind job 5
+-    2   old-eval      completed  batch     nlp      2      0/1    -          -
 `},
 		{name: "pool", args: []string{"jobs", "--pool", "batch", "--all"}, out: `POS  ID  NAME      STATE      POOL   PROJECT  SLOTS  TASKS  START  REASON
 2    6   notebook  queued     batch  vision   1      0/1    -      behind job 5
@@ -106,10 +123,10 @@ func TestJobs(t *testing.T) {
 		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
 -    3   llm-pretrain  running  research  vision   8      2/2    -      -
 `},
-		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     AGE  SLOTS  TASKS  START  REASON
--    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    0s   8      2/2    -      -
-1    5   asha          queued   research  nlp      bo    42 (NORMAL)  0s   1      4/20   in 2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  0s   1      0/1    -      behind job 5
+		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     AGE  SLOTS  TASKS  START      REASON
+-    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    0s   8      2/2    -          -
+1    5   asha          queued   research  nlp      bo    42 (NORMAL)  0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  0s   1      0/1    -          behind job 5
 `},
 		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
