@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,5 +138,65 @@ jobs:
 	_, err = sim.FromScenario(sc, nil)
 	if err == nil || !strings.Contains(err.Error(), `job "wide" can never run`) || !strings.Contains(err.Error(), "16") {
 		t.Fatalf("FromScenario: %v, want the job refused naming the 16 slots one switch holds", err)
+	}
+}
+
+// exactLimits gives every job a time limit equal to its run time, and
+// stops after n jobs.
+type exactLimits struct {
+	sim.Source
+	n int
+}
+
+func (e *exactLimits) Next() (sim.JobSpec, error) {
+	if e.n == 0 {
+		return sim.JobSpec{}, io.EOF
+	}
+	e.n--
+	spec, err := e.Source.Next()
+	if err == nil && spec.Duration > 0 {
+		spec.TimeLimit = spec.Duration
+	}
+	return spec, err
+}
+
+// TestEstimatesExactOnTrace: on a real trace (the first jobs of Lublin's
+// 256-node model) under conservative backfilling, with every time limit
+// its job's run time, the estimate recorded at each submission is the
+// job's start, for every job.
+func TestEstimatesExactOnTrace(t *testing.T) {
+	w, err := sim.LoadWorkload(filepath.Join(sharedTraces, "lublin_256.swf.gz"), sim.WorkloadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := sim.Preset("conservative")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := w.Open(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	rp.Input.Jobs = &exactLimits{Source: rp.Input.Jobs, n: 400}
+	res, err := sim.Run(rp.Input, sim.Options{Until: -1, Estimates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong, waited := 0, 0
+	for _, j := range res.Jobs {
+		if j.Start != nil && *j.Start > j.Submit {
+			waited++
+		}
+		if j.Estimate == nil || j.Start == nil || *j.Estimate != *j.Start {
+			wrong++
+			if wrong <= 5 {
+				t.Errorf("job %s: estimated %v at submission, started %v", j.Name, deref(j.Estimate), deref(j.Start))
+			}
+		}
+	}
+	t.Logf("%d jobs, %d of them waited", len(res.Jobs), waited)
+	if len(res.Jobs) < 300 || waited < 50 || wrong > 0 {
+		t.Fatalf("%d of %d jobs estimated wrong (%d waited)", wrong, len(res.Jobs), waited)
 	}
 }
