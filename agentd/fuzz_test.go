@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,6 +77,71 @@ func FuzzMasterReply(f *testing.F) {
 				if g < 0 || g > 1 {
 					t.Fatalf("accepted a start on GPU %d of a 2-GPU node", g)
 				}
+			}
+		}
+	})
+}
+
+// FuzzLocalFiles feeds the agent's own files (the state file, the report
+// journal and a task shim's exit file) arbitrary bytes, as a crash, a
+// full disk or a hand edit could leave them: each is read or refused with
+// an error naming the file, never a panic, and what is accepted is sound.
+func FuzzLocalFiles(f *testing.F) {
+	f.Add(0, []byte(`{"version":1,"agent_pid":7,"attempts":[{"task":{"job_id":"1","task_index":0,"attempt":1},"pgid":42,"work_dir":"/w"}]}`))
+	f.Add(1, []byte(`{"version":1,"reports":[{"seq":1,"task":{"job_id":"1","task_index":0,"attempt":1},"event":"exited","outcome":"completed"}]}`))
+	f.Add(2, []byte(`{"exit_code":0,"exited_at":"2026-01-01T00:00:00Z"}`))
+	f.Add(2, []byte(`{"exit_code":-1,"signal":"SIGKILL"}`))
+	f.Add(0, []byte(`{"version":1,"attempts":[{"pgid":1}]}`))
+	f.Add(1, []byte(`{"version":9}`))
+	f.Fuzz(func(t *testing.T, which int, data []byte) {
+		dir := t.TempDir()
+		switch (which%3 + 3) % 3 {
+		case 0:
+			path := filepath.Join(dir, StateFileName)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st, err := readState(path)
+			if err != nil {
+				if !strings.Contains(err.Error(), path) && !strings.Contains(err.Error(), "state file") {
+					t.Fatalf("error %q does not name the file", err)
+				}
+				return
+			}
+			for _, r := range st.Attempts {
+				if r.Pgid <= 1 {
+					t.Fatalf("accepted a process group id %d", r.Pgid)
+				}
+			}
+		case 1:
+			fm := newFakeMaster(t)
+			cfg := testConfig(t, fm, dir)
+			a, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(a.journalPath(), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.replayJournal(); err != nil {
+				t.Fatalf("a bad journal stopped the agent: %v", err)
+			}
+			for _, r := range a.reports {
+				if r.Event != api.EventExited || checkReplayed(r) != nil {
+					t.Fatalf("replayed a report it should have dropped: %+v", r)
+				}
+			}
+		case 2:
+			path := filepath.Join(dir, agent.ExitFileName(1, 0))
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st, ok, err := agent.ReadExitFile(path)
+			if ok && (st.ExitCode < -1 || st.ExitCode > 255 || (st.ExitCode == -1) != (st.Signal != "")) {
+				t.Fatalf("accepted exit status %+v", st)
+			}
+			if !ok && err == nil {
+				t.Fatal("an existing exit file was neither read nor refused")
 			}
 		}
 	})
