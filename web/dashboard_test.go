@@ -35,6 +35,9 @@ func TestJobsShowsQueueInSchedulingOrderWithReasons(t *testing.T) {
 	if href := evalJS[string](p, `document.querySelector('#jobs tr[data-job="4"] td.why a').getAttribute('href')`); href != "#/jobs/3" {
 		t.Errorf("blocker link of job 4 = %q, want #/jobs/3", href)
 	}
+	if rng := evalJS[string](p, `document.querySelector('#jobs tr[data-job="5"] td .estimate').innerText`); !strings.Contains(rng, " to ") || !strings.Contains(rng, "(forecast)") {
+		t.Errorf("job 5's estimate = %q, want a forecast's range", rng)
+	}
 	est := evalJS[[]string](p, `(() => { const e = document.querySelector('#jobs tr[data-job="3"] td:last-child time'); return [e.getAttribute('datetime'), e.innerText]; })()`)
 	if want := at(40 * time.Minute).Format(time.RFC3339); est[0] != want || !strings.HasPrefix(est[1], "in ") {
 		t.Errorf("estimated start of job 3 = %q, want datetime %s shown as \"in …\"", est, want)
@@ -135,7 +138,7 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 		estimate   bool
 	}{
 		{"would delay", "#/jobs/4", []string{"would_delay", "fits now but would delay the reservation of job 3",
-			"2 in the queue of pool a100", "none: the pool's policy holds no reservation"}, "#/jobs/3", false},
+			"2 in the queue of pool a100", "none: no reservation, and no forecast"}, "#/jobs/3", false},
 		{"reserved", "#/jobs/3", []string{"What would let it start now", "head of the queue", "1 in the queue of pool a100",
 			"once job 2 ended", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
 	}

@@ -81,6 +81,17 @@ export function when(iso, mode) {
   return el;
 }
 
+// estimate shows a pending job's estimated start: a reservation's time,
+// or a forecast, as a range when the master gives one.
+export function estimate(p) {
+  if (!p || !p.estimated_start) return '—';
+  const out = [];
+  if (p.estimated_start_earliest) out.push(when(p.estimated_start_earliest, 'both'), ' to ');
+  out.push(when(p.estimated_start, 'both'));
+  if (p.estimate_basis === 'forecast') out.push(h('span', {class: 'muted small'}, ' (forecast)'));
+  return h('span', {class: 'estimate'}, out);
+}
+
 // tickTimes refreshes the text of every relative <time>.
 export function tickTimes(root) {
   for (const el of (root || document).querySelectorAll('time[data-rel]')) el.textContent = timeText(el);

@@ -3,7 +3,7 @@
 // and priority actions.
 
 import {call, get} from './api.js';
-import {duration, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
+import {duration, estimate, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
 
@@ -148,8 +148,8 @@ function renderWhy(el, j, x) {
     return;
   }
   const est = p.estimated_start
-    ? when(p.estimated_start, 'both')
-    : 'none: the pool\'s policy holds no reservation for this job';
+    ? estimate(p)
+    : 'none: no reservation, and no forecast (a task before it has no time limit)';
   const cf = x && x.would_start;
   const mustEnd = cf && cf.must_end ? cf.must_end : [];
   let blocked = '—';

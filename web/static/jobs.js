@@ -4,7 +4,7 @@
 // (#/jobs?state=queued&pool=a100).
 
 import {get} from './api.js';
-import {fill, h, jobLink, memo, stateBadge, table, when} from './dom.js';
+import {estimate, fill, h, jobLink, memo, stateBadge, table} from './dom.js';
 
 const states = ['queued', 'running', 'completed', 'failed', 'killed'];
 const ended = ['completed', 'failed', 'killed'];
@@ -132,7 +132,7 @@ function row(j) {
     h('td', {class: 'num'}, `${j.running} / ${j.tasks}`),
     h('td', {class: 'num'}, j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority),
     h('td', {class: 'why'}, why(j)),
-    h('td', {}, p && p.estimated_start ? when(p.estimated_start, 'both') : '—'),
+    h('td', {}, estimate(p)),
   );
 }
 
