@@ -88,7 +88,7 @@ func newFixture() *fixture {
 		queued(4, "notebook-alice", "vision", 2, 2, &api.Pending{Reason: "would_delay", BlockedBy: 3,
 			Message: "fits now but would delay the reservation of job 3"}),
 		queued(5, "eval-small", "nlp", 4, 3, &api.Pending{Reason: "behind", BlockedBy: 3,
-			Message: "queued behind job 3, which is blocked and may not be passed",
+			Message:        "queued behind job 3, which is blocked and may not be passed",
 			EstimatedStart: atp(2 * time.Hour), EstimatedStartEarliest: atp(time.Hour), EstimateBasis: "forecast"}),
 		job(6, "old-run", "completed", "vision", "a100", 1, 1, 0, 42, []api.Task{
 			{Index: 0, State: "completed", Attempts: []api.Attempt{
