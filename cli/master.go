@@ -40,6 +40,8 @@ type serveFlags struct {
 	maxConns        int
 	maxNodeGPUs     int
 	privateMetrics  bool
+	userRate        float64
+	userBurst       int
 }
 
 func (s *serveFlags) register(fl *pflag.FlagSet) {
@@ -49,6 +51,8 @@ func (s *serveFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&s.maxConns, "max-conns", master.DefaultMaxConns, "the most concurrent connections")
 	fl.IntVar(&s.maxNodeGPUs, "max-node-gpus", master.DefaultMaxNodeGPUs, "the most GPUs a node may declare")
 	fl.BoolVar(&s.privateMetrics, "private-metrics", false, "require an API token for /metrics")
+	fl.Float64Var(&s.userRate, "user-rate", master.DefaultUserRate, "changes (requests other than GET) a user may send per second before 429; -1 for no limit; admins are not limited")
+	fl.IntVar(&s.userBurst, "user-burst", master.DefaultUserBurst, "changes a user may send at once above --user-rate")
 }
 
 func (s *serveFlags) options() (master.ServerOptions, error) {
@@ -57,6 +61,9 @@ func (s *serveFlags) options() (master.ServerOptions, error) {
 	}
 	if s.readTimeout < 0 || s.maxConns < 0 || s.maxNodeGPUs < 0 {
 		return master.ServerOptions{}, fmt.Errorf("--read-timeout, --max-conns and --max-node-gpus: expected values > 0")
+	}
+	if s.userRate == 0 || s.userRate < -1 || s.userBurst < 1 {
+		return master.ServerOptions{}, fmt.Errorf("--user-rate %g, --user-burst %d: expected a rate > 0 (or -1 for none) and a burst >= 1", s.userRate, s.userBurst)
 	}
 	return master.ServerOptions{ReadTimeout: s.readTimeout, MaxConns: s.maxConns, TLSCert: s.tlsCert, TLSKey: s.tlsKey}, nil
 }
@@ -152,7 +159,8 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	}
 	defer st.Close()
 	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, CheckpointRoot: f.ckpt, Logger: logger,
-		UI: web.Handler(), MaxNodeGPUs: f.serve.maxNodeGPUs, PrivateMetrics: f.serve.privateMetrics})
+		UI: web.Handler(), MaxNodeGPUs: f.serve.maxNodeGPUs, PrivateMetrics: f.serve.privateMetrics,
+		UserRate: f.serve.userRate, UserBurst: f.serve.userBurst})
 	if err != nil {
 		return err
 	}

@@ -152,6 +152,9 @@ func (m *Master) authenticate(next http.Handler) http.Handler {
 			m.refuse(w, r, err)
 			return
 		}
+		if !m.limit(w, r) {
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +79,11 @@ type Options struct {
 	// MaxNodeGPUs caps the GPUs a node may declare when it registers; 0
 	// means DefaultMaxNodeGPUs.
 	MaxNodeGPUs int
+	// UserRate and UserBurst bound each user's changes (requests other
+	// than GET) per second, with a burst (ratelimit.go); 0 means
+	// DefaultUserRate and DefaultUserBurst, a negative UserRate no limit.
+	UserRate  float64
+	UserBurst int
 }
 
 // DefaultMaxNodeGPUs is the most GPUs a node may declare unless
@@ -96,6 +102,8 @@ type Master struct {
 	// creds caches resolved bearer credentials; it has its own lock.
 	creds credCache
 
+	// limits are the users' rate limits (ratelimit.go); nil for none.
+	limits *userLimits
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
@@ -194,6 +202,9 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		m.load = config.Load
 	}
 	m.metric = newMetrics(m)
+	if opt.UserRate >= 0 {
+		m.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
+	}
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
