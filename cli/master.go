@@ -62,7 +62,7 @@ func (s *serveFlags) options() (master.ServerOptions, error) {
 	if s.readTimeout < 0 || s.maxConns < 0 || s.maxNodeGPUs < 0 {
 		return master.ServerOptions{}, fmt.Errorf("--read-timeout, --max-conns and --max-node-gpus: expected values > 0")
 	}
-	if s.userRate == 0 || s.userRate < -1 || s.userBurst < 1 {
+	if (s.userRate < 0 && s.userRate != -1) || s.userBurst < 0 {
 		return master.ServerOptions{}, fmt.Errorf("--user-rate %g, --user-burst %d: expected a rate > 0 (or -1 for none) and a burst >= 1", s.userRate, s.userBurst)
 	}
 	return master.ServerOptions{ReadTimeout: s.readTimeout, MaxConns: s.maxConns, TLSCert: s.tlsCert, TLSKey: s.tlsKey}, nil
