@@ -234,6 +234,9 @@ func licenseProblems(s *Snapshot, p *Plan) []string {
 	var bad []string
 	held := make([]int, len(s.Licenses))
 	for _, a := range s.Allocs {
+		if a.Moving {
+			continue // a moved task holds its licenses once, with its new placement
+		}
 		for _, u := range s.Jobs[a.Job].Licenses {
 			held[u.License] += u.Count
 		}

@@ -37,6 +37,10 @@ type nodeProfile struct {
 	resv  []NodeSlots
 	held  []heldResv // by job
 	gen   uint32
+	// stepGen is the gen in which each node's steps were laid out: a
+	// node of another pool (a running task on a node that a reload moved
+	// to another pool) has none this pass and is left out.
+	stepGen []uint32
 	// lifted is the placement of the promise the current job was lifted
 	// out of, at liftedAt: still free for it, so its new reservation is
 	// never later (earliestNodes).
@@ -66,16 +70,18 @@ func (p *pass) buildNodeProfile(pool int) {
 	for len(np.steps) < len(p.s.Nodes) {
 		np.steps = append(np.steps, nil)
 	}
+	np.stepGen = resizeKeep(np.stepGen, len(p.s.Nodes))
 	np.times = append(np.times[:0], p.s.Now)
 	np.resetCursors(len(p.s.Nodes))
 	for _, gi := range p.st.poolGroups[pool] {
 		for _, n := range p.st.groups[gi].nodes {
 			np.steps[n] = append(np.steps[n][:0], nodeStep{at: p.s.Now, free: p.st.avail(n)})
+			np.stepGen[n] = np.gen
 		}
 	}
 	for _, e := range p.sc.profile.ends {
 		for _, ns := range e.nodes {
-			if ns.Slots > 0 {
+			if ns.Slots > 0 && np.stepGen[ns.Node] == np.gen {
 				np.add(ns.Node, e.at, Never, ns.Slots)
 			}
 		}
