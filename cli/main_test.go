@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agent.ShimArg {
 		os.Exit(agent.RunShim(os.Args[2:])) // the in-process agents' task shim
 	}
+	if len(os.Args) > 1 && os.Args[1] == "master" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) // the master that allot bench live starts
+	}
 	dir, err := os.MkdirTemp("", "allot-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -27,7 +27,7 @@ func New() *cobra.Command {
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newExperimentCmd(), newNodesCmd(), newNodeCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
-	root.AddCommand(newDevCmd())
+	root.AddCommand(newDevCmd(), newBenchCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
 	root.AddCommand(newUsageCmd(), newHistoryCmd(), newFairnessCmd(), newExplainCmd())

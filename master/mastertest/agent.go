@@ -60,6 +60,13 @@ type Agent struct {
 	// Token is the join token the agent registers with; once the master
 	// issues the node's credential, the agent presents that instead.
 	Token string
+	// ReportNow makes Run send each new report at once with a sync that
+	// does not wait, as agentd's report loop does, so that an exit need
+	// not wait for the long poll in flight.
+	ReportNow bool
+	// OnAck, when set, is called with the reports that a sync's reply
+	// acknowledged (each report once), outside the agent's lock.
+	OnAck func([]api.Report)
 
 	mu       sync.Mutex
 	seq      int64
@@ -69,6 +76,8 @@ type Agent struct {
 	commands []api.Command
 	timers   []*time.Timer
 	cred     string
+	// reported is signalled when a report is queued (ReportNow).
+	reported chan struct{}
 }
 
 // Credential returns the node credential the master issued, if any.
@@ -118,8 +127,17 @@ func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 		return reply, err
 	}
 	a.mu.Lock()
-	a.pending = slices.DeleteFunc(a.pending, func(r api.Report) bool { return r.Seq <= reply.Acked })
+	var acked []api.Report
+	a.pending = slices.DeleteFunc(a.pending, func(r api.Report) bool {
+		if r.Seq <= reply.Acked && a.OnAck != nil {
+			acked = append(acked, r)
+		}
+		return r.Seq <= reply.Acked
+	})
 	a.mu.Unlock()
+	if len(acked) > 0 {
+		a.OnAck(acked)
+	}
 	a.handle(reply.Commands)
 	return reply, nil
 }
@@ -130,6 +148,14 @@ func (a *Agent) Run(ctx context.Context) error {
 	wait := a.WaitS
 	if wait == 0 {
 		wait = 1
+	}
+	var reporter sync.WaitGroup
+	if a.ReportNow {
+		a.mu.Lock()
+		a.reported = make(chan struct{}, 1)
+		a.mu.Unlock()
+		reporter.Add(1)
+		go func() { defer reporter.Done(); a.reportLoop(ctx) }()
 	}
 	registered := false
 	for ctx.Err() == nil {
@@ -156,7 +182,27 @@ func (a *Agent) Run(ctx context.Context) error {
 		t.Stop()
 	}
 	a.mu.Unlock()
+	reporter.Wait()
 	return nil
+}
+
+// reportLoop sends queued reports with syncs that do not wait, until ctx
+// ends. A failed sync is not retried here: the reports stay pending and
+// go with the next sync of either loop.
+func (a *Agent) reportLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.reported:
+		}
+		a.mu.Lock()
+		idle := len(a.pending) == 0
+		a.mu.Unlock()
+		if !idle {
+			a.Sync(ctx, 0)
+		}
+	}
 }
 
 // Restart forgets everything, as a restarted agent process would: running
@@ -226,6 +272,12 @@ func (a *Agent) report(r api.Report) {
 	a.seq++
 	r.Seq, r.At = a.seq, time.Now().UTC()
 	a.pending = append(a.pending, r)
+	if a.reported != nil {
+		select {
+		case a.reported <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (a *Agent) exitLocked(id agent.TaskID, outcome agent.Outcome, code int) bool {
