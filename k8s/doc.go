@@ -3,7 +3,7 @@
 // The scheduler watches nodes and pods through client-go informers. Each
 // pass turns them into a sched.Snapshot (Snapshot), runs the same
 // scheduling core as the master and the simulator, and acts on the plan
-// (Apply): pods of started tasks are bound through the binding
+// (Plan): pods of started tasks are bound through the binding
 // subresource, and pods that keep waiting get a PodScheduled=False
 // condition carrying Allot's reason, so that `kubectl describe pod`
 // explains the wait.
@@ -21,7 +21,9 @@
 //     in a namespace are one job of N tasks (a gang). The gang is bound only
 //     once min-available of its pods (the label
 //     pod-group.scheduling.sigs.k8s.io/min-available, default all) are
-//     placed or already bound: all of a pass's starts for it, or none.
+//     placed or already bound: all of a pass's starts for it, or none. A
+//     gang the core places only in part is withdrawn and the pass planned
+//     again, so its GPUs go to other pods (Plan).
 //   - Every other pod bound to a node and not finished holds its GPUs as a
 //     running allocation that the core never preempts.
 //

@@ -107,11 +107,10 @@ func (s *Scheduler) Pass(ctx context.Context) error {
 	}
 	s.forgetSeen(pods)
 	pass := Build(&s.cfg, nodes, pods, s.assumed, time.Now())
-	plan, err := s.core.Schedule(&pass.Snap)
+	binds, waits, err := Plan(&s.core, pass)
 	if err != nil {
-		return fmt.Errorf("schedule: %w", err)
+		return err
 	}
-	binds, waits := Decide(pass, plan)
 	var errs []error
 	for _, b := range binds {
 		errs = append(errs, s.bind(ctx, b))

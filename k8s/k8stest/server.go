@@ -98,6 +98,8 @@ func (s *Server) startAPI(bin, etcdURL string) error {
 		"--etcd-servers="+etcdURL,
 		"--cert-dir="+filepath.Join(s.dir, "certs"),
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		// A loopback address cannot be the kubernetes service's endpoint.
+		"--endpoint-reconciler-type=none",
 		"--secure-port="+strconv.Itoa(port),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--token-auth-file="+filepath.Join(s.dir, "tokens.csv"),
