@@ -145,7 +145,7 @@ func (b *builder) hold(p *v1.Pod, node string) {
 	s := &b.pass.Snap
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: "bound:" + podKey(p), Pool: s.Nodes[n].Pool, Kind: sched.KindCommand,
-		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p)})
+		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p), MaxRunning: 1})
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{})
 	b.alloc(j, n, podGPUs(p), p)
 }
@@ -177,7 +177,7 @@ func (b *builder) addGroup(g *group) {
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: g.key, Pool: pool, Kind: sched.KindCommand,
 		Submit: first.CreationTimestamp.Unix(), Seq: int64(j), Priority: priority(first), Weight: 1,
-		Slots: slots, Waiting: len(g.pending), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
+		Slots: slots, Waiting: len(g.pending), MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), Min: min, Gang: g.gang})
 	for _, p := range g.bound {
 		if n, ok := b.nodes[boundNode(p, b.assumed)]; ok {
