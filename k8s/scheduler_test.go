@@ -66,32 +66,10 @@ func (c *cluster) start() {
 	})
 }
 
-// node creates a fake node (an API object; no kubelet) with GPUs.
+// node creates a fake node in the test's pool.
 func (c *cluster) node(name string, gpus int) {
 	c.t.Helper()
-	res := v1.ResourceList{k8s.ResourceGPU: *resource.NewQuantity(int64(gpus), resource.DecimalSI),
-		v1.ResourcePods: resource.MustParse("110")}
-	n := &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: c.name + "-" + name, Labels: map[string]string{poolLabel: c.name}},
-		Status:     v1.NodeStatus{Capacity: res, Allocatable: res},
-	}
-	ctx := context.Background()
-	made, err := c.cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	if err != nil {
-		c.t.Fatalf("create node: %v", err)
-	}
-	c.t.Cleanup(func() { _ = c.cs.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}) })
-	// Do what the node lifecycle controller does once a kubelet reports
-	// in: admission tainted the new node not-ready, and it has no Ready
-	// condition yet.
-	made.Spec.Taints = nil
-	if made, err = c.cs.CoreV1().Nodes().Update(ctx, made, metav1.UpdateOptions{}); err != nil {
-		c.t.Fatalf("untaint node: %v", err)
-	}
-	made.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
-	if _, err := c.cs.CoreV1().Nodes().UpdateStatus(ctx, made, metav1.UpdateOptions{}); err != nil {
-		c.t.Fatalf("mark node ready: %v", err)
-	}
+	k8stest.AddNode(c.t, c.cs, c.name+"-"+name, gpus, map[string]string{poolLabel: c.name})
 }
 
 // pod creates a pod for the test's scheduler; labels make gangs.
