@@ -78,10 +78,13 @@ func TestScheduleOnAPIServer(t *testing.T) {
 			return bound(pods["fill"]) && waitsWith("more than the largest usable node")(pods["huge"]) &&
 				waitsWith("needs 4 slots per task")(pods["late"])
 		},
-		check: func(t *testing.T, _ *cluster, pods map[string]*v1.Pod) {
+		check: func(t *testing.T, c *cluster, pods map[string]*v1.Pod) {
 			for _, name := range []string{"huge", "late"} {
 				if m := waiting(pods[name]); !strings.HasPrefix(m, "allot: ") {
 					t.Errorf("%s: condition message %q does not start with allot:", name, m)
+				}
+				if !c.hasEvent(name, "FailedScheduling", waiting(pods[name])) {
+					t.Errorf("%s: no FailedScheduling event with the condition's message", name)
 				}
 			}
 		},
@@ -134,5 +137,26 @@ func checkCapacity(t *testing.T, c *cluster, pods map[string]*v1.Pod, gpus map[s
 		if n > gpus[node] {
 			t.Errorf("node %s: %d GPUs bound, has %d", node, n, gpus[node])
 		}
+	}
+}
+
+// TestRestartRebuildsFromAPIServer stops the scheduler and starts a new
+// one: the new one learns what is bound from the API server, so it binds
+// nothing onto GPUs a pod already holds and never binds a pod twice.
+func TestRestartRebuildsFromAPIServer(t *testing.T) {
+	c := newCluster(t)
+	c.node("a", 4)
+	c.pod("first", 4, nil)
+	stop := c.start()
+	c.waitFor("first bound", func(pods map[string]*v1.Pod) bool { return bound(pods["first"]) })
+	stop()
+
+	c.pod("second", 4, nil)
+	c.start()
+	pods := c.waitFor("second to wait", func(pods map[string]*v1.Pod) bool {
+		return waitsWith("needs 4 slots per task, 0 are free")(pods["second"])
+	})
+	if got, want := pods["first"].Spec.NodeName, c.name+"-a"; got != want {
+		t.Errorf("first moved to %q, want %q", got, want)
 	}
 }

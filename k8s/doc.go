@@ -5,8 +5,10 @@
 // scheduling core as the master and the simulator, and acts on the plan
 // (Plan): pods of started tasks are bound through the binding
 // subresource, and pods that keep waiting get a PodScheduled=False
-// condition carrying Allot's reason, so that `kubectl describe pod`
-// explains the wait.
+// condition and a FailedScheduling event carrying Allot's reason, so that
+// `kubectl describe pod` explains the wait. Nothing is kept between passes
+// but bindings not yet seen by the informer: after a restart the state is
+// read back from the API server.
 //
 // Mapping:
 //   - A node is a sched.Node whose slots are its allocatable nvidia.com/gpu.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,8 +50,9 @@ func newCluster(t *testing.T) *cluster {
 	return c
 }
 
-// start runs an Allot scheduler for the test's pool until the test ends.
-func (c *cluster) start() {
+// start runs an Allot scheduler for the test's pool until the test ends
+// or stop is called.
+func (c *cluster) start() (stop func()) {
 	cfg := k8s.DefaultConfig()
 	cfg.SchedulerName, cfg.PoolLabel = c.name, poolLabel
 	s := k8s.New(c.cs, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -58,12 +60,17 @@ func (c *cluster) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	c.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			c.t.Errorf("scheduler: %v", err)
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				c.t.Errorf("scheduler: %v", err)
+			}
+		})
+	}
+	c.t.Cleanup(stop)
+	return stop
 }
 
 // node creates a fake node in the test's pool.
@@ -122,6 +129,22 @@ func (c *cluster) waitFor(what string, ok func(map[string]*v1.Pod) bool) map[str
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// hasEvent reports whether the pod has an event with the reason and
+// message.
+func (c *cluster) hasEvent(pod, reason, msg string) bool {
+	c.t.Helper()
+	l, err := c.cs.CoreV1().Events(c.name).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		c.t.Fatalf("list events: %v", err)
+	}
+	for _, e := range l.Items {
+		if e.InvolvedObject.Name == pod && e.Reason == reason && e.Message == msg {
+			return true
+		}
+	}
+	return false
 }
 
 // waiting is the message of the pod's PodScheduled=False condition.
