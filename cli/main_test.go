@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/k8s/k8stest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,7 +28,9 @@ func TestMain(m *testing.M) {
 	os.Setenv(JoinTokenEnv, "allot_j_test")
 	os.Unsetenv(TokenEnv)
 	os.Unsetenv(MasterEnv)
-	code := m.Run()
+	// k8stest.Main runs the tests and stops the Kubernetes test servers if
+	// a test started them (k8s_test.go).
+	code := k8stest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -27,6 +27,7 @@ func New() *cobra.Command {
 	root.AddCommand(newConfigCmd())
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newExperimentCmd(), newNodesCmd(), newNodeCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
+	root.AddCommand(newK8sSchedulerCmd())
 	root.AddCommand(newDevCmd(), newBenchCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())

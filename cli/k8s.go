@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/allot-sched/allot/k8s"
+	"github.com/allot-sched/allot/sched"
+)
+
+type k8sFlags struct {
+	kubeconfig string
+	cfg        k8s.Config
+	policy     string
+	placement  string
+	interval   time.Duration
+	logLevel   string
+	logFormat  string
+}
+
+func newK8sSchedulerCmd() *cobra.Command {
+	f := k8sFlags{cfg: k8s.DefaultConfig()}
+	cmd := &cobra.Command{
+		Use:   "k8s-scheduler",
+		Short: "Schedule the pods of a Kubernetes cluster with Allot's scheduling core",
+		Long: `Run Allot as a Kubernetes scheduler. It watches nodes and the pods whose
+spec.schedulerName is --scheduler-name, plans with the same core as the
+master, binds pods to nodes (a pod group all at once or not at all), and
+marks pods that wait with a PodScheduled=False condition and an event
+carrying Allot's reason. Inside a pod it uses the pod's service account;
+elsewhere --kubeconfig or $KUBECONFIG. See docs/kubernetes.md.`,
+		Example: `  allot k8s-scheduler --kubeconfig ~/.kube/config
+  allot k8s-scheduler --pool-label allot.dev/pool --gpu-label nvidia.com/gpu.product`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster service account, else $KUBECONFIG or ~/.kube/config)")
+	fl.StringVar(&f.cfg.SchedulerName, "scheduler-name", f.cfg.SchedulerName, "schedule the pods whose spec.schedulerName is this")
+	fl.StringVar(&f.cfg.PoolLabel, "pool-label", "", "node label whose values are pools, matched by the pods' nodeSelector (default: one pool)")
+	fl.StringVar(&f.cfg.GPULabel, "gpu-label", f.cfg.GPULabel, "node label naming the GPU type")
+	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", f.cfg.ToleratedTaints, "taint key that does not keep pods off a node (repeatable)")
+	fl.StringVar(&f.policy, "policy", string(f.cfg.Pool.Policy), "pool policy: fifo or priority")
+	fl.BoolVar(&f.cfg.Pool.Backfill, "backfill", f.cfg.Pool.Backfill, "let smaller pods start past a blocked one")
+	fl.StringVar(&f.placement, "placement", string(f.cfg.Pool.Placement), "binpack or spread")
+	fl.DurationVar(&f.interval, "interval", 5*time.Second, "longest time between passes; changes trigger one sooner")
+	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	return cmd
+}
+
+func (f *k8sFlags) run(cmd *cobra.Command) error {
+	if err := f.pool(); err != nil {
+		return err
+	}
+	log, err := newLogger(cmd.ErrOrStderr(), f.logLevel, f.logFormat)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	rc, err := restConfig(f.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s := k8s.New(cs, f.cfg, log)
+	s.Interval = f.interval
+	log.Info("allot k8s-scheduler started", "scheduler_name", f.cfg.SchedulerName, "host", rc.Host)
+	return s.Run(ctx)
+}
+
+// pool checks the policy flags; only policies that need nothing the
+// Kubernetes side does not map yet (projects, accounts) are offered.
+func (f *k8sFlags) pool() error {
+	switch p := sched.Policy(f.policy); p {
+	case sched.PolicyFIFO, sched.PolicyPriority:
+		f.cfg.Pool.Policy = p
+	default:
+		return usageErrorf("--policy: expected fifo or priority, got %q", f.policy)
+	}
+	switch p := sched.Placement(f.placement); p {
+	case sched.PlaceBinpack, sched.PlaceSpread:
+		f.cfg.Pool.Placement = p
+	default:
+		return usageErrorf("--placement: expected binpack or spread, got %q", f.placement)
+	}
+	if f.interval <= 0 {
+		return usageErrorf("--interval: expected a positive duration, got %v", f.interval)
+	}
+	return nil
+}
+
+// restConfig uses the named kubeconfig, else the pod's service account,
+// else the usual kubeconfig rules ($KUBECONFIG, ~/.kube/config).
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		if rc, err := rest.InClusterConfig(); err == nil {
+			return rc, nil
+		}
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client configuration: %w", err)
+	}
+	return rc, nil
+}

@@ -1,0 +1,51 @@
+package k8s
+
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+// Well-known names the scheduler reads.
+const (
+	// ResourceGPU is the extended resource the NVIDIA device plugin
+	// advertises; its allocatable count is a node's slots.
+	ResourceGPU v1.ResourceName = "nvidia.com/gpu"
+	// LabelPodGroup and LabelMinAvailable are the coscheduling plugin's
+	// labels (seed 001) that make pods one gang.
+	LabelPodGroup     = "pod-group.scheduling.sigs.k8s.io/name"
+	LabelMinAvailable = "pod-group.scheduling.sigs.k8s.io/min-available"
+	// DefaultPool names the pool of nodes and pods without a pool label.
+	DefaultPool = "default"
+)
+
+// Config says which pods are Allot's and how nodes are grouped.
+type Config struct {
+	// SchedulerName is the spec.schedulerName of the pods Allot schedules.
+	SchedulerName string
+	// PoolLabel is the node label whose values are pools, and the
+	// nodeSelector key by which a pod picks one; "" puts every node in
+	// one pool.
+	PoolLabel string
+	// GPULabel is the node label naming the GPU type; a pod's nodeSelector
+	// on it restricts the pod to that type.
+	GPULabel string
+	// ToleratedTaints are taint keys that do not exclude a node: GPU nodes
+	// commonly carry nvidia.com/gpu:NoSchedule, which GPU pods tolerate.
+	// Per-pod tolerations are not matched yet, so any other NoSchedule or
+	// NoExecute taint takes the node out of scheduling.
+	ToleratedTaints []string
+	// Pool is the policy every pool runs; its Name is ignored.
+	Pool sched.Pool
+}
+
+// DefaultConfig is a single pool under priority order with backfill, so a
+// large waiting pod does not hold back small ones indefinitely.
+func DefaultConfig() Config {
+	return Config{
+		SchedulerName:   "allot",
+		GPULabel:        "nvidia.com/gpu.product",
+		ToleratedTaints: []string{string(ResourceGPU)},
+		Pool:            sched.Pool{Policy: sched.PolicyPriority, Backfill: true, Placement: sched.PlaceBinpack},
+	}
+}

@@ -1,0 +1,37 @@
+// Package k8s makes Allot the scheduler for pods on a Kubernetes cluster.
+//
+// The scheduler watches nodes and pods through client-go informers. Each
+// pass turns them into a sched.Snapshot (Snapshot), runs the same
+// scheduling core as the master and the simulator, and acts on the plan
+// (Plan): pods of started tasks are bound through the binding
+// subresource, and pods that keep waiting get a PodScheduled=False
+// condition and a FailedScheduling event carrying Allot's reason, so that
+// `kubectl describe pod` explains the wait. Nothing is kept between passes
+// but bindings not yet seen by the informer: after a restart the state is
+// read back from the API server.
+//
+// Mapping:
+//   - A node is a sched.Node whose slots are its allocatable nvidia.com/gpu.
+//     Cordoned nodes, nodes that are not Ready and nodes with a NoSchedule
+//     or NoExecute taint (other than the tolerated keys in Config) are left
+//     out. The GPU type comes from a node label (Config.GPULabel) and the
+//     pool from another (Config.PoolLabel), or every node is in one pool.
+//   - A pod with spec.schedulerName equal to Config.SchedulerName is a job
+//     of one task whose slots are its nvidia.com/gpu request. Its pool and
+//     GPU type come from its nodeSelector on the same labels.
+//   - Pods sharing the coscheduling label pod-group.scheduling.sigs.k8s.io/name
+//     in a namespace are one job of N tasks (a gang). The gang is bound only
+//     once min-available of its pods (the label
+//     pod-group.scheduling.sigs.k8s.io/min-available, default all) are
+//     placed or already bound: all of a pass's starts for it, or none. A
+//     gang the core places only in part is withdrawn and the pass planned
+//     again, so its GPUs go to other pods (Plan).
+//   - Every other pod bound to a node and not finished holds its GPUs as a
+//     running allocation that the core never preempts.
+//
+// A pod never spans nodes, so a pod asking for more GPUs than the largest
+// node of its pool is never given to the core (which would place such a
+// task on several nodes); it waits with a reason saying so.
+//
+// Package k8stest starts a real etcd and kube-apiserver for the tests.
+package k8s

@@ -1,0 +1,101 @@
+package k8s
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// podGPUs is the pod's nvidia.com/gpu request: the sum over its
+// containers, or the largest init container's when that is more, the way
+// the kubelet counts extended resources. Limits stand in for a missing
+// request, as the API server defaults them.
+func podGPUs(p *v1.Pod) int {
+	sum := 0
+	for i := range p.Spec.Containers {
+		sum += containerGPUs(&p.Spec.Containers[i])
+	}
+	for i := range p.Spec.InitContainers {
+		sum = max(sum, containerGPUs(&p.Spec.InitContainers[i]))
+	}
+	return sum
+}
+
+func containerGPUs(c *v1.Container) int {
+	if q, ok := c.Resources.Requests[ResourceGPU]; ok {
+		return int(q.Value())
+	}
+	if q, ok := c.Resources.Limits[ResourceGPU]; ok {
+		return int(q.Value())
+	}
+	return 0
+}
+
+// finished pods hold no GPUs.
+func finished(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+// podKey is namespace/name, the ID of a single-pod job.
+func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// gangKey is namespace/group for gang members and "" for other pods.
+func gangKey(p *v1.Pod) string {
+	g := p.Labels[LabelPodGroup]
+	if g == "" {
+		return ""
+	}
+	return p.Namespace + "/" + g
+}
+
+// minAvailable reads the gang's min-available label; a missing label means
+// the whole gang (total pods).
+func minAvailable(p *v1.Pod, total int) (int, error) {
+	v, ok := p.Labels[LabelMinAvailable]
+	if !ok {
+		return total, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("label %s=%q: want a whole number >= 1", LabelMinAvailable, v)
+	}
+	return n, nil
+}
+
+// byAge orders pods by creation, then name, which is the order of their
+// jobs in the queue and of a gang's pods in its starts.
+func byAge(a, b *v1.Pod) int {
+	if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return strings.Compare(podKey(a), podKey(b))
+}
+
+// boundNode is where the pod is, or is assumed to be after a binding the
+// informer has not shown yet; "" when unbound.
+func boundNode(p *v1.Pod, assumed map[types.UID]string) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	return assumed[p.UID]
+}
+
+// sortPods returns the pods ordered by byAge without changing the input.
+func sortPods(pods []*v1.Pod) []*v1.Pod {
+	out := slices.Clone(pods)
+	slices.SortFunc(out, byAge)
+	return out
+}
+
+// priority is the pod's resolved PriorityClass value (the Priority
+// admission plugin fills spec.priority), 0 without one.
+func priority(p *v1.Pod) int {
+	if p.Spec.Priority == nil {
+		return 0
+	}
+	return int(*p.Spec.Priority)
+}

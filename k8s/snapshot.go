@@ -1,0 +1,219 @@
+package k8s
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+// Pass is one pass's snapshot and what its jobs stand for in Kubernetes.
+type Pass struct {
+	Snap sched.Snapshot
+	// Jobs runs parallel to Snap.Jobs.
+	Jobs []JobPods
+	// Waits are pods that wait for reasons found before the core runs
+	// (a malformed gang, a pod larger than any node).
+	Waits []Wait
+}
+
+// JobPods is the Kubernetes side of one job.
+type JobPods struct {
+	// Pending are the job's unbound pods, in the order starts go to them.
+	Pending []*v1.Pod
+	// Bound counts the job's pods already on nodes.
+	Bound int
+	// Min is how many of the job's pods must be bound before any is:
+	// 1 for a single pod, min-available for a gang.
+	Min int
+	// Gang is true for a pod group.
+	Gang bool
+}
+
+// Wait is a pod that stays unbound, and why.
+type Wait struct {
+	Pod     *v1.Pod
+	Message string
+}
+
+// group is the pods of one job before it becomes one.
+type group struct {
+	key     string
+	gang    bool
+	pending []*v1.Pod
+	bound   []*v1.Pod
+}
+
+type builder struct {
+	cfg     *Config
+	assumed map[types.UID]string
+	pass    *Pass
+	pools   map[string]int
+	nodes   map[string]int
+	largest []int // per pool: the slots of its largest node
+}
+
+// Build turns the cluster as the informers see it into a snapshot.
+// assumed holds bindings made but not yet seen (pod UID to node name), so
+// that their GPUs count as used; now is the snapshot's clock.
+func Build(cfg *Config, nodes []*v1.Node, pods []*v1.Pod, assumed map[types.UID]string, now time.Time) *Pass {
+	b := &builder{cfg: cfg, assumed: assumed, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
+	b.pass.Snap.Now = now.Unix()
+	b.addNodes(sortedNodes(cfg, nodes))
+	groups := b.sortPods(sortPods(pods))
+	for _, g := range groups {
+		b.addGroup(g)
+	}
+	return b.pass
+}
+
+func (b *builder) addNodes(nodes []*v1.Node) {
+	names := []string{DefaultPool}
+	for _, n := range nodes {
+		names = append(names, poolOf(b.cfg, n.Labels))
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	for i, name := range names {
+		p := b.cfg.Pool
+		p.Name = name
+		b.pass.Snap.Pools = append(b.pass.Snap.Pools, p)
+		b.pools[name] = i
+	}
+	b.largest = make([]int, len(names))
+	for _, n := range nodes {
+		pool := b.pools[poolOf(b.cfg, n.Labels)]
+		b.nodes[n.Name] = len(b.pass.Snap.Nodes)
+		b.pass.Snap.Nodes = append(b.pass.Snap.Nodes, sched.Node{
+			Name: n.Name, Pool: pool, Slots: gpus(n), GPU: n.Labels[b.cfg.GPULabel],
+			Labels: n.Labels, ZeroSlotLimit: podLimit(n),
+		})
+		b.largest[pool] = max(b.largest[pool], gpus(n))
+	}
+}
+
+// sortPods groups Allot's unfinished pods into jobs, in age order of each
+// job's oldest pod, and turns every other bound pod into an allocation
+// that the core must leave alone.
+func (b *builder) sortPods(pods []*v1.Pod) []*group {
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, p := range pods {
+		if finished(p) {
+			continue
+		}
+		node := boundNode(p, b.assumed)
+		if p.Spec.SchedulerName != b.cfg.SchedulerName {
+			if node != "" {
+				b.hold(p, node)
+			}
+			continue
+		}
+		if node == "" && p.DeletionTimestamp != nil {
+			continue
+		}
+		key, gang := gangKey(p), true
+		if key == "" {
+			key, gang = podKey(p), false
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key, gang: gang}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		if node != "" {
+			g.bound = append(g.bound, p)
+		} else {
+			g.pending = append(g.pending, p)
+		}
+	}
+	return groups
+}
+
+// hold adds a bound pod that is not part of any Allot job as a running,
+// non-preemptible allocation of a job of its own.
+func (b *builder) hold(p *v1.Pod, node string) {
+	n, ok := b.nodes[node]
+	if !ok {
+		return // a node left out of scheduling; its usage does not matter
+	}
+	s := &b.pass.Snap
+	j := len(s.Jobs)
+	s.Jobs = append(s.Jobs, sched.Job{ID: "bound:" + podKey(p), Pool: s.Nodes[n].Pool, Kind: sched.KindCommand,
+		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p), MaxRunning: 1})
+	b.pass.Jobs = append(b.pass.Jobs, JobPods{})
+	b.alloc(j, n, podGPUs(p), p)
+}
+
+func (b *builder) alloc(job, node, slots int, p *v1.Pod) {
+	start := p.CreationTimestamp.Unix()
+	if p.Status.StartTime != nil {
+		start = p.Status.StartTime.Unix()
+	}
+	b.pass.Snap.Allocs = append(b.pass.Snap.Allocs, sched.Alloc{
+		Job: job, Nodes: []sched.NodeSlots{{Node: int32(node), Slots: int32(slots)}}, Start: start})
+}
+
+// addGroup makes a job of the group, or explains why its pods wait
+// without asking the core.
+func (b *builder) addGroup(g *group) {
+	first := append(slices.Clone(g.pending), g.bound...)[0]
+	slots, min, pool, err := b.shape(g, first)
+	if err != nil {
+		for _, p := range g.bound {
+			b.hold(p, boundNode(p, b.assumed))
+		}
+		for _, p := range g.pending {
+			b.pass.Waits = append(b.pass.Waits, Wait{Pod: p, Message: err.Error()})
+		}
+		return
+	}
+	s := &b.pass.Snap
+	j := len(s.Jobs)
+	s.Jobs = append(s.Jobs, sched.Job{ID: g.key, Pool: pool, Kind: sched.KindCommand,
+		Submit: first.CreationTimestamp.Unix(), Seq: int64(j), Priority: priority(first), Weight: 1,
+		Slots: slots, Waiting: len(g.pending), MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
+	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), Min: min, Gang: g.gang})
+	for _, p := range g.bound {
+		if n, ok := b.nodes[boundNode(p, b.assumed)]; ok {
+			b.alloc(j, n, slots, p)
+		}
+	}
+}
+
+// shape checks that the group can be one job and returns its slots per
+// pod, the pods that must bind together, and its pool.
+func (b *builder) shape(g *group, first *v1.Pod) (slots, min, pool int, err error) {
+	slots = podGPUs(first)
+	for _, p := range append(slices.Clone(g.pending), g.bound...) {
+		if podGPUs(p) != slots {
+			return 0, 0, 0, fmt.Errorf("gang %s: its pods request different numbers of %s (%d and %d); Allot needs one size per gang",
+				g.key, ResourceGPU, slots, podGPUs(p))
+		}
+	}
+	min = 1
+	if g.gang {
+		total := len(g.pending) + len(g.bound)
+		if min, err = minAvailable(first, total); err != nil {
+			return 0, 0, 0, fmt.Errorf("gang %s: %w", g.key, err)
+		}
+		if total < min {
+			return 0, 0, 0, fmt.Errorf("gang %s has %d of the %d pods it needs (min-available); waiting for the rest to be created", g.key, total, min)
+		}
+	}
+	name := poolOf(b.cfg, first.Spec.NodeSelector)
+	pool, ok := b.pools[name]
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("no usable node is in pool %q", name)
+	}
+	if slots > b.largest[pool] {
+		return 0, 0, 0, fmt.Errorf("requests %d %s, more than the largest usable node in pool %q has (%d); a pod cannot span nodes",
+			slots, ResourceGPU, name, b.largest[pool])
+	}
+	return slots, min, pool, nil
+}
