@@ -28,6 +28,9 @@ type victimRule struct {
 	// or the quota pass's), not to one job's rule.
 	blockEnd []int32
 	next     []int32
+	// facts, when set, is the list's victimFacts (victim_facts.go); it
+	// needs next.
+	facts []victimFacts
 }
 
 type victimKind uint8
@@ -105,12 +108,16 @@ func (p *pass) blockClosed(rule *victimRule, a int32) bool {
 
 // budgetSpent reports whether the job's project may have no more tasks
 // preempted this hour, counting the preemptions this pass has planned.
-func (p *pass) budgetSpent(j *Job) bool {
-	if j.Project < 0 || j.Project >= len(p.s.Projects) {
+func (p *pass) budgetSpent(j *Job) bool { return p.projectSpent(j.Project) }
+
+// projectSpent is budgetSpent for a project index; out of range means no
+// budget.
+func (p *pass) projectSpent(project int) bool {
+	if project < 0 || project >= len(p.s.Projects) {
 		return false
 	}
-	pr := &p.s.Projects[j.Project]
-	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[j.Project]) >= pr.PreemptBudget
+	pr := &p.s.Projects[project]
+	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[project]) >= pr.PreemptBudget
 }
 
 // account moves a victim's slots out of (sign -1) or back into (+1) the
@@ -149,6 +156,7 @@ func (p *pass) victimOrder(pool int) []int32 {
 	})
 	p.sc.victims = v
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
+	p.victimFactsOf(v)
 	return v
 }
 
@@ -202,10 +210,11 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 
 // live returns the first position at or after i whose candidate is not
 // gone, compressing the skip pointers in next on the way (next[i] > i is
-// a known jump; anything else means "try i+1").
-func (p *pass) live(next []int32, cands []int32, i int) int {
+// a known jump; anything else means "try i+1"). facts, when not nil, are
+// the list's victimFacts.
+func (p *pass) live(next []int32, cands []int32, facts []victimFacts, i int) int {
 	end := i
-	for end < len(cands) && p.gone(cands[end]) {
+	for end < len(cands) && p.goneAt(cands, facts, end) {
 		if n := int(next[end]); n > end {
 			end = n
 		} else {

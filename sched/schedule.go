@@ -40,23 +40,25 @@ type Scheduler struct {
 	victims  []int32
 	// victimNext holds the skip pointers over victims (victimRule.next).
 	victimNext []int32
-	stmt       []int32
-	poolJobs   [][]int32
-	zeroJobs   [][]int32
-	poolRuns   [][]int32
-	ends       []release
-	fs         fairShare
-	quota      quotaPass
-	fsLive     []int32
-	profile    profile
-	mf         mfPass
-	lic        licensePass
-	elastic    elasticPass
-	cons       consolidation
-	nscan      nodeScan
-	nprof      nodeProfile
-	proms      []promise
-	order      []int32
+	// vfacts holds the victim list's victimFacts (victim_facts.go).
+	vfacts   []victimFacts
+	stmt     []int32
+	poolJobs [][]int32
+	zeroJobs [][]int32
+	poolRuns [][]int32
+	ends     []release
+	fs       fairShare
+	quota    quotaPass
+	fsLive   []int32
+	profile  profile
+	mf       mfPass
+	lic      licensePass
+	elastic  elasticPass
+	cons     consolidation
+	nscan    nodeScan
+	nprof    nodeProfile
+	proms    []promise
+	order    []int32
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
