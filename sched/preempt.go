@@ -125,14 +125,14 @@ func (p *pass) projectSpent(project int) bool {
 // checks each against the counts left by the previous ones.
 func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	al := &p.s.Allocs[a]
-	vj := &p.s.Jobs[al.Job]
-	if vj.Project >= 0 && vj.Project < len(p.s.Projects) {
-		p.sc.preempts[vj.Project] -= sign
+	if pr := p.sc.allocProject[a]; pr >= 0 {
+		p.sc.preempts[pr] -= sign
 	}
 	switch rule.kind {
 	case victimsAboveShare:
 		p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
 	case victimsOwnProject, victimsReclaim:
+		vj := &p.s.Jobs[al.Job]
 		q := &p.sc.quota
 		if vj.Borrow {
 			q.add(p.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
@@ -296,12 +296,26 @@ func (p *pass) rollback(mark int, rule *victimRule) {
 func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 	keep := p.sc.stmt[:mark]
 	victims := p.sc.stmt[mark:]
+	// A gang may leave thousands of tentative victims, so the placement's
+	// need per node is tallied once rather than summed for each victim.
+	// need stays all zero between calls (only the placement's entries are
+	// set, and cleared below), so it is not cleared per call.
+	if len(p.sc.need) != len(p.s.Nodes) {
+		p.sc.need = make([]int32, len(p.s.Nodes))
+	}
+	need := p.sc.need
+	for _, x := range nodes {
+		need[x.Node] += x.Slots
+	}
 	for i := len(victims) - 1; i >= 0; i-- {
 		a := victims[i]
-		if p.spare(a, nodes) {
+		if p.spare(a, need) {
 			p.restore(a, rule)
 			victims[i] = -1
 		}
+	}
+	for _, x := range nodes {
+		need[x.Node] = 0
 	}
 	for _, a := range victims {
 		if a >= 0 {
@@ -311,16 +325,11 @@ func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 	p.sc.stmt = keep
 }
 
-// spare reports whether the placement still fits if a keeps its slots.
-func (p *pass) spare(a int32, nodes []NodeSlots) bool {
+// spare reports whether the placement, needing need[n] slots on node n,
+// still fits if a keeps its slots.
+func (p *pass) spare(a int32, need []int32) bool {
 	for _, ns := range p.s.Allocs[a].Nodes {
-		need := int32(0)
-		for _, x := range nodes {
-			if x.Node == ns.Node {
-				need += x.Slots
-			}
-		}
-		if p.st.avail(ns.Node)-ns.Slots < need {
+		if p.st.avail(ns.Node)-ns.Slots < need[ns.Node] {
 			return false
 		}
 	}
