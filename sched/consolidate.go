@@ -427,7 +427,7 @@ func (p *pass) tryMoves(j int32, r *request, t consTarget, backfill bool) outcom
 		return failed
 	}
 	for i, a := range c.order {
-		p.sc.final[a] = true
+		p.setFinal(a)
 		at := len(p.sc.arena)
 		p.sc.arena = append(p.sc.arena, c.dest[c.destAt[i]:c.destAt[i+1]]...)
 		p.plan.Moves = append(p.plan.Moves, Move{Alloc: int(a), For: int(j),

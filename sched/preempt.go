@@ -200,12 +200,23 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	p.sc.scratch = nodes[:0]
 	p.minimize(mark, nodes, rule)
 	for _, a := range p.sc.stmt[mark:] {
-		p.sc.final[a] = true
+		p.setFinal(a)
 		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
 		p.sc.run[p.s.Allocs[a].Job]--
 	}
 	p.sc.stmt = p.sc.stmt[:mark]
 	return p.commit(j, nodes, false)
+}
+
+// setFinal marks a as evicted (or moved, or resized) for the rest of the
+// pass; victimIndex must then look at its nodes again.
+func (p *pass) setFinal(a int32) {
+	p.sc.final[a] = true
+	if p.st.track {
+		for _, ns := range p.s.Allocs[a].Nodes {
+			p.st.noteDirty(ns.Node)
+		}
+	}
 }
 
 // live returns the first position at or after i whose candidate is not

@@ -177,6 +177,9 @@ func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]Node
 // later candidates lose more, so they rarely make a cheaper node, and the
 // search stays proportional to the victims it needs.
 func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	if p.usable(r, rule) {
+		return p.nodeSearchIndexed(r, rule)
+	}
 	ns := &p.sc.nscan
 	ns.reset(len(p.s.Nodes))
 	seen, window := 0, -1

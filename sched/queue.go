@@ -89,6 +89,10 @@ func (p *pass) priority(pool int, jobs []int32) {
 	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
 		victims = p.victimOrder(pool)
 		facts = p.sc.vfacts
+		if pl.Preemption {
+			p.indexVictims(facts)
+			defer p.sc.vindex.stop(p)
+		}
 	}
 	blocker := int32(-1)
 	for _, j := range jobs {

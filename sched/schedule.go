@@ -46,24 +46,27 @@ type Scheduler struct {
 	// vfacts holds the victim list's victimFacts (victim_facts.go).
 	vfacts []victimFacts
 	// need is minimize's per-node scratch, all zero between uses.
-	need     []int32
-	stmt     []int32
-	poolJobs [][]int32
-	zeroJobs [][]int32
-	poolRuns [][]int32
-	ends     []release
-	fs       fairShare
-	quota    quotaPass
-	fsLive   []int32
-	profile  profile
-	mf       mfPass
-	lic      licensePass
-	elastic  elasticPass
-	cons     consolidation
-	nscan    nodeScan
-	nprof    nodeProfile
-	proms    []promise
-	order    []int32
+	need []int32
+	// vindex answers nodeSearch for priority pools (preempt_index.go).
+	vindex      victimIndex
+	heldEntries []complEntry
+	stmt        []int32
+	poolJobs    [][]int32
+	zeroJobs    [][]int32
+	poolRuns    [][]int32
+	ends        []release
+	fs          fairShare
+	quota       quotaPass
+	fsLive      []int32
+	profile     profile
+	mf          mfPass
+	lic         licensePass
+	elastic     elasticPass
+	cons        consolidation
+	nscan       nodeScan
+	nprof       nodeProfile
+	proms       []promise
+	order       []int32
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
