@@ -101,6 +101,10 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	f := &p.sc.fs
 	pl := &p.s.Pools[pool]
 	victims := p.shareVictims(pool)
+	if pl.Preemption {
+		p.indexVictims(p.sc.vfacts, victimsAboveShare)
+		defer p.sc.vindex.stop(p)
+	}
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
 	for _, j := range jobs {

@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"slices"
-	"sort"
-)
+import "sort"
 
 // nodeSearch scans the victim list from its start for every task of 2 to
 // 8 slots; on a full cluster the first node whose victims all qualify
@@ -18,13 +15,17 @@ import (
 // nodes whose available slots or victims changed since the last search
 // are recomputed (state.track lists them).
 //
-// It answers exactly as the scan only where the scan's rule is a fixed
-// prefix of the list: the priority rule with preemption on, no preemption
-// budgets, no GPU type asked, victims on one node each with slots, and no
-// tentative eviction pending; elsewhere nodeSearch scans as before.
+// It answers exactly as the scan only where it knows which candidates the
+// rule allows: the priority rule with preemption on (a prefix of the
+// list), or the fair-share rule (each victim job, per task size, may give
+// or not: a few hundred pairs at most, re-checked per search); no
+// preemption budgets, no GPU type asked, victims on one node each with
+// slots, and no tentative eviction pending. Elsewhere nodeSearch scans as
+// before.
 
 type victimIndex struct {
 	on    bool
+	kind  victimKind
 	facts []victimFacts
 	start []int32 // node n's victims are at list[start[n]:start[n+1]]
 	list  []int32 // positions in the victim list, ascending per node
@@ -34,7 +35,23 @@ type victimIndex struct {
 	spare []*sizeIndex
 	// availAt is each node's available slots when last recomputed.
 	availAt []int32
+	// Fair share: pairOf[i] is position i's (job, slots) pair, and the
+	// pair's positions are pairList[pairStart[k]:pairStart[k+1]].
+	pairOf    []int32
+	pairs     []sharePair
+	pairStart []int32
+	pairList  []int32
+	pairKey   map[sharePair]int32
 }
+
+// sharePair is a victim job and a task size; ok caches canGive.
+type sharePair struct {
+	job, slots int32
+	ok         bool
+}
+
+// maxSharePairs bounds the pairs re-checked on every search.
+const maxSharePairs = 512
 
 // sizeIndex holds, for one task size, each node's completing position.
 type sizeIndex struct {
@@ -104,9 +121,13 @@ func (h complHeap) init() {
 
 // indexVictims sets up the index for a priority pool's victim list, or
 // leaves it off when the list or the projects do not allow it.
-func (p *pass) indexVictims(facts []victimFacts) {
+func (p *pass) indexVictims(facts []victimFacts, kind victimKind) {
 	x := &p.sc.vindex
 	x.stop(p)
+	x.kind, x.pairs = kind, x.pairs[:0]
+	if kind == victimsAboveShare && !p.sharePairs(facts) {
+		return
+	}
 	for i := range p.s.Projects {
 		if p.s.Projects[i].PreemptBudget > 0 {
 			return
@@ -129,11 +150,12 @@ func (p *pass) indexVictims(facts []victimFacts) {
 	copy(fill, x.start[:nodes])
 	x.flag = resize(x.flag, len(facts))
 	x.fen = resize(x.fen, len(facts)+1)
+	x.facts = facts
 	for i := range facts {
 		n := facts[i].node
 		x.list[fill[n]] = int32(i)
 		fill[n]++
-		if !p.goneAt(nil, facts, i) {
+		if p.allowedNow(i) {
 			x.flag[i] = true
 			x.fenAdd(i, 1)
 		}
@@ -142,6 +164,57 @@ func (p *pass) indexVictims(facts []victimFacts) {
 	x.facts, x.sizes, x.on = facts, x.sizes[:0], true
 	p.st.dirtyMark = resize(p.st.dirtyMark, nodes)
 	p.st.track = true
+}
+
+// sharePairs groups a fair-share list's positions by (job, slots), or
+// reports that there are too many pairs to re-check on every search.
+func (p *pass) sharePairs(facts []victimFacts) bool {
+	x := &p.sc.vindex
+	if x.pairKey == nil {
+		x.pairKey = map[sharePair]int32{}
+	}
+	clear(x.pairKey)
+	x.pairs = x.pairs[:0]
+	x.pairOf = resize(x.pairOf, len(facts))
+	for i := range facts {
+		key := sharePair{job: facts[i].job, slots: facts[i].slots}
+		k, ok := x.pairKey[key]
+		if !ok {
+			if len(x.pairs) == maxSharePairs {
+				return false
+			}
+			k = int32(len(x.pairs))
+			x.pairKey[key] = k
+			key.ok = p.sc.fs.canGive(key.job, key.slots)
+			x.pairs = append(x.pairs, key)
+		}
+		x.pairOf[i] = k
+	}
+	x.pairStart = resize(x.pairStart, len(x.pairs)+1)
+	for _, k := range x.pairOf {
+		x.pairStart[k+1]++
+	}
+	for k := range x.pairs {
+		x.pairStart[k+1] += x.pairStart[k]
+	}
+	x.pairList = resize(x.pairList, len(facts))
+	fill := append(p.sc.heldPos[:0], x.pairStart[:len(x.pairs)]...)
+	for i, k := range x.pairOf {
+		x.pairList[fill[k]] = int32(i)
+		fill[k]++
+	}
+	p.sc.heldPos = fill[:0]
+	return true
+}
+
+// allowedNow reports whether the search's rule would take position i
+// now, apart from the priority rule's cutoff (applied per search).
+func (p *pass) allowedNow(i int) bool {
+	x := &p.sc.vindex
+	if p.goneAt(nil, x.facts, i) {
+		return false
+	}
+	return x.kind != victimsAboveShare || x.pairs[x.pairOf[i]].ok
 }
 
 // stop turns the index off, at the end of a pool or before a new list.
@@ -191,21 +264,37 @@ var victimIndexOff bool
 
 // usable reports whether this search may use the index.
 func (p *pass) usable(r *request, rule *victimRule) bool {
-	return !victimIndexOff && p.sc.vindex.on && rule.kind == victimsByPriority && rule.preemption && rule.facts != nil &&
-		r.gpu == "" && r.slots >= 2 && len(p.sc.stmt) == 0
+	x := &p.sc.vindex
+	return !victimIndexOff && x.on && rule.kind == x.kind && (rule.preemption || rule.kind == victimsAboveShare) &&
+		rule.facts != nil && r.gpu == "" && r.slots >= 2 && len(p.sc.stmt) == 0
 }
 
 // refresh recomputes the nodes that changed since the last search.
 func (p *pass) refresh() {
 	x := &p.sc.vindex
 	st := p.st
+	for k := range x.pairs {
+		// A victim job's allocation moved: its tasks of this size may
+		// now give, or no longer.
+		pr := &x.pairs[k]
+		if ok := p.sc.fs.canGive(pr.job, pr.slots); ok != pr.ok {
+			pr.ok = ok
+			for _, i := range x.pairList[x.pairStart[k]:x.pairStart[k+1]] {
+				st.noteDirty(x.facts[i].node)
+			}
+		}
+	}
 	for _, n := range st.dirty {
 		st.dirtyMark[n] = false
 		changed := st.avail(n) != x.availAt[n]
 		for _, i := range x.list[x.start[n]:x.start[n+1]] {
-			if x.flag[i] && p.goneAt(nil, x.facts, int(i)) {
-				x.flag[i] = false
-				x.fenAdd(int(i), -1)
+			if want := p.allowedNow(int(i)); want != x.flag[i] {
+				x.flag[i] = want
+				d := int32(-1)
+				if want {
+					d = 1
+				}
+				x.fenAdd(int(i), d)
 				changed = true
 			}
 		}
@@ -305,7 +394,10 @@ func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, boo
 	facts := x.facts
 	// The scan stops at the first live candidate as important as the job
 	// (pastRule); the list is sorted by priority, largest number first.
-	cutoff := sort.Search(len(facts), func(i int) bool { return int(facts[i].prio) <= rule.prio })
+	cutoff := len(facts)
+	if x.kind == victimsByPriority {
+		cutoff = sort.Search(len(facts), func(i int) bool { return int(facts[i].prio) <= rule.prio })
+	}
 	for len(si.h) > 0 && !si.valid(si.h[0]) {
 		si.h.pop()
 	}
@@ -318,8 +410,10 @@ func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, boo
 		// The scan takes 2×seen allowed candidates, none of a larger
 		// class (a smaller priority number) than the first bid's.
 		stop = min(x.fenSelect(2*seen), cutoff-1)
-		cl := facts[first].prio
-		stop = min(stop, first+sort.Search(len(facts)-first, func(k int) bool { return facts[first+k].prio < cl })-1)
+		if x.kind == victimsByPriority {
+			cl := facts[first].prio
+			stop = min(stop, first+sort.Search(len(facts)-first, func(k int) bool { return facts[first+k].prio < cl })-1)
+		}
 	}
 	ns := &p.sc.nscan
 	ns.bids = ns.bids[:0]
@@ -330,24 +424,19 @@ func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, boo
 			continue
 		}
 		held = append(held, e)
-		ns.bids = append(ns.bids, nodeBid{node: e.node, class: -facts[e.pos].prio, lost: si.lost[e.node],
-			order: int32(len(ns.bids))})
+		cl := int32(0) // fair share ranks every victim alike (victimClass)
+		if x.kind == victimsByPriority {
+			cl = -facts[e.pos].prio
+		}
+		ns.bids = append(ns.bids, nodeBid{node: e.node, class: cl, lost: si.lost[e.node], order: int32(len(ns.bids))})
 	}
 	for _, e := range held {
 		si.h.push(e)
 	}
 	p.sc.heldEntries = held[:0]
-	slices.SortFunc(ns.bids, func(a, b nodeBid) int {
-		switch {
-		case a.class != b.class:
-			return int(a.class - b.class)
-		case a.lost != b.lost:
-			return cmp64(a.lost, b.lost)
-		}
-		return int(a.order - b.order)
-	})
+	bestBids(ns.bids, maxBids)
 	mark := len(p.sc.stmt)
-	for k := 0; k < len(ns.bids) && k < 4; k++ {
+	for k := 0; k < len(ns.bids) && k < maxBids; k++ {
 		if nodes, ok := p.evictOnIndexed(si, ns.bids[k].node, r, rule); ok {
 			return nodes, true
 		}

@@ -6,18 +6,23 @@ import (
 	"testing"
 )
 
-// TestVictimIndexChangesNothing runs priority passes on realistic
-// clusters (full and partly full, mixed node sizes, gangs, backfilled
-// tasks, several priorities of victims) with and without the victim
-// index and requires identical plans, also when the Scheduler is reused.
+// TestVictimIndexChangesNothing runs priority and fair-share passes on
+// realistic clusters (full and partly full, mixed node sizes, gangs,
+// backfilled tasks, several priorities of victims, jobs over and under
+// their share) with and without the victim index and requires identical
+// plans, also when the Scheduler is reused.
 func TestVictimIndexChangesNothing(t *testing.T) {
 	defer func() { victimIndexOff = false }()
-	for _, backfill := range []bool{false, true} {
+	pools := []Pool{
+		{Policy: PolicyPriority, Preemption: true},
+		{Policy: PolicyPriority, Preemption: true, Backfill: true},
+		{Policy: PolicyFairShare, Preemption: true},
+	}
+	for _, pool := range pools {
 		for _, fill := range []float64{1, 0.9, 0.6} {
 			for seed := range 3 {
-				pool := Pool{Policy: PolicyPriority, Preemption: true, Backfill: backfill}
 				s := realSnapshot(300+37*seed, 3000+seed, fill, pool)
-				name := fmt.Sprintf("backfill=%v/fill=%v/seed=%d", backfill, fill, seed)
+				name := fmt.Sprintf("%s/backfill=%v/fill=%v/seed=%d", pool.Policy, pool.Backfill, fill, seed)
 				var plans [2][2]Plan
 				for k, off := range []bool{true, false} {
 					victimIndexOff = off

@@ -90,7 +90,7 @@ func (p *pass) priority(pool int, jobs []int32) {
 		victims = p.victimOrder(pool)
 		facts = p.sc.vfacts
 		if pl.Preemption {
-			p.indexVictims(facts)
+			p.indexVictims(facts, victimsByPriority)
 			defer p.sc.vindex.stop(p)
 		}
 	}

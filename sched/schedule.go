@@ -50,6 +50,7 @@ type Scheduler struct {
 	// vindex answers nodeSearch for priority pools (preempt_index.go).
 	vindex      victimIndex
 	heldEntries []complEntry
+	heldPos     []int32
 	stmt        []int32
 	poolJobs    [][]int32
 	zeroJobs    [][]int32
