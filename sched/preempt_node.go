@@ -156,6 +156,11 @@ func (p *pass) pastRule(rule *victimRule, a int32) bool {
 // full cluster may need thousands of evictions before enough nodes are
 // whole, so find runs only once gangMayFit says it could succeed.
 func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	if p.gangReplayable(r, rule) {
+		if nodes, ok, done := p.gangReplay(r, cands, rule); done {
+			return nodes, ok
+		}
+	}
 	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
 		p.evict(cands[i], rule)
 		if !p.st.gangMayFit(r) {

@@ -51,23 +51,27 @@ type Scheduler struct {
 	vindex      victimIndex
 	heldEntries []complEntry
 	heldPos     []int32
-	stmt        []int32
-	poolJobs    [][]int32
-	zeroJobs    [][]int32
-	poolRuns    [][]int32
-	ends        []release
-	fs          fairShare
-	quota       quotaPass
-	fsLive      []int32
-	profile     profile
-	mf          mfPass
-	lic         licensePass
-	elastic     elasticPass
-	cons        consolidation
-	nscan       nodeScan
-	nprof       nodeProfile
-	proms       []promise
-	order       []int32
+	// gscan, gangPos and gangTake are gangReplay's (preempt_gang.go).
+	gscan    gangScan
+	gangPos  []int32
+	gangTake []int32
+	stmt     []int32
+	poolJobs [][]int32
+	zeroJobs [][]int32
+	poolRuns [][]int32
+	ends     []release
+	fs       fairShare
+	quota    quotaPass
+	fsLive   []int32
+	profile  profile
+	mf       mfPass
+	lic      licensePass
+	elastic  elasticPass
+	cons     consolidation
+	nscan    nodeScan
+	nprof    nodeProfile
+	proms    []promise
+	order    []int32
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
