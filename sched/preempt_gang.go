@@ -30,6 +30,10 @@ type gangScan struct {
 	touched []int32
 	whole   []int32 // nodes made whole, positions in their group
 	seen    []int32 // candidate positions, in order
+	mark    []bool  // per node: its seen victims are evicted (gangTake)
+	// remK, remF and left: mixedRemainder's partly used node, group k's
+	// first with remF available slots, for the left slots.
+	remK, remF, left int32
 }
 
 type gangVerdict uint8
@@ -38,7 +42,8 @@ const (
 	gangFails gangVerdict = iota
 	gangWhole             // gang() succeeds in one group
 	gangMixed             // mixedGang succeeds on whole nodes (taken per group)
-	gangOther             // mixedGang would need a remainder node: not replayed
+	gangPart              // mixedGang: whole nodes and a partly used node (remK, remF)
+	gangOther             // mixedGang: a whole node for the remainder: not replayed
 )
 
 // gangReplayable reports whether evictInOrder may use gangScan.
@@ -71,6 +76,7 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 		case gangOther:
 			return nil, false, false
 		case gangWhole:
+			gs.remK = -1
 			for k := range gs.taken {
 				gs.taken[k] = 0
 			}
@@ -78,7 +84,10 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 			gs.taken[best] = r.slots / g.size
 			gs.order = append(gs.order[:0], int32(best))
 			return p.gangTake(r, rule)
-		case gangMixed:
+		case gangMixed, gangPart:
+			if v == gangMixed {
+				gs.remK = -1
+			}
 			return p.gangTake(r, rule)
 		}
 	}
@@ -198,18 +207,24 @@ func (p *pass) gangJudge(r *request) (gangVerdict, int) {
 	if left == 0 {
 		return gangMixed, -1
 	}
+	// mixedRemainder: the partly used node with the fewest slots that hold
+	// the rest (ties to the earlier group), else a whole node not taken.
+	gs.remK, gs.remF, gs.left = -1, 0, left
 	for k, gi := range gs.groups {
 		size := p.st.groups[gi].size
-		if size < left {
-			continue
-		}
-		if gs.counts[k][size] > gs.taken[k] {
-			return gangOther, -1 // a whole node left for the remainder
-		}
 		for f := left; f < size; f++ {
-			if gs.counts[k][f] > 0 {
-				return gangOther, -1 // a partly used node holds the remainder
+			if gs.counts[k][f] > 0 && (gs.remK < 0 || f < gs.remF) {
+				gs.remK, gs.remF = int32(k), f
+				break
 			}
+		}
+	}
+	if gs.remK >= 0 {
+		return gangPart, -1
+	}
+	for k, gi := range gs.groups {
+		if size := p.st.groups[gi].size; size >= left && gs.counts[k][size] > gs.taken[k] {
+			return gangOther, -1
 		}
 	}
 	return gangFails, -1
@@ -229,23 +244,86 @@ func (p *pass) gangTake(r *request, rule *victimRule) ([]NodeSlots, bool, bool) 
 			return nil, false, false // cannot happen: the counts said enough
 		}
 	}
+	whole := len(take)
+	if gs.remK >= 0 {
+		take = append(take, p.firstWith(int(gs.remK), gs.remF))
+	}
 	p.sc.gangTake = take
+	p.markEvictions(take)
 	mark := len(p.sc.stmt)
 	for _, i := range gs.seen {
-		if f := &rule.facts[i]; slices.Contains(take, f.node) {
+		if f := &rule.facts[i]; gs.mark[f.node] {
 			p.evict(f.alloc, rule)
 		}
+	}
+	for _, n := range gs.touched {
+		gs.mark[n] = false
 	}
 	nodes, ok := p.st.find(r, p.sc.scratch[:0])
 	same := ok && len(nodes) == len(take)
 	for j := 0; same && j < len(nodes); j++ {
-		same = nodes[j].Node == take[j] && nodes[j].Slots == p.st.groups[p.st.nodeGroup[take[j]]].size
+		want := p.st.groups[p.st.nodeGroup[take[j]]].size
+		if j == whole {
+			want = gs.left
+		}
+		same = nodes[j].Node == take[j] && nodes[j].Slots == want
 	}
 	if !same {
 		p.rollback(mark, rule)
 		return nil, false, false
 	}
 	return nodes, true, true
+}
+
+// markEvictions marks the nodes whose seen victims gangTake evicts: the
+// nodes find takes, and for a remainder on a partly used node every
+// touched node that could otherwise compete for it (available slots
+// between the rest and the chosen node's), so that on the reduced state
+// find sees each of them as it would with every candidate evicted. Extra
+// evictions are harmless: minimize restores them.
+func (p *pass) markEvictions(take []int32) {
+	gs := &p.sc.gscan
+	if len(gs.mark) != len(p.s.Nodes) {
+		gs.mark = make([]bool, len(p.s.Nodes))
+	}
+	for _, n := range take {
+		if gs.freed[n] > 0 {
+			gs.mark[n] = true
+		}
+	}
+	if gs.remK < 0 {
+		return
+	}
+	for _, n := range gs.touched {
+		if a := p.st.avail(n); a >= gs.left && a <= gs.remF {
+			gs.mark[n] = true
+		}
+	}
+}
+
+// firstWith returns group k's first node by position whose available
+// slots, with the candidates seen evicted, are f (f below the node size):
+// untouched nodes in the real bucket, touched ones by their virtual count.
+func (p *pass) firstWith(k int, f int32) int32 {
+	gs := &p.sc.gscan
+	gi := gs.groups[k]
+	g := &p.st.groups[gi]
+	best := int32(-1)
+	b := &g.buckets[f]
+	for pos := b.first(nil); pos >= 0; pos = b.next(pos+1, nil) {
+		if gs.freed[g.nodes[pos]] == 0 {
+			best = pos
+			break
+		}
+	}
+	for _, n := range gs.touched {
+		if p.st.nodeGroup[n] == gi && p.st.avail(n)+gs.freed[n] == f {
+			if pos := p.st.nodePos[n]; best < 0 || pos < best {
+				best = pos
+			}
+		}
+	}
+	return g.nodes[best]
 }
 
 // firstWhole appends group k's first taken[k] whole nodes by position:
