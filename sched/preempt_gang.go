@@ -13,8 +13,10 @@ import "slices"
 // minimize, and find, run for real on the reduced state, must return the
 // same placement (else the gang falls back to evictInOrder's loop).
 //
-// That holds for the priority rule without budgets (the candidates do
-// not depend on earlier tentative evictions), one-node victims, and
+// That holds where the victim index is on (no budgets, one-node victims)
+// for the priority rule (the candidates do not depend on earlier
+// tentative evictions) and the fair-share rule when no victim job waits
+// in the share heap (the replay applies and undoes the accounting), for
 // gangs that every group's node size divides, on groups without switches.
 
 // gangScan is the virtual state; entries are per matching group of the
@@ -49,8 +51,11 @@ const (
 // gangReplayable reports whether evictInOrder may use gangScan.
 func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
 	x := &p.sc.vindex
-	if victimIndexOff || !x.on || x.kind != victimsByPriority || rule.kind != victimsByPriority ||
-		rule.facts == nil || r.gpu != "" || r.oneSwitch || !r.useDrain || r.slots <= 0 {
+	if victimIndexOff || !x.on || rule.kind != x.kind || rule.facts == nil || r.gpu != "" || r.oneSwitch ||
+		!r.useDrain || r.slots <= 0 {
+		return false
+	}
+	if x.kind == victimsAboveShare && !p.victimJobsIdle() {
 		return false
 	}
 	for _, gi := range p.st.poolGroups[r.pool] {
@@ -67,33 +72,67 @@ func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
 func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []NodeSlots, ok, done bool) {
 	gs := p.gangReset(r)
 	defer gs.clear()
+	v, best := gangFails, -1
 	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
 		gs.seen = append(gs.seen, int32(i))
-		if !p.gangAdd(rule.facts[i].node, rule.facts[i].slots) {
-			return nil, false, false
+		f := &rule.facts[i]
+		if rule.kind == victimsAboveShare {
+			// As evict's accounting would: later candidates of the same
+			// job are checked against what it has left to give (undone
+			// below for every candidate seen).
+			p.sc.fs.took(f.job, -f.slots)
 		}
-		switch v, best := p.gangJudge(r); v {
-		case gangOther:
-			return nil, false, false
-		case gangWhole:
+		if !p.gangAdd(f.node, f.slots) {
+			v = gangOther
+			break
+		}
+		if v, best = p.gangJudge(r); v != gangFails {
+			break
+		}
+	}
+	if rule.kind == victimsAboveShare {
+		for _, i := range gs.seen {
+			p.sc.fs.took(rule.facts[i].job, rule.facts[i].slots)
+		}
+	}
+	switch v {
+	case gangOther:
+		return nil, false, false
+	case gangWhole:
+		gs.remK = -1
+		for k := range gs.taken {
+			gs.taken[k] = 0
+		}
+		g := &p.st.groups[gs.groups[best]]
+		gs.taken[best] = r.slots / g.size
+		gs.order = append(gs.order[:0], int32(best))
+		return p.gangTake(r, rule)
+	case gangMixed, gangPart:
+		if v == gangMixed {
 			gs.remK = -1
-			for k := range gs.taken {
-				gs.taken[k] = 0
-			}
-			g := &p.st.groups[gs.groups[best]]
-			gs.taken[best] = r.slots / g.size
-			gs.order = append(gs.order[:0], int32(best))
-			return p.gangTake(r, rule)
-		case gangMixed, gangPart:
-			if v == gangMixed {
-				gs.remK = -1
-			}
-			return p.gangTake(r, rule)
 		}
+		return p.gangTake(r, rule)
 	}
 	// Evicting every candidate would not make it fit: the loop would
 	// evict them all, fail, and preempt would roll them back.
 	return nil, false, true
+}
+
+// victimJobsIdle reports, for a fair-share list, that no victim job waits
+// in the allocation heap: then evict's accounting only moves numbers
+// (fairShare.took fixes no heap position), and replaying it virtually,
+// then undoing it, leaves everything as the loop would.
+func (p *pass) victimJobsIdle() bool {
+	q := &p.sc.fs.q
+	if !q.track {
+		return false
+	}
+	for _, pr := range p.sc.vindex.pairs {
+		if q.pos[pr.job] >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *pass) gangReset(r *request) *gangScan {
