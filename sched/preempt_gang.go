@@ -36,6 +36,9 @@ type gangScan struct {
 	// remK, remF and left: mixedRemainder's partly used node, group k's
 	// first with remF available slots, for the left slots.
 	remK, remF, left int32
+	// wholeSlots is the slots of whole nodes over the groups, and largest
+	// their largest node: gangJudge's quick refusal, as gangMayFit.
+	wholeSlots, largest int32
 }
 
 type gangVerdict uint8
@@ -140,6 +143,7 @@ func (p *pass) gangReset(r *request) *gangScan {
 	st := p.st
 	gs.groups, gs.order, gs.seen, gs.whole = gs.groups[:0], gs.order[:0], gs.seen[:0], gs.whole[:0]
 	gs.avail, gs.taken = gs.avail[:0], gs.taken[:0]
+	gs.wholeSlots, gs.largest = 0, 0
 	if len(gs.slot) != len(st.groups) {
 		gs.slot = make([]int32, len(st.groups))
 	}
@@ -164,6 +168,8 @@ func (p *pass) gangReset(r *request) *gangScan {
 		gs.counts[k] = append(gs.counts[k][:0], g.counts...)
 		gs.avail = append(gs.avail, g.avail)
 		gs.taken = append(gs.taken, 0)
+		gs.wholeSlots += g.counts[g.size] * g.size
+		gs.largest = max(gs.largest, g.size)
 	}
 	// mixedGang takes whole nodes from the largest size down, ties by
 	// group index (nextSmaller).
@@ -206,6 +212,7 @@ func (p *pass) gangAdd(n, slots int32) bool {
 	gs.avail[k] += int(slots)
 	if old+slots == size {
 		gs.whole = append(gs.whole, n)
+		gs.wholeSlots += size
 	}
 	return true
 }
@@ -216,6 +223,9 @@ func (p *pass) gangAdd(n, slots int32) bool {
 // gangs that every node size divides.
 func (p *pass) gangJudge(r *request) (gangVerdict, int) {
 	gs := &p.sc.gscan
+	if gs.wholeSlots+gs.largest < r.slots {
+		return gangFails, -1 // see gangMayFit
+	}
 	best := -1
 	for k, gi := range gs.groups {
 		g := &p.st.groups[gi]
