@@ -417,23 +417,28 @@ func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, boo
 	}
 	ns := &p.sc.nscan
 	ns.bids = ns.bids[:0]
-	held := p.sc.heldEntries[:0]
-	for len(si.h) > 0 && int(si.h[0].pos) <= stop {
-		e := si.h.pop()
+	// Every entry at or before stop, read off the heap without popping:
+	// a child is never before its parent. A bid's order is its completing
+	// position, which is when the scan would have made it.
+	stack := append(p.sc.heapStack[:0], 0)
+	for len(stack) > 0 {
+		i := int(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		if i >= len(si.h) || int(si.h[i].pos) > stop {
+			continue
+		}
+		stack = append(stack, int32(2*i+1), int32(2*i+2))
+		e := si.h[i]
 		if !si.valid(e) {
 			continue
 		}
-		held = append(held, e)
 		cl := int32(0) // fair share ranks every victim alike (victimClass)
 		if x.kind == victimsByPriority {
 			cl = -facts[e.pos].prio
 		}
-		ns.bids = append(ns.bids, nodeBid{node: e.node, class: cl, lost: si.lost[e.node], order: int32(len(ns.bids))})
+		ns.bids = append(ns.bids, nodeBid{node: e.node, class: cl, lost: si.lost[e.node], order: e.pos})
 	}
-	for _, e := range held {
-		si.h.push(e)
-	}
-	p.sc.heldEntries = held[:0]
+	p.sc.heapStack = stack[:0]
 	bestBids(ns.bids, maxBids)
 	mark := len(p.sc.stmt)
 	for k := 0; k < len(ns.bids) && k < maxBids; k++ {

@@ -48,9 +48,9 @@ type Scheduler struct {
 	// need is minimize's per-node scratch, all zero between uses.
 	need []int32
 	// vindex answers nodeSearch for priority pools (preempt_index.go).
-	vindex      victimIndex
-	heldEntries []complEntry
-	heldPos     []int32
+	vindex    victimIndex
+	heapStack []int32
+	heldPos   []int32
 	// gscan, gangPos and gangTake are gangReplay's (preempt_gang.go).
 	gscan    gangScan
 	gangPos  []int32
