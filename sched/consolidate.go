@@ -79,6 +79,7 @@ type consolidation struct {
 	destAt []int32
 	ff     []int32
 	order  []int32
+	keys   []clearKey
 }
 
 type consFail struct {
@@ -325,16 +326,7 @@ func (p *pass) gangTarget(g *group, r *request, in *bitset) {
 	if int32(len(ord)) < whole {
 		return
 	}
-	slices.SortFunc(ord, func(a, b int32) int {
-		ca, cb := g.size-p.st.avail(a), g.size-p.st.avail(b)
-		if ca != cb {
-			return int(ca - cb)
-		}
-		if la, lb := p.nodeLost(a), p.nodeLost(b); la != lb {
-			return cmp64(la, lb)
-		}
-		return int(a - b)
-	})
+	p.cheapestFirst(g, ord, int(whole))
 	lo := int32(len(c.pick))
 	moved := int32(0)
 	for _, n := range ord[:whole] {
@@ -362,6 +354,61 @@ func (p *pass) gangTarget(g *group, r *request, in *bitset) {
 		return
 	}
 	c.cands = append(c.cands, p.target(lo, moved, ord[0]))
+}
+
+// clearKey is what clearing a node whole costs: slots to move, then the
+// work the movers lose, then the node index, so the order is total.
+type clearKey struct {
+	cost int32
+	lost int64
+	node int32
+}
+
+func (k *clearKey) before(o *clearKey) bool {
+	switch {
+	case k.cost != o.cost:
+		return k.cost < o.cost
+	case k.lost != o.lost:
+		return k.lost < o.lost
+	}
+	return k.node < o.node
+}
+
+// cheapestFirst reorders ord so that its first k nodes are the cheapest to
+// clear whole, cheapest first. Only those are used, so they are selected
+// rather than every node of the group sorted (with nodeLost recomputed at
+// each comparison), which was a tenth of a half-full priority pass.
+func (p *pass) cheapestFirst(g *group, ord []int32, k int) {
+	c := &p.sc.cons
+	keys := c.keys[:0]
+	for _, n := range ord {
+		keys = append(keys, clearKey{cost: g.size - p.st.avail(n), lost: p.nodeLost(n), node: n})
+	}
+	if k > 32 { // many small nodes: selection would cost k passes
+		slices.SortFunc(keys, func(a, b clearKey) int {
+			switch {
+			case a.node == b.node:
+				return 0
+			case a.before(&b):
+				return -1
+			}
+			return 1
+		})
+		k = 0
+	}
+	for i := 0; i < k && i < len(keys); i++ {
+		best := i
+		for j := i + 1; j < len(keys); j++ {
+			if keys[j].before(&keys[best]) {
+				best = j
+			}
+		}
+		keys[i], keys[best] = keys[best], keys[i]
+	}
+	for i := range keys {
+		ord[i] = keys[i].node
+	}
+	c.keys = keys[:0]
 }
 
 // nodeLost is the work the movable tasks on node n would lose.
@@ -427,7 +474,7 @@ func (p *pass) tryMoves(j int32, r *request, t consTarget, backfill bool) outcom
 		return failed
 	}
 	for i, a := range c.order {
-		p.sc.final[a] = true
+		p.setFinal(a)
 		at := len(p.sc.arena)
 		p.sc.arena = append(p.sc.arena, c.dest[c.destAt[i]:c.destAt[i+1]]...)
 		p.plan.Moves = append(p.plan.Moves, Move{Alloc: int(a), For: int(j),

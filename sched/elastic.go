@@ -189,7 +189,7 @@ func (p *pass) grow(a int32) {
 	} else if !p.regrow(al, want) {
 		return
 	}
-	p.sc.final[a] = true
+	p.setFinal(a)
 	if q := &p.sc.quota; p.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
 		q.add(p.s, q.alloc, int32(job.Project), want-cur)
 		if !job.Preemptible {

@@ -101,6 +101,10 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	f := &p.sc.fs
 	pl := &p.s.Pools[pool]
 	victims := p.shareVictims(pool)
+	if pl.Preemption {
+		p.indexVictims(p.sc.vfacts, victimsAboveShare)
+		defer p.sc.vindex.stop(p)
+	}
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
 	for _, j := range jobs {
@@ -111,7 +115,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.share = f.share
 	q.init()
 	q.trackPositions(len(p.s.Jobs))
-	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext}
+	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
 	for q.Len() > 0 {
 		j := q.items[0]
 		step := p.size(j)
@@ -168,6 +172,7 @@ func (p *pass) shareVictims(pool int) []int32 {
 	})
 	p.sc.victims = v
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
+	p.victimFactsOf(v)
 	return v
 }
 

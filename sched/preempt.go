@@ -28,6 +28,9 @@ type victimRule struct {
 	// or the quota pass's), not to one job's rule.
 	blockEnd []int32
 	next     []int32
+	// facts, when set, is the list's victimFacts (victim_facts.go); it
+	// needs next.
+	facts []victimFacts
 }
 
 type victimKind uint8
@@ -105,12 +108,16 @@ func (p *pass) blockClosed(rule *victimRule, a int32) bool {
 
 // budgetSpent reports whether the job's project may have no more tasks
 // preempted this hour, counting the preemptions this pass has planned.
-func (p *pass) budgetSpent(j *Job) bool {
-	if j.Project < 0 || j.Project >= len(p.s.Projects) {
+func (p *pass) budgetSpent(j *Job) bool { return p.projectSpent(j.Project) }
+
+// projectSpent is budgetSpent for a project index; out of range means no
+// budget.
+func (p *pass) projectSpent(project int) bool {
+	if project < 0 || project >= len(p.s.Projects) {
 		return false
 	}
-	pr := &p.s.Projects[j.Project]
-	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[j.Project]) >= pr.PreemptBudget
+	pr := &p.s.Projects[project]
+	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[project]) >= pr.PreemptBudget
 }
 
 // account moves a victim's slots out of (sign -1) or back into (+1) the
@@ -118,14 +125,14 @@ func (p *pass) budgetSpent(j *Job) bool {
 // checks each against the counts left by the previous ones.
 func (p *pass) account(rule *victimRule, a int32, sign int32) {
 	al := &p.s.Allocs[a]
-	vj := &p.s.Jobs[al.Job]
-	if vj.Project >= 0 && vj.Project < len(p.s.Projects) {
-		p.sc.preempts[vj.Project] -= sign
+	if pr := p.sc.allocProject[a]; pr >= 0 {
+		p.sc.preempts[pr] -= sign
 	}
 	switch rule.kind {
 	case victimsAboveShare:
 		p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
 	case victimsOwnProject, victimsReclaim:
+		vj := &p.s.Jobs[al.Job]
 		q := &p.sc.quota
 		if vj.Borrow {
 			q.add(p.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
@@ -149,6 +156,7 @@ func (p *pass) victimOrder(pool int) []int32 {
 	})
 	p.sc.victims = v
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
+	p.victimFactsOf(v)
 	return v
 }
 
@@ -192,7 +200,7 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	p.sc.scratch = nodes[:0]
 	p.minimize(mark, nodes, rule)
 	for _, a := range p.sc.stmt[mark:] {
-		p.sc.final[a] = true
+		p.setFinal(a)
 		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
 		p.sc.run[p.s.Allocs[a].Job]--
 	}
@@ -200,12 +208,24 @@ func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	return p.commit(j, nodes, false)
 }
 
+// setFinal marks a as evicted (or moved, or resized) for the rest of the
+// pass; victimIndex must then look at its nodes again.
+func (p *pass) setFinal(a int32) {
+	p.sc.final[a] = true
+	if p.st.track {
+		for _, ns := range p.s.Allocs[a].Nodes {
+			p.st.noteDirty(ns.Node)
+		}
+	}
+}
+
 // live returns the first position at or after i whose candidate is not
 // gone, compressing the skip pointers in next on the way (next[i] > i is
-// a known jump; anything else means "try i+1").
-func (p *pass) live(next []int32, cands []int32, i int) int {
+// a known jump; anything else means "try i+1"). facts, when not nil, are
+// the list's victimFacts.
+func (p *pass) live(next []int32, cands []int32, facts []victimFacts, i int) int {
 	end := i
-	for end < len(cands) && p.gone(cands[end]) {
+	for end < len(cands) && p.goneAt(cands, facts, end) {
 		if n := int(next[end]); n > end {
 			end = n
 		} else {
@@ -287,12 +307,26 @@ func (p *pass) rollback(mark int, rule *victimRule) {
 func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 	keep := p.sc.stmt[:mark]
 	victims := p.sc.stmt[mark:]
+	// A gang may leave thousands of tentative victims, so the placement's
+	// need per node is tallied once rather than summed for each victim.
+	// need stays all zero between calls (only the placement's entries are
+	// set, and cleared below), so it is not cleared per call.
+	if len(p.sc.need) != len(p.s.Nodes) {
+		p.sc.need = make([]int32, len(p.s.Nodes))
+	}
+	need := p.sc.need
+	for _, x := range nodes {
+		need[x.Node] += x.Slots
+	}
 	for i := len(victims) - 1; i >= 0; i-- {
 		a := victims[i]
-		if p.spare(a, nodes) {
+		if p.spare(a, need) {
 			p.restore(a, rule)
 			victims[i] = -1
 		}
+	}
+	for _, x := range nodes {
+		need[x.Node] = 0
 	}
 	for _, a := range victims {
 		if a >= 0 {
@@ -302,16 +336,11 @@ func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 	p.sc.stmt = keep
 }
 
-// spare reports whether the placement still fits if a keeps its slots.
-func (p *pass) spare(a int32, nodes []NodeSlots) bool {
+// spare reports whether the placement, needing need[n] slots on node n,
+// still fits if a keeps its slots.
+func (p *pass) spare(a int32, need []int32) bool {
 	for _, ns := range p.s.Allocs[a].Nodes {
-		need := int32(0)
-		for _, x := range nodes {
-			if x.Node == ns.Node {
-				need += x.Slots
-			}
-		}
-		if p.st.avail(ns.Node)-ns.Slots < need {
+		if p.st.avail(ns.Node)-ns.Slots < need[ns.Node] {
 			return false
 		}
 	}

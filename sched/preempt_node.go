@@ -1,7 +1,5 @@
 package sched
 
-import "slices"
-
 // Preempting for a task that fits on one node must free that much on one
 // node. Evicting candidates in the global victim order (evictInOrder) does
 // that only when the preferred victims happen to share a node: with
@@ -86,13 +84,38 @@ func (st *state) oneNode(r *request) bool {
 	return false
 }
 
+// gangMayFit reports whether a request that no single node can hold
+// could be placed at all. Every part of a gang but one is a whole node
+// with all its slots available (gangIn, gangUnderSwitch, mixedGang), and
+// the one other part is at most the largest node; so a gang needs at
+// least its size less the largest node in whole available nodes. This
+// necessary condition is cheap: a few groups' counts.
+func (st *state) gangMayFit(r *request) bool {
+	whole, largest := int32(0), int32(0)
+	for _, gi := range st.poolGroups[r.pool] {
+		g := &st.groups[gi]
+		if g.size == 0 || !st.matches(g, r) {
+			continue
+		}
+		if g.size >= r.slots {
+			return true // one node might hold it: let find decide
+		}
+		whole += g.counts[g.size] * g.size
+		largest = max(largest, g.size)
+	}
+	return whole+largest >= r.slots
+}
+
 // nextCand returns the first position at or after i whose candidate the
 // rule allows and whose eviction helps the request, or len(cands). It
 // uses the rule's skip pointers and project blocks when it has them.
 func (p *pass) nextCand(cands []int32, i int, r *request, rule *victimRule) int {
+	if rule.facts != nil {
+		return p.nextFact(cands, i, r, rule)
+	}
 	for i < len(cands) {
 		if rule.next != nil {
-			if i = p.live(rule.next, cands, i); i == len(cands) {
+			if i = p.live(rule.next, cands, nil, i); i == len(cands) {
 				break
 			}
 		}
@@ -129,10 +152,20 @@ func (p *pass) pastRule(rule *victimRule, a int32) bool {
 }
 
 // evictInOrder evicts candidates in victim order until the request fits
-// anywhere; gangs over several nodes are placed this way.
+// anywhere; gangs over several nodes are placed this way. A gang on a
+// full cluster may need thousands of evictions before enough nodes are
+// whole, so find runs only once gangMayFit says it could succeed.
 func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	if p.gangReplayable(r, rule) {
+		if nodes, ok, done := p.gangReplay(r, cands, rule); done {
+			return nodes, ok
+		}
+	}
 	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
 		p.evict(cands[i], rule)
+		if !p.st.gangMayFit(r) {
+			continue
+		}
 		if nodes, ok := p.st.find(r, p.sc.scratch[:0]); ok {
 			return nodes, true
 		}
@@ -147,17 +180,29 @@ func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]Node
 // later candidates lose more, so they rarely make a cheaper node, and the
 // search stays proportional to the victims it needs.
 func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	if p.usable(r, rule) {
+		return p.nodeSearchIndexed(r, rule)
+	}
 	ns := &p.sc.nscan
 	ns.reset(len(p.s.Nodes))
 	seen, window := 0, -1
 	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
 		a := cands[i]
-		cl := p.victimClass(rule, a)
+		var cl int32
+		if rule.facts != nil {
+			cl = p.classFact(rule, &rule.facts[i])
+		} else {
+			cl = p.victimClass(rule, a)
+		}
 		if len(ns.bids) > 0 && (seen >= window || cl > ns.bids[0].class) {
 			break
 		}
 		seen++
-		p.bidVictim(r, a, cl)
+		if f := p.factAt(rule, i); f != nil && f.node >= 0 {
+			p.bidOn(r, a, f.node, f.slots, f.lost, cl)
+		} else {
+			p.bidVictim(r, a, cl)
+		}
 		if window < 0 && len(ns.bids) > 0 {
 			if seen == 1 {
 				break // the first allowed victim alone makes room: none is cheaper
@@ -165,17 +210,9 @@ func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSl
 			window = 2 * seen
 		}
 	}
-	slices.SortFunc(ns.bids, func(a, b nodeBid) int {
-		switch {
-		case a.class != b.class:
-			return int(a.class - b.class)
-		case a.lost != b.lost:
-			return cmp64(a.lost, b.lost)
-		}
-		return int(a.order - b.order)
-	})
+	bestBids(ns.bids, maxBids)
 	mark := len(p.sc.stmt)
-	for k := 0; k < len(ns.bids) && k < 4; k++ {
+	for k := 0; k < len(ns.bids) && k < maxBids; k++ {
 		if nodes, ok := p.evictOn(ns.bids[k].node, r, rule); ok {
 			return nodes, true
 		}
@@ -184,30 +221,73 @@ func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSl
 	return nil, false
 }
 
+// maxBids is how many complete nodes a search tries, best first.
+const maxBids = 4
+
+// bidBefore orders bids: the lower class first, then the less work lost,
+// then the node completed first. order is unique, so this is a total
+// order and the best bids do not depend on how they are found.
+func bidBefore(a, b *nodeBid) bool {
+	switch {
+	case a.class != b.class:
+		return a.class < b.class
+	case a.lost != b.lost:
+		return a.lost < b.lost
+	}
+	return a.order < b.order
+}
+
+// bestBids moves the k best bids to the front, in order. Only those are
+// tried; a full sort of every bid cost a fair-share pass a tenth of its
+// time when hundreds of nodes complete within the scan's window.
+func bestBids(bids []nodeBid, k int) {
+	for i := 0; i < k && i < len(bids); i++ {
+		best := i
+		for j := i + 1; j < len(bids); j++ {
+			if bidBefore(&bids[j], &bids[best]) {
+				best = j
+			}
+		}
+		bids[i], bids[best] = bids[best], bids[i]
+	}
+}
+
 // bidVictim adds a's slots on each node that could hold the request to
 // that node's tally, and records a bid for each node it completes.
 func (p *pass) bidVictim(r *request, a int32, cl int32) {
-	ns := &p.sc.nscan
 	al := &p.s.Allocs[a]
 	cost := al.Lost(p.s.Now) * int64(Slots(al.Nodes))
 	for _, x := range al.Nodes {
-		n := x.Node
-		g := &p.st.groups[p.st.nodeGroup[n]]
-		if x.Slots == 0 || ns.done[n] || g.size < r.slots || !p.st.matches(g, r) {
-			continue
-		}
-		if ns.freed[n] == 0 && ns.lost[n] == 0 && ns.class[n] == 0 {
-			ns.touched = append(ns.touched, n)
-			ns.class[n] = cl
-		}
-		ns.seen = append(ns.seen, seenVictim{alloc: a, node: n})
-		ns.freed[n] += x.Slots
-		ns.lost[n] += cost
-		ns.class[n] = max(ns.class[n], cl)
-		if p.st.avail(n)+ns.freed[n] >= r.slots {
-			ns.done[n] = true
-			ns.bids = append(ns.bids, nodeBid{node: n, class: ns.class[n], lost: ns.lost[n], order: int32(len(ns.bids))})
-		}
+		p.bidOn(r, a, x.Node, x.Slots, cost, cl)
+	}
+}
+
+// factAt returns the facts of position i when the rule's list has them.
+func (p *pass) factAt(rule *victimRule, i int) *victimFacts {
+	if rule.facts == nil {
+		return nil
+	}
+	return &rule.facts[i]
+}
+
+// bidOn adds the slots a holds on node n to the node's tally (bidVictim).
+func (p *pass) bidOn(r *request, a, n, slots int32, cost int64, cl int32) {
+	ns := &p.sc.nscan
+	g := &p.st.groups[p.st.nodeGroup[n]]
+	if slots == 0 || ns.done[n] || g.size < r.slots || !p.st.matches(g, r) {
+		return
+	}
+	if ns.freed[n] == 0 && ns.lost[n] == 0 && ns.class[n] == 0 {
+		ns.touched = append(ns.touched, n)
+		ns.class[n] = cl
+	}
+	ns.seen = append(ns.seen, seenVictim{alloc: a, node: n})
+	ns.freed[n] += slots
+	ns.lost[n] += cost
+	ns.class[n] = max(ns.class[n], cl)
+	if p.st.avail(n)+ns.freed[n] >= r.slots {
+		ns.done[n] = true
+		ns.bids = append(ns.bids, nodeBid{node: n, class: ns.class[n], lost: ns.lost[n], order: int32(len(ns.bids))})
 	}
 }
 

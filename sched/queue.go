@@ -85,8 +85,14 @@ func (p *pass) serial(pool int, jobs []int32) {
 func (p *pass) priority(pool int, jobs []int32) {
 	pl := &p.s.Pools[pool]
 	var victims []int32
+	var facts []victimFacts
 	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
 		victims = p.victimOrder(pool)
+		facts = p.sc.vfacts
+		if pl.Preemption {
+			p.indexVictims(facts, victimsByPriority)
+			defer p.sc.vindex.stop(p)
+		}
 	}
 	blocker := int32(-1)
 	for _, j := range jobs {
@@ -107,7 +113,7 @@ func (p *pass) priority(pool int, jobs []int32) {
 		}
 		qp, qosPre := qosOf(p.s, job)
 		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption,
-			qos: qp, qosPreempt: qosPre, next: p.sc.victimNext}
+			qos: qp, qosPreempt: qosPre, next: p.sc.victimNext, facts: facts}
 		for p.wants(j) {
 			o := p.tryPlace(j, false)
 			if o == failed && victims != nil {

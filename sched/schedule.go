@@ -37,26 +37,41 @@ type Scheduler struct {
 	evicted  []bool
 	final    []bool  // evicted by a committed statement
 	preempts []int32 // per project: preemptions planned this pass
-	victims  []int32
+	// allocProject is each allocation's project, or -1 out of range, so
+	// that accounting for thousands of tentative victims reads no job.
+	allocProject []int32
+	victims      []int32
 	// victimNext holds the skip pointers over victims (victimRule.next).
 	victimNext []int32
-	stmt       []int32
-	poolJobs   [][]int32
-	zeroJobs   [][]int32
-	poolRuns   [][]int32
-	ends       []release
-	fs         fairShare
-	quota      quotaPass
-	fsLive     []int32
-	profile    profile
-	mf         mfPass
-	lic        licensePass
-	elastic    elasticPass
-	cons       consolidation
-	nscan      nodeScan
-	nprof      nodeProfile
-	proms      []promise
-	order      []int32
+	// vfacts holds the victim list's victimFacts (victim_facts.go).
+	vfacts []victimFacts
+	// need is minimize's per-node scratch, all zero between uses.
+	need []int32
+	// vindex answers nodeSearch for priority pools (preempt_index.go).
+	vindex    victimIndex
+	heapStack []int32
+	heldPos   []int32
+	// gscan, gangPos and gangTake are gangReplay's (preempt_gang.go).
+	gscan    gangScan
+	gangPos  []int32
+	gangTake []int32
+	stmt     []int32
+	poolJobs [][]int32
+	zeroJobs [][]int32
+	poolRuns [][]int32
+	ends     []release
+	fs       fairShare
+	quota    quotaPass
+	fsLive   []int32
+	profile  profile
+	mf       mfPass
+	lic      licensePass
+	elastic  elasticPass
+	cons     consolidation
+	nscan    nodeScan
+	nprof    nodeProfile
+	proms    []promise
+	order    []int32
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
@@ -188,6 +203,7 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
 	sc.final = resize(sc.final, len(s.Allocs))
 	sc.preempts = resize(sc.preempts, len(s.Projects))
+	sc.allocProject = resize(sc.allocProject, len(s.Allocs))
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
@@ -200,8 +216,12 @@ func (sc *Scheduler) reset(s *Snapshot) {
 		if !a.Preempting {
 			sc.run[a.Job]++
 		}
-		pool := s.Jobs[a.Job].Pool
-		sc.poolRuns[pool] = append(sc.poolRuns[pool], int32(ai))
+		j := &s.Jobs[a.Job]
+		sc.poolRuns[j.Pool] = append(sc.poolRuns[j.Pool], int32(ai))
+		sc.allocProject[ai] = -1
+		if j.Project >= 0 && j.Project < len(s.Projects) {
+			sc.allocProject[ai] = int32(j.Project)
+		}
 	}
 	for ji := range s.Jobs {
 		j := &s.Jobs[ji]

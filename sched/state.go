@@ -38,6 +38,11 @@ type state struct {
 	largest []int32
 	// gangNext is mixedGang's scratch: per group, the next whole free node.
 	gangNext []int32
+	// track, while set, lists in dirty every node whose available slots
+	// move (once, marked in dirtyMark), for victimIndex.
+	track     bool
+	dirty     []int32
+	dirtyMark []bool
 
 	// layout is each node's group key as of the last successful build,
 	// and pools the pool count then; nil after a failed build. When the
@@ -310,6 +315,9 @@ func (st *state) release(n int32, k int32) {
 }
 
 func (st *state) move(g *group, pos, from, to int32) {
+	if st.track {
+		st.noteDirty(g.nodes[pos])
+	}
 	g.buckets[from].unset(pos)
 	g.counts[from]--
 	g.buckets[to].set(pos)
@@ -343,6 +351,14 @@ func (st *state) copyFrom(o *state) {
 		}
 		d.counts = append(d.counts[:0], s.counts...)
 		d.draining.copyFrom(&s.draining)
+	}
+}
+
+// noteDirty lists node n as changed, once.
+func (st *state) noteDirty(n int32) {
+	if !st.dirtyMark[n] {
+		st.dirtyMark[n] = true
+		st.dirty = append(st.dirty, n)
 	}
 }
 

@@ -1,0 +1,125 @@
+package sched
+
+// The victim scans (nextCand, nodeSearch) walk a pool's victim list in
+// order, but the allocations and jobs it names lie all over memory: at
+// 40,000 running tasks and 100,000 jobs nearly every look was a cache
+// miss, and those misses were most of a preempting pass. So each list is
+// copied once per pass into an array of victimFacts in the same order,
+// and the scans read that. Everything copied is fixed for the pass; what
+// changes (evicted, final, the rule's counters) is still read where it
+// lives, so the answers are exactly those of allows, gone and pastRule.
+
+// victimFacts is what the scans need to know about one candidate.
+type victimFacts struct {
+	lost    int64 // slot-seconds of work its eviction loses (bidVictim's cost)
+	alloc   int32
+	job     int32
+	project int32 // -1 when out of range: no preemption budget applies
+	node    int32 // the only node it holds, or -1 when it lists several
+	slots   int32 // slots held
+	prio    int32
+	qos     int32
+	// stale: gone for the whole pass (draining, not preemptible, younger
+	// than its pool's minimum run time); see gone.
+	stale      bool
+	backfilled bool
+}
+
+// victimFactsOf fills the Scheduler's facts array for the victim list v.
+func (p *pass) victimFactsOf(v []int32) []victimFacts {
+	fs := p.sc.vfacts[:0]
+	for _, a := range v {
+		al := &p.s.Allocs[a]
+		j := &p.s.Jobs[al.Job]
+		q, _ := qosOf(p.s, j)
+		f := victimFacts{lost: al.Lost(p.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
+			project: -1, node: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
+			stale: p.gone(a), backfilled: al.Backfilled}
+		if j.Project >= 0 && j.Project < len(p.s.Projects) {
+			f.project = int32(j.Project)
+		}
+		if len(al.Nodes) == 1 {
+			f.node = al.Nodes[0].Node
+		}
+		fs = append(fs, f)
+	}
+	p.sc.vfacts = fs
+	return fs
+}
+
+// goneAt is gone for the candidate at position i of a list.
+func (p *pass) goneAt(cands []int32, facts []victimFacts, i int) bool {
+	if facts != nil {
+		return facts[i].stale || p.sc.final[facts[i].alloc]
+	}
+	return p.gone(cands[i])
+}
+
+// allowsFact is allows for a candidate described by its facts.
+func (p *pass) allowsFact(rule *victimRule, f *victimFacts) bool {
+	if p.sc.evicted[f.alloc] || f.stale || p.sc.final[f.alloc] || p.projectSpent(int(f.project)) {
+		return false
+	}
+	switch rule.kind {
+	case victimsByPriority:
+		if int(f.prio) <= rule.prio {
+			return false
+		}
+		if rule.preemption || f.backfilled {
+			return true
+		}
+		return rule.qosPreempt && int(f.qos) < rule.qos
+	case victimsByQOS:
+		return int(f.qos) < rule.qos && p.sc.mf.prio[f.job] < rule.mfPrio
+	case victimsAboveShare:
+		return p.sc.fs.canGive(f.job, f.slots)
+	}
+	return p.allows(rule, f.alloc)
+}
+
+// pastFact is pastRule for a candidate described by its facts.
+func pastFact(rule *victimRule, f *victimFacts) bool {
+	switch rule.kind {
+	case victimsByPriority:
+		return int(f.prio) <= rule.prio
+	case victimsByQOS:
+		return int(f.qos) >= rule.qos
+	}
+	return false
+}
+
+// classFact is victimClass for a candidate described by its facts.
+func (p *pass) classFact(rule *victimRule, f *victimFacts) int32 {
+	switch rule.kind {
+	case victimsByPriority:
+		return -f.prio
+	case victimsByQOS:
+		return f.qos
+	case victimsReclaim:
+		return p.victimClass(rule, f.alloc)
+	}
+	return 0
+}
+
+// nextFact is nextCand over a list with facts (rule.facts and rule.next
+// both set).
+func (p *pass) nextFact(cands []int32, i int, r *request, rule *victimRule) int {
+	for i < len(cands) {
+		if i = p.live(rule.next, cands, rule.facts, i); i == len(cands) {
+			break
+		}
+		f := &rule.facts[i]
+		if pastFact(rule, f) {
+			return len(cands)
+		}
+		if p.allowsFact(rule, f) && (r.gpu == "" || p.helps(f.alloc, r)) {
+			return i
+		}
+		if rule.blockEnd != nil && p.blockClosed(rule, f.alloc) {
+			i = int(rule.blockEnd[i])
+		} else {
+			i++
+		}
+	}
+	return len(cands)
+}
