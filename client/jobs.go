@@ -79,19 +79,28 @@ func (c *Client) JobsPage(ctx context.Context, f JobFilter, limit int, cursor st
 // EachJobsPage calls fn with every page of jobs, newest first, until the
 // last page or an error from fn.
 func (c *Client) EachJobsPage(ctx context.Context, f JobFilter, limit int, fn func([]api.Job) error) error {
+	return eachPage(func(cursor string) ([]api.Job, string, error) {
+		p, err := c.JobsPage(ctx, f, limit, cursor)
+		return p.Jobs, p.Next, err
+	}, fn)
+}
+
+// eachPage walks the pages fetch returns, from the first (cursor ""),
+// until one has no next cursor or fn fails.
+func eachPage[T any](fetch func(cursor string) ([]T, string, error), fn func([]T) error) error {
 	cursor := ""
 	for {
-		p, err := c.JobsPage(ctx, f, limit, cursor)
+		items, next, err := fetch(cursor)
 		if err != nil {
 			return err
 		}
-		if err := fn(p.Jobs); err != nil {
+		if err := fn(items); err != nil {
 			return err
 		}
-		if p.Next == "" {
+		if next == "" {
 			return nil
 		}
-		cursor = p.Next
+		cursor = next
 	}
 }
 

@@ -67,20 +67,10 @@ func (c *Client) HistoryPage(ctx context.Context, f HistoryFilter, limit int, cu
 // EachHistoryPage calls fn with every page of the history, in order,
 // until the last page or an error from fn.
 func (c *Client) EachHistoryPage(ctx context.Context, f HistoryFilter, limit int, fn func([]api.HistoryRecord) error) error {
-	cursor := ""
-	for {
+	return eachPage(func(cursor string) ([]api.HistoryRecord, string, error) {
 		p, err := c.HistoryPage(ctx, f, limit, cursor)
-		if err != nil {
-			return err
-		}
-		if err := fn(p.Jobs); err != nil {
-			return err
-		}
-		if p.Next == "" {
-			return nil
-		}
-		cursor = p.Next
-	}
+		return p.Jobs, p.Next, err
+	}, fn)
 }
 
 // Fairness returns the fairness audit of the window.

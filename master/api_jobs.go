@@ -343,13 +343,8 @@ func (m *Master) positions() map[*mjob]int {
 }
 
 func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err != nil {
-		m.fail(w, err)
-		return
-	}
-	if err := m.mayReadJob(r, id); err != nil {
-		m.deny(w, r, err)
+	id, ok := m.readableJob(w, r)
+	if !ok {
 		return
 	}
 	view, err := m.job(r.Context(), id)

@@ -22,13 +22,8 @@ const (
 )
 
 func (m *Master) handleLogs(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err != nil {
-		m.fail(w, err)
-		return
-	}
-	if err := m.mayReadJob(r, id); err != nil {
-		m.deny(w, r, err)
+	id, ok := m.readableJob(w, r)
+	if !ok {
 		return
 	}
 	q, err := logQuery(id, r.URL.Query())

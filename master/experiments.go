@@ -133,13 +133,8 @@ func (m *Master) stopTrial(ctx context.Context, t *mtask) error {
 }
 
 func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err != nil {
-		m.fail(w, err)
-		return
-	}
-	if err := m.mayReadJob(r, id); err != nil {
-		m.deny(w, r, err)
+	id, ok := m.readableJob(w, r)
+	if !ok {
 		return
 	}
 	out, err := m.jobMetrics(r.Context(), id)

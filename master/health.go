@@ -46,7 +46,6 @@ type storeHealth struct {
 	// recovered is set when the store comes back; the loop then gives
 	// every agent a fresh lease (they could not sync meanwhile).
 	recovered bool
-	probes    int
 	// minGap is probeMinGap; tests shorten it.
 	minGap time.Duration
 	// inflight is closed when the probe under way ends.
@@ -95,7 +94,6 @@ func (m *Master) probeStore(ctx context.Context) error {
 	}
 	done := make(chan struct{})
 	h.lastProbe, h.inflight = now, done
-	h.probes++
 	h.mu.Unlock()
 
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)

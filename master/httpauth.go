@@ -240,6 +240,21 @@ func (m *Master) jobOwner(ctx context.Context, id int64) (project, user string, 
 	return rec.Project, rec.User, nil
 }
 
+// readableJob reads the job id of the request's path and checks that the
+// caller may read that job, answering the request itself when not.
+func (m *Master) readableJob(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, err := pathID(r)
+	if err != nil {
+		m.fail(w, err)
+		return 0, false
+	}
+	if err := m.mayReadJob(r, id); err != nil {
+		m.deny(w, r, err)
+		return 0, false
+	}
+	return id, true
+}
+
 // mayReadJob and mayChangeJob authorize the request for job id.
 func (m *Master) mayReadJob(r *http.Request, id int64) error {
 	project, user, err := m.jobOwner(r.Context(), id)
