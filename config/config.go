@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -30,25 +31,22 @@ const (
 	DefaultOverQuotaWeight = 1.0
 	// DefaultMaxAge is a multifactor pool's max_age when its multifactor
 	// block leaves it out.
-	DefaultMaxAge = 7 * 24 * time.Hour
+	DefaultMaxAge = spec.DefaultMaxAge
 )
 
 // DefaultDecay is the usage decay of a file without one: Slurm's default
 // half-life of seven days, usage measured against a day's capacity.
-func DefaultDecay() sched.Decay {
-	return sched.Decay{Period: 86400, HalfLife: 7 * 86400}
-}
+func DefaultDecay() sched.Decay { return spec.DefaultDecay.Sched() }
 
 // MaxNameBytes bounds every name (pool, node, project, user), as job files
 // bound the pool and project names they refer to.
-const MaxNameBytes = 128
+const MaxNameBytes = spec.MaxNameBytes
 
 // The value lists below are in the order error messages present them.
 var (
-	policies = []sched.Policy{sched.PolicyFIFO, sched.PolicyBackfill, sched.PolicyFairShare,
-		sched.PolicyPriority, sched.PolicyQuota, sched.PolicyMultifactor}
-	reservations = []sched.Reservations{sched.ReserveEASY, sched.ReserveConservative}
-	placements   = []sched.Placement{sched.PlaceBinpack, sched.PlaceSpread}
+	policies     = spec.Policies
+	reservations = spec.Reservations
+	placements   = spec.Placements
 )
 
 // Config is the master's configuration: one parsed and validated file.
@@ -88,11 +86,9 @@ type Config struct {
 }
 
 // License is a cluster-wide consumable resource, such as commercial
-// software seats: at most Total are held at once.
-type License struct {
-	Name  string
-	Total int // >= 0
-}
+// software seats: at most Total are held at once. It is the cluster
+// spec's type, shared with scenario files.
+type License = spec.License
 
 // Pool is a set of nodes scheduled under one policy.
 type Pool struct {
@@ -128,22 +124,12 @@ type NodeRule struct {
 	Labels map[string]string // nil when the rule gives none
 }
 
-// Project is a quota entity. Projects nest: a parent's quota is divided
-// among its children, whose quotas add up to at most the parent's.
-type Project struct {
-	Name            string
-	Parent          string // "" at the top
-	Quota           int    // deserved slots, >= 0
-	OverQuotaWeight float64
-	Limit           int // 0: no limit; else >= Quota
-	// PreemptBudget caps how many of the project's tasks are preempted
-	// (or moved) per hour; 0 means no cap.
-	PreemptBudget int
-	// Shares is the project's fair-share entitlement among its siblings
-	// in multifactor pools: the file's shares, else Quota when it is
-	// positive, else 1.
-	Shares float64
-}
+// Project is a quota entity, the cluster spec's type (shared with
+// scenario files). Projects nest: a parent's quota is divided among its
+// children, whose quotas add up to at most the parent's. In a Config,
+// Shares is always set: the file's shares, else Quota when it is
+// positive, else 1.
+type Project = spec.Project
 
 // User is someone who submits jobs.
 type User struct {
@@ -206,7 +192,7 @@ func Load(path string) (*Config, error) {
 // Parse parses and validates a configuration. name only labels error
 // messages. It returns a complete Config or an error, never both.
 func Parse(name string, data []byte) (*Config, error) {
-	p := &parser{Parser: yamlfield.New(name, format)}
+	p := &parser{Parser: spec.NewParser(yamlfield.New(name, format), dialect)}
 	root, ok := p.Decode(data)
 	if !ok {
 		return nil, p.Err()

@@ -109,10 +109,10 @@ users:
 		},
 		Nodes: []NodeRule{{Name: "n1", Pool: "gpu", Labels: map[string]string{"rack": "12"}}, {Name: "n2"}},
 		Projects: []Project{
-			{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3},
-			{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8},
-			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5},
-			{Name: "d", OverQuotaWeight: 1, Shares: 1},
+			{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3, Line: 13},
+			{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8, Line: 14},
+			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5, Line: 15},
+			{Name: "d", OverQuotaWeight: 1, Shares: 1, Line: 16},
 		},
 		Users: []User{
 			// ana may not use d, so her default is the first project

@@ -67,7 +67,7 @@ func TestParseFairShare(t *testing.T) {
 	if c.Users[0].Shares != 2 {
 		t.Errorf("user ana: shares %v, want 2", c.Users[0].Shares)
 	}
-	if want := []License{{"matlab", 4}, {"vasp", 0}}; !reflect.DeepEqual(c.Licenses, want) {
+	if want := []License{{Name: "matlab", Total: 4, Line: 19}, {Name: "vasp", Total: 0, Line: 19}}; !reflect.DeepEqual(c.Licenses, want) {
 		t.Errorf("licenses = %+v, want %+v", c.Licenses, want)
 	}
 	if got := c.SchedLicenses(); len(got) != 2 || got[0] != (sched.License{Name: "matlab", Total: 4}) || c.LicenseIndex("vasp") != 1 {
@@ -152,7 +152,7 @@ func TestParseErrorsFairShare(t *testing.T) {
 		{"unknown weight", mf("multifactor: {fairshare: 1}"), 3, `multifactor: unknown field "fairshare"; did you mean "fair_share"?`},
 		{"zero max age", mf("multifactor: {age: 1, max_age: 0}"), 3, "multifactor: max_age: expected a duration > 0, got 0"},
 		{"unknown mode", mf("multifactor: {fair_share: 1, fair_share_mode: tree}"), 3,
-			`fair_share_mode: unknown fair-share mode "tree"`},
+			`fair_share_mode: unknown fair_share_mode "tree"`},
 		{"reservations without backfill", mf("reservations: easy"), 3,
 			"reservations: only backfill pools and multifactor pools with backfill: true take reservations, and this pool's policy is multifactor without backfill"},
 		{"negative min run time", mf("min_run_time: -1"), 3, "min_run_time: expected a duration >= 0, got -1"},

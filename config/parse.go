@@ -1,42 +1,33 @@
 package config
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
 // parser holds the state of one Parse call. Validation keeps going after
 // an error so that one run reports several independent mistakes; the name
-// tables let later sections check references to earlier ones.
+// tables let later sections check references to earlier ones. The cluster
+// spec's sections (projects, licenses, QOS, decay, multifactor blocks) are
+// package spec's, with the master's dialect.
 type parser struct {
-	*yamlfield.Parser
+	*spec.Parser
 
 	pools      map[string]int // name → line
 	poolOrder  []string
 	poolsKnown bool // every pool entry has a valid name
-	projects   map[string]*projectInfo
-	projOrder  []*projectInfo
-	projsKnown bool // every project entry has a valid name
 }
 
-// projectInfo is what the tree checks need to know about a project.
-type projectInfo struct {
-	Project
-	path      string // e.g. `projects[1] "vision"`
-	line      int
-	parentRef int // line of the parent field; 0 without one
-	quotaLine int
-	limitLine int
-	clean     bool // the entry had no errors, so its numbers can be trusted
-}
+// dialect is the master's: strict names, projects with shares, and
+// defaults for the QOS list and multifactor blocks.
+var dialect = spec.Dialect{Name: spec.StrictName, ProjectShares: true, DefaultQOS: true}
 
 // config walks the top-level mapping. Pools and projects come first
 // whatever the key order in the file, because the other sections refer to
@@ -49,17 +40,16 @@ func (p *parser) config(root *yaml.Node) *Config {
 		return c
 	}
 	p.pools = make(map[string]int)
-	p.projects = make(map[string]*projectInfo)
 	c.Pools = p.poolList(f.Lookup("pools"))
 	if len(c.Pools) == 0 && p.poolsKnown {
 		c.Pools = []Pool{defaultPool()}
 		p.pools[DefaultPoolName] = 0
 		p.poolOrder = []string{DefaultPoolName}
 	}
-	c.Projects = p.projectList(f.Lookup("projects"))
-	if len(c.Projects) == 0 && p.projsKnown {
+	c.Projects = p.Projects(f.Lookup("projects"))
+	if len(c.Projects) == 0 && p.ProjectsKnown {
 		c.Projects = []Project{defaultProject()}
-		p.addProject(&projectInfo{Project: c.Projects[0], clean: true})
+		p.AddProject(c.Projects[0])
 	}
 	c.Nodes = p.nodeList(f.Lookup("nodes"))
 	defPool := yamlfield.Field(f, "default_pool", &c.DefaultPool, name)
@@ -73,14 +63,12 @@ func (p *parser) config(root *yaml.Node) *Config {
 	}
 	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
 	usersRaw := f.Lookup("users")
-	c.Licenses = p.licenses(f.Lookup("licenses"))
-	qos, qosKnown := p.qosList(f.Lookup("qos"))
-	c.QOS = qos
-	c.DefaultQOS = p.defaultQOS(f, qos, qosKnown)
+	c.Licenses = p.Licenses(f.Lookup("licenses"))
+	c.QOS = p.qosList(f.Lookup("qos"))
+	c.DefaultQOS = p.defaultQOS(f, c.QOS)
 	c.Decay = p.decay(f.Lookup("decay"))
 	f.Done()
 
-	p.checkTree()
 	userDefault := ""
 	if p.checkDefaults(f, c, defPool, defProject) {
 		userDefault = c.DefaultProject
@@ -105,20 +93,20 @@ func (p *parser) checkDefaults(f *yamlfield.Fields, c *Config, defPool, defProje
 				strings.Join(p.poolOrder, ", "), "set default_pool to one of them")
 		}
 	}
-	if !p.projsKnown {
+	if !p.ProjectsKnown {
 		return false
 	}
 	line := f.ValueLine("default_project")
 	if !defProject {
 		line = f.KeyLine("projects")
 	}
-	pr, ok := p.projects[c.DefaultProject]
+	_, _, ok := p.Project(c.DefaultProject)
 	switch {
 	case !ok:
-		names := p.projectNames()
+		names := p.ProjectNames()
 		p.ErrorAt(line, "default_project", nil, "%s is not a project%s (projects: %s); add it or set default_project to one of them",
 			yamlfield.Quote(c.DefaultProject), yamlfield.Suggest(c.DefaultProject, names), strings.Join(names, ", "))
-	case p.hasChildren(pr.Name):
+	case p.HasChildren(c.DefaultProject):
 		p.ErrorAt(line, "default_project", nil, "%s has sub-projects; jobs run in projects without sub-projects", yamlfield.Quote(c.DefaultProject))
 	default:
 		return true
@@ -179,7 +167,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	if yamlfield.Field(f, "min_run_time", &minRun, yamlfield.Duration) {
 		pl.MinRunTime = time.Duration(minRun) * time.Second
 	}
-	mf, mfOK := p.multifactor(f)
+	mf, mfOK := p.Multifactor(f, pl.Policy)
 	f.Done()
 	if policyOK {
 		checkPolicyOptions(f, &pl)
@@ -219,9 +207,6 @@ func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
 	if reserves && pl.Reservations == "" {
 		pl.Reservations = sched.ReserveEASY
 	}
-	if f.Node("multifactor") != nil && pl.Policy != sched.PolicyMultifactor {
-		f.Errorf("multifactor", "only multifactor pools take multifactor weights, and this pool's policy is %s", pl.Policy)
-	}
 }
 
 func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
@@ -256,30 +241,9 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 	return out
 }
 
-// name accepts a non-empty name of at most MaxNameBytes bytes with no
-// control characters and no leading or trailing space: the names job
-// files can refer to.
-func name(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
-	s, ok := yamlfield.Text(p, raw, path)
-	if !ok {
-		return "", false
-	}
-	var msg string
-	switch {
-	case s == "":
-		msg = "expected a non-empty name"
-	case len(s) > MaxNameBytes:
-		msg = fmt.Sprintf("expected a name of at most %d bytes", MaxNameBytes)
-	case strings.TrimSpace(s) != s:
-		msg = "expected a name without leading or trailing spaces"
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		msg = "expected a name without control characters"
-	default:
-		return s, true
-	}
-	p.Errorf(raw, path, "%s, got %s", msg, yamlfield.Quote(s))
-	return "", false
-}
+// name checks the names of the master's file (package spec's strict
+// names).
+var name = spec.StrictName
 
 // labels accepts a mapping of non-empty keys to strings; null means none.
 func labels(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {

@@ -33,7 +33,7 @@ func (p *parser) userList(raw *yaml.Node, defProject string) []User {
 		explicit := yamlfield.Field(f, "default_project", &u.DefaultProject, name)
 		yamlfield.Field(f, "shares", &u.Shares, yamlfield.PositiveNumber)
 		f.Done()
-		if projectsOK && p.projsKnown && (explicit || f.Node("default_project") == nil) {
+		if projectsOK && p.ProjectsKnown && (explicit || f.Node("default_project") == nil) {
 			p.userDefault(f, &u, explicit, defProject)
 		}
 		out = append(out, u)
@@ -53,7 +53,7 @@ func (p *parser) userProjects(f *yamlfield.Fields, u *User) bool {
 	items, ok := p.List(raw, path, "project names")
 	for i, item := range items {
 		ipath := yamlfield.Index(path, i)
-		pr, nok := name(p.Parser, item, ipath)
+		pr, nok := name(p.Parser.Parser, item, ipath)
 		if !nok {
 			ok = false
 			continue
@@ -61,9 +61,9 @@ func (p *parser) userProjects(f *yamlfield.Fields, u *User) bool {
 		switch {
 		case slices.Contains(u.Projects, pr):
 			p.Errorf(item, ipath, "project %s is listed twice", yamlfield.Quote(pr))
-		case p.projsKnown && p.projects[pr] == nil:
+		case p.ProjectsKnown && !p.known(pr):
 			p.Errorf(item, ipath, "unknown project %s%s (projects: %s)", yamlfield.Quote(pr),
-				yamlfield.Suggest(pr, p.projectNames()), strings.Join(p.projectNames(), ", "))
+				yamlfield.Suggest(pr, p.ProjectNames()), strings.Join(p.ProjectNames(), ", "))
 			ok = false
 		default:
 			u.Projects = append(u.Projects, pr)
@@ -89,9 +89,9 @@ func (p *parser) userDefault(f *yamlfield.Fields, u *User, explicit bool, defPro
 		u.DefaultProject = defProject
 		return
 	}
-	for _, pi := range p.projOrder {
-		if p.badUserDefault(u, pi.Name) == "" {
-			u.DefaultProject = pi.Name
+	for _, pr := range p.ProjectNames() {
+		if p.badUserDefault(u, pr) == "" {
+			u.DefaultProject = pr
 			return
 		}
 	}
@@ -102,10 +102,10 @@ func (p *parser) userDefault(f *yamlfield.Fields, u *User, explicit bool, defPro
 // badUserDefault says why pr cannot be u's default project, or "".
 func (p *parser) badUserDefault(u *User, pr string) string {
 	switch {
-	case p.projects[pr] == nil:
+	case !p.known(pr):
 		return fmt.Sprintf("unknown project %s%s (projects: %s)", yamlfield.Quote(pr),
-			yamlfield.Suggest(pr, p.projectNames()), strings.Join(p.projectNames(), ", "))
-	case p.hasChildren(pr):
+			yamlfield.Suggest(pr, p.ProjectNames()), strings.Join(p.ProjectNames(), ", "))
+	case p.HasChildren(pr):
 		return fmt.Sprintf("%s has sub-projects; jobs run in projects without sub-projects", yamlfield.Quote(pr))
 	case !p.userMay(u, pr):
 		return fmt.Sprintf("%s is not among the user's projects (%s)", yamlfield.Quote(pr), strings.Join(u.Projects, ", "))
@@ -115,19 +115,14 @@ func (p *parser) badUserDefault(u *User, pr string) string {
 
 // userMay reports whether u may submit to pr.
 func (p *parser) userMay(u *User, pr string) bool {
-	return covers(u.Projects, pr, len(p.projOrder), func(name string) (string, bool) {
-		pi := p.projects[name]
-		if pi == nil {
-			return "", false
-		}
-		return pi.Parent, true
+	return covers(u.Projects, pr, len(p.ProjectNames()), func(name string) (string, bool) {
+		pr, _, ok := p.Project(name)
+		return pr.Parent, ok
 	})
 }
 
-func (p *parser) projectNames() []string {
-	names := make([]string, len(p.projOrder))
-	for i, pi := range p.projOrder {
-		names[i] = pi.Name
-	}
-	return names
+// known reports whether a project of that name was read.
+func (p *parser) known(pr string) bool {
+	_, _, ok := p.Project(pr)
+	return ok
 }
