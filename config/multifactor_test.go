@@ -172,8 +172,8 @@ func TestParseErrorsFairShare(t *testing.T) {
 			`default_qos: "norml" is not a QOS; did you mean "normal"? (qos: normal)`},
 		{"decay both", "decay: {per_period: 0.5, half_life: 24h}\n", 1, "decay: half_life: give either per_period or half_life, not both"},
 		{"decay neither", "decay: {period: 24h}\n", 1, "decay: needs per_period"},
-		{"decay factor above one", "decay: {per_period: 1.5}\n", 1, "decay: per_period: expected a number greater than 0 and at most 1, got 1.5"},
-		{"decay factor zero", "decay: {per_period: 0}\n", 1, "per_period: expected a number greater than 0 and at most 1, got 0"},
+		{"decay factor above one", "decay: {per_period: 1.5}\n", 1, "decay: per_period: expected a factor in (0, 1] (1: usage never decays), got 1.5"},
+		{"decay factor zero", "decay: {per_period: 0}\n", 1, "per_period: expected a factor in (0, 1] (1: usage never decays), got 0"},
 		{"decay zero period", "decay: {period: 0, half_life: 24h}\n", 1, "decay: period: expected a duration > 0, got 0"},
 	})
 }

@@ -1,6 +1,9 @@
 package scenario
 
-import "github.com/allot-sched/allot/yamlfield"
+import (
+	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/yamlfield"
+)
 
 // Error is one problem in a scenario file. File is the name given to
 // Parse, and Path is where in the document, e.g. `jobs[2] "asha": slots`.
@@ -13,3 +16,8 @@ var format = yamlfield.Options{
 	Expected: "a mapping with pools and jobs",
 	Document: "a scenario",
 }
+
+// dialect is the scenario format's reading of the cluster spec: any
+// non-empty name, projects with a required quota, and multifactor blocks
+// without defaults (see spec.Dialect).
+var dialect = spec.Dialect{Name: spec.AnyName, Scenario: true}

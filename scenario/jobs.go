@@ -311,24 +311,25 @@ func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *
 		}
 		return
 	}
-	if !p.projectNamesKnown {
+	if !p.ProjectsKnown {
 		return
 	}
-	pr := p.projects[j.Project]
+	pr, clean, ok := p.Project(j.Project)
+	names := p.ProjectNames()
 	switch {
-	case pr == nil && len(p.projectOrder) == 0:
+	case !ok && len(names) == 0:
 		f.Errorf("project", "unknown project %s: the file has no projects section", yamlfield.Quote(j.Project))
-	case pr == nil:
+	case !ok:
 		f.Errorf("project", "unknown project %s%s (projects: %s)", yamlfield.Quote(j.Project),
-			yamlfield.Suggest(j.Project, p.projectOrder), yamlfield.OneOf(p.projectOrder))
-	case !pr.leaf:
+			yamlfield.Suggest(j.Project, names), yamlfield.OneOf(names))
+	case p.HasChildren(j.Project):
 		f.Errorf("project", "project %s has projects under it; jobs go to a project without any", yamlfield.Quote(j.Project))
-	case !pr.clean || info.policy != PolicyQuota:
-	case guaranteed && j.minSize() > pr.quota:
+	case !clean || info.policy != PolicyQuota:
+	case guaranteed && j.minSize() > pr.Quota:
 		f.Errorf("slots", "a task of %d slots can never run within project %s's quota of %d, and this job may only run within quota (it is %s)",
-			j.minSize(), yamlfield.Quote(j.Project), pr.quota, guaranteedWhy(j))
+			j.minSize(), yamlfield.Quote(j.Project), pr.Quota, guaranteedWhy(j))
 	default:
-		if at, limit := p.limitBelow(j.Project, j.minSize()); limit > 0 {
+		if at, limit := p.LimitBelow(j.Project, j.minSize()); limit > 0 {
 			f.Errorf("slots", "a task of %d slots can never run under project %s's limit of %d", j.minSize(), yamlfield.Quote(at), limit)
 		}
 	}

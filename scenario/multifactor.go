@@ -7,6 +7,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -21,82 +23,13 @@ type accountInfo struct {
 	direct int
 }
 
-// multifactor reads a pool's multifactor weights. A multifactor pool must
-// give them; any other pool must not.
+// multifactor reads a pool's multifactor weights with the cluster spec's
+// parser: a multifactor pool must give them; any other pool must not.
 func (p *parser) multifactor(f *yamlfield.Fields, pl *Pool) {
-	raw := f.Lookup("multifactor")
-	switch {
-	case raw == nil && pl.Policy == PolicyMultifactor:
-		f.Required("multifactor")
-		return
-	case raw == nil:
-		return
-	case pl.Policy != "" && pl.Policy != PolicyMultifactor:
-		f.Errorf("multifactor", "only multifactor pools take multifactor weights, and this pool's policy is %s", pl.Policy)
-		return
+	mf, _ := p.Multifactor(f, sched.Policy(pl.Policy))
+	if f.Node("multifactor") != nil && pl.Policy == PolicyMultifactor {
+		pl.Multifactor = &mf
 	}
-	path := p.Join(f.Path, "multifactor")
-	g, ok := p.Fields(raw, path)
-	if !ok {
-		return
-	}
-	mf := &Multifactor{Line: raw.Line}
-	weights := []struct {
-		key string
-		dst *float64
-	}{{"age", &mf.Age}, {"fair_share", &mf.FairShare}, {"job_size", &mf.JobSize}, {"qos", &mf.QOS}, {"pool", &mf.Pool}}
-	positive, clean := false, true
-	for _, w := range weights {
-		if yamlfield.Field(g, w.key, w.dst, nonNegativeNumber) {
-			positive = positive || *w.dst > 0
-		} else if g.Has(w.key) {
-			clean = false
-		}
-	}
-	maxAge := yamlfield.Field(g, "max_age", &mf.MaxAge, yamlfield.PositiveDuration)
-	favor := yamlfield.Field(g, "favor_small", &mf.FavorSmall, yamlfield.Boolean)
-	mode := yamlfield.Field(g, "fair_share_mode", &mf.FairShareMode, yamlfield.Enum("fair_share_mode", fsModes...))
-	yamlfield.Field(g, "pool_priority", &mf.PoolPriority, nonNegativeNumber)
-	g.Done()
-	if clean {
-		p.checkWeights(g, mf, maxAge, favor, mode, positive)
-	}
-	pl.Multifactor = mf
-}
-
-// checkWeights applies the core's rules with the file's lines: a weight
-// that is set needs its settings, and a setting without its weight would
-// do nothing.
-func (p *parser) checkWeights(g *yamlfield.Fields, mf *Multifactor, maxAge, favor, mode, positive bool) {
-	if !positive {
-		p.ErrorAt(g.Line, g.Path, nil, "at least one weight (age, fair_share, job_size, qos, pool) must be positive")
-	}
-	pairs := []struct {
-		weight   string
-		w        float64
-		key      string
-		given    bool
-		required bool
-	}{
-		{"age", mf.Age, "max_age", maxAge, true},
-		{"fair_share", mf.FairShare, "fair_share_mode", mode, true},
-		{"job_size", mf.JobSize, "favor_small", favor, false},
-	}
-	for _, x := range pairs {
-		switch {
-		case x.w > 0 && x.required && !x.given && !g.Has(x.key):
-			p.ErrorAt(g.Line, g.Path, nil, "missing %s: the %s weight is set, and %s", x.key, x.weight, needs(x.key))
-		case x.w == 0 && x.given:
-			g.Errorf(x.key, "the %s weight is 0, so %s would never apply", x.weight, x.key)
-		}
-	}
-}
-
-func needs(key string) string {
-	if key == "max_age" {
-		return "max_age gives the wait at which the age factor reaches 1"
-	}
-	return "fair_share_mode says how fair share is computed (classic or fair_tree)"
 }
 
 // accountList parses the accounts section and checks the tree: parents
@@ -151,8 +84,8 @@ func (p *parser) account(raw *yaml.Node, i int) (Account, *yamlfield.Fields) {
 		p.accountsKnown = false
 	}
 	yamlfield.Field(f, "parent", &a.Parent, name)
-	yamlfield.Field(f, "shares", &a.Shares, nonNegativeNumber)
-	yamlfield.Field(f, "usage", &a.Usage, nonNegativeNumber)
+	yamlfield.Field(f, "shares", &a.Shares, spec.NonNegative)
+	yamlfield.Field(f, "usage", &a.Usage, spec.NonNegative)
 	f.Done()
 	if info := p.accounts[a.Name]; info != nil && info.line == raw.Line {
 		info.parent = a.Parent
@@ -191,45 +124,21 @@ func (p *parser) checkAccountParent(f *yamlfield.Fields, a *Account) {
 	}
 }
 
-// decay parses the decay section; without one, DefaultDecay applies
-// when some pool reads accounts, and the zero Decay when none does.
+// decay reads the decay section with the cluster spec's parser; without
+// one, DefaultDecay applies when some pool reads accounts, and the zero
+// Decay when none does.
 func (p *parser) decay(raw *yaml.Node) Decay {
-	d := DefaultDecay
 	if raw == nil {
 		if p.fsPools == 0 {
 			return Decay{}
 		}
-		return d
+		return DefaultDecay
 	}
-	f, ok := p.Fields(raw, "decay")
-	if !ok {
-		return d
-	}
-	d = Decay{Period: DefaultDecay.Period, Line: raw.Line}
-	yamlfield.Field(f, "period", &d.Period, yamlfield.PositiveDuration)
-	yamlfield.Field(f, "per_period", &d.PerPeriod, decayFactor)
-	yamlfield.Field(f, "half_life", &d.HalfLife, yamlfield.PositiveDuration)
-	f.Done()
-	switch {
-	case f.Has("per_period") && f.Has("half_life"):
-		f.Errorf("half_life", "give either per_period or half_life, not both")
-	case !f.Has("per_period") && !f.Has("half_life"):
-		p.ErrorAt(f.Line, "decay", nil, "missing per_period or half_life: say how fast usage decays")
-	}
+	d, _ := p.Decay(raw)
 	if p.fsPools == 0 {
 		p.Errorf(raw, "decay", "no multifactor pool has a fair_share weight, so decay would never apply")
 	}
 	return d
-}
-
-// decayFactor accepts a number in (0, 1].
-func decayFactor(p *yamlfield.Parser, raw *yaml.Node, path string) (float64, bool) {
-	v, ok := nonNegativeNumber(p, raw, path)
-	if ok && (v == 0 || v > 1) {
-		p.Errorf(raw, path, "expected a factor in (0, 1] (1: usage never decays), got %s", p.Describe(yamlfield.Resolve(raw)))
-		return 0, false
-	}
-	return v, ok
 }
 
 // directCharge is a job of a fair-tree pool that charges an account

@@ -50,7 +50,7 @@ func TestParseMultifactor(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Multifactor{Age: 1000, MaxAge: 168 * 3600, FairShare: 10000, FairShareMode: FairShareTree, JobSize: 500,
-		FavorSmall: true, QOS: 100000, Pool: 10, PoolPriority: 2, Line: 8}
+		FavorSmall: true, QOS: 100000, Pool: 10, PoolPriority: 2}
 	if got := s.Pools[0].Multifactor; !reflect.DeepEqual(got, want) {
 		t.Errorf("multifactor = %+v, want %+v", got, want)
 	}
@@ -126,7 +126,8 @@ func TestParseErrorsMultifactor(t *testing.T) {
 			`pools[0] "a": missing required field "multifactor"`},
 		{"weights on a priority pool", "pools: [{name: a, policy: priority, multifactor: {age: 1}, nodes: [{name: n, slots: 1}]}]", 1,
 			`multifactor: only multifactor pools take multifactor weights, and this pool's policy is priority`},
-		{"all weights zero", mf("{age: 0, qos: 0}"), 4, `at least one weight (age, fair_share, job_size, qos, pool) must be positive`},
+		// The cluster spec's message, shared with the master's configuration.
+		{"all weights zero", mf("{age: 0, qos: 0}"), 4, `multifactor: needs at least one positive weight (age, fair_share, job_size, qos, pool)`},
 		{"age without max_age", mf("{age: 10}"), 4, `missing max_age: the age weight is set`},
 		{"max_age without age", mf("{qos: 1, max_age: 1h}"), 4, `max_age: the age weight is 0, so max_age would never apply`},
 		{"fair share without mode", mf("{fair_share: 1}"), 4, `missing fair_share_mode: the fair_share weight is set`},
@@ -189,7 +190,8 @@ func TestParseErrorsDecay(t *testing.T) {
 	base := "pools: [{name: a, policy: multifactor, multifactor: {fair_share: 1, fair_share_mode: classic}, nodes: [{name: n, slots: 1}]}]\n"
 	runErrorCases(t, []errorCase{
 		{"both", base + "decay: {per_period: 0.5, half_life: 1h}\n", 2, `half_life: give either per_period or half_life, not both`},
-		{"neither", base + "decay: {period: 1h}\n", 2, `decay: missing per_period or half_life`},
+		// The cluster spec's message, which says what each field holds.
+		{"neither", base + "decay: {period: 1h}\n", 2, `decay: needs per_period (a factor in (0, 1] applied once per period) or half_life (a duration)`},
 		{"factor zero", base + "decay: {per_period: 0}\n", 2, `per_period: expected a factor in (0, 1]`},
 		{"factor above one", base + "decay: {per_period: 1.5}\n", 2, `per_period: expected a factor in (0, 1]`},
 		{"period zero", base + "decay: {period: 0, per_period: 0.5}\n", 2, `period: expected a duration > 0`},

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -33,7 +34,7 @@ type poolInfo struct {
 	// fs marks a multifactor pool with a fair-share weight, whose jobs
 	// charge accounts; fsMode is its fair-share mode.
 	fs     bool
-	fsMode string
+	fsMode sched.FairShareMode
 	// fields are the pool's own fields, kept for the checks that wait for
 	// later sections (whether a QOS may preempt); nil for a broken entry.
 	fields *yamlfield.Fields
@@ -54,11 +55,10 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 		s.Pools = p.poolList(f.Lookup("pools"))
 		p.resolveSharing(s.Pools)
 	}
-	s.Projects = p.projectList(f.Lookup("projects"))
+	s.Projects = p.Projects(f.Lookup("projects"))
 	p.checkProjectNames(s.Projects)
-	p.licensesKnown, p.qosKnown = true, true
-	s.Licenses = p.licenseList(f.Lookup("licenses"))
-	s.QOS = p.qosList(f.Lookup("qos"))
+	s.Licenses = p.Licenses(f.Lookup("licenses"))
+	s.QOS = p.QOSList(f.Lookup("qos"))
 	p.checkPoolPreemption()
 	s.Accounts = p.accountList(f.Lookup("accounts"))
 	s.Decay = p.decay(f.Lookup("decay"))
@@ -219,7 +219,7 @@ func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
 func (p *parser) checkPoolPreemption() {
 	for _, name := range p.poolOrder {
 		info := p.pools[name]
-		if p.qosPreempts && (info.policy == PolicyPriority || info.policy == PolicyMultifactor) {
+		if p.QOSPreempt && (info.policy == PolicyPriority || info.policy == PolicyMultifactor) {
 			info.preempts = true
 		}
 		if info.preempts || info.fields == nil || info.policy == "" || info.shares != "" {

@@ -146,12 +146,16 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"negative quota", quotaPools + "  - {name: x, quota: -1}\n", 13, `projects[5] "x": quota: expected an integer >= 0, got "-1"`},
 		{"negative weight", quotaPools + "  - {name: x, quota: 1, over_quota_weight: -2}\n", 13, `over_quota_weight: expected a number >= 0, got "-2"`},
 		{"limit zero", quotaPools + "  - {name: x, quota: 1, limit: 0}\n", 13, `limit: expected an integer >= 1, got "0"`},
-		{"limit below quota", quotaPools + "  - {name: x, quota: 3, limit: 2}\n", 13, `limit: a limit of 2 is below the project's quota of 3`},
-		{"duplicate project", quotaPools + "  - {name: nlp, quota: 1}\n", 13, `projects[5]: name: duplicate project name "nlp" (first at line 10)`},
+		// The cluster spec's messages, shared with the master's
+		// configuration: the limit's says why it is wrong, the
+		// duplicate's path names the entry.
+		{"limit below quota", quotaPools + "  - {name: x, quota: 3, limit: 2}\n", 13, `limit: limit 2 is below the quota 3; a project may always use its quota`},
+		{"duplicate project", quotaPools + "  - {name: nlp, quota: 1}\n", 13, `projects[5] "nlp": name: duplicate project name "nlp" (first at line 10)`},
 		{"unknown parent", quotaPools + "  - {name: x, parent: dpt, quota: 1}\n", 13, `parent: unknown project "dpt"; did you mean "dept"?`},
 		{"own parent", quotaPools + "  - {name: x, parent: x, quota: 1}\n", 13, `parent: a project cannot be its own parent`},
 		{"cycle", quotaPools + "  - {name: x, parent: y, quota: 1}\n  - {name: y, parent: x, quota: 1}\n", 13,
-			`projects[5] "x": parent: the parents of project "x" come back to it (a cycle)`},
+			// The cluster spec's message names the projects on the cycle.
+			`projects[5] "x": parent: the parents form a cycle: x → y → x`},
 		{"children over the parent's quota", quotaPools + "  - {name: more, parent: dept, quota: 1}\n", 8,
 			`projects[0] "dept": quota: the sub-projects' quotas add up to 7 (vision 4, nlp 2, more 1), more than this project's quota of 6`},
 		{"unknown project field", quotaPools + "  - {name: x, quota: 1, weight: 2}\n", 13, `unknown field "weight"`},

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -97,7 +99,6 @@ const MaxNodes = 100_000
 // The value lists below are in the order error messages present them.
 var (
 	policies     = []string{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor}
-	fsModes      = []string{FairShareClassic, FairShareTree}
 	topologies   = []string{TopologyPrefer, TopologyRequired}
 	classes      = []string{ClassHigh, ClassNormal, ClassLow}
 	onPreempts   = []string{OnPreemptReschedule, OnPreemptFail}
@@ -170,23 +171,11 @@ type Pool struct {
 
 // Multifactor configures a multifactor pool: a job's priority is
 // Age·age + FairShare·fair_share + JobSize·job_size + QOS·qos + Pool·pool
-// − nice, each factor in 0..1 (see docs/policies.md). The names are the
-// core's (sched.Multifactor).
-type Multifactor struct {
-	Age, FairShare, JobSize, QOS, Pool float64
-	// MaxAge is the wait, in seconds, at which the age factor reaches 1;
-	// set exactly when Age is positive.
-	MaxAge int64
-	// FavorSmall makes small tasks score high on job size; only with a
-	// JobSize weight.
-	FavorSmall bool
-	// FairShareMode is FairShareClassic or FairShareTree when FairShare
-	// is positive, else "".
-	FairShareMode string
-	// PoolPriority is the pool's own priority for the pool factor.
-	PoolPriority float64
-	Line         int
-}
+// − nice, each factor in 0..1 (see docs/policies.md). It is the core's
+// type, read by the cluster spec (package spec). In a scenario, MaxAge is
+// set exactly when Age is positive, FairShareMode exactly when FairShare
+// is, and FavorSmall only with a JobSize weight.
+type Multifactor = sched.Multifactor
 
 // Account is a fair-share entity of multifactor pools: a department, a
 // group, or a user. Accounts nest; jobs charge their usage to one.
@@ -208,38 +197,20 @@ type Account struct {
 // account: "account/user". Declared account names may not contain "/".
 func UserAccount(account, user string) string { return account + "/" + user }
 
-// Decay says how fast past usage stops counting. Usage is accounted per
-// Period (which also normalises it: a period of every slot busy is 1), and
-// at the end of each period all usage so far is multiplied by PerPeriod,
-// or by 2^(−Period/HalfLife). Exactly one of PerPeriod and HalfLife is
-// set.
-type Decay struct {
-	Period    int64 // seconds
-	PerPeriod float64
-	HalfLife  int64 // seconds
-	Line      int   // 0 when the file gives none
-}
+// Decay says how fast past usage stops counting: the cluster spec's type
+// (package spec), shared with the master's configuration.
+type Decay = spec.Decay
 
 // DefaultDecay is Slurm's default: usage counted per day with a half-life
 // of seven days.
-var DefaultDecay = Decay{Period: 86400, HalfLife: 7 * 86400}
+var DefaultDecay = spec.DefaultDecay
 
-// Project is a quota entity (a team, a department) of quota pools.
-type Project struct {
-	Name   string
-	Parent string // "" at the top
-	// Quota is the deserved number of slots.
-	Quota int
-	// OverQuotaWeight divides spare slots among projects over their quota;
-	// it defaults to Quota.
-	OverQuotaWeight float64
-	// Limit caps the slots the project may hold; 0 means no limit.
-	Limit int
-	// PreemptBudget caps how many of the project's tasks may be preempted
-	// (or moved) per hour, a thrash guard; 0 means no cap.
-	PreemptBudget int
-	Line          int
-}
+// Project is a quota entity (a team, a department) of quota pools: the
+// cluster spec's type (package spec), shared with the master's
+// configuration. OverQuotaWeight defaults to Quota (1 without one);
+// Limit and PreemptBudget are 0 for none; Shares is 0, as scenario
+// projects take none (accounts carry fair-share shares).
+type Project = spec.Project
 
 // Node is one machine; a "count: N" entry in the file becomes N Nodes.
 type Node struct {
@@ -382,7 +353,7 @@ func Load(path string) (*Scenario, error) {
 // Parse parses and validates a scenario. name only labels error messages;
 // Parse reads no files, so a trace path is returned exactly as written.
 func Parse(name string, data []byte) (*Scenario, error) {
-	p := &parser{Parser: yamlfield.New(name, format)}
+	p := &parser{Parser: spec.NewParser(yamlfield.New(name, format), dialect)}
 	root, ok := p.Decode(data)
 	if !ok {
 		return nil, p.Err()
@@ -399,7 +370,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 // an error so that one run reports several independent mistakes; the
 // name tables let later sections check references to earlier ones.
 type parser struct {
-	*yamlfield.Parser
+	*spec.Parser
 
 	pools          map[string]*poolInfo
 	poolOrder      []string
@@ -410,18 +381,6 @@ type parser struct {
 	jobLines       map[string]int
 	jobOrder       []string
 	jobNamesKnown  bool // every job entry has a valid name
-
-	projects          map[string]*projectInfo
-	projectOrder      []string
-	projectNamesKnown bool // every project entry has a valid name
-
-	licenses      map[string]int // totals; -1 for a broken entry
-	licenseOrder  []string
-	licensesKnown bool
-	qos           map[string]bool
-	qosOrder      []string
-	qosKnown      bool
-	qosPreempts   bool // some QOS level may preempt
 
 	accounts      map[string]*accountInfo
 	accountOrder  []string

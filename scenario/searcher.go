@@ -223,8 +223,8 @@ func (p *parser) points(raw *yaml.Node, path string, s *Searcher) []Point {
 			p.Errorf(item, ipath, "expected a [step, value] pair, got %s", p.Describe(pair))
 			continue
 		}
-		step, sok := yamlfield.Int64In(0, s.MaxLength, "a step from 0 to max_length ("+strconv.FormatInt(s.MaxLength, 10)+")")(p.Parser, pair.Content[0], ipath)
-		v, vok := yamlfield.Number(p.Parser, pair.Content[1], ipath)
+		step, sok := yamlfield.Int64In(0, s.MaxLength, "a step from 0 to max_length ("+strconv.FormatInt(s.MaxLength, 10)+")")(p.Parser.Parser, pair.Content[0], ipath)
+		v, vok := yamlfield.Number(p.Parser.Parser, pair.Content[1], ipath)
 		if !sok || !vok {
 			continue
 		}

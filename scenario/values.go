@@ -5,21 +5,16 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
 // The value parsers here are the ones only scenario files have; the common
 // ones (integers, durations, enums, ...) are in package yamlfield.
 
-// name accepts a non-empty string.
-func name(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
-	s, ok := yamlfield.Text(p, raw, path)
-	if ok && s == "" {
-		p.Errorf(raw, path, "expected a non-empty name, got \"\"")
-		return "", false
-	}
-	return s, ok
-}
+// name accepts a non-empty string: the cluster spec's rule for scenario
+// names.
+var name = spec.AnyName
 
 // stringMap accepts a mapping of strings to strings; null means none.
 func stringMap(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {

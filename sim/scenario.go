@@ -18,14 +18,14 @@ import (
 // by that project.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc), Accounts: accountsFromScenario(sc),
-		Decay: sched.Decay{Period: sc.Decay.Period, PerPeriod: sc.Decay.PerPeriod, HalfLife: sc.Decay.HalfLife}}
+		Decay: sc.Decay.Sched()}
 	licIdx, qosIdx := map[string]int{}, map[string]int{}
 	for i, l := range sc.Licenses {
 		in.Licenses = append(in.Licenses, sched.License{Name: l.Name, Total: l.Total})
 		licIdx[l.Name] = i
 	}
 	for i, q := range sc.QOS {
-		in.QOS = append(in.QOS, sched.QOS{Name: q.Name, Priority: q.Priority, Preempt: q.Preempt})
+		in.QOS = append(in.QOS, q.Sched())
 		qosIdx[q.Name] = i
 	}
 	poolIdx := poolIndex(sc)
@@ -115,9 +115,7 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 			CheckpointCost: p.CheckpointCost,
 		}
 		if mf := p.Multifactor; mf != nil {
-			sp.Multifactor = sched.Multifactor{Age: mf.Age, FairShare: mf.FairShare, JobSize: mf.JobSize, QOS: mf.QOS,
-				Pool: mf.Pool, MaxAge: mf.MaxAge, FavorSmall: mf.FavorSmall,
-				FairShareMode: sched.FairShareMode(mf.FairShareMode), PoolPriority: mf.PoolPriority}
+			sp.Multifactor = *mf
 		}
 		for _, n := range p.Nodes {
 			sp.Nodes = append(sp.Nodes, sched.Node{

@@ -58,12 +58,12 @@ func NonNegative(p *yamlfield.Parser, raw *yaml.Node, path string) (float64, boo
 	return v, true
 }
 
-// Fraction accepts a number in (0, 1].
+// Fraction accepts a decay factor: a number in (0, 1].
 func Fraction(p *yamlfield.Parser, raw *yaml.Node, path string) (float64, bool) {
 	n, ok := yamlfield.Scalar(raw, "!!int", "!!float")
 	var v float64
 	if !ok || !yamlfield.DecodeScalar(n, &v) || !(v > 0 && v <= 1) {
-		p.Errorf(raw, path, "expected a number greater than 0 and at most 1, got %s", p.Describe(n))
+		p.Errorf(raw, path, "expected a factor in (0, 1] (1: usage never decays), got %s", p.Describe(n))
 		return 0, false
 	}
 	return v, true
