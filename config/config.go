@@ -90,28 +90,18 @@ type Config struct {
 // spec's type, shared with scenario files.
 type License = spec.License
 
-// Pool is a set of nodes scheduled under one policy.
+// Pool is a set of nodes scheduled under one policy: the cluster spec's
+// pool (name, policy and options, in package spec) and the master's own
+// settings. In a Config, Preemption is always true for quota pools, which
+// reclaim by preemption, and Multifactor is the file's block, or
+// sched.DefaultMultifactor without one, for multifactor pools.
 type Pool struct {
-	Name       string
-	Policy     sched.Policy
-	Preemption bool // always true for quota pools, which reclaim by preemption
-	Backfill   bool
-	// Reservations is easy or conservative for backfill pools, "" for
-	// the others.
-	Reservations sched.Reservations
-	Placement    sched.Placement
+	spec.Pool
 	// Grace is how long a preempted task has to checkpoint before it is
 	// killed.
 	Grace time.Duration
 	// ZeroSlotLimit caps the zero-slot tasks on each node of the pool.
 	ZeroSlotLimit int
-	// MinRunTime is how long a task must have run before it may be
-	// preempted, moved or resized; 0 means no minimum.
-	MinRunTime time.Duration
-	// Multifactor holds the weights of a multifactor pool: the file's
-	// multifactor block, or sched.DefaultMultifactor without one. Zero
-	// for other policies.
-	Multifactor sched.Multifactor
 }
 
 // NodeRule pins a node, by the name its agent registers with, to a pool
@@ -165,11 +155,13 @@ func Default() *Config {
 // defaultPool is the pool created when a file lists none.
 func defaultPool() Pool {
 	return Pool{
-		Name:          DefaultPoolName,
-		Policy:        sched.PolicyPriority,
-		Preemption:    true,
-		Backfill:      true,
-		Placement:     sched.PlaceBinpack,
+		Pool: spec.Pool{
+			Name:       DefaultPoolName,
+			Policy:     sched.PolicyPriority,
+			Preemption: true,
+			Backfill:   true,
+			Placement:  sched.PlaceBinpack,
+		},
 		Grace:         DefaultGrace,
 		ZeroSlotLimit: DefaultZeroSlotLimit,
 	}

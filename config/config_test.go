@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 )
 
 // mustParse parses src or fails the test.
@@ -28,8 +29,8 @@ func TestDefault(t *testing.T) {
 		DefaultProject: "default",
 		AgentTimeout:   30 * time.Second,
 		LostNodeGrace:  5 * time.Minute,
-		Pools: []Pool{{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
-			Placement: sched.PlaceBinpack, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
+		Pools: []Pool{{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
+			Placement: sched.PlaceBinpack}, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
 		Projects:   []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
 		QOS:        []sched.QOS{{Name: "normal"}, {Name: "high", Priority: 10}, {Name: "emergency", Priority: 100, Preempt: true}},
 		DefaultQOS: "normal",
@@ -50,20 +51,14 @@ func TestParseFilledDefaults(t *testing.T) {
 		src  string
 		want Pool
 	}{
-		{"fifo", "{name: default, policy: fifo}", Pool{Name: "default", Policy: sched.PolicyFIFO,
-			Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100}},
-		{"backfill gets easy", "{name: default, policy: backfill}", Pool{Name: "default", Policy: sched.PolicyBackfill,
-			Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100}},
-		{"conservative", "{name: default, policy: backfill, reservations: conservative, placement: spread}", Pool{Name: "default",
-			Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative, Placement: sched.PlaceSpread, Grace: DefaultGrace, ZeroSlotLimit: 100}},
-		{"quota preempts", "{name: default, policy: quota, grace: 90}", Pool{Name: "default", Policy: sched.PolicyQuota,
-			Preemption: true, Placement: sched.PlaceBinpack, Grace: 90 * time.Second, ZeroSlotLimit: 100}},
-		{"quota with preemption true", "{name: default, policy: quota, preemption: true}", Pool{Name: "default", Policy: sched.PolicyQuota,
-			Preemption: true, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100}},
+		{"fifo", "{name: default, policy: fifo}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 1}, Grace: DefaultGrace, ZeroSlotLimit: 100}},
+		{"backfill gets easy", "{name: default, policy: backfill}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack, Line: 1}, Grace: DefaultGrace, ZeroSlotLimit: 100}},
+		{"conservative", "{name: default, policy: backfill, reservations: conservative, placement: spread}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative, Placement: sched.PlaceSpread, Line: 1}, Grace: DefaultGrace, ZeroSlotLimit: 100}},
+		{"quota preempts", "{name: default, policy: quota, grace: 90}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, Line: 1}, Grace: 90 * time.Second, ZeroSlotLimit: 100}},
+		{"quota with preemption true", "{name: default, policy: quota, preemption: true}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, Line: 1}, Grace: DefaultGrace, ZeroSlotLimit: 100}},
 		{"priority with backfill takes grace", "{name: default, policy: priority, backfill: true, grace: 0, zero_slot_limit: 0}",
-			Pool{Name: "default", Policy: sched.PolicyPriority, Backfill: true, Placement: sched.PlaceBinpack}},
-		{"fair share", "{name: default, policy: fair_share, preemption: true, grace: 1h}", Pool{Name: "default",
-			Policy: sched.PolicyFairShare, Preemption: true, Placement: sched.PlaceBinpack, Grace: time.Hour, ZeroSlotLimit: 100}},
+			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Backfill: true, Placement: sched.PlaceBinpack, Line: 1}}},
+		{"fair share", "{name: default, policy: fair_share, preemption: true, grace: 1h}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFairShare, Preemption: true, Placement: sched.PlaceBinpack, Line: 1}, Grace: time.Hour, ZeroSlotLimit: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,8 +99,8 @@ users:
 		AgentTimeout:   time.Minute,
 		LostNodeGrace:  90 * time.Second,
 		Pools: []Pool{
-			{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100},
-			{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100},
+			{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Line: 7}, Grace: DefaultGrace, ZeroSlotLimit: 100},
+			{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 8}, Grace: DefaultGrace, ZeroSlotLimit: 100},
 		},
 		Nodes: []NodeRule{{Name: "n1", Pool: "gpu", Labels: map[string]string{"rack": "12"}}, {Name: "n2"}},
 		Projects: []Project{

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/allot-sched/allot/sched"
 )
@@ -70,20 +69,6 @@ func (c *Config) Node(name string) (NodeRule, bool) {
 		return NodeRule{}, false
 	}
 	return c.Nodes[i], true
-}
-
-// Sched returns the pool as the scheduling core takes it.
-func (p Pool) Sched() sched.Pool {
-	return sched.Pool{
-		Name:         p.Name,
-		Policy:       p.Policy,
-		Preemption:   p.Preemption,
-		Backfill:     p.Backfill,
-		Reservations: p.Reservations,
-		Placement:    p.Placement,
-		MinRunTime:   int64(p.MinRunTime / time.Second),
-		Multifactor:  p.Multifactor,
-	}
 }
 
 // SchedPools returns the pools for a sched.Snapshot, in the order of

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -19,10 +18,6 @@ import (
 // package spec's, with the master's dialect.
 type parser struct {
 	*spec.Parser
-
-	pools      map[string]int // name → line
-	poolOrder  []string
-	poolsKnown bool // every pool entry has a valid name
 }
 
 // dialect is the master's: strict names, projects with shares, and
@@ -39,12 +34,10 @@ func (p *parser) config(root *yaml.Node) *Config {
 	if !ok {
 		return c
 	}
-	p.pools = make(map[string]int)
 	c.Pools = p.poolList(f.Lookup("pools"))
-	if len(c.Pools) == 0 && p.poolsKnown {
+	if len(c.Pools) == 0 && p.PoolsKnown {
 		c.Pools = []Pool{defaultPool()}
-		p.pools[DefaultPoolName] = 0
-		p.poolOrder = []string{DefaultPoolName}
+		p.AddPool(DefaultPoolName, 0)
 	}
 	c.Projects = p.Projects(f.Lookup("projects"))
 	if len(c.Projects) == 0 && p.ProjectsKnown {
@@ -82,15 +75,15 @@ func (p *parser) config(root *yaml.Node) *Config {
 // reported at its own line; an implied "default" at the list that lacks
 // it.
 func (p *parser) checkDefaults(f *yamlfield.Fields, c *Config, defPool, defProject bool) bool {
-	if p.poolsKnown {
-		if _, ok := p.pools[c.DefaultPool]; !ok {
+	if p.PoolsKnown {
+		if !p.HasPool(c.DefaultPool) {
 			line := f.ValueLine("default_pool")
 			if !defPool {
 				line = f.KeyLine("pools")
 			}
 			p.ErrorAt(line, "default_pool", nil, "%s is not a pool%s (pools: %s); %s",
-				yamlfield.Quote(c.DefaultPool), yamlfield.Suggest(c.DefaultPool, p.poolOrder),
-				strings.Join(p.poolOrder, ", "), "set default_pool to one of them")
+				yamlfield.Quote(c.DefaultPool), yamlfield.Suggest(c.DefaultPool, p.PoolOrder),
+				strings.Join(p.PoolOrder, ", "), "set default_pool to one of them")
 		}
 	}
 	if !p.ProjectsKnown {
@@ -123,90 +116,33 @@ func (p *parser) list(raw *yaml.Node, path, of string) ([]*yaml.Node, bool) {
 }
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
-	items, ok := p.list(raw, "pools", "pools")
-	// Until every pool has a name, an unknown pool name elsewhere may just
-	// be the broken pool, so the reference checks stay quiet.
-	p.poolsKnown = ok
 	var out []Pool
-	for i, item := range items {
+	for i, item := range p.PoolEntries(raw) {
 		out = append(out, p.pool(item, i))
 	}
 	return out
 }
 
+// pool reads one pool: the cluster spec's part (name, policy and its
+// options), then the master's own fields.
 func (p *parser) pool(raw *yaml.Node, i int) Pool {
-	pl := Pool{Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: DefaultZeroSlotLimit}
-	path := yamlfield.Index("pools", i)
-	f, ok := p.Fields(raw, path)
+	f, sp, ok := p.PoolFields(raw, i)
+	pl := Pool{Pool: sp, Grace: DefaultGrace, ZeroSlotLimit: DefaultZeroSlotLimit}
 	if !ok {
-		p.poolsKnown = false
 		return pl
 	}
-	if f.Required("name") && yamlfield.Field(f, "name", &pl.Name, name) {
-		f.Path = path + " " + yamlfield.Quote(pl.Name)
-		if first, dup := p.pools[pl.Name]; dup {
-			f.Errorf("name", "duplicate pool name %s (first at line %d)", yamlfield.Quote(pl.Name), first)
-		} else {
-			p.pools[pl.Name] = raw.Line
-			p.poolOrder = append(p.poolOrder, pl.Name)
-		}
-	} else {
-		p.poolsKnown = false
-	}
-	policyOK := f.Required("policy") && yamlfield.Field(f, "policy", &pl.Policy, yamlfield.Enum("policy", policies...))
-	yamlfield.Field(f, "preemption", &pl.Preemption, yamlfield.Boolean)
-	yamlfield.Field(f, "backfill", &pl.Backfill, yamlfield.Boolean)
-	yamlfield.Field(f, "reservations", &pl.Reservations, yamlfield.Enum("reservations", reservations...))
-	yamlfield.Field(f, "placement", &pl.Placement, yamlfield.Enum("placement", placements...))
+	p.PoolOptions(f, &pl.Pool)
 	var grace int64
 	if yamlfield.Field(f, "grace", &grace, yamlfield.Duration) {
 		pl.Grace = time.Duration(grace) * time.Second
 	}
 	yamlfield.Field(f, "zero_slot_limit", &pl.ZeroSlotLimit, yamlfield.IntAtLeast(0))
-	var minRun int64
-	if yamlfield.Field(f, "min_run_time", &minRun, yamlfield.Duration) {
-		pl.MinRunTime = time.Duration(minRun) * time.Second
-	}
-	mf, mfOK := p.Multifactor(f, pl.Policy)
 	f.Done()
-	if policyOK {
-		checkPolicyOptions(f, &pl)
-		if pl.Policy == sched.PolicyMultifactor && mfOK {
-			pl.Multifactor = mf
-		}
+	p.CheckPolicy(f, &pl.Pool)
+	if pl.Policy != sched.PolicyMultifactor {
+		pl.Multifactor = sched.Multifactor{}
 	}
 	return pl
-}
-
-// checkPolicyOptions rejects options the pool's policy would ignore: a
-// setting that silently does nothing hides a misunderstanding. Grace and
-// min_run_time suit every policy: consolidation moves and elastic resizes
-// checkpoint tasks in any pool.
-func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
-	preempts := []sched.Policy{sched.PolicyPriority, sched.PolicyFairShare, sched.PolicyQuota, sched.PolicyMultifactor}
-	switch {
-	case pl.Policy == sched.PolicyQuota && f.Has("preemption") && !pl.Preemption:
-		f.Errorf("preemption", "quota pools always reclaim quota by preemption; leave preemption out")
-	case pl.Preemption && !slices.Contains(preempts, pl.Policy):
-		f.Errorf("preemption", "only priority, fair_share, quota and multifactor pools preempt, and this pool's policy is %s", pl.Policy)
-	}
-	if pl.Policy == sched.PolicyQuota {
-		pl.Preemption = true
-	}
-	if pl.Backfill && pl.Policy != sched.PolicyPriority && pl.Policy != sched.PolicyMultifactor {
-		f.Errorf("backfill", "only priority and multifactor pools take backfill: true (backfill pools always backfill), and this pool's policy is %s", pl.Policy)
-	}
-	reserves := pl.Policy == sched.PolicyBackfill || (pl.Policy == sched.PolicyMultifactor && pl.Backfill)
-	if f.Node("reservations") != nil && !reserves {
-		what := string(pl.Policy)
-		if pl.Policy == sched.PolicyMultifactor {
-			what += " without backfill"
-		}
-		f.Errorf("reservations", "only backfill pools and multifactor pools with backfill: true take reservations, and this pool's policy is %s", what)
-	}
-	if reserves && pl.Reservations == "" {
-		pl.Reservations = sched.ReserveEASY
-	}
 }
 
 func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
@@ -228,10 +164,10 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 				seen[n.Name] = item.Line
 			}
 		}
-		if yamlfield.Field(f, "pool", &n.Pool, name) && p.poolsKnown {
-			if _, ok := p.pools[n.Pool]; !ok {
+		if yamlfield.Field(f, "pool", &n.Pool, name) && p.PoolsKnown {
+			if !p.HasPool(n.Pool) {
 				f.Errorf("pool", "unknown pool %s%s (pools: %s)", yamlfield.Quote(n.Pool),
-					yamlfield.Suggest(n.Pool, p.poolOrder), strings.Join(p.poolOrder, ", "))
+					yamlfield.Suggest(n.Pool, p.PoolOrder), strings.Join(p.PoolOrder, ", "))
 			}
 		}
 		yamlfield.Field(f, "labels", &n.Labels, labels)

@@ -22,7 +22,7 @@ func TestDocsExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Accounts) != 3 || s.Jobs[2].MinSlots != 2 || s.Pools[3].Multifactor == nil {
+	if len(s.Accounts) != 3 || s.Jobs[2].MinSlots != 2 || s.Pools[3].Multifactor == (Multifactor{}) {
 		t.Errorf("the example lost its accounts, elastic job or multifactor pool: %+v", s)
 	}
 }

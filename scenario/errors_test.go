@@ -83,7 +83,8 @@ func TestParseErrorsPools(t *testing.T) {
 		{"unknown pool field", "pools:\n- name: a\n  polcy: fifo\n  policy: fifo\n  nodes: [{name: n, slots: 1}]\n", 3,
 			`pools[0] "a": unknown field "polcy"; did you mean "policy"?`},
 		{"duplicate pool", pools + "  - {name: gpu, policy: fifo, nodes: [{name: z, slots: 1}]}\n", 9,
-			`pools[2]: name: duplicate pool name "gpu" (first at line 2)`},
+			// The cluster spec's path names the entry, as the master's does.
+			`pools[2] "gpu": name: duplicate pool name "gpu" (first at line 2)`},
 		{"duplicate key in pool", "pools:\n- name: a\n  policy: fifo\n  policy: fifo\n  nodes: [{name: n, slots: 1}]\n", 4,
 			`duplicate key "policy" (first at line 3)`},
 		{"unknown placement", "pools: [{name: a, policy: fifo, placement: pack, nodes: [{name: n, slots: 1}]}]", 1,
@@ -91,11 +92,16 @@ func TestParseErrorsPools(t *testing.T) {
 		{"unknown reservations", "pools: [{name: a, policy: backfill, reservations: eazy, nodes: [{name: n, slots: 1}]}]", 1,
 			`reservations: unknown reservations "eazy"; did you mean "easy"?`},
 		{"reservations on fifo", "pools: [{name: a, policy: fifo, reservations: easy, nodes: [{name: n, slots: 1}]}]", 1,
-			"reservations: only backfill and multifactor pools take reservations, and this pool's policy is fifo"},
+			// The cluster spec's message, shared with the master's configuration.
+			"reservations: only backfill pools and multifactor pools with backfill: true take reservations, and this pool's policy is fifo"},
+		// The cluster spec's message, which counts quota pools among those
+		// that preempt: they reclaim quota by preempting.
 		{"preemption on fifo", "pools: [{name: a, policy: fifo, preemption: true, nodes: [{name: n, slots: 1}]}]", 1,
-			"preemption: only priority, fair_share and multifactor pools preempt"},
+			"preemption: only priority, fair_share, quota and multifactor pools preempt, and this pool's policy is fifo"},
 		{"preemption on backfill", "pools:\n- name: a\n  policy: backfill\n  preemption: true\n  nodes: [{name: n, slots: 1}]\n", 4,
-			"preemption: only priority, fair_share and multifactor pools preempt"},
+			"preemption: only priority, fair_share, quota and multifactor pools preempt"},
+		{"preemption on quota", "pools: [{name: a, policy: quota, preemption: true, nodes: [{name: n, slots: 1}]}]", 1,
+			"preemption: quota pools always reclaim quota by preemption; leave preemption out"},
 		{"backfill on fair_share", "pools: [{name: a, policy: fair_share, backfill: true, nodes: [{name: n, slots: 1}]}]", 1,
 			"backfill: only priority and multifactor pools take backfill: true"},
 		{"serial on priority", "pools: [{name: a, policy: priority, serial: true, nodes: [{name: n, slots: 1}]}]", 1,

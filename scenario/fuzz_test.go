@@ -75,7 +75,7 @@ func poolInvariants(t *testing.T, s *Scenario) (map[string]int, map[string]bool)
 		if (p.Policy == PolicyBackfill || p.Policy == PolicyMultifactor && p.Backfill) != (p.Reservations != "") {
 			t.Errorf("pool %q: reservations %q with policy %s", p.Name, p.Reservations, p.Policy)
 		}
-		if (p.Policy == PolicyMultifactor) != (p.Multifactor != nil) || p.MinRunTime < 0 {
+		if (p.Policy == PolicyMultifactor) != (p.Multifactor != Multifactor{}) || p.MinRunTime < 0 {
 			t.Errorf("pool %q: policy %s with multifactor weights %+v, min run time %d", p.Name, p.Policy, p.Multifactor, p.MinRunTime)
 		}
 		if (len(p.Nodes) == 0) != (p.SharesNodesWith != "") {

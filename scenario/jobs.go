@@ -61,7 +61,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	j := Job{
 		Line:       raw.Line,
 		Kind:       KindCommand,
-		Pool:       p.firstPool,
+		Pool:       p.firstPool(),
 		Tasks:      1,
 		Slots:      1,
 		Duration:   -1,
@@ -248,8 +248,8 @@ func (p *parser) checkPreemptFields(f *yamlfield.Fields, j *Job, fl *jobFlags, i
 func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 	info := p.pools[j.Pool]
 	if info == nil {
-		if poolSet && p.poolNamesKnown {
-			names := p.poolOrder
+		if poolSet && p.PoolsKnown {
+			names := p.PoolOrder
 			f.Errorf("pool", "unknown pool %s%s (pools: %s)", yamlfield.Quote(j.Pool), yamlfield.Suggest(j.Pool, names), yamlfield.OneOf(names))
 		}
 		return

@@ -7,7 +7,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
@@ -21,15 +20,6 @@ type accountInfo struct {
 	// direct is the line of the first job that charges the account
 	// itself rather than a user under it; 0 for none.
 	direct int
-}
-
-// multifactor reads a pool's multifactor weights with the cluster spec's
-// parser: a multifactor pool must give them; any other pool must not.
-func (p *parser) multifactor(f *yamlfield.Fields, pl *Pool) {
-	mf, _ := p.Multifactor(f, sched.Policy(pl.Policy))
-	if f.Node("multifactor") != nil && pl.Policy == PolicyMultifactor {
-		pl.Multifactor = &mf
-	}
 }
 
 // accountList parses the accounts section and checks the tree: parents

@@ -3,6 +3,7 @@ package scenario
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
 // mfPools is a multifactor pool with every weight, a priority pool, QOS,
@@ -49,15 +50,15 @@ func TestParseMultifactor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Multifactor{Age: 1000, MaxAge: 168 * 3600, FairShare: 10000, FairShareMode: FairShareTree, JobSize: 500,
+	want := Multifactor{Age: 1000, MaxAge: 168 * 3600, FairShare: 10000, FairShareMode: FairShareTree, JobSize: 500,
 		FavorSmall: true, QOS: 100000, Pool: 10, PoolPriority: 2}
 	if got := s.Pools[0].Multifactor; !reflect.DeepEqual(got, want) {
 		t.Errorf("multifactor = %+v, want %+v", got, want)
 	}
-	if pl := s.Pools[0]; !pl.Backfill || pl.Reservations != ReservationsEasy || !pl.Preemption || pl.MinRunTime != 600 {
+	if pl := s.Pools[0]; !pl.Backfill || pl.Reservations != ReservationsEasy || !pl.Preemption || pl.MinRunTime != 10*time.Minute {
 		t.Errorf("pool = %+v, want backfill with easy reservations, preemption and a 10m minimum run time", pl)
 	}
-	if s.Pools[1].Multifactor != nil {
+	if s.Pools[1].Multifactor != (Multifactor{}) {
 		t.Errorf("priority pool has multifactor weights %+v", s.Pools[1].Multifactor)
 	}
 	accounts := []Account{
@@ -136,7 +137,8 @@ func TestParseErrorsMultifactor(t *testing.T) {
 		{"negative weight", mf("{qos: -1}"), 4, `qos: expected a number >= 0, got "-1"`},
 		{"unknown weight", mf("{qos: 1, size: 2}"), 4, `unknown field "size"`},
 		{"reservations without backfill", "pools: [{name: a, policy: multifactor, reservations: easy, multifactor: {qos: 1}, nodes: [{name: n, slots: 1}]}]", 1,
-			`reservations: a multifactor pool reserves only when it backfills; add backfill: true`},
+			// The cluster spec's message, shared with the master's configuration.
+			`reservations: only backfill pools and multifactor pools with backfill: true take reservations, and this pool's policy is multifactor without backfill`},
 		{"min_run_time zero", "pools: [{name: a, policy: priority, min_run_time: 0, nodes: [{name: n, slots: 1}]}]", 1,
 			`min_run_time: expected a duration > 0`},
 		{"min_run_time on a sharing pool", "pools:\n  - {name: a, policy: quota, quota: 1, nodes: [{name: n, slots: 2}]}\n  - {name: b, quota: 1, shares_nodes_with: a, min_run_time: 1h}\n", 3,

@@ -16,7 +16,7 @@ import (
 // pool's once resolveSharing has run.
 type poolInfo struct {
 	line     int
-	policy   string
+	policy   sched.Policy
 	preempts bool           // the policy ever preempts a task
 	capacity int            // total slots over the pool's nodes, saturating at MaxInt
 	gpus     map[string]int // slots per GPU type ("" for nodes without one)
@@ -54,6 +54,8 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	if f.Required("pools") {
 		s.Pools = p.poolList(f.Lookup("pools"))
 		p.resolveSharing(s.Pools)
+	} else {
+		p.PoolsKnown = false // jobs are not checked against pools
 	}
 	s.Projects = p.Projects(f.Lookup("projects"))
 	p.checkProjectNames(s.Projects)
@@ -73,13 +75,10 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 }
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
-	items, ok := p.List(raw, "pools", "pools")
-	if ok && len(items) == 0 {
+	items := p.PoolEntries(raw)
+	if p.PoolsKnown && len(items) == 0 {
 		p.Errorf(raw, "pools", "at least one pool is required")
 	}
-	// Until every pool has a name, an unknown pool name in a job may just be
-	// the broken pool, so the job check stays quiet.
-	p.poolNamesKnown = ok
 	var out []Pool
 	for i, item := range items {
 		out = append(out, p.pool(item, i))
@@ -87,29 +86,27 @@ func (p *parser) poolList(raw *yaml.Node) []Pool {
 	return out
 }
 
+// firstPool is the pool of jobs that name none: the first in the file.
+func (p *parser) firstPool() string {
+	if len(p.PoolOrder) == 0 {
+		return ""
+	}
+	return p.PoolOrder[0]
+}
+
+// pool reads one pool: the cluster spec's part (name, policy and its
+// options; a pool that shares another's nodes takes them from there),
+// then the scenario's own fields.
 func (p *parser) pool(raw *yaml.Node, i int) Pool {
-	pl := Pool{Line: raw.Line, Placement: PlacementBinpack, Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1}
-	path := fmt.Sprintf("pools[%d]", i)
-	f, ok := p.Fields(raw, path)
+	f, sp, ok := p.PoolFields(raw, i)
+	pl := Pool{Pool: sp, Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1}
 	if !ok {
-		p.poolNamesKnown = false
 		return pl
 	}
 	errsBefore := p.Count()
 	info := &poolInfo{line: raw.Line, quota: -1, gpus: map[string]int{}, largestOf: map[string]int{}}
-	if f.Required("name") && yamlfield.Field(f, "name", &pl.Name, name) {
-		if first, dup := p.pools[pl.Name]; dup {
-			f.Errorf("name", "duplicate pool name %s (first at line %d)", yamlfield.Quote(pl.Name), first.line)
-		} else {
-			p.pools[pl.Name] = info
-			p.poolOrder = append(p.poolOrder, pl.Name)
-			if len(p.pools) == 1 {
-				p.firstPool = pl.Name
-			}
-		}
-		f.Path = path + " " + yamlfield.Quote(pl.Name)
-	} else {
-		p.poolNamesKnown = false
+	if _, dup := p.pools[pl.Name]; pl.Name != "" && !dup {
+		p.pools[pl.Name] = info
 	}
 	if yamlfield.Field(f, "shares_nodes_with", &pl.SharesNodesWith, name) {
 		info.shares, info.sharesAt = pl.SharesNodesWith, f.ValueLine("shares_nodes_with")
@@ -121,8 +118,9 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	yamlfield.Field(f, "on_preempt", &pl.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
 	yamlfield.Field(f, "max_retries", &pl.MaxRetries, yamlfield.IntAtLeast(0))
 	f.Done()
+	p.CheckPolicy(f, &pl.Pool)
 	if pl.Policy != "" {
-		checkPolicyOptions(f, &pl)
+		checkScenarioOptions(f, &pl)
 	}
 	for _, n := range pl.Nodes {
 		info.capacity = addSaturating(info.capacity, n.Slots)
@@ -132,8 +130,8 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	}
 	info.policy, info.preempts, info.quota = pl.Policy, preempts(&pl), pl.Quota
 	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
-	if mf := pl.Multifactor; mf != nil && mf.FairShare > 0 && pl.Policy == PolicyMultifactor {
-		info.fs, info.fsMode = true, mf.FairShareMode
+	if pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 {
+		info.fs, info.fsMode = true, pl.Multifactor.FairShareMode
 		p.fsPools++
 	}
 	info.fields = f
@@ -143,20 +141,9 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 
 // ownPool reads the fields of a pool with nodes of its own.
 func (p *parser) ownPool(f *yamlfield.Fields, pl *Pool) {
-	if !f.Required("policy") || !yamlfield.Field(f, "policy", &pl.Policy, yamlfield.Enum("policy", policies...)) {
-		pl.Policy = ""
-	}
-	yamlfield.Field(f, "preemption", &pl.Preemption, yamlfield.Boolean)
-	yamlfield.Field(f, "backfill", &pl.Backfill, yamlfield.Boolean)
+	p.PoolOptions(f, &pl.Pool)
 	yamlfield.Field(f, "serial", &pl.Serial, yamlfield.Boolean)
-	if yamlfield.Field(f, "reservations", &pl.Reservations, yamlfield.Enum("reservations", reservations...)) &&
-		pl.Policy != "" && pl.Policy != PolicyBackfill && pl.Policy != PolicyMultifactor {
-		f.Errorf("reservations", "only backfill and multifactor pools take reservations, and this pool's policy is %s", pl.Policy)
-	}
-	yamlfield.Field(f, "placement", &pl.Placement, yamlfield.Enum("placement", placements...))
 	yamlfield.Field(f, "checkpoint_cost", &pl.CheckpointCost, yamlfield.Duration)
-	yamlfield.Field(f, "min_run_time", &pl.MinRunTime, yamlfield.PositiveDuration)
-	p.multifactor(f, pl)
 	if f.Required("nodes") {
 		pl.Nodes = p.nodeList(f.Lookup("nodes"), p.Join(f.Path, "nodes"))
 	}
@@ -187,29 +174,14 @@ func preempts(pl *Pool) bool {
 	return false
 }
 
-// checkPolicyOptions rejects options the pool's policy would ignore: a
-// setting that silently does nothing hides a misunderstanding.
-func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
-	if pl.Preemption && pl.Policy != PolicyPriority && pl.Policy != PolicyFairShare && pl.Policy != PolicyMultifactor {
-		f.Errorf("preemption", "only priority, fair_share and multifactor pools preempt, and this pool's policy is %s", pl.Policy)
-	}
-	if pl.Backfill && pl.Policy != PolicyPriority && pl.Policy != PolicyMultifactor {
-		f.Errorf("backfill", "only priority and multifactor pools take backfill: true, and this pool's policy is %s", pl.Policy)
-	}
-	if pl.Policy == PolicyMultifactor && pl.Reservations != "" && !pl.Backfill {
-		f.Errorf("reservations", "a multifactor pool reserves only when it backfills; add backfill: true")
-	}
-	if pl.Policy == PolicyMultifactor && pl.Backfill && pl.Reservations == "" {
-		pl.Reservations = ReservationsEasy
-	}
+// checkScenarioOptions rejects the scenario's own options where the
+// pool's policy would ignore them (CheckPolicy checks the shared ones).
+func checkScenarioOptions(f *yamlfield.Fields, pl *Pool) {
 	if pl.Serial && pl.Policy != PolicyFIFO {
 		f.Errorf("serial", "only fifo pools can be serial, and this pool's policy is %s", pl.Policy)
 	}
 	if pl.Quota >= 0 && pl.Policy != PolicyQuota {
 		f.Errorf("quota", "only quota pools take a quota, and this pool's policy is %s", pl.Policy)
-	}
-	if pl.Policy == PolicyBackfill && pl.Reservations == "" {
-		pl.Reservations = ReservationsEasy
 	}
 }
 
@@ -217,7 +189,7 @@ func checkPolicyOptions(f *yamlfield.Fields, pl *Pool) {
 // It runs once the QOS levels are known: a QOS that preempts makes every
 // priority and multifactor pool preempt.
 func (p *parser) checkPoolPreemption() {
-	for _, name := range p.poolOrder {
+	for _, name := range p.PoolOrder {
 		info := p.pools[name]
 		if p.QOSPreempt && (info.policy == PolicyPriority || info.policy == PolicyMultifactor) {
 			info.preempts = true
@@ -234,7 +206,7 @@ func (p *parser) checkPoolPreemption() {
 }
 
 // preemptHint says how a pool that never preempts could.
-func preemptHint(policy string) string {
+func preemptHint(policy sched.Policy) string {
 	switch policy {
 	case PolicyPriority:
 		return " without preemption, backfill or a QOS that preempts"

@@ -98,12 +98,12 @@ const MaxNodes = 100_000
 
 // The value lists below are in the order error messages present them.
 var (
-	policies     = []string{PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor}
+	policies     = spec.Policies
 	topologies   = []string{TopologyPrefer, TopologyRequired}
 	classes      = []string{ClassHigh, ClassNormal, ClassLow}
 	onPreempts   = []string{OnPreemptReschedule, OnPreemptFail}
-	reservations = []string{ReservationsEasy, ReservationsConservative}
-	placements   = []string{PlacementBinpack, PlacementSpread}
+	reservations = spec.Reservations
+	placements   = spec.Placements
 	kinds        = []string{KindExperiment, KindCommand, KindNotebook, KindShell, KindTensorboard}
 	traceFormats = []string{TraceSWF, TraceCSV}
 )
@@ -137,15 +137,13 @@ type TraceRef struct {
 	Line   int
 }
 
-// Pool is a set of nodes scheduled by one policy.
+// Pool is a set of nodes scheduled by one policy: the cluster spec's pool
+// (name, policy and options, in package spec, shared with the master's
+// configuration) and what only a scenario gives. Multifactor is zero
+// for pools of other policies; MinRunTime is whole seconds.
 type Pool struct {
-	Name           string
-	Policy         string
-	Preemption     bool
-	Backfill       bool
+	spec.Pool
 	Serial         bool
-	Reservations   string // "" unless Policy is PolicyBackfill
-	Placement      string
 	CheckpointCost int64 // seconds
 	Nodes          []Node
 	// Quota is the pool's own GPU quota (OSMO pools), or -1 for none. A
@@ -160,13 +158,6 @@ type Pool struct {
 	// OnPreemptReschedule or OnPreemptFail, and -1 for no retry cap.
 	OnPreempt  string
 	MaxRetries int
-	// Multifactor holds the weights of a multifactor pool; nil for other
-	// policies.
-	Multifactor *Multifactor
-	// MinRunTime is how long, in seconds, a task must have run before it
-	// may be preempted, moved or resized (a thrash guard); 0 for none.
-	MinRunTime int64
-	Line       int
 }
 
 // Multifactor configures a multifactor pool: a job's priority is
@@ -372,15 +363,12 @@ func Parse(name string, data []byte) (*Scenario, error) {
 type parser struct {
 	*spec.Parser
 
-	pools          map[string]*poolInfo
-	poolOrder      []string
-	firstPool      string
-	poolNamesKnown bool // every pool entry has a valid name
-	nodeLines      map[string]int
-	nodeTotal      int
-	jobLines       map[string]int
-	jobOrder       []string
-	jobNamesKnown  bool // every job entry has a valid name
+	pools         map[string]*poolInfo
+	nodeLines     map[string]int
+	nodeTotal     int
+	jobLines      map[string]int
+	jobOrder      []string
+	jobNamesKnown bool // every job entry has a valid name
 
 	accounts      map[string]*accountInfo
 	accountOrder  []string

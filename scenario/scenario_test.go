@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/spec"
 )
 
 func mustParse(t *testing.T, src string) *Scenario {
@@ -27,9 +29,10 @@ func TestLoadExample(t *testing.T) {
 		Name: "testdata/example.yaml",
 		Pools: []Pool{
 			{
-				Name: "gpu", Policy: PolicyPriority, Preemption: true, Backfill: true,
-				Placement: PlacementSpread, CheckpointCost: 30, Line: 4,
-				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
+				Pool: spec.Pool{Name: "gpu", Policy: PolicyPriority, Preemption: true, Backfill: true,
+					Placement: PlacementSpread, Line: 4},
+				CheckpointCost: 30,
+				Quota:          -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
 					{Name: "node-1", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
 					{Name: "node-2", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
@@ -37,8 +40,8 @@ func TestLoadExample(t *testing.T) {
 				},
 			},
 			{
-				Name: "batch", Policy: PolicyBackfill, Reservations: ReservationsEasy,
-				Placement: PlacementBinpack, Line: 13,
+				Pool: spec.Pool{Name: "batch", Policy: PolicyBackfill, Reservations: ReservationsEasy,
+					Placement: PlacementBinpack, Line: 13},
 				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
 					{Name: "cpu-1", Slots: 4, Line: 16},

@@ -71,9 +71,9 @@ func (p *parser) sharedOwner(pools []Pool, pl *Pool, info *poolInfo, path string
 	}
 	switch {
 	case owner == nil:
-		if p.poolNamesKnown {
+		if p.PoolsKnown {
 			p.ErrorAt(info.sharesAt, path, nil, "unknown pool %s%s (pools: %s)", yamlfield.Quote(pl.SharesNodesWith),
-				yamlfield.Suggest(pl.SharesNodesWith, p.poolOrder), yamlfield.OneOf(p.poolOrder))
+				yamlfield.Suggest(pl.SharesNodesWith, p.PoolOrder), yamlfield.OneOf(p.PoolOrder))
 		}
 		return nil, false
 	case owner.SharesNodesWith != "":
@@ -97,16 +97,16 @@ func (p *parser) checkTrace(s *Scenario) {
 	if s.Trace == nil {
 		return
 	}
-	info := p.pools[p.firstPool]
+	info := p.pools[p.firstPool()]
 	switch {
 	case info == nil:
 	case info.policy == PolicyQuota:
 		p.ErrorAt(s.Trace.Line, "jobs: trace", nil,
 			"not supported yet: jobs from a trace go to pool %s, a quota pool, whose jobs need projects that trace jobs do not name",
-			yamlfield.Quote(p.firstPool))
+			yamlfield.Quote(p.firstPool()))
 	case info.fs:
 		p.ErrorAt(s.Trace.Line, "jobs: trace", nil,
 			"not supported yet: jobs from a trace go to pool %s, a multifactor pool with a fair_share weight, whose jobs need accounts that trace jobs do not name",
-			yamlfield.Quote(p.firstPool))
+			yamlfield.Quote(p.firstPool()))
 	}
 }

@@ -101,22 +101,8 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 			continue
 		}
 		i := len(pools)
-		sp := Pool{
-			Pool: sched.Pool{
-				Name:         p.Name,
-				Policy:       sched.Policy(p.Policy),
-				Preemption:   p.Preemption,
-				Backfill:     p.Backfill,
-				Serial:       p.Serial,
-				Reservations: sched.Reservations(p.Reservations),
-				Placement:    sched.Placement(p.Placement),
-				MinRunTime:   p.MinRunTime,
-			},
-			CheckpointCost: p.CheckpointCost,
-		}
-		if mf := p.Multifactor; mf != nil {
-			sp.Multifactor = *mf
-		}
+		sp := Pool{Pool: p.Pool.Sched(), CheckpointCost: p.CheckpointCost}
+		sp.Serial = p.Serial
 		for _, n := range p.Nodes {
 			sp.Nodes = append(sp.Nodes, sched.Node{
 				Name: n.Name, Pool: i, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels,

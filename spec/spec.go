@@ -117,6 +117,12 @@ type Parser struct {
 	*yamlfield.Parser
 	Dialect
 
+	pools map[string]int // line
+	// PoolOrder lists the pools' names in file order.
+	PoolOrder []string
+	// PoolsKnown says every pool entry has a valid name.
+	PoolsKnown bool
+
 	projects  map[string]*projectInfo
 	projOrder []*projectInfo
 	// ProjectsKnown says every project entry has a valid name, so an
@@ -138,6 +144,6 @@ type Parser struct {
 
 // NewParser starts reading a file of the given dialect.
 func NewParser(p *yamlfield.Parser, d Dialect) *Parser {
-	return &Parser{Parser: p, Dialect: d, projects: map[string]*projectInfo{}, ProjectsKnown: true,
+	return &Parser{Parser: p, Dialect: d, pools: map[string]int{}, PoolsKnown: true, projects: map[string]*projectInfo{}, ProjectsKnown: true,
 		licenses: map[string]int{}, LicensesKnown: true, qos: map[string]int{}, QOSKnown: true}
 }
