@@ -170,7 +170,7 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 					yamlfield.Suggest(n.Pool, p.PoolOrder), strings.Join(p.PoolOrder, ", "))
 			}
 		}
-		yamlfield.Field(f, "labels", &n.Labels, labels)
+		yamlfield.Field(f, "labels", &n.Labels, p.Labels)
 		f.Done()
 		out = append(out, n)
 	}
@@ -180,29 +180,3 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 // name checks the names of the master's file (package spec's strict
 // names).
 var name = spec.StrictName
-
-// labels accepts a mapping of non-empty keys to strings; null means none.
-func labels(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {
-	if yamlfield.IsNull(raw) {
-		return nil, true
-	}
-	prs, ok := p.Pairs(raw, path)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(prs))
-	for _, pr := range prs {
-		if pr.Key.Value == "" {
-			p.Errorf(pr.Key, path, "expected a non-empty label name")
-			ok = false
-			continue
-		}
-		v, vok := yamlfield.Text(p, pr.Val, p.Join(path, pr.Key.Value))
-		ok = ok && vok
-		out[pr.Key.Value] = v
-	}
-	if len(out) == 0 {
-		out = nil
-	}
-	return out, ok
-}

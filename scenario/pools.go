@@ -254,7 +254,7 @@ func (p *parser) node(raw *yaml.Node, path string, out []Node) []Node {
 		yamlfield.Field(f, "slots", &n.Slots, yamlfield.IntAtLeast(1))
 	}
 	yamlfield.Field(f, "gpu", &n.GPU, yamlfield.Text)
-	yamlfield.Field(f, "labels", &n.Labels, stringMap)
+	yamlfield.Field(f, "labels", &n.Labels, p.Labels)
 	f.Done()
 	if !named {
 		return out

@@ -16,28 +16,6 @@ import (
 // names.
 var name = spec.AnyName
 
-// stringMap accepts a mapping of strings to strings; null means none.
-func stringMap(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {
-	if n := yamlfield.Resolve(raw); n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
-		return nil, true
-	}
-	prs, ok := p.Pairs(raw, path)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(prs))
-	for _, pr := range prs {
-		v, vok := yamlfield.Text(p, pr.Val, p.Join(path, pr.Key.Value))
-		if pr.Key.ShortTag() == "!!null" {
-			p.Errorf(pr.Key, path, "expected a key, got null")
-			vok = false
-		}
-		ok = ok && vok
-		out[pr.Key.Value] = v
-	}
-	return out, ok
-}
-
 // priorityClass accepts HIGH, NORMAL or LOW in any case, as job files do.
 func priorityClass(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
 	n, ok := yamlfield.Scalar(raw, "!!str")

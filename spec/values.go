@@ -68,3 +68,37 @@ func Fraction(p *yamlfield.Parser, raw *yaml.Node, path string) (float64, bool) 
 	}
 	return v, true
 }
+
+// Labels accepts a node's labels: a mapping of names to values, values
+// taken as written (rack: 12 is "12"); null means none. The master's
+// files reject an empty name and give nil for an empty mapping; scenario
+// files have always taken both as written.
+func (p *Parser) Labels(yp *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {
+	if yamlfield.IsNull(raw) {
+		return nil, true
+	}
+	prs, ok := yp.Pairs(raw, path)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(prs))
+	for _, pr := range prs {
+		switch {
+		case pr.Key.ShortTag() == "!!null":
+			yp.Errorf(pr.Key, path, "expected a label name, got null")
+			ok = false
+			continue
+		case pr.Key.Value == "" && !p.Scenario:
+			yp.Errorf(pr.Key, path, "expected a non-empty label name")
+			ok = false
+			continue
+		}
+		v, vok := yamlfield.Text(yp, pr.Val, yp.Join(path, pr.Key.Value))
+		ok = ok && vok
+		out[pr.Key.Value] = v
+	}
+	if len(out) == 0 && !p.Scenario {
+		out = nil
+	}
+	return out, ok
+}
