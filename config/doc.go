@@ -80,5 +80,13 @@
 // broken part are skipped rather than reported as consequences: with a
 // project whose name is broken, no unknown-parent errors are reported.
 //
-// The YAML walking and the error reporting are package yamlfield's.
+// The cluster part of the file (pools' names, policies and options,
+// projects, licenses, QOS levels, the decay, multifactor blocks and node
+// labels) is the cluster spec that scenario files embed too: package
+// spec reads it, with the master's Dialect (strict names, project shares,
+// default QOS and multifactor weights), and Project and License are its
+// types. This package reads the rest (the top-level defaults and
+// timeouts, users, node rules, pools' grace and zero_slot_limit) and adds
+// the master's defaults. The YAML walking and the error reporting are
+// package yamlfield's.
 package config

@@ -21,10 +21,10 @@
 //     preempt). Reservations is "easy" or "conservative" on backfill pools
 //     and multifactor pools with Backfill, and "" elsewhere. MinRunTime is
 //     0 or positive.
-//   - A multifactor pool, and only one, has Multifactor: weights >= 0, at
-//     least one positive; MaxAge > 0 exactly when Age > 0; FairShareMode
-//     classic or fair_tree exactly when FairShare > 0; FavorSmall only
-//     with a JobSize weight.
+//   - A multifactor pool, and only one, has a non-zero Multifactor:
+//     weights >= 0, at least one positive; MaxAge > 0 exactly when Age >
+//     0; FairShareMode classic or fair_tree exactly when FairShare > 0;
+//     FavorSmall only with a JobSize weight.
 //   - Pools that share nodes name a pool with nodes of its own, under the
 //     quota policy; every pool of such a group has a Quota >= 0, and the
 //     quotas add up to at most the shared slots. Quota is -1 for a pool
@@ -118,7 +118,14 @@
 // skipped rather than reported as consequences: a job in a pool whose
 // nodes have errors is not also told that it does not fit.
 //
-// The YAML walking and the error reporting are package yamlfield's, shared
-// with package jobfile; errors.go holds the options that give scenario
-// files their paths and quoted values.
+// The cluster part of a scenario (pools' names, policies and options,
+// projects, licenses, QOS levels, the decay, multifactor blocks and node
+// labels) is the cluster spec of the master's configuration: package
+// spec reads it, with the scenario Dialect (errors.go), and Project,
+// License, QOS and Decay are its types, Pool embeds its spec.Pool.
+// This package reads what only a scenario has (nodes, sharing pools,
+// exit actions, accounts, jobs, events). The YAML walking and the error
+// reporting are package yamlfield's, shared with package jobfile;
+// errors.go holds the options that give scenario files their paths and
+// quoted values.
 package scenario
