@@ -1,0 +1,142 @@
+package spec
+
+import (
+	"testing"
+
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/yamlfield"
+	"github.com/allot-sched/allot/yamlfield/fieldtest"
+)
+
+// The two dialects of the formats that embed the spec.
+var (
+	master   = Dialect{Name: StrictName, ProjectShares: true, DefaultQOS: true}
+	scenario = Dialect{Name: AnyName, Scenario: true}
+)
+
+// cluster is what the test reader returns: every section it read.
+type cluster struct {
+	Pools    []Pool
+	Projects []Project
+	Licenses []License
+	QOS      []QOS
+	Decay    Decay
+}
+
+// parser returns a Parse function that reads a file holding only the
+// spec's sections, as a format's parser would.
+func parser(d Dialect) func(string, []byte) (*cluster, error) {
+	return func(name string, data []byte) (*cluster, error) {
+		p := NewParser(yamlfield.New(name, yamlfield.Options{Paths: yamlfield.PathColons, BareNumbers: true}), d)
+		root, ok := p.Decode(data)
+		if !ok {
+			return nil, p.Err()
+		}
+		f, ok := p.Fields(root, "")
+		if !ok {
+			return nil, p.Err()
+		}
+		c := &cluster{}
+		for i, item := range p.PoolEntries(f.Lookup("pools")) {
+			g, pl, ok := p.PoolFields(item, i)
+			if !ok {
+				continue
+			}
+			p.PoolOptions(g, &pl)
+			g.Done()
+			p.CheckPolicy(g, &pl)
+			c.Pools = append(c.Pools, pl)
+		}
+		c.Projects = p.Projects(f.Lookup("projects"))
+		c.Licenses = p.Licenses(f.Lookup("licenses"))
+		c.QOS = p.QOSList(f.Lookup("qos"))
+		if raw := f.Lookup("decay"); raw != nil {
+			c.Decay, _ = p.Decay(raw)
+		}
+		f.Done()
+		if err := p.Err(); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+}
+
+// TestDialects shows each rule on which the formats differ: the same
+// file parses in one dialect and not in the other.
+func TestDialects(t *testing.T) {
+	tests := []struct {
+		name, src string
+		master    bool // the master's dialect accepts it; the scenario's does not
+	}{
+		{"padded name", "projects: [{name: '  padded', quota: 1}]", false},
+		{"project without quota", "projects: [{name: a}]", true},
+		{"zero limit", "projects: [{name: a, quota: 1, limit: 0}]", true},
+		{"zero over-quota weight", "projects: [{name: a, quota: 1, over_quota_weight: 0}]", false},
+		{"project shares", "projects: [{name: a, quota: 1, shares: 2}]", true},
+		{"zero min_run_time", "pools: [{name: p, policy: fifo, min_run_time: 0}]", true},
+		{"quota pool preempts", "pools: [{name: p, policy: quota, preemption: true}]", true},
+		{"quota pool does not", "pools: [{name: p, policy: quota, preemption: false}]", false},
+		{"multifactor defaults", "pools: [{name: p, policy: multifactor}]", true},
+		{"max_age without age", "pools: [{name: p, policy: multifactor, multifactor: {qos: 1, max_age: 1h}}]", true},
+		{"boolean license name", "licenses: {true: 1}", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, merr := parser(master)("f.yaml", []byte(tt.src))
+			_, serr := parser(scenario)("f.yaml", []byte(tt.src))
+			if (merr == nil) != tt.master || (serr == nil) == tt.master {
+				t.Errorf("master: %v; scenario: %v; want only the %s to accept it", merr, serr, map[bool]string{true: "master", false: "scenario"}[tt.master])
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	src := "pools: [{name: p, policy: multifactor, backfill: true}, {name: q, policy: quota}]\nprojects: [{name: a, quota: 4}]\n"
+	c, err := parser(master)("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := c.Pools[0]
+	if mf.Multifactor != sched.DefaultMultifactor() || mf.Reservations != sched.ReserveEASY || mf.Placement != sched.PlaceBinpack {
+		t.Errorf("multifactor pool = %+v", mf)
+	}
+	if !c.Pools[1].Preemption || len(c.QOS) != len(sched.DefaultQOS()) {
+		t.Errorf("quota pool = %+v, QOS = %+v", c.Pools[1], c.QOS)
+	}
+	if want := (Project{Name: "a", Quota: 4, OverQuotaWeight: 4, Shares: 4, Line: 2}); c.Projects[0] != want {
+		t.Errorf("project = %+v, want %+v", c.Projects[0], want)
+	}
+}
+
+// TestErrors checks that the shared messages name the line and the field
+// in either dialect.
+func TestErrors(t *testing.T) {
+	fieldtest.Run(t, parser(master), cases([]errorCase{
+		{"cycle", "projects:\n  - {name: a, parent: b}\n  - {name: b, parent: a}\n", 2, `projects[0] "a": parent: the parents form a cycle: a → b → a`},
+		{"children over quota", "projects:\n  - {name: a, quota: 1}\n  - {name: b, parent: a, quota: 2}\n", 2, `projects[0] "a": quota: the sub-projects' quotas add up to 2 (b 2)`},
+		{"duplicate QOS", "qos:\n  - {name: x}\n  - {name: x}\n", 3, `qos[1] "x": name: duplicate QOS name "x" (first at line 2)`},
+		{"decay", "decay: {period: 1h}\n", 1, "decay: needs per_period"},
+		{"multifactor on fifo", "pools:\n  - {name: p, policy: fifo, multifactor: {age: 1}}\n", 2, `pools[0] "p": multifactor: only multifactor pools take multifactor weights`},
+	}))
+	fieldtest.Run(t, parser(scenario), cases([]errorCase{
+		{"max_age missing", "pools:\n  - {name: p, policy: multifactor, multifactor: {age: 1}}\n", 2, "missing max_age: the age weight is set"},
+		{"block missing", "pools:\n  - {name: p, policy: multifactor}\n", 2, `pools[0] "p": missing required field "multifactor"`},
+		{"limit below quota", "projects:\n  - {name: a, quota: 3, limit: 2}\n", 2, `projects[0] "a": limit: limit 2 is below the quota 3`},
+	}))
+}
+
+// errorCase is a fieldtest.Case written without keys.
+type errorCase struct {
+	name, src string
+	line      int
+	want      string
+}
+
+func cases(tests []errorCase) []fieldtest.Case {
+	out := make([]fieldtest.Case, len(tests))
+	for i, tc := range tests {
+		out[i] = fieldtest.Case{Name: tc.name, Src: tc.src, Line: tc.line, Want: tc.want}
+	}
+	return out
+}
