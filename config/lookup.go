@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 )
 
 // Errors of the Resolve methods, for errors.Is: the master answers the
@@ -84,20 +85,7 @@ func (c *Config) SchedPools() []sched.Pool {
 // SchedProjects returns the projects for a sched.Snapshot, in the order of
 // Projects with parents as indexes, so that ProjectIndex gives a job's
 // Project index.
-func (c *Config) SchedProjects() []sched.Project {
-	out := make([]sched.Project, len(c.Projects))
-	for i, p := range c.Projects {
-		out[i] = sched.Project{
-			Name:            p.Name,
-			Parent:          c.ProjectIndex(p.Parent), // -1 for ""
-			Quota:           p.Quota,
-			OverQuotaWeight: p.OverQuotaWeight,
-			Limit:           p.Limit,
-			PreemptBudget:   p.PreemptBudget,
-		}
-	}
-	return out
-}
+func (c *Config) SchedProjects() []sched.Project { return spec.SchedProjects(c.Projects) }
 
 // ResolvePool returns the pool a job runs in: the one it asks for, or the
 // default pool.
@@ -214,13 +202,7 @@ func (c *Config) projectNames() []string {
 
 // SchedLicenses returns the licenses for a sched.Snapshot, in the order of
 // Licenses, so that LicenseIndex gives a LicenseUse's License index.
-func (c *Config) SchedLicenses() []sched.License {
-	out := make([]sched.License, len(c.Licenses))
-	for i, l := range c.Licenses {
-		out[i] = sched.License{Name: l.Name, Total: l.Total}
-	}
-	return out
-}
+func (c *Config) SchedLicenses() []sched.License { return spec.SchedLicenses(c.Licenses) }
 
 // LicenseIndex returns the position of a license in Licenses, or -1.
 func (c *Config) LicenseIndex(name string) int {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 )
 
 // FromScenario turns a parsed scenario with inline jobs into an Input.
@@ -20,8 +21,10 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc), Accounts: accountsFromScenario(sc),
 		Decay: sc.Decay.Sched()}
 	licIdx, qosIdx := map[string]int{}, map[string]int{}
+	if len(sc.Licenses) > 0 {
+		in.Licenses = spec.SchedLicenses(sc.Licenses)
+	}
 	for i, l := range sc.Licenses {
-		in.Licenses = append(in.Licenses, sched.License{Name: l.Name, Total: l.Total})
 		licIdx[l.Name] = i
 	}
 	for i, q := range sc.QOS {
@@ -118,18 +121,9 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 // one project for each pool with a quota of its own. Over-quota weights
 // of pools are their quotas, as for projects.
 func projectsFromScenario(sc *scenario.Scenario) []Project {
-	idx := make(map[string]int, len(sc.Projects))
-	for i, p := range sc.Projects {
-		idx[p.Name] = i
-	}
 	var out []Project
-	for _, p := range sc.Projects {
-		parent := -1
-		if p.Parent != "" {
-			parent = idx[p.Parent]
-		}
-		out = append(out, Project{Project: sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota,
-			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit, PreemptBudget: p.PreemptBudget}})
+	for _, p := range spec.SchedProjects(sc.Projects) {
+		out = append(out, Project{Project: p})
 	}
 	for _, p := range sc.Pools {
 		if p.Quota >= 0 {

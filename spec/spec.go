@@ -147,3 +147,32 @@ func NewParser(p *yamlfield.Parser, d Dialect) *Parser {
 	return &Parser{Parser: p, Dialect: d, pools: map[string]int{}, PoolsKnown: true, projects: map[string]*projectInfo{}, ProjectsKnown: true,
 		licenses: map[string]int{}, LicensesKnown: true, qos: map[string]int{}, QOSKnown: true}
 }
+
+// SchedProjects returns projects as the scheduling core takes them, in
+// the same order, with parents as indexes (-1 at the top).
+func SchedProjects(projects []Project) []sched.Project {
+	idx := make(map[string]int, len(projects))
+	for i, p := range projects {
+		idx[p.Name] = i
+	}
+	out := make([]sched.Project, len(projects))
+	for i, p := range projects {
+		parent, ok := idx[p.Parent]
+		if !ok {
+			parent = -1
+		}
+		out[i] = sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota, OverQuotaWeight: p.OverQuotaWeight,
+			Limit: p.Limit, PreemptBudget: p.PreemptBudget}
+	}
+	return out
+}
+
+// SchedLicenses returns licenses as the scheduling core takes them, in
+// the same order.
+func SchedLicenses(licenses []License) []sched.License {
+	out := make([]sched.License, len(licenses))
+	for i, l := range licenses {
+		out[i] = sched.License{Name: l.Name, Total: l.Total}
+	}
+	return out
+}
