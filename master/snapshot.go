@@ -100,7 +100,7 @@ func (m *Master) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.T
 		for _, p := range t.att.parts {
 			gpus += len(p.gpus)
 		}
-		m.fair.open[acc] += float64(gpus) * max(now.Sub(t.att.usedTo).Seconds(), 0)
+		m.fair.open[acc] += m.fair.openUsage(gpus, t.att.usedTo, now)
 	}
 	start := t.att.started.Unix()
 	a := sched.Alloc{Job: ji, Start: start, Backfilled: t.att.backfilled,
