@@ -21,5 +21,8 @@
 //   - Sums over keys go in one fixed order (the keys' order), so totals are
 //     reproducible whatever order keys were added in.
 //   - A Budget counts an event at time e while e > now − window.
+//   - A re-placed task (Replace) keeps nothing of its old placement after
+//     a move, and on each node up to its new slots after a resize; what it
+//     does not keep drains (Drain), and only a move charges the budget.
 //   - The types are not safe for concurrent use; their owner serialises.
 package lifecycle
