@@ -2,12 +2,16 @@ package master
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/lifecycle/lifecycletest"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/sim"
 )
 
 // scriptDriver plays a lifecycletest script through the master's own
@@ -147,6 +151,71 @@ func TestLifecycleScripts(t *testing.T) {
 			if err := lifecycletest.Compare(got, lifecycletest.Want(s), 1e-12); err != nil {
 				t.Errorf("%s (restart %v): %v", name, restart, err)
 			}
+		}
+	}
+}
+
+// TestLiveUsageMatchesSimulation runs the same work through the live
+// master (agents, usage records every five minutes, snapshots) and through
+// the simulator, and compares the account's usage at looks on both sides
+// of the decay's period ends (an hour, per_period 0.5, from 12:00 UTC,
+// which is the simulation's time 0).
+func TestLiveUsageMatchesSimulation(t *testing.T) {
+	type work struct {
+		start, end int64 // seconds after 12:00
+		slots      int
+	}
+	jobs := []work{{0, 8220, 2}, {6000, 14700, 1}}
+	looks := []int64{3540, 3600, 8220, 10800, 14700, 16200}
+
+	h := newHarness(t, withFeatures(t))
+	a := h.agent("n1", 4)
+	t0 := h.clock.Now()
+	ids := make([]int64, len(jobs))
+	live := map[int64]float64{}
+	var accounts []sched.Account
+	var pool sched.Pool
+	var qos []sched.QOS
+	for now := int64(0); now <= looks[len(looks)-1]; now += 60 {
+		h.clock.Advance(t0.Add(time.Duration(now)*time.Second).Sub(h.clock.Now()))
+		for i, j := range jobs {
+			switch now {
+			case j.start:
+				ids[i] = h.submitAs("ana", jobSpec(fmt.Sprintf("w%d", i), j.slots, ""))
+				h.step()
+				h.sync(a, a)
+			case j.end:
+				a.Exit(tid(ids[i], 0, 1), agent.OutcomeCompleted, 0)
+			}
+		}
+		h.sync(a)
+		h.m.Tick(h.ctx)
+		if slices.Contains(looks, now) {
+			s, _ := h.snapshot()
+			live[now] = s.Accounts[3].Usage
+			accounts, pool, qos = slices.Clone(s.Accounts), s.Pools[0], slices.Clone(s.QOS)
+		}
+	}
+
+	for i := range accounts {
+		accounts[i].Usage = 0
+	}
+	var specs []sim.JobSpec
+	for i, j := range jobs {
+		specs = append(specs, sim.JobSpec{Name: fmt.Sprintf("w%d", i), Submit: j.start, Tasks: 1, MaxConcurrent: 1, Slots: j.slots,
+			Duration: j.end - j.start, Weight: 1, Account: accounts[3].Name})
+	}
+	for _, at := range looks {
+		in := &sim.Input{Pools: []sim.Pool{{Pool: pool, Nodes: []sched.Node{{Name: "n1", Slots: 4}}}},
+			Accounts: slices.Clone(accounts), QOS: qos, Decay: sched.Decay{Period: 3600, PerPeriod: 0.5},
+			Jobs: sim.NewSliceSource(specs)}
+		res, err := sim.Run(in, sim.Options{Until: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Accounts[3].Usage
+		if math.Abs(got-live[at]) > 1e-9 || live[at] == 0 {
+			t.Errorf("%ds after 12:00: simulated usage %.9f, live %.12f", at, got, live[at])
 		}
 	}
 }
