@@ -177,7 +177,7 @@ func TestLiveUsageMatchesSimulation(t *testing.T) {
 	var pool sched.Pool
 	var qos []sched.QOS
 	for now := int64(0); now <= looks[len(looks)-1]; now += 60 {
-		h.clock.Advance(t0.Add(time.Duration(now)*time.Second).Sub(h.clock.Now()))
+		h.clock.Advance(t0.Add(time.Duration(now) * time.Second).Sub(h.clock.Now()))
 		for i, j := range jobs {
 			switch now {
 			case j.start:
