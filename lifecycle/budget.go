@@ -16,9 +16,6 @@ func NewBudget[K comparable](window int64) *Budget[K] {
 	return &Budget[K]{window: window, times: map[K][]int64{}}
 }
 
-// Window is the span, in seconds, that events count for.
-func (b *Budget[K]) Window() int64 { return b.window }
-
 // Note records a preemption or move of a task of k at time at. Events
 // may be noted out of order (a restart reads them back from a log).
 func (b *Budget[K]) Note(k K, at int64) {

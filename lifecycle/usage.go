@@ -35,12 +35,6 @@ func NewUsage[K comparable](d sched.Decay, capacity int, start int64, cmp func(a
 	return &Usage[K]{decay: d, capacity: capacity, cmp: cmp, index: map[K]int{}, at: start}
 }
 
-// Decay is the ledger's decay.
-func (l *Usage[K]) Decay() sched.Decay { return l.decay }
-
-// At is the time the ledger counts up to.
-func (l *Usage[K]) At() int64 { return l.at }
-
 // Keys lists the keys in their order; the caller must not change it.
 func (l *Usage[K]) Keys() []K { return l.keys }
 

@@ -21,6 +21,7 @@ import (
 // pools, the only pools whose jobs charge accounts.
 type fairUsage struct {
 	ledger *lifecycle.Usage[int32] // keyed by account index
+	at     int64                   // the accounts hold the usage up to at
 	on     bool
 }
 
@@ -53,9 +54,10 @@ func (u *fairUsage) hold(a int32, slots int) {
 
 // advance brings the accounts' usage up to time t.
 func (u *fairUsage) advance(acc []sched.Account, t int64) {
-	if !u.on {
-		return
+	if !u.on || t <= u.at {
+		return // nothing changed since the accounts were last set
 	}
+	u.at = t
 	u.ledger.Advance(t)
 	for i := range acc {
 		acc[i].Usage = u.ledger.Get(int32(i))
