@@ -3,19 +3,20 @@ package master
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/store"
 )
 
 // Preemption budgets (config.Project.PreemptBudget) need how many of each
 // project's tasks were preempted in the last hour (sched.Project.Preempted).
 // The master counts every transition to preempting that a preemption or a
-// move makes, by project, and forgets those older than an hour; on start
-// it rebuilds the counts from the store's events of the last hour. Resizes
-// do not count: the core does not charge them to the budget.
+// move makes, by project, in a lifecycle.Budget (the simulator's count
+// too), in Unix seconds like the snapshot's time; on start it rebuilds the
+// counts from the store's events of the last hour. Resizes do not count:
+// the core does not charge them to the budget.
 
 // budgetWindow is the period a preemption budget covers.
 const budgetWindow = time.Hour
@@ -24,19 +25,24 @@ const budgetWindow = time.Hour
 // preempting, which is how the event log tells resizes apart.
 const resizeReason = "resizing to "
 
+// preemptBudget counts preemptions and moves per project name.
+type preemptBudget = *lifecycle.Budget[string]
+
+// newPreemptBudget is an empty count of preemptions over budgetWindow.
+func newPreemptBudget() preemptBudget {
+	return lifecycle.NewBudget[string](int64(budgetWindow / time.Second))
+}
+
 // notePreempted counts one preemption (or move) of a task of project at.
 // Callers hold mu.
 func (m *Master) notePreempted(project string, at time.Time) {
-	m.preempted[project] = append(m.preempted[project], at)
+	m.preempted.Note(project, at.Unix())
 }
 
 // preemptedCount is how many of project's tasks were preempted within the
 // hour before now. Callers hold mu.
 func (m *Master) preemptedCount(project string, now time.Time) int {
-	cut := now.Add(-budgetWindow)
-	times := slices.DeleteFunc(m.preempted[project], func(t time.Time) bool { return !t.After(cut) })
-	m.preempted[project] = times
-	return len(times)
+	return m.preempted.Count(project, now.Unix())
 }
 
 // restoreBudgets counts the preemptions of the last hour from the event

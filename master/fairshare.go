@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -18,12 +19,14 @@ import (
 // per user who has run or submitted work there, with the user's Shares. A
 // job charges the leaf of (its project, its user). Usage is charged from
 // the store's usage records, which the master writes when an attempt ends
-// and every usageInterval while it runs: each (pool, project, user) keeps
-// its usage decayed with sched.Decay.Charge, in slot-periods (slot-seconds
-// over the decay period); a snapshot sums the multifactor pools' usage of
-// each leaf, adds what open attempts used since their last record, and
-// divides by the multifactor pools' slots. New rebuilds it all from the
-// store's usage records.
+// and every usageInterval while it runs, into a lifecycle.Usage ledger per
+// (pool, project, user), in slot-periods (slot-seconds over the decay
+// period): the simulator's accounting, per period as seed 003 counts it
+// (a period's usage counts in full, and all usage decays once at each
+// period's end, periods aligned to the Unix epoch). A snapshot sums the
+// multifactor pools' usage of each leaf, adds what open attempts used
+// since their last record, and divides by the multifactor pools' slots.
+// New rebuilds it all from the store's usage records.
 
 // usageInterval is how often open attempts get a usage record.
 const usageInterval = 5 * time.Minute
@@ -37,12 +40,6 @@ type leafKey struct{ project, user string }
 // usageKey names one usage counter.
 type usageKey struct{ pool, project, user string }
 
-// usageAcc is decayed usage in slot-periods as of at (Unix seconds).
-type usageAcc struct {
-	u  float64
-	at int64
-}
-
 // fairShare is the master's fair-share state. Guarded by Master.mu.
 type fairShare struct {
 	decay  sched.Decay
@@ -52,16 +49,18 @@ type fairShare struct {
 	accounts []sched.Account
 	leafOf   []leafKey // per account; zero for projects
 	dirty    bool      // a leaf was added since accounts was built
-	usage    map[usageKey]*usageAcc
-	// keys lists usage's keys sorted, so that sums are taken in one order
-	// and snapshots are reproducible to the last bit.
-	keys []usageKey
-	// scratch: running slot-seconds per account since the last record.
+	// usage is the decayed usage in slot-periods; its keys are sorted, so
+	// that sums are taken in one order and snapshots are reproducible to
+	// the last bit.
+	usage *lifecycle.Usage[usageKey]
+	// scratch: what open attempts used since their last record, per
+	// account, in slot-periods as of the snapshot's time.
 	open []float64
 }
 
 func newFairShare(d sched.Decay) *fairShare {
-	return &fairShare{decay: d, leaves: map[leafKey]int{}, usage: map[usageKey]*usageAcc{}, dirty: true}
+	return &fairShare{decay: d, leaves: map[leafKey]int{},
+		usage: lifecycle.NewUsage(d, 1, 0, cmpUsageKey), dirty: true}
 }
 
 func leafOf(project, user string) leafKey {
@@ -125,24 +124,18 @@ func (f *fairShare) account(project, user string) int {
 	return -1
 }
 
-// charge adds a usage record's slot-seconds, ending at end, to its
-// counter. Records may come out of order: one that ends before the
-// counter's time is decayed to it.
-func (f *fairShare) charge(pool, project, user string, end int64, slotSeconds float64) {
-	k := usageKey{pool, project, leafOf(project, user).user}
-	a := f.usage[k]
-	if a == nil {
-		a = &usageAcc{at: end}
-		f.usage[k] = a
-		i, _ := slices.BinarySearchFunc(f.keys, k, cmpUsageKey)
-		f.keys = slices.Insert(f.keys, i, k)
-	}
-	if end >= a.at {
-		a.u = f.decay.Charge(a.u, end-a.at, slotSeconds, 1)
-		a.at = end
-		return
-	}
-	a.u += sched.UsageShare(slotSeconds, 1, f.decay.Period) * f.decay.Factor(a.at-end)
+// charge adds a usage record's slot-seconds, used over [start, end), to
+// its counter. Records may come late or out of order (a restart reads
+// them back): each period's part is decayed as if it had come in time.
+func (f *fairShare) charge(pool, project, user string, start, end int64, slotSeconds float64) {
+	f.usage.Charge(usageKey{pool, project, leafOf(project, user).user}, start, end, slotSeconds)
+}
+
+// openUsage is what an open attempt's slots used from its last record at
+// from to now count at now, in slot-periods.
+func (f *fairShare) openUsage(slots int, from, now time.Time) float64 {
+	secs := max(now.Sub(from).Seconds(), 0)
+	return lifecycle.Worth(f.decay, 1, from.Unix(), now.Unix(), float64(slots)*secs, now.Unix())
 }
 
 // fill sets every account's Usage for a snapshot at now: the recorded
@@ -156,19 +149,19 @@ func (f *fairShare) fill(cfg *config.Config, now int64, capacity int) {
 	if capacity <= 0 {
 		return
 	}
-	for _, k := range f.keys {
-		a := f.usage[k]
+	f.usage.Advance(now)
+	for _, k := range f.usage.Keys() {
 		p, ok := cfg.Pool(k.pool)
 		if !ok || p.Policy != sched.PolicyMultifactor {
 			continue
 		}
 		if i := f.account(k.project, k.user); i >= 0 {
-			f.accounts[i].Usage += sched.DecayUsage(a.u, f.decay, now-a.at) / float64(capacity)
+			f.accounts[i].Usage += f.usage.Get(k) / float64(capacity)
 		}
 	}
-	for i, s := range f.open {
-		if i < len(f.accounts) && s > 0 {
-			f.accounts[i].Usage += sched.UsageShare(s, capacity, f.decay.Period)
+	for i, u := range f.open {
+		if i < len(f.accounts) && u > 0 {
+			f.accounts[i].Usage += u / float64(capacity)
 		}
 	}
 }
@@ -233,7 +226,7 @@ func (m *Master) restoreUsage(ctx context.Context) error {
 			return fmt.Errorf("restore usage: %w", err)
 		}
 		for _, u := range recs {
-			m.fair.charge(u.Pool, u.Project, u.User, u.End.Unix(), u.GPUSeconds)
+			m.fair.charge(u.Pool, u.Project, u.User, u.Start.Unix(), u.End.Unix(), u.GPUSeconds)
 			m.fair.addLeaf(u.Project, u.User)
 			if a := open[attemptKey{u.JobID, u.Index, u.Attempt}]; a != nil && u.End.After(a.usedTo) {
 				a.usedTo = u.End
@@ -277,7 +270,7 @@ func usageOf(t *mtask, end time.Time) *store.Usage {
 // charged notes a stored usage record in the counters.
 func (m *Master) charged(u *store.Usage) {
 	m.metric.gpuSeconds.WithLabelValues(u.Pool, u.Project, cmp.Or(u.User, noUser)).Add(u.GPUSeconds)
-	m.fair.charge(u.Pool, u.Project, u.User, u.End.Unix(), u.GPUSeconds)
+	m.fair.charge(u.Pool, u.Project, u.User, u.Start.Unix(), u.End.Unix(), u.GPUSeconds)
 }
 
 // flushUsage records the usage of every open attempt since its last

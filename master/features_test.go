@@ -222,19 +222,26 @@ func usageCharges(t *testing.T, h *harness) {
 		recs[0].User != "ana" || recs[0].Project != "vision" || recs[0].Pool != "mf" || !recs[1].Start.Equal(recs[0].End) {
 		t.Fatalf("usage records %+v (%v), want 1200 then 120 GPU-seconds of ana in vision", recs, err)
 	}
-	// Usage is in hours of the pool's 4 GPUs, halved per hour: 1200
-	// GPU-seconds ten minutes later, then 120 more.
-	want := (1200*math.Pow(0.5, 60.0/3600) + 120) / (4 * 3600)
+	// Usage is in hours of the pool's 4 GPUs, counted per hour (the decay
+	// period) and halved at each hour's end: 1200 GPU-seconds, then 120
+	// more, both within 12:00-13:00, count in full until 13:00.
+	want := (1200 + 120.0) / (4 * 3600)
 	s, _ := h.snapshot()
 	leaf := s.Accounts[len(s.Accounts)-1]
 	if leaf.Name != "vision/ana" || math.Abs(leaf.Usage-want) > 1e-12 {
 		t.Fatalf("account %+v, want vision/ana with usage %v", leaf, want)
 	}
 	h.start() // the usage is rebuilt from the store
-	h.agent("n1", 4)
+	b := h.agent("n1", 4)
 	s, _ = h.snapshot()
 	if got := s.Accounts[len(s.Accounts)-1]; got.Name != leaf.Name || math.Abs(got.Usage-leaf.Usage) > 1e-12 {
 		t.Fatalf("after a restart: account %+v, want %+v", got, leaf)
+	}
+	h.clock.Advance(49 * time.Minute) // 13:00: the hour ended, it counts half
+	h.sync(b)
+	s, _ = h.snapshot()
+	if got := s.Accounts[len(s.Accounts)-1]; math.Abs(got.Usage-want/2) > 1e-12 {
+		t.Fatalf("after the hour: account %+v, want usage %v", got, want/2)
 	}
 }
 

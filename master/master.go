@@ -133,9 +133,9 @@ type Master struct {
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
-	// preempted lists, per project, when its tasks were preempted or
-	// moved in the last hour (budget.go).
-	preempted map[string][]time.Time
+	// preempted counts, per project, its tasks preempted or moved in
+	// the last hour (budget.go).
+	preempted preemptBudget
 	// eta holds the forecast start of waiting jobs by id (eta.go), made
 	// at etaAt (wall clock).
 	eta   map[int64]time.Time
@@ -195,7 +195,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		nodes:     map[string]*mnode{},
 		logc:      map[int64]chan struct{}{},
 		fair:      newFairShare(decayOf(opt.Config)),
-		preempted: map[string][]time.Time{},
+		preempted: newPreemptBudget(),
 		health:    storeHealth{minGap: probeMinGap},
 	}
 	if m.load == nil {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -51,39 +52,43 @@ func (m *Master) replacements(plan *sched.Plan, claimed map[string]map[int]bool,
 	var ops []*taskOp
 	for _, mv := range plan.Moves {
 		reason := "moving to make room for job " + m.snap.Jobs[mv.For].ID
-		if op := m.replaceOp(mv.Alloc, mv.Nodes, claimed, now, reason); op != nil {
-			op.budget = true // the core counts a move as a preemption
+		if op := m.replaceOp(mv.Alloc, mv.Nodes, claimed, now, reason, lifecycle.Move); op != nil {
 			ops = append(ops, op)
 		}
 	}
 	for _, rs := range plan.Resizes {
 		reason := resizeReason + plural.Count(sched.Slots(rs.Nodes), "slot")
-		if op := m.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason); op != nil {
+		if op := m.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason, lifecycle.Resize); op != nil {
 			ops = append(ops, op)
 		}
 	}
 	return ops
 }
 
-func (m *Master) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]map[int]bool, now time.Time, reason string) *taskOp {
+// replaceOp is the transition of a move or resize (r), which charges the
+// budget as lifecycle says (the core counts a move as a preemption).
+func (m *Master) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]map[int]bool, now time.Time,
+	reason string, r lifecycle.Replace) *taskOp {
 	t := m.current(alloc)
 	if t == nil {
 		return nil
 	}
-	parts, ok := m.placeReserved(t, ns, claimed)
+	parts, ok := m.placeReserved(t, ns, claimed, r)
 	if !ok {
 		return nil
 	}
-	return &taskOp{t: t, next: parts, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	return &taskOp{t: t, next: parts, budget: r.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
 		Reserve: placementOf(parts)}}
 }
 
-// placeReserved turns a move's or resize's slot counts into GPUs: on a
-// node where the task runs already, its own GPUs first (a resize in
-// place), then the lowest free indexes. It fails, claiming nothing, when a
+// placeReserved turns a move's or resize's slot counts into GPUs: for a
+// resize, on a node where the task runs already, its own GPUs first (it
+// grows in place), then the lowest free indexes. A move takes free GPUs
+// only: the core claimed its slots apart from those the task leaves,
+// which all drain (lifecycle.Kept). It fails, claiming nothing, when a
 // node went down or lacks free GPUs.
-func (m *Master) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool) ([]*mpart, bool) {
+func (m *Master) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool, r lifecycle.Replace) ([]*mpart, bool) {
 	parts := make([]*mpart, 0, len(ns))
 	for _, x := range ns {
 		n := m.view.nodes[x.Node]
@@ -92,7 +97,7 @@ func (m *Master) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[strin
 		}
 		taken := claimed[n.rec.Name]
 		var gpus []store.GPURef
-		if own := t.part(n.rec.Name); own != nil {
+		if own := t.part(n.rec.Name); own != nil && r == lifecycle.Resize {
 			for _, g := range own.gpus {
 				if len(gpus) < int(x.Slots) && !taken[g.Index] {
 					gpus = append(gpus, g)

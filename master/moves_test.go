@@ -222,6 +222,15 @@ func elasticGrows(t *testing.T, h *harness) {
 		task.Reason != resizeReason+"4 slots" {
 		t.Fatalf("elastic task %+v, want preempting with 4 GPUs reserved", task)
 	}
+	// Growing in place keeps its two GPUs, so nothing of the old placement
+	// drains (lifecycle.Kept for a resize), as in the simulator.
+	h.m.mu.Lock()
+	h.m.buildSnapshot()
+	allocs := snapAllocs(h.m)
+	h.m.mu.Unlock()
+	if want := strconv.FormatInt(elastic, 10) + " n1:4\n"; !strings.Contains(allocs, want) || strings.Contains(allocs, "moving") {
+		t.Fatalf("allocations while resizing:\n%s\nwant the elastic job on n1:4 and nothing draining", allocs)
+	}
 	for range 4 {
 		h.sync(a)
 		h.step()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -100,7 +101,7 @@ func (m *Master) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.T
 		for _, p := range t.att.parts {
 			gpus += len(p.gpus)
 		}
-		m.fair.open[acc] += float64(gpus) * max(now.Sub(t.att.usedTo).Seconds(), 0)
+		m.fair.open[acc] += m.fair.openUsage(gpus, t.att.usedTo, now)
 	}
 	start := t.att.started.Unix()
 	a := sched.Alloc{Job: ji, Start: start, Backfilled: t.att.backfilled,
@@ -122,18 +123,20 @@ func (m *Master) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.T
 		}
 		a.Moving = true
 	}
+	var kept []sched.NodeSlots
 	for _, p := range t.att.parts {
 		n, ok := nodeIdx[p.node]
 		if !ok {
 			continue
 		}
-		k := len(p.gpus)
-		if t.next != nil {
-			k -= reusedOn(t.next, p.node)
+		a.Nodes = append(a.Nodes, sched.NodeSlots{Node: n, Slots: int32(len(p.gpus))})
+		if k := keptOf(t.next, p); k > 0 {
+			kept = append(kept, sched.NodeSlots{Node: n, Slots: int32(k)})
 		}
-		if k > 0 || (len(p.gpus) == 0 && t.next == nil) {
-			a.Nodes = append(a.Nodes, sched.NodeSlots{Node: n, Slots: int32(k)})
-		}
+	}
+	if t.next != nil {
+		// Only what the new placement does not keep drains.
+		a.Nodes = lifecycle.Drain(nil, a.Nodes, kept)
 	}
 	if len(a.Nodes) == 0 {
 		return
@@ -142,12 +145,21 @@ func (m *Master) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.T
 	v.allocs = append(v.allocs, allocRef{t: t})
 }
 
-// reusedOn is how many GPUs a placement has on node.
-func reusedOn(parts []*mpart, node string) int {
+// keptOf is how many of part's GPUs the placement next keeps: those it
+// names too. placeReserved keeps them for a resize only, so this is
+// lifecycle.Kept's count.
+func keptOf(next []*mpart, part *mpart) int {
 	k := 0
-	for _, p := range parts {
-		if p.node == node {
-			k += len(p.gpus)
+	for _, p := range next {
+		if p.node != part.node {
+			continue
+		}
+		for _, g := range p.gpus {
+			for _, o := range part.gpus {
+				if o.Index == g.Index {
+					k++
+				}
+			}
 		}
 	}
 	return k

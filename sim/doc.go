@@ -40,8 +40,9 @@
 //     (elastic.go).
 //   - State the core leaves to its caller is kept here and passed in each
 //     snapshot: each account's decayed usage, accounted per decay period
-//     with sched.Decay.Charge (fairshare.go), and each budgeted project's
-//     preemptions and moves in the last hour (thrash.go). When a thrash
+//     (fairshare.go), and each budgeted project's preemptions and moves in
+//     the last hour (thrash.go), both kept by package lifecycle, which the
+//     master uses too. When a thrash
 //     guard lifts, a wake-up event runs a pass then.
 //   - A task runs at most its time limit per attempt and is killed there.
 //   - An experiment with a searcher (JobSpec.Search) is judged by the

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
 
 // Consolidation (sched.Plan.Moves) and elastic growth (sched.Plan.Resizes)
 // both re-place a running task: the task checkpoints and resumes on its
@@ -12,36 +15,31 @@ import "github.com/allot-sched/allot/sched"
 // of its own, marked moving, which the snapshot reports as a Preempting,
 // Moving allocation beside the running one, as the core expects.
 
-// move re-places running task ti on nodes, leaving its whole old
-// placement to drain.
+// move re-places running task ti on nodes; its whole old placement
+// drains, and the move counts against its project's preemption budget.
 func (s *sim) move(ti int32, nodes []sched.NodeSlots) {
-	t := &s.tasks[ti]
-	s.scratch = append(s.scratch[:0], t.nodes...)
-	s.noteBudget(s.jobs[t.job].qp)
 	s.rec.moves++
-	s.restart(ti, nodes, s.scratch)
+	s.replace(ti, nodes, lifecycle.Move)
 }
 
 // resize re-places running task ti of an elastic job on nodes, its new
 // and complete placement; what it held on each node beyond its new slots
 // there drains.
 func (s *sim) resize(ti int32, nodes []sched.NodeSlots) {
-	t := &s.tasks[ti]
-	drain := s.scratch[:0]
-	for _, old := range t.nodes {
-		kept := int32(0)
-		for _, n := range nodes {
-			if n.Node == old.Node {
-				kept += n.Slots
-			}
-		}
-		if old.Slots > kept {
-			drain = append(drain, sched.NodeSlots{Node: old.Node, Slots: old.Slots - kept})
-		}
-	}
-	s.scratch = drain
 	s.rec.resizes++
-	s.restart(ti, nodes, drain)
+	s.replace(ti, nodes, lifecycle.Resize)
+}
+
+// replace re-places running task ti on nodes as r says (lifecycle's
+// rule, the master's too): what of its old placement drains, and whether
+// its project's budget is charged.
+func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
+	t := &s.tasks[ti]
+	s.scratch = lifecycle.Draining(s.scratch[:0], r, t.nodes, nodes)
+	if r.ChargesBudget() {
+		s.noteBudget(s.jobs[t.job].qp)
+	}
+	s.restart(ti, nodes, s.scratch)
 }
 
 // restart checkpoints running task ti and resumes it on nodes at once;

@@ -1,0 +1,28 @@
+// Package lifecycle holds what happens around a scheduling pass that the
+// master and the simulator both need: the decayed usage that fair share
+// reads (Usage), the preemption budget's count of recent preemptions
+// (Budget), and the bookkeeping of consolidation moves (Moves). The core
+// (sched) keeps nothing between passes; these types are what its callers
+// keep, written once so that a live cluster and a simulation of the same
+// events put the same numbers in their snapshots.
+//
+// Invariants:
+//   - Pure: no I/O, no wall clock, no goroutines, no globals. Times are
+//     int64 seconds passed in by the caller (the master's Unix time, the
+//     simulator's virtual clock); the same calls give the same results,
+//     to the last bit.
+//   - Usage is accounted per period, as seed 003 counts it per day: what
+//     is used during a period counts in full until the period ends, and
+//     at each period's end all usage so far decays once (sched.Decay's
+//     factor over one period). Periods are aligned to time 0. A charge
+//     does not depend on how it is cut up: one record of an hour and six
+//     of ten minutes give the same usage, so the master (records every few
+//     minutes) and the simulator (charges at each event) agree.
+//   - Sums over keys go in one fixed order (the keys' order), so totals are
+//     reproducible whatever order keys were added in.
+//   - A Budget counts an event at time e while e > now − window.
+//   - A re-placed task (Replace) keeps nothing of its old placement after
+//     a move, and on each node up to its new slots after a resize; what it
+//     does not keep drains (Drain), and only a move charges the budget.
+//   - The types are not safe for concurrent use; their owner serialises.
+package lifecycle
