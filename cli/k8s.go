@@ -22,6 +22,7 @@ type k8sFlags struct {
 	policy     string
 	placement  string
 	interval   time.Duration
+	minRunTime time.Duration
 	logLevel   string
 	logFormat  string
 }
@@ -52,6 +53,9 @@ elsewhere --kubeconfig or $KUBECONFIG. See docs/kubernetes.md.`,
 	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", f.cfg.ToleratedTaints, "taint key that does not keep pods off a node (repeatable)")
 	fl.StringVar(&f.policy, "policy", string(f.cfg.Pool.Policy), "pool policy: fifo or priority")
 	fl.BoolVar(&f.cfg.Pool.Backfill, "backfill", f.cfg.Pool.Backfill, "let smaller pods start past a blocked one")
+	fl.BoolVar(&f.cfg.Pool.Preemption, "preemption", f.cfg.Pool.Preemption, "evict lower-priority pods for waiting higher-priority ones")
+	fl.DurationVar(&f.cfg.PreemptionGrace, "preemption-grace", f.cfg.PreemptionGrace, "grace period an evicted pod gets to checkpoint and stop")
+	fl.DurationVar(&f.minRunTime, "min-run-time", 0, "how long a pod must have run before it may be evicted (0: no minimum)")
 	fl.StringVar(&f.placement, "placement", string(f.cfg.Pool.Placement), "binpack or spread")
 	fl.DurationVar(&f.interval, "interval", 5*time.Second, "longest time between passes; changes trigger one sooner")
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -101,6 +105,10 @@ func (f *k8sFlags) pool() error {
 	if f.interval <= 0 {
 		return usageErrorf("--interval: expected a positive duration, got %v", f.interval)
 	}
+	if f.cfg.PreemptionGrace < 0 || f.minRunTime < 0 {
+		return usageErrorf("--preemption-grace and --min-run-time: expected durations >= 0")
+	}
+	f.cfg.Pool.MinRunTime = int64(f.minRunTime / time.Second)
 	return nil
 }
 

@@ -26,6 +26,7 @@ func TestK8sSchedulerFlags(t *testing.T) {
 		{"unknown policy", []string{"--policy", "quota"}, "--policy: expected fifo or priority"},
 		{"unknown placement", []string{"--placement", "random"}, "--placement: expected binpack or spread"},
 		{"zero interval", []string{"--interval", "0s"}, "--interval: expected a positive duration"},
+		{"negative grace", []string{"--preemption-grace", "-1s"}, "--preemption-grace and --min-run-time"},
 		{"missing kubeconfig", []string{"--kubeconfig", "/nonexistent/kubeconfig"}, "kubernetes client configuration"},
 	}
 	for _, tc := range tests {

@@ -34,7 +34,7 @@ func (s *Scheduler) bind(ctx context.Context, b Bind) error {
 	if err != nil {
 		return fmt.Errorf("bind pod %s to node %s: %w", podKey(b.Pod), b.Node, err)
 	}
-	s.assumed[b.Pod.UID] = b.Node
+	s.inFlight.Bound[b.Pod.UID] = b.Node
 	s.log.Info("bound", "pod", podKey(b.Pod), "node", b.Node)
 	return nil
 }
@@ -50,7 +50,7 @@ func (s *Scheduler) explain(ctx context.Context, w Wait) error {
 	if err := s.setCondition(ctx, w.Pod, msg); err != nil {
 		return err
 	}
-	return s.event(ctx, w.Pod, msg)
+	return s.record(ctx, w.Pod, "FailedScheduling", v1.EventTypeWarning, msg)
 }
 
 // current is the message of the pod's PodScheduled=False condition.
@@ -80,13 +80,14 @@ func (s *Scheduler) setCondition(ctx context.Context, p *v1.Pod, msg string) err
 	return nil
 }
 
-func (s *Scheduler) event(ctx context.Context, p *v1.Pod, msg string) error {
+// record writes an event about the pod.
+func (s *Scheduler) record(ctx context.Context, p *v1.Pod, reason, typ, msg string) error {
 	now := metav1.NewTime(time.Now())
 	ev := &v1.Event{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: p.Name + ".", Namespace: p.Namespace},
 		InvolvedObject: v1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace,
 			Name: p.Name, UID: p.UID, ResourceVersion: p.ResourceVersion},
-		Reason: "FailedScheduling", Message: msg, Type: v1.EventTypeWarning,
+		Reason: reason, Message: msg, Type: typ,
 		Source:         v1.EventSource{Component: s.cfg.SchedulerName},
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
 	}

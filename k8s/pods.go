@@ -92,10 +92,24 @@ func sortPods(pods []*v1.Pod) []*v1.Pod {
 }
 
 // priority is the pod's resolved PriorityClass value (the Priority
-// admission plugin fills spec.priority), 0 without one.
+// admission plugin fills spec.priority) as the core's priority, 0 without
+// one. Kubernetes runs larger values first and the core smaller ones, so
+// the value is negated.
 func priority(p *v1.Pod) int {
 	if p.Spec.Priority == nil {
 		return 0
 	}
-	return int(*p.Spec.Priority)
+	return -int(*p.Spec.Priority)
+}
+
+// preemptible reports whether the core may evict the pod for more
+// important work: every Allot pod but those labelled
+// allot.dev/preemptible: "false".
+func preemptible(p *v1.Pod) bool { return p.Labels[LabelPreemptible] != "false" }
+
+// draining reports whether a bound pod is on its way out: the API server
+// shows it terminating, or the scheduler has asked to evict it and the
+// informer does not show that yet. Its GPUs stay held until it is gone.
+func draining(p *v1.Pod, evicted map[types.UID]bool) bool {
+	return p.DeletionTimestamp != nil || evicted[p.UID]
 }

@@ -30,17 +30,19 @@ type Scheduler struct {
 	core  sched.Scheduler
 	nodes listers.NodeLister
 	pods  listers.PodLister
-	// assumed are bindings made whose pods the informer still shows
-	// unbound; their GPUs count as used so a pass never binds twice onto
-	// the same free GPUs.
-	assumed map[types.UID]string
-	kick    chan struct{}
+	// inFlight holds bindings made whose pods the informer still shows
+	// unbound, so a pass never binds twice onto the same free GPUs, and
+	// evictions asked for, so a pod is never evicted twice and its GPUs
+	// stay held until it is gone.
+	inFlight InFlight
+	kick     chan struct{}
 }
 
 // New returns a scheduler for the cluster the client talks to.
 func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Scheduler {
 	return &Scheduler{cfg: cfg, client: client, log: log, Interval: 5 * time.Second,
-		assumed: map[types.UID]string{}, kick: make(chan struct{}, 1)}
+		inFlight: InFlight{Bound: map[types.UID]string{}, Evicted: map[types.UID]bool{}},
+		kick:     make(chan struct{}, 1)}
 }
 
 // Run watches the cluster and schedules until ctx ends.
@@ -95,7 +97,7 @@ func (s *Scheduler) poke() {
 	}
 }
 
-// Pass runs one scheduling pass: snapshot, plan, bind, explain.
+// Pass runs one scheduling pass: snapshot, plan, evict, bind, explain.
 func (s *Scheduler) Pass(ctx context.Context) error {
 	nodes, err := s.nodes.List(labels.Everything())
 	if err != nil {
@@ -106,33 +108,45 @@ func (s *Scheduler) Pass(ctx context.Context) error {
 		return fmt.Errorf("list pods: %w", err)
 	}
 	s.forgetSeen(pods)
-	pass := Build(&s.cfg, nodes, pods, s.assumed, time.Now())
-	binds, waits, err := Plan(&s.core, pass)
+	pass := Build(&s.cfg, nodes, pods, s.inFlight, time.Now())
+	act, err := Plan(&s.core, pass)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, b := range binds {
+	for _, e := range act.Evicts {
+		errs = append(errs, s.evict(ctx, e))
+	}
+	for _, b := range act.Binds {
 		errs = append(errs, s.bind(ctx, b))
 	}
-	for _, w := range waits {
+	for _, w := range act.Waits {
 		errs = append(errs, s.explain(ctx, w))
 	}
 	return errors.Join(errs...)
 }
 
-// forgetSeen drops assumed bindings the informer now shows, or whose pods
-// are gone.
+// forgetSeen drops bindings the informer now shows, or whose pods are
+// gone, and evictions whose pods the informer shows terminating or gone.
 func (s *Scheduler) forgetSeen(pods []*v1.Pod) {
-	live := make(map[types.UID]bool, len(s.assumed))
+	bound := make(map[types.UID]bool, len(s.inFlight.Bound))
+	evicted := make(map[types.UID]bool, len(s.inFlight.Evicted))
 	for _, p := range pods {
-		if _, ok := s.assumed[p.UID]; ok && p.Spec.NodeName == "" {
-			live[p.UID] = true
+		if _, ok := s.inFlight.Bound[p.UID]; ok && p.Spec.NodeName == "" {
+			bound[p.UID] = true
+		}
+		if s.inFlight.Evicted[p.UID] && p.DeletionTimestamp == nil {
+			evicted[p.UID] = true
 		}
 	}
-	for uid := range s.assumed {
-		if !live[uid] {
-			delete(s.assumed, uid)
+	for uid := range s.inFlight.Bound {
+		if !bound[uid] {
+			delete(s.inFlight.Bound, uid)
+		}
+	}
+	for uid := range s.inFlight.Evicted {
+		if !evicted[uid] {
+			delete(s.inFlight.Evicted, uid)
 		}
 	}
 }
