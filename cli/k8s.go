@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 
 	"github.com/allot-sched/allot/k8s"
 	"github.com/allot-sched/allot/sched"
@@ -57,6 +58,9 @@ elsewhere --kubeconfig or $KUBECONFIG. See docs/kubernetes.md.`,
 	fl.DurationVar(&f.cfg.PreemptionGrace, "preemption-grace", f.cfg.PreemptionGrace, "grace period an evicted pod gets to checkpoint and stop")
 	fl.DurationVar(&f.minRunTime, "min-run-time", 0, "how long a pod must have run before it may be evicted (0: no minimum)")
 	fl.StringVar(&f.placement, "placement", string(f.cfg.Pool.Placement), "binpack or spread")
+	fl.BoolVar(&f.cfg.Leader.Enabled, "leader-elect", f.cfg.Leader.Enabled, "schedule only while holding a Lease, so that several replicas can run")
+	fl.StringVar(&f.cfg.Leader.Namespace, "leader-elect-namespace", f.cfg.Leader.Namespace, "namespace of the leader election Lease")
+	fl.StringVar(&f.cfg.Leader.Name, "leader-elect-name", "", "name of the leader election Lease (default: the scheduler name)")
 	fl.DurationVar(&f.interval, "interval", 5*time.Second, "longest time between passes; changes trigger one sooner")
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
@@ -81,9 +85,12 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// client-go's leader election logs through klog; send it to our log.
+	klog.SetSlogLogger(log)
 	s := k8s.New(cs, f.cfg, log)
 	s.Interval = f.interval
-	log.Info("allot k8s-scheduler started", "scheduler_name", f.cfg.SchedulerName, "host", rc.Host)
+	log.Info("allot k8s-scheduler started", "scheduler_name", f.cfg.SchedulerName, "host", rc.Host,
+		"leader_elect", f.cfg.Leader.Enabled)
 	return s.Run(ctx)
 }
 

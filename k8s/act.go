@@ -20,6 +20,9 @@ const ReasonUnschedulable = v1.PodReasonUnschedulable
 // messagePrefix marks condition messages and events as Allot's.
 const messagePrefix = "allot: "
 
+// reportingController names Allot in its events.
+const reportingController = "allot.dev/k8s-scheduler"
+
 // bind posts the pod's binding and remembers it until the informer shows
 // it. A pod that is already bound (a conflict) needs nothing more.
 func (s *Scheduler) bind(ctx context.Context, b Bind) error {
@@ -36,7 +39,8 @@ func (s *Scheduler) bind(ctx context.Context, b Bind) error {
 	}
 	s.inFlight.Bound[b.Pod.UID] = b.Node
 	s.log.Info("bound", "pod", podKey(b.Pod), "node", b.Node)
-	return nil
+	return s.record(ctx, b.Pod, "Scheduled", v1.EventTypeNormal,
+		fmt.Sprintf("%sbound %s to %s", messagePrefix, podKey(b.Pod), b.Node))
 }
 
 // explain sets PodScheduled=False with Allot's reason on a waiting pod and
@@ -88,7 +92,9 @@ func (s *Scheduler) record(ctx context.Context, p *v1.Pod, reason, typ, msg stri
 		InvolvedObject: v1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace,
 			Name: p.Name, UID: p.UID, ResourceVersion: p.ResourceVersion},
 		Reason: reason, Message: msg, Type: typ,
-		Source:         v1.EventSource{Component: s.cfg.SchedulerName},
+		Source: v1.EventSource{Component: s.cfg.SchedulerName},
+		// The replica that wrote it: with leader election, which one led.
+		ReportingController: reportingController, ReportingInstance: s.cfg.Leader.Identity,
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
 	}
 	if _, err := s.client.CoreV1().Events(p.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {

@@ -44,6 +44,8 @@ type Config struct {
 	// PreemptionGrace is the grace period an evicted pod gets to
 	// checkpoint and stop (DeleteOptions.GracePeriodSeconds).
 	PreemptionGrace time.Duration
+	// Leader configures leader election among replicas.
+	Leader LeaderElection
 }
 
 // DefaultConfig is a single pool under priority order with backfill, so a
@@ -57,5 +59,6 @@ func DefaultConfig() Config {
 		Pool: sched.Pool{Policy: sched.PolicyPriority, Backfill: true, Preemption: true,
 			Placement: sched.PlaceBinpack},
 		PreemptionGrace: 30 * time.Second,
+		Leader:          DefaultLeaderElection(),
 	}
 }

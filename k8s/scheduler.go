@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -36,31 +37,48 @@ type Scheduler struct {
 	// stay held until it is gone.
 	inFlight InFlight
 	kick     chan struct{}
+	leading  sync.Mutex
 }
 
 // New returns a scheduler for the cluster the client talks to.
 func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Scheduler {
+	if cfg.Leader.Identity == "" {
+		cfg.Leader.Identity = identity()
+	}
 	return &Scheduler{cfg: cfg, client: client, log: log, Interval: 5 * time.Second,
 		inFlight: InFlight{Bound: map[types.UID]string{}, Evicted: map[types.UID]bool{}},
 		kick:     make(chan struct{}, 1)}
 }
 
-// Run watches the cluster and schedules until ctx ends.
+// Run watches the cluster and schedules until ctx ends: at once, or
+// while this replica holds the Lease when leader election is on.
 func (s *Scheduler) Run(ctx context.Context) error {
 	if err := s.start(ctx); err != nil {
 		return err
 	}
+	if s.cfg.Leader.Enabled {
+		return s.elect(ctx)
+	}
+	s.lead(ctx)
+	return nil
+}
+
+// lead schedules until ctx ends. It holds s.leading throughout, so that a
+// replica that lost the Lease and won it back never runs two loops.
+func (s *Scheduler) lead(ctx context.Context) {
+	s.leading.Lock()
+	defer s.leading.Unlock()
+	s.catchUp(ctx)
 	tick := time.NewTicker(s.Interval)
 	defer tick.Stop()
-	for {
+	for ctx.Err() == nil {
+		if err := s.Pass(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("scheduling pass", "err", err)
+		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-s.kick:
 		case <-tick.C:
-		}
-		if err := s.Pass(ctx); err != nil {
-			s.log.Error("scheduling pass", "err", err)
 		}
 	}
 }

@@ -60,6 +60,10 @@ func (c *cluster) start(edits ...func(*k8s.Config)) (stop func()) {
 func (c *cluster) scheduler(edits ...func(*k8s.Config)) *k8s.Scheduler {
 	cfg := k8s.DefaultConfig()
 	cfg.SchedulerName, cfg.PoolLabel = c.name, poolLabel
+	// Short Lease timings so a takeover is quick; the Lease lives in the
+	// test's namespace.
+	cfg.Leader.Namespace = c.name
+	cfg.Leader.LeaseDuration, cfg.Leader.RenewDeadline, cfg.Leader.RetryPeriod = 4*time.Second, 3*time.Second, 200*time.Millisecond
 	for _, edit := range edits {
 		edit(&cfg)
 	}
