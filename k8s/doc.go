@@ -4,9 +4,9 @@
 // pass turns them into a sched.Snapshot (Snapshot), runs the same
 // scheduling core as the master and the simulator, and acts on the plan
 // (Plan): pods of started tasks are bound through the binding
-// subresource, victims are evicted, and pods that keep waiting get a PodScheduled=False
-// condition and a FailedScheduling event carrying Allot's reason, so that
-// `kubectl describe pod` explains the wait. Nothing is kept between passes
+// subresource, victims are evicted, and pods that keep waiting get a
+// PodScheduled=False condition and a FailedScheduling event carrying
+// Allot's reason, so that `kubectl describe pod` explains the wait. Nothing is kept between passes
 // but bindings and evictions not yet seen by the informer (InFlight):
 // after a restart the state is read back from the API server.
 //
