@@ -24,6 +24,7 @@ type k8sFlags struct {
 	placement  string
 	interval   time.Duration
 	minRunTime time.Duration
+	projects   string
 	logLevel   string
 	logFormat  string
 }
@@ -52,7 +53,8 @@ elsewhere --kubeconfig or $KUBECONFIG. See docs/kubernetes.md.`,
 	fl.StringVar(&f.cfg.PoolLabel, "pool-label", "", "node label whose values are pools, matched by the pods' nodeSelector (default: one pool)")
 	fl.StringVar(&f.cfg.GPULabel, "gpu-label", f.cfg.GPULabel, "node label naming the GPU type")
 	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", f.cfg.ToleratedTaints, "taint key that does not keep pods off a node (repeatable)")
-	fl.StringVar(&f.policy, "policy", string(f.cfg.Pool.Policy), "pool policy: fifo or priority")
+	fl.StringVar(&f.policy, "policy", string(f.cfg.Pool.Policy), "pool policy: fifo, priority, quota or fair_share")
+	fl.StringVar(&f.projects, "projects", "", "YAML file mapping namespaces to projects with quota and shares (see docs/kubernetes.md)")
 	fl.BoolVar(&f.cfg.Pool.Backfill, "backfill", f.cfg.Pool.Backfill, "let smaller pods start past a blocked one")
 	fl.BoolVar(&f.cfg.Pool.Preemption, "preemption", f.cfg.Pool.Preemption, "evict lower-priority pods for waiting higher-priority ones")
 	fl.DurationVar(&f.cfg.PreemptionGrace, "preemption-grace", f.cfg.PreemptionGrace, "grace period an evicted pod gets to checkpoint and stop")
@@ -94,14 +96,25 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 	return s.Run(ctx)
 }
 
-// pool checks the policy flags; only policies that need nothing the
-// Kubernetes side does not map yet (projects, accounts) are offered.
+// pool checks the policy flags and reads the projects file; only
+// policies that need nothing the Kubernetes side does not map yet
+// (accounts, QOS) are offered.
 func (f *k8sFlags) pool() error {
 	switch p := sched.Policy(f.policy); p {
-	case sched.PolicyFIFO, sched.PolicyPriority:
+	case sched.PolicyFIFO, sched.PolicyPriority, sched.PolicyFairShare:
 		f.cfg.Pool.Policy = p
+	case sched.PolicyQuota:
+		// Quota pools give a project its quota back by preemption.
+		f.cfg.Pool.Policy, f.cfg.Pool.Preemption = p, true
 	default:
-		return usageErrorf("--policy: expected fifo or priority, got %q", f.policy)
+		return usageErrorf("--policy: expected fifo, priority, quota or fair_share, got %q", f.policy)
+	}
+	if f.projects != "" {
+		ps, err := k8s.LoadProjects(f.projects)
+		if err != nil {
+			return usageErrorf("--projects: %w", err)
+		}
+		f.cfg.Projects = ps
 	}
 	switch p := sched.Placement(f.placement); p {
 	case sched.PlaceBinpack, sched.PlaceSpread:

@@ -21,6 +21,8 @@ const (
 	LabelPreemptible = "allot.dev/preemptible"
 	// DefaultPool names the pool of nodes and pods without a pool label.
 	DefaultPool = "default"
+	// DefaultProject takes the pods of namespaces no project lists.
+	DefaultProject = "default"
 )
 
 // Config says which pods are Allot's and how nodes are grouped.
@@ -44,6 +46,9 @@ type Config struct {
 	// PreemptionGrace is the grace period an evicted pod gets to
 	// checkpoint and stop (DeleteOptions.GracePeriodSeconds).
 	PreemptionGrace time.Duration
+	// Projects map namespaces (or the allot.dev/project label) to the
+	// projects of quota and fair_share pools; other policies ignore them.
+	Projects []Project
 	// Leader configures leader election among replicas.
 	Leader LeaderElection
 }

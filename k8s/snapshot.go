@@ -62,12 +62,13 @@ type group struct {
 }
 
 type builder struct {
-	cfg     *Config
-	fl      InFlight
-	pass    *Pass
-	pools   map[string]int
-	nodes   map[string]int
-	largest []int // per pool: the slots of its largest node
+	cfg      *Config
+	fl       InFlight
+	projects projectIndex
+	pass     *Pass
+	pools    map[string]int
+	nodes    map[string]int
+	largest  []int // per pool: the slots of its largest node
 }
 
 // Build turns the cluster as the informers see it into a snapshot. fl
@@ -77,10 +78,12 @@ func Build(cfg *Config, nodes []*v1.Node, pods []*v1.Pod, fl InFlight, now time.
 	b := &builder{cfg: cfg, fl: fl, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
 	b.pass.Snap.Now = now.Unix()
 	b.addNodes(sortedNodes(cfg, nodes))
+	b.addProjects()
 	groups := b.sortPods(sortPods(pods))
 	for _, g := range groups {
 		b.addGroup(g)
 	}
+	b.weigh()
 	return b.pass
 }
 
@@ -161,7 +164,8 @@ func (b *builder) hold(p *v1.Pod, node string, leaving bool) {
 	s := &b.pass.Snap
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: "bound:" + podKey(p), Pool: s.Nodes[n].Pool, Kind: sched.KindCommand,
-		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p), MaxRunning: 1})
+		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p), MaxRunning: 1,
+		Project: b.projects.other})
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{})
 	b.alloc(j, n, podGPUs(p), p)
 	s.Allocs[len(s.Allocs)-1].Preempting = leaving
@@ -182,6 +186,10 @@ func (b *builder) alloc(job, node, slots int, p *v1.Pod) {
 func (b *builder) addGroup(g *group) {
 	first := append(slices.Clone(g.pending), g.bound...)[0]
 	slots, min, pool, err := b.shape(g, first)
+	project := 0
+	if err == nil {
+		project, err = b.projects.projectOf(first)
+	}
 	if err != nil {
 		for _, p := range g.bound {
 			b.hold(p, boundNode(p, b.fl.Bound), false)
@@ -195,7 +203,7 @@ func (b *builder) addGroup(g *group) {
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: g.key, Pool: pool, Kind: sched.KindCommand,
 		Submit: first.CreationTimestamp.Unix(), Seq: int64(j), Priority: priority(first), Weight: 1,
-		Preemptible: preemptible(first), Slots: slots, Waiting: len(g.pending),
+		Preemptible: preemptible(first), Project: project, Slots: slots, Waiting: len(g.pending),
 		MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), BoundPods: g.bound,
 		Min: min, Gang: g.gang})
