@@ -30,6 +30,11 @@
 //     running allocation that the core never preempts.
 //   - A pod's priority is its PriorityClass value, negated: Kubernetes runs
 //     larger values first, the core smaller numbers.
+//   - A pod's project (quota and fair_share pools, projects.go) is named by
+//     its allot.dev/project label, else by the Config.Projects entry
+//     listing its namespace, else DefaultProject. Pods of other schedulers
+//     are in OtherProject. Under fair_share a project's shares are split
+//     among its jobs as their weights.
 //
 // Preemption (evict.go): the plan's preemptions, and its moves (a bound
 // pod cannot move), become evictions through the policy/v1 Eviction

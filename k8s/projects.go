@@ -21,7 +21,7 @@ const LabelProject = "allot.dev/project"
 const OtherProject = "(other schedulers)"
 
 // Project is a quota and fair-share entity, with the master
-// configuration's field names (docs/configuration.md), and the
+// configuration's field names (docs/config.md), and the
 // namespaces whose pods belong to it.
 type Project struct {
 	Name string `yaml:"name"`
