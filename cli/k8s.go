@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -91,6 +92,9 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 	klog.SetSlogLogger(log)
 	s := k8s.New(cs, f.cfg, log)
 	s.Interval = f.interval
+	if s.Dynamic, err = dynamic.NewForConfig(rc); err != nil {
+		return fmt.Errorf("kubernetes dynamic client: %w", err)
+	}
 	log.Info("allot k8s-scheduler started", "scheduler_name", f.cfg.SchedulerName, "host", rc.Host,
 		"leader_elect", f.cfg.Leader.Enabled)
 	return s.Run(ctx)

@@ -17,6 +17,9 @@ const (
 	// labels (seed 001) that make pods one gang.
 	LabelPodGroup     = "pod-group.scheduling.sigs.k8s.io/name"
 	LabelMinAvailable = "pod-group.scheduling.sigs.k8s.io/min-available"
+	// LabelPodGroupCR names the PodGroup object (scheduler-plugins'
+	// scheduling.x-k8s.io/v1alpha1) whose spec.minMember makes pods a gang.
+	LabelPodGroupCR = "scheduling.x-k8s.io/pod-group"
 	// LabelPreemptible set to "false" keeps a pod from being a victim.
 	LabelPreemptible = "allot.dev/preemptible"
 	// DefaultPool names the pool of nodes and pods without a pool label.

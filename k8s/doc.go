@@ -26,6 +26,10 @@
 //     placed or already bound: all of a pass's starts for it, or none. A
 //     gang the core places only in part is withdrawn and the pass planned
 //     again, so its GPUs go to other pods (Plan).
+//   - Pods labelled scheduling.x-k8s.io/pod-group are a gang whose minimum
+//     is the minMember of that PodGroup object (scheduler-plugins' CRD),
+//     read through a dynamic informer when the API server serves it
+//     (podgroup.go).
 //   - Every other pod bound to a node and not finished holds its GPUs as a
 //     running allocation that the core never preempts.
 //   - A pod's priority is its PriorityClass value, negated: Kubernetes runs

@@ -43,18 +43,35 @@ func finished(p *v1.Pod) bool {
 // podKey is namespace/name, the ID of a single-pod job.
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
-// gangKey is namespace/group for gang members and "" for other pods.
+// gangKey is namespace/group for gang members and "" for other pods. The
+// PodGroup object's label wins over the lightweight coscheduling label.
 func gangKey(p *v1.Pod) string {
-	g := p.Labels[LabelPodGroup]
+	g := p.Labels[LabelPodGroupCR]
+	if g == "" {
+		g = p.Labels[LabelPodGroup]
+	}
 	if g == "" {
 		return ""
 	}
 	return p.Namespace + "/" + g
 }
 
-// minAvailable reads the gang's min-available label; a missing label means
-// the whole gang (total pods).
-func minAvailable(p *v1.Pod, total int) (int, error) {
+// minAvailable is the gang's minimum: its PodGroup object's minMember for
+// pods labelled with LabelPodGroupCR (groups holds them by
+// namespace/name, nil when the CRD is not served), else the
+// min-available label; a missing label means the whole gang (total pods).
+func minAvailable(p *v1.Pod, total int, groups map[string]int) (int, error) {
+	if name, ok := p.Labels[LabelPodGroupCR]; ok && name != "" {
+		if groups == nil {
+			return 0, fmt.Errorf("label %s: the PodGroup resource (%s) is not served; install its CRD and restart the scheduler",
+				LabelPodGroupCR, podGroupGVR.GroupResource())
+		}
+		min, ok := groups[p.Namespace+"/"+name]
+		if !ok {
+			return 0, fmt.Errorf("PodGroup %s/%s does not exist; waiting for it", p.Namespace, name)
+		}
+		return min, nil
+	}
 	v, ok := p.Labels[LabelMinAvailable]
 	if !ok {
 		return total, nil

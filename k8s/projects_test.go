@@ -59,7 +59,7 @@ func TestBuildProjects(t *testing.T) {
 	foreign := func(p *v1.Pod) { p.Spec.SchedulerName = "default-scheduler"; p.Spec.NodeName = "n" }
 	pods := []*v1.Pod{pod("a1", 1, nil), pod("a2", 1, nil), pod("b1", 1, label("b")), pod("d1", 1, other),
 		pod("x", 1, foreign), pod("bad", 1, label("nope"))}
-	p := Build(&cfg, []*v1.Node{node("n", 8, nil)}, pods, InFlight{}, time.Unix(1000, 0))
+	p := Build(&cfg, Cluster{Nodes: []*v1.Node{node("n", 8, nil)}, Pods: pods}, InFlight{}, time.Unix(1000, 0))
 	names := map[string]string{}
 	weights := map[string]float64{}
 	for _, j := range p.Snap.Jobs {

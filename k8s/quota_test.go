@@ -11,17 +11,21 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// TestProjectsReclaim: project b borrows project a's idle quota; when a's
-// pod arrives, the scheduler evicts b's over-quota pods to give a its
-// quota back, and b keeps its own.
+// TestProjectsReclaim: project b's gang borrows project a's idle GPUs;
+// when a's pod arrives, the scheduler evicts the gang pods over b's quota
+// or share to give them back, and b keeps its own (the gang's
+// min-available is 2, so it survives with 2 pods). b is one job (a gang)
+// because the core shares by job: with b as four single pods, fair share
+// would hand whole tasks out in submission order and a could get none.
 func TestProjectsReclaim(t *testing.T) {
 	for _, policy := range []sched.Policy{sched.PolicyQuota, sched.PolicyFairShare} {
 		t.Run(string(policy), func(t *testing.T) {
 			c := newCluster(t)
 			c.node("a", 4)
-			inProject := func(p string) map[string]string { return map[string]string{k8s.LabelProject: p} }
 			for i := range 4 {
-				c.pod(fmt.Sprintf("b-%d", i), 1, inProject("b"))
+				labels := gang("b", 2)
+				labels[k8s.LabelProject] = "b"
+				c.pod(fmt.Sprintf("b-%d", i), 1, labels)
 			}
 			c.start(func(cfg *k8s.Config) {
 				cfg.Pool.Policy, cfg.PreemptionGrace = policy, 0

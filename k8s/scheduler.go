@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	listers "k8s.io/client-go/listers/core/v1"
@@ -28,9 +29,13 @@ type Scheduler struct {
 	// triggers one sooner.
 	Interval time.Duration
 
-	core  sched.Scheduler
-	nodes listers.NodeLister
-	pods  listers.PodLister
+	// Dynamic, when set before Run, reads PodGroup objects (podgroup.go).
+	Dynamic dynamic.Interface
+
+	core      sched.Scheduler
+	nodes     listers.NodeLister
+	pods      listers.PodLister
+	podGroups cache.GenericLister
 	// inFlight holds bindings made whose pods the informer still shows
 	// unbound, so a pass never binds twice onto the same free GPUs, and
 	// evictions asked for, so a pod is never evicted twice and its GPUs
@@ -104,7 +109,7 @@ func (s *Scheduler) start(ctx context.Context) error {
 			return fmt.Errorf("informer cache for %v did not sync", typ)
 		}
 	}
-	return nil
+	return s.watchPodGroups(ctx, h)
 }
 
 // poke asks for a pass; bursts of events collapse into one.
@@ -125,8 +130,12 @@ func (s *Scheduler) Pass(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list pods: %w", err)
 	}
+	groups, err := s.listPodGroups()
+	if err != nil {
+		return err
+	}
 	s.forgetSeen(pods)
-	pass := Build(&s.cfg, nodes, pods, s.inFlight, time.Now())
+	pass := Build(&s.cfg, Cluster{Nodes: nodes, Pods: pods, PodGroups: groups}, s.inFlight, time.Now())
 	act, err := Plan(&s.core, pass)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/allot-sched/allot/k8s"
@@ -69,6 +70,11 @@ func (c *cluster) scheduler(edits ...func(*k8s.Config)) *k8s.Scheduler {
 	}
 	s := k8s.New(c.cs, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	s.Interval = 200 * time.Millisecond
+	dyn, err := dynamic.NewForConfig(k8stest.Config(c.t))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	s.Dynamic = dyn
 	return s
 }
 

@@ -65,21 +65,31 @@ type builder struct {
 	cfg      *Config
 	fl       InFlight
 	projects projectIndex
+	groups   map[string]int
 	pass     *Pass
 	pools    map[string]int
 	nodes    map[string]int
 	largest  []int // per pool: the slots of its largest node
 }
 
+// Cluster is the objects the informers show.
+type Cluster struct {
+	Nodes []*v1.Node
+	Pods  []*v1.Pod
+	// PodGroups maps the namespace/name of each PodGroup object to its
+	// minMember; nil when the PodGroup resource is not served.
+	PodGroups map[string]int
+}
+
 // Build turns the cluster as the informers see it into a snapshot. fl
 // holds bindings and evictions made but not yet seen, so that bound GPUs
 // count as used and evicted pods as draining; now is the snapshot's clock.
-func Build(cfg *Config, nodes []*v1.Node, pods []*v1.Pod, fl InFlight, now time.Time) *Pass {
-	b := &builder{cfg: cfg, fl: fl, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
+func Build(cfg *Config, c Cluster, fl InFlight, now time.Time) *Pass {
+	b := &builder{cfg: cfg, fl: fl, groups: c.PodGroups, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
 	b.pass.Snap.Now = now.Unix()
-	b.addNodes(sortedNodes(cfg, nodes))
+	b.addNodes(sortedNodes(cfg, c.Nodes))
 	b.addProjects()
-	groups := b.sortPods(sortPods(pods))
+	groups := b.sortPods(sortPods(c.Pods))
 	for _, g := range groups {
 		b.addGroup(g)
 	}
@@ -227,7 +237,7 @@ func (b *builder) shape(g *group, first *v1.Pod) (slots, min, pool int, err erro
 	min = 1
 	if g.gang {
 		total := len(g.pending) + len(g.bound)
-		if min, err = minAvailable(first, total); err != nil {
+		if min, err = minAvailable(first, total, b.groups); err != nil {
 			return 0, 0, 0, fmt.Errorf("gang %s: %w", g.key, err)
 		}
 		if total < min {
