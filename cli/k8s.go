@@ -105,11 +105,8 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 // (accounts, QOS) are offered.
 func (f *k8sFlags) pool() error {
 	switch p := sched.Policy(f.policy); p {
-	case sched.PolicyFIFO, sched.PolicyPriority, sched.PolicyFairShare:
+	case sched.PolicyFIFO, sched.PolicyPriority, sched.PolicyQuota, sched.PolicyFairShare:
 		f.cfg.Pool.Policy = p
-	case sched.PolicyQuota:
-		// Quota pools give a project its quota back by preemption.
-		f.cfg.Pool.Policy, f.cfg.Pool.Preemption = p, true
 	default:
 		return usageErrorf("--policy: expected fifo, priority, quota or fair_share, got %q", f.policy)
 	}

@@ -3,6 +3,7 @@ package k8s_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,4 +97,46 @@ func (c *cluster) events() []v1.Event {
 		c.t.Fatalf("list events: %v", err)
 	}
 	return l.Items
+}
+
+// TestTakeoverWhileVictimDrains: the leader evicts a victim and stops
+// while it drains; the replica that takes over counts the terminating
+// pod's GPUs as held, evicts nothing more, and binds the waiting pod once
+// the victim is gone.
+func TestTakeoverWhileVictimDrains(t *testing.T) {
+	c := newCluster(t)
+	class := c.priorities()
+	c.node("a", 4)
+	c.podWith("low-a", 2, class("low", nil))
+	c.podWith("low-b", 2, class("low", nil))
+	stops := map[string]func(){}
+	for _, id := range []string{"one", "two"} {
+		stops[id] = c.start(func(cfg *k8s.Config) { cfg.Leader.Identity = id })
+	}
+	c.waitFor("low pods bound", all(bound))
+	c.podWith("high", 2, class("high", nil))
+	pods := c.waitFor("a victim terminating", func(pods map[string]*v1.Pod) bool {
+		return terminating(pods["low-a"]) || terminating(pods["low-b"])
+	})
+	victim, other := "low-a", "low-b"
+	if !terminating(pods[victim]) {
+		victim, other = other, victim
+	}
+	leader := c.holder()
+	stops[leader]()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if h := c.holder(); h != "" && h != leader {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no replica took over from %s", leader)
+		}
+	}
+	time.Sleep(time.Second) // passes of the new leader
+	pods = c.pods()
+	if bound(pods["high"]) || terminating(pods[other]) {
+		t.Fatalf("after the takeover: high bound=%v, %s terminating=%v; want neither", bound(pods["high"]), other, terminating(pods[other]))
+	}
+	c.finish(victim)
+	c.waitFor("high bound", func(pods map[string]*v1.Pod) bool { return bound(pods["high"]) })
 }

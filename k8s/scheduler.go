@@ -47,6 +47,11 @@ type Scheduler struct {
 
 // New returns a scheduler for the cluster the client talks to.
 func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Scheduler {
+	if cfg.Pool.Policy == sched.PolicyQuota {
+		// A quota pool gives a project its quota back by preemption, as
+		// the master's quota pools always do.
+		cfg.Pool.Preemption = true
+	}
 	if cfg.Leader.Identity == "" {
 		cfg.Leader.Identity = identity()
 	}
