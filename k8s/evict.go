@@ -65,7 +65,8 @@ func victims(p *Pass, plan *sched.Plan) []Evict {
 // subresource, so PodDisruptionBudgets are honoured, with the configured
 // grace period for checkpointing. A pod is asked once: until it is gone it
 // counts as draining (Build), and the core never picks a draining pod.
-// The UID precondition keeps a re-created pod of the same name safe.
+// The UID precondition keeps a re-created pod of the same name safe. A
+// refusal by a PodDisruptionBudget is a TooManyRequests error.
 func (s *Scheduler) evict(ctx context.Context, e Evict) error {
 	p := e.Pod
 	if s.inFlight.Evicted[p.UID] {
@@ -78,7 +79,11 @@ func (s *Scheduler) evict(ctx context.Context, e Evict) error {
 		DeleteOptions: &metav1.DeleteOptions{GracePeriodSeconds: &grace,
 			Preconditions: &metav1.Preconditions{UID: &uid}},
 	}
-	err := s.client.CoreV1().Pods(p.Namespace).EvictV1(ctx, ev)
+	// What EvictV1 sends, but without client-go's retries: a disruption
+	// budget's refusal comes with Retry-After 10s, and ten retries would
+	// stall the pass for over a minute. The next pass tries again.
+	err := s.client.CoreV1().RESTClient().Post().Namespace(p.Namespace).Resource("pods").Name(p.Name).
+		SubResource("eviction").Body(ev).MaxRetries(0).Do(ctx).Error()
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil // gone already, or replaced by a new pod of the name
 	}

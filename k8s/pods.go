@@ -56,6 +56,14 @@ func gangKey(p *v1.Pod) string {
 	return p.Namespace + "/" + g
 }
 
+// jobKey is the ID of the pod's job: its gang's key, else its own.
+func jobKey(p *v1.Pod) string {
+	if k := gangKey(p); k != "" {
+		return k
+	}
+	return podKey(p)
+}
+
 // minAvailable is the gang's minimum: its PodGroup object's minMember for
 // pods labelled with LabelPodGroupCR (groups holds them by
 // namespace/name, nil when the CRD is not served), else the

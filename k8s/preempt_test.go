@@ -7,8 +7,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/allot-sched/allot/k8s"
 )
@@ -165,4 +167,37 @@ func (c *cluster) hasEventLike(pod, reason, msg string) bool {
 		}
 	}
 	return false
+}
+
+// TestDisruptionBudgetHoldsAVictim: an eviction a PodDisruptionBudget
+// refuses leaves the victim running and the waiting pod saying why; once
+// the budget is gone, the victim is evicted and the pod binds.
+func TestDisruptionBudgetHoldsAVictim(t *testing.T) {
+	c := newCluster(t)
+	class := c.priorities()
+	c.node("a", 4)
+	c.podWith("low", 4, class("low", map[string]string{"app": "low"}))
+	c.start(func(cfg *k8s.Config) { cfg.PreemptionGrace = 0 })
+	pods := c.waitFor("low bound", all(bound))
+	// Play the kubelet: a pending pod is evicted whatever the budget says.
+	low := pods["low"]
+	low.Status.Phase = v1.PodRunning
+	if _, err := c.cs.CoreV1().Pods(c.name).UpdateStatus(context.Background(), low, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("mark low running: %v", err)
+	}
+	one := intstr.FromInt32(1)
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "keep-low", Namespace: c.name},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "low"}}}}
+	if _, err := c.cs.PolicyV1().PodDisruptionBudgets(c.name).Create(context.Background(), pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create budget: %v", err)
+	}
+	c.podWith("high", 4, class("high", nil))
+	c.waitFor("high waiting on the budget", func(pods map[string]*v1.Pod) bool {
+		return waitsWith("waiting for pod "+c.name+"/low to be evicted: Cannot evict pod")(pods["high"]) && !terminating(pods["low"])
+	})
+	if err := c.cs.PolicyV1().PodDisruptionBudgets(c.name).Delete(context.Background(), "keep-low", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete budget: %v", err)
+	}
+	c.waitFor("high bound", func(pods map[string]*v1.Pod) bool { return bound(pods["high"]) && pods["low"] == nil })
 }

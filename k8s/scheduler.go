@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -146,13 +147,24 @@ func (s *Scheduler) Pass(ctx context.Context) error {
 		return err
 	}
 	var errs []error
+	refused := map[string]string{}
 	for _, e := range act.Evicts {
-		errs = append(errs, s.evict(ctx, e))
+		err := s.evict(ctx, e)
+		if apierrors.IsTooManyRequests(err) {
+			// A disruption budget said no: the waiting pods say why, and
+			// the next pass tries again.
+			refused[e.For] = fmt.Sprintf("waiting for pod %s to be evicted: %s", podKey(e.Pod), statusMessage(err))
+			continue
+		}
+		errs = append(errs, err)
 	}
 	for _, b := range act.Binds {
 		errs = append(errs, s.bind(ctx, b))
 	}
 	for _, w := range act.Waits {
+		if msg, ok := refused[jobKey(w.Pod)]; ok {
+			w.Message = msg
+		}
 		errs = append(errs, s.explain(ctx, w))
 	}
 	return errors.Join(errs...)
@@ -181,4 +193,13 @@ func (s *Scheduler) forgetSeen(pods []*v1.Pod) {
 			delete(s.inFlight.Evicted, uid)
 		}
 	}
+}
+
+// statusMessage is the API server's message in err, without the wrapping.
+func statusMessage(err error) string {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return st.Status().Message
+	}
+	return err.Error()
 }

@@ -144,10 +144,7 @@ func (b *builder) sortPods(pods []*v1.Pod) []*group {
 		if node == "" && p.DeletionTimestamp != nil {
 			continue
 		}
-		key, gang := gangKey(p), true
-		if key == "" {
-			key, gang = podKey(p), false
-		}
+		key, gang := jobKey(p), gangKey(p) != ""
 		g := byKey[key]
 		if g == nil {
 			g = &group{key: key, gang: gang}
