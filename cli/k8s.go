@@ -37,12 +37,15 @@ func newK8sSchedulerCmd() *cobra.Command {
 		Short: "Schedule the pods of a Kubernetes cluster with Allot's scheduling core",
 		Long: `Run Allot as a Kubernetes scheduler. It watches nodes and the pods whose
 spec.schedulerName is --scheduler-name, plans with the same core as the
-master, binds pods to nodes (a pod group all at once or not at all), and
+master, binds pods to nodes (a pod group all at once or not at all),
+evicts the victims of preemption with a grace period to checkpoint, and
 marks pods that wait with a PodScheduled=False condition and an event
-carrying Allot's reason. Inside a pod it uses the pod's service account;
+carrying Allot's reason. Replicas elect a leader through a Lease; only
+the leader schedules. Inside a pod it uses the pod's service account;
 elsewhere --kubeconfig or $KUBECONFIG. See docs/kubernetes.md.`,
 		Example: `  allot k8s-scheduler --kubeconfig ~/.kube/config
-  allot k8s-scheduler --pool-label allot.dev/pool --gpu-label nvidia.com/gpu.product`,
+  allot k8s-scheduler --pool-label allot.dev/pool --gpu-label nvidia.com/gpu.product
+  allot k8s-scheduler --policy quota --projects projects.yaml --preemption-grace 2m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd)
