@@ -91,6 +91,7 @@ func TestPreemption(t *testing.T) {
 		high   podSpec
 		until  func(map[string]*v1.Pod) bool
 		stay   []string // pods that must still be bound at the end
+		off    bool     // preemption off
 	}{{
 		name:   "with no grace the victim goes at once and the waiting pod binds",
 		nodes:  []nodeSpec{{"a", 4}},
@@ -112,6 +113,14 @@ func TestPreemption(t *testing.T) {
 		high:   podSpec{"high", 4, nil},
 		until:  func(pods map[string]*v1.Pod) bool { return waitsWith("needs 4 slots")(pods["high"]) },
 		stay:   []string{"keep"},
+	}, {
+		name:   "with preemption off nothing is evicted",
+		nodes:  []nodeSpec{{"a", 4}},
+		before: []podSpec{{"keep", 4, nil}},
+		high:   podSpec{"high", 4, nil},
+		off:    true,
+		until:  func(pods map[string]*v1.Pod) bool { return waitsWith("needs 4 slots")(pods["high"]) },
+		stay:   []string{"keep"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +132,7 @@ func TestPreemption(t *testing.T) {
 			for _, p := range tc.before {
 				c.podWith(p.name, p.gpus, class("low", p.labels))
 			}
-			c.start(func(cfg *k8s.Config) { cfg.PreemptionGrace = 0 })
+			c.start(func(cfg *k8s.Config) { cfg.PreemptionGrace, cfg.Pool.Preemption = 0, !tc.off })
 			c.waitFor("low pods bound", all(bound))
 			c.podWith(tc.high.name, tc.high.gpus, class("high", tc.high.labels))
 			c.waitFor(tc.name, tc.until)

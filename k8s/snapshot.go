@@ -189,7 +189,9 @@ func (b *builder) alloc(job, node, slots int, p *v1.Pod) {
 }
 
 // addGroup makes a job of the group, or explains why its pods wait
-// without asking the core.
+// without asking the core. Without preemption no job is preemptible, so
+// that the core's consolidation, which runs under every policy, does not
+// evict pods to move them either.
 func (b *builder) addGroup(g *group) {
 	first := append(slices.Clone(g.pending), g.bound...)[0]
 	slots, min, pool, err := b.shape(g, first)
@@ -210,7 +212,7 @@ func (b *builder) addGroup(g *group) {
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: g.key, Pool: pool, Kind: sched.KindCommand,
 		Submit: first.CreationTimestamp.Unix(), Seq: int64(j), Priority: priority(first), Weight: 1,
-		Preemptible: preemptible(first), Project: project, Slots: slots, Waiting: len(g.pending),
+		Preemptible: b.cfg.Pool.Preemption && preemptible(first), Project: project, Slots: slots, Waiting: len(g.pending),
 		MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), BoundPods: g.bound,
 		Min: min, Gang: g.gang})
