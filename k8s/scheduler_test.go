@@ -61,10 +61,12 @@ func (c *cluster) start(edits ...func(*k8s.Config)) (stop func()) {
 func (c *cluster) scheduler(edits ...func(*k8s.Config)) *k8s.Scheduler {
 	cfg := k8s.DefaultConfig()
 	cfg.SchedulerName, cfg.PoolLabel = c.name, poolLabel
-	// Short Lease timings so a takeover is quick; the Lease lives in the
-	// test's namespace.
+	// A short retry period so that a replica takes a released Lease at
+	// once; the Lease and renew deadline stay long, so that a busy machine
+	// does not make a leader lose the Lease mid-test. The Lease lives in
+	// the test's namespace.
 	cfg.Leader.Namespace = c.name
-	cfg.Leader.LeaseDuration, cfg.Leader.RenewDeadline, cfg.Leader.RetryPeriod = 4*time.Second, 3*time.Second, 200*time.Millisecond
+	cfg.Leader.RetryPeriod = 200 * time.Millisecond
 	for _, edit := range edits {
 		edit(&cfg)
 	}
