@@ -1,6 +1,8 @@
 package k8s
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -81,4 +83,34 @@ func TestBuildProjects(t *testing.T) {
 	if _, err := sched.Schedule(&p.Snap); err != nil {
 		t.Errorf("the core refused the snapshot: %v", err)
 	}
+}
+
+// TestDocsProjectsExample parses the projects file shown in
+// docs/kubernetes.md, so the example stays valid.
+func TestDocsProjectsExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/kubernetes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(\\s*projects:.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("no projects example in docs/kubernetes.md")
+	}
+	ps, err := ParseProjects([]byte(dedent(string(m[1]))))
+	if err != nil {
+		t.Fatalf("the documented example: %v", err)
+	}
+	if len(ps) != 3 || ps[1].Namespaces[0] != "vision" {
+		t.Errorf("parsed %+v", ps)
+	}
+}
+
+// dedent removes the indentation of the first line from every line.
+func dedent(s string) string {
+	indent := len(s) - len(strings.TrimLeft(s, " "))
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = l[min(indent, len(l)-len(strings.TrimLeft(l, " "))):]
+	}
+	return strings.Join(lines, "\n")
 }
