@@ -23,9 +23,11 @@ func TestK8sSchedulerFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown policy", []string{"--policy", "quota"}, "--policy: expected fifo or priority"},
+		{"unknown policy", []string{"--policy", "multifactor"}, "--policy: expected fifo, priority, quota or fair_share"},
+		{"missing projects file", []string{"--policy", "quota", "--projects", "/nonexistent/projects.yaml"}, "--projects: projects file"},
 		{"unknown placement", []string{"--placement", "random"}, "--placement: expected binpack or spread"},
 		{"zero interval", []string{"--interval", "0s"}, "--interval: expected a positive duration"},
+		{"negative grace", []string{"--preemption-grace", "-1s"}, "--preemption-grace and --min-run-time"},
 		{"missing kubeconfig", []string{"--kubeconfig", "/nonexistent/kubeconfig"}, "kubernetes client configuration"},
 	}
 	for _, tc := range tests {

@@ -20,6 +20,9 @@ const ReasonUnschedulable = v1.PodReasonUnschedulable
 // messagePrefix marks condition messages and events as Allot's.
 const messagePrefix = "allot: "
 
+// reportingController names Allot in its events.
+const reportingController = "allot.dev/k8s-scheduler"
+
 // bind posts the pod's binding and remembers it until the informer shows
 // it. A pod that is already bound (a conflict) needs nothing more.
 func (s *Scheduler) bind(ctx context.Context, b Bind) error {
@@ -34,9 +37,10 @@ func (s *Scheduler) bind(ctx context.Context, b Bind) error {
 	if err != nil {
 		return fmt.Errorf("bind pod %s to node %s: %w", podKey(b.Pod), b.Node, err)
 	}
-	s.assumed[b.Pod.UID] = b.Node
+	s.inFlight.Bound[b.Pod.UID] = b.Node
 	s.log.Info("bound", "pod", podKey(b.Pod), "node", b.Node)
-	return nil
+	return s.record(ctx, b.Pod, "Scheduled", v1.EventTypeNormal,
+		fmt.Sprintf("%sbound %s to %s", messagePrefix, podKey(b.Pod), b.Node))
 }
 
 // explain sets PodScheduled=False with Allot's reason on a waiting pod and
@@ -50,7 +54,7 @@ func (s *Scheduler) explain(ctx context.Context, w Wait) error {
 	if err := s.setCondition(ctx, w.Pod, msg); err != nil {
 		return err
 	}
-	return s.event(ctx, w.Pod, msg)
+	return s.record(ctx, w.Pod, "FailedScheduling", v1.EventTypeWarning, msg)
 }
 
 // current is the message of the pod's PodScheduled=False condition.
@@ -80,14 +84,17 @@ func (s *Scheduler) setCondition(ctx context.Context, p *v1.Pod, msg string) err
 	return nil
 }
 
-func (s *Scheduler) event(ctx context.Context, p *v1.Pod, msg string) error {
+// record writes an event about the pod.
+func (s *Scheduler) record(ctx context.Context, p *v1.Pod, reason, typ, msg string) error {
 	now := metav1.NewTime(time.Now())
 	ev := &v1.Event{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: p.Name + ".", Namespace: p.Namespace},
 		InvolvedObject: v1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace,
 			Name: p.Name, UID: p.UID, ResourceVersion: p.ResourceVersion},
-		Reason: "FailedScheduling", Message: msg, Type: v1.EventTypeWarning,
-		Source:         v1.EventSource{Component: s.cfg.SchedulerName},
+		Reason: reason, Message: msg, Type: typ,
+		Source: v1.EventSource{Component: s.cfg.SchedulerName},
+		// The replica that wrote it: with leader election, which one led.
+		ReportingController: reportingController, ReportingInstance: s.cfg.Leader.Identity,
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
 	}
 	if _, err := s.client.CoreV1().Events(p.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {

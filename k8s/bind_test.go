@@ -130,6 +130,9 @@ func checkCapacity(t *testing.T, c *cluster, pods map[string]*v1.Pod, gpus map[s
 	t.Helper()
 	used := map[string]int{}
 	for _, p := range pods {
+		if !bound(p) {
+			continue
+		}
 		q := p.Spec.Containers[0].Resources.Requests["nvidia.com/gpu"]
 		used[strings.TrimPrefix(p.Spec.NodeName, c.name+"-")] += int(q.Value())
 	}

@@ -1,6 +1,8 @@
 package k8s
 
 import (
+	"time"
+
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/allot-sched/allot/sched"
@@ -15,8 +17,15 @@ const (
 	// labels (seed 001) that make pods one gang.
 	LabelPodGroup     = "pod-group.scheduling.sigs.k8s.io/name"
 	LabelMinAvailable = "pod-group.scheduling.sigs.k8s.io/min-available"
+	// LabelPodGroupCR names the PodGroup object (scheduler-plugins'
+	// scheduling.x-k8s.io/v1alpha1) whose spec.minMember makes pods a gang.
+	LabelPodGroupCR = "scheduling.x-k8s.io/pod-group"
+	// LabelPreemptible set to "false" keeps a pod from being a victim.
+	LabelPreemptible = "allot.dev/preemptible"
 	// DefaultPool names the pool of nodes and pods without a pool label.
 	DefaultPool = "default"
+	// DefaultProject takes the pods of namespaces no project lists.
+	DefaultProject = "default"
 )
 
 // Config says which pods are Allot's and how nodes are grouped.
@@ -37,15 +46,27 @@ type Config struct {
 	ToleratedTaints []string
 	// Pool is the policy every pool runs; its Name is ignored.
 	Pool sched.Pool
+	// PreemptionGrace is the grace period an evicted pod gets to
+	// checkpoint and stop (DeleteOptions.GracePeriodSeconds).
+	PreemptionGrace time.Duration
+	// Projects map namespaces (or the allot.dev/project label) to the
+	// projects of quota and fair_share pools; other policies ignore them.
+	Projects []Project
+	// Leader configures leader election among replicas.
+	Leader LeaderElection
 }
 
 // DefaultConfig is a single pool under priority order with backfill, so a
-// large waiting pod does not hold back small ones indefinitely.
+// large waiting pod does not hold back small ones indefinitely, and with
+// preemption, as kube-scheduler preempts by PriorityClass too.
 func DefaultConfig() Config {
 	return Config{
 		SchedulerName:   "allot",
 		GPULabel:        "nvidia.com/gpu.product",
 		ToleratedTaints: []string{string(ResourceGPU)},
-		Pool:            sched.Pool{Policy: sched.PolicyPriority, Backfill: true, Placement: sched.PlaceBinpack},
+		Pool: sched.Pool{Policy: sched.PolicyPriority, Backfill: true, Preemption: true,
+			Placement: sched.PlaceBinpack},
+		PreemptionGrace: 30 * time.Second,
+		Leader:          DefaultLeaderElection(),
 	}
 }

@@ -15,23 +15,31 @@ type Bind struct {
 	Node string
 }
 
+// Actions is what one pass asks of the API server.
+type Actions struct {
+	Binds []Bind
+	Waits []Wait
+	// Evicts are the pods to evict so that waiting work can run.
+	Evicts []Evict
+}
+
 // Plan runs the core over the pass and turns its plan into bindings and
 // waits. A gang's starts become bindings only when, with the pods already
 // bound, they reach min-available. A gang the core could only place in
 // part is withdrawn (its Waiting set to 0) and the pass planned again, so
 // that the GPUs it was given go to other work instead of idling behind a
 // gang that cannot run; each round withdraws at least one gang, so this
-// ends.
-func Plan(core *sched.Scheduler, p *Pass) (binds []Bind, waits []Wait, err error) {
+// ends. The final plan's preemptions become evictions (victims).
+func Plan(core *sched.Scheduler, p *Pass) (*Actions, error) {
 	withdrawn := make([]string, len(p.Jobs))
 	for {
 		plan, err := core.Schedule(&p.Snap)
 		if err != nil {
-			return nil, nil, fmt.Errorf("schedule: %w", err)
+			return nil, fmt.Errorf("schedule: %w", err)
 		}
 		binds, waits, short := decide(p, plan, withdrawn)
 		if len(short) == 0 {
-			return binds, waits, nil
+			return &Actions{Binds: binds, Waits: waits, Evicts: victims(p, plan)}, nil
 		}
 		for _, j := range short {
 			p.Snap.Jobs[j].Waiting = 0
@@ -53,9 +61,11 @@ func placedCount(plan *sched.Plan, job int) int {
 }
 
 // decide maps one plan to bindings and waits, and lists the gangs placed
-// only in part. Starts that span nodes are dropped: a pod runs on one node
-// (Build keeps pods that need more than one away from the core, so this is
-// a safeguard).
+// only in part. A gang placed in part while victims drain for it is not
+// short: it binds nothing yet and keeps its preemptions, so that it gets
+// its room once they are gone. Starts that span nodes are dropped: a pod
+// runs on one node (Build keeps pods that need more than one away from
+// the core, so this is a safeguard).
 func decide(p *Pass, plan *sched.Plan, withdrawn []string) (binds []Bind, waits []Wait, short []int) {
 	placed := make([][]string, len(p.Jobs))
 	for _, st := range plan.Starts {
@@ -64,17 +74,23 @@ func decide(p *Pass, plan *sched.Plan, withdrawn []string) (binds []Bind, waits 
 		}
 	}
 	reasons := slices.Clone(withdrawn)
+	held := make([]bool, len(p.Jobs))
 	for _, pe := range plan.Pending {
 		if reasons[pe.Job] == "" {
 			reasons[pe.Job] = pe.Message(&p.Snap)
 		}
+		held[pe.Job] = pe.Reason == sched.ReasonCheckpointing
 	}
 	waits = append(waits, p.Waits...)
 	for j := range p.Jobs {
 		jp := &p.Jobs[j]
 		if n := len(placed[j]); n > 0 && jp.Bound+n < jp.Min {
-			short = append(short, j)
-			continue
+			if held[j] {
+				placed[j] = nil
+			} else {
+				short = append(short, j)
+				continue
+			}
 		}
 		b, w := decideJob(jp, placed[j], reasons[j])
 		binds = append(binds, b...)

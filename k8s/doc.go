@@ -4,11 +4,11 @@
 // pass turns them into a sched.Snapshot (Snapshot), runs the same
 // scheduling core as the master and the simulator, and acts on the plan
 // (Plan): pods of started tasks are bound through the binding
-// subresource, and pods that keep waiting get a PodScheduled=False
-// condition and a FailedScheduling event carrying Allot's reason, so that
-// `kubectl describe pod` explains the wait. Nothing is kept between passes
-// but bindings not yet seen by the informer: after a restart the state is
-// read back from the API server.
+// subresource, victims are evicted, and pods that keep waiting get a
+// PodScheduled=False condition and a FailedScheduling event carrying
+// Allot's reason, so that `kubectl describe pod` explains the wait. Nothing is kept between passes
+// but bindings and evictions not yet seen by the informer (InFlight):
+// after a restart the state is read back from the API server.
 //
 // Mapping:
 //   - A node is a sched.Node whose slots are its allocatable nvidia.com/gpu.
@@ -26,8 +26,33 @@
 //     placed or already bound: all of a pass's starts for it, or none. A
 //     gang the core places only in part is withdrawn and the pass planned
 //     again, so its GPUs go to other pods (Plan).
+//   - Pods labelled scheduling.x-k8s.io/pod-group are a gang whose minimum
+//     is the minMember of that PodGroup object (scheduler-plugins' CRD),
+//     read through a dynamic informer when the API server serves it
+//     (podgroup.go).
 //   - Every other pod bound to a node and not finished holds its GPUs as a
 //     running allocation that the core never preempts.
+//   - A pod's priority is its PriorityClass value, negated: Kubernetes runs
+//     larger values first, the core smaller numbers.
+//   - A pod's project (quota and fair_share pools, projects.go) is named by
+//     its allot.dev/project label, else by the Config.Projects entry
+//     listing its namespace, else DefaultProject. Pods of other schedulers
+//     are in OtherProject. Under fair_share a project's shares are split
+//     among its jobs as their weights.
+//
+// Preemption (evict.go): the plan's preemptions, and its moves (a bound
+// pod cannot move), become evictions through the policy/v1 Eviction
+// subresource with Config.PreemptionGrace as the grace period. A bound pod
+// that is terminating, or whose eviction was posted, is a draining
+// (Preempting) allocation: its GPUs are held until it is gone and it is
+// never a victim again. A gang left below min-available is evicted whole.
+// Controllers re-create their evicted pods, which queue again; bare pods
+// are gone.
+//
+// Leader election (leader.go): with Config.Leader.Enabled, replicas
+// campaign for a coordination.k8s.io Lease and only the holder runs
+// passes; informers run in every replica. A new leader waits until its
+// informer shows every pod bound in a quorum read before its first pass.
 //
 // A pod never spans nodes, so a pod asking for more GPUs than the largest
 // node of its pool is never given to the core (which would place such a

@@ -43,18 +43,43 @@ func finished(p *v1.Pod) bool {
 // podKey is namespace/name, the ID of a single-pod job.
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
-// gangKey is namespace/group for gang members and "" for other pods.
+// gangKey is namespace/group for gang members and "" for other pods. The
+// PodGroup object's label wins over the lightweight coscheduling label.
 func gangKey(p *v1.Pod) string {
-	g := p.Labels[LabelPodGroup]
+	g := p.Labels[LabelPodGroupCR]
+	if g == "" {
+		g = p.Labels[LabelPodGroup]
+	}
 	if g == "" {
 		return ""
 	}
 	return p.Namespace + "/" + g
 }
 
-// minAvailable reads the gang's min-available label; a missing label means
-// the whole gang (total pods).
-func minAvailable(p *v1.Pod, total int) (int, error) {
+// jobKey is the ID of the pod's job: its gang's key, else its own.
+func jobKey(p *v1.Pod) string {
+	if k := gangKey(p); k != "" {
+		return k
+	}
+	return podKey(p)
+}
+
+// minAvailable is the gang's minimum: its PodGroup object's minMember for
+// pods labelled with LabelPodGroupCR (groups holds them by
+// namespace/name, nil when the CRD is not served), else the
+// min-available label; a missing label means the whole gang (total pods).
+func minAvailable(p *v1.Pod, total int, groups map[string]int) (int, error) {
+	if name, ok := p.Labels[LabelPodGroupCR]; ok && name != "" {
+		if groups == nil {
+			return 0, fmt.Errorf("label %s: the PodGroup resource (%s) is not served; install its CRD and restart the scheduler",
+				LabelPodGroupCR, podGroupGVR.GroupResource())
+		}
+		min, ok := groups[p.Namespace+"/"+name]
+		if !ok {
+			return 0, fmt.Errorf("PodGroup %s/%s does not exist; waiting for it", p.Namespace, name)
+		}
+		return min, nil
+	}
 	v, ok := p.Labels[LabelMinAvailable]
 	if !ok {
 		return total, nil
@@ -92,10 +117,24 @@ func sortPods(pods []*v1.Pod) []*v1.Pod {
 }
 
 // priority is the pod's resolved PriorityClass value (the Priority
-// admission plugin fills spec.priority), 0 without one.
+// admission plugin fills spec.priority) as the core's priority, 0 without
+// one. Kubernetes runs larger values first and the core smaller ones, so
+// the value is negated.
 func priority(p *v1.Pod) int {
 	if p.Spec.Priority == nil {
 		return 0
 	}
-	return int(*p.Spec.Priority)
+	return -int(*p.Spec.Priority)
+}
+
+// preemptible reports whether the core may evict the pod for more
+// important work: every Allot pod but those labelled
+// allot.dev/preemptible: "false".
+func preemptible(p *v1.Pod) bool { return p.Labels[LabelPreemptible] != "false" }
+
+// draining reports whether a bound pod is on its way out: the API server
+// shows it terminating, or the scheduler has asked to evict it and the
+// informer does not show that yet. Its GPUs stay held until it is gone.
+func draining(p *v1.Pod, evicted map[types.UID]bool) bool {
+	return p.DeletionTimestamp != nil || evicted[p.UID]
 }

@@ -15,6 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/allot-sched/allot/k8s"
@@ -51,12 +52,36 @@ func newCluster(t *testing.T) *cluster {
 }
 
 // start runs an Allot scheduler for the test's pool until the test ends
-// or stop is called.
-func (c *cluster) start() (stop func()) {
+// or stop is called; edits change its configuration.
+func (c *cluster) start(edits ...func(*k8s.Config)) (stop func()) {
+	return c.run(c.scheduler(edits...))
+}
+
+// scheduler makes an Allot scheduler for the test's pool.
+func (c *cluster) scheduler(edits ...func(*k8s.Config)) *k8s.Scheduler {
 	cfg := k8s.DefaultConfig()
 	cfg.SchedulerName, cfg.PoolLabel = c.name, poolLabel
+	// A short retry period so that a replica takes a released Lease at
+	// once; the Lease and renew deadline stay long, so that a busy machine
+	// does not make a leader lose the Lease mid-test. The Lease lives in
+	// the test's namespace.
+	cfg.Leader.Namespace = c.name
+	cfg.Leader.RetryPeriod = 200 * time.Millisecond
+	for _, edit := range edits {
+		edit(&cfg)
+	}
 	s := k8s.New(c.cs, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	s.Interval = 200 * time.Millisecond
+	dyn, err := dynamic.NewForConfig(k8stest.Config(c.t))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	s.Dynamic = dyn
+	return s
+}
+
+// run runs s until the test ends or stop is called.
+func (c *cluster) run(s *k8s.Scheduler) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -82,9 +107,15 @@ func (c *cluster) node(name string, gpus int) {
 // pod creates a pod for the test's scheduler; labels make gangs.
 func (c *cluster) pod(name string, gpus int, labels map[string]string) {
 	c.t.Helper()
+	c.podWith(name, gpus, func(p *v1.Pod) { p.Labels = labels })
+}
+
+// podWith creates a pod for the test's scheduler after edit changes it.
+func (c *cluster) podWith(name string, gpus int, edit func(*v1.Pod)) {
+	c.t.Helper()
 	q := *resource.NewQuantity(int64(gpus), resource.DecimalSI)
 	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.name, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.name},
 		Spec: v1.PodSpec{
 			SchedulerName: c.name,
 			NodeSelector:  map[string]string{poolLabel: c.name},
@@ -92,6 +123,7 @@ func (c *cluster) pod(name string, gpus int, labels map[string]string) {
 				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{k8s.ResourceGPU: q}, Limits: v1.ResourceList{k8s.ResourceGPU: q}}}},
 		},
 	}
+	edit(p)
 	if _, err := c.cs.CoreV1().Pods(c.name).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
 		c.t.Fatalf("create pod %s: %v", name, err)
 	}

@@ -19,14 +19,27 @@ type Pass struct {
 	// Waits are pods that wait for reasons found before the core runs
 	// (a malformed gang, a pod larger than any node).
 	Waits []Wait
+	// AllocPods runs parallel to Snap.Allocs: the pod of each running
+	// task, so that preemptions name the pods to evict.
+	AllocPods []*v1.Pod
+}
+
+// InFlight is what the scheduler asked of the API server that the
+// informers may not show yet. Nil maps are empty.
+type InFlight struct {
+	// Bound maps pods whose binding was posted to their nodes.
+	Bound map[types.UID]string
+	// Evicted holds pods whose eviction was posted.
+	Evicted map[types.UID]bool
 }
 
 // JobPods is the Kubernetes side of one job.
 type JobPods struct {
 	// Pending are the job's unbound pods, in the order starts go to them.
 	Pending []*v1.Pod
-	// Bound counts the job's pods already on nodes.
-	Bound int
+	// Bound counts the job's pods already on nodes; BoundPods are they.
+	Bound     int
+	BoundPods []*v1.Pod
 	// Min is how many of the job's pods must be bound before any is:
 	// 1 for a single pod, min-available for a gang.
 	Min int
@@ -49,25 +62,38 @@ type group struct {
 }
 
 type builder struct {
-	cfg     *Config
-	assumed map[types.UID]string
-	pass    *Pass
-	pools   map[string]int
-	nodes   map[string]int
-	largest []int // per pool: the slots of its largest node
+	cfg      *Config
+	fl       InFlight
+	projects projectIndex
+	groups   map[string]int
+	pass     *Pass
+	pools    map[string]int
+	nodes    map[string]int
+	largest  []int // per pool: the slots of its largest node
 }
 
-// Build turns the cluster as the informers see it into a snapshot.
-// assumed holds bindings made but not yet seen (pod UID to node name), so
-// that their GPUs count as used; now is the snapshot's clock.
-func Build(cfg *Config, nodes []*v1.Node, pods []*v1.Pod, assumed map[types.UID]string, now time.Time) *Pass {
-	b := &builder{cfg: cfg, assumed: assumed, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
+// Cluster is the objects the informers show.
+type Cluster struct {
+	Nodes []*v1.Node
+	Pods  []*v1.Pod
+	// PodGroups maps the namespace/name of each PodGroup object to its
+	// minMember; nil when the PodGroup resource is not served.
+	PodGroups map[string]int
+}
+
+// Build turns the cluster as the informers see it into a snapshot. fl
+// holds bindings and evictions made but not yet seen, so that bound GPUs
+// count as used and evicted pods as draining; now is the snapshot's clock.
+func Build(cfg *Config, c Cluster, fl InFlight, now time.Time) *Pass {
+	b := &builder{cfg: cfg, fl: fl, groups: c.PodGroups, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
 	b.pass.Snap.Now = now.Unix()
-	b.addNodes(sortedNodes(cfg, nodes))
-	groups := b.sortPods(sortPods(pods))
+	b.addNodes(sortedNodes(cfg, c.Nodes))
+	b.addProjects()
+	groups := b.sortPods(sortPods(c.Pods))
 	for _, g := range groups {
 		b.addGroup(g)
 	}
+	b.weigh()
 	return b.pass
 }
 
@@ -98,7 +124,9 @@ func (b *builder) addNodes(nodes []*v1.Node) {
 
 // sortPods groups Allot's unfinished pods into jobs, in age order of each
 // job's oldest pod, and turns every other bound pod into an allocation
-// that the core must leave alone.
+// that the core must leave alone. Bound pods on their way out (evicted,
+// deleted) are draining allocations of their own: their GPUs are not free
+// until the pods are gone, and they are never victims again.
 func (b *builder) sortPods(pods []*v1.Pod) []*group {
 	var groups []*group
 	byKey := map[string]*group{}
@@ -106,20 +134,17 @@ func (b *builder) sortPods(pods []*v1.Pod) []*group {
 		if finished(p) {
 			continue
 		}
-		node := boundNode(p, b.assumed)
-		if p.Spec.SchedulerName != b.cfg.SchedulerName {
+		node := boundNode(p, b.fl.Bound)
+		if p.Spec.SchedulerName != b.cfg.SchedulerName || (node != "" && draining(p, b.fl.Evicted)) {
 			if node != "" {
-				b.hold(p, node)
+				b.hold(p, node, draining(p, b.fl.Evicted))
 			}
 			continue
 		}
 		if node == "" && p.DeletionTimestamp != nil {
 			continue
 		}
-		key, gang := gangKey(p), true
-		if key == "" {
-			key, gang = podKey(p), false
-		}
+		key, gang := jobKey(p), gangKey(p) != ""
 		g := byKey[key]
 		if g == nil {
 			g = &group{key: key, gang: gang}
@@ -136,8 +161,9 @@ func (b *builder) sortPods(pods []*v1.Pod) []*group {
 }
 
 // hold adds a bound pod that is not part of any Allot job as a running,
-// non-preemptible allocation of a job of its own.
-func (b *builder) hold(p *v1.Pod, node string) {
+// non-preemptible allocation of a job of its own, or a draining
+// (Preempting) one when the pod is leaving.
+func (b *builder) hold(p *v1.Pod, node string, leaving bool) {
 	n, ok := b.nodes[node]
 	if !ok {
 		return // a node left out of scheduling; its usage does not matter
@@ -145,9 +171,11 @@ func (b *builder) hold(p *v1.Pod, node string) {
 	s := &b.pass.Snap
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: "bound:" + podKey(p), Pool: s.Nodes[n].Pool, Kind: sched.KindCommand,
-		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p), MaxRunning: 1})
+		Submit: p.CreationTimestamp.Unix(), Seq: int64(j), Weight: 1, Slots: podGPUs(p), MaxRunning: 1,
+		Project: b.projects.other})
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{})
 	b.alloc(j, n, podGPUs(p), p)
+	s.Allocs[len(s.Allocs)-1].Preempting = leaving
 }
 
 func (b *builder) alloc(job, node, slots int, p *v1.Pod) {
@@ -157,16 +185,23 @@ func (b *builder) alloc(job, node, slots int, p *v1.Pod) {
 	}
 	b.pass.Snap.Allocs = append(b.pass.Snap.Allocs, sched.Alloc{
 		Job: job, Nodes: []sched.NodeSlots{{Node: int32(node), Slots: int32(slots)}}, Start: start})
+	b.pass.AllocPods = append(b.pass.AllocPods, p)
 }
 
 // addGroup makes a job of the group, or explains why its pods wait
-// without asking the core.
+// without asking the core. Without preemption no job is preemptible, so
+// that the core's consolidation, which runs under every policy, does not
+// evict pods to move them either.
 func (b *builder) addGroup(g *group) {
 	first := append(slices.Clone(g.pending), g.bound...)[0]
 	slots, min, pool, err := b.shape(g, first)
+	project := 0
+	if err == nil {
+		project, err = b.projects.projectOf(first)
+	}
 	if err != nil {
 		for _, p := range g.bound {
-			b.hold(p, boundNode(p, b.assumed))
+			b.hold(p, boundNode(p, b.fl.Bound), false)
 		}
 		for _, p := range g.pending {
 			b.pass.Waits = append(b.pass.Waits, Wait{Pod: p, Message: err.Error()})
@@ -177,10 +212,12 @@ func (b *builder) addGroup(g *group) {
 	j := len(s.Jobs)
 	s.Jobs = append(s.Jobs, sched.Job{ID: g.key, Pool: pool, Kind: sched.KindCommand,
 		Submit: first.CreationTimestamp.Unix(), Seq: int64(j), Priority: priority(first), Weight: 1,
-		Slots: slots, Waiting: len(g.pending), MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
-	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), Min: min, Gang: g.gang})
+		Preemptible: b.cfg.Pool.Preemption && preemptible(first), Project: project, Slots: slots, Waiting: len(g.pending),
+		MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
+	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), BoundPods: g.bound,
+		Min: min, Gang: g.gang})
 	for _, p := range g.bound {
-		if n, ok := b.nodes[boundNode(p, b.assumed)]; ok {
+		if n, ok := b.nodes[boundNode(p, b.fl.Bound)]; ok {
 			b.alloc(j, n, slots, p)
 		}
 	}
@@ -199,7 +236,7 @@ func (b *builder) shape(g *group, first *v1.Pod) (slots, min, pool int, err erro
 	min = 1
 	if g.gang {
 		total := len(g.pending) + len(g.bound)
-		if min, err = minAvailable(first, total); err != nil {
+		if min, err = minAvailable(first, total, b.groups); err != nil {
 			return 0, 0, 0, fmt.Errorf("gang %s: %w", g.key, err)
 		}
 		if total < min {

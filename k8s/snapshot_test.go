@@ -81,7 +81,7 @@ func TestBuild(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			p := Build(&cfg, tc.nodes, tc.pods, nil, time.Unix(1000, 0))
+			p := Build(&cfg, Cluster{Nodes: tc.nodes, Pods: tc.pods}, InFlight{}, time.Unix(1000, 0))
 			if got := len(p.Snap.Nodes); got != tc.nodesN {
 				t.Errorf("%d nodes in the snapshot, want %d", got, tc.nodesN)
 			}
