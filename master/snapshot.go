@@ -49,7 +49,7 @@ func (m *Master) buildSnapshot() {
 	m.snapProjects(now)
 	capacity := m.snapNodes()
 	s.Licenses = m.cfg.SchedLicenses()
-	s.QOS = m.cfg.QOS
+	s.QOS = m.cfg.SchedQOS()
 	nodeIdx := make(map[string]int32, len(v.nodes))
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)

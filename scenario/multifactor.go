@@ -44,7 +44,7 @@ func (p *parser) accountList(raw *yaml.Node) []Account {
 			p.checkAccountParent(fields[i], &out[i])
 		}
 	}
-	if len(out) > 0 && p.fsPools == 0 {
+	if len(out) > 0 && p.FairSharePools == 0 {
 		p.Errorf(raw, "accounts", "no multifactor pool has a fair_share weight, so accounts would never apply")
 	}
 	return out
@@ -112,23 +112,6 @@ func (p *parser) checkAccountParent(f *yamlfield.Fields, a *Account) {
 		}
 		at = next.parent
 	}
-}
-
-// decay reads the decay section with the cluster spec's parser; without
-// one, DefaultDecay applies when some pool reads accounts, and the zero
-// Decay when none does.
-func (p *parser) decay(raw *yaml.Node) Decay {
-	if raw == nil {
-		if p.fsPools == 0 {
-			return Decay{}
-		}
-		return DefaultDecay
-	}
-	d, _ := p.Decay(raw)
-	if p.fsPools == 0 {
-		p.Errorf(raw, "decay", "no multifactor pool has a fair_share weight, so decay would never apply")
-	}
-	return d
 }
 
 // directCharge is a job of a fair-tree pool that charges an account

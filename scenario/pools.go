@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -51,19 +52,23 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	p.pools = make(map[string]*poolInfo)
 	p.nodeLines = make(map[string]int)
 	p.jobLines = make(map[string]int)
-	if f.Required("pools") {
-		s.Pools = p.poolList(f.Lookup("pools"))
-		p.resolveSharing(s.Pools)
-	} else {
-		p.PoolsKnown = false // jobs are not checked against pools
-	}
-	s.Projects = p.Projects(f.Lookup("projects"))
-	p.checkProjectNames(s.Projects)
-	s.Licenses = p.Licenses(f.Lookup("licenses"))
-	s.QOS = p.QOSList(f.Lookup("qos"))
-	p.checkPoolPreemption()
-	s.Accounts = p.accountList(f.Lookup("accounts"))
-	s.Decay = p.decay(f.Lookup("decay"))
+	f.Known(topLevel...)
+	s.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
+		Pools: func(raw *yaml.Node) []Pool {
+			if !f.Required("pools") {
+				p.PoolsKnown = false // jobs are not checked against pools
+				return nil
+			}
+			pools := p.poolList(raw)
+			p.resolveSharing(pools)
+			return pools
+		},
+		AfterProjects: func(c *spec.Cluster[Pool]) { p.checkProjectNames(c.Projects) },
+		AfterQOS: func(*spec.Cluster[Pool]) {
+			p.checkPoolPreemption()
+			s.Accounts = p.accountList(f.Lookup("accounts"))
+		},
+	})
 	p.jobPools = map[string]string{}
 	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
 	s.Accounts = append(s.Accounts, p.userLeaves...)
@@ -73,6 +78,10 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	f.Done()
 	return s
 }
+
+// topLevel are the file's top-level fields, in the order docs/scenario.md
+// and the unknown-field hint list them.
+var topLevel = []string{"pools", "projects", "licenses", "qos", "accounts", "decay", "jobs", "events"}
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
 	items := p.PoolEntries(raw)
@@ -132,7 +141,6 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
 	if pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 {
 		info.fs, info.fsMode = true, pl.Multifactor.FairShareMode
-		p.fsPools++
 	}
 	info.fields = f
 	info.clean = p.Count() == errsBefore

@@ -110,24 +110,21 @@ var (
 
 // Scenario is one parsed and validated scenario file.
 type Scenario struct {
-	Name  string // the name given to Parse, or the path given to Load
-	Pools []Pool
-	// Projects are the quota entities of quota pools, in file order.
-	Projects []Project
-	// Licenses and QOS are the cluster-wide licenses and the qualities of
-	// service jobs may name, in file order.
-	Licenses []License
-	QOS      []QOS
+	Name string // the name given to Parse, or the path given to Load
+	// Cluster holds the cluster spec's sections (package spec, shared
+	// with the master's configuration): the pools; the projects, the quota
+	// entities of quota pools; the cluster-wide licenses and the
+	// qualities of service jobs may name, all in file order; and the
+	// decay, which says how fast the accounts' past usage stops counting:
+	// the file's, else DefaultDecay when some pool reads accounts.
+	spec.Cluster[Pool]
 	// Accounts are the fair-share entities of multifactor pools: the
 	// file's accounts in file order, then one leaf per (account, user)
 	// pair that jobs name, in order of first use (see UserAccount).
 	Accounts []Account
-	// Decay says how fast the accounts' past usage stops counting; it is
-	// DefaultDecay unless the file gives one.
-	Decay  Decay
-	Jobs   []Job     // in file order; empty when Trace is set
-	Trace  *TraceRef // set when jobs come from a trace file
-	Events []Event   // in file order
+	Jobs     []Job     // in file order; empty when Trace is set
+	Trace    *TraceRef // set when jobs come from a trace file
+	Events   []Event   // in file order
 }
 
 // TraceRef points at a job trace used instead of inline jobs.
@@ -373,9 +370,6 @@ type parser struct {
 	accounts      map[string]*accountInfo
 	accountOrder  []string
 	accountsKnown bool // every account entry has a valid name
-	// fsPools counts pools that read accounts: multifactor pools with a
-	// fair-share weight.
-	fsPools int
 	// jobPools maps job names to their pools, for the event checks.
 	jobPools map[string]string
 	// userLeaves are the leaf accounts made for users, in order of first

@@ -27,7 +27,7 @@ func TestLoadExample(t *testing.T) {
 	}
 	want := &Scenario{
 		Name: "testdata/example.yaml",
-		Pools: []Pool{
+		Cluster: spec.Cluster[Pool]{Pools: []Pool{
 			{
 				Pool: spec.Pool{Name: "gpu", Policy: PolicyPriority, Preemption: true, Backfill: true,
 					Placement: PlacementSpread, Line: 4},
@@ -49,7 +49,7 @@ func TestLoadExample(t *testing.T) {
 					{Name: "cpu-3", Slots: 4, Line: 16},
 				},
 			},
-		},
+		}},
 		Jobs: []Job{
 			{Name: "asha", Kind: KindExperiment, Pool: "gpu", Tasks: 20, MaxConcurrent: 4, Slots: 1,
 				Duration: 7200, TimeLimit: 10800, Priority: 42, PriorityClass: ClassNormal, Weight: 1, Preemptible: true,
