@@ -105,13 +105,15 @@ type Pool struct {
 }
 
 // NodeRule pins a node, by the name its agent registers with, to a pool
-// and adds labels to the ones the agent reports.
+// and adds labels to the ones the agent reports: the cluster spec's node
+// (name and labels, shared with scenario files, whose nodes give slots
+// and a GPU type that live nodes report) and the pool. Labels is nil when
+// the rule gives none.
 type NodeRule struct {
-	Name string
+	spec.Node
 	// Pool is "" when the rule only adds labels; the node then joins the
 	// pool its agent asks for, or the default pool.
-	Pool   string
-	Labels map[string]string // nil when the rule gives none
+	Pool string
 }
 
 // Project is a quota entity, the cluster spec's type (shared with

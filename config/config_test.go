@@ -114,7 +114,7 @@ users:
 			QOS:   spec.DefaultQOS(),
 			Decay: spec.DefaultDecay,
 		},
-		Nodes: []NodeRule{{Name: "n1", Pool: "gpu", Labels: map[string]string{"rack": "12"}}, {Name: "n2"}},
+		Nodes: []NodeRule{{Node: spec.Node{Name: "n1", Labels: map[string]string{"rack": "12"}}, Pool: "gpu"}, {Node: spec.Node{Name: "n2"}}},
 		Users: []User{
 			// ana may not use d, so her default is the first project
 			// without sub-projects under lab.

@@ -172,8 +172,7 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 			continue
 		}
 		var n NodeRule
-		if f.Required("name") && yamlfield.Field(f, "name", &n.Name, name) {
-			f.Path = path + " " + yamlfield.Quote(n.Name)
+		if p.NodeName(f, path, &n.Node) {
 			if first, dup := seen[n.Name]; dup {
 				f.Errorf("name", "duplicate node name %s (first at line %d)", yamlfield.Quote(n.Name), first)
 			} else {
@@ -186,7 +185,7 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 					yamlfield.Suggest(n.Pool, p.PoolOrder), strings.Join(p.PoolOrder, ", "))
 			}
 		}
-		yamlfield.Field(f, "labels", &n.Labels, p.Labels)
+		p.NodeLabels(f, &n.Node)
 		f.Done()
 		out = append(out, n)
 	}

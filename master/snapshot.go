@@ -9,6 +9,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -220,8 +221,9 @@ func (m *Master) snapNodes() (multifactorSlots int) {
 }
 
 // switchLabel is the node label that names a node's network switch
-// (sched.Node.Switch), from the agent or the configuration's node rule.
-const switchLabel = "switch"
+// (sched.Node.Switch), from the agent or the configuration's node rule:
+// the cluster spec's, which scenario files use too.
+const switchLabel = spec.SwitchLabel
 
 func zeroSlotLimit(p config.Pool) int {
 	if p.ZeroSlotLimit > 0 {

@@ -141,7 +141,7 @@ func (m *Master) scenarioCluster(cfg *config.Config) (*scenario.Scenario, []stri
 			if n.pool != p.Name || len(n.rec.GPUs) == 0 {
 				continue
 			}
-			sn := scenario.Node{Name: n.rec.Name, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type, Labels: m.nodeLabels(n)}
+			sn := scenario.Node{Node: spec.Node{Name: n.rec.Name, Labels: m.nodeLabels(n)}, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type}
 			if len(sn.Labels) == 0 {
 				sn.Labels = nil
 			}

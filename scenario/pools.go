@@ -253,16 +253,13 @@ func (p *parser) node(raw *yaml.Node, path string, out []Node) []Node {
 	}
 	n := Node{Line: raw.Line}
 	count := 1
-	named := f.Required("name") && yamlfield.Field(f, "name", &n.Name, name)
-	if named {
-		f.Path = path + " " + yamlfield.Quote(n.Name)
-	}
+	named := p.NodeName(f, path, &n.Node)
 	yamlfield.Field(f, "count", &count, yamlfield.IntIn(1, MaxNodes))
 	if f.Required("slots") {
 		yamlfield.Field(f, "slots", &n.Slots, yamlfield.IntAtLeast(1))
 	}
 	yamlfield.Field(f, "gpu", &n.GPU, yamlfield.Text)
-	yamlfield.Field(f, "labels", &n.Labels, p.Labels)
+	p.NodeLabels(f, &n.Node)
 	f.Done()
 	if !named {
 		return out

@@ -35,9 +35,9 @@ const (
 )
 
 // SwitchLabel is the node label that names a node's network switch, as on
-// the live master: gangs prefer (or, with topology: required, need) nodes
-// under one switch.
-const SwitchLabel = "switch"
+// the live master (the cluster spec's): gangs prefer (or, with topology:
+// required, need) nodes under one switch.
+const SwitchLabel = spec.SwitchLabel
 
 // Reservation modes of a backfill pool.
 const (
@@ -201,12 +201,14 @@ var DefaultDecay = spec.DefaultDecay
 type Project = spec.Project
 
 // Node is one machine; a "count: N" entry in the file becomes N Nodes.
+// Its name and labels are the cluster spec's node, shared with the
+// master's node rules; slots and the GPU type are what a live node
+// reports when it registers.
 type Node struct {
-	Name   string
-	Slots  int
-	GPU    string
-	Labels map[string]string // nil when the file gives none
-	Line   int
+	spec.Node
+	Slots int
+	GPU   string
+	Line  int
 }
 
 // Job is a group of identical tasks submitted together.

@@ -34,9 +34,9 @@ func TestLoadExample(t *testing.T) {
 				CheckpointCost: 30,
 				Quota:          -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
-					{Name: "node-1", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
-					{Name: "node-2", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
-					{Name: "big", Slots: 16, Line: 12},
+					{Node: spec.Node{Name: "node-1", Labels: map[string]string{"switch": "s1"}}, Slots: 8, GPU: "h100", Line: 11},
+					{Node: spec.Node{Name: "node-2", Labels: map[string]string{"switch": "s1"}}, Slots: 8, GPU: "h100", Line: 11},
+					{Node: spec.Node{Name: "big"}, Slots: 16, Line: 12},
 				},
 			},
 			{
@@ -44,9 +44,9 @@ func TestLoadExample(t *testing.T) {
 					Placement: PlacementBinpack, Line: 13},
 				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
-					{Name: "cpu-1", Slots: 4, Line: 16},
-					{Name: "cpu-2", Slots: 4, Line: 16},
-					{Name: "cpu-3", Slots: 4, Line: 16},
+					{Node: spec.Node{Name: "cpu-1"}, Slots: 4, Line: 16},
+					{Node: spec.Node{Name: "cpu-2"}, Slots: 4, Line: 16},
+					{Node: spec.Node{Name: "cpu-3"}, Slots: 4, Line: 16},
 				},
 			},
 		}},
