@@ -100,17 +100,20 @@ func (p *parser) checkAccountParent(f *yamlfield.Fields, a *Account) {
 		return
 	}
 	parent.kids = true
-	at := a.Parent
-	for steps := 0; at != ""; steps++ {
-		if at == a.Name || steps > len(p.accounts) {
-			f.Errorf("parent", "the parents of account %s come back to it (a cycle)", yamlfield.Quote(a.Name))
-			return
+	// The project tree's walk; unlike projects, each account on a cycle
+	// or leading into one is reported.
+	_, back, stuck := spec.WalkParents(a.Name, func(name string) (string, bool) {
+		if name == a.Name {
+			return a.Parent, true // this entry's, should its name be a duplicate
 		}
-		next := p.accounts[at]
-		if next == nil {
-			return
+		info := p.accounts[name]
+		if info == nil {
+			return "", false
 		}
-		at = next.parent
+		return info.parent, true
+	}, len(p.accounts))
+	if back || stuck {
+		f.Errorf("parent", "the parents of account %s come back to it (a cycle)", yamlfield.Quote(a.Name))
 	}
 }
 
