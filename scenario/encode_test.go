@@ -38,7 +38,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 			clearLines(reflect.ValueOf(s))
 			clearLines(reflect.ValueOf(back))
 			if !reflect.DeepEqual(s, back) {
-				t.Errorf("round trip changed the scenario\n got: %+v\nwant: %+v\n%s", back, s, out)
+				t.Errorf("round trip changed the scenario\n got: %.2000v\nwant: %.2000v\n%.2000s", back, s, out)
 			}
 		})
 	}
@@ -56,8 +56,9 @@ func hasSearcher(s *Scenario) bool {
 	return false
 }
 
-// clearLines zeroes every Line field under v: a file written again has
-// its entries on other lines.
+// clearLines zeroes every Line field under v, since a file written again
+// has its entries on other lines, and makes empty lists nil, since an
+// absent section and an empty one read the same.
 func clearLines(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -65,6 +66,9 @@ func clearLines(v reflect.Value) {
 			clearLines(v.Elem())
 		}
 	case reflect.Slice:
+		if v.Len() == 0 && v.CanSet() {
+			v.SetZero()
+		}
 		for i := range v.Len() {
 			clearLines(v.Index(i))
 		}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -29,14 +30,21 @@ func NewMapping() Mapping {
 func (m Mapping) Set(key string, v any) {
 	val, ok := v.(*yaml.Node)
 	if !ok {
-		val = &yaml.Node{}
-		if err := val.Encode(v); err != nil {
-			// Only the encoder's own values (numbers, strings, booleans,
-			// string maps) come here, which always encode.
-			panic("spec: encode " + key + ": " + err.Error())
-		}
+		val = encode(v)
 	}
-	m.Node.Content = append(m.Node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, val)
+	// Encoded, a key that reads as another type (a license named "null"
+	// or "1") is quoted.
+	m.Node.Content = append(m.Node.Content, encode(key), val)
+}
+
+// encode is v as a YAML node. Only the encoder's own values (numbers,
+// strings, booleans, string maps) come here, which always encode.
+func encode(v any) *yaml.Node {
+	n := &yaml.Node{}
+	if err := n.Encode(v); err != nil {
+		panic(fmt.Sprintf("spec: encode %v: %v", v, err))
+	}
+	return n
 }
 
 // SetIf sets key only when cond holds: the field is left out otherwise,
