@@ -65,19 +65,11 @@ func Marshal(s *Scenario) ([]byte, error) {
 	if len(s.Events) > 0 {
 		events := make([]*yaml.Node, len(s.Events))
 		for i, e := range s.Events {
-			m := spec.NewMapping()
-			m.Set("at", e.At)
-			switch e.Kind {
-			case EventKill:
-				m.Set(string(e.Kind), e.Job)
-			case EventSetPriority:
-				m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
-			case EventSetWeight:
-				m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
-			default:
-				return nil, fmt.Errorf("marshal the scenario: event %d: unknown kind %q", i, e.Kind)
+			n, err := eventNode(e)
+			if err != nil {
+				return nil, fmt.Errorf("marshal the scenario: event %d: %w", i, err)
 			}
-			events[i] = m.Node
+			events[i] = n
 		}
 		top.Set("events", spec.Seq(events))
 	}
@@ -86,6 +78,23 @@ func Marshal(s *Scenario) ([]byte, error) {
 		return nil, fmt.Errorf("marshal the scenario: %w", err)
 	}
 	return out, nil
+}
+
+// eventNode writes an event: its time and its one action.
+func eventNode(e Event) (*yaml.Node, error) {
+	m := spec.NewMapping()
+	m.Set("at", e.At)
+	switch e.Kind {
+	case EventKill:
+		m.Set(string(e.Kind), e.Job)
+	case EventSetPriority:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
+	case EventSetWeight:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
+	default:
+		return nil, fmt.Errorf("unknown kind %q", e.Kind)
+	}
+	return m.Node, nil
 }
 
 // poolNode writes a pool: the spec's fields, then the scenario's. A pool
