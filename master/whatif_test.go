@@ -215,3 +215,40 @@ func noLine(p spec.Project) spec.Project {
 	p.Line = 0
 	return p
 }
+
+// TestHistoryScenarioMultifactor: the export of a multifactor pool
+// parses and replays. Its jobs charge their project's account and name
+// no priority, which multifactor pools compute (an export that named one
+// did not parse).
+func TestHistoryScenarioMultifactor(t *testing.T) {
+	cfg, err := config.Parse("mf.yaml", []byte("pools:\n  - {name: default, policy: multifactor}\nqos: [{name: low}, {name: normal, priority: 5}]\ndefault_qos: normal\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 2)
+	job := h.submit(jobSpec("train", 2, ""))
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(time.Hour)
+	a.Exit(tid(job, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(a)
+	code, body, _ := h.raw("GET", "/api/v1/history/scenario?since=7d", "")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	sc, err := scenario.Parse("history.yaml", []byte(body))
+	if err != nil {
+		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
+	}
+	if len(sc.Jobs) != 1 || sc.Jobs[0].Account != "default" || sc.Jobs[0].QOS != "normal" || sc.Jobs[0].Duration != 3600 {
+		t.Fatalf("jobs %+v, want one of an hour charging account default at QOS normal:\n%s", sc.Jobs, body)
+	}
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Run(in, sim.Options{Until: -1}); err != nil {
+		t.Fatal(err)
+	}
+}
