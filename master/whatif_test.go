@@ -218,8 +218,8 @@ func noLine(p spec.Project) spec.Project {
 
 // TestHistoryScenarioMultifactor: the export of a multifactor pool
 // parses and replays. Its jobs charge their project's account and name
-// no priority, which multifactor pools compute (an export that named one
-// did not parse).
+// no priority, which multifactor pools compute: a job submitted with one
+// made an export that did not parse.
 func TestHistoryScenarioMultifactor(t *testing.T) {
 	cfg, err := config.Parse("mf.yaml", []byte("pools:\n  - {name: default, policy: multifactor}\nqos: [{name: low}, {name: normal, priority: 5}]\ndefault_qos: normal\n"))
 	if err != nil {
@@ -227,7 +227,7 @@ func TestHistoryScenarioMultifactor(t *testing.T) {
 	}
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 2)
-	job := h.submit(jobSpec("train", 2, ""))
+	job := h.submit(jobSpec("train", 2, `, "priority": 10`))
 	h.step()
 	h.sync(a, a)
 	h.clock.Advance(time.Hour)
