@@ -34,8 +34,9 @@ const (
 	DefaultMaxAge = spec.DefaultMaxAge
 )
 
-// DefaultDecay is the usage decay of a file without one: Slurm's default
-// half-life of seven days, usage measured against a day's capacity.
+// DefaultDecay is the usage decay of a file without one, as the
+// scheduling core takes it: Slurm's default half-life of seven days,
+// usage measured against a day's capacity.
 func DefaultDecay() sched.Decay { return spec.DefaultDecay.Sched() }
 
 // MaxNameBytes bounds every name (pool, node, project, user), as job files
@@ -68,21 +69,20 @@ type Config struct {
 	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
 	// the master's --max-node-gpus in force.
 	MaxNodeGPUs int
-	Pools       []Pool
-	Nodes       []NodeRule
-	Projects    []Project // in file order
-	Users       []User
-	// Licenses are cluster-wide counted resources, in file order.
-	Licenses []License
-	// QOS lists the qualities of service jobs may ask for, in file order
-	// (sched.DefaultQOS when the file has no qos section). DefaultQOS is
-	// the QOS of jobs that name none: the file's default_qos, else the
-	// first listed; "" only when the list is empty.
-	QOS        []sched.QOS
+	// Cluster holds the cluster spec's sections (package spec, shared
+	// with scenario files): the pools, projects, licenses and QOS levels
+	// in file order, and the usage decay. QOS is sched.DefaultQOS when the
+	// file has no qos section; Decay is DefaultDecay without a section,
+	// and says how fast past usage stops counting against an account's
+	// fair share in multifactor pools. The scheduling core's types come
+	// from SchedPools, SchedProjects, SchedLicenses, SchedQOS and
+	// SchedDecay.
+	spec.Cluster[Pool]
+	Nodes []NodeRule
+	Users []User
+	// DefaultQOS is the QOS of jobs that name none: the file's
+	// default_qos, else the first listed; "" only when QOS is empty.
 	DefaultQOS string
-	// Decay is how fast past usage stops counting against an account's
-	// fair share in multifactor pools.
-	Decay sched.Decay
 }
 
 // License is a cluster-wide consumable resource, such as commercial
@@ -105,13 +105,15 @@ type Pool struct {
 }
 
 // NodeRule pins a node, by the name its agent registers with, to a pool
-// and adds labels to the ones the agent reports.
+// and adds labels to the ones the agent reports: the cluster spec's node
+// (name and labels, shared with scenario files, whose nodes give slots
+// and a GPU type that live nodes report) and the pool. Labels is nil when
+// the rule gives none.
 type NodeRule struct {
-	Name string
+	spec.Node
 	// Pool is "" when the rule only adds labels; the node then joins the
 	// pool its agent asks for, or the default pool.
-	Pool   string
-	Labels map[string]string // nil when the rule gives none
+	Pool string
 }
 
 // Project is a quota entity, the cluster spec's type (shared with
@@ -144,11 +146,13 @@ func Default() *Config {
 		DefaultProject: DefaultProjectName,
 		AgentTimeout:   DefaultAgentTimeout,
 		LostNodeGrace:  DefaultLostNodeGrace,
-		Pools:          []Pool{defaultPool()},
-		Projects:       []Project{defaultProject()},
-		QOS:            sched.DefaultQOS(),
-		DefaultQOS:     sched.DefaultQOS()[0].Name,
-		Decay:          DefaultDecay(),
+		Cluster: spec.Cluster[Pool]{
+			Pools:    []Pool{defaultPool()},
+			Projects: []Project{defaultProject()},
+			QOS:      spec.DefaultQOS(),
+			Decay:    spec.DefaultDecay,
+		},
+		DefaultQOS: sched.DefaultQOS()[0].Name,
 	}
 }
 

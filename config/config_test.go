@@ -29,12 +29,14 @@ func TestDefault(t *testing.T) {
 		DefaultProject: "default",
 		AgentTimeout:   30 * time.Second,
 		LostNodeGrace:  5 * time.Minute,
-		Pools: []Pool{{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
-			Placement: sched.PlaceBinpack}, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
-		Projects:   []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
-		QOS:        []sched.QOS{{Name: "normal"}, {Name: "high", Priority: 10}, {Name: "emergency", Priority: 100, Preempt: true}},
+		Cluster: spec.Cluster[Pool]{
+			Pools: []Pool{{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
+				Placement: sched.PlaceBinpack}, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
+			Projects: []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
+			QOS:      []spec.QOS{{Name: "normal"}, {Name: "high", Priority: 10}, {Name: "emergency", Priority: 100, Preempt: true}},
+			Decay:    spec.Decay{Period: 86400, HalfLife: 7 * 86400},
+		},
 		DefaultQOS: "normal",
-		Decay:      sched.Decay{Period: 86400, HalfLife: 7 * 86400},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Default() = %+v\nwant %+v", c, want)
@@ -98,17 +100,21 @@ users:
 		DefaultProject: "d",
 		AgentTimeout:   time.Minute,
 		LostNodeGrace:  90 * time.Second,
-		Pools: []Pool{
-			{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Line: 7}, Grace: DefaultGrace, ZeroSlotLimit: 100},
-			{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 8}, Grace: DefaultGrace, ZeroSlotLimit: 100},
+		Cluster: spec.Cluster[Pool]{
+			Pools: []Pool{
+				{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Line: 7}, Grace: DefaultGrace, ZeroSlotLimit: 100},
+				{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 8}, Grace: DefaultGrace, ZeroSlotLimit: 100},
+			},
+			Projects: []Project{
+				{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3, Line: 13},
+				{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8, Line: 14},
+				{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5, Line: 15},
+				{Name: "d", OverQuotaWeight: 1, Shares: 1, Line: 16},
+			},
+			QOS:   spec.DefaultQOS(),
+			Decay: spec.DefaultDecay,
 		},
-		Nodes: []NodeRule{{Name: "n1", Pool: "gpu", Labels: map[string]string{"rack": "12"}}, {Name: "n2"}},
-		Projects: []Project{
-			{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3, Line: 13},
-			{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8, Line: 14},
-			{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5, Line: 15},
-			{Name: "d", OverQuotaWeight: 1, Shares: 1, Line: 16},
-		},
+		Nodes: []NodeRule{{Node: spec.Node{Name: "n1", Labels: map[string]string{"rack": "12"}}, Pool: "gpu"}, {Node: spec.Node{Name: "n2"}}},
 		Users: []User{
 			// ana may not use d, so her default is the first project
 			// without sub-projects under lab.
@@ -116,9 +122,7 @@ users:
 			{Name: "bo", Projects: []string{"b", "d"}, DefaultProject: "b", Shares: 1},
 			{Name: "cy", DefaultProject: "d", Shares: 1},
 		},
-		QOS:        sched.DefaultQOS(),
 		DefaultQOS: "normal",
-		Decay:      DefaultDecay(),
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Parse =\n%+v\nwant\n%+v", c, want)

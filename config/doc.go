@@ -55,11 +55,12 @@
 //   - Licenses have unique names and totals >= 0. QOS levels have unique
 //     names and priorities >= 0; without a qos section the list is
 //     sched.DefaultQOS. DefaultQOS names one of them, "" only when the
-//     list is empty. Decay passes sched.Decay.Validate (default: a
-//     half-life of seven days over a one-day period).
+//     list is empty. Decay converted with SchedDecay passes
+//     sched.Decay.Validate (default: a half-life of seven days over a
+//     one-day period).
 //   - Pools, Nodes, Projects, Users, Licenses and QOS are in file order,
-//     so the indexes of SchedPools, SchedProjects, SchedLicenses and QOS
-//     are stable for one Config.
+//     so the indexes of SchedPools, SchedProjects, SchedLicenses and
+//     SchedQOS are stable for one Config.
 //
 // A value of the wrong YAML type is an error, never a silent default:
 // quota: "8" is a string, preemption: yes is a string. Names and label
@@ -82,10 +83,13 @@
 //
 // The cluster part of the file (pools' names, policies and options,
 // projects, licenses, QOS levels, the decay, multifactor blocks and node
-// labels) is the cluster spec that scenario files embed too: package
-// spec reads it, with the master's Dialect (strict names, project shares,
-// default QOS and multifactor weights), and Project and License are its
-// types. This package reads the rest (the top-level defaults and
+// names and labels) is the cluster spec that scenario files embed too:
+// Config embeds spec.Cluster, which spec.ReadCluster reads with the
+// master's Dialect (strict names, project shares, default QOS and
+// multifactor weights). Project and License are its types, QOS and Decay
+// are kept as its types (with their lines) and converted for the core at
+// use (SchedQOS, SchedDecay), Pool embeds spec.Pool and NodeRule
+// spec.Node. This package reads the rest (the top-level defaults and
 // timeouts, users, node rules, pools' grace and zero_slot_limit) and adds
 // the master's defaults. The YAML walking and the error reporting are
 // package yamlfield's.

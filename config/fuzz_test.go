@@ -98,11 +98,11 @@ func checkInvariants(t *testing.T, c *Config) {
 	// The core accepts the pools (multifactor weights included), the
 	// project tree (no cycle, no dangling parent), the licenses and the
 	// QOS list.
-	snap := &sched.Snapshot{Pools: c.SchedPools(), Projects: c.SchedProjects(), Licenses: c.SchedLicenses(), QOS: c.QOS}
+	snap := &sched.Snapshot{Pools: c.SchedPools(), Projects: c.SchedProjects(), Licenses: c.SchedLicenses(), QOS: c.SchedQOS()}
 	if _, err := sched.Schedule(snap); err != nil {
 		t.Errorf("sched rejects the config: %v", err)
 	}
-	if err := c.Decay.Validate(); err != nil {
+	if err := c.SchedDecay().Validate(); err != nil {
 		t.Errorf("decay %+v: %v", c.Decay, err)
 	}
 	if (c.DefaultQOS == "") != (len(c.QOS) == 0) || (c.DefaultQOS != "" && c.QOSIndex(c.DefaultQOS) < 0) {

@@ -212,8 +212,15 @@ func (c *Config) LicenseIndex(name string) int {
 // QOSIndex returns the position of a QOS in QOS (and in a snapshot's QOS
 // list), or -1.
 func (c *Config) QOSIndex(name string) int {
-	return slices.IndexFunc(c.QOS, func(q sched.QOS) bool { return q.Name == name })
+	return slices.IndexFunc(c.QOS, func(q spec.QOS) bool { return q.Name == name })
 }
+
+// SchedQOS returns the QOS levels for a sched.Snapshot, in the order of
+// QOS, so that QOSIndex gives a job's QOS index.
+func (c *Config) SchedQOS() []sched.QOS { return spec.SchedQOS(c.QOS) }
+
+// SchedDecay returns the usage decay as the scheduling core takes it.
+func (c *Config) SchedDecay() sched.Decay { return c.Decay.Sched() }
 
 // ResolveQOS returns the QOS a job runs with: the one it asks for, or the
 // default QOS ("" when the configuration lists none).
@@ -225,7 +232,7 @@ func (c *Config) ResolveQOS(requested string) (string, error) {
 		if len(c.QOS) == 0 {
 			return "", fmt.Errorf("%w QOS %q: the configuration defines no QOS levels", ErrUnknown, requested)
 		}
-		return "", fmt.Errorf("%w QOS %q (qos: %s)", ErrUnknown, requested, strings.Join(qosNames(c.QOS), ", "))
+		return "", fmt.Errorf("%w QOS %q (qos: %s)", ErrUnknown, requested, strings.Join(spec.QOSNames(c.QOS), ", "))
 	}
 	return requested, nil
 }

@@ -74,10 +74,10 @@ func TestParseFairShare(t *testing.T) {
 		t.Errorf("SchedLicenses() = %+v", got)
 	}
 	wantQOS := []sched.QOS{{Name: "low"}, {Name: "normal", Priority: 5}, {Name: "urgent", Priority: 50, Preempt: true}}
-	if !reflect.DeepEqual(c.QOS, wantQOS) || c.DefaultQOS != "normal" || c.QOSIndex("urgent") != 2 {
+	if !reflect.DeepEqual(c.SchedQOS(), wantQOS) || c.DefaultQOS != "normal" || c.QOSIndex("urgent") != 2 {
 		t.Errorf("qos = %+v, default %q", c.QOS, c.DefaultQOS)
 	}
-	if want := (sched.Decay{Period: 3600, PerPeriod: 0.7}); c.Decay != want {
+	if want := (sched.Decay{Period: 3600, PerPeriod: 0.7}); c.SchedDecay() != want {
 		t.Errorf("decay = %+v, want %+v", c.Decay, want)
 	}
 }
@@ -103,7 +103,7 @@ func TestParseFairShareDefaults(t *testing.T) {
 			for _, q := range c.QOS {
 				names = append(names, q.Name)
 			}
-			if !reflect.DeepEqual(names, tt.qos) || c.DefaultQOS != tt.def || c.Decay != tt.dec {
+			if !reflect.DeepEqual(names, tt.qos) || c.DefaultQOS != tt.def || c.SchedDecay() != tt.dec {
 				t.Errorf("qos %v default %q decay %+v, want %v %q %+v", names, c.DefaultQOS, c.Decay, tt.qos, tt.def, tt.dec)
 			}
 		})

@@ -24,9 +24,9 @@ type parser struct {
 // defaults for the QOS list and multifactor blocks.
 var dialect = spec.Dialect{Name: spec.StrictName, ProjectShares: true, DefaultQOS: true}
 
-// config walks the top-level mapping. Pools and projects come first
-// whatever the key order in the file, because the other sections refer to
-// them.
+// config walks the top-level mapping. The cluster spec's sections come
+// first whatever the key order in the file, because the other sections
+// refer to them.
 func (p *parser) config(root *yaml.Node) *Config {
 	c := &Config{DefaultPool: DefaultPoolName, DefaultProject: DefaultProjectName, AgentTimeout: DefaultAgentTimeout,
 		LostNodeGrace: DefaultLostNodeGrace}
@@ -34,32 +34,21 @@ func (p *parser) config(root *yaml.Node) *Config {
 	if !ok {
 		return c
 	}
-	c.Pools = p.poolList(f.Lookup("pools"))
-	if len(c.Pools) == 0 && p.PoolsKnown {
-		c.Pools = []Pool{defaultPool()}
-		p.AddPool(DefaultPoolName, 0)
-	}
-	c.Projects = p.Projects(f.Lookup("projects"))
-	if len(c.Projects) == 0 && p.ProjectsKnown {
-		c.Projects = []Project{defaultProject()}
-		p.AddProject(c.Projects[0])
-	}
-	c.Nodes = p.nodeList(f.Lookup("nodes"))
-	defPool := yamlfield.Field(f, "default_pool", &c.DefaultPool, name)
-	defProject := yamlfield.Field(f, "default_project", &c.DefaultProject, name)
-	var secs int64
-	if yamlfield.Field(f, "agent_timeout", &secs, yamlfield.PositiveDuration) {
-		c.AgentTimeout = time.Duration(secs) * time.Second
-	}
-	if yamlfield.Field(f, "lost_node_grace", &secs, yamlfield.Duration) {
-		c.LostNodeGrace = time.Duration(secs) * time.Second
-	}
-	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
+	f.Known(topLevel...)
+	var defPool, defProject bool
+	c.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
+		Pools: p.poolList,
+		AfterProjects: func(cl *spec.Cluster[Pool]) {
+			if len(cl.Projects) == 0 && p.ProjectsKnown {
+				cl.Projects = []Project{defaultProject()}
+				p.AddProject(cl.Projects[0])
+			}
+			c.Nodes = p.nodeList(f.Lookup("nodes"))
+			defPool, defProject = p.settings(f, c)
+		},
+	})
 	usersRaw := f.Lookup("users")
-	c.Licenses = p.Licenses(f.Lookup("licenses"))
-	c.QOS = p.qosList(f.Lookup("qos"))
 	c.DefaultQOS = p.defaultQOS(f, c.QOS)
-	c.Decay = p.decay(f.Lookup("decay"))
 	f.Done()
 
 	userDefault := ""
@@ -68,6 +57,27 @@ func (p *parser) config(root *yaml.Node) *Config {
 	}
 	c.Users = p.userList(usersRaw, userDefault)
 	return c
+}
+
+// topLevel are the file's top-level fields, in the order docs/config.md
+// and the unknown-field hint list them.
+var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_project", "agent_timeout", "lost_node_grace",
+	"max_node_gpus", "users", "licenses", "qos", "default_qos", "decay"}
+
+// settings reads the master's top-level settings, and reports whether
+// default_pool and default_project were given.
+func (p *parser) settings(f *yamlfield.Fields, c *Config) (defPool, defProject bool) {
+	defPool = yamlfield.Field(f, "default_pool", &c.DefaultPool, name)
+	defProject = yamlfield.Field(f, "default_project", &c.DefaultProject, name)
+	var secs int64
+	if yamlfield.Field(f, "agent_timeout", &secs, yamlfield.PositiveDuration) {
+		c.AgentTimeout = time.Duration(secs) * time.Second
+	}
+	if yamlfield.Field(f, "lost_node_grace", &secs, yamlfield.Duration) {
+		c.LostNodeGrace = time.Duration(secs) * time.Second
+	}
+	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
+	return defPool, defProject
 }
 
 // checkDefaults checks that the default pool and project exist, and
@@ -115,10 +125,16 @@ func (p *parser) list(raw *yaml.Node, path, of string) ([]*yaml.Node, bool) {
 	return p.List(raw, path, of)
 }
 
+// poolList reads the pools section; a file that lists none gets the
+// default pool.
 func (p *parser) poolList(raw *yaml.Node) []Pool {
 	var out []Pool
 	for i, item := range p.PoolEntries(raw) {
 		out = append(out, p.pool(item, i))
+	}
+	if len(out) == 0 && p.PoolsKnown {
+		out = []Pool{defaultPool()}
+		p.AddPool(DefaultPoolName, 0)
 	}
 	return out
 }
@@ -156,8 +172,7 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 			continue
 		}
 		var n NodeRule
-		if f.Required("name") && yamlfield.Field(f, "name", &n.Name, name) {
-			f.Path = path + " " + yamlfield.Quote(n.Name)
+		if p.NodeName(f, path, &n.Node) {
 			if first, dup := seen[n.Name]; dup {
 				f.Errorf("name", "duplicate node name %s (first at line %d)", yamlfield.Quote(n.Name), first)
 			} else {
@@ -170,7 +185,7 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 					yamlfield.Suggest(n.Pool, p.PoolOrder), strings.Join(p.PoolOrder, ", "))
 			}
 		}
-		yamlfield.Field(f, "labels", &n.Labels, p.Labels)
+		p.NodeLabels(f, &n.Node)
 		f.Done()
 		out = append(out, n)
 	}

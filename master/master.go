@@ -299,8 +299,8 @@ func (m *Master) Config() *config.Config {
 // decayOf is the configuration's usage decay, or the default for a
 // configuration built without one.
 func decayOf(cfg *config.Config) sched.Decay {
-	if cfg.Decay.Validate() != nil {
+	if cfg.SchedDecay().Validate() != nil {
 		return config.DefaultDecay()
 	}
-	return cfg.Decay
+	return cfg.SchedDecay()
 }

@@ -54,7 +54,7 @@ func checkConfig(cfg *config.Config) error {
 	// The core checks the rest: multifactor weights, the project tree,
 	// licenses and QOS levels. A configuration it refuses would fail every
 	// pass.
-	empty := &sched.Snapshot{Pools: cfg.SchedPools(), Projects: cfg.SchedProjects(), Licenses: cfg.SchedLicenses(), QOS: cfg.QOS}
+	empty := &sched.Snapshot{Pools: cfg.SchedPools(), Projects: cfg.SchedProjects(), Licenses: cfg.SchedLicenses(), QOS: cfg.SchedQOS()}
 	if _, err := sched.Schedule(empty); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

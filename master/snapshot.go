@@ -10,6 +10,7 @@ import (
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -50,7 +51,7 @@ func (m *Master) buildSnapshot() {
 	m.snapProjects(now)
 	capacity := m.snapNodes()
 	s.Licenses = m.cfg.SchedLicenses()
-	s.QOS = m.cfg.QOS
+	s.QOS = m.cfg.SchedQOS()
 	nodeIdx := make(map[string]int32, len(v.nodes))
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
@@ -232,8 +233,9 @@ func (m *Master) snapNodes() (multifactorSlots int) {
 }
 
 // switchLabel is the node label that names a node's network switch
-// (sched.Node.Switch), from the agent or the configuration's node rule.
-const switchLabel = "switch"
+// (sched.Node.Switch), from the agent or the configuration's node rule:
+// the cluster spec's, which scenario files use too.
+const switchLabel = spec.SwitchLabel
 
 func zeroSlotLimit(p config.Pool) int {
 	if p.ZeroSlotLimit > 0 {

@@ -2,6 +2,7 @@ package master
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,7 +12,9 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store/pgtest"
 )
 
@@ -91,5 +94,161 @@ func testHistoryRoundTrip(t *testing.T, h *harness) {
 	}
 	if code := h.doAs(h.as("ann", "default=member"), "GET", "/api/v1/history/scenario", nil, nil); code != 403 {
 		t.Errorf("a member exported the history: %d, want 403", code)
+	}
+}
+
+// clusterConfig sets every pool, project, license, QOS and decay field
+// the scenario format shares with the master's, on a pool of each policy.
+const clusterConfig = `
+pools:
+  - {name: fifo, policy: fifo, placement: spread, min_run_time: 90s}
+  - {name: bf, policy: backfill, reservations: conservative}
+  - {name: prio, policy: priority, preemption: true, backfill: true, min_run_time: 1h}
+  - {name: fs, policy: fair_share, preemption: true}
+  - {name: quota, policy: quota, placement: spread}
+  - name: mf
+    policy: multifactor
+    preemption: true
+    backfill: true
+    reservations: conservative
+    multifactor: {age: 2, fair_share: 3, job_size: 4, qos: 5, pool: 6, max_age: 2h, fair_share_mode: classic,
+      favor_small: true, pool_priority: 7}
+  - {name: mf2, policy: multifactor, multifactor: {qos: 1, max_age: 1h}}
+nodes:
+  - {name: n-fifo, pool: fifo}
+  - {name: n-bf, pool: bf}
+  - {name: n-prio, pool: prio}
+  - {name: n-fs, pool: fs}
+  - {name: n-quota, pool: quota}
+  - {name: n-mf, pool: mf}
+  - {name: n-mf2, pool: mf2}
+projects:
+  - {name: lab, quota: 8, over_quota_weight: 2.5, limit: 12, preempt_budget: 3, shares: 4}
+  - {name: a, parent: lab, quota: 5, limit: 6, preempt_budget: 1}
+  - {name: b, parent: lab, quota: 0, over_quota_weight: 0.5}
+  - {name: default}
+default_pool: fifo
+licenses: {matlab: 4, vasp: 0}
+qos:
+  - {name: low}
+  - {name: normal, priority: 5}
+  - {name: urgent, priority: 50, preempt: true}
+default_qos: normal
+decay: {period: 1h, per_period: 0.7}
+`
+
+// TestHistoryScenarioCluster: every pool, project, license, QOS and decay
+// field of the configuration survives the export as a scenario, read
+// back with the scenario parser: the cluster spec's types go out and come
+// back. What the formats define apart is the exception: scenario quota
+// pools say no preemption (they reclaim regardless), a scenario's
+// multifactor settings come only with their weights, and its projects take
+// no shares (accounts do).
+func TestHistoryScenarioCluster(t *testing.T) {
+	cfg, err := config.Parse("cluster.yaml", []byte(clusterConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	for _, n := range cfg.Nodes {
+		h.agent(n.Name, 2)
+	}
+	code, body, _ := h.raw("GET", "/api/v1/history/scenario", "")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	sc, err := scenario.Parse("history.yaml", []byte(body))
+	if err != nil {
+		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
+	}
+	if len(sc.Pools) != len(cfg.Pools) {
+		t.Fatalf("%d pools exported, want %d:\n%s", len(sc.Pools), len(cfg.Pools), body)
+	}
+	for i, want := range cfg.Pools {
+		want, got := want.Pool, sc.Pools[i].Pool
+		want.Line, got.Line = 0, 0
+		if want.Policy == sched.PolicyQuota {
+			want.Preemption = false
+		}
+		if mf := &want.Multifactor; want.Policy == sched.PolicyMultifactor {
+			if mf.Age == 0 {
+				mf.MaxAge = 0
+			}
+			if mf.FairShare == 0 {
+				mf.FairShareMode = ""
+			}
+			mf.FavorSmall = mf.FavorSmall && mf.JobSize > 0
+		}
+		if got != want {
+			t.Errorf("pool %s came back as\n%+v, want\n%+v", want.Name, got, want)
+		}
+		if n := sc.Pools[i].Nodes; len(n) != 1 || n[0].Slots != 2 {
+			t.Errorf("pool %s: nodes %+v", want.Name, n)
+		}
+	}
+	for i, want := range cfg.Projects {
+		want.Line, want.Shares = 0, 0
+		if got := sc.Projects[i]; i >= len(sc.Projects) || noLine(got) != want {
+			t.Errorf("project %d came back as %+v, want %+v", i, sc.Projects, want)
+		}
+	}
+	if len(sc.Projects) != len(cfg.Projects) {
+		t.Errorf("%d projects exported, want %d", len(sc.Projects), len(cfg.Projects))
+	}
+	if !slices.Equal(spec.SchedLicenses(sc.Licenses), cfg.SchedLicenses()) {
+		t.Errorf("licenses %+v, want %+v", sc.Licenses, cfg.Licenses)
+	}
+	if !slices.Equal(spec.SchedQOS(sc.QOS), cfg.SchedQOS()) {
+		t.Errorf("QOS %+v, want %+v", sc.QOS, cfg.QOS)
+	}
+	if sc.Decay.Sched() != cfg.SchedDecay() {
+		t.Errorf("decay %+v, want %+v", sc.Decay, cfg.Decay)
+	}
+	for i, p := range cfg.Projects {
+		if i >= len(sc.Accounts) || sc.Accounts[i].Name != p.Name || sc.Accounts[i].Parent != p.Parent || sc.Accounts[i].Shares != p.Shares {
+			t.Errorf("account %d: %+v, want project %+v's tree and shares", i, sc.Accounts, p)
+		}
+	}
+}
+
+func noLine(p spec.Project) spec.Project {
+	p.Line = 0
+	return p
+}
+
+// TestHistoryScenarioMultifactor: the export of a multifactor pool
+// parses and replays. Its jobs charge their project's account and name
+// no priority, which multifactor pools compute: a job submitted with one
+// made an export that did not parse.
+func TestHistoryScenarioMultifactor(t *testing.T) {
+	cfg, err := config.Parse("mf.yaml", []byte("pools:\n  - {name: default, policy: multifactor}\nqos: [{name: low}, {name: normal, priority: 5}]\ndefault_qos: normal\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 2)
+	job := h.submit(jobSpec("train", 2, `, "priority": 10`))
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(time.Hour)
+	a.Exit(tid(job, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(a)
+	code, body, _ := h.raw("GET", "/api/v1/history/scenario?since=7d", "")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	sc, err := scenario.Parse("history.yaml", []byte(body))
+	if err != nil {
+		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
+	}
+	if len(sc.Jobs) != 1 || sc.Jobs[0].Account != "default" || sc.Jobs[0].QOS != "normal" || sc.Jobs[0].Duration != 3600 {
+		t.Fatalf("jobs %+v, want one of an hour charging account default at QOS normal:\n%s", sc.Jobs, body)
+	}
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.Run(in, sim.Options{Until: -1}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -119,12 +119,18 @@
 // nodes have errors is not also told that it does not fit.
 //
 // The cluster part of a scenario (pools' names, policies and options,
-// projects, licenses, QOS levels, the decay, multifactor blocks and node
-// labels) is the cluster spec of the master's configuration: package
-// spec reads it, with the scenario Dialect (errors.go), and Project,
-// License, QOS and Decay are its types, Pool embeds its spec.Pool.
-// This package reads what only a scenario has (nodes, sharing pools,
-// exit actions, accounts, jobs, events). The YAML walking and the error
+// projects, licenses, QOS levels, the decay, multifactor blocks and
+// nodes' names and labels) is the cluster spec of the master's
+// configuration: Scenario embeds spec.Cluster, which spec.ReadCluster
+// reads with the scenario Dialect (errors.go); Project, License, QOS and
+// Decay are its types, Pool embeds its spec.Pool and Node its spec.Node.
+// This package reads what only a scenario has (nodes' slots, GPU types
+// and counts, sharing pools, exit actions, accounts, jobs, events).
+//
+// Marshal writes a Scenario back in this format, from the same types
+// (with spec's encoder for the cluster part), so that Parse reads it back
+// to the same values, lines aside; a job with a searcher has no encoding
+// yet. The YAML walking and the error
 // reporting are package yamlfield's, shared with package jobfile;
 // errors.go holds the options that give scenario files their paths and
 // quoted values.

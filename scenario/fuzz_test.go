@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -59,7 +60,30 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkInvariants(t, s)
+		checkMarshal(t, s)
 	})
+}
+
+// checkMarshal: a parsed scenario (without a searcher, which has no
+// encoding) reads back from Marshal's output to the same values.
+func checkMarshal(t *testing.T, s *Scenario) {
+	t.Helper()
+	if hasSearcher(s) {
+		return
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatalf("Marshal: %v", err)
+	}
+	back, err := Parse(s.Name, out)
+	if err != nil {
+		t.Fatalf("Marshal's output does not parse: %v\n%s", err, out)
+	}
+	clearLines(reflect.ValueOf(s))
+	clearLines(reflect.ValueOf(back))
+	if !reflect.DeepEqual(s, back) {
+		t.Errorf("round trip changed the scenario\n got: %.2000v\nwant: %.2000v\n%.2000s", back, s, out)
+	}
 }
 
 // poolInvariants checks the pools and returns each pool's capacity and

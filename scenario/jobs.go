@@ -186,7 +186,7 @@ func (p *parser) resolveJob(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 		f.Errorf("preemptible", "in pool %s, which has a quota of its own, only LOW-class work is preemptible (priority_class: LOW)", yamlfield.Quote(j.Pool))
 	}
 	if !fl.interactive {
-		j.Interactive = interactiveKind(j.Kind) && !j.Preemptible
+		j.Interactive = DefaultInteractive(j.Kind, j.Preemptible)
 	} else if j.Interactive && j.Preemptible {
 		f.Errorf("interactive", "interactive work is never preempted, but this job is preemptible (LOW class, or preemptible: true)")
 	}

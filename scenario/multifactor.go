@@ -44,7 +44,7 @@ func (p *parser) accountList(raw *yaml.Node) []Account {
 			p.checkAccountParent(fields[i], &out[i])
 		}
 	}
-	if len(out) > 0 && p.fsPools == 0 {
+	if len(out) > 0 && p.FairSharePools == 0 {
 		p.Errorf(raw, "accounts", "no multifactor pool has a fair_share weight, so accounts would never apply")
 	}
 	return out
@@ -100,35 +100,21 @@ func (p *parser) checkAccountParent(f *yamlfield.Fields, a *Account) {
 		return
 	}
 	parent.kids = true
-	at := a.Parent
-	for steps := 0; at != ""; steps++ {
-		if at == a.Name || steps > len(p.accounts) {
-			f.Errorf("parent", "the parents of account %s come back to it (a cycle)", yamlfield.Quote(a.Name))
-			return
+	// The project tree's walk; unlike projects, each account on a cycle
+	// or leading into one is reported.
+	_, back, stuck := spec.WalkParents(a.Name, func(name string) (string, bool) {
+		if name == a.Name {
+			return a.Parent, true // this entry's, should its name be a duplicate
 		}
-		next := p.accounts[at]
-		if next == nil {
-			return
+		info := p.accounts[name]
+		if info == nil {
+			return "", false
 		}
-		at = next.parent
+		return info.parent, true
+	}, len(p.accounts))
+	if back || stuck {
+		f.Errorf("parent", "the parents of account %s come back to it (a cycle)", yamlfield.Quote(a.Name))
 	}
-}
-
-// decay reads the decay section with the cluster spec's parser; without
-// one, DefaultDecay applies when some pool reads accounts, and the zero
-// Decay when none does.
-func (p *parser) decay(raw *yaml.Node) Decay {
-	if raw == nil {
-		if p.fsPools == 0 {
-			return Decay{}
-		}
-		return DefaultDecay
-	}
-	d, _ := p.Decay(raw)
-	if p.fsPools == 0 {
-		p.Errorf(raw, "decay", "no multifactor pool has a fair_share weight, so decay would never apply")
-	}
-	return d
 }
 
 // directCharge is a job of a fair-tree pool that charges an account

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -51,19 +52,23 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	p.pools = make(map[string]*poolInfo)
 	p.nodeLines = make(map[string]int)
 	p.jobLines = make(map[string]int)
-	if f.Required("pools") {
-		s.Pools = p.poolList(f.Lookup("pools"))
-		p.resolveSharing(s.Pools)
-	} else {
-		p.PoolsKnown = false // jobs are not checked against pools
-	}
-	s.Projects = p.Projects(f.Lookup("projects"))
-	p.checkProjectNames(s.Projects)
-	s.Licenses = p.Licenses(f.Lookup("licenses"))
-	s.QOS = p.QOSList(f.Lookup("qos"))
-	p.checkPoolPreemption()
-	s.Accounts = p.accountList(f.Lookup("accounts"))
-	s.Decay = p.decay(f.Lookup("decay"))
+	f.Known(topLevel...)
+	s.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
+		Pools: func(raw *yaml.Node) []Pool {
+			if !f.Required("pools") {
+				p.PoolsKnown = false // jobs are not checked against pools
+				return nil
+			}
+			pools := p.poolList(raw)
+			p.resolveSharing(pools)
+			return pools
+		},
+		AfterProjects: func(c *spec.Cluster[Pool]) { p.checkProjectNames(c.Projects) },
+		AfterQOS: func(*spec.Cluster[Pool]) {
+			p.checkPoolPreemption()
+			s.Accounts = p.accountList(f.Lookup("accounts"))
+		},
+	})
 	p.jobPools = map[string]string{}
 	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
 	s.Accounts = append(s.Accounts, p.userLeaves...)
@@ -73,6 +78,10 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	f.Done()
 	return s
 }
+
+// topLevel are the file's top-level fields, in the order docs/scenario.md
+// and the unknown-field hint list them.
+var topLevel = []string{"pools", "projects", "licenses", "qos", "accounts", "decay", "jobs", "events"}
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
 	items := p.PoolEntries(raw)
@@ -132,7 +141,6 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
 	if pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 {
 		info.fs, info.fsMode = true, pl.Multifactor.FairShareMode
-		p.fsPools++
 	}
 	info.fields = f
 	info.clean = p.Count() == errsBefore
@@ -245,16 +253,13 @@ func (p *parser) node(raw *yaml.Node, path string, out []Node) []Node {
 	}
 	n := Node{Line: raw.Line}
 	count := 1
-	named := f.Required("name") && yamlfield.Field(f, "name", &n.Name, name)
-	if named {
-		f.Path = path + " " + yamlfield.Quote(n.Name)
-	}
+	named := p.NodeName(f, path, &n.Node)
 	yamlfield.Field(f, "count", &count, yamlfield.IntIn(1, MaxNodes))
 	if f.Required("slots") {
 		yamlfield.Field(f, "slots", &n.Slots, yamlfield.IntAtLeast(1))
 	}
 	yamlfield.Field(f, "gpu", &n.GPU, yamlfield.Text)
-	yamlfield.Field(f, "labels", &n.Labels, p.Labels)
+	p.NodeLabels(f, &n.Node)
 	f.Done()
 	if !named {
 		return out

@@ -35,9 +35,9 @@ const (
 )
 
 // SwitchLabel is the node label that names a node's network switch, as on
-// the live master: gangs prefer (or, with topology: required, need) nodes
-// under one switch.
-const SwitchLabel = "switch"
+// the live master (the cluster spec's): gangs prefer (or, with topology:
+// required, need) nodes under one switch.
+const SwitchLabel = spec.SwitchLabel
 
 // Reservation modes of a backfill pool.
 const (
@@ -110,24 +110,21 @@ var (
 
 // Scenario is one parsed and validated scenario file.
 type Scenario struct {
-	Name  string // the name given to Parse, or the path given to Load
-	Pools []Pool
-	// Projects are the quota entities of quota pools, in file order.
-	Projects []Project
-	// Licenses and QOS are the cluster-wide licenses and the qualities of
-	// service jobs may name, in file order.
-	Licenses []License
-	QOS      []QOS
+	Name string // the name given to Parse, or the path given to Load
+	// Cluster holds the cluster spec's sections (package spec, shared
+	// with the master's configuration): the pools; the projects, the quota
+	// entities of quota pools; the cluster-wide licenses and the
+	// qualities of service jobs may name, all in file order; and the
+	// decay, which says how fast the accounts' past usage stops counting:
+	// the file's, else DefaultDecay when some pool reads accounts.
+	spec.Cluster[Pool]
 	// Accounts are the fair-share entities of multifactor pools: the
 	// file's accounts in file order, then one leaf per (account, user)
 	// pair that jobs name, in order of first use (see UserAccount).
 	Accounts []Account
-	// Decay says how fast the accounts' past usage stops counting; it is
-	// DefaultDecay unless the file gives one.
-	Decay  Decay
-	Jobs   []Job     // in file order; empty when Trace is set
-	Trace  *TraceRef // set when jobs come from a trace file
-	Events []Event   // in file order
+	Jobs     []Job     // in file order; empty when Trace is set
+	Trace    *TraceRef // set when jobs come from a trace file
+	Events   []Event   // in file order
 }
 
 // TraceRef points at a job trace used instead of inline jobs.
@@ -204,12 +201,14 @@ var DefaultDecay = spec.DefaultDecay
 type Project = spec.Project
 
 // Node is one machine; a "count: N" entry in the file becomes N Nodes.
+// Its name and labels are the cluster spec's node, shared with the
+// master's node rules; slots and the GPU type are what a live node
+// reports when it registers.
 type Node struct {
-	Name   string
-	Slots  int
-	GPU    string
-	Labels map[string]string // nil when the file gives none
-	Line   int
+	spec.Node
+	Slots int
+	GPU   string
+	Line  int
 }
 
 // Job is a group of identical tasks submitted together.
@@ -373,9 +372,6 @@ type parser struct {
 	accounts      map[string]*accountInfo
 	accountOrder  []string
 	accountsKnown bool // every account entry has a valid name
-	// fsPools counts pools that read accounts: multifactor pools with a
-	// fair-share weight.
-	fsPools int
 	// jobPools maps job names to their pools, for the event checks.
 	jobPools map[string]string
 	// userLeaves are the leaf accounts made for users, in order of first

@@ -27,16 +27,16 @@ func TestLoadExample(t *testing.T) {
 	}
 	want := &Scenario{
 		Name: "testdata/example.yaml",
-		Pools: []Pool{
+		Cluster: spec.Cluster[Pool]{Pools: []Pool{
 			{
 				Pool: spec.Pool{Name: "gpu", Policy: PolicyPriority, Preemption: true, Backfill: true,
 					Placement: PlacementSpread, Line: 4},
 				CheckpointCost: 30,
 				Quota:          -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
-					{Name: "node-1", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
-					{Name: "node-2", Slots: 8, GPU: "h100", Labels: map[string]string{"switch": "s1"}, Line: 11},
-					{Name: "big", Slots: 16, Line: 12},
+					{Node: spec.Node{Name: "node-1", Labels: map[string]string{"switch": "s1"}}, Slots: 8, GPU: "h100", Line: 11},
+					{Node: spec.Node{Name: "node-2", Labels: map[string]string{"switch": "s1"}}, Slots: 8, GPU: "h100", Line: 11},
+					{Node: spec.Node{Name: "big"}, Slots: 16, Line: 12},
 				},
 			},
 			{
@@ -44,12 +44,12 @@ func TestLoadExample(t *testing.T) {
 					Placement: PlacementBinpack, Line: 13},
 				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
-					{Name: "cpu-1", Slots: 4, Line: 16},
-					{Name: "cpu-2", Slots: 4, Line: 16},
-					{Name: "cpu-3", Slots: 4, Line: 16},
+					{Node: spec.Node{Name: "cpu-1"}, Slots: 4, Line: 16},
+					{Node: spec.Node{Name: "cpu-2"}, Slots: 4, Line: 16},
+					{Node: spec.Node{Name: "cpu-3"}, Slots: 4, Line: 16},
 				},
 			},
-		},
+		}},
 		Jobs: []Job{
 			{Name: "asha", Kind: KindExperiment, Pool: "gpu", Tasks: 20, MaxConcurrent: 4, Slots: 1,
 				Duration: 7200, TimeLimit: 10800, Priority: 42, PriorityClass: ClassNormal, Weight: 1, Preemptible: true,

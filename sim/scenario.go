@@ -27,8 +27,10 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	for i, l := range sc.Licenses {
 		licIdx[l.Name] = i
 	}
+	if len(sc.QOS) > 0 {
+		in.QOS = spec.SchedQOS(sc.QOS)
+	}
 	for i, q := range sc.QOS {
-		in.QOS = append(in.QOS, q.Sched())
 		qosIdx[q.Name] = i
 	}
 	poolIdx := poolIndex(sc)

@@ -120,6 +120,9 @@ func (p *Parser) PoolOptions(f *yamlfield.Fields, pl *Pool) bool {
 	mf, _ := p.Multifactor(f, pl.Policy)
 	if pl.Policy == sched.PolicyMultifactor {
 		pl.Multifactor = mf
+		if mf.FairShare > 0 {
+			p.FairSharePools++
+		}
 	}
 	return policyOK
 }

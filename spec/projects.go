@@ -141,19 +141,40 @@ func (p *Parser) checkTree() {
 // starting and ending at pi, or nil when pi's chain reaches the top or a
 // cycle that pi is not on (reported from a project on it).
 func (p *Parser) cycleFrom(pi *projectInfo) []string {
-	path := []string{pi.Name}
-	at := pi
-	for range len(p.projOrder) {
-		if at.Parent == "" {
-			return nil
+	path, back, _ := WalkParents(pi.Name, func(name string) (string, bool) {
+		at := p.projects[name]
+		if at == nil {
+			return "", false
 		}
-		at = p.projects[at.Parent]
-		path = append(path, at.Name)
-		if at == pi {
-			return path
-		}
+		return at.Parent, true
+	}, len(p.projOrder))
+	if !back {
+		return nil
 	}
-	return nil
+	return path
+}
+
+// WalkParents follows the parents of name in a tree of at most size
+// entries (projects, or a scenario's fair-share accounts), parent giving
+// each entry's parent ("" at the top) and false for an unknown entry.
+// It returns the names met, name first, and how the walk ended: back at
+// name (back; path ends with name again), or stuck in a cycle that name
+// is not on (stuck); neither when it reached the top or an unknown name.
+func WalkParents(name string, parent func(string) (string, bool), size int) (path []string, back, stuck bool) {
+	path = []string{name}
+	at := name
+	for range size + 1 {
+		up, ok := parent(at)
+		switch {
+		case !ok || up == "":
+			return path, false, false
+		case up == name:
+			return append(path, up), true, false
+		}
+		path = append(path, up)
+		at = up
+	}
+	return path, false, true
 }
 
 // checkQuotas reports parents whose children deserve more than they do: a

@@ -67,8 +67,8 @@ func (p *Parser) QOSList(raw *yaml.Node) []QOS {
 	if raw == nil {
 		var out []QOS
 		if p.DefaultQOS {
-			for _, q := range sched.DefaultQOS() {
-				out = append(out, QOS{Name: q.Name, Priority: q.Priority, Preempt: q.Preempt})
+			out = DefaultQOS()
+			for _, q := range out {
 				p.addQOS(q.Name, 0, q.Preempt)
 			}
 		}

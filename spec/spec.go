@@ -122,6 +122,9 @@ type Parser struct {
 	PoolOrder []string
 	// PoolsKnown says every pool entry has a valid name.
 	PoolsKnown bool
+	// FairSharePools counts the multifactor pools with a fair_share
+	// weight: the pools that read accounts and their decay.
+	FairSharePools int
 
 	projects  map[string]*projectInfo
 	projOrder []*projectInfo

@@ -3,6 +3,8 @@ package spec
 import (
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/yamlfield"
 	"github.com/allot-sched/allot/yamlfield/fieldtest"
@@ -15,13 +17,7 @@ var (
 )
 
 // cluster is what the test reader returns: every section it read.
-type cluster struct {
-	Pools    []Pool
-	Projects []Project
-	Licenses []License
-	QOS      []QOS
-	Decay    Decay
-}
+type cluster = Cluster[Pool]
 
 // parser returns a Parse function that reads a file holding only the
 // spec's sections, as a format's parser would.
@@ -36,28 +32,25 @@ func parser(d Dialect) func(string, []byte) (*cluster, error) {
 		if !ok {
 			return nil, p.Err()
 		}
-		c := &cluster{}
-		for i, item := range p.PoolEntries(f.Lookup("pools")) {
-			g, pl, ok := p.PoolFields(item, i)
-			if !ok {
-				continue
+		c := ReadCluster(p, f, Sections[Pool]{Pools: func(raw *yaml.Node) []Pool {
+			var pools []Pool
+			for i, item := range p.PoolEntries(raw) {
+				g, pl, ok := p.PoolFields(item, i)
+				if !ok {
+					continue
+				}
+				p.PoolOptions(g, &pl)
+				g.Done()
+				p.CheckPolicy(g, &pl)
+				pools = append(pools, pl)
 			}
-			p.PoolOptions(g, &pl)
-			g.Done()
-			p.CheckPolicy(g, &pl)
-			c.Pools = append(c.Pools, pl)
-		}
-		c.Projects = p.Projects(f.Lookup("projects"))
-		c.Licenses = p.Licenses(f.Lookup("licenses"))
-		c.QOS = p.QOSList(f.Lookup("qos"))
-		if raw := f.Lookup("decay"); raw != nil {
-			c.Decay, _ = p.Decay(raw)
-		}
+			return pools
+		}})
 		f.Done()
 		if err := p.Err(); err != nil {
 			return nil, err
 		}
-		return c, nil
+		return &c, nil
 	}
 }
 
@@ -139,4 +132,25 @@ func cases(tests []errorCase) []fieldtest.Case {
 		out[i] = fieldtest.Case{Name: tc.name, Src: tc.src, Line: tc.line, Want: tc.want}
 	}
 	return out
+}
+
+// TestClusterDecay: the decay's default depends on the dialect and, in
+// scenario files, on whether any pool reads accounts.
+func TestClusterDecay(t *testing.T) {
+	c, err := parser(master)("f.yaml", []byte("pools: [{name: p, policy: fifo}]\n"))
+	if err != nil || c.Decay != DefaultDecay {
+		t.Errorf("master without a decay: %+v, %v; want %+v", c, err, DefaultDecay)
+	}
+	c, err = parser(scenario)("f.yaml", []byte("pools: [{name: p, policy: fifo}]\n"))
+	if err != nil || c.Decay != (Decay{}) {
+		t.Errorf("scenario without fair-share pools: %+v, %v; want no decay", c, err)
+	}
+	fs := "pools: [{name: p, policy: multifactor, multifactor: {fair_share: 1, fair_share_mode: classic}}]\n"
+	c, err = parser(scenario)("f.yaml", []byte(fs))
+	if err != nil || c.Decay != DefaultDecay {
+		t.Errorf("scenario with a fair-share pool: %+v, %v; want %+v", c, err, DefaultDecay)
+	}
+	if _, err := parser(scenario)("f.yaml", []byte("decay: {half_life: 1h}\n")); err == nil {
+		t.Error("a scenario's decay that no pool reads was accepted")
+	}
 }

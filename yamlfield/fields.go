@@ -170,6 +170,14 @@ func (f *Fields) Lookup(key string) *yaml.Node {
 	return f.Node(key)
 }
 
+// Known makes keys known fields, in the order given, before they are
+// read: a format whose sections are read in another order than its
+// documentation lists them (a shared reader reads some first) keeps the
+// documented order in the unknown-field hint.
+func (f *Fields) Known(keys ...string) {
+	f.known = append(f.known, keys...)
+}
+
 // Has reports whether key is present, without judging its value.
 func (f *Fields) Has(key string) bool { return f.Lookup(key) != nil }
 

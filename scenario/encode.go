@@ -1,0 +1,184 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/spec"
+)
+
+// Marshal writes a scenario in the scenario format, from the same types
+// Parse returns, so that Parse reads it back to the same values (lines
+// and Name aside): pools with their nodes one by one (a count is not
+// kept), projects, licenses, QOS levels, the declared accounts (user
+// leaves come back from the jobs that name them), the decay where some
+// pool reads accounts, jobs and events. It writes a field only where the
+// format takes it for the value at hand, so that a scenario that Parse
+// accepted is accepted again. A job with a searcher has no encoding yet.
+func Marshal(s *Scenario) ([]byte, error) {
+	top := spec.NewMapping()
+	c := s.Cluster
+	pools := map[string]*Pool{}
+	reads := false // some pool reads accounts, and so the decay
+	for i := range c.Pools {
+		pl := &c.Pools[i]
+		pools[pl.Name] = pl
+		reads = reads || pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 && pl.SharesNodesWith == ""
+	}
+	if !reads {
+		c.Decay = Decay{}
+	}
+	spec.ClusterNodes(dialect, top, c, poolNode)
+	var accounts []*yaml.Node
+	for _, a := range s.Accounts {
+		if a.User {
+			continue
+		}
+		m := spec.NewMapping()
+		m.Set("name", a.Name)
+		m.SetIf(a.Parent != "", "parent", a.Parent)
+		m.Set("shares", a.Shares)
+		m.SetIf(a.Usage > 0, "usage", a.Usage)
+		accounts = append(accounts, m.Node)
+	}
+	top.SetIf(len(accounts) > 0, "accounts", spec.Seq(accounts))
+	if s.Trace != nil {
+		m := spec.NewMapping()
+		m.Set("trace", s.Trace.Path)
+		m.SetIf(s.Trace.Format != "", "format", s.Trace.Format)
+		top.Set("jobs", m.Node)
+	} else {
+		jobs := make([]*yaml.Node, len(s.Jobs))
+		for i := range s.Jobs {
+			n, err := jobNode(&s.Jobs[i], pools[s.Jobs[i].Pool])
+			if err != nil {
+				return nil, err
+			}
+			jobs[i] = n
+		}
+		top.Set("jobs", spec.Seq(jobs))
+	}
+	if len(s.Events) > 0 {
+		events := make([]*yaml.Node, len(s.Events))
+		for i, e := range s.Events {
+			n, err := eventNode(e)
+			if err != nil {
+				return nil, fmt.Errorf("marshal the scenario: event %d: %w", i, err)
+			}
+			events[i] = n
+		}
+		top.Set("events", spec.Seq(events))
+	}
+	out, err := yaml.Marshal(top.Node)
+	if err != nil {
+		return nil, fmt.Errorf("marshal the scenario: %w", err)
+	}
+	return out, nil
+}
+
+// eventNode writes an event: its time and its one action.
+func eventNode(e Event) (*yaml.Node, error) {
+	m := spec.NewMapping()
+	m.Set("at", e.At)
+	switch e.Kind {
+	case EventKill:
+		m.Set(string(e.Kind), e.Job)
+	case EventSetPriority:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
+	case EventSetWeight:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
+	default:
+		return nil, fmt.Errorf("unknown kind %q", e.Kind)
+	}
+	return m.Node, nil
+}
+
+// poolNode writes a pool: the spec's fields, then the scenario's. A pool
+// that shares another's nodes takes its policy and options from there,
+// so it writes none of them.
+func poolNode(pl Pool) *yaml.Node {
+	var m spec.Mapping
+	if pl.SharesNodesWith != "" {
+		m = spec.NewMapping()
+		m.Set("name", pl.Name)
+		m.Set("shares_nodes_with", pl.SharesNodesWith)
+	} else {
+		m = dialect.PoolNode(pl.Pool)
+		m.SetIf(pl.Serial, "serial", true)
+		m.SetIf(pl.CheckpointCost > 0, "checkpoint_cost", pl.CheckpointCost)
+		nodes := make([]*yaml.Node, len(pl.Nodes))
+		for i, n := range pl.Nodes {
+			nm := spec.NewMapping()
+			nm.Set("name", n.Name)
+			nm.Set("slots", n.Slots)
+			nm.SetIf(n.GPU != "", "gpu", n.GPU)
+			nm.SetIf(n.Labels != nil, "labels", n.Labels)
+			nodes[i] = nm.Node
+		}
+		m.Set("nodes", spec.Seq(nodes))
+	}
+	m.SetIf(pl.Quota >= 0, "quota", pl.Quota)
+	m.SetIf(pl.OnPreempt != "" && pl.OnPreempt != OnPreemptReschedule, "on_preempt", pl.OnPreempt)
+	m.SetIf(pl.MaxRetries >= 0, "max_retries", pl.MaxRetries)
+	return m.Node
+}
+
+// jobNode writes a job of pool pl (nil when unknown). Fields whose value
+// the parser derives (the default priority and the priority class,
+// interactive for the kinds that are, the exit actions of the pool, the
+// project of a pool with its own quota) are left out at that value: the format rejects some of them
+// given explicitly where they would not apply.
+func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
+	if j.Searcher != nil {
+		return nil, errors.New("marshal the scenario: job " + j.Name + " has a searcher, which has no encoding yet")
+	}
+	m := spec.NewMapping()
+	m.Set("name", j.Name)
+	m.Set("kind", j.Kind)
+	m.Set("submit", j.Submit)
+	m.Set("pool", j.Pool)
+	m.Set("tasks", j.Tasks)
+	m.Set("max_concurrent", j.MaxConcurrent)
+	m.Set("slots", j.Slots)
+	m.SetIf(j.MinSlots > 0, "min_slots", j.MinSlots)
+	m.SetIf(j.Duration >= 0, "duration", j.Duration)
+	m.SetIf(j.TimeLimit > 0, "time_limit", j.TimeLimit)
+	m.SetIf(j.Priority != DefaultPriority, "priority", j.Priority) // multifactor pools take none
+	m.Set("weight", j.Weight)
+	m.Set("preemptible", j.Preemptible)
+	m.SetIf(j.Interactive != DefaultInteractive(j.Kind, j.Preemptible), "interactive", j.Interactive)
+	osmo := pl != nil && pl.Quota >= 0
+	m.SetIf(j.Project != "" && !osmo, "project", j.Project)
+	m.SetIf(j.User != "", "user", j.User)
+	m.SetIf(j.GPU != "", "gpu", j.GPU)
+	m.SetIf(j.CheckpointEvery > 0, "checkpoint_every", j.CheckpointEvery)
+	onPreempt, maxRetries := OnPreemptReschedule, -1
+	if pl != nil {
+		onPreempt, maxRetries = pl.OnPreempt, pl.MaxRetries
+	}
+	m.SetIf(j.OnPreempt != onPreempt, "on_preempt", j.OnPreempt)
+	m.SetIf(j.MaxRetries != maxRetries && j.MaxRetries >= 0, "max_retries", j.MaxRetries)
+	m.SetIf(j.QOS != "", "qos", j.QOS)
+	if len(j.Licenses) > 0 {
+		lic := spec.NewMapping()
+		for _, name := range slices.Sorted(maps.Keys(j.Licenses)) {
+			lic.Set(name, j.Licenses[name])
+		}
+		m.Set("licenses", lic.Node)
+	}
+	m.SetIf(j.Account != "", "account", j.Account)
+	m.SetIf(j.Nice != 0, "nice", j.Nice)
+	m.SetIf(j.Topology != "", "topology", j.Topology)
+	return m.Node, nil
+}
+
+// DefaultInteractive is whether a job of kind is interactive when its
+// file does not say: the interactive kinds (notebook, shell,
+// tensorboard) are, unless the job is preemptible.
+func DefaultInteractive(kind string, preemptible bool) bool {
+	return interactiveKind(kind) && !preemptible
+}
