@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,7 +17,8 @@ import (
 // leaves come back from the jobs that name them), the decay where some
 // pool reads accounts, jobs and events. It writes a field only where the
 // format takes it for the value at hand, so that a scenario that Parse
-// accepted is accepted again. A job with a searcher has no encoding yet.
+// accepted is accepted again. A job's searcher is written with its
+// trials' curves as points (a formula's too).
 func Marshal(s *Scenario) ([]byte, error) {
 	top := spec.NewMapping()
 	c := s.Cluster
@@ -133,19 +133,18 @@ func poolNode(pl Pool) *yaml.Node {
 // project of a pool with its own quota) are left out at that value: the format rejects some of them
 // given explicitly where they would not apply.
 func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
-	if j.Searcher != nil {
-		return nil, errors.New("marshal the scenario: job " + j.Name + " has a searcher, which has no encoding yet")
-	}
 	m := spec.NewMapping()
 	m.Set("name", j.Name)
 	m.Set("kind", j.Kind)
 	m.Set("submit", j.Submit)
 	m.Set("pool", j.Pool)
-	m.Set("tasks", j.Tasks)
+	// A searcher's trials are the tasks, and its max_length × step_time
+	// the duration: the format takes neither from such a job.
+	m.SetIf(j.Searcher == nil, "tasks", j.Tasks)
 	m.Set("max_concurrent", j.MaxConcurrent)
 	m.Set("slots", j.Slots)
 	m.SetIf(j.MinSlots > 0, "min_slots", j.MinSlots)
-	m.SetIf(j.Duration >= 0, "duration", j.Duration)
+	m.SetIf(j.Duration >= 0 && j.Searcher == nil, "duration", j.Duration)
 	m.SetIf(j.TimeLimit > 0, "time_limit", j.TimeLimit)
 	m.SetIf(j.Priority != DefaultPriority, "priority", j.Priority) // multifactor pools take none
 	m.Set("weight", j.Weight)
@@ -173,6 +172,9 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.Account != "", "account", j.Account)
 	m.SetIf(j.Nice != 0, "nice", j.Nice)
 	m.SetIf(j.Topology != "", "topology", j.Topology)
+	if j.Searcher != nil {
+		searchFields(m, j)
+	}
 	return m.Node, nil
 }
 
