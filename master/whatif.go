@@ -107,6 +107,13 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
 		}
+		note, ok := exportHints(j, &sj, p, cfg)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		if !ok {
+			continue
+		}
 		sc.Jobs = append(sc.Jobs, sj)
 		if j.State == store.JobKilled && !j.EndedAt.IsZero() {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
@@ -159,9 +166,6 @@ func (m *Master) scenarioCluster(cfg *config.Config) (*scenario.Scenario, []stri
 			sc.Accounts = append(sc.Accounts, scenario.Account{Name: p.Name, Parent: p.Parent, Shares: p.Shares})
 		}
 	}
-	if len(cfg.Licenses) > 0 {
-		notes = append(notes, "the licenses jobs held are not recorded, so replayed jobs hold none")
-	}
 	return sc, notes
 }
 
@@ -200,13 +204,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, tasks int, since, now time.T
 		sj.Priority = j.Priority
 	}
 	sj.Interactive = scenario.DefaultInteractive(sj.Kind, sj.Preemptible)
-	// The QOS a job asked for is not recorded: it replays at default_qos,
-	// which a scenario job must name unless it is the first QOS listed.
-	// Only priority and multifactor pools read a job's QOS.
-	if qosPool := p.Policy == sched.PolicyPriority || p.Policy == sched.PolicyMultifactor; qosPool &&
-		len(cfg.QOS) > 0 && cfg.DefaultQOS != cfg.QOS[0].Name {
-		sj.QOS = cfg.DefaultQOS
-	}
 	if p.Policy == sched.PolicyMultifactor && usesFairShareAccounts(cfg) {
 		sj.Account = j.Project
 	}

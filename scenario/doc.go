@@ -129,8 +129,8 @@
 //
 // Marshal writes a Scenario back in this format, from the same types
 // (with spec's encoder for the cluster part), so that Parse reads it back
-// to the same values, lines aside; a job with a searcher has no encoding
-// yet. The YAML walking and the error
+// to the same values, lines aside (a searcher's curve formula comes back
+// as the points it gave). The YAML walking and the error
 // reporting are package yamlfield's, shared with package jobfile;
 // errors.go holds the options that give scenario files their paths and
 // quoted values.

@@ -1,0 +1,66 @@
+package master
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// exportHints sets a scenario job's QOS and licenses from the job file the
+// store kept with it (store.Job.Spec), the record the master itself
+// restores them from (decodeSpec), so the replay asks for what the live
+// job asked for. It returns a note for what the replay cannot carry:
+// a QOS or a license the configuration no longer has (the live job waits
+// for it as unknown_qos or unknown_license; the replay drops it), and
+// false, with a note, for a job that needs more of a license than exist,
+// which no scenario can hold.
+func exportHints(j store.Job, sj *scenario.Job, p *scenario.Pool, cfg *config.Config) (string, bool) {
+	h, err := decodeSpec(j.Spec)
+	if err != nil {
+		return fmt.Sprintf("job %d replays at the default QOS and with no licenses: %v", j.ID, err), true
+	}
+	var notes []string
+	qos := h.qos
+	if qos != "" && cfg.QOSIndex(qos) < 0 {
+		notes = append(notes, "its QOS "+strconv.Quote(qos)+" is no longer configured")
+		qos = ""
+	}
+	if qos == "" {
+		qos = cfg.DefaultQOS // what the live master resolves "" to
+	}
+	// Only priority and multifactor pools read a job's QOS; the format
+	// takes none elsewhere, and none that is the first listed, its default.
+	if (p.Policy == sched.PolicyPriority || p.Policy == sched.PolicyMultifactor) && len(cfg.QOS) > 0 && qos != cfg.QOS[0].Name {
+		sj.QOS = qos
+	}
+	for _, u := range h.licenses {
+		i := cfg.LicenseIndex(u.name)
+		switch {
+		case i < 0:
+			notes = append(notes, "its license "+strconv.Quote(u.name)+" is no longer configured")
+			continue
+		case u.count > cfg.Licenses[i].Total:
+			return fmt.Sprintf("job %d left out: each task needs %d of license %s, and only %d exist",
+				j.ID, u.count, strconv.Quote(u.name), cfg.Licenses[i].Total), false
+		}
+		if sj.Licenses == nil {
+			sj.Licenses = map[string]int{}
+		}
+		sj.Licenses[u.name] = u.count
+	}
+	if len(notes) == 0 {
+		return "", true
+	}
+	note := fmt.Sprintf("job %d replays without what is no longer configured:", j.ID)
+	for i, n := range notes {
+		if i > 0 {
+			note += ";"
+		}
+		note += " " + n
+	}
+	return note, true
+}
