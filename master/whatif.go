@@ -99,8 +99,10 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 			notes = append(notes, fmt.Sprintf("job %d left out: a task of %d slots is larger than pool %s now (%d)", j.ID, j.Slots, j.Pool, total))
 			continue
 		}
-		if cfg.ProjectIndex(j.Project) < 0 {
-			j.Project = "" // a project the configuration no longer has
+		if j.Project != "" && cfg.ProjectIndex(j.Project) < 0 {
+			if note := goneProject(sc, j.Project, usesFairShareAccounts(cfg)); note != "" {
+				notes = append(notes, note)
+			}
 		}
 		sj, ok := scenarioJob(j, byJob[j.ID], max(ntasks[j.ID], 1), since, now, p, cfg)
 		if !ok {
@@ -113,6 +115,10 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 		}
 		if !ok {
 			continue
+		}
+		if why := neverFits(&sj, p, sc.Projects); why != "" {
+			sj.AllowInfeasible = true
+			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 		}
 		sc.Jobs = append(sc.Jobs, sj)
 		if j.State == store.JobKilled && !j.EndedAt.IsZero() {

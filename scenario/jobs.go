@@ -112,6 +112,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	yamlfield.Field(f, "account", &j.Account, name)
 	fl.nice = yamlfield.Field(f, "nice", &j.Nice, yamlfield.IntIn(-MaxNice, MaxNice))
 	fl.topology = yamlfield.Field(f, "topology", &j.Topology, yamlfield.Enum("topology", topologies...))
+	yamlfield.Field(f, "allow_infeasible", &j.AllowInfeasible, yamlfield.Boolean)
 	p.elastic(f, &j)
 	p.search(f, &j)
 	f.Done()
@@ -288,19 +289,41 @@ func (p *parser) checkJobPool(f *yamlfield.Fields, j *Job, poolSet bool) {
 // checkJobQuota checks the job's project: a job in a quota pool needs one
 // (a pool with its own quota gives its name), work that must stay within
 // quota must fit in it, and no task may be larger than a limit above it.
+// A job with allow_infeasible may break the last two, as the live master
+// accepts such a job and keeps it waiting (a history export carries it);
+// allow_infeasible where they hold, or outside quota pools, would never
+// apply.
 func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) {
+	key, never, judged := p.quotaVerdict(f, j, fl, info)
+	switch {
+	case never != "" && !j.AllowInfeasible:
+		f.Errorf(key, "%s", never)
+	case !j.AllowInfeasible || info.policy == "":
+	case info.policy != PolicyQuota:
+		f.Errorf("allow_infeasible", "only quota pools refuse work that can never run within quota, and pool %s's policy is %s, so allow_infeasible would never apply",
+			yamlfield.Quote(j.Pool), info.policy)
+	case judged && never == "":
+		f.Errorf("allow_infeasible", "the job's tasks fit its quota and limits, so allow_infeasible would never apply")
+	}
+}
+
+// quotaVerdict makes checkJobQuota's checks. It reports the other errors
+// itself and returns, for a task that can never run within quota or under
+// a limit, the field and why; judged says the quota and limits were
+// checked (the project is known and its quotas clean).
+func (p *parser) quotaVerdict(f *yamlfield.Fields, j *Job, fl *jobFlags, info *poolInfo) (key, never string, judged bool) {
 	guaranteed := !j.Preemptible
 	if info.quota >= 0 {
 		if fl.project {
 			f.Errorf("project", "jobs in pool %s count toward the pool's own quota; project applies in quota pools without one", yamlfield.Quote(j.Pool))
-			return
+			return "", "", false
 		}
 		j.Project = j.Pool
 		if guaranteed && j.minSize() > info.quota {
-			f.Errorf("slots", "a task of %d slots can never run within pool %s's quota of %d, and only LOW-class work may go over it",
-				j.minSize(), yamlfield.Quote(j.Pool), info.quota)
+			return "slots", fmt.Sprintf("a task of %d slots can never run within pool %s's quota of %d, and only LOW-class work may go over it",
+				j.minSize(), yamlfield.Quote(j.Pool), info.quota), true
 		}
-		return
+		return "", "", true
 	}
 	if fl.interactive && info.policy != "" && info.policy != PolicyQuota {
 		f.Errorf("interactive", "only quota pools treat interactive work apart, and pool %s's policy is %s", yamlfield.Quote(j.Pool), info.policy)
@@ -309,10 +332,10 @@ func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *
 		if info.policy == PolicyQuota {
 			f.Errorf("project", "missing: jobs in quota pool %s need a project", yamlfield.Quote(j.Pool))
 		}
-		return
+		return "", "", false
 	}
 	if !p.ProjectsKnown {
-		return
+		return "", "", false
 	}
 	pr, clean, ok := p.Project(j.Project)
 	names := p.ProjectNames()
@@ -326,13 +349,15 @@ func (p *parser) checkJobQuota(f *yamlfield.Fields, j *Job, fl *jobFlags, info *
 		f.Errorf("project", "project %s has projects under it; jobs go to a project without any", yamlfield.Quote(j.Project))
 	case !clean || info.policy != PolicyQuota:
 	case guaranteed && j.minSize() > pr.Quota:
-		f.Errorf("slots", "a task of %d slots can never run within project %s's quota of %d, and this job may only run within quota (it is %s)",
-			j.minSize(), yamlfield.Quote(j.Project), pr.Quota, guaranteedWhy(j))
+		return "slots", fmt.Sprintf("a task of %d slots can never run within project %s's quota of %d, and this job may only run within quota (it is %s)",
+			j.minSize(), yamlfield.Quote(j.Project), pr.Quota, guaranteedWhy(j)), true
 	default:
 		if at, limit := p.LimitBelow(j.Project, j.minSize()); limit > 0 {
-			f.Errorf("slots", "a task of %d slots can never run under project %s's limit of %d", j.minSize(), yamlfield.Quote(at), limit)
+			return "slots", fmt.Sprintf("a task of %d slots can never run under project %s's limit of %d", j.minSize(), yamlfield.Quote(at), limit), true
 		}
+		return "", "", true
 	}
+	return "", "", false
 }
 
 func guaranteedWhy(j *Job) string {

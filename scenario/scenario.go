@@ -265,6 +265,10 @@ type Job struct {
 	// 0 otherwise.
 	MinSlots int
 	MaxSlots int
+	// AllowInfeasible keeps a job whose tasks can never run within its
+	// quota or under a limit (a quota pool): it waits, as the live master
+	// keeps such a job waiting, instead of the file being rejected.
+	AllowInfeasible bool
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

@@ -1,0 +1,101 @@
+package master
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/sim"
+)
+
+// goneConfig has a quota pool and a multifactor pool that reads accounts;
+// goneAfter is it without project gone, as after a reload.
+const goneConfig = `
+pools:
+  - {name: q, policy: quota}
+  - {name: mf, policy: multifactor, multifactor: {fair_share: 1, fair_share_mode: classic}}
+nodes:
+  - {name: n-q, pool: q}
+  - {name: n-mf, pool: mf}
+projects:
+  - {name: team, quota: 2}
+  - {name: gone, quota: 2}
+default_pool: q
+default_project: team
+`
+
+// TestHistoryScenarioAlwaysParses: the live master accepts a job that can
+// never run within its project's quota (it waits), and keeps the jobs of a
+// project a reload removed; the export of either parsed to an error. Now
+// the first is marked allow_infeasible and the removed project is
+// declared with no quota (and as an account), so the file parses and
+// replays, and its header says so.
+func TestHistoryScenarioAlwaysParses(t *testing.T) {
+	cfg, err := config.Parse("gone.yaml", []byte(goneConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := config.Parse("after.yaml", []byte(strings.Replace(goneConfig, "  - {name: gone, quota: 2}\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	aq, amf := h.agent("n-q", 4), h.agent("n-mf", 2)
+	big := h.submit(`{"name": "big", "project": "team", "pool": "q", "entrypoint": "x", "resources": {"slots": 4, "preemptible": false, "time_limit": 3600}}`)
+	gq := h.submit(`{"name": "gq", "project": "gone", "pool": "q", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`)
+	gmf := h.submit(`{"name": "gmf", "project": "gone", "pool": "mf", "entrypoint": "x", "resources": {"slots": 1}}`)
+	h.step()
+	h.sync(aq, amf, aq, amf)
+	h.clock.Advance(time.Hour)
+	aq.Exit(tid(gq, 0, 1), agent.OutcomeCompleted, 0)
+	amf.Exit(tid(gmf, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(aq, amf)
+	h.m.mu.Lock()
+	h.m.cfg = after // a reload that drops project gone
+	h.m.mu.Unlock()
+
+	code, body, _ := h.raw("GET", "/api/v1/history/scenario?since=7d", "")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	sc, err := scenario.Parse("history.yaml", []byte(body))
+	if err != nil {
+		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
+	}
+	jobs := map[string]scenario.Job{}
+	for _, j := range sc.Jobs {
+		jobs[j.Name] = j
+	}
+	name := func(id int64, n string) string { return "j" + strconv.FormatInt(id, 10) + "-" + n }
+	if j := jobs[name(big, "big")]; !j.AllowInfeasible || j.Project != "team" {
+		t.Errorf("big exported as %+v, want allow_infeasible in team\n%s", j, body)
+	}
+	if j := jobs[name(gq, "gq")]; !j.AllowInfeasible || j.Project != "gone" || j.Duration != 3600 {
+		t.Errorf("gq exported as %+v, want an hour in project gone, allow_infeasible\n%s", j, body)
+	}
+	if j := jobs[name(gmf, "gmf")]; j.Account != "gone" || j.AllowInfeasible {
+		t.Errorf("gmf exported as %+v, want charging account gone\n%s", j, body)
+	}
+	for _, want := range []string{`project "gone" is no longer configured`, "can never run here now"} {
+		if !strings.Contains(body, "# Note: ") || !strings.Contains(body, want) {
+			t.Errorf("the header does not say %q:\n%s", want, body)
+		}
+	}
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(in, sim.Options{Until: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range res.Jobs {
+		if started := j.Start != nil; started != (j.Name == name(gmf, "gmf")) {
+			t.Errorf("replayed %s: started %v; only gmf can run (the others need quota they do not have)", j.Name, started)
+		}
+	}
+}
