@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -14,8 +15,8 @@ import (
 // Parse returns, so that Parse reads it back to the same values (lines
 // and Name aside): pools with their nodes one by one (a count is not
 // kept), projects, licenses, QOS levels, the declared accounts (user
-// leaves come back from the jobs that name them), the decay where some
-// pool reads accounts, jobs and events. It writes a field only where the
+// leaves come back from the jobs that name them, unless the file declared
+// them), the decay and epoch where some pool reads accounts, jobs and events. It writes a field only where the
 // format takes it for the value at hand, so that a scenario that Parse
 // accepted is accepted again. A job's searcher is written with its
 // trials' curves as points (a formula's too).
@@ -40,12 +41,14 @@ func Marshal(s *Scenario) ([]byte, error) {
 		}
 		m := spec.NewMapping()
 		m.Set("name", a.Name)
-		m.SetIf(a.Parent != "", "parent", a.Parent)
+		// A declared user's leaf, ACCOUNT/USER, names its parent.
+		m.SetIf(a.Parent != "" && !strings.Contains(a.Name, "/"), "parent", a.Parent)
 		m.Set("shares", a.Shares)
 		m.SetIf(a.Usage > 0, "usage", a.Usage)
 		accounts = append(accounts, m.Node)
 	}
 	top.SetIf(len(accounts) > 0, "accounts", spec.Seq(accounts))
+	top.SetIf(reads && s.Epoch != 0, "epoch", s.Epoch)
 	if s.Trace != nil {
 		m := spec.NewMapping()
 		m.Set("trace", s.Trace.Path)

@@ -63,8 +63,7 @@ func (p *parser) account(raw *yaml.Node, i int) (Account, *yamlfield.Fields) {
 		switch first, dup := p.accounts[a.Name]; {
 		case dup:
 			f.Errorf("name", "duplicate account name %s (first at line %d)", yamlfield.Quote(a.Name), first.line)
-		case strings.Contains(a.Name, "/"):
-			f.Errorf("name", "account names may not contain \"/\", which joins an account and a user (ACCOUNT/USER)")
+		case !p.userLeaf(f, &a):
 			p.accountsKnown = false
 		default:
 			p.accounts[a.Name] = &accountInfo{line: raw.Line}
@@ -73,7 +72,9 @@ func (p *parser) account(raw *yaml.Node, i int) (Account, *yamlfield.Fields) {
 	} else {
 		p.accountsKnown = false
 	}
-	yamlfield.Field(f, "parent", &a.Parent, name)
+	if !strings.Contains(a.Name, "/") {
+		yamlfield.Field(f, "parent", &a.Parent, name)
+	}
 	yamlfield.Field(f, "shares", &a.Shares, spec.NonNegative)
 	yamlfield.Field(f, "usage", &a.Usage, spec.NonNegative)
 	f.Done()
@@ -81,6 +82,28 @@ func (p *parser) account(raw *yaml.Node, i int) (Account, *yamlfield.Fields) {
 		info.parent = a.Parent
 	}
 	return a, f
+}
+
+// userLeaf reads a declared account whose name has a "/": the leaf of
+// user USER under account ACCOUNT, "ACCOUNT/USER", which jobs naming that
+// account and user charge. A history export declares the live master's
+// leaves so, with their shares and usage. The parent is the account
+// before the "/" (a parent field would be a second say), and nothing may
+// hang under a user. It reports false for a name it refuses.
+func (p *parser) userLeaf(f *yamlfield.Fields, a *Account) bool {
+	acc, user, ok := strings.Cut(a.Name, "/")
+	switch {
+	case !ok:
+		return true
+	case acc == "" || user == "" || strings.Contains(user, "/"):
+		f.Errorf("name", "a name with \"/\" declares a user's leaf, ACCOUNT/USER, with one \"/\" between two names")
+		return false
+	case f.Node("parent") != nil:
+		f.Lookup("parent")
+		f.Errorf("parent", "the leaf of user %s is under account %s, before the \"/\"; leave parent out", yamlfield.Quote(user), yamlfield.Quote(acc))
+	}
+	a.Parent = acc
+	return true
 }
 
 // checkAccountParent checks that an account's parent exists and that
@@ -97,6 +120,10 @@ func (p *parser) checkAccountParent(f *yamlfield.Fields, a *Account) {
 	case parent == nil:
 		f.Errorf("parent", "unknown account %s%s (accounts: %s)", yamlfield.Quote(a.Parent),
 			yamlfield.Suggest(a.Parent, p.accountOrder), yamlfield.OneOf(p.accountOrder))
+		return
+	}
+	if strings.Contains(a.Parent, "/") {
+		f.Errorf("parent", "account %s is a user's leaf, and nothing goes under a user", yamlfield.Quote(a.Parent))
 		return
 	}
 	parent.kids = true
@@ -173,12 +200,22 @@ func (p *parser) chargeAccount(f *yamlfield.Fields, j *Job, info *poolInfo) {
 	case j.User != "":
 		a.kids = true
 		leaf := UserAccount(j.Account, j.User)
-		if !slices.ContainsFunc(p.userLeaves, func(u Account) bool { return u.Name == leaf }) {
+		if p.accounts[leaf] == nil && !slices.ContainsFunc(p.userLeaves, func(u Account) bool { return u.Name == leaf }) {
 			p.userLeaves = append(p.userLeaves, Account{Name: leaf, Parent: j.Account, Shares: 1, User: true, Line: j.Line})
 		}
 	case info.fsMode == FairShareTree:
 		p.direct = append(p.direct, directCharge{f: f, account: j.Account, pool: j.Pool})
 	}
+}
+
+// epoch reads the Unix time of time 0, which only the decay of accounts
+// reads.
+func (p *parser) epoch(f *yamlfield.Fields) int64 {
+	var e int64
+	if yamlfield.Field(f, "epoch", &e, yamlfield.Int64In(0, 1<<40, "a Unix time in seconds >= 0")) && p.FairSharePools == 0 {
+		f.Errorf("epoch", "no multifactor pool has a fair_share weight, so the decay it aligns would never apply")
+	}
+	return e
 }
 
 // checkLeaves rejects jobs of fair-tree pools that charge an account with

@@ -67,6 +67,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 		AfterQOS: func(*spec.Cluster[Pool]) {
 			p.checkPoolPreemption()
 			s.Accounts = p.accountList(f.Lookup("accounts"))
+			s.Epoch = p.epoch(f)
 		},
 	})
 	p.jobPools = map[string]string{}
@@ -81,7 +82,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 
 // topLevel are the file's top-level fields, in the order docs/scenario.md
 // and the unknown-field hint list them.
-var topLevel = []string{"pools", "projects", "licenses", "qos", "accounts", "decay", "jobs", "events"}
+var topLevel = []string{"pools", "projects", "licenses", "qos", "accounts", "decay", "epoch", "jobs", "events"}
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
 	items := p.PoolEntries(raw)

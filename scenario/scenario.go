@@ -122,9 +122,14 @@ type Scenario struct {
 	// file's accounts in file order, then one leaf per (account, user)
 	// pair that jobs name, in order of first use (see UserAccount).
 	Accounts []Account
-	Jobs     []Job     // in file order; empty when Trace is set
-	Trace    *TraceRef // set when jobs come from a trace file
-	Events   []Event   // in file order
+	// Epoch is the Unix time (seconds) of time 0, so that the decay's
+	// periods fall where the live master's do, aligned to the Unix epoch
+	// (a history export sets it to the window's start); 0 aligns them to
+	// time 0.
+	Epoch  int64
+	Jobs   []Job     // in file order; empty when Trace is set
+	Trace  *TraceRef // set when jobs come from a trace file
+	Events []Event   // in file order
 }
 
 // TraceRef points at a job trace used instead of inline jobs.
@@ -176,13 +181,16 @@ type Account struct {
 	// the multifactor pools' capacity over one decay period.
 	Usage float64
 	// User marks a leaf made for a user that jobs name under Parent; its
-	// Name is UserAccount(Parent, user) and its Shares 1.
+	// Name is UserAccount(Parent, user) and its Shares 1. A user's leaf
+	// the file declares (to give it shares or usage) has the same Name
+	// and Parent, and User false.
 	User bool
 	Line int
 }
 
 // UserAccount is the name of the leaf account a user's jobs charge under
-// account: "account/user". Declared account names may not contain "/".
+// account: "account/user". Declared account names contain "/" only to
+// declare such a leaf.
 func UserAccount(account, user string) string { return account + "/" + user }
 
 // Decay says how fast past usage stops counting: the cluster spec's type

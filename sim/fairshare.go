@@ -10,8 +10,10 @@ import (
 // fairUsage keeps each account's decayed usage between passes, which the
 // core leaves to its caller (sched.Decay), and puts it in the snapshot's
 // accounts. The accounting is lifecycle.Usage's, the master's too: usage
-// counted per period, as seed 003 counts it per day, periods running from
-// time 0 in steps of Decay.Period. What an account's jobs hold during a
+// counted per period, as seed 003 counts it per day, periods running in
+// steps of Decay.Period from the Unix epoch, as on the live master: the
+// ledger's clock is the Unix time, Input.Epoch + the simulated time (time
+// 0 itself with an Epoch of 0). What an account's jobs hold during a
 // period counts in full, and at the end of each period all usage so far
 // decays once. So six hours on all of four nodes is 0.25 for the rest of
 // that day, and 0.175 the day after with a decay of 0.7.
@@ -22,6 +24,7 @@ import (
 type fairUsage struct {
 	ledger *lifecycle.Usage[int32] // keyed by account index
 	at     int64                   // the accounts hold the usage up to at
+	epoch  int64                   // the ledger's time at simulated time 0
 	on     bool
 }
 
@@ -39,7 +42,8 @@ func (u *fairUsage) init(in *Input) {
 	if !u.on {
 		return
 	}
-	u.ledger = lifecycle.NewUsage(in.Decay, capacity, 0, cmp.Compare[int32])
+	u.epoch = in.Epoch
+	u.ledger = lifecycle.NewUsage(in.Decay, capacity, u.epoch, cmp.Compare[int32])
 	for i, a := range in.Accounts {
 		u.ledger.Add(int32(i), a.Usage)
 	}
@@ -58,7 +62,7 @@ func (u *fairUsage) advance(acc []sched.Account, t int64) {
 		return // nothing changed since the accounts were last set
 	}
 	u.at = t
-	u.ledger.Advance(t)
+	u.ledger.Advance(u.epoch + t)
 	for i := range acc {
 		acc[i].Usage = u.ledger.Get(int32(i))
 	}

@@ -35,10 +35,14 @@ type Input struct {
 	// from then on (see Decay), as the core keeps nothing between passes.
 	Accounts []sched.Account
 	// Decay says how fast usage stops counting; it must be valid when
-	// there are accounts. Usage is accounted per Decay.Period from time
-	// 0: what jobs hold during a period counts in full, and at the end of
-	// each period all usage so far decays once.
+	// there are accounts. Usage is accounted per Decay.Period, periods
+	// aligned to time −Epoch: what jobs hold during a period counts in
+	// full, and at the end of each period all usage so far decays once.
 	Decay sched.Decay
+	// Epoch is the Unix time of time 0 (a scenario's epoch), so that
+	// periods end where the live master's do, aligned to the Unix epoch;
+	// 0 aligns them to time 0.
+	Epoch int64
 }
 
 // Project is a quota entity. Parent indexes Input.Projects (-1 at the
