@@ -25,11 +25,16 @@ import (
 // configuration's own cluster spec (package spec), which scenario files
 // embed too, and scenario.Marshal writes the file from the types
 // scenario.Parse reads, so the export and the format cannot drift apart.
-// A job's tasks run for what its completed attempts ran (their mean), or,
-// for a job that never completed a task, for the longest attempt seen or
-// its time limit; a job killed by a user is killed at the same offset in
-// the replay (one killed before it ran runs until then, if it starts).
-// What cannot be carried over is said in the file's comments.
+// Where pools weigh fair share, the file declares the accounts' leaves
+// with their usage at the window's start and aligns the decay's periods
+// with the live master's (whatif_usage.go). Jobs keep the QOS and
+// licenses of their stored job file (whatif_jobs.go); the file always
+// parses (whatif_projects.go). A job's tasks run for what its completed
+// attempts ran (their mean), or, for a job that never completed a task,
+// for the longest attempt seen or its time limit; a job killed by a user
+// is killed at the same offset in the replay (one killed before it ran
+// runs until then, if it starts). What cannot be carried over is said in
+// the file's comments.
 
 func (m *Master) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
 	if !m.adminOnly(w, r, "exporting the cluster's history") {
@@ -126,6 +131,11 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 		}
 	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
+	usageNotes, err := m.exportUsage(ctx, sc, cfg, since)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, usageNotes...)
 	body, err := scenario.Marshal(sc)
 	if err != nil {
 		return nil, fmt.Errorf("encode the scenario: %w", err)
@@ -210,8 +220,11 @@ func scenarioJob(j store.Job, atts []store.Attempt, tasks int, since, now time.T
 		sj.Priority = j.Priority
 	}
 	sj.Interactive = scenario.DefaultInteractive(sj.Kind, sj.Preemptible)
-	if p.Policy == sched.PolicyMultifactor && usesFairShareAccounts(cfg) {
-		sj.Account = j.Project
+	// A job charges the leaf of its project and user, as live; "-" is the
+	// master's user of jobs without one. Only pools that weigh fair share
+	// take an account.
+	if p.Policy == sched.PolicyMultifactor && p.Multifactor.FairShare > 0 {
+		sj.Account, sj.User = j.Project, cmp.Or(j.User, noUser)
 	}
 	var done, longest, n int64
 	for _, a := range atts {
