@@ -12,15 +12,17 @@ import (
 	"github.com/allot-sched/allot/sim"
 )
 
-// goneConfig has a quota pool and a multifactor pool that reads accounts;
-// goneAfter is it without project gone, as after a reload.
+// goneConfig has a quota pool, a multifactor pool that reads accounts
+// and one that does not.
 const goneConfig = `
 pools:
   - {name: q, policy: quota}
   - {name: mf, policy: multifactor, multifactor: {fair_share: 1, fair_share_mode: classic}}
+  - {name: mf0, policy: multifactor, multifactor: {qos: 1}}
 nodes:
   - {name: n-q, pool: q}
   - {name: n-mf, pool: mf}
+  - {name: n-mf0, pool: mf0}
 projects:
   - {name: team, quota: 2}
   - {name: gone, quota: 2}
@@ -30,10 +32,13 @@ default_project: team
 
 // TestHistoryScenarioAlwaysParses: the live master accepts a job that can
 // never run within its project's quota (it waits), and keeps the jobs of a
-// project a reload removed; the export of either parsed to an error. Now
+// project a reload removed; the export of either parsed to an error, as
+// did a job of a multifactor pool without a fair_share weight next to one
+// with (it named an account). Now
 // the first is marked allow_infeasible and the removed project is
 // declared with no quota (and as an account), so the file parses and
-// replays, and its header says so.
+// replays, and its header says so; the job of the other pool names no
+// account.
 func TestHistoryScenarioAlwaysParses(t *testing.T) {
 	cfg, err := config.Parse("gone.yaml", []byte(goneConfig))
 	if err != nil {
@@ -44,12 +49,13 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, withConfig(cfg))
-	aq, amf := h.agent("n-q", 4), h.agent("n-mf", 2)
+	aq, amf, amf0 := h.agent("n-q", 4), h.agent("n-mf", 2), h.agent("n-mf0", 1)
 	big := h.submit(`{"name": "big", "project": "team", "pool": "q", "entrypoint": "x", "resources": {"slots": 4, "preemptible": false, "time_limit": 3600}}`)
 	gq := h.submit(`{"name": "gq", "project": "gone", "pool": "q", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`)
 	gmf := h.submit(`{"name": "gmf", "project": "gone", "pool": "mf", "entrypoint": "x", "resources": {"slots": 1}}`)
+	mf0 := h.submit(`{"name": "mf0", "project": "team", "pool": "mf0", "entrypoint": "x", "resources": {"slots": 1, "time_limit": 60}}`)
 	h.step()
-	h.sync(aq, amf, aq, amf)
+	h.sync(aq, amf, amf0, aq, amf, amf0)
 	h.clock.Advance(time.Hour)
 	aq.Exit(tid(gq, 0, 1), agent.OutcomeCompleted, 0)
 	amf.Exit(tid(gmf, 0, 1), agent.OutcomeCompleted, 0)
@@ -80,6 +86,9 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 	if j := jobs[name(gmf, "gmf")]; j.Account != "gone" || j.AllowInfeasible {
 		t.Errorf("gmf exported as %+v, want charging account gone\n%s", j, body)
 	}
+	if j := jobs[name(mf0, "mf0")]; j.Account != "" {
+		t.Errorf("mf0 exported as %+v, want no account: its pool weighs no fair share\n%s", j, body)
+	}
 	for _, want := range []string{`project "gone" is no longer configured`, "can never run here now"} {
 		if !strings.Contains(body, "# Note: ") || !strings.Contains(body, want) {
 			t.Errorf("the header does not say %q:\n%s", want, body)
@@ -94,8 +103,8 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range res.Jobs {
-		if started := j.Start != nil; started != (j.Name == name(gmf, "gmf")) {
-			t.Errorf("replayed %s: started %v; only gmf can run (the others need quota they do not have)", j.Name, started)
+		if started := j.Start != nil; started != (j.Name == name(gmf, "gmf") || j.Name == name(mf0, "mf0")) {
+			t.Errorf("replayed %s: started %v; only gmf and mf0 can run (the others need quota they do not have)", j.Name, started)
 		}
 	}
 }

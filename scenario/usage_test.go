@@ -7,7 +7,8 @@ import (
 
 // TestUserLeavesAndEpoch: a file may declare a user's leaf, ACCOUNT/USER,
 // with its shares and usage, which the jobs of that account and user
-// charge (the history export declares the live master's leaves so), and
+// charge (the history export declares the live master's leaves so, "-"
+// being its user of jobs without one), and
 // the Unix time of its time 0; Marshal writes both back.
 func TestUserLeavesAndEpoch(t *testing.T) {
 	file := mfPools + `  - {name: biology/ann, shares: 2, usage: 0.5}
@@ -15,6 +16,7 @@ epoch: 1764140400
 jobs:
   - {name: a, pool: mf, account: biology, user: ann, duration: 1h}
   - {name: b, pool: mf, account: biology, user: bob, duration: 1h}
+  - {name: c, pool: mf, account: biology, user: "-", duration: 1h}
 `
 	s, err := Parse("leaves.yaml", []byte(file))
 	if err != nil {
@@ -29,7 +31,8 @@ jobs:
 		got = append(got, a)
 	}
 	want := []Account{{Name: "biology/ann", Parent: "biology", Shares: 2, Usage: 0.5},
-		{Name: "biology/bob", Parent: "biology", Shares: 1, User: true}}
+		{Name: "biology/bob", Parent: "biology", Shares: 1, User: true},
+		{Name: "biology/-", Parent: "biology", Shares: 1, User: true}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("leaves %+v, want %+v", got, want)
 	}
