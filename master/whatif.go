@@ -140,13 +140,19 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 	if err != nil {
 		return nil, fmt.Errorf("encode the scenario: %w", err)
 	}
+	return append(exportHeader(since, until, now, notes), body...), nil
+}
+
+// exportHeader is the export's opening comment: what it covers, how to
+// replay it, and what it could not carry over.
+func exportHeader(since, until, now time.Time, notes []string) []byte {
 	var head strings.Builder
 	fmt.Fprintf(&head, "# The jobs submitted to this cluster from %s to %s, with its pools,\n# projects, licenses, QOS levels and nodes as of %s. Replay it with:\n#   allot sim FILE\n#   allot sim compare FILE --policy easy --set name=current\n",
 		since.Format(time.RFC3339), until.Format(time.RFC3339), now.Format(time.RFC3339))
 	for _, n := range notes {
 		fmt.Fprintf(&head, "# Note: %s\n", n)
 	}
-	return append([]byte(head.String()), body...), nil
+	return []byte(head.String())
 }
 
 // scenarioCluster is the scenario's cluster: the configuration's pools

@@ -34,7 +34,8 @@ func (m *Master) exportUsage(ctx context.Context, sc *scenario.Scenario, cfg *co
 		return nil, nil
 	}
 	sc.Epoch = since.Unix()
-	var notes []string
+	notes := []string{"the accounts' leaves start with their live usage at " + since.Format(time.RFC3339) +
+		", and epoch puts the decay's period boundaries where the live master's are; what jobs submitted before then used after it is not replayed"}
 	capacity := 0
 	for i := range sc.Pools {
 		if sc.Pools[i].Policy == sched.PolicyMultifactor {
