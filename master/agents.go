@@ -158,6 +158,7 @@ func (m *Master) take(n *mnode) []api.Command {
 // It returns the sequence number acknowledged. Callers hold mu.
 func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
 	now := m.now()
+	m.touchNode(n)
 	n.lastSeen, n.seen = now, now
 	n.syncs++
 	m.metric.agentSyncs.Inc()
@@ -176,14 +177,14 @@ func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, 
 	for _, id := range s.Running {
 		runs[id] = true
 		if !m.runsOn(id, n.rec.Name) {
-			n.send(api.Command{Type: api.CommandKill, Task: id})
+			m.send(n, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
 	if err := m.settleMissing(ctx, n, runs); err != nil {
 		return n.acked, err
 	}
 	if now.Sub(n.savedBeat) >= m.agentTimeout()/3 {
-		if err := m.st.Heartbeat(ctx, n.rec.Name, now); err != nil {
+		if err := m.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
 			return n.acked, err
 		}
 		n.savedBeat = now
@@ -236,6 +237,7 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 	if p.state == partExited {
 		return nil
 	}
+	m.touch(t.job)
 	switch r.Event {
 	case api.EventRunning:
 		if p.state == partStarting {
@@ -269,7 +271,7 @@ func (m *Master) maybeRunning(ctx context.Context, t *mtask) error {
 			return nil
 		}
 	}
-	rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: m.now(), Reason: "every part runs"})
 	if err != nil {
 		return err
@@ -426,7 +428,7 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 	}
 	for _, p := range t.att.parts {
 		if n := m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
-			n.send(api.Command{Type: api.CommandKill, Task: t.id()})
+			m.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
 		}
 	}
 	op := &taskOp{t: t, tr: tr, usage: usageOf(t, tr.At)}

@@ -224,44 +224,6 @@ func validOutcome(o string) bool {
 	return false
 }
 
-// sync handles one agent sync: it stores the reports, then answers with
-// the node's commands, holding the request while there are none.
-func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
-	m.mu.Lock()
-	n := m.nodes[name]
-	if n == nil || !n.registered {
-		m.mu.Unlock()
-		return api.SyncReply{}, errUnknownNode
-	}
-	acked, err := m.syncReports(ctx, n, s)
-	if err != nil {
-		m.mu.Unlock()
-		return api.SyncReply{}, err
-	}
-	wait := min(time.Duration(s.WaitS)*time.Second, m.opt.SyncWait, m.agentTimeout()/2)
-	if len(n.commands) == 0 && wait > 0 {
-		wake := n.wake
-		n.polling++
-		m.mu.Unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-		m.mu.Lock()
-		n.polling--
-		n.lastSeen = m.now()
-		n.seen = n.lastSeen
-	}
-	defer m.mu.Unlock()
-	if !n.registered {
-		return api.SyncReply{}, errUnknownNode
-	}
-	return api.SyncReply{Acked: acked, Commands: m.take(n)}, nil
-}
-
 func (m *Master) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 	var b api.LogBatch
 	if err := decodeBody(w, r, &b); err != nil {

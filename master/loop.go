@@ -38,7 +38,11 @@ func (m *Master) schedule(ctx context.Context) error {
 		if event {
 			m.keepReservations(plan)
 		}
-		starts, preempts, err := m.apply(ctx, plan)
+		var starts, preempts int
+		err = m.inBatch(ctx, func() (err error) {
+			starts, preempts, err = m.apply(ctx, plan)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -136,7 +140,7 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 	if t.att == nil || t.rec.State == store.TaskKilling {
 		return nil
 	}
-	rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskKilling, Attempt: t.rec.Attempt, At: m.now(), Reason: reason})
 	if err != nil {
 		return err

@@ -127,6 +127,13 @@ type Master struct {
 	snap   sched.Snapshot
 	view   snapView
 	event  bool // an event happened since the last event pass
+	// bt is the open batch (batch.go), nil outside one.
+	bt *batch
+	// syncQ holds the syncs waiting for their reports to be stored; it
+	// has its own lock, taken after mu, so that a sync queues without
+	// waiting for mu (reportbatch.go).
+	syncMu sync.Mutex
+	syncQ  []*syncReq
 	logc   map[int64]chan struct{}
 	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
