@@ -1,0 +1,262 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/store"
+)
+
+// countingStore counts transactions, and with failCommit set runs each
+// one to its end and then rolls it back, as a commit that fails would:
+// every write of the batch has been made (and the mirror changed) when
+// the failure comes.
+type countingStore struct {
+	store.Store
+	updates    atomic.Int64
+	failCommit atomic.Bool
+}
+
+var errCommit = errors.New("commit failed")
+
+func (s *countingStore) Update(ctx context.Context, fn func(tx store.Tx) error) error {
+	s.updates.Add(1)
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if s.failCommit.Load() {
+			return errCommit
+		}
+		return nil
+	})
+}
+
+// queuedSyncs holds mu while fn starts syncs, until n of them wait in the
+// queue, then lets them all through at once: they share one batch.
+func queuedSyncs(t *testing.T, h *harness, n int, fn func()) {
+	t.Helper()
+	h.m.mu.Lock()
+	fn()
+	err := waitQueued(h, n)
+	h.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitQueued waits until n syncs wait in the queue.
+func waitQueued(h *harness, n int) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h.m.syncMu.Lock()
+		q := len(h.m.syncQ)
+		h.m.syncMu.Unlock()
+		if q == n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d syncs queued, want %d", q, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// startOn submits one 1-GPU job per agent, starts them and delivers the
+// starts; the agents then hold a running report each.
+func startOn(t *testing.T, h *harness, agents []*mastertest.Agent) []int64 {
+	t.Helper()
+	var ids []int64
+	for range agents {
+		ids = append(ids, h.submit(jobSpec("train", 1, "")))
+	}
+	h.step()
+	h.sync(agents...)
+	for i, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskStarting {
+			t.Fatalf("job %d: task %s, want starting", i, got)
+		}
+	}
+	return ids
+}
+
+func syncAll(h *harness, agents []*mastertest.Agent) []error {
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = a.Sync(h.ctx, 0)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// TestSyncsShareOneCommit: syncs that arrive while the master is busy
+// have their reports stored in one transaction, and each is acknowledged.
+func TestSyncsShareOneCommit(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	var agents []*mastertest.Agent
+	for _, name := range []string{"n1", "n2", "n3", "n4"} {
+		agents = append(agents, h.agent(name, 1))
+	}
+	ids := startOn(t, h, agents)
+	before := cs.updates.Load()
+	var errs []error
+	done := make(chan struct{})
+	queuedSyncs(t, h, len(agents), func() {
+		go func() {
+			errs = syncAll(h, agents)
+			close(done)
+		}()
+	})
+	<-done
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("sync of %s: %v", agents[i].Name, err)
+		}
+	}
+	if got := cs.updates.Load() - before; got != 1 {
+		t.Fatalf("%d transactions for the running reports of 4 concurrent syncs, want 1", got)
+	}
+	for i, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskRunning {
+			t.Fatalf("job %d: task %s, want running", i, got)
+		}
+	}
+	h.m.mu.Lock()
+	defer h.m.mu.Unlock()
+	for _, a := range agents {
+		if n := h.m.nodes[a.Name]; n.acked != 1 {
+			t.Fatalf("node %s: acked %d, want 1", a.Name, n.acked)
+		}
+	}
+}
+
+// TestFailedBatchActsOnNothing: when the commit of a batch fails, no sync
+// of it is acknowledged, the mirror is as before (the exited task still
+// holds its GPU, no job state moved), and no command goes out; the
+// agents' resent reports are then applied.
+func TestFailedBatchActsOnNothing(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	agents := []*mastertest.Agent{h.agent("n1", 1), h.agent("n2", 1)}
+	ids := startOn(t, h, agents)
+	h.sync(agents...)
+	// n1's task exits; n2 reports nothing new but syncs too.
+	if !agents[0].Exit(tid(ids[0], 0, 1), agent.OutcomeCompleted, 0) {
+		t.Fatal("n1 does not run its task")
+	}
+	waiting := h.submit(jobSpec("waiting", 1, ""))
+	h.step()
+	cs.failCommit.Store(true)
+	var errs []error
+	done := make(chan struct{})
+	queuedSyncs(t, h, 2, func() {
+		go func() {
+			errs = syncAll(h, agents)
+			close(done)
+		}()
+	})
+	<-done
+	for i, err := range errs {
+		if err == nil {
+			t.Fatalf("sync of %s succeeded although its batch failed", agents[i].Name)
+		}
+	}
+	h.m.mu.Lock()
+	for _, a := range agents {
+		n := h.m.nodes[a.Name]
+		if n.acked != 1 || len(n.commands) != 0 {
+			h.m.mu.Unlock()
+			t.Fatalf("node %s after the failed batch: acked %d, commands %v; want 1 and none", a.Name, n.acked, n.commands)
+		}
+	}
+	j := h.m.jobs[ids[0]]
+	if j == nil || j.rec.State != store.JobRunning || j.tasks[0].rec.State != store.TaskRunning || j.tasks[0].att == nil ||
+		h.m.nodes["n1"].used[0] != j.tasks[0] {
+		h.m.mu.Unlock()
+		t.Fatalf("the exited job's mirror changed although nothing was stored: %+v", j)
+	}
+	h.m.mu.Unlock()
+	if got := h.taskState(ids[0], 0); got != store.TaskRunning {
+		t.Fatalf("store: task %s, want still running", got)
+	}
+	// The failed pass started nothing either.
+	h.step()
+	if got := h.taskState(waiting, 0); got != store.TaskQueued {
+		t.Fatalf("a job started on the GPU of an exit that was not stored: %s", got)
+	}
+
+	cs.failCommit.Store(false)
+	h.sync(agents...)
+	if got := h.taskState(ids[0], 0); got != store.TaskCompleted {
+		t.Fatalf("after the resent report: task %s, want completed", got)
+	}
+	if got := h.job(ids[0]).State; got != "completed" {
+		t.Fatalf("job %s, want completed", got)
+	}
+	h.step()
+	h.sync(agents...)
+	if got := h.taskState(waiting, 0); got == store.TaskQueued {
+		t.Fatal("the GPU freed by the stored exit was not used")
+	}
+}
+
+// TestRunningThenExitInOneBatch: two syncs of one node in one batch, the
+// second resending the first's running report with an exit after it, are
+// applied in order: the task ends completed, each report once.
+func TestRunningThenExitInOneBatch(t *testing.T) {
+	h := newHarness(t)
+	agents := []*mastertest.Agent{h.agent("n1", 1)}
+	ids := startOn(t, h, agents)
+	id := tid(ids[0], 0, 1)
+	zero := 0
+	running := api.Report{Seq: 1, Task: id, Event: api.EventRunning, At: h.clock.Now()}
+	exited := api.Report{Seq: 2, Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeCompleted),
+		ExitCode: &zero, At: h.clock.Now()}
+	codes := make([]int, 2)
+	var wg sync.WaitGroup
+	post := func(i int, s api.Sync) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = h.do("POST", "/api/v1/agents/n1/sync", s, nil)
+		}()
+	}
+	h.m.mu.Lock()
+	post(0, api.Sync{Reports: []api.Report{running}})
+	err := waitQueued(h, 1)
+	if err == nil {
+		post(1, api.Sync{Reports: []api.Report{running, exited}})
+		err = waitQueued(h, 2)
+	}
+	h.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 200 {
+			t.Fatalf("sync %d: %d", i, c)
+		}
+	}
+	if got := h.taskState(ids[0], 0); got != store.TaskCompleted {
+		t.Fatalf("task %s, want completed", got)
+	}
+	atts, err := h.st.Attempts(h.ctx, store.AttemptFilter{JobID: ids[0]})
+	if err != nil || len(atts) != 1 || atts[0].RunningAt.IsZero() || atts[0].EndState != store.AttemptCompleted {
+		t.Fatalf("attempts %+v (%v), want one that ran and completed", atts, err)
+	}
+}
