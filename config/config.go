@@ -70,6 +70,11 @@ type Config struct {
 	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
 	// the master's --max-node-gpus in force.
 	MaxNodeGPUs int
+	// HistoryRetention is how long a finished job stays in the store
+	// (its tasks, attempts, logs, metrics and events with it); 0 keeps
+	// every job. Usage records stay whatever it is: they are the
+	// accounting.
+	HistoryRetention time.Duration
 	Pools       []Pool
 	Nodes       []NodeRule
 	Projects    []Project // in file order

@@ -81,6 +81,7 @@ default_pool: gpu
 default_project: d
 agent_timeout: 1m
 lost_node_grace: 90s
+history_retention: 2160h
 pools:
   - {name: gpu, policy: priority, preemption: true}
   - {name: cpu, policy: fifo}
@@ -99,10 +100,11 @@ users:
 `
 	c := mustParse(t, src)
 	want := &Config{
-		DefaultPool:    "gpu",
-		DefaultProject: "d",
-		AgentTimeout:   time.Minute,
-		LostNodeGrace:  90 * time.Second,
+		DefaultPool:      "gpu",
+		DefaultProject:   "d",
+		AgentTimeout:     time.Minute,
+		LostNodeGrace:    90 * time.Second,
+		HistoryRetention: 90 * 24 * time.Hour,
 		Pools: []Pool{
 			{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100},
 			{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Grace: DefaultGrace, ZeroSlotLimit: 100},

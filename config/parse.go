@@ -72,6 +72,9 @@ func (p *parser) config(root *yaml.Node) *Config {
 		c.LostNodeGrace = time.Duration(secs) * time.Second
 	}
 	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
+	if yamlfield.Field(f, "history_retention", &secs, yamlfield.Duration) {
+		c.HistoryRetention = time.Duration(secs) * time.Second
+	}
 	usersRaw := f.Lookup("users")
 	c.Licenses = p.licenses(f.Lookup("licenses"))
 	qos, qosKnown := p.qosList(f.Lookup("qos"))

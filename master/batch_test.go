@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/store"
 )
@@ -258,5 +259,30 @@ func TestRunningThenExitInOneBatch(t *testing.T) {
 	atts, err := h.st.Attempts(h.ctx, store.AttemptFilter{JobID: ids[0]})
 	if err != nil || len(atts) != 1 || atts[0].RunningAt.IsZero() || atts[0].EndState != store.AttemptCompleted {
 		t.Fatalf("attempts %+v (%v), want one that ran and completed", atts, err)
+	}
+}
+
+// TestHistoryRetention: a job that ended more than history_retention ago
+// is forgotten by the tick; a job that ended since stays.
+func TestHistoryRetention(t *testing.T) {
+	cfg := config.Default()
+	cfg.HistoryRetention = time.Hour
+	h := newHarness(t, withConfig(cfg))
+	agents := []*mastertest.Agent{h.agent("n1", 1)}
+	old := startOn(t, h, agents)[0]
+	h.sync(agents...)
+	agents[0].Exit(tid(old, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(agents...)
+	if got := h.job(old).State; got != "completed" {
+		t.Fatalf("job %s, want completed", got)
+	}
+	h.clock.Advance(2 * time.Hour)
+	recent := startOn(t, h, agents)[0]
+	h.m.Tick(h.ctx)
+	if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d", old), nil, nil); code != 404 {
+		t.Fatalf("GET the job that ended 2h ago with a retention of 1h: %d, want 404", code)
+	}
+	if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d", recent), nil, nil); code != 200 {
+		t.Fatalf("GET the running job: %d, want 200", code)
 	}
 }

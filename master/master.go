@@ -108,6 +108,8 @@ type Master struct {
 	health storeHealth
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
 	lastLoop atomic.Int64
+	// prunedAt is when Tick last pruned the history (retention.go).
+	prunedAt time.Time
 
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
@@ -249,14 +251,15 @@ func (m *Master) Run(ctx context.Context) error {
 }
 
 // Tick does the periodic work: checks the store (and does nothing more
-// while it is down), marks silent agents lost, kills tasks past
-// their time limit, records the usage of running tasks every
-// usageInterval, and runs a scheduling pass.
+// while it is down), forgets jobs past history_retention, marks silent
+// agents lost, kills tasks past their time limit, records the usage of
+// running tasks every usageInterval, and runs a scheduling pass.
 func (m *Master) Tick(ctx context.Context) {
 	m.lastLoop.Store(time.Now().UnixNano())
 	if !m.checkStore(ctx) {
 		return
 	}
+	m.pruneHistory(ctx)
 	m.mu.Lock()
 	m.checkAgents(ctx)
 	m.checkTimeLimits(ctx)

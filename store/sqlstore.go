@@ -180,6 +180,11 @@ func (s *sqlStore) RecordUsage(ctx context.Context, u Usage) (out Usage, err err
 	return out, err
 }
 
+func (s *sqlStore) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (n int, err error) {
+	err = s.Update(ctx, func(tx Tx) error { n, err = tx.PruneJobs(ctx, endedBefore, limit); return err })
+	return n, err
+}
+
 // Conversions between Go values and columns.
 
 // nowIfZero returns t, or the current time when t is zero, in UTC.
