@@ -42,6 +42,7 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 	}
 	n.rec = rec
 	n.pool = m.nodePool(rec.Name, rec.Pool)
+	m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
 	runs := map[agent.TaskID]bool{}

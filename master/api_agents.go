@@ -28,7 +28,7 @@ func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
 		m.deny(w, r, err)
 		return
 	}
-	m.mu.Lock()
+	m.lock()
 	reply, err := m.register(r.Context(), reg)
 	m.mu.Unlock()
 	if err != nil {
@@ -52,7 +52,7 @@ func (m *Master) admitNode(r *http.Request, name string) (secret string, err err
 		}
 		return "", nil
 	}
-	m.mu.Lock()
+	m.lock()
 	n := m.nodes[name]
 	now, lease := m.now(), m.agentTimeout()
 	var seen time.Time
@@ -120,7 +120,7 @@ func (m *Master) checkRegister(reg *api.Register) error {
 			return badRequest("running", "running[%d]: %v", i, err)
 		}
 	}
-	m.mu.Lock()
+	m.lock()
 	pool := m.nodePool(reg.Name, reg.Pool)
 	known := m.poolConfig(pool) != nil
 	m.mu.Unlock()
@@ -275,7 +275,7 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	if len(lines) == 0 {
 		return nil
 	}
-	m.mu.Lock()
+	m.lock()
 	n := m.nodes[node]
 	if n != nil && n.registered {
 		n.lastSeen = m.now()
@@ -307,7 +307,7 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	if err := m.st.AppendLogs(ctx, keep); err != nil {
 		return fmt.Errorf("store logs: %w", err)
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	for _, l := range keep {
 		m.wakeLogs(l.JobID)

@@ -121,7 +121,7 @@ func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64, ids []int64)
 		}
 		f.AfterID = page[len(page)-1].ID
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	for id, j := range m.jobs {

@@ -45,7 +45,7 @@ func (s *countingStore) Update(ctx context.Context, fn func(tx store.Tx) error) 
 // queue, then lets them all through at once: they share one batch.
 func queuedSyncs(t *testing.T, h *harness, n int, fn func()) {
 	t.Helper()
-	h.m.mu.Lock()
+	h.m.lock()
 	fn()
 	err := waitQueued(h, n)
 	h.m.mu.Unlock()
@@ -136,7 +136,7 @@ func TestSyncsShareOneCommit(t *testing.T) {
 			t.Fatalf("job %d: task %s, want running", i, got)
 		}
 	}
-	h.m.mu.Lock()
+	h.m.lock()
 	defer h.m.mu.Unlock()
 	for _, a := range agents {
 		if n := h.m.nodes[a.Name]; n.acked != 1 {
@@ -176,7 +176,7 @@ func TestFailedBatchActsOnNothing(t *testing.T) {
 			t.Fatalf("sync of %s succeeded although its batch failed", agents[i].Name)
 		}
 	}
-	h.m.mu.Lock()
+	h.m.lock()
 	for _, a := range agents {
 		n := h.m.nodes[a.Name]
 		if n.acked != 1 || len(n.commands) != 0 {
@@ -236,7 +236,7 @@ func TestRunningThenExitInOneBatch(t *testing.T) {
 			codes[i] = h.do("POST", "/api/v1/agents/n1/sync", s, nil)
 		}()
 	}
-	h.m.mu.Lock()
+	h.m.lock()
 	post(0, api.Sync{Reports: []api.Report{running}})
 	err := waitQueued(h, 1)
 	if err == nil {
@@ -284,5 +284,32 @@ func TestHistoryRetention(t *testing.T) {
 	}
 	if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d", recent), nil, nil); code != 200 {
 		t.Fatalf("GET the running job: %d, want 200", code)
+	}
+}
+
+// TestSubmitDoesNotWaitForMu: a submission is stored and answered while
+// another holds mu (as a batch does across its commit), and is in the
+// mirror for whoever takes mu next.
+func TestSubmitDoesNotWaitForMu(t *testing.T) {
+	h := newHarness(t)
+	h.agent("n1", 2)
+	h.submit(jobSpec("first", 1, "")) // builds the feasibility view
+	done := make(chan int64, 1)
+	h.m.lock()
+	go func() { done <- h.submit(jobSpec("second", 1, "")) }()
+	var id int64
+	select {
+	case id = <-done:
+	case <-time.After(10 * time.Second):
+		h.m.mu.Unlock()
+		t.Fatal("the submission waited for mu")
+	}
+	h.m.mu.Unlock()
+	if got := h.job(id).State; got != "queued" {
+		t.Fatalf("job %d: %s, want queued", id, got)
+	}
+	h.step()
+	if got := h.taskState(id, 0); got != store.TaskStarting {
+		t.Fatalf("task %s, want starting", got)
 	}
 }

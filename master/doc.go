@@ -14,8 +14,13 @@
 // then act on it (queue a start, preempt or kill command for an agent).
 // A mutex guards the mirror; changes to existing jobs and tasks take it
 // across their store write, so the mirror and the store never disagree
-// about a task. Job creation writes first and takes the mutex after, so
-// submissions group-commit.
+// about a task. Job creation writes first, so that submissions
+// group-commit, and then queues the job without taking the mutex: every
+// holder of the mutex takes it through lock, which moves the queued jobs
+// into the mirror first (submit.go), so a submission never waits for a
+// batch's commit, and whoever reads the mirror after it was answered
+// finds it. Submit-time feasibility reads a view of the nodes published
+// under the mutex, dropped when a node registers or goes and on reload.
 //
 // # Batches
 //

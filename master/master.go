@@ -113,6 +113,15 @@ type Master struct {
 
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
+	// cfgNow is cfg, for readers that do not hold mu; set with it.
+	cfgNow atomic.Pointer[config.Config]
+	// feas is the published view of submit-time feasibility, nil when
+	// it must be built again (feasible.go).
+	feas atomic.Pointer[feasView]
+	// subQ holds jobs stored but not yet in the mirror; lock moves them
+	// in (submit.go). It has its own lock, taken after mu.
+	subMu sync.Mutex
+	subQ  []*mjob
 
 	mu sync.Mutex
 	// Everything below is guarded by mu.
@@ -210,6 +219,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if m.load == nil {
 		m.load = config.Load
 	}
+	m.cfgNow.Store(opt.Config)
 	m.metric = newMetrics(m)
 	if opt.UserRate >= 0 {
 		m.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
@@ -260,7 +270,7 @@ func (m *Master) Tick(ctx context.Context) {
 		return
 	}
 	m.pruneHistory(ctx)
-	m.mu.Lock()
+	m.lock()
 	m.checkAgents(ctx)
 	m.checkTimeLimits(ctx)
 	if err := m.flushUsage(ctx); err != nil {
@@ -280,7 +290,7 @@ func (m *Master) Step(ctx context.Context) {
 	if m.storeDown() && !m.checkStore(ctx) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	if err := m.schedule(ctx); err != nil {
 		m.log.Error("scheduling pass failed", "err", err)
@@ -301,9 +311,9 @@ func (m *Master) now() time.Time { return m.clock.Now().UTC() }
 
 // Config returns the configuration in force.
 func (m *Master) Config() *config.Config {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.cfg
+	// Not through mu: a submission reads it, and should not wait for a
+	// batch's commit to do so.
+	return m.cfgNow.Load()
 }
 
 // decayOf is the configuration's usage decay, or the default for a

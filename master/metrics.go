@@ -87,7 +87,7 @@ func (c *mirrorCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 	m := c.m
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	states := map[store.JobState]int{store.JobQueued: 0, store.JobRunning: 0}
 	pending := map[[2]string]int{}

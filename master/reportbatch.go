@@ -27,7 +27,7 @@ func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncRep
 	m.syncMu.Lock()
 	m.syncQ = append(m.syncQ, req)
 	m.syncMu.Unlock()
-	m.mu.Lock()
+	m.lock()
 	if !req.done {
 		m.storeSyncs(ctx)
 	}
@@ -51,7 +51,7 @@ func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncRep
 		case <-ctx.Done():
 		}
 		t.Stop()
-		m.mu.Lock()
+		m.lock()
 		n.polling--
 		n.lastSeen = m.now()
 		n.seen = n.lastSeen

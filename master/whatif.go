@@ -133,7 +133,7 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 	for _, t := range tasks {
 		ntasks[t.JobID]++
 	}
-	m.mu.Lock()
+	m.lock()
 	cfg := m.cfg
 	f, notes := m.scenarioCluster(cfg)
 	m.mu.Unlock()
