@@ -75,10 +75,10 @@ type Config struct {
 	// every job. Usage records stay whatever it is: they are the
 	// accounting.
 	HistoryRetention time.Duration
-	Pools       []Pool
-	Nodes       []NodeRule
-	Projects    []Project // in file order
-	Users       []User
+	Pools            []Pool
+	Nodes            []NodeRule
+	Projects         []Project // in file order
+	Users            []User
 	// Licenses are cluster-wide counted resources, in file order.
 	Licenses []License
 	// QOS lists the qualities of service jobs may ask for, in file order
