@@ -313,3 +313,29 @@ func TestSubmitDoesNotWaitForMu(t *testing.T) {
 		t.Fatalf("task %s, want starting", got)
 	}
 }
+
+// TestPassIsOneTransaction: a pass's starts and the job states they imply
+// are stored in one transaction.
+func TestPassIsOneTransaction(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	a := h.agent("n1", 4)
+	var ids []int64
+	for range 4 {
+		ids = append(ids, h.submit(jobSpec("train", 1, "")))
+	}
+	before := cs.updates.Load()
+	h.step()
+	if got := cs.updates.Load() - before; got != 1 {
+		t.Fatalf("%d transactions for a pass that starts 4 jobs, want 1", got)
+	}
+	for _, id := range ids {
+		if got := h.job(id).State; got != "running" {
+			t.Fatalf("job %d: %s, want running", id, got)
+		}
+	}
+	h.sync(a)
+	if got := len(a.Started()); got != 4 {
+		t.Fatalf("the agent got %d starts, want 4", got)
+	}
+}

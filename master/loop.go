@@ -39,10 +39,15 @@ func (m *Master) schedule(ctx context.Context) error {
 			m.keepReservations(plan)
 		}
 		var starts, preempts int
-		err = m.inBatch(ctx, func() (err error) {
+		apply := func() (err error) {
 			starts, preempts, err = m.apply(ctx, plan)
 			return err
-		})
+		}
+		if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
+			err = m.inBatch(ctx, apply)
+		} else {
+			err = apply() // nothing to store: no transaction
+		}
 		if err != nil {
 			return err
 		}
