@@ -452,13 +452,14 @@ func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
 	// Syncs store the heartbeat every third of the agent timeout; the
 	// last contact is stored exactly before the node reads lost, as it is
 	// what the node shows from now on, across restarts too.
+	m.touchNode(n)
 	if n.seen.After(n.savedBeat) {
-		if err := m.st.Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
+		if err := m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
 			return err
 		}
 		n.savedBeat = n.seen
 	}
-	if err := m.st.SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
+	if err := m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
 		return err
 	}
 	n.rec.State = store.NodeLost

@@ -37,13 +37,18 @@ type jobSave struct {
 	nextPs [][]mpart  // by task, the parts of its reservation
 }
 
-// nodeSave is what a sync changes of a node besides the commands it is
-// sent (deferred) and the time it was seen (true whatever the store says).
+// nodeSave is what a batch may change of a node: a sync, or its loss.
+// The time it was seen stays (true whatever the store says), and the
+// commands a batch sends it are deferred; a loss clears them.
 type nodeSave struct {
-	acked     int64
-	syncs     int64 // counted again when a failed batch is retried
-	savedBeat time.Time
-	reconcile map[agent.TaskID]bool // replaced, never changed in place
+	acked      int64
+	syncs      int64 // counted again when a failed batch is retried
+	savedBeat  time.Time
+	reconcile  map[agent.TaskID]bool // replaced, never changed in place
+	rec        store.Node
+	registered bool
+	commands   []api.Command
+	lostAt     time.Time
 }
 
 // w is where a store write goes: the open batch's transaction, or the store
@@ -117,13 +122,14 @@ func (m *Master) touch(j *mjob) {
 	m.bt.jobs[j] = s
 }
 
-// touchNode saves what a sync changes of a node before the open batch
-// changes it. Callers hold mu.
+// touchNode saves what a batch may change of a node before it first
+// does. Callers hold mu.
 func (m *Master) touchNode(n *mnode) {
 	if m.bt == nil || m.bt.nodes[n] != nil {
 		return
 	}
-	m.bt.nodes[n] = &nodeSave{acked: n.acked, syncs: n.syncs, savedBeat: n.savedBeat, reconcile: n.reconcile}
+	m.bt.nodes[n] = &nodeSave{acked: n.acked, syncs: n.syncs, savedBeat: n.savedBeat, reconcile: n.reconcile,
+		rec: n.rec, registered: n.registered, commands: n.commands, lostAt: n.lostAt}
 }
 
 func copyParts(ps []*mpart) []mpart {
@@ -183,6 +189,7 @@ func (m *Master) undo(b *batch) {
 	m.goneJobs = b.gone
 	for n, s := range b.nodes {
 		n.acked, n.syncs, n.savedBeat, n.reconcile = s.acked, s.syncs, s.savedBeat, s.reconcile
+		n.rec, n.registered, n.commands, n.lostAt = s.rec, s.registered, s.commands, s.lostAt
 	}
 }
 

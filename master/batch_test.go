@@ -339,3 +339,43 @@ func TestPassIsOneTransaction(t *testing.T) {
 		t.Fatalf("the agent got %d starts, want 4", got)
 	}
 }
+
+// TestFailedNodeLossChangesNothing: a node's loss and the attempts it
+// ends share one batch; when its commit fails the node is still up with
+// its tasks, and the next tick loses it.
+func TestFailedNodeLossChangesNothing(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	a := h.agent("n1", 2)
+	var ids []int64
+	for range 2 {
+		ids = append(ids, h.submit(jobSpec("train", 1, `, "preemptible": true`)))
+	}
+	h.step()
+	h.sync(a, a)
+	h.m.Tick(h.ctx) // probes the store now, so that the next tick does not
+	h.clock.Advance(2 * DefaultAgentTimeout)
+	cs.failCommit.Store(true)
+	h.m.Tick(h.ctx)
+	cs.failCommit.Store(false)
+	var nodes []api.Node
+	h.do("GET", "/api/v1/nodes", nil, &nodes)
+	if len(nodes) != 1 || nodes[0].State != "up" {
+		t.Fatalf("nodes after a loss that was not stored: %+v, want n1 up", nodes)
+	}
+	for _, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskRunning {
+			t.Fatalf("job %d: task %s after a loss that was not stored, want running", id, got)
+		}
+	}
+	h.m.Tick(h.ctx)
+	h.do("GET", "/api/v1/nodes", nil, &nodes)
+	if len(nodes) != 1 || nodes[0].State != "lost" {
+		t.Fatalf("nodes after the next tick: %+v, want n1 lost", nodes)
+	}
+	for _, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskQueued {
+			t.Fatalf("job %d: task %s after its node was lost, want queued (preemptible)", id, got)
+		}
+	}
+}

@@ -24,9 +24,9 @@
 //
 // # Batches
 //
-// The reports of agent syncs, and the transitions of a scheduling pass
-// with the job states they imply, are stored in batches (batch.go): one
-// store transaction, one commit. A sync queues its reports and then takes
+// The reports of agent syncs, the transitions of a scheduling pass with
+// the job states they imply, and a node's loss with the attempts it ends
+// are stored in batches (batch.go): one store transaction, one commit. A sync queues its reports and then takes
 // the mutex; whichever sync takes it first stores the reports of every
 // sync queued by then (reportbatch.go), so the syncs that arrive while a
 // commit is in flight share the next one. Within a batch the mirror

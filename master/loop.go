@@ -108,7 +108,10 @@ func (m *Master) checkAgents(ctx context.Context) {
 		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
 			continue
 		}
-		if err := m.loseNode(ctx, n, fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))); err != nil {
+		reason := fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))
+		// One transaction for the node and every attempt it ends, not
+		// one per attempt: a partition can lose many nodes at once.
+		if err := m.inBatch(ctx, func() error { return m.loseNode(ctx, n, reason) }); err != nil {
 			m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
 		}
 	}
