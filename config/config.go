@@ -69,6 +69,11 @@ type Config struct {
 	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
 	// the master's --max-node-gpus in force.
 	MaxNodeGPUs int
+	// HistoryRetention is how long a finished job stays in the store
+	// (its tasks, attempts, logs, metrics and events with it); 0 keeps
+	// every job. Usage records stay whatever it is: they are the
+	// accounting.
+	HistoryRetention time.Duration
 	// Cluster holds the cluster spec's sections (package spec, shared
 	// with scenario files): the pools, projects, licenses and QOS levels
 	// in file order, and the usage decay. QOS is sched.DefaultQOS when the

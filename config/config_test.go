@@ -78,6 +78,7 @@ default_pool: gpu
 default_project: d
 agent_timeout: 1m
 lost_node_grace: 90s
+history_retention: 2160h
 pools:
   - {name: gpu, policy: priority, preemption: true}
   - {name: cpu, policy: fifo}
@@ -96,20 +97,21 @@ users:
 `
 	c := mustParse(t, src)
 	want := &Config{
-		DefaultPool:    "gpu",
-		DefaultProject: "d",
-		AgentTimeout:   time.Minute,
-		LostNodeGrace:  90 * time.Second,
+		DefaultPool:      "gpu",
+		DefaultProject:   "d",
+		AgentTimeout:     time.Minute,
+		LostNodeGrace:    90 * time.Second,
+		HistoryRetention: 90 * 24 * time.Hour,
 		Cluster: spec.Cluster[Pool]{
 			Pools: []Pool{
-				{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Line: 7}, Grace: DefaultGrace, ZeroSlotLimit: 100},
-				{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 8}, Grace: DefaultGrace, ZeroSlotLimit: 100},
+				{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Line: 8}, Grace: DefaultGrace, ZeroSlotLimit: 100},
+				{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 9}, Grace: DefaultGrace, ZeroSlotLimit: 100},
 			},
 			Projects: []Project{
-				{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3, Line: 13},
-				{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8, Line: 14},
-				{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5, Line: 15},
-				{Name: "d", OverQuotaWeight: 1, Shares: 1, Line: 16},
+				{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3, Line: 14},
+				{Name: "lab", Quota: 8, OverQuotaWeight: 8, Limit: 10, Shares: 8, Line: 15},
+				{Name: "b", Parent: "lab", Quota: 5, OverQuotaWeight: 5, Shares: 5, Line: 16},
+				{Name: "d", OverQuotaWeight: 1, Shares: 1, Line: 17},
 			},
 			QOS:   spec.DefaultQOS(),
 			Decay: spec.DefaultDecay,

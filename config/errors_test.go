@@ -45,7 +45,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},
 		{"unknown top-level field", "pool: []\n", 1, `unknown field "pool"; did you mean "pools"?`},
 		{"unknown field without suggestion", "zzz: 1\n", 1,
-			`unknown field "zzz" (known fields: pools, projects, nodes, default_pool, default_project, agent_timeout, lost_node_grace, max_node_gpus, users, licenses, qos, default_qos, decay)`},
+			`unknown field "zzz" (known fields: pools, projects, nodes, default_pool, default_project, agent_timeout, lost_node_grace, max_node_gpus, history_retention, users, licenses, qos, default_qos, decay)`},
 		{"duplicate key", onePool + "pools: []\n", 5, `duplicate key "pools" (first at line 2)`},
 		{"null key", "~: 1\n", 1, "expected a field name, got null"},
 		{"agent timeout zero", "agent_timeout: 0\n", 1, "agent_timeout: expected a duration > 0, got 0"},

@@ -62,7 +62,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 // topLevel are the file's top-level fields, in the order docs/config.md
 // and the unknown-field hint list them.
 var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_project", "agent_timeout", "lost_node_grace",
-	"max_node_gpus", "users", "licenses", "qos", "default_qos", "decay"}
+	"max_node_gpus", "history_retention", "users", "licenses", "qos", "default_qos", "decay"}
 
 // settings reads the master's top-level settings, and reports whether
 // default_pool and default_project were given.
@@ -77,6 +77,9 @@ func (p *parser) settings(f *yamlfield.Fields, c *Config) (defPool, defProject b
 		c.LostNodeGrace = time.Duration(secs) * time.Second
 	}
 	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
+	if yamlfield.Field(f, "history_retention", &secs, yamlfield.Duration) {
+		c.HistoryRetention = time.Duration(secs) * time.Second
+	}
 	return defPool, defProject
 }
 

@@ -42,6 +42,7 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 	}
 	n.rec = rec
 	n.pool = m.nodePool(rec.Name, rec.Pool)
+	m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
 	runs := map[agent.TaskID]bool{}
@@ -158,6 +159,7 @@ func (m *Master) take(n *mnode) []api.Command {
 // It returns the sequence number acknowledged. Callers hold mu.
 func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
 	now := m.now()
+	m.touchNode(n)
 	n.lastSeen, n.seen = now, now
 	n.syncs++
 	m.metric.agentSyncs.Inc()
@@ -176,14 +178,14 @@ func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, 
 	for _, id := range s.Running {
 		runs[id] = true
 		if !m.runsOn(id, n.rec.Name) {
-			n.send(api.Command{Type: api.CommandKill, Task: id})
+			m.send(n, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
 	if err := m.settleMissing(ctx, n, runs); err != nil {
 		return n.acked, err
 	}
 	if now.Sub(n.savedBeat) >= m.agentTimeout()/3 {
-		if err := m.st.Heartbeat(ctx, n.rec.Name, now); err != nil {
+		if err := m.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
 			return n.acked, err
 		}
 		n.savedBeat = now
@@ -236,6 +238,7 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 	if p.state == partExited {
 		return nil
 	}
+	m.touch(t.job)
 	switch r.Event {
 	case api.EventRunning:
 		if p.state == partStarting {
@@ -269,7 +272,7 @@ func (m *Master) maybeRunning(ctx context.Context, t *mtask) error {
 			return nil
 		}
 	}
-	rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: m.now(), Reason: "every part runs"})
 	if err != nil {
 		return err
@@ -426,7 +429,7 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 	}
 	for _, p := range t.att.parts {
 		if n := m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
-			n.send(api.Command{Type: api.CommandKill, Task: t.id()})
+			m.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
 		}
 	}
 	op := &taskOp{t: t, tr: tr, usage: usageOf(t, tr.At)}
@@ -449,13 +452,14 @@ func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
 	// Syncs store the heartbeat every third of the agent timeout; the
 	// last contact is stored exactly before the node reads lost, as it is
 	// what the node shows from now on, across restarts too.
+	m.touchNode(n)
 	if n.seen.After(n.savedBeat) {
-		if err := m.st.Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
+		if err := m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
 			return err
 		}
 		n.savedBeat = n.seen
 	}
-	if err := m.st.SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
+	if err := m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
 		return err
 	}
 	n.rec.State = store.NodeLost

@@ -28,7 +28,7 @@ func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
 		m.deny(w, r, err)
 		return
 	}
-	m.mu.Lock()
+	m.lock()
 	reply, err := m.register(r.Context(), reg)
 	m.mu.Unlock()
 	if err != nil {
@@ -52,7 +52,7 @@ func (m *Master) admitNode(r *http.Request, name string) (secret string, err err
 		}
 		return "", nil
 	}
-	m.mu.Lock()
+	m.lock()
 	n := m.nodes[name]
 	now, lease := m.now(), m.agentTimeout()
 	var seen time.Time
@@ -120,7 +120,7 @@ func (m *Master) checkRegister(reg *api.Register) error {
 			return badRequest("running", "running[%d]: %v", i, err)
 		}
 	}
-	m.mu.Lock()
+	m.lock()
 	pool := m.nodePool(reg.Name, reg.Pool)
 	known := m.poolConfig(pool) != nil
 	m.mu.Unlock()
@@ -224,44 +224,6 @@ func validOutcome(o string) bool {
 	return false
 }
 
-// sync handles one agent sync: it stores the reports, then answers with
-// the node's commands, holding the request while there are none.
-func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
-	m.mu.Lock()
-	n := m.nodes[name]
-	if n == nil || !n.registered {
-		m.mu.Unlock()
-		return api.SyncReply{}, errUnknownNode
-	}
-	acked, err := m.syncReports(ctx, n, s)
-	if err != nil {
-		m.mu.Unlock()
-		return api.SyncReply{}, err
-	}
-	wait := min(time.Duration(s.WaitS)*time.Second, m.opt.SyncWait, m.agentTimeout()/2)
-	if len(n.commands) == 0 && wait > 0 {
-		wake := n.wake
-		n.polling++
-		m.mu.Unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-		m.mu.Lock()
-		n.polling--
-		n.lastSeen = m.now()
-		n.seen = n.lastSeen
-	}
-	defer m.mu.Unlock()
-	if !n.registered {
-		return api.SyncReply{}, errUnknownNode
-	}
-	return api.SyncReply{Acked: acked, Commands: m.take(n)}, nil
-}
-
 func (m *Master) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 	var b api.LogBatch
 	if err := decodeBody(w, r, &b); err != nil {
@@ -313,7 +275,7 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	if len(lines) == 0 {
 		return nil
 	}
-	m.mu.Lock()
+	m.lock()
 	n := m.nodes[node]
 	if n != nil && n.registered {
 		n.lastSeen = m.now()
@@ -345,7 +307,7 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 	if err := m.st.AppendLogs(ctx, keep); err != nil {
 		return fmt.Errorf("store logs: %w", err)
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	for _, l := range keep {
 		m.wakeLogs(l.JobID)

@@ -19,7 +19,7 @@ func (m *Master) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Master) handleNodes(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	names := make([]string, 0, len(m.nodes))
 	for name := range m.nodes {
@@ -64,7 +64,7 @@ func (m *Master) loads(key func(*mjob) string) map[string]*load {
 }
 
 func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	loads := m.loads(func(j *mjob) string { return j.rec.Pool })
 	res := m.reservations()
@@ -89,7 +89,7 @@ func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Master) handleProjects(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	loads := m.loads(func(j *mjob) string { return j.rec.Project })
 	out := make([]api.Project, 0, len(m.cfg.Projects))

@@ -44,7 +44,7 @@ func (m *Master) handleFairness(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	m.mu.Lock()
+	m.lock()
 	cfg, gpus := m.cfg, 0
 	for _, n := range m.nodes {
 		if n.up() {

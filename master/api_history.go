@@ -9,6 +9,10 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
+// maxJobIDs bounds the job ids a history page names in its queries of
+// attempts and usage; a longer page reads its id range.
+const maxJobIDs = 1000
+
 // defaultHistoryWindow is /history's window when no since is given.
 const defaultHistoryWindow = 24 * time.Hour
 
@@ -59,8 +63,9 @@ func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
 
 // history returns the records of the jobs f selects that were active in
 // [since, until), oldest first. The store selects the window, and the
-// attempts and usage read are those of the jobs' id range only, so that a
-// page (f.Limit) costs what its jobs do.
+// attempts and usage read are those of the jobs' id range only (or of the
+// jobs themselves, when they are few and spread), so that a page
+// (f.Limit) costs what its jobs do.
 func (m *Master) history(ctx context.Context, f store.JobFilter, since, until time.Time) ([]api.HistoryRecord, error) {
 	f.SubmittedBefore, f.ActiveSince = until, since
 	jobs, err := m.st.Jobs(ctx, f)
@@ -68,7 +73,16 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 		return []api.HistoryRecord{}, err
 	}
 	from, to := jobs[0].ID, jobs[len(jobs)-1].ID
-	atts, err := m.st.Attempts(ctx, store.AttemptFilter{FromJobID: from, ToJobID: to})
+	// A page spread over a long id range (one user's jobs among a
+	// million) reads its own jobs' attempts and usage, not the range's.
+	var ids []int64
+	if int(to-from) > 2*len(jobs) && len(jobs) <= maxJobIDs {
+		ids = make([]int64, len(jobs))
+		for i, j := range jobs {
+			ids[i] = j.ID
+		}
+	}
+	atts, err := m.st.Attempts(ctx, store.AttemptFilter{FromJobID: from, ToJobID: to, JobIDs: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +90,7 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 	for _, a := range atts {
 		byJob[a.JobID] = append(byJob[a.JobID], a)
 	}
-	gpuSeconds, err := m.jobGPUSeconds(ctx, from, to)
+	gpuSeconds, err := m.jobGPUSeconds(ctx, from, to, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +105,9 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 // jobGPUSeconds sums the GPU-seconds of the jobs with ids in [from, to]:
 // their stored usage records, and what their open attempts used since
 // their last record.
-func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64) (map[int64]float64, error) {
+func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64, ids []int64) (map[int64]float64, error) {
 	out := map[int64]float64{}
-	f := store.UsageFilter{FromJobID: from, ToJobID: to, Limit: 10000}
+	f := store.UsageFilter{FromJobID: from, ToJobID: to, JobIDs: ids, Limit: 10000}
 	for {
 		page, err := m.st.Usage(ctx, f)
 		if err != nil {
@@ -107,7 +121,7 @@ func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64) (map[int64]f
 		}
 		f.AfterID = page[len(page)-1].ID
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	for id, j := range m.jobs {

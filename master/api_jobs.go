@@ -123,22 +123,18 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 		}
 		return store.Job{}, 0, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	j := newJob(created)
 	j.spec = specOf(spec.Resources)
 	j.search = search
-	m.fair.addLeaf(created.Project, user)
 	for i, t := range tasks {
 		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,
 			Hyperparameters: t.Hyperparameters, UpdatedAt: created.SubmittedAt}})
 	}
 	j.count.add(store.TaskQueued, len(tasks))
-	m.addJob(j)
+	m.queueJob(j)
 	m.metric.submissions.Inc()
 	m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,
 		"project", created.Project, "tasks", len(tasks), "slots", created.Slots)
-	m.kick()
 	return created, len(tasks), nil
 }
 
@@ -278,7 +274,7 @@ func visibleTo(p auth.Principal) ([]string, string) {
 // have a task on node, in scheduling order: by pool in configuration
 // order, then as each pool's policy ranks them.
 func (m *Master) liveJobs(f store.JobFilter, node string) []api.Job {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	pos := m.positions()
 	var onNode map[*mjob]bool
@@ -371,7 +367,7 @@ func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
 
 // job returns one job's view, from the mirror when it is live.
 func (m *Master) job(ctx context.Context, id int64) (api.Job, error) {
-	m.mu.Lock()
+	m.lock()
 	if j, ok := m.jobs[id]; ok {
 		v := m.jobView(j, m.positions()[j])
 		m.mu.Unlock()
@@ -449,7 +445,7 @@ func checkUpdate(id int64, u api.JobUpdate) (store.JobUpdate, error) {
 // updateJob changes a live job's priority, class or weight and triggers a
 // pass.
 func (m *Master) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, error) {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	j, ok := m.jobs[u.ID]
 	if !ok || j.rec.State.Terminal() {
@@ -516,7 +512,7 @@ func (m *Master) handleKillJob(w http.ResponseWriter, r *http.Request) {
 // commands (persisted as killing first). The job is killed at once. Killing
 // a job that has ended does nothing.
 func (m *Master) Kill(ctx context.Context, id int64, reason string) error {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	j, ok := m.jobs[id]
 	if !ok || j.rec.State.Terminal() {

@@ -103,7 +103,7 @@ func (m *Master) logs(ctx context.Context, q store.LogQuery, wait time.Duration)
 		deadline = t.C
 	}
 	for {
-		m.mu.Lock()
+		m.lock()
 		j, live := m.jobs[q.JobID]
 		tasks := 0
 		if live {

@@ -51,7 +51,7 @@ func (m *Master) adminNode(w http.ResponseWriter, r *http.Request, what string) 
 	if !m.adminOnly(w, r, what+" nodes") {
 		return "", false
 	}
-	m.mu.Lock()
+	m.lock()
 	_, ok := m.nodes[name]
 	names := m.nodeNames()
 	m.mu.Unlock()
@@ -102,7 +102,7 @@ func (m *Master) handleResumeNode(w http.ResponseWriter, r *http.Request) {
 // setDrain stores the node's drain (nil: none), then applies it to the
 // mirror and answers with the node.
 func (m *Master) setDrain(w http.ResponseWriter, ctx context.Context, name string, d *store.NodeDrain) {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	n := m.nodes[name]
 	if n == nil {
@@ -132,7 +132,7 @@ func (m *Master) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	n := m.nodes[name]
 	if n == nil {
@@ -153,6 +153,7 @@ func (m *Master) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(m.nodes, name)
+	m.forgetFeasible()
 	n.registered, n.commands = false, nil
 	close(n.wake) // a held sync answers that the node must register again
 	n.wake = make(chan struct{})

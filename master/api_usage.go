@@ -162,7 +162,7 @@ func (m *Master) usageIn(ctx context.Context, since, until time.Time) ([]store.U
 		}
 		f.AfterID = page[len(page)-1].ID
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	for _, j := range m.jobs {
@@ -199,7 +199,7 @@ func clip(u store.Usage, since, until time.Time) (store.Usage, bool) {
 // shares is sshare's view of the last snapshot's accounts, when a pool
 // weighs fair share, limited to the projects p may read.
 func (m *Master) shares(p auth.Principal) []api.Share {
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	mode := sched.FairShareMode("")
 	for _, pl := range m.cfg.Pools {

@@ -44,31 +44,14 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	err := m.st.Update(ctx, func(tx store.Tx) error {
-		for _, op := range ops {
-			op.ok = false
-			rec, err := tx.TransitionTask(ctx, op.tr)
-			if errors.Is(err, store.ErrConflict) {
-				m.log.Warn("task transition skipped", "err", err)
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if op.then != nil {
-				if rec, err = tx.TransitionTask(ctx, *op.then); err != nil {
-					return err
-				}
-			}
-			if op.usage != nil {
-				if _, err := tx.RecordUsage(ctx, *op.usage); err != nil {
-					return err
-				}
-			}
-			op.rec, op.ok = rec, true
-		}
-		return nil
-	})
+	var err error
+	if m.bt != nil {
+		// Within a batch any error fails the whole batch, which undoes
+		// the mirror: the ops are not half-applied either way.
+		err = m.storeTasks(ctx, m.bt.tx, ops)
+	} else {
+		err = m.st.Update(ctx, func(tx store.Tx) error { return m.storeTasks(ctx, tx, ops) })
+	}
 	if err != nil {
 		for _, op := range ops {
 			op.ok = false
@@ -77,8 +60,36 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 	}
 	for _, op := range ops {
 		if op.ok && op.usage != nil {
-			m.charged(op.usage)
+			u := op.usage
+			m.later(func() { m.charged(u) })
 		}
+	}
+	return nil
+}
+
+// storeTasks writes ops in tx; see persistTasks.
+func (m *Master) storeTasks(ctx context.Context, tx store.Tx, ops []*taskOp) error {
+	for _, op := range ops {
+		op.ok = false
+		rec, err := tx.TransitionTask(ctx, op.tr)
+		if errors.Is(err, store.ErrConflict) {
+			m.log.Warn("task transition skipped", "err", err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if op.then != nil {
+			if rec, err = tx.TransitionTask(ctx, *op.then); err != nil {
+				return err
+			}
+		}
+		if op.usage != nil {
+			if _, err := tx.RecordUsage(ctx, *op.usage); err != nil {
+				return err
+			}
+		}
+		op.rec, op.ok = rec, true
 	}
 	return nil
 }
@@ -146,7 +157,8 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 				m.holdParts(t, t.next)
 			}
 			if op.budget {
-				m.notePreempted(t.job.rec.Project, now)
+				project := t.job.rec.Project
+				m.later(func() { m.notePreempted(project, now) })
 			}
 			m.sendAll(t, api.CommandPreempt, m.grace(t.job.rec.Pool))
 			m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
@@ -244,7 +256,7 @@ func (m *Master) sendStarts(t *mtask) {
 			spec.MaxSteps = j.search.MaxSteps(t.rec.Index)
 		}
 		n := m.nodes[p.node]
-		n.send(api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
+		m.send(n, api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
 	}
 	m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
 }

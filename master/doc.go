@@ -14,14 +14,51 @@
 // then act on it (queue a start, preempt or kill command for an agent).
 // A mutex guards the mirror; changes to existing jobs and tasks take it
 // across their store write, so the mirror and the store never disagree
-// about a task. Job creation writes first and takes the mutex after, so
-// submissions group-commit.
+// about a task. Job creation writes first, so that submissions
+// group-commit, and then queues the job without taking the mutex: every
+// holder of the mutex takes it through lock, which moves the queued jobs
+// into the mirror first (submit.go), so a submission never waits for a
+// batch's commit, and whoever reads the mirror after it was answered
+// finds it. Submit-time feasibility reads a view of the nodes published
+// under the mutex, dropped when a node registers or goes and on reload.
+//
+// # Batches
+//
+// The reports of agent syncs, the transitions of a scheduling pass with
+// the job states they imply, and a node's loss with the attempts it ends
+// are stored in batches (batch.go): one store transaction, one commit. A sync queues its reports and then takes
+// the mutex; whichever sync takes it first stores the reports of every
+// sync queued by then (reportbatch.go), so the syncs that arrive while a
+// commit is in flight share the next one. Within a batch the mirror
+// changes as each transition is written into the open transaction, so
+// that later reports of the batch see earlier ones (a running report and
+// an exit of one task apply in order), but every act waits for the
+// commit: commands for agents, acknowledgements of reports, usage
+// charges, a searcher's verdicts. When the commit fails, the batch puts
+// back every job and node it touched, as saved before it changed them,
+// and drops its acts: no sync is acknowledged, no command goes out, and
+// the agents send the same reports again. (A batch that fails is tried
+// again one sync at a time, so that one sync that cannot be stored does
+// not hold up the others.)
+//
+// The mutex stays held across the batch's commit. That is what makes the
+// undo sound: nothing else reads or changes the mirror between a batch's
+// first change and its outcome, so nothing can act on a state that is not
+// durable, nor change a job that the undo then overwrites (a pass starting
+// a task on the GPU of an exit not yet stored, a kill of a task whose
+// start may yet be rolled back, an agent timeout ending an attempt that a
+// sync in flight reports on). The cost is one commit per batch, however
+// many syncs it holds, not one per report; committing outside the mutex
+// would need every other change of the mirror to wait for, or be undone
+// with, the batches in flight.
 //
 // # Invariants
 //
 //   - A command is queued for an agent only after the transition that it
 //     carries out is durable: starting before start, preempting before
-//     preempt, killing before kill.
+//     preempt, killing before kill. An agent's report is acknowledged
+//     only after what it changed is durable.
+//   - A batch that fails leaves the mirror as it was before the batch.
 //   - The applier re-checks every plan item against the mirror (task still
 //     queued, victim still running or starting, node still up, GPUs still
 //     free) and the store's compare-and-set checks it again; an item that

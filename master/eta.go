@@ -45,7 +45,7 @@ func copySnapshot(src *sched.Snapshot) sched.Snapshot {
 // refreshETA runs the forecast on a copy of the last snapshot, outside
 // mu, and keeps its estimates by job id.
 func (m *Master) refreshETA() {
-	m.mu.Lock()
+	m.lock()
 	snap := copySnapshot(&m.snap)
 	ids := make([]int64, len(m.view.jobs))
 	for i, j := range m.view.jobs {
@@ -67,7 +67,7 @@ func (m *Master) refreshETA() {
 	if scale > 0 && scale < 1 {
 		early = byID(sched.ForecastScaled(&snap, scale))
 	}
-	m.mu.Lock()
+	m.lock()
 	m.eta, m.etaEarly, m.etaAt = late, early, time.Now()
 	m.mu.Unlock()
 }
@@ -94,7 +94,7 @@ func (m *Master) noteRun(ran, limit time.Duration) {
 // typicalRun is the median share of their time limit that recent
 // completed attempts used, or 0 with fewer than 5 to go by.
 func (m *Master) typicalRun() float64 {
-	m.mu.Lock()
+	m.lock()
 	rs := slices.Clone(m.runRatios)
 	m.mu.Unlock()
 	if len(rs) < 5 {

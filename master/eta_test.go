@@ -66,7 +66,7 @@ func TestForecastRange(t *testing.T) {
 	}
 	h := newHarness(t, withConfig(cfg))
 	for range 6 {
-		h.m.mu.Lock()
+		h.m.lock()
 		h.m.noteRun(30*time.Minute, time.Hour)
 		h.m.mu.Unlock()
 	}

@@ -89,11 +89,25 @@ func (m *Master) recordMetric(ctx context.Context, t *mtask, r api.Report) error
 		m.log.Warn("metrics report dropped", "task", t.id().String(), "step", r.Step, "err", err)
 		return nil
 	}
-	met, ok, err := m.st.AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
+	met, ok, err := m.w().AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
 		Attempt: t.rec.Attempt, Step: r.Step, Time: r.At, Values: r.Metrics})
 	if err != nil || !ok {
 		return err
 	}
+	// The searcher sees the metric once it is durable: within a batch,
+	// after the commit (a stop it decides is then a write of its own), so
+	// that a failed batch leaves the searcher as the store has it.
+	m.later(func() {
+		if err := m.observeMetric(ctx, t, met); err != nil {
+			m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
+		}
+	})
+	return nil
+}
+
+// observeMetric shows a stored metric to the job's searcher and stops the
+// trial when the searcher says so.
+func (m *Master) observeMetric(ctx context.Context, t *mtask, met store.Metric) error {
 	s := t.job.search
 	if s == nil || t.rec.Index >= s.Trials() {
 		return nil
@@ -120,7 +134,7 @@ func (m *Master) stopTrial(ctx context.Context, t *mtask) error {
 	case t.att != nil:
 		return m.killTask(ctx, t, store.TaskCompleted, reason)
 	case t.rec.State == store.TaskQueued:
-		rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: store.TaskQueued, To: store.TaskCompleted, At: m.now(), Reason: reason})
 		if err != nil {
 			return err

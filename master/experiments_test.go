@@ -82,7 +82,7 @@ func ashaStopsTrials(t *testing.T, h *harness) {
 	if _, err := a.Register(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	h.m.mu.Lock()
+	h.m.lock()
 	s := h.m.jobs[job].search
 	h.m.mu.Unlock()
 	if s == nil || s.Trial(1).Decision != searcher.Stop || s.Trial(0).Rung != 1 {

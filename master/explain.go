@@ -40,7 +40,7 @@ func (m *Master) handleExplain(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	m.mu.Lock()
+	m.lock()
 	x := m.explain(view)
 	m.mu.Unlock()
 	for _, a := range atts {

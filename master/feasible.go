@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -25,48 +26,76 @@ import (
 // that cannot run on today's cluster.
 const AllowInfeasibleParam = "allow_infeasible"
 
-// checkFeasible returns a 422 naming the field when rec (with hints j)
-// could never run on the nodes registered now. Callers do not hold mu.
-func (m *Master) checkFeasible(rec store.Job, j *mjob) error {
-	m.mu.Lock()
+// feasView is what submit-time feasibility judges by: the configuration
+// and every registered node, as of its making. It is built under mu when
+// a submission finds none and published for the submissions after it,
+// which then judge without waiting for mu (a batch holds it across its
+// commit); registering or deleting a node and a reload drop it
+// (forgetFeasible).
+type feasView struct {
+	cfg    *config.Config
+	snap   sched.Snapshot
+	inPool map[int]int // nodes per pool index
+}
+
+// forgetFeasible drops the published view after a change of the nodes or
+// the configuration. Callers hold mu.
+func (m *Master) forgetFeasible() { m.feas.Store(nil) }
+
+// feasibility returns the published view, building it if needed.
+func (m *Master) feasibility() *feasView {
+	if v := m.feas.Load(); v != nil {
+		return v
+	}
+	m.lock()
 	defer m.mu.Unlock()
-	pool := m.cfg.PoolIndex(rec.Pool)
-	if pool < 0 {
-		return nil // jobRecord resolved it; a reload since is the pass's to report
+	if v := m.feas.Load(); v != nil {
+		return v
 	}
-	s := &sched.Snapshot{Licenses: m.cfg.SchedLicenses()}
+	v := &feasView{cfg: m.cfg, inPool: map[int]int{}}
+	v.snap.Licenses = m.cfg.SchedLicenses()
 	for _, p := range m.cfg.Pools {
-		s.Pools = append(s.Pools, p.Sched())
+		v.snap.Pools = append(v.snap.Pools, p.Sched())
 	}
-	inPool := 0
 	for _, n := range m.nodes {
 		i := m.cfg.PoolIndex(n.pool)
 		if i < 0 {
 			continue
 		}
-		if i == pool {
-			inPool++
-		}
+		v.inPool[i]++
 		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: m.nodeLabels(n)}
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
 		}
-		s.Nodes = append(s.Nodes, sn)
+		v.snap.Nodes = append(v.snap.Nodes, sn)
 	}
-	if inPool == 0 {
+	m.feas.Store(v)
+	return v
+}
+
+// checkFeasible returns a 422 naming the field when rec (with hints j)
+// could never run on the nodes registered now. Callers do not hold mu.
+func (m *Master) checkFeasible(rec store.Job, j *mjob) error {
+	v := m.feasibility()
+	pool := v.cfg.PoolIndex(rec.Pool)
+	if pool < 0 {
+		return nil // jobRecord resolved it; a reload since is the pass's to report
+	}
+	if v.inPool[pool] == 0 {
 		// No node has joined the pool yet (a master just started): there
 		// is nothing to judge by, and the job waits with reason no_nodes.
 		return nil
 	}
 	e := sched.Job{ID: rec.Name, Pool: pool, Slots: rec.Slots}
-	if p := m.schedHints(j, &e); p != nil {
+	if p := schedHints(v.cfg, j, &e); p != nil {
 		return nil // an unknown QOS or license: the pass reports it
 	}
 	if e.Slots == 0 {
 		return nil // zero-slot tasks need no GPU
 	}
-	err := sched.Feasible(s, &e)
+	s := v.snap // Feasible reads it only; the copy keeps the view's slices shared, unchanged
+	err := sched.Feasible(&s, &e)
 	var ie *sched.InfeasibleError
 	if !errors.As(err, &ie) {
 		return err

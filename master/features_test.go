@@ -67,7 +67,7 @@ func (h *harness) submitAs(user, spec string) int64 {
 
 // snapshot builds a snapshot and returns it with the view.
 func (h *harness) snapshot() (*sched.Snapshot, *snapView) {
-	h.m.mu.Lock()
+	h.m.lock()
 	defer h.m.mu.Unlock()
 	h.m.buildSnapshot()
 	return &h.m.snap, &h.m.view
@@ -166,7 +166,7 @@ func TestPatchToLowMakesPreemptible(t *testing.T) {
 		if code := h.do("PATCH", "/api/v1/jobs/1", st.patch, &j); code != http.StatusOK || j.Preemptible != st.preemptible {
 			t.Fatalf("PATCH %s: %d, preemptible %v, want %v", st.patch, code, j.Preemptible, st.preemptible)
 		}
-		h.m.mu.Lock()
+		h.m.lock()
 		entry := h.m.jobs[id].rec.Preemptible
 		h.m.mu.Unlock()
 		if s, _ := h.snapshot(); entry != st.preemptible || s.Jobs[0].Preemptible != st.preemptible {

@@ -56,7 +56,7 @@ func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilte
 	}
 	node := q.Get("node")
 	if node != "" {
-		m.mu.Lock()
+		m.lock()
 		_, ok := m.nodes[node]
 		names := m.nodeNames()
 		m.mu.Unlock()
@@ -87,7 +87,7 @@ func (m *Master) checkUser(ctx context.Context, user string) error {
 // field holds value), else the unknown-value error for what, listing
 // valid.
 func (m *Master) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
-	m.mu.Lock()
+	m.lock()
 	for _, j := range m.jobs {
 		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
 			(f.User != "" && j.rec.User == f.User) {

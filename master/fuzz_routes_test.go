@@ -159,7 +159,7 @@ func protocolRefusal(err error) bool {
 // task of the mirror is in the state the store has.
 func checkMirror(t *testing.T, h *harness, step int) {
 	t.Helper()
-	h.m.mu.Lock()
+	h.m.lock()
 	defer h.m.mu.Unlock()
 	for name, n := range h.m.nodes {
 		seen := map[*mtask]int{}

@@ -164,7 +164,7 @@ func (m *Master) checkStore(ctx context.Context) bool {
 	h.recovered = false
 	h.mu.Unlock()
 	if recovered {
-		m.mu.Lock()
+		m.lock()
 		now := m.now()
 		for _, n := range m.nodes {
 			if n.lastSeen.Before(now) {

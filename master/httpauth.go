@@ -223,7 +223,7 @@ func (m *Master) deny(w http.ResponseWriter, r *http.Request, err error) {
 // jobOwner returns a job's project and user, from the mirror when it is
 // live; a missing job is a 404.
 func (m *Master) jobOwner(ctx context.Context, id int64) (project, user string, err error) {
-	m.mu.Lock()
+	m.lock()
 	if j, ok := m.jobs[id]; ok {
 		project, user = j.rec.Project, j.rec.User
 		m.mu.Unlock()

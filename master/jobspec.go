@@ -86,22 +86,25 @@ func checkSpecAgainst(cfg *config.Config, r jobfile.Resources) error {
 // indexes against the configuration in force. It returns a pending
 // explanation instead when a reload dropped a QOS or a license the job
 // names. Callers hold mu.
-func (m *Master) schedHints(j *mjob, e *sched.Job) *pendingInfo {
+func (m *Master) schedHints(j *mjob, e *sched.Job) *pendingInfo { return schedHints(m.cfg, j, e) }
+
+// schedHints fills e from j's hints under cfg; see Master.schedHints.
+func schedHints(cfg *config.Config, j *mjob, e *sched.Job) *pendingInfo {
 	s := &j.spec
 	e.MinSlots, e.GPU, e.Topology, e.Nice = s.minSlots, s.gpu, s.topology, s.nice
 	qos := s.qos
 	if qos == "" {
-		qos = m.cfg.DefaultQOS
+		qos = cfg.DefaultQOS
 	}
 	if qos != "" {
-		i := m.cfg.QOSIndex(qos)
+		i := cfg.QOSIndex(qos)
 		if i < 0 {
 			return &pendingInfo{code: "unknown_qos", msg: "QOS " + strconv.Quote(qos) + " is not configured"}
 		}
 		e.QOS = i
 	}
 	for _, u := range s.licenses {
-		i := m.cfg.LicenseIndex(u.name)
+		i := cfg.LicenseIndex(u.name)
 		if i < 0 {
 			return &pendingInfo{code: "unknown_license", msg: "license " + strconv.Quote(u.name) + " is not configured"}
 		}

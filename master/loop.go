@@ -38,7 +38,16 @@ func (m *Master) schedule(ctx context.Context) error {
 		if event {
 			m.keepReservations(plan)
 		}
-		starts, preempts, err := m.apply(ctx, plan)
+		var starts, preempts int
+		apply := func() (err error) {
+			starts, preempts, err = m.apply(ctx, plan)
+			return err
+		}
+		if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
+			err = m.inBatch(ctx, apply)
+		} else {
+			err = apply() // nothing to store: no transaction
+		}
 		if err != nil {
 			return err
 		}
@@ -99,7 +108,10 @@ func (m *Master) checkAgents(ctx context.Context) {
 		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
 			continue
 		}
-		if err := m.loseNode(ctx, n, fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))); err != nil {
+		reason := fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))
+		// One transaction for the node and every attempt it ends, not
+		// one per attempt: a partition can lose many nodes at once.
+		if err := m.inBatch(ctx, func() error { return m.loseNode(ctx, n, reason) }); err != nil {
 			m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
 		}
 	}
@@ -136,7 +148,7 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 	if t.att == nil || t.rec.State == store.TaskKilling {
 		return nil
 	}
-	rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskKilling, Attempt: t.rec.Attempt, At: m.now(), Reason: reason})
 	if err != nil {
 		return err

@@ -108,9 +108,20 @@ type Master struct {
 	health storeHealth
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
 	lastLoop atomic.Int64
+	// prunedAt is when Tick last pruned the history (retention.go).
+	prunedAt time.Time
 
 	// kickc wakes the loop for an event-driven pass.
 	kickc chan struct{}
+	// cfgNow is cfg, for readers that do not hold mu; set with it.
+	cfgNow atomic.Pointer[config.Config]
+	// feas is the published view of submit-time feasibility, nil when
+	// it must be built again (feasible.go).
+	feas atomic.Pointer[feasView]
+	// subQ holds jobs stored but not yet in the mirror; lock moves them
+	// in (submit.go). It has its own lock, taken after mu.
+	subMu sync.Mutex
+	subQ  []*mjob
 
 	mu sync.Mutex
 	// Everything below is guarded by mu.
@@ -127,6 +138,13 @@ type Master struct {
 	snap   sched.Snapshot
 	view   snapView
 	event  bool // an event happened since the last event pass
+	// bt is the open batch (batch.go), nil outside one.
+	bt *batch
+	// syncQ holds the syncs waiting for their reports to be stored; it
+	// has its own lock, taken after mu, so that a sync queues without
+	// waiting for mu (reportbatch.go).
+	syncMu sync.Mutex
+	syncQ  []*syncReq
 	logc   map[int64]chan struct{}
 	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
@@ -201,6 +219,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if m.load == nil {
 		m.load = config.Load
 	}
+	m.cfgNow.Store(opt.Config)
 	m.metric = newMetrics(m)
 	if opt.UserRate >= 0 {
 		m.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
@@ -242,15 +261,16 @@ func (m *Master) Run(ctx context.Context) error {
 }
 
 // Tick does the periodic work: checks the store (and does nothing more
-// while it is down), marks silent agents lost, kills tasks past
-// their time limit, records the usage of running tasks every
-// usageInterval, and runs a scheduling pass.
+// while it is down), forgets jobs past history_retention, marks silent
+// agents lost, kills tasks past their time limit, records the usage of
+// running tasks every usageInterval, and runs a scheduling pass.
 func (m *Master) Tick(ctx context.Context) {
 	m.lastLoop.Store(time.Now().UnixNano())
 	if !m.checkStore(ctx) {
 		return
 	}
-	m.mu.Lock()
+	m.pruneHistory(ctx)
+	m.lock()
 	m.checkAgents(ctx)
 	m.checkTimeLimits(ctx)
 	if err := m.flushUsage(ctx); err != nil {
@@ -270,7 +290,7 @@ func (m *Master) Step(ctx context.Context) {
 	if m.storeDown() && !m.checkStore(ctx) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	if err := m.schedule(ctx); err != nil {
 		m.log.Error("scheduling pass failed", "err", err)
@@ -291,9 +311,9 @@ func (m *Master) now() time.Time { return m.clock.Now().UTC() }
 
 // Config returns the configuration in force.
 func (m *Master) Config() *config.Config {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.cfg
+	// Not through mu: a submission reads it, and should not wait for a
+	// batch's commit to do so.
+	return m.cfgNow.Load()
 }
 
 // decayOf is the configuration's usage decay, or the default for a

@@ -17,6 +17,8 @@ type metrics struct {
 	jobsEnded          *prometheus.CounterVec
 	storeUp            prometheus.Gauge
 	gpuSeconds         *prometheus.CounterVec
+	syncBatch          prometheus.Histogram
+	syncBatchRetries   prometheus.Counter
 }
 
 func newMetrics(m *Master) *metrics {
@@ -39,12 +41,20 @@ func newMetrics(m *Master) *metrics {
 			Name: "allot_gpu_seconds_total",
 			Help: "GPU-seconds used, as recorded in the store's usage records (GET /api/v1/usage), by pool, project and user."},
 			[]string{"pool", "project", "user"}),
+		syncBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "allot_sync_batch_syncs",
+			Help:    "Agent syncs whose reports were stored in one transaction.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 11),
+		}),
+		syncBatchRetries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "allot_sync_batch_retries_total",
+			Help: "Batches of agent syncs that failed and were tried again one sync at a time."}),
 		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "allot_store_up", Help: "1 while the store takes writes, 0 while it fails (see /readyz)."}),
 	}
 	x.storeUp.Set(1)
 	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp, x.gpuSeconds,
-		&mirrorCollector{m: m})
+		x.syncBatch, x.syncBatchRetries, &mirrorCollector{m: m})
 	return x
 }
 
@@ -77,7 +87,7 @@ func (c *mirrorCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 	m := c.m
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	states := map[store.JobState]int{store.JobQueued: 0, store.JobRunning: 0}
 	pending := map[[2]string]int{}

@@ -138,7 +138,7 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 	whole := h.submit(jobSpec("whole", 8, ""))
 	h.step()
 	h.sync(a1, a2)
-	h.m.mu.Lock()
+	h.m.lock()
 	h.m.buildSnapshot()
 	before := snapAllocs(h.m)
 	h.m.mu.Unlock()
@@ -149,7 +149,7 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 			t.Fatal(err)
 		}
 	}
-	h.m.mu.Lock()
+	h.m.lock()
 	h.m.buildSnapshot()
 	after := snapAllocs(h.m)
 	h.m.mu.Unlock()
@@ -250,7 +250,7 @@ func elasticGrows(t *testing.T, h *harness) {
 		t.Fatalf("elastic task %+v, want running its third attempt", task)
 	}
 	// Resizes are not preemptions: they do not count against a budget.
-	h.m.mu.Lock()
+	h.m.lock()
 	defer h.m.mu.Unlock()
 	if n := h.m.preemptedCount("default", h.clock.Now()); n != 0 {
 		t.Fatalf("%d preemptions counted for resizes, want 0", n)

@@ -93,7 +93,7 @@ func (m *Master) jobsPage(ctx context.Context, p auth.Principal, f store.JobFilt
 			return api.JobPage{}, err
 		}
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	live := m.livePage(p, f, node, pg)
 	pos := m.positions()

@@ -94,7 +94,7 @@ func (m *Master) Reload(ctx context.Context) error {
 	if err != nil {
 		return badRequest("", "reload %s: %v; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
-	m.mu.Lock()
+	m.lock()
 	defer m.mu.Unlock()
 	pools := map[string]bool{}
 	for _, p := range cfg.Pools {
@@ -108,6 +108,8 @@ func (m *Master) Reload(ctx context.Context) error {
 	}
 	old := m.cfg
 	m.cfg = cfg
+	m.cfgNow.Store(cfg)
+	m.forgetFeasible()
 	m.cfgGen++
 	m.fair.dirty = true // shares and projects may have changed
 	if d := decayOf(cfg); d != m.fair.decay {

@@ -232,6 +232,7 @@ func (n *mnode) send(c api.Command) {
 // release of its GPUs when its attempt closed (or a new one replaced it),
 // and of its reserved GPUs once it left preempting.
 func (m *Master) setTask(t *mtask, rec store.Task) {
+	m.touch(t.job)
 	old := t.rec.State
 	t.rec = rec
 	if old != rec.State {
@@ -435,7 +436,7 @@ func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
 			continue
 		}
 		if n := m.nodes[p.node]; n != nil && n.up() {
-			n.send(api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)})
+			m.send(n, api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)})
 		}
 	}
 }
@@ -465,13 +466,15 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	default:
 		to, reason = store.JobQueued, "no task holds slots"
 	}
+	m.touch(j)
 	if to != j.rec.State {
-		rec, err := m.st.TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
+		rec, err := m.w().TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
 			At: m.now(), Reason: reason})
 		if err != nil {
 			return fmt.Errorf("settle job %d: %w", j.rec.ID, err)
 		}
-		m.metric.jobEnded(j.rec.State, rec.State)
+		from := j.rec.State
+		m.later(func() { m.metric.jobEnded(from, rec.State) })
 		j.rec = rec
 		if rec.State.Terminal() {
 			m.log.Info("job ended", "job", rec.ID, "state", rec.State, "reason", reason)

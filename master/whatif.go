@@ -82,7 +82,7 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 	for _, t := range tasks {
 		ntasks[t.JobID]++
 	}
-	m.mu.Lock()
+	m.lock()
 	cfg := m.cfg
 	sc, notes := m.scenarioCluster(cfg)
 	m.mu.Unlock()

@@ -15,7 +15,7 @@ import (
 func TestWaitingUpdatesShareOneTransaction(t *testing.T) {
 	s := openRaw(t, "", t.TempDir())
 	ctx := context.Background()
-	txOf := func(tx Tx) *sql.Tx { return tx.(*ops).q.(*sql.Tx) }
+	txOf := func(tx Tx) *sql.Tx { return tx.(*ops).q.(cachedTx).tx }
 	release, holding := make(chan struct{}), make(chan *sql.Tx, 1)
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)

@@ -201,7 +201,14 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 		where, args = append(where, "submitted_ns < ?"), append(args, nsOf(f.SubmittedBefore))
 	}
 	if !f.ActiveSince.IsZero() {
-		where, args = append(where, "(ended_ns IS NULL OR ended_ns >= ?)"), append(args, nsOf(f.ActiveSince))
+		// The bound on id lets the scan start at the first job still
+		// active at ActiveSince (found through jobs_ended and jobs_state)
+		// rather than at the first job ever: at a million finished jobs,
+		// a recent window would otherwise read them all.
+		since := nsOf(f.ActiveSince)
+		where = append(where, "(ended_ns IS NULL OR ended_ns >= ?)", `id >= COALESCE(
+			(SELECT MIN(id) FROM jobs WHERE ended_ns >= ? OR state IN ('queued', 'running')), 0)`)
+		args = append(args, since, since)
 	}
 	if f.Projects != nil {
 		vis := "FALSE"

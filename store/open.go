@@ -122,6 +122,7 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	r.SetMaxIdleConns(4)
 	s := newSQLStore(w, r, d)
 	s.group = newGroupCommitter(w)
+	s.stmts = newStmtCache(w)
 	return s, nil
 }
 

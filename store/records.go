@@ -125,6 +125,7 @@ func (o *ops) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 		where, args = append(where, "id > ?"), append(args, f.AfterID)
 	}
 	where, args = jobRange(f.FromJobID, f.ToJobID, where, args)
+	where, args = jobIn(f.JobIDs, where, args)
 	query, args := finish("SELECT "+usageCols+" FROM usage", where, "id", f.Limit, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {

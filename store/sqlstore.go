@@ -27,6 +27,8 @@ type sqlStore struct {
 	// group, when set, makes concurrent Updates share transactions
 	// (SQLite, whose single writer would otherwise fsync once per Update).
 	group *groupCommitter
+	// stmts, when set, keeps the writer's statements prepared (SQLite).
+	stmts *stmtCache
 }
 
 func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
@@ -41,7 +43,12 @@ type ops struct {
 }
 
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
-	run := func(tx *sql.Tx) error { return fn(&ops{q: tx, d: s.d}) }
+	run := func(tx *sql.Tx) error {
+		if s.stmts != nil {
+			return fn(&ops{q: cachedTx{tx: tx, c: s.stmts}, d: s.d})
+		}
+		return fn(&ops{q: tx, d: s.d})
+	}
 	if s.group != nil {
 		return s.group.update(ctx, run)
 	}
@@ -80,6 +87,9 @@ func (s *sqlStore) Ping(ctx context.Context, at time.Time) error {
 
 func (s *sqlStore) Close() error {
 	var errs []error
+	if s.stmts != nil {
+		errs = append(errs, s.stmts.close())
+	}
 	if s.r != s.w {
 		errs = append(errs, s.r.Close())
 	}
@@ -168,6 +178,11 @@ func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
 func (s *sqlStore) RecordUsage(ctx context.Context, u Usage) (out Usage, err error) {
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.RecordUsage(ctx, u); return err })
 	return out, err
+}
+
+func (s *sqlStore) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (n int, err error) {
+	err = s.Update(ctx, func(tx Tx) error { n, err = tx.PruneJobs(ctx, endedBefore, limit); return err })
+	return n, err
 }
 
 // Conversions between Go values and columns.

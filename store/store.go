@@ -106,6 +106,11 @@ type Writer interface {
 	AppendMetric(ctx context.Context, m Metric) (out Metric, ok bool, err error)
 	// RecordUsage stores one usage record and returns it with its ID.
 	RecordUsage(ctx context.Context, u Usage) (Usage, error)
+	// PruneJobs forgets at most limit jobs that ended before endedBefore
+	// and whose tasks hold no attempt, oldest first, with their tasks,
+	// attempts, logs, metrics and events, and returns how many it
+	// forgot. Usage records stay: they are the accounting.
+	PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (int, error)
 }
 
 // Errors returned by the store, wrapped with what failed: test them with

@@ -195,6 +195,7 @@ func (o *ops) Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error) 
 		where = append(where, "ended_ns IS NULL")
 	}
 	where, args = jobRange(f.FromJobID, f.ToJobID, where, args)
+	where, args = jobIn(f.JobIDs, where, args)
 	query, args := finish("SELECT "+attemptCols+" FROM attempts", where, "job_id, idx, attempt", 0, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {
@@ -217,4 +218,18 @@ func jobRange(from, to int64, where []string, args []any) ([]string, []any) {
 		where, args = append(where, "job_id <= ?"), append(args, to)
 	}
 	return where, args
+}
+
+// jobIn selects rows of the jobs ids; nil selects any, an empty list none.
+func jobIn(ids []int64, where []string, args []any) ([]string, []any) {
+	if ids == nil {
+		return where, args
+	}
+	if len(ids) == 0 {
+		return append(where, "FALSE"), args
+	}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return append(where, "job_id IN ("+placeholders(len(ids))+")"), args
 }

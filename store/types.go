@@ -187,6 +187,9 @@ type UsageFilter struct {
 	// FromJobID and ToJobID bound the records' job ids, both included;
 	// 0 = no bound.
 	FromJobID, ToJobID int64
+	// JobIDs, when not nil, selects the records of these jobs only: a
+	// page of jobs spread over a long id range (one user's) reads its own.
+	JobIDs []int64
 }
 
 // Event is one entry of the event log: a job or task transition, or a
@@ -251,6 +254,8 @@ type AttemptFilter struct {
 	// FromJobID and ToJobID bound the job ids, both included; 0 = no
 	// bound. A page of jobs reads its attempts with them.
 	FromJobID, ToJobID int64
+	// JobIDs, when not nil, selects the attempts of these jobs only.
+	JobIDs []int64
 }
 
 // JobTransition is a compare-and-set of a job's state.

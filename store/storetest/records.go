@@ -224,6 +224,8 @@ func testUsage(t *testing.T, target Target) {
 		{"page", store.UsageFilter{AfterID: recs[0].ID, Limit: 1}, recs[1:2]},
 		{"jobs from 2", store.UsageFilter{FromJobID: 2}, recs[1:]},
 		{"jobs 1 to 2", store.UsageFilter{FromJobID: 1, ToJobID: 2}, recs[:2]},
+		{"jobs 1 and 3", store.UsageFilter{JobIDs: []int64{3, 1}}, []store.Usage{recs[0], recs[2]}},
+		{"no jobs", store.UsageFilter{JobIDs: []int64{}}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

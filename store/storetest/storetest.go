@@ -50,6 +50,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Nodes", testNodes},
 		{"NodeDrain", testNodeDrain},
 		{"Usage", testUsage},
+		{"PruneJobs", testPruneJobs},
 		{"Events", testEvents},
 		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},

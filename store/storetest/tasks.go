@@ -194,6 +194,16 @@ func testListTasksAndAttempts(t *testing.T, target Target) {
 			t.Fatalf("attempts %s: %+v (error %v), want %d", c.name, got, err, c.want)
 		}
 	}
+	for _, c := range []struct {
+		name string
+		ids  []int64
+		want int
+	}{{"ids b", []int64{b.ID}, len(ofB)}, {"ids a and b", []int64{b.ID, a.ID}, len(ofA) + len(ofB)}, {"no ids", []int64{}, 0}} {
+		got, err := s.Attempts(ctx, store.AttemptFilter{JobIDs: c.ids})
+		if err != nil || len(got) != c.want {
+			t.Fatalf("attempts %s: %+v (error %v), want %d", c.name, got, err, c.want)
+		}
+	}
 }
 
 // testReservedRestart walks a task through a move: running → preempting

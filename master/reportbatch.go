@@ -1,0 +1,114 @@
+package master
+
+import (
+	"context"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// syncReq is a sync waiting for its reports to be stored. The first sync
+// to take mu stores the reports of every sync queued by then in one batch
+// (one transaction, one commit): while a commit is in flight, the syncs
+// that arrive queue up and share the next one.
+type syncReq struct {
+	name string
+	s    api.Sync
+	// Set by storeSyncs, under mu.
+	done  bool
+	acked int64
+	err   error
+}
+
+// sync handles one agent sync: it stores the reports, then answers with
+// the node's commands, holding the request while there are none.
+func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
+	req := &syncReq{name: name, s: s}
+	m.syncMu.Lock()
+	m.syncQ = append(m.syncQ, req)
+	m.syncMu.Unlock()
+	m.lock()
+	if !req.done {
+		m.storeSyncs(ctx)
+	}
+	n := m.nodes[name]
+	if req.err == nil && (n == nil || !n.registered) {
+		req.err = errUnknownNode // lost since its reports were stored
+	}
+	if req.err != nil {
+		m.mu.Unlock()
+		return api.SyncReply{}, req.err
+	}
+	wait := min(time.Duration(s.WaitS)*time.Second, m.opt.SyncWait, m.agentTimeout()/2)
+	if len(n.commands) == 0 && wait > 0 {
+		wake := n.wake
+		n.polling++
+		m.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		m.lock()
+		n.polling--
+		n.lastSeen = m.now()
+		n.seen = n.lastSeen
+	}
+	defer m.mu.Unlock()
+	if !n.registered {
+		return api.SyncReply{}, errUnknownNode
+	}
+	return api.SyncReply{Acked: req.acked, Commands: m.take(n)}, nil
+}
+
+// storeSyncs stores the reports of every queued sync in one batch and
+// marks them done. If the batch fails, it is tried again one sync at a
+// time, so that one sync whose reports cannot be stored (other than for a
+// store outage, which fails them all anyway) does not fail the others
+// every time they retry. A failed sync has nothing acknowledged, nothing
+// changed in the mirror and no command queued. Callers hold mu.
+func (m *Master) storeSyncs(ctx context.Context) {
+	m.syncMu.Lock()
+	reqs := m.syncQ
+	m.syncQ = nil
+	m.syncMu.Unlock()
+	// Not the client's context: the batch stores other syncs too.
+	ctx = context.WithoutCancel(ctx)
+	m.metric.syncBatch.Observe(float64(len(reqs)))
+	if err := m.storeBatch(ctx, reqs); err != nil && len(reqs) > 1 {
+		m.metric.syncBatchRetries.Inc()
+		for _, q := range reqs {
+			m.storeBatch(ctx, []*syncReq{q})
+		}
+	}
+	for _, q := range reqs {
+		q.done = true
+	}
+}
+
+// storeBatch stores the reports of reqs in one batch and sets each one's
+// outcome; it returns the batch's error, which every req then carries.
+func (m *Master) storeBatch(ctx context.Context, reqs []*syncReq) error {
+	err := m.inBatch(ctx, func() error {
+		for _, q := range reqs {
+			n := m.nodes[q.name]
+			if n == nil || !n.registered {
+				q.acked, q.err = 0, errUnknownNode
+				continue
+			}
+			q.acked, q.err = m.syncReports(ctx, n, q.s)
+			if batchFatal(q.err) {
+				return q.err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for _, q := range reqs {
+			q.acked, q.err = 0, err
+		}
+	}
+	return err
+}

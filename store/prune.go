@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// pruneTables are the tables that hold a job's rows besides jobs, in an
+// order that deletes rows before those they refer to.
+var pruneTables = []string{"logs", "metrics", "attempts", "events", "tasks"}
+
+func (o *ops) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, invalidf("prune limit %d: expected > 0", limit)
+	}
+	// ended_ns is set exactly when a job turns terminal; a killed job's
+	// tasks may still be killing, and such a job stays until they end.
+	rows, err := o.q.QueryContext(ctx, o.d.q(`SELECT id FROM jobs WHERE ended_ns < ?
+		AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.job_id = jobs.id
+			AND tasks.state IN ('starting', 'running', 'preempting', 'killing', 'preempted'))
+		ORDER BY ended_ns LIMIT ?`), nsOf(endedBefore), limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune jobs: %w", err)
+	}
+	ids, err := collect(rows, func(sc rowScanner) (int64, error) {
+		var id int64
+		err := sc.Scan(&id)
+		return id, err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune jobs: %w", err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	in := "(" + placeholders(len(ids)) + ")"
+	for _, table := range pruneTables {
+		if _, err := o.q.ExecContext(ctx, o.d.q("DELETE FROM "+table+" WHERE job_id IN "+in), args...); err != nil {
+			return 0, fmt.Errorf("prune jobs: %s: %w", table, err)
+		}
+	}
+	if _, err := o.q.ExecContext(ctx, o.d.q("DELETE FROM jobs WHERE id IN "+in), args...); err != nil {
+		return 0, fmt.Errorf("prune jobs: %w", err)
+	}
+	return len(ids), nil
+}
