@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -28,7 +29,9 @@ func (s *sim) schedule() (starts, changes int, err error) {
 		return 0, 0, err
 	}
 	if s.reserves {
-		s.keepReservations(plan)
+		// The snapshot's jobs are the roster's entries, which carry the
+		// reservations to the next pass.
+		lifecycle.KeepReservations(s.snap.Jobs, plan)
 	}
 	for _, p := range plan.Preemptions {
 		s.preempt(s.snapTask[p.Alloc])
@@ -69,27 +72,6 @@ func (s *sim) firstPriorities(plan *sched.Plan) error {
 	return nil
 }
 
-// keepReservations carries each job's reserved start into the next pass,
-// so that conservative backfilling can compress its schedule rather than
-// rebuild it. The snapshot's jobs are the roster's entries.
-func (s *sim) keepReservations(plan *sched.Plan) {
-	for _, pe := range plan.Pending {
-		at := pe.At
-		if at < 0 || at == sched.Never {
-			at = 0
-		}
-		j := &s.snap.Jobs[pe.Job]
-		j.Reserved = at
-		// Where the reservation is, on pools that reserve per node; the
-		// plan's slices are the core's, so they are copied.
-		j.ReservedNodes = append(j.ReservedNodes[:0], pe.Nodes...)
-	}
-	for _, st := range plan.Starts {
-		s.snap.Jobs[st.Job].Reserved = 0
-		s.snap.Jobs[st.Job].ReservedNodes = s.snap.Jobs[st.Job].ReservedNodes[:0]
-	}
-}
-
 // buildSnapshot refreshes the snapshot from the live state: the roster
 // drops finished jobs (its entries are kept current as jobs change), and
 // the allocations are rebuilt from the running list, compacting it.
@@ -102,46 +84,16 @@ func (s *sim) buildSnapshot() {
 	lastRunning := -1
 	snap.Allocs = snap.Allocs[:0]
 	s.snapTask = s.snapTask[:0]
-	live := s.running[:0]
-	for _, ti := range s.running {
-		t := &s.tasks[ti]
-		if !t.alive {
-			// Only now is the slot reusable: the running list no longer
-			// names it.
-			s.free = append(s.free, ti)
-			continue
-		}
-		live = append(live, ti)
+	// Only at a sweep are retired tasks' records reusable: the running
+	// list no longer names them.
+	for _, ti := range s.tasks.Sweep() {
+		t := s.tasks.At(ti)
 		s.snapTask = append(s.snapTask, ti)
-		lastRunning = max(lastRunning, s.roster.index(t.job))
-		snap.Allocs = append(snap.Allocs, sched.Alloc{
-			Job:        s.roster.index(t.job),
-			Nodes:      t.nodes,
-			Start:      t.start,
-			Preempting: t.preempting,
-			Moving:     t.moving,
-			Backfilled: t.backfilled,
-			Checkpoint: s.lastCheckpoint(t),
-		})
+		job := s.roster.index(t.Job)
+		lastRunning = max(lastRunning, job)
+		snap.Allocs = append(snap.Allocs, t.Alloc(job, s.now, s.jobs[t.Job].spec.CheckpointEvery))
 	}
-	s.running = live
 	snap.Jobs = s.window(snap.Jobs, lastRunning)
-}
-
-// lastCheckpoint is when a task last saved its progress, so that the core
-// picks victims that lose the least: with CheckpointEvery the last
-// periodic checkpoint, else the checkpoint of its last move, else 0
-// (never), for which the core takes the loss to be the run time, so that
-// such tasks go newest first.
-func (s *sim) lastCheckpoint(t *task) int64 {
-	every := s.jobs[t.job].spec.CheckpointEvery
-	if every <= 0 {
-		if t.from > t.start {
-			return t.from
-		}
-		return 0
-	}
-	return t.from + (s.now-t.from)/every*every
 }
 
 // snapEntry is a new job's entry in the snapshot.
@@ -178,16 +130,6 @@ func (s *sim) alive(ji int32) bool { return s.jobs[ji].alive }
 // the roster may it be.
 func (s *sim) recycle(ji int32) { s.freeJobs = append(s.freeJobs, ji) }
 
-func (s *sim) newTask() int32 {
-	if n := len(s.free); n > 0 {
-		ti := s.free[n-1]
-		s.free = s.free[:n-1]
-		return ti
-	}
-	s.tasks = append(s.tasks, task{})
-	return int32(len(s.tasks) - 1)
-}
-
 // start launches one waiting task of job ji on the given nodes.
 func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j := &s.jobs[ji]
@@ -198,14 +140,8 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	} else {
 		j.nextTask++
 	}
-	ti := s.newTask()
-	t := &s.tasks[ti]
-	t.job, t.start, t.from, t.work = ji, s.now, s.now, r.work
-	t.id, t.retries, t.lost = r.id, r.retries, 0
-	t.nodes = append(t.nodes[:0], nodes...)
-	t.ver++
-	t.preempting, t.moving, t.backfilled, t.alive = false, false, backfill, true
-	s.running = append(s.running, ti)
+	ti := s.tasks.Launch(ji, r.id, r.retries, r.work, nodes, backfill, s.now)
+	t := s.tasks.At(ti)
 	j.waiting--
 	j.running++
 	slots := sched.Slots(nodes)
@@ -219,69 +155,30 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j.state = StateRunning
 	s.rec.hold(ji, slots)
 	s.touch(ji)
-	t.attempt = s.rec.startAttempt(j, t)
+	t.Attempt = s.rec.startAttempt(j, t)
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
 	}
-	end, limited := s.taskEnd(t, j)
-	t.limited = limited
+	end, limited := t.Due(j.shape())
+	t.Limited = limited
 	if end >= 0 {
-		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.ver})
+		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
 	s.scheduleReport(ti)
 }
 
-// taskEnd is when the attempt ends, or -1 when it runs until killed, and
-// whether that end is its time limit rather than its work being done. The
-// limit runs from the attempt's start, the work from its last move.
-func (s *sim) taskEnd(t *task, j *job) (int64, bool) {
-	lim := j.spec.TimeLimit
-	switch {
-	case t.work == Unbounded && lim <= 0:
-		return -1, false
-	case t.work == Unbounded:
-		return t.start + lim, true
-	}
-	r := s.rate(t)
-	done := t.from + (t.work+r-1)/r
-	if lim > 0 && t.start+lim < done {
-		return t.start + lim, true
-	}
-	return done, false
-}
-
-// checkpointNow saves a running task's progress as a checkpoint request
-// does: all of it, or with CheckpointEvery only up to its last periodic
-// checkpoint. It returns the run time thrown away, which it adds, times
-// the task's slots, to the work lost in the metrics.
-func (s *sim) checkpointNow(t *task) int64 {
-	kept := s.now - t.from
-	if every := s.jobs[t.job].spec.CheckpointEvery; every > 0 {
-		kept = kept / every * every
-	}
-	if t.work != Unbounded {
-		t.work = max(t.work-kept*s.rate(t), 0)
-	}
-	lost := s.now - t.from - kept
-	s.rec.lostWork += lost * int64(sched.Slots(t.nodes))
-	return lost
-}
-
-// preempt asks a task to stop. It keeps its progress (see checkpointNow)
-// and holds its slots for the pool's checkpoint cost.
+// preempt asks a task to stop. It keeps its progress (see
+// lifecycle.Shape) and holds its slots for the pool's checkpoint cost.
 func (s *sim) preempt(ti int32) {
-	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
-	t.lost += s.checkpointNow(t)
+	t := s.tasks.At(ti)
+	j := &s.jobs[t.Job]
+	s.rec.lostWork += s.tasks.Preempt(ti, s.now, j.shape()) * int64(sched.Slots(t.Nodes))
 	s.noteBudget(j.qp)
 	s.rec.preemptAttempt(t)
-	t.preempting = true
-	t.preemptAt = s.now
-	t.ver++
 	j.preempt++
-	s.rec.preempted(t.job)
+	s.rec.preempted(t.Job)
 	cost := s.in.Pools[j.spec.Pool].CheckpointCost
-	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.ver})
+	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.Ver})
 }
 
 // checkpointed ends a preempted task's attempt as FAILED_PREEMPTED once
@@ -290,20 +187,20 @@ func (s *sim) preempt(ti int32) {
 // submit time, so the queue order puts it ahead of later work), or it
 // fails.
 func (s *sim) checkpointed(ti int32) {
-	t := &s.tasks[ti]
-	if t.moving {
+	t := s.tasks.At(ti)
+	if t.Moving {
 		s.moved(ti)
 		return
 	}
-	ji := t.job
+	ji := t.Job
 	j := &s.jobs[ji]
 	s.rec.endAttempt(t, AttemptPreempted)
-	retries := t.retries + 1
+	retries := t.Retries + 1
 	if j.spec.OnPreempt == PreemptFail || (j.spec.MaxRetries > 0 && int(retries) > j.spec.MaxRetries) {
 		j.failed++
 		j.done++
 	} else {
-		j.resume = append(j.resume, resumed{work: t.work, id: t.id, retries: retries})
+		j.resume = append(j.resume, resumed{work: t.Work, id: t.ID, retries: retries})
 		j.waiting++
 	}
 	s.release(ti)
@@ -315,10 +212,10 @@ func (s *sim) checkpointed(ti int32) {
 
 // endTask finishes an attempt that completed or reached its time limit.
 func (s *sim) endTask(ti int32) {
-	t := &s.tasks[ti]
-	ji := t.job
+	t := s.tasks.At(ti)
+	ji := t.Job
 	j := &s.jobs[ji]
-	if t.limited {
+	if t.Limited {
 		j.timeout++
 		s.rec.endAttempt(t, AttemptTimeLimit)
 	} else {
@@ -350,20 +247,19 @@ func (s *sim) settleState(ji int32) {
 
 // release frees a task's slots and retires the task.
 func (s *sim) release(ti int32) {
-	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
-	slots := sched.Slots(t.nodes)
+	t := s.tasks.At(ti)
+	j := &s.jobs[t.Job]
+	slots := sched.Slots(t.Nodes)
 	j.running--
 	j.held -= slots
 	if j.held == 0 {
 		j.busy += s.now - j.busySince
 	}
-	if t.preempting {
-		s.rec.checkpointed(int64(slots) * (s.now - t.preemptAt))
+	if t.Preempting {
+		s.rec.checkpointed(int64(slots) * (s.now - t.PreemptAt))
 	}
-	s.rec.hold(t.job, -slots)
-	t.alive = false
-	t.ver++
+	s.rec.hold(t.Job, -slots)
+	s.tasks.Retire(ti)
 }
 
 func (s *sim) finishJob(ji int32, st State) {

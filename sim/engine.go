@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -68,44 +69,21 @@ type resumed struct {
 	retries int32 // times it has been rescheduled after preemption
 }
 
-// task is one attempt of a task holding slots.
-type task struct {
-	job        int32
-	id         int32 // the task's number in its job
-	retries    int32
-	attempt    int32 // index in the job's attempts, or -1 when not recorded
-	nodes      []sched.NodeSlots
-	start      int64 // when the attempt started
-	from       int64 // when the task last resumed: its start, or its last move
-	work       int64 // remaining work at from, or Unbounded
-	lost       int64 // run time preemption and moves threw away
-	ver        uint32
-	preempting bool
-	// moving marks the old placement of a moved task, draining: a record
-	// of its own that holds slots until the checkpoint lands.
-	moving     bool
-	backfilled bool
-	limited    bool // the attempt ends at its time limit, killed
-	alive      bool
-	preemptAt  int64 // when the checkpoint request came, if preempting
-}
-
 type sim struct {
-	in    *Input
-	opt   Options
-	now   int64
-	q     queue
-	jobs  []job
-	tasks []task
-	free  []int32 // free task slots
+	in   *Input
+	opt  Options
+	now  int64
+	q    queue
+	jobs []job
+	// tasks are the attempts holding slots (lifecycle's table, which
+	// keeps the running list).
+	tasks lifecycle.Tasks
 	// freeJobs are job records whose job finished and left the active
 	// list, ready for reuse.
 	freeJobs []int32
 	// roster lists submitted jobs still queued or running, in submission
-	// order, with their snapshot entries; running lists live tasks. Both
-	// are compacted lazily.
-	roster  roster
-	running []int32
+	// order, with their snapshot entries; it is compacted lazily.
+	roster roster
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
 	byName map[string]int32
@@ -391,19 +369,19 @@ func (s *sim) quietInstant(smallest int, scripted bool) bool {
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evEnd:
-		t := &s.tasks[e.ref]
-		if t.alive && t.ver == e.ver {
+		t := s.tasks.At(e.ref)
+		if t.Alive && t.Ver == e.ver {
 			s.endTask(e.ref)
 		}
 	case evCheckpoint:
-		t := &s.tasks[e.ref]
-		if t.alive && t.ver == e.ver {
+		t := s.tasks.At(e.ref)
+		if t.Alive && t.Ver == e.ver {
 			s.checkpointed(e.ref)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
-		t := &s.tasks[e.ref]
-		if t.alive && t.ver == e.ver {
+		t := s.tasks.At(e.ref)
+		if t.Alive && t.Ver == e.ver {
 			s.report(e.ref)
 		}
 	case evScript:
@@ -430,9 +408,9 @@ func (s *sim) dropIdleWakes() {
 
 // mayGrow reports a running elastic task below its full size.
 func (s *sim) mayGrow() bool {
-	for _, ti := range s.running {
-		t := &s.tasks[ti]
-		if spec := &s.jobs[t.job].spec; t.alive && !t.moving && spec.MinSlots > 0 && sched.Slots(t.nodes) < spec.Slots {
+	for _, ti := range s.tasks.Running() {
+		t := s.tasks.At(ti)
+		if spec := &s.jobs[t.Job].spec; t.Alive && !t.Moving && spec.MinSlots > 0 && sched.Slots(t.Nodes) < spec.Slots {
 			return true
 		}
 	}
@@ -549,11 +527,11 @@ func (s *sim) kill(ji int32) {
 	if !j.alive {
 		return
 	}
-	for _, ti := range s.running {
-		t := &s.tasks[ti]
+	for _, ti := range s.tasks.Running() {
+		t := s.tasks.At(ti)
 		switch {
-		case !t.alive || t.job != ji:
-		case t.moving:
+		case !t.Alive || t.Job != ji:
+		case t.Moving:
 			s.moved(ti)
 		default:
 			s.rec.endAttempt(t, AttemptCanceled)

@@ -34,10 +34,10 @@ func (s *sim) resize(ti int32, nodes []sched.NodeSlots) {
 // rule, the master's too): what of its old placement drains, and whether
 // its project's budget is charged.
 func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
-	t := &s.tasks[ti]
-	s.scratch = lifecycle.Draining(s.scratch[:0], r, t.nodes, nodes)
+	t := s.tasks.At(ti)
+	s.scratch = lifecycle.Draining(s.scratch[:0], r, t.Nodes, nodes)
 	if r.ChargesBudget() {
-		s.noteBudget(s.jobs[t.job].qp)
+		s.noteBudget(s.jobs[t.Job].qp)
 	}
 	s.restart(ti, nodes, s.scratch)
 }
@@ -46,57 +46,45 @@ func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
 // drain, the part of its old placement it lets go of, drains as a moving
 // record of its own.
 func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
-	if len(drain) > 0 {
-		oi := s.newTask() // may grow s.tasks: take pointers after it
-		t, o := &s.tasks[ti], &s.tasks[oi]
-		o.job, o.id, o.attempt, o.start, o.from, o.work = t.job, t.id, -1, t.start, t.from, 0
-		o.nodes = append(o.nodes[:0], drain...)
-		o.ver++
-		o.preempting, o.moving, o.backfilled, o.limited, o.alive = true, true, false, false, true
-		o.preemptAt = s.now
-		s.running = append(s.running, oi)
-		j := &s.jobs[t.job]
-		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: oi, ver: o.ver})
+	j := &s.jobs[s.tasks.At(ti).Job]
+	sh := j.shape()
+	r := s.tasks.Replace(ti, nodes, drain, s.now, sh)
+	if r.Drain >= 0 {
+		o := s.tasks.At(r.Drain)
+		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: r.Drain, ver: o.Ver})
 		j.moving++
 	}
-	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
-	t.lost += s.checkpointNow(t)
-	delta := sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.nodes)
-	t.from = s.now
-	t.nodes = append(t.nodes[:0], nodes...)
+	t := s.tasks.At(ti)
+	s.rec.lostWork += r.LostWork
 	s.rec.moveAttempt(t, nodes)
-	t.backfilled = false
-	t.ver++ // the end event of the old placement no longer applies
-	j.held += delta
-	s.rec.hold(t.job, delta)
-	if end, limited := s.taskEnd(t, j); end >= 0 {
-		t.limited = limited
-		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.ver})
+	j.held += r.Delta
+	s.rec.hold(t.Job, r.Delta)
+	if end, limited := t.Due(sh); end >= 0 {
+		t.Limited = limited
+		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
 	s.scheduleReport(ti)
 }
 
 // moved frees the old placement of a moved task once it has drained.
 func (s *sim) moved(oi int32) {
-	o := &s.tasks[oi]
-	j := &s.jobs[o.job]
-	slots := sched.Slots(o.nodes)
+	o := s.tasks.At(oi)
+	j := &s.jobs[o.Job]
+	slots := sched.Slots(o.Nodes)
 	j.held -= slots
 	j.moving--
 	if j.held == 0 {
 		j.busy += s.now - j.busySince
 	}
-	s.rec.checkpointed(int64(slots) * (s.now - o.preemptAt))
-	s.rec.hold(o.job, -slots)
-	o.alive = false
-	o.ver++
+	s.rec.checkpointed(int64(slots) * (s.now - o.PreemptAt))
+	s.rec.hold(o.Job, -slots)
+	s.tasks.Retire(oi)
 }
 
 // dropMoves frees the draining old placements of a job that is ending.
 func (s *sim) dropMoves(ji int32) {
-	for _, ti := range s.running {
-		if t := &s.tasks[ti]; t.alive && t.moving && t.job == ji {
+	for _, ti := range s.tasks.Running() {
+		if t := s.tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
 			s.moved(ti)
 		}
 	}
