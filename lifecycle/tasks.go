@@ -153,6 +153,14 @@ func (ts *Tasks) Len() int { return len(ts.all) }
 // retired ones stay listed, not Alive, until the next Sweep.
 func (ts *Tasks) Running() []int32 { return ts.running }
 
+// Current reports whether an outcome promised for version ver of task ti
+// (its end, its checkpoint landing) still applies: the task holds its
+// slots and nothing re-planned it since.
+func (ts *Tasks) Current(ti int32, ver uint32) bool {
+	t := &ts.all[ti]
+	return t.Alive && t.Ver == ver
+}
+
 // Sweep drops retired tasks from the running list, making their slots
 // reusable, and returns the list.
 func (ts *Tasks) Sweep() []int32 {

@@ -33,17 +33,18 @@ func (s *sim) schedule() (starts, changes int, err error) {
 		// reservations to the next pass.
 		lifecycle.KeepReservations(s.snap.Jobs, plan)
 	}
-	for _, p := range plan.Preemptions {
-		s.preempt(s.snapTask[p.Alloc])
-	}
-	for _, m := range plan.Moves {
-		s.move(s.snapTask[m.Alloc], m.Nodes)
-	}
-	for _, r := range plan.Resizes {
-		s.resize(s.snapTask[r.Alloc], r.Nodes)
-	}
-	for _, st := range plan.Starts {
-		s.start(s.roster.list()[st.Job], st.Nodes, st.Backfill)
+	s.effects = lifecycle.Decide(s.effects[:0], plan, s.snapTask)
+	for i := range s.effects {
+		switch e := &s.effects[i]; e.Op {
+		case lifecycle.OpPreempt:
+			s.preempt(e.Task)
+		case lifecycle.OpMove:
+			s.move(e.Task, e.Nodes)
+		case lifecycle.OpResize:
+			s.resize(e.Task, e.Nodes)
+		case lifecycle.OpStart:
+			s.start(s.roster.list()[e.Job], e.Nodes, e.Backfill)
+		}
 	}
 	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
 }

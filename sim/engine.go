@@ -109,6 +109,7 @@ type sim struct {
 	scheduler sched.Scheduler
 	snap      sched.Snapshot
 	snapTask  []int32 // snapshot alloc index -> task
+	effects   []lifecycle.Effect
 	scratch   []sched.NodeSlots
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
@@ -339,7 +340,7 @@ func (s *sim) step() error {
 		// principle move a reservation earlier, but on the traces a
 		// confirming pass changes nothing for any of the three
 		// (TestConfirmingPassChangesNothing replays with it forced on).
-		if starts+preempts == 0 || (s.oneShot && preempts == 0) {
+		if lifecycle.Settled(starts, preempts, s.oneShot) {
 			break
 		}
 	}
@@ -369,19 +370,16 @@ func (s *sim) quietInstant(smallest int, scripted bool) bool {
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evEnd:
-		t := s.tasks.At(e.ref)
-		if t.Alive && t.Ver == e.ver {
+		if s.tasks.Current(e.ref, e.ver) {
 			s.endTask(e.ref)
 		}
 	case evCheckpoint:
-		t := s.tasks.At(e.ref)
-		if t.Alive && t.Ver == e.ver {
+		if s.tasks.Current(e.ref, e.ver) {
 			s.checkpointed(e.ref)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
-		t := s.tasks.At(e.ref)
-		if t.Alive && t.Ver == e.ver {
+		if s.tasks.Current(e.ref, e.ver) {
 			s.report(e.ref)
 		}
 	case evScript:
