@@ -59,7 +59,7 @@ func (s *sim) firstPriorities(plan *sched.Plan) error {
 	var f []sched.Factors
 	for _, st := range plan.Starts {
 		j := &s.jobs[s.roster.list()[st.Job]]
-		if j.start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
+		if j.Start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
 			continue
 		}
 		if f == nil {
@@ -109,7 +109,7 @@ func snapEntry(j *job) sched.Job {
 		Weight:      j.spec.Weight,
 		Preemptible: j.spec.Preemptible,
 		Slots:       j.spec.Slots,
-		Waiting:     j.waiting,
+		Waiting:     j.Waiting,
 		MaxRunning:  j.spec.MaxConcurrent,
 		TimeLimit:   j.spec.TimeLimit,
 		GPU:         j.spec.GPU,
@@ -125,7 +125,7 @@ func snapEntry(j *job) sched.Job {
 	}
 }
 
-func (s *sim) alive(ji int32) bool { return s.jobs[ji].alive }
+func (s *sim) alive(ji int32) bool { return s.jobs[ji].Alive }
 
 // recycle makes a finished job's record reusable; only once the job is off
 // the roster may it be.
@@ -134,35 +134,18 @@ func (s *sim) recycle(ji int32) { s.freeJobs = append(s.freeJobs, ji) }
 // start launches one waiting task of job ji on the given nodes.
 func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j := &s.jobs[ji]
-	r := resumed{work: freshWork(&j.spec), id: j.nextTask}
-	if n := len(j.resume); n > 0 {
-		r = j.resume[n-1]
-		j.resume = j.resume[:n-1]
-	} else {
-		j.nextTask++
-	}
-	ti := s.tasks.Launch(ji, r.id, r.retries, r.work, nodes, backfill, s.now)
-	t := s.tasks.At(ti)
-	j.waiting--
-	j.running++
-	slots := sched.Slots(nodes)
-	if j.held == 0 {
+	if j.Held == 0 {
 		j.busySince = s.now
 	}
-	j.held += slots
-	if j.start < 0 {
-		j.start = s.now
-	}
-	j.state = StateRunning
-	s.rec.hold(ji, slots)
+	ti := j.Launch(&s.tasks, ji, nodes, backfill, s.now)
+	t := s.tasks.At(ti)
+	s.rec.hold(ji, sched.Slots(nodes))
 	s.touch(ji)
 	t.Attempt = s.rec.startAttempt(j, t)
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
 	}
-	end, limited := t.Due(j.shape())
-	t.Limited = limited
-	if end >= 0 {
+	if end, _ := t.Due(j.Shape); end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
 	s.scheduleReport(ti)
@@ -173,10 +156,9 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 func (s *sim) preempt(ti int32) {
 	t := s.tasks.At(ti)
 	j := &s.jobs[t.Job]
-	s.rec.lostWork += s.tasks.Preempt(ti, s.now, j.shape()) * int64(sched.Slots(t.Nodes))
+	s.rec.lostWork += j.Preempt(&s.tasks, ti, s.now) * int64(sched.Slots(t.Nodes))
 	s.noteBudget(j.qp)
 	s.rec.preemptAttempt(t)
-	j.preempt++
 	s.rec.preempted(t.Job)
 	cost := s.in.Pools[j.spec.Pool].CheckpointCost
 	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.Ver})
@@ -194,20 +176,8 @@ func (s *sim) checkpointed(ti int32) {
 		return
 	}
 	ji := t.Job
-	j := &s.jobs[ji]
 	s.rec.endAttempt(t, AttemptPreempted)
-	retries := t.Retries + 1
-	if j.spec.OnPreempt == PreemptFail || (j.spec.MaxRetries > 0 && int(retries) > j.spec.MaxRetries) {
-		j.failed++
-		j.done++
-	} else {
-		j.resume = append(j.resume, resumed{work: t.Work, id: t.ID, retries: retries})
-		j.waiting++
-	}
-	s.release(ti)
-	if j.running == 0 && j.state == StateRunning {
-		j.state = StatePending
-	}
+	s.freed(ti, s.jobs[ji].Checkpointed(&s.tasks, ti))
 	s.settleState(ji)
 }
 
@@ -215,62 +185,49 @@ func (s *sim) checkpointed(ti int32) {
 func (s *sim) endTask(ti int32) {
 	t := s.tasks.At(ti)
 	ji := t.Job
-	j := &s.jobs[ji]
 	if t.Limited {
-		j.timeout++
 		s.rec.endAttempt(t, AttemptTimeLimit)
 	} else {
 		s.rec.endAttempt(t, AttemptCompleted)
 	}
-	j.done++
-	s.release(ti)
+	s.freed(ti, s.jobs[ji].Exit(&s.tasks, ti, t.Limited))
 	s.settleState(ji)
 }
 
 // settleState reports a job's change after one of its tasks let go of its
-// slots, and ends the job once every task has ended: failed if a task
-// failed, killed if one reached its time limit, else completed.
+// slots, and ends the job once every task has ended (lifecycle.Job.Over).
 func (s *sim) settleState(ji int32) {
-	j := &s.jobs[ji]
 	s.touch(ji)
-	if j.done < j.spec.Tasks {
-		return
-	}
-	switch {
-	case j.failed > 0:
-		s.finishJob(ji, StateFailed)
-	case j.timeout > 0:
-		s.finishJob(ji, StateKilled)
-	default:
-		s.finishJob(ji, StateCompleted)
+	if st, over := s.jobs[ji].Over(); over {
+		s.finishJob(ji, st)
 	}
 }
 
 // release frees a task's slots and retires the task.
 func (s *sim) release(ti int32) {
+	s.freed(ti, s.jobs[s.tasks.At(ti).Job].Release(&s.tasks, ti))
+}
+
+// freed tells the metrics that task ti, just retired, let go of slots.
+// Its record stays intact until the next sweep.
+func (s *sim) freed(ti int32, slots int) {
 	t := s.tasks.At(ti)
 	j := &s.jobs[t.Job]
-	slots := sched.Slots(t.Nodes)
-	j.running--
-	j.held -= slots
-	if j.held == 0 {
+	if j.Held == 0 {
 		j.busy += s.now - j.busySince
 	}
 	if t.Preempting {
 		s.rec.checkpointed(int64(slots) * (s.now - t.PreemptAt))
 	}
 	s.rec.hold(t.Job, -slots)
-	s.tasks.Retire(ti)
 }
 
-func (s *sim) finishJob(ji int32, st State) {
+func (s *sim) finishJob(ji int32, st lifecycle.JobState) {
 	j := &s.jobs[ji]
-	if j.moving > 0 {
+	if j.Moving > 0 {
 		s.dropMoves(ji)
 	}
-	j.state = st
-	j.end = s.now
-	j.alive = false
+	j.Finish(st, s.now)
 	if j.spec.Slots == 0 {
 		s.zeroSlotJobs--
 	}

@@ -23,14 +23,14 @@ func freshWork(spec *JobSpec) int64 {
 	return lifecycle.FreshWork(spec.Duration, spec.Slots, spec.MinSlots > 0)
 }
 
-// shape is what of the job decides how its tasks' work progresses: the
+// shapeOf is what of a job decides how its tasks' work progresses: the
 // model above, checkpoints and the time limit.
-func (j *job) shape() lifecycle.Shape {
-	return lifecycle.Shape{Elastic: j.spec.MinSlots > 0, Every: j.spec.CheckpointEvery, Limit: j.spec.TimeLimit}
+func shapeOf(spec *JobSpec) lifecycle.Shape {
+	return lifecycle.Shape{Elastic: spec.MinSlots > 0, Every: spec.CheckpointEvery, Limit: spec.TimeLimit}
 }
 
 // rate is how much work task t does per second: the slots it holds for
 // an elastic job, else 1.
 func (s *sim) rate(t *lifecycle.Task) int64 {
-	return t.Rate(s.jobs[t.Job].shape())
+	return t.Rate(s.jobs[t.Job].Shape)
 }

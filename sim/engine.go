@@ -11,23 +11,15 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// job is the simulator's record of a submitted job. Records are reused
-// once a finished job has left the active list, so the slice grows with
-// the live state, not with the trace.
+// job is the simulator's record of a submitted job: the lifecycle's
+// count of its tasks and state (lifecycle.Job), and beside it the spec
+// and what the metrics and results need. Records are reused once a
+// finished job has left the active list, so the slice grows with the
+// live state, not with the trace.
 type job struct {
+	lifecycle.Job
 	spec JobSpec
 	seq  int64
-	// waiting counts tasks ready to start; resume holds preempted tasks
-	// waiting to be rescheduled, which start before fresh ones.
-	waiting int
-	resume  []resumed
-	running int // tasks holding slots, checkpointing ones included
-	held    int // slots held
-	done    int // tasks that ended (completed, timed out or failed)
-	timeout int
-	failed  int // tasks that failed after a preemption
-	// nextTask numbers the job's tasks as they first start.
-	nextTask int32
 	// qp is the job's index in Input.Projects, or -1; acct its index in
 	// Input.Accounts, or -1.
 	qp   int32
@@ -36,21 +28,14 @@ type job struct {
 	// its result; hasPrio says it was recorded.
 	prio    float64
 	hasPrio bool
-	// moving counts the old placements of moved tasks still draining.
-	moving int
 	// attempts are the job's task attempts, when Options.Attempts is set;
 	// the job's result takes them over when it is reported.
 	attempts []Attempt
 	// search is the experiment's search, for a job with a searcher.
 	search *jobSearch
-	state  State
-	start  int64
-	end    int64
 	// estimate is the forecast start recorded at submission
 	// (Options.Estimates), -1 for none.
 	estimate int64
-	preempt  int
-	alive    bool
 	// project is the job's index in the metrics collector; demand and
 	// queued are what was last reported to it (see touch).
 	project int32
@@ -60,13 +45,6 @@ type job struct {
 	// when it holds slots now.
 	busy      int64
 	busySince int64
-}
-
-// resumed is a preempted task waiting to be rescheduled.
-type resumed struct {
-	work    int64 // remaining work, or Unbounded
-	id      int32 // the task's number in its job
-	retries int32 // times it has been rescheduled after preemption
 }
 
 type sim struct {
@@ -419,8 +397,8 @@ func (s *sim) submit(spec JobSpec) {
 	ji := s.newJob()
 	s.nextSeq++
 	j := &s.jobs[ji]
-	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1, estimate: -1,
-		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1, acct: -1}
+	*j = job{Job: lifecycle.NewJob(spec.Tasks, freshWork(&spec), shapeOf(&spec), spec.OnPreempt == PreemptFail, spec.MaxRetries, j.Resume),
+		spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: -1, acct: -1}
 	if qp, ok := s.projectIdx[spec.Project]; ok {
 		j.qp = qp
 	}
@@ -448,8 +426,8 @@ func (s *sim) submit(spec JobSpec) {
 		s.script(e)
 	}
 	delete(s.later, spec.Name)
-	if spec.Tasks == 0 && s.jobs[ji].alive {
-		s.finishJob(ji, StateCompleted)
+	if spec.Tasks == 0 && s.jobs[ji].Alive {
+		s.finishJob(ji, lifecycle.JobCompleted)
 	}
 }
 
@@ -471,12 +449,12 @@ func (s *sim) newJob() int32 {
 func (s *sim) touch(ji int32) {
 	j := &s.jobs[ji]
 	demand, queued := 0, false
-	if j.alive {
-		demand = min(j.waiting+j.running, j.spec.MaxConcurrent) * j.spec.Slots
-		queued = j.waiting > 0
+	if j.Alive {
+		demand = min(j.Waiting+j.Running, j.spec.MaxConcurrent) * j.spec.Slots
+		queued = j.Waiting > 0
 	}
-	if j.alive {
-		s.roster.entry(ji).Waiting = j.waiting
+	if j.Alive {
+		s.roster.entry(ji).Waiting = j.Waiting
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -522,7 +500,7 @@ func (s *sim) script(e Event) {
 
 func (s *sim) kill(ji int32) {
 	j := &s.jobs[ji]
-	if !j.alive {
+	if !j.Alive {
 		return
 	}
 	for _, ti := range s.tasks.Running() {
@@ -536,7 +514,6 @@ func (s *sim) kill(ji int32) {
 			s.release(ti)
 		}
 	}
-	j.waiting = 0
-	j.resume = j.resume[:0]
-	s.finishJob(ji, StateKilled)
+	j.Cancel()
+	s.finishJob(ji, lifecycle.JobKilled)
 }

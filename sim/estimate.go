@@ -19,9 +19,9 @@ func (s *sim) recordEstimates() {
 	for _, ji := range s.fresh {
 		j := &s.jobs[ji]
 		switch {
-		case j.start >= 0:
-			j.estimate = j.start
-		case !j.alive:
+		case j.Start >= 0:
+			j.estimate = j.Start
+		case !j.Alive:
 		default:
 			if est == nil {
 				// The whole queue, not the FIFO window (prefix.go).

@@ -47,20 +47,16 @@ func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
 // record of its own.
 func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
 	j := &s.jobs[s.tasks.At(ti).Job]
-	sh := j.shape()
-	r := s.tasks.Replace(ti, nodes, drain, s.now, sh)
+	r := j.Replace(&s.tasks, ti, nodes, drain, s.now)
 	if r.Drain >= 0 {
 		o := s.tasks.At(r.Drain)
 		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: r.Drain, ver: o.Ver})
-		j.moving++
 	}
 	t := s.tasks.At(ti)
 	s.rec.lostWork += r.LostWork
 	s.rec.moveAttempt(t, nodes)
-	j.held += r.Delta
 	s.rec.hold(t.Job, r.Delta)
-	if end, limited := t.Due(sh); end >= 0 {
-		t.Limited = limited
+	if end, _ := t.Due(j.Shape); end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
 	s.scheduleReport(ti)
@@ -68,17 +64,7 @@ func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
 
 // moved frees the old placement of a moved task once it has drained.
 func (s *sim) moved(oi int32) {
-	o := s.tasks.At(oi)
-	j := &s.jobs[o.Job]
-	slots := sched.Slots(o.Nodes)
-	j.held -= slots
-	j.moving--
-	if j.held == 0 {
-		j.busy += s.now - j.busySince
-	}
-	s.rec.checkpointed(int64(slots) * (s.now - o.PreemptAt))
-	s.rec.hold(o.Job, -slots)
-	s.tasks.Retire(oi)
+	s.freed(oi, s.jobs[s.tasks.At(oi).Job].Drained(&s.tasks, oi))
 }
 
 // dropMoves frees the draining old placements of a job that is ending.

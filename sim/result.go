@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/metrics"
 	"github.com/allot-sched/allot/sched"
 )
@@ -23,6 +24,18 @@ const (
 	// reschedule it (on_preempt: fail, or max_retries used up).
 	StateFailed State = "failed"
 )
+
+// states names the lifecycle's job states in results, whose names are a
+// public contract.
+var states = [...]State{
+	lifecycle.JobPending:   StatePending,
+	lifecycle.JobRunning:   StateRunning,
+	lifecycle.JobCompleted: StateCompleted,
+	lifecycle.JobFailed:    StateFailed,
+	lifecycle.JobKilled:    StateKilled,
+}
+
+func stateOf(st lifecycle.JobState) State { return states[st] }
 
 // Result is the outcome of a run; its JSON form is a public contract:
 // fields may be added, never renamed or removed.
@@ -220,13 +233,13 @@ func (r *recorder) checkpointed(slotSeconds int64) { r.col.Preempted(slotSeconds
 
 func (r *recorder) finished(ji int32) {
 	j := &r.s.jobs[ji]
-	r.lastEnd = max(r.lastEnd, j.end)
-	switch j.state {
+	r.lastEnd = max(r.lastEnd, j.End)
+	switch stateOf(j.State) {
 	case StateCompleted:
 		r.completed++
 	case StateKilled:
 		r.killed++
-		if j.timeout > 0 {
+		if j.Timeout > 0 {
 			r.limitKills++
 		}
 	case StateFailed:
@@ -241,11 +254,11 @@ func (r *recorder) finished(ji int32) {
 // sample is the fixed-size record the metrics keep of a job.
 func sample(j *job) metrics.Sample {
 	x := metrics.Sample{Wait: -1, Response: -1, Run: j.busy}
-	if j.start >= 0 {
-		x.Wait = j.start - j.spec.Submit
+	if j.Start >= 0 {
+		x.Wait = j.Start - j.spec.Submit
 	}
-	if !j.alive {
-		x.Response = j.end - j.spec.Submit
+	if !j.Alive {
+		x.Response = j.End - j.spec.Submit
 	}
 	return x
 }
@@ -260,8 +273,8 @@ func (r *recorder) settled() {
 	r.dirty = false
 	e := TimelineEntry{Time: r.s.now, Slots: map[string]int{}}
 	for _, ji := range r.s.roster.list() {
-		if j := &r.s.jobs[ji]; j.alive && j.held > 0 {
-			e.Slots[j.spec.Name] = j.held
+		if j := &r.s.jobs[ji]; j.Alive && j.Held > 0 {
+			e.Slots[j.spec.Name] = j.Held
 		}
 	}
 	// An instant can be settled twice, when handling it queued more events
@@ -275,7 +288,7 @@ func (r *recorder) settled() {
 }
 
 func (r *recorder) jobResult(j *job) JobResult {
-	jr := JobResult{Name: j.spec.Name, State: j.state, Submit: j.spec.Submit, Preemptions: j.preempt,
+	jr := JobResult{Name: j.spec.Name, State: stateOf(j.State), Submit: j.spec.Submit, Preemptions: j.Preempts,
 		Project: j.spec.Project, Account: j.spec.Account, Attempts: j.attempts, seq: j.seq}
 	if j.hasPrio {
 		prio := roundPriority(j.prio)
@@ -285,12 +298,12 @@ func (r *recorder) jobResult(j *job) JobResult {
 	if j.search != nil {
 		jr.Search = j.search.result(j.spec.Search)
 	}
-	if j.start >= 0 {
-		start, wait := j.start, j.start-j.spec.Submit
+	if j.Start >= 0 {
+		start, wait := j.Start, j.Start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait
 	}
-	if j.end >= 0 && !j.alive {
-		end := j.end
+	if j.End >= 0 && !j.Alive {
+		end := j.End
 		jr.End = &end
 	}
 	if j.estimate >= 0 {
@@ -311,10 +324,10 @@ func (s *sim) result() *Result {
 	reasons, fallback, prios := s.finalReasons()
 	for _, ji := range s.roster.list() {
 		j := &s.jobs[ji]
-		if !j.alive {
+		if !j.Alive {
 			continue
 		}
-		if j.held > 0 {
+		if j.Held > 0 {
 			j.busy += s.now - j.busySince // still running: count up to now
 			j.busySince = s.now
 		}

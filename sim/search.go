@@ -193,8 +193,7 @@ func (s *sim) report(ti int32) {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
 	s.rec.endAttempt(t, AttemptCompleted)
-	j.done++
-	s.release(ti)
+	s.freed(ti, j.Exit(&s.tasks, ti, false))
 	s.settleState(ji)
 }
 
