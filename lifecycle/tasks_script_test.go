@@ -94,6 +94,7 @@ func playScript(t *testing.T, script string) (string, []string) {
 type player struct {
 	ts    lifecycle.Tasks
 	shape lifecycle.Shape
+	jobs  []lifecycle.Job
 }
 
 func (p *player) run(line string) ([]string, error) {
@@ -128,6 +129,8 @@ func (p *player) run(line string) ([]string, error) {
 		return p.allocs(args.int("at")), args.err
 	case "decide":
 		return p.decide(args)
+	case "job", "start", "stop", "exit", "landed", "relocate":
+		return p.runJob(f[0], args)
 	}
 	return nil, fmt.Errorf("unknown command %q", f[0])
 }
@@ -207,12 +210,15 @@ func (p *player) decide(args args) ([]string, error) {
 	return out, nil
 }
 
-// describe prints task ti's record and when it is due.
-func (p *player) describe(ti int32) string {
+// describe prints task ti's record and when it is due, by the script's
+// shape.
+func (p *player) describe(ti int32) string { return p.describeBy(ti, p.shape) }
+
+func (p *player) describeBy(ti int32, sh lifecycle.Shape) string {
 	t := p.ts.At(ti)
 	s := fmt.Sprintf("t%d v%d job=%d id=%d retries=%d nodes=%s start=%d from=%d work=%d lost=%d",
 		ti, t.Ver, t.Job, t.ID, t.Retries, nodesString(t.Nodes), t.Start, t.From, t.Work, t.Lost)
-	if due, limited := t.Due(p.shape); due >= 0 && !t.Preempting {
+	if due, limited := t.Due(sh); due >= 0 && !t.Preempting {
 		s += fmt.Sprintf(" due=%d", due)
 		if limited {
 			s += "(limit)"
