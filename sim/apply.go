@@ -43,7 +43,7 @@ func (s *sim) schedule() (starts, changes int, err error) {
 		case lifecycle.OpResize:
 			s.resize(e.Task, e.Nodes)
 		case lifecycle.OpStart:
-			s.start(s.roster.list()[e.Job], e.Nodes, e.Backfill)
+			s.start(s.roster.List()[e.Job], e.Nodes, e.Backfill)
 		}
 	}
 	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
@@ -58,7 +58,7 @@ func (s *sim) firstPriorities(plan *sched.Plan) error {
 	}
 	var f []sched.Factors
 	for _, st := range plan.Starts {
-		j := &s.jobs[s.roster.list()[st.Job]]
+		j := &s.jobs[s.roster.List()[st.Job]]
 		if j.Start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
 			continue
 		}
@@ -80,8 +80,8 @@ func (s *sim) buildSnapshot() {
 	snap := &s.snap
 	snap.Now = s.now
 	s.budget.fill(snap.Projects, s.now)
-	s.roster.compact(s.alive, s.recycle)
-	snap.Jobs = s.roster.entries()
+	s.roster.Compact(s.alive, s.recycle)
+	snap.Jobs = s.roster.Entries()
 	lastRunning := -1
 	snap.Allocs = snap.Allocs[:0]
 	s.snapTask = s.snapTask[:0]
@@ -90,7 +90,7 @@ func (s *sim) buildSnapshot() {
 	for _, ti := range s.tasks.Sweep() {
 		t := s.tasks.At(ti)
 		s.snapTask = append(s.snapTask, ti)
-		job := s.roster.index(t.Job)
+		job := s.roster.Index(t.Job)
 		lastRunning = max(lastRunning, job)
 		snap.Allocs = append(snap.Allocs, t.Alloc(job, s.now, s.jobs[t.Job].spec.CheckpointEvery))
 	}
@@ -231,7 +231,7 @@ func (s *sim) finishJob(ji int32, st lifecycle.JobState) {
 	if j.spec.Slots == 0 {
 		s.zeroSlotJobs--
 	}
-	s.roster.finished(ji)
+	s.roster.Finished(ji)
 	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
 		s.byName[j.spec.Name] = -1
 	}

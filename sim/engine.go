@@ -61,7 +61,7 @@ type sim struct {
 	freeJobs []int32
 	// roster lists submitted jobs still queued or running, in submission
 	// order, with their snapshot entries; it is compacted lazily.
-	roster roster
+	roster lifecycle.Roster
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
 	byName map[string]int32
@@ -419,7 +419,7 @@ func (s *sim) submit(spec JobSpec) {
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
-	s.roster.add(ji, snapEntry(j))
+	s.roster.Add(ji, snapEntry(j))
 	s.rec.submitted(ji)
 	s.touch(ji)
 	for _, e := range s.later[spec.Name] {
@@ -454,7 +454,7 @@ func (s *sim) touch(ji int32) {
 		queued = j.Waiting > 0
 	}
 	if j.Alive {
-		s.roster.entry(ji).Waiting = j.Waiting
+		s.roster.Entry(ji).Waiting = j.Waiting
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -483,7 +483,7 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
-		en := s.roster.entry(ji)
+		en := s.roster.Entry(ji)
 		en.Priority = e.Priority
 		if c := j.spec.Class; c != nil {
 			// Moving across the LOW band changes what may preempt it.
@@ -492,7 +492,7 @@ func (s *sim) script(e Event) {
 		}
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.roster.entry(ji).Weight = e.Weight
+		s.roster.Entry(ji).Weight = e.Weight
 	case EventKill:
 		s.kill(ji)
 	}

@@ -31,7 +31,7 @@ func (s *sim) recordEstimates() {
 				s.prefix = prefix
 				est = sched.Forecast(&s.snap)
 			}
-			if at, ok := est[s.roster.index(ji)]; ok {
+			if at, ok := est[s.roster.Index(ji)]; ok {
 				j.estimate = at
 			}
 		}

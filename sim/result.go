@@ -272,7 +272,7 @@ func (r *recorder) settled() {
 	}
 	r.dirty = false
 	e := TimelineEntry{Time: r.s.now, Slots: map[string]int{}}
-	for _, ji := range r.s.roster.list() {
+	for _, ji := range r.s.roster.List() {
 		if j := &r.s.jobs[ji]; j.Alive && j.Held > 0 {
 			e.Slots[j.spec.Name] = j.Held
 		}
@@ -322,7 +322,7 @@ func (s *sim) result() *Result {
 		res.Jobs = []JobResult{}
 	}
 	reasons, fallback, prios := s.finalReasons()
-	for _, ji := range s.roster.list() {
+	for _, ji := range s.roster.List() {
 		j := &s.jobs[ji]
 		if !j.Alive {
 			continue
@@ -375,7 +375,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 		return out, fallback, prios
 	}
 	for _, p := range plan.Pending {
-		ji := s.roster.list()[p.Job]
+		ji := s.roster.List()[p.Job]
 		out[ji] = p.Message(&s.snap)
 		if s.snap.Pools[s.snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
 			prios[ji] = p.Priority
@@ -386,12 +386,12 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	// stopped before that pass, and one whose tasks are still
 	// checkpointing after a preemption.
 	for _, st := range plan.Starts {
-		if ji := s.roster.list()[st.Job]; out[ji] == "" {
+		if ji := s.roster.List()[st.Job]; out[ji] == "" {
 			fallback[ji] = fmt.Sprintf("starts at %s of simulated time: the run stopped before the pass that starts it", sched.HumanDuration(s.now))
 		}
 	}
 	for _, a := range s.snap.Allocs {
-		if ji := s.roster.list()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
+		if ji := s.roster.List()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
 			fallback[ji] = "preempted; waiting for its tasks to checkpoint before they queue again"
 		}
 	}
