@@ -34,11 +34,9 @@ type Job struct {
 	// Fresh work (FreshWork) progressing as Shape says; after a
 	// preemption a task fails if FailOnPreempt or it was rescheduled
 	// MaxRetries times already (0: no cap), else it waits again.
-	Tasks         int
-	Fresh         int64
-	Shape         Shape
-	FailOnPreempt bool
-	MaxRetries    int
+	Tasks int
+	Fresh int64
+	Shape Shape
 
 	// Waiting counts tasks ready to start; Resume holds the preempted
 	// ones among them, which start before fresh ones, last in first out.
@@ -52,19 +50,23 @@ type Job struct {
 	// Moving counts the drained placements of moved tasks still held.
 	Moving   int
 	Preempts int
-	// NextTask numbers the job's tasks as they first start.
-	NextTask int32
-	State    JobState
 	// Start is when a task first held slots and End when the job ended,
 	// -1 until then.
 	Start, End int64
-	Alive      bool
+	// NextTask numbers the job's tasks as they first start.
+	NextTask   int32
+	MaxRetries int32
+	State      JobState
+	// The flags come last, packed, as the simulator keeps a record per
+	// live job.
+	FailOnPreempt bool
+	Alive         bool
 }
 
 // NewJob is the record of a job submitted with tasks tasks, each needing
 // fresh work progressing as sh says.
 func NewJob(tasks int, fresh int64, sh Shape, failOnPreempt bool, maxRetries int, resume []Resumed) Job {
-	return Job{Tasks: tasks, Fresh: fresh, Shape: sh, FailOnPreempt: failOnPreempt, MaxRetries: maxRetries,
+	return Job{Tasks: tasks, Fresh: fresh, Shape: sh, FailOnPreempt: failOnPreempt, MaxRetries: int32(maxRetries),
 		Waiting: tasks, Resume: resume[:0], State: JobPending, Start: -1, End: -1, Alive: true}
 }
 
@@ -140,7 +142,7 @@ func (j *Job) Exit(ts *Tasks, ti int32, timedOut bool) int {
 func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
 	t := ts.At(ti)
 	retries := t.Retries + 1
-	if j.FailOnPreempt || (j.MaxRetries > 0 && int(retries) > j.MaxRetries) {
+	if j.FailOnPreempt || (j.MaxRetries > 0 && retries > j.MaxRetries) {
 		j.Failed++
 		j.Done++
 	} else {

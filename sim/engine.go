@@ -26,8 +26,7 @@ type job struct {
 	acct int32
 	// prio is the job's multifactor priority when it first started, for
 	// its result; hasPrio says it was recorded.
-	prio    float64
-	hasPrio bool
+	prio float64
 	// attempts are the job's task attempts, when Options.Attempts is set;
 	// the job's result takes them over when it is reported.
 	attempts []Attempt
@@ -39,8 +38,9 @@ type job struct {
 	// project is the job's index in the metrics collector; demand and
 	// queued are what was last reported to it (see touch).
 	project int32
-	demand  int
 	queued  bool
+	hasPrio bool
+	demand  int
 	// busy is the time the job held at least one slot, up to busySince
 	// when it holds slots now.
 	busy      int64
