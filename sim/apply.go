@@ -33,9 +33,9 @@ func (s *sim) schedule() (starts, changes int, err error) {
 		// reservations to the next pass.
 		lifecycle.KeepReservations(s.snap.Jobs, plan)
 	}
-	s.effects = lifecycle.Decide(s.effects[:0], plan, s.snapTask)
-	for i := range s.effects {
-		switch e := &s.effects[i]; e.Op {
+	effects := s.c.Decide(plan)
+	for i := range effects {
+		switch e := &effects[i]; e.Op {
 		case lifecycle.OpPreempt:
 			s.preempt(e.Task)
 		case lifecycle.OpMove:
@@ -43,7 +43,7 @@ func (s *sim) schedule() (starts, changes int, err error) {
 		case lifecycle.OpResize:
 			s.resize(e.Task, e.Nodes)
 		case lifecycle.OpStart:
-			s.start(s.roster.List()[e.Job], e.Nodes, e.Backfill)
+			s.start(s.c.Roster.List()[e.Job], e.Nodes, e.Backfill)
 		}
 	}
 	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
@@ -58,8 +58,9 @@ func (s *sim) firstPriorities(plan *sched.Plan) error {
 	}
 	var f []sched.Factors
 	for _, st := range plan.Starts {
-		j := &s.jobs[s.roster.List()[st.Job]]
-		if j.Start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
+		ji := s.c.Roster.List()[st.Job]
+		j := &s.jobs[ji]
+		if s.c.Jobs[ji].Start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
 			continue
 		}
 		if f == nil {
@@ -73,32 +74,19 @@ func (s *sim) firstPriorities(plan *sched.Plan) error {
 	return nil
 }
 
-// buildSnapshot refreshes the snapshot from the live state: the roster
-// drops finished jobs (its entries are kept current as jobs change), and
-// the allocations are rebuilt from the running list, compacting it.
+// buildSnapshot refreshes the snapshot from the live state: the jobs and
+// allocations (lifecycle.Cluster.Snapshot), the budgets, and the FIFO
+// window.
 func (s *sim) buildSnapshot() {
 	snap := &s.snap
 	snap.Now = s.now
 	s.budget.fill(snap.Projects, s.now)
-	s.roster.Compact(s.alive, s.recycle)
-	snap.Jobs = s.roster.Entries()
-	lastRunning := -1
-	snap.Allocs = snap.Allocs[:0]
-	s.snapTask = s.snapTask[:0]
-	// Only at a sweep are retired tasks' records reusable: the running
-	// list no longer names them.
-	for _, ti := range s.tasks.Sweep() {
-		t := s.tasks.At(ti)
-		s.snapTask = append(s.snapTask, ti)
-		job := s.roster.Index(t.Job)
-		lastRunning = max(lastRunning, job)
-		snap.Allocs = append(snap.Allocs, t.Alloc(job, s.now, s.jobs[t.Job].spec.CheckpointEvery))
-	}
+	lastRunning := s.c.Snapshot(snap, s.now)
 	snap.Jobs = s.window(snap.Jobs, lastRunning)
 }
 
 // snapEntry is a new job's entry in the snapshot.
-func snapEntry(j *job) sched.Job {
+func snapEntry(j *job, waiting int) sched.Job {
 	return sched.Job{
 		ID:          j.spec.Name,
 		Pool:        j.spec.Pool,
@@ -109,7 +97,7 @@ func snapEntry(j *job) sched.Job {
 		Weight:      j.spec.Weight,
 		Preemptible: j.spec.Preemptible,
 		Slots:       j.spec.Slots,
-		Waiting:     j.Waiting,
+		Waiting:     waiting,
 		MaxRunning:  j.spec.MaxConcurrent,
 		TimeLimit:   j.spec.TimeLimit,
 		GPU:         j.spec.GPU,
@@ -125,27 +113,21 @@ func snapEntry(j *job) sched.Job {
 	}
 }
 
-func (s *sim) alive(ji int32) bool { return s.jobs[ji].Alive }
-
-// recycle makes a finished job's record reusable; only once the job is off
-// the roster may it be.
-func (s *sim) recycle(ji int32) { s.freeJobs = append(s.freeJobs, ji) }
-
 // start launches one waiting task of job ji on the given nodes.
 func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 	j := &s.jobs[ji]
-	if j.Held == 0 {
+	if s.c.Jobs[ji].Held == 0 {
 		j.busySince = s.now
 	}
-	ti := j.Launch(&s.tasks, ji, nodes, backfill, s.now)
-	t := s.tasks.At(ti)
+	ti := s.c.Launch(ji, nodes, backfill, s.now)
+	t := s.c.Tasks.At(ti)
 	s.rec.hold(ji, sched.Slots(nodes))
 	s.touch(ji)
 	t.Attempt = s.rec.startAttempt(j, t)
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
 	}
-	if end, _ := t.Due(j.Shape); end >= 0 {
+	if end, _ := t.Due(s.c.Jobs[ji].Shape); end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
 	s.scheduleReport(ti)
@@ -154,9 +136,9 @@ func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
 // preempt asks a task to stop. It keeps its progress (see
 // lifecycle.Shape) and holds its slots for the pool's checkpoint cost.
 func (s *sim) preempt(ti int32) {
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	j := &s.jobs[t.Job]
-	s.rec.lostWork += j.Preempt(&s.tasks, ti, s.now) * int64(sched.Slots(t.Nodes))
+	s.rec.lostWork += s.c.Preempt(ti, s.now) * int64(sched.Slots(t.Nodes))
 	s.noteBudget(j.qp)
 	s.rec.preemptAttempt(t)
 	s.rec.preempted(t.Job)
@@ -170,27 +152,27 @@ func (s *sim) preempt(ti int32) {
 // submit time, so the queue order puts it ahead of later work), or it
 // fails.
 func (s *sim) checkpointed(ti int32) {
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	if t.Moving {
 		s.moved(ti)
 		return
 	}
 	ji := t.Job
 	s.rec.endAttempt(t, AttemptPreempted)
-	s.freed(ti, s.jobs[ji].Checkpointed(&s.tasks, ti))
+	s.freed(ti, s.c.Checkpointed(ti))
 	s.settleState(ji)
 }
 
 // endTask finishes an attempt that completed or reached its time limit.
 func (s *sim) endTask(ti int32) {
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	ji := t.Job
 	if t.Limited {
 		s.rec.endAttempt(t, AttemptTimeLimit)
 	} else {
 		s.rec.endAttempt(t, AttemptCompleted)
 	}
-	s.freed(ti, s.jobs[ji].Exit(&s.tasks, ti, t.Limited))
+	s.freed(ti, s.c.Exit(ti, t.Limited))
 	s.settleState(ji)
 }
 
@@ -198,22 +180,22 @@ func (s *sim) endTask(ti int32) {
 // slots, and ends the job once every task has ended (lifecycle.Job.Over).
 func (s *sim) settleState(ji int32) {
 	s.touch(ji)
-	if st, over := s.jobs[ji].Over(); over {
+	if st, over := s.c.Jobs[ji].Over(); over {
 		s.finishJob(ji, st)
 	}
 }
 
 // release frees a task's slots and retires the task.
 func (s *sim) release(ti int32) {
-	s.freed(ti, s.jobs[s.tasks.At(ti).Job].Release(&s.tasks, ti))
+	s.freed(ti, s.c.Release(ti))
 }
 
 // freed tells the metrics that task ti, just retired, let go of slots.
 // Its record stays intact until the next sweep.
 func (s *sim) freed(ti int32, slots int) {
-	t := s.tasks.At(ti)
-	j := &s.jobs[t.Job]
-	if j.Held == 0 {
+	t := s.c.Tasks.At(ti)
+	if s.c.Jobs[t.Job].Held == 0 {
+		j := &s.jobs[t.Job]
 		j.busy += s.now - j.busySince
 	}
 	if t.Preempting {
@@ -224,14 +206,13 @@ func (s *sim) freed(ti int32, slots int) {
 
 func (s *sim) finishJob(ji int32, st lifecycle.JobState) {
 	j := &s.jobs[ji]
-	if j.Moving > 0 {
+	if s.c.Jobs[ji].Moving > 0 {
 		s.dropMoves(ji)
 	}
-	j.Finish(st, s.now)
+	s.c.Finish(ji, st, s.now)
 	if j.spec.Slots == 0 {
 		s.zeroSlotJobs--
 	}
-	s.roster.Finished(ji)
 	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
 		s.byName[j.spec.Name] = -1
 	}

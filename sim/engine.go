@@ -11,13 +11,13 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// job is the simulator's record of a submitted job: the lifecycle's
-// count of its tasks and state (lifecycle.Job), and beside it the spec
-// and what the metrics and results need. Records are reused once a
-// finished job has left the active list, so the slice grows with the
-// live state, not with the trace.
+// job is what the simulator keeps about a submitted job beside the
+// lifecycle's record of it (sim.c.Jobs at the same index, which counts
+// its tasks and says its state): the spec and what the metrics and
+// results need. Records are reused with the lifecycle's, once a finished
+// job has left the roster, so the slice grows with the live state, not
+// with the trace.
 type job struct {
-	lifecycle.Job
 	spec JobSpec
 	seq  int64
 	// qp is the job's index in Input.Projects, or -1; acct its index in
@@ -48,20 +48,16 @@ type job struct {
 }
 
 type sim struct {
-	in   *Input
-	opt  Options
-	now  int64
-	q    queue
+	in  *Input
+	opt Options
+	now int64
+	q   queue
+	// c is the scheduling state kept from pass to pass: the jobs, the
+	// roster of live ones with their snapshot entries, the task attempts.
+	// jobs holds what the simulator keeps beside each of c's job records,
+	// at the same index.
+	c    lifecycle.Cluster
 	jobs []job
-	// tasks are the attempts holding slots (lifecycle's table, which
-	// keeps the running list).
-	tasks lifecycle.Tasks
-	// freeJobs are job records whose job finished and left the active
-	// list, ready for reuse.
-	freeJobs []int32
-	// roster lists submitted jobs still queued or running, in submission
-	// order, with their snapshot entries; it is compacted lazily.
-	roster lifecycle.Roster
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
 	byName map[string]int32
@@ -86,8 +82,6 @@ type sim struct {
 
 	scheduler sched.Scheduler
 	snap      sched.Snapshot
-	snapTask  []int32 // snapshot alloc index -> task
-	effects   []lifecycle.Effect
 	scratch   []sched.NodeSlots
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
@@ -348,16 +342,16 @@ func (s *sim) quietInstant(smallest int, scripted bool) bool {
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evEnd:
-		if s.tasks.Current(e.ref, e.ver) {
+		if s.c.Tasks.Current(e.ref, e.ver) {
 			s.endTask(e.ref)
 		}
 	case evCheckpoint:
-		if s.tasks.Current(e.ref, e.ver) {
+		if s.c.Tasks.Current(e.ref, e.ver) {
 			s.checkpointed(e.ref)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
-		if s.tasks.Current(e.ref, e.ver) {
+		if s.c.Tasks.Current(e.ref, e.ver) {
 			s.report(e.ref)
 		}
 	case evScript:
@@ -384,8 +378,8 @@ func (s *sim) dropIdleWakes() {
 
 // mayGrow reports a running elastic task below its full size.
 func (s *sim) mayGrow() bool {
-	for _, ti := range s.tasks.Running() {
-		t := s.tasks.At(ti)
+	for _, ti := range s.c.Tasks.Running() {
+		t := s.c.Tasks.At(ti)
 		if spec := &s.jobs[t.Job].spec; t.Alive && !t.Moving && spec.MinSlots > 0 && sched.Slots(t.Nodes) < spec.Slots {
 			return true
 		}
@@ -394,11 +388,13 @@ func (s *sim) mayGrow() bool {
 }
 
 func (s *sim) submit(spec JobSpec) {
-	ji := s.newJob()
+	ji := s.c.AddJob(spec.Tasks, freshWork(&spec), shapeOf(&spec), spec.OnPreempt == PreemptFail, spec.MaxRetries)
+	if int(ji) == len(s.jobs) {
+		s.jobs = append(s.jobs, job{})
+	}
 	s.nextSeq++
 	j := &s.jobs[ji]
-	*j = job{Job: lifecycle.NewJob(spec.Tasks, freshWork(&spec), shapeOf(&spec), spec.OnPreempt == PreemptFail, spec.MaxRetries, j.Resume),
-		spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: -1, acct: -1}
+	*j = job{spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: -1, acct: -1}
 	if qp, ok := s.projectIdx[spec.Project]; ok {
 		j.qp = qp
 	}
@@ -419,42 +415,28 @@ func (s *sim) submit(spec JobSpec) {
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
-	s.roster.Add(ji, snapEntry(j))
+	s.c.Roster.Add(ji, snapEntry(j, s.c.Jobs[ji].Waiting))
 	s.rec.submitted(ji)
 	s.touch(ji)
 	for _, e := range s.later[spec.Name] {
 		s.script(e)
 	}
 	delete(s.later, spec.Name)
-	if spec.Tasks == 0 && s.jobs[ji].Alive {
+	if spec.Tasks == 0 && s.c.Jobs[ji].Alive {
 		s.finishJob(ji, lifecycle.JobCompleted)
 	}
-}
-
-// newJob returns a job record, reusing one whose job has left the active
-// list.
-func (s *sim) newJob() int32 {
-	if n := len(s.freeJobs); n > 0 {
-		ji := s.freeJobs[n-1]
-		s.freeJobs = s.freeJobs[:n-1]
-		return ji
-	}
-	s.jobs = append(s.jobs, job{})
-	return int32(len(s.jobs) - 1)
 }
 
 // touch reports a job's demand and queued state to the metrics after any
 // change to its tasks. Demand is the slots its live tasks would hold if
 // they all ran, capped by max_concurrent.
 func (s *sim) touch(ji int32) {
-	j := &s.jobs[ji]
+	j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 	demand, queued := 0, false
-	if j.Alive {
-		demand = min(j.Waiting+j.Running, j.spec.MaxConcurrent) * j.spec.Slots
-		queued = j.Waiting > 0
-	}
-	if j.Alive {
-		s.roster.Entry(ji).Waiting = j.Waiting
+	if lj.Alive {
+		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
+		queued = lj.Waiting > 0
+		s.c.Roster.Entry(ji).Waiting = lj.Waiting
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -483,7 +465,7 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
-		en := s.roster.Entry(ji)
+		en := s.c.Roster.Entry(ji)
 		en.Priority = e.Priority
 		if c := j.spec.Class; c != nil {
 			// Moving across the LOW band changes what may preempt it.
@@ -492,19 +474,18 @@ func (s *sim) script(e Event) {
 		}
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.roster.Entry(ji).Weight = e.Weight
+		s.c.Roster.Entry(ji).Weight = e.Weight
 	case EventKill:
 		s.kill(ji)
 	}
 }
 
 func (s *sim) kill(ji int32) {
-	j := &s.jobs[ji]
-	if !j.Alive {
+	if !s.c.Jobs[ji].Alive {
 		return
 	}
-	for _, ti := range s.tasks.Running() {
-		t := s.tasks.At(ti)
+	for _, ti := range s.c.Tasks.Running() {
+		t := s.c.Tasks.At(ti)
 		switch {
 		case !t.Alive || t.Job != ji:
 		case t.Moving:
@@ -514,6 +495,6 @@ func (s *sim) kill(ji int32) {
 			s.release(ti)
 		}
 	}
-	j.Cancel()
+	s.c.Jobs[ji].Cancel()
 	s.finishJob(ji, lifecycle.JobKilled)
 }

@@ -34,7 +34,7 @@ func (s *sim) resize(ti int32, nodes []sched.NodeSlots) {
 // rule, the master's too): what of its old placement drains, and whether
 // its project's budget is charged.
 func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	s.scratch = lifecycle.Draining(s.scratch[:0], r, t.Nodes, nodes)
 	if r.ChargesBudget() {
 		s.noteBudget(s.jobs[t.Job].qp)
@@ -46,17 +46,18 @@ func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
 // drain, the part of its old placement it lets go of, drains as a moving
 // record of its own.
 func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
-	j := &s.jobs[s.tasks.At(ti).Job]
-	r := j.Replace(&s.tasks, ti, nodes, drain, s.now)
+	ji := s.c.Tasks.At(ti).Job
+	j := &s.jobs[ji]
+	r := s.c.Replace(ti, nodes, drain, s.now)
 	if r.Drain >= 0 {
-		o := s.tasks.At(r.Drain)
+		o := s.c.Tasks.At(r.Drain)
 		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: r.Drain, ver: o.Ver})
 	}
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	s.rec.lostWork += r.LostWork
 	s.rec.moveAttempt(t, nodes)
 	s.rec.hold(t.Job, r.Delta)
-	if end, _ := t.Due(j.Shape); end >= 0 {
+	if end, _ := t.Due(s.c.Jobs[ji].Shape); end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
 	}
 	s.scheduleReport(ti)
@@ -64,13 +65,13 @@ func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
 
 // moved frees the old placement of a moved task once it has drained.
 func (s *sim) moved(oi int32) {
-	s.freed(oi, s.jobs[s.tasks.At(oi).Job].Drained(&s.tasks, oi))
+	s.freed(oi, s.c.Drained(oi))
 }
 
 // dropMoves frees the draining old placements of a job that is ending.
 func (s *sim) dropMoves(ji int32) {
-	for _, ti := range s.tasks.Running() {
-		if t := s.tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
+	for _, ti := range s.c.Tasks.Running() {
+		if t := s.c.Tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
 			s.moved(ti)
 		}
 	}

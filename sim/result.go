@@ -232,33 +232,34 @@ func (r *recorder) preempted(ji int32) { r.preempts++ }
 func (r *recorder) checkpointed(slotSeconds int64) { r.col.Preempted(slotSeconds) }
 
 func (r *recorder) finished(ji int32) {
-	j := &r.s.jobs[ji]
-	r.lastEnd = max(r.lastEnd, j.End)
-	switch stateOf(j.State) {
+	j, lj := &r.s.jobs[ji], &r.s.c.Jobs[ji]
+	r.lastEnd = max(r.lastEnd, lj.End)
+	switch stateOf(lj.State) {
 	case StateCompleted:
 		r.completed++
 	case StateKilled:
 		r.killed++
-		if j.Timeout > 0 {
+		if lj.Timeout > 0 {
 			r.limitKills++
 		}
 	case StateFailed:
 		r.failed++
 	}
-	r.col.Job(j.project, sample(j))
+	r.col.Job(j.project, sample(j, lj))
 	if !r.s.opt.OmitJobs {
-		r.jobs = append(r.jobs, r.jobResult(j))
+		r.jobs = append(r.jobs, r.jobResult(j, lj))
 	}
 }
 
-// sample is the fixed-size record the metrics keep of a job.
-func sample(j *job) metrics.Sample {
+// sample is the fixed-size record the metrics keep of job j, whose
+// lifecycle record is lj.
+func sample(j *job, lj *lifecycle.Job) metrics.Sample {
 	x := metrics.Sample{Wait: -1, Response: -1, Run: j.busy}
-	if j.Start >= 0 {
-		x.Wait = j.Start - j.spec.Submit
+	if lj.Start >= 0 {
+		x.Wait = lj.Start - j.spec.Submit
 	}
-	if !j.Alive {
-		x.Response = j.End - j.spec.Submit
+	if !lj.Alive {
+		x.Response = lj.End - j.spec.Submit
 	}
 	return x
 }
@@ -272,9 +273,9 @@ func (r *recorder) settled() {
 	}
 	r.dirty = false
 	e := TimelineEntry{Time: r.s.now, Slots: map[string]int{}}
-	for _, ji := range r.s.roster.List() {
-		if j := &r.s.jobs[ji]; j.Alive && j.Held > 0 {
-			e.Slots[j.spec.Name] = j.Held
+	for _, ji := range r.s.c.Roster.List() {
+		if lj := &r.s.c.Jobs[ji]; lj.Alive && lj.Held > 0 {
+			e.Slots[r.s.jobs[ji].spec.Name] = lj.Held
 		}
 	}
 	// An instant can be settled twice, when handling it queued more events
@@ -287,8 +288,8 @@ func (r *recorder) settled() {
 	r.timeline = append(r.timeline, e)
 }
 
-func (r *recorder) jobResult(j *job) JobResult {
-	jr := JobResult{Name: j.spec.Name, State: stateOf(j.State), Submit: j.spec.Submit, Preemptions: j.Preempts,
+func (r *recorder) jobResult(j *job, lj *lifecycle.Job) JobResult {
+	jr := JobResult{Name: j.spec.Name, State: stateOf(lj.State), Submit: j.spec.Submit, Preemptions: lj.Preempts,
 		Project: j.spec.Project, Account: j.spec.Account, Attempts: j.attempts, seq: j.seq}
 	if j.hasPrio {
 		prio := roundPriority(j.prio)
@@ -298,12 +299,12 @@ func (r *recorder) jobResult(j *job) JobResult {
 	if j.search != nil {
 		jr.Search = j.search.result(j.spec.Search)
 	}
-	if j.Start >= 0 {
-		start, wait := j.Start, j.Start-j.spec.Submit
+	if lj.Start >= 0 {
+		start, wait := lj.Start, lj.Start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait
 	}
-	if j.End >= 0 && !j.Alive {
-		end := j.End
+	if lj.End >= 0 && !lj.Alive {
+		end := lj.End
 		jr.End = &end
 	}
 	if j.estimate >= 0 {
@@ -322,20 +323,20 @@ func (s *sim) result() *Result {
 		res.Jobs = []JobResult{}
 	}
 	reasons, fallback, prios := s.finalReasons()
-	for _, ji := range s.roster.List() {
-		j := &s.jobs[ji]
-		if !j.Alive {
+	for _, ji := range s.c.Roster.List() {
+		j, lj := &s.jobs[ji], &s.c.Jobs[ji]
+		if !lj.Alive {
 			continue
 		}
-		if j.Held > 0 {
+		if lj.Held > 0 {
 			j.busy += s.now - j.busySince // still running: count up to now
 			j.busySince = s.now
 		}
-		r.col.Job(j.project, sample(j))
+		r.col.Job(j.project, sample(j, lj))
 		if s.opt.OmitJobs {
 			continue
 		}
-		jr := r.jobResult(j)
+		jr := r.jobResult(j, lj)
 		jr.Reason = reasons[ji]
 		if jr.Reason == "" && jr.State == StatePending {
 			jr.Reason = fallback[ji]
@@ -375,7 +376,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 		return out, fallback, prios
 	}
 	for _, p := range plan.Pending {
-		ji := s.roster.List()[p.Job]
+		ji := s.c.Roster.List()[p.Job]
 		out[ji] = p.Message(&s.snap)
 		if s.snap.Pools[s.snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
 			prios[ji] = p.Priority
@@ -386,12 +387,12 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	// stopped before that pass, and one whose tasks are still
 	// checkpointing after a preemption.
 	for _, st := range plan.Starts {
-		if ji := s.roster.List()[st.Job]; out[ji] == "" {
+		if ji := s.c.Roster.List()[st.Job]; out[ji] == "" {
 			fallback[ji] = fmt.Sprintf("starts at %s of simulated time: the run stopped before the pass that starts it", sched.HumanDuration(s.now))
 		}
 	}
 	for _, a := range s.snap.Allocs {
-		if ji := s.roster.List()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
+		if ji := s.c.Roster.List()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
 			fallback[ji] = "preempted; waiting for its tasks to checkpoint before they queue again"
 		}
 	}

@@ -152,7 +152,7 @@ func newJobSearch(spec *SearchSpec, record bool) *jobSearch {
 // training reaches the step of its next point. Called whenever the trial
 // (re)starts, as its progress and rate may have changed.
 func (s *sim) scheduleReport(ti int32) {
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	j := &s.jobs[t.Job]
 	js := j.search
 	if js == nil {
@@ -174,7 +174,7 @@ func (s *sim) scheduleReport(ti int32) {
 // the rungs it joined, and stops the trial at once if the searcher says
 // so; otherwise it queues the trial's next report.
 func (s *sim) report(ti int32) {
-	t := s.tasks.At(ti)
+	t := s.c.Tasks.At(ti)
 	ji := t.Job
 	j := &s.jobs[ji]
 	js, i := j.search, int(t.ID)
@@ -193,7 +193,7 @@ func (s *sim) report(ti int32) {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
 	s.rec.endAttempt(t, AttemptCompleted)
-	s.freed(ti, j.Exit(&s.tasks, ti, false))
+	s.freed(ti, s.c.Exit(ti, false))
 	s.settleState(ji)
 }
 

@@ -1,0 +1,126 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// Cluster is the scheduling state kept from pass to pass: the jobs, the
+// live ones on a roster with their snapshot entries, and the task
+// attempts holding slots. It is the state machine of issue 13 in the
+// making (docs/architecture.md says how far it goes): the driver calls a
+// transition for each event and applies each plan's effects through it,
+// and keeps beside it, indexed by the same job record, whatever else it
+// needs (the simulator its specs and metrics).
+//
+// Job records are reused once their job has left the roster, so the
+// table grows with the live state, not with the run.
+type Cluster struct {
+	Jobs   []Job
+	Tasks  Tasks
+	Roster Roster
+	// freeJobs are records of jobs that left the roster, for reuse.
+	freeJobs []int32
+	// allocTask maps the last snapshot's allocations to task records.
+	allocTask []int32
+	effects   []Effect
+}
+
+// NextJob is the record the next AddJob will use.
+func (c *Cluster) NextJob() int32 {
+	if n := len(c.freeJobs); n > 0 {
+		return c.freeJobs[n-1]
+	}
+	return int32(len(c.Jobs))
+}
+
+// AddJob stores a submitted job's record (NewJob's) and returns its
+// index; the driver then puts it on the roster with its snapshot entry.
+// A reused record lends its buffers to the new one.
+func (c *Cluster) AddJob(tasks int, fresh int64, sh Shape, failOnPreempt bool, maxRetries int) int32 {
+	ji := c.NextJob()
+	if int(ji) == len(c.Jobs) {
+		c.Jobs = append(c.Jobs, Job{})
+	} else {
+		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
+	}
+	c.Jobs[ji] = NewJob(tasks, fresh, sh, failOnPreempt, maxRetries, c.Jobs[ji].Resume)
+	return ji
+}
+
+// Launch starts a waiting task of job ji on nodes at now (Job.Launch).
+func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
+	return c.Jobs[ji].Launch(&c.Tasks, ji, nodes, backfill, now)
+}
+
+// Preempt asks task ti to stop at now (Job.Preempt).
+func (c *Cluster) Preempt(ti int32, now int64) int64 {
+	return c.Jobs[c.Tasks.At(ti).Job].Preempt(&c.Tasks, ti, now)
+}
+
+// Replace re-places task ti on nodes at now, drain draining
+// (Job.Replace).
+func (c *Cluster) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64) Replaced {
+	return c.Jobs[c.Tasks.At(ti).Job].Replace(&c.Tasks, ti, nodes, drain, now)
+}
+
+// Exit ends task ti, done or timed out (Job.Exit).
+func (c *Cluster) Exit(ti int32, timedOut bool) int {
+	return c.Jobs[c.Tasks.At(ti).Job].Exit(&c.Tasks, ti, timedOut)
+}
+
+// Checkpointed ends preempted task ti once its checkpoint has landed
+// (Job.Checkpointed).
+func (c *Cluster) Checkpointed(ti int32) int {
+	return c.Jobs[c.Tasks.At(ti).Job].Checkpointed(&c.Tasks, ti)
+}
+
+// Drained frees the drained placement oi of a moved task (Job.Drained).
+func (c *Cluster) Drained(oi int32) int {
+	return c.Jobs[c.Tasks.At(oi).Job].Drained(&c.Tasks, oi)
+}
+
+// Release lets go of task ti's slots (Job.Release).
+func (c *Cluster) Release(ti int32) int {
+	return c.Jobs[c.Tasks.At(ti).Job].Release(&c.Tasks, ti)
+}
+
+// Finish ends job ji in state st at now; it leaves the roster at the next
+// Snapshot.
+func (c *Cluster) Finish(ji int32, st JobState, now int64) {
+	c.Jobs[ji].Finish(st, now)
+	c.Roster.Finished(ji)
+}
+
+// Snapshot puts the cluster's jobs and allocations in snap for a pass at
+// now: the roster, compacted, as its jobs, and an allocation for each task
+// holding slots. It returns the roster index of the last job holding
+// slots, -1 for none. The driver fills in the rest (usage, budgets).
+func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
+	c.Roster.Compact(c.alive, c.recycle)
+	snap.Jobs = c.Roster.Entries()
+	lastRunning = -1
+	snap.Allocs = snap.Allocs[:0]
+	c.allocTask = c.allocTask[:0]
+	// Only at a sweep are retired tasks' records reusable: the running
+	// list no longer names them.
+	for _, ti := range c.Tasks.Sweep() {
+		t := c.Tasks.At(ti)
+		c.allocTask = append(c.allocTask, ti)
+		job := c.Roster.Index(t.Job)
+		lastRunning = max(lastRunning, job)
+		snap.Allocs = append(snap.Allocs, t.Alloc(job, now, c.Jobs[t.Job].Shape.Every))
+	}
+	return lastRunning
+}
+
+// Decide returns the effects of plan, made from the last Snapshot, in the
+// order they must be applied (the package's Decide). The slice is reused
+// by the next call.
+func (c *Cluster) Decide(plan *sched.Plan) []Effect {
+	c.effects = Decide(c.effects[:0], plan, c.allocTask)
+	return c.effects
+}
+
+func (c *Cluster) alive(ji int32) bool { return c.Jobs[ji].Alive }
+
+// recycle makes a finished job's record reusable; only once the job is off
+// the roster may it be.
+func (c *Cluster) recycle(ji int32) { c.freeJobs = append(c.freeJobs, ji) }
