@@ -4,79 +4,103 @@ import (
 	"fmt"
 
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
 )
 
-// runJob plays the job commands of a script (testdata/tasks/jobs*.txt):
+// runJob plays the Cluster commands of a script (testdata/tasks/jobs.txt,
+// cluster.txt):
 //
-//	job tasks=N work=W [elastic] [every=S] [limit=S] [fail] [retries=N]
+//	job tasks=N work=W [slots=S] [elastic] [every=S] [limit=S] [fail] [retries=N]
 //	start j=J nodes=P at=T [backfill]    a waiting task of job J starts
-//	stop t=T at=T                        its job preempts task T
-//	relocate t=T nodes=P at=T [resize]   its job moves (or resizes) task T
+//	stop t=T at=T                        task T is preempted
+//	relocate t=T nodes=P at=T [resize]   task T is moved (or resized)
 //	exit t=T [timeout]                   task T ends, done or timed out
 //	landed t=T                           task T's checkpoint lands
+//	snapshot at=T                        the jobs and allocations a pass sees
 //
-// Each prints the task it acted on and its job.
+// Each but snapshot prints the task it acted on and its job; a job whose
+// tasks have all ended is finished, as a driver does.
 func (p *player) runJob(cmd string, args args) ([]string, error) {
-	if cmd == "job" {
+	switch cmd {
+	case "job":
 		sh := lifecycle.Shape{Elastic: args.flag("elastic"), Every: args.int("every"), Limit: args.int("limit")}
-		j := lifecycle.NewJob(int(args.int("tasks")), args.int("work"), sh, args.flag("fail"), int(args.int("retries")), nil)
-		p.jobs = append(p.jobs, j)
-		return []string{p.describeJob(int32(len(p.jobs) - 1))}, args.err
-	}
-	var ti int32
-	if cmd == "start" {
+		tasks := int(args.int("tasks"))
+		ji := p.c.AddJob(tasks, args.int("work"), sh, args.flag("fail"), int(args.int("retries")))
+		p.c.Roster.Add(ji, sched.Job{ID: fmt.Sprintf("j%d", ji), Slots: int(args.int("slots")), Waiting: tasks})
+		return []string{p.describeJob(ji)}, args.err
+	case "snapshot":
+		return p.snapshot(args.int("at")), args.err
+	case "start":
 		ji := int32(args.int("j"))
-		if args.err != nil || ji < 0 || int(ji) >= len(p.jobs) {
+		if args.err != nil || ji < 0 || int(ji) >= len(p.c.Jobs) {
 			return nil, fmt.Errorf("no job %d", ji)
 		}
-		ti = p.jobs[ji].Launch(&p.ts, ji, args.nodes("nodes"), args.flag("backfill"), args.int("at"))
-		return p.after(ti, ji, nil), args.err
+		ti := p.c.Launch(ji, args.nodes("nodes"), args.flag("backfill"), args.int("at"))
+		return p.after(ti, nil), args.err
 	}
-	ti = int32(args.int("t"))
-	ji := p.ts.At(ti).Job
-	j := &p.jobs[ji]
+	ti := int32(args.int("t"))
 	var out []string
 	switch cmd {
 	case "stop":
-		out = append(out, fmt.Sprintf("lost=%d", j.Preempt(&p.ts, ti, args.int("at"))))
+		out = append(out, fmt.Sprintf("lost=%d", p.c.Preempt(ti, args.int("at"))))
 	case "relocate":
 		r := lifecycle.Move
 		if args.flag("resize") {
 			r = lifecycle.Resize
 		}
 		nodes := args.nodes("nodes")
-		res := j.Replace(&p.ts, ti, nodes, lifecycle.Draining(nil, r, p.ts.At(ti).Nodes, nodes), args.int("at"))
+		res := p.c.Replace(ti, nodes, lifecycle.Draining(nil, r, p.c.Tasks.At(ti).Nodes, nodes), args.int("at"))
 		out = append(out, fmt.Sprintf("lost=%d delta=%d", res.Lost, res.Delta))
 		if res.Drain >= 0 {
-			out = append(out, p.describeBy(res.Drain, j.Shape))
+			out = append(out, p.describeBy(res.Drain, p.c.Jobs[p.c.Tasks.At(ti).Job].Shape))
 		}
 	case "exit":
-		out = append(out, fmt.Sprintf("freed=%d", j.Exit(&p.ts, ti, args.flag("timeout"))))
+		out = append(out, fmt.Sprintf("freed=%d", p.c.Exit(ti, args.flag("timeout"))))
 	case "landed":
-		if p.ts.At(ti).Moving {
-			out = append(out, fmt.Sprintf("freed=%d", j.Drained(&p.ts, ti)))
+		if p.c.Tasks.At(ti).Moving {
+			out = append(out, fmt.Sprintf("freed=%d", p.c.Drained(ti)))
 		} else {
-			out = append(out, fmt.Sprintf("freed=%d", j.Checkpointed(&p.ts, ti)))
+			out = append(out, fmt.Sprintf("freed=%d", p.c.Checkpointed(ti)))
 		}
 	}
-	return p.after(ti, ji, out), args.err
+	return p.after(ti, out), args.err
 }
 
-// after prints what a job command did, task ti and job ji, ending the job
-// as a driver does once Over says every task has ended.
-func (p *player) after(ti, ji int32, out []string) []string {
-	out = append(out, p.describeBy(ti, p.jobs[ji].Shape))
-	if st, over := p.jobs[ji].Over(); over && p.jobs[ji].Alive {
-		p.jobs[ji].Finish(st, -1)
+// after prints what a job command did to task ti and its job, finishing
+// the job once Over says every task has ended. The roster entry's waiting
+// count follows the job's, as drivers keep it.
+func (p *player) after(ti int32, out []string) []string {
+	ji := p.c.Tasks.At(ti).Job
+	j := &p.c.Jobs[ji]
+	out = append(out, p.describeBy(ti, j.Shape))
+	if j.Alive {
+		p.c.Roster.Entry(ji).Waiting = j.Waiting
+	}
+	if st, over := j.Over(); over && j.Alive {
+		p.c.Finish(ji, st, -1)
 	}
 	return append(out, p.describeJob(ji))
+}
+
+// snapshot prints the jobs and allocations of a pass at now.
+func (p *player) snapshot(now int64) []string {
+	last := p.c.Snapshot(&p.snap, now)
+	out := []string{fmt.Sprintf("last_running=%d", last)}
+	for i, j := range p.snap.Jobs {
+		out = append(out, fmt.Sprintf("job %d %s waiting=%d", i, j.ID, j.Waiting))
+	}
+	for _, a := range p.snap.Allocs {
+		out = append(out, fmt.Sprintf("alloc job=%d nodes=%s start=%d checkpoint=%d preempting=%t moving=%t backfilled=%t",
+			a.Job, nodesString(a.Nodes), a.Start, a.Checkpoint, a.Preempting, a.Moving, a.Backfilled))
+	}
+	return out
 }
 
 var stateNames = [...]string{lifecycle.JobPending: "pending", lifecycle.JobRunning: "running",
 	lifecycle.JobCompleted: "completed", lifecycle.JobFailed: "failed", lifecycle.JobKilled: "killed"}
 
 func (p *player) describeJob(ji int32) string {
-	j := &p.jobs[ji]
+	j := &p.c.Jobs[ji]
 	s := fmt.Sprintf("j%d %s waiting=%d running=%d held=%d done=%d timeout=%d failed=%d moving=%d preempts=%d next=%d start=%d",
 		ji, stateNames[j.State], j.Waiting, j.Running, j.Held, j.Done, j.Timeout, j.Failed, j.Moving, j.Preempts, j.NextTask, j.Start)
 	for _, r := range j.Resume {

@@ -92,9 +92,9 @@ func playScript(t *testing.T, script string) (string, []string) {
 
 // player is the state a script acts on.
 type player struct {
-	ts    lifecycle.Tasks
+	c     lifecycle.Cluster
 	shape lifecycle.Shape
-	jobs  []lifecycle.Job
+	snap  sched.Snapshot
 }
 
 func (p *player) run(line string) ([]string, error) {
@@ -108,28 +108,28 @@ func (p *player) run(line string) ([]string, error) {
 		p.shape = lifecycle.Shape{Elastic: args.flag("elastic"), Every: args.int("every"), Limit: args.int("limit")}
 		return nil, args.err
 	case "launch":
-		ti := p.ts.Launch(int32(args.int("job")), int32(args.int("id")), int32(args.int("retries")),
+		ti := p.c.Tasks.Launch(int32(args.int("job")), int32(args.int("id")), int32(args.int("retries")),
 			args.int("work"), args.nodes("nodes"), args.flag("backfill"), args.int("at"))
 		return []string{p.describe(ti)}, args.err
 	case "preempt":
 		ti := int32(args.int("t"))
-		lost := p.ts.Preempt(ti, args.int("at"), p.shape)
+		lost := p.c.Tasks.Preempt(ti, args.int("at"), p.shape)
 		return []string{fmt.Sprintf("lost=%d", lost), p.describe(ti)}, args.err
 	case "move", "resize":
 		return p.replace(f[0], args)
 	case "retire":
 		ti := int32(args.int("t"))
-		p.ts.Retire(ti)
+		p.c.Tasks.Retire(ti)
 		return []string{p.describe(ti)}, args.err
 	case "current":
-		return []string{strconv.FormatBool(p.ts.Current(int32(args.int("t")), uint32(args.int("ver"))))}, args.err
+		return []string{strconv.FormatBool(p.c.Tasks.Current(int32(args.int("t")), uint32(args.int("ver"))))}, args.err
 	case "sweep":
-		return []string{fmt.Sprint("running ", p.ts.Sweep())}, args.err
+		return []string{fmt.Sprint("running ", p.c.Tasks.Sweep())}, args.err
 	case "allocs":
 		return p.allocs(args.int("at")), args.err
 	case "decide":
 		return p.decide(args)
-	case "job", "start", "stop", "exit", "landed", "relocate":
+	case "job", "start", "stop", "exit", "landed", "relocate", "snapshot":
 		return p.runJob(f[0], args)
 	}
 	return nil, fmt.Errorf("unknown command %q", f[0])
@@ -142,8 +142,8 @@ func (p *player) replace(op string, args args) ([]string, error) {
 		r = lifecycle.Resize
 	}
 	nodes := args.nodes("nodes")
-	drain := lifecycle.Draining(nil, r, p.ts.At(ti).Nodes, nodes)
-	res := p.ts.Replace(ti, nodes, drain, args.int("at"), p.shape)
+	drain := lifecycle.Draining(nil, r, p.c.Tasks.At(ti).Nodes, nodes)
+	res := p.c.Tasks.Replace(ti, nodes, drain, args.int("at"), p.shape)
 	out := []string{fmt.Sprintf("lost=%d lost_work=%d delta=%d budget=%t", res.Lost, res.LostWork, res.Delta, r.ChargesBudget()),
 		p.describe(ti)}
 	if res.Drain >= 0 {
@@ -156,8 +156,8 @@ func (p *player) replace(op string, args args) ([]string, error) {
 // jobs numbered as the task records number them.
 func (p *player) allocs(now int64) []string {
 	var out []string
-	for _, ti := range p.ts.Sweep() {
-		t := p.ts.At(ti)
+	for _, ti := range p.c.Tasks.Sweep() {
+		t := p.c.Tasks.At(ti)
 		a := t.Alloc(int(t.Job), now, p.shape.Every)
 		out = append(out, fmt.Sprintf("alloc job=%d nodes=%s start=%d checkpoint=%d preempting=%t moving=%t backfilled=%t",
 			a.Job, nodesString(a.Nodes), a.Start, a.Checkpoint, a.Preempting, a.Moving, a.Backfilled))
@@ -166,7 +166,8 @@ func (p *player) allocs(now int64) []string {
 }
 
 // decide builds a plan over the running tasks' allocations (in Sweep's
-// order) and prints its effects: preempt=A, move=A:PLACEMENT,
+// order, or with the flag cluster the last snapshot's) and prints its
+// effects: preempt=A, move=A:PLACEMENT,
 // resize=A:PLACEMENT, start=J:PLACEMENT and backfill=J:PLACEMENT, each
 // repeatable and given in any order.
 func (p *player) decide(args args) ([]string, error) {
@@ -196,7 +197,12 @@ func (p *player) decide(args args) ([]string, error) {
 		}
 	}
 	var out []string
-	effects := lifecycle.Decide(nil, &plan, p.ts.Sweep())
+	var effects []lifecycle.Effect
+	if args.flag("cluster") {
+		effects = p.c.Decide(&plan) // by the last snapshot's allocations
+	} else {
+		effects = lifecycle.Decide(nil, &plan, p.c.Tasks.Sweep())
+	}
 	for _, e := range effects {
 		s := fmt.Sprintf("%s t%d job=%d nodes=%s", e.Op, e.Task, e.Job, nodesString(e.Nodes))
 		if e.Backfill {
@@ -215,7 +221,7 @@ func (p *player) decide(args args) ([]string, error) {
 func (p *player) describe(ti int32) string { return p.describeBy(ti, p.shape) }
 
 func (p *player) describeBy(ti int32, sh lifecycle.Shape) string {
-	t := p.ts.At(ti)
+	t := p.c.Tasks.At(ti)
 	s := fmt.Sprintf("t%d v%d job=%d id=%d retries=%d nodes=%s start=%d from=%d work=%d lost=%d",
 		ti, t.Ver, t.Job, t.ID, t.Retries, nodesString(t.Nodes), t.Start, t.From, t.Work, t.Lost)
 	if due, limited := t.Due(sh); due >= 0 && !t.Preempting {
