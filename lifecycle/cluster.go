@@ -21,6 +21,7 @@ type Cluster struct {
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
 	effects   []Effect
+	drain     []sched.NodeSlots // Replace's scratch
 }
 
 // NextJob is the record the next AddJob will use.
@@ -55,10 +56,13 @@ func (c *Cluster) Preempt(ti int32, now int64) int64 {
 	return c.Jobs[c.Tasks.At(ti).Job].Preempt(&c.Tasks, ti, now)
 }
 
-// Replace re-places task ti on nodes at now, drain draining
-// (Job.Replace).
-func (c *Cluster) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64) Replaced {
-	return c.Jobs[c.Tasks.At(ti).Job].Replace(&c.Tasks, ti, nodes, drain, now)
+// Replace re-places task ti on nodes at now as r says: what of its old
+// placement drains (Draining) until its checkpoint lands (Job.Replace).
+// Whether r charges the project's preemption budget is r's to say.
+func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int64) Replaced {
+	t := c.Tasks.At(ti)
+	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
+	return c.Jobs[t.Job].Replace(&c.Tasks, ti, nodes, c.drain, now)
 }
 
 // Exit ends task ti, done or timed out (Job.Exit).

@@ -49,7 +49,7 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 			r = lifecycle.Resize
 		}
 		nodes := args.nodes("nodes")
-		res := p.c.Replace(ti, nodes, lifecycle.Draining(nil, r, p.c.Tasks.At(ti).Nodes, nodes), args.int("at"))
+		res := p.c.Replace(ti, nodes, r, args.int("at"))
 		out = append(out, fmt.Sprintf("lost=%d delta=%d", res.Lost, res.Delta))
 		if res.Drain >= 0 {
 			out = append(out, p.describeBy(res.Drain, p.c.Jobs[p.c.Tasks.At(ti).Job].Shape))

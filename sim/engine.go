@@ -82,7 +82,6 @@ type sim struct {
 
 	scheduler sched.Scheduler
 	snap      sched.Snapshot
-	scratch   []sched.NodeSlots
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
 	oneShot bool

@@ -32,23 +32,16 @@ func (s *sim) resize(ti int32, nodes []sched.NodeSlots) {
 
 // replace re-places running task ti on nodes as r says (lifecycle's
 // rule, the master's too): what of its old placement drains, and whether
-// its project's budget is charged.
-func (s *sim) replace(ti int32, nodes []sched.NodeSlots, r lifecycle.Replace) {
-	t := s.c.Tasks.At(ti)
-	s.scratch = lifecycle.Draining(s.scratch[:0], r, t.Nodes, nodes)
-	if r.ChargesBudget() {
-		s.noteBudget(s.jobs[t.Job].qp)
-	}
-	s.restart(ti, nodes, s.scratch)
-}
-
-// restart checkpoints running task ti and resumes it on nodes at once;
-// drain, the part of its old placement it lets go of, drains as a moving
-// record of its own.
-func (s *sim) restart(ti int32, nodes, drain []sched.NodeSlots) {
+// its project's budget is charged. The task checkpoints and resumes on
+// nodes at once; the part of its old placement it lets go of drains as a
+// moving record of its own.
+func (s *sim) replace(ti int32, nodes []sched.NodeSlots, rep lifecycle.Replace) {
 	ji := s.c.Tasks.At(ti).Job
 	j := &s.jobs[ji]
-	r := s.c.Replace(ti, nodes, drain, s.now)
+	if rep.ChargesBudget() {
+		s.noteBudget(j.qp)
+	}
+	r := s.c.Replace(ti, nodes, rep, s.now)
 	if r.Drain >= 0 {
 		o := s.c.Tasks.At(r.Drain)
 		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: r.Drain, ver: o.Ver})
