@@ -22,6 +22,13 @@ type Cluster struct {
 	allocTask []int32
 	effects   []Effect
 	drain     []sched.NodeSlots // Replace's scratch
+	// The ledgers (ledgers.go): accounts' usage up to usageAt, and
+	// budgeted projects' preemptions.
+	usage     *Usage[int32]
+	usageAt   int64
+	budget    *Budget[int32]
+	budgeted  []bool
+	anyBudget bool
 }
 
 // NextJob is the record the next AddJob will use.
@@ -35,55 +42,77 @@ func (c *Cluster) NextJob() int32 {
 // AddJob stores a submitted job's record (NewJob's) and returns its
 // index; the driver then puts it on the roster with its snapshot entry.
 // A reused record lends its buffers to the new one.
-func (c *Cluster) AddJob(tasks int, fresh int64, sh Shape, failOnPreempt bool, maxRetries int) int32 {
+func (c *Cluster) AddJob(sub Submission) int32 {
 	ji := c.NextJob()
 	if int(ji) == len(c.Jobs) {
 		c.Jobs = append(c.Jobs, Job{})
 	} else {
 		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
 	}
-	c.Jobs[ji] = NewJob(tasks, fresh, sh, failOnPreempt, maxRetries, c.Jobs[ji].Resume)
+	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
 	return ji
 }
 
-// Launch starts a waiting task of job ji on nodes at now (Job.Launch).
+// Launch starts a waiting task of job ji on nodes at now (Job.Launch); its
+// account is charged for the slots.
 func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
-	return c.Jobs[ji].Launch(&c.Tasks, ji, nodes, backfill, now)
+	ti := c.Jobs[ji].Launch(&c.Tasks, ji, nodes, backfill, now)
+	c.Hold(c.Jobs[ji].Account, sched.Slots(nodes))
+	return ti
 }
 
-// Preempt asks task ti to stop at now (Job.Preempt).
+// Preempt asks task ti to stop at now (Job.Preempt), which counts against
+// its project's preemption budget.
 func (c *Cluster) Preempt(ti int32, now int64) int64 {
-	return c.Jobs[c.Tasks.At(ti).Job].Preempt(&c.Tasks, ti, now)
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	c.NoteBudget(j.Project, now)
+	return j.Preempt(&c.Tasks, ti, now)
 }
 
 // Replace re-places task ti on nodes at now as r says: what of its old
-// placement drains (Draining) until its checkpoint lands (Job.Replace).
-// Whether r charges the project's preemption budget is r's to say.
+// placement drains (Draining) until its checkpoint lands (Job.Replace),
+// and whether its project's preemption budget is charged.
 func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int64) Replaced {
 	t := c.Tasks.At(ti)
+	j := &c.Jobs[t.Job]
+	if r.ChargesBudget() {
+		c.NoteBudget(j.Project, now)
+	}
 	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
-	return c.Jobs[t.Job].Replace(&c.Tasks, ti, nodes, c.drain, now)
+	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
+	c.Hold(j.Account, res.Delta)
+	return res
 }
 
 // Exit ends task ti, done or timed out (Job.Exit).
 func (c *Cluster) Exit(ti int32, timedOut bool) int {
-	return c.Jobs[c.Tasks.At(ti).Job].Exit(&c.Tasks, ti, timedOut)
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	return c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
 }
 
 // Checkpointed ends preempted task ti once its checkpoint has landed
 // (Job.Checkpointed).
 func (c *Cluster) Checkpointed(ti int32) int {
-	return c.Jobs[c.Tasks.At(ti).Job].Checkpointed(&c.Tasks, ti)
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	return c.freed(j, j.Checkpointed(&c.Tasks, ti))
 }
 
 // Drained frees the drained placement oi of a moved task (Job.Drained).
 func (c *Cluster) Drained(oi int32) int {
-	return c.Jobs[c.Tasks.At(oi).Job].Drained(&c.Tasks, oi)
+	j := &c.Jobs[c.Tasks.At(oi).Job]
+	return c.freed(j, j.Drained(&c.Tasks, oi))
 }
 
 // Release lets go of task ti's slots (Job.Release).
 func (c *Cluster) Release(ti int32) int {
-	return c.Jobs[c.Tasks.At(ti).Job].Release(&c.Tasks, ti)
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	return c.freed(j, j.Release(&c.Tasks, ti))
+}
+
+// freed stops charging job j's account for slots it let go of.
+func (c *Cluster) freed(j *Job, slots int) int {
+	c.Hold(j.Account, -slots)
+	return slots
 }
 
 // Finish ends job ji in state st at now; it leaves the roster at the next
@@ -94,10 +123,12 @@ func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 }
 
 // Snapshot puts the cluster's jobs and allocations in snap for a pass at
-// now: the roster, compacted, as its jobs, and an allocation for each task
-// holding slots. It returns the roster index of the last job holding
-// slots, -1 for none. The driver fills in the rest (usage, budgets).
+// now: the roster, compacted, as its jobs, an allocation for each task
+// holding slots, and the projects' preemption counts. It returns the
+// roster index of the last job holding slots, -1 for none. The accounts'
+// usage is Advance's; the rest of snap is the driver's.
 func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
+	c.FillBudgets(snap.Projects, now)
 	c.Roster.Compact(c.alive, c.recycle)
 	snap.Jobs = c.Roster.Entries()
 	lastRunning = -1

@@ -30,10 +30,7 @@ type Resumed struct {
 // and have ended, and the job's state that follows from them. The
 // driver keeps the job's other records (its spec, metrics) beside it.
 type Job struct {
-	// What the job asks, fixed at submission: Tasks tasks, each with
-	// Fresh work (FreshWork) progressing as Shape says; after a
-	// preemption a task fails if FailOnPreempt or it was rescheduled
-	// MaxRetries times already (0: no cap), else it waits again.
+	// What the job asks, fixed at submission (the Submission's).
 	Tasks int
 	Fresh int64
 	Shape Shape
@@ -56,18 +53,36 @@ type Job struct {
 	// NextTask numbers the job's tasks as they first start.
 	NextTask   int32
 	MaxRetries int32
-	State      JobState
+	// Project and Account are the Submission's.
+	Project, Account int32
+	State            JobState
 	// The flags come last, packed, as the simulator keeps a record per
 	// live job.
 	FailOnPreempt bool
 	Alive         bool
 }
 
-// NewJob is the record of a job submitted with tasks tasks, each needing
-// fresh work progressing as sh says.
-func NewJob(tasks int, fresh int64, sh Shape, failOnPreempt bool, maxRetries int, resume []Resumed) Job {
-	return Job{Tasks: tasks, Fresh: fresh, Shape: sh, FailOnPreempt: failOnPreempt, MaxRetries: int32(maxRetries),
-		Waiting: tasks, Resume: resume[:0], State: JobPending, Start: -1, End: -1, Alive: true}
+// Submission is what the lifecycle needs of a submitted job.
+type Submission struct {
+	// Tasks tasks, each with Fresh work (FreshWork) progressing as Shape
+	// says. After a preemption a task fails if FailOnPreempt or it was
+	// rescheduled MaxRetries times already (0: no cap).
+	Tasks         int
+	Fresh         int64
+	Shape         Shape
+	FailOnPreempt bool
+	MaxRetries    int
+	// Project is the project whose preemption budget the job's
+	// preemptions and moves count against, Account the account its slots
+	// are charged to; -1 for none.
+	Project, Account int32
+}
+
+// NewJob is the record of a job just submitted; resume lends its buffer.
+func NewJob(sub Submission, resume []Resumed) Job {
+	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
+		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
+		Waiting: sub.Tasks, Resume: resume[:0], State: JobPending, Start: -1, End: -1, Alive: true}
 }
 
 // Launch starts one waiting task of job ji (this record) on nodes at now:

@@ -25,7 +25,8 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 	case "job":
 		sh := lifecycle.Shape{Elastic: args.flag("elastic"), Every: args.int("every"), Limit: args.int("limit")}
 		tasks := int(args.int("tasks"))
-		ji := p.c.AddJob(tasks, args.int("work"), sh, args.flag("fail"), int(args.int("retries")))
+		ji := p.c.AddJob(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
+			FailOnPreempt: args.flag("fail"), MaxRetries: int(args.int("retries")), Project: -1, Account: -1})
 		p.c.Roster.Add(ji, sched.Job{ID: fmt.Sprintf("j%d", ji), Slots: int(args.int("slots")), Waiting: tasks})
 		return []string{p.describeJob(ji)}, args.err
 	case "snapshot":

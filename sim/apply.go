@@ -74,13 +74,12 @@ func (s *sim) firstPriorities(plan *sched.Plan) error {
 	return nil
 }
 
-// buildSnapshot refreshes the snapshot from the live state: the jobs and
-// allocations (lifecycle.Cluster.Snapshot), the budgets, and the FIFO
+// buildSnapshot refreshes the snapshot from the live state: the jobs,
+// allocations and budgets (lifecycle.Cluster.Snapshot), and the FIFO
 // window.
 func (s *sim) buildSnapshot() {
 	snap := &s.snap
 	snap.Now = s.now
-	s.budget.fill(snap.Projects, s.now)
 	lastRunning := s.c.Snapshot(snap, s.now)
 	snap.Jobs = s.window(snap.Jobs, lastRunning)
 }
@@ -139,7 +138,7 @@ func (s *sim) preempt(ti int32) {
 	t := s.c.Tasks.At(ti)
 	j := &s.jobs[t.Job]
 	s.rec.lostWork += s.c.Preempt(ti, s.now) * int64(sched.Slots(t.Nodes))
-	s.noteBudget(j.qp)
+	s.wakeBudget(j.qp)
 	s.rec.preemptAttempt(t)
 	s.rec.preempted(t.Job)
 	cost := s.in.Pools[j.spec.Pool].CheckpointCost

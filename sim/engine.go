@@ -66,10 +66,6 @@ type sim struct {
 	// accountIdx account names to indices in Input.Accounts.
 	projectIdx map[string]int32
 	accountIdx map[string]int32
-	// fair keeps the accounts' decayed usage; budget counts each
-	// project's recent preemptions for its preemption budget.
-	fair   fairUsage
-	budget budget
 	// multifactor: some pool runs the multifactor policy.
 	multifactor bool
 	// queued counts jobs with waiting tasks.
@@ -139,8 +135,8 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		s.prefix = initialWindow
 	}
 	s.full = fullSkips(in, &opt)
-	s.fair.init(in)
-	s.budget.init(in.Projects)
+	s.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts)
+	s.c.CountBudgets(s.snap.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
@@ -235,7 +231,7 @@ func (s *sim) loop() error {
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
-		s.fair.advance(s.snap.Accounts, s.opt.Until)
+		s.c.Advance(s.snap.Accounts, s.opt.Until)
 		s.now = s.opt.Until
 	}
 	if s.opt.Progress != nil {
@@ -253,7 +249,7 @@ func (s *sim) tick() (bool, error) {
 		return false, nil
 	}
 	s.rec.advance(t)
-	s.fair.advance(s.snap.Accounts, t)
+	s.c.Advance(s.snap.Accounts, t)
 	s.now = t
 	return true, s.step()
 }
@@ -387,19 +383,21 @@ func (s *sim) mayGrow() bool {
 }
 
 func (s *sim) submit(spec JobSpec) {
-	ji := s.c.AddJob(spec.Tasks, freshWork(&spec), shapeOf(&spec), spec.OnPreempt == PreemptFail, spec.MaxRetries)
+	qp, acct := int32(-1), int32(-1)
+	if p, ok := s.projectIdx[spec.Project]; ok {
+		qp = p
+	}
+	if a, ok := s.accountIdx[spec.Account]; ok {
+		acct = a
+	}
+	ji := s.c.AddJob(lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
+		FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct})
 	if int(ji) == len(s.jobs) {
 		s.jobs = append(s.jobs, job{})
 	}
 	s.nextSeq++
 	j := &s.jobs[ji]
-	*j = job{spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: -1, acct: -1}
-	if qp, ok := s.projectIdx[spec.Project]; ok {
-		j.qp = qp
-	}
-	if a, ok := s.accountIdx[spec.Account]; ok {
-		j.acct = a
-	}
+	*j = job{spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: qp, acct: acct}
 	if spec.Search != nil {
 		j.search = newJobSearch(spec.Search, !s.opt.OmitJobs)
 	}

@@ -39,7 +39,7 @@ func (s *sim) replace(ti int32, nodes []sched.NodeSlots, rep lifecycle.Replace) 
 	ji := s.c.Tasks.At(ti).Job
 	j := &s.jobs[ji]
 	if rep.ChargesBudget() {
-		s.noteBudget(j.qp)
+		s.wakeBudget(j.qp)
 	}
 	r := s.c.Replace(ti, nodes, rep, s.now)
 	if r.Drain >= 0 {

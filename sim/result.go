@@ -223,7 +223,6 @@ func (r *recorder) hold(ji int32, slots int) {
 	r.s.inUse += slots
 	r.col.Hold(j.project, slots)
 	r.usage.hold(j.qp, slots, j.spec.Borrow)
-	r.s.fair.hold(j.acct, slots)
 	r.dirty = true
 }
 
