@@ -6,8 +6,8 @@
 // job's count of its tasks and the state that follows (Job), the live
 // jobs with their snapshot entries (Roster), a plan's effects in the
 // order a driver applies them (Decide, Settled, KeepReservations), and
-// the owner of jobs, roster and tasks with their transitions and the
-// snapshot they give (Cluster). It is growing into the cluster's state machine of
+// the owner of jobs, roster, tasks, usage and budgets with their
+// transitions and the snapshot they give (Cluster). It is growing into the cluster's state machine of
 // issue 13 (docs/architecture.md says where it stands). The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
