@@ -53,10 +53,46 @@ func (c *Cluster) AddJob(sub Submission) int32 {
 	return ji
 }
 
+// Submit adds a submitted job (AddJob) and puts it on the roster with
+// entry, its snapshot entry, whose waiting count the Cluster keeps from
+// then on.
+func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
+	ji := c.AddJob(sub)
+	entry.Waiting = sub.Tasks
+	c.Roster.Add(ji, entry)
+	return ji
+}
+
+// SetPriority changes job ji's priority in its snapshot entry, with the
+// preemptibility and borrowing that follow from it (the driver's rule:
+// OSMO's priority classes).
+func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow bool) {
+	en := c.Roster.Entry(ji)
+	en.Priority, en.Preemptible, en.Borrow = priority, preemptible, borrow
+}
+
+// SetWeight changes job ji's weight in its snapshot entry.
+func (c *Cluster) SetWeight(ji int32, weight float64) { c.Roster.Entry(ji).Weight = weight }
+
+// Cancel drops job ji's waiting tasks, as a kill does (Job.Cancel).
+func (c *Cluster) Cancel(ji int32) {
+	c.Jobs[ji].Cancel()
+	c.waiting(ji)
+}
+
+// waiting copies job ji's waiting count into its snapshot entry, while
+// the job is on the roster.
+func (c *Cluster) waiting(ji int32) {
+	if j := &c.Jobs[ji]; j.Alive {
+		c.Roster.Entry(ji).Waiting = j.Waiting
+	}
+}
+
 // Launch starts a waiting task of job ji on nodes at now (Job.Launch); its
 // account is charged for the slots.
 func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
 	ti := c.Jobs[ji].Launch(&c.Tasks, ji, nodes, backfill, now)
+	c.waiting(ji)
 	c.Hold(c.Jobs[ji].Account, sched.Slots(nodes))
 	return ti
 }
@@ -93,8 +129,11 @@ func (c *Cluster) Exit(ti int32, timedOut bool) int {
 // Checkpointed ends preempted task ti once its checkpoint has landed
 // (Job.Checkpointed).
 func (c *Cluster) Checkpointed(ti int32) int {
-	j := &c.Jobs[c.Tasks.At(ti).Job]
-	return c.freed(j, j.Checkpointed(&c.Tasks, ti))
+	ji := c.Tasks.At(ti).Job
+	j := &c.Jobs[ji]
+	slots := c.freed(j, j.Checkpointed(&c.Tasks, ti))
+	c.waiting(ji)
+	return slots
 }
 
 // Drained frees the drained placement oi of a moved task (Job.Drained).

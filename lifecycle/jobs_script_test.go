@@ -25,9 +25,9 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 	case "job":
 		sh := lifecycle.Shape{Elastic: args.flag("elastic"), Every: args.int("every"), Limit: args.int("limit")}
 		tasks := int(args.int("tasks"))
-		ji := p.c.AddJob(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
-			FailOnPreempt: args.flag("fail"), MaxRetries: int(args.int("retries")), Project: -1, Account: -1})
-		p.c.Roster.Add(ji, sched.Job{ID: fmt.Sprintf("j%d", ji), Slots: int(args.int("slots")), Waiting: tasks})
+		ji := p.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
+			FailOnPreempt: args.flag("fail"), MaxRetries: int(args.int("retries")), Project: -1, Account: -1},
+			sched.Job{ID: fmt.Sprintf("j%d", p.c.NextJob()), Slots: int(args.int("slots"))})
 		return []string{p.describeJob(ji)}, args.err
 	case "snapshot":
 		return p.snapshot(args.int("at")), args.err
@@ -68,15 +68,11 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 }
 
 // after prints what a job command did to task ti and its job, finishing
-// the job once Over says every task has ended. The roster entry's waiting
-// count follows the job's, as drivers keep it.
+// the job once Over says every task has ended.
 func (p *player) after(ti int32, out []string) []string {
 	ji := p.c.Tasks.At(ti).Job
 	j := &p.c.Jobs[ji]
 	out = append(out, p.describeBy(ti, j.Shape))
-	if j.Alive {
-		p.c.Roster.Entry(ji).Waiting = j.Waiting
-	}
 	if st, over := j.Over(); over && j.Alive {
 		p.c.Finish(ji, st, -1)
 	}

@@ -84,31 +84,32 @@ func (s *sim) buildSnapshot() {
 	snap.Jobs = s.window(snap.Jobs, lastRunning)
 }
 
-// snapEntry is a new job's entry in the snapshot.
-func snapEntry(j *job, waiting int) sched.Job {
+// snapEntry is a new job's entry in the snapshot: its spec, submitted
+// seq-th, in project qp and charging account acct (-1: none). Its waiting
+// count is the Cluster's to keep.
+func snapEntry(spec *JobSpec, seq int64, qp, acct int32) sched.Job {
 	return sched.Job{
-		ID:          j.spec.Name,
-		Pool:        j.spec.Pool,
-		Kind:        j.spec.Kind,
-		Submit:      j.spec.Submit,
-		Seq:         j.seq,
-		Priority:    j.spec.Priority,
-		Weight:      j.spec.Weight,
-		Preemptible: j.spec.Preemptible,
-		Slots:       j.spec.Slots,
-		Waiting:     waiting,
-		MaxRunning:  j.spec.MaxConcurrent,
-		TimeLimit:   j.spec.TimeLimit,
-		GPU:         j.spec.GPU,
-		Project:     int(j.qp),
-		Interactive: j.spec.Interactive,
-		Borrow:      j.spec.Borrow,
-		Licenses:    j.spec.Licenses,
-		QOS:         j.spec.QOS,
-		Account:     int(j.acct),
-		Nice:        j.spec.Nice,
-		Topology:    j.spec.Topology,
-		MinSlots:    j.spec.MinSlots,
+		ID:          spec.Name,
+		Pool:        spec.Pool,
+		Kind:        spec.Kind,
+		Submit:      spec.Submit,
+		Seq:         seq,
+		Priority:    spec.Priority,
+		Weight:      spec.Weight,
+		Preemptible: spec.Preemptible,
+		Slots:       spec.Slots,
+		MaxRunning:  spec.MaxConcurrent,
+		TimeLimit:   spec.TimeLimit,
+		GPU:         spec.GPU,
+		Project:     int(qp),
+		Interactive: spec.Interactive,
+		Borrow:      spec.Borrow,
+		Licenses:    spec.Licenses,
+		QOS:         spec.QOS,
+		Account:     int(acct),
+		Nice:        spec.Nice,
+		Topology:    spec.Topology,
+		MinSlots:    spec.MinSlots,
 	}
 }
 

@@ -390,12 +390,13 @@ func (s *sim) submit(spec JobSpec) {
 	if a, ok := s.accountIdx[spec.Account]; ok {
 		acct = a
 	}
-	ji := s.c.AddJob(lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
-		FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct})
+	s.nextSeq++
+	ji := s.c.Submit(lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
+		FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct},
+		snapEntry(&spec, s.nextSeq, qp, acct))
 	if int(ji) == len(s.jobs) {
 		s.jobs = append(s.jobs, job{})
 	}
-	s.nextSeq++
 	j := &s.jobs[ji]
 	*j = job{spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: qp, acct: acct}
 	if spec.Search != nil {
@@ -412,7 +413,6 @@ func (s *sim) submit(spec JobSpec) {
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
-	s.c.Roster.Add(ji, snapEntry(j, s.c.Jobs[ji].Waiting))
 	s.rec.submitted(ji)
 	s.touch(ji)
 	for _, e := range s.later[spec.Name] {
@@ -433,7 +433,6 @@ func (s *sim) touch(ji int32) {
 	if lj.Alive {
 		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
 		queued = lj.Waiting > 0
-		s.c.Roster.Entry(ji).Waiting = lj.Waiting
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -462,16 +461,14 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
-		en := s.c.Roster.Entry(ji)
-		en.Priority = e.Priority
 		if c := j.spec.Class; c != nil {
 			// Moving across the LOW band changes what may preempt it.
 			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
-			en.Preemptible, en.Borrow = j.spec.Preemptible, j.spec.Borrow
 		}
+		s.c.SetPriority(ji, e.Priority, j.spec.Preemptible, j.spec.Borrow)
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.c.Roster.Entry(ji).Weight = e.Weight
+		s.c.SetWeight(ji, e.Weight)
 	case EventKill:
 		s.kill(ji)
 	}
@@ -492,6 +489,6 @@ func (s *sim) kill(ji int32) {
 			s.release(ti)
 		}
 	}
-	s.c.Jobs[ji].Cancel()
+	s.c.Cancel(ji)
 	s.finishJob(ji, lifecycle.JobKilled)
 }
