@@ -22,6 +22,8 @@ type Cluster struct {
 	allocTask []int32
 	effects   []Effect
 	drain     []sched.NodeSlots // Replace's scratch
+	// inUse counts the slots the tasks hold, draining ones included.
+	inUse int
 	// The ledgers (ledgers.go): accounts' usage up to usageAt, and
 	// budgeted projects' preemptions.
 	usage     *Usage[int32]
@@ -93,9 +95,14 @@ func (c *Cluster) waiting(ji int32) {
 func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
 	ti := c.Jobs[ji].Launch(&c.Tasks, ji, nodes, backfill, now)
 	c.waiting(ji)
-	c.Hold(c.Jobs[ji].Account, sched.Slots(nodes))
+	slots := sched.Slots(nodes)
+	c.inUse += slots
+	c.Hold(c.Jobs[ji].Account, slots)
 	return ti
 }
+
+// InUse is the slots the tasks hold, draining ones included.
+func (c *Cluster) InUse() int { return c.inUse }
 
 // Preempt asks task ti to stop at now (Job.Preempt), which counts against
 // its project's preemption budget.
@@ -116,6 +123,7 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int6
 	}
 	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
 	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
+	c.inUse += res.Delta
 	c.Hold(j.Account, res.Delta)
 	return res
 }
@@ -150,6 +158,7 @@ func (c *Cluster) Release(ti int32) int {
 
 // freed stops charging job j's account for slots it let go of.
 func (c *Cluster) freed(j *Job, slots int) int {
+	c.inUse -= slots
 	c.Hold(j.Account, -slots)
 	return slots
 }

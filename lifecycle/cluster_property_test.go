@@ -136,6 +136,13 @@ func checkBooks(c *lifecycle.Cluster) error {
 			running[t.Job]++
 		}
 	}
+	total := 0
+	for _, h := range held {
+		total += h
+	}
+	if total != c.InUse() {
+		return fmt.Errorf("tasks hold %d slots, InUse says %d", total, c.InUse())
+	}
 	for ji := range c.Jobs {
 		j := &c.Jobs[ji]
 		if !j.Alive {

@@ -87,11 +87,10 @@ type sim struct {
 	// prefix is the FIFO window (prefix.go), 0 when off; cut says the last
 	// snapshot left jobs out; zeroSlotJobs counts live zero-slot jobs,
 	// which turn the window off.
-	// inUse counts the slots tasks hold; full says a pass may be skipped
-	// while every slot is held (fullSkips).
-	inUse        int
+	// full says a pass may be skipped while every slot is held
+	// (fullSkips); the slots held are the Cluster's InUse.
 	full         bool
-	lastInUse    int // inUse after the last instant's passes (quietInstant)
+	lastInUse    int // InUse after the last instant's passes (quietInstant)
 	prefix       int
 	cut          bool
 	lastBlocked  bool
@@ -277,7 +276,7 @@ func (s *sim) step() error {
 		s.handle(s.q.pop())
 	}
 	if s.quietInstant(smallest, scripted) {
-		s.lastInUse = s.inUse
+		s.lastInUse = s.c.InUse()
 		s.rec.settled()
 		if s.opt.Estimates && len(s.fresh) > 0 {
 			s.recordEstimates()
@@ -285,7 +284,7 @@ func (s *sim) step() error {
 		return nil
 	}
 	for pass := 0; ; pass++ {
-		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.inUse >= s.rec.totalSlots {
+		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.c.InUse() >= s.rec.totalSlots {
 			break // nothing can start on a full cluster (fullSkips)
 		}
 		if pass == s.opt.MaxPasses {
@@ -314,7 +313,7 @@ func (s *sim) step() error {
 	if s.prefix > 0 {
 		s.prefix = initialWindow
 	}
-	s.lastInUse = s.inUse
+	s.lastInUse = s.c.InUse()
 	s.rec.settled()
 	if s.opt.Estimates && len(s.fresh) > 0 {
 		s.recordEstimates()
@@ -330,8 +329,8 @@ func (s *sim) step() error {
 // only start on slots free now, and the jobs before it are as stuck as
 // they were; time passing makes no EASY backfill easier.
 func (s *sim) quietInstant(smallest int, scripted bool) bool {
-	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.inUse >= s.lastInUse &&
-		smallest > s.rec.totalSlots-s.inUse
+	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.c.InUse() >= s.lastInUse &&
+		smallest > s.rec.totalSlots-s.c.InUse()
 }
 
 func (s *sim) handle(e event) {

@@ -220,7 +220,6 @@ func (r *recorder) queue(delta int) { r.col.Queue(delta) }
 
 func (r *recorder) hold(ji int32, slots int) {
 	j := &r.s.jobs[ji]
-	r.s.inUse += slots
 	r.col.Hold(j.project, slots)
 	r.usage.hold(j.qp, slots, j.spec.Borrow)
 	r.dirty = true
