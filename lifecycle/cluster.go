@@ -156,6 +156,31 @@ func (c *Cluster) Release(ti int32) int {
 	return c.freed(j, j.Release(&c.Tasks, ti))
 }
 
+// Freed is a task record that let go of its slots.
+type Freed struct {
+	Task  int32
+	Slots int
+}
+
+// Kill ends job ji's tasks at once, as a kill does: it drops its waiting
+// tasks and frees every record of the job holding slots (running,
+// checkpointing, or the drained part of a move), appending each to dst
+// in the running list's order. The driver then ends the job (Finish),
+// and the attempts it records.
+func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
+	for _, ti := range c.Tasks.Running() {
+		switch t := c.Tasks.At(ti); {
+		case !t.Alive || t.Job != ji:
+		case t.Moving:
+			dst = append(dst, Freed{Task: ti, Slots: c.Drained(ti)})
+		default:
+			dst = append(dst, Freed{Task: ti, Slots: c.Release(ti)})
+		}
+	}
+	c.Cancel(ji)
+	return dst
+}
+
 // freed stops charging job j's account for slots it let go of.
 func (c *Cluster) freed(j *Job, slots int) int {
 	c.inUse -= slots

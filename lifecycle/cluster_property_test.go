@@ -46,7 +46,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 			live = append(live, ti)
 		}
 	}
-	op := rng.IntN(6)
+	op := rng.IntN(7)
 	var ti int32 = -1
 	if len(live) > 0 {
 		ti = live[rng.IntN(len(live))]
@@ -70,6 +70,20 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		}
 		c.Launch(ji, randomNodes(rng), rng.IntN(2) == 0, now)
 		name = fmt.Sprintf("launch j%d", ji)
+	case op == 6:
+		ji := int32(rng.IntN(len(c.Jobs)))
+		if !c.Jobs[ji].Alive {
+			return "nothing"
+		}
+		freed := 0
+		for _, f := range c.Kill(nil, ji) {
+			freed += f.Slots
+		}
+		if c.Jobs[ji].Held != 0 || c.Jobs[ji].Waiting != 0 {
+			return fmt.Sprintf("kill j%d left %d held, %d waiting", ji, c.Jobs[ji].Held, c.Jobs[ji].Waiting)
+		}
+		c.Finish(ji, lifecycle.JobKilled, now)
+		name = fmt.Sprintf("kill j%d (%d slots)", ji, freed)
 	case t == nil:
 		return "nothing"
 	case t.Moving || t.Preempting:

@@ -185,16 +185,18 @@ func (s *sim) settleState(ji int32) {
 	}
 }
 
-// release frees a task's slots and retires the task.
-func (s *sim) release(ti int32) {
-	s.freed(ti, s.c.Release(ti))
-}
-
 // freed tells the metrics that task ti, just retired, let go of slots.
 // Its record stays intact until the next sweep.
 func (s *sim) freed(ti int32, slots int) {
 	t := s.c.Tasks.At(ti)
-	if s.c.Jobs[t.Job].Held == 0 {
+	s.released(ti, slots, s.c.Jobs[t.Job].Held)
+}
+
+// released tells the metrics that task ti let go of slots, after which
+// its job held held slots.
+func (s *sim) released(ti int32, slots, held int) {
+	t := s.c.Tasks.At(ti)
+	if held == 0 {
 		j := &s.jobs[t.Job]
 		j.busy += s.now - j.busySince
 	}

@@ -97,6 +97,8 @@ type sim struct {
 	zeroSlotJobs int
 
 	rec recorder
+	// killed is kill's scratch.
+	killed []lifecycle.Freed
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
 }
@@ -477,17 +479,19 @@ func (s *sim) kill(ji int32) {
 	if !s.c.Jobs[ji].Alive {
 		return
 	}
-	for _, ti := range s.c.Tasks.Running() {
-		t := s.c.Tasks.At(ti)
-		switch {
-		case !t.Alive || t.Job != ji:
-		case t.Moving:
-			s.moved(ti)
-		default:
-			s.rec.endAttempt(t, AttemptCanceled)
-			s.release(ti)
-		}
+	s.killed = s.c.Kill(s.killed[:0], ji)
+	// The metrics hear of the tasks one by one, each with what the job
+	// held after it, as if they had been freed one by one.
+	held := s.c.Jobs[ji].Held
+	for _, f := range s.killed {
+		held += f.Slots
 	}
-	s.c.Cancel(ji)
+	for _, f := range s.killed {
+		if t := s.c.Tasks.At(f.Task); !t.Moving {
+			s.rec.endAttempt(t, AttemptCanceled)
+		}
+		held -= f.Slots
+		s.released(f.Task, f.Slots, held)
+	}
 	s.finishJob(ji, lifecycle.JobKilled)
 }
