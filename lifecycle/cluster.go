@@ -3,8 +3,9 @@ package lifecycle
 import "github.com/allot-sched/allot/sched"
 
 // Cluster is the scheduling state kept from pass to pass: the jobs, the
-// live ones on a roster with their snapshot entries, and the task
-// attempts holding slots. It is the state machine of issue 13 in the
+// live ones on a roster with their snapshot entries, the task attempts
+// holding slots, the accounts' usage and the projects' preemption
+// budgets (ledgers.go). It is the state machine of issue 13 in the
 // making (docs/architecture.md says how far it goes): the driver calls a
 // transition for each event and applies each plan's effects through it,
 // and keeps beside it, indexed by the same job record, whatever else it
@@ -42,8 +43,8 @@ func (c *Cluster) NextJob() int32 {
 }
 
 // AddJob stores a submitted job's record (NewJob's) and returns its
-// index; the driver then puts it on the roster with its snapshot entry.
-// A reused record lends its buffers to the new one.
+// index, without putting it on the roster (Submit does both). A reused
+// record lends its buffers to the new one.
 func (c *Cluster) AddJob(sub Submission) int32 {
 	ji := c.NextJob()
 	if int(ji) == len(c.Jobs) {
