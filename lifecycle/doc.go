@@ -1,7 +1,14 @@
 // Package lifecycle holds what happens around a scheduling pass that the
 // master and the simulator both need: the decayed usage that fair share
 // reads (Usage), the preemption budget's count of recent preemptions
-// (Budget), and the bookkeeping of consolidation moves (Moves). The core
+// (Budget), the bookkeeping of consolidation moves and resizes (Replace),
+// the table of task attempts and how their work progresses (Tasks), each
+// job's count of its tasks and the state that follows (Job), the live
+// jobs with their snapshot entries (Roster), a plan's effects in the
+// order a driver applies them (Decide, Settled, KeepReservations), and
+// the owner of jobs, roster, tasks, usage and budgets with their
+// transitions and the snapshot they give (Cluster). It is growing into the cluster's state machine of
+// issue 13 (docs/architecture.md says where it stands). The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.
@@ -24,5 +31,10 @@
 //   - A re-placed task (Replace) keeps nothing of its old placement after
 //     a move, and on each node up to its new slots after a resize; what it
 //     does not keep drains (Drain), and only a move charges the budget.
+//   - A task's version changes with every promise made about its future
+//     (its end, a checkpoint landing); an outcome reported for another
+//     version is stale (Tasks.Current), whoever reports it.
+//   - A task record is reused only after Tasks.Sweep, once the running
+//     list no longer names it.
 //   - The types are not safe for concurrent use; their owner serialises.
 package lifecycle

@@ -79,8 +79,8 @@ func TestEventLoopAllocatesNothing(t *testing.T) {
 			}
 			// Memory follows the live state: thousands of jobs have come and
 			// gone, but the records are reused.
-			if len(s.jobs) > 100 || len(s.tasks) > 100 {
-				t.Errorf("%d job and %d task records after %d jobs; want them reused", len(s.jobs), len(s.tasks), s.rec.submits)
+			if len(s.jobs) > 100 || s.c.Tasks.Len() > 100 {
+				t.Errorf("%d job and %d task records after %d jobs; want them reused", len(s.jobs), s.c.Tasks.Len(), s.rec.submits)
 			}
 			if allocs := testing.AllocsPerRun(5000, tick); allocs != 0 {
 				t.Errorf("%v allocations per instant, want 0", allocs)

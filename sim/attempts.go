@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
 
 // AttemptState is how a task attempt ended, in the words OSMO uses for
 // workflow states.
@@ -66,39 +69,39 @@ func (r *recorder) attemptNodes(ns []sched.NodeSlots) []AttemptNode {
 }
 
 // moveAttempt records that task t's attempt now runs on nodes.
-func (r *recorder) moveAttempt(t *task, nodes []sched.NodeSlots) {
-	if t.attempt >= 0 {
-		a := &r.s.jobs[t.job].attempts[t.attempt]
+func (r *recorder) moveAttempt(t *lifecycle.Task, nodes []sched.NodeSlots) {
+	if t.Attempt >= 0 {
+		a := &r.s.jobs[t.Job].attempts[t.Attempt]
 		a.Moves = append(a.Moves, AttemptMove{At: r.s.now, Nodes: r.attemptNodes(nodes)})
 	}
 }
 
 // startAttempt records a new attempt of task t of job j, returning its
 // index in the job's attempts, or -1 when attempts are not recorded.
-func (r *recorder) startAttempt(j *job, t *task) int32 {
+func (r *recorder) startAttempt(j *job, t *lifecycle.Task) int32 {
 	if !r.s.opt.Attempts || r.s.opt.OmitJobs {
 		return -1
 	}
-	j.attempts = append(j.attempts, Attempt{Task: int(t.id), Start: t.start, State: AttemptRunning,
-		Nodes: r.attemptNodes(t.nodes)})
+	j.attempts = append(j.attempts, Attempt{Task: int(t.ID), Start: t.Start, State: AttemptRunning,
+		Nodes: r.attemptNodes(t.Nodes)})
 	return int32(len(j.attempts) - 1)
 }
 
 // preemptAttempt marks an attempt that was asked to stop.
-func (r *recorder) preemptAttempt(t *task) {
-	if t.attempt >= 0 {
-		a := &r.s.jobs[t.job].attempts[t.attempt]
-		a.State, a.LostWork = AttemptPreempting, t.lost
+func (r *recorder) preemptAttempt(t *lifecycle.Task) {
+	if t.Attempt >= 0 {
+		a := &r.s.jobs[t.Job].attempts[t.Attempt]
+		a.State, a.LostWork = AttemptPreempting, t.Lost
 	}
 }
 
 // endAttempt closes an attempt as it lets go of its slots.
-func (r *recorder) endAttempt(t *task, st AttemptState) {
-	if t.attempt < 0 {
+func (r *recorder) endAttempt(t *lifecycle.Task, st AttemptState) {
+	if t.Attempt < 0 {
 		return
 	}
-	a := &r.s.jobs[t.job].attempts[t.attempt]
+	a := &r.s.jobs[t.Job].attempts[t.Attempt]
 	end := r.s.now
 	a.End, a.State = &end, st
-	t.attempt = -1
+	t.Attempt = -1
 }

@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/allot-sched/allot/sched"
+import "github.com/allot-sched/allot/lifecycle"
 
 // Elastic jobs (JobSpec.MinSlots > 0). The core starts a task at a
 // halved size when its full size does not fit (the Start's nodes say how
@@ -20,17 +20,17 @@ import "github.com/allot-sched/allot/sched"
 // freshWork is the work of a task that never ran: seconds, or for an
 // elastic job slot-seconds; Unbounded stays Unbounded.
 func freshWork(spec *JobSpec) int64 {
-	if spec.MinSlots == 0 || spec.Duration == Unbounded {
-		return spec.Duration
-	}
-	return spec.Duration * int64(spec.Slots)
+	return lifecycle.FreshWork(spec.Duration, spec.Slots, spec.MinSlots > 0)
+}
+
+// shapeOf is what of a job decides how its tasks' work progresses: the
+// model above, checkpoints and the time limit.
+func shapeOf(spec *JobSpec) lifecycle.Shape {
+	return lifecycle.Shape{Elastic: spec.MinSlots > 0, Every: spec.CheckpointEvery, Limit: spec.TimeLimit}
 }
 
 // rate is how much work task t does per second: the slots it holds for
 // an elastic job, else 1.
-func (s *sim) rate(t *task) int64 {
-	if s.jobs[t.job].spec.MinSlots == 0 {
-		return 1
-	}
-	return int64(max(sched.Slots(t.nodes), 1))
+func (s *sim) rate(t *lifecycle.Task) int64 {
+	return t.Rate(s.c.Jobs[t.Job].Shape)
 }

@@ -7,105 +7,57 @@ import (
 	"math"
 	"slices"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 )
 
-// job is the simulator's record of a submitted job. Records are reused
-// once a finished job has left the active list, so the slice grows with
-// the live state, not with the trace.
+// job is what the simulator keeps about a submitted job beside the
+// lifecycle's record of it (sim.c.Jobs at the same index, which counts
+// its tasks and says its state): the spec and what the metrics and
+// results need. Records are reused with the lifecycle's, once a finished
+// job has left the roster, so the slice grows with the live state, not
+// with the trace.
 type job struct {
 	spec JobSpec
 	seq  int64
-	// waiting counts tasks ready to start; resume holds preempted tasks
-	// waiting to be rescheduled, which start before fresh ones.
-	waiting int
-	resume  []resumed
-	running int // tasks holding slots, checkpointing ones included
-	held    int // slots held
-	done    int // tasks that ended (completed, timed out or failed)
-	timeout int
-	failed  int // tasks that failed after a preemption
-	// nextTask numbers the job's tasks as they first start.
-	nextTask int32
 	// qp is the job's index in Input.Projects, or -1; acct its index in
 	// Input.Accounts, or -1.
 	qp   int32
 	acct int32
 	// prio is the job's multifactor priority when it first started, for
 	// its result; hasPrio says it was recorded.
-	prio    float64
-	hasPrio bool
-	// moving counts the old placements of moved tasks still draining.
-	moving int
+	prio float64
 	// attempts are the job's task attempts, when Options.Attempts is set;
 	// the job's result takes them over when it is reported.
 	attempts []Attempt
 	// search is the experiment's search, for a job with a searcher.
 	search *jobSearch
-	state  State
-	start  int64
-	end    int64
 	// estimate is the forecast start recorded at submission
 	// (Options.Estimates), -1 for none.
 	estimate int64
-	preempt  int
-	alive    bool
 	// project is the job's index in the metrics collector; demand and
 	// queued are what was last reported to it (see touch).
 	project int32
-	demand  int
 	queued  bool
+	hasPrio bool
+	demand  int
 	// busy is the time the job held at least one slot, up to busySince
 	// when it holds slots now.
 	busy      int64
 	busySince int64
 }
 
-// resumed is a preempted task waiting to be rescheduled.
-type resumed struct {
-	work    int64 // remaining work, or Unbounded
-	id      int32 // the task's number in its job
-	retries int32 // times it has been rescheduled after preemption
-}
-
-// task is one attempt of a task holding slots.
-type task struct {
-	job        int32
-	id         int32 // the task's number in its job
-	retries    int32
-	attempt    int32 // index in the job's attempts, or -1 when not recorded
-	nodes      []sched.NodeSlots
-	start      int64 // when the attempt started
-	from       int64 // when the task last resumed: its start, or its last move
-	work       int64 // remaining work at from, or Unbounded
-	lost       int64 // run time preemption and moves threw away
-	ver        uint32
-	preempting bool
-	// moving marks the old placement of a moved task, draining: a record
-	// of its own that holds slots until the checkpoint lands.
-	moving     bool
-	backfilled bool
-	limited    bool // the attempt ends at its time limit, killed
-	alive      bool
-	preemptAt  int64 // when the checkpoint request came, if preempting
-}
-
 type sim struct {
-	in    *Input
-	opt   Options
-	now   int64
-	q     queue
-	jobs  []job
-	tasks []task
-	free  []int32 // free task slots
-	// freeJobs are job records whose job finished and left the active
-	// list, ready for reuse.
-	freeJobs []int32
-	// roster lists submitted jobs still queued or running, in submission
-	// order, with their snapshot entries; running lists live tasks. Both
-	// are compacted lazily.
-	roster  roster
-	running []int32
+	in  *Input
+	opt Options
+	now int64
+	q   queue
+	// c is the scheduling state kept from pass to pass: the jobs, the
+	// roster of live ones with their snapshot entries, the task attempts.
+	// jobs holds what the simulator keeps beside each of c's job records,
+	// at the same index.
+	c    lifecycle.Cluster
+	jobs []job
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
 	byName map[string]int32
@@ -114,10 +66,6 @@ type sim struct {
 	// accountIdx account names to indices in Input.Accounts.
 	projectIdx map[string]int32
 	accountIdx map[string]int32
-	// fair keeps the accounts' decayed usage; budget counts each
-	// project's recent preemptions for its preemption budget.
-	fair   fairUsage
-	budget budget
 	// multifactor: some pool runs the multifactor policy.
 	multifactor bool
 	// queued counts jobs with waiting tasks.
@@ -130,8 +78,6 @@ type sim struct {
 
 	scheduler sched.Scheduler
 	snap      sched.Snapshot
-	snapTask  []int32 // snapshot alloc index -> task
-	scratch   []sched.NodeSlots
 	// oneShot: every pool's policy gives a maximal plan, so applying a plan
 	// without preemptions and planning again would start nothing.
 	oneShot bool
@@ -141,17 +87,18 @@ type sim struct {
 	// prefix is the FIFO window (prefix.go), 0 when off; cut says the last
 	// snapshot left jobs out; zeroSlotJobs counts live zero-slot jobs,
 	// which turn the window off.
-	// inUse counts the slots tasks hold; full says a pass may be skipped
-	// while every slot is held (fullSkips).
-	inUse        int
+	// full says a pass may be skipped while every slot is held
+	// (fullSkips); the slots held are the Cluster's InUse.
 	full         bool
-	lastInUse    int // inUse after the last instant's passes (quietInstant)
+	lastInUse    int // InUse after the last instant's passes (quietInstant)
 	prefix       int
 	cut          bool
 	lastBlocked  bool
 	zeroSlotJobs int
 
 	rec recorder
+	// killed is kill's scratch.
+	killed []lifecycle.Freed
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
 }
@@ -189,8 +136,8 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		s.prefix = initialWindow
 	}
 	s.full = fullSkips(in, &opt)
-	s.fair.init(in)
-	s.budget.init(in.Projects)
+	s.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
+	s.c.CountBudgets(s.snap.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
@@ -285,7 +232,7 @@ func (s *sim) loop() error {
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
-		s.fair.advance(s.snap.Accounts, s.opt.Until)
+		s.c.Advance(s.snap.Accounts, s.opt.Until)
 		s.now = s.opt.Until
 	}
 	if s.opt.Progress != nil {
@@ -303,7 +250,7 @@ func (s *sim) tick() (bool, error) {
 		return false, nil
 	}
 	s.rec.advance(t)
-	s.fair.advance(s.snap.Accounts, t)
+	s.c.Advance(s.snap.Accounts, t)
 	s.now = t
 	return true, s.step()
 }
@@ -331,7 +278,7 @@ func (s *sim) step() error {
 		s.handle(s.q.pop())
 	}
 	if s.quietInstant(smallest, scripted) {
-		s.lastInUse = s.inUse
+		s.lastInUse = s.c.InUse()
 		s.rec.settled()
 		if s.opt.Estimates && len(s.fresh) > 0 {
 			s.recordEstimates()
@@ -339,7 +286,7 @@ func (s *sim) step() error {
 		return nil
 	}
 	for pass := 0; ; pass++ {
-		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.inUse >= s.rec.totalSlots {
+		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.c.InUse() >= s.rec.totalSlots {
 			break // nothing can start on a full cluster (fullSkips)
 		}
 		if pass == s.opt.MaxPasses {
@@ -361,14 +308,14 @@ func (s *sim) step() error {
 		// principle move a reservation earlier, but on the traces a
 		// confirming pass changes nothing for any of the three
 		// (TestConfirmingPassChangesNothing replays with it forced on).
-		if starts+preempts == 0 || (s.oneShot && preempts == 0) {
+		if lifecycle.Settled(starts, preempts, s.oneShot) {
 			break
 		}
 	}
 	if s.prefix > 0 {
 		s.prefix = initialWindow
 	}
-	s.lastInUse = s.inUse
+	s.lastInUse = s.c.InUse()
 	s.rec.settled()
 	if s.opt.Estimates && len(s.fresh) > 0 {
 		s.recordEstimates()
@@ -384,26 +331,23 @@ func (s *sim) step() error {
 // only start on slots free now, and the jobs before it are as stuck as
 // they were; time passing makes no EASY backfill easier.
 func (s *sim) quietInstant(smallest int, scripted bool) bool {
-	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.inUse >= s.lastInUse &&
-		smallest > s.rec.totalSlots-s.inUse
+	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.c.InUse() >= s.lastInUse &&
+		smallest > s.rec.totalSlots-s.c.InUse()
 }
 
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evEnd:
-		t := &s.tasks[e.ref]
-		if t.alive && t.ver == e.ver {
+		if s.c.Tasks.Current(e.ref, e.ver) {
 			s.endTask(e.ref)
 		}
 	case evCheckpoint:
-		t := &s.tasks[e.ref]
-		if t.alive && t.ver == e.ver {
+		if s.c.Tasks.Current(e.ref, e.ver) {
 			s.checkpointed(e.ref)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
-		t := &s.tasks[e.ref]
-		if t.alive && t.ver == e.ver {
+		if s.c.Tasks.Current(e.ref, e.ver) {
 			s.report(e.ref)
 		}
 	case evScript:
@@ -430,9 +374,9 @@ func (s *sim) dropIdleWakes() {
 
 // mayGrow reports a running elastic task below its full size.
 func (s *sim) mayGrow() bool {
-	for _, ti := range s.running {
-		t := &s.tasks[ti]
-		if spec := &s.jobs[t.job].spec; t.alive && !t.moving && spec.MinSlots > 0 && sched.Slots(t.nodes) < spec.Slots {
+	for _, ti := range s.c.Tasks.Running() {
+		t := s.c.Tasks.At(ti)
+		if spec := &s.jobs[t.Job].spec; t.Alive && !t.Moving && spec.MinSlots > 0 && sched.Slots(t.Nodes) < spec.Slots {
 			return true
 		}
 	}
@@ -440,17 +384,22 @@ func (s *sim) mayGrow() bool {
 }
 
 func (s *sim) submit(spec JobSpec) {
-	ji := s.newJob()
-	s.nextSeq++
-	j := &s.jobs[ji]
-	*j = job{spec: spec, seq: s.nextSeq, waiting: spec.Tasks, state: StatePending, start: -1, end: -1, estimate: -1,
-		alive: true, resume: j.resume[:0], project: s.rec.project(spec.Project), qp: -1, acct: -1}
-	if qp, ok := s.projectIdx[spec.Project]; ok {
-		j.qp = qp
+	qp, acct := int32(-1), int32(-1)
+	if p, ok := s.projectIdx[spec.Project]; ok {
+		qp = p
 	}
 	if a, ok := s.accountIdx[spec.Account]; ok {
-		j.acct = a
+		acct = a
 	}
+	s.nextSeq++
+	ji := s.c.Submit(lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
+		FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct},
+		snapEntry(&spec, s.nextSeq, qp, acct))
+	if int(ji) == len(s.jobs) {
+		s.jobs = append(s.jobs, job{})
+	}
+	j := &s.jobs[ji]
+	*j = job{spec: spec, seq: s.nextSeq, estimate: -1, project: s.rec.project(spec.Project), qp: qp, acct: acct}
 	if spec.Search != nil {
 		j.search = newJobSearch(spec.Search, !s.opt.OmitJobs)
 	}
@@ -465,42 +414,26 @@ func (s *sim) submit(spec JobSpec) {
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
-	s.roster.add(ji, snapEntry(j))
 	s.rec.submitted(ji)
 	s.touch(ji)
 	for _, e := range s.later[spec.Name] {
 		s.script(e)
 	}
 	delete(s.later, spec.Name)
-	if spec.Tasks == 0 && s.jobs[ji].alive {
-		s.finishJob(ji, StateCompleted)
+	if spec.Tasks == 0 && s.c.Jobs[ji].Alive {
+		s.finishJob(ji, lifecycle.JobCompleted)
 	}
-}
-
-// newJob returns a job record, reusing one whose job has left the active
-// list.
-func (s *sim) newJob() int32 {
-	if n := len(s.freeJobs); n > 0 {
-		ji := s.freeJobs[n-1]
-		s.freeJobs = s.freeJobs[:n-1]
-		return ji
-	}
-	s.jobs = append(s.jobs, job{})
-	return int32(len(s.jobs) - 1)
 }
 
 // touch reports a job's demand and queued state to the metrics after any
 // change to its tasks. Demand is the slots its live tasks would hold if
 // they all ran, capped by max_concurrent.
 func (s *sim) touch(ji int32) {
-	j := &s.jobs[ji]
+	j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 	demand, queued := 0, false
-	if j.alive {
-		demand = min(j.waiting+j.running, j.spec.MaxConcurrent) * j.spec.Slots
-		queued = j.waiting > 0
-	}
-	if j.alive {
-		s.roster.entry(ji).Waiting = j.waiting
+	if lj.Alive {
+		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
+		queued = lj.Waiting > 0
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -529,38 +462,36 @@ func (s *sim) script(e Event) {
 	switch e.Kind {
 	case EventSetPriority:
 		j.spec.Priority = e.Priority
-		en := s.roster.entry(ji)
-		en.Priority = e.Priority
 		if c := j.spec.Class; c != nil {
 			// Moving across the LOW band changes what may preempt it.
 			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
-			en.Preemptible, en.Borrow = j.spec.Preemptible, j.spec.Borrow
 		}
+		s.c.SetPriority(ji, e.Priority, j.spec.Preemptible, j.spec.Borrow)
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.roster.entry(ji).Weight = e.Weight
+		s.c.SetWeight(ji, e.Weight)
 	case EventKill:
 		s.kill(ji)
 	}
 }
 
 func (s *sim) kill(ji int32) {
-	j := &s.jobs[ji]
-	if !j.alive {
+	if !s.c.Jobs[ji].Alive {
 		return
 	}
-	for _, ti := range s.running {
-		t := &s.tasks[ti]
-		switch {
-		case !t.alive || t.job != ji:
-		case t.moving:
-			s.moved(ti)
-		default:
-			s.rec.endAttempt(t, AttemptCanceled)
-			s.release(ti)
-		}
+	s.killed = s.c.Kill(s.killed[:0], ji)
+	// The metrics hear of the tasks one by one, each with what the job
+	// held after it, as if they had been freed one by one.
+	held := s.c.Jobs[ji].Held
+	for _, f := range s.killed {
+		held += f.Slots
 	}
-	j.waiting = 0
-	j.resume = j.resume[:0]
-	s.finishJob(ji, StateKilled)
+	for _, f := range s.killed {
+		if t := s.c.Tasks.At(f.Task); !t.Moving {
+			s.rec.endAttempt(t, AttemptCanceled)
+		}
+		held -= f.Slots
+		s.released(f.Task, f.Slots, held)
+	}
+	s.finishJob(ji, lifecycle.JobKilled)
 }

@@ -2,13 +2,8 @@ package sim
 
 import "github.com/allot-sched/allot/sched"
 
-// nextJobSlot is the index newJob will give the next job.
-func (s *sim) nextJobSlot() int32 {
-	if n := len(s.freeJobs); n > 0 {
-		return s.freeJobs[n-1]
-	}
-	return int32(len(s.jobs))
-}
+// nextJobSlot is the index the next submitted job will get.
+func (s *sim) nextJobSlot() int32 { return s.c.NextJob() }
 
 // recordEstimates gives each job submitted at this instant the start the
 // live master would show once the instant's passes are done: its start,
@@ -17,11 +12,11 @@ func (s *sim) nextJobSlot() int32 {
 func (s *sim) recordEstimates() {
 	var est map[int]int64
 	for _, ji := range s.fresh {
-		j := &s.jobs[ji]
+		j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 		switch {
-		case j.start >= 0:
-			j.estimate = j.start
-		case !j.alive:
+		case lj.Start >= 0:
+			j.estimate = lj.Start
+		case !lj.Alive:
 		default:
 			if est == nil {
 				// The whole queue, not the FIFO window (prefix.go).
@@ -31,7 +26,7 @@ func (s *sim) recordEstimates() {
 				s.prefix = prefix
 				est = sched.Forecast(&s.snap)
 			}
-			if at, ok := est[s.roster.index(ji)]; ok {
+			if at, ok := est[s.c.Roster.Index(ji)]; ok {
 				j.estimate = at
 			}
 		}

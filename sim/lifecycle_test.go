@@ -3,17 +3,18 @@ package sim
 import (
 	"testing"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/lifecycle/lifecycletest"
 	"github.com/allot-sched/allot/sched"
 )
 
 // scriptDriver plays a lifecycletest script through the simulator's own
-// fair-share usage and preemption budget, called as the engine calls
-// them: usage advanced to each event before holdings change, the budget
-// noted at each preemption and filled at each pass.
+// fair-share usage and preemption budget (its lifecycle.Cluster's),
+// set up and called as the engine does: usage advanced to each event
+// before holdings change, the budget noted at each preemption and filled
+// at each pass.
 type scriptDriver struct {
-	fair     fairUsage
-	budget   budget
+	c        lifecycle.Cluster
 	accounts []sched.Account
 	projects []sched.Project
 	account  map[string]int32 // leaf → account
@@ -34,33 +35,33 @@ func newScriptDriver(s lifecycletest.Script) *scriptDriver {
 		d.project[p] = int32(len(in.Projects))
 		in.Projects = append(in.Projects, Project{Project: sched.Project{Name: p, Parent: -1, PreemptBudget: 1}})
 	}
-	d.fair.init(in)
-	d.budget.init(in.Projects)
 	d.accounts = in.Accounts
 	for _, p := range in.Projects {
 		d.projects = append(d.projects, p.Project)
 	}
+	d.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
+	d.c.CountBudgets(d.projects)
 	return d
 }
 
 func (d *scriptDriver) Start(at int64, job int, project, user string, slots int) {
 	a := d.account[lifecycletest.Leaf(project, user)]
-	d.fair.advance(d.accounts, at)
-	d.fair.hold(a, slots)
+	d.c.Advance(d.accounts, at)
+	d.c.Hold(a, slots)
 	d.jobs[job] = [2]int32{a, int32(slots)}
 }
 
 func (d *scriptDriver) End(at int64, job int) {
-	d.fair.advance(d.accounts, at)
-	d.fair.hold(d.jobs[job][0], -int(d.jobs[job][1]))
+	d.c.Advance(d.accounts, at)
+	d.c.Hold(d.jobs[job][0], -int(d.jobs[job][1]))
 	delete(d.jobs, job)
 }
 
-func (d *scriptDriver) Preempt(at int64, project string) { d.budget.note(d.project[project], at) }
+func (d *scriptDriver) Preempt(at int64, project string) { d.c.NoteBudget(d.project[project], at) }
 
 func (d *scriptDriver) Look(at int64) lifecycletest.Seen {
-	d.fair.advance(d.accounts, at)
-	d.budget.fill(d.projects, at)
+	d.c.Advance(d.accounts, at)
+	d.c.FillBudgets(d.projects, at)
 	seen := lifecycletest.Seen{At: at, Usage: map[string]float64{}, Preempted: map[string]int{}}
 	for _, a := range d.accounts {
 		seen.Usage[a.Name] = a.Usage

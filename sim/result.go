@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/metrics"
 	"github.com/allot-sched/allot/sched"
 )
@@ -23,6 +24,18 @@ const (
 	// reschedule it (on_preempt: fail, or max_retries used up).
 	StateFailed State = "failed"
 )
+
+// states names the lifecycle's job states in results, whose names are a
+// public contract.
+var states = [...]State{
+	lifecycle.JobPending:   StatePending,
+	lifecycle.JobRunning:   StateRunning,
+	lifecycle.JobCompleted: StateCompleted,
+	lifecycle.JobFailed:    StateFailed,
+	lifecycle.JobKilled:    StateKilled,
+}
+
+func stateOf(st lifecycle.JobState) State { return states[st] }
 
 // Result is the outcome of a run; its JSON form is a public contract:
 // fields may be added, never renamed or removed.
@@ -207,10 +220,8 @@ func (r *recorder) queue(delta int) { r.col.Queue(delta) }
 
 func (r *recorder) hold(ji int32, slots int) {
 	j := &r.s.jobs[ji]
-	r.s.inUse += slots
 	r.col.Hold(j.project, slots)
 	r.usage.hold(j.qp, slots, j.spec.Borrow)
-	r.s.fair.hold(j.acct, slots)
 	r.dirty = true
 }
 
@@ -219,33 +230,34 @@ func (r *recorder) preempted(ji int32) { r.preempts++ }
 func (r *recorder) checkpointed(slotSeconds int64) { r.col.Preempted(slotSeconds) }
 
 func (r *recorder) finished(ji int32) {
-	j := &r.s.jobs[ji]
-	r.lastEnd = max(r.lastEnd, j.end)
-	switch j.state {
+	j, lj := &r.s.jobs[ji], &r.s.c.Jobs[ji]
+	r.lastEnd = max(r.lastEnd, lj.End)
+	switch stateOf(lj.State) {
 	case StateCompleted:
 		r.completed++
 	case StateKilled:
 		r.killed++
-		if j.timeout > 0 {
+		if lj.Timeout > 0 {
 			r.limitKills++
 		}
 	case StateFailed:
 		r.failed++
 	}
-	r.col.Job(j.project, sample(j))
+	r.col.Job(j.project, sample(j, lj))
 	if !r.s.opt.OmitJobs {
-		r.jobs = append(r.jobs, r.jobResult(j))
+		r.jobs = append(r.jobs, r.jobResult(j, lj))
 	}
 }
 
-// sample is the fixed-size record the metrics keep of a job.
-func sample(j *job) metrics.Sample {
+// sample is the fixed-size record the metrics keep of job j, whose
+// lifecycle record is lj.
+func sample(j *job, lj *lifecycle.Job) metrics.Sample {
 	x := metrics.Sample{Wait: -1, Response: -1, Run: j.busy}
-	if j.start >= 0 {
-		x.Wait = j.start - j.spec.Submit
+	if lj.Start >= 0 {
+		x.Wait = lj.Start - j.spec.Submit
 	}
-	if !j.alive {
-		x.Response = j.end - j.spec.Submit
+	if !lj.Alive {
+		x.Response = lj.End - j.spec.Submit
 	}
 	return x
 }
@@ -259,9 +271,9 @@ func (r *recorder) settled() {
 	}
 	r.dirty = false
 	e := TimelineEntry{Time: r.s.now, Slots: map[string]int{}}
-	for _, ji := range r.s.roster.list() {
-		if j := &r.s.jobs[ji]; j.alive && j.held > 0 {
-			e.Slots[j.spec.Name] = j.held
+	for _, ji := range r.s.c.Roster.List() {
+		if lj := &r.s.c.Jobs[ji]; lj.Alive && lj.Held > 0 {
+			e.Slots[r.s.jobs[ji].spec.Name] = lj.Held
 		}
 	}
 	// An instant can be settled twice, when handling it queued more events
@@ -274,8 +286,8 @@ func (r *recorder) settled() {
 	r.timeline = append(r.timeline, e)
 }
 
-func (r *recorder) jobResult(j *job) JobResult {
-	jr := JobResult{Name: j.spec.Name, State: j.state, Submit: j.spec.Submit, Preemptions: j.preempt,
+func (r *recorder) jobResult(j *job, lj *lifecycle.Job) JobResult {
+	jr := JobResult{Name: j.spec.Name, State: stateOf(lj.State), Submit: j.spec.Submit, Preemptions: lj.Preempts,
 		Project: j.spec.Project, Account: j.spec.Account, Attempts: j.attempts, seq: j.seq}
 	if j.hasPrio {
 		prio := roundPriority(j.prio)
@@ -285,12 +297,12 @@ func (r *recorder) jobResult(j *job) JobResult {
 	if j.search != nil {
 		jr.Search = j.search.result(j.spec.Search)
 	}
-	if j.start >= 0 {
-		start, wait := j.start, j.start-j.spec.Submit
+	if lj.Start >= 0 {
+		start, wait := lj.Start, lj.Start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait
 	}
-	if j.end >= 0 && !j.alive {
-		end := j.end
+	if lj.End >= 0 && !lj.Alive {
+		end := lj.End
 		jr.End = &end
 	}
 	if j.estimate >= 0 {
@@ -309,20 +321,20 @@ func (s *sim) result() *Result {
 		res.Jobs = []JobResult{}
 	}
 	reasons, fallback, prios := s.finalReasons()
-	for _, ji := range s.roster.list() {
-		j := &s.jobs[ji]
-		if !j.alive {
+	for _, ji := range s.c.Roster.List() {
+		j, lj := &s.jobs[ji], &s.c.Jobs[ji]
+		if !lj.Alive {
 			continue
 		}
-		if j.held > 0 {
+		if lj.Held > 0 {
 			j.busy += s.now - j.busySince // still running: count up to now
 			j.busySince = s.now
 		}
-		r.col.Job(j.project, sample(j))
+		r.col.Job(j.project, sample(j, lj))
 		if s.opt.OmitJobs {
 			continue
 		}
-		jr := r.jobResult(j)
+		jr := r.jobResult(j, lj)
 		jr.Reason = reasons[ji]
 		if jr.Reason == "" && jr.State == StatePending {
 			jr.Reason = fallback[ji]
@@ -362,7 +374,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 		return out, fallback, prios
 	}
 	for _, p := range plan.Pending {
-		ji := s.roster.list()[p.Job]
+		ji := s.c.Roster.List()[p.Job]
 		out[ji] = p.Message(&s.snap)
 		if s.snap.Pools[s.snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
 			prios[ji] = p.Priority
@@ -373,12 +385,12 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	// stopped before that pass, and one whose tasks are still
 	// checkpointing after a preemption.
 	for _, st := range plan.Starts {
-		if ji := s.roster.list()[st.Job]; out[ji] == "" {
+		if ji := s.c.Roster.List()[st.Job]; out[ji] == "" {
 			fallback[ji] = fmt.Sprintf("starts at %s of simulated time: the run stopped before the pass that starts it", sched.HumanDuration(s.now))
 		}
 	}
 	for _, a := range s.snap.Allocs {
-		if ji := s.roster.list()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
+		if ji := s.c.Roster.List()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
 			fallback[ji] = "preempted; waiting for its tasks to checkpoint before they queue again"
 		}
 	}

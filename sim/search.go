@@ -152,32 +152,32 @@ func newJobSearch(spec *SearchSpec, record bool) *jobSearch {
 // training reaches the step of its next point. Called whenever the trial
 // (re)starts, as its progress and rate may have changed.
 func (s *sim) scheduleReport(ti int32) {
-	t := &s.tasks[ti]
-	j := &s.jobs[t.job]
+	t := s.c.Tasks.At(ti)
+	j := &s.jobs[t.Job]
 	js := j.search
 	if js == nil {
 		return
 	}
-	curve := j.spec.Search.Curves[t.id]
-	k := js.next[t.id]
+	curve := j.spec.Search.Curves[t.ID]
+	k := js.next[t.ID]
 	if int(k) >= len(curve) {
 		return
 	}
 	perStep := freshWork(&j.spec) / j.spec.Search.Config.MaxLength
-	done := freshWork(&j.spec) - t.work
+	done := freshWork(&j.spec) - t.Work
 	r := s.rate(t)
 	left := max(curve[k].Step*perStep-done, 0)
-	s.q.push(event{at: t.from + (left+r-1)/r, kind: evReport, ref: ti, ver: t.ver})
+	s.q.push(event{at: t.From + (left+r-1)/r, kind: evReport, ref: ti, ver: t.Ver})
 }
 
 // report hands running trial ti's next point to the searcher, records
 // the rungs it joined, and stops the trial at once if the searcher says
 // so; otherwise it queues the trial's next report.
 func (s *sim) report(ti int32) {
-	t := &s.tasks[ti]
-	ji := t.job
+	t := s.c.Tasks.At(ti)
+	ji := t.Job
 	j := &s.jobs[ji]
-	js, i := j.search, int(t.id)
+	js, i := j.search, int(t.ID)
 	p := j.spec.Search.Curves[i][js.next[i]]
 	js.next[i]++
 	before := js.s.Trial(i)
@@ -193,8 +193,7 @@ func (s *sim) report(ti int32) {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
 	s.rec.endAttempt(t, AttemptCompleted)
-	j.done++
-	s.release(ti)
+	s.freed(ti, s.c.Exit(ti, false))
 	s.settleState(ji)
 }
 

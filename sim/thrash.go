@@ -1,50 +1,19 @@
 package sim
 
-import (
-	"github.com/allot-sched/allot/lifecycle"
-	"github.com/allot-sched/allot/sched"
-)
+import "github.com/allot-sched/allot/lifecycle"
 
-// budgetWindow is the span of a project's preemption budget: an hour.
-const budgetWindow = 3600
+// A project's preemption budget caps the preemptions and moves of its
+// tasks within the last hour (lifecycle.BudgetWindow). The core reads the
+// count in sched.Project.Preempted and keeps nothing between passes; the
+// simulator's lifecycle.Cluster counts them as it preempts and moves, the
+// master's lifecycle.Budget likewise, and fills them in each snapshot.
 
-// budget counts, for projects with a preemption budget, the preemptions
-// and moves of their tasks in the last hour, which the core reads in
-// sched.Project.Preempted: the core keeps nothing between passes. The
-// counting is lifecycle.Budget's, the master's too.
-type budget struct {
-	on     bool
-	counts *lifecycle.Budget[int32] // keyed by project index
-}
-
-func (b *budget) init(ps []Project) {
-	b.counts = lifecycle.NewBudget[int32](budgetWindow)
-	for i := range ps {
-		b.on = b.on || ps[i].PreemptBudget > 0
-	}
-}
-
-// note records a preemption or move of a task of project p.
-func (b *budget) note(p int32, now int64) {
-	b.counts.Note(p, now)
-}
-
-// fill drops what left the window and sets each project's count.
-func (b *budget) fill(ps []sched.Project, now int64) {
-	if !b.on {
+// wakeBudget asks for a pass when a preemption or move of a task of
+// project p, just counted, leaves the budget's hour, which may let a
+// waiting task start.
+func (s *sim) wakeBudget(p int32) {
+	if !s.c.Budgeted(p) {
 		return
 	}
-	for i := range ps {
-		ps[i].Preempted = b.counts.Count(int32(i), now)
-	}
-}
-
-// noteBudget records a preemption or move of a task of project p, and
-// asks for a pass when it leaves the budget's hour.
-func (s *sim) noteBudget(p int32) {
-	if p < 0 || s.in.Projects[p].PreemptBudget == 0 {
-		return
-	}
-	s.budget.note(p, s.now)
-	s.wake(s.now + budgetWindow)
+	s.wake(s.now + lifecycle.BudgetWindow)
 }

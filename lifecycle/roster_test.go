@@ -1,4 +1,4 @@
-package sim
+package lifecycle
 
 import (
 	"math/rand/v2"
@@ -8,14 +8,14 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// TestRosterMatchesAList drives the roster with random additions, finishes
+// TestRosterMatchesAList drives the Roster with random additions, finishes
 // (oldest first, as under FCFS, or anywhere) and compactions, and checks it
 // against a plain slice: same jobs in the same order, entries that follow
 // their jobs, indices that find them, and removed records reported once.
 func TestRosterMatchesAList(t *testing.T) {
 	for _, oldestFirst := range []bool{true, false} {
 		rng := rand.New(rand.NewPCG(7, 9))
-		var r roster
+		var r Roster
 		var model []int32
 		alive := map[int32]bool{}
 		gone := map[int32]int{}
@@ -23,7 +23,7 @@ func TestRosterMatchesAList(t *testing.T) {
 		for step := range 20000 {
 			switch op := rng.IntN(10); {
 			case op < 5 || len(model) == 0:
-				r.add(next, sched.Job{Seq: int64(next)})
+				r.Add(next, sched.Job{Seq: int64(next)})
 				model = append(model, next)
 				alive[next] = true
 				next++
@@ -35,17 +35,17 @@ func TestRosterMatchesAList(t *testing.T) {
 				ji := model[k]
 				if alive[ji] {
 					alive[ji] = false
-					r.finished(ji)
+					r.Finished(ji)
 				}
 			default:
-				r.compact(func(ji int32) bool { return alive[ji] }, func(ji int32) { gone[ji]++ })
+				r.Compact(func(ji int32) bool { return alive[ji] }, func(ji int32) { gone[ji]++ })
 				model = slices.DeleteFunc(model, func(ji int32) bool { return !alive[ji] })
-				if !slices.Equal(r.list(), model) {
-					t.Fatalf("step %d: roster %v, want %v", step, r.list(), model)
+				if !slices.Equal(r.List(), model) {
+					t.Fatalf("step %d: Roster %v, want %v", step, r.List(), model)
 				}
 				for i, ji := range model {
-					if r.index(ji) != i || r.entries()[i].Seq != int64(ji) || r.entry(ji).Seq != int64(ji) {
-						t.Fatalf("step %d: job %d at index %d, entry %+v", step, ji, r.index(ji), r.entries()[i])
+					if r.Index(ji) != i || r.Entries()[i].Seq != int64(ji) || r.Entry(ji).Seq != int64(ji) {
+						t.Fatalf("step %d: job %d at index %d, entry %+v", step, ji, r.Index(ji), r.Entries()[i])
 					}
 				}
 			}

@@ -1,23 +1,24 @@
-package sim
+package lifecycle
 
 import "github.com/allot-sched/allot/sched"
 
-// roster is the list of submitted jobs still queued or running, in
+// Roster is the list of submitted jobs still queued or running, in
 // submission order, kept side by side with their sched.Job entries so that
 // a scheduling pass can use the entries as the snapshot's jobs directly.
 //
 // Rebuilding the snapshot's jobs for every pass costs O(queue) struct
-// copies, which dominated long FCFS queues. The roster instead keeps the
-// entries up to date as jobs change (see sim.touch) and removes finished
+// copies, which dominated long FCFS queues. The Roster instead keeps the
+// entries up to date as jobs change (the driver updates them in place
+// through Entry; the simulator does in its touch) and removes finished
 // jobs lazily, shifting whichever side of the list is shorter: under FCFS
-// the jobs that finish are the oldest, so removing them moves only the few
-// entries in front of them.
+// the jobs that finish are the oldest, so removing them moves only the
+// few entries in front of them.
 //
 // Both arrays are windows [off, off+n) of buffers that are reused: a window
 // that reaches the end of its buffer slides back to the start when at least
 // half the buffer is free in front, and the buffers only grow (allocate)
 // when the live list itself outgrows them.
-type roster struct {
+type Roster struct {
 	ids  []int32     // buffer of job record indices
 	jobs []sched.Job // buffer of snapshot entries, parallel to ids
 	off  int
@@ -31,7 +32,7 @@ type roster struct {
 }
 
 // add appends job record ji with its snapshot entry.
-func (r *roster) add(ji int32, entry sched.Job) {
+func (r *Roster) Add(ji int32, entry sched.Job) {
 	if r.off+r.n == len(r.ids) {
 		r.makeRoom()
 	}
@@ -45,7 +46,7 @@ func (r *roster) add(ji int32, entry sched.Job) {
 }
 
 // makeRoom slides the window to the start of the buffers, or grows them.
-func (r *roster) makeRoom() {
+func (r *Roster) makeRoom() {
 	ids, jobs := r.ids, r.jobs
 	if r.off == 0 || r.off < len(r.ids)/2 {
 		size := 2*len(r.ids) + 64
@@ -64,20 +65,20 @@ func (r *roster) makeRoom() {
 }
 
 // entry is job record ji's snapshot entry, for updates in place.
-func (r *roster) entry(ji int32) *sched.Job { return &r.jobs[r.pos[ji]] }
+func (r *Roster) Entry(ji int32) *sched.Job { return &r.jobs[r.pos[ji]] }
 
 // index is job record ji's index in the snapshot.
-func (r *roster) index(ji int32) int { return int(r.pos[ji]) - r.off }
+func (r *Roster) Index(ji int32) int { return int(r.pos[ji]) - r.off }
 
 // list is the live list, in submission order; it may still hold finished
 // jobs until the next compact.
-func (r *roster) list() []int32 { return r.ids[r.off : r.off+r.n] }
+func (r *Roster) List() []int32 { return r.ids[r.off : r.off+r.n] }
 
 // entries is the snapshot's job list, parallel to list.
-func (r *roster) entries() []sched.Job { return r.jobs[r.off : r.off+r.n] }
+func (r *Roster) Entries() []sched.Job { return r.jobs[r.off : r.off+r.n] }
 
 // finished marks job record ji for removal at the next compact.
-func (r *roster) finished(ji int32) {
+func (r *Roster) Finished(ji int32) {
 	p := int(r.pos[ji])
 	if r.dead == 0 {
 		r.lo, r.hi = p, p
@@ -89,7 +90,7 @@ func (r *roster) finished(ji int32) {
 // compact removes the finished jobs, shifting the shorter side, and calls
 // gone for each removed record. alive tells live records from finished
 // ones.
-func (r *roster) compact(alive func(int32) bool, gone func(int32)) {
+func (r *Roster) Compact(alive func(int32) bool, gone func(int32)) {
 	if r.dead == 0 {
 		return
 	}
@@ -114,7 +115,7 @@ func (r *roster) compact(alive func(int32) bool, gone func(int32)) {
 
 // keep moves entry i to position w if its job is alive and returns the
 // next free position in direction dir; a finished job is dropped.
-func (r *roster) keep(i, w int, alive func(int32) bool, gone func(int32), dir int) int {
+func (r *Roster) keep(i, w int, alive func(int32) bool, gone func(int32), dir int) int {
 	ji := r.ids[i]
 	if !alive(ji) {
 		r.pos[ji] = -1

@@ -1,0 +1,236 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// Cluster is the scheduling state kept from pass to pass: the jobs, the
+// live ones on a roster with their snapshot entries, the task attempts
+// holding slots, the accounts' usage and the projects' preemption
+// budgets (ledgers.go). It is the state machine of issue 13 in the
+// making (docs/architecture.md says how far it goes): the driver calls a
+// transition for each event and applies each plan's effects through it,
+// and keeps beside it, indexed by the same job record, whatever else it
+// needs (the simulator its specs and metrics).
+//
+// Job records are reused once their job has left the roster, so the
+// table grows with the live state, not with the run.
+type Cluster struct {
+	Jobs   []Job
+	Tasks  Tasks
+	Roster Roster
+	// freeJobs are records of jobs that left the roster, for reuse.
+	freeJobs []int32
+	// allocTask maps the last snapshot's allocations to task records.
+	allocTask []int32
+	effects   []Effect
+	drain     []sched.NodeSlots // Replace's scratch
+	// inUse counts the slots the tasks hold, draining ones included.
+	inUse int
+	// The ledgers (ledgers.go): accounts' usage up to usageAt, and
+	// budgeted projects' preemptions.
+	usage     *Usage[int32]
+	usageAt   int64
+	epoch     int64 // the usage ledger's time at time 0
+	budget    *Budget[int32]
+	budgeted  []bool
+	anyBudget bool
+}
+
+// NextJob is the record the next AddJob will use.
+func (c *Cluster) NextJob() int32 {
+	if n := len(c.freeJobs); n > 0 {
+		return c.freeJobs[n-1]
+	}
+	return int32(len(c.Jobs))
+}
+
+// AddJob stores a submitted job's record (NewJob's) and returns its
+// index, without putting it on the roster (Submit does both). A reused
+// record lends its buffers to the new one.
+func (c *Cluster) AddJob(sub Submission) int32 {
+	ji := c.NextJob()
+	if int(ji) == len(c.Jobs) {
+		c.Jobs = append(c.Jobs, Job{})
+	} else {
+		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
+	}
+	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
+	return ji
+}
+
+// Submit adds a submitted job (AddJob) and puts it on the roster with
+// entry, its snapshot entry, whose waiting count the Cluster keeps from
+// then on.
+func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
+	ji := c.AddJob(sub)
+	entry.Waiting = sub.Tasks
+	c.Roster.Add(ji, entry)
+	return ji
+}
+
+// SetPriority changes job ji's priority in its snapshot entry, with the
+// preemptibility and borrowing that follow from it (the driver's rule:
+// OSMO's priority classes).
+func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow bool) {
+	en := c.Roster.Entry(ji)
+	en.Priority, en.Preemptible, en.Borrow = priority, preemptible, borrow
+}
+
+// SetWeight changes job ji's weight in its snapshot entry.
+func (c *Cluster) SetWeight(ji int32, weight float64) { c.Roster.Entry(ji).Weight = weight }
+
+// Cancel drops job ji's waiting tasks, as a kill does (Job.Cancel).
+func (c *Cluster) Cancel(ji int32) {
+	c.Jobs[ji].Cancel()
+	c.waiting(ji)
+}
+
+// waiting copies job ji's waiting count into its snapshot entry, while
+// the job is on the roster.
+func (c *Cluster) waiting(ji int32) {
+	if j := &c.Jobs[ji]; j.Alive {
+		c.Roster.Entry(ji).Waiting = j.Waiting
+	}
+}
+
+// Launch starts a waiting task of job ji on nodes at now (Job.Launch); its
+// account is charged for the slots.
+func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
+	ti := c.Jobs[ji].Launch(&c.Tasks, ji, nodes, backfill, now)
+	c.waiting(ji)
+	slots := sched.Slots(nodes)
+	c.inUse += slots
+	c.Hold(c.Jobs[ji].Account, slots)
+	return ti
+}
+
+// InUse is the slots the tasks hold, draining ones included.
+func (c *Cluster) InUse() int { return c.inUse }
+
+// Preempt asks task ti to stop at now (Job.Preempt), which counts against
+// its project's preemption budget.
+func (c *Cluster) Preempt(ti int32, now int64) int64 {
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	c.NoteBudget(j.Project, now)
+	return j.Preempt(&c.Tasks, ti, now)
+}
+
+// Replace re-places task ti on nodes at now as r says: what of its old
+// placement drains (Draining) until its checkpoint lands (Job.Replace),
+// and whether its project's preemption budget is charged.
+func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int64) Replaced {
+	t := c.Tasks.At(ti)
+	j := &c.Jobs[t.Job]
+	if r.ChargesBudget() {
+		c.NoteBudget(j.Project, now)
+	}
+	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
+	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
+	c.inUse += res.Delta
+	c.Hold(j.Account, res.Delta)
+	return res
+}
+
+// Exit ends task ti, done or timed out (Job.Exit).
+func (c *Cluster) Exit(ti int32, timedOut bool) int {
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	return c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
+}
+
+// Checkpointed ends preempted task ti once its checkpoint has landed
+// (Job.Checkpointed).
+func (c *Cluster) Checkpointed(ti int32) int {
+	ji := c.Tasks.At(ti).Job
+	j := &c.Jobs[ji]
+	slots := c.freed(j, j.Checkpointed(&c.Tasks, ti))
+	c.waiting(ji)
+	return slots
+}
+
+// Drained frees the drained placement oi of a moved task (Job.Drained).
+func (c *Cluster) Drained(oi int32) int {
+	j := &c.Jobs[c.Tasks.At(oi).Job]
+	return c.freed(j, j.Drained(&c.Tasks, oi))
+}
+
+// Release lets go of task ti's slots (Job.Release).
+func (c *Cluster) Release(ti int32) int {
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	return c.freed(j, j.Release(&c.Tasks, ti))
+}
+
+// Freed is a task record that let go of its slots.
+type Freed struct {
+	Task  int32
+	Slots int
+}
+
+// Kill ends job ji's tasks at once, as a kill does: it drops its waiting
+// tasks and frees every record of the job holding slots (running,
+// checkpointing, or the drained part of a move), appending each to dst
+// in the running list's order. The driver then ends the job (Finish),
+// and the attempts it records.
+func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
+	for _, ti := range c.Tasks.Running() {
+		switch t := c.Tasks.At(ti); {
+		case !t.Alive || t.Job != ji:
+		case t.Moving:
+			dst = append(dst, Freed{Task: ti, Slots: c.Drained(ti)})
+		default:
+			dst = append(dst, Freed{Task: ti, Slots: c.Release(ti)})
+		}
+	}
+	c.Cancel(ji)
+	return dst
+}
+
+// freed stops charging job j's account for slots it let go of.
+func (c *Cluster) freed(j *Job, slots int) int {
+	c.inUse -= slots
+	c.Hold(j.Account, -slots)
+	return slots
+}
+
+// Finish ends job ji in state st at now; it leaves the roster at the next
+// Snapshot.
+func (c *Cluster) Finish(ji int32, st JobState, now int64) {
+	c.Jobs[ji].Finish(st, now)
+	c.Roster.Finished(ji)
+}
+
+// Snapshot puts the cluster's jobs and allocations in snap for a pass at
+// now: the roster, compacted, as its jobs, an allocation for each task
+// holding slots, and the projects' preemption counts. It returns the
+// roster index of the last job holding slots, -1 for none. The accounts'
+// usage is Advance's; the rest of snap is the driver's.
+func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
+	c.FillBudgets(snap.Projects, now)
+	c.Roster.Compact(c.alive, c.recycle)
+	snap.Jobs = c.Roster.Entries()
+	lastRunning = -1
+	snap.Allocs = snap.Allocs[:0]
+	c.allocTask = c.allocTask[:0]
+	// Only at a sweep are retired tasks' records reusable: the running
+	// list no longer names them.
+	for _, ti := range c.Tasks.Sweep() {
+		t := c.Tasks.At(ti)
+		c.allocTask = append(c.allocTask, ti)
+		job := c.Roster.Index(t.Job)
+		lastRunning = max(lastRunning, job)
+		snap.Allocs = append(snap.Allocs, t.Alloc(job, now, c.Jobs[t.Job].Shape.Every))
+	}
+	return lastRunning
+}
+
+// Decide returns the effects of plan, made from the last Snapshot, in the
+// order they must be applied (the package's Decide). The slice is reused
+// by the next call.
+func (c *Cluster) Decide(plan *sched.Plan) []Effect {
+	c.effects = Decide(c.effects[:0], plan, c.allocTask)
+	return c.effects
+}
+
+func (c *Cluster) alive(ji int32) bool { return c.Jobs[ji].Alive }
+
+// recycle makes a finished job's record reusable; only once the job is off
+// the roster may it be.
+func (c *Cluster) recycle(ji int32) { c.freeJobs = append(c.freeJobs, ji) }

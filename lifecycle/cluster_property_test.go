@@ -1,0 +1,213 @@
+package lifecycle_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
+
+// TestClusterInvariants drives a Cluster with random transitions, as a
+// driver may call them, and checks after each that the books balance:
+// every live job's tasks are waiting, running or done; what it holds is
+// what its live task records hold; its snapshot entry waits as it does;
+// and a snapshot shows exactly the live task records, each under its
+// job's entry.
+func TestClusterInvariants(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		var c lifecycle.Cluster
+		var snap sched.Snapshot
+		now := int64(0)
+		for step := range 3000 {
+			now += int64(rng.IntN(5))
+			op := randomOp(rng, &c, now)
+			if rng.IntN(10) == 0 {
+				c.Snapshot(&snap, now)
+				if err := checkSnapshot(&c, &snap); err != nil {
+					t.Fatalf("seed %d step %d after %s: %v", seed, step, op, err)
+				}
+			}
+			if err := checkBooks(&c); err != nil {
+				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, err)
+			}
+		}
+	}
+}
+
+// randomOp applies one random transition that the state allows, ends
+// jobs whose tasks have all ended, and names what it did.
+func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
+	var live []int32 // live task records
+	for _, ti := range c.Tasks.Running() {
+		if c.Tasks.At(ti).Alive {
+			live = append(live, ti)
+		}
+	}
+	op := rng.IntN(7)
+	var ti int32 = -1
+	if len(live) > 0 {
+		ti = live[rng.IntN(len(live))]
+	}
+	var t *lifecycle.Task
+	if ti >= 0 {
+		t = c.Tasks.At(ti)
+	}
+	var name string
+	switch {
+	case op == 0 || len(c.Jobs) == 0:
+		sh := lifecycle.Shape{Elastic: rng.IntN(2) == 0, Every: int64(rng.IntN(3) * 10), Limit: int64(rng.IntN(2) * 50)}
+		ji := c.Submit(lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
+			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1}, sched.Job{})
+		name = fmt.Sprintf("submit j%d", ji)
+		finishIfOver(c, ji, now)
+	case op == 1:
+		ji := int32(rng.IntN(len(c.Jobs)))
+		if j := &c.Jobs[ji]; !j.Alive || j.Waiting == 0 {
+			return "nothing"
+		}
+		c.Launch(ji, randomNodes(rng), rng.IntN(2) == 0, now)
+		name = fmt.Sprintf("launch j%d", ji)
+	case op == 6:
+		ji := int32(rng.IntN(len(c.Jobs)))
+		if !c.Jobs[ji].Alive {
+			return "nothing"
+		}
+		freed := 0
+		for _, f := range c.Kill(nil, ji) {
+			freed += f.Slots
+		}
+		if c.Jobs[ji].Held != 0 || c.Jobs[ji].Waiting != 0 {
+			return fmt.Sprintf("kill j%d left %d held, %d waiting", ji, c.Jobs[ji].Held, c.Jobs[ji].Waiting)
+		}
+		c.Finish(ji, lifecycle.JobKilled, now)
+		name = fmt.Sprintf("kill j%d (%d slots)", ji, freed)
+	case t == nil:
+		return "nothing"
+	case t.Moving || t.Preempting:
+		ji := t.Job
+		if t.Moving {
+			c.Drained(ti)
+		} else {
+			c.Checkpointed(ti)
+		}
+		name = fmt.Sprintf("landed t%d", ti)
+		finishIfOver(c, ji, now)
+	case op == 2:
+		c.Preempt(ti, now)
+		name = fmt.Sprintf("preempt t%d", ti)
+	case op == 3:
+		c.Replace(ti, randomNodes(rng), lifecycle.Replace(rng.IntN(2)), now)
+		name = fmt.Sprintf("replace t%d", ti)
+	default:
+		ji := t.Job
+		c.Exit(ti, rng.IntN(3) == 0)
+		name = fmt.Sprintf("exit t%d", ti)
+		finishIfOver(c, ji, now)
+	}
+	return name
+}
+
+func finishIfOver(c *lifecycle.Cluster, ji int32, now int64) {
+	if st, over := c.Jobs[ji].Over(); over && c.Jobs[ji].Alive {
+		// A finished job's moved tasks may still drain: a driver frees
+		// them with the job, as the simulator does.
+		for _, ti := range c.Tasks.Running() {
+			if t := c.Tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
+				c.Drained(ti)
+			}
+		}
+		c.Finish(ji, st, now)
+	}
+}
+
+func randomNodes(rng *rand.Rand) []sched.NodeSlots {
+	ns := []sched.NodeSlots{{Node: int32(rng.IntN(4)), Slots: int32(1 + rng.IntN(3))}}
+	if rng.IntN(3) == 0 {
+		ns = append(ns, sched.NodeSlots{Node: int32(4 + rng.IntN(4)), Slots: int32(1 + rng.IntN(2))})
+	}
+	return ns
+}
+
+func checkBooks(c *lifecycle.Cluster) error {
+	held := make([]int, len(c.Jobs))
+	running := make([]int, len(c.Jobs))
+	moving := make([]int, len(c.Jobs))
+	for _, ti := range c.Tasks.Running() {
+		t := c.Tasks.At(ti)
+		if !t.Alive {
+			continue
+		}
+		if !c.Jobs[t.Job].Alive {
+			return fmt.Errorf("t%d holds slots for ended job j%d", ti, t.Job)
+		}
+		held[t.Job] += sched.Slots(t.Nodes)
+		if t.Moving {
+			moving[t.Job]++
+		} else {
+			running[t.Job]++
+		}
+	}
+	total := 0
+	for _, h := range held {
+		total += h
+	}
+	if total != c.InUse() {
+		return fmt.Errorf("tasks hold %d slots, InUse says %d", total, c.InUse())
+	}
+	for ji := range c.Jobs {
+		j := &c.Jobs[ji]
+		if !j.Alive {
+			if j.Held != 0 || j.Running != 0 || j.Moving != 0 {
+				return fmt.Errorf("ended j%d still holds %d slots, %d running, %d moving", ji, j.Held, j.Running, j.Moving)
+			}
+			continue
+		}
+		switch {
+		case j.Waiting+j.Running+j.Done != j.Tasks:
+			return fmt.Errorf("j%d: waiting %d + running %d + done %d != %d tasks", ji, j.Waiting, j.Running, j.Done, j.Tasks)
+		case j.Held != held[ji] || j.Running != running[ji] || j.Moving != moving[ji]:
+			return fmt.Errorf("j%d: holds %d, running %d, moving %d; its tasks hold %d, %d, %d",
+				ji, j.Held, j.Running, j.Moving, held[ji], running[ji], moving[ji])
+		case len(j.Resume) > j.Waiting:
+			return fmt.Errorf("j%d: %d resumed tasks but %d waiting", ji, len(j.Resume), j.Waiting)
+		case c.Roster.Entry(int32(ji)).Waiting != j.Waiting:
+			return fmt.Errorf("j%d: entry waits %d, job %d", ji, c.Roster.Entry(int32(ji)).Waiting, j.Waiting)
+		}
+	}
+	return nil
+}
+
+func checkSnapshot(c *lifecycle.Cluster, snap *sched.Snapshot) error {
+	live := 0
+	for _, ti := range c.Tasks.Running() {
+		if !c.Tasks.At(ti).Alive {
+			return fmt.Errorf("retired t%d still listed after the snapshot's sweep", ti)
+		}
+		live++
+	}
+	if len(snap.Allocs) != live {
+		return fmt.Errorf("%d allocations for %d live tasks", len(snap.Allocs), live)
+	}
+	list := c.Roster.List()
+	if len(list) != len(snap.Jobs) {
+		return fmt.Errorf("%d roster jobs, %d snapshot jobs", len(list), len(snap.Jobs))
+	}
+	for i, ji := range list {
+		if !c.Jobs[ji].Alive {
+			return fmt.Errorf("ended j%d on the roster after compaction", ji)
+		}
+		if snap.Jobs[i].Waiting != c.Jobs[ji].Waiting {
+			return fmt.Errorf("snapshot job %d (j%d) waits %d, job %d", i, ji, snap.Jobs[i].Waiting, c.Jobs[ji].Waiting)
+		}
+	}
+	for i, a := range snap.Allocs {
+		ti := c.Tasks.Running()[i]
+		if list[a.Job] != c.Tasks.At(ti).Job {
+			return fmt.Errorf("allocation %d under snapshot job %d (j%d), its task is j%d's", i, a.Job, list[a.Job], c.Tasks.At(ti).Job)
+		}
+	}
+	return nil
+}

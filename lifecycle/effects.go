@@ -1,0 +1,85 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// Op is what applying a plan asks the driver to do to the cluster.
+type Op uint8
+
+// The ops, in the order Decide lists them.
+const (
+	// OpPreempt asks a running task to checkpoint and stop; it keeps its
+	// slots until its checkpoint lands (the driver reports it back).
+	OpPreempt Op = iota + 1
+	// OpMove and OpResize checkpoint a running task and resume it on
+	// Nodes at once, in the same attempt; what of the old placement the
+	// new one does not keep (Draining) drains like a preempted task's.
+	OpMove
+	OpResize
+	// OpStart launches one waiting task of a job on Nodes.
+	OpStart
+)
+
+var opNames = [...]string{OpPreempt: "preempt", OpMove: "move", OpResize: "resize", OpStart: "start"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) && opNames[o] != "" {
+		return opNames[o]
+	}
+	return "op?"
+}
+
+// Replace is the re-placement a move or resize op makes.
+func (o Op) Replace() Replace {
+	if o == OpResize {
+		return Resize
+	}
+	return Move
+}
+
+// Effect is one decision of a plan, named in the driver's terms: the task
+// record it acts on rather than the snapshot's allocation. A live driver
+// persists effects before acting on them, so that a restart neither
+// repeats nor loses one; the simulator acts on them at once.
+type Effect struct {
+	Op Op
+	// Task is the task acted on (preempt, move, resize), -1 for a start.
+	Task int32
+	// Job is the snapshot's job to start a task of (start), -1 otherwise.
+	Job int
+	// Nodes is the new placement (move, resize, start). It is the plan's
+	// slice, valid until the scheduler's next pass.
+	Nodes    []sched.NodeSlots
+	Backfill bool
+}
+
+// Decide appends to dst the effects of plan, made from a snapshot whose
+// allocation i is task record tasks[i], in the order they must be applied:
+// preemptions, moves, resizes, then starts. The core placed moves and
+// starts on slots net of what the preemptions and earlier moves leave
+// draining, so applying them in another order could put two tasks on one
+// slot for a moment, which a live cluster must never do.
+func Decide(dst []Effect, plan *sched.Plan, tasks []int32) []Effect {
+	for _, p := range plan.Preemptions {
+		dst = append(dst, Effect{Op: OpPreempt, Task: tasks[p.Alloc], Job: -1})
+	}
+	for _, m := range plan.Moves {
+		dst = append(dst, Effect{Op: OpMove, Task: tasks[m.Alloc], Job: -1, Nodes: m.Nodes})
+	}
+	for _, r := range plan.Resizes {
+		dst = append(dst, Effect{Op: OpResize, Task: tasks[r.Alloc], Job: -1, Nodes: r.Nodes})
+	}
+	for _, st := range plan.Starts {
+		dst = append(dst, Effect{Op: OpStart, Task: -1, Job: st.Job, Nodes: st.Nodes, Backfill: st.Backfill})
+	}
+	return dst
+}
+
+// Settled reports whether the passes at one instant may stop after a pass
+// whose plan started starts tasks and preempted, moved or resized changes:
+// when it did nothing, or when every pool's plan is maximal (oneShot: FIFO
+// and EASY plans, and conservative backfilling, which compresses its
+// reservations once per event) and it preempted nothing, so a confirming
+// pass would start nothing more.
+func Settled(starts, changes int, oneShot bool) bool {
+	return starts+changes == 0 || (oneShot && changes == 0)
+}

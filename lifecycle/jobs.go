@@ -1,0 +1,209 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// JobState is where a job is in its life.
+type JobState uint8
+
+// The job states. A job is pending until a task first holds slots, and
+// pending again while none does (its preempted tasks wait to be
+// rescheduled); it ends completed, failed or killed.
+const (
+	JobPending JobState = iota
+	JobRunning
+	JobCompleted
+	// JobFailed: a task was preempted and its exit actions said not to
+	// reschedule it (FailOnPreempt, or MaxRetries used up).
+	JobFailed
+	// JobKilled: a kill ended the job, or a task reached its time limit.
+	JobKilled
+)
+
+// Resumed is a preempted task waiting to be rescheduled.
+type Resumed struct {
+	Work    int64 // remaining work, or Unbounded
+	ID      int32 // the task's number in its job
+	Retries int32 // times it has been rescheduled after preemption
+}
+
+// Job is a job's tasks as the lifecycle counts them: how many wait, run
+// and have ended, and the job's state that follows from them. The
+// driver keeps the job's other records (its spec, metrics) beside it.
+type Job struct {
+	// What the job asks, fixed at submission (the Submission's).
+	Tasks int
+	Fresh int64
+	Shape Shape
+
+	// Waiting counts tasks ready to start; Resume holds the preempted
+	// ones among them, which start before fresh ones, last in first out.
+	Waiting int
+	Resume  []Resumed
+	Running int // tasks holding slots, checkpointing ones included
+	Held    int // slots held, draining ones of moved tasks included
+	Done    int // tasks that ended: completed, timed out or failed
+	Timeout int
+	Failed  int // tasks that failed after a preemption
+	// Moving counts the drained placements of moved tasks still held.
+	Moving   int
+	Preempts int
+	// Start is when a task first held slots and End when the job ended,
+	// -1 until then.
+	Start, End int64
+	// NextTask numbers the job's tasks as they first start.
+	NextTask   int32
+	MaxRetries int32
+	// Project and Account are the Submission's.
+	Project, Account int32
+	State            JobState
+	// The flags come last, packed, as the simulator keeps a record per
+	// live job.
+	FailOnPreempt bool
+	Alive         bool
+}
+
+// Submission is what the lifecycle needs of a submitted job.
+type Submission struct {
+	// Tasks tasks, each with Fresh work (FreshWork) progressing as Shape
+	// says. After a preemption a task fails if FailOnPreempt or it was
+	// rescheduled MaxRetries times already (0: no cap).
+	Tasks         int
+	Fresh         int64
+	Shape         Shape
+	FailOnPreempt bool
+	MaxRetries    int
+	// Project is the project whose preemption budget the job's
+	// preemptions and moves count against, Account the account its slots
+	// are charged to; -1 for none.
+	Project, Account int32
+}
+
+// NewJob is the record of a job just submitted; resume lends its buffer.
+func NewJob(sub Submission, resume []Resumed) Job {
+	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
+		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
+		Waiting: sub.Tasks, Resume: resume[:0], State: JobPending, Start: -1, End: -1, Alive: true}
+}
+
+// Launch starts one waiting task of job ji (this record) on nodes at now:
+// a preempted one if any waits, else a fresh one. It returns the task's
+// slot in ts; the task's Limited says whether Due is its time limit.
+func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
+	r := Resumed{Work: j.Fresh, ID: j.NextTask}
+	if n := len(j.Resume); n > 0 {
+		r = j.Resume[n-1]
+		j.Resume = j.Resume[:n-1]
+	} else {
+		j.NextTask++
+	}
+	ti := ts.Launch(ji, r.ID, r.Retries, r.Work, nodes, backfill, now)
+	j.Waiting--
+	j.Running++
+	j.Held += sched.Slots(nodes)
+	if j.Start < 0 {
+		j.Start = now
+	}
+	j.State = JobRunning
+	t := ts.At(ti)
+	_, t.Limited = t.Due(j.Shape)
+	return ti
+}
+
+// Preempt asks the job's task ti to stop at now (Tasks.Preempt) and
+// returns the run time thrown away.
+func (j *Job) Preempt(ts *Tasks, ti int32, now int64) int64 {
+	j.Preempts++
+	return ts.Preempt(ti, now, j.Shape)
+}
+
+// Replace re-places the job's running task ti on nodes at now, drain
+// draining (Tasks.Replace), and sets whether its new end is its time
+// limit.
+func (j *Job) Replace(ts *Tasks, ti int32, nodes, drain []sched.NodeSlots, now int64) Replaced {
+	r := ts.Replace(ti, nodes, drain, now, j.Shape)
+	if r.Drain >= 0 {
+		j.Moving++
+	}
+	j.Held += r.Delta
+	t := ts.At(ti)
+	if due, limited := t.Due(j.Shape); due >= 0 {
+		t.Limited = limited
+	}
+	return r
+}
+
+// Release lets go of task ti's slots and retires it, returning the slots.
+func (j *Job) Release(ts *Tasks, ti int32) int {
+	slots := sched.Slots(ts.At(ti).Nodes)
+	j.Running--
+	j.Held -= slots
+	ts.Retire(ti)
+	return slots
+}
+
+// Exit ends the job's task ti: its work is done, or (timedOut) it reached
+// its time limit and was killed. It returns the slots freed.
+func (j *Job) Exit(ts *Tasks, ti int32, timedOut bool) int {
+	if timedOut {
+		j.Timeout++
+	}
+	j.Done++
+	return j.Release(ts, ti)
+}
+
+// Checkpointed ends preempted task ti once its checkpoint has landed: by
+// the job's exit actions it waits to be rescheduled, keeping its number
+// and remaining work, or it fails. It returns the slots freed.
+func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
+	t := ts.At(ti)
+	retries := t.Retries + 1
+	if j.FailOnPreempt || (j.MaxRetries > 0 && retries > j.MaxRetries) {
+		j.Failed++
+		j.Done++
+	} else {
+		j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: retries})
+		j.Waiting++
+	}
+	slots := j.Release(ts, ti)
+	if j.Running == 0 && j.State == JobRunning {
+		j.State = JobPending
+	}
+	return slots
+}
+
+// Drained frees the drained placement oi of a moved task of the job once
+// its checkpoint has landed, returning the slots freed.
+func (j *Job) Drained(ts *Tasks, oi int32) int {
+	slots := sched.Slots(ts.At(oi).Nodes)
+	j.Held -= slots
+	j.Moving--
+	ts.Retire(oi)
+	return slots
+}
+
+// Over reports whether every task has ended, and the state the job ends
+// in then: failed if a task failed, killed if one reached its time limit,
+// else completed.
+func (j *Job) Over() (JobState, bool) {
+	switch {
+	case j.Done < j.Tasks:
+		return j.State, false
+	case j.Failed > 0:
+		return JobFailed, true
+	case j.Timeout > 0:
+		return JobKilled, true
+	}
+	return JobCompleted, true
+}
+
+// Cancel drops the job's waiting tasks, as a kill does; the driver ends
+// its running ones first.
+func (j *Job) Cancel() {
+	j.Waiting = 0
+	j.Resume = j.Resume[:0]
+}
+
+// Finish ends the job in state st at now.
+func (j *Job) Finish(st JobState, now int64) {
+	j.State, j.End, j.Alive = st, now, false
+}

@@ -1,0 +1,261 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// Unbounded marks work that runs until it is killed.
+const Unbounded int64 = -1
+
+// Task is one attempt of one task holding slots: from the start the plan
+// gave it until it lets go of them (ends, is killed, or has checkpointed
+// after a preemption). A moved or resized task keeps its attempt; the part
+// of its old placement it lets go of drains as a record of its own,
+// marked Moving, until its checkpoint lands.
+//
+// A Task is named by its slot in Tasks and its version: every transition
+// that makes a promise about the future (when the work ends, when a
+// checkpoint lands) bumps Ver, so an outcome reported for an older
+// version (a timer in the simulator, an agent's late report in the
+// master) is recognised as stale and dropped.
+type Task struct {
+	Job int32 // the driver's job record
+	ID  int32 // the task's number in its job; a rescheduled task keeps it
+	// Retries counts the times the task was rescheduled after preemption.
+	Retries int32
+	// Attempt is the driver's record of this attempt (the simulator's
+	// index in its job's attempts), -1 for none.
+	Attempt int32
+	Nodes   []sched.NodeSlots
+	Start   int64 // when the attempt started
+	From    int64 // when the task last resumed: its start, or its last move
+	Work    int64 // remaining work at From, or Unbounded
+	Lost    int64 // run time that preemption and moves threw away
+	// PreemptAt is when the checkpoint request came, while Preempting.
+	PreemptAt  int64
+	Ver        uint32
+	Preempting bool
+	// Moving marks the draining old placement of a moved task.
+	Moving     bool
+	Backfilled bool
+	Limited    bool // the attempt ends at its time limit, killed
+	Alive      bool
+}
+
+// Shape is what of a task's job decides how its work progresses.
+type Shape struct {
+	// Elastic: the work is slot-seconds and progresses by the slots held
+	// (sim/elastic.go's model); else it is seconds at a rate of one.
+	Elastic bool
+	// Every is how often (in run time) the task saves its progress; 0
+	// keeps all progress at a checkpoint request.
+	Every int64
+	// Limit is the attempt's time limit, counted from its start; 0: none.
+	Limit int64
+}
+
+// FreshWork is the work of a task that never ran: its duration in
+// seconds, or for an elastic job slot-seconds; Unbounded stays Unbounded.
+func FreshWork(duration int64, slots int, elastic bool) int64 {
+	if !elastic || duration == Unbounded {
+		return duration
+	}
+	return duration * int64(slots)
+}
+
+// Rate is how much work the task does per second: the slots it holds
+// for an elastic job, else 1.
+func (t *Task) Rate(sh Shape) int64 {
+	if !sh.Elastic {
+		return 1
+	}
+	return int64(max(sched.Slots(t.Nodes), 1))
+}
+
+// Due is when the attempt ends, or -1 when it runs until killed, and
+// whether that end is its time limit rather than its work being done.
+// The limit runs from the attempt's start, the work from its last move.
+func (t *Task) Due(sh Shape) (int64, bool) {
+	switch {
+	case t.Work == Unbounded && sh.Limit <= 0:
+		return -1, false
+	case t.Work == Unbounded:
+		return t.Start + sh.Limit, true
+	}
+	r := t.Rate(sh)
+	done := t.From + (t.Work+r-1)/r
+	if sh.Limit > 0 && t.Start+sh.Limit < done {
+		return t.Start + sh.Limit, true
+	}
+	return done, false
+}
+
+// checkpoint saves the task's progress at now as a checkpoint request
+// does: all of it, or with Every only up to its last periodic checkpoint.
+// It returns the run time thrown away.
+func (t *Task) checkpoint(now int64, sh Shape) int64 {
+	kept := now - t.From
+	if sh.Every > 0 {
+		kept = kept / sh.Every * sh.Every
+	}
+	if t.Work != Unbounded {
+		t.Work = max(t.Work-kept*t.Rate(sh), 0)
+	}
+	return now - t.From - kept
+}
+
+// LastCheckpoint is when the task last saved its progress, so that the
+// core picks victims that lose the least: with a checkpoint interval the
+// last periodic checkpoint, else the checkpoint of its last move, else 0
+// (never), for which the core takes the loss to be the run time, so that
+// such tasks go newest first.
+func (t *Task) LastCheckpoint(now, every int64) int64 {
+	if every <= 0 {
+		if t.From > t.Start {
+			return t.From
+		}
+		return 0
+	}
+	return t.From + (now-t.From)/every*every
+}
+
+// Alloc is the task's allocation in a snapshot whose entry for its job
+// is job.
+func (t *Task) Alloc(job int, now, every int64) sched.Alloc {
+	return sched.Alloc{
+		Job:        job,
+		Nodes:      t.Nodes,
+		Start:      t.Start,
+		Preempting: t.Preempting,
+		Moving:     t.Moving,
+		Backfilled: t.Backfilled,
+		Checkpoint: t.LastCheckpoint(now, every),
+	}
+}
+
+// Tasks is the table of task attempts holding slots. Records are reused:
+// a retired record's slot is handed out again only after Sweep, once the
+// running list no longer names it, so the table grows with the live
+// state, not with the run's length.
+type Tasks struct {
+	all     []Task
+	free    []int32
+	running []int32
+}
+
+// At is the task record in slot ti. The pointer is valid until the next
+// Launch or Replace, which may grow the table.
+func (ts *Tasks) At(ti int32) *Task { return &ts.all[ti] }
+
+// Len is the number of records in the table, live or not: what it has
+// grown to.
+func (ts *Tasks) Len() int { return len(ts.all) }
+
+// Running lists the slots of the tasks holding slots, in launch order;
+// retired ones stay listed, not Alive, until the next Sweep.
+func (ts *Tasks) Running() []int32 { return ts.running }
+
+// Current reports whether an outcome promised for version ver of task ti
+// (its end, its checkpoint landing) still applies: the task holds its
+// slots and nothing re-planned it since.
+func (ts *Tasks) Current(ti int32, ver uint32) bool {
+	t := &ts.all[ti]
+	return t.Alive && t.Ver == ver
+}
+
+// Sweep drops retired tasks from the running list, making their slots
+// reusable, and returns the list.
+func (ts *Tasks) Sweep() []int32 {
+	live := ts.running[:0]
+	for _, ti := range ts.running {
+		if ts.all[ti].Alive {
+			live = append(live, ti)
+		} else {
+			ts.free = append(ts.free, ti)
+		}
+	}
+	ts.running = live
+	return live
+}
+
+func (ts *Tasks) alloc() int32 {
+	if n := len(ts.free); n > 0 {
+		ti := ts.free[n-1]
+		ts.free = ts.free[:n-1]
+		return ti
+	}
+	ts.all = append(ts.all, Task{})
+	return int32(len(ts.all) - 1)
+}
+
+// Launch starts an attempt of task id of job on nodes at now, with work
+// left, and returns its slot. Attempt is -1 until the driver sets it.
+func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSlots, backfill bool, now int64) int32 {
+	ti := ts.alloc()
+	t := &ts.all[ti]
+	t.Job, t.ID, t.Retries, t.Attempt = job, id, retries, -1
+	t.Start, t.From, t.Work, t.Lost = now, now, work, 0
+	t.Nodes = append(t.Nodes[:0], nodes...)
+	t.Ver++
+	t.Preempting, t.Moving, t.Backfilled, t.Alive = false, false, backfill, true
+	ts.running = append(ts.running, ti)
+	return ti
+}
+
+// Preempt asks task ti to stop at now: it saves its progress (see Shape)
+// and keeps its slots until its checkpoint lands. It returns the run time
+// thrown away, which the task's Lost also counts.
+func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
+	t := &ts.all[ti]
+	lost := t.checkpoint(now, sh)
+	t.Lost += lost
+	t.Preempting, t.PreemptAt = true, now
+	t.Ver++
+	return lost
+}
+
+// Replaced is what Replace did.
+type Replaced struct {
+	// Drain is the slot of the record that holds the drained part of the
+	// old placement until its checkpoint lands, or -1 when nothing drains.
+	Drain int32
+	// Lost is the run time the checkpoint threw away; LostWork is that
+	// times the slots of the old placement.
+	Lost, LostWork int64
+	// Delta is the change in slots held, the draining part included.
+	Delta int
+}
+
+// Replace checkpoints running task ti at now and resumes it on nodes at
+// once, in the same attempt; drain, the part of its old placement it lets
+// go of (Draining's), drains as a Moving record of its own. The caller
+// asks Due for the task's new end.
+func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh Shape) Replaced {
+	r := Replaced{Drain: -1}
+	if len(drain) > 0 {
+		r.Drain = ts.alloc() // may grow the table: take pointers after it
+		t, o := &ts.all[ti], &ts.all[r.Drain]
+		o.Job, o.ID, o.Attempt, o.Start, o.From, o.Work = t.Job, t.ID, -1, t.Start, t.From, 0
+		o.Nodes = append(o.Nodes[:0], drain...)
+		o.Ver++
+		o.Preempting, o.Moving, o.Backfilled, o.Limited, o.Alive = true, true, false, false, true
+		o.PreemptAt = now
+		ts.running = append(ts.running, r.Drain)
+	}
+	t := &ts.all[ti]
+	r.Lost = t.checkpoint(now, sh)
+	r.LostWork = r.Lost * int64(sched.Slots(t.Nodes))
+	t.Lost += r.Lost
+	r.Delta = sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.Nodes)
+	t.From = now
+	t.Nodes = append(t.Nodes[:0], nodes...)
+	t.Backfilled = false
+	t.Ver++ // the end promised for the old placement no longer applies
+	return r
+}
+
+// Retire marks task ti as having let go of its slots; outcomes promised
+// for it become stale.
+func (ts *Tasks) Retire(ti int32) {
+	t := &ts.all[ti]
+	t.Alive = false
+	t.Ver++
+}
