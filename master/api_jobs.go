@@ -127,6 +127,7 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 	defer m.mu.Unlock()
 	j := newJob(created)
 	j.spec = specOf(spec.Resources)
+	j.spec.podSpec = spec.PodSpec
 	j.search = search
 	m.fair.addLeaf(created.Project, user)
 	for i, t := range tasks {
