@@ -291,7 +291,11 @@ func (a *Agent) finish(att *attempt, rep api.Report) {
 		}
 		l.enqueueLocked(rep)
 		att.exitSeq = l.seq
-		a.log.Info("pod ended", "node", att.key.node, "task", att.key.id.String(), "outcome", rep.Outcome, "exit_code", rep.ExitCode)
+		code := "none"
+		if rep.ExitCode != nil {
+			code = fmt.Sprint(*rep.ExitCode)
+		}
+		a.log.Info("pod ended", "node", att.key.node, "task", att.key.id.String(), "outcome", rep.Outcome, "exit_code", code)
 	}()
 }
 

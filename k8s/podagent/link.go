@@ -41,6 +41,11 @@ type link struct {
 	seq     int64
 	pending []api.Report // not yet acknowledged, in Seq order
 	waitS   int
+	// registered says this process has registered the node. Until it
+	// has, no sync goes out: the master would count this process's
+	// reports against the sequence numbers of the previous one, and
+	// take new reports for ones it has seen.
+	registered bool
 }
 
 // run registers and syncs until ctx ends, registering again when the
@@ -90,7 +95,7 @@ func (l *link) reportLoop(ctx context.Context) {
 		case <-l.kick:
 		}
 		l.a.mu.Lock()
-		idle := len(l.pending) == 0
+		idle := len(l.pending) == 0 || !l.registered
 		l.a.mu.Unlock()
 		if !idle {
 			if err := l.sync(ctx, 0); err != nil && ctx.Err() == nil {
@@ -145,6 +150,7 @@ func (l *link) register(ctx context.Context) error {
 	if reply.SyncWaitS > 0 {
 		l.waitS = reply.SyncWaitS
 	}
+	l.registered = true
 	l.a.mu.Unlock()
 	l.a.log.Info("node registered", "node", l.name, "gpus", len(reg.GPUs), "pool", reg.Pool, "running", len(reg.Running))
 	l.a.execute(ctx, l, reply.Commands)
@@ -153,6 +159,10 @@ func (l *link) register(ctx context.Context) error {
 
 func (l *link) sync(ctx context.Context, waitS int) error {
 	l.a.mu.Lock()
+	if !l.registered {
+		l.a.mu.Unlock()
+		return errNotRegistered
+	}
 	s := api.Sync{Reports: slices.Clone(l.pending), Running: l.a.runningLocked(l.name), WaitS: waitS}
 	l.a.mu.Unlock()
 	if s.Reports == nil {
@@ -160,6 +170,11 @@ func (l *link) sync(ctx context.Context, waitS int) error {
 	}
 	var reply api.SyncReply
 	if err := l.post(ctx, "/agents/"+l.name+"/sync", s, &reply); err != nil {
+		if errors.Is(err, errNotRegistered) {
+			l.a.mu.Lock()
+			l.registered = false
+			l.a.mu.Unlock()
+		}
 		return err
 	}
 	l.a.mu.Lock()

@@ -46,6 +46,14 @@ func (f *fakeLogs) set(pod, text string) {
 	f.text[pod] = text
 }
 
+// testWriter sends the backend's log to the test's.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
+
 // env is a real master, a real API server and the backend between them.
 type env struct {
 	t    *testing.T
@@ -119,7 +127,8 @@ func newEnv(t *testing.T, name string) *env {
 func (e *env) startAgent() {
 	e.t.Helper()
 	a, err := podagent.New(e.cs, podagent.Config{Master: e.url, JoinToken: e.join, Namespace: e.ns,
-		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -305,10 +314,11 @@ func TestKillDeletesPodWithGrace(t *testing.T) {
 	if err := e.cs.CoreV1().Pods(e.ns).Delete(e.ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 		t.Fatal(err)
 	}
-	j := e.jobState(id, "killed")
-	if got := j.TaskList; got != nil && got[0].Attempts[0].EndState != "killed" {
-		t.Errorf("attempt = %+v", got[0].Attempts[0])
-	}
+	e.jobState(id, "killed") // at once; the attempt ends when the pod goes
+	e.waitFor("the attempt to end killed", func() bool {
+		j, err := e.cl.Job(e.ctx, id)
+		return err == nil && len(j.TaskList) == 1 && j.TaskList[0].Attempts[0].EndState == "killed"
+	})
 }
 
 func TestRestartAdoptsPods(t *testing.T) {
