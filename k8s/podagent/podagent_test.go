@@ -163,8 +163,13 @@ func (e *env) waitFor(what string, ok func() bool) {
 
 func (e *env) submit(podSpec string) int64 {
 	e.t.Helper()
+	return e.submitWith(podSpec, `{"slots": 2}`)
+}
+
+func (e *env) submitWith(podSpec, resources string) int64 {
+	e.t.Helper()
 	spec := fmt.Sprintf(`{"name": "train", "entrypoint": "python train.py --epochs 3", "environment": {"DATA": "/data"},
-		"resources": {"slots": 2}, "pod_spec": %s}`, podSpec)
+		"resources": %s, "pod_spec": %s}`, resources, podSpec)
 	r, err := e.cl.Submit(e.ctx, json.RawMessage(spec))
 	if err != nil {
 		e.t.Fatal(err)
@@ -319,6 +324,37 @@ func TestKillDeletesPodWithGrace(t *testing.T) {
 		j, err := e.cl.Job(e.ctx, id)
 		return err == nil && len(j.TaskList) == 1 && j.TaskList[0].Attempts[0].EndState == "killed"
 	})
+}
+
+func TestPreemptDeletesPodWithPoolGrace(t *testing.T) {
+	e := newEnv(t, "preempt")
+	low := e.submitWith(podSpec, `{"slots": 4, "priority_class": "LOW"}`)
+	pod := e.pod(low)
+	e.setStatus(pod, v1.PodRunning, 0)
+	e.jobState(low, "running")
+	high := e.submitWith(podSpec, `{"slots": 4, "priority_class": "HIGH"}`)
+	var p *v1.Pod
+	e.waitFor("a graceful delete of the low job's pod", func() bool {
+		var err error
+		p, err = e.cs.CoreV1().Pods(e.ns).Get(e.ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.DeletionTimestamp != nil
+	})
+	if p.DeletionGracePeriodSeconds == nil || *p.DeletionGracePeriodSeconds != int64(master.DefaultGrace/time.Second) {
+		t.Errorf("deletion grace = %v, want the pool's %v", p.DeletionGracePeriodSeconds, master.DefaultGrace)
+	}
+	// The task checkpoints on SIGTERM and exits 0; the kubelet removes
+	// the pod.
+	e.setStatus(pod, v1.PodSucceeded, 0)
+	zero := int64(0)
+	if err := e.cs.CoreV1().Pods(e.ns).Delete(e.ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the low job's attempt to end preempted", func() bool {
+		j, err := e.cl.Job(e.ctx, low)
+		return err == nil && len(j.TaskList) == 1 && j.TaskList[0].Attempts[0].EndState == "preempted"
+	})
+	e.pod(high)
+	e.jobState(low, "queued")
 }
 
 func TestRestartAdoptsPods(t *testing.T) {
