@@ -117,7 +117,7 @@ func stamp(line string) (time.Time, string) {
 // agent.MaxLineBytes into several, as the process agent does, instead of
 // failing the stream.
 func splitLines(data []byte, atEOF bool) (int, []byte, error) {
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 && i <= agent.MaxLineBytes {
 		return i + 1, bytes.TrimSuffix(data[:i], []byte("\r")), nil
 	}
 	if len(data) >= agent.MaxLineBytes {
