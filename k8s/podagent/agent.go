@@ -256,7 +256,7 @@ func (a *Agent) registration(n *v1.Node) api.Register {
 	if q, ok := n.Status.Allocatable[GPUResource]; ok {
 		gpus = int(q.Value())
 	}
-	typ := "gpu"
+	typ := "unknown" // as agent.GPUType names a model it cannot read
 	if model := n.Labels[a.cfg.GPULabel]; model != "" {
 		typ = agent.GPUType(model)
 	}

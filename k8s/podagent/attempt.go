@@ -313,7 +313,9 @@ func (a *Agent) acked(l *link, seq int64) {
 	}
 	a.mu.Unlock()
 	for _, att := range gone {
-		err := a.cs.CoreV1().Pods(a.cfg.Namespace).Delete(context.Background(), att.pod, metav1.DeleteOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), a.cfg.RequestTimeout)
+		err := a.cs.CoreV1().Pods(a.cfg.Namespace).Delete(ctx, att.pod, metav1.DeleteOptions{})
+		cancel()
 		if err != nil && !apierrors.IsNotFound(err) {
 			a.log.Warn("cannot delete an ended pod", "pod", att.pod, "err", err)
 		}

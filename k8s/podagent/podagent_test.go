@@ -116,6 +116,9 @@ func newEnv(t *testing.T, name string) *env {
 		nodes, err := e.cl.Nodes(ctx)
 		for _, n := range nodes {
 			if n.Name == e.node && err == nil {
+				if n.Slots != 4 || n.GPUType != "h100" || n.Pool != "default" {
+					t.Fatalf("node registered as %+v, want 4 slots of h100 in pool default", n)
+				}
 				return true
 			}
 		}
