@@ -3,6 +3,7 @@ package podagent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,7 +164,31 @@ func (a *Agent) observe(ctx context.Context, p *v1.Pod) {
 	a.mu.Unlock()
 	if rep, ended := podExit(p); ended {
 		a.finish(att, rep)
+	} else if why := stuck(p); why != "" {
+		// The pod's own end: it is deleted once the master has the report.
+		a.finish(att, api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed), Error: why})
 	}
+}
+
+// stuckReasons are the kubelet's reasons for a container that waits and
+// will never start without a new pod: the pod_spec or its references
+// are wrong. (An image pull back-off may be transient, so it waits.)
+var stuckReasons = map[string]bool{
+	"InvalidImageName": true, "ErrImageNeverPull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true,
+}
+
+// stuck says why a pending pod will never run, or "".
+func stuck(p *v1.Pod) string {
+	if p.Status.Phase != v1.PodPending {
+		return ""
+	}
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+		if w := cs.State.Waiting; w != nil && stuckReasons[w.Reason] {
+			return strings.TrimSpace(fmt.Sprintf("container %s cannot start: %s: %s", cs.Name, w.Reason, w.Message))
+		}
+	}
+	return ""
 }
 
 // podDeleted ends a part whose pod went away: as Allot asked (preempt,

@@ -105,3 +105,15 @@ func TestSplitLinesCutsLongLines(t *testing.T) {
 		t.Fatalf("third token %q", tok)
 	}
 }
+
+func TestStuckPod(t *testing.T) {
+	p := &v1.Pod{Status: v1.PodStatus{Phase: v1.PodPending, ContainerStatuses: []v1.ContainerStatus{{Name: "main",
+		State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: `secret "x" not found`}}}}}}
+	if got := stuck(p); got != `container main cannot start: CreateContainerConfigError: secret "x" not found` {
+		t.Errorf("stuck = %q", got)
+	}
+	p.Status.ContainerStatuses[0].State.Waiting.Reason = "ImagePullBackOff"
+	if got := stuck(p); got != "" {
+		t.Errorf("an image pull back-off is stuck: %q", got)
+	}
+}
