@@ -388,8 +388,10 @@ func (a *Agent) stopPart(ctx context.Context, l *link, c api.Command) {
 		att.stop = ""
 		a.mu.Unlock()
 		a.log.Warn("cannot delete the pod to stop the attempt", "pod", name, "command", c.Type, "err", err)
+	case opt.GracePeriodSeconds != nil:
+		a.log.Info("stopping pod", "pod", name, "command", c.Type, "grace_s", *opt.GracePeriodSeconds)
 	default:
-		a.log.Info("stopping pod", "pod", name, "command", c.Type, "grace_s", c.GraceS)
+		a.log.Info("stopping pod with its own termination grace period", "pod", name, "command", c.Type)
 	}
 }
 
