@@ -17,8 +17,9 @@ import (
 // with the job and sends it with every start.
 const MaxPodSpecBytes = 256 << 10
 
-// ReservedLabelPrefix marks the pod labels that the Kubernetes backend
-// sets itself (job, task, attempt, node), by which it finds its pods.
+// ReservedLabelPrefix marks the pod labels and annotations that the
+// Kubernetes backend sets itself (job, task, attempt, node, the stop it
+// asked for), by which it finds and follows its pods.
 const ReservedLabelPrefix = "allot.dev/"
 
 // podSpec accepts the pod template of a job run on Kubernetes, in the
@@ -93,8 +94,8 @@ func podMetadata(p *yamlfield.Parser, f *yamlfield.Fields) {
 			continue
 		}
 		for k := range kv {
-			if key == "labels" && strings.HasPrefix(k, ReservedLabelPrefix) {
-				m.Errorf(key, "label %s: labels under %s are set by Allot, which finds its pods by them", yamlfield.Quote(k), ReservedLabelPrefix)
+			if strings.HasPrefix(k, ReservedLabelPrefix) {
+				m.Errorf(key, "%s: keys under %s are set by Allot, which finds and follows its pods by them", yamlfield.Quote(k), ReservedLabelPrefix)
 			}
 		}
 	}

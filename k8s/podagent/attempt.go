@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/allot-sched/allot/agent"
@@ -111,9 +112,9 @@ func (a *Agent) adopt(ctx context.Context, p *v1.Pod) {
 		return
 	}
 	att := &attempt{key: key, pod: p.Name}
-	if p.DeletionTimestamp != nil {
-		// Being deleted before a restart: most likely Allot's own stop.
-		att.stop = api.CommandKill
+	if stop := p.Annotations[AnnotationStop]; stop == api.CommandPreempt || stop == api.CommandKill {
+		// A stop asked before a restart ends as it would have.
+		att.stop = stop
 	}
 	a.atts[key] = att
 	l := a.links[node]
@@ -378,7 +379,13 @@ func (a *Agent) stopPart(ctx context.Context, l *link, c api.Command) {
 		grace := max(c.GraceS, 0)
 		opt.GracePeriodSeconds = &grace
 	}
-	err := a.cs.CoreV1().Pods(a.cfg.Namespace).Delete(ctx, name, opt)
+	// Marked first, so that a process adopting the pod after a restart
+	// reports the end as preempted or killed too, not as failed.
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, AnnotationStop, c.Type)
+	_, err := a.cs.CoreV1().Pods(a.cfg.Namespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err == nil {
+		err = a.cs.CoreV1().Pods(a.cfg.Namespace).Delete(ctx, name, opt)
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		// Gone already; the informer's delete reports it.

@@ -62,5 +62,9 @@
 // ended pod is reported at once. Logs are read again from the first
 // line with the same numbers, and the master stores each line once. No
 // sync goes out before this process has registered the node, since the
-// master counts acknowledgements per registration.
+// master counts acknowledgements per registration. A stop asked before
+// the restart is recorded on the pod (annotation allot.dev/stop) before
+// the delete, so the adopted pod still ends preempted or killed. A pod
+// removed while no backend ran leaves no trace: the master, not seeing
+// it listed, ends its attempt as lost.
 package podagent

@@ -24,6 +24,9 @@ const (
 	LabelTask      = "allot.dev/task"
 	LabelAttempt   = "allot.dev/attempt"
 	LabelRank      = "allot.dev/rank"
+	// AnnotationStop records on a pod the stop Allot asked for (preempt
+	// or kill) before it deletes the pod.
+	AnnotationStop = "allot.dev/stop"
 	// ManagedBy is LabelManagedBy's value.
 	ManagedBy = "allot-k8s-agent"
 	// MainContainer names the container Allot runs the entrypoint in

@@ -67,6 +67,7 @@ type env struct {
 	logs *fakeLogs
 	stop context.CancelFunc
 	done chan struct{}
+	runs int // backend processes started
 }
 
 func newEnv(t *testing.T, name string) *env {
@@ -110,26 +111,18 @@ func newEnv(t *testing.T, name string) *env {
 		t.Fatal(err)
 	}
 	k8stest.AddNode(t, cs, e.node, 4, map[string]string{"allot-test": e.ns, "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"})
-	e.startAgent()
 	t.Cleanup(e.stopAgent)
-	e.waitFor("the node to register", func() bool {
-		nodes, err := e.cl.Nodes(ctx)
-		for _, n := range nodes {
-			if n.Name == e.node && err == nil {
-				if n.Slots != 4 || n.GPUType != "h100" || n.Pool != "default" {
-					t.Fatalf("node registered as %+v, want 4 slots of h100 in pool default", n)
-				}
-				return true
-			}
-		}
-		return false
-	})
+	e.startAgent()
 	return e
 }
 
+// startAgent starts a backend process and waits until it has
+// registered the node (so has adopted the pods there).
 func (e *env) startAgent() {
 	e.t.Helper()
-	a, err := podagent.New(e.cs, podagent.Config{Master: e.url, JoinToken: e.join, Namespace: e.ns,
+	e.runs++
+	version := fmt.Sprintf("test-%d", e.runs)
+	a, err := podagent.New(e.cs, podagent.Config{Master: e.url, JoinToken: e.join, Namespace: e.ns, Version: version,
 		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
@@ -143,6 +136,18 @@ func (e *env) startAgent() {
 			e.t.Errorf("agent: %v", err)
 		}
 	}()
+	e.waitFor("the node to register", func() bool {
+		nodes, err := e.cl.Nodes(e.ctx)
+		for _, n := range nodes {
+			if n.Name == e.node && err == nil && n.Version == version {
+				if n.Slots != 4 || n.GPUType != "h100" || n.Pool != "default" {
+					e.t.Fatalf("node registered as %+v, want 4 slots of h100 in pool default", n)
+				}
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func (e *env) stopAgent() {
@@ -358,6 +363,30 @@ func TestPreemptDeletesPodWithPoolGrace(t *testing.T) {
 	})
 	e.pod(high)
 	e.jobState(low, "queued")
+}
+
+func TestRestartDuringPreemption(t *testing.T) {
+	e := newEnv(t, "restart-preempt")
+	low := e.submitWith(podSpec, `{"slots": 4, "priority_class": "LOW"}`)
+	pod := e.pod(low)
+	e.setStatus(pod, v1.PodRunning, 0)
+	e.jobState(low, "running")
+	e.submitWith(podSpec, `{"slots": 4, "priority_class": "HIGH"}`)
+	e.waitFor("a graceful delete of the low job's pod", func() bool {
+		p, err := e.cs.CoreV1().Pods(e.ns).Get(e.ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.DeletionTimestamp != nil
+	})
+	e.stopAgent()
+	e.startAgent()
+	zero := int64(0)
+	if err := e.cs.CoreV1().Pods(e.ns).Delete(e.ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	// The new process knows the pod was preempted, not lost or failed.
+	e.waitFor("the low job's attempt to end preempted", func() bool {
+		j, err := e.cl.Job(e.ctx, low)
+		return err == nil && len(j.TaskList) == 1 && j.TaskList[0].Attempts[0].EndState == "preempted"
+	})
 }
 
 func TestRestartAdoptsPods(t *testing.T) {
