@@ -40,7 +40,7 @@ func podSpec(p *yamlfield.Parser, raw *yaml.Node, path string) (json.RawMessage,
 	before := p.Count()
 	constant(f, "apiVersion", "v1")
 	constant(f, "kind", "Pod")
-	podMetadata(p, f)
+	meta := podMetadata(p, f)
 	if n := f.Lookup("spec"); n != nil && !yamlfield.IsNull(n) {
 		podSpecBody(p, n, p.Join(path, "spec"))
 	}
@@ -52,6 +52,11 @@ func podSpec(p *yamlfield.Parser, raw *yaml.Node, path string) (json.RawMessage,
 	if err != nil {
 		p.Errorf(raw, path, "%v", err)
 		return nil, false
+	}
+	if m, ok := v.(map[string]any); ok && len(meta) > 0 {
+		// Label values written as numbers (min-available: 8) are
+		// strings to Kubernetes.
+		m["metadata"] = meta
 	}
 	out, err := json.Marshal(v)
 	switch {
@@ -76,23 +81,25 @@ func constant(f *yamlfield.Fields, key, want string) {
 	}
 }
 
-// podMetadata accepts labels and annotations, as mappings of strings;
-// labels under allot.dev/ are the backend's.
-func podMetadata(p *yamlfield.Parser, f *yamlfield.Fields) {
+// podMetadata accepts labels and annotations, as mappings of strings
+// (keys under allot.dev/ are the backend's), and returns them.
+func podMetadata(p *yamlfield.Parser, f *yamlfield.Fields) map[string]any {
 	n := f.Lookup("metadata")
 	if n == nil || yamlfield.IsNull(n) {
-		return
+		return nil
 	}
 	path := p.Join(f.Path, "metadata")
 	m, ok := p.Fields(n, path)
 	if !ok {
-		return
+		return nil
 	}
+	out := map[string]any{}
 	for _, key := range []string{"labels", "annotations"} {
 		var kv map[string]string
-		if !yamlfield.Field(m, key, &kv, stringMap) {
+		if !yamlfield.Field(m, key, &kv, stringMap) || kv == nil {
 			continue
 		}
+		out[key] = kv
 		for k := range kv {
 			if strings.HasPrefix(k, ReservedLabelPrefix) {
 				m.Errorf(key, "%s: keys under %s are set by Allot, which finds and follows its pods by them", yamlfield.Quote(k), ReservedLabelPrefix)
@@ -105,6 +112,7 @@ func podMetadata(p *yamlfield.Parser, f *yamlfield.Fields) {
 		}
 	}
 	m.Done()
+	return out
 }
 
 // stringMap accepts a mapping of strings to strings.

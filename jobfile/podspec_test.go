@@ -46,6 +46,36 @@ pod_spec:
 	}
 }
 
+// The seed's Determined examples: gang labels written as numbers, and
+// priority class, node selector and tolerations.
+func TestParsePodSpecDetermined(t *testing.T) {
+	j := mustParse(t, head+`
+pod_spec:
+  metadata:
+    labels:
+      pod-group.scheduling.sigs.k8s.io/name: train
+      pod-group.scheduling.sigs.k8s.io/min-available: 8
+  spec:
+    schedulerName: coscheduler
+    priorityClassName: determined-medium-priority
+    nodeSelector:
+      key: value
+    tolerations:
+    -  key: "key1"
+       operator: "Equal"
+       value: "value"
+       effect: "NoSchedule"
+`)
+	var got struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(j.PodSpec, &got); err != nil || got.Metadata.Labels["pod-group.scheduling.sigs.k8s.io/min-available"] != "8" {
+		t.Fatalf("pod_spec %s (%v): want the label value \"8\" as a string", j.PodSpec, err)
+	}
+}
+
 func TestParseErrorsPodSpec(t *testing.T) {
 	runErrorCases(t, Parse, []errorCase{
 		{"not a mapping", head + "pod_spec: [a]\n", 3, "pod_spec: expected a mapping, got a list"},
