@@ -417,3 +417,17 @@ func TestBadPodSpecRefused(t *testing.T) {
 		t.Fatalf("submit: %v, want an error naming pod_spec.spec.nodeName", err)
 	}
 }
+
+func TestRefusedPodFailsAttempt(t *testing.T) {
+	e := newEnv(t, "refused")
+	id := e.submit(`{"spec": {"priorityClassName": "nosuch", "containers": [{"name": "main", "image": "i"}]}}`)
+	e.jobState(id, "failed")
+	j, err := e.cl.Job(e.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	att := j.TaskList[0].Attempts
+	if len(att) == 0 || !strings.Contains(att[len(att)-1].Reason, "nosuch") {
+		t.Fatalf("attempts %+v, want a reason naming the missing PriorityClass", att)
+	}
+}
