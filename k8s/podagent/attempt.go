@@ -40,6 +40,8 @@ const maxFinished = 10_000
 // every command is idempotent: a start of a part that runs or ran is
 // ignored, a stop of one that ended needs nothing.
 func (a *Agent) execute(ctx context.Context, l *link, cmds []api.Command) {
+	l.execMu.Lock()
+	defer l.execMu.Unlock()
 	for _, c := range cmds {
 		switch c.Type {
 		case api.CommandStart:

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
@@ -35,6 +36,9 @@ type link struct {
 	done   chan struct{}
 	kick   chan struct{} // a report is queued
 	regGen int           // bumped by a change of the registration
+	// execMu serialises the commands of the two loops' replies, so a
+	// repeated start cannot race its first, as in agentd.
+	execMu sync.Mutex
 
 	// Guarded by a.mu.
 	reg     api.Register // without Running
