@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -37,6 +38,9 @@ const (
 
 // GPUResource is the extended resource of NVIDIA's device plugin.
 const GPUResource v1.ResourceName = "nvidia.com/gpu"
+
+// nvidiaDevices is the NVIDIA container runtime's choice of devices.
+const nvidiaDevices = "NVIDIA_VISIBLE_DEVICES"
 
 var jobIDRE = regexp.MustCompile(`^[0-9]{1,18}$`)
 
@@ -86,6 +90,13 @@ func buildPod(spec agent.TaskSpec, node, namespace, image string) (*v1.Pod, erro
 	main.Args = nil
 	main.Env = mergeEnv(main.Env, taskEnv(spec))
 	setGPUs(main, len(spec.GPUs))
+	if len(spec.GPUs) == 0 && !slices.ContainsFunc(main.Env, func(e v1.EnvVar) bool { return e.Name == nvidiaDevices }) {
+		// CUDA images set NVIDIA_VISIBLE_DEVICES=all, which on a node
+		// whose default runtime is NVIDIA's shows a pod without a GPU
+		// limit every GPU; a zero-slot task must see none, as with the
+		// process agent.
+		main.Env = append(main.Env, v1.EnvVar{Name: nvidiaDevices, Value: "void"})
+	}
 	ps.NodeName = node
 	ps.RestartPolicy = v1.RestartPolicyNever
 	labels := map[string]string{}

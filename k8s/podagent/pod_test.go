@@ -53,6 +53,16 @@ func TestBuildPodDefaults(t *testing.T) {
 	if c.Name != MainContainer || c.Image != "python:3" || len(c.Resources.Limits) != 0 {
 		t.Errorf("container %+v: want %s in python:3 without GPUs (zero slots)", c, MainContainer)
 	}
+	if last := c.Env[len(c.Env)-1]; last.Name != "NVIDIA_VISIBLE_DEVICES" || last.Value != "void" {
+		t.Errorf("a zero-slot task's env ends with %+v, want NVIDIA_VISIBLE_DEVICES=void", last)
+	}
+	spec.Env = map[string]string{"NVIDIA_VISIBLE_DEVICES": "none"}
+	p, _ = buildPod(spec, "n1", "ns", "python:3")
+	for _, e := range p.Spec.Containers[0].Env {
+		if e.Name == "NVIDIA_VISIBLE_DEVICES" && e.Value != "none" {
+			t.Errorf("the job's own NVIDIA_VISIBLE_DEVICES was replaced by %q", e.Value)
+		}
+	}
 	if _, err := buildPod(agent.TaskSpec{JobID: "../x"}, "n1", "ns", "i"); err == nil {
 		t.Error("a job id that cannot name a pod was accepted")
 	}
