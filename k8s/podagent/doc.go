@@ -27,7 +27,8 @@
 // Never (the master retries), the main container (named "allot", else
 // the first) runs /bin/sh -c ENTRYPOINT with the job's environment and
 // the ALLOT_* variables over its own, and asks for the task's slots as
-// its nvidia.com/gpu request and limit. Labels name the node, job, task,
+// its nvidia.com/gpu request and limit (a zero-slot task gets
+// NVIDIA_VISIBLE_DEVICES=void, so that it sees no GPU). Labels name the node, job, task,
 // attempt and rank. The name is a function of the part, so a repeated
 // start or a start after a restart finds the pod instead of making
 // another.

@@ -431,3 +431,20 @@ func TestRefusedPodFailsAttempt(t *testing.T) {
 		t.Fatalf("attempts %+v, want a reason naming the missing PriorityClass", att)
 	}
 }
+
+func TestPodDeletedBySomeoneElseFailsAttempt(t *testing.T) {
+	e := newEnv(t, "deleted")
+	id := e.submit(podSpec)
+	pod := e.pod(id)
+	e.setStatus(pod, v1.PodRunning, 0)
+	e.jobState(id, "running")
+	zero := int64(0)
+	if err := e.cs.CoreV1().Pods(e.ns).Delete(e.ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the attempt to fail", func() bool {
+		j, err := e.cl.Job(e.ctx, id)
+		return err == nil && len(j.TaskList) == 1 && j.TaskList[0].Attempts[0].EndState == "failed" &&
+			strings.Contains(j.TaskList[0].Attempts[0].Reason, "deleted before it ended, not by Allot")
+	})
+}
