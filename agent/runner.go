@@ -98,6 +98,9 @@ type TaskSpec struct {
 	// MaxSteps is a trial's step budget from its searcher (ASHA's
 	// max_length), passed as ALLOT_TRIAL_MAX_STEPS; 0 sets nothing.
 	MaxSteps int64 `json:"max_steps,omitempty"`
+	// PodSpec is the job's pod_spec (package jobfile) for an agent that
+	// runs tasks as Kubernetes pods (k8s/podagent); others ignore it.
+	PodSpec json.RawMessage `json:"pod_spec,omitempty"`
 }
 
 // ID returns the spec's TaskID.

@@ -44,7 +44,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"root is a list", "- name\n", 1, "expected a mapping, got a list"},
 		{"root is a scalar", "hello\n", 1, `expected a mapping, got "hello"`},
 		{"unknown field with suggestion", head + "entrypont: x\n", 3, `unknown field "entrypont"; did you mean "entrypoint"?`},
-		{"unknown field without suggestion", head + "zzz: 1\n", 3, `unknown field "zzz" (known fields: name, kind, description, project, pool, entrypoint, environment, resources, hyperparameters, searcher)`},
+		{"unknown field without suggestion", head + "zzz: 1\n", 3, `unknown field "zzz" (known fields: name, kind, description, project, pool, entrypoint, environment, resources, hyperparameters, searcher, pod_spec)`},
 		{"duplicate key", head + "name: k\n", 3, `duplicate key "name" (first at line 1)`},
 		{"null key", head + "~: 1\n", 3, "expected a field name, got null"},
 		{"list as key", head + "? [a]\n: 1\n", 3, "expected a field name, got a list"},

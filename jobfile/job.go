@@ -132,6 +132,10 @@ type Job struct {
 	// experiment always has a Searcher, and maybe no hyperparameters.
 	Hyperparameters map[string]Hyperparameter `json:"hyperparameters,omitempty"`
 	Searcher        *Searcher                 `json:"searcher,omitempty"`
+	// PodSpec is the pod template for running the job's tasks on
+	// Kubernetes (podspec.go, docs/kubernetes.md), as compact JSON; nil:
+	// none. Agents that run processes ignore it.
+	PodSpec json.RawMessage `json:"pod_spec,omitempty"`
 }
 
 // Resources is what each task of a job needs, and how it is scheduled.

@@ -64,6 +64,7 @@ func (p *parser) job(root *yaml.Node) *Job {
 			}
 		}
 	}
+	yamlfield.Field(f, "pod_spec", &j.PodSpec, podSpec)
 	f.Done()
 	return j
 }

@@ -125,6 +125,7 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 	}
 	j := newJob(created)
 	j.spec = specOf(spec.Resources)
+	j.spec.podSpec = spec.PodSpec
 	j.search = search
 	for i, t := range tasks {
 		j.tasks = append(j.tasks, &mtask{job: j, rec: store.Task{JobID: created.ID, Index: i, State: store.TaskQueued,

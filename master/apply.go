@@ -251,6 +251,7 @@ func (m *Master) sendStarts(t *mtask) {
 			Hyperparameters: t.rec.Hyperparameters,
 			NodeRank:        rank,
 			NodeCount:       len(t.att.parts),
+			PodSpec:         j.spec.podSpec,
 		}
 		if j.search != nil && t.rec.Index < j.search.Trials() {
 			spec.MaxSteps = j.search.MaxSteps(t.rec.Index)

@@ -29,6 +29,9 @@ type specHints struct {
 	// preemptible is the job file's own choice, which a priority change
 	// out of the LOW class restores.
 	preemptible bool
+	// podSpec is the job file's pod_spec, sent with every start for a
+	// Kubernetes backend (k8s/podagent); nil: none.
+	podSpec json.RawMessage
 }
 
 type licenseUse struct {
@@ -56,11 +59,16 @@ func decodeSpec(raw json.RawMessage) (specHints, error) {
 	}
 	var doc struct {
 		Resources jobfile.Resources `json:"resources"`
+		PodSpec   json.RawMessage   `json:"pod_spec"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return specHints{}, fmt.Errorf("decode job spec: %w", err)
 	}
-	return specOf(doc.Resources), nil
+	s := specOf(doc.Resources)
+	if string(doc.PodSpec) != "null" {
+		s.podSpec = doc.PodSpec
+	}
+	return s, nil
 }
 
 // checkSpecAgainst refuses a job file that names a QOS or a license the

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/k8s/podagent"
+	"github.com/allot-sched/allot/version"
+)
+
+type k8sAgentFlags struct {
+	kubeconfig string
+	joinFile   string
+	cfg        podagent.Config
+	logLevel   string
+	logFormat  string
+}
+
+func newK8sAgentCmd() *cobra.Command {
+	var f k8sAgentFlags
+	cmd := &cobra.Command{
+		Use:   "k8s-agent",
+		Short: "Run the master's tasks as pods on a Kubernetes cluster's nodes",
+		Long: `Run Allot jobs on Kubernetes, the Determined way: register the cluster's
+nodes with the master as Allot nodes (their allocatable nvidia.com/gpu as
+slots), and run each task the master starts on one of them as a pod made
+from the job's pod_spec, pinned to that node. The pod's logs go to the
+master, its exit code ends the attempt, and a kill or preemption deletes
+the pod gracefully (SIGTERM, then SIGKILL after the grace period). After
+a restart the pods are adopted again by their labels. Inside a pod it
+uses the pod's service account; elsewhere --kubeconfig or $KUBECONFIG.
+See docs/kubernetes.md.`,
+		Example: `  allot k8s-agent --master http://allot-master:8080 --namespace allot-jobs
+  allot k8s-agent --node-selector nvidia.com/gpu.present=true --pool-label allot.dev/pool --image python:3.12`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster service account, else $KUBECONFIG or ~/.kube/config)")
+	fl.StringVar(&f.cfg.Namespace, "namespace", "default", "namespace of the jobs' pods and of the credentials Secret")
+	fl.StringVar(&f.cfg.CredentialsSecret, "credentials-secret", "allot-k8s-agent-credentials", "Secret keeping the nodes' credentials")
+	fl.StringVar(&f.cfg.Image, "image", "", "image of jobs whose pod_spec names no container (default: such jobs fail)")
+	fl.StringVar(&f.cfg.NodeSelector, "node-selector", "", "label selector of the nodes to register (default: all)")
+	fl.StringVar(&f.cfg.Pool, "pool", "default", "pool of nodes without the pool label")
+	fl.StringVar(&f.cfg.PoolLabel, "pool-label", "", "node label whose value is the node's pool (default: every node in --pool)")
+	fl.StringVar(&f.cfg.GPULabel, "gpu-label", "nvidia.com/gpu.product", "node label naming the GPU model, whose short form is the GPU type")
+	fl.StringVar(&f.joinFile, "join-token-file", "", "a file with the join token for the nodes' first registration (default: $"+JoinTokenEnv+")")
+	fl.DurationVar(&f.cfg.LogWait, "log-wait", 0, "how long an exit report waits for the end of the pod's log stream (default 30s)")
+	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	return cmd
+}
+
+func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
+	log, err := newLogger(cmd.ErrOrStderr(), f.logLevel, f.logFormat)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	master, err := client.New(masterAddr(cmd), nil)
+	if err != nil {
+		return fmt.Errorf("--master or %s: %w", MasterEnv, err)
+	}
+	ca, _ := cmd.Flags().GetString("ca")
+	if ca == "" {
+		ca = strings.TrimSpace(os.Getenv(CAEnv))
+	}
+	if f.cfg.Client, err = client.HTTPClient(ca); err != nil {
+		return fmt.Errorf("--ca or %s: %w", CAEnv, err)
+	}
+	af := agentFlags{joinFile: f.joinFile}
+	if f.cfg.JoinToken, err = af.joinToken(); err != nil {
+		return err
+	}
+	rc, err := restConfig(f.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
+	}
+	f.cfg.Master, f.cfg.Logger, f.cfg.Version = master.Addr(), log, version.String()
+	a, err := podagent.New(cs, f.cfg)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Info("allot k8s-agent started", "master", f.cfg.Master, "namespace", f.cfg.Namespace, "host", rc.Host)
+	return a.Run(ctx)
+}
