@@ -1,7 +1,5 @@
 package sched
 
-import "slices"
-
 // fairShare holds per-job numbers for a weighted fair-share pool, indexed
 // by job. Slots are the unit throughout.
 type fairShare struct {
@@ -158,19 +156,9 @@ func (p *pass) shareFail(j int32) {
 // their share first, newest task first.
 func (p *pass) shareVictims(pool int) []int32 {
 	f := &p.sc.fs
-	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
-	slices.SortFunc(v, func(a, b int32) int {
-		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-		oa, ob := f.alloc[aa.Job]-f.share[aa.Job], f.alloc[ab.Job]-f.share[ab.Job]
-		if oa != ob {
-			return int(ob - oa)
-		}
-		if aa.Start != ab.Start {
-			return cmp64(ab.Start, aa.Start)
-		}
-		return int(b - a)
+	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+		return victimKey{major: -int64(f.alloc[al.Job] - f.share[al.Job]), start: al.Start, a: a}
 	})
-	p.sc.victims = v
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	p.victimFactsOf(v)
 	return v
@@ -191,6 +179,16 @@ type fsQueue struct {
 	// ahead of jobs at or above it: otherwise a victim at its share could
 	// retake the slots just freed for the job that preempted it.
 	share []int32
+	// key holds, per job in the heap, the fields less compares, copied by
+	// init: reading them from the jobs themselves (large structs all over
+	// memory) was most of the heap's cost on a queue of 100,000 jobs.
+	key []fsKey
+}
+
+// fsKey is what fsQueue.less reads of a job besides its counters.
+type fsKey struct {
+	weight      float64
+	submit, seq int64
 }
 
 func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
@@ -247,7 +245,16 @@ func (q *fsQueue) fix(i int) {
 
 func (q *fsQueue) Len() int { return len(q.items) }
 
-func (q *fsQueue) init() { heapify(q, len(q.items)) }
+func (q *fsQueue) init() {
+	if len(q.key) < len(q.s.Jobs) {
+		q.key = make([]fsKey, len(q.s.Jobs))
+	}
+	for _, j := range q.items {
+		job := &q.s.Jobs[j]
+		q.key[j] = fsKey{weight: job.Weight, submit: job.Submit, seq: job.Seq}
+	}
+	heapify(q, len(q.items))
+}
 
 func (q *fsQueue) fixTop() { siftDown(q, 0, len(q.items)) }
 
@@ -263,7 +270,6 @@ func (q *fsQueue) popTop() {
 
 func (q *fsQueue) less(i, k int) bool {
 	a, b := q.items[i], q.items[k]
-	ja, jb := &q.s.Jobs[a], &q.s.Jobs[b]
 	if q.share != nil {
 		ua, ub := q.num[a] < q.share[a], q.num[b] < q.share[b]
 		if ua != ub {
@@ -271,10 +277,18 @@ func (q *fsQueue) less(i, k int) bool {
 		}
 	}
 	// Compare num/(demand·weight) by cross-multiplying.
-	l := float64(q.num[a]) * float64(q.demand[b]) * jb.Weight
-	r := float64(q.num[b]) * float64(q.demand[a]) * ja.Weight
+	ka, kb := &q.key[a], &q.key[b]
+	l := float64(q.num[a]) * float64(q.demand[b]) * kb.weight
+	r := float64(q.num[b]) * float64(q.demand[a]) * ka.weight
 	if l != r {
 		return l < r
 	}
-	return lessFIFO(ja, jb) < 0
+	// lessFIFO, reading the jobs only for the ID of a full tie.
+	if ka.submit != kb.submit {
+		return ka.submit < kb.submit
+	}
+	if ka.seq != kb.seq {
+		return ka.seq < kb.seq
+	}
+	return q.s.Jobs[a].ID < q.s.Jobs[b].ID
 }

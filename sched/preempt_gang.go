@@ -23,6 +23,7 @@ import "slices"
 // pool (groups, in the pool's order) or per node.
 type gangScan struct {
 	groups  []int32
+	size    []int32 // per entry of groups: its node size
 	order   []int32 // indices into groups, largest nodes first (mixedGang)
 	counts  [][]int32
 	avail   []int
@@ -76,7 +77,9 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 	gs := p.gangReset(r)
 	defer gs.clear()
 	v, best := gangFails, -1
-	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
+	// nextFact is nextCand here: gangReplayable asked for facts and no
+	// GPU type.
+	for i := p.nextFact(cands, 0, r, rule); i < len(cands); i = p.nextFact(cands, i+1, r, rule) {
 		gs.seen = append(gs.seen, int32(i))
 		f := &rule.facts[i]
 		if rule.kind == victimsAboveShare {
@@ -85,7 +88,7 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 			// below for every candidate seen).
 			p.sc.fs.took(f.job, -f.slots)
 		}
-		if !p.gangAdd(f.node, f.slots) {
+		if !p.gangAdd(f) {
 			v = gangOther
 			break
 		}
@@ -142,7 +145,7 @@ func (p *pass) gangReset(r *request) *gangScan {
 	gs := &p.sc.gscan
 	st := p.st
 	gs.groups, gs.order, gs.seen, gs.whole = gs.groups[:0], gs.order[:0], gs.seen[:0], gs.whole[:0]
-	gs.avail, gs.taken = gs.avail[:0], gs.taken[:0]
+	gs.avail, gs.taken, gs.size = gs.avail[:0], gs.taken[:0], gs.size[:0]
 	gs.wholeSlots, gs.largest = 0, 0
 	if len(gs.slot) != len(st.groups) {
 		gs.slot = make([]int32, len(st.groups))
@@ -161,6 +164,7 @@ func (p *pass) gangReset(r *request) *gangScan {
 		k := len(gs.groups)
 		gs.slot[gi] = int32(k)
 		gs.groups = append(gs.groups, gi)
+		gs.size = append(gs.size, g.size)
 		gs.order = append(gs.order, int32(k))
 		if len(gs.counts) <= k {
 			gs.counts = append(gs.counts, nil)
@@ -190,15 +194,17 @@ func (gs *gangScan) clear() {
 	gs.touched = gs.touched[:0]
 }
 
-// gangAdd counts candidate slots on node n as freed; false when the node
-// would hold more than its size (never expected: then give up).
-func (p *pass) gangAdd(n, slots int32) bool {
+// gangAdd counts candidate f's slots on its node as freed; false when
+// the node would hold more than its size (never expected: then give up).
+// It runs for thousands of candidates per gang, so it reads the node's
+// group from the facts and the size from the scan's own array.
+func (p *pass) gangAdd(f *victimFacts) bool {
 	gs := &p.sc.gscan
-	k := gs.slot[p.st.nodeGroup[n]]
+	k := gs.slot[f.group]
 	if k < 0 {
 		return true // a node find does not look at
 	}
-	size := p.st.groups[gs.groups[k]].size
+	n, slots, size := f.node, f.slots, gs.size[k]
 	old := p.st.avail(n) + gs.freed[n]
 	if old+slots > size {
 		return false

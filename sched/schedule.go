@@ -41,6 +41,7 @@ type Scheduler struct {
 	// that accounting for thousands of tentative victims reads no job.
 	allocProject []int32
 	victims      []int32
+	vkeys        []victimKey // sortVictims' scratch
 	// victimNext holds the skip pointers over victims (victimRule.next).
 	victimNext []int32
 	// vfacts holds the victim list's victimFacts (victim_facts.go).

@@ -16,6 +16,7 @@ type victimFacts struct {
 	job     int32
 	project int32 // -1 when out of range: no preemption budget applies
 	node    int32 // the only node it holds, or -1 when it lists several
+	group   int32 // node's group in the pass's state, or -1 with node
 	slots   int32 // slots held
 	prio    int32
 	qos     int32
@@ -23,6 +24,8 @@ type victimFacts struct {
 	// than its pool's minimum run time); see gone.
 	stale      bool
 	backfilled bool
+	// borrow and interactive are the job's, for the quota rules.
+	borrow, interactive bool
 }
 
 // victimFactsOf fills the Scheduler's facts array for the victim list v.
@@ -33,13 +36,14 @@ func (p *pass) victimFactsOf(v []int32) []victimFacts {
 		j := &p.s.Jobs[al.Job]
 		q, _ := qosOf(p.s, j)
 		f := victimFacts{lost: al.Lost(p.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
-			project: -1, node: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
-			stale: p.gone(a), backfilled: al.Backfilled}
+			project: -1, node: -1, group: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
+			stale: p.gone(a), backfilled: al.Backfilled, borrow: j.Borrow, interactive: j.Interactive}
 		if j.Project >= 0 && j.Project < len(p.s.Projects) {
 			f.project = int32(j.Project)
 		}
 		if len(al.Nodes) == 1 {
 			f.node = al.Nodes[0].Node
+			f.group = p.st.nodeGroup[f.node]
 		}
 		fs = append(fs, f)
 	}
@@ -73,6 +77,14 @@ func (p *pass) allowsFact(rule *victimRule, f *victimFacts) bool {
 		return int(f.qos) < rule.qos && p.sc.mf.prio[f.job] < rule.mfPrio
 	case victimsAboveShare:
 		return p.sc.fs.canGive(f.job, f.slots)
+	case victimsReclaim:
+		// As allows; a quota pool's jobs have projects in range, so
+		// f.project is the job's.
+		if f.borrow {
+			return f.project == rule.project || p.sc.quota.borrowing(f.project)
+		}
+		return !f.interactive && f.project != rule.project &&
+			p.sc.quota.reclaimable(p.s, f.project, rule.project, f.slots)
 	}
 	return p.allows(rule, f.alloc)
 }
