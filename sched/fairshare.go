@@ -16,7 +16,9 @@ func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.
 func (f *fairShare) took(j, delta int32) {
 	f.alloc[j] += delta
 	if f.q.track && f.q.pos[j] >= 0 {
-		f.q.fix(int(f.q.pos[j]))
+		i := int(f.q.pos[j])
+		f.q.items[i].num += delta
+		f.q.fix(i)
 	}
 }
 
@@ -76,19 +78,20 @@ func (p *pass) waterFill(jobs []int32, capacity int32) {
 	q.reset(p.s, f.share, f.demand)
 	for _, j := range jobs {
 		if f.demand[j] > 0 && p.s.Jobs[j].Weight > 0 {
-			q.items = append(q.items, j)
+			q.push(j)
 		}
 	}
 	q.init()
 	left := capacity
 	for q.Len() > 0 {
-		j := q.items[0]
+		j := q.top()
 		step := int32(p.s.Jobs[j].Slots)
 		if f.share[j]+step > f.demand[j] || step > left {
 			q.popTop()
 			continue
 		}
 		f.share[j] += step
+		q.items[0].num += step
 		left -= step
 		q.fixTop()
 	}
@@ -107,7 +110,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.reset(p.s, f.alloc, f.demand)
 	for _, j := range jobs {
 		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
-			q.items = append(q.items, j)
+			q.push(j)
 		}
 	}
 	q.share = f.share
@@ -115,7 +118,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.trackPositions(len(p.s.Jobs))
 	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
 	for q.Len() > 0 {
-		j := q.items[0]
+		j := q.top()
 		step := p.size(j)
 		o := p.tryPlace(j, false)
 		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
@@ -133,7 +136,9 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 		}
 		f.alloc[j] += step
 		if p.wants(j) {
-			q.fix(int(q.pos[j]))
+			i := int(q.pos[j])
+			q.items[i].num += step
+			q.fix(i)
 		} else {
 			q.remove(j)
 		}
@@ -162,133 +167,4 @@ func (p *pass) shareVictims(pool int) []int32 {
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	p.victimFactsOf(v)
 	return v
-}
-
-// fsQueue is a heap of jobs ordered by num[j] / (demand[j] × weight),
-// lowest first, ties by submission order.
-type fsQueue struct {
-	s      *Snapshot
-	num    []int32
-	demand []int32
-	items  []int32
-	// pos is each job's index in items, or -1; only tracked while
-	// allocating, when evictions change keys of jobs inside the heap.
-	pos   []int32
-	track bool
-	// share, when set (while allocating), puts jobs below their share
-	// ahead of jobs at or above it: otherwise a victim at its share could
-	// retake the slots just freed for the job that preempted it.
-	share []int32
-	// key holds, per job in the heap, the fields less compares, copied by
-	// init: reading them from the jobs themselves (large structs all over
-	// memory) was most of the heap's cost on a queue of 100,000 jobs.
-	key []fsKey
-}
-
-// fsKey is what fsQueue.less reads of a job besides its counters.
-type fsKey struct {
-	weight      float64
-	submit, seq int64
-}
-
-func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
-	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
-	q.track = false
-	q.share = nil
-}
-
-// remove takes job j out of the heap.
-func (q *fsQueue) remove(j int32) {
-	i := int(q.pos[j])
-	last := len(q.items) - 1
-	q.swap(i, last)
-	q.pos[j] = -1
-	q.items = q.items[:last]
-	if i < last {
-		q.fix(i)
-	}
-}
-
-// trackPositions starts keeping pos up to date for the current items.
-func (q *fsQueue) trackPositions(n int) {
-	if len(q.pos) < n {
-		q.pos = make([]int32, n)
-		for i := range q.pos {
-			q.pos[i] = -1
-		}
-	}
-	q.track = true
-	for i, j := range q.items {
-		q.pos[j] = int32(i)
-	}
-}
-
-func (q *fsQueue) clearPos() {
-	for _, j := range q.items {
-		q.pos[j] = -1
-	}
-	q.track = false
-}
-
-func (q *fsQueue) swap(i, k int) {
-	q.items[i], q.items[k] = q.items[k], q.items[i]
-	if q.track {
-		q.pos[q.items[i]] = int32(i)
-		q.pos[q.items[k]] = int32(k)
-	}
-}
-
-// fix restores heap order after the key at i changed either way.
-func (q *fsQueue) fix(i int) {
-	siftDown(q, siftUp(q, i), len(q.items))
-}
-
-func (q *fsQueue) Len() int { return len(q.items) }
-
-func (q *fsQueue) init() {
-	if len(q.key) < len(q.s.Jobs) {
-		q.key = make([]fsKey, len(q.s.Jobs))
-	}
-	for _, j := range q.items {
-		job := &q.s.Jobs[j]
-		q.key[j] = fsKey{weight: job.Weight, submit: job.Submit, seq: job.Seq}
-	}
-	heapify(q, len(q.items))
-}
-
-func (q *fsQueue) fixTop() { siftDown(q, 0, len(q.items)) }
-
-func (q *fsQueue) popTop() {
-	last := len(q.items) - 1
-	q.swap(0, last)
-	if q.track {
-		q.pos[q.items[last]] = -1
-	}
-	q.items = q.items[:last]
-	siftDown(q, 0, last)
-}
-
-func (q *fsQueue) less(i, k int) bool {
-	a, b := q.items[i], q.items[k]
-	if q.share != nil {
-		ua, ub := q.num[a] < q.share[a], q.num[b] < q.share[b]
-		if ua != ub {
-			return ua
-		}
-	}
-	// Compare num/(demand·weight) by cross-multiplying.
-	ka, kb := &q.key[a], &q.key[b]
-	l := float64(q.num[a]) * float64(q.demand[b]) * kb.weight
-	r := float64(q.num[b]) * float64(q.demand[a]) * ka.weight
-	if l != r {
-		return l < r
-	}
-	// lessFIFO, reading the jobs only for the ID of a full tie.
-	if ka.submit != kb.submit {
-		return ka.submit < kb.submit
-	}
-	if ka.seq != kb.seq {
-		return ka.seq < kb.seq
-	}
-	return q.s.Jobs[a].ID < q.s.Jobs[b].ID
 }

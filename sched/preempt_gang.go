@@ -55,8 +55,8 @@ const (
 // gangReplayable reports whether evictInOrder may use gangScan.
 func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
 	x := &p.sc.vindex
-	if victimIndexOff || !x.on || rule.kind != x.kind || rule.facts == nil || r.gpu != "" || r.oneSwitch ||
-		!r.useDrain || r.slots <= 0 {
+	if victimIndexOff || !x.on || rule.kind != x.kind || rule.facts == nil || rule.blockEnd != nil ||
+		r.gpu != "" || r.oneSwitch || !r.useDrain || r.slots <= 0 {
 		return false
 	}
 	if x.kind == victimsAboveShare && !p.victimJobsIdle() {
@@ -76,29 +76,11 @@ func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
 func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []NodeSlots, ok, done bool) {
 	gs := p.gangReset(r)
 	defer gs.clear()
-	v, best := gangFails, -1
-	// nextFact is nextCand here: gangReplayable asked for facts and no
-	// GPU type.
-	for i := p.nextFact(cands, 0, r, rule); i < len(cands); i = p.nextFact(cands, i+1, r, rule) {
-		gs.seen = append(gs.seen, int32(i))
-		f := &rule.facts[i]
-		if rule.kind == victimsAboveShare {
-			// As evict's accounting would: later candidates of the same
-			// job are checked against what it has left to give (undone
-			// below for every candidate seen).
-			p.sc.fs.took(f.job, -f.slots)
-		}
-		if !p.gangAdd(f) {
-			v = gangOther
-			break
-		}
-		if v, best = p.gangJudge(r); v != gangFails {
-			break
-		}
-	}
+	v, best := p.gangWalk(r, cands, rule)
 	if rule.kind == victimsAboveShare {
+		alloc := p.sc.fs.alloc
 		for _, i := range gs.seen {
-			p.sc.fs.took(rule.facts[i].job, rule.facts[i].slots)
+			alloc[rule.facts[i].job] += rule.facts[i].slots
 		}
 	}
 	switch v {
@@ -122,6 +104,52 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 	// Evicting every candidate would not make it fit: the loop would
 	// evict them all, fail, and preempt would roll them back.
 	return nil, false, true
+}
+
+// gangWalk adds the candidates in victim order, as nextCand would offer
+// them, until gangJudge says find would succeed (or gangOther, or the end
+// of the list). It runs over thousands of candidates for every gang, so
+// it is nextFact, allowsFact, took and gangAdd written out in one loop
+// for the cases gangReplayable admits: facts and skip pointers, no GPU
+// type, no blocks, no preemption budgets (the index is on), and for fair
+// share no victim job in the share heap (so took would fix no heap
+// position: it only moves the numbers, undone by the caller).
+func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdict, int) {
+	gs := &p.sc.gscan
+	facts, final, evicted := rule.facts, p.sc.final, p.sc.evicted
+	share := rule.kind == victimsAboveShare
+	fs := &p.sc.fs
+	for i := 0; i < len(cands); i++ {
+		if f := &facts[i]; f.stale || final[f.alloc] {
+			if i = p.live(rule.next, cands, facts, i); i == len(cands) {
+				break
+			}
+		}
+		f := &facts[i]
+		if pastFact(rule, f) {
+			break
+		}
+		if share {
+			// allowsFact, less what cannot hold here (stale, final, a
+			// spent budget).
+			if evicted[f.alloc] || fs.alloc[f.job]-f.slots < fs.share[f.job] {
+				continue
+			}
+			fs.alloc[f.job] -= f.slots // evict's accounting, for later candidates of the job
+		} else if !p.allowsFact(rule, f) {
+			continue
+		}
+		gs.seen = append(gs.seen, int32(i))
+		if !p.gangAdd(f) {
+			return gangOther, -1
+		}
+		if gs.wholeSlots+gs.largest >= r.slots { // else gangJudge's quick refusal
+			if v, best := p.gangJudge(r); v != gangFails {
+				return v, best
+			}
+		}
+	}
+	return gangFails, -1
 }
 
 // victimJobsIdle reports, for a fair-share list, that no victim job waits
