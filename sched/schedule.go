@@ -76,6 +76,8 @@ type Scheduler struct {
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
+	// memo keeps per-job answers from one pass to the next (jobmemo.go).
+	memo jobMemo
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -87,26 +89,31 @@ func Schedule(s *Snapshot) (*Plan, error) {
 // Schedule runs one scheduling pass over the snapshot. It returns an error,
 // and no plan, when the snapshot is inconsistent.
 func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
-	if err := validate(s, &sc.mf.parents); err != nil {
+	sc.memo.begin(s)
+	if err := validate(s, &sc.mf.parents, &sc.memo); err != nil {
+		sc.memo.drop()
 		return nil, err
 	}
 	if err := sc.base.update(s); err != nil {
+		sc.memo.drop()
 		return nil, err
 	}
+	sc.memo.nodes(sc.base.builds)
 	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
 	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
 	for pool := range s.Pools {
 		p.schedulePool(pool)
 	}
+	sc.memo.end()
 	return &sc.plan, nil
 }
 
 // validate checks the snapshot; parents is scratch memory, kept by the
 // caller so that a steady-state pass allocates nothing. Every job is
-// checked in one loop (validateJob): on a long queue the pass spends a
-// real share of its time here.
-func validate(s *Snapshot, parents *[]bool) error {
+// checked in one loop (validateJob), except those memo, when not nil,
+// says were checked in the previous pass against the same world.
+func validate(s *Snapshot, parents *[]bool, memo *jobMemo) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
 		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor:
@@ -129,8 +136,14 @@ func validate(s *Snapshot, parents *[]bool) error {
 		accountParents = *parents
 	}
 	for i := range s.Jobs {
+		if memo != nil && memo.validated(i) {
+			continue
+		}
 		if err := validateJob(s, &s.Jobs[i], accountParents); err != nil {
 			return err
+		}
+		if memo != nil {
+			memo.note(i)
 		}
 	}
 	return validateMoving(s)
@@ -259,11 +272,11 @@ func (p *pass) schedulePool(pool int) {
 	pendMark := len(p.plan.Pending)
 	switch pl.Policy {
 	case PolicyFIFO:
-		p.sortFIFO(jobs)
+		p.sortQueue(pool, jobs, orderFIFO)
 		p.fifo(pool, jobs)
 		p.zeroSlot(pool, false)
 	case PolicyBackfill:
-		p.sortFIFO(jobs)
+		p.sortQueue(pool, jobs, orderFIFO)
 		if pl.Reservations == ReserveConservative {
 			p.conservative(pool, jobs, len(p.plan.Starts))
 		} else {
@@ -271,7 +284,7 @@ func (p *pass) schedulePool(pool int) {
 		}
 		p.zeroSlot(pool, false)
 	case PolicyPriority:
-		p.sortPriority(jobs)
+		p.sortQueue(pool, jobs, orderPriority)
 		p.priority(pool, jobs)
 		p.zeroSlot(pool, true)
 	case PolicyFairShare:
@@ -406,6 +419,15 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
+	memo := len(job.Licenses) == 0 // license answers depend on the pass
+	if memo {
+		if f := &p.sc.memo.curFacts[j]; f.fit == fitSome {
+			return false
+		} else if f.fit == fitNever {
+			p.addPending(Pending{Job: int(j), Reason: f.reason, Blocker: -1, Need: int(f.need), Free: int(f.free), At: -1})
+			return true
+		}
+	}
 	r := p.request(j, true)
 	r.slots = p.minSize(j)
 	var fits bool
@@ -418,6 +440,9 @@ func (p *pass) impossible(j int32) bool {
 		fits = p.fitsEmpty(&r)
 	}
 	if fits {
+		if memo {
+			p.sc.memo.curFacts[j].fit = fitSome
+		}
 		return len(job.Licenses) > 0 && p.licenseNever(j)
 	}
 	reason, most := ReasonNoNodes, 0
@@ -425,6 +450,10 @@ func (p *pass) impossible(j int32) bool {
 		reason = ReasonGPUType
 	} else if !r.oneSwitch {
 		most, _, _ = p.st.capacity(&r, p.s) // gangs may use every matching node
+	}
+	if memo {
+		p.sc.memo.curFacts[j] = jobFacts{valid: p.sc.memo.curFacts[j].valid, fit: fitNever,
+			reason: reason, need: r.slots, free: int32(most)}
 	}
 	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), Free: most, At: -1})
 	return true

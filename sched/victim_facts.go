@@ -108,7 +108,10 @@ func (p *pass) classFact(rule *victimRule, f *victimFacts) int32 {
 	case victimsByQOS:
 		return f.qos
 	case victimsReclaim:
-		return p.victimClass(rule, f.alloc)
+		if f.borrow { // as victimClass
+			return 0
+		}
+		return 1
 	}
 	return 0
 }
