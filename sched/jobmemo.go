@@ -3,6 +3,7 @@ package sched
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Between two passes of a live master or a simulation most of a long
@@ -68,6 +69,7 @@ type jobMemo struct {
 	// worldSame: validations carry over; fitOK: fit answers do.
 	worldSame, fitOK   bool
 	fresh, merged, out []int32 // sortQueue's scratch
+	keys               []queueKey
 }
 
 // worldSig is what validateJob reads besides the job.
@@ -239,11 +241,11 @@ func (p *pass) sortQueue(pool int, jobs []int32, kind orderKind) {
 	m := &p.sc.memo
 	cmp := p.orderCmp(kind)
 	if m.curMax == 0 {
-		slices.SortFunc(jobs, cmp) // no job has a Rev: nothing to keep
+		p.sortByKeys(jobs, kind) // no job has a Rev: nothing to keep
 		return
 	}
 	if !p.mergeQueue(pool, jobs, kind, cmp) {
-		slices.SortFunc(jobs, cmp)
+		p.sortByKeys(jobs, kind)
 		for i := 1; i < len(jobs); i++ {
 			if cmp(jobs[i-1], jobs[i]) == 0 {
 				return // a tie: a later sort could break it otherwise
@@ -296,4 +298,59 @@ func (p *pass) mergeQueue(pool int, jobs []int32, kind orderKind, cmp func(a, b 
 	m.out = out
 	copy(jobs, out)
 	return true
+}
+
+// queueKey is a job's place in a static queue order: a, b, c, d
+// ascending, then the job's ID. Sorting these instead of job indices
+// reads each job once rather than at every comparison (a cache miss on a
+// queue of 100,000). The keys start in the jobs' order and compare as
+// orderCmp does, so the sort makes the same moves: the same result, ties
+// included.
+type queueKey struct {
+	a, b, c, d int64
+	j          int32
+}
+
+// sortByKeys sorts jobs as slices.SortFunc(jobs, p.orderCmp(kind)) does.
+func (p *pass) sortByKeys(jobs []int32, kind orderKind) {
+	keys := p.sc.memo.keys[:0]
+	for _, j := range jobs {
+		job := &p.s.Jobs[j]
+		k := queueKey{c: job.Submit, d: job.Seq, j: j}
+		switch kind {
+		case orderPriority:
+			k.b = int64(job.Priority)
+		case orderQuota:
+			// quotaOrder: project, borrowing last, interactive first,
+			// guaranteed before preemptible, then priority and FIFO.
+			k.a = int64(job.Project)<<3 | int64(b2i(job.Borrow))<<2 | int64(b2i(!job.Interactive))<<1 |
+				int64(b2i(job.Preemptible))
+			k.b = int64(job.Priority)
+		}
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y queueKey) int {
+		switch {
+		case x.a != y.a:
+			return cmp64(x.a, y.a)
+		case x.b != y.b:
+			return cmp64(x.b, y.b)
+		case x.c != y.c:
+			return cmp64(x.c, y.c)
+		case x.d != y.d:
+			return cmp64(x.d, y.d)
+		}
+		return strings.Compare(p.s.Jobs[x.j].ID, p.s.Jobs[y.j].ID)
+	})
+	for i := range keys {
+		jobs[i] = keys[i].j
+	}
+	p.sc.memo.keys = keys
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -9,8 +9,9 @@ import (
 
 // TestRealPlanHashes prints a hash of every policy's plan on the full and
 // half-full snapshots of BenchmarkSchedulePass, cold and warm (a second
-// pass of the same Scheduler), so that a performance change can show its
-// plans byte-identical: run it before and after and compare. It is slow
+// pass of the same Scheduler), then with Revs, so that a performance
+// change can show its plans byte-identical: run it before and after and
+// compare (every line of a policy and fill must match). It is slow
 // (fourteen large snapshots), so it runs only when ALLOT_PLAN_HASH is set:
 //
 //	ALLOT_PLAN_HASH=1 go test -run TestRealPlanHashes -v ./sched/
@@ -23,6 +24,18 @@ func TestRealPlanHashes(t *testing.T) {
 			s := realSnapshot(10_000, 100_000, fill, pol.pool)
 			var sc Scheduler
 			for _, mode := range []string{"cold", "warm"} {
+				p, err := sc.Schedule(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("fill=%v policy=%s %s: %x", fill, pol.name, mode, planHash(p))
+			}
+			// With Revs, the second pass reuses the first's answers
+			// (jobmemo.go); its plan must hash the same.
+			for i := range s.Jobs {
+				s.Jobs[i].Rev = uint64(i + 1)
+			}
+			for _, mode := range []string{"rev cold", "rev warm"} {
 				p, err := sc.Schedule(s)
 				if err != nil {
 					t.Fatal(err)
