@@ -66,8 +66,9 @@ type jobMemo struct {
 	// matched, else -1; newOf is the inverse.
 	oldOf, newOf []int32
 	byRev        map[uint64]int32 // previous Revs, built only when needed
-	// worldSame: validations carry over; fitOK: fit answers do.
-	worldSame, fitOK   bool
+	// on: some job has a Rev (else the memo is idle); worldSame:
+	// validations carry over.
+	on, worldSame      bool
 	fresh, merged, out []int32 // sortQueue's scratch
 	keys               []queueKey
 }
@@ -93,6 +94,20 @@ const lookahead = 16
 // begin matches the snapshot's jobs with the previous pass's by Rev and
 // carries over what may be.
 func (m *jobMemo) begin(s *Snapshot) {
+	m.curKind = resize(m.curKind, len(s.Pools))
+	for i := range m.curKind {
+		m.curKind[i] = orderNone
+	}
+	m.curOrder = resizeLists(m.curOrder, len(s.Pools))
+	m.curMax = 0
+	for i := range s.Jobs {
+		m.curMax = max(m.curMax, s.Jobs[i].Rev)
+	}
+	// Without Revs there is nothing to keep: the memo stays out of the
+	// pass (and its arrays unallocated).
+	if m.on = m.curMax != 0; !m.on {
+		return
+	}
 	m.curWorld.set(s)
 	m.worldSame = m.prevWorld.equal(&m.curWorld)
 	n := len(s.Jobs)
@@ -103,18 +118,11 @@ func (m *jobMemo) begin(s *Snapshot) {
 	}
 	m.curRevs = resize(m.curRevs, n)
 	m.curFacts = resize(m.curFacts, n)
-	m.curKind = resize(m.curKind, len(s.Pools))
-	for i := range m.curKind {
-		m.curKind[i] = orderNone
-	}
-	m.curOrder = resizeLists(m.curOrder, len(s.Pools))
 	clear(m.byRev)
-	m.curMax = 0
 	o := 0 // where the next match is expected in the previous list
 	for i := range s.Jobs {
 		r := s.Jobs[i].Rev
 		m.curRevs[i], m.oldOf[i] = r, -1
-		m.curMax = max(m.curMax, r)
 		k := m.find(r, o)
 		if k < 0 {
 			m.curFacts[i] = jobFacts{}
@@ -162,17 +170,21 @@ func (m *jobMemo) find(r uint64, o int) int {
 // nodes tells the memo the node index's build count after update: fit
 // answers carry over only from a pass on the same build.
 func (m *jobMemo) nodes(builds uint64) {
-	m.fitOK = builds == m.builds
-	if !m.fitOK {
+	same := builds == m.builds
+	m.builds = builds
+	if !same && m.on {
 		for i := range m.curFacts {
 			m.curFacts[i].fit = fitUnknown
 		}
-		m.builds = builds
 	}
 }
 
 // end makes this pass's answers the previous ones for the next pass.
 func (m *jobMemo) end() {
+	if !m.on {
+		m.drop()
+		return
+	}
 	m.prevRevs, m.curRevs = m.curRevs, m.prevRevs
 	m.prevFacts, m.curFacts = m.curFacts, m.prevFacts
 	m.prevMax = m.curMax
@@ -194,9 +206,13 @@ func (m *jobMemo) drop() {
 
 // validated reports whether job i was validated in the previous pass
 // against the same world; note records that it is valid now.
-func (m *jobMemo) validated(i int) bool { return m.curFacts[i].valid }
+func (m *jobMemo) validated(i int) bool { return m.on && m.curFacts[i].valid }
 
-func (m *jobMemo) note(i int) { m.curFacts[i].valid = true }
+func (m *jobMemo) note(i int) {
+	if m.on {
+		m.curFacts[i].valid = true
+	}
+}
 
 func (w *worldSig) set(s *Snapshot) {
 	w.pools = w.pools[:0]
@@ -240,7 +256,7 @@ func (p *pass) orderCmp(kind orderKind) func(a, b int32) int {
 func (p *pass) sortQueue(pool int, jobs []int32, kind orderKind) {
 	m := &p.sc.memo
 	cmp := p.orderCmp(kind)
-	if m.curMax == 0 {
+	if !m.on {
 		p.sortByKeys(jobs, kind) // no job has a Rev: nothing to keep
 		return
 	}

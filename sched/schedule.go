@@ -419,7 +419,7 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
-	memo := len(job.Licenses) == 0 // license answers depend on the pass
+	memo := p.sc.memo.on && len(job.Licenses) == 0 // license answers depend on the pass
 	if memo {
 		if f := &p.sc.memo.curFacts[j]; f.fit == fitSome {
 			return false
