@@ -329,7 +329,7 @@ type queueKey struct {
 
 // sortByKeys sorts jobs as slices.SortFunc(jobs, p.orderCmp(kind)) does.
 func (p *pass) sortByKeys(jobs []int32, kind orderKind) {
-	keys := p.sc.memo.keys[:0]
+	keys := slices.Grow(p.sc.memo.keys[:0], len(jobs)) // one allocation on a cold pass
 	for _, j := range jobs {
 		job := &p.s.Jobs[j]
 		k := queueKey{c: job.Submit, d: job.Seq, j: j}

@@ -1,5 +1,7 @@
 package sched
 
+import "slices"
+
 // The victim scans (nextCand, nodeSearch) walk a pool's victim list in
 // order, but the allocations and jobs it names lie all over memory: at
 // 40,000 running tasks and 100,000 jobs nearly every look was a cache
@@ -30,7 +32,7 @@ type victimFacts struct {
 
 // victimFactsOf fills the Scheduler's facts array for the victim list v.
 func (p *pass) victimFactsOf(v []int32) []victimFacts {
-	fs := p.sc.vfacts[:0]
+	fs := slices.Grow(p.sc.vfacts[:0], len(v))
 	for _, a := range v {
 		al := &p.s.Allocs[a]
 		j := &p.s.Jobs[al.Job]

@@ -34,12 +34,12 @@ func cmpVictimKey(x, y victimKey) int {
 // sortVictims orders the pool's running tasks by the key key gives each
 // and returns them in the Scheduler's victims list.
 func (p *pass) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
-	keys := p.sc.vkeys[:0]
+	keys := slices.Grow(p.sc.vkeys[:0], len(p.sc.poolRuns[pool]))
 	for _, a := range p.sc.poolRuns[pool] {
 		keys = append(keys, key(a, &p.s.Allocs[a]))
 	}
 	slices.SortFunc(keys, cmpVictimKey)
-	v := p.sc.victims[:0]
+	v := slices.Grow(p.sc.victims[:0], len(keys))
 	for i := range keys {
 		v = append(v, keys[i].a)
 	}
