@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -79,14 +81,20 @@ func (s *sim) keepReservations(plan *sched.Plan) {
 			at = 0
 		}
 		j := &s.snap.Jobs[pe.Job]
+		if j.Reserved == at && slices.Equal(j.ReservedNodes, pe.Nodes) {
+			continue
+		}
 		j.Reserved = at
 		// Where the reservation is, on pools that reserve per node; the
 		// plan's slices are the core's, so they are copied.
 		j.ReservedNodes = append(j.ReservedNodes[:0], pe.Nodes...)
+		s.revise(j)
 	}
 	for _, st := range plan.Starts {
-		s.snap.Jobs[st.Job].Reserved = 0
-		s.snap.Jobs[st.Job].ReservedNodes = s.snap.Jobs[st.Job].ReservedNodes[:0]
+		if j := &s.snap.Jobs[st.Job]; j.Reserved != 0 || len(j.ReservedNodes) > 0 {
+			j.Reserved, j.ReservedNodes = 0, j.ReservedNodes[:0]
+			s.revise(j)
+		}
 	}
 }
 

@@ -91,6 +91,7 @@ type task struct {
 }
 
 type sim struct {
+	rev   uint64 // the last sched.Job.Rev given (revise)
 	in    *Input
 	opt   Options
 	now   int64
@@ -465,7 +466,9 @@ func (s *sim) submit(spec JobSpec) {
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
-	s.roster.add(ji, snapEntry(j))
+	en := snapEntry(j)
+	s.revise(&en)
+	s.roster.add(ji, en)
 	s.rec.submitted(ji)
 	s.touch(ji)
 	for _, e := range s.later[spec.Name] {
@@ -500,7 +503,10 @@ func (s *sim) touch(ji int32) {
 		queued = j.waiting > 0
 	}
 	if j.alive {
-		s.roster.entry(ji).Waiting = j.waiting
+		if en := s.roster.entry(ji); en.Waiting != j.waiting {
+			en.Waiting = j.waiting
+			s.revise(en)
+		}
 	}
 	s.rec.demand(j.project, demand-j.demand)
 	j.demand = demand
@@ -536,12 +542,26 @@ func (s *sim) script(e Event) {
 			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
 			en.Preemptible, en.Borrow = j.spec.Preemptible, j.spec.Borrow
 		}
+		s.revise(en)
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.roster.entry(ji).Weight = e.Weight
+		en := s.roster.entry(ji)
+		en.Weight = e.Weight
+		s.revise(en)
 	case EventKill:
 		s.kill(ji)
 	}
+}
+
+// revise gives a snapshot entry a new Rev after it changed, so that the
+// core keeps its answers for the unchanged jobs only (sched.Job.Rev).
+// Every change to a roster entry must call it.
+func (s *sim) revise(en *sched.Job) {
+	if s.opt.noRevs {
+		return
+	}
+	s.rev++
+	en.Rev = s.rev
 }
 
 func (s *sim) kill(ji int32) {
