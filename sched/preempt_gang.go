@@ -18,6 +18,10 @@ import "slices"
 // tentative evictions) and the fair-share rule when no victim job waits
 // in the share heap (the replay applies and undoes the accounting), for
 // gangs that every group's node size divides, on groups without switches.
+// Quota's reclaim rule is replayed the same way without the index: its
+// accounting (account) only moves numbers, so the walk applies it to each
+// candidate it takes and undoes it after, and a victim on several nodes
+// sends the gang back to the loop.
 
 // gangScan is the virtual state; entries are per matching group of the
 // pool (groups, in the pool's order) or per node.
@@ -54,13 +58,16 @@ const (
 
 // gangReplayable reports whether evictInOrder may use gangScan.
 func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
-	x := &p.sc.vindex
-	if victimIndexOff || !x.on || rule.kind != x.kind || rule.facts == nil || rule.blockEnd != nil ||
-		r.gpu != "" || r.oneSwitch || !r.useDrain || r.slots <= 0 {
+	if victimIndexOff || rule.facts == nil || rule.next == nil || r.gpu != "" || r.oneSwitch || !r.useDrain ||
+		r.slots <= 0 {
 		return false
 	}
-	if x.kind == victimsAboveShare && !p.victimJobsIdle() {
-		return false
+	if rule.kind != victimsReclaim {
+		x := &p.sc.vindex
+		if !x.on || rule.kind != x.kind || rule.blockEnd != nil ||
+			x.kind == victimsAboveShare && !p.victimJobsIdle() {
+			return false
+		}
 	}
 	for _, gi := range p.st.poolGroups[r.pool] {
 		g := &p.st.groups[gi]
@@ -77,10 +84,15 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 	gs := p.gangReset(r)
 	defer gs.clear()
 	v, best := p.gangWalk(r, cands, rule)
-	if rule.kind == victimsAboveShare {
+	switch rule.kind {
+	case victimsAboveShare:
 		alloc := p.sc.fs.alloc
 		for _, i := range gs.seen {
 			alloc[rule.facts[i].job] += rule.facts[i].slots
+		}
+	case victimsReclaim:
+		for _, i := range gs.seen {
+			p.account(rule, rule.facts[i].alloc, +1)
 		}
 	}
 	switch v {
@@ -111,9 +123,11 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 // of the list). It runs over thousands of candidates for every gang, so
 // it is nextFact, allowsFact, took and gangAdd written out in one loop
 // for the cases gangReplayable admits: facts and skip pointers, no GPU
-// type, no blocks, no preemption budgets (the index is on), and for fair
-// share no victim job in the share heap (so took would fix no heap
-// position: it only moves the numbers, undone by the caller).
+// type; for the indexed rules no blocks and no preemption budgets, and
+// for fair share no victim job in the share heap (so took would fix no
+// heap position: it only moves the numbers, undone by the caller). The
+// reclaim rule goes through allowsFact and blocks as nextFact does, with
+// evict's accounting applied as it goes (undone by the caller).
 func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdict, int) {
 	gs := &p.sc.gscan
 	facts, final, evicted := rule.facts, p.sc.final, p.sc.evicted
@@ -137,7 +151,15 @@ func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdic
 			}
 			fs.alloc[f.job] -= f.slots // evict's accounting, for later candidates of the job
 		} else if !p.allowsFact(rule, f) {
+			if rule.blockEnd != nil && p.blockClosed(rule, f.alloc) {
+				i = int(rule.blockEnd[i]) - 1 // the loop adds one
+			}
 			continue
+		} else if rule.kind == victimsReclaim {
+			if f.node < 0 {
+				return gangOther, -1 // several nodes: the loop's case
+			}
+			p.account(rule, f.alloc, -1)
 		}
 		gs.seen = append(gs.seen, int32(i))
 		if !p.gangAdd(f) {
