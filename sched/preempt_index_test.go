@@ -17,7 +17,7 @@ func TestVictimIndexChangesNothing(t *testing.T) {
 		{Policy: PolicyPriority, Preemption: true},
 		{Policy: PolicyPriority, Preemption: true, Backfill: true},
 		{Policy: PolicyFairShare, Preemption: true},
-		{Policy: PolicyQuota},                   // the gang replay of reclaim
+		{Policy: PolicyQuota},                  // the gang replay of reclaim
 		{Policy: PolicyQuota, Name: "budgets"}, // the same, with preemption budgets
 	}
 	for _, pool := range pools {
