@@ -328,7 +328,18 @@ type queueKey struct {
 }
 
 // sortByKeys sorts jobs as slices.SortFunc(jobs, p.orderCmp(kind)) does.
+// A queue already in strictly increasing order (FIFO queues usually are:
+// callers list jobs by submission) is left as it is, the one order a
+// sort can give it; the check stops at the first job out of order.
 func (p *pass) sortByKeys(jobs []int32, kind orderKind) {
+	cmp := p.orderCmp(kind)
+	sorted := true
+	for i := 1; i < len(jobs) && sorted; i++ {
+		sorted = cmp(jobs[i-1], jobs[i]) < 0
+	}
+	if sorted {
+		return
+	}
 	keys := slices.Grow(p.sc.memo.keys[:0], len(jobs)) // one allocation on a cold pass
 	for _, j := range jobs {
 		job := &p.s.Jobs[j]
