@@ -100,17 +100,17 @@ func (m *jobMemo) begin(s *Snapshot) {
 	}
 	m.curOrder = resizeLists(m.curOrder, len(s.Pools))
 	m.curMax = 0
-	for i := range s.Jobs {
-		m.curMax = max(m.curMax, s.Jobs[i].Rev)
-	}
 	// Without Revs there is nothing to keep: the memo stays out of the
-	// pass (and its arrays unallocated).
-	if m.on = m.curMax != 0; !m.on {
+	// pass (and its arrays unallocated). A caller that gives Revs gives
+	// them to every job, so the first and last job tell: reading every
+	// job's Rev to find out would cost a walk over 100,000 jobs on a pass
+	// that keeps nothing. (Whether the memo is on never changes a plan.)
+	n := len(s.Jobs)
+	if m.on = n > 0 && (s.Jobs[0].Rev != 0 || s.Jobs[n-1].Rev != 0); !m.on {
 		return
 	}
 	m.curWorld.set(s)
 	m.worldSame = m.prevWorld.equal(&m.curWorld)
-	n := len(s.Jobs)
 	m.oldOf = resize(m.oldOf, n)
 	m.newOf = resize(m.newOf, len(m.prevRevs))
 	for i := range m.newOf {
@@ -123,6 +123,7 @@ func (m *jobMemo) begin(s *Snapshot) {
 	for i := range s.Jobs {
 		r := s.Jobs[i].Rev
 		m.curRevs[i], m.oldOf[i] = r, -1
+		m.curMax = max(m.curMax, r)
 		k := m.find(r, o)
 		if k < 0 {
 			m.curFacts[i] = jobFacts{}

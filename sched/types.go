@@ -216,7 +216,8 @@ type Job struct {
 	// the queue order, its validation, whether any node could ever hold
 	// it) instead of working it out again, so that a pass after a few
 	// submissions and exits redoes that work for those jobs only. 0 always
-	// works it out.
+	// works it out; a caller gives Revs to all its jobs or to none (a
+	// snapshot whose first and last jobs have none is taken to have none).
 	Rev uint64
 }
 
