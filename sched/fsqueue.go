@@ -1,5 +1,7 @@
 package sched
 
+import "slices"
+
 // fsQueue is a heap of jobs ordered by num[j] / (demand[j] × weight),
 // lowest first, ties by submission order.
 //
@@ -31,7 +33,8 @@ type fsItem struct {
 }
 
 func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
-	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
+	// At most every job is pushed: one allocation on a cold pass.
+	q.s, q.num, q.demand, q.items = s, num, demand, slices.Grow(q.items[:0], len(s.Jobs))
 	q.track = false
 	q.share = nil
 }
