@@ -86,6 +86,10 @@ type poolSig struct {
 	mode      FairShareMode
 }
 
+// memoMinJobs is the shortest job list the memo keeps answers for; tests
+// lower it to exercise the memo on small snapshots.
+var memoMinJobs = 512
+
 // lookahead is how far match looks for a job's previous index past the
 // last match before asking the map: as far as a run of removed jobs it
 // expects.
@@ -104,9 +108,11 @@ func (m *jobMemo) begin(s *Snapshot) {
 	// pass (and its arrays unallocated). A caller that gives Revs gives
 	// them to every job, so the first and last job tell: reading every
 	// job's Rev to find out would cost a walk over 100,000 jobs on a pass
-	// that keeps nothing. (Whether the memo is on never changes a plan.)
+	// that keeps nothing. A short queue is cheap to sort and check again,
+	// cheaper than matching it (a simulator's FIFO window, for one). Whether
+	// the memo is on never changes a plan.
 	n := len(s.Jobs)
-	if m.on = n > 0 && (s.Jobs[0].Rev != 0 || s.Jobs[n-1].Rev != 0); !m.on {
+	if m.on = n >= memoMinJobs && (s.Jobs[0].Rev != 0 || s.Jobs[n-1].Rev != 0); !m.on {
 		return
 	}
 	m.curWorld.set(s)

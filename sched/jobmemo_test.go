@@ -17,6 +17,8 @@ import (
 // and then jobs swap places or lose their Rev. Revs are given as a caller
 // would: a job keeps its Rev while unchanged and gets a new one otherwise.
 func TestIncrementalJobs(t *testing.T) {
+	defer func(n int) { memoMinJobs = n }(memoMinJobs)
+	memoMinJobs = 1
 	rng := rand.New(rand.NewPCG(3, 17))
 	var reused Scheduler
 	var rev uint64
@@ -164,6 +166,8 @@ func giveRevs(rng *rand.Rand, prev, s *Snapshot, rev *uint64) int {
 // TestMemoRevalidates checks that a job kept by its Rev is validated
 // again when what validation compares it with changes.
 func TestMemoRevalidates(t *testing.T) {
+	defer func(n int) { memoMinJobs = n }(memoMinJobs)
+	memoMinJobs = 1
 	s := &Snapshot{Now: 10, Pools: []Pool{{Name: "q", Policy: PolicyQuota}},
 		Nodes:    []Node{{Name: "n0", Slots: 4}},
 		Projects: []Project{{Name: "a", Parent: -1, Quota: 2}, {Name: "b", Parent: -1, Quota: 2}},
