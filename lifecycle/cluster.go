@@ -33,6 +33,11 @@ type Cluster struct {
 	budget    *Budget[int32]
 	budgeted  []bool
 	anyBudget bool
+	// rev is the last sched.Job.Rev given (revise); NoRevs leaves the
+	// entries without one, so that the core recomputes every job (tests
+	// compare the two).
+	rev    uint64
+	NoRevs bool
 }
 
 // NextJob is the record the next AddJob will use.
@@ -63,6 +68,7 @@ func (c *Cluster) AddJob(sub Submission) int32 {
 func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
 	ji := c.AddJob(sub)
 	entry.Waiting = sub.Tasks
+	c.revise(&entry)
 	c.Roster.Add(ji, entry)
 	return ji
 }
@@ -73,10 +79,26 @@ func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
 func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow bool) {
 	en := c.Roster.Entry(ji)
 	en.Priority, en.Preemptible, en.Borrow = priority, preemptible, borrow
+	c.revise(en)
 }
 
 // SetWeight changes job ji's weight in its snapshot entry.
-func (c *Cluster) SetWeight(ji int32, weight float64) { c.Roster.Entry(ji).Weight = weight }
+func (c *Cluster) SetWeight(ji int32, weight float64) {
+	en := c.Roster.Entry(ji)
+	en.Weight = weight
+	c.revise(en)
+}
+
+// revise gives a snapshot entry a new Rev after it changed, so that the
+// core keeps its answers for the unchanged jobs only (sched.Job.Rev).
+// Every change to a roster entry must call it.
+func (c *Cluster) revise(en *sched.Job) {
+	if c.NoRevs {
+		return
+	}
+	c.rev++
+	en.Rev = c.rev
+}
 
 // Cancel drops job ji's waiting tasks, as a kill does (Job.Cancel).
 func (c *Cluster) Cancel(ji int32) {
@@ -88,7 +110,10 @@ func (c *Cluster) Cancel(ji int32) {
 // the job is on the roster.
 func (c *Cluster) waiting(ji int32) {
 	if j := &c.Jobs[ji]; j.Alive {
-		c.Roster.Entry(ji).Waiting = j.Waiting
+		if en := c.Roster.Entry(ji); en.Waiting != j.Waiting {
+			en.Waiting = j.Waiting
+			c.revise(en)
+		}
 	}
 }
 

@@ -22,6 +22,8 @@ type snapView struct {
 	pools  map[string]int
 	// projects maps project names to Snapshot.Projects indices.
 	projects map[string]int
+	// rev is the last sched.Job.Rev given to a job entry (setEntry).
+	rev uint64
 }
 
 // allocRef maps a snapshot allocation back to its task: its attempt, or,
@@ -69,11 +71,11 @@ func (m *Master) buildSnapshot() {
 			continue
 		}
 		ji := len(s.Jobs)
-		j.entry.Waiting = j.count.get(store.TaskQueued)
+		waiting := j.count.get(store.TaskQueued)
 		if j.rec.State.Terminal() {
-			j.entry.Waiting = 0
+			waiting = 0
 		}
-		j.entry.Reserved, j.entry.ReservedNodes = j.reserved, j.reservedNodes
+		v.setEntry(j, waiting)
 		s.Jobs = append(s.Jobs, j.entry)
 		v.jobs = append(v.jobs, j)
 		if j.active() == 0 {
@@ -88,6 +90,23 @@ func (m *Master) buildSnapshot() {
 	m.capDrained()
 	m.fair.fill(m.cfg, s.Now, capacity)
 	s.Accounts = m.fair.accounts
+}
+
+// setEntry fills in the fields of j's cached entry that change from pass
+// to pass, and gives the entry a new Rev when it is new (snapJob leaves
+// Rev 0) or any field changed, so that the core keeps its per-job answers
+// for the jobs that did not change (sched.Job.Rev). The entry keeps its
+// own copy of the reserved nodes: the master rewrites j.reservedNodes in
+// place, which would hide a change from the comparison.
+func (v *snapView) setEntry(j *mjob, waiting int) {
+	e := &j.entry
+	if e.Rev != 0 && e.Waiting == waiting && e.Reserved == j.reserved && slices.Equal(e.ReservedNodes, j.reservedNodes) {
+		return
+	}
+	e.Waiting, e.Reserved = waiting, j.reserved
+	e.ReservedNodes = slices.Clone(j.reservedNodes)
+	v.rev++
+	e.Rev = v.rev
 }
 
 // snapTask adds the allocations of a task that holds an attempt: one for

@@ -1,7 +1,5 @@
 package sched
 
-import "slices"
-
 // fairShare holds per-job numbers for a weighted fair-share pool, indexed
 // by job. Slots are the unit throughout.
 type fairShare struct {
@@ -18,7 +16,9 @@ func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.
 func (f *fairShare) took(j, delta int32) {
 	f.alloc[j] += delta
 	if f.q.track && f.q.pos[j] >= 0 {
-		f.q.fix(int(f.q.pos[j]))
+		i := int(f.q.pos[j])
+		f.q.items[i].num += delta
+		f.q.fix(i)
 	}
 }
 
@@ -78,19 +78,20 @@ func (p *pass) waterFill(jobs []int32, capacity int32) {
 	q.reset(p.s, f.share, f.demand)
 	for _, j := range jobs {
 		if f.demand[j] > 0 && p.s.Jobs[j].Weight > 0 {
-			q.items = append(q.items, j)
+			q.push(j)
 		}
 	}
 	q.init()
 	left := capacity
 	for q.Len() > 0 {
-		j := q.items[0]
+		j := q.top()
 		step := int32(p.s.Jobs[j].Slots)
 		if f.share[j]+step > f.demand[j] || step > left {
 			q.popTop()
 			continue
 		}
 		f.share[j] += step
+		q.items[0].num += step
 		left -= step
 		q.fixTop()
 	}
@@ -109,7 +110,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.reset(p.s, f.alloc, f.demand)
 	for _, j := range jobs {
 		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
-			q.items = append(q.items, j)
+			q.push(j)
 		}
 	}
 	q.share = f.share
@@ -117,7 +118,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.trackPositions(len(p.s.Jobs))
 	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
 	for q.Len() > 0 {
-		j := q.items[0]
+		j := q.top()
 		step := p.size(j)
 		o := p.tryPlace(j, false)
 		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
@@ -135,7 +136,9 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 		}
 		f.alloc[j] += step
 		if p.wants(j) {
-			q.fix(int(q.pos[j]))
+			i := int(q.pos[j])
+			q.items[i].num += step
+			q.fix(i)
 		} else {
 			q.remove(j)
 		}
@@ -158,123 +161,10 @@ func (p *pass) shareFail(j int32) {
 // their share first, newest task first.
 func (p *pass) shareVictims(pool int) []int32 {
 	f := &p.sc.fs
-	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
-	slices.SortFunc(v, func(a, b int32) int {
-		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-		oa, ob := f.alloc[aa.Job]-f.share[aa.Job], f.alloc[ab.Job]-f.share[ab.Job]
-		if oa != ob {
-			return int(ob - oa)
-		}
-		if aa.Start != ab.Start {
-			return cmp64(ab.Start, aa.Start)
-		}
-		return int(b - a)
+	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+		return victimKey{major: -int64(f.alloc[al.Job] - f.share[al.Job]), start: al.Start, a: a}
 	})
-	p.sc.victims = v
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	p.victimFactsOf(v)
 	return v
-}
-
-// fsQueue is a heap of jobs ordered by num[j] / (demand[j] × weight),
-// lowest first, ties by submission order.
-type fsQueue struct {
-	s      *Snapshot
-	num    []int32
-	demand []int32
-	items  []int32
-	// pos is each job's index in items, or -1; only tracked while
-	// allocating, when evictions change keys of jobs inside the heap.
-	pos   []int32
-	track bool
-	// share, when set (while allocating), puts jobs below their share
-	// ahead of jobs at or above it: otherwise a victim at its share could
-	// retake the slots just freed for the job that preempted it.
-	share []int32
-}
-
-func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
-	q.s, q.num, q.demand, q.items = s, num, demand, q.items[:0]
-	q.track = false
-	q.share = nil
-}
-
-// remove takes job j out of the heap.
-func (q *fsQueue) remove(j int32) {
-	i := int(q.pos[j])
-	last := len(q.items) - 1
-	q.swap(i, last)
-	q.pos[j] = -1
-	q.items = q.items[:last]
-	if i < last {
-		q.fix(i)
-	}
-}
-
-// trackPositions starts keeping pos up to date for the current items.
-func (q *fsQueue) trackPositions(n int) {
-	if len(q.pos) < n {
-		q.pos = make([]int32, n)
-		for i := range q.pos {
-			q.pos[i] = -1
-		}
-	}
-	q.track = true
-	for i, j := range q.items {
-		q.pos[j] = int32(i)
-	}
-}
-
-func (q *fsQueue) clearPos() {
-	for _, j := range q.items {
-		q.pos[j] = -1
-	}
-	q.track = false
-}
-
-func (q *fsQueue) swap(i, k int) {
-	q.items[i], q.items[k] = q.items[k], q.items[i]
-	if q.track {
-		q.pos[q.items[i]] = int32(i)
-		q.pos[q.items[k]] = int32(k)
-	}
-}
-
-// fix restores heap order after the key at i changed either way.
-func (q *fsQueue) fix(i int) {
-	siftDown(q, siftUp(q, i), len(q.items))
-}
-
-func (q *fsQueue) Len() int { return len(q.items) }
-
-func (q *fsQueue) init() { heapify(q, len(q.items)) }
-
-func (q *fsQueue) fixTop() { siftDown(q, 0, len(q.items)) }
-
-func (q *fsQueue) popTop() {
-	last := len(q.items) - 1
-	q.swap(0, last)
-	if q.track {
-		q.pos[q.items[last]] = -1
-	}
-	q.items = q.items[:last]
-	siftDown(q, 0, last)
-}
-
-func (q *fsQueue) less(i, k int) bool {
-	a, b := q.items[i], q.items[k]
-	ja, jb := &q.s.Jobs[a], &q.s.Jobs[b]
-	if q.share != nil {
-		ua, ub := q.num[a] < q.share[a], q.num[b] < q.share[b]
-		if ua != ub {
-			return ua
-		}
-	}
-	// Compare num/(demand·weight) by cross-multiplying.
-	l := float64(q.num[a]) * float64(q.demand[b]) * jb.Weight
-	r := float64(q.num[b]) * float64(q.demand[a]) * ja.Weight
-	if l != r {
-		return l < r
-	}
-	return lessFIFO(ja, jb) < 0
 }

@@ -76,7 +76,7 @@ type Factors struct {
 // Factors. It rejects the snapshots Schedule rejects.
 func PriorityFactors(s *Snapshot) ([]Factors, error) {
 	var parents []bool
-	if err := validate(s, &parents); err != nil {
+	if err := validate(s, &parents, nil); err != nil {
 		return nil, err
 	}
 	var ap accountPass

@@ -1,7 +1,5 @@
 package sched
 
-import "slices"
-
 // victimRule says which running tasks may be preempted for a waiting job.
 type victimRule struct {
 	kind victimKind
@@ -146,15 +144,10 @@ func (p *pass) account(rule *victimRule, a int32, sign int32) {
 // offered as victims: least important first, then by the work they would
 // lose (see lessLost).
 func (p *pass) victimOrder(pool int) []int32 {
-	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
-	slices.SortFunc(v, func(a, b int32) int {
-		ja, jb := &p.s.Jobs[p.s.Allocs[a].Job], &p.s.Jobs[p.s.Allocs[b].Job]
-		if ja.Priority != jb.Priority {
-			return jb.Priority - ja.Priority
-		}
-		return p.lessLost(a, b)
+	now := p.s.Now
+	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+		return victimKey{major: -int64(p.s.Jobs[al.Job].Priority), lost: al.Lost(now), start: al.Start, a: a}
 	})
-	p.sc.victims = v
 	p.sc.victimNext = resize(p.sc.victimNext, len(v))
 	p.victimFactsOf(v)
 	return v

@@ -18,11 +18,16 @@ import "slices"
 // tentative evictions) and the fair-share rule when no victim job waits
 // in the share heap (the replay applies and undoes the accounting), for
 // gangs that every group's node size divides, on groups without switches.
+// Quota's reclaim rule is replayed the same way without the index: its
+// accounting (account) only moves numbers, so the walk applies it to each
+// candidate it takes and undoes it after, and a victim on several nodes
+// sends the gang back to the loop.
 
 // gangScan is the virtual state; entries are per matching group of the
 // pool (groups, in the pool's order) or per node.
 type gangScan struct {
 	groups  []int32
+	size    []int32 // per entry of groups: its node size
 	order   []int32 // indices into groups, largest nodes first (mixedGang)
 	counts  [][]int32
 	avail   []int
@@ -53,13 +58,16 @@ const (
 
 // gangReplayable reports whether evictInOrder may use gangScan.
 func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
-	x := &p.sc.vindex
-	if victimIndexOff || !x.on || rule.kind != x.kind || rule.facts == nil || r.gpu != "" || r.oneSwitch ||
-		!r.useDrain || r.slots <= 0 {
+	if victimIndexOff || rule.facts == nil || rule.next == nil || r.gpu != "" || r.oneSwitch || !r.useDrain ||
+		r.slots <= 0 {
 		return false
 	}
-	if x.kind == victimsAboveShare && !p.victimJobsIdle() {
-		return false
+	if rule.kind != victimsReclaim {
+		x := &p.sc.vindex
+		if !x.on || rule.kind != x.kind || rule.blockEnd != nil ||
+			x.kind == victimsAboveShare && !p.victimJobsIdle() {
+			return false
+		}
 	}
 	for _, gi := range p.st.poolGroups[r.pool] {
 		g := &p.st.groups[gi]
@@ -75,27 +83,16 @@ func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
 func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []NodeSlots, ok, done bool) {
 	gs := p.gangReset(r)
 	defer gs.clear()
-	v, best := gangFails, -1
-	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
-		gs.seen = append(gs.seen, int32(i))
-		f := &rule.facts[i]
-		if rule.kind == victimsAboveShare {
-			// As evict's accounting would: later candidates of the same
-			// job are checked against what it has left to give (undone
-			// below for every candidate seen).
-			p.sc.fs.took(f.job, -f.slots)
-		}
-		if !p.gangAdd(f.node, f.slots) {
-			v = gangOther
-			break
-		}
-		if v, best = p.gangJudge(r); v != gangFails {
-			break
-		}
-	}
-	if rule.kind == victimsAboveShare {
+	v, best := p.gangWalk(r, cands, rule)
+	switch rule.kind {
+	case victimsAboveShare:
+		alloc := p.sc.fs.alloc
 		for _, i := range gs.seen {
-			p.sc.fs.took(rule.facts[i].job, rule.facts[i].slots)
+			alloc[rule.facts[i].job] += rule.facts[i].slots
+		}
+	case victimsReclaim:
+		for _, i := range gs.seen {
+			p.account(rule, rule.facts[i].alloc, +1)
 		}
 	}
 	switch v {
@@ -121,6 +118,62 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 	return nil, false, true
 }
 
+// gangWalk adds the candidates in victim order, as nextCand would offer
+// them, until gangJudge says find would succeed (or gangOther, or the end
+// of the list). It runs over thousands of candidates for every gang, so
+// it is nextFact, allowsFact, took and gangAdd written out in one loop
+// for the cases gangReplayable admits: facts and skip pointers, no GPU
+// type; for the indexed rules no blocks and no preemption budgets, and
+// for fair share no victim job in the share heap (so took would fix no
+// heap position: it only moves the numbers, undone by the caller). The
+// reclaim rule goes through allowsFact and blocks as nextFact does, with
+// evict's accounting applied as it goes (undone by the caller).
+func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdict, int) {
+	gs := &p.sc.gscan
+	facts, final, evicted := rule.facts, p.sc.final, p.sc.evicted
+	share := rule.kind == victimsAboveShare
+	fs := &p.sc.fs
+	for i := 0; i < len(cands); i++ {
+		if f := &facts[i]; f.stale || final[f.alloc] {
+			if i = p.live(rule.next, cands, facts, i); i == len(cands) {
+				break
+			}
+		}
+		f := &facts[i]
+		if pastFact(rule, f) {
+			break
+		}
+		if share {
+			// allowsFact, less what cannot hold here (stale, final, a
+			// spent budget).
+			if evicted[f.alloc] || fs.alloc[f.job]-f.slots < fs.share[f.job] {
+				continue
+			}
+			fs.alloc[f.job] -= f.slots // evict's accounting, for later candidates of the job
+		} else if !p.allowsFact(rule, f) {
+			if rule.blockEnd != nil && p.blockClosed(rule, f.alloc) {
+				i = int(rule.blockEnd[i]) - 1 // the loop adds one
+			}
+			continue
+		} else if rule.kind == victimsReclaim {
+			if f.node < 0 {
+				return gangOther, -1 // several nodes: the loop's case
+			}
+			p.account(rule, f.alloc, -1)
+		}
+		gs.seen = append(gs.seen, int32(i))
+		if !p.gangAdd(f) {
+			return gangOther, -1
+		}
+		if gs.wholeSlots+gs.largest >= r.slots { // else gangJudge's quick refusal
+			if v, best := p.gangJudge(r); v != gangFails {
+				return v, best
+			}
+		}
+	}
+	return gangFails, -1
+}
+
 // victimJobsIdle reports, for a fair-share list, that no victim job waits
 // in the allocation heap: then evict's accounting only moves numbers
 // (fairShare.took fixes no heap position), and replaying it virtually,
@@ -142,7 +195,7 @@ func (p *pass) gangReset(r *request) *gangScan {
 	gs := &p.sc.gscan
 	st := p.st
 	gs.groups, gs.order, gs.seen, gs.whole = gs.groups[:0], gs.order[:0], gs.seen[:0], gs.whole[:0]
-	gs.avail, gs.taken = gs.avail[:0], gs.taken[:0]
+	gs.avail, gs.taken, gs.size = gs.avail[:0], gs.taken[:0], gs.size[:0]
 	gs.wholeSlots, gs.largest = 0, 0
 	if len(gs.slot) != len(st.groups) {
 		gs.slot = make([]int32, len(st.groups))
@@ -161,6 +214,7 @@ func (p *pass) gangReset(r *request) *gangScan {
 		k := len(gs.groups)
 		gs.slot[gi] = int32(k)
 		gs.groups = append(gs.groups, gi)
+		gs.size = append(gs.size, g.size)
 		gs.order = append(gs.order, int32(k))
 		if len(gs.counts) <= k {
 			gs.counts = append(gs.counts, nil)
@@ -190,15 +244,17 @@ func (gs *gangScan) clear() {
 	gs.touched = gs.touched[:0]
 }
 
-// gangAdd counts candidate slots on node n as freed; false when the node
-// would hold more than its size (never expected: then give up).
-func (p *pass) gangAdd(n, slots int32) bool {
+// gangAdd counts candidate f's slots on its node as freed; false when
+// the node would hold more than its size (never expected: then give up).
+// It runs for thousands of candidates per gang, so it reads the node's
+// group from the facts and the size from the scan's own array.
+func (p *pass) gangAdd(f *victimFacts) bool {
 	gs := &p.sc.gscan
-	k := gs.slot[p.st.nodeGroup[n]]
+	k := gs.slot[f.group]
 	if k < 0 {
 		return true // a node find does not look at
 	}
-	size := p.st.groups[gs.groups[k]].size
+	n, slots, size := f.node, f.slots, gs.size[k]
 	old := p.st.avail(n) + gs.freed[n]
 	if old+slots > size {
 		return false

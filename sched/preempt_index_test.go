@@ -17,12 +17,19 @@ func TestVictimIndexChangesNothing(t *testing.T) {
 		{Policy: PolicyPriority, Preemption: true},
 		{Policy: PolicyPriority, Preemption: true, Backfill: true},
 		{Policy: PolicyFairShare, Preemption: true},
+		{Policy: PolicyQuota},                  // the gang replay of reclaim
+		{Policy: PolicyQuota, Name: "budgets"}, // the same, with preemption budgets
 	}
 	for _, pool := range pools {
 		for _, fill := range []float64{1, 0.9, 0.6} {
 			for seed := range 3 {
 				s := realSnapshot(300+37*seed, 3000+seed, fill, pool)
-				name := fmt.Sprintf("%s/backfill=%v/fill=%v/seed=%d", pool.Policy, pool.Backfill, fill, seed)
+				if pool.Name == "budgets" {
+					for i := range s.Projects {
+						s.Projects[i].PreemptBudget, s.Projects[i].Preempted = 40+i*20, i*5
+					}
+				}
+				name := fmt.Sprintf("%s%s/backfill=%v/fill=%v/seed=%d", pool.Policy, pool.Name, pool.Backfill, fill, seed)
 				var plans [2][2]Plan
 				for k, off := range []bool{true, false} {
 					victimIndexOff = off

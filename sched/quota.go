@@ -50,7 +50,7 @@ type quotaPass struct {
 func (p *pass) quota(pool int, jobs []int32) {
 	q := &p.sc.quota
 	q.reset(p.s)
-	slices.SortFunc(jobs, func(a, b int32) int { return p.quotaOrder(a, b) })
+	p.sortQueue(pool, jobs, orderQuota)
 	p.quotaCount(pool, jobs)
 	capacity := int32(0)
 	for _, gi := range p.st.poolGroups[pool] {

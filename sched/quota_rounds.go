@@ -1,7 +1,5 @@
 package sched
 
-import "slices"
-
 // quotaRounds serves the most deprived project (the lowest held/fair share)
 // one workload at a time until no project can place anything more.
 func (p *pass) quotaRounds(pool int, jobs []int32) {
@@ -163,7 +161,7 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	room := min(q.quota[pr], q.share[pr])
 	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
 		o = p.preempt(j, victims, &victimRule{kind: victimsReclaim, project: pr,
-			blockEnd: q.blockEnd, next: q.next})
+			blockEnd: q.blockEnd, next: q.next, facts: p.sc.vfacts})
 		if o == failed {
 			q.failReclaim[pr] = slots
 		}
@@ -224,38 +222,31 @@ func (p *pass) borrowIdle() {
 // first, then projects furthest above their fair share, newest task first.
 func (p *pass) quotaVictims(pool int) []int32 {
 	q := &p.sc.quota
-	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
-	over := func(a int32) int32 {
-		job := &p.s.Jobs[p.s.Allocs[a].Job]
+	now := p.s.Now
+	// Furthest over first; each project's tasks together.
+	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+		job := &p.s.Jobs[al.Job]
+		over := q.alloc[job.Project] - q.share[job.Project]
 		if job.Borrow {
 			// Borrowing work first, most borrowed first.
-			return 1<<30 + q.alloc[job.Project] + q.borrowed[job.Project] - q.quota[job.Project]
+			over = 1<<30 + q.alloc[job.Project] + q.borrowed[job.Project] - q.quota[job.Project]
 		}
-		return q.alloc[job.Project] - q.share[job.Project]
-	}
-	proj := func(a int32) int { return p.s.Jobs[p.s.Allocs[a].Job].Project }
-	slices.SortFunc(v, func(a, b int32) int {
-		oa, ob := over(a), over(b)
-		if oa != ob {
-			return int(ob - oa)
-		}
-		if pa, pb := proj(a), proj(b); pa != pb {
-			return pa - pb // keep each project's tasks together
-		}
-		return p.lessLost(a, b)
+		return victimKey{major: -int64(over), minor: int64(job.Project), lost: al.Lost(now), start: al.Start, a: a}
 	})
-	p.sc.victims = v
+	// The reclaim rule reads the list's facts; a quota pool's jobs have
+	// projects in range, so each fact's project is its job's.
+	facts := p.victimFactsOf(v)
 	q.blockEnd = resize(q.blockEnd, len(v))
 	q.blockStart = resize(q.blockStart, len(p.s.Projects))
 	q.blockStop = resize(q.blockStop, len(p.s.Projects))
 	for i := len(v) - 1; i >= 0; i-- {
-		if i+1 < len(v) && proj(v[i]) == proj(v[i+1]) && p.s.Jobs[p.s.Allocs[v[i]].Job].Borrow == p.s.Jobs[p.s.Allocs[v[i+1]].Job].Borrow {
+		if i+1 < len(v) && facts[i].project == facts[i+1].project && facts[i].borrow == facts[i+1].borrow {
 			q.blockEnd[i] = q.blockEnd[i+1]
 		} else {
 			q.blockEnd[i] = int32(i + 1)
 		}
-		if !p.s.Jobs[p.s.Allocs[v[i]].Job].Borrow {
-			pr := proj(v[i])
+		if !facts[i].borrow {
+			pr := facts[i].project
 			q.blockStart[pr] = int32(i)
 			q.blockStop[pr] = q.blockEnd[i]
 		}

@@ -6,9 +6,11 @@ import (
 )
 
 // Scheduler runs scheduling passes. Apart from OmitBehind its fields are
-// scratch memory reused from one pass to the next; none of it influences a
-// result. The zero value is ready to use. A Scheduler is not safe for
-// concurrent use.
+// scratch memory reused from one pass to the next, and answers kept from
+// the previous pass (the node index, and per Job.Rev the queue orders and
+// job checks) that hold as long as the caller keeps the promises of
+// Snapshot.NodesVersion and Job.Rev; none of it changes a result. The zero
+// value is ready to use. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
 	// OmitBehind, when set, stops a FIFO pool, and a priority pool without
 	// backfill, at its first blocked job, and an EASY pool once no slot is
@@ -41,6 +43,7 @@ type Scheduler struct {
 	// that accounting for thousands of tentative victims reads no job.
 	allocProject []int32
 	victims      []int32
+	vkeys        []victimKey // sortVictims' scratch
 	// victimNext holds the skip pointers over victims (victimRule.next).
 	victimNext []int32
 	// vfacts holds the victim list's victimFacts (victim_facts.go).
@@ -75,6 +78,8 @@ type Scheduler struct {
 	// promisedNow marks the jobs whose carried reservation entered this
 	// conservative pass's profile.
 	promisedNow []bool
+	// memo keeps per-job answers from one pass to the next (jobmemo.go).
+	memo jobMemo
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -86,26 +91,31 @@ func Schedule(s *Snapshot) (*Plan, error) {
 // Schedule runs one scheduling pass over the snapshot. It returns an error,
 // and no plan, when the snapshot is inconsistent.
 func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
-	if err := validate(s, &sc.mf.parents); err != nil {
+	sc.memo.begin(s)
+	if err := validate(s, &sc.mf.parents, &sc.memo); err != nil {
+		sc.memo.drop()
 		return nil, err
 	}
 	if err := sc.base.update(s); err != nil {
+		sc.memo.drop()
 		return nil, err
 	}
+	sc.memo.nodes(sc.base.builds)
 	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
 	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
 	for pool := range s.Pools {
 		p.schedulePool(pool)
 	}
+	sc.memo.end()
 	return &sc.plan, nil
 }
 
 // validate checks the snapshot; parents is scratch memory, kept by the
 // caller so that a steady-state pass allocates nothing. Every job is
-// checked in one loop (validateJob): on a long queue the pass spends a
-// real share of its time here.
-func validate(s *Snapshot, parents *[]bool) error {
+// checked in one loop (validateJob), except those memo, when not nil,
+// says were checked in the previous pass against the same world.
+func validate(s *Snapshot, parents *[]bool, memo *jobMemo) error {
 	for i := range s.Pools {
 		switch s.Pools[i].Policy {
 		case PolicyFIFO, PolicyBackfill, PolicyFairShare, PolicyPriority, PolicyQuota, PolicyMultifactor:
@@ -128,8 +138,14 @@ func validate(s *Snapshot, parents *[]bool) error {
 		accountParents = *parents
 	}
 	for i := range s.Jobs {
+		if memo != nil && memo.validated(i) {
+			continue
+		}
 		if err := validateJob(s, &s.Jobs[i], accountParents); err != nil {
 			return err
+		}
+		if memo != nil {
+			memo.note(i)
 		}
 	}
 	return validateMoving(s)
@@ -258,11 +274,11 @@ func (p *pass) schedulePool(pool int) {
 	pendMark := len(p.plan.Pending)
 	switch pl.Policy {
 	case PolicyFIFO:
-		p.sortFIFO(jobs)
+		p.sortQueue(pool, jobs, orderFIFO)
 		p.fifo(pool, jobs)
 		p.zeroSlot(pool, false)
 	case PolicyBackfill:
-		p.sortFIFO(jobs)
+		p.sortQueue(pool, jobs, orderFIFO)
 		if pl.Reservations == ReserveConservative {
 			p.conservative(pool, jobs, len(p.plan.Starts))
 		} else {
@@ -270,7 +286,7 @@ func (p *pass) schedulePool(pool int) {
 		}
 		p.zeroSlot(pool, false)
 	case PolicyPriority:
-		p.sortPriority(jobs)
+		p.sortQueue(pool, jobs, orderPriority)
 		p.priority(pool, jobs)
 		p.zeroSlot(pool, true)
 	case PolicyFairShare:
@@ -405,6 +421,15 @@ func (p *pass) impossible(j int32) bool {
 	if job.Slots == 0 || !p.hasWaiting(j) {
 		return false
 	}
+	memo := p.sc.memo.on && len(job.Licenses) == 0 // license answers depend on the pass
+	if memo {
+		if f := &p.sc.memo.curFacts[j]; f.fit == fitSome {
+			return false
+		} else if f.fit == fitNever {
+			p.addPending(Pending{Job: int(j), Reason: f.reason, Blocker: -1, Need: int(f.need), Free: int(f.free), At: -1})
+			return true
+		}
+	}
 	r := p.request(j, true)
 	r.slots = p.minSize(j)
 	var fits bool
@@ -417,6 +442,9 @@ func (p *pass) impossible(j int32) bool {
 		fits = p.fitsEmpty(&r)
 	}
 	if fits {
+		if memo {
+			p.sc.memo.curFacts[j].fit = fitSome
+		}
 		return len(job.Licenses) > 0 && p.licenseNever(j)
 	}
 	reason, most := ReasonNoNodes, 0
@@ -424,6 +452,10 @@ func (p *pass) impossible(j int32) bool {
 		reason = ReasonGPUType
 	} else if !r.oneSwitch {
 		most, _, _ = p.st.capacity(&r, p.s) // gangs may use every matching node
+	}
+	if memo {
+		p.sc.memo.curFacts[j] = jobFacts{valid: p.sc.memo.curFacts[j].valid, fit: fitNever,
+			reason: reason, need: r.slots, free: int32(most)}
 	}
 	p.addPending(Pending{Job: int(j), Reason: reason, Blocker: -1, Need: int(r.slots), Free: most, At: -1})
 	return true

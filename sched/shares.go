@@ -15,7 +15,7 @@ type AccountShare struct {
 // fair-share factor. It rejects the snapshots Schedule rejects.
 func AccountShares(s *Snapshot, m FairShareMode) ([]AccountShare, error) {
 	var parents []bool
-	if err := validate(s, &parents); err != nil {
+	if err := validate(s, &parents, nil); err != nil {
 		return nil, err
 	}
 	var ap accountPass

@@ -53,6 +53,9 @@ type state struct {
 	pools               int
 	slots               []int32
 	prevFree, prevDrain []int32
+	// builds counts full builds: what depends only on the node layout
+	// (jobMemo's fit answers) holds while it stays the same.
+	builds uint64
 	// version is the Snapshot.NodesVersion of the last build.
 	version uint64
 }
@@ -123,6 +126,7 @@ func (st *state) sameLayout(s *Snapshot) bool {
 
 // build indexes the snapshot's nodes and subtracts its allocations.
 func (st *state) build(s *Snapshot) error {
+	st.builds++
 	st.layout = nil
 	nn := len(s.Nodes)
 	st.nodeGroup = resize(st.nodeGroup, nn)

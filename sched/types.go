@@ -206,6 +206,19 @@ type Job struct {
 	Nice int
 	// Licenses are what each task of the job holds while it runs.
 	Licenses []LicenseUse
+	// Rev, when not 0, is the job's revision: the caller gives a job a
+	// Rev that no job of its earlier snapshots had when it adds the job
+	// and whenever it changes any of the job's fields (Waiting included),
+	// and keeps it while the job is unchanged, whatever its index; no two
+	// jobs of a snapshot share a non-zero Rev. A counter will do, and an
+	// increasing one is cheapest to match. A Scheduler reuses what its
+	// previous pass worked out for a job with the same Rev (its place in
+	// the queue order, its validation, whether any node could ever hold
+	// it) instead of working it out again, so that a pass after a few
+	// submissions and exits redoes that work for those jobs only. 0 always
+	// works it out; a caller gives Revs to all its jobs or to none (a
+	// snapshot whose first and last jobs have none is taken to have none).
+	Rev uint64
 }
 
 // NodeSlots is the part of an allocation on one node.

@@ -1,5 +1,7 @@
 package sched
 
+import "slices"
+
 // The victim scans (nextCand, nodeSearch) walk a pool's victim list in
 // order, but the allocations and jobs it names lie all over memory: at
 // 40,000 running tasks and 100,000 jobs nearly every look was a cache
@@ -16,6 +18,7 @@ type victimFacts struct {
 	job     int32
 	project int32 // -1 when out of range: no preemption budget applies
 	node    int32 // the only node it holds, or -1 when it lists several
+	group   int32 // node's group in the pass's state, or -1 with node
 	slots   int32 // slots held
 	prio    int32
 	qos     int32
@@ -23,23 +26,26 @@ type victimFacts struct {
 	// than its pool's minimum run time); see gone.
 	stale      bool
 	backfilled bool
+	// borrow and interactive are the job's, for the quota rules.
+	borrow, interactive bool
 }
 
 // victimFactsOf fills the Scheduler's facts array for the victim list v.
 func (p *pass) victimFactsOf(v []int32) []victimFacts {
-	fs := p.sc.vfacts[:0]
+	fs := slices.Grow(p.sc.vfacts[:0], len(v))
 	for _, a := range v {
 		al := &p.s.Allocs[a]
 		j := &p.s.Jobs[al.Job]
 		q, _ := qosOf(p.s, j)
 		f := victimFacts{lost: al.Lost(p.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
-			project: -1, node: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
-			stale: p.gone(a), backfilled: al.Backfilled}
+			project: -1, node: -1, group: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
+			stale: p.gone(a), backfilled: al.Backfilled, borrow: j.Borrow, interactive: j.Interactive}
 		if j.Project >= 0 && j.Project < len(p.s.Projects) {
 			f.project = int32(j.Project)
 		}
 		if len(al.Nodes) == 1 {
 			f.node = al.Nodes[0].Node
+			f.group = p.st.nodeGroup[f.node]
 		}
 		fs = append(fs, f)
 	}
@@ -73,6 +79,14 @@ func (p *pass) allowsFact(rule *victimRule, f *victimFacts) bool {
 		return int(f.qos) < rule.qos && p.sc.mf.prio[f.job] < rule.mfPrio
 	case victimsAboveShare:
 		return p.sc.fs.canGive(f.job, f.slots)
+	case victimsReclaim:
+		// As allows; a quota pool's jobs have projects in range, so
+		// f.project is the job's.
+		if f.borrow {
+			return f.project == rule.project || p.sc.quota.borrowing(f.project)
+		}
+		return !f.interactive && f.project != rule.project &&
+			p.sc.quota.reclaimable(p.s, f.project, rule.project, f.slots)
 	}
 	return p.allows(rule, f.alloc)
 }
@@ -96,7 +110,10 @@ func (p *pass) classFact(rule *victimRule, f *victimFacts) int32 {
 	case victimsByQOS:
 		return f.qos
 	case victimsReclaim:
-		return p.victimClass(rule, f.alloc)
+		if f.borrow { // as victimClass
+			return 0
+		}
+		return 1
 	}
 	return 0
 }

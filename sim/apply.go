@@ -31,7 +31,7 @@ func (s *sim) schedule() (starts, changes int, err error) {
 	if s.reserves {
 		// The snapshot's jobs are the roster's entries, which carry the
 		// reservations to the next pass.
-		lifecycle.KeepReservations(s.snap.Jobs, plan)
+		s.c.KeepReservations(s.snap.Jobs, plan)
 	}
 	effects := s.c.Decide(plan)
 	for i := range effects {

@@ -136,6 +136,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		s.prefix = initialWindow
 	}
 	s.full = fullSkips(in, &opt)
+	s.c.NoRevs = opt.noRevs
 	s.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
 	s.c.CountBudgets(s.snap.Projects)
 	for i, e := range in.Events {

@@ -223,6 +223,9 @@ type Options struct {
 	// noPrefix hands the core the whole queue on every pass, even where a
 	// FIFO window would do (prefix.go); tests compare results.
 	noPrefix bool
+	// noRevs gives the core's job entries no Rev, so that every pass
+	// works everything out again; tests compare results.
+	noRevs bool
 }
 
 // Skip counts the jobs of one kind that a source could not replay, so that

@@ -1,0 +1,122 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// BenchmarkSchedulePassAfterChange times a warm pass after a small change,
+// on BenchmarkSchedulePass's snapshots: before each pass four queued jobs
+// exit, four are submitted, four running tasks end and the previous
+// plan's first four starts run. "rev" gives every job a Rev, as a caller
+// that keeps them does (jobmemo.go); "norev" makes the same changes with
+// no Revs, so every pass works everything out again. Only the passes are
+// timed; cpu-ms/op is the CPU time of the passes alone.
+func BenchmarkSchedulePassAfterChange(b *testing.B) {
+	for _, fill := range []float64{1, 0.5} {
+		for _, pol := range realPolicies {
+			base := realSnapshot(10_000, 100_000, fill, pol.pool)
+			for _, mode := range []string{"rev", "norev"} {
+				b.Run(fmt.Sprintf("fill=%v/policy=%s/%s", fill, pol.name, mode), func(b *testing.B) {
+					benchAfterChange(b, base, mode == "rev")
+				})
+			}
+		}
+	}
+}
+
+func benchAfterChange(b *testing.B, base *Snapshot, revs bool) {
+	s := *base
+	s.Jobs, s.Allocs = slices.Clone(base.Jobs), slices.Clone(base.Allocs)
+	c := changer{rng: rand.New(rand.NewPCG(5, 9)), revs: revs}
+	for i := range s.Jobs {
+		s.Jobs[i].Rev = c.next()
+	}
+	var sc Scheduler
+	p, err := sc.Schedule(&s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var cpu int64
+	cpuOK := true
+	for b.Loop() {
+		b.StopTimer()
+		c.change(&s, p)
+		cpu0, ok0 := processCPU()
+		b.StartTimer()
+		if p, err = sc.Schedule(&s); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu1, ok1 := processCPU()
+		cpu += cpu1 - cpu0
+		cpuOK = cpuOK && ok0 && ok1
+		b.StartTimer()
+	}
+	if cpuOK {
+		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// changer makes the small changes between two passes, as a caller would.
+type changer struct {
+	rng  *rand.Rand
+	rev  uint64
+	revs bool
+	seq  int
+}
+
+func (c *changer) next() uint64 {
+	if !c.revs {
+		return 0
+	}
+	c.rev++
+	return c.rev
+}
+
+// change applies up to four of p's starts, ends four running tasks,
+// removes four queued jobs and submits four.
+func (c *changer) change(s *Snapshot, p *Plan) {
+	for _, st := range p.Starts[:min(4, len(p.Starts))] {
+		s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
+		s.Jobs[st.Job].Waiting--
+		s.Jobs[st.Job].Rev = c.next()
+	}
+	for range 4 {
+		a := c.rng.IntN(len(s.Allocs))
+		s.Allocs = slices.Delete(s.Allocs, a, a+1)
+	}
+	gone := make([]bool, len(s.Jobs))
+	for range 4 {
+		for {
+			j := c.rng.IntN(len(s.Jobs))
+			if s.Jobs[j].Waiting > 0 && !gone[j] && !slices.ContainsFunc(s.Allocs, func(a Alloc) bool { return a.Job == j }) {
+				gone[j] = true
+				break
+			}
+		}
+	}
+	newIdx := make([]int, len(s.Jobs))
+	kept := s.Jobs[:0]
+	for i := range s.Jobs {
+		newIdx[i] = len(kept)
+		if !gone[i] {
+			kept = append(kept, s.Jobs[i])
+		}
+	}
+	s.Jobs = kept
+	for i := range s.Allocs {
+		s.Allocs[i].Job = newIdx[s.Allocs[i].Job]
+	}
+	for range 4 {
+		j := s.Jobs[len(s.Jobs)-1-c.rng.IntN(1000)]
+		c.seq++
+		j.ID, j.Submit, j.Seq, j.Waiting = fmt.Sprintf("sub%d", c.seq), s.Now, int64(1_000_000+c.seq), 1
+		j.Priority, j.Rev = 1+c.rng.IntN(99), c.next()
+		s.Jobs = append(s.Jobs, j)
+	}
+	s.Now++
+}
