@@ -17,6 +17,12 @@ type Cluster struct {
 	Jobs   []Job
 	Tasks  Tasks
 	Roster Roster
+	// Snap is the snapshot Step's passes read: the driver fills in what
+	// does not change (pools, nodes, projects, accounts, licenses, QOS)
+	// before Configure; Step fills in the rest for each pass.
+	Snap      sched.Snapshot
+	scheduler sched.Scheduler
+	step      stepper // Step's (step.go)
 	// freeJobs are records of jobs that left the roster, for reuse.
 	freeJobs []int32
 	// allocTask maps the last snapshot's allocations to task records.
@@ -63,6 +69,7 @@ func (c *Cluster) AddJob(sub Submission) int32 {
 func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
 	ji := c.AddJob(sub)
 	entry.Waiting = sub.Tasks
+	c.step.submitted(&entry)
 	c.Roster.Add(ji, entry)
 	return ji
 }
@@ -193,6 +200,9 @@ func (c *Cluster) freed(j *Job, slots int) int {
 // Finish ends job ji in state st at now; it leaves the roster at the next
 // Snapshot.
 func (c *Cluster) Finish(ji int32, st JobState, now int64) {
+	if c.Roster.Entry(ji).Slots == 0 {
+		c.step.zeroSlot--
+	}
 	c.Jobs[ji].Finish(st, now)
 	c.Roster.Finished(ji)
 }
