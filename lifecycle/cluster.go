@@ -7,7 +7,7 @@ import "github.com/allot-sched/allot/sched"
 // holding slots, the accounts' usage and the projects' preemption
 // budgets (ledgers.go). It is the state machine of issue 13 in the
 // making (docs/architecture.md says how far it goes): the driver calls a
-// transition for each event and applies each plan's effects through it,
+// transition for each event, lets Step settle each instant (step.go),
 // and keeps beside it, indexed by the same job record, whatever else it
 // needs (the simulator its specs and metrics).
 //

@@ -125,8 +125,10 @@ func (c *Cluster) Wake() { c.step.woken = true }
 // could start nothing (shortcuts.go); they change no result.
 func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	st := &c.step
-	defer func() { st.smallest, st.woken = math.MaxInt, false }()
-	if c.quiet() {
+	quiet := c.quiet()
+	// What came since the last Step is spent now.
+	st.smallest, st.woken = math.MaxInt, false
+	if quiet {
 		st.lastInUse = c.inUse
 		return Ready{Snapshot: &c.Snap}, nil
 	}

@@ -1,0 +1,98 @@
+package lifecycle_test
+
+import (
+	"fmt"
+
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
+
+// runStep plays the Step commands of a script (testdata/tasks/step.txt):
+//
+//	cluster nodes=N slots=S policy=P [preemption] [conservative] [confirm] [noshortcuts]
+//	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S]
+//	wake                                 an event other than a submission or an end came
+//	step at=T                            settle at T: each applied effect, then the passes
+//	kill j=J                             job J is killed, its tasks freed
+//
+// The cluster (a fresh one) is one pool of N nodes of S slots each under policy P.
+// Step prints each effect as its Applier hears of it, with the facts it
+// carries, then how many passes it ran and the slots in use.
+func (p *player) runStep(cmd string, args args) ([]string, error) {
+	switch cmd {
+	case "cluster":
+		return nil, p.cluster(args)
+	case "submit":
+		sh := lifecycle.Shape{Limit: args.int("limit")}
+		tasks := int(args.int("tasks"))
+		id := fmt.Sprintf("j%d", p.c.NextJob())
+		p.seq++
+		ji := p.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh, Project: -1, Account: -1},
+			sched.Job{ID: id, Submit: args.int("at"), Seq: p.seq, Priority: int(args.int("priority")),
+				Preemptible: args.flag("preemptible"), Slots: int(args.int("slots")), MaxRunning: tasks, Weight: 1,
+				TimeLimit: args.int("limit"), Project: -1, Account: -1})
+		return []string{p.describeJob(ji)}, args.err
+	case "wake":
+		p.c.Wake()
+		return nil, args.err
+	case "step":
+		var ap stepPrinter
+		ap.p = p
+		r, err := p.c.Step(args.int("at"), &ap)
+		if err != nil {
+			return nil, err
+		}
+		return append(ap.out, fmt.Sprintf("passes=%d in_use=%d", r.Passes, p.c.InUse())), args.err
+	case "kill":
+		ji := int32(args.int("j"))
+		var out []string
+		for _, f := range p.c.Kill(nil, ji) {
+			out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
+		}
+		p.c.Finish(ji, lifecycle.JobKilled, -1)
+		return append(out, p.describeJob(ji)), args.err
+	}
+	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+// cluster starts a fresh Cluster with the snapshot's one pool and its
+// nodes, and Configures it.
+func (p *player) cluster(args args) error {
+	p.c, p.seq = lifecycle.Cluster{}, 0
+	pool := sched.Pool{Name: "p", Policy: sched.Policy(args.kv["policy"]), Preemption: args.flag("preemption")}
+	if args.flag("conservative") {
+		pool.Reservations = sched.ReserveConservative
+	}
+	p.c.Snap.Pools = []sched.Pool{pool}
+	for i := range args.int("nodes") {
+		p.c.Snap.Nodes = append(p.c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: int(args.int("slots"))})
+	}
+	p.c.Configure(lifecycle.StepOptions{Confirm: args.flag("confirm"), NoShortcuts: args.flag("noshortcuts")})
+	return args.err
+}
+
+// stepPrinter is a script's Applier: it prints each effect as applied.
+type stepPrinter struct {
+	p   *player
+	out []string
+}
+
+func (a *stepPrinter) Applied(now int64, e *lifecycle.Effect) {
+	s := fmt.Sprintf("%s t%d nodes=%s slots=%d", e.Op, e.Task, nodesString(e.Nodes), e.Slots)
+	switch e.Op {
+	case lifecycle.OpStart:
+		s += fmt.Sprintf(" held_before=%d", e.HeldBefore)
+		if e.Backfill {
+			s += " backfill"
+		}
+		if e.First {
+			s += fmt.Sprintf(" first_priority=%g", e.Priority)
+		}
+	case lifecycle.OpPreempt:
+		s += fmt.Sprintf(" lost_work=%d", e.LostWork)
+	case lifecycle.OpMove, lifecycle.OpResize:
+		s += fmt.Sprintf(" lost_work=%d drain=t%d", e.LostWork, e.Replaced.Drain)
+	}
+	t := a.p.c.Tasks.At(e.Task)
+	a.out = append(a.out, s, "  "+a.p.describeBy(e.Task, a.p.c.Jobs[t.Job].Shape))
+}
