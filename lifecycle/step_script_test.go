@@ -14,6 +14,7 @@ import (
 //	wake                                 an event other than a submission or an end came
 //	step at=T                            settle at T: each applied effect, then the passes
 //	kill j=J                             job J is killed, its tasks freed
+//	observe ended|landed t=T ver=V       an outcome reported for version V of task T
 //
 // The cluster (a fresh one) is one pool of N nodes of S slots each under policy P.
 // Step prints each effect as its Applier hears of it, with the facts it
@@ -43,6 +44,8 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 			return nil, err
 		}
 		return append(ap.out, fmt.Sprintf("passes=%d in_use=%d", r.Passes, p.c.InUse())), args.err
+	case "observe":
+		return p.observe(args)
 	case "kill":
 		ji := int32(args.int("j"))
 		var out []string
@@ -53,6 +56,26 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 		return append(out, p.describeJob(ji)), args.err
 	}
 	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+// observe reports an outcome (Cluster.Observe) and prints what it did,
+// the task and its job, finishing the job once Over says so.
+func (p *player) observe(args args) ([]string, error) {
+	e := lifecycle.Event{Task: int32(args.int("t")), Ver: uint32(args.int("ver"))}
+	switch {
+	case args.flag("ended"):
+		e.Kind = lifecycle.EventEnded
+	case args.flag("landed"):
+		e.Kind = lifecycle.EventLanded
+	default:
+		return nil, fmt.Errorf("observe: want ended or landed")
+	}
+	o := p.c.Observe(e)
+	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained)}
+	if !o.Applied {
+		return out, args.err
+	}
+	return p.after(e.Task, out), args.err
 }
 
 // cluster starts a fresh Cluster with the snapshot's one pool and its

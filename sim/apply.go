@@ -92,34 +92,33 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 }
 
-// checkpointed ends a preempted task's attempt as FAILED_PREEMPTED once
-// its slots are free. By its job's exit actions the task is then
-// rescheduled, back among its job's waiting tasks (the job keeps its
-// submit time, so the queue order puts it ahead of later work), or it
+// landed reacts to a checkpoint that landed (lifecycle.Cluster.Observe):
+// the drained old placement of a moved task is free, or a preempted
+// task's attempt ends as FAILED_PREEMPTED. By its job's exit actions that
+// task is rescheduled, back among its job's waiting tasks (the job keeps
+// its submit time, so the queue order puts it ahead of later work), or it
 // fails.
-func (s *sim) checkpointed(ti int32) {
-	t := s.c.Tasks.At(ti)
-	if t.Moving {
-		s.moved(ti)
+func (s *sim) landed(ti int32, o lifecycle.Outcome) {
+	if o.Drained {
+		s.freed(ti, o.Slots)
 		return
 	}
-	ji := t.Job
-	s.rec.endAttempt(t, AttemptPreempted)
-	s.freed(ti, s.c.Checkpointed(ti))
-	s.settleState(ji)
+	s.rec.endAttempt(s.c.Tasks.At(ti), AttemptPreempted)
+	s.freed(ti, o.Slots)
+	s.settleState(o.Job)
 }
 
-// endTask finishes an attempt that completed or reached its time limit.
-func (s *sim) endTask(ti int32) {
+// ended reacts to an attempt that completed or reached its time limit
+// (lifecycle.Cluster.Observe).
+func (s *sim) ended(ti int32, o lifecycle.Outcome) {
 	t := s.c.Tasks.At(ti)
-	ji := t.Job
-	if t.Limited {
+	if o.TimedOut {
 		s.rec.endAttempt(t, AttemptTimeLimit)
 	} else {
 		s.rec.endAttempt(t, AttemptCompleted)
 	}
-	s.freed(ti, s.c.Exit(ti, t.Limited))
-	s.settleState(ji)
+	s.freed(ti, o.Slots)
+	s.settleState(o.Job)
 }
 
 // settleState reports a job's change after one of its tasks let go of its

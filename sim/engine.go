@@ -260,12 +260,14 @@ func (s *sim) step() error {
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evEnd:
-		if s.c.Tasks.Current(e.ref, e.ver) {
-			s.endTask(e.ref)
+		// A stale end or checkpoint (the task was re-planned since) is
+		// dropped by Observe.
+		if o := s.c.Observe(lifecycle.Event{Kind: lifecycle.EventEnded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.ended(e.ref, o)
 		}
 	case evCheckpoint:
-		if s.c.Tasks.Current(e.ref, e.ver) {
-			s.checkpointed(e.ref)
+		if o := s.c.Observe(lifecycle.Event{Kind: lifecycle.EventLanded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.landed(e.ref, o)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
