@@ -10,11 +10,11 @@
 // transitions and the snapshot they give (Cluster), which settles an
 // instant itself (Cluster.Step: passes until Settled, with the pure
 // shortcuts of shortcuts.go, each effect applied and told to the
-// driver's Applier) and takes the outcomes of earlier effects as events
-// (Cluster.Observe: a task ended, a checkpoint landed, each by version).
-// It is growing into the cluster's state machine of issue 13; submissions,
-// kills and priority changes are not events yet (docs/architecture.md
-// says where it stands). The core
+// driver's Applier) and takes events (Cluster.Observe: a task ended or
+// its checkpoint landed, each by version; a kill; a priority or weight
+// change). It is growing into the cluster's state machine of issue 13;
+// submissions and finishing a job are not events yet
+// (docs/architecture.md says where it stands). The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.

@@ -1,8 +1,8 @@
 package lifecycle
 
-// EventKind names an outcome of an earlier effect that a driver reports
-// back (Observe): the simulator from its timers, the master (later) from
-// its agents.
+// EventKind names what a driver reports to the Cluster (Observe): an
+// outcome of an earlier effect (the simulator's timers, later the
+// master's agents), or a change asked from outside (a user, a script).
 type EventKind uint8
 
 const (
@@ -12,15 +12,31 @@ const (
 	// EventLanded: the checkpoint of a preempted task, or of the draining
 	// part of a moved or resized one, has landed; its slots are free.
 	EventLanded
+	// EventKill ends Job at once: its waiting tasks are dropped and every
+	// record holding slots is freed (Kill).
+	EventKill
+	// EventPriority sets Job's priority, with the preemptibility and
+	// borrowing that follow from it by the driver's rule (SetPriority).
+	EventPriority
+	// EventWeight sets Job's weight (SetWeight).
+	EventWeight
 )
 
-// Event is an outcome reported for version Ver of task record Task: the
-// version the task had when the promise was made (Effect's task after
-// Step applied it, or the draining record of a re-placement).
+// Event is what Observe takes. An outcome names version Ver of task
+// record Task: the version the task had when the promise was made
+// (Effect's task after Step applied it, or the draining record of a
+// re-placement). A change names job record Job and, for a priority or
+// weight, the new values.
 type Event struct {
 	Kind EventKind
 	Task int32
 	Ver  uint32
+
+	Job         int32
+	Priority    int
+	Preemptible bool
+	Borrow      bool
+	Weight      float64
 }
 
 // Outcome is what Observe did with an event.
@@ -38,32 +54,60 @@ type Outcome struct {
 	// now waits again or failed, by its job's exit actions.
 	TimedOut bool
 	Drained  bool
+	// Freed lists the records a kill freed, in the running list's order
+	// (Kill's); valid until the next Observe.
+	Freed []Freed
 }
 
-// Observe applies the outcome e if it still applies (Tasks.Current): the
-// task exits (Exit), or its checkpoint lands (Drained for a move's old
-// placement, else Checkpointed). A stale outcome changes nothing, so a
-// late or repeated report is harmless, whoever sends it. The task record
-// stays as it was until the next Snapshot, for the driver's records; the
-// driver ends the job once Job.Over says so (Finish).
+// Observe applies event e. An outcome applies if it still does
+// (Tasks.Current): the task exits (Exit), or its checkpoint lands
+// (Drained for a move's old placement, else Checkpointed). A stale
+// outcome changes nothing, so a late or repeated report is harmless,
+// whoever sends it. A kill, priority or weight applies to a live job and
+// asks the next Step for a pass (Wake). Task records stay as they were
+// until the next Snapshot, for the driver's records; the driver ends the
+// job once Job.Over says so, or after a kill (Finish).
 func (c *Cluster) Observe(e Event) Outcome {
+	switch e.Kind {
+	case EventEnded, EventLanded:
+		return c.outcome(e)
+	case EventKill, EventPriority, EventWeight:
+		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || !c.Jobs[e.Job].Alive {
+			return Outcome{Job: -1}
+		}
+		c.Wake()
+		o := Outcome{Applied: true, Job: e.Job}
+		switch e.Kind {
+		case EventKill:
+			c.killed = c.Kill(c.killed[:0], e.Job)
+			o.Freed = c.killed
+			for _, f := range c.killed {
+				o.Slots += f.Slots
+			}
+		case EventPriority:
+			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow)
+		case EventWeight:
+			c.SetWeight(e.Job, e.Weight)
+		}
+		return o
+	}
+	return Outcome{Job: -1}
+}
+
+// outcome applies a task's end or landed checkpoint (Observe).
+func (c *Cluster) outcome(e Event) Outcome {
 	if !c.Tasks.Current(e.Task, e.Ver) {
 		return Outcome{Job: -1}
 	}
 	t := c.Tasks.At(e.Task)
 	o := Outcome{Applied: true, Job: t.Job}
-	switch e.Kind {
-	case EventEnded:
+	if e.Kind == EventEnded {
 		o.TimedOut = t.Limited
 		o.Slots = c.Exit(e.Task, t.Limited)
-	case EventLanded:
-		if t.Moving {
-			o.Drained, o.Slots = true, c.Drained(e.Task)
-		} else {
-			o.Slots = c.Checkpointed(e.Task)
-		}
-	default:
-		return Outcome{Job: -1}
+	} else if t.Moving {
+		o.Drained, o.Slots = true, c.Drained(e.Task)
+	} else {
+		o.Slots = c.Checkpointed(e.Task)
 	}
 	return o
 }

@@ -13,8 +13,10 @@ import (
 //	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S]
 //	wake                                 an event other than a submission or an end came
 //	step at=T                            settle at T: each applied effect, then the passes
-//	kill j=J                             job J is killed, its tasks freed
 //	observe ended|landed t=T ver=V       an outcome reported for version V of task T
+//	observe kill j=J                     job J is killed, its tasks freed
+//	observe priority j=J priority=P [preemptible]
+//	observe weight j=J weight=W
 //
 // The cluster (a fresh one) is one pool of N nodes of S slots each under policy P.
 // Step prints each effect as its Applier hears of it, with the facts it
@@ -46,36 +48,46 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 		return append(ap.out, fmt.Sprintf("passes=%d in_use=%d", r.Passes, p.c.InUse())), args.err
 	case "observe":
 		return p.observe(args)
-	case "kill":
-		ji := int32(args.int("j"))
-		var out []string
-		for _, f := range p.c.Kill(nil, ji) {
-			out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
-		}
-		p.c.Finish(ji, lifecycle.JobKilled, -1)
-		return append(out, p.describeJob(ji)), args.err
 	}
 	return nil, fmt.Errorf("unknown command %q", cmd)
 }
 
-// observe reports an outcome (Cluster.Observe) and prints what it did,
-// the task and its job, finishing the job once Over says so.
+// observe reports an event (Cluster.Observe) and prints what it did, and
+// for an outcome the task and its job, finishing the job once Over says
+// so; a killed job is finished too.
 func (p *player) observe(args args) ([]string, error) {
-	e := lifecycle.Event{Task: int32(args.int("t")), Ver: uint32(args.int("ver"))}
+	e := lifecycle.Event{Task: int32(args.int("t")), Ver: uint32(args.int("ver")), Job: int32(args.int("j"))}
 	switch {
 	case args.flag("ended"):
 		e.Kind = lifecycle.EventEnded
 	case args.flag("landed"):
 		e.Kind = lifecycle.EventLanded
+	case args.flag("kill"):
+		e.Kind = lifecycle.EventKill
+	case args.kv["priority"] != "" && args.kv["priority"] != "true":
+		e.Kind, e.Priority, e.Preemptible = lifecycle.EventPriority, int(args.int("priority")), args.flag("preemptible")
+	case args.kv["weight"] != "":
+		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended or landed")
+		return nil, fmt.Errorf("observe: want ended, landed, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained)}
-	if !o.Applied {
-		return out, args.err
+	for _, f := range o.Freed {
+		out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
 	}
-	return p.after(e.Task, out), args.err
+	switch {
+	case !o.Applied:
+		return out, args.err
+	case e.Kind == lifecycle.EventKill:
+		p.c.Finish(e.Job, lifecycle.JobKilled, -1)
+	case e.Kind == lifecycle.EventPriority || e.Kind == lifecycle.EventWeight:
+		en := p.c.Roster.Entry(e.Job)
+		out = append(out, fmt.Sprintf("entry priority=%d preemptible=%t weight=%g", en.Priority, en.Preemptible, en.Weight))
+	default:
+		return p.after(e.Task, out), args.err
+	}
+	return append(out, p.describeJob(e.Job)), args.err
 }
 
 // cluster starts a fresh Cluster with the snapshot's one pool and its

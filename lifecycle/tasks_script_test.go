@@ -132,7 +132,7 @@ func (p *player) run(line string) ([]string, error) {
 		return p.decide(args)
 	case "job", "start", "stop", "exit", "landed", "relocate", "snapshot":
 		return p.runJob(f[0], args)
-	case "cluster", "submit", "wake", "step", "kill", "observe":
+	case "cluster", "submit", "wake", "step", "observe":
 		return p.runStep(f[0], args)
 	}
 	return nil, fmt.Errorf("unknown command %q", f[0])

@@ -75,8 +75,6 @@ type sim struct {
 	reported int64
 
 	rec recorder
-	// killed is kill's scratch.
-	killed []lifecycle.Freed
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
 }
@@ -371,27 +369,27 @@ func (s *sim) script(e Event) {
 			// Moving across the LOW band changes what may preempt it.
 			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
 		}
-		s.c.SetPriority(ji, e.Priority, j.spec.Preemptible, j.spec.Borrow)
+		s.c.Observe(lifecycle.Event{Kind: lifecycle.EventPriority, Job: ji, Priority: e.Priority,
+			Preemptible: j.spec.Preemptible, Borrow: j.spec.Borrow})
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.c.SetWeight(ji, e.Weight)
+		s.c.Observe(lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})
 	case EventKill:
-		s.kill(ji)
+		if o := s.c.Observe(lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
+			s.killed(ji, o.Freed)
+		}
 	}
 }
 
-func (s *sim) kill(ji int32) {
-	if !s.c.Jobs[ji].Alive {
-		return
-	}
-	s.killed = s.c.Kill(s.killed[:0], ji)
+// killed reacts to the kill of job ji, which freed the records freed.
+func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 	// The metrics hear of the tasks one by one, each with what the job
 	// held after it, as if they had been freed one by one.
 	held := s.c.Jobs[ji].Held
-	for _, f := range s.killed {
+	for _, f := range freed {
 		held += f.Slots
 	}
-	for _, f := range s.killed {
+	for _, f := range freed {
 		if t := s.c.Tasks.At(f.Task); !t.Moving {
 			s.rec.endAttempt(t, AttemptCanceled)
 		}
