@@ -28,7 +28,7 @@ type Cluster struct {
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
 	effects   []Effect
-	killed    []Freed           // Observe's scratch for a kill
+	freedRecs []Freed           // Observe's scratch
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int

@@ -54,23 +54,29 @@ type Outcome struct {
 	// now waits again or failed, by its job's exit actions.
 	TimedOut bool
 	Drained  bool
-	// Freed lists the records a kill freed, in the running list's order
-	// (Kill's); valid until the next Observe.
+	// Over says the job ended, in State: every task ended (Job.Over), or
+	// it was killed. Observe has then finished it (Finish).
+	Over  bool
+	State JobState
+	// Freed lists the other records the event freed, in the running
+	// list's order: a kill's (Kill), or the draining old placements of
+	// moves of a job that ended. Valid until the next Observe.
 	Freed []Freed
 }
 
-// Observe applies event e. An outcome applies if it still does
+// Observe applies event e at now. An outcome applies if it still does
 // (Tasks.Current): the task exits (Exit), or its checkpoint lands
 // (Drained for a move's old placement, else Checkpointed). A stale
 // outcome changes nothing, so a late or repeated report is harmless,
 // whoever sends it. A kill, priority or weight applies to a live job and
-// asks the next Step for a pass (Wake). Task records stay as they were
-// until the next Snapshot, for the driver's records; the driver ends the
-// job once Job.Over says so, or after a kill (Finish).
-func (c *Cluster) Observe(e Event) Outcome {
+// asks the next Step for a pass (Wake). A job whose tasks have all ended
+// (Job.Over) or that was killed is finished, its draining moves freed
+// first. Task records stay as they were until the next Snapshot, for the
+// driver's records.
+func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
 	case EventEnded, EventLanded:
-		return c.outcome(e)
+		return c.outcome(now, e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || !c.Jobs[e.Job].Alive {
 			return Outcome{Job: -1}
@@ -79,11 +85,13 @@ func (c *Cluster) Observe(e Event) Outcome {
 		o := Outcome{Applied: true, Job: e.Job}
 		switch e.Kind {
 		case EventKill:
-			c.killed = c.Kill(c.killed[:0], e.Job)
-			o.Freed = c.killed
-			for _, f := range c.killed {
+			c.freedRecs = c.Kill(c.freedRecs[:0], e.Job)
+			o.Freed = c.freedRecs
+			for _, f := range c.freedRecs {
 				o.Slots += f.Slots
 			}
+			o.Over, o.State = true, JobKilled
+			c.Finish(e.Job, JobKilled, now)
 		case EventPriority:
 			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow)
 		case EventWeight:
@@ -94,20 +102,43 @@ func (c *Cluster) Observe(e Event) Outcome {
 	return Outcome{Job: -1}
 }
 
-// outcome applies a task's end or landed checkpoint (Observe).
-func (c *Cluster) outcome(e Event) Outcome {
+// outcome applies a task's end or landed checkpoint at now (Observe).
+func (c *Cluster) outcome(now int64, e Event) Outcome {
 	if !c.Tasks.Current(e.Task, e.Ver) {
 		return Outcome{Job: -1}
 	}
 	t := c.Tasks.At(e.Task)
-	o := Outcome{Applied: true, Job: t.Job}
-	if e.Kind == EventEnded {
+	ji := t.Job
+	o := Outcome{Applied: true, Job: ji}
+	switch {
+	case e.Kind == EventEnded:
 		o.TimedOut = t.Limited
 		o.Slots = c.Exit(e.Task, t.Limited)
-	} else if t.Moving {
+	case t.Moving:
+		// The task runs on; its job cannot have ended.
 		o.Drained, o.Slots = true, c.Drained(e.Task)
-	} else {
+		return o
+	default:
 		o.Slots = c.Checkpointed(e.Task)
 	}
+	if o.State, o.Over = c.Jobs[ji].Over(); o.Over {
+		c.freedRecs = c.dropMoves(c.freedRecs[:0], ji)
+		o.Freed = c.freedRecs
+		c.Finish(ji, o.State, now)
+	}
 	return o
+}
+
+// dropMoves frees the draining old placements of job ji's moves, which
+// is ending, appending each to dst in the running list's order.
+func (c *Cluster) dropMoves(dst []Freed, ji int32) []Freed {
+	if c.Jobs[ji].Moving == 0 {
+		return dst
+	}
+	for _, ti := range c.Tasks.Running() {
+		if t := c.Tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
+			dst = append(dst, Freed{Task: ti, Slots: c.Drained(ti)})
+		}
+	}
+	return dst
 }

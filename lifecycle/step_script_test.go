@@ -13,8 +13,8 @@ import (
 //	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S]
 //	wake                                 an event other than a submission or an end came
 //	step at=T                            settle at T: each applied effect, then the passes
-//	observe ended|landed t=T ver=V       an outcome reported for version V of task T
-//	observe kill j=J                     job J is killed, its tasks freed
+//	observe ended|landed t=T ver=V [at=T]  an outcome for version V of task T
+//	observe kill j=J [at=T]              job J is killed, its tasks freed
 //	observe priority j=J priority=P [preemptible]
 //	observe weight j=J weight=W
 //
@@ -52,9 +52,8 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 	return nil, fmt.Errorf("unknown command %q", cmd)
 }
 
-// observe reports an event (Cluster.Observe) and prints what it did, and
-// for an outcome the task and its job, finishing the job once Over says
-// so; a killed job is finished too.
+// observe reports an event at at (Cluster.Observe) and prints what it
+// did, and the task (for an outcome) and its job.
 func (p *player) observe(args args) ([]string, error) {
 	e := lifecycle.Event{Task: int32(args.int("t")), Ver: uint32(args.int("ver")), Job: int32(args.int("j"))}
 	switch {
@@ -71,8 +70,8 @@ func (p *player) observe(args args) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("observe: want ended, landed, kill, priority=P or weight=W")
 	}
-	o := p.c.Observe(e)
-	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained)}
+	o := p.c.Observe(args.int("at"), e)
+	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
 	for _, f := range o.Freed {
 		out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
 	}
@@ -80,7 +79,6 @@ func (p *player) observe(args args) ([]string, error) {
 	case !o.Applied:
 		return out, args.err
 	case e.Kind == lifecycle.EventKill:
-		p.c.Finish(e.Job, lifecycle.JobKilled, -1)
 	case e.Kind == lifecycle.EventPriority || e.Kind == lifecycle.EventWeight:
 		en := p.c.Roster.Entry(e.Job)
 		out = append(out, fmt.Sprintf("entry priority=%d preemptible=%t weight=%g", en.Priority, en.Preemptible, en.Weight))

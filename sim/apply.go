@@ -98,27 +98,46 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 // task is rescheduled, back among its job's waiting tasks (the job keeps
 // its submit time, so the queue order puts it ahead of later work), or it
 // fails.
-func (s *sim) landed(ti int32, o lifecycle.Outcome) {
+func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 	if o.Drained {
 		s.freed(ti, o.Slots)
 		return
 	}
 	s.rec.endAttempt(s.c.Tasks.At(ti), AttemptPreempted)
-	s.freed(ti, o.Slots)
-	s.settleState(o.Job)
+	s.outcome(ti, o)
 }
 
 // ended reacts to an attempt that completed or reached its time limit
 // (lifecycle.Cluster.Observe).
-func (s *sim) ended(ti int32, o lifecycle.Outcome) {
+func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	t := s.c.Tasks.At(ti)
 	if o.TimedOut {
 		s.rec.endAttempt(t, AttemptTimeLimit)
 	} else {
 		s.rec.endAttempt(t, AttemptCompleted)
 	}
-	s.freed(ti, o.Slots)
-	s.settleState(o.Job)
+	s.outcome(ti, o)
+}
+
+// outcome tells the metrics that task ti let go of its slots, and, when
+// Observe ended its job, of the job's draining moves it freed, one by
+// one with what the job held after each, and of the job's end: the order
+// in which they happened.
+func (s *sim) outcome(ti int32, o *lifecycle.Outcome) {
+	held := s.c.Jobs[o.Job].Held
+	for _, f := range o.Freed {
+		held += f.Slots
+	}
+	s.released(ti, o.Slots, held)
+	s.touchAs(o.Job, true)
+	if !o.Over {
+		return
+	}
+	for _, f := range o.Freed {
+		held -= f.Slots
+		s.released(f.Task, f.Slots, held)
+	}
+	s.finished(o.Job)
 }
 
 // settleState reports a job's change after one of its tasks let go of its
@@ -151,12 +170,20 @@ func (s *sim) released(ti int32, slots, held int) {
 	s.rec.hold(t.Job, -slots)
 }
 
+// finishJob ends job ji in state st, freeing its draining moves first
+// (the paths that are not lifecycle.Cluster.Observe's: a job of no tasks,
+// a searcher's stopped trial).
 func (s *sim) finishJob(ji int32, st lifecycle.JobState) {
-	j := &s.jobs[ji]
 	if s.c.Jobs[ji].Moving > 0 {
 		s.dropMoves(ji)
 	}
 	s.c.Finish(ji, st, s.now)
+	s.finished(ji)
+}
+
+// finished reports job ji's end, which the Cluster has recorded.
+func (s *sim) finished(ji int32) {
+	j := &s.jobs[ji]
 	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
 		s.byName[j.spec.Name] = -1
 	}

@@ -260,12 +260,12 @@ func (s *sim) handle(e event) {
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.
-		if o := s.c.Observe(lifecycle.Event{Kind: lifecycle.EventEnded, Task: e.ref, Ver: e.ver}); o.Applied {
-			s.ended(e.ref, o)
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventEnded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.ended(e.ref, &o)
 		}
 	case evCheckpoint:
-		if o := s.c.Observe(lifecycle.Event{Kind: lifecycle.EventLanded, Task: e.ref, Ver: e.ver}); o.Applied {
-			s.landed(e.ref, o)
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventLanded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.landed(e.ref, &o)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
@@ -331,10 +331,15 @@ func (s *sim) submit(spec JobSpec) {
 // touch reports a job's demand and queued state to the metrics after any
 // change to its tasks. Demand is the slots its live tasks would hold if
 // they all ran, capped by max_concurrent.
-func (s *sim) touch(ji int32) {
+func (s *sim) touch(ji int32) { s.touchAs(ji, s.c.Jobs[ji].Alive) }
+
+// touchAs is touch for a job that is alive or not: a job that
+// lifecycle.Cluster.Observe has finished is reported first as it was
+// just before, as when the simulator finished jobs itself.
+func (s *sim) touchAs(ji int32, alive bool) {
 	j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 	demand, queued := 0, false
-	if lj.Alive {
+	if alive {
 		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
 		queued = lj.Waiting > 0
 	}
@@ -369,19 +374,20 @@ func (s *sim) script(e Event) {
 			// Moving across the LOW band changes what may preempt it.
 			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
 		}
-		s.c.Observe(lifecycle.Event{Kind: lifecycle.EventPriority, Job: ji, Priority: e.Priority,
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventPriority, Job: ji, Priority: e.Priority,
 			Preemptible: j.spec.Preemptible, Borrow: j.spec.Borrow})
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.c.Observe(lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})
 	case EventKill:
-		if o := s.c.Observe(lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
 			s.killed(ji, o.Freed)
 		}
 	}
 }
 
-// killed reacts to the kill of job ji, which freed the records freed.
+// killed reacts to the kill of job ji, which freed the records freed and
+// finished the job.
 func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 	// The metrics hear of the tasks one by one, each with what the job
 	// held after it, as if they had been freed one by one.
@@ -396,5 +402,5 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 		held -= f.Slots
 		s.released(f.Task, f.Slots, held)
 	}
-	s.finishJob(ji, lifecycle.JobKilled)
+	s.finished(ji)
 }
