@@ -12,9 +12,10 @@
 // shortcuts of shortcuts.go, each effect applied and told to the
 // driver's Applier) and takes events (Cluster.Observe: a task ended or
 // its checkpoint landed, each by version; a kill; a priority or weight
-// change). It is growing into the cluster's state machine of issue 13;
-// submissions and finishing a job are not events yet
-// (docs/architecture.md says where it stands). The core
+// change), finishing a job whose tasks have all ended or that was
+// killed. It is growing into the cluster's state machine of issue 13;
+// submissions are not events yet (docs/architecture.md says where it
+// stands). The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.
