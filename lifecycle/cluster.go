@@ -7,7 +7,7 @@ import "github.com/allot-sched/allot/sched"
 // holding slots, the accounts' usage and the projects' preemption
 // budgets (ledgers.go). It is the state machine of issue 13 in the
 // making (docs/architecture.md says how far it goes): the driver calls a
-// transition for each event and applies each plan's effects through it,
+// transition for each event, lets Step settle each instant (step.go),
 // and keeps beside it, indexed by the same job record, whatever else it
 // needs (the simulator its specs and metrics).
 //
@@ -17,11 +17,18 @@ type Cluster struct {
 	Jobs   []Job
 	Tasks  Tasks
 	Roster Roster
+	// Snap is the snapshot Step's passes read: the driver fills in what
+	// does not change (pools, nodes, projects, accounts, licenses, QOS)
+	// before Configure; Step fills in the rest for each pass.
+	Snap      sched.Snapshot
+	scheduler sched.Scheduler
+	step      stepper // Step's (step.go)
 	// freeJobs are records of jobs that left the roster, for reuse.
 	freeJobs []int32
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
 	effects   []Effect
+	freedRecs []Freed           // Observe's scratch
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
@@ -69,6 +76,7 @@ func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
 	ji := c.AddJob(sub)
 	entry.Waiting = sub.Tasks
 	c.revise(&entry)
+	c.step.submitted(&entry)
 	c.Roster.Add(ji, entry)
 	return ji
 }
@@ -218,6 +226,9 @@ func (c *Cluster) freed(j *Job, slots int) int {
 // Finish ends job ji in state st at now; it leaves the roster at the next
 // Snapshot.
 func (c *Cluster) Finish(ji int32, st JobState, now int64) {
+	if c.Roster.Entry(ji).Slots == 0 {
+		c.step.zeroSlot--
+	}
 	c.Jobs[ji].Finish(st, now)
 	c.Roster.Finished(ji)
 }

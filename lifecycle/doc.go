@@ -7,8 +7,15 @@
 // jobs with their snapshot entries (Roster), a plan's effects in the
 // order a driver applies them (Decide, Settled, KeepReservations), and
 // the owner of jobs, roster, tasks, usage and budgets with their
-// transitions and the snapshot they give (Cluster). It is growing into the cluster's state machine of
-// issue 13 (docs/architecture.md says where it stands). The core
+// transitions and the snapshot they give (Cluster), which settles an
+// instant itself (Cluster.Step: passes until Settled, with the pure
+// shortcuts of shortcuts.go, each effect applied and told to the
+// driver's Applier) and takes events (Cluster.Observe: a task ended or
+// its checkpoint landed, each by version; a kill; a priority or weight
+// change), finishing a job whose tasks have all ended or that was
+// killed. It is growing into the cluster's state machine of issue 13;
+// submissions are not events yet (docs/architecture.md says where it
+// stands). The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.
@@ -36,5 +43,11 @@
 //     version is stale (Tasks.Current), whoever reports it.
 //   - A task record is reused only after Tasks.Sweep, once the running
 //     list no longer names it.
+//   - Step's shortcuts (the FIFO window, skipped passes on a full cluster
+//     and at quiet instants) change no plan's outcome, only how many
+//     passes it takes; StepOptions.NoShortcuts turns them off to compare.
+//   - Step tells the Applier of each effect right after applying it, in
+//     Decide's order, before the next effect: the task record then shows
+//     the state that effect left.
 //   - The types are not safe for concurrent use; their owner serialises.
 package lifecycle

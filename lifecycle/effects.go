@@ -42,7 +42,8 @@ func (o Op) Replace() Replace {
 // repeats nor loses one; the simulator acts on them at once.
 type Effect struct {
 	Op Op
-	// Task is the task acted on (preempt, move, resize), -1 for a start.
+	// Task is the task acted on (preempt, move, resize); for a start, -1
+	// from Decide and the launched task once Step applied it.
 	Task int32
 	// Job is the snapshot's job to start a task of (start), -1 otherwise.
 	Job int
@@ -50,6 +51,22 @@ type Effect struct {
 	// slice, valid until the scheduler's next pass.
 	Nodes    []sched.NodeSlots
 	Backfill bool
+
+	// What applying the effect did, filled in by Cluster.Step for its
+	// Applier (Decide leaves them zero). Slots is what a preemption asks
+	// back, a start takes, or a move or resize adds (Replaced.Delta);
+	// LostWork the slot-seconds of work a preemption, move or resize
+	// threw away; Replaced what a move or resize kept and drains.
+	Slots    int
+	LostWork int64
+	Replaced Replaced
+	// HeldBefore is what a started task's job held just before the start
+	// (0: the job was idle until now).
+	HeldBefore int
+	// First says a start is the first of a job of a multifactor pool,
+	// which started with priority Priority.
+	First    bool
+	Priority float64
 }
 
 // Decide appends to dst the effects of plan, made from a snapshot whose

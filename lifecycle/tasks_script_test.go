@@ -95,6 +95,7 @@ type player struct {
 	c     lifecycle.Cluster
 	shape lifecycle.Shape
 	snap  sched.Snapshot
+	seq   int64 // the last submitted job's Seq (submit)
 }
 
 func (p *player) run(line string) ([]string, error) {
@@ -131,6 +132,8 @@ func (p *player) run(line string) ([]string, error) {
 		return p.decide(args)
 	case "job", "start", "stop", "exit", "landed", "relocate", "snapshot":
 		return p.runJob(f[0], args)
+	case "cluster", "submit", "wake", "step", "observe":
+		return p.runStep(f[0], args)
 	}
 	return nil, fmt.Errorf("unknown command %q", f[0])
 }

@@ -138,8 +138,8 @@ func TestConfirmingPassChangesNothing(t *testing.T) {
 
 // TestFIFOPrefixChangesNothing: under FCFS the simulator hands the core a
 // window of the queue, and under FCFS and EASY it skips passes on a full
-// cluster (prefix.go); replaying with the whole queue on every pass must
-// give byte-identical results.
+// cluster (lifecycle/shortcuts.go); replaying with the whole queue on
+// every pass must give byte-identical results.
 func TestFIFOPrefixChangesNothing(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
 	files = append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))

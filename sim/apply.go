@@ -8,80 +8,23 @@ import (
 // defaultZeroSlotLimit caps zero-slot tasks per node in simulations.
 const defaultZeroSlotLimit = 100
 
-// schedule runs one pass and applies its plan. It returns how many tasks
-// the plan started, and how many it preempted, moved or resized.
-func (s *sim) schedule() (starts, changes int, err error) {
-	s.buildSnapshot()
-	// Reasons are read at the end of the run (finalReasons); an inspector
-	// sees every plan whole.
-	s.scheduler.OmitBehind = s.opt.Inspect == nil
-	plan, err := s.scheduler.Schedule(&s.snap)
-	if err != nil {
-		return 0, 0, err
+// Applied reacts to an effect that lifecycle.Cluster.Step has just
+// applied: the metrics, the attempts, and the events it promises (the
+// task's end, a checkpoint landing, a thrash guard lifting), stamped with
+// the task's version.
+func (s *sim) Applied(now int64, e *lifecycle.Effect) {
+	switch e.Op {
+	case lifecycle.OpPreempt:
+		s.preempted(e)
+	case lifecycle.OpMove:
+		s.rec.moves++
+		s.replaced(e)
+	case lifecycle.OpResize:
+		s.rec.resizes++
+		s.replaced(e)
+	case lifecycle.OpStart:
+		s.started(e)
 	}
-	if s.cut {
-		s.lastBlocked = blocked(plan)
-	}
-	if s.opt.Inspect != nil {
-		s.opt.Inspect(s.now, &s.snap, plan)
-	}
-	if err := s.firstPriorities(plan); err != nil {
-		return 0, 0, err
-	}
-	if s.reserves {
-		// The snapshot's jobs are the roster's entries, which carry the
-		// reservations to the next pass.
-		s.c.KeepReservations(s.snap.Jobs, plan)
-	}
-	effects := s.c.Decide(plan)
-	for i := range effects {
-		switch e := &effects[i]; e.Op {
-		case lifecycle.OpPreempt:
-			s.preempt(e.Task)
-		case lifecycle.OpMove:
-			s.move(e.Task, e.Nodes)
-		case lifecycle.OpResize:
-			s.resize(e.Task, e.Nodes)
-		case lifecycle.OpStart:
-			s.start(s.c.Roster.List()[e.Job], e.Nodes, e.Backfill)
-		}
-	}
-	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
-}
-
-// firstPriorities records, for jobs of multifactor pools that the plan
-// starts for the first time, the priority they started with: the order
-// the pool ran them in. Only then are the factors computed.
-func (s *sim) firstPriorities(plan *sched.Plan) error {
-	if !s.multifactor {
-		return nil
-	}
-	var f []sched.Factors
-	for _, st := range plan.Starts {
-		ji := s.c.Roster.List()[st.Job]
-		j := &s.jobs[ji]
-		if s.c.Jobs[ji].Start >= 0 || j.hasPrio || s.snap.Pools[j.spec.Pool].Policy != sched.PolicyMultifactor {
-			continue
-		}
-		if f == nil {
-			var err error
-			if f, err = sched.PriorityFactors(&s.snap); err != nil {
-				return err
-			}
-		}
-		j.prio, j.hasPrio = f[st.Job].Priority, true
-	}
-	return nil
-}
-
-// buildSnapshot refreshes the snapshot from the live state: the jobs,
-// allocations and budgets (lifecycle.Cluster.Snapshot), and the FIFO
-// window.
-func (s *sim) buildSnapshot() {
-	snap := &s.snap
-	snap.Now = s.now
-	lastRunning := s.c.Snapshot(snap, s.now)
-	snap.Jobs = s.window(snap.Jobs, lastRunning)
 }
 
 // snapEntry is a new job's entry in the snapshot: its spec, submitted
@@ -113,67 +56,88 @@ func snapEntry(spec *JobSpec, seq int64, qp, acct int32) sched.Job {
 	}
 }
 
-// start launches one waiting task of job ji on the given nodes.
-func (s *sim) start(ji int32, nodes []sched.NodeSlots, backfill bool) {
+// started reacts to the start of a task (e.Task) of a waiting job.
+func (s *sim) started(e *lifecycle.Effect) {
+	t := s.c.Tasks.At(e.Task)
+	ji := t.Job
 	j := &s.jobs[ji]
-	if s.c.Jobs[ji].Held == 0 {
+	if e.First {
+		j.prio, j.hasPrio = e.Priority, true
+	}
+	if e.HeldBefore == 0 {
 		j.busySince = s.now
 	}
-	ti := s.c.Launch(ji, nodes, backfill, s.now)
-	t := s.c.Tasks.At(ti)
-	s.rec.hold(ji, sched.Slots(nodes))
+	s.rec.hold(ji, e.Slots)
 	s.touch(ji)
 	t.Attempt = s.rec.startAttempt(j, t)
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
 	}
 	if end, _ := t.Due(s.c.Jobs[ji].Shape); end >= 0 {
-		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
+		s.q.push(event{at: end, kind: evEnd, ref: e.Task, ver: t.Ver})
 	}
-	s.scheduleReport(ti)
+	s.scheduleReport(e.Task)
 }
 
-// preempt asks a task to stop. It keeps its progress (see
+// preempted reacts to a task asked to stop. It keeps its progress (see
 // lifecycle.Shape) and holds its slots for the pool's checkpoint cost.
-func (s *sim) preempt(ti int32) {
-	t := s.c.Tasks.At(ti)
+func (s *sim) preempted(e *lifecycle.Effect) {
+	t := s.c.Tasks.At(e.Task)
 	j := &s.jobs[t.Job]
-	s.rec.lostWork += s.c.Preempt(ti, s.now) * int64(sched.Slots(t.Nodes))
+	s.rec.lostWork += e.LostWork
 	s.wakeBudget(j.qp)
 	s.rec.preemptAttempt(t)
 	s.rec.preempted(t.Job)
 	cost := s.in.Pools[j.spec.Pool].CheckpointCost
-	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: ti, ver: t.Ver})
+	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 }
 
-// checkpointed ends a preempted task's attempt as FAILED_PREEMPTED once
-// its slots are free. By its job's exit actions the task is then
-// rescheduled, back among its job's waiting tasks (the job keeps its
-// submit time, so the queue order puts it ahead of later work), or it
+// landed reacts to a checkpoint that landed (lifecycle.Cluster.Observe):
+// the drained old placement of a moved task is free, or a preempted
+// task's attempt ends as FAILED_PREEMPTED. By its job's exit actions that
+// task is rescheduled, back among its job's waiting tasks (the job keeps
+// its submit time, so the queue order puts it ahead of later work), or it
 // fails.
-func (s *sim) checkpointed(ti int32) {
-	t := s.c.Tasks.At(ti)
-	if t.Moving {
-		s.moved(ti)
+func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
+	if o.Drained {
+		s.freed(ti, o.Slots)
 		return
 	}
-	ji := t.Job
-	s.rec.endAttempt(t, AttemptPreempted)
-	s.freed(ti, s.c.Checkpointed(ti))
-	s.settleState(ji)
+	s.rec.endAttempt(s.c.Tasks.At(ti), AttemptPreempted)
+	s.outcome(ti, o)
 }
 
-// endTask finishes an attempt that completed or reached its time limit.
-func (s *sim) endTask(ti int32) {
+// ended reacts to an attempt that completed or reached its time limit
+// (lifecycle.Cluster.Observe).
+func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	t := s.c.Tasks.At(ti)
-	ji := t.Job
-	if t.Limited {
+	if o.TimedOut {
 		s.rec.endAttempt(t, AttemptTimeLimit)
 	} else {
 		s.rec.endAttempt(t, AttemptCompleted)
 	}
-	s.freed(ti, s.c.Exit(ti, t.Limited))
-	s.settleState(ji)
+	s.outcome(ti, o)
+}
+
+// outcome tells the metrics that task ti let go of its slots, and, when
+// Observe ended its job, of the job's draining moves it freed, one by
+// one with what the job held after each, and of the job's end: the order
+// in which they happened.
+func (s *sim) outcome(ti int32, o *lifecycle.Outcome) {
+	held := s.c.Jobs[o.Job].Held
+	for _, f := range o.Freed {
+		held += f.Slots
+	}
+	s.released(ti, o.Slots, held)
+	s.touchAs(o.Job, true)
+	if !o.Over {
+		return
+	}
+	for _, f := range o.Freed {
+		held -= f.Slots
+		s.released(f.Task, f.Slots, held)
+	}
+	s.finished(o.Job)
 }
 
 // settleState reports a job's change after one of its tasks let go of its
@@ -206,15 +170,20 @@ func (s *sim) released(ti int32, slots, held int) {
 	s.rec.hold(t.Job, -slots)
 }
 
+// finishJob ends job ji in state st, freeing its draining moves first
+// (the paths that are not lifecycle.Cluster.Observe's: a job of no tasks,
+// a searcher's stopped trial).
 func (s *sim) finishJob(ji int32, st lifecycle.JobState) {
-	j := &s.jobs[ji]
 	if s.c.Jobs[ji].Moving > 0 {
 		s.dropMoves(ji)
 	}
 	s.c.Finish(ji, st, s.now)
-	if j.spec.Slots == 0 {
-		s.zeroSlotJobs--
-	}
+	s.finished(ji)
+}
+
+// finished reports job ji's end, which the Cluster has recorded.
+func (s *sim) finished(ji int32) {
+	j := &s.jobs[ji]
 	if name, ok := s.byName[j.spec.Name]; ok && name == ji {
 		s.byName[j.spec.Name] = -1
 	}

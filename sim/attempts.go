@@ -63,7 +63,7 @@ type AttemptMove struct {
 func (r *recorder) attemptNodes(ns []sched.NodeSlots) []AttemptNode {
 	out := make([]AttemptNode, len(ns))
 	for i, x := range ns {
-		out[i] = AttemptNode{Node: r.s.snap.Nodes[x.Node].Name, Slots: int(x.Slots)}
+		out[i] = AttemptNode{Node: r.s.c.Snap.Nodes[x.Node].Name, Slots: int(x.Slots)}
 	}
 	return out
 }

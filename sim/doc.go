@@ -5,9 +5,11 @@
 //
 // The loop: pop every event due at the current time (trials' metric
 // reports first, then task ends and time limit kills, then finished
-// checkpoints, then submissions, then scripted events and wake-ups), then run scheduling passes and apply
-// each plan until a pass changes nothing, then advance the clock to the
-// next event. When every pool runs FIFO or backfill, which schedule once
+// checkpoints, then submissions, then scripted events and wake-ups), then
+// settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
+// until a pass changes nothing), reacting to each effect it applies with
+// the metrics and the events it promises (Applied), then advance the
+// clock to the next event. When every pool runs FIFO or backfill, which schedule once
 // per event as the textbook algorithms do (and no job is elastic), the
 // pass that would only confirm a plan without preemptions is skipped:
 // FIFO and EASY plans are maximal, and conservative backfilling

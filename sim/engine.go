@@ -66,8 +66,6 @@ type sim struct {
 	// accountIdx account names to indices in Input.Accounts.
 	projectIdx map[string]int32
 	accountIdx map[string]int32
-	// multifactor: some pool runs the multifactor policy.
-	multifactor bool
 	// queued counts jobs with waiting tasks.
 	queued  int
 	next    JobSpec
@@ -76,29 +74,7 @@ type sim struct {
 	// reported is nextSeq when progress was last reported.
 	reported int64
 
-	scheduler sched.Scheduler
-	snap      sched.Snapshot
-	// oneShot: every pool's policy gives a maximal plan, so applying a plan
-	// without preemptions and planning again would start nothing.
-	oneShot bool
-	// reserves: some pool backfills conservatively and reads the
-	// reservations carried from pass to pass (keepReservations).
-	reserves bool
-	// prefix is the FIFO window (prefix.go), 0 when off; cut says the last
-	// snapshot left jobs out; zeroSlotJobs counts live zero-slot jobs,
-	// which turn the window off.
-	// full says a pass may be skipped while every slot is held
-	// (fullSkips); the slots held are the Cluster's InUse.
-	full         bool
-	lastInUse    int // InUse after the last instant's passes (quietInstant)
-	prefix       int
-	cut          bool
-	lastBlocked  bool
-	zeroSlotJobs int
-
 	rec recorder
-	// killed is kill's scratch.
-	killed []lifecycle.Freed
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
 }
@@ -112,33 +88,25 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{},
 		projectIdx: make(map[string]int32, len(in.Projects)), accountIdx: make(map[string]int32, len(in.Accounts))}
-	s.oneShot = !opt.confirm
+	snap := &s.c.Snap
 	for i := range in.Projects {
 		s.projectIdx[in.Projects[i].Name] = int32(i)
-		s.snap.Projects = append(s.snap.Projects, in.Projects[i].Project)
+		snap.Projects = append(snap.Projects, in.Projects[i].Project)
 	}
 	for i := range in.Accounts {
 		s.accountIdx[in.Accounts[i].Name] = int32(i)
 	}
-	s.snap.Accounts = slices.Clone(in.Accounts)
-	s.snap.Licenses, s.snap.QOS = in.Licenses, in.QOS
-	s.snap.NodesVersion = 1 // the nodes never change during a run
+	snap.Accounts = slices.Clone(in.Accounts)
+	snap.Licenses, snap.QOS = in.Licenses, in.QOS
+	snap.NodesVersion = 1 // the nodes never change during a run
 	for _, p := range in.Pools {
-		s.snap.Pools = append(s.snap.Pools, p.Pool)
-		s.snap.Nodes = append(s.snap.Nodes, p.Nodes...)
-		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
-			s.oneShot = false
-		}
-		s.multifactor = s.multifactor || p.Policy == sched.PolicyMultifactor
-		s.reserves = s.reserves || (p.Backfill || p.Policy == sched.PolicyBackfill) && p.Reservations == sched.ReserveConservative
+		snap.Pools = append(snap.Pools, p.Pool)
+		snap.Nodes = append(snap.Nodes, p.Nodes...)
 	}
-	if prefixEligible(in, &opt) {
-		s.prefix = initialWindow
-	}
-	s.full = fullSkips(in, &opt)
+	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
 	s.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
-	s.c.CountBudgets(s.snap.Projects)
+	s.c.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
@@ -233,7 +201,7 @@ func (s *sim) loop() error {
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
-		s.c.Advance(s.snap.Accounts, s.opt.Until)
+		s.c.Advance(s.c.Snap.Accounts, s.opt.Until)
 		s.now = s.opt.Until
 	}
 	if s.opt.Progress != nil {
@@ -251,20 +219,20 @@ func (s *sim) tick() (bool, error) {
 		return false, nil
 	}
 	s.rec.advance(t)
-	s.c.Advance(s.snap.Accounts, t)
+	s.c.Advance(s.c.Snap.Accounts, t)
 	s.now = t
 	return true, s.step()
 }
 
-// step handles everything due now, then schedules until nothing changes.
+// step handles everything due now, then settles the cluster
+// (lifecycle.Cluster.Step), reacting to each effect as it is applied
+// (Applied).
 func (s *sim) step() error {
 	for !s.q.empty() && s.q.peek() == s.now && s.q.items[0].kind < evScript {
 		s.handle(s.q.pop())
 	}
 	s.fresh = s.fresh[:0]
-	smallest := math.MaxInt // the smallest job submitted now
 	for s.hasNext && s.next.Submit == s.now {
-		smallest = min(smallest, s.next.Slots)
 		if s.opt.Estimates {
 			s.fresh = append(s.fresh, s.nextJobSlot())
 		}
@@ -273,50 +241,14 @@ func (s *sim) step() error {
 			return err
 		}
 	}
-	scripted := false
 	for !s.q.empty() && s.q.peek() == s.now {
-		scripted = true
+		// A scripted change or a wake-up: the instant is not quiet.
+		s.c.Wake()
 		s.handle(s.q.pop())
 	}
-	if s.quietInstant(smallest, scripted) {
-		s.lastInUse = s.c.InUse()
-		s.rec.settled()
-		if s.opt.Estimates && len(s.fresh) > 0 {
-			s.recordEstimates()
-		}
-		return nil
+	if _, err := s.c.Step(s.now, s); err != nil {
+		return fmt.Errorf("t=%d: %w", s.now, err)
 	}
-	for pass := 0; ; pass++ {
-		if s.full && s.oneShot && s.zeroSlotJobs == 0 && s.c.InUse() >= s.rec.totalSlots {
-			break // nothing can start on a full cluster (fullSkips)
-		}
-		if pass == s.opt.MaxPasses {
-			return fmt.Errorf("t=%d: scheduling did not settle after %d passes", s.now, pass)
-		}
-		starts, preempts, err := s.schedule()
-		if err != nil {
-			return fmt.Errorf("t=%d: %w", s.now, err)
-		}
-		if s.cut && !s.lastBlocked {
-			s.prefix *= 2 // the window held no blocked job: look further
-			continue
-		}
-		// A FIFO or backfill pool schedules once per event, as the
-		// textbook algorithms do: FIFO and EASY plans are maximal, so a
-		// confirming pass would change nothing, and conservative
-		// backfilling compresses its reservations once per event, as
-		// Mu'alem and Feitelson do; a second compression could in
-		// principle move a reservation earlier, but on the traces a
-		// confirming pass changes nothing for any of the three
-		// (TestConfirmingPassChangesNothing replays with it forced on).
-		if lifecycle.Settled(starts, preempts, s.oneShot) {
-			break
-		}
-	}
-	if s.prefix > 0 {
-		s.prefix = initialWindow
-	}
-	s.lastInUse = s.c.InUse()
 	s.rec.settled()
 	if s.opt.Estimates && len(s.fresh) > 0 {
 		s.recordEstimates()
@@ -324,27 +256,17 @@ func (s *sim) step() error {
 	return nil
 }
 
-// quietInstant reports an instant at which a pass could start nothing,
-// so the simulator skips it (fullSkips' inputs only): no slot was freed
-// since the last pass, which left nothing more that could start, no
-// scripted event came, and every job submitted now needs more slots than
-// are free. Under FIFO and EASY a job that arrives behind the queue can
-// only start on slots free now, and the jobs before it are as stuck as
-// they were; time passing makes no EASY backfill easier.
-func (s *sim) quietInstant(smallest int, scripted bool) bool {
-	return s.full && s.oneShot && s.zeroSlotJobs == 0 && !scripted && s.c.InUse() >= s.lastInUse &&
-		smallest > s.rec.totalSlots-s.c.InUse()
-}
-
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evEnd:
-		if s.c.Tasks.Current(e.ref, e.ver) {
-			s.endTask(e.ref)
+		// A stale end or checkpoint (the task was re-planned since) is
+		// dropped by Observe.
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventEnded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.ended(e.ref, &o)
 		}
 	case evCheckpoint:
-		if s.c.Tasks.Current(e.ref, e.ver) {
-			s.checkpointed(e.ref)
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventLanded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.landed(e.ref, &o)
 		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
@@ -365,23 +287,12 @@ func (s *sim) wake(at int64) {
 // could use them: no job waits and no elastic task could grow. Nothing
 // changes until the next other event, so they would only stretch the run.
 func (s *sim) dropIdleWakes() {
-	for !s.q.empty() && s.q.items[0].kind == evWake && s.queued == 0 && !s.mayGrow() {
+	for !s.q.empty() && s.q.items[0].kind == evWake && s.queued == 0 && !s.c.MayGrow() {
 		if s.hasNext && s.next.Submit <= s.q.peek() {
 			return
 		}
 		s.q.pop()
 	}
-}
-
-// mayGrow reports a running elastic task below its full size.
-func (s *sim) mayGrow() bool {
-	for _, ti := range s.c.Tasks.Running() {
-		t := s.c.Tasks.At(ti)
-		if spec := &s.jobs[t.Job].spec; t.Alive && !t.Moving && spec.MinSlots > 0 && sched.Slots(t.Nodes) < spec.Slots {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *sim) submit(spec JobSpec) {
@@ -404,14 +315,6 @@ func (s *sim) submit(spec JobSpec) {
 	if spec.Search != nil {
 		j.search = newJobSearch(spec.Search, !s.opt.OmitJobs)
 	}
-	if spec.MinSlots > 0 {
-		// An elastic task may grow in a pass after the one that started
-		// it, even under FIFO: every pass must be confirmed.
-		s.oneShot = false
-	}
-	if spec.Slots == 0 {
-		s.zeroSlotJobs++
-	}
 	if len(s.in.Events) > 0 {
 		s.byName[spec.Name] = ji
 	}
@@ -429,10 +332,15 @@ func (s *sim) submit(spec JobSpec) {
 // touch reports a job's demand and queued state to the metrics after any
 // change to its tasks. Demand is the slots its live tasks would hold if
 // they all ran, capped by max_concurrent.
-func (s *sim) touch(ji int32) {
+func (s *sim) touch(ji int32) { s.touchAs(ji, s.c.Jobs[ji].Alive) }
+
+// touchAs is touch for a job that is alive or not: a job that
+// lifecycle.Cluster.Observe has finished is reported first as it was
+// just before, as when the simulator finished jobs itself.
+func (s *sim) touchAs(ji int32, alive bool) {
 	j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 	demand, queued := 0, false
-	if lj.Alive {
+	if alive {
 		demand = min(lj.Waiting+lj.Running, j.spec.MaxConcurrent) * j.spec.Slots
 		queued = lj.Waiting > 0
 	}
@@ -467,32 +375,33 @@ func (s *sim) script(e Event) {
 			// Moving across the LOW band changes what may preempt it.
 			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
 		}
-		s.c.SetPriority(ji, e.Priority, j.spec.Preemptible, j.spec.Borrow)
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventPriority, Job: ji, Priority: e.Priority,
+			Preemptible: j.spec.Preemptible, Borrow: j.spec.Borrow})
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
-		s.c.SetWeight(ji, e.Weight)
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})
 	case EventKill:
-		s.kill(ji)
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
+			s.killed(ji, o.Freed)
+		}
 	}
 }
 
-func (s *sim) kill(ji int32) {
-	if !s.c.Jobs[ji].Alive {
-		return
-	}
-	s.killed = s.c.Kill(s.killed[:0], ji)
+// killed reacts to the kill of job ji, which freed the records freed and
+// finished the job.
+func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 	// The metrics hear of the tasks one by one, each with what the job
 	// held after it, as if they had been freed one by one.
 	held := s.c.Jobs[ji].Held
-	for _, f := range s.killed {
+	for _, f := range freed {
 		held += f.Slots
 	}
-	for _, f := range s.killed {
+	for _, f := range freed {
 		if t := s.c.Tasks.At(f.Task); !t.Moving {
 			s.rec.endAttempt(t, AttemptCanceled)
 		}
 		held -= f.Slots
 		s.released(f.Task, f.Slots, held)
 	}
-	s.finishJob(ji, lifecycle.JobKilled)
+	s.finished(ji)
 }

@@ -1,7 +1,5 @@
 package sim
 
-import "github.com/allot-sched/allot/sched"
-
 // nextJobSlot is the index the next submitted job will get.
 func (s *sim) nextJobSlot() int32 { return s.c.NextJob() }
 
@@ -19,12 +17,8 @@ func (s *sim) recordEstimates() {
 		case !lj.Alive:
 		default:
 			if est == nil {
-				// The whole queue, not the FIFO window (prefix.go).
-				prefix := s.prefix
-				s.prefix = 0
-				s.buildSnapshot()
-				s.prefix = prefix
-				est = sched.Forecast(&s.snap)
+				// The whole queue, not the FIFO window.
+				est = s.c.Forecast(s.now)
 			}
 			if at, ok := est[s.c.Roster.Index(ji)]; ok {
 				j.estimate = at

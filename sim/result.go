@@ -186,8 +186,8 @@ type recorder struct {
 func (r *recorder) init(s *sim) {
 	r.s = s
 	r.firstSub, r.lastEnd = -1, -1
-	for i := range s.snap.Nodes {
-		r.totalSlots += s.snap.Nodes[i].Slots
+	for i := range s.c.Snap.Nodes {
+		r.totalSlots += s.c.Snap.Nodes[i].Slots
 	}
 	r.col = metrics.NewCollector(r.totalSlots, s.opt.Series)
 	r.usage.init(s.in.Projects, s.opt.Timeline)
@@ -354,7 +354,7 @@ func (s *sim) result() *Result {
 	}
 	res.Metrics = r.metrics(res, s)
 	res.Projects = r.usage.results(s.in.Projects)
-	res.Accounts = accountResults(s.snap.Accounts)
+	res.Accounts = accountResults(s.c.Snap.Accounts)
 	return res
 }
 
@@ -366,17 +366,14 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	if s.opt.OmitJobs {
 		return out, fallback, prios
 	}
-	s.prefix = 0 // explain the whole queue
-	s.buildSnapshot()
-	s.scheduler.OmitBehind = false
-	plan, err := s.scheduler.Schedule(&s.snap)
+	plan, err := s.c.Explain(s.now) // the whole queue
 	if err != nil {
 		return out, fallback, prios
 	}
 	for _, p := range plan.Pending {
 		ji := s.c.Roster.List()[p.Job]
-		out[ji] = p.Message(&s.snap)
-		if s.snap.Pools[s.snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
+		out[ji] = p.Message(&s.c.Snap)
+		if s.c.Snap.Pools[s.c.Snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
 			prios[ji] = p.Priority
 		}
 	}
@@ -389,7 +386,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 			fallback[ji] = fmt.Sprintf("starts at %s of simulated time: the run stopped before the pass that starts it", sched.HumanDuration(s.now))
 		}
 	}
-	for _, a := range s.snap.Allocs {
+	for _, a := range s.c.Snap.Allocs {
 		if ji := s.c.Roster.List()[a.Job]; a.Preempting && !a.Moving && out[ji] == "" && fallback[ji] == "" {
 			fallback[ji] = "preempted; waiting for its tasks to checkpoint before they queue again"
 		}

@@ -221,7 +221,7 @@ type Options struct {
 	// policies make it redundant; tests compare results with and without.
 	confirm bool
 	// noPrefix hands the core the whole queue on every pass, even where a
-	// FIFO window would do (prefix.go); tests compare results.
+	// FIFO window would do (lifecycle/shortcuts.go); tests compare results.
 	noPrefix bool
 	// noRevs gives the core's job entries no Rev, so that every pass
 	// works everything out again; tests compare results.

@@ -1,0 +1,144 @@
+package lifecycle
+
+// EventKind names what a driver reports to the Cluster (Observe): an
+// outcome of an earlier effect (the simulator's timers, later the
+// master's agents), or a change asked from outside (a user, a script).
+type EventKind uint8
+
+const (
+	// EventEnded: a task's attempt ended as Task.Due promised, its work
+	// done or (Task.Limited) its time limit reached.
+	EventEnded EventKind = iota + 1
+	// EventLanded: the checkpoint of a preempted task, or of the draining
+	// part of a moved or resized one, has landed; its slots are free.
+	EventLanded
+	// EventKill ends Job at once: its waiting tasks are dropped and every
+	// record holding slots is freed (Kill).
+	EventKill
+	// EventPriority sets Job's priority, with the preemptibility and
+	// borrowing that follow from it by the driver's rule (SetPriority).
+	EventPriority
+	// EventWeight sets Job's weight (SetWeight).
+	EventWeight
+)
+
+// Event is what Observe takes. An outcome names version Ver of task
+// record Task: the version the task had when the promise was made
+// (Effect's task after Step applied it, or the draining record of a
+// re-placement). A change names job record Job and, for a priority or
+// weight, the new values.
+type Event struct {
+	Kind EventKind
+	Task int32
+	Ver  uint32
+
+	Job         int32
+	Priority    int
+	Preemptible bool
+	Borrow      bool
+	Weight      float64
+}
+
+// Outcome is what Observe did with an event.
+type Outcome struct {
+	// Applied is false for a stale event: the task was re-planned
+	// (preempted, moved, resized, killed) or retired since the promise,
+	// so the outcome no longer applies and nothing changed.
+	Applied bool
+	// Job is the task's job; Slots the slots the task let go of.
+	Job   int32
+	Slots int
+	// TimedOut: an ended attempt reached its time limit (EventEnded).
+	// Drained: the landed checkpoint was a moved task's old placement,
+	// whose task runs on (EventLanded); else the task was preempted and
+	// now waits again or failed, by its job's exit actions.
+	TimedOut bool
+	Drained  bool
+	// Over says the job ended, in State: every task ended (Job.Over), or
+	// it was killed. Observe has then finished it (Finish).
+	Over  bool
+	State JobState
+	// Freed lists the other records the event freed, in the running
+	// list's order: a kill's (Kill), or the draining old placements of
+	// moves of a job that ended. Valid until the next Observe.
+	Freed []Freed
+}
+
+// Observe applies event e at now. An outcome applies if it still does
+// (Tasks.Current): the task exits (Exit), or its checkpoint lands
+// (Drained for a move's old placement, else Checkpointed). A stale
+// outcome changes nothing, so a late or repeated report is harmless,
+// whoever sends it. A kill, priority or weight applies to a live job and
+// asks the next Step for a pass (Wake). A job whose tasks have all ended
+// (Job.Over) or that was killed is finished, its draining moves freed
+// first. Task records stay as they were until the next Snapshot, for the
+// driver's records.
+func (c *Cluster) Observe(now int64, e Event) Outcome {
+	switch e.Kind {
+	case EventEnded, EventLanded:
+		return c.outcome(now, e)
+	case EventKill, EventPriority, EventWeight:
+		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || !c.Jobs[e.Job].Alive {
+			return Outcome{Job: -1}
+		}
+		c.Wake()
+		o := Outcome{Applied: true, Job: e.Job}
+		switch e.Kind {
+		case EventKill:
+			c.freedRecs = c.Kill(c.freedRecs[:0], e.Job)
+			o.Freed = c.freedRecs
+			for _, f := range c.freedRecs {
+				o.Slots += f.Slots
+			}
+			o.Over, o.State = true, JobKilled
+			c.Finish(e.Job, JobKilled, now)
+		case EventPriority:
+			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow)
+		case EventWeight:
+			c.SetWeight(e.Job, e.Weight)
+		}
+		return o
+	}
+	return Outcome{Job: -1}
+}
+
+// outcome applies a task's end or landed checkpoint at now (Observe).
+func (c *Cluster) outcome(now int64, e Event) Outcome {
+	if !c.Tasks.Current(e.Task, e.Ver) {
+		return Outcome{Job: -1}
+	}
+	t := c.Tasks.At(e.Task)
+	ji := t.Job
+	o := Outcome{Applied: true, Job: ji}
+	switch {
+	case e.Kind == EventEnded:
+		o.TimedOut = t.Limited
+		o.Slots = c.Exit(e.Task, t.Limited)
+	case t.Moving:
+		// The task runs on; its job cannot have ended.
+		o.Drained, o.Slots = true, c.Drained(e.Task)
+		return o
+	default:
+		o.Slots = c.Checkpointed(e.Task)
+	}
+	if o.State, o.Over = c.Jobs[ji].Over(); o.Over {
+		c.freedRecs = c.dropMoves(c.freedRecs[:0], ji)
+		o.Freed = c.freedRecs
+		c.Finish(ji, o.State, now)
+	}
+	return o
+}
+
+// dropMoves frees the draining old placements of job ji's moves, which
+// is ending, appending each to dst in the running list's order.
+func (c *Cluster) dropMoves(dst []Freed, ji int32) []Freed {
+	if c.Jobs[ji].Moving == 0 {
+		return dst
+	}
+	for _, ti := range c.Tasks.Running() {
+		if t := c.Tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
+			dst = append(dst, Freed{Task: ti, Slots: c.Drained(ti)})
+		}
+	}
+	return dst
+}

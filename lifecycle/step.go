@@ -1,0 +1,275 @@
+package lifecycle
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+// StepOptions configure a Cluster's Step (Configure).
+type StepOptions struct {
+	// MaxPasses bounds the passes at one instant; a Step that has not
+	// settled by then fails. 0 means 1000.
+	MaxPasses int
+	// Confirm forces a confirming pass after every plan, even where the
+	// policies make it redundant; tests compare results with and without.
+	Confirm bool
+	// NoShortcuts hands the core the whole queue on every pass and never
+	// skips a pass on a full cluster (shortcuts.go); tests compare.
+	NoShortcuts bool
+	// Inspect, when set, sees every pass's snapshot and plan before the
+	// plan is applied; both are only valid during the call. It turns the
+	// shortcuts off, since it must see every pass whole.
+	Inspect func(now int64, snap *sched.Snapshot, plan *sched.Plan)
+}
+
+// Applier is told of each effect right after Step applied it to the
+// Cluster, in order. The reactions of a driver (the simulator's metrics
+// and timers, a master's agent commands) go here rather than after Step
+// returns, because an instant may take several passes and a later one
+// may change the same task again (start it, then preempt it): the task
+// record shows the state the effect left only until the next effect.
+type Applier interface {
+	Applied(now int64, e *Effect)
+}
+
+// Ready is what a Step leaves: how many passes it ran (0 when it skipped
+// the instant) and the snapshot the last pass saw, valid until the next
+// call that builds one (Step, Forecast, Explain).
+type Ready struct {
+	Passes   int
+	Snapshot *sched.Snapshot
+}
+
+// stepper is the Cluster's state for Step: what the options and the
+// pools allow, and the shortcuts' memory between instants.
+type stepper struct {
+	opt StepOptions
+	// oneShot: every pool's policy gives a maximal plan, so applying a
+	// plan without preemptions and planning again would start nothing.
+	oneShot bool
+	// reserves: some pool backfills conservatively and reads the
+	// reservations carried from pass to pass (KeepReservations).
+	reserves bool
+	// multifactor: some pool runs the multifactor policy, whose jobs'
+	// effects carry their first priority.
+	multifactor bool
+	// full: a pass may be skipped while every slot is held (fullSkips).
+	full       bool
+	totalSlots int
+	lastInUse  int // InUse after the last instant's passes (quiet)
+	// prefix is the FIFO window (shortcuts.go), 0 when off; cut says the
+	// last snapshot left jobs out, lastBlocked that its plan stopped at a
+	// job inside the window.
+	prefix      int
+	cut         bool
+	lastBlocked bool
+	// zeroSlot counts live zero-slot jobs, which turn the window and the
+	// full-cluster skips off.
+	zeroSlot int
+	// smallest is the fewest slots a job submitted since the last Step
+	// asks; woken says an event since then asked for a pass (Wake).
+	smallest int
+	woken    bool
+	factors  []sched.Factors
+}
+
+// Configure readies Step once the driver has filled Snap's pools, nodes
+// and licenses, which stay as they are from then on.
+func (c *Cluster) Configure(opt StepOptions) {
+	if opt.MaxPasses <= 0 {
+		opt.MaxPasses = 1000
+	}
+	st := &c.step
+	*st = stepper{opt: opt, oneShot: !opt.Confirm, smallest: math.MaxInt, zeroSlot: st.zeroSlot}
+	for i := range c.Snap.Pools {
+		p := &c.Snap.Pools[i]
+		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
+			st.oneShot = false
+		}
+		st.multifactor = st.multifactor || p.Policy == sched.PolicyMultifactor
+		st.reserves = st.reserves || (p.Backfill || p.Policy == sched.PolicyBackfill) && p.Reservations == sched.ReserveConservative
+	}
+	for i := range c.Snap.Nodes {
+		st.totalSlots += c.Snap.Nodes[i].Slots
+	}
+	if prefixEligible(&c.Snap, &opt) {
+		st.prefix = initialWindow
+	}
+	st.full = fullSkips(&c.Snap, &opt)
+}
+
+// submitted notes a job's entry for the shortcuts: an elastic task may
+// grow in a pass after the one that started it, even under FIFO, so every
+// pass must then be confirmed; zero-slot jobs turn the shortcuts off.
+func (st *stepper) submitted(en *sched.Job) {
+	if en.MinSlots > 0 {
+		st.oneShot = false
+	}
+	if en.Slots == 0 {
+		st.zeroSlot++
+	}
+	st.smallest = min(st.smallest, en.Slots)
+}
+
+// Wake tells the next Step that an event other than a submission or a
+// task's end came (a scripted change, a wake-up), so it may not skip the
+// instant as quiet.
+func (c *Cluster) Wake() { c.step.woken = true }
+
+// Step settles the cluster at now: it runs passes, applying each plan's
+// effects (Decide's order) through the Cluster's transitions and telling
+// ap of each, until the passes settle (Settled), and carries reservations
+// from pass to pass (KeepReservations). Pure shortcuts skip passes that
+// could start nothing (shortcuts.go); they change no result.
+func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
+	st := &c.step
+	quiet := c.quiet()
+	// What came since the last Step is spent now.
+	st.smallest, st.woken = math.MaxInt, false
+	if quiet {
+		st.lastInUse = c.inUse
+		return Ready{Snapshot: &c.Snap}, nil
+	}
+	passes := 0
+	for {
+		if st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots {
+			break // nothing can start on a full cluster (fullSkips)
+		}
+		if passes == st.opt.MaxPasses {
+			return Ready{}, fmt.Errorf("scheduling did not settle after %d passes", passes)
+		}
+		passes++
+		starts, changes, err := c.pass(now, ap)
+		if err != nil {
+			return Ready{}, err
+		}
+		if st.cut && !st.lastBlocked {
+			st.prefix *= 2 // the window held no blocked job: look further
+			continue
+		}
+		// A FIFO or backfill pool schedules once per event, as the
+		// textbook algorithms do: FIFO and EASY plans are maximal, so a
+		// confirming pass would change nothing, and conservative
+		// backfilling compresses its reservations once per event, as
+		// Mu'alem and Feitelson do; a second compression could in
+		// principle move a reservation earlier, but on the traces a
+		// confirming pass changes nothing for any of the three
+		// (sim's TestConfirmingPassChangesNothing forces it on).
+		if Settled(starts, changes, st.oneShot) {
+			break
+		}
+	}
+	if st.prefix > 0 {
+		st.prefix = initialWindow
+	}
+	st.lastInUse = c.inUse
+	return Ready{Passes: passes, Snapshot: &c.Snap}, nil
+}
+
+// pass runs one pass at now and applies its plan. It returns how many
+// tasks the plan started, and how many it preempted, moved or resized.
+func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
+	st := &c.step
+	c.build(now, st.prefix)
+	// An inspector sees every plan whole; else the reasons of jobs behind
+	// a blocked one are left out (a driver asks Explain at the end).
+	c.scheduler.OmitBehind = st.opt.Inspect == nil
+	plan, err := c.scheduler.Schedule(&c.Snap)
+	if err != nil {
+		return 0, 0, err
+	}
+	if st.cut {
+		st.lastBlocked = blocked(plan)
+	}
+	if st.opt.Inspect != nil {
+		st.opt.Inspect(now, &c.Snap, plan)
+	}
+	if st.reserves {
+		// The snapshot's jobs are the roster's entries, which carry the
+		// reservations to the next pass.
+		c.KeepReservations(c.Snap.Jobs, plan)
+	}
+	effects := c.Decide(plan)
+	if err := c.firstPriorities(effects); err != nil {
+		return 0, 0, err
+	}
+	for i := range effects {
+		c.apply(now, &effects[i])
+		ap.Applied(now, &effects[i])
+	}
+	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
+}
+
+// apply makes effect e's transition at now and fills in what it did.
+func (c *Cluster) apply(now int64, e *Effect) {
+	switch e.Op {
+	case OpPreempt:
+		e.Slots = sched.Slots(c.Tasks.At(e.Task).Nodes)
+		e.LostWork = c.Preempt(e.Task, now) * int64(e.Slots)
+	case OpMove, OpResize:
+		e.Replaced = c.Replace(e.Task, e.Nodes, e.Op.Replace(), now)
+		e.LostWork = e.Replaced.LostWork
+		e.Slots = e.Replaced.Delta
+	case OpStart:
+		ji := c.Roster.List()[e.Job]
+		e.HeldBefore = c.Jobs[ji].Held
+		e.Task = c.Launch(ji, e.Nodes, e.Backfill, now)
+		e.Slots = sched.Slots(e.Nodes)
+	}
+}
+
+// firstPriorities gives each start of a job of a multifactor pool that
+// never ran the priority it starts with: the order the pool ran it in.
+// Only then are the factors computed.
+func (c *Cluster) firstPriorities(effects []Effect) error {
+	if !c.step.multifactor {
+		return nil
+	}
+	computed := false
+	for i := range effects {
+		e := &effects[i]
+		if e.Op != OpStart {
+			continue
+		}
+		ji := c.Roster.List()[e.Job]
+		if c.Jobs[ji].Start >= 0 || c.Snap.Pools[c.Snap.Jobs[e.Job].Pool].Policy != sched.PolicyMultifactor {
+			continue
+		}
+		if !computed {
+			f, err := sched.PriorityFactors(&c.Snap)
+			if err != nil {
+				return err
+			}
+			c.step.factors, computed = f, true
+		}
+		e.First, e.Priority = true, c.step.factors[e.Job].Priority
+	}
+	return nil
+}
+
+// build refreshes Snap from the live state for a pass at now, its jobs
+// cut to a FIFO window of prefix waiting jobs (0: none).
+func (c *Cluster) build(now int64, prefix int) {
+	c.Snap.Now = now
+	lastRunning := c.Snapshot(&c.Snap, now)
+	c.Snap.Jobs = c.window(c.Snap.Jobs, lastRunning, prefix)
+}
+
+// Forecast is sched.Forecast over the whole queue at now (no FIFO
+// window), by roster index: the start the master shows a waiting job.
+func (c *Cluster) Forecast(now int64) map[int]int64 {
+	c.build(now, 0)
+	return sched.Forecast(&c.Snap)
+}
+
+// Explain runs a pass over the whole queue at now without applying it,
+// with every waiting job's reason, for a driver's final report; the plan
+// refers to Snap until the next call that builds a snapshot.
+func (c *Cluster) Explain(now int64) (*sched.Plan, error) {
+	c.step.prefix = 0
+	c.build(now, 0)
+	c.scheduler.OmitBehind = false
+	return c.scheduler.Schedule(&c.Snap)
+}

@@ -1,0 +1,163 @@
+package lifecycle_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
+
+// TestStepInvariants drives a Cluster as a driver does, through Step and
+// Observe only: random submissions and kills, and the outcomes each
+// effect promises (a task's end by Due, a checkpoint landing after a
+// random cost) reported back by version, some of them stale by then.
+// After each Step the books must balance (checkBooks), no node may hold
+// more than its slots (the core plans net of what drains, and Step must
+// apply effects in an order that keeps it so), and a stale outcome must
+// change nothing.
+func TestStepInvariants(t *testing.T) {
+	policies := []sched.Pool{
+		{Name: "fifo", Policy: sched.PolicyFIFO},
+		{Name: "easy", Policy: sched.PolicyBackfill},
+		{Name: "priority", Policy: sched.PolicyPriority, Preemption: true},
+	}
+	for _, pool := range policies {
+		var seen [lifecycle.OpStart + 1]int
+		stale := 0
+		for seed := range uint64(10) {
+			d := newStepDriver(rand.New(rand.NewPCG(seed, 13)), pool)
+			for round := range 400 {
+				if err := d.round(); err != nil {
+					t.Fatalf("%s, seed %d, round %d, t=%d: %v", pool.Name, seed, round, d.now, err)
+				}
+			}
+			for i, n := range d.seen {
+				seen[i] += n
+			}
+			stale += d.stale
+		}
+		// The runs must have done what they are meant to check.
+		if seen[lifecycle.OpStart] == 0 || stale == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
+			t.Errorf("%s: effects %v, stale outcomes %d: the runs check too little", pool.Name, seen, stale)
+		}
+	}
+}
+
+// promise is an outcome an effect promised, reported at at.
+type promise struct {
+	at int64
+	ev lifecycle.Event
+}
+
+// stepDriver is a driver of a Cluster of four 4-slot nodes: the
+// promises its Applier heard of, and the job records it submitted.
+type stepDriver struct {
+	c        lifecycle.Cluster
+	rng      *rand.Rand
+	now, seq int64
+	promised []promise
+	seen     [lifecycle.OpStart + 1]int // effects by op
+	stale    int                        // stale outcomes reported
+}
+
+func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
+	d := &stepDriver{rng: rng}
+	d.c.Snap.Pools = []sched.Pool{pool}
+	for i := range 4 {
+		d.c.Snap.Nodes = append(d.c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: 4})
+	}
+	d.c.Configure(lifecycle.StepOptions{})
+	return d
+}
+
+// Applied notes the outcomes the effect promises.
+func (d *stepDriver) Applied(now int64, e *lifecycle.Effect) {
+	d.seen[e.Op]++
+	t := d.c.Tasks.At(e.Task)
+	cost := int64(d.rng.IntN(6))
+	switch e.Op {
+	case lifecycle.OpPreempt:
+		d.promise(now+cost, lifecycle.EventLanded, e.Task)
+		return
+	case lifecycle.OpMove, lifecycle.OpResize:
+		if e.Replaced.Drain >= 0 {
+			d.promise(now+cost, lifecycle.EventLanded, e.Replaced.Drain)
+		}
+	}
+	if end, _ := t.Due(d.c.Jobs[t.Job].Shape); end >= 0 {
+		d.promise(end, lifecycle.EventEnded, e.Task)
+	}
+}
+
+func (d *stepDriver) promise(at int64, kind lifecycle.EventKind, ti int32) {
+	d.promised = append(d.promised, promise{at: at, ev: lifecycle.Event{Kind: kind, Task: ti, Ver: d.c.Tasks.At(ti).Ver}})
+}
+
+// round moves the clock, reports the outcomes due, submits or kills at
+// random, steps and checks.
+func (d *stepDriver) round() error {
+	d.now += int64(d.rng.IntN(20))
+	slices.SortStableFunc(d.promised, func(a, b promise) int { return int(a.at - b.at) })
+	n := 0
+	for n < len(d.promised) && d.promised[n].at <= d.now {
+		n++
+	}
+	due := slices.Clone(d.promised[:n])
+	d.promised = slices.Delete(d.promised, 0, n)
+	for _, p := range due {
+		stale := !d.c.Tasks.Current(p.ev.Task, p.ev.Ver)
+		if stale {
+			d.stale++
+		}
+		inUse := d.c.InUse()
+		if o := d.c.Observe(d.now, p.ev); o.Applied == stale || stale && d.c.InUse() != inUse {
+			return fmt.Errorf("outcome %+v: stale %t, applied %t, in use %d → %d", p.ev, stale, o.Applied, inUse, d.c.InUse())
+		}
+	}
+	for range d.rng.IntN(3) {
+		d.submit()
+	}
+	if d.rng.IntN(8) == 0 && len(d.c.Jobs) > 0 {
+		d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: int32(d.rng.IntN(len(d.c.Jobs)))})
+	}
+	if _, err := d.c.Step(d.now, d); err != nil {
+		return err
+	}
+	if err := checkBooks(&d.c); err != nil {
+		return err
+	}
+	return d.checkNodes()
+}
+
+func (d *stepDriver) submit() {
+	tasks := 1 + d.rng.IntN(3)
+	d.seq++
+	sh := lifecycle.Shape{Every: int64(d.rng.IntN(2) * 10), Limit: int64(d.rng.IntN(2) * 60)}
+	d.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
+		MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
+		sched.Job{ID: fmt.Sprintf("j%d", d.seq), Submit: d.now, Seq: d.seq, Priority: d.rng.IntN(5),
+			Preemptible: d.rng.IntN(2) == 0, Slots: 1 + d.rng.IntN(4), MaxRunning: tasks, Weight: 1,
+			TimeLimit: sh.Limit, Project: -1, Account: -1})
+}
+
+// checkNodes checks that no node holds more than its slots, counting
+// every live task record (running, checkpointing, draining).
+func (d *stepDriver) checkNodes() error {
+	held := make([]int, len(d.c.Snap.Nodes))
+	for _, ti := range d.c.Tasks.Running() {
+		if t := d.c.Tasks.At(ti); t.Alive {
+			for _, ns := range t.Nodes {
+				held[ns.Node] += int(ns.Slots)
+			}
+		}
+	}
+	for i, h := range held {
+		if h > d.c.Snap.Nodes[i].Slots {
+			return fmt.Errorf("node %d holds %d of its %d slots", i, h, d.c.Snap.Nodes[i].Slots)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package lifecycle_test
+
+import (
+	"fmt"
+
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
+
+// runStep plays the Step commands of a script (testdata/tasks/step.txt):
+//
+//	cluster nodes=N slots=S policy=P [preemption] [conservative] [confirm] [noshortcuts]
+//	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S]
+//	wake                                 an event other than a submission or an end came
+//	step at=T                            settle at T: each applied effect, then the passes
+//	observe ended|landed t=T ver=V [at=T]  an outcome for version V of task T
+//	observe kill j=J [at=T]              job J is killed, its tasks freed
+//	observe priority j=J priority=P [preemptible]
+//	observe weight j=J weight=W
+//
+// The cluster (a fresh one) is one pool of N nodes of S slots each under policy P.
+// Step prints each effect as its Applier hears of it, with the facts it
+// carries, then how many passes it ran and the slots in use.
+func (p *player) runStep(cmd string, args args) ([]string, error) {
+	switch cmd {
+	case "cluster":
+		return nil, p.cluster(args)
+	case "submit":
+		sh := lifecycle.Shape{Limit: args.int("limit")}
+		tasks := int(args.int("tasks"))
+		id := fmt.Sprintf("j%d", p.c.NextJob())
+		p.seq++
+		ji := p.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh, Project: -1, Account: -1},
+			sched.Job{ID: id, Submit: args.int("at"), Seq: p.seq, Priority: int(args.int("priority")),
+				Preemptible: args.flag("preemptible"), Slots: int(args.int("slots")), MaxRunning: tasks, Weight: 1,
+				TimeLimit: args.int("limit"), Project: -1, Account: -1})
+		return []string{p.describeJob(ji)}, args.err
+	case "wake":
+		p.c.Wake()
+		return nil, args.err
+	case "step":
+		var ap stepPrinter
+		ap.p = p
+		r, err := p.c.Step(args.int("at"), &ap)
+		if err != nil {
+			return nil, err
+		}
+		return append(ap.out, fmt.Sprintf("passes=%d in_use=%d", r.Passes, p.c.InUse())), args.err
+	case "observe":
+		return p.observe(args)
+	}
+	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+// observe reports an event at at (Cluster.Observe) and prints what it
+// did, and the task (for an outcome) and its job.
+func (p *player) observe(args args) ([]string, error) {
+	e := lifecycle.Event{Task: int32(args.int("t")), Ver: uint32(args.int("ver")), Job: int32(args.int("j"))}
+	switch {
+	case args.flag("ended"):
+		e.Kind = lifecycle.EventEnded
+	case args.flag("landed"):
+		e.Kind = lifecycle.EventLanded
+	case args.flag("kill"):
+		e.Kind = lifecycle.EventKill
+	case args.kv["priority"] != "" && args.kv["priority"] != "true":
+		e.Kind, e.Priority, e.Preemptible = lifecycle.EventPriority, int(args.int("priority")), args.flag("preemptible")
+	case args.kv["weight"] != "":
+		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
+	default:
+		return nil, fmt.Errorf("observe: want ended, landed, kill, priority=P or weight=W")
+	}
+	o := p.c.Observe(args.int("at"), e)
+	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
+	for _, f := range o.Freed {
+		out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
+	}
+	switch {
+	case !o.Applied:
+		return out, args.err
+	case e.Kind == lifecycle.EventKill:
+	case e.Kind == lifecycle.EventPriority || e.Kind == lifecycle.EventWeight:
+		en := p.c.Roster.Entry(e.Job)
+		out = append(out, fmt.Sprintf("entry priority=%d preemptible=%t weight=%g", en.Priority, en.Preemptible, en.Weight))
+	default:
+		return p.after(e.Task, out), args.err
+	}
+	return append(out, p.describeJob(e.Job)), args.err
+}
+
+// cluster starts a fresh Cluster with the snapshot's one pool and its
+// nodes, and Configures it.
+func (p *player) cluster(args args) error {
+	p.c, p.seq = lifecycle.Cluster{}, 0
+	pool := sched.Pool{Name: "p", Policy: sched.Policy(args.kv["policy"]), Preemption: args.flag("preemption")}
+	if args.flag("conservative") {
+		pool.Reservations = sched.ReserveConservative
+	}
+	p.c.Snap.Pools = []sched.Pool{pool}
+	for i := range args.int("nodes") {
+		p.c.Snap.Nodes = append(p.c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: int(args.int("slots"))})
+	}
+	p.c.Configure(lifecycle.StepOptions{Confirm: args.flag("confirm"), NoShortcuts: args.flag("noshortcuts")})
+	return args.err
+}
+
+// stepPrinter is a script's Applier: it prints each effect as applied.
+type stepPrinter struct {
+	p   *player
+	out []string
+}
+
+func (a *stepPrinter) Applied(now int64, e *lifecycle.Effect) {
+	s := fmt.Sprintf("%s t%d nodes=%s slots=%d", e.Op, e.Task, nodesString(e.Nodes), e.Slots)
+	switch e.Op {
+	case lifecycle.OpStart:
+		s += fmt.Sprintf(" held_before=%d", e.HeldBefore)
+		if e.Backfill {
+			s += " backfill"
+		}
+		if e.First {
+			s += fmt.Sprintf(" first_priority=%g", e.Priority)
+		}
+	case lifecycle.OpPreempt:
+		s += fmt.Sprintf(" lost_work=%d", e.LostWork)
+	case lifecycle.OpMove, lifecycle.OpResize:
+		s += fmt.Sprintf(" lost_work=%d drain=t%d", e.LostWork, e.Replaced.Drain)
+	}
+	t := a.p.c.Tasks.At(e.Task)
+	a.out = append(a.out, s, "  "+a.p.describeBy(e.Task, a.p.c.Jobs[t.Job].Shape))
+}
