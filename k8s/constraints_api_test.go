@@ -89,7 +89,9 @@ func TestPreemptionPolicyNeverOnAPIServer(t *testing.T) {
 	if _, err := c.cs.SchedulingV1().PriorityClasses().Create(context.Background(), pc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create priority class: %v", err)
 	}
-	t.Cleanup(func() { _ = c.cs.SchedulingV1().PriorityClasses().Delete(context.Background(), pc.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.cs.SchedulingV1().PriorityClasses().Delete(context.Background(), pc.Name, metav1.DeleteOptions{})
+	})
 	c.node("a", 4)
 	c.podWith("low", 4, class("low", nil))
 	c.start()

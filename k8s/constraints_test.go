@@ -83,7 +83,11 @@ func TestConstraintsPlace(t *testing.T) {
 		pod("plain", 4, nil),
 		pod("zone2", 4, selecting("zone", "z2")),
 		pod("h100", 4, func(p *v1.Pod) { selecting("nvidia.com/gpu.product", "h100")(p); tolerating("dedicated")(p) }),
-		pod("h100-z2", 4, func(p *v1.Pod) { affine("zone", "z2")(p); tolerating("dedicated")(p); selecting("nvidia.com/gpu.product", "h100")(p) }),
+		pod("h100-z2", 4, func(p *v1.Pod) {
+			affine("zone", "z2")(p)
+			tolerating("dedicated")(p)
+			selecting("nvidia.com/gpu.product", "h100")(p)
+		}),
 		pod("intolerant", 4, selecting("nvidia.com/gpu.product", "h100")),
 		pod("nowhere", 1, selecting("disk", "ssd")),
 		pod("bad-affinity", 1, affine("zone", "z9")),
