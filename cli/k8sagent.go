@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
@@ -54,6 +55,8 @@ See docs/kubernetes.md.`,
 	fl.StringVar(&f.cfg.PoolLabel, "pool-label", "", "node label whose value is the node's pool (default: every node in --pool)")
 	fl.StringVar(&f.cfg.GPULabel, "gpu-label", "nvidia.com/gpu.product", "node label naming the GPU model, whose short form is the GPU type")
 	fl.StringVar(&f.joinFile, "join-token-file", "", "a file with the join token for the nodes' first registration (default: $"+JoinTokenEnv+")")
+	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", []string{"nvidia.com/gpu"}, "key of a NoSchedule or NoExecute taint that leaves a node offered to the master (repeatable); a node with another such taint, cordoned or not Ready offers no GPUs")
+	fl.DurationVar(&f.cfg.StartTimeout, "start-timeout", 10*time.Minute, "how long a pod may stay Pending (image pull back-off, volumes) before its attempt fails")
 	fl.DurationVar(&f.cfg.LogWait, "log-wait", 0, "how long an exit report waits for the end of the pod's log stream (default 30s)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")

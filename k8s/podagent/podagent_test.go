@@ -68,6 +68,9 @@ type env struct {
 	stop context.CancelFunc
 	done chan struct{}
 	runs int // backend processes started
+	// startTimeout, when set before startAgent, is the backend's
+	// StartTimeout.
+	startTimeout time.Duration
 }
 
 func newEnv(t *testing.T, name string) *env {
@@ -123,7 +126,7 @@ func (e *env) startAgent() {
 	e.runs++
 	version := fmt.Sprintf("test-%d", e.runs)
 	a, err := podagent.New(e.cs, podagent.Config{Master: e.url, JoinToken: e.join, Namespace: e.ns, Version: version,
-		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second,
+		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second, StartTimeout: e.startTimeout,
 		Logger: slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		e.t.Fatal(err)
