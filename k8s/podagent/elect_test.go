@@ -58,8 +58,7 @@ func (e *env) registeredBy() string {
 // TestLeaderElection: of two replicas only the Lease holder serves the
 // master; when it stops, the other takes over and adopts its pods.
 func TestLeaderElection(t *testing.T) {
-	e := newEnv(t, "elect")
-	e.stopAgent()
+	e := setupEnv(t, "elect")
 	stopA := e.replica("replica-a")
 	e.waitFor("replica a to register the node", func() bool { return e.registeredBy() == "replica-a" })
 	e.replica("replica-b")

@@ -101,8 +101,7 @@ func TestUnavailableNodeOffersNoGPUs(t *testing.T) {
 // TestPendingPodTimesOut: a pod that stays in an image pull back-off past
 // the start timeout fails its attempt with the kubelet's reason.
 func TestPendingPodTimesOut(t *testing.T) {
-	e := newEnv(t, "timeout")
-	e.stopAgent()
+	e := setupEnv(t, "timeout")
 	e.startTimeout = 2 * time.Second
 	e.startAgent()
 	id := e.submit(podSpec)

@@ -75,6 +75,17 @@ type env struct {
 
 func newEnv(t *testing.T, name string) *env {
 	t.Helper()
+	e := setupEnv(t, name)
+	e.startAgent()
+	return e
+}
+
+// setupEnv is newEnv without a backend, for tests that start their own:
+// a backend stopped right after its first registration may not have
+// stored the node's credential yet, and the master then refuses the join
+// token to the next one until the node's lease runs out.
+func setupEnv(t *testing.T, name string) *env {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	dir := t.TempDir()
@@ -115,7 +126,6 @@ func newEnv(t *testing.T, name string) *env {
 	}
 	k8stest.AddNode(t, cs, e.node, 4, map[string]string{"allot-test": e.ns, "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"})
 	t.Cleanup(e.stopAgent)
-	e.startAgent()
 	return e
 }
 
