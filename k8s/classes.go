@@ -28,11 +28,21 @@ func (b *builder) classify() {
 			restricted = append(restricted, j)
 		}
 	}
+	// Jobs with the same eligible nodes split nothing further: one bit
+	// per distinct set keeps a long queue of alike pods cheap.
+	var sets [][]bool
+	seen := map[string]bool{}
+	for _, j := range restricted {
+		if k := bits(b.elig[j]); !seen[k] {
+			seen[k] = true
+			sets = append(sets, b.elig[j])
+		}
+	}
 	sig := make([]strings.Builder, len(b.kn))
 	for i := range sig {
 		fmt.Fprintf(&sig[i], "%d:", s.Nodes[i].Pool)
-		for _, j := range restricted {
-			sig[i].WriteByte("01"[btoi(b.elig[j][i])])
+		for _, ok := range sets {
+			sig[i].WriteByte("01"[btoi(ok[i])])
 		}
 	}
 	var classes []nodeClass
@@ -72,6 +82,15 @@ func (b *builder) whole(ok []bool, pool int) bool {
 		}
 	}
 	return true
+}
+
+// bits is the set as a string of 0s and 1s, a map key.
+func bits(ok []bool) string {
+	out := make([]byte, len(ok))
+	for i, v := range ok {
+		out[i] = "01"[btoi(v)]
+	}
+	return string(out)
 }
 
 func btoi(v bool) int {

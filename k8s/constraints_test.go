@@ -165,3 +165,38 @@ func TestPreemptionPolicyNever(t *testing.T) {
 		}
 	}
 }
+
+// A pod bound before its node was tainted still holds its GPUs there, and
+// the core takes the snapshot, whether or not other nodes allow the pod.
+func TestConstraintsBoundOutsideClass(t *testing.T) {
+	nodes := []*v1.Node{
+		node("a", 4, tainted("maintenance", "", nil)),
+		node("b", 4, nil),
+	}
+	on := func(n string) func(*v1.Pod) { return func(p *v1.Pod) { p.Spec.NodeName = n } }
+	gangOf := func(p *v1.Pod) { p.Labels = map[string]string{LabelPodGroup: "g", LabelMinAvailable: "1"} }
+	pods := []*v1.Pod{
+		pod("old", 2, on("a")),
+		pod("g-0", 2, func(p *v1.Pod) { gangOf(p); on("a")(p) }),
+		pod("g-1", 2, gangOf),
+		pod("new", 4, nil),
+	}
+	for i, p := range pods {
+		p.CreationTimestamp.Time = time.Unix(int64(100+i), 0)
+	}
+	cfg := DefaultConfig()
+	pass := Build(&cfg, Cluster{Nodes: nodes, Pods: pods}, InFlight{}, time.Unix(1000, 0))
+	if len(pass.Snap.Allocs) != 2 {
+		t.Errorf("%d allocations, want the 2 bound pods'", len(pass.Snap.Allocs))
+	}
+	var core sched.Scheduler
+	act, err := Plan(&core, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range act.Binds {
+		if b.Node == "a" {
+			t.Errorf("pod %s bound to the tainted node", b.Pod.Name)
+		}
+	}
+}
