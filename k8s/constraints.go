@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -92,20 +93,27 @@ func (b *builder) eligible(pods []*v1.Pod, pool, slots int) ([]bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		any := false
+		own := false
 		for i, n := range b.kn {
-			ok[i] = ok[i] && b.accepts(c, n)
-			any = any || ok[i]
+			if b.pass.Snap.Nodes[i].Pool == pool && b.accepts(c, n) {
+				own = true
+			} else {
+				ok[i] = false
+			}
 		}
-		if !any {
-			return nil, fmt.Errorf("%s", b.noNode(c, pool))
+		if !own {
+			return nil, errors.New(b.noNode(c, pool))
 		}
 	}
-	largest := 0
+	largest, any := 0, false
 	for i, n := range b.kn {
 		if ok[i] {
-			largest = max(largest, gpus(n))
+			largest, any = max(largest, gpus(n)), true
 		}
+	}
+	if !any {
+		return nil, fmt.Errorf("gang %s: no usable node of pool %q is allowed to all its pods (their nodeSelectors, node affinities and tolerations differ)",
+			jobKey(pods[0]), b.pass.Snap.Pools[pool].Name)
 	}
 	if slots > largest {
 		return nil, fmt.Errorf("requests %d %s, more than the largest usable node it may use in pool %q has (%d); a pod cannot span nodes",

@@ -200,3 +200,18 @@ func TestConstraintsBoundOutsideClass(t *testing.T) {
 		}
 	}
 }
+
+// A gang whose pods allow disjoint nodes waits, saying so.
+func TestConstraintsGangDisjoint(t *testing.T) {
+	nodes := []*v1.Node{node("a", 4, labelled("zone", "z1")), node("b", 4, labelled("zone", "z2"))}
+	member := func(zone string) func(*v1.Pod) {
+		return func(p *v1.Pod) {
+			selecting("zone", zone)(p)
+			p.Labels = map[string]string{LabelPodGroup: "g"}
+		}
+	}
+	_, why := placedOn(t, nodes, []*v1.Pod{pod("g-0", 4, member("z1")), pod("g-1", 4, member("z2"))})
+	if !strings.Contains(why["g-0"], "is allowed to all its pods") {
+		t.Errorf("waits %v, want the gang to say its pods share no node", why)
+	}
+}
