@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -49,7 +50,7 @@ func (b *builder) constraintOf(p *v1.Pod) (*constraint, error) {
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 		ns, err := nodeaffinity.NewNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
 		if err != nil {
-			return nil, fmt.Errorf("pod %s: required node affinity: %w", podKey(p), err)
+			return nil, fmt.Errorf("required node affinity: %w", err)
 		}
 		c.affinity = ns
 	}
@@ -89,20 +90,12 @@ func (b *builder) eligible(pods []*v1.Pod, pool, slots int) ([]bool, error) {
 		ok[i] = b.pass.Snap.Nodes[i].Pool == pool
 	}
 	for _, p := range pods {
-		c, err := b.constraintOf(p)
+		mine, err := b.allowed(p, pool)
 		if err != nil {
 			return nil, err
 		}
-		own := false
-		for i, n := range b.kn {
-			if b.pass.Snap.Nodes[i].Pool == pool && b.accepts(c, n) {
-				own = true
-			} else {
-				ok[i] = false
-			}
-		}
-		if !own {
-			return nil, errors.New(b.noNode(c, pool))
+		for i := range ok {
+			ok[i] = ok[i] && mine[i]
 		}
 	}
 	largest, any := 0, false
@@ -120,6 +113,57 @@ func (b *builder) eligible(pods []*v1.Pod, pool, slots int) ([]bool, error) {
 			slots, ResourceGPU, b.pass.Snap.Pools[pool].Name, largest)
 	}
 	return ok, nil
+}
+
+// allowed returns which nodes of the pool the pod may use, or an error
+// naming what rules them all out. Pods made from one template share their
+// constraints, so the answer is kept for the pass by the constraints'
+// JSON: a long queue of alike pods matches the nodes once.
+func (b *builder) allowed(p *v1.Pod, pool int) ([]bool, error) {
+	sel := maps.Clone(p.Spec.NodeSelector)
+	delete(sel, b.cfg.PoolLabel)
+	var aff *v1.NodeSelector
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		aff = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	key, err := json.Marshal(struct {
+		Pool int
+		Sel  map[string]string
+		Aff  *v1.NodeSelector
+		Tol  []v1.Toleration
+	}{pool, sel, aff, p.Spec.Tolerations})
+	if err != nil {
+		return nil, fmt.Errorf("pod %s: constraints: %w", podKey(p), err)
+	}
+	if got, ok := b.allowedBy[string(key)]; ok {
+		return got.nodes, got.err
+	}
+	got := b.match(p, pool)
+	b.allowedBy[string(key)] = got
+	return got.nodes, got.err
+}
+
+// allowance is allowed's answer.
+type allowance struct {
+	nodes []bool
+	err   error
+}
+
+func (b *builder) match(p *v1.Pod, pool int) allowance {
+	c, err := b.constraintOf(p)
+	if err != nil {
+		return allowance{err: err}
+	}
+	nodes := make([]bool, len(b.kn))
+	any := false
+	for i, n := range b.kn {
+		nodes[i] = b.pass.Snap.Nodes[i].Pool == pool && b.accepts(c, n)
+		any = any || nodes[i]
+	}
+	if !any {
+		return allowance{err: errors.New(b.noNode(c, pool))}
+	}
+	return allowance{nodes: nodes}
 }
 
 // noNode says why no node of the pool accepts the pod, constraint by

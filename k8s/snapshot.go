@@ -78,6 +78,8 @@ type builder struct {
 	kn       []*v1.Node // parallel to pass.Snap.Nodes
 	// elig holds, by job, the nodes its pods may use (constraints.go).
 	elig map[int][]bool
+	// allowedBy caches the nodes pods of alike constraints may use.
+	allowedBy map[string]allowance
 }
 
 // Cluster is the objects the informers show.
@@ -94,7 +96,7 @@ type Cluster struct {
 // count as used and evicted pods as draining; now is the snapshot's clock.
 func Build(cfg *Config, c Cluster, fl InFlight, now time.Time) *Pass {
 	b := &builder{cfg: cfg, fl: fl, groups: c.PodGroups, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{},
-		elig: map[int][]bool{}}
+		elig: map[int][]bool{}, allowedBy: map[string]allowance{}}
 	b.pass.Snap.Now = now.Unix()
 	b.addNodes(sortedNodes(c.Nodes))
 	b.addProjects()
