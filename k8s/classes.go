@@ -200,5 +200,5 @@ func classNote(p *Pass, gpu string) string {
 	if len(nodes) > 5 {
 		nodes = append(nodes[:5], "...")
 	}
-	return fmt.Sprintf(" (%s: the nodes its nodeSelector, node affinity and tolerations allow, here %s)", gpu, strings.Join(nodes, ", "))
+	return fmt.Sprintf(" (%s: nodes %s, of those its nodeSelector, node affinity and tolerations allow)", gpu, strings.Join(nodes, ", "))
 }

@@ -215,3 +215,20 @@ func TestConstraintsGangDisjoint(t *testing.T) {
 		t.Errorf("waits %v, want the gang to say its pods share no node", why)
 	}
 }
+
+// A class that is part of a GPU type gets a synthetic name, and a reason
+// naming it lists its nodes.
+func TestConstraintsClassNamedInReason(t *testing.T) {
+	nodes := []*v1.Node{
+		node("h1", 4, tainted("dedicated", "x", labelled("nvidia.com/gpu.product", "h100"))),
+		node("h2", 4, labelled("nvidia.com/gpu.product", "h100")),
+	}
+	pods := []*v1.Pod{
+		pod("fill", 4, func(p *v1.Pod) { p.Spec.NodeName = "h2" }),
+		pod("x", 4, selecting("nvidia.com/gpu.product", "h100")),
+	}
+	_, why := placedOn(t, nodes, pods)
+	if !strings.Contains(why["x"], "h100#") || !strings.Contains(why["x"], ": nodes h2, of those its nodeSelector") {
+		t.Errorf("x waits with %q, want its class named and listed", why["x"])
+	}
+}
