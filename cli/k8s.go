@@ -56,7 +56,7 @@ elsewhere --kubeconfig or $KUBECONFIG. See docs/kubernetes.md.`,
 	fl.StringVar(&f.cfg.SchedulerName, "scheduler-name", f.cfg.SchedulerName, "schedule the pods whose spec.schedulerName is this")
 	fl.StringVar(&f.cfg.PoolLabel, "pool-label", "", "node label whose values are pools, matched by the pods' nodeSelector (default: one pool)")
 	fl.StringVar(&f.cfg.GPULabel, "gpu-label", f.cfg.GPULabel, "node label naming the GPU type")
-	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", f.cfg.ToleratedTaints, "taint key that does not keep pods off a node (repeatable)")
+	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", f.cfg.ToleratedTaints, "taint key every pod is taken to tolerate, besides its own tolerations (repeatable)")
 	fl.StringVar(&f.policy, "policy", string(f.cfg.Pool.Policy), "pool policy: fifo, priority, quota or fair_share")
 	fl.StringVar(&f.projects, "projects", "", "YAML file mapping namespaces to projects with quota and shares (see docs/kubernetes.md)")
 	fl.BoolVar(&f.cfg.Pool.Backfill, "backfill", f.cfg.Pool.Backfill, "let smaller pods start past a blocked one")

@@ -6,11 +6,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/k8s"
 	"github.com/allot-sched/allot/k8s/podagent"
 	"github.com/allot-sched/allot/version"
 )
@@ -19,6 +22,7 @@ type k8sAgentFlags struct {
 	kubeconfig string
 	joinFile   string
 	cfg        podagent.Config
+	leader     k8s.LeaderElection
 	logLevel   string
 	logFormat  string
 }
@@ -34,9 +38,10 @@ slots), and run each task the master starts on one of them as a pod made
 from the job's pod_spec, pinned to that node. The pod's logs go to the
 master, its exit code ends the attempt, and a kill or preemption deletes
 the pod gracefully (SIGTERM, then SIGKILL after the grace period). After
-a restart the pods are adopted again by their labels. Inside a pod it
-uses the pod's service account; elsewhere --kubeconfig or $KUBECONFIG.
-See docs/kubernetes.md.`,
+a restart the pods are adopted again by their labels. Replicas elect a
+leader through a Lease; only the leader runs. Inside a pod it uses the
+pod's service account; elsewhere --kubeconfig or $KUBECONFIG. See
+docs/kubernetes.md.`,
 		Example: `  allot k8s-agent --master http://allot-master:8080 --namespace allot-jobs
   allot k8s-agent --node-selector nvidia.com/gpu.present=true --pool-label allot.dev/pool --image python:3.12`,
 		Args: cobra.NoArgs,
@@ -54,7 +59,16 @@ See docs/kubernetes.md.`,
 	fl.StringVar(&f.cfg.PoolLabel, "pool-label", "", "node label whose value is the node's pool (default: every node in --pool)")
 	fl.StringVar(&f.cfg.GPULabel, "gpu-label", "nvidia.com/gpu.product", "node label naming the GPU model, whose short form is the GPU type")
 	fl.StringVar(&f.joinFile, "join-token-file", "", "a file with the join token for the nodes' first registration (default: $"+JoinTokenEnv+")")
+	fl.StringSliceVar(&f.cfg.ToleratedTaints, "tolerated-taint", []string{"nvidia.com/gpu"}, "key of a NoSchedule or NoExecute taint that leaves a node offered to the master (repeatable); a node with another such taint, cordoned or not Ready offers no GPUs")
+	fl.DurationVar(&f.cfg.StartTimeout, "start-timeout", 10*time.Minute, "how long a pod may stay Pending (image pull back-off, volumes) before its attempt fails")
 	fl.DurationVar(&f.cfg.LogWait, "log-wait", 0, "how long an exit report waits for the end of the pod's log stream (default 30s)")
+	f.leader = k8s.DefaultLeaderElection()
+	fl.BoolVar(&f.leader.Enabled, "leader-elect", true, "run only while holding a Lease, so that several replicas can run")
+	fl.StringVar(&f.leader.Namespace, "leader-elect-namespace", "", "namespace of the leader election Lease (default: --namespace)")
+	fl.StringVar(&f.leader.Name, "leader-elect-name", "allot-k8s-agent", "name of the leader election Lease")
+	fl.DurationVar(&f.leader.LeaseDuration, "leader-elect-lease-duration", f.leader.LeaseDuration, "how long a Lease holds without renewal")
+	fl.DurationVar(&f.leader.RenewDeadline, "leader-elect-renew-deadline", f.leader.RenewDeadline, "how long the leader tries to renew before it stops")
+	fl.DurationVar(&f.leader.RetryPeriod, "leader-elect-retry-period", f.leader.RetryPeriod, "how often replicas try to take or renew the Lease")
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	return cmd
@@ -95,6 +109,15 @@ func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Info("allot k8s-agent started", "master", f.cfg.Master, "namespace", f.cfg.Namespace, "host", rc.Host)
-	return a.Run(ctx)
+	log.Info("allot k8s-agent started", "master", f.cfg.Master, "namespace", f.cfg.Namespace, "host", rc.Host,
+		"leader_elect", f.leader.Enabled)
+	if !f.leader.Enabled {
+		return a.Run(ctx)
+	}
+	if f.leader.Namespace == "" {
+		f.leader.Namespace = f.cfg.Namespace
+	}
+	// client-go's leader election logs through klog; send it to our log.
+	klog.SetSlogLogger(log)
+	return podagent.RunElected(ctx, cs, f.cfg, f.leader)
 }

@@ -14,6 +14,7 @@ func TestK8sAgentFlags(t *testing.T) {
 		{"missing kubeconfig", []string{"--master", "http://127.0.0.1:1", "--kubeconfig", "/nonexistent/kubeconfig"}, "kubernetes client configuration"},
 		{"missing join token file", []string{"--master", "http://127.0.0.1:1", "--join-token-file", "/nonexistent/token"}, "--join-token-file"},
 		{"bad log level", []string{"--log-level", "loud"}, "loud"},
+		{"bad start timeout", []string{"--start-timeout", "soon"}, "start-timeout"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

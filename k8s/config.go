@@ -39,10 +39,11 @@ type Config struct {
 	// GPULabel is the node label naming the GPU type; a pod's nodeSelector
 	// on it restricts the pod to that type.
 	GPULabel string
-	// ToleratedTaints are taint keys that do not exclude a node: GPU nodes
-	// commonly carry nvidia.com/gpu:NoSchedule, which GPU pods tolerate.
-	// Per-pod tolerations are not matched yet, so any other NoSchedule or
-	// NoExecute taint takes the node out of scheduling.
+	// ToleratedTaints are taint keys every pod is taken to tolerate: GPU
+	// nodes commonly carry nvidia.com/gpu:NoSchedule, which the
+	// ExtendedResourceToleration admission plugin, where enabled, adds to
+	// GPU pods. Other NoSchedule and NoExecute taints keep off the pods
+	// whose own tolerations do not tolerate them.
 	ToleratedTaints []string
 	// Pool is the policy every pool runs; its Name is ignored.
 	Pool sched.Pool

@@ -75,11 +75,15 @@ func decide(p *Pass, plan *sched.Plan, withdrawn []string) (binds []Bind, waits 
 	}
 	reasons := slices.Clone(withdrawn)
 	held := make([]bool, len(p.Jobs))
+	never := neverVictims(p, plan)
 	for _, pe := range plan.Pending {
 		if reasons[pe.Job] == "" {
-			reasons[pe.Job] = pe.Message(&p.Snap)
+			reasons[pe.Job] = pe.Message(&p.Snap) + classNote(p, p.Snap.Jobs[pe.Job].GPU)
 		}
-		held[pe.Job] = pe.Reason == sched.ReasonCheckpointing
+		held[pe.Job] = pe.Reason == sched.ReasonCheckpointing && never[pe.Job] == 0
+		if n := never[pe.Job]; n > 0 && withdrawn[pe.Job] == "" {
+			reasons[pe.Job] = fmt.Sprintf("its preemptionPolicy is Never, so the %d running pods that would make room for it are not evicted; waiting for GPUs to free up", n)
+		}
 	}
 	waits = append(waits, p.Waits...)
 	for j := range p.Jobs {
@@ -110,4 +114,21 @@ func decideJob(jp *JobPods, nodes []string, reason string) (binds []Bind, waits 
 		}
 	}
 	return binds, waits
+}
+
+// neverVictims counts, per job whose pods must not preempt, the tasks the
+// plan would preempt or move for it; victims leaves them running.
+func neverVictims(p *Pass, plan *sched.Plan) []int {
+	n := make([]int, len(p.Jobs))
+	for _, pr := range plan.Preemptions {
+		if p.Jobs[pr.For].NoPreempt {
+			n[pr.For]++
+		}
+	}
+	for _, mv := range plan.Moves {
+		if p.Jobs[mv.For].NoPreempt {
+			n[mv.For]++
+		}
+	}
+	return n
 }

@@ -12,13 +12,24 @@
 //
 // Mapping:
 //   - A node is a sched.Node whose slots are its allocatable nvidia.com/gpu.
-//     Cordoned nodes, nodes that are not Ready and nodes with a NoSchedule
-//     or NoExecute taint (other than the tolerated keys in Config) are left
-//     out. The GPU type comes from a node label (Config.GPULabel) and the
-//     pool from another (Config.PoolLabel), or every node is in one pool.
+//     Cordoned nodes and nodes that are not Ready are left out. The pool
+//     comes from a node label (Config.PoolLabel), or every node is in one
+//     pool.
 //   - A pod with spec.schedulerName equal to Config.SchedulerName is a job
-//     of one task whose slots are its nvidia.com/gpu request. Its pool and
-//     GPU type come from its nodeSelector on the same labels.
+//     of one task whose slots are its nvidia.com/gpu request. Its pool
+//     comes from its nodeSelector on the pool label.
+//   - A pod's whole nodeSelector, its required node affinity and its
+//     tolerations (against NoSchedule and NoExecute taints; the keys in
+//     Config.ToleratedTaints are tolerated by every pod) restrict it to
+//     some of its pool's nodes, matched with k8s.io/component-helpers
+//     (constraints.go). The core restricts a job only by GPU type, so
+//     sched.Node.GPU carries a node class instead: nodes that every job
+//     accepts alike share one (named by their GPU label where that names
+//     it alone), and a job gets the class of its nodes, or "" when it may
+//     use the whole pool. A job allowed on several classes is aimed, each
+//     pass, at the one where most of its pods fit now (classes.go). A pod
+//     no node allows waits with a reason counting the nodes each
+//     constraint leaves.
 //   - Pods sharing the coscheduling label pod-group.scheduling.sigs.k8s.io/name
 //     in a namespace are one job of N tasks (a gang). The gang is bound only
 //     once min-available of its pods (the label
@@ -47,12 +58,15 @@
 // (Preempting) allocation: its GPUs are held until it is gone and it is
 // never a victim again. A gang left below min-available is evicted whole.
 // Controllers re-create their evicted pods, which queue again; bare pods
-// are gone.
+// are gone. The core has no per-job switch against preempting, so the
+// preemptions and moves planned for a pod whose preemptionPolicy is Never
+// are dropped (victims) and the pod waits, saying so.
 //
 // Leader election (leader.go): with Config.Leader.Enabled, replicas
 // campaign for a coordination.k8s.io Lease and only the holder runs
 // passes; informers run in every replica. A new leader waits until its
 // informer shows every pod bound in a quorum read before its first pass.
+// Elect, the campaign loop, is shared with package podagent's RunElected.
 //
 // A pod never spans nodes, so a pod asking for more GPUs than the largest
 // node of its pool is never given to the core (which would place such a

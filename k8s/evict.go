@@ -21,7 +21,9 @@ type Evict struct {
 	For string
 }
 
-// victims are the pods the plan preempts or moves, each once. A bound pod
+// victims are the pods the plan preempts or moves, each once, but none
+// for a pod whose preemptionPolicy is Never (the core has no per-job
+// switch for it, so its preemptions are dropped here). A bound pod
 // cannot move in Kubernetes, so a moved pod is evicted like a preempted
 // one; re-created by its controller, it is placed again by a later pass.
 // A gang that would keep fewer bound pods than its min-available loses
@@ -30,10 +32,14 @@ func victims(p *Pass, plan *sched.Plan) []Evict {
 	type victim struct{ alloc, forJob int }
 	var vs []victim
 	for _, pr := range plan.Preemptions {
-		vs = append(vs, victim{pr.Alloc, pr.For})
+		if !p.Jobs[pr.For].NoPreempt {
+			vs = append(vs, victim{pr.Alloc, pr.For})
+		}
 	}
 	for _, mv := range plan.Moves {
-		vs = append(vs, victim{mv.Alloc, mv.For})
+		if !p.Jobs[mv.For].NoPreempt {
+			vs = append(vs, victim{mv.Alloc, mv.For})
+		}
 	}
 	var out []Evict
 	seen := map[types.UID]bool{}

@@ -3,6 +3,7 @@ package k8s
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"time"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
@@ -54,41 +56,77 @@ func identity() string {
 }
 
 // elect campaigns for the Lease and schedules while holding it, until ctx
-// ends. A replica that loses the Lease stops scheduling and campaigns
-// again. The Lease is released when ctx ends, so another replica takes
-// over within its retry period instead of waiting for the Lease to expire.
+// ends (Elect).
 func (s *Scheduler) elect(ctx context.Context) error {
 	le := s.cfg.Leader
-	name := le.Name
-	if name == "" {
-		name = s.cfg.SchedulerName
+	if le.Name == "" {
+		le.Name = s.cfg.SchedulerName
+	}
+	err := Elect(ctx, s.client, le, s.log, func(ctx context.Context) error {
+		s.lead(ctx)
+		return nil
+	})
+	// Elect returns without waiting for the leading loop it started;
+	// taking the loop's lock waits for it, so nothing is written after Run
+	// ends.
+	s.leading.Lock()
+	s.leading.Unlock() //nolint:staticcheck // an empty critical section is the wait
+	return err
+}
+
+// Elect campaigns for the Lease le names and runs lead while holding it,
+// until ctx ends. lead's context ends when the Lease is lost; a replica
+// that loses it campaigns again. A lead that returns an error gives the
+// Lease up (so a replica that cannot work does not keep others out) and
+// campaigns again after the retry period; one that returns nil keeps
+// holding it. The Lease is released when ctx ends, so another replica
+// takes over within its retry period instead of waiting for the Lease to
+// expire. le.Name must be set; an empty le.Identity is the host name and
+// a random suffix. Elect does not wait for lead to return.
+func Elect(ctx context.Context, client kubernetes.Interface, le LeaderElection, log *slog.Logger,
+	lead func(context.Context) error) error {
+	if le.Identity == "" {
+		le.Identity = identity()
 	}
 	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: le.Namespace, Name: name},
-		Client:     s.client.CoordinationV1(),
+		LeaseMeta:  metav1.ObjectMeta{Namespace: le.Namespace, Name: le.Name},
+		Client:     client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: le.Identity},
 	}
+	where := le.Namespace + "/" + le.Name
 	for ctx.Err() == nil {
+		term, end := context.WithCancel(ctx)
+		failed := make(chan struct{}, 1)
 		elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-			Lock: lock, Name: name, ReleaseOnCancel: true,
+			Lock: lock, Name: le.Name, ReleaseOnCancel: true,
 			LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(ctx context.Context) {
-					s.log.Info("leading", "lease", le.Namespace+"/"+name, "identity", le.Identity)
-					s.lead(ctx)
+					log.Info("leading", "lease", where, "identity", le.Identity)
+					if err := lead(ctx); err != nil && ctx.Err() == nil {
+						log.Error("giving the Lease up", "lease", where, "err", err)
+						failed <- struct{}{}
+						end()
+					}
 				},
-				OnStoppedLeading: func() { s.log.Info("not leading", "lease", le.Namespace+"/"+name) },
+				OnStoppedLeading: func() { log.Info("not leading", "lease", where) },
 			},
 		})
 		if err != nil {
+			end()
 			return fmt.Errorf("leader election: %w", err)
 		}
-		elector.Run(ctx)
+		elector.Run(term)
+		end()
+		select {
+		case <-failed:
+			select {
+			case <-ctx.Done():
+			case <-time.After(le.RetryPeriod):
+			}
+		default:
+		}
 	}
-	// Run returns without waiting for the leading loop it started; taking
-	// the loop's lock waits for it, so nothing is written after Run ends.
-	s.leading.Lock()
-	s.leading.Unlock() //nolint:staticcheck // an empty critical section is the wait
 	return nil
 }
 

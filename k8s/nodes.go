@@ -11,11 +11,11 @@ import (
 // allocatable pods (the kubelet's default maximum).
 const defaultPodLimit = 110
 
-// usable reports whether pods may be placed on the node: not cordoned,
+// usable reports whether pods may be placed on the node: not cordoned and
 // Ready (a node without conditions, as a freshly registered API object,
-// counts as ready so that tests and static nodes work), and without a
-// NoSchedule or NoExecute taint outside cfg.ToleratedTaints.
-func usable(cfg *Config, n *v1.Node) bool {
+// counts as ready so that tests and static nodes work). Taints are matched
+// against each pod's tolerations (constraints.go).
+func usable(n *v1.Node) bool {
 	if n.Spec.Unschedulable || n.DeletionTimestamp != nil {
 		return false
 	}
@@ -23,12 +23,6 @@ func usable(cfg *Config, n *v1.Node) bool {
 		if c.Type == v1.NodeReady && c.Status != v1.ConditionTrue {
 			return false
 		}
-	}
-	for _, t := range n.Spec.Taints {
-		if t.Effect == v1.TaintEffectPreferNoSchedule || slices.Contains(cfg.ToleratedTaints, t.Key) {
-			continue
-		}
-		return false
 	}
 	return true
 }
@@ -64,10 +58,10 @@ func poolOf(cfg *Config, labels map[string]string) string {
 
 // sortedNodes returns the usable nodes ordered by name, so that the
 // snapshot (and with it the plan) does not depend on informer order.
-func sortedNodes(cfg *Config, nodes []*v1.Node) []*v1.Node {
+func sortedNodes(nodes []*v1.Node) []*v1.Node {
 	out := make([]*v1.Node, 0, len(nodes))
 	for _, n := range nodes {
-		if usable(cfg, n) {
+		if usable(n) {
 			out = append(out, n)
 		}
 	}

@@ -138,3 +138,9 @@ func preemptible(p *v1.Pod) bool { return p.Labels[LabelPreemptible] != "false" 
 func draining(p *v1.Pod, evicted map[types.UID]bool) bool {
 	return p.DeletionTimestamp != nil || evicted[p.UID]
 }
+
+// neverPreempts reports whether the pod's PriorityClass says it must not
+// preempt (preemptionPolicy: Never, copied into the pod's spec).
+func neverPreempts(p *v1.Pod) bool {
+	return p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever
+}

@@ -22,6 +22,9 @@ type Pass struct {
 	// AllocPods runs parallel to Snap.Allocs: the pod of each running
 	// task, so that preemptions name the pods to evict.
 	AllocPods []*v1.Pod
+	// Classes maps the node classes in Snap's GPU fields to their nodes
+	// (classes.go).
+	Classes map[string][]string
 }
 
 // InFlight is what the scheduler asked of the API server that the
@@ -45,6 +48,9 @@ type JobPods struct {
 	Min int
 	// Gang is true for a pod group.
 	Gang bool
+	// NoPreempt is set for pods with preemptionPolicy: Never: no pod is
+	// evicted for them.
+	NoPreempt bool
 }
 
 // Wait is a pod that stays unbound, and why.
@@ -69,7 +75,11 @@ type builder struct {
 	pass     *Pass
 	pools    map[string]int
 	nodes    map[string]int
-	largest  []int // per pool: the slots of its largest node
+	kn       []*v1.Node // parallel to pass.Snap.Nodes
+	// elig holds, by job, the nodes its pods may use (constraints.go).
+	elig map[int][]bool
+	// allowedBy caches the nodes pods of alike constraints may use.
+	allowedBy map[string]allowance
 }
 
 // Cluster is the objects the informers show.
@@ -85,14 +95,16 @@ type Cluster struct {
 // holds bindings and evictions made but not yet seen, so that bound GPUs
 // count as used and evicted pods as draining; now is the snapshot's clock.
 func Build(cfg *Config, c Cluster, fl InFlight, now time.Time) *Pass {
-	b := &builder{cfg: cfg, fl: fl, groups: c.PodGroups, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{}}
+	b := &builder{cfg: cfg, fl: fl, groups: c.PodGroups, pass: &Pass{}, pools: map[string]int{}, nodes: map[string]int{},
+		elig: map[int][]bool{}, allowedBy: map[string]allowance{}}
 	b.pass.Snap.Now = now.Unix()
-	b.addNodes(sortedNodes(cfg, c.Nodes))
+	b.addNodes(sortedNodes(c.Nodes))
 	b.addProjects()
 	groups := b.sortPods(sortPods(c.Pods))
 	for _, g := range groups {
 		b.addGroup(g)
 	}
+	b.classify()
 	b.weigh()
 	return b.pass
 }
@@ -110,7 +122,6 @@ func (b *builder) addNodes(nodes []*v1.Node) {
 		b.pass.Snap.Pools = append(b.pass.Snap.Pools, p)
 		b.pools[name] = i
 	}
-	b.largest = make([]int, len(names))
 	for _, n := range nodes {
 		pool := b.pools[poolOf(b.cfg, n.Labels)]
 		b.nodes[n.Name] = len(b.pass.Snap.Nodes)
@@ -118,7 +129,7 @@ func (b *builder) addNodes(nodes []*v1.Node) {
 			Name: n.Name, Pool: pool, Slots: gpus(n), GPU: n.Labels[b.cfg.GPULabel],
 			Labels: n.Labels, ZeroSlotLimit: podLimit(n),
 		})
-		b.largest[pool] = max(b.largest[pool], gpus(n))
+		b.kn = append(b.kn, n)
 	}
 }
 
@@ -195,6 +206,10 @@ func (b *builder) alloc(job, node, slots int, p *v1.Pod) {
 func (b *builder) addGroup(g *group) {
 	first := append(slices.Clone(g.pending), g.bound...)[0]
 	slots, min, pool, err := b.shape(g, first)
+	var ok []bool
+	if err == nil {
+		ok, err = b.eligible(append(slices.Clone(g.pending), g.bound...), pool, slots)
+	}
 	project := 0
 	if err == nil {
 		project, err = b.projects.projectOf(first)
@@ -213,9 +228,10 @@ func (b *builder) addGroup(g *group) {
 	s.Jobs = append(s.Jobs, sched.Job{ID: g.key, Pool: pool, Kind: sched.KindCommand,
 		Submit: first.CreationTimestamp.Unix(), Seq: int64(j), Priority: priority(first), Weight: 1,
 		Preemptible: b.cfg.Pool.Preemption && preemptible(first), Project: project, Slots: slots, Waiting: len(g.pending),
-		MaxRunning: len(g.pending) + len(g.bound), GPU: first.Spec.NodeSelector[b.cfg.GPULabel]})
+		MaxRunning: len(g.pending) + len(g.bound)})
+	b.elig[j] = ok
 	b.pass.Jobs = append(b.pass.Jobs, JobPods{Pending: g.pending, Bound: len(g.bound), BoundPods: g.bound,
-		Min: min, Gang: g.gang})
+		Min: min, Gang: g.gang, NoPreempt: neverPreempts(first)})
 	for _, p := range g.bound {
 		if n, ok := b.nodes[boundNode(p, b.fl.Bound)]; ok {
 			b.alloc(j, n, slots, p)
@@ -247,10 +263,6 @@ func (b *builder) shape(g *group, first *v1.Pod) (slots, min, pool int, err erro
 	pool, ok := b.pools[name]
 	if !ok {
 		return 0, 0, 0, fmt.Errorf("no usable node is in pool %q", name)
-	}
-	if slots > b.largest[pool] {
-		return 0, 0, 0, fmt.Errorf("requests %d %s, more than the largest usable node in pool %q has (%d); a pod cannot span nodes",
-			slots, ResourceGPU, name, b.largest[pool])
 	}
 	return slots, min, pool, nil
 }

@@ -56,9 +56,9 @@ func TestBuild(t *testing.T) {
 		allocs int    // running allocations
 		wait   string // a substring of the first pre-core wait, if any
 	}{
-		{name: "cordoned, tainted and not-ready nodes are left out",
+		{name: "cordoned and not-ready nodes are left out, tainted ones kept for pods that tolerate them",
 			nodes:  []*v1.Node{node("a", 4, nil), node("b", 4, cordon), node("c", 4, taint("dedicated")), node("d", 4, notReady)},
-			nodesN: 1},
+			nodesN: 2},
 		{name: "the GPU taint is tolerated",
 			nodes: []*v1.Node{node("a", 4, taint(string(ResourceGPU)))}, nodesN: 1},
 		{name: "a pod bound by another scheduler holds its GPUs",

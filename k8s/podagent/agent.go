@@ -52,6 +52,15 @@ type Config struct {
 	// GPULabel is the node label naming the GPU model; default
 	// nvidia.com/gpu.product (GPU feature discovery).
 	GPULabel string
+	// ToleratedTaints are the keys of NoSchedule and NoExecute taints
+	// that leave a node offered to the master; a node with any other such
+	// taint offers no GPUs. Nil: nvidia.com/gpu, which GPU nodes commonly
+	// carry.
+	ToleratedTaints []string
+	// StartTimeout is how long a pod may stay Pending (waiting for an
+	// image, a volume, the kubelet) before its attempt fails with the
+	// reason it waits; default 10m.
+	StartTimeout time.Duration
 	// Logs reads a pod's output; default the kubelet's, through pods/log.
 	Logs LogSource
 	// LogWait bounds how long an exit report waits for the end of the
@@ -86,6 +95,12 @@ func (c *Config) defaults(cs kubernetes.Interface) error {
 	set(&c.Version, "k8s-agent")
 	if c.Logs == nil {
 		c.Logs = KubeletLogs{Client: cs}
+	}
+	if c.ToleratedTaints == nil {
+		c.ToleratedTaints = []string{string(GPUResource)}
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 10 * time.Minute
 	}
 	if c.LogWait <= 0 {
 		c.LogWait = 30 * time.Second
@@ -225,7 +240,13 @@ func (a *Agent) nodeChanged(ctx context.Context, o any) {
 		return
 	}
 	a.mu.Unlock()
-	l.setReg(reg)
+	if l.setReg(reg) {
+		if why := a.unavailable(n); why != "" {
+			a.log.Info("node unavailable: offering the master no GPUs; running pods go on", "node", n.Name, "why", why)
+		} else {
+			a.log.Info("node registration changed", "node", n.Name, "gpus", len(reg.GPUs), "pool", reg.Pool)
+		}
+	}
 }
 
 // nodeDeleted stops the node's link; the master ends what ran there as
@@ -250,7 +271,7 @@ func (a *Agent) nodeDeleted(o any) {
 
 // registration describes a node to the master: its allocatable GPUs,
 // numbered 0..N-1 (the device plugin picks the devices), of the type its
-// GPU label names.
+// GPU label names; none while the node is unavailable.
 func (a *Agent) registration(n *v1.Node) api.Register {
 	gpus := 0
 	if q, ok := n.Status.Allocatable[GPUResource]; ok {
@@ -263,6 +284,13 @@ func (a *Agent) registration(n *v1.Node) api.Register {
 	pool := a.cfg.Pool
 	if v := n.Labels[a.cfg.PoolLabel]; a.cfg.PoolLabel != "" && v != "" {
 		pool = v
+	}
+	if why := a.unavailable(n); why != "" {
+		// The protocol has no drain an agent may ask for; a node that
+		// offers no GPUs gets no new task, and the master keeps counting
+		// those running there as holding theirs (it never shows a node
+		// smaller than its running tasks), so they run on.
+		gpus = 0
 	}
 	reg := api.Register{Name: n.Name, Pool: pool, GPUs: make([]api.GPU, gpus), Version: a.cfg.Version}
 	for i := range reg.GPUs {

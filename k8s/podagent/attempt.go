@@ -26,7 +26,10 @@ type attempt struct {
 	stop string // "", api.CommandPreempt or api.CommandKill: what the master asked
 	// logs is closed when the pod's log stream has ended and its lines
 	// are delivered; nil until the stream starts.
-	logs    chan struct{}
+	logs chan struct{}
+	// recheck looks at a pod that has not started again once its start
+	// timeout is up; nil when none is set.
+	recheck *time.Timer
 	ending  bool  // the pod ended; its exit report is being made
 	queued  bool  // the exit report is queued: no longer running
 	exitSeq int64 // the exit report's Seq, once queued
@@ -165,12 +168,70 @@ func (a *Agent) observe(ctx context.Context, p *v1.Pod) {
 		go a.follow(ctx, node, id, p, att.logs)
 	}
 	a.mu.Unlock()
-	if rep, ended := podExit(p); ended {
-		a.finish(att, rep)
-	} else if why := stuck(p); why != "" {
+	rep, ended := podExit(p)
+	if !ended {
+		why := stuck(p)
+		if why == "" {
+			why = a.startOverdue(ctx, att, p)
+		}
+		if why == "" {
+			return
+		}
 		// The pod's own end: it is deleted once the master has the report.
-		a.finish(att, api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed), Error: why})
+		rep = api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed), Error: why}
 	}
+	a.finish(att, rep)
+}
+
+// startOverdue says why a pod that has not started after StartTimeout
+// will not be waited for any longer, or "". A pod waits for an image
+// pull back-off, a volume or a kubelet that may get over it, so such
+// waits are not failures at once; but the attempt holds its GPUs in the
+// master meanwhile, and the kubelet never gives up. The clock is the
+// pod's creation, which a restarted backend reads back from the pod; a
+// timer looks again once it is up, as a stuck pod may change no more.
+func (a *Agent) startOverdue(ctx context.Context, att *attempt, p *v1.Pod) string {
+	if p.Status.Phase != v1.PodPending || started(p) {
+		return ""
+	}
+	left := a.cfg.StartTimeout - time.Since(p.CreationTimestamp.Time)
+	if left <= 0 {
+		return fmt.Sprintf("the pod did not start within %v (--start-timeout): %s", a.cfg.StartTimeout, pendingReason(p))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if att.recheck == nil {
+		ns, name := p.Namespace, p.Name
+		att.recheck = time.AfterFunc(left+time.Second, func() {
+			a.mu.Lock()
+			att.recheck = nil
+			a.mu.Unlock()
+			if ctx.Err() != nil {
+				return
+			}
+			if cur, err := a.pods.Pods(ns).Get(name); err == nil {
+				a.observe(ctx, cur)
+			}
+		})
+	}
+	return ""
+}
+
+// pendingReason is what a pod that has not started waits for: a
+// container's waiting reason (ImagePullBackOff and its message), else a
+// false condition's, else the pod's phase.
+func pendingReason(p *v1.Pod) string {
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			return strings.TrimSpace(fmt.Sprintf("container %s is waiting: %s: %s", cs.Name, w.Reason, w.Message))
+		}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Status == v1.ConditionFalse && c.Reason != "" {
+			return strings.TrimSpace(fmt.Sprintf("%s is False: %s: %s", c.Type, c.Reason, c.Message))
+		}
+	}
+	return "it is still Pending (no kubelet has reported on it)"
 }
 
 // stuckReasons are the kubelet's reasons for a container that waits and

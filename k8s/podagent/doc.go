@@ -19,6 +19,14 @@
 // first registration (with the join token); the credentials are kept in
 // one Secret so that a restarted backend registers without a token.
 //
+// A node that is cordoned, not Ready, being deleted or carrying a
+// NoSchedule or NoExecute taint outside Config.ToleratedTaints registers
+// with no GPUs (nodes.go): the agent protocol has no drain an agent may
+// ask for, and a node of no GPUs gets no new slot task, while the master
+// keeps the slots of the tasks running there held (it never schedules a
+// node as smaller than what runs on it), so they run on. Once usable, the
+// node registers its GPUs again.
+//
 // # Pods
 //
 // A start becomes a pod named allot-JOB-TASK-ATTEMPT-RANK, built from the
@@ -37,7 +45,11 @@
 // or Failed, the main container's exit code ends the attempt (completed
 // or failed), with the pod's or container's reason (Evicted, OOMKilled)
 // in the report's error; a pod deleted by someone else fails the
-// attempt. A preempt is a delete with the master's grace as
+// attempt. A pod whose container can never start (InvalidImageName,
+// CreateContainerConfigError) fails the attempt at once; one still
+// Pending Config.StartTimeout after its creation (an image pull
+// back-off, a volume that does not mount) fails it with what it waits
+// for (startOverdue). A preempt is a delete with the master's grace as
 // gracePeriodSeconds, a kill a delete with the pod's own
 // terminationGracePeriodSeconds: the kubelet sends SIGTERM, the
 // checkpoint request of the preemption protocol, and SIGKILL at the
@@ -68,4 +80,8 @@
 // the delete, so the adopted pod still ends preempted or killed. A pod
 // removed while no backend ran leaves no trace: the master, not seeing
 // it listed, ends its attempt as lost.
+//
+// RunElected runs one backend among replicas: only the holder of a
+// coordination.k8s.io Lease (k8s.Elect) runs an Agent, a fresh one each
+// term, which adopts the pods as a restarted process does.
 package podagent

@@ -111,13 +111,15 @@ func (l *link) reportLoop(ctx context.Context) {
 
 // setReg updates the registration; a change makes the link register
 // again, which is how the master learns of a new GPU count or pool.
-func (l *link) setReg(reg api.Register) {
+func (l *link) setReg(reg api.Register) (changed bool) {
 	l.a.mu.Lock()
 	defer l.a.mu.Unlock()
-	if !reflect.DeepEqual(l.reg, reg) {
-		l.reg = reg
-		l.regGen++
+	if reflect.DeepEqual(l.reg, reg) {
+		return false
 	}
+	l.reg = reg
+	l.regGen++
+	return true
 }
 
 // enqueueLocked gives a report the next Seq and queues it; a.mu held.

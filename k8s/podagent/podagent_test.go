@@ -68,9 +68,23 @@ type env struct {
 	stop context.CancelFunc
 	done chan struct{}
 	runs int // backend processes started
+	// startTimeout, when set before startAgent, is the backend's
+	// StartTimeout.
+	startTimeout time.Duration
 }
 
 func newEnv(t *testing.T, name string) *env {
+	t.Helper()
+	e := setupEnv(t, name)
+	e.startAgent()
+	return e
+}
+
+// setupEnv is newEnv without a backend, for tests that start their own:
+// a backend stopped right after its first registration may not have
+// stored the node's credential yet, and the master then refuses the join
+// token to the next one until the node's lease runs out.
+func setupEnv(t *testing.T, name string) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -112,7 +126,6 @@ func newEnv(t *testing.T, name string) *env {
 	}
 	k8stest.AddNode(t, cs, e.node, 4, map[string]string{"allot-test": e.ns, "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"})
 	t.Cleanup(e.stopAgent)
-	e.startAgent()
 	return e
 }
 
@@ -123,7 +136,7 @@ func (e *env) startAgent() {
 	e.runs++
 	version := fmt.Sprintf("test-%d", e.runs)
 	a, err := podagent.New(e.cs, podagent.Config{Master: e.url, JoinToken: e.join, Namespace: e.ns, Version: version,
-		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second,
+		NodeSelector: "allot-test=" + e.ns, Logs: e.logs, LogWait: 5 * time.Second, StartTimeout: e.startTimeout,
 		Logger: slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		e.t.Fatal(err)
