@@ -65,6 +65,7 @@ func (p *parser) job(root *yaml.Node) *Job {
 		}
 	}
 	yamlfield.Field(f, "pod_spec", &j.PodSpec, podSpec)
+	p.podGPU(f, j.PodSpec, &j.Resources)
 	f.Done()
 	return j
 }
