@@ -127,6 +127,7 @@ type Agent struct {
 	base  string
 	creds *credentials
 	pods  corelisters.PodLister
+	nodes corelisters.NodeLister
 
 	mu    sync.Mutex
 	links map[string]*link
@@ -171,6 +172,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.pods = pods.Lister()
 	nodes := nodeInf.Core().V1().Nodes()
 	nodes.Informer() // registered before Start
+	a.nodes = nodes.Lister()
 	podInf.Start(ctx.Done())
 	nodeInf.Start(ctx.Done())
 	defer podInf.Shutdown()

@@ -78,6 +78,10 @@ func (a *Agent) start(ctx context.Context, l *link, c api.Command) {
 		a.failStart(l, key.id, err.Error())
 		return
 	}
+	if why := a.placementMisfit(pod, l.name); why != "" {
+		a.failStart(l, key.id, why)
+		return
+	}
 	made, err := a.cs.CoreV1().Pods(a.cfg.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		made, err = a.cs.CoreV1().Pods(a.cfg.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
