@@ -41,6 +41,13 @@
 // start or a start after a restart finds the pod instead of making
 // another.
 //
+// The master places a job by pool and GPU type only (jobfile sets the
+// type from a pod_spec selecting nvidia.com/gpu.product), and nothing in
+// Kubernetes checks a pod that names its node, so before making the pod
+// the agent checks the pod_spec's nodeSelector, required node affinity
+// and tolerations against the node (constraints.go): a node breaking one
+// fails the attempt, naming the rule and the node, with no pod made.
+//
 // The pod is reported running once created. When its phase is Succeeded
 // or Failed, the main container's exit code ends the attempt (completed
 // or failed), with the pod's or container's reason (Evicted, OOMKilled)
