@@ -37,7 +37,10 @@ nodes with the master as Allot nodes (their allocatable nvidia.com/gpu as
 slots), and run each task the master starts on one of them as a pod made
 from the job's pod_spec, pinned to that node. The pod's logs go to the
 master, its exit code ends the attempt, and a kill or preemption deletes
-the pod gracefully (SIGTERM, then SIGKILL after the grace period). After
+the pod gracefully (SIGTERM, then SIGKILL after the grace period). A
+pod_spec's nodeSelector, required node affinity and tolerations are
+checked against the node the master chose before the pod is made; a node
+breaking one fails the attempt, saying why. After
 a restart the pods are adopted again by their labels. Replicas elect a
 leader through a Lease; only the leader runs. Inside a pod it uses the
 pod's service account; elsewhere --kubeconfig or $KUBECONFIG. See
