@@ -151,7 +151,8 @@ type Resources struct {
 	// than Slots (halving down to MinSlots) and grow back. 0: not elastic;
 	// else 1 <= MinSlots <= Slots.
 	MinSlots int `json:"min_slots,omitempty"`
-	// GPU restricts the job to nodes of this GPU type; "": any type.
+	// GPU restricts the job to nodes of this GPU type; "": any type. A
+	// pod_spec selecting nodes by GPULabel sets it (podgpu.go).
 	GPU string `json:"gpu,omitempty"`
 	// Topology is whether a task spanning nodes must keep to one switch:
 	// "" (prefer, the default), TopologyPrefer or TopologyRequired.

@@ -64,7 +64,9 @@ func (p *parser) podGPU(f *yamlfield.Fields, raw json.RawMessage, r *Resources) 
 // the type only when each of its terms (which are alternatives) has an In
 // on GPULabel; other operators are left to the k8s-agent's check.
 func podGPUTypes(spec *corev1.PodSpec) (types []string, from, msg string) {
-	if v, ok := spec.NodeSelector[GPULabel]; ok {
+	// An empty model names no type (Type would say "unknown", the type of
+	// nodes without the label); the agent's check still applies.
+	if v := spec.NodeSelector[GPULabel]; v != "" {
 		types, from = []string{gpumodel.Type(v)}, "nodeSelector"
 	}
 	aff := affinityGPUTypes(spec)
@@ -102,7 +104,12 @@ func affinityGPUTypes(spec *corev1.PodSpec) []string {
 			}
 			var these []string
 			for _, v := range e.Values {
-				these = append(these, gpumodel.Type(v))
+				if v != "" {
+					these = append(these, gpumodel.Type(v))
+				}
+			}
+			if these == nil {
+				continue
 			}
 			if term == nil {
 				term = these

@@ -19,6 +19,7 @@ func TestPodSpecGPU(t *testing.T) {
 		name, src, want string
 	}{
 		{"none", "", ""},
+		{"empty model", "pod_spec:\n  spec: {nodeSelector: {nvidia.com/gpu.product: \"\"}}\n", ""},
 		{"no GPU label", "pod_spec:\n  spec: {nodeSelector: {disk: ssd}}\n", ""},
 		{"nodeSelector", "pod_spec:\n  spec: {nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n", "h100"},
 		{"nodeSelector agrees with gpu", "resources: {gpu: h100}\npod_spec:\n  spec: {nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-PCIe}}\n", "h100"},
