@@ -69,6 +69,8 @@ func runBench(ctx context.Context, t *benchTarget, f benchFlags) (*benchReport, 
 		Rate: f.rate, TaskTime: f.taskTime.String(), Submitters: f.submitters}
 	rep.AgentsUpS = time.Since(began).Seconds()
 	subStart := time.Now()
+	stopRSS, rssOut := make(chan struct{}), make(chan []rssSample, 1)
+	go sampleRSS(t.pid, subStart, r.endedCount, stopRSS, rssOut)
 	r.submit(ctx, cl)
 	rep.SubmitS = time.Since(subStart).Seconds()
 	waitErr := r.waitEnded(ctx)
@@ -79,6 +81,11 @@ func runBench(ctx context.Context, t *benchTarget, f benchFlags) (*benchReport, 
 	}
 	if peak, ok := procPeakRSS(t.pid); ok {
 		rep.MasterPeakRSSMiB = floatPtr(float64(peak) / (1 << 20))
+	}
+	close(stopRSS)
+	rep.MasterRSS = <-rssOut
+	if n := len(rep.MasterRSS); n > 0 {
+		rep.MasterEndRSSMiB = floatPtr(rep.MasterRSS[n-1].MiB)
 	}
 	stopAgents()
 	wg.Wait()
@@ -161,6 +168,13 @@ func (r *benchRun) onAck(reports []api.Report) {
 	case r.ended <- struct{}{}:
 	default:
 	}
+}
+
+// endedCount is how many jobs have ended for the harness.
+func (r *benchRun) endedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.exits
 }
 
 // job returns the record of job id, made on first sight: a start may come
