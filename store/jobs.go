@@ -195,7 +195,15 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 		where, args = append(where, "id < ?"), append(args, f.BeforeID)
 	}
 	if !f.SubmittedSince.IsZero() {
-		where, args = append(where, "submitted_ns >= ?"), append(args, nsOf(f.SubmittedSince))
+		// The bound on id stops the scan at the first job submitted since
+		// then (read from jobs_submitted): ids follow submission closely
+		// but not exactly, as the master stamps a job before the store
+		// numbers it, so the bound is the least such id, not the id of
+		// the earliest such submission. When none was, no id passes.
+		since := nsOf(f.SubmittedSince)
+		where = append(where, "submitted_ns >= ?", `id >= COALESCE(
+			(SELECT MIN(id) FROM jobs WHERE submitted_ns >= ?), 9223372036854775807)`)
+		args = append(args, since, since)
 	}
 	if !f.SubmittedBefore.IsZero() {
 		where, args = append(where, "submitted_ns < ?"), append(args, nsOf(f.SubmittedBefore))

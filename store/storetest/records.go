@@ -314,3 +314,46 @@ func testEventsByTime(t *testing.T, s store.Store, job store.Job) {
 		})
 	}
 }
+
+// testJobsSinceOutOfOrder checks that a since filter finds every job
+// submitted since then when ids do not follow submission times: the
+// master stamps a job before the store numbers it, so a later stamp can
+// get an earlier id, and the index's bound on ids must not skip it.
+func testJobsSinceOutOfOrder(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	// Submitted at 0, 3, 1, 2 and 5 hours, in id order.
+	var ids []int64
+	for i, h := range []time.Duration{0, 3, 1, 2, 5} {
+		j := sampleJob(fmt.Sprintf("job%d", i))
+		j.SubmittedAt = at(h * time.Hour)
+		ids = append(ids, mustCreate(t, s, j, 1).ID)
+	}
+	cases := []struct {
+		name string
+		f    store.JobFilter
+		want []int64
+	}{
+		{"since 2h", store.JobFilter{SubmittedSince: at(2 * time.Hour)}, []int64{ids[1], ids[3], ids[4]}},
+		{"since 2h, newest first", store.JobFilter{SubmittedSince: at(2 * time.Hour), Desc: true},
+			[]int64{ids[4], ids[3], ids[1]}},
+		{"since 2h, a page below the last", store.JobFilter{SubmittedSince: at(2 * time.Hour), Desc: true,
+			BeforeID: ids[4], Limit: 1}, []int64{ids[3]}},
+		{"since 1h", store.JobFilter{SubmittedSince: at(time.Hour)}, ids[1:]},
+		{"since 3h30m", store.JobFilter{SubmittedSince: at(3*time.Hour + 30*time.Minute)}, ids[4:]},
+		{"since after the last", store.JobFilter{SubmittedSince: at(6 * time.Hour)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			jobs, err := s.Jobs(ctx, c.f)
+			if err != nil {
+				t.Fatalf("list jobs: %v", err)
+			}
+			var got []int64
+			for _, j := range jobs {
+				got = append(got, j.ID)
+			}
+			wantEqual(t, "job ids", got, c.want)
+		})
+	}
+}

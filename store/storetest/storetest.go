@@ -45,6 +45,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"TaskTransitionRejects", testTaskTransitionRejects},
 		{"ReservedRestart", testReservedRestart},
 		{"ListJobsFilters", testListJobs},
+		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
 		{"Logs", testLogs},
 		{"Nodes", testNodes},
