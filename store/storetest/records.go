@@ -357,3 +357,60 @@ func testJobsSinceOutOfOrder(t *testing.T, target Target) {
 		})
 	}
 }
+
+// testEventsOfOneUpdateInOrder: the events of one transaction (which
+// PostgreSQL writes in one statement before the commit) come back in the
+// order they were recorded, after the events before it, and none of
+// them when the transaction fails.
+func testEventsOfOneUpdateInOrder(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("many"), 3)
+	steps := []struct{ from, to store.TaskState }{
+		{store.TaskQueued, store.TaskStarting}, {store.TaskStarting, store.TaskRunning},
+	}
+	write := func(fail error) error {
+		return s.Update(ctx, func(tx store.Tx) error {
+			for _, st := range steps {
+				for i := range 3 {
+					tr := store.TaskTransition{JobID: job.ID, Index: i, From: st.from, To: st.to, Attempt: 1}
+					if st.from == store.TaskQueued {
+						tr.Attempt, tr.Placement = 0, placement(fmt.Sprintf("n%d", i), 0)
+					}
+					if _, err := tx.TransitionTask(ctx, tr); err != nil {
+						return err
+					}
+				}
+			}
+			if _, err := tx.TransitionJob(ctx, store.JobTransition{ID: job.ID, From: store.JobQueued,
+				To: store.JobRunning}); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	if err := write(errBoom); err != errBoom {
+		t.Fatalf("failed update: %v, want %v", err, errBoom)
+	}
+	if evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID}); err != nil || len(evs) != 1 {
+		t.Fatalf("events after a failed update: %d (%v), want the submission's alone", len(evs), err)
+	}
+	if err := write(nil); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
+	if err != nil {
+		t.Fatalf("events: %v", err)
+	}
+	var got []string
+	for k, e := range evs {
+		if k > 0 && e.Seq <= evs[k-1].Seq {
+			t.Fatalf("event %d has sequence %d after %d", k, e.Seq, evs[k-1].Seq)
+		}
+		got = append(got, fmt.Sprintf("%d:%s", e.Index, e.To))
+	}
+	want := []string{"-1:queued", "0:starting", "1:starting", "2:starting", "0:running", "1:running", "2:running", "-1:running"}
+	wantEqual(t, "events", got, want)
+}
+
+var errBoom = fmt.Errorf("boom")

@@ -46,6 +46,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ReservedRestart", testReservedRestart},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
+		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
 		{"Logs", testLogs},
 		{"Nodes", testNodes},
