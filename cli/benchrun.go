@@ -28,14 +28,20 @@ type benchRun struct {
 	f benchFlags
 	t *benchTarget
 
-	mu         sync.Mutex
-	jobs       map[int64]*benchJob
-	submitLat  []time.Duration // every accepted submission, send to reply
-	busyLat    []time.Duration // those sent while a task ran
-	rejected   int
-	firstErr   error
-	dupStarts  int
-	running    int
+	mu        sync.Mutex
+	jobs      map[int64]*benchJob
+	submitLat []time.Duration // every accepted submission, send to reply
+	busyLat   []time.Duration // those sent while a task ran
+	rejected  int
+	firstErr  error
+	dupStarts int
+	running   int // started and not yet acknowledged as ended
+	// ends holds, in start order, when each fake task still running
+	// ends: the task time after its start. peak counts from it, not from
+	// running, because an exit's acknowledgement may reach the harness
+	// after the start that the master sent to the GPU it freed, and a
+	// peak above the GPUs would be the harness's artefact.
+	ends       []time.Time
 	peak       int
 	starts     int
 	exits      int
@@ -140,7 +146,12 @@ func (r *benchRun) onStart(s agent.TaskSpec) *mastertest.Exit {
 		r.firstStart = now
 	}
 	r.running++
-	r.peak = max(r.peak, r.running)
+	n := 0
+	for n < len(r.ends) && !r.ends[n].After(now) {
+		n++
+	}
+	r.ends = append(r.ends[n:], now.Add(r.f.taskTime))
+	r.peak = max(r.peak, len(r.ends))
 	r.mu.Unlock()
 	return &mastertest.Exit{Outcome: agent.OutcomeCompleted, After: r.f.taskTime}
 }
