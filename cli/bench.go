@@ -53,13 +53,13 @@ func newBenchLiveCmd() *cobra.Command {
 		Short: "Load a real master with simulated agents and a submitter, and report what it sustained",
 		Long: `Load a real master with simulated agents and a submitter, and report
 submit throughput and latency, the time from submission to start, the drain
-rate (task starts and exits per second), the master's CPU time and peak
-memory, and the store's size.
+rate (task starts and exits per second), the master's CPU time and memory
+(peak, at the end, and sampled every 2 s), and the store's size.
 
 Without --master, the command starts 'allot master' as a child process on
 a free local port, with SQLite in --data (a temporary directory unless
 given) or the store of --db, and stops it at the end; its CPU time and
-peak resident memory come from /proc. With --master it loads a running
+resident memory come from /proc. With --master it loads a running
 master instead: --token is an admin's API token (it makes a join token
 for the agents unless --join-token is given), and --master-pid names the
 master's process for CPU and memory.

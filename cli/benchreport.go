@@ -49,7 +49,12 @@ type benchReport struct {
 
 	MasterCPUS       *float64 `json:"master_cpu_s,omitempty"`
 	MasterPeakRSSMiB *float64 `json:"master_peak_rss_mib,omitempty"`
-	StoreBytes       int64    `json:"store_bytes,omitempty"`
+	MasterEndRSSMiB  *float64 `json:"master_end_rss_mib,omitempty"`
+	// MasterRSS is the master's resident memory sampled during the run,
+	// so that a reader can tell memory that grows with the finished jobs
+	// from a peak that the queue and the running tasks explain.
+	MasterRSS  []rssSample `json:"master_rss,omitempty"`
+	StoreBytes int64       `json:"store_bytes,omitempty"`
 }
 
 // latency holds percentiles of a sample, in milliseconds.
@@ -115,7 +120,14 @@ func (r *benchReport) print(w io.Writer, asJSON bool) error {
 		fmt.Fprintf(w, "master CPU  %.2f s (%.0f µs per job)\n", *r.MasterCPUS, *r.MasterCPUS*1e6/float64(max(r.Accepted, 1)))
 	}
 	if r.MasterPeakRSSMiB != nil {
-		fmt.Fprintf(w, "master RSS  %.0f MiB at peak\n", *r.MasterPeakRSSMiB)
+		fmt.Fprintf(w, "master RSS  %.0f MiB at peak", *r.MasterPeakRSSMiB)
+		if r.MasterEndRSSMiB != nil {
+			fmt.Fprintf(w, ", %.0f MiB at the end", *r.MasterEndRSSMiB)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.MasterRSS) > 0 {
+		fmt.Fprintf(w, "  sampled   %s\n", rssSummary(r.MasterRSS, 10))
 	}
 	if r.StoreBytes > 0 {
 		fmt.Fprintf(w, "store       %.1f MiB\n", float64(r.StoreBytes)/(1<<20))
@@ -148,9 +160,16 @@ func procCPU(pid int) (float64, bool) {
 	return (utime + stime) / 100, true
 }
 
+// procRSS is the resident memory (VmRSS) of process pid in bytes, from
+// /proc.
+func procRSS(pid int) (int64, bool) { return procStatusKB(pid, "VmRSS:") }
+
 // procPeakRSS is the peak resident memory (VmHWM) of process pid in
 // bytes, from /proc.
-func procPeakRSS(pid int) (int64, bool) {
+func procPeakRSS(pid int) (int64, bool) { return procStatusKB(pid, "VmHWM:") }
+
+// procStatusKB reads one kB field of /proc/PID/status, in bytes.
+func procStatusKB(pid int, field string) (int64, bool) {
 	if pid <= 0 {
 		return 0, false
 	}
@@ -159,7 +178,7 @@ func procPeakRSS(pid int) (int64, bool) {
 		return 0, false
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return kb << 10, err == nil
 		}

@@ -28,14 +28,20 @@ type benchRun struct {
 	f benchFlags
 	t *benchTarget
 
-	mu         sync.Mutex
-	jobs       map[int64]*benchJob
-	submitLat  []time.Duration // every accepted submission, send to reply
-	busyLat    []time.Duration // those sent while a task ran
-	rejected   int
-	firstErr   error
-	dupStarts  int
-	running    int
+	mu        sync.Mutex
+	jobs      map[int64]*benchJob
+	submitLat []time.Duration // every accepted submission, send to reply
+	busyLat   []time.Duration // those sent while a task ran
+	rejected  int
+	firstErr  error
+	dupStarts int
+	running   int // started and not yet acknowledged as ended
+	// ends holds, in start order, when each fake task still running
+	// ends: the task time after its start. peak counts from it, not from
+	// running, because an exit's acknowledgement may reach the harness
+	// after the start that the master sent to the GPU it freed, and a
+	// peak above the GPUs would be the harness's artefact.
+	ends       []time.Time
 	peak       int
 	starts     int
 	exits      int
@@ -69,6 +75,8 @@ func runBench(ctx context.Context, t *benchTarget, f benchFlags) (*benchReport, 
 		Rate: f.rate, TaskTime: f.taskTime.String(), Submitters: f.submitters}
 	rep.AgentsUpS = time.Since(began).Seconds()
 	subStart := time.Now()
+	stopRSS, rssOut := make(chan struct{}), make(chan []rssSample, 1)
+	go sampleRSS(t.pid, subStart, r.endedCount, stopRSS, rssOut)
 	r.submit(ctx, cl)
 	rep.SubmitS = time.Since(subStart).Seconds()
 	waitErr := r.waitEnded(ctx)
@@ -79,6 +87,11 @@ func runBench(ctx context.Context, t *benchTarget, f benchFlags) (*benchReport, 
 	}
 	if peak, ok := procPeakRSS(t.pid); ok {
 		rep.MasterPeakRSSMiB = floatPtr(float64(peak) / (1 << 20))
+	}
+	close(stopRSS)
+	rep.MasterRSS = <-rssOut
+	if n := len(rep.MasterRSS); n > 0 {
+		rep.MasterEndRSSMiB = floatPtr(rep.MasterRSS[n-1].MiB)
 	}
 	stopAgents()
 	wg.Wait()
@@ -133,7 +146,12 @@ func (r *benchRun) onStart(s agent.TaskSpec) *mastertest.Exit {
 		r.firstStart = now
 	}
 	r.running++
-	r.peak = max(r.peak, r.running)
+	n := 0
+	for n < len(r.ends) && !r.ends[n].After(now) {
+		n++
+	}
+	r.ends = append(r.ends[n:], now.Add(r.f.taskTime))
+	r.peak = max(r.peak, len(r.ends))
 	r.mu.Unlock()
 	return &mastertest.Exit{Outcome: agent.OutcomeCompleted, After: r.f.taskTime}
 }
@@ -161,6 +179,13 @@ func (r *benchRun) onAck(reports []api.Report) {
 	case r.ended <- struct{}{}:
 	default:
 	}
+}
+
+// endedCount is how many jobs have ended for the harness.
+func (r *benchRun) endedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.exits
 }
 
 // job returns the record of job id, made on first sight: a start may come

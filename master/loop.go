@@ -134,12 +134,44 @@ func (m *Master) checkTimeLimits(ctx context.Context) {
 			}
 		}
 	}
+	if len(over) == 0 {
+		return
+	}
+	// One transaction for every kill of the tick, not one per task: a
+	// burst of jobs submitted together reaches its limit together. The
+	// kill commands wait for the commit (persist before act).
+	err := m.inBatch(ctx, func() error { return m.killOverLimit(ctx, over) })
+	if err == nil {
+		return
+	}
+	m.log.Error("killing tasks past their time limit", "tasks", len(over), "err", err)
+	if len(over) == 1 {
+		return // the next tick tries again
+	}
+	// The batch put the mirror back. One at a time, so that a task whose
+	// kill cannot be stored does not hold up the others.
 	for _, t := range over {
-		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
-		if err := m.killTask(ctx, t, store.TaskKilled, reason); err != nil {
+		if err := m.inBatch(ctx, func() error { return m.killOverLimit(ctx, []*mtask{t}) }); err != nil {
 			m.log.Error("killing a task past its time limit", "task", t.id().String(), "err", err)
 		}
 	}
+}
+
+// killOverLimit kills tasks past their time limit within the open batch.
+// A kill that found the task in another state (it ended meanwhile) is
+// logged and skipped; any other error fails the batch. Callers hold mu.
+func (m *Master) killOverLimit(ctx context.Context, over []*mtask) error {
+	for _, t := range over {
+		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
+		err := m.killTask(ctx, t, store.TaskKilled, reason)
+		if batchFatal(err) {
+			return fmt.Errorf("kill task %s past its time limit: %w", t.id(), err)
+		}
+		if err != nil {
+			m.log.Warn("a task past its time limit changed state meanwhile", "task", t.id().String(), "err", err)
+		}
+	}
+	return nil
 }
 
 // killTask moves an active task to killing, persisted, then sends kill

@@ -60,7 +60,10 @@
 //   - Every job creation ("" → queued, one event per job, none per task),
 //     job and task transition, and change of a job's priority, weight or
 //     preemptibility appends an Event in the same transaction: the event
-//     log is complete and ordered by Event.Seq.
+//     log is complete and ordered by Event.Seq. (On PostgreSQL the events
+//     of an Update are written together just before its commit, in the
+//     order recorded: a read of the events within the Update does not
+//     see them yet.)
 //   - Log lines are keyed by (job, task, attempt, seq): re-sending a batch
 //     stores nothing twice, and a line for an attempt that does not exist
 //     is refused. Logs read back in (attempt, seq) order.

@@ -116,3 +116,43 @@ func BenchmarkHistoryPage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJobsSince measures one page of GET /jobs?since= (100 jobs,
+// newest first, the finished ones the store lists) over historyRows
+// finished jobs: "hour" asks for the last hour (120 jobs), "empty" for
+// a time after the last submission (no job: the case that read the whole
+// table before jobs_submitted), "old" for the second half of the store
+// (a full page at once).
+//
+//	go test -run '^$' -bench JobsSince -benchtime 200x ./store/
+func BenchmarkJobsSince(b *testing.B) {
+	n := historyRows(b)
+	s, err := Open(context.Background(), "", b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	fillHistory(b, s.(*sqlStore), n)
+	end := historyStart.Add(time.Duration(n) * historyEvery)
+	for _, c := range []struct {
+		name  string
+		since time.Time
+		want  int
+	}{
+		{"hour", end.Add(-time.Hour), 100},
+		{"empty", end.Add(time.Hour), 0},
+		{"old", historyStart.Add(time.Duration(n/2) * historyEvery), 100},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			f := JobFilter{States: []JobState{JobCompleted, JobFailed, JobKilled}, SubmittedSince: c.since,
+				Desc: true, Limit: 100}
+			for i := 0; i < b.N; i++ {
+				jobs, err := s.Jobs(ctx, f)
+				if err != nil || len(jobs) != c.want {
+					b.Fatalf("jobs: %d, %v; want %d", len(jobs), err, c.want)
+				}
+			}
+		})
+	}
+}

@@ -140,10 +140,40 @@ func (o *ops) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 
 // event appends to the event log, in the caller's transaction.
 func (o *ops) event(ctx context.Context, e Event) error {
+	if o.events != nil {
+		*o.events = append(*o.events, e)
+		return nil
+	}
 	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason)
 	if err != nil {
 		return fmt.Errorf("record event: %w", err)
+	}
+	return nil
+}
+
+// eventRowsPerInsert bounds the rows of one multi-row event insert: 7
+// parameters a row, well under PostgreSQL's 65,535.
+const eventRowsPerInsert = 1000
+
+// flushEvents writes the events gathered in o.events, in the order they
+// were recorded: PostgreSQL numbers the rows of one VALUES list in order,
+// so their sequence is what one insert each would have given.
+func (o *ops) flushEvents(ctx context.Context) error {
+	evs := *o.events
+	*o.events = nil
+	for start := 0; start < len(evs); start += eventRowsPerInsert {
+		chunk := evs[start:min(start+eventRowsPerInsert, len(evs))]
+		args := make([]any, 0, len(chunk)*7)
+		for _, e := range chunk {
+			args = append(args, e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason)
+		}
+		row := "(" + placeholders(7) + ")"
+		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
+		if _, err := o.q.ExecContext(ctx, o.d.q(query), args...); err != nil {
+			return fmt.Errorf("record %d events: %w", len(chunk), err)
+		}
 	}
 	return nil
 }

@@ -40,6 +40,11 @@ func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
 type ops struct {
 	q querier
 	d *dialect
+	// events, when not nil, gathers the events of an Update on
+	// PostgreSQL, written in one statement before its commit: each
+	// statement there is a round trip, made while the master holds its
+	// mutex, and events were a third of a batch's statements.
+	events *[]Event
 }
 
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
@@ -47,7 +52,14 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		if s.stmts != nil {
 			return fn(&ops{q: cachedTx{tx: tx, c: s.stmts}, d: s.d})
 		}
-		return fn(&ops{q: tx, d: s.d})
+		if s.d.name != "postgres" {
+			return fn(&ops{q: tx, d: s.d})
+		}
+		o := &ops{q: tx, d: s.d, events: new([]Event)}
+		if err := fn(o); err != nil {
+			return err
+		}
+		return o.flushEvents(ctx)
 	}
 	if s.group != nil {
 		return s.group.update(ctx, run)

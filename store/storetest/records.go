@@ -314,3 +314,103 @@ func testEventsByTime(t *testing.T, s store.Store, job store.Job) {
 		})
 	}
 }
+
+// testJobsSinceOutOfOrder checks that a since filter finds every job
+// submitted since then when ids do not follow submission times: the
+// master stamps a job before the store numbers it, so a later stamp can
+// get an earlier id, and the index's bound on ids must not skip it.
+func testJobsSinceOutOfOrder(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	// Submitted at 0, 3, 1, 2 and 5 hours, in id order.
+	var ids []int64
+	for i, h := range []time.Duration{0, 3, 1, 2, 5} {
+		j := sampleJob(fmt.Sprintf("job%d", i))
+		j.SubmittedAt = at(h * time.Hour)
+		ids = append(ids, mustCreate(t, s, j, 1).ID)
+	}
+	cases := []struct {
+		name string
+		f    store.JobFilter
+		want []int64
+	}{
+		{"since 2h", store.JobFilter{SubmittedSince: at(2 * time.Hour)}, []int64{ids[1], ids[3], ids[4]}},
+		{"since 2h, newest first", store.JobFilter{SubmittedSince: at(2 * time.Hour), Desc: true},
+			[]int64{ids[4], ids[3], ids[1]}},
+		{"since 2h, a page below the last", store.JobFilter{SubmittedSince: at(2 * time.Hour), Desc: true,
+			BeforeID: ids[4], Limit: 1}, []int64{ids[3]}},
+		{"since 1h", store.JobFilter{SubmittedSince: at(time.Hour)}, ids[1:]},
+		{"since 3h30m", store.JobFilter{SubmittedSince: at(3*time.Hour + 30*time.Minute)}, ids[4:]},
+		{"since after the last", store.JobFilter{SubmittedSince: at(6 * time.Hour)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			jobs, err := s.Jobs(ctx, c.f)
+			if err != nil {
+				t.Fatalf("list jobs: %v", err)
+			}
+			var got []int64
+			for _, j := range jobs {
+				got = append(got, j.ID)
+			}
+			wantEqual(t, "job ids", got, c.want)
+		})
+	}
+}
+
+// testEventsOfOneUpdateInOrder: the events of one transaction (which
+// PostgreSQL writes in one statement before the commit) come back in the
+// order they were recorded, after the events before it, and none of
+// them when the transaction fails.
+func testEventsOfOneUpdateInOrder(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("many"), 3)
+	steps := []struct{ from, to store.TaskState }{
+		{store.TaskQueued, store.TaskStarting}, {store.TaskStarting, store.TaskRunning},
+	}
+	write := func(fail error) error {
+		return s.Update(ctx, func(tx store.Tx) error {
+			for _, st := range steps {
+				for i := range 3 {
+					tr := store.TaskTransition{JobID: job.ID, Index: i, From: st.from, To: st.to, Attempt: 1}
+					if st.from == store.TaskQueued {
+						tr.Attempt, tr.Placement = 0, placement(fmt.Sprintf("n%d", i), 0)
+					}
+					if _, err := tx.TransitionTask(ctx, tr); err != nil {
+						return err
+					}
+				}
+			}
+			if _, err := tx.TransitionJob(ctx, store.JobTransition{ID: job.ID, From: store.JobQueued,
+				To: store.JobRunning}); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	if err := write(errBoom); err != errBoom {
+		t.Fatalf("failed update: %v, want %v", err, errBoom)
+	}
+	if evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID}); err != nil || len(evs) != 1 {
+		t.Fatalf("events after a failed update: %d (%v), want the submission's alone", len(evs), err)
+	}
+	if err := write(nil); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
+	if err != nil {
+		t.Fatalf("events: %v", err)
+	}
+	var got []string
+	for k, e := range evs {
+		if k > 0 && e.Seq <= evs[k-1].Seq {
+			t.Fatalf("event %d has sequence %d after %d", k, e.Seq, evs[k-1].Seq)
+		}
+		got = append(got, fmt.Sprintf("%d:%s", e.Index, e.To))
+	}
+	want := []string{"-1:queued", "0:starting", "1:starting", "2:starting", "0:running", "1:running", "2:running", "-1:running"}
+	wantEqual(t, "events", got, want)
+}
+
+var errBoom = fmt.Errorf("boom")

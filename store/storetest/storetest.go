@@ -45,6 +45,8 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"TaskTransitionRejects", testTaskTransitionRejects},
 		{"ReservedRestart", testReservedRestart},
 		{"ListJobsFilters", testListJobs},
+		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
+		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
 		{"Logs", testLogs},
 		{"Nodes", testNodes},

@@ -1,0 +1,106 @@
+package master
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/store"
+)
+
+// killCommands counts the kill commands an agent has got.
+func killCommands(a *mastertest.Agent) int {
+	n := 0
+	for _, c := range a.Commands() {
+		if c.Type == api.CommandKill {
+			n++
+		}
+	}
+	return n
+}
+
+// overLimit starts four 1-GPU jobs with a one-minute time limit on a
+// 4-GPU agent, has them run, and moves the clock past their limit.
+func overLimit(t *testing.T, h *harness) (*mastertest.Agent, []int64) {
+	t.Helper()
+	a := h.agent("n1", 4)
+	var ids []int64
+	for range 4 {
+		ids = append(ids, h.submit(jobSpec("train", 1, `, "time_limit": 60`)))
+	}
+	h.step()
+	h.sync(a, a)
+	for _, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskRunning {
+			t.Fatalf("job %d: task %s, want running", id, got)
+		}
+	}
+	h.clock.Advance(61 * time.Second)
+	return a, ids
+}
+
+// checkLimits runs the master's time-limit check as the tick does.
+func checkLimits(h *harness) {
+	h.m.lock()
+	defer h.m.mu.Unlock()
+	h.m.checkTimeLimits(h.ctx)
+}
+
+// TestTimeLimitKillsShareOneCommit: the tasks that reach their time limit
+// on one tick are moved to killing in one transaction, and each gets its
+// kill command once that commit is done.
+func TestTimeLimitKillsShareOneCommit(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	a, ids := overLimit(t, h)
+	before := cs.updates.Load()
+	checkLimits(h)
+	if got := cs.updates.Load() - before; got != 1 {
+		t.Fatalf("%d transactions to kill 4 tasks past their time limit, want 1", got)
+	}
+	for _, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskKilling {
+			t.Fatalf("job %d: task %s, want killing", id, got)
+		}
+	}
+	h.sync(a, a)
+	if got := killCommands(a); got != 4 {
+		t.Fatalf("the agent got %d kill commands, want 4", got)
+	}
+	for _, id := range ids {
+		if got := h.job(id).State; got != "killed" {
+			t.Fatalf("job %d: %s after its kill, want killed", id, got)
+		}
+	}
+}
+
+// TestFailedTimeLimitKillsSendNothing: when the kills' commit fails (and
+// so does each retry alone), no task is killing and no kill command goes
+// out; the next tick kills them all.
+func TestFailedTimeLimitKillsSendNothing(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	a, ids := overLimit(t, h)
+	cs.failCommit.Store(true)
+	before := cs.updates.Load()
+	checkLimits(h)
+	cs.failCommit.Store(false)
+	if got := cs.updates.Load() - before; got != 5 {
+		t.Fatalf("%d transactions, want 5: the batch, then each task alone", got)
+	}
+	for _, id := range ids {
+		if got := h.taskState(id, 0); got != store.TaskRunning {
+			t.Fatalf("job %d: task %s after kills that were not stored, want running", id, got)
+		}
+	}
+	h.sync(a)
+	if got := killCommands(a); got != 0 {
+		t.Fatalf("the agent got %d kill commands for kills not stored, want none", got)
+	}
+	checkLimits(h)
+	h.sync(a, a)
+	if got := killCommands(a); got != 4 {
+		t.Fatalf("the agent got %d kill commands after the next check, want 4", got)
+	}
+}
