@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
 
 	"github.com/allot-sched/allot/k8s"
 	"github.com/allot-sched/allot/sched"
@@ -95,7 +94,7 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// client-go's leader election logs through klog; send it to our log.
-	klog.SetSlogLogger(log)
+	klogTo(log)
 	s := k8s.New(cs, f.cfg, log)
 	s.Interval = f.interval
 	if s.Dynamic, err = dynamic.NewForConfig(rc); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/k8s"
@@ -121,6 +120,6 @@ func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
 		f.leader.Namespace = f.cfg.Namespace
 	}
 	// client-go's leader election logs through klog; send it to our log.
-	klog.SetSlogLogger(log)
+	klogTo(log)
 	return podagent.RunElected(ctx, cs, f.cfg, f.leader)
 }
