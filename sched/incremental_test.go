@@ -68,3 +68,40 @@ func evolve(rng *rand.Rand, s *Snapshot, p *Plan) bool {
 	*s = *next
 	return changed
 }
+
+// TestDrainFreeCounted checks each group's drainFree (the draining nodes
+// that have free slots, which lets freeOnDraining skip its walk) against a
+// count, after passes of a reused Scheduler over snapshots whose
+// preemptions drain: in the indexed snapshot and in the state the pass
+// left.
+func TestDrainFreeCounted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 29))
+	var sc Scheduler
+	for c := range 300 {
+		s := randSnapshot(rng, defaultGen)
+		for step := range 6 {
+			p, err := sc.Schedule(s)
+			if err != nil {
+				t.Fatalf("case %d step %d: %v", c, step, err)
+			}
+			for _, st := range []*state{&sc.base, &sc.st} {
+				for gi := range st.groups {
+					g := &st.groups[gi]
+					var n int32
+					for pos, node := range g.nodes {
+						if g.draining.has(int32(pos)) && st.free[node] > 0 {
+							n++
+						}
+					}
+					if n != g.drainFree {
+						t.Fatalf("case %d step %d group %d: drainFree %d, counted %d", c, step, gi, g.drainFree, n)
+					}
+				}
+			}
+			plan := clonePlan(p)
+			next := cloneSnapshot(s)
+			evolve(rng, next, &plan)
+			s = next
+		}
+	}
+}

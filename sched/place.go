@@ -99,6 +99,9 @@ func (st *state) single(g *group, r *request) (int32, int32) {
 // search for free slots masks out, for free slots that beat the best node
 // found so far.
 func (st *state) freeOnDraining(g *group, r *request, bestPos, bestF int32) (int32, int32) {
+	if g.drainFree == 0 && r.slots > 0 {
+		return bestPos, bestF // no draining node has a free slot
+	}
 	for pos := g.draining.first(nil); pos >= 0; pos = g.draining.next(pos+1, nil) {
 		f := st.free[g.nodes[pos]]
 		if f < r.slots {

@@ -16,7 +16,12 @@ type group struct {
 	// draining holds positions with slots that are draining from a
 	// preempted task and not yet claimed by a hold.
 	draining bitset
-	avail    int
+	// drainFree counts the positions in draining whose node also has free
+	// slots: when none has, freeOnDraining has nothing to find and skips
+	// its walk over draining, which after a large preemption is applied
+	// holds thousands of nodes (and was walked for every placement).
+	drainFree int32
+	avail     int
 	// switches splits the nodes by switch, when any node names one.
 	switches []domain
 }
@@ -93,8 +98,14 @@ func (st *state) update(s *Snapshot) error {
 		}
 		g := &st.groups[st.nodeGroup[i]]
 		pos := st.nodePos[i]
+		if g.draining.has(pos) && pf > 0 {
+			g.drainFree--
+		}
 		if d > 0 {
 			g.draining.set(pos)
+			if f > 0 {
+				g.drainFree++
+			}
 		} else {
 			g.draining.unset(pos)
 		}
@@ -259,7 +270,7 @@ func (st *state) index(g *group) {
 		g.buckets[f].reset(len(g.nodes))
 	}
 	g.draining.reset(len(g.nodes))
-	g.avail = 0
+	g.avail, g.drainFree = 0, 0
 	for pos, n := range g.nodes {
 		a := st.avail(n)
 		g.buckets[a].set(int32(pos))
@@ -267,6 +278,9 @@ func (st *state) index(g *group) {
 		g.avail += int(a)
 		if st.drain[n] > 0 {
 			g.draining.set(int32(pos))
+			if st.free[n] > 0 {
+				g.drainFree++
+			}
 		}
 	}
 }
@@ -276,12 +290,14 @@ func (st *state) take(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	was := st.drainFreeAt(g, pos, n)
 	fromFree := min(k, st.free[n])
 	st.free[n] -= fromFree
 	st.drain[n] -= k - fromFree
 	if st.drain[n] == 0 {
 		g.draining.unset(pos)
 	}
+	g.drainFree += st.drainFreeAt(g, pos, n) - was
 	st.move(g, pos, old, old-k)
 }
 
@@ -291,8 +307,10 @@ func (st *state) addDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	was := st.drainFreeAt(g, pos, n)
 	st.drain[n] += k
 	g.draining.set(pos)
+	g.drainFree += st.drainFreeAt(g, pos, n) - was
 	st.move(g, pos, old, old+k)
 }
 
@@ -301,10 +319,12 @@ func (st *state) removeDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	was := st.drainFreeAt(g, pos, n)
 	st.drain[n] -= k
 	if st.drain[n] == 0 {
 		g.draining.unset(pos)
 	}
+	g.drainFree += st.drainFreeAt(g, pos, n) - was
 	st.move(g, pos, old, old-k)
 }
 
@@ -314,8 +334,19 @@ func (st *state) release(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	was := st.drainFreeAt(g, pos, n)
 	st.free[n] += k
+	g.drainFree += st.drainFreeAt(g, pos, n) - was
 	st.move(g, pos, old, old+k)
+}
+
+// drainFreeAt is node n's part in its group's drainFree: 1 when it is
+// draining and has free slots.
+func (st *state) drainFreeAt(g *group, pos, n int32) int32 {
+	if st.free[n] > 0 && g.draining.has(pos) {
+		return 1
+	}
+	return 0
 }
 
 func (st *state) move(g *group, pos, from, to int32) {
@@ -344,7 +375,7 @@ func (st *state) copyFrom(o *state) {
 	st.groups = st.groups[:len(o.groups)]
 	for i := range o.groups {
 		d, s := &st.groups[i], &o.groups[i]
-		d.pool, d.gpu, d.size, d.avail = s.pool, s.gpu, s.size, s.avail
+		d.pool, d.gpu, d.size, d.avail, d.drainFree = s.pool, s.gpu, s.size, s.avail, s.drainFree
 		d.nodes, d.switches = s.nodes, s.switches
 		for len(d.buckets) < len(s.buckets) {
 			d.buckets = append(d.buckets, bitset{})
