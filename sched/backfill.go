@@ -122,7 +122,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			return
 		}
 		r := p.request(j, false)
-		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+		nodes, ok := p.find(&r, p.sc.scratch[:0])
 		if !ok {
 			if p.shrink(j) {
 				continue

@@ -61,6 +61,9 @@ type state struct {
 	// builds counts full builds: what depends only on the node layout
 	// (jobMemo's fit answers) holds while it stays the same.
 	builds uint64
+	// changes counts every change of the state's slots (move, index,
+	// copyFrom, update), so that findMemo can tell the state is the same.
+	changes uint64
 	// version is the Snapshot.NodesVersion of the last build.
 	version uint64
 }
@@ -78,6 +81,7 @@ func (st *state) avail(n int32) int32 { return st.free[n] + st.drain[n] }
 // do, so it re-indexes only the nodes whose free or draining count moved;
 // the result is identical to a full build.
 func (st *state) update(s *Snapshot) error {
+	st.changes++
 	if !st.sameLayout(s) {
 		return st.build(s)
 	}
@@ -260,6 +264,7 @@ func (st *state) subtractAllocs(s *Snapshot) error {
 
 // index rebuilds a group's buckets from the per-node counts.
 func (st *state) index(g *group) {
+	st.changes++
 	size := int(g.size)
 	for len(g.buckets) < size+1 {
 		g.buckets = append(g.buckets, bitset{})
@@ -350,6 +355,7 @@ func (st *state) drainFreeAt(g *group, pos, n int32) int32 {
 }
 
 func (st *state) move(g *group, pos, from, to int32) {
+	st.changes++
 	if st.track {
 		st.noteDirty(g.nodes[pos])
 	}
@@ -364,6 +370,7 @@ func (st *state) move(g *group, pos, from, to int32) {
 // reusing st's memory. What build fixes (the grouping, node positions,
 // the largest task per pool) is read-only afterwards and is shared.
 func (st *state) copyFrom(o *state) {
+	st.changes++
 	st.nodeGroup, st.nodePos = o.nodeGroup, o.nodePos
 	st.poolGroups, st.largest = o.poolGroups, o.largest
 	st.free = append(st.free[:0], o.free...)
