@@ -44,6 +44,13 @@ func TestFindMemoExact(t *testing.T) {
 				hits++
 			}
 			mutate(rng, p.st, len(s.Nodes))
+			for gi := range p.st.groups {
+				g := &p.st.groups[gi]
+				if err := checkDrainIndex(p.st, g); err != "" {
+					t.Fatalf("case %d group %d: %s", c, gi, err)
+				}
+				checkFreeOnDraining(t, rng, p.st, g, &r)
+			}
 		}
 	}
 	if hits == 0 {
@@ -78,6 +85,37 @@ func mutate(rng *rand.Rand, st *state, nodes int) {
 	case 3:
 		if used > 0 {
 			st.release(n, 1+rng.Int32N(used))
+		}
+	}
+}
+
+// checkFreeOnDraining compares freeOnDraining with a walk over every
+// draining node, from no best node and from a random one.
+func checkFreeOnDraining(t *testing.T, rng *rand.Rand, st *state, g *group, r *request) {
+	if len(g.nodes) == 0 || r.slots > g.size {
+		return
+	}
+	bestPos, bestF := int32(-1), int32(-1)
+	if rng.IntN(2) == 0 {
+		bestPos = int32(rng.IntN(len(g.nodes)))
+		bestF = r.slots + rng.Int32N(g.size-r.slots+1)
+	}
+	for _, spread := range []bool{false, true} {
+		q := *r
+		q.spread = spread
+		wantPos, wantF := bestPos, bestF
+		for pos := range g.nodes {
+			f := st.free[g.nodes[pos]]
+			if !g.draining.has(int32(pos)) || f < q.slots {
+				continue
+			}
+			if wantPos < 0 || (spread && f > wantF) || (!spread && f < wantF) || (f == wantF && int32(pos) < wantPos) {
+				wantPos, wantF = int32(pos), f
+			}
+		}
+		if gotPos, gotF := st.freeOnDraining(g, &q, bestPos, bestF); gotPos != wantPos || gotF != wantF {
+			t.Fatalf("freeOnDraining(spread %v, slots %d, from %d/%d) = %d/%d, a walk gives %d/%d",
+				spread, q.slots, bestPos, bestF, gotPos, gotF, wantPos, wantF)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -69,9 +71,9 @@ func evolve(rng *rand.Rand, s *Snapshot, p *Plan) bool {
 	return changed
 }
 
-// TestDrainFreeCounted checks each group's drainFree (the draining nodes
-// that have free slots, which lets freeOnDraining skip its walk) against a
-// count, after passes of a reused Scheduler over snapshots whose
+// TestDrainFreeCounted checks each group's index of draining nodes with
+// free slots (dfree, dcounts, drainFree; freeOnDraining reads it) against
+// the nodes, after passes of a reused Scheduler over snapshots whose
 // preemptions drain: in the indexed snapshot and in the state the pass
 // left.
 func TestDrainFreeCounted(t *testing.T) {
@@ -86,15 +88,8 @@ func TestDrainFreeCounted(t *testing.T) {
 			}
 			for _, st := range []*state{&sc.base, &sc.st} {
 				for gi := range st.groups {
-					g := &st.groups[gi]
-					var n int32
-					for pos, node := range g.nodes {
-						if g.draining.has(int32(pos)) && st.free[node] > 0 {
-							n++
-						}
-					}
-					if n != g.drainFree {
-						t.Fatalf("case %d step %d group %d: drainFree %d, counted %d", c, step, gi, g.drainFree, n)
+					if err := checkDrainIndex(st, &st.groups[gi]); err != "" {
+						t.Fatalf("case %d step %d group %d: %s", c, step, gi, err)
 					}
 				}
 			}
@@ -104,4 +99,27 @@ func TestDrainFreeCounted(t *testing.T) {
 			s = next
 		}
 	}
+}
+
+// checkDrainIndex compares g's dfree with its nodes' counts.
+func checkDrainIndex(st *state, g *group) string {
+	var total int32
+	counts := make([]int32, len(g.dcounts))
+	for pos, node := range g.nodes {
+		f := st.free[node]
+		in := g.draining.has(int32(pos)) && f > 0
+		for k := range g.dfree {
+			if g.dfree[k].has(int32(pos)) != (in && int32(k) == f) {
+				return fmt.Sprintf("node %d (free %d, drain %d): dfree[%d] wrong", node, f, st.drain[node], k)
+			}
+		}
+		if in {
+			total++
+			counts[f]++
+		}
+	}
+	if total != g.drainFree || !slices.Equal(counts, g.dcounts) {
+		return fmt.Sprintf("drainFree %d dcounts %v, counted %d %v", g.drainFree, g.dcounts, total, counts)
+	}
+	return ""
 }

@@ -16,10 +16,14 @@ type group struct {
 	// draining holds positions with slots that are draining from a
 	// preempted task and not yet claimed by a hold.
 	draining bitset
-	// drainFree counts the positions in draining whose node also has free
-	// slots: when none has, freeOnDraining has nothing to find and skips
-	// its walk over draining, which after a large preemption is applied
-	// holds thousands of nodes (and was walked for every placement).
+	// dfree[f] holds the positions in draining whose node has exactly
+	// f > 0 free slots (dcounts[f] of them, drainFree in all), so that
+	// freeOnDraining finds the best of them by free count as single does
+	// with buckets, instead of walking draining: after a large preemption
+	// is carried out thousands of nodes drain, and every placement walked
+	// them all.
+	dfree     []bitset
+	dcounts   []int32
 	drainFree int32
 	avail     int
 	// switches splits the nodes by switch, when any node names one.
@@ -103,12 +107,12 @@ func (st *state) update(s *Snapshot) error {
 		g := &st.groups[st.nodeGroup[i]]
 		pos := st.nodePos[i]
 		if g.draining.has(pos) && pf > 0 {
-			g.drainFree--
+			g.dfreeMove(pos, pf, -1)
 		}
 		if d > 0 {
 			g.draining.set(pos)
 			if f > 0 {
-				g.drainFree++
+				g.dfreeMove(pos, f, 1)
 			}
 		} else {
 			g.draining.unset(pos)
@@ -275,6 +279,14 @@ func (st *state) index(g *group) {
 		g.buckets[f].reset(len(g.nodes))
 	}
 	g.draining.reset(len(g.nodes))
+	for len(g.dfree) < size+1 {
+		g.dfree = append(g.dfree, bitset{})
+	}
+	g.dfree = g.dfree[:size+1]
+	for f := range g.dfree {
+		g.dfree[f].reset(len(g.nodes))
+	}
+	g.dcounts = resize(g.dcounts, size+1)
 	g.avail, g.drainFree = 0, 0
 	for pos, n := range g.nodes {
 		a := st.avail(n)
@@ -284,7 +296,7 @@ func (st *state) index(g *group) {
 		if st.drain[n] > 0 {
 			g.draining.set(int32(pos))
 			if st.free[n] > 0 {
-				g.drainFree++
+				g.dfreeMove(int32(pos), st.free[n], 1)
 			}
 		}
 	}
@@ -295,14 +307,14 @@ func (st *state) take(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
-	was := st.drainFreeAt(g, pos, n)
+	st.unindexDrain(g, pos, n)
 	fromFree := min(k, st.free[n])
 	st.free[n] -= fromFree
 	st.drain[n] -= k - fromFree
 	if st.drain[n] == 0 {
 		g.draining.unset(pos)
 	}
-	g.drainFree += st.drainFreeAt(g, pos, n) - was
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old-k)
 }
 
@@ -312,10 +324,10 @@ func (st *state) addDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
-	was := st.drainFreeAt(g, pos, n)
+	st.unindexDrain(g, pos, n)
 	st.drain[n] += k
 	g.draining.set(pos)
-	g.drainFree += st.drainFreeAt(g, pos, n) - was
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old+k)
 }
 
@@ -324,12 +336,12 @@ func (st *state) removeDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
-	was := st.drainFreeAt(g, pos, n)
+	st.unindexDrain(g, pos, n)
 	st.drain[n] -= k
 	if st.drain[n] == 0 {
 		g.draining.unset(pos)
 	}
-	g.drainFree += st.drainFreeAt(g, pos, n) - was
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old-k)
 }
 
@@ -339,19 +351,36 @@ func (st *state) release(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
-	was := st.drainFreeAt(g, pos, n)
+	st.unindexDrain(g, pos, n)
 	st.free[n] += k
-	g.drainFree += st.drainFreeAt(g, pos, n) - was
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old+k)
 }
 
-// drainFreeAt is node n's part in its group's drainFree: 1 when it is
-// draining and has free slots.
-func (st *state) drainFreeAt(g *group, pos, n int32) int32 {
-	if st.free[n] > 0 && g.draining.has(pos) {
-		return 1
+// unindexDrain takes node n out of its group's dfree before its free or
+// draining slots change; indexDrain puts it back after.
+func (st *state) unindexDrain(g *group, pos, n int32) {
+	if f := st.free[n]; f > 0 && g.draining.has(pos) {
+		g.dfreeMove(pos, f, -1)
 	}
-	return 0
+}
+
+func (st *state) indexDrain(g *group, pos, n int32) {
+	if f := st.free[n]; f > 0 && g.draining.has(pos) {
+		g.dfreeMove(pos, f, 1)
+	}
+}
+
+// dfreeMove adds (d = 1) or removes (d = -1) position pos, with f free
+// slots, in dfree.
+func (g *group) dfreeMove(pos, f, d int32) {
+	if d > 0 {
+		g.dfree[f].set(pos)
+	} else {
+		g.dfree[f].unset(pos)
+	}
+	g.dcounts[f] += d
+	g.drainFree += d
 }
 
 func (st *state) move(g *group, pos, from, to int32) {
@@ -383,6 +412,14 @@ func (st *state) copyFrom(o *state) {
 	for i := range o.groups {
 		d, s := &st.groups[i], &o.groups[i]
 		d.pool, d.gpu, d.size, d.avail, d.drainFree = s.pool, s.gpu, s.size, s.avail, s.drainFree
+		for len(d.dfree) < len(s.dfree) {
+			d.dfree = append(d.dfree, bitset{})
+		}
+		d.dfree = d.dfree[:len(s.dfree)]
+		for f := range s.dfree {
+			d.dfree[f].copyFrom(&s.dfree[f])
+		}
+		d.dcounts = append(d.dcounts[:0], s.dcounts...)
 		d.nodes, d.switches = s.nodes, s.switches
 		for len(d.buckets) < len(s.buckets) {
 			d.buckets = append(d.buckets, bitset{})
