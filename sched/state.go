@@ -68,6 +68,11 @@ type state struct {
 	// changes counts every change of the state's slots (move, index,
 	// copyFrom, update), so that findMemo can tell the state is the same.
 	changes uint64
+	// grew counts the changes that can give a node more free or available
+	// slots (release, addDrain, index, copyFrom, update): while it stays,
+	// slots are only taken, and a one-node placement that failed still
+	// fails (findMemo).
+	grew uint64
 	// version is the Snapshot.NodesVersion of the last build.
 	version uint64
 }
@@ -86,6 +91,7 @@ func (st *state) avail(n int32) int32 { return st.free[n] + st.drain[n] }
 // the result is identical to a full build.
 func (st *state) update(s *Snapshot) error {
 	st.changes++
+	st.grew++
 	if !st.sameLayout(s) {
 		return st.build(s)
 	}
@@ -269,6 +275,7 @@ func (st *state) subtractAllocs(s *Snapshot) error {
 // index rebuilds a group's buckets from the per-node counts.
 func (st *state) index(g *group) {
 	st.changes++
+	st.grew++
 	size := int(g.size)
 	for len(g.buckets) < size+1 {
 		g.buckets = append(g.buckets, bitset{})
@@ -324,6 +331,7 @@ func (st *state) addDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	st.grew++
 	st.unindexDrain(g, pos, n)
 	st.drain[n] += k
 	g.draining.set(pos)
@@ -351,6 +359,7 @@ func (st *state) release(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	st.grew++
 	st.unindexDrain(g, pos, n)
 	st.free[n] += k
 	st.indexDrain(g, pos, n)
@@ -400,6 +409,7 @@ func (st *state) move(g *group, pos, from, to int32) {
 // the largest task per pool) is read-only afterwards and is shared.
 func (st *state) copyFrom(o *state) {
 	st.changes++
+	st.grew++
 	st.nodeGroup, st.nodePos = o.nodeGroup, o.nodePos
 	st.poolGroups, st.largest = o.poolGroups, o.largest
 	st.free = append(st.free[:0], o.free...)
