@@ -9,6 +9,24 @@ type release struct {
 	at    int64
 	nodes []NodeSlots
 	job   int32
+	ord   int32 // the release's place in its list before sortReleases
+}
+
+// sortReleases sorts releases by time, keeping the list's order among
+// equal times, as slices.SortStableFunc does: but a stable sort of the
+// 40,000 releases of a full cluster (symMerge) took half of an EASY pass,
+// and numbering them and sorting by time then number is several times
+// faster, with the same result.
+func sortReleases(ends []release) {
+	for i := range ends {
+		ends[i].ord = int32(i)
+	}
+	slices.SortFunc(ends, func(a, b release) int {
+		if a.at != b.at {
+			return cmp64(a.at, b.at)
+		}
+		return int(a.ord - b.ord)
+	})
 }
 
 // easy is FIFO with EASY backfilling (Mu'alem and Feitelson): jobs start in
@@ -91,7 +109,7 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 	}
 	ends = p.licenseEnds(pool, head, firstStart, ends)
 	p.sc.lic.shadowFromFree()
-	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })
+	sortReleases(ends)
 	p.sc.ends = ends
 	r := p.request(head, true)
 	for i := 0; i < len(ends); {
@@ -122,7 +140,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			return
 		}
 		r := p.request(j, false)
-		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+		nodes, ok := p.find(&r, p.sc.scratch[:0])
 		if !ok {
 			if p.shrink(j) {
 				continue

@@ -13,24 +13,29 @@ import (
 // plan's first four starts run. "rev" gives every job a Rev, as a caller
 // that keeps them does (jobmemo.go); "norev" makes the same changes with
 // no Revs, so every pass works everything out again. Only the passes are
-// timed; cpu-ms/op is the CPU time of the passes alone.
+// timed; cpu-ms/op is the CPU time of the passes alone. "applied" is
+// "rev" with the previous plan's preemptions carried out too (the victims
+// drain, Alloc.Preempting), as the master and the simulator do: "rev"
+// leaves them undone, so every pass plans the same preemptions again.
+// The first plan's preemptions (some 25,000 under priority) are a large
+// change, so "applied" makes two untimed passes after it first.
 func BenchmarkSchedulePassAfterChange(b *testing.B) {
 	for _, fill := range []float64{1, 0.5} {
 		for _, pol := range realPolicies {
 			base := realSnapshot(10_000, 100_000, fill, pol.pool)
-			for _, mode := range []string{"rev", "norev"} {
+			for _, mode := range []string{"rev", "norev", "applied"} {
 				b.Run(fmt.Sprintf("fill=%v/policy=%s/%s", fill, pol.name, mode), func(b *testing.B) {
-					benchAfterChange(b, base, mode == "rev")
+					benchAfterChange(b, base, mode != "norev", mode == "applied")
 				})
 			}
 		}
 	}
 }
 
-func benchAfterChange(b *testing.B, base *Snapshot, revs bool) {
+func benchAfterChange(b *testing.B, base *Snapshot, revs, preempt bool) {
 	s := *base
 	s.Jobs, s.Allocs = slices.Clone(base.Jobs), slices.Clone(base.Allocs)
-	c := changer{rng: rand.New(rand.NewPCG(5, 9)), revs: revs}
+	c := changer{rng: rand.New(rand.NewPCG(5, 9)), revs: revs, preempt: preempt}
 	for i := range s.Jobs {
 		s.Jobs[i].Rev = c.next()
 	}
@@ -38,6 +43,12 @@ func benchAfterChange(b *testing.B, base *Snapshot, revs bool) {
 	p, err := sc.Schedule(&s)
 	if err != nil {
 		b.Fatal(err)
+	}
+	for range 2 * b2i(preempt) {
+		c.change(&s, p)
+		if p, err = sc.Schedule(&s); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportAllocs()
 	var cpu int64
@@ -67,6 +78,8 @@ type changer struct {
 	rev  uint64
 	revs bool
 	seq  int
+	// preempt carries out the plan's preemptions too.
+	preempt bool
 }
 
 func (c *changer) next() uint64 {
@@ -77,9 +90,13 @@ func (c *changer) next() uint64 {
 	return c.rev
 }
 
-// change applies up to four of p's starts, ends four running tasks,
+// change carries out p's preemptions when c.preempt, applies up to four
+// of p's starts, ends four running tasks,
 // removes four queued jobs and submits four.
 func (c *changer) change(s *Snapshot, p *Plan) {
+	for _, pr := range p.Preemptions[:len(p.Preemptions)*b2i(c.preempt)] {
+		s.Allocs[pr.Alloc].Preempting = true
+	}
 	for _, st := range p.Starts[:min(4, len(p.Starts))] {
 		s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
 		s.Jobs[st.Job].Waiting--

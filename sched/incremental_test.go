@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -67,4 +69,57 @@ func evolve(rng *rand.Rand, s *Snapshot, p *Plan) bool {
 	next.Now += int64(rng.IntN(30))
 	*s = *next
 	return changed
+}
+
+// TestDrainFreeCounted checks each group's index of draining nodes with
+// free slots (dfree, dcounts, drainFree; freeOnDraining reads it) against
+// the nodes, after passes of a reused Scheduler over snapshots whose
+// preemptions drain: in the indexed snapshot and in the state the pass
+// left.
+func TestDrainFreeCounted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 29))
+	var sc Scheduler
+	for c := range 300 {
+		s := randSnapshot(rng, defaultGen)
+		for step := range 6 {
+			p, err := sc.Schedule(s)
+			if err != nil {
+				t.Fatalf("case %d step %d: %v", c, step, err)
+			}
+			for _, st := range []*state{&sc.base, &sc.st} {
+				for gi := range st.groups {
+					if err := checkDrainIndex(st, &st.groups[gi]); err != "" {
+						t.Fatalf("case %d step %d group %d: %s", c, step, gi, err)
+					}
+				}
+			}
+			plan := clonePlan(p)
+			next := cloneSnapshot(s)
+			evolve(rng, next, &plan)
+			s = next
+		}
+	}
+}
+
+// checkDrainIndex compares g's dfree with its nodes' counts.
+func checkDrainIndex(st *state, g *group) string {
+	var total int32
+	counts := make([]int32, len(g.dcounts))
+	for pos, node := range g.nodes {
+		f := st.free[node]
+		in := g.draining.has(int32(pos)) && f > 0
+		for k := range g.dfree {
+			if g.dfree[k].has(int32(pos)) != (in && int32(k) == f) {
+				return fmt.Sprintf("node %d (free %d, drain %d): dfree[%d] wrong", node, f, st.drain[node], k)
+			}
+		}
+		if in {
+			total++
+			counts[f]++
+		}
+	}
+	if total != g.drainFree || !slices.Equal(counts, g.dcounts) {
+		return fmt.Sprintf("drainFree %d dcounts %v, counted %d %v", g.drainFree, g.dcounts, total, counts)
+	}
+	return ""
 }

@@ -99,15 +99,25 @@ func (st *state) single(g *group, r *request) (int32, int32) {
 // search for free slots masks out, for free slots that beat the best node
 // found so far.
 func (st *state) freeOnDraining(g *group, r *request, bestPos, bestF int32) (int32, int32) {
-	for pos := g.draining.first(nil); pos >= 0; pos = g.draining.next(pos+1, nil) {
-		f := st.free[g.nodes[pos]]
-		if f < r.slots {
+	if g.drainFree == 0 || r.slots <= 0 {
+		return bestPos, bestF // no draining node has a free slot
+	}
+	// The best draining node has the fewest free slots that hold the task
+	// (the most, for spread), the lowest position among those.
+	f, last, step := r.slots, g.size, int32(1)
+	if r.spread {
+		f, last, step = g.size, r.slots, -1
+	}
+	for ; f*step <= last*step; f += step {
+		if g.dcounts[f] == 0 {
 			continue
 		}
+		pos := g.dfree[f].first(nil)
 		if bestPos < 0 || (r.spread && f > bestF) || (!r.spread && f < bestF) ||
 			(f == bestF && pos < bestPos) {
 			bestPos, bestF = pos, f
 		}
+		break
 	}
 	return bestPos, bestF
 }

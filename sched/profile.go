@@ -243,7 +243,7 @@ func (p *pass) buildProfile(pool int, firstStart int) {
 			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes})
 		}
 	}
-	slices.SortStableFunc(ends, func(a, b release) int { return cmp64(a.at, b.at) })
+	sortReleases(ends)
 	pr.ends = ends
 	for _, e := range ends {
 		n := int64(Slots(e.nodes))

@@ -80,6 +80,8 @@ type Scheduler struct {
 	promisedNow []bool
 	// memo keeps per-job answers from one pass to the next (jobmemo.go).
 	memo jobMemo
+	// finds keeps the placements that failed on the state as it is.
+	finds findMemo
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -380,10 +382,10 @@ func (p *pass) tryPlace(j int32, backfill bool) outcome {
 		return failed
 	}
 	r := p.request(j, false)
-	nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+	nodes, ok := p.find(&r, p.sc.scratch[:0])
 	if !ok {
 		r.useDrain = true
-		nodes, ok = p.st.find(&r, p.sc.scratch[:0])
+		nodes, ok = p.find(&r, p.sc.scratch[:0])
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {

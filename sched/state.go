@@ -16,7 +16,16 @@ type group struct {
 	// draining holds positions with slots that are draining from a
 	// preempted task and not yet claimed by a hold.
 	draining bitset
-	avail    int
+	// dfree[f] holds the positions in draining whose node has exactly
+	// f > 0 free slots (dcounts[f] of them, drainFree in all), so that
+	// freeOnDraining finds the best of them by free count as single does
+	// with buckets, instead of walking draining: after a large preemption
+	// is carried out thousands of nodes drain, and every placement walked
+	// them all.
+	dfree     []bitset
+	dcounts   []int32
+	drainFree int32
+	avail     int
 	// switches splits the nodes by switch, when any node names one.
 	switches []domain
 }
@@ -56,6 +65,14 @@ type state struct {
 	// builds counts full builds: what depends only on the node layout
 	// (jobMemo's fit answers) holds while it stays the same.
 	builds uint64
+	// changes counts every change of the state's slots (move, index,
+	// copyFrom, update), so that findMemo can tell the state is the same.
+	changes uint64
+	// grew counts the changes that can give a node more free or available
+	// slots (release, addDrain, index, copyFrom, update): while it stays,
+	// slots are only taken, and a one-node placement that failed still
+	// fails (findMemo).
+	grew uint64
 	// version is the Snapshot.NodesVersion of the last build.
 	version uint64
 }
@@ -73,6 +90,8 @@ func (st *state) avail(n int32) int32 { return st.free[n] + st.drain[n] }
 // do, so it re-indexes only the nodes whose free or draining count moved;
 // the result is identical to a full build.
 func (st *state) update(s *Snapshot) error {
+	st.changes++
+	st.grew++
 	if !st.sameLayout(s) {
 		return st.build(s)
 	}
@@ -93,8 +112,14 @@ func (st *state) update(s *Snapshot) error {
 		}
 		g := &st.groups[st.nodeGroup[i]]
 		pos := st.nodePos[i]
+		if g.draining.has(pos) && pf > 0 {
+			g.dfreeMove(pos, pf, -1)
+		}
 		if d > 0 {
 			g.draining.set(pos)
+			if f > 0 {
+				g.dfreeMove(pos, f, 1)
+			}
 		} else {
 			g.draining.unset(pos)
 		}
@@ -249,6 +274,8 @@ func (st *state) subtractAllocs(s *Snapshot) error {
 
 // index rebuilds a group's buckets from the per-node counts.
 func (st *state) index(g *group) {
+	st.changes++
+	st.grew++
 	size := int(g.size)
 	for len(g.buckets) < size+1 {
 		g.buckets = append(g.buckets, bitset{})
@@ -259,7 +286,15 @@ func (st *state) index(g *group) {
 		g.buckets[f].reset(len(g.nodes))
 	}
 	g.draining.reset(len(g.nodes))
-	g.avail = 0
+	for len(g.dfree) < size+1 {
+		g.dfree = append(g.dfree, bitset{})
+	}
+	g.dfree = g.dfree[:size+1]
+	for f := range g.dfree {
+		g.dfree[f].reset(len(g.nodes))
+	}
+	g.dcounts = resize(g.dcounts, size+1)
+	g.avail, g.drainFree = 0, 0
 	for pos, n := range g.nodes {
 		a := st.avail(n)
 		g.buckets[a].set(int32(pos))
@@ -267,6 +302,9 @@ func (st *state) index(g *group) {
 		g.avail += int(a)
 		if st.drain[n] > 0 {
 			g.draining.set(int32(pos))
+			if st.free[n] > 0 {
+				g.dfreeMove(int32(pos), st.free[n], 1)
+			}
 		}
 	}
 }
@@ -276,12 +314,14 @@ func (st *state) take(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	st.unindexDrain(g, pos, n)
 	fromFree := min(k, st.free[n])
 	st.free[n] -= fromFree
 	st.drain[n] -= k - fromFree
 	if st.drain[n] == 0 {
 		g.draining.unset(pos)
 	}
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old-k)
 }
 
@@ -291,8 +331,11 @@ func (st *state) addDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	st.grew++
+	st.unindexDrain(g, pos, n)
 	st.drain[n] += k
 	g.draining.set(pos)
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old+k)
 }
 
@@ -301,10 +344,12 @@ func (st *state) removeDrain(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	st.unindexDrain(g, pos, n)
 	st.drain[n] -= k
 	if st.drain[n] == 0 {
 		g.draining.unset(pos)
 	}
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old-k)
 }
 
@@ -314,11 +359,41 @@ func (st *state) release(n int32, k int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
+	st.grew++
+	st.unindexDrain(g, pos, n)
 	st.free[n] += k
+	st.indexDrain(g, pos, n)
 	st.move(g, pos, old, old+k)
 }
 
+// unindexDrain takes node n out of its group's dfree before its free or
+// draining slots change; indexDrain puts it back after.
+func (st *state) unindexDrain(g *group, pos, n int32) {
+	if f := st.free[n]; f > 0 && g.draining.has(pos) {
+		g.dfreeMove(pos, f, -1)
+	}
+}
+
+func (st *state) indexDrain(g *group, pos, n int32) {
+	if f := st.free[n]; f > 0 && g.draining.has(pos) {
+		g.dfreeMove(pos, f, 1)
+	}
+}
+
+// dfreeMove adds (d = 1) or removes (d = -1) position pos, with f free
+// slots, in dfree.
+func (g *group) dfreeMove(pos, f, d int32) {
+	if d > 0 {
+		g.dfree[f].set(pos)
+	} else {
+		g.dfree[f].unset(pos)
+	}
+	g.dcounts[f] += d
+	g.drainFree += d
+}
+
 func (st *state) move(g *group, pos, from, to int32) {
+	st.changes++
 	if st.track {
 		st.noteDirty(g.nodes[pos])
 	}
@@ -333,6 +408,8 @@ func (st *state) move(g *group, pos, from, to int32) {
 // reusing st's memory. What build fixes (the grouping, node positions,
 // the largest task per pool) is read-only afterwards and is shared.
 func (st *state) copyFrom(o *state) {
+	st.changes++
+	st.grew++
 	st.nodeGroup, st.nodePos = o.nodeGroup, o.nodePos
 	st.poolGroups, st.largest = o.poolGroups, o.largest
 	st.free = append(st.free[:0], o.free...)
@@ -344,7 +421,15 @@ func (st *state) copyFrom(o *state) {
 	st.groups = st.groups[:len(o.groups)]
 	for i := range o.groups {
 		d, s := &st.groups[i], &o.groups[i]
-		d.pool, d.gpu, d.size, d.avail = s.pool, s.gpu, s.size, s.avail
+		d.pool, d.gpu, d.size, d.avail, d.drainFree = s.pool, s.gpu, s.size, s.avail, s.drainFree
+		for len(d.dfree) < len(s.dfree) {
+			d.dfree = append(d.dfree, bitset{})
+		}
+		d.dfree = d.dfree[:len(s.dfree)]
+		for f := range s.dfree {
+			d.dfree[f].copyFrom(&s.dfree[f])
+		}
+		d.dcounts = append(d.dcounts[:0], s.dcounts...)
 		d.nodes, d.switches = s.nodes, s.switches
 		for len(d.buckets) < len(s.buckets) {
 			d.buckets = append(d.buckets, bitset{})
