@@ -83,13 +83,9 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	rc, err := restConfig(f.kubeconfig)
+	rc, cs, err := kubeClient(f.kubeconfig)
 	if err != nil {
 		return err
-	}
-	cs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return fmt.Errorf("kubernetes client: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -140,6 +136,19 @@ func (f *k8sFlags) pool() error {
 
 // restConfig uses the named kubeconfig, else the pod's service account,
 // else the usual kubeconfig rules ($KUBECONFIG, ~/.kube/config).
+// kubeClient is restConfig and a clientset made from it.
+func kubeClient(path string) (*rest.Config, *kubernetes.Clientset, error) {
+	rc, err := restConfig(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	return rc, cs, nil
+}
+
 func restConfig(path string) (*rest.Config, error) {
 	if path == "" {
 		if rc, err := rest.InClusterConfig(); err == nil {

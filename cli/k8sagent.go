@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/k8s"
@@ -96,13 +95,9 @@ func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
 	if f.cfg.JoinToken, err = af.joinToken(); err != nil {
 		return err
 	}
-	rc, err := restConfig(f.kubeconfig)
+	rc, cs, err := kubeClient(f.kubeconfig)
 	if err != nil {
 		return err
-	}
-	cs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return fmt.Errorf("kubernetes client: %w", err)
 	}
 	f.cfg.Master, f.cfg.Logger, f.cfg.Version = master.Addr(), log, version.String()
 	a, err := podagent.New(cs, f.cfg)
