@@ -134,8 +134,6 @@ func (f *k8sFlags) pool() error {
 	return nil
 }
 
-// restConfig uses the named kubeconfig, else the pod's service account,
-// else the usual kubeconfig rules ($KUBECONFIG, ~/.kube/config).
 // kubeClient is restConfig and a clientset made from it.
 func kubeClient(path string) (*rest.Config, *kubernetes.Clientset, error) {
 	rc, err := restConfig(path)
@@ -149,6 +147,8 @@ func kubeClient(path string) (*rest.Config, *kubernetes.Clientset, error) {
 	return rc, cs, nil
 }
 
+// restConfig uses the named kubeconfig, else the pod's service account,
+// else the usual kubeconfig rules ($KUBECONFIG, ~/.kube/config).
 func restConfig(path string) (*rest.Config, error) {
 	if path == "" {
 		if rc, err := rest.InClusterConfig(); err == nil {
