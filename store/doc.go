@@ -63,7 +63,12 @@
 //     log is complete and ordered by Event.Seq. (On PostgreSQL the events
 //     of an Update are written together just before its commit, in the
 //     order recorded: a read of the events within the Update does not
-//     see them yet.)
+//     see them yet. Its attempt writes (open, running, end) are gathered
+//     too and written a run of one kind per statement, in order, before
+//     anything that needs them: a log line or metric, a read of the
+//     attempts, a prune, and the commit. A PostgreSQL transaction is
+//     aborted by any failed statement, so an attempt write that fails
+//     then fails the Update just as it did when sent at once.)
 //   - Log lines are keyed by (job, task, attempt, seq): re-sending a batch
 //     stores nothing twice, and a line for an attempt that does not exist
 //     is refused. Logs read back in (attempt, seq) order.

@@ -60,6 +60,9 @@ func ValidateMetricValues(values map[string]float64) error {
 // re-sent report, or a step reported again after a resume from an older
 // checkpoint, keeps the first value.
 func (o *ops) AppendMetric(ctx context.Context, m Metric) (Metric, bool, error) {
+	if err := o.flushAttempts(ctx); err != nil {
+		return Metric{}, false, fmt.Errorf("append metric: %w", err)
+	}
 	switch {
 	case m.Attempt < 1:
 		return Metric{}, false, fmt.Errorf("append metric: %w", invalidf("task %d/%d step %d: attempt %d < 1", m.JobID, m.Index, m.Step, m.Attempt))

@@ -11,6 +11,9 @@ import (
 var pruneTables = []string{"logs", "metrics", "attempts", "events", "tasks"}
 
 func (o *ops) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (int, error) {
+	if err := o.flushAttempts(ctx); err != nil {
+		return 0, fmt.Errorf("prune jobs: %w", err)
+	}
 	if limit <= 0 {
 		return 0, invalidf("prune limit %d: expected > 0", limit)
 	}

@@ -37,6 +37,9 @@ func validateLogLine(l LogLine) error {
 }
 
 func (o *ops) AppendLogs(ctx context.Context, lines []LogLine) error {
+	if err := o.flushAttempts(ctx); err != nil {
+		return fmt.Errorf("append logs: %w", err)
+	}
 	for _, l := range lines {
 		if err := validateLogLine(l); err != nil {
 			return fmt.Errorf("append logs: %w", err)

@@ -45,6 +45,10 @@ type ops struct {
 	// statement there is a round trip, made while the master holds its
 	// mutex, and events were a third of a batch's statements.
 	events *[]Event
+	// attempts, when not nil, gathers the attempt writes of an Update on
+	// PostgreSQL, written a run of one kind per statement
+	// (flushAttempts) before the rows that need them and before commit.
+	attempts *[]attemptWrite
 }
 
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
@@ -55,8 +59,11 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		if s.d.name != "postgres" {
 			return fn(&ops{q: tx, d: s.d})
 		}
-		o := &ops{q: tx, d: s.d, events: new([]Event)}
+		o := &ops{q: tx, d: s.d, events: new([]Event), attempts: new([]attemptWrite)}
 		if err := fn(o); err != nil {
+			return err
+		}
+		if err := o.flushAttempts(ctx); err != nil {
 			return err
 		}
 		return o.flushEvents(ctx)

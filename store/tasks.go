@@ -102,6 +102,8 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 		err = o.openAttempt(ctx, task, t.Placement, t.Backfill, at)
 	case closes:
 		err = o.closeAttempt(ctx, task, t.End, t.Reason, at)
+	case t.To == TaskRunning && o.deferAttempt(attemptWrite{kind: attemptRunning, jobID: task.JobID,
+		index: task.Index, attempt: task.Attempt, at: nsOf(at)}):
 	case t.To == TaskRunning:
 		_, err = o.q.ExecContext(ctx, o.d.q(`UPDATE attempts SET running_ns = ?
 			WHERE job_id = ? AND idx = ? AND attempt = ? AND running_ns IS NULL`),
@@ -123,6 +125,10 @@ func (o *ops) openAttempt(ctx context.Context, task Task, placement []Placement,
 	if err != nil {
 		return fmt.Errorf("encode placement: %w", err)
 	}
+	if o.deferAttempt(attemptWrite{kind: attemptOpen, jobID: task.JobID, index: task.Index, attempt: task.Attempt,
+		at: nsOf(at), placement: p, backfill: backfill}) {
+		return nil
+	}
 	if _, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns, backfilled)
 		VALUES (?, ?, ?, ?, ?, ?)`), task.JobID, task.Index, task.Attempt, p, nsOf(at), backfill); err != nil {
 		return fmt.Errorf("open attempt %d: %w", task.Attempt, err)
@@ -134,6 +140,10 @@ func (o *ops) closeAttempt(ctx context.Context, task Task, end *AttemptEnd, reas
 	var exit sql.NullInt64
 	if end.ExitCode != nil {
 		exit = sql.NullInt64{Int64: int64(*end.ExitCode), Valid: true}
+	}
+	if o.deferAttempt(attemptWrite{kind: attemptClose, jobID: task.JobID, index: task.Index, attempt: task.Attempt,
+		at: nsOf(at), endState: string(end.State), exitCode: exit, reason: reason}) {
+		return nil
 	}
 	res, err := o.q.ExecContext(ctx, o.d.q(`UPDATE attempts SET ended_ns = ?, end_state = ?, exit_code = ?, reason = ?
 		WHERE job_id = ? AND idx = ? AND attempt = ? AND ended_ns IS NULL`),
@@ -186,6 +196,9 @@ func (o *ops) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 }
 
 func (o *ops) Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error) {
+	if err := o.flushAttempts(ctx); err != nil {
+		return nil, fmt.Errorf("list attempts: %w", err)
+	}
 	var where []string
 	var args []any
 	if f.JobID != 0 {

@@ -414,3 +414,60 @@ func testEventsOfOneUpdateInOrder(t *testing.T, target Target) {
 }
 
 var errBoom = fmt.Errorf("boom")
+
+// testAttemptsOfOneUpdate: an Update that opens, runs and ends attempts
+// (which PostgreSQL writes together, a run of one kind per statement)
+// sees them inside the transaction, may log against an attempt it just
+// opened, and commits each with its own times and end.
+func testAttemptsOfOneUpdate(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("attempts"), 2)
+	at := func(ms int) time.Time { return time.Unix(1_700_000_000, 0).Add(time.Duration(ms) * time.Millisecond) }
+	exits := []int{0, 3}
+	ends := []store.TaskState{store.TaskCompleted, store.TaskFailed}
+	err := s.Update(ctx, func(tx store.Tx) error {
+		for i := range 2 {
+			if _, err := tx.TransitionTask(ctx, store.TaskTransition{JobID: job.ID, Index: i, From: store.TaskQueued,
+				To: store.TaskStarting, Placement: placement(fmt.Sprintf("n%d", i), 0), At: at(10 + i)}); err != nil {
+				return err
+			}
+		}
+		if err := tx.AppendLogs(ctx, []store.LogLine{{JobID: job.ID, Index: 0, Attempt: 1, Seq: 1,
+			Stream: store.Stdout, Text: "hello"}}); err != nil {
+			return err
+		}
+		for i := range 2 {
+			if _, err := tx.TransitionTask(ctx, store.TaskTransition{JobID: job.ID, Index: i, From: store.TaskStarting,
+				To: store.TaskRunning, Attempt: 1, At: at(20 + i)}); err != nil {
+				return err
+			}
+		}
+		if atts, err := tx.Attempts(ctx, store.AttemptFilter{JobID: job.ID}); err != nil || len(atts) != 2 ||
+			atts[1].RunningAt.IsZero() {
+			return fmt.Errorf("attempts inside the update: %+v (%v), want 2 running", atts, err)
+		}
+		for i := range 2 {
+			if _, err := tx.TransitionTask(ctx, store.TaskTransition{JobID: job.ID, Index: i, From: store.TaskRunning,
+				To: ends[i], Attempt: 1, At: at(30 + i),
+				End: &store.AttemptEnd{State: store.AttemptState(ends[i]), ExitCode: &exits[i]}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	atts, err := s.Attempts(ctx, store.AttemptFilter{JobID: job.ID})
+	if err != nil || len(atts) != 2 {
+		t.Fatalf("attempts: %d (%v), want 2", len(atts), err)
+	}
+	for i, a := range atts {
+		if !a.StartedAt.Equal(at(10+i)) || !a.RunningAt.Equal(at(20+i)) ||
+			!a.EndedAt.Equal(at(30+i)) || a.ExitCode == nil || *a.ExitCode != exits[i] ||
+			string(a.EndState) != string(ends[i]) {
+			t.Errorf("attempt %d: %+v", i, a)
+		}
+	}
+}

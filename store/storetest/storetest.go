@@ -47,6 +47,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
+		{"AttemptsOfOneUpdate", testAttemptsOfOneUpdate},
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
 		{"Logs", testLogs},
 		{"Nodes", testNodes},
