@@ -95,27 +95,16 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // because it is more often a forgotten value than an empty one. An empty
 // mapping is nil.
 func environment(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {
-	if yamlfield.IsNull(raw) {
-		return nil, true
-	}
-	prs, ok := p.Pairs(raw, path)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(prs))
 	size := 0
-	for _, pr := range prs {
+	out, ok := p.StringMap(raw, path, func(pr yamlfield.Pair, kpath string) (string, bool) {
 		k := pr.Key.Value
-		kpath := p.Join(path, k)
 		switch {
 		case !envName.MatchString(k):
 			p.Errorf(pr.Key, kpath, "expected a variable name (letters, digits and _, not starting with a digit)")
-			ok = false
-			continue
+			return "", false
 		case reservedEnv(k):
 			p.Errorf(pr.Key, kpath, "the agent sets %s itself; ALLOT_*, CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER are reserved", k)
-			ok = false
-			continue
+			return "", false
 		}
 		n, sok := yamlfield.Scalar(pr.Val, "!!str", "!!int", "!!float", "!!bool", "!!timestamp")
 		if !sok {
@@ -124,17 +113,15 @@ func environment(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]s
 				hint = ` (write "" for an empty value)`
 			}
 			p.Errorf(pr.Val, kpath, "expected a string, got %s%s", p.Describe(n), hint)
-			ok = false
-			continue
+			return "", false
 		}
 		if strings.IndexByte(n.Value, 0) >= 0 {
 			p.Errorf(pr.Val, kpath, "expected a value without NUL bytes")
-			ok = false
-			continue
+			return "", false
 		}
 		size += len(k) + len(n.Value) + 2
-		out[k] = n.Value
-	}
+		return n.Value, true
+	})
 	if size > MaxEnvironmentBytes {
 		p.Errorf(raw, path, "the environment takes %d bytes, more than the limit of %d", size, MaxEnvironmentBytes)
 		ok = false

@@ -117,24 +117,14 @@ func podMetadata(p *yamlfield.Parser, f *yamlfield.Fields) map[string]any {
 
 // stringMap accepts a mapping of strings to strings.
 func stringMap(p *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {
-	if yamlfield.IsNull(raw) {
-		return nil, true
-	}
-	prs, ok := p.Pairs(raw, path)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(prs))
-	for _, pr := range prs {
-		n, sok := yamlfield.Scalar(pr.Val, "!!str", "!!int", "!!float", "!!bool")
-		if !sok {
-			p.Errorf(pr.Val, p.Join(path, pr.Key.Value), "expected a string, got %s", p.Describe(n))
-			ok = false
-			continue
+	return p.StringMap(raw, path, func(pr yamlfield.Pair, path string) (string, bool) {
+		n, ok := yamlfield.Scalar(pr.Val, "!!str", "!!int", "!!float", "!!bool")
+		if !ok {
+			p.Errorf(pr.Val, path, "expected a string, got %s", p.Describe(n))
+			return "", false
 		}
-		out[pr.Key.Value] = n.Value
-	}
-	return out, ok
+		return n.Value, true
+	})
 }
 
 // podSpecBody checks the spec as Kubernetes would decode it, and the

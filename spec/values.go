@@ -74,29 +74,17 @@ func Fraction(p *yamlfield.Parser, raw *yaml.Node, path string) (float64, bool) 
 // files reject an empty name and give nil for an empty mapping; scenario
 // files have always taken both as written.
 func (p *Parser) Labels(yp *yamlfield.Parser, raw *yaml.Node, path string) (map[string]string, bool) {
-	if yamlfield.IsNull(raw) {
-		return nil, true
-	}
-	prs, ok := yp.Pairs(raw, path)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(prs))
-	for _, pr := range prs {
+	out, ok := yp.StringMap(raw, path, func(pr yamlfield.Pair, vpath string) (string, bool) {
 		switch {
 		case pr.Key.ShortTag() == "!!null":
 			yp.Errorf(pr.Key, path, "expected a label name, got null")
-			ok = false
-			continue
+			return "", false
 		case pr.Key.Value == "" && !p.Scenario:
 			yp.Errorf(pr.Key, path, "expected a non-empty label name")
-			ok = false
-			continue
+			return "", false
 		}
-		v, vok := yamlfield.Text(yp, pr.Val, yp.Join(path, pr.Key.Value))
-		ok = ok && vok
-		out[pr.Key.Value] = v
-	}
+		return yamlfield.Text(yp, pr.Val, vpath)
+	})
 	if len(out) == 0 && !p.Scenario {
 		out = nil
 	}

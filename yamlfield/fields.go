@@ -54,6 +54,30 @@ func Index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 // Pair is one entry of a mapping.
 type Pair struct{ Key, Val *yaml.Node }
 
+// StringMap reads a mapping whose values value turns into strings, each
+// with its key's path, reporting its own errors; an entry value refuses
+// is left out and makes the result not ok. Null is no mapping at all
+// (nil, ok); an empty mapping is an empty, non-nil map.
+func (p *Parser) StringMap(raw *yaml.Node, path string, value func(pr Pair, path string) (string, bool)) (map[string]string, bool) {
+	if IsNull(raw) {
+		return nil, true
+	}
+	prs, ok := p.Pairs(raw, path)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(prs))
+	for _, pr := range prs {
+		v, vok := value(pr, p.Join(path, pr.Key.Value))
+		if !vok {
+			ok = false
+			continue
+		}
+		out[pr.Key.Value] = v
+	}
+	return out, ok
+}
+
 // Pairs returns the entries of a mapping with merge keys (<<) applied,
 // reporting duplicate and non-scalar keys. Own keys win over merged ones,
 // and earlier merge sources over later ones, as YAML specifies.

@@ -413,3 +413,41 @@ func TestResolve(t *testing.T) {
 		t.Error("IsNull")
 	}
 }
+
+func TestStringMap(t *testing.T) {
+	// upper takes lower-case values and refuses the others.
+	upper := func(p *Parser) func(Pair, string) (string, bool) {
+		return func(pr Pair, path string) (string, bool) {
+			if strings.ToLower(pr.Val.Value) != pr.Val.Value {
+				p.Errorf(pr.Val, path, "expected lower case")
+				return "", false
+			}
+			return strings.ToUpper(pr.Val.Value), true
+		}
+	}
+	tests := []struct {
+		name, src string
+		want      map[string]string
+		ok        bool
+		errs      string
+	}{
+		{"null", "m: ~\n", nil, true, ""},
+		{"empty", "m: {}\n", map[string]string{}, true, ""},
+		{"values", "m: {a: x, b: y}\n", map[string]string{"a": "X", "b": "Y"}, true, ""},
+		{"a refused value is left out", "m: {a: x, b: Y}\n", map[string]string{"a": "X"}, false, "f:1: m.b: expected lower case"},
+		{"not a mapping", "m: [a]\n", nil, false, "f:1: m: expected a mapping, got a list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New("f", dots)
+			raw := node(t, tt.src).Content[1]
+			got, ok := p.StringMap(raw, "m", upper(p))
+			if ok != tt.ok || fmt.Sprint(got) != fmt.Sprint(tt.want) || (got == nil) != (tt.want == nil) {
+				t.Errorf("StringMap = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
+			}
+			if msg := messages(p); msg != tt.errs {
+				t.Errorf("errors %q, want %q", msg, tt.errs)
+			}
+		})
+	}
+}
