@@ -340,21 +340,11 @@ func (m *Master) positions() map[*mjob]int {
 }
 
 func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.readableJob(w, r)
+	view, atts, ok := m.jobAttempts(w, r)
 	if !ok {
 		return
 	}
-	view, err := m.job(r.Context(), id)
-	if err != nil {
-		m.fail(w, err)
-		return
-	}
-	tasks, err := m.st.Tasks(r.Context(), store.TaskFilter{JobID: id})
-	if err != nil {
-		m.fail(w, err)
-		return
-	}
-	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
+	tasks, err := m.st.Tasks(r.Context(), store.TaskFilter{JobID: view.ID})
 	if err != nil {
 		m.fail(w, err)
 		return
@@ -364,6 +354,26 @@ func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
 	// count its tasks.
 	view.Tasks = len(tasks)
 	writeJSON(w, http.StatusOK, view)
+}
+
+// jobAttempts reads the job the request names, if the caller may read
+// it: its view and its attempts. On false the response is written.
+func (m *Master) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job, []store.Attempt, bool) {
+	id, ok := m.readableJob(w, r)
+	if !ok {
+		return api.Job{}, nil, false
+	}
+	view, err := m.job(r.Context(), id)
+	if err != nil {
+		m.fail(w, err)
+		return api.Job{}, nil, false
+	}
+	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
+	if err != nil {
+		m.fail(w, err)
+		return api.Job{}, nil, false
+	}
+	return view, atts, true
 }
 
 // job returns one job's view, from the mirror when it is live.

@@ -26,18 +26,8 @@ import (
 const maxAhead = 5
 
 func (m *Master) handleExplain(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.readableJob(w, r)
+	view, atts, ok := m.jobAttempts(w, r)
 	if !ok {
-		return
-	}
-	view, err := m.job(r.Context(), id)
-	if err != nil {
-		m.fail(w, err)
-		return
-	}
-	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
-	if err != nil {
-		m.fail(w, err)
 		return
 	}
 	m.lock()
