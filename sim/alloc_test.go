@@ -94,39 +94,21 @@ func TestEventLoopAllocatesNothing(t *testing.T) {
 // simulator skips the pass that would confirm a plan (see step). Forcing
 // it back on must give byte-identical results.
 func TestConfirmingPassChangesNothing(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
-	files = append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))
-	for _, f := range files {
-		// Conservative backfilling is included: it compresses once per
-		// event, as the textbook does, and a second compression at the
-		// same instant starts nothing more on these traces (nor on
-		// SDSC-SP2, checked by hand: it takes 14 s).
+	// Conservative backfilling is included: it compresses once per
+	// event, as the textbook does, and a second compression at the same
+	// instant starts nothing more on these traces (nor on SDSC-SP2,
+	// checked by hand: it takes 14 s).
+	for _, f := range replayTraces(t) {
 		for _, policy := range []string{"fcfs", "easy", "conservative"} {
 			t.Run(filepath.Base(f)+"/"+policy, func(t *testing.T) {
-				var out [2][]byte
 				passes := [2]int{}
-				for i, confirm := range []bool{false, true} {
-					w, err := LoadWorkload(f, WorkloadOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					set, _ := Preset(policy)
-					rp, err := w.Open(set)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := Run(rp.Input, Options{Until: -1, Timeline: true, confirm: confirm,
-						Inspect: func(int64, *sched.Snapshot, *sched.Plan) { passes[i]++ }})
-					rp.Close()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if out[i], err = json.Marshal(res); err != nil {
-						t.Fatal(err)
-					}
+				opts := func(i int) Options {
+					return Options{Until: -1, Timeline: true, confirm: i == 1,
+						Inspect: func(int64, *sched.Snapshot, *sched.Plan) { passes[i]++ }}
 				}
-				if !bytes.Equal(out[0], out[1]) {
-					t.Errorf("results differ with the confirming pass:\n%s\n%s", out[0], out[1])
+				a, b := replayJSON(t, f, policy, opts(0)), replayJSON(t, f, policy, opts(1))
+				if !bytes.Equal(a, b) {
+					t.Errorf("results differ with the confirming pass:\n%s\n%s", a, b)
 				}
 				if passes[1] <= passes[0] {
 					t.Errorf("%d passes with confirmation, %d without: the option did nothing", passes[1], passes[0])
@@ -136,40 +118,56 @@ func TestConfirmingPassChangesNothing(t *testing.T) {
 	}
 }
 
-// TestFIFOPrefixChangesNothing: under FCFS the simulator hands the core a
+// TestFIFOPrefixChangesNothing: under FCFS the simulator schedules a
 // window of the queue, and under FCFS and EASY it skips passes on a full
 // cluster (lifecycle/shortcuts.go); replaying with the whole queue on
 // every pass must give byte-identical results.
 func TestFIFOPrefixChangesNothing(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
-	files = append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))
-	for _, f := range files {
+	for _, f := range replayTraces(t) {
 		for _, policy := range []string{"fcfs", "easy"} {
 			t.Run(filepath.Base(f)+"/"+policy, func(t *testing.T) {
-				var out [2][]byte
-				for i, off := range []bool{false, true} {
-					w, err := LoadWorkload(f, WorkloadOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					set, _ := Preset(policy)
-					rp, err := w.Open(set)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := Run(rp.Input, Options{Until: -1, Timeline: true, noPrefix: off})
-					rp.Close()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if out[i], err = json.Marshal(res); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if !bytes.Equal(out[0], out[1]) {
-					t.Errorf("results differ with the whole queue:\n%s\n%s", out[0], out[1])
+				a := replayJSON(t, f, policy, Options{Until: -1, Timeline: true})
+				b := replayJSON(t, f, policy, Options{Until: -1, Timeline: true, noPrefix: true})
+				if !bytes.Equal(a, b) {
+					t.Errorf("results differ with the whole queue:\n%s\n%s", a, b)
 				}
 			})
 		}
 	}
+}
+
+// replayTraces are the traces the option-comparing replays run: the
+// repository's small ones and a real one from the shared data.
+func replayTraces(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
+	if len(files) == 0 {
+		t.Fatal("no traces in ../testdata/traces")
+	}
+	return append(files, filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"))
+}
+
+// replayJSON replays trace f under the preset policy with opt and returns
+// the result as JSON.
+func replayJSON(t *testing.T, f, policy string, opt Options) []byte {
+	t.Helper()
+	w, err := LoadWorkload(f, WorkloadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := Preset(policy)
+	rp, err := w.Open(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	res, err := Run(rp.Input, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

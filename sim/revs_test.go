@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,40 +17,13 @@ import (
 // and compares the results byte for byte: a change to an entry that did
 // not give it a new Rev would let the core keep a stale answer.
 func TestRevsChangeNothing(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "traces", "*.swf"))
-	if len(files) == 0 {
-		t.Fatal("no traces")
-	}
-	// A real trace where the repository's shared data is checked out
-	// beside it (not in every worktree).
-	if f := filepath.Join("..", "..", "shared", "traces", "hpc2n-subset.swf.gz"); fileExists(f) {
-		files = append(files, f)
-	}
-	for _, f := range files {
+	for _, f := range replayTraces(t) {
 		for _, policy := range []string{"fcfs", "easy", "conservative", "fair_share", "priority"} {
 			t.Run(filepath.Base(f)+"/"+policy, func(t *testing.T) {
-				var out [2][]byte
-				for i, off := range []bool{false, true} {
-					w, err := LoadWorkload(f, WorkloadOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					set, _ := Preset(policy)
-					rp, err := w.Open(set)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := Run(rp.Input, Options{Until: -1, Timeline: true, noRevs: off})
-					rp.Close()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if out[i], err = json.Marshal(res); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if !bytes.Equal(out[0], out[1]) {
-					t.Errorf("results differ without Revs:\n%s\n%s", out[0], out[1])
+				a := replayJSON(t, f, policy, Options{Until: -1, Timeline: true})
+				b := replayJSON(t, f, policy, Options{Until: -1, Timeline: true, noRevs: true})
+				if !bytes.Equal(a, b) {
+					t.Errorf("results differ without Revs:\n%s\n%s", a, b)
 				}
 			})
 		}
@@ -125,9 +97,4 @@ func longQueue(pl sched.Pool) *Input {
 	}
 	slices.SortStableFunc(in.Events, func(a, b Event) int { return int(a.At - b.At) })
 	return in
-}
-
-func fileExists(name string) bool {
-	_, err := os.Stat(name)
-	return err == nil
 }
