@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
-	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
-	"github.com/allot-sched/allot/sim"
 	"github.com/allot-sched/allot/store/pgtest"
 )
 
@@ -85,20 +83,8 @@ func testHistoryHints(t *testing.T, h *harness) {
 	if len(sc.Jobs) != 2 || strings.Contains(body, "not recorded") {
 		t.Fatalf("export:\n%s", body)
 	}
-	in, err := sim.FromScenario(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(in, sim.Options{Until: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live []api.HistoryRecord
-	h.do("GET", "/api/v1/history"+q, nil, &live)
-	waits := map[string]int64{}
-	for _, r := range live {
-		waits["j"+strconv.FormatInt(r.ID, 10)+"-"+r.Name] = r.WaitS
-	}
+	res := replayScenario(t, sc, -1)
+	waits := liveWaits(h, q)
 	for _, j := range res.Jobs {
 		if j.Wait == nil || *j.Wait != waits[j.Name] {
 			t.Errorf("job %s: replayed wait %v, live %d s", j.Name, j.Wait, waits[j.Name])

@@ -9,7 +9,6 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
-	"github.com/allot-sched/allot/sim"
 )
 
 // goneConfig has a quota pool, a multifactor pool that reads accounts
@@ -94,14 +93,7 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 			t.Errorf("the header does not say %q:\n%s", want, body)
 		}
 	}
-	in, err := sim.FromScenario(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(in, sim.Options{Until: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := replayScenario(t, sc, -1)
 	for _, j := range res.Jobs {
 		if started := j.Start != nil; started != (j.Name == name(gmf, "gmf") || j.Name == name(mf0, "mf0")) {
 			t.Errorf("replayed %s: started %v; only gmf and mf0 can run (the others need quota they do not have)", j.Name, started)

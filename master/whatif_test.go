@@ -63,20 +63,8 @@ func testHistoryRoundTrip(t *testing.T, h *harness) {
 	if err != nil {
 		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
 	}
-	in, err := sim.FromScenario(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(in, sim.Options{Until: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live []api.HistoryRecord
-	h.do("GET", "/api/v1/history"+q, nil, &live)
-	waits := map[string]int64{}
-	for _, r := range live {
-		waits["j"+strconv.FormatInt(r.ID, 10)+"-"+r.Name] = r.WaitS
-	}
+	res := replayScenario(t, sc, -1)
+	waits := liveWaits(h, q)
 	for _, j := range res.Jobs {
 		t.Run(j.Name, func(t *testing.T) {
 			switch {
@@ -244,11 +232,32 @@ func TestHistoryScenarioMultifactor(t *testing.T) {
 	if len(sc.Jobs) != 1 || sc.Jobs[0].Account != "default" || sc.Jobs[0].QOS != "normal" || sc.Jobs[0].Duration != 3600 {
 		t.Fatalf("jobs %+v, want one of an hour charging account default at QOS normal:\n%s", sc.Jobs, body)
 	}
+	replayScenario(t, sc, -1)
+}
+
+// replayScenario runs an exported scenario through the simulator until
+// until (-1: until every job ended).
+func replayScenario(t *testing.T, sc *scenario.Scenario, until int64) *sim.Result {
+	t.Helper()
 	in, err := sim.FromScenario(sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sim.Run(in, sim.Options{Until: -1}); err != nil {
+	res, err := sim.Run(in, sim.Options{Until: until})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// liveWaits are the live master's waits of the jobs in the history page
+// q, in seconds, by the names the export gives them (jID-NAME).
+func liveWaits(h *harness, q string) map[string]int64 {
+	var live []api.HistoryRecord
+	h.do("GET", "/api/v1/history"+q, nil, &live)
+	waits := map[string]int64{}
+	for _, r := range live {
+		waits["j"+strconv.FormatInt(r.ID, 10)+"-"+r.Name] = r.WaitS
+	}
+	return waits
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
-	"github.com/allot-sched/allot/sim"
 )
 
 // usageConfig: one multifactor pool weighing fair share, hourly periods
@@ -93,14 +92,7 @@ func TestHistoryScenarioUsage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
 	}
-	in, err := sim.FromScenario(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(in, sim.Options{Until: int64(end.Sub(since).Seconds())})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := replayScenario(t, sc, int64(end.Sub(since).Seconds()))
 	replayed := map[string]float64{}
 	for _, acc := range res.Accounts {
 		replayed[acc.Name] = acc.Usage
