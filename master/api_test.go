@@ -46,7 +46,7 @@ func runBad(t *testing.T, h *harness, cases []badCase) {
 }
 
 func TestSubmitRejects(t *testing.T) {
-	cfg, err := config.Parse("test.yaml", []byte(`
+	cfg := mustConfig(t, `
 default_pool: gpu
 default_project: vision
 pools:
@@ -58,10 +58,7 @@ projects:
 users:
   - name: ann
     projects: [vision]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	h := newHarness(t, withConfig(cfg))
 	big := `{"name": "x", "entrypoint": "` + strings.Repeat("a", api.MaxBodyBytes) + `"}`
 	runBad(t, h, []badCase{

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/allot-sched/allot/config"
-
 	"github.com/allot-sched/allot/store"
 )
 
@@ -122,10 +120,7 @@ func TestGPUAssignment(t *testing.T) {
 // pass to pass after events, as in the simulator, and idle ticks leave
 // them alone.
 func TestReservationsCarriedOnEventsOnly(t *testing.T) {
-	cfg, err := config.Parse("c.yaml", []byte("pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 4)
 	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
@@ -155,10 +150,7 @@ func TestReservationsCarriedOnEventsOnly(t *testing.T) {
 // TestReservedMessageIsRelative: a reserved job's message gives its start
 // relative to now ("in 1h"), and estimated_start the time itself.
 func TestReservedMessageIsRelative(t *testing.T) {
-	cfg, err := config.Parse("c.yaml", []byte("pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 4)
 	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))

@@ -3,8 +3,6 @@ package master
 import (
 	"testing"
 	"time"
-
-	"github.com/allot-sched/allot/config"
 )
 
 // TestForecastETA: under FIFO, where the core reserves nothing, every
@@ -12,10 +10,7 @@ import (
 // tasks before it end at their time limits. A job behind a task without a
 // time limit gets none.
 func TestForecastETA(t *testing.T) {
-	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 4)
 	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
@@ -60,10 +55,7 @@ func TestForecastETA(t *testing.T) {
 // TestForecastRange: once recent attempts show that jobs use half their
 // time limits, a forecast comes with an earlier end of its range.
 func TestForecastRange(t *testing.T) {
-	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
 	h := newHarness(t, withConfig(cfg))
 	for range 6 {
 		h.m.lock()

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 )
 
 // TestExplain: a waiting job's explanation gives its place in the queue,
@@ -14,10 +13,7 @@ import (
 // running jobs that would have to end, on the node where fewest must; a
 // gang needs both nodes; a job no node can run says so.
 func TestExplain(t *testing.T) {
-	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
 	h := newHarness(t, withConfig(cfg))
 	n1 := h.agent("n1", 4)
 	a := h.submit(jobSpec("a", 4, `, "time_limit": 3600`))

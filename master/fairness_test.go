@@ -7,7 +7,6 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 )
 
 // TestFairnessAudit: project a is entitled to half of a 4-GPU cluster
@@ -16,7 +15,7 @@ import (
 // parent lab are flagged, b is not; c, a's sibling, neither used nor
 // wanted anything and is not flagged.
 func TestFairnessAudit(t *testing.T) {
-	cfg, err := config.Parse("fair.yaml", []byte(`
+	cfg := mustConfig(t, `
 pools:
   - {name: default, policy: fifo}
 default_project: b
@@ -25,10 +24,7 @@ projects:
   - {name: a, parent: lab, shares: 2}
   - {name: c, parent: lab, shares: 1}
   - {name: b, shares: 1}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	h := newHarness(t, withConfig(cfg))
 	ag := h.agent("n1", 4)
 	b := h.submit(`{"name": "big", "project": "b", "entrypoint": "x", "resources": {"slots": 4}}`)

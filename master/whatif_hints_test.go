@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store/pgtest"
 )
@@ -32,10 +31,7 @@ licenses: {matlab: 2}
 // and the replay holds the licenses: a job that waited live for another's
 // matlab seats, with slots free, waits as long in the simulator.
 func TestHistoryScenarioQOSLicenses(t *testing.T) {
-	cfg, err := config.Parse("hints.yaml", []byte(hintsConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, hintsConfig)
 	t.Run("sqlite", func(t *testing.T) { testHistoryHints(t, newHarness(t, withConfig(cfg))) })
 	t.Run("postgres", func(t *testing.T) {
 		testHistoryHints(t, newHarnessOn(t, pgtest.DSN(t), t.TempDir(), withConfig(cfg)))

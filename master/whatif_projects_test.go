@@ -39,10 +39,7 @@ default_project: team
 // replays, and its header says so; the job of the other pool names no
 // account.
 func TestHistoryScenarioAlwaysParses(t *testing.T) {
-	cfg, err := config.Parse("gone.yaml", []byte(goneConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, goneConfig)
 	after, err := config.Parse("after.yaml", []byte(strings.Replace(goneConfig, "  - {name: gone, quota: 2}\n", "", 1)))
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
@@ -23,10 +22,7 @@ import (
 // they had live (FIFO, exact run times); a job killed while it waited is
 // killed in the replay too.
 func TestHistoryScenarioRoundTrip(t *testing.T) {
-	cfg, err := config.Parse("fifo.yaml", []byte("pools:\n  - {name: default, policy: fifo}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
 	t.Run("sqlite", func(t *testing.T) { testHistoryRoundTrip(t, newHarness(t, withConfig(cfg))) })
 	t.Run("postgres", func(t *testing.T) {
 		testHistoryRoundTrip(t, newHarnessOn(t, pgtest.DSN(t), t.TempDir(), withConfig(cfg)))
@@ -133,10 +129,7 @@ decay: {period: 1h, per_period: 0.7}
 // multifactor settings come only with their weights, and its projects take
 // no shares (accounts do).
 func TestHistoryScenarioCluster(t *testing.T) {
-	cfg, err := config.Parse("cluster.yaml", []byte(clusterConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, clusterConfig)
 	h := newHarness(t, withConfig(cfg))
 	for _, n := range cfg.Nodes {
 		h.agent(n.Name, 2)
@@ -209,10 +202,7 @@ func noLine(p spec.Project) spec.Project {
 // no priority, which multifactor pools compute: a job submitted with one
 // made an export that did not parse.
 func TestHistoryScenarioMultifactor(t *testing.T) {
-	cfg, err := config.Parse("mf.yaml", []byte("pools:\n  - {name: default, policy: multifactor}\nqos: [{name: low}, {name: normal, priority: 5}]\ndefault_qos: normal\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, "pools:\n  - {name: default, policy: multifactor}\nqos: [{name: low}, {name: normal, priority: 5}]\ndefault_qos: normal\n")
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 2)
 	job := h.submit(jobSpec("train", 2, `, "priority": 10`))

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 )
 
@@ -35,10 +34,7 @@ decay: {period: 1h, per_period: 0.5}
 // at the same instant agree within 1e-9. Before, the export carried no
 // usage and the replay's periods began at the window's start.
 func TestHistoryScenarioUsage(t *testing.T) {
-	cfg, err := config.Parse("usage.yaml", []byte(usageConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustConfig(t, usageConfig)
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 4)
 	ann := `{"name": "%s", "project": "phys", "entrypoint": "x", "resources": {"slots": 2}}`
