@@ -79,8 +79,8 @@ func (m *Master) Handler() http.Handler {
 		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", m.handleReady)
-	mux.HandleFunc("GET /readyz", m.handleReady)
+	mux.HandleFunc("GET /healthz", m.health.handleReady)
+	mux.HandleFunc("GET /readyz", m.health.handleReady)
 	mux.HandleFunc("GET /livez", m.handleLive)
 	if m.opt.UI != nil {
 		mux.Handle("/", m.opt.UI)
@@ -183,9 +183,9 @@ func (m *Master) fail(w http.ResponseWriter, err error) {
 	// The cause may name the database's host, user or files: it goes to
 	// the log, and the client gets the id to find it there.
 	id := w.Header().Get("X-Request-Id")
-	if isStoreFault(err) && m.probeStore(context.Background()) != nil {
+	if isStoreFault(err) && m.health.probe(context.Background()) != nil {
 		m.log.Warn("request refused: store unavailable", "request_id", id, "err", err)
-		m.unavailable(w)
+		m.health.unavailable(w)
 		return
 	}
 	m.log.Error("request failed", "request_id", id, "err", err)

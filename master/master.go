@@ -214,13 +214,14 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		logc:      map[int64]chan struct{}{},
 		fair:      newFairShare(decayOf(opt.Config)),
 		preempted: newPreemptBudget(),
-		health:    storeHealth{minGap: probeMinGap},
+		health:    storeHealth{st: opt.Store, log: opt.Logger, clock: opt.Clock, minGap: probeMinGap},
 	}
 	if m.load == nil {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
 	m.metric = newMetrics(m)
+	m.health.up = m.metric.storeUp
 	if opt.UserRate >= 0 {
 		m.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
 	}
@@ -287,7 +288,7 @@ func (m *Master) Tick(ctx context.Context) {
 // Step runs scheduling passes now: after an event, passes until the plan
 // settles; otherwise one pass.
 func (m *Master) Step(ctx context.Context) {
-	if m.storeDown() && !m.checkStore(ctx) {
+	if m.health.isDown() && !m.checkStore(ctx) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
 	m.lock()
