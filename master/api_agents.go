@@ -25,7 +25,7 @@ func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
 	}
 	secret, err := m.admitNode(r, reg.Name)
 	if err != nil {
-		m.deny(w, r, err)
+		m.access.deny(w, r, err)
 		return
 	}
 	m.lock()
@@ -80,7 +80,7 @@ func (m *Master) admitNode(r *http.Request, name string) (secret string, err err
 	if err := m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
 		return "", err
 	}
-	m.creds.forget()
+	m.access.creds.forget()
 	ri.principal = auth.Principal{Node: name}
 	return secret, nil
 }
@@ -182,7 +182,7 @@ func (m *Master) handleSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		m.deny(w, r, err)
+		m.access.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, reply)
@@ -240,7 +240,7 @@ func (m *Master) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 		lines = append(lines, line)
 	}
 	if err := m.appendLogs(r.Context(), r.PathValue("name"), lines); err != nil {
-		m.deny(w, r, err)
+		m.access.deny(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

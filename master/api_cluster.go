@@ -119,7 +119,7 @@ func (m *Master) handleProjects(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Master) handleReload(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "reloading the configuration") {
+	if !m.access.adminOnly(w, r, "reloading the configuration") {
 		return
 	}
 	if err := m.Reload(r.Context()); err != nil {

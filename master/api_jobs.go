@@ -26,11 +26,11 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	p := principalOf(r)
 	if p.User == "" {
-		m.refuse(w, r, &auth.Error{Status: http.StatusForbidden, Msg: "only users submit jobs"})
+		m.access.refuse(w, r, &auth.Error{Status: http.StatusForbidden, Msg: "only users submit jobs"})
 		return
 	}
 	if h := r.Header.Get(UserHeader); h != "" && h != p.User {
-		m.refuse(w, r, &auth.Error{Status: http.StatusForbidden,
+		m.access.refuse(w, r, &auth.Error{Status: http.StatusForbidden,
 			Msg: fmt.Sprintf("%s: a job's user is the user of the API token (%s), not %q", UserHeader, p.User, h)})
 		return
 	}
@@ -41,7 +41,7 @@ func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	job, tasks, err := m.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})
 	if err != nil {
-		m.deny(w, r, err)
+		m.access.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, api.SubmitReply{ID: job.ID, Tasks: tasks})
@@ -359,7 +359,7 @@ func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
 // jobAttempts reads the job the request names, if the caller may read
 // it: its view and its attempts. On false the response is written.
 func (m *Master) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job, []store.Attempt, bool) {
-	id, ok := m.readableJob(w, r)
+	id, ok := m.access.readableJob(w, r)
 	if !ok {
 		return api.Job{}, nil, false
 	}
@@ -401,8 +401,8 @@ func (m *Master) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	if err := m.mayChangeJob(r, id); err != nil {
-		m.deny(w, r, err)
+	if err := m.access.mayChangeJob(r, id); err != nil {
+		m.access.deny(w, r, err)
 		return
 	}
 	var u api.JobUpdate
@@ -503,8 +503,8 @@ func (m *Master) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, err)
 		return
 	}
-	if err := m.mayChangeJob(r, id); err != nil {
-		m.deny(w, r, err)
+	if err := m.access.mayChangeJob(r, id); err != nil {
+		m.access.deny(w, r, err)
 		return
 	}
 	if err := m.Kill(r.Context(), id, "killed through the API by "+principalOf(r).Actor()); err != nil {

@@ -22,7 +22,7 @@ const (
 )
 
 func (m *Master) handleLogs(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.readableJob(w, r)
+	id, ok := m.access.readableJob(w, r)
 	if !ok {
 		return
 	}

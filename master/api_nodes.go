@@ -48,7 +48,7 @@ func (n *mnode) draining() bool { return n.rec.Drain != nil }
 // answering it otherwise; it returns the node's name.
 func (m *Master) adminNode(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
 	name := r.PathValue("name")
-	if !m.adminOnly(w, r, what+" nodes") {
+	if !m.access.adminOnly(w, r, what+" nodes") {
 		return "", false
 	}
 	m.lock()

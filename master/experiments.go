@@ -147,7 +147,7 @@ func (m *Master) stopTrial(ctx context.Context, t *mtask) error {
 }
 
 func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.readableJob(w, r)
+	id, ok := m.access.readableJob(w, r)
 	if !ok {
 		return
 	}

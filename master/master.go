@@ -99,11 +99,9 @@ type Master struct {
 	opt    Options
 	load   func(string) (*config.Config, error)
 	metric *metrics
-	// creds caches resolved bearer credentials; it has its own lock.
-	creds credCache
-
-	// limits are the users' rate limits (ratelimit.go); nil for none.
-	limits *userLimits
+	// access authenticates requests and holds the credentials cache and
+	// the rate limits (httpauth.go); it has its own locks.
+	access *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
@@ -220,10 +218,11 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
+	m.access = &access{server: server{m}}
 	m.metric = newMetrics(m)
 	m.health.up = m.metric.storeUp
 	if opt.UserRate >= 0 {
-		m.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
+		m.access.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
 	}
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)

@@ -37,7 +37,7 @@ import (
 // the file's comments.
 
 func (m *Master) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "exporting the cluster's history") {
+	if !m.access.adminOnly(w, r, "exporting the cluster's history") {
 		return
 	}
 	q := r.URL.Query()
