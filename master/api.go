@@ -30,6 +30,7 @@ type route struct {
 type apiParts struct {
 	m      *Master
 	access *access
+	agents *agents
 }
 
 // routes lists every endpoint under api.Version; the OpenAPI document
@@ -63,15 +64,15 @@ var routes = []route{
 	{"GET", "/history", func(p *apiParts) http.HandlerFunc { return p.m.handleHistory }},
 	{"GET", "/history/scenario", func(p *apiParts) http.HandlerFunc { return p.m.handleHistoryScenario }},
 	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.m.handleFairness }},
-	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.m.handleRegister }},
-	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.m.handleSync }},
-	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.m.handleAgentLogs }},
+	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.m.agents.handleRegister }},
+	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.m.agents.handleSync }},
+	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.m.agents.handleAgentLogs }},
 }
 
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
-	parts := &apiParts{m: m, access: m.access}
+	parts := &apiParts{m: m, access: m.access, agents: m.agents}
 	mux := http.NewServeMux()
 	for _, r := range routes {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))

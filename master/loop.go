@@ -99,25 +99,6 @@ func (m *Master) notePending(plan *sched.Plan) {
 	}
 }
 
-// checkAgents marks nodes lost whose agent has been silent longer than the
-// agent timeout. Callers hold mu.
-func (m *Master) checkAgents(ctx context.Context) {
-	now := m.now()
-	limit := m.agentTimeout()
-	for _, n := range m.nodes {
-		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
-			continue
-		}
-		reason := fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))
-		// One transaction for the node and every attempt it ends, not
-		// one per attempt: a partition can lose many nodes at once.
-		if err := m.inBatch(ctx, func() error { return m.loseNode(ctx, n, reason) }); err != nil {
-			m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
-		}
-	}
-	m.checkLostNodes(ctx)
-}
-
 // checkTimeLimits kills the tasks that have run past their job's time
 // limit. Callers hold mu.
 func (m *Master) checkTimeLimits(ctx context.Context) {

@@ -99,6 +99,9 @@ type Master struct {
 	opt    Options
 	load   func(string) (*config.Config, error)
 	metric *metrics
+	// agents speaks the agent protocol and holds the syncs waiting for
+	// their reports to be stored, under its own lock (agents.go).
+	agents *agents
 	// access authenticates requests and holds the credentials cache and
 	// the rate limits (httpauth.go); it has its own locks.
 	access *access
@@ -137,12 +140,7 @@ type Master struct {
 	view   snapView
 	event  bool // an event happened since the last event pass
 	// bt is the open batch (batch.go), nil outside one.
-	bt *batch
-	// syncQ holds the syncs waiting for their reports to be stored; it
-	// has its own lock, taken after mu, so that a sync queues without
-	// waiting for mu (reportbatch.go).
-	syncMu sync.Mutex
-	syncQ  []*syncReq
+	bt     *batch
 	logc   map[int64]chan struct{}
 	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
@@ -219,6 +217,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	}
 	m.cfgNow.Store(opt.Config)
 	m.access = &access{server: server{m}}
+	m.agents = &agents{server: server{m}}
 	m.metric = newMetrics(m)
 	m.health.up = m.metric.storeUp
 	if opt.UserRate >= 0 {
@@ -271,7 +270,7 @@ func (m *Master) Tick(ctx context.Context) {
 	}
 	m.pruneHistory(ctx)
 	m.lock()
-	m.checkAgents(ctx)
+	m.agents.checkAgents(ctx)
 	m.checkTimeLimits(ctx)
 	if err := m.flushUsage(ctx); err != nil {
 		m.log.Error("recording usage", "err", err)
