@@ -29,6 +29,7 @@ type route struct {
 // apiParts are the types that serve the REST API, each over the master.
 type apiParts struct {
 	m      *Master
+	jobs   *jobsAPI
 	access *access
 	agents *agents
 }
@@ -36,14 +37,14 @@ type apiParts struct {
 // routes lists every endpoint under api.Version; the OpenAPI document
 // describes exactly these (a test holds them in step).
 var routes = []route{
-	{"POST", "/jobs", func(p *apiParts) http.HandlerFunc { return p.m.handleSubmit }},
-	{"GET", "/jobs", func(p *apiParts) http.HandlerFunc { return p.m.handleListJobs }},
-	{"GET", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.m.handleGetJob }},
-	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.m.handlePatchJob }},
-	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.m.handleKillJob }},
-	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.m.handleLogs }},
-	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.m.handleExplain }},
-	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.m.handleJobMetrics }},
+	{"POST", "/jobs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleSubmit }},
+	{"GET", "/jobs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleListJobs }},
+	{"GET", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handleGetJob }},
+	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handlePatchJob }},
+	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJob }},
+	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleLogs }},
+	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},
+	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobMetrics }},
 	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.m.handleNodes }},
 	{"POST", "/nodes/{name}/drain", func(p *apiParts) http.HandlerFunc { return p.m.handleDrainNode }},
 	{"POST", "/nodes/{name}/resume", func(p *apiParts) http.HandlerFunc { return p.m.handleResumeNode }},
@@ -72,7 +73,7 @@ var routes = []route{
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
-	parts := &apiParts{m: m, access: m.access, agents: m.agents}
+	parts := &apiParts{m: m, jobs: &jobsAPI{server{m}}, access: m.access, agents: m.agents}
 	mux := http.NewServeMux()
 	for _, r := range routes {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))

@@ -146,14 +146,14 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	return nil
 }
 
-func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.access.readableJob(w, r)
+func (ja *jobsAPI) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
+	id, ok := ja.m.access.readableJob(w, r)
 	if !ok {
 		return
 	}
-	out, err := m.jobMetrics(r.Context(), id)
+	out, err := ja.jobMetrics(r.Context(), id)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -161,25 +161,25 @@ func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
 
 // jobMetrics builds a job's metrics view from the store alone; the
 // searcher's standing comes from a replay, the same as the live one's.
-func (m *Master) jobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
-	rec, err := m.st.Job(ctx, id)
+func (ja *jobsAPI) jobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
+	rec, err := ja.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.JobMetrics{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
-	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+	tasks, err := ja.m.st.Tasks(ctx, store.TaskFilter{JobID: id})
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
-	mets, err := m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
+	mets, err := ja.m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
 	s, name, err := searchOf(rec)
 	if err != nil {
-		m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
+		ja.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
 	}
 	out := api.JobMetrics{JobID: id, SmallerIsBetter: true, Searcher: string(name), Points: make([]api.MetricPoint, 0, len(mets))}
 	if s != nil {
