@@ -28,10 +28,10 @@ type route struct {
 
 // apiParts are the types that serve the REST API, each over the master.
 type apiParts struct {
-	m      *Master
-	jobs   *jobsAPI
-	access *access
-	agents *agents
+	jobs    *jobsAPI
+	cluster *clusterAPI
+	access  *access
+	agents  *agents
 }
 
 // routes lists every endpoint under api.Version; the OpenAPI document
@@ -45,14 +45,14 @@ var routes = []route{
 	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleLogs }},
 	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},
 	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobMetrics }},
-	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.m.handleNodes }},
-	{"POST", "/nodes/{name}/drain", func(p *apiParts) http.HandlerFunc { return p.m.handleDrainNode }},
-	{"POST", "/nodes/{name}/resume", func(p *apiParts) http.HandlerFunc { return p.m.handleResumeNode }},
-	{"DELETE", "/nodes/{name}", func(p *apiParts) http.HandlerFunc { return p.m.handleDeleteNode }},
-	{"GET", "/pools", func(p *apiParts) http.HandlerFunc { return p.m.handlePools }},
-	{"GET", "/projects", func(p *apiParts) http.HandlerFunc { return p.m.handleProjects }},
-	{"POST", "/config/reload", func(p *apiParts) http.HandlerFunc { return p.m.handleReload }},
-	{"GET", "/openapi.json", func(p *apiParts) http.HandlerFunc { return p.m.handleOpenAPI }},
+	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.cluster.handleNodes }},
+	{"POST", "/nodes/{name}/drain", func(p *apiParts) http.HandlerFunc { return p.cluster.handleDrainNode }},
+	{"POST", "/nodes/{name}/resume", func(p *apiParts) http.HandlerFunc { return p.cluster.handleResumeNode }},
+	{"DELETE", "/nodes/{name}", func(p *apiParts) http.HandlerFunc { return p.cluster.handleDeleteNode }},
+	{"GET", "/pools", func(p *apiParts) http.HandlerFunc { return p.cluster.handlePools }},
+	{"GET", "/projects", func(p *apiParts) http.HandlerFunc { return p.cluster.handleProjects }},
+	{"POST", "/config/reload", func(p *apiParts) http.HandlerFunc { return p.cluster.handleReload }},
+	{"GET", "/openapi.json", func(p *apiParts) http.HandlerFunc { return p.cluster.handleOpenAPI }},
 	{"GET", "/whoami", func(p *apiParts) http.HandlerFunc { return p.access.handleWhoami }},
 	{"GET", "/users", func(p *apiParts) http.HandlerFunc { return p.access.handleListUsers }},
 	{"POST", "/users", func(p *apiParts) http.HandlerFunc { return p.access.handleCreateUser }},
@@ -61,19 +61,19 @@ var routes = []route{
 	{"POST", "/tokens", func(p *apiParts) http.HandlerFunc { return p.access.handleCreateToken }},
 	{"POST", "/tokens/{id}/revoke", func(p *apiParts) http.HandlerFunc { return p.access.handleRevokeToken }},
 	{"GET", "/audit", func(p *apiParts) http.HandlerFunc { return p.access.handleAudit }},
-	{"GET", "/usage", func(p *apiParts) http.HandlerFunc { return p.m.handleUsage }},
-	{"GET", "/history", func(p *apiParts) http.HandlerFunc { return p.m.handleHistory }},
-	{"GET", "/history/scenario", func(p *apiParts) http.HandlerFunc { return p.m.handleHistoryScenario }},
-	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.m.handleFairness }},
-	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.m.agents.handleRegister }},
-	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.m.agents.handleSync }},
-	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.m.agents.handleAgentLogs }},
+	{"GET", "/usage", func(p *apiParts) http.HandlerFunc { return p.cluster.handleUsage }},
+	{"GET", "/history", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistory }},
+	{"GET", "/history/scenario", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistoryScenario }},
+	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.cluster.handleFairness }},
+	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.agents.handleRegister }},
+	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.agents.handleSync }},
+	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.agents.handleAgentLogs }},
 }
 
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
-	parts := &apiParts{m: m, jobs: &jobsAPI{server{m}}, access: m.access, agents: m.agents}
+	parts := &apiParts{jobs: &jobsAPI{server{m}}, cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
 	mux := http.NewServeMux()
 	for _, r := range routes {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))
@@ -90,7 +90,7 @@ func (m *Master) Handler() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", m.health.handleReady)
 	mux.HandleFunc("GET /readyz", m.health.handleReady)
-	mux.HandleFunc("GET /livez", m.handleLive)
+	mux.HandleFunc("GET /livez", parts.cluster.handleLive)
 	if m.opt.UI != nil {
 		mux.Handle("/", m.opt.UI)
 	}
@@ -294,6 +294,3 @@ func pathID(r *http.Request) (int64, error) {
 	}
 	return id, nil
 }
-
-// fail answers with err (server.fail), for the handlers still on Master.
-func (m *Master) fail(w http.ResponseWriter, err error) { server{m}.fail(w, err) }

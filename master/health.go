@@ -236,23 +236,6 @@ func redactStoreError(err error) string {
 	return "write failed"
 }
 
-// handleLive answers /livez: the process serves and its loop is not stuck.
-// It never touches the store, so an orchestrator does not restart a master
-// that waits for its database.
-func (m *Master) handleLive(w http.ResponseWriter, r *http.Request) {
-	last := time.Unix(0, m.lastLoop.Load())
-	if stuck := time.Since(last); m.lastLoop.Load() != 0 && stuck > liveLimit(m.opt.Tick) {
-		writeError(w, http.StatusServiceUnavailable, "", "the scheduling loop has not run for %s", stuck.Round(time.Second))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, "ok\n")
-}
-
-// liveLimit is how long the loop may go without a tick before /livez
-// fails: far longer than any pass.
-func liveLimit(tick time.Duration) time.Duration { return max(60*time.Second, 20*tick) }
-
 // handleReady answers /readyz and /healthz: 200 when the store takes
 // writes, 503 otherwise; JSON when the client asks for it.
 func (h *storeHealth) handleReady(w http.ResponseWriter, r *http.Request) {
