@@ -55,7 +55,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		ag.m.nodes[reg.Name] = n
 	}
 	n.rec = rec
-	n.pool = ag.m.nodePool(rec.Name, rec.Pool)
+	n.pool = nodePool(ag.m.cfg, rec.Name, rec.Pool)
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
@@ -198,7 +198,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	if err := ag.settleMissing(ctx, n, runs); err != nil {
 		return n.acked, err
 	}
-	if now.Sub(n.savedBeat) >= ag.m.agentTimeout()/3 {
+	if now.Sub(n.savedBeat) >= agentTimeout(ag.m.cfg)/3 {
 		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
 			return n.acked, err
 		}
@@ -545,7 +545,7 @@ func (ag *agents) checkLostNodes(ctx context.Context) {
 // startGrace is how long an agent has to report a start before the
 // attempt may be ended as lost: a tenth of the agent timeout, at most 10 s.
 func (ag *agents) startGrace() time.Duration {
-	return min(ag.m.agentTimeout()/10, maxStartGrace)
+	return min(agentTimeout(ag.m.cfg)/10, maxStartGrace)
 }
 
 // maxStartGrace bounds startGrace.
@@ -555,7 +555,7 @@ const maxStartGrace = 10 * time.Second
 // agent timeout. Callers hold mu.
 func (ag *agents) checkAgents(ctx context.Context) {
 	now := ag.m.now()
-	limit := ag.m.agentTimeout()
+	limit := agentTimeout(ag.m.cfg)
 	for _, n := range ag.m.nodes {
 		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
 			continue

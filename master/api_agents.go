@@ -54,7 +54,7 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	}
 	ag.m.lock()
 	n := ag.m.nodes[name]
-	now, lease := ag.m.now(), ag.m.agentTimeout()
+	now, lease := ag.m.now(), agentTimeout(ag.m.cfg)
 	var seen time.Time
 	if n != nil {
 		seen = n.rec.HeartbeatAt
@@ -121,8 +121,8 @@ func (ag *agents) checkRegister(reg *api.Register) error {
 		}
 	}
 	ag.m.lock()
-	pool := ag.m.nodePool(reg.Name, reg.Pool)
-	known := ag.m.poolConfig(pool) != nil
+	pool := nodePool(ag.m.cfg, reg.Name, reg.Pool)
+	known := poolConfig(ag.m.cfg, pool) != nil
 	ag.m.mu.Unlock()
 	if !known {
 		return badRequest("pool", "pool %q is not configured", pool)

@@ -82,7 +82,7 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 	out := make([]api.Pool, 0, len(ca.m.cfg.Pools))
 	for _, p := range ca.m.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
-			Placement: string(p.Placement), GraceS: int64(ca.m.grace(p.Name) / time.Second)}
+			Placement: string(p.Placement), GraceS: int64(poolGrace(ca.m.cfg, p.Name) / time.Second)}
 		for _, n := range ca.m.nodes {
 			if n.pool == p.Name && n.up() {
 				v.Nodes++

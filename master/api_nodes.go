@@ -20,7 +20,7 @@ const maxDrainReason = 1024
 // nodeView is a node as the API shows it. Callers hold mu.
 func (ca *clusterAPI) nodeView(n *mnode) api.Node {
 	v := api.Node{Name: n.rec.Name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
-		Used: len(n.used), Labels: ca.m.nodeLabels(n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
+		Used: len(n.used), Labels: nodeLabels(ca.m.cfg, n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
 		RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.seen, Version: n.version}
 	for i, g := range n.rec.GPUs {
 		v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}

@@ -160,7 +160,7 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 				project := t.job.rec.Project
 				m.later(func() { m.notePreempted(project, now) })
 			}
-			m.sendAll(t, api.CommandPreempt, m.grace(t.job.rec.Pool))
+			m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, t.job.rec.Pool))
 			m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
 			continue
 		}

@@ -63,7 +63,7 @@ func (ja *jobsAPI) feasibility() *feasView {
 			continue
 		}
 		v.inPool[i]++
-		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: ja.m.nodeLabels(n)}
+		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: nodeLabels(ja.m.cfg, n)}
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type

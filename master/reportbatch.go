@@ -39,7 +39,7 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 		ag.m.mu.Unlock()
 		return api.SyncReply{}, req.err
 	}
-	wait := min(time.Duration(s.WaitS)*time.Second, ag.m.opt.SyncWait, ag.m.agentTimeout()/2)
+	wait := min(time.Duration(s.WaitS)*time.Second, ag.m.opt.SyncWait, agentTimeout(ag.m.cfg)/2)
 	if len(n.commands) == 0 && wait > 0 {
 		wake := n.wake
 		n.polling++

@@ -234,7 +234,7 @@ func (m *Master) snapNodes() (multifactorSlots int) {
 		// A node that re-registered with fewer GPUs than its running tasks
 		// hold must not look over-committed to the core.
 		sn := sched.Node{Name: name, Pool: v.pools[n.pool], Slots: max(len(n.rec.GPUs), len(n.used)),
-			Labels: m.nodeLabels(n), ZeroSlotLimit: zeroSlotLimit(pool)}
+			Labels: nodeLabels(m.cfg, n), ZeroSlotLimit: zeroSlotLimit(pool)}
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
@@ -264,9 +264,9 @@ func zeroSlotLimit(p config.Pool) int {
 }
 
 // nodeLabels are the agent's labels with the config's on top.
-func (m *Master) nodeLabels(n *mnode) map[string]string {
+func nodeLabels(cfg *config.Config, n *mnode) map[string]string {
 	var extra map[string]string
-	for _, r := range m.cfg.Nodes {
+	for _, r := range cfg.Nodes {
 		if r.Name == n.rec.Name {
 			extra = r.Labels
 		}

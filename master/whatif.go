@@ -170,7 +170,7 @@ func (ca *clusterAPI) scenarioCluster(cfg *config.Config) (*scenario.Scenario, [
 			if n.pool != p.Name || len(n.rec.GPUs) == 0 {
 				continue
 			}
-			sn := scenario.Node{Node: spec.Node{Name: n.rec.Name, Labels: ca.m.nodeLabels(n)}, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type}
+			sn := scenario.Node{Node: spec.Node{Name: n.rec.Name, Labels: nodeLabels(ca.m.cfg, n)}, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type}
 			if len(sn.Labels) == 0 {
 				sn.Labels = nil
 			}
