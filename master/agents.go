@@ -373,13 +373,13 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		}
 	case done:
 		tr.To, tr.Reason = store.TaskCompleted, "completed"
-		ag.m.noteRun(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
+		ag.m.planner.noteRun(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
 	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
 		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, preemptReason(t.att.parts)
 		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: store.TaskQueued, At: tr.At, Reason: "requeued after preemption"}
 		switch {
-		case t.next != nil && ag.m.restartable(t):
+		case t.next != nil && ag.m.planner.restartable(t):
 			tr.Reason = "checkpointed to move"
 			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
 		case t.next != nil:
@@ -398,7 +398,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	next := t.next
 	ag.m.setTask(t, op.rec)
 	if op.rec.State == store.TaskStarting {
-		ag.m.restartOn(t, next, tr.At)
+		ag.m.planner.restartOn(t, next, tr.At)
 	}
 	ag.m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
 		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)

@@ -191,8 +191,8 @@ func (ca *clusterAPI) holders(n *mnode) []string {
 // allocations hold, slots and zero-slot tasks alike, so that the core
 // finds no room there for a new task; sched needs no notion of a drain.
 // Call it once the snapshot's allocations are in. Callers hold mu.
-func (m *Master) capDrained() {
-	s, v := &m.snap, &m.view
+func (pl *planner) capDrained() {
+	s, v := &pl.snap, &pl.view
 	idx := -1
 	for i, n := range v.nodes {
 		if n.draining() {
@@ -220,9 +220,9 @@ func (m *Master) capDrained() {
 // onDrainingNode reports whether a task has a part on a draining node.
 // Its slots there are gone once it stops, so preempting it frees nothing
 // for the job it would be preempted for: the master lets it run on.
-func (m *Master) onDrainingNode(t *mtask) bool {
+func (pl *planner) onDrainingNode(t *mtask) bool {
 	for _, p := range t.att.parts {
-		if n := m.nodes[p.node]; n != nil && n.draining() {
+		if n := pl.m.nodes[p.node]; n != nil && n.draining() {
 			return true
 		}
 	}

@@ -208,15 +208,15 @@ func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
 			break
 		}
 	}
-	if mode == "" || len(ca.m.snap.Accounts) == 0 {
+	if mode == "" || len(ca.m.planner.snap.Accounts) == 0 {
 		return nil
 	}
-	st, err := sched.AccountShares(&ca.m.snap, mode)
+	st, err := sched.AccountShares(&ca.m.planner.snap, mode)
 	if err != nil {
 		return nil // the pass reports a bad snapshot
 	}
 	var out []api.Share
-	for i, a := range ca.m.snap.Accounts {
+	for i, a := range ca.m.planner.snap.Accounts {
 		project, user, _ := strings.Cut(a.Name, "/")
 		if p.CanRead(project, user) != nil {
 			continue

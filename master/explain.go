@@ -57,12 +57,12 @@ func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 		return x // not waiting: the summary says how it stands
 	}
 	x.Queued, x.Ahead = ja.ahead(j)
-	ji := slices.Index(ja.m.view.jobs, j)
-	if ji < 0 || ji >= len(ja.m.snap.Jobs) {
+	ji := slices.Index(ja.m.planner.view.jobs, j)
+	if ji < 0 || ji >= len(ja.m.planner.snap.Jobs) {
 		return x
 	}
 	if pi >= 0 && ja.m.cfg.Pools[pi].Policy == sched.PolicyMultifactor {
-		if fs, err := sched.PriorityFactors(&ja.m.snap); err == nil && ji < len(fs) {
+		if fs, err := sched.PriorityFactors(&ja.m.planner.snap); err == nil && ji < len(fs) {
 			f := fs[ji]
 			x.Factors = &api.Factors{Age: f.Age, FairShare: f.FairShare, JobSize: f.JobSize, QOS: f.QOS, Pool: f.Pool,
 				Nice: f.Nice, Priority: f.Priority}
@@ -106,7 +106,7 @@ type nodeUse struct {
 
 // counterfactual finds the least that would let job ji start now.
 func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
-	s := &ja.m.snap
+	s := &ja.m.planner.snap
 	e := &s.Jobs[ji]
 	need := e.Slots
 	if e.MinSlots > 0 {
@@ -154,7 +154,7 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 
 // poolNodes lists the nodes of e's pool that match its GPU type.
 func (ja *jobsAPI) poolNodes(e *sched.Job) []*nodeUse {
-	s := &ja.m.snap
+	s := &ja.m.planner.snap
 	byNode := map[int32]*nodeUse{}
 	var out []*nodeUse
 	for i := range s.Nodes {
@@ -259,11 +259,11 @@ func lastEnd(s *sched.Snapshot, allocs []int) int64 {
 
 // allocRef names the job of an allocation. Callers hold mu.
 func (ja *jobsAPI) allocRef(ai int) api.JobRef {
-	s := &ja.m.snap
+	s := &ja.m.planner.snap
 	a := &s.Allocs[ai]
 	ref := api.JobRef{Slots: sched.Slots(a.Nodes)}
-	if ai < len(ja.m.view.allocs) && ja.m.view.allocs[ai].t != nil {
-		j := ja.m.view.allocs[ai].t.job
+	if ai < len(ja.m.planner.view.allocs) && ja.m.planner.view.allocs[ai].t != nil {
+		j := ja.m.planner.view.allocs[ai].t.job
 		ref.ID, ref.Name, ref.User, ref.Project = j.rec.ID, j.rec.Name, j.rec.User, j.rec.Project
 	} else if id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
 		ref.ID = id
@@ -278,7 +278,7 @@ func (ja *jobsAPI) allocRef(ai int) api.JobRef {
 // quotaBind says which quota or limit keeps the job's project from taking
 // need more slots, in quota pools; "" when none does.
 func (ja *jobsAPI) quotaBind(e *sched.Job, need int) string {
-	s := &ja.m.snap
+	s := &ja.m.planner.snap
 	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
 		return ""
 	}

@@ -99,6 +99,9 @@ type Master struct {
 	opt    Options
 	load   func(string) (*config.Config, error)
 	metric *metrics
+	// planner runs the scheduling passes (loop.go); its fields are
+	// guarded by mu.
+	planner *planner
 	// agents speaks the agent protocol and holds the syncs waiting for
 	// their reports to be stored, under its own lock (agents.go).
 	agents *agents
@@ -135,9 +138,6 @@ type Master struct {
 	// account tree; it invalidates mjob.entry.
 	cfgGen int
 	nodes  map[string]*mnode
-	sc     sched.Scheduler
-	snap   sched.Snapshot
-	view   snapView
 	event  bool // an event happened since the last event pass
 	// bt is the open batch (batch.go), nil outside one.
 	bt     *batch
@@ -147,20 +147,6 @@ type Master struct {
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
-	// preempted counts, per project, its tasks preempted or moved in
-	// the last hour (budget.go).
-	preempted preemptBudget
-	// eta holds the forecast start of waiting jobs by id (eta.go), made
-	// at etaAt (wall clock).
-	eta   map[int64]time.Time
-	etaAt time.Time
-	// etaEarly is the forecast with jobs running their typical share of
-	// their time limits: the early end of each estimate's range.
-	etaEarly map[int64]time.Time
-	// runRatios is a ring of the shares of their time limits that recent
-	// completed attempts used; runNext its next slot.
-	runRatios []float64
-	runNext   int
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -197,25 +183,25 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		opt.MaxNodeGPUs = DefaultMaxNodeGPUs
 	}
 	m := &Master{
-		st:        opt.Store,
-		log:       opt.Logger,
-		clock:     opt.Clock,
-		opt:       opt,
-		load:      opt.LoadConfig,
-		kickc:     make(chan struct{}, 1),
-		cfg:       opt.Config,
-		cfgGen:    1,
-		jobs:      map[int64]*mjob{},
-		nodes:     map[string]*mnode{},
-		logc:      map[int64]chan struct{}{},
-		fair:      newFairShare(decayOf(opt.Config)),
-		preempted: newPreemptBudget(),
-		health:    storeHealth{st: opt.Store, log: opt.Logger, clock: opt.Clock, minGap: probeMinGap},
+		st:     opt.Store,
+		log:    opt.Logger,
+		clock:  opt.Clock,
+		opt:    opt,
+		load:   opt.LoadConfig,
+		kickc:  make(chan struct{}, 1),
+		cfg:    opt.Config,
+		cfgGen: 1,
+		jobs:   map[int64]*mjob{},
+		nodes:  map[string]*mnode{},
+		logc:   map[int64]chan struct{}{},
+		fair:   newFairShare(decayOf(opt.Config)),
+		health: storeHealth{st: opt.Store, log: opt.Logger, clock: opt.Clock, minGap: probeMinGap},
 	}
 	if m.load == nil {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
+	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}}
 	m.metric = newMetrics(m)
@@ -271,15 +257,15 @@ func (m *Master) Tick(ctx context.Context) {
 	m.pruneHistory(ctx)
 	m.lock()
 	m.agents.checkAgents(ctx)
-	m.checkTimeLimits(ctx)
+	m.planner.checkTimeLimits(ctx)
 	if err := m.flushUsage(ctx); err != nil {
 		m.log.Error("recording usage", "err", err)
 	}
-	due := time.Since(m.etaAt) >= etaEvery
+	due := time.Since(m.planner.etaAt) >= etaEvery
 	m.mu.Unlock()
 	m.Step(ctx)
 	if due {
-		m.refreshETA()
+		m.planner.refreshETA()
 	}
 }
 
@@ -291,7 +277,7 @@ func (m *Master) Step(ctx context.Context) {
 	}
 	m.lock()
 	defer m.mu.Unlock()
-	if err := m.schedule(ctx); err != nil {
+	if err := m.planner.schedule(ctx); err != nil {
 		m.log.Error("scheduling pass failed", "err", err)
 	}
 }

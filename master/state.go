@@ -352,7 +352,7 @@ func (m *Master) restore(ctx context.Context) error {
 	if err := m.restoreUsage(ctx); err != nil {
 		return err
 	}
-	if err := m.restoreBudgets(ctx); err != nil {
+	if err := m.planner.restoreBudgets(ctx); err != nil {
 		return err
 	}
 	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))

@@ -18,12 +18,12 @@ func (ja *jobsAPI) jobView(j *mjob, pos int) api.Job {
 	v.Position = pos
 	if pos > 0 && j.pending != nil {
 		v.Pending = j.pending.view()
-		switch at, ok := ja.m.eta[j.rec.ID]; {
+		switch at, ok := ja.m.planner.eta[j.rec.ID]; {
 		case v.Pending.EstimatedStart != nil:
 			v.Pending.EstimateBasis = "reservation"
 		case ok:
 			v.Pending.EstimatedStart, v.Pending.EstimateBasis = &at, "forecast"
-			if early, ok := ja.m.etaEarly[j.rec.ID]; ok && early.Before(at) {
+			if early, ok := ja.m.planner.etaEarly[j.rec.ID]; ok && early.Before(at) {
 				v.Pending.EstimatedStartEarliest = &early
 			}
 		}
