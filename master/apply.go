@@ -261,3 +261,15 @@ func (pl *planner) sendStarts(t *mtask) {
 	}
 	pl.m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
 }
+
+// onDrainingNode reports whether a task has a part on a draining node.
+// Its slots there are gone once it stops, so preempting it frees nothing
+// for the job it would be preempted for: the master lets it run on.
+func (pl *planner) onDrainingNode(t *mtask) bool {
+	for _, p := range t.att.parts {
+		if n := pl.m.nodes[p.node]; n != nil && n.draining() {
+			return true
+		}
+	}
+	return false
+}

@@ -90,8 +90,15 @@ type Options struct {
 // configured otherwise: well above any server built today.
 const DefaultMaxNodeGPUs = 64
 
-// Master is the live scheduler: it owns the state machine of jobs and
-// tasks, runs the scheduling core and talks to agents.
+// Master is the live scheduler. It owns the mirror of jobs, tasks and
+// nodes and the transitions that change it over the store (state.go),
+// the batches they are stored in (batch.go), the submissions queued for
+// the mirror (submit.go), the configuration and its reload, and the loop
+// (Run, Tick, Step). The work around the mirror is done by the parts it
+// holds, each over it: planner (the scheduling passes), agents (the agent
+// protocol), access (authentication and users), storeHealth (the store's
+// health); Handler adds jobsAPI and clusterAPI for the REST API. doc.go
+// says which lock guards what.
 type Master struct {
 	st     store.Store
 	log    *slog.Logger
@@ -99,15 +106,12 @@ type Master struct {
 	opt    Options
 	load   func(string) (*config.Config, error)
 	metric *metrics
-	// planner runs the scheduling passes (loop.go); its fields are
-	// guarded by mu.
+	// The parts, set by New and never changed. planner's fields are
+	// guarded by mu; agents' queue of syncs, access's caches and health
+	// have locks of their own (doc.go, "Types and locks").
 	planner *planner
-	// agents speaks the agent protocol and holds the syncs waiting for
-	// their reports to be stored, under its own lock (agents.go).
-	agents *agents
-	// access authenticates requests and holds the credentials cache and
-	// the rate limits (httpauth.go); it has its own locks.
-	access *access
+	agents  *agents
+	access  *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
 	// lastLoop is when the loop last ran (UnixNano), for /livez.

@@ -381,3 +381,33 @@ func mfPriority(j *mjob) float64 {
 	}
 	return j.pending.p.Priority
 }
+
+// capDrained shrinks every draining node of the snapshot to what its
+// allocations hold, slots and zero-slot tasks alike, so that the core
+// finds no room there for a new task; sched needs no notion of a drain.
+// Call it once the snapshot's allocations are in. Callers hold mu.
+func (pl *planner) capDrained() {
+	s, v := &pl.snap, &pl.view
+	idx := -1
+	for i, n := range v.nodes {
+		if n.draining() {
+			idx = i
+			s.Nodes[i].Slots, s.Nodes[i].ZeroSlotLimit = 0, 0
+		}
+	}
+	if idx < 0 {
+		return
+	}
+	for _, a := range s.Allocs {
+		for _, ns := range a.Nodes {
+			if !v.nodes[ns.Node].draining() {
+				continue
+			}
+			sn := &s.Nodes[ns.Node]
+			sn.Slots += int(ns.Slots)
+			if ns.Slots == 0 {
+				sn.ZeroSlotLimit++
+			}
+		}
+	}
+}

@@ -544,3 +544,36 @@ func (m *Master) wakeLogs(id int64) {
 		delete(m.logc, id)
 	}
 }
+
+// tasksOn lists the tasks with an open attempt that has a part on node,
+// in (job, index) order. (A task may hold GPUs of node for a move without
+// running there yet.)
+func (m *Master) tasksOn(node string) []*mtask {
+	n := m.nodes[node]
+	seen := map[*mtask]bool{}
+	var out []*mtask
+	for _, t := range n.used {
+		if !seen[t] && t.part(node) != nil {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	// Zero-slot parts hold no GPU, so n.used does not find them.
+	if n.zeroUsed > 0 {
+		for _, j := range m.jobs {
+			for _, t := range j.tasks {
+				if p := t.part(node); p != nil && len(p.gpus) == 0 && !seen[t] {
+					seen[t] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *mtask) int {
+		if a.job.rec.ID != b.job.rec.ID {
+			return int(a.job.rec.ID - b.job.rec.ID)
+		}
+		return a.rec.Index - b.rec.Index
+	})
+	return out
+}
