@@ -33,7 +33,7 @@ type allocRef struct {
 	next bool
 }
 
-// buildSnapshot fills m.planner.snap from the mirror. Pools come from the config in
+// buildSnapshot fills pl.snap from the mirror. Pools come from the config in
 // its order, nodes that are up (in a configured pool) sorted by name, jobs
 // by id (= submission order) and allocations by (job, task).
 func (pl *planner) buildSnapshot() {
