@@ -143,6 +143,9 @@ type Tasks struct {
 	all     []Task
 	free    []int32
 	running []int32
+	// retired counts the records retired since the last Sweep: without
+	// one, Sweep has nothing to drop and need not look at every record.
+	retired int
 }
 
 // At is the task record in slot ti. The pointer is valid until the next
@@ -168,6 +171,10 @@ func (ts *Tasks) Current(ti int32, ver uint32) bool {
 // Sweep drops retired tasks from the running list, making their slots
 // reusable, and returns the list.
 func (ts *Tasks) Sweep() []int32 {
+	if ts.retired == 0 {
+		return ts.running
+	}
+	ts.retired = 0
 	live := ts.running[:0]
 	for _, ti := range ts.running {
 		if ts.all[ti].State.Active() {
@@ -262,4 +269,5 @@ func (ts *Tasks) Retire(ti int32, st TaskState) {
 	t := &ts.all[ti]
 	t.State = st
 	t.Ver++
+	ts.retired++
 }
