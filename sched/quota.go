@@ -27,7 +27,12 @@ type quotaPass struct {
 	failReclaim []int32
 	// phase is the stage of rounds (see quotaRounds): what preemptible
 	// work may grow its project to.
-	phase  roundPhase
+	phase roundPhase
+	// pool is the pool being scheduled; cur is the project whose round it
+	// is, and inter whether its job is interactive (quotaOrder.next).
+	pool   int
+	cur    int32
+	inter  bool
 	heap   []int32
 	borrow []int32
 	jobs   []int32
@@ -39,15 +44,22 @@ type quotaPass struct {
 	next       []int32
 }
 
-// quota schedules a pool under project quotas (Run:ai): the most deprived
-// project places one workload per round. Interactive work runs only within
-// its project's quota and may preempt its own project's unattended work;
-// unattended work runs within quota, or over quota on spare slots, which
-// projects share in proportion to their over-quota weight. A project below
-// its quota reclaims from projects over theirs, never pushing one below its
-// quota and never growing past its own fair share. Borrowing work (OSMO's
-// LOW) counts toward nothing, uses idle slots last, and is reclaimed first.
-func (p *pass) quota(pool int, jobs []int32) {
+// quotaOrder schedules a pool under project quotas (Run:ai): the most
+// deprived project places one workload per round (quota_rounds.go).
+// Interactive work runs only within its project's quota and may preempt
+// its own project's unattended work; unattended work runs within quota,
+// or over quota on spare slots, which projects share in proportion to
+// their over-quota weight. A project below its quota reclaims from
+// projects over theirs, never pushing one below its quota and never
+// growing past its own fair share (reclaimPreempt). Borrowing work
+// (OSMO's LOW) counts toward nothing, uses idle slots last, and is
+// reclaimed first.
+type quotaOrder struct {
+	jobs []int32
+	over bool // the last phase is over
+}
+
+func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 	q := &p.sc.quota
 	q.reset(p.s)
 	p.sortQueue(pool, jobs, orderQuota)
@@ -57,9 +69,14 @@ func (p *pass) quota(pool int, jobs []int32) {
 		capacity += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
 	}
 	q.divide(q.roots, capacity, p.s)
-	p.quotaRounds(pool, jobs)
+	o.jobs, o.over = jobs, false
+	q.jobs, q.pool, q.phase, q.heap = jobs, pool, withinQuota, q.heap[:0]
+	p.quotaProjects()
+}
+
+func (o *quotaOrder) end(p *pass) {
 	p.borrowIdle()
-	for _, j := range jobs {
+	for _, j := range o.jobs {
 		p.quotaFinish(j)
 	}
 }
