@@ -31,7 +31,7 @@ func sortReleases(ends []release) {
 
 // headPending records why the EASY head waits: its reservation, or the
 // license it is short of, with the reserved time.
-func (p *pass) headPending(j int32, pool int, shadowAt int64) {
+func (g *easyGate) headPending(p *pass, j int32, pool int, shadowAt int64) {
 	if !p.licensesFit(j) {
 		pe := p.licensePending(j)
 		pe.At = shadowAt
@@ -45,7 +45,7 @@ func (p *pass) headPending(j int32, pool int, shadowAt int64) {
 // reserveHead computes the head's shadow time and leaves in sc.shadow the
 // cluster as it will be at that time, without the head placed, and in
 // sc.lic.shadow the licenses free then.
-func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
+func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) int64 {
 	sh := &p.sc.shadow
 	sh.copyFrom(p.st)
 	ends := p.sc.ends[:0]
@@ -93,8 +93,8 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 	return Never
 }
 
-// backfillEASY starts tasks of j that do not delay the head's reservation.
-func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
+// backfill starts tasks of j that do not delay the head's reservation.
+func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 	sh := &p.sc.shadow
 	hr := p.request(head, true)
 	lim := p.s.Jobs[j].TimeLimit

@@ -58,7 +58,7 @@ func (o *shareOrder) begin(p *pass, pool int, jobs []int32) {
 		live = append(live, j)
 	}
 	p.sc.fsLive = live
-	p.waterFill(live, total)
+	p.sc.fs.waterFill(p, live, total)
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
 	for _, j := range live {
@@ -97,7 +97,7 @@ func (o *shareOrder) placed(p *pass, j, slots int32) bool {
 
 func (o *shareOrder) failed(p *pass, j int32) {
 	p.sc.fs.q.remove(j)
-	p.shareFail(j)
+	p.sc.fs.fail(p, j)
 }
 
 func (o *shareOrder) done(*pass, int32) {}
@@ -121,8 +121,7 @@ func (sc *Scheduler) probeCounts(s *Snapshot, pool int) []int32 {
 }
 
 // waterFill computes shares without looking at placement.
-func (p *pass) waterFill(jobs []int32, capacity int32) {
-	f := &p.sc.fs
+func (f *fairShare) waterFill(p *pass, jobs []int32, capacity int32) {
 	q := &f.q
 	q.reset(p.s, f.share, f.demand)
 	for _, j := range jobs {
@@ -146,8 +145,7 @@ func (p *pass) waterFill(jobs []int32, capacity int32) {
 	}
 }
 
-func (p *pass) shareFail(j int32) {
-	f := &p.sc.fs
+func (f *fairShare) fail(p *pass, j int32) {
 	if f.alloc[j] >= f.share[j] && p.licensesFit(j) {
 		job := &p.s.Jobs[j]
 		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
@@ -157,10 +155,9 @@ func (p *pass) shareFail(j int32) {
 	p.addPending(p.failReason(j))
 }
 
-// shareVictims orders the pool's tasks as victims: jobs furthest above
+// victims orders the pool's tasks as victims: jobs furthest above
 // their share first, newest task first.
-func (p *pass) shareVictims(pool int) []int32 {
-	f := &p.sc.fs
+func (f *fairShare) victims(p *pass, pool int) []int32 {
 	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
 		return victimKey{major: -int64(f.alloc[al.Job] - f.share[al.Job]), start: al.Start, a: a}
 	})

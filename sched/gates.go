@@ -91,7 +91,7 @@ func (g *idleGate) admit(p *pass, j int32) bool {
 		return true
 	}
 	if job := &p.s.Jobs[j]; job.Preemptible && job.Priority > p.s.Jobs[g.head].Priority {
-		p.backfillIdle(j, g.head)
+		g.backfill(p, j, g.head)
 	} else if p.hasWaiting(j) {
 		p.behind(j, g.head, ReasonBehind)
 	}
@@ -133,14 +133,14 @@ func (g *easyGate) admit(p *pass, j int32) bool {
 	if g.head < 0 {
 		return true
 	}
-	p.backfillEASY(j, g.head, g.shadowAt)
+	g.backfill(p, j, g.head, g.shadowAt)
 	return false
 }
 
 func (g *easyGate) block(p *pass, j int32, _ []int32) bool {
 	g.head = j
-	g.shadowAt = p.reserveHead(g.pool, j, g.firstStart)
-	p.headPending(j, g.pool, g.shadowAt)
+	g.shadowAt = g.reserveHead(p, g.pool, j, g.firstStart)
+	g.headPending(p, j, g.pool, g.shadowAt)
 	return false
 }
 
@@ -157,7 +157,7 @@ type conservativeGate struct {
 func (g *conservativeGate) begin(p *pass, pool int, queue []int32) bool {
 	g.pool, g.firstStart = pool, len(p.plan.Starts)
 	if g.whole {
-		p.conservative(pool, queue, g.firstStart)
+		g.run(p, pool, queue, g.firstStart)
 	}
 	return g.whole
 }
@@ -166,6 +166,6 @@ func (g *conservativeGate) stop(*pass) bool         { return false }
 func (g *conservativeGate) admit(*pass, int32) bool { return true }
 
 func (g *conservativeGate) block(p *pass, _ int32, rest []int32) bool {
-	p.conservative(g.pool, rest, g.firstStart)
+	g.run(p, g.pool, rest, g.firstStart)
 	return true
 }

@@ -274,9 +274,8 @@ func qosOf(s *Snapshot, j *Job) (int, bool) {
 	return q.Priority, q.Preempt
 }
 
-func (p *pass) computePriorities(pool int, jobs []int32) {
+func (m *mfPass) priorities(p *pass, pool int, jobs []int32) {
 	mf := &p.s.Pools[pool].Multifactor
-	m := &p.sc.mf
 	var fs []float64
 	if mf.FairShare > 0 {
 		fs, _ = m.acc.factors(p.s, mf.FairShareMode)
@@ -290,11 +289,11 @@ func (p *pass) computePriorities(pool int, jobs []int32) {
 	}
 }
 
-// sortMultifactor orders jobs by priority, higher first. Ties go to the
+// sortJobs orders jobs by priority, higher first. Ties go to the
 // account with the better fair-share standing (classic: the higher S − U,
 // unclamped; then the larger share, as seed 003 breaks its tie), then by
 // submission.
-func (p *pass) sortMultifactor(pool int, jobs []int32) {
+func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 	mf := &p.s.Pools[pool].Multifactor
 	prio := p.sc.mf.prio
 	var level, norm []float64
@@ -319,9 +318,9 @@ func (p *pass) sortMultifactor(pool int, jobs []int32) {
 	})
 }
 
-// mfVictimOrder returns the pool's running tasks as victims: lowest QOS
+// victims returns the pool's running tasks as victims: lowest QOS
 // first, then lowest priority, then least work lost (see lessLost).
-func (p *pass) mfVictimOrder(pool int) []int32 {
+func (m *mfPass) victims(p *pass, pool int) []int32 {
 	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
 	prio := p.sc.mf.prio
 	slices.SortFunc(v, func(a, b int32) int {

@@ -5,10 +5,10 @@ func (p *pass) hasWaiting(j int32) bool {
 	return int(p.sc.planned[j]-p.sc.holds[j]) < p.s.Jobs[j].Waiting
 }
 
-// backfillIdle starts tasks of j on slots that are free right now, marked
+// backfill starts tasks of j on slots that are free right now, marked
 // as backfill so that the blocked job can evict them later. Evicting does
 // not give licenses back, so j may not take licenses the blocker needs.
-func (p *pass) backfillIdle(j, blocker int32) {
+func (g *idleGate) backfill(p *pass, j, blocker int32) {
 	for p.wants(j) {
 		if !p.licensesFit(j) {
 			p.addPending(p.licensePending(j))

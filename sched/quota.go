@@ -63,7 +63,7 @@ func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 	q := &p.sc.quota
 	q.reset(p.s)
 	p.sortQueue(pool, jobs, orderQuota)
-	p.quotaCount(pool, jobs)
+	p.sc.quota.count(p, pool, jobs)
 	capacity := int32(0)
 	for _, gi := range p.st.poolGroups[pool] {
 		capacity += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
@@ -71,24 +71,24 @@ func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 	q.divide(q.roots, capacity, p.s)
 	o.jobs, o.over = jobs, false
 	q.jobs, q.pool, q.phase, q.heap = jobs, pool, withinQuota, q.heap[:0]
-	p.quotaProjects()
+	p.sc.quota.projects(p)
 }
 
 func (o *quotaOrder) end(p *pass) {
-	p.borrowIdle()
+	p.sc.quota.borrowIdle(p)
 	for _, j := range o.jobs {
-		p.quotaFinish(j)
+		p.sc.quota.finish(p, j)
 	}
 }
 
-// quotaFinish gives a reason to a job left waiting. Work held back for
+// finish gives a reason to a job left waiting. Work held back for
 // the over-share phase, which never ran because no slot was idle, waits
 // for spare slots (no_spare), not for capacity.
-func (p *pass) quotaFinish(j int32) {
+func (q *quotaPass) finish(p *pass, j int32) {
 	job := &p.s.Jobs[j]
 	if !p.sc.pending[j] && p.wants(j) && p.sc.holds[j] == 0 && !job.Borrow &&
 		job.Project >= 0 && job.Project < len(p.s.Projects) {
-		p.quotaPending(int32(job.Project), j, p.size(j))
+		p.sc.quota.pending(p, int32(job.Project), j, p.size(j))
 		return
 	}
 	p.finish(j)
@@ -155,9 +155,8 @@ func (q *quotaPass) reset(s *Snapshot) {
 	}
 }
 
-// quotaCount fills each project's demand, held slots and job ranges.
-func (p *pass) quotaCount(pool int, jobs []int32) {
-	q := &p.sc.quota
+// count fills each project's demand, held slots and job ranges.
+func (q *quotaPass) count(p *pass, pool int, jobs []int32) {
 	for _, a := range p.sc.poolRuns[pool] {
 		al := &p.s.Allocs[a]
 		job := &p.s.Jobs[al.Job]

@@ -11,10 +11,9 @@ package sched
 // back, so over-quota work must not take free slots that within-quota
 // work of a less deprived project is waiting for.
 
-// quotaProjects fills the deprivation heap with the projects that have
+// projects fills the deprivation heap with the projects that have
 // jobs in the pool.
-func (p *pass) quotaProjects() {
-	q := &p.sc.quota
+func (q *quotaPass) projects(p *pass) {
 	for pr := range p.s.Projects {
 		if q.hi[pr] > q.lo[pr] {
 			q.heap = append(q.heap, int32(pr))
@@ -40,11 +39,11 @@ func (o *quotaOrder) next(p *pass) int32 {
 				o.over = true // nothing is left to grow on
 				break
 			}
-			p.quotaProjects()
+			p.sc.quota.projects(p)
 			continue
 		}
 		pr := q.heap[0]
-		j, interactive := p.quotaCandidate(pr)
+		j, interactive := p.sc.quota.candidate(p, pr)
 		if j < 0 {
 			q.popTop()
 			continue
@@ -74,7 +73,7 @@ func (o *quotaOrder) placed(p *pass, j, slots int32) bool {
 func (o *quotaOrder) failed(p *pass, j int32) {
 	q := &p.sc.quota
 	if !p.sc.pending[j] {
-		p.quotaPending(q.cur, j, p.size(j))
+		p.sc.quota.pending(p, q.cur, j, p.size(j))
 	}
 	if q.inter {
 		q.iCur[q.cur]++
@@ -104,7 +103,7 @@ type quotaFilter struct{}
 
 func (quotaFilter) admit(p *pass, j int32) bool {
 	q := &p.sc.quota
-	if !p.quotaAllowed(q.cur, j, q.inter) {
+	if !p.sc.quota.allowed(p, q.cur, j, q.inter) {
 		return false
 	}
 	if !p.licensesFit(j) {
@@ -134,15 +133,14 @@ func (q *quotaPass) phaseCap(pr int32) int32 {
 	return 1 << 30
 }
 
-// quotaCandidate picks the project's next workload: interactive work first,
+// candidate picks the project's next workload: interactive work first,
 // only within quota; else unattended work, which must stay within quota
 // unless it is preemptible. "Within quota" counts only the project's work
 // that cannot be preempted, since its preemptible work makes way. Jobs that may not run get their reason here.
-func (p *pass) quotaCandidate(pr int32) (int32, bool) {
-	q := &p.sc.quota
+func (q *quotaPass) candidate(p *pass, pr int32) (int32, bool) {
 	for q.iCur[pr] < q.lo[pr]+q.nInter[pr] {
 		j := q.jobs[q.iCur[pr]]
-		if ok := p.quotaAllowed(pr, j, true); ok {
+		if ok := p.sc.quota.allowed(p, pr, j, true); ok {
 			return j, true
 		}
 		q.iCur[pr]++
@@ -153,7 +151,7 @@ func (p *pass) quotaCandidate(pr int32) (int32, bool) {
 			q.uCur[pr]++
 			continue
 		}
-		if ok := p.quotaAllowed(pr, j, false); ok {
+		if ok := p.sc.quota.allowed(p, pr, j, false); ok {
 			return j, false
 		}
 		q.uCur[pr]++
@@ -161,10 +159,9 @@ func (p *pass) quotaCandidate(pr int32) (int32, bool) {
 	return -1, false
 }
 
-// quotaAllowed reports whether j may try to place a task now, recording
+// allowed reports whether j may try to place a task now, recording
 // why not when it may not.
-func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
-	q := &p.sc.quota
+func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 	if !p.wants(j) {
 		return false
 	}
@@ -189,12 +186,11 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 	return false
 }
 
-// quotaPending records why j's task of slots cannot start: no_spare when
+// pending records why j's task of slots cannot start: no_spare when
 // it would be work past its project's quota or fair share, which only idle
 // slots serve, and too few are available; otherwise the room reason
 // (no_capacity, fragmented, no_nodes), as when free slots are scattered.
-func (p *pass) quotaPending(pr, j, slots int32) {
-	q := &p.sc.quota
+func (q *quotaPass) pending(p *pass, pr, j, slots int32) {
 	avail := p.st.groupsAvail(p.s.Jobs[j].Pool)
 	over := q.alloc[pr]+slots > q.share[pr] || q.alloc[pr]+slots > q.quota[pr]
 	if over && avail < int(slots) {
@@ -206,8 +202,7 @@ func (p *pass) quotaPending(pr, j, slots int32) {
 
 // borrowIdle places borrowing work on whatever slots are idle after every
 // project had its turn.
-func (p *pass) borrowIdle() {
-	q := &p.sc.quota
+func (q *quotaPass) borrowIdle(p *pass) {
 	for _, j := range q.borrow {
 		job := &p.s.Jobs[j]
 		for p.wants(j) {
@@ -227,10 +222,9 @@ func (p *pass) borrowIdle() {
 	}
 }
 
-// quotaVictims orders the pool's tasks for preemption: borrowing work
+// victims orders the pool's tasks for preemption: borrowing work
 // first, then projects furthest above their fair share, newest task first.
-func (p *pass) quotaVictims(pool int) []int32 {
-	q := &p.sc.quota
+func (q *quotaPass) victims(p *pass, pool int) []int32 {
 	now := p.s.Now
 	// Furthest over first; each project's tasks together.
 	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {

@@ -144,7 +144,7 @@ func (p *pass) sortZero(pool int, zero []int32, by orderName) {
 	case byPriority:
 		p.sortPriority(zero)
 	case byMultifactor:
-		p.sortMultifactor(pool, zero)
+		p.sc.mf.sortJobs(p, pool, zero)
 	default:
 		p.sortFIFO(zero)
 	}
@@ -163,9 +163,9 @@ func (o *staticOrder) begin(p *pass, pool int, jobs []int32) {
 	case byPriority:
 		p.sortQueue(pool, jobs, orderPriority)
 	case byMultifactor:
-		p.computePriorities(pool, jobs)
-		p.computePriorities(pool, p.sc.zeroJobs[pool])
-		p.sortMultifactor(pool, jobs)
+		p.sc.mf.priorities(p, pool, jobs)
+		p.sc.mf.priorities(p, pool, p.sc.zeroJobs[pool])
+		p.sc.mf.sortJobs(p, pool, jobs)
 	default:
 		p.sortQueue(pool, jobs, orderFIFO)
 	}

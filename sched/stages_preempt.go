@@ -68,7 +68,7 @@ func (s *qosPreempt) try(p *pass, j, _ int32) outcome {
 		return failed
 	}
 	if s.victims == nil {
-		s.victims = p.mfVictimOrder(s.pool)
+		s.victims = p.sc.mf.victims(p, s.pool)
 	}
 	rule := victimRule{kind: victimsByQOS, qos: qp, mfPrio: p.sc.mf.prio[j], next: p.sc.victimNext}
 	return p.preempt(j, s.victims, &rule)
@@ -84,7 +84,7 @@ type sharePreempt struct {
 
 func (s *sharePreempt) begin(p *pass, pool int) {
 	s.on = p.s.Pools[pool].Preemption
-	s.victims = p.shareVictims(pool)
+	s.victims = p.sc.fs.victims(p, pool)
 	if s.on {
 		p.indexVictims(p.sc.vfacts, victimsAboveShare)
 	}
@@ -113,7 +113,7 @@ type reclaimPreempt struct{ victims []int32 }
 
 func (s *reclaimPreempt) begin(p *pass, pool int) {
 	q := &p.sc.quota
-	s.victims = p.quotaVictims(pool)
+	s.victims = p.sc.quota.victims(p, pool)
 	q.next = resize(q.next, len(s.victims))
 }
 
