@@ -96,6 +96,12 @@ func Schedule(s *Snapshot) (*Plan, error) {
 // Schedule runs one scheduling pass over the snapshot. It returns an error,
 // and no plan, when the snapshot is inconsistent.
 func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
+	return sc.schedule(s, declare)
+}
+
+// schedule runs a pass with each pool's stages taken from policy: the
+// built-in table (declare), or, in tests, a policy composed otherwise.
+func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan, error) {
 	sc.memo.begin(s)
 	if err := validate(s, &sc.mf.parents, &sc.memo); err != nil {
 		sc.memo.drop()
@@ -113,7 +119,7 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	sc.pass = pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
 	p := &sc.pass
 	for pool := range s.Pools {
-		sl := declare(&s.Pools[pool])
+		sl := policy(&s.Pools[pool])
 		p.runStages(pool, &sl)
 	}
 	sc.pass = pass{} // keep no snapshot past the pass
