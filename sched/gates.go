@@ -80,7 +80,7 @@ func (g *serialGate) block(p *pass, j int32, _ []int32) bool {
 
 // idleGate is priority backfill: behind a blocked job, preemptible jobs
 // of lower priority may start on slots idle now, as backfill that the
-// blocked job may evict later (backfillIdle); the others wait behind it.
+// blocked job may evict later (idleGate.backfill); the others wait behind it.
 type idleGate struct{ head int32 }
 
 func (g *idleGate) begin(*pass, int, []int32) bool { g.head = -1; return false }
@@ -108,7 +108,7 @@ func (g *idleGate) block(p *pass, j int32, _ []int32) bool {
 // that cannot start becomes the head, with a reservation at the shadow
 // time, the earliest moment the running tasks' time limits guarantee room
 // for it (reserveHead). Any later job may start now if it ends by the
-// shadow time or leaves room for the head then (backfillEASY).
+// shadow time or leaves room for the head then (easyGate.backfill).
 // Reservations are placement-aware: on single-slot nodes this is exactly
 // the textbook count rule.
 type easyGate struct {

@@ -25,7 +25,7 @@ type quotaPass struct {
 	// failReclaim is, per project, the smallest task that reclaim failed
 	// for; larger tasks of the project are not tried again this pass.
 	failReclaim []int32
-	// phase is the stage of rounds (see quotaRounds): what preemptible
+	// phase is the stage of rounds (see quotaOrder.next): what preemptible
 	// work may grow its project to.
 	phase roundPhase
 	// pool is the pool being scheduled; cur is the project whose round it
