@@ -58,7 +58,7 @@ func (o *shareOrder) begin(p *pass, pool int, jobs []int32) {
 		live = append(live, j)
 	}
 	p.sc.fsLive = live
-	p.sc.fs.waterFill(p, live, total)
+	f.waterFill(p, live, total)
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
 	for _, j := range live {

@@ -295,11 +295,11 @@ func (m *mfPass) priorities(p *pass, pool int, jobs []int32) {
 // submission.
 func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 	mf := &p.s.Pools[pool].Multifactor
-	prio := p.sc.mf.prio
+	prio := m.prio
 	var level, norm []float64
 	if mf.FairShare > 0 {
-		_, level = p.sc.mf.acc.factors(p.s, mf.FairShareMode)
-		norm = p.sc.mf.acc.norm
+		_, level = m.acc.factors(p.s, mf.FairShareMode)
+		norm = m.acc.norm
 	}
 	slices.SortFunc(jobs, func(a, b int32) int {
 		if prio[a] != prio[b] {
@@ -322,7 +322,7 @@ func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 // first, then lowest priority, then least work lost (see lessLost).
 func (m *mfPass) victims(p *pass, pool int) []int32 {
 	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
-	prio := p.sc.mf.prio
+	prio := m.prio
 	slices.SortFunc(v, func(a, b int32) int {
 		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
 		qa, _ := qosOf(p.s, &p.s.Jobs[aa.Job])

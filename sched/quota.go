@@ -63,7 +63,7 @@ func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 	q := &p.sc.quota
 	q.reset(p.s)
 	p.sortQueue(pool, jobs, orderQuota)
-	p.sc.quota.count(p, pool, jobs)
+	q.count(p, pool, jobs)
 	capacity := int32(0)
 	for _, gi := range p.st.poolGroups[pool] {
 		capacity += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
@@ -71,7 +71,7 @@ func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 	q.divide(q.roots, capacity, p.s)
 	o.jobs, o.over = jobs, false
 	q.jobs, q.pool, q.phase, q.heap = jobs, pool, withinQuota, q.heap[:0]
-	p.sc.quota.projects(p)
+	q.projects(p)
 }
 
 func (o *quotaOrder) end(p *pass) {
@@ -88,7 +88,7 @@ func (q *quotaPass) finish(p *pass, j int32) {
 	job := &p.s.Jobs[j]
 	if !p.sc.pending[j] && p.wants(j) && p.sc.holds[j] == 0 && !job.Borrow &&
 		job.Project >= 0 && job.Project < len(p.s.Projects) {
-		p.sc.quota.pending(p, int32(job.Project), j, p.size(j))
+		q.pending(p, int32(job.Project), j, p.size(j))
 		return
 	}
 	p.finish(j)

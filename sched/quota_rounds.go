@@ -39,11 +39,11 @@ func (o *quotaOrder) next(p *pass) int32 {
 				o.over = true // nothing is left to grow on
 				break
 			}
-			p.sc.quota.projects(p)
+			q.projects(p)
 			continue
 		}
 		pr := q.heap[0]
-		j, interactive := p.sc.quota.candidate(p, pr)
+		j, interactive := q.candidate(p, pr)
 		if j < 0 {
 			q.popTop()
 			continue
@@ -73,7 +73,7 @@ func (o *quotaOrder) placed(p *pass, j, slots int32) bool {
 func (o *quotaOrder) failed(p *pass, j int32) {
 	q := &p.sc.quota
 	if !p.sc.pending[j] {
-		p.sc.quota.pending(p, q.cur, j, p.size(j))
+		q.pending(p, q.cur, j, p.size(j))
 	}
 	if q.inter {
 		q.iCur[q.cur]++
@@ -103,7 +103,7 @@ type quotaFilter struct{}
 
 func (quotaFilter) admit(p *pass, j int32) bool {
 	q := &p.sc.quota
-	if !p.sc.quota.allowed(p, q.cur, j, q.inter) {
+	if !q.allowed(p, q.cur, j, q.inter) {
 		return false
 	}
 	if !p.licensesFit(j) {
@@ -140,7 +140,7 @@ func (q *quotaPass) phaseCap(pr int32) int32 {
 func (q *quotaPass) candidate(p *pass, pr int32) (int32, bool) {
 	for q.iCur[pr] < q.lo[pr]+q.nInter[pr] {
 		j := q.jobs[q.iCur[pr]]
-		if ok := p.sc.quota.allowed(p, pr, j, true); ok {
+		if ok := q.allowed(p, pr, j, true); ok {
 			return j, true
 		}
 		q.iCur[pr]++
@@ -151,7 +151,7 @@ func (q *quotaPass) candidate(p *pass, pr int32) (int32, bool) {
 			q.uCur[pr]++
 			continue
 		}
-		if ok := p.sc.quota.allowed(p, pr, j, false); ok {
+		if ok := q.allowed(p, pr, j, false); ok {
 			return j, false
 		}
 		q.uCur[pr]++

@@ -153,7 +153,6 @@ func (p *pass) sortZero(pool int, zero []int32, by orderName) {
 // staticOrder walks a sorted queue once, one job per turn.
 type staticOrder struct {
 	by   orderName
-	pool int
 	jobs []int32
 	i    int
 }
@@ -169,7 +168,7 @@ func (o *staticOrder) begin(p *pass, pool int, jobs []int32) {
 	default:
 		p.sortQueue(pool, jobs, orderFIFO)
 	}
-	o.pool, o.jobs, o.i = pool, jobs, 0
+	o.jobs, o.i = jobs, 0
 }
 
 func (o *staticOrder) next(p *pass) int32 {
