@@ -97,13 +97,14 @@ func (q *quotaPass) guaranteed(s *Snapshot, j int32) bool {
 }
 
 // quotaFilter admits a task of the current round's job while its project
-// stays within its limit and, for guaranteed work, its quota, and while
-// its licenses are free: neither preemption nor reclaim frees licenses.
+// stays within its limit and, for guaranteed work, its quota (checked
+// again after shrinking: next checked the first size), and while its
+// licenses are free: neither preemption nor reclaim frees licenses.
 type quotaFilter struct{}
 
-func (quotaFilter) admit(p *pass, j int32) bool {
+func (quotaFilter) admit(p *pass, j int32, again bool) bool {
 	q := &p.sc.quota
-	if !q.allowed(p, q.cur, j, q.inter) {
+	if again && !q.allowed(p, q.cur, j, q.inter) {
 		return false
 	}
 	if !p.licensesFit(j) {

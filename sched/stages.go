@@ -37,9 +37,10 @@ type orderStage interface {
 }
 
 // filterStage admits, or refuses with a recorded reason, each task of a
-// job before placement is tried (quota limits, for example).
+// job before placement is tried (quota limits, for example). again is
+// set when the task is tried again at a smaller size (an elastic job).
 type filterStage interface {
-	admit(p *pass, j int32) bool
+	admit(p *pass, j int32, again bool) bool
 }
 
 // preemptStage makes room for a task that did not fit on free or
@@ -116,8 +117,9 @@ func (p *pass) walk(ord orderStage, flt filterStage, pre preemptStage, gate gate
 // turn places tasks of j until it wants no more, its order ends the turn,
 // or a task finds no room even after preempting and shrinking.
 func (p *pass) turn(j int32, ord orderStage, flt filterStage, pre preemptStage) outcome {
+	again := false
 	for p.wants(j) {
-		if flt != nil && !flt.admit(p, j) {
+		if flt != nil && !flt.admit(p, j, again) {
 			return failed
 		}
 		slots := p.size(j)
@@ -127,6 +129,7 @@ func (p *pass) turn(j int32, ord orderStage, flt filterStage, pre preemptStage) 
 		}
 		if o == failed {
 			if p.shrink(j) {
+				again = true
 				continue // an elastic job tries half the size
 			}
 			return failed
