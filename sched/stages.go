@@ -56,7 +56,9 @@ type preemptStage interface {
 // gateStage decides what happens behind a job that could not start: the
 // rest waits (behind, serial), or backfills idle slots, or backfills
 // around a reservation (EASY), or every job gets a reservation
-// (conservative).
+// (conservative). Only the open gate goes with a dynamic order: the
+// others turn jobs away, and a dynamic order would yield the same job
+// again.
 type gateStage interface {
 	// begin reports whether the gate takes the whole queue itself.
 	begin(p *pass, pool int, queue []int32) bool
