@@ -29,45 +29,9 @@ func sortReleases(ends []release) {
 	})
 }
 
-// easy is FIFO with EASY backfilling (Mu'alem and Feitelson): jobs start in
-// order while they fit; the first that does not becomes the head and gets
-// a reservation at the shadow time, the earliest moment the running tasks'
-// time limits guarantee room for it. Any later job may start now if it
-// ends by the shadow time or leaves room for the head at the shadow time.
-// Reservations are placement-aware: on single-slot nodes this is exactly
-// the textbook count rule.
-func (p *pass) easy(pool int, jobs []int32) {
-	head := int32(-1)
-	shadowAt := Never
-	firstStart := len(p.plan.Starts)
-	for _, j := range jobs {
-		if head >= 0 && p.sc.OmitBehind && p.st.groupsAvail(pool) == 0 {
-			break // no slot is left to backfill: the rest only wait
-		}
-		if p.impossible(j) {
-			continue
-		}
-		if head >= 0 {
-			p.backfillEASY(j, head, shadowAt)
-			p.finish(j)
-			continue
-		}
-		for p.wants(j) {
-			if p.tryPlace(j, false) != failed || p.shrink(j) {
-				continue
-			}
-			head = j
-			shadowAt = p.reserveHead(pool, j, firstStart)
-			p.headPending(j, pool, shadowAt)
-			break
-		}
-		p.finish(j)
-	}
-}
-
 // headPending records why the EASY head waits: its reservation, or the
 // license it is short of, with the reserved time.
-func (p *pass) headPending(j int32, pool int, shadowAt int64) {
+func (g *easyGate) headPending(p *pass, j int32, pool int, shadowAt int64) {
 	if !p.licensesFit(j) {
 		pe := p.licensePending(j)
 		pe.At = shadowAt
@@ -81,7 +45,7 @@ func (p *pass) headPending(j int32, pool int, shadowAt int64) {
 // reserveHead computes the head's shadow time and leaves in sc.shadow the
 // cluster as it will be at that time, without the head placed, and in
 // sc.lic.shadow the licenses free then.
-func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
+func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) int64 {
 	sh := &p.sc.shadow
 	sh.copyFrom(p.st)
 	ends := p.sc.ends[:0]
@@ -129,8 +93,8 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 	return Never
 }
 
-// backfillEASY starts tasks of j that do not delay the head's reservation.
-func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
+// backfill starts tasks of j that do not delay the head's reservation.
+func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 	sh := &p.sc.shadow
 	hr := p.request(head, true)
 	lim := p.s.Jobs[j].TimeLimit

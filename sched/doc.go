@@ -25,15 +25,34 @@
 //   - Non-preemptible tasks are never chosen as victims, and a victim is
 //     only preempted when that makes the waiting task fit.
 //
-// Each pool's policy is assembled from stages: a queue order (FIFO,
-// priority, weighted fair share), placement (best fit or spread), a
-// preemption stage that tries victims inside a statement that can be
-// rolled back (a task that fits one node empties the node whose victims
-// lose least, preempt_node.go), and a backfill stage (none, priority
-// backfill, EASY or conservative reservations, kept per node on pools of
-// multi-slot nodes, nodeprofile.go). A Scheduler value keeps scratch memory
-// between passes so that a steady-state pass allocates little; it holds no
-// state that can change a result.
+// Each pool's policy is a declared list of stages (policies.go, declare),
+// run by one driver (stages.go): runStages walks the pool's slot jobs as
+// its order stage yields them and gives each a turn, in which the filter
+// stage admits each task, placement (best fit or spread, place.go) tries
+// free then draining slots, with consolidation and elastic shrinking, and
+// the preempt stage makes room when that fails; a gate stage is told of
+// each job that could not start. Zero-slot tasks and elastic growth come
+// after the walk. The stages:
+//   - order: FIFO, priority and multifactor are static (sorted once, a
+//     turn runs all of a job's waiting tasks); fair-share deficit
+//     (fairshare.go) and quota deprivation rounds (quota_rounds.go) are
+//     dynamic, ranking again after every task placed, so a turn is one
+//     task (quota then places borrowing work on the slots left idle);
+//   - filter: quota limits, quota for guaranteed work, licenses;
+//   - preempt: by priority, by QOS, above fair share, and quota's reclaim,
+//     each with its guards, trying victims inside a statement that can be
+//     rolled back (a task that fits one node empties the node whose
+//     victims lose least, preempt_node.go);
+//   - gate, what the jobs behind a blocked one do: nothing (fair share,
+//     quota), wait behind it, serial, priority backfill on idle slots,
+//     an EASY reservation, or conservative reservations, kept per node on
+//     pools of multi-slot nodes (nodeprofile.go).
+//
+// Every stage records why a job waits with the reason codes of reason.go,
+// the first reason recorded winning. A new policy is a new stage list,
+// plus at most one new stage. A Scheduler value keeps scratch memory
+// (the stages included) between passes so that a steady-state pass
+// allocates little; it holds no state that can change a result.
 //
 // Multifactor pools (Slurm's multi-factor priority) order jobs by
 // Σ weight × factor, each factor in 0..1 (age, fair share, job size, QOS,

@@ -22,12 +22,16 @@ func (f *fairShare) took(j, delta int32) {
 	}
 }
 
-// fairShare divides the pool in proportion to demand × weight, capped at
-// demand, handing out whole tasks to the most deprived job first (ties by
-// submission order), and then runs the same water-filling against the real
-// nodes: the most deprived job places a task next; a job below its share
-// may preempt preemptible tasks of jobs that stay at or above theirs.
-func (p *pass) fairShare(pool int, jobs []int32) {
+// shareOrder is the fair-share order: it divides the pool in proportion
+// to demand × weight, capped at demand, handing out whole tasks to the
+// most deprived job first (ties by submission order, waterFill), and then
+// runs the same water-filling against the real nodes: the most deprived
+// job places a task next, and is ranked again after it. With the
+// sharePreempt stage, a job below its share may preempt preemptible tasks
+// of jobs that stay at or above theirs.
+type shareOrder struct{ jobs []int32 }
+
+func (o *shareOrder) begin(p *pass, pool int, jobs []int32) {
 	f := &p.sc.fs
 	n := len(p.s.Jobs)
 	f.alloc = resize(f.alloc, n)
@@ -54,9 +58,54 @@ func (p *pass) fairShare(pool int, jobs []int32) {
 		live = append(live, j)
 	}
 	p.sc.fsLive = live
-	p.waterFill(live, total)
-	p.allocateShares(pool, live)
-	for _, j := range jobs {
+	f.waterFill(p, live, total)
+	q := &f.q
+	q.reset(p.s, f.alloc, f.demand)
+	for _, j := range live {
+		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
+			q.push(j)
+		}
+	}
+	q.share = f.share
+	q.init()
+	q.trackPositions(len(p.s.Jobs))
+	o.jobs = jobs
+}
+
+func (o *shareOrder) next(p *pass) int32 {
+	if q := &p.sc.fs.q; q.Len() > 0 {
+		return q.top()
+	}
+	return -1
+}
+
+// placed ranks j again. A victim whose allocation dropped may have moved
+// above j, so j is found by position rather than assumed to be on top.
+func (o *shareOrder) placed(p *pass, j, slots int32) bool {
+	f := &p.sc.fs
+	q := &f.q
+	f.alloc[j] += slots
+	if p.wants(j) {
+		i := int(q.pos[j])
+		q.items[i].num += slots
+		q.fix(i)
+	} else {
+		q.remove(j)
+	}
+	return false
+}
+
+func (o *shareOrder) failed(p *pass, j int32) {
+	p.sc.fs.q.remove(j)
+	p.sc.fs.fail(p, j)
+}
+
+func (o *shareOrder) done(*pass, int32) {}
+func (o *shareOrder) rest() []int32     { return nil }
+
+func (o *shareOrder) end(p *pass) {
+	p.sc.fs.q.clearPos()
+	for _, j := range o.jobs {
 		p.finish(j)
 	}
 }
@@ -72,8 +121,7 @@ func (sc *Scheduler) probeCounts(s *Snapshot, pool int) []int32 {
 }
 
 // waterFill computes shares without looking at placement.
-func (p *pass) waterFill(jobs []int32, capacity int32) {
-	f := &p.sc.fs
+func (f *fairShare) waterFill(p *pass, jobs []int32, capacity int32) {
 	q := &f.q
 	q.reset(p.s, f.share, f.demand)
 	for _, j := range jobs {
@@ -97,57 +145,7 @@ func (p *pass) waterFill(jobs []int32, capacity int32) {
 	}
 }
 
-// allocateShares places tasks, most deprived job first.
-func (p *pass) allocateShares(pool int, jobs []int32) {
-	f := &p.sc.fs
-	pl := &p.s.Pools[pool]
-	victims := p.shareVictims(pool)
-	if pl.Preemption {
-		p.indexVictims(p.sc.vfacts, victimsAboveShare)
-		defer p.sc.vindex.stop(p)
-	}
-	q := &f.q
-	q.reset(p.s, f.alloc, f.demand)
-	for _, j := range jobs {
-		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
-			q.push(j)
-		}
-	}
-	q.share = f.share
-	q.init()
-	q.trackPositions(len(p.s.Jobs))
-	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
-	for q.Len() > 0 {
-		j := q.top()
-		step := p.size(j)
-		o := p.tryPlace(j, false)
-		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
-			o = p.preempt(j, victims, &rule)
-		}
-		if o == failed && p.shrink(j) {
-			continue
-		}
-		// A victim whose allocation dropped may have moved above j, so j
-		// is found by position rather than assumed to be on top.
-		if o == failed {
-			q.remove(j)
-			p.shareFail(j)
-			continue
-		}
-		f.alloc[j] += step
-		if p.wants(j) {
-			i := int(q.pos[j])
-			q.items[i].num += step
-			q.fix(i)
-		} else {
-			q.remove(j)
-		}
-	}
-	q.clearPos()
-}
-
-func (p *pass) shareFail(j int32) {
-	f := &p.sc.fs
+func (f *fairShare) fail(p *pass, j int32) {
 	if f.alloc[j] >= f.share[j] && p.licensesFit(j) {
 		job := &p.s.Jobs[j]
 		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
@@ -157,10 +155,9 @@ func (p *pass) shareFail(j int32) {
 	p.addPending(p.failReason(j))
 }
 
-// shareVictims orders the pool's tasks as victims: jobs furthest above
+// victims orders the pool's tasks as victims: jobs furthest above
 // their share first, newest task first.
-func (p *pass) shareVictims(pool int) []int32 {
-	f := &p.sc.fs
+func (f *fairShare) victims(p *pass, pool int) []int32 {
 	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
 		return victimKey{major: -int64(f.alloc[al.Job] - f.share[al.Job]), start: al.Start, a: a}
 	})

@@ -274,26 +274,8 @@ func qosOf(s *Snapshot, j *Job) (int, bool) {
 	return q.Priority, q.Preempt
 }
 
-// multifactorPool schedules a multifactor pool: priorities, queue order,
-// the queue walk, zero-slot tasks, and each pending job's priority.
-func (p *pass) multifactorPool(pool int) {
-	mark := len(p.plan.Pending)
-	jobs, zero := p.sc.poolJobs[pool], p.sc.zeroJobs[pool]
-	p.computePriorities(pool, jobs)
-	p.computePriorities(pool, zero)
-	p.sortMultifactor(pool, jobs)
-	p.multifactor(pool, jobs)
-	p.sortMultifactor(pool, zero)
-	p.zeroSlotJobs(zero)
-	for i := mark; i < len(p.plan.Pending); i++ {
-		pe := &p.plan.Pending[i]
-		pe.Priority = p.sc.mf.prio[pe.Job]
-	}
-}
-
-func (p *pass) computePriorities(pool int, jobs []int32) {
+func (m *mfPass) priorities(p *pass, pool int, jobs []int32) {
 	mf := &p.s.Pools[pool].Multifactor
-	m := &p.sc.mf
 	var fs []float64
 	if mf.FairShare > 0 {
 		fs, _ = m.acc.factors(p.s, mf.FairShareMode)
@@ -307,17 +289,17 @@ func (p *pass) computePriorities(pool int, jobs []int32) {
 	}
 }
 
-// sortMultifactor orders jobs by priority, higher first. Ties go to the
+// sortJobs orders jobs by priority, higher first. Ties go to the
 // account with the better fair-share standing (classic: the higher S − U,
 // unclamped; then the larger share, as seed 003 breaks its tie), then by
 // submission.
-func (p *pass) sortMultifactor(pool int, jobs []int32) {
+func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 	mf := &p.s.Pools[pool].Multifactor
-	prio := p.sc.mf.prio
+	prio := m.prio
 	var level, norm []float64
 	if mf.FairShare > 0 {
-		_, level = p.sc.mf.acc.factors(p.s, mf.FairShareMode)
-		norm = p.sc.mf.acc.norm
+		_, level = m.acc.factors(p.s, mf.FairShareMode)
+		norm = m.acc.norm
 	}
 	slices.SortFunc(jobs, func(a, b int32) int {
 		if prio[a] != prio[b] {
@@ -336,80 +318,11 @@ func (p *pass) sortMultifactor(pool int, jobs []int32) {
 	})
 }
 
-// multifactor walks jobs in priority order. A task that does not fit may
-// preempt (with the pool's preemption, or a QOS that preempts) tasks of a
-// lower QOS and lower priority. The first job that still does not fit
-// blocks the rest, except as the pool's backfill allows: with EASY it
-// becomes the head with a reservation that later jobs must not delay; with
-// conservative reservations it and every job after it get reservations.
-func (p *pass) multifactor(pool int, jobs []int32) {
-	pl := &p.s.Pools[pool]
-	conservative := pl.Backfill && pl.Reservations == ReserveConservative
-	firstStart := len(p.plan.Starts)
-	var victims []int32
-	head, shadowAt := int32(-1), Never
-	for i, j := range jobs {
-		if p.impossible(j) {
-			continue
-		}
-		if head >= 0 {
-			if pl.Backfill {
-				p.backfillEASY(j, head, shadowAt)
-			} else if p.hasWaiting(j) {
-				p.behind(j, head, ReasonBehind)
-			}
-			p.finish(j)
-			continue
-		}
-		if p.mfRun(pool, j, &victims) {
-			p.finish(j)
-			continue
-		}
-		if conservative {
-			p.conservative(pool, jobs[i:], firstStart)
-			return
-		}
-		head = j
-		if pl.Backfill {
-			shadowAt = p.reserveHead(pool, j, firstStart)
-			p.headPending(j, pool, shadowAt)
-		} else {
-			p.addPending(p.failReason(j))
-		}
-		p.finish(j)
-	}
-}
-
-// mfRun places j's waiting tasks, preempting where allowed, and reports
-// whether all of them were placed.
-func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
-	qp, qosPre := qosOf(p.s, &p.s.Jobs[j])
-	may := p.s.Pools[pool].Preemption || qosPre
-	rule := victimRule{kind: victimsByQOS, qos: qp, mfPrio: p.sc.mf.prio[j]}
-	for p.wants(j) {
-		o := p.tryPlace(j, false)
-		if o == failed && may {
-			if *victims == nil {
-				*victims = p.mfVictimOrder(pool)
-			}
-			rule.next = p.sc.victimNext
-			o = p.preempt(j, *victims, &rule)
-		}
-		if o == failed {
-			if p.shrink(j) {
-				continue // an elastic job tries half the size
-			}
-			return false
-		}
-	}
-	return true
-}
-
-// mfVictimOrder returns the pool's running tasks as victims: lowest QOS
+// victims returns the pool's running tasks as victims: lowest QOS
 // first, then lowest priority, then least work lost (see lessLost).
-func (p *pass) mfVictimOrder(pool int) []int32 {
+func (m *mfPass) victims(p *pass, pool int) []int32 {
 	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
-	prio := p.sc.mf.prio
+	prio := m.prio
 	slices.SortFunc(v, func(a, b int32) int {
 		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
 		qa, _ := qosOf(p.s, &p.s.Jobs[aa.Job])

@@ -16,8 +16,8 @@ type profile struct {
 	lastI, lastJ    int
 }
 
-// conservative is FIFO with conservative backfilling (Mu'alem and
-// Feitelson): every queued job holds a reservation at the earliest time the
+// run is conservative backfilling (Mu'alem and Feitelson) over jobs, in
+// queue order: every queued job holds a reservation at the earliest time the
 // availability profile has room for it for its whole time limit, and a job
 // starts now only when its reservation is now. Reservations carried from
 // the previous pass (Job.Reserved, with Job.ReservedNodes) all enter the
@@ -32,15 +32,15 @@ type profile struct {
 // in one profile per license for their whole time limit. Tasks the pool
 // started this pass before the queue was handed over (from firstStart on)
 // come back at their limits.
-func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
-	p.buildProfile(pool, firstStart)
+func (g *conservativeGate) run(p *pass, pool int, jobs []int32, firstStart int) {
+	g.buildProfile(p, pool, firstStart)
 	p.buildLicenseProfiles(jobs)
 	p.buildNodeProfile(pool)
 	reserved, last, depth := 0, int32(-1), conservativeDepth
 	if p.sc.nprof.on {
 		depth = conservativeNodeDepth
 	}
-	for _, j := range p.compressionOrder(jobs) {
+	for _, j := range g.compressionOrder(p, jobs) {
 		if reserved >= depth && p.hasWaiting(j) && !p.impossible(j) {
 			// Past the reservation depth jobs keep their place in the
 			// queue but neither reserve nor start (as Slurm's
@@ -50,7 +50,7 @@ func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 			continue
 		}
 		mark := len(p.plan.Pending)
-		p.conservativeJob(j)
+		g.place(p, j)
 		for _, pe := range p.plan.Pending[mark:] {
 			if pe.Job == int(j) && pe.Reason == ReasonReserved {
 				reserved, last = reserved+1, j
@@ -80,11 +80,11 @@ type promise struct {
 // compressionOrder enters every promise into the profiles and returns the
 // jobs in the order they are placed again: promised jobs by their promised
 // start (ties in queue order), then the others in queue order.
-func (p *pass) compressionOrder(jobs []int32) []int32 {
+func (g *conservativeGate) compressionOrder(p *pass, jobs []int32) []int32 {
 	proms := p.sc.proms[:0]
 	p.sc.promisedNow = resize(p.sc.promisedNow, len(p.s.Jobs))
 	for _, j := range jobs {
-		at, dur, need, ok := p.promised(j)
+		at, dur, need, ok := g.promised(p, j)
 		if !ok || (p.sc.nprof.on && !p.promiseNodes(j, at, dur, int32(need))) {
 			continue
 		}
@@ -107,9 +107,9 @@ func (p *pass) compressionOrder(jobs []int32) []int32 {
 	return order
 }
 
-// conservativeJob lifts j's promise, if any, out of the profiles and
+// place lifts j's promise, if any, out of the profiles and
 // places its waiting tasks again at their earliest starts.
-func (p *pass) conservativeJob(j int32) {
+func (g *conservativeGate) place(p *pass, j int32) {
 	if p.impossible(j) {
 		return
 	}
@@ -126,7 +126,7 @@ func (p *pass) conservativeJob(j int32) {
 	}
 	for p.wants(j) {
 		need := int64(p.size(j))
-		at := p.earliestFor(j, int32(need), dur)
+		at := g.earliestFor(p, j, int32(need), dur)
 		np.lifted = nil // only the first task re-places the promise
 		if at != p.s.Now && p.shrink(j) {
 			continue // a smaller elastic task may start now
@@ -140,10 +140,10 @@ func (p *pass) conservativeJob(j int32) {
 			p.hold(j, at, dur)
 		}
 		if at > p.s.Now {
-			p.reservedPending(j, need, at)
+			g.reservedPending(p, j, need, at)
 			break
 		}
-		if !p.startReserved(j) {
+		if !g.startReserved(p, j) {
 			if p.shrink(j) {
 				p.reserveAll(j, at, dur, need, -1)
 				if np.on {
@@ -162,7 +162,7 @@ func (p *pass) conservativeJob(j int32) {
 
 // earliestFor is the earliest start of one task of j: by the count and
 // license profiles, and on the nodes too when the pool keeps them.
-func (p *pass) earliestFor(j int32, need int32, dur int64) int64 {
+func (g *conservativeGate) earliestFor(p *pass, j int32, need int32, dur int64) int64 {
 	if p.sc.nprof.on {
 		return p.earliestNodes(j, need, dur)
 	}
@@ -171,7 +171,7 @@ func (p *pass) earliestFor(j int32, need int32, dur int64) int64 {
 
 // startReserved starts a task whose reservation is now: on the nodes the
 // node profile reserved, or by the ordinary placement on a counted pool.
-func (p *pass) startReserved(j int32) bool {
+func (g *conservativeGate) startReserved(p *pass, j int32) bool {
 	np := &p.sc.nprof
 	if !np.on {
 		return p.tryPlace(j, false) != failed
@@ -190,7 +190,7 @@ func (p *pass) startReserved(j int32) bool {
 // reservedPending records a conservative reservation, with its nodes when
 // the pool keeps a node profile so that the caller can carry them
 // (Job.ReservedNodes).
-func (p *pass) reservedPending(j int32, need, at int64) {
+func (g *conservativeGate) reservedPending(p *pass, j int32, need, at int64) {
 	pe := Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: at, Queued: true}
 	if np := &p.sc.nprof; np.on {
 		h := &np.held[j]
@@ -203,7 +203,7 @@ func (p *pass) reservedPending(j int32, need, at int64) {
 
 // promised returns the reservation a job carries from the previous pass,
 // never earlier than now.
-func (p *pass) promised(j int32) (at, dur, need int64, ok bool) {
+func (g *conservativeGate) promised(p *pass, j int32) (at, dur, need int64, ok bool) {
 	job := &p.s.Jobs[j]
 	if job.Reserved <= 0 || job.Reserved == Never || job.Slots == 0 || !p.wants(j) || p.impossible(j) {
 		return 0, 0, 0, false
@@ -223,7 +223,7 @@ func jobDuration(job *Job) int64 {
 // buildProfile starts from the slots available now and adds each running
 // task's slots back at the end of its time limit, and those of the tasks
 // this plan started in the pool from firstStart on.
-func (p *pass) buildProfile(pool int, firstStart int) {
+func (g *conservativeGate) buildProfile(p *pass, pool int, firstStart int) {
 	pr := &p.sc.profile
 	pr.hit = false
 	pr.at = append(pr.at[:0], p.s.Now)

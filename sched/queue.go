@@ -5,137 +5,10 @@ func (p *pass) hasWaiting(j int32) bool {
 	return int(p.sc.planned[j]-p.sc.holds[j]) < p.s.Jobs[j].Waiting
 }
 
-// runTasks starts j's waiting tasks while they fit; on the first task that
-// does not fit it records why and reports failure.
-func (p *pass) runTasks(j int32) outcome {
-	res := started
-	for p.wants(j) {
-		if p.tryPlace(j, false) == failed {
-			if p.shrink(j) {
-				continue
-			}
-			p.addPending(p.failReason(j))
-			return failed
-		}
-	}
-	return res
-}
-
-// fifo starts jobs in submission order while the head fits and stops at
-// the first job that does not (head-of-line blocking).
-func (p *pass) fifo(pool int, jobs []int32) {
-	if p.s.Pools[pool].Serial {
-		p.serial(pool, jobs)
-		return
-	}
-	blocker := int32(-1)
-	for _, j := range jobs {
-		if blocker >= 0 && p.sc.OmitBehind {
-			break
-		}
-		if p.impossible(j) {
-			continue
-		}
-		if blocker >= 0 {
-			if p.hasWaiting(j) {
-				p.behind(j, blocker, ReasonBehind)
-			}
-			continue
-		}
-		if p.runTasks(j) == failed {
-			blocker = j
-		}
-		p.finish(j)
-	}
-}
-
-// serial runs one job at a time: the earliest job that holds slots, or
-// else the queue head, is the only one that may start tasks.
-func (p *pass) serial(pool int, jobs []int32) {
-	active := int32(-1)
-	for _, a := range p.sc.poolRuns[pool] {
-		j := int32(p.s.Allocs[a].Job)
-		if p.s.Jobs[j].Slots == 0 {
-			continue
-		}
-		if active < 0 || lessFIFO(&p.s.Jobs[j], &p.s.Jobs[active]) < 0 {
-			active = j
-		}
-	}
-	for _, j := range jobs {
-		if p.impossible(j) {
-			continue
-		}
-		if active < 0 && p.hasWaiting(j) {
-			active = j
-		}
-		if j == active {
-			p.runTasks(j)
-			p.finish(j)
-		} else if p.hasWaiting(j) {
-			p.behind(j, active, ReasonSerial)
-		}
-	}
-}
-
-// priority walks jobs by priority (FIFO within a level). A task that does
-// not fit may preempt less important preemptible tasks; if it still does
-// not fit it blocks every job after it, except that with backfill on,
-// preemptible jobs of lower priority may use slots that are idle now.
-func (p *pass) priority(pool int, jobs []int32) {
-	pl := &p.s.Pools[pool]
-	var victims []int32
-	var facts []victimFacts
-	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
-		victims = p.victimOrder(pool)
-		facts = p.sc.vfacts
-		if pl.Preemption {
-			p.indexVictims(facts, victimsByPriority)
-			defer p.sc.vindex.stop(p)
-		}
-	}
-	blocker := int32(-1)
-	for _, j := range jobs {
-		job := &p.s.Jobs[j]
-		if blocker >= 0 && !pl.Backfill && p.sc.OmitBehind {
-			break
-		}
-		if p.impossible(j) {
-			continue
-		}
-		if blocker >= 0 {
-			if pl.Backfill && job.Preemptible && job.Priority > p.s.Jobs[blocker].Priority {
-				p.backfillIdle(j, blocker)
-			} else if p.hasWaiting(j) {
-				p.behind(j, blocker, ReasonBehind)
-			}
-			continue
-		}
-		qp, qosPre := qosOf(p.s, job)
-		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption,
-			qos: qp, qosPreempt: qosPre, next: p.sc.victimNext, facts: facts}
-		for p.wants(j) {
-			o := p.tryPlace(j, false)
-			if o == failed && victims != nil {
-				o = p.preempt(j, victims, &rule)
-			}
-			if o == failed {
-				if p.shrink(j) {
-					continue
-				}
-				p.addPending(p.failReason(j))
-				blocker = j
-				break
-			}
-		}
-		p.finish(j)
-	}
-}
-
-// backfillIdle starts tasks of j on slots that are free right now, marked
+// backfill starts tasks of j on slots that are free right now, marked
 // as backfill so that the blocked job can evict them later. Evicting does
 // not give licenses back, so j may not take licenses the blocker needs.
-func (p *pass) backfillIdle(j, blocker int32) {
+func (g *idleGate) backfill(p *pass, j, blocker int32) {
 	for p.wants(j) {
 		if !p.licensesFit(j) {
 			p.addPending(p.licensePending(j))
@@ -158,22 +31,6 @@ func (p *pass) backfillIdle(j, blocker int32) {
 		p.commit(j, nodes, true)
 	}
 	p.finish(j)
-}
-
-// zeroSlot schedules zero-slot tasks apart from slot tasks: in priority
-// order under the priority policy, else in FIFO order, each on the first
-// node with room under its zero-slot limit.
-func (p *pass) zeroSlot(pool int, byPriority bool) {
-	jobs := p.sc.zeroJobs[pool]
-	if len(jobs) == 0 {
-		return
-	}
-	if byPriority {
-		p.sortPriority(jobs)
-	} else {
-		p.sortFIFO(jobs)
-	}
-	p.zeroSlotJobs(jobs)
 }
 
 // zeroSlotJobs starts zero-slot tasks in the given order until one cannot

@@ -25,9 +25,14 @@ type quotaPass struct {
 	// failReclaim is, per project, the smallest task that reclaim failed
 	// for; larger tasks of the project are not tried again this pass.
 	failReclaim []int32
-	// phase is the stage of rounds (see quotaRounds): what preemptible
+	// phase is the stage of rounds (see quotaOrder.next): what preemptible
 	// work may grow its project to.
-	phase  roundPhase
+	phase roundPhase
+	// pool is the pool being scheduled; cur is the project whose round it
+	// is, and inter whether its job is interactive (quotaOrder.next).
+	pool   int
+	cur    int32
+	inter  bool
 	heap   []int32
 	borrow []int32
 	jobs   []int32
@@ -39,39 +44,51 @@ type quotaPass struct {
 	next       []int32
 }
 
-// quota schedules a pool under project quotas (Run:ai): the most deprived
-// project places one workload per round. Interactive work runs only within
-// its project's quota and may preempt its own project's unattended work;
-// unattended work runs within quota, or over quota on spare slots, which
-// projects share in proportion to their over-quota weight. A project below
-// its quota reclaims from projects over theirs, never pushing one below its
-// quota and never growing past its own fair share. Borrowing work (OSMO's
-// LOW) counts toward nothing, uses idle slots last, and is reclaimed first.
-func (p *pass) quota(pool int, jobs []int32) {
+// quotaOrder schedules a pool under project quotas (Run:ai): the most
+// deprived project places one workload per round (quota_rounds.go).
+// Interactive work runs only within its project's quota and may preempt
+// its own project's unattended work; unattended work runs within quota,
+// or over quota on spare slots, which projects share in proportion to
+// their over-quota weight. A project below its quota reclaims from
+// projects over theirs, never pushing one below its quota and never
+// growing past its own fair share (reclaimPreempt). Borrowing work
+// (OSMO's LOW) counts toward nothing, uses idle slots last, and is
+// reclaimed first.
+type quotaOrder struct {
+	jobs []int32
+	over bool // the last phase is over
+}
+
+func (o *quotaOrder) begin(p *pass, pool int, jobs []int32) {
 	q := &p.sc.quota
 	q.reset(p.s)
 	p.sortQueue(pool, jobs, orderQuota)
-	p.quotaCount(pool, jobs)
+	q.count(p, pool, jobs)
 	capacity := int32(0)
 	for _, gi := range p.st.poolGroups[pool] {
 		capacity += p.st.groups[gi].size * int32(len(p.st.groups[gi].nodes))
 	}
 	q.divide(q.roots, capacity, p.s)
-	p.quotaRounds(pool, jobs)
-	p.borrowIdle()
-	for _, j := range jobs {
-		p.quotaFinish(j)
+	o.jobs, o.over = jobs, false
+	q.jobs, q.pool, q.phase, q.heap = jobs, pool, withinQuota, q.heap[:0]
+	q.projects(p)
+}
+
+func (o *quotaOrder) end(p *pass) {
+	p.sc.quota.borrowIdle(p)
+	for _, j := range o.jobs {
+		p.sc.quota.finish(p, j)
 	}
 }
 
-// quotaFinish gives a reason to a job left waiting. Work held back for
+// finish gives a reason to a job left waiting. Work held back for
 // the over-share phase, which never ran because no slot was idle, waits
 // for spare slots (no_spare), not for capacity.
-func (p *pass) quotaFinish(j int32) {
+func (q *quotaPass) finish(p *pass, j int32) {
 	job := &p.s.Jobs[j]
 	if !p.sc.pending[j] && p.wants(j) && p.sc.holds[j] == 0 && !job.Borrow &&
 		job.Project >= 0 && job.Project < len(p.s.Projects) {
-		p.quotaPending(int32(job.Project), j, p.size(j))
+		q.pending(p, int32(job.Project), j, p.size(j))
 		return
 	}
 	p.finish(j)
@@ -138,9 +155,8 @@ func (q *quotaPass) reset(s *Snapshot) {
 	}
 }
 
-// quotaCount fills each project's demand, held slots and job ranges.
-func (p *pass) quotaCount(pool int, jobs []int32) {
-	q := &p.sc.quota
+// count fills each project's demand, held slots and job ranges.
+func (q *quotaPass) count(p *pass, pool int, jobs []int32) {
 	for _, a := range p.sc.poolRuns[pool] {
 		al := &p.s.Allocs[a]
 		job := &p.s.Jobs[al.Job]

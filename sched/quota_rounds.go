@@ -1,40 +1,117 @@
 package sched
 
-// quotaRounds serves the most deprived project (the lowest held/fair share)
-// one workload at a time until no project can place anything more.
-func (p *pass) quotaRounds(pool int, jobs []int32) {
-	q := &p.sc.quota
-	q.jobs = jobs
-	victims := p.quotaVictims(pool)
-	q.next = resize(q.next, len(victims))
-	q.heap = q.heap[:0]
+// The rounds serve the most deprived project (the lowest held/fair
+// share) one workload at a time until no project can place anything more,
+// in three phases: every project grows up to its quota (as far as its
+// fair share allows), then up to its fair share, then past it on the
+// slots left. In one phase, a project placed first could take slots
+// another's share needs, which that project would then reclaim in the
+// next pass: a start/preempt cycle. Within-quota work goes before
+// over-quota work for the same reason: reclaim may take over-quota slots
+// back, so over-quota work must not take free slots that within-quota
+// work of a less deprived project is waiting for.
+
+// projects fills the deprivation heap with the projects that have
+// jobs in the pool.
+func (q *quotaPass) projects(p *pass) {
 	for pr := range p.s.Projects {
 		if q.hi[pr] > q.lo[pr] {
 			q.heap = append(q.heap, int32(pr))
 		}
 	}
-	// Three phases: every project grows up to its quota (as far as its
-	// fair share allows), then up to its fair share, then past it on the
-	// slots left. In one phase, a project placed first could take slots
-	// another's share needs, which that project would then reclaim in the
-	// next pass: a start/preempt cycle. Within-quota work goes before
-	// over-quota work for the same reason: reclaim may take over-quota
-	// slots back, so over-quota work must not take free slots that
-	// within-quota work of a less deprived project is waiting for.
-	for ph := withinQuota; ph <= overShare; ph++ {
-		q.phase = ph
-		if ph == overShare && p.st.groupsAvail(pool) == 0 {
-			return // nothing is left to grow on
-		}
-		if ph > withinQuota {
-			for pr := range p.s.Projects {
-				if q.hi[pr] > q.lo[pr] {
-					q.heap = append(q.heap, int32(pr))
-				}
+	heapify(q, len(q.heap))
+}
+
+// next returns the most deprived project's next workload, moving on to
+// the next phase when no project can place more in this one. It leaves
+// the project and whether the job is interactive in quotaPass.cur and
+// inter, for the quota filter and the reclaim stage.
+func (o *quotaOrder) next(p *pass) int32 {
+	q := &p.sc.quota
+	for !o.over {
+		if len(q.heap) == 0 {
+			if q.phase == overShare {
+				o.over = true
+				break
 			}
+			q.phase++
+			if q.phase == overShare && p.st.groupsAvail(q.pool) == 0 {
+				o.over = true // nothing is left to grow on
+				break
+			}
+			q.projects(p)
+			continue
 		}
-		p.quotaPhase(victims)
+		pr := q.heap[0]
+		j, interactive := q.candidate(p, pr)
+		if j < 0 {
+			q.popTop()
+			continue
+		}
+		if !interactive && p.s.Jobs[j].Preemptible && q.alloc[pr]+int32(p.s.Jobs[j].Slots) > q.phaseCap(pr) {
+			q.popTop() // the rest of its work waits for a later phase
+			continue
+		}
+		q.cur, q.inter = pr, interactive
+		return j
 	}
+	return -1
+}
+
+// placed counts the task toward its project, and ends the round.
+func (o *quotaOrder) placed(p *pass, j, slots int32) bool {
+	q := &p.sc.quota
+	q.add(p.s, q.alloc, q.cur, slots)
+	if q.guaranteed(p.s, j) {
+		q.add(p.s, q.fixed, q.cur, slots)
+	}
+	return false
+}
+
+// failed skips the job for the rest of the pass; the project may still
+// place its next one.
+func (o *quotaOrder) failed(p *pass, j int32) {
+	q := &p.sc.quota
+	if !p.sc.pending[j] {
+		q.pending(p, q.cur, j, p.size(j))
+	}
+	if q.inter {
+		q.iCur[q.cur]++
+	} else {
+		q.uCur[q.cur]++
+	}
+}
+
+// done ranks the project again.
+func (o *quotaOrder) done(p *pass, _ int32) {
+	q := &p.sc.quota
+	siftDown(q, 0, len(q.heap))
+}
+
+func (o *quotaOrder) rest() []int32 { return nil }
+
+// guaranteed reports work that must fit its project's quota: interactive
+// work, or work that cannot be preempted.
+func (q *quotaPass) guaranteed(s *Snapshot, j int32) bool {
+	return q.inter || !s.Jobs[j].Preemptible
+}
+
+// quotaFilter admits a task of the current round's job while its project
+// stays within its limit and, for guaranteed work, its quota (checked
+// again after shrinking: next checked the first size), and while its
+// licenses are free: neither preemption nor reclaim frees licenses.
+type quotaFilter struct{}
+
+func (quotaFilter) admit(p *pass, j int32, again bool) bool {
+	q := &p.sc.quota
+	if again && !q.allowed(p, q.cur, j, q.inter) {
+		return false
+	}
+	if !p.licensesFit(j) {
+		p.addPending(p.licensePending(j))
+		return false
+	}
+	return true
 }
 
 // roundPhase is a stage of quota rounds.
@@ -57,43 +134,14 @@ func (q *quotaPass) phaseCap(pr int32) int32 {
 	return 1 << 30
 }
 
-// quotaPhase runs rounds until no project in the heap can place more.
-func (p *pass) quotaPhase(victims []int32) {
-	q := &p.sc.quota
-	heapify(q, len(q.heap))
-	for len(q.heap) > 0 {
-		pr := q.heap[0]
-		j, interactive := p.quotaCandidate(pr)
-		if j < 0 {
-			q.popTop()
-			continue
-		}
-		if !interactive && p.s.Jobs[j].Preemptible && q.alloc[pr]+int32(p.s.Jobs[j].Slots) > q.phaseCap(pr) {
-			q.popTop() // the rest of its work waits for a later phase
-			continue
-		}
-		if !p.quotaTry(pr, j, interactive, victims) {
-			// Skip the job for the rest of the pass; the project may still
-			// place its next one.
-			if interactive {
-				q.iCur[pr]++
-			} else {
-				q.uCur[pr]++
-			}
-		}
-		siftDown(q, 0, len(q.heap))
-	}
-}
-
-// quotaCandidate picks the project's next workload: interactive work first,
+// candidate picks the project's next workload: interactive work first,
 // only within quota; else unattended work, which must stay within quota
 // unless it is preemptible. "Within quota" counts only the project's work
 // that cannot be preempted, since its preemptible work makes way. Jobs that may not run get their reason here.
-func (p *pass) quotaCandidate(pr int32) (int32, bool) {
-	q := &p.sc.quota
+func (q *quotaPass) candidate(p *pass, pr int32) (int32, bool) {
 	for q.iCur[pr] < q.lo[pr]+q.nInter[pr] {
 		j := q.jobs[q.iCur[pr]]
-		if ok := p.quotaAllowed(pr, j, true); ok {
+		if ok := q.allowed(p, pr, j, true); ok {
 			return j, true
 		}
 		q.iCur[pr]++
@@ -104,7 +152,7 @@ func (p *pass) quotaCandidate(pr int32) (int32, bool) {
 			q.uCur[pr]++
 			continue
 		}
-		if ok := p.quotaAllowed(pr, j, false); ok {
+		if ok := q.allowed(p, pr, j, false); ok {
 			return j, false
 		}
 		q.uCur[pr]++
@@ -112,10 +160,9 @@ func (p *pass) quotaCandidate(pr int32) (int32, bool) {
 	return -1, false
 }
 
-// quotaAllowed reports whether j may try to place a task now, recording
+// allowed reports whether j may try to place a task now, recording
 // why not when it may not.
-func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
-	q := &p.sc.quota
+func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 	if !p.wants(j) {
 		return false
 	}
@@ -140,52 +187,11 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 	return false
 }
 
-// quotaTry places one task of j, preempting if the rules allow it.
-func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
-	q := &p.sc.quota
-	job := &p.s.Jobs[j]
-	slots := p.size(j)
-	guaranteed := interactive || !job.Preemptible
-	if !p.licensesFit(j) {
-		// Neither preemption nor reclaim frees licenses.
-		p.addPending(p.licensePending(j))
-		return false
-	}
-	o := p.tryPlace(j, false)
-	if o == failed && guaranteed && q.blockStop[pr] > q.blockStart[pr] {
-		// Guaranteed work within quota makes room among its own
-		// project's preemptible work first.
-		own := victims[q.blockStart[pr]:q.blockStop[pr]]
-		o = p.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
-	}
-	room := min(q.quota[pr], q.share[pr])
-	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
-		o = p.preempt(j, victims, &victimRule{kind: victimsReclaim, project: pr,
-			blockEnd: q.blockEnd, next: q.next, facts: p.sc.vfacts})
-		if o == failed {
-			q.failReclaim[pr] = slots
-		}
-	}
-	if o != failed {
-		q.add(p.s, q.alloc, pr, slots)
-		if guaranteed {
-			q.add(p.s, q.fixed, pr, slots)
-		}
-		return true
-	}
-	if p.shrink(j) {
-		return p.quotaAllowed(pr, j, interactive)
-	}
-	p.quotaPending(pr, j, slots)
-	return false
-}
-
-// quotaPending records why j's task of slots cannot start: no_spare when
+// pending records why j's task of slots cannot start: no_spare when
 // it would be work past its project's quota or fair share, which only idle
 // slots serve, and too few are available; otherwise the room reason
 // (no_capacity, fragmented, no_nodes), as when free slots are scattered.
-func (p *pass) quotaPending(pr, j, slots int32) {
-	q := &p.sc.quota
+func (q *quotaPass) pending(p *pass, pr, j, slots int32) {
 	avail := p.st.groupsAvail(p.s.Jobs[j].Pool)
 	over := q.alloc[pr]+slots > q.share[pr] || q.alloc[pr]+slots > q.quota[pr]
 	if over && avail < int(slots) {
@@ -197,8 +203,7 @@ func (p *pass) quotaPending(pr, j, slots int32) {
 
 // borrowIdle places borrowing work on whatever slots are idle after every
 // project had its turn.
-func (p *pass) borrowIdle() {
-	q := &p.sc.quota
+func (q *quotaPass) borrowIdle(p *pass) {
 	for _, j := range q.borrow {
 		job := &p.s.Jobs[j]
 		for p.wants(j) {
@@ -218,10 +223,9 @@ func (p *pass) borrowIdle() {
 	}
 }
 
-// quotaVictims orders the pool's tasks for preemption: borrowing work
+// victims orders the pool's tasks for preemption: borrowing work
 // first, then projects furthest above their fair share, newest task first.
-func (p *pass) quotaVictims(pool int) []int32 {
-	q := &p.sc.quota
+func (q *quotaPass) victims(p *pass, pool int) []int32 {
 	now := p.s.Now
 	// Furthest over first; each project's tasks together.
 	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {

@@ -82,6 +82,9 @@ type Scheduler struct {
 	memo jobMemo
 	// finds keeps the placements that failed on the state as it is.
 	finds findMemo
+	// stg holds the policy stages (policies.go).
+	stg  stages
+	pass pass
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -93,6 +96,12 @@ func Schedule(s *Snapshot) (*Plan, error) {
 // Schedule runs one scheduling pass over the snapshot. It returns an error,
 // and no plan, when the snapshot is inconsistent.
 func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
+	return sc.schedule(s, declare)
+}
+
+// schedule runs a pass with each pool's stages taken from policy: the
+// built-in table (declare), or, in tests, a policy composed otherwise.
+func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan, error) {
 	sc.memo.begin(s)
 	if err := validate(s, &sc.mf.parents, &sc.memo); err != nil {
 		sc.memo.drop()
@@ -105,10 +114,15 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	sc.memo.nodes(sc.base.builds)
 	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
-	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
+	// The pass lives in the Scheduler: the stages take it through
+	// interfaces, which would move a local one to the heap every pass.
+	sc.pass = pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
+	p := &sc.pass
 	for pool := range s.Pools {
-		p.schedulePool(pool)
+		sl := policy(&s.Pools[pool])
+		p.runStages(pool, &sl)
 	}
+	sc.pass = pass{} // keep no snapshot past the pass
 	sc.memo.end()
 	return &sc.plan, nil
 }
@@ -268,39 +282,6 @@ type pass struct {
 	s    *Snapshot
 	st   *state
 	plan *Plan
-}
-
-func (p *pass) schedulePool(pool int) {
-	pl := &p.s.Pools[pool]
-	jobs := p.sc.poolJobs[pool]
-	pendMark := len(p.plan.Pending)
-	switch pl.Policy {
-	case PolicyFIFO:
-		p.sortQueue(pool, jobs, orderFIFO)
-		p.fifo(pool, jobs)
-		p.zeroSlot(pool, false)
-	case PolicyBackfill:
-		p.sortQueue(pool, jobs, orderFIFO)
-		if pl.Reservations == ReserveConservative {
-			p.conservative(pool, jobs, len(p.plan.Starts))
-		} else {
-			p.easy(pool, jobs)
-		}
-		p.zeroSlot(pool, false)
-	case PolicyPriority:
-		p.sortQueue(pool, jobs, orderPriority)
-		p.priority(pool, jobs)
-		p.zeroSlot(pool, true)
-	case PolicyFairShare:
-		p.fairShare(pool, jobs)
-		p.zeroSlot(pool, false)
-	case PolicyQuota:
-		p.quota(pool, jobs)
-		p.zeroSlot(pool, true)
-	case PolicyMultifactor:
-		p.multifactorPool(pool)
-	}
-	p.expand(pool, pendMark)
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.

@@ -1,0 +1,139 @@
+package sched
+
+// The preempt stages (preemptStage): each builds its victim list once per
+// pool and reaches the preemption code through pass.preempt alone, with a
+// victimRule that names its rule and guards.
+
+// noPreempt never preempts.
+type noPreempt struct{}
+
+func (noPreempt) begin(*pass, int)                {}
+func (noPreempt) end(*pass)                       {}
+func (noPreempt) try(*pass, int32, int32) outcome { return failed }
+
+// priorityPreempt evicts less important preemptible tasks (a larger
+// Job.Priority), or with backfill only backfilled ones, or those of a
+// lower QOS for a job whose QOS preempts.
+type priorityPreempt struct {
+	pool    int
+	victims []int32
+	facts   []victimFacts
+	indexed bool
+}
+
+func (s *priorityPreempt) begin(p *pass, pool int) {
+	pl := &p.s.Pools[pool]
+	s.pool, s.victims, s.facts, s.indexed = pool, nil, nil, false
+	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
+		s.victims = p.victimOrder(pool)
+		s.facts = p.sc.vfacts
+		if pl.Preemption {
+			p.indexVictims(s.facts, victimsByPriority)
+			s.indexed = true
+		}
+	}
+}
+
+func (s *priorityPreempt) end(p *pass) {
+	if s.indexed {
+		p.sc.vindex.stop(p)
+	}
+}
+
+func (s *priorityPreempt) try(p *pass, j, _ int32) outcome {
+	if s.victims == nil {
+		return failed
+	}
+	job := &p.s.Jobs[j]
+	qp, qosPre := qosOf(p.s, job)
+	rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: p.s.Pools[s.pool].Preemption,
+		qos: qp, qosPreempt: qosPre, next: p.sc.victimNext, facts: s.facts}
+	return p.preempt(j, s.victims, &rule)
+}
+
+// qosPreempt is the multifactor rule: with the pool's preemption, or a
+// QOS that preempts, evict tasks of a lower QOS and lower computed
+// priority. The victim list is built on first need.
+type qosPreempt struct {
+	pool    int
+	victims []int32
+}
+
+func (s *qosPreempt) begin(_ *pass, pool int) { s.pool, s.victims = pool, nil }
+func (s *qosPreempt) end(*pass)               {}
+
+func (s *qosPreempt) try(p *pass, j, _ int32) outcome {
+	qp, qosPre := qosOf(p.s, &p.s.Jobs[j])
+	if !p.s.Pools[s.pool].Preemption && !qosPre {
+		return failed
+	}
+	if s.victims == nil {
+		s.victims = p.sc.mf.victims(p, s.pool)
+	}
+	rule := victimRule{kind: victimsByQOS, qos: qp, mfPrio: p.sc.mf.prio[j], next: p.sc.victimNext}
+	return p.preempt(j, s.victims, &rule)
+}
+
+// sharePreempt is the fair-share rule: a job below its share may evict
+// preemptible tasks of jobs that stay at or above theirs, furthest above
+// first.
+type sharePreempt struct {
+	on      bool // the pool's preemption
+	victims []int32
+}
+
+func (s *sharePreempt) begin(p *pass, pool int) {
+	s.on = p.s.Pools[pool].Preemption
+	s.victims = p.sc.fs.victims(p, pool)
+	if s.on {
+		p.indexVictims(p.sc.vfacts, victimsAboveShare)
+	}
+}
+
+func (s *sharePreempt) end(p *pass) {
+	if s.on {
+		p.sc.vindex.stop(p)
+	}
+}
+
+func (s *sharePreempt) try(p *pass, j, slots int32) outcome {
+	f := &p.sc.fs
+	if !s.on || f.alloc[j]+slots > f.share[j] {
+		return failed
+	}
+	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
+	return p.preempt(j, s.victims, &rule)
+}
+
+// reclaimPreempt is the quota rule: guaranteed work within quota first
+// evicts its own project's preemptible work; then a project below its
+// quota and fair share reclaims from borrowing work and from projects
+// over their quota, never pushing one below it (quotaPass.reclaimable).
+type reclaimPreempt struct{ victims []int32 }
+
+func (s *reclaimPreempt) begin(p *pass, pool int) {
+	q := &p.sc.quota
+	s.victims = p.sc.quota.victims(p, pool)
+	q.next = resize(q.next, len(s.victims))
+}
+
+func (s *reclaimPreempt) end(*pass) {}
+
+func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
+	q := &p.sc.quota
+	pr := q.cur
+	o := failed
+	if q.guaranteed(p.s, j) && q.blockStop[pr] > q.blockStart[pr] {
+		own := s.victims[q.blockStart[pr]:q.blockStop[pr]]
+		o = p.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
+	}
+	room := min(q.quota[pr], q.share[pr])
+	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
+		o = p.preempt(j, s.victims, &victimRule{kind: victimsReclaim, project: pr,
+			blockEnd: q.blockEnd, next: q.next, facts: p.sc.vfacts})
+		if o == failed {
+			q.failReclaim[pr] = slots
+		}
+	}
+	return o
+}
