@@ -140,7 +140,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			return
 		}
 		r := p.request(j, false)
-		nodes, ok := p.find(&r, p.sc.scratch[:0])
+		nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 		if !ok {
 			if p.shrink(j) {
 				continue

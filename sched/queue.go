@@ -146,7 +146,7 @@ func (p *pass) backfillIdle(j, blocker int32) {
 			break
 		}
 		r := p.request(j, false)
-		nodes, ok := p.find(&r, p.sc.scratch[:0])
+		nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 		if !ok {
 			if p.shrink(j) {
 				continue

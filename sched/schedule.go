@@ -82,6 +82,9 @@ type Scheduler struct {
 	memo jobMemo
 	// finds keeps the placements that failed on the state as it is.
 	finds findMemo
+	// pass is the current pass, kept here so that the parts' back
+	// pointers to it cost no allocation.
+	pass pass
 }
 
 // Schedule runs one pass with a fresh Scheduler.
@@ -105,7 +108,7 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 	sc.memo.nodes(sc.base.builds)
 	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
-	p := pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
+	p := sc.begin(s)
 	for pool := range s.Pools {
 		p.schedulePool(pool)
 	}
@@ -262,12 +265,15 @@ func resizeLists(l [][]int32, n int) [][]int32 {
 	return l
 }
 
-// pass is the working context of one Schedule call.
+// pass is the working context of one Schedule call. Its parts (passparts.go)
+// are the Scheduler's, linked to the pass by begin.
 type pass struct {
 	sc   *Scheduler
 	s    *Snapshot
 	st   *state
 	plan *Plan
+
+	finds *findMemo
 }
 
 func (p *pass) schedulePool(pool int) {
@@ -382,10 +388,10 @@ func (p *pass) tryPlace(j int32, backfill bool) outcome {
 		return failed
 	}
 	r := p.request(j, false)
-	nodes, ok := p.find(&r, p.sc.scratch[:0])
+	nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 	if !ok {
 		r.useDrain = true
-		nodes, ok = p.find(&r, p.sc.scratch[:0])
+		nodes, ok = p.finds.find(p.st, &r, p.sc.scratch[:0])
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
