@@ -53,7 +53,7 @@ func (p *pass) easy(pool int, jobs []int32) {
 			continue
 		}
 		for p.wants(j) {
-			if p.tryPlace(j, false) != failed || p.shrink(j) {
+			if p.tryPlace(j, false) != failed || p.elastic.shrink(j) {
 				continue
 			}
 			head = j
@@ -75,7 +75,7 @@ func (p *pass) headPending(j int32, pool int, shadowAt int64) {
 		return
 	}
 	p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
-		Need: int(p.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
+		Need: int(p.elastic.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
 }
 
 // reserveHead computes the head's shadow time and leaves in sc.shadow the
@@ -142,7 +142,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 		r := p.request(j, false)
 		nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 		if !ok {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				continue
 			}
 			p.addPending(p.failReason(j))
@@ -153,7 +153,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 			// The task will still run at the shadow time: the head must
 			// fit beside it, licenses included.
 			if !shadowRoom(sh, nodes) || !p.shadowFits(head, j) {
-				if p.shrink(j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.behind(j, head, ReasonWouldDelay)
@@ -166,7 +166,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 				for _, ns := range nodes {
 					sh.release(ns.Node, ns.Slots)
 				}
-				if p.shrink(j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.behind(j, head, ReasonWouldDelay)

@@ -119,12 +119,12 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
 	for q.Len() > 0 {
 		j := q.top()
-		step := p.size(j)
+		step := p.elastic.size(j)
 		o := p.tryPlace(j, false)
 		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
 			o = p.preempt(j, victims, &rule)
 		}
-		if o == failed && p.shrink(j) {
+		if o == failed && p.elastic.shrink(j) {
 			continue
 		}
 		// A victim whose allocation dropped may have moved above j, so j

@@ -396,7 +396,7 @@ func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
 			o = p.preempt(j, *victims, &rule)
 		}
 		if o == failed {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				continue // an elastic job tries half the size
 			}
 			return false

@@ -118,17 +118,17 @@ func (p *pass) conservativeJob(j int32) {
 	if p.sc.promisedNow[j] {
 		// As promised entered it (compressionOrder): lift it out to
 		// place it again.
-		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.minSize(j))
+		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.elastic.minSize(j))
 		p.reserveAll(j, at, dur, need, -1)
 		if np.on {
 			np.lifted, np.liftedAt = p.unhold(j), at
 		}
 	}
 	for p.wants(j) {
-		need := int64(p.size(j))
+		need := int64(p.elastic.size(j))
 		at := p.earliestFor(j, int32(need), dur)
 		np.lifted = nil // only the first task re-places the promise
-		if at != p.s.Now && p.shrink(j) {
+		if at != p.s.Now && p.elastic.shrink(j) {
 			continue // a smaller elastic task may start now
 		}
 		if at == Never {
@@ -144,7 +144,7 @@ func (p *pass) conservativeJob(j int32) {
 			break
 		}
 		if !p.startReserved(j) {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				p.reserveAll(j, at, dur, need, -1)
 				if np.on {
 					p.unhold(j)
@@ -210,7 +210,7 @@ func (p *pass) promised(j int32) (at, dur, need int64, ok bool) {
 	}
 	// An elastic job reserves for its smallest task: it only waits
 	// once every size failed.
-	return max(job.Reserved, p.s.Now), jobDuration(job), int64(p.minSize(j)), true
+	return max(job.Reserved, p.s.Now), jobDuration(job), int64(p.elastic.minSize(j)), true
 }
 
 func jobDuration(job *Job) int64 {

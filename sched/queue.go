@@ -11,7 +11,7 @@ func (p *pass) runTasks(j int32) outcome {
 	res := started
 	for p.wants(j) {
 		if p.tryPlace(j, false) == failed {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				continue
 			}
 			p.addPending(p.failReason(j))
@@ -120,7 +120,7 @@ func (p *pass) priority(pool int, jobs []int32) {
 				o = p.preempt(j, victims, &rule)
 			}
 			if o == failed {
-				if p.shrink(j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.addPending(p.failReason(j))
@@ -148,7 +148,7 @@ func (p *pass) backfillIdle(j, blocker int32) {
 		r := p.request(j, false)
 		nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 		if !ok {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				continue
 			}
 			p.behind(j, blocker, ReasonBehind)

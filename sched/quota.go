@@ -71,7 +71,7 @@ func (p *pass) quotaFinish(j int32) {
 	job := &p.s.Jobs[j]
 	if !p.sc.pending[j] && p.wants(j) && p.sc.holds[j] == 0 && !job.Borrow &&
 		job.Project >= 0 && job.Project < len(p.s.Projects) {
-		p.quotaPending(int32(job.Project), j, p.size(j))
+		p.quotaPending(int32(job.Project), j, p.elastic.size(j))
 		return
 	}
 	p.finish(j)

@@ -122,7 +122,7 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 	job := &p.s.Jobs[j]
 	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
 	for {
-		slots := p.size(j)
+		slots := p.elastic.size(j)
 		pe.Need = int(slots)
 		switch {
 		case !q.withinLimit(p.s, pr, slots):
@@ -132,7 +132,7 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 		default:
 			return true
 		}
-		if !p.shrink(j) {
+		if !p.elastic.shrink(j) {
 			break
 		}
 	}
@@ -144,7 +144,7 @@ func (p *pass) quotaAllowed(pr, j int32, interactive bool) bool {
 func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	q := &p.sc.quota
 	job := &p.s.Jobs[j]
-	slots := p.size(j)
+	slots := p.elastic.size(j)
 	guaranteed := interactive || !job.Preemptible
 	if !p.licensesFit(j) {
 		// Neither preemption nor reclaim frees licenses.
@@ -173,7 +173,7 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 		}
 		return true
 	}
-	if p.shrink(j) {
+	if p.elastic.shrink(j) {
 		return p.quotaAllowed(pr, j, interactive)
 	}
 	p.quotaPending(pr, j, slots)
@@ -207,7 +207,7 @@ func (p *pass) borrowIdle() {
 				break
 			}
 			if p.tryPlace(j, false) == failed {
-				if p.shrink(j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.addPending(p.failReason(j))

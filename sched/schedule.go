@@ -273,7 +273,8 @@ type pass struct {
 	st   *state
 	plan *Plan
 
-	finds *findMemo
+	elastic *elasticPass
+	finds   *findMemo
 }
 
 func (p *pass) schedulePool(pool int) {
@@ -306,7 +307,7 @@ func (p *pass) schedulePool(pool int) {
 	case PolicyMultifactor:
 		p.multifactorPool(pool)
 	}
-	p.expand(pool, pendMark)
+	p.elastic.expand(pool, pendMark)
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -366,7 +367,7 @@ func (p *pass) request(j int32, useDrain bool) request {
 	return request{
 		pool:      job.Pool,
 		gpu:       job.GPU,
-		slots:     p.size(j),
+		slots:     p.elastic.size(j),
 		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
 		useDrain:  useDrain,
 		oneSwitch: job.Topology == TopologyRequired,
@@ -439,7 +440,7 @@ func (p *pass) impossible(j int32) bool {
 		}
 	}
 	r := p.request(j, true)
-	r.slots = p.minSize(j)
+	r.slots = p.elastic.minSize(j)
 	var fits bool
 	switch {
 	case r.oneSwitch && p.st.spansNodes(&r):
@@ -490,7 +491,7 @@ func (p *pass) failReason(j int32) Pending {
 		return p.licensePending(j)
 	}
 	r := p.request(j, true)
-	r.slots = p.minSize(j) // an elastic job waits only once every size failed
+	r.slots = p.elastic.minSize(j) // an elastic job waits only once every size failed
 	total, avail, fits := p.st.capacity(&r, p.s)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
@@ -535,7 +536,7 @@ func (p *pass) finish(j int32) {
 	}
 	switch {
 	case p.sc.holds[j] > 0:
-		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.size(j)), At: -1})
+		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.elastic.size(j)), At: -1})
 	case p.capped(j):
 		p.addPending(Pending{Job: int(j), Reason: ReasonMaxConcurrent, Blocker: -1, Need: job.Slots, At: -1})
 	default:
