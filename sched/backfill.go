@@ -68,8 +68,8 @@ func (p *pass) easy(pool int, jobs []int32) {
 // headPending records why the EASY head waits: its reservation, or the
 // license it is short of, with the reserved time.
 func (p *pass) headPending(j int32, pool int, shadowAt int64) {
-	if !p.licensesFit(j) {
-		pe := p.licensePending(j)
+	if !p.lic.licensesFit(j) {
+		pe := p.lic.licensePending(j)
 		pe.At = shadowAt
 		p.addPending(pe)
 		return
@@ -107,7 +107,7 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 			ends = append(ends, release{at: p.s.Now + job.TimeLimit, nodes: mv.Nodes, job: int32(p.s.Allocs[mv.Alloc].Job)})
 		}
 	}
-	ends = p.licenseEnds(pool, head, firstStart, ends)
+	ends = p.lic.licenseEnds(pool, head, firstStart, ends)
 	p.sc.lic.shadowFromFree()
 	sortReleases(ends)
 	p.sc.ends = ends
@@ -120,9 +120,9 @@ func (p *pass) reserveHead(pool int, head int32, firstStart int) int64 {
 					sh.release(ns.Node, ns.Slots)
 				}
 			}
-			p.shadowRelease(ends[i].job, 1)
+			p.lic.shadowRelease(ends[i].job, 1)
 		}
-		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok && p.shadowFits(head, -1) {
+		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok && p.lic.shadowFits(head, -1) {
 			return at
 		}
 	}
@@ -135,8 +135,8 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 	hr := p.request(head, true)
 	lim := p.s.Jobs[j].TimeLimit
 	for p.wants(j) {
-		if !p.licensesFit(j) {
-			p.addPending(p.licensePending(j))
+		if !p.lic.licensesFit(j) {
+			p.addPending(p.lic.licensePending(j))
 			return
 		}
 		r := p.request(j, false)
@@ -152,7 +152,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 		if shadowAt == Never || lim <= 0 || p.s.Now+lim > shadowAt {
 			// The task will still run at the shadow time: the head must
 			// fit beside it, licenses included.
-			if !shadowRoom(sh, nodes) || !p.shadowFits(head, j) {
+			if !shadowRoom(sh, nodes) || !p.lic.shadowFits(head, j) {
 				if p.elastic.shrink(j) {
 					continue
 				}
@@ -172,7 +172,7 @@ func (p *pass) backfillEASY(j, head int32, shadowAt int64) {
 				p.behind(j, head, ReasonWouldDelay)
 				return
 			}
-			p.shadowRelease(j, -1)
+			p.lic.shadowRelease(j, -1)
 		}
 		p.commit(j, nodes, true)
 	}

@@ -148,7 +148,7 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 
 func (p *pass) shareFail(j int32) {
 	f := &p.sc.fs
-	if f.alloc[j] >= f.share[j] && p.licensesFit(j) {
+	if f.alloc[j] >= f.share[j] && p.lic.licensesFit(j) {
 		job := &p.s.Jobs[j]
 		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
 			Need: job.Slots, Free: p.st.groupsAvail(job.Pool), At: -1})

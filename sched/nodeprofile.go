@@ -212,7 +212,7 @@ func (p *pass) placeNow(j int32, slots int32, dur int64) bool {
 // earliest time as a lower bound; the placement is left in np.found.
 func (p *pass) earliestNodes(j int32, slots int32, dur int64) int64 {
 	np := &p.sc.nprof
-	t := p.earliestAll(j, int64(slots), dur)
+	t := p.lic.earliestAll(j, int64(slots), dur)
 	if t == p.s.Now && p.placeNow(j, slots, dur) {
 		return t
 	}
@@ -256,7 +256,7 @@ func (p *pass) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
 		if k == len(np.times) {
 			return Never
 		}
-		t = p.earliestAllFrom(j, int64(slots), dur, np.times[k])
+		t = p.lic.earliestAllFrom(j, int64(slots), dur, np.times[k])
 	}
 	return Never
 }
@@ -286,7 +286,7 @@ func (p *pass) earliestOneNode(j int32, r *request, dur, t int64) int64 {
 		if best < 0 {
 			return Never
 		}
-		if t2 := p.earliestAllFrom(j, int64(r.slots), dur, bestAt); t2 != bestAt {
+		if t2 := p.lic.earliestAllFrom(j, int64(r.slots), dur, bestAt); t2 != bestAt {
 			t = t2 // the count or a license is short then: look later
 			continue
 		}

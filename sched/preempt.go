@@ -174,7 +174,7 @@ func (p *pass) lessLost(a, b int32) int {
 // eviction is rolled back. Victims the final placement does not need are
 // restored, so only preemptions that make the task fit remain.
 func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
-	if !p.licensesFit(j) {
+	if !p.lic.licensesFit(j) {
 		return failed // evicting frees no license until the victim stops
 	}
 	mark := len(p.sc.stmt)

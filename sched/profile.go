@@ -34,7 +34,7 @@ type profile struct {
 // come back at their limits.
 func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 	p.buildProfile(pool, firstStart)
-	p.buildLicenseProfiles(jobs)
+	p.lic.buildLicenseProfiles(jobs)
 	p.buildNodeProfile(pool)
 	reserved, last, depth := 0, int32(-1), conservativeDepth
 	if p.sc.nprof.on {
@@ -88,7 +88,7 @@ func (p *pass) compressionOrder(jobs []int32) []int32 {
 		if !ok || (p.sc.nprof.on && !p.promiseNodes(j, at, dur, int32(need))) {
 			continue
 		}
-		p.reserveAll(j, at, dur, need, 1)
+		p.lic.reserveAll(j, at, dur, need, 1)
 		p.sc.promisedNow[j] = true
 		proms = append(proms, promise{job: j, at: at})
 	}
@@ -119,7 +119,7 @@ func (p *pass) conservativeJob(j int32) {
 		// As promised entered it (compressionOrder): lift it out to
 		// place it again.
 		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.elastic.minSize(j))
-		p.reserveAll(j, at, dur, need, -1)
+		p.lic.reserveAll(j, at, dur, need, -1)
 		if np.on {
 			np.lifted, np.liftedAt = p.unhold(j), at
 		}
@@ -135,7 +135,7 @@ func (p *pass) conservativeJob(j int32) {
 			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never, Queued: true})
 			break
 		}
-		p.reserveAll(j, at, dur, need, 1)
+		p.lic.reserveAll(j, at, dur, need, 1)
 		if np.on {
 			p.hold(j, at, dur)
 		}
@@ -145,7 +145,7 @@ func (p *pass) conservativeJob(j int32) {
 		}
 		if !p.startReserved(j) {
 			if p.elastic.shrink(j) {
-				p.reserveAll(j, at, dur, need, -1)
+				p.lic.reserveAll(j, at, dur, need, -1)
 				if np.on {
 					p.unhold(j)
 				}
@@ -166,7 +166,7 @@ func (p *pass) earliestFor(j int32, need int32, dur int64) int64 {
 	if p.sc.nprof.on {
 		return p.earliestNodes(j, need, dur)
 	}
-	return p.earliestAll(j, int64(need), dur)
+	return p.lic.earliestAll(j, int64(need), dur)
 }
 
 // startReserved starts a task whose reservation is now: on the nodes the
@@ -179,7 +179,7 @@ func (p *pass) startReserved(j int32) bool {
 	h := &np.held[j]
 	nodes := np.resv[h.lo:h.hi]
 	for _, ns := range nodes {
-		if p.st.avail(ns.Node) < ns.Slots || !p.licensesFit(j) {
+		if p.st.avail(ns.Node) < ns.Slots || !p.lic.licensesFit(j) {
 			return false // cannot happen: the profile starts from the state
 		}
 	}

@@ -146,9 +146,9 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 	job := &p.s.Jobs[j]
 	slots := p.elastic.size(j)
 	guaranteed := interactive || !job.Preemptible
-	if !p.licensesFit(j) {
+	if !p.lic.licensesFit(j) {
 		// Neither preemption nor reclaim frees licenses.
-		p.addPending(p.licensePending(j))
+		p.addPending(p.lic.licensePending(j))
 		return false
 	}
 	o := p.tryPlace(j, false)

@@ -273,6 +273,7 @@ type pass struct {
 	st   *state
 	plan *Plan
 
+	lic     *licensePass
 	elastic *elasticPass
 	finds   *findMemo
 }
@@ -385,7 +386,7 @@ const (
 
 // tryPlace places one task of j on free slots, then on draining ones.
 func (p *pass) tryPlace(j int32, backfill bool) outcome {
-	if !p.licensesFit(j) {
+	if !p.lic.licensesFit(j) {
 		return failed
 	}
 	r := p.request(j, false)
@@ -414,7 +415,7 @@ func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 		})
 	}
 	p.st.takeAll(nodes)
-	p.takeLicenses(j)
+	p.lic.takeLicenses(j)
 	p.sc.planned[j]++
 	if out == held {
 		p.sc.holds[j]++
@@ -454,7 +455,7 @@ func (p *pass) impossible(j int32) bool {
 		if memo {
 			p.sc.memo.curFacts[j].fit = fitSome
 		}
-		return len(job.Licenses) > 0 && p.licenseNever(j)
+		return len(job.Licenses) > 0 && p.lic.licenseNever(j)
 	}
 	reason, most := ReasonNoNodes, 0
 	if job.GPU != "" && !p.gpuOffered(job) {
@@ -487,8 +488,8 @@ func (p *pass) fitsEmpty(r *request) bool {
 
 // failReason explains why one task of j cannot be placed.
 func (p *pass) failReason(j int32) Pending {
-	if !p.licensesFit(j) {
-		return p.licensePending(j)
+	if !p.lic.licensesFit(j) {
+		return p.lic.licensePending(j)
 	}
 	r := p.request(j, true)
 	r.slots = p.elastic.minSize(j) // an elastic job waits only once every size failed
