@@ -35,7 +35,7 @@ type profile struct {
 func (p *pass) conservative(pool int, jobs []int32, firstStart int) {
 	p.buildProfile(pool, firstStart)
 	p.lic.buildLicenseProfiles(jobs)
-	p.buildNodeProfile(pool)
+	p.nprof.buildNodeProfile(pool)
 	reserved, last, depth := 0, int32(-1), conservativeDepth
 	if p.sc.nprof.on {
 		depth = conservativeNodeDepth
@@ -85,7 +85,7 @@ func (p *pass) compressionOrder(jobs []int32) []int32 {
 	p.sc.promisedNow = resize(p.sc.promisedNow, len(p.s.Jobs))
 	for _, j := range jobs {
 		at, dur, need, ok := p.promised(j)
-		if !ok || (p.sc.nprof.on && !p.promiseNodes(j, at, dur, int32(need))) {
+		if !ok || (p.sc.nprof.on && !p.nprof.promiseNodes(j, at, dur, int32(need))) {
 			continue
 		}
 		p.lic.reserveAll(j, at, dur, need, 1)
@@ -121,7 +121,7 @@ func (p *pass) conservativeJob(j int32) {
 		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.elastic.minSize(j))
 		p.lic.reserveAll(j, at, dur, need, -1)
 		if np.on {
-			np.lifted, np.liftedAt = p.unhold(j), at
+			np.lifted, np.liftedAt = p.nprof.unhold(j), at
 		}
 	}
 	for p.wants(j) {
@@ -137,7 +137,7 @@ func (p *pass) conservativeJob(j int32) {
 		}
 		p.lic.reserveAll(j, at, dur, need, 1)
 		if np.on {
-			p.hold(j, at, dur)
+			p.nprof.hold(j, at, dur)
 		}
 		if at > p.s.Now {
 			p.reservedPending(j, need, at)
@@ -147,7 +147,7 @@ func (p *pass) conservativeJob(j int32) {
 			if p.elastic.shrink(j) {
 				p.lic.reserveAll(j, at, dur, need, -1)
 				if np.on {
-					p.unhold(j)
+					p.nprof.unhold(j)
 				}
 				continue
 			}
@@ -164,7 +164,7 @@ func (p *pass) conservativeJob(j int32) {
 // license profiles, and on the nodes too when the pool keeps them.
 func (p *pass) earliestFor(j int32, need int32, dur int64) int64 {
 	if p.sc.nprof.on {
-		return p.earliestNodes(j, need, dur)
+		return p.nprof.earliestNodes(j, need, dur)
 	}
 	return p.lic.earliestAll(j, int64(need), dur)
 }

@@ -274,6 +274,7 @@ type pass struct {
 	plan *Plan
 
 	lic     *licensePass
+	nprof   *nodeProfile
 	elastic *elasticPass
 	finds   *findMemo
 }
