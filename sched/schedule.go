@@ -273,6 +273,7 @@ type pass struct {
 	st   *state
 	plan *Plan
 
+	cons    *consolidation
 	lic     *licensePass
 	nprof   *nodeProfile
 	elastic *elasticPass
@@ -398,7 +399,7 @@ func (p *pass) tryPlace(j int32, backfill bool) outcome {
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
-		return p.consolidate(j, &r, backfill)
+		return p.cons.consolidate(j, &r, backfill)
 	}
 	return p.commit(j, nodes, backfill)
 }
