@@ -123,11 +123,11 @@ func (c *consolidation) reset(pools int) {
 
 // movable reports whether allocation a may be moved now.
 func (c *consolidation) movable(a int32) bool {
-	if c.p.gone(a) || c.p.sc.evicted[a] {
+	if c.p.vic.gone(a) || c.p.sc.evicted[a] {
 		return false
 	}
 	job := &c.p.s.Jobs[c.p.s.Allocs[a].Job]
-	return !job.Interactive && !c.p.budgetSpent(job)
+	return !job.Interactive && !c.p.vic.budgetSpent(job)
 }
 
 // indexMovers lists the pool's allocations that could ever move this pass,
@@ -140,7 +140,7 @@ func (c *consolidation) indexMovers(pool int) {
 	start := len(c.movers)
 	for _, a := range c.p.sc.poolRuns[pool] {
 		al := &c.p.s.Allocs[a]
-		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || c.p.s.Nodes[al.Nodes[0].Node].Pool != pool || c.p.gone(a) {
+		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || c.p.s.Nodes[al.Nodes[0].Node].Pool != pool || c.p.vic.gone(a) {
 			continue
 		}
 		if c.p.s.Jobs[al.Job].Interactive {
@@ -158,7 +158,7 @@ func (c *consolidation) indexMovers(pool int) {
 		if na.Slots != nb.Slots {
 			return int(na.Slots - nb.Slots)
 		}
-		return c.p.lessLost(a, b)
+		return c.p.vic.lessLost(a, b)
 	})
 	for i := 0; i < len(ms); {
 		n := c.p.s.Allocs[ms[i]].Nodes[0].Node
@@ -440,21 +440,21 @@ func (c *consolidation) clearCost(n, need int32) int32 {
 // drain and re-places every mover elsewhere, or rolls it all back.
 func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill bool) outcome {
 	var none victimRule // moves change no policy counters but the budget
-	mark := len(c.p.sc.stmt)
+	mark := len(c.p.pre.stmt)
 	for _, a := range c.pick[t.lo:t.hi] {
 		if !c.movable(a) {
-			c.p.rollback(mark, &none)
+			c.p.pre.rollback(mark, &none)
 			return failed
 		}
-		c.p.evict(a, &none)
+		c.p.pre.evict(a, &none)
 	}
 	nodes, ok := c.p.st.find(r, c.p.sc.scratch[:0])
 	if !ok {
-		c.p.rollback(mark, &none)
+		c.p.pre.rollback(mark, &none)
 		return failed
 	}
 	c.p.sc.scratch = nodes[:0]
-	c.p.minimize(mark, nodes, &none)
+	c.p.pre.minimize(mark, nodes, &none)
 	// Keep the movers off the task's placement: claim its free slots
 	// while they look for room.
 	c.ff = c.ff[:0]
@@ -468,17 +468,17 @@ func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill boo
 		c.p.st.release(ns.Node, c.ff[i])
 	}
 	if !placed {
-		c.p.rollback(mark, &none)
+		c.p.pre.rollback(mark, &none)
 		return failed
 	}
 	for i, a := range c.order {
-		c.p.setFinal(a)
+		c.p.pre.setFinal(a)
 		at := len(c.p.sc.arena)
 		c.p.sc.arena = append(c.p.sc.arena, c.dest[c.destAt[i]:c.destAt[i+1]]...)
 		c.p.plan.Moves = append(c.p.plan.Moves, Move{Alloc: int(a), For: int(j),
 			Nodes: c.p.sc.arena[at:len(c.p.sc.arena):len(c.p.sc.arena)]})
 	}
-	c.p.sc.stmt = c.p.sc.stmt[:mark]
+	c.p.pre.stmt = c.p.pre.stmt[:mark]
 	return c.p.commit(j, nodes, backfill)
 }
 
@@ -486,13 +486,13 @@ func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill boo
 // fit on free slots; on failure it gives back what it took. The movers are
 // left in order and their placements in dest.
 func (c *consolidation) placeMovers(mark int) bool {
-	c.order = append(c.order[:0], c.p.sc.stmt[mark:]...)
+	c.order = append(c.order[:0], c.p.pre.stmt[mark:]...)
 	slices.SortFunc(c.order, func(a, b int32) int {
 		sa, sb := c.p.s.Allocs[a].Nodes[0].Slots, c.p.s.Allocs[b].Nodes[0].Slots
 		if sa != sb {
 			return int(sb - sa)
 		}
-		return c.p.lessLost(a, b)
+		return c.p.vic.lessLost(a, b)
 	})
 	c.dest = c.dest[:0]
 	c.destAt = append(c.destAt[:0], 0)

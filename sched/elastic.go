@@ -196,7 +196,7 @@ func (e *elasticPass) grow(a int32) {
 	} else if !e.regrow(al, want) {
 		return
 	}
-	e.p.setFinal(a)
+	e.p.pre.setFinal(a)
 	if q := &e.p.sc.quota; e.p.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
 		q.add(e.p.s, q.alloc, int32(job.Project), want-cur)
 		if !job.Preemptible {

@@ -103,8 +103,8 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	pl := &p.s.Pools[pool]
 	victims := p.shareVictims(pool)
 	if pl.Preemption {
-		p.indexVictims(p.sc.vfacts, victimsAboveShare)
-		defer p.sc.vindex.stop(p)
+		p.vic.indexVictims(p.vic.facts, victimsAboveShare)
+		defer p.vic.index.stop(p)
 	}
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
@@ -116,13 +116,13 @@ func (p *pass) allocateShares(pool int, jobs []int32) {
 	q.share = f.share
 	q.init()
 	q.trackPositions(len(p.s.Jobs))
-	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
+	rule := victimRule{kind: victimsAboveShare, next: p.vic.next, facts: p.vic.facts}
 	for q.Len() > 0 {
 		j := q.top()
 		step := p.elastic.size(j)
 		o := p.tryPlace(j, false)
 		if o == failed && pl.Preemption && f.alloc[j]+step <= f.share[j] {
-			o = p.preempt(j, victims, &rule)
+			o = p.pre.preempt(j, victims, &rule)
 		}
 		if o == failed && p.elastic.shrink(j) {
 			continue
@@ -161,10 +161,10 @@ func (p *pass) shareFail(j int32) {
 // their share first, newest task first.
 func (p *pass) shareVictims(pool int) []int32 {
 	f := &p.sc.fs
-	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+	v := p.vic.sortVictims(pool, func(a int32, al *Alloc) victimKey {
 		return victimKey{major: -int64(f.alloc[al.Job] - f.share[al.Job]), start: al.Start, a: a}
 	})
-	p.sc.victimNext = resize(p.sc.victimNext, len(v))
-	p.victimFactsOf(v)
+	p.vic.next = resize(p.vic.next, len(v))
+	p.vic.victimFactsOf(v)
 	return v
 }

@@ -392,8 +392,8 @@ func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
 			if *victims == nil {
 				*victims = p.mfVictimOrder(pool)
 			}
-			rule.next = p.sc.victimNext
-			o = p.preempt(j, *victims, &rule)
+			rule.next = p.vic.next
+			o = p.pre.preempt(j, *victims, &rule)
 		}
 		if o == failed {
 			if p.elastic.shrink(j) {
@@ -408,7 +408,7 @@ func (p *pass) mfRun(pool int, j int32, victims *[]int32) bool {
 // mfVictimOrder returns the pool's running tasks as victims: lowest QOS
 // first, then lowest priority, then least work lost (see lessLost).
 func (p *pass) mfVictimOrder(pool int) []int32 {
-	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
+	v := append(p.vic.list[:0], p.sc.poolRuns[pool]...)
 	prio := p.sc.mf.prio
 	slices.SortFunc(v, func(a, b int32) int {
 		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
@@ -420,10 +420,10 @@ func (p *pass) mfVictimOrder(pool int) []int32 {
 		case prio[aa.Job] != prio[ab.Job]:
 			return -cmpDesc(prio[aa.Job], prio[ab.Job])
 		}
-		return p.lessLost(a, b)
+		return p.vic.lessLost(a, b)
 	})
-	p.sc.victims = v
-	p.sc.victimNext = resize(p.sc.victimNext, len(v))
+	p.vic.list = v
+	p.vic.next = resize(p.vic.next, len(v))
 	return v
 }
 

@@ -11,8 +11,10 @@ package sched
 // The pass lives in the Scheduler, so that the parts' pointers to it do
 // not move it to the heap on every pass.
 func (sc *Scheduler) begin(s *Snapshot) *pass {
-	sc.pass = pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan, cons: &sc.cons, lic: &sc.lic, nprof: &sc.nprof, elastic: &sc.elastic, finds: &sc.finds}
+	sc.pass = pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan,
+		vic: &sc.vic, pre: &sc.pre, cons: &sc.cons, lic: &sc.lic,
+		nprof: &sc.nprof, elastic: &sc.elastic, finds: &sc.finds}
 	p := &sc.pass
-	sc.cons.p, sc.lic.p, sc.nprof.p, sc.elastic.p = p, p, p, p
+	sc.vic.p, sc.pre.p, sc.cons.p, sc.lic.p, sc.nprof.p, sc.elastic.p = p, p, p, p, p, p
 	return p
 }

@@ -87,11 +87,11 @@ func (p *pass) priority(pool int, jobs []int32) {
 	var victims []int32
 	var facts []victimFacts
 	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
-		victims = p.victimOrder(pool)
-		facts = p.sc.vfacts
+		victims = p.vic.victimOrder(pool)
+		facts = p.vic.facts
 		if pl.Preemption {
-			p.indexVictims(facts, victimsByPriority)
-			defer p.sc.vindex.stop(p)
+			p.vic.indexVictims(facts, victimsByPriority)
+			defer p.vic.index.stop(p)
 		}
 	}
 	blocker := int32(-1)
@@ -113,11 +113,11 @@ func (p *pass) priority(pool int, jobs []int32) {
 		}
 		qp, qosPre := qosOf(p.s, job)
 		rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: pl.Preemption,
-			qos: qp, qosPreempt: qosPre, next: p.sc.victimNext, facts: facts}
+			qos: qp, qosPreempt: qosPre, next: p.vic.next, facts: facts}
 		for p.wants(j) {
 			o := p.tryPlace(j, false)
 			if o == failed && victims != nil {
-				o = p.preempt(j, victims, &rule)
+				o = p.pre.preempt(j, victims, &rule)
 			}
 			if o == failed {
 				if p.elastic.shrink(j) {

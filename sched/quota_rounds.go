@@ -156,12 +156,12 @@ func (p *pass) quotaTry(pr, j int32, interactive bool, victims []int32) bool {
 		// Guaranteed work within quota makes room among its own
 		// project's preemptible work first.
 		own := victims[q.blockStart[pr]:q.blockStop[pr]]
-		o = p.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
+		o = p.pre.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
 	}
 	room := min(q.quota[pr], q.share[pr])
 	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
-		o = p.preempt(j, victims, &victimRule{kind: victimsReclaim, project: pr,
-			blockEnd: q.blockEnd, next: q.next, facts: p.sc.vfacts})
+		o = p.pre.preempt(j, victims, &victimRule{kind: victimsReclaim, project: pr,
+			blockEnd: q.blockEnd, next: q.next, facts: p.vic.facts})
 		if o == failed {
 			q.failReclaim[pr] = slots
 		}
@@ -224,7 +224,7 @@ func (p *pass) quotaVictims(pool int) []int32 {
 	q := &p.sc.quota
 	now := p.s.Now
 	// Furthest over first; each project's tasks together.
-	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+	v := p.vic.sortVictims(pool, func(a int32, al *Alloc) victimKey {
 		job := &p.s.Jobs[al.Job]
 		over := q.alloc[job.Project] - q.share[job.Project]
 		if job.Borrow {
@@ -235,7 +235,7 @@ func (p *pass) quotaVictims(pool int) []int32 {
 	})
 	// The reclaim rule reads the list's facts; a quota pool's jobs have
 	// projects in range, so each fact's project is its job's.
-	facts := p.victimFactsOf(v)
+	facts := p.vic.victimFactsOf(v)
 	q.blockEnd = resize(q.blockEnd, len(v))
 	q.blockStart = resize(q.blockStart, len(p.s.Projects))
 	q.blockStop = resize(q.blockStop, len(p.s.Projects))

@@ -37,28 +37,11 @@ type Scheduler struct {
 	holdsAll []int32
 	pending  []bool
 	evicted  []bool
-	final    []bool  // evicted by a committed statement
-	preempts []int32 // per project: preemptions planned this pass
-	// allocProject is each allocation's project, or -1 out of range, so
-	// that accounting for thousands of tentative victims reads no job.
-	allocProject []int32
-	victims      []int32
-	vkeys        []victimKey // sortVictims' scratch
-	// victimNext holds the skip pointers over victims (victimRule.next).
-	victimNext []int32
-	// vfacts holds the victim list's victimFacts (victim_facts.go).
-	vfacts []victimFacts
-	// need is minimize's per-node scratch, all zero between uses.
-	need []int32
-	// vindex answers nodeSearch for priority pools (preempt_index.go).
-	vindex    victimIndex
-	heapStack []int32
-	heldPos   []int32
-	// gscan, gangPos and gangTake are gangReplay's (preempt_gang.go).
-	gscan    gangScan
-	gangPos  []int32
-	gangTake []int32
-	stmt     []int32
+	final    []bool // evicted by a committed statement
+	// vic and pre are the pass's victim lists and preemption search
+	// (passparts.go).
+	vic      victimLists
+	pre      preemptor
 	poolJobs [][]int32
 	zeroJobs [][]int32
 	poolRuns [][]int32
@@ -71,7 +54,6 @@ type Scheduler struct {
 	lic      licensePass
 	elastic  elasticPass
 	cons     consolidation
-	nscan    nodeScan
 	nprof    nodeProfile
 	proms    []promise
 	order    []int32
@@ -223,8 +205,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.pending = resize(sc.pending, nj)
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
 	sc.final = resize(sc.final, len(s.Allocs))
-	sc.preempts = resize(sc.preempts, len(s.Projects))
-	sc.allocProject = resize(sc.allocProject, len(s.Allocs))
+	sc.vic.preempts = resize(sc.vic.preempts, len(s.Projects))
+	sc.vic.allocProject = resize(sc.vic.allocProject, len(s.Allocs))
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
@@ -239,9 +221,9 @@ func (sc *Scheduler) reset(s *Snapshot) {
 		}
 		j := &s.Jobs[a.Job]
 		sc.poolRuns[j.Pool] = append(sc.poolRuns[j.Pool], int32(ai))
-		sc.allocProject[ai] = -1
+		sc.vic.allocProject[ai] = -1
 		if j.Project >= 0 && j.Project < len(s.Projects) {
-			sc.allocProject[ai] = int32(j.Project)
+			sc.vic.allocProject[ai] = int32(j.Project)
 		}
 	}
 	for ji := range s.Jobs {
@@ -273,6 +255,8 @@ type pass struct {
 	st   *state
 	plan *Plan
 
+	vic     *victimLists
+	pre     *preemptor
 	cons    *consolidation
 	lic     *licensePass
 	nprof   *nodeProfile

@@ -9,6 +9,34 @@ import "slices"
 // compact array and that is sorted instead. The order is the same: every
 // comparator ends on the allocation index, so it is total.
 
+// victimLists holds a pass's victim lists and answers which of their
+// candidates a victimRule allows. It owns the sorted list (list, with
+// its sort keys), the list's skip pointers (next, see victimRule.next)
+// and victimFacts (facts), the index that answers nodeSearch for priority
+// and fair-share pools (index, heldPos), and the preemption budget counts
+// (preempts per project, allocProject per allocation), which account
+// moves as victims are evicted or restored. It reads the snapshot, the
+// planning state and the policies' counters (fair share, quota,
+// multifactor priorities) through the pass, and writes only those
+// counters, in account.
+type victimLists struct {
+	p    *pass
+	list []int32
+	keys []victimKey // sortVictims' scratch
+	// next holds the skip pointers over list (victimRule.next).
+	next []int32
+	// facts holds the list's victimFacts (victim_facts.go).
+	facts []victimFacts
+	// index answers nodeSearch for priority pools (preempt_index.go).
+	index   victimIndex
+	heldPos []int32
+	// preempts is per project the preemptions planned this pass.
+	preempts []int32
+	// allocProject is each allocation's project, or -1 out of range, so
+	// that accounting for thousands of tentative victims reads no job.
+	allocProject []int32
+}
+
 // victimKey is one task's place in a victim list: major, then minor,
 // ascending, then lost ascending, then start and the allocation index
 // descending (newest first; see lessLost).
@@ -33,16 +61,16 @@ func cmpVictimKey(x, y victimKey) int {
 
 // sortVictims orders the pool's running tasks by the key key gives each
 // and returns them in the Scheduler's victims list.
-func (p *pass) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
-	keys := slices.Grow(p.sc.vkeys[:0], len(p.sc.poolRuns[pool]))
-	for _, a := range p.sc.poolRuns[pool] {
-		keys = append(keys, key(a, &p.s.Allocs[a]))
+func (vl *victimLists) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
+	keys := slices.Grow(vl.keys[:0], len(vl.p.sc.poolRuns[pool]))
+	for _, a := range vl.p.sc.poolRuns[pool] {
+		keys = append(keys, key(a, &vl.p.s.Allocs[a]))
 	}
 	slices.SortFunc(keys, cmpVictimKey)
-	v := slices.Grow(p.sc.victims[:0], len(keys))
+	v := slices.Grow(vl.list[:0], len(keys))
 	for i := range keys {
 		v = append(v, keys[i].a)
 	}
-	p.sc.vkeys, p.sc.victims = keys, v
+	vl.keys, vl.list = keys, v
 	return v
 }
