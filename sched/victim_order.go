@@ -16,9 +16,10 @@ import "slices"
 // and fair-share pools (index, heldPos), and the preemption budget counts
 // (preempts per project, allocProject per allocation), which account
 // moves as victims are evicted or restored. It reads the snapshot, the
-// planning state and the policies' counters (fair share, quota,
-// multifactor priorities) through the pass, and writes only those
-// counters, in account.
+// planning state, the policies' counters (fair share, quota, multifactor
+// priorities), the evicted and final marks, and whether the preemption's
+// statement is empty (usable), all through the pass; it writes only the
+// counters, in account, and the state's dirty-node tracking.
 type victimLists struct {
 	p    *pass
 	list []int32
