@@ -64,7 +64,7 @@
 // the plan; the policy loops and the plan's bookkeeping (commit, pending
 // reasons) are its methods. The stages above are its parts, each a struct
 // that owns the scratch memory of one stage and that the Scheduler keeps
-// between passes (passparts.go): victimLists (victim_order.go) the pools'
+// between passes (passparts.go): victimLists (victims.go) the pools'
 // victim lists with their facts, skip pointers and node index, and the
 // preemption budget counts, and says which candidates a rule allows;
 // preemptor (preempt.go) the statement of tentative evictions and the

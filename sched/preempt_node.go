@@ -59,27 +59,6 @@ func (ns *nodeScan) reset(nodes int) {
 	}
 }
 
-// victimClass ranks a victim's importance under the rule: a node whose
-// most important victim ranks lower is chosen first, whatever the work
-// lost. Priority and QOS rules rank by the victim's priority or QOS;
-// reclaim takes borrowing work before counted work.
-func (vl *victimLists) victimClass(rule *victimRule, a int32) int32 {
-	vj := &vl.p.s.Jobs[vl.p.s.Allocs[a].Job]
-	switch rule.kind {
-	case victimsByPriority:
-		return -int32(vj.Priority)
-	case victimsByQOS:
-		q, _ := qosOf(vl.p.s, vj)
-		return int32(q)
-	case victimsReclaim:
-		if vj.Borrow {
-			return 0
-		}
-		return 1
-	}
-	return 0
-}
-
 // oneNode reports whether the request fits on a single node of some group.
 func (st *state) oneNode(r *request) bool {
 	for _, gi := range st.poolGroups[r.pool] {
@@ -110,51 +89,6 @@ func (st *state) gangMayFit(r *request) bool {
 		largest = max(largest, g.size)
 	}
 	return whole+largest >= r.slots
-}
-
-// nextCand returns the first position at or after i whose candidate the
-// rule allows and whose eviction helps the request, or len(cands). It
-// uses the rule's skip pointers and project blocks when it has them.
-func (vl *victimLists) nextCand(cands []int32, i int, r *request, rule *victimRule) int {
-	if rule.facts != nil {
-		return vl.nextFact(cands, i, r, rule)
-	}
-	for i < len(cands) {
-		if rule.next != nil {
-			if i = vl.live(rule.next, cands, nil, i); i == len(cands) {
-				break
-			}
-		}
-		a := cands[i]
-		if vl.pastRule(rule, a) {
-			return len(cands)
-		}
-		if vl.allows(rule, a) && vl.helps(a, r) {
-			return i
-		}
-		if rule.blockEnd != nil && vl.blockClosed(rule, a) {
-			i = int(rule.blockEnd[i])
-		} else {
-			i++
-		}
-	}
-	return len(cands)
-}
-
-// pastRule reports a candidate past which no later one can qualify: the
-// priority and QOS victim lists are sorted least important first, so once
-// a candidate is as important as the waiting job, so are all after it.
-// Without this, every job that fails to preempt would scan the whole list.
-func (vl *victimLists) pastRule(rule *victimRule, a int32) bool {
-	vj := &vl.p.s.Jobs[vl.p.s.Allocs[a].Job]
-	switch rule.kind {
-	case victimsByPriority:
-		return vj.Priority <= rule.prio
-	case victimsByQOS:
-		q, _ := qosOf(vl.p.s, vj)
-		return q >= rule.qos
-	}
-	return false
 }
 
 // evictInOrder evicts candidates in victim order until the request fits

@@ -9,35 +9,6 @@ import "slices"
 // compact array and that is sorted instead. The order is the same: every
 // comparator ends on the allocation index, so it is total.
 
-// victimLists holds a pass's victim lists and answers which of their
-// candidates a victimRule allows. It owns the sorted list (list, with
-// its sort keys), the list's skip pointers (next, see victimRule.next)
-// and victimFacts (facts), the index that answers nodeSearch for priority
-// and fair-share pools (index, heldPos), and the preemption budget counts
-// (preempts per project, allocProject per allocation), which account
-// moves as victims are evicted or restored. It reads the snapshot, the
-// planning state, the policies' counters (fair share, quota, multifactor
-// priorities), the evicted and final marks, and whether the preemption's
-// statement is empty (usable), all through the pass; it writes only the
-// counters, in account, and the state's dirty-node tracking.
-type victimLists struct {
-	p    *pass
-	list []int32
-	keys []victimKey // sortVictims' scratch
-	// next holds the skip pointers over list (victimRule.next).
-	next []int32
-	// facts holds the list's victimFacts (victim_facts.go).
-	facts []victimFacts
-	// index answers nodeSearch for priority pools (preempt_index.go).
-	index   victimIndex
-	heldPos []int32
-	// preempts is per project the preemptions planned this pass.
-	preempts []int32
-	// allocProject is each allocation's project, or -1 out of range, so
-	// that accounting for thousands of tentative victims reads no job.
-	allocProject []int32
-}
-
 // victimKey is one task's place in a victim list: major, then minor,
 // ascending, then lost ascending, then start and the allocation index
 // descending (newest first; see lessLost).
