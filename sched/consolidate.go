@@ -59,15 +59,19 @@ const (
 )
 
 // consolidation is the consolidation stage: it owns the pool's movers
-// indexed by node, the searches that failed, and the candidate targets
-// and movers' new placements of the current try. Through its back pointer
-// it reads the snapshot and the victim rules (gone, budgetSpent,
-// lessLost); a try moves tasks inside the preemption's statement (evict,
-// rollback, minimize, setFinal), so it writes what that writes, plus the
-// planning state's slots, the plan's moves (in the Scheduler's arena)
-// and, through commit, the start it makes room for.
+// indexed by node, the searches that failed, and the candidate targets and
+// movers' new placements of the current try. It reads the snapshot and the
+// victim rules (gone, budgetSpent, lessLost); a try moves tasks inside the
+// preemption's statement (evict, rollback, minimize, setFinal), so it
+// writes what that writes, plus the planning state's slots, the plan's
+// moves (in the Scheduler's arena) and, through commit, the start it makes
+// room for.
 type consolidation struct {
 	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s   *Snapshot
+	st  *state
+	vic *victimLists
 	// built marks pools whose movers are indexed; movers holds them
 	// grouped by node, at gives each node's range in movers, and pools
 	// each pool's.
@@ -123,11 +127,11 @@ func (c *consolidation) reset(pools int) {
 
 // movable reports whether allocation a may be moved now.
 func (c *consolidation) movable(a int32) bool {
-	if c.p.vic.gone(a) || c.p.sc.evicted[a] {
+	if c.vic.gone(a) || c.p.sc.evicted[a] {
 		return false
 	}
-	job := &c.p.s.Jobs[c.p.s.Allocs[a].Job]
-	return !job.Interactive && !c.p.vic.budgetSpent(job)
+	job := &c.s.Jobs[c.s.Allocs[a].Job]
+	return !job.Interactive && !c.vic.budgetSpent(job)
 }
 
 // indexMovers lists the pool's allocations that could ever move this pass,
@@ -139,11 +143,11 @@ func (c *consolidation) indexMovers(pool int) {
 	}
 	start := len(c.movers)
 	for _, a := range c.p.sc.poolRuns[pool] {
-		al := &c.p.s.Allocs[a]
-		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || c.p.s.Nodes[al.Nodes[0].Node].Pool != pool || c.p.vic.gone(a) {
+		al := &c.s.Allocs[a]
+		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || c.s.Nodes[al.Nodes[0].Node].Pool != pool || c.vic.gone(a) {
 			continue
 		}
-		if c.p.s.Jobs[al.Job].Interactive {
+		if c.s.Jobs[al.Job].Interactive {
 			continue
 		}
 		c.movers = append(c.movers, a)
@@ -151,19 +155,19 @@ func (c *consolidation) indexMovers(pool int) {
 	ms := c.movers[start:]
 	c.pools[pool] = [2]int32{int32(start), int32(len(c.movers))}
 	slices.SortFunc(ms, func(a, b int32) int {
-		na, nb := c.p.s.Allocs[a].Nodes[0], c.p.s.Allocs[b].Nodes[0]
+		na, nb := c.s.Allocs[a].Nodes[0], c.s.Allocs[b].Nodes[0]
 		if na.Node != nb.Node {
 			return int(na.Node - nb.Node)
 		}
 		if na.Slots != nb.Slots {
 			return int(na.Slots - nb.Slots)
 		}
-		return c.p.vic.lessLost(a, b)
+		return c.vic.lessLost(a, b)
 	})
 	for i := 0; i < len(ms); {
-		n := c.p.s.Allocs[ms[i]].Nodes[0].Node
+		n := c.s.Allocs[ms[i]].Nodes[0].Node
 		k := i
-		for k < len(ms) && c.p.s.Allocs[ms[k]].Nodes[0].Node == n {
+		for k < len(ms) && c.s.Allocs[ms[k]].Nodes[0].Node == n {
 			k++
 		}
 		c.at[n] = [2]int32{int32(start + i), int32(start + k)}
@@ -173,7 +177,7 @@ func (c *consolidation) indexMovers(pool int) {
 
 // consolidate tries to make room for one task of j by moving other tasks.
 func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome {
-	_, avail, fits := c.p.st.capacity(r, c.p.s)
+	_, avail, fits := c.st.capacity(r, c.s)
 	if !fits || avail < int(r.slots) || c.searches[r.pool] >= maxConsolidations || c.consFailed(r) {
 		return failed
 	}
@@ -185,7 +189,7 @@ func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome 
 	}
 	c.searches[r.pool]++
 	c.cands, c.pick = c.cands[:0], c.pick[:0]
-	if c.p.st.spansNodes(r) {
+	if c.st.spansNodes(r) {
 		c.gangTargets(r)
 	} else {
 		c.nodeTargets(r)
@@ -234,7 +238,7 @@ func (c *consolidation) clearNode(n int32, need int32) int32 {
 	total := int32(0)
 	for _, a := range ms {
 		if c.movable(a) {
-			total += c.p.s.Allocs[a].Nodes[0].Slots
+			total += c.s.Allocs[a].Nodes[0].Slots
 		}
 	}
 	if total < need {
@@ -250,14 +254,14 @@ func (c *consolidation) clearNode(n int32, need int32) int32 {
 			if !c.movable(a) || slices.Contains(c.pick[base:], a) {
 				continue
 			}
-			s := c.p.s.Allocs[a].Nodes[0].Slots
+			s := c.s.Allocs[a].Nodes[0].Slots
 			best = a
 			if s >= left {
 				break
 			}
 		}
 		c.pick = append(c.pick, best)
-		s := c.p.s.Allocs[best].Nodes[0].Slots
+		s := c.s.Allocs[best].Nodes[0].Slots
 		moved += s
 		left -= s
 	}
@@ -267,14 +271,14 @@ func (c *consolidation) clearNode(n int32, need int32) int32 {
 // nodeTargets lists, for a task that fits on one node, each node that
 // movers could clear enough of.
 func (c *consolidation) nodeTargets(r *request) {
-	for _, gi := range c.p.st.poolGroups[r.pool] {
-		g := &c.p.st.groups[gi]
-		if g.size < r.slots || !c.p.st.matches(g, r) {
+	for _, gi := range c.st.poolGroups[r.pool] {
+		g := &c.st.groups[gi]
+		if g.size < r.slots || !c.st.matches(g, r) {
 			continue
 		}
 		for _, n := range g.nodes {
 			lo := int32(len(c.pick))
-			moved := c.clearNode(n, r.slots-c.p.st.avail(n))
+			moved := c.clearNode(n, r.slots-c.st.avail(n))
 			if moved <= 0 {
 				c.pick = c.pick[:lo]
 				continue
@@ -287,7 +291,7 @@ func (c *consolidation) nodeTargets(r *request) {
 func (c *consolidation) target(lo, moved, node int32) consTarget {
 	t := consTarget{lo: lo, hi: int32(len(c.pick)), moved: moved, node: node}
 	for _, a := range c.pick[lo:] {
-		t.lost += c.p.s.Allocs[a].Lost(c.p.s.Now)
+		t.lost += c.s.Allocs[a].Lost(c.s.Now)
 	}
 	return t
 }
@@ -295,9 +299,9 @@ func (c *consolidation) target(lo, moved, node int32) consTarget {
 // gangTargets lists, per group (or per switch under topology: required),
 // the cheapest whole nodes plus a remainder node for a gang.
 func (c *consolidation) gangTargets(r *request) {
-	for _, gi := range c.p.st.poolGroups[r.pool] {
-		g := &c.p.st.groups[gi]
-		if g.size == 0 || g.size >= r.slots || !c.p.st.matches(g, r) || int(g.size)*len(g.nodes) < int(r.slots) {
+	for _, gi := range c.st.poolGroups[r.pool] {
+		g := &c.st.groups[gi]
+		if g.size == 0 || g.size >= r.slots || !c.st.matches(g, r) || int(g.size)*len(g.nodes) < int(r.slots) {
 			continue
 		}
 		if r.oneSwitch && len(g.switches) > 0 {
@@ -320,7 +324,7 @@ func (c *consolidation) gangTarget(g *group, r *request, in *bitset) {
 		if in != nil && !in.has(int32(pos)) {
 			continue
 		}
-		if c.clearCost(n, g.size-c.p.st.avail(n)) >= 0 {
+		if c.clearCost(n, g.size-c.st.avail(n)) >= 0 {
 			ord = append(ord, n)
 		}
 	}
@@ -332,7 +336,7 @@ func (c *consolidation) gangTarget(g *group, r *request, in *bitset) {
 	lo := int32(len(c.pick))
 	moved := int32(0)
 	for _, n := range ord[:whole] {
-		moved += c.clearNode(n, g.size-c.p.st.avail(n))
+		moved += c.clearNode(n, g.size-c.st.avail(n))
 	}
 	if rem > 0 {
 		best, bestCost := int32(-1), int32(-1)
@@ -340,7 +344,7 @@ func (c *consolidation) gangTarget(g *group, r *request, in *bitset) {
 			if (in != nil && !in.has(int32(pos))) || slices.Contains(ord[:whole], n) {
 				continue
 			}
-			cost := c.clearCost(n, rem-c.p.st.avail(n))
+			cost := c.clearCost(n, rem-c.st.avail(n))
 			if cost >= 0 && (best < 0 || cost < bestCost) {
 				best, bestCost = n, cost
 			}
@@ -349,7 +353,7 @@ func (c *consolidation) gangTarget(g *group, r *request, in *bitset) {
 			c.pick = c.pick[:lo]
 			return
 		}
-		moved += c.clearNode(best, rem-c.p.st.avail(best))
+		moved += c.clearNode(best, rem-c.st.avail(best))
 	}
 	if moved == 0 {
 		c.pick = c.pick[:lo]
@@ -383,7 +387,7 @@ func (k *clearKey) before(o *clearKey) bool {
 func (c *consolidation) cheapestFirst(g *group, ord []int32, k int) {
 	keys := c.keys[:0]
 	for _, n := range ord {
-		keys = append(keys, clearKey{cost: g.size - c.p.st.avail(n), lost: c.nodeLost(n), node: n})
+		keys = append(keys, clearKey{cost: g.size - c.st.avail(n), lost: c.nodeLost(n), node: n})
 	}
 	if k > 32 { // many small nodes: selection would cost k passes
 		slices.SortFunc(keys, func(a, b clearKey) int {
@@ -421,7 +425,7 @@ func (c *consolidation) nodeLost(n int32) int64 {
 	lost := int64(0)
 	for _, a := range c.movers[rg[0]:rg[1]] {
 		if c.movable(a) {
-			lost += c.p.s.Allocs[a].Lost(c.p.s.Now)
+			lost += c.s.Allocs[a].Lost(c.s.Now)
 		}
 	}
 	return lost
@@ -448,7 +452,7 @@ func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill boo
 		}
 		c.p.pre.evict(a, &none)
 	}
-	nodes, ok := c.p.st.find(r, c.p.sc.scratch[:0])
+	nodes, ok := c.st.find(r, c.p.sc.scratch[:0])
 	if !ok {
 		c.p.pre.rollback(mark, &none)
 		return failed
@@ -459,13 +463,13 @@ func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill boo
 	// while they look for room.
 	c.ff = c.ff[:0]
 	for _, ns := range nodes {
-		f := min(ns.Slots, c.p.st.free[ns.Node])
+		f := min(ns.Slots, c.st.free[ns.Node])
 		c.ff = append(c.ff, f)
-		c.p.st.take(ns.Node, f)
+		c.st.take(ns.Node, f)
 	}
 	placed := c.placeMovers(mark)
 	for i, ns := range nodes {
-		c.p.st.release(ns.Node, c.ff[i])
+		c.st.release(ns.Node, c.ff[i])
 	}
 	if !placed {
 		c.p.pre.rollback(mark, &none)
@@ -488,28 +492,28 @@ func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill boo
 func (c *consolidation) placeMovers(mark int) bool {
 	c.order = append(c.order[:0], c.p.pre.stmt[mark:]...)
 	slices.SortFunc(c.order, func(a, b int32) int {
-		sa, sb := c.p.s.Allocs[a].Nodes[0].Slots, c.p.s.Allocs[b].Nodes[0].Slots
+		sa, sb := c.s.Allocs[a].Nodes[0].Slots, c.s.Allocs[b].Nodes[0].Slots
 		if sa != sb {
 			return int(sb - sa)
 		}
-		return c.p.vic.lessLost(a, b)
+		return c.vic.lessLost(a, b)
 	})
 	c.dest = c.dest[:0]
 	c.destAt = append(c.destAt[:0], 0)
 	for _, a := range c.order {
-		al := &c.p.s.Allocs[a]
-		job := &c.p.s.Jobs[al.Job]
+		al := &c.s.Allocs[a]
+		job := &c.s.Jobs[al.Job]
 		r := request{pool: job.Pool, gpu: job.GPU, slots: al.Nodes[0].Slots, oneSwitch: job.Topology == TopologyRequired}
 		at := len(c.dest)
-		nodes, ok := c.p.st.find(&r, c.dest)
+		nodes, ok := c.st.find(&r, c.dest)
 		if !ok {
 			for _, ns := range c.dest[:at] {
-				c.p.st.release(ns.Node, ns.Slots)
+				c.st.release(ns.Node, ns.Slots)
 			}
 			return false
 		}
 		c.dest = nodes
-		c.p.st.takeAll(c.dest[at:])
+		c.st.takeAll(c.dest[at:])
 		c.destAt = append(c.destAt, int32(len(c.dest)))
 	}
 	return true

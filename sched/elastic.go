@@ -43,16 +43,18 @@ type Resize struct {
 	Nodes []NodeSlots
 }
 
-// elasticPass is the elastic stage: the task sizes jobs shrink to when
-// the full size does not fit, and the growth of shrunk tasks once a pool
-// has slots to spare (expand). It owns the sizes and the list of tasks
-// that may grow. Through its back pointer it reads the snapshot, the
-// plan's pending entries and the quota counters; growing writes the
-// planning state, the quota counters, the plan's resizes (in the
-// Scheduler's arena) and the final marks (through the preemption's
-// setFinal).
+// elasticPass is the elastic stage: the task sizes jobs shrink to when the
+// full size does not fit, and the growth of shrunk tasks once a pool has
+// slots to spare (expand). It owns the sizes and the list of tasks that
+// may grow. It reads the snapshot, the plan's pending entries and the
+// quota counters; growing writes the planning state, the quota counters,
+// the plan's resizes (in the Scheduler's arena) and the final marks
+// (through the preemption's setFinal).
 type elasticPass struct {
 	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s  *Snapshot
+	st *state
 	// sizes holds each elastic job's current task size in this pass; 0
 	// means Job.Slots.
 	sizes    []int32
@@ -87,7 +89,7 @@ func validateMoving(s *Snapshot) error {
 
 // size is the slots the next task of j asks for in this pass.
 func (e *elasticPass) size(j int32) int32 {
-	job := &e.p.s.Jobs[j]
+	job := &e.s.Jobs[j]
 	if job.MinSlots > 0 {
 		if v := e.sizes[j]; v > 0 {
 			return v
@@ -98,7 +100,7 @@ func (e *elasticPass) size(j int32) int32 {
 
 // minSize is the smallest task j can run: MinSlots for an elastic job.
 func (e *elasticPass) minSize(j int32) int32 {
-	job := &e.p.s.Jobs[j]
+	job := &e.s.Jobs[j]
 	if job.MinSlots > 0 {
 		return int32(job.MinSlots)
 	}
@@ -108,7 +110,7 @@ func (e *elasticPass) minSize(j int32) int32 {
 // shrink halves j's task size for the next try and reports whether there
 // is a smaller size to try.
 func (e *elasticPass) shrink(j int32) bool {
-	job := &e.p.s.Jobs[j]
+	job := &e.s.Jobs[j]
 	if job.MinSlots == 0 {
 		return false
 	}
@@ -145,12 +147,12 @@ func (e *elasticPass) expand(pool int, pendMark int) {
 		return
 	}
 	for _, pe := range e.p.plan.Pending[pendMark:] {
-		if e.p.s.Jobs[pe.Job].Slots > 0 && blocksExpansion(pe.Reason) {
+		if e.s.Jobs[pe.Job].Slots > 0 && blocksExpansion(pe.Reason) {
 			return
 		}
 	}
 	slices.SortFunc(cands, func(a, b int32) int {
-		if c := cmp64(e.p.s.Allocs[a].Start, e.p.s.Allocs[b].Start); c != 0 {
+		if c := cmp64(e.s.Allocs[a].Start, e.s.Allocs[b].Start); c != 0 {
 			return c
 		}
 		return int(a - b)
@@ -162,12 +164,12 @@ func (e *elasticPass) expand(pool int, pendMark int) {
 
 // canGrow reports a running task of an elastic job that may double now.
 func (e *elasticPass) canGrow(a int32) bool {
-	al := &e.p.s.Allocs[a]
-	job := &e.p.s.Jobs[al.Job]
+	al := &e.s.Allocs[a]
+	job := &e.s.Jobs[al.Job]
 	if job.MinSlots == 0 || job.Interactive || al.Preempting || e.p.sc.evicted[a] || e.p.sc.final[a] {
 		return false
 	}
-	if min := e.p.s.Pools[job.Pool].MinRunTime; min > 0 && e.p.s.Now-al.Start < min {
+	if min := e.s.Pools[job.Pool].MinRunTime; min > 0 && e.s.Now-al.Start < min {
 		return false
 	}
 	held := 0
@@ -182,25 +184,25 @@ func (e *elasticPass) canGrow(a int32) bool {
 
 // grow doubles one task if the new size fits, and records the resize.
 func (e *elasticPass) grow(a int32) {
-	al := &e.p.s.Allocs[a]
-	job := &e.p.s.Jobs[al.Job]
+	al := &e.s.Allocs[a]
+	job := &e.s.Jobs[al.Job]
 	cur := int32(Slots(al.Nodes))
 	want := min(2*cur, int32(job.Slots))
 	if !e.quotaAllowsGrowth(job, want-cur) {
 		return
 	}
 	at := len(e.p.sc.arena)
-	if n := al.Nodes[0].Node; len(al.Nodes) == 1 && e.fitsJob(n, job) && e.p.st.free[n] >= want-cur {
-		e.p.st.take(n, want-cur)
+	if n := al.Nodes[0].Node; len(al.Nodes) == 1 && e.fitsJob(n, job) && e.st.free[n] >= want-cur {
+		e.st.take(n, want-cur)
 		e.p.sc.arena = append(e.p.sc.arena, NodeSlots{Node: n, Slots: want})
 	} else if !e.regrow(al, want) {
 		return
 	}
 	e.p.pre.setFinal(a)
-	if q := &e.p.sc.quota; e.p.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
-		q.add(e.p.s, q.alloc, int32(job.Project), want-cur)
+	if q := &e.p.sc.quota; e.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
+		q.add(e.s, q.alloc, int32(job.Project), want-cur)
 		if !job.Preemptible {
-			q.add(e.p.s, q.fixed, int32(job.Project), want-cur)
+			q.add(e.s, q.fixed, int32(job.Project), want-cur)
 		}
 	}
 	e.p.plan.Resizes = append(e.p.plan.Resizes, Resize{Alloc: int(a), Nodes: e.p.sc.arena[at:len(e.p.sc.arena):len(e.p.sc.arena)]})
@@ -212,23 +214,23 @@ func (e *elasticPass) grow(a int32) {
 // until its checkpoint lands.
 func (e *elasticPass) regrow(al *Alloc, want int32) bool {
 	for _, ns := range al.Nodes {
-		e.p.st.release(ns.Node, ns.Slots)
+		e.st.release(ns.Node, ns.Slots)
 	}
-	job := &e.p.s.Jobs[al.Job]
-	r := request{pool: job.Pool, gpu: job.GPU, slots: want, spread: e.p.s.Pools[job.Pool].Placement == PlaceSpread,
+	job := &e.s.Jobs[al.Job]
+	r := request{pool: job.Pool, gpu: job.GPU, slots: want, spread: e.s.Pools[job.Pool].Placement == PlaceSpread,
 		oneSwitch: job.Topology == TopologyRequired}
-	nodes, ok := e.p.st.find(&r, e.p.sc.scratch[:0])
+	nodes, ok := e.st.find(&r, e.p.sc.scratch[:0])
 	e.p.sc.scratch = nodes[:0]
 	if !ok {
-		e.p.st.takeAll(al.Nodes)
+		e.st.takeAll(al.Nodes)
 		return false
 	}
-	e.p.st.takeAll(nodes)
+	e.st.takeAll(nodes)
 	e.p.sc.arena = append(e.p.sc.arena, nodes...)
 	for _, ns := range al.Nodes {
 		if left := ns.Slots - slotsOn(nodes, ns.Node); left > 0 {
-			e.p.st.take(ns.Node, left)
-			e.p.st.addDrain(ns.Node, left)
+			e.st.take(ns.Node, left)
+			e.st.addDrain(ns.Node, left)
 		}
 	}
 	return true
@@ -236,7 +238,7 @@ func (e *elasticPass) regrow(al *Alloc, want int32) bool {
 
 // fitsJob reports whether node n may hold tasks of the job.
 func (e *elasticPass) fitsJob(n int32, job *Job) bool {
-	nd := &e.p.s.Nodes[n]
+	nd := &e.s.Nodes[n]
 	return nd.Pool == job.Pool && (job.GPU == "" || nd.GPU == job.GPU)
 }
 
@@ -253,12 +255,12 @@ func slotsOn(nodes []NodeSlots, n int32) int32 {
 
 // quotaAllowsGrowth checks a quota pool's limits for delta more slots.
 func (e *elasticPass) quotaAllowsGrowth(job *Job, delta int32) bool {
-	if e.p.s.Pools[job.Pool].Policy != PolicyQuota || job.Borrow {
+	if e.s.Pools[job.Pool].Policy != PolicyQuota || job.Borrow {
 		return true
 	}
 	q := &e.p.sc.quota
 	pr := int32(job.Project)
-	if !q.withinLimit(e.p.s, pr, delta) {
+	if !q.withinLimit(e.s, pr, delta) {
 		return false
 	}
 	return job.Preemptible || q.fixed[pr]+delta <= q.quota[pr]

@@ -41,14 +41,17 @@ type LicenseUse struct {
 	Count   int
 }
 
-// licensePass is the license stage every policy checks: it owns the
-// pass's license counts, indexed by license (free, the EASY shadow counts,
-// and conservative backfill's per-license profiles with their releases).
-// Through its back pointer it reads the snapshot, the plan's starts, the
-// evicted marks and the pool's conservative profile, whose reservations
-// it also writes (reserveAll); licenseNever records a Pending entry.
+// licensePass is the license stage every policy checks: it owns the pass's
+// license counts, indexed by license (free, the EASY shadow counts, and
+// conservative backfill's per-license profiles with their releases). It
+// reads the snapshot, the plan's starts, the evicted marks and the pool's
+// conservative profile, whose reservations it also writes (reserveAll);
+// licenseNever records a Pending entry.
 type licensePass struct {
 	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s  *Snapshot
+	st *state
 	// free is Total less what allocations hold and this plan took; it
 	// may be negative when Total was lowered below what is held.
 	free []int
@@ -115,7 +118,7 @@ func (lp *licensePass) reset(s *Snapshot) {
 
 // licensesFit reports whether one more task of j has its licenses free.
 func (lp *licensePass) licensesFit(j int32) bool {
-	for _, u := range lp.p.s.Jobs[j].Licenses {
+	for _, u := range lp.s.Jobs[j].Licenses {
 		if lp.free[u.License] < u.Count {
 			return false
 		}
@@ -124,14 +127,14 @@ func (lp *licensePass) licensesFit(j int32) bool {
 }
 
 func (lp *licensePass) takeLicenses(j int32) {
-	for _, u := range lp.p.s.Jobs[j].Licenses {
+	for _, u := range lp.s.Jobs[j].Licenses {
 		lp.free[u.License] -= u.Count
 	}
 }
 
 // licensePending explains the first license j is short of.
 func (lp *licensePass) licensePending(j int32) Pending {
-	job := &lp.p.s.Jobs[j]
+	job := &lp.s.Jobs[j]
 	pe := Pending{Job: int(j), Reason: ReasonLicense, Blocker: -1, Need: job.Slots, At: -1}
 	for _, u := range job.Licenses {
 		if free := lp.free[u.License]; free < u.Count {
@@ -145,9 +148,9 @@ func (lp *licensePass) licensePending(j int32) Pending {
 // licenseNever reports, and records, a job that needs more of a license
 // than exist.
 func (lp *licensePass) licenseNever(j int32) bool {
-	job := &lp.p.s.Jobs[j]
+	job := &lp.s.Jobs[j]
 	for _, u := range job.Licenses {
-		if u.Count > lp.p.s.Licenses[u.License].Total {
+		if u.Count > lp.s.Licenses[u.License].Total {
 			lp.p.addPending(Pending{Job: int(j), Reason: ReasonLicense, Blocker: -1, Need: job.Slots, At: -1,
 				License: u.License, LicenseNeed: u.Count, LicenseFree: max(lp.free[u.License], 0)})
 			return true
@@ -159,8 +162,8 @@ func (lp *licensePass) licenseNever(j int32) bool {
 // licensesLeave reports whether j may take its licenses without taking
 // any that blocker, waiting ahead of it, needs.
 func (lp *licensePass) licensesLeave(j, blocker int32) bool {
-	for _, u := range lp.p.s.Jobs[j].Licenses {
-		for _, b := range lp.p.s.Jobs[blocker].Licenses {
+	for _, u := range lp.s.Jobs[j].Licenses {
+		for _, b := range lp.s.Jobs[blocker].Licenses {
 			if b.License == u.License && lp.free[u.License]-u.Count < b.Count {
 				return false
 			}
@@ -177,7 +180,7 @@ func (lp *licensePass) shadowFromFree() {
 // shadowRelease gives back (sign 1) or takes (−1) one task's licenses in
 // the EASY shadow count.
 func (lp *licensePass) shadowRelease(j int32, sign int) {
-	for _, u := range lp.p.s.Jobs[j].Licenses {
+	for _, u := range lp.s.Jobs[j].Licenses {
 		lp.shadow[u.License] += sign * u.Count
 	}
 }
@@ -186,10 +189,10 @@ func (lp *licensePass) shadowRelease(j int32, sign int) {
 // time, after one more task of job with (or of no job, with < 0) takes
 // its own.
 func (lp *licensePass) shadowFits(head, with int32) bool {
-	for _, h := range lp.p.s.Jobs[head].Licenses {
+	for _, h := range lp.s.Jobs[head].Licenses {
 		have := lp.shadow[h.License]
 		if with >= 0 {
-			for _, u := range lp.p.s.Jobs[with].Licenses {
+			for _, u := range lp.s.Jobs[with].Licenses {
 				if u.License == h.License {
 					have -= u.Count
 				}
@@ -207,23 +210,23 @@ func (lp *licensePass) shadowFits(head, with int32) bool {
 // tasks of other pools, and this pool's checkpointing tasks. Their nodes
 // are left out, so only their licenses come back.
 func (lp *licensePass) licenseEnds(pool int, head int32, firstStart int, ends []release) []release {
-	if len(lp.p.s.Jobs[head].Licenses) == 0 {
+	if len(lp.s.Jobs[head].Licenses) == 0 {
 		return ends
 	}
-	for ai := range lp.p.s.Allocs {
-		al := &lp.p.s.Allocs[ai]
-		job := &lp.p.s.Jobs[al.Job]
+	for ai := range lp.s.Allocs {
+		al := &lp.s.Allocs[ai]
+		job := &lp.s.Jobs[al.Job]
 		if len(job.Licenses) == 0 || al.Moving || (job.Pool == pool && !al.Preempting && !lp.p.sc.evicted[ai]) {
 			continue
 		}
-		if end := al.End(lp.p.s.Jobs); end != Never {
-			ends = append(ends, release{at: max(end, lp.p.s.Now), job: int32(al.Job)})
+		if end := al.End(lp.s.Jobs); end != Never {
+			ends = append(ends, release{at: max(end, lp.s.Now), job: int32(al.Job)})
 		}
 	}
 	for _, st := range lp.p.plan.Starts[:firstStart] {
-		job := &lp.p.s.Jobs[st.Job]
+		job := &lp.s.Jobs[st.Job]
 		if len(job.Licenses) > 0 && job.TimeLimit > 0 {
-			ends = append(ends, release{at: lp.p.s.Now + job.TimeLimit, job: int32(st.Job)})
+			ends = append(ends, release{at: lp.s.Now + job.TimeLimit, job: int32(st.Job)})
 		}
 	}
 	return ends
@@ -234,36 +237,36 @@ func (lp *licensePass) licenseEnds(pool int, head int32, firstStart int, ends []
 // holding task (any pool, this plan's starts included) gives back at the
 // end of its time limit.
 func (lp *licensePass) buildLicenseProfiles(jobs []int32) {
-	if len(lp.p.s.Licenses) == 0 || !slices.ContainsFunc(jobs, func(j int32) bool { return len(lp.p.s.Jobs[j].Licenses) > 0 }) {
+	if len(lp.s.Licenses) == 0 || !slices.ContainsFunc(jobs, func(j int32) bool { return len(lp.s.Jobs[j].Licenses) > 0 }) {
 		lp.prof = lp.prof[:0]
 		return
 	}
 	rel := lp.rel[:0]
-	for ai := range lp.p.s.Allocs {
-		al := &lp.p.s.Allocs[ai]
-		if end := al.End(lp.p.s.Jobs); end != Never && len(lp.p.s.Jobs[al.Job].Licenses) > 0 && !al.Moving {
-			rel = append(rel, licRelease{at: max(end, lp.p.s.Now), job: int32(al.Job)})
+	for ai := range lp.s.Allocs {
+		al := &lp.s.Allocs[ai]
+		if end := al.End(lp.s.Jobs); end != Never && len(lp.s.Jobs[al.Job].Licenses) > 0 && !al.Moving {
+			rel = append(rel, licRelease{at: max(end, lp.s.Now), job: int32(al.Job)})
 		}
 	}
 	for _, st := range lp.p.plan.Starts {
-		if job := &lp.p.s.Jobs[st.Job]; len(job.Licenses) > 0 && job.TimeLimit > 0 {
-			rel = append(rel, licRelease{at: lp.p.s.Now + job.TimeLimit, job: int32(st.Job)})
+		if job := &lp.s.Jobs[st.Job]; len(job.Licenses) > 0 && job.TimeLimit > 0 {
+			rel = append(rel, licRelease{at: lp.s.Now + job.TimeLimit, job: int32(st.Job)})
 		}
 	}
 	slices.SortStableFunc(rel, func(a, b licRelease) int { return cmp64(a.at, b.at) })
 	lp.rel = rel
-	for len(lp.prof) < len(lp.p.s.Licenses) {
+	for len(lp.prof) < len(lp.s.Licenses) {
 		lp.prof = append(lp.prof, profile{})
 	}
-	lp.prof = lp.prof[:len(lp.p.s.Licenses)]
+	lp.prof = lp.prof[:len(lp.s.Licenses)]
 	for l := range lp.prof {
 		pr := &lp.prof[l]
 		pr.hit = false
-		pr.at = append(pr.at[:0], lp.p.s.Now)
+		pr.at = append(pr.at[:0], lp.s.Now)
 		pr.free = append(pr.free[:0], int64(lp.free[l]))
 	}
 	for _, r := range rel {
-		for _, u := range lp.p.s.Jobs[r.job].Licenses {
+		for _, u := range lp.s.Jobs[r.job].Licenses {
 			pr := &lp.prof[u.License]
 			last := len(pr.at) - 1
 			if pr.at[last] == r.at {
@@ -281,13 +284,13 @@ func (lp *licensePass) buildLicenseProfiles(jobs []int32) {
 // profile's earliest start at or after t only moves forward, so taking the
 // latest of them until none moves finds the first common start.
 func (lp *licensePass) earliestAll(j int32, need, dur int64) int64 {
-	return lp.earliestAllFrom(j, need, dur, lp.p.s.Now)
+	return lp.earliestAllFrom(j, need, dur, lp.s.Now)
 }
 
 // earliestAllFrom is earliestAll for starts at or after t.
 func (lp *licensePass) earliestAllFrom(j int32, need, dur, t int64) int64 {
 	pr := &lp.p.sc.profile
-	uses := lp.p.s.Jobs[j].Licenses
+	uses := lp.s.Jobs[j].Licenses
 	if len(uses) == 0 || len(lp.prof) == 0 {
 		return pr.earliestFrom(t, need, dur)
 	}
@@ -315,7 +318,7 @@ func (lp *licensePass) reserveAll(j int32, at, dur, need int64, sign int64) {
 	if len(lp.prof) == 0 {
 		return
 	}
-	for _, u := range lp.p.s.Jobs[j].Licenses {
+	for _, u := range lp.s.Jobs[j].Licenses {
 		lp.prof[u.License].reserve(at, dur, sign*int64(u.Count))
 	}
 }

@@ -31,12 +31,14 @@ type heldResv struct {
 // nodeProfile is conservative backfill's per-node profile for the pool
 // being planned: it owns each node's free slots over time, the
 // reservations held in it this pass, and the placement its searches last
-// found. Through its back pointer it reads the snapshot, the planning
-// state, the pool's slot-count profile (for its releases) and the license
-// profiles; it plans placements on the Scheduler's shadow state, which it
-// writes.
+// found. It reads the snapshot, the planning state, the pool's slot-count
+// profile (for its releases) and the license profiles; it plans placements
+// on the Scheduler's shadow state, which it writes.
 type nodeProfile struct {
-	p     *pass
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s     *Snapshot
+	st    *state
 	on    bool
 	pool  int
 	steps [][]nodeStep // by snapshot node index; only the pool's nodes
@@ -59,8 +61,8 @@ type nodeProfile struct {
 
 // usesNodes reports whether a pool needs the per-node profile.
 func (np *nodeProfile) usesNodes(pool int) bool {
-	gs := np.p.st.poolGroups[pool]
-	return len(gs) > 1 || (len(gs) == 1 && np.p.st.groups[gs[0]].size > 1)
+	gs := np.st.poolGroups[pool]
+	return len(gs) > 1 || (len(gs) == 1 && np.st.groups[gs[0]].size > 1)
 }
 
 // buildNodeProfile starts every node of the pool from its slots available
@@ -73,16 +75,16 @@ func (np *nodeProfile) buildNodeProfile(pool int) {
 	}
 	np.gen++
 	np.resv = np.resv[:0]
-	np.held = resizeKeep(np.held, len(np.p.s.Jobs))
-	for len(np.steps) < len(np.p.s.Nodes) {
+	np.held = resizeKeep(np.held, len(np.s.Jobs))
+	for len(np.steps) < len(np.s.Nodes) {
 		np.steps = append(np.steps, nil)
 	}
-	np.stepGen = resizeKeep(np.stepGen, len(np.p.s.Nodes))
-	np.times = append(np.times[:0], np.p.s.Now)
-	np.resetCursors(len(np.p.s.Nodes))
-	for _, gi := range np.p.st.poolGroups[pool] {
-		for _, n := range np.p.st.groups[gi].nodes {
-			np.steps[n] = append(np.steps[n][:0], nodeStep{at: np.p.s.Now, free: np.p.st.avail(n)})
+	np.stepGen = resizeKeep(np.stepGen, len(np.s.Nodes))
+	np.times = append(np.times[:0], np.s.Now)
+	np.resetCursors(len(np.s.Nodes))
+	for _, gi := range np.st.poolGroups[pool] {
+		for _, n := range np.st.groups[gi].nodes {
+			np.steps[n] = append(np.steps[n][:0], nodeStep{at: np.s.Now, free: np.st.avail(n)})
 			np.stepGen[n] = np.gen
 		}
 	}
@@ -93,8 +95,8 @@ func (np *nodeProfile) buildNodeProfile(pool int) {
 			}
 		}
 	}
-	// Per-pass scratch that p.sc.shadow holds: the window view.
-	np.p.sc.shadow.copyFrom(np.p.st)
+	// Per-pass scratch that the Scheduler's shadow state holds: the window view.
+	np.p.sc.shadow.copyFrom(np.st)
 }
 
 // resizeKeep grows s to n entries without clearing what it holds.
@@ -176,7 +178,7 @@ func (np *nodeProfile) windowMin(n int32, from, to int64) int32 {
 func (np *nodeProfile) placeAt(j int32, slots int32, t, dur int64) bool {
 	sh := &np.p.sc.shadow
 	end := addTime(t, dur)
-	for _, gi := range np.p.st.poolGroups[np.pool] {
+	for _, gi := range np.st.poolGroups[np.pool] {
 		g := &sh.groups[gi]
 		for _, n := range g.nodes {
 			sh.free[n], sh.drain[n] = np.windowFrom(n, t, end), 0
@@ -198,14 +200,14 @@ func (np *nodeProfile) placeAt(j int32, slots int32, t, dur int64) bool {
 func (np *nodeProfile) placeNow(j int32, slots int32, dur int64) bool {
 	r := np.p.request(j, true)
 	r.slots = slots
-	nodes, ok := np.p.st.find(&r, np.found[:0])
+	nodes, ok := np.st.find(&r, np.found[:0])
 	np.found = nodes
 	if !ok {
 		return false
 	}
-	end := addTime(np.p.s.Now, dur)
+	end := addTime(np.s.Now, dur)
 	for _, ns := range nodes {
-		if np.windowMin(ns.Node, np.p.s.Now, end) < ns.Slots {
+		if np.windowMin(ns.Node, np.s.Now, end) < ns.Slots {
 			return false
 		}
 	}
@@ -217,16 +219,16 @@ func (np *nodeProfile) placeNow(j int32, slots int32, dur int64) bool {
 // earliest time as a lower bound; the placement is left in np.found.
 func (np *nodeProfile) earliestNodes(j int32, slots int32, dur int64) int64 {
 	t := np.p.lic.earliestAll(j, int64(slots), dur)
-	if t == np.p.s.Now && np.placeNow(j, slots, dur) {
+	if t == np.s.Now && np.placeNow(j, slots, dur) {
 		return t
 	}
 	r := np.p.request(j, true)
 	r.slots = slots
 	var at int64
-	if np.p.st.oneNode(&r) {
+	if np.st.oneNode(&r) {
 		at = np.earliestOneNode(j, &r, dur, t)
 	}
-	if at == Never || !np.p.st.oneNode(&r) {
+	if at == Never || !np.st.oneNode(&r) {
 		at = np.earliestByTimes(j, slots, dur, t)
 	}
 	if np.lifted != nil && np.liftedAt < at {
@@ -247,7 +249,7 @@ const maxTimes = 64
 // availability changes (and the count and licenses allow it) until a
 // placement stays free for dur: for gangs, which span nodes.
 func (np *nodeProfile) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
-	np.resetCursors(len(np.p.s.Nodes))
+	np.resetCursors(len(np.s.Nodes))
 	for tries := 0; t != Never && tries < maxTimes; tries++ {
 		if np.placeAt(j, slots, t, dur) {
 			return t
@@ -273,14 +275,14 @@ func (np *nodeProfile) earliestByTimes(j int32, slots int32, dur, t int64) int64
 func (np *nodeProfile) earliestOneNode(j int32, r *request, dur, t int64) int64 {
 	for t != Never {
 		best, bestAt, bestF := int32(-1), Never, int32(0)
-		for _, gi := range np.p.st.poolGroups[np.pool] {
-			g := &np.p.st.groups[gi]
-			if g.size < r.slots || !np.p.st.matches(g, r) {
+		for _, gi := range np.st.poolGroups[np.pool] {
+			g := &np.st.groups[gi]
+			if g.size < r.slots || !np.st.matches(g, r) {
 				continue
 			}
 			for _, n := range g.nodes {
 				at, f := np.nodeEarliest(n, r.slots, dur, t)
-				if at < bestAt || (at == bestAt && at != Never && np.p.st.better(r, f, n, bestF, best)) {
+				if at < bestAt || (at == bestAt && at != Never && np.st.better(r, f, n, bestF, best)) {
 					best, bestAt, bestF = n, at, f
 				}
 			}
@@ -362,7 +364,7 @@ func (np *nodeProfile) unhold(j int32) []NodeSlots {
 // that fits at the promised time; it reports false when neither does, and
 // the job is then placed like a new one.
 func (np *nodeProfile) promiseNodes(j int32, at, dur int64, slots int32) bool {
-	job := &np.p.s.Jobs[j]
+	job := &np.s.Jobs[j]
 	if np.promisedFits(job, at, dur, slots) {
 		np.found = append(np.found[:0], job.ReservedNodes...)
 	} else if !np.placeAt(j, slots, at, dur) {
@@ -380,7 +382,7 @@ func (np *nodeProfile) promisedFits(job *Job, at, dur int64, slots int32) bool {
 	}
 	end := addTime(at, dur)
 	for _, ns := range job.ReservedNodes {
-		if ns.Node < 0 || int(ns.Node) >= len(np.p.s.Nodes) || np.p.s.Nodes[ns.Node].Pool != np.pool ||
+		if ns.Node < 0 || int(ns.Node) >= len(np.s.Nodes) || np.s.Nodes[ns.Node].Pool != np.pool ||
 			ns.Slots <= 0 || np.windowMin(ns.Node, at, end) < ns.Slots {
 			return false
 		}

@@ -3,9 +3,12 @@ package sched
 // A pass is split into parts, each a struct that owns the scratch memory
 // of one stage and holds the methods that use it (see doc.go). The
 // Scheduler keeps every part between passes, so their slices are reused,
-// and begin links them to the pass: a part reads the snapshot and the
-// planning state through its back pointer, and calls the other parts,
-// and placement, through the pass.
+// and begin links them to the pass. A part holds the snapshot and the
+// planning state, and the victim lists where it asks them about every
+// candidate, itself: its candidate loops read them on every step, and
+// going through the pass for each cost a few percent of a pass. For
+// anything else (the plan, the Scheduler's shared marks, commit, the
+// other parts) it goes through its back pointer to the pass.
 
 // begin readies the Scheduler's pass over s and links its parts to it.
 // The pass lives in the Scheduler, so that the parts' pointers to it do
@@ -14,7 +17,12 @@ func (sc *Scheduler) begin(s *Snapshot) *pass {
 	sc.pass = pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan,
 		vic: &sc.vic, pre: &sc.pre, cons: &sc.cons, lic: &sc.lic,
 		nprof: &sc.nprof, elastic: &sc.elastic, finds: &sc.finds}
-	p := &sc.pass
-	sc.vic.p, sc.pre.p, sc.cons.p, sc.lic.p, sc.nprof.p, sc.elastic.p = p, p, p, p, p, p
+	p, st := &sc.pass, &sc.st
+	sc.vic.p, sc.vic.s, sc.vic.st = p, s, st
+	sc.pre.p, sc.pre.s, sc.pre.st, sc.pre.vic = p, s, st, &sc.vic
+	sc.cons.p, sc.cons.s, sc.cons.st, sc.cons.vic = p, s, st, &sc.vic
+	sc.lic.p, sc.lic.s, sc.lic.st = p, s, st
+	sc.nprof.p, sc.nprof.s, sc.nprof.st = p, s, st
+	sc.elastic.p, sc.elastic.s, sc.elastic.st = p, s, st
 	return p
 }

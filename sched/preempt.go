@@ -10,7 +10,11 @@ package sched
 // evicted and final marks, the plan's preemptions, and commits through
 // the pass.
 type preemptor struct {
-	p    *pass
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s    *Snapshot
+	st   *state
+	vic  *victimLists
 	stmt []int32
 	// need is minimize's per-node scratch, all zero between uses.
 	need      []int32
@@ -44,7 +48,7 @@ type victimRule struct {
 	// project's run in the list, so a project that may give no more is
 	// skipped whole. next, when set, skips over candidates that are gone
 	// for the rest of the pass (see live), so that repeated calls over one
-	// long list stay linear overall; it belongs to the list (victimNext,
+	// long list stay linear overall; it belongs to the list (victimLists.next,
 	// or the quota pass's), not to one job's rule.
 	blockEnd []int32
 	next     []int32
@@ -84,7 +88,7 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	r := pm.p.request(j, true)
 	var nodes []NodeSlots
 	var found bool
-	if pm.p.st.oneNode(&r) {
+	if pm.st.oneNode(&r) {
 		nodes, found = pm.nodeSearch(&r, cands, rule)
 	} else {
 		nodes, found = pm.evictInOrder(&r, cands, rule)
@@ -98,7 +102,7 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	for _, a := range pm.stmt[mark:] {
 		pm.setFinal(a)
 		pm.p.plan.Preemptions = append(pm.p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
-		pm.p.sc.run[pm.p.s.Allocs[a].Job]--
+		pm.p.sc.run[pm.s.Allocs[a].Job]--
 	}
 	pm.stmt = pm.stmt[:mark]
 	return pm.p.commit(j, nodes, false)
@@ -108,30 +112,30 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 // pass; victimIndex must then look at its nodes again.
 func (pm *preemptor) setFinal(a int32) {
 	pm.p.sc.final[a] = true
-	if pm.p.st.track {
-		for _, ns := range pm.p.s.Allocs[a].Nodes {
-			pm.p.st.noteDirty(ns.Node)
+	if pm.st.track {
+		for _, ns := range pm.s.Allocs[a].Nodes {
+			pm.st.noteDirty(ns.Node)
 		}
 	}
 }
 
 func (pm *preemptor) evict(a int32, rule *victimRule) {
-	pm.p.vic.account(rule, a, -1)
+	pm.vic.account(rule, a, -1)
 	pm.p.sc.evicted[a] = true
 	pm.stmt = append(pm.stmt, a)
-	for _, ns := range pm.p.s.Allocs[a].Nodes {
+	for _, ns := range pm.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
-			pm.p.st.addDrain(ns.Node, ns.Slots)
+			pm.st.addDrain(ns.Node, ns.Slots)
 		}
 	}
 }
 
 func (pm *preemptor) restore(a int32, rule *victimRule) {
-	pm.p.vic.account(rule, a, +1)
+	pm.vic.account(rule, a, +1)
 	pm.p.sc.evicted[a] = false
-	for _, ns := range pm.p.s.Allocs[a].Nodes {
+	for _, ns := range pm.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
-			pm.p.st.removeDrain(ns.Node, ns.Slots)
+			pm.st.removeDrain(ns.Node, ns.Slots)
 		}
 	}
 }
@@ -152,8 +156,8 @@ func (pm *preemptor) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 	// need per node is tallied once rather than summed for each victim.
 	// need stays all zero between calls (only the placement's entries are
 	// set, and cleared below), so it is not cleared per call.
-	if len(pm.need) != len(pm.p.s.Nodes) {
-		pm.need = make([]int32, len(pm.p.s.Nodes))
+	if len(pm.need) != len(pm.s.Nodes) {
+		pm.need = make([]int32, len(pm.s.Nodes))
 	}
 	need := pm.need
 	for _, x := range nodes {
@@ -180,8 +184,8 @@ func (pm *preemptor) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 // spare reports whether the placement, needing need[n] slots on node n,
 // still fits if a keeps its slots.
 func (pm *preemptor) spare(a int32, need []int32) bool {
-	for _, ns := range pm.p.s.Allocs[a].Nodes {
-		if pm.p.st.avail(ns.Node)-ns.Slots < need[ns.Node] {
+	for _, ns := range pm.s.Allocs[a].Nodes {
+		if pm.st.avail(ns.Node)-ns.Slots < need[ns.Node] {
 			return false
 		}
 	}

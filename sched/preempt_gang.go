@@ -63,14 +63,14 @@ func (pm *preemptor) gangReplayable(r *request, rule *victimRule) bool {
 		return false
 	}
 	if rule.kind != victimsReclaim {
-		x := &pm.p.vic.index
+		x := &pm.vic.index
 		if !x.on || rule.kind != x.kind || rule.blockEnd != nil ||
-			x.kind == victimsAboveShare && !pm.p.vic.victimJobsIdle() {
+			x.kind == victimsAboveShare && !pm.vic.victimJobsIdle() {
 			return false
 		}
 	}
-	for _, gi := range pm.p.st.poolGroups[r.pool] {
-		g := &pm.p.st.groups[gi]
+	for _, gi := range pm.st.poolGroups[r.pool] {
+		g := &pm.st.groups[gi]
 		if g.size > 0 && (g.size >= r.slots || r.slots%g.size != 0 || len(g.switches) > 0) {
 			return false
 		}
@@ -92,7 +92,7 @@ func (pm *preemptor) gangReplay(r *request, cands []int32, rule *victimRule) (no
 		}
 	case victimsReclaim:
 		for _, i := range gs.seen {
-			pm.p.vic.account(rule, rule.facts[i].alloc, +1)
+			pm.vic.account(rule, rule.facts[i].alloc, +1)
 		}
 	}
 	switch v {
@@ -103,7 +103,7 @@ func (pm *preemptor) gangReplay(r *request, cands []int32, rule *victimRule) (no
 		for k := range gs.taken {
 			gs.taken[k] = 0
 		}
-		g := &pm.p.st.groups[gs.groups[best]]
+		g := &pm.st.groups[gs.groups[best]]
 		gs.taken[best] = r.slots / g.size
 		gs.order = append(gs.order[:0], int32(best))
 		return pm.gangTake(r, rule)
@@ -135,7 +135,7 @@ func (pm *preemptor) gangWalk(r *request, cands []int32, rule *victimRule) (gang
 	fs := &pm.p.sc.fs
 	for i := 0; i < len(cands); i++ {
 		if f := &facts[i]; f.stale || final[f.alloc] {
-			if i = pm.p.vic.live(rule.next, cands, facts, i); i == len(cands) {
+			if i = pm.vic.live(rule.next, cands, facts, i); i == len(cands) {
 				break
 			}
 		}
@@ -150,8 +150,8 @@ func (pm *preemptor) gangWalk(r *request, cands []int32, rule *victimRule) (gang
 				continue
 			}
 			fs.alloc[f.job] -= f.slots // evict's accounting, for later candidates of the job
-		} else if !pm.p.vic.allowsFact(rule, f) {
-			if rule.blockEnd != nil && pm.p.vic.blockClosed(rule, f.alloc) {
+		} else if !pm.vic.allowsFact(rule, f) {
+			if rule.blockEnd != nil && pm.vic.blockClosed(rule, f.alloc) {
 				i = int(rule.blockEnd[i]) - 1 // the loop adds one
 			}
 			continue
@@ -159,7 +159,7 @@ func (pm *preemptor) gangWalk(r *request, cands []int32, rule *victimRule) (gang
 			if f.node < 0 {
 				return gangOther, -1 // several nodes: the loop's case
 			}
-			pm.p.vic.account(rule, f.alloc, -1)
+			pm.vic.account(rule, f.alloc, -1)
 		}
 		gs.seen = append(gs.seen, int32(i))
 		if !pm.gangAdd(f) {
@@ -193,7 +193,7 @@ func (vl *victimLists) victimJobsIdle() bool {
 
 func (pm *preemptor) gangReset(r *request) *gangScan {
 	gs := &pm.gscan
-	st := pm.p.st
+	st := pm.st
 	gs.groups, gs.order, gs.seen, gs.whole = gs.groups[:0], gs.order[:0], gs.seen[:0], gs.whole[:0]
 	gs.avail, gs.taken, gs.size = gs.avail[:0], gs.taken[:0], gs.size[:0]
 	gs.wholeSlots, gs.largest = 0, 0
@@ -203,8 +203,8 @@ func (pm *preemptor) gangReset(r *request) *gangScan {
 	for i := range gs.slot {
 		gs.slot[i] = -1
 	}
-	if len(gs.freed) != len(pm.p.s.Nodes) {
-		gs.freed = make([]int32, len(pm.p.s.Nodes))
+	if len(gs.freed) != len(pm.s.Nodes) {
+		gs.freed = make([]int32, len(pm.s.Nodes))
 	}
 	for _, gi := range st.poolGroups[r.pool] {
 		g := &st.groups[gi]
@@ -255,7 +255,7 @@ func (pm *preemptor) gangAdd(f *victimFacts) bool {
 		return true // a node find does not look at
 	}
 	n, slots, size := f.node, f.slots, gs.size[k]
-	old := pm.p.st.avail(n) + gs.freed[n]
+	old := pm.st.avail(n) + gs.freed[n]
 	if old+slots > size {
 		return false
 	}
@@ -284,9 +284,9 @@ func (pm *preemptor) gangJudge(r *request) (gangVerdict, int) {
 	}
 	best := -1
 	for k, gi := range gs.groups {
-		g := &pm.p.st.groups[gi]
+		g := &pm.st.groups[gi]
 		if gs.counts[k][g.size] >= r.slots/g.size &&
-			(best < 0 || g.size > pm.p.st.groups[gs.groups[best]].size) {
+			(best < 0 || g.size > pm.st.groups[gs.groups[best]].size) {
 			best = k
 		}
 	}
@@ -305,7 +305,7 @@ func (pm *preemptor) gangJudge(r *request) (gangVerdict, int) {
 	}
 	left := r.slots
 	for _, k := range gs.order {
-		size := pm.p.st.groups[gs.groups[k]].size
+		size := pm.st.groups[gs.groups[k]].size
 		gs.taken[k] = min(gs.counts[k][size], left/size)
 		left -= gs.taken[k] * size
 	}
@@ -316,7 +316,7 @@ func (pm *preemptor) gangJudge(r *request) (gangVerdict, int) {
 	// the rest (ties to the earlier group), else a whole node not taken.
 	gs.remK, gs.remF, gs.left = -1, 0, left
 	for k, gi := range gs.groups {
-		size := pm.p.st.groups[gi].size
+		size := pm.st.groups[gi].size
 		for f := left; f < size; f++ {
 			if gs.counts[k][f] > 0 && (gs.remK < 0 || f < gs.remF) {
 				gs.remK, gs.remF = int32(k), f
@@ -328,7 +328,7 @@ func (pm *preemptor) gangJudge(r *request) (gangVerdict, int) {
 		return gangPart, -1
 	}
 	for k, gi := range gs.groups {
-		if size := pm.p.st.groups[gi].size; size >= left && gs.counts[k][size] > gs.taken[k] {
+		if size := pm.st.groups[gi].size; size >= left && gs.counts[k][size] > gs.taken[k] {
 			return gangOther, -1
 		}
 	}
@@ -364,10 +364,10 @@ func (pm *preemptor) gangTake(r *request, rule *victimRule) ([]NodeSlots, bool, 
 	for _, n := range gs.touched {
 		gs.mark[n] = false
 	}
-	nodes, ok := pm.p.st.find(r, pm.p.sc.scratch[:0])
+	nodes, ok := pm.st.find(r, pm.p.sc.scratch[:0])
 	same := ok && len(nodes) == len(take)
 	for j := 0; same && j < len(nodes); j++ {
-		want := pm.p.st.groups[pm.p.st.nodeGroup[take[j]]].size
+		want := pm.st.groups[pm.st.nodeGroup[take[j]]].size
 		if j == whole {
 			want = gs.left
 		}
@@ -388,8 +388,8 @@ func (pm *preemptor) gangTake(r *request, rule *victimRule) ([]NodeSlots, bool, 
 // evictions are harmless: minimize restores them.
 func (pm *preemptor) markEvictions(take []int32) {
 	gs := &pm.gscan
-	if len(gs.mark) != len(pm.p.s.Nodes) {
-		gs.mark = make([]bool, len(pm.p.s.Nodes))
+	if len(gs.mark) != len(pm.s.Nodes) {
+		gs.mark = make([]bool, len(pm.s.Nodes))
 	}
 	for _, n := range take {
 		if gs.freed[n] > 0 {
@@ -400,7 +400,7 @@ func (pm *preemptor) markEvictions(take []int32) {
 		return
 	}
 	for _, n := range gs.touched {
-		if a := pm.p.st.avail(n); a >= gs.left && a <= gs.remF {
+		if a := pm.st.avail(n); a >= gs.left && a <= gs.remF {
 			gs.mark[n] = true
 		}
 	}
@@ -412,7 +412,7 @@ func (pm *preemptor) markEvictions(take []int32) {
 func (pm *preemptor) firstWith(k int, f int32) int32 {
 	gs := &pm.gscan
 	gi := gs.groups[k]
-	g := &pm.p.st.groups[gi]
+	g := &pm.st.groups[gi]
 	best := int32(-1)
 	b := &g.buckets[f]
 	for pos := b.first(nil); pos >= 0; pos = b.next(pos+1, nil) {
@@ -422,8 +422,8 @@ func (pm *preemptor) firstWith(k int, f int32) int32 {
 		}
 	}
 	for _, n := range gs.touched {
-		if pm.p.st.nodeGroup[n] == gi && pm.p.st.avail(n)+gs.freed[n] == f {
-			if pos := pm.p.st.nodePos[n]; best < 0 || pos < best {
+		if pm.st.nodeGroup[n] == gi && pm.st.avail(n)+gs.freed[n] == f {
+			if pos := pm.st.nodePos[n]; best < 0 || pos < best {
 				best = pos
 			}
 		}
@@ -436,11 +436,11 @@ func (pm *preemptor) firstWith(k int, f int32) int32 {
 func (pm *preemptor) firstWhole(k int, take []int32) ([]int32, bool) {
 	gs := &pm.gscan
 	gi := gs.groups[k]
-	g := &pm.p.st.groups[gi]
+	g := &pm.st.groups[gi]
 	vpos := pm.gangPos[:0]
 	for _, n := range gs.whole {
-		if pm.p.st.nodeGroup[n] == gi {
-			vpos = append(vpos, pm.p.st.nodePos[n])
+		if pm.st.nodeGroup[n] == gi {
+			vpos = append(vpos, pm.st.nodePos[n])
 		}
 	}
 	slices.Sort(vpos)

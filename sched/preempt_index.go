@@ -128,12 +128,12 @@ func (vl *victimLists) indexVictims(facts []victimFacts, kind victimKind) {
 	if kind == victimsAboveShare && !vl.sharePairs(facts) {
 		return
 	}
-	for i := range vl.p.s.Projects {
-		if vl.p.s.Projects[i].PreemptBudget > 0 {
+	for i := range vl.s.Projects {
+		if vl.s.Projects[i].PreemptBudget > 0 {
 			return
 		}
 	}
-	nodes := len(vl.p.s.Nodes)
+	nodes := len(vl.s.Nodes)
 	x.start = resize(x.start, nodes+1)
 	for i := range facts {
 		if facts[i].node < 0 || facts[i].slots <= 0 {
@@ -162,8 +162,8 @@ func (vl *victimLists) indexVictims(facts []victimFacts, kind victimKind) {
 	}
 	x.spare = append(x.spare, x.sizes...)
 	x.facts, x.sizes, x.on = facts, x.sizes[:0], true
-	vl.p.st.dirtyMark = resize(vl.p.st.dirtyMark, nodes)
-	vl.p.st.track = true
+	vl.st.dirtyMark = resize(vl.st.dirtyMark, nodes)
+	vl.st.track = true
 }
 
 // sharePairs groups a fair-share list's positions by (job, slots), or
@@ -272,7 +272,7 @@ func (vl *victimLists) usable(r *request, rule *victimRule) bool {
 // refresh recomputes the nodes that changed since the last search.
 func (vl *victimLists) refresh() {
 	x := &vl.index
-	st := vl.p.st
+	st := vl.st
 	for k := range x.pairs {
 		// A victim job's allocation moved: its tasks of this size may
 		// now give, or no longer.
@@ -311,9 +311,9 @@ func (vl *victimLists) refresh() {
 // a fresh heap entry when it moved.
 func (vl *victimLists) recompute(si *sizeIndex, n int32) {
 	x := &vl.index
-	x.availAt[n] = vl.p.st.avail(n)
+	x.availAt[n] = vl.st.avail(n)
 	compl, lost := int32(-1), int64(0)
-	if vl.p.st.groups[vl.p.st.nodeGroup[n]].size >= si.slots {
+	if vl.st.groups[vl.st.nodeGroup[n]].size >= si.slots {
 		need, freed := si.slots-x.availAt[n], int32(0)
 		for _, i := range x.list[x.start[n]:x.start[n+1]] {
 			if !x.flag[i] {
@@ -361,7 +361,7 @@ func (vl *victimLists) sizeFor(slots int32) *sizeIndex {
 			return si
 		}
 	}
-	nodes := len(vl.p.s.Nodes)
+	nodes := len(vl.s.Nodes)
 	// The sizes' memory is kept from pass to pass (spare holds it).
 	var si *sizeIndex
 	if len(x.spare) > 0 {
@@ -388,9 +388,9 @@ func (si *sizeIndex) valid(e complEntry) bool { return e.stamp == si.stamp[e.nod
 // nodeSearchIndexed is nodeSearch answered from the index: the same bids,
 // in the same order, evicted the same way.
 func (pm *preemptor) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, bool) {
-	x := &pm.p.vic.index
-	pm.p.vic.refresh()
-	si := pm.p.vic.sizeFor(r.slots)
+	x := &pm.vic.index
+	pm.vic.refresh()
+	si := pm.vic.sizeFor(r.slots)
 	facts := x.facts
 	// The scan stops at the first live candidate as important as the job
 	// (pastRule); the list is sorted by priority, largest number first.
@@ -453,18 +453,18 @@ func (pm *preemptor) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlot
 // evictOnIndexed is evictOn over node n's victims up to its completing
 // position that were live when the search began.
 func (pm *preemptor) evictOnIndexed(si *sizeIndex, n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
-	x := &pm.p.vic.index
+	x := &pm.vic.index
 	compl := si.compl[n]
 	for _, i := range x.list[x.start[n]:x.start[n+1]] {
-		if pm.p.st.avail(n) >= r.slots || i > compl {
+		if pm.st.avail(n) >= r.slots || i > compl {
 			break
 		}
-		if a := x.facts[i].alloc; x.flag[i] && pm.p.vic.allows(rule, a) {
+		if a := x.facts[i].alloc; x.flag[i] && pm.vic.allows(rule, a) {
 			pm.evict(a, rule)
 		}
 	}
-	if pm.p.st.avail(n) < r.slots {
+	if pm.st.avail(n) < r.slots {
 		return nil, false
 	}
-	return pm.p.st.find(r, pm.p.sc.scratch[:0])
+	return pm.st.find(r, pm.p.sc.scratch[:0])
 }

@@ -101,12 +101,12 @@ func (pm *preemptor) evictInOrder(r *request, cands []int32, rule *victimRule) (
 			return nodes, ok
 		}
 	}
-	for i := pm.p.vic.nextCand(cands, 0, r, rule); i < len(cands); i = pm.p.vic.nextCand(cands, i+1, r, rule) {
+	for i := pm.vic.nextCand(cands, 0, r, rule); i < len(cands); i = pm.vic.nextCand(cands, i+1, r, rule) {
 		pm.evict(cands[i], rule)
-		if !pm.p.st.gangMayFit(r) {
+		if !pm.st.gangMayFit(r) {
 			continue
 		}
-		if nodes, ok := pm.p.st.find(r, pm.p.sc.scratch[:0]); ok {
+		if nodes, ok := pm.st.find(r, pm.p.sc.scratch[:0]); ok {
 			return nodes, true
 		}
 	}
@@ -120,19 +120,19 @@ func (pm *preemptor) evictInOrder(r *request, cands []int32, rule *victimRule) (
 // later candidates lose more, so they rarely make a cheaper node, and the
 // search stays proportional to the victims it needs.
 func (pm *preemptor) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
-	if pm.p.vic.usable(r, rule) {
+	if pm.vic.usable(r, rule) {
 		return pm.nodeSearchIndexed(r, rule)
 	}
 	ns := &pm.nscan
-	ns.reset(len(pm.p.s.Nodes))
+	ns.reset(len(pm.s.Nodes))
 	seen, window := 0, -1
-	for i := pm.p.vic.nextCand(cands, 0, r, rule); i < len(cands); i = pm.p.vic.nextCand(cands, i+1, r, rule) {
+	for i := pm.vic.nextCand(cands, 0, r, rule); i < len(cands); i = pm.vic.nextCand(cands, i+1, r, rule) {
 		a := cands[i]
 		var cl int32
 		if rule.facts != nil {
-			cl = pm.p.vic.classFact(rule, &rule.facts[i])
+			cl = pm.vic.classFact(rule, &rule.facts[i])
 		} else {
-			cl = pm.p.vic.victimClass(rule, a)
+			cl = pm.vic.victimClass(rule, a)
 		}
 		if len(ns.bids) > 0 && (seen >= window || cl > ns.bids[0].class) {
 			break
@@ -195,8 +195,8 @@ func bestBids(bids []nodeBid, k int) {
 // bidVictim adds a's slots on each node that could hold the request to
 // that node's tally, and records a bid for each node it completes.
 func (pm *preemptor) bidVictim(r *request, a int32, cl int32) {
-	al := &pm.p.s.Allocs[a]
-	cost := al.Lost(pm.p.s.Now) * int64(Slots(al.Nodes))
+	al := &pm.s.Allocs[a]
+	cost := al.Lost(pm.s.Now) * int64(Slots(al.Nodes))
 	for _, x := range al.Nodes {
 		pm.bidOn(r, a, x.Node, x.Slots, cost, cl)
 	}
@@ -213,9 +213,9 @@ func (pm *preemptor) factAt(rule *victimRule, i int) *victimFacts {
 // bidOn adds the slots a holds on node n to the node's tally (bidVictim).
 func (pm *preemptor) bidOn(r *request, a, n, slots int32, cost int64, cl int32) {
 	ns := &pm.nscan
-	g := &pm.p.st.groups[pm.p.st.nodeGroup[n]]
+	g := &pm.st.groups[pm.st.nodeGroup[n]]
 	t := &ns.tally[n]
-	if slots == 0 || t.done || g.size < r.slots || !pm.p.st.matches(g, r) {
+	if slots == 0 || t.done || g.size < r.slots || !pm.st.matches(g, r) {
 		return
 	}
 	if t.freed == 0 && t.lost == 0 && t.class == 0 {
@@ -226,7 +226,7 @@ func (pm *preemptor) bidOn(r *request, a, n, slots int32, cost int64, cl int32) 
 	t.freed += slots
 	t.lost += cost
 	t.class = max(t.class, cl)
-	if pm.p.st.avail(n)+t.freed >= r.slots {
+	if pm.st.avail(n)+t.freed >= r.slots {
 		t.done = true
 		ns.bids = append(ns.bids, nodeBid{node: n, class: t.class, lost: t.lost, order: int32(len(ns.bids))})
 	}
@@ -236,15 +236,15 @@ func (pm *preemptor) bidOn(r *request, a, n, slots int32, cost int64, cl int32) 
 // rule still allows, until the request fits there.
 func (pm *preemptor) evictOn(n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
 	for _, v := range pm.nscan.seen {
-		if pm.p.st.avail(n) >= r.slots {
+		if pm.st.avail(n) >= r.slots {
 			break
 		}
-		if v.node == n && pm.p.vic.allows(rule, v.alloc) {
+		if v.node == n && pm.vic.allows(rule, v.alloc) {
 			pm.evict(v.alloc, rule)
 		}
 	}
-	if pm.p.st.avail(n) < r.slots {
+	if pm.st.avail(n) < r.slots {
 		return nil, false
 	}
-	return pm.p.st.find(r, pm.p.sc.scratch[:0])
+	return pm.st.find(r, pm.p.sc.scratch[:0])
 }

@@ -30,22 +30,22 @@ type victimFacts struct {
 	borrow, interactive bool
 }
 
-// victimFactsOf fills the Scheduler's facts array for the victim list v.
+// victimFactsOf fills the victim lists' facts array for the victim list v.
 func (vl *victimLists) victimFactsOf(v []int32) []victimFacts {
 	fs := slices.Grow(vl.facts[:0], len(v))
 	for _, a := range v {
-		al := &vl.p.s.Allocs[a]
-		j := &vl.p.s.Jobs[al.Job]
-		q, _ := qosOf(vl.p.s, j)
-		f := victimFacts{lost: al.Lost(vl.p.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
+		al := &vl.s.Allocs[a]
+		j := &vl.s.Jobs[al.Job]
+		q, _ := qosOf(vl.s, j)
+		f := victimFacts{lost: al.Lost(vl.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
 			project: -1, node: -1, group: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
 			stale: vl.gone(a), backfilled: al.Backfilled, borrow: j.Borrow, interactive: j.Interactive}
-		if j.Project >= 0 && j.Project < len(vl.p.s.Projects) {
+		if j.Project >= 0 && j.Project < len(vl.s.Projects) {
 			f.project = int32(j.Project)
 		}
 		if len(al.Nodes) == 1 {
 			f.node = al.Nodes[0].Node
-			f.group = vl.p.st.nodeGroup[f.node]
+			f.group = vl.st.nodeGroup[f.node]
 		}
 		fs = append(fs, f)
 	}
@@ -86,7 +86,7 @@ func (vl *victimLists) allowsFact(rule *victimRule, f *victimFacts) bool {
 			return f.project == rule.project || vl.p.sc.quota.borrowing(f.project)
 		}
 		return !f.interactive && f.project != rule.project &&
-			vl.p.sc.quota.reclaimable(vl.p.s, f.project, rule.project, f.slots)
+			vl.p.sc.quota.reclaimable(vl.s, f.project, rule.project, f.slots)
 	}
 	return vl.allows(rule, f.alloc)
 }

@@ -32,11 +32,11 @@ func cmpVictimKey(x, y victimKey) int {
 }
 
 // sortVictims orders the pool's running tasks by the key key gives each
-// and returns them in the Scheduler's victims list.
+// and returns them in the victim lists' list.
 func (vl *victimLists) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
 	keys := slices.Grow(vl.keys[:0], len(vl.p.sc.poolRuns[pool]))
 	for _, a := range vl.p.sc.poolRuns[pool] {
-		keys = append(keys, key(a, &vl.p.s.Allocs[a]))
+		keys = append(keys, key(a, &vl.s.Allocs[a]))
 	}
 	slices.SortFunc(keys, cmpVictimKey)
 	v := slices.Grow(vl.list[:0], len(keys))

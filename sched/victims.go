@@ -9,10 +9,14 @@ package sched
 // moves as victims are evicted or restored. It reads the snapshot, the
 // planning state, the policies' counters (fair share, quota, multifactor
 // priorities), the evicted and final marks, and whether the preemption's
-// statement is empty (usable), all through the pass; it writes only the
-// counters, in account, and the state's dirty-node tracking.
+// statement is empty (usable), the last ones through the pass; it
+// writes only the counters, in account, and the state's dirty-node
+// tracking.
 type victimLists struct {
-	p    *pass
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s    *Snapshot
+	st   *state
 	list []int32
 	keys []victimKey // sortVictims' scratch
 	// next holds the skip pointers over list (victimRule.next).
@@ -30,8 +34,8 @@ type victimLists struct {
 }
 
 func (vl *victimLists) allows(rule *victimRule, a int32) bool {
-	al := &vl.p.s.Allocs[a]
-	vj := &vl.p.s.Jobs[al.Job]
+	al := &vl.s.Allocs[a]
+	vj := &vl.s.Jobs[al.Job]
 	if vl.p.sc.evicted[a] || vl.gone(a) || vl.budgetSpent(vj) {
 		return false
 	}
@@ -43,10 +47,10 @@ func (vl *victimLists) allows(rule *victimRule, a int32) bool {
 		if rule.preemption || al.Backfilled {
 			return true
 		}
-		q, _ := qosOf(vl.p.s, vj)
+		q, _ := qosOf(vl.s, vj)
 		return rule.qosPreempt && q < rule.qos
 	case victimsByQOS:
-		q, _ := qosOf(vl.p.s, vj)
+		q, _ := qosOf(vl.s, vj)
 		return q < rule.qos && vl.p.sc.mf.prio[al.Job] < rule.mfPrio
 	case victimsAboveShare:
 		return vl.p.sc.fs.canGive(int32(al.Job), int32(Slots(al.Nodes)))
@@ -59,7 +63,7 @@ func (vl *victimLists) allows(rule *victimRule, a int32) bool {
 			return int32(vj.Project) == rule.project || vl.p.sc.quota.borrowing(int32(vj.Project))
 		}
 		return !vj.Interactive && int32(vj.Project) != rule.project &&
-			vl.p.sc.quota.reclaimable(vl.p.s, int32(vj.Project), rule.project, int32(Slots(al.Nodes)))
+			vl.p.sc.quota.reclaimable(vl.s, int32(vj.Project), rule.project, int32(Slots(al.Nodes)))
 	}
 	return false
 }
@@ -71,7 +75,7 @@ func (vl *victimLists) allows(rule *victimRule, a int32) bool {
 // project-wide refusals may skip a block; a task refused for itself (too
 // young, not preemptible) leaves its siblings eligible.
 func (vl *victimLists) blockClosed(rule *victimRule, a int32) bool {
-	vj := &vl.p.s.Jobs[vl.p.s.Allocs[a].Job]
+	vj := &vl.s.Jobs[vl.s.Allocs[a].Job]
 	if vl.budgetSpent(vj) {
 		return true
 	}
@@ -81,7 +85,7 @@ func (vl *victimLists) blockClosed(rule *victimRule, a int32) bool {
 	if vj.Borrow {
 		return int32(vj.Project) != rule.project && !vl.p.sc.quota.borrowing(int32(vj.Project))
 	}
-	return int32(vj.Project) == rule.project || !vl.p.sc.quota.reclaimable(vl.p.s, int32(vj.Project), rule.project, 1)
+	return int32(vj.Project) == rule.project || !vl.p.sc.quota.reclaimable(vl.s, int32(vj.Project), rule.project, 1)
 }
 
 // budgetSpent reports whether the job's project may have no more tasks
@@ -91,10 +95,10 @@ func (vl *victimLists) budgetSpent(j *Job) bool { return vl.projectSpent(j.Proje
 // projectSpent is budgetSpent for a project index; out of range means no
 // budget.
 func (vl *victimLists) projectSpent(project int) bool {
-	if project < 0 || project >= len(vl.p.s.Projects) {
+	if project < 0 || project >= len(vl.s.Projects) {
 		return false
 	}
-	pr := &vl.p.s.Projects[project]
+	pr := &vl.s.Projects[project]
 	return pr.PreemptBudget > 0 && pr.Preempted+int(vl.preempts[project]) >= pr.PreemptBudget
 }
 
@@ -102,7 +106,7 @@ func (vl *victimLists) projectSpent(project int) bool {
 // counters its rule checks, so that a statement evicting several victims
 // checks each against the counts left by the previous ones.
 func (vl *victimLists) account(rule *victimRule, a int32, sign int32) {
-	al := &vl.p.s.Allocs[a]
+	al := &vl.s.Allocs[a]
 	if pr := vl.allocProject[a]; pr >= 0 {
 		vl.preempts[pr] -= sign
 	}
@@ -110,12 +114,12 @@ func (vl *victimLists) account(rule *victimRule, a int32, sign int32) {
 	case victimsAboveShare:
 		vl.p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
 	case victimsOwnProject, victimsReclaim:
-		vj := &vl.p.s.Jobs[al.Job]
+		vj := &vl.s.Jobs[al.Job]
 		q := &vl.p.sc.quota
 		if vj.Borrow {
-			q.add(vl.p.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
+			q.add(vl.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
 		} else {
-			q.add(vl.p.s, q.alloc, int32(vj.Project), sign*int32(Slots(al.Nodes)))
+			q.add(vl.s, q.alloc, int32(vj.Project), sign*int32(Slots(al.Nodes)))
 		}
 	}
 }
@@ -124,9 +128,9 @@ func (vl *victimLists) account(rule *victimRule, a int32, sign int32) {
 // offered as victims: least important first, then by the work they would
 // lose (see lessLost).
 func (vl *victimLists) victimOrder(pool int) []int32 {
-	now := vl.p.s.Now
+	now := vl.s.Now
 	v := vl.sortVictims(pool, func(a int32, al *Alloc) victimKey {
-		return victimKey{major: -int64(vl.p.s.Jobs[al.Job].Priority), lost: al.Lost(now), start: al.Start, a: a}
+		return victimKey{major: -int64(vl.s.Jobs[al.Job].Priority), lost: al.Lost(now), start: al.Start, a: a}
 	})
 	vl.next = resize(vl.next, len(v))
 	vl.victimFactsOf(v)
@@ -138,8 +142,8 @@ func (vl *victimLists) victimOrder(pool int) []int32 {
 // Without checkpoints the work lost is the run time, so this is newest
 // first.
 func (vl *victimLists) lessLost(a, b int32) int {
-	aa, ab := &vl.p.s.Allocs[a], &vl.p.s.Allocs[b]
-	if la, lb := aa.Lost(vl.p.s.Now), ab.Lost(vl.p.s.Now); la != lb {
+	aa, ab := &vl.s.Allocs[a], &vl.s.Allocs[b]
+	if la, lb := aa.Lost(vl.s.Now), ab.Lost(vl.s.Now); la != lb {
 		return cmp64(la, lb)
 	}
 	if aa.Start != ab.Start {
@@ -178,16 +182,16 @@ func (vl *victimLists) live(next []int32, cands []int32, facts []victimFacts, i 
 // than its pool's minimum run time. A tentative eviction is not gone: a
 // rollback may restore it, and skip pointers must not jump over it.
 func (vl *victimLists) gone(a int32) bool {
-	al := &vl.p.s.Allocs[a]
+	al := &vl.s.Allocs[a]
 	if al.Preempting || vl.p.sc.final[a] {
 		return true
 	}
-	j := &vl.p.s.Jobs[al.Job]
+	j := &vl.s.Jobs[al.Job]
 	if !j.Preemptible {
 		return true
 	}
-	min := vl.p.s.Pools[j.Pool].MinRunTime
-	return min > 0 && vl.p.s.Now-al.Start < min
+	min := vl.s.Pools[j.Pool].MinRunTime
+	return min > 0 && vl.s.Now-al.Start < min
 }
 
 // helps reports whether evicting a frees slots the request could use.
@@ -195,8 +199,8 @@ func (vl *victimLists) helps(a int32, r *request) bool {
 	if r.gpu == "" {
 		return true
 	}
-	for _, ns := range vl.p.s.Allocs[a].Nodes {
-		if vl.p.s.Nodes[ns.Node].GPU == r.gpu {
+	for _, ns := range vl.s.Allocs[a].Nodes {
+		if vl.s.Nodes[ns.Node].GPU == r.gpu {
 			return true
 		}
 	}
@@ -208,12 +212,12 @@ func (vl *victimLists) helps(a int32, r *request) bool {
 // lost. Priority and QOS rules rank by the victim's priority or QOS;
 // reclaim takes borrowing work before counted work.
 func (vl *victimLists) victimClass(rule *victimRule, a int32) int32 {
-	vj := &vl.p.s.Jobs[vl.p.s.Allocs[a].Job]
+	vj := &vl.s.Jobs[vl.s.Allocs[a].Job]
 	switch rule.kind {
 	case victimsByPriority:
 		return -int32(vj.Priority)
 	case victimsByQOS:
-		q, _ := qosOf(vl.p.s, vj)
+		q, _ := qosOf(vl.s, vj)
 		return int32(q)
 	case victimsReclaim:
 		if vj.Borrow {
@@ -229,12 +233,12 @@ func (vl *victimLists) victimClass(rule *victimRule, a int32) int32 {
 // a candidate is as important as the waiting job, so are all after it.
 // Without this, every job that fails to preempt would scan the whole list.
 func (vl *victimLists) pastRule(rule *victimRule, a int32) bool {
-	vj := &vl.p.s.Jobs[vl.p.s.Allocs[a].Job]
+	vj := &vl.s.Jobs[vl.s.Allocs[a].Job]
 	switch rule.kind {
 	case victimsByPriority:
 		return vj.Priority <= rule.prio
 	case victimsByQOS:
-		q, _ := qosOf(vl.p.s, vj)
+		q, _ := qosOf(vl.s, vj)
 		return q >= rule.qos
 	}
 	return false
