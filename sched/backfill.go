@@ -32,14 +32,14 @@ func sortReleases(ends []release) {
 // headPending records why the EASY head waits: its reservation, or the
 // license it is short of, with the reserved time.
 func (g *easyGate) headPending(p *pass, j int32, pool int, shadowAt int64) {
-	if !p.licensesFit(j) {
-		pe := p.licensePending(j)
+	if !p.lic.licensesFit(j) {
+		pe := p.lic.licensePending(j)
 		pe.At = shadowAt
 		p.addPending(pe)
 		return
 	}
 	p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1,
-		Need: int(p.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
+		Need: int(p.elastic.size(j)), Free: p.st.groupsAvail(pool), At: shadowAt})
 }
 
 // reserveHead computes the head's shadow time and leaves in sc.shadow the
@@ -71,7 +71,7 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 			ends = append(ends, release{at: p.s.Now + job.TimeLimit, nodes: mv.Nodes, job: int32(p.s.Allocs[mv.Alloc].Job)})
 		}
 	}
-	ends = p.licenseEnds(pool, head, firstStart, ends)
+	ends = p.lic.licenseEnds(pool, head, firstStart, ends)
 	p.sc.lic.shadowFromFree()
 	sortReleases(ends)
 	p.sc.ends = ends
@@ -84,9 +84,9 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 					sh.release(ns.Node, ns.Slots)
 				}
 			}
-			p.shadowRelease(ends[i].job, 1)
+			p.lic.shadowRelease(ends[i].job, 1)
 		}
-		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok && p.shadowFits(head, -1) {
+		if _, ok := sh.find(&r, p.sc.scratch[:0]); ok && p.lic.shadowFits(head, -1) {
 			return at
 		}
 	}
@@ -99,14 +99,14 @@ func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 	hr := p.request(head, true)
 	lim := p.s.Jobs[j].TimeLimit
 	for p.wants(j) {
-		if !p.licensesFit(j) {
-			p.addPending(p.licensePending(j))
+		if !p.lic.licensesFit(j) {
+			p.addPending(p.lic.licensePending(j))
 			return
 		}
 		r := p.request(j, false)
-		nodes, ok := p.find(&r, p.sc.scratch[:0])
+		nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 		if !ok {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				continue
 			}
 			p.addPending(p.failReason(j))
@@ -116,8 +116,8 @@ func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 		if shadowAt == Never || lim <= 0 || p.s.Now+lim > shadowAt {
 			// The task will still run at the shadow time: the head must
 			// fit beside it, licenses included.
-			if !shadowRoom(sh, nodes) || !p.shadowFits(head, j) {
-				if p.shrink(j) {
+			if !shadowRoom(sh, nodes) || !p.lic.shadowFits(head, j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.behind(j, head, ReasonWouldDelay)
@@ -130,13 +130,13 @@ func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 				for _, ns := range nodes {
 					sh.release(ns.Node, ns.Slots)
 				}
-				if p.shrink(j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.behind(j, head, ReasonWouldDelay)
 				return
 			}
-			p.shadowRelease(j, -1)
+			p.lic.shadowRelease(j, -1)
 		}
 		p.commit(j, nodes, true)
 	}

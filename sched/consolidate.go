@@ -58,8 +58,20 @@ const (
 	maxConsolidations     = 32
 )
 
-// consolidation is the per-pass scratch of the consolidation stage.
+// consolidation is the consolidation stage: it owns the pool's movers
+// indexed by node, the searches that failed, and the candidate targets and
+// movers' new placements of the current try. It reads the snapshot and the
+// victim rules (gone, budgetSpent, lessLost); a try moves tasks inside the
+// preemption's statement (evict, rollback, minimize, setFinal), so it
+// writes what that writes, plus the planning state's slots, the plan's
+// moves (in the Scheduler's arena) and, through commit, the start it makes
+// room for.
 type consolidation struct {
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s   *Snapshot
+	st  *state
+	vic *victimLists
 	// built marks pools whose movers are indexed; movers holds them
 	// grouped by node, at gives each node's range in movers, and pools
 	// each pool's.
@@ -114,29 +126,28 @@ func (c *consolidation) reset(pools int) {
 }
 
 // movable reports whether allocation a may be moved now.
-func (p *pass) movable(a int32) bool {
-	if p.gone(a) || p.sc.evicted[a] {
+func (c *consolidation) movable(a int32) bool {
+	if c.vic.gone(a) || c.p.sc.evicted[a] {
 		return false
 	}
-	job := &p.s.Jobs[p.s.Allocs[a].Job]
-	return !job.Interactive && !p.budgetSpent(job)
+	job := &c.s.Jobs[c.s.Allocs[a].Job]
+	return !job.Interactive && !c.vic.budgetSpent(job)
 }
 
 // indexMovers lists the pool's allocations that could ever move this pass,
 // grouped by node, smallest first and then by the work they would lose.
-func (p *pass) indexMovers(pool int) {
-	c := &p.sc.cons
+func (c *consolidation) indexMovers(pool int) {
 	c.built[pool] = true
 	if c.at == nil {
 		c.at = make(map[int32][2]int32)
 	}
 	start := len(c.movers)
-	for _, a := range p.sc.poolRuns[pool] {
-		al := &p.s.Allocs[a]
-		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || p.s.Nodes[al.Nodes[0].Node].Pool != pool || p.gone(a) {
+	for _, a := range c.p.sc.poolRuns[pool] {
+		al := &c.s.Allocs[a]
+		if len(al.Nodes) != 1 || al.Nodes[0].Slots <= 0 || c.s.Nodes[al.Nodes[0].Node].Pool != pool || c.vic.gone(a) {
 			continue
 		}
-		if p.s.Jobs[al.Job].Interactive {
+		if c.s.Jobs[al.Job].Interactive {
 			continue
 		}
 		c.movers = append(c.movers, a)
@@ -144,19 +155,19 @@ func (p *pass) indexMovers(pool int) {
 	ms := c.movers[start:]
 	c.pools[pool] = [2]int32{int32(start), int32(len(c.movers))}
 	slices.SortFunc(ms, func(a, b int32) int {
-		na, nb := p.s.Allocs[a].Nodes[0], p.s.Allocs[b].Nodes[0]
+		na, nb := c.s.Allocs[a].Nodes[0], c.s.Allocs[b].Nodes[0]
 		if na.Node != nb.Node {
 			return int(na.Node - nb.Node)
 		}
 		if na.Slots != nb.Slots {
 			return int(na.Slots - nb.Slots)
 		}
-		return p.lessLost(a, b)
+		return c.vic.lessLost(a, b)
 	})
 	for i := 0; i < len(ms); {
-		n := p.s.Allocs[ms[i]].Nodes[0].Node
+		n := c.s.Allocs[ms[i]].Nodes[0].Node
 		k := i
-		for k < len(ms) && p.s.Allocs[ms[k]].Nodes[0].Node == n {
+		for k < len(ms) && c.s.Allocs[ms[k]].Nodes[0].Node == n {
 			k++
 		}
 		c.at[n] = [2]int32{int32(start + i), int32(start + k)}
@@ -165,24 +176,23 @@ func (p *pass) indexMovers(pool int) {
 }
 
 // consolidate tries to make room for one task of j by moving other tasks.
-func (p *pass) consolidate(j int32, r *request, backfill bool) outcome {
-	c := &p.sc.cons
-	_, avail, fits := p.st.capacity(r, p.s)
-	if !fits || avail < int(r.slots) || c.searches[r.pool] >= maxConsolidations || p.consFailed(r) {
+func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome {
+	_, avail, fits := c.st.capacity(r, c.s)
+	if !fits || avail < int(r.slots) || c.searches[r.pool] >= maxConsolidations || c.consFailed(r) {
 		return failed
 	}
 	if !c.built[r.pool] {
-		p.indexMovers(r.pool)
+		c.indexMovers(r.pool)
 	}
 	if c.pools[r.pool][0] == c.pools[r.pool][1] {
 		return failed
 	}
 	c.searches[r.pool]++
 	c.cands, c.pick = c.cands[:0], c.pick[:0]
-	if p.st.spansNodes(r) {
-		p.gangTargets(r)
+	if c.st.spansNodes(r) {
+		c.gangTargets(r)
 	} else {
-		p.nodeTargets(r)
+		c.nodeTargets(r)
 	}
 	slices.SortFunc(c.cands, func(a, b consTarget) int {
 		switch {
@@ -196,7 +206,7 @@ func (p *pass) consolidate(j int32, r *request, backfill bool) outcome {
 		return int(a.node - b.node)
 	})
 	for i := 0; i < len(c.cands) && i < maxConsolidationTries; i++ {
-		if o := p.tryMoves(j, r, c.cands[i], backfill); o != failed {
+		if o := c.tryMoves(j, r, c.cands[i], backfill); o != failed {
 			return o
 		}
 	}
@@ -204,8 +214,8 @@ func (p *pass) consolidate(j int32, r *request, backfill bool) outcome {
 	return failed
 }
 
-func (p *pass) consFailed(r *request) bool {
-	for _, f := range p.sc.cons.failed[r.pool] {
+func (c *consolidation) consFailed(r *request) bool {
+	for _, f := range c.failed[r.pool] {
 		if f.gpu == r.gpu && f.oneSwitch == r.oneSwitch && f.slots <= r.slots {
 			return true
 		}
@@ -216,8 +226,7 @@ func (p *pass) consFailed(r *request) bool {
 // clearNode picks movers on node n that free at least need slots, appends
 // them to pick and returns the slots they hold, or -1 when the node's
 // movers cannot free that much.
-func (p *pass) clearNode(n int32, need int32) int32 {
-	c := &p.sc.cons
+func (c *consolidation) clearNode(n int32, need int32) int32 {
 	rg, ok := c.at[n]
 	if !ok || need <= 0 {
 		if need <= 0 {
@@ -228,8 +237,8 @@ func (p *pass) clearNode(n int32, need int32) int32 {
 	ms := c.movers[rg[0]:rg[1]]
 	total := int32(0)
 	for _, a := range ms {
-		if p.movable(a) {
-			total += p.s.Allocs[a].Nodes[0].Slots
+		if c.movable(a) {
+			total += c.s.Allocs[a].Nodes[0].Slots
 		}
 	}
 	if total < need {
@@ -242,17 +251,17 @@ func (p *pass) clearNode(n int32, need int32) int32 {
 	for left := need; left > 0; {
 		best := int32(-1)
 		for _, a := range ms {
-			if !p.movable(a) || slices.Contains(c.pick[base:], a) {
+			if !c.movable(a) || slices.Contains(c.pick[base:], a) {
 				continue
 			}
-			s := p.s.Allocs[a].Nodes[0].Slots
+			s := c.s.Allocs[a].Nodes[0].Slots
 			best = a
 			if s >= left {
 				break
 			}
 		}
 		c.pick = append(c.pick, best)
-		s := p.s.Allocs[best].Nodes[0].Slots
+		s := c.s.Allocs[best].Nodes[0].Slots
 		moved += s
 		left -= s
 	}
@@ -261,56 +270,53 @@ func (p *pass) clearNode(n int32, need int32) int32 {
 
 // nodeTargets lists, for a task that fits on one node, each node that
 // movers could clear enough of.
-func (p *pass) nodeTargets(r *request) {
-	c := &p.sc.cons
-	for _, gi := range p.st.poolGroups[r.pool] {
-		g := &p.st.groups[gi]
-		if g.size < r.slots || !p.st.matches(g, r) {
+func (c *consolidation) nodeTargets(r *request) {
+	for _, gi := range c.st.poolGroups[r.pool] {
+		g := &c.st.groups[gi]
+		if g.size < r.slots || !c.st.matches(g, r) {
 			continue
 		}
 		for _, n := range g.nodes {
 			lo := int32(len(c.pick))
-			moved := p.clearNode(n, r.slots-p.st.avail(n))
+			moved := c.clearNode(n, r.slots-c.st.avail(n))
 			if moved <= 0 {
 				c.pick = c.pick[:lo]
 				continue
 			}
-			c.cands = append(c.cands, p.target(lo, moved, n))
+			c.cands = append(c.cands, c.target(lo, moved, n))
 		}
 	}
 }
 
-func (p *pass) target(lo, moved, node int32) consTarget {
-	c := &p.sc.cons
+func (c *consolidation) target(lo, moved, node int32) consTarget {
 	t := consTarget{lo: lo, hi: int32(len(c.pick)), moved: moved, node: node}
 	for _, a := range c.pick[lo:] {
-		t.lost += p.s.Allocs[a].Lost(p.s.Now)
+		t.lost += c.s.Allocs[a].Lost(c.s.Now)
 	}
 	return t
 }
 
 // gangTargets lists, per group (or per switch under topology: required),
 // the cheapest whole nodes plus a remainder node for a gang.
-func (p *pass) gangTargets(r *request) {
-	for _, gi := range p.st.poolGroups[r.pool] {
-		g := &p.st.groups[gi]
-		if g.size == 0 || g.size >= r.slots || !p.st.matches(g, r) || int(g.size)*len(g.nodes) < int(r.slots) {
+func (c *consolidation) gangTargets(r *request) {
+	for _, gi := range c.st.poolGroups[r.pool] {
+		g := &c.st.groups[gi]
+		if g.size == 0 || g.size >= r.slots || !c.st.matches(g, r) || int(g.size)*len(g.nodes) < int(r.slots) {
 			continue
 		}
 		if r.oneSwitch && len(g.switches) > 0 {
 			for d := range g.switches {
-				p.gangTarget(g, r, &g.switches[d].members)
+				c.gangTarget(g, r, &g.switches[d].members)
 			}
 			continue
 		}
-		p.gangTarget(g, r, nil)
+		c.gangTarget(g, r, nil)
 	}
 }
 
 // gangTarget adds the target for a gang in one group, restricted to the
 // members of a switch when in is set.
-func (p *pass) gangTarget(g *group, r *request, in *bitset) {
-	c := &p.sc.cons
+func (c *consolidation) gangTarget(g *group, r *request, in *bitset) {
 	whole, rem := r.slots/g.size, r.slots%g.size
 	// Order the nodes by what it costs to clear them whole.
 	ord := c.order[:0]
@@ -318,7 +324,7 @@ func (p *pass) gangTarget(g *group, r *request, in *bitset) {
 		if in != nil && !in.has(int32(pos)) {
 			continue
 		}
-		if p.clearCost(n, g.size-p.st.avail(n)) >= 0 {
+		if c.clearCost(n, g.size-c.st.avail(n)) >= 0 {
 			ord = append(ord, n)
 		}
 	}
@@ -326,11 +332,11 @@ func (p *pass) gangTarget(g *group, r *request, in *bitset) {
 	if int32(len(ord)) < whole {
 		return
 	}
-	p.cheapestFirst(g, ord, int(whole))
+	c.cheapestFirst(g, ord, int(whole))
 	lo := int32(len(c.pick))
 	moved := int32(0)
 	for _, n := range ord[:whole] {
-		moved += p.clearNode(n, g.size-p.st.avail(n))
+		moved += c.clearNode(n, g.size-c.st.avail(n))
 	}
 	if rem > 0 {
 		best, bestCost := int32(-1), int32(-1)
@@ -338,7 +344,7 @@ func (p *pass) gangTarget(g *group, r *request, in *bitset) {
 			if (in != nil && !in.has(int32(pos))) || slices.Contains(ord[:whole], n) {
 				continue
 			}
-			cost := p.clearCost(n, rem-p.st.avail(n))
+			cost := c.clearCost(n, rem-c.st.avail(n))
 			if cost >= 0 && (best < 0 || cost < bestCost) {
 				best, bestCost = n, cost
 			}
@@ -347,13 +353,13 @@ func (p *pass) gangTarget(g *group, r *request, in *bitset) {
 			c.pick = c.pick[:lo]
 			return
 		}
-		moved += p.clearNode(best, rem-p.st.avail(best))
+		moved += c.clearNode(best, rem-c.st.avail(best))
 	}
 	if moved == 0 {
 		c.pick = c.pick[:lo]
 		return
 	}
-	c.cands = append(c.cands, p.target(lo, moved, ord[0]))
+	c.cands = append(c.cands, c.target(lo, moved, ord[0]))
 }
 
 // clearKey is what clearing a node whole costs: slots to move, then the
@@ -378,11 +384,10 @@ func (k *clearKey) before(o *clearKey) bool {
 // clear whole, cheapest first. Only those are used, so they are selected
 // rather than every node of the group sorted (with nodeLost recomputed at
 // each comparison), which was a tenth of a half-full priority pass.
-func (p *pass) cheapestFirst(g *group, ord []int32, k int) {
-	c := &p.sc.cons
+func (c *consolidation) cheapestFirst(g *group, ord []int32, k int) {
 	keys := c.keys[:0]
 	for _, n := range ord {
-		keys = append(keys, clearKey{cost: g.size - p.st.avail(n), lost: p.nodeLost(n), node: n})
+		keys = append(keys, clearKey{cost: g.size - c.st.avail(n), lost: c.nodeLost(n), node: n})
 	}
 	if k > 32 { // many small nodes: selection would cost k passes
 		slices.SortFunc(keys, func(a, b clearKey) int {
@@ -412,16 +417,15 @@ func (p *pass) cheapestFirst(g *group, ord []int32, k int) {
 }
 
 // nodeLost is the work the movable tasks on node n would lose.
-func (p *pass) nodeLost(n int32) int64 {
-	c := &p.sc.cons
+func (c *consolidation) nodeLost(n int32) int64 {
 	rg, ok := c.at[n]
 	if !ok {
 		return 0
 	}
 	lost := int64(0)
 	for _, a := range c.movers[rg[0]:rg[1]] {
-		if p.movable(a) {
-			lost += p.s.Allocs[a].Lost(p.s.Now)
+		if c.movable(a) {
+			lost += c.s.Allocs[a].Lost(c.s.Now)
 		}
 	}
 	return lost
@@ -429,90 +433,87 @@ func (p *pass) nodeLost(n int32) int64 {
 
 // clearCost returns the slots clearNode would move on n for need, or -1,
 // without keeping the pick.
-func (p *pass) clearCost(n, need int32) int32 {
-	c := &p.sc.cons
+func (c *consolidation) clearCost(n, need int32) int32 {
 	lo := len(c.pick)
-	moved := p.clearNode(n, need)
+	moved := c.clearNode(n, need)
 	c.pick = c.pick[:lo]
 	return moved
 }
 
 // tryMoves evicts one target's movers, places the task on the slots they
 // drain and re-places every mover elsewhere, or rolls it all back.
-func (p *pass) tryMoves(j int32, r *request, t consTarget, backfill bool) outcome {
-	c := &p.sc.cons
+func (c *consolidation) tryMoves(j int32, r *request, t consTarget, backfill bool) outcome {
 	var none victimRule // moves change no policy counters but the budget
-	mark := len(p.sc.stmt)
+	mark := len(c.p.pre.stmt)
 	for _, a := range c.pick[t.lo:t.hi] {
-		if !p.movable(a) {
-			p.rollback(mark, &none)
+		if !c.movable(a) {
+			c.p.pre.rollback(mark, &none)
 			return failed
 		}
-		p.evict(a, &none)
+		c.p.pre.evict(a, &none)
 	}
-	nodes, ok := p.st.find(r, p.sc.scratch[:0])
+	nodes, ok := c.st.find(r, c.p.sc.scratch[:0])
 	if !ok {
-		p.rollback(mark, &none)
+		c.p.pre.rollback(mark, &none)
 		return failed
 	}
-	p.sc.scratch = nodes[:0]
-	p.minimize(mark, nodes, &none)
+	c.p.sc.scratch = nodes[:0]
+	c.p.pre.minimize(mark, nodes, &none)
 	// Keep the movers off the task's placement: claim its free slots
 	// while they look for room.
 	c.ff = c.ff[:0]
 	for _, ns := range nodes {
-		f := min(ns.Slots, p.st.free[ns.Node])
+		f := min(ns.Slots, c.st.free[ns.Node])
 		c.ff = append(c.ff, f)
-		p.st.take(ns.Node, f)
+		c.st.take(ns.Node, f)
 	}
-	placed := p.placeMovers(mark)
+	placed := c.placeMovers(mark)
 	for i, ns := range nodes {
-		p.st.release(ns.Node, c.ff[i])
+		c.st.release(ns.Node, c.ff[i])
 	}
 	if !placed {
-		p.rollback(mark, &none)
+		c.p.pre.rollback(mark, &none)
 		return failed
 	}
 	for i, a := range c.order {
-		p.setFinal(a)
-		at := len(p.sc.arena)
-		p.sc.arena = append(p.sc.arena, c.dest[c.destAt[i]:c.destAt[i+1]]...)
-		p.plan.Moves = append(p.plan.Moves, Move{Alloc: int(a), For: int(j),
-			Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)]})
+		c.p.pre.setFinal(a)
+		at := len(c.p.sc.arena)
+		c.p.sc.arena = append(c.p.sc.arena, c.dest[c.destAt[i]:c.destAt[i+1]]...)
+		c.p.plan.Moves = append(c.p.plan.Moves, Move{Alloc: int(a), For: int(j),
+			Nodes: c.p.sc.arena[at:len(c.p.sc.arena):len(c.p.sc.arena)]})
 	}
-	p.sc.stmt = p.sc.stmt[:mark]
-	return p.commit(j, nodes, backfill)
+	c.p.pre.stmt = c.p.pre.stmt[:mark]
+	return c.p.commit(j, nodes, backfill)
 }
 
 // placeMovers re-places the statement's movers, largest first, by best
 // fit on free slots; on failure it gives back what it took. The movers are
 // left in order and their placements in dest.
-func (p *pass) placeMovers(mark int) bool {
-	c := &p.sc.cons
-	c.order = append(c.order[:0], p.sc.stmt[mark:]...)
+func (c *consolidation) placeMovers(mark int) bool {
+	c.order = append(c.order[:0], c.p.pre.stmt[mark:]...)
 	slices.SortFunc(c.order, func(a, b int32) int {
-		sa, sb := p.s.Allocs[a].Nodes[0].Slots, p.s.Allocs[b].Nodes[0].Slots
+		sa, sb := c.s.Allocs[a].Nodes[0].Slots, c.s.Allocs[b].Nodes[0].Slots
 		if sa != sb {
 			return int(sb - sa)
 		}
-		return p.lessLost(a, b)
+		return c.vic.lessLost(a, b)
 	})
 	c.dest = c.dest[:0]
 	c.destAt = append(c.destAt[:0], 0)
 	for _, a := range c.order {
-		al := &p.s.Allocs[a]
-		job := &p.s.Jobs[al.Job]
+		al := &c.s.Allocs[a]
+		job := &c.s.Jobs[al.Job]
 		r := request{pool: job.Pool, gpu: job.GPU, slots: al.Nodes[0].Slots, oneSwitch: job.Topology == TopologyRequired}
 		at := len(c.dest)
-		nodes, ok := p.st.find(&r, c.dest)
+		nodes, ok := c.st.find(&r, c.dest)
 		if !ok {
 			for _, ns := range c.dest[:at] {
-				p.st.release(ns.Node, ns.Slots)
+				c.st.release(ns.Node, ns.Slots)
 			}
 			return false
 		}
 		c.dest = nodes
-		p.st.takeAll(c.dest[at:])
+		c.st.takeAll(c.dest[at:])
 		c.destAt = append(c.destAt, int32(len(c.dest)))
 	}
 	return true

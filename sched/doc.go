@@ -78,4 +78,21 @@
 // (Plan.Resizes). Moves and resizes keep the invariants above: the slots
 // a moved or resized task leaves drain like a preempted task's, and its
 // new slots are taken from free ones.
+//
+// A pass (pass, schedule.go) holds the snapshot, the planning state and
+// the plan; the policy loops and the plan's bookkeeping (commit, pending
+// reasons) are its methods. The stages above are its parts, each a struct
+// that owns the scratch memory of one stage and that the Scheduler keeps
+// between passes (passparts.go): victimLists (victims.go) the pools'
+// victim lists with their facts, skip pointers and node index, and the
+// preemption budget counts, and says which candidates a rule allows;
+// preemptor (preempt.go) the statement of tentative evictions and the
+// searches' scratch, and evicts, rolls back, trims and commits;
+// consolidation (consolidate.go) the movers and targets of the
+// consolidation stage; licensePass (licenses.go) the license counts and
+// profiles; nodeProfile (nodeprofile.go) conservative backfill's per-node
+// profile; elasticPass (elastic.go) elastic task sizes and growth; and
+// findMemo (findmemo.go) the placements that failed on the state as it
+// is. A part reaches the pass, and through it the other parts, by a back
+// pointer; its declaration says what it reads and writes.
 package sched

@@ -43,16 +43,26 @@ type Resize struct {
 	Nodes []NodeSlots
 }
 
-// elasticPass is the per-pass scratch of elastic jobs.
+// elasticPass is the elastic stage: the task sizes jobs shrink to when the
+// full size does not fit, and the growth of shrunk tasks once a pool has
+// slots to spare (expand). It owns the sizes and the list of tasks that
+// may grow. It reads the snapshot, the plan's pending entries and the
+// quota counters; growing writes the planning state, the quota counters,
+// the plan's resizes (in the Scheduler's arena) and the final marks
+// (through the preemption's setFinal).
 type elasticPass struct {
-	// size is each elastic job's current task size in this pass; 0 means
-	// Job.Slots.
-	size []int32
-	grow []int32
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s  *Snapshot
+	st *state
+	// sizes holds each elastic job's current task size in this pass; 0
+	// means Job.Slots.
+	sizes    []int32
+	growable []int32
 }
 
 func (e *elasticPass) reset(s *Snapshot) {
-	e.size = resize(e.size, len(s.Jobs))
+	e.sizes = resize(e.sizes, len(s.Jobs))
 }
 
 func validateJobElastic(j *Job) error {
@@ -78,10 +88,10 @@ func validateMoving(s *Snapshot) error {
 }
 
 // size is the slots the next task of j asks for in this pass.
-func (p *pass) size(j int32) int32 {
-	job := &p.s.Jobs[j]
+func (e *elasticPass) size(j int32) int32 {
+	job := &e.s.Jobs[j]
 	if job.MinSlots > 0 {
-		if v := p.sc.elastic.size[j]; v > 0 {
+		if v := e.sizes[j]; v > 0 {
 			return v
 		}
 	}
@@ -89,8 +99,8 @@ func (p *pass) size(j int32) int32 {
 }
 
 // minSize is the smallest task j can run: MinSlots for an elastic job.
-func (p *pass) minSize(j int32) int32 {
-	job := &p.s.Jobs[j]
+func (e *elasticPass) minSize(j int32) int32 {
+	job := &e.s.Jobs[j]
 	if job.MinSlots > 0 {
 		return int32(job.MinSlots)
 	}
@@ -99,16 +109,16 @@ func (p *pass) minSize(j int32) int32 {
 
 // shrink halves j's task size for the next try and reports whether there
 // is a smaller size to try.
-func (p *pass) shrink(j int32) bool {
-	job := &p.s.Jobs[j]
+func (e *elasticPass) shrink(j int32) bool {
+	job := &e.s.Jobs[j]
 	if job.MinSlots == 0 {
 		return false
 	}
-	cur := p.size(j)
+	cur := e.size(j)
 	if cur <= int32(job.MinSlots) {
 		return false
 	}
-	p.sc.elastic.size[j] = max(cur/2, int32(job.MinSlots))
+	e.sizes[j] = max(cur/2, int32(job.MinSlots))
 	return true
 }
 
@@ -125,42 +135,41 @@ func blocksExpansion(r Reason) bool {
 
 // expand doubles the pool's shrunk elastic tasks when its pass left slots
 // spare; pendMark is where the pool's pending entries start in the plan.
-func (p *pass) expand(pool int, pendMark int) {
-	e := &p.sc.elastic
-	cands := e.grow[:0]
-	for _, a := range p.sc.poolRuns[pool] {
-		if p.canGrow(a) {
+func (e *elasticPass) expand(pool int, pendMark int) {
+	cands := e.growable[:0]
+	for _, a := range e.p.sc.poolRuns[pool] {
+		if e.canGrow(a) {
 			cands = append(cands, a)
 		}
 	}
-	e.grow = cands
+	e.growable = cands
 	if len(cands) == 0 {
 		return
 	}
-	for _, pe := range p.plan.Pending[pendMark:] {
-		if p.s.Jobs[pe.Job].Slots > 0 && blocksExpansion(pe.Reason) {
+	for _, pe := range e.p.plan.Pending[pendMark:] {
+		if e.s.Jobs[pe.Job].Slots > 0 && blocksExpansion(pe.Reason) {
 			return
 		}
 	}
 	slices.SortFunc(cands, func(a, b int32) int {
-		if c := cmp64(p.s.Allocs[a].Start, p.s.Allocs[b].Start); c != 0 {
+		if c := cmp64(e.s.Allocs[a].Start, e.s.Allocs[b].Start); c != 0 {
 			return c
 		}
 		return int(a - b)
 	})
 	for _, a := range cands {
-		p.grow(a)
+		e.grow(a)
 	}
 }
 
 // canGrow reports a running task of an elastic job that may double now.
-func (p *pass) canGrow(a int32) bool {
-	al := &p.s.Allocs[a]
-	job := &p.s.Jobs[al.Job]
-	if job.MinSlots == 0 || job.Interactive || al.Preempting || p.sc.evicted[a] || p.sc.final[a] {
+func (e *elasticPass) canGrow(a int32) bool {
+	al := &e.s.Allocs[a]
+	job := &e.s.Jobs[al.Job]
+	if job.MinSlots == 0 || job.Interactive || al.Preempting || e.p.sc.evicted[a] || e.p.sc.final[a] {
 		return false
 	}
-	if min := p.s.Pools[job.Pool].MinRunTime; min > 0 && p.s.Now-al.Start < min {
+	if min := e.s.Pools[job.Pool].MinRunTime; min > 0 && e.s.Now-al.Start < min {
 		return false
 	}
 	held := 0
@@ -174,62 +183,62 @@ func (p *pass) canGrow(a int32) bool {
 }
 
 // grow doubles one task if the new size fits, and records the resize.
-func (p *pass) grow(a int32) {
-	al := &p.s.Allocs[a]
-	job := &p.s.Jobs[al.Job]
+func (e *elasticPass) grow(a int32) {
+	al := &e.s.Allocs[a]
+	job := &e.s.Jobs[al.Job]
 	cur := int32(Slots(al.Nodes))
 	want := min(2*cur, int32(job.Slots))
-	if !p.quotaAllowsGrowth(job, want-cur) {
+	if !e.quotaAllowsGrowth(job, want-cur) {
 		return
 	}
-	at := len(p.sc.arena)
-	if n := al.Nodes[0].Node; len(al.Nodes) == 1 && p.fitsJob(n, job) && p.st.free[n] >= want-cur {
-		p.st.take(n, want-cur)
-		p.sc.arena = append(p.sc.arena, NodeSlots{Node: n, Slots: want})
-	} else if !p.regrow(al, want) {
+	at := len(e.p.sc.arena)
+	if n := al.Nodes[0].Node; len(al.Nodes) == 1 && e.fitsJob(n, job) && e.st.free[n] >= want-cur {
+		e.st.take(n, want-cur)
+		e.p.sc.arena = append(e.p.sc.arena, NodeSlots{Node: n, Slots: want})
+	} else if !e.regrow(al, want) {
 		return
 	}
-	p.setFinal(a)
-	if q := &p.sc.quota; p.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
-		q.add(p.s, q.alloc, int32(job.Project), want-cur)
+	e.p.pre.setFinal(a)
+	if q := &e.p.sc.quota; e.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
+		q.add(e.s, q.alloc, int32(job.Project), want-cur)
 		if !job.Preemptible {
-			q.add(p.s, q.fixed, int32(job.Project), want-cur)
+			q.add(e.s, q.fixed, int32(job.Project), want-cur)
 		}
 	}
-	p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)]})
+	e.p.plan.Resizes = append(e.p.plan.Resizes, Resize{Alloc: int(a), Nodes: e.p.sc.arena[at:len(e.p.sc.arena):len(e.p.sc.arena)]})
 }
 
 // regrow places the task anew at want slots, its own slots counted as
 // free, and appends the placement to the arena. Slots of the old placement
 // that the new one does not reuse are left draining: the task holds them
 // until its checkpoint lands.
-func (p *pass) regrow(al *Alloc, want int32) bool {
+func (e *elasticPass) regrow(al *Alloc, want int32) bool {
 	for _, ns := range al.Nodes {
-		p.st.release(ns.Node, ns.Slots)
+		e.st.release(ns.Node, ns.Slots)
 	}
-	job := &p.s.Jobs[al.Job]
-	r := request{pool: job.Pool, gpu: job.GPU, slots: want, spread: p.s.Pools[job.Pool].Placement == PlaceSpread,
+	job := &e.s.Jobs[al.Job]
+	r := request{pool: job.Pool, gpu: job.GPU, slots: want, spread: e.s.Pools[job.Pool].Placement == PlaceSpread,
 		oneSwitch: job.Topology == TopologyRequired}
-	nodes, ok := p.st.find(&r, p.sc.scratch[:0])
-	p.sc.scratch = nodes[:0]
+	nodes, ok := e.st.find(&r, e.p.sc.scratch[:0])
+	e.p.sc.scratch = nodes[:0]
 	if !ok {
-		p.st.takeAll(al.Nodes)
+		e.st.takeAll(al.Nodes)
 		return false
 	}
-	p.st.takeAll(nodes)
-	p.sc.arena = append(p.sc.arena, nodes...)
+	e.st.takeAll(nodes)
+	e.p.sc.arena = append(e.p.sc.arena, nodes...)
 	for _, ns := range al.Nodes {
 		if left := ns.Slots - slotsOn(nodes, ns.Node); left > 0 {
-			p.st.take(ns.Node, left)
-			p.st.addDrain(ns.Node, left)
+			e.st.take(ns.Node, left)
+			e.st.addDrain(ns.Node, left)
 		}
 	}
 	return true
 }
 
 // fitsJob reports whether node n may hold tasks of the job.
-func (p *pass) fitsJob(n int32, job *Job) bool {
-	nd := &p.s.Nodes[n]
+func (e *elasticPass) fitsJob(n int32, job *Job) bool {
+	nd := &e.s.Nodes[n]
 	return nd.Pool == job.Pool && (job.GPU == "" || nd.GPU == job.GPU)
 }
 
@@ -245,13 +254,13 @@ func slotsOn(nodes []NodeSlots, n int32) int32 {
 }
 
 // quotaAllowsGrowth checks a quota pool's limits for delta more slots.
-func (p *pass) quotaAllowsGrowth(job *Job, delta int32) bool {
-	if p.s.Pools[job.Pool].Policy != PolicyQuota || job.Borrow {
+func (e *elasticPass) quotaAllowsGrowth(job *Job, delta int32) bool {
+	if e.s.Pools[job.Pool].Policy != PolicyQuota || job.Borrow {
 		return true
 	}
-	q := &p.sc.quota
+	q := &e.p.sc.quota
 	pr := int32(job.Project)
-	if !q.withinLimit(p.s, pr, delta) {
+	if !q.withinLimit(e.s, pr, delta) {
 		return false
 	}
 	return job.Preemptible || q.fixed[pr]+delta <= q.quota[pr]

@@ -146,7 +146,7 @@ func (f *fairShare) waterFill(p *pass, jobs []int32, capacity int32) {
 }
 
 func (f *fairShare) fail(p *pass, j int32) {
-	if f.alloc[j] >= f.share[j] && p.licensesFit(j) {
+	if f.alloc[j] >= f.share[j] && p.lic.licensesFit(j) {
 		job := &p.s.Jobs[j]
 		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
 			Need: job.Slots, Free: p.st.groupsAvail(job.Pool), At: -1})
@@ -158,10 +158,10 @@ func (f *fairShare) fail(p *pass, j int32) {
 // victims orders the pool's tasks as victims: jobs furthest above
 // their share first, newest task first.
 func (f *fairShare) victims(p *pass, pool int) []int32 {
-	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+	v := p.vic.sortVictims(pool, func(a int32, al *Alloc) victimKey {
 		return victimKey{major: -int64(f.alloc[al.Job] - f.share[al.Job]), start: al.Start, a: a}
 	})
-	p.sc.victimNext = resize(p.sc.victimNext, len(v))
-	p.victimFactsOf(v)
+	p.vic.next = resize(p.vic.next, len(v))
+	p.vic.victimFactsOf(v)
 	return v
 }

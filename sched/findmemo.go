@@ -34,11 +34,9 @@ type findMemo struct {
 // request is simply searched.
 const findMemoMax = 32
 
-// find is p.st.find, answering at once a request that failed on a state
+// find is st.find, answering at once a request that failed on a state
 // where it must fail again.
-func (p *pass) find(r *request, out []NodeSlots) ([]NodeSlots, bool) {
-	fm := &p.sc.finds
-	st := p.st
+func (fm *findMemo) find(st *state, r *request, out []NodeSlots) ([]NodeSlots, bool) {
 	if fm.st != st {
 		fm.st, fm.at, fm.grewAt, fm.reqs, fm.mono = st, st.changes, st.grew, fm.reqs[:0], fm.mono[:0]
 	}

@@ -19,7 +19,7 @@ func TestFindMemoExact(t *testing.T) {
 		if _, err := sc.Schedule(s); err != nil {
 			t.Fatalf("case %d: %v", c, err)
 		}
-		p := pass{sc: &sc, s: s, st: &sc.st, plan: &sc.plan}
+		p := sc.begin(s)
 		p.st.copyFrom(&sc.base)
 		var reqs []request
 		for gi := range p.st.groups {
@@ -35,7 +35,7 @@ func TestFindMemoExact(t *testing.T) {
 		for range 200 {
 			r := reqs[rng.IntN(len(reqs))]
 			before := p.st.changes
-			got, gotOK := p.find(&r, nil)
+			got, gotOK := p.finds.find(p.st, &r, nil)
 			want, wantOK := p.st.find(&r, nil)
 			if gotOK != wantOK || (gotOK && !slices.Equal(got, want)) {
 				t.Fatalf("case %d: find(%+v) = %v %v, the search gives %v %v", c, r, got, gotOK, want, wantOK)

@@ -41,8 +41,17 @@ type LicenseUse struct {
 	Count   int
 }
 
-// licensePass holds license counts for one pass, indexed by license.
+// licensePass is the license stage every policy checks: it owns the pass's
+// license counts, indexed by license (free, the EASY shadow counts, and
+// conservative backfill's per-license profiles with their releases). It
+// reads the snapshot, the plan's starts, the evicted marks and the pool's
+// conservative profile, whose reservations it also writes (reserveAll);
+// licenseNever records a Pending entry.
 type licensePass struct {
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s  *Snapshot
+	st *state
 	// free is Total less what allocations hold and this plan took; it
 	// may be negative when Total was lowered below what is held.
 	free []int
@@ -108,27 +117,27 @@ func (lp *licensePass) reset(s *Snapshot) {
 }
 
 // licensesFit reports whether one more task of j has its licenses free.
-func (p *pass) licensesFit(j int32) bool {
-	for _, u := range p.s.Jobs[j].Licenses {
-		if p.sc.lic.free[u.License] < u.Count {
+func (lp *licensePass) licensesFit(j int32) bool {
+	for _, u := range lp.s.Jobs[j].Licenses {
+		if lp.free[u.License] < u.Count {
 			return false
 		}
 	}
 	return true
 }
 
-func (p *pass) takeLicenses(j int32) {
-	for _, u := range p.s.Jobs[j].Licenses {
-		p.sc.lic.free[u.License] -= u.Count
+func (lp *licensePass) takeLicenses(j int32) {
+	for _, u := range lp.s.Jobs[j].Licenses {
+		lp.free[u.License] -= u.Count
 	}
 }
 
 // licensePending explains the first license j is short of.
-func (p *pass) licensePending(j int32) Pending {
-	job := &p.s.Jobs[j]
+func (lp *licensePass) licensePending(j int32) Pending {
+	job := &lp.s.Jobs[j]
 	pe := Pending{Job: int(j), Reason: ReasonLicense, Blocker: -1, Need: job.Slots, At: -1}
 	for _, u := range job.Licenses {
-		if free := p.sc.lic.free[u.License]; free < u.Count {
+		if free := lp.free[u.License]; free < u.Count {
 			pe.License, pe.LicenseNeed, pe.LicenseFree = u.License, u.Count, max(free, 0)
 			break
 		}
@@ -138,12 +147,12 @@ func (p *pass) licensePending(j int32) Pending {
 
 // licenseNever reports, and records, a job that needs more of a license
 // than exist.
-func (p *pass) licenseNever(j int32) bool {
-	job := &p.s.Jobs[j]
+func (lp *licensePass) licenseNever(j int32) bool {
+	job := &lp.s.Jobs[j]
 	for _, u := range job.Licenses {
-		if u.Count > p.s.Licenses[u.License].Total {
-			p.addPending(Pending{Job: int(j), Reason: ReasonLicense, Blocker: -1, Need: job.Slots, At: -1,
-				License: u.License, LicenseNeed: u.Count, LicenseFree: max(p.sc.lic.free[u.License], 0)})
+		if u.Count > lp.s.Licenses[u.License].Total {
+			lp.p.addPending(Pending{Job: int(j), Reason: ReasonLicense, Blocker: -1, Need: job.Slots, At: -1,
+				License: u.License, LicenseNeed: u.Count, LicenseFree: max(lp.free[u.License], 0)})
 			return true
 		}
 	}
@@ -152,10 +161,10 @@ func (p *pass) licenseNever(j int32) bool {
 
 // licensesLeave reports whether j may take its licenses without taking
 // any that blocker, waiting ahead of it, needs.
-func (p *pass) licensesLeave(j, blocker int32) bool {
-	for _, u := range p.s.Jobs[j].Licenses {
-		for _, b := range p.s.Jobs[blocker].Licenses {
-			if b.License == u.License && p.sc.lic.free[u.License]-u.Count < b.Count {
+func (lp *licensePass) licensesLeave(j, blocker int32) bool {
+	for _, u := range lp.s.Jobs[j].Licenses {
+		for _, b := range lp.s.Jobs[blocker].Licenses {
+			if b.License == u.License && lp.free[u.License]-u.Count < b.Count {
 				return false
 			}
 		}
@@ -170,20 +179,20 @@ func (lp *licensePass) shadowFromFree() {
 
 // shadowRelease gives back (sign 1) or takes (−1) one task's licenses in
 // the EASY shadow count.
-func (p *pass) shadowRelease(j int32, sign int) {
-	for _, u := range p.s.Jobs[j].Licenses {
-		p.sc.lic.shadow[u.License] += sign * u.Count
+func (lp *licensePass) shadowRelease(j int32, sign int) {
+	for _, u := range lp.s.Jobs[j].Licenses {
+		lp.shadow[u.License] += sign * u.Count
 	}
 }
 
 // shadowFits reports whether the head's licenses are free at the shadow
 // time, after one more task of job with (or of no job, with < 0) takes
 // its own.
-func (p *pass) shadowFits(head, with int32) bool {
-	for _, h := range p.s.Jobs[head].Licenses {
-		have := p.sc.lic.shadow[h.License]
+func (lp *licensePass) shadowFits(head, with int32) bool {
+	for _, h := range lp.s.Jobs[head].Licenses {
+		have := lp.shadow[h.License]
 		if with >= 0 {
-			for _, u := range p.s.Jobs[with].Licenses {
+			for _, u := range lp.s.Jobs[with].Licenses {
 				if u.License == h.License {
 					have -= u.Count
 				}
@@ -200,24 +209,24 @@ func (p *pass) shadowFits(head, with int32) bool {
 // every license-holding task that the pool's own slot releases leave out:
 // tasks of other pools, and this pool's checkpointing tasks. Their nodes
 // are left out, so only their licenses come back.
-func (p *pass) licenseEnds(pool int, head int32, firstStart int, ends []release) []release {
-	if len(p.s.Jobs[head].Licenses) == 0 {
+func (lp *licensePass) licenseEnds(pool int, head int32, firstStart int, ends []release) []release {
+	if len(lp.s.Jobs[head].Licenses) == 0 {
 		return ends
 	}
-	for ai := range p.s.Allocs {
-		al := &p.s.Allocs[ai]
-		job := &p.s.Jobs[al.Job]
-		if len(job.Licenses) == 0 || al.Moving || (job.Pool == pool && !al.Preempting && !p.sc.evicted[ai]) {
+	for ai := range lp.s.Allocs {
+		al := &lp.s.Allocs[ai]
+		job := &lp.s.Jobs[al.Job]
+		if len(job.Licenses) == 0 || al.Moving || (job.Pool == pool && !al.Preempting && !lp.p.sc.evicted[ai]) {
 			continue
 		}
-		if end := al.End(p.s.Jobs); end != Never {
-			ends = append(ends, release{at: max(end, p.s.Now), job: int32(al.Job)})
+		if end := al.End(lp.s.Jobs); end != Never {
+			ends = append(ends, release{at: max(end, lp.s.Now), job: int32(al.Job)})
 		}
 	}
-	for _, st := range p.plan.Starts[:firstStart] {
-		job := &p.s.Jobs[st.Job]
+	for _, st := range lp.p.plan.Starts[:firstStart] {
+		job := &lp.s.Jobs[st.Job]
 		if len(job.Licenses) > 0 && job.TimeLimit > 0 {
-			ends = append(ends, release{at: p.s.Now + job.TimeLimit, job: int32(st.Job)})
+			ends = append(ends, release{at: lp.s.Now + job.TimeLimit, job: int32(st.Job)})
 		}
 	}
 	return ends
@@ -227,38 +236,37 @@ func (p *pass) licenseEnds(pool int, head int32, firstStart int, ends []release)
 // availability profile per license: what is free now, plus what each
 // holding task (any pool, this plan's starts included) gives back at the
 // end of its time limit.
-func (p *pass) buildLicenseProfiles(jobs []int32) {
-	lp := &p.sc.lic
-	if len(p.s.Licenses) == 0 || !slices.ContainsFunc(jobs, func(j int32) bool { return len(p.s.Jobs[j].Licenses) > 0 }) {
+func (lp *licensePass) buildLicenseProfiles(jobs []int32) {
+	if len(lp.s.Licenses) == 0 || !slices.ContainsFunc(jobs, func(j int32) bool { return len(lp.s.Jobs[j].Licenses) > 0 }) {
 		lp.prof = lp.prof[:0]
 		return
 	}
 	rel := lp.rel[:0]
-	for ai := range p.s.Allocs {
-		al := &p.s.Allocs[ai]
-		if end := al.End(p.s.Jobs); end != Never && len(p.s.Jobs[al.Job].Licenses) > 0 && !al.Moving {
-			rel = append(rel, licRelease{at: max(end, p.s.Now), job: int32(al.Job)})
+	for ai := range lp.s.Allocs {
+		al := &lp.s.Allocs[ai]
+		if end := al.End(lp.s.Jobs); end != Never && len(lp.s.Jobs[al.Job].Licenses) > 0 && !al.Moving {
+			rel = append(rel, licRelease{at: max(end, lp.s.Now), job: int32(al.Job)})
 		}
 	}
-	for _, st := range p.plan.Starts {
-		if job := &p.s.Jobs[st.Job]; len(job.Licenses) > 0 && job.TimeLimit > 0 {
-			rel = append(rel, licRelease{at: p.s.Now + job.TimeLimit, job: int32(st.Job)})
+	for _, st := range lp.p.plan.Starts {
+		if job := &lp.s.Jobs[st.Job]; len(job.Licenses) > 0 && job.TimeLimit > 0 {
+			rel = append(rel, licRelease{at: lp.s.Now + job.TimeLimit, job: int32(st.Job)})
 		}
 	}
 	slices.SortStableFunc(rel, func(a, b licRelease) int { return cmp64(a.at, b.at) })
 	lp.rel = rel
-	for len(lp.prof) < len(p.s.Licenses) {
+	for len(lp.prof) < len(lp.s.Licenses) {
 		lp.prof = append(lp.prof, profile{})
 	}
-	lp.prof = lp.prof[:len(p.s.Licenses)]
+	lp.prof = lp.prof[:len(lp.s.Licenses)]
 	for l := range lp.prof {
 		pr := &lp.prof[l]
 		pr.hit = false
-		pr.at = append(pr.at[:0], p.s.Now)
+		pr.at = append(pr.at[:0], lp.s.Now)
 		pr.free = append(pr.free[:0], int64(lp.free[l]))
 	}
 	for _, r := range rel {
-		for _, u := range p.s.Jobs[r.job].Licenses {
+		for _, u := range lp.s.Jobs[r.job].Licenses {
 			pr := &lp.prof[u.License]
 			last := len(pr.at) - 1
 			if pr.at[last] == r.at {
@@ -275,15 +283,15 @@ func (p *pass) buildLicenseProfiles(jobs []int32) {
 // the pool's profile and its licenses in theirs, for dur seconds. Each
 // profile's earliest start at or after t only moves forward, so taking the
 // latest of them until none moves finds the first common start.
-func (p *pass) earliestAll(j int32, need, dur int64) int64 {
-	return p.earliestAllFrom(j, need, dur, p.s.Now)
+func (lp *licensePass) earliestAll(j int32, need, dur int64) int64 {
+	return lp.earliestAllFrom(j, need, dur, lp.s.Now)
 }
 
 // earliestAllFrom is earliestAll for starts at or after t.
-func (p *pass) earliestAllFrom(j int32, need, dur, t int64) int64 {
-	pr := &p.sc.profile
-	uses := p.s.Jobs[j].Licenses
-	if len(uses) == 0 || len(p.sc.lic.prof) == 0 {
+func (lp *licensePass) earliestAllFrom(j int32, need, dur, t int64) int64 {
+	pr := &lp.p.sc.profile
+	uses := lp.s.Jobs[j].Licenses
+	if len(uses) == 0 || len(lp.prof) == 0 {
 		return pr.earliestFrom(t, need, dur)
 	}
 	for {
@@ -293,7 +301,7 @@ func (p *pass) earliestAllFrom(j int32, need, dur, t int64) int64 {
 			if t == Never {
 				return Never
 			}
-			if t2 := p.sc.lic.prof[u.License].earliestFrom(t, int64(u.Count), dur); t2 != t {
+			if t2 := lp.prof[u.License].earliestFrom(t, int64(u.Count), dur); t2 != t {
 				t, moved = t2, true
 			}
 		}
@@ -305,13 +313,13 @@ func (p *pass) earliestAllFrom(j int32, need, dur, t int64) int64 {
 
 // reserveAll takes (sign 1) or gives back (sign −1) a task's slots and
 // licenses over [at, at+dur) in the conservative profiles.
-func (p *pass) reserveAll(j int32, at, dur, need int64, sign int64) {
-	p.sc.profile.reserve(at, dur, sign*need)
-	if len(p.sc.lic.prof) == 0 {
+func (lp *licensePass) reserveAll(j int32, at, dur, need int64, sign int64) {
+	lp.p.sc.profile.reserve(at, dur, sign*need)
+	if len(lp.prof) == 0 {
 		return
 	}
-	for _, u := range p.s.Jobs[j].Licenses {
-		p.sc.lic.prof[u.License].reserve(at, dur, sign*int64(u.Count))
+	for _, u := range lp.s.Jobs[j].Licenses {
+		lp.prof[u.License].reserve(at, dur, sign*int64(u.Count))
 	}
 }
 

@@ -321,7 +321,7 @@ func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 // victims returns the pool's running tasks as victims: lowest QOS
 // first, then lowest priority, then least work lost (see lessLost).
 func (m *mfPass) victims(p *pass, pool int) []int32 {
-	v := append(p.sc.victims[:0], p.sc.poolRuns[pool]...)
+	v := append(p.vic.list[:0], p.sc.poolRuns[pool]...)
 	prio := m.prio
 	slices.SortFunc(v, func(a, b int32) int {
 		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
@@ -333,10 +333,10 @@ func (m *mfPass) victims(p *pass, pool int) []int32 {
 		case prio[aa.Job] != prio[ab.Job]:
 			return -cmpDesc(prio[aa.Job], prio[ab.Job])
 		}
-		return p.lessLost(a, b)
+		return p.vic.lessLost(a, b)
 	})
-	p.sc.victims = v
-	p.sc.victimNext = resize(p.sc.victimNext, len(v))
+	p.vic.list = v
+	p.vic.next = resize(p.vic.next, len(v))
 	return v
 }
 

@@ -28,7 +28,17 @@ type heldResv struct {
 	lo, hi  int32
 }
 
+// nodeProfile is conservative backfill's per-node profile for the pool
+// being planned: it owns each node's free slots over time, the
+// reservations held in it this pass, and the placement its searches last
+// found. It reads the snapshot, the planning state, the pool's slot-count
+// profile (for its releases) and the license profiles; it plans placements
+// on the Scheduler's shadow state, which it writes.
 type nodeProfile struct {
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s     *Snapshot
+	st    *state
 	on    bool
 	pool  int
 	steps [][]nodeStep // by snapshot node index; only the pool's nodes
@@ -50,44 +60,43 @@ type nodeProfile struct {
 }
 
 // usesNodes reports whether a pool needs the per-node profile.
-func (p *pass) usesNodes(pool int) bool {
-	gs := p.st.poolGroups[pool]
-	return len(gs) > 1 || (len(gs) == 1 && p.st.groups[gs[0]].size > 1)
+func (np *nodeProfile) usesNodes(pool int) bool {
+	gs := np.st.poolGroups[pool]
+	return len(gs) > 1 || (len(gs) == 1 && np.st.groups[gs[0]].size > 1)
 }
 
 // buildNodeProfile starts every node of the pool from its slots available
 // now and adds back each running task's slots at its time limit, like
 // buildProfile does with counts (whose releases it reuses).
-func (p *pass) buildNodeProfile(pool int) {
-	np := &p.sc.nprof
-	np.on, np.pool = p.usesNodes(pool), pool
+func (np *nodeProfile) buildNodeProfile(pool int) {
+	np.on, np.pool = np.usesNodes(pool), pool
 	if !np.on {
 		return
 	}
 	np.gen++
 	np.resv = np.resv[:0]
-	np.held = resizeKeep(np.held, len(p.s.Jobs))
-	for len(np.steps) < len(p.s.Nodes) {
+	np.held = resizeKeep(np.held, len(np.s.Jobs))
+	for len(np.steps) < len(np.s.Nodes) {
 		np.steps = append(np.steps, nil)
 	}
-	np.stepGen = resizeKeep(np.stepGen, len(p.s.Nodes))
-	np.times = append(np.times[:0], p.s.Now)
-	np.resetCursors(len(p.s.Nodes))
-	for _, gi := range p.st.poolGroups[pool] {
-		for _, n := range p.st.groups[gi].nodes {
-			np.steps[n] = append(np.steps[n][:0], nodeStep{at: p.s.Now, free: p.st.avail(n)})
+	np.stepGen = resizeKeep(np.stepGen, len(np.s.Nodes))
+	np.times = append(np.times[:0], np.s.Now)
+	np.resetCursors(len(np.s.Nodes))
+	for _, gi := range np.st.poolGroups[pool] {
+		for _, n := range np.st.groups[gi].nodes {
+			np.steps[n] = append(np.steps[n][:0], nodeStep{at: np.s.Now, free: np.st.avail(n)})
 			np.stepGen[n] = np.gen
 		}
 	}
-	for _, e := range p.sc.profile.ends {
+	for _, e := range np.p.sc.profile.ends {
 		for _, ns := range e.nodes {
 			if ns.Slots > 0 && np.stepGen[ns.Node] == np.gen {
 				np.add(ns.Node, e.at, Never, ns.Slots)
 			}
 		}
 	}
-	// Per-pass scratch that p.sc.shadow holds: the window view.
-	p.sc.shadow.copyFrom(p.st)
+	// Per-pass scratch that the Scheduler's shadow state holds: the window view.
+	np.p.sc.shadow.copyFrom(np.st)
 }
 
 // resizeKeep grows s to n entries without clearing what it holds.
@@ -166,18 +175,17 @@ func (np *nodeProfile) windowMin(n int32, from, to int64) int32 {
 // placeAt finds a placement of one task of j that stays free over
 // [t, t+dur), leaving it in np.found: the window's free slots per node go
 // into the shadow state, where the ordinary placement rules run.
-func (p *pass) placeAt(j int32, slots int32, t, dur int64) bool {
-	np := &p.sc.nprof
-	sh := &p.sc.shadow
+func (np *nodeProfile) placeAt(j int32, slots int32, t, dur int64) bool {
+	sh := &np.p.sc.shadow
 	end := addTime(t, dur)
-	for _, gi := range p.st.poolGroups[np.pool] {
+	for _, gi := range np.st.poolGroups[np.pool] {
 		g := &sh.groups[gi]
 		for _, n := range g.nodes {
 			sh.free[n], sh.drain[n] = np.windowFrom(n, t, end), 0
 		}
 		sh.index(g)
 	}
-	r := p.request(j, true)
+	r := np.p.request(j, true)
 	r.slots = slots
 	nodes, ok := sh.find(&r, np.found[:0])
 	np.found = nodes
@@ -189,18 +197,17 @@ func (p *pass) placeAt(j int32, slots int32, t, dur int64) bool {
 // when every node it uses also stays free for the whole window (no later
 // reservation there). On a cluster with room most jobs start this way; a
 // refusal falls back to placeAt.
-func (p *pass) placeNow(j int32, slots int32, dur int64) bool {
-	np := &p.sc.nprof
-	r := p.request(j, true)
+func (np *nodeProfile) placeNow(j int32, slots int32, dur int64) bool {
+	r := np.p.request(j, true)
 	r.slots = slots
-	nodes, ok := p.st.find(&r, np.found[:0])
+	nodes, ok := np.st.find(&r, np.found[:0])
 	np.found = nodes
 	if !ok {
 		return false
 	}
-	end := addTime(p.s.Now, dur)
+	end := addTime(np.s.Now, dur)
 	for _, ns := range nodes {
-		if np.windowMin(ns.Node, p.s.Now, end) < ns.Slots {
+		if np.windowMin(ns.Node, np.s.Now, end) < ns.Slots {
 			return false
 		}
 	}
@@ -210,20 +217,19 @@ func (p *pass) placeNow(j int32, slots int32, dur int64) bool {
 // earliestNodes finds the first time from t on at which a placement of
 // the task stays free for dur, given the count (and license) profile's
 // earliest time as a lower bound; the placement is left in np.found.
-func (p *pass) earliestNodes(j int32, slots int32, dur int64) int64 {
-	np := &p.sc.nprof
-	t := p.earliestAll(j, int64(slots), dur)
-	if t == p.s.Now && p.placeNow(j, slots, dur) {
+func (np *nodeProfile) earliestNodes(j int32, slots int32, dur int64) int64 {
+	t := np.p.lic.earliestAll(j, int64(slots), dur)
+	if t == np.s.Now && np.placeNow(j, slots, dur) {
 		return t
 	}
-	r := p.request(j, true)
+	r := np.p.request(j, true)
 	r.slots = slots
 	var at int64
-	if p.st.oneNode(&r) {
-		at = p.earliestOneNode(j, &r, dur, t)
+	if np.st.oneNode(&r) {
+		at = np.earliestOneNode(j, &r, dur, t)
 	}
-	if at == Never || !p.st.oneNode(&r) {
-		at = p.earliestByTimes(j, slots, dur, t)
+	if at == Never || !np.st.oneNode(&r) {
+		at = np.earliestByTimes(j, slots, dur, t)
 	}
 	if np.lifted != nil && np.liftedAt < at {
 		// The promise it was lifted from is still free: keep it.
@@ -242,11 +248,10 @@ const maxTimes = 64
 // earliestByTimes tries each moment from t on at which some node's
 // availability changes (and the count and licenses allow it) until a
 // placement stays free for dur: for gangs, which span nodes.
-func (p *pass) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
-	np := &p.sc.nprof
-	np.resetCursors(len(p.s.Nodes))
+func (np *nodeProfile) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
+	np.resetCursors(len(np.s.Nodes))
 	for tries := 0; t != Never && tries < maxTimes; tries++ {
-		if p.placeAt(j, slots, t, dur) {
+		if np.placeAt(j, slots, t, dur) {
 			return t
 		}
 		k, found := slices.BinarySearch(np.times, t)
@@ -256,7 +261,7 @@ func (p *pass) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
 		if k == len(np.times) {
 			return Never
 		}
-		t = p.earliestAllFrom(j, int64(slots), dur, np.times[k])
+		t = np.p.lic.earliestAllFrom(j, int64(slots), dur, np.times[k])
 	}
 	return Never
 }
@@ -267,18 +272,17 @@ func (p *pass) earliestByTimes(j int32, slots int32, dur, t int64) int64 {
 // among nodes free at that time the best fit (or the emptiest, for
 // spread), ties to the lower index. The count and licenses must agree on
 // the time, else the search goes on from theirs.
-func (p *pass) earliestOneNode(j int32, r *request, dur, t int64) int64 {
-	np := &p.sc.nprof
+func (np *nodeProfile) earliestOneNode(j int32, r *request, dur, t int64) int64 {
 	for t != Never {
 		best, bestAt, bestF := int32(-1), Never, int32(0)
-		for _, gi := range p.st.poolGroups[np.pool] {
-			g := &p.st.groups[gi]
-			if g.size < r.slots || !p.st.matches(g, r) {
+		for _, gi := range np.st.poolGroups[np.pool] {
+			g := &np.st.groups[gi]
+			if g.size < r.slots || !np.st.matches(g, r) {
 				continue
 			}
 			for _, n := range g.nodes {
 				at, f := np.nodeEarliest(n, r.slots, dur, t)
-				if at < bestAt || (at == bestAt && at != Never && p.st.better(r, f, n, bestF, best)) {
+				if at < bestAt || (at == bestAt && at != Never && np.st.better(r, f, n, bestF, best)) {
 					best, bestAt, bestF = n, at, f
 				}
 			}
@@ -286,7 +290,7 @@ func (p *pass) earliestOneNode(j int32, r *request, dur, t int64) int64 {
 		if best < 0 {
 			return Never
 		}
-		if t2 := p.earliestAllFrom(j, int64(r.slots), dur, bestAt); t2 != bestAt {
+		if t2 := np.p.lic.earliestAllFrom(j, int64(r.slots), dur, bestAt); t2 != bestAt {
 			t = t2 // the count or a license is short then: look later
 			continue
 		}
@@ -332,8 +336,7 @@ func (np *nodeProfile) nodeEarliest(n int32, k int32, dur, t int64) (int64, int3
 
 // hold records j's reservation of np.found at at for dur and takes it
 // from the node profile.
-func (p *pass) hold(j int32, at, dur int64) {
-	np := &p.sc.nprof
+func (np *nodeProfile) hold(j int32, at, dur int64) {
 	lo := int32(len(np.resv))
 	np.resv = append(np.resv, np.found...)
 	np.held[j] = heldResv{gen: np.gen, at: at, dur: dur, lo: lo, hi: int32(len(np.resv))}
@@ -343,8 +346,7 @@ func (p *pass) hold(j int32, at, dur int64) {
 }
 
 // unhold gives j's reservation back to the node profile and returns it.
-func (p *pass) unhold(j int32) []NodeSlots {
-	np := &p.sc.nprof
+func (np *nodeProfile) unhold(j int32) []NodeSlots {
 	h := &np.held[j]
 	if h.gen != np.gen {
 		return nil
@@ -361,28 +363,26 @@ func (p *pass) unhold(j int32) []NodeSlots {
 // pass (Job.ReservedNodes) when it still fits there, or else any placement
 // that fits at the promised time; it reports false when neither does, and
 // the job is then placed like a new one.
-func (p *pass) promiseNodes(j int32, at, dur int64, slots int32) bool {
-	np := &p.sc.nprof
-	job := &p.s.Jobs[j]
-	if p.promisedFits(job, at, dur, slots) {
+func (np *nodeProfile) promiseNodes(j int32, at, dur int64, slots int32) bool {
+	job := &np.s.Jobs[j]
+	if np.promisedFits(job, at, dur, slots) {
 		np.found = append(np.found[:0], job.ReservedNodes...)
-	} else if !p.placeAt(j, slots, at, dur) {
+	} else if !np.placeAt(j, slots, at, dur) {
 		return false
 	}
-	p.hold(j, at, dur)
+	np.hold(j, at, dur)
 	return true
 }
 
 // promisedFits reports whether the job's carried placement is one task's
 // worth of the pool's nodes, all free over the window.
-func (p *pass) promisedFits(job *Job, at, dur int64, slots int32) bool {
+func (np *nodeProfile) promisedFits(job *Job, at, dur int64, slots int32) bool {
 	if len(job.ReservedNodes) == 0 || Slots(job.ReservedNodes) != int(slots) {
 		return false
 	}
-	np := &p.sc.nprof
 	end := addTime(at, dur)
 	for _, ns := range job.ReservedNodes {
-		if ns.Node < 0 || int(ns.Node) >= len(p.s.Nodes) || p.s.Nodes[ns.Node].Pool != np.pool ||
+		if ns.Node < 0 || int(ns.Node) >= len(np.s.Nodes) || np.s.Nodes[ns.Node].Pool != np.pool ||
 			ns.Slots <= 0 || np.windowMin(ns.Node, at, end) < ns.Slots {
 			return false
 		}

@@ -1,5 +1,31 @@
 package sched
 
+// preemptor is the preemption search: it evicts victims tentatively in a
+// statement (stmt), rolls back or trims the statement, and commits what
+// stays (preempt). It owns the statement and the scratch of the searches:
+// nodeSearch's bids (nscan), the indexed search's heap stack, a gang's
+// replay (gscan, gangPos, taken) and minimize's per-node need. It reads
+// the snapshot, and the candidates' verdicts through the pass's victim
+// lists (vic); it writes the planning state's drains, the Scheduler's
+// evicted and final marks, the plan's preemptions, and commits through
+// the pass.
+type preemptor struct {
+	p *pass
+	// s and st are the pass's snapshot and planning state.
+	s    *Snapshot
+	st   *state
+	vic  *victimLists
+	stmt []int32
+	// need is minimize's per-node scratch, all zero between uses.
+	need      []int32
+	nscan     nodeScan
+	heapStack []int32
+	// gscan, gangPos and taken are gangReplay's (preempt_gang.go).
+	gscan   gangScan
+	gangPos []int32
+	taken   []int32
+}
+
 // victimRule says which running tasks may be preempted for a waiting job.
 type victimRule struct {
 	kind victimKind
@@ -22,7 +48,7 @@ type victimRule struct {
 	// project's run in the list, so a project that may give no more is
 	// skipped whole. next, when set, skips over candidates that are gone
 	// for the rest of the pass (see live), so that repeated calls over one
-	// long list stay linear overall; it belongs to the list (victimNext,
+	// long list stay linear overall; it belongs to the list (victimLists.next,
 	// or the quota pass's), not to one job's rule.
 	blockEnd []int32
 	next     []int32
@@ -49,272 +75,98 @@ const (
 	victimsByQOS
 )
 
-func (p *pass) allows(rule *victimRule, a int32) bool {
-	al := &p.s.Allocs[a]
-	vj := &p.s.Jobs[al.Job]
-	if p.sc.evicted[a] || p.gone(a) || p.budgetSpent(vj) {
-		return false
-	}
-	switch rule.kind {
-	case victimsByPriority:
-		if vj.Priority <= rule.prio {
-			return false
-		}
-		if rule.preemption || al.Backfilled {
-			return true
-		}
-		q, _ := qosOf(p.s, vj)
-		return rule.qosPreempt && q < rule.qos
-	case victimsByQOS:
-		q, _ := qosOf(p.s, vj)
-		return q < rule.qos && p.sc.mf.prio[al.Job] < rule.mfPrio
-	case victimsAboveShare:
-		return p.sc.fs.canGive(int32(al.Job), int32(Slots(al.Nodes)))
-	case victimsOwnProject:
-		return int32(vj.Project) == rule.project && !vj.Interactive
-	case victimsReclaim:
-		if vj.Borrow {
-			// Borrowing work makes way for its own project's quota work,
-			// and gives back what it borrowed from others.
-			return int32(vj.Project) == rule.project || p.sc.quota.borrowing(int32(vj.Project))
-		}
-		return !vj.Interactive && int32(vj.Project) != rule.project &&
-			p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, int32(Slots(al.Nodes)))
-	}
-	return false
-}
-
-// blockClosed reports whether no task of a's project (a's block in a
-// list that keeps each project's tasks together) may be a victim under
-// the rule: the project's preemption budget is spent, or, when
-// reclaiming, the project could not give even one slot. Only such
-// project-wide refusals may skip a block; a task refused for itself (too
-// young, not preemptible) leaves its siblings eligible.
-func (p *pass) blockClosed(rule *victimRule, a int32) bool {
-	vj := &p.s.Jobs[p.s.Allocs[a].Job]
-	if p.budgetSpent(vj) {
-		return true
-	}
-	if rule.kind != victimsReclaim {
-		return false
-	}
-	if vj.Borrow {
-		return int32(vj.Project) != rule.project && !p.sc.quota.borrowing(int32(vj.Project))
-	}
-	return int32(vj.Project) == rule.project || !p.sc.quota.reclaimable(p.s, int32(vj.Project), rule.project, 1)
-}
-
-// budgetSpent reports whether the job's project may have no more tasks
-// preempted this hour, counting the preemptions this pass has planned.
-func (p *pass) budgetSpent(j *Job) bool { return p.projectSpent(j.Project) }
-
-// projectSpent is budgetSpent for a project index; out of range means no
-// budget.
-func (p *pass) projectSpent(project int) bool {
-	if project < 0 || project >= len(p.s.Projects) {
-		return false
-	}
-	pr := &p.s.Projects[project]
-	return pr.PreemptBudget > 0 && pr.Preempted+int(p.sc.preempts[project]) >= pr.PreemptBudget
-}
-
-// account moves a victim's slots out of (sign -1) or back into (+1) the
-// counters its rule checks, so that a statement evicting several victims
-// checks each against the counts left by the previous ones.
-func (p *pass) account(rule *victimRule, a int32, sign int32) {
-	al := &p.s.Allocs[a]
-	if pr := p.sc.allocProject[a]; pr >= 0 {
-		p.sc.preempts[pr] -= sign
-	}
-	switch rule.kind {
-	case victimsAboveShare:
-		p.sc.fs.took(int32(al.Job), sign*int32(Slots(al.Nodes)))
-	case victimsOwnProject, victimsReclaim:
-		vj := &p.s.Jobs[al.Job]
-		q := &p.sc.quota
-		if vj.Borrow {
-			q.add(p.s, q.borrowed, int32(vj.Project), sign*int32(Slots(al.Nodes)))
-		} else {
-			q.add(p.s, q.alloc, int32(vj.Project), sign*int32(Slots(al.Nodes)))
-		}
-	}
-}
-
-// victimOrder returns the pool's running tasks in the order they are
-// offered as victims: least important first, then by the work they would
-// lose (see lessLost).
-func (p *pass) victimOrder(pool int) []int32 {
-	now := p.s.Now
-	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
-		return victimKey{major: -int64(p.s.Jobs[al.Job].Priority), lost: al.Lost(now), start: al.Start, a: a}
-	})
-	p.sc.victimNext = resize(p.sc.victimNext, len(v))
-	p.victimFactsOf(v)
-	return v
-}
-
-// lessLost orders victims of equal standing: least work lost since the
-// last checkpoint first, then newest first, then by allocation index.
-// Without checkpoints the work lost is the run time, so this is newest
-// first.
-func (p *pass) lessLost(a, b int32) int {
-	aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
-	if la, lb := aa.Lost(p.s.Now), ab.Lost(p.s.Now); la != lb {
-		return cmp64(la, lb)
-	}
-	if aa.Start != ab.Start {
-		return cmp64(ab.Start, aa.Start)
-	}
-	return int(b - a)
-}
-
 // preempt tries to make one task of j fit by preempting tasks from cands
 // (in victim order) that the rule allows. It works like a statement: each
 // victim is evicted tentatively, and if the task still cannot fit every
 // eviction is rolled back. Victims the final placement does not need are
 // restored, so only preemptions that make the task fit remain.
-func (p *pass) preempt(j int32, cands []int32, rule *victimRule) outcome {
-	if !p.licensesFit(j) {
+func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
+	if !pm.p.lic.licensesFit(j) {
 		return failed // evicting frees no license until the victim stops
 	}
-	mark := len(p.sc.stmt)
-	r := p.request(j, true)
+	mark := len(pm.stmt)
+	r := pm.p.request(j, true)
 	var nodes []NodeSlots
 	var found bool
-	if p.st.oneNode(&r) {
-		nodes, found = p.nodeSearch(&r, cands, rule)
+	if pm.st.oneNode(&r) {
+		nodes, found = pm.nodeSearch(&r, cands, rule)
 	} else {
-		nodes, found = p.evictInOrder(&r, cands, rule)
+		nodes, found = pm.evictInOrder(&r, cands, rule)
 	}
 	if !found {
-		p.rollback(mark, rule)
+		pm.rollback(mark, rule)
 		return failed
 	}
-	p.sc.scratch = nodes[:0]
-	p.minimize(mark, nodes, rule)
-	for _, a := range p.sc.stmt[mark:] {
-		p.setFinal(a)
-		p.plan.Preemptions = append(p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
-		p.sc.run[p.s.Allocs[a].Job]--
+	pm.p.sc.scratch = nodes[:0]
+	pm.minimize(mark, nodes, rule)
+	for _, a := range pm.stmt[mark:] {
+		pm.setFinal(a)
+		pm.p.plan.Preemptions = append(pm.p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
+		pm.p.sc.run[pm.s.Allocs[a].Job]--
 	}
-	p.sc.stmt = p.sc.stmt[:mark]
-	return p.commit(j, nodes, false)
+	pm.stmt = pm.stmt[:mark]
+	return pm.p.commit(j, nodes, false)
 }
 
 // setFinal marks a as evicted (or moved, or resized) for the rest of the
 // pass; victimIndex must then look at its nodes again.
-func (p *pass) setFinal(a int32) {
-	p.sc.final[a] = true
-	if p.st.track {
-		for _, ns := range p.s.Allocs[a].Nodes {
-			p.st.noteDirty(ns.Node)
+func (pm *preemptor) setFinal(a int32) {
+	pm.p.sc.final[a] = true
+	if pm.st.track {
+		for _, ns := range pm.s.Allocs[a].Nodes {
+			pm.st.noteDirty(ns.Node)
 		}
 	}
 }
 
-// live returns the first position at or after i whose candidate is not
-// gone, compressing the skip pointers in next on the way (next[i] > i is
-// a known jump; anything else means "try i+1"). facts, when not nil, are
-// the list's victimFacts.
-func (p *pass) live(next []int32, cands []int32, facts []victimFacts, i int) int {
-	end := i
-	for end < len(cands) && p.goneAt(cands, facts, end) {
-		if n := int(next[end]); n > end {
-			end = n
-		} else {
-			end++
-		}
-	}
-	for i < end {
-		n := int(next[i])
-		next[i] = int32(end)
-		if n > i {
-			i = n
-		} else {
-			i++
-		}
-	}
-	return end
-}
-
-// gone reports a candidate that can never be a victim this pass: already
-// draining, evicted by a committed statement, not preemptible, or younger
-// than its pool's minimum run time. A tentative eviction is not gone: a
-// rollback may restore it, and skip pointers must not jump over it.
-func (p *pass) gone(a int32) bool {
-	al := &p.s.Allocs[a]
-	if al.Preempting || p.sc.final[a] {
-		return true
-	}
-	j := &p.s.Jobs[al.Job]
-	if !j.Preemptible {
-		return true
-	}
-	min := p.s.Pools[j.Pool].MinRunTime
-	return min > 0 && p.s.Now-al.Start < min
-}
-
-// helps reports whether evicting a frees slots the request could use.
-func (p *pass) helps(a int32, r *request) bool {
-	if r.gpu == "" {
-		return true
-	}
-	for _, ns := range p.s.Allocs[a].Nodes {
-		if p.s.Nodes[ns.Node].GPU == r.gpu {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *pass) evict(a int32, rule *victimRule) {
-	p.account(rule, a, -1)
-	p.sc.evicted[a] = true
-	p.sc.stmt = append(p.sc.stmt, a)
-	for _, ns := range p.s.Allocs[a].Nodes {
+func (pm *preemptor) evict(a int32, rule *victimRule) {
+	pm.vic.account(rule, a, -1)
+	pm.p.sc.evicted[a] = true
+	pm.stmt = append(pm.stmt, a)
+	for _, ns := range pm.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
-			p.st.addDrain(ns.Node, ns.Slots)
+			pm.st.addDrain(ns.Node, ns.Slots)
 		}
 	}
 }
 
-func (p *pass) restore(a int32, rule *victimRule) {
-	p.account(rule, a, +1)
-	p.sc.evicted[a] = false
-	for _, ns := range p.s.Allocs[a].Nodes {
+func (pm *preemptor) restore(a int32, rule *victimRule) {
+	pm.vic.account(rule, a, +1)
+	pm.p.sc.evicted[a] = false
+	for _, ns := range pm.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
-			p.st.removeDrain(ns.Node, ns.Slots)
+			pm.st.removeDrain(ns.Node, ns.Slots)
 		}
 	}
 }
 
-func (p *pass) rollback(mark int, rule *victimRule) {
-	for i := len(p.sc.stmt) - 1; i >= mark; i-- {
-		p.restore(p.sc.stmt[i], rule)
+func (pm *preemptor) rollback(mark int, rule *victimRule) {
+	for i := len(pm.stmt) - 1; i >= mark; i-- {
+		pm.restore(pm.stmt[i], rule)
 	}
-	p.sc.stmt = p.sc.stmt[:mark]
+	pm.stmt = pm.stmt[:mark]
 }
 
 // minimize restores, most important first, every tentative victim whose
 // slots the placement can do without.
-func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
-	keep := p.sc.stmt[:mark]
-	victims := p.sc.stmt[mark:]
+func (pm *preemptor) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
+	keep := pm.stmt[:mark]
+	victims := pm.stmt[mark:]
 	// A gang may leave thousands of tentative victims, so the placement's
 	// need per node is tallied once rather than summed for each victim.
 	// need stays all zero between calls (only the placement's entries are
 	// set, and cleared below), so it is not cleared per call.
-	if len(p.sc.need) != len(p.s.Nodes) {
-		p.sc.need = make([]int32, len(p.s.Nodes))
+	if len(pm.need) != len(pm.s.Nodes) {
+		pm.need = make([]int32, len(pm.s.Nodes))
 	}
-	need := p.sc.need
+	need := pm.need
 	for _, x := range nodes {
 		need[x.Node] += x.Slots
 	}
 	for i := len(victims) - 1; i >= 0; i-- {
 		a := victims[i]
-		if p.spare(a, need) {
-			p.restore(a, rule)
+		if pm.spare(a, need) {
+			pm.restore(a, rule)
 			victims[i] = -1
 		}
 	}
@@ -326,14 +178,14 @@ func (p *pass) minimize(mark int, nodes []NodeSlots, rule *victimRule) {
 			keep = append(keep, a)
 		}
 	}
-	p.sc.stmt = keep
+	pm.stmt = keep
 }
 
 // spare reports whether the placement, needing need[n] slots on node n,
 // still fits if a keeps its slots.
-func (p *pass) spare(a int32, need []int32) bool {
-	for _, ns := range p.s.Allocs[a].Nodes {
-		if p.st.avail(ns.Node)-ns.Slots < need[ns.Node] {
+func (pm *preemptor) spare(a int32, need []int32) bool {
+	for _, ns := range pm.s.Allocs[a].Nodes {
+		if pm.st.avail(ns.Node)-ns.Slots < need[ns.Node] {
 			return false
 		}
 	}

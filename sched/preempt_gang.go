@@ -57,20 +57,20 @@ const (
 )
 
 // gangReplayable reports whether evictInOrder may use gangScan.
-func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
+func (pm *preemptor) gangReplayable(r *request, rule *victimRule) bool {
 	if victimIndexOff || rule.facts == nil || rule.next == nil || r.gpu != "" || r.oneSwitch || !r.useDrain ||
 		r.slots <= 0 {
 		return false
 	}
 	if rule.kind != victimsReclaim {
-		x := &p.sc.vindex
+		x := &pm.vic.index
 		if !x.on || rule.kind != x.kind || rule.blockEnd != nil ||
-			x.kind == victimsAboveShare && !p.victimJobsIdle() {
+			x.kind == victimsAboveShare && !pm.vic.victimJobsIdle() {
 			return false
 		}
 	}
-	for _, gi := range p.st.poolGroups[r.pool] {
-		g := &p.st.groups[gi]
+	for _, gi := range pm.st.poolGroups[r.pool] {
+		g := &pm.st.groups[gi]
 		if g.size > 0 && (g.size >= r.slots || r.slots%g.size != 0 || len(g.switches) > 0) {
 			return false
 		}
@@ -80,19 +80,19 @@ func (p *pass) gangReplayable(r *request, rule *victimRule) bool {
 
 // gangReplay runs the virtual scan. done is false when the caller must
 // run evictInOrder's loop instead; nothing is evicted then.
-func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []NodeSlots, ok, done bool) {
-	gs := p.gangReset(r)
+func (pm *preemptor) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []NodeSlots, ok, done bool) {
+	gs := pm.gangReset(r)
 	defer gs.clear()
-	v, best := p.gangWalk(r, cands, rule)
+	v, best := pm.gangWalk(r, cands, rule)
 	switch rule.kind {
 	case victimsAboveShare:
-		alloc := p.sc.fs.alloc
+		alloc := pm.p.sc.fs.alloc
 		for _, i := range gs.seen {
 			alloc[rule.facts[i].job] += rule.facts[i].slots
 		}
 	case victimsReclaim:
 		for _, i := range gs.seen {
-			p.account(rule, rule.facts[i].alloc, +1)
+			pm.vic.account(rule, rule.facts[i].alloc, +1)
 		}
 	}
 	switch v {
@@ -103,15 +103,15 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 		for k := range gs.taken {
 			gs.taken[k] = 0
 		}
-		g := &p.st.groups[gs.groups[best]]
+		g := &pm.st.groups[gs.groups[best]]
 		gs.taken[best] = r.slots / g.size
 		gs.order = append(gs.order[:0], int32(best))
-		return p.gangTake(r, rule)
+		return pm.gangTake(r, rule)
 	case gangMixed, gangPart:
 		if v == gangMixed {
 			gs.remK = -1
 		}
-		return p.gangTake(r, rule)
+		return pm.gangTake(r, rule)
 	}
 	// Evicting every candidate would not make it fit: the loop would
 	// evict them all, fail, and preempt would roll them back.
@@ -128,14 +128,14 @@ func (p *pass) gangReplay(r *request, cands []int32, rule *victimRule) (nodes []
 // heap position: it only moves the numbers, undone by the caller). The
 // reclaim rule goes through allowsFact and blocks as nextFact does, with
 // evict's accounting applied as it goes (undone by the caller).
-func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdict, int) {
-	gs := &p.sc.gscan
-	facts, final, evicted := rule.facts, p.sc.final, p.sc.evicted
+func (pm *preemptor) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdict, int) {
+	gs := &pm.gscan
+	facts, final, evicted := rule.facts, pm.p.sc.final, pm.p.sc.evicted
 	share := rule.kind == victimsAboveShare
-	fs := &p.sc.fs
+	fs := &pm.p.sc.fs
 	for i := 0; i < len(cands); i++ {
 		if f := &facts[i]; f.stale || final[f.alloc] {
-			if i = p.live(rule.next, cands, facts, i); i == len(cands) {
+			if i = pm.vic.live(rule.next, cands, facts, i); i == len(cands) {
 				break
 			}
 		}
@@ -150,8 +150,8 @@ func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdic
 				continue
 			}
 			fs.alloc[f.job] -= f.slots // evict's accounting, for later candidates of the job
-		} else if !p.allowsFact(rule, f) {
-			if rule.blockEnd != nil && p.blockClosed(rule, f.alloc) {
+		} else if !pm.vic.allowsFact(rule, f) {
+			if rule.blockEnd != nil && pm.vic.blockClosed(rule, f.alloc) {
 				i = int(rule.blockEnd[i]) - 1 // the loop adds one
 			}
 			continue
@@ -159,14 +159,14 @@ func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdic
 			if f.node < 0 {
 				return gangOther, -1 // several nodes: the loop's case
 			}
-			p.account(rule, f.alloc, -1)
+			pm.vic.account(rule, f.alloc, -1)
 		}
 		gs.seen = append(gs.seen, int32(i))
-		if !p.gangAdd(f) {
+		if !pm.gangAdd(f) {
 			return gangOther, -1
 		}
 		if gs.wholeSlots+gs.largest >= r.slots { // else gangJudge's quick refusal
-			if v, best := p.gangJudge(r); v != gangFails {
+			if v, best := pm.gangJudge(r); v != gangFails {
 				return v, best
 			}
 		}
@@ -178,12 +178,12 @@ func (p *pass) gangWalk(r *request, cands []int32, rule *victimRule) (gangVerdic
 // in the allocation heap: then evict's accounting only moves numbers
 // (fairShare.took fixes no heap position), and replaying it virtually,
 // then undoing it, leaves everything as the loop would.
-func (p *pass) victimJobsIdle() bool {
-	q := &p.sc.fs.q
+func (vl *victimLists) victimJobsIdle() bool {
+	q := &vl.p.sc.fs.q
 	if !q.track {
 		return false
 	}
-	for _, pr := range p.sc.vindex.pairs {
+	for _, pr := range vl.index.pairs {
 		if q.pos[pr.job] >= 0 {
 			return false
 		}
@@ -191,9 +191,9 @@ func (p *pass) victimJobsIdle() bool {
 	return true
 }
 
-func (p *pass) gangReset(r *request) *gangScan {
-	gs := &p.sc.gscan
-	st := p.st
+func (pm *preemptor) gangReset(r *request) *gangScan {
+	gs := &pm.gscan
+	st := pm.st
 	gs.groups, gs.order, gs.seen, gs.whole = gs.groups[:0], gs.order[:0], gs.seen[:0], gs.whole[:0]
 	gs.avail, gs.taken, gs.size = gs.avail[:0], gs.taken[:0], gs.size[:0]
 	gs.wholeSlots, gs.largest = 0, 0
@@ -203,8 +203,8 @@ func (p *pass) gangReset(r *request) *gangScan {
 	for i := range gs.slot {
 		gs.slot[i] = -1
 	}
-	if len(gs.freed) != len(p.s.Nodes) {
-		gs.freed = make([]int32, len(p.s.Nodes))
+	if len(gs.freed) != len(pm.s.Nodes) {
+		gs.freed = make([]int32, len(pm.s.Nodes))
 	}
 	for _, gi := range st.poolGroups[r.pool] {
 		g := &st.groups[gi]
@@ -248,14 +248,14 @@ func (gs *gangScan) clear() {
 // the node would hold more than its size (never expected: then give up).
 // It runs for thousands of candidates per gang, so it reads the node's
 // group from the facts and the size from the scan's own array.
-func (p *pass) gangAdd(f *victimFacts) bool {
-	gs := &p.sc.gscan
+func (pm *preemptor) gangAdd(f *victimFacts) bool {
+	gs := &pm.gscan
 	k := gs.slot[f.group]
 	if k < 0 {
 		return true // a node find does not look at
 	}
 	n, slots, size := f.node, f.slots, gs.size[k]
-	old := p.st.avail(n) + gs.freed[n]
+	old := pm.st.avail(n) + gs.freed[n]
 	if old+slots > size {
 		return false
 	}
@@ -277,16 +277,16 @@ func (p *pass) gangAdd(f *victimFacts) bool {
 // whole nodes of one group (which group), mixedGang succeeding, or
 // failing. See gang, mixedGang and mixedRemainder, which it mirrors for
 // gangs that every node size divides.
-func (p *pass) gangJudge(r *request) (gangVerdict, int) {
-	gs := &p.sc.gscan
+func (pm *preemptor) gangJudge(r *request) (gangVerdict, int) {
+	gs := &pm.gscan
 	if gs.wholeSlots+gs.largest < r.slots {
 		return gangFails, -1 // see gangMayFit
 	}
 	best := -1
 	for k, gi := range gs.groups {
-		g := &p.st.groups[gi]
+		g := &pm.st.groups[gi]
 		if gs.counts[k][g.size] >= r.slots/g.size &&
-			(best < 0 || g.size > p.st.groups[gs.groups[best]].size) {
+			(best < 0 || g.size > pm.st.groups[gs.groups[best]].size) {
 			best = k
 		}
 	}
@@ -305,7 +305,7 @@ func (p *pass) gangJudge(r *request) (gangVerdict, int) {
 	}
 	left := r.slots
 	for _, k := range gs.order {
-		size := p.st.groups[gs.groups[k]].size
+		size := pm.st.groups[gs.groups[k]].size
 		gs.taken[k] = min(gs.counts[k][size], left/size)
 		left -= gs.taken[k] * size
 	}
@@ -316,7 +316,7 @@ func (p *pass) gangJudge(r *request) (gangVerdict, int) {
 	// the rest (ties to the earlier group), else a whole node not taken.
 	gs.remK, gs.remF, gs.left = -1, 0, left
 	for k, gi := range gs.groups {
-		size := p.st.groups[gi].size
+		size := pm.st.groups[gi].size
 		for f := left; f < size; f++ {
 			if gs.counts[k][f] > 0 && (gs.remK < 0 || f < gs.remF) {
 				gs.remK, gs.remF = int32(k), f
@@ -328,7 +328,7 @@ func (p *pass) gangJudge(r *request) (gangVerdict, int) {
 		return gangPart, -1
 	}
 	for k, gi := range gs.groups {
-		if size := p.st.groups[gi].size; size >= left && gs.counts[k][size] > gs.taken[k] {
+		if size := pm.st.groups[gi].size; size >= left && gs.counts[k][size] > gs.taken[k] {
 			return gangOther, -1
 		}
 	}
@@ -339,42 +339,42 @@ func (p *pass) gangJudge(r *request) (gangVerdict, int) {
 // nodes find would take (taken per group, groups in order, each group's
 // first nodes by position), then runs find for real and checks it takes
 // those nodes.
-func (p *pass) gangTake(r *request, rule *victimRule) ([]NodeSlots, bool, bool) {
-	gs := &p.sc.gscan
-	take := p.sc.gangTake[:0]
+func (pm *preemptor) gangTake(r *request, rule *victimRule) ([]NodeSlots, bool, bool) {
+	gs := &pm.gscan
+	take := pm.taken[:0]
 	for _, k := range gs.order {
 		var ok bool
-		if take, ok = p.firstWhole(int(k), take); !ok {
-			p.sc.gangTake = take
+		if take, ok = pm.firstWhole(int(k), take); !ok {
+			pm.taken = take
 			return nil, false, false // cannot happen: the counts said enough
 		}
 	}
 	whole := len(take)
 	if gs.remK >= 0 {
-		take = append(take, p.firstWith(int(gs.remK), gs.remF))
+		take = append(take, pm.firstWith(int(gs.remK), gs.remF))
 	}
-	p.sc.gangTake = take
-	p.markEvictions(take)
-	mark := len(p.sc.stmt)
+	pm.taken = take
+	pm.markEvictions(take)
+	mark := len(pm.stmt)
 	for _, i := range gs.seen {
 		if f := &rule.facts[i]; gs.mark[f.node] {
-			p.evict(f.alloc, rule)
+			pm.evict(f.alloc, rule)
 		}
 	}
 	for _, n := range gs.touched {
 		gs.mark[n] = false
 	}
-	nodes, ok := p.st.find(r, p.sc.scratch[:0])
+	nodes, ok := pm.st.find(r, pm.p.sc.scratch[:0])
 	same := ok && len(nodes) == len(take)
 	for j := 0; same && j < len(nodes); j++ {
-		want := p.st.groups[p.st.nodeGroup[take[j]]].size
+		want := pm.st.groups[pm.st.nodeGroup[take[j]]].size
 		if j == whole {
 			want = gs.left
 		}
 		same = nodes[j].Node == take[j] && nodes[j].Slots == want
 	}
 	if !same {
-		p.rollback(mark, rule)
+		pm.rollback(mark, rule)
 		return nil, false, false
 	}
 	return nodes, true, true
@@ -386,10 +386,10 @@ func (p *pass) gangTake(r *request, rule *victimRule) ([]NodeSlots, bool, bool) 
 // between the rest and the chosen node's), so that on the reduced state
 // find sees each of them as it would with every candidate evicted. Extra
 // evictions are harmless: minimize restores them.
-func (p *pass) markEvictions(take []int32) {
-	gs := &p.sc.gscan
-	if len(gs.mark) != len(p.s.Nodes) {
-		gs.mark = make([]bool, len(p.s.Nodes))
+func (pm *preemptor) markEvictions(take []int32) {
+	gs := &pm.gscan
+	if len(gs.mark) != len(pm.s.Nodes) {
+		gs.mark = make([]bool, len(pm.s.Nodes))
 	}
 	for _, n := range take {
 		if gs.freed[n] > 0 {
@@ -400,7 +400,7 @@ func (p *pass) markEvictions(take []int32) {
 		return
 	}
 	for _, n := range gs.touched {
-		if a := p.st.avail(n); a >= gs.left && a <= gs.remF {
+		if a := pm.st.avail(n); a >= gs.left && a <= gs.remF {
 			gs.mark[n] = true
 		}
 	}
@@ -409,10 +409,10 @@ func (p *pass) markEvictions(take []int32) {
 // firstWith returns group k's first node by position whose available
 // slots, with the candidates seen evicted, are f (f below the node size):
 // untouched nodes in the real bucket, touched ones by their virtual count.
-func (p *pass) firstWith(k int, f int32) int32 {
-	gs := &p.sc.gscan
+func (pm *preemptor) firstWith(k int, f int32) int32 {
+	gs := &pm.gscan
 	gi := gs.groups[k]
-	g := &p.st.groups[gi]
+	g := &pm.st.groups[gi]
 	best := int32(-1)
 	b := &g.buckets[f]
 	for pos := b.first(nil); pos >= 0; pos = b.next(pos+1, nil) {
@@ -422,8 +422,8 @@ func (p *pass) firstWith(k int, f int32) int32 {
 		}
 	}
 	for _, n := range gs.touched {
-		if p.st.nodeGroup[n] == gi && p.st.avail(n)+gs.freed[n] == f {
-			if pos := p.st.nodePos[n]; best < 0 || pos < best {
+		if pm.st.nodeGroup[n] == gi && pm.st.avail(n)+gs.freed[n] == f {
+			if pos := pm.st.nodePos[n]; best < 0 || pos < best {
 				best = pos
 			}
 		}
@@ -433,18 +433,18 @@ func (p *pass) firstWith(k int, f int32) int32 {
 
 // firstWhole appends group k's first taken[k] whole nodes by position:
 // those whole already merged with those the candidates make whole.
-func (p *pass) firstWhole(k int, take []int32) ([]int32, bool) {
-	gs := &p.sc.gscan
+func (pm *preemptor) firstWhole(k int, take []int32) ([]int32, bool) {
+	gs := &pm.gscan
 	gi := gs.groups[k]
-	g := &p.st.groups[gi]
-	vpos := p.sc.gangPos[:0]
+	g := &pm.st.groups[gi]
+	vpos := pm.gangPos[:0]
 	for _, n := range gs.whole {
-		if p.st.nodeGroup[n] == gi {
-			vpos = append(vpos, p.st.nodePos[n])
+		if pm.st.nodeGroup[n] == gi {
+			vpos = append(vpos, pm.st.nodePos[n])
 		}
 	}
 	slices.Sort(vpos)
-	p.sc.gangPos = vpos
+	pm.gangPos = vpos
 	full := &g.buckets[g.size]
 	pos, v := full.first(nil), 0
 	for want := gs.taken[k]; want > 0; want-- {

@@ -121,19 +121,19 @@ func (h complHeap) init() {
 
 // indexVictims sets up the index for a priority pool's victim list, or
 // leaves it off when the list or the projects do not allow it.
-func (p *pass) indexVictims(facts []victimFacts, kind victimKind) {
-	x := &p.sc.vindex
-	x.stop(p)
+func (vl *victimLists) indexVictims(facts []victimFacts, kind victimKind) {
+	x := &vl.index
+	x.stop(vl.p)
 	x.kind, x.pairs = kind, x.pairs[:0]
-	if kind == victimsAboveShare && !p.sharePairs(facts) {
+	if kind == victimsAboveShare && !vl.sharePairs(facts) {
 		return
 	}
-	for i := range p.s.Projects {
-		if p.s.Projects[i].PreemptBudget > 0 {
+	for i := range vl.s.Projects {
+		if vl.s.Projects[i].PreemptBudget > 0 {
 			return
 		}
 	}
-	nodes := len(p.s.Nodes)
+	nodes := len(vl.s.Nodes)
 	x.start = resize(x.start, nodes+1)
 	for i := range facts {
 		if facts[i].node < 0 || facts[i].slots <= 0 {
@@ -155,21 +155,21 @@ func (p *pass) indexVictims(facts []victimFacts, kind victimKind) {
 		n := facts[i].node
 		x.list[fill[n]] = int32(i)
 		fill[n]++
-		if p.allowedNow(i) {
+		if vl.allowedNow(i) {
 			x.flag[i] = true
 			x.fenAdd(i, 1)
 		}
 	}
 	x.spare = append(x.spare, x.sizes...)
 	x.facts, x.sizes, x.on = facts, x.sizes[:0], true
-	p.st.dirtyMark = resize(p.st.dirtyMark, nodes)
-	p.st.track = true
+	vl.st.dirtyMark = resize(vl.st.dirtyMark, nodes)
+	vl.st.track = true
 }
 
 // sharePairs groups a fair-share list's positions by (job, slots), or
 // reports that there are too many pairs to re-check on every search.
-func (p *pass) sharePairs(facts []victimFacts) bool {
-	x := &p.sc.vindex
+func (vl *victimLists) sharePairs(facts []victimFacts) bool {
+	x := &vl.index
 	if x.pairKey == nil {
 		x.pairKey = map[sharePair]int32{}
 	}
@@ -185,7 +185,7 @@ func (p *pass) sharePairs(facts []victimFacts) bool {
 			}
 			k = int32(len(x.pairs))
 			x.pairKey[key] = k
-			key.ok = p.sc.fs.canGive(key.job, key.slots)
+			key.ok = vl.p.sc.fs.canGive(key.job, key.slots)
 			x.pairs = append(x.pairs, key)
 		}
 		x.pairOf[i] = k
@@ -198,20 +198,20 @@ func (p *pass) sharePairs(facts []victimFacts) bool {
 		x.pairStart[k+1] += x.pairStart[k]
 	}
 	x.pairList = resize(x.pairList, len(facts))
-	fill := append(p.sc.heldPos[:0], x.pairStart[:len(x.pairs)]...)
+	fill := append(vl.heldPos[:0], x.pairStart[:len(x.pairs)]...)
 	for i, k := range x.pairOf {
 		x.pairList[fill[k]] = int32(i)
 		fill[k]++
 	}
-	p.sc.heldPos = fill[:0]
+	vl.heldPos = fill[:0]
 	return true
 }
 
 // allowedNow reports whether the search's rule would take position i
 // now, apart from the priority rule's cutoff (applied per search).
-func (p *pass) allowedNow(i int) bool {
-	x := &p.sc.vindex
-	if p.goneAt(nil, x.facts, i) {
+func (vl *victimLists) allowedNow(i int) bool {
+	x := &vl.index
+	if vl.goneAt(nil, x.facts, i) {
 		return false
 	}
 	return x.kind != victimsAboveShare || x.pairs[x.pairOf[i]].ok
@@ -263,21 +263,21 @@ func (x *victimIndex) fenSelect(k int) int {
 var victimIndexOff bool
 
 // usable reports whether this search may use the index.
-func (p *pass) usable(r *request, rule *victimRule) bool {
-	x := &p.sc.vindex
+func (vl *victimLists) usable(r *request, rule *victimRule) bool {
+	x := &vl.index
 	return !victimIndexOff && x.on && rule.kind == x.kind && (rule.preemption || rule.kind == victimsAboveShare) &&
-		rule.facts != nil && r.gpu == "" && r.slots >= 2 && len(p.sc.stmt) == 0
+		rule.facts != nil && r.gpu == "" && r.slots >= 2 && len(vl.p.pre.stmt) == 0
 }
 
 // refresh recomputes the nodes that changed since the last search.
-func (p *pass) refresh() {
-	x := &p.sc.vindex
-	st := p.st
+func (vl *victimLists) refresh() {
+	x := &vl.index
+	st := vl.st
 	for k := range x.pairs {
 		// A victim job's allocation moved: its tasks of this size may
 		// now give, or no longer.
 		pr := &x.pairs[k]
-		if ok := p.sc.fs.canGive(pr.job, pr.slots); ok != pr.ok {
+		if ok := vl.p.sc.fs.canGive(pr.job, pr.slots); ok != pr.ok {
 			pr.ok = ok
 			for _, i := range x.pairList[x.pairStart[k]:x.pairStart[k+1]] {
 				st.noteDirty(x.facts[i].node)
@@ -288,7 +288,7 @@ func (p *pass) refresh() {
 		st.dirtyMark[n] = false
 		changed := st.avail(n) != x.availAt[n]
 		for _, i := range x.list[x.start[n]:x.start[n+1]] {
-			if want := p.allowedNow(int(i)); want != x.flag[i] {
+			if want := vl.allowedNow(int(i)); want != x.flag[i] {
 				x.flag[i] = want
 				d := int32(-1)
 				if want {
@@ -300,7 +300,7 @@ func (p *pass) refresh() {
 		}
 		if changed {
 			for _, si := range x.sizes {
-				p.recompute(si, n)
+				vl.recompute(si, n)
 			}
 		}
 	}
@@ -309,11 +309,11 @@ func (p *pass) refresh() {
 
 // recompute sets node n's completing position for one size, and pushes
 // a fresh heap entry when it moved.
-func (p *pass) recompute(si *sizeIndex, n int32) {
-	x := &p.sc.vindex
-	x.availAt[n] = p.st.avail(n)
+func (vl *victimLists) recompute(si *sizeIndex, n int32) {
+	x := &vl.index
+	x.availAt[n] = vl.st.avail(n)
 	compl, lost := int32(-1), int64(0)
-	if p.st.groups[p.st.nodeGroup[n]].size >= si.slots {
+	if vl.st.groups[vl.st.nodeGroup[n]].size >= si.slots {
 		need, freed := si.slots-x.availAt[n], int32(0)
 		for _, i := range x.list[x.start[n]:x.start[n+1]] {
 			if !x.flag[i] {
@@ -339,11 +339,11 @@ func (p *pass) recompute(si *sizeIndex, n int32) {
 		si.h.push(complEntry{pos: compl, node: n, stamp: si.stamp[n]})
 	}
 	if len(si.h) > 4*len(si.compl)+1024 {
-		p.rebuildHeap(si)
+		vl.rebuildHeap(si)
 	}
 }
 
-func (p *pass) rebuildHeap(si *sizeIndex) {
+func (vl *victimLists) rebuildHeap(si *sizeIndex) {
 	si.h = si.h[:0]
 	for n, c := range si.compl {
 		if c >= 0 {
@@ -354,14 +354,14 @@ func (p *pass) rebuildHeap(si *sizeIndex) {
 }
 
 // sizeFor returns the index for a task size, building it on first use.
-func (p *pass) sizeFor(slots int32) *sizeIndex {
-	x := &p.sc.vindex
+func (vl *victimLists) sizeFor(slots int32) *sizeIndex {
+	x := &vl.index
 	for _, si := range x.sizes {
 		if si.slots == slots {
 			return si
 		}
 	}
-	nodes := len(p.s.Nodes)
+	nodes := len(vl.s.Nodes)
 	// The sizes' memory is kept from pass to pass (spare holds it).
 	var si *sizeIndex
 	if len(x.spare) > 0 {
@@ -375,9 +375,9 @@ func (p *pass) sizeFor(slots int32) *sizeIndex {
 		si.compl[n] = -2 // differs from any result, so recompute sets it
 	}
 	for n := range nodes {
-		p.recompute(si, int32(n))
+		vl.recompute(si, int32(n))
 	}
-	p.rebuildHeap(si)
+	vl.rebuildHeap(si)
 	x.sizes = append(x.sizes, si)
 	return si
 }
@@ -387,10 +387,10 @@ func (si *sizeIndex) valid(e complEntry) bool { return e.stamp == si.stamp[e.nod
 
 // nodeSearchIndexed is nodeSearch answered from the index: the same bids,
 // in the same order, evicted the same way.
-func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, bool) {
-	x := &p.sc.vindex
-	p.refresh()
-	si := p.sizeFor(r.slots)
+func (pm *preemptor) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, bool) {
+	x := &pm.vic.index
+	pm.vic.refresh()
+	si := pm.vic.sizeFor(r.slots)
 	facts := x.facts
 	// The scan stops at the first live candidate as important as the job
 	// (pastRule); the list is sorted by priority, largest number first.
@@ -415,12 +415,12 @@ func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, boo
 			stop = min(stop, first+sort.Search(len(facts)-first, func(k int) bool { return facts[first+k].prio < cl })-1)
 		}
 	}
-	ns := &p.sc.nscan
+	ns := &pm.nscan
 	ns.bids = ns.bids[:0]
 	// Every entry at or before stop, read off the heap without popping:
 	// a child is never before its parent. A bid's order is its completing
 	// position, which is when the scan would have made it.
-	stack := append(p.sc.heapStack[:0], 0)
+	stack := append(pm.heapStack[:0], 0)
 	for len(stack) > 0 {
 		i := int(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
@@ -438,33 +438,33 @@ func (p *pass) nodeSearchIndexed(r *request, rule *victimRule) ([]NodeSlots, boo
 		}
 		ns.bids = append(ns.bids, nodeBid{node: e.node, class: cl, lost: si.lost[e.node], order: e.pos})
 	}
-	p.sc.heapStack = stack[:0]
+	pm.heapStack = stack[:0]
 	bestBids(ns.bids, maxBids)
-	mark := len(p.sc.stmt)
+	mark := len(pm.stmt)
 	for k := 0; k < len(ns.bids) && k < maxBids; k++ {
-		if nodes, ok := p.evictOnIndexed(si, ns.bids[k].node, r, rule); ok {
+		if nodes, ok := pm.evictOnIndexed(si, ns.bids[k].node, r, rule); ok {
 			return nodes, true
 		}
-		p.rollback(mark, rule)
+		pm.rollback(mark, rule)
 	}
 	return nil, false
 }
 
 // evictOnIndexed is evictOn over node n's victims up to its completing
 // position that were live when the search began.
-func (p *pass) evictOnIndexed(si *sizeIndex, n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
-	x := &p.sc.vindex
+func (pm *preemptor) evictOnIndexed(si *sizeIndex, n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
+	x := &pm.vic.index
 	compl := si.compl[n]
 	for _, i := range x.list[x.start[n]:x.start[n+1]] {
-		if p.st.avail(n) >= r.slots || i > compl {
+		if pm.st.avail(n) >= r.slots || i > compl {
 			break
 		}
-		if a := x.facts[i].alloc; x.flag[i] && p.allows(rule, a) {
-			p.evict(a, rule)
+		if a := x.facts[i].alloc; x.flag[i] && pm.vic.allows(rule, a) {
+			pm.evict(a, rule)
 		}
 	}
-	if p.st.avail(n) < r.slots {
+	if pm.st.avail(n) < r.slots {
 		return nil, false
 	}
-	return p.st.find(r, p.sc.scratch[:0])
+	return pm.st.find(r, pm.p.sc.scratch[:0])
 }

@@ -59,27 +59,6 @@ func (ns *nodeScan) reset(nodes int) {
 	}
 }
 
-// victimClass ranks a victim's importance under the rule: a node whose
-// most important victim ranks lower is chosen first, whatever the work
-// lost. Priority and QOS rules rank by the victim's priority or QOS;
-// reclaim takes borrowing work before counted work.
-func (p *pass) victimClass(rule *victimRule, a int32) int32 {
-	vj := &p.s.Jobs[p.s.Allocs[a].Job]
-	switch rule.kind {
-	case victimsByPriority:
-		return -int32(vj.Priority)
-	case victimsByQOS:
-		q, _ := qosOf(p.s, vj)
-		return int32(q)
-	case victimsReclaim:
-		if vj.Borrow {
-			return 0
-		}
-		return 1
-	}
-	return 0
-}
-
 // oneNode reports whether the request fits on a single node of some group.
 func (st *state) oneNode(r *request) bool {
 	for _, gi := range st.poolGroups[r.pool] {
@@ -112,67 +91,22 @@ func (st *state) gangMayFit(r *request) bool {
 	return whole+largest >= r.slots
 }
 
-// nextCand returns the first position at or after i whose candidate the
-// rule allows and whose eviction helps the request, or len(cands). It
-// uses the rule's skip pointers and project blocks when it has them.
-func (p *pass) nextCand(cands []int32, i int, r *request, rule *victimRule) int {
-	if rule.facts != nil {
-		return p.nextFact(cands, i, r, rule)
-	}
-	for i < len(cands) {
-		if rule.next != nil {
-			if i = p.live(rule.next, cands, nil, i); i == len(cands) {
-				break
-			}
-		}
-		a := cands[i]
-		if p.pastRule(rule, a) {
-			return len(cands)
-		}
-		if p.allows(rule, a) && p.helps(a, r) {
-			return i
-		}
-		if rule.blockEnd != nil && p.blockClosed(rule, a) {
-			i = int(rule.blockEnd[i])
-		} else {
-			i++
-		}
-	}
-	return len(cands)
-}
-
-// pastRule reports a candidate past which no later one can qualify: the
-// priority and QOS victim lists are sorted least important first, so once
-// a candidate is as important as the waiting job, so are all after it.
-// Without this, every job that fails to preempt would scan the whole list.
-func (p *pass) pastRule(rule *victimRule, a int32) bool {
-	vj := &p.s.Jobs[p.s.Allocs[a].Job]
-	switch rule.kind {
-	case victimsByPriority:
-		return vj.Priority <= rule.prio
-	case victimsByQOS:
-		q, _ := qosOf(p.s, vj)
-		return q >= rule.qos
-	}
-	return false
-}
-
 // evictInOrder evicts candidates in victim order until the request fits
 // anywhere; gangs over several nodes are placed this way. A gang on a
 // full cluster may need thousands of evictions before enough nodes are
 // whole, so find runs only once gangMayFit says it could succeed.
-func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
-	if p.gangReplayable(r, rule) {
-		if nodes, ok, done := p.gangReplay(r, cands, rule); done {
+func (pm *preemptor) evictInOrder(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	if pm.gangReplayable(r, rule) {
+		if nodes, ok, done := pm.gangReplay(r, cands, rule); done {
 			return nodes, ok
 		}
 	}
-	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
-		p.evict(cands[i], rule)
-		if !p.st.gangMayFit(r) {
+	for i := pm.vic.nextCand(cands, 0, r, rule); i < len(cands); i = pm.vic.nextCand(cands, i+1, r, rule) {
+		pm.evict(cands[i], rule)
+		if !pm.st.gangMayFit(r) {
 			continue
 		}
-		if nodes, ok := p.st.find(r, p.sc.scratch[:0]); ok {
+		if nodes, ok := pm.st.find(r, pm.p.sc.scratch[:0]); ok {
 			return nodes, true
 		}
 	}
@@ -185,29 +119,29 @@ func (p *pass) evictInOrder(r *request, cands []int32, rule *victimRule) ([]Node
 // first complete node as before it, or a less preferred class begins:
 // later candidates lose more, so they rarely make a cheaper node, and the
 // search stays proportional to the victims it needs.
-func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
-	if p.usable(r, rule) {
-		return p.nodeSearchIndexed(r, rule)
+func (pm *preemptor) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSlots, bool) {
+	if pm.vic.usable(r, rule) {
+		return pm.nodeSearchIndexed(r, rule)
 	}
-	ns := &p.sc.nscan
-	ns.reset(len(p.s.Nodes))
+	ns := &pm.nscan
+	ns.reset(len(pm.s.Nodes))
 	seen, window := 0, -1
-	for i := p.nextCand(cands, 0, r, rule); i < len(cands); i = p.nextCand(cands, i+1, r, rule) {
+	for i := pm.vic.nextCand(cands, 0, r, rule); i < len(cands); i = pm.vic.nextCand(cands, i+1, r, rule) {
 		a := cands[i]
 		var cl int32
 		if rule.facts != nil {
-			cl = p.classFact(rule, &rule.facts[i])
+			cl = pm.vic.classFact(rule, &rule.facts[i])
 		} else {
-			cl = p.victimClass(rule, a)
+			cl = pm.vic.victimClass(rule, a)
 		}
 		if len(ns.bids) > 0 && (seen >= window || cl > ns.bids[0].class) {
 			break
 		}
 		seen++
-		if f := p.factAt(rule, i); f != nil && f.node >= 0 {
-			p.bidOn(r, a, f.node, f.slots, f.lost, cl)
+		if f := pm.factAt(rule, i); f != nil && f.node >= 0 {
+			pm.bidOn(r, a, f.node, f.slots, f.lost, cl)
 		} else {
-			p.bidVictim(r, a, cl)
+			pm.bidVictim(r, a, cl)
 		}
 		if window < 0 && len(ns.bids) > 0 {
 			if seen == 1 {
@@ -217,12 +151,12 @@ func (p *pass) nodeSearch(r *request, cands []int32, rule *victimRule) ([]NodeSl
 		}
 	}
 	bestBids(ns.bids, maxBids)
-	mark := len(p.sc.stmt)
+	mark := len(pm.stmt)
 	for k := 0; k < len(ns.bids) && k < maxBids; k++ {
-		if nodes, ok := p.evictOn(ns.bids[k].node, r, rule); ok {
+		if nodes, ok := pm.evictOn(ns.bids[k].node, r, rule); ok {
 			return nodes, true
 		}
-		p.rollback(mark, rule)
+		pm.rollback(mark, rule)
 	}
 	return nil, false
 }
@@ -260,16 +194,16 @@ func bestBids(bids []nodeBid, k int) {
 
 // bidVictim adds a's slots on each node that could hold the request to
 // that node's tally, and records a bid for each node it completes.
-func (p *pass) bidVictim(r *request, a int32, cl int32) {
-	al := &p.s.Allocs[a]
-	cost := al.Lost(p.s.Now) * int64(Slots(al.Nodes))
+func (pm *preemptor) bidVictim(r *request, a int32, cl int32) {
+	al := &pm.s.Allocs[a]
+	cost := al.Lost(pm.s.Now) * int64(Slots(al.Nodes))
 	for _, x := range al.Nodes {
-		p.bidOn(r, a, x.Node, x.Slots, cost, cl)
+		pm.bidOn(r, a, x.Node, x.Slots, cost, cl)
 	}
 }
 
 // factAt returns the facts of position i when the rule's list has them.
-func (p *pass) factAt(rule *victimRule, i int) *victimFacts {
+func (pm *preemptor) factAt(rule *victimRule, i int) *victimFacts {
 	if rule.facts == nil {
 		return nil
 	}
@@ -277,11 +211,11 @@ func (p *pass) factAt(rule *victimRule, i int) *victimFacts {
 }
 
 // bidOn adds the slots a holds on node n to the node's tally (bidVictim).
-func (p *pass) bidOn(r *request, a, n, slots int32, cost int64, cl int32) {
-	ns := &p.sc.nscan
-	g := &p.st.groups[p.st.nodeGroup[n]]
+func (pm *preemptor) bidOn(r *request, a, n, slots int32, cost int64, cl int32) {
+	ns := &pm.nscan
+	g := &pm.st.groups[pm.st.nodeGroup[n]]
 	t := &ns.tally[n]
-	if slots == 0 || t.done || g.size < r.slots || !p.st.matches(g, r) {
+	if slots == 0 || t.done || g.size < r.slots || !pm.st.matches(g, r) {
 		return
 	}
 	if t.freed == 0 && t.lost == 0 && t.class == 0 {
@@ -292,7 +226,7 @@ func (p *pass) bidOn(r *request, a, n, slots int32, cost int64, cl int32) {
 	t.freed += slots
 	t.lost += cost
 	t.class = max(t.class, cl)
-	if p.st.avail(n)+t.freed >= r.slots {
+	if pm.st.avail(n)+t.freed >= r.slots {
 		t.done = true
 		ns.bids = append(ns.bids, nodeBid{node: n, class: t.class, lost: t.lost, order: int32(len(ns.bids))})
 	}
@@ -300,17 +234,17 @@ func (p *pass) bidOn(r *request, a, n, slots int32, cost int64, cl int32) {
 
 // evictOn evicts the seen victims on node n, in victim order and as the
 // rule still allows, until the request fits there.
-func (p *pass) evictOn(n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
-	for _, v := range p.sc.nscan.seen {
-		if p.st.avail(n) >= r.slots {
+func (pm *preemptor) evictOn(n int32, r *request, rule *victimRule) ([]NodeSlots, bool) {
+	for _, v := range pm.nscan.seen {
+		if pm.st.avail(n) >= r.slots {
 			break
 		}
-		if v.node == n && p.allows(rule, v.alloc) {
-			p.evict(v.alloc, rule)
+		if v.node == n && pm.vic.allows(rule, v.alloc) {
+			pm.evict(v.alloc, rule)
 		}
 	}
-	if p.st.avail(n) < r.slots {
+	if pm.st.avail(n) < r.slots {
 		return nil, false
 	}
-	return p.st.find(r, p.sc.scratch[:0])
+	return pm.st.find(r, pm.p.sc.scratch[:0])
 }

@@ -34,8 +34,8 @@ type profile struct {
 // come back at their limits.
 func (g *conservativeGate) run(p *pass, pool int, jobs []int32, firstStart int) {
 	g.buildProfile(p, pool, firstStart)
-	p.buildLicenseProfiles(jobs)
-	p.buildNodeProfile(pool)
+	p.lic.buildLicenseProfiles(jobs)
+	p.nprof.buildNodeProfile(pool)
 	reserved, last, depth := 0, int32(-1), conservativeDepth
 	if p.sc.nprof.on {
 		depth = conservativeNodeDepth
@@ -85,10 +85,10 @@ func (g *conservativeGate) compressionOrder(p *pass, jobs []int32) []int32 {
 	p.sc.promisedNow = resize(p.sc.promisedNow, len(p.s.Jobs))
 	for _, j := range jobs {
 		at, dur, need, ok := g.promised(p, j)
-		if !ok || (p.sc.nprof.on && !p.promiseNodes(j, at, dur, int32(need))) {
+		if !ok || (p.sc.nprof.on && !p.nprof.promiseNodes(j, at, dur, int32(need))) {
 			continue
 		}
-		p.reserveAll(j, at, dur, need, 1)
+		p.lic.reserveAll(j, at, dur, need, 1)
 		p.sc.promisedNow[j] = true
 		proms = append(proms, promise{job: j, at: at})
 	}
@@ -118,36 +118,36 @@ func (g *conservativeGate) place(p *pass, j int32) {
 	if p.sc.promisedNow[j] {
 		// As promised entered it (compressionOrder): lift it out to
 		// place it again.
-		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.minSize(j))
-		p.reserveAll(j, at, dur, need, -1)
+		at, need := max(p.s.Jobs[j].Reserved, p.s.Now), int64(p.elastic.minSize(j))
+		p.lic.reserveAll(j, at, dur, need, -1)
 		if np.on {
-			np.lifted, np.liftedAt = p.unhold(j), at
+			np.lifted, np.liftedAt = p.nprof.unhold(j), at
 		}
 	}
 	for p.wants(j) {
-		need := int64(p.size(j))
+		need := int64(p.elastic.size(j))
 		at := g.earliestFor(p, j, int32(need), dur)
 		np.lifted = nil // only the first task re-places the promise
-		if at != p.s.Now && p.shrink(j) {
+		if at != p.s.Now && p.elastic.shrink(j) {
 			continue // a smaller elastic task may start now
 		}
 		if at == Never {
 			p.addPending(Pending{Job: int(j), Reason: ReasonReserved, Blocker: -1, Need: int(need), At: Never, Queued: true})
 			break
 		}
-		p.reserveAll(j, at, dur, need, 1)
+		p.lic.reserveAll(j, at, dur, need, 1)
 		if np.on {
-			p.hold(j, at, dur)
+			p.nprof.hold(j, at, dur)
 		}
 		if at > p.s.Now {
 			g.reservedPending(p, j, need, at)
 			break
 		}
 		if !g.startReserved(p, j) {
-			if p.shrink(j) {
-				p.reserveAll(j, at, dur, need, -1)
+			if p.elastic.shrink(j) {
+				p.lic.reserveAll(j, at, dur, need, -1)
 				if np.on {
-					p.unhold(j)
+					p.nprof.unhold(j)
 				}
 				continue
 			}
@@ -164,9 +164,9 @@ func (g *conservativeGate) place(p *pass, j int32) {
 // license profiles, and on the nodes too when the pool keeps them.
 func (g *conservativeGate) earliestFor(p *pass, j int32, need int32, dur int64) int64 {
 	if p.sc.nprof.on {
-		return p.earliestNodes(j, need, dur)
+		return p.nprof.earliestNodes(j, need, dur)
 	}
-	return p.earliestAll(j, int64(need), dur)
+	return p.lic.earliestAll(j, int64(need), dur)
 }
 
 // startReserved starts a task whose reservation is now: on the nodes the
@@ -179,7 +179,7 @@ func (g *conservativeGate) startReserved(p *pass, j int32) bool {
 	h := &np.held[j]
 	nodes := np.resv[h.lo:h.hi]
 	for _, ns := range nodes {
-		if p.st.avail(ns.Node) < ns.Slots || !p.licensesFit(j) {
+		if p.st.avail(ns.Node) < ns.Slots || !p.lic.licensesFit(j) {
 			return false // cannot happen: the profile starts from the state
 		}
 	}
@@ -210,7 +210,7 @@ func (g *conservativeGate) promised(p *pass, j int32) (at, dur, need int64, ok b
 	}
 	// An elastic job reserves for its smallest task: it only waits
 	// once every size failed.
-	return max(job.Reserved, p.s.Now), jobDuration(job), int64(p.minSize(j)), true
+	return max(job.Reserved, p.s.Now), jobDuration(job), int64(p.elastic.minSize(j)), true
 }
 
 func jobDuration(job *Job) int64 {

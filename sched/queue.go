@@ -10,18 +10,18 @@ func (p *pass) hasWaiting(j int32) bool {
 // not give licenses back, so j may not take licenses the blocker needs.
 func (g *idleGate) backfill(p *pass, j, blocker int32) {
 	for p.wants(j) {
-		if !p.licensesFit(j) {
-			p.addPending(p.licensePending(j))
+		if !p.lic.licensesFit(j) {
+			p.addPending(p.lic.licensePending(j))
 			break
 		}
-		if !p.licensesLeave(j, blocker) {
+		if !p.lic.licensesLeave(j, blocker) {
 			p.behind(j, blocker, ReasonBehind)
 			break
 		}
 		r := p.request(j, false)
-		nodes, ok := p.find(&r, p.sc.scratch[:0])
+		nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 		if !ok {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				continue
 			}
 			p.behind(j, blocker, ReasonBehind)
@@ -38,7 +38,7 @@ func (g *idleGate) backfill(p *pass, j, blocker int32) {
 func (p *pass) zeroSlotJobs(jobs []int32) {
 	blocker := int32(-1)
 	for _, j := range jobs {
-		if p.hasWaiting(j) && len(p.s.Jobs[j].Licenses) > 0 && p.licenseNever(j) {
+		if p.hasWaiting(j) && len(p.s.Jobs[j].Licenses) > 0 && p.lic.licenseNever(j) {
 			continue
 		}
 		if blocker >= 0 {
@@ -48,8 +48,8 @@ func (p *pass) zeroSlotJobs(jobs []int32) {
 			continue
 		}
 		for p.wants(j) {
-			if !p.licensesFit(j) {
-				p.addPending(p.licensePending(j))
+			if !p.lic.licensesFit(j) {
+				p.addPending(p.lic.licensePending(j))
 				blocker = j
 				break
 			}
@@ -61,7 +61,7 @@ func (p *pass) zeroSlotJobs(jobs []int32) {
 				break
 			}
 			p.st.zeroUsed[n]++
-			p.takeLicenses(j)
+			p.lic.takeLicenses(j)
 			at := len(p.sc.arena)
 			p.sc.arena = append(p.sc.arena, NodeSlots{Node: n})
 			p.plan.Starts = append(p.plan.Starts, Start{Job: int(j), Nodes: p.sc.arena[at : at+1 : at+1]})

@@ -88,7 +88,7 @@ func (q *quotaPass) finish(p *pass, j int32) {
 	job := &p.s.Jobs[j]
 	if !p.sc.pending[j] && p.wants(j) && p.sc.holds[j] == 0 && !job.Borrow &&
 		job.Project >= 0 && job.Project < len(p.s.Projects) {
-		q.pending(p, int32(job.Project), j, p.size(j))
+		q.pending(p, int32(job.Project), j, p.elastic.size(j))
 		return
 	}
 	p.finish(j)

@@ -73,7 +73,7 @@ func (o *quotaOrder) placed(p *pass, j, slots int32) bool {
 func (o *quotaOrder) failed(p *pass, j int32) {
 	q := &p.sc.quota
 	if !p.sc.pending[j] {
-		q.pending(p, q.cur, j, p.size(j))
+		q.pending(p, q.cur, j, p.elastic.size(j))
 	}
 	if q.inter {
 		q.iCur[q.cur]++
@@ -107,8 +107,8 @@ func (quotaFilter) admit(p *pass, j int32, again bool) bool {
 	if again && !q.allowed(p, q.cur, j, q.inter) {
 		return false
 	}
-	if !p.licensesFit(j) {
-		p.addPending(p.licensePending(j))
+	if !p.lic.licensesFit(j) {
+		p.addPending(p.lic.licensePending(j))
 		return false
 	}
 	return true
@@ -169,7 +169,7 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 	job := &p.s.Jobs[j]
 	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
 	for {
-		slots := p.size(j)
+		slots := p.elastic.size(j)
 		pe.Need = int(slots)
 		switch {
 		case !q.withinLimit(p.s, pr, slots):
@@ -179,7 +179,7 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 		default:
 			return true
 		}
-		if !p.shrink(j) {
+		if !p.elastic.shrink(j) {
 			break
 		}
 	}
@@ -212,7 +212,7 @@ func (q *quotaPass) borrowIdle(p *pass) {
 				break
 			}
 			if p.tryPlace(j, false) == failed {
-				if p.shrink(j) {
+				if p.elastic.shrink(j) {
 					continue
 				}
 				p.addPending(p.failReason(j))
@@ -228,7 +228,7 @@ func (q *quotaPass) borrowIdle(p *pass) {
 func (q *quotaPass) victims(p *pass, pool int) []int32 {
 	now := p.s.Now
 	// Furthest over first; each project's tasks together.
-	v := p.sortVictims(pool, func(a int32, al *Alloc) victimKey {
+	v := p.vic.sortVictims(pool, func(a int32, al *Alloc) victimKey {
 		job := &p.s.Jobs[al.Job]
 		over := q.alloc[job.Project] - q.share[job.Project]
 		if job.Borrow {
@@ -239,7 +239,7 @@ func (q *quotaPass) victims(p *pass, pool int) []int32 {
 	})
 	// The reclaim rule reads the list's facts; a quota pool's jobs have
 	// projects in range, so each fact's project is its job's.
-	facts := p.victimFactsOf(v)
+	facts := p.vic.victimFactsOf(v)
 	q.blockEnd = resize(q.blockEnd, len(v))
 	q.blockStart = resize(q.blockStart, len(p.s.Projects))
 	q.blockStop = resize(q.blockStop, len(p.s.Projects))

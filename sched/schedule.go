@@ -37,28 +37,11 @@ type Scheduler struct {
 	holdsAll []int32
 	pending  []bool
 	evicted  []bool
-	final    []bool  // evicted by a committed statement
-	preempts []int32 // per project: preemptions planned this pass
-	// allocProject is each allocation's project, or -1 out of range, so
-	// that accounting for thousands of tentative victims reads no job.
-	allocProject []int32
-	victims      []int32
-	vkeys        []victimKey // sortVictims' scratch
-	// victimNext holds the skip pointers over victims (victimRule.next).
-	victimNext []int32
-	// vfacts holds the victim list's victimFacts (victim_facts.go).
-	vfacts []victimFacts
-	// need is minimize's per-node scratch, all zero between uses.
-	need []int32
-	// vindex answers nodeSearch for priority pools (preempt_index.go).
-	vindex    victimIndex
-	heapStack []int32
-	heldPos   []int32
-	// gscan, gangPos and gangTake are gangReplay's (preempt_gang.go).
-	gscan    gangScan
-	gangPos  []int32
-	gangTake []int32
-	stmt     []int32
+	final    []bool // evicted by a committed statement
+	// vic and pre are the pass's victim lists and preemption search
+	// (passparts.go).
+	vic      victimLists
+	pre      preemptor
 	poolJobs [][]int32
 	zeroJobs [][]int32
 	poolRuns [][]int32
@@ -71,7 +54,6 @@ type Scheduler struct {
 	lic      licensePass
 	elastic  elasticPass
 	cons     consolidation
-	nscan    nodeScan
 	nprof    nodeProfile
 	proms    []promise
 	order    []int32
@@ -115,14 +97,14 @@ func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan,
 	sc.st.copyFrom(&sc.base)
 	sc.reset(s)
 	// The pass lives in the Scheduler: the stages take it through
-	// interfaces, which would move a local one to the heap every pass.
-	sc.pass = pass{sc: sc, s: s, st: &sc.st, plan: &sc.plan}
-	p := &sc.pass
+	// interfaces, and its parts point back to it, which would move a
+	// local one to the heap every pass.
+	p := sc.begin(s)
 	for pool := range s.Pools {
 		sl := policy(&s.Pools[pool])
 		p.runStages(pool, &sl)
 	}
-	sc.pass = pass{} // keep no snapshot past the pass
+	sc.end() // keep no snapshot past the pass
 	sc.memo.end()
 	return &sc.plan, nil
 }
@@ -234,8 +216,8 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.pending = resize(sc.pending, nj)
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
 	sc.final = resize(sc.final, len(s.Allocs))
-	sc.preempts = resize(sc.preempts, len(s.Projects))
-	sc.allocProject = resize(sc.allocProject, len(s.Allocs))
+	sc.vic.preempts = resize(sc.vic.preempts, len(s.Projects))
+	sc.vic.allocProject = resize(sc.vic.allocProject, len(s.Allocs))
 	sc.poolJobs = resizeLists(sc.poolJobs, len(s.Pools))
 	sc.zeroJobs = resizeLists(sc.zeroJobs, len(s.Pools))
 	sc.poolRuns = resizeLists(sc.poolRuns, len(s.Pools))
@@ -250,9 +232,9 @@ func (sc *Scheduler) reset(s *Snapshot) {
 		}
 		j := &s.Jobs[a.Job]
 		sc.poolRuns[j.Pool] = append(sc.poolRuns[j.Pool], int32(ai))
-		sc.allocProject[ai] = -1
+		sc.vic.allocProject[ai] = -1
 		if j.Project >= 0 && j.Project < len(s.Projects) {
-			sc.allocProject[ai] = int32(j.Project)
+			sc.vic.allocProject[ai] = int32(j.Project)
 		}
 	}
 	for ji := range s.Jobs {
@@ -282,6 +264,14 @@ type pass struct {
 	s    *Snapshot
 	st   *state
 	plan *Plan
+
+	vic     *victimLists
+	pre     *preemptor
+	cons    *consolidation
+	lic     *licensePass
+	nprof   *nodeProfile
+	elastic *elasticPass
+	finds   *findMemo
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -341,7 +331,7 @@ func (p *pass) request(j int32, useDrain bool) request {
 	return request{
 		pool:      job.Pool,
 		gpu:       job.GPU,
-		slots:     p.size(j),
+		slots:     p.elastic.size(j),
 		spread:    p.s.Pools[job.Pool].Placement == PlaceSpread,
 		useDrain:  useDrain,
 		oneSwitch: job.Topology == TopologyRequired,
@@ -359,18 +349,18 @@ const (
 
 // tryPlace places one task of j on free slots, then on draining ones.
 func (p *pass) tryPlace(j int32, backfill bool) outcome {
-	if !p.licensesFit(j) {
+	if !p.lic.licensesFit(j) {
 		return failed
 	}
 	r := p.request(j, false)
-	nodes, ok := p.find(&r, p.sc.scratch[:0])
+	nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
 	if !ok {
 		r.useDrain = true
-		nodes, ok = p.find(&r, p.sc.scratch[:0])
+		nodes, ok = p.finds.find(p.st, &r, p.sc.scratch[:0])
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
-		return p.consolidate(j, &r, backfill)
+		return p.cons.consolidate(j, &r, backfill)
 	}
 	return p.commit(j, nodes, backfill)
 }
@@ -388,7 +378,7 @@ func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 		})
 	}
 	p.st.takeAll(nodes)
-	p.takeLicenses(j)
+	p.lic.takeLicenses(j)
 	p.sc.planned[j]++
 	if out == held {
 		p.sc.holds[j]++
@@ -414,7 +404,7 @@ func (p *pass) impossible(j int32) bool {
 		}
 	}
 	r := p.request(j, true)
-	r.slots = p.minSize(j)
+	r.slots = p.elastic.minSize(j)
 	var fits bool
 	switch {
 	case r.oneSwitch && p.st.spansNodes(&r):
@@ -428,7 +418,7 @@ func (p *pass) impossible(j int32) bool {
 		if memo {
 			p.sc.memo.curFacts[j].fit = fitSome
 		}
-		return len(job.Licenses) > 0 && p.licenseNever(j)
+		return len(job.Licenses) > 0 && p.lic.licenseNever(j)
 	}
 	reason, most := ReasonNoNodes, 0
 	if job.GPU != "" && !p.gpuOffered(job) {
@@ -461,11 +451,11 @@ func (p *pass) fitsEmpty(r *request) bool {
 
 // failReason explains why one task of j cannot be placed.
 func (p *pass) failReason(j int32) Pending {
-	if !p.licensesFit(j) {
-		return p.licensePending(j)
+	if !p.lic.licensesFit(j) {
+		return p.lic.licensePending(j)
 	}
 	r := p.request(j, true)
-	r.slots = p.minSize(j) // an elastic job waits only once every size failed
+	r.slots = p.elastic.minSize(j) // an elastic job waits only once every size failed
 	total, avail, fits := p.st.capacity(&r, p.s)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
@@ -510,7 +500,7 @@ func (p *pass) finish(j int32) {
 	}
 	switch {
 	case p.sc.holds[j] > 0:
-		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.size(j)), At: -1})
+		p.addPending(Pending{Job: int(j), Reason: ReasonCheckpointing, Blocker: -1, Need: int(p.elastic.size(j)), At: -1})
 	case p.capped(j):
 		p.addPending(Pending{Job: int(j), Reason: ReasonMaxConcurrent, Blocker: -1, Need: job.Slots, At: -1})
 	default:

@@ -96,7 +96,7 @@ func (p *pass) runStages(pool int, sl *stageList) {
 			pe.Priority = p.sc.mf.prio[pe.Job]
 		}
 	}
-	p.expand(pool, pendMark)
+	p.elastic.expand(pool, pendMark)
 }
 
 // walk is the one queue loop of every policy.
@@ -124,13 +124,13 @@ func (p *pass) turn(j int32, ord orderStage, flt filterStage, pre preemptStage) 
 		if flt != nil && !flt.admit(p, j, again) {
 			return failed
 		}
-		slots := p.size(j)
+		slots := p.elastic.size(j)
 		o := p.tryPlace(j, false)
 		if o == failed {
 			o = pre.try(p, j, slots)
 		}
 		if o == failed {
-			if p.shrink(j) {
+			if p.elastic.shrink(j) {
 				again = true
 				continue // an elastic job tries half the size
 			}

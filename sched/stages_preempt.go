@@ -25,10 +25,10 @@ func (s *priorityPreempt) begin(p *pass, pool int) {
 	pl := &p.s.Pools[pool]
 	s.pool, s.victims, s.facts, s.indexed = pool, nil, nil, false
 	if pl.Preemption || pl.Backfill || p.sc.mf.qosPreempt {
-		s.victims = p.victimOrder(pool)
-		s.facts = p.sc.vfacts
+		s.victims = p.vic.victimOrder(pool)
+		s.facts = p.vic.facts
 		if pl.Preemption {
-			p.indexVictims(s.facts, victimsByPriority)
+			p.vic.indexVictims(s.facts, victimsByPriority)
 			s.indexed = true
 		}
 	}
@@ -36,7 +36,7 @@ func (s *priorityPreempt) begin(p *pass, pool int) {
 
 func (s *priorityPreempt) end(p *pass) {
 	if s.indexed {
-		p.sc.vindex.stop(p)
+		p.vic.index.stop(p)
 	}
 }
 
@@ -47,8 +47,8 @@ func (s *priorityPreempt) try(p *pass, j, _ int32) outcome {
 	job := &p.s.Jobs[j]
 	qp, qosPre := qosOf(p.s, job)
 	rule := victimRule{kind: victimsByPriority, prio: job.Priority, preemption: p.s.Pools[s.pool].Preemption,
-		qos: qp, qosPreempt: qosPre, next: p.sc.victimNext, facts: s.facts}
-	return p.preempt(j, s.victims, &rule)
+		qos: qp, qosPreempt: qosPre, next: p.vic.next, facts: s.facts}
+	return p.pre.preempt(j, s.victims, &rule)
 }
 
 // qosPreempt is the multifactor rule: with the pool's preemption, or a
@@ -70,8 +70,8 @@ func (s *qosPreempt) try(p *pass, j, _ int32) outcome {
 	if s.victims == nil {
 		s.victims = p.sc.mf.victims(p, s.pool)
 	}
-	rule := victimRule{kind: victimsByQOS, qos: qp, mfPrio: p.sc.mf.prio[j], next: p.sc.victimNext}
-	return p.preempt(j, s.victims, &rule)
+	rule := victimRule{kind: victimsByQOS, qos: qp, mfPrio: p.sc.mf.prio[j], next: p.vic.next}
+	return p.pre.preempt(j, s.victims, &rule)
 }
 
 // sharePreempt is the fair-share rule: a job below its share may evict
@@ -86,13 +86,13 @@ func (s *sharePreempt) begin(p *pass, pool int) {
 	s.on = p.s.Pools[pool].Preemption
 	s.victims = p.sc.fs.victims(p, pool)
 	if s.on {
-		p.indexVictims(p.sc.vfacts, victimsAboveShare)
+		p.vic.indexVictims(p.vic.facts, victimsAboveShare)
 	}
 }
 
 func (s *sharePreempt) end(p *pass) {
 	if s.on {
-		p.sc.vindex.stop(p)
+		p.vic.index.stop(p)
 	}
 }
 
@@ -101,8 +101,8 @@ func (s *sharePreempt) try(p *pass, j, slots int32) outcome {
 	if !s.on || f.alloc[j]+slots > f.share[j] {
 		return failed
 	}
-	rule := victimRule{kind: victimsAboveShare, next: p.sc.victimNext, facts: p.sc.vfacts}
-	return p.preempt(j, s.victims, &rule)
+	rule := victimRule{kind: victimsAboveShare, next: p.vic.next, facts: p.vic.facts}
+	return p.pre.preempt(j, s.victims, &rule)
 }
 
 // reclaimPreempt is the quota rule: guaranteed work within quota first
@@ -125,12 +125,12 @@ func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 	o := failed
 	if q.guaranteed(p.s, j) && q.blockStop[pr] > q.blockStart[pr] {
 		own := s.victims[q.blockStart[pr]:q.blockStop[pr]]
-		o = p.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
+		o = p.pre.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
 	}
 	room := min(q.quota[pr], q.share[pr])
 	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
-		o = p.preempt(j, s.victims, &victimRule{kind: victimsReclaim, project: pr,
-			blockEnd: q.blockEnd, next: q.next, facts: p.sc.vfacts})
+		o = p.pre.preempt(j, s.victims, &victimRule{kind: victimsReclaim, project: pr,
+			blockEnd: q.blockEnd, next: q.next, facts: p.vic.facts})
 		if o == failed {
 			q.failReclaim[pr] = slots
 		}

@@ -30,40 +30,40 @@ type victimFacts struct {
 	borrow, interactive bool
 }
 
-// victimFactsOf fills the Scheduler's facts array for the victim list v.
-func (p *pass) victimFactsOf(v []int32) []victimFacts {
-	fs := slices.Grow(p.sc.vfacts[:0], len(v))
+// victimFactsOf fills the victim lists' facts array for the victim list v.
+func (vl *victimLists) victimFactsOf(v []int32) []victimFacts {
+	fs := slices.Grow(vl.facts[:0], len(v))
 	for _, a := range v {
-		al := &p.s.Allocs[a]
-		j := &p.s.Jobs[al.Job]
-		q, _ := qosOf(p.s, j)
-		f := victimFacts{lost: al.Lost(p.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
+		al := &vl.s.Allocs[a]
+		j := &vl.s.Jobs[al.Job]
+		q, _ := qosOf(vl.s, j)
+		f := victimFacts{lost: al.Lost(vl.s.Now) * int64(Slots(al.Nodes)), alloc: a, job: int32(al.Job),
 			project: -1, node: -1, group: -1, slots: int32(Slots(al.Nodes)), prio: int32(j.Priority), qos: int32(q),
-			stale: p.gone(a), backfilled: al.Backfilled, borrow: j.Borrow, interactive: j.Interactive}
-		if j.Project >= 0 && j.Project < len(p.s.Projects) {
+			stale: vl.gone(a), backfilled: al.Backfilled, borrow: j.Borrow, interactive: j.Interactive}
+		if j.Project >= 0 && j.Project < len(vl.s.Projects) {
 			f.project = int32(j.Project)
 		}
 		if len(al.Nodes) == 1 {
 			f.node = al.Nodes[0].Node
-			f.group = p.st.nodeGroup[f.node]
+			f.group = vl.st.nodeGroup[f.node]
 		}
 		fs = append(fs, f)
 	}
-	p.sc.vfacts = fs
+	vl.facts = fs
 	return fs
 }
 
 // goneAt is gone for the candidate at position i of a list.
-func (p *pass) goneAt(cands []int32, facts []victimFacts, i int) bool {
+func (vl *victimLists) goneAt(cands []int32, facts []victimFacts, i int) bool {
 	if facts != nil {
-		return facts[i].stale || p.sc.final[facts[i].alloc]
+		return facts[i].stale || vl.p.sc.final[facts[i].alloc]
 	}
-	return p.gone(cands[i])
+	return vl.gone(cands[i])
 }
 
 // allowsFact is allows for a candidate described by its facts.
-func (p *pass) allowsFact(rule *victimRule, f *victimFacts) bool {
-	if p.sc.evicted[f.alloc] || f.stale || p.sc.final[f.alloc] || p.projectSpent(int(f.project)) {
+func (vl *victimLists) allowsFact(rule *victimRule, f *victimFacts) bool {
+	if vl.p.sc.evicted[f.alloc] || f.stale || vl.p.sc.final[f.alloc] || vl.projectSpent(int(f.project)) {
 		return false
 	}
 	switch rule.kind {
@@ -76,19 +76,19 @@ func (p *pass) allowsFact(rule *victimRule, f *victimFacts) bool {
 		}
 		return rule.qosPreempt && int(f.qos) < rule.qos
 	case victimsByQOS:
-		return int(f.qos) < rule.qos && p.sc.mf.prio[f.job] < rule.mfPrio
+		return int(f.qos) < rule.qos && vl.p.sc.mf.prio[f.job] < rule.mfPrio
 	case victimsAboveShare:
-		return p.sc.fs.canGive(f.job, f.slots)
+		return vl.p.sc.fs.canGive(f.job, f.slots)
 	case victimsReclaim:
 		// As allows; a quota pool's jobs have projects in range, so
 		// f.project is the job's.
 		if f.borrow {
-			return f.project == rule.project || p.sc.quota.borrowing(f.project)
+			return f.project == rule.project || vl.p.sc.quota.borrowing(f.project)
 		}
 		return !f.interactive && f.project != rule.project &&
-			p.sc.quota.reclaimable(p.s, f.project, rule.project, f.slots)
+			vl.p.sc.quota.reclaimable(vl.s, f.project, rule.project, f.slots)
 	}
-	return p.allows(rule, f.alloc)
+	return vl.allows(rule, f.alloc)
 }
 
 // pastFact is pastRule for a candidate described by its facts.
@@ -103,7 +103,7 @@ func pastFact(rule *victimRule, f *victimFacts) bool {
 }
 
 // classFact is victimClass for a candidate described by its facts.
-func (p *pass) classFact(rule *victimRule, f *victimFacts) int32 {
+func (vl *victimLists) classFact(rule *victimRule, f *victimFacts) int32 {
 	switch rule.kind {
 	case victimsByPriority:
 		return -f.prio
@@ -120,19 +120,19 @@ func (p *pass) classFact(rule *victimRule, f *victimFacts) int32 {
 
 // nextFact is nextCand over a list with facts (rule.facts and rule.next
 // both set).
-func (p *pass) nextFact(cands []int32, i int, r *request, rule *victimRule) int {
+func (vl *victimLists) nextFact(cands []int32, i int, r *request, rule *victimRule) int {
 	for i < len(cands) {
-		if i = p.live(rule.next, cands, rule.facts, i); i == len(cands) {
+		if i = vl.live(rule.next, cands, rule.facts, i); i == len(cands) {
 			break
 		}
 		f := &rule.facts[i]
 		if pastFact(rule, f) {
 			return len(cands)
 		}
-		if p.allowsFact(rule, f) && (r.gpu == "" || p.helps(f.alloc, r)) {
+		if vl.allowsFact(rule, f) && (r.gpu == "" || vl.helps(f.alloc, r)) {
 			return i
 		}
-		if rule.blockEnd != nil && p.blockClosed(rule, f.alloc) {
+		if rule.blockEnd != nil && vl.blockClosed(rule, f.alloc) {
 			i = int(rule.blockEnd[i])
 		} else {
 			i++

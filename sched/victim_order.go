@@ -32,17 +32,17 @@ func cmpVictimKey(x, y victimKey) int {
 }
 
 // sortVictims orders the pool's running tasks by the key key gives each
-// and returns them in the Scheduler's victims list.
-func (p *pass) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
-	keys := slices.Grow(p.sc.vkeys[:0], len(p.sc.poolRuns[pool]))
-	for _, a := range p.sc.poolRuns[pool] {
-		keys = append(keys, key(a, &p.s.Allocs[a]))
+// and returns them in the victim lists' list.
+func (vl *victimLists) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
+	keys := slices.Grow(vl.keys[:0], len(vl.p.sc.poolRuns[pool]))
+	for _, a := range vl.p.sc.poolRuns[pool] {
+		keys = append(keys, key(a, &vl.s.Allocs[a]))
 	}
 	slices.SortFunc(keys, cmpVictimKey)
-	v := slices.Grow(p.sc.victims[:0], len(keys))
+	v := slices.Grow(vl.list[:0], len(keys))
 	for i := range keys {
 		v = append(v, keys[i].a)
 	}
-	p.sc.vkeys, p.sc.victims = keys, v
+	vl.keys, vl.list = keys, v
 	return v
 }
