@@ -80,8 +80,9 @@
 // new slots are taken from free ones.
 //
 // A pass (pass, schedule.go) holds the snapshot, the planning state and
-// the plan; the policy loops and the plan's bookkeeping (commit, pending
-// reasons) are its methods. The stages above are its parts, each a struct
+// the plan; the stage driver (runStages) and the plan's bookkeeping
+// (commit, pending reasons) are its methods. The stages are structs of
+// their own (policies.go), and so are its parts, each a struct
 // that owns the scratch memory of one stage and that the Scheduler keeps
 // between passes (passparts.go): victimLists (victims.go) the pools'
 // victim lists with their facts, skip pointers and node index, and the
