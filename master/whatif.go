@@ -74,6 +74,10 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 	if err != nil {
 		return nil, err
 	}
+	preempted, err := m.preemptRequests(ctx, since)
+	if err != nil {
+		return nil, err
+	}
 	byJob := map[int64][]store.Attempt{}
 	for _, a := range atts {
 		byJob[a.JobID] = append(byJob[a.JobID], a)
@@ -109,7 +113,7 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 				notes = append(notes, note)
 			}
 		}
-		sj, ok := scenarioJob(j, byJob[j.ID], max(ntasks[j.ID], 1), since, now, p, cfg)
+		sj, ok := scenarioJob(j, byJob[j.ID], preempted, max(ntasks[j.ID], 1), since, now, p, cfg)
 		if !ok {
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
@@ -126,7 +130,7 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 		}
 		sc.Jobs = append(sc.Jobs, sj)
-		if j.State == store.JobKilled && !j.EndedAt.IsZero() {
+		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID]) {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
@@ -210,10 +214,16 @@ func usesFairShareAccounts(cfg *config.Config) bool {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// exportName is a job's name in the export: jID-NAME, with what a
+// scenario name cannot hold replaced.
+func exportName(j store.Job) string {
+	return fmt.Sprintf("j%d-%s", j.ID, strings.Trim(unsafeName.ReplaceAllString(j.Name, "-"), "-"))
+}
+
 // scenarioJob is one job in the scenario, or false when its run time
 // cannot be known.
-func scenarioJob(j store.Job, atts []store.Attempt, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
-	sj := scenario.Job{Name: fmt.Sprintf("j%d-%s", j.ID, strings.Trim(unsafeName.ReplaceAllString(j.Name, "-"), "-")),
+func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
+	sj := scenario.Job{Name: exportName(j),
 		Kind: cmp.Or(string(j.Kind), scenario.KindCommand), Submit: int64(j.SubmittedAt.Sub(since).Seconds()), Pool: j.Pool,
 		Tasks: tasks, MaxConcurrent: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
 		Priority: scenario.DefaultPriority, Weight: scenario.DefaultWeight, Preemptible: j.Preemptible,
@@ -232,24 +242,14 @@ func scenarioJob(j store.Job, atts []store.Attempt, tasks int, since, now time.T
 	if p.Policy == sched.PolicyMultifactor && p.Multifactor.FairShare > 0 {
 		sj.Account, sj.User = j.Project, cmp.Or(j.User, noUser)
 	}
-	var done, longest, n int64
-	for _, a := range atts {
-		end := a.EndedAt
-		if end.IsZero() {
-			end = now
-		}
-		d := int64(end.Sub(a.StartedAt).Seconds())
-		longest = max(longest, d)
-		if a.EndState == store.AttemptCompleted {
-			done += d
-			n++
-		}
-	}
+	w := workOf(j, atts, preempted, since, now)
 	switch {
-	case n > 0:
-		sj.Duration = max(done/n, 1)
-	case longest > 0:
-		sj.Duration = longest
+	case w.n > 0:
+		sj.Duration = max(w.mean, 1)
+	case w.limited:
+		// Its time limit ended it: the replay's ends it too.
+	case w.longest > 0:
+		sj.Duration = w.longest
 	case j.State == store.JobKilled:
 		// Killed before it ran: in the replay it runs until the kill
 		// event (Duration -1), at the offset a user killed it.
