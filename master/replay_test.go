@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/store"
 )
 
 // The replay proof of issue 13: a live run and a simulation of the same
@@ -27,6 +29,7 @@ import (
 type rjob struct {
 	name   string
 	slots  int
+	tasks  int // > 1: an experiment of that many trials
 	submit float64
 	// run is the task's work in seconds (the agent reports the exit once
 	// the attempts have run this long in all, preemptions keeping the
@@ -48,6 +51,14 @@ type replayCase struct {
 	config string
 	nodes  []rnode
 	jobs   []rjob
+	// tick, when positive, runs the master's Tick (an idle pass, the
+	// time-limit check, usage records) every tick seconds between the
+	// instants, as the live loop does every second.
+	tick float64
+	// timed cases have decisions that only time passing brings about (a
+	// min_run_time guard lifting): the live master takes them on its
+	// idle tick, so they run with ticks only.
+	timed bool
 }
 
 // replayNodes are nodes of mixed sizes.
@@ -55,7 +66,17 @@ var replayNodes = []rnode{{"n1", 4}, {"n2", 2}, {"n3", 1}}
 
 func TestReplayDecisions(t *testing.T) {
 	for _, c := range replayCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		if !c.timed {
+			t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		}
+		// The live loop ticks every second (DefaultTick); ticks only show
+		// that idle passes change nothing, except in timed cases, where
+		// the tick in the second a guard lifts is the one that decides.
+		c.tick = 5
+		if c.timed {
+			c.tick = 1
+		}
+		t.Run(c.name+"-ticks", func(t *testing.T) { checkReplay(t, c) })
 	}
 }
 
@@ -84,13 +105,18 @@ func replayCases() []replayCase {
 				{name: "low4", slots: 1, submit: 210, run: 100, extra: lowPrio, kill: 900},
 				{name: "high2", slots: 1, submit: 300, run: 100, extra: `, "priority": 10, "time_limit": 60`},
 			}},
+		{name: "priority-min-run-time", timed: true, config: "pools:\n  - {name: default, policy: priority, preemption: true, min_run_time: 5m}\n",
+			nodes: replayNodes, jobs: []rjob{
+				{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "low2", slots: 3, submit: 50, run: 1000, extra: lowPrio},
+				{name: "high", slots: 3, submit: 100, run: 250, extra: `, "priority": 10`},
+			}},
 		{name: "fair-share", config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
-			{name: "a1", slots: 4, submit: 0, run: 900, project: "a", extra: preemptible},
-			{name: "a2", slots: 2, submit: 0, run: 900, project: "a", extra: preemptible},
-			{name: "a3", slots: 1, submit: 0, run: 900, project: "a", extra: preemptible},
-			{name: "b1", slots: 2, submit: 60, run: 300, project: "b", extra: preemptible},
-			{name: "b2", slots: 1, submit: 60, run: 300, project: "b", extra: preemptible},
-			{name: "a4", slots: 1, submit: 120, run: 100, project: "a", extra: preemptible, kill: 500},
+			{name: "a1", slots: 1, tasks: 6, submit: 0, run: 900, project: "a", extra: preemptible},
+			{name: "a2", slots: 1, submit: 0, run: 800, project: "a", extra: preemptible},
+			{name: "b1", slots: 1, tasks: 4, submit: 60, run: 300, project: "b", extra: preemptible},
+			{name: "b2", slots: 2, submit: 90, run: 300, project: "b", extra: preemptible},
+			{name: "a3", slots: 1, submit: 120, run: 100, project: "a", extra: preemptible, kill: 500},
 		}},
 		{name: "quota", config: quotaConfig, nodes: replayNodes, jobs: []rjob{
 			{name: "a1", slots: 4, submit: 0, run: 1200, project: "a", extra: lowPrio},
@@ -111,14 +137,15 @@ const (
 // backfillJobs leave holes that backfilling fills: a wide job waits behind
 // a long one while short ones fit beside it.
 var backfillJobs = []rjob{
-	{name: "long", slots: 4, submit: 0, run: 1000},
-	{name: "mid", slots: 2, submit: 0, run: 400},
-	{name: "wide", slots: 6, submit: 10, run: 300},
-	{name: "short1", slots: 1, submit: 20, run: 300},
-	{name: "short2", slots: 2, submit: 30, run: 500},
+	{name: "long", slots: 4, submit: 0, run: 1000, extra: `, "time_limit": 1200`},
+	{name: "mid", slots: 2, submit: 0, run: 400, extra: `, "time_limit": 500`},
+	{name: "wide", slots: 6, submit: 10, run: 300, extra: `, "time_limit": 400`},
+	{name: "short1", slots: 1, submit: 20, run: 300, extra: `, "time_limit": 350`},
+	{name: "short2", slots: 2, submit: 30, run: 500, extra: `, "time_limit": 600`},
 	{name: "tiny", slots: 1, submit: 40, run: 100, kill: 90},
-	{name: "late", slots: 3, submit: 50, run: 200},
-	{name: "odd", slots: 1, submit: 60.5, run: 250, lag: 0.7},
+	{name: "late", slots: 3, submit: 50, run: 200, extra: `, "time_limit": 250`},
+	{name: "odd", slots: 1, submit: 60.5, run: 250, lag: 0.7, extra: `, "time_limit": 300`},
+	{name: "over", slots: 1, submit: 70, run: 900, extra: `, "time_limit": 120`},
 }
 
 const fairShareConfig = `
@@ -210,6 +237,8 @@ type replayDriver struct {
 	killed []bool
 	done   map[taskKey]float64 // work done by earlier attempts
 	att    map[agent.TaskID]*liveAttempt
+	ticks  int
+	seq    int64 // the last event seen by tick
 }
 
 type taskKey struct {
@@ -237,7 +266,8 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 func (d *replayDriver) now() float64 { return d.h.clock.Now().Sub(d.t0).Seconds() }
 
 func (d *replayDriver) run(t *testing.T) {
-	for range 10000 {
+	nextTick := d.c.tick / 2 // ticks fall between the whole seconds of the instants
+	for range 100000 {
 		next := math.Inf(1)
 		for i, j := range d.c.jobs {
 			if d.ids[i] == 0 {
@@ -254,12 +284,60 @@ func (d *replayDriver) run(t *testing.T) {
 		if math.IsInf(next, 1) {
 			return
 		}
+		if d.c.tick > 0 && !d.waiting() {
+			// An idle pass with no task waiting does nothing: skip the
+			// ticks to the first after the next instant.
+			for nextTick <= next {
+				nextTick += d.c.tick
+			}
+		}
+		tick := d.c.tick > 0 && nextTick <= next
+		if tick {
+			next = nextTick
+			nextTick += d.c.tick
+		}
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
 		}
 		d.instant(t)
+		if tick {
+			d.tick(t)
+		}
 	}
 	t.Fatal("the live run did not end")
+}
+
+// waiting says whether a task waits to start.
+func (d *replayDriver) waiting() bool {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	for _, j := range d.h.m.jobs {
+		for _, t := range j.tasks {
+			if t.rec.State == store.TaskQueued {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tick runs the master's Tick and settles if it changed anything. The
+// agents sync every ten ticks, so that the master does not find them
+// silent; more often is not needed, as nothing changes for them between
+// instants unless a tick's pass did something.
+func (d *replayDriver) tick(t *testing.T) {
+	if d.ticks++; d.ticks%10 == 0 {
+		d.h.sync(d.agents...)
+	}
+	d.h.m.Tick(d.h.ctx)
+	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) > 0 {
+		d.seq = evs[len(evs)-1].Seq
+		d.settle(t)
+	}
 }
 
 // instant does what is due now and settles.
@@ -297,15 +375,29 @@ func (d *replayDriver) instant(t *testing.T) {
 		}
 	}
 	d.settle(t)
+	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) > 0 {
+		d.seq = evs[len(evs)-1].Seq
+	}
 }
 
 func (d *replayDriver) jobFile(j rjob) string {
-	extra := j.extra
+	var more strings.Builder
 	if j.project != "" {
-		return fmt.Sprintf(`{"name": %q, "project": %q, "entrypoint": "python train.py", "resources": {"slots": %d%s}}`,
-			j.name, j.project, j.slots, extra)
+		fmt.Fprintf(&more, `, "project": %q`, j.project)
 	}
-	return jobSpec(j.name, j.slots, extra)
+	if j.tasks > 1 {
+		vals := make([]string, j.tasks)
+		for i := range vals {
+			vals[i] = strconv.Itoa(i)
+		}
+		fmt.Fprintf(&more, `, "hyperparameters": {"x": {"type": "categorical", "vals": [%s]}}`, strings.Join(vals, ", "))
+	}
+	return fmt.Sprintf(`{"name": %q, "entrypoint": "python train.py", "resources": {"slots": %d%s}%s}`,
+		j.name, j.slots, j.extra, more.String())
 }
 
 // pending says whether the master has an event that asks for a pass.
