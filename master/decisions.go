@@ -28,9 +28,15 @@ const timeLimitReason = "time limit of "
 const moveReason = "moving to make room"
 
 // decisionLog returns the decisions for the jobs submitted in [since,
-// until). Moves and resizes are not mapped yet (the master restarts a
-// moved task as a new attempt where the simulator keeps one): the log
-// fails on them rather than miswrite them.
+// until).
+//
+// A move or a resize is one attempt to the simulator, re-placed at once,
+// and two to the master: the attempt checkpoints (a transition to
+// preempting that reserves the new placement) and the task restarts on
+// the reservation, as a new attempt, when the checkpoint lands. The log
+// counts attempts as the simulator does: such a restart continues the
+// attempt before it, written as a move or resize line at the request
+// with the new placement, and the attempt's end is the last part's.
 func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]decisionlog.Decision, error) {
 	jobs, err := m.st.Jobs(ctx, store.JobFilter{})
 	if err != nil {
@@ -44,78 +50,127 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
-	names := map[int64]string{}
+	l := decisionLogger{since: since, names: map[int64]string{}, stops: map[attemptKey]stopRequest{},
+		limited: map[attemptKey]bool{}, timedOut: map[int64]bool{}}
 	for _, j := range jobs {
 		if !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
-			names[j.ID] = exportName(j)
+			l.names[j.ID] = exportName(j)
 		}
 	}
-	at := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
-	type key struct {
-		job            int64
-		index, attempt int
-	}
-	preempted := map[key]time.Time{}
-	limited := map[key]bool{}
 	for _, e := range events {
-		k := key{e.JobID, e.Index, e.Attempt}
+		k := attemptKey{e.JobID, e.Index, e.Attempt}
 		switch {
-		case names[e.JobID] == "" || e.Index < 0:
-		case e.To == string(store.TaskPreempting) &&
-			(strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)):
-			return nil, fmt.Errorf("decision log: job %d task %d: moves and resizes are not mapped yet", e.JobID, e.Index)
+		case l.names[e.JobID] == "" || e.Index < 0:
 		case e.To == string(store.TaskPreempting):
-			preempted[k] = e.At
+			kind := decisionlog.Preempt
+			if strings.HasPrefix(e.Reason, moveReason) {
+				kind = decisionlog.Move
+			} else if strings.HasPrefix(e.Reason, resizeReason) {
+				kind = decisionlog.Resize
+			}
+			l.stops[k] = stopRequest{kind, e.At}
 		case e.To == string(store.TaskKilling) && strings.HasPrefix(e.Reason, timeLimitReason):
-			limited[k] = true
+			l.limited[k] = true
 		}
 	}
-	var ds []decisionlog.Decision
-	timedOut := map[int64]bool{}
-	for _, a := range atts {
-		name := names[a.JobID]
-		if name == "" {
-			continue
+	// The store lists attempts by job, task and number.
+	for i := 0; i < len(atts); {
+		n := i + 1
+		for n < len(atts) && atts[n].JobID == atts[i].JobID && atts[n].Index == atts[i].Index {
+			n++
 		}
-		k := key{a.JobID, a.Index, a.Number}
-		d := decisionlog.Decision{Job: name, Task: a.Index, Attempt: a.Number}
-		nodes := make([]decisionlog.Node, len(a.Placement))
-		for i, p := range a.Placement {
-			nodes[i] = decisionlog.Node{Name: p.Node, Slots: len(p.GPUs)}
+		if l.names[atts[i].JobID] != "" {
+			l.task(atts[i:n])
 		}
-		start := d
-		start.At, start.Kind, start.Nodes = at(a.StartedAt), decisionlog.Start, nodes
-		ds = append(ds, start)
-		if t, ok := preempted[k]; ok {
-			p := d
-			p.At, p.Kind, p.Nodes = at(t), decisionlog.Preempt, nodes
-			ds = append(ds, p)
-		}
-		if a.Open() {
-			continue
-		}
-		end := d
-		end.At, end.Kind, end.How = at(a.EndedAt), decisionlog.End, string(a.EndState)
-		switch a.EndState {
-		case store.AttemptCompleted:
-			end.How = decisionlog.Completed
-		case store.AttemptPreempted:
-			end.How = decisionlog.Preempted
-		case store.AttemptKilled:
-			end.How = decisionlog.Killed
-			if limited[k] {
-				end.How, timedOut[a.JobID] = decisionlog.TimeLimit, true
-			}
-		case store.AttemptFailed:
-			end.How = decisionlog.Failed
-		}
-		ds = append(ds, end)
+		i = n
 	}
 	for _, j := range jobs {
-		if names[j.ID] != "" && j.State == store.JobKilled && !timedOut[j.ID] && !j.EndedAt.IsZero() {
-			ds = append(ds, decisionlog.Decision{At: at(j.EndedAt), Kind: decisionlog.Kill, Job: names[j.ID]})
+		if l.names[j.ID] != "" && j.State == store.JobKilled && !l.timedOut[j.ID] && !j.EndedAt.IsZero() {
+			l.ds = append(l.ds, decisionlog.Decision{At: l.at(j.EndedAt), Kind: decisionlog.Kill, Job: l.names[j.ID]})
 		}
 	}
-	decisionlog.Sort(ds)
-	return ds, nil
+	decisionlog.Sort(l.ds)
+	return l.ds, nil
+}
+
+// stopRequest is an attempt's transition to preempting: a preemption, a
+// move or a resize.
+type stopRequest struct {
+	kind decisionlog.Kind
+	at   time.Time
+}
+
+type decisionLogger struct {
+	since    time.Time
+	names    map[int64]string
+	stops    map[attemptKey]stopRequest
+	limited  map[attemptKey]bool // attempts killed by their time limit
+	timedOut map[int64]bool      // jobs with such an attempt
+	ds       []decisionlog.Decision
+}
+
+// at is t in whole seconds from since.
+func (l *decisionLogger) at(t time.Time) int64 { return int64(t.Sub(l.since) / time.Second) }
+
+// task logs the attempts of one task, in order.
+func (l *decisionLogger) task(atts []store.Attempt) {
+	number := 0
+	for i, a := range atts {
+		k := attemptKey{a.JobID, a.Index, a.Number}
+		d := decisionlog.Decision{Job: l.names[a.JobID], Task: a.Index, Nodes: placementNodes(a.Placement)}
+		if i > 0 && continues(atts[i-1], a, l.stops[attemptKey{a.JobID, a.Index, atts[i-1].Number}]) {
+			stop := l.stops[attemptKey{a.JobID, a.Index, atts[i-1].Number}]
+			d.At, d.Kind = l.at(stop.at), stop.kind
+		} else {
+			number++
+			d.At, d.Kind = l.at(a.StartedAt), decisionlog.Start
+		}
+		d.Attempt = number
+		l.ds = append(l.ds, d)
+		stop, stopped := l.stops[k]
+		if stopped && stop.kind == decisionlog.Preempt {
+			p := d
+			p.At, p.Kind = l.at(stop.at), decisionlog.Preempt
+			l.ds = append(l.ds, p)
+		}
+		if a.Open() || (i+1 < len(atts) && continues(a, atts[i+1], stop)) {
+			continue
+		}
+		end := decisionlog.Decision{At: l.at(a.EndedAt), Kind: decisionlog.End, Job: d.Job, Task: a.Index,
+			Attempt: number, How: endHow(a.EndState)}
+		if a.EndState == store.AttemptKilled && l.limited[k] {
+			end.How, l.timedOut[a.JobID] = decisionlog.TimeLimit, true
+		}
+		l.ds = append(l.ds, end)
+	}
+}
+
+// continues says whether attempt b is a's task restarting on the
+// placement a move or resize of a reserved: a was asked to move or
+// resize, ended checkpointed, and b started in the same transaction.
+func continues(a, b store.Attempt, stop stopRequest) bool {
+	return (stop.kind == decisionlog.Move || stop.kind == decisionlog.Resize) &&
+		a.EndState == store.AttemptPreempted && b.StartedAt.Equal(a.EndedAt)
+}
+
+func placementNodes(ps []store.Placement) []decisionlog.Node {
+	nodes := make([]decisionlog.Node, len(ps))
+	for i, p := range ps {
+		nodes[i] = decisionlog.Node{Name: p.Node, Slots: len(p.GPUs)}
+	}
+	return nodes
+}
+
+func endHow(st store.AttemptState) string {
+	switch st {
+	case store.AttemptCompleted:
+		return decisionlog.Completed
+	case store.AttemptPreempted:
+		return decisionlog.Preempted
+	case store.AttemptKilled:
+		return decisionlog.Killed
+	case store.AttemptFailed:
+		return decisionlog.Failed
+	}
+	return string(st)
 }

@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ type replayCase struct {
 var replayNodes = []rnode{{"n1", 4}, {"n2", 2}, {"n3", 1}}
 
 func TestReplayDecisions(t *testing.T) {
+	for _, c := range randomCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+	}
 	for _, c := range replayCases() {
 		if !c.timed {
 			t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
@@ -91,6 +95,14 @@ func replayCases() []replayCase {
 			{name: "f", slots: 1, submit: 30, run: 50, kill: 400},
 			{name: "g", slots: 2, submit: 40, run: 1000, kill: 700},
 			{name: "h", slots: 1, submit: 50, run: 60},
+		}},
+		// b fits on one node only if p3 moves from n2 to n3 (consolidation).
+		{name: "fifo-move", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: []rjob{
+			{name: "a", slots: 3, submit: 0, run: 1000},
+			{name: "p1", slots: 1, submit: 1, run: 50, extra: preemptible},
+			{name: "p2", slots: 1, submit: 2, run: 1000, extra: preemptible},
+			{name: "p3", slots: 1, submit: 3, run: 400, extra: preemptible},
+			{name: "b", slots: 2, submit: 60, run: 300},
 		}},
 		{name: "easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: backfillJobs},
 		{name: "conservative", config: "pools:\n  - {name: default, policy: backfill, reservations: conservative}\n",
@@ -127,6 +139,53 @@ func replayCases() []replayCase {
 			{name: "b3", slots: 2, submit: 200, run: 100, project: "b", kill: 250},
 		}},
 	}
+}
+
+// randomCases run one random workload, from a fixed seed, under each
+// policy of the cases above.
+func randomCases() []replayCase {
+	r := rand.New(rand.NewPCG(13, 1))
+	var jobs []rjob
+	at := 0.0
+	for i := range 24 {
+		j := rjob{name: "r" + strconv.Itoa(i), slots: 1 + r.IntN(3), tasks: 1, run: float64(30 + 10*r.IntN(30)),
+			project: []string{"a", "b"}[r.IntN(2)], submit: at}
+		if r.IntN(4) == 0 {
+			j.tasks = 2 + r.IntN(2)
+		}
+		switch r.IntN(3) {
+		case 0:
+			j.extra = lowPrio
+		case 1:
+			j.extra = `, "priority": 40, "preemptible": true`
+		default:
+			j.extra = `, "priority": 10`
+		}
+		if r.IntN(5) == 0 && j.tasks == 1 {
+			j.extra += `, "time_limit": ` + strconv.Itoa(int(j.run)+60*r.IntN(3)-60)
+		}
+		if r.IntN(6) == 0 {
+			j.kill = j.submit + float64(1+r.IntN(400))
+		}
+		jobs = append(jobs, j)
+		if r.IntN(3) > 0 { // a third share the second of the one before
+			at += float64(r.IntN(120))
+		}
+	}
+	configs := []struct{ name, pool string }{
+		{"fifo", "{name: default, policy: fifo}"},
+		{"easy", "{name: default, policy: backfill}"},
+		{"conservative", "{name: default, policy: backfill, reservations: conservative}"},
+		{"priority", "{name: default, policy: priority, preemption: true}"},
+		{"fair-share", "{name: default, policy: fair_share, preemption: true}"},
+		{"quota", "{name: default, policy: quota}"},
+	}
+	var cases []replayCase
+	for _, c := range configs {
+		cfg := "pools:\n  - " + c.pool + "\nprojects:\n  - {name: a, quota: 3}\n  - {name: b, quota: 4}\ndefault_project: a\n"
+		cases = append(cases, replayCase{name: "random-" + c.name, config: cfg, nodes: replayNodes, jobs: jobs})
+	}
+	return cases
 }
 
 const (
@@ -307,6 +366,13 @@ func (d *replayDriver) run(t *testing.T) {
 	t.Fatal("the live run did not end")
 }
 
+// timeLimit is the job's time limit as the master has it.
+func (d *replayDriver) timeLimit(id int64) time.Duration {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	return d.h.m.jobs[id].rec.TimeLimit
+}
+
 // waiting says whether a task waits to start.
 func (d *replayDriver) waiting() bool {
 	d.h.m.lock()
@@ -432,6 +498,16 @@ func (d *replayDriver) track(t *testing.T) {
 			running[id] = true
 		}
 	}
+	for id, a := range d.att {
+		if running[id] || a.exited {
+			continue
+		}
+		// Preempted or killed: the work up to now counts (the checkpoint
+		// lands at once).
+		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
+		d.done[taskKey{jid, id.TaskIndex}] += now - a.start
+		a.exited = true
+	}
 	for id := range running {
 		if _, ok := d.att[id]; ok {
 			continue
@@ -443,19 +519,9 @@ func (d *replayDriver) track(t *testing.T) {
 		j := d.c.jobs[d.byID[jid]]
 		left := j.run - d.done[taskKey{jid, id.TaskIndex}]
 		a := &liveAttempt{start: now, due: now + left + j.lag, limit: math.Inf(1)}
-		if lim := d.h.m.jobs[jid].rec.TimeLimit; lim > 0 {
+		if lim := d.timeLimit(jid); lim > 0 {
 			a.limit = now + lim.Seconds()
 		}
 		d.att[id] = a
-	}
-	for id, a := range d.att {
-		if running[id] || a.exited {
-			continue
-		}
-		// Preempted or killed: the work up to now counts (the checkpoint
-		// lands at once).
-		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
-		d.done[taskKey{jid, id.TaskIndex}] += now - a.start
-		a.exited = true
 	}
 }
