@@ -60,14 +60,24 @@ type replayCase struct {
 	// min_run_time guard lifting): the live master takes them on its
 	// idle tick, so they run with ticks only.
 	timed bool
+	// eager settles after each submission, as the live loop runs a pass
+	// after each event; otherwise the submissions of an instant are all
+	// made before it settles, as the simulator makes them.
+	eager bool
 }
 
 // replayNodes are nodes of mixed sizes.
 var replayNodes = []rnode{{"n1", 4}, {"n2", 2}, {"n3", 1}}
 
+// TestReplayDecisions runs each case twice: batched (at each instant
+// the due exits, kills and submissions, then one settling, as the
+// simulator takes an instant) and live (a pass after each submission,
+// and the idle ticks), and the random workload batched and eager.
 func TestReplayDecisions(t *testing.T) {
 	for _, c := range randomCases() {
 		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.eager = true
+		t.Run(c.name+"-eager", func(t *testing.T) { checkReplay(t, c) })
 	}
 	for _, c := range replayCases() {
 		if !c.timed {
@@ -76,11 +86,11 @@ func TestReplayDecisions(t *testing.T) {
 		// The live loop ticks every second (DefaultTick); ticks only show
 		// that idle passes change nothing, except in timed cases, where
 		// the tick in the second a guard lifts is the one that decides.
-		c.tick = 5
+		c.tick, c.eager = 5, true
 		if c.timed {
 			c.tick = 1
 		}
-		t.Run(c.name+"-ticks", func(t *testing.T) { checkReplay(t, c) })
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
 	}
 }
 
@@ -438,6 +448,9 @@ func (d *replayDriver) instant(t *testing.T) {
 		if d.ids[i] == 0 && j.submit <= now+1e-9 {
 			d.ids[i] = d.h.submit(d.jobFile(j))
 			d.byID[d.ids[i]] = i
+			if d.c.eager {
+				d.settle(t)
+			}
 		}
 	}
 	d.settle(t)

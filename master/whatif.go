@@ -74,7 +74,7 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 	if err != nil {
 		return nil, err
 	}
-	preempted, err := m.preemptRequests(ctx, since)
+	hist, err := m.historyEvents(ctx, since)
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +113,12 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 				notes = append(notes, note)
 			}
 		}
-		sj, ok := scenarioJob(j, byJob[j.ID], preempted, max(ntasks[j.ID], 1), since, now, p, cfg)
+		sj, ok := scenarioJob(j, byJob[j.ID], hist.preempted, max(ntasks[j.ID], 1), since, now, p, cfg)
 		if !ok {
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
 		}
+		sj.AfterPass = hist.afterPass[j.ID]
 		note, ok := exportHints(j, &sj, p, cfg)
 		if note != "" {
 			notes = append(notes, note)

@@ -8,6 +8,10 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
+// The export reads two things off the event log besides the attempts:
+// how long a job's tasks ran, and where the live master settled between
+// two events of the same second.
+//
 // How long an exported job's tasks run. The simulator's model of work is
 // that a task runs for its job's duration in all, a preemption keeping
 // the progress made up to the preemption request (docs/architecture.md),
@@ -19,21 +23,51 @@ import (
 // truncates submissions. Counting the attempts' lengths instead, as the
 // export did, made a preempted job replay only its last attempt's work,
 // and a start or end within a second replay a second early or late.
+//
+// Where it settled. The simulator submits all the jobs of a second and
+// then settles once; a live master runs a pass after each event, so two
+// jobs submitted in the same second may each have had their pass, the
+// first one starting (or preempting for) before the second was even
+// submitted: replayed together they are placed together, in priority
+// order, and may land elsewhere. A job submitted after a pass that
+// decided something in its second (a transition to starting or
+// preempting after the previous submission of that second) is exported
+// with after_pass, and the replay settles the instant before submitting
+// it (sim.JobSpec.AfterPass).
 
-// preemptRequests are the times each attempt of the jobs submitted since
-// since was asked to stop (preempted, moved or resized).
-func (m *Master) preemptRequests(ctx context.Context, since time.Time) (map[attemptKey]time.Time, error) {
-	evs, err := m.st.Events(ctx, store.EventFilter{To: string(store.TaskPreempting), Since: since})
+// historyEvents is what the export reads off the event log of the jobs
+// submitted since since: when each attempt was asked to stop
+// (preempted, moved or resized), and which jobs a pass that decided
+// something preceded within their second (afterPass).
+type historyEvents struct {
+	preempted map[attemptKey]time.Time
+	afterPass map[int64]bool
+}
+
+func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
+	evs, err := m.st.Events(ctx, store.EventFilter{Since: since})
 	if err != nil {
-		return nil, fmt.Errorf("read preemptions: %w", err)
+		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
-	out := map[attemptKey]time.Time{}
+	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}}
+	second, decided := int64(-1), false
 	for _, e := range evs {
-		if e.Index >= 0 {
-			out[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
+		if s := int64(e.At.Sub(since) / time.Second); s != second {
+			second, decided = s, false
+		}
+		switch {
+		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued) && decided:
+			h.afterPass[e.JobID], decided = true, false
+		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued):
+		case e.Index < 0:
+		case e.To == string(store.TaskPreempting):
+			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
+			decided = true
+		case e.To == string(store.TaskStarting):
+			decided = true
 		}
 	}
-	return out, nil
+	return h, nil
 }
 
 // jobWork is what a job's attempts say of its tasks' run time: the mean
