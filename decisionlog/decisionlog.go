@@ -153,12 +153,12 @@ func Diff(a, b string, context int) string {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			out = append(out, "  "+x[i])
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, "+ "+y[j])
-			j++
-		default:
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
 			out = append(out, "- "+x[i])
 			i++
+		default:
+			out = append(out, "+ "+y[j])
+			j++
 		}
 	}
 	return trimContext(out, context)
