@@ -105,6 +105,9 @@ func replayCases() []replayCase {
 			{name: "f", slots: 1, submit: 30, run: 50, kill: 400},
 			{name: "g", slots: 2, submit: 40, run: 1000, kill: 700},
 			{name: "h", slots: 1, submit: 50, run: 60},
+			// Starts and ends within seconds: 1500.5 to 1601.2, which the
+			// replay must end at 1601, not 1500 + 100.
+			{name: "frac", slots: 1, submit: 1500.5, run: 100, lag: 0.7},
 		}},
 		// b fits on one node only if p3 moves from n2 to n3 (consolidation).
 		{name: "fifo-move", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: []rjob{
