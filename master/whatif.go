@@ -29,12 +29,14 @@ import (
 // with their usage at the window's start and aligns the decay's periods
 // with the live master's (whatif_usage.go). Jobs keep the QOS and
 // licenses of their stored job file (whatif_jobs.go); the file always
-// parses (whatif_projects.go). A job's tasks run for what its completed
-// attempts ran (their mean), or, for a job that never completed a task,
-// for the longest attempt seen or its time limit; a job killed by a user
-// is killed at the same offset in the replay (one killed before it ran
-// runs until then, if it starts). What cannot be carried over is said in
-// the file's comments.
+// parses (whatif_projects.go). A job's tasks run for the mean work of
+// its completed tasks, counted as the simulator counts it
+// (whatif_work.go), or, for a job that never completed a task, for the
+// longest attempt seen or its time limit; a job killed by a user is
+// killed at the same offset in the replay (one killed before it ran runs
+// until then, if it starts), and one submitted after a pass that decided
+// something in its second is marked after_pass (whatif_work.go). What
+// cannot be carried over is said in the file's comments.
 
 func (m *Master) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
 	if !m.adminOnly(w, r, "exporting the cluster's history") {
