@@ -1,8 +1,10 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +48,7 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
-	events, err := m.st.Events(ctx, store.EventFilter{})
+	events, err := m.st.Events(ctx, store.EventFilter{Since: since})
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
@@ -73,7 +75,9 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 			l.limited[k] = true
 		}
 	}
-	// The store lists attempts by job, task and number.
+	slices.SortFunc(atts, func(a, b store.Attempt) int {
+		return cmp.Or(cmp.Compare(a.JobID, b.JobID), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Number, b.Number))
+	})
 	for i := 0; i < len(atts); {
 		n := i + 1
 		for n < len(atts) && atts[n].JobID == atts[i].JobID && atts[n].Index == atts[i].Index {
