@@ -154,6 +154,7 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 			preempts++
 			if op.next != nil {
 				t.next, t.nextAt = op.next, now
+				t.drainLaunch = m.nextLaunch()
 				m.holdParts(t, t.next)
 			}
 			if op.budget {
@@ -165,6 +166,7 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 			continue
 		}
 		starts++
+		t.launch = m.nextLaunch()
 		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill,
 			usedTo: now}
 		m.hold(t)

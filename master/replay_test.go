@@ -175,7 +175,7 @@ func randomCases() []replayCase {
 			j.extra = `, "priority": 10`
 		}
 		if r.IntN(5) == 0 && j.tasks == 1 {
-			j.extra += `, "time_limit": ` + strconv.Itoa(int(j.run)+60*r.IntN(3)-60)
+			j.extra += `, "time_limit": ` + strconv.Itoa(max(int(j.run)+60*r.IntN(3)-60, 20))
 		}
 		if r.IntN(6) == 0 {
 			j.kill = j.submit + float64(1+r.IntN(400))

@@ -24,6 +24,13 @@ type snapView struct {
 	projects map[string]int
 	// rev is the last sched.Job.Rev given to a job entry (setEntry).
 	rev uint64
+	// launches counts the attempts launched and the placements moves
+	// drain (launchorder.go); perm, sortedAllocs and sortedRefs are
+	// orderAllocs' scratch.
+	launches     int64
+	perm         []int
+	sortedAllocs []sched.Alloc
+	sortedRefs   []allocRef
 }
 
 // allocRef maps a snapshot allocation back to its task: its attempt, or,
@@ -87,6 +94,7 @@ func (m *Master) buildSnapshot() {
 			}
 		}
 	}
+	m.orderAllocs()
 	m.capDrained()
 	m.fair.fill(m.cfg, s.Now, capacity)
 	s.Accounts = m.fair.accounts

@@ -251,11 +251,14 @@ func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]tim
 		sj.Duration = max(w.mean, 1)
 	case w.limited:
 		// Its time limit ended it: the replay's ends it too.
+	case j.State == store.JobKilled:
+		// Killed before it ran or while it ran, before any task was
+		// done: in the replay it runs until the kill event (Duration
+		// -1), at the offset a user killed it. Its attempts' lengths
+		// only say when the kill came: as run times, the replay would
+		// complete the task at the instant of the kill, before it.
 	case w.longest > 0:
 		sj.Duration = w.longest
-	case j.State == store.JobKilled:
-		// Killed before it ran: in the replay it runs until the kill
-		// event (Duration -1), at the offset a user killed it.
 	case sj.TimeLimit > 0:
 		sj.Duration = sj.TimeLimit
 	default:
