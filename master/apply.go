@@ -152,6 +152,7 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 		touched[t.job] = true
 		if op.start == nil {
 			preempts++
+			t.preempted = m.nextLaunch()
 			if op.next != nil {
 				t.next, t.nextAt = op.next, now
 				t.drainLaunch = m.nextLaunch()
@@ -181,7 +182,8 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 }
 
 // pickTask chooses the queued task a start launches: tasks that ran before
-// (preempted and requeued) resume first, then by index.
+// (preempted and requeued) resume first, the last preempted first (as
+// lifecycle.Job.Launch resumes them, launchorder.go), then by index.
 func (m *Master) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 	if j.rec.State.Terminal() {
 		return nil
@@ -191,11 +193,8 @@ func (m *Master) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 		if t.rec.State != store.TaskQueued || picked[t] {
 			continue
 		}
-		if best == nil || (t.rec.Restarts > 0 && best.rec.Restarts == 0) {
+		if best == nil || resumesBefore(t, best) {
 			best = t
-		}
-		if best.rec.Restarts > 0 {
-			break
 		}
 	}
 	return best

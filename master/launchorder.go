@@ -19,6 +19,25 @@ import (
 // attempts still open are numbered by job and task (the launch order is
 // not stored), and the placements moves drain after them.
 
+// resumesBefore says whether queued task t resumes before b. The
+// simulator resumes a job's preempted tasks last landed first
+// (lifecycle.Job.Launch), and lands them in the order they were
+// preempted, as its checkpoint cost is the pool's; the master resumes
+// them last preempted first, which is the same order without depending
+// on the order the agents report the landings in. It resumed the lowest
+// index first: the replay test's fair-share workload found another
+// trial resuming than in the simulator, with other work left. Tasks that
+// never ran go by index, after the others.
+func resumesBefore(t, b *mtask) bool {
+	switch {
+	case (t.rec.Restarts > 0) != (b.rec.Restarts > 0):
+		return t.rec.Restarts > 0
+	case t.rec.Restarts > 0:
+		return t.preempted > b.preempted
+	}
+	return false
+}
+
 // restoreLaunches numbers the attempts open at a restart by job and
 // task, and the placements their moves drain after them. Callers hold
 // mu or have the master to themselves.

@@ -74,10 +74,18 @@ var replayNodes = []rnode{{"n1", 4}, {"n2", 2}, {"n3", 1}}
 // simulator takes an instant) and live (a pass after each submission,
 // and the idle ticks), and the random workload batched and eager.
 func TestReplayDecisions(t *testing.T) {
-	for _, c := range randomCases() {
+	for _, c := range randomCases(13) {
 		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
 		c.eager = true
 		t.Run(c.name+"-eager", func(t *testing.T) { checkReplay(t, c) })
+	}
+	// Seeds 14 and 38 found a tie the master broke otherwise (a quota
+	// pool's reclaim, launchorder.go), a job killed while it ran that the
+	// export completed, and trials resuming in another order.
+	for _, seed := range []uint64{14, 38} {
+		for _, c := range randomCases(seed) {
+			t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		}
 	}
 	for _, c := range replayCases() {
 		if !c.timed {
@@ -156,8 +164,8 @@ func replayCases() []replayCase {
 
 // randomCases run one random workload, from a fixed seed, under each
 // policy of the cases above.
-func randomCases() []replayCase {
-	r := rand.New(rand.NewPCG(13, 1))
+func randomCases(seed uint64) []replayCase {
+	r := rand.New(rand.NewPCG(seed, 1))
 	var jobs []rjob
 	at := 0.0
 	for i := range 24 {
@@ -196,7 +204,7 @@ func randomCases() []replayCase {
 	var cases []replayCase
 	for _, c := range configs {
 		cfg := "pools:\n  - " + c.pool + "\nprojects:\n  - {name: a, quota: 3}\n  - {name: b, quota: 4}\ndefault_project: a\n"
-		cases = append(cases, replayCase{name: "random-" + c.name, config: cfg, nodes: replayNodes, jobs: jobs})
+		cases = append(cases, replayCase{name: fmt.Sprintf("random%d-%s", seed, c.name), config: cfg, nodes: replayNodes, jobs: jobs})
 	}
 	return cases
 }

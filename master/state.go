@@ -75,6 +75,9 @@ type mtask struct {
 	// and drainLaunch that of the placement a move or resize drains
 	// (launchorder.go).
 	launch, drainLaunch int64
+	// preempted orders the task's last preemption, move or resize among
+	// the others (launchorder.go); 0 for none since the master started.
+	preempted int64
 }
 
 // mattempt is an open attempt: one part per node of its placement.
