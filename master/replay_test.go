@@ -79,12 +79,15 @@ func TestReplayDecisions(t *testing.T) {
 		c.eager = true
 		t.Run(c.name+"-eager", func(t *testing.T) { checkReplay(t, c) })
 	}
-	// Seeds 14 and 38 found a tie the master broke otherwise (a quota
-	// pool's reclaim, launchorder.go), a job killed while it ran that the
-	// export completed, and trials resuming in another order.
+	// Seed 14 found a job killed while it ran that the export completed
+	// (every policy) and a tie the master broke otherwise (a quota pool's
+	// reclaim, launchorder.go); seed 38 trials of a fair-share pool
+	// resuming in another order.
 	for _, seed := range []uint64{14, 38} {
 		for _, c := range randomCases(seed) {
-			t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+			if strings.HasSuffix(c.name, map[uint64]string{14: "-quota", 38: "-fair-share"}[seed]) {
+				t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+			}
 		}
 	}
 	for _, c := range replayCases() {
