@@ -42,7 +42,8 @@ type allocRef struct {
 
 // buildSnapshot fills m.snap from the mirror. Pools come from the config in
 // its order, nodes that are up (in a configured pool) sorted by name, jobs
-// by id (= submission order) and allocations by (job, task).
+// by id (= submission order) and allocations in launch order
+// (launchorder.go).
 func (m *Master) buildSnapshot() {
 	s, v := &m.snap, &m.view
 	now := m.now()
