@@ -117,7 +117,7 @@ func (c *Cluster) Cancel(ji int32) {
 // waiting copies job ji's waiting count into its snapshot entry, while
 // the job is on the roster.
 func (c *Cluster) waiting(ji int32) {
-	if j := &c.Jobs[ji]; j.Alive {
+	if j := &c.Jobs[ji]; !j.State.Terminal() {
 		if en := c.Roster.Entry(ji); en.Waiting != j.Waiting {
 			en.Waiting = j.Waiting
 			c.revise(en)
@@ -179,22 +179,28 @@ func (c *Cluster) Checkpointed(ti int32) int {
 	return slots
 }
 
-// Drained frees the drained placement oi of a moved task (Job.Drained).
-func (c *Cluster) Drained(oi int32) int {
+// Drained frees the drained placement oi of a moved task once its
+// checkpoint has landed (Job.Drained).
+func (c *Cluster) Drained(oi int32) int { return c.drained(oi, TaskPreempted) }
+
+// drained frees the drained placement oi, ending it in state st.
+func (c *Cluster) drained(oi int32, st TaskState) int {
 	j := &c.Jobs[c.Tasks.At(oi).Job]
-	return c.freed(j, j.Drained(&c.Tasks, oi))
+	return c.freed(j, j.Drained(&c.Tasks, oi, st))
 }
 
-// Release lets go of task ti's slots (Job.Release).
+// Release lets go of task ti's slots, killing it (Job.Release).
 func (c *Cluster) Release(ti int32) int {
 	j := &c.Jobs[c.Tasks.At(ti).Job]
 	return c.freed(j, j.Release(&c.Tasks, ti))
 }
 
-// Freed is a task record that let go of its slots.
+// Freed is a task record that let go of its slots, which it held in
+// state From (running or preempting).
 type Freed struct {
 	Task  int32
 	Slots int
+	From  TaskState
 }
 
 // Kill ends job ji's tasks at once, as a kill does: it drops its waiting
@@ -204,12 +210,14 @@ type Freed struct {
 // and the attempts it records.
 func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	for _, ti := range c.Tasks.Running() {
-		switch t := c.Tasks.At(ti); {
-		case !t.Alive || t.Job != ji:
+		t := c.Tasks.At(ti)
+		from := t.State // before the record retires
+		switch {
+		case !from.Active() || t.Job != ji:
 		case t.Moving:
-			dst = append(dst, Freed{Task: ti, Slots: c.Drained(ti)})
+			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
 		default:
-			dst = append(dst, Freed{Task: ti, Slots: c.Release(ti)})
+			dst = append(dst, Freed{Task: ti, From: from, Slots: c.Release(ti)})
 		}
 	}
 	c.Cancel(ji)
@@ -265,7 +273,7 @@ func (c *Cluster) Decide(plan *sched.Plan) []Effect {
 	return c.effects
 }
 
-func (c *Cluster) alive(ji int32) bool { return c.Jobs[ji].Alive }
+func (c *Cluster) alive(ji int32) bool { return !c.Jobs[ji].State.Terminal() }
 
 // recycle makes a finished job's record reusable; only once the job is off
 // the roster may it be.

@@ -42,7 +42,7 @@ func TestClusterInvariants(t *testing.T) {
 func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 	var live []int32 // live task records
 	for _, ti := range c.Tasks.Running() {
-		if c.Tasks.At(ti).Alive {
+		if c.Tasks.At(ti).State.Active() {
 			live = append(live, ti)
 		}
 	}
@@ -65,14 +65,14 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		finishIfOver(c, ji, now)
 	case op == 1:
 		ji := int32(rng.IntN(len(c.Jobs)))
-		if j := &c.Jobs[ji]; !j.Alive || j.Waiting == 0 {
+		if j := &c.Jobs[ji]; j.State.Terminal() || j.Waiting == 0 {
 			return "nothing"
 		}
 		c.Launch(ji, randomNodes(rng), rng.IntN(2) == 0, now)
 		name = fmt.Sprintf("launch j%d", ji)
 	case op == 6:
 		ji := int32(rng.IntN(len(c.Jobs)))
-		if !c.Jobs[ji].Alive {
+		if c.Jobs[ji].State.Terminal() {
 			return "nothing"
 		}
 		freed := 0
@@ -86,7 +86,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		name = fmt.Sprintf("kill j%d (%d slots)", ji, freed)
 	case t == nil:
 		return "nothing"
-	case t.Moving || t.Preempting:
+	case t.State == lifecycle.TaskPreempting:
 		ji := t.Job
 		if t.Moving {
 			c.Drained(ti)
@@ -111,11 +111,11 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 }
 
 func finishIfOver(c *lifecycle.Cluster, ji int32, now int64) {
-	if st, over := c.Jobs[ji].Over(); over && c.Jobs[ji].Alive {
+	if st, over := c.Jobs[ji].Over(); over && !c.Jobs[ji].State.Terminal() {
 		// A finished job's moved tasks may still drain: a driver frees
 		// them with the job, as the simulator does.
 		for _, ti := range c.Tasks.Running() {
-			if t := c.Tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
+			if t := c.Tasks.At(ti); t.State.Active() && t.Moving && t.Job == ji {
 				c.Drained(ti)
 			}
 		}
@@ -137,10 +137,17 @@ func checkBooks(c *lifecycle.Cluster) error {
 	moving := make([]int, len(c.Jobs))
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		if !t.Alive {
+		switch {
+		case !t.State.Valid():
+			return fmt.Errorf("t%d in unknown state %q", ti, t.State)
+		case !t.State.Active():
 			continue
+		case t.State != lifecycle.TaskRunning && t.State != lifecycle.TaskPreempting:
+			return fmt.Errorf("t%d holds slots %s: a record is running or preempting", ti, t.State)
+		case t.Moving && t.State != lifecycle.TaskPreempting:
+			return fmt.Errorf("t%d drains a move %s, not preempting", ti, t.State)
 		}
-		if !c.Jobs[t.Job].Alive {
+		if c.Jobs[t.Job].State.Terminal() {
 			return fmt.Errorf("t%d holds slots for ended job j%d", ti, t.Job)
 		}
 		held[t.Job] += sched.Slots(t.Nodes)
@@ -159,7 +166,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 	}
 	for ji := range c.Jobs {
 		j := &c.Jobs[ji]
-		if !j.Alive {
+		if j.State.Terminal() {
 			if j.Held != 0 || j.Running != 0 || j.Moving != 0 {
 				return fmt.Errorf("ended j%d still holds %d slots, %d running, %d moving", ji, j.Held, j.Running, j.Moving)
 			}
@@ -183,7 +190,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 func checkSnapshot(c *lifecycle.Cluster, snap *sched.Snapshot) error {
 	live := 0
 	for _, ti := range c.Tasks.Running() {
-		if !c.Tasks.At(ti).Alive {
+		if !c.Tasks.At(ti).State.Active() {
 			return fmt.Errorf("retired t%d still listed after the snapshot's sweep", ti)
 		}
 		live++
@@ -196,7 +203,7 @@ func checkSnapshot(c *lifecycle.Cluster, snap *sched.Snapshot) error {
 		return fmt.Errorf("%d roster jobs, %d snapshot jobs", len(list), len(snap.Jobs))
 	}
 	for i, ji := range list {
-		if !c.Jobs[ji].Alive {
+		if c.Jobs[ji].State.Terminal() {
 			return fmt.Errorf("ended j%d on the roster after compaction", ji)
 		}
 		if snap.Jobs[i].Waiting != c.Jobs[ji].Waiting {

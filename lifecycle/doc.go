@@ -15,7 +15,10 @@
 // change), finishing a job whose tasks have all ended or that was
 // killed. It is growing into the cluster's state machine of issue 13;
 // submissions are not events yet (docs/architecture.md says where it
-// stands). The core
+// stands). It owns the one vocabulary of task and job states
+// (TaskState, JobState in states.go), which the master persists (package
+// store's states are these) and the simulator names in its results. The
+// core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.
@@ -43,6 +46,14 @@
 //     version is stale (Tasks.Current), whoever reports it.
 //   - A task record is reused only after Tasks.Sweep, once the running
 //     list no longer names it.
+//   - A task record holds slots exactly while its State is active: running,
+//     or preempting from its checkpoint request (a Moving record, always)
+//     until the checkpoint lands. It then ends completed, killed,
+//     preempted or failed (Retire), and stays so until it is reused. Its
+//     job is live until its State is terminal (Finish), and holds no slots
+//     then.
+//   - The states' values are never renamed: they persist in the master's
+//     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster
 //     and at quiet instants) change no plan's outcome, only how many
 //     passes it takes; StepOptions.NoShortcuts turns them off to compare.

@@ -2,23 +2,6 @@ package lifecycle
 
 import "github.com/allot-sched/allot/sched"
 
-// JobState is where a job is in its life.
-type JobState uint8
-
-// The job states. A job is pending until a task first holds slots, and
-// pending again while none does (its preempted tasks wait to be
-// rescheduled); it ends completed, failed or killed.
-const (
-	JobPending JobState = iota
-	JobRunning
-	JobCompleted
-	// JobFailed: a task was preempted and its exit actions said not to
-	// reschedule it (FailOnPreempt, or MaxRetries used up).
-	JobFailed
-	// JobKilled: a kill ended the job, or a task reached its time limit.
-	JobKilled
-)
-
 // Resumed is a preempted task waiting to be rescheduled.
 type Resumed struct {
 	Work    int64 // remaining work, or Unbounded
@@ -55,11 +38,10 @@ type Job struct {
 	MaxRetries int32
 	// Project and Account are the Submission's.
 	Project, Account int32
-	State            JobState
-	// The flags come last, packed, as the simulator keeps a record per
-	// live job.
+	// State is the job's state (JobState); the job is live until it is
+	// terminal (Finish).
+	State         JobState
 	FailOnPreempt bool
-	Alive         bool
 }
 
 // Submission is what the lifecycle needs of a submitted job.
@@ -82,7 +64,7 @@ type Submission struct {
 func NewJob(sub Submission, resume []Resumed) Job {
 	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
 		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
-		Waiting: sub.Tasks, Resume: resume[:0], State: JobPending, Start: -1, End: -1, Alive: true}
+		Waiting: sub.Tasks, Resume: resume[:0], State: JobQueued, Start: -1, End: -1}
 }
 
 // Launch starts one waiting task of job ji (this record) on nodes at now:
@@ -132,23 +114,29 @@ func (j *Job) Replace(ts *Tasks, ti int32, nodes, drain []sched.NodeSlots, now i
 	return r
 }
 
-// Release lets go of task ti's slots and retires it, returning the slots.
-func (j *Job) Release(ts *Tasks, ti int32) int {
+// Release lets go of task ti's slots and retires it killed, as a kill
+// does, returning the slots.
+func (j *Job) Release(ts *Tasks, ti int32) int { return j.release(ts, ti, TaskKilled) }
+
+// release lets go of task ti's slots and retires it in state st.
+func (j *Job) release(ts *Tasks, ti int32, st TaskState) int {
 	slots := sched.Slots(ts.At(ti).Nodes)
 	j.Running--
 	j.Held -= slots
-	ts.Retire(ti)
+	ts.Retire(ti, st)
 	return slots
 }
 
 // Exit ends the job's task ti: its work is done, or (timedOut) it reached
 // its time limit and was killed. It returns the slots freed.
 func (j *Job) Exit(ts *Tasks, ti int32, timedOut bool) int {
+	st := TaskCompleted
 	if timedOut {
 		j.Timeout++
+		st = TaskKilled
 	}
 	j.Done++
-	return j.Release(ts, ti)
+	return j.release(ts, ti, st)
 }
 
 // Checkpointed ends preempted task ti once its checkpoint has landed: by
@@ -157,27 +145,30 @@ func (j *Job) Exit(ts *Tasks, ti int32, timedOut bool) int {
 func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
 	t := ts.At(ti)
 	retries := t.Retries + 1
+	st := TaskPreempted
 	if j.FailOnPreempt || (j.MaxRetries > 0 && retries > j.MaxRetries) {
 		j.Failed++
 		j.Done++
+		st = TaskFailed
 	} else {
 		j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: retries})
 		j.Waiting++
 	}
-	slots := j.Release(ts, ti)
+	slots := j.release(ts, ti, st)
 	if j.Running == 0 && j.State == JobRunning {
-		j.State = JobPending
+		j.State = JobQueued
 	}
 	return slots
 }
 
-// Drained frees the drained placement oi of a moved task of the job once
-// its checkpoint has landed, returning the slots freed.
-func (j *Job) Drained(ts *Tasks, oi int32) int {
+// Drained frees the drained placement oi of a moved task of the job,
+// returning the slots freed. It ends preempted when its checkpoint has
+// landed, or killed when it was not waited for (a kill, or its job ended).
+func (j *Job) Drained(ts *Tasks, oi int32, st TaskState) int {
 	slots := sched.Slots(ts.At(oi).Nodes)
 	j.Held -= slots
 	j.Moving--
-	ts.Retire(oi)
+	ts.Retire(oi, st)
 	return slots
 }
 
@@ -203,7 +194,7 @@ func (j *Job) Cancel() {
 	j.Resume = j.Resume[:0]
 }
 
-// Finish ends the job in state st at now.
+// Finish ends the job in terminal state st at now.
 func (j *Job) Finish(st JobState, now int64) {
-	j.State, j.End, j.Alive = st, now, false
+	j.State, j.End = st, now
 }

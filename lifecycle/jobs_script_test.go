@@ -73,7 +73,7 @@ func (p *player) after(ti int32, out []string) []string {
 	ji := p.c.Tasks.At(ti).Job
 	j := &p.c.Jobs[ji]
 	out = append(out, p.describeBy(ti, j.Shape))
-	if st, over := j.Over(); over && j.Alive {
+	if st, over := j.Over(); over && !j.State.Terminal() {
 		p.c.Finish(ji, st, -1)
 	}
 	return append(out, p.describeJob(ji))
@@ -93,17 +93,14 @@ func (p *player) snapshot(now int64) []string {
 	return out
 }
 
-var stateNames = [...]string{lifecycle.JobPending: "pending", lifecycle.JobRunning: "running",
-	lifecycle.JobCompleted: "completed", lifecycle.JobFailed: "failed", lifecycle.JobKilled: "killed"}
-
 func (p *player) describeJob(ji int32) string {
 	j := &p.c.Jobs[ji]
 	s := fmt.Sprintf("j%d %s waiting=%d running=%d held=%d done=%d timeout=%d failed=%d moving=%d preempts=%d next=%d start=%d",
-		ji, stateNames[j.State], j.Waiting, j.Running, j.Held, j.Done, j.Timeout, j.Failed, j.Moving, j.Preempts, j.NextTask, j.Start)
+		ji, j.State, j.Waiting, j.Running, j.Held, j.Done, j.Timeout, j.Failed, j.Moving, j.Preempts, j.NextTask, j.Start)
 	for _, r := range j.Resume {
 		s += fmt.Sprintf(" resume(id=%d work=%d retries=%d)", r.ID, r.Work, r.Retries)
 	}
-	if !j.Alive {
+	if j.State.Terminal() {
 		s += " ended"
 	}
 	return s

@@ -78,7 +78,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	case EventEnded, EventLanded:
 		return c.outcome(now, e)
 	case EventKill, EventPriority, EventWeight:
-		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || !c.Jobs[e.Job].Alive {
+		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}
 		}
 		c.Wake()
@@ -136,8 +136,9 @@ func (c *Cluster) dropMoves(dst []Freed, ji int32) []Freed {
 		return dst
 	}
 	for _, ti := range c.Tasks.Running() {
-		if t := c.Tasks.At(ti); t.Alive && t.Moving && t.Job == ji {
-			dst = append(dst, Freed{Task: ti, Slots: c.Drained(ti)})
+		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && t.Job == ji {
+			from := t.State // before the record retires
+			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
 		}
 	}
 	return dst

@@ -91,7 +91,7 @@ func (c *Cluster) quiet() bool {
 func (c *Cluster) MayGrow() bool {
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		if !t.Alive || t.Moving {
+		if !t.State.Active() || t.Moving {
 			continue
 		}
 		if en := c.Roster.Entry(t.Job); en.MinSlots > 0 && sched.Slots(t.Nodes) < en.Slots {

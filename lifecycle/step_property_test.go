@@ -148,7 +148,7 @@ func (d *stepDriver) submit() {
 func (d *stepDriver) checkNodes() error {
 	held := make([]int, len(d.c.Snap.Nodes))
 	for _, ti := range d.c.Tasks.Running() {
-		if t := d.c.Tasks.At(ti); t.Alive {
+		if t := d.c.Tasks.At(ti); t.State.Active() {
 			for _, ns := range t.Nodes {
 				held[ns.Node] += int(ns.Slots)
 			}

@@ -11,6 +11,11 @@ const Unbounded int64 = -1
 // of its old placement it lets go of drains as a record of its own,
 // marked Moving, until its checkpoint lands.
 //
+// Its State is running or preempting while it holds slots, and how it let
+// go of them after (TaskState); Moving is not a state but what the record
+// is: the draining part of a moved task, preempting until it drains (the
+// master says the same with a task's next placement).
+//
 // A Task is named by its slot in Tasks and its version: every transition
 // that makes a promise about the future (when the work ends, when a
 // checkpoint lands) bumps Ver, so an outcome reported for an older
@@ -29,15 +34,14 @@ type Task struct {
 	From    int64 // when the task last resumed: its start, or its last move
 	Work    int64 // remaining work at From, or Unbounded
 	Lost    int64 // run time that preemption and moves threw away
-	// PreemptAt is when the checkpoint request came, while Preempting.
-	PreemptAt  int64
-	Ver        uint32
-	Preempting bool
+	// PreemptAt is when the checkpoint request came, while preempting.
+	PreemptAt int64
+	State     TaskState
+	Ver       uint32
 	// Moving marks the draining old placement of a moved task.
 	Moving     bool
 	Backfilled bool
 	Limited    bool // the attempt ends at its time limit, killed
-	Alive      bool
 }
 
 // Shape is what of a task's job decides how its work progresses.
@@ -124,7 +128,7 @@ func (t *Task) Alloc(job int, now, every int64) sched.Alloc {
 		Job:        job,
 		Nodes:      t.Nodes,
 		Start:      t.Start,
-		Preempting: t.Preempting,
+		Preempting: t.State == TaskPreempting,
 		Moving:     t.Moving,
 		Backfilled: t.Backfilled,
 		Checkpoint: t.LastCheckpoint(now, every),
@@ -139,6 +143,9 @@ type Tasks struct {
 	all     []Task
 	free    []int32
 	running []int32
+	// retired counts the records retired since the last Sweep: without
+	// one, Sweep has nothing to drop and need not look at every record.
+	retired int
 }
 
 // At is the task record in slot ti. The pointer is valid until the next
@@ -150,7 +157,7 @@ func (ts *Tasks) At(ti int32) *Task { return &ts.all[ti] }
 func (ts *Tasks) Len() int { return len(ts.all) }
 
 // Running lists the slots of the tasks holding slots, in launch order;
-// retired ones stay listed, not Alive, until the next Sweep.
+// retired ones (no longer State.Active) stay listed until the next Sweep.
 func (ts *Tasks) Running() []int32 { return ts.running }
 
 // Current reports whether an outcome promised for version ver of task ti
@@ -158,15 +165,19 @@ func (ts *Tasks) Running() []int32 { return ts.running }
 // slots and nothing re-planned it since.
 func (ts *Tasks) Current(ti int32, ver uint32) bool {
 	t := &ts.all[ti]
-	return t.Alive && t.Ver == ver
+	return t.State.Active() && t.Ver == ver
 }
 
 // Sweep drops retired tasks from the running list, making their slots
 // reusable, and returns the list.
 func (ts *Tasks) Sweep() []int32 {
+	if ts.retired == 0 {
+		return ts.running
+	}
+	ts.retired = 0
 	live := ts.running[:0]
 	for _, ti := range ts.running {
-		if ts.all[ti].Alive {
+		if ts.all[ti].State.Active() {
 			live = append(live, ti)
 		} else {
 			ts.free = append(ts.free, ti)
@@ -195,7 +206,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Start, t.From, t.Work, t.Lost = now, now, work, 0
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
-	t.Preempting, t.Moving, t.Backfilled, t.Alive = false, false, backfill, true
+	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -207,7 +218,7 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 	t := &ts.all[ti]
 	lost := t.checkpoint(now, sh)
 	t.Lost += lost
-	t.Preempting, t.PreemptAt = true, now
+	t.State, t.PreemptAt = TaskPreempting, now
 	t.Ver++
 	return lost
 }
@@ -236,7 +247,7 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 		o.Job, o.ID, o.Attempt, o.Start, o.From, o.Work = t.Job, t.ID, -1, t.Start, t.From, 0
 		o.Nodes = append(o.Nodes[:0], drain...)
 		o.Ver++
-		o.Preempting, o.Moving, o.Backfilled, o.Limited, o.Alive = true, true, false, false, true
+		o.State, o.Moving, o.Backfilled, o.Limited = TaskPreempting, true, false, false
 		o.PreemptAt = now
 		ts.running = append(ts.running, r.Drain)
 	}
@@ -252,10 +263,11 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	return r
 }
 
-// Retire marks task ti as having let go of its slots; outcomes promised
-// for it become stale.
-func (ts *Tasks) Retire(ti int32) {
+// Retire marks task ti as having let go of its slots, ending in state
+// st, which must not be active; outcomes promised for it become stale.
+func (ts *Tasks) Retire(ti int32, st TaskState) {
 	t := &ts.all[ti]
-	t.Alive = false
+	t.State = st
 	t.Ver++
+	ts.retired++
 }

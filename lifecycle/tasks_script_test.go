@@ -120,7 +120,11 @@ func (p *player) run(line string) ([]string, error) {
 		return p.replace(f[0], args)
 	case "retire":
 		ti := int32(args.int("t"))
-		p.c.Tasks.Retire(ti)
+		st := lifecycle.TaskState(args.kv["state"])
+		if !st.Valid() || st.Active() {
+			return nil, fmt.Errorf("retire: state=%q is not a state a task lets go of its slots in", st)
+		}
+		p.c.Tasks.Retire(ti, st)
 		return []string{p.describe(ti)}, args.err
 	case "current":
 		return []string{strconv.FormatBool(p.c.Tasks.Current(int32(args.int("t")), uint32(args.int("ver"))))}, args.err
@@ -227,16 +231,22 @@ func (p *player) describeBy(ti int32, sh lifecycle.Shape) string {
 	t := p.c.Tasks.At(ti)
 	s := fmt.Sprintf("t%d v%d job=%d id=%d retries=%d nodes=%s start=%d from=%d work=%d lost=%d",
 		ti, t.Ver, t.Job, t.ID, t.Retries, nodesString(t.Nodes), t.Start, t.From, t.Work, t.Lost)
-	if due, limited := t.Due(sh); due >= 0 && !t.Preempting {
-		s += fmt.Sprintf(" due=%d", due)
-		if limited {
-			s += "(limit)"
+	// A record shows when it is due while it runs, and after it ended
+	// completed or killed, which its due may explain.
+	switch t.State {
+	case lifecycle.TaskRunning, lifecycle.TaskCompleted, lifecycle.TaskKilled:
+		if due, limited := t.Due(sh); due >= 0 && !t.Moving {
+			s += fmt.Sprintf(" due=%d", due)
+			if limited {
+				s += "(limit)"
+			}
 		}
 	}
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{t.Preempting, fmt.Sprintf("preempting@%d", t.PreemptAt)}, {t.Moving, "moving"}, {t.Backfilled, "backfilled"}, {!t.Alive, "retired"}} {
+	}{{t.State == lifecycle.TaskPreempting, fmt.Sprintf("preempting@%d", t.PreemptAt)}, {t.Moving, "moving"},
+		{t.Backfilled, "backfilled"}, {!t.State.Active(), "retired=" + string(t.State)}} {
 		if f.on {
 			s += " " + f.name
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
@@ -14,6 +15,19 @@ import (
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
 )
+
+// agents owns the agent protocol: registration, syncs and the reports
+// they carry, the transitions those reports drive (a task running, a part
+// exiting, an attempt finishing or lost, a search's metrics), agents gone
+// silent, and the agents' log uploads. Every change of the mirror here
+// happens under Master.mu, in the batches that doc.go describes. syncQ is
+// guarded by syncMu alone, taken after Master.mu (or without it), so that
+// a sync queues without waiting for a batch's commit (reportbatch.go).
+type agents struct {
+	server
+	syncMu sync.Mutex
+	syncQ  []*syncReq
+}
 
 // errUnknownNode answers a sync from an agent that has not registered with
 // this master process.
@@ -24,25 +38,25 @@ var errUnknownNode = errors.New("node is not registered with this master; regist
 // run there that the agent does not list are settled by the first sync
 // (whose reports may still say how they ended), and ended as lost if it
 // does not. Callers hold mu.
-func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterReply, error) {
-	now := m.now()
+func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterReply, error) {
+	now := ag.m.now()
 	gpus := make([]store.GPU, len(reg.GPUs))
 	for i, g := range reg.GPUs {
 		gpus[i] = store.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}
-	rec, err := m.st.UpsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
+	rec, err := ag.m.st.UpsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
 		GPUs: gpus, HeartbeatAt: now})
 	if err != nil {
 		return api.RegisterReply{}, err
 	}
-	n := m.nodes[reg.Name]
+	n := ag.m.nodes[reg.Name]
 	if n == nil {
 		n = newNode(rec)
-		m.nodes[reg.Name] = n
+		ag.m.nodes[reg.Name] = n
 	}
 	n.rec = rec
-	n.pool = m.nodePool(rec.Name, rec.Pool)
-	m.forgetFeasible()
+	n.pool = nodePool(ag.m.cfg, rec.Name, rec.Pool)
+	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
 	runs := map[agent.TaskID]bool{}
@@ -50,7 +64,7 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 		runs[id] = true
 	}
 	n.reconcile = map[agent.TaskID]bool{}
-	for _, t := range m.tasksOn(n.rec.Name) {
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		switch {
 		case runs[t.id()] || p.state == partExited:
@@ -62,58 +76,25 @@ func (m *Master) register(ctx context.Context, reg api.Register) (api.RegisterRe
 	}
 	var cmds []api.Command
 	for _, id := range reg.Running {
-		if !m.runsOn(id, n.rec.Name) {
+		if !ag.runsOn(id, n.rec.Name) {
 			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
-	cmds = append(cmds, m.take(n)...)
-	m.metric.agentRegistrations.Inc()
-	m.log.Info("agent registered", "node", reg.Name, "pool", n.pool, "gpus", len(gpus),
+	cmds = append(cmds, ag.take(n)...)
+	ag.m.metric.agentRegistrations.Inc()
+	ag.m.log.Info("agent registered", "node", reg.Name, "pool", n.pool, "gpus", len(gpus),
 		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version)
-	m.kick()
-	return api.RegisterReply{SyncWaitS: int(m.opt.SyncWait / time.Second), Commands: cmds}, nil
-}
-
-// tasksOn lists the tasks with an open attempt that has a part on node,
-// in (job, index) order. (A task may hold GPUs of node for a move without
-// running there yet.)
-func (m *Master) tasksOn(node string) []*mtask {
-	n := m.nodes[node]
-	seen := map[*mtask]bool{}
-	var out []*mtask
-	for _, t := range n.used {
-		if !seen[t] && t.part(node) != nil {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	// Zero-slot parts hold no GPU, so n.used does not find them.
-	if n.zeroUsed > 0 {
-		for _, j := range m.jobs {
-			for _, t := range j.tasks {
-				if p := t.part(node); p != nil && len(p.gpus) == 0 && !seen[t] {
-					seen[t] = true
-					out = append(out, t)
-				}
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b *mtask) int {
-		if a.job.rec.ID != b.job.rec.ID {
-			return int(a.job.rec.ID - b.job.rec.ID)
-		}
-		return a.rec.Index - b.rec.Index
-	})
-	return out
+	ag.m.kick()
+	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds}, nil
 }
 
 // lookup finds the task whose current open attempt id names.
-func (m *Master) lookup(id agent.TaskID) *mtask {
+func (ag *agents) lookup(id agent.TaskID) *mtask {
 	jid, err := strconv.ParseInt(id.JobID, 10, 64)
 	if err != nil {
 		return nil
 	}
-	j := m.jobs[jid]
+	j := ag.m.jobs[jid]
 	if j == nil || id.TaskIndex < 0 || id.TaskIndex >= len(j.tasks) {
 		return nil
 	}
@@ -125,8 +106,8 @@ func (m *Master) lookup(id agent.TaskID) *mtask {
 }
 
 // runsOn reports whether the master expects attempt id to run on node.
-func (m *Master) runsOn(id agent.TaskID, node string) bool {
-	t := m.lookup(id)
+func (ag *agents) runsOn(id agent.TaskID, node string) bool {
+	t := ag.lookup(id)
 	if t == nil {
 		return false
 	}
@@ -136,16 +117,16 @@ func (m *Master) runsOn(id agent.TaskID, node string) bool {
 
 // take removes and returns the node's queued commands, marking the starts
 // among them delivered.
-func (m *Master) take(n *mnode) []api.Command {
+func (ag *agents) take(n *mnode) []api.Command {
 	cmds := n.commands
 	n.commands = nil
 	for _, c := range cmds {
 		if c.Type != api.CommandStart {
 			continue
 		}
-		if t := m.lookup(c.Task); t != nil {
+		if t := ag.lookup(c.Task); t != nil {
 			if p := t.part(n.rec.Name); p != nil {
-				p.delivered, p.deliveredSync, p.deliveredAt = true, n.syncs, m.now()
+				p.delivered, p.deliveredSync, p.deliveredAt = true, n.syncs, ag.m.now()
 			}
 		}
 	}
@@ -157,19 +138,19 @@ func (m *Master) take(n *mnode) []api.Command {
 
 // syncReports stores a sync's reports and reconciles the running list.
 // It returns the sequence number acknowledged. Callers hold mu.
-func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
-	now := m.now()
-	m.touchNode(n)
+func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
+	now := ag.m.now()
+	ag.m.touchNode(n)
 	n.lastSeen, n.seen = now, now
 	n.syncs++
-	m.metric.agentSyncs.Inc()
+	ag.m.metric.agentSyncs.Inc()
 	reports := slices.Clone(s.Reports)
 	slices.SortStableFunc(reports, func(a, b api.Report) int { return int(a.Seq - b.Seq) })
 	for _, r := range reports {
 		if r.Seq <= n.acked {
 			continue // stored before; the agent missed the acknowledgement
 		}
-		if err := m.report(ctx, n, r); err != nil {
+		if err := ag.report(ctx, n, r); err != nil {
 			return n.acked, fmt.Errorf("report %d on %s: %w", r.Seq, r.Task, err)
 		}
 		n.acked = r.Seq
@@ -177,15 +158,15 @@ func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, 
 	runs := map[agent.TaskID]bool{}
 	for _, id := range s.Running {
 		runs[id] = true
-		if !m.runsOn(id, n.rec.Name) {
-			m.send(n, api.Command{Type: api.CommandKill, Task: id})
+		if !ag.runsOn(id, n.rec.Name) {
+			ag.m.send(n, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
-	if err := m.settleMissing(ctx, n, runs); err != nil {
+	if err := ag.settleMissing(ctx, n, runs); err != nil {
 		return n.acked, err
 	}
-	if now.Sub(n.savedBeat) >= m.agentTimeout()/3 {
-		if err := m.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
+	if now.Sub(n.savedBeat) >= agentTimeout(ag.m.cfg)/3 {
+		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
 			return n.acked, err
 		}
 		n.savedBeat = now
@@ -199,23 +180,23 @@ func (m *Master) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, 
 // back. Both conditions are needed: an agent syncs again (to send other
 // reports) while it is still starting a process, and its running list
 // names an attempt only once the process runs.
-func (m *Master) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
+func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.TaskID]bool) error {
 	var lost []*mtask
-	now := m.now()
-	for _, t := range m.tasksOn(n.rec.Name) {
+	now := ag.m.now()
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
 		if runs[t.id()] || p.state == partExited || p.state != partStarting && !n.reconcile[t.id()] {
 			continue
 		}
 		silent := p.delivered && p.state == partStarting && n.syncs-p.deliveredSync >= 2 &&
-			now.Sub(p.deliveredAt) >= m.startGrace()
+			now.Sub(p.deliveredAt) >= ag.startGrace()
 		if n.reconcile[t.id()] || silent {
 			lost = append(lost, t)
 		}
 	}
 	n.reconcile = nil
 	for _, t := range lost {
-		if err := m.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt)); err != nil {
+		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt)); err != nil {
 			return err
 		}
 	}
@@ -223,8 +204,8 @@ func (m *Master) settleMissing(ctx context.Context, n *mnode, runs map[agent.Tas
 }
 
 // report applies one report of an agent.
-func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
-	t := m.lookup(r.Task)
+func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
+	t := ag.lookup(r.Task)
 	if t == nil {
 		return nil // an attempt that already ended, or never was
 	}
@@ -238,19 +219,19 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 	if p.state == partExited {
 		return nil
 	}
-	m.touch(t.job)
+	ag.m.touch(t.job)
 	switch r.Event {
 	case api.EventRunning:
 		if p.state == partStarting {
 			p.state = partRunning
 		}
-		return m.maybeRunning(ctx, t)
+		return ag.maybeRunning(ctx, t)
 	case api.EventMetrics:
-		return m.recordMetric(ctx, t, r)
+		return ag.recordMetric(ctx, t, r)
 	case api.EventExited:
 		before := *p
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
-		if err := m.partExited(ctx, t, n.rec.Name, p); err != nil {
+		if err := ag.partExited(ctx, t, n.rec.Name, p); err != nil {
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as
 			// a duplicate (which would hold the task and its GPUs).
@@ -263,7 +244,7 @@ func (m *Master) report(ctx context.Context, n *mnode, r api.Report) error {
 }
 
 // maybeRunning moves a starting task to running once every part runs.
-func (m *Master) maybeRunning(ctx context.Context, t *mtask) error {
+func (ag *agents) maybeRunning(ctx context.Context, t *mtask) error {
 	if t.rec.State != store.TaskStarting {
 		return nil
 	}
@@ -272,18 +253,18 @@ func (m *Master) maybeRunning(ctx context.Context, t *mtask) error {
 			return nil
 		}
 	}
-	rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
-		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: m.now(), Reason: "every part runs"})
+	rec, err := ag.m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: ag.m.now(), Reason: "every part runs"})
 	if err != nil {
 		return err
 	}
-	m.setTask(t, rec)
+	ag.m.setTask(t, rec)
 	return nil
 }
 
 // partExited handles the end of one part: a part that failed has the others
 // killed, and the attempt ends once every part has exited.
-func (m *Master) partExited(ctx context.Context, t *mtask, node string, p *mpart) error {
+func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpart) error {
 	left := 0
 	for _, q := range t.att.parts {
 		if q.state != partExited {
@@ -292,12 +273,12 @@ func (m *Master) partExited(ctx context.Context, t *mtask, node string, p *mpart
 	}
 	failed := p.outcome == agent.OutcomeFailed || (p.outcome == agent.OutcomeKilled && t.rec.State != store.TaskKilling)
 	if left > 0 && failed && t.rec.State != store.TaskKilling {
-		return m.killTask(ctx, t, store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)))
+		return ag.m.killTask(ctx, t, store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)))
 	}
 	if left > 0 {
 		return nil
 	}
-	return m.finish(ctx, t)
+	return ag.finish(ctx, t)
 }
 
 // describeExit says how a part ended, for reasons.
@@ -326,7 +307,7 @@ func preemptReason(parts []*mpart) string {
 
 // finish ends an attempt whose parts have all exited, in the state that
 // the task's state and the parts' outcomes give.
-func (m *Master) finish(ctx context.Context, t *mtask) error {
+func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	var all, failed, preempted int
 	var first *mpart
 	for _, p := range t.att.parts {
@@ -345,7 +326,7 @@ func (m *Master) finish(ctx context.Context, t *mtask) error {
 	done := all == len(t.att.parts)
 	end := &store.AttemptEnd{State: store.AttemptCompleted, ExitCode: exitCode(t, first)}
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
-		Attempt: t.rec.Attempt, At: m.now(), End: end}
+		Attempt: t.rec.Attempt, At: ag.m.now(), End: end}
 	var then *store.TaskTransition
 	switch {
 	case t.rec.State == store.TaskKilling:
@@ -359,13 +340,13 @@ func (m *Master) finish(ctx context.Context, t *mtask) error {
 		}
 	case done:
 		tr.To, tr.Reason = store.TaskCompleted, "completed"
-		m.noteRun(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
+		ag.m.planner.noteRun(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
 	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
 		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, preemptReason(t.att.parts)
 		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: store.TaskQueued, At: tr.At, Reason: "requeued after preemption"}
 		switch {
-		case t.next != nil && m.restartable(t):
+		case t.next != nil && ag.m.planner.restartable(t):
 			tr.Reason = "checkpointed to move"
 			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
 		case t.next != nil:
@@ -375,21 +356,21 @@ func (m *Master) finish(ctx context.Context, t *mtask) error {
 		tr.To, end.State, tr.Reason = store.TaskFailed, store.AttemptFailed, "the part on node "+first.node+" "+describeExit(first)
 	}
 	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.At)}
-	if err := m.persistTasks(ctx, []*taskOp{op}); err != nil {
+	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err
 	}
 	if !op.ok {
 		return nil
 	}
 	next := t.next
-	m.setTask(t, op.rec)
+	ag.m.setTask(t, op.rec)
 	if op.rec.State == store.TaskStarting {
-		m.restartOn(t, next, tr.At)
+		ag.m.planner.restartOn(t, next, tr.At)
 	}
-	m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
+	ag.m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
 		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)
-	m.kick()
-	return m.settleJob(ctx, t.job)
+	ag.m.kick()
+	return ag.m.settleJob(ctx, t.job)
 }
 
 // exitCode is the exit code an attempt ends with: the first failed part's,
@@ -410,7 +391,7 @@ func exitCode(t *mtask, first *mpart) *int {
 // loseAttempt ends an attempt whose node is gone or does not run it:
 // parts elsewhere are killed; the task is requeued when it is preemptible
 // or never ran, killed when it was being killed, and failed otherwise.
-func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error {
+func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) error {
 	ran := false
 	for _, p := range t.att.parts {
 		if p.state != partStarting {
@@ -418,7 +399,7 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 		}
 	}
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
-		Attempt: t.rec.Attempt, At: m.now(), Reason: reason, End: &store.AttemptEnd{State: store.AttemptLost}}
+		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: store.AttemptLost}}
 	switch {
 	case t.rec.State == store.TaskKilling:
 		tr.To = store.TaskKilled
@@ -428,60 +409,60 @@ func (m *Master) loseAttempt(ctx context.Context, t *mtask, reason string) error
 		tr.To = store.TaskFailed
 	}
 	for _, p := range t.att.parts {
-		if n := m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
-			m.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
+		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
+			ag.m.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
 		}
 	}
 	op := &taskOp{t: t, tr: tr, usage: usageOf(t, tr.At)}
-	if err := m.persistTasks(ctx, []*taskOp{op}); err != nil {
+	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err
 	}
 	if !op.ok {
 		return nil
 	}
-	m.setTask(t, op.rec)
-	m.log.Warn("attempt lost", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To, "reason", reason)
-	m.kick()
-	return m.settleJob(ctx, t.job)
+	ag.m.setTask(t, op.rec)
+	ag.m.log.Warn("attempt lost", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To, "reason", reason)
+	ag.m.kick()
+	return ag.m.settleJob(ctx, t.job)
 }
 
 // loseNode marks a node lost and ends the attempts on it, except those
 // held through the loss (holdsThroughLoss), which wait for the node to
 // come back for lost_node_grace. Callers hold mu.
-func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
+func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
 	// Syncs store the heartbeat every third of the agent timeout; the
 	// last contact is stored exactly before the node reads lost, as it is
 	// what the node shows from now on, across restarts too.
-	m.touchNode(n)
+	ag.m.touchNode(n)
 	if n.seen.After(n.savedBeat) {
-		if err := m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
+		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
 			return err
 		}
 		n.savedBeat = n.seen
 	}
-	if err := m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
+	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
 		return err
 	}
 	n.rec.State = store.NodeLost
 	n.registered = false
 	n.commands = nil
-	n.lostAt = m.now()
-	m.log.Warn("node lost", "node", n.rec.Name, "reason", reason)
+	n.lostAt = ag.m.now()
+	ag.m.log.Warn("node lost", "node", n.rec.Name, "reason", reason)
 	held := 0
-	for _, t := range m.tasksOn(n.rec.Name) {
-		if m.holdsThroughLoss(t) {
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
+		if ag.holdsThroughLoss(t) {
 			held++
 			continue
 		}
-		if err := m.loseAttempt(ctx, t, reason); err != nil {
+		if err := ag.loseAttempt(ctx, t, reason); err != nil {
 			return err
 		}
 	}
 	if held > 0 {
-		m.log.Warn("non-preemptible tasks on the lost node wait for it to come back", "node", n.rec.Name,
-			"tasks", held, "grace", m.cfg.LostNodeGrace)
+		ag.m.log.Warn("non-preemptible tasks on the lost node wait for it to come back", "node", n.rec.Name,
+			"tasks", held, "grace", ag.m.cfg.LostNodeGrace)
 	}
-	m.kick()
+	ag.m.kick()
 	return nil
 }
 
@@ -491,8 +472,8 @@ func (m *Master) loseNode(ctx context.Context, n *mnode, reason string) error {
 // with a status its agent will report when it is back. Requeueing it
 // could run it twice; failing it at once would record a run that may yet
 // succeed as failed.
-func (m *Master) holdsThroughLoss(t *mtask) bool {
-	if m.cfg.LostNodeGrace <= 0 || t.job.rec.Preemptible || t.rec.State == store.TaskKilling {
+func (ag *agents) holdsThroughLoss(t *mtask) bool {
+	if ag.m.cfg.LostNodeGrace <= 0 || t.job.rec.Preemptible || t.rec.State == store.TaskKilling {
 		return false
 	}
 	for _, p := range t.att.parts {
@@ -505,24 +486,24 @@ func (m *Master) holdsThroughLoss(t *mtask) bool {
 
 // checkLostNodes ends the attempts held on lost nodes whose grace is over,
 // and at once those being killed. Callers hold mu.
-func (m *Master) checkLostNodes(ctx context.Context) {
-	now := m.now()
-	for _, n := range m.nodes {
+func (ag *agents) checkLostNodes(ctx context.Context) {
+	now := ag.m.now()
+	for _, n := range ag.m.nodes {
 		if n.up() || (len(n.used) == 0 && n.zeroUsed == 0) {
 			continue
 		}
 		if n.lostAt.IsZero() {
 			n.lostAt = now // lost before this master process started
 		}
-		over := now.Sub(n.lostAt) >= m.cfg.LostNodeGrace
-		for _, t := range m.tasksOn(n.rec.Name) {
-			if p := t.part(n.rec.Name); p == nil || p.state == partExited || (!over && m.holdsThroughLoss(t)) {
+		over := now.Sub(n.lostAt) >= ag.m.cfg.LostNodeGrace
+		for _, t := range ag.m.tasksOn(n.rec.Name) {
+			if p := t.part(n.rec.Name); p == nil || p.state == partExited || (!over && ag.holdsThroughLoss(t)) {
 				continue
 			}
 			reason := fmt.Sprintf("node %s lost for %s (lost_node_grace %s)", n.rec.Name,
-				now.Sub(n.lostAt).Round(time.Second), m.cfg.LostNodeGrace)
-			if err := m.loseAttempt(ctx, t, reason); err != nil {
-				m.log.Error("ending an attempt on a lost node", "node", n.rec.Name, "task", t.id().String(), "err", err)
+				now.Sub(n.lostAt).Round(time.Second), ag.m.cfg.LostNodeGrace)
+			if err := ag.loseAttempt(ctx, t, reason); err != nil {
+				ag.m.log.Error("ending an attempt on a lost node", "node", n.rec.Name, "task", t.id().String(), "err", err)
 			}
 		}
 	}
@@ -530,9 +511,28 @@ func (m *Master) checkLostNodes(ctx context.Context) {
 
 // startGrace is how long an agent has to report a start before the
 // attempt may be ended as lost: a tenth of the agent timeout, at most 10 s.
-func (m *Master) startGrace() time.Duration {
-	return min(m.agentTimeout()/10, maxStartGrace)
+func (ag *agents) startGrace() time.Duration {
+	return min(agentTimeout(ag.m.cfg)/10, maxStartGrace)
 }
 
 // maxStartGrace bounds startGrace.
 const maxStartGrace = 10 * time.Second
+
+// checkAgents marks nodes lost whose agent has been silent longer than the
+// agent timeout. Callers hold mu.
+func (ag *agents) checkAgents(ctx context.Context) {
+	now := ag.m.now()
+	limit := agentTimeout(ag.m.cfg)
+	for _, n := range ag.m.nodes {
+		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
+			continue
+		}
+		reason := fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))
+		// One transaction for the node and every attempt it ends, not
+		// one per attempt: a partition can lose many nodes at once.
+		if err := ag.m.inBatch(ctx, func() error { return ag.loseNode(ctx, n, reason) }); err != nil {
+			ag.m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
+		}
+	}
+	ag.checkLostNodes(ctx)
+}

@@ -22,52 +22,61 @@ import (
 // route is one endpoint of the REST API.
 type route struct {
 	method, path string
-	handle       func(*Master, http.ResponseWriter, *http.Request)
+	// handle picks the endpoint's handler among the parts of the API.
+	handle func(*apiParts) http.HandlerFunc
+}
+
+// apiParts are the types that serve the REST API, each over the master.
+type apiParts struct {
+	jobs    *jobsAPI
+	cluster *clusterAPI
+	access  *access
+	agents  *agents
 }
 
 // routes lists every endpoint under api.Version; the OpenAPI document
 // describes exactly these (a test holds them in step).
 var routes = []route{
-	{"POST", "/jobs", (*Master).handleSubmit},
-	{"GET", "/jobs", (*Master).handleListJobs},
-	{"GET", "/jobs/{id}", (*Master).handleGetJob},
-	{"PATCH", "/jobs/{id}", (*Master).handlePatchJob},
-	{"POST", "/jobs/{id}/kill", (*Master).handleKillJob},
-	{"GET", "/jobs/{id}/logs", (*Master).handleLogs},
-	{"GET", "/jobs/{id}/explain", (*Master).handleExplain},
-	{"GET", "/jobs/{id}/metrics", (*Master).handleJobMetrics},
-	{"GET", "/nodes", (*Master).handleNodes},
-	{"POST", "/nodes/{name}/drain", (*Master).handleDrainNode},
-	{"POST", "/nodes/{name}/resume", (*Master).handleResumeNode},
-	{"DELETE", "/nodes/{name}", (*Master).handleDeleteNode},
-	{"GET", "/pools", (*Master).handlePools},
-	{"GET", "/projects", (*Master).handleProjects},
-	{"POST", "/config/reload", (*Master).handleReload},
-	{"GET", "/openapi.json", (*Master).handleOpenAPI},
-	{"GET", "/whoami", (*Master).handleWhoami},
-	{"GET", "/users", (*Master).handleListUsers},
-	{"POST", "/users", (*Master).handleCreateUser},
-	{"PATCH", "/users/{name}", (*Master).handlePatchUser},
-	{"GET", "/tokens", (*Master).handleListTokens},
-	{"POST", "/tokens", (*Master).handleCreateToken},
-	{"POST", "/tokens/{id}/revoke", (*Master).handleRevokeToken},
-	{"GET", "/audit", (*Master).handleAudit},
-	{"GET", "/usage", (*Master).handleUsage},
-	{"GET", "/history", (*Master).handleHistory},
-	{"GET", "/history/scenario", (*Master).handleHistoryScenario},
-	{"GET", "/fairness", (*Master).handleFairness},
-	{"POST", "/agents/register", (*Master).handleRegister},
-	{"POST", "/agents/{name}/sync", (*Master).handleSync},
-	{"POST", "/agents/{name}/logs", (*Master).handleAgentLogs},
+	{"POST", "/jobs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleSubmit }},
+	{"GET", "/jobs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleListJobs }},
+	{"GET", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handleGetJob }},
+	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handlePatchJob }},
+	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJob }},
+	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleLogs }},
+	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},
+	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobMetrics }},
+	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.cluster.handleNodes }},
+	{"POST", "/nodes/{name}/drain", func(p *apiParts) http.HandlerFunc { return p.cluster.handleDrainNode }},
+	{"POST", "/nodes/{name}/resume", func(p *apiParts) http.HandlerFunc { return p.cluster.handleResumeNode }},
+	{"DELETE", "/nodes/{name}", func(p *apiParts) http.HandlerFunc { return p.cluster.handleDeleteNode }},
+	{"GET", "/pools", func(p *apiParts) http.HandlerFunc { return p.cluster.handlePools }},
+	{"GET", "/projects", func(p *apiParts) http.HandlerFunc { return p.cluster.handleProjects }},
+	{"POST", "/config/reload", func(p *apiParts) http.HandlerFunc { return p.cluster.handleReload }},
+	{"GET", "/openapi.json", func(p *apiParts) http.HandlerFunc { return p.cluster.handleOpenAPI }},
+	{"GET", "/whoami", func(p *apiParts) http.HandlerFunc { return p.access.handleWhoami }},
+	{"GET", "/users", func(p *apiParts) http.HandlerFunc { return p.access.handleListUsers }},
+	{"POST", "/users", func(p *apiParts) http.HandlerFunc { return p.access.handleCreateUser }},
+	{"PATCH", "/users/{name}", func(p *apiParts) http.HandlerFunc { return p.access.handlePatchUser }},
+	{"GET", "/tokens", func(p *apiParts) http.HandlerFunc { return p.access.handleListTokens }},
+	{"POST", "/tokens", func(p *apiParts) http.HandlerFunc { return p.access.handleCreateToken }},
+	{"POST", "/tokens/{id}/revoke", func(p *apiParts) http.HandlerFunc { return p.access.handleRevokeToken }},
+	{"GET", "/audit", func(p *apiParts) http.HandlerFunc { return p.access.handleAudit }},
+	{"GET", "/usage", func(p *apiParts) http.HandlerFunc { return p.cluster.handleUsage }},
+	{"GET", "/history", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistory }},
+	{"GET", "/history/scenario", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistoryScenario }},
+	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.cluster.handleFairness }},
+	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.agents.handleRegister }},
+	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.agents.handleSync }},
+	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.agents.handleAgentLogs }},
 }
 
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
+	parts := &apiParts{jobs: &jobsAPI{server{m}}, cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
 	mux := http.NewServeMux()
 	for _, r := range routes {
-		h := r.handle
-		mux.HandleFunc(r.method+" "+api.Version+r.path, func(w http.ResponseWriter, req *http.Request) { h(m, w, req) })
+		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))
 	}
 	mux.HandleFunc(api.Version+"/", func(w http.ResponseWriter, r *http.Request) {
 		if allow := allowedMethods(strings.TrimPrefix(r.URL.Path, api.Version)); len(allow) > 0 {
@@ -79,13 +88,13 @@ func (m *Master) Handler() http.Handler {
 		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metric.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", m.handleReady)
-	mux.HandleFunc("GET /readyz", m.handleReady)
-	mux.HandleFunc("GET /livez", m.handleLive)
+	mux.HandleFunc("GET /healthz", m.health.handleReady)
+	mux.HandleFunc("GET /readyz", m.health.handleReady)
+	mux.HandleFunc("GET /livez", parts.cluster.handleLive)
 	if m.opt.UI != nil {
 		mux.Handle("/", m.opt.UI)
 	}
-	return tagRequests(m.logRequests(m.audit(m.authenticate(mux))))
+	return tagRequests(server{m}.logRequests(m.access.audit(m.access.authenticate(mux))))
 }
 
 // allowedMethods lists the methods of the routes whose path matches path
@@ -123,7 +132,7 @@ func pathMatches(pattern, path string) bool {
 
 // logRequests logs every request's method, path, status and duration at
 // debug level, and server errors at error level.
-func (m *Master) logRequests(next http.Handler) http.Handler {
+func (s server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
@@ -131,7 +140,7 @@ func (m *Master) logRequests(next http.Handler) http.Handler {
 		if sw.status >= 500 {
 			level = slog.LevelError
 		}
-		m.log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status)
+		s.m.log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status)
 	})
 }
 
@@ -172,9 +181,17 @@ func writeError(w http.ResponseWriter, status int, field, format string, args ..
 	writeJSON(w, status, api.Error{Error: fmt.Sprintf(format, args...), Field: field})
 }
 
+// server is what every part of the HTTP API shares: the master whose
+// state it serves, and how it answers a failure. It holds no state of its
+// own; the parts that embed it take Master.mu (through lock) to read or
+// change the mirror, as the master's own methods do.
+type server struct {
+	m *Master
+}
+
 // fail answers with err: an *httpError as it says, anything else as a
 // server error.
-func (m *Master) fail(w http.ResponseWriter, err error) {
+func (s server) fail(w http.ResponseWriter, err error) {
 	var he *httpError
 	if errors.As(err, &he) {
 		writeError(w, he.status, he.field, "%s", he.msg)
@@ -183,12 +200,12 @@ func (m *Master) fail(w http.ResponseWriter, err error) {
 	// The cause may name the database's host, user or files: it goes to
 	// the log, and the client gets the id to find it there.
 	id := w.Header().Get("X-Request-Id")
-	if isStoreFault(err) && m.probeStore(context.Background()) != nil {
-		m.log.Warn("request refused: store unavailable", "request_id", id, "err", err)
-		m.unavailable(w)
+	if isStoreFault(err) && s.m.health.probe(context.Background()) != nil {
+		s.m.log.Warn("request refused: store unavailable", "request_id", id, "err", err)
+		s.m.health.unavailable(w)
 		return
 	}
-	m.log.Error("request failed", "request_id", id, "err", err)
+	s.m.log.Error("request failed", "request_id", id, "err", err)
 	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
 }
 

@@ -13,26 +13,26 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
+func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
 	var reg api.Register
 	if err := decodeBody(w, r, &reg); err != nil {
-		m.fail(w, err)
+		ag.fail(w, err)
 		return
 	}
-	if err := m.checkRegister(&reg); err != nil {
-		m.fail(w, err)
+	if err := ag.checkRegister(&reg); err != nil {
+		ag.fail(w, err)
 		return
 	}
-	secret, err := m.admitNode(r, reg.Name)
+	secret, err := ag.admitNode(r, reg.Name)
 	if err != nil {
-		m.deny(w, r, err)
+		ag.m.access.deny(w, r, err)
 		return
 	}
-	m.lock()
-	reply, err := m.register(r.Context(), reg)
-	m.mu.Unlock()
+	ag.m.lock()
+	reply, err := ag.register(r.Context(), reg)
+	ag.m.mu.Unlock()
 	if err != nil {
-		m.fail(w, err)
+		ag.fail(w, err)
 		return
 	}
 	reply.Credential = secret
@@ -43,7 +43,7 @@ func (m *Master) handleRegister(w http.ResponseWriter, r *http.Request) {
 // node's own credential always; with a join token only while no agent
 // holds the name (its lease has run out), and then it issues the node a
 // new credential, returned as secret, and revokes the node's old ones.
-func (m *Master) admitNode(r *http.Request, name string) (secret string, err error) {
+func (ag *agents) admitNode(r *http.Request, name string) (secret string, err error) {
 	ri := infoOf(r)
 	if ri.cred.Kind == store.CredNode {
 		if ri.cred.Subject != name {
@@ -52,9 +52,9 @@ func (m *Master) admitNode(r *http.Request, name string) (secret string, err err
 		}
 		return "", nil
 	}
-	m.lock()
-	n := m.nodes[name]
-	now, lease := m.now(), m.agentTimeout()
+	ag.m.lock()
+	n := ag.m.nodes[name]
+	now, lease := ag.m.now(), agentTimeout(ag.m.cfg)
 	var seen time.Time
 	if n != nil {
 		seen = n.rec.HeartbeatAt
@@ -62,7 +62,7 @@ func (m *Master) admitNode(r *http.Request, name string) (secret string, err err
 			seen = n.lastSeen
 		}
 	}
-	m.mu.Unlock()
+	ag.m.mu.Unlock()
 	if n != nil && now.Sub(seen) < lease {
 		return "", &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf(
 			"node %q is held by another agent, last seen %s ago: a join token cannot take over a node until its lease of %s "+
@@ -72,25 +72,25 @@ func (m *Master) admitNode(r *http.Request, name string) (secret string, err err
 	if err != nil {
 		return "", err
 	}
-	c, err := m.st.CreateCredential(r.Context(), store.Credential{Kind: store.CredNode, Subject: name, Hash: hash,
+	c, err := ag.m.st.CreateCredential(r.Context(), store.Credential{Kind: store.CredNode, Subject: name, Hash: hash,
 		Note: fmt.Sprintf("issued at registration with join token %d", ri.cred.ID), CreatedBy: "join:" + fmt.Sprint(ri.cred.ID), CreatedAt: now})
 	if err != nil {
 		return "", err
 	}
-	if err := m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
+	if err := ag.m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
 		return "", err
 	}
-	m.creds.forget()
+	ag.m.access.creds.forget()
 	ri.principal = auth.Principal{Node: name}
 	return secret, nil
 }
 
 // checkRegister validates a registration and fills in the pool.
-func (m *Master) checkRegister(reg *api.Register) error {
+func (ag *agents) checkRegister(reg *api.Register) error {
 	if err := auth.CheckName("name", reg.Name); err != nil {
 		return badRequest("name", "%v", err)
 	}
-	maxGPUs := m.maxNodeGPUs()
+	maxGPUs := ag.maxNodeGPUs()
 	if len(reg.GPUs) > maxGPUs {
 		return &httpError{status: http.StatusUnprocessableEntity, field: "gpus", msg: fmt.Sprintf(
 			"gpus: node %s declares %d GPUs; the most a node may declare is %d (max_node_gpus in the configuration, or --max-node-gpus)",
@@ -120,10 +120,10 @@ func (m *Master) checkRegister(reg *api.Register) error {
 			return badRequest("running", "running[%d]: %v", i, err)
 		}
 	}
-	m.lock()
-	pool := m.nodePool(reg.Name, reg.Pool)
-	known := m.poolConfig(pool) != nil
-	m.mu.Unlock()
+	ag.m.lock()
+	pool := nodePool(ag.m.cfg, reg.Name, reg.Pool)
+	known := poolConfig(ag.m.cfg, pool) != nil
+	ag.m.mu.Unlock()
 	if !known {
 		return badRequest("pool", "pool %q is not configured", pool)
 	}
@@ -133,11 +133,11 @@ func (m *Master) checkRegister(reg *api.Register) error {
 
 // maxNodeGPUs is the configuration's max_node_gpus, else the master's
 // option.
-func (m *Master) maxNodeGPUs() int {
-	if n := m.Config().MaxNodeGPUs; n > 0 {
+func (ag *agents) maxNodeGPUs() int {
+	if n := ag.m.Config().MaxNodeGPUs; n > 0 {
 		return n
 	}
-	return m.opt.MaxNodeGPUs
+	return ag.m.opt.MaxNodeGPUs
 }
 
 // Limits on a node's labels, which go into every snapshot and view.
@@ -166,23 +166,23 @@ func checkTaskID(id agent.TaskID) error {
 	return nil
 }
 
-func (m *Master) handleSync(w http.ResponseWriter, r *http.Request) {
+func (ag *agents) handleSync(w http.ResponseWriter, r *http.Request) {
 	var s api.Sync
 	if err := decodeBody(w, r, &s); err != nil {
-		m.fail(w, err)
+		ag.fail(w, err)
 		return
 	}
 	if err := checkSync(s); err != nil {
-		m.fail(w, err)
+		ag.fail(w, err)
 		return
 	}
-	reply, err := m.sync(r.Context(), r.PathValue("name"), s)
+	reply, err := ag.sync(r.Context(), r.PathValue("name"), s)
 	if errors.Is(err, errUnknownNode) {
 		writeError(w, http.StatusNotFound, "name", "%s: %v", r.PathValue("name"), err)
 		return
 	}
 	if err != nil {
-		m.deny(w, r, err)
+		ag.m.access.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, reply)
@@ -224,29 +224,29 @@ func validOutcome(o string) bool {
 	return false
 }
 
-func (m *Master) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
+func (ag *agents) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 	var b api.LogBatch
 	if err := decodeBody(w, r, &b); err != nil {
-		m.fail(w, err)
+		ag.fail(w, err)
 		return
 	}
 	lines := make([]store.LogLine, 0, len(b.Lines))
 	for i, l := range b.Lines {
-		line, err := m.logLine(l)
+		line, err := ag.logLine(l)
 		if err != nil {
-			m.fail(w, badRequest("lines", "lines[%d]: %v", i, err))
+			ag.fail(w, badRequest("lines", "lines[%d]: %v", i, err))
 			return
 		}
 		lines = append(lines, line)
 	}
-	if err := m.appendLogs(r.Context(), r.PathValue("name"), lines); err != nil {
-		m.deny(w, r, err)
+	if err := ag.appendLogs(r.Context(), r.PathValue("name"), lines); err != nil {
+		ag.m.access.deny(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (m *Master) logLine(l api.AgentLogLine) (store.LogLine, error) {
+func (ag *agents) logLine(l api.AgentLogLine) (store.LogLine, error) {
 	if err := checkTaskID(l.Task); err != nil {
 		return store.LogLine{}, err
 	}
@@ -262,7 +262,7 @@ func (m *Master) logLine(l api.AgentLogLine) (store.LogLine, error) {
 	}
 	at := l.Time
 	if at.IsZero() {
-		at = m.now()
+		at = ag.m.now()
 	}
 	return store.LogLine{JobID: jid, Index: l.Task.TaskIndex, Attempt: l.Task.Attempt, Seq: l.Seq,
 		Time: at, Stream: store.Stream(l.Stream), Text: l.Text}, nil
@@ -271,22 +271,22 @@ func (m *Master) logLine(l api.AgentLogLine) (store.LogLine, error) {
 // appendLogs stores the lines of attempts that exist and drops the others
 // (an agent may send lines of an attempt the master never started), then
 // wakes the followers of the jobs concerned.
-func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogLine) error {
+func (ag *agents) appendLogs(ctx context.Context, node string, lines []store.LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	m.lock()
-	n := m.nodes[node]
+	ag.m.lock()
+	n := ag.m.nodes[node]
 	if n != nil && n.registered {
-		n.lastSeen = m.now()
+		n.lastSeen = ag.m.now()
 		n.seen = n.lastSeen
 	}
 	keep := lines[:0]
 	var unknown []int64
 	for _, l := range lines {
-		if j, ok := m.jobs[l.JobID]; ok {
+		if j, ok := ag.m.jobs[l.JobID]; ok {
 			if l.Index < len(j.tasks) && foreignAttempt(j.tasks[l.Index], l.Attempt, node) {
-				m.mu.Unlock()
+				ag.m.mu.Unlock()
 				return &auth.Error{Status: http.StatusForbidden, Msg: fmt.Sprintf(
 					"node %s sent logs of task %d/%d attempt %d, which does not run on it", node, l.JobID, l.Index, l.Attempt)}
 			}
@@ -299,18 +299,18 @@ func (m *Master) appendLogs(ctx context.Context, node string, lines []store.LogL
 		unknown = append(unknown, l.JobID)
 		keep = append(keep, l)
 	}
-	m.mu.Unlock()
-	keep, err := m.dropUnknown(ctx, keep, unknown)
+	ag.m.mu.Unlock()
+	keep, err := ag.dropUnknown(ctx, keep, unknown)
 	if err != nil {
 		return err
 	}
-	if err := m.st.AppendLogs(ctx, keep); err != nil {
+	if err := ag.m.st.AppendLogs(ctx, keep); err != nil {
 		return fmt.Errorf("store logs: %w", err)
 	}
-	m.lock()
-	defer m.mu.Unlock()
+	ag.m.lock()
+	defer ag.m.mu.Unlock()
 	for _, l := range keep {
-		m.wakeLogs(l.JobID)
+		ag.m.wakeLogs(l.JobID)
 	}
 	return nil
 }
@@ -334,7 +334,7 @@ func gangSeq(att *mattempt, attempt int, node string, seq int64) int64 {
 
 // dropUnknown removes lines of jobs that are not in the mirror (ended) and
 // whose attempt the store does not have.
-func (m *Master) dropUnknown(ctx context.Context, lines []store.LogLine, jobs []int64) ([]store.LogLine, error) {
+func (ag *agents) dropUnknown(ctx context.Context, lines []store.LogLine, jobs []int64) ([]store.LogLine, error) {
 	if len(jobs) == 0 {
 		return lines, nil
 	}
@@ -343,7 +343,7 @@ func (m *Master) dropUnknown(ctx context.Context, lines []store.LogLine, jobs []
 		if _, ok := attempts[id]; ok {
 			continue
 		}
-		tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+		tasks, err := ag.m.st.Tasks(ctx, store.TaskFilter{JobID: id})
 		if err != nil {
 			return nil, err
 		}

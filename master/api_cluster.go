@@ -2,6 +2,7 @@ package master
 
 import (
 	_ "embed"
+	"io"
 	"net/http"
 	"slices"
 	"time"
@@ -13,22 +14,32 @@ import (
 //go:embed openapi.json
 var openapiDoc []byte
 
-func (m *Master) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+// clusterAPI serves the cluster's side of the API: nodes (with drain,
+// resume and delete), pools, projects, reservations, fairness, usage,
+// history and its what-if scenario, the configuration reload, the OpenAPI
+// document and /livez. It holds no state: it reads and changes the mirror
+// under Master.mu (taken through lock), and reads the store's history
+// without it.
+type clusterAPI struct {
+	server
+}
+
+func (ca *clusterAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(openapiDoc)
 }
 
-func (m *Master) handleNodes(w http.ResponseWriter, r *http.Request) {
-	m.lock()
-	defer m.mu.Unlock()
-	names := make([]string, 0, len(m.nodes))
-	for name := range m.nodes {
+func (ca *clusterAPI) handleNodes(w http.ResponseWriter, r *http.Request) {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	names := make([]string, 0, len(ca.m.nodes))
+	for name := range ca.m.nodes {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	out := make([]api.Node, 0, len(names))
 	for _, name := range names {
-		out = append(out, m.nodeView(m.nodes[name]))
+		out = append(out, ca.nodeView(ca.m.nodes[name]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -63,16 +74,16 @@ func (m *Master) loads(key func(*mjob) string) map[string]*load {
 	return out
 }
 
-func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
-	m.lock()
-	defer m.mu.Unlock()
-	loads := m.loads(func(j *mjob) string { return j.rec.Pool })
-	res := m.reservations()
-	out := make([]api.Pool, 0, len(m.cfg.Pools))
-	for _, p := range m.cfg.Pools {
+func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	loads := ca.m.loads(func(j *mjob) string { return j.rec.Pool })
+	res := ca.reservations()
+	out := make([]api.Pool, 0, len(ca.m.cfg.Pools))
+	for _, p := range ca.m.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
-			Placement: string(p.Placement), GraceS: int64(m.grace(p.Name) / time.Second)}
-		for _, n := range m.nodes {
+			Placement: string(p.Placement), GraceS: int64(poolGrace(ca.m.cfg, p.Name) / time.Second)}
+		for _, n := range ca.m.nodes {
 			if n.pool == p.Name && n.up() {
 				v.Nodes++
 				v.Slots += len(n.rec.GPUs)
@@ -82,19 +93,19 @@ func (m *Master) handlePools(w http.ResponseWriter, r *http.Request) {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
 		v.Reservations = res[p.Name]
-		v.BackfillWindow = m.backfillWindow(p.Name, v.Reservations)
+		v.BackfillWindow = ca.backfillWindow(p.Name, v.Reservations)
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (m *Master) handleProjects(w http.ResponseWriter, r *http.Request) {
-	m.lock()
-	defer m.mu.Unlock()
-	loads := m.loads(func(j *mjob) string { return j.rec.Project })
-	out := make([]api.Project, 0, len(m.cfg.Projects))
+func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	loads := ca.m.loads(func(j *mjob) string { return j.rec.Project })
+	out := make([]api.Project, 0, len(ca.m.cfg.Projects))
 	seen := map[string]bool{}
-	for _, p := range m.cfg.Projects {
+	for _, p := range ca.m.cfg.Projects {
 		seen[p.Name] = true
 		v := api.Project{Name: p.Name, Parent: p.Parent, Quota: p.Quota, OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit}
 		if l := loads[p.Name]; l != nil {
@@ -118,13 +129,30 @@ func (m *Master) handleProjects(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (m *Master) handleReload(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "reloading the configuration") {
+func (ca *clusterAPI) handleReload(w http.ResponseWriter, r *http.Request) {
+	if !ca.m.access.adminOnly(w, r, "reloading the configuration") {
 		return
 	}
-	if err := m.Reload(r.Context()); err != nil {
-		m.fail(w, err)
+	if err := ca.m.Reload(r.Context()); err != nil {
+		ca.fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// handleLive answers /livez: the process serves and its loop is not stuck.
+// It never touches the store, so an orchestrator does not restart a master
+// that waits for its database.
+func (ca *clusterAPI) handleLive(w http.ResponseWriter, r *http.Request) {
+	last := time.Unix(0, ca.m.lastLoop.Load())
+	if stuck := time.Since(last); ca.m.lastLoop.Load() != 0 && stuck > liveLimit(ca.m.opt.Tick) {
+		writeError(w, http.StatusServiceUnavailable, "", "the scheduling loop has not run for %s", stuck.Round(time.Second))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, "ok\n")
+}
+
+// liveLimit is how long the loop may go without a tick before /livez
+// fails: far longer than any pass.
+func liveLimit(tick time.Duration) time.Duration { return max(60*time.Second, 20*tick) }

@@ -23,35 +23,35 @@ import (
 // with waiting work is flagged.
 const deprivedBelow = 0.9
 
-func (m *Master) handleFairness(w http.ResponseWriter, r *http.Request) {
+func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if err := onlyParams(q, "since", "until"); err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	since, until, err := m.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
+	since, until, err := ca.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	usage, err := m.usageIn(r.Context(), since, until)
+	usage, err := ca.usageIn(r.Context(), since, until)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	jobs, err := m.history(r.Context(), store.JobFilter{}, since, until)
+	jobs, err := ca.history(r.Context(), store.JobFilter{}, since, until)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	m.lock()
-	cfg, gpus := m.cfg, 0
-	for _, n := range m.nodes {
+	ca.m.lock()
+	cfg, gpus := ca.m.cfg, 0
+	for _, n := range ca.m.nodes {
 		if n.up() {
 			gpus += len(n.rec.GPUs)
 		}
 	}
-	m.mu.Unlock()
+	ca.m.mu.Unlock()
 	out := audit(cfg, gpus, since, until, usage, jobs)
 	p := principalOf(r)
 	rows := out.Projects[:0]

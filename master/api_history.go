@@ -20,34 +20,34 @@ const defaultHistoryWindow = 24 * time.Hour
 // end and not ended before its start), as sacct does: one record per job
 // with its wait, elapsed time, attempts, GPU-hours and exit code, from the
 // store, so that it survives restarts.
-func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
+func (ca *clusterAPI) handleHistory(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if err := onlyParams(q, "since", "until", "user", "project", "pool", "state", "limit", "cursor"); err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	since, until, err := m.window(q.Get("since"), q.Get("until"), defaultHistoryWindow)
+	since, until, err := ca.window(q.Get("since"), q.Get("until"), defaultHistoryWindow)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	f := store.JobFilter{User: q.Get("user"), Project: q.Get("project"), Pool: q.Get("pool")}
 	if f.States, err = parseStates(q.Get("state")); err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	f.Projects, f.OrUser = visibleTo(principalOf(r))
 	pg, err := pageQuery(r, "history")
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	if pg != nil {
 		f.AfterID, f.Limit = pg.cursor, pg.limit
 	}
-	out, err := m.history(r.Context(), f, since, until)
+	out, err := ca.history(r.Context(), f, since, until)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	if pg == nil {
@@ -66,9 +66,9 @@ func (m *Master) handleHistory(w http.ResponseWriter, r *http.Request) {
 // attempts and usage read are those of the jobs' id range only (or of the
 // jobs themselves, when they are few and spread), so that a page
 // (f.Limit) costs what its jobs do.
-func (m *Master) history(ctx context.Context, f store.JobFilter, since, until time.Time) ([]api.HistoryRecord, error) {
+func (ca *clusterAPI) history(ctx context.Context, f store.JobFilter, since, until time.Time) ([]api.HistoryRecord, error) {
 	f.SubmittedBefore, f.ActiveSince = until, since
-	jobs, err := m.st.Jobs(ctx, f)
+	jobs, err := ca.m.st.Jobs(ctx, f)
 	if err != nil || len(jobs) == 0 {
 		return []api.HistoryRecord{}, err
 	}
@@ -82,7 +82,7 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 			ids[i] = j.ID
 		}
 	}
-	atts, err := m.st.Attempts(ctx, store.AttemptFilter{FromJobID: from, ToJobID: to, JobIDs: ids})
+	atts, err := ca.m.st.Attempts(ctx, store.AttemptFilter{FromJobID: from, ToJobID: to, JobIDs: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -90,11 +90,11 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 	for _, a := range atts {
 		byJob[a.JobID] = append(byJob[a.JobID], a)
 	}
-	gpuSeconds, err := m.jobGPUSeconds(ctx, from, to, ids)
+	gpuSeconds, err := ca.jobGPUSeconds(ctx, from, to, ids)
 	if err != nil {
 		return nil, err
 	}
-	now := m.now()
+	now := ca.m.now()
 	out := make([]api.HistoryRecord, 0, len(jobs))
 	for _, j := range jobs {
 		out = append(out, historyOf(j, byJob[j.ID], gpuSeconds[j.ID], now))
@@ -105,11 +105,11 @@ func (m *Master) history(ctx context.Context, f store.JobFilter, since, until ti
 // jobGPUSeconds sums the GPU-seconds of the jobs with ids in [from, to]:
 // their stored usage records, and what their open attempts used since
 // their last record.
-func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64, ids []int64) (map[int64]float64, error) {
+func (ca *clusterAPI) jobGPUSeconds(ctx context.Context, from, to int64, ids []int64) (map[int64]float64, error) {
 	out := map[int64]float64{}
 	f := store.UsageFilter{FromJobID: from, ToJobID: to, JobIDs: ids, Limit: 10000}
 	for {
-		page, err := m.st.Usage(ctx, f)
+		page, err := ca.m.st.Usage(ctx, f)
 		if err != nil {
 			return nil, err
 		}
@@ -121,10 +121,10 @@ func (m *Master) jobGPUSeconds(ctx context.Context, from, to int64, ids []int64)
 		}
 		f.AfterID = page[len(page)-1].ID
 	}
-	m.lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	for id, j := range m.jobs {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	now := ca.m.now()
+	for id, j := range ca.m.jobs {
 		if id < from || id > to {
 			continue
 		}

@@ -18,30 +18,41 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-func (m *Master) handleSubmit(w http.ResponseWriter, r *http.Request) {
+// jobsAPI serves the jobs under /api/v1/jobs: submission (with its
+// feasibility check), listing and paging, a job's views, changes and
+// kill, its logs, its explanation and its search's metrics. It holds no
+// state: it reads and changes the mirror under Master.mu (taken through
+// lock), except a submission, which stores its job first and queues it
+// for the mirror without mu (submit.go), and the feasibility view, which
+// is published for readers without mu (feasible.go).
+type jobsAPI struct {
+	server
+}
+
+func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	data, err := readBody(w, r)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	p := principalOf(r)
 	if p.User == "" {
-		m.refuse(w, r, &auth.Error{Status: http.StatusForbidden, Msg: "only users submit jobs"})
+		ja.m.access.refuse(w, r, &auth.Error{Status: http.StatusForbidden, Msg: "only users submit jobs"})
 		return
 	}
 	if h := r.Header.Get(UserHeader); h != "" && h != p.User {
-		m.refuse(w, r, &auth.Error{Status: http.StatusForbidden,
+		ja.m.access.refuse(w, r, &auth.Error{Status: http.StatusForbidden,
 			Msg: fmt.Sprintf("%s: a job's user is the user of the API token (%s), not %q", UserHeader, p.User, h)})
 		return
 	}
 	allow, err := boolParam(r, AllowInfeasibleParam)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
-	job, tasks, err := m.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})
+	job, tasks, err := ja.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})
 	if err != nil {
-		m.deny(w, r, err)
+		ja.m.access.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, api.SubmitReply{ID: job.ID, Tasks: tasks})
@@ -75,7 +86,7 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // tasks. p must be allowed to submit to the job's project. Errors in the
 // file are *httpError values naming the field; a job that could never
 // run is refused with 422 unless opt allows it.
-func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt SubmitOptions) (store.Job, int, error) {
+func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, opt SubmitOptions) (store.Job, int, error) {
 	user := p.User
 	if len(bytes.TrimSpace(data)) == 0 {
 		return store.Job{}, 0, badRequest("", "empty request body: expected a job file as a JSON object")
@@ -89,7 +100,7 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 		}
 		return store.Job{}, 0, badRequest(field, "%v", err)
 	}
-	rec, err := m.jobRecord(spec, user, data)
+	rec, err := ja.jobRecord(spec, user, data)
 	if err != nil {
 		return store.Job{}, 0, err
 	}
@@ -107,7 +118,7 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 		}
 	}
 	if !opt.AllowInfeasible {
-		if err := m.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Resources)}); err != nil {
+		if err := ja.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Resources)}); err != nil {
 			return store.Job{}, 0, err
 		}
 	}
@@ -115,8 +126,8 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 	for i, t := range specTasks {
 		tasks[i] = store.Task{Hyperparameters: t.Hyperparameters}
 	}
-	rec.SubmittedAt = m.now()
-	created, err := m.st.CreateJob(ctx, rec, tasks)
+	rec.SubmittedAt = ja.m.now()
+	created, err := ja.m.st.CreateJob(ctx, rec, tasks)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalid) {
 			return store.Job{}, 0, badRequest("", "%v", err)
@@ -132,9 +143,9 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 			Hyperparameters: t.Hyperparameters, UpdatedAt: created.SubmittedAt}})
 	}
 	j.count.add(store.TaskQueued, len(tasks))
-	m.queueJob(j)
-	m.metric.submissions.Inc()
-	m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,
+	ja.m.queueJob(j)
+	ja.m.metric.submissions.Inc()
+	ja.m.log.Info("job submitted", "job", created.ID, "name", created.Name, "pool", created.Pool,
 		"project", created.Project, "tasks", len(tasks), "slots", created.Slots)
 	return created, len(tasks), nil
 }
@@ -142,8 +153,8 @@ func (m *Master) Submit(ctx context.Context, p auth.Principal, data []byte, opt 
 // jobRecord turns a parsed job file into a store record, resolving the
 // pool and project against the configuration: the default pool, and the
 // user's or the configuration's default project.
-func (m *Master) jobRecord(spec *jobfile.Job, user string, data []byte) (store.Job, error) {
-	cfg := m.Config()
+func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store.Job, error) {
+	cfg := ja.m.Config()
 	pool, err := cfg.ResolvePool(spec.Pool)
 	if err != nil {
 		return store.Job{}, badRequest("pool", "%v", err)
@@ -184,33 +195,33 @@ func (m *Master) jobRecord(spec *jobfile.Job, user string, data []byte) (store.J
 
 var jobStates = []store.JobState{store.JobQueued, store.JobRunning, store.JobCompleted, store.JobFailed, store.JobKilled}
 
-func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
-	f, node, err := m.jobsQuery(r.Context(), r)
+func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
+	f, node, err := ja.jobsQuery(r.Context(), r)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	pg, err := pageQuery(r, "jobs")
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	if pg != nil {
-		page, err := m.jobsPage(r.Context(), principalOf(r), f, node, *pg)
+		page, err := ja.jobsPage(r.Context(), principalOf(r), f, node, *pg)
 		if err != nil {
-			m.fail(w, err)
+			ja.fail(w, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
-	out := m.liveJobs(f, node)
+	out := ja.liveJobs(f, node)
 	// An ended job has no task on any node, so --node lists live jobs only.
 	if tf, ok := endedFilter(f); ok && node == "" {
 		tf.Projects, tf.OrUser = visibleTo(principalOf(r))
-		ended, err := m.st.Jobs(r.Context(), tf)
+		ended, err := ja.m.st.Jobs(r.Context(), tf)
 		if err != nil {
-			m.fail(w, err)
+			ja.fail(w, err)
 			return
 		}
 		seen := map[int64]bool{}
@@ -219,7 +230,7 @@ func (m *Master) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, rec := range ended {
 			if !seen[rec.ID] {
-				out = append(out, m.storedJobView(rec))
+				out = append(out, ja.storedJobView(rec))
 			}
 		}
 	}
@@ -274,25 +285,25 @@ func visibleTo(p auth.Principal) ([]string, string) {
 // liveJobs lists the mirror's jobs that match f and, when node is not "",
 // have a task on node, in scheduling order: by pool in configuration
 // order, then as each pool's policy ranks them.
-func (m *Master) liveJobs(f store.JobFilter, node string) []api.Job {
-	m.lock()
-	defer m.mu.Unlock()
-	pos := m.positions()
+func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
+	ja.m.lock()
+	defer ja.m.mu.Unlock()
+	pos := ja.positions()
 	var onNode map[*mjob]bool
 	if node != "" {
 		onNode = map[*mjob]bool{}
-		if m.nodes[node] != nil {
-			for _, t := range m.tasksOn(node) {
+		if ja.m.nodes[node] != nil {
+			for _, t := range ja.m.tasksOn(node) {
 				onNode[t.job] = true
 			}
 		}
 	}
 	poolAt := map[string]int{}
-	for i, p := range m.cfg.Pools {
+	for i, p := range ja.m.cfg.Pools {
 		poolAt[p.Name] = i
 	}
 	var jobs []*mjob
-	for _, j := range m.jobs {
+	for _, j := range ja.m.jobs {
 		if matchesLive(j, f) && (onNode == nil || onNode[j]) {
 			jobs = append(jobs, j)
 		}
@@ -309,27 +320,27 @@ func (m *Master) liveJobs(f store.JobFilter, node string) []api.Job {
 		if pa != pb {
 			return pa - pb
 		}
-		policy := m.cfg.Pools[min(pa, len(m.cfg.Pools)-1)].Policy
+		policy := ja.m.cfg.Pools[min(pa, len(ja.m.cfg.Pools)-1)].Policy
 		return queueKey(policy)(a, b)
 	})
 	out := make([]api.Job, 0, len(jobs))
 	for _, j := range jobs {
-		out = append(out, m.jobView(j, pos[j]))
+		out = append(out, ja.jobView(j, pos[j]))
 	}
 	return out
 }
 
 // positions numbers each pool's jobs with waiting tasks from 1, in the
 // order the pool's policy ranks them. Callers hold mu.
-func (m *Master) positions() map[*mjob]int {
+func (ja *jobsAPI) positions() map[*mjob]int {
 	byPool := map[string][]*mjob{}
-	for _, j := range m.jobs {
+	for _, j := range ja.m.jobs {
 		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
 			byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
 		}
 	}
 	pos := map[*mjob]int{}
-	for _, p := range m.cfg.Pools {
+	for _, p := range ja.m.cfg.Pools {
 		jobs := byPool[p.Name]
 		slices.SortFunc(jobs, queueKey(p.Policy))
 		for i, j := range jobs {
@@ -339,14 +350,14 @@ func (m *Master) positions() map[*mjob]int {
 	return pos
 }
 
-func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
-	view, atts, ok := m.jobAttempts(w, r)
+func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
+	view, atts, ok := ja.jobAttempts(w, r)
 	if !ok {
 		return
 	}
-	tasks, err := m.st.Tasks(r.Context(), store.TaskFilter{JobID: view.ID})
+	tasks, err := ja.m.st.Tasks(r.Context(), store.TaskFilter{JobID: view.ID})
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	view.TaskList = taskViews(tasks, atts)
@@ -358,66 +369,66 @@ func (m *Master) handleGetJob(w http.ResponseWriter, r *http.Request) {
 
 // jobAttempts reads the job the request names, if the caller may read
 // it: its view and its attempts. On false the response is written.
-func (m *Master) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job, []store.Attempt, bool) {
-	id, ok := m.readableJob(w, r)
+func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job, []store.Attempt, bool) {
+	id, ok := ja.m.access.readableJob(w, r)
 	if !ok {
 		return api.Job{}, nil, false
 	}
-	view, err := m.job(r.Context(), id)
+	view, err := ja.job(r.Context(), id)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return api.Job{}, nil, false
 	}
-	atts, err := m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
+	atts, err := ja.m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return api.Job{}, nil, false
 	}
 	return view, atts, true
 }
 
 // job returns one job's view, from the mirror when it is live.
-func (m *Master) job(ctx context.Context, id int64) (api.Job, error) {
-	m.lock()
-	if j, ok := m.jobs[id]; ok {
-		v := m.jobView(j, m.positions()[j])
-		m.mu.Unlock()
+func (ja *jobsAPI) job(ctx context.Context, id int64) (api.Job, error) {
+	ja.m.lock()
+	if j, ok := ja.m.jobs[id]; ok {
+		v := ja.jobView(j, ja.positions()[j])
+		ja.m.mu.Unlock()
 		return v, nil
 	}
-	m.mu.Unlock()
-	rec, err := m.st.Job(ctx, id)
+	ja.m.mu.Unlock()
+	rec, err := ja.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.Job{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
 	if err != nil {
 		return api.Job{}, err
 	}
-	return m.storedJobView(rec), nil
+	return ja.storedJobView(rec), nil
 }
 
-func (m *Master) handlePatchJob(w http.ResponseWriter, r *http.Request) {
+func (ja *jobsAPI) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
-	if err := m.mayChangeJob(r, id); err != nil {
-		m.deny(w, r, err)
+	if err := ja.m.access.mayChangeJob(r, id); err != nil {
+		ja.m.access.deny(w, r, err)
 		return
 	}
 	var u api.JobUpdate
 	if err := decodeBody(w, r, &u); err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	su, err := checkUpdate(id, u)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
-	view, err := m.updateJob(r.Context(), su)
+	view, err := ja.updateJob(r.Context(), su)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, view)
@@ -455,14 +466,14 @@ func checkUpdate(id int64, u api.JobUpdate) (store.JobUpdate, error) {
 
 // updateJob changes a live job's priority, class or weight and triggers a
 // pass.
-func (m *Master) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, error) {
-	m.lock()
-	defer m.mu.Unlock()
-	j, ok := m.jobs[u.ID]
+func (ja *jobsAPI) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, error) {
+	ja.m.lock()
+	defer ja.m.mu.Unlock()
+	j, ok := ja.m.jobs[u.ID]
 	if !ok || j.rec.State.Terminal() {
-		return api.Job{}, m.notLive(ctx, u.ID)
+		return api.Job{}, ja.notLive(ctx, u.ID)
 	}
-	u.At = m.now()
+	u.At = ja.m.now()
 	if u.PriorityClass != nil {
 		// LOW work is always preemptible; leaving LOW restores what the
 		// job file said.
@@ -475,19 +486,19 @@ func (m *Master) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, err
 		}
 		u.Preemptible = &p
 	}
-	rec, err := m.st.UpdateJob(ctx, u)
+	rec, err := ja.m.st.UpdateJob(ctx, u)
 	if err != nil {
 		return api.Job{}, err
 	}
 	j.rec = rec
 	j.entryGen = 0
-	m.kick()
-	return m.jobView(j, m.positions()[j]), nil
+	ja.m.kick()
+	return ja.jobView(j, ja.positions()[j]), nil
 }
 
 // notLive explains why a job is not in the mirror: 404 or 409.
-func (m *Master) notLive(ctx context.Context, id int64) error {
-	rec, err := m.st.Job(ctx, id)
+func (ja *jobsAPI) notLive(ctx context.Context, id int64) error {
+	rec, err := ja.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
@@ -497,23 +508,23 @@ func (m *Master) notLive(ctx context.Context, id int64) error {
 	return &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s", id, rec.State)}
 }
 
-func (m *Master) handleKillJob(w http.ResponseWriter, r *http.Request) {
+func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
-	if err := m.mayChangeJob(r, id); err != nil {
-		m.deny(w, r, err)
+	if err := ja.m.access.mayChangeJob(r, id); err != nil {
+		ja.m.access.deny(w, r, err)
 		return
 	}
-	if err := m.Kill(r.Context(), id, "killed through the API by "+principalOf(r).Actor()); err != nil {
-		m.fail(w, err)
+	if err := ja.Kill(r.Context(), id, "killed through the API by "+principalOf(r).Actor()); err != nil {
+		ja.fail(w, err)
 		return
 	}
-	view, err := m.job(r.Context(), id)
+	view, err := ja.job(r.Context(), id)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, view)
@@ -522,17 +533,17 @@ func (m *Master) handleKillJob(w http.ResponseWriter, r *http.Request) {
 // Kill kills a job: its idle tasks at once, its active ones through kill
 // commands (persisted as killing first). The job is killed at once. Killing
 // a job that has ended does nothing.
-func (m *Master) Kill(ctx context.Context, id int64, reason string) error {
-	m.lock()
-	defer m.mu.Unlock()
-	j, ok := m.jobs[id]
+func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
+	ja.m.lock()
+	defer ja.m.mu.Unlock()
+	j, ok := ja.m.jobs[id]
 	if !ok || j.rec.State.Terminal() {
-		if err := m.notLive(ctx, id); err != nil && !isConflict(err) {
+		if err := ja.notLive(ctx, id); err != nil && !isConflict(err) {
 			return err
 		}
 		return nil
 	}
-	now := m.now()
+	now := ja.m.now()
 	var ops []*taskOp
 	for _, t := range j.tasks {
 		tr := store.TaskTransition{JobID: id, Index: t.rec.Index, From: t.rec.State, Attempt: t.rec.Attempt, At: now, Reason: reason}
@@ -547,7 +558,7 @@ func (m *Master) Kill(ctx context.Context, id int64, reason string) error {
 		ops = append(ops, &taskOp{t: t, tr: tr})
 	}
 	var rec store.Job
-	err := m.st.Update(ctx, func(tx store.Tx) error {
+	err := ja.m.st.Update(ctx, func(tx store.Tx) error {
 		for _, op := range ops {
 			res, err := tx.TransitionTask(ctx, op.tr)
 			if err != nil {
@@ -563,17 +574,17 @@ func (m *Master) Kill(ctx context.Context, id int64, reason string) error {
 		return fmt.Errorf("kill job %d: %w", id, err)
 	}
 	for _, op := range ops {
-		m.setTask(op.t, op.rec)
+		ja.m.setTask(op.t, op.rec)
 		if op.rec.State == store.TaskKilling {
 			op.t.endTo = store.TaskKilled
-			m.sendAll(op.t, api.CommandKill, 0)
+			ja.m.sendAll(op.t, api.CommandKill, 0)
 		}
 	}
-	m.metric.jobEnded(j.rec.State, rec.State)
+	ja.m.metric.jobEnded(j.rec.State, rec.State)
 	j.rec = rec
-	m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
-	m.kick()
-	return m.settleJob(ctx, j)
+	ja.m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
+	ja.m.kick()
+	return ja.m.settleJob(ctx, j)
 }
 
 func isConflict(err error) bool {

@@ -21,24 +21,24 @@ const (
 	maxLogWait = 60 * time.Second // longest long poll
 )
 
-func (m *Master) handleLogs(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.readableJob(w, r)
+func (ja *jobsAPI) handleLogs(w http.ResponseWriter, r *http.Request) {
+	id, ok := ja.m.access.readableJob(w, r)
 	if !ok {
 		return
 	}
 	q, err := logQuery(id, r.URL.Query())
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	wait, err := waitParam(r.URL.Query())
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
-	logs, err := m.logs(r.Context(), q, wait)
+	logs, err := ja.logs(r.Context(), q, wait)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, logs)
@@ -95,7 +95,7 @@ func formatCursor(p store.LogPos) string {
 
 // logs reads a task's lines after the cursor, waiting up to wait for some
 // when there are none yet and the job may still write.
-func (m *Master) logs(ctx context.Context, q store.LogQuery, wait time.Duration) (api.Logs, error) {
+func (ja *jobsAPI) logs(ctx context.Context, q store.LogQuery, wait time.Duration) (api.Logs, error) {
 	var deadline <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
@@ -103,28 +103,28 @@ func (m *Master) logs(ctx context.Context, q store.LogQuery, wait time.Duration)
 		deadline = t.C
 	}
 	for {
-		m.lock()
-		j, live := m.jobs[q.JobID]
+		ja.m.lock()
+		j, live := ja.m.jobs[q.JobID]
 		tasks := 0
 		if live {
 			tasks = len(j.tasks)
 		}
-		wake := m.logWake(q.JobID, live)
-		m.mu.Unlock()
+		wake := ja.logWake(q.JobID, live)
+		ja.m.mu.Unlock()
 		if !live {
-			n, err := m.st.Tasks(ctx, store.TaskFilter{JobID: q.JobID})
+			n, err := ja.m.st.Tasks(ctx, store.TaskFilter{JobID: q.JobID})
 			if err != nil {
 				return api.Logs{}, err
 			}
 			if len(n) == 0 {
-				return api.Logs{}, m.notLive(ctx, q.JobID)
+				return api.Logs{}, ja.notLive(ctx, q.JobID)
 			}
 			tasks = len(n)
 		}
 		if q.Index >= tasks {
 			return api.Logs{}, badRequest("task", "task %d: job %d has %d tasks", q.Index, q.JobID, tasks)
 		}
-		lines, err := m.st.Logs(ctx, q)
+		lines, err := ja.m.st.Logs(ctx, q)
 		if err != nil {
 			return api.Logs{}, err
 		}
@@ -150,14 +150,14 @@ func (m *Master) logs(ctx context.Context, q store.LogQuery, wait time.Duration)
 
 // logWake returns a channel closed when lines arrive for the job or it
 // ends; nil for a job that has ended. Callers hold mu.
-func (m *Master) logWake(id int64, live bool) chan struct{} {
+func (ja *jobsAPI) logWake(id int64, live bool) chan struct{} {
 	if !live {
 		return nil
 	}
-	c, ok := m.logc[id]
+	c, ok := ja.m.logc[id]
 	if !ok {
 		c = make(chan struct{})
-		m.logc[id] = c
+		ja.m.logc[id] = c
 	}
 	return c
 }

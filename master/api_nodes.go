@@ -18,9 +18,9 @@ import (
 const maxDrainReason = 1024
 
 // nodeView is a node as the API shows it. Callers hold mu.
-func (m *Master) nodeView(n *mnode) api.Node {
+func (ca *clusterAPI) nodeView(n *mnode) api.Node {
 	v := api.Node{Name: n.rec.Name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
-		Used: len(n.used), Labels: m.nodeLabels(n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
+		Used: len(n.used), Labels: nodeLabels(ca.m.cfg, n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
 		RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.seen, Version: n.version}
 	for i, g := range n.rec.GPUs {
 		v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
@@ -46,15 +46,15 @@ func (n *mnode) draining() bool { return n.rec.Drain != nil }
 
 // adminNode checks that the request is an admin's and names a known node,
 // answering it otherwise; it returns the node's name.
-func (m *Master) adminNode(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
+func (ca *clusterAPI) adminNode(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
 	name := r.PathValue("name")
-	if !m.adminOnly(w, r, what+" nodes") {
+	if !ca.m.access.adminOnly(w, r, what+" nodes") {
 		return "", false
 	}
-	m.lock()
-	_, ok := m.nodes[name]
-	names := m.nodeNames()
-	m.mu.Unlock()
+	ca.m.lock()
+	_, ok := ca.m.nodes[name]
+	names := ca.m.nodeNames()
+	ca.m.mu.Unlock()
 	if !ok {
 		writeError(w, http.StatusNotFound, "name", "%s", unknownValue("node", name, names).Error())
 		return "", false
@@ -65,81 +65,81 @@ func (m *Master) adminNode(w http.ResponseWriter, r *http.Request, what string) 
 // handleDrainNode stops new tasks from starting on a node; those running
 // there finish. The drain is stored first, so that a master restart keeps
 // it.
-func (m *Master) handleDrainNode(w http.ResponseWriter, r *http.Request) {
-	name, ok := m.adminNode(w, r, "draining")
+func (ca *clusterAPI) handleDrainNode(w http.ResponseWriter, r *http.Request) {
+	name, ok := ca.adminNode(w, r, "draining")
 	if !ok {
 		return
 	}
 	var req api.NodeDrainRequest
 	if err := decodeBody(w, r, &req); err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	req.Reason = strings.TrimSpace(req.Reason)
 	switch {
 	case req.Reason == "":
-		m.fail(w, badRequest("reason", "reason is empty: say why the node is drained (it shows in node listings)"))
+		ca.fail(w, badRequest("reason", "reason is empty: say why the node is drained (it shows in node listings)"))
 		return
 	case utf8.RuneCountInString(req.Reason) > maxDrainReason:
-		m.fail(w, badRequest("reason", "reason is longer than %d characters", maxDrainReason))
+		ca.fail(w, badRequest("reason", "reason is longer than %d characters", maxDrainReason))
 		return
 	}
 	by := principalOf(r).User
 	if by == "" {
 		by = principalOf(r).Actor()
 	}
-	d := &store.NodeDrain{At: m.now(), Reason: req.Reason, By: by}
-	m.setDrain(w, r.Context(), name, d)
+	d := &store.NodeDrain{At: ca.m.now(), Reason: req.Reason, By: by}
+	ca.setDrain(w, r.Context(), name, d)
 }
 
 // handleResumeNode makes a drained node schedulable again.
-func (m *Master) handleResumeNode(w http.ResponseWriter, r *http.Request) {
-	if name, ok := m.adminNode(w, r, "resuming"); ok {
-		m.setDrain(w, r.Context(), name, nil)
+func (ca *clusterAPI) handleResumeNode(w http.ResponseWriter, r *http.Request) {
+	if name, ok := ca.adminNode(w, r, "resuming"); ok {
+		ca.setDrain(w, r.Context(), name, nil)
 	}
 }
 
 // setDrain stores the node's drain (nil: none), then applies it to the
 // mirror and answers with the node.
-func (m *Master) setDrain(w http.ResponseWriter, ctx context.Context, name string, d *store.NodeDrain) {
-	m.lock()
-	defer m.mu.Unlock()
-	n := m.nodes[name]
+func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name string, d *store.NodeDrain) {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	n := ca.m.nodes[name]
 	if n == nil {
 		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
 		return
 	}
-	rec, err := m.st.SetNodeDrain(ctx, name, d)
+	rec, err := ca.m.st.SetNodeDrain(ctx, name, d)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	n.rec.Drain = rec.Drain
 	if d != nil {
-		m.log.Info("node draining", "node", name, "reason", d.Reason, "by", d.By, "tasks", len(m.tasksOn(name)))
+		ca.m.log.Info("node draining", "node", name, "reason", d.Reason, "by", d.By, "tasks", len(ca.m.tasksOn(name)))
 	} else {
-		m.log.Info("node resumed", "node", name)
+		ca.m.log.Info("node resumed", "node", name)
 	}
-	m.kick() // a resumed node has room; a drained one changes reservations
-	writeJSON(w, http.StatusOK, m.nodeView(n))
+	ca.m.kick() // a resumed node has room; a drained one changes reservations
+	writeJSON(w, http.StatusOK, ca.nodeView(n))
 }
 
 // handleDeleteNode forgets a node that runs nothing. Its agent, if it
 // still runs, is told to register again at its next sync and comes back
 // as a new node (schedulable, first registered then).
-func (m *Master) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
-	name, ok := m.adminNode(w, r, "deleting")
+func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
+	name, ok := ca.adminNode(w, r, "deleting")
 	if !ok {
 		return
 	}
-	m.lock()
-	defer m.mu.Unlock()
-	n := m.nodes[name]
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	n := ca.m.nodes[name]
 	if n == nil {
 		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
 		return
 	}
-	if held := m.holders(n); len(held) > 0 {
+	if held := ca.holders(n); len(held) > 0 {
 		shown := held
 		if len(shown) > maxListed {
 			shown = shown[:maxListed]
@@ -148,23 +148,23 @@ func (m *Master) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 			name, plural.Count(len(held), "task"), strings.Join(shown, ", "))
 		return
 	}
-	if err := m.st.DeleteNode(r.Context(), name); err != nil && !errors.Is(err, store.ErrNotFound) {
-		m.fail(w, err)
+	if err := ca.m.st.DeleteNode(r.Context(), name); err != nil && !errors.Is(err, store.ErrNotFound) {
+		ca.fail(w, err)
 		return
 	}
-	delete(m.nodes, name)
-	m.forgetFeasible()
+	delete(ca.m.nodes, name)
+	ca.m.forgetFeasible()
 	n.registered, n.commands = false, nil
 	close(n.wake) // a held sync answers that the node must register again
 	n.wake = make(chan struct{})
-	m.log.Info("node deleted", "node", name, "by", principalOf(r).Actor())
-	m.kick()
+	ca.m.log.Info("node deleted", "node", name, "by", principalOf(r).Actor())
+	ca.m.kick()
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // holders names, as JOB/TASK, the tasks that run on the node or hold its
 // GPUs for a move. Callers hold mu.
-func (m *Master) holders(n *mnode) []string {
+func (ca *clusterAPI) holders(n *mnode) []string {
 	seen := map[*mtask]bool{}
 	var tasks []*mtask
 	for _, t := range n.used {
@@ -173,7 +173,7 @@ func (m *Master) holders(n *mnode) []string {
 			tasks = append(tasks, t)
 		}
 	}
-	for _, t := range m.tasksOn(n.rec.Name) {
+	for _, t := range ca.m.tasksOn(n.rec.Name) {
 		if !seen[t] {
 			seen[t] = true
 			tasks = append(tasks, t)
@@ -185,46 +185,4 @@ func (m *Master) holders(n *mnode) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// capDrained shrinks every draining node of the snapshot to what its
-// allocations hold, slots and zero-slot tasks alike, so that the core
-// finds no room there for a new task; sched needs no notion of a drain.
-// Call it once the snapshot's allocations are in. Callers hold mu.
-func (m *Master) capDrained() {
-	s, v := &m.snap, &m.view
-	idx := -1
-	for i, n := range v.nodes {
-		if n.draining() {
-			idx = i
-			s.Nodes[i].Slots, s.Nodes[i].ZeroSlotLimit = 0, 0
-		}
-	}
-	if idx < 0 {
-		return
-	}
-	for _, a := range s.Allocs {
-		for _, ns := range a.Nodes {
-			if !v.nodes[ns.Node].draining() {
-				continue
-			}
-			sn := &s.Nodes[ns.Node]
-			sn.Slots += int(ns.Slots)
-			if ns.Slots == 0 {
-				sn.ZeroSlotLimit++
-			}
-		}
-	}
-}
-
-// onDrainingNode reports whether a task has a part on a draining node.
-// Its slots there are gone once it stops, so preempting it frees nothing
-// for the job it would be preempted for: the master lets it run on.
-func (m *Master) onDrainingNode(t *mtask) bool {
-	for _, p := range t.att.parts {
-		if n := m.nodes[p.node]; n != nil && n.draining() {
-			return true
-		}
-	}
-	return false
 }

@@ -28,25 +28,25 @@ var usageGroupings = []string{"project", "user", "pool", "all"}
 // defaultUsageWindow is /usage's window when no since is given.
 const defaultUsageWindow = 7 * 24 * time.Hour
 
-func (m *Master) handleUsage(w http.ResponseWriter, r *http.Request) {
+func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if err := onlyParams(q, "since", "until", "by"); err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	since, until, err := m.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
+	since, until, err := ca.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	by := cmp.Or(q.Get("by"), "project")
 	if !slices.Contains(usageGroupings, by) {
-		m.fail(w, badRequest("by", "by %q: expected one of %s", by, strings.Join(usageGroupings, ", ")))
+		ca.fail(w, badRequest("by", "by %q: expected one of %s", by, strings.Join(usageGroupings, ", ")))
 		return
 	}
-	recs, err := m.usageIn(r.Context(), since, until)
+	recs, err := ca.usageIn(r.Context(), since, until)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	p := principalOf(r)
@@ -82,7 +82,7 @@ func (m *Master) handleUsage(w http.ResponseWriter, r *http.Request) {
 		return cmp.Or(cmp.Compare(b.GPUHours, a.GPUHours), cmp.Compare(a.Pool, b.Pool),
 			cmp.Compare(a.Project, b.Project), cmp.Compare(a.User, b.User))
 	})
-	out.Shares = m.shares(p)
+	out.Shares = ca.shares(p)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -101,8 +101,8 @@ func groupKey(u store.Usage, by string) api.UsageRow {
 
 // window parses since and until: RFC 3339 times or durations before now
 // ("36h", "7d"). until defaults to now, since to until minus def.
-func (m *Master) window(sinceS, untilS string, def time.Duration) (since, until time.Time, err error) {
-	now := m.now()
+func (ca *clusterAPI) window(sinceS, untilS string, def time.Duration) (since, until time.Time, err error) {
+	now := ca.m.now()
 	until = now
 	if untilS != "" {
 		if until, err = parseWhen(untilS, now); err != nil {
@@ -144,11 +144,11 @@ var errWhen = &httpError{status: http.StatusBadRequest,
 
 // usageIn returns the usage of [since, until): the stored records clipped
 // to the window, and what open attempts used since their last record.
-func (m *Master) usageIn(ctx context.Context, since, until time.Time) ([]store.Usage, error) {
+func (ca *clusterAPI) usageIn(ctx context.Context, since, until time.Time) ([]store.Usage, error) {
 	var out []store.Usage
 	f := store.UsageFilter{Since: since, Limit: 10000}
 	for {
-		page, err := m.st.Usage(ctx, f)
+		page, err := ca.m.st.Usage(ctx, f)
 		if err != nil {
 			return nil, err
 		}
@@ -162,10 +162,10 @@ func (m *Master) usageIn(ctx context.Context, since, until time.Time) ([]store.U
 		}
 		f.AfterID = page[len(page)-1].ID
 	}
-	m.lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	for _, j := range m.jobs {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
+	now := ca.m.now()
+	for _, j := range ca.m.jobs {
 		for _, t := range j.tasks {
 			if u := usageOf(t, now); u != nil {
 				if c, ok := clip(*u, since, until); ok {
@@ -198,25 +198,25 @@ func clip(u store.Usage, since, until time.Time) (store.Usage, bool) {
 
 // shares is sshare's view of the last snapshot's accounts, when a pool
 // weighs fair share, limited to the projects p may read.
-func (m *Master) shares(p auth.Principal) []api.Share {
-	m.lock()
-	defer m.mu.Unlock()
+func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
+	ca.m.lock()
+	defer ca.m.mu.Unlock()
 	mode := sched.FairShareMode("")
-	for _, pl := range m.cfg.Pools {
+	for _, pl := range ca.m.cfg.Pools {
 		if pl.Policy == sched.PolicyMultifactor && pl.Multifactor.FairShare > 0 {
 			mode = cmp.Or(pl.Multifactor.FairShareMode, sched.FairShareClassic)
 			break
 		}
 	}
-	if mode == "" || len(m.snap.Accounts) == 0 {
+	if mode == "" || len(ca.m.planner.snap.Accounts) == 0 {
 		return nil
 	}
-	st, err := sched.AccountShares(&m.snap, mode)
+	st, err := sched.AccountShares(&ca.m.planner.snap, mode)
 	if err != nil {
 		return nil // the pass reports a bad snapshot
 	}
 	var out []api.Share
-	for i, a := range m.snap.Accounts {
+	for i, a := range ca.m.planner.snap.Accounts {
 		project, user, _ := strings.Cut(a.Name, "/")
 		if p.CanRead(project, user) != nil {
 			continue

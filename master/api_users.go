@@ -13,7 +13,7 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-func (m *Master) handleWhoami(w http.ResponseWriter, r *http.Request) {
+func (ac *access) handleWhoami(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
 	writeJSON(w, http.StatusOK, api.Whoami{User: p.User, Admin: p.Admin, Roles: rolesOut(p.Roles)})
 }
@@ -34,21 +34,21 @@ func userView(u store.User) api.User {
 }
 
 // adminOnly refuses the request unless its user is an admin.
-func (m *Master) adminOnly(w http.ResponseWriter, r *http.Request, what string) bool {
+func (ac *access) adminOnly(w http.ResponseWriter, r *http.Request, what string) bool {
 	if err := principalOf(r).CanAdmin(what); err != nil {
-		m.deny(w, r, err)
+		ac.deny(w, r, err)
 		return false
 	}
 	return true
 }
 
-func (m *Master) handleListUsers(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "listing users") {
+func (ac *access) handleListUsers(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "listing users") {
 		return
 	}
-	users, err := m.st.Users(r.Context())
+	users, err := ac.m.st.Users(r.Context())
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	out := make([]api.User, 0, len(users))
@@ -59,8 +59,8 @@ func (m *Master) handleListUsers(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkRoles validates roles by project, naming the field at fault.
-func (m *Master) checkRoles(in map[string]string, allowEmpty bool) (map[string]store.Role, error) {
-	cfg := m.Config()
+func (ac *access) checkRoles(in map[string]string, allowEmpty bool) (map[string]store.Role, error) {
+	cfg := ac.m.Config()
 	out := make(map[string]store.Role, len(in))
 	for p, r := range in {
 		if p != store.AllProjects && cfg.ProjectIndex(p) < 0 {
@@ -76,75 +76,75 @@ func (m *Master) checkRoles(in map[string]string, allowEmpty bool) (map[string]s
 	return out, nil
 }
 
-func (m *Master) handleCreateUser(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "creating users") {
+func (ac *access) handleCreateUser(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "creating users") {
 		return
 	}
 	var nu api.NewUser
 	if err := decodeBody(w, r, &nu); err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	if err := auth.CheckName("name", nu.Name); err != nil {
-		m.fail(w, badRequest("name", "%v", err))
+		ac.fail(w, badRequest("name", "%v", err))
 		return
 	}
-	roles, err := m.checkRoles(nu.Roles, false)
+	roles, err := ac.checkRoles(nu.Roles, false)
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
-	u, err := m.st.CreateUser(r.Context(), store.User{Name: nu.Name, Admin: nu.Admin, Roles: roles, CreatedAt: m.now()})
+	u, err := ac.m.st.CreateUser(r.Context(), store.User{Name: nu.Name, Admin: nu.Admin, Roles: roles, CreatedAt: ac.m.now()})
 	if errors.Is(err, store.ErrConflict) {
-		m.fail(w, &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf("user %q already exists", nu.Name)})
+		ac.fail(w, &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf("user %q already exists", nu.Name)})
 		return
 	}
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, userView(u))
 }
 
-func (m *Master) handlePatchUser(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "changing users") {
+func (ac *access) handlePatchUser(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "changing users") {
 		return
 	}
 	name := r.PathValue("name")
 	var uu api.UserUpdate
 	if err := decodeBody(w, r, &uu); err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
-	roles, err := m.checkRoles(uu.Roles, true)
+	roles, err := ac.checkRoles(uu.Roles, true)
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
-	if _, err := m.st.User(r.Context(), name); err != nil {
-		m.fail(w, notFoundAs(err, "name", "user %q does not exist", name))
+	if _, err := ac.m.st.User(r.Context(), name); err != nil {
+		ac.fail(w, notFoundAs(err, "name", "user %q does not exist", name))
 		return
 	}
 	if uu.Disabled != nil {
 		if *uu.Disabled && name == principalOf(r).User {
-			m.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
+			ac.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
 			return
 		}
-		if err := m.st.SetUserDisabled(r.Context(), name, *uu.Disabled); err != nil {
-			m.fail(w, err)
+		if err := ac.m.st.SetUserDisabled(r.Context(), name, *uu.Disabled); err != nil {
+			ac.fail(w, err)
 			return
 		}
 	}
 	for p, role := range roles {
-		if err := m.st.SetRole(r.Context(), name, p, role); err != nil {
-			m.fail(w, err)
+		if err := ac.m.st.SetRole(r.Context(), name, p, role); err != nil {
+			ac.fail(w, err)
 			return
 		}
 	}
-	m.creds.forget()
-	u, err := m.st.User(r.Context(), name)
+	ac.creds.forget()
+	u, err := ac.m.st.User(r.Context(), name)
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, userView(u))
@@ -169,23 +169,23 @@ func tokenView(c store.Credential) api.Token {
 	return t
 }
 
-func (m *Master) handleListTokens(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "listing tokens") {
+func (ac *access) handleListTokens(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "listing tokens") {
 		return
 	}
 	q := r.URL.Query()
 	if err := onlyParams(q, "kind", "subject"); err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	kind := q.Get("kind")
 	if kind != "" && kind != api.TokenUser && kind != api.TokenJoin && kind != api.TokenNode {
-		m.fail(w, badRequest("kind", "kind %q: expected user, join or node", kind))
+		ac.fail(w, badRequest("kind", "kind %q: expected user, join or node", kind))
 		return
 	}
-	cs, err := m.st.Credentials(r.Context(), store.CredentialKind(kind), q.Get("subject"))
+	cs, err := ac.m.st.Credentials(r.Context(), store.CredentialKind(kind), q.Get("subject"))
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	out := make([]api.Token, 0, len(cs))
@@ -195,33 +195,33 @@ func (m *Master) handleListTokens(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (m *Master) handleCreateToken(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "creating tokens") {
+func (ac *access) handleCreateToken(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "creating tokens") {
 		return
 	}
 	var nt api.NewToken
 	if err := decodeBody(w, r, &nt); err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
-	c, secret, err := m.newToken(r, nt)
+	c, secret, err := ac.newToken(r, nt)
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, api.CreatedToken{Token: tokenView(c), Secret: secret})
 }
 
 // newToken makes and stores the credential that nt asks for.
-func (m *Master) newToken(r *http.Request, nt api.NewToken) (store.Credential, string, error) {
+func (ac *access) newToken(r *http.Request, nt api.NewToken) (store.Credential, string, error) {
 	if nt.TTLS < 0 {
 		return store.Credential{}, "", badRequest("ttl_s", "ttl_s %d: expected seconds >= 0", nt.TTLS)
 	}
-	c := store.Credential{Note: nt.Note, CreatedBy: principalOf(r).User, CreatedAt: m.now()}
+	c := store.Credential{Note: nt.Note, CreatedBy: principalOf(r).User, CreatedAt: ac.m.now()}
 	prefix := auth.PrefixUser
 	switch nt.Kind {
 	case api.TokenUser:
-		if _, err := m.st.User(r.Context(), nt.User); err != nil {
+		if _, err := ac.m.st.User(r.Context(), nt.User); err != nil {
 			return c, "", notFoundAs(err, "user", "user %q does not exist (create it with allot user create)", nt.User)
 		}
 		c.Kind, c.Subject = store.CredUser, nt.User
@@ -244,34 +244,34 @@ func (m *Master) newToken(r *http.Request, nt api.NewToken) (store.Credential, s
 		return c, "", err
 	}
 	c.Hash = hash
-	c, err = m.st.CreateCredential(r.Context(), c)
+	c, err = ac.m.st.CreateCredential(r.Context(), c)
 	return c, secret, err
 }
 
-func (m *Master) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "revoking tokens") {
+func (ac *access) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "revoking tokens") {
 		return
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		m.fail(w, badRequest("id", "token id %q: expected a positive integer", r.PathValue("id")))
+		ac.fail(w, badRequest("id", "token id %q: expected a positive integer", r.PathValue("id")))
 		return
 	}
-	if err := m.st.RevokeCredential(r.Context(), id, m.now()); err != nil {
-		m.fail(w, notFoundAs(err, "id", "token %d does not exist", id))
+	if err := ac.m.st.RevokeCredential(r.Context(), id, ac.m.now()); err != nil {
+		ac.fail(w, notFoundAs(err, "id", "token %d does not exist", id))
 		return
 	}
-	m.creds.forget()
+	ac.creds.forget()
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (m *Master) handleAudit(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "reading the audit log") {
+func (ac *access) handleAudit(w http.ResponseWriter, r *http.Request) {
+	if !ac.adminOnly(w, r, "reading the audit log") {
 		return
 	}
 	q := r.URL.Query()
 	if err := onlyParams(q, "after", "actor", "limit"); err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	f := store.AuditFilter{Actor: q.Get("actor"), Limit: 1000}
@@ -282,7 +282,7 @@ func (m *Master) handleAudit(w http.ResponseWriter, r *http.Request) {
 		if s := q.Get(p.name); s != "" {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || n < 0 {
-				m.fail(w, badRequest(p.name, "%s %q: expected an integer >= 0", p.name, s))
+				ac.fail(w, badRequest(p.name, "%s %q: expected an integer >= 0", p.name, s))
 				return
 			}
 			*p.dst = n
@@ -291,14 +291,14 @@ func (m *Master) handleAudit(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 10000 {
-			m.fail(w, badRequest("limit", "limit %q: expected 1..10000", s))
+			ac.fail(w, badRequest("limit", "limit %q: expected 1..10000", s))
 			return
 		}
 		f.Limit = n
 	}
-	es, err := m.st.Audit(r.Context(), f)
+	es, err := ac.m.st.Audit(r.Context(), f)
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return
 	}
 	out := make([]api.AuditEntry, 0, len(es))

@@ -98,31 +98,31 @@ func (m *Master) storeTasks(ctx context.Context, tx store.Tx, ops []*taskOp) err
 // persists those that still hold in one transaction, and only then hands
 // the commands to the agents. It returns how many starts and preemptions
 // (moves and resizes included) it applied. Callers hold mu.
-func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts int, err error) {
-	now := m.now()
+func (pl *planner) apply(ctx context.Context, plan *sched.Plan) (starts, preempts int, err error) {
+	now := pl.m.now()
 	var ops []*taskOp
 	for _, p := range plan.Preemptions {
-		t := m.current(p.Alloc)
+		t := pl.current(p.Alloc)
 		if t == nil {
 			continue // ended or already asked to stop since the snapshot
 		}
-		if m.onDrainingNode(t) {
+		if pl.onDrainingNode(t) {
 			continue // its slots would not come back (capDrained)
 		}
-		reason := preemptionRule(&m.snap, p)
+		reason := preemptionRule(&pl.snap, p)
 		ops = append(ops, &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}})
 	}
 	claimed := map[string]map[int]bool{} // GPUs taken by earlier items of this plan
-	ops = append(ops, m.replacements(plan, claimed, now)...)
+	ops = append(ops, pl.replacements(plan, claimed, now)...)
 	picked := map[*mtask]bool{}
 	for _, st := range plan.Starts {
-		j := m.view.jobs[st.Job]
-		t := m.pickTask(j, picked)
+		j := pl.view.jobs[st.Job]
+		t := pl.pickTask(j, picked)
 		if t == nil {
 			continue
 		}
-		parts, ok := m.placeParts(st.Nodes, claimed)
+		parts, ok := pl.placeParts(st.Nodes, claimed)
 		if !ok {
 			continue
 		}
@@ -135,11 +135,11 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 			tr.Reason = "scheduled (backfill)"
 		}
 		if t.rec.CheckpointDir == "" {
-			tr.CheckpointDir = filepath.Join(m.opt.CheckpointRoot, j.idString(), strconv.Itoa(t.rec.Index))
+			tr.CheckpointDir = filepath.Join(pl.m.opt.CheckpointRoot, j.idString(), strconv.Itoa(t.rec.Index))
 		}
 		ops = append(ops, &taskOp{t: t, tr: tr, start: &startItem{parts: parts, backfill: st.Backfill}})
 	}
-	if err := m.persistTasks(ctx, ops); err != nil {
+	if err := pl.m.persistTasks(ctx, ops); err != nil {
 		return 0, 0, err
 	}
 	touched := map[*mjob]bool{}
@@ -148,33 +148,33 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 			continue
 		}
 		t := op.t
-		m.setTask(t, op.rec)
+		pl.m.setTask(t, op.rec)
 		touched[t.job] = true
 		if op.start == nil {
 			preempts++
-			t.preempted = m.nextLaunch()
+			t.preempted = pl.nextLaunch()
 			if op.next != nil {
 				t.next, t.nextAt = op.next, now
-				t.drainLaunch = m.nextLaunch()
-				m.holdParts(t, t.next)
+				t.drainLaunch = pl.nextLaunch()
+				pl.m.holdParts(t, t.next)
 			}
 			if op.budget {
 				project := t.job.rec.Project
-				m.later(func() { m.notePreempted(project, now) })
+				pl.m.later(func() { pl.notePreempted(project, now) })
 			}
-			m.sendAll(t, api.CommandPreempt, m.grace(t.job.rec.Pool))
-			m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
+			pl.m.sendAll(t, api.CommandPreempt, poolGrace(pl.m.cfg, t.job.rec.Pool))
+			pl.m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
 			continue
 		}
 		starts++
-		t.launch = m.nextLaunch()
+		t.launch = pl.nextLaunch()
 		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill,
 			usedTo: now}
-		m.hold(t)
-		m.sendStarts(t)
+		pl.m.hold(t)
+		pl.sendStarts(t)
 	}
 	for j := range touched {
-		if err := m.settleJob(ctx, j); err != nil {
+		if err := pl.m.settleJob(ctx, j); err != nil {
 			return starts, preempts, err
 		}
 	}
@@ -184,7 +184,7 @@ func (m *Master) apply(ctx context.Context, plan *sched.Plan) (starts, preempts 
 // pickTask chooses the queued task a start launches: tasks that ran before
 // (preempted and requeued) resume first, the last preempted first (as
 // lifecycle.Job.Launch resumes them, launchorder.go), then by index.
-func (m *Master) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
+func (pl *planner) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 	if j.rec.State.Terminal() {
 		return nil
 	}
@@ -203,10 +203,10 @@ func (m *Master) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 // placeParts turns a start's slot counts into concrete GPUs: the lowest
 // free indexes of each node. It fails when a node went down or does not
 // have the GPUs free any more.
-func (m *Master) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]bool) ([]*mpart, bool) {
+func (pl *planner) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]bool) ([]*mpart, bool) {
 	parts := make([]*mpart, 0, len(ns))
 	for _, x := range ns {
-		n := m.view.nodes[x.Node]
+		n := pl.view.nodes[x.Node]
 		if !n.up() {
 			return nil, false
 		}
@@ -221,7 +221,7 @@ func (m *Master) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]boo
 			}
 		}
 		if len(gpus) < int(x.Slots) {
-			m.log.Warn("plan start skipped: GPUs no longer free", "node", n.rec.Name, "want", x.Slots, "free", len(gpus))
+			pl.m.log.Warn("plan start skipped: GPUs no longer free", "node", n.rec.Name, "want", x.Slots, "free", len(gpus))
 			return nil, false
 		}
 		parts = append(parts, &mpart{node: n.rec.Name, gpus: gpus})
@@ -231,7 +231,7 @@ func (m *Master) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]boo
 }
 
 // sendStarts queues one start command per part of t's new attempt.
-func (m *Master) sendStarts(t *mtask) {
+func (pl *planner) sendStarts(t *mtask) {
 	j := t.job
 	for rank, p := range t.att.parts {
 		gpus := make([]int, len(p.gpus))
@@ -257,8 +257,20 @@ func (m *Master) sendStarts(t *mtask) {
 		if j.search != nil && t.rec.Index < j.search.Trials() {
 			spec.MaxSteps = j.search.MaxSteps(t.rec.Index)
 		}
-		n := m.nodes[p.node]
-		m.send(n, api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
+		n := pl.m.nodes[p.node]
+		pl.m.send(n, api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
 	}
-	m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
+	pl.m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
+}
+
+// onDrainingNode reports whether a task has a part on a draining node.
+// Its slots there are gone once it stops, so preempting it frees nothing
+// for the job it would be preempted for: the master lets it run on.
+func (pl *planner) onDrainingNode(t *mtask) bool {
+	for _, p := range t.att.parts {
+		if n := pl.m.nodes[p.node]; n != nil && n.draining() {
+			return true
+		}
+	}
+	return false
 }

@@ -44,13 +44,13 @@ func TestApplierRechecks(t *testing.T) {
 			h.submit(jobSpec("a", 2, ""))
 			h.m.lock()
 			defer h.m.mu.Unlock()
-			h.m.buildSnapshot()
-			plan, err := h.m.sc.Schedule(&h.m.snap)
+			h.m.planner.buildSnapshot()
+			plan, err := h.m.planner.sc.Schedule(&h.m.planner.snap)
 			if err != nil || len(plan.Starts) != 1 {
 				t.Fatalf("plan %+v, %v", plan, err)
 			}
 			tt.change(h)
-			starts, _, err := h.m.apply(h.ctx, plan)
+			starts, _, err := h.m.planner.apply(h.ctx, plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,14 +76,14 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	h.submit(jobSpec("high", 2, `, "priority": 10`))
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.buildSnapshot()
-	plan, err := h.m.sc.Schedule(&h.m.snap)
+	h.m.planner.buildSnapshot()
+	plan, err := h.m.planner.sc.Schedule(&h.m.planner.snap)
 	if err != nil || len(plan.Preemptions) != 1 {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
-	victim := h.m.view.allocs[plan.Preemptions[0].Alloc].t
+	victim := h.m.planner.view.allocs[plan.Preemptions[0].Alloc].t
 	victim.rec.State = store.TaskPreempting // as if an earlier pass had asked it already
-	_, preempts, err := h.m.apply(h.ctx, plan)
+	_, preempts, err := h.m.planner.apply(h.ctx, plan)
 	if err != nil || preempts != 0 {
 		t.Fatalf("%d preemptions applied (%v), want 0", preempts, err)
 	}

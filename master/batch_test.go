@@ -58,9 +58,9 @@ func queuedSyncs(t *testing.T, h *harness, n int, fn func()) {
 func waitQueued(h *harness, n int) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		h.m.syncMu.Lock()
-		q := len(h.m.syncQ)
-		h.m.syncMu.Unlock()
+		h.m.agents.syncMu.Lock()
+		q := len(h.m.agents.syncQ)
+		h.m.agents.syncMu.Unlock()
 		if q == n {
 			return nil
 		}

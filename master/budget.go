@@ -35,21 +35,21 @@ func newPreemptBudget() preemptBudget {
 
 // notePreempted counts one preemption (or move) of a task of project at.
 // Callers hold mu.
-func (m *Master) notePreempted(project string, at time.Time) {
-	m.preempted.Note(project, at.Unix())
+func (pl *planner) notePreempted(project string, at time.Time) {
+	pl.preempted.Note(project, at.Unix())
 }
 
 // preemptedCount is how many of project's tasks were preempted within the
 // hour before now. Callers hold mu.
-func (m *Master) preemptedCount(project string, now time.Time) int {
-	return m.preempted.Count(project, now.Unix())
+func (pl *planner) preemptedCount(project string, now time.Time) int {
+	return pl.preempted.Count(project, now.Unix())
 }
 
 // restoreBudgets counts the preemptions of the last hour from the event
 // log.
-func (m *Master) restoreBudgets(ctx context.Context) error {
-	now := m.now()
-	events, err := m.st.Events(ctx, store.EventFilter{To: string(store.TaskPreempting), Since: now.Add(-budgetWindow)})
+func (pl *planner) restoreBudgets(ctx context.Context) error {
+	now := pl.m.now()
+	events, err := pl.m.st.Events(ctx, store.EventFilter{To: string(store.TaskPreempting), Since: now.Add(-budgetWindow)})
 	if err != nil {
 		return fmt.Errorf("restore preemption counts: %w", err)
 	}
@@ -60,10 +60,10 @@ func (m *Master) restoreBudgets(ctx context.Context) error {
 		}
 		project, ok := projects[e.JobID]
 		if !ok {
-			if j := m.jobs[e.JobID]; j != nil {
+			if j := pl.m.jobs[e.JobID]; j != nil {
 				project = j.rec.Project
 			} else {
-				rec, err := m.st.Job(ctx, e.JobID)
+				rec, err := pl.m.st.Job(ctx, e.JobID)
 				if err != nil {
 					return fmt.Errorf("restore preemption counts: %w", err)
 				}
@@ -71,7 +71,7 @@ func (m *Master) restoreBudgets(ctx context.Context) error {
 			}
 			projects[e.JobID] = project
 		}
-		m.notePreempted(project, e.At)
+		pl.notePreempted(project, e.At)
 	}
 	return nil
 }

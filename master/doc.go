@@ -22,6 +22,35 @@
 // finds it. Submit-time feasibility reads a view of the nodes published
 // under the mutex, dropped when a node registers or goes and on reload.
 //
+// # Types and locks
+//
+// Master owns the mirror and the transitions that change it over the
+// store (state.go), the batches (batch.go), the submission queue
+// (submit.go), the configuration and the loop. Its parts each hold the
+// Master and have one job:
+//
+//   - planner runs the scheduling passes: snapshot, core, applying the
+//     plan (starts, preemptions, moves, reservations), pending reasons,
+//     forecasts, preemption budgets, time limits.
+//   - agents speaks the agent protocol: registration, syncs, the reports
+//     and the transitions they drive, silent agents, log uploads.
+//   - access authenticates requests, checks rights on jobs, limits rates,
+//     audits, and serves users and tokens.
+//   - storeHealth probes the store and answers /readyz.
+//   - jobsAPI and clusterAPI serve the rest of the REST API; they embed
+//     server (the Master and how a failure is answered) and hold no state.
+//
+// Master.mu guards the mirror, the configuration, the open batch and
+// planner's fields; planner and the transitions run only with it held,
+// and the handlers take it (through lock) to read or change the mirror.
+// The other locks guard one thing each: Master.subMu the submissions
+// queued for the mirror, agents.syncMu the syncs queued for the next
+// batch, storeHealth.mu the store's health. Each may be taken with mu
+// held or without it, but mu is never taken while one is held, so that
+// none of them waits for a batch's commit. access's credential cache and
+// rate limits have locks that are never held with any other. cfgNow and the feasibility view
+// are published atomically for readers that do not hold mu.
+//
 // # Batches
 //
 // The reports of agent syncs, the transitions of a scheduling pass with

@@ -44,15 +44,15 @@ func copySnapshot(src *sched.Snapshot) sched.Snapshot {
 
 // refreshETA runs the forecast on a copy of the last snapshot, outside
 // mu, and keeps its estimates by job id.
-func (m *Master) refreshETA() {
-	m.lock()
-	snap := copySnapshot(&m.snap)
-	ids := make([]int64, len(m.view.jobs))
-	for i, j := range m.view.jobs {
+func (pl *planner) refreshETA() {
+	pl.m.lock()
+	snap := copySnapshot(&pl.snap)
+	ids := make([]int64, len(pl.view.jobs))
+	for i, j := range pl.view.jobs {
 		ids[i] = j.rec.ID
 	}
-	m.mu.Unlock()
-	scale := m.typicalRun()
+	pl.m.mu.Unlock()
+	scale := pl.typicalRun()
 	byID := func(est map[int]int64) map[int64]time.Time {
 		out := make(map[int64]time.Time, len(est))
 		for ji, at := range est {
@@ -67,9 +67,9 @@ func (m *Master) refreshETA() {
 	if scale > 0 && scale < 1 {
 		early = byID(sched.ForecastScaled(&snap, scale))
 	}
-	m.lock()
-	m.eta, m.etaEarly, m.etaAt = late, early, time.Now()
-	m.mu.Unlock()
+	pl.m.lock()
+	pl.eta, pl.etaEarly, pl.etaAt = late, early, time.Now()
+	pl.m.mu.Unlock()
 }
 
 // maxRunRatios bounds the recent attempts whose share of their time limit
@@ -78,25 +78,25 @@ const maxRunRatios = 256
 
 // noteRun records what share of its time limit a completed attempt used.
 // Callers hold mu.
-func (m *Master) noteRun(ran, limit time.Duration) {
+func (pl *planner) noteRun(ran, limit time.Duration) {
 	if limit <= 0 || ran <= 0 {
 		return
 	}
 	r := min(float64(ran)/float64(limit), 1)
-	if len(m.runRatios) < maxRunRatios {
-		m.runRatios = append(m.runRatios, r)
+	if len(pl.runRatios) < maxRunRatios {
+		pl.runRatios = append(pl.runRatios, r)
 	} else {
-		m.runRatios[m.runNext] = r
+		pl.runRatios[pl.runNext] = r
 	}
-	m.runNext = (m.runNext + 1) % maxRunRatios
+	pl.runNext = (pl.runNext + 1) % maxRunRatios
 }
 
 // typicalRun is the median share of their time limit that recent
 // completed attempts used, or 0 with fewer than 5 to go by.
-func (m *Master) typicalRun() float64 {
-	m.lock()
-	rs := slices.Clone(m.runRatios)
-	m.mu.Unlock()
+func (pl *planner) typicalRun() float64 {
+	pl.m.lock()
+	rs := slices.Clone(pl.runRatios)
+	pl.m.mu.Unlock()
 	if len(rs) < 5 {
 		return 0
 	}

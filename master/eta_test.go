@@ -21,7 +21,7 @@ func TestForecastETA(t *testing.T) {
 	forever := h.submit(jobSpec("forever", 4, ""))
 	after := h.submit(jobSpec("after", 1, `, "time_limit": 60`))
 	h.step()
-	h.m.refreshETA()
+	h.m.planner.refreshETA()
 	now := h.clock.Now()
 	tests := []struct {
 		name string
@@ -59,7 +59,7 @@ func TestForecastRange(t *testing.T) {
 	h := newHarness(t, withConfig(cfg))
 	for range 6 {
 		h.m.lock()
-		h.m.noteRun(30*time.Minute, time.Hour)
+		h.m.planner.noteRun(30*time.Minute, time.Hour)
 		h.m.mu.Unlock()
 	}
 	a := h.agent("n1", 4)
@@ -68,7 +68,7 @@ func TestForecastRange(t *testing.T) {
 	h.sync(a, a)
 	b := h.submit(jobSpec("b", 4, `, "time_limit": 1800`))
 	h.step()
-	h.m.refreshETA()
+	h.m.planner.refreshETA()
 	p := h.job(b).Pending
 	now := h.clock.Now()
 	if p == nil || p.EstimatedStart == nil || p.EstimatedStartEarliest == nil ||

@@ -73,7 +73,7 @@ func (m *Master) restoreSearch(ctx context.Context, j *mjob) error {
 			t.endTo = store.TaskCompleted
 			continue
 		}
-		if err := m.stopTrial(ctx, t); err != nil {
+		if err := m.agents.stopTrial(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -84,12 +84,12 @@ func (m *Master) restoreSearch(ctx context.Context, j *mjob) error {
 // it is new, shows it to the job's searcher. A report the agent should
 // not have sent (it checks them) is logged and dropped, so that it cannot
 // block the node's report stream.
-func (m *Master) recordMetric(ctx context.Context, t *mtask, r api.Report) error {
+func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) error {
 	if err := store.ValidateMetricValues(r.Metrics); err != nil || r.Step < 0 {
-		m.log.Warn("metrics report dropped", "task", t.id().String(), "step", r.Step, "err", err)
+		ag.m.log.Warn("metrics report dropped", "task", t.id().String(), "step", r.Step, "err", err)
 		return nil
 	}
-	met, ok, err := m.w().AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
+	met, ok, err := ag.m.w().AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
 		Attempt: t.rec.Attempt, Step: r.Step, Time: r.At, Values: r.Metrics})
 	if err != nil || !ok {
 		return err
@@ -97,9 +97,9 @@ func (m *Master) recordMetric(ctx context.Context, t *mtask, r api.Report) error
 	// The searcher sees the metric once it is durable: within a batch,
 	// after the commit (a stop it decides is then a write of its own), so
 	// that a failed batch leaves the searcher as the store has it.
-	m.later(func() {
-		if err := m.observeMetric(ctx, t, met); err != nil {
-			m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
+	ag.m.later(func() {
+		if err := ag.observeMetric(ctx, t, met); err != nil {
+			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
 		}
 	})
 	return nil
@@ -107,7 +107,7 @@ func (m *Master) recordMetric(ctx context.Context, t *mtask, r api.Report) error
 
 // observeMetric shows a stored metric to the job's searcher and stops the
 // trial when the searcher says so.
-func (m *Master) observeMetric(ctx context.Context, t *mtask, met store.Metric) error {
+func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric) error {
 	s := t.job.search
 	if s == nil || t.rec.Index >= s.Trials() {
 		return nil
@@ -121,39 +121,39 @@ func (m *Master) observeMetric(ctx context.Context, t *mtask, met store.Metric) 
 	if err != nil || before != searcher.Continue || d != searcher.Stop {
 		return nil
 	}
-	return m.stopTrial(ctx, t)
+	return ag.stopTrial(ctx, t)
 }
 
 // stopTrial ends a trial that the searcher stopped: killed at once when
 // it holds an attempt, ended at once when it waits in the queue. Either
 // way it ends completed: stopping early is the search working, not a
 // failure of the trial or a kill by a user.
-func (m *Master) stopTrial(ctx context.Context, t *mtask) error {
+func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	reason := t.job.search.Reason(t.rec.Index)
 	switch {
 	case t.att != nil:
-		return m.killTask(ctx, t, store.TaskCompleted, reason)
+		return ag.m.killTask(ctx, t, store.TaskCompleted, reason)
 	case t.rec.State == store.TaskQueued:
-		rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
-			From: store.TaskQueued, To: store.TaskCompleted, At: m.now(), Reason: reason})
+		rec, err := ag.m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+			From: store.TaskQueued, To: store.TaskCompleted, At: ag.m.now(), Reason: reason})
 		if err != nil {
 			return err
 		}
-		m.setTask(t, rec)
-		m.kick()
-		return m.settleJob(ctx, t.job)
+		ag.m.setTask(t, rec)
+		ag.m.kick()
+		return ag.m.settleJob(ctx, t.job)
 	}
 	return nil
 }
 
-func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
-	id, ok := m.readableJob(w, r)
+func (ja *jobsAPI) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
+	id, ok := ja.m.access.readableJob(w, r)
 	if !ok {
 		return
 	}
-	out, err := m.jobMetrics(r.Context(), id)
+	out, err := ja.jobMetrics(r.Context(), id)
 	if err != nil {
-		m.fail(w, err)
+		ja.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -161,25 +161,25 @@ func (m *Master) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
 
 // jobMetrics builds a job's metrics view from the store alone; the
 // searcher's standing comes from a replay, the same as the live one's.
-func (m *Master) jobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
-	rec, err := m.st.Job(ctx, id)
+func (ja *jobsAPI) jobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
+	rec, err := ja.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.JobMetrics{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
-	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+	tasks, err := ja.m.st.Tasks(ctx, store.TaskFilter{JobID: id})
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
-	mets, err := m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
+	mets, err := ja.m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
 	s, name, err := searchOf(rec)
 	if err != nil {
-		m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
+		ja.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
 	}
 	out := api.JobMetrics{JobID: id, SmallerIsBetter: true, Searcher: string(name), Points: make([]api.MetricPoint, 0, len(mets))}
 	if s != nil {

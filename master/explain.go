@@ -25,14 +25,14 @@ import (
 // maxAhead bounds the jobs ahead that an explanation lists.
 const maxAhead = 5
 
-func (m *Master) handleExplain(w http.ResponseWriter, r *http.Request) {
-	view, atts, ok := m.jobAttempts(w, r)
+func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
+	view, atts, ok := ja.jobAttempts(w, r)
 	if !ok {
 		return
 	}
-	m.lock()
-	x := m.explain(view)
-	m.mu.Unlock()
+	ja.m.lock()
+	x := ja.explain(view)
+	ja.m.mu.Unlock()
 	for _, a := range atts {
 		if a.EndState == store.AttemptPreempted {
 			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
@@ -45,45 +45,45 @@ func (m *Master) handleExplain(w http.ResponseWriter, r *http.Request) {
 
 // explain builds the explanation of a job from the last pass. Callers hold
 // mu.
-func (m *Master) explain(view api.Job) api.Explanation {
+func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 	x := api.Explanation{Job: view.ID, State: view.State, Pool: view.Pool, Position: view.Position, Pending: view.Pending}
-	pi := m.cfg.PoolIndex(view.Pool)
+	pi := ja.m.cfg.PoolIndex(view.Pool)
 	if pi >= 0 {
-		x.Policy = string(m.cfg.Pools[pi].Policy)
-		x.Order = orderOf(m.cfg.Pools[pi].Policy)
+		x.Policy = string(ja.m.cfg.Pools[pi].Policy)
+		x.Order = orderOf(ja.m.cfg.Pools[pi].Policy)
 	}
-	j := m.jobs[view.ID]
+	j := ja.m.jobs[view.ID]
 	if j == nil || view.Position == 0 {
 		return x // not waiting: the summary says how it stands
 	}
-	x.Queued, x.Ahead = m.ahead(j)
-	ji := slices.Index(m.view.jobs, j)
-	if ji < 0 || ji >= len(m.snap.Jobs) {
+	x.Queued, x.Ahead = ja.ahead(j)
+	ji := slices.Index(ja.m.planner.view.jobs, j)
+	if ji < 0 || ji >= len(ja.m.planner.snap.Jobs) {
 		return x
 	}
-	if pi >= 0 && m.cfg.Pools[pi].Policy == sched.PolicyMultifactor {
-		if fs, err := sched.PriorityFactors(&m.snap); err == nil && ji < len(fs) {
+	if pi >= 0 && ja.m.cfg.Pools[pi].Policy == sched.PolicyMultifactor {
+		if fs, err := sched.PriorityFactors(&ja.m.planner.snap); err == nil && ji < len(fs) {
 			f := fs[ji]
 			x.Factors = &api.Factors{Age: f.Age, FairShare: f.FairShare, JobSize: f.JobSize, QOS: f.QOS, Pool: f.Pool,
 				Nice: f.Nice, Priority: f.Priority}
 		}
 	}
-	x.WouldStart = m.counterfactual(ji)
+	x.WouldStart = ja.counterfactual(ji)
 	return x
 }
 
 // ahead counts the jobs waiting in j's pool and lists the first ones ranked
 // before it.
-func (m *Master) ahead(j *mjob) (int, []api.JobRef) {
+func (ja *jobsAPI) ahead(j *mjob) (int, []api.JobRef) {
 	var queue []*mjob
-	for _, o := range m.jobs {
+	for _, o := range ja.m.jobs {
 		if o.rec.Pool == j.rec.Pool && !o.rec.State.Terminal() && o.count.get(store.TaskQueued) > 0 {
 			queue = append(queue, o)
 		}
 	}
-	pi := m.cfg.PoolIndex(j.rec.Pool)
+	pi := ja.m.cfg.PoolIndex(j.rec.Pool)
 	if pi >= 0 {
-		slices.SortFunc(queue, queueKey(m.cfg.Pools[pi].Policy))
+		slices.SortFunc(queue, queueKey(ja.m.cfg.Pools[pi].Policy))
 	}
 	var out []api.JobRef
 	for _, o := range queue {
@@ -105,8 +105,8 @@ type nodeUse struct {
 }
 
 // counterfactual finds the least that would let job ji start now.
-func (m *Master) counterfactual(ji int) *api.Counterfactual {
-	s := &m.snap
+func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
+	s := &ja.m.planner.snap
 	e := &s.Jobs[ji]
 	need := e.Slots
 	if e.MinSlots > 0 {
@@ -118,7 +118,7 @@ func (m *Master) counterfactual(ji int) *api.Counterfactual {
 	if need == 0 {
 		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
 	}
-	nodes := m.poolNodes(e)
+	nodes := ja.poolNodes(e)
 	cf := &api.Counterfactual{}
 	chosen, ends := pickNodes(s, nodes, need)
 	for _, n := range chosen {
@@ -131,9 +131,9 @@ func (m *Master) counterfactual(ji int) *api.Counterfactual {
 			continue
 		}
 		seen[a.Job] = true
-		cf.MustEnd = append(cf.MustEnd, m.allocRef(ai))
+		cf.MustEnd = append(cf.MustEnd, ja.allocRef(ai))
 	}
-	cf.Quota = m.quotaBind(e, need)
+	cf.Quota = ja.quotaBind(e, need)
 	switch {
 	case len(cf.MustEnd) == 0:
 		cf.Message = fmt.Sprintf("%s free now on %s: it would start at once if nothing ranked before it and no rule held it back.",
@@ -153,8 +153,8 @@ func (m *Master) counterfactual(ji int) *api.Counterfactual {
 }
 
 // poolNodes lists the nodes of e's pool that match its GPU type.
-func (m *Master) poolNodes(e *sched.Job) []*nodeUse {
-	s := &m.snap
+func (ja *jobsAPI) poolNodes(e *sched.Job) []*nodeUse {
+	s := &ja.m.planner.snap
 	byNode := map[int32]*nodeUse{}
 	var out []*nodeUse
 	for i := range s.Nodes {
@@ -258,12 +258,12 @@ func lastEnd(s *sched.Snapshot, allocs []int) int64 {
 }
 
 // allocRef names the job of an allocation. Callers hold mu.
-func (m *Master) allocRef(ai int) api.JobRef {
-	s := &m.snap
+func (ja *jobsAPI) allocRef(ai int) api.JobRef {
+	s := &ja.m.planner.snap
 	a := &s.Allocs[ai]
 	ref := api.JobRef{Slots: sched.Slots(a.Nodes)}
-	if ai < len(m.view.allocs) && m.view.allocs[ai].t != nil {
-		j := m.view.allocs[ai].t.job
+	if ai < len(ja.m.planner.view.allocs) && ja.m.planner.view.allocs[ai].t != nil {
+		j := ja.m.planner.view.allocs[ai].t.job
 		ref.ID, ref.Name, ref.User, ref.Project = j.rec.ID, j.rec.Name, j.rec.User, j.rec.Project
 	} else if id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
 		ref.ID = id
@@ -277,8 +277,8 @@ func (m *Master) allocRef(ai int) api.JobRef {
 
 // quotaBind says which quota or limit keeps the job's project from taking
 // need more slots, in quota pools; "" when none does.
-func (m *Master) quotaBind(e *sched.Job, need int) string {
-	s := &m.snap
+func (ja *jobsAPI) quotaBind(e *sched.Job, need int) string {
+	s := &ja.m.planner.snap
 	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
 		return ""
 	}

@@ -43,41 +43,41 @@ type feasView struct {
 func (m *Master) forgetFeasible() { m.feas.Store(nil) }
 
 // feasibility returns the published view, building it if needed.
-func (m *Master) feasibility() *feasView {
-	if v := m.feas.Load(); v != nil {
+func (ja *jobsAPI) feasibility() *feasView {
+	if v := ja.m.feas.Load(); v != nil {
 		return v
 	}
-	m.lock()
-	defer m.mu.Unlock()
-	if v := m.feas.Load(); v != nil {
+	ja.m.lock()
+	defer ja.m.mu.Unlock()
+	if v := ja.m.feas.Load(); v != nil {
 		return v
 	}
-	v := &feasView{cfg: m.cfg, inPool: map[int]int{}}
-	v.snap.Licenses = m.cfg.SchedLicenses()
-	for _, p := range m.cfg.Pools {
+	v := &feasView{cfg: ja.m.cfg, inPool: map[int]int{}}
+	v.snap.Licenses = ja.m.cfg.SchedLicenses()
+	for _, p := range ja.m.cfg.Pools {
 		v.snap.Pools = append(v.snap.Pools, p.Sched())
 	}
-	for _, n := range m.nodes {
-		i := m.cfg.PoolIndex(n.pool)
+	for _, n := range ja.m.nodes {
+		i := ja.m.cfg.PoolIndex(n.pool)
 		if i < 0 {
 			continue
 		}
 		v.inPool[i]++
-		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: m.nodeLabels(n)}
+		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: nodeLabels(ja.m.cfg, n)}
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
 		}
 		v.snap.Nodes = append(v.snap.Nodes, sn)
 	}
-	m.feas.Store(v)
+	ja.m.feas.Store(v)
 	return v
 }
 
 // checkFeasible returns a 422 naming the field when rec (with hints j)
 // could never run on the nodes registered now. Callers do not hold mu.
-func (m *Master) checkFeasible(rec store.Job, j *mjob) error {
-	v := m.feasibility()
+func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
+	v := ja.feasibility()
 	pool := v.cfg.PoolIndex(rec.Pool)
 	if pool < 0 {
 		return nil // jobRecord resolved it; a reload since is the pass's to report

@@ -69,8 +69,8 @@ func (h *harness) submitAs(user, spec string) int64 {
 func (h *harness) snapshot() (*sched.Snapshot, *snapView) {
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.buildSnapshot()
-	return &h.m.snap, &h.m.view
+	h.m.planner.buildSnapshot()
+	return &h.m.planner.snap, &h.m.planner.view
 }
 
 func TestSnapshotCarriesEveryFeature(t *testing.T) {

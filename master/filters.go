@@ -18,7 +18,7 @@ const maxListed = 20
 // that a typo is not mistaken for an empty queue. A pool, project or user
 // that the configuration no longer has but some job still names is
 // valid, so that old jobs can still be listed.
-func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
+func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
 	q := r.URL.Query()
 	if err := onlyParams(q, "state", "pool", "project", "user", "node", "since", "limit", "cursor"); err != nil {
 		return store.JobFilter{}, "", err
@@ -30,13 +30,13 @@ func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilte
 	}
 	f.States = states
 	if s := q.Get("since"); s != "" {
-		if f.SubmittedSince, err = parseWhen(s, m.now()); err != nil {
+		if f.SubmittedSince, err = parseWhen(s, ja.m.now()); err != nil {
 			return f, "", badRequest("since", "since %q: %v", s, err)
 		}
 	}
-	cfg := m.Config()
+	cfg := ja.m.Config()
 	if f.Pool != "" && cfg.PoolIndex(f.Pool) < 0 {
-		if err := m.namedByAJob(ctx, "pool", f.Pool, store.JobFilter{Pool: f.Pool}, cfg.PoolNames()); err != nil {
+		if err := ja.namedByAJob(ctx, "pool", f.Pool, store.JobFilter{Pool: f.Pool}, cfg.PoolNames()); err != nil {
 			return f, "", err
 		}
 	}
@@ -45,21 +45,21 @@ func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilte
 		if len(names) == 0 {
 			names = []string{cfg.DefaultProject}
 		}
-		if err := m.namedByAJob(ctx, "project", f.Project, store.JobFilter{Project: f.Project}, names); err != nil {
+		if err := ja.namedByAJob(ctx, "project", f.Project, store.JobFilter{Project: f.Project}, names); err != nil {
 			return f, "", err
 		}
 	}
 	if f.User != "" {
-		if err := m.checkUser(ctx, f.User); err != nil {
+		if err := ja.checkUser(ctx, f.User); err != nil {
 			return f, "", err
 		}
 	}
 	node := q.Get("node")
 	if node != "" {
-		m.lock()
-		_, ok := m.nodes[node]
-		names := m.nodeNames()
-		m.mu.Unlock()
+		ja.m.lock()
+		_, ok := ja.m.nodes[node]
+		names := ja.m.nodeNames()
+		ja.m.mu.Unlock()
 		if !ok {
 			return f, "", unknownValue("node", node, names)
 		}
@@ -68,8 +68,8 @@ func (m *Master) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilte
 }
 
 // checkUser accepts a user of the store, or one that some job names.
-func (m *Master) checkUser(ctx context.Context, user string) error {
-	users, err := m.st.Users(ctx)
+func (ja *jobsAPI) checkUser(ctx context.Context, user string) error {
+	users, err := ja.m.st.Users(ctx)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
 	}
@@ -80,24 +80,24 @@ func (m *Master) checkUser(ctx context.Context, user string) error {
 		}
 		names = append(names, u.Name)
 	}
-	return m.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
+	return ja.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
 }
 
 // namedByAJob returns nil when a live or stored job matches f (whose one
 // field holds value), else the unknown-value error for what, listing
 // valid.
-func (m *Master) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
-	m.lock()
-	for _, j := range m.jobs {
+func (ja *jobsAPI) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
+	ja.m.lock()
+	for _, j := range ja.m.jobs {
 		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
 			(f.User != "" && j.rec.User == f.User) {
-			m.mu.Unlock()
+			ja.m.mu.Unlock()
 			return nil
 		}
 	}
-	m.mu.Unlock()
+	ja.m.mu.Unlock()
 	f.Limit = 1
-	jobs, err := m.st.Jobs(ctx, f)
+	jobs, err := ja.m.st.Jobs(ctx, f)
 	if err != nil {
 		return fmt.Errorf("look for jobs of %s %q: %w", what, value, err)
 	}

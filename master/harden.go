@@ -148,7 +148,7 @@ func audited(r *http.Request, status int) bool {
 }
 
 // audit writes an entry for each audited request once it is answered.
-func (m *Master) audit(next http.Handler) http.Handler {
+func (ac *access) audit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		aw := &auditWriter{ResponseWriter: w}
 		next.ServeHTTP(aw, r)
@@ -159,7 +159,7 @@ func (m *Master) audit(next http.Handler) http.Handler {
 			return
 		}
 		ri := infoOf(r)
-		e := store.AuditEntry{At: m.now(), Actor: ri.principal.Actor(), Action: r.Method + " " + r.URL.Path,
+		e := store.AuditEntry{At: ac.m.now(), Actor: ri.principal.Actor(), Action: r.Method + " " + r.URL.Path,
 			Target: auditTarget(r), Status: aw.status, RequestID: ri.id}
 		if ri.principal.Actor() == "anonymous" && ri.cred.Kind == store.CredJoin {
 			e.Actor = "join-token:" + fmt.Sprint(ri.cred.ID)
@@ -172,8 +172,8 @@ func (m *Master) audit(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 		defer cancel()
-		if err := m.st.AppendAudit(ctx, e); err != nil {
-			m.log.Error("audit log write failed", "request_id", ri.id, "action", e.Action, "err", err)
+		if err := ac.m.st.AppendAudit(ctx, e); err != nil {
+			ac.m.log.Error("audit log write failed", "request_id", ri.id, "action", e.Action, "err", err)
 		}
 	})
 }

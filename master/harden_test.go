@@ -98,7 +98,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 	h := newHarness(t)
 	w := httptest.NewRecorder()
 	w.Header().Set("X-Request-Id", "abc123")
-	h.m.fail(w, errors.New(`dial tcp db.internal:5432: password authentication failed for user "allot"`))
+	server{h.m}.fail(w, errors.New(`dial tcp db.internal:5432: password authentication failed for user "allot"`))
 	body := w.Body.String()
 	if w.Code != 500 || strings.Contains(body, "db.internal") || strings.Contains(body, "allot\\\"") ||
 		!strings.Contains(body, "request id abc123") {

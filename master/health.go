@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
@@ -35,9 +38,17 @@ const (
 	retryAfterSeconds = "5"
 )
 
-// storeHealth is what the master knows of its store. It has its own lock,
-// taken after mu when both are held.
+// storeHealth owns what the master knows of its store's health: it probes
+// the store, tells the loop and the handlers whether it is down, and
+// answers /readyz. Its fields below mu are guarded by its own lock, taken
+// after Master.mu when both are held; it never takes Master.mu.
 type storeHealth struct {
+	st    store.Store
+	log   *slog.Logger
+	clock Clock
+	// up is the allot_store_up gauge.
+	up prometheus.Gauge
+
 	mu        sync.Mutex
 	down      bool
 	since     time.Time // when it went down or came back
@@ -60,8 +71,10 @@ type StoreStatus struct {
 }
 
 // StoreStatus returns the store's health as last observed.
-func (m *Master) StoreStatus() StoreStatus {
-	h := &m.health
+func (m *Master) StoreStatus() StoreStatus { return m.health.status() }
+
+// status is the store's health as last observed.
+func (h *storeHealth) status() StoreStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := StoreStatus{Up: !h.down, Since: h.since}
@@ -71,11 +84,10 @@ func (m *Master) StoreStatus() StoreStatus {
 	return st
 }
 
-// probeStore writes to the store and records whether it took the write.
+// probe writes to the store and records whether it took the write.
 // The store is probed at most once per probeMinGap; in between, the last
 // result is returned.
-func (m *Master) probeStore(ctx context.Context) error {
-	h := &m.health
+func (h *storeHealth) probe(ctx context.Context) error {
 	h.mu.Lock()
 	if wait := h.inflight; wait != nil {
 		// Share the probe in flight rather than queue up behind it.
@@ -85,21 +97,21 @@ func (m *Master) probeStore(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		return m.lastProbeErr()
+		return h.lastErr()
 	}
 	now := time.Now()
 	if now.Sub(h.lastProbe) < h.minGap {
 		h.mu.Unlock()
-		return m.lastProbeErr()
+		return h.lastErr()
 	}
 	done := make(chan struct{})
 	h.lastProbe, h.inflight = now, done
 	h.mu.Unlock()
 
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-	err := m.st.Ping(pctx, m.now())
+	err := h.st.Ping(pctx, h.clock.Now().UTC())
 	cancel()
-	m.recordProbe(err)
+	h.record(err)
 	h.mu.Lock()
 	h.inflight = nil
 	h.mu.Unlock()
@@ -107,9 +119,8 @@ func (m *Master) probeStore(ctx context.Context) error {
 	return err
 }
 
-// lastProbeErr is the failure that keeps the store down, or nil.
-func (m *Master) lastProbeErr() error {
-	h := &m.health
+// lastErr is the failure that keeps the store down, or nil.
+func (h *storeHealth) lastErr() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.down {
@@ -118,33 +129,32 @@ func (m *Master) lastProbeErr() error {
 	return nil
 }
 
-// recordProbe moves the health between up and down, logging each change
+// record moves the health between up and down, logging each change
 // once.
-func (m *Master) recordProbe(err error) {
-	h := &m.health
+func (h *storeHealth) record(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := time.Now()
 	switch {
 	case err != nil && !h.down:
 		h.down, h.since, h.err = true, now, err
-		m.metric.storeUp.Set(0)
-		m.log.Error("store unavailable: the master refuses changes and holds agent timeouts until it is back; retrying",
+		h.up.Set(0)
+		h.log.Error("store unavailable: the master refuses changes and holds agent timeouts until it is back; retrying",
 			"err", err, "retry_every", probeMinGap)
 	case err != nil:
 		h.err = err
 	case h.down:
-		m.log.Info("store available again", "down_for", now.Sub(h.since).Round(time.Millisecond))
+		h.log.Info("store available again", "down_for", now.Sub(h.since).Round(time.Millisecond))
 		h.down, h.since, h.err, h.recovered = false, now, nil, true
-		m.metric.storeUp.Set(1)
+		h.up.Set(1)
 	}
 }
 
-// storeDown reports whether the store is known to be failing.
-func (m *Master) storeDown() bool {
-	m.health.mu.Lock()
-	defer m.health.mu.Unlock()
-	return m.health.down
+// isDown reports whether the store is known to be failing.
+func (h *storeHealth) isDown() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.down
 }
 
 // checkStore runs from the loop's tick: it probes a failing store, and a
@@ -156,7 +166,7 @@ func (m *Master) checkStore(ctx context.Context) bool {
 	h.mu.Lock()
 	due := h.down || time.Since(h.lastProbe) >= probeEvery
 	h.mu.Unlock()
-	if due && m.probeStore(ctx) != nil {
+	if due && h.probe(ctx) != nil {
 		return false
 	}
 	h.mu.Lock()
@@ -193,8 +203,8 @@ func isStoreFault(err error) bool {
 
 // unavailable answers 503 for a request that the failing store could not
 // serve.
-func (m *Master) unavailable(w http.ResponseWriter) {
-	st := m.StoreStatus()
+func (h *storeHealth) unavailable(w http.ResponseWriter) {
+	st := h.status()
 	w.Header().Set("Retry-After", retryAfterSeconds)
 	writeError(w, http.StatusServiceUnavailable, "",
 		"the master's store is unavailable (since %s): nothing was changed; retry in a few seconds",
@@ -226,39 +236,22 @@ func redactStoreError(err error) string {
 	return "write failed"
 }
 
-// handleLive answers /livez: the process serves and its loop is not stuck.
-// It never touches the store, so an orchestrator does not restart a master
-// that waits for its database.
-func (m *Master) handleLive(w http.ResponseWriter, r *http.Request) {
-	last := time.Unix(0, m.lastLoop.Load())
-	if stuck := time.Since(last); m.lastLoop.Load() != 0 && stuck > liveLimit(m.opt.Tick) {
-		writeError(w, http.StatusServiceUnavailable, "", "the scheduling loop has not run for %s", stuck.Round(time.Second))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, "ok\n")
-}
-
-// liveLimit is how long the loop may go without a tick before /livez
-// fails: far longer than any pass.
-func liveLimit(tick time.Duration) time.Duration { return max(60*time.Second, 20*tick) }
-
 // handleReady answers /readyz and /healthz: 200 when the store takes
 // writes, 503 otherwise; JSON when the client asks for it.
-func (m *Master) handleReady(w http.ResponseWriter, r *http.Request) {
-	m.probeStore(r.Context())
-	st := m.StoreStatus()
+func (h *storeHealth) handleReady(w http.ResponseWriter, r *http.Request) {
+	h.probe(r.Context())
+	st := h.status()
 	status := http.StatusOK
 	if !st.Up {
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", retryAfterSeconds)
 	}
 	if acceptsJSON(r) {
-		h := Health{Status: "ok", Version: version.String(), Ready: st.Up, Store: st}
+		ans := Health{Status: "ok", Version: version.String(), Ready: st.Up, Store: st}
 		if !st.Up {
-			h.Status = "unavailable"
+			ans.Status = "unavailable"
 		}
-		writeJSON(w, status, h)
+		writeJSON(w, status, ans)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

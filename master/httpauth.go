@@ -40,6 +40,20 @@ func infoOf(r *http.Request) *reqInfo {
 // principalOf is who made the request (zero when unauthenticated).
 func principalOf(r *http.Request) auth.Principal { return infoOf(r).principal }
 
+// access owns who may do what: it authenticates requests by their bearer
+// tokens (with a cache of resolved credentials), checks a principal's
+// rights on a job, limits each user's rate of changes, writes the audit
+// log, and serves the users and tokens endpoints. creds has its own lock
+// and limits theirs; neither is taken with Master.mu held, and neither
+// is held while taking it. Reading a job's owner takes Master.mu.
+type access struct {
+	server
+	// creds caches resolved bearer credentials.
+	creds credCache
+	// limits are the users' rate limits (ratelimit.go); nil for none.
+	limits *userLimits
+}
+
 // credCache remembers credentials and users by hash for credCacheTTL.
 type credCache struct {
 	mu      sync.Mutex
@@ -83,13 +97,13 @@ var errUnauthenticated = errors.New("invalid API token")
 
 // resolve finds the live credential (and, for a user token, the enabled
 // user) behind a bearer token.
-func (m *Master) resolve(ctx context.Context, token string) (credEntry, error) {
+func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) {
 	hash := auth.Hash(token)
-	now := m.now()
-	if e, ok := m.creds.get(hash, now); ok {
+	now := ac.m.now()
+	if e, ok := ac.creds.get(hash, now); ok {
 		return e, nil
 	}
-	c, err := m.st.CredentialByHash(ctx, hash)
+	c, err := ac.m.st.CredentialByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return credEntry{}, fmt.Errorf("%w: the token is not known", errUnauthenticated)
 	}
@@ -101,7 +115,7 @@ func (m *Master) resolve(ctx context.Context, token string) (credEntry, error) {
 	}
 	e := credEntry{cred: c, until: now.Add(credCacheTTL)}
 	if c.Kind == store.CredUser {
-		u, err := m.st.User(ctx, c.Subject)
+		u, err := ac.m.st.User(ctx, c.Subject)
 		if errors.Is(err, store.ErrNotFound) {
 			return credEntry{}, fmt.Errorf("%w: the token's user %q no longer exists", errUnauthenticated, c.Subject)
 		}
@@ -113,7 +127,7 @@ func (m *Master) resolve(ctx context.Context, token string) (credEntry, error) {
 		}
 		e.user = u
 	}
-	m.creds.put(hash, e)
+	ac.creds.put(hash, e)
 	return e, nil
 }
 
@@ -122,37 +136,37 @@ func (m *Master) resolve(ctx context.Context, token string) (credEntry, error) {
 // and the node's own credential for the rest of the agents' protocol.
 // /healthz, the dashboard's files and the OpenAPI document are open;
 // /metrics is open unless Options.PrivateMetrics.
-func (m *Master) authenticate(next http.Handler) http.Handler {
+func (ac *access) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.Path
 		isAPI := strings.HasPrefix(path, api.Version+"/")
-		if !isAPI && !(path == "/metrics" && m.opt.PrivateMetrics) || path == api.Version+"/openapi.json" {
+		if !isAPI && !(path == "/metrics" && ac.m.opt.PrivateMetrics) || path == api.Version+"/openapi.json" {
 			next.ServeHTTP(w, r)
 			return
 		}
 		ri := infoOf(r)
 		token, ok := auth.BearerToken(r.Header.Get("Authorization"))
 		if !ok {
-			m.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
+			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
 				Msg: "authentication required: send an API token as 'Authorization: Bearer TOKEN' (see allot login)"})
 			return
 		}
-		e, err := m.resolve(r.Context(), token)
+		e, err := ac.resolve(r.Context(), token)
 		if errors.Is(err, errUnauthenticated) {
-			m.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
+			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
 				Msg: err.Error() + "; sign in with a valid one (allot login, or $ALLOT_TOKEN)"})
 			return
 		}
 		if err != nil {
-			m.fail(w, fmt.Errorf("authenticate: %w", err))
+			ac.fail(w, fmt.Errorf("authenticate: %w", err))
 			return
 		}
 		ri.cred = e.cred
-		if err := m.admits(r, e); err != nil {
-			m.refuse(w, r, err)
+		if err := ac.admits(r, e); err != nil {
+			ac.refuse(w, r, err)
 			return
 		}
-		if !m.limit(w, r) {
+		if !ac.limit(w, r) {
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -161,7 +175,7 @@ func (m *Master) authenticate(next http.Handler) http.Handler {
 
 // admits checks that the kind of credential fits the endpoint, and sets
 // the request's principal.
-func (m *Master) admits(r *http.Request, e credEntry) *auth.Error {
+func (ac *access) admits(r *http.Request, e credEntry) *auth.Error {
 	ri := infoOf(r)
 	path := r.URL.Path
 	agents := api.Version + "/agents/"
@@ -198,12 +212,12 @@ func (m *Master) admits(r *http.Request, e credEntry) *auth.Error {
 
 // refuse answers a refused request, with WWW-Authenticate on a 401, and
 // logs refusals of agents' requests, which are never expected.
-func (m *Master) refuse(w http.ResponseWriter, r *http.Request, e *auth.Error) {
+func (ac *access) refuse(w http.ResponseWriter, r *http.Request, e *auth.Error) {
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="allot"`)
 	}
 	if strings.HasPrefix(r.URL.Path, api.Version+"/agents/") {
-		m.log.Warn("agent request refused", "method", r.Method, "path", r.URL.Path, "status", e.Status,
+		ac.m.log.Warn("agent request refused", "method", r.Method, "path", r.URL.Path, "status", e.Status,
 			"actor", principalOf(r).Actor(), "remote", r.RemoteAddr, "reason", e.Msg)
 	}
 	writeError(w, e.Status, "", "%s", e.Msg)
@@ -211,26 +225,26 @@ func (m *Master) refuse(w http.ResponseWriter, r *http.Request, e *auth.Error) {
 
 // deny answers with an authorization refusal from package auth, or fails
 // with any other error.
-func (m *Master) deny(w http.ResponseWriter, r *http.Request, err error) {
+func (ac *access) deny(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *auth.Error
 	if errors.As(err, &ae) {
-		m.refuse(w, r, ae)
+		ac.refuse(w, r, ae)
 		return
 	}
-	m.fail(w, err)
+	ac.fail(w, err)
 }
 
 // jobOwner returns a job's project and user, from the mirror when it is
 // live; a missing job is a 404.
-func (m *Master) jobOwner(ctx context.Context, id int64) (project, user string, err error) {
-	m.lock()
-	if j, ok := m.jobs[id]; ok {
+func (ac *access) jobOwner(ctx context.Context, id int64) (project, user string, err error) {
+	ac.m.lock()
+	if j, ok := ac.m.jobs[id]; ok {
 		project, user = j.rec.Project, j.rec.User
-		m.mu.Unlock()
+		ac.m.mu.Unlock()
 		return project, user, nil
 	}
-	m.mu.Unlock()
-	rec, err := m.st.Job(ctx, id)
+	ac.m.mu.Unlock()
+	rec, err := ac.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", "", &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
@@ -242,30 +256,30 @@ func (m *Master) jobOwner(ctx context.Context, id int64) (project, user string, 
 
 // readableJob reads the job id of the request's path and checks that the
 // caller may read that job, answering the request itself when not.
-func (m *Master) readableJob(w http.ResponseWriter, r *http.Request) (int64, bool) {
+func (ac *access) readableJob(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	id, err := pathID(r)
 	if err != nil {
-		m.fail(w, err)
+		ac.fail(w, err)
 		return 0, false
 	}
-	if err := m.mayReadJob(r, id); err != nil {
-		m.deny(w, r, err)
+	if err := ac.mayReadJob(r, id); err != nil {
+		ac.deny(w, r, err)
 		return 0, false
 	}
 	return id, true
 }
 
 // mayReadJob and mayChangeJob authorize the request for job id.
-func (m *Master) mayReadJob(r *http.Request, id int64) error {
-	project, user, err := m.jobOwner(r.Context(), id)
+func (ac *access) mayReadJob(r *http.Request, id int64) error {
+	project, user, err := ac.jobOwner(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	return principalOf(r).CanRead(project, user)
 }
 
-func (m *Master) mayChangeJob(r *http.Request, id int64) error {
-	project, user, err := m.jobOwner(r.Context(), id)
+func (ac *access) mayChangeJob(r *http.Request, id int64) error {
+	project, user, err := ac.jobOwner(r.Context(), id)
 	if err != nil {
 		return err
 	}

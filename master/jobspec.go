@@ -94,7 +94,7 @@ func checkSpecAgainst(cfg *config.Config, r jobfile.Resources) error {
 // indexes against the configuration in force. It returns a pending
 // explanation instead when a reload dropped a QOS or a license the job
 // names. Callers hold mu.
-func (m *Master) schedHints(j *mjob, e *sched.Job) *pendingInfo { return schedHints(m.cfg, j, e) }
+func (pl *planner) schedHints(j *mjob, e *sched.Job) *pendingInfo { return schedHints(pl.m.cfg, j, e) }
 
 // schedHints fills e from j's hints under cfg; see Master.schedHints.
 func schedHints(cfg *config.Config, j *mjob, e *sched.Job) *pendingInfo {

@@ -45,23 +45,23 @@ func (m *Master) restoreLaunches() {
 	for _, j := range m.order {
 		for _, t := range j.tasks {
 			if t.att != nil {
-				t.launch = m.nextLaunch()
+				t.launch = m.planner.nextLaunch()
 			}
 		}
 	}
 	for _, j := range m.order {
 		for _, t := range j.tasks {
 			if t.next != nil {
-				t.drainLaunch = m.nextLaunch()
+				t.drainLaunch = m.planner.nextLaunch()
 			}
 		}
 	}
 }
 
 // nextLaunch numbers the next launch. Callers hold mu.
-func (m *Master) nextLaunch() int64 {
-	m.view.launches++
-	return m.view.launches
+func (pl *planner) nextLaunch() int64 {
+	pl.view.launches++
+	return pl.view.launches
 }
 
 // launchOf is the place of an allocation in launch order.
@@ -75,8 +75,8 @@ func launchOf(r allocRef) int64 {
 // orderAllocs sorts the snapshot's allocations (and their references)
 // into launch order; a snapshot built in that order already is left as
 // it is. Callers hold mu.
-func (m *Master) orderAllocs() {
-	s, v := &m.snap, &m.view
+func (pl *planner) orderAllocs() {
+	s, v := &pl.snap, &pl.view
 	sorted := true
 	for i := 1; i < len(v.allocs) && sorted; i++ {
 		sorted = launchOf(v.allocs[i-1]) <= launchOf(v.allocs[i])

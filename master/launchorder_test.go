@@ -10,18 +10,18 @@ import (
 // order, the reverse, as a snapshot of a busy cluster may need each pass.
 func BenchmarkOrderAllocs(b *testing.B) {
 	const n = 10000
-	m := &Master{}
+	pl := &planner{}
 	tasks := make([]*mtask, n)
 	for i := range tasks {
 		tasks[i] = &mtask{launch: int64(n - i)}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		m.snap.Allocs, m.view.allocs = m.snap.Allocs[:0], m.view.allocs[:0]
+		pl.snap.Allocs, pl.view.allocs = pl.snap.Allocs[:0], pl.view.allocs[:0]
 		for i, t := range tasks {
-			m.snap.Allocs = append(m.snap.Allocs, sched.Alloc{Job: i})
-			m.view.allocs = append(m.view.allocs, allocRef{t: t})
+			pl.snap.Allocs = append(pl.snap.Allocs, sched.Alloc{Job: i})
+			pl.view.allocs = append(pl.view.allocs, allocRef{t: t})
 		}
-		m.orderAllocs()
+		pl.orderAllocs()
 	}
 }

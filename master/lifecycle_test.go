@@ -59,7 +59,8 @@ func newScriptDriver(t *testing.T, s lifecycletest.Script, restart bool) *script
 		fmt.Fprintf(&b, "  - {name: %s}\n", p)
 	}
 	cfg := mustConfig(t, b.String())
-	m := &Master{cfg: cfg, fair: newFairShare(s.Decay), preempted: newPreemptBudget()}
+	m := &Master{cfg: cfg, fair: newFairShare(s.Decay)}
+	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	for _, l := range s.Leaves {
 		m.fair.addLeaf(l[0], l[1])
 	}
@@ -105,7 +106,7 @@ func (d *scriptDriver) flush(now int64) {
 }
 
 func (d *scriptDriver) Preempt(at int64, project string) {
-	d.m.notePreempted(project, time.Unix(at, 0))
+	d.m.planner.notePreempted(project, time.Unix(at, 0))
 }
 
 func (d *scriptDriver) Look(at int64) lifecycletest.Seen {
@@ -134,7 +135,7 @@ func (d *scriptDriver) Look(at int64) lifecycletest.Seen {
 		seen.Usage[lifecycletest.Leaf(l[0], l[1])] = f.accounts[f.account(l[0], l[1])].Usage
 	}
 	for _, p := range d.s.Projects {
-		seen.Preempted[p] = d.m.preemptedCount(p, now)
+		seen.Preempted[p] = d.m.planner.preemptedCount(p, now)
 	}
 	return seen
 }

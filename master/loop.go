@@ -10,6 +10,37 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
+// planner runs the scheduling passes: it builds the core's snapshot from
+// the mirror (snapshot.go), runs the core, and applies its plans — starts,
+// preemptions, moves and the reservations carried between passes
+// (apply.go, moves.go) — and keeps what the passes leave for readers: the
+// jobs' pending reasons, the forecasts of their starts (eta.go) and the
+// projects' preemption budgets (budget.go). On the tick it also ends the
+// tasks past their time limits. It runs only with Master.mu
+// held, and mu guards its fields; the mirror it reads and changes is the
+// Master's, under the same lock, and its store writes go through the
+// Master's batches (batch.go).
+type planner struct {
+	m    *Master
+	sc   sched.Scheduler
+	snap sched.Snapshot
+	view snapView
+	// preempted counts, per project, its tasks preempted or moved in
+	// the last hour (budget.go).
+	preempted preemptBudget
+	// eta holds the forecast start of waiting jobs by id (eta.go), made
+	// at etaAt (wall clock).
+	eta   map[int64]time.Time
+	etaAt time.Time
+	// etaEarly is the forecast with jobs running their typical share of
+	// their time limits: the early end of each estimate's range.
+	etaEarly map[int64]time.Time
+	// runRatios is a ring of the shares of their time limits that recent
+	// completed attempts used; runNext its next slot.
+	runRatios []float64
+	runNext   int
+}
+
 // schedule runs passes of the core and applies their plans. After an event
 // it mirrors the simulator's step: passes until one changes nothing (or,
 // when every pool runs FIFO or backfill, until one starts without
@@ -17,34 +48,34 @@ import (
 // idle tick runs one pass and carries nothing, so that conservative
 // backfilling compresses its schedule on events only, as in simulation.
 // Callers hold mu.
-func (m *Master) schedule(ctx context.Context) error {
-	event := m.event
-	m.event = false
+func (pl *planner) schedule(ctx context.Context) error {
+	event := pl.m.event
+	pl.m.event = false
 	oneShot := true
-	for _, p := range m.cfg.Pools {
+	for _, p := range pl.m.cfg.Pools {
 		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
 			oneShot = false
 		}
 	}
 	for pass := 0; pass < maxPasses; pass++ {
 		began := time.Now()
-		m.buildSnapshot()
-		plan, err := m.sc.Schedule(&m.snap)
-		m.metric.passSeconds.Observe(time.Since(began).Seconds())
+		pl.buildSnapshot()
+		plan, err := pl.sc.Schedule(&pl.snap)
+		pl.m.metric.passSeconds.Observe(time.Since(began).Seconds())
 		if err != nil {
 			return fmt.Errorf("schedule: %w", err)
 		}
-		m.notePending(plan)
+		pl.notePending(plan)
 		if event {
-			m.keepReservations(plan)
+			pl.keepReservations(plan)
 		}
 		var starts, preempts int
 		apply := func() (err error) {
-			starts, preempts, err = m.apply(ctx, plan)
+			starts, preempts, err = pl.apply(ctx, plan)
 			return err
 		}
 		if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
-			err = m.inBatch(ctx, apply)
+			err = pl.m.inBatch(ctx, apply)
 		} else {
 			err = apply() // nothing to store: no transaction
 		}
@@ -63,67 +94,48 @@ func (m *Master) schedule(ctx context.Context) error {
 
 // keepReservations carries each pending job's reserved start into the next
 // pass, as the simulator does (see sim's keepReservations).
-func (m *Master) keepReservations(plan *sched.Plan) {
+func (pl *planner) keepReservations(plan *sched.Plan) {
 	for _, pe := range plan.Pending {
 		at := pe.At
 		if at < 0 || at == sched.Never {
 			at = 0
 		}
-		j := m.view.jobs[pe.Job]
+		j := pl.view.jobs[pe.Job]
 		j.reserved = at
 		// Where, on pools that reserve per node; the plan's slices are
 		// the core's, so they are copied.
 		j.reservedNodes = append(j.reservedNodes[:0], pe.Nodes...)
 	}
 	for _, st := range plan.Starts {
-		m.view.jobs[st.Job].reserved = 0
-		m.view.jobs[st.Job].reservedNodes = m.view.jobs[st.Job].reservedNodes[:0]
+		pl.view.jobs[st.Job].reserved = 0
+		pl.view.jobs[st.Job].reservedNodes = pl.view.jobs[st.Job].reservedNodes[:0]
 	}
 }
 
 // notePending records the plan's pending reasons on the jobs, and clears
 // the reason of jobs the plan does not call pending.
-func (m *Master) notePending(plan *sched.Plan) {
-	for _, j := range m.view.jobs {
+func (pl *planner) notePending(plan *sched.Plan) {
+	for _, j := range pl.view.jobs {
 		j.pending = nil
 	}
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
 		// long queue allocates nothing for it.
-		j := m.view.jobs[pe.Job]
-		j.pendBuf = pendingInfo{p: pe, now: m.snap.Now}
-		if pe.Blocker >= 0 && pe.Blocker < len(m.snap.Jobs) {
-			j.pendBuf.blockerID = m.snap.Jobs[pe.Blocker].ID
+		j := pl.view.jobs[pe.Job]
+		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now}
+		if pe.Blocker >= 0 && pe.Blocker < len(pl.snap.Jobs) {
+			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}
 		j.pending = &j.pendBuf
 	}
 }
 
-// checkAgents marks nodes lost whose agent has been silent longer than the
-// agent timeout. Callers hold mu.
-func (m *Master) checkAgents(ctx context.Context) {
-	now := m.now()
-	limit := m.agentTimeout()
-	for _, n := range m.nodes {
-		if !n.up() || n.polling > 0 || now.Sub(n.lastSeen) <= limit {
-			continue
-		}
-		reason := fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))
-		// One transaction for the node and every attempt it ends, not
-		// one per attempt: a partition can lose many nodes at once.
-		if err := m.inBatch(ctx, func() error { return m.loseNode(ctx, n, reason) }); err != nil {
-			m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
-		}
-	}
-	m.checkLostNodes(ctx)
-}
-
 // checkTimeLimits kills the tasks that have run past their job's time
 // limit. Callers hold mu.
-func (m *Master) checkTimeLimits(ctx context.Context) {
-	now := m.now()
+func (pl *planner) checkTimeLimits(ctx context.Context) {
+	now := pl.m.now()
 	var over []*mtask
-	for _, j := range m.jobs {
+	for _, j := range pl.m.jobs {
 		if j.rec.TimeLimit <= 0 {
 			continue
 		}
@@ -140,19 +152,19 @@ func (m *Master) checkTimeLimits(ctx context.Context) {
 	// One transaction for every kill of the tick, not one per task: a
 	// burst of jobs submitted together reaches its limit together. The
 	// kill commands wait for the commit (persist before act).
-	err := m.inBatch(ctx, func() error { return m.killOverLimit(ctx, over) })
+	err := pl.m.inBatch(ctx, func() error { return pl.killOverLimit(ctx, over) })
 	if err == nil {
 		return
 	}
-	m.log.Error("killing tasks past their time limit", "tasks", len(over), "err", err)
+	pl.m.log.Error("killing tasks past their time limit", "tasks", len(over), "err", err)
 	if len(over) == 1 {
 		return // the next tick tries again
 	}
 	// The batch put the mirror back. One at a time, so that a task whose
 	// kill cannot be stored does not hold up the others.
 	for _, t := range over {
-		if err := m.inBatch(ctx, func() error { return m.killOverLimit(ctx, []*mtask{t}) }); err != nil {
-			m.log.Error("killing a task past its time limit", "task", t.id().String(), "err", err)
+		if err := pl.m.inBatch(ctx, func() error { return pl.killOverLimit(ctx, []*mtask{t}) }); err != nil {
+			pl.m.log.Error("killing a task past its time limit", "task", t.id().String(), "err", err)
 		}
 	}
 }
@@ -160,15 +172,15 @@ func (m *Master) checkTimeLimits(ctx context.Context) {
 // killOverLimit kills tasks past their time limit within the open batch.
 // A kill that found the task in another state (it ended meanwhile) is
 // logged and skipped; any other error fails the batch. Callers hold mu.
-func (m *Master) killOverLimit(ctx context.Context, over []*mtask) error {
+func (pl *planner) killOverLimit(ctx context.Context, over []*mtask) error {
 	for _, t := range over {
 		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
-		err := m.killTask(ctx, t, store.TaskKilled, reason)
+		err := pl.m.killTask(ctx, t, store.TaskKilled, reason)
 		if batchFatal(err) {
 			return fmt.Errorf("kill task %s past its time limit: %w", t.id(), err)
 		}
 		if err != nil {
-			m.log.Warn("a task past its time limit changed state meanwhile", "task", t.id().String(), "err", err)
+			pl.m.log.Warn("a task past its time limit changed state meanwhile", "task", t.id().String(), "err", err)
 		}
 	}
 	return nil

@@ -90,8 +90,15 @@ type Options struct {
 // configured otherwise: well above any server built today.
 const DefaultMaxNodeGPUs = 64
 
-// Master is the live scheduler: it owns the state machine of jobs and
-// tasks, runs the scheduling core and talks to agents.
+// Master is the live scheduler. It owns the mirror of jobs, tasks and
+// nodes and the transitions that change it over the store (state.go),
+// the batches they are stored in (batch.go), the submissions queued for
+// the mirror (submit.go), the configuration and its reload, and the loop
+// (Run, Tick, Step). The work around the mirror is done by the parts it
+// holds, each over it: planner (the scheduling passes), agents (the agent
+// protocol), access (authentication and users), storeHealth (the store's
+// health); Handler adds jobsAPI and clusterAPI for the REST API. doc.go
+// says which lock guards what.
 type Master struct {
 	st     store.Store
 	log    *slog.Logger
@@ -99,11 +106,12 @@ type Master struct {
 	opt    Options
 	load   func(string) (*config.Config, error)
 	metric *metrics
-	// creds caches resolved bearer credentials; it has its own lock.
-	creds credCache
-
-	// limits are the users' rate limits (ratelimit.go); nil for none.
-	limits *userLimits
+	// The parts, set by New and never changed. planner's fields are
+	// guarded by mu; agents' queue of syncs, access's caches and health
+	// have locks of their own (doc.go, "Types and locks").
+	planner *planner
+	agents  *agents
+	access  *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
@@ -134,37 +142,15 @@ type Master struct {
 	// account tree; it invalidates mjob.entry.
 	cfgGen int
 	nodes  map[string]*mnode
-	sc     sched.Scheduler
-	snap   sched.Snapshot
-	view   snapView
 	event  bool // an event happened since the last event pass
 	// bt is the open batch (batch.go), nil outside one.
-	bt *batch
-	// syncQ holds the syncs waiting for their reports to be stored; it
-	// has its own lock, taken after mu, so that a sync queues without
-	// waiting for mu (reportbatch.go).
-	syncMu sync.Mutex
-	syncQ  []*syncReq
+	bt     *batch
 	logc   map[int64]chan struct{}
 	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
-	// preempted counts, per project, its tasks preempted or moved in
-	// the last hour (budget.go).
-	preempted preemptBudget
-	// eta holds the forecast start of waiting jobs by id (eta.go), made
-	// at etaAt (wall clock).
-	eta   map[int64]time.Time
-	etaAt time.Time
-	// etaEarly is the forecast with jobs running their typical share of
-	// their time limits: the early end of each estimate's range.
-	etaEarly map[int64]time.Time
-	// runRatios is a ring of the shares of their time limits that recent
-	// completed attempts used; runNext its next slot.
-	runRatios []float64
-	runNext   int
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -201,28 +187,31 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		opt.MaxNodeGPUs = DefaultMaxNodeGPUs
 	}
 	m := &Master{
-		st:        opt.Store,
-		log:       opt.Logger,
-		clock:     opt.Clock,
-		opt:       opt,
-		load:      opt.LoadConfig,
-		kickc:     make(chan struct{}, 1),
-		cfg:       opt.Config,
-		cfgGen:    1,
-		jobs:      map[int64]*mjob{},
-		nodes:     map[string]*mnode{},
-		logc:      map[int64]chan struct{}{},
-		fair:      newFairShare(decayOf(opt.Config)),
-		preempted: newPreemptBudget(),
-		health:    storeHealth{minGap: probeMinGap},
+		st:     opt.Store,
+		log:    opt.Logger,
+		clock:  opt.Clock,
+		opt:    opt,
+		load:   opt.LoadConfig,
+		kickc:  make(chan struct{}, 1),
+		cfg:    opt.Config,
+		cfgGen: 1,
+		jobs:   map[int64]*mjob{},
+		nodes:  map[string]*mnode{},
+		logc:   map[int64]chan struct{}{},
+		fair:   newFairShare(decayOf(opt.Config)),
+		health: storeHealth{st: opt.Store, log: opt.Logger, clock: opt.Clock, minGap: probeMinGap},
 	}
 	if m.load == nil {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
+	m.planner = &planner{m: m, preempted: newPreemptBudget()}
+	m.access = &access{server: server{m}}
+	m.agents = &agents{server: server{m}}
 	m.metric = newMetrics(m)
+	m.health.up = m.metric.storeUp
 	if opt.UserRate >= 0 {
-		m.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
+		m.access.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
 	}
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
@@ -271,28 +260,28 @@ func (m *Master) Tick(ctx context.Context) {
 	}
 	m.pruneHistory(ctx)
 	m.lock()
-	m.checkAgents(ctx)
-	m.checkTimeLimits(ctx)
+	m.agents.checkAgents(ctx)
+	m.planner.checkTimeLimits(ctx)
 	if err := m.flushUsage(ctx); err != nil {
 		m.log.Error("recording usage", "err", err)
 	}
-	due := time.Since(m.etaAt) >= etaEvery
+	due := time.Since(m.planner.etaAt) >= etaEvery
 	m.mu.Unlock()
 	m.Step(ctx)
 	if due {
-		m.refreshETA()
+		m.planner.refreshETA()
 	}
 }
 
 // Step runs scheduling passes now: after an event, passes until the plan
 // settles; otherwise one pass.
 func (m *Master) Step(ctx context.Context) {
-	if m.storeDown() && !m.checkStore(ctx) {
+	if m.health.isDown() && !m.checkStore(ctx) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
 	m.lock()
 	defer m.mu.Unlock()
-	if err := m.schedule(ctx); err != nil {
+	if err := m.planner.schedule(ctx); err != nil {
 		m.log.Error("scheduling pass failed", "err", err)
 	}
 }

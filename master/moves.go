@@ -37,8 +37,8 @@ import (
 // current returns the task of the last snapshot's allocation a when it may
 // be preempted, moved or resized now: its attempt (not a reserved
 // placement) is starting or running and no move of it is under way.
-func (m *Master) current(a int) *mtask {
-	r := m.view.allocs[a]
+func (pl *planner) current(a int) *mtask {
+	r := pl.view.allocs[a]
 	t := r.t
 	if r.next || t.att == nil || t.next != nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
 		return nil
@@ -48,17 +48,17 @@ func (m *Master) current(a int) *mtask {
 
 // replacements turns a plan's moves and resizes into transitions to
 // preempting that reserve the new placements, choosing their GPUs.
-func (m *Master) replacements(plan *sched.Plan, claimed map[string]map[int]bool, now time.Time) []*taskOp {
+func (pl *planner) replacements(plan *sched.Plan, claimed map[string]map[int]bool, now time.Time) []*taskOp {
 	var ops []*taskOp
 	for _, mv := range plan.Moves {
-		reason := "moving to make room for job " + m.snap.Jobs[mv.For].ID
-		if op := m.replaceOp(mv.Alloc, mv.Nodes, claimed, now, reason, lifecycle.Move); op != nil {
+		reason := "moving to make room for job " + pl.snap.Jobs[mv.For].ID
+		if op := pl.replaceOp(mv.Alloc, mv.Nodes, claimed, now, reason, lifecycle.Move); op != nil {
 			ops = append(ops, op)
 		}
 	}
 	for _, rs := range plan.Resizes {
 		reason := resizeReason + plural.Count(sched.Slots(rs.Nodes), "slot")
-		if op := m.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason, lifecycle.Resize); op != nil {
+		if op := pl.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason, lifecycle.Resize); op != nil {
 			ops = append(ops, op)
 		}
 	}
@@ -67,13 +67,13 @@ func (m *Master) replacements(plan *sched.Plan, claimed map[string]map[int]bool,
 
 // replaceOp is the transition of a move or resize (r), which charges the
 // budget as lifecycle says (the core counts a move as a preemption).
-func (m *Master) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]map[int]bool, now time.Time,
+func (pl *planner) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]map[int]bool, now time.Time,
 	reason string, r lifecycle.Replace) *taskOp {
-	t := m.current(alloc)
+	t := pl.current(alloc)
 	if t == nil {
 		return nil
 	}
-	parts, ok := m.placeReserved(t, ns, claimed, r)
+	parts, ok := pl.placeReserved(t, ns, claimed, r)
 	if !ok {
 		return nil
 	}
@@ -88,10 +88,10 @@ func (m *Master) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]m
 // only: the core claimed its slots apart from those the task leaves,
 // which all drain (lifecycle.Kept). It fails, claiming nothing, when a
 // node went down or lacks free GPUs.
-func (m *Master) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool, r lifecycle.Replace) ([]*mpart, bool) {
+func (pl *planner) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool, r lifecycle.Replace) ([]*mpart, bool) {
 	parts := make([]*mpart, 0, len(ns))
 	for _, x := range ns {
-		n := m.view.nodes[x.Node]
+		n := pl.view.nodes[x.Node]
 		if !n.up() {
 			return nil, false
 		}
@@ -113,7 +113,7 @@ func (m *Master) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[strin
 			}
 		}
 		if len(gpus) < int(x.Slots) {
-			m.log.Warn("plan move skipped: GPUs no longer free", "task", t.id().String(), "node", n.rec.Name,
+			pl.m.log.Warn("plan move skipped: GPUs no longer free", "task", t.id().String(), "node", n.rec.Name,
 				"want", x.Slots, "free", len(gpus))
 			return nil, false
 		}
@@ -156,9 +156,9 @@ func partsOf(ps []store.Placement) []*mpart {
 
 // restartable reports whether a task's reserved placement can still take
 // it: every node of it is up.
-func (m *Master) restartable(t *mtask) bool {
+func (pl *planner) restartable(t *mtask) bool {
 	for _, p := range t.next {
-		if n := m.nodes[p.node]; n == nil || !n.up() {
+		if n := pl.m.nodes[p.node]; n == nil || !n.up() {
 			return false
 		}
 	}
@@ -168,12 +168,12 @@ func (m *Master) restartable(t *mtask) bool {
 // restartOn gives a task that just went to starting on its reservation
 // its new attempt, and sends the start commands. next is the reservation,
 // which setTask has released. Callers hold mu.
-func (m *Master) restartOn(t *mtask, next []*mpart, now time.Time) {
+func (pl *planner) restartOn(t *mtask, next []*mpart, now time.Time) {
 	parts := make([]*mpart, len(next))
 	for i, p := range next {
 		parts[i] = &mpart{node: p.node, gpus: p.gpus}
 	}
 	t.att = &mattempt{number: t.rec.Attempt, started: now, parts: parts, usedTo: now}
-	m.hold(t)
-	m.sendStarts(t)
+	pl.m.hold(t)
+	pl.sendStarts(t)
 }

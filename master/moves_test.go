@@ -139,7 +139,7 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 	h.step()
 	h.sync(a1, a2)
 	h.m.lock()
-	h.m.buildSnapshot()
+	h.m.planner.buildSnapshot()
 	before := snapAllocs(h.m)
 	h.m.mu.Unlock()
 	h.start() // the master restarts; the agents register again
@@ -150,7 +150,7 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 		}
 	}
 	h.m.lock()
-	h.m.buildSnapshot()
+	h.m.planner.buildSnapshot()
 	after := snapAllocs(h.m)
 	h.m.mu.Unlock()
 	if before != after {
@@ -185,10 +185,10 @@ func moveSurvivesRestart(t *testing.T, h *harness) {
 // snapAllocs renders the snapshot's allocations for comparison.
 func snapAllocs(m *Master) string {
 	var b strings.Builder
-	for _, a := range m.snap.Allocs {
-		b.WriteString(m.snap.Jobs[a.Job].ID)
+	for _, a := range m.planner.snap.Allocs {
+		b.WriteString(m.planner.snap.Jobs[a.Job].ID)
 		for _, n := range a.Nodes {
-			b.WriteString(" " + m.snap.Nodes[n.Node].Name + ":" + strconv.Itoa(int(n.Slots)))
+			b.WriteString(" " + m.planner.snap.Nodes[n.Node].Name + ":" + strconv.Itoa(int(n.Slots)))
 		}
 		if a.Preempting {
 			b.WriteString(" preempting")
@@ -225,7 +225,7 @@ func elasticGrows(t *testing.T, h *harness) {
 	// Growing in place keeps its two GPUs, so nothing of the old placement
 	// drains (lifecycle.Kept for a resize), as in the simulator.
 	h.m.mu.Lock()
-	h.m.buildSnapshot()
+	h.m.planner.buildSnapshot()
 	allocs := snapAllocs(h.m)
 	h.m.mu.Unlock()
 	if want := strconv.FormatInt(elastic, 10) + " n1:4\n"; !strings.Contains(allocs, want) || strings.Contains(allocs, "moving") {
@@ -252,7 +252,7 @@ func elasticGrows(t *testing.T, h *harness) {
 	// Resizes are not preemptions: they do not count against a budget.
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	if n := h.m.preemptedCount("default", h.clock.Now()); n != 0 {
+	if n := h.m.planner.preemptedCount("default", h.clock.Now()); n != 0 {
 		t.Fatalf("%d preemptions counted for resizes, want 0", n)
 	}
 }

@@ -83,20 +83,20 @@ func matchesLive(j *mjob, f store.JobFilter) bool {
 // source gives at most a page, so a page costs O(limit) reads whatever
 // the store's size. A job that ends between two pages stays on the side
 // of the cursor it was on, so none is listed twice or skipped.
-func (m *Master) jobsPage(ctx context.Context, p auth.Principal, f store.JobFilter, node string, pg pageReq) (api.JobPage, error) {
+func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFilter, node string, pg pageReq) (api.JobPage, error) {
 	var stored []store.Job
 	if tf, ok := endedFilter(f); ok && node == "" {
 		tf.Projects, tf.OrUser = visibleTo(p)
 		tf.BeforeID, tf.Desc, tf.Limit = pg.cursor, true, pg.limit
 		var err error
-		if stored, err = m.st.Jobs(ctx, tf); err != nil {
+		if stored, err = ja.m.st.Jobs(ctx, tf); err != nil {
 			return api.JobPage{}, err
 		}
 	}
-	m.lock()
-	defer m.mu.Unlock()
-	live := m.livePage(p, f, node, pg)
-	pos := m.positions()
+	ja.m.lock()
+	defer ja.m.mu.Unlock()
+	live := ja.livePage(p, f, node, pg)
+	pos := ja.positions()
 	out := make([]api.Job, 0, pg.limit)
 	i, k := 0, 0
 	for len(out) < pg.limit && (i < len(live) || k < len(stored)) {
@@ -105,10 +105,10 @@ func (m *Master) jobsPage(ctx context.Context, p auth.Principal, f store.JobFilt
 			if k < len(stored) && live[i].rec.ID == stored[k].ID {
 				k++ // the mirror's copy of a job that ended but still holds tasks
 			}
-			out = append(out, m.jobView(live[i], pos[live[i]]))
+			out = append(out, ja.jobView(live[i], pos[live[i]]))
 			i++
 		default:
-			out = append(out, m.storedJobView(stored[k]))
+			out = append(out, ja.storedJobView(stored[k]))
 			k++
 		}
 	}
@@ -122,23 +122,23 @@ func (m *Master) jobsPage(ctx context.Context, p auth.Principal, f store.JobFilt
 // livePage lists, newest first, up to a page of the mirror's jobs below
 // the cursor that f (and node) select and p may read. m.order is sorted by
 // id, so it walks back from the cursor. Callers hold mu.
-func (m *Master) livePage(p auth.Principal, f store.JobFilter, node string, pg pageReq) []*mjob {
+func (ja *jobsAPI) livePage(p auth.Principal, f store.JobFilter, node string, pg pageReq) []*mjob {
 	var onNode map[*mjob]bool
 	if node != "" {
 		onNode = map[*mjob]bool{}
-		if m.nodes[node] != nil {
-			for _, t := range m.tasksOn(node) {
+		if ja.m.nodes[node] != nil {
+			for _, t := range ja.m.tasksOn(node) {
 				onNode[t.job] = true
 			}
 		}
 	}
-	end := len(m.order)
+	end := len(ja.m.order)
 	if pg.cursor > 0 {
-		end, _ = slices.BinarySearchFunc(m.order, pg.cursor, func(j *mjob, id int64) int { return cmp.Compare(j.rec.ID, id) })
+		end, _ = slices.BinarySearchFunc(ja.m.order, pg.cursor, func(j *mjob, id int64) int { return cmp.Compare(j.rec.ID, id) })
 	}
 	var out []*mjob
 	for i := end - 1; i >= 0 && len(out) < pg.limit; i-- {
-		j := m.order[i]
+		j := ja.m.order[i]
 		if j.gone || !matchesLive(j, f) || (onNode != nil && !onNode[j]) || p.CanRead(j.rec.Project, j.rec.User) != nil {
 			continue
 		}

@@ -80,21 +80,21 @@ func (u *userLimits) evictOldest() {
 
 // limit refuses, with 429, a user's change over the user's rate. Callers
 // run it after authentication, when the principal is known.
-func (m *Master) limit(w http.ResponseWriter, r *http.Request) bool {
-	if m.limits == nil || r.Method == http.MethodGet || r.Method == http.MethodHead {
+func (ac *access) limit(w http.ResponseWriter, r *http.Request) bool {
+	if ac.limits == nil || r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return true
 	}
 	p := principalOf(r)
 	if p.User == "" || p.Admin {
 		return true
 	}
-	ok, wait := m.limits.allow(p.User, time.Now())
+	ok, wait := ac.limits.allow(p.User, time.Now())
 	if ok {
 		return true
 	}
 	secs := int(math.Ceil(wait.Seconds()))
 	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	writeError(w, http.StatusTooManyRequests, "", "user %s sent more than %g changes a second (burst %d): retry in %ds",
-		p.User, float64(m.limits.rate), m.limits.burst, max(secs, 1))
+		p.User, float64(ac.limits.rate), ac.limits.burst, max(secs, 1))
 	return false
 }

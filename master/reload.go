@@ -71,12 +71,12 @@ func poolNames(cfg *config.Config) string {
 
 // poolConfig returns the named pool's configuration, or nil. Callers hold
 // mu.
-func (m *Master) poolConfig(name string) *config.Pool {
-	i := slices.IndexFunc(m.cfg.Pools, func(p config.Pool) bool { return p.Name == name })
+func poolConfig(cfg *config.Config, name string) *config.Pool {
+	i := slices.IndexFunc(cfg.Pools, func(p config.Pool) bool { return p.Name == name })
 	if i < 0 {
 		return nil
 	}
-	return &m.cfg.Pools[i]
+	return &cfg.Pools[i]
 }
 
 // Reload re-reads the configuration file, validates it fully, and swaps it
@@ -125,7 +125,7 @@ func (m *Master) Reload(ctx context.Context) error {
 		}
 	}
 	for _, n := range m.nodes {
-		n.pool = m.nodePool(n.rec.Name, n.rec.Pool)
+		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
 	}
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	m.kick()

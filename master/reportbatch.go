@@ -22,28 +22,28 @@ type syncReq struct {
 
 // sync handles one agent sync: it stores the reports, then answers with
 // the node's commands, holding the request while there are none.
-func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
+func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
 	req := &syncReq{name: name, s: s}
-	m.syncMu.Lock()
-	m.syncQ = append(m.syncQ, req)
-	m.syncMu.Unlock()
-	m.lock()
+	ag.syncMu.Lock()
+	ag.syncQ = append(ag.syncQ, req)
+	ag.syncMu.Unlock()
+	ag.m.lock()
 	if !req.done {
-		m.storeSyncs(ctx)
+		ag.storeSyncs(ctx)
 	}
-	n := m.nodes[name]
+	n := ag.m.nodes[name]
 	if req.err == nil && (n == nil || !n.registered) {
 		req.err = errUnknownNode // lost since its reports were stored
 	}
 	if req.err != nil {
-		m.mu.Unlock()
+		ag.m.mu.Unlock()
 		return api.SyncReply{}, req.err
 	}
-	wait := min(time.Duration(s.WaitS)*time.Second, m.opt.SyncWait, m.agentTimeout()/2)
+	wait := min(time.Duration(s.WaitS)*time.Second, ag.m.opt.SyncWait, agentTimeout(ag.m.cfg)/2)
 	if len(n.commands) == 0 && wait > 0 {
 		wake := n.wake
 		n.polling++
-		m.mu.Unlock()
+		ag.m.mu.Unlock()
 		t := time.NewTimer(wait)
 		select {
 		case <-wake:
@@ -51,16 +51,16 @@ func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncRep
 		case <-ctx.Done():
 		}
 		t.Stop()
-		m.lock()
+		ag.m.lock()
 		n.polling--
-		n.lastSeen = m.now()
+		n.lastSeen = ag.m.now()
 		n.seen = n.lastSeen
 	}
-	defer m.mu.Unlock()
+	defer ag.m.mu.Unlock()
 	if !n.registered {
 		return api.SyncReply{}, errUnknownNode
 	}
-	return api.SyncReply{Acked: req.acked, Commands: m.take(n)}, nil
+	return api.SyncReply{Acked: req.acked, Commands: ag.take(n)}, nil
 }
 
 // storeSyncs stores the reports of every queued sync in one batch and
@@ -69,18 +69,18 @@ func (m *Master) sync(ctx context.Context, name string, s api.Sync) (api.SyncRep
 // store outage, which fails them all anyway) does not fail the others
 // every time they retry. A failed sync has nothing acknowledged, nothing
 // changed in the mirror and no command queued. Callers hold mu.
-func (m *Master) storeSyncs(ctx context.Context) {
-	m.syncMu.Lock()
-	reqs := m.syncQ
-	m.syncQ = nil
-	m.syncMu.Unlock()
+func (ag *agents) storeSyncs(ctx context.Context) {
+	ag.syncMu.Lock()
+	reqs := ag.syncQ
+	ag.syncQ = nil
+	ag.syncMu.Unlock()
 	// Not the client's context: the batch stores other syncs too.
 	ctx = context.WithoutCancel(ctx)
-	m.metric.syncBatch.Observe(float64(len(reqs)))
-	if err := m.storeBatch(ctx, reqs); err != nil && len(reqs) > 1 {
-		m.metric.syncBatchRetries.Inc()
+	ag.m.metric.syncBatch.Observe(float64(len(reqs)))
+	if err := ag.storeBatch(ctx, reqs); err != nil && len(reqs) > 1 {
+		ag.m.metric.syncBatchRetries.Inc()
 		for _, q := range reqs {
-			m.storeBatch(ctx, []*syncReq{q})
+			ag.storeBatch(ctx, []*syncReq{q})
 		}
 	}
 	for _, q := range reqs {
@@ -90,15 +90,15 @@ func (m *Master) storeSyncs(ctx context.Context) {
 
 // storeBatch stores the reports of reqs in one batch and sets each one's
 // outcome; it returns the batch's error, which every req then carries.
-func (m *Master) storeBatch(ctx context.Context, reqs []*syncReq) error {
-	err := m.inBatch(ctx, func() error {
+func (ag *agents) storeBatch(ctx context.Context, reqs []*syncReq) error {
+	err := ag.m.inBatch(ctx, func() error {
 		for _, q := range reqs {
-			n := m.nodes[q.name]
+			n := ag.m.nodes[q.name]
 			if n == nil || !n.registered {
 				q.acked, q.err = 0, errUnknownNode
 				continue
 			}
-			q.acked, q.err = m.syncReports(ctx, n, q.s)
+			q.acked, q.err = ag.syncReports(ctx, n, q.s)
 			if batchFatal(q.err) {
 				return q.err
 			}

@@ -13,9 +13,9 @@ import (
 // reserved (sched.Pending with ReasonReserved and a time), earliest
 // first. The jobs' pending explanations hold the pass's plan, so nothing
 // more is kept for it. Callers hold mu.
-func (m *Master) reservations() map[string][]api.Reservation {
+func (ca *clusterAPI) reservations() map[string][]api.Reservation {
 	out := map[string][]api.Reservation{}
-	for _, j := range m.jobs {
+	for _, j := range ca.m.jobs {
 		p := j.pending
 		if p == nil || p.code != "" || p.p.Reason != sched.ReasonReserved || p.p.At < 0 || p.p.At == sched.Never {
 			continue
@@ -38,9 +38,9 @@ func (m *Master) reservations() map[string][]api.Reservation {
 // delaying a reservation: the free GPUs of its schedulable nodes (up, not
 // draining), until the earliest reservation's start. A reservation due
 // already leaves a window of no time. Callers hold mu.
-func (m *Master) backfillWindow(pool string, res []api.Reservation) *api.BackfillWindow {
+func (ca *clusterAPI) backfillWindow(pool string, res []api.Reservation) *api.BackfillWindow {
 	w := &api.BackfillWindow{}
-	for _, n := range m.nodes {
+	for _, n := range ca.m.nodes {
 		if n.pool == pool && n.up() && !n.draining() {
 			w.Slots += max(len(n.rec.GPUs)-len(n.used), 0)
 		}
@@ -48,7 +48,7 @@ func (m *Master) backfillWindow(pool string, res []api.Reservation) *api.Backfil
 	if len(res) > 0 {
 		until := res[0].Start
 		w.Until = &until
-		w.Seconds = max(int64(until.Sub(m.now())/time.Second), 0)
+		w.Seconds = max(int64(until.Sub(ca.m.now())/time.Second), 0)
 	}
 	return w
 }

@@ -40,40 +40,40 @@ type allocRef struct {
 	next bool
 }
 
-// buildSnapshot fills m.snap from the mirror. Pools come from the config in
+// buildSnapshot fills pl.snap from the mirror. Pools come from the config in
 // its order, nodes that are up (in a configured pool) sorted by name, jobs
 // by id (= submission order) and allocations in launch order
 // (launchorder.go).
-func (m *Master) buildSnapshot() {
-	s, v := &m.snap, &m.view
-	now := m.now()
+func (pl *planner) buildSnapshot() {
+	s, v := &pl.snap, &pl.view
+	now := pl.m.now()
 	s.Now = now.Unix()
 	s.Pools = s.Pools[:0]
 	v.pools = map[string]int{}
-	for i, p := range m.cfg.Pools {
+	for i, p := range pl.m.cfg.Pools {
 		s.Pools = append(s.Pools, p.Sched())
 		v.pools[p.Name] = i
 	}
-	if m.fair.dirty {
-		m.fair.rebuild(m.cfg)
-		m.cfgGen++ // job entries hold account indexes
+	if pl.m.fair.dirty {
+		pl.m.fair.rebuild(pl.m.cfg)
+		pl.m.cfgGen++ // job entries hold account indexes
 	}
-	m.snapProjects(now)
-	capacity := m.snapNodes()
-	s.Licenses = m.cfg.SchedLicenses()
-	s.QOS = m.cfg.SchedQOS()
+	pl.snapProjects(now)
+	capacity := pl.snapNodes()
+	s.Licenses = pl.m.cfg.SchedLicenses()
+	s.QOS = pl.m.cfg.SchedQOS()
 	nodeIdx := make(map[string]int32, len(v.nodes))
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
 	}
-	m.compactOrder()
+	pl.compactOrder()
 	s.Jobs, s.Allocs = s.Jobs[:0], s.Allocs[:0]
 	v.jobs, v.allocs = v.jobs[:0], v.allocs[:0]
-	m.fair.open = resizeFloats(m.fair.open, len(m.fair.accounts))
-	for _, j := range m.order {
-		if j.entryGen != m.cfgGen {
-			j.entry, j.entryOK = m.snapJob(j)
-			j.entryGen = m.cfgGen
+	pl.m.fair.open = resizeFloats(pl.m.fair.open, len(pl.m.fair.accounts))
+	for _, j := range pl.m.order {
+		if j.entryGen != pl.m.cfgGen {
+			j.entry, j.entryOK = pl.snapJob(j)
+			j.entryGen = pl.m.cfgGen
 		}
 		if !j.entryOK {
 			continue
@@ -91,14 +91,14 @@ func (m *Master) buildSnapshot() {
 		}
 		for _, t := range j.tasks {
 			if t.att != nil {
-				m.snapTask(ji, t, nodeIdx, now)
+				pl.snapTask(ji, t, nodeIdx, now)
 			}
 		}
 	}
-	m.orderAllocs()
-	m.capDrained()
-	m.fair.fill(m.cfg, s.Now, capacity)
-	s.Accounts = m.fair.accounts
+	pl.orderAllocs()
+	pl.capDrained()
+	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
+	s.Accounts = pl.m.fair.accounts
 }
 
 // setEntry fills in the fields of j's cached entry that change from pass
@@ -122,15 +122,15 @@ func (v *snapView) setEntry(j *mjob, waiting int) {
 // the attempt, or, for a task being moved or resized, one running for
 // its new placement and one preempting and moving for what of the old
 // placement the new one does not reuse.
-func (m *Master) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.Time) {
-	s, v := &m.snap, &m.view
+func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.Time) {
+	s, v := &pl.snap, &pl.view
 	j := &s.Jobs[ji]
-	if acc := j.Account; acc >= 0 && acc < len(m.fair.open) && s.Pools[j.Pool].Policy == sched.PolicyMultifactor {
+	if acc := j.Account; acc >= 0 && acc < len(pl.m.fair.open) && s.Pools[j.Pool].Policy == sched.PolicyMultifactor {
 		gpus := 0
 		for _, p := range t.att.parts {
 			gpus += len(p.gpus)
 		}
-		m.fair.open[acc] += m.fair.openUsage(gpus, t.att.usedTo, now)
+		pl.m.fair.open[acc] += pl.m.fair.openUsage(gpus, t.att.usedTo, now)
 	}
 	start := t.att.started.Unix()
 	a := sched.Alloc{Job: ji, Start: start, Backfilled: t.att.backfilled,
@@ -203,14 +203,14 @@ func resizeFloats(x []float64, n int) []float64 {
 	return x
 }
 
-func (m *Master) snapProjects(now time.Time) {
-	s, v := &m.snap, &m.view
+func (pl *planner) snapProjects(now time.Time) {
+	s, v := &pl.snap, &pl.view
 	s.Projects = s.Projects[:0]
 	v.projects = map[string]int{}
-	for i, p := range m.cfg.Projects {
+	for i, p := range pl.m.cfg.Projects {
 		v.projects[p.Name] = i
 	}
-	for _, p := range m.cfg.Projects {
+	for _, p := range pl.m.cfg.Projects {
 		parent := -1
 		if i, ok := v.projects[p.Parent]; ok && p.Parent != "" {
 			parent = i
@@ -218,7 +218,7 @@ func (m *Master) snapProjects(now time.Time) {
 		sp := sched.Project{Name: p.Name, Parent: parent, Quota: p.Quota,
 			OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit, PreemptBudget: p.PreemptBudget}
 		if p.PreemptBudget > 0 {
-			sp.Preempted = m.preemptedCount(p.Name, now)
+			sp.Preempted = pl.preemptedCount(p.Name, now)
 		}
 		s.Projects = append(s.Projects, sp)
 	}
@@ -226,24 +226,24 @@ func (m *Master) snapProjects(now time.Time) {
 
 // snapNodes adds the nodes that are up and returns the slots of those in
 // multifactor pools, against which fair-share usage is measured.
-func (m *Master) snapNodes() (multifactorSlots int) {
-	s, v := &m.snap, &m.view
+func (pl *planner) snapNodes() (multifactorSlots int) {
+	s, v := &pl.snap, &pl.view
 	s.Nodes = s.Nodes[:0]
 	v.nodes = v.nodes[:0]
-	names := make([]string, 0, len(m.nodes))
-	for name, n := range m.nodes {
+	names := make([]string, 0, len(pl.m.nodes))
+	for name, n := range pl.m.nodes {
 		if _, ok := v.pools[n.pool]; ok && n.up() {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		n := m.nodes[name]
-		pool := m.cfg.Pools[v.pools[n.pool]]
+		n := pl.m.nodes[name]
+		pool := pl.m.cfg.Pools[v.pools[n.pool]]
 		// A node that re-registered with fewer GPUs than its running tasks
 		// hold must not look over-committed to the core.
 		sn := sched.Node{Name: name, Pool: v.pools[n.pool], Slots: max(len(n.rec.GPUs), len(n.used)),
-			Labels: m.nodeLabels(n), ZeroSlotLimit: zeroSlotLimit(pool)}
+			Labels: nodeLabels(pl.m.cfg, n), ZeroSlotLimit: zeroSlotLimit(pool)}
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
@@ -273,9 +273,9 @@ func zeroSlotLimit(p config.Pool) int {
 }
 
 // nodeLabels are the agent's labels with the config's on top.
-func (m *Master) nodeLabels(n *mnode) map[string]string {
+func nodeLabels(cfg *config.Config, n *mnode) map[string]string {
 	var extra map[string]string
-	for _, r := range m.cfg.Nodes {
+	for _, r := range cfg.Nodes {
 		if r.Name == n.rec.Name {
 			extra = r.Labels
 		}
@@ -294,10 +294,10 @@ func (m *Master) nodeLabels(n *mnode) map[string]string {
 }
 
 // compactOrder drops jobs that left the mirror from m.order.
-func (m *Master) compactOrder() {
-	if m.goneJobs > 0 {
-		m.order = slices.DeleteFunc(m.order, func(j *mjob) bool { return j.gone })
-		m.goneJobs = 0
+func (pl *planner) compactOrder() {
+	if pl.m.goneJobs > 0 {
+		pl.m.order = slices.DeleteFunc(pl.m.order, func(j *mjob) bool { return j.gone })
+		pl.m.goneJobs = 0
 	}
 }
 
@@ -305,17 +305,17 @@ func (m *Master) compactOrder() {
 // which buildSnapshot fills in every pass. A job whose pool is not
 // configured, or that runs in a quota pool under an unknown project, is
 // left out and given a pending reason of the master's own.
-func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
-	pool, ok := m.view.pools[j.rec.Pool]
+func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
+	pool, ok := pl.view.pools[j.rec.Pool]
 	if !ok {
 		j.pending = &pendingInfo{code: "unknown_pool", msg: "pool " + strconv.Quote(j.rec.Pool) + " is not configured"}
 		return sched.Job{}, false
 	}
-	pc := &m.cfg.Pools[pool]
+	pc := &pl.m.cfg.Pools[pool]
 	policy := pc.Policy
 	fairShare := policy == sched.PolicyMultifactor && pc.Multifactor.FairShare > 0
 	proj := -1
-	if i, ok := m.view.projects[j.rec.Project]; ok {
+	if i, ok := pl.view.projects[j.rec.Project]; ok {
 		proj = i
 	} else if policy == sched.PolicyQuota || fairShare {
 		uses := "quotas"
@@ -349,9 +349,9 @@ func (m *Master) snapJob(j *mjob) (sched.Job, bool) {
 		Project:     max(proj, 0),
 		Interactive: kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard,
 		Borrow:      policy == sched.PolicyQuota && j.rec.PriorityClass == string(jobfile.ClassLow),
-		Account:     max(m.fair.account(j.rec.Project, j.rec.User), 0),
+		Account:     max(pl.m.fair.account(j.rec.Project, j.rec.User), 0),
 	}
-	if p := m.schedHints(j, &e); p != nil {
+	if p := pl.schedHints(j, &e); p != nil {
 		j.pending = p
 		return sched.Job{}, false
 	}
@@ -389,4 +389,34 @@ func mfPriority(j *mjob) float64 {
 		return 0
 	}
 	return j.pending.p.Priority
+}
+
+// capDrained shrinks every draining node of the snapshot to what its
+// allocations hold, slots and zero-slot tasks alike, so that the core
+// finds no room there for a new task; sched needs no notion of a drain.
+// Call it once the snapshot's allocations are in. Callers hold mu.
+func (pl *planner) capDrained() {
+	s, v := &pl.snap, &pl.view
+	idx := -1
+	for i, n := range v.nodes {
+		if n.draining() {
+			idx = i
+			s.Nodes[i].Slots, s.Nodes[i].ZeroSlotLimit = 0, 0
+		}
+	}
+	if idx < 0 {
+		return
+	}
+	for _, a := range s.Allocs {
+		for _, ns := range a.Nodes {
+			if !v.nodes[ns.Node].draining() {
+				continue
+			}
+			sn := &s.Nodes[ns.Node]
+			sn.Slots += int(ns.Slots)
+			if ns.Slots == 0 {
+				sn.ZeroSlotLimit++
+			}
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
@@ -311,7 +312,7 @@ func (m *Master) restore(ctx context.Context) error {
 	}
 	for _, rec := range nodes {
 		n := newNode(rec)
-		n.pool = m.nodePool(rec.Name, rec.Pool)
+		n.pool = nodePool(m.cfg, rec.Name, rec.Pool)
 		n.lastSeen = now // a grace period of one agent timeout to re-register
 		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
 		m.nodes[rec.Name] = n
@@ -359,7 +360,7 @@ func (m *Master) restore(ctx context.Context) error {
 	if err := m.restoreUsage(ctx); err != nil {
 		return err
 	}
-	if err := m.restoreBudgets(ctx); err != nil {
+	if err := m.planner.restoreBudgets(ctx); err != nil {
 		return err
 	}
 	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))
@@ -412,7 +413,7 @@ func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
 		}
 		switch rec.State {
 		case store.TaskPreempting:
-			m.sendAll(t, api.CommandPreempt, m.grace(j.rec.Pool))
+			m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
 		case store.TaskKilling:
 			t.endTo = store.TaskKilled
 			m.sendAll(t, api.CommandKill, 0)
@@ -514,21 +515,21 @@ func (m *Master) addJob(j *mjob) {
 
 // nodePool is a node's effective pool: the config pins it by name, else
 // the agent's registration says, else the default pool.
-func (m *Master) nodePool(name, registered string) string {
-	for _, r := range m.cfg.Nodes {
+func nodePool(cfg *config.Config, name, registered string) string {
+	for _, r := range cfg.Nodes {
 		if r.Name == name && r.Pool != "" {
 			return r.Pool
 		}
 	}
 	if registered == "" {
-		return m.cfg.DefaultPool
+		return cfg.DefaultPool
 	}
 	return registered
 }
 
-// grace is a pool's preemption grace period.
-func (m *Master) grace(pool string) time.Duration {
-	for _, p := range m.cfg.Pools {
+// poolGrace is a pool's preemption grace period.
+func poolGrace(cfg *config.Config, pool string) time.Duration {
+	for _, p := range cfg.Pools {
 		if p.Name == pool && p.Grace > 0 {
 			return p.Grace
 		}
@@ -537,9 +538,9 @@ func (m *Master) grace(pool string) time.Duration {
 }
 
 // agentTimeout is how long a silent agent stays up.
-func (m *Master) agentTimeout() time.Duration {
-	if m.cfg.AgentTimeout > 0 {
-		return m.cfg.AgentTimeout
+func agentTimeout(cfg *config.Config) time.Duration {
+	if cfg.AgentTimeout > 0 {
+		return cfg.AgentTimeout
 	}
 	return DefaultAgentTimeout
 }
@@ -550,4 +551,37 @@ func (m *Master) wakeLogs(id int64) {
 		close(c)
 		delete(m.logc, id)
 	}
+}
+
+// tasksOn lists the tasks with an open attempt that has a part on node,
+// in (job, index) order. (A task may hold GPUs of node for a move without
+// running there yet.)
+func (m *Master) tasksOn(node string) []*mtask {
+	n := m.nodes[node]
+	seen := map[*mtask]bool{}
+	var out []*mtask
+	for _, t := range n.used {
+		if !seen[t] && t.part(node) != nil {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	// Zero-slot parts hold no GPU, so n.used does not find them.
+	if n.zeroUsed > 0 {
+		for _, j := range m.jobs {
+			for _, t := range j.tasks {
+				if p := t.part(node); p != nil && len(p.gpus) == 0 && !seen[t] {
+					seen[t] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *mtask) int {
+		if a.job.rec.ID != b.job.rec.ID {
+			return int(a.job.rec.ID - b.job.rec.ID)
+		}
+		return a.rec.Index - b.rec.Index
+	})
+	return out
 }

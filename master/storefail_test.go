@@ -146,7 +146,7 @@ func TestStoreOutage(t *testing.T) {
 
 	flaky.down.Store(true)
 	h.m.Tick(h.ctx)
-	if !h.m.storeDown() {
+	if !h.m.health.isDown() {
 		t.Fatal("the tick's probe did not notice the store was down")
 	}
 	for _, c := range []struct{ path, want string }{
@@ -174,7 +174,7 @@ func TestStoreOutage(t *testing.T) {
 
 	flaky.down.Store(false)
 	h.m.Tick(h.ctx)
-	if h.m.storeDown() {
+	if h.m.health.isDown() {
 		t.Fatal("the store is back but the master still says it is down")
 	}
 	if code, _, _ := h.raw("GET", "/readyz", ""); code != 200 {

@@ -44,7 +44,7 @@ func overLimit(t *testing.T, h *harness) (*mastertest.Agent, []int64) {
 func checkLimits(h *harness) {
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.checkTimeLimits(h.ctx)
+	h.m.planner.checkTimeLimits(h.ctx)
 }
 
 // TestTimeLimitKillsShareOneCommit: the tasks that reach their time limit

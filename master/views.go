@@ -11,19 +11,19 @@ import (
 )
 
 // jobView renders a live job. Callers hold mu.
-func (m *Master) jobView(j *mjob, pos int) api.Job {
-	v := m.storedJobView(j.rec)
+func (ja *jobsAPI) jobView(j *mjob, pos int) api.Job {
+	v := ja.storedJobView(j.rec)
 	v.Tasks = len(j.tasks)
 	v.Running = j.active()
 	v.Position = pos
 	if pos > 0 && j.pending != nil {
 		v.Pending = j.pending.view()
-		switch at, ok := m.eta[j.rec.ID]; {
+		switch at, ok := ja.m.planner.eta[j.rec.ID]; {
 		case v.Pending.EstimatedStart != nil:
 			v.Pending.EstimateBasis = "reservation"
 		case ok:
 			v.Pending.EstimatedStart, v.Pending.EstimateBasis = &at, "forecast"
-			if early, ok := m.etaEarly[j.rec.ID]; ok && early.Before(at) {
+			if early, ok := ja.m.planner.etaEarly[j.rec.ID]; ok && early.Before(at) {
 				v.Pending.EstimatedStartEarliest = &early
 			}
 		}
@@ -32,7 +32,7 @@ func (m *Master) jobView(j *mjob, pos int) api.Job {
 }
 
 // storedJobView renders a job record.
-func (m *Master) storedJobView(rec store.Job) api.Job {
+func (ja *jobsAPI) storedJobView(rec store.Job) api.Job {
 	v := api.Job{
 		ID:            rec.ID,
 		Name:          rec.Name,

@@ -38,23 +38,23 @@ import (
 // something in its second is marked after_pass (whatif_work.go). What
 // cannot be carried over is said in the file's comments.
 
-func (m *Master) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
-	if !m.adminOnly(w, r, "exporting the cluster's history") {
+func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
+	if !ca.m.access.adminOnly(w, r, "exporting the cluster's history") {
 		return
 	}
 	q := r.URL.Query()
 	if err := onlyParams(q, "since", "until"); err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	since, until, err := m.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
+	since, until, err := ca.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
-	out, err := m.historyScenario(r.Context(), since, until)
+	out, err := ca.historyScenario(r.Context(), since, until)
 	if err != nil {
-		m.fail(w, err)
+		ca.fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")
@@ -63,20 +63,20 @@ func (m *Master) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
 
 // historyScenario builds the scenario of the jobs submitted in [since,
 // until), times counted from since.
-func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([]byte, error) {
-	jobs, err := m.st.Jobs(ctx, store.JobFilter{})
+func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Time) ([]byte, error) {
+	jobs, err := ca.m.st.Jobs(ctx, store.JobFilter{})
 	if err != nil {
 		return nil, err
 	}
-	atts, err := m.st.Attempts(ctx, store.AttemptFilter{})
+	atts, err := ca.m.st.Attempts(ctx, store.AttemptFilter{})
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := m.st.Tasks(ctx, store.TaskFilter{})
+	tasks, err := ca.m.st.Tasks(ctx, store.TaskFilter{})
 	if err != nil {
 		return nil, err
 	}
-	hist, err := m.historyEvents(ctx, since)
+	hist, err := ca.m.historyEvents(ctx, since)
 	if err != nil {
 		return nil, err
 	}
@@ -88,15 +88,15 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 	for _, t := range tasks {
 		ntasks[t.JobID]++
 	}
-	m.lock()
-	cfg := m.cfg
-	sc, notes := m.scenarioCluster(cfg)
-	m.mu.Unlock()
+	ca.m.lock()
+	cfg := ca.m.cfg
+	sc, notes := ca.scenarioCluster(cfg)
+	ca.m.mu.Unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
 	}
-	now := m.now()
+	now := ca.m.now()
 	for _, j := range jobs {
 		if j.SubmittedAt.Before(since) || !j.SubmittedAt.Before(until) {
 			continue
@@ -138,7 +138,7 @@ func (m *Master) historyScenario(ctx context.Context, since, until time.Time) ([
 		}
 	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
-	usageNotes, err := m.exportUsage(ctx, sc, cfg, since)
+	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
 		return nil, err
 	}
@@ -167,17 +167,17 @@ func exportHeader(since, until, now time.Time, notes []string) []byte {
 // decay, as the cluster spec's types that both formats share, and the
 // projects again as fair-share accounts where a pool reads them. Callers
 // hold mu.
-func (m *Master) scenarioCluster(cfg *config.Config) (*scenario.Scenario, []string) {
+func (ca *clusterAPI) scenarioCluster(cfg *config.Config) (*scenario.Scenario, []string) {
 	sc := &scenario.Scenario{Cluster: spec.Cluster[scenario.Pool]{Projects: cfg.Projects, Licenses: cfg.Licenses,
 		QOS: cfg.QOS, Decay: cfg.Decay}}
 	var notes []string
 	for _, p := range cfg.Pools {
 		sp := scenario.Pool{Pool: p.Pool, Quota: -1, OnPreempt: scenario.OnPreemptReschedule, MaxRetries: -1}
-		for _, n := range m.nodes {
+		for _, n := range ca.m.nodes {
 			if n.pool != p.Name || len(n.rec.GPUs) == 0 {
 				continue
 			}
-			sn := scenario.Node{Node: spec.Node{Name: n.rec.Name, Labels: m.nodeLabels(n)}, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type}
+			sn := scenario.Node{Node: spec.Node{Name: n.rec.Name, Labels: nodeLabels(ca.m.cfg, n)}, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type}
 			if len(sn.Labels) == 0 {
 				sn.Labels = nil
 			}

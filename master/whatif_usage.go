@@ -29,7 +29,7 @@ import (
 // then user). It reads the store's usage records as a master restart
 // does (those within the decay's horizon), and measures them against
 // the slots of the exported multifactor pools, the replay's capacity.
-func (m *Master) exportUsage(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since time.Time) ([]string, error) {
+func (ca *clusterAPI) exportUsage(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since time.Time) ([]string, error) {
 	if !usesFairShareAccounts(cfg) {
 		return nil, nil
 	}
@@ -47,7 +47,7 @@ func (m *Master) exportUsage(ctx context.Context, sc *scenario.Scenario, cfg *co
 			notes = append(notes, "pool "+p.Name+" is multifactor without a fair_share weight: live, its jobs' usage counts toward their leaves; replayed, it does not (its jobs name no account)")
 		}
 	}
-	usage, err := m.usageAt(ctx, cfg, since)
+	usage, err := ca.usageAt(ctx, cfg, since)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (m *Master) exportUsage(ctx context.Context, sc *scenario.Scenario, cfg *co
 // usageAt is each live leaf's decayed usage at t in slot-periods: the
 // usage records of multifactor pools before t (the part before t of one
 // that spans it), charged as the master charges them.
-func (m *Master) usageAt(ctx context.Context, cfg *config.Config, t time.Time) (map[leafKey]float64, error) {
+func (ca *clusterAPI) usageAt(ctx context.Context, cfg *config.Config, t time.Time) (map[leafKey]float64, error) {
 	d := decayOf(cfg)
 	ledger := lifecycle.NewUsage(d, 1, 0, cmpUsageKey)
 	var from time.Time
@@ -97,7 +97,7 @@ func (m *Master) usageAt(ctx context.Context, cfg *config.Config, t time.Time) (
 	}
 	end := t.Unix()
 	for after := int64(0); ; {
-		recs, err := m.st.Usage(ctx, store.UsageFilter{Since: from, AfterID: after, Limit: usagePage})
+		recs, err := ca.m.st.Usage(ctx, store.UsageFilter{Since: from, AfterID: after, Limit: usagePage})
 		if err != nil {
 			return nil, fmt.Errorf("read usage before %s: %w", t.Format(time.RFC3339), err)
 		}

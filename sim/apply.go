@@ -100,11 +100,11 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 // fails.
 func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 	if o.Drained {
-		s.freed(ti, o.Slots)
+		s.freed(ti, o.Slots, lifecycle.TaskPreempting)
 		return
 	}
 	s.rec.endAttempt(s.c.Tasks.At(ti), AttemptPreempted)
-	s.outcome(ti, o)
+	s.outcome(ti, o, lifecycle.TaskPreempting)
 }
 
 // ended reacts to an attempt that completed or reached its time limit
@@ -116,26 +116,27 @@ func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	} else {
 		s.rec.endAttempt(t, AttemptCompleted)
 	}
-	s.outcome(ti, o)
+	s.outcome(ti, o, lifecycle.TaskRunning)
 }
 
-// outcome tells the metrics that task ti let go of its slots, and, when
+// outcome tells the metrics that task ti let go of the slots it held in
+// state from, and, when
 // Observe ended its job, of the job's draining moves it freed, one by
 // one with what the job held after each, and of the job's end: the order
 // in which they happened.
-func (s *sim) outcome(ti int32, o *lifecycle.Outcome) {
+func (s *sim) outcome(ti int32, o *lifecycle.Outcome, from lifecycle.TaskState) {
 	held := s.c.Jobs[o.Job].Held
 	for _, f := range o.Freed {
 		held += f.Slots
 	}
-	s.released(ti, o.Slots, held)
+	s.released(ti, o.Slots, held, from)
 	s.touchAs(o.Job, true)
 	if !o.Over {
 		return
 	}
 	for _, f := range o.Freed {
 		held -= f.Slots
-		s.released(f.Task, f.Slots, held)
+		s.released(f.Task, f.Slots, held, f.From)
 	}
 	s.finished(o.Job)
 }
@@ -149,22 +150,23 @@ func (s *sim) settleState(ji int32) {
 	}
 }
 
-// freed tells the metrics that task ti, just retired, let go of slots.
-// Its record stays intact until the next sweep.
-func (s *sim) freed(ti int32, slots int) {
+// freed tells the metrics that task ti, just retired, let go of the slots
+// it held in state from. Its record stays intact until the next sweep.
+func (s *sim) freed(ti int32, slots int, from lifecycle.TaskState) {
 	t := s.c.Tasks.At(ti)
-	s.released(ti, slots, s.c.Jobs[t.Job].Held)
+	s.released(ti, slots, s.c.Jobs[t.Job].Held, from)
 }
 
-// released tells the metrics that task ti let go of slots, after which
-// its job held held slots.
-func (s *sim) released(ti int32, slots, held int) {
+// released tells the metrics that task ti let go of slots it held in
+// state from, after which its job held held slots. The record has retired
+// (its State is how it ended), so the caller says what it was.
+func (s *sim) released(ti int32, slots, held int, from lifecycle.TaskState) {
 	t := s.c.Tasks.At(ti)
 	if held == 0 {
 		j := &s.jobs[t.Job]
 		j.busy += s.now - j.busySince
 	}
-	if t.Preempting {
+	if from == lifecycle.TaskPreempting {
 		s.rec.checkpointed(int64(slots) * (s.now - t.PreemptAt))
 	}
 	s.rec.hold(t.Job, -slots)

@@ -348,7 +348,7 @@ func (s *sim) submit(spec JobSpec) {
 		s.script(e)
 	}
 	delete(s.later, spec.Name)
-	if spec.Tasks == 0 && s.c.Jobs[ji].Alive {
+	if spec.Tasks == 0 && !s.c.Jobs[ji].State.Terminal() {
 		s.finishJob(ji, lifecycle.JobCompleted)
 	}
 }
@@ -356,7 +356,7 @@ func (s *sim) submit(spec JobSpec) {
 // touch reports a job's demand and queued state to the metrics after any
 // change to its tasks. Demand is the slots its live tasks would hold if
 // they all ran, capped by max_concurrent.
-func (s *sim) touch(ji int32) { s.touchAs(ji, s.c.Jobs[ji].Alive) }
+func (s *sim) touch(ji int32) { s.touchAs(ji, !s.c.Jobs[ji].State.Terminal()) }
 
 // touchAs is touch for a job that is alive or not: a job that
 // lifecycle.Cluster.Observe has finished is reported first as it was
@@ -425,7 +425,7 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 			s.rec.endAttempt(t, AttemptCanceled)
 		}
 		held -= f.Slots
-		s.released(f.Task, f.Slots, held)
+		s.released(f.Task, f.Slots, held, f.From)
 	}
 	s.finished(ji)
 }

@@ -14,7 +14,7 @@ func (s *sim) recordEstimates() {
 		switch {
 		case lj.Start >= 0:
 			j.estimate = lj.Start
-		case !lj.Alive:
+		case lj.State.Terminal():
 		default:
 			if est == nil {
 				// The whole queue, not the FIFO window.

@@ -25,17 +25,27 @@ const (
 	StateFailed State = "failed"
 )
 
-// states names the lifecycle's job states in results, whose names are a
-// public contract.
-var states = [...]State{
-	lifecycle.JobPending:   StatePending,
-	lifecycle.JobRunning:   StateRunning,
-	lifecycle.JobCompleted: StateCompleted,
-	lifecycle.JobFailed:    StateFailed,
-	lifecycle.JobKilled:    StateKilled,
+// stateOf names a job state of the shared vocabulary (lifecycle.JobState,
+// which the master persists) in results, whose names are a public
+// contract older than the vocabulary: queued is pending here, and the
+// others keep their names. The simulator's failed is the shared failed,
+// reached only one way (StateFailed).
+func stateOf(st lifecycle.JobState) State {
+	switch st {
+	case lifecycle.JobQueued:
+		return StatePending
+	case lifecycle.JobRunning:
+		return StateRunning
+	case lifecycle.JobCompleted:
+		return StateCompleted
+	case lifecycle.JobFailed:
+		return StateFailed
+	case lifecycle.JobKilled:
+		return StateKilled
+	}
+	// The lifecycle gives its jobs no other state.
+	panic(fmt.Sprintf("sim: job state %q has no name in results", st))
 }
-
-func stateOf(st lifecycle.JobState) State { return states[st] }
 
 // Result is the outcome of a run; its JSON form is a public contract:
 // fields may be added, never renamed or removed.
@@ -256,7 +266,7 @@ func sample(j *job, lj *lifecycle.Job) metrics.Sample {
 	if lj.Start >= 0 {
 		x.Wait = lj.Start - j.spec.Submit
 	}
-	if !lj.Alive {
+	if lj.State.Terminal() {
 		x.Response = lj.End - j.spec.Submit
 	}
 	return x
@@ -272,7 +282,7 @@ func (r *recorder) settled() {
 	r.dirty = false
 	e := TimelineEntry{Time: r.s.now, Slots: map[string]int{}}
 	for _, ji := range r.s.c.Roster.List() {
-		if lj := &r.s.c.Jobs[ji]; lj.Alive && lj.Held > 0 {
+		if lj := &r.s.c.Jobs[ji]; !lj.State.Terminal() && lj.Held > 0 {
 			e.Slots[r.s.jobs[ji].spec.Name] = lj.Held
 		}
 	}
@@ -301,7 +311,7 @@ func (r *recorder) jobResult(j *job, lj *lifecycle.Job) JobResult {
 		start, wait := lj.Start, lj.Start-j.spec.Submit
 		jr.Start, jr.Wait = &start, &wait
 	}
-	if lj.End >= 0 && !lj.Alive {
+	if lj.End >= 0 && lj.State.Terminal() {
 		end := lj.End
 		jr.End = &end
 	}
@@ -323,7 +333,7 @@ func (s *sim) result() *Result {
 	reasons, fallback, prios := s.finalReasons()
 	for _, ji := range s.c.Roster.List() {
 		j, lj := &s.jobs[ji], &s.c.Jobs[ji]
-		if !lj.Alive {
+		if lj.State.Terminal() {
 			continue
 		}
 		if lj.Held > 0 {

@@ -193,7 +193,8 @@ func (s *sim) report(ti int32) {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
 	s.rec.endAttempt(t, AttemptCompleted)
-	s.freed(ti, s.c.Exit(ti, false))
+	from := t.State // running: a report is stale once the trial is asked to stop
+	s.freed(ti, s.c.Exit(ti, false), from)
 	s.settleState(ji)
 }
 

@@ -34,6 +34,11 @@
 // except out of a terminal state and into starting from an active one; the
 // master decides which of those it uses.
 //
+// The task and job states are the shared vocabulary of package lifecycle
+// (TaskState and JobState are aliases of its types, the constants of its
+// constants), which the simulator's task records use too; the strings the
+// tables hold are those of the schema's CHECK constraints, unchanged.
+//
 // # Invariants
 //
 //   - A job and all its tasks are created in one transaction: no job is

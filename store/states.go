@@ -1,68 +1,45 @@
 package store
 
-// JobState is where a job is in its life.
-type JobState string
+import "github.com/allot-sched/allot/lifecycle"
 
-// The job states. completed, failed and killed are terminal.
+// JobState is where a job is in its life: the shared vocabulary's
+// (lifecycle.JobState), so that the master, the store and the simulator
+// name states alike. The values are what the jobs table holds (its CHECK
+// constraint in migrations/*/0001_init.sql), never renamed.
+type JobState = lifecycle.JobState
+
+// The job states, lifecycle's under the names the master has always used.
+// completed, failed and killed are terminal.
 const (
-	JobQueued    JobState = "queued"
-	JobRunning   JobState = "running"
-	JobCompleted JobState = "completed"
-	JobFailed    JobState = "failed"
-	JobKilled    JobState = "killed"
+	JobQueued    = lifecycle.JobQueued
+	JobRunning   = lifecycle.JobRunning
+	JobCompleted = lifecycle.JobCompleted
+	JobFailed    = lifecycle.JobFailed
+	JobKilled    = lifecycle.JobKilled
 )
 
-// Terminal reports whether no transition leaves s.
-func (s JobState) Terminal() bool {
-	return s == JobCompleted || s == JobFailed || s == JobKilled
-}
-
-func (s JobState) valid() bool {
-	switch s {
-	case JobQueued, JobRunning, JobCompleted, JobFailed, JobKilled:
-		return true
-	}
-	return false
-}
-
-// TaskState is where a task is in its life.
+// TaskState is where a task is in its life: the shared vocabulary's
+// (lifecycle.TaskState). The values are what the tasks table holds (its
+// CHECK constraint in migrations/*/0001_init.sql), never renamed.
 //
 // A task is active (it holds an attempt and slots) in starting, running,
 // preempting (a checkpoint request was sent) and killing (a kill was
 // sent). It is idle in queued and preempted. completed, failed and killed
 // are terminal.
-type TaskState string
+type TaskState = lifecycle.TaskState
 
-// The task states.
+// The task states, lifecycle's under the names the master has always used.
 const (
-	TaskQueued     TaskState = "queued"
-	TaskStarting   TaskState = "starting"
-	TaskRunning    TaskState = "running"
-	TaskPreempting TaskState = "preempting"
-	TaskKilling    TaskState = "killing"
-	TaskPreempted  TaskState = "preempted"
-	TaskCompleted  TaskState = "completed"
-	TaskFailed     TaskState = "failed"
-	TaskKilled     TaskState = "killed"
+	TaskQueued     = lifecycle.TaskQueued
+	TaskStarting   = lifecycle.TaskStarting
+	TaskRunning    = lifecycle.TaskRunning
+	TaskPreempting = lifecycle.TaskPreempting
+	TaskKilling    = lifecycle.TaskKilling
+	TaskPreempted  = lifecycle.TaskPreempted
+	TaskCompleted  = lifecycle.TaskCompleted
+	TaskFailed     = lifecycle.TaskFailed
+	TaskKilled     = lifecycle.TaskKilled
 )
-
-// Terminal reports whether no transition leaves s.
-func (s TaskState) Terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskKilled
-}
-
-// Active reports whether a task in state s holds an open attempt.
-func (s TaskState) Active() bool {
-	switch s {
-	case TaskStarting, TaskRunning, TaskPreempting, TaskKilling:
-		return true
-	}
-	return false
-}
-
-func (s TaskState) valid() bool {
-	return s.Active() || s.Terminal() || s == TaskQueued || s == TaskPreempted
-}
 
 // AttemptState is how an attempt ended.
 type AttemptState string
@@ -99,7 +76,7 @@ func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost }
 // machine: any move between distinct states except out of a terminal one.
 func checkJobEdge(from, to JobState) error {
 	switch {
-	case !from.valid() || !to.valid():
+	case !from.Valid() || !to.Valid():
 		return invalidf("unknown job state in %q → %q", from, to)
 	case from == to:
 		return invalidf("job transition %q → %q changes nothing", from, to)
@@ -114,7 +91,7 @@ func checkJobEdge(from, to JobState) error {
 func checkTaskEdge(t TaskTransition) error {
 	from, to := t.From, t.To
 	switch {
-	case !from.valid() || !to.valid():
+	case !from.Valid() || !to.Valid():
 		return invalidf("unknown task state in %q → %q", from, to)
 	case from == to:
 		return invalidf("task transition %q → %q changes nothing", from, to)

@@ -1,0 +1,93 @@
+package lifecycle
+
+// TaskState is where a task is in its life: the one vocabulary of the
+// master (which persists it: package store's TaskState is this type) and
+// of the task records here. The values are strings so that they persist
+// as they are; they are never renamed.
+//
+// A task is active (it holds slots) in starting, running, preempting (a
+// checkpoint request was sent) and killing (a kill was sent). It is idle
+// in queued and preempted (its checkpoint landed; it waits to be
+// rescheduled). completed, failed and killed are terminal.
+//
+// A Task record here is only ever running or preempting while it holds
+// slots: the simulator starts and kills at once, so it needs no starting
+// or killing. When it lets go of them it ends completed (its work done),
+// killed (its time limit, or a kill), preempted (its checkpoint landed;
+// the task waits again as its job's Resumed) or failed (preempted, and its
+// job's exit actions said not to reschedule it).
+type TaskState string
+
+// The task states.
+const (
+	TaskQueued     TaskState = "queued"
+	TaskStarting   TaskState = "starting"
+	TaskRunning    TaskState = "running"
+	TaskPreempting TaskState = "preempting"
+	TaskKilling    TaskState = "killing"
+	TaskPreempted  TaskState = "preempted"
+	TaskCompleted  TaskState = "completed"
+	TaskFailed     TaskState = "failed"
+	TaskKilled     TaskState = "killed"
+)
+
+// Terminal reports whether no transition leaves s.
+func (s TaskState) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskKilled
+}
+
+// Active reports whether a task in state s holds slots (in the master, an
+// open attempt).
+func (s TaskState) Active() bool {
+	switch s {
+	case TaskStarting, TaskRunning, TaskPreempting, TaskKilling:
+		return true
+	}
+	return false
+}
+
+// Valid reports whether s is one of the task states.
+func (s TaskState) Valid() bool {
+	return s.Active() || s.Terminal() || s == TaskQueued || s == TaskPreempted
+}
+
+// JobState is where a job is in its life, in the master's and the
+// simulator's vocabulary alike (package store's JobState is this type; the
+// simulator's result names queued "pending", sim.State). The values are
+// strings so that they persist as they are; they are never renamed.
+//
+// A job is queued until a task first holds slots, running while one does,
+// and queued again while none does (its preempted tasks wait to be
+// rescheduled). Once every task has ended it is failed if a task failed,
+// else killed if one was killed, else completed; a kill ends it killed at
+// once. completed, failed and killed are terminal.
+type JobState string
+
+// The job states.
+const (
+	JobQueued    JobState = "queued"
+	JobRunning   JobState = "running"
+	JobCompleted JobState = "completed"
+	// JobFailed: a task failed. Here (and so in the simulator) the only
+	// way a task fails is a preemption after which its job's exit actions
+	// said not to reschedule it (FailOnPreempt, or MaxRetries used up);
+	// the master's tasks also fail by their exit codes.
+	JobFailed JobState = "failed"
+	// JobKilled: a kill ended the job, or a task was killed (here: reached
+	// its time limit).
+	JobKilled JobState = "killed"
+)
+
+// Terminal reports whether no transition leaves s.
+func (s JobState) Terminal() bool {
+	return s == JobCompleted || s == JobFailed || s == JobKilled
+}
+
+// Valid reports whether s is one of the job states.
+func (s JobState) Valid() bool {
+	switch s {
+	case JobQueued, JobRunning, JobCompleted, JobFailed, JobKilled:
+		return true
+	}
+	return false
+}
