@@ -152,8 +152,10 @@ func (pl *planner) apply(ctx context.Context, plan *sched.Plan) (starts, preempt
 		touched[t.job] = true
 		if op.start == nil {
 			preempts++
+			t.preempted = pl.nextLaunch()
 			if op.next != nil {
 				t.next, t.nextAt = op.next, now
+				t.drainLaunch = pl.nextLaunch()
 				pl.m.holdParts(t, t.next)
 			}
 			if op.budget {
@@ -165,6 +167,7 @@ func (pl *planner) apply(ctx context.Context, plan *sched.Plan) (starts, preempt
 			continue
 		}
 		starts++
+		t.launch = pl.nextLaunch()
 		t.att = &mattempt{number: op.rec.Attempt, started: now, parts: op.start.parts, backfilled: op.start.backfill,
 			usedTo: now}
 		pl.m.hold(t)
@@ -179,7 +182,8 @@ func (pl *planner) apply(ctx context.Context, plan *sched.Plan) (starts, preempt
 }
 
 // pickTask chooses the queued task a start launches: tasks that ran before
-// (preempted and requeued) resume first, then by index.
+// (preempted and requeued) resume first, the last preempted first (as
+// lifecycle.Job.Launch resumes them, launchorder.go), then by index.
 func (pl *planner) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 	if j.rec.State.Terminal() {
 		return nil
@@ -189,11 +193,8 @@ func (pl *planner) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 		if t.rec.State != store.TaskQueued || picked[t] {
 			continue
 		}
-		if best == nil || (t.rec.Restarts > 0 && best.rec.Restarts == 0) {
+		if best == nil || resumesBefore(t, best) {
 			best = t
-		}
-		if best.rec.Restarts > 0 {
-			break
 		}
 	}
 	return best

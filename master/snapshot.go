@@ -24,6 +24,13 @@ type snapView struct {
 	projects map[string]int
 	// rev is the last sched.Job.Rev given to a job entry (setEntry).
 	rev uint64
+	// launches counts the attempts launched and the placements moves
+	// drain (launchorder.go); perm, sortedAllocs and sortedRefs are
+	// orderAllocs' scratch.
+	launches     int64
+	perm         []int
+	sortedAllocs []sched.Alloc
+	sortedRefs   []allocRef
 }
 
 // allocRef maps a snapshot allocation back to its task: its attempt, or,
@@ -35,7 +42,8 @@ type allocRef struct {
 
 // buildSnapshot fills pl.snap from the mirror. Pools come from the config in
 // its order, nodes that are up (in a configured pool) sorted by name, jobs
-// by id (= submission order) and allocations by (job, task).
+// by id (= submission order) and allocations in launch order
+// (launchorder.go).
 func (pl *planner) buildSnapshot() {
 	s, v := &pl.snap, &pl.view
 	now := pl.m.now()
@@ -87,6 +95,7 @@ func (pl *planner) buildSnapshot() {
 			}
 		}
 	}
+	pl.orderAllocs()
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts

@@ -72,6 +72,13 @@ type mtask struct {
 	// reserved. nil for every other task.
 	next   []*mpart
 	nextAt time.Time
+	// launch is the task's place in the order attempts were launched,
+	// and drainLaunch that of the placement a move or resize drains
+	// (launchorder.go).
+	launch, drainLaunch int64
+	// preempted orders the task's last preemption, move or resize among
+	// the others (launchorder.go); 0 for none since the master started.
+	preempted int64
 }
 
 // mattempt is an open attempt: one part per node of its placement.
@@ -341,6 +348,7 @@ func (m *Master) restore(ctx context.Context) error {
 			return err
 		}
 	}
+	m.restoreLaunches()
 	for _, j := range m.jobs {
 		if err := m.settleJob(ctx, j); err != nil {
 			return err

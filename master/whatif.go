@@ -29,12 +29,14 @@ import (
 // with their usage at the window's start and aligns the decay's periods
 // with the live master's (whatif_usage.go). Jobs keep the QOS and
 // licenses of their stored job file (whatif_jobs.go); the file always
-// parses (whatif_projects.go). A job's tasks run for what its completed
-// attempts ran (their mean), or, for a job that never completed a task,
-// for the longest attempt seen or its time limit; a job killed by a user
-// is killed at the same offset in the replay (one killed before it ran
-// runs until then, if it starts). What cannot be carried over is said in
-// the file's comments.
+// parses (whatif_projects.go). A job's tasks run for the mean work of
+// its completed tasks, counted as the simulator counts it
+// (whatif_work.go), or, for a job that never completed a task, for the
+// longest attempt seen or its time limit; a job killed by a user is
+// killed at the same offset in the replay (one killed before it ran runs
+// until then, if it starts), and one submitted after a pass that decided
+// something in its second is marked after_pass (whatif_work.go). What
+// cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
 	if !ca.m.access.adminOnly(w, r, "exporting the cluster's history") {
@@ -74,6 +76,10 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	if err != nil {
 		return nil, err
 	}
+	hist, err := ca.m.historyEvents(ctx, since)
+	if err != nil {
+		return nil, err
+	}
 	byJob := map[int64][]store.Attempt{}
 	for _, a := range atts {
 		byJob[a.JobID] = append(byJob[a.JobID], a)
@@ -109,11 +115,12 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 				notes = append(notes, note)
 			}
 		}
-		sj, ok := scenarioJob(j, byJob[j.ID], max(ntasks[j.ID], 1), since, now, p, cfg)
+		sj, ok := scenarioJob(j, byJob[j.ID], hist.preempted, max(ntasks[j.ID], 1), since, now, p, cfg)
 		if !ok {
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
 		}
+		sj.AfterPass = hist.afterPass[j.ID]
 		note, ok := exportHints(j, &sj, p, cfg)
 		if note != "" {
 			notes = append(notes, note)
@@ -126,7 +133,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 		}
 		sc.Jobs = append(sc.Jobs, sj)
-		if j.State == store.JobKilled && !j.EndedAt.IsZero() {
+		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID]) {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
@@ -210,10 +217,16 @@ func usesFairShareAccounts(cfg *config.Config) bool {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// exportName is a job's name in the export: jID-NAME, with what a
+// scenario name cannot hold replaced.
+func exportName(j store.Job) string {
+	return fmt.Sprintf("j%d-%s", j.ID, strings.Trim(unsafeName.ReplaceAllString(j.Name, "-"), "-"))
+}
+
 // scenarioJob is one job in the scenario, or false when its run time
 // cannot be known.
-func scenarioJob(j store.Job, atts []store.Attempt, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
-	sj := scenario.Job{Name: fmt.Sprintf("j%d-%s", j.ID, strings.Trim(unsafeName.ReplaceAllString(j.Name, "-"), "-")),
+func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
+	sj := scenario.Job{Name: exportName(j),
 		Kind: cmp.Or(string(j.Kind), scenario.KindCommand), Submit: int64(j.SubmittedAt.Sub(since).Seconds()), Pool: j.Pool,
 		Tasks: tasks, MaxConcurrent: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
 		Priority: scenario.DefaultPriority, Weight: scenario.DefaultWeight, Preemptible: j.Preemptible,
@@ -232,27 +245,20 @@ func scenarioJob(j store.Job, atts []store.Attempt, tasks int, since, now time.T
 	if p.Policy == sched.PolicyMultifactor && p.Multifactor.FairShare > 0 {
 		sj.Account, sj.User = j.Project, cmp.Or(j.User, noUser)
 	}
-	var done, longest, n int64
-	for _, a := range atts {
-		end := a.EndedAt
-		if end.IsZero() {
-			end = now
-		}
-		d := int64(end.Sub(a.StartedAt).Seconds())
-		longest = max(longest, d)
-		if a.EndState == store.AttemptCompleted {
-			done += d
-			n++
-		}
-	}
+	w := workOf(j, atts, preempted, since, now)
 	switch {
-	case n > 0:
-		sj.Duration = max(done/n, 1)
-	case longest > 0:
-		sj.Duration = longest
+	case w.n > 0:
+		sj.Duration = max(w.mean, 1)
+	case w.limited:
+		// Its time limit ended it: the replay's ends it too.
 	case j.State == store.JobKilled:
-		// Killed before it ran: in the replay it runs until the kill
-		// event (Duration -1), at the offset a user killed it.
+		// Killed before it ran or while it ran, before any task was
+		// done: in the replay it runs until the kill event (Duration
+		// -1), at the offset a user killed it. Its attempts' lengths
+		// only say when the kill came: as run times, the replay would
+		// complete the task at the instant of the kill, before it.
+	case w.longest > 0:
+		sj.Duration = w.longest
 	case sj.TimeLimit > 0:
 		sj.Duration = sj.TimeLimit
 	default:

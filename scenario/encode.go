@@ -176,6 +176,7 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.Nice != 0, "nice", j.Nice)
 	m.SetIf(j.Topology != "", "topology", j.Topology)
 	m.SetIf(j.AllowInfeasible, "allow_infeasible", true)
+	m.SetIf(j.AfterPass, "after_pass", true)
 	if j.Searcher != nil {
 		searchFields(m, j)
 	}

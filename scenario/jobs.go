@@ -113,6 +113,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	fl.nice = yamlfield.Field(f, "nice", &j.Nice, yamlfield.IntIn(-MaxNice, MaxNice))
 	fl.topology = yamlfield.Field(f, "topology", &j.Topology, yamlfield.Enum("topology", topologies...))
 	yamlfield.Field(f, "allow_infeasible", &j.AllowInfeasible, yamlfield.Boolean)
+	yamlfield.Field(f, "after_pass", &j.AfterPass, yamlfield.Boolean)
 	p.elastic(f, &j)
 	p.search(f, &j)
 	f.Done()

@@ -277,6 +277,12 @@ type Job struct {
 	// quota or under a limit (a quota pool): it waits, as the live master
 	// keeps such a job waiting, instead of the file being rejected.
 	AllowInfeasible bool
+	// AfterPass settles the instant before the job is submitted: the
+	// jobs submitted before it in the same second, and the ends due then,
+	// get their passes first, as a live master that ran a pass between
+	// them decided. The what-if export sets it; false (the default)
+	// submits every job of a second before one settling.
+	AfterPass bool
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

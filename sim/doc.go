@@ -5,7 +5,9 @@
 //
 // The loop: pop every event due at the current time (trials' metric
 // reports first, then task ends and time limit kills, then finished
-// checkpoints, then submissions, then scripted events and wake-ups), then
+// checkpoints, then submissions — settling first before a job marked
+// AfterPass, as a live master that ran a pass between it and what came
+// before it in the same second — then scripted events and wake-ups), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
 // until a pass changes nothing), reacting to each effect it applies with
 // the metrics and the events it promises (Applied), then advance the

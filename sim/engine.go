@@ -233,6 +233,11 @@ func (s *sim) step() error {
 	}
 	s.fresh = s.fresh[:0]
 	for s.hasNext && s.next.Submit == s.now {
+		if s.next.AfterPass {
+			if err := s.settleBefore(); err != nil {
+				return err
+			}
+		}
 		if s.opt.Estimates {
 			s.fresh = append(s.fresh, s.nextJobSlot())
 		}
@@ -254,6 +259,25 @@ func (s *sim) step() error {
 		s.recordEstimates()
 	}
 	return nil
+}
+
+// settleBefore settles the instant before a submission that a live
+// master made after a pass (JobSpec.AfterPass): Step, then the ends and
+// checkpoint landings that it promised for this instant, until none is
+// left, as the live master heard of them before the submission.
+func (s *sim) settleBefore() error {
+	for {
+		if _, err := s.c.Step(s.now, s); err != nil {
+			return fmt.Errorf("t=%d: %w", s.now, err)
+		}
+		s.rec.settled()
+		if s.q.empty() || s.q.peek() != s.now || s.q.items[0].kind >= evScript {
+			return nil
+		}
+		for !s.q.empty() && s.q.peek() == s.now && s.q.items[0].kind < evScript {
+			s.handle(s.q.pop())
+		}
+	}
 }
 
 func (s *sim) handle(e event) {

@@ -196,6 +196,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		Nice:            j.Nice,
 		Topology:        sched.Topology(j.Topology),
 		MinSlots:        j.MinSlots,
+		AfterPass:       j.AfterPass,
 	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}

@@ -138,6 +138,11 @@ type JobSpec struct {
 	// searcher: its Tasks are the trials, which report metrics that may
 	// stop them early (search.go).
 	Search *SearchSpec
+	// AfterPass settles the instant (passes until settled, and the ends
+	// and checkpoints those promise for the same instant) before the job
+	// is submitted, where a live master ran a pass between it and the
+	// jobs or ends before it in the same second (scenario.Job.AfterPass).
+	AfterPass bool
 }
 
 // ClassRule is what a job is outside the LOW class.

@@ -1,0 +1,126 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// The export reads two things off the event log besides the attempts:
+// how long a job's tasks ran, and where the live master settled between
+// two events of the same second.
+//
+// How long an exported job's tasks run. The simulator's model of work is
+// that a task runs for its job's duration in all, a preemption keeping
+// the progress made up to the preemption request (docs/architecture.md),
+// and it counts in whole seconds. So a task's work is read off the live
+// attempts the same way: each attempt counts from its start to its end,
+// or for a preempted one to the request (the event log's transition to
+// preempting; the checkpoint that follows does no work), each time
+// truncated to whole seconds from the window's start, as the export
+// truncates submissions. Counting the attempts' lengths instead, as the
+// export did, made a preempted job replay only its last attempt's work,
+// and a start or end within a second replay a second early or late.
+//
+// Where it settled. The simulator submits all the jobs of a second and
+// then settles once; a live master runs a pass after each event, so two
+// jobs submitted in the same second may each have had their pass, the
+// first one starting (or preempting for) before the second was even
+// submitted: replayed together they are placed together, in priority
+// order, and may land elsewhere. A job submitted after a pass that
+// decided something in its second (a transition to starting or
+// preempting after the previous submission of that second) is exported
+// with after_pass, and the replay settles the instant before submitting
+// it (sim.JobSpec.AfterPass).
+
+// historyEvents is what the export reads off the event log of the jobs
+// submitted since since: when each attempt was asked to stop
+// (preempted, moved or resized), and which jobs a pass that decided
+// something preceded within their second (afterPass).
+type historyEvents struct {
+	preempted map[attemptKey]time.Time
+	afterPass map[int64]bool
+}
+
+func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
+	evs, err := m.st.Events(ctx, store.EventFilter{Since: since})
+	if err != nil {
+		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
+	}
+	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}}
+	second, decided := int64(-1), false
+	for _, e := range evs {
+		if s := int64(e.At.Sub(since) / time.Second); s != second {
+			second, decided = s, false
+		}
+		switch {
+		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued) && decided:
+			h.afterPass[e.JobID], decided = true, false
+		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued):
+		case e.Index < 0:
+		case e.To == string(store.TaskPreempting):
+			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
+			decided = true
+		case e.To == string(store.TaskStarting):
+			decided = true
+		}
+	}
+	return h, nil
+}
+
+// jobWork is what a job's attempts say of its tasks' run time: the mean
+// work of the tasks that completed (n of them), the longest attempt, and
+// whether an attempt ran into the job's time limit.
+type jobWork struct {
+	mean, longest int64
+	n             int
+	limited       bool
+}
+
+func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time) jobWork {
+	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
+	work := map[int]int64{}
+	done := map[int]bool{}
+	var w jobWork
+	for _, a := range atts {
+		end := a.EndedAt
+		if end.IsZero() {
+			end = now
+		}
+		w.longest = max(w.longest, int64(end.Sub(a.StartedAt).Seconds()))
+		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && end.Sub(a.StartedAt) >= j.TimeLimit {
+			w.limited = true
+		}
+		if at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
+			end = at
+		}
+		work[a.Index] += sec(end) - sec(a.StartedAt)
+		done[a.Index] = a.EndState == store.AttemptCompleted
+	}
+	var sum int64
+	for i, d := range done {
+		if d {
+			sum += work[i]
+			w.n++
+		}
+	}
+	if w.n > 0 {
+		w.mean = sum / int64(w.n)
+	}
+	return w
+}
+
+// killedByLimit says whether a killed job ended as an attempt ran into
+// its time limit: the replay's time limit ends it, and a kill event at
+// the same time would name a job the user never killed.
+func killedByLimit(j store.Job, atts []store.Attempt) bool {
+	for _, a := range atts {
+		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && a.EndedAt.Equal(j.EndedAt) &&
+			a.EndedAt.Sub(a.StartedAt) >= j.TimeLimit {
+			return true
+		}
+	}
+	return false
+}

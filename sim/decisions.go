@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"github.com/allot-sched/allot/decisionlog"
+)
+
+// Decisions are the run's scheduling decisions in the canonical log's
+// terms (package decisionlog), read off the per-job results, which must
+// have been recorded with Options.Attempts. cost gives the checkpoint
+// cost of a job's pool (nil: none): a preempted attempt ends when its
+// checkpoint lands, so the preemption was asked that much earlier.
+// A job killed by an event gets a kill line at its end; one killed by a
+// task's time limit does not (its attempt ends how=timelimit).
+func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision {
+	var ds []decisionlog.Decision
+	for i := range res.Jobs {
+		j := &res.Jobs[i]
+		timedOut := false
+		attempts := map[int]int{}
+		for _, a := range j.Attempts {
+			attempts[a.Task]++
+			n := attempts[a.Task]
+			ds = append(ds, decisionlog.Decision{At: a.Start, Kind: decisionlog.Start, Job: j.Name, Task: a.Task,
+				Attempt: n, Nodes: logNodes(a.Nodes)})
+			slots := placedSlots(a.Nodes)
+			for _, mv := range a.Moves {
+				kind := decisionlog.Move
+				if s := placedSlots(mv.Nodes); s != slots {
+					kind, slots = decisionlog.Resize, s
+				}
+				ds = append(ds, decisionlog.Decision{At: mv.At, Kind: kind, Job: j.Name, Task: a.Task, Attempt: n,
+					Nodes: logNodes(mv.Nodes)})
+			}
+			if a.End == nil {
+				continue
+			}
+			how := ""
+			switch a.State {
+			case AttemptCompleted:
+				how = decisionlog.Completed
+			case AttemptPreempted:
+				how = decisionlog.Preempted
+				var c int64
+				if cost != nil {
+					c = cost(j.Name)
+				}
+				last := a.Nodes
+				if len(a.Moves) > 0 {
+					last = a.Moves[len(a.Moves)-1].Nodes
+				}
+				ds = append(ds, decisionlog.Decision{At: *a.End - c, Kind: decisionlog.Preempt, Job: j.Name,
+					Task: a.Task, Attempt: n, Nodes: logNodes(last)})
+			case AttemptTimeLimit:
+				how, timedOut = decisionlog.TimeLimit, true
+			case AttemptCanceled:
+				how = decisionlog.Killed
+			default:
+				how = string(a.State)
+			}
+			ds = append(ds, decisionlog.Decision{At: *a.End, Kind: decisionlog.End, Job: j.Name, Task: a.Task,
+				Attempt: n, How: how})
+		}
+		if j.State == StateKilled && !timedOut && j.End != nil {
+			ds = append(ds, decisionlog.Decision{At: *j.End, Kind: decisionlog.Kill, Job: j.Name})
+		}
+	}
+	decisionlog.Sort(ds)
+	return ds
+}
+
+func logNodes(ns []AttemptNode) []decisionlog.Node {
+	out := make([]decisionlog.Node, len(ns))
+	for i, n := range ns {
+		out[i] = decisionlog.Node{Name: n.Node, Slots: n.Slots}
+	}
+	return out
+}
+
+func placedSlots(ns []AttemptNode) int {
+	s := 0
+	for _, n := range ns {
+		s += n.Slots
+	}
+	return s
+}
