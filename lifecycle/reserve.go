@@ -14,25 +14,13 @@ import (
 // whose start is unknown) is reserved at 0, "none". An entry that
 // changes gets a new Rev.
 func (c *Cluster) KeepReservations(jobs []sched.Job, plan *sched.Plan) {
-	for _, pe := range plan.Pending {
-		at := pe.At
-		if at < 0 || at == sched.Never {
-			at = 0
-		}
-		j := &jobs[pe.Job]
-		if j.Reserved == at && slices.Equal(j.ReservedNodes, pe.Nodes) {
-			continue
+	Reservations(plan, func(ji int, at int64, nodes []sched.NodeSlots) {
+		j := &jobs[ji]
+		if j.Reserved == at && slices.Equal(j.ReservedNodes, nodes) {
+			return
 		}
 		j.Reserved = at
-		// Where the reservation is, on pools that reserve per node; the
-		// plan's slices are the core's, so they are copied.
-		j.ReservedNodes = append(j.ReservedNodes[:0], pe.Nodes...)
+		j.ReservedNodes = append(j.ReservedNodes[:0], nodes...)
 		c.revise(j)
-	}
-	for _, st := range plan.Starts {
-		if j := &jobs[st.Job]; j.Reserved != 0 || len(j.ReservedNodes) > 0 {
-			j.Reserved, j.ReservedNodes = 0, j.ReservedNodes[:0]
-			c.revise(j)
-		}
-	}
+	})
 }

@@ -82,12 +82,9 @@ func (c *Cluster) Configure(opt StepOptions) {
 		opt.MaxPasses = 1000
 	}
 	st := &c.step
-	*st = stepper{opt: opt, oneShot: !opt.Confirm, smallest: math.MaxInt, zeroSlot: st.zeroSlot}
+	*st = stepper{opt: opt, oneShot: !opt.Confirm && OneShot(c.Snap.Pools, false), smallest: math.MaxInt, zeroSlot: st.zeroSlot}
 	for i := range c.Snap.Pools {
 		p := &c.Snap.Pools[i]
-		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
-			st.oneShot = false
-		}
 		st.multifactor = st.multifactor || p.Policy == sched.PolicyMultifactor
 		st.reserves = st.reserves || (p.Backfill || p.Policy == sched.PolicyBackfill) && p.Reservations == sched.ReserveConservative
 	}
@@ -104,7 +101,7 @@ func (c *Cluster) Configure(opt StepOptions) {
 // grow in a pass after the one that started it, even under FIFO, so every
 // pass must then be confirmed; zero-slot jobs turn the shortcuts off.
 func (st *stepper) submitted(en *sched.Job) {
-	if en.MinSlots > 0 {
+	if Grows(en) {
 		st.oneShot = false
 	}
 	if en.Slots == 0 {

@@ -3,6 +3,8 @@ package master
 import (
 	"cmp"
 	"slices"
+
+	"github.com/allot-sched/allot/lifecycle"
 )
 
 // The order of a snapshot's allocations. The core breaks some ties by it
@@ -19,23 +21,23 @@ import (
 // attempts still open are numbered by job and task (the launch order is
 // not stored), and the placements moves drain after them.
 
-// resumesBefore says whether queued task t resumes before b. The
-// simulator resumes a job's preempted tasks last landed first
-// (lifecycle.Job.Launch), and lands them in the order they were
-// preempted, as its checkpoint cost is the pool's; the master resumes
-// them last preempted first, which is the same order without depending
-// on the order the agents report the landings in. It resumed the lowest
-// index first: the replay test's fair-share workload found another
-// trial resuming than in the simulator, with other work left. Tasks that
-// never ran go by index, after the others.
+// resumesBefore says whether queued task t resumes before b, by the rule
+// the simulator resumes them by (lifecycle.ResumesBefore): tasks that ran
+// before first, the last preempted first, then by index. The simulator
+// resumes a job's preempted tasks last landed first (lifecycle.Job.Launch)
+// and lands them in the order they were preempted, as its checkpoint
+// cost is the pool's; the master stamps a task when it applies the
+// preemption, which gives the same order without depending on the order
+// the agents report the landings in. It resumed the lowest index first:
+// the replay test's fair-share workload found another trial resuming
+// than in the simulator, with other work left.
 func resumesBefore(t, b *mtask) bool {
-	switch {
-	case (t.rec.Restarts > 0) != (b.rec.Restarts > 0):
-		return t.rec.Restarts > 0
-	case t.rec.Restarts > 0:
-		return t.preempted > b.preempted
-	}
-	return false
+	return lifecycle.ResumesBefore(queuedOf(t), queuedOf(b))
+}
+
+// queuedOf is queued task t as lifecycle.ResumesBefore sees it.
+func queuedOf(t *mtask) lifecycle.Queued {
+	return lifecycle.Queued{Ran: t.rec.Restarts > 0, Preempted: t.preempted, Index: t.rec.Index}
 }
 
 // restoreLaunches numbers the attempts open at a restart by job and

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -39,24 +40,24 @@ type planner struct {
 	// completed attempts used; runNext its next slot.
 	runRatios []float64
 	runNext   int
+	// grew says a job whose tasks grow after they start (an elastic job,
+	// lifecycle.Grows) was in a snapshot: from then on every pass is
+	// confirmed by another, as the simulator confirms them once one was
+	// submitted (lifecycle.OneShot).
+	grew bool
 }
 
 // schedule runs passes of the core and applies their plans. After an event
-// it mirrors the simulator's step: passes until one changes nothing (or,
-// when every pool runs FIFO or backfill, until one starts without
-// preempting), carrying conservative reservations from pass to pass. An
-// idle tick runs one pass and carries nothing, so that conservative
+// it settles as the simulator's step does, by the same rule
+// (lifecycle.Settled, OneShot): passes until one changes nothing (or,
+// when every pool runs FIFO or backfill and no elastic job was seen,
+// until one starts without preempting), carrying conservative
+// reservations from pass to pass. An idle tick runs one pass and carries nothing, so that conservative
 // backfilling compresses its schedule on events only, as in simulation.
 // Callers hold mu.
 func (pl *planner) schedule(ctx context.Context) error {
 	event := pl.m.event
 	pl.m.event = false
-	oneShot := true
-	for _, p := range pl.m.cfg.Pools {
-		if p.Policy != sched.PolicyFIFO && p.Policy != sched.PolicyBackfill {
-			oneShot = false
-		}
-	}
 	for pass := 0; pass < maxPasses; pass++ {
 		began := time.Now()
 		pl.buildSnapshot()
@@ -82,7 +83,7 @@ func (pl *planner) schedule(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if starts+preempts == 0 || (oneShot && preempts == 0) {
+		if lifecycle.Settled(starts, preempts, lifecycle.OneShot(pl.snap.Pools, pl.grew)) {
 			return nil
 		}
 		// Anything that changed makes the next pass an event pass, whatever
@@ -93,23 +94,14 @@ func (pl *planner) schedule(ctx context.Context) error {
 }
 
 // keepReservations carries each pending job's reserved start into the next
-// pass, as the simulator does (see sim's keepReservations).
+// pass, by the rule the simulator carries them by
+// (lifecycle.Reservations).
 func (pl *planner) keepReservations(plan *sched.Plan) {
-	for _, pe := range plan.Pending {
-		at := pe.At
-		if at < 0 || at == sched.Never {
-			at = 0
-		}
-		j := pl.view.jobs[pe.Job]
+	lifecycle.Reservations(plan, func(ji int, at int64, nodes []sched.NodeSlots) {
+		j := pl.view.jobs[ji]
 		j.reserved = at
-		// Where, on pools that reserve per node; the plan's slices are
-		// the core's, so they are copied.
-		j.reservedNodes = append(j.reservedNodes[:0], pe.Nodes...)
-	}
-	for _, st := range plan.Starts {
-		pl.view.jobs[st.Job].reserved = 0
-		pl.view.jobs[st.Job].reservedNodes = pl.view.jobs[st.Job].reservedNodes[:0]
-	}
+		j.reservedNodes = append(j.reservedNodes[:0], nodes...)
+	})
 }
 
 // notePending records the plan's pending reasons on the jobs, and clears

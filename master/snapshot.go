@@ -74,6 +74,7 @@ func (pl *planner) buildSnapshot() {
 		if j.entryGen != pl.m.cfgGen {
 			j.entry, j.entryOK = pl.snapJob(j)
 			j.entryGen = pl.m.cfgGen
+			pl.grew = pl.grew || (j.entryOK && lifecycle.Grows(&j.entry))
 		}
 		if !j.entryOK {
 			continue

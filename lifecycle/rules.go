@@ -1,0 +1,82 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// Rules that the simulator (through Cluster.Step and Job.Launch) and the
+// live master (its planner) both follow, written once so that a live run
+// and a simulation of the same events decide alike: when the passes of
+// one instant may stop (OneShot, Grows, with Settled), which
+// reservation a plan leaves each job for the next pass (Reservations),
+// and which waiting task of a job a start launches (ResumesBefore).
+
+// OneShot reports whether a pass that preempted, moved and resized
+// nothing settles the instant (Settled's oneShot): every pool's policy
+// makes maximal plans (FIFO and backfilling, see Step) and no job whose
+// tasks grow after they start (Grows) was submitted. grew says whether
+// one was.
+func OneShot(pools []sched.Pool, grew bool) bool {
+	if grew {
+		return false
+	}
+	for i := range pools {
+		if p := pools[i].Policy; p != sched.PolicyFIFO && p != sched.PolicyBackfill {
+			return false
+		}
+	}
+	return true
+}
+
+// Grows reports whether job j's tasks may grow in a pass after the one
+// that started them (an elastic job started shrunk), even under FIFO:
+// once such a job was submitted, every pass must be confirmed by another
+// (OneShot).
+func Grows(j *sched.Job) bool { return j.MinSlots > 0 }
+
+// Reservations calls keep for every job plan leaves a reservation for the
+// next pass, with its reserved start and, on pools that reserve per
+// node, its nodes (plan's slice: copy it to keep it): a job left pending
+// keeps the start the plan reserved, or 0, "none", when it can never
+// start or its start is unknown; a job the plan starts keeps none (0,
+// no nodes). The core keeps nothing between passes, and conservative
+// backfilling compresses the schedule it is handed rather than rebuild
+// it, so a driver carries these into the next pass's snapshot.
+func Reservations(plan *sched.Plan, keep func(job int, at int64, nodes []sched.NodeSlots)) {
+	for _, pe := range plan.Pending {
+		at := pe.At
+		if at < 0 || at == sched.Never {
+			at = 0
+		}
+		keep(pe.Job, at, pe.Nodes)
+	}
+	for _, st := range plan.Starts {
+		keep(st.Job, 0, nil)
+	}
+}
+
+// Queued is a job's task waiting to start, as ResumesBefore sees it.
+type Queued struct {
+	// Ran says the task ran before: it was preempted and waits to be
+	// rescheduled with the work it has left.
+	Ran bool
+	// Preempted orders the preemptions of the job's tasks that ran: a
+	// later preemption has a larger value.
+	Preempted int64
+	// Index is the task's number in its job.
+	Index int
+}
+
+// ResumesBefore says whether waiting task a of a job starts before b:
+// tasks that ran before start before those that never ran, the last
+// preempted first (Job.Launch takes them from a stack, last landed
+// first, and the simulator lands them in the order it preempted them);
+// tasks that never ran start by number. The master picks by it, so that
+// the same task, with the same work left, resumes live as in simulation.
+func ResumesBefore(a, b Queued) bool {
+	switch {
+	case a.Ran != b.Ran:
+		return a.Ran
+	case a.Ran:
+		return a.Preempted > b.Preempted
+	}
+	return a.Index < b.Index
+}

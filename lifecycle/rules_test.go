@@ -1,0 +1,165 @@
+package lifecycle
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+func TestOneShot(t *testing.T) {
+	pools := func(ps ...sched.Policy) []sched.Pool {
+		var out []sched.Pool
+		for _, p := range ps {
+			out = append(out, sched.Pool{Policy: p})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		pools []sched.Pool
+		grew  bool
+		want  bool
+	}{
+		{"fifo", pools(sched.PolicyFIFO), false, true},
+		{"fifo and backfill", pools(sched.PolicyFIFO, sched.PolicyBackfill), false, true},
+		{"an elastic job", pools(sched.PolicyFIFO, sched.PolicyBackfill), true, false},
+		{"priority", pools(sched.PolicyFIFO, sched.PolicyPriority), false, false},
+		{"multifactor", pools(sched.PolicyMultifactor), false, false},
+		{"no pool", nil, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := OneShot(c.pools, c.grew); got != c.want {
+				t.Errorf("OneShot = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestGrows(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		job  sched.Job
+		want bool
+	}{
+		{"rigid", sched.Job{Slots: 4}, false},
+		{"elastic", sched.Job{Slots: 4, MinSlots: 1}, true},
+		{"elastic at its minimum", sched.Job{Slots: 2, MinSlots: 2}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Grows(&c.job); got != c.want {
+				t.Errorf("Grows = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestReservations: what each job keeps for the next pass, in the order
+// the drivers store it (a job both pending and started keeps none).
+func TestReservations(t *testing.T) {
+	type kept struct {
+		job   int
+		at    int64
+		nodes []sched.NodeSlots
+	}
+	nodes := []sched.NodeSlots{{Node: 1, Slots: 2}}
+	for _, c := range []struct {
+		name string
+		plan sched.Plan
+		want []kept
+	}{
+		{"reserved", sched.Plan{Pending: []sched.Pending{{Job: 0, At: 500, Nodes: nodes}}},
+			[]kept{{0, 500, nodes}}},
+		{"never", sched.Plan{Pending: []sched.Pending{{Job: 0, At: sched.Never}, {Job: 1, At: -1}}},
+			[]kept{{0, 0, nil}, {1, 0, nil}}},
+		{"started", sched.Plan{Starts: []sched.Start{{Job: 2}}}, []kept{{2, 0, nil}}},
+		{"started and pending", sched.Plan{Pending: []sched.Pending{{Job: 3, At: 90}}, Starts: []sched.Start{{Job: 3}}},
+			[]kept{{3, 90, nil}, {3, 0, nil}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []kept
+			Reservations(&c.plan, func(job int, at int64, ns []sched.NodeSlots) { got = append(got, kept{job, at, ns}) })
+			if !slices.EqualFunc(got, c.want, func(a, b kept) bool {
+				return a.job == b.job && a.at == b.at && slices.Equal(a.nodes, b.nodes)
+			}) {
+				t.Errorf("kept %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestResumesBefore(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a, b Queued
+		want bool
+	}{
+		{"ran first", Queued{Ran: true, Preempted: 1, Index: 5}, Queued{Index: 0}, true},
+		{"fresh after", Queued{Index: 0}, Queued{Ran: true, Preempted: 1, Index: 5}, false},
+		{"last preempted first", Queued{Ran: true, Preempted: 7, Index: 3}, Queued{Ran: true, Preempted: 2, Index: 1}, true},
+		{"earlier preempted after", Queued{Ran: true, Preempted: 2, Index: 1}, Queued{Ran: true, Preempted: 7, Index: 3}, false},
+		{"fresh by index", Queued{Index: 1}, Queued{Index: 2}, true},
+		{"not before itself", Queued{Index: 1}, Queued{Index: 1}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ResumesBefore(c.a, c.b); got != c.want {
+				t.Errorf("ResumesBefore = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestResumesBeforeIsLaunch: Job.Launch, which the simulator starts
+// tasks by, launches the task that ResumesBefore, which the master picks
+// by, puts first, when preempted tasks land in the order they were
+// preempted (as the simulator lands them).
+func TestResumesBeforeIsLaunch(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		tasks   int
+		first   int   // tasks launched at first
+		preempt []int // launch order positions preempted, in order
+	}{
+		{"none preempted", 4, 2, nil},
+		{"one", 4, 3, []int{1}},
+		{"three in launch order", 5, 4, []int{0, 1, 2}},
+		{"three out of order", 5, 4, []int{2, 0, 3}},
+		{"all", 3, 3, []int{1, 2, 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ts Tasks
+			j := NewJob(Submission{Tasks: c.tasks, Fresh: 100, Project: -1, Account: -1}, nil)
+			nodes := []sched.NodeSlots{{Node: 0, Slots: 1}}
+			var launched []int32
+			for range c.first {
+				launched = append(launched, j.Launch(&ts, 0, nodes, false, 0))
+			}
+			// The master's view of the queued tasks: stamped at preemption.
+			queued := map[int]Queued{}
+			for i := c.first; i < c.tasks; i++ {
+				queued[i] = Queued{Index: i}
+			}
+			for n, pos := range c.preempt {
+				ti := launched[pos]
+				j.Preempt(&ts, ti, 10)
+				id := int(ts.At(ti).ID)
+				j.Checkpointed(&ts, ti)
+				queued[id] = Queued{Ran: true, Preempted: int64(n + 1), Index: id}
+			}
+			for len(queued) > 0 {
+				var want Queued
+				first := true
+				for _, q := range queued {
+					if first || ResumesBefore(q, want) {
+						want, first = q, false
+					}
+				}
+				ti := j.Launch(&ts, 0, nodes, false, 20)
+				if got := int(ts.At(ti).ID); got != want.Index {
+					t.Fatalf("Launch started task %d, ResumesBefore puts task %d first", got, want.Index)
+				}
+				delete(queued, want.Index)
+			}
+		})
+	}
+}
