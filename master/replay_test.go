@@ -40,6 +40,11 @@ type rjob struct {
 	kill     float64 // when a user kills it; 0 for never
 	extra    string  // more "resources" fields, e.g. `, "priority": 10`
 	project  string
+	// minSlots makes the job elastic: its tasks ask for slots and may
+	// start shrunk down to minSlots. Its run is then the time at full
+	// size: the work is run*slots slot-seconds, which an attempt does at
+	// the rate of the slots it holds (the simulator's model).
+	minSlots int
 }
 
 type rnode struct {
@@ -154,6 +159,14 @@ func replayCases() []replayCase {
 			{name: "b2", slots: 2, submit: 90, run: 300, project: "b", extra: preemptible},
 			{name: "a3", slots: 1, submit: 120, run: 100, project: "a", extra: preemptible, kill: 500},
 		}},
+		// Elastic jobs start shrunk where their full size does not fit
+		// and grow (a resize) once slots free up.
+		{name: "elastic-fifo", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: elasticJobs},
+		{name: "elastic-easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: elasticJobs},
+		{name: "elastic-grow-fifo", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: elasticGrowJobs},
+		{name: "elastic-grow-easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: elasticGrowJobs},
+		{name: "elastic-priority", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: elasticJobs},
 		{name: "quota", config: quotaConfig, nodes: replayNodes, jobs: []rjob{
 			{name: "a1", slots: 4, submit: 0, run: 1200, project: "a", extra: lowPrio},
 			{name: "a2", slots: 2, submit: 0, run: 1200, project: "a", extra: lowPrio},
@@ -229,6 +242,29 @@ var backfillJobs = []rjob{
 	{name: "late", slots: 3, submit: 50, run: 200, extra: `, "time_limit": 250`},
 	{name: "odd", slots: 1, submit: 60.5, run: 250, lag: 0.7, extra: `, "time_limit": 300`},
 	{name: "over", slots: 1, submit: 70, run: 900, extra: `, "time_limit": 120`},
+}
+
+// elasticJobs: e1 starts shrunk beside a, in the same instant as b,
+// and grows when a ends; e2 waits, starts shrunk and grows twice.
+var elasticJobs = []rjob{
+	{name: "a", slots: 3, submit: 0, run: 300, extra: preemptible},
+	{name: "b", slots: 1, submit: 0, run: 200, extra: preemptible},
+	{name: "e1", slots: 4, minSlots: 1, submit: 0, run: 400, extra: preemptible},
+	{name: "c", slots: 2, submit: 50, run: 100},
+	{name: "f", slots: 3, submit: 1000, run: 100},
+	{name: "e3", slots: 4, minSlots: 1, submit: 1000, run: 200},
+	{name: "e2", slots: 2, minSlots: 1, submit: 60, run: 300, extra: `, "priority": 20, "preemptible": true`},
+	{name: "d", slots: 1, submit: 310, run: 100, extra: `, "priority": 10`},
+}
+
+// elasticGrowJobs: e starts at 1 of its 3 slots (3 do not fit, and 3/2
+// is 1) with a slot to spare, and doubles in the next pass of the same
+// instant, which FIFO and EASY alone would not run (lifecycle.OneShot).
+var elasticGrowJobs = []rjob{
+	{name: "a", slots: 4, submit: 0, run: 300},
+	{name: "b", slots: 1, submit: 0, run: 500},
+	{name: "e", slots: 3, minSlots: 1, submit: 0, run: 200},
+	{name: "c", slots: 2, submit: 100, run: 100},
 }
 
 const fairShareConfig = `
@@ -331,6 +367,7 @@ type taskKey struct {
 
 type liveAttempt struct {
 	start  float64
+	rate   float64 // work done per second: 1, or an elastic job's slots
 	due    float64 // when its work is done (lag included)
 	limit  float64 // when its time limit ends it; +Inf for none
 	exited bool
@@ -482,6 +519,10 @@ func (d *replayDriver) jobFile(j rjob) string {
 	if j.project != "" {
 		fmt.Fprintf(&more, `, "project": %q`, j.project)
 	}
+	extra := j.extra
+	if j.minSlots > 0 {
+		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)
+	}
 	if j.tasks > 1 {
 		vals := make([]string, j.tasks)
 		for i := range vals {
@@ -490,7 +531,7 @@ func (d *replayDriver) jobFile(j rjob) string {
 		fmt.Fprintf(&more, `, "hyperparameters": {"x": {"type": "categorical", "vals": [%s]}}`, strings.Join(vals, ", "))
 	}
 	return fmt.Sprintf(`{"name": %q, "entrypoint": "python train.py", "resources": {"slots": %d%s}%s}`,
-		j.name, j.slots, j.extra, more.String())
+		j.name, j.slots, extra, more.String())
 }
 
 // pending says whether the master has an event that asks for a pass.
@@ -519,23 +560,18 @@ func (d *replayDriver) settle(t *testing.T) {
 // track notes new attempts (when they end) and ended ones (their work).
 func (d *replayDriver) track(t *testing.T) {
 	now := d.now()
-	running := map[agent.TaskID]bool{}
-	for _, ag := range d.agents {
-		for _, id := range ag.Running() {
-			running[id] = true
-		}
-	}
+	running := d.running()
 	for id, a := range d.att {
-		if running[id] || a.exited {
+		if _, ok := running[id]; ok || a.exited {
 			continue
 		}
 		// Preempted or killed: the work up to now counts (the checkpoint
 		// lands at once).
 		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
-		d.done[taskKey{jid, id.TaskIndex}] += now - a.start
+		d.done[taskKey{jid, id.TaskIndex}] += (now - a.start) * a.rate
 		a.exited = true
 	}
-	for id := range running {
+	for id, slots := range running {
 		if _, ok := d.att[id]; ok {
 			continue
 		}
@@ -544,11 +580,36 @@ func (d *replayDriver) track(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := d.c.jobs[d.byID[jid]]
-		left := j.run - d.done[taskKey{jid, id.TaskIndex}]
-		a := &liveAttempt{start: now, due: now + left + j.lag, limit: math.Inf(1)}
+		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1)}
+		work := j.run
+		if j.minSlots > 0 {
+			a.rate, work = float64(slots), j.run*float64(j.slots)
+		}
+		left := work - d.done[taskKey{jid, id.TaskIndex}]
+		a.due = now + left/a.rate + j.lag
+		if j.minSlots > 0 {
+			a.due = now + math.Ceil(left/a.rate-1e-9) + j.lag // the simulator's whole seconds
+		}
 		if lim := d.timeLimit(jid); lim > 0 {
 			a.limit = now + lim.Seconds()
 		}
 		d.att[id] = a
 	}
+}
+
+// running maps the attempts the agents run to the slots they hold.
+func (d *replayDriver) running() map[agent.TaskID]int {
+	out := map[agent.TaskID]int{}
+	for _, ag := range d.agents {
+		live := map[agent.TaskID]bool{}
+		for _, id := range ag.Running() {
+			live[id] = true
+		}
+		for _, sp := range ag.Started() {
+			if live[sp.ID()] {
+				out[sp.ID()] += len(sp.GPUs)
+			}
+		}
+	}
+	return out
 }

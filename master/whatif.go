@@ -245,8 +245,17 @@ func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]tim
 	if p.Policy == sched.PolicyMultifactor && p.Multifactor.FairShare > 0 {
 		sj.Account, sj.User = j.Project, cmp.Or(j.User, noUser)
 	}
-	w := workOf(j, atts, preempted, since, now)
+	// An elastic job's tasks ask for its slots and may shrink to
+	// min_slots; a spec that does not decode is noted by exportHints.
+	if h, err := decodeSpec(j.Spec); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
+		sj.MinSlots = h.minSlots
+	}
+	w := workOf(j, atts, preempted, since, now, sj.MinSlots > 0)
 	switch {
+	case w.n > 0 && sj.MinSlots > 0:
+		// Slot-seconds, which the simulator counts as the duration at the
+		// full size (lifecycle.FreshWork), rounded up.
+		sj.Duration = max((w.mean+int64(j.Slots)-1)/int64(j.Slots), 1)
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
 	case w.limited:

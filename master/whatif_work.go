@@ -71,7 +71,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 }
 
 // jobWork is what a job's attempts say of its tasks' run time: the mean
-// work of the tasks that completed (n of them), the longest attempt, and
+// work of the tasks that completed (n of them; slot-seconds for an elastic
+// job), the longest attempt, and
 // whether an attempt ran into the job's time limit.
 type jobWork struct {
 	mean, longest int64
@@ -79,7 +80,9 @@ type jobWork struct {
 	limited       bool
 }
 
-func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time) jobWork {
+// An elastic job's work is slot-seconds, as the simulator models it: an
+// attempt does as much work per second as it holds slots.
+func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time, elastic bool) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	work := map[int]int64{}
 	done := map[int]bool{}
@@ -96,7 +99,14 @@ func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Tim
 		if at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
 			end = at
 		}
-		work[a.Index] += sec(end) - sec(a.StartedAt)
+		rate := int64(1)
+		if elastic {
+			rate = 0
+			for _, p := range a.Placement {
+				rate += int64(len(p.GPUs))
+			}
+		}
+		work[a.Index] += (sec(end) - sec(a.StartedAt)) * rate
 		done[a.Index] = a.EndState == store.AttemptCompleted
 	}
 	var sum int64
