@@ -167,6 +167,21 @@ func replayCases() []replayCase {
 		{name: "elastic-grow-easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: elasticGrowJobs},
 		{name: "elastic-priority", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
 			jobs: elasticJobs},
+		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
+		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
+			jobs: multifactorJobs},
+		// Jobs wait for matlab seats with slots free, and a QOS that
+		// preempts (emergency) jumps the queue.
+		{name: "licenses-qos", config: licensesConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "m1", slots: 1, submit: 0, run: 400, extra: `, "licenses": {"matlab": 1}`},
+			{name: "m2", slots: 1, submit: 0, run: 300, extra: `, "licenses": {"matlab": 1}, "preemptible": true, "priority": 80`},
+			{name: "m3", slots: 2, submit: 10, run: 200, extra: `, "licenses": {"matlab": 1}`},
+			{name: "w", slots: 2, submit: 20, run: 600, extra: preemptible},
+			{name: "hi", slots: 2, submit: 30, run: 300, extra: `, "qos": "high"`},
+			{name: "em", slots: 3, submit: 100, run: 200, extra: `, "qos": "emergency"`},
+			{name: "m4", slots: 1, submit: 150, run: 100, extra: `, "licenses": {"matlab": 2}, "qos": "high"`},
+			{name: "lo", slots: 1, submit: 160, run: 100, extra: `, "qos": "low", "preemptible": true`},
+		}},
 		{name: "quota", config: quotaConfig, nodes: replayNodes, jobs: []rjob{
 			{name: "a1", slots: 4, submit: 0, run: 1200, project: "a", extra: lowPrio},
 			{name: "a2", slots: 2, submit: 0, run: 1200, project: "a", extra: lowPrio},
@@ -266,6 +281,52 @@ var elasticGrowJobs = []rjob{
 	{name: "e", slots: 3, minSlots: 1, submit: 0, run: 200},
 	{name: "c", slots: 2, submit: 100, run: 100},
 }
+
+// multifactorConfig weighs fair share between two projects, age and
+// QOS, and preempts for the emergency QOS.
+const multifactorConfig = `
+pools:
+  - name: default
+    policy: multifactor
+    preemption: true
+    multifactor: {fair_share: 100, qos: 1000, age: 10, max_age: 1h, fair_share_mode: classic}
+projects:
+  - {name: a, shares: 2}
+  - {name: b}
+default_project: a
+qos:
+  - {name: normal}
+  - {name: high, priority: 10}
+  - {name: emergency, priority: 100, preempt: true}
+decay: {period: 5m, per_period: 0.5}
+`
+
+// multifactorJobs: project a runs first and its usage counts against
+// it when b's jobs come; an emergency job preempts.
+var multifactorJobs = []rjob{
+	{name: "a1", slots: 4, submit: 0, run: 900, project: "a", extra: preemptible},
+	{name: "a2", slots: 2, submit: 0, run: 600, project: "a", extra: preemptible},
+	{name: "a3", slots: 2, submit: 30, run: 300, project: "a", extra: preemptible},
+	{name: "b1", slots: 2, submit: 60, run: 300, project: "b", extra: preemptible},
+	{name: "a4", slots: 1, submit: 90, run: 200, project: "a", extra: `, "qos": "high", "preemptible": true`},
+	{name: "b2", slots: 1, submit: 120, run: 400, project: "b", extra: preemptible},
+	{name: "em", slots: 3, submit: 700, run: 100, project: "b", extra: `, "qos": "emergency"`},
+	{name: "a5", slots: 2, submit: 710, run: 100, project: "a", extra: preemptible, kill: 900},
+}
+
+// licensesConfig: a priority pool with preemption, two matlab seats and
+// three QOS levels (the default not the first).
+const licensesConfig = `
+pools:
+  - {name: default, policy: priority, preemption: true}
+qos:
+  - {name: low}
+  - {name: normal, priority: 5}
+  - {name: high, priority: 20}
+  - {name: emergency, priority: 50, preempt: true}
+default_qos: normal
+licenses: {matlab: 2}
+`
 
 const fairShareConfig = `
 pools:
