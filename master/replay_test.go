@@ -45,6 +45,15 @@ type rjob struct {
 	// size: the work is run*slots slot-seconds, which an attempt does at
 	// the rate of the slots it holds (the simulator's model).
 	minSlots int
+	// changes are priority or weight changes a user makes, in order.
+	changes []rchange
+}
+
+// rchange is a change of a job's priority or weight (PATCH /jobs/{id}).
+type rchange struct {
+	at       float64
+	priority int     // 0: unchanged
+	weight   float64 // 0: unchanged
 }
 
 type rnode struct {
@@ -167,6 +176,28 @@ func replayCases() []replayCase {
 		{name: "elastic-grow-easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: elasticGrowJobs},
 		{name: "elastic-priority", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
 			jobs: elasticJobs},
+		// A waiting job raised above running ones preempts them; a
+		// running one lowered becomes a victim; an idle job raised jumps
+		// the queue.
+		{name: "priority-changes", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: []rjob{
+				{name: "r1", slots: 4, submit: 0, run: 900, extra: `, "priority": 40, "preemptible": true`},
+				{name: "r2", slots: 3, submit: 0, run: 800, extra: `, "priority": 30, "preemptible": true`,
+					changes: []rchange{{at: 300, priority: 60}}},
+				{name: "w1", slots: 3, submit: 10, run: 300, extra: `, "priority": 50`,
+					changes: []rchange{{at: 200, priority: 45}, {at: 300, priority: 35}}},
+				{name: "w2", slots: 2, submit: 20, run: 200, extra: `, "priority": 50`},
+				{name: "w3", slots: 1, submit: 30, run: 100, extra: `, "priority": 55`, changes: []rchange{{at: 100, priority: 20}}},
+			}},
+		// Weights move the shares of jobs within a project.
+		{name: "fair-share-weights", config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 1, tasks: 4, submit: 0, run: 600, project: "a", extra: preemptible},
+			{name: "a2", slots: 1, tasks: 4, submit: 0, run: 600, project: "a", extra: preemptible,
+				changes: []rchange{{at: 100, weight: 3}}},
+			{name: "b1", slots: 1, tasks: 4, submit: 50, run: 400, project: "b", extra: preemptible,
+				changes: []rchange{{at: 200, weight: 0.5}, {at: 250, priority: 30}}},
+			{name: "b2", slots: 2, submit: 60, run: 300, project: "b", extra: preemptible},
+		}},
 		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
 		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
 			jobs: multifactorJobs},
@@ -415,10 +446,12 @@ type replayDriver struct {
 	ids    []int64 // by case job, 0 until submitted
 	byID   map[int64]int
 	killed []bool
-	done   map[taskKey]float64 // work done by earlier attempts
-	att    map[agent.TaskID]*liveAttempt
-	ticks  int
-	seq    int64 // the last event seen by tick
+	// changed counts each job's changes made.
+	changed []int
+	done    map[taskKey]float64 // work done by earlier attempts
+	att     map[agent.TaskID]*liveAttempt
+	ticks   int
+	seq     int64 // the last event seen by tick
 }
 
 type taskKey struct {
@@ -436,7 +469,7 @@ type liveAttempt struct {
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	d := &replayDriver{h: h, c: c, t0: h.clock.Now(), ids: make([]int64, len(c.jobs)), byID: map[int64]int{},
-		killed: make([]bool, len(c.jobs)), done: map[taskKey]float64{}, att: map[agent.TaskID]*liveAttempt{}}
+		killed: make([]bool, len(c.jobs)), changed: make([]int, len(c.jobs)), done: map[taskKey]float64{}, att: map[agent.TaskID]*liveAttempt{}}
 	for _, n := range c.nodes {
 		d.agents = append(d.agents, h.agent(n.name, n.gpus))
 	}
@@ -455,6 +488,9 @@ func (d *replayDriver) run(t *testing.T) {
 				next = min(next, j.submit)
 			} else if j.kill > 0 && !d.killed[i] {
 				next = min(next, j.kill)
+			}
+			if d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) {
+				next = min(next, j.changes[d.changed[i]].at)
 			}
 		}
 		for _, a := range d.att {
@@ -553,6 +589,23 @@ func (d *replayDriver) instant(t *testing.T) {
 			d.killed[i] = true
 			if code := d.h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(d.ids[i], 10)+"/kill", nil, nil); code/100 != 2 {
 				t.Fatalf("kill %s: %d", j.name, code)
+			}
+		}
+	}
+	for i, j := range d.c.jobs {
+		for d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) && j.changes[d.changed[i]].at <= now+1e-9 {
+			ch := j.changes[d.changed[i]]
+			d.changed[i]++
+			var body []string
+			if ch.priority > 0 {
+				body = append(body, `"priority": `+strconv.Itoa(ch.priority))
+			}
+			if ch.weight > 0 {
+				body = append(body, `"weight": `+strconv.FormatFloat(ch.weight, 'g', -1, 64))
+			}
+			path := "/api/v1/jobs/" + strconv.FormatInt(d.ids[i], 10)
+			if code := d.h.do("PATCH", path, "{"+strings.Join(body, ", ")+"}", nil); code/100 != 2 && code != 409 {
+				t.Fatalf("change %s: %d", j.name, code)
 			}
 		}
 	}

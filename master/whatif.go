@@ -35,7 +35,9 @@ import (
 // longest attempt seen or its time limit; a job killed by a user is
 // killed at the same offset in the replay (one killed before it ran runs
 // until then, if it starts), and one submitted after a pass that decided
-// something in its second is marked after_pass (whatif_work.go). What
+// something in its second is marked after_pass (whatif_work.go). Its
+// priority and weight changes are set_priority and set_weight events
+// (whatif_changes.go). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -121,6 +123,10 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			continue
 		}
 		sj.AfterPass = hist.afterPass[j.ID]
+		changes, changeNote := exportChanges(j, &sj, hist.changes[j.ID], since, p)
+		if changeNote != "" {
+			notes = append(notes, changeNote)
+		}
 		note, ok := exportHints(j, &sj, p, cfg)
 		if note != "" {
 			notes = append(notes, note)
@@ -133,6 +139,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 		}
 		sc.Jobs = append(sc.Jobs, sj)
+		sc.Events = append(sc.Events, changes...)
 		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID]) {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
@@ -231,6 +238,9 @@ func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]tim
 		Tasks: tasks, MaxConcurrent: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
 		Priority: scenario.DefaultPriority, Weight: scenario.DefaultWeight, Preemptible: j.Preemptible,
 		User: j.User, Project: j.Project, OnPreempt: p.OnPreempt, MaxRetries: p.MaxRetries}
+	if j.Weight > 0 {
+		sj.Weight = j.Weight
+	}
 	if j.MaxConcurrent > 0 && j.MaxConcurrent < tasks {
 		sj.MaxConcurrent = j.MaxConcurrent
 	}

@@ -42,6 +42,8 @@ import (
 type historyEvents struct {
 	preempted map[attemptKey]time.Time
 	afterPass map[int64]bool
+	// changes are the jobs' priority and weight changes, in order.
+	changes map[int64][]jobChange
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -49,7 +51,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
-	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}}
+	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{}}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
@@ -59,6 +61,10 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued) && decided:
 			h.afterPass[e.JobID], decided = true, false
 		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued):
+		case e.Index < 0 && e.From == e.To:
+			if c, ok := parseJobChange(e); ok {
+				h.changes[e.JobID] = append(h.changes[e.JobID], c)
+			}
 		case e.Index < 0:
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At

@@ -1,0 +1,99 @@
+package master
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// Priority and weight changes in the export. The store records a change
+// of a live job (PATCH /jobs/{id}) as an event of the job that keeps its
+// state, whose reason lists what changed ("priority 40 → 10, priority
+// class "NORMAL" → "HIGH", weight 1 → 2: changed through the API"), so
+// the export reads the changes back from the event log: the job starts
+// with the values before its first change, and each change becomes a
+// set_priority or set_weight event at its second, as the simulator
+// replays them (sim's script, lifecycle.EventPriority and EventWeight).
+
+// jobChange is one change of a job's priority or weight; a field not
+// changed is nil.
+type jobChange struct {
+	at                   time.Time
+	fromPrio, toPrio     *int
+	fromWeight, toWeight *float64
+	// preemptible says the change also made the job preemptible or not
+	// (a move into or out of the LOW class), which a scenario's
+	// set_priority cannot say for a job without a class.
+	preemptible bool
+}
+
+// parseJobChange reads a change off event e of store.UpdateJob; false
+// when e changed neither priority nor weight.
+func parseJobChange(e store.Event) (jobChange, bool) {
+	c := jobChange{at: e.At}
+	what, _, _ := strings.Cut(e.Reason, ": ")
+	for _, part := range strings.Split(what, ", ") {
+		name, rest, ok := strings.Cut(part, " ")
+		if !ok {
+			continue
+		}
+		from, to, ok := strings.Cut(rest, " → ")
+		if !ok {
+			continue
+		}
+		switch name {
+		case "priority":
+			f, err1 := strconv.Atoi(from)
+			t, err2 := strconv.Atoi(to)
+			if err1 == nil && err2 == nil {
+				c.fromPrio, c.toPrio = &f, &t
+			}
+		case "weight":
+			f, err1 := strconv.ParseFloat(from, 64)
+			t, err2 := strconv.ParseFloat(to, 64)
+			if err1 == nil && err2 == nil {
+				c.fromWeight, c.toWeight = &f, &t
+			}
+		case "preemptible":
+			c.preemptible = true
+		}
+	}
+	return c, c.toPrio != nil || c.toWeight != nil
+}
+
+// exportChanges sets sj's priority and weight to what they were at
+// submission and appends its changes as scenario events, times counted
+// from since. It returns a note for what a scenario cannot carry.
+func exportChanges(j store.Job, sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) ([]scenario.Event, string) {
+	var evs []scenario.Event
+	var notes []string
+	prioSet, weightSet := false, false
+	for _, c := range changes {
+		at := int64(c.at.Sub(since) / time.Second)
+		if c.toPrio != nil && p.Policy != sched.PolicyMultifactor {
+			if !prioSet && *c.fromPrio >= scenario.MinPriority && *c.fromPrio <= scenario.MaxPriority {
+				sj.Priority = *c.fromPrio
+			}
+			if *c.toPrio >= scenario.MinPriority && *c.toPrio <= scenario.MaxPriority {
+				evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetPriority, Job: sj.Name, Priority: *c.toPrio})
+			}
+		}
+		prioSet = prioSet || c.toPrio != nil
+		if c.toWeight != nil {
+			if !weightSet {
+				sj.Weight = *c.fromWeight
+			}
+			evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetWeight, Job: sj.Name, Weight: *c.toWeight})
+			weightSet = true
+		}
+		if c.preemptible {
+			notes = append(notes, fmt.Sprintf("job %d became preemptible or not with a change of priority class at %ds, which the replay does not carry", j.ID, at))
+		}
+	}
+	return evs, strings.Join(notes, "; ")
+}
