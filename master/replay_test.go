@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/decisionlog"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/scenario"
@@ -78,6 +79,10 @@ type replayCase struct {
 	// after each event; otherwise the submissions of an instant are all
 	// made before it settles, as the simulator makes them.
 	eager bool
+	// checkpoint is how long a preempted task takes to checkpoint: the
+	// agents report the landing that long after the request (the export
+	// reads it back as the pool's checkpoint_cost); 0 lands at once.
+	checkpoint float64
 }
 
 // replayNodes are nodes of mixed sizes.
@@ -197,6 +202,24 @@ func replayCases() []replayCase {
 			{name: "b1", slots: 1, tasks: 4, submit: 50, run: 400, project: "b", extra: preemptible,
 				changes: []rchange{{at: 200, weight: 0.5}, {at: 250, priority: 30}}},
 			{name: "b2", slots: 2, submit: 60, run: 300, project: "b", extra: preemptible},
+		}},
+		// Checkpoints take 30s to land: the preempted tasks hold their
+		// slots meanwhile, and the preemptor starts when they land.
+		{name: "priority-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: []rjob{
+				{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "low2", slots: 2, submit: 0, run: 800, extra: lowPrio},
+				{name: "low3", slots: 1, submit: 5, run: 700, extra: lowPrio},
+				{name: "mid", slots: 2, submit: 100, run: 300, extra: `, "priority": 40`},
+				{name: "high", slots: 5, submit: 200, run: 250, extra: `, "priority": 10`},
+				{name: "mid2", slots: 1, submit: 215, run: 100, extra: `, "priority": 40`},
+				{name: "low4", slots: 1, submit: 210, run: 100, extra: lowPrio, kill: 900},
+			}},
+		{name: "fair-share-checkpoint", checkpoint: 20, config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 1, tasks: 6, submit: 0, run: 900, project: "a", extra: preemptible},
+			{name: "a2", slots: 1, submit: 0, run: 800, project: "a", extra: preemptible},
+			{name: "b1", slots: 1, tasks: 4, submit: 60, run: 300, project: "b", extra: preemptible},
+			{name: "b2", slots: 2, submit: 90, run: 300, project: "b", extra: preemptible},
 		}},
 		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
 		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
@@ -452,6 +475,7 @@ type replayDriver struct {
 	att     map[agent.TaskID]*liveAttempt
 	ticks   int
 	seq     int64 // the last event seen by tick
+	seen    []int // each agent's commands seen
 }
 
 type taskKey struct {
@@ -460,8 +484,12 @@ type taskKey struct {
 }
 
 type liveAttempt struct {
-	start  float64
-	rate   float64 // work done per second: 1, or an elastic job's slots
+	start float64
+	rate  float64 // work done per second: 1, or an elastic job's slots
+	// asked says it was asked to checkpoint, at stop; land is when the
+	// agents report the checkpoint landed.
+	asked      bool
+	stop, land float64
 	due    float64 // when its work is done (lag included)
 	limit  float64 // when its time limit ends it; +Inf for none
 	exited bool
@@ -471,8 +499,11 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	d := &replayDriver{h: h, c: c, t0: h.clock.Now(), ids: make([]int64, len(c.jobs)), byID: map[int64]int{},
 		killed: make([]bool, len(c.jobs)), changed: make([]int, len(c.jobs)), done: map[taskKey]float64{}, att: map[agent.TaskID]*liveAttempt{}}
 	for _, n := range c.nodes {
-		d.agents = append(d.agents, h.agent(n.name, n.gpus))
+		ag := h.agent(n.name, n.gpus)
+		ag.HoldPreempt = c.checkpoint > 0
+		d.agents = append(d.agents, ag)
 	}
+	d.seen = make([]int, len(d.agents))
 	return d
 }
 
@@ -494,7 +525,11 @@ func (d *replayDriver) run(t *testing.T) {
 			}
 		}
 		for _, a := range d.att {
-			if !a.exited {
+			switch {
+			case a.exited:
+			case a.asked:
+				next = min(next, a.land)
+			default:
 				next = min(next, a.due, a.limit)
 			}
 		}
@@ -571,6 +606,13 @@ func (d *replayDriver) instant(t *testing.T) {
 	for id, a := range d.att {
 		switch {
 		case a.exited:
+		case a.asked:
+			// Checkpointing: its work and time limit no longer count.
+			if a.land <= now+1e-9 {
+				for _, ag := range d.agents {
+					ag.Exit(id, agent.OutcomePreempted, 0)
+				}
+			}
 		case a.due <= now+1e-9 && a.due <= a.limit:
 			for _, ag := range d.agents {
 				ag.Exit(id, agent.OutcomeCompleted, 0)
@@ -679,10 +721,14 @@ func (d *replayDriver) track(t *testing.T) {
 		if _, ok := running[id]; ok || a.exited {
 			continue
 		}
-		// Preempted or killed: the work up to now counts (the checkpoint
-		// lands at once).
+		// Preempted or killed: the work up to the request counts (up to
+		// now for a kill, or a checkpoint that lands at once).
+		stop := now
+		if a.asked {
+			stop = a.stop
+		}
 		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
-		d.done[taskKey{jid, id.TaskIndex}] += (now - a.start) * a.rate
+		d.done[taskKey{jid, id.TaskIndex}] += (stop - a.start) * a.rate
 		a.exited = true
 	}
 	for id, slots := range running {
@@ -709,6 +755,9 @@ func (d *replayDriver) track(t *testing.T) {
 		}
 		d.att[id] = a
 	}
+	// Attempts that started in this settling may have been asked to
+	// checkpoint in it too (a resize).
+	d.preempts(now)
 }
 
 // running maps the attempts the agents run to the slots they hold.
@@ -726,4 +775,18 @@ func (d *replayDriver) running() map[agent.TaskID]int {
 		}
 	}
 	return out
+}
+
+// preempts notes the checkpoint requests the agents got since the last
+// look, for the attempts that hold their checkpoints (c.checkpoint).
+func (d *replayDriver) preempts(now float64) {
+	for i, ag := range d.agents {
+		cmds := ag.Commands()
+		for _, c := range cmds[d.seen[i]:] {
+			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt && !a.asked && d.c.checkpoint > 0 {
+				a.asked, a.stop, a.land = true, now, now+d.c.checkpoint
+			}
+		}
+		d.seen[i] = len(cmds)
+	}
 }

@@ -144,6 +144,20 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
+	for i := range sc.Pools {
+		p := &sc.Pools[i]
+		var patts []store.Attempt
+		for _, j := range jobs {
+			if j.Pool == p.Name && !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
+				patts = append(patts, byJob[j.ID]...)
+			}
+		}
+		cost, differ := checkpointCost(patts, hist.preempted, since)
+		p.CheckpointCost = cost
+		if differ {
+			notes = append(notes, fmt.Sprintf("pool %s's checkpoints took different times to land; the replay holds every preempted task's slots for the longest, %ds (checkpoint_cost)", p.Name, cost))
+		}
+	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {

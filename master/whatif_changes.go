@@ -97,3 +97,27 @@ func exportChanges(j store.Job, sj *scenario.Job, changes []jobChange, since tim
 	}
 	return evs, strings.Join(notes, "; ")
 }
+
+// checkpointCost is the checkpoint cost to export for a pool: the longest
+// time, in whole seconds from the window's start, from a preemption
+// request to the landing of its checkpoint (the attempt's end) among
+// atts, the attempts of the pool's jobs, and whether those times differ.
+// The simulator holds a preempted task's slots for its pool's checkpoint
+// cost (sim's CheckpointCost); the live master holds them until the
+// agent reports the checkpoint, however long that takes.
+func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (cost int64, differ bool) {
+	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
+	seen := false
+	for _, a := range atts {
+		at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
+		if !ok || a.EndState != store.AttemptPreempted || a.EndedAt.IsZero() {
+			continue
+		}
+		d := sec(a.EndedAt) - sec(at)
+		if seen && d != cost {
+			differ = true
+		}
+		cost, seen = max(cost, d), true
+	}
+	return cost, differ
+}

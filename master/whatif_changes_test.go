@@ -1,0 +1,82 @@
+package master
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// TestParseJobChange reads the reasons store.UpdateJob writes.
+func TestParseJobChange(t *testing.T) {
+	for _, c := range []struct {
+		name, reason string
+		ok           bool
+		prio         [2]int
+		weight       [2]float64
+		preemptible  bool
+	}{
+		{"priority", `priority 40 → 10, priority class "NORMAL" → "HIGH": changed through the API`, true, [2]int{40, 10}, [2]float64{}, false},
+		{"weight", `weight 1 → 2.5: changed through the API`, true, [2]int{}, [2]float64{1, 2.5}, false},
+		{"both", `priority 40 → 45, weight 0.5 → 3`, true, [2]int{40, 45}, [2]float64{0.5, 3}, false},
+		{"into LOW", `priority 40 → 80, priority class "NORMAL" → "LOW", preemptible false → true: changed through the API`,
+			true, [2]int{40, 80}, [2]float64{}, true},
+		{"class only", `priority class "NORMAL" → "HIGH"`, false, [2]int{}, [2]float64{}, false},
+		{"another event", "submitted", false, [2]int{}, [2]float64{}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := parseJobChange(store.Event{Reason: c.reason})
+			if ok != c.ok {
+				t.Fatalf("ok = %v, want %v", ok, c.ok)
+			}
+			if !ok {
+				return
+			}
+			if (got.toPrio != nil) != (c.prio != [2]int{}) || got.toPrio != nil && (*got.fromPrio != c.prio[0] || *got.toPrio != c.prio[1]) {
+				t.Errorf("priority %v → %v, want %v", got.fromPrio, got.toPrio, c.prio)
+			}
+			if (got.toWeight != nil) != (c.weight != [2]float64{}) || got.toWeight != nil && (*got.fromWeight != c.weight[0] || *got.toWeight != c.weight[1]) {
+				t.Errorf("weight %v → %v, want %v", got.fromWeight, got.toWeight, c.weight)
+			}
+			if got.preemptible != c.preemptible {
+				t.Errorf("preemptible = %v, want %v", got.preemptible, c.preemptible)
+			}
+		})
+	}
+}
+
+// TestCheckpointCost: the longest time from a preemption request to its
+// landing, in whole seconds from the window's start.
+func TestCheckpointCost(t *testing.T) {
+	since := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return since.Add(time.Duration(s * float64(time.Second))) }
+	att := func(job int64, end float64, st store.AttemptState) store.Attempt {
+		return store.Attempt{JobID: job, Number: 1, StartedAt: since, EndedAt: at(end), EndState: st}
+	}
+	for _, c := range []struct {
+		name      string
+		atts      []store.Attempt
+		requested map[int64]float64
+		cost      int64
+		differ    bool
+	}{
+		{"none", []store.Attempt{att(1, 100, store.AttemptCompleted)}, nil, 0, false},
+		{"at once", []store.Attempt{att(1, 100.4, store.AttemptPreempted)}, map[int64]float64{1: 100.2}, 0, false},
+		{"alike", []store.Attempt{att(1, 130, store.AttemptPreempted), att(2, 230.5, store.AttemptPreempted)},
+			map[int64]float64{1: 100, 2: 200.5}, 30, false},
+		{"differ", []store.Attempt{att(1, 130, store.AttemptPreempted), att(2, 210, store.AttemptPreempted)},
+			map[int64]float64{1: 100, 2: 200}, 30, true},
+		{"killed while checkpointing", []store.Attempt{att(1, 105, store.AttemptKilled)}, map[int64]float64{1: 100}, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pre := map[attemptKey]time.Time{}
+			for job, s := range c.requested {
+				pre[attemptKey{job, 0, 1}] = at(s)
+			}
+			cost, differ := checkpointCost(c.atts, pre, since)
+			if cost != c.cost || differ != c.differ {
+				t.Errorf("checkpointCost = %d, %v; want %d, %v", cost, differ, c.cost, c.differ)
+			}
+		})
+	}
+}
