@@ -490,9 +490,9 @@ type liveAttempt struct {
 	// agents report the checkpoint landed.
 	asked      bool
 	stop, land float64
-	due    float64 // when its work is done (lag included)
-	limit  float64 // when its time limit ends it; +Inf for none
-	exited bool
+	due        float64 // when its work is done (lag included)
+	limit      float64 // when its time limit ends it; +Inf for none
+	exited     bool
 }
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
