@@ -66,29 +66,13 @@ func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Reque
 // historyScenario builds the scenario of the jobs submitted in [since,
 // until), times counted from since.
 func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Time) ([]byte, error) {
-	jobs, err := ca.m.st.Jobs(ctx, store.JobFilter{})
-	if err != nil {
-		return nil, err
-	}
-	atts, err := ca.m.st.Attempts(ctx, store.AttemptFilter{})
-	if err != nil {
-		return nil, err
-	}
-	tasks, err := ca.m.st.Tasks(ctx, store.TaskFilter{})
+	jobs, byJob, ntasks, err := ca.storedJobs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	hist, err := ca.m.historyEvents(ctx, since)
 	if err != nil {
 		return nil, err
-	}
-	byJob := map[int64][]store.Attempt{}
-	for _, a := range atts {
-		byJob[a.JobID] = append(byJob[a.JobID], a)
-	}
-	ntasks := map[int64]int{}
-	for _, t := range tasks {
-		ntasks[t.JobID]++
 	}
 	ca.m.lock()
 	cfg := ca.m.cfg
@@ -144,20 +128,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
-	for i := range sc.Pools {
-		p := &sc.Pools[i]
-		var patts []store.Attempt
-		for _, j := range jobs {
-			if j.Pool == p.Name && !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
-				patts = append(patts, byJob[j.ID]...)
-			}
-		}
-		cost, differ := checkpointCost(patts, hist.preempted, since)
-		p.CheckpointCost = cost
-		if differ {
-			notes = append(notes, fmt.Sprintf("pool %s's checkpoints took different times to land; the replay holds every preempted task's slots for the longest, %ds (checkpoint_cost)", p.Name, cost))
-		}
-	}
+	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -169,6 +140,32 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		return nil, fmt.Errorf("encode the scenario: %w", err)
 	}
 	return append(exportHeader(since, until, now, notes), body...), nil
+}
+
+// storedJobs reads the stored jobs with their attempts and their
+// numbers of tasks, by job id.
+func (ca *clusterAPI) storedJobs(ctx context.Context) ([]store.Job, map[int64][]store.Attempt, map[int64]int, error) {
+	jobs, err := ca.m.st.Jobs(ctx, store.JobFilter{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	atts, err := ca.m.st.Attempts(ctx, store.AttemptFilter{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tasks, err := ca.m.st.Tasks(ctx, store.TaskFilter{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byJob := map[int64][]store.Attempt{}
+	for _, a := range atts {
+		byJob[a.JobID] = append(byJob[a.JobID], a)
+	}
+	ntasks := map[int64]int{}
+	for _, t := range tasks {
+		ntasks[t.JobID]++
+	}
+	return jobs, byJob, ntasks, nil
 }
 
 // exportHeader is the export's opening comment: what it covers, how to

@@ -11,7 +11,7 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// Priority and weight changes in the export. The store records a change
+// Priority and weight changes, and checkpoint costs, in the export. The store records a change
 // of a live job (PATCH /jobs/{id}) as an event of the job that keeps its
 // state, whose reason lists what changed ("priority 40 → 10, priority
 // class "NORMAL" → "HIGH", weight 1 → 2: changed through the API"), so
@@ -120,4 +120,27 @@ func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, si
 		cost, seen = max(cost, d), true
 	}
 	return cost, differ
+}
+
+// exportCheckpointCosts sets each pool's checkpoint cost from the
+// attempts of its jobs submitted in [since, until) (checkpointCost) and
+// returns notes for the pools whose checkpoints took different times.
+func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[int64][]store.Attempt,
+	preempted map[attemptKey]time.Time, since, until time.Time) []string {
+	var notes []string
+	for i := range sc.Pools {
+		p := &sc.Pools[i]
+		var atts []store.Attempt
+		for _, j := range jobs {
+			if j.Pool == p.Name && !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
+				atts = append(atts, byJob[j.ID]...)
+			}
+		}
+		cost, differ := checkpointCost(atts, preempted, since)
+		p.CheckpointCost = cost
+		if differ {
+			notes = append(notes, fmt.Sprintf("pool %s's checkpoints took different times to land; the replay holds every preempted task's slots for the longest, %ds (checkpoint_cost)", p.Name, cost))
+		}
+	}
+	return notes
 }

@@ -1,0 +1,143 @@
+package master
+
+import "strings"
+
+// featureCases are the replay cases of features beyond the policies'
+// basics: elastic jobs, priority and weight changes, checkpoints that
+// take time, multifactor pools, licenses and QOS.
+func featureCases() []replayCase {
+	return []replayCase{
+		// Elastic jobs start shrunk where their full size does not fit
+		// and grow (a resize) once slots free up.
+		{name: "elastic-fifo", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: elasticJobs},
+		{name: "elastic-easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: elasticJobs},
+		{name: "elastic-grow-fifo", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: elasticGrowJobs},
+		{name: "elastic-grow-easy", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: elasticGrowJobs},
+		{name: "elastic-priority", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: elasticJobs},
+		// A waiting job raised above running ones preempts them; a
+		// running one lowered becomes a victim; an idle job raised jumps
+		// the queue.
+		{name: "priority-changes", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: []rjob{
+				{name: "r1", slots: 4, submit: 0, run: 900, extra: `, "priority": 40, "preemptible": true`},
+				{name: "r2", slots: 3, submit: 0, run: 800, extra: `, "priority": 30, "preemptible": true`,
+					changes: []rchange{{at: 300, priority: 60}}},
+				{name: "w1", slots: 3, submit: 10, run: 300, extra: `, "priority": 50`,
+					changes: []rchange{{at: 200, priority: 45}, {at: 300, priority: 35}}},
+				{name: "w2", slots: 2, submit: 20, run: 200, extra: `, "priority": 50`},
+				{name: "w3", slots: 1, submit: 30, run: 100, extra: `, "priority": 55`, changes: []rchange{{at: 100, priority: 20}}},
+			}},
+		// Weights move the shares of jobs within a project.
+		{name: "fair-share-weights", config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 1, tasks: 4, submit: 0, run: 600, project: "a", extra: preemptible},
+			{name: "a2", slots: 1, tasks: 4, submit: 0, run: 600, project: "a", extra: preemptible,
+				changes: []rchange{{at: 100, weight: 3}}},
+			{name: "b1", slots: 1, tasks: 4, submit: 50, run: 400, project: "b", extra: preemptible,
+				changes: []rchange{{at: 200, weight: 0.5}, {at: 250, priority: 30}}},
+			{name: "b2", slots: 2, submit: 60, run: 300, project: "b", extra: preemptible},
+		}},
+		// Checkpoints take 30s to land: the preempted tasks hold their
+		// slots meanwhile, and the preemptor starts when they land.
+		{name: "priority-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: []rjob{
+				{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "low2", slots: 2, submit: 0, run: 800, extra: lowPrio},
+				{name: "low3", slots: 1, submit: 5, run: 700, extra: lowPrio},
+				{name: "mid", slots: 2, submit: 100, run: 300, extra: `, "priority": 40`},
+				{name: "high", slots: 5, submit: 200, run: 250, extra: `, "priority": 10`},
+				{name: "mid2", slots: 1, submit: 215, run: 100, extra: `, "priority": 40`},
+				{name: "low4", slots: 1, submit: 210, run: 100, extra: lowPrio, kill: 900},
+			}},
+		{name: "fair-share-checkpoint", checkpoint: 20, config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 1, tasks: 6, submit: 0, run: 900, project: "a", extra: preemptible},
+			{name: "a2", slots: 1, submit: 0, run: 800, project: "a", extra: preemptible},
+			{name: "b1", slots: 1, tasks: 4, submit: 60, run: 300, project: "b", extra: preemptible},
+			{name: "b2", slots: 2, submit: 90, run: 300, project: "b", extra: preemptible},
+		}},
+		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
+		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
+			jobs: multifactorJobs},
+		// Jobs wait for matlab seats with slots free, and a QOS that
+		// preempts (emergency) jumps the queue.
+		{name: "licenses-qos", config: licensesConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "m1", slots: 1, submit: 0, run: 400, extra: `, "licenses": {"matlab": 1}`},
+			{name: "m2", slots: 1, submit: 0, run: 300, extra: `, "licenses": {"matlab": 1}, "preemptible": true, "priority": 80`},
+			{name: "m3", slots: 2, submit: 10, run: 200, extra: `, "licenses": {"matlab": 1}`},
+			{name: "w", slots: 2, submit: 20, run: 600, extra: preemptible},
+			{name: "hi", slots: 2, submit: 30, run: 300, extra: `, "qos": "high"`},
+			{name: "em", slots: 3, submit: 100, run: 200, extra: `, "qos": "emergency"`},
+			{name: "m4", slots: 1, submit: 150, run: 100, extra: `, "licenses": {"matlab": 2}, "qos": "high"`},
+			{name: "lo", slots: 1, submit: 160, run: 100, extra: `, "qos": "low", "preemptible": true`},
+		}},
+	}
+}
+
+// elasticJobs: e1 starts shrunk beside a, in the same instant as b,
+// and grows when a ends; e2 waits, starts shrunk and grows twice.
+var elasticJobs = []rjob{
+	{name: "a", slots: 3, submit: 0, run: 300, extra: preemptible},
+	{name: "b", slots: 1, submit: 0, run: 200, extra: preemptible},
+	{name: "e1", slots: 4, minSlots: 1, submit: 0, run: 400, extra: preemptible},
+	{name: "c", slots: 2, submit: 50, run: 100},
+	{name: "f", slots: 3, submit: 1000, run: 100},
+	{name: "e3", slots: 4, minSlots: 1, submit: 1000, run: 200},
+	{name: "e2", slots: 2, minSlots: 1, submit: 60, run: 300, extra: `, "priority": 20, "preemptible": true`},
+	{name: "d", slots: 1, submit: 310, run: 100, extra: `, "priority": 10`},
+}
+
+// elasticGrowJobs: e starts at 1 of its 3 slots (3 do not fit, and 3/2
+// is 1) with a slot to spare, and doubles in the next pass of the same
+// instant, which FIFO and EASY alone would not run (lifecycle.OneShot).
+var elasticGrowJobs = []rjob{
+	{name: "a", slots: 4, submit: 0, run: 300},
+	{name: "b", slots: 1, submit: 0, run: 500},
+	{name: "e", slots: 3, minSlots: 1, submit: 0, run: 200},
+	{name: "c", slots: 2, submit: 100, run: 100},
+}
+
+// multifactorConfig weighs fair share between two projects, age and
+// QOS, and preempts for the emergency QOS.
+const multifactorConfig = `
+pools:
+  - name: default
+    policy: multifactor
+    preemption: true
+    multifactor: {fair_share: 100, qos: 1000, age: 10, max_age: 1h, fair_share_mode: classic}
+projects:
+  - {name: a, shares: 2}
+  - {name: b}
+default_project: a
+qos:
+  - {name: normal}
+  - {name: high, priority: 10}
+  - {name: emergency, priority: 100, preempt: true}
+decay: {period: 5m, per_period: 0.5}
+`
+
+// multifactorJobs: project a runs first and its usage counts against
+// it when b's jobs come; an emergency job preempts.
+var multifactorJobs = []rjob{
+	{name: "a1", slots: 4, submit: 0, run: 900, project: "a", extra: preemptible},
+	{name: "a2", slots: 2, submit: 0, run: 600, project: "a", extra: preemptible},
+	{name: "a3", slots: 2, submit: 30, run: 300, project: "a", extra: preemptible},
+	{name: "b1", slots: 2, submit: 60, run: 300, project: "b", extra: preemptible},
+	{name: "a4", slots: 1, submit: 90, run: 200, project: "a", extra: `, "qos": "high", "preemptible": true`},
+	{name: "b2", slots: 1, submit: 120, run: 400, project: "b", extra: preemptible},
+	{name: "em", slots: 3, submit: 700, run: 100, project: "b", extra: `, "qos": "emergency"`},
+	{name: "a5", slots: 2, submit: 710, run: 100, project: "a", extra: preemptible, kill: 900},
+}
+
+// licensesConfig: a priority pool with preemption, two matlab seats and
+// three QOS levels (the default not the first).
+const licensesConfig = `
+pools:
+  - {name: default, policy: priority, preemption: true}
+qos:
+  - {name: low}
+  - {name: normal, priority: 5}
+  - {name: high, priority: 20}
+  - {name: emergency, priority: 50, preempt: true}
+default_qos: normal
+licenses: {matlab: 2}
+`

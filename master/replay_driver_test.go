@@ -1,0 +1,351 @@
+package master
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/store"
+)
+
+// replayDriver runs a case's jobs on a live master the way the simulator
+// models them: the clock jumps from one instant to the next at which
+// something is due (a submission, a kill, an attempt's end by its work or
+// its time limit); at each it reports the exits due, runs the time-limit
+// check, kills, submits, and then settles: syncs the agents and runs a
+// pass while the master has an event pending, until none is.
+type replayDriver struct {
+	h      *harness
+	c      replayCase
+	t0     time.Time
+	agents []*mastertest.Agent
+	ids    []int64 // by case job, 0 until submitted
+	byID   map[int64]int
+	killed []bool
+	// changed counts each job's changes made.
+	changed []int
+	done    map[taskKey]float64 // work done by earlier attempts
+	att     map[agent.TaskID]*liveAttempt
+	ticks   int
+	seq     int64 // the last event seen by tick
+	seen    []int // each agent's commands seen
+}
+
+type taskKey struct {
+	job   int64
+	index int
+}
+
+type liveAttempt struct {
+	start float64
+	rate  float64 // work done per second: 1, or an elastic job's slots
+	// asked says it was asked to checkpoint, at stop; land is when the
+	// agents report the checkpoint landed.
+	asked      bool
+	stop, land float64
+	due        float64 // when its work is done (lag included)
+	limit      float64 // when its time limit ends it; +Inf for none
+	exited     bool
+}
+
+func newReplayDriver(h *harness, c replayCase) *replayDriver {
+	d := &replayDriver{h: h, c: c, t0: h.clock.Now(), ids: make([]int64, len(c.jobs)), byID: map[int64]int{},
+		killed: make([]bool, len(c.jobs)), changed: make([]int, len(c.jobs)), done: map[taskKey]float64{}, att: map[agent.TaskID]*liveAttempt{}}
+	for _, n := range c.nodes {
+		ag := h.agent(n.name, n.gpus)
+		ag.HoldPreempt = c.checkpoint > 0
+		d.agents = append(d.agents, ag)
+	}
+	d.seen = make([]int, len(d.agents))
+	return d
+}
+
+// now is the clock in seconds from the start.
+func (d *replayDriver) now() float64 { return d.h.clock.Now().Sub(d.t0).Seconds() }
+
+func (d *replayDriver) run(t *testing.T) {
+	nextTick := d.c.tick / 2 // ticks fall between the whole seconds of the instants
+	for range 100000 {
+		next := math.Inf(1)
+		for i, j := range d.c.jobs {
+			if d.ids[i] == 0 {
+				next = min(next, j.submit)
+			} else if j.kill > 0 && !d.killed[i] {
+				next = min(next, j.kill)
+			}
+			if d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) {
+				next = min(next, j.changes[d.changed[i]].at)
+			}
+		}
+		for _, a := range d.att {
+			switch {
+			case a.exited:
+			case a.asked:
+				next = min(next, a.land)
+			default:
+				next = min(next, a.due, a.limit)
+			}
+		}
+		if math.IsInf(next, 1) {
+			return
+		}
+		if d.c.tick > 0 && !d.waiting() {
+			// An idle pass with no task waiting does nothing: skip the
+			// ticks to the first after the next instant.
+			for nextTick <= next {
+				nextTick += d.c.tick
+			}
+		}
+		tick := d.c.tick > 0 && nextTick <= next
+		if tick {
+			next = nextTick
+			nextTick += d.c.tick
+		}
+		if at := d.now(); next > at {
+			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
+		}
+		d.instant(t)
+		if tick {
+			d.tick(t)
+		}
+	}
+	t.Fatal("the live run did not end")
+}
+
+// timeLimit is the job's time limit as the master has it.
+func (d *replayDriver) timeLimit(id int64) time.Duration {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	return d.h.m.jobs[id].rec.TimeLimit
+}
+
+// waiting says whether a task waits to start.
+func (d *replayDriver) waiting() bool {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	for _, j := range d.h.m.jobs {
+		for _, t := range j.tasks {
+			if t.rec.State == store.TaskQueued {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tick runs the master's Tick and settles if it changed anything. The
+// agents sync every ten ticks, so that the master does not find them
+// silent; more often is not needed, as nothing changes for them between
+// instants unless a tick's pass did something.
+func (d *replayDriver) tick(t *testing.T) {
+	if d.ticks++; d.ticks%10 == 0 {
+		d.h.sync(d.agents...)
+	}
+	d.h.m.Tick(d.h.ctx)
+	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) > 0 {
+		d.seq = evs[len(evs)-1].Seq
+		d.settle(t)
+	}
+}
+
+// instant does what is due now and settles.
+func (d *replayDriver) instant(t *testing.T) {
+	now := d.now()
+	limits := false
+	for id, a := range d.att {
+		switch {
+		case a.exited:
+		case a.asked:
+			// Checkpointing: its work and time limit no longer count.
+			if a.land <= now+1e-9 {
+				for _, ag := range d.agents {
+					ag.Exit(id, agent.OutcomePreempted, 0)
+				}
+			}
+		case a.due <= now+1e-9 && a.due <= a.limit:
+			for _, ag := range d.agents {
+				ag.Exit(id, agent.OutcomeCompleted, 0)
+			}
+			a.exited = true
+		case a.limit <= now+1e-9:
+			limits = true
+		}
+	}
+	d.h.sync(d.agents...)
+	if limits {
+		checkLimits(d.h)
+	}
+	for i, j := range d.c.jobs {
+		if d.ids[i] != 0 && j.kill > 0 && !d.killed[i] && j.kill <= now+1e-9 {
+			d.killed[i] = true
+			if code := d.h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(d.ids[i], 10)+"/kill", nil, nil); code/100 != 2 {
+				t.Fatalf("kill %s: %d", j.name, code)
+			}
+		}
+	}
+	for i, j := range d.c.jobs {
+		for d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) && j.changes[d.changed[i]].at <= now+1e-9 {
+			ch := j.changes[d.changed[i]]
+			d.changed[i]++
+			var body []string
+			if ch.priority > 0 {
+				body = append(body, `"priority": `+strconv.Itoa(ch.priority))
+			}
+			if ch.weight > 0 {
+				body = append(body, `"weight": `+strconv.FormatFloat(ch.weight, 'g', -1, 64))
+			}
+			path := "/api/v1/jobs/" + strconv.FormatInt(d.ids[i], 10)
+			if code := d.h.do("PATCH", path, "{"+strings.Join(body, ", ")+"}", nil); code/100 != 2 && code != 409 {
+				t.Fatalf("change %s: %d", j.name, code)
+			}
+		}
+	}
+	for i, j := range d.c.jobs {
+		if d.ids[i] == 0 && j.submit <= now+1e-9 {
+			d.ids[i] = d.h.submit(d.jobFile(j))
+			d.byID[d.ids[i]] = i
+			if d.c.eager {
+				d.settle(t)
+			}
+		}
+	}
+	d.settle(t)
+	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) > 0 {
+		d.seq = evs[len(evs)-1].Seq
+	}
+}
+
+func (d *replayDriver) jobFile(j rjob) string {
+	var more strings.Builder
+	if j.project != "" {
+		fmt.Fprintf(&more, `, "project": %q`, j.project)
+	}
+	extra := j.extra
+	if j.minSlots > 0 {
+		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)
+	}
+	if j.tasks > 1 {
+		vals := make([]string, j.tasks)
+		for i := range vals {
+			vals[i] = strconv.Itoa(i)
+		}
+		fmt.Fprintf(&more, `, "hyperparameters": {"x": {"type": "categorical", "vals": [%s]}}`, strings.Join(vals, ", "))
+	}
+	return fmt.Sprintf(`{"name": %q, "entrypoint": "python train.py", "resources": {"slots": %d%s}%s}`,
+		j.name, j.slots, extra, more.String())
+}
+
+// pending says whether the master has an event that asks for a pass.
+func (d *replayDriver) pending() bool {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	return d.h.m.event
+}
+
+// settle syncs the agents (reports in, commands out, the agents' reports
+// of what the commands did in again) and runs passes while an event asks
+// for one, then notes the attempts that started and ended.
+func (d *replayDriver) settle(t *testing.T) {
+	for range 100 {
+		d.h.sync(d.agents...)
+		d.h.sync(d.agents...)
+		if !d.pending() {
+			d.track(t)
+			return
+		}
+		d.h.step()
+	}
+	t.Fatal("the master did not settle")
+}
+
+// track notes new attempts (when they end) and ended ones (their work).
+func (d *replayDriver) track(t *testing.T) {
+	now := d.now()
+	running := d.running()
+	for id, a := range d.att {
+		if _, ok := running[id]; ok || a.exited {
+			continue
+		}
+		// Preempted or killed: the work up to the request counts (up to
+		// now for a kill, or a checkpoint that lands at once).
+		stop := now
+		if a.asked {
+			stop = a.stop
+		}
+		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
+		d.done[taskKey{jid, id.TaskIndex}] += (stop - a.start) * a.rate
+		a.exited = true
+	}
+	for id, slots := range running {
+		if _, ok := d.att[id]; ok {
+			continue
+		}
+		jid, err := strconv.ParseInt(id.JobID, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := d.c.jobs[d.byID[jid]]
+		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1)}
+		work := j.run
+		if j.minSlots > 0 {
+			a.rate, work = float64(slots), j.run*float64(j.slots)
+		}
+		left := work - d.done[taskKey{jid, id.TaskIndex}]
+		a.due = now + left/a.rate + j.lag
+		if j.minSlots > 0 {
+			a.due = now + math.Ceil(left/a.rate-1e-9) + j.lag // the simulator's whole seconds
+		}
+		if lim := d.timeLimit(jid); lim > 0 {
+			a.limit = now + lim.Seconds()
+		}
+		d.att[id] = a
+	}
+	// Attempts that started in this settling may have been asked to
+	// checkpoint in it too (a resize).
+	d.preempts(now)
+}
+
+// running maps the attempts the agents run to the slots they hold.
+func (d *replayDriver) running() map[agent.TaskID]int {
+	out := map[agent.TaskID]int{}
+	for _, ag := range d.agents {
+		live := map[agent.TaskID]bool{}
+		for _, id := range ag.Running() {
+			live[id] = true
+		}
+		for _, sp := range ag.Started() {
+			if live[sp.ID()] {
+				out[sp.ID()] += len(sp.GPUs)
+			}
+		}
+	}
+	return out
+}
+
+// preempts notes the checkpoint requests the agents got since the last
+// look, for the attempts that hold their checkpoints (c.checkpoint).
+func (d *replayDriver) preempts(now float64) {
+	for i, ag := range d.agents {
+		cmds := ag.Commands()
+		for _, c := range cmds[d.seen[i]:] {
+			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt && !a.asked && d.c.checkpoint > 0 {
+				a.asked, a.stop, a.land = true, now, now+d.c.checkpoint
+			}
+		}
+		d.seen[i] = len(cmds)
+	}
+}
