@@ -121,11 +121,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	default:
 		o.Slots = c.Checkpointed(e.Task)
 	}
-	if o.State, o.Over = c.Jobs[ji].Over(); o.Over {
-		c.freedRecs = c.dropMoves(c.freedRecs[:0], ji)
-		o.Freed = c.freedRecs
-		c.Finish(ji, o.State, now)
-	}
+	c.endIfOver(now, ji, &o)
 	return o
 }
 

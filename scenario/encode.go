@@ -177,6 +177,13 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.Topology != "", "topology", j.Topology)
 	m.SetIf(j.AllowInfeasible, "allow_infeasible", true)
 	m.SetIf(j.AfterPass, "after_pass", true)
+	if len(j.Fails) > 0 {
+		fails := make([]any, len(j.Fails))
+		for i, f := range j.Fails {
+			fails[i] = map[string]any{"task": f.Task, "after": f.After}
+		}
+		m.Set("fails", fails)
+	}
 	if j.Searcher != nil {
 		searchFields(m, j)
 	}

@@ -116,6 +116,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	yamlfield.Field(f, "after_pass", &j.AfterPass, yamlfield.Boolean)
 	p.elastic(f, &j)
 	p.search(f, &j)
+	p.fails(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {

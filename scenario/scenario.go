@@ -283,6 +283,9 @@ type Job struct {
 	// them decided. The what-if export sets it; false (the default)
 	// submits every job of a second before one settling.
 	AfterPass bool
+	// Fails scripts tasks that fail (TaskFail), in the file's order; nil
+	// for none.
+	Fails []TaskFail
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

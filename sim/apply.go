@@ -76,6 +76,7 @@ func (s *sim) started(e *lifecycle.Effect) {
 	if end, _ := t.Due(s.c.Jobs[ji].Shape); end >= 0 {
 		s.q.push(event{at: end, kind: evEnd, ref: e.Task, ver: t.Ver})
 	}
+	s.scheduleFail(e.Task)
 	s.scheduleReport(e.Task)
 }
 

@@ -23,6 +23,8 @@ const (
 	AttemptTimeLimit AttemptState = "FAILED_EXEC_TIMEOUT"
 	// AttemptCanceled: a kill event ended the attempt.
 	AttemptCanceled AttemptState = "FAILED_CANCELED"
+	// AttemptFailed: the task exited with an error (JobSpec.Fails).
+	AttemptFailed AttemptState = "FAILED"
 )
 
 // Attempt is one run of one task on slots, from its start until it let go

@@ -282,6 +282,8 @@ func (s *sim) settleBefore() error {
 
 func (s *sim) handle(e event) {
 	switch e.kind {
+	case evFail:
+		s.fail(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.

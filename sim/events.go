@@ -9,10 +9,13 @@ const (
 	// evReport: a trial of an experiment with a searcher reports a metric
 	// (search.go). It comes before evEnd so that the report at max_length
 	// is judged before the trial ends.
-	evReport     evKind = iota
-	evEnd               // a task completes or hits its time limit
-	evCheckpoint        // a preempted task finished checkpointing
-	evScript            // a scripted event: kill, set_priority, set_weight
+	evReport evKind = iota
+	// evFail: a task fails as its job's spec scripts (fail.go); before
+	// evEnd, so that a task failing as its work ends fails.
+	evFail
+	evEnd        // a task completes or hits its time limit
+	evCheckpoint // a preempted task finished checkpointing
+	evScript     // a scripted event: kill, set_priority, set_weight
 	// evWake only asks for a pass: a thrash guard lifts (a task reaches
 	// its pool's minimum run time, or a preemption leaves its project's
 	// budget hour), which may let a waiting task start.

@@ -198,6 +198,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		MinSlots:        j.MinSlots,
 		AfterPass:       j.AfterPass,
 	}
+	for _, f := range j.Fails {
+		if spec.Fails == nil {
+			spec.Fails = map[int]int64{}
+		}
+		spec.Fails[f.Task] = f.After
+	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {

@@ -143,6 +143,11 @@ type JobSpec struct {
 	// is submitted, where a live master ran a pass between it and the
 	// jobs or ends before it in the same second (scenario.Job.AfterPass).
 	AfterPass bool
+	// Fails maps the number of a task (in the order the job's tasks
+	// first start) that fails to the work, in seconds at full size, after
+	// which it exits with an error (scenario.Job.Fails); nil for none. The
+	// job needs a Duration: a task without one counts no progress.
+	Fails map[int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

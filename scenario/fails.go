@@ -1,0 +1,62 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/allot-sched/allot/yamlfield"
+)
+
+// TaskFail scripts a task's failure: task Task of the job (its number
+// from 0, in the order the job's tasks first start) exits with an error
+// once it has done After seconds of its work (counted as Duration is:
+// preemptions keep the progress made; at full size for an elastic job).
+// A failed task is done and never retried, and its job ends failed once
+// every task has ended, as on a live cluster, where a task fails by its
+// own exit code. The what-if export writes them for the tasks that
+// failed live.
+type TaskFail struct {
+	Task  int
+	After int64
+	Line  int
+}
+
+// fails reads a job's fails: a list of {task, after}.
+func (p *parser) fails(f *yamlfield.Fields, j *Job) {
+	raw := f.Lookup("fails")
+	if raw == nil {
+		return
+	}
+	path := p.Join(f.Path, "fails")
+	if j.Duration < 0 && j.Searcher == nil {
+		f.Errorf("fails", "a job without a duration runs until it is killed and counts no progress, so its tasks cannot fail after some of their work; give duration")
+		return
+	}
+	items, ok := p.List(raw, path, "task failures")
+	if !ok {
+		return
+	}
+	seen := map[int]int{}
+	for i, item := range items {
+		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
+		if !ok {
+			continue
+		}
+		tf := TaskFail{Line: item.Line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &tf.Task, yamlfield.IntAtLeast(0))
+		afterOK := g.Required("after") && yamlfield.Field(g, "after", &tf.After, yamlfield.PositiveDuration)
+		g.Done()
+		switch {
+		case !taskOK || !afterOK:
+			continue
+		case tf.Task >= j.Tasks:
+			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", tf.Task, j.Tasks)
+			continue
+		}
+		if first, dup := seen[tf.Task]; dup {
+			g.Errorf("task", "task %d fails already (line %d); a task fails once", tf.Task, first)
+			continue
+		}
+		seen[tf.Task] = item.Line
+		j.Fails = append(j.Fails, tf)
+	}
+}
