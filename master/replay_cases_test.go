@@ -55,6 +55,12 @@ func featureCases() []replayCase {
 			{name: "b1", slots: 1, tasks: 4, submit: 60, run: 300, project: "b", extra: preemptible},
 			{name: "b2", slots: 2, submit: 90, run: 300, project: "b", extra: preemptible},
 		}},
+		// Tasks exit with an error: a job's only task, a trial of an
+		// experiment whose others complete, a task preempted before it
+		// fails (its work counted across attempts), an elastic task.
+		{name: "fifo-fail", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: failJobs},
+		{name: "priority-fail", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: failJobs},
 		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
 		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
 			jobs: multifactorJobs},
@@ -141,3 +147,14 @@ qos:
 default_qos: normal
 licenses: {matlab: 2}
 `
+
+// failJobs: x fails alone, a trial of y fails while the others complete,
+// p is preempted by h before it fails, e is elastic.
+var failJobs = []rjob{
+	{name: "x", slots: 2, submit: 0, run: 300, fail: 100},
+	{name: "y", slots: 1, tasks: 3, submit: 0, run: 200, fail: 50, failTask: 1, extra: lowPrio},
+	{name: "p", slots: 2, submit: 10, run: 400, fail: 150, extra: lowPrio},
+	{name: "h", slots: 4, submit: 60, run: 100, extra: `, "priority": 10`},
+	{name: "e", slots: 4, minSlots: 1, submit: 70, run: 100, fail: 40, extra: preemptible},
+	{name: "z", slots: 1, submit: 80, run: 100},
+}

@@ -49,6 +49,7 @@ type liveAttempt struct {
 	// agents report the checkpoint landed.
 	asked      bool
 	stop, land float64
+	fails      bool    // due is when it fails, with an error
 	due        float64 // when its work is done (lag included)
 	limit      float64 // when its time limit ends it; +Inf for none
 	exited     bool
@@ -173,8 +174,12 @@ func (d *replayDriver) instant(t *testing.T) {
 				}
 			}
 		case a.due <= now+1e-9 && a.due <= a.limit:
+			outcome, code := agent.OutcomeCompleted, 0
+			if a.fails {
+				outcome, code = agent.OutcomeFailed, 1
+			}
 			for _, ag := range d.agents {
-				ag.Exit(id, agent.OutcomeCompleted, 0)
+				ag.Exit(id, outcome, code)
 			}
 			a.exited = true
 		case a.limit <= now+1e-9:
@@ -304,10 +309,15 @@ func (d *replayDriver) track(t *testing.T) {
 		if j.minSlots > 0 {
 			a.rate, work = float64(slots), j.run*float64(j.slots)
 		}
-		left := work - d.done[taskKey{jid, id.TaskIndex}]
-		a.due = now + left/a.rate + j.lag
-		if j.minSlots > 0 {
-			a.due = now + math.Ceil(left/a.rate-1e-9) + j.lag // the simulator's whole seconds
+		a.due = d.dueAt(now, work-d.done[taskKey{jid, id.TaskIndex}], a.rate, j.minSlots > 0) + j.lag
+		if j.fail > 0 && id.TaskIndex == j.failTask {
+			failWork := j.fail
+			if j.minSlots > 0 {
+				failWork *= float64(j.slots)
+			}
+			if at := d.dueAt(now, failWork-d.done[taskKey{jid, id.TaskIndex}], a.rate, j.minSlots > 0); at <= a.due {
+				a.due, a.fails = at, true
+			}
 		}
 		if lim := d.timeLimit(jid); lim > 0 {
 			a.limit = now + lim.Seconds()
@@ -348,4 +358,13 @@ func (d *replayDriver) preempts(now float64) {
 		}
 		d.seen[i] = len(cmds)
 	}
+}
+
+// dueAt is when work left is done at rate from now: for an elastic job in
+// the simulator's whole seconds.
+func (d *replayDriver) dueAt(now, left, rate float64, elastic bool) float64 {
+	if elastic {
+		return now + math.Ceil(left/rate-1e-9)
+	}
+	return now + left/rate
 }

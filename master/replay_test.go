@@ -43,6 +43,10 @@ type rjob struct {
 	minSlots int
 	// changes are priority or weight changes a user makes, in order.
 	changes []rchange
+	// fail, when positive, makes task failTask exit with an error once
+	// it has done that much work (at full size for an elastic job).
+	fail     float64
+	failTask int
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -279,6 +280,14 @@ func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]tim
 		sj.Duration = max((w.mean+int64(j.Slots)-1)/int64(j.Slots), 1)
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
+	case len(w.failed) > 0:
+		// No task completed: any run time longer than the failures'
+		// work replays them alike.
+		longest := slices.Max(slices.Collect(maps.Values(w.failed)))
+		if sj.MinSlots > 0 {
+			longest = (longest + int64(j.Slots) - 1) / int64(j.Slots)
+		}
+		sj.Duration = longest + 1
 	case w.limited:
 		// Its time limit ended it: the replay's ends it too.
 	case j.State == store.JobKilled:
@@ -294,5 +303,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]tim
 	default:
 		return sj, false
 	}
+	sj.Fails = exportFails(w.failed, sj)
 	return sj, true
 }

@@ -2,6 +2,8 @@ package master
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +13,8 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// Priority and weight changes, and checkpoint costs, in the export. The store records a change
+// Priority and weight changes, checkpoint costs and failures in the
+// export. The store records a change
 // of a live job (PATCH /jobs/{id}) as an event of the job that keeps its
 // state, whose reason lists what changed ("priority 40 → 10, priority
 // class "NORMAL" → "HIGH", weight 1 → 2: changed through the API"), so
@@ -143,4 +146,21 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 		}
 	}
 	return notes
+}
+
+// exportFails are the failures of sj's tasks that failed live (failed:
+// their work up to the failure, slot-seconds for an elastic job), by
+// task, as the scenario's fails: the simulator fails each after that much
+// of its work. A task that failed after more work than the job's run
+// time completes in the replay first.
+func exportFails(failed map[int]int64, sj scenario.Job) []scenario.TaskFail {
+	var out []scenario.TaskFail
+	for _, task := range slices.Sorted(maps.Keys(failed)) {
+		after := failed[task]
+		if sj.MinSlots > 0 {
+			after = (after + int64(sj.Slots) - 1) / int64(sj.Slots)
+		}
+		out = append(out, scenario.TaskFail{Task: task, After: max(after, 1)})
+	}
+	return out
 }

@@ -84,6 +84,9 @@ type jobWork struct {
 	mean, longest int64
 	n             int
 	limited       bool
+	// failed maps the tasks whose last attempt failed (an error exit) to
+	// their work up to the failure.
+	failed map[int]int64
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
@@ -91,7 +94,7 @@ type jobWork struct {
 func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time, elastic bool) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	work := map[int]int64{}
-	done := map[int]bool{}
+	done, failed := map[int]bool{}, map[int]bool{}
 	var w jobWork
 	for _, a := range atts {
 		end := a.EndedAt
@@ -114,6 +117,15 @@ func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Tim
 		}
 		work[a.Index] += (sec(end) - sec(a.StartedAt)) * rate
 		done[a.Index] = a.EndState == store.AttemptCompleted
+		if a.EndState == store.AttemptFailed {
+			failed[a.Index] = true // a failed task is never retried
+		}
+	}
+	for i := range failed {
+		if w.failed == nil {
+			w.failed = map[int]int64{}
+		}
+		w.failed[i] = work[i]
 	}
 	var sum int64
 	for i, d := range done {
