@@ -4,7 +4,8 @@
 // master makes.
 //
 // The loop: pop every event due at the current time (trials' metric
-// reports first, then task ends and time limit kills, then finished
+// reports first, then scripted task failures (JobSpec.Fails, fail.go),
+// then task ends and time limit kills, then finished
 // checkpoints, then submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
 // before it in the same second — then scripted events and wake-ups), then
