@@ -7,7 +7,10 @@ import "github.com/allot-sched/allot/sched"
 // and a simulation of the same events decide alike: when the passes of
 // one instant may stop (OneShot, Grows, with Settled), which
 // reservation a plan leaves each job for the next pass (Reservations),
-// and which waiting task of a job a start launches (ResumesBefore).
+// which waiting task of a job a start launches (ResumesBefore), and
+// what a snapshot says of a running attempt that a move or resize
+// continued (LastCheckpoint; its start, and the start its time limit
+// runs from, stay the attempt's).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -79,4 +82,23 @@ func ResumesBefore(a, b Queued) bool {
 		return a.Preempted > b.Preempted
 	}
 	return a.Index < b.Index
+}
+
+// LastCheckpoint is when an attempt that started at start and last
+// resumed at from (its start, or its last move or resize, which
+// continue the attempt) last saved its progress at now, for
+// sched.Alloc.Checkpoint: with a checkpoint interval every, its last
+// periodic checkpoint since from; else the checkpoint of its last
+// re-placement, from; else 0, never, for which the core takes the loss
+// to be the run time. The attempt's start stays start through moves and
+// resizes, in the snapshot (sched.Alloc.Start: minimum run times, victim
+// order, estimated ends) and for its time limit.
+func LastCheckpoint(start, from, now, every int64) int64 {
+	if every <= 0 {
+		if from > start {
+			return from
+		}
+		return 0
+	}
+	return from + (now-from)/every*every
 }

@@ -163,3 +163,27 @@ func TestResumesBeforeIsLaunch(t *testing.T) {
 		})
 	}
 }
+
+func TestLastCheckpoint(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		start, from, now, every int64
+		want                    int64
+	}{
+		{"never re-placed, no interval", 100, 100, 500, 0, 0},
+		{"moved, no interval", 100, 300, 500, 0, 300},
+		{"never re-placed, every 60", 100, 100, 500, 60, 460},
+		{"moved, every 60", 100, 300, 500, 60, 480},
+		{"at its start", 100, 100, 100, 60, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := LastCheckpoint(c.start, c.from, c.now, c.every); got != c.want {
+				t.Errorf("LastCheckpoint = %d, want %d", got, c.want)
+			}
+			tk := Task{Start: c.start, From: c.from}
+			if got := tk.LastCheckpoint(c.now, c.every); got != c.want {
+				t.Errorf("Task.LastCheckpoint = %d, want %d", got, c.want)
+			}
+		})
+	}
+}

@@ -112,13 +112,7 @@ func (t *Task) checkpoint(now int64, sh Shape) int64 {
 // (never), for which the core takes the loss to be the run time, so that
 // such tasks go newest first.
 func (t *Task) LastCheckpoint(now, every int64) int64 {
-	if every <= 0 {
-		if t.From > t.Start {
-			return t.From
-		}
-		return 0
-	}
-	return t.From + (now-t.From)/every*every
+	return LastCheckpoint(t.Start, t.From, now, every)
 }
 
 // Alloc is the task's allocation in a snapshot whose entry for its job

@@ -362,10 +362,10 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	if !op.ok {
 		return nil
 	}
-	next := t.next
+	next, began := t.next, t.att.first()
 	ag.m.setTask(t, op.rec)
 	if op.rec.State == store.TaskStarting {
-		ag.m.planner.restartOn(t, next, tr.At)
+		ag.m.planner.restartOn(t, next, tr.At, began)
 	}
 	ag.m.log.Info("attempt ended", "task", agent.TaskID{JobID: t.job.idString(), TaskIndex: t.rec.Index,
 		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)

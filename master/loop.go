@@ -133,7 +133,7 @@ func (pl *planner) checkTimeLimits(ctx context.Context) {
 		}
 		for _, t := range j.tasks {
 			if t.att != nil && (t.rec.State == store.TaskRunning || t.rec.State == store.TaskStarting) &&
-				now.Sub(t.att.started) >= j.rec.TimeLimit {
+				now.Sub(t.att.first()) >= j.rec.TimeLimit {
 				over = append(over, t)
 			}
 		}

@@ -167,13 +167,14 @@ func (pl *planner) restartable(t *mtask) bool {
 
 // restartOn gives a task that just went to starting on its reservation
 // its new attempt, and sends the start commands. next is the reservation,
-// which setTask has released. Callers hold mu.
-func (pl *planner) restartOn(t *mtask, next []*mpart, now time.Time) {
+// which setTask has released; first is the start of the attempt the move
+// or resize continues. Callers hold mu.
+func (pl *planner) restartOn(t *mtask, next []*mpart, now, first time.Time) {
 	parts := make([]*mpart, len(next))
 	for i, p := range next {
 		parts[i] = &mpart{node: p.node, gpus: p.gpus}
 	}
-	t.att = &mattempt{number: t.rec.Attempt, started: now, parts: parts, usedTo: now}
+	t.att = &mattempt{number: t.rec.Attempt, started: now, continues: first, parts: parts, usedTo: now}
 	pl.m.hold(t)
 	pl.sendStarts(t)
 }

@@ -61,6 +61,25 @@ func featureCases() []replayCase {
 		{name: "fifo-fail", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: failJobs},
 		{name: "priority-fail", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
 			jobs: failJobs},
+		// A move or resize continues the attempt: its time limit runs
+		// from the attempt's first start (p3 moves at 60 and reaches its
+		// limit at 423; e1 grows at 300 and reaches its at 500).
+		{name: "backfill-move-limits", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: []rjob{
+			{name: "a", slots: 3, submit: 0, run: 1000, extra: `, "time_limit": 1100`},
+			{name: "p1", slots: 1, submit: 1, run: 50, extra: `, "preemptible": true, "time_limit": 100`},
+			{name: "p2", slots: 1, submit: 2, run: 1000, extra: `, "preemptible": true, "time_limit": 1100`},
+			{name: "p3", slots: 1, submit: 3, run: 440, extra: `, "preemptible": true, "time_limit": 420`},
+			{name: "b", slots: 2, submit: 60, run: 300, extra: `, "time_limit": 400`},
+			{name: "w", slots: 4, submit: 70, run: 300, extra: `, "time_limit": 400`},
+			{name: "s", slots: 1, submit: 80, run: 300, extra: `, "time_limit": 340`},
+		}},
+		{name: "elastic-limits", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes, jobs: []rjob{
+			{name: "a", slots: 3, submit: 0, run: 300, extra: `, "time_limit": 400`},
+			{name: "b", slots: 1, submit: 0, run: 200, extra: `, "time_limit": 300`},
+			{name: "e1", slots: 4, minSlots: 1, submit: 0, run: 400, extra: `, "time_limit": 500`},
+			{name: "c", slots: 2, submit: 50, run: 100, extra: `, "time_limit": 200`},
+			{name: "s", slots: 1, submit: 320, run: 100, extra: `, "time_limit": 150`},
+		}},
 		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
 		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
 			jobs: multifactorJobs},

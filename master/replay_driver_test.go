@@ -126,6 +126,14 @@ func (d *replayDriver) timeLimit(id int64) time.Duration {
 	return d.h.m.jobs[id].rec.TimeLimit
 }
 
+// first is the start of task index's attempt as the simulator counts it
+// (a move or resize continues the attempt), in seconds from the start.
+func (d *replayDriver) first(id int64, index int) float64 {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	return d.h.m.jobs[id].tasks[index].att.first().Sub(d.t0).Seconds()
+}
+
 // waiting says whether a task waits to start.
 func (d *replayDriver) waiting() bool {
 	d.h.m.lock()
@@ -320,7 +328,8 @@ func (d *replayDriver) track(t *testing.T) {
 			}
 		}
 		if lim := d.timeLimit(jid); lim > 0 {
-			a.limit = now + lim.Seconds()
+			// From the start of the attempt a move or resize continues.
+			a.limit = d.first(jid, id.TaskIndex) + lim.Seconds()
 		}
 		d.att[id] = a
 	}

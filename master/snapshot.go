@@ -133,15 +133,16 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 		}
 		pl.m.fair.open[acc] += pl.m.fair.openUsage(gpus, t.att.usedTo, now)
 	}
-	start := t.att.started.Unix()
-	a := sched.Alloc{Job: ji, Start: start, Backfilled: t.att.backfilled,
-		Preempting: t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling}
-	if every := t.job.spec.checkpointEvery; every > 0 && s.Now > start {
-		a.Checkpoint = start + (s.Now-start)/every*every
-	}
+	// A move or resize continues the attempt, as the simulator counts it
+	// (lifecycle.Replace): the attempt keeps its first start, and its last
+	// checkpoint is the re-placement's (lifecycle.LastCheckpoint).
+	first, every := t.att.first().Unix(), t.job.spec.checkpointEvery
+	a := sched.Alloc{Job: ji, Start: first, Backfilled: t.att.backfilled,
+		Preempting: t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling,
+		Checkpoint: lifecycle.LastCheckpoint(first, t.att.started.Unix(), s.Now, every)}
 	if t.next != nil {
 		// The new placement runs from the move on; the old drains.
-		nx := sched.Alloc{Job: ji, Start: t.nextAt.Unix(), Checkpoint: t.nextAt.Unix()}
+		nx := sched.Alloc{Job: ji, Start: first, Checkpoint: lifecycle.LastCheckpoint(first, t.nextAt.Unix(), s.Now, every)}
 		for _, p := range t.next {
 			if n, ok := nodeIdx[p.node]; ok {
 				nx.Nodes = append(nx.Nodes, sched.NodeSlots{Node: n, Slots: int32(len(p.gpus))})

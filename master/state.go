@@ -83,12 +83,27 @@ type mtask struct {
 
 // mattempt is an open attempt: one part per node of its placement.
 type mattempt struct {
-	number     int
-	started    time.Time
+	number  int
+	started time.Time
+	// continues is the start of the attempt this one continues, for a
+	// restart on the placement a move or resize reserved; zero otherwise.
+	// The simulator counts a re-placed task as one attempt (lifecycle's
+	// Replace), so its time limit and its start in the snapshot are the
+	// first's (first).
+	continues  time.Time
 	parts      []*mpart
 	backfilled bool
 	// usedTo is the end of the attempt's last usage record, or its start.
 	usedTo time.Time
+}
+
+// first is the start of the attempt as the simulator counts it: the
+// start of the attempt a move or resize continued, else its own.
+func (a *mattempt) first() time.Time {
+	if a.continues.IsZero() {
+		return a.started
+	}
+	return a.continues
 }
 
 // partState is where one node's part of an attempt is.

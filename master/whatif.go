@@ -102,7 +102,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 				notes = append(notes, note)
 			}
 		}
-		sj, ok := scenarioJob(j, byJob[j.ID], hist.preempted, max(ntasks[j.ID], 1), since, now, p, cfg)
+		sj, ok := scenarioJob(j, byJob[j.ID], &hist, max(ntasks[j.ID], 1), since, now, p, cfg)
 		if !ok {
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
@@ -125,7 +125,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 		sc.Jobs = append(sc.Jobs, sj)
 		sc.Events = append(sc.Events, changes...)
-		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID]) {
+		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], &hist) {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
@@ -244,7 +244,7 @@ func exportName(j store.Job) string {
 
 // scenarioJob is one job in the scenario, or false when its run time
 // cannot be known.
-func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
+func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
 	sj := scenario.Job{Name: exportName(j),
 		Kind: cmp.Or(string(j.Kind), scenario.KindCommand), Submit: int64(j.SubmittedAt.Sub(since).Seconds()), Pool: j.Pool,
 		Tasks: tasks, MaxConcurrent: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
@@ -272,7 +272,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, preempted map[attemptKey]tim
 	if h, err := decodeSpec(j.Spec); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
 		sj.MinSlots = h.minSlots
 	}
-	w := workOf(j, atts, preempted, since, now, sj.MinSlots > 0)
+	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0)
 	switch {
 	case w.n > 0 && sj.MinSlots > 0:
 		// Slot-seconds, which the simulator counts as the duration at the

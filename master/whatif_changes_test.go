@@ -80,3 +80,37 @@ func TestCheckpointCost(t *testing.T) {
 		})
 	}
 }
+
+// TestAttemptFirst: a restart on a move's reserved placement continues
+// the attempt before it; a resumption after a preemption does not.
+func TestAttemptFirst(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	atts := []store.Attempt{
+		{JobID: 1, Number: 1, StartedAt: at(0), EndedAt: at(60), EndState: store.AttemptPreempted},
+		{JobID: 1, Number: 2, StartedAt: at(60), EndedAt: at(120), EndState: store.AttemptPreempted},
+		{JobID: 1, Number: 3, StartedAt: at(120), EndedAt: at(200), EndState: store.AttemptPreempted},
+		{JobID: 1, Number: 4, StartedAt: at(300)},
+	}
+	h := historyEvents{moved: map[attemptKey]bool{{1, 0, 1}: true, {1, 0, 2}: true, {1, 0, 3}: true}}
+	for _, c := range []struct {
+		name string
+		att  int
+		want time.Time
+	}{
+		{"the first", 0, at(0)},
+		{"after a move", 1, at(0)},
+		{"after two moves", 2, at(0)},
+		{"not at the landing", 3, at(300)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := h.first(atts, atts[c.att]); !got.Equal(c.want) {
+				t.Errorf("first = %v, want %v", got, c.want)
+			}
+		})
+	}
+	h.moved[attemptKey{1, 0, 1}] = false // preempted, resumed at once
+	if got := h.first(atts, atts[1]); !got.Equal(at(60)) {
+		t.Errorf("after a preemption first = %v, want %v", got, at(60))
+	}
+}

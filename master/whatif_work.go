@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/store"
@@ -44,6 +45,9 @@ type historyEvents struct {
 	afterPass map[int64]bool
 	// changes are the jobs' priority and weight changes, in order.
 	changes map[int64][]jobChange
+	// moved are the attempts asked to move or resize: the attempt the
+	// task restarts as on its reserved placement continues them (first).
+	moved map[attemptKey]bool
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -51,7 +55,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
-	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{}}
+	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
+		moved: map[attemptKey]bool{}}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
@@ -68,6 +73,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		case e.Index < 0:
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
+			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
 			decided = true
 		case e.To == string(store.TaskStarting):
 			decided = true
@@ -91,7 +97,7 @@ type jobWork struct {
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
 // attempt does as much work per second as it holds slots.
-func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time, elastic bool) jobWork {
+func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	work := map[int]int64{}
 	done, failed := map[int]bool{}, map[int]bool{}
@@ -102,10 +108,10 @@ func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Tim
 			end = now
 		}
 		w.longest = max(w.longest, int64(end.Sub(a.StartedAt).Seconds()))
-		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && end.Sub(a.StartedAt) >= j.TimeLimit {
+		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && end.Sub(hist.first(atts, a)) >= j.TimeLimit {
 			w.limited = true
 		}
-		if at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
+		if at, ok := hist.preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
 			end = at
 		}
 		rate := int64(1)
@@ -143,12 +149,33 @@ func workOf(j store.Job, atts []store.Attempt, preempted map[attemptKey]time.Tim
 // killedByLimit says whether a killed job ended as an attempt ran into
 // its time limit: the replay's time limit ends it, and a kill event at
 // the same time would name a job the user never killed.
-func killedByLimit(j store.Job, atts []store.Attempt) bool {
+func killedByLimit(j store.Job, atts []store.Attempt, hist *historyEvents) bool {
 	for _, a := range atts {
 		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && a.EndedAt.Equal(j.EndedAt) &&
-			a.EndedAt.Sub(a.StartedAt) >= j.TimeLimit {
+			a.EndedAt.Sub(hist.first(atts, a)) >= j.TimeLimit {
 			return true
 		}
 	}
 	return false
+}
+
+// first is when attempt a began as the simulator counts attempts: the
+// start of the attempt a move or resize continued (the task restarted
+// on its reserved placement as the checkpoint landed), else its own. Its
+// time limit runs from there, as the live master counts it
+// (mattempt.first).
+func (h *historyEvents) first(atts []store.Attempt, a store.Attempt) time.Time {
+	for {
+		var prev *store.Attempt
+		for i := range atts {
+			if b := &atts[i]; b.JobID == a.JobID && b.Index == a.Index && b.Number == a.Number-1 {
+				prev = b
+			}
+		}
+		if prev == nil || !h.moved[attemptKey{prev.JobID, prev.Index, prev.Number}] ||
+			prev.EndState != store.AttemptPreempted || !a.StartedAt.Equal(prev.EndedAt) {
+			return a.StartedAt
+		}
+		a = *prev
+	}
 }
