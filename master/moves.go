@@ -178,3 +178,12 @@ func (pl *planner) restartOn(t *mtask, next []*mpart, now, first time.Time) {
 	pl.m.hold(t)
 	pl.sendStarts(t)
 }
+
+// first is the start of the attempt as the simulator counts it: the
+// start of the attempt a move or resize continued, else its own.
+func (a *mattempt) first() time.Time {
+	if a.continues.IsZero() {
+		return a.started
+	}
+	return a.continues
+}

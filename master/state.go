@@ -97,15 +97,6 @@ type mattempt struct {
 	usedTo time.Time
 }
 
-// first is the start of the attempt as the simulator counts it: the
-// start of the attempt a move or resize continued, else its own.
-func (a *mattempt) first() time.Time {
-	if a.continues.IsZero() {
-		return a.started
-	}
-	return a.continues
-}
-
 // partState is where one node's part of an attempt is.
 type partState uint8
 
