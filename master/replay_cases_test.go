@@ -28,6 +28,18 @@ func featureCases() []replayCase {
 				{name: "w2", slots: 2, submit: 20, run: 200, extra: `, "priority": 50`},
 				{name: "w3", slots: 1, submit: 30, run: 100, extra: `, "priority": 55`, changes: []rchange{{at: 100, priority: 20}}},
 			}},
+		// Into and out of LOW: n becomes preemptible and is preempted
+		// for h and h2; l goes into LOW and back, and is preempted no
+		// more.
+		{name: "priority-class-changes", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: []rjob{
+				{name: "n", slots: 4, submit: 0, run: 600, extra: `, "priority": 40`, changes: []rchange{{at: 100, priority: 80}}},
+				{name: "l", slots: 2, submit: 0, run: 600, extra: `, "priority": 45`,
+					changes: []rchange{{at: 100, priority: 80}, {at: 120, priority: 45}}},
+				{name: "o", slots: 1, submit: 0, run: 600, extra: lowPrio},
+				{name: "h", slots: 5, submit: 150, run: 100, extra: `, "priority": 10`},
+				{name: "h2", slots: 2, submit: 300, run: 100, extra: `, "priority": 10`},
+			}},
 		// Weights move the shares of jobs within a project.
 		{name: "fair-share-weights", config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
 			{name: "a1", slots: 1, tasks: 4, submit: 0, run: 600, project: "a", extra: preemptible},

@@ -108,10 +108,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			continue
 		}
 		sj.AfterPass = hist.afterPass[j.ID]
-		changes, changeNote := exportChanges(j, &sj, hist.changes[j.ID], since, p)
-		if changeNote != "" {
-			notes = append(notes, changeNote)
-		}
+		changes := exportChanges(&sj, hist.changes[j.ID], since, p)
 		note, ok := exportHints(j, &sj, p, cfg)
 		if note != "" {
 			notes = append(notes, note)

@@ -29,10 +29,10 @@ type jobChange struct {
 	at                   time.Time
 	fromPrio, toPrio     *int
 	fromWeight, toWeight *float64
-	// preemptible says the change also made the job preemptible or not
-	// (a move into or out of the LOW class), which a scenario's
-	// set_priority cannot say for a job without a class.
-	preemptible bool
+	// fromPre is the job's preemptibility before a change that moved it
+	// into or out of the LOW class (LOW work is always preemptible); the
+	// simulator's set_priority makes the same move (sim.ClassRule).
+	fromPre *bool
 }
 
 // parseJobChange reads a change off event e of store.UpdateJob; false
@@ -63,19 +63,20 @@ func parseJobChange(e store.Event) (jobChange, bool) {
 				c.fromWeight, c.toWeight = &f, &t
 			}
 		case "preemptible":
-			c.preemptible = true
+			if f, err := strconv.ParseBool(from); err == nil {
+				c.fromPre = &f
+			}
 		}
 	}
 	return c, c.toPrio != nil || c.toWeight != nil
 }
 
-// exportChanges sets sj's priority and weight to what they were at
-// submission and appends its changes as scenario events, times counted
-// from since. It returns a note for what a scenario cannot carry.
-func exportChanges(j store.Job, sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) ([]scenario.Event, string) {
+// exportChanges sets sj's priority, weight and preemptibility to what they
+// were at submission and appends its changes as scenario events, times
+// counted from since.
+func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) []scenario.Event {
 	var evs []scenario.Event
-	var notes []string
-	prioSet, weightSet := false, false
+	prioSet, weightSet, preSet := false, false, false
 	for _, c := range changes {
 		at := int64(c.at.Sub(since) / time.Second)
 		if c.toPrio != nil && p.Policy != sched.PolicyMultifactor {
@@ -94,11 +95,12 @@ func exportChanges(j store.Job, sj *scenario.Job, changes []jobChange, since tim
 			evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetWeight, Job: sj.Name, Weight: *c.toWeight})
 			weightSet = true
 		}
-		if c.preemptible {
-			notes = append(notes, fmt.Sprintf("job %d became preemptible or not with a change of priority class at %ds, which the replay does not carry", j.ID, at))
+		if c.fromPre != nil && !preSet {
+			sj.Preemptible, preSet = *c.fromPre, true
+			sj.Interactive = scenario.DefaultInteractive(sj.Kind, sj.Preemptible)
 		}
 	}
-	return evs, strings.Join(notes, "; ")
+	return evs
 }
 
 // checkpointCost is the checkpoint cost to export for a pool: the longest

@@ -38,8 +38,8 @@ func TestParseJobChange(t *testing.T) {
 			if (got.toWeight != nil) != (c.weight != [2]float64{}) || got.toWeight != nil && (*got.fromWeight != c.weight[0] || *got.toWeight != c.weight[1]) {
 				t.Errorf("weight %v → %v, want %v", got.fromWeight, got.toWeight, c.weight)
 			}
-			if got.preemptible != c.preemptible {
-				t.Errorf("preemptible = %v, want %v", got.preemptible, c.preemptible)
+			if (got.fromPre != nil) != c.preemptible || got.fromPre != nil && *got.fromPre {
+				t.Errorf("preemptible before = %v, want a change from false: %v", got.fromPre, c.preemptible)
 			}
 		})
 	}
