@@ -32,14 +32,9 @@ type Cluster struct {
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
-	// The ledgers (ledgers.go): accounts' usage up to usageAt, and
-	// budgeted projects' preemptions.
-	usage     *Usage[int32]
-	usageAt   int64
-	epoch     int64 // the usage ledger's time at time 0
-	budget    *Budget[int32]
-	budgeted  []bool
-	anyBudget bool
+	// Ledgers are the accounts' usage and the budgeted projects'
+	// preemptions (ledgers.go), which the transitions keep current.
+	Ledgers Ledgers
 	// rev is the last sched.Job.Rev given (revise); NoRevs leaves the
 	// entries without one, so that the core recomputes every job (tests
 	// compare the two).
@@ -132,7 +127,7 @@ func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now i
 	c.waiting(ji)
 	slots := sched.Slots(nodes)
 	c.inUse += slots
-	c.Hold(c.Jobs[ji].Account, slots)
+	c.Ledgers.Hold(c.Jobs[ji].Account, slots)
 	return ti
 }
 
@@ -143,7 +138,7 @@ func (c *Cluster) InUse() int { return c.inUse }
 // its project's preemption budget.
 func (c *Cluster) Preempt(ti int32, now int64) int64 {
 	j := &c.Jobs[c.Tasks.At(ti).Job]
-	c.NoteBudget(j.Project, now)
+	c.Ledgers.NoteBudget(j.Project, now)
 	return j.Preempt(&c.Tasks, ti, now)
 }
 
@@ -154,12 +149,12 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int6
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
 	if r.ChargesBudget() {
-		c.NoteBudget(j.Project, now)
+		c.Ledgers.NoteBudget(j.Project, now)
 	}
 	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
 	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
 	c.inUse += res.Delta
-	c.Hold(j.Account, res.Delta)
+	c.Ledgers.Hold(j.Account, res.Delta)
 	return res
 }
 
@@ -227,7 +222,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 // freed stops charging job j's account for slots it let go of.
 func (c *Cluster) freed(j *Job, slots int) int {
 	c.inUse -= slots
-	c.Hold(j.Account, -slots)
+	c.Ledgers.Hold(j.Account, -slots)
 	return slots
 }
 
@@ -247,7 +242,7 @@ func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 // roster index of the last job holding slots, -1 for none. The accounts'
 // usage is Advance's; the rest of snap is the driver's.
 func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
-	c.FillBudgets(snap.Projects, now)
+	c.Ledgers.FillBudgets(snap.Projects, now)
 	c.Roster.Compact(c.alive, c.recycle)
 	snap.Jobs = c.Roster.Entries()
 	lastRunning = -1

@@ -105,8 +105,8 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
-	s.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
-	s.c.CountBudgets(snap.Projects)
+	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
+	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
@@ -201,7 +201,7 @@ func (s *sim) loop() error {
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
-		s.c.Advance(s.c.Snap.Accounts, s.opt.Until)
+		s.c.Ledgers.Advance(s.c.Snap.Accounts, s.opt.Until)
 		s.now = s.opt.Until
 	}
 	if s.opt.Progress != nil {
@@ -219,7 +219,7 @@ func (s *sim) tick() (bool, error) {
 		return false, nil
 	}
 	s.rec.advance(t)
-	s.c.Advance(s.c.Snap.Accounts, t)
+	s.c.Ledgers.Advance(s.c.Snap.Accounts, t)
 	s.now = t
 	return true, s.step()
 }
