@@ -42,7 +42,7 @@ type Cluster struct {
 	NoRevs bool
 }
 
-// NextJob is the record the next AddJob will use.
+// NextJob is the record the next submission will use.
 func (c *Cluster) NextJob() int32 {
 	if n := len(c.freeJobs); n > 0 {
 		return c.freeJobs[n-1]
@@ -50,10 +50,11 @@ func (c *Cluster) NextJob() int32 {
 	return int32(len(c.Jobs))
 }
 
-// AddJob stores a submitted job's record (NewJob's) and returns its
-// index, without putting it on the roster (Submit does both). A reused
-// record lends its buffers to the new one.
-func (c *Cluster) AddJob(sub Submission) int32 {
+// submit stores a submitted job's record (NewJob's; a reused record
+// lends its buffers to the new one) and puts it on the roster with
+// entry, its snapshot entry, whose waiting count the Cluster keeps from
+// then on (EventSubmit).
+func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 	ji := c.NextJob()
 	if int(ji) == len(c.Jobs) {
 		c.Jobs = append(c.Jobs, Job{})
@@ -61,18 +62,11 @@ func (c *Cluster) AddJob(sub Submission) int32 {
 		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
 	}
 	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
-	return ji
-}
-
-// Submit adds a submitted job (AddJob) and puts it on the roster with
-// entry, its snapshot entry, whose waiting count the Cluster keeps from
-// then on.
-func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
-	ji := c.AddJob(sub)
-	entry.Waiting = sub.Tasks
-	c.revise(&entry)
-	c.step.submitted(&entry)
-	c.Roster.Add(ji, entry)
+	c.Roster.Add(ji, *entry)
+	en := c.Roster.Entry(ji)
+	en.Waiting = sub.Tasks
+	c.revise(en)
+	c.step.submitted(en)
 	return ji
 }
 

@@ -59,7 +59,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 	switch {
 	case op == 0 || len(c.Jobs) == 0:
 		sh := lifecycle.Shape{Elastic: rng.IntN(2) == 0, Every: int64(rng.IntN(3) * 10), Limit: int64(rng.IntN(2) * 50)}
-		ji := c.Submit(lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
+		ji := submit(c, now, lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
 			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1}, sched.Job{})
 		name = fmt.Sprintf("submit j%d", ji)
 		finishIfOver(c, ji, now)
@@ -108,6 +108,12 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		finishIfOver(c, ji, now)
 	}
 	return name
+}
+
+// submit submits a job as a driver does (EventSubmit) and returns its
+// record.
+func submit(c *lifecycle.Cluster, now int64, sub lifecycle.Submission, entry sched.Job) int32 {
+	return c.Observe(now, lifecycle.Event{Kind: lifecycle.EventSubmit, Submission: sub, Entry: &entry}).Job
 }
 
 func finishIfOver(c *lifecycle.Cluster, ji int32, now int64) {

@@ -136,7 +136,7 @@ func (d *stepDriver) submit() {
 	tasks := 1 + d.rng.IntN(3)
 	d.seq++
 	sh := lifecycle.Shape{Every: int64(d.rng.IntN(2) * 10), Limit: int64(d.rng.IntN(2) * 60)}
-	d.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
+	submit(&d.c, d.now, lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
 		MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
 		sched.Job{ID: fmt.Sprintf("j%d", d.seq), Submit: d.now, Seq: d.seq, Priority: d.rng.IntN(5),
 			Preemptible: d.rng.IntN(2) == 0, Slots: 1 + d.rng.IntN(4), MaxRunning: tasks, Weight: 1,

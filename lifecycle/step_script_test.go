@@ -30,13 +30,13 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 		tasks := int(args.int("tasks"))
 		id := fmt.Sprintf("j%d", p.c.NextJob())
 		p.seq++
-		ji := p.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh, Project: -1, Account: -1},
+		ji := submit(&p.c, args.int("at"), lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh, Project: -1, Account: -1},
 			sched.Job{ID: id, Submit: args.int("at"), Seq: p.seq, Priority: int(args.int("priority")),
 				Preemptible: args.flag("preemptible"), Slots: int(args.int("slots")), MaxRunning: tasks, Weight: 1,
 				TimeLimit: args.int("limit"), Project: -1, Account: -1})
 		return []string{p.describeJob(ji)}, args.err
 	case "wake":
-		p.c.Wake()
+		p.c.Observe(0, lifecycle.Event{Kind: lifecycle.EventTick})
 		return nil, args.err
 	case "step":
 		var ap stepPrinter

@@ -247,8 +247,9 @@ func (s *sim) step() error {
 		}
 	}
 	for !s.q.empty() && s.q.peek() == s.now {
-		// A scripted change or a wake-up: the instant is not quiet.
-		s.c.Wake()
+		// A scripted change or a wake-up: the instant is not quiet, even
+		// where the change is to a job not yet submitted.
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventTick})
 		s.handle(s.q.pop())
 	}
 	if _, err := s.c.Step(s.now, s); err != nil {
@@ -328,9 +329,13 @@ func (s *sim) submit(spec JobSpec) {
 		acct = a
 	}
 	s.nextSeq++
-	ji := s.c.Submit(lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
-		FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct},
-		snapEntry(&spec, s.nextSeq, qp, acct))
+	entry := snapEntry(&spec, s.nextSeq, qp, acct)
+	// A job of no tasks ends at once (Over), before any scripted change
+	// waiting for it could apply.
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventSubmit, Entry: &entry,
+		Submission: lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
+			FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct}})
+	ji := o.Job
 	if int(ji) == len(s.jobs) {
 		s.jobs = append(s.jobs, job{})
 	}
@@ -348,8 +353,8 @@ func (s *sim) submit(spec JobSpec) {
 		s.script(e)
 	}
 	delete(s.later, spec.Name)
-	if spec.Tasks == 0 && !s.c.Jobs[ji].State.Terminal() {
-		s.finishJob(ji, lifecycle.JobCompleted)
+	if o.Over {
+		s.finished(ji)
 	}
 }
 
@@ -388,7 +393,7 @@ func (s *sim) script(e Event) {
 		s.later[e.Job] = append(s.later[e.Job], e)
 		return
 	}
-	if ji < 0 {
+	if ji < 0 || s.c.Jobs[ji].State.Terminal() {
 		return // the job has finished
 	}
 	j := &s.jobs[ji]
