@@ -29,6 +29,8 @@ type Cluster struct {
 	allocTask []int32
 	effects   []Effect
 	freedRecs []Freed           // Observe's scratch
+	ended     []int32           // Observe's scratch: jobs a node loss ended
+	nodes     nodeBook          // the nodes that are down (nodes.go)
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
@@ -190,6 +192,9 @@ type Freed struct {
 	Task  int32
 	Slots int
 	From  TaskState
+	// LostWork is the slot-seconds of work a lost node threw away
+	// (EventNodeDown).
+	LostWork int64
 }
 
 // Kill ends job ji's tasks at once, as a kill does: it drops its waiting

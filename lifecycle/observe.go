@@ -34,6 +34,12 @@ const (
 	// EventStopped: a running task was stopped from outside before its
 	// work was done (a searcher stopping a trial); it ends completed.
 	EventStopped
+	// EventNodeDown: Node (its index in Snap.Nodes) is lost. It offers
+	// no slots until it is back, and the attempts on it end as lost
+	// (nodes.go).
+	EventNodeDown
+	// EventNodeUp: Node is back, with the slots it had.
+	EventNodeUp
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped)
@@ -56,6 +62,8 @@ type Event struct {
 	Submission Submission
 	// Entry is read during Observe only.
 	Entry *sched.Job
+
+	Node int32
 }
 
 // Outcome is what Observe did with an event.
@@ -80,8 +88,12 @@ type Outcome struct {
 	State JobState
 	// Freed lists the other records the event freed, in the running
 	// list's order: a kill's (Kill), or the draining old placements of
-	// moves of a job that ended. Valid until the next Observe.
+	// moves of a job that ended; for a node going down, every record the
+	// loss freed, in the order freed. Valid until the next Observe.
 	Freed []Freed
+	// Ended lists the jobs a node going down ended (each in its State),
+	// finished as Over says. Valid until the next Observe.
+	Ended []int32
 }
 
 // Observe applies event e at now. An outcome applies if it still does
@@ -109,6 +121,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	case EventTick:
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
+	case EventNodeDown, EventNodeUp:
+		return c.nodeEvent(now, e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}
