@@ -63,9 +63,12 @@ type sim struct {
 	byName map[string]int32
 	later  map[string][]Event // scripted changes for jobs not yet submitted
 	// projectIdx maps project names to indices in Input.Projects, and
-	// accountIdx account names to indices in Input.Accounts.
+	// accountIdx account names to indices in Input.Accounts; nodeIdx
+	// maps node names to indices in the snapshot's nodes, when node
+	// events need it.
 	projectIdx map[string]int32
 	accountIdx map[string]int32
+	nodeIdx    map[string]int32
 	// queued counts jobs with waiting tasks.
 	queued  int
 	next    JobSpec
@@ -98,10 +101,13 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	snap.Accounts = slices.Clone(in.Accounts)
 	snap.Licenses, snap.QOS = in.Licenses, in.QOS
-	snap.NodesVersion = 1 // the nodes never change during a run
+	snap.NodesVersion = 1 // the Cluster names a new version when a node goes down or comes back
 	for _, p := range in.Pools {
 		snap.Pools = append(snap.Pools, p.Pool)
 		snap.Nodes = append(snap.Nodes, p.Nodes...)
+	}
+	if err := s.indexNodes(); err != nil {
+		return nil, err
 	}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
@@ -388,6 +394,10 @@ func (s *sim) touchAs(ji int32, alive bool) {
 }
 
 func (s *sim) script(e Event) {
+	if e.Kind == EventNodeDown || e.Kind == EventNodeUp {
+		s.nodeEvent(e)
+		return
+	}
 	ji, ok := s.byName[e.Job]
 	if !ok {
 		s.later[e.Job] = append(s.later[e.Job], e)
@@ -433,4 +443,65 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 		s.released(f.Task, f.Slots, held, f.From)
 	}
 	s.finished(ji)
+}
+
+// indexNodes maps the names of the nodes that node events name to their
+// indices, and checks that each is a node of the input.
+func (s *sim) indexNodes() error {
+	for i, e := range s.in.Events {
+		if e.Kind != EventNodeDown && e.Kind != EventNodeUp {
+			continue
+		}
+		if s.nodeIdx == nil {
+			s.nodeIdx = make(map[string]int32, len(s.c.Snap.Nodes))
+			for n := len(s.c.Snap.Nodes) - 1; n >= 0; n-- { // the first of a name wins
+				s.nodeIdx[s.c.Snap.Nodes[n].Name] = int32(n)
+			}
+		}
+		if _, ok := s.nodeIdx[e.Node]; !ok {
+			return fmt.Errorf("event %d at %d: node %q is not a node of the input", i, e.At, e.Node)
+		}
+	}
+	return nil
+}
+
+// nodeEvent takes a node down or brings it back (lifecycle's
+// EventNodeDown, EventNodeUp) and reacts to what a loss freed, in the
+// order it freed it: each attempt on the node ends lost with the work it
+// threw away, the metrics hear of each record's slots with what its job
+// held after it, and the jobs the loss ended end.
+func (s *sim) nodeEvent(e Event) {
+	kind := lifecycle.EventNodeUp
+	if e.Kind == EventNodeDown {
+		kind = lifecycle.EventNodeDown
+	}
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: kind, Node: s.nodeIdx[e.Node]})
+	if !o.Applied || kind == lifecycle.EventNodeUp {
+		return
+	}
+	for i, f := range o.Freed {
+		t := s.c.Tasks.At(f.Task)
+		held := s.c.Jobs[t.Job].Held
+		for _, g := range o.Freed[i+1:] {
+			if s.c.Tasks.At(g.Task).Job == t.Job {
+				held += g.Slots
+			}
+		}
+		if !t.Moving {
+			s.rec.loseAttempt(t)
+		}
+		s.rec.lostWork += f.LostWork
+		s.released(f.Task, f.Slots, held, f.From)
+	}
+	for i, f := range o.Freed {
+		ji := s.c.Tasks.At(f.Task).Job
+		if slices.ContainsFunc(o.Freed[:i], func(g lifecycle.Freed) bool { return s.c.Tasks.At(g.Task).Job == ji }) {
+			continue // told already
+		}
+		if slices.Contains(o.Ended, ji) {
+			s.finished(ji)
+		} else {
+			s.touch(ji)
+		}
+	}
 }
