@@ -64,6 +64,9 @@ func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
 	}
 	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
+	if entry == nil {
+		entry = &sched.Job{}
+	}
 	c.Roster.Add(ji, *entry)
 	en := c.Roster.Entry(ji)
 	en.Waiting = sub.Tasks

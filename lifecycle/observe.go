@@ -60,7 +60,7 @@ type Event struct {
 	Weight      float64
 
 	Submission Submission
-	// Entry is read during Observe only.
+	// Entry is read during Observe only; nil is an empty entry.
 	Entry *sched.Job
 
 	Node int32
