@@ -68,11 +68,14 @@ type Event struct {
 
 // Outcome is what Observe did with an event.
 type Outcome struct {
-	// Applied is false for a stale event: the task was re-planned
-	// (preempted, moved, resized, killed) or retired since the promise,
-	// so the outcome no longer applies and nothing changed.
+	// Applied is false when nothing changed: for a stale outcome (the
+	// task was re-planned, preempted, moved, resized, killed, or retired
+	// since the promise), a change to a job that has ended, or a node
+	// that was down (up) already.
 	Applied bool
-	// Job is the task's job; Slots the slots the task let go of.
+	// Job is the task's job, the job changed or the job submitted (-1
+	// for a tick or a node event); Slots the slots the task, the kill or
+	// the node's loss freed.
 	Job   int32
 	Slots int
 	// TimedOut: an ended attempt reached its time limit (EventEnded).
