@@ -54,6 +54,8 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 				how, timedOut = decisionlog.TimeLimit, true
 			case AttemptCanceled:
 				how = decisionlog.Killed
+			case AttemptLost:
+				how = decisionlog.Lost
 			default:
 				how = string(a.State)
 			}
