@@ -538,6 +538,9 @@ type Counterfactual struct {
 	MustEnd []JobRef `json:"must_end,omitempty"`
 	// Quota says which quota or limit binds, and by how much.
 	Quota string `json:"quota,omitempty"`
+	// Limit names the job's own limit that holds it (max_concurrent):
+	// no other job has to end, one of its own tasks does.
+	Limit string `json:"limit,omitempty"`
 	// Message says it in words.
 	Message string `json:"message"`
 }

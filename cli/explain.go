@@ -74,6 +74,8 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		switch {
 		case cf.Never != "":
 			fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
+		case cf.Limit != "":
+			fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
 		case len(cf.MustEnd) == 0:
 			fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
 		default:

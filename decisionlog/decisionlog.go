@@ -38,6 +38,9 @@ const (
 	Killed    = "killed"
 	TimeLimit = "timelimit"
 	Failed    = "failed"
+	// Lost: the attempt's node was lost (the master's attempt state
+	// "lost", which it writes as it is).
+	Lost = "lost"
 )
 
 // Node is an attempt's slots on one node.

@@ -29,17 +29,14 @@ type Cluster struct {
 	allocTask []int32
 	effects   []Effect
 	freedRecs []Freed           // Observe's scratch
+	ended     []int32           // Observe's scratch: jobs a node loss ended
+	nodes     nodeBook          // the nodes that are down (nodes.go)
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
-	// The ledgers (ledgers.go): accounts' usage up to usageAt, and
-	// budgeted projects' preemptions.
-	usage     *Usage[int32]
-	usageAt   int64
-	epoch     int64 // the usage ledger's time at time 0
-	budget    *Budget[int32]
-	budgeted  []bool
-	anyBudget bool
+	// Ledgers are the accounts' usage and the budgeted projects'
+	// preemptions (ledgers.go), which the transitions keep current.
+	Ledgers Ledgers
 	// rev is the last sched.Job.Rev given (revise); NoRevs leaves the
 	// entries without one, so that the core recomputes every job (tests
 	// compare the two).
@@ -47,7 +44,7 @@ type Cluster struct {
 	NoRevs bool
 }
 
-// NextJob is the record the next AddJob will use.
+// NextJob is the record the next submission will use.
 func (c *Cluster) NextJob() int32 {
 	if n := len(c.freeJobs); n > 0 {
 		return c.freeJobs[n-1]
@@ -55,10 +52,11 @@ func (c *Cluster) NextJob() int32 {
 	return int32(len(c.Jobs))
 }
 
-// AddJob stores a submitted job's record (NewJob's) and returns its
-// index, without putting it on the roster (Submit does both). A reused
-// record lends its buffers to the new one.
-func (c *Cluster) AddJob(sub Submission) int32 {
+// submit stores a submitted job's record (NewJob's; a reused record
+// lends its buffers to the new one) and puts it on the roster with
+// entry, its snapshot entry, whose waiting count the Cluster keeps from
+// then on (EventSubmit).
+func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 	ji := c.NextJob()
 	if int(ji) == len(c.Jobs) {
 		c.Jobs = append(c.Jobs, Job{})
@@ -66,18 +64,14 @@ func (c *Cluster) AddJob(sub Submission) int32 {
 		c.freeJobs = c.freeJobs[:len(c.freeJobs)-1]
 	}
 	c.Jobs[ji] = NewJob(sub, c.Jobs[ji].Resume)
-	return ji
-}
-
-// Submit adds a submitted job (AddJob) and puts it on the roster with
-// entry, its snapshot entry, whose waiting count the Cluster keeps from
-// then on.
-func (c *Cluster) Submit(sub Submission, entry sched.Job) int32 {
-	ji := c.AddJob(sub)
-	entry.Waiting = sub.Tasks
-	c.revise(&entry)
-	c.step.submitted(&entry)
-	c.Roster.Add(ji, entry)
+	if entry == nil {
+		entry = &sched.Job{}
+	}
+	c.Roster.Add(ji, *entry)
+	en := c.Roster.Entry(ji)
+	en.Waiting = sub.Tasks
+	c.revise(en)
+	c.step.submitted(en)
 	return ji
 }
 
@@ -132,7 +126,7 @@ func (c *Cluster) Launch(ji int32, nodes []sched.NodeSlots, backfill bool, now i
 	c.waiting(ji)
 	slots := sched.Slots(nodes)
 	c.inUse += slots
-	c.Hold(c.Jobs[ji].Account, slots)
+	c.Ledgers.Hold(c.Jobs[ji].Account, slots)
 	return ti
 }
 
@@ -143,7 +137,7 @@ func (c *Cluster) InUse() int { return c.inUse }
 // its project's preemption budget.
 func (c *Cluster) Preempt(ti int32, now int64) int64 {
 	j := &c.Jobs[c.Tasks.At(ti).Job]
-	c.NoteBudget(j.Project, now)
+	c.Ledgers.NoteBudget(j.Project, now)
 	return j.Preempt(&c.Tasks, ti, now)
 }
 
@@ -154,12 +148,12 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int6
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
 	if r.ChargesBudget() {
-		c.NoteBudget(j.Project, now)
+		c.Ledgers.NoteBudget(j.Project, now)
 	}
 	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)
 	res := j.Replace(&c.Tasks, ti, nodes, c.drain, now)
 	c.inUse += res.Delta
-	c.Hold(j.Account, res.Delta)
+	c.Ledgers.Hold(j.Account, res.Delta)
 	return res
 }
 
@@ -201,6 +195,9 @@ type Freed struct {
 	Task  int32
 	Slots int
 	From  TaskState
+	// LostWork is the slot-seconds of work a lost node threw away
+	// (EventNodeDown).
+	LostWork int64
 }
 
 // Kill ends job ji's tasks at once, as a kill does: it drops its waiting
@@ -227,7 +224,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 // freed stops charging job j's account for slots it let go of.
 func (c *Cluster) freed(j *Job, slots int) int {
 	c.inUse -= slots
-	c.Hold(j.Account, -slots)
+	c.Ledgers.Hold(j.Account, -slots)
 	return slots
 }
 
@@ -247,7 +244,7 @@ func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 // roster index of the last job holding slots, -1 for none. The accounts'
 // usage is Advance's; the rest of snap is the driver's.
 func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
-	c.FillBudgets(snap.Projects, now)
+	c.Ledgers.FillBudgets(snap.Projects, now)
 	c.Roster.Compact(c.alive, c.recycle)
 	snap.Jobs = c.Roster.Entries()
 	lastRunning = -1

@@ -14,11 +14,15 @@ import (
 // every live job's tasks are waiting, running or done; what it holds is
 // what its live task records hold; its snapshot entry waits as it does;
 // and a snapshot shows exactly the live task records, each under its
-// job's entry.
+// job's entry. Nodes go down and come back at random (the random
+// placements pay no heed: a down node's loss frees whatever is on it).
 func TestClusterInvariants(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		var c lifecycle.Cluster
+		for i := range 8 {
+			c.Snap.Nodes = append(c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: 64})
+		}
 		var snap sched.Snapshot
 		now := int64(0)
 		for step := range 3000 {
@@ -46,7 +50,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 			live = append(live, ti)
 		}
 	}
-	op := rng.IntN(7)
+	op := rng.IntN(8)
 	var ti int32 = -1
 	if len(live) > 0 {
 		ti = live[rng.IntN(len(live))]
@@ -59,7 +63,7 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 	switch {
 	case op == 0 || len(c.Jobs) == 0:
 		sh := lifecycle.Shape{Elastic: rng.IntN(2) == 0, Every: int64(rng.IntN(3) * 10), Limit: int64(rng.IntN(2) * 50)}
-		ji := c.Submit(lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
+		ji := submit(c, now, lifecycle.Submission{Tasks: rng.IntN(4), Fresh: int64(1 + rng.IntN(100)), Shape: sh,
 			FailOnPreempt: rng.IntN(4) == 0, MaxRetries: rng.IntN(3), Project: -1, Account: -1}, sched.Job{})
 		name = fmt.Sprintf("submit j%d", ji)
 		finishIfOver(c, ji, now)
@@ -84,6 +88,14 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		}
 		c.Finish(ji, lifecycle.JobKilled, now)
 		name = fmt.Sprintf("kill j%d (%d slots)", ji, freed)
+	case op == 7:
+		n := int32(rng.IntN(len(c.Snap.Nodes)))
+		o := c.Observe(now, lifecycle.Event{Kind: lifecycle.EventNodeDown, Node: n})
+		if !o.Applied {
+			c.Observe(now, lifecycle.Event{Kind: lifecycle.EventNodeUp, Node: n})
+			return fmt.Sprintf("n%d up", n)
+		}
+		name = fmt.Sprintf("n%d down (%d records, %d slots, jobs %v ended)", n, len(o.Freed), o.Slots, o.Ended)
 	case t == nil:
 		return "nothing"
 	case t.State == lifecycle.TaskPreempting:
@@ -108,6 +120,12 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		finishIfOver(c, ji, now)
 	}
 	return name
+}
+
+// submit submits a job as a driver does (EventSubmit) and returns its
+// record.
+func submit(c *lifecycle.Cluster, now int64, sub lifecycle.Submission, entry sched.Job) int32 {
+	return c.Observe(now, lifecycle.Event{Kind: lifecycle.EventSubmit, Submission: sub, Entry: &entry}).Job
 }
 
 func finishIfOver(c *lifecycle.Cluster, ji int32, now int64) {

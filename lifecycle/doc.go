@@ -6,15 +6,16 @@
 // job's count of its tasks and the state that follows (Job), the live
 // jobs with their snapshot entries (Roster), a plan's effects in the
 // order a driver applies them (Decide, Settled, KeepReservations), and
-// the owner of jobs, roster, tasks, usage and budgets with their
-// transitions and the snapshot they give (Cluster), which settles an
-// instant itself (Cluster.Step: passes until Settled, with the pure
+// the owner of jobs, roster, tasks, usage and budgets (Ledgers) with
+// their transitions and the snapshot they give (Cluster), which settles
+// an instant itself (Cluster.Step: passes until Settled, with the pure
 // shortcuts of shortcuts.go, each effect applied and told to the
-// driver's Applier) and takes events (Cluster.Observe: a task ended or
-// its checkpoint landed, each by version; a kill; a priority or weight
-// change), finishing a job whose tasks have all ended or that was
-// killed. It is growing into the cluster's state machine of issue 13;
-// submissions are not events yet (docs/architecture.md says where it
+// driver's Applier) and takes events (Cluster.Observe: a submission; a
+// task ended, stopped from outside or its checkpoint landed, each by
+// version; a kill; a priority or weight change; a node going down or
+// coming back; a tick), finishing a job whose tasks have all ended, that
+// was killed or that has no tasks. It is growing into the cluster's
+// state machine of issue 13 (docs/architecture.md says where it
 // stands). It owns the one vocabulary of task and job states
 // (TaskState, JobState in states.go), which the master persists (package
 // store's states are these) and the simulator names in its results. The
@@ -52,6 +53,9 @@
 //     preempted or failed (Retire), and stays so until it is reused. Its
 //     job is live until its State is terminal (Finish), and holds no slots
 //     then.
+//   - A node that is down (EventNodeDown) offers no slots and no record
+//     holds slots on it: its loss freed them all, each task rolled back to
+//     its last checkpoint and waiting again or failed (nodes.go).
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster

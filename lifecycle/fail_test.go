@@ -44,7 +44,8 @@ func TestFail(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var cl lifecycle.Cluster
-			ji := cl.Submit(lifecycle.Submission{Tasks: c.tasks, Fresh: 100, Project: -1, Account: -1}, sched.Job{Slots: 2})
+			ji := cl.Observe(0, lifecycle.Event{Kind: lifecycle.EventSubmit,
+				Submission: lifecycle.Submission{Tasks: c.tasks, Fresh: 100, Project: -1, Account: -1}, Entry: &sched.Job{Slots: 2}}).Job
 			ti := c.run(&cl, ji)
 			if st, over := cl.Jobs[ji].Over(); over {
 				cl.Finish(ji, st, 5)

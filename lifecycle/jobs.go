@@ -143,10 +143,26 @@ func (j *Job) Exit(ts *Tasks, ti int32, timedOut bool) int {
 // the job's exit actions it waits to be rescheduled, keeping its number
 // and remaining work, or it fails. It returns the slots freed.
 func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
+	return j.requeue(ts, ti, TaskPreempted, false)
+}
+
+// Lost ends task ti, whose node was lost (Tasks.Lose has kept what its
+// last checkpoint saved), as the master ends a lost attempt: a task of a
+// preemptible job waits to be rescheduled as after a preemption, by the
+// job's exit actions (it ends queued), or fails; a task of a job that is
+// not preemptible, which must not run twice, fails. It returns the
+// slots freed.
+func (j *Job) Lost(ts *Tasks, ti int32, preemptible bool) int {
+	return j.requeue(ts, ti, TaskQueued, !preemptible)
+}
+
+// requeue ends task ti, which did not end by itself: it waits again,
+// retired in state waits, unless fail or the job's exit actions fail it.
+func (j *Job) requeue(ts *Tasks, ti int32, waits TaskState, fail bool) int {
 	t := ts.At(ti)
 	retries := t.Retries + 1
-	st := TaskPreempted
-	if j.FailOnPreempt || (j.MaxRetries > 0 && retries > j.MaxRetries) {
+	st := waits
+	if fail || j.FailOnPreempt || (j.MaxRetries > 0 && retries > j.MaxRetries) {
 		j.Failed++
 		j.Done++
 		st = TaskFailed

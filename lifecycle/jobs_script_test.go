@@ -25,7 +25,7 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 	case "job":
 		sh := lifecycle.Shape{Elastic: args.flag("elastic"), Every: args.int("every"), Limit: args.int("limit")}
 		tasks := int(args.int("tasks"))
-		ji := p.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
+		ji := submit(&p.c, 0, lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
 			FailOnPreempt: args.flag("fail"), MaxRetries: int(args.int("retries")), Project: -1, Account: -1},
 			sched.Job{ID: fmt.Sprintf("j%d", p.c.NextJob()), Slots: int(args.int("slots"))})
 		return []string{p.describeJob(ji)}, args.err

@@ -1,5 +1,7 @@
 package lifecycle
 
+import "github.com/allot-sched/allot/sched"
+
 // EventKind names what a driver reports to the Cluster (Observe): an
 // outcome of an earlier effect (the simulator's timers, later the
 // master's agents), or a change asked from outside (a user, a script).
@@ -20,13 +22,32 @@ const (
 	EventPriority
 	// EventWeight sets Job's weight (SetWeight).
 	EventWeight
+	// EventSubmit adds a job: Submission, with Entry, the snapshot entry
+	// the driver built from its spec (whose waiting count the Cluster
+	// keeps from then on). A job of no tasks ends completed at once.
+	EventSubmit
+	// EventTick is a wake-up: a timer the driver set (a guard lifting)
+	// or any change the Cluster does not see (a scripted event for a job
+	// not yet submitted), after which the next Step may not skip the
+	// instant as quiet.
+	EventTick
+	// EventStopped: a running task was stopped from outside before its
+	// work was done (a searcher stopping a trial); it ends completed.
+	EventStopped
+	// EventNodeDown: Node (its index in Snap.Nodes) is lost. It offers
+	// no slots until it is back, and the attempts on it end as lost
+	// (nodes.go).
+	EventNodeDown
+	// EventNodeUp: Node is back, with the slots it had.
+	EventNodeUp
 )
 
-// Event is what Observe takes. An outcome names version Ver of task
-// record Task: the version the task had when the promise was made
-// (Effect's task after Step applied it, or the draining record of a
-// re-placement). A change names job record Job and, for a priority or
-// weight, the new values.
+// Event is what Observe takes. An outcome (ended, landed, stopped)
+// names version Ver of task record Task: the version the task had when
+// the promise was made (Effect's task after Step applied it, or the
+// draining record of a re-placement). A change names job record Job and,
+// for a priority or weight, the new values. A submission carries the
+// job's Submission and Entry.
 type Event struct {
 	Kind EventKind
 	Task int32
@@ -37,15 +58,24 @@ type Event struct {
 	Preemptible bool
 	Borrow      bool
 	Weight      float64
+
+	Submission Submission
+	// Entry is read during Observe only; nil is an empty entry.
+	Entry *sched.Job
+
+	Node int32
 }
 
 // Outcome is what Observe did with an event.
 type Outcome struct {
-	// Applied is false for a stale event: the task was re-planned
-	// (preempted, moved, resized, killed) or retired since the promise,
-	// so the outcome no longer applies and nothing changed.
+	// Applied is false when nothing changed: for a stale outcome (the
+	// task was re-planned, preempted, moved, resized, killed, or retired
+	// since the promise), a change to a job that has ended, or a node
+	// that was down (up) already.
 	Applied bool
-	// Job is the task's job; Slots the slots the task let go of.
+	// Job is the task's job, the job changed or the job submitted (-1
+	// for a tick or a node event); Slots the slots the task, the kill or
+	// the node's loss freed.
 	Job   int32
 	Slots int
 	// TimedOut: an ended attempt reached its time limit (EventEnded).
@@ -54,14 +84,19 @@ type Outcome struct {
 	// now waits again or failed, by its job's exit actions.
 	TimedOut bool
 	Drained  bool
-	// Over says the job ended, in State: every task ended (Job.Over), or
-	// it was killed. Observe has then finished it (Finish).
+	// Over says the job ended, in State: every task ended (Job.Over), it
+	// was killed, or it was submitted with no tasks. Observe has then
+	// finished it (Finish).
 	Over  bool
 	State JobState
 	// Freed lists the other records the event freed, in the running
 	// list's order: a kill's (Kill), or the draining old placements of
-	// moves of a job that ended. Valid until the next Observe.
+	// moves of a job that ended; for a node going down, every record the
+	// loss freed, in the order freed. Valid until the next Observe.
 	Freed []Freed
+	// Ended lists the jobs a node going down ended (each in its State),
+	// finished as Over says. Valid until the next Observe.
+	Ended []int32
 }
 
 // Observe applies event e at now. An outcome applies if it still does
@@ -69,19 +104,33 @@ type Outcome struct {
 // (Drained for a move's old placement, else Checkpointed). A stale
 // outcome changes nothing, so a late or repeated report is harmless,
 // whoever sends it. A kill, priority or weight applies to a live job and
-// asks the next Step for a pass (Wake). A job whose tasks have all ended
-// (Job.Over) or that was killed is finished, its draining moves freed
-// first. Task records stay as they were until the next Snapshot, for the
-// driver's records.
+// asks the next Step for a pass, as a tick does. A submission always
+// applies; Outcome.Job is the new job's record. A job whose tasks have
+// all ended (Job.Over), that was killed or that has no tasks is
+// finished, its draining moves freed first. Task records stay as they
+// were until the next Snapshot, for the driver's records.
 func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
-	case EventEnded, EventLanded:
+	case EventEnded, EventLanded, EventStopped:
 		return c.outcome(now, e)
+	case EventSubmit:
+		ji := c.submit(e.Submission, e.Entry)
+		o := Outcome{Applied: true, Job: ji}
+		if e.Submission.Tasks == 0 {
+			o.Over, o.State = true, JobCompleted
+			c.Finish(ji, JobCompleted, now)
+		}
+		return o
+	case EventTick:
+		c.wake()
+		return Outcome{Applied: true, Job: -1}
+	case EventNodeDown, EventNodeUp:
+		return c.nodeEvent(now, e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}
 		}
-		c.Wake()
+		c.wake()
 		o := Outcome{Applied: true, Job: e.Job}
 		switch e.Kind {
 		case EventKill:
@@ -102,7 +151,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	return Outcome{Job: -1}
 }
 
-// outcome applies a task's end or landed checkpoint at now (Observe).
+// outcome applies a task's end, stop or landed checkpoint at now
+// (Observe).
 func (c *Cluster) outcome(now int64, e Event) Outcome {
 	if !c.Tasks.Current(e.Task, e.Ver) {
 		return Outcome{Job: -1}
@@ -114,6 +164,8 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	case e.Kind == EventEnded:
 		o.TimedOut = t.Limited
 		o.Slots = c.Exit(e.Task, t.Limited)
+	case e.Kind == EventStopped:
+		o.Slots = c.Exit(e.Task, false)
 	case t.Moving:
 		// The task runs on; its job cannot have ended.
 		o.Drained, o.Slots = true, c.Drained(e.Task)

@@ -76,7 +76,7 @@ func fullSkips(snap *sched.Snapshot, opt *StepOptions) bool {
 // quiet reports an instant at which a pass could start nothing, so Step
 // skips it (fullSkips' clusters only): no slot was freed since the last
 // pass, which left nothing more that could start, no other event asked
-// for a pass (Wake), and every job submitted since needs more slots than
+// for a pass (a tick or a change to a job), and every job submitted since needs more slots than
 // are free. Under FIFO and EASY a job that arrives behind the queue can
 // only start on slots free now, and the jobs before it are as stuck as
 // they were; time passing makes no EASY backfill easier.

@@ -125,7 +125,7 @@ func TestTaskEndStates(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var cl lifecycle.Cluster
-			ji := cl.Submit(lifecycle.Submission{Tasks: 1, Fresh: 100, FailOnPreempt: c.failOnPreempt, Project: -1, Account: -1},
+			ji := submit(&cl, 0, lifecycle.Submission{Tasks: 1, Fresh: 100, FailOnPreempt: c.failOnPreempt, Project: -1, Account: -1},
 				sched.Job{ID: "j", Slots: 1, Project: -1, Account: -1})
 			if ti := cl.Launch(ji, []sched.NodeSlots{{Node: 0, Slots: 1}}, false, 0); ti != 0 {
 				t.Fatalf("launched record %d, want 0", ti)

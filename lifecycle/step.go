@@ -69,7 +69,7 @@ type stepper struct {
 	// full-cluster skips off.
 	zeroSlot int
 	// smallest is the fewest slots a job submitted since the last Step
-	// asks; woken says an event since then asked for a pass (Wake).
+	// asks; woken says an event since then asked for a pass (wake).
 	smallest int
 	woken    bool
 	factors  []sched.Factors
@@ -110,10 +110,10 @@ func (st *stepper) submitted(en *sched.Job) {
 	st.smallest = min(st.smallest, en.Slots)
 }
 
-// Wake tells the next Step that an event other than a submission or a
-// task's end came (a scripted change, a wake-up), so it may not skip the
+// wake tells the next Step that an event other than a submission or a
+// task's end came (a change to a job, a tick), so it may not skip the
 // instant as quiet.
-func (c *Cluster) Wake() { c.step.woken = true }
+func (c *Cluster) wake() { c.step.woken = true }
 
 // Step settles the cluster at now: it runs passes, applying each plan's
 // effects (Decide's order) through the Cluster's transitions and telling

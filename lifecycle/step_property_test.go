@@ -11,22 +11,24 @@ import (
 )
 
 // TestStepInvariants drives a Cluster as a driver does, through Step and
-// Observe only: random submissions and kills, and the outcomes each
-// effect promises (a task's end by Due, a checkpoint landing after a
-// random cost) reported back by version, some of them stale by then.
-// After each Step the books must balance (checkBooks), no node may hold
-// more than its slots (the core plans net of what drains, and Step must
-// apply effects in an order that keeps it so), and a stale outcome must
-// change nothing.
+// Observe only: random submissions, kills and nodes going down and
+// coming back, and the outcomes each effect promises (a task's end by
+// Due, a checkpoint landing after a random cost) reported back by
+// version, some of them stale by then. After each Step the books must
+// balance (checkBooks), no node may hold more than its slots (the core
+// plans net of what drains, and Step must apply effects in an order that
+// keeps it so; a down node has none), a stale outcome must change
+// nothing, and a node going down must free what its records held.
 func TestStepInvariants(t *testing.T) {
 	policies := []sched.Pool{
 		{Name: "fifo", Policy: sched.PolicyFIFO},
 		{Name: "easy", Policy: sched.PolicyBackfill},
 		{Name: "priority", Policy: sched.PolicyPriority, Preemption: true},
+		{Name: "conservative", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative},
 	}
 	for _, pool := range policies {
 		var seen [lifecycle.OpStart + 1]int
-		stale := 0
+		stale, lost := 0, 0
 		for seed := range uint64(10) {
 			d := newStepDriver(rand.New(rand.NewPCG(seed, 13)), pool)
 			for round := range 400 {
@@ -38,10 +40,11 @@ func TestStepInvariants(t *testing.T) {
 				seen[i] += n
 			}
 			stale += d.stale
+			lost += d.lost
 		}
 		// The runs must have done what they are meant to check.
-		if seen[lifecycle.OpStart] == 0 || stale == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
-			t.Errorf("%s: effects %v, stale outcomes %d: the runs check too little", pool.Name, seen, stale)
+		if seen[lifecycle.OpStart] == 0 || stale == 0 || lost == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
+			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d: the runs check too little", pool.Name, seen, stale, lost)
 		}
 	}
 }
@@ -61,6 +64,7 @@ type stepDriver struct {
 	promised []promise
 	seen     [lifecycle.OpStart + 1]int // effects by op
 	stale    int                        // stale outcomes reported
+	lost     int                        // records freed by nodes going down
 }
 
 func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
@@ -123,6 +127,11 @@ func (d *stepDriver) round() error {
 	if d.rng.IntN(8) == 0 && len(d.c.Jobs) > 0 {
 		d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: int32(d.rng.IntN(len(d.c.Jobs)))})
 	}
+	if d.rng.IntN(10) == 0 {
+		if err := d.flipNode(); err != nil {
+			return err
+		}
+	}
 	if _, err := d.c.Step(d.now, d); err != nil {
 		return err
 	}
@@ -136,11 +145,48 @@ func (d *stepDriver) submit() {
 	tasks := 1 + d.rng.IntN(3)
 	d.seq++
 	sh := lifecycle.Shape{Every: int64(d.rng.IntN(2) * 10), Limit: int64(d.rng.IntN(2) * 60)}
-	d.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
+	submit(&d.c, d.now, lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
 		MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
 		sched.Job{ID: fmt.Sprintf("j%d", d.seq), Submit: d.now, Seq: d.seq, Priority: d.rng.IntN(5),
 			Preemptible: d.rng.IntN(2) == 0, Slots: 1 + d.rng.IntN(4), MaxRunning: tasks, Weight: 1,
 			TimeLimit: sh.Limit, Project: -1, Account: -1})
+}
+
+// flipNode takes a random node down, or brings it back if it is down,
+// and checks that a loss freed exactly what the records on the node held,
+// and that none is left on it.
+func (d *stepDriver) flipNode() error {
+	n := int32(d.rng.IntN(len(d.c.Snap.Nodes)))
+	inUse := d.c.InUse()
+	o := d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventNodeDown, Node: n})
+	if !o.Applied {
+		if o = d.c.Observe(d.now, lifecycle.Event{Kind: lifecycle.EventNodeUp, Node: n}); !o.Applied {
+			return fmt.Errorf("node %d neither went down nor came back", n)
+		}
+		return nil
+	}
+	d.lost += len(o.Freed)
+	freed := 0
+	for _, f := range o.Freed {
+		freed += f.Slots
+		if t := d.c.Tasks.At(f.Task); t.State.Active() {
+			return fmt.Errorf("node %d down: t%d freed but %s", n, f.Task, t.State)
+		}
+	}
+	if freed != o.Slots || inUse-d.c.InUse() != freed {
+		return fmt.Errorf("node %d down: freed %d slots, outcome says %d, in use %d → %d", n, freed, o.Slots, inUse, d.c.InUse())
+	}
+	for _, ti := range d.c.Tasks.Running() {
+		if t := d.c.Tasks.At(ti); t.State.Active() && slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return x.Node == n }) {
+			return fmt.Errorf("node %d down: t%d still holds slots there", n, ti)
+		}
+	}
+	for _, ji := range o.Ended {
+		if !d.c.Jobs[ji].State.Terminal() {
+			return fmt.Errorf("node %d down: j%d ended but %s", n, ji, d.c.Jobs[ji].State)
+		}
+	}
+	return checkBooks(&d.c)
 }
 
 // checkNodes checks that no node holds more than its slots, counting

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
@@ -10,13 +11,18 @@ import (
 // runStep plays the Step commands of a script (testdata/tasks/step.txt):
 //
 //	cluster nodes=N slots=S policy=P [preemption] [conservative] [confirm] [noshortcuts]
-//	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S]
-//	wake                                 an event other than a submission or an end came
+//	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S] [every=S] [retries=N] [fail]
+//	wake                                 a tick (EventTick): the instant is not quiet
 //	step at=T                            settle at T: each applied effect, then the passes
 //	observe ended|landed t=T ver=V [at=T]  an outcome for version V of task T
 //	observe kill j=J [at=T]              job J is killed, its tasks freed
 //	observe priority j=J priority=P [preemptible]
 //	observe weight j=J weight=W
+//	observe stopped t=T ver=V [at=T]     task T is stopped from outside (a searcher)
+//	observe tick                         a wake-up
+//	observe down n=N [at=T]              node N is lost: the records on it, their jobs
+//	observe up n=N                       node N is back
+//	nodes                                each node's slots in the snapshot Step reads
 //
 // The cluster (a fresh one) is one pool of N nodes of S slots each under policy P.
 // Step prints each effect as its Applier hears of it, with the facts it
@@ -26,17 +32,18 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 	case "cluster":
 		return nil, p.cluster(args)
 	case "submit":
-		sh := lifecycle.Shape{Limit: args.int("limit")}
+		sh := lifecycle.Shape{Limit: args.int("limit"), Every: args.int("every")}
 		tasks := int(args.int("tasks"))
 		id := fmt.Sprintf("j%d", p.c.NextJob())
 		p.seq++
-		ji := p.c.Submit(lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh, Project: -1, Account: -1},
+		ji := submit(&p.c, args.int("at"), lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
+			MaxRetries: int(args.int("retries")), FailOnPreempt: args.flag("fail"), Project: -1, Account: -1},
 			sched.Job{ID: id, Submit: args.int("at"), Seq: p.seq, Priority: int(args.int("priority")),
 				Preemptible: args.flag("preemptible"), Slots: int(args.int("slots")), MaxRunning: tasks, Weight: 1,
 				TimeLimit: args.int("limit"), Project: -1, Account: -1})
 		return []string{p.describeJob(ji)}, args.err
 	case "wake":
-		p.c.Wake()
+		p.c.Observe(0, lifecycle.Event{Kind: lifecycle.EventTick})
 		return nil, args.err
 	case "step":
 		var ap stepPrinter
@@ -48,6 +55,12 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 		return append(ap.out, fmt.Sprintf("passes=%d in_use=%d", r.Passes, p.c.InUse())), args.err
 	case "observe":
 		return p.observe(args)
+	case "nodes":
+		var out []string
+		for _, n := range p.c.Snap.Nodes {
+			out = append(out, fmt.Sprintf("%s slots=%d", n.Name, n.Slots))
+		}
+		return out, args.err
 	}
 	return nil, fmt.Errorf("unknown command %q", cmd)
 }
@@ -61,6 +74,16 @@ func (p *player) observe(args args) ([]string, error) {
 		e.Kind = lifecycle.EventEnded
 	case args.flag("landed"):
 		e.Kind = lifecycle.EventLanded
+	case args.flag("stopped"):
+		e.Kind = lifecycle.EventStopped
+	case args.flag("tick"):
+		e.Kind = lifecycle.EventTick
+	case args.flag("down"), args.flag("up"):
+		e.Kind, e.Node = lifecycle.EventNodeDown, int32(args.int("n"))
+		if args.flag("up") {
+			e.Kind = lifecycle.EventNodeUp
+		}
+		return p.nodeEvent(args, e)
 	case args.flag("kill"):
 		e.Kind = lifecycle.EventKill
 	case args.kv["priority"] != "" && args.kv["priority"] != "true":
@@ -68,7 +91,7 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, stopped, tick, down, up, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
@@ -76,7 +99,7 @@ func (p *player) observe(args args) ([]string, error) {
 		out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
 	}
 	switch {
-	case !o.Applied:
+	case !o.Applied || e.Kind == lifecycle.EventTick:
 		return out, args.err
 	case e.Kind == lifecycle.EventKill:
 	case e.Kind == lifecycle.EventPriority || e.Kind == lifecycle.EventWeight:
@@ -86,6 +109,30 @@ func (p *player) observe(args args) ([]string, error) {
 		return p.after(e.Task, out), args.err
 	}
 	return append(out, p.describeJob(e.Job)), args.err
+}
+
+// nodeEvent reports a node going down or coming back at at, and prints
+// what it did: each record freed (how it held its slots, how it ended,
+// the work lost), then each job it touched, in order.
+func (p *player) nodeEvent(args args, e lifecycle.Event) ([]string, error) {
+	o := p.c.Observe(args.int("at"), e)
+	out := []string{fmt.Sprintf("applied=%t slots=%d", o.Applied, o.Slots)}
+	var jobs []int32
+	for _, f := range o.Freed {
+		t := p.c.Tasks.At(f.Task)
+		out = append(out, fmt.Sprintf("freed t%d job=%d slots=%d %s->%s lost_work=%d work=%d",
+			f.Task, t.Job, f.Slots, f.From, t.State, f.LostWork, t.Work))
+		if !slices.Contains(jobs, t.Job) {
+			jobs = append(jobs, t.Job)
+		}
+	}
+	for _, ji := range o.Ended {
+		out = append(out, fmt.Sprintf("ended j%d", ji))
+	}
+	for _, ji := range jobs {
+		out = append(out, p.describeJob(ji))
+	}
+	return out, args.err
 }
 
 // cluster starts a fresh Cluster with the snapshot's one pool and its

@@ -217,6 +217,28 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 	return lost
 }
 
+// Lose rolls task ti back to its last checkpoint at now, as a lost node
+// leaves it: a running task keeps only what its periodic checkpoints
+// (Every) or its last move saved; a preempting one what its checkpoint
+// request saved already. It returns the run time thrown away, which the
+// task's Lost also counts; the caller retires the record.
+func (ts *Tasks) Lose(ti int32, now int64, sh Shape) int64 {
+	t := &ts.all[ti]
+	if t.State != TaskRunning {
+		return 0
+	}
+	kept := int64(0)
+	if sh.Every > 0 {
+		kept = (now - t.From) / sh.Every * sh.Every
+	}
+	if t.Work != Unbounded {
+		t.Work = max(t.Work-kept*t.Rate(sh), 0)
+	}
+	lost := now - t.From - kept
+	t.Lost += lost
+	return lost
+}
+
 // Replaced is what Replace did.
 type Replaced struct {
 	// Drain is the slot of the record that holds the drained part of the

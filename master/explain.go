@@ -118,6 +118,9 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	if need == 0 {
 		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
 	}
+	if cf := capped(e, ja.m.planner.view.jobs[ji]); cf != nil {
+		return cf
+	}
 	nodes := ja.poolNodes(e)
 	cf := &api.Counterfactual{}
 	chosen, ends := pickNodes(s, nodes, need)
@@ -150,6 +153,28 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
+}
+
+// capped is the counterfactual of a job that runs as many tasks as its
+// max_concurrent allows: free slots elsewhere would not start it, one of
+// its own tasks ending would. It counts the tasks holding slots now, not
+// the last pass's allocations, which miss the tasks that pass started.
+// Nil when the cap does not hold it.
+func capped(e *sched.Job, j *mjob) *api.Counterfactual {
+	if e.MaxRunning <= 0 || j == nil {
+		return nil
+	}
+	running := 0
+	for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
+		running += j.count.get(st)
+	}
+	if running < e.MaxRunning {
+		return nil
+	}
+	limit := fmt.Sprintf("max_concurrent is %d and %d of its tasks run", e.MaxRunning, running)
+	return &api.Counterfactual{Limit: limit,
+		Message: "It runs as many tasks as its max_concurrent (" + strconv.Itoa(e.MaxRunning) +
+			") allows: the next starts when one of its own tasks ends."}
 }
 
 // poolNodes lists the nodes of e's pool that match its GPU type.

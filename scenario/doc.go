@@ -1,6 +1,7 @@
 // Package scenario parses and validates the YAML scenario files that the
 // simulator replays: the pools of nodes, the jobs submitted to them (inline,
-// or by reference to a trace file) and timed events that change jobs.
+// or by reference to a trace file) and timed events that change jobs or
+// take nodes down and up.
 //
 // Parse and Load either return a Scenario that satisfies every rule of the
 // format, or a nil Scenario and an error; they never return both, and they

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -56,6 +58,12 @@ func (p *parser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	key := string(e.Kind)
 	path := p.Join(f.Path, key)
+	if e.Kind == EventNodeDown || e.Kind == EventNodeUp {
+		if yamlfield.Field(f, key, &e.Node, name) {
+			p.checkEventNode(f.Lookup(key), path, e.Node)
+		}
+		return
+	}
 	if e.Kind == EventKill {
 		if yamlfield.Field(f, key, &e.Job, name) {
 			p.checkEventJob(f.Lookup(key), path, e.Job, checkJobs)
@@ -84,6 +92,16 @@ func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 		}
 	}
 	g.Done()
+}
+
+// checkEventNode checks that a node event names a node of the file's
+// pools (after count expansion: gpu-1, gpu-2, ...).
+func (p *parser) checkEventNode(n *yaml.Node, path, node string) {
+	if _, ok := p.nodeLines[node]; ok {
+		return
+	}
+	known := slices.Sorted(maps.Keys(p.nodeLines))
+	p.Errorf(n, path, "unknown node %s%s", yamlfield.Quote(node), yamlfield.Suggest(node, known))
 }
 
 func (p *parser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {

@@ -330,17 +330,23 @@ const (
 	EventKill        EventKind = "kill"
 	EventSetPriority EventKind = "set_priority"
 	EventSetWeight   EventKind = "set_weight"
+	// EventNodeDown: a node is lost. The attempts on it end as lost (a
+	// preemptible job's task is requeued by its job's exit actions,
+	// another's fails) and it offers no slots until EventNodeUp.
+	EventNodeDown EventKind = "node_down"
+	EventNodeUp   EventKind = "node_up"
 )
 
-var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight}
+var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp}
 
-// Event changes a job at a point in simulated time.
+// Event changes a job or a node at a point in simulated time.
 type Event struct {
 	At       int64 // seconds from time 0
 	Kind     EventKind
 	Job      string
 	Priority int     // for EventSetPriority
 	Weight   float64 // for EventSetWeight
+	Node     string  // for EventNodeDown and EventNodeUp
 	Line     int
 }
 

@@ -142,15 +142,6 @@ func (s *sim) outcome(ti int32, o *lifecycle.Outcome, from lifecycle.TaskState) 
 	s.finished(o.Job)
 }
 
-// settleState reports a job's change after one of its tasks let go of its
-// slots, and ends the job once every task has ended (lifecycle.Job.Over).
-func (s *sim) settleState(ji int32) {
-	s.touch(ji)
-	if st, over := s.c.Jobs[ji].Over(); over {
-		s.finishJob(ji, st)
-	}
-}
-
 // freed tells the metrics that task ti, just retired, let go of the slots
 // it held in state from. Its record stays intact until the next sweep.
 func (s *sim) freed(ti int32, slots int, from lifecycle.TaskState) {
@@ -171,17 +162,6 @@ func (s *sim) released(ti int32, slots, held int, from lifecycle.TaskState) {
 		s.rec.checkpointed(int64(slots) * (s.now - t.PreemptAt))
 	}
 	s.rec.hold(t.Job, -slots)
-}
-
-// finishJob ends job ji in state st, freeing its draining moves first
-// (the paths that are not lifecycle.Cluster.Observe's: a job of no tasks,
-// a searcher's stopped trial).
-func (s *sim) finishJob(ji int32, st lifecycle.JobState) {
-	if s.c.Jobs[ji].Moving > 0 {
-		s.dropMoves(ji)
-	}
-	s.c.Finish(ji, st, s.now)
-	s.finished(ji)
 }
 
 // finished reports job ji's end, which the Cluster has recorded.

@@ -25,6 +25,9 @@ const (
 	AttemptCanceled AttemptState = "FAILED_CANCELED"
 	// AttemptFailed: the task exited with an error (JobSpec.Fails).
 	AttemptFailed AttemptState = "FAILED"
+	// AttemptLost: its node was lost (a node_down event); by its job's
+	// rules the task was then rescheduled or failed.
+	AttemptLost AttemptState = "FAILED_NODE_LOST"
 )
 
 // Attempt is one run of one task on slots, from its start until it let go
@@ -95,6 +98,15 @@ func (r *recorder) preemptAttempt(t *lifecycle.Task) {
 		a := &r.s.jobs[t.Job].attempts[t.Attempt]
 		a.State, a.LostWork = AttemptPreempting, t.Lost
 	}
+}
+
+// loseAttempt closes an attempt whose node was lost, with the work it
+// threw away.
+func (r *recorder) loseAttempt(t *lifecycle.Task) {
+	if t.Attempt >= 0 {
+		r.s.jobs[t.Job].attempts[t.Attempt].LostWork = t.Lost
+	}
+	r.endAttempt(t, AttemptLost)
 }
 
 // endAttempt closes an attempt as it lets go of its slots.

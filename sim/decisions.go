@@ -56,6 +56,8 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 				how = decisionlog.Killed
 			case AttemptFailed:
 				how = decisionlog.Failed
+			case AttemptLost:
+				how = decisionlog.Lost
 			default:
 				how = string(a.State)
 			}

@@ -8,7 +8,10 @@
 // then task ends and time limit kills, then finished
 // checkpoints, then submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
-// before it in the same second — then scripted events and wake-ups), then
+// before it in the same second — then scripted events and wake-ups), each
+// told to the lifecycle.Cluster as an event (Observe: a submission, an
+// end, a landed checkpoint, a searcher's stop, a kill, a priority or
+// weight change, a node going down or coming back, a tick), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
 // until a pass changes nothing), reacting to each effect it applies with
 // the metrics and the events it promises (Applied), then advance the
@@ -50,6 +53,10 @@
 //     master uses too. When a thrash
 //     guard lifts, a wake-up event runs a pass then.
 //   - A task runs at most its time limit per attempt and is killed there.
+//   - A node that is down (a node_down event) offers no slots until it is
+//     back; the attempts on it ended FAILED_NODE_LOST, each task back to
+//     its last checkpoint and rescheduled or failed as the master's lost
+//     tasks are (lifecycle's nodes.go).
 //   - An experiment with a searcher (JobSpec.Search) is judged by the
 //     master's searcher.Search, fed each trial's reports in the order
 //     they happen; a trial it stops ends at once and frees its slots

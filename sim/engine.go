@@ -63,9 +63,12 @@ type sim struct {
 	byName map[string]int32
 	later  map[string][]Event // scripted changes for jobs not yet submitted
 	// projectIdx maps project names to indices in Input.Projects, and
-	// accountIdx account names to indices in Input.Accounts.
+	// accountIdx account names to indices in Input.Accounts; nodeIdx
+	// maps node names to indices in the snapshot's nodes, when node
+	// events need it.
 	projectIdx map[string]int32
 	accountIdx map[string]int32
+	nodeIdx    map[string]int32
 	// queued counts jobs with waiting tasks.
 	queued  int
 	next    JobSpec
@@ -98,15 +101,18 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	snap.Accounts = slices.Clone(in.Accounts)
 	snap.Licenses, snap.QOS = in.Licenses, in.QOS
-	snap.NodesVersion = 1 // the nodes never change during a run
+	snap.NodesVersion = 1 // the Cluster names a new version when a node goes down or comes back
 	for _, p := range in.Pools {
 		snap.Pools = append(snap.Pools, p.Pool)
 		snap.Nodes = append(snap.Nodes, p.Nodes...)
 	}
+	if err := s.indexNodes(); err != nil {
+		return nil, err
+	}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
-	s.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
-	s.c.CountBudgets(snap.Projects)
+	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
+	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
@@ -201,7 +207,7 @@ func (s *sim) loop() error {
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
-		s.c.Advance(s.c.Snap.Accounts, s.opt.Until)
+		s.c.Ledgers.Advance(s.c.Snap.Accounts, s.opt.Until)
 		s.now = s.opt.Until
 	}
 	if s.opt.Progress != nil {
@@ -219,7 +225,7 @@ func (s *sim) tick() (bool, error) {
 		return false, nil
 	}
 	s.rec.advance(t)
-	s.c.Advance(s.c.Snap.Accounts, t)
+	s.c.Ledgers.Advance(s.c.Snap.Accounts, t)
 	s.now = t
 	return true, s.step()
 }
@@ -247,8 +253,9 @@ func (s *sim) step() error {
 		}
 	}
 	for !s.q.empty() && s.q.peek() == s.now {
-		// A scripted change or a wake-up: the instant is not quiet.
-		s.c.Wake()
+		// A scripted change or a wake-up: the instant is not quiet, even
+		// where the change is to a job not yet submitted.
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventTick})
 		s.handle(s.q.pop())
 	}
 	if _, err := s.c.Step(s.now, s); err != nil {
@@ -330,9 +337,13 @@ func (s *sim) submit(spec JobSpec) {
 		acct = a
 	}
 	s.nextSeq++
-	ji := s.c.Submit(lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
-		FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct},
-		snapEntry(&spec, s.nextSeq, qp, acct))
+	entry := snapEntry(&spec, s.nextSeq, qp, acct)
+	// A job of no tasks ends at once (Over), before any scripted change
+	// waiting for it could apply.
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventSubmit, Entry: &entry,
+		Submission: lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
+			FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct}})
+	ji := o.Job
 	if int(ji) == len(s.jobs) {
 		s.jobs = append(s.jobs, job{})
 	}
@@ -350,8 +361,8 @@ func (s *sim) submit(spec JobSpec) {
 		s.script(e)
 	}
 	delete(s.later, spec.Name)
-	if spec.Tasks == 0 && !s.c.Jobs[ji].State.Terminal() {
-		s.finishJob(ji, lifecycle.JobCompleted)
+	if o.Over {
+		s.finished(ji)
 	}
 }
 
@@ -385,12 +396,16 @@ func (s *sim) touchAs(ji int32, alive bool) {
 }
 
 func (s *sim) script(e Event) {
+	if e.Kind == EventNodeDown || e.Kind == EventNodeUp {
+		s.nodeEvent(e)
+		return
+	}
 	ji, ok := s.byName[e.Job]
 	if !ok {
 		s.later[e.Job] = append(s.later[e.Job], e)
 		return
 	}
-	if ji < 0 {
+	if ji < 0 || s.c.Jobs[ji].State.Terminal() {
 		return // the job has finished
 	}
 	j := &s.jobs[ji]
@@ -430,4 +445,65 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 		s.released(f.Task, f.Slots, held, f.From)
 	}
 	s.finished(ji)
+}
+
+// indexNodes maps the names of the nodes that node events name to their
+// indices, and checks that each is a node of the input.
+func (s *sim) indexNodes() error {
+	for i, e := range s.in.Events {
+		if e.Kind != EventNodeDown && e.Kind != EventNodeUp {
+			continue
+		}
+		if s.nodeIdx == nil {
+			s.nodeIdx = make(map[string]int32, len(s.c.Snap.Nodes))
+			for n := len(s.c.Snap.Nodes) - 1; n >= 0; n-- { // the first of a name wins
+				s.nodeIdx[s.c.Snap.Nodes[n].Name] = int32(n)
+			}
+		}
+		if _, ok := s.nodeIdx[e.Node]; !ok {
+			return fmt.Errorf("event %d at %d: node %q is not a node of the input", i, e.At, e.Node)
+		}
+	}
+	return nil
+}
+
+// nodeEvent takes a node down or brings it back (lifecycle's
+// EventNodeDown, EventNodeUp) and reacts to what a loss freed, in the
+// order it freed it: each attempt on the node ends lost with the work it
+// threw away, the metrics hear of each record's slots with what its job
+// held after it, and the jobs the loss ended end.
+func (s *sim) nodeEvent(e Event) {
+	kind := lifecycle.EventNodeUp
+	if e.Kind == EventNodeDown {
+		kind = lifecycle.EventNodeDown
+	}
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: kind, Node: s.nodeIdx[e.Node]})
+	if !o.Applied || kind == lifecycle.EventNodeUp {
+		return
+	}
+	for i, f := range o.Freed {
+		t := s.c.Tasks.At(f.Task)
+		held := s.c.Jobs[t.Job].Held
+		for _, g := range o.Freed[i+1:] {
+			if s.c.Tasks.At(g.Task).Job == t.Job {
+				held += g.Slots
+			}
+		}
+		if !t.Moving {
+			s.rec.loseAttempt(t)
+		}
+		s.rec.lostWork += f.LostWork
+		s.released(f.Task, f.Slots, held, f.From)
+	}
+	for i, f := range o.Freed {
+		ji := s.c.Tasks.At(f.Task).Job
+		if slices.ContainsFunc(o.Freed[:i], func(g lifecycle.Freed) bool { return s.c.Tasks.At(g.Task).Job == ji }) {
+			continue // told already
+		}
+		if slices.Contains(o.Ended, ji) {
+			s.finished(ji)
+		} else {
+			s.touch(ji)
+		}
+	}
 }

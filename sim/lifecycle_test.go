@@ -39,29 +39,31 @@ func newScriptDriver(s lifecycletest.Script) *scriptDriver {
 	for _, p := range in.Projects {
 		d.projects = append(d.projects, p.Project)
 	}
-	d.c.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
-	d.c.CountBudgets(d.projects)
+	d.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
+	d.c.Ledgers.CountBudgets(d.projects)
 	return d
 }
 
 func (d *scriptDriver) Start(at int64, job int, project, user string, slots int) {
 	a := d.account[lifecycletest.Leaf(project, user)]
-	d.c.Advance(d.accounts, at)
-	d.c.Hold(a, slots)
+	d.c.Ledgers.Advance(d.accounts, at)
+	d.c.Ledgers.Hold(a, slots)
 	d.jobs[job] = [2]int32{a, int32(slots)}
 }
 
 func (d *scriptDriver) End(at int64, job int) {
-	d.c.Advance(d.accounts, at)
-	d.c.Hold(d.jobs[job][0], -int(d.jobs[job][1]))
+	d.c.Ledgers.Advance(d.accounts, at)
+	d.c.Ledgers.Hold(d.jobs[job][0], -int(d.jobs[job][1]))
 	delete(d.jobs, job)
 }
 
-func (d *scriptDriver) Preempt(at int64, project string) { d.c.NoteBudget(d.project[project], at) }
+func (d *scriptDriver) Preempt(at int64, project string) {
+	d.c.Ledgers.NoteBudget(d.project[project], at)
+}
 
 func (d *scriptDriver) Look(at int64) lifecycletest.Seen {
-	d.c.Advance(d.accounts, at)
-	d.c.FillBudgets(d.projects, at)
+	d.c.Ledgers.Advance(d.accounts, at)
+	d.c.Ledgers.FillBudgets(d.projects, at)
 	seen := lifecycletest.Seen{At: at, Usage: map[string]float64{}, Preempted: map[string]int{}}
 	for _, a := range d.accounts {
 		seen.Usage[a.Name] = a.Usage

@@ -37,17 +37,3 @@ func (s *sim) replaced(e *lifecycle.Effect) {
 	s.scheduleFail(e.Task)
 	s.scheduleReport(e.Task)
 }
-
-// moved frees the old placement of a moved task once it has drained.
-func (s *sim) moved(oi int32) {
-	s.freed(oi, s.c.Drained(oi), lifecycle.TaskPreempting)
-}
-
-// dropMoves frees the draining old placements of a job that is ending.
-func (s *sim) dropMoves(ji int32) {
-	for _, ti := range s.c.Tasks.Running() {
-		if t := s.c.Tasks.At(ti); t.State.Active() && t.Moving && t.Job == ji {
-			s.moved(ti)
-		}
-	}
-}

@@ -157,10 +157,11 @@ type Metrics struct {
 	// PreemptionLostSlotHours is slot (GPU) time spent checkpointing
 	// after preemption requests, when the slots did no useful work.
 	PreemptionLostSlotHours float64 `json:"preemption_lost_slot_hours"`
-	// LostWorkSlotHours is the work preemptions, moves and resizes threw
-	// away: the run time since each task's last checkpoint, times its
-	// slots, which the task runs again. Left out when zero (it is zero
-	// without checkpoint_every, when a task checkpoints when asked).
+	// LostWorkSlotHours is the work preemptions, moves, resizes and lost
+	// nodes threw away: the run time since each task's last checkpoint,
+	// times its slots, which the task runs again (unless it failed). Left
+	// out when zero (without lost nodes it is zero without
+	// checkpoint_every, when a task checkpoints when asked).
 	LostWorkSlotHours float64 `json:"lost_work_slot_hours,omitempty"`
 	// JainFairness is Jain's index of the projects' received ÷ entitled
 	// slot-hours; Projects gives each project's numbers.

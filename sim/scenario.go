@@ -62,7 +62,7 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	}
 	in.Jobs = jobs
 	for _, e := range sc.Events {
-		ev := Event{At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight}
+		ev := Event{At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, Node: e.Node}
 		switch e.Kind {
 		case scenario.EventKill:
 			ev.Kind = EventKill
@@ -70,6 +70,10 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventSetPriority
 		case scenario.EventSetWeight:
 			ev.Kind = EventSetWeight
+		case scenario.EventNodeDown:
+			ev.Kind = EventNodeDown
+		case scenario.EventNodeUp:
+			ev.Kind = EventNodeUp
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/searcher"
 )
 
@@ -192,10 +193,10 @@ func (s *sim) report(ti int32) {
 	if js.trials != nil {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
-	s.rec.endAttempt(t, AttemptCompleted)
-	from := t.State // running: a report is stale once the trial is asked to stop
-	s.freed(ti, s.c.Exit(ti, false), from)
-	s.settleState(ji)
+	// A report is stale once the trial is asked to stop, so it runs.
+	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: ti, Ver: t.Ver}); o.Applied {
+		s.ended(ti, &o)
+	}
 }
 
 // record notes the rungs trial i joined with report p: every rung from

@@ -183,15 +183,22 @@ const (
 	EventKill EventKind = iota + 1
 	EventSetPriority
 	EventSetWeight
+	// EventNodeDown loses a node: the attempts on it end as lost
+	// (lifecycle's EventNodeDown) and it offers no slots until
+	// EventNodeUp.
+	EventNodeDown
+	EventNodeUp
 )
 
-// Event is a scripted change at a given time.
+// Event is a scripted change at a given time: to Job, or for a node
+// event to Node (a node's name).
 type Event struct {
 	At       int64
 	Kind     EventKind
 	Job      string
 	Priority int
 	Weight   float64
+	Node     string
 }
 
 // Options tune a run.

@@ -12,7 +12,7 @@ import "github.com/allot-sched/allot/lifecycle"
 // project p, just counted, leaves the budget's hour, which may let a
 // waiting task start.
 func (s *sim) wakeBudget(p int32) {
-	if !s.c.Budgeted(p) {
+	if !s.c.Ledgers.Budgeted(p) {
 		return
 	}
 	s.wake(s.now + lifecycle.BudgetWindow)

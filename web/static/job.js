@@ -156,6 +156,7 @@ function renderWhy(el, j, x) {
   if (p.blocked_by) blocked = jobLink(p.blocked_by);
   else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => jobLink(r.id)));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
+  else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
   else if (x) blocked = 'no running job: the slots are free';
   fill(el,
     h('h2', {id: 'why-h'}, 'Why is it waiting?'),
