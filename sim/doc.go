@@ -11,7 +11,8 @@
 // before it in the same second — then scripted events and wake-ups), each
 // told to the lifecycle.Cluster as an event (Observe: a submission, an
 // end, a landed checkpoint, a searcher's stop, a kill, a priority or
-// weight change, a node going down or coming back, a tick), then
+// weight change, a node going down or coming back, a tick; a scripted
+// failure by Cluster.Fail), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
 // until a pass changes nothing), reacting to each effect it applies with
 // the metrics and the events it promises (Applied), then advance the
