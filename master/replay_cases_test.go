@@ -1,6 +1,10 @@
 package master
 
-import "strings"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
 
 // featureCases are the replay cases of features beyond the policies'
 // basics: elastic jobs, priority and weight changes, checkpoints that
@@ -188,4 +192,45 @@ var failJobs = []rjob{
 	{name: "h", slots: 4, submit: 60, run: 100, extra: `, "priority": 10`},
 	{name: "e", slots: 4, minSlots: 1, submit: 70, run: 100, fail: 40, extra: preemptible},
 	{name: "z", slots: 1, submit: 80, run: 100},
+}
+
+// randomFeatureCases run a random workload that uses the features of
+// featureCases together (elastic jobs, priority changes, failing tasks,
+// checkpoints that take checkpoint seconds) under each policy, and
+// multifactor.
+func randomFeatureCases(seed uint64, checkpoint float64) []replayCase {
+	cases := randomCases(seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	for i := range cases {
+		c := &cases[i]
+		c.name = strings.Replace(c.name, "random", "features", 1)
+		c.checkpoint = checkpoint
+		jobs := append([]rjob(nil), c.jobs...)
+		for k := range jobs {
+			j := &jobs[k]
+			switch r.IntN(5) {
+			case 0:
+				if j.tasks == 1 && j.slots > 1 && !strings.Contains(j.extra, "time_limit") {
+					j.minSlots = 1
+				}
+			case 1:
+				j.fail = float64(10 + r.IntN(int(j.run)/2))
+			case 2:
+				// Not a job filed LOW: leaving LOW, it stays preemptible
+				// live and not in the simulator (docs/architecture.md).
+				if !strings.Contains(j.extra, `"priority": 80`) {
+					j.changes = []rchange{{at: j.submit + float64(10+r.IntN(200)), priority: []int{10, 40, 45}[r.IntN(3)]}}
+				}
+			}
+		}
+		c.jobs = jobs
+	}
+	mf := cases[0]
+	mf.name = fmt.Sprintf("features%d-multifactor", seed)
+	mf.config = multifactorConfig
+	mf.jobs = append([]rjob(nil), mf.jobs...)
+	for k := range mf.jobs {
+		mf.jobs[k].changes = nil // multifactor pools compute priorities
+	}
+	return append(cases, mf)
 }

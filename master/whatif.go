@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -271,20 +270,13 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0)
 	switch {
-	case w.n > 0 && sj.MinSlots > 0:
-		// Slot-seconds, which the simulator counts as the duration at the
-		// full size (lifecycle.FreshWork), rounded up.
-		sj.Duration = max((w.mean+int64(j.Slots)-1)/int64(j.Slots), 1)
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
 	case len(w.failed) > 0:
-		// No task completed: any run time longer than the failures'
-		// work replays them alike.
-		longest := slices.Max(slices.Collect(maps.Values(w.failed)))
-		if sj.MinSlots > 0 {
-			longest = (longest + int64(j.Slots) - 1) / int64(j.Slots)
-		}
-		sj.Duration = longest + 1
+		// No task completed: any run time longer than every task's work
+		// replays the failures alike, and the tasks killed with the job
+		// run until the kill.
+		sj.Duration = w.most + 1
 	case w.limited:
 		// Its time limit ended it: the replay's ends it too.
 	case j.State == store.JobKilled:
@@ -300,6 +292,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	default:
 		return sj, false
 	}
-	sj.Fails = exportFails(w.failed, sj)
+	sj.Fails = exportFails(w.failed)
 	return sj, true
 }

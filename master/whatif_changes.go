@@ -150,19 +150,15 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 	return notes
 }
 
-// exportFails are the failures of sj's tasks that failed live (failed:
-// their work up to the failure, slot-seconds for an elastic job), by
+// exportFails are the failures of the tasks that failed live (failed:
+// their work up to the failure, at full size for an elastic job), by
 // task, as the scenario's fails: the simulator fails each after that much
 // of its work. A task that failed after more work than the job's run
 // time completes in the replay first.
-func exportFails(failed map[int]int64, sj scenario.Job) []scenario.TaskFail {
+func exportFails(failed map[int]int64) []scenario.TaskFail {
 	var out []scenario.TaskFail
 	for _, task := range slices.Sorted(maps.Keys(failed)) {
-		after := failed[task]
-		if sj.MinSlots > 0 {
-			after = (after + int64(sj.Slots) - 1) / int64(sj.Slots)
-		}
-		out = append(out, scenario.TaskFail{Task: task, After: max(after, 1)})
+		out = append(out, scenario.TaskFail{Task: task, After: max(failed[task], 1)})
 	}
 	return out
 }

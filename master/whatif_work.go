@@ -83,16 +83,18 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 }
 
 // jobWork is what a job's attempts say of its tasks' run time: the mean
-// work of the tasks that completed (n of them; slot-seconds for an elastic
-// job), the longest attempt, and
+// work of the tasks that completed (n of them; for an elastic job in
+// seconds at full size), the longest attempt, and
 // whether an attempt ran into the job's time limit.
 type jobWork struct {
 	mean, longest int64
 	n             int
 	limited       bool
 	// failed maps the tasks whose last attempt failed (an error exit) to
-	// their work up to the failure.
+	// their work up to the failure, in the same units as mean; most is
+	// the most work any task did.
 	failed map[int]int64
+	most   int64
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
@@ -101,6 +103,7 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	work := map[int]int64{}
 	done, failed := map[int]bool{}, map[int]bool{}
+	last := map[int][2]int64{} // the ending attempt's length and rate
 	var w jobWork
 	for _, a := range atts {
 		end := a.EndedAt
@@ -126,17 +129,37 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		if a.EndState == store.AttemptFailed {
 			failed[a.Index] = true // a failed task is never retried
 		}
+		if a.EndState == store.AttemptCompleted || a.EndState == store.AttemptFailed {
+			last[a.Index] = [2]int64{sec(end) - sec(a.StartedAt), rate}
+		}
+	}
+	// An elastic task's work is exported as seconds at full size: the
+	// fewest whose slot-seconds end the last attempt when it ended, as
+	// the simulator ends it (lifecycle.Task.Due rounds up to the second).
+	units := func(i int) int64 {
+		if !elastic {
+			return work[i]
+		}
+		slots := int64(max(j.Slots, 1))
+		l := last[i]
+		if l[0] < 1 {
+			return (work[i] + slots - 1) / slots
+		}
+		return (work[i]-l[0]*l[1]+(l[0]-1)*l[1])/slots + 1
 	}
 	for i := range failed {
 		if w.failed == nil {
 			w.failed = map[int]int64{}
 		}
-		w.failed[i] = work[i]
+		w.failed[i] = units(i)
+	}
+	for i := range work {
+		w.most = max(w.most, units(i))
 	}
 	var sum int64
 	for i, d := range done {
 		if d {
-			sum += work[i]
+			sum += units(i)
 			w.n++
 		}
 	}
