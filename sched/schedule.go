@@ -64,6 +64,10 @@ type Scheduler struct {
 	memo jobMemo
 	// finds keeps the placements that failed on the state as it is.
 	finds findMemo
+	// orders keeps the pass's long sorted lists for the next pass to
+	// repair, with allocs pairing the allocations they list (sortmemo.go).
+	orders orderMemo
+	allocs allocMatch
 	// stg holds the policy stages (policies.go).
 	stg  stages
 	pass pass
@@ -86,11 +90,11 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan, error) {
 	sc.memo.begin(s)
 	if err := validate(s, &sc.mf.parents, &sc.memo); err != nil {
-		sc.memo.drop()
+		sc.forget()
 		return nil, err
 	}
 	if err := sc.base.update(s); err != nil {
-		sc.memo.drop()
+		sc.forget()
 		return nil, err
 	}
 	sc.memo.nodes(sc.base.builds)
@@ -106,7 +110,16 @@ func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan,
 	}
 	sc.end() // keep no snapshot past the pass
 	sc.memo.end()
+	sc.orders.end()
+	sc.allocs.end()
 	return &sc.plan, nil
+}
+
+// forget drops what a failed pass's predecessor left to be kept.
+func (sc *Scheduler) forget() {
+	sc.memo.drop()
+	sc.orders.drop()
+	sc.allocs.drop()
 }
 
 // validate checks the snapshot; parents is scratch memory, kept by the
@@ -225,6 +238,12 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.lic.reset(s)
 	sc.elastic.reset(s)
 	sc.cons.reset(len(s.Pools))
+	sc.orders.begin(len(s.Pools))
+	var jobOld []int32
+	if sc.memo.on {
+		jobOld = sc.memo.oldOf
+	}
+	sc.allocs.begin(s, jobOld)
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		if !a.Preempting {
