@@ -45,6 +45,7 @@ const (
 	listVictims = iota
 	listMFJobs
 	listMFZero
+	listFSFirst
 	listKinds
 )
 
