@@ -10,6 +10,8 @@ type fairShare struct {
 	demand []int32 // slots the job wants running at once
 	q      fsQueue
 	order  []int32 // waterFill's jobs in submission order
+	// ordered: order holds the fill's jobs in strict submission order.
+	ordered bool
 }
 
 func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.share[j] }
@@ -18,10 +20,8 @@ func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.
 // tentatively, and re-sorts the job if it waits in the allocation heap.
 func (f *fairShare) took(j, delta int32) {
 	f.alloc[j] += delta
-	if f.q.track && f.q.pos[j] >= 0 {
-		i := int(f.q.pos[j])
-		f.q.items[i].num += delta
-		f.q.fix(i)
+	if f.q.track {
+		f.q.moved(j, delta)
 	}
 }
 
@@ -64,14 +64,14 @@ func (o *shareOrder) begin(p *pass, pool int, jobs []int32) {
 	f.waterFill(p, pool, live, total)
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
+	q.share = f.share
+	q.ensurePos(len(p.s.Jobs))
 	for _, j := range live {
 		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
-			q.push(j)
+			q.pos[j] = posWanted
 		}
 	}
-	q.share = f.share
-	q.init()
-	q.trackPositions(len(p.s.Jobs))
+	q.build(live, f.order, f.ordered)
 	o.jobs = jobs
 }
 
@@ -89,9 +89,7 @@ func (o *shareOrder) placed(p *pass, j, slots int32) bool {
 	q := &f.q
 	f.alloc[j] += slots
 	if p.wants(j) {
-		i := int(q.pos[j])
-		q.items[i].num += slots
-		q.fix(i)
+		q.moved(j, slots)
 	} else {
 		q.remove(j)
 	}
@@ -170,6 +168,7 @@ func (f *fairShare) waterFill(p *pass, pool int, jobs []int32, capacity int32) {
 // (the heap would break the tie by its shape) or a weight is infinite
 // (0 × ∞ makes the heap's comparison of two jobs at 0 NaN).
 func (f *fairShare) firstRound(p *pass, pool int, jobs []int32, capacity int32) (int32, bool) {
+	f.ordered = false
 	order := f.order[:0]
 	for _, j := range jobs {
 		if w := p.s.Jobs[j].Weight; f.demand[j] > 0 && w > 0 {
@@ -188,6 +187,7 @@ func (f *fairShare) firstRound(p *pass, pool int, jobs []int32, capacity int32) 
 			return 0, false
 		}
 	}
+	f.ordered = true
 	left := capacity
 	for _, j := range order {
 		if step := int32(p.s.Jobs[j].Slots); step <= f.demand[j] && step <= left {
