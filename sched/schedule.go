@@ -9,7 +9,8 @@ import (
 // scratch memory reused from one pass to the next, and answers kept from
 // the previous pass (the node index, and per Job.Rev the queue orders and
 // job checks) that hold as long as the caller keeps the promises of
-// Snapshot.NodesVersion and Job.Rev; none of it changes a result. The zero
+// Snapshot.NodesVersion and Job.Rev, and sorted lists kept only as a
+// starting point (sortmemo.go); none of it changes a result. The zero
 // value is ready to use. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
 	// OmitBehind, when set, stops a FIFO pool, and a priority pool without

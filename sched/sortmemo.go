@@ -97,9 +97,9 @@ func (om *orderMemo) repair(slot int, items []int32, n int, newOf []int32, cmp f
 	if newOf == nil || slot >= len(om.prevOK) || !om.prevOK[slot] || len(items) < 2 {
 		return false
 	}
-	om.stamp = resize(om.stamp, n)
+	om.stamp = resizeKeep(om.stamp, n) // older stamps never equal at or at+1
 	if om.at >= 1<<31 {
-		clear(om.stamp)
+		clear(om.stamp[:cap(om.stamp)])
 		om.at = 0
 	}
 	om.at += 2
