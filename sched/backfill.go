@@ -1,7 +1,5 @@
 package sched
 
-import "slices"
-
 // release is a future moment when a task's slots and licenses come back:
 // the end of its time limit. A release with no nodes gives back licenses
 // only.
@@ -10,23 +8,8 @@ type release struct {
 	nodes []NodeSlots
 	job   int32
 	ord   int32 // the release's place in its list before sortReleases
-}
-
-// sortReleases sorts releases by time, keeping the list's order among
-// equal times, as slices.SortStableFunc does: but a stable sort of the
-// 40,000 releases of a full cluster (symMerge) took half of an EASY pass,
-// and numbering them and sorting by time then number is several times
-// faster, with the same result.
-func sortReleases(ends []release) {
-	for i := range ends {
-		ends[i].ord = int32(i)
-	}
-	slices.SortFunc(ends, func(a, b release) int {
-		if a.at != b.at {
-			return cmp64(a.at, b.at)
-		}
-		return int(a.ord - b.ord)
-	})
+	// from is 1 + the allocation whose end this is, or 0.
+	from int32
 }
 
 // headPending records why the EASY head waits: its reservation, or the
@@ -57,7 +40,7 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 		if end := al.End(p.s.Jobs); end != Never {
 			// A task past its limit whose kill has not landed yet ends
 			// "now", not in the past.
-			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes, job: int32(al.Job)})
+			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes, job: int32(al.Job), from: a + 1})
 		}
 	}
 	for _, st := range p.plan.Starts[firstStart:] {
@@ -73,7 +56,7 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 	}
 	ends = p.lic.licenseEnds(pool, head, firstStart, ends)
 	p.sc.lic.shadowFromFree()
-	sortReleases(ends)
+	p.sc.orders.sortReleases(pool*listKinds+listReleases, ends, len(p.s.Allocs), p.sc.allocs.newOf)
 	p.sc.ends = ends
 	r := p.request(head, true)
 	for i := 0; i < len(ends); {

@@ -32,10 +32,31 @@ func BenchmarkSchedulePassAfterChange(b *testing.B) {
 	}
 }
 
+// BenchmarkSchedulePassChangeSize is the "applied" pass of
+// BenchmarkSchedulePassAfterChange after changes of 4, 40 and 400 (that
+// many starts applied, tasks ended, jobs exited and submitted), on the
+// full cluster: what a pass costs per change, and what it costs whatever
+// the change, can be read off.
+func BenchmarkSchedulePassChangeSize(b *testing.B) {
+	for _, pol := range realPolicies {
+		base := realSnapshot(10_000, 100_000, 1, pol.pool)
+		for _, n := range []int{4, 40, 400} {
+			b.Run(fmt.Sprintf("policy=%s/change=%d", pol.name, n), func(b *testing.B) {
+				benchChange(b, base, true, true, n)
+			})
+		}
+	}
+}
+
 func benchAfterChange(b *testing.B, base *Snapshot, revs, preempt bool) {
+	benchChange(b, base, revs, preempt, 4)
+}
+
+// benchChange times passes after changes of size n.
+func benchChange(b *testing.B, base *Snapshot, revs, preempt bool, n int) {
 	s := *base
 	s.Jobs, s.Allocs = slices.Clone(base.Jobs), slices.Clone(base.Allocs)
-	c := changer{rng: rand.New(rand.NewPCG(5, 9)), revs: revs, preempt: preempt}
+	c := changer{rng: rand.New(rand.NewPCG(5, 9)), revs: revs, preempt: preempt, n: n}
 	for i := range s.Jobs {
 		s.Jobs[i].Rev = c.next()
 	}
@@ -80,6 +101,8 @@ type changer struct {
 	seq  int
 	// preempt carries out the plan's preemptions too.
 	preempt bool
+	// n is the change's size (4 when 0).
+	n int
 }
 
 func (c *changer) next() uint64 {
@@ -90,27 +113,35 @@ func (c *changer) next() uint64 {
 	return c.rev
 }
 
-// change carries out p's preemptions when c.preempt, applies up to four
-// of p's starts, ends four running tasks,
-// removes four queued jobs and submits four.
+// change carries out p's preemptions when c.preempt, applies up to n
+// (c.n, or four) of p's starts, ends n running tasks,
+// removes n queued jobs and submits n.
 func (c *changer) change(s *Snapshot, p *Plan) {
+	n := c.n
+	if n == 0 {
+		n = 4
+	}
 	for _, pr := range p.Preemptions[:len(p.Preemptions)*b2i(c.preempt)] {
 		s.Allocs[pr.Alloc].Preempting = true
 	}
-	for _, st := range p.Starts[:min(4, len(p.Starts))] {
+	for _, st := range p.Starts[:min(n, len(p.Starts))] {
 		s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
 		s.Jobs[st.Job].Waiting--
 		s.Jobs[st.Job].Rev = c.next()
 	}
-	for range 4 {
+	for range n {
 		a := c.rng.IntN(len(s.Allocs))
 		s.Allocs = slices.Delete(s.Allocs, a, a+1)
 	}
 	gone := make([]bool, len(s.Jobs))
-	for range 4 {
+	running := make([]bool, len(s.Jobs))
+	for i := range s.Allocs {
+		running[s.Allocs[i].Job] = true
+	}
+	for range n {
 		for {
 			j := c.rng.IntN(len(s.Jobs))
-			if s.Jobs[j].Waiting > 0 && !gone[j] && !slices.ContainsFunc(s.Allocs, func(a Alloc) bool { return a.Job == j }) {
+			if s.Jobs[j].Waiting > 0 && !gone[j] && !running[j] {
 				gone[j] = true
 				break
 			}
@@ -128,7 +159,7 @@ func (c *changer) change(s *Snapshot, p *Plan) {
 	for i := range s.Allocs {
 		s.Allocs[i].Job = newIdx[s.Allocs[i].Job]
 	}
-	for range 4 {
+	for range n {
 		j := s.Jobs[len(s.Jobs)-1-c.rng.IntN(1000)]
 		c.seq++
 		j.ID, j.Submit, j.Seq, j.Waiting = fmt.Sprintf("sub%d", c.seq), s.Now, int64(1_000_000+c.seq), 1

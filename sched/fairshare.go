@@ -1,5 +1,7 @@
 package sched
 
+import "math"
+
 // fairShare holds per-job numbers for a weighted fair-share pool, indexed
 // by job. Slots are the unit throughout.
 type fairShare struct {
@@ -7,6 +9,9 @@ type fairShare struct {
 	share  []int32 // the job's fair share of the pool
 	demand []int32 // slots the job wants running at once
 	q      fsQueue
+	order  []int32 // waterFill's jobs in submission order
+	// ordered: order holds the fill's jobs in strict submission order.
+	ordered bool
 }
 
 func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.share[j] }
@@ -15,10 +20,8 @@ func (f *fairShare) canGive(j, slots int32) bool { return f.alloc[j]-slots >= f.
 // tentatively, and re-sorts the job if it waits in the allocation heap.
 func (f *fairShare) took(j, delta int32) {
 	f.alloc[j] += delta
-	if f.q.track && f.q.pos[j] >= 0 {
-		i := int(f.q.pos[j])
-		f.q.items[i].num += delta
-		f.q.fix(i)
+	if f.q.track {
+		f.q.moved(j, delta)
 	}
 }
 
@@ -58,17 +61,17 @@ func (o *shareOrder) begin(p *pass, pool int, jobs []int32) {
 		live = append(live, j)
 	}
 	p.sc.fsLive = live
-	f.waterFill(p, live, total)
+	f.waterFill(p, pool, live, total)
 	q := &f.q
 	q.reset(p.s, f.alloc, f.demand)
+	q.share = f.share
+	q.ensurePos(len(p.s.Jobs))
 	for _, j := range live {
 		if p.wants(j) && p.s.Jobs[j].Weight > 0 {
-			q.push(j)
+			q.pos[j] = posWanted
 		}
 	}
-	q.share = f.share
-	q.init()
-	q.trackPositions(len(p.s.Jobs))
+	q.build(live, f.order, f.ordered)
 	o.jobs = jobs
 }
 
@@ -86,9 +89,7 @@ func (o *shareOrder) placed(p *pass, j, slots int32) bool {
 	q := &f.q
 	f.alloc[j] += slots
 	if p.wants(j) {
-		i := int(q.pos[j])
-		q.items[i].num += slots
-		q.fix(i)
+		q.moved(j, slots)
 	} else {
 		q.remove(j)
 	}
@@ -120,17 +121,32 @@ func (sc *Scheduler) probeCounts(s *Snapshot, pool int) []int32 {
 	return sc.holdsAll
 }
 
-// waterFill computes shares without looking at placement.
-func (f *fairShare) waterFill(p *pass, jobs []int32, capacity int32) {
+// waterFill computes shares without looking at placement: the most
+// deprived job (share / (demand × weight), then submission) takes its
+// next task's slots, until no job's next task fits in what is left or
+// under its demand.
+//
+// Every job starts at share 0, where the deprivation of all jobs ties and
+// submission order decides; a job that took a task ranks after every job
+// still at 0. So the fill first walks the jobs once in submission order
+// (firstRound), giving each its first task if it fits, and only the jobs
+// that could take a second task go into the heap: a job whose next task
+// is over its demand, or larger than what is left (which only shrinks),
+// would be dropped when it came to the top, changing nothing. On a queue
+// longer than the pool, the heap is then empty or nearly so.
+func (f *fairShare) waterFill(p *pass, pool int, jobs []int32, capacity int32) {
 	q := &f.q
 	q.reset(p.s, f.share, f.demand)
-	for _, j := range jobs {
-		if f.demand[j] > 0 && p.s.Jobs[j].Weight > 0 {
-			q.push(j)
+	left, ok := f.firstRound(p, pool, jobs, capacity)
+	if !ok {
+		left = capacity
+		for _, j := range jobs {
+			if f.demand[j] > 0 && p.s.Jobs[j].Weight > 0 {
+				q.push(j)
+			}
 		}
 	}
 	q.init()
-	left := capacity
 	for q.Len() > 0 {
 		j := q.top()
 		step := int32(p.s.Jobs[j].Slots)
@@ -143,6 +159,48 @@ func (f *fairShare) waterFill(p *pass, jobs []int32, capacity int32) {
 		left -= step
 		q.fixTop()
 	}
+}
+
+// firstRound gives each job of jobs with a demand its first task, in
+// submission order, while it fits, pushes into the heap the jobs that may
+// take more, and returns what is left. It reports false, having changed
+// nothing, when the round is not the heap's: two jobs tie on submission
+// (the heap would break the tie by its shape) or a weight is infinite
+// (0 × ∞ makes the heap's comparison of two jobs at 0 NaN).
+func (f *fairShare) firstRound(p *pass, pool int, jobs []int32, capacity int32) (int32, bool) {
+	f.ordered = false
+	order := f.order[:0]
+	for _, j := range jobs {
+		if w := p.s.Jobs[j].Weight; f.demand[j] > 0 && w > 0 {
+			if math.IsInf(w, 1) {
+				f.order = order
+				return 0, false
+			}
+			order = append(order, j)
+		}
+	}
+	f.order = order
+	cmp := func(a, b int32) int { return lessFIFO(&p.s.Jobs[a], &p.s.Jobs[b]) }
+	p.sc.orders.sort(pool*listKinds+listFSFirst, order, len(p.s.Jobs), p.sc.memo.jobNewOf(), cmp, nil)
+	for i := 1; i < len(order); i++ {
+		if cmp(order[i-1], order[i]) >= 0 {
+			return 0, false
+		}
+	}
+	f.ordered = true
+	left := capacity
+	for _, j := range order {
+		if step := int32(p.s.Jobs[j].Slots); step <= f.demand[j] && step <= left {
+			f.share[j] = step
+			left -= step
+		}
+	}
+	for _, j := range order {
+		if step := int32(p.s.Jobs[j].Slots); f.share[j] > 0 && f.share[j]+step <= f.demand[j] && step <= left {
+			f.q.push(j)
+		}
+	}
+	return left, true
 }
 
 func (f *fairShare) fail(p *pass, j int32) {

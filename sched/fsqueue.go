@@ -22,6 +22,10 @@ type fsQueue struct {
 	// ahead of jobs at or above it: otherwise a victim at its share could
 	// retake the slots just freed for the job that preempted it.
 	share []int32
+	// lists hold, while allocating, the jobs that hold no slots, outside
+	// the heap (fsqueue_lists.go); listed counts those still in them.
+	lists  [2]fsList
+	listed int
 }
 
 // fsItem is one job in the heap with its keys.
@@ -37,13 +41,21 @@ func (q *fsQueue) reset(s *Snapshot, num, demand []int32) {
 	q.s, q.num, q.demand, q.items = s, num, demand, slices.Grow(q.items[:0], len(s.Jobs))
 	q.track = false
 	q.share = nil
+	q.lists[0].reset()
+	q.lists[1].reset()
+	q.listed = 0
 }
 
 // push adds job j before init.
 func (q *fsQueue) push(j int32) { q.items = append(q.items, fsItem{j: j}) }
 
 // top is the job that comes first.
-func (q *fsQueue) top() int32 { return q.items[0].j }
+func (q *fsQueue) top() int32 {
+	if q.listed > 0 {
+		return q.topListed()
+	}
+	return q.items[0].j
+}
 
 // init copies the keys of the pushed jobs and orders the heap.
 func (q *fsQueue) init() {
@@ -61,8 +73,13 @@ func (q *fsQueue) init() {
 	}
 }
 
-// remove takes job j out of the heap.
+// remove takes job j out of the queue.
 func (q *fsQueue) remove(j int32) {
+	if q.pos[j] == posListed {
+		q.pos[j] = -1
+		q.listed--
+		return
+	}
 	i := int(q.pos[j])
 	last := len(q.items) - 1
 	q.swap(i, last)
@@ -75,15 +92,20 @@ func (q *fsQueue) remove(j int32) {
 
 // trackPositions starts keeping pos up to date for the current items.
 func (q *fsQueue) trackPositions(n int) {
+	q.ensurePos(n)
+	q.track = true
+	for i := range q.items {
+		q.pos[q.items[i].j] = int32(i)
+	}
+}
+
+// ensurePos sizes pos for n jobs, none in the queue.
+func (q *fsQueue) ensurePos(n int) {
 	if len(q.pos) < n {
 		q.pos = make([]int32, n)
 		for i := range q.pos {
 			q.pos[i] = -1
 		}
-	}
-	q.track = true
-	for i := range q.items {
-		q.pos[q.items[i].j] = int32(i)
 	}
 }
 
@@ -91,6 +113,12 @@ func (q *fsQueue) clearPos() {
 	for i := range q.items {
 		q.pos[q.items[i].j] = -1
 	}
+	for k := range q.lists {
+		for _, it := range q.lists[k].items {
+			q.pos[it.j] = -1
+		}
+	}
+	q.listed = 0
 	q.track = false
 }
 
@@ -107,7 +135,7 @@ func (q *fsQueue) fix(i int) {
 	q.down(q.up(i), len(q.items))
 }
 
-func (q *fsQueue) Len() int { return len(q.items) }
+func (q *fsQueue) Len() int { return len(q.items) + q.listed }
 
 func (q *fsQueue) fixTop() { q.down(0, len(q.items)) }
 
@@ -121,8 +149,9 @@ func (q *fsQueue) popTop() {
 	q.down(0, last)
 }
 
-func (q *fsQueue) less(i, k int) bool {
-	a, b := &q.items[i], &q.items[k]
+func (q *fsQueue) less(i, k int) bool { return q.lessItem(&q.items[i], &q.items[k]) }
+
+func (q *fsQueue) lessItem(a, b *fsItem) bool {
 	if q.share != nil {
 		ua, ub := a.num < a.share, b.num < b.share
 		if ua != ub {

@@ -211,6 +211,15 @@ func (m *jobMemo) drop() {
 	clear(m.byRev)
 }
 
+// jobNewOf maps the previous pass's job indices to this pass's (-1:
+// gone or changed), or is nil when the memo is off.
+func (m *jobMemo) jobNewOf() []int32 {
+	if !m.on {
+		return nil
+	}
+	return m.newOf
+}
+
 // validated reports whether job i was validated in the previous pass
 // against the same world; note records that it is valid now.
 func (m *jobMemo) validated(i int) bool { return m.on && m.curFacts[i].valid }

@@ -292,8 +292,10 @@ func (m *mfPass) priorities(p *pass, pool int, jobs []int32) {
 // sortJobs orders jobs by priority, higher first. Ties go to the
 // account with the better fair-share standing (classic: the higher S − U,
 // unclamped; then the larger share, as seed 003 breaks its tie), then by
-// submission.
-func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
+// submission. kind is the list's kind in the kept orders (listMFJobs or
+// listMFZero): every job's age moves with Now, but most pairs keep their
+// order, so the previous order is repaired rather than sorted again.
+func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32, kind int) {
 	mf := &p.s.Pools[pool].Multifactor
 	prio := m.prio
 	var level, norm []float64
@@ -301,7 +303,7 @@ func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 		_, level = m.acc.factors(p.s, mf.FairShareMode)
 		norm = m.acc.norm
 	}
-	slices.SortFunc(jobs, func(a, b int32) int {
+	cmp := func(a, b int32) int {
 		if prio[a] != prio[b] {
 			return cmpDesc(prio[a], prio[b])
 		}
@@ -315,7 +317,8 @@ func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 			}
 		}
 		return lessFIFO(ja, jb)
-	})
+	}
+	p.sc.orders.sort(pool*listKinds+kind, jobs, len(p.s.Jobs), p.sc.memo.jobNewOf(), cmp, nil)
 }
 
 // victims returns the pool's running tasks as victims: lowest QOS
@@ -323,7 +326,7 @@ func (m *mfPass) sortJobs(p *pass, pool int, jobs []int32) {
 func (m *mfPass) victims(p *pass, pool int) []int32 {
 	v := append(p.vic.list[:0], p.sc.poolRuns[pool]...)
 	prio := m.prio
-	slices.SortFunc(v, func(a, b int32) int {
+	p.sc.orders.sort(pool*listKinds+listVictims, v, len(p.s.Allocs), p.sc.allocs.newOf, func(a, b int32) int {
 		aa, ab := &p.s.Allocs[a], &p.s.Allocs[b]
 		qa, _ := qosOf(p.s, &p.s.Jobs[aa.Job])
 		qb, _ := qosOf(p.s, &p.s.Jobs[ab.Job])
@@ -334,7 +337,7 @@ func (m *mfPass) victims(p *pass, pool int) []int32 {
 			return -cmpDesc(prio[aa.Job], prio[ab.Job])
 		}
 		return p.vic.lessLost(a, b)
-	})
+	}, nil)
 	p.vic.list = v
 	p.vic.next = resize(p.vic.next, len(v))
 	return v

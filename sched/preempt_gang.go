@@ -184,7 +184,7 @@ func (vl *victimLists) victimJobsIdle() bool {
 		return false
 	}
 	for _, pr := range vl.index.pairs {
-		if q.pos[pr.job] >= 0 {
+		if q.pos[pr.job] != -1 {
 			return false
 		}
 	}

@@ -235,7 +235,7 @@ func (g *conservativeGate) buildProfile(p *pass, pool int, firstStart int) {
 			continue
 		}
 		if end := al.End(p.s.Jobs); end != Never {
-			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes})
+			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes, from: a + 1})
 		}
 	}
 	for _, st := range p.plan.Starts[firstStart:] {
@@ -243,7 +243,7 @@ func (g *conservativeGate) buildProfile(p *pass, pool int, firstStart int) {
 			ends = append(ends, release{at: p.s.Now + lim, nodes: st.Nodes})
 		}
 	}
-	sortReleases(ends)
+	p.sc.orders.sortReleases(pool*listKinds+listProfile, ends, len(p.s.Allocs), p.sc.allocs.newOf)
 	pr.ends = ends
 	for _, e := range ends {
 		n := int64(Slots(e.nodes))

@@ -9,7 +9,8 @@ import (
 // scratch memory reused from one pass to the next, and answers kept from
 // the previous pass (the node index, and per Job.Rev the queue orders and
 // job checks) that hold as long as the caller keeps the promises of
-// Snapshot.NodesVersion and Job.Rev; none of it changes a result. The zero
+// Snapshot.NodesVersion and Job.Rev, and sorted lists kept only as a
+// starting point (sortmemo.go); none of it changes a result. The zero
 // value is ready to use. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
 	// OmitBehind, when set, stops a FIFO pool, and a priority pool without
@@ -64,6 +65,10 @@ type Scheduler struct {
 	memo jobMemo
 	// finds keeps the placements that failed on the state as it is.
 	finds findMemo
+	// orders keeps the pass's long sorted lists for the next pass to
+	// repair, with allocs pairing the allocations they list (sortmemo.go).
+	orders orderMemo
+	allocs allocMatch
 	// stg holds the policy stages (policies.go).
 	stg  stages
 	pass pass
@@ -86,11 +91,11 @@ func (sc *Scheduler) Schedule(s *Snapshot) (*Plan, error) {
 func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan, error) {
 	sc.memo.begin(s)
 	if err := validate(s, &sc.mf.parents, &sc.memo); err != nil {
-		sc.memo.drop()
+		sc.forget()
 		return nil, err
 	}
 	if err := sc.base.update(s); err != nil {
-		sc.memo.drop()
+		sc.forget()
 		return nil, err
 	}
 	sc.memo.nodes(sc.base.builds)
@@ -106,7 +111,16 @@ func (sc *Scheduler) schedule(s *Snapshot, policy func(*Pool) stageList) (*Plan,
 	}
 	sc.end() // keep no snapshot past the pass
 	sc.memo.end()
+	sc.orders.end()
+	sc.allocs.end()
 	return &sc.plan, nil
+}
+
+// forget drops what a failed pass's predecessor left to be kept.
+func (sc *Scheduler) forget() {
+	sc.memo.drop()
+	sc.orders.drop()
+	sc.allocs.drop()
 }
 
 // validate checks the snapshot; parents is scratch memory, kept by the
@@ -225,6 +239,12 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.lic.reset(s)
 	sc.elastic.reset(s)
 	sc.cons.reset(len(s.Pools))
+	sc.orders.begin(len(s.Pools))
+	var jobOld []int32
+	if sc.memo.on {
+		jobOld = sc.memo.oldOf
+	}
+	sc.allocs.begin(s, jobOld)
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		if !a.Preempting {

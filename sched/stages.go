@@ -149,7 +149,7 @@ func (p *pass) sortZero(pool int, zero []int32, by orderName) {
 	case byPriority:
 		p.sortPriority(zero)
 	case byMultifactor:
-		p.sc.mf.sortJobs(p, pool, zero)
+		p.sc.mf.sortJobs(p, pool, zero, listMFZero)
 	default:
 		p.sortFIFO(zero)
 	}
@@ -169,7 +169,7 @@ func (o *staticOrder) begin(p *pass, pool int, jobs []int32) {
 	case byMultifactor:
 		p.sc.mf.priorities(p, pool, jobs)
 		p.sc.mf.priorities(p, pool, p.sc.zeroJobs[pool])
-		p.sc.mf.sortJobs(p, pool, jobs)
+		p.sc.mf.sortJobs(p, pool, jobs, listMFJobs)
 	default:
 		p.sortQueue(pool, jobs, orderFIFO)
 	}

@@ -34,15 +34,28 @@ func cmpVictimKey(x, y victimKey) int {
 // sortVictims orders the pool's running tasks by the key key gives each
 // and returns them in the victim lists' list.
 func (vl *victimLists) sortVictims(pool int, key func(a int32, al *Alloc) victimKey) []int32 {
-	keys := slices.Grow(vl.keys[:0], len(vl.p.sc.poolRuns[pool]))
-	for _, a := range vl.p.sc.poolRuns[pool] {
+	sc := vl.p.sc
+	runs := sc.poolRuns[pool]
+	keys := slices.Grow(vl.keys[:0], len(runs))
+	vl.keyPos = resize(vl.keyPos, len(vl.s.Allocs))
+	for i, a := range runs {
 		keys = append(keys, key(a, &vl.s.Allocs[a]))
+		vl.keyPos[a] = int32(i)
 	}
-	slices.SortFunc(keys, cmpVictimKey)
-	v := slices.Grow(vl.list[:0], len(keys))
-	for i := range keys {
-		v = append(v, keys[i].a)
-	}
-	vl.keys, vl.list = keys, v
+	v := append(vl.list[:0], runs...)
+	vl.keys = keys
+	cmp := func(a, b int32) int { return cmpVictimKey(keys[vl.keyPos[a]], keys[vl.keyPos[b]]) }
+	sc.orders.sort(pool*listKinds+listVictims, v, len(vl.s.Allocs), sc.allocs.newOf, cmp, vl.sortKeys)
+	vl.list = v
 	return v
+}
+
+// sortKeys sorts v, the allocations keyed in keys (in that order), by
+// their keys: a sort of the compact keys reads no allocation.
+func (vl *victimLists) sortKeys(v []int32) {
+	keys := vl.keys
+	slices.SortFunc(keys, cmpVictimKey)
+	for i := range keys {
+		v[i] = keys[i].a
+	}
 }

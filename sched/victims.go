@@ -19,6 +19,8 @@ type victimLists struct {
 	st   *state
 	list []int32
 	keys []victimKey // sortVictims' scratch
+	// keyPos is each listed allocation's place in keys.
+	keyPos []int32
 	// next holds the skip pointers over list (victimRule.next).
 	next []int32
 	// facts holds the list's victimFacts (victim_facts.go).
