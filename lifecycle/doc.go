@@ -18,8 +18,13 @@
 // state machine of issue 13 (docs/architecture.md says where it
 // stands). It owns the one vocabulary of task and job states
 // (TaskState, JobState in states.go), which the master persists (package
-// store's states are these) and the simulator names in its results. The
-// core
+// store's states are these) and the simulator names in its results.
+// rules.go holds the rules the master applies with its own records and
+// the Cluster with its own (when an instant is settled, OneShot and
+// Grows; carrying reservations, Reservations; which waiting task resumes
+// first, ResumesBefore; a re-placed attempt's last checkpoint,
+// LastCheckpoint), so that the two drivers cannot drift apart on them;
+// Cluster.Fail (fail.go) ends a task that failed on its own. The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.
