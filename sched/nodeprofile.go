@@ -58,12 +58,12 @@ type nodeProfile struct {
 	liftedAt int64
 	cursor   []int32 // windowNext's position in each node's steps
 	// version counts the changes of steps, for the window view (view,
-	// nodeview.go) laid out in the shadow state, with each node's next
-	// breakpoint after the view's start and at or after its end.
-	version            uint64
-	view               windowView
-	nextStart, nextEnd []int64
-	viewMoves          uint64 // views moved rather than laid out (tests)
+	// nodeview.go) laid out in the shadow state, with the pool's nodes by
+	// when their window changes (due).
+	version   uint64
+	view      windowView
+	due       dueHeap
+	viewMoves uint64 // views moved rather than laid out (tests)
 }
 
 // usesNodes reports whether a pool needs the per-node profile.

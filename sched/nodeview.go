@@ -27,49 +27,71 @@ type windowView struct {
 // layView makes the shadow state hold the window [t, t+dur) of every node
 // of the pool, with nothing draining: from the view it holds when that is
 // a window of the same length starting no later, moving only the nodes
-// whose window changed; else laid out from scratch. Both give the same
-// state: a node's fewest free slots depend only on which of its steps the
-// window meets, and that changes only when t passes its next breakpoint
-// (nextStart) or the window's end passes the first one at or after the
-// old end (nextEnd).
+// whose window changed, found in a heap by when they are due; else laid
+// out from scratch. Both give the same state: a node's fewest free slots
+// depend only on which of its steps the window meets, and that changes
+// only when t passes its next breakpoint or the window's end passes the
+// first one at or after the old end (dueAt).
 func (np *nodeProfile) layView(t, dur int64) {
 	sh := &np.p.sc.shadow
 	end := addTime(t, dur)
 	v := &np.view
-	if !freshViews && v.ok && v.changes == sh.changes && v.version == np.version && v.dur == dur && t >= v.at {
-		np.moveView(sh, t, end)
+	if !freshViews && v.ok && v.changes == sh.changes && v.version == np.version && v.dur == dur &&
+		t >= v.at && t != Never {
+		np.moveView(sh, t, end, dur)
 		np.viewMoves++
 	} else {
-		np.nextStart = resizeKeep(np.nextStart, len(np.s.Nodes))
-		np.nextEnd = resizeKeep(np.nextEnd, len(np.s.Nodes))
+		np.due = np.due[:0]
 		for _, gi := range np.st.poolGroups[np.pool] {
 			g := &sh.groups[gi]
 			for _, n := range g.nodes {
-				sh.free[n], np.nextStart[n], np.nextEnd[n] = np.windowNext(n, t, end)
-				sh.drain[n] = 0
+				m, next, nextEnd := np.windowNext(n, t, end)
+				sh.free[n], sh.drain[n] = m, 0
+				np.due = append(np.due, viewDue{at: dueAt(next, nextEnd, dur), n: n})
 			}
 			sh.index(g)
 		}
+		heapify(np.due, len(np.due))
 	}
 	*v = windowView{ok: true, changes: sh.changes, version: np.version, at: t, dur: dur}
 }
 
-// moveView moves the view to [t, end): only the nodes whose window met
-// other steps are looked at again.
-func (np *nodeProfile) moveView(sh *state, t, end int64) {
-	for _, gi := range np.st.poolGroups[np.pool] {
-		g := &sh.groups[gi]
-		for pos, n := range g.nodes {
-			if np.nextStart[n] > t && np.nextEnd[n] >= end {
-				continue
-			}
-			old := sh.free[n]
-			var m int32
-			m, np.nextStart[n], np.nextEnd[n] = np.windowNext(n, t, end)
-			if m != old {
-				sh.free[n] = m
-				sh.move(g, int32(pos), old, m)
-			}
+// viewDue is a node of the view and the first start at which its window
+// meets other steps; dueHeap keeps them, earliest first.
+type viewDue struct {
+	at int64
+	n  int32
+}
+
+type dueHeap []viewDue
+
+func (h dueHeap) less(i, k int) bool { return h[i].at < h[k].at }
+func (h dueHeap) swap(i, k int)      { h[i], h[k] = h[k], h[i] }
+
+// dueAt is the first start, for windows of length dur, at which a window
+// passes next (the node's first breakpoint after the window's start) or
+// reaches nextEnd (its first at or after the window's end): the end
+// t+dur passes nextEnd once t > nextEnd-dur. A window ending at Never
+// never does.
+func dueAt(next, nextEnd, dur int64) int64 {
+	if nextEnd != Never && dur != Never && nextEnd-dur+1 < next {
+		return nextEnd - dur + 1
+	}
+	return next
+}
+
+// moveView moves the view to [t, end): only the nodes due by t are
+// looked at again, each then due later than t.
+func (np *nodeProfile) moveView(sh *state, t, end, dur int64) {
+	h := np.due
+	for len(h) > 0 && h[0].at <= t {
+		n := h[0].n
+		m, next, nextEnd := np.windowNext(n, t, end)
+		h[0].at = dueAt(next, nextEnd, dur)
+		siftDown(h, 0, len(h))
+		if old := sh.free[n]; m != old {
+			sh.free[n] = m
+			sh.move(&sh.groups[sh.nodeGroup[n]], sh.nodePos[n], old, m)
 		}
 	}
 }
