@@ -92,7 +92,8 @@
 // consolidation (consolidate.go) the movers and targets of the
 // consolidation stage; licensePass (licenses.go) the license counts and
 // profiles; nodeProfile (nodeprofile.go) conservative backfill's per-node
-// profile; elasticPass (elastic.go) elastic task sizes and growth; and
+// profile, with the window view its gang searches move from moment to
+// moment (nodeview.go); elasticPass (elastic.go) elastic task sizes and growth; and
 // findMemo (findmemo.go) the placements that failed on the state as it
 // is. A part reaches the pass, and through it the other parts, by a back
 // pointer; its declaration says what it reads and writes.

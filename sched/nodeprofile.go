@@ -56,7 +56,14 @@ type nodeProfile struct {
 	// never later (earliestNodes).
 	lifted   []NodeSlots
 	liftedAt int64
-	cursor   []int32 // windowFrom's position in each node's steps
+	cursor   []int32 // windowNext's position in each node's steps
+	// version counts the changes of steps, for the window view (view,
+	// nodeview.go) laid out in the shadow state, with the pool's nodes by
+	// when their window changes (due).
+	version   uint64
+	view      windowView
+	due       dueHeap
+	viewMoves uint64 // views moved rather than laid out (tests)
 }
 
 // usesNodes reports whether a pool needs the per-node profile.
@@ -74,6 +81,7 @@ func (np *nodeProfile) buildNodeProfile(pool int) {
 		return
 	}
 	np.gen++
+	np.version++
 	np.resv = np.resv[:0]
 	np.held = resizeKeep(np.held, len(np.s.Jobs))
 	for len(np.steps) < len(np.s.Nodes) {
@@ -109,6 +117,7 @@ func resizeKeep[T any](s []T, n int) []T {
 
 // add adds k slots to node n over [from, to) (to may be Never).
 func (np *nodeProfile) add(n int32, from, to int64, k int32) {
+	np.version++
 	i := np.split(n, from)
 	j := len(np.steps[n])
 	if to != Never {
@@ -133,27 +142,7 @@ func (np *nodeProfile) split(n int32, t int64) int {
 	return i
 }
 
-// windowFrom is windowMin for a search whose start times only grow
-// (earliestByTimes, after resetCursors): each node's cursor moves forward
-// to the step holding from instead of searching for it.
-func (np *nodeProfile) windowFrom(n int32, from, to int64) int32 {
-	st := np.steps[n]
-	i := int(np.cursor[n])
-	if i >= len(st) || st[i].at > from {
-		return np.windowMin(n, from, to) // not a forward search
-	}
-	for i+1 < len(st) && st[i+1].at <= from {
-		i++
-	}
-	np.cursor[n] = int32(i)
-	m := st[i].free
-	for i++; i < len(st) && st[i].at < to; i++ {
-		m = min(m, st[i].free)
-	}
-	return m
-}
-
-// resetCursors starts windowFrom's cursors over at the first step.
+// resetCursors starts windowNext's cursors over at the first step.
 func (np *nodeProfile) resetCursors(nodes int) {
 	np.cursor = resize(np.cursor, nodes)
 }
@@ -161,10 +150,7 @@ func (np *nodeProfile) resetCursors(nodes int) {
 // windowMin is node n's fewest free slots over [from, to).
 func (np *nodeProfile) windowMin(n int32, from, to int64) int32 {
 	st := np.steps[n]
-	i, found := slices.BinarySearchFunc(st, from, func(s nodeStep, t int64) int { return cmp64(s.at, t) })
-	if !found {
-		i-- // from lies inside step i-1; never before the first step
-	}
+	i := np.stepAt(n, from)
 	m := st[i].free
 	for i++; i < len(st) && st[i].at < to; i++ {
 		m = min(m, st[i].free)
@@ -172,22 +158,23 @@ func (np *nodeProfile) windowMin(n int32, from, to int64) int32 {
 	return m
 }
 
+// stepAt is the index of node n's step holding t.
+func (np *nodeProfile) stepAt(n int32, t int64) int {
+	i, found := slices.BinarySearchFunc(np.steps[n], t, func(s nodeStep, t int64) int { return cmp64(s.at, t) })
+	if !found {
+		i-- // t lies inside step i-1; never before the first step
+	}
+	return i
+}
+
 // placeAt finds a placement of one task of j that stays free over
 // [t, t+dur), leaving it in np.found: the window's free slots per node go
 // into the shadow state, where the ordinary placement rules run.
 func (np *nodeProfile) placeAt(j int32, slots int32, t, dur int64) bool {
-	sh := &np.p.sc.shadow
-	end := addTime(t, dur)
-	for _, gi := range np.st.poolGroups[np.pool] {
-		g := &sh.groups[gi]
-		for _, n := range g.nodes {
-			sh.free[n], sh.drain[n] = np.windowFrom(n, t, end), 0
-		}
-		sh.index(g)
-	}
+	np.layView(t, dur)
 	r := np.p.request(j, true)
 	r.slots = slots
-	nodes, ok := sh.find(&r, np.found[:0])
+	nodes, ok := np.p.sc.shadow.find(&r, np.found[:0])
 	np.found = nodes
 	return ok
 }
