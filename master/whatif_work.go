@@ -171,15 +171,24 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 
 // killedByLimit says whether a killed job ended as an attempt ran into
 // its time limit: the replay's time limit ends it, and a kill event at
-// the same time would name a job the user never killed.
+// the same time would name a job the user never killed. The attempt's end
+// and the job's are stamped by separate reads of the clock, a moment
+// apart on a real one, so "the same time" is within a second.
 func killedByLimit(j store.Job, atts []store.Attempt, hist *historyEvents) bool {
 	for _, a := range atts {
-		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && a.EndedAt.Equal(j.EndedAt) &&
+		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && sameMoment(a.EndedAt, j.EndedAt) &&
 			a.EndedAt.Sub(hist.first(atts, a)) >= j.TimeLimit {
 			return true
 		}
 	}
 	return false
+}
+
+// sameMoment says whether two stamps of one transition, each a read of
+// the clock, are the same moment: less than a second apart.
+func sameMoment(a, b time.Time) bool {
+	d := a.Sub(b)
+	return d > -time.Second && d < time.Second
 }
 
 // first is when attempt a began as the simulator counts attempts: the
