@@ -33,14 +33,46 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	ja.m.lock()
 	x := ja.explain(view)
 	ja.m.mu.Unlock()
+	decided := ja.preemptReasons(r, view.ID, atts)
 	for _, a := range atts {
 		if a.EndState == store.AttemptPreempted {
+			why := a.Reason
+			if d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]; ok && d != "" {
+				// The rule that chose it, then how the attempt ended (the
+				// agent's account, e.g. the signal that asked for the
+				// checkpoint).
+				why = d
+				if a.Reason != "" {
+					why += "; " + a.Reason
+				}
+			}
 			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
-				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), a.Reason))
+				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
 		}
 	}
 	x.Summary = summary(x)
 	writeJSON(w, http.StatusOK, x)
+}
+
+// preemptReasons reads why each of a job's preempted attempts was asked to
+// stop, as the pass decided it (the preempting transition's reason: by
+// which job, under which rule); the attempt's own end reason is the
+// agent's. Nil when the job has no preempted attempt; on a store error
+// the explanation goes on with the end reasons alone.
+func (ja *jobsAPI) preemptReasons(r *http.Request, job int64, atts []store.Attempt) map[attemptKey]string {
+	if !slices.ContainsFunc(atts, func(a store.Attempt) bool { return a.EndState == store.AttemptPreempted }) {
+		return nil
+	}
+	evs, err := ja.m.st.Events(r.Context(), store.EventFilter{JobID: job, To: string(store.TaskPreempting)})
+	if err != nil {
+		ja.m.log.Warn("explain: reading the preemptions' reasons", "job", job, "err", err)
+		return nil
+	}
+	out := make(map[attemptKey]string, len(evs))
+	for _, e := range evs {
+		out[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Reason
+	}
+	return out
 }
 
 // explain builds the explanation of a job from the last pass. Callers hold

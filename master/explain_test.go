@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 )
 
@@ -118,5 +119,31 @@ func TestExplainMaxConcurrent(t *testing.T) {
 	}
 	if !strings.Contains(x.Summary, "one of its own tasks ends") || strings.Contains(x.Summary, "free now") {
 		t.Errorf("summary %q: want the cap named, not free slots", x.Summary)
+	}
+}
+
+// TestExplainPreemptions: a preempted attempt's explanation says by which
+// job and under which rule the pass chose it, not only how the attempt
+// ended, on either store.
+func TestExplainPreemptions(t *testing.T) { onBackends(t, explainPreemptions) }
+
+func explainPreemptions(t *testing.T, h *harness) {
+	a := h.agent("n1", 4)
+	low := h.submit(jobSpec("low", 4, `, "priority": 60, "preemptible": true`))
+	h.step()
+	h.sync(a, a)
+	high := h.submit(jobSpec("high", 4, `, "priority": 10`))
+	h.step()
+	h.sync(a)
+	a.Exit(tid(low, 0, 1), agent.OutcomePreempted, 0)
+	h.sync(a)
+	var x api.Explanation
+	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(low, 10)+"/explain", nil, &x); code != 200 {
+		t.Fatalf("explain: %d", code)
+	}
+	want := "preempted for job " + strconv.FormatInt(high, 10) + " (priority 10 runs before this job's 60)"
+	if len(x.Preemptions) != 1 || !strings.Contains(x.Preemptions[0], want) ||
+		!strings.HasPrefix(x.Preemptions[0], "task 0 attempt 1 at ") {
+		t.Fatalf("preemptions %q, want one naming %q", x.Preemptions, want)
 	}
 }
