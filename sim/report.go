@@ -52,7 +52,7 @@ func WriteReport(w io.Writer, res *Result) error {
 func writeDetails(w io.Writer, m *Metrics) {
 	failed := ""
 	if m.Failed > 0 {
-		failed = fmt.Sprintf(", %d failed after preemption", m.Failed)
+		failed = fmt.Sprintf(", %d failed", m.Failed)
 	}
 	fmt.Fprintf(w, "jobs         %d: %d completed, %d killed (%d at their time limit)%s, %d unfinished\n",
 		m.Jobs, m.Completed, m.Killed, m.TimeLimitKills, failed, m.Unfinished)
@@ -72,7 +72,7 @@ func writeDetails(w io.Writer, m *Metrics) {
 		fmt.Fprintf(w, "lost         %s slot-hours checkpointing after preemption\n", num(m.PreemptionLostSlotHours))
 	}
 	if m.LostWorkSlotHours > 0 {
-		fmt.Fprintf(w, "lost work    %s slot-hours since the last checkpoints, run again\n", num(m.LostWorkSlotHours))
+		fmt.Fprintf(w, "lost work    %s slot-hours since the last checkpoints (preempted or lost)\n", num(m.LostWorkSlotHours))
 	}
 	if m.Moves > 0 || m.Resizes > 0 {
 		fmt.Fprintf(w, "moved        %d tasks (consolidation); %d elastic tasks grown\n", m.Moves, m.Resizes)
