@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 
@@ -205,6 +206,9 @@ func (s *sim) loop() error {
 		}
 		first = false
 	}
+	if err := s.checkLater(); err != nil {
+		return err
+	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
 		s.c.Ledgers.Advance(s.c.Snap.Accounts, s.opt.Until)
@@ -214,6 +218,27 @@ func (s *sim) loop() error {
 		s.opt.Progress(s.now, int(s.nextSeq))
 	}
 	return nil
+}
+
+// checkLater fails a run whose workload is read to its end while scripted
+// events still wait for a job it never submitted: a job's name a trace
+// does not have can only be found out here, and such an event must not
+// be dropped without a word.
+func (s *sim) checkLater() error {
+	if s.hasNext || len(s.later) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(s.later)) {
+		for _, e := range s.later[name] {
+			where := e.Where
+			if where == "" {
+				where = "event at " + Clock(e.At)
+			}
+			errs = append(errs, fmt.Errorf("%s: names job %q, which the workload never submits", where, name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // tick moves the clock to the next instant with something due and handles

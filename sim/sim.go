@@ -199,6 +199,10 @@ type Event struct {
 	Priority int
 	Weight   float64
 	Node     string
+	// Where names the event's place in its file ("FILE:LINE") for
+	// errors found only while running, such as a job the workload never
+	// submits; empty for events made in code.
+	Where string
 }
 
 // Options tune a run.
