@@ -37,8 +37,8 @@ func New() *cobra.Command {
 	return root
 }
 
-// parseSeconds reads a duration given as whole seconds or a Go duration
-// string such as 90m.
+// parseSeconds reads a duration given as whole seconds, a Go duration
+// string such as 90m, or whole days such as 7d (as --since takes them).
 func parseSeconds(flag, v string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
@@ -47,9 +47,14 @@ func parseSeconds(flag, v string) (int64, error) {
 		}
 		return n, nil
 	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.ParseInt(days, 10, 64); err == nil && n >= 0 && n <= 36500 {
+			return n * 86400, nil
+		}
+	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d%time.Second != 0 {
-		return 0, usageErrorf("--%s: expected whole seconds or a duration such as 90m, got %q", flag, v)
+		return 0, usageErrorf("--%s: expected whole seconds or a duration such as 90m or 7d, got %q", flag, v)
 	}
 	return int64(d / time.Second), nil
 }

@@ -70,7 +70,7 @@ with its pools, projects and nodes as a scenario; --save keeps the file.`,
 	fl.BoolVar(&f.estimates, "estimates", false, "record each job's estimated start at submission (the live master's forecast) in the JSON result")
 	fl.BoolVar(&f.series, "series", false, "add the time series (utilisation, queue, shares) to the JSON result")
 	fl.BoolVar(&f.jobs, "jobs", true, "report every job (default: for scenarios, not for traces)")
-	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority")
+	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority, or current (the workload's own)")
 	fl.StringVar(&f.set, "set", "", "replay under an option set, e.g. policy=backfill,reservations=conservative,placement=spread")
 	f.history.register(cmd)
 	cmd.AddCommand(newCompareCmd())
@@ -124,6 +124,9 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 // settingsFor reads --policy or --set; neither keeps the workload's own.
 func settingsFor(policy, set string) (sim.Settings, error) {
 	switch {
+	case policy == "current":
+		// As in sim compare: the workload's own settings, unchanged.
+		return sim.Settings{Name: policy}, nil
 	case policy != "":
 		return sim.Preset(policy)
 	case set != "":
