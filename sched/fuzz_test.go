@@ -128,6 +128,9 @@ func decodeSnapshot(data []byte) (*Snapshot, bool) {
 			if k == 0 {
 				zero[n]++
 			}
+			if slices.ContainsFunc(a.Nodes, func(x NodeSlots) bool { return x.Node == int32(n) }) {
+				valid = false // a node listed twice
+			}
 			a.Nodes = append(a.Nodes, NodeSlots{Node: int32(n), Slots: int32(k)})
 		}
 		s.Allocs = append(s.Allocs, a)

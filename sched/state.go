@@ -247,9 +247,17 @@ func (st *state) subtractAllocs(s *Snapshot) error {
 		if len(a.Nodes) == 0 {
 			return fmt.Errorf("allocation %d of job %q: no nodes", ai, s.Jobs[a.Job].ID)
 		}
-		for _, ns := range a.Nodes {
+		for k, ns := range a.Nodes {
 			if ns.Node < 0 || int(ns.Node) >= len(s.Nodes) {
 				return fmt.Errorf("allocation %d of job %q: node index %d out of range", ai, s.Jobs[a.Job].ID, ns.Node)
+			}
+			// A node named twice would be freed twice by a preemption
+			// that counts each part; a driver lists each node once.
+			for _, prev := range a.Nodes[:k] {
+				if prev.Node == ns.Node {
+					return fmt.Errorf("allocation %d of job %q: node %q listed twice",
+						ai, s.Jobs[a.Job].ID, s.Nodes[ns.Node].Name)
+				}
 			}
 			if ns.Slots < 0 {
 				return fmt.Errorf("allocation %d of job %q: negative slots %d on node %q",

@@ -229,7 +229,9 @@ type NodeSlots struct {
 
 // Alloc is one running task and the slots it holds.
 type Alloc struct {
-	Job   int
+	Job int
+	// Nodes lists each node the task holds once, with its slots there; a
+	// node listed twice is an inconsistent snapshot (Schedule's error).
 	Nodes []NodeSlots
 	Start int64
 	// Preempting marks a task that was asked to checkpoint and stop: it
