@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/searcher"
 )
 
@@ -238,8 +239,8 @@ func writeSearch(w io.Writer, job string, r *SearchResult) {
 	if r.SmallerIsBetter {
 		order = "smaller"
 	}
-	fmt.Fprintf(w, "experiment %s: %s on %s (%s is better), divisor %s, %d trials\n", job, r.Searcher, r.Metric, order,
-		strconv.FormatFloat(r.Divisor, 'g', -1, 64), len(r.Trials))
+	fmt.Fprintf(w, "experiment %s: %s on %s (%s is better), divisor %s, %s\n", job, r.Searcher, r.Metric, order,
+		strconv.FormatFloat(r.Divisor, 'g', -1, 64), plural.Count(len(r.Trials), "trial"))
 	open := 0
 	for b, rungs := range r.Rungs {
 		indent := "  "
@@ -283,7 +284,8 @@ func writeSearch(w io.Writer, job string, r *SearchResult) {
 		}
 	}
 	if open > 0 {
-		fmt.Fprintf(w, "  %d trials not judged to the end: still training, never started, or no report at a rung\n", open)
+		fmt.Fprintf(w, "  %s not judged to the end: still training, never started, or no report at a rung\n",
+			plural.Count(open, "trial"))
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/metrics"
 	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/sim"
 )
 
@@ -185,5 +187,58 @@ func TestSearchReport(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestReportPlurals: a count of one takes the singular noun in the
+// report, more than one the plural.
+func TestReportPlurals(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		n     int
+		x     float64
+		wants []string
+	}{
+		{"one", 1, 1, []string{
+			"queue        mean 1 job, max 1\n",
+			"lost         1 slot-hour checkpointing after preemption\n",
+			"lost work    1 slot-hour since the last checkpoints (preempted or lost)\n",
+			"moved        1 task (consolidation); 1 elastic task grown\n",
+			"Jain 1 over 1 project\n",
+			"divisor 3, 1 trial\n",
+			"  1 trial not judged to the end:",
+		}},
+		{"several", 2, 2.5, []string{
+			"queue        mean 2.5 jobs, max 2\n",
+			"lost         2.5 slot-hours checkpointing after preemption\n",
+			"lost work    2.5 slot-hours since the last checkpoints (preempted or lost)\n",
+			"moved        2 tasks (consolidation); 2 elastic tasks grown\n",
+			"Jain 1 over 2 projects\n",
+			"divisor 3, 2 trials\n",
+			"  2 trials not judged to the end:",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &sim.Result{Metrics: sim.Metrics{
+				Preemptions: 1, AvgQueue: tc.x, MaxQueue: tc.n,
+				PreemptionLostSlotHours: tc.x, LostWorkSlotHours: tc.x,
+				Moves: tc.n, Resizes: tc.n, JainFairness: 1,
+				Projects: make([]metrics.ProjectSummary, tc.n),
+			}}
+			search := &sim.SearchResult{Searcher: "asha", Metric: "loss", Divisor: 3, Rungs: [][]int64{{1}}}
+			for i := 0; i < tc.n; i++ {
+				search.Trials = append(search.Trials, sim.TrialResult{Trial: i, Decision: searcher.Continue})
+			}
+			res.Jobs = []sim.JobResult{{Name: "hpo", State: sim.StateRunning, Search: search}}
+			var b bytes.Buffer
+			if err := sim.WriteReport(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("report lacks %q:\n%s", want, b.String())
+				}
+			}
+		})
 	}
 }
