@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -240,5 +241,45 @@ func TestReportPlurals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchFailedTrial: a trial its scenario's fails end before the
+// searcher's last word is reported failed, in the result and the report,
+// not as still training.
+func TestSearchFailedTrial(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(scenarioDir, "asha-9-trials.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trial 3 starts at 10m and would report at 20m; it fails at 15m.
+	text := strings.Replace(string(src), "\n    trials:\n", "\n    fails: [{task: 3, after: 5m}]\n    trials:\n", 1)
+	path := filepath.Join(t.TempDir(), "asha-fail.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runScenario(t, path)
+	search := res.Jobs[0].Search
+	for _, tc := range []struct {
+		name  string
+		trial int
+		want  searcher.Decision
+	}{
+		{"the failed trial", 3, sim.TrialFailed},
+		{"a stopped trial", 1, searcher.Stop},
+		{"a done trial", 0, searcher.Done},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := search.Trials[tc.trial].Decision; got != tc.want {
+				t.Errorf("trial %d: %s, want %s", tc.trial, got, tc.want)
+			}
+		})
+	}
+	var b bytes.Buffer
+	if err := sim.WriteReport(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  1 trial failed (trial 3)\n") || strings.Contains(b.String(), "not judged") {
+		t.Errorf("report does not say trial 3 failed, or calls it not judged:\n%s", b.String())
 	}
 }
