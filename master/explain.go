@@ -12,6 +12,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -174,17 +175,55 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 		cf.Message = fmt.Sprintf("%s free now on %s: it would start at once if nothing ranked before it and no rule held it back.",
 			slotWord(need), strings.Join(cf.Nodes, ", "))
 	default:
-		var names []string
-		for _, r := range cf.MustEnd {
-			names = append(names, "job "+strconv.FormatInt(r.ID, 10))
-		}
-		cf.Message = fmt.Sprintf("It could start on %s once %s ended or were preempted.",
-			strings.Join(cf.Nodes, ", "), strings.Join(names, ", "))
+		cf.Message = fmt.Sprintf("It could start on %s once %s.",
+			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool)))
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
+}
+
+// mustEndPhrase says which running jobs must end: "job 3 ended or was
+// preempted", "jobs 3 and 5 ended"; preemption is named only where the
+// pool may preempt them.
+func mustEndPhrase(refs []api.JobRef, preempts bool) string {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = strconv.FormatInt(r.ID, 10)
+	}
+	list := ids[0]
+	if n := len(ids); n > 1 {
+		list = strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
+	}
+	out := plural.Noun(len(ids), "job") + " " + list + " ended"
+	if preempts {
+		out += " or " + plural.Was(len(ids)) + " preempted"
+	}
+	return out
+}
+
+// mayPreempt says whether running jobs of snapshot pool pool may be
+// preempted to make room: never in FIFO and backfill pools; in the others
+// with the pool's preemption, a priority or multifactor pool's backfill
+// (backfilled jobs yield), or a QOS that preempts even without it.
+func (ja *jobsAPI) mayPreempt(pool int) bool {
+	s := &ja.m.planner.snap
+	if pool < 0 || pool >= len(s.Pools) {
+		return true
+	}
+	pi := ja.m.cfg.PoolIndex(s.Pools[pool].Name)
+	if pi < 0 {
+		return true
+	}
+	pl := &ja.m.cfg.Pools[pi]
+	switch pl.Policy {
+	case sched.PolicyFIFO, sched.PolicyBackfill:
+		return false
+	case sched.PolicyPriority, sched.PolicyMultifactor:
+		return pl.Preemption || pl.Backfill || slices.ContainsFunc(ja.m.cfg.QOS, func(q spec.QOS) bool { return q.Preempt })
+	}
+	return pl.Preemption || pl.Policy == sched.PolicyQuota
 }
 
 // capped is the counterfactual of a job that runs as many tasks as its

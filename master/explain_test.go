@@ -56,9 +56,10 @@ func TestExplain(t *testing.T) {
 		says     []string
 	}{
 		{"one node: the node where one job must end", d, 1, "n1", []int64{a}, false,
-			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10)}},
+			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10) + " ended."}},
 		{"a gang: both nodes, every job", e, 2, "n1,n2", []int64{b, a, c}, false, // soonest to end first
-			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10)}},
+			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10),
+				"once jobs " + strconv.FormatInt(b, 10) + ", " + strconv.FormatInt(a, 10) + " and " + strconv.FormatInt(c, 10) + " ended."}},
 		{"a GPU type no node has", reply.ID, 3, "", nil, true, []string{"a100"}},
 	}
 	for _, tt := range tests {
@@ -145,5 +146,65 @@ func explainPreemptions(t *testing.T, h *harness) {
 	if len(x.Preemptions) != 1 || !strings.Contains(x.Preemptions[0], want) ||
 		!strings.HasPrefix(x.Preemptions[0], "task 0 attempt 1 at ") {
 		t.Fatalf("preemptions %q, want one naming %q", x.Preemptions, want)
+	}
+}
+
+// TestMustEndPhrase: the jobs that must end are named in the number they
+// take, and preemption only where the pool may preempt them.
+func TestMustEndPhrase(t *testing.T) {
+	refs := func(ids ...int64) []api.JobRef {
+		var out []api.JobRef
+		for _, id := range ids {
+			out = append(out, api.JobRef{ID: id})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name     string
+		refs     []api.JobRef
+		preempts bool
+		want     string
+	}{
+		{"one, preempting pool", refs(3), true, "job 3 ended or was preempted"},
+		{"two, preempting pool", refs(3, 5), true, "jobs 3 and 5 ended or were preempted"},
+		{"three, preempting pool", refs(3, 5, 8), true, "jobs 3, 5 and 8 ended or were preempted"},
+		{"one, pool that never preempts", refs(3), false, "job 3 ended"},
+		{"two, pool that never preempts", refs(3, 5), false, "jobs 3 and 5 ended"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mustEndPhrase(tt.refs, tt.preempts); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExplainPreemptingPool: in a pool with preemption, the counterfactual
+// says the running job may end or be preempted.
+func TestExplainPreemptingPool(t *testing.T) {
+	for _, tt := range []struct {
+		name, pools, want string
+	}{
+		{"priority with preemption", "pools:\n  - {name: default, policy: priority, preemption: true}\n", " ended or was preempted."},
+		{"priority without preemption or a preempting QOS",
+			"pools:\n  - {name: default, policy: priority}\nqos:\n  - {name: normal}\n", " ended."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, tt.pools)))
+			n1 := h.agent("n1", 4)
+			a := h.submit(jobSpec("a", 4, `, "time_limit": 3600`))
+			h.step()
+			h.sync(n1)
+			d := h.submit(jobSpec("d", 4, ""))
+			h.step()
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(d, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			want := "once job " + strconv.FormatInt(a, 10) + tt.want
+			if x.WouldStart == nil || !strings.Contains(x.WouldStart.Message, want) {
+				t.Errorf("counterfactual %+v does not say %q", x.WouldStart, want)
+			}
+		})
 	}
 }

@@ -42,7 +42,11 @@ func (s *sim) fail(e event) {
 		return
 	}
 	if o := s.c.Fail(s.now, e.ref); o.Applied {
-		s.rec.endAttempt(s.c.Tasks.At(e.ref), AttemptFailed)
+		t := s.c.Tasks.At(e.ref)
+		s.rec.endAttempt(t, AttemptFailed)
+		if js := s.jobs[t.Job].search; js != nil {
+			js.failed(int(t.ID))
+		}
 		s.outcome(e.ref, &o, lifecycle.TaskRunning)
 	}
 }

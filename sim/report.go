@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/metrics"
+	"github.com/allot-sched/allot/plural"
 )
 
 // WriteReport prints a result for people: one row per job (when the
@@ -67,17 +68,28 @@ func writeDetails(w io.Writer, m *Metrics) {
 	fmt.Fprintf(w, "slowdown     mean %s  p50 %s  p90 %s  p99 %s  max %s (bounded: max(1, JCT / max(run, 10s)))\n",
 		num(m.BoundedSlowdown.Mean), num(m.BoundedSlowdown.P50), num(m.BoundedSlowdown.P90),
 		num(m.BoundedSlowdown.P99), num(m.BoundedSlowdown.Max))
-	fmt.Fprintf(w, "queue        mean %s jobs, max %d\n", num(m.AvgQueue), m.MaxQueue)
+	fmt.Fprintf(w, "queue        mean %s, max %d\n", numCount(m.AvgQueue, "job"), m.MaxQueue)
 	if m.Preemptions > 0 {
-		fmt.Fprintf(w, "lost         %s slot-hours checkpointing after preemption\n", num(m.PreemptionLostSlotHours))
+		fmt.Fprintf(w, "lost         %s checkpointing after preemption\n", numCount(m.PreemptionLostSlotHours, "slot-hour"))
 	}
 	if m.LostWorkSlotHours > 0 {
-		fmt.Fprintf(w, "lost work    %s slot-hours since the last checkpoints (preempted or lost)\n", num(m.LostWorkSlotHours))
+		fmt.Fprintf(w, "lost work    %s since the last checkpoints (preempted or lost)\n", numCount(m.LostWorkSlotHours, "slot-hour"))
 	}
 	if m.Moves > 0 || m.Resizes > 0 {
-		fmt.Fprintf(w, "moved        %d tasks (consolidation); %d elastic tasks grown\n", m.Moves, m.Resizes)
+		fmt.Fprintf(w, "moved        %s (consolidation); %s grown\n", plural.Count(m.Moves, "task"),
+			plural.Count(m.Resizes, "elastic task"))
 	}
-	fmt.Fprintf(w, "fairness     Jain %s over %d projects\n", num(m.JainFairness), len(m.Projects))
+	fmt.Fprintf(w, "fairness     Jain %s over %s\n", num(m.JainFairness), plural.Count(len(m.Projects), "project"))
+}
+
+// numCount renders a measured amount with its noun: "1 slot-hour", "0.5
+// slot-hours", as plural.Count does for whole counts.
+func numCount(x float64, noun string) string {
+	n := 2
+	if x == 1 || x == -1 {
+		n = 1
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64) + " " + plural.Noun(n, noun)
 }
 
 // writeJobs prints one row per job; a PRIORITY column when some job ran

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/searcher"
 )
 
@@ -61,7 +62,8 @@ type TrialResult struct {
 	Bracket int `json:"bracket"`
 	// Decision is the searcher's last word: continue (still training, or
 	// never judged), stopped (stopped early) or done (reached the top
-	// rung).
+	// rung); or failed (TrialFailed) for a trial its scenario's fails
+	// ended before the searcher's last word.
 	Decision searcher.Decision `json:"decision"`
 	// Reason says why a stopped trial stopped, as the master's task
 	// reason does.
@@ -91,6 +93,18 @@ const (
 	RungStopped  = string(searcher.Stop)
 	RungDone     = string(searcher.Done)
 )
+
+// TrialFailed is the decision of a trial that failed (a scenario's
+// fails) while the searcher still had it continue. It is the simulator's
+// word, not the searcher's: the searcher never fails a trial.
+const TrialFailed searcher.Decision = "failed"
+
+// failed notes that trial i failed while the searcher had it continue.
+func (js *jobSearch) failed(i int) {
+	if js.trials != nil && js.trials[i].Decision == searcher.Continue {
+		js.trials[i].Decision = TrialFailed
+	}
+}
 
 // jobSearch is a running experiment's search.
 type jobSearch struct {
@@ -238,8 +252,8 @@ func writeSearch(w io.Writer, job string, r *SearchResult) {
 	if r.SmallerIsBetter {
 		order = "smaller"
 	}
-	fmt.Fprintf(w, "experiment %s: %s on %s (%s is better), divisor %s, %d trials\n", job, r.Searcher, r.Metric, order,
-		strconv.FormatFloat(r.Divisor, 'g', -1, 64), len(r.Trials))
+	fmt.Fprintf(w, "experiment %s: %s on %s (%s is better), divisor %s, %s\n", job, r.Searcher, r.Metric, order,
+		strconv.FormatFloat(r.Divisor, 'g', -1, 64), plural.Count(len(r.Trials), "trial"))
 	open := 0
 	for b, rungs := range r.Rungs {
 		indent := "  "
@@ -277,13 +291,21 @@ func writeSearch(w io.Writer, job string, r *SearchResult) {
 			fmt.Fprintf(w, "%srung %d (step %d): %d joined, %s\n", indent, k, length, joined, what)
 		}
 	}
+	var failed []int
 	for _, t := range r.Trials {
-		if t.Decision == searcher.Continue {
+		switch t.Decision {
+		case searcher.Continue:
 			open++
+		case TrialFailed:
+			failed = append(failed, t.Trial)
 		}
 	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "  %s (%s)\n", plural.Count(len(failed), "trial")+" failed", trialList(failed))
+	}
 	if open > 0 {
-		fmt.Fprintf(w, "  %d trials not judged to the end: still training, never started, or no report at a rung\n", open)
+		fmt.Fprintf(w, "  %s not judged to the end: still training, never started, or no report at a rung\n",
+			plural.Count(open, "trial"))
 	}
 }
 

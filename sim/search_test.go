@@ -3,11 +3,14 @@ package sim_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/metrics"
 	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/sim"
 )
 
@@ -185,5 +188,98 @@ func TestSearchReport(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestReportPlurals: a count of one takes the singular noun in the
+// report, more than one the plural.
+func TestReportPlurals(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		n     int
+		x     float64
+		wants []string
+	}{
+		{"one", 1, 1, []string{
+			"queue        mean 1 job, max 1\n",
+			"lost         1 slot-hour checkpointing after preemption\n",
+			"lost work    1 slot-hour since the last checkpoints (preempted or lost)\n",
+			"moved        1 task (consolidation); 1 elastic task grown\n",
+			"Jain 1 over 1 project\n",
+			"divisor 3, 1 trial\n",
+			"  1 trial not judged to the end:",
+		}},
+		{"several", 2, 2.5, []string{
+			"queue        mean 2.5 jobs, max 2\n",
+			"lost         2.5 slot-hours checkpointing after preemption\n",
+			"lost work    2.5 slot-hours since the last checkpoints (preempted or lost)\n",
+			"moved        2 tasks (consolidation); 2 elastic tasks grown\n",
+			"Jain 1 over 2 projects\n",
+			"divisor 3, 2 trials\n",
+			"  2 trials not judged to the end:",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &sim.Result{Metrics: sim.Metrics{
+				Preemptions: 1, AvgQueue: tc.x, MaxQueue: tc.n,
+				PreemptionLostSlotHours: tc.x, LostWorkSlotHours: tc.x,
+				Moves: tc.n, Resizes: tc.n, JainFairness: 1,
+				Projects: make([]metrics.ProjectSummary, tc.n),
+			}}
+			search := &sim.SearchResult{Searcher: "asha", Metric: "loss", Divisor: 3, Rungs: [][]int64{{1}}}
+			for i := 0; i < tc.n; i++ {
+				search.Trials = append(search.Trials, sim.TrialResult{Trial: i, Decision: searcher.Continue})
+			}
+			res.Jobs = []sim.JobResult{{Name: "hpo", State: sim.StateRunning, Search: search}}
+			var b bytes.Buffer
+			if err := sim.WriteReport(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("report lacks %q:\n%s", want, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestSearchFailedTrial: a trial its scenario's fails end before the
+// searcher's last word is reported failed, in the result and the report,
+// not as still training.
+func TestSearchFailedTrial(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(scenarioDir, "asha-9-trials.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Trial 3 starts at 10m and would report at 20m; it fails at 15m.
+	text := strings.Replace(string(src), "\n    trials:\n", "\n    fails: [{task: 3, after: 5m}]\n    trials:\n", 1)
+	path := filepath.Join(t.TempDir(), "asha-fail.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runScenario(t, path)
+	search := res.Jobs[0].Search
+	for _, tc := range []struct {
+		name  string
+		trial int
+		want  searcher.Decision
+	}{
+		{"the failed trial", 3, sim.TrialFailed},
+		{"a stopped trial", 1, searcher.Stop},
+		{"a done trial", 0, searcher.Done},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := search.Trials[tc.trial].Decision; got != tc.want {
+				t.Errorf("trial %d: %s, want %s", tc.trial, got, tc.want)
+			}
+		})
+	}
+	var b bytes.Buffer
+	if err := sim.WriteReport(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  1 trial failed (trial 3)\n") || strings.Contains(b.String(), "not judged") {
+		t.Errorf("report does not say trial 3 failed, or calls it not judged:\n%s", b.String())
 	}
 }
