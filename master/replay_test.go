@@ -306,14 +306,7 @@ func checkReplay(t *testing.T, c replayCase) {
 	if err != nil {
 		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
 	}
-	in, err := sim.FromScenario(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := replayScenario(t, sc, -1)
 	cost := checkpointCosts(sc)
 	replayed := sim.Decisions(res, func(job string) int64 { return cost[job] })
 	a, b := decisionlog.Format(live), decisionlog.Format(replayed)

@@ -226,14 +226,14 @@ func TestHistoryScenarioMultifactor(t *testing.T) {
 }
 
 // replayScenario runs an exported scenario through the simulator until
-// until (-1: until every job ended).
+// until (-1: until every job ended), with every attempt in the result.
 func replayScenario(t *testing.T, sc *scenario.Scenario, until int64) *sim.Result {
 	t.Helper()
 	in, err := sim.FromScenario(sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(in, sim.Options{Until: until})
+	res, err := sim.Run(in, sim.Options{Until: until, Attempts: true})
 	if err != nil {
 		t.Fatal(err)
 	}

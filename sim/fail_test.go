@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/scenario"
-	"github.com/allot-sched/allot/sim"
 )
 
 // TestScriptedFails: a task fails after the work its job's fails give,
@@ -30,14 +29,7 @@ jobs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := sim.FromScenario(sc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runAttempts(t, sc)
 	want := map[string]string{
 		// Task 1 works 10s, is preempted by b, resumes at 30 and fails
 		// after 20s more.

@@ -40,14 +40,7 @@ func TestNodeDown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := sim.FromScenario(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runAttempts(t, sc)
 			got := decisionlog.Format(sim.Decisions(res, nil))
 			if want := strings.Join(tc.want, "\n") + "\n"; got != want {
 				t.Errorf("decisions:\n%swant:\n%s", got, want)

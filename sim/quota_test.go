@@ -288,14 +288,7 @@ jobs:
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := sim.FromScenario(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runAttempts(t, sc)
 			j := job(t, res, "low")
 			if j.State != c.state || !sameList(attempts(t, res, "low"), c.attempts) {
 				t.Errorf("low ended %s with attempts %v; want %s with %v", j.State, attempts(t, res, "low"), c.state, c.attempts)
