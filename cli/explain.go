@@ -79,7 +79,13 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		case len(cf.MustEnd) == 0:
 			fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
 		default:
-			fmt.Fprintf(w, "  on %s, once these end or are preempted:\n", strings.Join(cf.Nodes, ", "))
+			// The master words the message by the pool: where nothing
+			// preempts, the jobs can only end.
+			ends := "end or are preempted"
+			if !strings.Contains(cf.Message, "preempted") {
+				ends = "end"
+			}
+			fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
 			t := newTable(w, "  JOB", "NAME", "USER", "PROJECT", "SLOTS", "TIME LIMIT ENDS")
 			for _, r := range cf.MustEnd {
 				ends := "no time limit"

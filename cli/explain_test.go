@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,9 +16,9 @@ func fixtureExplanation() api.Explanation {
 		Pending: &api.Pending{Reason: "no_capacity", Message: "needs 4 slots per task, 0 are free in the pool"},
 		WouldStart: &api.Counterfactual{Nodes: []string{"dgx-1"},
 			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
-			Message: "It could start on dgx-1 once job 1 ended or were preempted."},
+			Message: "It could start on dgx-1 once job 1 ended or was preempted."},
 		Preemptions: []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)"},
-		Summary:     "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ended or were preempted."}
+		Summary:     "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ended or was preempted."}
 }
 
 func TestExplainCommand(t *testing.T) {
@@ -26,7 +28,7 @@ func TestExplainCommand(t *testing.T) {
 		{name: "explain", args: []string{"explain", "4"}, out: `Job 4 (queued, pool research, priority)
 
 It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1
-ended or were preempted.
+ended or was preempted.
 
 Queue:    2 of 3, ordered by priority (lower first), then by submission
 Ahead:    3 bert (bo, 8 slots)
@@ -42,4 +44,28 @@ Preempted:
 `},
 		{name: "bad id", args: []string{"explain", "x"}, err: `job ID: expected a positive integer, got "x"`},
 	})
+}
+
+// TestExplainMustEndHeading: the table of jobs that must end says "or are
+// preempted" only where the master's message says the pool may preempt.
+func TestExplainMustEndHeading(t *testing.T) {
+	tests := []struct {
+		name, message, want string
+	}{
+		{"may preempt", "It could start on dgx-1 once job 1 ended or was preempted.", "once these end or are preempted:"},
+		{"never preempts", "It could start on dgx-1 once job 1 ended.", "once these end:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.WouldStart.Message = tt.message
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "  on dgx-1, "+tt.want+"\n") {
+				t.Errorf("output lacks %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
 }
