@@ -51,6 +51,14 @@
 // rate limits have locks that are never held with any other. cfgNow and the feasibility view
 // are published atomically for readers that do not hold mu.
 //
+// Store commits still happen with mu held. Two steps would shorten that
+// without a commit sequence with cascading undo: running the core's
+// Schedule on a copy of the snapshot outside mu (refreshETA already
+// does; apply re-checks every item against the mirror and the store's
+// compare-and-set), and publishing an immutable read view after each
+// commit, as cfgNow is, so that GET /jobs, /nodes and /pools answer
+// without waiting behind a batch.
+//
 // # Batches
 //
 // The reports of agent syncs, the transitions of a scheduling pass with
