@@ -3,7 +3,6 @@ package master
 import (
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -297,15 +296,8 @@ func checkReplay(t *testing.T, c replayCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := "?since=" + url.QueryEscape(t0.Format(time.RFC3339)) + "&until=" + url.QueryEscape(until.Format(time.RFC3339))
-	code, body, _ := h.raw("GET", "/api/v1/history/scenario"+q, "")
-	if code != 200 {
-		t.Fatalf("export: %d %s", code, body)
-	}
-	sc, err := scenario.Parse("history.yaml", []byte(body))
-	if err != nil {
-		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
-	}
+	q := window(t0, until)
+	sc, body := exportScenario(t, h, q)
 	res := replayScenario(t, sc, -1)
 	cost := checkpointCosts(sc)
 	replayed := sim.Decisions(res, func(job string) int64 { return cost[job] })

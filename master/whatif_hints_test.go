@@ -2,14 +2,12 @@ package master
 
 import (
 	"maps"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
-	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store/pgtest"
 )
 
@@ -54,15 +52,8 @@ func testHistoryHints(t *testing.T, h *harness) {
 	a.Exit(tid(one, 0, 1), agent.OutcomeCompleted, 0)
 	h.sync(a)
 
-	q := "?since=" + url.QueryEscape(t0.Format(time.RFC3339)) + "&until=" + url.QueryEscape(h.clock.Now().Format(time.RFC3339))
-	code, body, _ := h.raw("GET", "/api/v1/history/scenario"+q, "")
-	if code != 200 {
-		t.Fatalf("export: %d %s", code, body)
-	}
-	sc, err := scenario.Parse("history.yaml", []byte(body))
-	if err != nil {
-		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
-	}
+	q := window(t0, h.clock.Now())
+	sc, body := exportScenario(t, h, q)
 	want := map[string]struct {
 		qos string
 		lic map[string]int

@@ -60,14 +60,7 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 	h.m.cfg = after // a reload that drops project gone
 	h.m.mu.Unlock()
 
-	code, body, _ := h.raw("GET", "/api/v1/history/scenario?since=7d", "")
-	if code != 200 {
-		t.Fatalf("export: %d %s", code, body)
-	}
-	sc, err := scenario.Parse("history.yaml", []byte(body))
-	if err != nil {
-		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
-	}
+	sc, body := exportScenario(t, h, "?since=7d")
 	jobs := map[string]scenario.Job{}
 	for _, j := range sc.Jobs {
 		jobs[j.Name] = j

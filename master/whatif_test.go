@@ -50,7 +50,7 @@ func testHistoryRoundTrip(t *testing.T, h *harness) {
 	a.Exit(tid(small, 0, 1), agent.OutcomeCompleted, 0)
 	h.sync(a)
 
-	q := "?since=" + url.QueryEscape(t0.Format(time.RFC3339)) + "&until=" + url.QueryEscape(h.clock.Now().Format(time.RFC3339))
+	q := window(t0, h.clock.Now())
 	code, body, hdr := h.raw("GET", "/api/v1/history/scenario"+q, "")
 	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "application/yaml") {
 		t.Fatalf("export: %d %s", code, body)
@@ -134,14 +134,7 @@ func TestHistoryScenarioCluster(t *testing.T) {
 	for _, n := range cfg.Nodes {
 		h.agent(n.Name, 2)
 	}
-	code, body, _ := h.raw("GET", "/api/v1/history/scenario", "")
-	if code != 200 {
-		t.Fatalf("export: %d %s", code, body)
-	}
-	sc, err := scenario.Parse("history.yaml", []byte(body))
-	if err != nil {
-		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
-	}
+	sc, body := exportScenario(t, h, "")
 	if len(sc.Pools) != len(cfg.Pools) {
 		t.Fatalf("%d pools exported, want %d:\n%s", len(sc.Pools), len(cfg.Pools), body)
 	}
@@ -211,7 +204,19 @@ func TestHistoryScenarioMultifactor(t *testing.T) {
 	h.clock.Advance(time.Hour)
 	a.Exit(tid(job, 0, 1), agent.OutcomeCompleted, 0)
 	h.sync(a)
-	code, body, _ := h.raw("GET", "/api/v1/history/scenario?since=7d", "")
+	sc, body := exportScenario(t, h, "?since=7d")
+	if len(sc.Jobs) != 1 || sc.Jobs[0].Account != "default" || sc.Jobs[0].QOS != "normal" || sc.Jobs[0].Duration != 3600 {
+		t.Fatalf("jobs %+v, want one of an hour charging account default at QOS normal:\n%s", sc.Jobs, body)
+	}
+	replayScenario(t, sc, -1)
+}
+
+// exportScenario fetches the what-if export for the query q ("" or
+// "?since=...") and parses it; it returns the scenario and the body for
+// failure messages.
+func exportScenario(t *testing.T, h *harness, q string) (*scenario.Scenario, string) {
+	t.Helper()
+	code, body, _ := h.raw("GET", "/api/v1/history/scenario"+q, "")
 	if code != 200 {
 		t.Fatalf("export: %d %s", code, body)
 	}
@@ -219,10 +224,12 @@ func TestHistoryScenarioMultifactor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
 	}
-	if len(sc.Jobs) != 1 || sc.Jobs[0].Account != "default" || sc.Jobs[0].QOS != "normal" || sc.Jobs[0].Duration != 3600 {
-		t.Fatalf("jobs %+v, want one of an hour charging account default at QOS normal:\n%s", sc.Jobs, body)
-	}
-	replayScenario(t, sc, -1)
+	return sc, body
+}
+
+// window is the export's query for [since, until).
+func window(since, until time.Time) string {
+	return "?since=" + url.QueryEscape(since.Format(time.RFC3339)) + "&until=" + url.QueryEscape(until.Format(time.RFC3339))
 }
 
 // replayScenario runs an exported scenario through the simulator until

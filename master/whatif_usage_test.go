@@ -3,12 +3,10 @@ package master
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
-	"github.com/allot-sched/allot/scenario"
 )
 
 // usageConfig: one multifactor pool weighing fair share, hourly periods
@@ -79,15 +77,8 @@ func TestHistoryScenarioUsage(t *testing.T) {
 	for _, acc := range snap.Accounts {
 		live[acc.Name] = acc.Usage
 	}
-	q := "?since=" + url.QueryEscape(since.Format(time.RFC3339)) + "&until=" + url.QueryEscape(end.Format(time.RFC3339))
-	code, body, _ := h.raw("GET", "/api/v1/history/scenario"+q, "")
-	if code != 200 {
-		t.Fatalf("export: %d %s", code, body)
-	}
-	sc, err := scenario.Parse("history.yaml", []byte(body))
-	if err != nil {
-		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
-	}
+	q := window(since, end)
+	sc, body := exportScenario(t, h, q)
 	res := replayScenario(t, sc, int64(end.Sub(since).Seconds()))
 	replayed := map[string]float64{}
 	for _, acc := range res.Accounts {
