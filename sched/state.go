@@ -430,25 +430,25 @@ func (st *state) copyFrom(o *state) {
 	for i := range o.groups {
 		d, s := &st.groups[i], &o.groups[i]
 		d.pool, d.gpu, d.size, d.avail, d.drainFree = s.pool, s.gpu, s.size, s.avail, s.drainFree
-		for len(d.dfree) < len(s.dfree) {
-			d.dfree = append(d.dfree, bitset{})
-		}
-		d.dfree = d.dfree[:len(s.dfree)]
-		for f := range s.dfree {
-			d.dfree[f].copyFrom(&s.dfree[f])
-		}
+		d.dfree = copyBitsets(d.dfree, s.dfree)
 		d.dcounts = append(d.dcounts[:0], s.dcounts...)
 		d.nodes, d.switches = s.nodes, s.switches
-		for len(d.buckets) < len(s.buckets) {
-			d.buckets = append(d.buckets, bitset{})
-		}
-		d.buckets = d.buckets[:len(s.buckets)]
-		for f := range s.buckets {
-			d.buckets[f].copyFrom(&s.buckets[f])
-		}
+		d.buckets = copyBitsets(d.buckets, s.buckets)
 		d.counts = append(d.counts[:0], s.counts...)
 		d.draining.copyFrom(&s.draining)
 	}
+}
+
+// copyBitsets makes dst a copy of src, reusing dst's bitsets' memory.
+func copyBitsets(dst, src []bitset) []bitset {
+	for len(dst) < len(src) {
+		dst = append(dst, bitset{})
+	}
+	dst = dst[:len(src)]
+	for f := range src {
+		dst[f].copyFrom(&src[f])
+	}
+	return dst
 }
 
 // noteDirty lists node n as changed, once.
