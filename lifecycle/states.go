@@ -68,10 +68,10 @@ const (
 	JobQueued    JobState = "queued"
 	JobRunning   JobState = "running"
 	JobCompleted JobState = "completed"
-	// JobFailed: a task failed. Here (and so in the simulator) the only
-	// way a task fails is a preemption after which its job's exit actions
-	// said not to reschedule it (FailOnPreempt, or MaxRetries used up);
-	// the master's tasks also fail by their exit codes.
+	// JobFailed: a task failed: a preemption or a lost node after which
+	// its job's exit actions said not to reschedule it (FailOnPreempt, or
+	// MaxRetries used up), or a failure of its own (the master's exit
+	// codes; Cluster.Fail, the simulator's scripted fails).
 	JobFailed JobState = "failed"
 	// JobKilled: a kill ended the job, or a task was killed (here: reached
 	// its time limit).
