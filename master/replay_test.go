@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,10 +110,6 @@ func TestReplayDecisions(t *testing.T) {
 	}
 	for _, seed := range featureSeeds {
 		for _, c := range randomFeatureCases(seed, 0) {
-			if why := featureSkips[c.name]; why != "" {
-				t.Run(c.name, func(t *testing.T) { t.Skip(why) })
-				continue
-			}
 			t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
 		}
 	}
@@ -239,13 +236,31 @@ func randomCases(seed uint64) []replayCase {
 }
 
 // featureSeeds are the seeds of randomFeatureCases the test runs; seeds
-// 13 to 20 all pass but for featureSkips.
+// 13 to 20 all pass but for knownDiffs.
 var featureSeeds = []uint64{13, 14, 15, 16}
 
-// featureSkips are the random feature cases that find a difference not
-// resolved yet (docs/architecture.md, the replay proof).
-var featureSkips = map[string]string{
-	"features14-fair-share": "an elastic task resized twice in one second: the second resize lands on other nodes live",
+// knownDiffs are the cases whose logs differ in a way not resolved yet
+// (docs/architecture.md, the replay proof): the lines that differ, live
+// (-) then replayed (+). The case still runs and must differ in exactly
+// these lines, so a fix (or any other change) shows and the entry goes.
+var knownDiffs = map[string][]string{
+	// An elastic task resized twice in one second: the second resize
+	// lands on other nodes live.
+	"features14-fair-share": {
+		"- 1483 resize j24-r23 task=0 attempt=1 nodes=n2:2,n3:1",
+		"+ 1483 resize j24-r23 task=0 attempt=1 nodes=n1:1,n2:2",
+	},
+}
+
+// changedLines are the removed and added lines of a decisionlog.Diff.
+func changedLines(diff string) []string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "+ ") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 const (
@@ -302,7 +317,13 @@ func checkReplay(t *testing.T, c replayCase) {
 	cost := checkpointCosts(sc)
 	replayed := sim.Decisions(res, func(job string) int64 { return cost[job] })
 	a, b := decisionlog.Format(live), decisionlog.Format(replayed)
-	if diff := decisionlog.Diff(a, b, 3); diff != "" {
+	diff := decisionlog.Diff(a, b, 3)
+	if known, ok := knownDiffs[c.name]; ok {
+		if got := changedLines(diff); !slices.Equal(got, known) {
+			t.Errorf("the known difference changed (fixed? then drop it from knownDiffs):\n%s\nwant only:\n%s",
+				diff, strings.Join(known, "\n"))
+		}
+	} else if diff != "" {
 		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
 	}
 	if len(live) == 0 {
