@@ -2,23 +2,34 @@ package sched
 
 import (
 	"crypto/sha256"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestRealPlanHashes prints a hash of every policy's plan on the full and
-// half-full snapshots of BenchmarkSchedulePass, cold and warm (a second
-// pass of the same Scheduler), then with Revs, so that a performance
-// change can show its plans byte-identical: run it before and after and
-// compare (every line of a policy and fill must match). It is slow
-// (fourteen large snapshots), so it runs only when ALLOT_PLAN_HASH is set:
+// updatePlanHashes rewrites testdata/planhashes.golden (after a change
+// that is meant to change plans, reviewed in the diff).
+var updatePlanHashes = flag.Bool("update-plan-hashes", false, "rewrite testdata/planhashes.golden")
+
+// TestRealPlanHashes hashes every policy's plan on the full and half-full
+// snapshots of BenchmarkSchedulePass, cold and warm (a second pass of the
+// same Scheduler), then with Revs, and compares the hashes with
+// testdata/planhashes.golden, so that a performance change shows its
+// plans byte-identical at full scale. It is slow (fourteen large
+// snapshots; minutes under the race detector), so the race run of the
+// whole module leaves it out and scripts/test runs it once more without
+// the race detector:
 //
-//	ALLOT_PLAN_HASH=1 go test -run TestRealPlanHashes -v ./sched/
+//	ALLOT_PLAN_HASH=1 go test -run TestRealPlanHashes ./sched/
+//	ALLOT_PLAN_HASH=1 go test -run TestRealPlanHashes ./sched/ -update-plan-hashes
 func TestRealPlanHashes(t *testing.T) {
 	if os.Getenv("ALLOT_PLAN_HASH") == "" {
-		t.Skip("set ALLOT_PLAN_HASH=1 to print the plan hashes")
+		t.Skip("scripts/test runs it with ALLOT_PLAN_HASH=1, without the race detector")
 	}
+	var got strings.Builder
 	for _, fill := range []float64{1, 0.5} {
 		for _, pol := range realPolicies {
 			s := realSnapshot(10_000, 100_000, fill, pol.pool)
@@ -28,7 +39,7 @@ func TestRealPlanHashes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("fill=%v policy=%s %s: %x", fill, pol.name, mode, planHash(p))
+				fmt.Fprintf(&got, "fill=%v policy=%s %s: %x\n", fill, pol.name, mode, planHash(p))
 			}
 			// With Revs, the second pass reuses the first's answers
 			// (jobmemo.go); its plan must hash the same.
@@ -40,9 +51,22 @@ func TestRealPlanHashes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("fill=%v policy=%s %s: %x", fill, pol.name, mode, planHash(p))
+				fmt.Fprintf(&got, "fill=%v policy=%s %s: %x\n", fill, pol.name, mode, planHash(p))
 			}
 		}
+	}
+	golden := filepath.Join("testdata", "planhashes.golden")
+	if *updatePlanHashes {
+		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("plan hashes differ from %s: a plan changed\ngot:\n%s\nwant:\n%s", golden, got.String(), want)
 	}
 }
 
