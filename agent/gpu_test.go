@@ -56,6 +56,28 @@ func TestParseNvidiaSMI(t *testing.T) {
 	}
 }
 
+// TestParseNvidiaSMIReal reads the output of a real H100 machine's
+// nvidia-smi (driver 580.159.04), captured by scripts/gpu-check.
+func TestParseNvidiaSMIReal(t *testing.T) {
+	want := []GPU{{Index: 0, UUID: "GPU-45712bfa-cf27-ba9e-c064-d07c7612e7b2",
+		Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Type: "h100"}}
+	for _, file := range []string{"nvidia-smi-h100.csv", "nvidia-smi-h100-nounits.csv"} {
+		t.Run(file, func(t *testing.T) {
+			out, err := os.ReadFile(filepath.Join("testdata", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseNvidiaSMI(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
 func TestParseNvidiaSMIErrors(t *testing.T) {
 	tests := []struct{ name, out, want string }{
 		{"empty", "", "nvidia-smi listed no GPUs"},
