@@ -265,7 +265,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	// An elastic job's tasks ask for its slots and may shrink to
 	// min_slots; a spec that does not decode is noted by exportHints.
-	if h, err := decodeSpec(j.Spec); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
+	if h, err := decodeSpec(j.Spec, j.Kind); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
 		sj.MinSlots = h.minSlots
 	}
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0)
