@@ -106,6 +106,9 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
 		}
+		if note := dropLateFails(&sj, j.ID); note != "" {
+			notes = append(notes, note)
+		}
 		sj.AfterPass = hist.afterPass[j.ID]
 		changes := exportChanges(&sj, hist.changes[j.ID], since, p)
 		note, ok := exportHints(j, &sj, p, cfg)
