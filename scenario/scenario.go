@@ -393,6 +393,7 @@ type parser struct {
 
 	pools         map[string]*poolInfo
 	nodeLines     map[string]int
+	nodeGroups    map[string]nodeGroup // by name, the entries with a count > 1
 	nodeTotal     int
 	jobLines      map[string]int
 	jobOrder      []string
