@@ -126,8 +126,9 @@ type devCluster struct {
 	agentc  chan error // one value per agent, when its Run returns
 	stopSrv context.CancelFunc
 	// token is the admin's API token of this start; join is the agents'
-	// join token; creds is the CLI's credentials file that holds token.
-	token, join, creds string
+	// join token; login is where the CLI's login to the cluster went.
+	token, join string
+	login       devLogin
 }
 
 func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
@@ -166,7 +167,7 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 		err = c.waitReady(ctx)
 	}
 	if err == nil && ctx.Err() == nil {
-		printDevBanner(stdout, c.url(), f.data, c.creds)
+		printDevBanner(stdout, c.url(), f.data, c.login)
 		err = c.wait(ctx)
 	}
 	// Scheduling stops first, so that nothing new starts on an agent
@@ -215,8 +216,12 @@ func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, addr s
 	c.st, c.m, c.ln, c.stopSrv = st, m, ln, stopSrv
 	c.srv = master.NewServer(m.Handler(), master.ServerOptions{}, func(net.Listener) context.Context { return srvCtx })
 	go func() { c.served <- master.Serve(c.srv, ln, master.ServerOptions{}) }()
-	if c.creds, err = saveLogin(c.url(), c.token, ""); err != nil {
+	if c.login, err = saveDevLogin(c.url(), c.token, c.data, issuedHere(ctx, st)); err != nil {
 		return fmt.Errorf("save the CLI's credentials: %w", err)
+	}
+	if c.login.err != nil {
+		c.log.Warn("the CLI's credentials file is unreadable; the dev cluster's login is only in its own file",
+			"file", c.login.shared, "err", c.login.err)
 	}
 	return nil
 }
@@ -227,11 +232,11 @@ func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, addr s
 // dashboard's sign-in.
 func (c *devCluster) credentials(ctx context.Context, st store.Store) error {
 	now := time.Now().UTC()
-	token, err := master.BootstrapAdmin(ctx, st, "admin", "allot dev", false, now)
+	token, err := master.BootstrapAdmin(ctx, st, devAdmin, devNote, false, now)
 	if err != nil {
 		return fmt.Errorf("dev admin: %w", err)
 	}
-	join, err := master.NewJoinToken(ctx, st, "admin", "allot dev", devJoinTTL, now)
+	join, err := master.NewJoinToken(ctx, st, devAdmin, devNote, devJoinTTL, now)
 	if err != nil {
 		return fmt.Errorf("dev join token: %w", err)
 	}
@@ -244,6 +249,10 @@ func (c *devCluster) credentials(ctx context.Context, st store.Store) error {
 
 // devJoinTTL is the life of the join token of one allot dev start.
 const devJoinTTL = 24 * time.Hour
+
+// devAdmin is the dev cluster's admin, and devNote the note on the
+// credentials allot dev makes, by which it knows its own logins.
+const devAdmin, devNote = "admin", "allot dev"
 
 func (c *devCluster) url() string { return "http://" + c.ln.Addr().String() }
 
@@ -368,10 +377,20 @@ func (c *devCluster) stopServer() error {
 	return err
 }
 
-func printDevBanner(w io.Writer, url, data, creds string) {
+func printDevBanner(w io.Writer, url, data string, login devLogin) {
 	var nodes []string
 	for _, d := range devNodes {
 		nodes = append(nodes, fmt.Sprintf("%s (%d× %s, pool %s)", d.name, d.gpus, d.gpuType, d.pool))
+	}
+	how, setup := "the CLI is logged in ("+login.shared+")", ""
+	if !login.saved {
+		how = "the CLI's login is in " + login.own
+		kept := "could not be read"
+		if login.err == nil {
+			kept = "keeps your login to " + login.current
+		}
+		setup = fmt.Sprintf("\n  # %s %s, so point the CLI at this cluster's own file:\n  export %s=%s\n",
+			login.shared, kept, ConfigEnv, login.own)
 	}
 	fmt.Fprintf(w, `Allot dev cluster is up.
 
@@ -379,11 +398,11 @@ func printDevBanner(w io.Writer, url, data, creds string) {
   API        %[1]s/api/v1
   nodes      %[2]s
   data       %[3]s
-  user       admin (an admin); the CLI is logged in (%[4]s),
+  user       admin (an admin); %[4]s,
              the dashboard's sign-in token is in %[5]s
 
 In another terminal:
-
+%[6]s
   allot submit examples/jobs/hello.yaml
   allot jobs --all
   allot job logs 1
@@ -392,5 +411,5 @@ In another terminal:
 go build -o allot ./cmd/allot first.)
 
 Ctrl-C stops the cluster; running tasks are asked to checkpoint first.
-`, url, strings.Join(nodes, ", "), data, creds, filepath.Join(data, AdminTokenFile))
+`, url, strings.Join(nodes, ", "), data, how, filepath.Join(data, AdminTokenFile), setup)
 }

@@ -78,6 +78,9 @@ func TestDevStartsAndStops(t *testing.T) {
 	out, logs := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan error, 1)
 	data := filepath.Join(t.TempDir(), "dev")
+	// A credentials file of its own: another test's login would be another
+	// master's, which allot dev leaves current (TestSaveDevLogin).
+	t.Setenv(ConfigEnv, filepath.Join(t.TempDir(), "credentials.json"))
 	go func() { done <- runDev(ctx, out, logs, devFlags{listen: "127.0.0.1:0", data: data, logLevel: "info"}) }()
 	banner := regexp.MustCompile(`dashboard  (http://\S+)/\n`)
 	var url string
@@ -107,6 +110,10 @@ func TestDevStartsAndStops(t *testing.T) {
 		t.Fatalf("allot dev did not log the CLI in to %s: %+v, %v", url, creds, err)
 	}
 	c = c.WithToken(creds.Masters[url].Token)
+	t.Setenv(ConfigEnv, filepath.Join(data, DevCredentialsFile))
+	if own, _, err := loadCredentials(); err != nil || own.Current != url || own.Masters[url] != creds.Masters[url] {
+		t.Errorf("the dev cluster's own credentials file: %+v, %v; want the same login", own, err)
+	}
 	nodes, err := c.Nodes(ctx)
 	if err != nil {
 		t.Fatal(err)

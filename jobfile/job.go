@@ -138,6 +138,10 @@ type Job struct {
 	PodSpec json.RawMessage `json:"pod_spec,omitempty"`
 }
 
+// DefaultPreemptible is whether a job of kind is preemptible outside the
+// LOW class when its file does not say: experiments are.
+func DefaultPreemptible(kind Kind) bool { return kind == KindExperiment }
+
 // Resources is what each task of a job needs, and how it is scheduled.
 type Resources struct {
 	Slots         int           `json:"slots"`                // GPUs per task; 0 is a zero-slot task

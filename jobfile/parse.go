@@ -156,7 +156,7 @@ func priorityClass(p *yamlfield.Parser, raw *yaml.Node, path string) (PriorityCl
 }
 
 func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
-	r = Resources{Slots: 1, Priority: DefaultPriority, Weight: DefaultWeight, Preemptible: kind == KindExperiment}
+	r = Resources{Slots: 1, Priority: DefaultPriority, Weight: DefaultWeight, Preemptible: DefaultPreemptible(kind)}
 	defer func() { r.PriorityClass = ClassOf(r.Priority) }()
 	if raw == nil || yamlfield.IsNull(raw) {
 		return r

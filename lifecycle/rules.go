@@ -102,3 +102,21 @@ func LastCheckpoint(start, from, now, every int64) int64 {
 	}
 	return from + (now-from)/every*every
 }
+
+// PreemptibleOutsideLow is whether a job is preemptible while outside the
+// LOW class, by OSMO's rule (LOW work always is; HIGH and NORMAL work only
+// if its job file asked): what its file said explicitly, else its kind's
+// default. filed is the file's preemptibility as parsed and filedLow
+// whether the file put the job in LOW. Outside LOW the parsed value is
+// the explicit one or the default already; in LOW the class forces it
+// (false is refused), so the file said nothing of its own and a job filed
+// LOW gets its kind's default, kindDefault, when it leaves LOW. Both the
+// master (a priority change) and the simulator (sim's ClassRule) follow
+// it, so a job moved across the LOW band is preempted alike live and in a
+// replay.
+func PreemptibleOutsideLow(filedLow, filed, kindDefault bool) bool {
+	if filedLow {
+		return kindDefault
+	}
+	return filed
+}

@@ -91,3 +91,47 @@ func (s JobState) Valid() bool {
 	}
 	return false
 }
+
+// AttemptState is how an attempt of a task ended: the one vocabulary of
+// attempt end states. The master persists it (package store's
+// AttemptState is this type, the attempts table's CHECK constraint lists
+// its values); the simulator's result names it in OSMO's words through
+// one table (sim.AttemptState, which tells a time limit from other kills).
+// The values are strings so that they persist as they are; they are never
+// renamed.
+type AttemptState string
+
+// The attempt end states.
+const (
+	// AttemptCompleted: the task's work was done (the master: it exited
+	// with code 0).
+	AttemptCompleted AttemptState = "completed"
+	// AttemptFailed: the task exited with an error (the master's exit
+	// codes; Cluster.Fail, the simulator's scripted fails).
+	AttemptFailed AttemptState = "failed"
+	// AttemptKilled: a kill ended the attempt, or its time limit did
+	// (Task.Limited; the master keeps which in the attempt's reason).
+	AttemptKilled AttemptState = "killed"
+	// AttemptPreempted: a preemption stopped the attempt and its
+	// checkpoint landed; by its job's exit actions the task then waits
+	// again or fails.
+	AttemptPreempted AttemptState = "preempted"
+	// AttemptLost: its node was lost (the master: its agent disappeared);
+	// by its job's rules the task then waits again or fails.
+	AttemptLost AttemptState = "lost"
+)
+
+// AttemptStates lists the attempt end states, in the order the schema's
+// CHECK constraint lists them.
+func AttemptStates() []AttemptState {
+	return []AttemptState{AttemptCompleted, AttemptFailed, AttemptKilled, AttemptPreempted, AttemptLost}
+}
+
+// Valid reports whether s is one of the attempt end states.
+func (s AttemptState) Valid() bool {
+	switch s {
+	case AttemptCompleted, AttemptFailed, AttemptKilled, AttemptPreempted, AttemptLost:
+		return true
+	}
+	return false
+}

@@ -118,7 +118,7 @@ func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, op
 		}
 	}
 	if !opt.AllowInfeasible {
-		if err := ja.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Resources)}); err != nil {
+		if err := ja.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Kind, spec.Resources)}); err != nil {
 			return store.Job{}, 0, err
 		}
 	}
@@ -135,7 +135,7 @@ func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, op
 		return store.Job{}, 0, err
 	}
 	j := newJob(created)
-	j.spec = specOf(spec.Resources)
+	j.spec = specOf(spec.Kind, spec.Resources)
 	j.spec.podSpec = spec.PodSpec
 	j.search = search
 	for i, t := range tasks {
@@ -475,8 +475,9 @@ func (ja *jobsAPI) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, e
 	}
 	u.At = ja.m.now()
 	if u.PriorityClass != nil {
-		// LOW work is always preemptible; leaving LOW restores what the
-		// job file said.
+		// LOW work is always preemptible; outside LOW a job is what its
+		// file said explicitly, else its kind's default, whatever class
+		// it was filed in (specHints.preemptible).
 		p := j.spec.preemptible
 		if len(j.rec.Spec) == 0 {
 			p = j.rec.Preemptible // no job file to go back to

@@ -2,6 +2,7 @@ package master
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -176,6 +177,53 @@ func TestPatchToLowMakesPreemptible(t *testing.T) {
 	events, err := h.st.Events(h.ctx, store.EventFilter{JobID: id})
 	if err != nil || len(events) < 2 || !containsString(events[1].Reason, "preemptible false → true") {
 		t.Fatalf("events %+v (%v), want the change to LOW to log preemptible false → true", events, err)
+	}
+}
+
+// TestLeavingLowPreemptible checks OSMO's rule for a job that leaves the
+// LOW class (lifecycle.PreemptibleOutsideLow, the simulator's too): it
+// gets what its job file said explicitly, else its kind's default, also
+// when it was filed LOW (which made it preemptible) and after a restart,
+// which reads the rule's inputs back from the stored job file.
+func TestLeavingLowPreemptible(t *testing.T) {
+	type step struct {
+		restart     bool // the master restarts before the patch
+		patch       string
+		preemptible bool
+	}
+	const experiment = `, "hyperparameters": {"x": {"type": "categorical", "vals": [1, 2]}}`
+	for _, c := range []struct {
+		name, resources, more string
+		steps                 []step
+	}{
+		{"command filed LOW", `, "priority_class": "LOW"`, "", []step{
+			{false, `{"priority": 45}`, false}, {false, `{"priority": 80}`, true}, {false, `{"priority_class": "HIGH"}`, false}}},
+		{"command filed LOW, after a restart", `, "priority": 70`, "", []step{
+			{true, `{"priority": 45}`, false}, {true, `{"priority": 80}`, true}}},
+		{"LOW forces preemptible, so saying it says nothing", `, "priority_class": "LOW", "preemptible": true`, "", []step{
+			{false, `{"priority": 45}`, false}}},
+		{"command asked to be preemptible", `, "preemptible": true`, "", []step{
+			{false, `{"priority": 80}`, true}, {true, `{"priority": 45}`, true}}},
+		{"experiment filed LOW", `, "priority_class": "LOW"`, experiment, []step{
+			{false, `{"priority": 45}`, true}, {true, `{"priority": 20}`, true}}},
+		{"experiment asked not to be", `, "preemptible": false`, experiment, []step{
+			{false, `{"priority": 70}`, true}, {true, `{"priority": 45}`, false}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			id := h.submit(fmt.Sprintf(`{"name": "j", "entrypoint": "python train.py", "resources": {"slots": 1%s}%s}`,
+				c.resources, c.more))
+			for _, st := range c.steps {
+				if st.restart {
+					h.start()
+				}
+				var j api.Job
+				if code := h.do("PATCH", fmt.Sprintf("/api/v1/jobs/%d", id), st.patch, &j); code != http.StatusOK ||
+					j.Preemptible != st.preemptible {
+					t.Fatalf("PATCH %s: %d, preemptible %v, want %v", st.patch, code, j.Preemptible, st.preemptible)
+				}
+			}
+		})
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // specHints holds what the scheduler needs of a job beyond the store's
@@ -26,8 +28,10 @@ type specHints struct {
 	// checkpointEvery (seconds) estimates when a running task last saved
 	// a checkpoint (sched.Alloc.Checkpoint); 0: unknown.
 	checkpointEvery int64
-	// preemptible is the job file's own choice, which a priority change
-	// out of the LOW class restores.
+	// preemptible is the job's preemptibility outside the LOW class, which
+	// a priority change out of LOW gives it: the job file's explicit
+	// choice, else its kind's default, also for a job filed LOW
+	// (lifecycle.PreemptibleOutsideLow).
 	preemptible bool
 	// podSpec is the job file's pod_spec, sent with every start for a
 	// Kubernetes backend (k8s/podagent); nil: none.
@@ -39,10 +43,12 @@ type licenseUse struct {
 	count int
 }
 
-// specOf takes the hints from a parsed job file.
-func specOf(r jobfile.Resources) specHints {
+// specOf takes the hints from a parsed job file of kind.
+func specOf(kind jobfile.Kind, r jobfile.Resources) specHints {
+	filedLow := r.PriorityClass == jobfile.ClassLow || jobfile.ClassOf(r.Priority) == jobfile.ClassLow
 	s := specHints{minSlots: r.MinSlots, gpu: r.GPU, topology: sched.Topology(r.Topology), qos: r.QOS,
-		nice: r.Nice, checkpointEvery: r.CheckpointEvery, preemptible: r.Preemptible}
+		nice: r.Nice, checkpointEvery: r.CheckpointEvery,
+		preemptible: lifecycle.PreemptibleOutsideLow(filedLow, r.Preemptible, jobfile.DefaultPreemptible(kind))}
 	for name, n := range r.Licenses {
 		s.licenses = append(s.licenses, licenseUse{name: name, count: n})
 	}
@@ -50,10 +56,12 @@ func specOf(r jobfile.Resources) specHints {
 	return s
 }
 
-// decodeSpec reads the hints from a stored spec. Specs were validated when
-// they were submitted, so a plain decode of the resources suffices; a job
-// stored without a spec has none.
-func decodeSpec(raw json.RawMessage) (specHints, error) {
+// decodeSpec reads the hints from a stored spec of a job of kind (the
+// record's: a spec may leave its kind to be inferred). Specs were
+// validated when they were submitted, so a plain decode of the resources
+// suffices, but for preemptible, which a spec may leave to its kind's
+// default; a job stored without a spec has none.
+func decodeSpec(raw json.RawMessage, kind store.Kind) (specHints, error) {
 	if len(raw) == 0 {
 		return specHints{}, nil
 	}
@@ -61,10 +69,18 @@ func decodeSpec(raw json.RawMessage) (specHints, error) {
 		Resources jobfile.Resources `json:"resources"`
 		PodSpec   json.RawMessage   `json:"pod_spec"`
 	}
+	var said struct {
+		Resources struct {
+			Preemptible *bool `json:"preemptible"`
+		} `json:"resources"`
+	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return specHints{}, fmt.Errorf("decode job spec: %w", err)
 	}
-	s := specOf(doc.Resources)
+	if json.Unmarshal(raw, &said) == nil && said.Resources.Preemptible == nil {
+		doc.Resources.Preemptible = jobfile.DefaultPreemptible(jobfile.Kind(kind))
+	}
+	s := specOf(jobfile.Kind(kind), doc.Resources)
 	if string(doc.PodSpec) != "null" {
 		s.podSpec = doc.PodSpec
 	}

@@ -44,6 +44,16 @@ func featureCases() []replayCase {
 				{name: "h", slots: 5, submit: 150, run: 100, extra: `, "priority": 10`},
 				{name: "h2", slots: 2, submit: 300, run: 100, extra: `, "priority": 10`},
 			}},
+		// Out of LOW and back for a job filed LOW: f, a command, is
+		// its kind's default at 45, not preemptible, so h waits for it
+		// rather than preempt it, until f is LOW again.
+		{name: "low-filed-leaves-low", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: []rjob{
+				{name: "f", slots: 4, submit: 0, run: 600, extra: lowPrio, changes: []rchange{{at: 100, priority: 45}, {at: 250, priority: 80}}},
+				{name: "o", slots: 1, submit: 0, run: 600, extra: lowPrio},
+				{name: "h", slots: 5, submit: 150, run: 100, extra: `, "priority": 10`},
+				{name: "h2", slots: 2, submit: 400, run: 100, extra: `, "priority": 10`},
+			}},
 		// Weights move the shares of jobs within a project.
 		{name: "fair-share-weights", config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
 			{name: "a1", slots: 1, tasks: 4, submit: 0, run: 600, project: "a", extra: preemptible},

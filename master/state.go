@@ -374,7 +374,7 @@ func (m *Master) restore(ctx context.Context) error {
 }
 
 func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
-	spec, err := decodeSpec(j.rec.Spec)
+	spec, err := decodeSpec(j.rec.Spec, j.rec.Kind)
 	if err != nil {
 		m.log.Warn("job spec unreadable; scheduling without its hints", "job", id, "err", err)
 	}

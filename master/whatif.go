@@ -106,6 +106,9 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
 		}
+		if note := dropLateFails(&sj, j.ID); note != "" {
+			notes = append(notes, note)
+		}
 		sj.AfterPass = hist.afterPass[j.ID]
 		changes := exportChanges(&sj, hist.changes[j.ID], since, p)
 		note, ok := exportHints(j, &sj, p, cfg)
@@ -265,7 +268,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	// An elastic job's tasks ask for its slots and may shrink to
 	// min_slots; a spec that does not decode is noted by exportHints.
-	if h, err := decodeSpec(j.Spec); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
+	if h, err := decodeSpec(j.Spec, j.Kind); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
 		sj.MinSlots = h.minSlots
 	}
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0)

@@ -153,12 +153,37 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 // exportFails are the failures of the tasks that failed live (failed:
 // their work up to the failure, at full size for an elastic job), by
 // task, as the scenario's fails: the simulator fails each after that much
-// of its work. A task that failed after more work than the job's run
-// time completes in the replay first.
+// of its work. dropLateFails then leaves out those the job's run time
+// would not reach.
 func exportFails(failed map[int]int64) []scenario.TaskFail {
 	var out []scenario.TaskFail
 	for _, task := range slices.Sorted(maps.Keys(failed)) {
 		out = append(out, scenario.TaskFail{Task: task, After: max(failed[task], 1)})
 	}
 	return out
+}
+
+// dropLateFails leaves out of sj the failures after more work than its
+// run time, which a scenario refuses (the task would complete first),
+// and says which it left out. The export gives a job one run
+// time, the mean work of its completed tasks, so a task that failed live
+// after more work than that completes in the replay, as it did before
+// scenarios refused such failures; job id is for the note.
+func dropLateFails(sj *scenario.Job, id int64) string {
+	if sj.Duration < 0 {
+		return ""
+	}
+	var late []string
+	sj.Fails = slices.DeleteFunc(sj.Fails, func(f scenario.TaskFail) bool {
+		if f.After <= sj.Duration {
+			return false
+		}
+		late = append(late, fmt.Sprintf("task %d after %d s", f.Task, f.After))
+		return true
+	})
+	if len(late) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("job %d: %s failed live after more work than the job's run time (%d s); the replay completes %s",
+		id, strings.Join(late, ", "), sj.Duration, map[bool]string{true: "it", false: "them"}[len(late) == 1])
 }

@@ -19,7 +19,7 @@ import (
 // false, with a note, for a job that needs more of a license than exist,
 // which no scenario can hold.
 func exportHints(j store.Job, sj *scenario.Job, p *scenario.Pool, cfg *config.Config) (string, bool) {
-	h, err := decodeSpec(j.Spec)
+	h, err := decodeSpec(j.Spec, j.Kind)
 	if err != nil {
 		return fmt.Sprintf("job %d replays at the default QOS and with no licenses: %v", j.ID, err), true
 	}

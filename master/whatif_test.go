@@ -258,3 +258,44 @@ func liveWaits(h *harness, q string) map[string]int64 {
 	}
 	return waits
 }
+
+// TestHistoryScenarioLateFail: a task that failed live after more work
+// than the job's exported run time (the mean of its completed tasks) is
+// left out of the export's fails, with a note, since a scenario refuses a
+// failure its task would complete before: the export always parses.
+func TestHistoryScenarioLateFail(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	a := h.agent("n1", 3)
+	t0 := h.clock.Now()
+	id := h.submit(`{"name": "exp", "entrypoint": "python train.py", "resources": {"slots": 1},
+		"hyperparameters": {"x": {"type": "categorical", "vals": [1, 2, 3]}}}`)
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(5 * time.Minute)
+	a.Exit(tid(id, 1, 1), agent.OutcomeFailed, 1) // fails early: exported
+	h.sync(a)
+	h.clock.Advance(5 * time.Minute)
+	a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(a)
+	h.clock.Advance(20 * time.Minute)
+	a.Exit(tid(id, 2, 1), agent.OutcomeFailed, 1) // fails after 30m of work, past the 10m run time
+	h.sync(a)
+
+	code, body, _ := h.raw("GET", "/api/v1/history/scenario"+window(t0, h.clock.Now()), "")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	sc, err := scenario.Parse("history.yaml", []byte(body))
+	if err != nil {
+		t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
+	}
+	if len(sc.Jobs) != 1 || sc.Jobs[0].Duration != 600 {
+		t.Fatalf("exported jobs %+v, want one of run time 600 s\n%s", sc.Jobs, body)
+	}
+	if f := sc.Jobs[0].Fails; len(f) != 1 || f[0].Task != 1 || f[0].After >= 600 {
+		t.Errorf("exported fails %+v, want task 1's only\n%s", f, body)
+	}
+	if !strings.Contains(body, "task 2 after 1800 s failed live after more work than the job's run time (600 s)") {
+		t.Errorf("no note of the failure left out:\n%s", body)
+	}
+}

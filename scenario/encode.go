@@ -192,6 +192,13 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	return m.Node, nil
 }
 
+// DefaultPreemptible is whether a job of kind is preemptible outside the
+// LOW class when its file does not say: experiments are, except in a pool
+// with a quota of its own (osmo), where only LOW work is.
+func DefaultPreemptible(kind string, osmo bool) bool {
+	return kind == KindExperiment && !osmo
+}
+
 // DefaultInteractive is whether a job of kind is interactive when its
 // file does not say: the interactive kinds (notebook, shell,
 // tensorboard) are, unless the job is preemptible.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -94,10 +96,34 @@ func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	g.Done()
 }
 
+// nodeGroup is a node entry with a count: it makes count nodes, named
+// after it name-1..name-count.
+type nodeGroup struct {
+	count, line int
+}
+
 // checkEventNode checks that a node event names a node of the file's
-// pools (after count expansion: gpu-1, gpu-2, ...).
+// pools (after count expansion: gpu-1, gpu-2, ...). A name of a group of
+// nodes, or one past its count, is told the group's names.
 func (p *parser) checkEventNode(n *yaml.Node, path, node string) {
 	if _, ok := p.nodeLines[node]; ok {
+		return
+	}
+	group, in := node, false
+	if i := strings.LastIndexByte(node, '-'); i > 0 {
+		if _, err := strconv.Atoi(node[i+1:]); err == nil {
+			group, in = node[:i], true
+		}
+	}
+	if g, ok := p.nodeGroups[group]; ok {
+		names := fmt.Sprintf("%s to %s", yamlfield.Quote(group+"-1"), yamlfield.Quote(group+"-"+strconv.Itoa(g.count)))
+		if in {
+			p.Errorf(n, path, "unknown node %s: the entry %s on line %d (count: %d) makes the nodes %s",
+				yamlfield.Quote(node), yamlfield.Quote(group), g.line, g.count, names)
+		} else {
+			p.Errorf(n, path, "unknown node %s: the entry on line %d makes %d nodes (count: %d), named %s; name one of them",
+				yamlfield.Quote(node), g.line, g.count, g.count, names)
+		}
 		return
 	}
 	known := slices.Sorted(maps.Keys(p.nodeLines))

@@ -51,6 +51,12 @@ func (p *parser) fails(f *yamlfield.Fields, j *Job) {
 		case tf.Task >= j.Tasks:
 			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", tf.Task, j.Tasks)
 			continue
+		case j.Duration >= 0 && tf.After > j.Duration:
+			// The task's work ends first, so the failure would never
+			// happen: a file that scripts one means something else. At
+			// the run time itself it fails, as its work ends.
+			g.Errorf("after", "after %d s is beyond the job's run time %d s: the task would complete first", tf.After, j.Duration)
+			continue
 		}
 		if first, dup := seen[tf.Task]; dup {
 			g.Errorf("task", "task %d fails already (line %d); a task fails once", tf.Task, first)

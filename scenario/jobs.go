@@ -179,7 +179,7 @@ func (p *parser) resolveJob(f *yamlfield.Fields, j *Job, fl *jobFlags) {
 	if !fl.preemptible {
 		// In a pool with its own quota (OSMO) only LOW work is preemptible;
 		// elsewhere experiments are too.
-		j.Preemptible = low || (j.Kind == KindExperiment && !osmo)
+		j.Preemptible = low || DefaultPreemptible(j.Kind, osmo)
 	}
 	switch {
 	case low && !j.Preemptible:

@@ -51,6 +51,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	}
 	p.pools = make(map[string]*poolInfo)
 	p.nodeLines = make(map[string]int)
+	p.nodeGroups = make(map[string]nodeGroup)
 	p.jobLines = make(map[string]int)
 	f.Known(topLevel...)
 	s.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
@@ -276,6 +277,9 @@ func (p *parser) expand(f *yamlfield.Fields, n Node, count int, out []Node) []No
 		return out
 	}
 	p.nodeTotal += count
+	if count > 1 {
+		p.nodeGroups[n.Name] = nodeGroup{count: count, line: n.Line}
+	}
 	reported := false
 	for i := 1; i <= count; i++ {
 		m := n

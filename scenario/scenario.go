@@ -281,7 +281,9 @@ type Job struct {
 	// jobs submitted before it in the same second, and the ends due then,
 	// get their passes first, as a live master that ran a pass between
 	// them decided. The what-if export sets it; false (the default)
-	// submits every job of a second before one settling.
+	// submits every job of a second before one settling. On a job alone
+	// in its second it still settles the ends due then first, so it is
+	// no error there (sim's TestAfterPassAlone).
 	AfterPass bool
 	// Fails scripts tasks that fail (TaskFail), in the file's order; nil
 	// for none.
@@ -391,6 +393,7 @@ type parser struct {
 
 	pools         map[string]*poolInfo
 	nodeLines     map[string]int
+	nodeGroups    map[string]nodeGroup // by name, the entries with a count > 1
 	nodeTotal     int
 	jobLines      map[string]int
 	jobOrder      []string

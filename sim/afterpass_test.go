@@ -66,3 +66,48 @@ func TestAfterPass(t *testing.T) {
 		})
 	}
 }
+
+// TestAfterPassAlone: after_pass on a job alone in its second is no
+// mistake. The ends due in that second come before it, and with the flag
+// their pass runs before the job is submitted: the job already waiting
+// gets the freed slots, as on a live master that heard of the end before
+// the submission, which the what-if export marks so.
+func TestAfterPassAlone(t *testing.T) {
+	const src = `
+pools:
+  - name: gpu
+    policy: priority
+    nodes: [{name: g, slots: 4}]
+jobs:
+  - {name: first, submit: 0, slots: 4, duration: 100, priority: 50}
+  - {name: waiting, submit: 10, slots: 4, duration: 100, priority: 50}
+  - {name: lone, submit: 100, slots: 4, duration: 100, priority: 10%s}
+`
+	for _, tc := range []struct {
+		name, extra string
+		at100       string
+	}{
+		{"without the flag the more important job takes the freed slots", "", "lone"},
+		{"with it the waiting job has them first", ", after_pass: true", "waiting"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := scenario.Parse("alone.yaml", []byte(strings.Replace(src, "%s", tc.extra, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := sim.FromScenario(sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(in, sim.Options{Until: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range res.Jobs {
+				if (j.Name == tc.at100) != (*j.Start == 100) && j.Name != "first" {
+					t.Errorf("%s started at %d; want %s at 100", j.Name, *j.Start, tc.at100)
+				}
+			}
+		})
+	}
+}

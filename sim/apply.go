@@ -104,7 +104,7 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 		s.freed(ti, o.Slots, lifecycle.TaskPreempting)
 		return
 	}
-	s.rec.endAttempt(s.c.Tasks.At(ti), AttemptPreempted)
+	s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptPreempted, false)
 	s.outcome(ti, o, lifecycle.TaskPreempting)
 }
 
@@ -113,9 +113,9 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	t := s.c.Tasks.At(ti)
 	if o.TimedOut {
-		s.rec.endAttempt(t, AttemptTimeLimit)
+		s.rec.endAttempt(t, lifecycle.AttemptKilled, true)
 	} else {
-		s.rec.endAttempt(t, AttemptCompleted)
+		s.rec.endAttempt(t, lifecycle.AttemptCompleted, false)
 	}
 	s.outcome(ti, o, lifecycle.TaskRunning)
 }

@@ -6,7 +6,12 @@ import (
 )
 
 // AttemptState is how a task attempt ended, in the words OSMO uses for
-// workflow states.
+// workflow states: the result's public names (its JSON), older than the
+// shared vocabulary. What they mean is lifecycle.AttemptState's: each end
+// state's name is given by attemptNames, the one mapping from that
+// vocabulary, which tells a time limit from other kills. RUNNING and
+// PREEMPTING are not end states but attempts still open when the run
+// stopped, named by their task's state.
 type AttemptState string
 
 // Attempt states.
@@ -29,6 +34,45 @@ const (
 	// rules the task was then rescheduled or failed.
 	AttemptLost AttemptState = "FAILED_NODE_LOST"
 )
+
+// attemptNames maps the shared attempt end states to the result's names:
+// the only place the two vocabularies meet. Killed is two names, as OSMO
+// tells a time limit (FAILED_EXEC_TIMEOUT) from a cancellation.
+var attemptNames = [...]struct {
+	end       lifecycle.AttemptState
+	timeLimit bool // killed by its time limit
+	name      AttemptState
+}{
+	{lifecycle.AttemptCompleted, false, AttemptCompleted},
+	{lifecycle.AttemptFailed, false, AttemptFailed},
+	{lifecycle.AttemptKilled, false, AttemptCanceled},
+	{lifecycle.AttemptKilled, true, AttemptTimeLimit},
+	{lifecycle.AttemptPreempted, false, AttemptPreempted},
+	{lifecycle.AttemptLost, false, AttemptLost},
+}
+
+// attemptName is the result's name of end state end; timeLimit says
+// whether a kill was the attempt's time limit.
+func attemptName(end lifecycle.AttemptState, timeLimit bool) AttemptState {
+	timeLimit = timeLimit && end == lifecycle.AttemptKilled
+	for _, n := range attemptNames {
+		if n.end == end && n.timeLimit == timeLimit {
+			return n.name
+		}
+	}
+	panic("sim: attempt end state " + string(end) + " has no name") // attemptNames covers lifecycle.AttemptStates
+}
+
+// End is the shared end state that s names and whether it was a time
+// limit; ok is false for RUNNING, PREEMPTING and unknown names.
+func (s AttemptState) End() (end lifecycle.AttemptState, timeLimit, ok bool) {
+	for _, n := range attemptNames {
+		if n.name == s {
+			return n.end, n.timeLimit, true
+		}
+	}
+	return "", false, false
+}
 
 // Attempt is one run of one task on slots, from its start until it let go
 // of them.
@@ -106,16 +150,17 @@ func (r *recorder) loseAttempt(t *lifecycle.Task) {
 	if t.Attempt >= 0 {
 		r.s.jobs[t.Job].attempts[t.Attempt].LostWork = t.Lost
 	}
-	r.endAttempt(t, AttemptLost)
+	r.endAttempt(t, lifecycle.AttemptLost, false)
 }
 
-// endAttempt closes an attempt as it lets go of its slots.
-func (r *recorder) endAttempt(t *lifecycle.Task, st AttemptState) {
+// endAttempt closes an attempt as it lets go of its slots, ended end
+// (timeLimit: killed by its time limit).
+func (r *recorder) endAttempt(t *lifecycle.Task, end lifecycle.AttemptState, timeLimit bool) {
 	if t.Attempt < 0 {
 		return
 	}
 	a := &r.s.jobs[t.Job].attempts[t.Attempt]
-	end := r.s.now
-	a.End, a.State = &end, st
+	at := r.s.now
+	a.End, a.State = &at, attemptName(end, timeLimit)
 	t.Attempt = -1
 }

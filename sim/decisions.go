@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/allot-sched/allot/decisionlog"
+	"github.com/allot-sched/allot/lifecycle"
 )
 
 // Decisions are the run's scheduling decisions in the canonical log's
@@ -34,11 +35,12 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 			if a.End == nil {
 				continue
 			}
-			how := ""
-			switch a.State {
-			case AttemptCompleted:
+			end, timeLimit, _ := a.State.End()
+			how := string(a.State)
+			switch end {
+			case lifecycle.AttemptCompleted:
 				how = decisionlog.Completed
-			case AttemptPreempted:
+			case lifecycle.AttemptPreempted:
 				how = decisionlog.Preempted
 				var c int64
 				if cost != nil {
@@ -50,16 +52,15 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 				}
 				ds = append(ds, decisionlog.Decision{At: *a.End - c, Kind: decisionlog.Preempt, Job: j.Name,
 					Task: a.Task, Attempt: n, Nodes: logNodes(last)})
-			case AttemptTimeLimit:
-				how, timedOut = decisionlog.TimeLimit, true
-			case AttemptCanceled:
+			case lifecycle.AttemptKilled:
 				how = decisionlog.Killed
-			case AttemptFailed:
+				if timeLimit {
+					how, timedOut = decisionlog.TimeLimit, true
+				}
+			case lifecycle.AttemptFailed:
 				how = decisionlog.Failed
-			case AttemptLost:
+			case lifecycle.AttemptLost:
 				how = decisionlog.Lost
-			default:
-				how = string(a.State)
 			}
 			ds = append(ds, decisionlog.Decision{At: *a.End, Kind: decisionlog.End, Job: j.Name, Task: a.Task,
 				Attempt: n, How: how})

@@ -464,7 +464,7 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 	}
 	for _, f := range freed {
 		if t := s.c.Tasks.At(f.Task); !t.Moving {
-			s.rec.endAttempt(t, AttemptCanceled)
+			s.rec.endAttempt(t, lifecycle.AttemptKilled, false)
 		}
 		held -= f.Slots
 		s.released(f.Task, f.Slots, held, f.From)

@@ -43,7 +43,7 @@ func (s *sim) fail(e event) {
 	}
 	if o := s.c.Fail(s.now, e.ref); o.Applied {
 		t := s.c.Tasks.At(e.ref)
-		s.rec.endAttempt(t, AttemptFailed)
+		s.rec.endAttempt(t, lifecycle.AttemptFailed, false)
 		if js := s.jobs[t.Job].search; js != nil {
 			js.failed(int(t.ID))
 		}

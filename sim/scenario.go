@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
@@ -159,15 +160,12 @@ func accountsFromScenario(sc *scenario.Scenario) []sched.Account {
 	return out
 }
 
-// classRule says what a job is outside the LOW class: what its file says,
-// or for a job filed as LOW, the default for its kind (scenario's
-// resolveJob: experiments are preemptible except in a pool with a quota
-// of its own).
+// classRule says what a job is outside the LOW class: what its file says
+// explicitly, else the default for its kind (scenario.DefaultPreemptible;
+// lifecycle.PreemptibleOutsideLow, the master's rule too).
 func classRule(j scenario.Job, quota, osmo bool) *ClassRule {
-	pre := j.Preemptible
-	if j.PriorityClass == scenario.ClassLow {
-		pre = j.Kind == scenario.KindExperiment && !osmo
-	}
+	pre := lifecycle.PreemptibleOutsideLow(j.PriorityClass == scenario.ClassLow, j.Preemptible,
+		scenario.DefaultPreemptible(j.Kind, osmo))
 	return &ClassRule{Preemptible: pre, QuotaPool: quota}
 }
 

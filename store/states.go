@@ -41,25 +41,21 @@ const (
 	TaskKilled     = lifecycle.TaskKilled
 )
 
-// AttemptState is how an attempt ended.
-type AttemptState string
+// AttemptState is how an attempt ended: the shared vocabulary's
+// (lifecycle.AttemptState). The values are what the attempts table holds
+// (its CHECK constraint in migrations/*/0001_init.sql, which also allows
+// the empty string, an open attempt's), never renamed.
+type AttemptState = lifecycle.AttemptState
 
-// The attempt end states.
+// The attempt end states, lifecycle's under the names the master has
+// always used.
 const (
-	AttemptCompleted AttemptState = "completed"
-	AttemptFailed    AttemptState = "failed"
-	AttemptKilled    AttemptState = "killed"
-	AttemptPreempted AttemptState = "preempted"
-	AttemptLost      AttemptState = "lost" // its agent disappeared
+	AttemptCompleted = lifecycle.AttemptCompleted
+	AttemptFailed    = lifecycle.AttemptFailed
+	AttemptKilled    = lifecycle.AttemptKilled
+	AttemptPreempted = lifecycle.AttemptPreempted
+	AttemptLost      = lifecycle.AttemptLost // its agent disappeared
 )
-
-func (s AttemptState) valid() bool {
-	switch s {
-	case AttemptCompleted, AttemptFailed, AttemptKilled, AttemptPreempted, AttemptLost:
-		return true
-	}
-	return false
-}
 
 // NodeState is whether a node is reachable.
 type NodeState string
@@ -114,7 +110,7 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("task %q → %q ends its attempt: an attempt end is required", from, to)
 	case !closes && t.End != nil:
 		return invalidf("task %q → %q has no attempt to end", from, to)
-	case closes && !t.End.State.valid():
+	case closes && !t.End.State.Valid():
 		return invalidf("unknown attempt end state %q", t.End.State)
 	}
 	if err := checkPlacement(t.Placement); err != nil {
