@@ -59,8 +59,9 @@ const (
 )
 
 // consolidation is the consolidation stage: it owns the pool's movers
-// indexed by node, the searches that failed, and the candidate targets and
-// movers' new placements of the current try. It reads the snapshot and the
+// indexed by node, what they can free per node (consfacts.go), the
+// searches that failed, and the candidate targets and movers' new
+// placements of the current try. It reads the snapshot and the
 // victim rules (gone, budgetSpent, lessLost); a try moves tasks inside the
 // preemption's statement (evict, rollback, minimize, setFinal), so it
 // writes what that writes, plus the planning state's slots, the plan's
@@ -80,6 +81,14 @@ type consolidation struct {
 	movers []int32
 	at     [][2]int32
 	pools  [][2]int32
+	// facts keeps per node what its movers can free, for the pass's next
+	// searches (consfacts.go); budgets turns it off.
+	facts   []clearFacts
+	budgets bool
+	// noFacts works everything out afresh: the tests' reference; kept
+	// counts the answers facts gave, for the tests.
+	noFacts bool
+	kept    int
 	// failed remembers, per pool, searches that found nothing; searches
 	// counts each pool's searches.
 	failed   [][]consFail
@@ -115,6 +124,7 @@ func (c *consolidation) reset(pools int) {
 	c.searches = resize(c.searches, pools)
 	c.movers = c.movers[:0]
 	c.at = c.at[:0] // sized and cleared when a pool's movers are first indexed
+	c.facts = c.facts[:0]
 	for len(c.failed) < pools {
 		c.failed = append(c.failed, nil)
 	}
@@ -139,6 +149,7 @@ func (c *consolidation) indexMovers(pool int) {
 	c.built[pool] = true
 	if len(c.at) == 0 {
 		c.at = resize(c.at, len(c.s.Nodes))
+		c.beginFacts()
 	}
 	start := len(c.movers)
 	for _, a := range c.p.sc.poolRuns[pool] {
@@ -190,10 +201,12 @@ func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome 
 	c.cands, c.pick = c.cands[:0], c.pick[:0]
 	if c.st.spansNodes(r) {
 		c.gangTargets(r)
+		c.cheapestTargets()
 	} else {
 		c.nodeTargets(r)
+		c.cheapestTargets()
+		c.pickTried(r)
 	}
-	c.cheapestTargets()
 	for i := 0; i < len(c.cands) && i < maxConsolidationTries; i++ {
 		if o := c.tryMoves(j, r, c.cands[i], backfill); o != failed {
 			return o
@@ -285,14 +298,23 @@ func (c *consolidation) nodeTargets(r *request) {
 			continue
 		}
 		for _, n := range g.nodes {
-			lo := int32(len(c.pick))
-			moved := c.clearNode(n, r.slots-c.st.avail(n))
-			if moved <= 0 {
-				c.pick = c.pick[:lo]
-				continue
+			// The movers are picked again for the few targets tried
+			// (pickTried); until then hi-lo only counts them.
+			if moved, count, lost := c.pickFacts(n, r.slots-c.st.avail(n)); moved > 0 {
+				c.cands = append(c.cands, consTarget{hi: count, moved: moved, lost: lost, node: n})
 			}
-			c.cands = append(c.cands, c.target(lo, moved, n))
 		}
+	}
+}
+
+// pickTried picks the movers of the targets nodeTargets listed that will
+// be tried, as it would have, on the state it saw.
+func (c *consolidation) pickTried(r *request) {
+	for i := range min(len(c.cands), maxConsolidationTries) {
+		t := &c.cands[i]
+		lo := int32(len(c.pick))
+		c.clearNode(t.node, r.slots-c.st.avail(t.node))
+		t.lo, t.hi = lo, int32(len(c.pick))
 	}
 }
 
@@ -438,33 +460,6 @@ func (c *consolidation) cheapestFirst(ord []int32, k int) {
 		ord[i] = keys[i].node
 	}
 	c.keys = keys[:0]
-}
-
-// moverSums returns the slots the movable tasks on node n hold and the
-// work they would lose, in one walk: clearNode can free need slots of n
-// iff need <= 0 or slots >= need, and a node cleared whole loses lost.
-func (c *consolidation) moverSums(n int32) (slots int32, lost int64) {
-	if len(c.at) == 0 { // no pool's movers indexed: none anywhere
-		return 0, 0
-	}
-	rg := c.at[n]
-	for _, a := range c.movers[rg[0]:rg[1]] {
-		if c.movable(a) {
-			al := &c.s.Allocs[a]
-			slots += al.Nodes[0].Slots
-			lost += al.Lost(c.s.Now)
-		}
-	}
-	return slots, lost
-}
-
-// clearCost returns the slots clearNode would move on n for need, or -1,
-// without keeping the pick.
-func (c *consolidation) clearCost(n, need int32) int32 {
-	lo := len(c.pick)
-	moved := c.clearNode(n, need)
-	c.pick = c.pick[:lo]
-	return moved
 }
 
 // tryMoves evicts one target's movers, places the task on the slots they

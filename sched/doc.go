@@ -90,7 +90,9 @@
 // preemptor (preempt.go) the statement of tentative evictions and the
 // searches' scratch, and evicts, rolls back, trims and commits;
 // consolidation (consolidate.go) the movers and targets of the
-// consolidation stage; licensePass (licenses.go) the license counts and
+// consolidation stage, and what each node's movers can free, kept for the
+// pass's later searches until one of the node's tasks is evicted
+// (consfacts.go); licensePass (licenses.go) the license counts and
 // profiles; nodeProfile (nodeprofile.go) conservative backfill's per-node
 // profile, with the window view its gang searches move from moment to
 // moment (nodeview.go); elasticPass (elastic.go) elastic task sizes and growth; and
