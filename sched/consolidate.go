@@ -227,23 +227,30 @@ func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome 
 // a gang one per group or switch, and those hold different nodes), so
 // before is a strict total order and the front is the sort's, exactly.
 func (c *consolidation) cheapestTargets() {
-	cs := c.cands
-	k := min(len(cs), maxConsolidationTries)
-	for i := 1; i < len(cs); i++ {
-		if i >= k && !cs[i].before(&cs[k-1]) {
+	selectFront(c.cands, maxConsolidationTries, (*consTarget).before)
+}
+
+// selectFront moves the k first items of xs under before, a strict total
+// order, to its front in that order, as a sort would, in one walk that
+// compares most items with the front's last only; the rest of xs is left
+// in no order.
+func selectFront[T any](xs []T, k int, before func(a, b *T) bool) {
+	k = min(k, len(xs))
+	for i := 1; i < len(xs) && k > 0; i++ {
+		if i >= k && !before(&xs[i], &xs[k-1]) {
 			continue
 		}
-		// Insert cs[i] into the sorted front, dropping the front's last
-		// item to where cs[i] was once the front is full.
-		at, t := min(i, k-1), cs[i]
+		// Insert xs[i] into the sorted front, dropping the front's last
+		// item to where xs[i] was once the front is full.
+		at, t := min(i, k-1), xs[i]
 		if i >= k {
-			cs[i] = cs[k-1]
+			xs[i] = xs[k-1]
 		}
-		for at > 0 && t.before(&cs[at-1]) {
-			cs[at] = cs[at-1]
+		for at > 0 && before(&t, &xs[at-1]) {
+			xs[at] = xs[at-1]
 			at--
 		}
-		cs[at] = t
+		xs[at] = t
 	}
 }
 
@@ -438,7 +445,7 @@ func (k *clearKey) before(o *clearKey) bool {
 // was a tenth of a half-full priority pass.
 func (c *consolidation) cheapestFirst(ord []int32, k int) {
 	keys := c.keys
-	if k > 32 { // many small nodes: selection would cost k passes
+	if k > 32 { // many small nodes: an item may take k steps into the front
 		slices.SortFunc(keys, func(a, b clearKey) int {
 			switch {
 			case a.node == b.node:
@@ -450,15 +457,7 @@ func (c *consolidation) cheapestFirst(ord []int32, k int) {
 		})
 		k = 0
 	}
-	for i := 0; i < k && i < len(keys); i++ {
-		best := i
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j].before(&keys[best]) {
-				best = j
-			}
-		}
-		keys[i], keys[best] = keys[best], keys[i]
-	}
+	selectFront(keys, k, (*clearKey).before)
 	for i := range keys {
 		ord[i] = keys[i].node
 	}

@@ -277,3 +277,45 @@ func TestCheapestTargetsAsSort(t *testing.T) {
 		})
 	}
 }
+
+// TestCheapestNodesAsSort: the nodes a gang clears whole are the first
+// ones of a sort by what clearing them costs, in its order.
+func TestCheapestNodesAsSort(t *testing.T) {
+	cases := []struct {
+		name   string
+		n, k   int
+		spread int32 // range of cost and lost: small means ties
+	}{
+		{"one node wanted", 50, 1, 2},
+		{"as many as there are", 8, 8, 2},
+		{"a few of many, ties", 300, 6, 2},
+		{"a few of many, few ties", 300, 6, 1000},
+		{"many of many, sorted in full", 300, 40, 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(tc.n+tc.k)))
+			for round := range 200 {
+				var c consolidation
+				var ord []int32
+				for _, node := range rng.Perm(tc.n) {
+					ord = append(ord, int32(node))
+					c.keys = append(c.keys, clearKey{cost: rng.Int32N(tc.spread), lost: rng.Int64N(int64(tc.spread)), node: int32(node)})
+				}
+				want := slices.Clone(c.keys)
+				slices.SortFunc(want, func(a, b clearKey) int {
+					if a.before(&b) {
+						return -1
+					}
+					return 1
+				})
+				c.cheapestFirst(ord, tc.k)
+				for i := range tc.k {
+					if ord[i] != want[i].node {
+						t.Fatalf("round %d: node %d is %d, want %d", round, i, ord[i], want[i].node)
+					}
+				}
+			}
+		})
+	}
+}
