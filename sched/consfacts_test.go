@@ -7,14 +7,17 @@ import (
 )
 
 // TestClearFactsPlanAsFresh checks that consolidation's facts kept within
-// a pass (consfacts.go) never change a plan: a Scheduler keeping them and
-// one working every search out afresh plan the same random clusters,
-// through passes in which the plan applies (moves included) and tasks
-// end, byte for byte. The fragmented clusters make many searches per pass
-// over nodes whose tasks the earlier searches moved, under every policy,
-// with preemption, topology, elastic jobs, interactive and young tasks,
-// and now and then a preemption budget.
+// a pass (consfacts.go) and its movers list repaired from the previous
+// pass (sortmemo.go) never change a plan: a warm Scheduler and a fresh one
+// that works every search out afresh plan the same random clusters,
+// through passes in which the plan applies (moves included), tasks end
+// and jobs come and go with Revs, byte for byte. The fragmented clusters
+// make many searches per pass over nodes whose tasks the earlier searches
+// moved, under every policy, with preemption, topology, elastic jobs,
+// interactive and young tasks, and now and then a preemption budget.
 func TestClearFactsPlanAsFresh(t *testing.T) {
+	defer func(n int) { memoMinJobs = n }(memoMinJobs)
+	memoMinJobs = 1
 	cases := []struct {
 		name string
 		gen  func(*rand.Rand) *Snapshot
@@ -28,10 +31,13 @@ func TestClearFactsPlanAsFresh(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(41, 7))
 			var kept Scheduler
+			var rev uint64
 			moves := 0
 			for c := range 300 {
 				s := tc.gen(rng)
+				var prev *Snapshot
 				for step := range 6 {
+					giveRevs(rng, prev, s, &rev)
 					p, err := kept.Schedule(s)
 					if err != nil {
 						t.Fatalf("case %d step %d: %v", c, step, err)
@@ -50,13 +56,16 @@ func TestClearFactsPlanAsFresh(t *testing.T) {
 					moves += len(plan.Moves)
 					next := cloneSnapshot(s)
 					evolve(rng, next, &plan)
-					s = next
+					if step%2 == 1 {
+						churn(rng, next, step)
+					}
+					prev, s = s, next
 				}
 			}
 			if kept.cons.kept == 0 || moves == 0 {
 				t.Fatalf("%d facts used, %d moves: the test proves nothing", kept.cons.kept, moves)
 			}
-			t.Logf("%d facts used, %d moves", kept.cons.kept, moves)
+			t.Logf("%d facts used, %d moves, %d lists repaired", kept.cons.kept, moves, kept.orders.repaired)
 		})
 	}
 }
