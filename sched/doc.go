@@ -104,9 +104,9 @@
 // mostly as they were, each checked so that it cannot change a plan: per
 // Job.Rev a job's validation, whether it can ever fit and its place in
 // the static queue orders (jobmemo.go); and the pass's long sorted lists
-// (victim lists, multifactor queues, fair share's submission order,
-// EASY's and conservative's releases: orderMemo, sortmemo.go), repaired
-// from the previous pass's order and accepted only when strictly
-// increasing, the one order a sort can give. Tests compare a warm
+// (victim lists, consolidation's movers, multifactor queues, fair
+// share's submission order, EASY's and conservative's releases:
+// orderMemo, sortmemo.go), repaired from the previous pass's order and
+// accepted only when strictly increasing, the one order a sort can give. Tests compare a warm
 // Scheduler's plans after changes with a fresh one's.
 package sched
