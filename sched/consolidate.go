@@ -59,8 +59,9 @@ const (
 )
 
 // consolidation is the consolidation stage: it owns the pool's movers
-// indexed by node, the searches that failed, and the candidate targets and
-// movers' new placements of the current try. It reads the snapshot and the
+// indexed by node, what they can free per node (consfacts.go), the
+// searches that failed, and the candidate targets and movers' new
+// placements of the current try. It reads the snapshot and the
 // victim rules (gone, budgetSpent, lessLost); a try moves tasks inside the
 // preemption's statement (evict, rollback, minimize, setFinal), so it
 // writes what that writes, plus the planning state's slots, the plan's
@@ -73,12 +74,21 @@ type consolidation struct {
 	st  *state
 	vic *victimLists
 	// built marks pools whose movers are indexed; movers holds them
-	// grouped by node, at gives each node's range in movers, and pools
-	// each pool's.
+	// grouped by node, at gives each node's range in movers (by node
+	// index: a map lookup per node was a tenth of a half-full pass), and
+	// pools each pool's.
 	built  []bool
 	movers []int32
-	at     map[int32][2]int32
+	at     [][2]int32
 	pools  [][2]int32
+	// facts keeps per node what its movers can free, for the pass's next
+	// searches (consfacts.go); budgets turns it off.
+	facts   []clearFacts
+	budgets bool
+	// noFacts works everything out afresh: the tests' reference; kept
+	// counts the answers facts gave, for the tests.
+	noFacts bool
+	kept    int
 	// failed remembers, per pool, searches that found nothing; searches
 	// counts each pool's searches.
 	failed   [][]consFail
@@ -113,9 +123,8 @@ func (c *consolidation) reset(pools int) {
 	c.pools = resize(c.pools, pools)
 	c.searches = resize(c.searches, pools)
 	c.movers = c.movers[:0]
-	if len(c.at) > 0 {
-		clear(c.at)
-	}
+	c.at = c.at[:0] // sized and cleared when a pool's movers are first indexed
+	c.facts = c.facts[:0]
 	for len(c.failed) < pools {
 		c.failed = append(c.failed, nil)
 	}
@@ -138,8 +147,9 @@ func (c *consolidation) movable(a int32) bool {
 // grouped by node, smallest first and then by the work they would lose.
 func (c *consolidation) indexMovers(pool int) {
 	c.built[pool] = true
-	if c.at == nil {
-		c.at = make(map[int32][2]int32)
+	if len(c.at) == 0 {
+		c.at = resize(c.at, len(c.s.Nodes))
+		c.beginFacts()
 	}
 	start := len(c.movers)
 	for _, a := range c.p.sc.poolRuns[pool] {
@@ -154,7 +164,10 @@ func (c *consolidation) indexMovers(pool int) {
 	}
 	ms := c.movers[start:]
 	c.pools[pool] = [2]int32{int32(start), int32(len(c.movers))}
-	slices.SortFunc(ms, func(a, b int32) int {
+	// Repaired from the previous pass's list where it can be
+	// (sortmemo.go): sorting the movers of a half-full pool was a tenth of
+	// a pass that consolidates.
+	c.p.sc.orders.sort(pool*listKinds+listMovers, ms, len(c.s.Allocs), c.p.sc.allocs.newOf, func(a, b int32) int {
 		na, nb := c.s.Allocs[a].Nodes[0], c.s.Allocs[b].Nodes[0]
 		if na.Node != nb.Node {
 			return int(na.Node - nb.Node)
@@ -163,7 +176,7 @@ func (c *consolidation) indexMovers(pool int) {
 			return int(na.Slots - nb.Slots)
 		}
 		return c.vic.lessLost(a, b)
-	})
+	}, nil)
 	for i := 0; i < len(ms); {
 		n := c.s.Allocs[ms[i]].Nodes[0].Node
 		k := i
@@ -191,20 +204,12 @@ func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome 
 	c.cands, c.pick = c.cands[:0], c.pick[:0]
 	if c.st.spansNodes(r) {
 		c.gangTargets(r)
+		c.cheapestTargets()
 	} else {
 		c.nodeTargets(r)
+		c.cheapestTargets()
+		c.pickTried(r)
 	}
-	slices.SortFunc(c.cands, func(a, b consTarget) int {
-		switch {
-		case a.moved != b.moved:
-			return int(a.moved - b.moved)
-		case a.hi-a.lo != b.hi-b.lo:
-			return int((a.hi - a.lo) - (b.hi - b.lo))
-		case a.lost != b.lost:
-			return cmp64(a.lost, b.lost)
-		}
-		return int(a.node - b.node)
-	})
 	for i := 0; i < len(c.cands) && i < maxConsolidationTries; i++ {
 		if o := c.tryMoves(j, r, c.cands[i], backfill); o != failed {
 			return o
@@ -212,6 +217,41 @@ func (c *consolidation) consolidate(j int32, r *request, backfill bool) outcome 
 	}
 	c.failed[r.pool] = append(c.failed[r.pool], consFail{gpu: r.gpu, oneSwitch: r.oneSwitch, slots: r.slots})
 	return failed
+}
+
+// cheapestTargets moves the maxConsolidationTries cheapest candidates to
+// the front of cands, cheapest first: only those are tried. Sorting all of
+// them (one per node of the pool for a one-node task, 7,500 on the
+// half-full benchmark cluster, 32 times a pass) was a third of the pass.
+// No two candidates share a first node (a one-node task has one per node,
+// a gang one per group or switch, and those hold different nodes), so
+// before is a strict total order and the front is the sort's, exactly.
+func (c *consolidation) cheapestTargets() {
+	selectFront(c.cands, maxConsolidationTries, (*consTarget).before)
+}
+
+// selectFront moves the k first items of xs under before, a strict total
+// order, to its front in that order, as a sort would, in one walk that
+// compares most items with the front's last only; the rest of xs is left
+// in no order.
+func selectFront[T any](xs []T, k int, before func(a, b *T) bool) {
+	k = min(k, len(xs))
+	for i := 1; i < len(xs) && k > 0; i++ {
+		if i >= k && !before(&xs[i], &xs[k-1]) {
+			continue
+		}
+		// Insert xs[i] into the sorted front, dropping the front's last
+		// item to where xs[i] was once the front is full.
+		at, t := min(i, k-1), xs[i]
+		if i >= k {
+			xs[i] = xs[k-1]
+		}
+		for at > 0 && before(&t, &xs[at-1]) {
+			xs[at] = xs[at-1]
+			at--
+		}
+		xs[at] = t
+	}
 }
 
 func (c *consolidation) consFailed(r *request) bool {
@@ -227,23 +267,14 @@ func (c *consolidation) consFailed(r *request) bool {
 // them to pick and returns the slots they hold, or -1 when the node's
 // movers cannot free that much.
 func (c *consolidation) clearNode(n int32, need int32) int32 {
-	rg, ok := c.at[n]
-	if !ok || need <= 0 {
-		if need <= 0 {
-			return 0
-		}
+	if need <= 0 {
+		return 0
+	}
+	if total, _ := c.moverSums(n); total < need {
 		return -1
 	}
+	rg := c.at[n]
 	ms := c.movers[rg[0]:rg[1]]
-	total := int32(0)
-	for _, a := range ms {
-		if c.movable(a) {
-			total += c.s.Allocs[a].Nodes[0].Slots
-		}
-	}
-	if total < need {
-		return -1
-	}
 	// Movers are sorted smallest first: take the smallest that covers
 	// what is left, else the largest, until nothing is left.
 	base := len(c.pick)
@@ -277,15 +308,38 @@ func (c *consolidation) nodeTargets(r *request) {
 			continue
 		}
 		for _, n := range g.nodes {
-			lo := int32(len(c.pick))
-			moved := c.clearNode(n, r.slots-c.st.avail(n))
-			if moved <= 0 {
-				c.pick = c.pick[:lo]
-				continue
+			// The movers are picked again for the few targets tried
+			// (pickTried); until then hi-lo only counts them.
+			if moved, count, lost := c.pickFacts(n, r.slots-c.st.avail(n)); moved > 0 {
+				c.cands = append(c.cands, consTarget{hi: count, moved: moved, lost: lost, node: n})
 			}
-			c.cands = append(c.cands, c.target(lo, moved, n))
 		}
 	}
+}
+
+// pickTried picks the movers of the targets nodeTargets listed that will
+// be tried, as it would have, on the state it saw.
+func (c *consolidation) pickTried(r *request) {
+	for i := range min(len(c.cands), maxConsolidationTries) {
+		t := &c.cands[i]
+		lo := int32(len(c.pick))
+		c.clearNode(t.node, r.slots-c.st.avail(t.node))
+		t.lo, t.hi = lo, int32(len(c.pick))
+	}
+}
+
+// before orders targets by slots moved, then moves, then work lost, then
+// first node.
+func (t *consTarget) before(o *consTarget) bool {
+	switch {
+	case t.moved != o.moved:
+		return t.moved < o.moved
+	case t.hi-t.lo != o.hi-o.lo:
+		return t.hi-t.lo < o.hi-o.lo
+	case t.lost != o.lost:
+		return t.lost < o.lost
+	}
+	return t.node < o.node
 }
 
 func (c *consolidation) target(lo, moved, node int32) consTarget {
@@ -318,21 +372,25 @@ func (c *consolidation) gangTargets(r *request) {
 // members of a switch when in is set.
 func (c *consolidation) gangTarget(g *group, r *request, in *bitset) {
 	whole, rem := r.slots/g.size, r.slots%g.size
-	// Order the nodes by what it costs to clear them whole.
-	ord := c.order[:0]
+	// Order the nodes that can be cleared whole by what it costs. One
+	// walk of a node's movers tells both whether clearNode could clear it
+	// (their slots cover the need) and what they would lose.
+	ord, keys := c.order[:0], c.keys[:0]
 	for pos, n := range g.nodes {
 		if in != nil && !in.has(int32(pos)) {
 			continue
 		}
-		if c.clearCost(n, g.size-c.st.avail(n)) >= 0 {
+		need := g.size - c.st.avail(n)
+		if slots, lost := c.moverSums(n); need <= 0 || slots >= need {
 			ord = append(ord, n)
+			keys = append(keys, clearKey{cost: need, lost: lost, node: n})
 		}
 	}
-	c.order = ord
+	c.order, c.keys = ord, keys
 	if int32(len(ord)) < whole {
 		return
 	}
-	c.cheapestFirst(g, ord, int(whole))
+	c.cheapestFirst(ord, int(whole))
 	lo := int32(len(c.pick))
 	moved := int32(0)
 	for _, n := range ord[:whole] {
@@ -380,16 +438,14 @@ func (k *clearKey) before(o *clearKey) bool {
 	return k.node < o.node
 }
 
-// cheapestFirst reorders ord so that its first k nodes are the cheapest to
-// clear whole, cheapest first. Only those are used, so they are selected
-// rather than every node of the group sorted (with nodeLost recomputed at
-// each comparison), which was a tenth of a half-full priority pass.
-func (c *consolidation) cheapestFirst(g *group, ord []int32, k int) {
-	keys := c.keys[:0]
-	for _, n := range ord {
-		keys = append(keys, clearKey{cost: g.size - c.st.avail(n), lost: c.nodeLost(n), node: n})
-	}
-	if k > 32 { // many small nodes: selection would cost k passes
+// cheapestFirst reorders ord, whose nodes' keys are in c.keys, so that
+// its first k nodes are the cheapest to clear whole, cheapest first. Only
+// those are used, so they are selected rather than every node of the
+// group sorted (with the lost work recomputed at each comparison), which
+// was a tenth of a half-full priority pass.
+func (c *consolidation) cheapestFirst(ord []int32, k int) {
+	keys := c.keys
+	if k > 32 { // many small nodes: an item may take k steps into the front
 		slices.SortFunc(keys, func(a, b clearKey) int {
 			switch {
 			case a.node == b.node:
@@ -401,43 +457,11 @@ func (c *consolidation) cheapestFirst(g *group, ord []int32, k int) {
 		})
 		k = 0
 	}
-	for i := 0; i < k && i < len(keys); i++ {
-		best := i
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j].before(&keys[best]) {
-				best = j
-			}
-		}
-		keys[i], keys[best] = keys[best], keys[i]
-	}
+	selectFront(keys, k, (*clearKey).before)
 	for i := range keys {
 		ord[i] = keys[i].node
 	}
 	c.keys = keys[:0]
-}
-
-// nodeLost is the work the movable tasks on node n would lose.
-func (c *consolidation) nodeLost(n int32) int64 {
-	rg, ok := c.at[n]
-	if !ok {
-		return 0
-	}
-	lost := int64(0)
-	for _, a := range c.movers[rg[0]:rg[1]] {
-		if c.movable(a) {
-			lost += c.s.Allocs[a].Lost(c.s.Now)
-		}
-	}
-	return lost
-}
-
-// clearCost returns the slots clearNode would move on n for need, or -1,
-// without keeping the pick.
-func (c *consolidation) clearCost(n, need int32) int32 {
-	lo := len(c.pick)
-	moved := c.clearNode(n, need)
-	c.pick = c.pick[:lo]
-	return moved
 }
 
 // tryMoves evicts one target's movers, places the task on the slots they

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -220,5 +221,101 @@ func TestConsolidationBeforePreemption(t *testing.T) {
 	plan := mustSchedule(t, s)
 	if len(plan.Preemptions) != 0 || len(plan.Moves) != 1 {
 		t.Fatalf("want one move and no preemption\n%s", fmtPlan(s, &plan))
+	}
+}
+
+// TestCheapestTargetsAsSort: the targets tried are the first ones of the
+// full sort that consolidate used to do, in its order, whatever ties the
+// slots moved, the moves and the work lost have (nodes differ, as they
+// do among one search's targets).
+func TestCheapestTargetsAsSort(t *testing.T) {
+	cases := []struct {
+		name   string
+		n      int
+		spread int32 // range of moved, moves and lost: small means ties
+	}{
+		{"none", 0, 3},
+		{"fewer than the tries", 3, 3},
+		{"as many as the tries", maxConsolidationTries, 2},
+		{"many, ties everywhere", 200, 2},
+		{"many, few ties", 200, 1000},
+	}
+	sorted := func(a, b consTarget) int {
+		switch {
+		case a.moved != b.moved:
+			return int(a.moved - b.moved)
+		case a.hi-a.lo != b.hi-b.lo:
+			return int((a.hi - a.lo) - (b.hi - b.lo))
+		case a.lost != b.lost:
+			return cmp64(a.lost, b.lost)
+		}
+		return int(a.node - b.node)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, uint64(tc.n)))
+			for round := range 300 {
+				var c consolidation
+				for i, node := range rng.Perm(tc.n) {
+					lo := int32(i * 10)
+					c.cands = append(c.cands, consTarget{lo: lo, hi: lo + 1 + rng.Int32N(tc.spread),
+						moved: rng.Int32N(tc.spread), lost: rng.Int64N(int64(tc.spread)), node: int32(node)})
+				}
+				want := slices.Clone(c.cands)
+				slices.SortFunc(want, sorted)
+				c.cheapestTargets()
+				k := min(tc.n, maxConsolidationTries)
+				if !slices.Equal(c.cands[:k], want[:k]) {
+					t.Fatalf("round %d: tried %v, want %v", round, c.cands[:k], want[:k])
+				}
+				rest := slices.Clone(c.cands)
+				slices.SortFunc(rest, sorted)
+				if !slices.Equal(rest, want) {
+					t.Fatalf("round %d: targets lost or duplicated", round)
+				}
+			}
+		})
+	}
+}
+
+// TestCheapestNodesAsSort: the nodes a gang clears whole are the first
+// ones of a sort by what clearing them costs, in its order.
+func TestCheapestNodesAsSort(t *testing.T) {
+	cases := []struct {
+		name   string
+		n, k   int
+		spread int32 // range of cost and lost: small means ties
+	}{
+		{"one node wanted", 50, 1, 2},
+		{"as many as there are", 8, 8, 2},
+		{"a few of many, ties", 300, 6, 2},
+		{"a few of many, few ties", 300, 6, 1000},
+		{"many of many, sorted in full", 300, 40, 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(tc.n+tc.k)))
+			for round := range 200 {
+				var c consolidation
+				var ord []int32
+				for _, node := range rng.Perm(tc.n) {
+					ord = append(ord, int32(node))
+					c.keys = append(c.keys, clearKey{cost: rng.Int32N(tc.spread), lost: rng.Int64N(int64(tc.spread)), node: int32(node)})
+				}
+				want := slices.Clone(c.keys)
+				slices.SortFunc(want, func(a, b clearKey) int {
+					if a.before(&b) {
+						return -1
+					}
+					return 1
+				})
+				c.cheapestFirst(ord, tc.k)
+				for i := range tc.k {
+					if ord[i] != want[i].node {
+						t.Fatalf("round %d: node %d is %d, want %d", round, i, ord[i], want[i].node)
+					}
+				}
+			}
+		})
 	}
 }

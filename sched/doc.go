@@ -90,7 +90,9 @@
 // preemptor (preempt.go) the statement of tentative evictions and the
 // searches' scratch, and evicts, rolls back, trims and commits;
 // consolidation (consolidate.go) the movers and targets of the
-// consolidation stage; licensePass (licenses.go) the license counts and
+// consolidation stage, and what each node's movers can free, kept for the
+// pass's later searches until one of the node's tasks is evicted
+// (consfacts.go); licensePass (licenses.go) the license counts and
 // profiles; nodeProfile (nodeprofile.go) conservative backfill's per-node
 // profile, with the window view its gang searches move from moment to
 // moment (nodeview.go); elasticPass (elastic.go) elastic task sizes and growth; and
@@ -102,9 +104,9 @@
 // mostly as they were, each checked so that it cannot change a plan: per
 // Job.Rev a job's validation, whether it can ever fit and its place in
 // the static queue orders (jobmemo.go); and the pass's long sorted lists
-// (victim lists, multifactor queues, fair share's submission order,
-// EASY's and conservative's releases: orderMemo, sortmemo.go), repaired
-// from the previous pass's order and accepted only when strictly
-// increasing, the one order a sort can give. Tests compare a warm
+// (victim lists, consolidation's movers, multifactor queues, fair
+// share's submission order, EASY's and conservative's releases:
+// orderMemo, sortmemo.go), repaired from the previous pass's order and
+// accepted only when strictly increasing, the one order a sort can give. Tests compare a warm
 // Scheduler's plans after changes with a fresh one's.
 package sched

@@ -7,8 +7,8 @@ package sched
 // replay (gscan, gangPos, taken) and minimize's per-node need. It reads
 // the snapshot, and the candidates' verdicts through the pass's victim
 // lists (vic); it writes the planning state's drains, the Scheduler's
-// evicted and final marks, the plan's preemptions, and commits through
-// the pass.
+// evicted and final marks (telling consolidation, whose kept facts
+// depend on them), the plan's preemptions, and commits through the pass.
 type preemptor struct {
 	p *pass
 	// s and st are the pass's snapshot and planning state.
@@ -112,6 +112,7 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 // pass; victimIndex must then look at its nodes again.
 func (pm *preemptor) setFinal(a int32) {
 	pm.p.sc.final[a] = true
+	pm.p.cons.forget(a)
 	if pm.st.track {
 		for _, ns := range pm.s.Allocs[a].Nodes {
 			pm.st.noteDirty(ns.Node)
@@ -122,6 +123,7 @@ func (pm *preemptor) setFinal(a int32) {
 func (pm *preemptor) evict(a int32, rule *victimRule) {
 	pm.vic.account(rule, a, -1)
 	pm.p.sc.evicted[a] = true
+	pm.p.cons.forget(a)
 	pm.stmt = append(pm.stmt, a)
 	for _, ns := range pm.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
@@ -133,6 +135,7 @@ func (pm *preemptor) evict(a int32, rule *victimRule) {
 func (pm *preemptor) restore(a int32, rule *victimRule) {
 	pm.vic.account(rule, a, +1)
 	pm.p.sc.evicted[a] = false
+	pm.p.cons.forget(a)
 	for _, ns := range pm.s.Allocs[a].Nodes {
 		if ns.Slots > 0 {
 			pm.st.removeDrain(ns.Node, ns.Slots)

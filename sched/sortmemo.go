@@ -4,8 +4,8 @@ import "slices"
 
 // A pass sorts long lists that a small change barely moves: every
 // running task of a pool as victims (40,000 on a full cluster, priority,
-// fair share, quota and multifactor), a multifactor pool's queue (100,000
-// jobs). orderMemo keeps each sorted list from the previous pass and
+// fair share, quota and multifactor) or as movers for consolidation (by
+// node), a multifactor pool's queue (100,000 jobs). orderMemo keeps each sorted list from the previous pass and
 // repairs it instead of sorting again: the kept items still in the list
 // are taken in their old order, those now out of order and the new ones
 // are sorted apart and merged in.
@@ -51,6 +51,7 @@ const (
 	listFSFirst
 	listReleases
 	listProfile
+	listMovers
 	listKinds
 )
 
