@@ -61,10 +61,25 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	for _, n := range c.nodes {
 		ag := h.agent(n.name, n.gpus)
 		ag.HoldPreempt = c.checkpoint > 0
+		ag.OnStart = d.onStart
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
 	return d
+}
+
+// onStart fails the start of the attempt a case job names (startFail);
+// others run. The agents call it in a sync, on the test's goroutine.
+func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
+	id, err := strconv.ParseInt(sp.JobID, 10, 64)
+	i, ok := d.byID[id]
+	if err != nil || !ok {
+		return nil
+	}
+	if j := d.c.jobs[i]; j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
+		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
+	}
+	return nil
 }
 
 // now is the clock in seconds from the start.

@@ -47,6 +47,11 @@ type rjob struct {
 	// it has done that much work (at full size for an elastic job).
 	fail     float64
 	failTask int
+	// startFail, when positive, is the attempt of task startFailTask
+	// (as the master numbers them) whose start fails: the agents report
+	// it exited, failed, without running (mastertest.Exit.StartError).
+	startFail     int
+	startFailTask int
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

@@ -162,3 +162,14 @@ func exportFails(failed map[int]int64) []scenario.TaskFail {
 	}
 	return out
 }
+
+// exportStartFails are the starts that failed live (startFailed: each
+// task's attempt that could not start, as the simulator counts them), by
+// task, as the scenario's start_fails: the simulator fails that start.
+func exportStartFails(startFailed map[int]int) []scenario.StartFail {
+	var out []scenario.StartFail
+	for _, task := range slices.Sorted(maps.Keys(startFailed)) {
+		out = append(out, scenario.StartFail{Task: task, Attempt: startFailed[task]})
+	}
+	return out
+}

@@ -48,6 +48,9 @@ type historyEvents struct {
 	// moved are the attempts asked to move or resize: the attempt the
 	// task restarts as on its reserved placement continues them (first).
 	moved map[attemptKey]bool
+	// startFailed are the attempts that could not start: the reason of
+	// their task's transition to failed is a startFailure.
+	startFailed map[attemptKey]bool
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -56,7 +59,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
-		moved: map[attemptKey]bool{}}
+		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
@@ -71,6 +74,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 				h.changes[e.JobID] = append(h.changes[e.JobID], c)
 			}
 		case e.Index < 0:
+		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
+			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
@@ -95,6 +100,12 @@ type jobWork struct {
 	// the most work any task did.
 	failed map[int]int64
 	most   int64
+	// startFailed maps the tasks whose last attempt could not start to
+	// that attempt's number as the simulator counts them (simAttempt).
+	// A restart on a move's placement that could not start is a failure
+	// in failed instead: to the simulator the move continues the attempt
+	// at once, with no start that could fail.
+	startFailed map[int]int
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
@@ -127,7 +138,15 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		work[a.Index] += (sec(end) - sec(a.StartedAt)) * rate
 		done[a.Index] = a.EndState == store.AttemptCompleted
 		if a.EndState == store.AttemptFailed {
-			failed[a.Index] = true // a failed task is never retried
+			// A failed task, whose start failed or not, is never retried.
+			if n, ok := hist.startFailure(atts, a); ok {
+				if w.startFailed == nil {
+					w.startFailed = map[int]int{}
+				}
+				w.startFailed[a.Index] = n
+			} else {
+				failed[a.Index] = true
+			}
 		}
 		if a.EndState == store.AttemptCompleted || a.EndState == store.AttemptFailed {
 			last[a.Index] = [2]int64{sec(end) - sec(a.StartedAt), rate}
@@ -191,6 +210,41 @@ func sameMoment(a, b time.Time) bool {
 	return d > -time.Second && d < time.Second
 }
 
+// continues says whether attempt a is its task restarting on the
+// placement a move or resize reserved, continuing the attempt before it
+// (prev) as the simulator counts attempts.
+func (h *historyEvents) continues(atts []store.Attempt, a store.Attempt) (prev store.Attempt, ok bool) {
+	for i := range atts {
+		if b := atts[i]; b.JobID == a.JobID && b.Index == a.Index && b.Number == a.Number-1 {
+			return b, h.moved[attemptKey{b.JobID, b.Index, b.Number}] && b.EndState == store.AttemptPreempted &&
+				a.StartedAt.Equal(b.EndedAt)
+		}
+	}
+	return store.Attempt{}, false
+}
+
+// startFailure says whether attempt a could not start, and its number
+// as the simulator (and the decision log) counts its task's attempts,
+// from 1, a move or resize continuing the attempt before it; false too
+// when a is such a continuation, which the simulator never starts.
+func (h *historyEvents) startFailure(atts []store.Attempt, a store.Attempt) (int, bool) {
+	if !h.startFailed[attemptKey{a.JobID, a.Index, a.Number}] {
+		return 0, false
+	}
+	if _, ok := h.continues(atts, a); ok {
+		return 0, false
+	}
+	n := 0
+	for _, b := range atts {
+		if b.JobID == a.JobID && b.Index == a.Index && b.Number <= a.Number {
+			if _, ok := h.continues(atts, b); !ok {
+				n++
+			}
+		}
+	}
+	return n, true
+}
+
 // first is when attempt a began as the simulator counts attempts: the
 // start of the attempt a move or resize continued (the task restarted
 // on its reserved placement as the checkpoint landed), else its own. Its
@@ -198,16 +252,10 @@ func sameMoment(a, b time.Time) bool {
 // (mattempt.first).
 func (h *historyEvents) first(atts []store.Attempt, a store.Attempt) time.Time {
 	for {
-		var prev *store.Attempt
-		for i := range atts {
-			if b := &atts[i]; b.JobID == a.JobID && b.Index == a.Index && b.Number == a.Number-1 {
-				prev = b
-			}
-		}
-		if prev == nil || !h.moved[attemptKey{prev.JobID, prev.Index, prev.Number}] ||
-			prev.EndState != store.AttemptPreempted || !a.StartedAt.Equal(prev.EndedAt) {
+		prev, ok := h.continues(atts, a)
+		if !ok {
 			return a.StartedAt
 		}
-		a = *prev
+		a = prev
 	}
 }
