@@ -465,7 +465,7 @@ func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
 		}
 		n.savedBeat = n.seen
 	}
-	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
+	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost, ag.m.now()); err != nil {
 		return err
 	}
 	n.rec.State = store.NodeLost
