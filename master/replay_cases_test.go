@@ -84,6 +84,18 @@ func featureCases() []replayCase {
 		{name: "fifo-start-fail", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: startFailJobs},
 		{name: "priority-start-fail", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
 			jobs: startFailJobs},
+		// Nodes lost and back (the export's node_down and node_up, from
+		// the store's node history): a preemptible job's task waits again
+		// with its work lost, one that is not preemptible fails, and the
+		// returns make room.
+		{name: "priority-node-loss", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n1", at: 100, back: 400}, {node: "n3", at: 150, back: 250}, {node: "n2", at: 200, back: 450}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 600, extra: lowPrio},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 300, extra: preemptible},
+				{name: "d", slots: 2, submit: 50, run: 200},
+				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
+			}},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).

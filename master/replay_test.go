@@ -87,6 +87,15 @@ type replayCase struct {
 	// agents report the landing that long after the request (the export
 	// reads it back as the pool's checkpoint_cost); 0 lands at once.
 	checkpoint float64
+	// downs are nodes lost and back (the config should say
+	// lost_node_grace: 0s, as the simulator ends the attempts at once).
+	downs []rdown
+}
+
+// rdown is a node lost at at and, when back is positive, back then.
+type rdown struct {
+	node     string
+	at, back float64
 }
 
 // replayNodes are nodes of mixed sizes.

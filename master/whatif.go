@@ -40,7 +40,8 @@ import (
 // until then, if it starts), and one submitted after a pass that decided
 // something in its second is marked after_pass (whatif_work.go). Its
 // priority and weight changes are set_priority and set_weight events
-// (whatif_changes.go). What
+// (whatif_changes.go), and the losses and returns of the file's nodes in
+// the window node_down and node_up events (the store's node history). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -129,6 +130,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
+	nodeEvents, err := ca.exportNodeEvents(ctx, sc, since, until)
+	if err != nil {
+		return nil, err
+	}
+	sc.Events = append(sc.Events, nodeEvents...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -275,11 +281,11 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	switch {
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
-	case len(w.failed) > 0 || len(w.startFailed) > 0:
+	case len(w.failed) > 0 || len(w.startFailed) > 0 || w.lost > 0:
 		// No task completed: any run time longer than every task's work
 		// replays the failures (and the failed starts, after the work of
-		// the attempts before them) alike, and the tasks killed with the
-		// job run until the kill.
+		// the attempts before them, and the losses of the nodes they ran
+		// on) alike, and the tasks killed with the job run until the kill.
 		sj.Duration = w.most + 1
 	case w.limited:
 		// Its time limit ended it: the replay's ends it too.

@@ -19,7 +19,8 @@ import (
 // and it counts in whole seconds. So a task's work is read off the live
 // attempts the same way: each attempt counts from its start to its end,
 // or for a preempted one to the request (the event log's transition to
-// preempting; the checkpoint that follows does no work), each time
+// preempting; the checkpoint that follows does no work; a lost attempt
+// does none, its progress lost with its node), each time
 // truncated to whole seconds from the window's start, as the export
 // truncates submissions. Counting the attempts' lengths instead, as the
 // export did, made a preempted job replay only its last attempt's work,
@@ -106,15 +107,18 @@ type jobWork struct {
 	// in failed instead: to the simulator the move continues the attempt
 	// at once, with no start that could fail.
 	startFailed map[int]int
+	// lost counts the tasks whose last attempt its node's loss ended (the
+	// task failed, or waits still); most counts the work such an attempt
+	// had reached, which a run time must pass for the loss to replay.
+	lost int
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
 // attempt does as much work per second as it holds slots.
 func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
-	work := map[int]int64{}
-	done, failed := map[int]bool{}, map[int]bool{}
-	last := map[int][2]int64{} // the ending attempt's length and rate
+	tw := taskWork{work: map[int]int64{}, done: map[int]bool{}, failed: map[int]bool{}, lost: map[int]bool{},
+		last: map[int][2]int64{}, reach: map[int]int64{}}
 	var w jobWork
 	for _, a := range atts {
 		end := a.EndedAt
@@ -135,48 +139,87 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 				rate += int64(len(p.GPUs))
 			}
 		}
-		work[a.Index] += (sec(end) - sec(a.StartedAt)) * rate
-		done[a.Index] = a.EndState == store.AttemptCompleted
-		if a.EndState == store.AttemptFailed {
-			// A failed task, whose start failed or not, is never retried.
-			if n, ok := hist.startFailure(atts, a); ok {
-				if w.startFailed == nil {
-					w.startFailed = map[int]int{}
-				}
-				w.startFailed[a.Index] = n
-			} else {
-				failed[a.Index] = true
+		// A failed task, whose start failed or not, is never retried.
+		if n, ok := hist.startFailure(atts, a); ok && a.EndState == store.AttemptFailed {
+			if w.startFailed == nil {
+				w.startFailed = map[int]int{}
 			}
+			w.startFailed[a.Index] = n
+			a.EndState = "" // not a failure after work
 		}
-		if a.EndState == store.AttemptCompleted || a.EndState == store.AttemptFailed {
-			last[a.Index] = [2]int64{sec(end) - sec(a.StartedAt), rate}
-		}
+		tw.add(a, sec(a.StartedAt), sec(end), rate)
 	}
+	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
+	return w
+}
+
+// taskWork gathers what workOf reads off a job's attempts, by task.
+type taskWork struct {
+	work               map[int]int64
+	done, failed, lost map[int]bool     // how the last attempt ended
+	last               map[int][2]int64 // the ending attempt's length and rate
+	reach              map[int]int64    // the work a lost attempt had reached
+}
+
+// add counts attempt a, from start to end (whole seconds from the
+// window's start) at rate.
+func (tw *taskWork) add(a store.Attempt, start, end, rate int64) {
+	i := a.Index
+	tw.lost[i] = a.EndState == store.AttemptLost
+	if tw.lost[i] {
+		// A lost node throws away the attempt's progress, as the
+		// simulator's node_down does (what a move saved counts in the
+		// attempt it continued); the task had to be working until then.
+		tw.reach[i] = max(tw.reach[i], tw.work[i]+(end-start)*rate)
+		end = start
+	}
+	tw.work[i] += (end - start) * rate
+	tw.done[i] = a.EndState == store.AttemptCompleted
+	if a.EndState == store.AttemptFailed {
+		tw.failed[i] = true
+	}
+	if a.EndState == store.AttemptCompleted || a.EndState == store.AttemptFailed {
+		tw.last[i] = [2]int64{end - start, rate}
+	}
+}
+
+// sum fills in w from the tasks' work, for a job of slots slots.
+func (tw *taskWork) sum(w *jobWork, slots int64, elastic bool) {
 	// An elastic task's work is exported as seconds at full size: the
 	// fewest whose slot-seconds end the last attempt when it ended, as
 	// the simulator ends it (lifecycle.Task.Due rounds up to the second).
 	units := func(i int) int64 {
 		if !elastic {
-			return work[i]
+			return tw.work[i]
 		}
-		slots := int64(max(j.Slots, 1))
-		l := last[i]
+		l := tw.last[i]
 		if l[0] < 1 {
-			return (work[i] + slots - 1) / slots
+			return (tw.work[i] + slots - 1) / slots
 		}
-		return (work[i]-l[0]*l[1]+(l[0]-1)*l[1])/slots + 1
+		return (tw.work[i]-l[0]*l[1]+(l[0]-1)*l[1])/slots + 1
 	}
-	for i := range failed {
+	for i := range tw.failed {
 		if w.failed == nil {
 			w.failed = map[int]int64{}
 		}
 		w.failed[i] = units(i)
 	}
-	for i := range work {
+	for i := range tw.work {
 		w.most = max(w.most, units(i))
 	}
+	for _, r := range tw.reach {
+		if elastic {
+			r = (r + slots - 1) / slots
+		}
+		w.most = max(w.most, r)
+	}
+	for _, l := range tw.lost {
+		if l {
+			w.lost++
+		}
+	}
 	var sum int64
-	for i, d := range done {
+	for i, d := range tw.done {
 		if d {
 			sum += units(i)
 			w.n++
@@ -185,7 +228,6 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 	if w.n > 0 {
 		w.mean = sum / int64(w.n)
 	}
-	return w
 }
 
 // killedByLimit says whether a killed job ended as an attempt ran into
