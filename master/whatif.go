@@ -130,14 +130,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	nodeEvents, err := ca.exportNodeEvents(ctx, sc, since, until)
+	nodeNotes, err := ca.exportNodeEvents(ctx, sc, cfg, since, until)
 	if err != nil {
 		return nil, err
 	}
-	sc.Events = append(sc.Events, nodeEvents...)
-	if len(nodeEvents) > 0 && cfg.LostNodeGrace > 0 {
-		notes = append(notes, fmt.Sprintf("the replay ends the attempts on a lost node at once; this cluster held those of tasks that are not preemptible for lost_node_grace (%s)", cfg.LostNodeGrace))
-	}
+	notes = append(notes, nodeNotes...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {

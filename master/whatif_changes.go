@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -177,11 +178,12 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 
 // exportNodeEvents are the losses and returns in [since, until) of the
 // nodes sc's pools hold, from the store's node history, as node_down and
-// node_up events: the simulator frees what a lost node held as the live
-// master did (lost_node_grace 0: the attempts end at the loss). A
-// return of a node not lost in the window (a node down at its start)
+// node_up events, added to sc's: the simulator frees what a lost node
+// held as the live master did with lost_node_grace 0 (the attempts end
+// at the loss), and a note says so where the configuration has a grace.
+// A return of a node not lost in the window (a node down at its start)
 // is left out, as the scenario starts with every node up.
-func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, since, until time.Time) ([]scenario.Event, error) {
+func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) ([]string, error) {
 	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
 	if err != nil {
 		return nil, fmt.Errorf("read the node history: %w", err)
@@ -208,5 +210,9 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeUp, Node: e.Node})
 		}
 	}
-	return out, nil
+	sc.Events = append(sc.Events, out...)
+	if len(out) > 0 && cfg.LostNodeGrace > 0 {
+		return []string{fmt.Sprintf("the replay ends the attempts on a lost node at once; this cluster held those of tasks that are not preemptible for lost_node_grace (%s)", cfg.LostNodeGrace)}, nil
+	}
+	return nil, nil
 }
