@@ -11,8 +11,8 @@
 // an instant itself (Cluster.Step: passes until Settled, with the pure
 // shortcuts of shortcuts.go, each effect applied and told to the
 // driver's Applier) and takes events (Cluster.Observe: a submission; a
-// task ended, stopped from outside or its checkpoint landed, each by
-// version; a kill; a priority or weight change; a node going down or
+// task ended, stopped from outside, its start failed or its checkpoint
+// landed, each by version; a kill; a priority or weight change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
 // was killed or that has no tasks. It is growing into the cluster's
 // state machine of issue 13 (docs/architecture.md says where it
@@ -24,7 +24,9 @@
 // Grows; carrying reservations, Reservations; which waiting task resumes
 // first, ResumesBefore; a re-placed attempt's last checkpoint,
 // LastCheckpoint), so that the two drivers cannot drift apart on them;
-// Cluster.Fail (fail.go) ends a task that failed on its own. The core
+// Cluster.Fail (fail.go) ends a task that failed on its own, and
+// StartFailed says how a task whose start failed ends, for the master
+// and for EventStartFailed alike. The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.

@@ -6,6 +6,13 @@ package lifecycle
 // (Job.Over). The simulator has no failure of its own; a scenario
 // scripts them (a job's fails, which the what-if export writes for the
 // tasks that failed live), and the simulator applies them with Fail.
+//
+// A start that fails (the agent could not run the attempt at all) is an
+// outcome of the start effect, EventStartFailed, after which the task
+// ends as StartFailed says; a scenario scripts them too (a job's
+// start_fails), and the simulator sends the event at the instant of the
+// start, after the instant's passes, as the master hears of it from
+// the agent after the pass that started the task.
 
 // Fail ends running task ti failed at now, as a task that exits with an
 // error does, and finishes its job if that was its last task. It returns
@@ -20,11 +27,37 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	}
 	ji := t.Job
 	j := &c.Jobs[ji]
-	j.Failed++
-	j.Done++
-	o := Outcome{Applied: true, Job: ji, Slots: c.freed(j, j.release(&c.Tasks, ti, TaskFailed))}
+	o := Outcome{Applied: true, Job: ji, Slots: c.freed(j, j.fail(&c.Tasks, ti, TaskFailed))}
 	c.endIfOver(now, ji, &o)
 	return o
+}
+
+// StartFailed is the state that follows an attempt that could not start
+// (its agent could not run it: no such working directory, a GPU not on
+// the node, a pod the API server refused): the task fails, as a task
+// that exits with an error does, and is never rescheduled, whatever its
+// job's exit actions and preemptibility say. Those are for the cluster
+// taking slots back (a preemption, a lost node); a start fails for a
+// cause of the task's own, and another start would fail alike. It fails
+// too when it was asked to checkpoint before the report came, as a
+// failed part fails its task live; a kill asked before the report ends
+// it as the kill said (the driver's record). The job's other tasks run
+// on, and the job ends failed once every task has ended (Job.Over). An
+// attempt whose agent never answers is not one: it is lost, and its
+// task waits again (the master's loseAttempt). The master ends a failed
+// start by this rule (master/agents.go) and the Cluster an
+// EventStartFailed, so that a live run and its replay agree.
+func StartFailed() TaskState { return TaskFailed }
+
+// fail ends task ti of the job, which failed (a failure of its own, or
+// a start that failed), in state st, failed or the state StartFailed
+// gives; it returns the slots freed.
+func (j *Job) fail(ts *Tasks, ti int32, st TaskState) int {
+	if st == TaskFailed {
+		j.Failed++
+	}
+	j.Done++
+	return j.release(ts, ti, st)
 }
 
 // endIfOver finishes job ji at now when every task has ended (Job.Over),

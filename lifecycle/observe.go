@@ -40,9 +40,15 @@ const (
 	EventNodeDown
 	// EventNodeUp: Node is back, with the slots it had.
 	EventNodeUp
+	// EventStartFailed: the attempt that a start effect began on task
+	// Task (version Ver, as the start left it) could not start. The task
+	// ends as StartFailed says (failed, never rescheduled), its slots
+	// freed, and its job ends once every task has ended.
+	EventStartFailed
 )
 
-// Event is what Observe takes. An outcome (ended, landed, stopped)
+// Event is what Observe takes. An outcome (ended, landed, stopped,
+// start failed)
 // names version Ver of task record Task: the version the task had when
 // the promise was made (Effect's task after Step applied it, or the
 // draining record of a re-placement). A change names job record Job and,
@@ -100,8 +106,9 @@ type Outcome struct {
 }
 
 // Observe applies event e at now. An outcome applies if it still does
-// (Tasks.Current): the task exits (Exit), or its checkpoint lands
-// (Drained for a move's old placement, else Checkpointed). A stale
+// (Tasks.Current): the task exits (Exit), its checkpoint lands
+// (Drained for a move's old placement, else Checkpointed), or its start
+// failed (it ends as StartFailed says). A stale
 // outcome changes nothing, so a late or repeated report is harmless,
 // whoever sends it. A kill, priority or weight applies to a live job and
 // asks the next Step for a pass, as a tick does. A submission always
@@ -111,7 +118,7 @@ type Outcome struct {
 // were until the next Snapshot, for the driver's records.
 func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
-	case EventEnded, EventLanded, EventStopped:
+	case EventEnded, EventLanded, EventStopped, EventStartFailed:
 		return c.outcome(now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
@@ -151,8 +158,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	return Outcome{Job: -1}
 }
 
-// outcome applies a task's end, stop or landed checkpoint at now
-// (Observe).
+// outcome applies a task's end, stop, failed start or landed
+// checkpoint at now (Observe).
 func (c *Cluster) outcome(now int64, e Event) Outcome {
 	if !c.Tasks.Current(e.Task, e.Ver) {
 		return Outcome{Job: -1}
@@ -166,6 +173,9 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Slots = c.Exit(e.Task, t.Limited)
 	case e.Kind == EventStopped:
 		o.Slots = c.Exit(e.Task, false)
+	case e.Kind == EventStartFailed:
+		j := &c.Jobs[ji]
+		o.Slots = c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
 	case t.Moving:
 		// The task runs on; its job cannot have ended.
 		o.Drained, o.Slots = true, c.Drained(e.Task)

@@ -13,8 +13,8 @@ import (
 // TestStepInvariants drives a Cluster as a driver does, through Step and
 // Observe only: random submissions, kills and nodes going down and
 // coming back, and the outcomes each effect promises (a task's end by
-// Due, a checkpoint landing after a random cost) reported back by
-// version, some of them stale by then. After each Step the books must
+// Due, a checkpoint landing after a random cost, one start in ten
+// failing at once) reported back by version, some of them stale by then. After each Step the books must
 // balance (checkBooks), no node may hold more than its slots (the core
 // plans net of what drains, and Step must apply effects in an order that
 // keeps it so; a down node has none), a stale outcome must change
@@ -28,7 +28,7 @@ func TestStepInvariants(t *testing.T) {
 	}
 	for _, pool := range policies {
 		var seen [lifecycle.OpStart + 1]int
-		stale, lost := 0, 0
+		stale, lost, startFailed := 0, 0, 0
 		for seed := range uint64(10) {
 			d := newStepDriver(rand.New(rand.NewPCG(seed, 13)), pool)
 			for round := range 400 {
@@ -41,10 +41,12 @@ func TestStepInvariants(t *testing.T) {
 			}
 			stale += d.stale
 			lost += d.lost
+			startFailed += d.startFailed
 		}
 		// The runs must have done what they are meant to check.
-		if seen[lifecycle.OpStart] == 0 || stale == 0 || lost == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
-			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d: the runs check too little", pool.Name, seen, stale, lost)
+		if seen[lifecycle.OpStart] == 0 || stale == 0 || lost == 0 || startFailed == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
+			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d, starts failed %d: the runs check too little",
+				pool.Name, seen, stale, lost, startFailed)
 		}
 	}
 }
@@ -65,6 +67,8 @@ type stepDriver struct {
 	seen     [lifecycle.OpStart + 1]int // effects by op
 	stale    int                        // stale outcomes reported
 	lost     int                        // records freed by nodes going down
+	// startFailed counts the failed starts applied.
+	startFailed int
 }
 
 func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
@@ -89,6 +93,10 @@ func (d *stepDriver) Applied(now int64, e *lifecycle.Effect) {
 	case lifecycle.OpMove, lifecycle.OpResize:
 		if e.Replaced.Drain >= 0 {
 			d.promise(now+cost, lifecycle.EventLanded, e.Replaced.Drain)
+		}
+	case lifecycle.OpStart:
+		if d.rng.IntN(10) == 0 {
+			d.promise(now, lifecycle.EventStartFailed, e.Task)
 		}
 	}
 	if end, _ := t.Due(d.c.Jobs[t.Job].Shape); end >= 0 {
@@ -117,8 +125,15 @@ func (d *stepDriver) round() error {
 			d.stale++
 		}
 		inUse := d.c.InUse()
-		if o := d.c.Observe(d.now, p.ev); o.Applied == stale || stale && d.c.InUse() != inUse {
+		o := d.c.Observe(d.now, p.ev)
+		if o.Applied == stale || stale && d.c.InUse() != inUse {
 			return fmt.Errorf("outcome %+v: stale %t, applied %t, in use %d → %d", p.ev, stale, o.Applied, inUse, d.c.InUse())
+		}
+		if o.Applied && p.ev.Kind == lifecycle.EventStartFailed {
+			d.startFailed++
+			if st := d.c.Tasks.At(p.ev.Task).State; st != lifecycle.StartFailed() || inUse-d.c.InUse() != o.Slots {
+				return fmt.Errorf("start failed %+v: task %s, freed %d, in use %d → %d", p.ev, st, o.Slots, inUse, d.c.InUse())
+			}
 		}
 	}
 	for range d.rng.IntN(3) {

@@ -13,6 +13,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -231,6 +232,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventExited:
 		before := *p
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
+		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
 		if err := ag.partExited(ctx, t, n.rec.Name, p); err != nil {
 			// Nothing was stored: the part must still look running, so
 			// that the agent's resent report is applied, not ignored as
@@ -273,12 +275,31 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 	}
 	failed := p.outcome == agent.OutcomeFailed || (p.outcome == agent.OutcomeKilled && t.rec.State != store.TaskKilling)
 	if left > 0 && failed && t.rec.State != store.TaskKilling {
-		return ag.m.killTask(ctx, t, store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)))
+		to, reason := store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p))
+		if p.noStart {
+			to, reason = lifecycle.StartFailed(), startFailure(p)
+		}
+		return ag.m.killTask(ctx, t, to, reason)
 	}
 	if left > 0 {
 		return nil
 	}
 	return ag.finish(ctx, t)
+}
+
+// startFailReason starts the reason of the transitions that end a task
+// whose start failed (startFailure): the what-if export reads them back
+// as start_fails.
+const startFailReason = "could not start"
+
+// startFailure is the reason a task whose part p could not start ends:
+// "could not start on node N: what the agent said".
+func startFailure(p *mpart) string {
+	s := startFailReason + " on node " + p.node
+	if p.err != "" {
+		s += ": " + p.err
+	}
+	return s
 }
 
 // describeExit says how a part ended, for reasons.
@@ -352,6 +373,10 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		case t.next != nil:
 			then.Reason = "requeued: a node of its new placement is down"
 		}
+	case first != nil && first.noStart:
+		// What follows a failed start is the rule the simulator's
+		// lifecycle.EventStartFailed follows too.
+		tr.To, end.State, tr.Reason = lifecycle.StartFailed(), store.AttemptFailed, startFailure(first)
 	default:
 		tr.To, end.State, tr.Reason = store.TaskFailed, store.AttemptFailed, "the part on node "+first.node+" "+describeExit(first)
 	}
@@ -440,7 +465,7 @@ func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
 		}
 		n.savedBeat = n.seen
 	}
-	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost); err != nil {
+	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost, ag.m.now()); err != nil {
 		return err
 	}
 	n.rec.State = store.NodeLost

@@ -105,7 +105,11 @@
 //   - A task on several nodes (a gang) gets one start command per node,
 //     with NodeRank/NodeCount; it is running once every part reports
 //     running, and its attempt ends when every part has exited. A failed
-//     part has the others killed.
+//     part has the others killed. A part its agent could not start (an
+//     exit, failed, before any running report) ends the task as
+//     lifecycle.StartFailed says, failed and never rescheduled, the rule
+//     the simulator's EventStartFailed follows; its reason starts "could
+//     not start", which the what-if export reads back as start_fails.
 //   - A preempted attempt ends preempting → preempted → queued in one
 //     transaction; the task keeps its checkpoint directory and its restart
 //     count grows.

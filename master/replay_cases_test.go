@@ -87,6 +87,25 @@ func featureCases() []replayCase {
 		{name: "fifo-fail", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: failJobs},
 		{name: "priority-fail", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
 			jobs: failJobs},
+		// Starts that fail: a job's only task, a trial of an experiment
+		// whose others complete, a gang over two nodes, a task whose
+		// resume after a preemption fails (under priority; under FIFO it
+		// is never preempted and completes).
+		{name: "fifo-start-fail", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: startFailJobs},
+		{name: "priority-start-fail", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: startFailJobs},
+		// Nodes lost and back (the export's node_down and node_up, from
+		// the store's node history): a preemptible job's task waits again
+		// with its work lost, one that is not preemptible fails, and the
+		// returns make room.
+		{name: "priority-node-loss", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n1", at: 100, back: 400}, {node: "n3", at: 150, back: 250}, {node: "n2", at: 200, back: 450}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 600, extra: lowPrio},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 300, extra: preemptible},
+				{name: "d", slots: 2, submit: 50, run: 200},
+				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
+			}},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).
@@ -202,6 +221,20 @@ var failJobs = []rjob{
 	{name: "h", slots: 4, submit: 60, run: 100, extra: `, "priority": 10`},
 	{name: "e", slots: 4, minSlots: 1, submit: 70, run: 100, fail: 40, extra: preemptible},
 	{name: "z", slots: 1, submit: 80, run: 100},
+}
+
+// startFailJobs: x cannot start and w starts in its slots at once; a
+// trial of y cannot start while the others complete; the gang g (5
+// slots, over three nodes) cannot start (under priority it preempted y
+// for them first); p is preempted by h, and its resume cannot start.
+var startFailJobs = []rjob{
+	{name: "x", slots: 2, submit: 0, run: 300, startFail: 1, extra: preemptible},
+	{name: "y", slots: 1, tasks: 3, submit: 0, run: 200, startFail: 1, startFailTask: 2, extra: lowPrio},
+	{name: "w", slots: 2, submit: 0, run: 100},
+	{name: "g", slots: 5, submit: 30, run: 100, startFail: 1},
+	{name: "p", slots: 2, submit: 300, run: 400, startFail: 2, extra: lowPrio},
+	{name: "h", slots: 6, submit: 360, run: 100, extra: `, "priority": 10`},
+	{name: "z", slots: 1, submit: 380, run: 100},
 }
 
 // randomFeatureCases run a random workload that uses the features of

@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,6 +36,10 @@ type replayDriver struct {
 	ticks   int
 	seq     int64 // the last event seen by tick
 	seen    []int // each agent's commands seen
+	// down says which agents' nodes are lost; downs counts each of the
+	// case's downs done: 1 lost, 2 back.
+	down  []bool
+	downs []int
 }
 
 type taskKey struct {
@@ -61,10 +66,86 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	for _, n := range c.nodes {
 		ag := h.agent(n.name, n.gpus)
 		ag.HoldPreempt = c.checkpoint > 0
+		ag.OnStart = d.onStart
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
+	d.down, d.downs = make([]bool, len(d.agents)), make([]int, len(c.downs))
 	return d
+}
+
+// up lists the agents whose nodes are not lost: the others do not sync.
+func (d *replayDriver) up() []*mastertest.Agent {
+	var out []*mastertest.Agent
+	for i, ag := range d.agents {
+		if !d.down[i] {
+			out = append(out, ag)
+		}
+	}
+	return out
+}
+
+// nextDown is the time of the next node loss or return due, +Inf for none.
+func (d *replayDriver) nextDown() float64 {
+	next := math.Inf(1)
+	for k, dn := range d.c.downs {
+		switch {
+		case d.downs[k] == 0:
+			next = min(next, dn.at)
+		case d.downs[k] == 1 && dn.back > 0:
+			next = min(next, dn.back)
+		}
+	}
+	return next
+}
+
+// nodes loses the nodes whose loss is due and brings back those whose
+// return is, as the master does once an agent has been silent for its
+// timeout (lost_node_grace 0: the attempts end at once) and when it
+// registers again. A lost agent forgets what it ran, as a node that
+// died; its attempts' work is lost, as the simulator's node_down loses
+// it.
+func (d *replayDriver) nodes(t *testing.T, now float64) {
+	for k, dn := range d.c.downs {
+		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })
+		ag := d.agents[i]
+		switch {
+		case d.downs[k] == 0 && dn.at <= now+1e-9:
+			d.downs[k], d.down[i] = 1, true
+			for _, id := range ag.Running() {
+				if a := d.att[id]; a != nil {
+					a.exited = true
+				}
+			}
+			ag.Restart()
+			d.h.m.lock()
+			n := d.h.m.nodes[dn.node]
+			err := d.h.m.inBatch(d.h.ctx, func() error { return d.h.m.agents.loseNode(d.h.ctx, n, "node "+dn.node+" lost") })
+			d.h.m.mu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+		case d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
+			d.downs[k], d.down[i] = 2, false
+			if _, err := ag.Register(d.h.ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// onStart fails the start of the attempt a case job names (startFail);
+// others run. The agents call it in a sync, on the test's goroutine.
+func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
+	id, err := strconv.ParseInt(sp.JobID, 10, 64)
+	i, ok := d.byID[id]
+	if err != nil || !ok {
+		return nil
+	}
+	if j := d.c.jobs[i]; j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
+		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
+	}
+	return nil
 }
 
 // now is the clock in seconds from the start.
@@ -84,6 +165,7 @@ func (d *replayDriver) run(t *testing.T) {
 				next = min(next, j.changes[d.changed[i]].at)
 			}
 		}
+		next = min(next, d.nextDown())
 		for _, a := range d.att {
 			switch {
 			case a.exited:
@@ -154,7 +236,7 @@ func (d *replayDriver) waiting() bool {
 // instants unless a tick's pass did something.
 func (d *replayDriver) tick(t *testing.T) {
 	if d.ticks++; d.ticks%10 == 0 {
-		d.h.sync(d.agents...)
+		d.h.sync(d.up()...)
 	}
 	d.h.m.Tick(d.h.ctx)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
@@ -194,7 +276,7 @@ func (d *replayDriver) instant(t *testing.T) {
 			limits = true
 		}
 	}
-	d.h.sync(d.agents...)
+	d.h.sync(d.up()...)
 	if limits {
 		checkLimits(d.h)
 	}
@@ -232,6 +314,7 @@ func (d *replayDriver) instant(t *testing.T) {
 			}
 		}
 	}
+	d.nodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {
@@ -274,8 +357,8 @@ func (d *replayDriver) pending() bool {
 // for one, then notes the attempts that started and ended.
 func (d *replayDriver) settle(t *testing.T) {
 	for range 100 {
-		d.h.sync(d.agents...)
-		d.h.sync(d.agents...)
+		d.h.sync(d.up()...)
+		d.h.sync(d.up()...)
 		if !d.pending() {
 			d.track(t)
 			return

@@ -47,6 +47,11 @@ type rjob struct {
 	// it has done that much work (at full size for an elastic job).
 	fail     float64
 	failTask int
+	// startFail, when positive, is the attempt of task startFailTask
+	// (as the master numbers them) whose start fails: the agents report
+	// it exited, failed, without running (mastertest.Exit.StartError).
+	startFail     int
+	startFailTask int
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).
@@ -82,6 +87,15 @@ type replayCase struct {
 	// agents report the landing that long after the request (the export
 	// reads it back as the pool's checkpoint_cost); 0 lands at once.
 	checkpoint float64
+	// downs are nodes lost and back (the config should say
+	// lost_node_grace: 0s, as the simulator ends the attempts at once).
+	downs []rdown
+}
+
+// rdown is a node lost at at and, when back is positive, back then.
+type rdown struct {
+	node     string
+	at, back float64
 }
 
 // replayNodes are nodes of mixed sizes.

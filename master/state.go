@@ -113,6 +113,9 @@ type mpart struct {
 	outcome  agent.Outcome
 	exitCode *int
 	err      string
+	// noStart: the part exited failed before it ever ran; its agent
+	// could not start it (agentd's failed start).
+	noStart bool
 	// delivered: the start command has been handed to the agent (or, after
 	// a master restart, may have been).
 	delivered bool

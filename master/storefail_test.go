@@ -114,11 +114,11 @@ func (s *flakyStore) Heartbeat(ctx context.Context, name string, at time.Time) e
 	return s.Store.Heartbeat(ctx, name, at)
 }
 
-func (s *flakyStore) SetNodeState(ctx context.Context, name string, from, to store.NodeState) error {
+func (s *flakyStore) SetNodeState(ctx context.Context, name string, from, to store.NodeState, at time.Time) error {
 	if s.down.Load() {
 		return errStoreDown
 	}
-	return s.Store.SetNodeState(ctx, name, from, to)
+	return s.Store.SetNodeState(ctx, name, from, to, at)
 }
 
 func (s *flakyStore) Ping(ctx context.Context, at time.Time) error {

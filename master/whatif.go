@@ -28,7 +28,10 @@ import (
 // Where pools weigh fair share, the file declares the accounts' leaves
 // with their usage at the window's start and aligns the decay's periods
 // with the live master's (whatif_usage.go). Jobs keep the QOS and
-// licenses of their stored job file (whatif_jobs.go); the file always
+// licenses of their stored job file (whatif_jobs.go); a task that
+// failed live fails in the replay after the same work (fails), and one
+// whose start failed fails at the same attempt's start (start_fails,
+// whatif_changes.go); the file always
 // parses (whatif_projects.go). A job's tasks run for the mean work of
 // its completed tasks, counted as the simulator counts it
 // (whatif_work.go), or, for a job that never completed a task, for the
@@ -37,7 +40,8 @@ import (
 // until then, if it starts), and one submitted after a pass that decided
 // something in its second is marked after_pass (whatif_work.go). Its
 // priority and weight changes are set_priority and set_weight events
-// (whatif_changes.go). What
+// (whatif_changes.go), and the losses and returns of the file's nodes in
+// the window node_down and node_up events (the store's node history). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -129,6 +133,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
+	nodeNotes, err := ca.exportNodeEvents(ctx, sc, cfg, since, until)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, nodeNotes...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -275,10 +284,11 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	switch {
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
-	case len(w.failed) > 0:
+	case len(w.failed) > 0 || len(w.startFailed) > 0 || w.lost > 0:
 		// No task completed: any run time longer than every task's work
-		// replays the failures alike, and the tasks killed with the job
-		// run until the kill.
+		// replays the failures (and the failed starts, after the work of
+		// the attempts before them, and the losses of the nodes they ran
+		// on) alike, and the tasks killed with the job run until the kill.
 		sj.Duration = w.most + 1
 	case w.limited:
 		// Its time limit ended it: the replay's ends it too.
@@ -296,5 +306,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 		return sj, false
 	}
 	sj.Fails = exportFails(w.failed)
+	sj.StartFails = exportStartFails(w.startFailed)
 	return sj, true
 }

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,13 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
-// Priority and weight changes, checkpoint costs and failures in the
-// export. The store records a change
+// Priority and weight changes, checkpoint costs, failures and node
+// losses in the export. The store records a change
 // of a live job (PATCH /jobs/{id}) as an event of the job that keeps its
 // state, whose reason lists what changed ("priority 40 → 10, priority
 // class "NORMAL" → "HIGH", weight 1 → 2: changed through the API"), so
@@ -186,4 +188,56 @@ func dropLateFails(sj *scenario.Job, id int64) string {
 	}
 	return fmt.Sprintf("job %d: %s failed live after more work than the job's run time (%d s); the replay completes %s",
 		id, strings.Join(late, ", "), sj.Duration, map[bool]string{true: "it", false: "them"}[len(late) == 1])
+}
+
+// exportStartFails are the starts that failed live (startFailed: each
+// task's attempt that could not start, as the simulator counts them), by
+// task, as the scenario's start_fails: the simulator fails that start.
+func exportStartFails(startFailed map[int]int) []scenario.StartFail {
+	var out []scenario.StartFail
+	for _, task := range slices.Sorted(maps.Keys(startFailed)) {
+		out = append(out, scenario.StartFail{Task: task, Attempt: startFailed[task]})
+	}
+	return out
+}
+
+// exportNodeEvents are the losses and returns in [since, until) of the
+// nodes sc's pools hold, from the store's node history, as node_down and
+// node_up events, added to sc's: the simulator frees what a lost node
+// held as the live master did with lost_node_grace 0 (the attempts end
+// at the loss), and a note says so where the configuration has a grace.
+// A return of a node not lost in the window (a node down at its start)
+// is left out, as the scenario starts with every node up.
+func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) ([]string, error) {
+	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
+	if err != nil {
+		return nil, fmt.Errorf("read the node history: %w", err)
+	}
+	inFile := map[string]bool{}
+	for _, p := range sc.Pools {
+		for _, n := range p.Nodes {
+			inFile[n.Name] = true
+		}
+	}
+	down := map[string]bool{}
+	var out []scenario.Event
+	for _, e := range evs {
+		if !e.At.Before(until) || !inFile[e.Node] {
+			continue
+		}
+		at := int64(e.At.Sub(since) / time.Second)
+		switch {
+		case e.To == store.NodeLost && !down[e.Node]:
+			down[e.Node] = true
+			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
+		case e.To == store.NodeUp && down[e.Node]:
+			down[e.Node] = false
+			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeUp, Node: e.Node})
+		}
+	}
+	sc.Events = append(sc.Events, out...)
+	if len(out) > 0 && cfg.LostNodeGrace > 0 {
+		return []string{fmt.Sprintf("the replay ends the attempts on a lost node at once; this cluster held those of tasks that are not preemptible for lost_node_grace (%s)", cfg.LostNodeGrace)}, nil
+	}
+	return nil, nil
 }

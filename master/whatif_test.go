@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
@@ -297,5 +298,60 @@ func TestHistoryScenarioLateFail(t *testing.T) {
 	}
 	if !strings.Contains(body, "task 2 after 1800 s failed live after more work than the job's run time (600 s)") {
 		t.Errorf("no note of the failure left out:\n%s", body)
+	}
+}
+
+// TestHistoryScenarioNodeEvents: the losses and returns of the nodes in
+// the window, from the store's node history, are node_down and node_up
+// events at their offsets; a loss before the window, and the return that
+// follows it, are not; with a lost_node_grace a note says the replay
+// ends the attempts at once.
+func TestHistoryScenarioNodeEvents(t *testing.T) {
+	for _, c := range []struct {
+		name, config string
+		note         bool
+	}{
+		{"no grace", "lost_node_grace: 0s\n", false},
+		{"a grace", "lost_node_grace: 90s\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, c.config)))
+			a, b := h.agent("n1", 2), h.agent("n2", 2)
+			lose := func(name string) {
+				h.m.lock()
+				defer h.m.mu.Unlock()
+				if err := h.m.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes[name], "test") }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			back := func(ag *mastertest.Agent) {
+				if _, err := ag.Register(h.ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lose("n2") // before the window
+			h.clock.Advance(10 * time.Second)
+			t0 := h.clock.Now()
+			h.clock.Advance(5 * time.Second)
+			back(b)
+			h.clock.Advance(95 * time.Second)
+			lose("n1")
+			h.clock.Advance(30 * time.Second)
+			back(a)
+			h.clock.Advance(time.Minute)
+			sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+			want := []scenario.Event{{At: 100, Kind: scenario.EventNodeDown, Node: "n1"}, {At: 130, Kind: scenario.EventNodeUp, Node: "n1"}}
+			if len(sc.Events) != len(want) {
+				t.Fatalf("events %+v, want %+v\n%s", sc.Events, want, body)
+			}
+			for i, e := range sc.Events {
+				if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
+					t.Errorf("event %d: %+v, want %+v", i, e, want[i])
+				}
+			}
+			if got := strings.Contains(body, "lost_node_grace (1m30s)"); got != c.note {
+				t.Errorf("the grace's note: %t, want %t\n%s", got, c.note, body)
+			}
+		})
 	}
 }

@@ -19,7 +19,8 @@ import (
 // and it counts in whole seconds. So a task's work is read off the live
 // attempts the same way: each attempt counts from its start to its end,
 // or for a preempted one to the request (the event log's transition to
-// preempting; the checkpoint that follows does no work), each time
+// preempting; the checkpoint that follows does no work; a lost attempt
+// does none, its progress lost with its node), each time
 // truncated to whole seconds from the window's start, as the export
 // truncates submissions. Counting the attempts' lengths instead, as the
 // export did, made a preempted job replay only its last attempt's work,
@@ -48,6 +49,9 @@ type historyEvents struct {
 	// moved are the attempts asked to move or resize: the attempt the
 	// task restarts as on its reserved placement continues them (first).
 	moved map[attemptKey]bool
+	// startFailed are the attempts that could not start: the reason of
+	// their task's transition to failed is a startFailure.
+	startFailed map[attemptKey]bool
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -56,7 +60,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
-		moved: map[attemptKey]bool{}}
+		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
@@ -71,6 +75,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 				h.changes[e.JobID] = append(h.changes[e.JobID], c)
 			}
 		case e.Index < 0:
+		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
+			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
@@ -95,15 +101,24 @@ type jobWork struct {
 	// the most work any task did.
 	failed map[int]int64
 	most   int64
+	// startFailed maps the tasks whose last attempt could not start to
+	// that attempt's number as the simulator counts them (simAttempt).
+	// A restart on a move's placement that could not start is a failure
+	// in failed instead: to the simulator the move continues the attempt
+	// at once, with no start that could fail.
+	startFailed map[int]int
+	// lost counts the tasks whose last attempt its node's loss ended (the
+	// task failed, or waits still); most counts the work such an attempt
+	// had reached, which a run time must pass for the loss to replay.
+	lost int
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
 // attempt does as much work per second as it holds slots.
 func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
-	work := map[int]int64{}
-	done, failed := map[int]bool{}, map[int]bool{}
-	last := map[int][2]int64{} // the ending attempt's length and rate
+	tw := taskWork{work: map[int]int64{}, done: map[int]bool{}, failed: map[int]bool{}, lost: map[int]bool{},
+		last: map[int][2]int64{}, reach: map[int]int64{}}
 	var w jobWork
 	for _, a := range atts {
 		end := a.EndedAt
@@ -124,40 +139,87 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 				rate += int64(len(p.GPUs))
 			}
 		}
-		work[a.Index] += (sec(end) - sec(a.StartedAt)) * rate
-		done[a.Index] = a.EndState == store.AttemptCompleted
-		if a.EndState == store.AttemptFailed {
-			failed[a.Index] = true // a failed task is never retried
+		// A failed task, whose start failed or not, is never retried.
+		if n, ok := hist.startFailure(atts, a); ok && a.EndState == store.AttemptFailed {
+			if w.startFailed == nil {
+				w.startFailed = map[int]int{}
+			}
+			w.startFailed[a.Index] = n
+			a.EndState = "" // not a failure after work
 		}
-		if a.EndState == store.AttemptCompleted || a.EndState == store.AttemptFailed {
-			last[a.Index] = [2]int64{sec(end) - sec(a.StartedAt), rate}
-		}
+		tw.add(a, sec(a.StartedAt), sec(end), rate)
 	}
+	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
+	return w
+}
+
+// taskWork gathers what workOf reads off a job's attempts, by task.
+type taskWork struct {
+	work               map[int]int64
+	done, failed, lost map[int]bool     // how the last attempt ended
+	last               map[int][2]int64 // the ending attempt's length and rate
+	reach              map[int]int64    // the work a lost attempt had reached
+}
+
+// add counts attempt a, from start to end (whole seconds from the
+// window's start) at rate.
+func (tw *taskWork) add(a store.Attempt, start, end, rate int64) {
+	i := a.Index
+	tw.lost[i] = a.EndState == store.AttemptLost
+	if tw.lost[i] {
+		// A lost node throws away the attempt's progress, as the
+		// simulator's node_down does (what a move saved counts in the
+		// attempt it continued); the task had to be working until then.
+		tw.reach[i] = max(tw.reach[i], tw.work[i]+(end-start)*rate)
+		end = start
+	}
+	tw.work[i] += (end - start) * rate
+	tw.done[i] = a.EndState == store.AttemptCompleted
+	if a.EndState == store.AttemptFailed {
+		tw.failed[i] = true
+	}
+	if a.EndState == store.AttemptCompleted || a.EndState == store.AttemptFailed {
+		tw.last[i] = [2]int64{end - start, rate}
+	}
+}
+
+// sum fills in w from the tasks' work, for a job of slots slots.
+func (tw *taskWork) sum(w *jobWork, slots int64, elastic bool) {
 	// An elastic task's work is exported as seconds at full size: the
 	// fewest whose slot-seconds end the last attempt when it ended, as
 	// the simulator ends it (lifecycle.Task.Due rounds up to the second).
 	units := func(i int) int64 {
 		if !elastic {
-			return work[i]
+			return tw.work[i]
 		}
-		slots := int64(max(j.Slots, 1))
-		l := last[i]
+		l := tw.last[i]
 		if l[0] < 1 {
-			return (work[i] + slots - 1) / slots
+			return (tw.work[i] + slots - 1) / slots
 		}
-		return (work[i]-l[0]*l[1]+(l[0]-1)*l[1])/slots + 1
+		return (tw.work[i]-l[0]*l[1]+(l[0]-1)*l[1])/slots + 1
 	}
-	for i := range failed {
+	for i := range tw.failed {
 		if w.failed == nil {
 			w.failed = map[int]int64{}
 		}
 		w.failed[i] = units(i)
 	}
-	for i := range work {
+	for i := range tw.work {
 		w.most = max(w.most, units(i))
 	}
+	for _, r := range tw.reach {
+		if elastic {
+			r = (r + slots - 1) / slots
+		}
+		w.most = max(w.most, r)
+	}
+	for _, l := range tw.lost {
+		if l {
+			w.lost++
+		}
+	}
 	var sum int64
-	for i, d := range done {
+	for i, d := range tw.done {
 		if d {
 			sum += units(i)
 			w.n++
@@ -166,7 +228,6 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 	if w.n > 0 {
 		w.mean = sum / int64(w.n)
 	}
-	return w
 }
 
 // killedByLimit says whether a killed job ended as an attempt ran into
@@ -191,6 +252,41 @@ func sameMoment(a, b time.Time) bool {
 	return d > -time.Second && d < time.Second
 }
 
+// continues says whether attempt a is its task restarting on the
+// placement a move or resize reserved, continuing the attempt before it
+// (prev) as the simulator counts attempts.
+func (h *historyEvents) continues(atts []store.Attempt, a store.Attempt) (prev store.Attempt, ok bool) {
+	for i := range atts {
+		if b := atts[i]; b.JobID == a.JobID && b.Index == a.Index && b.Number == a.Number-1 {
+			return b, h.moved[attemptKey{b.JobID, b.Index, b.Number}] && b.EndState == store.AttemptPreempted &&
+				a.StartedAt.Equal(b.EndedAt)
+		}
+	}
+	return store.Attempt{}, false
+}
+
+// startFailure says whether attempt a could not start, and its number
+// as the simulator (and the decision log) counts its task's attempts,
+// from 1, a move or resize continuing the attempt before it; false too
+// when a is such a continuation, which the simulator never starts.
+func (h *historyEvents) startFailure(atts []store.Attempt, a store.Attempt) (int, bool) {
+	if !h.startFailed[attemptKey{a.JobID, a.Index, a.Number}] {
+		return 0, false
+	}
+	if _, ok := h.continues(atts, a); ok {
+		return 0, false
+	}
+	n := 0
+	for _, b := range atts {
+		if b.JobID == a.JobID && b.Index == a.Index && b.Number <= a.Number {
+			if _, ok := h.continues(atts, b); !ok {
+				n++
+			}
+		}
+	}
+	return n, true
+}
+
 // first is when attempt a began as the simulator counts attempts: the
 // start of the attempt a move or resize continued (the task restarted
 // on its reserved placement as the checkpoint landed), else its own. Its
@@ -198,16 +294,10 @@ func sameMoment(a, b time.Time) bool {
 // (mattempt.first).
 func (h *historyEvents) first(atts []store.Attempt, a store.Attempt) time.Time {
 	for {
-		var prev *store.Attempt
-		for i := range atts {
-			if b := &atts[i]; b.JobID == a.JobID && b.Index == a.Index && b.Number == a.Number-1 {
-				prev = b
-			}
-		}
-		if prev == nil || !h.moved[attemptKey{prev.JobID, prev.Index, prev.Number}] ||
-			prev.EndState != store.AttemptPreempted || !a.StartedAt.Equal(prev.EndedAt) {
+		prev, ok := h.continues(atts, a)
+		if !ok {
 			return a.StartedAt
 		}
-		a = *prev
+		a = prev
 	}
 }

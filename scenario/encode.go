@@ -186,6 +186,17 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 		}
 		m.Set("fails", fails)
 	}
+	if len(j.StartFails) > 0 {
+		fails := make([]any, len(j.StartFails))
+		for i, f := range j.StartFails {
+			sf := map[string]any{"task": f.Task}
+			if f.Attempt > 1 {
+				sf["attempt"] = f.Attempt
+			}
+			fails[i] = sf
+		}
+		m.Set("start_fails", fails)
+	}
 	if j.Searcher != nil {
 		searchFields(m, j)
 	}

@@ -66,3 +66,59 @@ func (p *parser) fails(f *yamlfield.Fields, j *Job) {
 		j.Fails = append(j.Fails, tf)
 	}
 }
+
+// StartFail scripts a start that fails: the agent cannot run task Task's
+// attempt Attempt (its number from 1, as the decision log counts them: a
+// resume after a preemption or a lost node is a new attempt, a move or
+// resize is not), for a cause of the task's own (a command or working
+// directory that does not exist). The task is done and failed at the
+// instant of that start, never retried, and its job ends failed once
+// every task has ended, as on a live cluster (lifecycle.StartFailed). The
+// what-if export writes them for the tasks whose start failed live.
+type StartFail struct {
+	Task    int
+	Attempt int
+	Line    int
+}
+
+// startFails reads a job's start_fails: a list of {task, attempt}, the
+// attempt 1 when left out. A task fails once: it may not fail in fails
+// too, nor twice here.
+func (p *parser) startFails(f *yamlfield.Fields, j *Job) {
+	raw := f.Lookup("start_fails")
+	if raw == nil {
+		return
+	}
+	path := p.Join(f.Path, "start_fails")
+	items, ok := p.List(raw, path, "failed starts")
+	if !ok {
+		return
+	}
+	seen := map[int]string{}
+	for _, tf := range j.Fails {
+		seen[tf.Task] = fmt.Sprintf("in fails, line %d", tf.Line)
+	}
+	for i, item := range items {
+		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
+		if !ok {
+			continue
+		}
+		sf := StartFail{Attempt: 1, Line: item.Line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sf.Task, yamlfield.IntAtLeast(0))
+		attemptOK := yamlfield.Field(g, "attempt", &sf.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
+		g.Done()
+		switch {
+		case !taskOK || !attemptOK:
+			continue
+		case sf.Task >= j.Tasks:
+			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", sf.Task, j.Tasks)
+			continue
+		}
+		if where, dup := seen[sf.Task]; dup {
+			g.Errorf("task", "task %d fails already (%s); a task fails once", sf.Task, where)
+			continue
+		}
+		seen[sf.Task] = fmt.Sprintf("line %d", item.Line)
+		j.StartFails = append(j.StartFails, sf)
+	}
+}

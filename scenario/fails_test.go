@@ -54,3 +54,45 @@ func TestFailsRoundTrip(t *testing.T) {
 		t.Errorf("after a round trip fails = %+v\n%s", got, out)
 	}
 }
+
+func TestParseErrorsStartFails(t *testing.T) {
+	runErrorCases(t, []errorCase{
+		{"start_fails is a mapping", failJob + "    start_fails: {task: 0}\n", 12, `start_fails: expected a list of failed starts, got a mapping`},
+		{"task out of range", failJob + "    start_fails: [{task: 2}]\n", 12, `start_fails[0]: task: task 2 does not exist: the job has 2 task(s)`},
+		{"negative task", failJob + "    start_fails: [{task: -1}]\n", 12, `start_fails[0]: task: expected an integer >= 0`},
+		{"missing task", failJob + "    start_fails: [{attempt: 2}]\n", 12, `start_fails[0]: missing required field "task"`},
+		{"zero attempt", failJob + "    start_fails: [{task: 0, attempt: 0}]\n", 12, `start_fails[0]: attempt: expected an integer >= 1`},
+		{"a task twice", failJob + "    start_fails:\n      - {task: 1}\n      - {task: 1, attempt: 2}\n", 14,
+			`start_fails[1]: task: task 1 fails already (line 13); a task fails once`},
+		{"a task in fails too", failJob + "    duration: 1h\n    fails: [{task: 0, after: 1m}]\n    start_fails: [{task: 0}]\n", 14,
+			`start_fails[0]: task: task 0 fails already (in fails, line 13); a task fails once`},
+		{"unknown field", failJob + "    start_fails: [{task: 0, after: 1m}]\n", 12, `start_fails[0]: unknown field "after"`},
+	})
+}
+
+// TestStartFailsRoundTrip: start_fails parse, with or without a duration
+// (a start fails before any work), the attempt 1 when left out, and
+// Marshal writes them back.
+func TestStartFailsRoundTrip(t *testing.T) {
+	src := failJob + "    start_fails: [{task: 1, attempt: 3}, {task: 0}]\n"
+	s, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []StartFail{{Task: 1, Attempt: 3, Line: 12}, {Task: 0, Attempt: 1, Line: 12}}
+	if !slices.Equal(s.Jobs[0].StartFails, want) {
+		t.Fatalf("start_fails = %+v, want %+v", s.Jobs[0].StartFails, want)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("back.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := back.Jobs[0].StartFails
+	if len(got) != 2 || got[0] != (StartFail{1, 3, got[0].Line}) || got[1] != (StartFail{0, 1, got[1].Line}) {
+		t.Errorf("after a round trip start_fails = %+v\n%s", got, out)
+	}
+}

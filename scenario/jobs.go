@@ -117,6 +117,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	p.elastic(f, &j)
 	p.search(f, &j)
 	p.fails(f, &j)
+	p.startFails(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {

@@ -288,6 +288,9 @@ type Job struct {
 	// Fails scripts tasks that fail (TaskFail), in the file's order; nil
 	// for none.
 	Fails []TaskFail
+	// StartFails scripts starts that fail (StartFail), in the file's
+	// order; nil for none. A task is in Fails or StartFails, not both.
+	StartFails []StartFail
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

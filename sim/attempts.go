@@ -28,7 +28,8 @@ const (
 	AttemptTimeLimit AttemptState = "FAILED_EXEC_TIMEOUT"
 	// AttemptCanceled: a kill event ended the attempt.
 	AttemptCanceled AttemptState = "FAILED_CANCELED"
-	// AttemptFailed: the task exited with an error (JobSpec.Fails).
+	// AttemptFailed: the task exited with an error (JobSpec.Fails), or
+	// its attempt could not start (JobSpec.StartFails).
 	AttemptFailed AttemptState = "FAILED"
 	// AttemptLost: its node was lost (a node_down event); by its job's
 	// rules the task was then rescheduled or failed.

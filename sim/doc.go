@@ -5,14 +5,15 @@
 //
 // The loop: pop every event due at the current time (trials' metric
 // reports first, then scripted task failures (JobSpec.Fails, fail.go),
-// then task ends and time limit kills, then finished
+// then failed starts (JobSpec.StartFails, pushed at the instant of the
+// start), then task ends and time limit kills, then finished
 // checkpoints, then submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
 // before it in the same second — then scripted events and wake-ups), each
 // told to the lifecycle.Cluster as an event (Observe: a submission, an
-// end, a landed checkpoint, a searcher's stop, a kill, a priority or
-// weight change, a node going down or coming back, a tick; a scripted
-// failure by Cluster.Fail), then
+// end, a landed checkpoint, a searcher's stop, a failed start, a kill,
+// a priority or weight change, a node going down or coming back, a
+// tick; a scripted failure by Cluster.Fail), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
 // until a pass changes nothing), reacting to each effect it applies with
 // the metrics and the events it promises (Applied), then advance the

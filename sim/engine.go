@@ -314,7 +314,7 @@ func (s *sim) settleBefore() error {
 
 func (s *sim) handle(e event) {
 	switch e.kind {
-	case evFail:
+	case evFail, evStartFail:
 		s.fail(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is

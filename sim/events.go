@@ -13,6 +13,9 @@ const (
 	// evFail: a task fails as its job's spec scripts (fail.go); before
 	// evEnd, so that a task failing as its work ends fails.
 	evFail
+	// evStartFail: a task's start failed (JobSpec.StartFails, fail.go),
+	// pushed at the instant of the start.
+	evStartFail
 	evEnd        // a task completes or hits its time limit
 	evCheckpoint // a preempted task finished checkpointing
 	evScript     // a scripted event: kill, set_priority, set_weight

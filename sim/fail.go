@@ -2,14 +2,17 @@ package sim
 
 import "github.com/allot-sched/allot/lifecycle"
 
-// Scripted failures (JobSpec.Fails). A task whose job scripts its
+// Scripted failures (JobSpec.Fails) and failed starts
+// (JobSpec.StartFails). A task whose job scripts its
 // failure exits with an error once it has done that much of its work, the
 // progress counted as for its end (lifecycle.Task.Due: preemptions keep
 // it, an elastic task works at the rate of its slots). Each start and
 // re-placement schedules the failure with the task's version, as its end
 // is scheduled, so a preemption or move in between makes it stale and
 // the next attempt schedules it anew. A failed task is done and never
-// retried (lifecycle.Cluster.Fail), as on a live cluster.
+// retried (lifecycle.Cluster.Fail), as on a live cluster. A start that
+// fails is the outcome of its start effect, lifecycle.EventStartFailed,
+// after which the task ends as lifecycle.StartFailed says: failed.
 
 // scheduleFail pushes the failure of task ti, if its job scripts one that
 // comes no later than the attempt's end.
@@ -36,12 +39,33 @@ func (s *sim) scheduleFail(ti int32) {
 	s.q.push(event{at: at, kind: evFail, ref: ti, ver: t.Ver})
 }
 
-// fail applies a scheduled failure that still applies.
-func (s *sim) fail(e event) {
-	if !s.c.Tasks.Current(e.ref, e.ver) {
-		return
+// startFails pushes the failure of task ti's start, just applied, if its
+// job scripts one for this attempt, and says so. The failure comes at the
+// same instant, once Step has settled it, as a live master hears of it
+// from the agent after the passes that started the task: a later pass of
+// the instant sees the task's slots held (and may re-plan it, making the
+// failure stale), and the passes that follow see them free.
+func (s *sim) startFails(ti int32) bool {
+	t := s.c.Tasks.At(ti)
+	attempt, ok := s.jobs[t.Job].spec.StartFails[int(t.ID)]
+	if !ok || int(t.Retries)+1 != attempt {
+		return false
 	}
-	if o := s.c.Fail(s.now, e.ref); o.Applied {
+	s.q.push(event{at: s.now, kind: evStartFail, ref: ti, ver: t.Ver})
+	return true
+}
+
+// fail applies a scheduled failure, or a failed start, that still
+// applies: the Cluster drops a stale one.
+func (s *sim) fail(e event) {
+	var o lifecycle.Outcome
+	switch {
+	case e.kind == evStartFail:
+		o = s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStartFailed, Task: e.ref, Ver: e.ver})
+	case s.c.Tasks.Current(e.ref, e.ver):
+		o = s.c.Fail(s.now, e.ref)
+	}
+	if o.Applied {
 		t := s.c.Tasks.At(e.ref)
 		s.rec.endAttempt(t, lifecycle.AttemptFailed, false)
 		if js := s.jobs[t.Job].search; js != nil {

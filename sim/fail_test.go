@@ -52,3 +52,51 @@ jobs:
 		})
 	}
 }
+
+// TestScriptedStartFails: a start that fails ends its task failed at the
+// instant it started, never retried, and its slots start other work in
+// the same instant; the attempt named may be a resume after a
+// preemption; a task whose scripted attempt never comes completes.
+func TestScriptedStartFails(t *testing.T) {
+	const src = `
+pools:
+  - name: default
+    policy: priority
+    preemption: true
+    nodes: [{name: n1, slots: 2}]
+jobs:
+  - {name: x, slots: 2, duration: 100, start_fails: [{task: 0}], preemptible: true, max_retries: 3}
+  - {name: w, slots: 1, duration: 50}
+  - {name: a, submit: 100, tasks: 2, duration: 100, start_fails: [{task: 1, attempt: 2}], preemptible: true, priority: 80}
+  - {name: b, submit: 110, duration: 20, priority: 10}
+  - {name: never, submit: 400, duration: 10, start_fails: [{task: 0, attempt: 2}]}
+  - {name: forever, submit: 500, start_fails: [{task: 0}]}
+`
+	sc, err := scenario.Parse("startfails.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runAttempts(t, sc)
+	want := map[string]string{
+		// It cannot start, though preemptible with retries left; w
+		// starts on its slots at the same instant.
+		"x": "failed: 0@0-0 FAILED",
+		"w": "completed: 0@0-50 COMPLETED",
+		// Task 1 is preempted by b, and its resume cannot start.
+		"a":       "failed: 0@100-200 COMPLETED, 1@100-110 FAILED_PREEMPTED, 1@130-130 FAILED",
+		"b":       "completed: 0@110-130 COMPLETED",
+		"never":   "completed: 0@400-410 COMPLETED",
+		"forever": "failed: 0@500-500 FAILED",
+	}
+	for _, j := range res.Jobs {
+		t.Run(j.Name, func(t *testing.T) {
+			var atts []string
+			for _, a := range j.Attempts {
+				atts = append(atts, fmt.Sprintf("%d@%d-%d %s", a.Task, a.Start, *a.End, a.State))
+			}
+			if got := fmt.Sprintf("%s: %s", j.State, strings.Join(atts, ", ")); got != want[j.Name] {
+				t.Errorf("got  %s\nwant %s", got, want[j.Name])
+			}
+		})
+	}
+}

@@ -207,6 +207,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.Fails[f.Task] = f.After
 	}
+	for _, f := range j.StartFails {
+		if spec.StartFails == nil {
+			spec.StartFails = map[int]int{}
+		}
+		spec.StartFails[f.Task] = f.Attempt
+	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {

@@ -148,6 +148,11 @@ type JobSpec struct {
 	// which it exits with an error (scenario.Job.Fails); nil for none. The
 	// job needs a Duration: a task without one counts no progress.
 	Fails map[int]int64
+	// StartFails maps the number of a task whose start fails to the
+	// attempt that cannot start, from 1 (a resume after a preemption or a
+	// lost node is a new attempt; a move or resize is not); nil for none
+	// (scenario.Job.StartFails). The task fails at that start's instant.
+	StartFails map[int]int
 }
 
 // ClassRule is what a job is outside the LOW class.

@@ -1,8 +1,10 @@
 // Package store is the master's durable memory: jobs, their tasks and the
 // tasks' attempts, nodes, task logs, GPU usage for fair share, and an event
-// log of every transition. The master persists each transition here before
-// acting on it, and after a restart (or a crash of itself or of the
-// database) reloads its state from here and reconciles with the agents.
+// log of every transition, with the history of the nodes' states beside
+// it (NodeEvents: each loss and return, when; PruneJobs leaves it). The
+// master persists each transition here before acting on it, and after a
+// restart (or a crash of itself or of the database) reloads its state
+// from here and reconciles with the agents.
 //
 // One interface, Store, has two backends behind Open: SQLite
 // (modernc.org/sqlite, a file in the data directory, WAL mode, one writer)

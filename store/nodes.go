@@ -63,6 +63,16 @@ func (o *ops) UpsertNode(ctx context.Context, n Node) (Node, error) {
 		return Node{}, fmt.Errorf("register node %s: encode GPUs: %w", n.Name, err)
 	}
 	at := nsOf(nowIfZero(n.HeartbeatAt))
+	var was string
+	err = o.q.QueryRowContext(ctx, o.d.q("SELECT state FROM nodes WHERE name = ?"), n.Name).Scan(&was)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return Node{}, fmt.Errorf("register node %s: read its state: %w", n.Name, err)
+	}
+	if NodeState(was) != NodeUp {
+		if err := o.nodeEvent(ctx, n.Name, NodeState(was), NodeUp, timeOf(at)); err != nil {
+			return Node{}, err
+		}
+	}
 	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeInsertCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET pool = excluded.pool, labels = excluded.labels, gpus = excluded.gpus,
@@ -87,7 +97,7 @@ func (o *ops) Heartbeat(ctx context.Context, name string, at time.Time) error {
 	return nil
 }
 
-func (o *ops) SetNodeState(ctx context.Context, name string, from, to NodeState) error {
+func (o *ops) SetNodeState(ctx context.Context, name string, from, to NodeState, at time.Time) error {
 	if !from.valid() || !to.valid() || from == to {
 		return fmt.Errorf("node %s: %w", name, invalidf("node transition %q → %q", from, to))
 	}
@@ -99,7 +109,7 @@ func (o *ops) SetNodeState(ctx context.Context, name string, from, to NodeState)
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("node %s %s → %s: %w", name, from, to, err)
 	} else if n == 1 {
-		return nil
+		return o.nodeEvent(ctx, name, from, to, nowIfZero(at))
 	}
 	var state string
 	err = o.q.QueryRowContext(ctx, o.d.q("SELECT state FROM nodes WHERE name = ?"), name).Scan(&state)
@@ -155,4 +165,44 @@ func (o *ops) DeleteNode(ctx context.Context, name string) error {
 		return fmt.Errorf("delete node %s: %w", name, ErrNotFound)
 	}
 	return nil
+}
+
+// nodeEvent records that node name went from state from ("" for none)
+// to state to at at.
+func (o *ops) nodeEvent(ctx context.Context, name string, from, to NodeState, at time.Time) error {
+	_, err := o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns) VALUES (?, ?, ?, ?)"),
+		name, string(from), string(to), nsOf(at))
+	if err != nil {
+		return fmt.Errorf("record node %s %q → %s: %w", name, from, to, err)
+	}
+	return nil
+}
+
+func (o *ops) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, error) {
+	var where []string
+	var args []any
+	if f.AfterSeq > 0 {
+		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at_ns >= ?"), append(args, nsOf(f.Since))
+	}
+	query, args := finish("SELECT seq, node, from_state, to_state, at_ns FROM node_events", where, "seq", 0, args)
+	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list node events: %w", err)
+	}
+	events, err := collect(rows, func(sc rowScanner) (NodeEvent, error) {
+		var e NodeEvent
+		var at int64
+		if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at); err != nil {
+			return NodeEvent{}, err
+		}
+		e.At = timeOf(at)
+		return e, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list node events: %w", err)
+	}
+	return events, nil
 }

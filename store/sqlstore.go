@@ -141,6 +141,9 @@ func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 func (s *sqlStore) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	return s.reads.Events(ctx, f)
 }
+func (s *sqlStore) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, error) {
+	return s.reads.NodeEvents(ctx, f)
+}
 
 // Writes outside Update: one transaction each.
 
@@ -177,8 +180,8 @@ func (s *sqlStore) Heartbeat(ctx context.Context, name string, at time.Time) err
 	return s.Update(ctx, func(tx Tx) error { return tx.Heartbeat(ctx, name, at) })
 }
 
-func (s *sqlStore) SetNodeState(ctx context.Context, name string, from, to NodeState) error {
-	return s.Update(ctx, func(tx Tx) error { return tx.SetNodeState(ctx, name, from, to) })
+func (s *sqlStore) SetNodeState(ctx context.Context, name string, from, to NodeState, at time.Time) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.SetNodeState(ctx, name, from, to, at) })
 }
 
 func (s *sqlStore) SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (out Node, err error) {

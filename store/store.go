@@ -59,6 +59,9 @@ type Reader interface {
 	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// NodeEvents lists the nodes' state changes (losses, returns, first
+	// registrations) by ascending sequence.
+	NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, error)
 	// Metrics lists a job's metric reports by ascending ID, the order in
 	// which they were stored.
 	Metrics(ctx context.Context, f MetricFilter) ([]Metric, error)
@@ -82,12 +85,14 @@ type Writer interface {
 	TransitionTask(ctx context.Context, t TaskTransition) (Task, error)
 
 	// UpsertNode registers a node or replaces its pool, labels and GPUs;
-	// it is then up, with a heartbeat at n.HeartbeatAt.
+	// it is then up, with a heartbeat at n.HeartbeatAt. A node that was
+	// not up (or not registered) gets a NodeEvent at n.HeartbeatAt.
 	UpsertNode(ctx context.Context, n Node) (Node, error)
 	// Heartbeat records that a node was seen at the given time.
 	Heartbeat(ctx context.Context, name string, at time.Time) error
-	// SetNodeState moves a node from one state to another.
-	SetNodeState(ctx context.Context, name string, from, to NodeState) error
+	// SetNodeState moves a node from one state to another at at (zero:
+	// now), and records the change as a NodeEvent.
+	SetNodeState(ctx context.Context, name string, from, to NodeState, at time.Time) error
 	// SetNodeDrain drains a node (d not nil) or makes it schedulable
 	// again (nil) and returns it. Draining a drained node replaces the
 	// reason and admin but keeps when the drain began.

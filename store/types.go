@@ -206,6 +206,22 @@ type Event struct {
 	Reason  string
 }
 
+// NodeEvent is a change of a node's state: lost, or up again (From ""
+// for a node's first registration).
+type NodeEvent struct {
+	Seq      int64 // increasing
+	Node     string
+	From, To NodeState
+	At       time.Time
+}
+
+// NodeEventFilter selects node events.
+type NodeEventFilter struct {
+	AfterSeq int64
+	// Since keeps events at or after this time; zero = all.
+	Since time.Time
+}
+
 // EventFilter selects events.
 type EventFilter struct {
 	JobID    int64 // 0 = all jobs

@@ -31,6 +31,11 @@ type Exit struct {
 	// After delays the exit report by this long (Run only); 0 reports it in
 	// the same sync as the running report.
 	After time.Duration
+	// StartError, when set, says the attempt could not start: the agent
+	// reports it exited, failed, with this error and no exit code, and
+	// never running, as agentd reports a spec it cannot start. Outcome,
+	// ExitCode and After are then not read.
+	StartError string
 }
 
 // Agent is a fake node agent. It registers, syncs, and "runs" start
@@ -308,13 +313,18 @@ func (a *Agent) handle(cmds []api.Command) {
 			if _, dup := a.running[id]; dup {
 				continue
 			}
-			a.running[id] = *c.Start
+			var e *Exit
+			if a.OnStart != nil {
+				e = a.OnStart(*c.Start)
+			}
 			a.started = append(a.started, *c.Start)
-			a.report(api.Report{Task: id, Event: api.EventRunning})
-			if a.OnStart == nil {
+			if e != nil && e.StartError != "" {
+				a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed), Error: e.StartError})
 				continue
 			}
-			if e := a.OnStart(*c.Start); e != nil {
+			a.running[id] = *c.Start
+			a.report(api.Report{Task: id, Event: api.EventRunning})
+			if e != nil {
 				if e.After <= 0 {
 					a.exitLocked(id, e.Outcome, e.ExitCode)
 				} else {

@@ -167,12 +167,12 @@ func testNodes(t *testing.T, target Target) {
 	if err := s.Heartbeat(ctx, "gpu-1", at(2*time.Minute)); err != nil {
 		t.Fatalf("heartbeat: %v", err)
 	}
-	if err := s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost); err != nil {
+	if err := s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost, at(150*time.Second)); err != nil {
 		t.Fatalf("mark lost: %v", err)
 	}
-	wantErr(t, s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost), store.ErrConflict, "mark lost twice")
-	wantErr(t, s.SetNodeState(ctx, "gpu-9", store.NodeUp, store.NodeLost), store.ErrNotFound, "mark a missing node")
-	wantErr(t, s.SetNodeState(ctx, "gpu-1", store.NodeLost, "gone"), store.ErrInvalid, "unknown node state")
+	wantErr(t, s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost, at(0)), store.ErrConflict, "mark lost twice")
+	wantErr(t, s.SetNodeState(ctx, "gpu-9", store.NodeUp, store.NodeLost, at(0)), store.ErrNotFound, "mark a missing node")
+	wantErr(t, s.SetNodeState(ctx, "gpu-1", store.NodeLost, "gone", at(0)), store.ErrInvalid, "unknown node state")
 	wantErr(t, s.Heartbeat(ctx, "gpu-9", at(0)), store.ErrNotFound, "heartbeat of a missing node")
 	_, err = s.UpsertNode(ctx, store.Node{Name: "gpu-2", GPUs: []store.GPU{{Index: 0}, {Index: 0}}})
 	wantErr(t, err, store.ErrInvalid, "register a node with a repeated GPU index")
@@ -195,6 +195,38 @@ func testNodes(t *testing.T, target Target) {
 	}
 	want.HeartbeatAt = at(4 * time.Minute)
 	wantEqual(t, "listed node", nodes[1], want)
+
+	// The history: first registrations, the loss, the return; a
+	// heartbeat or a registration of a node that is up adds nothing.
+	if _, err := s.UpsertNode(ctx, store.Node{Name: "cpu-1", Pool: "cpu", HeartbeatAt: at(5 * time.Minute)}); err != nil {
+		t.Fatalf("register an up node again: %v", err)
+	}
+	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		t.Fatalf("node events: %v", err)
+	}
+	type ev struct {
+		node     string
+		from, to store.NodeState
+		at       time.Time
+	}
+	var got []ev
+	for i, e := range evs {
+		if i > 0 && e.Seq <= evs[i-1].Seq {
+			t.Errorf("node event seq %d after %d: want increasing", e.Seq, evs[i-1].Seq)
+		}
+		got = append(got, ev{e.Node, e.From, e.To, e.At})
+	}
+	wantEqual(t, "node events", got, []ev{{"gpu-1", "", store.NodeUp, at(time.Minute)}, {"cpu-1", "", store.NodeUp, at(time.Minute)},
+		{"gpu-1", store.NodeUp, store.NodeLost, at(150 * time.Second)}, {"gpu-1", store.NodeLost, store.NodeUp, at(3 * time.Minute)}})
+	since, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(150 * time.Second)})
+	if err != nil || len(since) != 2 || since[0].To != store.NodeLost {
+		t.Errorf("node events since the loss: %+v (error %v), want the loss and the return", since, err)
+	}
+	after, err := s.NodeEvents(ctx, store.NodeEventFilter{AfterSeq: evs[2].Seq})
+	if err != nil || len(after) != 1 || after[0].Seq != evs[3].Seq {
+		t.Errorf("node events after the loss: %+v (error %v), want the return", after, err)
+	}
 }
 
 func testUsage(t *testing.T, target Target) {
