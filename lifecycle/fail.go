@@ -22,7 +22,11 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	j := &c.Jobs[ji]
 	j.Failed++
 	j.Done++
-	o := Outcome{Applied: true, Job: ji, Slots: c.freed(j, j.release(&c.Tasks, ti, TaskFailed))}
+	o := Outcome{Applied: true, Job: ji}
+	if t.Replacing && t.Drain >= 0 {
+		o.Slots = c.drained(t.Drain, TaskKilled) // as Exit
+	}
+	o.Slots += c.freed(j, j.release(&c.Tasks, ti, TaskFailed))
 	c.endIfOver(now, ji, &o)
 	return o
 }

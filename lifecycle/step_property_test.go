@@ -80,19 +80,24 @@ func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
 // Applied notes the outcomes the effect promises.
 func (d *stepDriver) Applied(now int64, e *lifecycle.Effect) {
 	d.seen[e.Op]++
-	t := d.c.Tasks.At(e.Task)
 	cost := int64(d.rng.IntN(6))
 	switch e.Op {
 	case lifecycle.OpPreempt:
 		d.promise(now+cost, lifecycle.EventLanded, e.Task)
 		return
 	case lifecycle.OpMove, lifecycle.OpResize:
-		if e.Replaced.Drain >= 0 {
-			d.promise(now+cost, lifecycle.EventLanded, e.Replaced.Drain)
-		}
+		// It resumes, and its end is promised, when this lands.
+		d.promise(now+cost, lifecycle.EventLanded, e.Task)
+		return
 	}
+	d.promiseEnd(e.Task)
+}
+
+// promiseEnd promises task ti's end, if Due promises one.
+func (d *stepDriver) promiseEnd(ti int32) {
+	t := d.c.Tasks.At(ti)
 	if end, _ := t.Due(d.c.Jobs[t.Job].Shape); end >= 0 {
-		d.promise(end, lifecycle.EventEnded, e.Task)
+		d.promise(end, lifecycle.EventEnded, ti)
 	}
 }
 
@@ -117,8 +122,12 @@ func (d *stepDriver) round() error {
 			d.stale++
 		}
 		inUse := d.c.InUse()
-		if o := d.c.Observe(d.now, p.ev); o.Applied == stale || stale && d.c.InUse() != inUse {
+		o := d.c.Observe(d.now, p.ev)
+		if o.Applied == stale || stale && d.c.InUse() != inUse {
 			return fmt.Errorf("outcome %+v: stale %t, applied %t, in use %d → %d", p.ev, stale, o.Applied, inUse, d.c.InUse())
+		}
+		if o.Drained {
+			d.promiseEnd(p.ev.Task)
 		}
 	}
 	for range d.rng.IntN(3) {
