@@ -11,7 +11,8 @@ import (
 )
 
 // TestStepInvariants drives a Cluster as a driver does, through Step and
-// Observe only: random submissions, kills and nodes going down and
+// Observe only: random submissions (some elastic, which grow by
+// resizes), kills and nodes going down and
 // coming back, and the outcomes each effect promises (a task's end by
 // Due, a checkpoint landing after a random cost) reported back by
 // version, some of them stale by then. After each Step the books must
@@ -26,6 +27,7 @@ func TestStepInvariants(t *testing.T) {
 		{Name: "priority", Policy: sched.PolicyPriority, Preemption: true},
 		{Name: "conservative", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative},
 	}
+	resizes := 0
 	for _, pool := range policies {
 		var seen [lifecycle.OpStart + 1]int
 		stale, lost := 0, 0
@@ -46,6 +48,10 @@ func TestStepInvariants(t *testing.T) {
 		if seen[lifecycle.OpStart] == 0 || stale == 0 || lost == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
 			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d: the runs check too little", pool.Name, seen, stale, lost)
 		}
+		resizes += seen[lifecycle.OpResize]
+	}
+	if resizes == 0 {
+		t.Errorf("no resizes: the runs check no re-placement")
 	}
 }
 
@@ -154,10 +160,16 @@ func (d *stepDriver) submit() {
 	tasks := 1 + d.rng.IntN(3)
 	d.seq++
 	sh := lifecycle.Shape{Every: int64(d.rng.IntN(2) * 10), Limit: int64(d.rng.IntN(2) * 60)}
-	submit(&d.c, d.now, lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
-		MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
+	slots, minSlots := 1+d.rng.IntN(4), 0
+	if d.rng.IntN(4) == 0 && slots > 1 {
+		// Elastic: it may start shrunk and grow, and a pass may plan it
+		// again before its checkpoint lands (lifecycle.Replannable).
+		sh.Elastic, minSlots = true, 1
+	}
+	submit(&d.c, d.now, lifecycle.Submission{Tasks: tasks, Fresh: lifecycle.FreshWork(int64(1+d.rng.IntN(100)), slots, sh.Elastic),
+		Shape: sh, MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
 		sched.Job{ID: fmt.Sprintf("j%d", d.seq), Submit: d.now, Seq: d.seq, Priority: d.rng.IntN(5),
-			Preemptible: d.rng.IntN(2) == 0, Slots: 1 + d.rng.IntN(4), MaxRunning: tasks, Weight: 1,
+			Preemptible: d.rng.IntN(2) == 0, Slots: slots, MinSlots: minSlots, MaxRunning: tasks, Weight: 1,
 			TimeLimit: sh.Limit, Project: -1, Account: -1})
 }
 
