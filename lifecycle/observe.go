@@ -72,7 +72,8 @@ type Event struct {
 type Outcome struct {
 	// Applied is false when nothing changed: for a stale outcome (the
 	// task was re-planned, preempted, moved, resized, killed, or retired
-	// since the promise), a change to a job that has ended, or a node
+	// since the promise, or the record is a draining placement, which
+	// lands with its task), a change to a job that has ended, or a node
 	// that was down (up) already.
 	Applied bool
 	// Job is the task's job, the job changed or the job submitted (-1
@@ -173,9 +174,6 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Slots = c.Exit(e.Task, t.Limited)
 	case e.Kind == EventStopped:
 		o.Slots = c.Exit(e.Task, false)
-	case t.Moving:
-		// A draining placement lands with its task (t.Replacing).
-		return Outcome{Job: -1}
 	case t.Replacing:
 		// The task restarts on its new placement; its job cannot have
 		// ended. What of the old placement drained is free, and a pass

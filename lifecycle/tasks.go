@@ -170,10 +170,11 @@ func (ts *Tasks) Running() []int32 { return ts.running }
 
 // Current reports whether an outcome promised for version ver of task ti
 // (its end, its checkpoint landing) still applies: the task holds its
-// slots and nothing re-planned it since.
+// slots and nothing re-planned it since. A Moving record is promised
+// nothing: it lands with its task (Resume).
 func (ts *Tasks) Current(ti int32, ver uint32) bool {
 	t := &ts.all[ti]
-	return t.State.Active() && t.Ver == ver
+	return t.State.Active() && !t.Moving && t.Ver == ver
 }
 
 // Sweep drops retired tasks from the running list, making their slots
