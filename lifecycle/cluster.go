@@ -141,9 +141,10 @@ func (c *Cluster) Preempt(ti int32, now int64) int64 {
 	return j.Preempt(&c.Tasks, ti, now)
 }
 
-// Replace re-places task ti on nodes at now as r says: what of its old
-// placement drains (Draining) until its checkpoint lands (Job.Replace),
-// and whether its project's preemption budget is charged.
+// Replace re-places task ti on nodes at now as r says: it checkpoints,
+// holding nodes reserved and what of its old placement drains
+// (Draining), until its checkpoint lands (Landed); its project's
+// preemption budget is charged for a move.
 func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int64) Replaced {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
@@ -157,10 +158,18 @@ func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int6
 	return res
 }
 
-// Exit ends task ti, done or timed out (Job.Exit).
+// Exit ends task ti, done or timed out (Job.Exit). A task that ends while
+// it checkpoints for a move or resize (live, its work may end first)
+// lets go of the part of its old placement that drains too, and the
+// slots returned count it.
 func (c *Cluster) Exit(ti int32, timedOut bool) int {
-	j := &c.Jobs[c.Tasks.At(ti).Job]
-	return c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
+	t := c.Tasks.At(ti)
+	j := &c.Jobs[t.Job]
+	slots := 0
+	if t.Replacing && t.Drain >= 0 {
+		slots = c.drained(t.Drain, TaskKilled)
+	}
+	return slots + c.freed(j, j.Exit(&c.Tasks, ti, timedOut))
 }
 
 // Checkpointed ends preempted task ti once its checkpoint has landed
@@ -173,9 +182,15 @@ func (c *Cluster) Checkpointed(ti int32) int {
 	return slots
 }
 
-// Drained frees the drained placement oi of a moved task once its
-// checkpoint has landed (Job.Drained).
-func (c *Cluster) Drained(oi int32) int { return c.drained(oi, TaskPreempted) }
+// Landed restarts task ti, re-placed by a move or resize, on its new
+// placement at now once its checkpoint has landed (Job.Landed), freeing
+// the part of its old placement that drained. It returns that part's
+// record (-1: nothing drained) and the slots freed.
+func (c *Cluster) Landed(ti int32, now int64) (int32, int) {
+	j := &c.Jobs[c.Tasks.At(ti).Job]
+	oi, slots := j.Landed(&c.Tasks, ti, now)
+	return oi, c.freed(j, slots)
+}
 
 // drained frees the drained placement oi, ending it in state st.
 func (c *Cluster) drained(oi int32, st TaskState) int {

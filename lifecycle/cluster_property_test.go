@@ -96,15 +96,17 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 			return fmt.Sprintf("n%d up", n)
 		}
 		name = fmt.Sprintf("n%d down (%d records, %d slots, jobs %v ended)", n, len(o.Freed), o.Slots, o.Ended)
-	case t == nil:
-		return "nothing"
+	case t == nil || t.Moving:
+		return "nothing" // a draining placement lands with its task
+	case t.Replacing && op != 4:
+		// A re-placed task may only land, or end (live, its work may
+		// end while it checkpoints); a plan does not name it
+		// (lifecycle.Replannable).
+		c.Landed(ti, now)
+		name = fmt.Sprintf("landed t%d (re-placed)", ti)
 	case t.State == lifecycle.TaskPreempting:
 		ji := t.Job
-		if t.Moving {
-			c.Drained(ti)
-		} else {
-			c.Checkpointed(ti)
-		}
+		c.Checkpointed(ti)
 		name = fmt.Sprintf("landed t%d", ti)
 		finishIfOver(c, ji, now)
 	case op == 2:
@@ -130,13 +132,6 @@ func submit(c *lifecycle.Cluster, now int64, sub lifecycle.Submission, entry sch
 
 func finishIfOver(c *lifecycle.Cluster, ji int32, now int64) {
 	if st, over := c.Jobs[ji].Over(); over && !c.Jobs[ji].State.Terminal() {
-		// A finished job's moved tasks may still drain: a driver frees
-		// them with the job, as the simulator does.
-		for _, ti := range c.Tasks.Running() {
-			if t := c.Tasks.At(ti); t.State.Active() && t.Moving && t.Job == ji {
-				c.Drained(ti)
-			}
-		}
 		c.Finish(ji, st, now)
 	}
 }
@@ -153,6 +148,7 @@ func checkBooks(c *lifecycle.Cluster) error {
 	held := make([]int, len(c.Jobs))
 	running := make([]int, len(c.Jobs))
 	moving := make([]int, len(c.Jobs))
+	drains := map[int32]bool{}
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
 		switch {
@@ -168,11 +164,22 @@ func checkBooks(c *lifecycle.Cluster) error {
 		if c.Jobs[t.Job].State.Terminal() {
 			return fmt.Errorf("t%d holds slots for ended job j%d", ti, t.Job)
 		}
+		if t.Replacing && t.Drain >= 0 {
+			if d := c.Tasks.At(t.Drain); !d.State.Active() || !d.Moving || d.Job != t.Job || d.ID != t.ID {
+				return fmt.Errorf("t%d is re-placed, draining t%d, which is not its draining part", ti, t.Drain)
+			}
+			drains[t.Drain] = true
+		}
 		held[t.Job] += sched.Slots(t.Nodes)
 		if t.Moving {
 			moving[t.Job]++
 		} else {
 			running[t.Job]++
+		}
+	}
+	for _, ti := range c.Tasks.Running() {
+		if t := c.Tasks.At(ti); t.State.Active() && t.Moving && !drains[ti] {
+			return fmt.Errorf("t%d drains for no re-placed task", ti)
 		}
 	}
 	total := 0

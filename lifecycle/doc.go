@@ -23,7 +23,8 @@
 // the Cluster with its own (when an instant is settled, OneShot and
 // Grows; carrying reservations, Reservations; which waiting task resumes
 // first, ResumesBefore; a re-placed attempt's last checkpoint,
-// LastCheckpoint), so that the two drivers cannot drift apart on them;
+// LastCheckpoint; which plan items apply to a task being re-placed,
+// Replannable), so that the two drivers cannot drift apart on them;
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike. The core
@@ -49,6 +50,13 @@
 //   - A re-placed task (Replace) keeps nothing of its old placement after
 //     a move, and on each node up to its new slots after a resize; what it
 //     does not keep drains (Drain), and only a move charges the budget.
+//   - A task that a move or resize re-placed (Task.Replacing) holds its
+//     new placement reserved and its draining record (Task.Drain, the
+//     only Moving record for it) until its checkpoint lands; it does no
+//     work and nothing is promised of it but that landing, which frees
+//     the draining record and restarts it (Cluster.Landed); Step applies
+//     no preemption, move or resize of it meanwhile (Replannable). A kill,
+//     its end or a node lost under either placement frees both.
 //   - A task's version changes with every promise made about its future
 //     (its end, a checkpoint landing); an outcome reported for another
 //     version is stale (Tasks.Current), whoever reports it.

@@ -27,7 +27,11 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	}
 	ji := t.Job
 	j := &c.Jobs[ji]
-	o := Outcome{Applied: true, Job: ji, Slots: c.freed(j, j.fail(&c.Tasks, ti, TaskFailed))}
+	o := Outcome{Applied: true, Job: ji}
+	if t.Replacing && t.Drain >= 0 {
+		o.Slots = c.drained(t.Drain, TaskKilled) // as Exit
+	}
+	o.Slots += c.freed(j, j.fail(&c.Tasks, ti, TaskFailed))
 	c.endIfOver(now, ji, &o)
 	return o
 }

@@ -99,19 +99,30 @@ func (j *Job) Preempt(ts *Tasks, ti int32, now int64) int64 {
 }
 
 // Replace re-places the job's running task ti on nodes at now, drain
-// draining (Tasks.Replace), and sets whether its new end is its time
-// limit.
+// draining (Tasks.Replace) until its checkpoint lands (Landed).
 func (j *Job) Replace(ts *Tasks, ti int32, nodes, drain []sched.NodeSlots, now int64) Replaced {
 	r := ts.Replace(ti, nodes, drain, now, j.Shape)
 	if r.Drain >= 0 {
 		j.Moving++
 	}
 	j.Held += r.Delta
+	return r
+}
+
+// Landed restarts the job's Replacing task ti on its new placement at
+// now, its checkpoint landed (Tasks.Resume), frees its draining record
+// and sets whether its new end is its time limit. It returns the
+// draining record (-1: none) and the slots it freed.
+func (j *Job) Landed(ts *Tasks, ti int32, now int64) (int32, int) {
+	oi, slots := ts.Resume(ti, now), 0
+	if oi >= 0 {
+		slots = j.Drained(ts, oi, TaskPreempted)
+	}
 	t := ts.At(ti)
 	if due, limited := t.Due(j.Shape); due >= 0 {
 		t.Limited = limited
 	}
-	return r
+	return oi, slots
 }
 
 // Release lets go of task ti's slots and retires it killed, as a kill

@@ -15,7 +15,8 @@ import (
 //	stop t=T at=T                        task T is preempted
 //	relocate t=T nodes=P at=T [resize]   task T is moved (or resized)
 //	exit t=T [timeout]                   task T ends, done or timed out
-//	landed t=T                           task T's checkpoint lands
+//	landed t=T [at=T]                    task T's checkpoint lands (a
+//	                                     re-placed one resumes at T)
 //	snapshot at=T                        the jobs and allocations a pass sees
 //
 // Each but snapshot prints the task it acted on and its job; a job whose
@@ -58,8 +59,12 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 	case "exit":
 		out = append(out, fmt.Sprintf("freed=%d", p.c.Exit(ti, args.flag("timeout"))))
 	case "landed":
-		if p.c.Tasks.At(ti).Moving {
-			out = append(out, fmt.Sprintf("freed=%d", p.c.Drained(ti)))
+		if p.c.Tasks.At(ti).Replacing {
+			oi, freed := p.c.Landed(ti, args.int("at"))
+			out = append(out, fmt.Sprintf("freed=%d", freed))
+			if oi >= 0 {
+				out = append(out, p.describeBy(oi, p.c.Jobs[p.c.Tasks.At(ti).Job].Shape))
+			}
 		} else {
 			out = append(out, fmt.Sprintf("freed=%d", p.c.Checkpointed(ti)))
 		}

@@ -69,13 +69,21 @@ func on(ns []sched.NodeSlots, n int32) bool {
 	return false
 }
 
+// drainsOn reports whether task t, being re-placed, drains part of its
+// old placement on node n.
+func drainsOn(ts *Tasks, t *Task, n int32) bool {
+	return t.Replacing && t.Drain >= 0 && on(ts.At(t.Drain).Nodes, n)
+}
+
 // nodeEvent applies a node going down or coming back at now (Observe).
-// Down, every record using the node lets go of its slots, in the running
-// list's order (Outcome.Freed): a draining old placement ends killed, a
-// task is rolled back to its last checkpoint (Tasks.Lose) and waits again
-// or fails (Job.Lost); a job that ended so is finished, its draining
-// moves elsewhere freed after it (Outcome.Ended). Either way the next
-// Step may not skip the instant.
+// Down, every task using the node lets go of its slots, in the running
+// list's order (Outcome.Freed): a task re-placed by a move or resize
+// whose checkpoint has not landed frees the part of its old placement
+// that drains first (killed), and is lost whether that part, or its
+// new placement, holds the node; a task is rolled back to its last
+// checkpoint (Tasks.Lose) and waits again or fails (Job.Lost); a job
+// that ended so is finished, its draining moves elsewhere freed after
+// it (Outcome.Ended). Either way the next Step may not skip the instant.
 func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	if e.Kind == EventNodeUp {
 		slots, ok := c.nodes.setUp(&c.Snap, e.Node)
@@ -96,14 +104,16 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	c.freedRecs, c.ended = c.freedRecs[:0], c.ended[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		if !t.State.Active() || !on(t.Nodes, e.Node) {
+		// A draining placement goes with its task, which is lost if
+		// either holds the node, as the master loses the attempt whose
+		// old placement it is.
+		if !t.State.Active() || t.Moving || !on(t.Nodes, e.Node) && !drainsOn(&c.Tasks, t, e.Node) {
 			continue
 		}
 		ji, from := t.Job, t.State
 		j := &c.Jobs[ji]
-		if t.Moving {
-			c.freedRecs = append(c.freedRecs, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
-			continue
+		if t.Replacing && t.Drain >= 0 {
+			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})
 		}
 		lost := c.Tasks.Lose(ti, now, j.Shape) * int64(sched.Slots(t.Nodes))
 		f := Freed{Task: ti, From: from, LostWork: lost}

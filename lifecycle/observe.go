@@ -11,8 +11,10 @@ const (
 	// EventEnded: a task's attempt ended as Task.Due promised, its work
 	// done or (Task.Limited) its time limit reached.
 	EventEnded EventKind = iota + 1
-	// EventLanded: the checkpoint of a preempted task, or of the draining
-	// part of a moved or resized one, has landed; its slots are free.
+	// EventLanded: the checkpoint of a preempted task has landed, and
+	// its slots are free; or that of a moved or resized one (Replacing),
+	// which restarts on its new placement, the draining part of its old
+	// placement free.
 	EventLanded
 	// EventKill ends Job at once: its waiting tasks are dropped and every
 	// record holding slots is freed (Kill).
@@ -76,7 +78,8 @@ type Event struct {
 type Outcome struct {
 	// Applied is false when nothing changed: for a stale outcome (the
 	// task was re-planned, preempted, moved, resized, killed, or retired
-	// since the promise), a change to a job that has ended, or a node
+	// since the promise, or the record is a draining placement, which
+	// lands with its task), a change to a job that has ended, or a node
 	// that was down (up) already.
 	Applied bool
 	// Job is the task's job, the job changed or the job submitted (-1
@@ -85,9 +88,11 @@ type Outcome struct {
 	Job   int32
 	Slots int
 	// TimedOut: an ended attempt reached its time limit (EventEnded).
-	// Drained: the landed checkpoint was a moved task's old placement,
-	// whose task runs on (EventLanded); else the task was preempted and
-	// now waits again or failed, by its job's exit actions.
+	// Drained: the landed checkpoint was a moved or resized task's,
+	// which now runs on its new placement (EventLanded; Slots and Freed
+	// are its drained old placement, if any drained); else the task was
+	// preempted and now waits again or failed, by its job's exit
+	// actions.
 	TimedOut bool
 	Drained  bool
 	// Over says the job ended, in State: every task ended (Job.Over), it
@@ -96,9 +101,11 @@ type Outcome struct {
 	Over  bool
 	State JobState
 	// Freed lists the other records the event freed, in the running
-	// list's order: a kill's (Kill), or the draining old placements of
-	// moves of a job that ended; for a node going down, every record the
-	// loss freed, in the order freed. Valid until the next Observe.
+	// list's order: a kill's (Kill), the draining old placement of a
+	// re-placed task whose checkpoint landed, or the draining old
+	// placements of moves of a job that ended; for a node going down,
+	// every record the loss freed, in the order freed. Valid until the
+	// next Observe.
 	Freed []Freed
 	// Ended lists the jobs a node going down ended (each in its State),
 	// finished as Over says. Valid until the next Observe.
@@ -106,9 +113,10 @@ type Outcome struct {
 }
 
 // Observe applies event e at now. An outcome applies if it still does
-// (Tasks.Current): the task exits (Exit), its checkpoint lands
-// (Drained for a move's old placement, else Checkpointed), or its start
-// failed (it ends as StartFailed says). A stale
+// (Tasks.Current): the task exits (Exit), its checkpoint lands (a
+// re-placed task resumes on its new placement, its draining record
+// freed; else Checkpointed), or its start failed (it ends as StartFailed
+// says). A stale
 // outcome changes nothing, so a late or repeated report is harmless,
 // whoever sends it. A kill, priority or weight applies to a live job and
 // asks the next Step for a pass, as a tick does. A submission always
@@ -175,10 +183,21 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Slots = c.Exit(e.Task, false)
 	case e.Kind == EventStartFailed:
 		j := &c.Jobs[ji]
-		o.Slots = c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
-	case t.Moving:
-		// The task runs on; its job cannot have ended.
-		o.Drained, o.Slots = true, c.Drained(e.Task)
+		if t.Replacing && t.Drain >= 0 {
+			o.Slots = c.drained(t.Drain, TaskKilled) // as Fail
+		}
+		o.Slots += c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
+	case t.Replacing:
+		// The task restarts on its new placement; its job cannot have
+		// ended. What of the old placement drained is free, and a pass
+		// may plan the task again (Replannable).
+		oi, slots := c.Landed(e.Task, now)
+		o.Drained, o.Slots = true, slots
+		if oi >= 0 {
+			c.freedRecs = append(c.freedRecs[:0], Freed{Task: oi, From: TaskPreempting, Slots: slots})
+			o.Freed = c.freedRecs
+		}
+		c.wake()
 		return o
 	default:
 		o.Slots = c.Checkpointed(e.Task)

@@ -10,7 +10,8 @@ import "github.com/allot-sched/allot/sched"
 // which waiting task of a job a start launches (ResumesBefore), and
 // what a snapshot says of a running attempt that a move or resize
 // continued (LastCheckpoint; its start, and the start its time limit
-// runs from, stay the attempt's).
+// runs from, stay the attempt's), and which plan items apply to a task
+// that a move or resize is re-placing (Replannable).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -120,3 +121,19 @@ func PreemptibleOutsideLow(filedLow, filed, kindDefault bool) bool {
 	}
 	return filed
 }
+
+// Replannable reports whether a plan's preemption, move or resize of a
+// task applies, replacing saying whether a move or resize of it is under
+// way: one does not while the task checkpoints to restart on its new
+// placement. A task cannot run in two places, so a re-placed task
+// holds its old slots while it checkpoints (those the new placement
+// does not keep drain, as Preempting and Moving in the snapshot), keeps
+// its new placement reserved (running, in the snapshot, though it does
+// no work) and restarts there, in the same attempt, when its
+// checkpoint lands (Tasks.Replace, Tasks.Resume; the master's
+// planner.replaceOp and restartOn). The core sees the reserved
+// placement as a running task and may plan it again meanwhile; the
+// live master cannot act on an attempt that is checkpointing, so both
+// drivers skip such an item and do not count it as a change (Settled),
+// and the core plans again once the task runs on its new placement.
+func Replannable(replacing bool) bool { return !replacing }

@@ -114,11 +114,15 @@ func TestTaskEndStates(t *testing.T) {
 		{"draining", false, then(move, func(*lifecycle.Cluster) (int32, lifecycle.TaskState) { return 1, "" }),
 			lifecycle.TaskPreempting, ""},
 		{"drained", false, then(move, func(c *lifecycle.Cluster) (int32, lifecycle.TaskState) {
-			c.Drained(1)
+			c.Landed(0, 10)
 			return 1, ""
 		}), lifecycle.TaskPreempted, ""},
-		{"moved runs on", false, then(move, func(*lifecycle.Cluster) (int32, lifecycle.TaskState) { return 0, "" }),
+		{"moved checkpoints", false, then(move, func(*lifecycle.Cluster) (int32, lifecycle.TaskState) { return 0, "" }),
 			lifecycle.TaskRunning, ""},
+		{"moved runs on", false, then(move, func(c *lifecycle.Cluster) (int32, lifecycle.TaskState) {
+			c.Landed(0, 10)
+			return 0, ""
+		}), lifecycle.TaskRunning, ""},
 		{"killed running", false, kill(0), lifecycle.TaskKilled, lifecycle.TaskRunning},
 		{"killed preempting", false, then(preempt, kill(0)), lifecycle.TaskKilled, lifecycle.TaskPreempting},
 		{"killed draining", false, then(move, kill(1)), lifecycle.TaskKilled, lifecycle.TaskPreempting},

@@ -166,7 +166,9 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 }
 
 // pass runs one pass at now and applies its plan. It returns how many
-// tasks the plan started, and how many it preempted, moved or resized.
+// tasks the plan started, and how many it preempted, moved or resized:
+// an item naming a task that is being re-placed is skipped
+// (Replannable) and not counted.
 func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
 	st := &c.step
 	c.build(now, st.prefix)
@@ -193,10 +195,17 @@ func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
 		return 0, 0, err
 	}
 	for i := range effects {
-		c.apply(now, &effects[i])
-		ap.Applied(now, &effects[i])
+		e := &effects[i]
+		if e.Op != OpStart && !Replannable(c.Tasks.At(e.Task).Replacing) {
+			continue // the core plans it again once it has resumed
+		}
+		c.apply(now, e)
+		ap.Applied(now, e)
+		if e.Op != OpStart {
+			changes++
+		}
 	}
-	return len(plan.Starts), len(plan.Preemptions) + len(plan.Moves) + len(plan.Resizes), nil
+	return len(plan.Starts), changes, nil
 }
 
 // apply makes effect e's transition at now and fills in what it did.

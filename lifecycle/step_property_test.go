@@ -11,7 +11,8 @@ import (
 )
 
 // TestStepInvariants drives a Cluster as a driver does, through Step and
-// Observe only: random submissions, kills and nodes going down and
+// Observe only: random submissions (some elastic, which grow by
+// resizes), kills and nodes going down and
 // coming back, and the outcomes each effect promises (a task's end by
 // Due, a checkpoint landing after a random cost, one start in ten
 // failing at once) reported back by version, some of them stale by then. After each Step the books must
@@ -26,6 +27,7 @@ func TestStepInvariants(t *testing.T) {
 		{Name: "priority", Policy: sched.PolicyPriority, Preemption: true},
 		{Name: "conservative", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative},
 	}
+	resizes := 0
 	for _, pool := range policies {
 		var seen [lifecycle.OpStart + 1]int
 		stale, lost, startFailed := 0, 0, 0
@@ -48,6 +50,10 @@ func TestStepInvariants(t *testing.T) {
 			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d, starts failed %d: the runs check too little",
 				pool.Name, seen, stale, lost, startFailed)
 		}
+		resizes += seen[lifecycle.OpResize]
+	}
+	if resizes == 0 {
+		t.Errorf("no resizes: the runs check no re-placement")
 	}
 }
 
@@ -84,23 +90,28 @@ func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
 // Applied notes the outcomes the effect promises.
 func (d *stepDriver) Applied(now int64, e *lifecycle.Effect) {
 	d.seen[e.Op]++
-	t := d.c.Tasks.At(e.Task)
 	cost := int64(d.rng.IntN(6))
 	switch e.Op {
 	case lifecycle.OpPreempt:
 		d.promise(now+cost, lifecycle.EventLanded, e.Task)
 		return
 	case lifecycle.OpMove, lifecycle.OpResize:
-		if e.Replaced.Drain >= 0 {
-			d.promise(now+cost, lifecycle.EventLanded, e.Replaced.Drain)
-		}
+		// It resumes, and its end is promised, when this lands.
+		d.promise(now+cost, lifecycle.EventLanded, e.Task)
+		return
 	case lifecycle.OpStart:
 		if d.rng.IntN(10) == 0 {
 			d.promise(now, lifecycle.EventStartFailed, e.Task)
 		}
 	}
+	d.promiseEnd(e.Task)
+}
+
+// promiseEnd promises task ti's end, if Due promises one.
+func (d *stepDriver) promiseEnd(ti int32) {
+	t := d.c.Tasks.At(ti)
 	if end, _ := t.Due(d.c.Jobs[t.Job].Shape); end >= 0 {
-		d.promise(end, lifecycle.EventEnded, e.Task)
+		d.promise(end, lifecycle.EventEnded, ti)
 	}
 }
 
@@ -135,6 +146,9 @@ func (d *stepDriver) round() error {
 				return fmt.Errorf("start failed %+v: task %s, freed %d, in use %d → %d", p.ev, st, o.Slots, inUse, d.c.InUse())
 			}
 		}
+		if o.Drained {
+			d.promiseEnd(p.ev.Task)
+		}
 	}
 	for range d.rng.IntN(3) {
 		d.submit()
@@ -160,10 +174,16 @@ func (d *stepDriver) submit() {
 	tasks := 1 + d.rng.IntN(3)
 	d.seq++
 	sh := lifecycle.Shape{Every: int64(d.rng.IntN(2) * 10), Limit: int64(d.rng.IntN(2) * 60)}
-	submit(&d.c, d.now, lifecycle.Submission{Tasks: tasks, Fresh: int64(1 + d.rng.IntN(100)), Shape: sh,
-		MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
+	slots, minSlots := 1+d.rng.IntN(4), 0
+	if d.rng.IntN(4) == 0 && slots > 1 {
+		// Elastic: it may start shrunk and grow, and a pass may plan it
+		// again before its checkpoint lands (lifecycle.Replannable).
+		sh.Elastic, minSlots = true, 1
+	}
+	submit(&d.c, d.now, lifecycle.Submission{Tasks: tasks, Fresh: lifecycle.FreshWork(int64(1+d.rng.IntN(100)), slots, sh.Elastic),
+		Shape: sh, MaxRetries: d.rng.IntN(3), Project: -1, Account: -1},
 		sched.Job{ID: fmt.Sprintf("j%d", d.seq), Submit: d.now, Seq: d.seq, Priority: d.rng.IntN(5),
-			Preemptible: d.rng.IntN(2) == 0, Slots: 1 + d.rng.IntN(4), MaxRunning: tasks, Weight: 1,
+			Preemptible: d.rng.IntN(2) == 0, Slots: slots, MinSlots: minSlots, MaxRunning: tasks, Weight: 1,
 			TimeLimit: sh.Limit, Project: -1, Account: -1})
 }
 

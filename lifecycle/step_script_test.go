@@ -11,7 +11,8 @@ import (
 // runStep plays the Step commands of a script (testdata/tasks/step.txt):
 //
 //	cluster nodes=N slots=S policy=P [preemption] [conservative] [confirm] [noshortcuts]
-//	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S] [every=S] [retries=N] [fail]
+//	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S] [every=S] [retries=N] [fail] [min=M]
+//	                                     (min: elastic down to M slots, W in slot-seconds)
 //	wake                                 a tick (EventTick): the instant is not quiet
 //	step at=T                            settle at T: each applied effect, then the passes
 //	observe ended|landed t=T ver=V [at=T]  an outcome for version V of task T
@@ -33,14 +34,15 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 	case "cluster":
 		return nil, p.cluster(args)
 	case "submit":
-		sh := lifecycle.Shape{Limit: args.int("limit"), Every: args.int("every")}
+		sh := lifecycle.Shape{Limit: args.int("limit"), Every: args.int("every"), Elastic: args.int("min") > 0}
 		tasks := int(args.int("tasks"))
 		id := fmt.Sprintf("j%d", p.c.NextJob())
 		p.seq++
 		ji := submit(&p.c, args.int("at"), lifecycle.Submission{Tasks: tasks, Fresh: args.int("work"), Shape: sh,
 			MaxRetries: int(args.int("retries")), FailOnPreempt: args.flag("fail"), Project: -1, Account: -1},
 			sched.Job{ID: id, Submit: args.int("at"), Seq: p.seq, Priority: int(args.int("priority")),
-				Preemptible: args.flag("preemptible"), Slots: int(args.int("slots")), MaxRunning: tasks, Weight: 1,
+				Preemptible: args.flag("preemptible"), Slots: int(args.int("slots")), MinSlots: int(args.int("min")),
+				MaxRunning: tasks, Weight: 1,
 				TimeLimit: args.int("limit"), Project: -1, Account: -1})
 		return []string{p.describeJob(ji)}, args.err
 	case "wake":

@@ -7,9 +7,11 @@ const Unbounded int64 = -1
 
 // Task is one attempt of one task holding slots: from the start the plan
 // gave it until it lets go of them (ends, is killed, or has checkpointed
-// after a preemption). A moved or resized task keeps its attempt; the part
-// of its old placement it lets go of drains as a record of its own,
-// marked Moving, until its checkpoint lands.
+// after a preemption). A moved or resized task keeps its attempt: it
+// checkpoints, holding its new placement reserved (Replacing) and the
+// part of its old placement that the new one does not keep as a record
+// of its own, marked Moving, and restarts on the new placement when its
+// checkpoint lands (Resume), as the live master restarts it.
 //
 // Its State is running or preempting while it holds slots, and how it let
 // go of them after (TaskState); Moving is not a state but what the record
@@ -31,15 +33,24 @@ type Task struct {
 	Attempt int32
 	Nodes   []sched.NodeSlots
 	Start   int64 // when the attempt started
-	From    int64 // when the task last resumed: its start, or its last move
-	Work    int64 // remaining work at From, or Unbounded
-	Lost    int64 // run time that preemption and moves threw away
+	// From is when the task last resumed: its start, or the landing of
+	// its last move or resize; while Replacing, the move or resize.
+	From int64
+	Work int64 // remaining work at From, or Unbounded
+	Lost int64 // run time that preemption and moves threw away
 	// PreemptAt is when the checkpoint request came, while preempting.
 	PreemptAt int64
 	State     TaskState
 	Ver       uint32
 	// Moving marks the draining old placement of a moved task.
-	Moving     bool
+	Moving bool
+	// Replacing marks a task that a move or resize re-placed and whose
+	// checkpoint has not landed: it holds Nodes reserved but does no
+	// work, and Drain is the slot of the Moving record of what of its
+	// old placement drains (-1: nothing drains). Its landing frees that
+	// record and resumes the task on Nodes (Tasks.Resume).
+	Replacing  bool
+	Drain      int32
 	Backfilled bool
 	Limited    bool // the attempt ends at its time limit, killed
 }
@@ -74,20 +85,23 @@ func (t *Task) Rate(sh Shape) int64 {
 	return int64(max(sched.Slots(t.Nodes), 1))
 }
 
-// Due is when the attempt ends, or -1 when it runs until killed, and
-// whether that end is its time limit rather than its work being done.
-// The limit runs from the attempt's start, the work from its last move.
+// Due is when the attempt ends, or -1 when it runs until killed or is
+// Replacing (nothing is promised until it resumes), and whether that end
+// is its time limit rather than its work being done. The limit runs from
+// the attempt's start, the work from when it last resumed; a limit that
+// passed while the task checkpointed for a move ends it as it resumes,
+// as the live master's time-limit check kills it once it runs again.
 func (t *Task) Due(sh Shape) (int64, bool) {
 	switch {
-	case t.Work == Unbounded && sh.Limit <= 0:
+	case t.Replacing, t.Work == Unbounded && sh.Limit <= 0:
 		return -1, false
 	case t.Work == Unbounded:
-		return t.Start + sh.Limit, true
+		return max(t.Start+sh.Limit, t.From), true
 	}
 	r := t.Rate(sh)
 	done := t.From + (t.Work+r-1)/r
 	if sh.Limit > 0 && t.Start+sh.Limit < done {
-		return t.Start + sh.Limit, true
+		return max(t.Start+sh.Limit, t.From), true
 	}
 	return done, false
 }
@@ -156,10 +170,11 @@ func (ts *Tasks) Running() []int32 { return ts.running }
 
 // Current reports whether an outcome promised for version ver of task ti
 // (its end, its checkpoint landing) still applies: the task holds its
-// slots and nothing re-planned it since.
+// slots and nothing re-planned it since. A Moving record is promised
+// nothing: it lands with its task (Resume).
 func (ts *Tasks) Current(ti int32, ver uint32) bool {
 	t := &ts.all[ti]
-	return t.State.Active() && t.Ver == ver
+	return t.State.Active() && !t.Moving && t.Ver == ver
 }
 
 // Sweep drops retired tasks from the running list, making their slots
@@ -201,6 +216,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
 	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
+	t.Replacing, t.Drain = false, -1
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -219,12 +235,12 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 
 // Lose rolls task ti back to its last checkpoint at now, as a lost node
 // leaves it: a running task keeps only what its periodic checkpoints
-// (Every) or its last move saved; a preempting one what its checkpoint
-// request saved already. It returns the run time thrown away, which the
-// task's Lost also counts; the caller retires the record.
+// (Every) or its last move saved; a preempting or Replacing one what its
+// checkpoint request saved already. It returns the run time thrown away,
+// which the task's Lost also counts; the caller retires the record.
 func (ts *Tasks) Lose(ti int32, now int64, sh Shape) int64 {
 	t := &ts.all[ti]
-	if t.State != TaskRunning {
+	if t.State != TaskRunning || t.Replacing {
 		return 0
 	}
 	kept := int64(0)
@@ -251,10 +267,12 @@ type Replaced struct {
 	Delta int
 }
 
-// Replace checkpoints running task ti at now and resumes it on nodes at
-// once, in the same attempt; drain, the part of its old placement it lets
-// go of (Draining's), drains as a Moving record of its own. The caller
-// asks Due for the task's new end.
+// Replace asks running task ti to checkpoint at now for a move or resize
+// onto nodes, in the same attempt: from now on it holds nodes reserved
+// and does no work (Replacing), and drain, the part of its old placement
+// it lets go of (Draining's), drains as a Moving record of its own. Both
+// are held until the task's checkpoint lands (Resume); the caller
+// promises that landing for the task's new version.
 func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh Shape) Replaced {
 	r := Replaced{Drain: -1}
 	if len(drain) > 0 {
@@ -264,6 +282,7 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 		o.Nodes = append(o.Nodes[:0], drain...)
 		o.Ver++
 		o.State, o.Moving, o.Backfilled, o.Limited = TaskPreempting, true, false, false
+		o.Replacing, o.Drain = false, -1
 		o.PreemptAt = now
 		ts.running = append(ts.running, r.Drain)
 	}
@@ -275,8 +294,22 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	t.From = now
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Backfilled = false
+	t.Replacing, t.Drain = true, r.Drain
 	t.Ver++ // the end promised for the old placement no longer applies
 	return r
+}
+
+// Resume restarts Replacing task ti on its new placement at now, when its
+// checkpoint has landed, and returns the slot of its draining record (-1
+// for none), which the caller frees. Its work runs from now; the caller
+// asks Due for its end.
+func (ts *Tasks) Resume(ti int32, now int64) int32 {
+	t := &ts.all[ti]
+	drain := t.Drain
+	t.Replacing, t.Drain = false, -1
+	t.From = now
+	t.Ver++
+	return drain
 }
 
 // Retire marks task ti as having let go of its slots, ending in state

@@ -118,6 +118,10 @@ func (p *player) run(line string) ([]string, error) {
 		return []string{fmt.Sprintf("lost=%d", lost), p.describe(ti)}, args.err
 	case "move", "resize":
 		return p.replace(f[0], args)
+	case "resume":
+		ti := int32(args.int("t"))
+		drain := p.c.Tasks.Resume(ti, args.int("at"))
+		return []string{fmt.Sprintf("drain=t%d", drain), p.describe(ti)}, args.err
 	case "retire":
 		ti := int32(args.int("t"))
 		st := lifecycle.TaskState(args.kv["state"])
@@ -246,6 +250,7 @@ func (p *player) describeBy(ti int32, sh lifecycle.Shape) string {
 		on   bool
 		name string
 	}{{t.State == lifecycle.TaskPreempting, fmt.Sprintf("preempting@%d", t.PreemptAt)}, {t.Moving, "moving"},
+		{t.Replacing, "replacing"}, {t.Replacing && t.Drain >= 0, fmt.Sprintf("drain=t%d", t.Drain)},
 		{t.Backfilled, "backfilled"}, {!t.State.Active(), "retired=" + string(t.State)}} {
 		if f.on {
 			s += " " + f.name

@@ -35,12 +35,15 @@ import (
 // the core asks again once the task runs on its new placement.
 
 // current returns the task of the last snapshot's allocation a when it may
-// be preempted, moved or resized now: its attempt (not a reserved
-// placement) is starting or running and no move of it is under way.
+// be preempted, moved or resized now: its attempt is starting or running
+// and no move or resize of it is under way (lifecycle.Replannable: the
+// allocation is neither its reserved placement nor the attempt that
+// checkpoints for it).
 func (pl *planner) current(a int) *mtask {
 	r := pl.view.allocs[a]
 	t := r.t
-	if r.next || t.att == nil || t.next != nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
+	if !lifecycle.Replannable(r.next || t.next != nil) || t.att == nil ||
+		(t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
 		return nil
 	}
 	return t

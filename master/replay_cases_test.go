@@ -75,6 +75,19 @@ func featureCases() []replayCase {
 				{name: "mid2", slots: 1, submit: 215, run: 100, extra: `, "priority": 40`},
 				{name: "low4", slots: 1, submit: 210, run: 100, extra: lowPrio, kill: 900},
 			}},
+		// Moves and resizes whose checkpoints take 30s: the task holds its
+		// old slots and its new placement meanwhile, does no work, and
+		// restarts on the new placement when the checkpoint lands (p3
+		// moves at 60 and restarts at 90; b starts at 90). Elastic tasks
+		// grow in place and elsewhere, one in the second it started.
+		{name: "fifo-move-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+			jobs: moveJobs},
+		{name: "elastic-fifo-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+			jobs: elasticJobs},
+		{name: "elastic-grow-fifo-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n",
+			nodes: replayNodes, jobs: elasticGrowJobs},
+		{name: "elastic-priority-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: elasticJobs},
 		{name: "fair-share-checkpoint", checkpoint: 20, config: fairShareConfig, nodes: replayNodes, jobs: []rjob{
 			{name: "a1", slots: 1, tasks: 6, submit: 0, run: 900, project: "a", extra: preemptible},
 			{name: "a2", slots: 1, submit: 0, run: 800, project: "a", extra: preemptible},

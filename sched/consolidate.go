@@ -37,9 +37,9 @@ import "slices"
 // the slots they drain (reason checkpointing) and starts in a later pass.
 
 // Move re-places a running task to make room for job For. The task
-// checkpoints and resumes on Nodes at once, without queueing again: Nodes'
-// slots are claimed for it from this plan on, while its old slots drain
-// like a preempted task's. Until its checkpoint lands the caller reports
+// checkpoints and resumes on Nodes when the checkpoint lands, without
+// queueing again: Nodes' slots are claimed for it from this plan on,
+// while its old slots drain like a preempted task's. Until its checkpoint lands the caller reports
 // it as two allocations: the new placement, running, and the old one,
 // Preempting and Moving. A move counts as one preemption of the task's
 // project for the preemption budget.

@@ -97,14 +97,14 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 }
 
 // landed reacts to a checkpoint that landed (lifecycle.Cluster.Observe):
-// the drained old placement of a moved task is free, or a preempted
-// task's attempt ends as FAILED_PREEMPTED. By its job's exit actions that
-// task is rescheduled, back among its job's waiting tasks (the job keeps
-// its submit time, so the queue order puts it ahead of later work), or it
-// fails.
+// a moved or resized task restarts on its new placement (relanded), or
+// a preempted task's attempt ends as FAILED_PREEMPTED. By its job's exit
+// actions that task is rescheduled, back among its job's waiting tasks
+// (the job keeps its submit time, so the queue order puts it ahead of
+// later work), or it fails.
 func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 	if o.Drained {
-		s.freed(ti, o.Slots, lifecycle.TaskPreempting)
+		s.relanded(ti, o)
 		return
 	}
 	s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptPreempted, false)

@@ -44,8 +44,11 @@
 //     flag and borrowing reach the core unchanged; a job in a quota pool
 //     always names a project of the input.
 //   - Every part of a plan is applied: starts, preemptions, moves and
-//     resizes (a moved or resized task resumes at once on its new
-//     placement while the slots it left drain, move.go). An elastic task's
+//     resizes (a moved or resized task checkpoints for the pool's cost,
+//     holding its new placement and the slots it leaves, and resumes on
+//     the new placement when the checkpoint lands, move.go), but for
+//     those naming a task whose re-placement has not landed
+//     (lifecycle.Replannable), as the master skips them. An elastic task's
 //     work is Duration × Slots slot-seconds, done at the slots it holds
 //     (elastic.go).
 //   - State the core leaves to its caller is kept here and passed in each

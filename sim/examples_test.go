@@ -107,11 +107,16 @@ func checkElasticExample(t *testing.T, res *sim.Result) {
 	if res.Metrics.Resizes != 2 {
 		t.Errorf("%d resizes, want 2 (tune to 4, train to 8)", res.Metrics.Resizes)
 	}
-	if j := job(t, res, "train"); j.End == nil || *j.End != 5*hour+22*minute+30 {
-		t.Errorf("train ends at %v, want 5h22m30s", j.End)
+	// Each resize does no work for the 2m checkpoint: tune ends at
+	// 2h47m, and train, growing then, at 5h25m30s.
+	if j := job(t, res, "train"); j.End == nil || *j.End != 5*hour+25*minute+30 {
+		t.Errorf("train ends at %v, want 5h25m30s", j.End)
 	}
-	if got := slotsAt(res, 2*hour+45*minute)["train"]; got != 12 {
-		t.Errorf("train holds %d GPUs while its old ones drain, want 8 + 4", got)
+	if got := slotsAt(res, 2*hour+48*minute)["train"]; got != 12 {
+		t.Errorf("train holds %d GPUs while it checkpoints, want 8 + 4", got)
+	}
+	if got := slotsAt(res, 2*hour+49*minute)["train"]; got != 8 {
+		t.Errorf("train holds %d GPUs once its checkpoint landed, want 8", got)
 	}
 }
 

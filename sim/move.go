@@ -3,20 +3,21 @@ package sim
 import "github.com/allot-sched/allot/lifecycle"
 
 // Consolidation (sched.Plan.Moves) and elastic growth (sched.Plan.Resizes)
-// both re-place a running task: the task checkpoints and resumes on its
-// new slots at once, in the same attempt. The part of its old placement
-// that the new one does not reuse drains like a preempted task's slots
-// for the pool's checkpoint cost: a move leaves all of it, a resize
-// whatever of it the new placement does not cover (per node, old minus
-// new slots). Until then the simulator keeps that part as a task record
-// of its own, marked moving, which the snapshot reports as a Preempting,
-// Moving allocation beside the running one, as the core expects.
+// both re-place a running task, as the live master does
+// (lifecycle.Replannable): the task checkpoints, in the same attempt,
+// holding its old slots and its new placement reserved, does no work
+// for the pool's checkpoint cost, and restarts on the new placement when
+// the checkpoint lands. The part of its old placement that the new one
+// does not reuse (a move's all of it, a resize's whatever the new
+// placement does not cover, per node old minus new slots) is a task
+// record of its own, marked moving, which the snapshot reports as a
+// Preempting, Moving allocation beside the reserved one, as the core
+// expects, and which the landing frees.
 
-// replaced reacts to a move or resize of running task e.Task, which
-// checkpointed and resumed on e.Nodes at once (lifecycle's rule, the
-// master's too): the part of its old placement it let go of drains as a
-// moving record of its own until its checkpoint lands, and a move counts
-// against its project's preemption budget.
+// replaced reacts to a move or resize of running task e.Task, which now
+// checkpoints: its landing, after the pool's checkpoint cost, restarts
+// it (relanded), and a move counts against its project's preemption
+// budget.
 func (s *sim) replaced(e *lifecycle.Effect) {
 	t := s.c.Tasks.At(e.Task)
 	ji := t.Job
@@ -24,16 +25,24 @@ func (s *sim) replaced(e *lifecycle.Effect) {
 	if e.Op.Replace().ChargesBudget() {
 		s.wakeBudget(j.qp)
 	}
-	if r := e.Replaced; r.Drain >= 0 {
-		o := s.c.Tasks.At(r.Drain)
-		s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: r.Drain, ver: o.Ver})
-	}
+	s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 	s.rec.lostWork += e.LostWork
 	s.rec.moveAttempt(t, e.Nodes)
 	s.rec.hold(ji, e.Replaced.Delta)
-	if end, _ := t.Due(s.c.Jobs[ji].Shape); end >= 0 {
-		s.q.push(event{at: end, kind: evEnd, ref: e.Task, ver: t.Ver})
+}
+
+// relanded reacts to the landing of re-placed task ti's checkpoint
+// (lifecycle.Cluster.Observe): the drained part of its old placement is
+// free, and the task runs on its new placement from now, so its end,
+// failure and reports are promised from now.
+func (s *sim) relanded(ti int32, o *lifecycle.Outcome) {
+	for _, f := range o.Freed {
+		s.freed(f.Task, f.Slots, f.From)
 	}
-	s.scheduleFail(e.Task)
-	s.scheduleReport(e.Task)
+	t := s.c.Tasks.At(ti)
+	if end, _ := t.Due(s.c.Jobs[t.Job].Shape); end >= 0 {
+		s.q.push(event{at: end, kind: evEnd, ref: ti, ver: t.Ver})
+	}
+	s.scheduleFail(ti)
+	s.scheduleReport(ti)
 }

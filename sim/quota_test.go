@@ -197,11 +197,22 @@ func TestSeed002Consolidation(t *testing.T) {
 		t.Errorf("%d moves and %d preemptions, want 5 and 0", m.Moves, m.Preemptions)
 	}
 	// A move keeps the task's progress and its attempt: each small task
-	// still has one attempt, ending at 2h as if it had never moved.
+	// still has one attempt, ending at 2h, or, for the five that moved, a
+	// minute later: a moved task does no work while it checkpoints, and
+	// restarts when its checkpoint lands (lifecycle.Replannable).
+	moved := 0
 	for _, a := range job(t, res, "small").Attempts {
-		if a.End == nil || *a.End != 2*hour || a.State != sim.AttemptCompleted {
-			t.Errorf("small attempt %+v, want one attempt per task, completed at 2h", a)
+		want := int64(2 * hour)
+		if len(a.Moves) > 0 {
+			want += minute
+			moved++
 		}
+		if a.End == nil || *a.End != want || a.State != sim.AttemptCompleted {
+			t.Errorf("small attempt %+v, want one attempt per task, completed at %s", a, sim.Clock(want))
+		}
+	}
+	if moved != 5 {
+		t.Errorf("%d small tasks moved, want 5", moved)
 	}
 }
 
