@@ -51,7 +51,7 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 			gpus += len(n.rec.GPUs)
 		}
 	}
-	ca.m.mu.Unlock()
+	ca.m.unlock()
 	out := audit(cfg, gpus, since, until, usage, jobs)
 	p := principalOf(r)
 	rows := out.Projects[:0]
