@@ -293,7 +293,7 @@ func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
 		poolAt[p.Name] = i
 	}
 	var jobs []*jobRead
-	for _, j := range v.jobs {
+	for j := range v.jobs.all() {
 		if matchesLive(j.rec, f) && (node == "" || j.on(v, node)) {
 			jobs = append(jobs, j)
 		}

@@ -83,7 +83,7 @@ func (ja *jobsAPI) checkUser(ctx context.Context, user string) error {
 // field holds value), else the unknown-value error for what, listing
 // valid.
 func (ja *jobsAPI) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
-	for _, j := range ja.m.reads().jobs {
+	for j := range ja.m.reads().jobs.all() {
 		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
 			(f.User != "" && j.rec.User == f.User) {
 			return nil

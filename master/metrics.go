@@ -89,7 +89,7 @@ func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 	v := c.m.reads()
 	states := map[store.JobState]int{store.JobQueued: 0, store.JobRunning: 0}
 	pending := map[[2]string]int{}
-	for _, j := range v.jobs {
+	for j := range v.jobs.all() {
 		if _, ok := states[j.rec.State]; ok {
 			states[j.rec.State]++
 		}

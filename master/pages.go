@@ -1,7 +1,6 @@
 package master
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -118,16 +117,13 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 }
 
 // livePage lists, newest first, up to a page of v's jobs below the
-// cursor that f (and node) select and p may read. v.jobs is sorted by id,
-// so it walks back from the cursor.
+// cursor that f (and node) select and p may read.
 func livePage(v *readView, p auth.Principal, f store.JobFilter, node string, pg pageReq) []*jobRead {
-	end := len(v.jobs)
-	if pg.cursor > 0 {
-		end, _ = slices.BinarySearchFunc(v.jobs, pg.cursor, func(j *jobRead, id int64) int { return cmp.Compare(j.rec.ID, id) })
-	}
 	var out []*jobRead
-	for i := end - 1; i >= 0 && len(out) < pg.limit; i-- {
-		j := v.jobs[i]
+	for j := range v.jobs.below(pg.cursor) {
+		if len(out) == pg.limit {
+			break
+		}
 		if !matchesLive(j.rec, f) || (node != "" && !j.on(v, node)) || p.CanRead(j.rec.Project, j.rec.User) != nil {
 			continue
 		}

@@ -25,16 +25,16 @@ import (
 // of a job or node marks it (touch, touchNode and the few changes made
 // outside a batch), and publish captures only the marked ones into new
 // immutable records, sharing every other record with the previous view.
-// The records are kept in slices sorted by id and by name, copied on each
-// publish (a copy of pointers, a few µs for 10,000 jobs; docs/
-// performance.md). Tests check every publish against a view built from
+// The jobs are kept in a persistent trie by id (jobtree.go), of which a
+// publish copies the paths to the changed jobs; the nodes, far fewer, in
+// a slice by name, copied when one changed (docs/performance.md). Tests check every publish against a view built from
 // scratch (verifyReads).
 
 // readView is one published picture of the mirror. Nothing in it changes
 // once it is published, but the ranks that readers compute on demand.
 type readView struct {
 	cfg   *config.Config
-	jobs  []*jobRead  // the live jobs, by id
+	jobs  jobTree     // the live jobs, by id
 	nodes []*nodeRead // by name
 	// eta and etaEarly are the planner's forecasts; refreshETA replaces
 	// them, never changes them.
@@ -170,31 +170,24 @@ func (m *Master) publish() {
 
 // mergeJobs returns old with the marked jobs captured again, or dropped
 // once they left the mirror.
-func (m *Master) mergeJobs(old []*jobRead) []*jobRead {
-	ids := make([]int64, 0, len(m.dirtyJobs))
+func (m *Master) mergeJobs(old jobTree) jobTree {
+	e := new(treeEdit)
 	for _, j := range m.dirtyJobs {
+		if !j.dirty {
+			continue // listed twice
+		}
 		j.dirty = false
-		ids = append(ids, j.rec.ID)
+		id := j.rec.ID
+		var r *jobRead
+		if cur := m.jobs[id]; cur != nil {
+			cur.read = captureJob(cur)
+			r = cur.read
+		}
+		old = old.set(e, id, r)
 	}
 	clear(m.dirtyJobs)
 	m.dirtyJobs = m.dirtyJobs[:0]
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	out := make([]*jobRead, 0, len(old)+len(ids))
-	i := 0
-	for _, id := range ids {
-		k, found := slices.BinarySearchFunc(old[i:], id, func(r *jobRead, id int64) int { return cmp.Compare(r.rec.ID, id) })
-		out = append(out, old[i:i+k]...)
-		i += k
-		if found {
-			i++
-		}
-		if j := m.jobs[id]; j != nil {
-			j.read = captureJob(j)
-			out = append(out, j.read)
-		}
-	}
-	return append(out, old[i:]...)
+	return old
 }
 
 // mergeNodes returns old with the marked nodes captured again, or dropped
@@ -253,18 +246,19 @@ func (m *Master) readDifference(v *readView) string {
 		jobs = append(jobs, captureJob(j))
 	}
 	slices.SortFunc(jobs, func(a, b *jobRead) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+	published := slices.Collect(v.jobs.all())
 	var nodes []*nodeRead
 	for _, n := range m.nodes {
 		nodes = append(nodes, m.captureNode(n))
 	}
 	slices.SortFunc(nodes, func(a, b *nodeRead) int { return cmp.Compare(a.name, b.name) })
-	if len(jobs) != len(v.jobs) || len(nodes) != len(v.nodes) {
-		return fmt.Sprintf("read view: %d jobs and %d nodes published, the mirror has %d and %d",
-			len(v.jobs), len(v.nodes), len(jobs), len(nodes))
+	if len(jobs) != len(published) || len(jobs) != v.jobs.size || len(nodes) != len(v.nodes) {
+		return fmt.Sprintf("read view: %d jobs (size %d) and %d nodes published, the mirror has %d and %d",
+			len(published), v.jobs.size, len(v.nodes), len(jobs), len(nodes))
 	}
 	for i, r := range jobs {
-		if !reflect.DeepEqual(r, v.jobs[i]) {
-			return fmt.Sprintf("read view: job %d published as %+v, the mirror has %+v", r.rec.ID, *v.jobs[i], *r)
+		if !reflect.DeepEqual(r, published[i]) {
+			return fmt.Sprintf("read view: job %d published as %+v, the mirror has %+v", r.rec.ID, *published[i], *r)
 		}
 	}
 	for i, r := range nodes {
@@ -298,27 +292,15 @@ func (m *Master) reads() *readView {
 		extra[i] = captureJob(j)
 	}
 	m.subMu.Unlock()
-	slices.SortFunc(extra, func(a, b *jobRead) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
-	jobs := make([]*jobRead, 0, len(v.jobs)+len(extra))
-	i := 0
+	jobs, e := v.jobs, new(treeEdit)
 	for _, r := range extra {
-		k, _ := slices.BinarySearchFunc(v.jobs[i:], r.rec.ID, func(x *jobRead, id int64) int { return cmp.Compare(x.rec.ID, id) })
-		jobs = append(jobs, v.jobs[i:i+k]...)
-		jobs = append(jobs, r)
-		i += k
+		jobs = jobs.set(e, r.rec.ID, r)
 	}
-	jobs = append(jobs, v.jobs[i:]...)
 	return &readView{cfg: v.cfg, jobs: jobs, nodes: v.nodes, eta: v.eta, etaEarly: v.etaEarly}
 }
 
 // job finds a live job by id.
-func (v *readView) job(id int64) *jobRead {
-	i, ok := slices.BinarySearchFunc(v.jobs, id, func(r *jobRead, id int64) int { return cmp.Compare(r.rec.ID, id) })
-	if !ok {
-		return nil
-	}
-	return v.jobs[i]
-}
+func (v *readView) job(id int64) *jobRead { return v.jobs.get(id) }
 
 // node finds a node by name.
 func (v *readView) node(name string) *nodeRead {
@@ -343,7 +325,7 @@ func (v *readView) nodeNames() []string {
 func (v *readView) positions() map[int64]int {
 	v.rankOnce.Do(func() {
 		byPool := map[string][]*jobRead{}
-		for _, j := range v.jobs {
+		for j := range v.jobs.all() {
 			if j.waiting() {
 				byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
 			}
@@ -375,7 +357,7 @@ func (j *jobRead) facts() queueFacts {
 // loads sums the live jobs' use by key (pool or project).
 func (v *readView) loads(key func(*jobRead) string) map[string]*load {
 	out := map[string]*load{}
-	for _, j := range v.jobs {
+	for j := range v.jobs.all() {
 		l := out[key(j)]
 		if l == nil {
 			l = &load{}

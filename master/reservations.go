@@ -15,7 +15,7 @@ import (
 // more is kept for it.
 func (v *readView) reservations() map[string][]api.Reservation {
 	out := map[string][]api.Reservation{}
-	for _, j := range v.jobs {
+	for j := range v.jobs.all() {
 		p := j.pending
 		if p == nil || p.code != "" || p.p.Reason != sched.ReasonReserved || p.p.At < 0 || p.p.At == sched.Never {
 			continue
