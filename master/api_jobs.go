@@ -21,10 +21,11 @@ import (
 // jobsAPI serves the jobs under /api/v1/jobs: submission (with its
 // feasibility check), listing and paging, a job's views, changes and
 // kill, its logs, its explanation and its search's metrics. It holds no
-// state: it reads and changes the mirror under Master.mu (taken through
-// lock), except a submission, which stores its job first and queues it
-// for the mirror without mu (submit.go), and the feasibility view, which
-// is published for readers without mu (feasible.go).
+// state: it changes the mirror under Master.mu (taken through lock), and
+// lists and shows jobs from the read view without mu (readview.go); a
+// submission stores its job first and queues it for the mirror without
+// mu (submit.go), and the feasibility view is published for readers
+// without mu (feasible.go).
 type jobsAPI struct {
 	server
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -76,6 +77,9 @@ func captureJob(j *mjob) *jobRead {
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it
+		if !p.timed() {
+			p.now = 0 // unused, and otherwise new every pass
+		}
 		r.pending = &p
 	}
 	for _, t := range j.tasks {
@@ -126,17 +130,23 @@ func (m *Master) notePendingOf(j *mjob) {
 }
 
 // samePending compares two explanations as the API shows them: all but
-// the core's Nodes (TestSamePendingFields keeps the list whole).
+// the core's Nodes (TestSamePendingFields keeps the list whole), and the
+// pass's time only where a start time is shown, so that a pass over a
+// long queue whose explanations stay as they were marks no job.
 func samePending(a, b *pendingInfo) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	x, y := a.p, b.p
-	return a.now == b.now && a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg &&
+	return (a.now == b.now || !a.timed() && !b.timed()) && a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg &&
 		x.Job == y.Job && x.Reason == y.Reason && x.Blocker == y.Blocker && x.Need == y.Need && x.Free == y.Free &&
 		x.At == y.At && x.License == y.License && x.LicenseNeed == y.LicenseNeed && x.LicenseFree == y.LicenseFree &&
 		x.Priority == y.Priority && x.Queued == y.Queued
 }
+
+// timed reports whether the explanation shows a start time, the only part
+// of its message that reads the pass's time (TestPendingTimeUnused).
+func (p *pendingInfo) timed() bool { return p.code == "" && p.p.At >= 0 && p.p.At != sched.Never }
 
 // unlock publishes the view and releases mu.
 func (m *Master) unlock() {

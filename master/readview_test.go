@@ -2,8 +2,10 @@ package master
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -152,5 +154,29 @@ func TestSamePendingFields(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("sched.Pending has fields %v; samePending knows %v: compare the new ones", got, want)
+	}
+}
+
+// TestPendingTimeUnused: an explanation without a start time reads
+// nothing of the pass's time, so that the read view may keep it from an
+// earlier pass (pendingInfo.timed).
+func TestPendingTimeUnused(t *testing.T) {
+	for r := sched.Reason(1); r < 255; r++ {
+		if strings.HasPrefix(r.String(), "reason(") {
+			continue
+		}
+		for _, at := range []int64{-1, sched.Never} {
+			t.Run(fmt.Sprintf("%s at %d", r, at), func(t *testing.T) {
+				p := sched.Pending{Reason: r, Blocker: 0, Need: 2, Free: 1, At: at, License: 0, LicenseNeed: 1}
+				a := &pendingInfo{p: p, now: 1000, blockerID: "7"}
+				b := &pendingInfo{p: p, now: 987654, blockerID: "7"}
+				if a.timed() {
+					t.Fatal("timed, with no start time")
+				}
+				if va, vb := a.view(), b.view(); !reflect.DeepEqual(va, vb) {
+					t.Errorf("the message depends on the pass's time: %+v and %+v", va, vb)
+				}
+			})
+		}
 	}
 }
