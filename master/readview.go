@@ -15,7 +15,8 @@ import (
 )
 
 // The read view. The pure reads of the API (the job lists and a job's
-// view, the nodes, pools and projects, the metrics) answer from an
+// view, the nodes, pools and projects, the metrics, the owner of a job
+// and the known nodes that requests are checked against) answer from an
 // immutable picture of the mirror that is published whenever mu is
 // released, and on admitting submissions, instead of taking mu: a batch
 // holds mu across its commit, and a read should not wait for it. As mu is
@@ -28,7 +29,8 @@ import (
 // immutable records, sharing every other record with the previous view.
 // The jobs are kept in a persistent trie by id (jobtree.go), of which a
 // publish copies the paths to the changed jobs; the nodes, far fewer, in
-// a slice by name, copied when one changed (docs/performance.md). Tests check every publish against a view built from
+// a slice by name, copied when one changed (docs/performance.md). The
+// package's tests check every release of mu against a view built from
 // scratch (verifyReads).
 
 // readView is one published picture of the mirror. Nothing in it changes
