@@ -180,3 +180,27 @@ func TestPendingTimeUnused(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmissionReadWhileLocked: a job submitted while mu is held (as
+// across a batch's commit) is not yet in the mirror, but GET /jobs and
+// /jobs/{id} find it, queued, without waiting for mu; once admitted it
+// reads the same.
+func TestSubmissionReadWhileLocked(t *testing.T) {
+	h := newHarness(t)
+	h.submit(jobSpec("first", 1, "")) // builds the feasibility view, which needs mu
+	h.m.mu.Lock()
+	id := h.submit(jobSpec("train", 1, ""))
+	var jobs []api.Job
+	h.do("GET", "/api/v1/jobs", nil, &jobs)
+	listed := slices.ContainsFunc(jobs, func(j api.Job) bool { return j.ID == id && j.State == "queued" })
+	got := h.job(id)
+	h.m.mu.Unlock()
+	if !listed || got.State != "queued" || got.Tasks != 1 {
+		t.Errorf("while mu was held: listed %t, GET /jobs/%d %+v", listed, id, got)
+	}
+	h.m.lock() // admits it
+	h.m.unlock()
+	if again := h.job(id); !reflect.DeepEqual(again, got) {
+		t.Errorf("once admitted: %+v, before %+v", again, got)
+	}
+}
