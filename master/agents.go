@@ -60,6 +60,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
+	ag.m.markNode(n)
 	runs := map[agent.TaskID]bool{}
 	for _, id := range reg.Running {
 		runs[id] = true

@@ -81,7 +81,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	ca.m.lock()
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
-	ca.m.mu.Unlock()
+	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
