@@ -40,6 +40,9 @@ type replayDriver struct {
 	// case's downs done: 1 lost, 2 back.
 	down  []bool
 	downs []int
+	// drains counts each of the case's drains done: 1 drained, 2
+	// resumed.
+	drains []int
 }
 
 type taskKey struct {
@@ -70,7 +73,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
-	d.down, d.downs = make([]bool, len(d.agents)), make([]int, len(c.downs))
+	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
 	return d
 }
 
@@ -85,7 +88,8 @@ func (d *replayDriver) up() []*mastertest.Agent {
 	return out
 }
 
-// nextDown is the time of the next node loss or return due, +Inf for none.
+// nextDown is the time of the next node loss or return, drain or
+// resume due, +Inf for none.
 func (d *replayDriver) nextDown() float64 {
 	next := math.Inf(1)
 	for k, dn := range d.c.downs {
@@ -96,7 +100,34 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.back)
 		}
 	}
+	for k, dn := range d.c.drains {
+		switch {
+		case d.drains[k] == 0:
+			next = min(next, dn.at)
+		case d.drains[k] == 1 && dn.back > 0:
+			next = min(next, dn.back)
+		}
+	}
 	return next
+}
+
+// drainNodes drains the nodes whose drain is due and resumes those whose
+// resume is, as an admin does through the API.
+func (d *replayDriver) drainNodes(t *testing.T, now float64) {
+	for k, dn := range d.c.drains {
+		switch {
+		case d.drains[k] == 0 && dn.at <= now+1e-9:
+			d.drains[k] = 1
+			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/drain", api.NodeDrainRequest{Reason: "replay"}, nil); code/100 != 2 {
+				t.Fatalf("drain %s: %d", dn.node, code)
+			}
+		case d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
+			d.drains[k] = 2
+			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/resume", nil, nil); code/100 != 2 {
+				t.Fatalf("resume %s: %d", dn.node, code)
+			}
+		}
+	}
 }
 
 // nodes loses the nodes whose loss is due and brings back those whose
@@ -315,6 +346,7 @@ func (d *replayDriver) instant(t *testing.T) {
 		}
 	}
 	d.nodes(t, now)
+	d.drainNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {

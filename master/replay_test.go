@@ -90,6 +90,9 @@ type replayCase struct {
 	// downs are nodes lost and back (the config should say
 	// lost_node_grace: 0s, as the simulator ends the attempts at once).
 	downs []rdown
+	// drains are nodes an admin drains at at and, when back is
+	// positive, resumes then (POST /nodes/{name}/drain, /resume).
+	drains []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.
@@ -352,7 +355,7 @@ func checkReplay(t *testing.T, c replayCase) {
 		t.Errorf("no decisions")
 	}
 	if testing.Verbose() {
-		t.Logf("decisions:\n%s", a)
+		t.Logf("decisions:\n%s\nscenario:\n%s", a, body)
 	}
 }
 
