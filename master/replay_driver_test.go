@@ -57,10 +57,13 @@ type liveAttempt struct {
 	// agents report the checkpoint landed.
 	asked      bool
 	stop, land float64
-	fails      bool    // due is when it fails, with an error
-	due        float64 // when its work is done (lag included)
-	limit      float64 // when its time limit ends it; +Inf for none
-	exited     bool
+	// preempted says it was asked to checkpoint (preempted, moved or
+	// resized), its checkpoint landing at once or not.
+	preempted bool
+	fails     bool    // due is when it fails, with an error
+	due       float64 // when its work is done (lag included)
+	limit     float64 // when its time limit ends it; +Inf for none
+	exited    bool
 }
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
@@ -366,6 +369,9 @@ func (d *replayDriver) jobFile(j rjob) string {
 	if j.minSlots > 0 {
 		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)
 	}
+	if j.every > 0 {
+		extra += fmt.Sprintf(`, "checkpoint_every": %g`, j.every)
+	}
 	if j.tasks > 1 {
 		vals := make([]string, j.tasks)
 		for i := range vals {
@@ -404,6 +410,7 @@ func (d *replayDriver) settle(t *testing.T) {
 func (d *replayDriver) track(t *testing.T) {
 	now := d.now()
 	running := d.running()
+	d.markPreempted() // which of the attempts that ended were asked to checkpoint
 	for id, a := range d.att {
 		if _, ok := running[id]; ok || a.exited {
 			continue
@@ -415,7 +422,12 @@ func (d *replayDriver) track(t *testing.T) {
 			stop = a.stop
 		}
 		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
-		d.done[taskKey{jid, id.TaskIndex}] += (stop - a.start) * a.rate
+		kept := stop - a.start
+		if every := d.c.jobs[d.byID[jid]].every; a.preempted && every > 0 {
+			// Only its periodic checkpoints saved the work.
+			kept = math.Floor(kept/every) * every
+		}
+		d.done[taskKey{jid, id.TaskIndex}] += kept * a.rate
 		a.exited = true
 	}
 	for id, slots := range running {
@@ -470,13 +482,31 @@ func (d *replayDriver) running() map[agent.TaskID]int {
 	return out
 }
 
+// markPreempted marks the attempts the commands not yet seen ask to
+// checkpoint, leaving the commands to preempts: an attempt whose
+// checkpoint lands at once has ended by the time track sees it.
+func (d *replayDriver) markPreempted() {
+	for i, ag := range d.agents {
+		for _, c := range ag.Commands()[d.seen[i]:] {
+			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt {
+				a.preempted = true
+			}
+		}
+	}
+}
+
 // preempts notes the checkpoint requests the agents got since the last
 // look, for the attempts that hold their checkpoints (c.checkpoint).
 func (d *replayDriver) preempts(now float64) {
 	for i, ag := range d.agents {
 		cmds := ag.Commands()
 		for _, c := range cmds[d.seen[i]:] {
-			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt && !a.asked && d.c.checkpoint > 0 {
+			a := d.att[c.Task]
+			if a == nil || c.Type != api.CommandPreempt {
+				continue
+			}
+			a.preempted = true
+			if !a.asked && d.c.checkpoint > 0 {
 				a.asked, a.stop, a.land = true, now, now+d.c.checkpoint
 			}
 		}

@@ -52,6 +52,10 @@ type rjob struct {
 	// it exited, failed, without running (mastertest.Exit.StartError).
 	startFail     int
 	startFailTask int
+	// every is the job file's checkpoint_every: a preempted attempt
+	// keeps only the work up to its last periodic checkpoint, counted
+	// from its start (the simulator's model).
+	every float64
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).
