@@ -74,8 +74,9 @@ func parseJobChange(e store.Event) (jobChange, bool) {
 }
 
 // exportChanges sets sj's priority, weight and preemptibility to what they
-// were at submission and appends its changes as scenario events, times
-// counted from since.
+// were at submission (dropping a checkpoint_every the scenario would then
+// refuse) and appends its changes as scenario events, times counted from
+// since.
 func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) []scenario.Event {
 	var evs []scenario.Event
 	prioSet, weightSet, preSet := false, false, false
@@ -101,6 +102,11 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 			sj.Preemptible, preSet = *c.fromPre, true
 			sj.Interactive = scenario.DefaultInteractive(sj.Kind, sj.Preemptible)
 		}
+	}
+	if !sj.Preemptible && sj.MinSlots == 0 {
+		// Submitted not preemptible (it became so in the LOW class): a
+		// scenario refuses checkpoint_every there.
+		sj.CheckpointEvery = 0
 	}
 	return evs
 }

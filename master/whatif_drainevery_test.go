@@ -2,6 +2,8 @@ package master
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +57,30 @@ func TestHistoryScenarioDrains(t *testing.T) {
 		if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
 			t.Errorf("event %d: %+v, want %+v", i, e, want[i])
 		}
+	}
+}
+
+// TestHistoryScenarioCheckpointEvery: a job's checkpoint_every is
+// exported where the job can be preempted; one submitted not preemptible
+// and moved into the LOW class later (preemptible there) goes without
+// it, as a scenario refuses it on a job that is not preemptible.
+func TestHistoryScenarioCheckpointEvery(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: priority, preemption: true}\n")))
+	h.agent("n1", 4)
+	t0 := h.clock.Now()
+	lowered := h.submit(`{"name": "lowered", "entrypoint": "python train.py", "resources": {"slots": 1, "checkpoint_every": 60, "priority": 45, "time_limit": 600}}`)
+	h.submit(`{"name": "pre", "entrypoint": "python train.py", "resources": {"slots": 1, "checkpoint_every": 90, "preemptible": true, "time_limit": 600}}`)
+	h.clock.Advance(10 * time.Second)
+	if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(lowered, 10), `{"priority": 80}`, nil); code/100 != 2 {
+		t.Fatalf("lower: %d", code)
+	}
+	h.clock.Advance(time.Minute)
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	got := map[string]int64{}
+	for _, j := range sc.Jobs {
+		got[strings.SplitN(j.Name, "-", 2)[1]] = j.CheckpointEvery
+	}
+	if got["lowered"] != 0 || got["pre"] != 90 {
+		t.Errorf("checkpoint_every %v, want lowered 0 and pre 90\n%s", got, body)
 	}
 }
