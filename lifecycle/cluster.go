@@ -30,7 +30,7 @@ type Cluster struct {
 	effects   []Effect
 	freedRecs []Freed           // Observe's scratch
 	ended     []int32           // Observe's scratch: jobs a node loss ended
-	nodes     nodeBook          // the nodes that are down (nodes.go)
+	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int

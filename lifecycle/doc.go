@@ -71,6 +71,10 @@
 //   - A node that is down (EventNodeDown) offers no slots and no record
 //     holds slots on it: its loss freed them all, each task rolled back to
 //     its last checkpoint and waiting again or failed (nodes.go).
+//   - A drained node (EventNodeDrain, until EventNodeResume) takes no
+//     start, and what it holds never grows: each pass sees it shrunk to
+//     what its allocations hold there; Step applies no preemption of a
+//     task on it (nodes.go).
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster

@@ -11,13 +11,40 @@ import "github.com/allot-sched/allot/sched"
 // (nothing can be placed there, and the task records' node indices stay
 // valid), and its attempts end at once, as the master's do with
 // lost_node_grace 0 (a driver with a grace sends the event when it ends).
+//
+// Nodes drained and resumed (EventNodeDrain, EventNodeResume): an admin's
+// drain (allot node drain) lets the tasks on a node run on and starts no
+// new one there, until the node is resumed. The master shrinks a drained
+// node in the snapshot to what its allocations hold there, and does not
+// preempt a task with a part on it, as its slots there would not come
+// back for the preemptor; the Cluster does both (capDrained, Step's
+// pass). A drain outlives a loss: the node comes back drained.
 
-// nodeBook keeps which of Snap's nodes are down, and what each offered
-// while up.
+// nodeBook keeps which of Snap's nodes are down or drained, and what
+// each offers when neither.
 type nodeBook struct {
-	down []bool
-	// slots and zeroLimit are a down node's Slots and ZeroSlotLimit.
+	down, drained []bool
+	// slots and zeroLimit are a down or drained node's own Slots and
+	// ZeroSlotLimit, saved when it first became either.
 	slots, zeroLimit []int
+	// nDrained counts the drained nodes, so that capDrained costs
+	// nothing without one.
+	nDrained int
+	// used and usedZero are capDrained's scratch.
+	used, usedZero []int
+}
+
+// save notes node n's own slots before it goes down or is drained,
+// unless it is either already (Snap holds less than its own then).
+func (b *nodeBook) save(snap *sched.Snapshot, n int32) {
+	for len(b.down) < len(snap.Nodes) {
+		b.down, b.drained = append(b.down, false), append(b.drained, false)
+		b.slots, b.zeroLimit = append(b.slots, 0), append(b.zeroLimit, 0)
+	}
+	if !b.down[n] && !b.drained[n] {
+		nd := &snap.Nodes[n]
+		b.slots[n], b.zeroLimit[n] = nd.Slots, nd.ZeroSlotLimit
+	}
 }
 
 // setDown takes node n out of snap (it offers no slots) and returns the
@@ -26,28 +53,111 @@ func (b *nodeBook) setDown(snap *sched.Snapshot, n int32) (int, bool) {
 	if n < 0 || int(n) >= len(snap.Nodes) || b.isDown(n) {
 		return 0, false
 	}
-	for len(b.down) < len(snap.Nodes) {
-		b.down, b.slots, b.zeroLimit = append(b.down, false), append(b.slots, 0), append(b.zeroLimit, 0)
-	}
+	b.save(snap, n)
+	b.down[n] = true
 	nd := &snap.Nodes[n]
-	b.down[n], b.slots[n], b.zeroLimit[n] = true, nd.Slots, nd.ZeroSlotLimit
 	nd.Slots, nd.ZeroSlotLimit = 0, 0
 	nodesChanged(snap)
 	return b.slots[n], true
 }
 
 // setUp gives down node n its slots back and returns them, or false when
-// n is not down.
+// n is not down. A drained node stays capped (capDrained).
 func (b *nodeBook) setUp(snap *sched.Snapshot, n int32) (int, bool) {
 	if !b.isDown(n) {
 		return 0, false
 	}
 	b.down[n] = false
-	nd := &snap.Nodes[n]
-	nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
-	nodesChanged(snap)
-	return nd.Slots, true
+	if !b.drained[n] {
+		nd := &snap.Nodes[n]
+		nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
+		nodesChanged(snap)
+	}
+	return b.slots[n], true
 }
+
+// setDrained drains node n (on) or resumes it, and reports whether that
+// changed anything: false when n is no node or is so already. A resumed
+// node that is up offers its own slots again.
+func (b *nodeBook) setDrained(snap *sched.Snapshot, n int32, on bool) bool {
+	if n < 0 || int(n) >= len(snap.Nodes) || b.isDrained(n) == on {
+		return false
+	}
+	b.save(snap, n)
+	b.drained[n] = on
+	if on {
+		b.nDrained++
+		return true
+	}
+	b.nDrained--
+	if !b.down[n] {
+		nd := &snap.Nodes[n]
+		nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
+		nodesChanged(snap)
+	}
+	return true
+}
+
+// capDrained shrinks every drained node that is up to what snap's
+// allocations hold there, slots and zero-slot tasks alike, so that the
+// core finds no room there for a new task, as the master's snapshot does
+// (master/snapshot.go, capDrained); sched needs no notion of a drain.
+// Call it once snap's allocations are in.
+func (b *nodeBook) capDrained(snap *sched.Snapshot) {
+	if b.nDrained == 0 {
+		return
+	}
+	b.used = zeroed(b.used, len(snap.Nodes))
+	b.usedZero = zeroed(b.usedZero, len(snap.Nodes))
+	for _, a := range snap.Allocs {
+		for _, ns := range a.Nodes {
+			if b.isDrained(ns.Node) {
+				b.used[ns.Node] += int(ns.Slots)
+				if ns.Slots == 0 {
+					b.usedZero[ns.Node]++
+				}
+			}
+		}
+	}
+	changed := false
+	for n := range b.drained {
+		if !b.drained[n] || b.down[n] {
+			continue
+		}
+		nd := &snap.Nodes[n]
+		if nd.Slots != b.used[n] || nd.ZeroSlotLimit != b.usedZero[n] {
+			nd.Slots, nd.ZeroSlotLimit, changed = b.used[n], b.usedZero[n], true
+		}
+	}
+	if changed {
+		nodesChanged(snap)
+	}
+}
+
+// onDrained reports whether placement ns uses a drained node.
+func (b *nodeBook) onDrained(ns []sched.NodeSlots) bool {
+	if b.nDrained == 0 {
+		return false
+	}
+	for _, x := range ns {
+		if b.isDrained(x.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroed is s cleared to n zeros, reusing its array.
+func zeroed(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func (b *nodeBook) isDrained(n int32) bool { return n >= 0 && int(n) < len(b.drained) && b.drained[n] }
 
 func (b *nodeBook) isDown(n int32) bool { return n >= 0 && int(n) < len(b.down) && b.down[n] }
 
@@ -85,6 +195,14 @@ func drainsOn(ts *Tasks, t *Task, n int32) bool {
 // that ended so is finished, its draining moves elsewhere freed after
 // it (Outcome.Ended). Either way the next Step may not skip the instant.
 func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
+	if e.Kind == EventNodeDrain || e.Kind == EventNodeResume {
+		if !c.nodes.setDrained(&c.Snap, e.Node, e.Kind == EventNodeDrain) {
+			return Outcome{Job: -1}
+		}
+		// A resumed node has room; a drained one changes reservations.
+		c.wake()
+		return Outcome{Applied: true, Job: -1}
+	}
 	if e.Kind == EventNodeUp {
 		slots, ok := c.nodes.setUp(&c.Snap, e.Node)
 		if !ok {

@@ -47,6 +47,12 @@ const (
 	// ends as StartFailed says (failed, never rescheduled), its slots
 	// freed, and its job ends once every task has ended.
 	EventStartFailed
+	// EventNodeDrain: Node is drained (an admin's allot node drain): the
+	// tasks on it run on, and none starts there, nor is preempted there,
+	// until EventNodeResume (nodes.go).
+	EventNodeDrain
+	// EventNodeResume: Node, drained, takes new tasks again.
+	EventNodeResume
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -80,7 +86,7 @@ type Outcome struct {
 	// task was re-planned, preempted, moved, resized, killed, or retired
 	// since the promise, or the record is a draining placement, which
 	// lands with its task), a change to a job that has ended, or a node
-	// that was down (up) already.
+	// that was down (up, drained, not drained) already.
 	Applied bool
 	// Job is the task's job, the job changed or the job submitted (-1
 	// for a tick or a node event); Slots the slots the task, the kill or
@@ -139,7 +145,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	case EventTick:
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
-	case EventNodeDown, EventNodeUp:
+	case EventNodeDown, EventNodeUp, EventNodeDrain, EventNodeResume:
 		return c.nodeEvent(now, e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {

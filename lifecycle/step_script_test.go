@@ -83,10 +83,15 @@ func (p *player) observe(args args) ([]string, error) {
 		e.Kind = lifecycle.EventStartFailed
 	case args.flag("tick"):
 		e.Kind = lifecycle.EventTick
-	case args.flag("down"), args.flag("up"):
+	case args.flag("down"), args.flag("up"), args.flag("drain"), args.flag("resume"):
 		e.Kind, e.Node = lifecycle.EventNodeDown, int32(args.int("n"))
-		if args.flag("up") {
+		switch {
+		case args.flag("up"):
 			e.Kind = lifecycle.EventNodeUp
+		case args.flag("drain"):
+			e.Kind = lifecycle.EventNodeDrain
+		case args.flag("resume"):
+			e.Kind = lifecycle.EventNodeResume
 		}
 		return p.nodeEvent(args, e)
 	case args.flag("kill"):
@@ -96,7 +101,7 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, tick, down, up, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, tick, down, up, drain, resume, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
@@ -116,7 +121,8 @@ func (p *player) observe(args args) ([]string, error) {
 	return append(out, p.describeJob(e.Job)), args.err
 }
 
-// nodeEvent reports a node going down or coming back at at, and prints
+// nodeEvent reports a node going down, coming back, drained or resumed
+// at at, and prints
 // what it did: each record freed (how it held its slots, how it ended,
 // the work lost), then each job it touched, in order.
 func (p *player) nodeEvent(args args, e lifecycle.Event) ([]string, error) {

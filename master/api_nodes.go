@@ -108,7 +108,7 @@ func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name 
 		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
 		return
 	}
-	rec, err := ca.m.st.SetNodeDrain(ctx, name, d)
+	rec, err := ca.m.st.SetNodeDrain(ctx, name, d, ca.m.now())
 	if err != nil {
 		ca.fail(w, err)
 		return

@@ -119,6 +119,41 @@ func featureCases() []replayCase {
 				{name: "d", slots: 2, submit: 50, run: 200},
 				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
 			}},
+		// Nodes drained under running work and resumed later: nothing
+		// starts on a drained node, and a task there is not preempted
+		// (its slots would not come back), so high waits for n2's
+		// resume rather than preempt low2 there.
+		{name: "priority-drain", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, drains: []rdown{{node: "n2", at: 50, back: 600}, {node: "n3", at: 400}}, jobs: []rjob{
+				{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "low2", slots: 2, submit: 0, run: 800, extra: lowPrio},
+				{name: "low3", slots: 1, submit: 5, run: 300, extra: lowPrio},
+				{name: "high", slots: 2, submit: 100, run: 200, extra: `, "priority": 10`},
+				{name: "w", slots: 1, submit: 150, run: 100, extra: lowPrio},
+				{name: "mid", slots: 1, submit: 320, run: 200, extra: `, "priority": 40`},
+				{name: "s", slots: 1, submit: 450, run: 100, extra: `, "priority": 40`},
+			}},
+		// Periodic checkpoints (checkpoint_every): the core weighs the
+		// work a preemption would lose since each task's last one, which
+		// the master estimates from the job file as the simulator does,
+		// and a preempted task keeps only the work its periodic
+		// checkpoints saved (the driver's model, as the simulator's).
+		// Without the export's checkpoint_every, high preempted low2 in
+		// the replay (its estimate of the work lost differed) and every
+		// decision after. Checkpoints landing at once, and after 30s.
+		{name: "priority-checkpoint-every", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: everyJobs},
+		{name: "priority-checkpoint-every-cost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: everyJobs, checkpoint: 30},
+		{name: "fifo-drain", config: "pools:\n  - {name: default, policy: fifo}\n",
+			nodes: replayNodes, drains: []rdown{{node: "n1", at: 50, back: 450}, {node: "n3", at: 200}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 300},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 100},
+				{name: "d", slots: 2, submit: 60, run: 200},
+				{name: "e", slots: 1, submit: 120, run: 100},
+				{name: "f", slots: 3, submit: 250, run: 100, kill: 700},
+			}},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).
@@ -289,4 +324,15 @@ func randomFeatureCases(seed uint64, checkpoint float64) []replayCase {
 		mf.jobs[k].changes = nil // multifactor pools compute priorities
 	}
 	return append(cases, mf)
+}
+
+// everyJobs checkpoint every 60, 100 and 45 seconds, and are preempted
+// by jobs that weigh the work each would lose.
+var everyJobs = []rjob{
+	{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio, every: 60},
+	{name: "low2", slots: 2, submit: 0, run: 800, extra: lowPrio, every: 100},
+	{name: "low3", slots: 1, submit: 0, run: 500, extra: lowPrio, every: 45},
+	{name: "high", slots: 2, submit: 130, run: 200, extra: `, "priority": 10`},
+	{name: "high2", slots: 4, submit: 400, run: 100, extra: `, "priority": 10`},
+	{name: "high3", slots: 1, submit: 410, run: 150, extra: `, "priority": 20`},
 }

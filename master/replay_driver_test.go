@@ -40,6 +40,9 @@ type replayDriver struct {
 	// case's downs done: 1 lost, 2 back.
 	down  []bool
 	downs []int
+	// drains counts each of the case's drains done: 1 drained, 2
+	// resumed.
+	drains []int
 }
 
 type taskKey struct {
@@ -54,10 +57,13 @@ type liveAttempt struct {
 	// agents report the checkpoint landed.
 	asked      bool
 	stop, land float64
-	fails      bool    // due is when it fails, with an error
-	due        float64 // when its work is done (lag included)
-	limit      float64 // when its time limit ends it; +Inf for none
-	exited     bool
+	// preempted says it was asked to checkpoint (preempted, moved or
+	// resized), its checkpoint landing at once or not.
+	preempted bool
+	fails     bool    // due is when it fails, with an error
+	due       float64 // when its work is done (lag included)
+	limit     float64 // when its time limit ends it; +Inf for none
+	exited    bool
 }
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
@@ -70,7 +76,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
-	d.down, d.downs = make([]bool, len(d.agents)), make([]int, len(c.downs))
+	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
 	return d
 }
 
@@ -85,7 +91,8 @@ func (d *replayDriver) up() []*mastertest.Agent {
 	return out
 }
 
-// nextDown is the time of the next node loss or return due, +Inf for none.
+// nextDown is the time of the next node loss or return, drain or
+// resume due, +Inf for none.
 func (d *replayDriver) nextDown() float64 {
 	next := math.Inf(1)
 	for k, dn := range d.c.downs {
@@ -96,7 +103,34 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.back)
 		}
 	}
+	for k, dn := range d.c.drains {
+		switch {
+		case d.drains[k] == 0:
+			next = min(next, dn.at)
+		case d.drains[k] == 1 && dn.back > 0:
+			next = min(next, dn.back)
+		}
+	}
 	return next
+}
+
+// drainNodes drains the nodes whose drain is due and resumes those whose
+// resume is, as an admin does through the API.
+func (d *replayDriver) drainNodes(t *testing.T, now float64) {
+	for k, dn := range d.c.drains {
+		switch {
+		case d.drains[k] == 0 && dn.at <= now+1e-9:
+			d.drains[k] = 1
+			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/drain", api.NodeDrainRequest{Reason: "replay"}, nil); code/100 != 2 {
+				t.Fatalf("drain %s: %d", dn.node, code)
+			}
+		case d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
+			d.drains[k] = 2
+			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/resume", nil, nil); code/100 != 2 {
+				t.Fatalf("resume %s: %d", dn.node, code)
+			}
+		}
+	}
 }
 
 // nodes loses the nodes whose loss is due and brings back those whose
@@ -315,6 +349,7 @@ func (d *replayDriver) instant(t *testing.T) {
 		}
 	}
 	d.nodes(t, now)
+	d.drainNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {
@@ -333,6 +368,9 @@ func (d *replayDriver) jobFile(j rjob) string {
 	extra := j.extra
 	if j.minSlots > 0 {
 		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)
+	}
+	if j.every > 0 {
+		extra += fmt.Sprintf(`, "checkpoint_every": %g`, j.every)
 	}
 	if j.tasks > 1 {
 		vals := make([]string, j.tasks)
@@ -372,6 +410,7 @@ func (d *replayDriver) settle(t *testing.T) {
 func (d *replayDriver) track(t *testing.T) {
 	now := d.now()
 	running := d.running()
+	d.markPreempted() // which of the attempts that ended were asked to checkpoint
 	for id, a := range d.att {
 		if _, ok := running[id]; ok || a.exited {
 			continue
@@ -383,7 +422,12 @@ func (d *replayDriver) track(t *testing.T) {
 			stop = a.stop
 		}
 		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
-		d.done[taskKey{jid, id.TaskIndex}] += (stop - a.start) * a.rate
+		kept := stop - a.start
+		if every := d.c.jobs[d.byID[jid]].every; a.preempted && every > 0 {
+			// Only its periodic checkpoints saved the work.
+			kept = math.Floor(kept/every) * every
+		}
+		d.done[taskKey{jid, id.TaskIndex}] += kept * a.rate
 		a.exited = true
 	}
 	for id, slots := range running {
@@ -438,13 +482,31 @@ func (d *replayDriver) running() map[agent.TaskID]int {
 	return out
 }
 
+// markPreempted marks the attempts the commands not yet seen ask to
+// checkpoint, leaving the commands to preempts: an attempt whose
+// checkpoint lands at once has ended by the time track sees it.
+func (d *replayDriver) markPreempted() {
+	for i, ag := range d.agents {
+		for _, c := range ag.Commands()[d.seen[i]:] {
+			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt {
+				a.preempted = true
+			}
+		}
+	}
+}
+
 // preempts notes the checkpoint requests the agents got since the last
 // look, for the attempts that hold their checkpoints (c.checkpoint).
 func (d *replayDriver) preempts(now float64) {
 	for i, ag := range d.agents {
 		cmds := ag.Commands()
 		for _, c := range cmds[d.seen[i]:] {
-			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt && !a.asked && d.c.checkpoint > 0 {
+			a := d.att[c.Task]
+			if a == nil || c.Type != api.CommandPreempt {
+				continue
+			}
+			a.preempted = true
+			if !a.asked && d.c.checkpoint > 0 {
 				a.asked, a.stop, a.land = true, now, now+d.c.checkpoint
 			}
 		}

@@ -52,6 +52,10 @@ type rjob struct {
 	// it exited, failed, without running (mastertest.Exit.StartError).
 	startFail     int
 	startFailTask int
+	// every is the job file's checkpoint_every: a preempted attempt
+	// keeps only the work up to its last periodic checkpoint, counted
+	// from its start (the simulator's model).
+	every float64
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).
@@ -90,6 +94,9 @@ type replayCase struct {
 	// downs are nodes lost and back (the config should say
 	// lost_node_grace: 0s, as the simulator ends the attempts at once).
 	downs []rdown
+	// drains are nodes an admin drains at at and, when back is
+	// positive, resumes then (POST /nodes/{name}/drain, /resume).
+	drains []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.
@@ -352,7 +359,7 @@ func checkReplay(t *testing.T, c replayCase) {
 		t.Errorf("no decisions")
 	}
 	if testing.Verbose() {
-		t.Logf("decisions:\n%s", a)
+		t.Logf("decisions:\n%s\nscenario:\n%s", a, body)
 	}
 }
 

@@ -277,10 +277,17 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	// An elastic job's tasks ask for its slots and may shrink to
 	// min_slots; a spec that does not decode is noted by exportHints.
-	if h, err := decodeSpec(j.Spec, j.Kind); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
+	h, err := decodeSpec(j.Spec, j.Kind)
+	if err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
 		sj.MinSlots = h.minSlots
 	}
-	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0)
+	// checkpoint_every: the master estimates each allocation's last
+	// checkpoint from it, and a scenario takes it from a job that can be
+	// preempted or resized only.
+	if err == nil && (sj.Preemptible || sj.MinSlots > 0) {
+		sj.CheckpointEvery = h.checkpointEvery
+	}
+	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0, sj.CheckpointEvery)
 	switch {
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)

@@ -115,7 +115,12 @@ type jobWork struct {
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
 // attempt does as much work per second as it holds slots.
-func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool) jobWork {
+//
+// With checkpoint_every (every seconds), an attempt asked to stop keeps
+// only the work of its periodic checkpoints, counted from its start, as
+// the simulator models it: the master learns of no checkpoint, and
+// estimates them so too (lifecycle.LastCheckpoint).
+func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool, every int64) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	tw := taskWork{work: map[int]int64{}, done: map[int]bool{}, failed: map[int]bool{}, lost: map[int]bool{},
 		last: map[int][2]int64{}, reach: map[int]int64{}}
@@ -129,8 +134,9 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && end.Sub(hist.first(atts, a)) >= j.TimeLimit {
 			w.limited = true
 		}
+		asked := false
 		if at, ok := hist.preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
-			end = at
+			end, asked = at, true
 		}
 		rate := int64(1)
 		if elastic {
@@ -147,7 +153,11 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			w.startFailed[a.Index] = n
 			a.EndState = "" // not a failure after work
 		}
-		tw.add(a, sec(a.StartedAt), sec(end), rate)
+		start, stop := sec(a.StartedAt), sec(end)
+		if asked && every > 0 {
+			stop = start + (stop-start)/every*every
+		}
+		tw.add(a, start, stop, rate)
 	}
 	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
 	return w

@@ -62,6 +62,8 @@
 //     back; the attempts on it ended FAILED_NODE_LOST, each task back to
 //     its last checkpoint and rescheduled or failed as the master's lost
 //     tasks are (lifecycle's nodes.go).
+//   - A drained node (a drain event, until resume) takes no new task and
+//     loses none to a preemption; its tasks run on (lifecycle's nodes.go).
 //   - An experiment with a searcher (JobSpec.Search) is judged by the
 //     master's searcher.Search, fed each trial's reports in the order
 //     they happen; a trial it stops ends at once and frees its slots

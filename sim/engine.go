@@ -421,7 +421,7 @@ func (s *sim) touchAs(ji int32, alive bool) {
 }
 
 func (s *sim) script(e Event) {
-	if e.Kind == EventNodeDown || e.Kind == EventNodeUp {
+	if e.Kind.node() {
 		s.nodeEvent(e)
 		return
 	}
@@ -476,7 +476,7 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 // indices, and checks that each is a node of the input.
 func (s *sim) indexNodes() error {
 	for i, e := range s.in.Events {
-		if e.Kind != EventNodeDown && e.Kind != EventNodeUp {
+		if !e.Kind.node() {
 			continue
 		}
 		if s.nodeIdx == nil {
@@ -492,18 +492,25 @@ func (s *sim) indexNodes() error {
 	return nil
 }
 
-// nodeEvent takes a node down or brings it back (lifecycle's
-// EventNodeDown, EventNodeUp) and reacts to what a loss freed, in the
-// order it freed it: each attempt on the node ends lost with the work it
-// threw away, the metrics hear of each record's slots with what its job
-// held after it, and the jobs the loss ended end.
+// node reports a node event: down, up, drained or resumed.
+func (k EventKind) node() bool {
+	return k == EventNodeDown || k == EventNodeUp || k == EventNodeDrain || k == EventNodeResume
+}
+
+// nodeKinds are the lifecycle's events for the node events.
+var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.EventNodeDown,
+	EventNodeUp: lifecycle.EventNodeUp, EventNodeDrain: lifecycle.EventNodeDrain, EventNodeResume: lifecycle.EventNodeResume}
+
+// nodeEvent takes a node down, brings it back, drains or resumes it
+// (lifecycle's EventNodeDown, EventNodeUp, EventNodeDrain,
+// EventNodeResume) and reacts to what a loss freed, in the order it
+// freed it: each attempt on the node ends lost with the work it threw
+// away, the metrics hear of each record's slots with what its job held
+// after it, and the jobs the loss ended end. Only a loss frees anything.
 func (s *sim) nodeEvent(e Event) {
-	kind := lifecycle.EventNodeUp
-	if e.Kind == EventNodeDown {
-		kind = lifecycle.EventNodeDown
-	}
+	kind := nodeKinds[e.Kind]
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: kind, Node: s.nodeIdx[e.Node]})
-	if !o.Applied || kind == lifecycle.EventNodeUp {
+	if !o.Applied || kind != lifecycle.EventNodeDown {
 		return
 	}
 	for i, f := range o.Freed {

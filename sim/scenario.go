@@ -76,6 +76,10 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeDown
 		case scenario.EventNodeUp:
 			ev.Kind = EventNodeUp
+		case scenario.EventDrain:
+			ev.Kind = EventNodeDrain
+		case scenario.EventResume:
+			ev.Kind = EventNodeResume
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}

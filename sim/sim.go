@@ -193,6 +193,10 @@ const (
 	// EventNodeUp.
 	EventNodeDown
 	EventNodeUp
+	// EventNodeDrain drains a node: the tasks on it run on, and none
+	// starts there until EventNodeResume (lifecycle's EventNodeDrain).
+	EventNodeDrain
+	EventNodeResume
 )
 
 // Event is a scripted change at a given time: to Job, or for a node
