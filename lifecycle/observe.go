@@ -38,7 +38,8 @@ const (
 	EventStopped
 	// EventNodeDown: Node (its index in Snap.Nodes) is lost. It offers
 	// no slots until it is back, and the attempts on it end as lost
-	// (nodes.go).
+	// (nodes.go), but for those it holds through the loss
+	// (HoldsThroughLoss, with LostNodeGrace).
 	EventNodeDown
 	// EventNodeUp: Node is back, with the slots it had.
 	EventNodeUp
@@ -47,6 +48,11 @@ const (
 	// ends as StartFailed says (failed, never rescheduled), its slots
 	// freed, and its job ends once every task has ended.
 	EventStartFailed
+	// EventGraceOver: the lost-node grace of Node's loss has run out
+	// (the driver sends it LostNodeGrace after EventNodeDown). The tasks
+	// the loss held end as lost, if the node is still down since that
+	// loss (GraceOver); else it changes nothing.
+	EventGraceOver
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -139,7 +145,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	case EventTick:
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
-	case EventNodeDown, EventNodeUp:
+	case EventNodeDown, EventNodeUp, EventGraceOver:
 		return c.nodeEvent(now, e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
