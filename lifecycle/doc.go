@@ -68,9 +68,12 @@
 //     preempted or failed (Retire), and stays so until it is reused. Its
 //     job is live until its State is terminal (Finish), and holds no slots
 //     then.
-//   - A node that is down (EventNodeDown) offers no slots and no record
-//     holds slots on it: its loss freed them all, each task rolled back to
-//     its last checkpoint and waiting again or failed (nodes.go).
+//   - A node that is down (EventNodeDown) offers no slots, and no record
+//     holds slots on it but the tasks held through its loss
+//     (HoldsThroughLoss, with a LostNodeGrace), which no snapshot
+//     allocation shows there: its loss freed the others, each task rolled
+//     back to its last checkpoint and waiting again or failed, and the
+//     end of its grace (EventGraceOver) frees the held ones so (nodes.go).
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster

@@ -492,21 +492,16 @@ func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
 }
 
 // holdsThroughLoss reports whether a task on a lost node keeps its attempt
-// for lost_node_grace: a task that must not run twice (not preemptible)
-// and has run, since its process may well still be running, or have ended
-// with a status its agent will report when it is back. Requeueing it
-// could run it twice; failing it at once would record a run that may yet
-// succeed as failed.
+// for lost_node_grace, by the rule the simulator follows
+// (lifecycle.HoldsThroughLoss): a task that must not run twice (not
+// preemptible), is not being killed, and has run (a part reported
+// running).
 func (ag *agents) holdsThroughLoss(t *mtask) bool {
-	if ag.m.cfg.LostNodeGrace <= 0 || t.job.rec.Preemptible || t.rec.State == store.TaskKilling {
-		return false
-	}
+	ran := false
 	for _, p := range t.att.parts {
-		if p.state != partStarting {
-			return true
-		}
+		ran = ran || p.state != partStarting
 	}
-	return false
+	return lifecycle.HoldsThroughLoss(ag.m.cfg.LostNodeGrace, t.job.rec.Preemptible, t.rec.State == store.TaskKilling, ran)
 }
 
 // checkLostNodes ends the attempts held on lost nodes whose grace is over,
@@ -520,7 +515,7 @@ func (ag *agents) checkLostNodes(ctx context.Context) {
 		if n.lostAt.IsZero() {
 			n.lostAt = now // lost before this master process started
 		}
-		over := now.Sub(n.lostAt) >= ag.m.cfg.LostNodeGrace
+		over := lifecycle.GraceOver(now.Sub(n.lostAt), ag.m.cfg.LostNodeGrace)
 		for _, t := range ag.m.tasksOn(n.rec.Name) {
 			if p := t.part(n.rec.Name); p == nil || p.state == partExited || (!over && ag.holdsThroughLoss(t)) {
 				continue

@@ -119,6 +119,20 @@ func featureCases() []replayCase {
 				{name: "d", slots: 2, submit: 50, run: 200},
 				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
 			}},
+		// Nodes lost with a lost_node_grace: the tasks that are not
+		// preemptible are held through the loss (lifecycle's
+		// HoldsThroughLoss), the preemptible ones lost at once. n2 is back
+		// within the grace and its held task runs on; n1 stays lost past
+		// it, and its held tasks fail when it ends.
+		{name: "priority-node-loss-grace", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 130}, {node: "n3", at: 150, back: 250}, {node: "n1", at: 300, back: 500}},
+			jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 600, extra: lowPrio},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 300, extra: preemptible},
+				{name: "d", slots: 2, submit: 50, run: 400},
+				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
+			}},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).

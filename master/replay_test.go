@@ -87,8 +87,9 @@ type replayCase struct {
 	// agents report the landing that long after the request (the export
 	// reads it back as the pool's checkpoint_cost); 0 lands at once.
 	checkpoint float64
-	// downs are nodes lost and back (the config should say
-	// lost_node_grace: 0s, as the simulator ends the attempts at once).
+	// downs are nodes lost and back; the config's lost_node_grace (the
+	// master's default is 5m) says which tasks are held through a loss,
+	// and the export carries it.
 	downs []rdown
 }
 

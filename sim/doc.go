@@ -61,7 +61,9 @@
 //   - A node that is down (a node_down event) offers no slots until it is
 //     back; the attempts on it ended FAILED_NODE_LOST, each task back to
 //     its last checkpoint and rescheduled or failed as the master's lost
-//     tasks are (lifecycle's nodes.go).
+//     tasks are (lifecycle's nodes.go), but for those held through the
+//     loss (Input.LostNodeGrace), which fail when the grace runs out
+//     with the node still down.
 //   - An experiment with a searcher (JobSpec.Search) is judged by the
 //     master's searcher.Search, fed each trial's reports in the order
 //     they happen; a trial it stops ends at once and frees its slots

@@ -20,7 +20,7 @@ import (
 // by that project.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc), Accounts: accountsFromScenario(sc),
-		Decay: sc.Decay.Sched(), Epoch: sc.Epoch}
+		Decay: sc.Decay.Sched(), Epoch: sc.Epoch, LostNodeGrace: sc.LostNodeGrace}
 	licIdx, qosIdx := map[string]int{}, map[string]int{}
 	if len(sc.Licenses) > 0 {
 		in.Licenses = spec.SchedLicenses(sc.Licenses)
