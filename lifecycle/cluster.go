@@ -281,7 +281,7 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 		t := c.Tasks.At(ti)
 		job := c.Roster.Index(t.Job)
 		a := t.Alloc(job, now, c.Jobs[t.Job].Shape.Every)
-		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace); len(a.Nodes) == 0 {
+		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace, t.Replacing); len(a.Nodes) == 0 {
 			continue // held on down nodes only: the master has no allocation
 		}
 		c.allocTask = append(c.allocTask, ti)

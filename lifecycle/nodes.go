@@ -85,11 +85,11 @@ func (b *nodeBook) graceOver(n int32, now int64, grace time.Duration) bool {
 func (b *nodeBook) holding(grace time.Duration) bool { return grace > 0 && b.ndown > 0 }
 
 // allocNodes is placement ns as the snapshot's allocation gives it: while
-// tasks may be held (holding), the parts on nodes that are down left out,
-// as the master leaves a lost node's parts of a held task out of its
-// snapshot.
-func (b *nodeBook) allocNodes(ns []sched.NodeSlots, grace time.Duration) []sched.NodeSlots {
-	if !b.holding(grace) || !slices.ContainsFunc(ns, func(x sched.NodeSlots) bool { return b.isDown(x.Node) }) {
+// tasks may be held (holding), or for the placement a re-placed task
+// reserved (replacing), the parts on nodes that are down left out, as
+// the master leaves a lost node's parts out of its snapshot.
+func (b *nodeBook) allocNodes(ns []sched.NodeSlots, grace time.Duration, replacing bool) []sched.NodeSlots {
+	if !b.holding(grace) && !replacing || !b.anyDown(ns) {
 		return ns
 	}
 	at := len(b.kept)
@@ -119,10 +119,21 @@ func on(ns []sched.NodeSlots, n int32) bool {
 	return false
 }
 
-// drainsOn reports whether task t, being re-placed, drains part of its
-// old placement on node n.
-func drainsOn(ts *Tasks, t *Task, n int32) bool {
-	return t.Replacing && t.Drain >= 0 && on(ts.At(t.Drain).Nodes, n)
+// losesOn reports whether task t loses its attempt when node n is lost:
+// it runs there, or, being re-placed, its old placement (whose part
+// that drains goes with it) used n. A node of only the placement a
+// re-placed task reserved is not its own yet: the master lets the
+// checkpoint land and requeues the task then (Restartable).
+func losesOn(t *Task, n int32) bool {
+	if t.Replacing {
+		return on(t.Old, n)
+	}
+	return on(t.Nodes, n)
+}
+
+// anyDown reports whether a node of placement ns is down.
+func (b *nodeBook) anyDown(ns []sched.NodeSlots) bool {
+	return b.ndown > 0 && slices.ContainsFunc(ns, func(x sched.NodeSlots) bool { return b.isDown(x.Node) })
 }
 
 // nodeEvent applies a node going down or coming back, or the end of the
@@ -133,7 +144,8 @@ func drainsOn(ts *Tasks, t *Task, n int32) bool {
 // (EventGraceOver), and are then lost as the others were: a task
 // re-placed by a move or resize whose checkpoint has not landed frees the
 // part of its old placement that drains first (killed), and is lost
-// whether that part, or its new placement, holds the node; a task is
+// if its old placement held the node (one of only its new placement is
+// left to its landing, Restartable); a task is
 // rolled back to its last checkpoint (Tasks.Lose) and waits again or
 // fails (Job.Lost); a job that ended so is finished, its draining moves
 // elsewhere freed after it (Outcome.Ended). Either way the next Step may
@@ -166,10 +178,8 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	c.freedRecs, c.ended = c.freedRecs[:0], c.ended[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		// A draining placement goes with its task, which is lost if
-		// either holds the node, as the master loses the attempt whose
-		// old placement it is.
-		if !t.State.Active() || t.Moving || !on(t.Nodes, e.Node) && !drainsOn(&c.Tasks, t, e.Node) {
+		// A draining placement goes with its task.
+		if !t.State.Active() || t.Moving || !losesOn(t, e.Node) {
 			continue
 		}
 		ji, from := t.Job, t.State

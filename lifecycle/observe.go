@@ -101,6 +101,11 @@ type Outcome struct {
 	// actions.
 	TimedOut bool
 	Drained  bool
+	// Unplaced: the landed checkpoint was a re-placed task's, but a node
+	// of its new placement was lost since the move or resize, so it was
+	// not restarted there and waits again as a preempted task does
+	// (Restartable); Freed is the drained part of its old placement.
+	Unplaced bool
 	// Over says the job ended, in State: every task ended (Job.Over), it
 	// was killed, or it was submitted with no tasks. Observe has then
 	// finished it (Finish).
@@ -193,6 +198,8 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 			o.Slots = c.drained(t.Drain, TaskKilled) // as Fail
 		}
 		o.Slots += c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
+	case t.Replacing && !Restartable(c.nodes.anyDown(t.Nodes)):
+		return c.requeueReplaced(now, e.Task, o)
 	case t.Replacing:
 		// The task restarts on its new placement; its job cannot have
 		// ended. What of the old placement drained is free, and a pass
@@ -209,6 +216,29 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Slots = c.Checkpointed(e.Task)
 	}
 	c.endIfOver(now, ji, &o)
+	return o
+}
+
+// requeueReplaced ends re-placed task ti, whose checkpoint landed with a
+// node of its new placement lost since the move, as the master does: as
+// a preempted task that waits again (Checkpointed), its reservation
+// freed (Outcome.Slots) and its drained part after it (the last of
+// Outcome.Freed, after the job's draining moves if the job ended).
+func (c *Cluster) requeueReplaced(now int64, ti int32, o Outcome) Outcome {
+	j := &c.Jobs[o.Job]
+	drain := Freed{Task: c.Tasks.Resume(ti, now), From: TaskPreempting}
+	if drain.Task >= 0 {
+		drain.Slots = c.freed(j, j.Drained(&c.Tasks, drain.Task, TaskPreempted))
+	}
+	o.Slots, o.Unplaced = c.Checkpointed(ti), true
+	c.endIfOver(now, o.Job, &o)
+	if !o.Over {
+		c.freedRecs = c.freedRecs[:0]
+	}
+	if drain.Task >= 0 {
+		c.freedRecs = append(c.freedRecs, drain)
+		o.Freed = c.freedRecs
+	}
 	return o
 }
 

@@ -17,7 +17,8 @@ import (
 // runs from, stay the attempt's), and which plan items apply to a task
 // that a move or resize is re-placing (Replannable), and which tasks of a
 // lost node keep their attempt for the lost-node grace and until when
-// (HoldsThroughLoss, GraceOver).
+// (HoldsThroughLoss, GraceOver), and whether a re-placed task restarts
+// on its reserved placement (Restartable).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -159,3 +160,10 @@ func HoldsThroughLoss(grace time.Duration, preemptible, killing, ran bool) bool 
 // GraceOver reports whether a node lost for lostFor has been lost for its
 // grace: the tasks it held through the loss are lost then.
 func GraceOver(lostFor, grace time.Duration) bool { return lostFor >= grace }
+
+// Restartable reports whether a task re-placed by a move or resize
+// restarts on the placement it reserved when its checkpoint lands:
+// unless a node of it is down (lost since the move), when the task is
+// requeued instead, as after a preemption, whatever its preemptibility
+// (it never ran there).
+func Restartable(anyDown bool) bool { return !anyDown }

@@ -371,7 +371,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 			tr.Reason = "checkpointed to move"
 			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
 		case t.next != nil:
-			then.Reason = "requeued: a node of its new placement is down"
+			then.Reason = unplacedReason
 		}
 	case first != nil && first.noStart:
 		// What follows a failed start is the rule the simulator's

@@ -82,6 +82,12 @@ func featureCases() []replayCase {
 		// grow in place and elsewhere, one in the second it started.
 		{name: "fifo-move-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
 			jobs: moveJobs},
+		// n1, where p3's move reserved its slot, is lost while p3
+		// checkpoints (and a, not preemptible, with it): the checkpoint
+		// lands on n2 at 90 and p3 waits again, as after a preemption
+		// (lifecycle.Restartable), until n1 is back.
+		{name: "fifo-move-checkpoint-reserved-lost", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, jobs: moveJobs, downs: []rdown{{node: "n1", at: 70, back: 200}}},
 		{name: "elastic-fifo-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
 			jobs: elasticJobs},
 		{name: "elastic-grow-fifo-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n",
