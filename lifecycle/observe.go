@@ -53,6 +53,12 @@ const (
 	// the loss held end as lost, if the node is still down since that
 	// loss (GraceOver); else it changes nothing.
 	EventGraceOver
+	// EventStartLost: no agent answered the start of the attempt that a
+	// start effect began on task Task (version Ver), and the driver gave
+	// it up: the task lets go of its slots and waits again, whatever its
+	// preemptibility (StartLost), by its job's exit actions as after a
+	// preemption, with the work it had at the start.
+	EventStartLost
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -137,7 +143,7 @@ type Outcome struct {
 // were until the next Snapshot, for the driver's records.
 func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
-	case EventEnded, EventLanded, EventStopped, EventStartFailed:
+	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost:
 		return c.outcome(now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
@@ -198,6 +204,13 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 			o.Slots = c.drained(t.Drain, TaskKilled) // as Fail
 		}
 		o.Slots += c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
+	case e.Kind == EventStartLost:
+		j := &c.Jobs[ji]
+		if t.Replacing && t.Drain >= 0 {
+			o.Slots = c.drained(t.Drain, TaskKilled)
+		}
+		o.Slots += c.freed(j, j.requeue(&c.Tasks, e.Task, TaskQueued, !StartLost()))
+		c.waiting(ji)
 	case t.Replacing && !Restartable(c.nodes.anyDown(t.Nodes)):
 		return c.requeueReplaced(now, e.Task, o)
 	case t.Replacing:

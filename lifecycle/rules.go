@@ -167,3 +167,8 @@ func GraceOver(lostFor, grace time.Duration) bool { return lostFor >= grace }
 // requeued instead, as after a preemption, whatever its preemptibility
 // (it never ran there).
 func Restartable(anyDown bool) bool { return !anyDown }
+
+// StartLost reports whether a task whose start no agent answered waits
+// again (it never ran, so running it again cannot run it twice),
+// whatever its preemptibility: the master's lost attempt that never ran.
+func StartLost() bool { return true }

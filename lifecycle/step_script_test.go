@@ -22,6 +22,7 @@ import (
 //	observe weight j=J weight=W
 //	observe stopped t=T ver=V [at=T]     task T is stopped from outside (a searcher)
 //	observe startfailed t=T ver=V [at=T] the start of version V of task T failed
+//	observe startlost t=T ver=V [at=T]   the start of version V of task T was never answered
 //	observe tick                         a wake-up
 //	observe down n=N [at=T]              node N is lost: the records on it, their jobs
 //	observe up n=N                       node N is back
@@ -92,6 +93,8 @@ func (p *player) observe(args args) ([]string, error) {
 		e.Kind = lifecycle.EventStopped
 	case args.flag("startfailed"):
 		e.Kind = lifecycle.EventStartFailed
+	case args.flag("startlost"):
+		e.Kind = lifecycle.EventStartLost
 	case args.flag("tick"):
 		e.Kind = lifecycle.EventTick
 	case args.flag("down"), args.flag("up"), args.flag("graceover"):
@@ -110,7 +113,7 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, tick, down, up, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, tick, down, up, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}

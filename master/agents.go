@@ -197,7 +197,7 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 	}
 	n.reconcile = nil
 	for _, t := range lost {
-		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt)); err != nil {
+		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s"+notRunReason+"%d", n.rec.Name, t.rec.Attempt)); err != nil {
 			return err
 		}
 	}
@@ -413,6 +413,11 @@ func exitCode(t *mtask, first *mpart) *int {
 	return &zero
 }
 
+// notRunReason is in the reason of the loss of an attempt its agent does
+// not run (settleMissing): "node N does not run attempt A". The what-if
+// export reads a start so lost back as start_lost.
+const notRunReason = " does not run attempt "
+
 // loseAttempt ends an attempt whose node is gone or does not run it:
 // parts elsewhere are killed; the task is requeued when it is preemptible
 // or never ran, killed when it was being killed, and failed otherwise.
@@ -428,7 +433,7 @@ func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) erro
 	switch {
 	case t.rec.State == store.TaskKilling:
 		tr.To = store.TaskKilled
-	case t.job.rec.Preemptible || !ran:
+	case t.job.rec.Preemptible || !ran && lifecycle.StartLost():
 		tr.To = store.TaskQueued
 	default:
 		tr.To = store.TaskFailed

@@ -139,6 +139,13 @@ func featureCases() []replayCase {
 				{name: "d", slots: 2, submit: 50, run: 400},
 				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
 			}},
+		// A start no agent answers: b's first attempt (not preemptible)
+		// holds its slots until the master gives it up, its start grace
+		// after the delivery, and b waits again and restarts (export:
+		// start_lost); under FIFO and priority with preemption.
+		{name: "fifo-start-lost", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: startLostJobs},
+		{name: "priority-start-lost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: startLostJobs},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).
@@ -174,6 +181,16 @@ func featureCases() []replayCase {
 			{name: "lo", slots: 1, submit: 160, run: 100, extra: `, "qos": "low", "preemptible": true`},
 		}},
 	}
+}
+
+// startLostJobs: b's first start is never answered; d, submitted while
+// it waits to be given up, and a trial of e whose first start is lost.
+var startLostJobs = []rjob{
+	{name: "a", slots: 4, submit: 0, run: 300, extra: lowPrio},
+	{name: "b", slots: 2, submit: 10, run: 200, startLost: 1},
+	{name: "c", slots: 1, submit: 10, run: 100},
+	{name: "d", slots: 1, submit: 11, run: 100},
+	{name: "e", slots: 1, tasks: 2, submit: 20, run: 150, extra: preemptible, startLost: 1, startLostTask: 1},
 }
 
 // elasticJobs: e1 starts shrunk beside a, in the same instant as b,

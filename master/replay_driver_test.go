@@ -44,6 +44,9 @@ type replayDriver struct {
 	// grace has been checked at its end.
 	grace  time.Duration
 	graced []bool
+	// silent maps the starts no agent answers to when the master may
+	// give them up: their delivery plus its start grace.
+	silent map[agent.TaskID]float64
 }
 
 type taskKey struct {
@@ -76,6 +79,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	d.seen = make([]int, len(d.agents))
 	d.down, d.downs, d.graced = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]bool, len(c.downs))
 	d.grace = h.m.cfg.LostNodeGrace
+	d.silent = map[agent.TaskID]float64{}
 	return d
 }
 
@@ -183,16 +187,21 @@ func (d *replayDriver) ended(ag *mastertest.Agent) bool {
 	return all
 }
 
-// onStart fails the start of the attempt a case job names (startFail);
-// others run. The agents call it in a sync, on the test's goroutine.
+// onStart fails the start of the attempt a case job names (startFail),
+// or leaves it unanswered (startLost); others run. The agents call it in a sync, on the test's goroutine.
 func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
 	id, err := strconv.ParseInt(sp.JobID, 10, 64)
 	i, ok := d.byID[id]
 	if err != nil || !ok {
 		return nil
 	}
-	if j := d.c.jobs[i]; j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
+	j := d.c.jobs[i]
+	if j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
 		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
+	}
+	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost {
+		d.silent[sp.ID()] = d.now() + d.h.m.agents.startGrace().Seconds()
+		return &mastertest.Exit{Silent: true}
 	}
 	return nil
 }
@@ -215,6 +224,13 @@ func (d *replayDriver) run(t *testing.T) {
 			}
 		}
 		next = min(next, d.nextDown())
+		for id, at := range d.silent {
+			if at <= d.now()+1e-9 {
+				delete(d.silent, id) // given up at the instant it was due
+			} else {
+				next = min(next, at)
+			}
+		}
 		for _, a := range d.att {
 			switch {
 			case a.exited:

@@ -52,6 +52,12 @@ type rjob struct {
 	// it exited, failed, without running (mastertest.Exit.StartError).
 	startFail     int
 	startFailTask int
+	// startLost, when positive, is the attempt of task startLostTask (as
+	// the master numbers them) whose start no agent answers
+	// (mastertest.Exit.Silent): the master gives it up after its start
+	// grace.
+	startLost     int
+	startLostTask int
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

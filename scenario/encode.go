@@ -200,6 +200,18 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 		}
 		m.Set("start_fails", fails)
 	}
+	if len(j.StartLost) > 0 {
+		lost := make([]any, len(j.StartLost))
+		for i, l := range j.StartLost {
+			sl := map[string]any{"task": l.Task}
+			if l.Attempt > 1 {
+				sl["attempt"] = l.Attempt
+			}
+			sl["after"] = l.After
+			lost[i] = sl
+		}
+		m.Set("start_lost", lost)
+	}
 	if j.Searcher != nil {
 		searchFields(m, j)
 	}

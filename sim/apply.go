@@ -70,8 +70,8 @@ func (s *sim) started(e *lifecycle.Effect) {
 	s.rec.hold(ji, e.Slots)
 	s.touch(ji)
 	t.Attempt = s.rec.startAttempt(j, t)
-	if s.startFails(e.Task) {
-		return // it ends at this instant, promising nothing
+	if s.startFails(e.Task) || s.startLost(e.Task) {
+		return // it ends at this instant or is given up, promising nothing
 	}
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)

@@ -318,6 +318,8 @@ func (s *sim) handle(e event) {
 	switch e.kind {
 	case evFail, evStartFail:
 		s.fail(e)
+	case evStartLost:
+		s.lostStart(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.

@@ -213,6 +213,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.StartFails[f.Task] = f.Attempt
 	}
+	for _, l := range j.StartLost {
+		if spec.StartLost == nil {
+			spec.StartLost = map[[2]int]int64{}
+		}
+		spec.StartLost[[2]int{l.Task, l.Attempt}] = l.After
+	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {

@@ -159,6 +159,11 @@ type JobSpec struct {
 	// lost node is a new attempt; a move or resize is not); nil for none
 	// (scenario.Job.StartFails). The task fails at that start's instant.
 	StartFails map[int]int
+	// StartLost maps a task's number and attempt (numbered as in
+	// StartFails) to the seconds after that start at which the driver
+	// gives it up, no agent having answered it (scenario.Job.StartLost):
+	// the task never runs and waits again then (lifecycle.EventStartLost).
+	StartLost map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.
