@@ -1,16 +1,26 @@
 package lifecycle
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"slices"
+	"time"
 
-// Nodes going down and coming back (EventNodeDown, EventNodeUp). The
-// master marks a node lost when its agent falls silent: the attempts on
-// it end as lost (a preemptible job's task is requeued, another's
-// fails), and the node is left out of the snapshot until its agent
-// registers again. The Cluster does the same in pure form, with two
-// differences of form: a down node stays in Snap.Nodes, with no slots
-// (nothing can be placed there, and the task records' node indices stay
-// valid), and its attempts end at once, as the master's do with
-// lost_node_grace 0 (a driver with a grace sends the event when it ends).
+	"github.com/allot-sched/allot/sched"
+)
+
+// Nodes going down and coming back (EventNodeDown, EventNodeUp,
+// EventGraceOver). The master marks a node lost when its agent falls
+// silent: the attempts on it end as lost (a preemptible job's task is
+// requeued, another's fails), except those it holds through the loss for
+// lost_node_grace (HoldsThroughLoss: a task that is not preemptible,
+// whose process may still run), and the node is left out of the snapshot
+// until its agent registers again; a held task that the node's return
+// does not find by the grace's end is lost then (GraceOver). The Cluster
+// does the same in pure form, with Cluster.LostNodeGrace as the grace
+// and EventGraceOver as its end, which the driver sends when the grace
+// it set for the loss runs out. One difference of form: a down node
+// stays in Snap.Nodes, with no slots (nothing can be placed there, and
+// the task records' node indices stay valid), and the snapshot's
+// allocations leave it out, as the master's do.
 //
 // Nodes drained and resumed (EventNodeDrain, EventNodeResume): an admin's
 // drain (allot node drain) lets the tasks on a node run on and starts no
@@ -25,11 +35,16 @@ import "github.com/allot-sched/allot/sched"
 type nodeBook struct {
 	down, drained []bool
 	// slots and zeroLimit are a down or drained node's own Slots and
-	// ZeroSlotLimit, saved when it first became either.
+	// ZeroSlotLimit, saved when it first became either; downAt when it
+	// went down.
 	slots, zeroLimit []int
-	// nDrained counts the drained nodes, so that capDrained costs
-	// nothing without one.
-	nDrained int
+	downAt           []int64
+	// ndown counts the nodes that are down, nDrained those drained, so
+	// that capDrained costs nothing without one.
+	ndown, nDrained int
+	// kept is Snapshot's scratch: the placements of held tasks without
+	// their down nodes (kept).
+	kept []sched.NodeSlots
 	// used and usedZero are capDrained's scratch.
 	used, usedZero []int
 }
@@ -40,6 +55,7 @@ func (b *nodeBook) save(snap *sched.Snapshot, n int32) {
 	for len(b.down) < len(snap.Nodes) {
 		b.down, b.drained = append(b.down, false), append(b.drained, false)
 		b.slots, b.zeroLimit = append(b.slots, 0), append(b.zeroLimit, 0)
+		b.downAt = append(b.downAt, 0)
 	}
 	if !b.down[n] && !b.drained[n] {
 		nd := &snap.Nodes[n]
@@ -47,15 +63,17 @@ func (b *nodeBook) save(snap *sched.Snapshot, n int32) {
 	}
 }
 
-// setDown takes node n out of snap (it offers no slots) and returns the
-// slots it offered, or false when n is no node or is down already.
-func (b *nodeBook) setDown(snap *sched.Snapshot, n int32) (int, bool) {
+// setDown takes node n out of snap at now (it offers no slots) and
+// returns the slots it offered, or false when n is no node or is down
+// already.
+func (b *nodeBook) setDown(snap *sched.Snapshot, n int32, now int64) (int, bool) {
 	if n < 0 || int(n) >= len(snap.Nodes) || b.isDown(n) {
 		return 0, false
 	}
 	b.save(snap, n)
-	b.down[n] = true
 	nd := &snap.Nodes[n]
+	b.down[n], b.downAt[n] = true, now
+	b.ndown++
 	nd.Slots, nd.ZeroSlotLimit = 0, 0
 	nodesChanged(snap)
 	return b.slots[n], true
@@ -68,6 +86,7 @@ func (b *nodeBook) setUp(snap *sched.Snapshot, n int32) (int, bool) {
 		return 0, false
 	}
 	b.down[n] = false
+	b.ndown--
 	if !b.drained[n] {
 		nd := &snap.Nodes[n]
 		nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
@@ -75,6 +94,8 @@ func (b *nodeBook) setUp(snap *sched.Snapshot, n int32) (int, bool) {
 	}
 	return b.slots[n], true
 }
+
+func (b *nodeBook) isDown(n int32) bool { return n >= 0 && int(n) < len(b.down) && b.down[n] }
 
 // setDrained drains node n (on) or resumes it, and reports whether that
 // changed anything: false when n is no node or is so already. A resumed
@@ -159,7 +180,34 @@ func zeroed(s []int, n int) []int {
 
 func (b *nodeBook) isDrained(n int32) bool { return n >= 0 && int(n) < len(b.drained) && b.drained[n] }
 
-func (b *nodeBook) isDown(n int32) bool { return n >= 0 && int(n) < len(b.down) && b.down[n] }
+// graceOver reports whether node n is down and has been since a loss at
+// least grace before now (GraceOver): a grace's end for a loss the node
+// came back from is stale.
+func (b *nodeBook) graceOver(n int32, now int64, grace time.Duration) bool {
+	return b.isDown(n) && GraceOver(time.Duration(now-b.downAt[n])*time.Second, grace)
+}
+
+// holding reports whether a task may hold slots on a down node (the
+// Cluster has a grace and a node is down): Step's shortcuts, which count
+// the free slots as the total less those held, are off meanwhile.
+func (b *nodeBook) holding(grace time.Duration) bool { return grace > 0 && b.ndown > 0 }
+
+// allocNodes is placement ns as the snapshot's allocation gives it: while
+// tasks may be held (holding), or for the placement a re-placed task
+// reserved (replacing), the parts on nodes that are down left out, as
+// the master leaves a lost node's parts out of its snapshot.
+func (b *nodeBook) allocNodes(ns []sched.NodeSlots, grace time.Duration, replacing bool) []sched.NodeSlots {
+	if !b.holding(grace) && !replacing || !b.anyDown(ns) {
+		return ns
+	}
+	at := len(b.kept)
+	for _, x := range ns {
+		if !b.isDown(x.Node) {
+			b.kept = append(b.kept, x)
+		}
+	}
+	return b.kept[at:len(b.kept):len(b.kept)]
+}
 
 // nodesChanged tells the core that snap's nodes changed: a driver that
 // names its node list (NodesVersion) gets a new name.
@@ -179,21 +227,37 @@ func on(ns []sched.NodeSlots, n int32) bool {
 	return false
 }
 
-// drainsOn reports whether task t, being re-placed, drains part of its
-// old placement on node n.
-func drainsOn(ts *Tasks, t *Task, n int32) bool {
-	return t.Replacing && t.Drain >= 0 && on(ts.At(t.Drain).Nodes, n)
+// losesOn reports whether task t loses its attempt when node n is lost:
+// it runs there, or, being re-placed, its old placement (whose part
+// that drains goes with it) used n. A node of only the placement a
+// re-placed task reserved is not its own yet: the master lets the
+// checkpoint land and requeues the task then (Restartable).
+func losesOn(t *Task, n int32) bool {
+	if t.Replacing {
+		return on(t.Old, n)
+	}
+	return on(t.Nodes, n)
 }
 
-// nodeEvent applies a node going down or coming back at now (Observe).
-// Down, every task using the node lets go of its slots, in the running
-// list's order (Outcome.Freed): a task re-placed by a move or resize
-// whose checkpoint has not landed frees the part of its old placement
-// that drains first (killed), and is lost whether that part, or its
-// new placement, holds the node; a task is rolled back to its last
-// checkpoint (Tasks.Lose) and waits again or fails (Job.Lost); a job
-// that ended so is finished, its draining moves elsewhere freed after
-// it (Outcome.Ended). Either way the next Step may not skip the instant.
+// anyDown reports whether a node of placement ns is down.
+func (b *nodeBook) anyDown(ns []sched.NodeSlots) bool {
+	return b.ndown > 0 && slices.ContainsFunc(ns, func(x sched.NodeSlots) bool { return b.isDown(x.Node) })
+}
+
+// nodeEvent applies a node going down or coming back, drained or
+// resumed, or the end of the grace of a loss, at now (Observe). Down, every task using the node lets
+// go of its slots, in the running list's order (Outcome.Freed), except
+// those held through the loss (HoldsThroughLoss, with LostNodeGrace),
+// which run on until the node is back or the grace is over
+// (EventGraceOver), and are then lost as the others were: a task
+// re-placed by a move or resize whose checkpoint has not landed frees the
+// part of its old placement that drains first (killed), and is lost
+// if its old placement held the node (one of only its new placement is
+// left to its landing, Restartable); a task is
+// rolled back to its last checkpoint (Tasks.Lose) and waits again or
+// fails (Job.Lost); a job that ended so is finished, its draining moves
+// elsewhere freed after it (Outcome.Ended). Either way the next Step may
+// not skip the instant.
 func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	if e.Kind == EventNodeDrain || e.Kind == EventNodeResume {
 		if !c.nodes.setDrained(&c.Snap, e.Node, e.Kind == EventNodeDrain) {
@@ -203,7 +267,9 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
 	}
-	if e.Kind == EventNodeUp {
+	hold := false
+	switch e.Kind {
+	case EventNodeUp:
 		slots, ok := c.nodes.setUp(&c.Snap, e.Node)
 		if !ok {
 			return Outcome{Job: -1}
@@ -211,24 +277,32 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 		c.step.totalSlots += slots
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
+	case EventGraceOver:
+		if !c.nodes.graceOver(e.Node, now, c.LostNodeGrace) {
+			return Outcome{Job: -1}
+		}
+	default:
+		slots, ok := c.nodes.setDown(&c.Snap, e.Node, now)
+		if !ok {
+			return Outcome{Job: -1}
+		}
+		c.step.totalSlots -= slots
+		hold = c.LostNodeGrace > 0
 	}
-	slots, ok := c.nodes.setDown(&c.Snap, e.Node)
-	if !ok {
-		return Outcome{Job: -1}
-	}
-	c.step.totalSlots -= slots
 	c.wake()
 	o := Outcome{Applied: true, Job: -1}
 	c.freedRecs, c.ended = c.freedRecs[:0], c.ended[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		// A draining placement goes with its task, which is lost if
-		// either holds the node, as the master loses the attempt whose
-		// old placement it is.
-		if !t.State.Active() || t.Moving || !on(t.Nodes, e.Node) && !drainsOn(&c.Tasks, t, e.Node) {
+		// A draining placement goes with its task.
+		if !t.State.Active() || t.Moving || !losesOn(t, e.Node) {
 			continue
 		}
 		ji, from := t.Job, t.State
+		// Every start is heard of (ran), and a kill ends a task at once.
+		if hold && HoldsThroughLoss(c.LostNodeGrace, c.Roster.Entry(ji).Preemptible, false, true) {
+			continue
+		}
 		j := &c.Jobs[ji]
 		if t.Replacing && t.Drain >= 0 {
 			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})

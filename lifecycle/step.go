@@ -131,7 +131,7 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	}
 	passes := 0
 	for {
-		if st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots {
+		if st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots && !c.nodes.holding(c.LostNodeGrace) {
 			break // nothing can start on a full cluster (fullSkips)
 		}
 		if passes == st.opt.MaxPasses {

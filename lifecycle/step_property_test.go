@@ -243,7 +243,11 @@ func (d *stepDriver) flipNode() error {
 		return fmt.Errorf("node %d down: freed %d slots, outcome says %d, in use %d → %d", n, freed, o.Slots, inUse, d.c.InUse())
 	}
 	for _, ti := range d.c.Tasks.Running() {
-		if t := d.c.Tasks.At(ti); t.State.Active() && slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return x.Node == n }) {
+		// A re-placed task keeps the placement it reserved there until its
+		// checkpoint lands, and then waits again (lifecycle.Restartable).
+		t := d.c.Tasks.At(ti)
+		reserved := t.Replacing && !slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == n })
+		if t.State.Active() && !reserved && slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return x.Node == n }) {
 			return fmt.Errorf("node %d down: t%d still holds slots there", n, ti)
 		}
 	}
@@ -274,8 +278,9 @@ func (d *stepDriver) checkDrained(e *lifecycle.Effect) error {
 }
 
 // checkNodes checks that no node holds more than its slots, counting
-// every live task record (running, checkpointing, draining), and that
-// a drained node's holding never grows.
+// every live task record (running, checkpointing, draining), but for
+// placements reserved on nodes that are down, and that a drained node's
+// holding never grows.
 func (d *stepDriver) checkNodes() error {
 	held := d.holds()
 	for i, h := range held {
@@ -296,7 +301,11 @@ func (d *stepDriver) holds() []int {
 	for _, ti := range d.c.Tasks.Running() {
 		if t := d.c.Tasks.At(ti); t.State.Active() {
 			for _, ns := range t.Nodes {
-				held[ns.Node] += int(ns.Slots)
+				// A placement reserved on a node lost since holds nothing
+				// there (lifecycle.Restartable).
+				if !t.Replacing || d.c.Snap.Nodes[ns.Node].Slots > 0 || slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == ns.Node }) {
+					held[ns.Node] += int(ns.Slots)
+				}
 			}
 		}
 	}

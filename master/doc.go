@@ -136,7 +136,12 @@
 //
 // Agents that stay silent longer than the configured agent timeout are
 // marked lost, and their attempts end as lost: preemptible tasks (and
-// tasks that never ran) are requeued, others fail with the reason. After
+// tasks that never ran) are requeued, others fail with the reason, or
+// are held for lost_node_grace first (lifecycle.HoldsThroughLoss and
+// GraceOver, the rules the simulator's lost nodes follow). A start its
+// agent neither runs nor reports on is given up after two syncs and the
+// start grace, and the task requeued (lifecycle.StartLost; the what-if
+// export writes it as start_lost). After
 // a master restart every agent must register again (its first sync gets
 // 404), which reconciles what it runs with what the store says.
 package master

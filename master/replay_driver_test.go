@@ -43,6 +43,13 @@ type replayDriver struct {
 	// drains counts each of the case's drains done: 1 drained, 2
 	// resumed.
 	drains []int
+	// grace is the master's lost_node_grace; graced says which downs'
+	// grace has been checked at its end.
+	grace  time.Duration
+	graced []bool
+	// silent maps the starts no agent answers to when the master may
+	// give them up: their delivery plus its start grace.
+	silent map[agent.TaskID]float64
 }
 
 type taskKey struct {
@@ -77,6 +84,9 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	}
 	d.seen = make([]int, len(d.agents))
 	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
+	d.graced = make([]bool, len(c.downs))
+	d.grace = h.m.cfg.LostNodeGrace
+	d.silent = map[agent.TaskID]float64{}
 	return d
 }
 
@@ -101,6 +111,9 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.at)
 		case d.downs[k] == 1 && dn.back > 0:
 			next = min(next, dn.back)
+		}
+		if d.downs[k] == 1 && d.grace > 0 && !d.graced[k] {
+			next = min(next, d.graceEnd(dn))
 		}
 	}
 	for k, dn := range d.c.drains {
@@ -133,12 +146,19 @@ func (d *replayDriver) drainNodes(t *testing.T, now float64) {
 	}
 }
 
+// graceEnd is when the grace of loss dn ends.
+func (d *replayDriver) graceEnd(dn rdown) float64 { return dn.at + d.grace.Seconds() }
+
 // nodes loses the nodes whose loss is due and brings back those whose
 // return is, as the master does once an agent has been silent for its
-// timeout (lost_node_grace 0: the attempts end at once) and when it
-// registers again. A lost agent forgets what it ran, as a node that
-// died; its attempts' work is lost, as the simulator's node_down loses
-// it.
+// timeout and when it registers again, then ends the grace of the losses
+// whose grace is over (checkLostNodes, as the master's tick does). With
+// lost_node_grace 0 the attempts end at once, and a lost agent forgets
+// what it ran, as a node that died; its attempts' work is lost, as the
+// simulator's node_down loses it. With a grace, the agent is cut off
+// (it does not sync) and keeps running the attempts the master holds:
+// back within the grace, they go on; past it, the master ends them and
+// the node is a node that died.
 func (d *replayDriver) nodes(t *testing.T, now float64) {
 	for k, dn := range d.c.downs {
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })
@@ -146,19 +166,16 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 		switch {
 		case d.downs[k] == 0 && dn.at <= now+1e-9:
 			d.downs[k], d.down[i] = 1, true
-			for _, id := range ag.Running() {
-				if a := d.att[id]; a != nil {
-					a.exited = true
+			if d.grace <= 0 {
+				for _, id := range ag.Running() {
+					if a := d.att[id]; a != nil {
+						a.exited = true
+					}
 				}
+				ag.Restart()
 			}
-			ag.Restart()
-			d.h.m.lock()
-			n := d.h.m.nodes[dn.node]
-			err := d.h.m.inBatch(d.h.ctx, func() error { return d.h.m.agents.loseNode(d.h.ctx, n, "node "+dn.node+" lost") })
-			d.h.m.mu.Unlock()
-			if err != nil {
-				t.Fatal(err)
-			}
+			d.master(t, func() error { return d.h.m.agents.loseNode(d.h.ctx, d.h.m.nodes[dn.node], "node "+dn.node+" lost") })
+			d.ended(ag)
 		case d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
 			d.downs[k], d.down[i] = 2, false
 			if _, err := ag.Register(d.h.ctx); err != nil {
@@ -166,18 +183,60 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 			}
 		}
 	}
+	for k, dn := range d.c.downs {
+		if d.downs[k] != 1 || d.grace <= 0 || d.graced[k] || d.graceEnd(dn) > now+1e-9 {
+			continue
+		}
+		d.graced[k] = true
+		d.master(t, func() error { d.h.m.agents.checkLostNodes(d.h.ctx); return nil })
+		ag := d.agents[slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })]
+		if d.ended(ag) {
+			ag.Restart() // the node died: back, it runs nothing
+		}
+	}
 }
 
-// onStart fails the start of the attempt a case job names (startFail);
-// others run. The agents call it in a sync, on the test's goroutine.
+// master runs f on the master, under its lock, in one batch.
+func (d *replayDriver) master(t *testing.T, f func() error) {
+	d.h.m.lock()
+	err := d.h.m.inBatch(d.h.ctx, f)
+	d.h.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ended notes as exited the attempts the agent runs that the master has
+// ended, and reports whether it ended them all.
+func (d *replayDriver) ended(ag *mastertest.Agent) bool {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	all := true
+	for _, id := range ag.Running() {
+		if d.h.m.agents.runsOn(id, ag.Name) {
+			all = false
+		} else if a := d.att[id]; a != nil {
+			a.exited = true
+		}
+	}
+	return all
+}
+
+// onStart fails the start of the attempt a case job names (startFail),
+// or leaves it unanswered (startLost); others run. The agents call it in a sync, on the test's goroutine.
 func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
 	id, err := strconv.ParseInt(sp.JobID, 10, 64)
 	i, ok := d.byID[id]
 	if err != nil || !ok {
 		return nil
 	}
-	if j := d.c.jobs[i]; j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
+	j := d.c.jobs[i]
+	if j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
 		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
+	}
+	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost {
+		d.silent[sp.ID()] = d.now() + d.h.m.agents.startGrace().Seconds()
+		return &mastertest.Exit{Silent: true}
 	}
 	return nil
 }
@@ -200,6 +259,13 @@ func (d *replayDriver) run(t *testing.T) {
 			}
 		}
 		next = min(next, d.nextDown())
+		for id, at := range d.silent {
+			if at <= d.now()+1e-9 {
+				delete(d.silent, id) // given up at the instant it was due
+			} else {
+				next = min(next, at)
+			}
+		}
 		for _, a := range d.att {
 			switch {
 			case a.exited:

@@ -133,11 +133,9 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	nodeNotes, err := ca.exportNodeEvents(ctx, sc, cfg, since, until)
-	if err != nil {
+	if err := ca.exportNodeEvents(ctx, sc, cfg, since, until); err != nil {
 		return nil, err
 	}
-	notes = append(notes, nodeNotes...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -314,5 +312,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	sj.Fails = exportFails(w.failed)
 	sj.StartFails = exportStartFails(w.startFailed)
+	sj.StartLost = w.startLost
 	return sj, true
 }

@@ -209,19 +209,19 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 
 // exportNodeEvents are the losses and returns in [since, until) of the
 // nodes sc's pools hold, from the store's node history, as node_down and
-// node_up events, added to sc's: the simulator frees what a lost node
-// held as the live master did with lost_node_grace 0 (the attempts end
-// at the loss), and a note says so where the configuration has a grace.
-// A return of a node not lost in the window (a node down at its start)
-// is left out, as the scenario starts with every node up. An admin's
-// drains and resumes are drain and resume events; a node drained when
-// the window starts is drained at 0.
-func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) ([]string, error) {
+// node_up events, added to sc's, with the configuration's lost_node_grace
+// where there are losses (the simulator holds what the master held
+// through a loss, lifecycle.HoldsThroughLoss). A return of a node not
+// lost in the window (a node down at its start) is left out, as the
+// scenario starts with every node up. An admin's drains and resumes are
+// drain and resume events; a node drained when the window starts is
+// drained at 0.
+func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) error {
 	// The whole history: whether a node was drained at since is its
 	// last drain or resume before.
 	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
-		return nil, fmt.Errorf("read the node history: %w", err)
+		return fmt.Errorf("read the node history: %w", err)
 	}
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
@@ -254,10 +254,10 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 	}
 	out = append(drainedAtStart(evs, since, inFile), out...)
 	sc.Events = append(sc.Events, out...)
-	if slices.ContainsFunc(out, func(e scenario.Event) bool { return e.Kind == scenario.EventNodeDown }) && cfg.LostNodeGrace > 0 {
-		return []string{fmt.Sprintf("the replay ends the attempts on a lost node at once; this cluster held those of tasks that are not preemptible for lost_node_grace (%s)", cfg.LostNodeGrace)}, nil
+	if slices.ContainsFunc(out, func(e scenario.Event) bool { return e.Kind == scenario.EventNodeDown }) {
+		sc.LostNodeGrace = cfg.LostNodeGrace.Truncate(time.Second)
 	}
-	return nil, nil
+	return nil
 }
 
 // drainEvent is node event e, a drain or a resume, at at.

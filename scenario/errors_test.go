@@ -62,7 +62,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},
 		{"root is a scalar", "hello\n", 1, `expected a mapping, got "hello"`},
 		{"unknown top-level field", pools + "job: []\n", 9, `unknown field "job"; did you mean "jobs"?`},
-		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, projects, licenses, qos, accounts, decay, epoch, jobs, events)`},
+		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, projects, licenses, qos, accounts, decay, epoch, lost_node_grace, jobs, events)`},
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
 	})
 }

@@ -291,6 +291,9 @@ type Job struct {
 	// StartFails scripts starts that fail (StartFail), in the file's
 	// order; nil for none. A task is in Fails or StartFails, not both.
 	StartFails []StartFail
+	// StartLost scripts starts that no agent answers (StartLost), in the
+	// file's order; nil for none.
+	StartLost []StartLost
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

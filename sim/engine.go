@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
@@ -112,6 +113,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
+	s.c.LostNodeGrace = in.LostNodeGrace
 	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
@@ -316,6 +318,8 @@ func (s *sim) handle(e event) {
 	switch e.kind {
 	case evFail, evStartFail:
 		s.fail(e)
+	case evStartLost:
+		s.lostStart(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.
@@ -333,6 +337,10 @@ func (s *sim) handle(e event) {
 		}
 	case evScript:
 		s.script(s.in.Events[e.ref])
+	case evGrace:
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventGraceOver, Node: e.ref}); o.Applied {
+			s.lost(&o)
+		}
 	}
 }
 
@@ -503,7 +511,8 @@ var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.Event
 
 // nodeEvent takes a node down, brings it back, drains or resumes it
 // (lifecycle's EventNodeDown, EventNodeUp, EventNodeDrain,
-// EventNodeResume) and reacts to what a loss freed, in the order it
+// EventNodeResume; with a lost-node grace, a loss sets the grace's end,
+// evGrace) and reacts to what a loss freed, in the order it
 // freed it: each attempt on the node ends lost with the work it threw
 // away, the metrics hear of each record's slots with what its job held
 // after it, and the jobs the loss ended end. Only a loss frees anything.
@@ -513,6 +522,17 @@ func (s *sim) nodeEvent(e Event) {
 	if !o.Applied || kind != lifecycle.EventNodeDown {
 		return
 	}
+	if g := s.in.LostNodeGrace; g > 0 {
+		// The tasks the loss held end when its grace runs out, unless
+		// the node is back by then (a stale end changes nothing).
+		s.q.push(event{at: s.now + int64(g/time.Second), kind: evGrace, ref: s.nodeIdx[e.Node]})
+	}
+	s.lost(&o)
+}
+
+// lost reacts to what a node's loss, or the end of its grace, freed
+// (Outcome.Freed, Ended).
+func (s *sim) lost(o *lifecycle.Outcome) {
 	for i, f := range o.Freed {
 		t := s.c.Tasks.At(f.Task)
 		held := s.c.Jobs[t.Job].Held
