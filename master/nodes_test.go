@@ -2,6 +2,7 @@ package master
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +237,37 @@ pools:
 	w := p.BackfillWindow
 	if w == nil || w.Slots != 1 || w.Seconds != 50*60 || w.Until == nil || !w.Until.Equal(want) {
 		t.Fatalf("backfill window %+v, want 1 slot for 50 min", w)
+	}
+}
+
+// TestDrainKeepsFairShareCapacity: a drain does not change what the
+// accounts' usage is worth: fair-share usage stays a share of every
+// node's slots in a multifactor pool, a drained node's included, as the
+// simulator measures it (sim's chargedSlots), so that a replay of a run
+// with a drain sees the same fair-share factors.
+func TestDrainKeepsFairShareCapacity(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, multifactorConfig)))
+	a, b := h.agent("n1", 4), h.agent("n2", 4)
+	h.submit(`{"name": "a1", "entrypoint": "e", "project": "a", "resources": {"slots": 2}}`)
+	h.step()
+	h.sync(a, b)
+	h.clock.Advance(10 * time.Minute)
+	usage := func() []float64 {
+		s, _ := h.snapshot()
+		var out []float64
+		for _, acc := range s.Accounts {
+			out = append(out, acc.Usage)
+		}
+		return out
+	}
+	before := usage()
+	if !slices.ContainsFunc(before, func(u float64) bool { return u > 0 }) {
+		t.Fatalf("no account has usage before the drain: %v", before)
+	}
+	if code := h.do("POST", "/api/v1/nodes/n2/drain", api.NodeDrainRequest{Reason: "retire"}, nil); code != http.StatusOK {
+		t.Fatalf("drain: %d", code)
+	}
+	if after := usage(); !slices.Equal(before, after) {
+		t.Errorf("accounts' usage %v after the drain, want %v as before", after, before)
 	}
 }

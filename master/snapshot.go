@@ -251,11 +251,14 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
 		}
+		if pool.Policy == sched.PolicyMultifactor {
+			// A drained node stays part of the capacity that usage is a
+			// share of, as in the simulator (sim's chargedSlots): a drain
+			// does not change what the accounts' usage is worth.
+			multifactorSlots += sn.Slots
+		}
 		if n.draining() {
 			sn.Slots = len(n.used) // capDrained makes it exact
-		}
-		if pool.Policy == sched.PolicyMultifactor {
-			multifactorSlots += sn.Slots
 		}
 		s.Nodes = append(s.Nodes, sn)
 		v.nodes = append(v.nodes, n)
