@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -124,13 +125,25 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 // settingsFor reads --policy or --set; neither keeps the workload's own.
 func settingsFor(policy, set string) (sim.Settings, error) {
 	switch {
-	case policy == "current":
-		// As in sim compare: the workload's own settings, unchanged.
-		return sim.Settings{Name: policy}, nil
 	case policy != "":
-		return sim.Preset(policy)
+		return policyPreset(policy)
 	case set != "":
 		return sim.ParseSettings(set)
 	}
 	return sim.Settings{}, nil
+}
+
+// policyPreset reads one --policy of sim or sim compare: current, the
+// workload's own settings unchanged, or one of sim's presets. Its error
+// lists current too, since sim.Preset knows nothing of it.
+func policyPreset(name string) (sim.Settings, error) {
+	if name == "current" {
+		return sim.Settings{Name: name}, nil
+	}
+	s, err := sim.Preset(name)
+	if err != nil {
+		return sim.Settings{}, fmt.Errorf("unknown policy %q (want current, the workload's own, or one of %s)",
+			name, strings.Join(sim.Presets, ", "))
+	}
+	return s, nil
 }

@@ -128,7 +128,7 @@ func TestSimErrors(t *testing.T) {
 		{"csv needs nodes", []string{"sim", write("jobs.csv", "job_id,user,project,submit,gpus,nodes,duration\n1,u,p,0,8,1,60\n")},
 			"does not say how big its cluster was; give --nodes"},
 		{"unknown extension", []string{"sim", write("jobs.txt", good)}, "cannot tell the format"},
-		{"unknown policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "sjf"}, `unknown policy "sjf"`},
+		{"unknown policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "sjf"}, `unknown policy "sjf" (want current, the workload's own, or one of fcfs,`},
 		{"both policy and set", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "easy", "--set", "policy=fcfs"}, "not both"},
 		{"nodes on a scenario", []string{"sim", filepath.Join(traceDir, "seed003.yaml"), "--nodes", "3"}, "--nodes and --slots are for bare traces"},
 		{"bad projects", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--projects", "queue"}, "--projects: want group or user"},
