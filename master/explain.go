@@ -404,7 +404,7 @@ func orderOf(p sched.Policy) string {
 	case sched.PolicyBackfill:
 		return "first come, first served; later jobs may start early on slots that delay no reservation"
 	case sched.PolicyPriority:
-		return "by priority (lower first), then by submission"
+		return "by priority (the lower number first), then by submission"
 	case sched.PolicyQuota:
 		return "by priority within each project; projects under their quota before those over it"
 	case sched.PolicyFairShare:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
 )
 
 // TestExplain: a waiting job's explanation gives its place in the queue,
@@ -204,6 +205,26 @@ func TestExplainPreemptingPool(t *testing.T) {
 			want := "once job " + strconv.FormatInt(a, 10) + tt.want
 			if x.WouldStart == nil || !strings.Contains(x.WouldStart.Message, want) {
 				t.Errorf("counterfactual %+v does not say %q", x.WouldStart, want)
+			}
+		})
+	}
+}
+
+// TestOrderOf: the priority order names the number, since a LOW job has a
+// higher number (80) than a HIGH one (10) and "lower first" alone reads as
+// lower priority first.
+func TestOrderOf(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		policy sched.Policy
+		want   string
+	}{
+		{"priority", sched.PolicyPriority, "by priority (the lower number first), then by submission"},
+		{"fifo", sched.PolicyFIFO, "first come, first served"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := orderOf(tt.policy); got != tt.want {
+				t.Errorf("orderOf(%s) = %q, want %q", tt.policy, got, tt.want)
 			}
 		})
 	}

@@ -351,7 +351,7 @@ func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
 func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	x := api.Explanation{Job: id, State: "queued", Pool: "a100", Policy: "priority",
-		Summary:    "It is waiting in pool a100, which orders its queue by priority (lower first), then by submission.",
+		Summary:    "It is waiting in pool a100, which orders its queue by priority (the lower number first), then by submission.",
 		WouldStart: &api.Counterfactual{Nodes: []string{"gpu-a1"}, Message: "8 slots free now on gpu-a1."}}
 	if id == 3 {
 		x.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-a2"},
