@@ -229,3 +229,35 @@ func TestOrderOf(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainFitsNow: a job held back only by the queue ahead is told that
+// the slots it needs are free, not that the node has only that many free.
+func TestExplainFitsNow(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	n1 := h.agent("n1", 8)
+	h.submit(jobSpec("a", 2, `, "time_limit": 3600`))
+	h.step()
+	h.sync(n1)
+	h.submit(jobSpec("d", 8, ""))
+	two := h.submit(jobSpec("two", 2, ""))
+	one := h.submit(jobSpec("one", 1, ""))
+	h.step()
+	for _, tt := range []struct {
+		name string
+		job  int64
+		want string
+	}{
+		{"two slots", two, "The 2 slots it needs are free now on n1: it would start at once if nothing ranked before it"},
+		{"one slot", one, "The 1 slot it needs is free now on n1: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(tt.job, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if x.WouldStart == nil || !strings.Contains(x.WouldStart.Message, tt.want) {
+				t.Errorf("counterfactual %+v does not say %q", x.WouldStart, tt.want)
+			}
+		})
+	}
+}
