@@ -70,7 +70,9 @@ with its pools, projects and nodes as a scenario; --save keeps the file.`,
 	fl.BoolVar(&f.noTimeline, "no-timeline", false, "leave the allocation timeline out of the JSON result")
 	fl.BoolVar(&f.estimates, "estimates", false, "record each job's estimated start at submission (the live master's forecast) in the JSON result")
 	fl.BoolVar(&f.series, "series", false, "add the time series (utilisation, queue, shares) to the JSON result")
-	fl.BoolVar(&f.jobs, "jobs", true, "report every job (default: for scenarios, not for traces)")
+	// false here: RunE picks the default from the input, and cobra would
+	// print "(default true)" against the text.
+	fl.BoolVar(&f.jobs, "jobs", false, "report every job (default: for scenarios, not for traces)")
 	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority, or current (the workload's own)")
 	fl.StringVar(&f.set, "set", "", "replay under an option set, e.g. policy=backfill,reservations=conservative,placement=spread")
 	f.history.register(cmd)

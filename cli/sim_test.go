@@ -176,3 +176,21 @@ func TestSimCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestSimJobsFlagHelp: --jobs's default depends on the input, so its help
+// says so and no "(default true)" contradicts it.
+func TestSimJobsFlagHelp(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"says the default", "report every job (default: for scenarios, not for traces)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := run(t, "sim", "--help")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("sim --help does not say %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}
