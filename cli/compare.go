@@ -138,13 +138,7 @@ func compareSettings(policies, sets []string) ([]sim.Settings, error) {
 		return nil
 	}
 	for _, p := range policies {
-		if p == "current" {
-			if err := add(sim.Settings{Name: p}, nil); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := add(sim.Preset(p)); err != nil {
+		if err := add(policyPreset(p)); err != nil {
 			return nil, err
 		}
 	}

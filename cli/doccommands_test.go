@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // docCommand is one `allot ...` command line found in the documentation.
@@ -250,5 +252,34 @@ func TestCheckCommandLine(t *testing.T) {
 				t.Errorf("checkCommandLine(%q) = %v, want ok %v", tt.line, err, tt.ok)
 			}
 		})
+	}
+}
+
+// TestHelpExamples parses every allot command line of every command's
+// Example text with the real command tree, as TestDocCommands does for the
+// docs: an example that names a command, flag or argument count the code
+// does not have fails.
+func TestHelpExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	total := 0
+	walk = func(c *cobra.Command) {
+		for _, line := range strings.Split(c.Example, "\n") {
+			for _, cmdLine := range commandsIn(strings.TrimSpace(line)) {
+				total++
+				args := synopsisArgs(cmdLine)
+				t.Run(c.CommandPath()+": "+cmdLine, func(t *testing.T) {
+					if err := checkCommandLine(args[1:], true); err != nil {
+						t.Errorf("the example %q of %q: %v", cmdLine, c.CommandPath(), err)
+					}
+				})
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(New())
+	if total < 50 {
+		t.Errorf("found only %d allot command lines in the help examples; the extraction is broken", total)
 	}
 }

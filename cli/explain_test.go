@@ -11,7 +11,7 @@ import (
 
 func fixtureExplanation() api.Explanation {
 	end := t0.Add(40 * time.Minute)
-	return api.Explanation{Job: 4, State: "queued", Pool: "research", Policy: "priority", Order: "by priority (lower first), then by submission",
+	return api.Explanation{Job: 4, State: "queued", Pool: "research", Policy: "priority", Order: "by priority (the lower number first), then by submission",
 		Position: 2, Queued: 3, Ahead: []api.JobRef{{ID: 3, Name: "bert", User: "bo", Slots: 8}},
 		Pending: &api.Pending{Reason: "no_capacity", Message: "needs 4 slots per task, 0 are free in the pool"},
 		WouldStart: &api.Counterfactual{Nodes: []string{"dgx-1"},
@@ -30,7 +30,7 @@ func TestExplainCommand(t *testing.T) {
 It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1
 ended or was preempted.
 
-Queue:    2 of 3, ordered by priority (lower first), then by submission
+Queue:    2 of 3, ordered by priority (the lower number first), then by submission
 Ahead:    3 bert (bo, 8 slots)
 Reason:   no_capacity: needs 4 slots per task, 0 are free in the pool
 

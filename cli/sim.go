@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -69,7 +70,9 @@ with its pools, projects and nodes as a scenario; --save keeps the file.`,
 	fl.BoolVar(&f.noTimeline, "no-timeline", false, "leave the allocation timeline out of the JSON result")
 	fl.BoolVar(&f.estimates, "estimates", false, "record each job's estimated start at submission (the live master's forecast) in the JSON result")
 	fl.BoolVar(&f.series, "series", false, "add the time series (utilisation, queue, shares) to the JSON result")
-	fl.BoolVar(&f.jobs, "jobs", true, "report every job (default: for scenarios, not for traces)")
+	// false here: RunE picks the default from the input, and cobra would
+	// print "(default true)" against the text.
+	fl.BoolVar(&f.jobs, "jobs", false, "report every job (default: for scenarios, not for traces)")
 	fl.StringVar(&f.policy, "policy", "", "replay under this policy: fcfs, easy, conservative, fifo, backfill, fair_share, priority, or current (the workload's own)")
 	fl.StringVar(&f.set, "set", "", "replay under an option set, e.g. policy=backfill,reservations=conservative,placement=spread")
 	f.history.register(cmd)
@@ -124,13 +127,25 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 // settingsFor reads --policy or --set; neither keeps the workload's own.
 func settingsFor(policy, set string) (sim.Settings, error) {
 	switch {
-	case policy == "current":
-		// As in sim compare: the workload's own settings, unchanged.
-		return sim.Settings{Name: policy}, nil
 	case policy != "":
-		return sim.Preset(policy)
+		return policyPreset(policy)
 	case set != "":
 		return sim.ParseSettings(set)
 	}
 	return sim.Settings{}, nil
+}
+
+// policyPreset reads one --policy of sim or sim compare: current, the
+// workload's own settings unchanged, or one of sim's presets. Its error
+// lists current too, since sim.Preset knows nothing of it.
+func policyPreset(name string) (sim.Settings, error) {
+	if name == "current" {
+		return sim.Settings{Name: name}, nil
+	}
+	s, err := sim.Preset(name)
+	if err != nil {
+		return sim.Settings{}, fmt.Errorf("unknown policy %q (want current, the workload's own, or one of %s)",
+			name, strings.Join(sim.Presets, ", "))
+	}
+	return s, nil
 }

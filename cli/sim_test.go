@@ -128,7 +128,7 @@ func TestSimErrors(t *testing.T) {
 		{"csv needs nodes", []string{"sim", write("jobs.csv", "job_id,user,project,submit,gpus,nodes,duration\n1,u,p,0,8,1,60\n")},
 			"does not say how big its cluster was; give --nodes"},
 		{"unknown extension", []string{"sim", write("jobs.txt", good)}, "cannot tell the format"},
-		{"unknown policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "sjf"}, `unknown policy "sjf"`},
+		{"unknown policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "sjf"}, `unknown policy "sjf" (want current, the workload's own, or one of fcfs,`},
 		{"both policy and set", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "easy", "--set", "policy=fcfs"}, "not both"},
 		{"nodes on a scenario", []string{"sim", filepath.Join(traceDir, "seed003.yaml"), "--nodes", "3"}, "--nodes and --slots are for bare traces"},
 		{"bad projects", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--projects", "queue"}, "--projects: want group or user"},
@@ -174,5 +174,23 @@ func TestSimCSV(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
+	}
+}
+
+// TestSimJobsFlagHelp: --jobs's default depends on the input, so its help
+// says so and no "(default true)" contradicts it.
+func TestSimJobsFlagHelp(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"says the default", "report every job (default: for scenarios, not for traces)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := run(t, "sim", "--help")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("sim --help does not say %q:\n%s", tt.want, out)
+			}
+		})
 	}
 }

@@ -208,8 +208,9 @@ func newUserCmd() *cobra.Command {
 		},
 	}
 	role.Flags().StringArrayVar(&setRoles, "role", nil, "PROJECT=ROLE, or PROJECT= to remove, repeatable")
-	cmd.AddCommand(create, role, setDisabledCmd("disable", true), setDisabledCmd("enable", false),
-		listCommand("list", "List users and their roles", (*client.Client).Users, narrow(printUsers)))
+	list := listCommand("list", "List users and their roles", (*client.Client).Users, narrow(printUsers))
+	list.Example = "  allot user list\n  allot user list -o json"
+	cmd.AddCommand(create, role, setDisabledCmd("disable", true), setDisabledCmd("enable", false), list)
 	return cmd
 }
 
@@ -322,6 +323,7 @@ func newTokenCmd() *cobra.Command {
 	list := listCommand("list", "List tokens (never their secrets)", func(c *client.Client, ctx context.Context) ([]api.Token, error) {
 		return c.Tokens(ctx, kind, subject)
 	}, narrow(printTokens))
+	list.Example = "  allot token list\n  allot token list --kind join -o json"
 	list.Flags().StringVar(&kind, "kind", "", "only tokens of this kind: user, join or node")
 	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
 	cmd.AddCommand(create, revoke, list)

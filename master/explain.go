@@ -172,8 +172,9 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	cf.Quota = ja.quotaBind(e, need)
 	switch {
 	case len(cf.MustEnd) == 0:
-		cf.Message = fmt.Sprintf("%s free now on %s: it would start at once if nothing ranked before it and no rule held it back.",
-			slotWord(need), strings.Join(cf.Nodes, ", "))
+		// need, not the node's free count: more may be free.
+		cf.Message = fmt.Sprintf("The %s it needs %s free now on %s: it would start at once if nothing ranked before it and no rule held it back.",
+			slotWord(need), plural.Be(need), strings.Join(cf.Nodes, ", "))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.",
 			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool)))
@@ -404,7 +405,7 @@ func orderOf(p sched.Policy) string {
 	case sched.PolicyBackfill:
 		return "first come, first served; later jobs may start early on slots that delay no reservation"
 	case sched.PolicyPriority:
-		return "by priority (lower first), then by submission"
+		return "by priority (the lower number first), then by submission"
 	case sched.PolicyQuota:
 		return "by priority within each project; projects under their quota before those over it"
 	case sched.PolicyFairShare:

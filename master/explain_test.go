@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
 )
 
 // TestExplain: a waiting job's explanation gives its place in the queue,
@@ -204,6 +205,58 @@ func TestExplainPreemptingPool(t *testing.T) {
 			want := "once job " + strconv.FormatInt(a, 10) + tt.want
 			if x.WouldStart == nil || !strings.Contains(x.WouldStart.Message, want) {
 				t.Errorf("counterfactual %+v does not say %q", x.WouldStart, want)
+			}
+		})
+	}
+}
+
+// TestOrderOf: the priority order names the number, since a LOW job has a
+// higher number (80) than a HIGH one (10) and "lower first" alone reads as
+// lower priority first.
+func TestOrderOf(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		policy sched.Policy
+		want   string
+	}{
+		{"priority", sched.PolicyPriority, "by priority (the lower number first), then by submission"},
+		{"fifo", sched.PolicyFIFO, "first come, first served"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := orderOf(tt.policy); got != tt.want {
+				t.Errorf("orderOf(%s) = %q, want %q", tt.policy, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExplainFitsNow: a job held back only by the queue ahead is told that
+// the slots it needs are free, not that the node has only that many free.
+func TestExplainFitsNow(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	n1 := h.agent("n1", 8)
+	h.submit(jobSpec("a", 2, `, "time_limit": 3600`))
+	h.step()
+	h.sync(n1)
+	h.submit(jobSpec("d", 8, ""))
+	two := h.submit(jobSpec("two", 2, ""))
+	one := h.submit(jobSpec("one", 1, ""))
+	h.step()
+	for _, tt := range []struct {
+		name string
+		job  int64
+		want string
+	}{
+		{"two slots", two, "The 2 slots it needs are free now on n1: it would start at once if nothing ranked before it"},
+		{"one slot", one, "The 1 slot it needs is free now on n1: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(tt.job, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if x.WouldStart == nil || !strings.Contains(x.WouldStart.Message, tt.want) {
+				t.Errorf("counterfactual %+v does not say %q", x.WouldStart, tt.want)
 			}
 		})
 	}

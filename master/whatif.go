@@ -179,7 +179,7 @@ func (ca *clusterAPI) storedJobs(ctx context.Context) ([]store.Job, map[int64][]
 // replay it, and what it could not carry over.
 func exportHeader(since, until, now time.Time, notes []string) []byte {
 	var head strings.Builder
-	fmt.Fprintf(&head, "# The jobs submitted to this cluster from %s to %s, with its pools,\n# projects, licenses, QOS levels and nodes as of %s. Replay it with:\n#   allot sim FILE\n#   allot sim compare FILE --policy easy --set name=current\n",
+	fmt.Fprintf(&head, "# The jobs submitted to this cluster from %s to %s, with its pools,\n# projects, licenses, QOS levels and nodes as of %s. Replay it with:\n#   allot sim FILE\n#   allot sim compare FILE --policy current --policy easy\n",
 		since.Format(time.RFC3339), until.Format(time.RFC3339), now.Format(time.RFC3339))
 	for _, n := range notes {
 		fmt.Fprintf(&head, "# Note: %s\n", n)

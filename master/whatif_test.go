@@ -136,6 +136,11 @@ func TestHistoryScenarioCluster(t *testing.T) {
 		h.agent(n.Name, 2)
 	}
 	sc, body := exportScenario(t, h, "")
+	// The header's compare line uses --policy current, the name sim
+	// compare documents for the cluster's own settings.
+	if want := "#   allot sim compare FILE --policy current --policy easy\n"; !strings.Contains(body, want) {
+		t.Errorf("the export's header does not say %q:\n%s", want, body)
+	}
 	if len(sc.Pools) != len(cfg.Pools) {
 		t.Fatalf("%d pools exported, want %d:\n%s", len(sc.Pools), len(cfg.Pools), body)
 	}

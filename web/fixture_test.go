@@ -351,8 +351,8 @@ func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
 func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	x := api.Explanation{Job: id, State: "queued", Pool: "a100", Policy: "priority",
-		Summary:    "It is waiting in pool a100, which orders its queue by priority (lower first), then by submission.",
-		WouldStart: &api.Counterfactual{Nodes: []string{"gpu-a1"}, Message: "8 slots free now on gpu-a1."}}
+		Summary:    "It is waiting in pool a100, which orders its queue by priority (the lower number first), then by submission.",
+		WouldStart: &api.Counterfactual{Nodes: []string{"gpu-a1"}, Message: "The 8 slots it needs are free now on gpu-a1: it would start at once if nothing ranked before it and no rule held it back."}}
 	if id == 3 {
 		x.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-a2"},
 			MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Slots: 4, EndsAt: atp(40 * time.Minute)}},
