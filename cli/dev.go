@@ -92,7 +92,7 @@ is left and report the exits, so the master requeues the tasks; then the
 master stops. A second Ctrl-C exits at once; the next 'allot dev' on the
 same data directory kills any task left behind. See docs/dev.md.`,
 		Example: `  allot dev
-  allot dev --listen 127.0.0.1:9090 --data /tmp/allot-dev`,
+  allot dev --listen 127.0.0.1:9090 --data .allot-dev-9090   # inside the repository, as the experiment examples need`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
