@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -57,12 +58,27 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
+// negativeFlag is pflag's error for a negative number in the arguments,
+// which it reads as a cluster of one-letter flags.
+var negativeFlag = regexp.MustCompile(`^unknown shorthand flag: '[0-9]' in (-[0-9][0-9.eE+-]*)$`)
+
+// negativeArg says what a negative number on the command line is, rather
+// than pflag's "unknown shorthand flag: '1' in -1": no argument of
+// Allot's commands may be negative (ids, weights, priorities, counts).
+func negativeArg(c *cobra.Command, err error) error {
+	m := negativeFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	return fmt.Errorf("%s: %s is not a valid argument: %s takes no negative number (see %s --help)", c.CommandPath(), m[1], c.Use, c.CommandPath())
+}
+
 // markUsageErrors makes cobra's own command-line errors usage errors, in
 // cmd and every command under it: wrong flags, wrong argument counts, and
 // unknown subcommands of a command that only groups others (which cobra
 // would answer with its help and exit 0).
 func markUsageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return asUsage(negativeArg(c, err)) })
 	switch {
 	case cmd.HasSubCommands() && !cmd.Runnable():
 		cmd.SuggestionsMinimumDistance = 2

@@ -28,6 +28,8 @@ func TestMainExitCodes(t *testing.T) {
 		{"unknown command with suggestion", []string{"job", "shwo"}, ExitUsage, "", `did you mean show?`},
 		{"unknown flag", []string{"jobs", "--bogus"}, ExitUsage, "", "allot: unknown flag: --bogus\nRun 'allot jobs --help' for usage."},
 		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `invalid argument "soon"`},
+		{"negative weight", []string{"job", "set-weight", "19", "-1"}, ExitUsage, "", "allot job set-weight: -1 is not a valid argument: set-weight ID WEIGHT takes no negative number"},
+		{"negative id", []string{"job", "show", "-3"}, ExitUsage, "", "-3 is not a valid argument"},
 		{"wrong argument count", []string{"job", "show"}, ExitUsage, "", "accepts 1 arg(s), received 0"},
 		{"bad job id", []string{"job", "show", "x"}, ExitUsage, "", `job ID: expected a positive integer, got "x"`},
 		{"bad output format", []string{"pools", "-o", "xml"}, ExitUsage, "", `--output: expected one of table, wide, json, yaml`},
