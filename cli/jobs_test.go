@@ -203,6 +203,7 @@ func TestJobShow(t *testing.T) {
 	f.jobs[1].TimeLimitS = 5400
 	f.jobs[1].Environment = map[string]string{"B": "2", "A": "1"}
 	f.jobs[1].TaskList = []api.Task{{Index: 0, State: "queued", Reason: "waiting"}}
+	f.jobs[3].Entrypoint = "set -e\nfor s in 1 2; do\n  python eval.py --split $s\ndone\n"
 	runCLICases(t, f, []cliCase{
 		{name: "attempts and placement", args: []string{"job", "show", "3"}, out: showRunning},
 		{name: "pending", args: []string{"job", "show", "5"}, out: `ID           5
@@ -243,7 +244,10 @@ Tasks        0 running of 1
 Time limit   none
 Submitted    2024-05-01 09:00:00
 Ended        2024-05-01 10:00:00
-Entrypoint   
+Entrypoint   set -e
+             for s in 1 2; do
+               python eval.py --split $s
+             done
 `},
 		{name: "unknown job", args: []string{"job", "show", "99"}, err: "master: 404 Not Found: no job 99"},
 		{name: "id not a number", args: []string{"job", "show", "abc"}, err: `job ID: expected a positive integer, got "abc"`},

@@ -42,7 +42,13 @@ func printJob(w io.Writer, j api.Job) error {
 	t.row("Time limit", limit)
 	t.row("Submitted", formatTime(&j.SubmittedAt))
 	t.row("Ended", formatTime(j.EndedAt))
-	t.row("Entrypoint", j.Entrypoint)
+	// A script keeps its lines, each under the one before it, so that
+	// it reads as the shell runs it.
+	lines := strings.Split(strings.TrimRight(j.Entrypoint, "\n"), "\n")
+	t.row("Entrypoint", lines[0])
+	for _, l := range lines[1:] {
+		t.row("", l)
+	}
 	if len(j.Environment) > 0 {
 		var env []string
 		for _, k := range slices.Sorted(maps.Keys(j.Environment)) {
