@@ -90,6 +90,9 @@ type replayCase struct {
 	// downs are nodes lost and back (the config should say
 	// lost_node_grace: 0s, as the simulator ends the attempts at once).
 	downs []rdown
+	// restarts are when the master restarts on its store: before the
+	// first instant at or after each, the agents registering again.
+	restarts []float64
 }
 
 // rdown is a node lost at at and, when back is positive, back then.

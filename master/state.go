@@ -33,8 +33,10 @@ type mjob struct {
 	// reserved carries a conservative reservation from one event pass to
 	// the next (sched.Job.Reserved).
 	reserved int64
-	// reservedNodes is where (sched.Job.ReservedNodes).
+	// reservedNodes is where (sched.Job.ReservedNodes). resDirty says
+	// they changed since they were last stored (planner.resDirty).
 	reservedNodes []sched.NodeSlots
+	resDirty      bool
 	// entry caches the job's snapshot entry, valid while entryGen equals
 	// the master's configuration generation; entryOK says the job belongs
 	// in the snapshot. A PATCH resets entryGen; a reload and a change of
@@ -357,7 +359,12 @@ func (m *Master) restore(ctx context.Context) error {
 			return err
 		}
 	}
-	m.restoreLaunches()
+	if err := m.restoreLaunches(ctx); err != nil {
+		return err
+	}
+	if err := m.planner.restoreReservations(ctx); err != nil {
+		return err
+	}
 	for _, j := range m.jobs {
 		if err := m.settleJob(ctx, j); err != nil {
 			return err
