@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,9 @@ func TestReplayRestart(t *testing.T) {
 }
 
 // restartCases are replay cases under priority with preemption, quota
-// reclaim and conservative backfilling, with restarts.
+// reclaim and conservative backfilling, with restarts now and then, and
+// some cases (of the policies above, fair share's resumes and a move's
+// continued attempt) with a restart before every instant.
 func restartCases() []replayCase {
 	every := []float64{5, 60, 100, 150, 200, 210, 250, 300, 400, 600, 900}
 	var out []replayCase
@@ -44,8 +47,43 @@ func restartCases() []replayCase {
 			}
 		}
 	}
+	// The launch order breaks the tie between b and a: equal priority
+	// once b is lowered, and started together, b first as it ranked
+	// first then; h preempts one of them.
+	for _, size := range []int{1} {
+		out = append(out, replayCase{name: fmt.Sprintf("priority-tie%d-restart", size), restarts: []float64{60},
+			config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes, jobs: []rjob{
+				{name: "a", slots: size, submit: 0, run: 1000, extra: lowPrio},
+				{name: "b", slots: size, submit: 0, run: 1000, extra: `, "priority": 70, "preemptible": true`,
+					changes: []rchange{{at: 50, priority: 80}}},
+				{name: "c", slots: 7 - 2*size, submit: 0, run: 1000, extra: `, "priority": 30`},
+				{name: "h", slots: size, submit: 100, run: 100, extra: `, "priority": 10`},
+			}})
+	}
+	always := map[string]bool{"random13-conservative": true, "random14-quota": true, "random14-priority": true,
+		"random38-fair-share": true, "backfill-move-limits": true, "priority-node-loss": true}
+	var cases []replayCase
+	for _, seed := range []uint64{13, 14, 38} {
+		cases = append(cases, randomCases(seed)...)
+	}
+	for _, c := range append(cases, replayCases()...) {
+		if always[c.name] {
+			c.name += "-restarts"
+			c.restarts = everyInstant
+			out = append(out, c)
+		}
+	}
 	return out
 }
+
+// everyInstant restarts the master before every instant of a run.
+var everyInstant = func() []float64 {
+	out := make([]float64, 0, 3000)
+	for s := 1.0; s <= 3000; s++ {
+		out = append(out, s)
+	}
+	return out
+}()
 
 // randomRestarts restarts the master at every third submission.
 func randomRestarts(c replayCase) []float64 {
@@ -56,32 +94,4 @@ func randomRestarts(c replayCase) []float64 {
 		}
 	}
 	return out
-}
-
-func TestReplayRestartProbe(t *testing.T) {
-	var all []float64
-	for s := 1.0; s < 5000; s++ {
-		all = append(all, s)
-	}
-	var cases []replayCase
-	for _, seed := range []uint64{13, 14, 15, 16, 17, 18} {
-		cases = append(cases, randomCases(seed)...)
-		cases = append(cases, randomFeatureCases(seed, 0)...)
-	}
-	for _, c := range randomFeatureCases(16, 30) {
-		c.name += "-checkpoint"
-		cases = append(cases, c)
-	}
-	cases = append(cases, replayCases()...)
-	for _, c := range cases {
-		c.restarts = all
-		if !c.timed {
-			t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		}
-		c.tick, c.eager = 5, true
-		if c.timed {
-			c.tick = 1
-		}
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
 }
