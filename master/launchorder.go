@@ -43,6 +43,17 @@ func queuedOf(t *mtask) lifecycle.Queued {
 	return lifecycle.Queued{Ran: t.rec.Restarts > 0, Preempted: t.preempted, Index: t.rec.Index}
 }
 
+// restorePlaces gives the restored jobs what the scheduling passes
+// ordered and carried before the restart: their tasks' places in launch
+// and resume order, and the reservations carried between passes.
+// Callers hold mu or have the master to themselves.
+func (m *Master) restorePlaces(ctx context.Context) error {
+	if err := m.restoreLaunches(ctx); err != nil {
+		return err
+	}
+	return m.planner.restoreReservations(ctx)
+}
+
 // restoreLaunches gives the tasks of the restored jobs the places they
 // had before the restart, so that a restart changes no decision: the
 // launch of each open attempt, the placement a move or resize drains and

@@ -46,9 +46,9 @@ type planner struct {
 	// confirmed by another, as the simulator confirms them once one was
 	// submitted (lifecycle.OneShot).
 	grew bool
-	// resDirty lists the jobs whose carried reservations changed since
+	// resDirty holds the jobs whose carried reservations changed since
 	// they were last stored (reservations.go).
-	resDirty []*mjob
+	resDirty map[*mjob]bool
 }
 
 // schedule runs passes of the core and applies their plans. After an event
@@ -109,10 +109,10 @@ func (pl *planner) keepReservations(plan *sched.Plan) {
 		}
 		j.reserved = at
 		j.reservedNodes = append(j.reservedNodes[:0], nodes...)
-		if !j.resDirty {
-			j.resDirty = true
-			pl.resDirty = append(pl.resDirty, j)
+		if pl.resDirty == nil {
+			pl.resDirty = map[*mjob]bool{}
 		}
+		pl.resDirty[j] = true
 	})
 }
 

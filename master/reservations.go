@@ -70,13 +70,15 @@ func (pl *planner) saveReservations(ctx context.Context) error {
 		return nil
 	}
 	rs := make([]store.Reservation, 0, len(pl.resDirty))
-	for _, j := range pl.resDirty {
+	for j := range pl.resDirty {
 		r := store.Reservation{JobID: j.rec.ID, At: j.reserved}
 		for _, ns := range j.reservedNodes {
 			r.Nodes = append(r.Nodes, store.ReservedSlots{Node: ns.Node, Slots: ns.Slots})
 		}
 		rs = append(rs, r)
 	}
+	// By job, so that the writes do not depend on the map's order.
+	slices.SortFunc(rs, func(a, b store.Reservation) int { return cmp.Compare(a.JobID, b.JobID) })
 	write := func(tx store.Tx) error { return tx.SetReservations(ctx, rs) }
 	var err error
 	if pl.m.bt != nil {
@@ -87,10 +89,7 @@ func (pl *planner) saveReservations(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("store the carried reservations: %w", err)
 	}
-	for _, j := range pl.resDirty {
-		j.resDirty = false
-	}
-	pl.resDirty = pl.resDirty[:0]
+	clear(pl.resDirty)
 	return nil
 }
 

@@ -33,10 +33,8 @@ type mjob struct {
 	// reserved carries a conservative reservation from one event pass to
 	// the next (sched.Job.Reserved).
 	reserved int64
-	// reservedNodes is where (sched.Job.ReservedNodes). resDirty says
-	// they changed since they were last stored (planner.resDirty).
+	// reservedNodes is where (sched.Job.ReservedNodes).
 	reservedNodes []sched.NodeSlots
-	resDirty      bool
 	// entry caches the job's snapshot entry, valid while entryGen equals
 	// the master's configuration generation; entryOK says the job belongs
 	// in the snapshot. A PATCH resets entryGen; a reload and a change of
@@ -359,10 +357,7 @@ func (m *Master) restore(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := m.restoreLaunches(ctx); err != nil {
-		return err
-	}
-	if err := m.planner.restoreReservations(ctx); err != nil {
+	if err := m.restorePlaces(ctx); err != nil {
 		return err
 	}
 	for _, j := range m.jobs {
