@@ -20,10 +20,9 @@ const (
 // Defaults of fields a file leaves out.
 const (
 	DefaultAgentTimeout = 30 * time.Second
-	// DefaultLostNodeGrace is Config.LostNodeGrace unless configured: as
-	// long as Kubernetes waits before it evicts the pods of a node that
-	// stopped answering.
-	DefaultLostNodeGrace = 5 * time.Minute
+	// DefaultLostNodeGrace is Config.LostNodeGrace unless configured
+	// (the cluster spec's).
+	DefaultLostNodeGrace = spec.DefaultLostNodeGrace
 	// MaxNodeGPUsLimit bounds max_node_gpus.
 	MaxNodeGPUsLimit       = 4096
 	DefaultGrace           = 30 * time.Second
@@ -61,11 +60,6 @@ type Config struct {
 	// AgentTimeout is how long an agent may stay silent before its node
 	// is lost.
 	AgentTimeout time.Duration
-	// LostNodeGrace is how long a lost node's non-preemptible tasks are
-	// given to reappear (the node's agent syncs again and reports them
-	// running or ended) before they are failed as lost. Preemptible tasks
-	// are requeued at once. 0 fails them as soon as the node is lost.
-	LostNodeGrace time.Duration
 	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
 	// the master's --max-node-gpus in force.
 	MaxNodeGPUs int
@@ -81,7 +75,11 @@ type Config struct {
 	// and says how fast past usage stops counting against an account's
 	// fair share in multifactor pools. The scheduling core's types come
 	// from SchedPools, SchedProjects, SchedLicenses, SchedQOS and
-	// SchedDecay.
+	// SchedDecay. Its LostNodeGrace is how long a lost node's
+	// non-preemptible tasks are given to reappear (the node's agent syncs
+	// again and reports them running or ended) before they are failed as
+	// lost; preemptible tasks are requeued at once, and 0 fails them as
+	// soon as the node is lost.
 	spec.Cluster[Pool]
 	Nodes []NodeRule
 	Users []User
@@ -150,12 +148,12 @@ func Default() *Config {
 		DefaultPool:    DefaultPoolName,
 		DefaultProject: DefaultProjectName,
 		AgentTimeout:   DefaultAgentTimeout,
-		LostNodeGrace:  DefaultLostNodeGrace,
 		Cluster: spec.Cluster[Pool]{
-			Pools:    []Pool{defaultPool()},
-			Projects: []Project{defaultProject()},
-			QOS:      spec.DefaultQOS(),
-			Decay:    spec.DefaultDecay,
+			Pools:         []Pool{defaultPool()},
+			Projects:      []Project{defaultProject()},
+			QOS:           spec.DefaultQOS(),
+			Decay:         spec.DefaultDecay,
+			LostNodeGrace: DefaultLostNodeGrace,
 		},
 		DefaultQOS: sched.DefaultQOS()[0].Name,
 	}

@@ -28,8 +28,8 @@ func TestDefault(t *testing.T) {
 		DefaultPool:    "default",
 		DefaultProject: "default",
 		AgentTimeout:   30 * time.Second,
-		LostNodeGrace:  5 * time.Minute,
 		Cluster: spec.Cluster[Pool]{
+			LostNodeGrace: 5 * time.Minute,
 			Pools: []Pool{{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
 				Placement: sched.PlaceBinpack}, Grace: 30 * time.Second, ZeroSlotLimit: 100}},
 			Projects: []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
@@ -100,9 +100,9 @@ users:
 		DefaultPool:      "gpu",
 		DefaultProject:   "d",
 		AgentTimeout:     time.Minute,
-		LostNodeGrace:    90 * time.Second,
 		HistoryRetention: 90 * 24 * time.Hour,
 		Cluster: spec.Cluster[Pool]{
+			LostNodeGrace: 90 * time.Second,
 			Pools: []Pool{
 				{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, Line: 8}, Grace: DefaultGrace, ZeroSlotLimit: 100},
 				{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, Line: 9}, Grace: DefaultGrace, ZeroSlotLimit: 100},

@@ -28,8 +28,7 @@ var dialect = spec.Dialect{Name: spec.StrictName, ProjectShares: true, DefaultQO
 // first whatever the key order in the file, because the other sections
 // refer to them.
 func (p *parser) config(root *yaml.Node) *Config {
-	c := &Config{DefaultPool: DefaultPoolName, DefaultProject: DefaultProjectName, AgentTimeout: DefaultAgentTimeout,
-		LostNodeGrace: DefaultLostNodeGrace}
+	c := &Config{DefaultPool: DefaultPoolName, DefaultProject: DefaultProjectName, AgentTimeout: DefaultAgentTimeout}
 	f, ok := p.Fields(root, "")
 	if !ok {
 		return c
@@ -44,7 +43,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 				p.AddProject(cl.Projects[0])
 			}
 			c.Nodes = p.nodeList(f.Lookup("nodes"))
-			defPool, defProject = p.settings(f, c)
+			defPool, defProject = p.settings(f, c, cl)
 		},
 	})
 	usersRaw := f.Lookup("users")
@@ -64,18 +63,17 @@ func (p *parser) config(root *yaml.Node) *Config {
 var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_project", "agent_timeout", "lost_node_grace",
 	"max_node_gpus", "history_retention", "users", "licenses", "qos", "default_qos", "decay"}
 
-// settings reads the master's top-level settings, and reports whether
+// settings reads the master's top-level settings (lost_node_grace into
+// the cluster spec being read, cl), and reports whether
 // default_pool and default_project were given.
-func (p *parser) settings(f *yamlfield.Fields, c *Config) (defPool, defProject bool) {
+func (p *parser) settings(f *yamlfield.Fields, c *Config, cl *spec.Cluster[Pool]) (defPool, defProject bool) {
 	defPool = yamlfield.Field(f, "default_pool", &c.DefaultPool, name)
 	defProject = yamlfield.Field(f, "default_project", &c.DefaultProject, name)
 	var secs int64
 	if yamlfield.Field(f, "agent_timeout", &secs, yamlfield.PositiveDuration) {
 		c.AgentTimeout = time.Duration(secs) * time.Second
 	}
-	if yamlfield.Field(f, "lost_node_grace", &secs, yamlfield.Duration) {
-		c.LostNodeGrace = time.Duration(secs) * time.Second
-	}
+	cl.LostNodeGrace = p.LostNodeGrace(f)
 	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
 	if yamlfield.Field(f, "history_retention", &secs, yamlfield.Duration) {
 		c.HistoryRetention = time.Duration(secs) * time.Second

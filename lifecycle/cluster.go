@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"time"
+
+	"github.com/allot-sched/allot/sched"
+)
 
 // Cluster is the scheduling state kept from pass to pass: the jobs, the
 // live ones on a roster with their snapshot entries, the task attempts
@@ -30,7 +34,7 @@ type Cluster struct {
 	effects   []Effect
 	freedRecs []Freed           // Observe's scratch
 	ended     []int32           // Observe's scratch: jobs a node loss ended
-	nodes     nodeBook          // the nodes that are down (nodes.go)
+	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
 	drain     []sched.NodeSlots // Replace's scratch
 	// inUse counts the slots the tasks hold, draining ones included.
 	inUse int
@@ -42,6 +46,10 @@ type Cluster struct {
 	// compare the two).
 	rev    uint64
 	NoRevs bool
+	// LostNodeGrace is how long a lost node's tasks that are not
+	// preemptible keep their attempt (HoldsThroughLoss, nodes.go): the
+	// cluster spec's lost_node_grace. 0 ends them at the loss.
+	LostNodeGrace time.Duration
 }
 
 // NextJob is the record the next submission will use.
@@ -255,7 +263,8 @@ func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 
 // Snapshot puts the cluster's jobs and allocations in snap for a pass at
 // now: the roster, compacted, as its jobs, an allocation for each task
-// holding slots, and the projects' preemption counts. It returns the
+// holding slots (on the nodes that are up: a task held through a node's
+// loss has none there), and the projects' preemption counts. It returns the
 // roster index of the last job holding slots, -1 for none. The accounts'
 // usage is Advance's; the rest of snap is the driver's.
 func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
@@ -265,14 +274,19 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 	lastRunning = -1
 	snap.Allocs = snap.Allocs[:0]
 	c.allocTask = c.allocTask[:0]
+	c.nodes.kept = c.nodes.kept[:0]
 	// Only at a sweep are retired tasks' records reusable: the running
 	// list no longer names them.
 	for _, ti := range c.Tasks.Sweep() {
 		t := c.Tasks.At(ti)
-		c.allocTask = append(c.allocTask, ti)
 		job := c.Roster.Index(t.Job)
+		a := t.Alloc(job, now, c.Jobs[t.Job].Shape.Every)
+		if a.Nodes = c.nodes.allocNodes(a.Nodes, c.LostNodeGrace, t.Replacing); len(a.Nodes) == 0 {
+			continue // held on down nodes only: the master has no allocation
+		}
+		c.allocTask = append(c.allocTask, ti)
 		lastRunning = max(lastRunning, job)
-		snap.Allocs = append(snap.Allocs, t.Alloc(job, now, c.Jobs[t.Job].Shape.Every))
+		snap.Allocs = append(snap.Allocs, a)
 	}
 	return lastRunning
 }

@@ -24,7 +24,10 @@
 // Grows; carrying reservations, Reservations; which waiting task resumes
 // first, ResumesBefore; a re-placed attempt's last checkpoint,
 // LastCheckpoint; which plan items apply to a task being re-placed,
-// Replannable), so that the two drivers cannot drift apart on them;
+// Replannable; which tasks of a lost node are held for the grace and
+// until when, HoldsThroughLoss and GraceOver; whether a re-placed task
+// restarts where it reserved, Restartable; how a start no agent answered
+// ends, StartLost), so that the two drivers cannot drift apart on them;
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike. The core
@@ -68,9 +71,16 @@
 //     preempted or failed (Retire), and stays so until it is reused. Its
 //     job is live until its State is terminal (Finish), and holds no slots
 //     then.
-//   - A node that is down (EventNodeDown) offers no slots and no record
-//     holds slots on it: its loss freed them all, each task rolled back to
-//     its last checkpoint and waiting again or failed (nodes.go).
+//   - A node that is down (EventNodeDown) offers no slots, and no record
+//     holds slots on it but the tasks held through its loss
+//     (HoldsThroughLoss, with a LostNodeGrace), which no snapshot
+//     allocation shows there: its loss freed the others, each task rolled
+//     back to its last checkpoint and waiting again or failed, and the
+//     end of its grace (EventGraceOver) frees the held ones so (nodes.go).
+//   - A drained node (EventNodeDrain, until EventNodeResume) takes no
+//     start, and what it holds never grows: each pass sees it shrunk to
+//     what its allocations hold there; Step applies no preemption of a
+//     task on it (nodes.go).
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster

@@ -1,55 +1,213 @@
 package lifecycle
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"slices"
+	"time"
 
-// Nodes going down and coming back (EventNodeDown, EventNodeUp). The
-// master marks a node lost when its agent falls silent: the attempts on
-// it end as lost (a preemptible job's task is requeued, another's
-// fails), and the node is left out of the snapshot until its agent
-// registers again. The Cluster does the same in pure form, with two
-// differences of form: a down node stays in Snap.Nodes, with no slots
-// (nothing can be placed there, and the task records' node indices stay
-// valid), and its attempts end at once, as the master's do with
-// lost_node_grace 0 (a driver with a grace sends the event when it ends).
+	"github.com/allot-sched/allot/sched"
+)
 
-// nodeBook keeps which of Snap's nodes are down, and what each offered
-// while up.
+// Nodes going down and coming back (EventNodeDown, EventNodeUp,
+// EventGraceOver). The master marks a node lost when its agent falls
+// silent: the attempts on it end as lost (a preemptible job's task is
+// requeued, another's fails), except those it holds through the loss for
+// lost_node_grace (HoldsThroughLoss: a task that is not preemptible,
+// whose process may still run), and the node is left out of the snapshot
+// until its agent registers again; a held task that the node's return
+// does not find by the grace's end is lost then (GraceOver). The Cluster
+// does the same in pure form, with Cluster.LostNodeGrace as the grace
+// and EventGraceOver as its end, which the driver sends when the grace
+// it set for the loss runs out. One difference of form: a down node
+// stays in Snap.Nodes, with no slots (nothing can be placed there, and
+// the task records' node indices stay valid), and the snapshot's
+// allocations leave it out, as the master's do.
+//
+// Nodes drained and resumed (EventNodeDrain, EventNodeResume): an admin's
+// drain (allot node drain) lets the tasks on a node run on and starts no
+// new one there, until the node is resumed. The master shrinks a drained
+// node in the snapshot to what its allocations hold there, and does not
+// preempt a task with a part on it, as its slots there would not come
+// back for the preemptor; the Cluster does both (capDrained, Step's
+// pass). A drain outlives a loss: the node comes back drained.
+
+// nodeBook keeps which of Snap's nodes are down or drained, and what
+// each offers when neither.
 type nodeBook struct {
-	down []bool
-	// slots and zeroLimit are a down node's Slots and ZeroSlotLimit.
+	down, drained []bool
+	// slots and zeroLimit are a down or drained node's own Slots and
+	// ZeroSlotLimit, saved when it first became either; downAt when it
+	// went down.
 	slots, zeroLimit []int
+	downAt           []int64
+	// ndown counts the nodes that are down, nDrained those drained, so
+	// that capDrained costs nothing without one.
+	ndown, nDrained int
+	// kept is Snapshot's scratch: the placements of held tasks without
+	// their down nodes (kept).
+	kept []sched.NodeSlots
+	// used and usedZero are capDrained's scratch.
+	used, usedZero []int
 }
 
-// setDown takes node n out of snap (it offers no slots) and returns the
-// slots it offered, or false when n is no node or is down already.
-func (b *nodeBook) setDown(snap *sched.Snapshot, n int32) (int, bool) {
+// save notes node n's own slots before it goes down or is drained,
+// unless it is either already (Snap holds less than its own then).
+func (b *nodeBook) save(snap *sched.Snapshot, n int32) {
+	for len(b.down) < len(snap.Nodes) {
+		b.down, b.drained = append(b.down, false), append(b.drained, false)
+		b.slots, b.zeroLimit = append(b.slots, 0), append(b.zeroLimit, 0)
+		b.downAt = append(b.downAt, 0)
+	}
+	if !b.down[n] && !b.drained[n] {
+		nd := &snap.Nodes[n]
+		b.slots[n], b.zeroLimit[n] = nd.Slots, nd.ZeroSlotLimit
+	}
+}
+
+// setDown takes node n out of snap at now (it offers no slots) and
+// returns the slots it offered, or false when n is no node or is down
+// already.
+func (b *nodeBook) setDown(snap *sched.Snapshot, n int32, now int64) (int, bool) {
 	if n < 0 || int(n) >= len(snap.Nodes) || b.isDown(n) {
 		return 0, false
 	}
-	for len(b.down) < len(snap.Nodes) {
-		b.down, b.slots, b.zeroLimit = append(b.down, false), append(b.slots, 0), append(b.zeroLimit, 0)
-	}
+	b.save(snap, n)
 	nd := &snap.Nodes[n]
-	b.down[n], b.slots[n], b.zeroLimit[n] = true, nd.Slots, nd.ZeroSlotLimit
+	b.down[n], b.downAt[n] = true, now
+	b.ndown++
 	nd.Slots, nd.ZeroSlotLimit = 0, 0
 	nodesChanged(snap)
 	return b.slots[n], true
 }
 
 // setUp gives down node n its slots back and returns them, or false when
-// n is not down.
+// n is not down. A drained node stays capped (capDrained).
 func (b *nodeBook) setUp(snap *sched.Snapshot, n int32) (int, bool) {
 	if !b.isDown(n) {
 		return 0, false
 	}
 	b.down[n] = false
-	nd := &snap.Nodes[n]
-	nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
-	nodesChanged(snap)
-	return nd.Slots, true
+	b.ndown--
+	if !b.drained[n] {
+		nd := &snap.Nodes[n]
+		nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
+		nodesChanged(snap)
+	}
+	return b.slots[n], true
 }
 
 func (b *nodeBook) isDown(n int32) bool { return n >= 0 && int(n) < len(b.down) && b.down[n] }
+
+// setDrained drains node n (on) or resumes it, and reports whether that
+// changed anything: false when n is no node or is so already. A resumed
+// node that is up offers its own slots again.
+func (b *nodeBook) setDrained(snap *sched.Snapshot, n int32, on bool) bool {
+	if n < 0 || int(n) >= len(snap.Nodes) || b.isDrained(n) == on {
+		return false
+	}
+	b.save(snap, n)
+	b.drained[n] = on
+	if on {
+		b.nDrained++
+		return true
+	}
+	b.nDrained--
+	if !b.down[n] {
+		nd := &snap.Nodes[n]
+		nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]
+		nodesChanged(snap)
+	}
+	return true
+}
+
+// capDrained shrinks every drained node that is up to what snap's
+// allocations hold there, slots and zero-slot tasks alike, so that the
+// core finds no room there for a new task, as the master's snapshot does
+// (master/snapshot.go, capDrained); sched needs no notion of a drain.
+// Call it once snap's allocations are in.
+func (b *nodeBook) capDrained(snap *sched.Snapshot) {
+	if b.nDrained == 0 {
+		return
+	}
+	b.used = zeroed(b.used, len(snap.Nodes))
+	b.usedZero = zeroed(b.usedZero, len(snap.Nodes))
+	for _, a := range snap.Allocs {
+		for _, ns := range a.Nodes {
+			if b.isDrained(ns.Node) {
+				b.used[ns.Node] += int(ns.Slots)
+				if ns.Slots == 0 {
+					b.usedZero[ns.Node]++
+				}
+			}
+		}
+	}
+	changed := false
+	for n := range b.drained {
+		if !b.drained[n] || b.down[n] {
+			continue
+		}
+		nd := &snap.Nodes[n]
+		if nd.Slots != b.used[n] || nd.ZeroSlotLimit != b.usedZero[n] {
+			nd.Slots, nd.ZeroSlotLimit, changed = b.used[n], b.usedZero[n], true
+		}
+	}
+	if changed {
+		nodesChanged(snap)
+	}
+}
+
+// onDrained reports whether placement ns uses a drained node.
+func (b *nodeBook) onDrained(ns []sched.NodeSlots) bool {
+	if b.nDrained == 0 {
+		return false
+	}
+	for _, x := range ns {
+		if b.isDrained(x.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroed is s cleared to n zeros, reusing its array.
+func zeroed(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func (b *nodeBook) isDrained(n int32) bool { return n >= 0 && int(n) < len(b.drained) && b.drained[n] }
+
+// graceOver reports whether node n is down and has been since a loss at
+// least grace before now (GraceOver): a grace's end for a loss the node
+// came back from is stale.
+func (b *nodeBook) graceOver(n int32, now int64, grace time.Duration) bool {
+	return b.isDown(n) && GraceOver(time.Duration(now-b.downAt[n])*time.Second, grace)
+}
+
+// holding reports whether a task may hold slots on a down node (the
+// Cluster has a grace and a node is down): Step's shortcuts, which count
+// the free slots as the total less those held, are off meanwhile.
+func (b *nodeBook) holding(grace time.Duration) bool { return grace > 0 && b.ndown > 0 }
+
+// allocNodes is placement ns as the snapshot's allocation gives it: while
+// tasks may be held (holding), or for the placement a re-placed task
+// reserved (replacing), the parts on nodes that are down left out, as
+// the master leaves a lost node's parts out of its snapshot.
+func (b *nodeBook) allocNodes(ns []sched.NodeSlots, grace time.Duration, replacing bool) []sched.NodeSlots {
+	if !b.holding(grace) && !replacing || !b.anyDown(ns) {
+		return ns
+	}
+	at := len(b.kept)
+	for _, x := range ns {
+		if !b.isDown(x.Node) {
+			b.kept = append(b.kept, x)
+		}
+	}
+	return b.kept[at:len(b.kept):len(b.kept)]
+}
 
 // nodesChanged tells the core that snap's nodes changed: a driver that
 // names its node list (NodesVersion) gets a new name.
@@ -69,23 +227,49 @@ func on(ns []sched.NodeSlots, n int32) bool {
 	return false
 }
 
-// drainsOn reports whether task t, being re-placed, drains part of its
-// old placement on node n.
-func drainsOn(ts *Tasks, t *Task, n int32) bool {
-	return t.Replacing && t.Drain >= 0 && on(ts.At(t.Drain).Nodes, n)
+// losesOn reports whether task t loses its attempt when node n is lost:
+// it runs there, or, being re-placed, its old placement (whose part
+// that drains goes with it) used n. A node of only the placement a
+// re-placed task reserved is not its own yet: the master lets the
+// checkpoint land and requeues the task then (Restartable).
+func losesOn(t *Task, n int32) bool {
+	if t.Replacing {
+		return on(t.Old, n)
+	}
+	return on(t.Nodes, n)
 }
 
-// nodeEvent applies a node going down or coming back at now (Observe).
-// Down, every task using the node lets go of its slots, in the running
-// list's order (Outcome.Freed): a task re-placed by a move or resize
-// whose checkpoint has not landed frees the part of its old placement
-// that drains first (killed), and is lost whether that part, or its
-// new placement, holds the node; a task is rolled back to its last
-// checkpoint (Tasks.Lose) and waits again or fails (Job.Lost); a job
-// that ended so is finished, its draining moves elsewhere freed after
-// it (Outcome.Ended). Either way the next Step may not skip the instant.
+// anyDown reports whether a node of placement ns is down.
+func (b *nodeBook) anyDown(ns []sched.NodeSlots) bool {
+	return b.ndown > 0 && slices.ContainsFunc(ns, func(x sched.NodeSlots) bool { return b.isDown(x.Node) })
+}
+
+// nodeEvent applies a node going down or coming back, drained or
+// resumed, or the end of the grace of a loss, at now (Observe). Down, every task using the node lets
+// go of its slots, in the running list's order (Outcome.Freed), except
+// those held through the loss (HoldsThroughLoss, with LostNodeGrace),
+// which run on until the node is back or the grace is over
+// (EventGraceOver), and are then lost as the others were: a task
+// re-placed by a move or resize whose checkpoint has not landed frees the
+// part of its old placement that drains first (killed), and is lost
+// if its old placement held the node (one of only its new placement is
+// left to its landing, Restartable); a task is
+// rolled back to its last checkpoint (Tasks.Lose) and waits again or
+// fails (Job.Lost); a job that ended so is finished, its draining moves
+// elsewhere freed after it (Outcome.Ended). Either way the next Step may
+// not skip the instant.
 func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
-	if e.Kind == EventNodeUp {
+	if e.Kind == EventNodeDrain || e.Kind == EventNodeResume {
+		if !c.nodes.setDrained(&c.Snap, e.Node, e.Kind == EventNodeDrain) {
+			return Outcome{Job: -1}
+		}
+		// A resumed node has room; a drained one changes reservations.
+		c.wake()
+		return Outcome{Applied: true, Job: -1}
+	}
+	hold := false
+	switch e.Kind {
+	case EventNodeUp:
 		slots, ok := c.nodes.setUp(&c.Snap, e.Node)
 		if !ok {
 			return Outcome{Job: -1}
@@ -93,24 +277,32 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 		c.step.totalSlots += slots
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
+	case EventGraceOver:
+		if !c.nodes.graceOver(e.Node, now, c.LostNodeGrace) {
+			return Outcome{Job: -1}
+		}
+	default:
+		slots, ok := c.nodes.setDown(&c.Snap, e.Node, now)
+		if !ok {
+			return Outcome{Job: -1}
+		}
+		c.step.totalSlots -= slots
+		hold = c.LostNodeGrace > 0
 	}
-	slots, ok := c.nodes.setDown(&c.Snap, e.Node)
-	if !ok {
-		return Outcome{Job: -1}
-	}
-	c.step.totalSlots -= slots
 	c.wake()
 	o := Outcome{Applied: true, Job: -1}
 	c.freedRecs, c.ended = c.freedRecs[:0], c.ended[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		// A draining placement goes with its task, which is lost if
-		// either holds the node, as the master loses the attempt whose
-		// old placement it is.
-		if !t.State.Active() || t.Moving || !on(t.Nodes, e.Node) && !drainsOn(&c.Tasks, t, e.Node) {
+		// A draining placement goes with its task.
+		if !t.State.Active() || t.Moving || !losesOn(t, e.Node) {
 			continue
 		}
 		ji, from := t.Job, t.State
+		// Every start is heard of (ran), and a kill ends a task at once.
+		if hold && HoldsThroughLoss(c.LostNodeGrace, c.Roster.Entry(ji).Preemptible, false, true) {
+			continue
+		}
 		j := &c.Jobs[ji]
 		if t.Replacing && t.Drain >= 0 {
 			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})

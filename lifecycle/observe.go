@@ -38,7 +38,8 @@ const (
 	EventStopped
 	// EventNodeDown: Node (its index in Snap.Nodes) is lost. It offers
 	// no slots until it is back, and the attempts on it end as lost
-	// (nodes.go).
+	// (nodes.go), but for those it holds through the loss
+	// (HoldsThroughLoss, with LostNodeGrace).
 	EventNodeDown
 	// EventNodeUp: Node is back, with the slots it had.
 	EventNodeUp
@@ -47,6 +48,23 @@ const (
 	// ends as StartFailed says (failed, never rescheduled), its slots
 	// freed, and its job ends once every task has ended.
 	EventStartFailed
+	// EventNodeDrain: Node is drained (an admin's allot node drain): the
+	// tasks on it run on, and none starts there, nor is preempted there,
+	// until EventNodeResume (nodes.go).
+	EventNodeDrain
+	// EventNodeResume: Node, drained, takes new tasks again.
+	EventNodeResume
+	// EventGraceOver: the lost-node grace of Node's loss has run out
+	// (the driver sends it LostNodeGrace after EventNodeDown). The tasks
+	// the loss held end as lost, if the node is still down since that
+	// loss (GraceOver); else it changes nothing.
+	EventGraceOver
+	// EventStartLost: no agent answered the start of the attempt that a
+	// start effect began on task Task (version Ver), and the driver gave
+	// it up: the task lets go of its slots and waits again, whatever its
+	// preemptibility (StartLost), by its job's exit actions as after a
+	// preemption, with the work it had at the start.
+	EventStartLost
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -80,7 +98,7 @@ type Outcome struct {
 	// task was re-planned, preempted, moved, resized, killed, or retired
 	// since the promise, or the record is a draining placement, which
 	// lands with its task), a change to a job that has ended, or a node
-	// that was down (up) already.
+	// that was down (up, drained, not drained) already.
 	Applied bool
 	// Job is the task's job, the job changed or the job submitted (-1
 	// for a tick or a node event); Slots the slots the task, the kill or
@@ -95,6 +113,11 @@ type Outcome struct {
 	// actions.
 	TimedOut bool
 	Drained  bool
+	// Unplaced: the landed checkpoint was a re-placed task's, but a node
+	// of its new placement was lost since the move or resize, so it was
+	// not restarted there and waits again as a preempted task does
+	// (Restartable); Freed is the drained part of its old placement.
+	Unplaced bool
 	// Over says the job ended, in State: every task ended (Job.Over), it
 	// was killed, or it was submitted with no tasks. Observe has then
 	// finished it (Finish).
@@ -126,7 +149,7 @@ type Outcome struct {
 // were until the next Snapshot, for the driver's records.
 func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
-	case EventEnded, EventLanded, EventStopped, EventStartFailed:
+	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost:
 		return c.outcome(now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
@@ -139,7 +162,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	case EventTick:
 		c.wake()
 		return Outcome{Applied: true, Job: -1}
-	case EventNodeDown, EventNodeUp:
+	case EventNodeDown, EventNodeUp, EventNodeDrain, EventNodeResume, EventGraceOver:
 		return c.nodeEvent(now, e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
@@ -187,6 +210,15 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 			o.Slots = c.drained(t.Drain, TaskKilled) // as Fail
 		}
 		o.Slots += c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
+	case e.Kind == EventStartLost:
+		j := &c.Jobs[ji]
+		if t.Replacing && t.Drain >= 0 {
+			o.Slots = c.drained(t.Drain, TaskKilled)
+		}
+		o.Slots += c.freed(j, j.requeue(&c.Tasks, e.Task, TaskQueued, !StartLost()))
+		c.waiting(ji)
+	case t.Replacing && !Restartable(c.nodes.anyDown(t.Nodes)):
+		return c.requeueReplaced(now, e.Task, o)
 	case t.Replacing:
 		// The task restarts on its new placement; its job cannot have
 		// ended. What of the old placement drained is free, and a pass
@@ -203,6 +235,29 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		o.Slots = c.Checkpointed(e.Task)
 	}
 	c.endIfOver(now, ji, &o)
+	return o
+}
+
+// requeueReplaced ends re-placed task ti, whose checkpoint landed with a
+// node of its new placement lost since the move, as the master does: as
+// a preempted task that waits again (Checkpointed), its reservation
+// freed (Outcome.Slots) and its drained part after it (the last of
+// Outcome.Freed, after the job's draining moves if the job ended).
+func (c *Cluster) requeueReplaced(now int64, ti int32, o Outcome) Outcome {
+	j := &c.Jobs[o.Job]
+	drain := Freed{Task: c.Tasks.Resume(ti, now), From: TaskPreempting}
+	if drain.Task >= 0 {
+		drain.Slots = c.freed(j, j.Drained(&c.Tasks, drain.Task, TaskPreempted))
+	}
+	o.Slots, o.Unplaced = c.Checkpointed(ti), true
+	c.endIfOver(now, o.Job, &o)
+	if !o.Over {
+		c.freedRecs = c.freedRecs[:0]
+	}
+	if drain.Task >= 0 {
+		c.freedRecs = append(c.freedRecs, drain)
+		o.Freed = c.freedRecs
+	}
 	return o
 }
 

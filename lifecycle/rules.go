@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"time"
+
+	"github.com/allot-sched/allot/sched"
+)
 
 // Rules that the simulator (through Cluster.Step and Job.Launch) and the
 // live master (its planner) both follow, written once so that a live run
@@ -11,7 +15,10 @@ import "github.com/allot-sched/allot/sched"
 // what a snapshot says of a running attempt that a move or resize
 // continued (LastCheckpoint; its start, and the start its time limit
 // runs from, stay the attempt's), and which plan items apply to a task
-// that a move or resize is re-placing (Replannable).
+// that a move or resize is re-placing (Replannable), and which tasks of a
+// lost node keep their attempt for the lost-node grace and until when
+// (HoldsThroughLoss, GraceOver), and whether a re-placed task restarts
+// on its reserved placement (Restartable).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -137,3 +144,31 @@ func PreemptibleOutsideLow(filedLow, filed, kindDefault bool) bool {
 // drivers skip such an item and do not count it as a change (Settled),
 // and the core plans again once the task runs on its new placement.
 func Replannable(replacing bool) bool { return !replacing }
+
+// HoldsThroughLoss reports whether a task on a node that is lost keeps its
+// attempt for the lost-node grace (grace above 0) rather than ending at
+// once: a task that must not run twice (its job is not preemptible) and
+// has run (ran: its agent reported a part running), since its process
+// may well still be running, or have ended with a status its agent will
+// report when it is back. Requeueing it could run it twice; failing it at
+// once would record a run that may yet succeed as failed. A task being
+// killed ends at once.
+func HoldsThroughLoss(grace time.Duration, preemptible, killing, ran bool) bool {
+	return grace > 0 && !preemptible && !killing && ran
+}
+
+// GraceOver reports whether a node lost for lostFor has been lost for its
+// grace: the tasks it held through the loss are lost then.
+func GraceOver(lostFor, grace time.Duration) bool { return lostFor >= grace }
+
+// Restartable reports whether a task re-placed by a move or resize
+// restarts on the placement it reserved when its checkpoint lands:
+// unless a node of it is down (lost since the move), when the task is
+// requeued instead, as after a preemption, whatever its preemptibility
+// (it never ran there).
+func Restartable(anyDown bool) bool { return !anyDown }
+
+// StartLost reports whether a task whose start no agent answered waits
+// again (it never ran, so running it again cannot run it twice),
+// whatever its preemptibility: the master's lost attempt that never ran.
+func StartLost() bool { return true }

@@ -79,11 +79,14 @@ func fullSkips(snap *sched.Snapshot, opt *StepOptions) bool {
 // for a pass (a tick or a change to a job), and every job submitted since needs more slots than
 // are free. Under FIFO and EASY a job that arrives behind the queue can
 // only start on slots free now, and the jobs before it are as stuck as
-// they were; time passing makes no EASY backfill easier.
+// they were; time passing makes no EASY backfill easier. While a task may
+// hold slots on a down node (nodeBook.holding), the slots held are not
+// all on the total, and neither this nor Step's full-cluster skip
+// applies.
 func (c *Cluster) quiet() bool {
 	st := &c.step
 	return st.full && st.oneShot && st.zeroSlot == 0 && !st.woken && c.inUse >= st.lastInUse &&
-		st.smallest > st.totalSlots-c.inUse
+		st.smallest > st.totalSlots-c.inUse && !c.nodes.holding(c.LostNodeGrace)
 }
 
 // MayGrow reports a running elastic task below its job's full size, which

@@ -131,7 +131,7 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	}
 	passes := 0
 	for {
-		if st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots {
+		if st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots && !c.nodes.holding(c.LostNodeGrace) {
 			break // nothing can start on a full cluster (fullSkips)
 		}
 		if passes == st.opt.MaxPasses {
@@ -168,7 +168,8 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 // pass runs one pass at now and applies its plan. It returns how many
 // tasks the plan started, and how many it preempted, moved or resized:
 // an item naming a task that is being re-placed is skipped
-// (Replannable) and not counted.
+// (Replannable) and not counted, as is a preemption of a task on a
+// drained node (nodes.go).
 func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
 	st := &c.step
 	c.build(now, st.prefix)
@@ -198,6 +199,9 @@ func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
 		e := &effects[i]
 		if e.Op != OpStart && !Replannable(c.Tasks.At(e.Task).Replacing) {
 			continue // the core plans it again once it has resumed
+		}
+		if e.Op == OpPreempt && c.nodes.onDrained(c.Tasks.At(e.Task).Nodes) {
+			continue // its slots there would not come back (capDrained)
 		}
 		c.apply(now, e)
 		ap.Applied(now, e)
@@ -260,6 +264,7 @@ func (c *Cluster) firstPriorities(effects []Effect) error {
 func (c *Cluster) build(now int64, prefix int) {
 	c.Snap.Now = now
 	lastRunning := c.Snapshot(&c.Snap, now)
+	c.nodes.capDrained(&c.Snap)
 	c.Snap.Jobs = c.window(c.Snap.Jobs, lastRunning, prefix)
 }
 

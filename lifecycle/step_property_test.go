@@ -12,14 +12,16 @@ import (
 
 // TestStepInvariants drives a Cluster as a driver does, through Step and
 // Observe only: random submissions (some elastic, which grow by
-// resizes), kills and nodes going down and
-// coming back, and the outcomes each effect promises (a task's end by
+// resizes), kills, nodes going down and
+// coming back, nodes drained and resumed, and the outcomes each effect promises (a task's end by
 // Due, a checkpoint landing after a random cost, one start in ten
 // failing at once) reported back by version, some of them stale by then. After each Step the books must
 // balance (checkBooks), no node may hold more than its slots (the core
 // plans net of what drains, and Step must apply effects in an order that
 // keeps it so; a down node has none), a stale outcome must change
-// nothing, and a node going down must free what its records held.
+// nothing, a node going down must free what its records held, and a
+// drained node must take no start, lose no task to a preemption and
+// never hold more than when it was last checked.
 func TestStepInvariants(t *testing.T) {
 	policies := []sched.Pool{
 		{Name: "fifo", Policy: sched.PolicyFIFO},
@@ -30,7 +32,7 @@ func TestStepInvariants(t *testing.T) {
 	resizes := 0
 	for _, pool := range policies {
 		var seen [lifecycle.OpStart + 1]int
-		stale, lost, startFailed := 0, 0, 0
+		stale, lost, startFailed, drains := 0, 0, 0, 0
 		for seed := range uint64(10) {
 			d := newStepDriver(rand.New(rand.NewPCG(seed, 13)), pool)
 			for round := range 400 {
@@ -44,11 +46,13 @@ func TestStepInvariants(t *testing.T) {
 			stale += d.stale
 			lost += d.lost
 			startFailed += d.startFailed
+			drains += d.drains
 		}
 		// The runs must have done what they are meant to check.
-		if seen[lifecycle.OpStart] == 0 || stale == 0 || lost == 0 || startFailed == 0 || pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
-			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d, starts failed %d: the runs check too little",
-				pool.Name, seen, stale, lost, startFailed)
+		if seen[lifecycle.OpStart] == 0 || stale == 0 || lost == 0 || startFailed == 0 || drains == 0 ||
+			pool.Preemption && seen[lifecycle.OpPreempt] == 0 {
+			t.Errorf("%s: effects %v, stale outcomes %d, records lost %d, starts failed %d, drains %d: the runs check too little",
+				pool.Name, seen, stale, lost, startFailed, drains)
 		}
 		resizes += seen[lifecycle.OpResize]
 	}
@@ -75,6 +79,14 @@ type stepDriver struct {
 	lost     int                        // records freed by nodes going down
 	// startFailed counts the failed starts applied.
 	startFailed int
+	// drained are the nodes drained now; drains counts the drains, and
+	// err is the first effect found on a drained node.
+	drained [4]bool
+	drains  int
+	err     error
+	// held is what each drained node held at the last check: it may
+	// only shrink while the node is drained.
+	held [4]int
 }
 
 func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
@@ -90,6 +102,9 @@ func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
 // Applied notes the outcomes the effect promises.
 func (d *stepDriver) Applied(now int64, e *lifecycle.Effect) {
 	d.seen[e.Op]++
+	if err := d.checkDrained(e); err != nil && d.err == nil {
+		d.err = err
+	}
 	cost := int64(d.rng.IntN(6))
 	switch e.Op {
 	case lifecycle.OpPreempt:
@@ -161,8 +176,24 @@ func (d *stepDriver) round() error {
 			return err
 		}
 	}
+	if d.rng.IntN(10) == 0 {
+		n := d.rng.IntN(len(d.drained))
+		kind := lifecycle.EventNodeDrain
+		if d.drained[n] {
+			kind = lifecycle.EventNodeResume
+		}
+		if o := d.c.Observe(d.now, lifecycle.Event{Kind: kind, Node: int32(n)}); !o.Applied || o.Slots != 0 {
+			return fmt.Errorf("node %d drained %t: event %d gave %+v", n, d.drained[n], kind, o)
+		}
+		d.drained[n] = !d.drained[n]
+		d.drains++
+		d.held[n] = d.holds()[n]
+	}
 	if _, err := d.c.Step(d.now, d); err != nil {
 		return err
+	}
+	if d.err != nil {
+		return d.err
 	}
 	if err := checkBooks(&d.c); err != nil {
 		return err
@@ -212,7 +243,11 @@ func (d *stepDriver) flipNode() error {
 		return fmt.Errorf("node %d down: freed %d slots, outcome says %d, in use %d → %d", n, freed, o.Slots, inUse, d.c.InUse())
 	}
 	for _, ti := range d.c.Tasks.Running() {
-		if t := d.c.Tasks.At(ti); t.State.Active() && slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return x.Node == n }) {
+		// A re-placed task keeps the placement it reserved there until its
+		// checkpoint lands, and then waits again (lifecycle.Restartable).
+		t := d.c.Tasks.At(ti)
+		reserved := t.Replacing && !slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == n })
+		if t.State.Active() && !reserved && slices.ContainsFunc(t.Nodes, func(x sched.NodeSlots) bool { return x.Node == n }) {
 			return fmt.Errorf("node %d down: t%d still holds slots there", n, ti)
 		}
 	}
@@ -224,21 +259,55 @@ func (d *stepDriver) flipNode() error {
 	return checkBooks(&d.c)
 }
 
-// checkNodes checks that no node holds more than its slots, counting
-// every live task record (running, checkpointing, draining).
-func (d *stepDriver) checkNodes() error {
-	held := make([]int, len(d.c.Snap.Nodes))
-	for _, ti := range d.c.Tasks.Running() {
-		if t := d.c.Tasks.At(ti); t.State.Active() {
-			for _, ns := range t.Nodes {
-				held[ns.Node] += int(ns.Slots)
-			}
+// checkDrained checks that effect e puts nothing new on a drained node:
+// no start there and no preemption of a task there (checkNodes checks
+// that moves and resizes do not grow onto one).
+func (d *stepDriver) checkDrained(e *lifecycle.Effect) error {
+	nodes := e.Nodes
+	if e.Op == lifecycle.OpPreempt {
+		nodes = d.c.Tasks.At(e.Task).Nodes
+	} else if e.Op != lifecycle.OpStart {
+		return nil
+	}
+	for _, ns := range nodes {
+		if d.drained[ns.Node] {
+			return fmt.Errorf("%v of t%d on drained node %d", e.Op, e.Task, ns.Node)
 		}
 	}
+	return nil
+}
+
+// checkNodes checks that no node holds more than its slots, counting
+// every live task record (running, checkpointing, draining), but for
+// placements reserved on nodes that are down, and that a drained node's
+// holding never grows.
+func (d *stepDriver) checkNodes() error {
+	held := d.holds()
 	for i, h := range held {
 		if h > d.c.Snap.Nodes[i].Slots {
 			return fmt.Errorf("node %d holds %d of its %d slots", i, h, d.c.Snap.Nodes[i].Slots)
 		}
+		if d.drained[i] && h > d.held[i] {
+			return fmt.Errorf("drained node %d holds %d slots, up from %d", i, h, d.held[i])
+		}
+		d.held[i] = h
 	}
 	return nil
+}
+
+// holds is what every live task record holds on each node.
+func (d *stepDriver) holds() []int {
+	held := make([]int, len(d.c.Snap.Nodes))
+	for _, ti := range d.c.Tasks.Running() {
+		if t := d.c.Tasks.At(ti); t.State.Active() {
+			for _, ns := range t.Nodes {
+				// A placement reserved on a node lost since holds nothing
+				// there (lifecycle.Restartable).
+				if !t.Replacing || d.c.Snap.Nodes[ns.Node].Slots > 0 || slices.ContainsFunc(t.Old, func(x sched.NodeSlots) bool { return x.Node == ns.Node }) {
+					held[ns.Node] += int(ns.Slots)
+				}
+			}
+		}
+	}
+	return held
 }

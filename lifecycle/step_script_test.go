@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
@@ -10,7 +11,7 @@ import (
 
 // runStep plays the Step commands of a script (testdata/tasks/step.txt):
 //
-//	cluster nodes=N slots=S policy=P [preemption] [conservative] [confirm] [noshortcuts]
+//	cluster nodes=N slots=S policy=P [preemption] [conservative] [confirm] [noshortcuts] [grace=G]
 //	submit tasks=N work=W slots=S at=T [priority=P] [preemptible] [limit=S] [every=S] [retries=N] [fail] [min=M]
 //	                                     (min: elastic down to M slots, W in slot-seconds)
 //	wake                                 a tick (EventTick): the instant is not quiet
@@ -21,12 +22,16 @@ import (
 //	observe weight j=J weight=W
 //	observe stopped t=T ver=V [at=T]     task T is stopped from outside (a searcher)
 //	observe startfailed t=T ver=V [at=T] the start of version V of task T failed
+//	observe startlost t=T ver=V [at=T]   the start of version V of task T was never answered
 //	observe tick                         a wake-up
 //	observe down n=N [at=T]              node N is lost: the records on it, their jobs
 //	observe up n=N                       node N is back
+//	observe graceover n=N [at=T]         the grace of node N's loss is over
 //	nodes                                each node's slots in the snapshot Step reads
+//	snapallocs at=T                      the allocations of the snapshot a pass at T reads
 //
-// The cluster (a fresh one) is one pool of N nodes of S slots each under policy P.
+// The cluster (a fresh one) is one pool of N nodes of S slots each under
+// policy P, with a lost-node grace of G seconds (LostNodeGrace).
 // Step prints each effect as its Applier hears of it, with the facts it
 // carries, then how many passes it ran and the slots in use.
 func (p *player) runStep(cmd string, args args) ([]string, error) {
@@ -64,6 +69,13 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 			out = append(out, fmt.Sprintf("%s slots=%d", n.Name, n.Slots))
 		}
 		return out, args.err
+	case "snapallocs":
+		var out []string
+		p.c.Snapshot(&p.c.Snap, args.int("at"))
+		for _, a := range p.c.Snap.Allocs {
+			out = append(out, fmt.Sprintf("alloc job=%d nodes=%s", a.Job, nodesString(a.Nodes)))
+		}
+		return out, args.err
 	}
 	return nil, fmt.Errorf("unknown command %q", cmd)
 }
@@ -81,12 +93,22 @@ func (p *player) observe(args args) ([]string, error) {
 		e.Kind = lifecycle.EventStopped
 	case args.flag("startfailed"):
 		e.Kind = lifecycle.EventStartFailed
+	case args.flag("startlost"):
+		e.Kind = lifecycle.EventStartLost
 	case args.flag("tick"):
 		e.Kind = lifecycle.EventTick
-	case args.flag("down"), args.flag("up"):
+	case args.flag("down"), args.flag("up"), args.flag("drain"), args.flag("resume"), args.flag("graceover"):
 		e.Kind, e.Node = lifecycle.EventNodeDown, int32(args.int("n"))
-		if args.flag("up") {
+		switch {
+		case args.flag("up"):
 			e.Kind = lifecycle.EventNodeUp
+		case args.flag("drain"):
+			e.Kind = lifecycle.EventNodeDrain
+		case args.flag("resume"):
+			e.Kind = lifecycle.EventNodeResume
+		}
+		if args.flag("graceover") {
+			e.Kind = lifecycle.EventGraceOver
 		}
 		return p.nodeEvent(args, e)
 	case args.flag("kill"):
@@ -96,7 +118,7 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, tick, down, up, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, tick, down, up, drain, resume, graceover, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
@@ -116,7 +138,8 @@ func (p *player) observe(args args) ([]string, error) {
 	return append(out, p.describeJob(e.Job)), args.err
 }
 
-// nodeEvent reports a node going down or coming back at at, and prints
+// nodeEvent reports a node going down, coming back, drained or resumed
+// at at, and prints
 // what it did: each record freed (how it held its slots, how it ended,
 // the work lost), then each job it touched, in order.
 func (p *player) nodeEvent(args args, e lifecycle.Event) ([]string, error) {
@@ -152,6 +175,7 @@ func (p *player) cluster(args args) error {
 	for i := range args.int("nodes") {
 		p.c.Snap.Nodes = append(p.c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: int(args.int("slots"))})
 	}
+	p.c.LostNodeGrace = time.Duration(args.int("grace")) * time.Second
 	p.c.Configure(lifecycle.StepOptions{Confirm: args.flag("confirm"), NoShortcuts: args.flag("noshortcuts")})
 	return args.err
 }

@@ -48,9 +48,11 @@ type Task struct {
 	// checkpoint has not landed: it holds Nodes reserved but does no
 	// work, and Drain is the slot of the Moving record of what of its
 	// old placement drains (-1: nothing drains). Its landing frees that
-	// record and resumes the task on Nodes (Tasks.Resume).
+	// record and resumes the task on Nodes (Tasks.Resume). Old is its
+	// old placement meanwhile (a resize keeps part of it in Nodes).
 	Replacing  bool
 	Drain      int32
+	Old        []sched.NodeSlots
 	Backfilled bool
 	Limited    bool // the attempt ends at its time limit, killed
 }
@@ -292,6 +294,7 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	t.Lost += r.Lost
 	r.Delta = sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.Nodes)
 	t.From = now
+	t.Old = append(t.Old[:0], t.Nodes...)
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Backfilled = false
 	t.Replacing, t.Drain = true, r.Drain

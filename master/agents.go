@@ -60,6 +60,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.version = reg.Version
+	ag.m.markNode(n)
 	runs := map[agent.TaskID]bool{}
 	for _, id := range reg.Running {
 		runs[id] = true
@@ -197,7 +198,7 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 	}
 	n.reconcile = nil
 	for _, t := range lost {
-		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt)); err != nil {
+		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s"+notRunReason+"%d", n.rec.Name, t.rec.Attempt)); err != nil {
 			return err
 		}
 	}
@@ -371,7 +372,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 			tr.Reason = "checkpointed to move"
 			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
 		case t.next != nil:
-			then.Reason = "requeued: a node of its new placement is down"
+			then.Reason = unplacedReason
 		}
 	case first != nil && first.noStart:
 		// What follows a failed start is the rule the simulator's
@@ -413,6 +414,11 @@ func exitCode(t *mtask, first *mpart) *int {
 	return &zero
 }
 
+// notRunReason is in the reason of the loss of an attempt its agent does
+// not run (settleMissing): "node N does not run attempt A". The what-if
+// export reads a start so lost back as start_lost.
+const notRunReason = " does not run attempt "
+
 // loseAttempt ends an attempt whose node is gone or does not run it:
 // parts elsewhere are killed; the task is requeued when it is preemptible
 // or never ran, killed when it was being killed, and failed otherwise.
@@ -428,7 +434,7 @@ func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) erro
 	switch {
 	case t.rec.State == store.TaskKilling:
 		tr.To = store.TaskKilled
-	case t.job.rec.Preemptible || !ran:
+	case t.job.rec.Preemptible || !ran && lifecycle.StartLost():
 		tr.To = store.TaskQueued
 	default:
 		tr.To = store.TaskFailed
@@ -492,21 +498,16 @@ func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
 }
 
 // holdsThroughLoss reports whether a task on a lost node keeps its attempt
-// for lost_node_grace: a task that must not run twice (not preemptible)
-// and has run, since its process may well still be running, or have ended
-// with a status its agent will report when it is back. Requeueing it
-// could run it twice; failing it at once would record a run that may yet
-// succeed as failed.
+// for lost_node_grace, by the rule the simulator follows
+// (lifecycle.HoldsThroughLoss): a task that must not run twice (not
+// preemptible), is not being killed, and has run (a part reported
+// running).
 func (ag *agents) holdsThroughLoss(t *mtask) bool {
-	if ag.m.cfg.LostNodeGrace <= 0 || t.job.rec.Preemptible || t.rec.State == store.TaskKilling {
-		return false
-	}
+	ran := false
 	for _, p := range t.att.parts {
-		if p.state != partStarting {
-			return true
-		}
+		ran = ran || p.state != partStarting
 	}
-	return false
+	return lifecycle.HoldsThroughLoss(ag.m.cfg.LostNodeGrace, t.job.rec.Preemptible, t.rec.State == store.TaskKilling, ran)
 }
 
 // checkLostNodes ends the attempts held on lost nodes whose grace is over,
@@ -520,7 +521,7 @@ func (ag *agents) checkLostNodes(ctx context.Context) {
 		if n.lostAt.IsZero() {
 			n.lostAt = now // lost before this master process started
 		}
-		over := now.Sub(n.lostAt) >= ag.m.cfg.LostNodeGrace
+		over := lifecycle.GraceOver(now.Sub(n.lostAt), ag.m.cfg.LostNodeGrace)
 		for _, t := range ag.m.tasksOn(n.rec.Name) {
 			if p := t.part(n.rec.Name); p == nil || p.state == partExited || (!over && ag.holdsThroughLoss(t)) {
 				continue

@@ -30,7 +30,7 @@ func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
 	}
 	ag.m.lock()
 	reply, err := ag.register(r.Context(), reg)
-	ag.m.mu.Unlock()
+	ag.m.unlock()
 	if err != nil {
 		ag.fail(w, err)
 		return
@@ -62,7 +62,7 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 			seen = n.lastSeen
 		}
 	}
-	ag.m.mu.Unlock()
+	ag.m.unlock()
 	if n != nil && now.Sub(seen) < lease {
 		return "", &httpError{status: http.StatusConflict, field: "name", msg: fmt.Sprintf(
 			"node %q is held by another agent, last seen %s ago: a join token cannot take over a node until its lease of %s "+
@@ -123,7 +123,7 @@ func (ag *agents) checkRegister(reg *api.Register) error {
 	ag.m.lock()
 	pool := nodePool(ag.m.cfg, reg.Name, reg.Pool)
 	known := poolConfig(ag.m.cfg, pool) != nil
-	ag.m.mu.Unlock()
+	ag.m.unlock()
 	if !known {
 		return badRequest("pool", "pool %q is not configured", pool)
 	}
@@ -280,13 +280,14 @@ func (ag *agents) appendLogs(ctx context.Context, node string, lines []store.Log
 	if n != nil && n.registered {
 		n.lastSeen = ag.m.now()
 		n.seen = n.lastSeen
+		ag.m.markNode(n)
 	}
 	keep := lines[:0]
 	var unknown []int64
 	for _, l := range lines {
 		if j, ok := ag.m.jobs[l.JobID]; ok {
 			if l.Index < len(j.tasks) && foreignAttempt(j.tasks[l.Index], l.Attempt, node) {
-				ag.m.mu.Unlock()
+				ag.m.unlock()
 				return &auth.Error{Status: http.StatusForbidden, Msg: fmt.Sprintf(
 					"node %s sent logs of task %d/%d attempt %d, which does not run on it", node, l.JobID, l.Index, l.Attempt)}
 			}
@@ -299,7 +300,7 @@ func (ag *agents) appendLogs(ctx context.Context, node string, lines []store.Log
 		unknown = append(unknown, l.JobID)
 		keep = append(keep, l)
 	}
-	ag.m.mu.Unlock()
+	ag.m.unlock()
 	keep, err := ag.dropUnknown(ctx, keep, unknown)
 	if err != nil {
 		return err
@@ -308,7 +309,7 @@ func (ag *agents) appendLogs(ctx context.Context, node string, lines []store.Log
 		return fmt.Errorf("store logs: %w", err)
 	}
 	ag.m.lock()
-	defer ag.m.mu.Unlock()
+	defer ag.m.unlock()
 	for _, l := range keep {
 		ag.m.wakeLogs(l.JobID)
 	}

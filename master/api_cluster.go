@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/store"
 )
 
 //go:embed openapi.json
@@ -17,8 +16,9 @@ var openapiDoc []byte
 // clusterAPI serves the cluster's side of the API: nodes (with drain,
 // resume and delete), pools, projects, reservations, fairness, usage,
 // history and its what-if scenario, the configuration reload, the OpenAPI
-// document and /livez. It holds no state: it reads and changes the mirror
-// under Master.mu (taken through lock), and reads the store's history
+// document and /livez. It holds no state: it changes the mirror under
+// Master.mu (taken through lock), lists nodes, pools and projects from
+// the read view (readview.go) without it, and reads the store's history
 // without it.
 type clusterAPI struct {
 	server
@@ -30,16 +30,10 @@ func (ca *clusterAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (ca *clusterAPI) handleNodes(w http.ResponseWriter, r *http.Request) {
-	ca.m.lock()
-	defer ca.m.mu.Unlock()
-	names := make([]string, 0, len(ca.m.nodes))
-	for name := range ca.m.nodes {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	out := make([]api.Node, 0, len(names))
-	for _, name := range names {
-		out = append(out, ca.nodeView(ca.m.nodes[name]))
+	v := ca.m.reads()
+	out := make([]api.Node, len(v.nodes))
+	for i, n := range v.nodes {
+		out[i] = n.view
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -49,63 +43,36 @@ type load struct {
 	used, queuedJobs, runningTasks int
 }
 
-// loads sums the live jobs' use by key (pool or project). Callers hold mu.
-func (m *Master) loads(key func(*mjob) string) map[string]*load {
-	out := map[string]*load{}
-	for _, j := range m.jobs {
-		l := out[key(j)]
-		if l == nil {
-			l = &load{}
-			out[key(j)] = l
-		}
-		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
-			l.queuedJobs++
-		}
-		for _, t := range j.tasks {
-			if t.att == nil {
-				continue
-			}
-			l.runningTasks++
-			for _, p := range t.att.parts {
-				l.used += len(p.gpus)
-			}
-		}
-	}
-	return out
-}
-
 func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
-	ca.m.lock()
-	defer ca.m.mu.Unlock()
-	loads := ca.m.loads(func(j *mjob) string { return j.rec.Pool })
-	res := ca.reservations()
-	out := make([]api.Pool, 0, len(ca.m.cfg.Pools))
-	for _, p := range ca.m.cfg.Pools {
+	rv := ca.m.reads()
+	loads := rv.loads(func(j *jobRead) string { return j.rec.Pool })
+	res := rv.reservations()
+	out := make([]api.Pool, 0, len(rv.cfg.Pools))
+	for _, p := range rv.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
-			Placement: string(p.Placement), GraceS: int64(poolGrace(ca.m.cfg, p.Name) / time.Second)}
-		for _, n := range ca.m.nodes {
-			if n.pool == p.Name && n.up() {
+			Placement: string(p.Placement), GraceS: int64(poolGrace(rv.cfg, p.Name) / time.Second)}
+		for _, n := range rv.nodes {
+			if n.pool == p.Name && n.up {
 				v.Nodes++
-				v.Slots += len(n.rec.GPUs)
+				v.Slots += n.slots
 			}
 		}
 		if l := loads[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
 		v.Reservations = res[p.Name]
-		v.BackfillWindow = ca.backfillWindow(p.Name, v.Reservations)
+		v.BackfillWindow = rv.backfillWindow(p.Name, v.Reservations, ca.m.now())
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
-	ca.m.lock()
-	defer ca.m.mu.Unlock()
-	loads := ca.m.loads(func(j *mjob) string { return j.rec.Project })
-	out := make([]api.Project, 0, len(ca.m.cfg.Projects))
+	rv := ca.m.reads()
+	loads := rv.loads(func(j *jobRead) string { return j.rec.Project })
+	out := make([]api.Project, 0, len(rv.cfg.Projects))
 	seen := map[string]bool{}
-	for _, p := range ca.m.cfg.Projects {
+	for _, p := range rv.cfg.Projects {
 		seen[p.Name] = true
 		v := api.Project{Name: p.Name, Parent: p.Parent, Quota: p.Quota, OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit}
 		if l := loads[p.Name]; l != nil {

@@ -44,14 +44,13 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 		ca.fail(w, err)
 		return
 	}
-	ca.m.lock()
-	cfg, gpus := ca.m.cfg, 0
-	for _, n := range ca.m.nodes {
-		if n.up() {
-			gpus += len(n.rec.GPUs)
+	v := ca.m.reads()
+	cfg, gpus := v.cfg, 0
+	for _, n := range v.nodes {
+		if n.up {
+			gpus += n.slots
 		}
 	}
-	ca.m.mu.Unlock()
 	out := audit(cfg, gpus, since, until, usage, jobs)
 	p := principalOf(r)
 	rows := out.Projects[:0]

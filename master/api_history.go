@@ -122,7 +122,7 @@ func (ca *clusterAPI) jobGPUSeconds(ctx context.Context, from, to int64, ids []i
 		f.AfterID = page[len(page)-1].ID
 	}
 	ca.m.lock()
-	defer ca.m.mu.Unlock()
+	defer ca.m.unlock()
 	now := ca.m.now()
 	for id, j := range ca.m.jobs {
 		if id < from || id > to {

@@ -21,10 +21,11 @@ import (
 // jobsAPI serves the jobs under /api/v1/jobs: submission (with its
 // feasibility check), listing and paging, a job's views, changes and
 // kill, its logs, its explanation and its search's metrics. It holds no
-// state: it reads and changes the mirror under Master.mu (taken through
-// lock), except a submission, which stores its job first and queues it
-// for the mirror without mu (submit.go), and the feasibility view, which
-// is published for readers without mu (feasible.go).
+// state: it changes the mirror under Master.mu (taken through lock), and
+// lists and shows jobs from the read view without mu (readview.go); a
+// submission stores its job first and queues it for the mirror without
+// mu (submit.go), and the feasibility view is published for readers
+// without mu (feasible.go).
 type jobsAPI struct {
 	server
 }
@@ -282,33 +283,23 @@ func visibleTo(p auth.Principal) ([]string, string) {
 	return projects, p.User
 }
 
-// liveJobs lists the mirror's jobs that match f and, when node is not "",
+// liveJobs lists the live jobs that match f and, when node is not "",
 // have a task on node, in scheduling order: by pool in configuration
-// order, then as each pool's policy ranks them.
+// order, then as each pool's policy ranks them. It reads the published
+// view (readview.go), so it does not wait for a batch's commit.
 func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
-	ja.m.lock()
-	defer ja.m.mu.Unlock()
-	pos := ja.positions()
-	var onNode map[*mjob]bool
-	if node != "" {
-		onNode = map[*mjob]bool{}
-		if ja.m.nodes[node] != nil {
-			for _, t := range ja.m.tasksOn(node) {
-				onNode[t.job] = true
-			}
-		}
-	}
+	v := ja.m.reads()
 	poolAt := map[string]int{}
-	for i, p := range ja.m.cfg.Pools {
+	for i, p := range v.cfg.Pools {
 		poolAt[p.Name] = i
 	}
-	var jobs []*mjob
-	for _, j := range ja.m.jobs {
-		if matchesLive(j, f) && (onNode == nil || onNode[j]) {
+	var jobs []*jobRead
+	for j := range v.jobs.all() {
+		if matchesLive(j.rec, f) && (node == "" || j.on(v, node)) {
 			jobs = append(jobs, j)
 		}
 	}
-	slices.SortFunc(jobs, func(a, b *mjob) int {
+	slices.SortFunc(jobs, func(a, b *jobRead) int {
 		pa, oka := poolAt[a.rec.Pool]
 		pb, okb := poolAt[b.rec.Pool]
 		if !oka {
@@ -320,34 +311,21 @@ func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
 		if pa != pb {
 			return pa - pb
 		}
-		policy := ja.m.cfg.Pools[min(pa, len(ja.m.cfg.Pools)-1)].Policy
-		return queueKey(policy)(a, b)
+		policy := v.cfg.Pools[min(pa, len(v.cfg.Pools)-1)].Policy
+		return queueOrder(policy)(a.facts(), b.facts())
 	})
 	out := make([]api.Job, 0, len(jobs))
 	for _, j := range jobs {
-		out = append(out, ja.jobView(j, pos[j]))
+		out = append(out, ja.jobView(v, j))
 	}
 	return out
 }
 
-// positions numbers each pool's jobs with waiting tasks from 1, in the
-// order the pool's policy ranks them. Callers hold mu.
-func (ja *jobsAPI) positions() map[*mjob]int {
-	byPool := map[string][]*mjob{}
-	for _, j := range ja.m.jobs {
-		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
-			byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
-		}
-	}
-	pos := map[*mjob]int{}
-	for _, p := range ja.m.cfg.Pools {
-		jobs := byPool[p.Name]
-		slices.SortFunc(jobs, queueKey(p.Policy))
-		for i, j := range jobs {
-			pos[j] = i + 1
-		}
-	}
-	return pos
+// on reports whether one of the job's open attempts has a part on node,
+// a node of v.
+func (j *jobRead) on(v *readView, node string) bool {
+	_, ok := slices.BinarySearch(j.nodes, node)
+	return ok && v.node(node) != nil
 }
 
 func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
@@ -387,15 +365,11 @@ func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job,
 	return view, atts, true
 }
 
-// job returns one job's view, from the mirror when it is live.
+// job returns one job's view, from the read view when it is live.
 func (ja *jobsAPI) job(ctx context.Context, id int64) (api.Job, error) {
-	ja.m.lock()
-	if j, ok := ja.m.jobs[id]; ok {
-		v := ja.jobView(j, ja.positions()[j])
-		ja.m.mu.Unlock()
-		return v, nil
+	if v := ja.m.reads(); v.job(id) != nil {
+		return ja.jobView(v, v.job(id)), nil
 	}
-	ja.m.mu.Unlock()
 	rec, err := ja.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.Job{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
@@ -467,11 +441,20 @@ func checkUpdate(id int64, u api.JobUpdate) (store.JobUpdate, error) {
 // updateJob changes a live job's priority, class or weight and triggers a
 // pass.
 func (ja *jobsAPI) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, error) {
+	v, err := ja.changeJob(ctx, u)
+	if err != nil {
+		return api.Job{}, err
+	}
+	return ja.jobView(v, v.job(u.ID)), nil
+}
+
+// changeJob makes updateJob's change and returns the view that shows it.
+func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView, error) {
 	ja.m.lock()
-	defer ja.m.mu.Unlock()
+	defer ja.m.unlock()
 	j, ok := ja.m.jobs[u.ID]
 	if !ok || j.rec.State.Terminal() {
-		return api.Job{}, ja.notLive(ctx, u.ID)
+		return nil, ja.notLive(ctx, u.ID)
 	}
 	u.At = ja.m.now()
 	if u.PriorityClass != nil {
@@ -489,12 +472,14 @@ func (ja *jobsAPI) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, e
 	}
 	rec, err := ja.m.st.UpdateJob(ctx, u)
 	if err != nil {
-		return api.Job{}, err
+		return nil, err
 	}
 	j.rec = rec
 	j.entryGen = 0
+	ja.m.markJob(j)
 	ja.m.kick()
-	return ja.jobView(j, ja.positions()[j]), nil
+	ja.m.publish()
+	return ja.m.read.Load(), nil
 }
 
 // notLive explains why a job is not in the mirror: 404 or 409.
@@ -536,7 +521,7 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 // a job that has ended does nothing.
 func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
 	ja.m.lock()
-	defer ja.m.mu.Unlock()
+	defer ja.m.unlock()
 	j, ok := ja.m.jobs[id]
 	if !ok || j.rec.State.Terminal() {
 		if err := ja.notLive(ctx, id); err != nil && !isConflict(err) {
@@ -583,6 +568,7 @@ func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
 	}
 	ja.m.metric.jobEnded(j.rec.State, rec.State)
 	j.rec = rec
+	ja.m.markJob(j)
 	ja.m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
 	ja.m.kick()
 	return ja.m.settleJob(ctx, j)

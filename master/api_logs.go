@@ -110,7 +110,7 @@ func (ja *jobsAPI) logs(ctx context.Context, q store.LogQuery, wait time.Duratio
 			tasks = len(j.tasks)
 		}
 		wake := ja.logWake(q.JobID, live)
-		ja.m.mu.Unlock()
+		ja.m.unlock()
 		if !live {
 			n, err := ja.m.st.Tasks(ctx, store.TaskFilter{JobID: q.JobID})
 			if err != nil {

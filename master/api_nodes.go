@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
@@ -18,9 +19,9 @@ import (
 const maxDrainReason = 1024
 
 // nodeView is a node as the API shows it. Callers hold mu.
-func (ca *clusterAPI) nodeView(n *mnode) api.Node {
+func nodeView(cfg *config.Config, n *mnode) api.Node {
 	v := api.Node{Name: n.rec.Name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
-		Used: len(n.used), Labels: nodeLabels(ca.m.cfg, n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
+		Used: len(n.used), Labels: nodeLabels(cfg, n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
 		RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.seen, Version: n.version}
 	for i, g := range n.rec.GPUs {
 		v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
@@ -51,11 +52,9 @@ func (ca *clusterAPI) adminNode(w http.ResponseWriter, r *http.Request, what str
 	if !ca.m.access.adminOnly(w, r, what+" nodes") {
 		return "", false
 	}
-	ca.m.lock()
-	_, ok := ca.m.nodes[name]
-	names := ca.m.nodeNames()
-	ca.m.mu.Unlock()
-	if !ok {
+	v := ca.m.reads()
+	if v.node(name) == nil {
+		names := v.nodeNames()
 		writeError(w, http.StatusNotFound, "name", "%s", unknownValue("node", name, names).Error())
 		return "", false
 	}
@@ -103,25 +102,27 @@ func (ca *clusterAPI) handleResumeNode(w http.ResponseWriter, r *http.Request) {
 // mirror and answers with the node.
 func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name string, d *store.NodeDrain) {
 	ca.m.lock()
-	defer ca.m.mu.Unlock()
+	defer ca.m.unlock()
 	n := ca.m.nodes[name]
 	if n == nil {
 		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
 		return
 	}
-	rec, err := ca.m.st.SetNodeDrain(ctx, name, d)
+	rec, err := ca.m.st.SetNodeDrain(ctx, name, d, ca.m.now())
 	if err != nil {
 		ca.fail(w, err)
 		return
 	}
 	n.rec.Drain = rec.Drain
+	ca.m.markNode(n)
 	if d != nil {
 		ca.m.log.Info("node draining", "node", name, "reason", d.Reason, "by", d.By, "tasks", len(ca.m.tasksOn(name)))
 	} else {
 		ca.m.log.Info("node resumed", "node", name)
 	}
-	ca.m.kick() // a resumed node has room; a drained one changes reservations
-	writeJSON(w, http.StatusOK, ca.nodeView(n))
+	ca.m.kick()    // a resumed node has room; a drained one changes reservations
+	ca.m.publish() // before the answer, so that the client's next read shows it
+	writeJSON(w, http.StatusOK, nodeView(ca.m.cfg, n))
 }
 
 // handleDeleteNode forgets a node that runs nothing. Its agent, if it
@@ -133,7 +134,7 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ca.m.lock()
-	defer ca.m.mu.Unlock()
+	defer ca.m.unlock()
 	n := ca.m.nodes[name]
 	if n == nil {
 		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
@@ -153,12 +154,14 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(ca.m.nodes, name)
+	ca.m.markNode(n)
 	ca.m.forgetFeasible()
 	n.registered, n.commands = false, nil
 	close(n.wake) // a held sync answers that the node must register again
 	n.wake = make(chan struct{})
 	ca.m.log.Info("node deleted", "node", name, "by", principalOf(r).Actor())
 	ca.m.kick()
+	ca.m.publish()
 	w.WriteHeader(http.StatusNoContent)
 }
 

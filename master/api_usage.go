@@ -163,7 +163,7 @@ func (ca *clusterAPI) usageIn(ctx context.Context, since, until time.Time) ([]st
 		f.AfterID = page[len(page)-1].ID
 	}
 	ca.m.lock()
-	defer ca.m.mu.Unlock()
+	defer ca.m.unlock()
 	now := ca.m.now()
 	for _, j := range ca.m.jobs {
 		for _, t := range j.tasks {
@@ -200,7 +200,7 @@ func clip(u store.Usage, since, until time.Time) (store.Usage, bool) {
 // weighs fair share, limited to the projects p may read.
 func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
 	ca.m.lock()
-	defer ca.m.mu.Unlock()
+	defer ca.m.unlock()
 	mode := sched.FairShareMode("")
 	for _, pl := range ca.m.cfg.Pools {
 		if pl.Policy == sched.PolicyMultifactor && pl.Multifactor.FairShare > 0 {

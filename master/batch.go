@@ -103,9 +103,10 @@ func (m *Master) inBatch(ctx context.Context, fn func() error) error {
 	return nil
 }
 
-// touch saves a job before the open batch first changes it. Callers hold
-// mu.
+// touch saves a job before the open batch first changes it, and marks it
+// for the read view, batch or not. Callers hold mu.
 func (m *Master) touch(j *mjob) {
+	m.markJob(j) // first, so that the save and its undo keep the mark
 	if m.bt == nil || m.bt.jobs[j] != nil {
 		return
 	}
@@ -123,8 +124,9 @@ func (m *Master) touch(j *mjob) {
 }
 
 // touchNode saves what a batch may change of a node before it first
-// does. Callers hold mu.
+// does, and marks it for the read view. Callers hold mu.
 func (m *Master) touchNode(n *mnode) {
+	m.markNode(n)
 	if m.bt == nil || m.bt.nodes[n] != nil {
 		return
 	}

@@ -29,6 +29,11 @@ const timeLimitReason = "time limit of "
 // (replacements).
 const moveReason = "moving to make room"
 
+// unplacedReason is the reason of the requeue of a task whose move's or
+// resize's checkpoint landed with a node of its new placement down
+// (lifecycle.Restartable): the move or resize became a preemption.
+const unplacedReason = "requeued: a node of its new placement is down"
+
 // decisionLog returns the decisions for the jobs submitted in [since,
 // until).
 //
@@ -53,7 +58,7 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
 	l := decisionLogger{since: since, names: map[int64]string{}, stops: map[attemptKey]stopRequest{},
-		limited: map[attemptKey]bool{}, timedOut: map[int64]bool{}}
+		limited: map[attemptKey]bool{}, timedOut: map[int64]bool{}, unplaced: map[attemptKey]bool{}}
 	for _, j := range jobs {
 		if !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
 			l.names[j.ID] = exportName(j)
@@ -73,6 +78,8 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 			l.stops[k] = stopRequest{kind, e.At}
 		case e.To == string(store.TaskKilling) && strings.HasPrefix(e.Reason, timeLimitReason):
 			l.limited[k] = true
+		case e.To == string(store.TaskQueued) && e.Reason == unplacedReason:
+			l.unplaced[k] = true
 		}
 	}
 	slices.SortFunc(atts, func(a, b store.Attempt) int {
@@ -110,6 +117,9 @@ type decisionLogger struct {
 	stops    map[attemptKey]stopRequest
 	limited  map[attemptKey]bool // attempts killed by their time limit
 	timedOut map[int64]bool      // jobs with such an attempt
+	// unplaced are the attempts whose move or resize became a
+	// preemption (unplacedReason).
+	unplaced map[attemptKey]bool
 	ds       []decisionlog.Decision
 }
 
@@ -122,7 +132,7 @@ func (l *decisionLogger) task(atts []store.Attempt) {
 	for i, a := range atts {
 		k := attemptKey{a.JobID, a.Index, a.Number}
 		d := decisionlog.Decision{Job: l.names[a.JobID], Task: a.Index, Nodes: placementNodes(a.Placement)}
-		if i > 0 && continues(atts[i-1], a, l.stops[attemptKey{a.JobID, a.Index, atts[i-1].Number}]) {
+		if i > 0 && l.continues(atts[i-1], a) {
 			stop := l.stops[attemptKey{a.JobID, a.Index, atts[i-1].Number}]
 			d.At, d.Kind = l.at(stop.at), stop.kind
 		} else {
@@ -132,12 +142,12 @@ func (l *decisionLogger) task(atts []store.Attempt) {
 		d.Attempt = number
 		l.ds = append(l.ds, d)
 		stop, stopped := l.stops[k]
-		if stopped && stop.kind == decisionlog.Preempt {
+		if stopped && (stop.kind == decisionlog.Preempt || l.unplaced[k]) {
 			p := d
 			p.At, p.Kind = l.at(stop.at), decisionlog.Preempt
 			l.ds = append(l.ds, p)
 		}
-		if a.Open() || (i+1 < len(atts) && continues(a, atts[i+1], stop)) {
+		if a.Open() || (i+1 < len(atts) && l.continues(a, atts[i+1])) {
 			continue
 		}
 		end := decisionlog.Decision{At: l.at(a.EndedAt), Kind: decisionlog.End, Job: d.Job, Task: a.Index,
@@ -151,9 +161,12 @@ func (l *decisionLogger) task(atts []store.Attempt) {
 
 // continues says whether attempt b is a's task restarting on the
 // placement a move or resize of a reserved: a was asked to move or
-// resize, ended checkpointed, and b started in the same transaction.
-func continues(a, b store.Attempt, stop stopRequest) bool {
-	return (stop.kind == decisionlog.Move || stop.kind == decisionlog.Resize) &&
+// resize, ended checkpointed, was not requeued instead (unplaced), and b
+// started in the same transaction.
+func (l *decisionLogger) continues(a, b store.Attempt) bool {
+	k := attemptKey{a.JobID, a.Index, a.Number}
+	stop := l.stops[k]
+	return (stop.kind == decisionlog.Move || stop.kind == decisionlog.Resize) && !l.unplaced[k] &&
 		a.EndState == store.AttemptPreempted && b.StartedAt.Equal(a.EndedAt)
 }
 

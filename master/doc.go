@@ -42,22 +42,39 @@
 //
 // Master.mu guards the mirror, the configuration, the open batch and
 // planner's fields; planner and the transitions run only with it held,
-// and the handlers take it (through lock) to read or change the mirror.
+// and the handlers take it (through lock) to change the mirror or read
+// what the read view does not hold. It is released through unlock, which
+// first publishes the read view (readview.go).
 // The other locks guard one thing each: Master.subMu the submissions
 // queued for the mirror, agents.syncMu the syncs queued for the next
 // batch, storeHealth.mu the store's health. Each may be taken with mu
 // held or without it, but mu is never taken while one is held, so that
 // none of them waits for a batch's commit. access's credential cache and
-// rate limits have locks that are never held with any other. cfgNow and the feasibility view
-// are published atomically for readers that do not hold mu.
+// rate limits have locks that are never held with any other. cfgNow, the
+// feasibility view and the read view are published atomically for
+// readers that do not hold mu.
 //
-// Store commits still happen with mu held. Two steps would shorten that
-// without a commit sequence with cascading undo: running the core's
-// Schedule on a copy of the snapshot outside mu (refreshETA already
-// does; apply re-checks every item against the mirror and the store's
-// compare-and-set), and publishing an immutable read view after each
-// commit, as cfgNow is, so that GET /jobs, /nodes and /pools answer
-// without waiting behind a batch.
+// The read view is an immutable picture of the live jobs, the nodes, the
+// configuration and the forecasts, published at each release of mu and
+// when lock admits submissions (under subMu, so that a reader, which
+// takes subMu to load the view and the queued submissions, finds a job
+// it was answered about in one or the other). GET /jobs (and its pages),
+// /jobs/{id}, /nodes, /pools, /projects, /metrics and the checks of a
+// job's owner and of a named node answer from it without mu, so they
+// never wait for a batch's commit. As mu is released only once a batch
+// has committed or been undone, the view never shows a change that a
+// failing batch puts back. Every change of a job or node marks it (touch
+// and touchNode mark, batch or not; hold and release mark the nodes; the
+// few other changes mark by hand), and a publish captures only the marked
+// ones, into a persistent trie of per-job records (jobtree.go) that
+// shares everything else with the previous view. The package's tests
+// compare every release of mu with a view built from the whole mirror.
+//
+// Store commits still happen with mu held. Running the core's Schedule
+// on a copy of the snapshot outside mu (refreshETA already does; apply
+// re-checks every item against the mirror and the store's
+// compare-and-set) would shorten that further without a commit sequence
+// with cascading undo; it is not done.
 //
 // # Batches
 //
@@ -125,7 +142,12 @@
 //
 // Agents that stay silent longer than the configured agent timeout are
 // marked lost, and their attempts end as lost: preemptible tasks (and
-// tasks that never ran) are requeued, others fail with the reason. After
+// tasks that never ran) are requeued, others fail with the reason, or
+// are held for lost_node_grace first (lifecycle.HoldsThroughLoss and
+// GraceOver, the rules the simulator's lost nodes follow). A start its
+// agent neither runs nor reports on is given up after two syncs and the
+// start grace, and the task requeued (lifecycle.StartLost; the what-if
+// export writes it as start_lost). After
 // a master restart every agent must register again (its first sync gets
 // 404), which reconciles what it runs with what the store says.
 package master

@@ -51,7 +51,7 @@ func (pl *planner) refreshETA() {
 	for i, j := range pl.view.jobs {
 		ids[i] = j.rec.ID
 	}
-	pl.m.mu.Unlock()
+	pl.m.unlock()
 	scale := pl.typicalRun()
 	byID := func(est map[int]int64) map[int64]time.Time {
 		out := make(map[int64]time.Time, len(est))
@@ -69,7 +69,8 @@ func (pl *planner) refreshETA() {
 	}
 	pl.m.lock()
 	pl.eta, pl.etaEarly, pl.etaAt = late, early, time.Now()
-	pl.m.mu.Unlock()
+	pl.m.readStale = true
+	pl.m.unlock()
 }
 
 // maxRunRatios bounds the recent attempts whose share of their time limit
@@ -96,7 +97,7 @@ func (pl *planner) noteRun(ran, limit time.Duration) {
 func (pl *planner) typicalRun() float64 {
 	pl.m.lock()
 	rs := slices.Clone(pl.runRatios)
-	pl.m.mu.Unlock()
+	pl.m.unlock()
 	if len(rs) < 5 {
 		return 0
 	}

@@ -33,7 +33,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	ja.m.lock()
 	x := ja.explain(view)
-	ja.m.mu.Unlock()
+	ja.m.unlock()
 	decided := ja.preemptReasons(r, view.ID, atts)
 	for _, a := range atts {
 		if a.EndState == store.AttemptPreempted {

@@ -48,7 +48,7 @@ func (ja *jobsAPI) feasibility() *feasView {
 		return v
 	}
 	ja.m.lock()
-	defer ja.m.mu.Unlock()
+	defer ja.m.unlock()
 	if v := ja.m.feas.Load(); v != nil {
 		return v
 	}

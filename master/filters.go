@@ -56,12 +56,8 @@ func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (store.JobFil
 	}
 	node := q.Get("node")
 	if node != "" {
-		ja.m.lock()
-		_, ok := ja.m.nodes[node]
-		names := ja.m.nodeNames()
-		ja.m.mu.Unlock()
-		if !ok {
-			return f, "", unknownValue("node", node, names)
+		if v := ja.m.reads(); v.node(node) == nil {
+			return f, "", unknownValue("node", node, v.nodeNames())
 		}
 	}
 	return f, node, nil
@@ -87,15 +83,12 @@ func (ja *jobsAPI) checkUser(ctx context.Context, user string) error {
 // field holds value), else the unknown-value error for what, listing
 // valid.
 func (ja *jobsAPI) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
-	ja.m.lock()
-	for _, j := range ja.m.jobs {
+	for j := range ja.m.reads().jobs.all() {
 		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
 			(f.User != "" && j.rec.User == f.User) {
-			ja.m.mu.Unlock()
 			return nil
 		}
 	}
-	ja.m.mu.Unlock()
 	f.Limit = 1
 	jobs, err := ja.m.st.Jobs(ctx, f)
 	if err != nil {
@@ -122,16 +115,6 @@ func unknownValue(what, value string, valid []string) error {
 		}
 	}
 	return badRequest(what, "%s %q: no such %s (%ss: %s)", what, value, what, what, list)
-}
-
-// nodeNames lists the registered nodes by name. Callers hold mu.
-func (m *Master) nodeNames() []string {
-	names := make([]string, 0, len(m.nodes))
-	for name := range m.nodes {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // parseStates reads a state filter: one job state or several separated

@@ -182,7 +182,7 @@ func (m *Master) checkStore(ctx context.Context) bool {
 			}
 		}
 		m.kick()
-		m.mu.Unlock()
+		m.unlock()
 	}
 	return true
 }

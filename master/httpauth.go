@@ -234,16 +234,12 @@ func (ac *access) deny(w http.ResponseWriter, r *http.Request, err error) {
 	ac.fail(w, err)
 }
 
-// jobOwner returns a job's project and user, from the mirror when it is
-// live; a missing job is a 404.
+// jobOwner returns a job's project and user, from the read view when it
+// is live; a missing job is a 404.
 func (ac *access) jobOwner(ctx context.Context, id int64) (project, user string, err error) {
-	ac.m.lock()
-	if j, ok := ac.m.jobs[id]; ok {
-		project, user = j.rec.Project, j.rec.User
-		ac.m.mu.Unlock()
-		return project, user, nil
+	if j := ac.m.reads().job(id); j != nil {
+		return j.rec.Project, j.rec.User, nil
 	}
-	ac.m.mu.Unlock()
 	rec, err := ac.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", "", &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}

@@ -132,6 +132,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		}
 		j.pending = &j.pendBuf
 	}
+	for _, j := range pl.view.jobs {
+		pl.m.notePendingOf(j)
+	}
 }
 
 // checkTimeLimits kills the tasks that have run past their job's time

@@ -126,6 +126,9 @@ type Master struct {
 	// feas is the published view of submit-time feasibility, nil when
 	// it must be built again (feasible.go).
 	feas atomic.Pointer[feasView]
+	// read is the published read view (readview.go), for the API's pure
+	// reads; set under mu.
+	read atomic.Pointer[readView]
 	// subQ holds jobs stored but not yet in the mirror; lock moves them
 	// in (submit.go). It has its own lock, taken after mu.
 	subMu sync.Mutex
@@ -151,6 +154,11 @@ type Master struct {
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
+	// dirtyJobs and dirtyNodes changed since the last publish of the read
+	// view; readStale says the configuration or the forecasts did.
+	dirtyJobs  []*mjob
+	dirtyNodes []*mnode
+	readStale  bool
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -217,6 +225,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
 	m.event = true
+	m.publishAll()
 	return m, nil
 }
 
@@ -266,7 +275,7 @@ func (m *Master) Tick(ctx context.Context) {
 		m.log.Error("recording usage", "err", err)
 	}
 	due := time.Since(m.planner.etaAt) >= etaEvery
-	m.mu.Unlock()
+	m.unlock()
 	m.Step(ctx)
 	if due {
 		m.planner.refreshETA()
@@ -280,7 +289,7 @@ func (m *Master) Step(ctx context.Context) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
 	m.lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	if err := m.planner.schedule(ctx); err != nil {
 		m.log.Error("scheduling pass failed", "err", err)
 	}

@@ -65,7 +65,7 @@ func (x *metrics) jobEnded(from, to store.JobState) {
 	}
 }
 
-// mirrorCollector reports gauges computed from the mirror at scrape time.
+// mirrorCollector reports gauges computed from the read view at scrape time.
 type mirrorCollector struct{ m *Master }
 
 var (
@@ -86,16 +86,14 @@ func (c *mirrorCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
-	m := c.m
-	m.lock()
-	defer m.mu.Unlock()
+	v := c.m.reads()
 	states := map[store.JobState]int{store.JobQueued: 0, store.JobRunning: 0}
 	pending := map[[2]string]int{}
-	for _, j := range m.jobs {
+	for j := range v.jobs.all() {
 		if _, ok := states[j.rec.State]; ok {
 			states[j.rec.State]++
 		}
-		if !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
+		if j.waiting() {
 			reason := "none"
 			if j.pending != nil {
 				reason = j.pending.view().Reason
@@ -109,19 +107,19 @@ func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, n := range pending {
 		ch <- prometheus.MustNewConstMetric(descPend, prometheus.GaugeValue, float64(n), k[0], k[1])
 	}
-	loads := m.loads(func(j *mjob) string { return j.rec.Pool })
+	loads := v.loads(func(j *jobRead) string { return j.rec.Pool })
 	nodes := map[string]int{string(store.NodeUp): 0, string(store.NodeLost): 0}
 	slots := map[string]int{}
-	for _, n := range m.nodes {
-		nodes[string(n.rec.State)]++
-		if n.up() {
-			slots[n.pool] += len(n.rec.GPUs)
+	for _, n := range v.nodes {
+		nodes[string(n.state)]++
+		if n.up {
+			slots[n.pool] += n.slots
 		}
 	}
 	for s, n := range nodes {
 		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(n), s)
 	}
-	for _, p := range m.cfg.Pools {
+	for _, p := range v.cfg.Pools {
 		l := loads[p.Name]
 		if l == nil {
 			l = &load{}

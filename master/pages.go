@@ -1,7 +1,6 @@
 package master
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -65,21 +64,21 @@ func nextCursor(n, limit int, last int64) string {
 
 // matchesLive reports whether a live job passes f's states, pool,
 // project, user and submission bound.
-func matchesLive(j *mjob, f store.JobFilter) bool {
+func matchesLive(rec store.Job, f store.JobFilter) bool {
 	switch {
-	case len(f.States) > 0 && !slices.Contains(f.States, j.rec.State),
-		f.Pool != "" && j.rec.Pool != f.Pool,
-		f.Project != "" && j.rec.Project != f.Project,
-		f.User != "" && j.rec.User != f.User,
-		!f.SubmittedSince.IsZero() && j.rec.SubmittedAt.Before(f.SubmittedSince):
+	case len(f.States) > 0 && !slices.Contains(f.States, rec.State),
+		f.Pool != "" && rec.Pool != f.Pool,
+		f.Project != "" && rec.Project != f.Project,
+		f.User != "" && rec.User != f.User,
+		!f.SubmittedSince.IsZero() && rec.SubmittedAt.Before(f.SubmittedSince):
 		return false
 	}
 	return true
 }
 
 // jobsPage is one page of GET /jobs: the jobs f selects that p may read,
-// newest first, with ids below the cursor. Live jobs come from the mirror
-// (their state is the freshest) and ended ones from the store; each
+// newest first, with ids below the cursor. Live jobs come from the read
+// view (their state is the freshest committed) and ended ones from the store; each
 // source gives at most a page, so a page costs O(limit) reads whatever
 // the store's size. A job that ends between two pages stays on the side
 // of the cursor it was on, so none is listed twice or skipped.
@@ -93,10 +92,8 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 			return api.JobPage{}, err
 		}
 	}
-	ja.m.lock()
-	defer ja.m.mu.Unlock()
-	live := ja.livePage(p, f, node, pg)
-	pos := ja.positions()
+	v := ja.m.reads()
+	live := livePage(v, p, f, node, pg)
 	out := make([]api.Job, 0, pg.limit)
 	i, k := 0, 0
 	for len(out) < pg.limit && (i < len(live) || k < len(stored)) {
@@ -105,7 +102,7 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 			if k < len(stored) && live[i].rec.ID == stored[k].ID {
 				k++ // the mirror's copy of a job that ended but still holds tasks
 			}
-			out = append(out, ja.jobView(live[i], pos[live[i]]))
+			out = append(out, ja.jobView(v, live[i]))
 			i++
 		default:
 			out = append(out, ja.storedJobView(stored[k]))
@@ -119,27 +116,15 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 	return page, nil
 }
 
-// livePage lists, newest first, up to a page of the mirror's jobs below
-// the cursor that f (and node) select and p may read. m.order is sorted by
-// id, so it walks back from the cursor. Callers hold mu.
-func (ja *jobsAPI) livePage(p auth.Principal, f store.JobFilter, node string, pg pageReq) []*mjob {
-	var onNode map[*mjob]bool
-	if node != "" {
-		onNode = map[*mjob]bool{}
-		if ja.m.nodes[node] != nil {
-			for _, t := range ja.m.tasksOn(node) {
-				onNode[t.job] = true
-			}
+// livePage lists, newest first, up to a page of v's jobs below the
+// cursor that f (and node) select and p may read.
+func livePage(v *readView, p auth.Principal, f store.JobFilter, node string, pg pageReq) []*jobRead {
+	var out []*jobRead
+	for j := range v.jobs.below(pg.cursor) {
+		if len(out) == pg.limit {
+			break
 		}
-	}
-	end := len(ja.m.order)
-	if pg.cursor > 0 {
-		end, _ = slices.BinarySearchFunc(ja.m.order, pg.cursor, func(j *mjob, id int64) int { return cmp.Compare(j.rec.ID, id) })
-	}
-	var out []*mjob
-	for i := end - 1; i >= 0 && len(out) < pg.limit; i-- {
-		j := ja.m.order[i]
-		if j.gone || !matchesLive(j, f) || (onNode != nil && !onNode[j]) || p.CanRead(j.rec.Project, j.rec.User) != nil {
+		if !matchesLive(j.rec, f) || (node != "" && !j.on(v, node)) || p.CanRead(j.rec.Project, j.rec.User) != nil {
 			continue
 		}
 		out = append(out, j)

@@ -95,7 +95,7 @@ func (m *Master) Reload(ctx context.Context) error {
 		return badRequest("", "reload %s: %v; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
 	m.lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	pools := map[string]bool{}
 	for _, p := range cfg.Pools {
 		pools[p.Name] = true
@@ -126,7 +126,9 @@ func (m *Master) Reload(ctx context.Context) error {
 	}
 	for _, n := range m.nodes {
 		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
+		m.markNode(n) // its pool and labels may have changed
 	}
+	m.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	m.kick()
 	return nil

@@ -82,6 +82,12 @@ func featureCases() []replayCase {
 		// grow in place and elsewhere, one in the second it started.
 		{name: "fifo-move-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
 			jobs: moveJobs},
+		// n1, where p3's move reserved its slot, is lost while p3
+		// checkpoints (and a, not preemptible, with it): the checkpoint
+		// lands on n2 at 90 and p3 waits again, as after a preemption
+		// (lifecycle.Restartable), until n1 is back.
+		{name: "fifo-move-checkpoint-reserved-lost", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, jobs: moveJobs, downs: []rdown{{node: "n1", at: 70, back: 200}}},
 		{name: "elastic-fifo-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
 			jobs: elasticJobs},
 		{name: "elastic-grow-fifo-checkpoint", checkpoint: 30, config: "pools:\n  - {name: default, policy: fifo}\n",
@@ -119,6 +125,62 @@ func featureCases() []replayCase {
 				{name: "d", slots: 2, submit: 50, run: 200},
 				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
 			}},
+		// Nodes drained under running work and resumed later: nothing
+		// starts on a drained node, and a task there is not preempted
+		// (its slots would not come back), so high waits for n2's
+		// resume rather than preempt low2 there.
+		{name: "priority-drain", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, drains: []rdown{{node: "n2", at: 50, back: 600}, {node: "n3", at: 400}}, jobs: []rjob{
+				{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "low2", slots: 2, submit: 0, run: 800, extra: lowPrio},
+				{name: "low3", slots: 1, submit: 5, run: 300, extra: lowPrio},
+				{name: "high", slots: 2, submit: 100, run: 200, extra: `, "priority": 10`},
+				{name: "w", slots: 1, submit: 150, run: 100, extra: lowPrio},
+				{name: "mid", slots: 1, submit: 320, run: 200, extra: `, "priority": 40`},
+				{name: "s", slots: 1, submit: 450, run: 100, extra: `, "priority": 40`},
+			}},
+		// Periodic checkpoints (checkpoint_every): the core weighs the
+		// work a preemption would lose since each task's last one, which
+		// the master estimates from the job file as the simulator does,
+		// and a preempted task keeps only the work its periodic
+		// checkpoints saved (the driver's model, as the simulator's).
+		// Without the export's checkpoint_every, high preempted low2 in
+		// the replay (its estimate of the work lost differed) and every
+		// decision after. Checkpoints landing at once, and after 30s.
+		{name: "priority-checkpoint-every", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: everyJobs},
+		{name: "priority-checkpoint-every-cost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: everyJobs, checkpoint: 30},
+		{name: "fifo-drain", config: "pools:\n  - {name: default, policy: fifo}\n",
+			nodes: replayNodes, drains: []rdown{{node: "n1", at: 50, back: 450}, {node: "n3", at: 200}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 300},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 100},
+				{name: "d", slots: 2, submit: 60, run: 200},
+				{name: "e", slots: 1, submit: 120, run: 100},
+				{name: "f", slots: 3, submit: 250, run: 100, kill: 700},
+			}},
+		// Nodes lost with a lost_node_grace: the tasks that are not
+		// preemptible are held through the loss (lifecycle's
+		// HoldsThroughLoss), the preemptible ones lost at once. n2 is back
+		// within the grace and its held task runs on; n1 stays lost past
+		// it, and its held tasks fail when it ends.
+		{name: "priority-node-loss-grace", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 100, back: 130}, {node: "n3", at: 150, back: 250}, {node: "n1", at: 300, back: 500}},
+			jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 600, extra: lowPrio},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 300, extra: preemptible},
+				{name: "d", slots: 2, submit: 50, run: 400},
+				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
+			}},
+		// A start no agent answers: b's first attempt (not preemptible)
+		// holds its slots until the master gives it up, its start grace
+		// after the delivery, and b waits again and restarts (export:
+		// start_lost); under FIFO and priority with preemption.
+		{name: "fifo-start-lost", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: startLostJobs},
+		{name: "priority-start-lost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n", nodes: replayNodes,
+			jobs: startLostJobs},
 		// A move or resize continues the attempt: its time limit runs
 		// from the attempt's first start (p3 moves at 60 and reaches its
 		// limit at 423; e1 grows at 300 and reaches its at 500).
@@ -154,6 +216,16 @@ func featureCases() []replayCase {
 			{name: "lo", slots: 1, submit: 160, run: 100, extra: `, "qos": "low", "preemptible": true`},
 		}},
 	}
+}
+
+// startLostJobs: b's first start is never answered; d, submitted while
+// it waits to be given up, and a trial of e whose first start is lost.
+var startLostJobs = []rjob{
+	{name: "a", slots: 4, submit: 0, run: 300, extra: lowPrio},
+	{name: "b", slots: 2, submit: 10, run: 200, startLost: 1},
+	{name: "c", slots: 1, submit: 10, run: 100},
+	{name: "d", slots: 1, submit: 11, run: 100},
+	{name: "e", slots: 1, tasks: 2, submit: 20, run: 150, extra: preemptible, startLost: 1, startLostTask: 1},
 }
 
 // elasticJobs: e1 starts shrunk beside a, in the same instant as b,
@@ -289,4 +361,15 @@ func randomFeatureCases(seed uint64, checkpoint float64) []replayCase {
 		mf.jobs[k].changes = nil // multifactor pools compute priorities
 	}
 	return append(cases, mf)
+}
+
+// everyJobs checkpoint every 60, 100 and 45 seconds, and are preempted
+// by jobs that weigh the work each would lose.
+var everyJobs = []rjob{
+	{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio, every: 60},
+	{name: "low2", slots: 2, submit: 0, run: 800, extra: lowPrio, every: 100},
+	{name: "low3", slots: 1, submit: 0, run: 500, extra: lowPrio, every: 45},
+	{name: "high", slots: 2, submit: 130, run: 200, extra: `, "priority": 10`},
+	{name: "high2", slots: 4, submit: 400, run: 100, extra: `, "priority": 10`},
+	{name: "high3", slots: 1, submit: 410, run: 150, extra: `, "priority": 20`},
 }

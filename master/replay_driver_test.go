@@ -42,6 +42,16 @@ type replayDriver struct {
 	downs []int
 	// restarted counts the case's restarts done.
 	restarted int
+	// drains counts each of the case's drains done: 1 drained, 2
+	// resumed.
+	drains []int
+	// grace is the master's lost_node_grace; graced says which downs'
+	// grace has been checked at its end.
+	grace  time.Duration
+	graced []bool
+	// silent maps the starts no agent answers to when the master may
+	// give them up: their delivery plus its start grace.
+	silent map[agent.TaskID]float64
 }
 
 type taskKey struct {
@@ -56,10 +66,13 @@ type liveAttempt struct {
 	// agents report the checkpoint landed.
 	asked      bool
 	stop, land float64
-	fails      bool    // due is when it fails, with an error
-	due        float64 // when its work is done (lag included)
-	limit      float64 // when its time limit ends it; +Inf for none
-	exited     bool
+	// preempted says it was asked to checkpoint (preempted, moved or
+	// resized), its checkpoint landing at once or not.
+	preempted bool
+	fails     bool    // due is when it fails, with an error
+	due       float64 // when its work is done (lag included)
+	limit     float64 // when its time limit ends it; +Inf for none
+	exited    bool
 }
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
@@ -72,7 +85,10 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
-	d.down, d.downs = make([]bool, len(d.agents)), make([]int, len(c.downs))
+	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
+	d.graced = make([]bool, len(c.downs))
+	d.grace = h.m.cfg.LostNodeGrace
+	d.silent = map[agent.TaskID]float64{}
 	return d
 }
 
@@ -87,7 +103,8 @@ func (d *replayDriver) up() []*mastertest.Agent {
 	return out
 }
 
-// nextDown is the time of the next node loss or return due, +Inf for none.
+// nextDown is the time of the next node loss or return, drain or
+// resume due, +Inf for none.
 func (d *replayDriver) nextDown() float64 {
 	next := math.Inf(1)
 	for k, dn := range d.c.downs {
@@ -97,16 +114,53 @@ func (d *replayDriver) nextDown() float64 {
 		case d.downs[k] == 1 && dn.back > 0:
 			next = min(next, dn.back)
 		}
+		if d.downs[k] == 1 && d.grace > 0 && !d.graced[k] {
+			next = min(next, d.graceEnd(dn))
+		}
+	}
+	for k, dn := range d.c.drains {
+		switch {
+		case d.drains[k] == 0:
+			next = min(next, dn.at)
+		case d.drains[k] == 1 && dn.back > 0:
+			next = min(next, dn.back)
+		}
 	}
 	return next
 }
 
+// drainNodes drains the nodes whose drain is due and resumes those whose
+// resume is, as an admin does through the API.
+func (d *replayDriver) drainNodes(t *testing.T, now float64) {
+	for k, dn := range d.c.drains {
+		switch {
+		case d.drains[k] == 0 && dn.at <= now+1e-9:
+			d.drains[k] = 1
+			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/drain", api.NodeDrainRequest{Reason: "replay"}, nil); code/100 != 2 {
+				t.Fatalf("drain %s: %d", dn.node, code)
+			}
+		case d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
+			d.drains[k] = 2
+			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/resume", nil, nil); code/100 != 2 {
+				t.Fatalf("resume %s: %d", dn.node, code)
+			}
+		}
+	}
+}
+
+// graceEnd is when the grace of loss dn ends.
+func (d *replayDriver) graceEnd(dn rdown) float64 { return dn.at + d.grace.Seconds() }
+
 // nodes loses the nodes whose loss is due and brings back those whose
 // return is, as the master does once an agent has been silent for its
-// timeout (lost_node_grace 0: the attempts end at once) and when it
-// registers again. A lost agent forgets what it ran, as a node that
-// died; its attempts' work is lost, as the simulator's node_down loses
-// it.
+// timeout and when it registers again, then ends the grace of the losses
+// whose grace is over (checkLostNodes, as the master's tick does). With
+// lost_node_grace 0 the attempts end at once, and a lost agent forgets
+// what it ran, as a node that died; its attempts' work is lost, as the
+// simulator's node_down loses it. With a grace, the agent is cut off
+// (it does not sync) and keeps running the attempts the master holds:
+// back within the grace, they go on; past it, the master ends them and
+// the node is a node that died.
 func (d *replayDriver) nodes(t *testing.T, now float64) {
 	for k, dn := range d.c.downs {
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })
@@ -114,25 +168,33 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 		switch {
 		case d.downs[k] == 0 && dn.at <= now+1e-9:
 			d.downs[k], d.down[i] = 1, true
-			for _, id := range ag.Running() {
-				if a := d.att[id]; a != nil {
-					a.exited = true
+			if d.grace <= 0 {
+				for _, id := range ag.Running() {
+					if a := d.att[id]; a != nil {
+						a.exited = true
+					}
 				}
+				ag.Restart()
 			}
-			ag.Restart()
-			d.h.m.lock()
-			n := d.h.m.nodes[dn.node]
-			err := d.h.m.inBatch(d.h.ctx, func() error { return d.h.m.agents.loseNode(d.h.ctx, n, "node "+dn.node+" lost") })
-			d.h.m.mu.Unlock()
-			if err != nil {
-				t.Fatal(err)
-			}
+			d.master(t, func() error { return d.h.m.agents.loseNode(d.h.ctx, d.h.m.nodes[dn.node], "node "+dn.node+" lost") })
+			d.ended(ag)
 		case d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
 			d.downs[k], d.down[i] = 2, false
 			ag.Master = d.h.srv.URL // the master may have restarted since
 			if _, err := ag.Register(d.h.ctx); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+	for k, dn := range d.c.downs {
+		if d.downs[k] != 1 || d.grace <= 0 || d.graced[k] || d.graceEnd(dn) > now+1e-9 {
+			continue
+		}
+		d.graced[k] = true
+		d.master(t, func() error { d.h.m.agents.checkLostNodes(d.h.ctx); return nil })
+		ag := d.agents[slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })]
+		if d.ended(ag) {
+			ag.Restart() // the node died: back, it runs nothing
 		}
 	}
 }
@@ -158,16 +220,47 @@ func (d *replayDriver) restart(t *testing.T) {
 	}
 }
 
-// onStart fails the start of the attempt a case job names (startFail);
-// others run. The agents call it in a sync, on the test's goroutine.
+// master runs f on the master, under its lock, in one batch.
+func (d *replayDriver) master(t *testing.T, f func() error) {
+	d.h.m.lock()
+	err := d.h.m.inBatch(d.h.ctx, f)
+	d.h.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ended notes as exited the attempts the agent runs that the master has
+// ended, and reports whether it ended them all.
+func (d *replayDriver) ended(ag *mastertest.Agent) bool {
+	d.h.m.lock()
+	defer d.h.m.mu.Unlock()
+	all := true
+	for _, id := range ag.Running() {
+		if d.h.m.agents.runsOn(id, ag.Name) {
+			all = false
+		} else if a := d.att[id]; a != nil {
+			a.exited = true
+		}
+	}
+	return all
+}
+
+// onStart fails the start of the attempt a case job names (startFail),
+// or leaves it unanswered (startLost); others run. The agents call it in a sync, on the test's goroutine.
 func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
 	id, err := strconv.ParseInt(sp.JobID, 10, 64)
 	i, ok := d.byID[id]
 	if err != nil || !ok {
 		return nil
 	}
-	if j := d.c.jobs[i]; j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
+	j := d.c.jobs[i]
+	if j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
 		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
+	}
+	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost {
+		d.silent[sp.ID()] = d.now() + d.h.m.agents.startGrace().Seconds()
+		return &mastertest.Exit{Silent: true}
 	}
 	return nil
 }
@@ -190,6 +283,13 @@ func (d *replayDriver) run(t *testing.T) {
 			}
 		}
 		next = min(next, d.nextDown())
+		for id, at := range d.silent {
+			if at <= d.now()+1e-9 {
+				delete(d.silent, id) // given up at the instant it was due
+			} else {
+				next = min(next, at)
+			}
+		}
 		for _, a := range d.att {
 			switch {
 			case a.exited:
@@ -340,6 +440,7 @@ func (d *replayDriver) instant(t *testing.T) {
 		}
 	}
 	d.nodes(t, now)
+	d.drainNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {
@@ -358,6 +459,9 @@ func (d *replayDriver) jobFile(j rjob) string {
 	extra := j.extra
 	if j.minSlots > 0 {
 		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)
+	}
+	if j.every > 0 {
+		extra += fmt.Sprintf(`, "checkpoint_every": %g`, j.every)
 	}
 	if j.tasks > 1 {
 		vals := make([]string, j.tasks)
@@ -397,6 +501,7 @@ func (d *replayDriver) settle(t *testing.T) {
 func (d *replayDriver) track(t *testing.T) {
 	now := d.now()
 	running := d.running()
+	d.markPreempted() // which of the attempts that ended were asked to checkpoint
 	for id, a := range d.att {
 		if _, ok := running[id]; ok || a.exited {
 			continue
@@ -408,7 +513,12 @@ func (d *replayDriver) track(t *testing.T) {
 			stop = a.stop
 		}
 		jid, _ := strconv.ParseInt(id.JobID, 10, 64)
-		d.done[taskKey{jid, id.TaskIndex}] += (stop - a.start) * a.rate
+		kept := stop - a.start
+		if every := d.c.jobs[d.byID[jid]].every; a.preempted && every > 0 {
+			// Only its periodic checkpoints saved the work.
+			kept = math.Floor(kept/every) * every
+		}
+		d.done[taskKey{jid, id.TaskIndex}] += kept * a.rate
 		a.exited = true
 	}
 	for id, slots := range running {
@@ -463,13 +573,31 @@ func (d *replayDriver) running() map[agent.TaskID]int {
 	return out
 }
 
+// markPreempted marks the attempts the commands not yet seen ask to
+// checkpoint, leaving the commands to preempts: an attempt whose
+// checkpoint lands at once has ended by the time track sees it.
+func (d *replayDriver) markPreempted() {
+	for i, ag := range d.agents {
+		for _, c := range ag.Commands()[d.seen[i]:] {
+			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt {
+				a.preempted = true
+			}
+		}
+	}
+}
+
 // preempts notes the checkpoint requests the agents got since the last
 // look, for the attempts that hold their checkpoints (c.checkpoint).
 func (d *replayDriver) preempts(now float64) {
 	for i, ag := range d.agents {
 		cmds := ag.Commands()
 		for _, c := range cmds[d.seen[i]:] {
-			if a := d.att[c.Task]; a != nil && c.Type == api.CommandPreempt && !a.asked && d.c.checkpoint > 0 {
+			a := d.att[c.Task]
+			if a == nil || c.Type != api.CommandPreempt {
+				continue
+			}
+			a.preempted = true
+			if !a.asked && d.c.checkpoint > 0 {
 				a.asked, a.stop, a.land = true, now, now+d.c.checkpoint
 			}
 		}

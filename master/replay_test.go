@@ -52,6 +52,16 @@ type rjob struct {
 	// it exited, failed, without running (mastertest.Exit.StartError).
 	startFail     int
 	startFailTask int
+	// every is the job file's checkpoint_every: a preempted attempt
+	// keeps only the work up to its last periodic checkpoint, counted
+	// from its start (the simulator's model).
+	every float64
+	// startLost, when positive, is the attempt of task startLostTask (as
+	// the master numbers them) whose start no agent answers
+	// (mastertest.Exit.Silent): the master gives it up after its start
+	// grace.
+	startLost     int
+	startLostTask int
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).
@@ -87,12 +97,16 @@ type replayCase struct {
 	// agents report the landing that long after the request (the export
 	// reads it back as the pool's checkpoint_cost); 0 lands at once.
 	checkpoint float64
-	// downs are nodes lost and back (the config should say
-	// lost_node_grace: 0s, as the simulator ends the attempts at once).
+	// downs are nodes lost and back; the config's lost_node_grace (the
+	// master's default is 5m) says which tasks are held through a loss,
+	// and the export carries it.
 	downs []rdown
 	// restarts are when the master restarts on its store: before the
 	// first instant at or after each, the agents registering again.
 	restarts []float64
+	// drains are nodes an admin drains at at and, when back is
+	// positive, resumes then (POST /nodes/{name}/drain, /resume).
+	drains []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.
@@ -355,7 +369,7 @@ func checkReplay(t *testing.T, c replayCase) {
 		t.Errorf("no decisions")
 	}
 	if testing.Verbose() {
-		t.Logf("decisions:\n%s", a)
+		t.Logf("decisions:\n%s\nscenario:\n%s", a, body)
 	}
 }
 

@@ -36,14 +36,14 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 		req.err = errUnknownNode // lost since its reports were stored
 	}
 	if req.err != nil {
-		ag.m.mu.Unlock()
+		ag.m.unlock()
 		return api.SyncReply{}, req.err
 	}
 	wait := min(time.Duration(s.WaitS)*time.Second, ag.m.opt.SyncWait, agentTimeout(ag.m.cfg)/2)
 	if len(n.commands) == 0 && wait > 0 {
 		wake := n.wake
 		n.polling++
-		ag.m.mu.Unlock()
+		ag.m.unlock()
 		t := time.NewTimer(wait)
 		select {
 		case <-wake:
@@ -55,8 +55,9 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 		n.polling--
 		n.lastSeen = ag.m.now()
 		n.seen = n.lastSeen
+		ag.m.markNode(n)
 	}
-	defer ag.m.mu.Unlock()
+	defer ag.m.unlock()
 	if !n.registered {
 		return api.SyncReply{}, errUnknownNode
 	}

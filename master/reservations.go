@@ -15,10 +15,10 @@ import (
 // reservations lists, by pool, the starts that the last scheduling pass
 // reserved (sched.Pending with ReasonReserved and a time), earliest
 // first. The jobs' pending explanations hold the pass's plan, so nothing
-// more is kept for it. Callers hold mu.
-func (ca *clusterAPI) reservations() map[string][]api.Reservation {
+// more is kept for it.
+func (v *readView) reservations() map[string][]api.Reservation {
 	out := map[string][]api.Reservation{}
-	for _, j := range ca.m.jobs {
+	for j := range v.jobs.all() {
 		p := j.pending
 		if p == nil || p.code != "" || p.p.Reason != sched.ReasonReserved || p.p.At < 0 || p.p.At == sched.Never {
 			continue
@@ -40,18 +40,18 @@ func (ca *clusterAPI) reservations() map[string][]api.Reservation {
 // backfillWindow is the room of a pool that a job may use now without
 // delaying a reservation: the free GPUs of its schedulable nodes (up, not
 // draining), until the earliest reservation's start. A reservation due
-// already leaves a window of no time. Callers hold mu.
-func (ca *clusterAPI) backfillWindow(pool string, res []api.Reservation) *api.BackfillWindow {
+// already leaves a window of no time.
+func (v *readView) backfillWindow(pool string, res []api.Reservation, now time.Time) *api.BackfillWindow {
 	w := &api.BackfillWindow{}
-	for _, n := range ca.m.nodes {
-		if n.pool == pool && n.up() && !n.draining() {
-			w.Slots += max(len(n.rec.GPUs)-len(n.used), 0)
+	for _, n := range v.nodes {
+		if n.pool == pool && n.up && !n.draining {
+			w.Slots += n.free
 		}
 	}
 	if len(res) > 0 {
 		until := res[0].Start
 		w.Until = &until
-		w.Seconds = max(int64(until.Sub(ca.m.now())/time.Second), 0)
+		w.Seconds = max(int64(until.Sub(now)/time.Second), 0)
 	}
 	return w
 }

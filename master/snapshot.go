@@ -74,6 +74,7 @@ func (pl *planner) buildSnapshot() {
 		if j.entryGen != pl.m.cfgGen {
 			j.entry, j.entryOK = pl.snapJob(j)
 			j.entryGen = pl.m.cfgGen
+			pl.m.notePendingOf(j)
 			pl.grew = pl.grew || (j.entryOK && lifecycle.Grows(&j.entry))
 		}
 		if !j.entryOK {
@@ -361,36 +362,50 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 }
 
 // queueKey orders a pool's waiting jobs as the pool's policy ranks them,
-// for Job.Position: by priority first under the priority and quota
-// policies, by the last pass's multifactor priority (higher first) under
-// multifactor, then by submission.
+// for Job.Position (queueOrder).
 func queueKey(policy sched.Policy) func(a, b *mjob) int {
+	order := queueOrder(policy)
+	return func(a, b *mjob) int { return order(factsOf(a), factsOf(b)) }
+}
+
+// queueFacts are what a pool's policy ranks its waiting jobs by.
+type queueFacts struct {
+	mf        float64 // the last pass's multifactor priority, 0 when not pending
+	priority  int
+	submitted time.Time
+	id        int64
+}
+
+func factsOf(j *mjob) queueFacts {
+	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID}
+	if j.pending != nil {
+		f.mf = j.pending.p.Priority
+	}
+	return f
+}
+
+// queueOrder orders waiting jobs as a pool's policy ranks them: by
+// priority first under the priority and quota policies, by the last
+// pass's multifactor priority (higher first) under multifactor, then by
+// submission.
+func queueOrder(policy sched.Policy) func(a, b queueFacts) int {
 	byPriority := policy == sched.PolicyPriority || policy == sched.PolicyQuota
-	return func(a, b *mjob) int {
+	return func(a, b queueFacts) int {
 		if policy == sched.PolicyMultifactor {
-			if c := cmp.Compare(mfPriority(b), mfPriority(a)); c != 0 {
+			if c := cmp.Compare(b.mf, a.mf); c != 0 {
 				return c
 			}
 		}
 		if byPriority {
-			if c := cmp.Compare(a.rec.Priority, b.rec.Priority); c != 0 {
+			if c := cmp.Compare(a.priority, b.priority); c != 0 {
 				return c
 			}
 		}
-		if c := a.rec.SubmittedAt.Compare(b.rec.SubmittedAt); c != 0 {
+		if c := a.submitted.Compare(b.submitted); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.rec.ID, b.rec.ID)
+		return cmp.Compare(a.id, b.id)
 	}
-}
-
-// mfPriority is a job's multifactor priority in the last pass that left it
-// pending; 0 when it was not pending.
-func mfPriority(j *mjob) float64 {
-	if j.pending == nil {
-		return 0
-	}
-	return j.pending.p.Priority
 }
 
 // capDrained shrinks every draining node of the snapshot to what its

@@ -43,6 +43,10 @@ type mjob struct {
 	entryGen int
 	entryOK  bool
 	gone     bool // left the mirror; dropped from Master.order lazily
+	// dirty marks a change since the read view was last published, and
+	// read is what it published of the job (readview.go).
+	dirty bool
+	read  *jobRead
 	// search is the adaptive searcher of an asha or adaptive_asha
 	// experiment (experiments.go); nil otherwise.
 	search *searcher.Search
@@ -157,6 +161,8 @@ type mnode struct {
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string
+	// dirty marks a change since the read view was last published.
+	dirty bool
 }
 
 func newJob(rec store.Job) *mjob {
@@ -282,6 +288,7 @@ func (m *Master) releaseParts(t *mtask, parts []*mpart) {
 		if n == nil {
 			continue
 		}
+		m.markNode(n)
 		if len(p.gpus) == 0 {
 			n.zeroUsed--
 		}
@@ -300,6 +307,7 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 		if n == nil {
 			continue
 		}
+		m.markNode(n)
 		if len(p.gpus) == 0 {
 			n.zeroUsed++
 		}

@@ -20,18 +20,23 @@ func (m *Master) queueJob(j *mjob) {
 	}
 }
 
-// lock takes mu and admits the queued submissions into the mirror.
+// lock takes mu and admits the queued submissions into the mirror. It
+// publishes the read view before it releases subMu, so that a reader,
+// which takes subMu to read the view and the queue (readview.go), finds
+// every submission in one or the other. Release mu with unlock.
 func (m *Master) lock() {
 	m.mu.Lock()
 	m.subMu.Lock()
+	defer m.subMu.Unlock()
 	q := m.subQ
 	m.subQ = nil
-	m.subMu.Unlock()
 	for _, j := range q {
 		m.fair.addLeaf(j.rec.Project, j.rec.User)
 		m.addJob(j)
+		m.markJob(j)
 	}
 	if len(q) > 0 {
 		m.event = true // the pass that the kick asked for schedules them
+		m.publish()
 	}
 }

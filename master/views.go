@@ -10,25 +10,26 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// jobView renders a live job. Callers hold mu.
-func (ja *jobsAPI) jobView(j *mjob, pos int) api.Job {
-	v := ja.storedJobView(j.rec)
-	v.Tasks = len(j.tasks)
-	v.Running = j.active()
-	v.Position = pos
+// jobView renders a live job of the view.
+func (ja *jobsAPI) jobView(v *readView, j *jobRead) api.Job {
+	out := ja.storedJobView(j.rec)
+	out.Tasks = j.tasks
+	out.Running = j.active
+	pos := v.positions()[j.rec.ID]
+	out.Position = pos
 	if pos > 0 && j.pending != nil {
-		v.Pending = j.pending.view()
-		switch at, ok := ja.m.planner.eta[j.rec.ID]; {
-		case v.Pending.EstimatedStart != nil:
-			v.Pending.EstimateBasis = "reservation"
+		out.Pending = j.pending.view()
+		switch at, ok := v.eta[j.rec.ID]; {
+		case out.Pending.EstimatedStart != nil:
+			out.Pending.EstimateBasis = "reservation"
 		case ok:
-			v.Pending.EstimatedStart, v.Pending.EstimateBasis = &at, "forecast"
-			if early, ok := ja.m.planner.etaEarly[j.rec.ID]; ok && early.Before(at) {
-				v.Pending.EstimatedStartEarliest = &early
+			out.Pending.EstimatedStart, out.Pending.EstimateBasis = &at, "forecast"
+			if early, ok := v.etaEarly[j.rec.ID]; ok && early.Before(at) {
+				out.Pending.EstimatedStartEarliest = &early
 			}
 		}
 	}
-	return v
+	return out
 }
 
 // storedJobView renders a job record.

@@ -81,7 +81,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	ca.m.lock()
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
-	ca.m.mu.Unlock()
+	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
@@ -133,11 +133,9 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	nodeNotes, err := ca.exportNodeEvents(ctx, sc, cfg, since, until)
-	if err != nil {
+	if err := ca.exportNodeEvents(ctx, sc, cfg, since, until); err != nil {
 		return nil, err
 	}
-	notes = append(notes, nodeNotes...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -277,10 +275,17 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	// An elastic job's tasks ask for its slots and may shrink to
 	// min_slots; a spec that does not decode is noted by exportHints.
-	if h, err := decodeSpec(j.Spec, j.Kind); err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
+	h, err := decodeSpec(j.Spec, j.Kind)
+	if err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
 		sj.MinSlots = h.minSlots
 	}
-	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0)
+	// checkpoint_every: the master estimates each allocation's last
+	// checkpoint from it, and a scenario takes it from a job that can be
+	// preempted or resized only.
+	if err == nil && (sj.Preemptible || sj.MinSlots > 0) {
+		sj.CheckpointEvery = h.checkpointEvery
+	}
+	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0, sj.CheckpointEvery)
 	switch {
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
@@ -307,5 +312,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	sj.Fails = exportFails(w.failed)
 	sj.StartFails = exportStartFails(w.startFailed)
+	sj.StartLost = w.startLost
 	return sj, true
 }

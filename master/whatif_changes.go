@@ -74,8 +74,9 @@ func parseJobChange(e store.Event) (jobChange, bool) {
 }
 
 // exportChanges sets sj's priority, weight and preemptibility to what they
-// were at submission and appends its changes as scenario events, times
-// counted from since.
+// were at submission (dropping a checkpoint_every the scenario would then
+// refuse) and appends its changes as scenario events, times counted from
+// since.
 func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) []scenario.Event {
 	var evs []scenario.Event
 	prioSet, weightSet, preSet := false, false, false
@@ -101,6 +102,11 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 			sj.Preemptible, preSet = *c.fromPre, true
 			sj.Interactive = scenario.DefaultInteractive(sj.Kind, sj.Preemptible)
 		}
+	}
+	if !sj.Preemptible && sj.MinSlots == 0 {
+		// Submitted not preemptible (it became so in the LOW class): a
+		// scenario refuses checkpoint_every there.
+		sj.CheckpointEvery = 0
 	}
 	return evs
 }
@@ -203,15 +209,19 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 
 // exportNodeEvents are the losses and returns in [since, until) of the
 // nodes sc's pools hold, from the store's node history, as node_down and
-// node_up events, added to sc's: the simulator frees what a lost node
-// held as the live master did with lost_node_grace 0 (the attempts end
-// at the loss), and a note says so where the configuration has a grace.
-// A return of a node not lost in the window (a node down at its start)
-// is left out, as the scenario starts with every node up.
-func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) ([]string, error) {
-	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
+// node_up events, added to sc's, with the configuration's lost_node_grace
+// where there are losses (the simulator holds what the master held
+// through a loss, lifecycle.HoldsThroughLoss). A return of a node not
+// lost in the window (a node down at its start) is left out, as the
+// scenario starts with every node up. An admin's drains and resumes are
+// drain and resume events; a node drained when the window starts is
+// drained at 0.
+func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) error {
+	// The whole history: whether a node was drained at since is its
+	// last drain or resume before.
+	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
-		return nil, fmt.Errorf("read the node history: %w", err)
+		return fmt.Errorf("read the node history: %w", err)
 	}
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
@@ -225,8 +235,15 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 		if !e.At.Before(until) || !inFile[e.Node] {
 			continue
 		}
-		at := int64(e.At.Sub(since) / time.Second)
+		at := max(int64(e.At.Sub(since)/time.Second), 0)
 		switch {
+		case e.To == store.NodeDrained || e.To == store.NodeSchedulable:
+			// Before the window, only the state at its start counts
+			// (drainedAtStart).
+			if !e.At.Before(since) {
+				out = append(out, drainEvent(at, e))
+			}
+		case e.At.Before(since):
 		case e.To == store.NodeLost && !down[e.Node]:
 			down[e.Node] = true
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
@@ -235,9 +252,37 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeUp, Node: e.Node})
 		}
 	}
+	out = append(drainedAtStart(evs, since, inFile), out...)
 	sc.Events = append(sc.Events, out...)
-	if len(out) > 0 && cfg.LostNodeGrace > 0 {
-		return []string{fmt.Sprintf("the replay ends the attempts on a lost node at once; this cluster held those of tasks that are not preemptible for lost_node_grace (%s)", cfg.LostNodeGrace)}, nil
+	if slices.ContainsFunc(out, func(e scenario.Event) bool { return e.Kind == scenario.EventNodeDown }) {
+		sc.LostNodeGrace = cfg.LostNodeGrace.Truncate(time.Second)
 	}
-	return nil, nil
+	return nil
+}
+
+// drainEvent is node event e, a drain or a resume, at at.
+func drainEvent(at int64, e store.NodeEvent) scenario.Event {
+	if e.To == store.NodeDrained {
+		return scenario.Event{At: at, Kind: scenario.EventDrain, Node: e.Node}
+	}
+	return scenario.Event{At: at, Kind: scenario.EventResume, Node: e.Node}
+}
+
+// drainedAtStart are drain events at 0 for the nodes of the file that
+// were drained when the window began, by their last drain or resume
+// before since, in the order of those events.
+func drainedAtStart(evs []store.NodeEvent, since time.Time, inFile map[string]bool) []scenario.Event {
+	last := map[string]int{}
+	for i, e := range evs {
+		if e.At.Before(since) && inFile[e.Node] && (e.To == store.NodeDrained || e.To == store.NodeSchedulable) {
+			last[e.Node] = i
+		}
+	}
+	var out []scenario.Event
+	for i, e := range evs {
+		if j, ok := last[e.Node]; ok && j == i && e.To == store.NodeDrained {
+			out = append(out, scenario.Event{At: 0, Kind: scenario.EventDrain, Node: e.Node})
+		}
+	}
+	return out
 }

@@ -304,15 +304,14 @@ func TestHistoryScenarioLateFail(t *testing.T) {
 // TestHistoryScenarioNodeEvents: the losses and returns of the nodes in
 // the window, from the store's node history, are node_down and node_up
 // events at their offsets; a loss before the window, and the return that
-// follows it, are not; with a lost_node_grace a note says the replay
-// ends the attempts at once.
+// follows it, are not; the scenario carries the lost_node_grace.
 func TestHistoryScenarioNodeEvents(t *testing.T) {
 	for _, c := range []struct {
 		name, config string
-		note         bool
+		grace        time.Duration
 	}{
-		{"no grace", "lost_node_grace: 0s\n", false},
-		{"a grace", "lost_node_grace: 90s\n", true},
+		{"no grace", "lost_node_grace: 0s\n", 0},
+		{"a grace", "lost_node_grace: 90s\n", 90 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, c.config)))
@@ -349,8 +348,8 @@ func TestHistoryScenarioNodeEvents(t *testing.T) {
 					t.Errorf("event %d: %+v, want %+v", i, e, want[i])
 				}
 			}
-			if got := strings.Contains(body, "lost_node_grace (1m30s)"); got != c.note {
-				t.Errorf("the grace's note: %t, want %t\n%s", got, c.note, body)
+			if sc.LostNodeGrace != c.grace || strings.Contains(body, "lost_node_grace (") {
+				t.Errorf("lost_node_grace %s, want %s, and no note\n%s", sc.LostNodeGrace, c.grace, body)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -52,6 +53,10 @@ type historyEvents struct {
 	// startFailed are the attempts that could not start: the reason of
 	// their task's transition to failed is a startFailure.
 	startFailed map[attemptKey]bool
+	// startLost are the attempts given up as never started: their task
+	// went from starting back to queued, its agent not running it
+	// (notRunReason).
+	startLost map[attemptKey]bool
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -60,7 +65,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
-		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}}
+		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{}}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
@@ -77,6 +82,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		case e.Index < 0:
 		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
 			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
+		case e.From == string(store.TaskStarting) && e.To == string(store.TaskQueued) && strings.Contains(e.Reason, notRunReason):
+			h.startLost[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
@@ -107,6 +114,9 @@ type jobWork struct {
 	// in failed instead: to the simulator the move continues the attempt
 	// at once, with no start that could fail.
 	startFailed map[int]int
+	// startLost are the starts given up as never started (the attempt
+	// as the simulator counts them, and the seconds from the start).
+	startLost []scenario.StartLost
 	// lost counts the tasks whose last attempt its node's loss ended (the
 	// task failed, or waits still); most counts the work such an attempt
 	// had reached, which a run time must pass for the loss to replay.
@@ -115,7 +125,12 @@ type jobWork struct {
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
 // attempt does as much work per second as it holds slots.
-func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool) jobWork {
+//
+// With checkpoint_every (every seconds), an attempt asked to stop keeps
+// only the work of its periodic checkpoints, counted from its start, as
+// the simulator models it: the master learns of no checkpoint, and
+// estimates them so too (lifecycle.LastCheckpoint).
+func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool, every int64) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	tw := taskWork{work: map[int]int64{}, done: map[int]bool{}, failed: map[int]bool{}, lost: map[int]bool{},
 		last: map[int][2]int64{}, reach: map[int]int64{}}
@@ -129,14 +144,20 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && end.Sub(hist.first(atts, a)) >= j.TimeLimit {
 			w.limited = true
 		}
+		asked := false
 		if at, ok := hist.preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
-			end = at
+			end, asked = at, true
 		}
 		rate := int64(1)
 		if elastic {
 			rate = 0
 			for _, p := range a.Placement {
 				rate += int64(len(p.GPUs))
+			}
+		}
+		if k := (attemptKey{a.JobID, a.Index, a.Number}); hist.startLost[k] && a.EndState == store.AttemptLost {
+			if after := sec(a.EndedAt) - sec(a.StartedAt); after > 0 {
+				w.startLost = append(w.startLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
 			}
 		}
 		// A failed task, whose start failed or not, is never retried.
@@ -147,7 +168,11 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			w.startFailed[a.Index] = n
 			a.EndState = "" // not a failure after work
 		}
-		tw.add(a, sec(a.StartedAt), sec(end), rate)
+		start, stop := sec(a.StartedAt), sec(end)
+		if asked && every > 0 {
+			stop = start + (stop-start)/every*every
+		}
+		tw.add(a, start, stop, rate)
 	}
 	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
 	return w
@@ -276,6 +301,12 @@ func (h *historyEvents) startFailure(atts []store.Attempt, a store.Attempt) (int
 	if _, ok := h.continues(atts, a); ok {
 		return 0, false
 	}
+	return h.simAttempt(atts, a), true
+}
+
+// simAttempt is attempt a's number as the simulator counts attempts: a
+// restart on a move's or resize's placement continues the one before.
+func (h *historyEvents) simAttempt(atts []store.Attempt, a store.Attempt) int {
 	n := 0
 	for _, b := range atts {
 		if b.JobID == a.JobID && b.Index == a.Index && b.Number <= a.Number {
@@ -284,7 +315,7 @@ func (h *historyEvents) startFailure(atts []store.Attempt, a store.Attempt) (int
 			}
 		}
 	}
-	return n, true
+	return n
 }
 
 // first is when attempt a began as the simulator counts attempts: the

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -16,7 +17,8 @@ import (
 // and Name aside): pools with their nodes one by one (a count is not
 // kept), projects, licenses, QOS levels, the declared accounts (user
 // leaves come back from the jobs that name them, unless the file declared
-// them), the decay and epoch where some pool reads accounts, jobs and events. It writes a field only where the
+// them), the decay and epoch where some pool reads accounts, a lost_node_grace
+// above 0, jobs and events. It writes a field only where the
 // format takes it for the value at hand, so that a scenario that Parse
 // accepted is accepted again. A job's searcher is written with its
 // trials' curves as points (a formula's too).
@@ -49,6 +51,7 @@ func Marshal(s *Scenario) ([]byte, error) {
 	}
 	top.SetIf(len(accounts) > 0, "accounts", spec.Seq(accounts))
 	top.SetIf(reads && s.Epoch != 0, "epoch", s.Epoch)
+	top.SetIf(s.LostNodeGrace > 0, "lost_node_grace", int64(s.LostNodeGrace/time.Second))
 	if s.Trace != nil {
 		m := spec.NewMapping()
 		m.Set("trace", s.Trace.Path)
@@ -94,7 +97,7 @@ func eventNode(e Event) (*yaml.Node, error) {
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
 	case EventSetWeight:
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
-	case EventNodeDown, EventNodeUp:
+	case EventNodeDown, EventNodeUp, EventDrain, EventResume:
 		m.Set(string(e.Kind), e.Node)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", e.Kind)
@@ -196,6 +199,18 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 			fails[i] = sf
 		}
 		m.Set("start_fails", fails)
+	}
+	if len(j.StartLost) > 0 {
+		lost := make([]any, len(j.StartLost))
+		for i, l := range j.StartLost {
+			sl := map[string]any{"task": l.Task}
+			if l.Attempt > 1 {
+				sl["attempt"] = l.Attempt
+			}
+			sl["after"] = l.After
+			lost[i] = sl
+		}
+		m.Set("start_lost", lost)
 	}
 	if j.Searcher != nil {
 		searchFields(m, j)

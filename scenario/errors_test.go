@@ -62,7 +62,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},
 		{"root is a scalar", "hello\n", 1, `expected a mapping, got "hello"`},
 		{"unknown top-level field", pools + "job: []\n", 9, `unknown field "job"; did you mean "jobs"?`},
-		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, projects, licenses, qos, accounts, decay, epoch, jobs, events)`},
+		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, projects, licenses, qos, accounts, decay, epoch, lost_node_grace, jobs, events)`},
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
 	})
 }
@@ -184,7 +184,7 @@ func TestParseErrorsJobs(t *testing.T) {
 func TestParseErrorsEvents(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"events is a mapping", jobs + "events: {at: 1}\n", 12, "events: expected a list of events, got a mapping"},
-		{"event without action", jobs + "events:\n  - {at: 1h}\n", 13, "events[0]: missing action: expected one of kill, set_priority, set_weight, node_down, node_up"},
+		{"event without action", jobs + "events:\n  - {at: 1h}\n", 13, "events[0]: missing action: expected one of kill, set_priority, set_weight, node_down, node_up, drain, resume"},
 		{"node_down past a count", jobs + "events:\n  - {at: 1h, node_down: g-3}\n", 13,
 			`events[0]: node_down: unknown node "g-3": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
 		{"node_down counted from 0", jobs + "events:\n  - {at: 1h, node_down: g-0}\n", 13,
@@ -194,6 +194,12 @@ func TestParseErrorsEvents(t *testing.T) {
 		{"node_down unknown node", jobs + "events:\n  - {at: 1h, node_down: tpu}\n", 13, `events[0]: node_down: unknown node "tpu"`},
 		{"node_up unknown node", jobs + "events:\n  - {at: 1h, kill: asha}\n  - {at: 2h, node_up: gpu}\n", 14, `events[1]: node_up: unknown node "gpu"`},
 		{"node_down is a mapping", jobs + "events:\n  - {at: 1h, node_down: {node: c}}\n", 13, `events[0]: node_down: expected`},
+		{"drain unknown node", jobs + "events:\n  - {at: 1h, drain: tpu}\n", 13, `events[0]: drain: unknown node "tpu"`},
+		{"drain past a count", jobs + "events:\n  - {at: 1h, drain: g-3}\n", 13,
+			`events[0]: drain: unknown node "g-3": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
+		{"resume unknown node", jobs + "events:\n  - {at: 1h, kill: asha}\n  - {at: 2h, resume: gpu}\n", 14, `events[1]: resume: unknown node "gpu"`},
+		{"drain is a mapping", jobs + "events:\n  - {at: 1h, drain: {node: c}}\n", 13, `events[0]: drain: expected`},
+		{"drain and node_down", jobs + "events:\n  - {at: 1h, node_down: c, drain: c}\n", 13, "events[0]: drain: an event has one action, and this one already has node_down"},
 		{"node_down and kill", jobs + "events:\n  - {at: 1h, kill: asha, node_down: c}\n", 13, "events[0]: node_down: an event has one action, and this one already has kill"},
 		{"event with two actions", jobs + "events:\n  - at: 1h\n    kill: asha\n    set_weight: {job: asha, weight: 2}\n", 15,
 			"events[0]: set_weight: an event has one action, and this one already has kill"},
@@ -209,7 +215,7 @@ func TestParseErrorsEvents(t *testing.T) {
 			`set_priority: unknown field "weight" (known fields: job, priority)`},
 		{"event set_priority is a scalar", jobs + "events:\n  - {at: 1h, set_priority: asha}\n", 13, `set_priority: expected a mapping, got "asha"`},
 		{"event negative at", jobs + "events:\n  - {at: -5, kill: asha}\n", 13, `at: expected a duration >= 0, got "-5"`},
-		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, node_down, node_up)`},
+		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, node_down, node_up, drain, resume)`},
 	})
 }
 

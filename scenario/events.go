@@ -60,7 +60,7 @@ func (p *parser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	key := string(e.Kind)
 	path := p.Join(f.Path, key)
-	if e.Kind == EventNodeDown || e.Kind == EventNodeUp {
+	if e.Kind.OfNode() {
 		if yamlfield.Field(f, key, &e.Node, name) {
 			p.checkEventNode(f.Lookup(key), path, e.Node)
 		}

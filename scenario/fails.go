@@ -122,3 +122,58 @@ func (p *parser) startFails(f *yamlfield.Fields, j *Job) {
 		j.StartFails = append(j.StartFails, sf)
 	}
 }
+
+// StartLost scripts a start that no agent answers: task Task's attempt
+// Attempt (numbered as in StartFail) is never reported running, and the
+// master gives it up After seconds after the start (its agent synced
+// twice and its start grace passed without a word): the task lets go of
+// its slots and waits again, whatever its preemptibility, since it never
+// ran, by its exit actions as after a preemption
+// (lifecycle.EventStartLost). The what-if export writes them for the
+// attempts the master gave up so.
+type StartLost struct {
+	Task    int
+	Attempt int
+	After   int64
+	Line    int
+}
+
+// startLost reads a job's start_lost: a list of {task, attempt, after},
+// the attempt 1 when left out; a task's attempt is lost once.
+func (p *parser) startLost(f *yamlfield.Fields, j *Job) {
+	raw := f.Lookup("start_lost")
+	if raw == nil {
+		return
+	}
+	path := p.Join(f.Path, "start_lost")
+	items, ok := p.List(raw, path, "lost starts")
+	if !ok {
+		return
+	}
+	seen := map[[2]int]int{}
+	for i, item := range items {
+		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
+		if !ok {
+			continue
+		}
+		sl := StartLost{Attempt: 1, Line: item.Line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sl.Task, yamlfield.IntAtLeast(0))
+		attemptOK := yamlfield.Field(g, "attempt", &sl.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
+		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, yamlfield.PositiveDuration)
+		g.Done()
+		switch {
+		case !taskOK || !attemptOK || !afterOK:
+			continue
+		case sl.Task >= j.Tasks:
+			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", sl.Task, j.Tasks)
+			continue
+		}
+		k := [2]int{sl.Task, sl.Attempt}
+		if first, dup := seen[k]; dup {
+			g.Errorf("attempt", "attempt %d of task %d is lost already (line %d)", sl.Attempt, sl.Task, first)
+			continue
+		}
+		seen[k] = item.Line
+		j.StartLost = append(j.StartLost, sl)
+	}
+}

@@ -118,6 +118,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	p.search(f, &j)
 	p.fails(f, &j)
 	p.startFails(f, &j)
+	p.startLost(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {

@@ -65,10 +65,11 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 			return pools
 		},
 		AfterProjects: func(c *spec.Cluster[Pool]) { p.checkProjectNames(c.Projects) },
-		AfterQOS: func(*spec.Cluster[Pool]) {
+		AfterQOS: func(c *spec.Cluster[Pool]) {
 			p.checkPoolPreemption()
 			s.Accounts = p.accountList(f.Lookup("accounts"))
 			s.Epoch = p.epoch(f)
+			c.LostNodeGrace = p.LostNodeGrace(f)
 		},
 	})
 	p.jobPools = map[string]string{}
@@ -83,7 +84,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 
 // topLevel are the file's top-level fields, in the order docs/scenario.md
 // and the unknown-field hint list them.
-var topLevel = []string{"pools", "projects", "licenses", "qos", "accounts", "decay", "epoch", "jobs", "events"}
+var topLevel = []string{"pools", "projects", "licenses", "qos", "accounts", "decay", "epoch", "lost_node_grace", "jobs", "events"}
 
 func (p *parser) poolList(raw *yaml.Node) []Pool {
 	items := p.PoolEntries(raw)

@@ -291,6 +291,9 @@ type Job struct {
 	// StartFails scripts starts that fail (StartFail), in the file's
 	// order; nil for none. A task is in Fails or StartFails, not both.
 	StartFails []StartFail
+	// StartLost scripts starts that no agent answers (StartLost), in the
+	// file's order; nil for none.
+	StartLost []StartLost
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration
@@ -340,9 +343,19 @@ const (
 	// another's fails) and it offers no slots until EventNodeUp.
 	EventNodeDown EventKind = "node_down"
 	EventNodeUp   EventKind = "node_up"
+	// EventDrain: an admin drains a node (allot node drain). The tasks on
+	// it run on; none starts there, and none there is preempted, until
+	// EventResume.
+	EventDrain  EventKind = "drain"
+	EventResume EventKind = "resume"
 )
 
-var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp}
+var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp, EventDrain, EventResume}
+
+// OfNode reports an event that names a node rather than a job.
+func (k EventKind) OfNode() bool {
+	return k == EventNodeDown || k == EventNodeUp || k == EventDrain || k == EventResume
+}
 
 // Event changes a job or a node at a point in simulated time.
 type Event struct {
@@ -351,7 +364,7 @@ type Event struct {
 	Job      string
 	Priority int     // for EventSetPriority
 	Weight   float64 // for EventSetWeight
-	Node     string  // for EventNodeDown and EventNodeUp
+	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume
 	Line     int
 }
 

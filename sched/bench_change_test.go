@@ -14,11 +14,17 @@ import (
 // that keeps them does (jobmemo.go); "norev" makes the same changes with
 // no Revs, so every pass works everything out again. Only the passes are
 // timed; cpu-ms/op is the CPU time of the passes alone. "applied" is
-// "rev" with the previous plan's preemptions carried out too (the victims
-// drain, Alloc.Preempting), as the master and the simulator do: "rev"
-// leaves them undone, so every pass plans the same preemptions again.
+// "rev" with the previous plan's preemptions carried out too, as the
+// master and the simulator do: each victim drains (Alloc.Preempting) and
+// its checkpoint lands within the grace period, half of them before the
+// next pass and the rest before the one after, when the task leaves its
+// node and its job waits for it again. "rev" leaves them undone, so every
+// pass plans the same preemptions again.
 // The first plan's preemptions (some 25,000 under priority) are a large
-// change, so "applied" makes two untimed passes after it first.
+// change, and under fair share its victims' jobs and those they were
+// preempted for move the shares for a dozen passes more, so "applied"
+// makes untimed passes first, two at least, until a plan preempts no
+// more tasks than the change's size (32 at most).
 func BenchmarkSchedulePassAfterChange(b *testing.B) {
 	for _, fill := range []float64{1, 0.5} {
 		for _, pol := range realPolicies {
@@ -65,7 +71,7 @@ func benchChange(b *testing.B, base *Snapshot, revs, preempt bool, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for range 2 * b2i(preempt) {
+	for k := 0; preempt && k < 32 && (k < 2 || len(p.Preemptions) > n); k++ {
 		c.change(&s, p)
 		if p, err = sc.Schedule(&s); err != nil {
 			b.Fatal(err)
@@ -101,6 +107,13 @@ type changer struct {
 	seq  int
 	// preempt carries out the plan's preemptions too.
 	preempt bool
+	// drain runs beside the snapshot's Allocs when preempt: for a victim
+	// of a plan, how many changes from now its checkpoint lands (0 for a
+	// task not draining).
+	drain []int8
+	// landed is the slots of the victims landed in the last change, which
+	// the next change's starts take again.
+	landed int
 	// n is the change's size (4 when 0).
 	n int
 }
@@ -113,25 +126,40 @@ func (c *changer) next() uint64 {
 	return c.rev
 }
 
-// change carries out p's preemptions when c.preempt, applies up to n
-// (c.n, or four) of p's starts, ends n running tasks,
-// removes n queued jobs and submits n.
+// change carries out p's preemptions when c.preempt (land), applies up
+// to n (c.n, or four) of p's starts, and more while the slots of the
+// victims landed in the last change are not taken again, ends n running
+// tasks, removes n queued jobs and submits n.
 func (c *changer) change(s *Snapshot, p *Plan) {
 	n := c.n
 	if n == 0 {
 		n = 4
 	}
-	for _, pr := range p.Preemptions[:len(p.Preemptions)*b2i(c.preempt)] {
-		s.Allocs[pr.Alloc].Preempting = true
+	refill := c.landed
+	c.landed = 0
+	if c.preempt {
+		c.land(s, p)
 	}
-	for _, st := range p.Starts[:min(n, len(p.Starts))] {
+	for i, st := range p.Starts {
+		if i >= n {
+			if refill <= 0 {
+				break
+			}
+			refill -= Slots(st.Nodes)
+		}
 		s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
 		s.Jobs[st.Job].Waiting--
 		s.Jobs[st.Job].Rev = c.next()
+		if c.preempt {
+			c.drain = append(c.drain, 0)
+		}
 	}
 	for range n {
 		a := c.rng.IntN(len(s.Allocs))
 		s.Allocs = slices.Delete(s.Allocs, a, a+1)
+		if c.preempt {
+			c.drain = slices.Delete(c.drain, a, a+1)
+		}
 	}
 	gone := make([]bool, len(s.Jobs))
 	running := make([]bool, len(s.Jobs))
@@ -147,6 +175,20 @@ func (c *changer) change(s *Snapshot, p *Plan) {
 			}
 		}
 	}
+	c.renumber(s, gone)
+	for range n {
+		j := s.Jobs[len(s.Jobs)-1-c.rng.IntN(1000)]
+		c.seq++
+		j.ID, j.Submit, j.Seq, j.Waiting = fmt.Sprintf("sub%d", c.seq), s.Now, int64(1_000_000+c.seq), 1
+		j.Priority, j.Rev = 1+c.rng.IntN(99), c.next()
+		s.Jobs = append(s.Jobs, j)
+	}
+	s.Now++
+}
+
+// renumber removes the gone jobs from s and renumbers the allocations'
+// jobs.
+func (c *changer) renumber(s *Snapshot, gone []bool) {
 	newIdx := make([]int, len(s.Jobs))
 	kept := s.Jobs[:0]
 	for i := range s.Jobs {
@@ -159,12 +201,37 @@ func (c *changer) change(s *Snapshot, p *Plan) {
 	for i := range s.Allocs {
 		s.Allocs[i].Job = newIdx[s.Allocs[i].Job]
 	}
-	for range n {
-		j := s.Jobs[len(s.Jobs)-1-c.rng.IntN(1000)]
-		c.seq++
-		j.ID, j.Submit, j.Seq, j.Waiting = fmt.Sprintf("sub%d", c.seq), s.Now, int64(1_000_000+c.seq), 1
-		j.Priority, j.Rev = 1+c.rng.IntN(99), c.next()
-		s.Jobs = append(s.Jobs, j)
+}
+
+// land marks p's victims draining and lands the checkpoints due: every
+// other victim (in the plan's order) lands at once, the rest after one
+// more pass, so that no victim drains for longer than a pass, as with a
+// checkpoint landing within the grace period. A landed task leaves its
+// node and its job waits for it again (lifecycle's Checkpointed), with a
+// new Rev. Its slots are counted in c.landed: the next change runs that
+// many slots of the next plan's starts beyond the first n, as a cluster
+// that runs every start would (without it, a cluster whose plans preempt
+// and whose starts mostly do not run empties, pass after pass).
+func (c *changer) land(s *Snapshot, p *Plan) {
+	c.drain = append(c.drain, make([]int8, len(s.Allocs)-len(c.drain))...)
+	for i, pr := range p.Preemptions {
+		s.Allocs[pr.Alloc].Preempting = true
+		c.drain[pr.Alloc] = 2 - int8(i%2)
 	}
-	s.Now++
+	k := 0
+	for i := range s.Allocs {
+		if c.drain[i] > 0 {
+			if c.drain[i]--; c.drain[i] == 0 {
+				j := &s.Jobs[s.Allocs[i].Job]
+				j.Waiting++
+				j.Rev = c.next()
+				c.landed += Slots(s.Allocs[i].Nodes)
+				continue
+			}
+		}
+		s.Allocs[k], c.drain[k] = s.Allocs[i], c.drain[i]
+		k++
+	}
+	clear(s.Allocs[k:])
+	s.Allocs, c.drain = s.Allocs[:k], c.drain[:k]
 }

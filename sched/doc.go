@@ -97,7 +97,8 @@
 // profile, with the window view its gang searches move from moment to
 // moment (nodeview.go); elasticPass (elastic.go) elastic task sizes and growth; and
 // findMemo (findmemo.go) the placements that failed on the state as it
-// is. A part reaches the pass, and through it the other parts, by a back
+// is. The fair-share preemption stage keeps the same for its searches
+// (shareFails, sharefails.go). A part reaches the pass, and through it the other parts, by a back
 // pointer; its declaration says what it reads and writes.
 //
 // Between passes a Scheduler keeps answers that a small change leaves

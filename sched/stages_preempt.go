@@ -80,11 +80,13 @@ func (s *qosPreempt) try(p *pass, j, _ int32) outcome {
 type sharePreempt struct {
 	on      bool // the pool's preemption
 	victims []int32
+	fails   shareFails // failed searches (sharefails.go)
 }
 
 func (s *sharePreempt) begin(p *pass, pool int) {
 	s.on = p.s.Pools[pool].Preemption
 	s.victims = p.sc.fs.victims(p, pool)
+	s.fails.begin(p.st)
 	if s.on {
 		p.vic.indexVictims(p.vic.facts, victimsAboveShare)
 	}
@@ -101,8 +103,20 @@ func (s *sharePreempt) try(p *pass, j, slots int32) outcome {
 	if !s.on || f.alloc[j]+slots > f.share[j] {
 		return failed
 	}
+	if !p.lic.licensesFit(j) {
+		return failed // as preempt: the search depends on the job here alone
+	}
+	r := p.request(j, true)
+	if s.fails.known(p.st, &r) {
+		return failed
+	}
+	before := p.st.changes
 	rule := victimRule{kind: victimsAboveShare, next: p.vic.next, facts: p.vic.facts}
-	return p.pre.preempt(j, s.victims, &rule)
+	o := p.pre.preempt(j, s.victims, &rule)
+	if o == failed {
+		s.fails.failed(p.st, before, &r)
+	}
+	return o
 }
 
 // reclaimPreempt is the quota rule: guaranteed work within quota first

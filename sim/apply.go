@@ -70,8 +70,8 @@ func (s *sim) started(e *lifecycle.Effect) {
 	s.rec.hold(ji, e.Slots)
 	s.touch(ji)
 	t.Attempt = s.rec.startAttempt(j, t)
-	if s.startFails(e.Task) {
-		return // it ends at this instant, promising nothing
+	if s.startFails(e.Task) || s.startLost(e.Task) {
+		return // it ends at this instant or is given up, promising nothing
 	}
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
@@ -107,7 +107,22 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 		s.relanded(ti, o)
 		return
 	}
+	if o.Unplaced {
+		// Its re-placement never happened: the attempt was preempted
+		// where it ran.
+		s.rec.unmoveAttempt(s.c.Tasks.At(ti))
+	}
 	s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptPreempted, false)
+	if !o.Over && len(o.Freed) > 0 {
+		// A re-placed task requeued at its landing (lifecycle.Restartable)
+		// freed its drained part too.
+		for _, f := range o.Freed {
+			s.freed(f.Task, f.Slots, f.From)
+		}
+		rest := *o
+		rest.Freed = nil
+		o = &rest
+	}
 	s.outcome(ti, o, lifecycle.TaskPreempting)
 }
 

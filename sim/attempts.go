@@ -126,6 +126,15 @@ func (r *recorder) moveAttempt(t *lifecycle.Task, nodes []sched.NodeSlots) {
 	}
 }
 
+// unmoveAttempt drops the last re-placement of task t's attempt, which
+// never took place (lifecycle.Outcome.Unplaced).
+func (r *recorder) unmoveAttempt(t *lifecycle.Task) {
+	if t.Attempt >= 0 {
+		a := &r.s.jobs[t.Job].attempts[t.Attempt]
+		a.Moves = a.Moves[:max(len(a.Moves)-1, 0)]
+	}
+}
+
 // startAttempt records a new attempt of task t of job j, returning its
 // index in the job's attempts, or -1 when attempts are not recorded.
 func (r *recorder) startAttempt(j *job, t *lifecycle.Task) int32 {

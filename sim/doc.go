@@ -7,13 +7,16 @@
 // reports first, then scripted task failures (JobSpec.Fails, fail.go),
 // then failed starts (JobSpec.StartFails, pushed at the instant of the
 // start), then task ends and time limit kills, then finished
-// checkpoints, then submissions — settling first before a job marked
+// checkpoints, then starts given up (JobSpec.StartLost), then
+// submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
-// before it in the same second — then scripted events and wake-ups), each
+// before it in the same second — then scripted events, the ends of
+// lost-node graces (Input.LostNodeGrace) and wake-ups), each
 // told to the lifecycle.Cluster as an event (Observe: a submission, an
-// end, a landed checkpoint, a searcher's stop, a failed start, a kill,
-// a priority or weight change, a node going down or coming back, a
-// tick; a scripted failure by Cluster.Fail), then
+// end, a landed checkpoint, a searcher's stop, a failed or lost start,
+// a kill, a priority or weight change, a node going down or coming back
+// or its grace running out, a tick; a scripted failure by
+// Cluster.Fail), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,
 // until a pass changes nothing), reacting to each effect it applies with
 // the metrics and the events it promises (Applied), then advance the
@@ -61,7 +64,11 @@
 //   - A node that is down (a node_down event) offers no slots until it is
 //     back; the attempts on it ended FAILED_NODE_LOST, each task back to
 //     its last checkpoint and rescheduled or failed as the master's lost
-//     tasks are (lifecycle's nodes.go).
+//     tasks are (lifecycle's nodes.go), but for those held through the
+//     loss (Input.LostNodeGrace), which fail when the grace runs out
+//     with the node still down.
+//   - A drained node (a drain event, until resume) takes no new task and
+//     loses none to a preemption; its tasks run on (lifecycle's nodes.go).
 //   - An experiment with a searcher (JobSpec.Search) is judged by the
 //     master's searcher.Search, fed each trial's reports in the order
 //     they happen; a trial it stops ends at once and frees its slots

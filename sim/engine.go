@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
@@ -112,6 +113,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
+	s.c.LostNodeGrace = in.LostNodeGrace
 	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
@@ -316,6 +318,8 @@ func (s *sim) handle(e event) {
 	switch e.kind {
 	case evFail, evStartFail:
 		s.fail(e)
+	case evStartLost:
+		s.lostStart(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.
@@ -333,6 +337,10 @@ func (s *sim) handle(e event) {
 		}
 	case evScript:
 		s.script(s.in.Events[e.ref])
+	case evGrace:
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventGraceOver, Node: e.ref}); o.Applied {
+			s.lost(&o)
+		}
 	}
 }
 
@@ -421,7 +429,7 @@ func (s *sim) touchAs(ji int32, alive bool) {
 }
 
 func (s *sim) script(e Event) {
-	if e.Kind == EventNodeDown || e.Kind == EventNodeUp {
+	if e.Kind.node() {
 		s.nodeEvent(e)
 		return
 	}
@@ -476,7 +484,7 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 // indices, and checks that each is a node of the input.
 func (s *sim) indexNodes() error {
 	for i, e := range s.in.Events {
-		if e.Kind != EventNodeDown && e.Kind != EventNodeUp {
+		if !e.Kind.node() {
 			continue
 		}
 		if s.nodeIdx == nil {
@@ -492,20 +500,39 @@ func (s *sim) indexNodes() error {
 	return nil
 }
 
-// nodeEvent takes a node down or brings it back (lifecycle's
-// EventNodeDown, EventNodeUp) and reacts to what a loss freed, in the
-// order it freed it: each attempt on the node ends lost with the work it
-// threw away, the metrics hear of each record's slots with what its job
-// held after it, and the jobs the loss ended end.
+// node reports a node event: down, up, drained or resumed.
+func (k EventKind) node() bool {
+	return k == EventNodeDown || k == EventNodeUp || k == EventNodeDrain || k == EventNodeResume
+}
+
+// nodeKinds are the lifecycle's events for the node events.
+var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.EventNodeDown,
+	EventNodeUp: lifecycle.EventNodeUp, EventNodeDrain: lifecycle.EventNodeDrain, EventNodeResume: lifecycle.EventNodeResume}
+
+// nodeEvent takes a node down, brings it back, drains or resumes it
+// (lifecycle's EventNodeDown, EventNodeUp, EventNodeDrain,
+// EventNodeResume; with a lost-node grace, a loss sets the grace's end,
+// evGrace) and reacts to what a loss freed, in the order it
+// freed it: each attempt on the node ends lost with the work it threw
+// away, the metrics hear of each record's slots with what its job held
+// after it, and the jobs the loss ended end. Only a loss frees anything.
 func (s *sim) nodeEvent(e Event) {
-	kind := lifecycle.EventNodeUp
-	if e.Kind == EventNodeDown {
-		kind = lifecycle.EventNodeDown
-	}
+	kind := nodeKinds[e.Kind]
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: kind, Node: s.nodeIdx[e.Node]})
-	if !o.Applied || kind == lifecycle.EventNodeUp {
+	if !o.Applied || kind != lifecycle.EventNodeDown {
 		return
 	}
+	if g := s.in.LostNodeGrace; g > 0 {
+		// The tasks the loss held end when its grace runs out, unless
+		// the node is back by then (a stale end changes nothing).
+		s.q.push(event{at: s.now + int64(g/time.Second), kind: evGrace, ref: s.nodeIdx[e.Node]})
+	}
+	s.lost(&o)
+}
+
+// lost reacts to what a node's loss, or the end of its grace, freed
+// (Outcome.Freed, Ended).
+func (s *sim) lost(o *lifecycle.Outcome) {
 	for i, f := range o.Freed {
 		t := s.c.Tasks.At(f.Task)
 		held := s.c.Jobs[t.Job].Held

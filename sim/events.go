@@ -18,7 +18,17 @@ const (
 	evStartFail
 	evEnd        // a task completes or hits its time limit
 	evCheckpoint // a preempted task finished checkpointing
-	evScript     // a scripted event: kill, set_priority, set_weight
+	// evStartLost: a start no agent answered is given up
+	// (JobSpec.StartLost, fail.go), after the ends and landings of its
+	// instant, as the master applies an agent's reports before it looks
+	// for the starts it does not run.
+	evStartLost
+	evScript // a scripted event: kill, set_priority, set_weight
+	// evGrace: the lost-node grace of a node's loss runs out
+	// (lifecycle's EventGraceOver), after the scripted events of its
+	// instant, as the master checks its lost nodes after an instant's
+	// node events.
+	evGrace
 	// evWake only asks for a pass: a thrash guard lifts (a task reaches
 	// its pool's minimum run time, or a preemption leaves its project's
 	// budget hour), which may let a waiting task start.

@@ -55,6 +55,29 @@ func (s *sim) startFails(ti int32) bool {
 	return true
 }
 
+// startLost pushes the loss of task ti's start, just applied, if its job
+// scripts one for this attempt, and says so: the task never runs, and
+// the driver gives it up After seconds later.
+func (s *sim) startLost(ti int32) bool {
+	t := s.c.Tasks.At(ti)
+	after, ok := s.jobs[t.Job].spec.StartLost[[2]int{int(t.ID), int(t.Retries) + 1}]
+	if !ok {
+		return false
+	}
+	s.q.push(event{at: s.now + after, kind: evStartLost, ref: ti, ver: t.Ver})
+	return true
+}
+
+// lostStart applies the loss of a start that still applies: the task
+// waits again (lifecycle.EventStartLost).
+func (s *sim) lostStart(e event) {
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStartLost, Task: e.ref, Ver: e.ver})
+	if o.Applied {
+		s.rec.loseAttempt(s.c.Tasks.At(e.ref))
+		s.outcome(e.ref, &o, lifecycle.TaskRunning)
+	}
+}
+
 // fail applies a scheduled failure, or a failed start, that still
 // applies: the Cluster drops a stale one.
 func (s *sim) fail(e event) {

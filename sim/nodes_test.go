@@ -187,3 +187,63 @@ func checkNothingOnDownNodes(t *testing.T, res *sim.Result, down []downtime) {
 		}
 	}
 }
+
+// TestNodeDownGrace: with a lost_node_grace, the master's hold through a
+// loss. eval (a command: not preemptible) is held through node-3's loss
+// and runs on when the node is back within the grace, ending on time; a
+// preemptible experiment on node-2 is lost at once and restarts when its
+// node is back. node-1 is lost for longer than the grace: report, held,
+// fails when the grace runs out (at 1h), and "late" starts when eval has
+// ended.
+func TestNodeDownGrace(t *testing.T) {
+	src := `pools:
+  - name: gpu
+    policy: fifo
+    nodes:
+      - {name: node, count: 3, slots: 8}
+lost_node_grace: 10m
+jobs:
+  - {name: report, kind: command, submit: 0, slots: 8, duration: 4h}
+  - {name: train, kind: experiment, submit: 0, slots: 8, duration: 2h}
+  - {name: eval, kind: command, submit: 0, slots: 8, duration: 2h}
+  - {name: late, kind: command, submit: 1h, slots: 8, duration: 1h}
+events:
+  - {at: 30m, node_down: node-3}
+  - {at: 35m, node_down: node-2}
+  - {at: 38m, node_up: node-3}
+  - {at: 50m, node_down: node-1}
+  - {at: 2h, node_up: node-2}
+  - {at: 3h, node_up: node-1}
+`
+	sc, err := scenario.Parse("grace.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.LostNodeGrace.Seconds() != 600 {
+		t.Fatalf("lost_node_grace %s, want 10m", sc.LostNodeGrace)
+	}
+	out, err := scenario.Marshal(sc)
+	if err != nil || !bytes.Contains(out, []byte("lost_node_grace: 600")) {
+		t.Fatalf("marshalled without the grace (%v):\n%s", err, out)
+	}
+	res := runAttempts(t, sc)
+	got := decisionlog.Format(sim.Decisions(res, nil))
+	want := strings.Join([]string{
+		"0 start eval task=0 attempt=1 nodes=node-3:8",
+		"0 start report task=0 attempt=1 nodes=node-1:8",
+		"0 start train task=0 attempt=1 nodes=node-2:8",
+		"2100 end train task=0 attempt=1 how=lost",
+		"3600 end report task=0 attempt=1 how=lost",
+		"7200 end eval task=0 attempt=1 how=completed",
+		"7200 start late task=0 attempt=1 nodes=node-3:8",
+		"7200 start train task=0 attempt=2 nodes=node-2:8",
+		"10800 end late task=0 attempt=1 how=completed",
+		"14400 end train task=0 attempt=2 how=completed",
+	}, "\n") + "\n"
+	if got != want {
+		t.Errorf("decisions:\n%swant:\n%s", got, want)
+	}
+	if st := res.Jobs[0].State; st != "failed" {
+		t.Errorf("report ended %s, want failed", st)
+	}
+}

@@ -20,7 +20,7 @@ import (
 // by that project.
 func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	in := &Input{Pools: poolsFromScenario(sc), Projects: projectsFromScenario(sc), Accounts: accountsFromScenario(sc),
-		Decay: sc.Decay.Sched(), Epoch: sc.Epoch}
+		Decay: sc.Decay.Sched(), Epoch: sc.Epoch, LostNodeGrace: sc.LostNodeGrace}
 	licIdx, qosIdx := map[string]int{}, map[string]int{}
 	if len(sc.Licenses) > 0 {
 		in.Licenses = spec.SchedLicenses(sc.Licenses)
@@ -76,6 +76,10 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeDown
 		case scenario.EventNodeUp:
 			ev.Kind = EventNodeUp
+		case scenario.EventDrain:
+			ev.Kind = EventNodeDrain
+		case scenario.EventResume:
+			ev.Kind = EventNodeResume
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}
@@ -212,6 +216,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 			spec.StartFails = map[int]int{}
 		}
 		spec.StartFails[f.Task] = f.Attempt
+	}
+	for _, l := range j.StartLost {
+		if spec.StartLost == nil {
+			spec.StartLost = map[[2]int]int64{}
+		}
+		spec.StartLost[[2]int{l.Task, l.Attempt}] = l.After
 	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/sched"
 )
@@ -43,6 +44,11 @@ type Input struct {
 	// periods end where the live master's do, aligned to the Unix epoch;
 	// 0 aligns them to time 0.
 	Epoch int64
+	// LostNodeGrace is how long a lost node's tasks that are not
+	// preemptible keep their attempt (lifecycle's HoldsThroughLoss), in
+	// whole seconds: a scenario's lost_node_grace. 0 ends them at the
+	// loss.
+	LostNodeGrace time.Duration
 }
 
 // Project is a quota entity. Parent indexes Input.Projects (-1 at the
@@ -153,6 +159,11 @@ type JobSpec struct {
 	// lost node is a new attempt; a move or resize is not); nil for none
 	// (scenario.Job.StartFails). The task fails at that start's instant.
 	StartFails map[int]int
+	// StartLost maps a task's number and attempt (numbered as in
+	// StartFails) to the seconds after that start at which the driver
+	// gives it up, no agent having answered it (scenario.Job.StartLost):
+	// the task never runs and waits again then (lifecycle.EventStartLost).
+	StartLost map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.
@@ -193,6 +204,10 @@ const (
 	// EventNodeUp.
 	EventNodeDown
 	EventNodeUp
+	// EventNodeDrain drains a node: the tasks on it run on, and none
+	// starts there until EventNodeResume (lifecycle's EventNodeDrain).
+	EventNodeDrain
+	EventNodeResume
 )
 
 // Event is a scripted change at a given time: to Job, or for a node

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"time"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/allot-sched/allot/sched"
@@ -27,6 +29,32 @@ type Cluster[P any] struct {
 	// where no pool reads accounts (no multifactor pool with a fair_share
 	// weight), which get the zero Decay.
 	Decay Decay
+	// LostNodeGrace is how long the tasks of a lost node that are not
+	// preemptible keep their attempt, waiting for the node to come back,
+	// before they fail as lost (lifecycle.HoldsThroughLoss); 0 ends them
+	// as soon as the node is lost. Whole seconds: the file's
+	// lost_node_grace (LostNodeGrace), else DefaultLostNodeGrace for the
+	// master and 0 in scenario files.
+	LostNodeGrace time.Duration
+}
+
+// DefaultLostNodeGrace is the master's lost_node_grace unless configured:
+// as long as Kubernetes waits before it evicts the pods of a node that
+// stopped answering.
+const DefaultLostNodeGrace = 5 * time.Minute
+
+// LostNodeGrace reads the top-level lost_node_grace of f (whole seconds,
+// 0 or more), or gives the dialect's default without one. Each format
+// calls it where its reading order has the field.
+func (p *Parser) LostNodeGrace(f *yamlfield.Fields) time.Duration {
+	var secs int64
+	if yamlfield.Field(f, "lost_node_grace", &secs, yamlfield.Duration) {
+		return time.Duration(secs) * time.Second
+	}
+	if p.Scenario {
+		return 0
+	}
+	return DefaultLostNodeGrace
 }
 
 // Sections is what a format adds to the reading of the cluster's

@@ -134,12 +134,20 @@ func (o *ops) Nodes(ctx context.Context) ([]Node, error) {
 	return nodes, nil
 }
 
-func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (Node, error) {
+func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, when time.Time) (Node, error) {
 	what := "resume"
 	var at sql.NullInt64
 	reason, by := "", ""
 	if d != nil {
 		what, at, reason, by = "drain", nullNS(nowIfZero(d.At)), d.Reason, d.By
+	}
+	var was sql.NullInt64
+	err := o.q.QueryRowContext(ctx, o.d.q("SELECT drain_ns FROM nodes WHERE name = ?"), name).Scan(&was)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Node{}, fmt.Errorf("%s node %s: %w", what, name, ErrNotFound)
+	}
+	if err != nil {
+		return Node{}, fmt.Errorf("%s node %s: read its drain: %w", what, name, err)
 	}
 	// COALESCE keeps the start of a drain that is already on.
 	n, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`UPDATE nodes
@@ -147,6 +155,16 @@ func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (Node
 		WHERE name = ? RETURNING `+nodeCols), d != nil, at, reason, by, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Node{}, fmt.Errorf("%s node %s: %w", what, name, ErrNotFound)
+	}
+	if err != nil {
+		return Node{}, fmt.Errorf("%s node %s: %w", what, name, err)
+	}
+	// The history keeps changes only: the what-if export replays them.
+	switch {
+	case d != nil && !was.Valid:
+		err = o.nodeEvent(ctx, name, NodeSchedulable, NodeDrained, nowIfZero(when))
+	case d == nil && was.Valid:
+		err = o.nodeEvent(ctx, name, NodeDrained, NodeSchedulable, nowIfZero(when))
 	}
 	if err != nil {
 		return Node{}, fmt.Errorf("%s node %s: %w", what, name, err)

@@ -184,8 +184,8 @@ func (s *sqlStore) SetNodeState(ctx context.Context, name string, from, to NodeS
 	return s.Update(ctx, func(tx Tx) error { return tx.SetNodeState(ctx, name, from, to, at) })
 }
 
-func (s *sqlStore) SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (out Node, err error) {
-	err = s.Update(ctx, func(tx Tx) error { out, err = tx.SetNodeDrain(ctx, name, d); return err })
+func (s *sqlStore) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, at time.Time) (out Node, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.SetNodeDrain(ctx, name, d, at); return err })
 	return out, err
 }
 

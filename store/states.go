@@ -66,6 +66,14 @@ const (
 	NodeLost NodeState = "lost"
 )
 
+// The node history's drain states (NodeEvent), apart from whether the
+// node is reachable: an admin's drain goes from NodeSchedulable to
+// NodeDrained, a resume back. A node is never in them (Node.State).
+const (
+	NodeSchedulable NodeState = "schedulable"
+	NodeDrained     NodeState = "drained"
+)
+
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost }
 
 // checkJobEdge reports whether from → to is an edge of the job state

@@ -96,9 +96,12 @@ type Writer interface {
 	// now), and records the change as a NodeEvent.
 	SetNodeState(ctx context.Context, name string, from, to NodeState, at time.Time) error
 	// SetNodeDrain drains a node (d not nil) or makes it schedulable
-	// again (nil) and returns it. Draining a drained node replaces the
-	// reason and admin but keeps when the drain began.
-	SetNodeDrain(ctx context.Context, name string, d *NodeDrain) (Node, error)
+	// again (nil) at at (zero: now) and returns it. Draining a drained
+	// node replaces the reason and admin but keeps when the drain began.
+	// A drain of a node that was not drained, and a resume of one that
+	// was, are recorded as a NodeEvent at at (NodeSchedulable to
+	// NodeDrained, or back).
+	SetNodeDrain(ctx context.Context, name string, d *NodeDrain, at time.Time) (Node, error)
 	// DeleteNode forgets a node; a node of that name that registers later
 	// is a new node. It does not look at tasks: the master checks that
 	// none runs there.

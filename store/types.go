@@ -207,7 +207,8 @@ type Event struct {
 }
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
-// for a node's first registration).
+// for a node's first registration); or an admin's drain (From
+// NodeSchedulable, To NodeDrained) or resume (back).
 type NodeEvent struct {
 	Seq      int64 // increasing
 	Node     string

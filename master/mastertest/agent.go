@@ -36,6 +36,10 @@ type Exit struct {
 	// never running, as agentd reports a spec it cannot start. Outcome,
 	// ExitCode and After are then not read.
 	StartError string
+	// Silent, when set, says the start is never answered: the agent
+	// neither runs the attempt nor reports on it, as an agent whose
+	// start hangs (the master gives it up after its start grace).
+	Silent bool
 }
 
 // Agent is a fake node agent. It registers, syncs, and "runs" start
@@ -318,6 +322,9 @@ func (a *Agent) handle(cmds []api.Command) {
 				e = a.OnStart(*c.Start)
 			}
 			a.started = append(a.started, *c.Start)
+			if e != nil && e.Silent {
+				continue
+			}
 			if e != nil && e.StartError != "" {
 				a.report(api.Report{Task: id, Event: api.EventExited, Outcome: string(agent.OutcomeFailed), Error: e.StartError})
 				continue

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,19 +19,19 @@ func testNodeDrain(t *testing.T, target Target) {
 		t.Fatalf("register node: %v", err)
 	}
 	drain := &store.NodeDrain{At: at(2 * time.Minute), Reason: "replace PSU", By: "root"}
-	got, err := s.SetNodeDrain(ctx, "gpu-1", drain)
+	got, err := s.SetNodeDrain(ctx, "gpu-1", drain, drain.At)
 	if err != nil {
 		t.Fatalf("drain: %v", err)
 	}
 	wantEqual(t, "drained node's drain", got.Drain, drain)
-	_, err = s.SetNodeDrain(ctx, "gpu-9", drain)
+	_, err = s.SetNodeDrain(ctx, "gpu-9", drain, drain.At)
 	wantErr(t, err, store.ErrNotFound, "drain a missing node")
 
 	// A master restart must find the node drained.
 	s.Close()
 	s = open(t, target)
 	again := &store.NodeDrain{At: at(3 * time.Minute), Reason: "replace PSU and fan", By: "ops"}
-	if got, err = s.SetNodeDrain(ctx, "gpu-1", again); err != nil {
+	if got, err = s.SetNodeDrain(ctx, "gpu-1", again, again.At); err != nil {
 		t.Fatalf("drain again: %v", err)
 	}
 	wantEqual(t, "drained-again node's drain", got.Drain,
@@ -42,9 +43,23 @@ func testNodeDrain(t *testing.T, target Target) {
 	if got.Drain == nil || got.Drain.Reason != again.Reason {
 		t.Fatalf("re-registered node's drain %+v, want it kept", got.Drain)
 	}
-	if got, err = s.SetNodeDrain(ctx, "gpu-1", nil); err != nil || got.Drain != nil {
+	if got, err = s.SetNodeDrain(ctx, "gpu-1", nil, at(5*time.Minute)); err != nil || got.Drain != nil {
 		t.Fatalf("resume: node %+v, error %v; want no drain", got, err)
 	}
+	if _, err = s.SetNodeDrain(ctx, "gpu-1", nil, at(5*time.Minute)); err != nil {
+		t.Fatalf("resume again: %v", err)
+	}
+	// The history has the drain and the resume, not the second drain
+	// nor the second resume.
+	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(2 * time.Minute)})
+	if err != nil {
+		t.Fatalf("node events: %v", err)
+	}
+	var hist []string
+	for _, e := range evs {
+		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
+	}
+	wantEqual(t, "drain history", hist, []string{"gpu-1 schedulable->drained 2m0s", "gpu-1 drained->schedulable 5m0s"})
 	nodes, err := s.Nodes(ctx)
 	if err != nil || len(nodes) != 1 || nodes[0].Drain != nil || !nodes[0].HeartbeatAt.Equal(at(4*time.Minute)) {
 		t.Fatalf("nodes %+v (error %v), want gpu-1 resumed with its heartbeat", nodes, err)
@@ -55,7 +70,7 @@ func testNodeDrain(t *testing.T, target Target) {
 	}
 	wantErr(t, s.DeleteNode(ctx, "gpu-1"), store.ErrNotFound, "delete a deleted node")
 	wantErr(t, s.Heartbeat(ctx, "gpu-1", at(5*time.Minute)), store.ErrNotFound, "heartbeat of a deleted node")
-	if _, err := s.SetNodeDrain(ctx, "gpu-1", drain); err == nil {
+	if _, err := s.SetNodeDrain(ctx, "gpu-1", drain, drain.At); err == nil {
 		t.Fatal("drained a deleted node")
 	}
 	got, err = s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus, HeartbeatAt: at(6 * time.Minute)})

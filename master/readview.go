@@ -1,0 +1,385 @@
+package master
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// The read view. The pure reads of the API (the job lists and a job's
+// view, the nodes, pools and projects, the metrics, the owner of a job
+// and the known nodes that requests are checked against) answer from an
+// immutable picture of the mirror that is published whenever mu is
+// released, and on admitting submissions, instead of taking mu: a batch
+// holds mu across its commit, and a read should not wait for it. As mu is
+// released only once a batch has committed or been undone, the view never
+// shows a change that a failing batch puts back, only what is durable.
+//
+// Publishing costs what changed, not the size of the mirror: every change
+// of a job or node marks it (touch, touchNode and the few changes made
+// outside a batch), and publish captures only the marked ones into new
+// immutable records, sharing every other record with the previous view.
+// The jobs are kept in a persistent trie by id (jobtree.go), of which a
+// publish copies the paths to the changed jobs; the nodes, far fewer, in
+// a slice by name, copied when one changed (docs/performance.md). The
+// package's tests check every release of mu against a view built from
+// scratch (verifyReads).
+
+// readView is one published picture of the mirror. Nothing in it changes
+// once it is published, but the ranks that readers compute on demand.
+type readView struct {
+	cfg   *config.Config
+	jobs  jobTree     // the live jobs, by id
+	nodes []*nodeRead // by name
+	// eta and etaEarly are the planner's forecasts; refreshETA replaces
+	// them, never changes them.
+	eta, etaEarly map[int64]time.Time
+
+	rankOnce sync.Once
+	ranks    map[int64]int
+}
+
+// jobRead is what the API shows of a live job, captured from the mirror.
+type jobRead struct {
+	rec                   store.Job
+	tasks, active, queued int
+	pending               *pendingInfo // a copy; nil when not pending
+	// nodes are where its open attempts have parts, in name order; used
+	// the GPUs they hold and holding how many tasks have one.
+	nodes         []string
+	used, holding int
+}
+
+// nodeRead is what the API shows of a node.
+type nodeRead struct {
+	view         api.Node
+	pool         string
+	up, draining bool
+	slots, free  int
+	state        store.NodeState
+	name         string
+}
+
+// verifyReads, when set, makes every release of mu compare the view with
+// one built from the whole mirror, and call it with a difference: a
+// change that was not marked. Tests set it; it costs the size of the
+// mirror.
+var verifyReads func(difference string)
+
+func captureJob(j *mjob) *jobRead {
+	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued)}
+	if j.pending != nil {
+		p := *j.pending
+		p.p.Nodes = nil // owned by the core, and no view shows it
+		if !p.timed() {
+			p.now = 0 // unused, and otherwise new every pass
+		}
+		r.pending = &p
+	}
+	for _, t := range j.tasks {
+		if t.att == nil {
+			continue
+		}
+		r.holding++
+		for _, p := range t.att.parts {
+			r.used += len(p.gpus)
+			if !slices.Contains(r.nodes, p.node) {
+				r.nodes = append(r.nodes, p.node)
+			}
+		}
+	}
+	slices.Sort(r.nodes)
+	return r
+}
+
+// captureNode renders n. Callers hold mu.
+func (m *Master) captureNode(n *mnode) *nodeRead {
+	return &nodeRead{view: nodeView(m.cfg, n), pool: n.pool, up: n.up(), draining: n.draining(),
+		slots: len(n.rec.GPUs), free: max(len(n.rec.GPUs)-len(n.used), 0), state: n.rec.State, name: n.rec.Name}
+}
+
+// markJob records that j changed since the last publish. Callers hold mu.
+func (m *Master) markJob(j *mjob) {
+	if !j.dirty {
+		j.dirty = true
+		m.dirtyJobs = append(m.dirtyJobs, j)
+	}
+}
+
+// markNode records that n changed since the last publish. Callers hold
+// mu.
+func (m *Master) markNode(n *mnode) {
+	if !n.dirty {
+		n.dirty = true
+		m.dirtyNodes = append(m.dirtyNodes, n)
+	}
+}
+
+// notePendingOf marks j when its pending explanation is no longer the one
+// published. Callers hold mu.
+func (m *Master) notePendingOf(j *mjob) {
+	if j.read == nil || !samePending(j.pending, j.read.pending) {
+		m.markJob(j)
+	}
+}
+
+// samePending compares two explanations as the API shows them: all but
+// the core's Nodes (TestSamePendingFields keeps the list whole), and the
+// pass's time only where a start time is shown, so that a pass over a
+// long queue whose explanations stay as they were marks no job.
+func samePending(a, b *pendingInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, y := a.p, b.p
+	return (a.now == b.now || !a.timed() && !b.timed()) && a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg &&
+		x.Job == y.Job && x.Reason == y.Reason && x.Blocker == y.Blocker && x.Need == y.Need && x.Free == y.Free &&
+		x.At == y.At && x.License == y.License && x.LicenseNeed == y.LicenseNeed && x.LicenseFree == y.LicenseFree &&
+		x.Priority == y.Priority && x.Queued == y.Queued
+}
+
+// timed reports whether the explanation shows a start time, the only part
+// of its message that reads the pass's time (TestPendingTimeUnused).
+func (p *pendingInfo) timed() bool { return p.code == "" && p.p.At >= 0 && p.p.At != sched.Never }
+
+// unlock publishes the view and releases mu.
+func (m *Master) unlock() {
+	m.publish()
+	m.mu.Unlock()
+}
+
+// publish makes the marked changes visible to readers. Callers hold mu,
+// outside a batch.
+func (m *Master) publish() {
+	if len(m.dirtyJobs) == 0 && len(m.dirtyNodes) == 0 && !m.readStale {
+		if verifyReads != nil {
+			m.verifyRead(m.read.Load()) // nothing changed that was not marked
+		}
+		return
+	}
+	old := m.read.Load()
+	v := &readView{cfg: m.cfg, eta: m.planner.eta, etaEarly: m.planner.etaEarly, jobs: old.jobs, nodes: old.nodes}
+	if len(m.dirtyJobs) > 0 {
+		v.jobs = m.mergeJobs(old.jobs)
+	}
+	if len(m.dirtyNodes) > 0 {
+		v.nodes = m.mergeNodes(old.nodes)
+	}
+	m.readStale = false
+	m.read.Store(v)
+	if verifyReads != nil {
+		m.verifyRead(v)
+	}
+}
+
+// mergeJobs returns old with the marked jobs captured again, or dropped
+// once they left the mirror.
+func (m *Master) mergeJobs(old jobTree) jobTree {
+	e := new(treeEdit)
+	for _, j := range m.dirtyJobs {
+		if !j.dirty {
+			continue // listed twice
+		}
+		j.dirty = false
+		id := j.rec.ID
+		var r *jobRead
+		if cur := m.jobs[id]; cur != nil {
+			cur.read = captureJob(cur)
+			r = cur.read
+		}
+		old = old.set(e, id, r)
+	}
+	clear(m.dirtyJobs)
+	m.dirtyJobs = m.dirtyJobs[:0]
+	return old
+}
+
+// mergeNodes returns old with the marked nodes captured again, or dropped
+// once deleted.
+func (m *Master) mergeNodes(old []*nodeRead) []*nodeRead {
+	names := make([]string, 0, len(m.dirtyNodes))
+	for _, n := range m.dirtyNodes {
+		n.dirty = false
+		names = append(names, n.rec.Name)
+	}
+	clear(m.dirtyNodes)
+	m.dirtyNodes = m.dirtyNodes[:0]
+	slices.Sort(names)
+	names = slices.Compact(names)
+	out := make([]*nodeRead, 0, len(old)+len(names))
+	i := 0
+	for _, name := range names {
+		k, found := slices.BinarySearchFunc(old[i:], name, func(r *nodeRead, name string) int { return cmp.Compare(r.name, name) })
+		out = append(out, old[i:i+k]...)
+		i += k
+		if found {
+			i++
+		}
+		if n := m.nodes[name]; n != nil {
+			out = append(out, m.captureNode(n))
+		}
+	}
+	return append(out, old[i:]...)
+}
+
+// publishAll publishes a view of the whole mirror, as New does once the
+// mirror is loaded. Callers hold mu or own the Master alone.
+func (m *Master) publishAll() {
+	for _, j := range m.jobs {
+		m.markJob(j)
+	}
+	for _, n := range m.nodes {
+		m.markNode(n)
+	}
+	m.read.Store(&readView{})
+	m.readStale = true
+	m.publish()
+}
+
+// verifyRead reports to verifyReads how v differs from a view of the
+// whole mirror.
+func (m *Master) verifyRead(v *readView) {
+	if msg := m.readDifference(v); msg != "" {
+		verifyReads(msg)
+	}
+}
+
+func (m *Master) readDifference(v *readView) string {
+	var jobs []*jobRead
+	for _, j := range m.jobs {
+		jobs = append(jobs, captureJob(j))
+	}
+	slices.SortFunc(jobs, func(a, b *jobRead) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+	published := slices.Collect(v.jobs.all())
+	var nodes []*nodeRead
+	for _, n := range m.nodes {
+		nodes = append(nodes, m.captureNode(n))
+	}
+	slices.SortFunc(nodes, func(a, b *nodeRead) int { return cmp.Compare(a.name, b.name) })
+	if len(jobs) != len(published) || len(jobs) != v.jobs.size || len(nodes) != len(v.nodes) {
+		return fmt.Sprintf("read view: %d jobs (size %d) and %d nodes published, the mirror has %d and %d",
+			len(published), v.jobs.size, len(v.nodes), len(jobs), len(nodes))
+	}
+	for i, r := range jobs {
+		if !reflect.DeepEqual(r, published[i]) {
+			return fmt.Sprintf("read view: job %d published as %+v, the mirror has %+v", r.rec.ID, *published[i], *r)
+		}
+	}
+	for i, r := range nodes {
+		if !reflect.DeepEqual(r, v.nodes[i]) {
+			return fmt.Sprintf("read view: node %s published as %+v, the mirror has %+v", r.name, *v.nodes[i], *r)
+		}
+	}
+	if v.cfg != m.cfg || !sameMap(v.eta, m.planner.eta) || !sameMap(v.etaEarly, m.planner.etaEarly) {
+		return "read view: configuration or forecasts not published"
+	}
+	return ""
+}
+
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// reads returns what a reader without mu sees: the published view, with
+// the submissions not yet admitted into the mirror (submit.go), so that
+// a client finds the job it was just answered about.
+func (m *Master) reads() *readView {
+	m.subMu.Lock()
+	v := m.read.Load()
+	if len(m.subQ) == 0 {
+		m.subMu.Unlock()
+		return v
+	}
+	// Queued jobs do not change until lock admits them, under subMu.
+	extra := make([]*jobRead, len(m.subQ))
+	for i, j := range m.subQ {
+		extra[i] = captureJob(j)
+	}
+	m.subMu.Unlock()
+	jobs, e := v.jobs, new(treeEdit)
+	for _, r := range extra {
+		jobs = jobs.set(e, r.rec.ID, r)
+	}
+	return &readView{cfg: v.cfg, jobs: jobs, nodes: v.nodes, eta: v.eta, etaEarly: v.etaEarly}
+}
+
+// job finds a live job by id.
+func (v *readView) job(id int64) *jobRead { return v.jobs.get(id) }
+
+// node finds a node by name.
+func (v *readView) node(name string) *nodeRead {
+	i, ok := slices.BinarySearchFunc(v.nodes, name, func(r *nodeRead, name string) int { return cmp.Compare(r.name, name) })
+	if !ok {
+		return nil
+	}
+	return v.nodes[i]
+}
+
+// nodeNames lists the nodes by name.
+func (v *readView) nodeNames() []string {
+	out := make([]string, len(v.nodes))
+	for i, n := range v.nodes {
+		out[i] = n.name
+	}
+	return out
+}
+
+// positions numbers each pool's jobs with waiting tasks from 1, in the
+// order the pool's policy ranks them, by job id; computed once per view.
+func (v *readView) positions() map[int64]int {
+	v.rankOnce.Do(func() {
+		byPool := map[string][]*jobRead{}
+		for j := range v.jobs.all() {
+			if j.waiting() {
+				byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
+			}
+		}
+		v.ranks = map[int64]int{}
+		for _, p := range v.cfg.Pools {
+			jobs := byPool[p.Name]
+			order := queueOrder(p.Policy)
+			slices.SortFunc(jobs, func(a, b *jobRead) int { return order(a.facts(), b.facts()) })
+			for i, j := range jobs {
+				v.ranks[j.rec.ID] = i + 1
+			}
+		}
+	})
+	return v.ranks
+}
+
+// waiting reports whether the job has tasks waiting to start.
+func (j *jobRead) waiting() bool { return !j.rec.State.Terminal() && j.queued > 0 }
+
+func (j *jobRead) facts() queueFacts {
+	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID}
+	if j.pending != nil {
+		f.mf = j.pending.p.Priority
+	}
+	return f
+}
+
+// loads sums the live jobs' use by key (pool or project).
+func (v *readView) loads(key func(*jobRead) string) map[string]*load {
+	out := map[string]*load{}
+	for j := range v.jobs.all() {
+		l := out[key(j)]
+		if l == nil {
+			l = &load{}
+			out[key(j)] = l
+		}
+		if j.waiting() {
+			l.queuedJobs++
+		}
+		l.runningTasks += j.holding
+		l.used += j.used
+	}
+	return out
+}
