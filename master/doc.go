@@ -133,6 +133,12 @@
 //   - Job states follow their tasks: running while one holds an attempt,
 //     then completed (all completed), failed (any failed) or killed.
 //   - Snapshot.Now and every persisted time come from Options.Clock.
+//   - A restart changes no decision: what the snapshot orders by (the
+//     launch of each open attempt, the last preemption of each task, the
+//     first start a moved attempt continues) is read back from the event
+//     log, whose order is the order the master stamped them in, and the
+//     carried reservations from the store (launchorder.go,
+//     reservations.go). Only planner.grew is not restored.
 //
 // Agents that stay silent longer than the configured agent timeout are
 // marked lost, and their attempts end as lost: preemptible tasks (and

@@ -2,9 +2,13 @@ package master
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/store"
 )
 
 // The order of a snapshot's allocations. The core breaks some ties by it
@@ -17,9 +21,8 @@ import (
 // (master/replay_test.go) found a quota pool reclaiming from another task
 // of the same priority and start than the simulator did. Apply launches
 // in the order the core's plan lists them, after its preemptions and
-// re-placements, as lifecycle.Decide orders them. After a restart the
-// attempts still open are numbered by job and task (the launch order is
-// not stored), and the placements moves drain after them.
+// re-placements, as lifecycle.Decide orders them. A restarted master
+// reads the order back from the event log (restoreLaunches).
 
 // resumesBefore says whether queued task t resumes before b, by the rule
 // the simulator resumes them by (lifecycle.ResumesBefore): tasks that ran
@@ -40,24 +43,82 @@ func queuedOf(t *mtask) lifecycle.Queued {
 	return lifecycle.Queued{Ran: t.rec.Restarts > 0, Preempted: t.preempted, Index: t.rec.Index}
 }
 
-// restoreLaunches numbers the attempts open at a restart by job and
-// task, and the placements their moves drain after them. Callers hold
-// mu or have the master to themselves.
-func (m *Master) restoreLaunches() {
-	for _, j := range m.order {
-		for _, t := range j.tasks {
-			if t.att != nil {
-				t.launch = m.planner.nextLaunch()
-			}
-		}
+// restorePlaces gives the restored jobs what the scheduling passes
+// ordered and carried before the restart: their tasks' places in launch
+// and resume order, and the reservations carried between passes.
+// Callers hold mu or have the master to themselves.
+func (m *Master) restorePlaces(ctx context.Context) error {
+	if err := m.restoreLaunches(ctx); err != nil {
+		return err
 	}
+	return m.planner.restoreReservations(ctx)
+}
+
+// restoreLaunches gives the tasks of the restored jobs the places they
+// had before the restart, so that a restart changes no decision: the
+// launch of each open attempt, the placement a move or resize drains and
+// each task's last preemption, in the order the previous masters stamped
+// them. That order is the event log's: a master stamps a launch,
+// preemption, move or resize as it applies it, in the order it stores
+// their transitions (persistTasks), and a live job's events are all kept
+// (pruning forgets ended jobs only). So each stamp is the sequence number
+// of its transition's event: a launch is the last start from queued (a
+// move or resize restarting the task keeps its place), a preemption the
+// last transition to preempting, which for a move or resize in flight is
+// also the drained placement's launch. The attempt a move or resize
+// restarted continues the one launched then (mattempt.continues), which
+// the time limit and the snapshot's starts count from. Callers hold mu
+// or have the master to themselves.
+func (m *Master) restoreLaunches(ctx context.Context) error {
+	last := m.planner.view.launches
 	for _, j := range m.order {
+		if !needsStamps(j) {
+			continue
+		}
+		evs, err := m.st.Events(ctx, store.EventFilter{JobID: j.rec.ID})
+		if err != nil {
+			return fmt.Errorf("restore the launch order of job %d: %w", j.rec.ID, err)
+		}
+		launched := make([]time.Time, len(j.tasks))
+		moved := make([]bool, len(j.tasks))
+		for _, e := range evs {
+			if e.Index < 0 || e.Index >= len(j.tasks) || j.tasks[e.Index].rec.Index != e.Index {
+				continue
+			}
+			t := j.tasks[e.Index]
+			switch {
+			case e.To == string(store.TaskStarting) && e.From == string(store.TaskQueued):
+				t.launch, launched[e.Index], moved[e.Index] = e.Seq, e.At, false
+			case e.To == string(store.TaskStarting):
+				moved[e.Index] = true
+			case e.To == string(store.TaskPreempting):
+				t.preempted = e.Seq
+			}
+			last = max(last, e.Seq)
+		}
 		for _, t := range j.tasks {
 			if t.next != nil {
-				t.drainLaunch = m.planner.nextLaunch()
+				t.drainLaunch = t.preempted
+			}
+			if t.att != nil && moved[t.rec.Index] {
+				t.att.continues = launched[t.rec.Index]
 			}
 		}
 	}
+	m.planner.view.launches = last
+	return nil
+}
+
+// needsStamps says whether a restored job has a task whose place in
+// launch or resume order counts: one that holds an attempt, or has run
+// and may resume.
+func needsStamps(j *mjob) bool {
+	for _, t := range j.tasks {
+		if t.att != nil || t.rec.Restarts > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // nextLaunch numbers the next launch. Callers hold mu.

@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -45,6 +46,9 @@ type planner struct {
 	// confirmed by another, as the simulator confirms them once one was
 	// submitted (lifecycle.OneShot).
 	grew bool
+	// resDirty holds the jobs whose carried reservations changed since
+	// they were last stored (reservations.go).
+	resDirty map[*mjob]bool
 }
 
 // schedule runs passes of the core and applies their plans. After an event
@@ -84,7 +88,7 @@ func (pl *planner) schedule(ctx context.Context) error {
 			return err
 		}
 		if lifecycle.Settled(starts, preempts, lifecycle.OneShot(pl.snap.Pools, pl.grew)) {
-			return nil
+			return pl.saveReservations(ctx)
 		}
 		// Anything that changed makes the next pass an event pass, whatever
 		// woke this one.
@@ -95,12 +99,20 @@ func (pl *planner) schedule(ctx context.Context) error {
 
 // keepReservations carries each pending job's reserved start into the next
 // pass, by the rule the simulator carries them by
-// (lifecycle.Reservations).
+// (lifecycle.Reservations), and notes the jobs whose reservations changed
+// for saveReservations.
 func (pl *planner) keepReservations(plan *sched.Plan) {
 	lifecycle.Reservations(plan, func(ji int, at int64, nodes []sched.NodeSlots) {
 		j := pl.view.jobs[ji]
+		if j.reserved == at && slices.Equal(j.reservedNodes, nodes) {
+			return
+		}
 		j.reserved = at
 		j.reservedNodes = append(j.reservedNodes[:0], nodes...)
+		if pl.resDirty == nil {
+			pl.resDirty = map[*mjob]bool{}
+		}
+		pl.resDirty[j] = true
 	})
 }
 

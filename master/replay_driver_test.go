@@ -40,6 +40,8 @@ type replayDriver struct {
 	// case's downs done: 1 lost, 2 back.
 	down  []bool
 	downs []int
+	// restarted counts the case's restarts done.
+	restarted int
 	// drains counts each of the case's drains done: 1 drained, 2
 	// resumed.
 	drains []int
@@ -178,6 +180,7 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 			d.ended(ag)
 		case d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9:
 			d.downs[k], d.down[i] = 2, false
+			ag.Master = d.h.srv.URL // the master may have restarted since
 			if _, err := ag.Register(d.h.ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -192,6 +195,27 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 		ag := d.agents[slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })]
 		if d.ended(ag) {
 			ag.Restart() // the node died: back, it runs nothing
+		}
+	}
+}
+
+// restart restarts the master when a restart of the case is due, as
+// after a crash between two instants: a new master reads its state back
+// from the store, and the agents that are up register with it again.
+func (d *replayDriver) restart(t *testing.T) {
+	due := false
+	for d.restarted < len(d.c.restarts) && d.c.restarts[d.restarted] <= d.now()+1e-9 {
+		d.restarted++
+		due = true
+	}
+	if !due {
+		return
+	}
+	d.h.start()
+	for _, ag := range d.up() {
+		ag.Master = d.h.srv.URL
+		if _, err := ag.Register(d.h.ctx); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -293,6 +317,7 @@ func (d *replayDriver) run(t *testing.T) {
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
 		}
+		d.restart(t)
 		d.instant(t)
 		if tick {
 			d.tick(t)

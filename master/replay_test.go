@@ -101,6 +101,9 @@ type replayCase struct {
 	// master's default is 5m) says which tasks are held through a loss,
 	// and the export carries it.
 	downs []rdown
+	// restarts are when the master restarts on its store: before the
+	// first instant at or after each, the agents registering again.
+	restarts []float64
 	// drains are nodes an admin drains at at and, when back is
 	// positive, resumes then (POST /nodes/{name}/drain, /resume).
 	drains []rdown

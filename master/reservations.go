@@ -2,11 +2,14 @@ package master
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // reservations lists, by pool, the starts that the last scheduling pass
@@ -51,4 +54,61 @@ func (v *readView) backfillWindow(pool string, res []api.Reservation, now time.T
 		w.Seconds = max(int64(until.Sub(now)/time.Second), 0)
 	}
 	return w
+}
+
+// The reservations conservative backfilling carries from one event pass
+// to the next are stored, so that a restarted master hands the core the
+// snapshot it would have had without the restart: rebuilt from scratch,
+// they would compress another schedule than the simulator's, which keeps
+// them all along (the replay test's restarts, replay_restart_test.go).
+
+// saveReservations stores the reservations changed since the last save,
+// once the passes of a scheduling have settled: only the last pass's
+// reservations are carried to the next scheduling. Callers hold mu.
+func (pl *planner) saveReservations(ctx context.Context) error {
+	if len(pl.resDirty) == 0 {
+		return nil
+	}
+	rs := make([]store.Reservation, 0, len(pl.resDirty))
+	for j := range pl.resDirty {
+		r := store.Reservation{JobID: j.rec.ID, At: j.reserved}
+		for _, ns := range j.reservedNodes {
+			r.Nodes = append(r.Nodes, store.ReservedSlots{Node: ns.Node, Slots: ns.Slots})
+		}
+		rs = append(rs, r)
+	}
+	// By job, so that the writes do not depend on the map's order.
+	slices.SortFunc(rs, func(a, b store.Reservation) int { return cmp.Compare(a.JobID, b.JobID) })
+	write := func(tx store.Tx) error { return tx.SetReservations(ctx, rs) }
+	var err error
+	if pl.m.bt != nil {
+		err = write(pl.m.bt.tx)
+	} else {
+		err = pl.m.st.Update(ctx, write)
+	}
+	if err != nil {
+		return fmt.Errorf("store the carried reservations: %w", err)
+	}
+	clear(pl.resDirty)
+	return nil
+}
+
+// restoreReservations gives the live jobs the reservations stored for
+// them. Callers hold mu or have the master to themselves.
+func (pl *planner) restoreReservations(ctx context.Context) error {
+	rs, err := pl.m.st.Reservations(ctx)
+	if err != nil {
+		return fmt.Errorf("restore the carried reservations: %w", err)
+	}
+	for _, r := range rs {
+		j := pl.m.jobs[r.JobID]
+		if j == nil {
+			continue // ended: its row goes when the job is pruned
+		}
+		j.reserved, j.reservedNodes = r.At, j.reservedNodes[:0]
+		for _, ns := range r.Nodes {
+			j.reservedNodes = append(j.reservedNodes, sched.NodeSlots{Node: ns.Node, Slots: ns.Slots})
+		}
+	}
+	return nil
 }

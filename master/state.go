@@ -365,7 +365,9 @@ func (m *Master) restore(ctx context.Context) error {
 			return err
 		}
 	}
-	m.restoreLaunches()
+	if err := m.restorePlaces(ctx); err != nil {
+		return err
+	}
 	for _, j := range m.jobs {
 		if err := m.settleJob(ctx, j); err != nil {
 			return err

@@ -1,7 +1,9 @@
 // Package store is the master's durable memory: jobs, their tasks and the
 // tasks' attempts, nodes, task logs, GPU usage for fair share, and an event
 // log of every transition, with the history of the nodes' states beside
-// it (NodeEvents: each loss and return, when; PruneJobs leaves it). The
+// it (NodeEvents: each loss and return, when; PruneJobs leaves it), and
+// the reservations conservative backfilling carries between passes (one
+// per job, replaced whole; PruneJobs forgets them with the job). The
 // master persists each transition here before acting on it, and after a
 // restart (or a crash of itself or of the database) reloads its state
 // from here and reconciles with the agents.

@@ -202,6 +202,14 @@ func (s *sqlStore) RecordUsage(ctx context.Context, u Usage) (out Usage, err err
 	return out, err
 }
 
+func (s *sqlStore) Reservations(ctx context.Context) ([]Reservation, error) {
+	return s.reads.Reservations(ctx)
+}
+
+func (s *sqlStore) SetReservations(ctx context.Context, rs []Reservation) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.SetReservations(ctx, rs) })
+}
+
 func (s *sqlStore) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (n int, err error) {
 	err = s.Update(ctx, func(tx Tx) error { n, err = tx.PruneJobs(ctx, endedBefore, limit); return err })
 	return n, err

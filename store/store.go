@@ -57,6 +57,8 @@ type Reader interface {
 	Logs(ctx context.Context, q LogQuery) ([]LogLine, error)
 	// Usage lists usage records by ascending id.
 	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
+	// Reservations lists the stored reservations by job id.
+	Reservations(ctx context.Context) ([]Reservation, error)
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 	// NodeEvents lists the nodes' state changes (losses, returns, first
@@ -114,6 +116,9 @@ type Writer interface {
 	AppendMetric(ctx context.Context, m Metric) (out Metric, ok bool, err error)
 	// RecordUsage stores one usage record and returns it with its ID.
 	RecordUsage(ctx context.Context, u Usage) (Usage, error)
+	// SetReservations stores each job's reservation in place of the one
+	// it had; one that reserves nothing (Reservation.None) is forgotten.
+	SetReservations(ctx context.Context, rs []Reservation) error
 	// PruneJobs forgets at most limit jobs that ended before endedBefore
 	// and whose tasks hold no attempt, oldest first, with their tasks,
 	// attempts, logs, metrics and events, and returns how many it

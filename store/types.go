@@ -329,3 +329,23 @@ type TaskTransition struct {
 	// opens as started by backfill (Attempt.Backfilled).
 	Backfill bool
 }
+
+// Reservation is what conservative backfilling carries for a waiting job
+// from one scheduling pass to the next: its reserved start and, on pools
+// that reserve per node, its slots there. The master stores it so that a
+// restart does not change the next pass.
+type Reservation struct {
+	JobID int64
+	At    int64 // Unix seconds; 0: no start known
+	Nodes []ReservedSlots
+}
+
+// ReservedSlots are slots reserved on one node, named by its index among
+// the nodes of the pass that made the reservation, as the core named it.
+type ReservedSlots struct {
+	Node  int32 `json:"node"`
+	Slots int32 `json:"slots"`
+}
+
+// None reports whether r reserves nothing.
+func (r Reservation) None() bool { return r.At == 0 && len(r.Nodes) == 0 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"NodeDrain", testNodeDrain},
 		{"Usage", testUsage},
 		{"PruneJobs", testPruneJobs},
+		{"Reservations", testReservations},
 		{"Events", testEvents},
 		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},
