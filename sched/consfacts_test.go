@@ -31,37 +31,8 @@ func TestClearFactsPlanAsFresh(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(41, 7))
 			var kept Scheduler
-			var rev uint64
-			moves := 0
-			for c := range 300 {
-				s := tc.gen(rng)
-				var prev *Snapshot
-				for step := range 6 {
-					giveRevs(rng, prev, s, &rev)
-					p, err := kept.Schedule(s)
-					if err != nil {
-						t.Fatalf("case %d step %d: %v", c, step, err)
-					}
-					plan := clonePlan(p)
-					fresh := Scheduler{}
-					fresh.cons.noFacts = true
-					want, err := fresh.Schedule(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !plansEqual(&plan, want) {
-						t.Fatalf("case %d step %d: kept facts change the plan\nkept:\n%safresh:\n%ssnapshot:\n%s",
-							c, step, fmtPlan(s, &plan), fmtPlan(s, want), fmtSnapshot(s))
-					}
-					moves += len(plan.Moves)
-					next := cloneSnapshot(s)
-					evolve(rng, next, &plan)
-					if step%2 == 1 {
-						churn(rng, next, step)
-					}
-					prev, s = s, next
-				}
-			}
+			moves := compareWithFresh(t, rng, 300, tc.gen, &kept, func(s *Scheduler) { s.cons.noFacts = true },
+				"kept facts", func(p *Plan) int { return len(p.Moves) })
 			if kept.cons.kept == 0 || moves == 0 {
 				t.Fatalf("%d facts used, %d moves: the test proves nothing", kept.cons.kept, moves)
 			}

@@ -34,37 +34,8 @@ func TestShareFailsPlanAsFresh(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(43, 11))
 			var kept Scheduler
-			var rev uint64
-			preempts := 0
-			for c := range 500 {
-				s := tc.gen(rng)
-				var prev *Snapshot
-				for step := range 6 {
-					giveRevs(rng, prev, s, &rev)
-					p, err := kept.Schedule(s)
-					if err != nil {
-						t.Fatalf("case %d step %d: %v", c, step, err)
-					}
-					plan := clonePlan(p)
-					fresh := Scheduler{}
-					fresh.stg.above.fails.off = true
-					want, err := fresh.Schedule(s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !plansEqual(&plan, want) {
-						t.Fatalf("case %d step %d: the failed searches kept change the plan\nkept:\n%sfresh:\n%ssnapshot:\n%s",
-							c, step, fmtPlan(s, &plan), fmtPlan(s, want), fmtSnapshot(s))
-					}
-					preempts += len(plan.Preemptions)
-					next := cloneSnapshot(s)
-					evolve(rng, next, &plan)
-					if step%2 == 1 {
-						churn(rng, next, step)
-					}
-					prev, s = s, next
-				}
-			}
+			preempts := compareWithFresh(t, rng, 500, tc.gen, &kept, func(s *Scheduler) { s.stg.above.fails.off = true },
+				"the failed searches kept", func(p *Plan) int { return len(p.Preemptions) })
 			if kept.stg.above.fails.hits == 0 || preempts == 0 {
 				t.Fatalf("%d searches answered, %d preemptions: the test proves nothing", kept.stg.above.fails.hits, preempts)
 			}
