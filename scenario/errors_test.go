@@ -64,6 +64,8 @@ func TestParseErrorsFile(t *testing.T) {
 		{"unknown top-level field", pools + "job: []\n", 9, `unknown field "job"; did you mean "jobs"?`},
 		{"unknown top-level field without suggestion", pools + "zzz: 1\n", 9, `unknown field "zzz" (known fields: pools, projects, licenses, qos, accounts, decay, epoch, lost_node_grace, jobs, events)`},
 		{"duplicate top-level key", pools + "pools: []\n", 9, `duplicate key "pools" (first at line 1)`},
+		{"a master configuration", "pools:\n  - {name: a, policy: fifo}\ndefault_pool: a\nusers:\n  - {name: ana}\n", 3,
+			"this looks like the master's configuration file (it has default_pool, users), which allot master --config reads"},
 	})
 }
 

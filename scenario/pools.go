@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"strings"
+
 	"fmt"
 	"maps"
 	"math"
@@ -53,6 +55,13 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	p.nodeLines = make(map[string]int)
 	p.nodeGroups = make(map[string]nodeGroup)
 	p.jobLines = make(map[string]int)
+	if keys := masterKeys(f); len(keys) > 0 {
+		// One clear error rather than one per field the master's
+		// format has and a scenario's lacks.
+		f.Errorf(keys[0], "this looks like the master's configuration file (it has %s), which allot master --config reads and allot config check checks; allot sim reads a scenario: pools with their nodes, and jobs or a trace (docs/scenario.md)",
+			strings.Join(keys, ", "))
+		return s
+	}
 	f.Known(topLevel...)
 	s.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
 		Pools: func(raw *yaml.Node) []Pool {
@@ -303,4 +312,19 @@ func (p *parser) expand(f *yamlfield.Fields, n Node, count int, out []Node) []No
 		out = append(out, m)
 	}
 	return out
+}
+
+// masterOnly are top-level fields of the master's configuration file
+// (package config) that no scenario has.
+var masterOnly = []string{"default_pool", "default_project", "agent_timeout", "max_node_gpus", "history_retention", "users", "default_qos"}
+
+// masterKeys lists the fields of masterOnly that f has.
+func masterKeys(f *yamlfield.Fields) []string {
+	var keys []string
+	for _, k := range masterOnly {
+		if f.Node(k) != nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
