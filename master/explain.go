@@ -177,7 +177,7 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 			slotWord(need), plural.Be(need), strings.Join(cf.Nodes, ", "))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.",
-			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool)))
+			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool) && ja.mayPreemptFor(e, ends)))
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
@@ -225,6 +225,41 @@ func (ja *jobsAPI) mayPreempt(pool int) bool {
 		return pl.Preemption || pl.Backfill || slices.ContainsFunc(ja.m.cfg.QOS, func(q spec.QOS) bool { return q.Preempt })
 	}
 	return pl.Preemption || pl.Policy == sched.PolicyQuota
+}
+
+// mayPreemptFor says whether, in a priority pool, job e could have the
+// allocations ends preempted for it: each is backfilled in a pool that
+// backfills, or its job is preemptible and less important than e (a
+// larger number), or e's QOS preempts and the job's QOS ranks below it;
+// a job of the same priority is never preempted for it, so "ended or was
+// preempted" would mislead. Other policies preempt by rules of their own
+// (shares, quotas, factors) and keep mayPreempt's answer.
+func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {
+	s := &ja.m.planner.snap
+	pi := -1
+	if e.Pool >= 0 && e.Pool < len(s.Pools) {
+		pi = ja.m.cfg.PoolIndex(s.Pools[e.Pool].Name)
+	}
+	if pi < 0 || ja.m.cfg.Pools[pi].Policy != sched.PolicyPriority {
+		return true
+	}
+	qos := func(j *sched.Job) sched.QOS {
+		if j.QOS >= 0 && j.QOS < len(s.QOS) {
+			return s.QOS[j.QOS]
+		}
+		return sched.QOS{}
+	}
+	pl, eq := &ja.m.cfg.Pools[pi], qos(e)
+	for _, ai := range ends {
+		a := &s.Allocs[ai]
+		v := &s.Jobs[a.Job]
+		byPriority := pl.Preemption && v.Preemptible && e.Priority < v.Priority
+		byQOS := eq.Preempt && v.Preemptible && qos(v).Priority < eq.Priority
+		if !(pl.Backfill && a.Backfilled) && !byPriority && !byQOS {
+			return false
+		}
+	}
+	return true
 }
 
 // capped is the counterfactual of a job that runs as many tasks as its

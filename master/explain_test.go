@@ -183,20 +183,23 @@ func TestMustEndPhrase(t *testing.T) {
 // TestExplainPreemptingPool: in a pool with preemption, the counterfactual
 // says the running job may end or be preempted.
 func TestExplainPreemptingPool(t *testing.T) {
+	const preempting = "pools:\n  - {name: default, policy: priority, preemption: true}\n"
 	for _, tt := range []struct {
-		name, pools, want string
+		name, pools, a, d, want string
 	}{
-		{"priority with preemption", "pools:\n  - {name: default, policy: priority, preemption: true}\n", " ended or was preempted."},
+		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " ended or was preempted."},
+		{"priority with preemption, the same priority", preempting, `, "priority": 42, "preemptible": true`, "", " ended."},
+		{"priority with preemption, not preemptible", preempting, `, "priority": 45`, `, "priority": 10`, " ended."},
 		{"priority without preemption or a preempting QOS",
-			"pools:\n  - {name: default, policy: priority}\nqos:\n  - {name: normal}\n", " ended."},
+			"pools:\n  - {name: default, policy: priority}\nqos:\n  - {name: normal}\n", "", "", " ended."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, tt.pools)))
 			n1 := h.agent("n1", 4)
-			a := h.submit(jobSpec("a", 4, `, "time_limit": 3600`))
+			a := h.submit(jobSpec("a", 4, `, "time_limit": 3600`+tt.a))
 			h.step()
 			h.sync(n1)
-			d := h.submit(jobSpec("d", 4, ""))
+			d := h.submit(jobSpec("d", 4, tt.d))
 			h.step()
 			var x api.Explanation
 			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(d, 10)+"/explain", nil, &x); code != 200 {
