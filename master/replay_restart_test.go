@@ -15,6 +15,9 @@ import (
 // conservative backfilling carries from pass to pass.
 func TestReplayRestart(t *testing.T) {
 	for _, c := range restartCases() {
+		if raceEnabled && (strings.HasPrefix(c.name, "random") || strings.HasSuffix(c.name, "-restarts")) {
+			continue // run without the race detector (race_test.go)
+		}
 		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
 		c.tick, c.eager = 5, true
 		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
