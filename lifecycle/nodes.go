@@ -20,7 +20,9 @@ import (
 // it set for the loss runs out. One difference of form: a down node
 // stays in Snap.Nodes, with no slots (nothing can be placed there, and
 // the task records' node indices stay valid), and the snapshot's
-// allocations leave it out, as the master's do.
+// allocations leave it out, as the master's do. An attempt lost while
+// its nodes stay up (EventAttemptLost: its agent no longer runs it) ends
+// by the same rule as one on a lost node (Cluster.loseAttempt).
 //
 // Nodes drained and resumed (EventNodeDrain, EventNodeResume): an admin's
 // drain (allot node drain) lets the tasks on a node run on and starts no

@@ -65,6 +65,13 @@ const (
 	// preemptibility (StartLost), by its job's exit actions as after a
 	// preemption, with the work it had at the start.
 	EventStartLost
+	// EventAttemptLost: the attempt of task Task (version Ver) ended
+	// lost while its nodes stayed up (its agent restarted without it, or
+	// reported it does not run it): by the rule of a task on a lost
+	// node, it is rolled back to its last checkpoint (Tasks.Lose) and
+	// waits again when its job is preemptible, by its exit actions, or
+	// fails (Job.Lost). A start never answered is EventStartLost.
+	EventAttemptLost
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -105,6 +112,9 @@ type Outcome struct {
 	// the node's loss freed.
 	Job   int32
 	Slots int
+	// LostWork is the slot-seconds of work a lost attempt threw away
+	// (EventAttemptLost), as Freed.LostWork for a node's loss.
+	LostWork int64
 	// TimedOut: an ended attempt reached its time limit (EventEnded).
 	// Drained: the landed checkpoint was a moved or resized task's,
 	// which now runs on its new placement (EventLanded; Slots and Freed
@@ -149,7 +159,7 @@ type Outcome struct {
 // were until the next Snapshot, for the driver's records.
 func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
-	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost:
+	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost, EventAttemptLost:
 		return c.outcome(now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
@@ -217,6 +227,8 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		}
 		o.Slots += c.freed(j, j.requeue(&c.Tasks, e.Task, TaskQueued, !StartLost()))
 		c.waiting(ji)
+	case e.Kind == EventAttemptLost:
+		o.Slots, o.LostWork = c.loseAttempt(now, e.Task)
 	case t.Replacing && !Restartable(c.nodes.anyDown(t.Nodes)):
 		return c.requeueReplaced(now, e.Task, o)
 	case t.Replacing:
@@ -236,6 +248,25 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	}
 	c.endIfOver(now, ji, &o)
 	return o
+}
+
+// loseAttempt ends task ti's attempt as lost, its nodes up, by the rule
+// of a lost node's (nodeEvent): a draining part of a re-placement goes
+// with it, the task keeps only what its last checkpoint saved, and it
+// waits again or fails by its job's preemptibility. It returns the slots
+// freed and the slot-seconds of work thrown away.
+func (c *Cluster) loseAttempt(now int64, ti int32) (int, int64) {
+	t := c.Tasks.At(ti)
+	ji := t.Job
+	j := &c.Jobs[ji]
+	slots := 0
+	if t.Replacing && t.Drain >= 0 {
+		slots = c.drained(t.Drain, TaskKilled)
+	}
+	lost := c.Tasks.Lose(ti, now, j.Shape) * int64(sched.Slots(t.Nodes))
+	slots += c.freed(j, j.Lost(&c.Tasks, ti, c.Roster.Entry(ji).Preemptible))
+	c.waiting(ji)
+	return slots, lost
 }
 
 // requeueReplaced ends re-placed task ti, whose checkpoint landed with a

@@ -95,6 +95,8 @@ func (p *player) observe(args args) ([]string, error) {
 		e.Kind = lifecycle.EventStartFailed
 	case args.flag("startlost"):
 		e.Kind = lifecycle.EventStartLost
+	case args.flag("attemptlost"):
+		e.Kind = lifecycle.EventAttemptLost
 	case args.flag("tick"):
 		e.Kind = lifecycle.EventTick
 	case args.flag("down"), args.flag("up"), args.flag("drain"), args.flag("resume"), args.flag("graceover"):
@@ -118,12 +120,15 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, tick, down, up, drain, resume, graceover, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}
 	for _, f := range o.Freed {
 		out = append(out, fmt.Sprintf("freed t%d slots=%d", f.Task, f.Slots))
+	}
+	if o.LostWork > 0 {
+		out = append(out, fmt.Sprintf("lost_work=%d", o.LostWork))
 	}
 	switch {
 	case !o.Applied || e.Kind == lifecycle.EventTick:

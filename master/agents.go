@@ -416,7 +416,8 @@ func exitCode(t *mtask, first *mpart) *int {
 
 // notRunReason is in the reason of the loss of an attempt its agent does
 // not run (settleMissing): "node N does not run attempt A". The what-if
-// export reads a start so lost back as start_lost.
+// export reads a start so lost back as start_lost, and an attempt that
+// ran, on a node not lost meanwhile, as lost (lostOnUpNode).
 const notRunReason = " does not run attempt "
 
 // loseAttempt ends an attempt whose node is gone or does not run it:

@@ -147,7 +147,10 @@
 // GraceOver, the rules the simulator's lost nodes follow). A start its
 // agent neither runs nor reports on is given up after two syncs and the
 // start grace, and the task requeued (lifecycle.StartLost; the what-if
-// export writes it as start_lost). After
+// export writes it as start_lost). An attempt that ran and that its
+// agent no longer runs when it registers again is lost by the same rule
+// as on a lost node (the export writes it as lost,
+// lifecycle.EventAttemptLost). After
 // a master restart every agent must register again (its first sync gets
 // 404), which reconciles what it runs with what the store says.
 package master

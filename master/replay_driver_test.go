@@ -73,6 +73,7 @@ type liveAttempt struct {
 	due       float64 // when its work is done (lag included)
 	limit     float64 // when its time limit ends it; +Inf for none
 	exited    bool
+	lost      float64 // when its agent forgets it (rjob.lost); +Inf for never
 }
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
@@ -296,7 +297,7 @@ func (d *replayDriver) run(t *testing.T) {
 			case a.asked:
 				next = min(next, a.land)
 			default:
-				next = min(next, a.due, a.limit)
+				next = min(next, a.due, a.limit, a.lost)
 			}
 		}
 		if math.IsInf(next, 1) {
@@ -378,9 +379,12 @@ func (d *replayDriver) tick(t *testing.T) {
 func (d *replayDriver) instant(t *testing.T) {
 	now := d.now()
 	limits := false
+	var lost []agent.TaskID
 	for id, a := range d.att {
 		switch {
 		case a.exited:
+		case !a.asked && a.lost <= now+1e-9 && a.lost < a.due && a.lost < a.limit:
+			lost = append(lost, id)
 		case a.asked:
 			// Checkpointing: its work and time limit no longer count.
 			if a.land <= now+1e-9 {
@@ -401,6 +405,7 @@ func (d *replayDriver) instant(t *testing.T) {
 			limits = true
 		}
 	}
+	d.loseAttempts(t, lost)
 	d.h.sync(d.up()...)
 	if limits {
 		checkLimits(d.h)
@@ -530,7 +535,10 @@ func (d *replayDriver) track(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := d.c.jobs[d.byID[jid]]
-		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1)}
+		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1), lost: math.Inf(1)}
+		if j.lost > 0 && id.TaskIndex == j.lostTask && id.Attempt == max(j.lostAttempt, 1) {
+			a.lost = now + j.lost
+		}
 		work := j.run
 		if j.minSlots > 0 {
 			a.rate, work = float64(slots), j.run*float64(j.slots)

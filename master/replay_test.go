@@ -62,6 +62,12 @@ type rjob struct {
 	// grace.
 	startLost     int
 	startLostTask int
+	// lost, when positive, loses attempt lostAttempt (from 1, as the
+	// master numbers them; 0 is 1) of task lostTask that long after its
+	// start, its node up: the agent forgets it and registers again
+	// without it (replayDriver.loseAttempts).
+	lost                  float64
+	lostTask, lostAttempt int
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

@@ -313,5 +313,6 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.Fails = exportFails(w.failed)
 	sj.StartFails = exportStartFails(w.startFailed)
 	sj.StartLost = w.startLost
+	sj.Lost = w.attemptLost
 	return sj, true
 }

@@ -57,6 +57,14 @@ type historyEvents struct {
 	// went from starting back to queued, its agent not running it
 	// (notRunReason).
 	startLost map[attemptKey]bool
+	// notRun are the other attempts lost because their agent did not run
+	// them (notRunReason: it registered again without them, or its sync
+	// left them out), but for those killed; nodeLosses are when each
+	// node was lost, from the store's node history. Such an attempt whose
+	// node was not lost while it ran (lostOnUpNode) was lost on a node
+	// that stayed up.
+	notRun     map[attemptKey]bool
+	nodeLosses map[string][]time.Time
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -65,7 +73,17 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		return historyEvents{}, fmt.Errorf("read the event log: %w", err)
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
-		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{}}
+		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
+		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}}
+	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
+	}
+	for _, e := range nevs {
+		if e.To == store.NodeLost {
+			h.nodeLosses[e.Node] = append(h.nodeLosses[e.Node], e.At)
+		}
+	}
 	second, decided := int64(-1), false
 	for _, e := range evs {
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
@@ -84,6 +102,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.From == string(store.TaskStarting) && e.To == string(store.TaskQueued) && strings.Contains(e.Reason, notRunReason):
 			h.startLost[attemptKey{e.JobID, e.Index, e.Attempt}] = true
+		case strings.Contains(e.Reason, notRunReason) && e.To != string(store.TaskKilled):
+			h.notRun[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
@@ -117,6 +137,9 @@ type jobWork struct {
 	// startLost are the starts given up as never started (the attempt
 	// as the simulator counts them, and the seconds from the start).
 	startLost []scenario.StartLost
+	// attemptLost are the attempts lost on nodes that stayed up
+	// (lostOnUpNode), as startLost.
+	attemptLost []scenario.StartLost
 	// lost counts the tasks whose last attempt its node's loss ended (the
 	// task failed, or waits still); most counts the work such an attempt
 	// had reached, which a run time must pass for the loss to replay.
@@ -160,6 +183,11 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 				w.startLost = append(w.startLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
 			}
 		}
+		if hist.lostOnUpNode(atts, a) {
+			if after := sec(a.EndedAt) - sec(a.StartedAt); after > 0 {
+				w.attemptLost = append(w.attemptLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
+			}
+		}
 		// A failed task, whose start failed or not, is never retried.
 		if n, ok := hist.startFailure(atts, a); ok && a.EndState == store.AttemptFailed {
 			if w.startFailed == nil {
@@ -172,7 +200,7 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		if asked && every > 0 {
 			stop = start + (stop-start)/every*every
 		}
-		tw.add(a, start, stop, rate)
+		tw.add(a, start, stop, rate, every)
 	}
 	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
 	return w
@@ -187,16 +215,21 @@ type taskWork struct {
 }
 
 // add counts attempt a, from start to end (whole seconds from the
-// window's start) at rate.
-func (tw *taskWork) add(a store.Attempt, start, end, rate int64) {
+// window's start) at rate, with checkpoint_every every (0 for none).
+func (tw *taskWork) add(a store.Attempt, start, end, rate, every int64) {
 	i := a.Index
 	tw.lost[i] = a.EndState == store.AttemptLost
 	if tw.lost[i] {
-		// A lost node throws away the attempt's progress, as the
-		// simulator's node_down does (what a move saved counts in the
+		// A lost attempt throws away its progress since its last
+		// periodic checkpoint, as the simulator's node_down and lost do
+		// (lifecycle.Tasks.Lose; what a move saved counts in the
 		// attempt it continued); the task had to be working until then.
 		tw.reach[i] = max(tw.reach[i], tw.work[i]+(end-start)*rate)
-		end = start
+		kept := int64(0)
+		if every > 0 {
+			kept = (end - start) / every * every
+		}
+		end = start + kept
 	}
 	tw.work[i] += (end - start) * rate
 	tw.done[i] = a.EndState == store.AttemptCompleted
@@ -316,6 +349,29 @@ func (h *historyEvents) simAttempt(atts []store.Attempt, a store.Attempt) int {
 		}
 	}
 	return n
+}
+
+// lostOnUpNode says whether attempt a ended lost, its agent not running
+// it, with no node of its placement lost from its start to its end: the
+// simulator's EventAttemptLost (a loss on a lost node's return is the
+// node's). One that continues a move or resize is left out: to the
+// simulator the re-placement is the same attempt, whose loss the move
+// made stale.
+func (h *historyEvents) lostOnUpNode(atts []store.Attempt, a store.Attempt) bool {
+	if !h.notRun[attemptKey{a.JobID, a.Index, a.Number}] || a.EndState != store.AttemptLost {
+		return false
+	}
+	if _, ok := h.continues(atts, a); ok {
+		return false
+	}
+	for _, p := range a.Placement {
+		for _, at := range h.nodeLosses[p.Node] {
+			if !at.Before(a.StartedAt) && !at.After(a.EndedAt) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // first is when attempt a began as the simulator counts attempts: the

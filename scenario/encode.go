@@ -201,16 +201,10 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 		m.Set("start_fails", fails)
 	}
 	if len(j.StartLost) > 0 {
-		lost := make([]any, len(j.StartLost))
-		for i, l := range j.StartLost {
-			sl := map[string]any{"task": l.Task}
-			if l.Attempt > 1 {
-				sl["attempt"] = l.Attempt
-			}
-			sl["after"] = l.After
-			lost[i] = sl
-		}
-		m.Set("start_lost", lost)
+		m.Set("start_lost", lostList(j.StartLost))
+	}
+	if len(j.Lost) > 0 {
+		m.Set("lost", lostList(j.Lost))
 	}
 	if j.Searcher != nil {
 		searchFields(m, j)
@@ -230,4 +224,18 @@ func DefaultPreemptible(kind string, osmo bool) bool {
 // tensorboard) are, unless the job is preemptible.
 func DefaultInteractive(kind string, preemptible bool) bool {
 	return interactiveKind(kind) && !preemptible
+}
+
+// lostList encodes a start_lost or lost list, an attempt 1 left out.
+func lostList(ls []StartLost) []any {
+	out := make([]any, len(ls))
+	for i, l := range ls {
+		sl := map[string]any{"task": l.Task}
+		if l.Attempt > 1 {
+			sl["attempt"] = l.Attempt
+		}
+		sl["after"] = l.After
+		out[i] = sl
+	}
+	return out
 }

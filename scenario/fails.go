@@ -130,7 +130,8 @@ func (p *parser) startFails(f *yamlfield.Fields, j *Job) {
 // its slots and waits again, whatever its preemptibility, since it never
 // ran, by its exit actions as after a preemption
 // (lifecycle.EventStartLost). The what-if export writes them for the
-// attempts the master gave up so.
+// attempts the master gave up so. Job.Lost scripts, in the same form,
+// attempts that ran and were lost (see there).
 type StartLost struct {
 	Task    int
 	Attempt int
@@ -141,16 +142,36 @@ type StartLost struct {
 // startLost reads a job's start_lost: a list of {task, attempt, after},
 // the attempt 1 when left out; a task's attempt is lost once.
 func (p *parser) startLost(f *yamlfield.Fields, j *Job) {
-	raw := f.Lookup("start_lost")
-	if raw == nil {
-		return
-	}
-	path := p.Join(f.Path, "start_lost")
-	items, ok := p.List(raw, path, "lost starts")
-	if !ok {
-		return
-	}
+	j.StartLost = p.lostAttempts(f, j, "start_lost", "lost starts", nil)
+}
+
+// lost reads a job's lost, as start_lost; an attempt is lost once, in
+// either list.
+func (p *parser) lost(f *yamlfield.Fields, j *Job) {
 	seen := map[[2]int]int{}
+	for _, l := range j.StartLost {
+		seen[[2]int{l.Task, l.Attempt}] = l.Line
+	}
+	j.Lost = p.lostAttempts(f, j, "lost", "lost attempts", seen)
+}
+
+// lostAttempts reads list key of {task, attempt, after} of job j, the
+// attempt 1 when left out, refusing an attempt in seen (task and attempt
+// to its line) or twice in the list.
+func (p *parser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, seen map[[2]int]int) []StartLost {
+	raw := f.Lookup(key)
+	if raw == nil {
+		return nil
+	}
+	path := p.Join(f.Path, key)
+	items, ok := p.List(raw, path, what)
+	if !ok {
+		return nil
+	}
+	if seen == nil {
+		seen = map[[2]int]int{}
+	}
+	var out []StartLost
 	for i, item := range items {
 		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
 		if !ok {
@@ -174,6 +195,7 @@ func (p *parser) startLost(f *yamlfield.Fields, j *Job) {
 			continue
 		}
 		seen[k] = item.Line
-		j.StartLost = append(j.StartLost, sl)
+		out = append(out, sl)
 	}
+	return out
 }

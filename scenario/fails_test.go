@@ -132,3 +132,41 @@ func TestStartLostRoundTrip(t *testing.T) {
 		t.Errorf("after a round trip start_lost = %+v\n%s", got, out)
 	}
 }
+
+func TestParseErrorsLost(t *testing.T) {
+	runErrorCases(t, []errorCase{
+		{"task out of range", failJob + "    lost: [{task: 2, after: 3}]\n", 12, `lost[0]: task: task 2 does not exist: the job has 2 task(s)`},
+		{"missing after", failJob + "    lost: [{task: 0}]\n", 12, `lost[0]: missing required field "after"`},
+		{"zero after", failJob + "    lost: [{task: 0, after: 0}]\n", 12, `lost[0]: after: expected`},
+		{"an attempt twice", failJob + "    lost:\n      - {task: 1, after: 3}\n      - {task: 1, attempt: 1, after: 5}\n", 14,
+			`lost[1]: attempt: attempt 1 of task 1 is lost already (line 13)`},
+		{"a lost start too", failJob + "    start_lost: [{task: 1, after: 3}]\n    lost: [{task: 1, after: 5}]\n", 13,
+			`lost[0]: attempt: attempt 1 of task 1 is lost already (line 12)`},
+	})
+}
+
+// TestLostRoundTrip: lost parses, the attempt 1 when left out, and
+// Marshal writes it back.
+func TestLostRoundTrip(t *testing.T) {
+	src := failJob + "    lost: [{task: 1, attempt: 2, after: 3}, {task: 0, after: 10}]\n"
+	s, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []StartLost{{Task: 1, Attempt: 2, After: 3, Line: 12}, {Task: 0, Attempt: 1, After: 10, Line: 12}}
+	if !slices.Equal(s.Jobs[0].Lost, want) {
+		t.Fatalf("lost = %+v, want %+v", s.Jobs[0].Lost, want)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("back.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := back.Jobs[0].Lost
+	if len(got) != 2 || got[0] != (StartLost{1, 2, 3, got[0].Line}) || got[1] != (StartLost{0, 1, 10, got[1].Line}) {
+		t.Errorf("after a round trip lost = %+v\n%s", got, out)
+	}
+}

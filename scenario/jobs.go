@@ -119,6 +119,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	p.fails(f, &j)
 	p.startFails(f, &j)
 	p.startLost(f, &j)
+	p.lost(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {

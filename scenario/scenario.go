@@ -294,6 +294,16 @@ type Job struct {
 	// StartLost scripts starts that no agent answers (StartLost), in the
 	// file's order; nil for none.
 	StartLost []StartLost
+	// Lost scripts attempts lost while their nodes stay up (an agent
+	// restarted without them, or reporting it does not run them), in
+	// the file's order; nil for none: task Task's attempt Attempt
+	// (numbered as in StartFail) ends lost After seconds after its
+	// start, by a lost node's rule (lifecycle.EventAttemptLost): it keeps
+	// what its last periodic checkpoint saved and waits again when the
+	// job is preemptible, by its exit actions, or fails. An attempt is in
+	// StartLost or Lost, not both; one that has ended by then is not
+	// lost.
+	Lost []StartLost
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

@@ -73,6 +73,7 @@ func (s *sim) started(e *lifecycle.Effect) {
 	if s.startFails(e.Task) || s.startLost(e.Task) {
 		return // it ends at this instant or is given up, promising nothing
 	}
+	s.attemptLost(e.Task)
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
 	}

@@ -7,7 +7,8 @@
 // reports first, then scripted task failures (JobSpec.Fails, fail.go),
 // then failed starts (JobSpec.StartFails, pushed at the instant of the
 // start), then task ends and time limit kills, then finished
-// checkpoints, then starts given up (JobSpec.StartLost), then
+// checkpoints, then starts given up (JobSpec.StartLost) and attempts
+// lost on nodes that stay up (JobSpec.Lost), then
 // submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
 // before it in the same second — then scripted events, the ends of

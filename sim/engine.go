@@ -320,6 +320,8 @@ func (s *sim) handle(e event) {
 		s.fail(e)
 	case evStartLost:
 		s.lostStart(e)
+	case evAttemptLost:
+		s.lostAttempt(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.

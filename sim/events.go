@@ -23,6 +23,10 @@ const (
 	// instant, as the master applies an agent's reports before it looks
 	// for the starts it does not run.
 	evStartLost
+	// evAttemptLost: an attempt is lost, its node up (JobSpec.Lost,
+	// fail.go), with the lost starts of its instant, as the master finds
+	// both when an agent syncs, after its reports.
+	evAttemptLost
 	evScript // a scripted event: kill, set_priority, set_weight
 	// evGrace: the lost-node grace of a node's loss runs out
 	// (lifecycle's EventGraceOver), after the scripted events of its

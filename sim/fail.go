@@ -68,6 +68,28 @@ func (s *sim) startLost(ti int32) bool {
 	return true
 }
 
+// attemptLost pushes the loss of task ti's attempt, just started, if its
+// job scripts one: After seconds later, for the task's version now, so
+// that a preemption, move, resize or end before then makes it stale.
+func (s *sim) attemptLost(ti int32) {
+	t := s.c.Tasks.At(ti)
+	if after, ok := s.jobs[t.Job].spec.Lost[[2]int{int(t.ID), int(t.Retries) + 1}]; ok {
+		s.q.push(event{at: s.now + after, kind: evAttemptLost, ref: ti, ver: t.Ver})
+	}
+}
+
+// lostAttempt applies the loss of an attempt that still applies: the
+// task ends as on a lost node (lifecycle.EventAttemptLost), with the
+// work it threw away.
+func (s *sim) lostAttempt(e event) {
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventAttemptLost, Task: e.ref, Ver: e.ver})
+	if o.Applied {
+		s.rec.loseAttempt(s.c.Tasks.At(e.ref))
+		s.rec.lostWork += o.LostWork
+		s.outcome(e.ref, &o, lifecycle.TaskRunning)
+	}
+}
+
 // lostStart applies the loss of a start that still applies: the task
 // waits again (lifecycle.EventStartLost).
 func (s *sim) lostStart(e event) {

@@ -100,3 +100,49 @@ jobs:
 		})
 	}
 }
+
+// TestScriptedLost: an attempt lost while its node stays up ends as on a
+// lost node: a preemptible job's task keeps what its last periodic
+// checkpoint saved and waits again, one of a job that is not preemptible
+// fails with its job; a loss after the attempt ended, or of an attempt
+// that never comes, does nothing.
+func TestScriptedLost(t *testing.T) {
+	const src = `
+pools:
+  - name: default
+    policy: fifo
+    nodes: [{name: n1, slots: 4}]
+jobs:
+  - {name: p, duration: 100, checkpoint_every: 20, preemptible: true, lost: [{task: 0, after: 50}]}
+  - {name: np, duration: 100, lost: [{task: 0, after: 30}]}
+  - {name: late, duration: 10, lost: [{task: 0, after: 30}]}
+  - {name: never, duration: 10, lost: [{task: 0, attempt: 2, after: 5}]}
+`
+	sc, err := scenario.Parse("lost.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runAttempts(t, sc)
+	want := map[string]string{
+		// 40 of its 50 seconds were saved: 60 left from 50.
+		"p":     "completed: 0@0-50 FAILED_NODE_LOST, 0@50-110 COMPLETED",
+		"np":    "failed: 0@0-30 FAILED_NODE_LOST",
+		"late":  "completed: 0@0-10 COMPLETED",
+		"never": "completed: 0@0-10 COMPLETED",
+	}
+	for _, j := range res.Jobs {
+		t.Run(j.Name, func(t *testing.T) {
+			var atts []string
+			for _, a := range j.Attempts {
+				atts = append(atts, fmt.Sprintf("%d@%d-%d %s", a.Task, a.Start, *a.End, a.State))
+			}
+			if got := fmt.Sprintf("%s: %s", j.State, strings.Join(atts, ", ")); got != want[j.Name] {
+				t.Errorf("got  %s\nwant %s", got, want[j.Name])
+			}
+		})
+	}
+	// p threw away 10 s, np 30 s, each at one slot.
+	if got := res.Metrics.LostWorkSlotHours; !near(got, round6(40.0/3600)) {
+		t.Errorf("lost work %v slot-hours, want %v", got, round6(40.0/3600))
+	}
+}

@@ -223,6 +223,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.StartLost[[2]int{l.Task, l.Attempt}] = l.After
 	}
+	for _, l := range j.Lost {
+		if spec.Lost == nil {
+			spec.Lost = map[[2]int]int64{}
+		}
+		spec.Lost[[2]int{l.Task, l.Attempt}] = l.After
+	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {

@@ -164,6 +164,12 @@ type JobSpec struct {
 	// gives it up, no agent having answered it (scenario.Job.StartLost):
 	// the task never runs and waits again then (lifecycle.EventStartLost).
 	StartLost map[[2]int]int64
+	// Lost maps a task's number and attempt (numbered as in StartFails)
+	// to the seconds after that start at which the attempt is lost, its
+	// node up (scenario.Job.Lost): it ends as on a lost node
+	// (lifecycle.EventAttemptLost), unless it was preempted, moved,
+	// resized or ended by then.
+	Lost map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

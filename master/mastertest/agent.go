@@ -222,6 +222,17 @@ func (a *Agent) Restart() {
 	a.seq, a.pending, a.running = 0, nil, nil
 }
 
+// Forget drops a running attempt without a report, as an agent that
+// lost its process without a word: the master learns of it when the
+// agent registers again without it. It reports whether it ran.
+func (a *Agent) Forget(id agent.TaskID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.running[id]
+	delete(a.running, id)
+	return ok
+}
+
 // Inject queues a report as it is, whatever the agent runs: for tests of
 // reports on attempts the agent never had.
 func (a *Agent) Inject(r api.Report) {
