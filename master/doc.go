@@ -25,8 +25,9 @@
 // # Types and locks
 //
 // Master owns the mirror and the transitions that change it over the
-// store (state.go), the batches (batch.go), the submission queue
-// (submit.go), the configuration and the loop. Its parts each hold the
+// store (state.go; rebuilt at a restart, restore.go), the batches
+// (batch.go), the submission queue (submit.go), the configuration and
+// the loop. Its parts each hold the
 // Master and have one job:
 //
 //   - planner runs the scheduling passes: snapshot, core, applying the
