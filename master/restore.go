@@ -79,6 +79,15 @@ func (m *Master) restore(ctx context.Context) error {
 	if err := m.planner.restoreBudgets(ctx); err != nil {
 		return err
 	}
+	// An elastic job scheduled before the restart makes every pass
+	// confirmed still, though it may have ended: restore loads the live
+	// jobs only, and a job's min_slots is in its spec, which no query
+	// reads cheaply, so the master stores the fact itself (saveGrew).
+	grew, err := m.st.Marked(ctx, store.MarkGrows)
+	if err != nil {
+		return fmt.Errorf("restore whether an elastic job was scheduled: %w", err)
+	}
+	m.planner.grew, m.planner.grewSaved = grew, grew
 	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))
 	return nil
 }
