@@ -266,7 +266,7 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 			return Outcome{Job: -1}
 		}
 		// A resumed node has room; a drained one changes reservations.
-		c.wake()
+		c.step.wake()
 		return Outcome{Applied: true, Job: -1}
 	}
 	hold := false
@@ -277,7 +277,7 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 			return Outcome{Job: -1}
 		}
 		c.step.totalSlots += slots
-		c.wake()
+		c.step.wake()
 		return Outcome{Applied: true, Job: -1}
 	case EventGraceOver:
 		if !c.nodes.graceOver(e.Node, now, c.LostNodeGrace) {
@@ -291,7 +291,7 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 		c.step.totalSlots -= slots
 		hold = c.LostNodeGrace > 0
 	}
-	c.wake()
+	c.step.wake()
 	o := Outcome{Applied: true, Job: -1}
 	c.freedRecs, c.ended = c.freedRecs[:0], c.ended[:0]
 	for _, ti := range c.Tasks.Running() {

@@ -170,7 +170,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		}
 		return o
 	case EventTick:
-		c.wake()
+		c.step.wake()
 		return Outcome{Applied: true, Job: -1}
 	case EventNodeDown, EventNodeUp, EventNodeDrain, EventNodeResume, EventGraceOver:
 		return c.nodeEvent(now, e)
@@ -178,7 +178,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}
 		}
-		c.wake()
+		c.step.wake()
 		o := Outcome{Applied: true, Job: e.Job}
 		switch e.Kind {
 		case EventKill:
@@ -241,7 +241,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 			c.freedRecs = append(c.freedRecs[:0], Freed{Task: oi, From: TaskPreempting, Slots: slots})
 			o.Freed = c.freedRecs
 		}
-		c.wake()
+		c.step.wake()
 		return o
 	default:
 		o.Slots = c.Checkpointed(e.Task)

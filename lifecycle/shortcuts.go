@@ -33,16 +33,16 @@ const initialWindow = 64
 
 // window cuts the snapshot's jobs to the running jobs and the window of
 // prefix waiting jobs after them, and records whether it cut anything.
-func (c *Cluster) window(jobs []sched.Job, lastRunning, prefix int) []sched.Job {
-	c.step.cut = false
-	if prefix == 0 || c.step.zeroSlot > 0 {
+func (st *stepper) window(jobs []sched.Job, lastRunning, prefix int) []sched.Job {
+	st.cut = false
+	if prefix == 0 || st.zeroSlot > 0 {
 		return jobs
 	}
 	n := lastRunning + 1 + prefix
 	if n >= len(jobs) {
 		return jobs
 	}
-	c.step.cut = true
+	st.cut = true
 	return jobs[:n]
 }
 
@@ -80,13 +80,12 @@ func fullSkips(snap *sched.Snapshot, opt *StepOptions) bool {
 // are free. Under FIFO and EASY a job that arrives behind the queue can
 // only start on slots free now, and the jobs before it are as stuck as
 // they were; time passing makes no EASY backfill easier. While a task may
-// hold slots on a down node (nodeBook.holding), the slots held are not
-// all on the total, and neither this nor Step's full-cluster skip
-// applies.
-func (c *Cluster) quiet() bool {
-	st := &c.step
-	return st.full && st.oneShot && st.zeroSlot == 0 && !st.woken && c.inUse >= st.lastInUse &&
-		st.smallest > st.totalSlots-c.inUse && !c.nodes.holding(c.LostNodeGrace)
+// hold slots on a down node (holding: nodeBook.holding), the slots held
+// are not all on the total, and neither this nor Step's full-cluster
+// skip applies. inUse is the slots the tasks hold now (Cluster.InUse).
+func (st *stepper) quiet(inUse int, holding bool) bool {
+	return st.full && st.oneShot && st.zeroSlot == 0 && !st.woken && inUse >= st.lastInUse &&
+		st.smallest > st.totalSlots-inUse && !holding
 }
 
 // MayGrow reports a running elastic task below its job's full size, which

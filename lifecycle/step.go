@@ -113,7 +113,7 @@ func (st *stepper) submitted(en *sched.Job) {
 // wake tells the next Step that an event other than a submission or a
 // task's end came (a change to a job, a tick), so it may not skip the
 // instant as quiet.
-func (c *Cluster) wake() { c.step.woken = true }
+func (st *stepper) wake() { st.woken = true }
 
 // Step settles the cluster at now: it runs passes, applying each plan's
 // effects (Decide's order) through the Cluster's transitions and telling
@@ -122,7 +122,7 @@ func (c *Cluster) wake() { c.step.woken = true }
 // could start nothing (shortcuts.go); they change no result.
 func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	st := &c.step
-	quiet := c.quiet()
+	quiet := st.quiet(c.inUse, c.nodes.holding(c.LostNodeGrace))
 	// What came since the last Step is spent now.
 	st.smallest, st.woken = math.MaxInt, false
 	if quiet {
@@ -265,7 +265,7 @@ func (c *Cluster) build(now int64, prefix int) {
 	c.Snap.Now = now
 	lastRunning := c.Snapshot(&c.Snap, now)
 	c.nodes.capDrained(&c.Snap)
-	c.Snap.Jobs = c.window(c.Snap.Jobs, lastRunning, prefix)
+	c.Snap.Jobs = c.step.window(c.Snap.Jobs, lastRunning, prefix)
 }
 
 // Forecast is sched.Forecast over the whole queue at now (no FIFO

@@ -25,8 +25,9 @@
 // # Types and locks
 //
 // Master owns the mirror and the transitions that change it over the
-// store (state.go), the batches (batch.go), the submission queue
-// (submit.go), the configuration and the loop. Its parts each hold the
+// store (state.go; rebuilt at a restart, restore.go), the batches
+// (batch.go), the submission queue (submit.go), the configuration and
+// the loop. Its parts each hold the
 // Master and have one job:
 //
 //   - planner runs the scheduling passes: snapshot, core, applying the
@@ -138,7 +139,8 @@
 //     first start a moved attempt continues) is read back from the event
 //     log, whose order is the order the master stamped them in, and the
 //     carried reservations from the store (launchorder.go,
-//     reservations.go). Only planner.grew is not restored.
+//     reservations.go), and whether an elastic job was ever scheduled
+//     (planner.grew, stored as store.MarkGrows; loop.go, restore.go).
 //
 // Agents that stay silent longer than the configured agent timeout are
 // marked lost, and their attempts end as lost: preemptible tasks (and

@@ -44,8 +44,10 @@ type planner struct {
 	// grew says a job whose tasks grow after they start (an elastic job,
 	// lifecycle.Grows) was in a snapshot: from then on every pass is
 	// confirmed by another, as the simulator confirms them once one was
-	// submitted (lifecycle.OneShot).
-	grew bool
+	// submitted (lifecycle.OneShot). It is stored as store.MarkGrows
+	// (grewSaved once it is), so that a restart keeps it although the job
+	// has ended or been pruned since (restore.go).
+	grew, grewSaved bool
 	// resDirty holds the jobs whose carried reservations changed since
 	// they were last stored (reservations.go).
 	resDirty map[*mjob]bool
@@ -88,6 +90,9 @@ func (pl *planner) schedule(ctx context.Context) error {
 			return err
 		}
 		if lifecycle.Settled(starts, preempts, lifecycle.OneShot(pl.snap.Pools, pl.grew)) {
+			if err := pl.saveGrew(ctx); err != nil {
+				return err
+			}
 			return pl.saveReservations(ctx)
 		}
 		// Anything that changed makes the next pass an event pass, whatever
@@ -208,5 +213,20 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 	t.endTo = endTo
 	m.sendAll(t, api.CommandKill, 0)
 	m.log.Info("killing task", "task", t.id().String(), "reason", reason)
+	return nil
+}
+
+// saveGrew stores grew (store.MarkGrows) the first time it is set, once
+// the passes of a scheduling have settled, in the batch when there is
+// one; grewSaved follows once the write is durable, so that a batch that
+// fails leaves it to the next scheduling. Callers hold mu.
+func (pl *planner) saveGrew(ctx context.Context) error {
+	if !pl.grew || pl.grewSaved {
+		return nil
+	}
+	if err := pl.m.w().Mark(ctx, store.MarkGrows); err != nil {
+		return fmt.Errorf("store that an elastic job was scheduled: %w", err)
+	}
+	pl.m.later(func() { pl.grewSaved = true })
 	return nil
 }

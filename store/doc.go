@@ -3,7 +3,9 @@
 // log of every transition, with the history of the nodes' states beside
 // it (NodeEvents: each loss and return, when; PruneJobs leaves it), and
 // the reservations conservative backfilling carries between passes (one
-// per job, replaced whole; PruneJobs forgets them with the job). The
+// per job, replaced whole; PruneJobs forgets them with the job), and
+// marks, named facts that once set stay set (Mark, Marked: MarkGrows,
+// that an elastic job was scheduled; PruneJobs leaves them). The
 // master persists each transition here before acting on it, and after a
 // restart (or a crash of itself or of the database) reloads its state
 // from here and reconciles with the agents.

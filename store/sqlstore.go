@@ -210,6 +210,14 @@ func (s *sqlStore) SetReservations(ctx context.Context, rs []Reservation) error 
 	return s.Update(ctx, func(tx Tx) error { return tx.SetReservations(ctx, rs) })
 }
 
+func (s *sqlStore) Marked(ctx context.Context, name string) (bool, error) {
+	return s.reads.Marked(ctx, name)
+}
+
+func (s *sqlStore) Mark(ctx context.Context, name string) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.Mark(ctx, name) })
+}
+
 func (s *sqlStore) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (n int, err error) {
 	err = s.Update(ctx, func(tx Tx) error { n, err = tx.PruneJobs(ctx, endedBefore, limit); return err })
 	return n, err

@@ -59,6 +59,8 @@ type Reader interface {
 	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
 	// Reservations lists the stored reservations by job id.
 	Reservations(ctx context.Context) ([]Reservation, error)
+	// Marked reports whether mark name (MarkGrows) was set.
+	Marked(ctx context.Context, name string) (bool, error)
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 	// NodeEvents lists the nodes' state changes (losses, returns, first
@@ -119,6 +121,9 @@ type Writer interface {
 	// SetReservations stores each job's reservation in place of the one
 	// it had; one that reserves nothing (Reservation.None) is forgotten.
 	SetReservations(ctx context.Context, rs []Reservation) error
+	// Mark sets mark name, which stays set: pruning and later marks leave
+	// it alone.
+	Mark(ctx context.Context, name string) error
 	// PruneJobs forgets at most limit jobs that ended before endedBefore
 	// and whose tasks hold no attempt, oldest first, with their tasks,
 	// attempts, logs, metrics and events, and returns how many it

@@ -55,6 +55,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Usage", testUsage},
 		{"PruneJobs", testPruneJobs},
 		{"Reservations", testReservations},
+		{"Marks", testMarks},
 		{"Events", testEvents},
 		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},

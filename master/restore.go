@@ -1,0 +1,163 @@
+package master
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// A restarted master rebuilds its mirror from the store (restore): the
+// nodes, the live jobs with their tasks and open attempts, and what the
+// snapshot orders by and carries (launchorder.go, reservations.go).
+
+// restore loads the mirror from the store: nodes, live jobs with all their
+// tasks, and the open attempts. It re-queues the preempt and kill commands
+// that a previous master may not have delivered, and settles jobs whose
+// state lags behind their tasks'.
+func (m *Master) restore(ctx context.Context) error {
+	now := m.now()
+	nodes, err := m.st.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range nodes {
+		n := newNode(rec)
+		n.pool = nodePool(m.cfg, rec.Name, rec.Pool)
+		n.lastSeen = now // a grace period of one agent timeout to re-register
+		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
+		m.nodes[rec.Name] = n
+	}
+	live, err := m.st.Jobs(ctx, store.JobFilter{States: []store.JobState{store.JobQueued, store.JobRunning}})
+	if err != nil {
+		return err
+	}
+	active, err := m.st.Tasks(ctx, store.TaskFilter{States: []store.TaskState{
+		store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling, store.TaskPreempted}})
+	if err != nil {
+		return err
+	}
+	for _, t := range active {
+		if _, ok := m.jobs[t.JobID]; ok {
+			continue
+		}
+		j, err := m.st.Job(ctx, t.JobID)
+		if err != nil {
+			return err
+		}
+		m.jobs[j.ID] = newJob(j)
+	}
+	for _, j := range live {
+		m.jobs[j.ID] = newJob(j)
+	}
+	for _, j := range m.jobs {
+		m.order = append(m.order, j)
+	}
+	slices.SortFunc(m.order, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+	for id, j := range m.jobs {
+		if err := m.restoreJob(ctx, id, j); err != nil {
+			return err
+		}
+	}
+	if err := m.restorePlaces(ctx); err != nil {
+		return err
+	}
+	for _, j := range m.jobs {
+		if err := m.settleJob(ctx, j); err != nil {
+			return err
+		}
+	}
+	for _, j := range m.jobs {
+		m.fair.addLeaf(j.rec.Project, j.rec.User)
+	}
+	if err := m.restoreUsage(ctx); err != nil {
+		return err
+	}
+	if err := m.planner.restoreBudgets(ctx); err != nil {
+		return err
+	}
+	// An elastic job scheduled before the restart makes every pass
+	// confirmed still, though it may have ended: restore loads the live
+	// jobs only, and a job's min_slots is in its spec, which no query
+	// reads cheaply, so the master stores the fact itself (saveGrew).
+	grew, err := m.st.Marked(ctx, store.MarkGrows)
+	if err != nil {
+		return fmt.Errorf("restore whether an elastic job was scheduled: %w", err)
+	}
+	m.planner.grew, m.planner.grewSaved = grew, grew
+	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))
+	return nil
+}
+
+func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
+	spec, err := decodeSpec(j.rec.Spec, j.rec.Kind)
+	if err != nil {
+		m.log.Warn("job spec unreadable; scheduling without its hints", "job", id, "err", err)
+	}
+	j.spec = spec
+	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+	if err != nil {
+		return err
+	}
+	atts, err := m.st.Attempts(ctx, store.AttemptFilter{JobID: id, OpenOnly: true})
+	if err != nil {
+		return err
+	}
+	open := map[int]store.Attempt{}
+	for _, a := range atts {
+		open[a.Index] = a
+	}
+	for _, rec := range tasks {
+		t := &mtask{job: j, rec: rec}
+		j.tasks = append(j.tasks, t)
+		j.count.add(rec.State, 1)
+		if !rec.State.Active() {
+			continue
+		}
+		a, ok := open[rec.Index]
+		if !ok || a.Number != rec.Attempt {
+			return fmt.Errorf("task %d/%d is %s without its open attempt %d", id, rec.Index, rec.State, rec.Attempt)
+		}
+		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt}
+		for _, p := range a.Placement {
+			st := partStarting
+			if rec.State != store.TaskStarting {
+				st = partRunning
+			}
+			t.att.parts = append(t.att.parts, &mpart{node: p.Node, gpus: p.GPUs, state: st, delivered: true})
+		}
+		m.hold(t)
+		if rec.State == store.TaskPreempting && len(rec.Reserved) > 0 {
+			// A move or resize in flight: the task restarts on its
+			// reservation once the checkpoint lands, as before the restart.
+			t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
+			m.holdParts(t, t.next)
+		}
+		switch rec.State {
+		case store.TaskPreempting:
+			m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
+		case store.TaskKilling:
+			t.endTo = store.TaskKilled
+			m.sendAll(t, api.CommandKill, 0)
+		}
+	}
+	// A crash between preempted and queued cannot happen (both go in one
+	// transaction), but a store written by another master might hold one.
+	for _, t := range j.tasks {
+		if t.rec.State == store.TaskPreempted {
+			rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: id, Index: t.rec.Index,
+				From: store.TaskPreempted, To: store.TaskQueued, At: m.now(), Reason: "requeued after preemption"})
+			if err != nil {
+				return err
+			}
+			m.setTask(t, rec)
+		}
+	}
+	if err := m.restoreSearch(ctx, j); err != nil {
+		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
+	}
+	return nil
+}
