@@ -22,49 +22,63 @@ type TaskFail struct {
 
 // fails reads a job's fails: a list of {task, after}.
 func (p *parser) fails(f *yamlfield.Fields, j *Job) {
-	raw := f.Lookup("fails")
-	if raw == nil {
-		return
-	}
-	path := p.Join(f.Path, "fails")
-	if j.Duration < 0 && j.Searcher == nil {
+	if f.Lookup("fails") != nil && j.Duration < 0 && j.Searcher == nil {
 		f.Errorf("fails", "a job without a duration runs until it is killed and counts no progress, so its tasks cannot fail after some of their work; give duration")
 		return
 	}
-	items, ok := p.List(raw, path, "task failures")
-	if !ok {
-		return
-	}
 	seen := map[int]int{}
-	for i, item := range items {
-		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
-		if !ok {
-			continue
-		}
-		tf := TaskFail{Line: item.Line}
+	p.eachItem(f, "fails", "task failures", func(g *yamlfield.Fields, line int) {
+		tf := TaskFail{Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &tf.Task, yamlfield.IntAtLeast(0))
 		afterOK := g.Required("after") && yamlfield.Field(g, "after", &tf.After, yamlfield.PositiveDuration)
 		g.Done()
 		switch {
-		case !taskOK || !afterOK:
-			continue
-		case tf.Task >= j.Tasks:
-			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", tf.Task, j.Tasks)
-			continue
+		case !taskOK || !afterOK || !j.names(g, tf.Task):
+			return
 		case j.Duration >= 0 && tf.After > j.Duration:
 			// The task's work ends first, so the failure would never
 			// happen: a file that scripts one means something else. At
 			// the run time itself it fails, as its work ends.
 			g.Errorf("after", "after %d s is beyond the job's run time %d s: the task would complete first", tf.After, j.Duration)
-			continue
+			return
 		}
 		if first, dup := seen[tf.Task]; dup {
 			g.Errorf("task", "task %d fails already (line %d); a task fails once", tf.Task, first)
-			continue
+			return
 		}
-		seen[tf.Task] = item.Line
+		seen[tf.Task] = line
 		j.Fails = append(j.Fails, tf)
+	})
+}
+
+// eachItem calls each with the fields and line of every item of job
+// list key, a list of mappings (of what, for messages): the lists of
+// scripted failures and losses read their items so.
+func (p *parser) eachItem(f *yamlfield.Fields, key, what string, each func(g *yamlfield.Fields, line int)) {
+	raw := f.Lookup(key)
+	if raw == nil {
+		return
 	}
+	path := p.Join(f.Path, key)
+	items, ok := p.List(raw, path, what)
+	if !ok {
+		return
+	}
+	for i, item := range items {
+		if g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i)); ok {
+			each(g, item.Line)
+		}
+	}
+}
+
+// names reports whether the job has task task, and says on g's task
+// field where it has not.
+func (j *Job) names(g *yamlfield.Fields, task int) bool {
+	if task < j.Tasks {
+		return true
+	}
+	g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", task, j.Tasks)
+	return false
 }
 
 // StartFail scripts a start that fails: the agent cannot run task Task's
@@ -85,42 +99,25 @@ type StartFail struct {
 // attempt 1 when left out. A task fails once: it may not fail in fails
 // too, nor twice here.
 func (p *parser) startFails(f *yamlfield.Fields, j *Job) {
-	raw := f.Lookup("start_fails")
-	if raw == nil {
-		return
-	}
-	path := p.Join(f.Path, "start_fails")
-	items, ok := p.List(raw, path, "failed starts")
-	if !ok {
-		return
-	}
 	seen := map[int]string{}
 	for _, tf := range j.Fails {
 		seen[tf.Task] = fmt.Sprintf("in fails, line %d", tf.Line)
 	}
-	for i, item := range items {
-		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
-		if !ok {
-			continue
-		}
-		sf := StartFail{Attempt: 1, Line: item.Line}
+	p.eachItem(f, "start_fails", "failed starts", func(g *yamlfield.Fields, line int) {
+		sf := StartFail{Attempt: 1, Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sf.Task, yamlfield.IntAtLeast(0))
 		attemptOK := yamlfield.Field(g, "attempt", &sf.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
 		g.Done()
-		switch {
-		case !taskOK || !attemptOK:
-			continue
-		case sf.Task >= j.Tasks:
-			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", sf.Task, j.Tasks)
-			continue
+		if !taskOK || !attemptOK || !j.names(g, sf.Task) {
+			return
 		}
 		if where, dup := seen[sf.Task]; dup {
 			g.Errorf("task", "task %d fails already (%s); a task fails once", sf.Task, where)
-			continue
+			return
 		}
-		seen[sf.Task] = fmt.Sprintf("line %d", item.Line)
+		seen[sf.Task] = fmt.Sprintf("line %d", line)
 		j.StartFails = append(j.StartFails, sf)
-	}
+	})
 }
 
 // StartLost scripts a start that no agent answers: task Task's attempt
@@ -159,43 +156,26 @@ func (p *parser) lost(f *yamlfield.Fields, j *Job) {
 // attempt 1 when left out, refusing an attempt in seen (task and attempt
 // to its line) or twice in the list.
 func (p *parser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, seen map[[2]int]int) []StartLost {
-	raw := f.Lookup(key)
-	if raw == nil {
-		return nil
-	}
-	path := p.Join(f.Path, key)
-	items, ok := p.List(raw, path, what)
-	if !ok {
-		return nil
-	}
 	if seen == nil {
 		seen = map[[2]int]int{}
 	}
 	var out []StartLost
-	for i, item := range items {
-		g, ok := p.Fields(item, fmt.Sprintf("%s[%d]", path, i))
-		if !ok {
-			continue
-		}
-		sl := StartLost{Attempt: 1, Line: item.Line}
+	p.eachItem(f, key, what, func(g *yamlfield.Fields, line int) {
+		sl := StartLost{Attempt: 1, Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sl.Task, yamlfield.IntAtLeast(0))
 		attemptOK := yamlfield.Field(g, "attempt", &sl.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
 		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, yamlfield.PositiveDuration)
 		g.Done()
-		switch {
-		case !taskOK || !attemptOK || !afterOK:
-			continue
-		case sl.Task >= j.Tasks:
-			g.Errorf("task", "task %d does not exist: the job has %d task(s), numbered from 0", sl.Task, j.Tasks)
-			continue
+		if !taskOK || !attemptOK || !afterOK || !j.names(g, sl.Task) {
+			return
 		}
 		k := [2]int{sl.Task, sl.Attempt}
 		if first, dup := seen[k]; dup {
 			g.Errorf("attempt", "attempt %d of task %d is lost already (line %d)", sl.Attempt, sl.Task, first)
-			continue
+			return
 		}
-		seen[k] = item.Line
+		seen[k] = line
 		out = append(out, sl)
-	}
+	})
 	return out
 }
