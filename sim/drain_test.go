@@ -1,8 +1,6 @@
 package sim_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -54,60 +52,29 @@ func TestDrain(t *testing.T) {
 // run is deterministic.
 func TestRandomDrains(t *testing.T) {
 	changed := 0
-	for _, dir := range []string{scenarioDir, quotaDir, "../testdata/mechanisms"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		for i, f := range files {
-			t.Run(filepath.Base(f), func(t *testing.T) {
-				sc, err := scenario.Load(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				in, err := sim.FromScenario(sc, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				base, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				rng := rand.New(rand.NewPCG(uint64(i), 14))
-				drains := randomLosses(rng, in, base.End)
-				down := randomLosses(rng, in, base.End)[:1]
-				var runs [2]*sim.Result
-				for k := range runs {
-					if in, err = sim.FromScenario(sc, nil); err != nil {
-						t.Fatal(err)
-					}
-					for _, d := range drains {
-						in.Events = append(in.Events, sim.Event{At: d.from, Kind: sim.EventNodeDrain, Node: d.node},
-							sim.Event{At: d.to, Kind: sim.EventNodeResume, Node: d.node})
-					}
-					in.Events = append(in.Events, sim.Event{At: down[0].from, Kind: sim.EventNodeDown, Node: down[0].node},
-						sim.Event{At: down[0].to, Kind: sim.EventNodeUp, Node: down[0].node})
-					if runs[k], err = sim.Run(in, sim.Options{Until: -1, Attempts: true}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				a, _ := json.Marshal(runs[0])
-				b, _ := json.Marshal(runs[1])
-				if !bytes.Equal(a, b) {
-					t.Fatal("two runs of the same input differ")
-				}
-				size := map[string]int{}
-				for _, p := range in.Pools {
-					for _, n := range p.Nodes {
-						size[n.Name] = n.Slots
-					}
-				}
-				checkNodeLoad(t, runs[0], size)
-				checkNothingOnDownNodes(t, runs[0], down)
-				checkNothingNewOnDrained(t, runs[0], drains)
-				if decisionlog.Format(sim.Decisions(runs[0], nil)) != decisionlog.Format(sim.Decisions(base, nil)) {
-					changed++
-				}
-			})
+	eachRepoScenario(t, func(t *testing.T, i int, sc *scenario.Scenario, in *sim.Input) {
+		base, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		rng := rand.New(rand.NewPCG(uint64(i), 14))
+		drains := randomLosses(rng, in, base.End)
+		down := randomLosses(rng, in, base.End)[:1]
+		var events []sim.Event
+		for _, d := range drains {
+			events = append(events, sim.Event{At: d.from, Kind: sim.EventNodeDrain, Node: d.node},
+				sim.Event{At: d.to, Kind: sim.EventNodeResume, Node: d.node})
+		}
+		events = append(events, sim.Event{At: down[0].from, Kind: sim.EventNodeDown, Node: down[0].node},
+			sim.Event{At: down[0].to, Kind: sim.EventNodeUp, Node: down[0].node})
+		res, in := runTwice(t, sc, events)
+		checkNodeLoad(t, res, in)
+		checkNothingOnDownNodes(t, res, down)
+		checkNothingNewOnDrained(t, res, drains)
+		if decisionlog.Format(sim.Decisions(res, nil)) != decisionlog.Format(sim.Decisions(base, nil)) {
+			changed++
+		}
+	})
 	// The drains must have changed some runs, or this checks little.
 	if changed < 10 {
 		t.Errorf("only %d runs changed by their drains", changed)

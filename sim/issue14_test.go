@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -66,37 +68,25 @@ func TestSetPriorityClassPreemptible(t *testing.T) {
 // no node ever runs more slots than it has: every attempt names its nodes
 // (and those of its moves), so the per-node load can be swept over time.
 func TestAttemptNodesWithinCapacity(t *testing.T) {
-	for _, dir := range []string{scenarioDir, quotaDir, "../testdata/mechanisms"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		for _, f := range files {
-			t.Run(filepath.Base(f), func(t *testing.T) {
-				sc, err := scenario.Load(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				in, err := sim.FromScenario(sc, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				size := map[string]int{}
-				for _, p := range in.Pools {
-					for _, n := range p.Nodes {
-						size[n.Name] = n.Slots
-					}
-				}
-				checkNodeLoad(t, res, size)
-			})
+	eachRepoScenario(t, func(t *testing.T, _ int, _ *scenario.Scenario, in *sim.Input) {
+		res, err := sim.Run(in, sim.Options{Until: -1, Attempts: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		checkNodeLoad(t, res, in)
+	})
 }
 
-// checkNodeLoad sweeps every attempt's placements over time.
-func checkNodeLoad(t *testing.T, res *sim.Result, size map[string]int) {
+// checkNodeLoad sweeps every attempt's placements over time against the
+// slots of in's nodes.
+func checkNodeLoad(t *testing.T, res *sim.Result, in *sim.Input) {
 	t.Helper()
+	size := map[string]int{}
+	for _, p := range in.Pools {
+		for _, n := range p.Nodes {
+			size[n.Name] = n.Slots
+		}
+	}
 	type change struct {
 		at    int64
 		node  string
@@ -145,4 +135,51 @@ func checkNodeLoad(t *testing.T, res *sim.Result, size map[string]int) {
 			t.Fatalf("t=%d: node %s runs %d slots, it has %d", c.at, c.node, load[c.node], size[c.node])
 		}
 	}
+}
+
+// eachRepoScenario runs fn, as a subtest, on every scenario file of the
+// repository's scenario directories, loaded, its input built; i numbers
+// the files within their directory.
+func eachRepoScenario(t *testing.T, fn func(t *testing.T, i int, sc *scenario.Scenario, in *sim.Input)) {
+	for _, dir := range []string{scenarioDir, quotaDir, "../testdata/mechanisms"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		for i, f := range files {
+			t.Run(filepath.Base(f), func(t *testing.T) {
+				sc, err := scenario.Load(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in, err := sim.FromScenario(sc, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fn(t, i, sc, in)
+			})
+		}
+	}
+}
+
+// runTwice runs scenario sc with events added, every attempt recorded,
+// twice, fails if the two results differ, and returns the first with its
+// input.
+func runTwice(t *testing.T, sc *scenario.Scenario, events []sim.Event) (*sim.Result, *sim.Input) {
+	t.Helper()
+	var runs [2]*sim.Result
+	var in *sim.Input
+	for k := range runs {
+		var err error
+		if in, err = sim.FromScenario(sc, nil); err != nil {
+			t.Fatal(err)
+		}
+		in.Events = append(in.Events, events...)
+		if runs[k], err = sim.Run(in, sim.Options{Until: -1, Attempts: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := json.Marshal(runs[0])
+	b, _ := json.Marshal(runs[1])
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs of the same input differ")
+	}
+	return runs[0], in
 }

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -71,60 +70,29 @@ func TestNodeEventUnknownNode(t *testing.T) {
 // and that the run is deterministic.
 func TestRandomNodeLosses(t *testing.T) {
 	lost := 0
-	for _, dir := range []string{scenarioDir, quotaDir, "../testdata/mechanisms"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		for i, f := range files {
-			t.Run(filepath.Base(f), func(t *testing.T) {
-				sc, err := scenario.Load(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				in, err := sim.FromScenario(sc, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				base, err := sim.Run(in, sim.Options{Until: -1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				rng := rand.New(rand.NewPCG(uint64(i), 13))
-				down := randomLosses(rng, in, base.End)
-				var runs [2]*sim.Result
-				for k := range runs {
-					if in, err = sim.FromScenario(sc, nil); err != nil {
-						t.Fatal(err)
-					}
-					for _, d := range down {
-						in.Events = append(in.Events, sim.Event{At: d.from, Kind: sim.EventNodeDown, Node: d.node},
-							sim.Event{At: d.to, Kind: sim.EventNodeUp, Node: d.node})
-					}
-					if runs[k], err = sim.Run(in, sim.Options{Until: -1, Attempts: true}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				a, _ := json.Marshal(runs[0])
-				b, _ := json.Marshal(runs[1])
-				if !bytes.Equal(a, b) {
-					t.Fatal("two runs of the same input differ")
-				}
-				size := map[string]int{}
-				for _, p := range in.Pools {
-					for _, n := range p.Nodes {
-						size[n.Name] = n.Slots
-					}
-				}
-				checkNodeLoad(t, runs[0], size)
-				checkNothingOnDownNodes(t, runs[0], down)
-				for _, jr := range runs[0].Jobs {
-					for _, a := range jr.Attempts {
-						if a.State == sim.AttemptLost {
-							lost++
-						}
-					}
-				}
-			})
+	eachRepoScenario(t, func(t *testing.T, i int, sc *scenario.Scenario, in *sim.Input) {
+		base, err := sim.Run(in, sim.Options{Until: -1})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		rng := rand.New(rand.NewPCG(uint64(i), 13))
+		down := randomLosses(rng, in, base.End)
+		var events []sim.Event
+		for _, d := range down {
+			events = append(events, sim.Event{At: d.from, Kind: sim.EventNodeDown, Node: d.node},
+				sim.Event{At: d.to, Kind: sim.EventNodeUp, Node: d.node})
+		}
+		res, in := runTwice(t, sc, events)
+		checkNodeLoad(t, res, in)
+		checkNothingOnDownNodes(t, res, down)
+		for _, jr := range res.Jobs {
+			for _, a := range jr.Attempts {
+				if a.State == sim.AttemptLost {
+					lost++
+				}
+			}
+		}
+	})
 	// The losses must have hit running work, or this checks little.
 	if lost < 20 {
 		t.Errorf("only %d attempts lost over all the runs", lost)
