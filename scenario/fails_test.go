@@ -107,32 +107,6 @@ func TestParseErrorsStartLost(t *testing.T) {
 	})
 }
 
-// TestStartLostRoundTrip: start_lost parses, the attempt 1 when left out,
-// and Marshal writes it back.
-func TestStartLostRoundTrip(t *testing.T) {
-	src := failJob + "    start_lost: [{task: 1, attempt: 2, after: 3}, {task: 0, after: 10}]\n"
-	s, err := Parse("f.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []StartLost{{Task: 1, Attempt: 2, After: 3, Line: 12}, {Task: 0, Attempt: 1, After: 10, Line: 12}}
-	if !slices.Equal(s.Jobs[0].StartLost, want) {
-		t.Fatalf("start_lost = %+v, want %+v", s.Jobs[0].StartLost, want)
-	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got := back.Jobs[0].StartLost
-	if len(got) != 2 || got[0] != (StartLost{1, 2, 3, got[0].Line}) || got[1] != (StartLost{0, 1, 10, got[1].Line}) {
-		t.Errorf("after a round trip start_lost = %+v\n%s", got, out)
-	}
-}
-
 func TestParseErrorsLost(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"task out of range", failJob + "    lost: [{task: 2, after: 3}]\n", 12, `lost[0]: task: task 2 does not exist: the job has 2 task(s)`},
@@ -145,28 +119,38 @@ func TestParseErrorsLost(t *testing.T) {
 	})
 }
 
-// TestLostRoundTrip: lost parses, the attempt 1 when left out, and
-// Marshal writes it back.
-func TestLostRoundTrip(t *testing.T) {
-	src := failJob + "    lost: [{task: 1, attempt: 2, after: 3}, {task: 0, after: 10}]\n"
-	s, err := Parse("f.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []StartLost{{Task: 1, Attempt: 2, After: 3, Line: 12}, {Task: 0, Attempt: 1, After: 10, Line: 12}}
-	if !slices.Equal(s.Jobs[0].Lost, want) {
-		t.Fatalf("lost = %+v, want %+v", s.Jobs[0].Lost, want)
-	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got := back.Jobs[0].Lost
-	if len(got) != 2 || got[0] != (StartLost{1, 2, 3, got[0].Line}) || got[1] != (StartLost{0, 1, 10, got[1].Line}) {
-		t.Errorf("after a round trip lost = %+v\n%s", got, out)
+// TestLostListsRoundTrip: start_lost and lost parse, the attempt 1
+// when left out, and Marshal writes them back.
+func TestLostListsRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		key string
+		get func(*Job) []StartLost
+	}{
+		{"start_lost", func(j *Job) []StartLost { return j.StartLost }},
+		{"lost", func(j *Job) []StartLost { return j.Lost }},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			src := failJob + "    " + tc.key + ": [{task: 1, attempt: 2, after: 3}, {task: 0, after: 10}]\n"
+			s, err := Parse("f.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []StartLost{{Task: 1, Attempt: 2, After: 3, Line: 12}, {Task: 0, Attempt: 1, After: 10, Line: 12}}
+			if got := tc.get(&s.Jobs[0]); !slices.Equal(got, want) {
+				t.Fatalf("%s = %+v, want %+v", tc.key, got, want)
+			}
+			out, err := Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse("back.yaml", out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			got := tc.get(&back.Jobs[0])
+			if len(got) != 2 || got[0] != (StartLost{1, 2, 3, got[0].Line}) || got[1] != (StartLost{0, 1, 10, got[1].Line}) {
+				t.Errorf("after a round trip %s = %+v\n%s", tc.key, got, out)
+			}
+		})
 	}
 }
