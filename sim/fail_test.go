@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/sim"
 )
 
 // TestScriptedFails: a task fails after the work its job's fails give,
@@ -40,17 +41,7 @@ jobs:
 		// Failing as the work ends, it fails.
 		"late": "failed: 0@400-410 FAILED",
 	}
-	for _, j := range res.Jobs {
-		t.Run(j.Name, func(t *testing.T) {
-			var atts []string
-			for _, a := range j.Attempts {
-				atts = append(atts, fmt.Sprintf("%d@%d-%d %s", a.Task, a.Start, *a.End, a.State))
-			}
-			if got := fmt.Sprintf("%s: %s", j.State, strings.Join(atts, ", ")); got != want[j.Name] {
-				t.Errorf("got  %s\nwant %s", got, want[j.Name])
-			}
-		})
-	}
+	checkAttempts(t, res, want)
 }
 
 // TestScriptedStartFails: a start that fails ends its task failed at the
@@ -88,17 +79,7 @@ jobs:
 		"never":   "completed: 0@400-410 COMPLETED",
 		"forever": "failed: 0@500-500 FAILED",
 	}
-	for _, j := range res.Jobs {
-		t.Run(j.Name, func(t *testing.T) {
-			var atts []string
-			for _, a := range j.Attempts {
-				atts = append(atts, fmt.Sprintf("%d@%d-%d %s", a.Task, a.Start, *a.End, a.State))
-			}
-			if got := fmt.Sprintf("%s: %s", j.State, strings.Join(atts, ", ")); got != want[j.Name] {
-				t.Errorf("got  %s\nwant %s", got, want[j.Name])
-			}
-		})
-	}
+	checkAttempts(t, res, want)
 }
 
 // TestScriptedLost: an attempt lost while its node stays up ends as on a
@@ -130,6 +111,17 @@ jobs:
 		"late":  "completed: 0@0-10 COMPLETED",
 		"never": "completed: 0@0-10 COMPLETED",
 	}
+	checkAttempts(t, res, want)
+	// p threw away 10 s, np 30 s, each at one slot.
+	if got := res.Metrics.LostWorkSlotHours; !near(got, round6(40.0/3600)) {
+		t.Errorf("lost work %v slot-hours, want %v", got, round6(40.0/3600))
+	}
+}
+
+// checkAttempts compares each job's state and attempts, as
+// "state: task@start-end STATE, ...", with want's line for it.
+func checkAttempts(t *testing.T, res *sim.Result, want map[string]string) {
+	t.Helper()
 	for _, j := range res.Jobs {
 		t.Run(j.Name, func(t *testing.T) {
 			var atts []string
@@ -140,9 +132,5 @@ jobs:
 				t.Errorf("got  %s\nwant %s", got, want[j.Name])
 			}
 		})
-	}
-	// p threw away 10 s, np 30 s, each at one slot.
-	if got := res.Metrics.LostWorkSlotHours; !near(got, round6(40.0/3600)) {
-		t.Errorf("lost work %v slot-hours, want %v", got, round6(40.0/3600))
 	}
 }
