@@ -203,9 +203,10 @@ func featureCases() []replayCase {
 		{name: "multifactor", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs},
 		{name: "multifactor-fair-tree", config: strings.Replace(multifactorConfig, "classic", "fair_tree", 1), nodes: replayNodes,
 			jobs: multifactorJobs},
-		// A node drained under a multifactor pool: usage stays a share of
-		// every node's slots, the drained node's included, live as in
-		// the simulator, so the fair-share factors agree.
+		// A node drained under a multifactor pool replays alike. (This
+		// workload's order does not turn on the fair-share capacity a
+		// drain used to shrink live; TestDrainKeepsFairShareCapacity pins
+		// that the capacity keeps the drained node's slots.)
 		{name: "multifactor-drain", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs,
 			drains: []rdown{{node: "n2", at: 40, back: 650}}},
 		// Jobs wait for matlab seats with slots free, and a QOS that
