@@ -145,16 +145,24 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
+	// The address is taken before the data directory is made: a start
+	// that cannot serve must leave nothing behind.
+	ln, err := listenDev(f.listen)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(data, 0o700); err != nil {
+		ln.Close()
 		return fmt.Errorf("--data: %w", err)
 	}
 	lock, err := lockDataDir(data)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer lock.Release()
 	c := &devCluster{log: logger, data: data, served: make(chan error, 1), agentc: make(chan error, len(devNodes))}
-	if err := c.startMaster(ctx, cfg, f.listen); err != nil {
+	if err := c.startMaster(ctx, cfg, ln); err != nil {
 		return err
 	}
 	defer c.st.Close()
@@ -189,26 +197,38 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	return err
 }
 
+// listenDev takes the dev cluster's address (--listen). An address in
+// use gets advice of its own: it is the usual failure of a second
+// allot dev.
+func listenDev(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("--listen %s: the address is in use (another allot dev or master?): stop that process, or pick another address with --listen, e.g. --listen 127.0.0.1:0 for any free port: %w", addr, err)
+	case err != nil:
+		return nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
 // startMaster opens the store, makes the master and serves it with the
-// dashboard on addr.
-func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, addr string) error {
+// dashboard on ln, which it closes if it fails.
+func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, ln net.Listener) error {
 	st, err := store.Open(ctx, "", c.data)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, DataDir: c.data, Logger: c.log, UI: web.Handler()})
 	if err != nil {
+		ln.Close()
 		st.Close()
 		return err
 	}
 	if err := c.credentials(ctx, st); err != nil {
+		ln.Close()
 		st.Close()
 		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		st.Close()
-		return fmt.Errorf("--listen: %w (is another allot dev or master running? pick another address with --listen)", err)
 	}
 	// Held syncs and log polls end when the server is stopped, not on the
 	// signal: the agents still report to the master while they stop.

@@ -36,6 +36,9 @@ func TestDevConfig(t *testing.T) {
 	}
 }
 
+// TestDevFlagErrors: a start that cannot go on says which flag to change,
+// and one refused by a flag or its address leaves no data directory
+// behind.
 func TestDevFlagErrors(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,23 +51,34 @@ func TestDevFlagErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Release()
+	fresh := func() string { return filepath.Join(t.TempDir(), "dev") }
 	tests := []struct {
 		name string
 		f    devFlags
-		want string
+		want []string
+		// created says whether the data directory may be made.
+		created bool
 	}{
-		{"bad log level", devFlags{listen: "127.0.0.1:0", data: t.TempDir(), logLevel: "loud"}, "--log-level"},
-		{"address in use", devFlags{listen: busy.Addr().String(), data: t.TempDir(), logLevel: "info"}, "--listen"},
-		{"data directory in use", devFlags{listen: "127.0.0.1:0", data: inUse, logLevel: "info"},
-			"--data " + inUse + ": the data directory is in use by process " + strconv.Itoa(os.Getpid())},
+		{name: "bad log level", f: devFlags{listen: "127.0.0.1:0", data: fresh(), logLevel: "loud"}, want: []string{"--log-level"}},
+		{name: "address in use", f: devFlags{listen: busy.Addr().String(), data: fresh(), logLevel: "info"},
+			want: []string{"--listen " + busy.Addr().String() + ": the address is in use", "--listen 127.0.0.1:0"}},
+		{name: "address that does not parse", f: devFlags{listen: "127.0.0.1", data: fresh(), logLevel: "info"},
+			want: []string{"--listen 127.0.0.1: listen tcp"}},
+		{name: "data directory in use", f: devFlags{listen: "127.0.0.1:0", data: inUse, logLevel: "info"},
+			want: []string{"--data " + inUse + ": the data directory is in use by process " + strconv.Itoa(os.Getpid())}, created: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			err := runDev(ctx, &lockedBuffer{}, &lockedBuffer{}, tt.f)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want one mentioning %q", err, tt.want)
+			for _, want := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want one mentioning %q", err, want)
+				}
+			}
+			if _, serr := os.Stat(tt.f.data); !tt.created && serr == nil {
+				t.Errorf("the refused start made its data directory %s", tt.f.data)
 			}
 		})
 	}
