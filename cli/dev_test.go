@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,5 +150,77 @@ func TestDevStartsAndStops(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "dev cluster stopped") {
 		t.Errorf("no stop message in the logs:\n%s", logs.String())
+	}
+}
+
+// TestDevSignals: the first signal cancels the dev cluster's context and
+// the second calls exit; stop ends the watch, so a signal after it calls
+// nothing.
+func TestDevSignals(t *testing.T) {
+	tests := []struct {
+		name    string
+		signals []os.Signal
+		// cancelled: the context ends before stop; exited: exit gets this.
+		cancelled bool
+		exited    os.Signal
+	}{
+		{name: "none", signals: nil},
+		{name: "one", signals: []os.Signal{os.Interrupt}, cancelled: true},
+		{name: "two", signals: []os.Signal{os.Interrupt, os.Interrupt}, cancelled: true, exited: os.Interrupt},
+		{name: "a terminate after an interrupt", signals: []os.Signal{os.Interrupt, syscall.SIGTERM}, cancelled: true, exited: syscall.SIGTERM},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sigs := make(chan os.Signal)
+			exits := make(chan os.Signal, 1)
+			ctx, stop := devSignals(context.Background(), sigs, func(s os.Signal) { exits <- s })
+			// The channel is unbuffered: each send returns once the watch
+			// has taken the signal.
+			for _, s := range tt.signals {
+				sigs <- s
+			}
+			if tt.cancelled {
+				<-ctx.Done()
+			} else if ctx.Err() != nil {
+				t.Errorf("the context ended with no signal: %v", ctx.Err())
+			}
+			if tt.exited != nil {
+				if got := <-exits; got != tt.exited {
+					t.Errorf("exit(%v), want exit(%v)", got, tt.exited)
+				}
+			}
+			stop()
+			select {
+			case s := <-exits:
+				t.Errorf("exit(%v) called, want no exit", s)
+			default:
+			}
+			if ctx.Err() == nil {
+				t.Error("stop did not end the context")
+			}
+			select {
+			case sigs <- os.Interrupt:
+				t.Error("a signal after stop was taken")
+			default:
+			}
+		})
+	}
+}
+
+func TestSignalExitCode(t *testing.T) {
+	tests := []struct {
+		name string
+		sig  os.Signal
+		want int
+	}{
+		{"interrupt", os.Interrupt, 130},
+		{"terminate", syscall.SIGTERM, 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := signalExitCode(tt.sig); got != tt.want {
+				t.Errorf("signalExitCode(%v) = %d, want %d", tt.sig, got, tt.want)
+			}
+		})
 	}
 }
