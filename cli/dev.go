@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -95,15 +96,16 @@ same data directory kills any task left behind. See docs/dev.md.`,
   allot dev --listen 127.0.0.1:9090 --data .allot-dev-9090   # inside the repository, as the experiment examples need`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			stderr := cmd.ErrOrStderr()
+			ctx, stop := devSignals(cmd.Context(), sigs, func(sig os.Signal) {
+				fmt.Fprintf(stderr, "allot dev: %v again: exiting at once; the next allot dev on %s kills any task left running\n", sig, f.data)
+				os.Exit(signalExitCode(sig))
+			})
 			defer stop()
-			go func() {
-				// After the first signal, a second one gets the default
-				// action: the process ends at once.
-				<-ctx.Done()
-				stop()
-			}()
-			return runDev(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+			return runDev(ctx, cmd.OutOrStdout(), stderr, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -111,6 +113,47 @@ same data directory kills any task left behind. See docs/dev.md.`,
 	fl.StringVar(&f.data, "data", ".allot-dev", "data directory: the SQLite database, checkpoints and the agents' work directories")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
+}
+
+// devSignals stops the dev cluster on the signals that sigs receives:
+// the first cancels the context it returns, which stops the cluster
+// gracefully, and the second calls exit. The second is exit's, not the
+// signal's default action (signal.Stop) once more: a process that a
+// non-interactive shell starts in the background ("allot dev &" in a
+// script) starts with SIGINT ignored, and Stop would restore that, so the
+// second "kill -INT" would do nothing. The stop function it returns
+// cancels the context and returns once it no longer reads sigs.
+func devSignals(parent context.Context, sigs <-chan os.Signal, exit func(os.Signal)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-sigs:
+			cancel()
+		case <-quit:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			exit(sig)
+		case <-quit:
+		}
+	}()
+	return ctx, sync.OnceFunc(func() {
+		cancel()
+		close(quit)
+		<-done
+	})
+}
+
+// signalExitCode is the status of a process ended by sig, as a shell
+// reports it: 128 plus the signal's number (130 for SIGINT).
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return ExitError
 }
 
 // devCluster is a running dev cluster.
@@ -145,16 +188,24 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
+	// The address is taken before the data directory is made: a start
+	// that cannot serve must leave nothing behind.
+	ln, err := listenDev(f.listen)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(data, 0o700); err != nil {
+		ln.Close()
 		return fmt.Errorf("--data: %w", err)
 	}
 	lock, err := lockDataDir(data)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer lock.Release()
 	c := &devCluster{log: logger, data: data, served: make(chan error, 1), agentc: make(chan error, len(devNodes))}
-	if err := c.startMaster(ctx, cfg, f.listen); err != nil {
+	if err := c.startMaster(ctx, cfg, ln); err != nil {
 		return err
 	}
 	defer c.st.Close()
@@ -189,26 +240,38 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	return err
 }
 
+// listenDev takes the dev cluster's address (--listen). An address in
+// use gets advice of its own: it is the usual failure of a second
+// allot dev.
+func listenDev(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("--listen %s: the address is in use (another allot dev or master?): stop that process, or pick another address with --listen, e.g. --listen 127.0.0.1:0 for any free port: %w", addr, err)
+	case err != nil:
+		return nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
 // startMaster opens the store, makes the master and serves it with the
-// dashboard on addr.
-func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, addr string) error {
+// dashboard on ln, which it closes if it fails.
+func (c *devCluster) startMaster(ctx context.Context, cfg *config.Config, ln net.Listener) error {
 	st, err := store.Open(ctx, "", c.data)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, DataDir: c.data, Logger: c.log, UI: web.Handler()})
 	if err != nil {
+		ln.Close()
 		st.Close()
 		return err
 	}
 	if err := c.credentials(ctx, st); err != nil {
+		ln.Close()
 		st.Close()
 		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		st.Close()
-		return fmt.Errorf("--listen: %w (is another allot dev or master running? pick another address with --listen)", err)
 	}
 	// Held syncs and log polls end when the server is stopped, not on the
 	// signal: the agents still report to the master while they stop.

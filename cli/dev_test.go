@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +37,9 @@ func TestDevConfig(t *testing.T) {
 	}
 }
 
+// TestDevFlagErrors: a start that cannot go on says which flag to change,
+// and one refused by a flag or its address leaves no data directory
+// behind.
 func TestDevFlagErrors(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,23 +52,34 @@ func TestDevFlagErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Release()
+	fresh := func() string { return filepath.Join(t.TempDir(), "dev") }
 	tests := []struct {
 		name string
 		f    devFlags
-		want string
+		want []string
+		// created says whether the data directory may be made.
+		created bool
 	}{
-		{"bad log level", devFlags{listen: "127.0.0.1:0", data: t.TempDir(), logLevel: "loud"}, "--log-level"},
-		{"address in use", devFlags{listen: busy.Addr().String(), data: t.TempDir(), logLevel: "info"}, "--listen"},
-		{"data directory in use", devFlags{listen: "127.0.0.1:0", data: inUse, logLevel: "info"},
-			"--data " + inUse + ": the data directory is in use by process " + strconv.Itoa(os.Getpid())},
+		{name: "bad log level", f: devFlags{listen: "127.0.0.1:0", data: fresh(), logLevel: "loud"}, want: []string{"--log-level"}},
+		{name: "address in use", f: devFlags{listen: busy.Addr().String(), data: fresh(), logLevel: "info"},
+			want: []string{"--listen " + busy.Addr().String() + ": the address is in use", "--listen 127.0.0.1:0"}},
+		{name: "address that does not parse", f: devFlags{listen: "127.0.0.1", data: fresh(), logLevel: "info"},
+			want: []string{"--listen 127.0.0.1: listen tcp"}},
+		{name: "data directory in use", f: devFlags{listen: "127.0.0.1:0", data: inUse, logLevel: "info"},
+			want: []string{"--data " + inUse + ": the data directory is in use by process " + strconv.Itoa(os.Getpid())}, created: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			err := runDev(ctx, &lockedBuffer{}, &lockedBuffer{}, tt.f)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want one mentioning %q", err, tt.want)
+			for _, want := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want one mentioning %q", err, want)
+				}
+			}
+			if _, serr := os.Stat(tt.f.data); !tt.created && serr == nil {
+				t.Errorf("the refused start made its data directory %s", tt.f.data)
 			}
 		})
 	}
@@ -135,5 +150,77 @@ func TestDevStartsAndStops(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "dev cluster stopped") {
 		t.Errorf("no stop message in the logs:\n%s", logs.String())
+	}
+}
+
+// TestDevSignals: the first signal cancels the dev cluster's context and
+// the second calls exit; stop ends the watch, so a signal after it calls
+// nothing.
+func TestDevSignals(t *testing.T) {
+	tests := []struct {
+		name    string
+		signals []os.Signal
+		// cancelled: the context ends before stop; exited: exit gets this.
+		cancelled bool
+		exited    os.Signal
+	}{
+		{name: "none", signals: nil},
+		{name: "one", signals: []os.Signal{os.Interrupt}, cancelled: true},
+		{name: "two", signals: []os.Signal{os.Interrupt, os.Interrupt}, cancelled: true, exited: os.Interrupt},
+		{name: "a terminate after an interrupt", signals: []os.Signal{os.Interrupt, syscall.SIGTERM}, cancelled: true, exited: syscall.SIGTERM},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sigs := make(chan os.Signal)
+			exits := make(chan os.Signal, 1)
+			ctx, stop := devSignals(context.Background(), sigs, func(s os.Signal) { exits <- s })
+			// The channel is unbuffered: each send returns once the watch
+			// has taken the signal.
+			for _, s := range tt.signals {
+				sigs <- s
+			}
+			if tt.cancelled {
+				<-ctx.Done()
+			} else if ctx.Err() != nil {
+				t.Errorf("the context ended with no signal: %v", ctx.Err())
+			}
+			if tt.exited != nil {
+				if got := <-exits; got != tt.exited {
+					t.Errorf("exit(%v), want exit(%v)", got, tt.exited)
+				}
+			}
+			stop()
+			select {
+			case s := <-exits:
+				t.Errorf("exit(%v) called, want no exit", s)
+			default:
+			}
+			if ctx.Err() == nil {
+				t.Error("stop did not end the context")
+			}
+			select {
+			case sigs <- os.Interrupt:
+				t.Error("a signal after stop was taken")
+			default:
+			}
+		})
+	}
+}
+
+func TestSignalExitCode(t *testing.T) {
+	tests := []struct {
+		name string
+		sig  os.Signal
+		want int
+	}{
+		{"interrupt", os.Interrupt, 130},
+		{"terminate", syscall.SIGTERM, 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := signalExitCode(tt.sig); got != tt.want {
+				t.Errorf("signalExitCode(%v) = %d, want %d", tt.sig, got, tt.want)
+			}
+		})
 	}
 }

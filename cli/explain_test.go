@@ -40,7 +40,7 @@ What would let it start now:
   1    resnet  ann   vision   4      ` + t0.Add(40*time.Minute).UTC().Format("2006-01-02 15:04") + ` (in 40m)
 
 Preempted:
-  task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)
+  task 0 attempt 1 at 2024-05-01 09:00:00: preempted for job 9 (priority 5 runs before this job's 40)
 `},
 		{name: "bad id", args: []string{"explain", "x"}, err: `job ID: expected a positive integer, got "x"`},
 	})
@@ -64,6 +64,37 @@ func TestExplainMustEndHeading(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !strings.Contains(b.String(), "  on dgx-1, "+tt.want+"\n") {
+				t.Errorf("output lacks %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}
+
+// TestExplainPreemptionTimes: the preemption lines print their time as
+// the rest of the CLI does (formatTime: the display zone, to the second),
+// not as the master's RFC 3339; a line of another form is left as it is.
+func TestExplainPreemptionTimes(t *testing.T) {
+	fixClock(t)
+	displayZone = time.FixedZone("CEST", 2*3600)
+	tests := []struct {
+		name, line, want string
+	}{
+		{"the master's line", "task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)",
+			"task 0 attempt 1 at 2024-05-01 11:00:00: preempted for job 9 (priority 5 runs before this job's 40)"},
+		{"a reason with a colon", "task 2 attempt 3 at 2024-05-01T23:30:05Z: moved: consolidation; exit: SIGTERM",
+			"task 2 attempt 3 at 2024-05-02 01:30:05: moved: consolidation; exit: SIGTERM"},
+		{"another form", "preempted at some point: by job 9", "preempted at some point: by job 9"},
+		{"a time that does not parse", "task 0 attempt 1 at yesterday: by job 9", "task 0 attempt 1 at yesterday: by job 9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.Preemptions = []string{tt.line}
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "Preempted:\n  "+tt.want+"\n") {
 				t.Errorf("output lacks %q:\n%s", tt.want, b.String())
 			}
 		})

@@ -16,8 +16,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == agent.ShimArg {
 		os.Exit(agent.RunShim(os.Args[2:])) // the in-process agents' task shim
 	}
-	if len(os.Args) > 1 && os.Args[1] == "master" {
-		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) // the master that allot bench live starts
+	if len(os.Args) > 1 && (os.Args[1] == "master" || os.Args[1] == "dev") {
+		// The master that allot bench live starts; the dev cluster of
+		// TestDevInterrupts.
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	dir, err := os.MkdirTemp("", "allot-cli-test")
 	if err != nil {

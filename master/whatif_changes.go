@@ -161,12 +161,14 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 // exportFails are the failures of the tasks that failed live (failed:
 // their work up to the failure, at full size for an elastic job), by
 // task, as the scenario's fails: the simulator fails each after that much
-// of its work. dropLateFails then leaves out those the job's run time
-// would not reach.
+// of its work. A task that failed within its first second did no whole
+// second of work and is exported with after 0, which fails it as it
+// starts, as it did live: after 1 held its slots a second longer. Then
+// dropLateFails leaves out those the job's run time would not reach.
 func exportFails(failed map[int]int64) []scenario.TaskFail {
 	var out []scenario.TaskFail
 	for _, task := range slices.Sorted(maps.Keys(failed)) {
-		out = append(out, scenario.TaskFail{Task: task, After: max(failed[task], 1)})
+		out = append(out, scenario.TaskFail{Task: task, After: failed[task]})
 	}
 	return out
 }

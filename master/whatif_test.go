@@ -359,3 +359,67 @@ func TestHistoryScenarioNodeEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryScenarioSubSecondFail: a task that failed within its first
+// second did no whole second of work and is exported failing after 0,
+// which the replay fails as it starts, as it did live, so the job that
+// waited for its slot starts in the same second in both; after 1 held
+// the slot a second longer. One that failed after a second and a half is
+// exported after its one whole second.
+func TestHistoryScenarioSubSecondFail(t *testing.T) {
+	cases := []struct {
+		name      string
+		failsIn   time.Duration
+		wantAfter int64
+	}{
+		{"within its first second", 500 * time.Millisecond, 0},
+		{"after a second and a half", 1500 * time.Millisecond, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+			a := h.agent("n1", 1)
+			t0 := h.clock.Now()
+			quick := h.submit(jobSpec("quick", 1, ""))
+			next := h.submit(jobSpec("next", 1, ""))
+			h.step()
+			h.sync(a, a)
+			h.clock.Advance(tc.failsIn)
+			a.Exit(tid(quick, 0, 1), agent.OutcomeFailed, 1)
+			h.sync(a)
+			h.step()
+			h.sync(a, a)
+			h.clock.Advance(10 * time.Minute)
+			a.Exit(tid(next, 0, 1), agent.OutcomeCompleted, 0)
+			h.sync(a)
+
+			q := window(t0, h.clock.Now())
+			code, body, _ := h.raw("GET", "/api/v1/history/scenario"+q, "")
+			if code != 200 {
+				t.Fatalf("export: %d %s", code, body)
+			}
+			sc, err := scenario.Parse("history.yaml", []byte(body))
+			if err != nil {
+				t.Fatalf("the exported scenario does not parse: %v\n%s", err, body)
+			}
+			if len(sc.Jobs) != 2 {
+				t.Fatalf("%d jobs exported, want 2:\n%s", len(sc.Jobs), body)
+			}
+			if f := sc.Jobs[0].Fails; len(f) != 1 || f[0].Task != 0 || f[0].After != tc.wantAfter {
+				t.Fatalf("exported fails %+v, want task 0 after %d s\n%s", f, tc.wantAfter, body)
+			}
+			res := replayScenario(t, sc, -1)
+			waits := liveWaits(h, q)
+			for _, j := range res.Jobs {
+				switch {
+				case strings.HasSuffix(j.Name, "-quick"):
+					if a := j.Attempts; j.State != sim.StateFailed || len(a) != 1 || a[0].End == nil || *a[0].End-a[0].Start != tc.wantAfter {
+						t.Errorf("replayed %s %+v, want failed after %d s", j.State, a, tc.wantAfter)
+					}
+				case j.Wait == nil || *j.Wait != waits[j.Name]:
+					t.Errorf("%s replayed wait %v, live %d s", j.Name, j.Wait, waits[j.Name])
+				}
+			}
+		})
+	}
+}

@@ -38,7 +38,7 @@ type row struct {
 
 func rows() []row {
 	dur := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
-		return func(m *sim.Metrics) string { return Duration(f(m)) }
+		return func(m *sim.Metrics) string { return sim.Duration(f(m)) }
 	}
 	num := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
 		return func(m *sim.Metrics) string { return Significant(f(m)) }
@@ -67,20 +67,6 @@ func rows() []row {
 		{"Jain fairness (projects)", func(m *sim.Metrics) string {
 			return fmt.Sprintf("%s (%d)", trim(m.JainFairness), len(m.Projects))
 		}},
-	}
-}
-
-// Duration formats seconds for reading: 45s, 12.5m, 3.2h, 4.1d.
-func Duration(sec float64) string {
-	switch a := math.Abs(sec); {
-	case a < 60:
-		return trim(math.Round(sec*10)/10) + "s"
-	case a < 3600:
-		return trim(math.Round(sec/6)/10) + "m"
-	case a < 86400:
-		return trim(math.Round(sec/360)/10) + "h"
-	default:
-		return trim(math.Round(sec/8640)/10) + "d"
 	}
 }
 

@@ -187,20 +187,6 @@ func TestSignificant(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	cases := []struct {
-		sec  float64
-		want string
-	}{
-		{0, "0s"}, {12.34, "12.3s"}, {90, "1.5m"}, {3600, "1h"}, {5400, "1.5h"}, {86400 * 3.25, "3.3d"},
-	}
-	for _, c := range cases {
-		if got := Duration(c.sec); got != c.want {
-			t.Errorf("Duration(%v) = %q, want %q", c.sec, got, c.want)
-		}
-	}
-}
-
 // TestProjectChartsShareColours: each run's stacked chart shows the same
 // projects in the same order and colours, chosen over all runs.
 func TestProjectChartsShareColours(t *testing.T) {

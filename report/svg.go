@@ -5,6 +5,8 @@ import (
 	"html"
 	"math"
 	"strings"
+
+	"github.com/allot-sched/allot/sim"
 )
 
 // Run colours: the Okabe–Ito palette, which stays distinct for readers
@@ -164,7 +166,7 @@ func waitTicks(max float64) []tick {
 	out := []tick{{0, "0"}}
 	for _, s := range []float64{10, 60, 600, 3600, 36000, 86400, 864000, 8640000} {
 		if s <= max*1.0001 {
-			out = append(out, tick{logWait(s), Duration(s)})
+			out = append(out, tick{logWait(s), sim.Duration(s)})
 		}
 	}
 	return out

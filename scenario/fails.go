@@ -12,8 +12,10 @@ import (
 // preemptions keep the progress made; at full size for an elastic job).
 // A failed task is done and never retried, and its job ends failed once
 // every task has ended, as on a live cluster, where a task fails by its
-// own exit code. The what-if export writes them for the tasks that
-// failed live.
+// own exit code. After 0 fails it as its work begins, at the instant its
+// first attempt starts: the what-if export writes them for the tasks that
+// failed live, and one that failed within its first second did no whole
+// second of work.
 type TaskFail struct {
 	Task  int
 	After int64
@@ -30,7 +32,7 @@ func (p *parser) fails(f *yamlfield.Fields, j *Job) {
 	p.eachItem(f, "fails", "task failures", func(g *yamlfield.Fields, line int) {
 		tf := TaskFail{Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &tf.Task, yamlfield.IntAtLeast(0))
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &tf.After, yamlfield.PositiveDuration)
+		afterOK := g.Required("after") && yamlfield.Field(g, "after", &tf.After, yamlfield.Duration)
 		g.Done()
 		switch {
 		case !taskOK || !afterOK || !j.names(g, tf.Task):

@@ -19,7 +19,7 @@ func TestParseErrorsFails(t *testing.T) {
 		{"task out of range", failJob + "    duration: 1h\n    fails: [{task: 2, after: 1m}]\n", 13, `fails[0]: task: task 2 does not exist: the job has 2 task(s)`},
 		{"negative task", failJob + "    duration: 1h\n    fails: [{task: -1, after: 1m}]\n", 13, `fails[0]: task: expected an integer >= 0`},
 		{"missing after", failJob + "    duration: 1h\n    fails: [{task: 0}]\n", 13, `fails[0]: missing required field "after"`},
-		{"zero after", failJob + "    duration: 1h\n    fails: [{task: 0, after: 0}]\n", 13, `fails[0]: after: expected a duration > 0`},
+		{"negative after", failJob + "    duration: 1h\n    fails: [{task: 0, after: -1}]\n", 13, `fails[0]: after: expected a duration >= 0`},
 		{"a task twice", failJob + "    duration: 1h\n    fails:\n      - {task: 1, after: 1m}\n      - {task: 1, after: 2m}\n", 15,
 			`fails[1]: task: task 1 fails already (line 14)`},
 		{"after the run time", failJob + "    duration: 50m\n    fails:\n      - {task: 0, after: 1m}\n      - {task: 1, after: 1h}\n", 15,
@@ -32,12 +32,12 @@ func TestParseErrorsFails(t *testing.T) {
 
 // TestFailsRoundTrip: fails parse, and Marshal writes them back.
 func TestFailsRoundTrip(t *testing.T) {
-	src := failJob + "    duration: 1h\n    fails: [{task: 1, after: 90s}, {task: 0, after: 1h}]\n"
+	src := failJob + "    duration: 1h\n    fails: [{task: 1, after: 0}, {task: 0, after: 1h}]\n"
 	s, err := Parse("f.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TaskFail{{Task: 1, After: 90, Line: 13}, {Task: 0, After: 3600, Line: 13}}
+	want := []TaskFail{{Task: 1, After: 0, Line: 13}, {Task: 0, After: 3600, Line: 13}}
 	if !slices.Equal(s.Jobs[0].Fails, want) {
 		t.Fatalf("fails = %+v, want %+v", s.Jobs[0].Fails, want)
 	}
@@ -50,7 +50,7 @@ func TestFailsRoundTrip(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	got := back.Jobs[0].Fails
-	if len(got) != 2 || got[0].Task != 1 || got[0].After != 90 || got[1].Task != 0 || got[1].After != 3600 {
+	if len(got) != 2 || got[0].Task != 1 || got[0].After != 0 || got[1].Task != 0 || got[1].After != 3600 {
 		t.Errorf("after a round trip fails = %+v\n%s", got, out)
 	}
 }

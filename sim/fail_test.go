@@ -11,8 +11,10 @@ import (
 
 // TestScriptedFails: a task fails after the work its job's fails give,
 // counted across a preemption and at the rate of an elastic task's
-// slots, and as its work ends; one after the task's end is refused by
-// the scenario parser (TestParseErrorsFails).
+// slots, and as its work ends; after no work, at the instant it starts,
+// its slots starting other work in that instant (as a failed start
+// does); one after the task's end is refused by the scenario parser
+// (TestParseErrorsFails).
 func TestScriptedFails(t *testing.T) {
 	const src = `
 pools:
@@ -25,6 +27,8 @@ jobs:
   - {name: b, submit: 10, duration: 20, priority: 10}
   - {name: e, submit: 200, slots: 2, min_slots: 1, duration: 100, fails: [{task: 0, after: 50}]}
   - {name: late, submit: 400, duration: 10, fails: [{task: 0, after: 10}]}
+  - {name: zero, submit: 600, slots: 2, duration: 10, fails: [{task: 0, after: 0}]}
+  - {name: next, submit: 600, slots: 2, duration: 10}
 `
 	sc, err := scenario.Parse("fails.yaml", []byte(src))
 	if err != nil {
@@ -40,6 +44,10 @@ jobs:
 		"e": "failed: 0@200-250 FAILED",
 		// Failing as the work ends, it fails.
 		"late": "failed: 0@400-410 FAILED",
+		// Failing as its work begins, it fails as it starts, and next
+		// takes its slots in the same instant.
+		"zero": "failed: 0@600-600 FAILED",
+		"next": "completed: 0@600-610 COMPLETED",
 	}
 	checkAttempts(t, res, want)
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -23,10 +24,10 @@ func WriteReport(w io.Writer, res *Result) error {
 		}
 	}
 	m := res.Metrics
-	fmt.Fprintf(w, "makespan     %s\n", Clock(m.Makespan))
+	fmt.Fprintf(w, "makespan     %s\n", Duration(float64(m.Makespan)))
 	fmt.Fprintf(w, "utilisation  %.1f%%\n", 100*m.Utilization)
-	fmt.Fprintf(w, "avg wait     %s\n", Clock(int64(m.AvgWait+0.5)))
-	fmt.Fprintf(w, "avg JCT      %s\n", Clock(int64(m.AvgJCT+0.5)))
+	fmt.Fprintf(w, "avg wait     %s\n", Duration(m.AvgWait))
+	fmt.Fprintf(w, "avg JCT      %s\n", Duration(m.AvgJCT))
 	fmt.Fprintf(w, "preemptions  %d\n", m.Preemptions)
 	writeDetails(w, &m)
 	writeProjects(w, res.Projects)
@@ -44,7 +45,7 @@ func WriteReport(w io.Writer, res *Result) error {
 		}
 	}
 	if len(waiting) > 0 {
-		fmt.Fprintf(w, "\nstill waiting at %s:\n%s\n", Clock(res.End), strings.Join(waiting, "\n"))
+		fmt.Fprintf(w, "\nstill waiting at %s:\n%s\n", Duration(float64(res.End)), strings.Join(waiting, "\n"))
 	}
 	return nil
 }
@@ -61,9 +62,8 @@ func writeDetails(w io.Writer, m *Metrics) {
 		fmt.Fprintf(w, "%-12s p50 %s  p90 %s  p99 %s  max %s\n", label,
 			format(d.P50), format(d.P90), format(d.P99), format(d.Max))
 	}
-	clock := func(x float64) string { return Clock(int64(x + 0.5)) }
-	dist("wait", m.Wait, clock)
-	dist("JCT", m.JCT, clock)
+	dist("wait", m.Wait, Duration)
+	dist("JCT", m.JCT, Duration)
 	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	fmt.Fprintf(w, "slowdown     mean %s  p50 %s  p90 %s  p99 %s  max %s (bounded: max(1, JCT / max(run, 10s)))\n",
 		num(m.BoundedSlowdown.Mean), num(m.BoundedSlowdown.P50), num(m.BoundedSlowdown.P90),
@@ -83,13 +83,21 @@ func writeDetails(w io.Writer, m *Metrics) {
 }
 
 // numCount renders a measured amount with its noun: "1 slot-hour", "0.5
-// slot-hours", as plural.Count does for whole counts.
+// slot-hours", as plural.Count does for whole counts. It keeps two
+// decimals, as the GPU-hours of writeProjects do: the result holds six,
+// which read as noise ("3.866667 slot-hours"). An amount too small to
+// show in two decimals reads "<0.01", not a 0 that denies it.
 func numCount(x float64, noun string) string {
+	r := round(x, 2)
+	s := strconv.FormatFloat(r, 'f', -1, 64)
+	if r == 0 && x > 0 {
+		s = "<0.01"
+	}
 	n := 2
-	if x == 1 || x == -1 {
+	if r == 1 || r == -1 {
 		n = 1
 	}
-	return strconv.FormatFloat(x, 'f', -1, 64) + " " + plural.Noun(n, noun)
+	return s + " " + plural.Noun(n, noun)
 }
 
 // writeJobs prints one row per job; a PRIORITY column when some job ran
@@ -132,7 +140,35 @@ func writeAccounts(w io.Writer, as []AccountResult) {
 	}
 }
 
-// Clock formats seconds compactly: 0, 45s, 2h, 1h30m.
+// Duration formats an amount of time for reading, to one decimal of its
+// largest unit: 45s, 12.5m, 3.2h, 4.1d. It is the one format of the
+// durations the simulator's readable outputs print (this report, the
+// comparison table and its charts), so that a makespan reads the same in
+// both: a span of years in Clock's form ("17507h2m3s") is unreadable.
+func Duration(sec float64) string {
+	switch a := math.Abs(sec); {
+	case a < 60:
+		return trimDecimals(math.Round(sec*10)/10) + "s"
+	case a < 3600:
+		return trimDecimals(math.Round(sec/6)/10) + "m"
+	case a < 86400:
+		return trimDecimals(math.Round(sec/360)/10) + "h"
+	default:
+		return trimDecimals(math.Round(sec/8640)/10) + "d"
+	}
+}
+
+// trimDecimals prints a number with at most three decimals and no
+// trailing zeros.
+func trimDecimals(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 3, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// Clock formats seconds exactly: 0, 45s, 2h, 1h30m. The jobs table
+// prints its instants (and the waits between them) so, to the second, as
+// a scenario's own times are written; Duration rounds.
 func Clock(sec int64) string {
 	if sec == 0 {
 		return "0"

@@ -1,0 +1,71 @@
+package sim_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/metrics"
+	"github.com/allot-sched/allot/sim"
+)
+
+func TestDuration(t *testing.T) {
+	cases := []struct {
+		name string
+		sec  float64
+		want string
+	}{
+		{"zero", 0, "0s"},
+		{"seconds", 12.34, "12.3s"},
+		{"minutes", 90, "1.5m"},
+		{"an hour", 3600, "1h"},
+		{"hours", 5400, "1.5h"},
+		{"days", 86400 * 3.25, "3.3d"},
+		{"years", 63025323, "729.5d"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := sim.Duration(c.sec); got != c.want {
+				t.Errorf("Duration(%v) = %q, want %q", c.sec, got, c.want)
+			}
+		})
+	}
+}
+
+// TestReportFormats: the readable report prints its durations as sim
+// compare does (sim.Duration), not as a clock of hours ("17507h2m3s"),
+// and its slot-hours to two decimals, not the result's six.
+func TestReportFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    sim.Metrics
+		want string
+	}{
+		{"makespan", sim.Metrics{Makespan: 63025323}, "makespan     729.5d\n"},
+		{"avg wait", sim.Metrics{AvgWait: 2498.4}, "avg wait     41.6m\n"},
+		{"avg JCT", sim.Metrics{AvgJCT: 11471.2}, "avg JCT      3.2h\n"},
+		{"wait percentiles", sim.Metrics{Wait: metrics.Dist{P50: 45, P90: 6600, P99: 20400, Max: 20400}},
+			"wait         p50 45s  p90 1.8h  p99 5.7h  max 5.7h\n"},
+		{"JCT percentiles", sim.Metrics{JCT: metrics.Dist{P50: 720, P90: 21000, P99: 38400, Max: 172800}},
+			"JCT          p50 12m  p90 5.8h  p99 10.7h  max 2d\n"},
+		{"lost work", sim.Metrics{LostWorkSlotHours: 3.866667},
+			"lost work    3.87 slot-hours since the last checkpoints (preempted or lost)\n"},
+		{"lost work that rounds to one", sim.Metrics{LostWorkSlotHours: 0.999722},
+			"lost work    1 slot-hour since the last checkpoints (preempted or lost)\n"},
+		{"lost work under a hundredth", sim.Metrics{LostWorkSlotHours: 0.000278},
+			"lost work    <0.01 slot-hours since the last checkpoints (preempted or lost)\n"},
+		{"checkpointing", sim.Metrics{Preemptions: 2, PreemptionLostSlotHours: 0.633333},
+			"lost         0.63 slot-hours checkpointing after preemption\n"},
+		{"queue", sim.Metrics{AvgQueue: 0.961538, MaxQueue: 4}, "queue        mean 0.96 jobs, max 4\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := sim.WriteReport(&b, &sim.Result{Metrics: tc.m}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("report lacks %q:\n%s", tc.want, b.String())
+			}
+		})
+	}
+}
