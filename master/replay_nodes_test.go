@@ -50,7 +50,8 @@ func (d *replayDriver) nextDown() float64 {
 }
 
 // drainNodes drains the nodes whose drain is due and resumes those whose
-// resume is, as an admin does through the API.
+// resume is, as an admin does through the API, settling after each when
+// the case is eager.
 func (d *replayDriver) drainNodes(t *testing.T, now float64) {
 	for k, dn := range d.c.drains {
 		switch {
@@ -64,6 +65,11 @@ func (d *replayDriver) drainNodes(t *testing.T, now float64) {
 			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/resume", nil, nil); code/100 != 2 {
 				t.Fatalf("resume %s: %d", dn.node, code)
 			}
+		default:
+			continue
+		}
+		if d.c.eager {
+			d.settle(t)
 		}
 	}
 }
