@@ -13,7 +13,42 @@ func nodeCases() []replayCase {
 			nodes: replayNodes, drains: sameSecondDrains, jobs: sameSecondDrainJobs},
 		{name: "fifo-drain-same-second", config: "pools:\n  - {name: default, policy: fifo}\n",
 			nodes: replayNodes, drains: sameSecondDrains, jobs: sameSecondDrainJobs},
+		// A node lost under a multifactor pool: its slots stay in the
+		// capacity that fair-share usage is a share of, as a drained
+		// node's do (lifecycle.InFairShareCapacity). wa, older, and wb,
+		// whose project used less, wait for n1; wa's age outweighs wb's
+		// fair share while usage is a share of 7 slots, not of 5: the
+		// master left lost n2 out of the capacity and started wb first
+		// at 600, the replay wa.
+		{name: "multifactor-node-loss", config: lossShareConfig, nodes: replayNodes, jobs: lossShareJobs,
+			downs: []rdown{{node: "n2", at: 100, back: 900}}},
+		{name: "multifactor-node-loss-emergency", config: multifactorConfig + "lost_node_grace: 0s\n", nodes: replayNodes,
+			jobs: multifactorJobs, downs: []rdown{{node: "n2", at: 40, back: 650}}},
 	}
+}
+
+// lossShareConfig weighs fair share and age alike, age in full after 10
+// minutes, in a multifactor pool of two projects of equal shares.
+const lossShareConfig = `
+pools:
+  - name: default
+    policy: multifactor
+    multifactor: {fair_share: 100, age: 100, max_age: 10m, fair_share_mode: classic}
+projects:
+  - {name: a}
+  - {name: b}
+default_project: a
+decay: {period: 5m, per_period: 0.5}
+lost_node_grace: 0s
+`
+
+// lossShareJobs: a uses four slots and b one until 600; wa (a) waits
+// from 10 and wb (b) from 210 for n1's four.
+var lossShareJobs = []rjob{
+	{name: "a1", slots: 4, submit: 0, run: 600, project: "a"},
+	{name: "b1", slots: 1, submit: 0, run: 600, project: "b"},
+	{name: "wa", slots: 4, submit: 10, run: 100, project: "a"},
+	{name: "wb", slots: 4, submit: 210, run: 100, project: "b"},
 }
 
 // sameSecondDrains drain n1 and n3 in one second, and drain n2 in the
