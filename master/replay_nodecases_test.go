@@ -22,6 +22,28 @@ func nodeCases() []replayCase {
 		// at 600, the replay wa.
 		{name: "multifactor-node-loss", config: lossShareConfig, nodes: replayNodes, jobs: lossShareJobs,
 			downs: []rdown{{node: "n2", at: 100, back: 900}}},
+		// A task held through its node's loss (lost_node_grace), killed
+		// during the hold: g, a gang over n2 and n3, is held when n3 is
+		// lost at 100 and killed at 130, before its grace ends at 160;
+		// w starts in its slots on n2 at the kill.
+		{name: "priority-node-loss-grace-kill", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n3", at: 100, back: 400}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "g", slots: 3, submit: 1, run: 800, kill: 130},
+				{name: "w", slots: 2, submit: 50, run: 100, extra: lowPrio},
+			}},
+		// Held tasks whose work ends during the hold: k's on n3 at 120,
+		// which the master hears of when n3 is back at 140, within the
+		// grace; m's on n2 at 330, which it never hears of: the grace
+		// ends at 360, before n2 is back at 400, and m fails lost.
+		{name: "priority-node-loss-grace-ends-held", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n3", at: 100, back: 140}, {node: "n2", at: 300, back: 400}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "k", slots: 1, submit: 1, run: 119},
+				{name: "m", slots: 2, submit: 1, run: 329},
+				{name: "w", slots: 1, submit: 50, run: 100, extra: lowPrio},
+				{name: "v", slots: 2, submit: 310, run: 100, extra: lowPrio},
+			}},
 		{name: "multifactor-node-loss-emergency", config: multifactorConfig + "lost_node_grace: 0s\n", nodes: replayNodes,
 			jobs: multifactorJobs, downs: []rdown{{node: "n2", at: 40, back: 650}}},
 	}
