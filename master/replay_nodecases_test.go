@@ -13,6 +13,19 @@ func nodeCases() []replayCase {
 			nodes: replayNodes, drains: sameSecondDrains, jobs: sameSecondDrainJobs},
 		{name: "fifo-drain-same-second", config: "pools:\n  - {name: default, policy: fifo}\n",
 			nodes: replayNodes, drains: sameSecondDrains, jobs: sameSecondDrainJobs},
+		// Two drains in one second, with a pass between them live: n1's
+		// drain leaves wide (7 slots) no reservation, so short backfills
+		// on n3 before n3's drain; the simulator drains both first and
+		// short waits. Batched (no pass between) they agree; live they
+		// differ as knownDiffs pins: the export carries no order between
+		// the node history and the passes of a second.
+		{name: "easy-drains-pass-between", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes,
+			drains: []rdown{{node: "n1", at: 100, back: 2000}, {node: "n3", at: 100, back: 2000}}, jobs: []rjob{
+				{name: "j1", slots: 3, submit: 0, run: 500, extra: `, "time_limit": 500`},
+				{name: "j2", slots: 2, submit: 0, run: 1000, extra: `, "time_limit": 1000`},
+				{name: "wide", slots: 7, submit: 10, run: 300, extra: `, "time_limit": 400`},
+				{name: "short", slots: 1, submit: 70, run: 300, extra: `, "time_limit": 2000`},
+			}},
 		// A node lost under a multifactor pool: its slots stay in the
 		// capacity that fair-share usage is a share of, as a drained
 		// node's do (lifecycle.InFairShareCapacity). wa, older, and wb,
