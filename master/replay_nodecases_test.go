@@ -57,6 +57,15 @@ func nodeCases() []replayCase {
 				{name: "w", slots: 1, submit: 50, run: 100, extra: lowPrio},
 				{name: "v", slots: 2, submit: 310, run: 100, extra: lowPrio},
 			}},
+		// A gang held through a loss, its work ending during the hold:
+		// its part on n2, which stayed up, holds its slots until the part
+		// on n3 is heard of at n3's return, and w starts there then.
+		{name: "priority-node-loss-grace-ends-held-gang", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n3", at: 100, back: 140}}, jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+				{name: "g", slots: 3, submit: 1, run: 119},
+				{name: "w", slots: 2, submit: 50, run: 100, extra: lowPrio},
+			}},
 		{name: "multifactor-node-loss-emergency", config: multifactorConfig + "lost_node_grace: 0s\n", nodes: replayNodes,
 			jobs: multifactorJobs, downs: []rdown{{node: "n2", at: 40, back: 650}}},
 	}
