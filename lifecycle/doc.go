@@ -27,7 +27,8 @@
 // Replannable; which tasks of a lost node are held for the grace and
 // until when, HoldsThroughLoss and GraceOver; whether a re-placed task
 // restarts where it reserved, Restartable; how a start no agent answered
-// ends, StartLost), so that the two drivers cannot drift apart on them;
+// ends, StartLost; which nodes the fair-share capacity counts, down and
+// drained ones too, InFairShareCapacity), so that the two drivers cannot drift apart on them;
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike. The core

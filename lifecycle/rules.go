@@ -172,3 +172,13 @@ func Restartable(anyDown bool) bool { return !anyDown }
 // again (it never ran, so running it again cannot run it twice),
 // whatever its preemptibility: the master's lost attempt that never ran.
 func StartLost() bool { return true }
+
+// InFairShareCapacity reports whether a node of a multifactor pool counts
+// in the capacity that fair-share usage is a share of
+// (sched.UsageShare): it does whether it is down or drained, so that a
+// loss or a drain does not change what the accounts' usage is worth.
+// The simulator measures usage against its scenario's nodes from the
+// start (sim's chargedSlots), a capacity this rule keeps fixed through
+// node_down and drain; the master counts its nodes as it builds each
+// snapshot (snapNodes), lost and drained ones included.
+func InFairShareCapacity(down, drained bool) bool { return true }

@@ -187,3 +187,24 @@ func TestLastCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestInFairShareCapacity: a node counts in the fair-share capacity
+// whatever its state, so that the simulator's fixed capacity (sim's
+// chargedSlots) is the master's (snapNodes) through losses and drains.
+func TestInFairShareCapacity(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		down, drained bool
+	}{
+		{"up", false, false},
+		{"down", true, false},
+		{"drained", false, true},
+		{"down and drained", true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !InFairShareCapacity(c.down, c.drained) {
+				t.Errorf("a node %s leaves the capacity", c.name)
+			}
+		})
+	}
+}

@@ -424,6 +424,12 @@ const notRunReason = " does not run attempt "
 // parts elsewhere are killed; the task is requeued when it is preemptible
 // or never ran, killed when it was being killed, and failed otherwise.
 func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) error {
+	return ag.endAttempt(ctx, t, reason, store.AttemptLost)
+}
+
+// endAttempt ends t's attempt, which no agent will report on, as end
+// (lost, or killed: killHeld), its task as loseAttempt says.
+func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, end store.AttemptState) error {
 	ran := false
 	for _, p := range t.att.parts {
 		if p.state != partStarting {
@@ -431,7 +437,7 @@ func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) erro
 		}
 	}
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
-		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: store.AttemptLost}}
+		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: end}}
 	switch {
 	case t.rec.State == store.TaskKilling:
 		tr.To = store.TaskKilled
@@ -453,7 +459,8 @@ func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) erro
 		return nil
 	}
 	ag.m.setTask(t, op.rec)
-	ag.m.log.Warn("attempt lost", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To, "reason", reason)
+	ag.m.log.Warn("attempt ended on no agent's word", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To,
+		"end", end, "reason", reason)
 	ag.m.kick()
 	return ag.m.settleJob(ctx, t.job)
 }
@@ -509,6 +516,29 @@ func (ag *agents) holdsThroughLoss(t *mtask) bool {
 		ran = ran || p.state != partStarting
 	}
 	return lifecycle.HoldsThroughLoss(ag.m.cfg.LostNodeGrace, t.job.rec.Preemptible, t.rec.State == store.TaskKilling, ran)
+}
+
+// killHeld ends at once, killed, the attempts of job j being killed that
+// are held through their node's loss: no agent there can report the kill
+// (the node's return finds the attempt no longer its and kills it), and
+// a kill ends a task at once, held or not (lifecycle.HoldsThroughLoss
+// holds no task being killed; the simulator's kill), so they end at the
+// kill rather than at the next tick's checkLostNodes. Callers hold mu.
+func (ag *agents) killHeld(ctx context.Context, j *mjob, reason string) error {
+	for _, t := range j.tasks {
+		if t.rec.State != store.TaskKilling || t.att == nil {
+			continue
+		}
+		for _, p := range t.att.parts {
+			if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && !n.up() {
+				if err := ag.endAttempt(ctx, t, reason, store.AttemptKilled); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // checkLostNodes ends the attempts held on lost nodes whose grace is over,

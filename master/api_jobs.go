@@ -571,6 +571,10 @@ func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
 	ja.m.markJob(j)
 	ja.m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
 	ja.m.kick()
+	if err := ja.m.agents.killHeld(ctx, j, reason); err != nil {
+		// The kill stands: the next tick's checkLostNodes ends them.
+		ja.m.log.Error("ending the attempts held on lost nodes", "job", id, "err", err)
+	}
 	return ja.m.settleJob(ctx, j)
 }
 

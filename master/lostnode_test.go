@@ -58,6 +58,28 @@ func TestLostNodeComesBack(t *testing.T) {
 			}
 			h.m.Tick(h.ctx)
 		}, store.TaskKilled},
+		// At the kill, with no tick, its attempt killed (the simulator's
+		// kill; replay case priority-node-loss-grace-kill); back, the
+		// node is told to kill what it still runs.
+		{"killed while lost, ended at the kill", func(h *harness, a *mastertest.Agent, id int64) {
+			if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/kill", id), nil, nil); code != 200 {
+				h.t.Fatalf("kill: %d", code)
+			}
+			atts, err := h.st.Attempts(h.ctx, store.AttemptFilter{JobID: id})
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			if len(atts) != 1 || atts[0].EndState != store.AttemptKilled {
+				h.t.Fatalf("attempts %+v, want one, killed", atts)
+			}
+			if _, err := a.Register(h.ctx); err != nil {
+				h.t.Fatal(err)
+			}
+			h.sync(a)
+			if len(a.Running()) != 0 {
+				h.t.Fatalf("the node back still runs %v", a.Running())
+			}
+		}, store.TaskKilled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -240,34 +240,54 @@ pools:
 	}
 }
 
-// TestDrainKeepsFairShareCapacity: a drain does not change what the
-// accounts' usage is worth: fair-share usage stays a share of every
-// node's slots in a multifactor pool, a drained node's included, as the
-// simulator measures it (sim's chargedSlots), so that a replay of a run
-// with a drain sees the same fair-share factors.
-func TestDrainKeepsFairShareCapacity(t *testing.T) {
-	h := newHarness(t, withConfig(mustConfig(t, multifactorConfig)))
-	a, b := h.agent("n1", 4), h.agent("n2", 4)
-	h.submit(`{"name": "a1", "entrypoint": "e", "project": "a", "resources": {"slots": 2}}`)
-	h.step()
-	h.sync(a, b)
-	h.clock.Advance(10 * time.Minute)
-	usage := func() []float64 {
-		s, _ := h.snapshot()
-		var out []float64
-		for _, acc := range s.Accounts {
-			out = append(out, acc.Usage)
-		}
-		return out
-	}
-	before := usage()
-	if !slices.ContainsFunc(before, func(u float64) bool { return u > 0 }) {
-		t.Fatalf("no account has usage before the drain: %v", before)
-	}
-	if code := h.do("POST", "/api/v1/nodes/n2/drain", api.NodeDrainRequest{Reason: "retire"}, nil); code != http.StatusOK {
-		t.Fatalf("drain: %d", code)
-	}
-	if after := usage(); !slices.Equal(before, after) {
-		t.Errorf("accounts' usage %v after the drain, want %v as before", after, before)
+// TestFairShareCapacityKeepsNodes: a drain or a loss does not change
+// what the accounts' usage is worth: fair-share usage stays a share of
+// every node's slots in a multifactor pool, a drained or lost node's
+// included, as the simulator measures it (sim's chargedSlots;
+// lifecycle.InFairShareCapacity), so that a replay of a run with a
+// drain or a loss sees the same fair-share factors.
+func TestFairShareCapacityKeepsNodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		off  func(h *harness)
+	}{
+		{"drained", func(h *harness) {
+			if code := h.do("POST", "/api/v1/nodes/n2/drain", api.NodeDrainRequest{Reason: "retire"}, nil); code != http.StatusOK {
+				t.Fatalf("drain: %d", code)
+			}
+		}},
+		{"lost", func(h *harness) {
+			h.m.lock()
+			err := h.m.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes["n2"], "node n2 lost") })
+			h.m.mu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, multifactorConfig)))
+			a, b := h.agent("n1", 4), h.agent("n2", 4)
+			h.submit(`{"name": "a1", "entrypoint": "e", "project": "a", "resources": {"slots": 2}}`)
+			h.step()
+			h.sync(a, b)
+			h.clock.Advance(10 * time.Minute)
+			usage := func() []float64 {
+				s, _ := h.snapshot()
+				var out []float64
+				for _, acc := range s.Accounts {
+					out = append(out, acc.Usage)
+				}
+				return out
+			}
+			before := usage()
+			if !slices.ContainsFunc(before, func(u float64) bool { return u > 0 }) {
+				t.Fatalf("no account has usage before n2 is %s: %v", tc.name, before)
+			}
+			tc.off(h)
+			if after := usage(); !slices.Equal(before, after) {
+				t.Errorf("accounts' usage %v with n2 %s, want %v as before", after, tc.name, before)
+			}
+		})
 	}
 }

@@ -205,8 +205,9 @@ func featureCases() []replayCase {
 			jobs: multifactorJobs},
 		// A node drained under a multifactor pool replays alike. (This
 		// workload's order does not turn on the fair-share capacity a
-		// drain used to shrink live; TestDrainKeepsFairShareCapacity pins
-		// that the capacity keeps the drained node's slots.)
+		// drain used to shrink live; TestFairShareCapacityKeepsNodes pins
+		// that the capacity keeps the drained node's slots, and
+		// multifactor-node-loss replays a loss whose capacity decides.)
 		{name: "multifactor-drain", config: multifactorConfig, nodes: replayNodes, jobs: multifactorJobs,
 			drains: []rdown{{node: "n2", at: 40, back: 650}}},
 		// Jobs wait for matlab seats with slots free, and a QOS that

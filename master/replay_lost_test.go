@@ -34,11 +34,30 @@ var lostAttemptJobs = []rjob{
 	{name: "h", slots: 7, submit: 200, run: 50, extra: `, "priority": 10`},
 }
 
+// lostAtStartJobs lose attempts in the second they started (the
+// export's after: 0): p (preemptible) half a second in, waiting again
+// and restarting in that second; n (not preemptible) failing, w starting
+// in its slot in that second; the trial e1, started when a ends at 100,
+// and x, started at 150.2 and lost at 150.8.
+var lostAtStartJobs = []rjob{
+	{name: "a", slots: 4, submit: 0, run: 100},
+	{name: "p", slots: 2, submit: 0, run: 300, extra: preemptible, lost: 0.5},
+	{name: "n", slots: 1, submit: 0, run: 300, lost: 0.3},
+	{name: "w", slots: 1, submit: 0, run: 400},
+	{name: "e1", slots: 1, tasks: 2, submit: 50, run: 200, extra: lowPrio, lost: 0.5, lostTask: 1},
+	{name: "x", slots: 2, submit: 150.2, run: 100, extra: preemptible, lost: 0.6},
+	{name: "h", slots: 3, submit: 200, run: 50, extra: `, "priority": 10`},
+}
+
 func lostAttemptCases() []replayCase {
 	return []replayCase{
 		{name: "fifo-attempt-lost", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: lostAttemptJobs},
 		{name: "priority-attempt-lost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
 			nodes: replayNodes, jobs: lostAttemptJobs},
+		{name: "fifo-attempt-lost-at-start", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+			jobs: lostAtStartJobs},
+		{name: "priority-attempt-lost-at-start", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: lostAtStartJobs},
 	}
 }
 

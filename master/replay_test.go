@@ -233,7 +233,7 @@ func replayCases() []replayCase {
 			{name: "b2", slots: 1, submit: 150, run: 300, project: "b"},
 			{name: "b3", slots: 2, submit: 200, run: 100, project: "b", kill: 250},
 		}},
-	}, featureCases()...)
+	}, append(featureCases(), nodeCases()...)...)
 }
 
 // randomCases run one random workload, from a fixed seed, under each
@@ -288,15 +288,24 @@ func randomCases(seed uint64) []replayCase {
 // checkpoints of 30s.
 var featureSeeds = []uint64{13, 14, 15, 16}
 
-// knownDiffs are the cases whose logs differ in a way not resolved yet
-// (docs/architecture.md, the replay proof): the lines that differ, live
-// (-) then replayed (+). The case still runs and must differ in exactly
-// these lines, so a fix (or any other change) shows and the entry goes.
-// There is none at present: features14-fair-share, whose elastic task
-// was resized twice in one second, the second time on other nodes live,
-// agrees since the simulator re-places a task only once its last move or
-// resize has landed, as the master does (lifecycle.Replannable).
-var knownDiffs = map[string][]string{}
+// knownDiffs are the runs whose logs differ in a way not resolved yet
+// (docs/architecture.md, the replay proof), by subtest name (a case's
+// live run ends in -live): the lines that differ, live (-) then replayed
+// (+). The run still goes and must differ in exactly these lines, so a
+// fix (or any other change) shows and the entry goes. The one at present
+// is an order within a second that the export does not carry: a pass
+// between two drains (nodeCases). features14-fair-share, whose elastic
+// task was resized twice in one second, the second time on other nodes
+// live, agrees since the simulator re-places a task only once its last
+// move or resize has landed, as the master does (lifecycle.Replannable).
+var knownDiffs = map[string][]string{
+	"easy-drains-pass-between-live": {
+		"- 100 start j4-short task=0 attempt=1 nodes=n3:1",
+		"- 400 end j4-short task=0 attempt=1 how=completed",
+		"+ 1000 start j4-short task=0 attempt=1 nodes=n2:1",
+		"+ 1300 end j4-short task=0 attempt=1 how=completed",
+	},
+}
 
 // changedLines are the removed and added lines of a decisionlog.Diff.
 func changedLines(diff string) []string {
@@ -374,7 +383,7 @@ func checkReplay(t *testing.T, c replayCase) {
 	replayed := sim.Decisions(res, func(job string) int64 { return cost[job] })
 	a, b := decisionlog.Format(live), decisionlog.Format(replayed)
 	diff := decisionlog.Diff(a, b, 3)
-	if known, ok := knownDiffs[c.name]; ok {
+	if known, ok := knownDiffs[t.Name()[strings.LastIndex(t.Name(), "/")+1:]]; ok {
 		if got := changedLines(diff); !slices.Equal(got, known) {
 			t.Errorf("the known difference changed (fixed? then drop it from knownDiffs):\n%s\nwant only:\n%s",
 				diff, strings.Join(known, "\n"))

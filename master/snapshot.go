@@ -227,15 +227,25 @@ func (pl *planner) snapProjects(now time.Time) {
 	}
 }
 
-// snapNodes adds the nodes that are up and returns the slots of those in
-// multifactor pools, against which fair-share usage is measured.
+// snapNodes adds the nodes that are up and returns the slots of the
+// nodes in multifactor pools, against which fair-share usage is
+// measured: lost and drained ones too (lifecycle.InFairShareCapacity), as
+// in the simulator, so that a loss or a drain does not change what the
+// accounts' usage is worth.
 func (pl *planner) snapNodes() (multifactorSlots int) {
 	s, v := &pl.snap, &pl.view
 	s.Nodes = s.Nodes[:0]
 	v.nodes = v.nodes[:0]
 	names := make([]string, 0, len(pl.m.nodes))
 	for name, n := range pl.m.nodes {
-		if _, ok := v.pools[n.pool]; ok && n.up() {
+		i, ok := v.pools[n.pool]
+		if !ok {
+			continue
+		}
+		if pl.m.cfg.Pools[i].Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(!n.up(), n.draining()) {
+			multifactorSlots += max(len(n.rec.GPUs), len(n.used))
+		}
+		if n.up() {
 			names = append(names, name)
 		}
 	}
@@ -250,12 +260,6 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 		sn.Switch = sn.Labels[switchLabel]
 		if len(n.rec.GPUs) > 0 {
 			sn.GPU = n.rec.GPUs[0].Type
-		}
-		if pool.Policy == sched.PolicyMultifactor {
-			// A drained node stays part of the capacity that usage is a
-			// share of, as in the simulator (sim's chargedSlots): a drain
-			// does not change what the accounts' usage is worth.
-			multifactorSlots += sn.Slots
 		}
 		if n.draining() {
 			sn.Slots = len(n.used) // capDrained makes it exact

@@ -184,9 +184,10 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			}
 		}
 		if hist.lostOnUpNode(atts, a) {
-			if after := sec(a.EndedAt) - sec(a.StartedAt); after > 0 {
-				w.attemptLost = append(w.attemptLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
-			}
+			// After 0 too: lost in the second it started, which the
+			// simulator applies once that instant has settled.
+			after := sec(a.EndedAt) - sec(a.StartedAt)
+			w.attemptLost = append(w.attemptLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
 		}
 		// A failed task, whose start failed or not, is never retried.
 		if n, ok := hist.startFailure(atts, a); ok && a.EndState == store.AttemptFailed {

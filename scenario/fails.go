@@ -141,23 +141,27 @@ type StartLost struct {
 // startLost reads a job's start_lost: a list of {task, attempt, after},
 // the attempt 1 when left out; a task's attempt is lost once.
 func (p *parser) startLost(f *yamlfield.Fields, j *Job) {
-	j.StartLost = p.lostAttempts(f, j, "start_lost", "lost starts", nil)
+	j.StartLost = p.lostAttempts(f, j, "start_lost", "lost starts", nil, yamlfield.PositiveDuration)
 }
 
 // lost reads a job's lost, as start_lost; an attempt is lost once, in
-// either list.
+// either list. Its after may be 0: an agent that registers again without
+// an attempt in the second the attempt started (the loss comes once the
+// instant's passes have settled, as the master hears of it after the
+// pass that started it).
 func (p *parser) lost(f *yamlfield.Fields, j *Job) {
 	seen := map[[2]int]int{}
 	for _, l := range j.StartLost {
 		seen[[2]int{l.Task, l.Attempt}] = l.Line
 	}
-	j.Lost = p.lostAttempts(f, j, "lost", "lost attempts", seen)
+	j.Lost = p.lostAttempts(f, j, "lost", "lost attempts", seen, yamlfield.Duration)
 }
 
 // lostAttempts reads list key of {task, attempt, after} of job j, the
-// attempt 1 when left out, refusing an attempt in seen (task and attempt
-// to its line) or twice in the list.
-func (p *parser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, seen map[[2]int]int) []StartLost {
+// attempt 1 when left out, after read by dur, refusing an attempt in
+// seen (task and attempt to its line) or twice in the list.
+func (p *parser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, seen map[[2]int]int,
+	dur yamlfield.ValueParser[int64]) []StartLost {
 	if seen == nil {
 		seen = map[[2]int]int{}
 	}
@@ -166,7 +170,7 @@ func (p *parser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, see
 		sl := StartLost{Attempt: 1, Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sl.Task, yamlfield.IntAtLeast(0))
 		attemptOK := yamlfield.Field(g, "attempt", &sl.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, yamlfield.PositiveDuration)
+		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, dur)
 		g.Done()
 		if !taskOK || !attemptOK || !afterOK || !j.names(g, sl.Task) {
 			return

@@ -111,12 +111,38 @@ func TestParseErrorsLost(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"task out of range", failJob + "    lost: [{task: 2, after: 3}]\n", 12, `lost[0]: task: task 2 does not exist: the job has 2 task(s)`},
 		{"missing after", failJob + "    lost: [{task: 0}]\n", 12, `lost[0]: missing required field "after"`},
-		{"zero after", failJob + "    lost: [{task: 0, after: 0}]\n", 12, `lost[0]: after: expected`},
+		{"negative after", failJob + "    lost: [{task: 0, after: -1}]\n", 12, `lost[0]: after: expected a duration >= 0`},
 		{"an attempt twice", failJob + "    lost:\n      - {task: 1, after: 3}\n      - {task: 1, attempt: 1, after: 5}\n", 14,
 			`lost[1]: attempt: attempt 1 of task 1 is lost already (line 13)`},
 		{"a lost start too", failJob + "    start_lost: [{task: 1, after: 3}]\n    lost: [{task: 1, after: 5}]\n", 13,
 			`lost[0]: attempt: attempt 1 of task 1 is lost already (line 12)`},
 	})
+}
+
+// TestLostAfterZero: a lost attempt may be lost in the second it
+// started (after 0: the export writes one an agent dropped in that
+// second), and Marshal writes it back; a lost start may not
+// (TestParseErrorsStartLost).
+func TestLostAfterZero(t *testing.T) {
+	s, err := Parse("f.yaml", []byte(failJob+"    lost: [{task: 1, after: 0}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []StartLost{{Task: 1, Attempt: 1, After: 0, Line: 12}}
+	if got := s.Jobs[0].Lost; !slices.Equal(got, want) {
+		t.Fatalf("lost = %+v, want %+v", got, want)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("back.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := back.Jobs[0].Lost; len(got) != 1 || got[0] != (StartLost{1, 1, 0, got[0].Line}) {
+		t.Errorf("after a round trip lost = %+v\n%s", got, out)
+	}
 }
 
 // TestLostListsRoundTrip: start_lost and lost parse, the attempt 1

@@ -94,7 +94,9 @@ jobs:
 // lost node: a preemptible job's task keeps what its last periodic
 // checkpoint saved and waits again, one of a job that is not preemptible
 // fails with its job; a loss after the attempt ended, or of an attempt
-// that never comes, does nothing.
+// that never comes, does nothing. A loss 0 seconds in comes once the
+// instant of the start has settled: the task waits again and restarts
+// in that instant, or fails.
 func TestScriptedLost(t *testing.T) {
 	const src = `
 pools:
@@ -106,6 +108,8 @@ jobs:
   - {name: np, duration: 100, lost: [{task: 0, after: 30}]}
   - {name: late, duration: 10, lost: [{task: 0, after: 30}]}
   - {name: never, duration: 10, lost: [{task: 0, attempt: 2, after: 5}]}
+  - {name: p0, submit: 200, duration: 100, preemptible: true, lost: [{task: 0, after: 0}]}
+  - {name: np0, submit: 200, duration: 100, lost: [{task: 0, after: 0}]}
 `
 	sc, err := scenario.Parse("lost.yaml", []byte(src))
 	if err != nil {
@@ -118,6 +122,8 @@ jobs:
 		"np":    "failed: 0@0-30 FAILED_NODE_LOST",
 		"late":  "completed: 0@0-10 COMPLETED",
 		"never": "completed: 0@0-10 COMPLETED",
+		"p0":    "completed: 0@200-200 FAILED_NODE_LOST, 0@200-300 COMPLETED",
+		"np0":   "failed: 0@200-200 FAILED_NODE_LOST",
 	}
 	checkAttempts(t, res, want)
 	// p threw away 10 s, np 30 s, each at one slot.

@@ -19,7 +19,9 @@ import "github.com/allot-sched/allot/sched"
 // draining slots included.
 
 // chargedSlots is the capacity usage is a share of: the slots of the
-// multifactor pools, the only pools whose jobs charge accounts.
+// multifactor pools, the only pools whose jobs charge accounts. A node
+// down or drained later still counts (lifecycle.InFairShareCapacity), so
+// it is fixed for the run.
 func chargedSlots(in *Input) int {
 	capacity := 0
 	for _, p := range in.Pools {

@@ -168,7 +168,9 @@ type JobSpec struct {
 	// to the seconds after that start at which the attempt is lost, its
 	// node up (scenario.Job.Lost): it ends as on a lost node
 	// (lifecycle.EventAttemptLost), unless it was preempted, moved,
-	// resized or ended by then.
+	// resized or ended by then. At 0 seconds the loss comes once the
+	// start's instant has settled, as a live master hears of it after
+	// the pass that started the attempt.
 	Lost map[[2]int]int64
 }
 
