@@ -105,15 +105,15 @@ they go). The run ends when every accepted job has ended, or fails after
 func (f benchFlags) check() error {
 	switch {
 	case f.agents < 1 || f.gpus < 1 || f.jobs < 1 || f.slots < 1 || f.submitters < 1:
-		return errors.New("--agents, --gpus, --jobs, --slots and --submitters: expected values >= 1")
+		return usageErrorf("--agents, --gpus, --jobs, --slots and --submitters: expected values >= 1")
 	case f.slots > f.gpus:
-		return fmt.Errorf("--slots %d: expected at most --gpus (%d): jobs run on one node", f.slots, f.gpus)
+		return usageErrorf("--slots %d: expected at most --gpus (%d): jobs run on one node", f.slots, f.gpus)
 	case f.rate < 0 || f.taskTime < 0 || f.syncWait < 0 || f.timeout <= 0:
-		return errors.New("--rate, --task-time and --sync-wait: expected values >= 0, --timeout > 0")
+		return usageErrorf("--rate, --task-time and --sync-wait: expected values >= 0, --timeout > 0")
 	case f.master != "" && (f.db != "" || f.data != ""):
-		return errors.New("--db and --data configure the master this command starts: not with --master")
+		return usageErrorf("--db and --data configure the master this command starts: not with --master")
 	case f.master == "" && f.masterPID != 0:
-		return errors.New("--master-pid: only with --master")
+		return usageErrorf("--master-pid: only with --master")
 	}
 	return nil
 }
@@ -169,7 +169,7 @@ func connectBenchMaster(ctx context.Context, f benchFlags) (*benchTarget, error)
 		t.token = strings.TrimSpace(os.Getenv(TokenEnv))
 	}
 	if t.token == "" {
-		return nil, fmt.Errorf("--token: an admin's API token is needed with --master (or $%s)", TokenEnv)
+		return nil, usageErrorf("--token: an admin's API token is needed with --master (or $%s)", TokenEnv)
 	}
 	if t.join == "" {
 		cl, err := client.New(t.url, nil)
