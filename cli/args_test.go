@@ -119,6 +119,14 @@ func TestUsageErrors(t *testing.T) {
 			"allot: --role \"vision\": expected PROJECT=ROLE with ROLE viewer, member or lead (PROJECT * for all)\nRun 'allot user create --help' for usage.\n"},
 		{"negative task", []string{"job", "logs", "1", "--task", "-2"},
 			"allot: --task: expected a task index >= 0, got -2\nRun 'allot job logs --help' for usage.\n"},
+		{"no roles", []string{"user", "role", "ann"},
+			"allot: --role: give at least one PROJECT=ROLE\nRun 'allot user role --help' for usage.\n"},
+		{"master without data", []string{"master"},
+			"allot: --data: a data directory is required\nRun 'allot master --help' for usage.\n"},
+		{"agent label", []string{"agent", "--label", "x", "--fake-gpus", "1"},
+			"allot: --label \"x\": expected key=value\nRun 'allot agent --help' for usage.\n"},
+		{"agent fake gpus", []string{"agent", "--fake-gpus", "-1"},
+			"allot: --fake-gpus: expected a count >= 0, got -1\nRun 'allot agent --help' for usage.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

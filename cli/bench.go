@@ -164,7 +164,13 @@ func runBenchLive(ctx context.Context, stdout, stderr io.Writer, f benchFlags) e
 
 // connectBenchMaster prepares the load of a running master.
 func connectBenchMaster(ctx context.Context, f benchFlags) (*benchTarget, error) {
-	t := &benchTarget{url: strings.TrimRight(f.master, "/"), token: f.token, join: f.join, pid: f.masterPID, backend: "unknown (--master)"}
+	// The client's reading of the address is the one of every command:
+	// host:port, and a URL ending in /api/v1, name the master's root.
+	cl, err := client.New(f.master, nil)
+	if err != nil {
+		return nil, usageErrorf("--master: %w", err)
+	}
+	t := &benchTarget{url: cl.Addr(), token: f.token, join: f.join, pid: f.masterPID, backend: "unknown (--master)"}
 	if t.token == "" {
 		t.token = strings.TrimSpace(os.Getenv(TokenEnv))
 	}
@@ -172,10 +178,6 @@ func connectBenchMaster(ctx context.Context, f benchFlags) (*benchTarget, error)
 		return nil, usageErrorf("--token: an admin's API token is needed with --master (or $%s)", TokenEnv)
 	}
 	if t.join == "" {
-		cl, err := client.New(t.url, nil)
-		if err != nil {
-			return nil, fmt.Errorf("--master: %w", err)
-		}
 		tok, err := cl.WithToken(t.token).CreateToken(ctx, api.NewToken{Kind: "join", Note: "allot bench live", TTLS: 3600})
 		if err != nil {
 			return nil, fmt.Errorf("make a join token for the agents: %w", err)
