@@ -91,9 +91,8 @@ func negativeArg(c *cobra.Command, err error) error {
 
 // markUsageErrors makes cobra's own command-line errors usage errors, in
 // cmd and every command under it: wrong flags, wrong argument counts (said
-// in words by argsError), and
-// unknown subcommands of a command that only groups others (which cobra
-// would answer with its help and exit 0).
+// in words by argsError), and unknown subcommands of a command that only
+// groups others (which cobra would answer with its help and exit 0).
 func markUsageErrors(cmd *cobra.Command) {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return asUsage(negativeArg(c, err)) })
 	switch {
