@@ -406,7 +406,13 @@ type HistoryRecord struct {
 type Fairness struct {
 	Since time.Time `json:"since"`
 	Until time.Time `json:"until"`
-	// CapacityGPUHours is the GPUs of the nodes up now times the window.
+	// MeasuredSince, when set, is the cluster's start (its earliest
+	// record: a node's first registration, the first job, the first usage
+	// record), later than Since: the window was shortened to it, since
+	// the cluster had no GPUs before.
+	MeasuredSince *time.Time `json:"measured_since,omitempty"`
+	// CapacityGPUHours is the GPUs of the nodes up now times the window
+	// (from MeasuredSince when set).
 	CapacityGPUHours float64       `json:"capacity_gpu_hours"`
 	Projects         []FairnessRow `json:"projects"`
 }
@@ -427,7 +433,9 @@ type FairnessRow struct {
 	MeanWaitS int64 `json:"mean_wait_s"`
 	MaxWaitS  int64 `json:"max_wait_s"`
 	// Deprived flags a project that got less than 90% of its entitlement
-	// while it had work waiting; Note says so in words.
+	// while it had work waiting, not counting negligible waits: its jobs'
+	// waits times their GPUs must reach 1% of its entitled GPU-hours
+	// (entitled × capacity). Note says so in words.
 	Deprived bool   `json:"deprived"`
 	Note     string `json:"note,omitempty"`
 }

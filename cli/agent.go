@@ -135,7 +135,7 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 			"(an admin makes one with: allot token create --join)", f.name, workDir, JoinTokenEnv)
 	}
 	if f.exitGrace < 0 {
-		return agentd.Config{}, fmt.Errorf("--exit-grace: expected a duration >= 0, got %v", f.exitGrace)
+		return agentd.Config{}, usageErrorf("--exit-grace: expected a duration >= 0, got %v", f.exitGrace)
 	}
 	return agentd.Config{
 		Master:    master.Addr(),
@@ -184,12 +184,12 @@ func (f *agentFlags) joinToken() (string, error) {
 func (f *agentFlags) gpus(ctx context.Context, fake bool) ([]agent.GPU, error) {
 	if fake {
 		if f.fakeGPUs < 0 {
-			return nil, fmt.Errorf("--fake-gpus: expected a count >= 0, got %d", f.fakeGPUs)
+			return nil, usageErrorf("--fake-gpus: expected a count >= 0, got %d", f.fakeGPUs)
 		}
 		return agent.Fake(f.fakeGPUs, f.gpuType), nil
 	}
 	if f.gpuType != "" {
-		return nil, errors.New("--gpu-type applies to fake GPUs only; give --fake-gpus too (detected GPUs carry their own type)")
+		return nil, usageErrorf("--gpu-type applies to fake GPUs only; give --fake-gpus too (detected GPUs carry their own type)")
 	}
 	gpus, err := agent.Detect(ctx)
 	if errors.Is(err, agent.ErrNoNvidiaSMI) {
@@ -208,10 +208,10 @@ func parseLabels(flags []string) (map[string]string, error) {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--label %q: expected key=value", kv)
+			return nil, usageErrorf("--label %q: expected key=value", kv)
 		}
 		if _, dup := labels[k]; dup {
-			return nil, fmt.Errorf("--label %q: label %s given twice", kv, k)
+			return nil, usageErrorf("--label %q: label %s given twice", kv, k)
 		}
 		labels[k] = v
 	}
@@ -222,7 +222,7 @@ func parseLabels(flags []string) (map[string]string, error) {
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: expected debug, info, warn or error, got %q", level)
+		return nil, usageErrorf("--log-level: expected debug, info, warn or error, got %q", level)
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
 	switch format {
@@ -231,5 +231,5 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
-	return nil, fmt.Errorf("--log-format: expected text or json, got %q", format)
+	return nil, usageErrorf("--log-format: expected text or json, got %q", format)
 }

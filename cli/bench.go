@@ -105,15 +105,15 @@ they go). The run ends when every accepted job has ended, or fails after
 func (f benchFlags) check() error {
 	switch {
 	case f.agents < 1 || f.gpus < 1 || f.jobs < 1 || f.slots < 1 || f.submitters < 1:
-		return errors.New("--agents, --gpus, --jobs, --slots and --submitters: expected values >= 1")
+		return usageErrorf("--agents, --gpus, --jobs, --slots and --submitters: expected values >= 1")
 	case f.slots > f.gpus:
-		return fmt.Errorf("--slots %d: expected at most --gpus (%d): jobs run on one node", f.slots, f.gpus)
+		return usageErrorf("--slots %d: expected at most --gpus (%d): jobs run on one node", f.slots, f.gpus)
 	case f.rate < 0 || f.taskTime < 0 || f.syncWait < 0 || f.timeout <= 0:
-		return errors.New("--rate, --task-time and --sync-wait: expected values >= 0, --timeout > 0")
+		return usageErrorf("--rate, --task-time and --sync-wait: expected values >= 0, --timeout > 0")
 	case f.master != "" && (f.db != "" || f.data != ""):
-		return errors.New("--db and --data configure the master this command starts: not with --master")
+		return usageErrorf("--db and --data configure the master this command starts: not with --master")
 	case f.master == "" && f.masterPID != 0:
-		return errors.New("--master-pid: only with --master")
+		return usageErrorf("--master-pid: only with --master")
 	}
 	return nil
 }
@@ -164,18 +164,20 @@ func runBenchLive(ctx context.Context, stdout, stderr io.Writer, f benchFlags) e
 
 // connectBenchMaster prepares the load of a running master.
 func connectBenchMaster(ctx context.Context, f benchFlags) (*benchTarget, error) {
-	t := &benchTarget{url: strings.TrimRight(f.master, "/"), token: f.token, join: f.join, pid: f.masterPID, backend: "unknown (--master)"}
+	// The client's reading of the address is the one of every command:
+	// host:port, and a URL ending in /api/v1, name the master's root.
+	cl, err := client.New(f.master, nil)
+	if err != nil {
+		return nil, usageErrorf("--master: %w", err)
+	}
+	t := &benchTarget{url: cl.Addr(), token: f.token, join: f.join, pid: f.masterPID, backend: "unknown (--master)"}
 	if t.token == "" {
 		t.token = strings.TrimSpace(os.Getenv(TokenEnv))
 	}
 	if t.token == "" {
-		return nil, fmt.Errorf("--token: an admin's API token is needed with --master (or $%s)", TokenEnv)
+		return nil, usageErrorf("--token: an admin's API token is needed with --master (or $%s)", TokenEnv)
 	}
 	if t.join == "" {
-		cl, err := client.New(t.url, nil)
-		if err != nil {
-			return nil, fmt.Errorf("--master: %w", err)
-		}
 		tok, err := cl.WithToken(t.token).CreateToken(ctx, api.NewToken{Kind: "join", Note: "allot bench live", TTLS: 3600})
 		if err != nil {
 			return nil, fmt.Errorf("make a join token for the agents: %w", err)

@@ -65,13 +65,14 @@ func TestBenchLiveFlagsRejected(t *testing.T) {
 		{"store with --master", []string{"--master", "http://127.0.0.1:1", "--db", "sqlite://x"}, "--db and --data"},
 		{"pid without --master", []string{"--master-pid", "1"}, "--master-pid"},
 		{"--master without a token", []string{"--master", "http://127.0.0.1:1"}, "--token"},
+		{"--master not a URL", []string{"--master", "ftp://x", "--token", "t"}, `--master: master address "ftp://x"`},
 	}
 	t.Setenv(TokenEnv, "")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			if code := Main(append([]string{"bench", "live"}, tt.args...), &out, &errOut); code == ExitOK {
-				t.Fatalf("exit 0, want a failure")
+			if code := Main(append([]string{"bench", "live"}, tt.args...), &out, &errOut); code != ExitUsage {
+				t.Fatalf("exit %d (%s), want %d: a flag value the CLI rejects", code, errOut.String(), ExitUsage)
 			}
 			if !strings.Contains(errOut.String(), tt.want) {
 				t.Errorf("stderr %q: want it to name %q", errOut.String(), tt.want)

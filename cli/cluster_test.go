@@ -56,7 +56,7 @@ research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2 
 batch     fifo      -                            30s    0      0/0    1       0        -                                       0 slots
 `},
 		{name: "bad output", args: []string{"nodes", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
-		{name: "arguments", args: []string{"pools", "x"}, err: `unknown command "x"`},
+		{name: "arguments", args: []string{"pools", "x"}, err: `allot pools: unexpected argument "x": it takes no arguments (allot pools)`},
 	})
 
 	out, _, err := runAt(t, f, "nodes", "-o", "json")

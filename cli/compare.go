@@ -131,7 +131,7 @@ func compareSettings(policies, sets []string) ([]sim.Settings, error) {
 			return err
 		}
 		if seen[s.Name] {
-			return fmt.Errorf("two runs are named %q; give each --set a distinct name=", s.Name)
+			return usageErrorf("two runs are named %q; give each --set a distinct name=", s.Name)
 		}
 		seen[s.Name] = true
 		out = append(out, s)
@@ -143,7 +143,7 @@ func compareSettings(policies, sets []string) ([]sim.Settings, error) {
 		}
 	}
 	for _, s := range sets {
-		if err := add(sim.ParseSettings(s)); err != nil {
+		if err := add(parseSet(s)); err != nil {
 			return nil, err
 		}
 	}

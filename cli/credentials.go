@@ -62,10 +62,32 @@ func loadCredentials() (credentials, string, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return c, path, fmt.Errorf("credentials file %s: not valid JSON (%v): fix it or remove it and run allot login", path, err)
 	}
-	if c.Masters == nil {
-		c.Masters = map[string]masterAccount{}
-	}
+	c.normalise()
 	return c, path, nil
+}
+
+// normalise keys every master by normalAddr, so that a file written before
+// addresses ending in /api/v1 meant their master's root still finds their
+// logins. A login already under the normal key wins over one that maps to
+// it.
+func (c *credentials) normalise() {
+	masters := make(map[string]masterAccount, len(c.Masters))
+	for addr, acct := range c.Masters {
+		if normalAddr(addr) == addr {
+			masters[addr] = acct
+		}
+	}
+	for addr, acct := range c.Masters {
+		if key := normalAddr(addr); key != addr {
+			if _, ok := masters[key]; !ok {
+				masters[key] = acct
+			}
+		}
+	}
+	c.Masters = masters
+	if c.Current != "" {
+		c.Current = normalAddr(c.Current)
+	}
 }
 
 // save writes the file atomically, readable by its owner only: it holds
@@ -101,7 +123,8 @@ func (c credentials) save(path string) error {
 }
 
 // normalAddr is the key of a master in the file: its URL as the client
-// spells it, so that host:port and http://host:port are one master.
+// spells it, so that host:port, http://host:port and
+// http://host:port/api/v1 are one master.
 func normalAddr(addr string) string {
 	if c, err := client.New(addr, nil); err == nil {
 		return c.Addr()

@@ -11,4 +11,10 @@
 // by default and the API's objects with -o json or -o yaml (the same
 // field names in both), and bound each request with a timeout; following
 // a log is bounded per request only, since it lasts as long as the job.
+//
+// A wrong command line is a usage error (exit.go): an unknown command or
+// flag, a flag value the CLI rejects, or wrong positional arguments, which
+// every command describes once, in its Use line ("show ID"), so that one
+// validator (args.go) can name what is missing or extra. Main exits 2 for
+// them, with a pointer to --help; refusals by the master exit 1.
 package cli

@@ -18,9 +18,21 @@ const (
 )
 
 // usageError is a wrong command line: Main exits with ExitUsage for it.
-type usageError struct{ err error }
+// cmd, when set, is the command whose arguments are wrong: the message
+// starts with it ("allot job show: expected a job ID ...") instead of
+// "allot:".
+type usageError struct {
+	cmd string
+	err error
+}
 
-func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Error() string {
+	if e.cmd != "" {
+		return e.cmd + ": " + e.err.Error()
+	}
+	return e.err.Error()
+}
+
 func (e *usageError) Unwrap() error { return e.err }
 
 // usageErrorf makes a usage error.
@@ -49,8 +61,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(stderr, "allot:", err)
 	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd != "" && ue.Error() == err.Error() {
+		fmt.Fprintln(stderr, err) // it starts with the command: "allot job show: ..."
+	} else {
+		fmt.Fprintln(stderr, "allot:", err)
+	}
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
@@ -70,13 +86,13 @@ func negativeArg(c *cobra.Command, err error) error {
 	if m == nil {
 		return err
 	}
-	return fmt.Errorf("%s: %s is not a valid argument: %s takes no negative number (see %s --help)", c.CommandPath(), m[1], c.Use, c.CommandPath())
+	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s is not a valid argument: no argument may be negative (%s)", m[1], usageLine(c))}
 }
 
 // markUsageErrors makes cobra's own command-line errors usage errors, in
-// cmd and every command under it: wrong flags, wrong argument counts, and
-// unknown subcommands of a command that only groups others (which cobra
-// would answer with its help and exit 0).
+// cmd and every command under it: wrong flags, wrong argument counts (said
+// in words by argsError), and unknown subcommands of a command that only
+// groups others (which cobra would answer with its help and exit 0).
 func markUsageErrors(cmd *cobra.Command) {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return asUsage(negativeArg(c, err)) })
 	switch {
@@ -95,7 +111,12 @@ func markUsageErrors(cmd *cobra.Command) {
 		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	case cmd.Args != nil:
 		check := cmd.Args
-		cmd.Args = func(c *cobra.Command, args []string) error { return asUsage(check(c, args)) }
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if check(c, args) != nil {
+				return argsError(c, args)
+			}
+			return nil
+		}
 	}
 	for _, c := range cmd.Commands() {
 		markUsageErrors(c)

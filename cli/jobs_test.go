@@ -130,7 +130,7 @@ func TestJobs(t *testing.T) {
 `},
 		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
-		{name: "arguments", args: []string{"jobs", "3"}, err: `unknown command "3"`},
+		{name: "arguments", args: []string{"jobs", "3"}, err: `allot jobs: unexpected argument "3": it takes no arguments (allot jobs)`},
 	})
 	// The filters went to the master too.
 	for _, want := range []string{
@@ -253,7 +253,7 @@ Entrypoint   set -e
 		{name: "id not a number", args: []string{"job", "show", "abc"}, err: `job ID: expected a positive integer, got "abc"`},
 		{name: "id zero", args: []string{"job", "show", "0"}, err: `job ID: expected a positive integer, got "0"`},
 		{name: "id negative", args: []string{"job", "show", "--", "-3"}, err: `job ID: expected a positive integer, got "-3"`},
-		{name: "no id", args: []string{"job", "show"}, err: "accepts 1 arg(s), received 0"},
+		{name: "no id", args: []string{"job", "show"}, err: "allot job show: expected a job ID (allot job show ID)"},
 	})
 	out, _, err := runAt(t, f, "job", "show", "3", "-o", "json")
 	var j api.Job

@@ -45,7 +45,7 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 		return err
 	}
 	if oneTask && f.task < 0 {
-		return fmt.Errorf("--task: expected a task index >= 0, got %d", f.task)
+		return usageErrorf("--task: expected a task index >= 0, got %d", f.task)
 	}
 	c, err := newClient(cmd)
 	if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -60,10 +59,10 @@ func (s *serveFlags) options() (master.ServerOptions, error) {
 		return master.ServerOptions{}, err
 	}
 	if s.readTimeout < 0 || s.maxConns < 0 || s.maxNodeGPUs < 0 {
-		return master.ServerOptions{}, fmt.Errorf("--read-timeout, --max-conns and --max-node-gpus: expected values > 0")
+		return master.ServerOptions{}, usageErrorf("--read-timeout, --max-conns and --max-node-gpus: expected values > 0")
 	}
 	if (s.userRate < 0 && s.userRate != -1) || s.userBurst < 0 {
-		return master.ServerOptions{}, fmt.Errorf("--user-rate %g, --user-burst %d: expected a rate > 0 (or -1 for none) and a burst >= 1", s.userRate, s.userBurst)
+		return master.ServerOptions{}, usageErrorf("--user-rate %g, --user-burst %d: expected a rate > 0 (or -1 for none) and a burst >= 1", s.userRate, s.userBurst)
 	}
 	return master.ServerOptions{ReadTimeout: s.readTimeout, MaxConns: s.maxConns, TLSCert: s.tlsCert, TLSKey: s.tlsKey}, nil
 }
@@ -114,14 +113,14 @@ configuration in force. SIGINT or SIGTERM stops the master.`,
 
 func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if f.data == "" {
-		return errors.New("--data: a data directory is required")
+		return usageErrorf("--data: a data directory is required")
 	}
 	sopt, err := f.serve.options()
 	if err != nil {
 		return err
 	}
 	if f.ckpt != "" && !filepath.IsAbs(f.ckpt) {
-		return fmt.Errorf("--checkpoint-root: expected an absolute path, which every node reaches the same way, got %q", f.ckpt)
+		return usageErrorf("--checkpoint-root: expected an absolute path, which every node reaches the same way, got %q", f.ckpt)
 	}
 	// Checkpoint directories go to agents, which need absolute paths.
 	data, err := filepath.Abs(f.data)

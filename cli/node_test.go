@@ -41,6 +41,6 @@ heartbeat_at: "2024-05-01T07:00:00Z"
 `},
 		{name: "delete a busy node", args: []string{"node", "delete", "dgx-1"}, err: "runs 2 tasks (3/0, 3/1)"},
 		{name: "delete", args: []string{"node", "delete", "dgx-2"}, out: "Deleted node dgx-2\n"},
-		{name: "no name", args: []string{"node", "resume"}, err: "accepts 1 arg"},
+		{name: "no name", args: []string{"node", "resume"}, err: "allot node resume: expected a node name (allot node resume NAME)"},
 	})
 }

@@ -82,7 +82,7 @@ with its pools, projects and nodes as a scenario; --save keeps the file.`,
 
 func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	if f.policy != "" && f.set != "" {
-		return fmt.Errorf("give --policy or --set, not both")
+		return usageErrorf("give --policy or --set, not both")
 	}
 	set, err := settingsFor(f.policy, f.set)
 	if err != nil {
@@ -130,9 +130,18 @@ func settingsFor(policy, set string) (sim.Settings, error) {
 	case policy != "":
 		return policyPreset(policy)
 	case set != "":
-		return sim.ParseSettings(set)
+		return parseSet(set)
 	}
 	return sim.Settings{}, nil
+}
+
+// parseSet reads one --set: a value the CLI rejects, so a usage error.
+func parseSet(text string) (sim.Settings, error) {
+	s, err := sim.ParseSettings(text)
+	if err != nil {
+		return s, usageErrorf("--set: %w", err)
+	}
+	return s, nil
 }
 
 // policyPreset reads one --policy of sim or sim compare: current, the
@@ -144,7 +153,7 @@ func policyPreset(name string) (sim.Settings, error) {
 	}
 	s, err := sim.Preset(name)
 	if err != nil {
-		return sim.Settings{}, fmt.Errorf("unknown policy %q (want current, the workload's own, or one of %s)",
+		return sim.Settings{}, usageErrorf("--policy: unknown policy %q (want current, the workload's own, or one of %s)",
 			name, strings.Join(sim.Presets, ", "))
 	}
 	return s, nil

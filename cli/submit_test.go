@@ -41,7 +41,7 @@ func TestSubmit(t *testing.T) {
 		{name: "refused by the master", args: []string{"submit", tpu},
 			err: "submit " + tpu + `: master: 400 Bad Request: pool: unknown pool "tpu" (pools: research, batch)`},
 		{name: "missing file", args: []string{"submit", filepath.Join(t.TempDir(), "nope.yaml")}, err: "load job file: open "},
-		{name: "no file", args: []string{"submit"}, err: "accepts 1 arg(s), received 0"},
+		{name: "no file", args: []string{"submit"}, err: "allot submit: expected a file (allot submit FILE)"},
 	})
 	// Only the good and the tpu file were sent; the spec is the parsed
 	// job as JSON, which the master parses back to the same job.

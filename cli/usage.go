@@ -78,6 +78,11 @@ func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(context.Context,
 	if u, ok := v.(api.Usage); ok && len(u.Shares) > 0 {
 		return printShares(w, u.Shares)
 	}
+	if f, ok := v.(api.Fairness); ok && f.MeasuredSince != nil {
+		_, err := fmt.Fprintf(w, "\nThe cluster began at %s, after the window's start (%s): the window is measured from then.\n",
+			formatTime(f.MeasuredSince), formatTime(&f.Since))
+		return err
+	}
 	return nil
 }
 
@@ -215,8 +220,13 @@ its share of the cluster by the configuration's project shares (which
 default to the quota), with the share of the cluster's GPU-hours it got,
 and show how many of its jobs waited and how long. A project that got
 less than 90% of its entitlement while it had work waiting is flagged as
-DEPRIVED, with the reason in words. A parent's figures include its
-sub-projects'.`,
+DEPRIVED, with the reason in words, unless the waits were negligible:
+below 1% of its entitled GPU-hours, counting each wait times the GPUs of
+one of the job's tasks. A parent's figures include its sub-projects'.
+
+On a cluster younger than the window, the window is measured from the
+cluster's start (its earliest record: a node's first registration, the
+first job or usage record), and a line below the table says so.`,
 		Example: "  allot fairness\n  allot fairness --since 30d -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

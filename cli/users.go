@@ -29,7 +29,7 @@ func newLoginCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (token == "") == (tokenFile == "") {
-				return fmt.Errorf("give the token with exactly one of --token and --token-file")
+				return usageErrorf("give the token with exactly one of --token and --token-file")
 			}
 			if tokenFile != "" {
 				data, err := os.ReadFile(tokenFile)
@@ -157,7 +157,7 @@ func parseRoles(flags []string, allowEmpty bool) (map[string]string, error) {
 	for _, f := range flags {
 		p, r, ok := strings.Cut(f, "=")
 		if !ok || p == "" || (r == "" && !allowEmpty) {
-			return nil, fmt.Errorf("--role %q: expected PROJECT=ROLE with ROLE viewer, member or lead (PROJECT * for all)", f)
+			return nil, usageErrorf("--role %q: expected PROJECT=ROLE with ROLE viewer, member or lead (PROJECT * for all)", f)
 		}
 		out[p] = r
 	}
@@ -199,7 +199,7 @@ func newUserCmd() *cobra.Command {
 				return err
 			}
 			if len(r) == 0 {
-				return fmt.Errorf("--role: give at least one PROJECT=ROLE")
+				return usageErrorf("--role: give at least one PROJECT=ROLE")
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
 				u, err := c.UpdateUser(ctx, args[0], api.UserUpdate{Roles: r})
@@ -283,7 +283,7 @@ func newTokenCmd() *cobra.Command {
 			if join {
 				nt.Kind = api.TokenJoin
 			} else if user == "" {
-				return fmt.Errorf("give --user NAME for a user's API token, or --join for a join token")
+				return usageErrorf("give --user NAME for a user's API token, or --join for a join token")
 			}
 			if ttl != "" {
 				s, err := parseSeconds("ttl", ttl)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,10 +33,15 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 
 func (f *workloadFlags) load(path string) (*sim.Workload, error) {
 	if f.nodes < 0 || f.slots < 0 {
-		return nil, fmt.Errorf("--nodes and --slots must be positive")
+		return nil, usageErrorf("--nodes and --slots must be positive")
 	}
 	if f.projects != "group" && f.projects != "user" {
-		return nil, fmt.Errorf("--projects: want group or user, got %q", f.projects)
+		return nil, usageErrorf("--projects: want group or user, got %q", f.projects)
+	}
+	switch f.format {
+	case "", sim.FormatScenario, sim.FormatSWF, sim.FormatCSV:
+	default:
+		return nil, usageErrorf("--format: expected %s, %s or %s, got %q", sim.FormatScenario, sim.FormatSWF, sim.FormatCSV, f.format)
 	}
 	return sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: f.nodes, Slots: f.slots,
 		ProjectsByUser: f.projects == "user"})

@@ -66,8 +66,11 @@ func HTTPClient(caFile string) (*http.Client, error) {
 }
 
 // New returns a client for the master at addr: a URL such as
-// http://10.0.0.5:8080, or host:port for plain HTTP. hc may be nil for a
-// default client (without timeout, see the package comment).
+// http://10.0.0.5:8080, or host:port for plain HTTP. An address that ends
+// in the API's path (http://10.0.0.5:8080/api/v1, as allot dev prints it)
+// names the same master: the client adds that path to every request
+// itself, so it is cut off here rather than sent twice. hc may be nil for
+// a default client (without timeout, see the package comment).
 func New(addr string, hc *http.Client) (*Client, error) {
 	raw := strings.TrimSpace(addr)
 	if raw != "" && !strings.Contains(raw, "://") {
@@ -78,6 +81,7 @@ func New(addr string, hc *http.Client) (*Client, error) {
 		return nil, fmt.Errorf("master address %q: expected a URL such as http://127.0.0.1:8080 or host:port", addr)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, api.Version), "/")
 	if hc == nil {
 		hc = &http.Client{}
 	}

@@ -170,10 +170,14 @@ func badRequest(field, format string, args ...any) *httpError {
 	return &httpError{status: http.StatusBadRequest, field: field, msg: fmt.Sprintf(format, args...)}
 }
 
+// writeJSON is the one writer of the API's JSON answers. It leaves <, >
+// and & as they are: the answers are read by programs and people, not
+// pasted into HTML, and "\u003e= 0" in an error message hides ">= 0".
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.Encode(v) // a failed write means the client went away
 }
 

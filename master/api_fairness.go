@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -17,11 +18,23 @@ import (
 // default to the quota) with the share of the cluster's GPU-hours it got,
 // and with how long its jobs waited. A project that got clearly less than
 // it was entitled to while it had work waiting was deprived: the audit
-// flags it. A project that got less but had nothing waiting was not.
+// flags it. A project that got less but had nothing waiting was not, nor
+// was one whose waits were negligible (negligibleWait).
 
 // deprivedBelow is the fraction of its entitlement under which a project
 // with waiting work is flagged.
 const deprivedBelow = 0.9
+
+// negligibleWait is the fraction of a project's entitled GPU-time in the
+// window (its entitlement times the capacity) that its jobs' waits, in
+// GPU-time, must reach for it to be flagged. A wait counts the GPUs of
+// one task (at least 1): it lasts until the job's first task starts, and
+// a job that never started has no record of its tasks. A job that waited
+// a few seconds for its turn is how a queue works, not a sign that the
+// project was kept out. On a 7-day
+// window of 64 GPUs, a project entitled to a tenth is flagged once its
+// jobs waited about 10.8 GPU-hours, a 1-GPU job half a day.
+const negligibleWait = 0.01
 
 func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -44,6 +57,11 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 		ca.fail(w, err)
 		return
 	}
+	born, err := ca.clusterStart(r.Context())
+	if err != nil {
+		ca.fail(w, err)
+		return
+	}
 	v := ca.m.reads()
 	cfg, gpus := v.cfg, 0
 	for _, n := range v.nodes {
@@ -51,7 +69,7 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 			gpus += n.slots
 		}
 	}
-	out := audit(cfg, gpus, since, until, usage, jobs)
+	out := audit(cfg, gpus, since, until, born, usage, jobs)
 	p := principalOf(r)
 	rows := out.Projects[:0]
 	for _, row := range out.Projects {
@@ -63,10 +81,56 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// audit computes the fairness rows of the configuration's projects.
-func audit(cfg *config.Config, gpus int, since, until time.Time, usage []store.Usage, jobs []api.HistoryRecord) api.Fairness {
-	hours := until.Sub(since).Hours()
-	out := api.Fairness{Since: since, Until: until, CapacityGPUHours: float64(gpus) * hours, Projects: []api.FairnessRow{}}
+// clusterStart is when the cluster began, as far as the store can say
+// cheaply: the earliest of its nodes' first registrations, its first job's
+// submission and its first usage record's start (usage records outlive
+// pruned jobs and deleted nodes). Zero when the store holds none of them.
+func (ca *clusterAPI) clusterStart(ctx context.Context) (time.Time, error) {
+	var born time.Time
+	earlier := func(t time.Time) {
+		if !t.IsZero() && (born.IsZero() || t.Before(born)) {
+			born = t
+		}
+	}
+	nodes, err := ca.m.st.Nodes(ctx)
+	if err != nil {
+		return born, fmt.Errorf("cluster start: %w", err)
+	}
+	for _, n := range nodes {
+		earlier(n.RegisteredAt)
+	}
+	jobs, err := ca.m.st.Jobs(ctx, store.JobFilter{Limit: 1})
+	if err != nil {
+		return born, fmt.Errorf("cluster start: %w", err)
+	}
+	for _, j := range jobs {
+		earlier(j.SubmittedAt)
+	}
+	usage, err := ca.m.st.Usage(ctx, store.UsageFilter{Limit: 1})
+	if err != nil {
+		return born, fmt.Errorf("cluster start: %w", err)
+	}
+	for _, u := range usage {
+		earlier(u.Start)
+	}
+	return born, nil
+}
+
+// audit computes the fairness rows of the configuration's projects. The
+// capacity counts from the later of since and born, the cluster's start:
+// a cluster younger than the window did not have the GPUs before it
+// existed, and every project would seem to have got almost nothing.
+func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []store.Usage, jobs []api.HistoryRecord) api.Fairness {
+	out := api.Fairness{Since: since, Until: until, Projects: []api.FairnessRow{}}
+	from := since
+	if born.After(since) {
+		from = born
+		if from.After(until) {
+			from = until // a window that ended before the cluster began
+		}
+		out.MeasuredSince = &from
+	}
+	out.CapacityGPUHours = float64(gpus) * until.Sub(from).Hours()
 	// up maps each project to itself and its ancestors, so that a parent
 	// counts its sub-projects' use and waits.
 	up := map[string][]string{}
@@ -79,6 +143,7 @@ func audit(cfg *config.Config, gpus int, since, until time.Time, usage []store.U
 	}
 	rows := map[string]*api.FairnessRow{}
 	waits := map[string]int64{}
+	waitedGPUHours := map[string]float64{}
 	for i, p := range cfg.Projects {
 		rows[p.Name] = &api.FairnessRow{Project: p.Name, Parent: p.Parent, Entitled: entitlement(cfg, i)}
 	}
@@ -95,6 +160,7 @@ func audit(cfg *config.Config, gpus int, since, until time.Time, usage []store.U
 			if wait > 0 {
 				row.Waited++
 				waits[a] += wait
+				waitedGPUHours[a] += float64(wait) * float64(max(j.Slots, 1)) / 3600
 				row.MaxWaitS = max(row.MaxWaitS, wait)
 			}
 		}
@@ -107,7 +173,8 @@ func audit(cfg *config.Config, gpus int, since, until time.Time, usage []store.U
 		if row.Waited > 0 {
 			row.MeanWaitS = waits[p.Name] / int64(row.Waited)
 		}
-		if row.Waited > 0 && row.Got < deprivedBelow*row.Entitled {
+		waitedEnough := waitedGPUHours[p.Name] >= negligibleWait*row.Entitled*out.CapacityGPUHours
+		if row.Waited > 0 && waitedEnough && row.Got < deprivedBelow*row.Entitled {
 			row.Deprived = true
 			row.Note = fmt.Sprintf("got %.1f%% of the cluster against an entitlement of %.1f%% while %s waited (mean %s, longest %s)",
 				100*row.Got, 100*row.Entitled, plural.Count(row.Waited, "job"),

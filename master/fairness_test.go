@@ -70,3 +70,120 @@ projects:
 		})
 	}
 }
+
+// TestFairnessYoungCluster: on a cluster half an hour old, the 7-day
+// window is measured from the agent's registration, so that what the
+// projects got is their share of the half hour; b's 7-second wait for its
+// turn is negligible and b is not flagged, although it got less than its
+// half (a took the whole cluster first).
+func TestFairnessYoungCluster(t *testing.T) {
+	cfg := mustConfig(t, `
+pools:
+  - {name: default, policy: fifo}
+default_project: a
+projects:
+  - {name: a, shares: 1}
+  - {name: b, shares: 1}
+`)
+	h := newHarness(t, withConfig(cfg))
+	born := h.clock.Now()
+	ag := h.agent("n1", 4)
+	big := h.submit(`{"name": "big", "project": "a", "entrypoint": "x", "resources": {"slots": 4}}`)
+	h.step()
+	h.sync(ag, ag)
+	h.clock.Advance(20 * time.Minute)
+	h.submit(`{"name": "small", "project": "b", "entrypoint": "x", "resources": {"slots": 1}}`)
+	h.step()
+	h.clock.Advance(7 * time.Second)
+	ag.Exit(tid(big, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(ag)
+	h.step()
+	h.sync(ag, ag)
+	h.clock.Advance(10*time.Minute - 7*time.Second)
+
+	var f api.Fairness
+	if code := h.do("GET", "/api/v1/fairness", nil, &f); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	if f.MeasuredSince == nil || !f.MeasuredSince.Equal(born) || math.Abs(f.CapacityGPUHours-2) > 1e-9 {
+		t.Fatalf("fairness %+v, want it measured since %v with 2 GPU-hours of capacity", f, born)
+	}
+	rows := map[string]api.FairnessRow{}
+	for _, r := range f.Projects {
+		rows[r.Project] = r
+	}
+	// a used 4 GPUs for 20m7s, b one GPU for 9m53s, of 2 GPU-hours.
+	tests := []struct {
+		project  string
+		got      float64
+		waited   int
+		deprived bool
+	}{
+		{"a", (4 * (20*60 + 7.0)) / 7200, 0, false},
+		{"b", (10*60 - 7.0) / 7200, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.project, func(t *testing.T) {
+			r := rows[tt.project]
+			if math.Abs(r.Got-tt.got) > 1e-6 || r.Waited != tt.waited || r.Deprived != tt.deprived {
+				t.Fatalf("row %+v, want got %v waited %d deprived %v", r, tt.got, tt.waited, tt.deprived)
+			}
+		})
+	}
+}
+
+// TestFairnessWindow: the capacity counts from the later of the window's
+// start and the cluster's; a wait is flagged only from 1% of the
+// project's entitled GPU-time.
+func TestFairnessWindow(t *testing.T) {
+	cfg := mustConfig(t, `
+pools:
+  - {name: default, policy: fifo}
+default_project: a
+projects:
+  - {name: a, shares: 1}
+  - {name: b, shares: 1}
+`)
+	until := time.Date(2026, 5, 8, 0, 0, 0, 0, time.UTC)
+	since := until.Add(-7 * 24 * time.Hour)
+	young := until.Add(-2 * time.Hour)
+	tests := []struct {
+		name     string
+		born     time.Time
+		ago      time.Duration // b's 2-GPU job was submitted this long before until
+		wait     int64         // and waited this many seconds; b used nothing
+		measured time.Time     // zero: not shortened
+		capacity float64       // GPU-hours of 10 GPUs
+		deprived bool
+	}{
+		// 1% of b's half of 1680 GPU-hours is 8.4 GPU-hours: 2 GPUs for 4.2 hours.
+		{name: "old cluster", born: since.Add(-time.Hour), ago: 24 * time.Hour, wait: 86400, capacity: 1680, deprived: true},
+		{name: "no records", ago: 24 * time.Hour, wait: 86400, capacity: 1680, deprived: true},
+		{name: "born at since", born: since, ago: 24 * time.Hour, wait: 86400, capacity: 1680, deprived: true},
+		{name: "7s on a week", born: since, ago: 24 * time.Hour, wait: 7, capacity: 1680},
+		{name: "4h on a week", born: since, ago: 24 * time.Hour, wait: 4 * 3600, capacity: 1680},
+		{name: "young cluster", born: young, ago: time.Hour, wait: 3600, measured: young, capacity: 20, deprived: true},
+		// 1% of b's half of 20 GPU-hours is 360 GPU-seconds: 2 GPUs for 3 minutes.
+		{name: "negligible wait", born: young, ago: time.Hour, wait: 179, measured: young, capacity: 20},
+		{name: "wait at the threshold", born: young, ago: time.Hour, wait: 180, measured: young, capacity: 20, deprived: true},
+		{name: "born after until", born: until.Add(time.Hour), measured: until, capacity: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jobs := []api.HistoryRecord{{ID: 1, Project: "b", Slots: 2, SubmittedAt: until.Add(-tt.ago), WaitS: tt.wait}}
+			f := audit(cfg, 10, since, until, tt.born, nil, jobs)
+			switch {
+			case tt.measured.IsZero() && f.MeasuredSince != nil:
+				t.Errorf("measured since %v, want the whole window", *f.MeasuredSince)
+			case !tt.measured.IsZero() && (f.MeasuredSince == nil || !f.MeasuredSince.Equal(tt.measured)):
+				t.Errorf("measured since %v, want %v", f.MeasuredSince, tt.measured)
+			}
+			if math.Abs(f.CapacityGPUHours-tt.capacity) > 1e-9 {
+				t.Errorf("capacity %v GPU-hours, want %v", f.CapacityGPUHours, tt.capacity)
+			}
+			if b := f.Projects[1]; b.Project != "b" || b.Deprived != tt.deprived {
+				t.Errorf("row %+v, want b deprived %v", b, tt.deprived)
+			}
+		})
+	}
+}

@@ -180,6 +180,12 @@ func TestParseErrorsJobs(t *testing.T) {
 		{"trace without path", pools + "jobs: {format: swf}\n", 9, `jobs: missing required field "trace"`},
 		{"trace unknown format", pools + "jobs: {trace: x, format: sfw}\n", 9, `jobs: format: unknown trace format "sfw"; did you mean "swf"?`},
 		{"trace unknown field", pools + "jobs: {trace: x, fromat: swf}\n", 9, `unknown field "fromat"; did you mean "format"?`},
+		{"trace misspelt", pools + "jobs: {trcae: x}\n", 9, `jobs: missing required field "trace"`},
+		{"jobs mapping without a dash", pools + "jobs:\n  name: a\n  slots: 2\n", 10,
+			`jobs: expected a list of jobs (- name: ...) or a mapping {trace: FILE, format: ...}`},
+		{"jobs mapping of one job", pools + "jobs: {slots: 2}\n", 9,
+			`jobs: expected a list of jobs (- name: ...) or a mapping {trace: FILE, format: ...}`},
+		{"trace with a job field", pools + "jobs: {trace: x, slots: 2}\n", 9, `jobs: unknown field "slots"`},
 	})
 }
 

@@ -18,6 +18,12 @@ func (p *parser) jobList(raw *yaml.Node) ([]Job, *TraceRef) {
 	}
 	n := yamlfield.Resolve(raw)
 	switch {
+	case n != nil && n.Kind == yaml.MappingNode && isJobMapping(n):
+		// The "- " of the first job was forgotten: say so once, rather
+		// than that the trace is missing and each job field unknown.
+		p.Errorf(raw, "jobs", "expected a list of jobs (- name: ...) or a mapping {trace: FILE, format: ...}")
+		p.jobNamesKnown = false
+		return nil, nil
 	case n != nil && n.Kind == yaml.MappingNode:
 		return nil, p.trace(raw)
 	case n != nil && n.Kind == yaml.SequenceNode:
@@ -33,6 +39,30 @@ func (p *parser) jobList(raw *yaml.Node) ([]Job, *TraceRef) {
 		out = append(out, p.job(item, i))
 	}
 	return out, nil
+}
+
+// traceKeys are the fields of the {trace: FILE} mapping.
+var traceKeys = []string{"trace", "format"}
+
+// jobKeys are the fields of a job, in the order job asks for them (a test
+// keeps them in step).
+var jobKeys = []string{"name", "kind", "submit", "pool", "tasks", "max_concurrent", "slots", "duration", "time_limit",
+	"priority", "priority_class", "weight", "preemptible", "interactive", "project", "user", "gpu", "checkpoint_every",
+	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "after_pass",
+	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "fails", "start_fails", "start_lost", "lost"}
+
+// isJobMapping says whether a jobs mapping is a job written without its
+// "- ": it has a job's field and none of the trace mapping's.
+func isJobMapping(n *yaml.Node) bool {
+	job := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if slices.Contains(traceKeys, k) {
+			return false
+		}
+		job = job || slices.Contains(jobKeys, k)
+	}
+	return job
 }
 
 func (p *parser) trace(raw *yaml.Node) *TraceRef {

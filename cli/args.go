@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The positional arguments of every command are described once, by its
+// Use line ("show ID", "set-weight ID WEIGHT", "sim [FILE | --from-history]"):
+// when a command gets too few or too many, argsError names what is missing
+// or extra from it, rather than cobra's "accepts 1 arg(s), received 0".
+// The command's Args validator still decides the count; a test keeps the
+// two in step for every command.
+
+// argSpec is what a Use line says of the positional arguments: the
+// required ones in order, then the optional ones (in [brackets]; flags
+// among a bracket's alternatives are not arguments).
+type argSpec struct {
+	required, optional []string
+}
+
+// parseUse reads the arguments of a Use line.
+func parseUse(use string) argSpec {
+	var s argSpec
+	_, rest, _ := strings.Cut(use, " ")
+	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+		if strings.HasPrefix(rest, "[") {
+			group, after, _ := strings.Cut(rest[1:], "]")
+			for _, alt := range strings.Split(group, "|") {
+				if alt = strings.TrimSpace(alt); alt != "" && !strings.HasPrefix(alt, "-") {
+					s.optional = append(s.optional, alt)
+					break
+				}
+			}
+			rest = after
+			continue
+		}
+		word, after, _ := strings.Cut(rest, " ")
+		if !strings.HasPrefix(word, "-") {
+			s.required = append(s.required, word)
+		}
+		rest = after
+	}
+	return s
+}
+
+// usageLine is how a command is called: its path and its Use line's
+// arguments ("allot job show ID").
+func usageLine(c *cobra.Command) string {
+	_, args, _ := strings.Cut(c.Use, " ")
+	return strings.TrimSpace(c.CommandPath() + " " + args)
+}
+
+// argNoun names an argument placeholder in words. An ID or NAME is one of
+// the objects of the command's group ("allot token revoke ID": a token
+// ID), and of a job for the top-level commands (allot explain ID).
+func argNoun(c *cobra.Command, placeholder string) string {
+	group := "job"
+	if p := c.Parent(); p != nil && p.HasParent() {
+		group = p.Name()
+	}
+	var noun string
+	switch placeholder {
+	case "ID":
+		noun = group + " ID"
+	case "NAME":
+		noun = group + " name"
+	default:
+		noun = strings.ToLower(placeholder)
+	}
+	if strings.ContainsRune("aeio", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+// argsError says what is wrong with the count of args, which c's Args
+// validator refused.
+func argsError(c *cobra.Command, args []string) error {
+	spec := parseUse(c.Use)
+	nouns := func(placeholders []string) string {
+		words := make([]string, len(placeholders))
+		for i, p := range placeholders {
+			words[i] = argNoun(c, p)
+		}
+		return strings.Join(words, " and ")
+	}
+	usage := usageLine(c)
+	if n := len(spec.required); len(args) < n {
+		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("expected %s (%s)", nouns(spec.required[len(args):]), usage)}
+	}
+	most := len(spec.required) + len(spec.optional)
+	if len(args) <= most {
+		// The validator and the Use line disagree (the test of argSpec
+		// catches that); say what cobra would.
+		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("unexpected arguments (%s)", usage)}
+	}
+	extra := make([]string, len(args)-most)
+	for i, a := range args[most:] {
+		extra[i] = strconv.Quote(a)
+	}
+	what := "unexpected argument " + extra[0]
+	if len(extra) > 1 {
+		what = "unexpected arguments " + strings.Join(extra, ", ")
+	}
+	var want string
+	switch {
+	case most == 0:
+		want = "it takes no arguments"
+	case len(spec.optional) == 0:
+		want = "expected only " + nouns(spec.required)
+	case len(spec.required) == 0:
+		want = "expected at most " + nouns(spec.optional)
+	default:
+		want = "expected " + nouns(spec.required) + " and at most " + nouns(spec.optional)
+	}
+	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s: %s (%s)", what, want, usage)}
+}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFairnessShortenedWindow: when the master measured the window from
+// the cluster's start, the table is followed by a line that says so; csv
+// and json stay as they are.
+func TestFairnessShortenedWindow(t *testing.T) {
+	fixClock(t)
+	born := t0.Add(-30 * time.Minute)
+	const table = `PROJECT  PARENT  ENTITLED  GOT    GPU-HOURS  JOBS  WAITED  MEAN WAIT  MAX WAIT  FLAG
+ml       -       100.0%    50.0%  1344.00    10    4       1h 30m     2h 10m    -
+vision   ml      60.0%     10.0%  268.80     4     4       1h 30m     2h 10m    DEPRIVED
+`
+	const note = "\nThe cluster began at 2024-05-01 09:30:00, after the window's start (2024-04-24 10:00:00): the window is measured from then.\n"
+	tests := []struct {
+		name     string
+		measured *time.Time
+		args     []string
+		want     string // stdout, exactly; "" to check wantIn only
+		wantIn   string
+		wantNot  string
+	}{
+		{name: "shortened", measured: &born, args: []string{"fairness"}, want: table + note},
+		{name: "whole window", args: []string{"fairness"}, want: table},
+		{name: "csv has no note", measured: &born, args: []string{"fairness", "-o", "csv"}, wantIn: "PROJECT,PARENT", wantNot: "cluster began"},
+		{name: "json has the field", measured: &born, args: []string{"fairness", "-o", "json"}, wantIn: `"measured_since": "2024-05-01T09:30:00Z"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fixtureFairness()
+			f.MeasuredSince = tt.measured
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f) }))
+			defer srv.Close()
+			out, _, err := run(t, append([]string{"--master", srv.URL}, tt.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" && out != tt.want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", out, tt.want)
+			}
+			if !strings.Contains(out, tt.wantIn) || (tt.wantNot != "" && strings.Contains(out, tt.wantNot)) {
+				t.Errorf("stdout:\n%s\nwant it to contain %q and not %q", out, tt.wantIn, tt.wantNot)
+			}
+		})
+	}
+}

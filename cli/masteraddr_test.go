@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestMasterAddrAPIPath: an address ending in /api/v1, as allot dev prints
+// the API, names the master's root, wherever the address comes from: the
+// login saved for the root is found, and requests do not repeat the path.
+func TestMasterAddrAPIPath(t *testing.T) {
+	const token = "allot_u_api"
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		switch {
+		case r.Header.Get("Authorization") != "Bearer "+token:
+			reply(w, http.StatusUnauthorized, api.Error{Error: "no valid token"})
+		case r.URL.Path != "/api/v1/pools":
+			reply(w, http.StatusNotFound, api.Error{Error: "no endpoint " + r.Method + " " + r.URL.Path})
+		default:
+			reply(w, http.StatusOK, []api.Pool{{Name: "research"}})
+		}
+	}))
+	t.Cleanup(srv.Close)
+	// creds writes a credentials file whose login and current master are
+	// spelt as key.
+	creds := func(t *testing.T, key string) {
+		path := filepath.Join(t.TempDir(), "credentials.json")
+		data, err := json.Marshal(credentials{Current: key, Masters: map[string]masterAccount{key: {Token: token}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(ConfigEnv, path)
+	}
+	tests := []struct {
+		name  string
+		login string // the address the saved login is keyed by
+		env   string // ALLOT_MASTER
+		flag  string // --master
+	}{
+		{name: "flag", login: srv.URL, flag: srv.URL + "/api/v1"},
+		{name: "flag with slash", login: srv.URL, flag: srv.URL + "/api/v1/"},
+		{name: "flag host:port", login: srv.URL, flag: strings.TrimPrefix(srv.URL, "http://") + "/api/v1"},
+		{name: "env", login: srv.URL, env: srv.URL + "/api/v1"},
+		{name: "login's address", login: srv.URL + "/api/v1"},
+		{name: "login's address, flag at root", login: srv.URL + "/api/v1", flag: srv.URL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			creds(t, tt.login)
+			t.Setenv(MasterEnv, tt.env)
+			paths = nil
+			args := []string{"pools", "-o", "json"}
+			if tt.flag != "" {
+				args = append([]string{"--master", tt.flag}, args...)
+			}
+			out, _, err := run(t, args...)
+			if err != nil || !strings.Contains(out, `"research"`) {
+				t.Errorf("allot %s = %q, %v (requests %v)", strings.Join(args, " "), out, err, paths)
+			}
+		})
+	}
+}
+
+// TestLoadCredentialsNormalises: logins saved under an address with the
+// API's path are found under the master's root; one saved at the root
+// wins over one that maps to it.
+func TestLoadCredentialsNormalises(t *testing.T) {
+	tests := []struct {
+		name        string
+		file        credentials
+		wantCurrent string
+		want        map[string]masterAccount
+	}{
+		{
+			name:        "api path",
+			file:        credentials{Current: "http://h:1/api/v1/", Masters: map[string]masterAccount{"http://h:1/api/v1": {Token: "a"}}},
+			wantCurrent: "http://h:1",
+			want:        map[string]masterAccount{"http://h:1": {Token: "a"}},
+		},
+		{
+			name:        "root wins",
+			file:        credentials{Current: "http://h:1", Masters: map[string]masterAccount{"http://h:1/api/v1": {Token: "old"}, "http://h:1": {Token: "new"}}},
+			wantCurrent: "http://h:1",
+			want:        map[string]masterAccount{"http://h:1": {Token: "new"}},
+		},
+		{
+			name:        "others kept",
+			file:        credentials{Masters: map[string]masterAccount{"h:2": {Token: "b"}, "not a url": {Token: "c"}}},
+			wantCurrent: "",
+			want:        map[string]masterAccount{"http://h:2": {Token: "b"}, "not a url": {Token: "c"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "credentials.json")
+			t.Setenv(ConfigEnv, path)
+			if err := tt.file.save(path); err != nil {
+				t.Fatal(err)
+			}
+			c, _, err := loadCredentials()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Current != tt.wantCurrent || len(c.Masters) != len(tt.want) {
+				t.Fatalf("loaded %+v, want current %q and %v", c, tt.wantCurrent, tt.want)
+			}
+			for k, v := range tt.want {
+				if c.Masters[k] != v {
+					t.Errorf("masters[%q] = %+v, want %+v", k, c.Masters[k], v)
+				}
+			}
+		})
+	}
+}
