@@ -344,6 +344,7 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}},
 		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}},
 		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}},
+		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2 days ago", "the window began before it"}},
 		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16", "job 3 (8 slots) in 40 min", "4 slots for 40 min"}},
 		{"#/pools", `#pools tr[data-pool="t4"]`, []string{"fair_share", "0 slots, no reservation ahead"}},
 	}

@@ -220,7 +220,9 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: 0.6}}})
 	})
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, r *http.Request) {
-		f.reply(w, 200, api.Fairness{Since: at(-7 * 24 * time.Hour), Until: now, CapacityGPUHours: 2688, Projects: []api.FairnessRow{
+		// A cluster two days old: the window is measured from its start.
+		started := at(-48 * time.Hour)
+		f.reply(w, 200, api.Fairness{Since: at(-7 * 24 * time.Hour), Until: now, MeasuredSince: &started, CapacityGPUHours: 768, Projects: []api.FairnessRow{
 			{Project: "research", Entitled: 1, Got: 0.45, GPUHours: 1209.6, Jobs: 9, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400},
 			{Project: "nlp", Parent: "research", Entitled: 0.75, Got: 0.1, GPUHours: 268.8, Jobs: 3, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400,
 				Deprived: true, Note: "got 10.0% of the cluster against an entitlement of 75.0% while 3 jobs waited (mean 30m, longest 1h 30m)"},

@@ -2,7 +2,7 @@
 // with use above quota called out in words.
 
 import {get} from './api.js';
-import {bar, fill, h, memo, table} from './dom.js';
+import {bar, fill, h, memo, table, when} from './dom.js';
 
 export function mount(root) {
   const t = table('projects', 'Projects, their quota and their use', ['Project', 'Use against quota', 'Quota', 'Used', 'Limit',
@@ -11,7 +11,10 @@ export function mount(root) {
     ['Project', ['Entitled', 'Its share of the cluster by the project shares (the quota by default)'],
       ['Got', "Its share of the cluster's GPU-hours"], 'GPU-hours', 'Jobs', ['Waited', 'Jobs that waited in the window'],
       'Mean wait', 'Longest wait', 'Verdict']);
-  root.append(h('h1', {}, 'Projects'), t.el, h('h2', {}, 'Fairness'), f.el);
+  // The window starts at the cluster's start when that is later: a
+  // cluster younger than the window had no GPUs before it.
+  const since = h('p', {id: 'fairness-since', class: 'muted small', hidden: true});
+  root.append(h('h1', {}, 'Projects'), t.el, h('h2', {}, 'Fairness'), f.el, since);
   const same = memo();
   const sameFair = memo();
   return {
@@ -25,6 +28,10 @@ export function mount(root) {
         const rows = fair.projects || [];
         fill(f.tbody, rows.length ? rows.map(fairRow)
           : h('tr', {}, h('td', {colspan: 9, class: 'muted'}, 'No project to audit.')));
+        since.hidden = !fair.measured_since;
+        fill(since, fair.measured_since
+          ? ['Measured since the cluster started, ', when(fair.measured_since, 'both'),
+            ': the window began before it, when the cluster had no GPUs.'] : []);
       }
     },
   };
