@@ -7,10 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,12 +53,13 @@ On SIGINT or SIGTERM the agent stops taking commands and, with --on-exit
 kill (the default), asks every task to checkpoint, kills it after
 --exit-grace, and reports the exits before it exits. With --on-exit keep
 the tasks are left running; the master ends them as lost, and the next
-agent started on the same --work-dir kills them. See docs/agent.md.`,
+agent started on the same --work-dir kills them. A second SIGINT or
+SIGTERM exits at once, as --on-exit keep would. See docs/agent.md.`,
 		Example: `  allot agent --master http://127.0.0.1:8080 --name gpu-01 --pool a100
   allot agent --name dev-1 --fake-gpus 4 --gpu-type h100 --label rack=r1 --work-dir /tmp/dev-1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := stopOnSignals(cmd, "tasks may be left running; the next allot agent on the same --work-dir kills them")
 			defer stop()
 			cfg, err := f.config(ctx, cmd)
 			if err != nil {

@@ -10,10 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -96,16 +94,9 @@ same data directory kills any task left behind. See docs/dev.md.`,
   allot dev --listen 127.0.0.1:9090 --data .allot-dev-9090   # inside the repository, as the experiment examples need`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(sigs)
-			stderr := cmd.ErrOrStderr()
-			ctx, stop := devSignals(cmd.Context(), sigs, func(sig os.Signal) {
-				fmt.Fprintf(stderr, "allot dev: %v again: exiting at once; the next allot dev on %s kills any task left running\n", sig, f.data)
-				os.Exit(signalExitCode(sig))
-			})
+			ctx, stop := stopOnSignals(cmd, "the next allot dev on "+f.data+" kills any task left running")
 			defer stop()
-			return runDev(ctx, cmd.OutOrStdout(), stderr, f)
+			return runDev(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -113,47 +104,6 @@ same data directory kills any task left behind. See docs/dev.md.`,
 	fl.StringVar(&f.data, "data", ".allot-dev", "data directory: the SQLite database, checkpoints and the agents' work directories")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
-}
-
-// devSignals stops the dev cluster on the signals that sigs receives:
-// the first cancels the context it returns, which stops the cluster
-// gracefully, and the second calls exit. The second is exit's, not the
-// signal's default action (signal.Stop) once more: a process that a
-// non-interactive shell starts in the background ("allot dev &" in a
-// script) starts with SIGINT ignored, and Stop would restore that, so the
-// second "kill -INT" would do nothing. The stop function it returns
-// cancels the context and returns once it no longer reads sigs.
-func devSignals(parent context.Context, sigs <-chan os.Signal, exit func(os.Signal)) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(parent)
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-sigs:
-			cancel()
-		case <-quit:
-			return
-		}
-		select {
-		case sig := <-sigs:
-			exit(sig)
-		case <-quit:
-		}
-	}()
-	return ctx, sync.OnceFunc(func() {
-		cancel()
-		close(quit)
-		<-done
-	})
-}
-
-// signalExitCode is the status of a process ended by sig, as a shell
-// reports it: 128 plus the signal's number (130 for SIGINT).
-func signalExitCode(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return ExitError
 }
 
 // devCluster is a running dev cluster.

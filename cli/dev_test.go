@@ -173,7 +173,7 @@ func TestDevSignals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sigs := make(chan os.Signal)
 			exits := make(chan os.Signal, 1)
-			ctx, stop := devSignals(context.Background(), sigs, func(s os.Signal) { exits <- s })
+			ctx, stop := signalStops(context.Background(), sigs, func(s os.Signal) { exits <- s })
 			// The channel is unbuffered: each send returns once the watch
 			// has taken the signal.
 			for _, s := range tt.signals {

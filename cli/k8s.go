@@ -2,16 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
-
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"time"
 
 	"github.com/allot-sched/allot/k8s"
 	"github.com/allot-sched/allot/sched"
@@ -87,7 +83,7 @@ func (f *k8sFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignals(cmd, "pods already bound stay so, and the next allot k8s carries on")
 	defer stop()
 	// client-go's leader election logs through klog; send it to our log.
 	klogTo(log)

@@ -3,9 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,7 +102,7 @@ func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignals(cmd, "its pods are left as they are; the next allot k8s-agent reconciles them")
 	defer stop()
 	log.Info("allot k8s-agent started", "master", f.cfg.Master, "namespace", f.cfg.Namespace, "host", rc.Host,
 		"leader_elect", f.leader.Enabled)

@@ -88,13 +88,14 @@ at / (docs/dashboard.md), Prometheus metrics on /metrics and /healthz.
 Without --config there is one pool, "default", with the priority policy,
 preemption and backfill on. SIGHUP re-reads the --config file (as POST
 /api/v1/config/reload does); an invalid file leaves the running
-configuration in force. SIGINT or SIGTERM stops the master.`,
+configuration in force. SIGINT or SIGTERM stops the master (a second
+exits at once; nothing stored is lost).`,
 		Example: `  allot master --data /var/lib/allot
   allot master --listen :8080 --data ./data --config cluster.yaml
   allot master --data ./data --db postgres://allot@db/allot`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := stopOnSignals(cmd, "what was stored is kept, and the next allot master on the same store carries on")
 			defer stop()
 			return runMaster(ctx, cmd.ErrOrStderr(), f)
 		},
