@@ -2,12 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"time"
 
 	"github.com/allot-sched/allot/k8s"
 	"github.com/allot-sched/allot/sched"
