@@ -12,10 +12,11 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// planner runs the scheduling passes: it builds the core's snapshot from
-// the mirror (snapshot.go), runs the core, and applies its plans — starts,
-// preemptions, moves and the reservations carried between passes
-// (apply.go, moves.go) — and keeps what the passes leave for readers: the
+// planner runs the scheduling passes by lifecycle's settle loop
+// (schedule): it builds the core's snapshot from the mirror (snapshot.go),
+// applies the plans' effects (starts, preemptions, moves, resizes:
+// apply.go, moves.go), carries reservations between passes
+// (reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
 // projects' preemption budgets (budget.go). On the tick it also ends the
 // tasks past their time limits. It runs only with Master.mu
