@@ -122,7 +122,7 @@ func (s *Settler) Settle(d Driver, sc *sched.Scheduler, carry bool) (passes int,
 
 // applicable drops from effects, in place, those Settle does not apply.
 func applicable(d Driver, effects []Effect) []Effect {
-	kept := effects[:0]
+	n := 0
 	for i := range effects {
 		e := &effects[i]
 		if e.Op != OpStart && !Replannable(d.Replacing(e.Task)) {
@@ -131,7 +131,10 @@ func applicable(d Driver, effects []Effect) []Effect {
 		if e.Op == OpPreempt && d.OnDrained(e.Task) {
 			continue // its slots there would not come back (capDrained)
 		}
-		kept = append(kept, *e)
+		if n != i {
+			effects[n] = *e
+		}
+		n++
 	}
-	return kept
+	return effects[:n]
 }
