@@ -5,12 +5,17 @@
 // the table of task attempts and how their work progresses (Tasks), each
 // job's count of its tasks and the state that follows (Job), the live
 // jobs with their snapshot entries (Roster), a plan's effects in the
-// order a driver applies them (Decide, Settled, KeepReservations), and
-// the owner of jobs, roster, tasks, usage and budgets (Ledgers) with
-// their transitions and the snapshot they give (Cluster), which settles
-// an instant itself (Cluster.Step: passes until Settled, with the pure
-// shortcuts of shortcuts.go, each effect applied and told to the
-// driver's Applier) and takes events (Cluster.Observe: a submission; a
+// order a driver applies them (Decide, Settled, KeepReservations), the
+// settle loop both drivers run (Settler.Settle, settle.go: passes until
+// Settled, reservations carried, Decide's effects less those that apply
+// to nothing, handed to a Driver that builds each pass's snapshot from
+// its own state and applies the effects to it: the Cluster's records, or
+// the master's store-backed mirror), and the owner of jobs, roster,
+// tasks, usage and budgets (Ledgers) with their transitions and the
+// snapshot they give (Cluster), which settles an instant itself
+// (Cluster.Step: Settle with the Cluster's stepper as the Driver and the
+// pure shortcuts of shortcuts.go as its hooks, each effect applied and
+// told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
 // task ended, stopped from outside, its start failed or its checkpoint
 // landed, each by version; a kill; a priority or weight change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
@@ -58,8 +63,9 @@
 //     new placement reserved and its draining record (Task.Drain, the
 //     only Moving record for it) until its checkpoint lands; it does no
 //     work and nothing is promised of it but that landing, which frees
-//     the draining record and restarts it (Cluster.Landed); Step applies
-//     no preemption, move or resize of it meanwhile (Replannable). A kill,
+//     the draining record and restarts it (Cluster.Landed); Settle
+//     applies no preemption, move or resize of it meanwhile
+//     (Replannable), for either driver. A kill,
 //     its end or a node lost under either placement frees both.
 //   - A task's version changes with every promise made about its future
 //     (its end, a checkpoint landing); an outcome reported for another
@@ -80,8 +86,8 @@
 //     end of its grace (EventGraceOver) frees the held ones so (nodes.go).
 //   - A drained node (EventNodeDrain, until EventNodeResume) takes no
 //     start, and what it holds never grows: each pass sees it shrunk to
-//     what its allocations hold there; Step applies no preemption of a
-//     task on it (nodes.go).
+//     what its allocations hold there; Settle applies no preemption of
+//     a task on it (nodes.go; the master's draining node alike).
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster
@@ -90,5 +96,8 @@
 //   - Step tells the Applier of each effect right after applying it, in
 //     Decide's order, before the next effect: the task record then shows
 //     the state that effect left.
+//   - Settle asks its Driver whether to skip an effect before it applies
+//     any of the pass's plan; since the core names an allocation in one
+//     item at most, the answers are those it would get in between.
 //   - The types are not safe for concurrent use; their owner serialises.
 package lifecycle

@@ -42,11 +42,16 @@ func (o Op) Replace() Replace {
 // repeats nor loses one; the simulator acts on them at once.
 type Effect struct {
 	Op Op
-	// Task is the task acted on (preempt, move, resize); for a start, -1
-	// from Decide and the launched task once Step applied it.
+	// Task is the task acted on (preempt, move, resize): the record
+	// Decide's tasks name, or the snapshot's allocation where a driver
+	// names none (the master); for a start, -1 from Decide and the
+	// launched task once Step applied it.
 	Task int32
 	// Job is the snapshot's job to start a task of (start), -1 otherwise.
 	Job int
+	// For is the snapshot's job a preemption or move makes room for (the
+	// plan's For), -1 otherwise: what the master's reasons name.
+	For int
 	// Nodes is the new placement (move, resize, start). It is the plan's
 	// slice, valid until the scheduler's next pass.
 	Nodes    []sched.NodeSlots
@@ -70,25 +75,34 @@ type Effect struct {
 }
 
 // Decide appends to dst the effects of plan, made from a snapshot whose
-// allocation i is task record tasks[i], in the order they must be applied:
-// preemptions, moves, resizes, then starts. The core placed moves and
-// starts on slots net of what the preemptions and earlier moves leave
-// draining, so applying them in another order could put two tasks on one
-// slot for a moment, which a live cluster must never do.
+// allocation i is task record tasks[i] (tasks nil: the effect's Task is
+// the allocation's index, which the master resolves itself), in the order
+// they must be applied: preemptions, moves, resizes, then starts. The core
+// placed moves and starts on slots net of what the preemptions and earlier
+// moves leave draining, so applying them in another order could put two
+// tasks on one slot for a moment, which a live cluster must never do.
 func Decide(dst []Effect, plan *sched.Plan, tasks []int32) []Effect {
 	for _, p := range plan.Preemptions {
-		dst = append(dst, Effect{Op: OpPreempt, Task: tasks[p.Alloc], Job: -1})
+		dst = append(dst, Effect{Op: OpPreempt, Task: taskOf(tasks, p.Alloc), Job: -1, For: p.For})
 	}
 	for _, m := range plan.Moves {
-		dst = append(dst, Effect{Op: OpMove, Task: tasks[m.Alloc], Job: -1, Nodes: m.Nodes})
+		dst = append(dst, Effect{Op: OpMove, Task: taskOf(tasks, m.Alloc), Job: -1, For: m.For, Nodes: m.Nodes})
 	}
 	for _, r := range plan.Resizes {
-		dst = append(dst, Effect{Op: OpResize, Task: tasks[r.Alloc], Job: -1, Nodes: r.Nodes})
+		dst = append(dst, Effect{Op: OpResize, Task: taskOf(tasks, r.Alloc), Job: -1, For: -1, Nodes: r.Nodes})
 	}
 	for _, st := range plan.Starts {
-		dst = append(dst, Effect{Op: OpStart, Task: -1, Job: st.Job, Nodes: st.Nodes, Backfill: st.Backfill})
+		dst = append(dst, Effect{Op: OpStart, Task: -1, Job: st.Job, For: -1, Nodes: st.Nodes, Backfill: st.Backfill})
 	}
 	return dst
+}
+
+// taskOf is the task allocation a stands for (Decide).
+func taskOf(tasks []int32, a int) int32 {
+	if tasks == nil {
+		return int32(a)
+	}
+	return tasks[a]
 }
 
 // Settled reports whether the passes at one instant may stop after a pass

@@ -140,9 +140,10 @@ func PreemptibleOutsideLow(filedLow, filed, kindDefault bool) bool {
 // checkpoint lands (Tasks.Replace, Tasks.Resume; the master's
 // planner.replaceOp and restartOn). The core sees the reserved
 // placement as a running task and may plan it again meanwhile; the
-// live master cannot act on an attempt that is checkpointing, so both
-// drivers skip such an item and do not count it as a change (Settled),
-// and the core plans again once the task runs on its new placement.
+// live master cannot act on an attempt that is checkpointing, so the
+// settle loop both drivers run (Settle) skips such an item and does not
+// count it as a change (Settled), and the core plans again once the task
+// runs on its new placement.
 func Replannable(replacing bool) bool { return !replacing }
 
 // HoldsThroughLoss reports whether a task on a node that is lost keeps its

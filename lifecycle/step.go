@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/allot-sched/allot/sched"
@@ -73,6 +72,12 @@ type stepper struct {
 	smallest int
 	woken    bool
 	factors  []sched.Factors
+	// During a Step, the Cluster it drives Settle for, the driver's
+	// Applier and the instant.
+	c       *Cluster
+	ap      Applier
+	now     int64
+	settler Settler
 }
 
 // Configure readies Step once the driver has filled Snap's pools, nodes
@@ -82,7 +87,8 @@ func (c *Cluster) Configure(opt StepOptions) {
 		opt.MaxPasses = 1000
 	}
 	st := &c.step
-	*st = stepper{opt: opt, oneShot: !opt.Confirm && OneShot(c.Snap.Pools, false), smallest: math.MaxInt, zeroSlot: st.zeroSlot}
+	*st = stepper{opt: opt, oneShot: !opt.Confirm && OneShot(c.Snap.Pools, false), smallest: math.MaxInt, zeroSlot: st.zeroSlot,
+		settler: Settler{MaxPasses: opt.MaxPasses}}
 	for i := range c.Snap.Pools {
 		p := &c.Snap.Pools[i]
 		st.multifactor = st.multifactor || p.Policy == sched.PolicyMultifactor
@@ -115,11 +121,12 @@ func (st *stepper) submitted(en *sched.Job) {
 // instant as quiet.
 func (st *stepper) wake() { st.woken = true }
 
-// Step settles the cluster at now: it runs passes, applying each plan's
-// effects (Decide's order) through the Cluster's transitions and telling
-// ap of each, until the passes settle (Settled), and carries reservations
-// from pass to pass (KeepReservations). Pure shortcuts skip passes that
-// could start nothing (shortcuts.go); they change no result.
+// Step settles the cluster at now: it runs passes (Settle, with the
+// Cluster's stepper as the Driver), applying each plan's effects (Decide's
+// order) through the Cluster's transitions and telling ap of each, until
+// the passes settle (Settled), and carries reservations from pass to pass
+// (KeepReservations). Pure shortcuts skip passes that could start nothing
+// (shortcuts.go); they change no result.
 func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	st := &c.step
 	quiet := st.quiet(c.inUse, c.nodes.holding(c.LostNodeGrace))
@@ -129,34 +136,11 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 		st.lastInUse = c.inUse
 		return Ready{Snapshot: &c.Snap}, nil
 	}
-	passes := 0
-	for {
-		if st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots && !c.nodes.holding(c.LostNodeGrace) {
-			break // nothing can start on a full cluster (fullSkips)
-		}
-		if passes == st.opt.MaxPasses {
-			return Ready{}, fmt.Errorf("scheduling did not settle after %d passes", passes)
-		}
-		passes++
-		starts, changes, err := c.pass(now, ap)
-		if err != nil {
-			return Ready{}, err
-		}
-		if st.cut && !st.lastBlocked {
-			st.prefix *= 2 // the window held no blocked job: look further
-			continue
-		}
-		// A FIFO or backfill pool schedules once per event, as the
-		// textbook algorithms do: FIFO and EASY plans are maximal, so a
-		// confirming pass would change nothing, and conservative
-		// backfilling compresses its reservations once per event, as
-		// Mu'alem and Feitelson do; a second compression could in
-		// principle move a reservation earlier, but on the traces a
-		// confirming pass changes nothing for any of the three
-		// (sim's TestConfirmingPassChangesNothing forces it on).
-		if Settled(starts, changes, st.oneShot) {
-			break
-		}
+	st.c, st.ap, st.now = c, ap, now
+	passes, err := st.settler.Settle(st, &c.scheduler, true)
+	st.ap = nil // the driver's, not to be kept
+	if err != nil {
+		return Ready{}, err
 	}
 	if st.prefix > 0 {
 		st.prefix = initialWindow
@@ -165,46 +149,64 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	return Ready{Passes: passes, Snapshot: &c.Snap}, nil
 }
 
-// pass runs one pass at now and applies its plan. It returns how many
-// tasks the plan started, and how many it preempted, moved or resized:
-// an item naming a task that is being re-placed is skipped
-// (Replannable) and not counted, as is a preemption of a task on a
-// drained node (nodes.go).
-func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
-	st := &c.step
-	c.build(now, st.prefix)
+// The stepper is the Cluster's Driver of Settle during a Step: its
+// snapshot is the Cluster's Snap, its effects the Cluster's transitions.
+
+// Idle is the full-cluster skip (fullSkips): nothing can start.
+func (st *stepper) Idle() bool {
+	c := st.c
+	return st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots && !c.nodes.holding(c.LostNodeGrace)
+}
+
+// Build refreshes Snap for a pass, cut to the FIFO window.
+func (st *stepper) Build() (*sched.Snapshot, []int32) {
+	c := st.c
+	c.build(st.now, st.prefix)
 	// An inspector sees every plan whole; else the reasons of jobs behind
 	// a blocked one are left out (a driver asks Explain at the end).
 	c.scheduler.OmitBehind = st.opt.Inspect == nil
-	plan, err := c.scheduler.Schedule(&c.Snap)
+	return &c.Snap, c.allocTask
+}
+
+// Scheduled notes whether the plan stopped at a job inside the window,
+// and shows the inspector the pass.
+func (st *stepper) Scheduled(plan *sched.Plan, err error) error {
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	if st.cut {
 		st.lastBlocked = blocked(plan)
 	}
 	if st.opt.Inspect != nil {
-		st.opt.Inspect(now, &c.Snap, plan)
+		st.opt.Inspect(st.now, &st.c.Snap, plan)
 	}
+	return nil
+}
+
+// Carry carries the reservations where some pool reads them: the
+// snapshot's jobs are the roster's entries, which keep them.
+func (st *stepper) Carry(plan *sched.Plan) {
 	if st.reserves {
-		// The snapshot's jobs are the roster's entries, which carry the
-		// reservations to the next pass.
-		c.KeepReservations(c.Snap.Jobs, plan)
+		st.c.KeepReservations(st.c.Snap.Jobs, plan)
 	}
-	effects := c.Decide(plan)
-	if err := c.firstPriorities(effects); err != nil {
+}
+
+// Replacing is the task record's (Task.Replacing).
+func (st *stepper) Replacing(ti int32) bool { return st.c.Tasks.At(ti).Replacing }
+
+// OnDrained asks the nodes (nodes.go).
+func (st *stepper) OnDrained(ti int32) bool { return st.c.nodes.onDrained(st.c.Tasks.At(ti).Nodes) }
+
+// Apply makes each effect's transition and tells the Applier of it
+// right after; it counts every start of the plan, since none is skipped.
+func (st *stepper) Apply(plan *sched.Plan, effects []Effect) (starts, changes int, err error) {
+	if err := st.firstPriorities(effects); err != nil {
 		return 0, 0, err
 	}
 	for i := range effects {
 		e := &effects[i]
-		if e.Op != OpStart && !Replannable(c.Tasks.At(e.Task).Replacing) {
-			continue // the core plans it again once it has resumed
-		}
-		if e.Op == OpPreempt && c.nodes.onDrained(c.Tasks.At(e.Task).Nodes) {
-			continue // its slots there would not come back (capDrained)
-		}
-		c.apply(now, e)
-		ap.Applied(now, e)
+		st.apply(e)
+		st.ap.Applied(st.now, e)
 		if e.Op != OpStart {
 			changes++
 		}
@@ -212,8 +214,23 @@ func (c *Cluster) pass(now int64, ap Applier) (starts, changes int, err error) {
 	return len(plan.Starts), changes, nil
 }
 
-// apply makes effect e's transition at now and fills in what it did.
-func (c *Cluster) apply(now int64, e *Effect) {
+// Again widens the FIFO window when it held no blocked job: the next pass
+// looks further at the same instant.
+func (st *stepper) Again() bool {
+	if st.cut && !st.lastBlocked {
+		st.prefix *= 2
+		return true
+	}
+	return false
+}
+
+// OneShot is the stepper's, which only Observe changes.
+func (st *stepper) OneShot() bool { return st.oneShot }
+
+// apply makes effect e's transition at the Step's instant and fills in
+// what it did.
+func (st *stepper) apply(e *Effect) {
+	c, now := st.c, st.now
 	switch e.Op {
 	case OpPreempt:
 		e.Slots = sched.Slots(c.Tasks.At(e.Task).Nodes)
@@ -233,10 +250,11 @@ func (c *Cluster) apply(now int64, e *Effect) {
 // firstPriorities gives each start of a job of a multifactor pool that
 // never ran the priority it starts with: the order the pool ran it in.
 // Only then are the factors computed.
-func (c *Cluster) firstPriorities(effects []Effect) error {
-	if !c.step.multifactor {
+func (st *stepper) firstPriorities(effects []Effect) error {
+	if !st.multifactor {
 		return nil
 	}
+	c := st.c
 	computed := false
 	for i := range effects {
 		e := &effects[i]
@@ -252,9 +270,9 @@ func (c *Cluster) firstPriorities(effects []Effect) error {
 			if err != nil {
 				return err
 			}
-			c.step.factors, computed = f, true
+			st.factors, computed = f, true
 		}
-		e.First, e.Priority = true, c.step.factors[e.Job].Priority
+		e.First, e.Priority = true, st.factors[e.Job].Priority
 	}
 	return nil
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -94,50 +97,34 @@ func (m *Master) storeTasks(ctx context.Context, tx store.Tx, ops []*taskOp) err
 	return nil
 }
 
-// apply carries out a plan: it re-checks every item against the mirror,
-// persists those that still hold in one transaction, and only then hands
-// the commands to the agents. It returns how many starts and preemptions
-// (moves and resizes included) it applied. Callers hold mu.
-func (pl *planner) apply(ctx context.Context, plan *sched.Plan) (starts, preempts int, err error) {
+// apply carries out a plan's effects, in lifecycle.Decide's order, those
+// lifecycle.Settle skips left out: it re-checks every one against the
+// mirror, persists those that still hold in one transaction, and only
+// then hands the commands to the agents. An effect's Task is the
+// snapshot's allocation (current). It returns how many starts and
+// preemptions (moves and resizes included) it applied. Callers hold mu.
+func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (starts, preempts int, err error) {
 	now := pl.m.now()
 	var ops []*taskOp
-	for _, p := range plan.Preemptions {
-		t := pl.current(p.Alloc)
-		if t == nil {
-			continue // ended or already asked to stop since the snapshot
-		}
-		if pl.onDrainingNode(t) {
-			continue // its slots would not come back (capDrained)
-		}
-		reason := preemptionRule(&pl.snap, p)
-		ops = append(ops, &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
-			From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}})
-	}
 	claimed := map[string]map[int]bool{} // GPUs taken by earlier items of this plan
-	ops = append(ops, pl.replacements(plan, claimed, now)...)
 	picked := map[*mtask]bool{}
-	for _, st := range plan.Starts {
-		j := pl.view.jobs[st.Job]
-		t := pl.pickTask(j, picked)
-		if t == nil {
-			continue
+	for i := range effects {
+		var op *taskOp
+		switch e := &effects[i]; e.Op {
+		case lifecycle.OpPreempt:
+			op = pl.preemptOp(e, now)
+		case lifecycle.OpMove:
+			reason := "moving to make room for job " + pl.snap.Jobs[e.For].ID
+			op = pl.replaceOp(int(e.Task), e.Nodes, claimed, now, reason, lifecycle.Move)
+		case lifecycle.OpResize:
+			reason := resizeReason + plural.Count(sched.Slots(e.Nodes), "slot")
+			op = pl.replaceOp(int(e.Task), e.Nodes, claimed, now, reason, lifecycle.Resize)
+		case lifecycle.OpStart:
+			op = pl.startOp(e, claimed, picked, now)
 		}
-		parts, ok := pl.placeParts(st.Nodes, claimed)
-		if !ok {
-			continue
+		if op != nil {
+			ops = append(ops, op)
 		}
-		picked[t] = true
-		placement := placementOf(parts)
-		tr := store.TaskTransition{JobID: j.rec.ID, Index: t.rec.Index, From: store.TaskQueued,
-			To: store.TaskStarting, Attempt: t.rec.Attempt, At: now, Placement: placement, Reason: "scheduled",
-			Backfill: st.Backfill}
-		if st.Backfill {
-			tr.Reason = "scheduled (backfill)"
-		}
-		if t.rec.CheckpointDir == "" {
-			tr.CheckpointDir = filepath.Join(pl.m.opt.CheckpointRoot, j.idString(), strconv.Itoa(t.rec.Index))
-		}
-		ops = append(ops, &taskOp{t: t, tr: tr, start: &startItem{parts: parts, backfill: st.Backfill}})
 	}
 	if err := pl.m.persistTasks(ctx, ops); err != nil {
 		return 0, 0, err
@@ -179,6 +166,44 @@ func (pl *planner) apply(ctx context.Context, plan *sched.Plan) (starts, preempt
 		}
 	}
 	return starts, preempts, nil
+}
+
+// preemptOp is the transition of a preemption, nil when its task ended
+// or was already asked to stop since the snapshot.
+func (pl *planner) preemptOp(e *lifecycle.Effect, now time.Time) *taskOp {
+	t := pl.current(int(e.Task))
+	if t == nil {
+		return nil
+	}
+	reason := preemptionRule(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For})
+	return &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}}
+}
+
+// startOp is the transition of a start: the queued task it launches
+// (not one picked already) on free GPUs (not claimed already), nil when
+// there is no such task or the GPUs are no longer free.
+func (pl *planner) startOp(e *lifecycle.Effect, claimed map[string]map[int]bool, picked map[*mtask]bool, now time.Time) *taskOp {
+	j := pl.view.jobs[e.Job]
+	t := pl.pickTask(j, picked)
+	if t == nil {
+		return nil
+	}
+	parts, ok := pl.placeParts(e.Nodes, claimed)
+	if !ok {
+		return nil
+	}
+	picked[t] = true
+	tr := store.TaskTransition{JobID: j.rec.ID, Index: t.rec.Index, From: store.TaskQueued,
+		To: store.TaskStarting, Attempt: t.rec.Attempt, At: now, Placement: placementOf(parts), Reason: "scheduled",
+		Backfill: e.Backfill}
+	if e.Backfill {
+		tr.Reason = "scheduled (backfill)"
+	}
+	if t.rec.CheckpointDir == "" {
+		tr.CheckpointDir = filepath.Join(pl.m.opt.CheckpointRoot, j.idString(), strconv.Itoa(t.rec.Index))
+	}
+	return &taskOp{t: t, tr: tr, start: &startItem{parts: parts, backfill: e.Backfill}}
 }
 
 // pickTask chooses the queued task a start launches: tasks that ran before
@@ -265,7 +290,8 @@ func (pl *planner) sendStarts(t *mtask) {
 
 // onDrainingNode reports whether a task has a part on a draining node.
 // Its slots there are gone once it stops, so preempting it frees nothing
-// for the job it would be preempted for: the master lets it run on.
+// for the job it would be preempted for: the master lets it run on
+// (lifecycle.Settle skips the preemption, asking settling.OnDrained).
 func (pl *planner) onDrainingNode(t *mtask) bool {
 	for _, p := range t.att.parts {
 		if n := pl.m.nodes[p.node]; n != nil && n.draining() {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -50,7 +51,7 @@ func TestApplierRechecks(t *testing.T) {
 				t.Fatalf("plan %+v, %v", plan, err)
 			}
 			tt.change(h)
-			starts, _, err := h.m.planner.apply(h.ctx, plan)
+			starts, _, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	}
 	victim := h.m.planner.view.allocs[plan.Preemptions[0].Alloc].t
 	victim.rec.State = store.TaskPreempting // as if an earlier pass had asked it already
-	_, preempts, err := h.m.planner.apply(h.ctx, plan)
+	_, preempts, err := h.m.planner.apply(h.ctx, lifecycle.Decide(nil, plan, nil))
 	if err != nil || preempts != 0 {
 		t.Fatalf("%d preemptions applied (%v), want 0", preempts, err)
 	}

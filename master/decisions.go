@@ -26,7 +26,7 @@ import (
 const timeLimitReason = "time limit of "
 
 // moveReason starts the reason of a move's transition to preempting
-// (replacements).
+// (apply).
 const moveReason = "moving to make room"
 
 // unplacedReason is the reason of the requeue of a task whose move's or

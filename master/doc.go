@@ -30,9 +30,19 @@
 // the loop. Its parts each hold the
 // Master and have one job:
 //
-//   - planner runs the scheduling passes: snapshot, core, applying the
-//     plan (starts, preemptions, moves, reservations), pending reasons,
-//     forecasts, preemption budgets, time limits.
+//   - planner runs the scheduling passes by the settle loop the
+//     simulator runs (lifecycle.Settler.Settle: the passes, the core,
+//     the reservations carried, the plan as lifecycle.Decide's effects,
+//     the skips of a re-placed task and of a preemption on a draining
+//     node, lifecycle.Settled), as its Driver (settling, loop.go): it
+//     builds each pass's snapshot from the mirror (snapshot.go), and
+//     applies the effects to the mirror (apply.go, moves.go: re-checked,
+//     GPUs chosen, persisted in one transaction of the batch, then sent),
+//     carries reservations into the mirror's jobs (reservations.go),
+//     notes the pending reasons and the pass's time; its own are also
+//     the forecasts, preemption budgets and time limits. Settle carries
+//     no reservations on an idle tick's first pass; what the passes
+//     leave (grew, reservations) is stored once they have settled.
 //   - agents speaks the agent protocol: registration, syncs, the reports
 //     and the transitions they drive, silent agents, log uploads.
 //   - access authenticates requests, checks rights on jobs, limits rates,

@@ -12,10 +12,11 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// planner runs the scheduling passes: it builds the core's snapshot from
-// the mirror (snapshot.go), runs the core, and applies its plans — starts,
-// preemptions, moves and the reservations carried between passes
-// (apply.go, moves.go) — and keeps what the passes leave for readers: the
+// planner runs the scheduling passes by lifecycle's settle loop
+// (schedule): it builds the core's snapshot from the mirror (snapshot.go),
+// applies the plans' effects (starts, preemptions, moves, resizes:
+// apply.go, moves.go), carries reservations between passes
+// (reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
 // projects' preemption budgets (budget.go). On the tick it also ends the
 // tasks past their time limits. It runs only with Master.mu
@@ -51,56 +52,102 @@ type planner struct {
 	// resDirty holds the jobs whose carried reservations changed since
 	// they were last stored (reservations.go).
 	resDirty map[*mjob]bool
+	// settler runs the passes (schedule).
+	settler lifecycle.Settler
 }
 
-// schedule runs passes of the core and applies their plans. After an event
-// it settles as the simulator's step does, by the same rule
-// (lifecycle.Settled, OneShot): passes until one changes nothing (or,
-// when every pool runs FIFO or backfill and no elastic job was seen,
-// until one starts without preempting), carrying conservative
-// reservations from pass to pass. An idle tick runs one pass and carries nothing, so that conservative
-// backfilling compresses its schedule on events only, as in simulation.
-// Callers hold mu.
+// schedule runs passes of the core and applies their plans, by the
+// settle loop the simulator runs (lifecycle.Settler.Settle, with the
+// planner's settling as its Driver): passes until one changes nothing
+// (or, when every pool runs FIFO or backfill and no elastic job was seen,
+// until one starts without preempting: lifecycle.Settled, OneShot),
+// carrying conservative reservations from pass to pass. An idle tick's
+// first pass carries nothing, so that conservative backfilling compresses
+// its schedule on events only, as in simulation. Once settled it stores
+// what the passes leave for a restart. Callers hold mu.
 func (pl *planner) schedule(ctx context.Context) error {
 	event := pl.m.event
 	pl.m.event = false
-	for pass := 0; pass < maxPasses; pass++ {
-		began := time.Now()
-		pl.buildSnapshot()
-		plan, err := pl.sc.Schedule(&pl.snap)
-		pl.m.metric.passSeconds.Observe(time.Since(began).Seconds())
-		if err != nil {
-			return fmt.Errorf("schedule: %w", err)
-		}
-		pl.notePending(plan)
-		if event {
-			pl.keepReservations(plan)
-		}
-		var starts, preempts int
-		apply := func() (err error) {
-			starts, preempts, err = pl.apply(ctx, plan)
-			return err
-		}
-		if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
-			err = pl.m.inBatch(ctx, apply)
-		} else {
-			err = apply() // nothing to store: no transaction
-		}
-		if err != nil {
-			return err
-		}
-		if lifecycle.Settled(starts, preempts, lifecycle.OneShot(pl.snap.Pools, pl.grew)) {
-			if err := pl.saveGrew(ctx); err != nil {
-				return err
-			}
-			return pl.saveReservations(ctx)
-		}
-		// Anything that changed makes the next pass an event pass, whatever
-		// woke this one.
-		event = true
+	pl.settler.MaxPasses = maxPasses
+	if _, err := pl.settler.Settle(&settling{pl: pl, ctx: ctx}, &pl.sc, event); err != nil {
+		return err
 	}
-	return fmt.Errorf("scheduling did not settle after %d passes", maxPasses)
+	if err := pl.saveGrew(ctx); err != nil {
+		return err
+	}
+	return pl.saveReservations(ctx)
 }
+
+// settling is the planner as the Driver of one schedule's passes: each
+// pass's snapshot is built from the mirror (snapshot.go), and its effects
+// are applied to the mirror, persisted before they are acted on
+// (apply.go). Its effects name the snapshot's allocations, which current
+// resolves.
+type settling struct {
+	pl  *planner
+	ctx context.Context
+	// began is when the pass's build began, for its metric.
+	began time.Time
+}
+
+// Idle is never true: the master has no full-cluster shortcut.
+func (s *settling) Idle() bool { return false }
+
+// Build builds the snapshot at the clock's now.
+func (s *settling) Build() (*sched.Snapshot, []int32) {
+	s.began = time.Now()
+	s.pl.buildSnapshot()
+	return &s.pl.snap, nil
+}
+
+// Scheduled records the pass's time and the plan's pending reasons.
+func (s *settling) Scheduled(plan *sched.Plan, err error) error {
+	s.pl.m.metric.passSeconds.Observe(time.Since(s.began).Seconds())
+	if err != nil {
+		return fmt.Errorf("schedule: %w", err)
+	}
+	s.pl.notePending(plan)
+	return nil
+}
+
+// Carry is keepReservations.
+func (s *settling) Carry(plan *sched.Plan) { s.pl.keepReservations(plan) }
+
+// Replacing reports whether allocation a is a task's reserved placement
+// or belongs to a task whose move or resize is under way.
+func (s *settling) Replacing(a int32) bool {
+	r := s.pl.view.allocs[a]
+	return r.next || r.t.next != nil
+}
+
+// OnDrained reports whether allocation a's task has a part on a draining
+// node.
+func (s *settling) OnDrained(a int32) bool {
+	t := s.pl.view.allocs[a].t
+	return t.att != nil && s.pl.onDrainingNode(t)
+}
+
+// Apply applies the effects in one batch, or with no transaction when the
+// plan holds nothing to store.
+func (s *settling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (starts, changes int, err error) {
+	apply := func() (err error) {
+		starts, changes, err = s.pl.apply(s.ctx, effects)
+		return err
+	}
+	if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
+		err = s.pl.m.inBatch(s.ctx, apply)
+	} else {
+		err = apply() // nothing to store: no transaction
+	}
+	return starts, changes, err
+}
+
+// Again is never true: the master's snapshot has no FIFO window.
+func (s *settling) Again() bool { return false }
+
+// OneShot is lifecycle.OneShot of the pools and whether an elastic job
+// was ever seen (grew, which a build may set).
+func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.pl.grew) }
 
 // keepReservations carries each pending job's reserved start into the next
 // pass, by the rule the simulator carries them by

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
-	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -30,42 +29,23 @@ import (
 // and the preempt command is sent again: the task still restarts on its
 // reservation, or is requeued cleanly when that is no longer possible.
 //
-// While a move is under way the applier skips any plan item that names
-// the task (a preemption, another move or a resize of its new placement);
-// the core asks again once the task runs on its new placement.
+// While a move is under way no plan item that names the task (a
+// preemption, another move or a resize of its new placement) is applied:
+// the settle loop the simulator runs too skips it (lifecycle.Settle, by
+// lifecycle.Replannable, asking settling.Replacing); the core asks again
+// once the task runs on its new placement.
 
 // current returns the task of the last snapshot's allocation a when it may
-// be preempted, moved or resized now: its attempt is starting or running
-// and no move or resize of it is under way (lifecycle.Replannable: the
+// be preempted, moved or resized now: its attempt is starting or running.
+// That no move or resize of it is under way (lifecycle.Replannable: the
 // allocation is neither its reserved placement nor the attempt that
-// checkpoints for it).
+// checkpoints for it) lifecycle.Settle checked before (settling.Replacing).
 func (pl *planner) current(a int) *mtask {
-	r := pl.view.allocs[a]
-	t := r.t
-	if !lifecycle.Replannable(r.next || t.next != nil) || t.att == nil ||
-		(t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
+	t := pl.view.allocs[a].t
+	if t.att == nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
 		return nil
 	}
 	return t
-}
-
-// replacements turns a plan's moves and resizes into transitions to
-// preempting that reserve the new placements, choosing their GPUs.
-func (pl *planner) replacements(plan *sched.Plan, claimed map[string]map[int]bool, now time.Time) []*taskOp {
-	var ops []*taskOp
-	for _, mv := range plan.Moves {
-		reason := "moving to make room for job " + pl.snap.Jobs[mv.For].ID
-		if op := pl.replaceOp(mv.Alloc, mv.Nodes, claimed, now, reason, lifecycle.Move); op != nil {
-			ops = append(ops, op)
-		}
-	}
-	for _, rs := range plan.Resizes {
-		reason := resizeReason + plural.Count(sched.Slots(rs.Nodes), "slot")
-		if op := pl.replaceOp(rs.Alloc, rs.Nodes, claimed, now, reason, lifecycle.Resize); op != nil {
-			ops = append(ops, op)
-		}
-	}
-	return ops
 }
 
 // replaceOp is the transition of a move or resize (r), which charges the
