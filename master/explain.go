@@ -185,9 +185,9 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	return cf
 }
 
-// mustEndPhrase says which running jobs must end: "job 3 ended or was
-// preempted", "jobs 3 and 5 ended"; preemption is named only where the
-// pool may preempt them.
+// mustEndPhrase says which running jobs must end, in the present tense
+// that follows "once": "job 3 ends or is preempted", "jobs 3 and 5 end";
+// preemption is named only where the pool may preempt them.
 func mustEndPhrase(refs []api.JobRef, preempts bool) string {
 	ids := make([]string, len(refs))
 	for i, r := range refs {
@@ -197,9 +197,13 @@ func mustEndPhrase(refs []api.JobRef, preempts bool) string {
 	if n := len(ids); n > 1 {
 		list = strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
 	}
-	out := plural.Noun(len(ids), "job") + " " + list + " ended"
+	verb := "end"
+	if len(ids) == 1 {
+		verb = "ends"
+	}
+	out := plural.Noun(len(ids), "job") + " " + list + " " + verb
 	if preempts {
-		out += " or " + plural.Was(len(ids)) + " preempted"
+		out += " or " + plural.Be(len(ids)) + " preempted"
 	}
 	return out
 }
@@ -231,7 +235,7 @@ func (ja *jobsAPI) mayPreempt(pool int) bool {
 // allocations ends preempted for it: each is backfilled in a pool that
 // backfills, or its job is preemptible and less important than e (a
 // larger number), or e's QOS preempts and the job's QOS ranks below it;
-// a job of the same priority is never preempted for it, so "ended or was
+// a job of the same priority is never preempted for it, so "ends or is
 // preempted" would mislead. Other policies preempt by rules of their own
 // (shares, quotas, factors) and keep mayPreempt's answer.
 func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {
