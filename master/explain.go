@@ -2,6 +2,7 @@ package master
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -146,6 +147,11 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 		need = e.MinSlots
 	}
 	if err := sched.Feasible(s, e); err != nil {
+		// The snapshot's ID is the job's number; name it as the CLI does.
+		var ie *sched.InfeasibleError
+		if errors.As(err, &ie) && ji < len(ja.m.planner.view.jobs) && ja.m.planner.view.jobs[ji] != nil {
+			ie.Name = jobLabel(ja.m.planner.view.jobs[ji].rec)
+		}
 		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
 	}
 	if need == 0 {
@@ -183,6 +189,14 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
+}
+
+// jobLabel names a job in a message as the CLI names jobs: "10 (big)".
+func jobLabel(rec store.Job) string {
+	if rec.Name == "" {
+		return strconv.FormatInt(rec.ID, 10)
+	}
+	return fmt.Sprintf("%d (%s)", rec.ID, rec.Name)
 }
 
 // mustEndPhrase says which running jobs must end, in the present tense

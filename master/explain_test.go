@@ -61,7 +61,8 @@ func TestExplain(t *testing.T) {
 		{"a gang: both nodes, every job", e, 2, "n1,n2", []int64{b, a, c}, false, // soonest to end first
 			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10),
 				"once jobs " + strconv.FormatInt(b, 10) + ", " + strconv.FormatInt(a, 10) + " and " + strconv.FormatInt(c, 10) + " end."}},
-		{"a GPU type no node has", reply.ID, 3, "", nil, true, []string{"a100"}},
+		{"a GPU type no node has", reply.ID, 3, "", nil, true,
+			[]string{"a100", "job " + strconv.FormatInt(reply.ID, 10) + " (f) can never run: "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
