@@ -29,8 +29,9 @@ import (
 //     past the window live; a job with a failed task needs a run time
 //     (the failure comes after some of it), and runs for the most work a
 //     task did and a second more, a guess the note calls one;
-//   - no time limit and it never ran: left out, as before, since nothing
-//     says how long it would run once started (it held no slots).
+//   - no time limit and it never ran: left out, as an ended job that
+//     never ran is: nothing says how long it would run once started, and
+//     it held no slots.
 
 // liveRunTime sets the Duration of sj, a job still live when exported,
 // and returns the note that says what it assumed; false when nothing
