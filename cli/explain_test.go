@@ -16,9 +16,9 @@ func fixtureExplanation() api.Explanation {
 		Pending: &api.Pending{Reason: "no_capacity", Message: "needs 4 slots per task, 0 are free in the pool"},
 		WouldStart: &api.Counterfactual{Nodes: []string{"dgx-1"},
 			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
-			Message: "It could start on dgx-1 once job 1 ended or was preempted."},
+			Message: "It could start on dgx-1 once job 1 ends or is preempted."},
 		Preemptions: []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)"},
-		Summary:     "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ended or was preempted."}
+		Summary:     "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ends or is preempted."}
 }
 
 func TestExplainCommand(t *testing.T) {
@@ -28,7 +28,7 @@ func TestExplainCommand(t *testing.T) {
 		{name: "explain", args: []string{"explain", "4"}, out: `Job 4 (queued, pool research, priority)
 
 It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1
-ended or was preempted.
+ends or is preempted.
 
 Queue:    2 of 3, ordered by priority (the lower number first), then by submission
 Ahead:    3 bert (bo, 8 slots)
@@ -52,8 +52,8 @@ func TestExplainMustEndHeading(t *testing.T) {
 	tests := []struct {
 		name, message, want string
 	}{
-		{"may preempt", "It could start on dgx-1 once job 1 ended or was preempted.", "once these end or are preempted:"},
-		{"never preempts", "It could start on dgx-1 once job 1 ended.", "once these end:"},
+		{"may preempt", "It could start on dgx-1 once job 1 ends or is preempted.", "once these end or are preempted:"},
+		{"never preempts", "It could start on dgx-1 once job 1 ends.", "once these end:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

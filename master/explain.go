@@ -2,6 +2,7 @@ package master
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -146,6 +147,11 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 		need = e.MinSlots
 	}
 	if err := sched.Feasible(s, e); err != nil {
+		// The snapshot's ID is the job's number; name it as the CLI does.
+		var ie *sched.InfeasibleError
+		if errors.As(err, &ie) && ji < len(ja.m.planner.view.jobs) && ja.m.planner.view.jobs[ji] != nil {
+			ie.Name = jobLabel(ja.m.planner.view.jobs[ji].rec)
+		}
 		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
 	}
 	if need == 0 {
@@ -185,9 +191,17 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	return cf
 }
 
-// mustEndPhrase says which running jobs must end: "job 3 ended or was
-// preempted", "jobs 3 and 5 ended"; preemption is named only where the
-// pool may preempt them.
+// jobLabel names a job in a message as the CLI names jobs: "10 (big)".
+func jobLabel(rec store.Job) string {
+	if rec.Name == "" {
+		return strconv.FormatInt(rec.ID, 10)
+	}
+	return fmt.Sprintf("%d (%s)", rec.ID, rec.Name)
+}
+
+// mustEndPhrase says which running jobs must end, in the present tense
+// that follows "once": "job 3 ends or is preempted", "jobs 3 and 5 end";
+// preemption is named only where the pool may preempt them.
 func mustEndPhrase(refs []api.JobRef, preempts bool) string {
 	ids := make([]string, len(refs))
 	for i, r := range refs {
@@ -197,9 +211,13 @@ func mustEndPhrase(refs []api.JobRef, preempts bool) string {
 	if n := len(ids); n > 1 {
 		list = strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
 	}
-	out := plural.Noun(len(ids), "job") + " " + list + " ended"
+	verb := "end"
+	if len(ids) == 1 {
+		verb = "ends"
+	}
+	out := plural.Noun(len(ids), "job") + " " + list + " " + verb
 	if preempts {
-		out += " or " + plural.Was(len(ids)) + " preempted"
+		out += " or " + plural.Be(len(ids)) + " preempted"
 	}
 	return out
 }
@@ -231,7 +249,7 @@ func (ja *jobsAPI) mayPreempt(pool int) bool {
 // allocations ends preempted for it: each is backfilled in a pool that
 // backfills, or its job is preemptible and less important than e (a
 // larger number), or e's QOS preempts and the job's QOS ranks below it;
-// a job of the same priority is never preempted for it, so "ended or was
+// a job of the same priority is never preempted for it, so "ends or is
 // preempted" would mislead. Other policies preempt by rules of their own
 // (shares, quotas, factors) and keep mayPreempt's answer.
 func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {

@@ -57,11 +57,12 @@ func TestExplain(t *testing.T) {
 		says     []string
 	}{
 		{"one node: the node where one job must end", d, 1, "n1", []int64{a}, false,
-			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10) + " ended."}},
+			[]string{"1st of 3 waiting", "first come, first served", "once job " + strconv.FormatInt(a, 10) + " ends."}},
 		{"a gang: both nodes, every job", e, 2, "n1,n2", []int64{b, a, c}, false, // soonest to end first
 			[]string{"2nd of 3", "Ahead of it: job " + strconv.FormatInt(d, 10),
-				"once jobs " + strconv.FormatInt(b, 10) + ", " + strconv.FormatInt(a, 10) + " and " + strconv.FormatInt(c, 10) + " ended."}},
-		{"a GPU type no node has", reply.ID, 3, "", nil, true, []string{"a100"}},
+				"once jobs " + strconv.FormatInt(b, 10) + ", " + strconv.FormatInt(a, 10) + " and " + strconv.FormatInt(c, 10) + " end."}},
+		{"a GPU type no node has", reply.ID, 3, "", nil, true,
+			[]string{"a100", "job " + strconv.FormatInt(reply.ID, 10) + " (f) can never run: "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,11 +167,11 @@ func TestMustEndPhrase(t *testing.T) {
 		preempts bool
 		want     string
 	}{
-		{"one, preempting pool", refs(3), true, "job 3 ended or was preempted"},
-		{"two, preempting pool", refs(3, 5), true, "jobs 3 and 5 ended or were preempted"},
-		{"three, preempting pool", refs(3, 5, 8), true, "jobs 3, 5 and 8 ended or were preempted"},
-		{"one, pool that never preempts", refs(3), false, "job 3 ended"},
-		{"two, pool that never preempts", refs(3, 5), false, "jobs 3 and 5 ended"},
+		{"one, preempting pool", refs(3), true, "job 3 ends or is preempted"},
+		{"two, preempting pool", refs(3, 5), true, "jobs 3 and 5 end or are preempted"},
+		{"three, preempting pool", refs(3, 5, 8), true, "jobs 3, 5 and 8 end or are preempted"},
+		{"one, pool that never preempts", refs(3), false, "job 3 ends"},
+		{"two, pool that never preempts", refs(3, 5), false, "jobs 3 and 5 end"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := mustEndPhrase(tt.refs, tt.preempts); got != tt.want {
@@ -187,11 +188,11 @@ func TestExplainPreemptingPool(t *testing.T) {
 	for _, tt := range []struct {
 		name, pools, a, d, want string
 	}{
-		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " ended or was preempted."},
-		{"priority with preemption, the same priority", preempting, `, "priority": 42, "preemptible": true`, "", " ended."},
-		{"priority with preemption, not preemptible", preempting, `, "priority": 45`, `, "priority": 10`, " ended."},
+		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " ends or is preempted."},
+		{"priority with preemption, the same priority", preempting, `, "priority": 42, "preemptible": true`, "", " ends."},
+		{"priority with preemption, not preemptible", preempting, `, "priority": 45`, `, "priority": 10`, " ends."},
 		{"priority without preemption or a preempting QOS",
-			"pools:\n  - {name: default, policy: priority}\nqos:\n  - {name: normal}\n", "", "", " ended."},
+			"pools:\n  - {name: default, policy: priority}\nqos:\n  - {name: normal}\n", "", "", " ends."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, tt.pools)))

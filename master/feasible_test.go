@@ -24,7 +24,7 @@ func TestSubmitRefusesInfeasibleJobs(t *testing.T) {
 		{"fits one node", jobSpec("ok", 8, ""), "", 201, "", nil},
 		{"a gang over both nodes", jobSpec("gang", 12, ""), "", 201, "", nil},
 		{"more GPUs than the pool", jobSpec("huge", 1000, ""), "", 422, "resources.slots",
-			[]string{"1000", "most that could fit is 12", "allow_infeasible=true"}},
+			[]string{`job "huge" can never run`, "1000", "most that could fit is 12", "allow_infeasible=true"}},
 		{"a GPU type no node has", jobSpec("a100", 1, `, "gpu": "a100"`), "", 422, "resources.gpu",
 			[]string{"a100", "h100"}},
 		{"min_slots above the pool", jobSpec("elastic", 64, `, "min_slots": 16`), "", 422, "resources.min_slots",

@@ -35,7 +35,10 @@ import (
 // parses (whatif_projects.go). A job's tasks run for the mean work of
 // its completed tasks, counted as the simulator counts it
 // (whatif_work.go), or, for a job that never completed a task, for the
-// longest attempt seen or its time limit; a job killed by a user is
+// longest attempt seen or its time limit (a job still running or waiting
+// when exported has not said how long it runs: whatif_live.go assumes a
+// run time that cannot end it sooner than it could have ended live, and
+// notes it); a job killed by a user is
 // killed at the same offset in the replay (one killed before it ran runs
 // until then, if it starts), and one submitted after a pass that decided
 // something in its second is marked after_pass (whatif_work.go). Its
@@ -105,13 +108,15 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 				notes = append(notes, note)
 			}
 		}
-		sj, ok := scenarioJob(j, byJob[j.ID], &hist, max(ntasks[j.ID], 1), since, now, p, cfg)
+		sj, assumed, ok := scenarioJob(j, byJob[j.ID], &hist, max(ntasks[j.ID], 1), since, now, p, cfg)
 		if !ok {
 			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 			continue
 		}
-		if note := dropLateFails(&sj, j.ID); note != "" {
-			notes = append(notes, note)
+		for _, note := range []string{assumed, dropLateFails(&sj, j.ID)} {
+			if note != "" {
+				notes = append(notes, note)
+			}
 		}
 		sj.AfterPass = hist.afterPass[j.ID]
 		changes := exportChanges(&sj, hist.changes[j.ID], since, p)
@@ -248,9 +253,10 @@ func exportName(j store.Job) string {
 	return fmt.Sprintf("j%d-%s", j.ID, strings.Trim(unsafeName.ReplaceAllString(j.Name, "-"), "-"))
 }
 
-// scenarioJob is one job in the scenario, or false when its run time
-// cannot be known.
-func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, bool) {
+// scenarioJob is one job in the scenario, with a note of what its run
+// time assumes where it is not what the job did (a job still live when
+// exported, whatif_live.go), or false when its run time cannot be known.
+func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, string, bool) {
 	sj := scenario.Job{Name: exportName(j),
 		Kind: cmp.Or(string(j.Kind), scenario.KindCommand), Submit: int64(j.SubmittedAt.Sub(since).Seconds()), Pool: j.Pool,
 		Tasks: tasks, MaxConcurrent: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
@@ -286,6 +292,25 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 		sj.CheckpointEvery = h.checkpointEvery
 	}
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0, sj.CheckpointEvery)
+	note, ok := exportRunTime(j, w, &sj)
+	if !ok {
+		return sj, "", false
+	}
+	sj.Fails = exportFails(w.failed)
+	sj.StartFails = exportStartFails(w.startFailed)
+	sj.StartLost = w.startLost
+	sj.Lost = w.attemptLost
+	return sj, note, true
+}
+
+// exportRunTime sets sj's Duration from what its attempts did, and
+// returns false when that cannot be known. A job still live when
+// exported has not said how long it runs: liveRunTime says what the
+// replay assumes, in a note.
+func exportRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
+	if !j.State.Terminal() {
+		return liveRunTime(j, w, sj)
+	}
 	switch {
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
@@ -308,11 +333,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	case sj.TimeLimit > 0:
 		sj.Duration = sj.TimeLimit
 	default:
-		return sj, false
+		return "", false
 	}
-	sj.Fails = exportFails(w.failed)
-	sj.StartFails = exportStartFails(w.startFailed)
-	sj.StartLost = w.startLost
-	sj.Lost = w.attemptLost
-	return sj, true
+	return "", true
 }

@@ -144,6 +144,12 @@ type jobWork struct {
 	// task failed, or waits still); most counts the work such an attempt
 	// had reached, which a run time must pass for the loss to replay.
 	lost int
+	// open counts the tasks whose last attempt was still open when
+	// exported, and openMost is the most work one of them had done then:
+	// a run time that ends them before it would end them before they
+	// ended live.
+	open     int
+	openMost int64
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
@@ -156,7 +162,7 @@ type jobWork struct {
 func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now time.Time, elastic bool, every int64) jobWork {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	tw := taskWork{work: map[int]int64{}, done: map[int]bool{}, failed: map[int]bool{}, lost: map[int]bool{},
-		last: map[int][2]int64{}, reach: map[int]int64{}}
+		open: map[int]bool{}, last: map[int][2]int64{}, reach: map[int]int64{}}
 	var w jobWork
 	for _, a := range atts {
 		end := a.EndedAt
@@ -211,6 +217,7 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 type taskWork struct {
 	work               map[int]int64
 	done, failed, lost map[int]bool     // how the last attempt ended
+	open               map[int]bool     // whether it was still open when exported
 	last               map[int][2]int64 // the ending attempt's length and rate
 	reach              map[int]int64    // the work a lost attempt had reached
 }
@@ -219,6 +226,7 @@ type taskWork struct {
 // window's start) at rate, with checkpoint_every every (0 for none).
 func (tw *taskWork) add(a store.Attempt, start, end, rate, every int64) {
 	i := a.Index
+	tw.open[i] = a.Open()
 	tw.lost[i] = a.EndState == store.AttemptLost
 	if tw.lost[i] {
 		// A lost attempt throws away its progress since its last
@@ -265,6 +273,10 @@ func (tw *taskWork) sum(w *jobWork, slots int64, elastic bool) {
 	}
 	for i := range tw.work {
 		w.most = max(w.most, units(i))
+		if tw.open[i] {
+			w.open++
+			w.openMost = max(w.openMost, units(i))
+		}
 	}
 	for _, r := range tw.reach {
 		if elastic {

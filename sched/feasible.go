@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -10,7 +11,13 @@ import (
 // empty cluster: which field of the job asks for too much, and the most
 // that could fit.
 type InfeasibleError struct {
+	// Job is the job's ID in the snapshot.
 	Job string
+	// Name is how the message names the job, set by a caller whose
+	// snapshot IDs are not what its users call a job (the master's are
+	// its numbers, and it sets "10 (big)", as its CLI names jobs); ""
+	// names it by Job, quoted, as a scenario's messages name its jobs.
+	Name string
 	// Field is the job field at fault: "pool", "gpu", "slots" (one task is
 	// larger than the pool's matching nodes hold together, or under one
 	// switch for topology: required), or "licenses".
@@ -25,7 +32,11 @@ type InfeasibleError struct {
 }
 
 func (e *InfeasibleError) Error() string {
-	return fmt.Sprintf("job %q can never run: %s", e.Job, e.detail)
+	name := e.Name
+	if name == "" {
+		name = strconv.Quote(e.Job)
+	}
+	return fmt.Sprintf("job %s can never run: %s", name, e.detail)
 }
 
 // Feasible reports whether one task of job could ever be placed: it

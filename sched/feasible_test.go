@@ -99,6 +99,32 @@ func TestFeasible(t *testing.T) {
 	}
 }
 
+// TestInfeasibleErrorNames: the message names the job as its caller
+// asked (the master: "job 10 (big)"), else by its snapshot ID, quoted, as
+// a scenario names its jobs; before, the master's explanations said
+// "job \"10\"".
+func TestInfeasibleErrorNames(t *testing.T) {
+	s := &Snapshot{Pools: []Pool{{Name: "gpu", Policy: PolicyFIFO}}, Nodes: []Node{{Name: "a1", Slots: 8}}}
+	tests := []struct {
+		name, id, label, want string
+	}{
+		{"by its ID, quoted", "wide", "", `job "wide" can never run: `},
+		{"by the caller's name", "10", "10 (big)", "job 10 (big) can never run: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ie *InfeasibleError
+			if err := Feasible(s, &Job{ID: tc.id, Slots: 16}); !errors.As(err, &ie) {
+				t.Fatalf("Feasible: %v, want an *InfeasibleError", err)
+			}
+			ie.Name = tc.label
+			if got := ie.Error(); !strings.HasPrefix(got, tc.want) || !strings.Contains(got, "16 slots") {
+				t.Errorf("got %q, want it to start %q and name the 16 slots", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestFeasibleAgreesWithCore: on random snapshots, Feasible rejects
 // exactly the jobs a pass reports as never fitting (no_nodes, gpu_type,
 // with the same reason; or license, for more than exist),

@@ -52,12 +52,7 @@ func WriteReport(w io.Writer, res *Result) error {
 
 // writeDetails prints the distributions, queue and fairness metrics.
 func writeDetails(w io.Writer, m *Metrics) {
-	failed := ""
-	if m.Failed > 0 {
-		failed = fmt.Sprintf(", %d failed", m.Failed)
-	}
-	fmt.Fprintf(w, "jobs         %d: %d completed, %d killed (%d at their time limit)%s, %d unfinished\n",
-		m.Jobs, m.Completed, m.Killed, m.TimeLimitKills, failed, m.Unfinished)
+	fmt.Fprintf(w, "jobs         %s\n", jobCounts(m))
 	dist := func(label string, d metrics.Dist, format func(float64) string) {
 		fmt.Fprintf(w, "%-12s p50 %s  p90 %s  p99 %s  max %s\n", label,
 			format(d.P50), format(d.P90), format(d.P99), format(d.Max))
@@ -80,6 +75,29 @@ func writeDetails(w io.Writer, m *Metrics) {
 			plural.Count(m.Resizes, "elastic task"))
 	}
 	fmt.Fprintf(w, "fairness     Jain %s over %s\n", num(m.JainFairness), plural.Count(len(m.Projects), "project"))
+}
+
+// jobCounts says how the submitted jobs ended: "11 submitted: 8
+// completed, 3 killed (1 at its time limit), 0 unfinished". Each job is
+// killed at its own time limit, so several are "at their time limits";
+// failed jobs are named only when there are some.
+func jobCounts(m *Metrics) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d submitted: %d completed, %d killed", m.Jobs, m.Completed, m.Killed)
+	switch {
+	case m.Killed == 0:
+	case m.TimeLimitKills == 0:
+		b.WriteString(" (none at a time limit)")
+	case m.TimeLimitKills == 1:
+		b.WriteString(" (1 at its time limit)")
+	default:
+		fmt.Fprintf(&b, " (%d at their time limits)", m.TimeLimitKills)
+	}
+	if m.Failed > 0 {
+		fmt.Fprintf(&b, ", %d failed", m.Failed)
+	}
+	fmt.Fprintf(&b, ", %d unfinished", m.Unfinished)
+	return b.String()
 }
 
 // numCount renders a measured amount with its noun: "1 slot-hour", "0.5

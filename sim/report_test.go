@@ -57,6 +57,14 @@ func TestReportFormats(t *testing.T) {
 		{"checkpointing", sim.Metrics{Preemptions: 2, PreemptionLostSlotHours: 0.633333},
 			"lost         0.63 slot-hours checkpointing after preemption\n"},
 		{"queue", sim.Metrics{AvgQueue: 0.961538, MaxQueue: 4}, "queue        mean 0.96 jobs, max 4\n"},
+		{"jobs, one at its time limit", sim.Metrics{Jobs: 11, Completed: 8, Killed: 3, TimeLimitKills: 1},
+			"jobs         11 submitted: 8 completed, 3 killed (1 at its time limit), 0 unfinished\n"},
+		{"jobs, several at their time limits", sim.Metrics{Jobs: 5, Completed: 1, Killed: 3, TimeLimitKills: 2, Unfinished: 1},
+			"jobs         5 submitted: 1 completed, 3 killed (2 at their time limits), 1 unfinished\n"},
+		{"jobs killed, none at a time limit", sim.Metrics{Jobs: 2, Completed: 1, Killed: 1},
+			"jobs         2 submitted: 1 completed, 1 killed (none at a time limit), 0 unfinished\n"},
+		{"jobs, none killed, some failed", sim.Metrics{Jobs: 1, Failed: 1},
+			"jobs         1 submitted: 0 completed, 0 killed, 1 failed, 0 unfinished\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -140,7 +140,7 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 		{"would delay", "#/jobs/4", []string{"would_delay", "fits now but would delay the reservation of job 3",
 			"2 in the queue of pool a100", "none: no reservation, and no forecast"}, "#/jobs/3", false},
 		{"reserved", "#/jobs/3", []string{"What would let it start now", "head of the queue", "1 in the queue of pool a100",
-			"once job 2 ended", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
+			"once job 2 ends", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

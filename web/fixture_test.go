@@ -358,7 +358,7 @@ func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 	if id == 3 {
 		x.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-a2"},
 			MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Slots: 4, EndsAt: atp(40 * time.Minute)}},
-			Message: "It could start on gpu-a2 once job 2 ended or were preempted."}
+			Message: "It could start on gpu-a2 once job 2 ends or is preempted."}
 	}
 	f.reply(w, 200, x)
 }
