@@ -267,6 +267,13 @@ func TestGPUTypeReasons(t *testing.T) {
 	if got, want := pe.Message(s), "no node of type v100 in pool p"; got != want {
 		t.Errorf("message %q, want %q", got, want)
 	}
+	// Read against a snapshot without the job, the reason cannot name the
+	// type and says so in words.
+	unknown := pe
+	unknown.Job = -1
+	if got, want := unknown.Message(s), "no node of the requested GPU type in its pool"; got != want {
+		t.Errorf("message without the job %q, want %q", got, want)
+	}
 	// Eight a100 slots are free, but only one h100 slot.
 	pe = mustPending(t, s, &p, busy, ReasonNoCapacity)
 	if got, want := pe.Message(s), "needs 2 h100 slots per task, 1 h100 slot is free in the pool"; pe.Free != 1 || got != want {

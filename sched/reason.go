@@ -201,7 +201,12 @@ func (p Pending) message(s *Snapshot) string {
 		if p.Job >= 0 && p.Job < len(s.Jobs) && s.Jobs[p.Job].Pool >= 0 && s.Jobs[p.Job].Pool < len(s.Pools) {
 			pool = "pool " + s.Pools[s.Jobs[p.Job].Pool].Name
 		}
-		return fmt.Sprintf("no node of type %s in %s", or(p.gpu(s), "the requested type"), pool)
+		if gpu := p.gpu(s); gpu != "" {
+			return fmt.Sprintf("no node of type %s in %s", gpu, pool)
+		}
+		// A reason read against a snapshot without the job (an
+		// explanation's summary) does not know the type asked for.
+		return "no node of the requested GPU type in " + pool
 	}
 	return p.Reason.String()
 }
