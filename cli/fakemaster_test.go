@@ -122,7 +122,8 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureFairness()) })
 	mux.HandleFunc("GET /api/v1/history/scenario", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
-		io.WriteString(w, "pools:\n  - {name: default, policy: fifo, nodes: [{name: n1, slots: 2}]}\n"+
+		io.WriteString(w, "# Exported by a fake master.\n# Note: job 3 (j3-live) was still running when exported\n"+
+			"pools:\n  - {name: default, policy: fifo, nodes: [{name: n1, slots: 2}]}\n"+
 			"jobs:\n  - {name: j1-big, submit: 0, slots: 2, duration: 3600}\n  - {name: j2-small, submit: 600, slots: 1, duration: 1800}\n")
 	})
 	mux.HandleFunc("GET /api/v1/history", func(w http.ResponseWriter, r *http.Request) {

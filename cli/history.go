@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -52,6 +56,7 @@ func (f *historyFlags) path(cmd *cobra.Command, args []string) (string, func(), 
 	if err != nil {
 		return "", none, fmt.Errorf("export the cluster's history: %w", err)
 	}
+	printNotes(cmd.ErrOrStderr(), cmd.CommandPath(), data)
 	if f.save != "" {
 		if err := os.WriteFile(f.save, data, 0o644); err != nil {
 			return "", none, fmt.Errorf("--save: %w", err)
@@ -68,4 +73,25 @@ func (f *historyFlags) path(cmd *cobra.Command, args []string) (string, func(), 
 		return "", none, err
 	}
 	return path, func() { os.RemoveAll(dir) }, nil
+}
+
+// printNotes repeats on stderr the notes the export writes at the head of
+// the scenario ("# Note: ..."): what it left out or assumed (a job still
+// running replayed with a run time from its history, a failure it could
+// not express), which a user replaying without --save would otherwise
+// never see.
+func printNotes(w io.Writer, who string, data []byte) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "#") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			return // the notes are in the head comment only
+		}
+		if note, ok := strings.CutPrefix(line, "# Note: "); ok {
+			fmt.Fprintf(w, "%s: note: %s\n", who, note)
+		}
+	}
 }

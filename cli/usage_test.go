@@ -71,9 +71,13 @@ vision   ml      60.0%     10.0%  268.80     4     4       1h 30m     2h 10m    
 func TestSimFromHistory(t *testing.T) {
 	f := newFakeMaster(t)
 	saved := filepath.Join(t.TempDir(), "history.yaml")
-	out, _, err := runAt(t, f, "sim", "--from-history", "--since", "7d", "--save", saved, "-q")
+	out, errOut, err := runAt(t, f, "sim", "--from-history", "--since", "7d", "--save", saved, "-q")
 	if err != nil || !strings.Contains(out, "j2-small") || !strings.Contains(out, "1h") {
 		t.Fatalf("sim --from-history: %v\n%s", err, out)
+	}
+	// The export's notes reach the user without --save too.
+	if want := "allot sim: note: job 3 (j3-live) was still running when exported\n"; !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q, want the export's note %q", errOut, want)
 	}
 	if data, err := os.ReadFile(saved); err != nil || !strings.Contains(string(data), "j1-big") {
 		t.Fatalf("--save: %v %q", err, data)
