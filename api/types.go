@@ -505,8 +505,10 @@ type Explanation struct {
 	// start now.
 	WouldStart *Counterfactual `json:"would_start,omitempty"`
 	// Preemptions lists how its preempted attempts were taken: by which
-	// job, under which rule.
-	Preemptions []string `json:"preemptions,omitempty"`
+	// job, under which rule, one line each ("task 0 attempt 1 at
+	// RFC3339: why"). Preempted says the same with its parts apart.
+	Preemptions []string     `json:"preemptions,omitempty"`
+	Preempted   []Preemption `json:"preempted,omitempty"`
 	// Summary is the explanation in a few sentences.
 	Summary string `json:"summary"`
 }
@@ -532,6 +534,16 @@ type Factors struct {
 	Pool      float64 `json:"pool"`
 	Nice      int     `json:"nice"`
 	Priority  float64 `json:"priority"`
+}
+
+// Preemption is one preempted attempt of a job: its task and attempt
+// number, when the attempt ended, and why it was preempted (the rule and
+// the job it made room for, then how the attempt ended).
+type Preemption struct {
+	Task    int       `json:"task"`
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+	Why     string    `json:"why"`
 }
 
 // Counterfactual is the smallest change that would let a job start now.

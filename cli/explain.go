@@ -102,34 +102,20 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "  %s\n", cf.Quota)
 		}
 	}
-	if len(x.Preemptions) > 0 {
+	switch {
+	case len(x.Preempted) > 0:
+		fmt.Fprintln(w, "\nPreempted:")
+		for _, p := range x.Preempted {
+			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, formatTime(&p.At), p.Why)
+		}
+	case len(x.Preemptions) > 0:
+		// A master older than the structured list: its lines as they came.
 		fmt.Fprintln(w, "\nPreempted:")
 		for _, p := range x.Preemptions {
-			fmt.Fprintf(w, "  %s\n", preemptionLine(p))
+			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
 	return nil
-}
-
-// preemptionLine renders one of the master's preemption lines, "task 0
-// attempt 1 at 2024-05-01T09:00:00Z: why" (master/explain.go, whose JSON
-// keeps RFC 3339), with its time as the CLI prints times (formatTime):
-// the same as the attempt's end in 'allot job'. A line of another form
-// is printed as it came.
-func preemptionLine(p string) string {
-	head, rest, ok := strings.Cut(p, " at ")
-	if !ok || !strings.HasPrefix(head, "task ") {
-		return p
-	}
-	stamp, why, ok := strings.Cut(rest, ": ")
-	if !ok {
-		return p
-	}
-	t, err := time.Parse(time.RFC3339, stamp)
-	if err != nil {
-		return p
-	}
-	return head + " at " + formatTime(&t) + ": " + why
 }
 
 // when shows a time as a local date-time with how far it is from now:

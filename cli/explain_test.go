@@ -18,7 +18,9 @@ func fixtureExplanation() api.Explanation {
 			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
 			Message: "It could start on dgx-1 once job 1 ends or is preempted."},
 		Preemptions: []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)"},
-		Summary:     "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ends or is preempted."}
+		Preempted: []api.Preemption{{Task: 0, Attempt: 1, At: time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC),
+			Why: "preempted for job 9 (priority 5 runs before this job's 40)"}},
+		Summary: "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ends or is preempted."}
 }
 
 func TestExplainCommand(t *testing.T) {
@@ -72,24 +74,28 @@ func TestExplainMustEndHeading(t *testing.T) {
 
 // TestExplainPreemptionTimes: the preemption lines print their time as
 // the rest of the CLI does (formatTime: the display zone, to the second),
-// not as the master's RFC 3339; a line of another form is left as it is.
+// from the structured list; a master that sends only the lines has them
+// printed as they came.
 func TestExplainPreemptionTimes(t *testing.T) {
 	fixClock(t)
 	displayZone = time.FixedZone("CEST", 2*3600)
+	at := time.Date(2024, 5, 1, 23, 30, 5, 0, time.UTC)
 	tests := []struct {
-		name, line, want string
+		name      string
+		lines     []string
+		preempted []api.Preemption
+		want      string
 	}{
-		{"the master's line", "task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)",
-			"task 0 attempt 1 at 2024-05-01 11:00:00: preempted for job 9 (priority 5 runs before this job's 40)"},
-		{"a reason with a colon", "task 2 attempt 3 at 2024-05-01T23:30:05Z: moved: consolidation; exit: SIGTERM",
+		{"structured", []string{"task 2 attempt 3 at 2024-05-01T23:30:05Z: moved: consolidation; exit: SIGTERM"},
+			[]api.Preemption{{Task: 2, Attempt: 3, At: at, Why: "moved: consolidation; exit: SIGTERM"}},
 			"task 2 attempt 3 at 2024-05-02 01:30:05: moved: consolidation; exit: SIGTERM"},
-		{"another form", "preempted at some point: by job 9", "preempted at some point: by job 9"},
-		{"a time that does not parse", "task 0 attempt 1 at yesterday: by job 9", "task 0 attempt 1 at yesterday: by job 9"},
+		{"lines only (an older master)", []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: by job 9"}, nil,
+			"task 0 attempt 1 at 2024-05-01T09:00:00Z: by job 9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := fixtureExplanation()
-			x.Preemptions = []string{tt.line}
+			x.Preemptions, x.Preempted = tt.lines, tt.preempted
 			var b bytes.Buffer
 			if err := printExplanation(&b, x); err != nil {
 				t.Fatal(err)

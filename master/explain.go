@@ -50,6 +50,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 			}
 			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
 				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
+			x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 		}
 	}
 	x.Summary = summary(x)

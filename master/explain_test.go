@@ -149,6 +149,10 @@ func explainPreemptions(t *testing.T, h *harness) {
 		!strings.HasPrefix(x.Preemptions[0], "task 0 attempt 1 at ") {
 		t.Fatalf("preemptions %q, want one naming %q", x.Preemptions, want)
 	}
+	if len(x.Preempted) != 1 || x.Preempted[0].Task != 0 || x.Preempted[0].Attempt != 1 ||
+		!strings.Contains(x.Preempted[0].Why, want) || x.Preempted[0].At.IsZero() {
+		t.Errorf("preempted %+v, want task 0 attempt 1 naming %q", x.Preempted, want)
+	}
 }
 
 // TestMustEndPhrase: the jobs that must end are named in the number they
