@@ -17,8 +17,13 @@ import (
 // runs from, stay the attempt's), and which plan items apply to a task
 // that a move or resize is re-placing (Replannable), and which tasks of a
 // lost node keep their attempt for the lost-node grace and until when
-// (HoldsThroughLoss, GraceOver), and whether a re-placed task restarts
-// on its reserved placement (Restartable).
+// (HoldsThroughLoss, GraceOver), whether a re-placed task restarts on
+// its reserved placement (Restartable), whether a lost attempt's task
+// waits again (LostRequeues, StartLost), the state a job's tasks put it
+// in (EndedJob, LiveJob), when an attempt has reached its time limit
+// (PastLimit), what a kill does to each task (KillTo), and what a
+// priority change into or out of LOW makes a job (PreemptibleIn,
+// PreemptibleOutsideLow, Borrows).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
