@@ -31,7 +31,6 @@ type Cluster struct {
 	freeJobs []int32
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
-	effects   []Effect
 	freedRecs []Freed           // Observe's scratch
 	ended     []int32           // Observe's scratch: jobs a node loss ended
 	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
@@ -223,17 +222,18 @@ type Freed struct {
 	LostWork int64
 }
 
-// Kill ends job ji's tasks at once, as a kill does: it drops its waiting
-// tasks and frees every record of the job holding slots (running,
-// checkpointing, or the drained part of a move), appending each to dst
-// in the running list's order. The driver then ends the job (Finish),
-// and the attempts it records.
+// Kill ends job ji's tasks at once, as a kill does (KillTo): it drops its
+// waiting tasks and frees, killed, every record of the job that the kill
+// stops, those holding slots (running, checkpointing, or the drained
+// part of a move), appending each to dst in the running list's order.
+// The driver then ends the job (Finish), and the attempts it records.
 func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
 		from := t.State // before the record retires
+		to, _ := KillTo(from)
 		switch {
-		case !from.Active() || t.Job != ji:
+		case to != TaskKilling || t.Job != ji:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
 		default:
@@ -289,14 +289,6 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 		snap.Allocs = append(snap.Allocs, a)
 	}
 	return lastRunning
-}
-
-// Decide returns the effects of plan, made from the last Snapshot, in the
-// order they must be applied (the package's Decide). The slice is reused
-// by the next call.
-func (c *Cluster) Decide(plan *sched.Plan) []Effect {
-	c.effects = Decide(c.effects[:0], plan, c.allocTask)
-	return c.effects
 }
 
 func (c *Cluster) alive(ji int32) bool { return !c.Jobs[ji].State.Terminal() }

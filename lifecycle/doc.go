@@ -32,8 +32,14 @@
 // Replannable; which tasks of a lost node are held for the grace and
 // until when, HoldsThroughLoss and GraceOver; whether a re-placed task
 // restarts where it reserved, Restartable; how a start no agent answered
-// ends, StartLost; which nodes the fair-share capacity counts, down and
-// drained ones too, InFairShareCapacity), so that the two drivers cannot drift apart on them;
+// ends, StartLost; whether a lost attempt's task waits again or fails,
+// LostRequeues; the state a job's tasks put it in, EndedJob once all
+// have ended and LiveJob before; whether an attempt has reached its time
+// limit, PastLimit; what a kill does to each task of its job, KillTo;
+// what a job is in its priority class, PreemptibleIn,
+// PreemptibleOutsideLow and Borrows; which nodes the fair-share capacity
+// counts, down and drained ones too, InFairShareCapacity), so that the
+// two drivers cannot drift apart on them;
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike. The core

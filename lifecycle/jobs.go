@@ -85,7 +85,7 @@ func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool
 	if j.Start < 0 {
 		j.Start = now
 	}
-	j.State = JobRunning
+	j.State = LiveJob(j.Running)
 	t := ts.At(ti)
 	_, t.Limited = t.Due(j.Shape)
 	return ti
@@ -157,14 +157,14 @@ func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
 	return j.requeue(ts, ti, TaskPreempted, false)
 }
 
-// Lost ends task ti, whose node was lost (Tasks.Lose has kept what its
-// last checkpoint saved), as the master ends a lost attempt: a task of a
-// preemptible job waits to be rescheduled as after a preemption, by the
-// job's exit actions (it ends queued), or fails; a task of a job that is
-// not preemptible, which must not run twice, fails. It returns the
-// slots freed.
+// Lost ends task ti, which ran and whose node was lost (Tasks.Lose has
+// kept what its last checkpoint saved), as the master ends a lost
+// attempt (LostRequeues): a task of a preemptible job waits to be
+// rescheduled as after a preemption, by the job's exit actions (it ends
+// queued), or fails; a task of a job that is not preemptible, which must
+// not run twice, fails. It returns the slots freed.
 func (j *Job) Lost(ts *Tasks, ti int32, preemptible bool) int {
-	return j.requeue(ts, ti, TaskQueued, !preemptible)
+	return j.requeue(ts, ti, TaskQueued, !LostRequeues(preemptible, true))
 }
 
 // requeue ends task ti, which did not end by itself: it waits again,
@@ -182,8 +182,8 @@ func (j *Job) requeue(ts *Tasks, ti int32, waits TaskState, fail bool) int {
 		j.Waiting++
 	}
 	slots := j.release(ts, ti, st)
-	if j.Running == 0 && j.State == JobRunning {
-		j.State = JobQueued
+	if j.State == JobRunning {
+		j.State = LiveJob(j.Running)
 	}
 	return slots
 }
@@ -200,18 +200,13 @@ func (j *Job) Drained(ts *Tasks, oi int32, st TaskState) int {
 }
 
 // Over reports whether every task has ended, and the state the job ends
-// in then: failed if a task failed, killed if one reached its time limit,
-// else completed.
+// in then (EndedJob): failed if a task failed, killed if one reached its
+// time limit, else completed.
 func (j *Job) Over() (JobState, bool) {
-	switch {
-	case j.Done < j.Tasks:
+	if j.Done < j.Tasks {
 		return j.State, false
-	case j.Failed > 0:
-		return JobFailed, true
-	case j.Timeout > 0:
-		return JobKilled, true
 	}
-	return JobCompleted, true
+	return EndedJob(j.Failed, j.Timeout), true
 }
 
 // Cancel drops the job's waiting tasks, as a kill does; the driver ends

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
@@ -87,6 +88,7 @@ func (p *player) after(ti int32, out []string) []string {
 // snapshot prints the jobs and allocations of a pass at now.
 func (p *player) snapshot(now int64) []string {
 	last := p.c.Snapshot(&p.snap, now)
+	p.noteAllocs(&p.snap)
 	out := []string{fmt.Sprintf("last_running=%d", last)}
 	for i, j := range p.snap.Jobs {
 		out = append(out, fmt.Sprintf("job %d %s waiting=%d", i, j.ID, j.Waiting))
@@ -96,6 +98,16 @@ func (p *player) snapshot(now int64) []string {
 			a.Job, nodesString(a.Nodes), a.Start, a.Checkpoint, a.Preempting, a.Moving, a.Backfilled))
 	}
 	return out
+}
+
+// noteAllocs keeps the task record of each allocation of snap, just
+// taken (Cluster.Snapshot): one for each task in the running list, swept,
+// unless a task is held on down nodes only, when it cannot be told.
+func (p *player) noteAllocs(snap *sched.Snapshot) {
+	p.allocTask = nil
+	if running := p.c.Tasks.Running(); len(running) == len(snap.Allocs) {
+		p.allocTask = slices.Clone(running)
+	}
 }
 
 func (p *player) describeJob(ji int32) string {

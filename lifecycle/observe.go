@@ -225,7 +225,9 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		if t.Replacing && t.Drain >= 0 {
 			o.Slots = c.drained(t.Drain, TaskKilled)
 		}
-		o.Slots += c.freed(j, j.requeue(&c.Tasks, e.Task, TaskQueued, !StartLost()))
+		// It never ran: it waits again whatever its preemptibility.
+		requeues := LostRequeues(c.Roster.Entry(ji).Preemptible, false)
+		o.Slots += c.freed(j, j.requeue(&c.Tasks, e.Task, TaskQueued, !requeues))
 		c.waiting(ji)
 	case e.Kind == EventAttemptLost:
 		o.Slots, o.LostWork = c.loseAttempt(now, e.Task)

@@ -17,8 +17,13 @@ import (
 // runs from, stay the attempt's), and which plan items apply to a task
 // that a move or resize is re-placing (Replannable), and which tasks of a
 // lost node keep their attempt for the lost-node grace and until when
-// (HoldsThroughLoss, GraceOver), and whether a re-placed task restarts
-// on its reserved placement (Restartable).
+// (HoldsThroughLoss, GraceOver), whether a re-placed task restarts on
+// its reserved placement (Restartable), whether a lost attempt's task
+// waits again (LostRequeues, StartLost), the state a job's tasks put it
+// in (EndedJob, LiveJob), when an attempt has reached its time limit
+// (PastLimit), what a kill does to each task (KillTo), and what a
+// priority change into or out of LOW makes a job (PreemptibleIn,
+// PreemptibleOutsideLow, Borrows).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -129,6 +134,19 @@ func PreemptibleOutsideLow(filedLow, filed, kindDefault bool) bool {
 	return filed
 }
 
+// PreemptibleIn is whether a job is preemptible in its priority class:
+// always in LOW (low), else as it is outside LOW (outside,
+// PreemptibleOutsideLow). The master applies it to a priority change
+// (changeJob) and the simulator to a scripted one (sim's ClassRule).
+func PreemptibleIn(low, outside bool) bool { return low || outside }
+
+// Borrows reports whether a job may borrow slots beyond its project's
+// quota: LOW work (low) in a pool that divides slots by quota. The
+// simulator gives its jobs Borrow by it at submission and on a priority
+// change (sim's ClassRule); the master's snapshot entries follow the
+// same rule (master/snapshot.go).
+func Borrows(low, quotaPool bool) bool { return low && quotaPool }
+
 // Replannable reports whether a plan's preemption, move or resize of a
 // task applies, replacing saying whether a move or resize of it is under
 // way: one does not while the task checkpoints to restart on its new
@@ -183,3 +201,74 @@ func StartLost() bool { return true }
 // node_down and drain; the master counts its nodes as it builds each
 // snapshot (snapNodes), lost and drained ones included.
 func InFairShareCapacity(down, drained bool) bool { return true }
+
+// EndedJob is the state a job ends in once every one of its tasks has
+// ended: failed if one failed, else killed if one was killed (its time
+// limit; the master's kill of a task too), else completed. The master
+// settles its jobs by it (settleJob) and the Cluster ends them by it
+// (Job.Over), so that a job ends alike live and in simulation.
+func EndedJob(failed, killed int) JobState {
+	switch {
+	case failed > 0:
+		return JobFailed
+	case killed > 0:
+		return JobKilled
+	}
+	return JobCompleted
+}
+
+// LiveJob is the state of a job that has not ended, active of its tasks
+// holding slots: running while one does, queued when none does (its
+// tasks wait to start, or again after a preemption or a lost attempt).
+// The master settles its jobs by it (settleJob); the Cluster sets it as
+// a task starts (Job.Launch) and as one stopped from outside lets go of
+// its slots (a preemption's landing, a lost attempt).
+func LiveJob(active int) JobState {
+	if active > 0 {
+		return JobRunning
+	}
+	return JobQueued
+}
+
+// PastLimit reports whether an attempt that has run for ranFor since it
+// first started (a move or resize continues the attempt, and its limit
+// runs on) has reached its job's time limit, limit; 0 or less is none.
+// The master kills a running or starting task by it (checkTimeLimits,
+// its durations); the Cluster ends an attempt at the first second at
+// which it holds (Task.Due, its seconds), unless its work is done
+// before, and not before it runs again after a move's checkpoint, as the
+// master's check, which passes over a checkpointing task, kills it once
+// it runs again.
+func PastLimit[D ~int64](ranFor, limit D) bool { return limit > 0 && ranFor >= limit }
+
+// LostRequeues reports whether a task whose attempt was lost (its node
+// lost, or its agent not running it) waits to be rescheduled rather
+// than failing: a task of a preemptible job, which may run twice, or one
+// that never ran (ran false: no agent answered its start, StartLost),
+// whatever its preemptibility; any other must not run twice and fails. A
+// task being killed ends killed instead (the master's killing; the
+// Cluster kills at once), and one held through its node's loss
+// (HoldsThroughLoss) ends so only when its grace is over. A task that
+// waits again does so by its job's exit actions (Job.Lost), which
+// the master's jobs do not have. The master ends a lost attempt by it
+// (endAttempt) and the Cluster a lost one (Job.Lost) and a start lost
+// (EventStartLost).
+func LostRequeues(preemptible, ran bool) bool { return preemptible || !ran && StartLost() }
+
+// KillTo is what a kill of its job does to a task in state st, and
+// whether it changes it: a task that waits (queued, preempted) ends
+// killed at once; an active one is asked to stop (killing) and ends
+// killed once its attempt has; one being killed already, or ended, stays
+// as it is. The job itself ends killed at once. The master kills a job's
+// tasks by it (jobsAPI.Kill: its agents end the attempts); the Cluster,
+// whose attempts have no agent to wait for, frees at once, killed, the
+// records a kill stops and drops the job's waiting tasks (Cluster.Kill).
+func KillTo(st TaskState) (TaskState, bool) {
+	switch {
+	case st == TaskQueued || st == TaskPreempted:
+		return TaskKilled, true
+	case st.Active() && st != TaskKilling:
+		return TaskKilling, true
+	}
+	return st, false
+}

@@ -57,6 +57,7 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 		var ap stepPrinter
 		ap.p = p
 		r, err := p.c.Step(args.int("at"), &ap)
+		p.allocTask = nil // its passes' snapshots are Step's own
 		if err != nil {
 			return nil, err
 		}
@@ -72,6 +73,7 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 	case "snapallocs":
 		var out []string
 		p.c.Snapshot(&p.c.Snap, args.int("at"))
+		p.noteAllocs(&p.c.Snap)
 		for _, a := range p.c.Snap.Allocs {
 			out = append(out, fmt.Sprintf("alloc job=%d nodes=%s", a.Job, nodesString(a.Nodes)))
 		}

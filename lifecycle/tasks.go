@@ -90,20 +90,23 @@ func (t *Task) Rate(sh Shape) int64 {
 // Due is when the attempt ends, or -1 when it runs until killed or is
 // Replacing (nothing is promised until it resumes), and whether that end
 // is its time limit rather than its work being done. The limit runs from
-// the attempt's start, the work from when it last resumed; a limit that
-// passed while the task checkpointed for a move ends it as it resumes,
-// as the live master's time-limit check kills it once it runs again.
+// the attempt's start, the work from when it last resumed: the limit
+// ends it at the first second it is past it (PastLimit, the live
+// master's rule), if its work still runs then; a limit that passed while
+// the task checkpointed for a move ends it as it resumes, as the live
+// master's time-limit check kills it once it runs again.
 func (t *Task) Due(sh Shape) (int64, bool) {
+	limitAt := max(t.Start+sh.Limit, t.From) // if sh.Limit > 0
 	switch {
 	case t.Replacing, t.Work == Unbounded && sh.Limit <= 0:
 		return -1, false
 	case t.Work == Unbounded:
-		return max(t.Start+sh.Limit, t.From), true
+		return limitAt, true
 	}
 	r := t.Rate(sh)
 	done := t.From + (t.Work+r-1)/r
-	if sh.Limit > 0 && t.Start+sh.Limit < done {
-		return max(t.Start+sh.Limit, t.From), true
+	if PastLimit(done-1-t.Start, sh.Limit) { // past it in the work's last second
+		return limitAt, true
 	}
 	return done, false
 }

@@ -96,6 +96,9 @@ type player struct {
 	shape lifecycle.Shape
 	snap  sched.Snapshot
 	seq   int64 // the last submitted job's Seq (submit)
+	// allocTask is the task record of each allocation of the last
+	// snapshot (snapshot), nil when it cannot be told.
+	allocTask []int32
 }
 
 func (p *player) run(line string) ([]string, error) {
@@ -210,7 +213,10 @@ func (p *player) decide(args args) ([]string, error) {
 	var out []string
 	var effects []lifecycle.Effect
 	if args.flag("cluster") {
-		effects = p.c.Decide(&plan) // by the last snapshot's allocations
+		if p.allocTask == nil {
+			return nil, fmt.Errorf("no snapshot whose allocations are its running tasks")
+		}
+		effects = lifecycle.Decide(nil, &plan, p.allocTask) // by the last snapshot's allocations
 	} else {
 		effects = lifecycle.Decide(nil, &plan, p.c.Tasks.Sweep())
 	}

@@ -421,8 +421,9 @@ func exitCode(t *mtask, first *mpart) *int {
 const notRunReason = " does not run attempt "
 
 // loseAttempt ends an attempt whose node is gone or does not run it:
-// parts elsewhere are killed; the task is requeued when it is preemptible
-// or never ran, killed when it was being killed, and failed otherwise.
+// parts elsewhere are killed; the task is killed when it was being
+// killed, else requeued when it is preemptible or never ran, and failed
+// otherwise (lifecycle.LostRequeues, the simulator's rule too).
 func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) error {
 	return ag.endAttempt(ctx, t, reason, store.AttemptLost)
 }
@@ -441,7 +442,7 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, end s
 	switch {
 	case t.rec.State == store.TaskKilling:
 		tr.To = store.TaskKilled
-	case t.job.rec.Preemptible || !ran && lifecycle.StartLost():
+	case lifecycle.LostRequeues(t.job.rec.Preemptible, ran):
 		tr.To = store.TaskQueued
 	default:
 		tr.To = store.TaskFailed

@@ -14,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
@@ -460,14 +461,13 @@ func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView,
 	if u.PriorityClass != nil {
 		// LOW work is always preemptible; outside LOW a job is what its
 		// file said explicitly, else its kind's default, whatever class
-		// it was filed in (specHints.preemptible).
+		// it was filed in (specHints.preemptible): the simulator's rule
+		// too (lifecycle.PreemptibleIn).
 		p := j.spec.preemptible
 		if len(j.rec.Spec) == 0 {
 			p = j.rec.Preemptible // no job file to go back to
 		}
-		if jobfile.PriorityClass(*u.PriorityClass) == jobfile.ClassLow {
-			p = true
-		}
+		p = lifecycle.PreemptibleIn(jobfile.PriorityClass(*u.PriorityClass) == jobfile.ClassLow, p)
 		u.Preemptible = &p
 	}
 	rec, err := ja.m.st.UpdateJob(ctx, u)
@@ -517,8 +517,9 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // Kill kills a job: its idle tasks at once, its active ones through kill
-// commands (persisted as killing first). The job is killed at once. Killing
-// a job that has ended does nothing.
+// commands (persisted as killing first), as lifecycle.KillTo says, the
+// simulator's rule too. The job is killed at once. Killing a job that has
+// ended does nothing.
 func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
 	ja.m.lock()
 	defer ja.m.unlock()
@@ -532,15 +533,12 @@ func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
 	now := ja.m.now()
 	var ops []*taskOp
 	for _, t := range j.tasks {
-		tr := store.TaskTransition{JobID: id, Index: t.rec.Index, From: t.rec.State, Attempt: t.rec.Attempt, At: now, Reason: reason}
-		switch {
-		case t.rec.State == store.TaskQueued || t.rec.State == store.TaskPreempted:
-			tr.To = store.TaskKilled
-		case t.rec.State.Active() && t.rec.State != store.TaskKilling:
-			tr.To = store.TaskKilling
-		default:
+		to, ok := lifecycle.KillTo(t.rec.State)
+		if !ok {
 			continue
 		}
+		tr := store.TaskTransition{JobID: id, Index: t.rec.Index, From: t.rec.State, To: to, Attempt: t.rec.Attempt,
+			At: now, Reason: reason}
 		ops = append(ops, &taskOp{t: t, tr: tr})
 	}
 	var rec store.Job

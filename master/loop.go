@@ -190,7 +190,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 }
 
 // checkTimeLimits kills the tasks that have run past their job's time
-// limit. Callers hold mu.
+// limit (lifecycle.PastLimit, the simulator's rule too). Callers hold mu.
 func (pl *planner) checkTimeLimits(ctx context.Context) {
 	now := pl.m.now()
 	var over []*mtask
@@ -200,7 +200,7 @@ func (pl *planner) checkTimeLimits(ctx context.Context) {
 		}
 		for _, t := range j.tasks {
 			if t.att != nil && (t.rec.State == store.TaskRunning || t.rec.State == store.TaskStarting) &&
-				now.Sub(t.att.first()) >= j.rec.TimeLimit {
+				lifecycle.PastLimit(now.Sub(t.att.first()), j.rec.TimeLimit) {
 				over = append(over, t)
 			}
 		}

@@ -138,14 +138,17 @@ func partsOf(ps []store.Placement) []*mpart {
 }
 
 // restartable reports whether a task's reserved placement can still take
-// it: every node of it is up.
+// it: every node of it is up (lifecycle.Restartable, the simulator's rule
+// too).
 func (pl *planner) restartable(t *mtask) bool {
+	anyDown := false
 	for _, p := range t.next {
 		if n := pl.m.nodes[p.node]; n == nil || !n.up() {
-			return false
+			anyDown = true
+			break
 		}
 	}
-	return true
+	return lifecycle.Restartable(anyDown)
 }
 
 // restartOn gives a task that just went to starting on its reservation

@@ -11,6 +11,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
@@ -330,30 +331,34 @@ func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
 	}
 }
 
-// settleJob persists the job state that its tasks imply: running while a
-// task holds an attempt, queued when none does, and once every task is
-// terminal, failed if any failed, else killed if any was killed, else
-// completed. A job that was killed stays killed. It drops the job from the
-// mirror once it is no longer live.
+// settleJob persists the job state that its tasks imply, by the rules
+// the simulator's lifecycle.Cluster follows: running while a task holds
+// an attempt, queued when none does (lifecycle.LiveJob), and once every
+// task is terminal, failed if any failed, else killed if any was killed,
+// else completed (lifecycle.EndedJob). A job that was killed stays
+// killed. It drops the job from the mirror once it is no longer live.
 func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	to := j.rec.State
 	reason := ""
 	switch {
 	case j.rec.State.Terminal():
 	case j.terminal() == len(j.tasks):
-		switch {
-		case j.count.get(store.TaskFailed) > 0:
-			to, reason = store.JobFailed, fmt.Sprintf("%d of %s failed", j.count.get(store.TaskFailed), plural.Count(len(j.tasks), "task"))
-		case j.count.get(store.TaskKilled) > 0:
-			killed := j.count.get(store.TaskKilled)
-			to, reason = store.JobKilled, fmt.Sprintf("%d of %s %s killed", killed, plural.Count(len(j.tasks), "task"), plural.Was(killed))
+		failed, killed := j.count.get(store.TaskFailed), j.count.get(store.TaskKilled)
+		switch to = lifecycle.EndedJob(failed, killed); to {
+		case store.JobFailed:
+			reason = fmt.Sprintf("%d of %s failed", failed, plural.Count(len(j.tasks), "task"))
+		case store.JobKilled:
+			reason = fmt.Sprintf("%d of %s %s killed", killed, plural.Count(len(j.tasks), "task"), plural.Was(killed))
 		default:
-			to, reason = store.JobCompleted, "every task completed"
+			reason = "every task completed"
 		}
-	case j.active() > 0:
-		to, reason = store.JobRunning, "a task started"
 	default:
-		to, reason = store.JobQueued, "no task holds slots"
+		switch to = lifecycle.LiveJob(j.active()); to {
+		case store.JobRunning:
+			reason = "a task started"
+		default:
+			reason = "no task holds slots"
+		}
 	}
 	m.touch(j)
 	if to != j.rec.State {

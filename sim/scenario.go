@@ -197,7 +197,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		Project:         j.Project,
 		User:            j.User,
 		Interactive:     j.Interactive,
-		Borrow:          quota && j.PriorityClass == scenario.ClassLow,
+		Borrow:          lifecycle.Borrows(j.PriorityClass == scenario.ClassLow, quota),
 		CheckpointEvery: j.CheckpointEvery,
 		Account:         j.Charged(),
 		Nice:            j.Nice,

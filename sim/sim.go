@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -189,8 +190,8 @@ const lowClass = 60
 // applyClass sets the fields that follow the priority's class.
 func (c *ClassRule) applyClass(priority int, preemptible, borrow *bool) {
 	low := priority >= lowClass
-	*preemptible = low || c.Preemptible
-	*borrow = low && c.QuotaPool
+	*preemptible = lifecycle.PreemptibleIn(low, c.Preemptible)
+	*borrow = lifecycle.Borrows(low, c.QuotaPool)
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF

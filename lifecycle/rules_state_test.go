@@ -1,0 +1,164 @@
+package lifecycle
+
+import (
+	"testing"
+	"time"
+)
+
+func TestEndedJob(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		failed, killed int
+		want           JobState
+	}{
+		{"every task completed", 0, 0, JobCompleted},
+		{"one killed", 0, 1, JobKilled},
+		{"one failed", 1, 0, JobFailed},
+		{"failed before killed", 1, 2, JobFailed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := EndedJob(c.failed, c.killed); got != c.want {
+				t.Errorf("EndedJob(%d, %d) = %s, want %s", c.failed, c.killed, got, c.want)
+			}
+		})
+	}
+}
+
+func TestLiveJob(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		active int
+		want   JobState
+	}{
+		{"no task holds slots", 0, JobQueued},
+		{"one does", 1, JobRunning},
+		{"several do", 3, JobRunning},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := LiveJob(c.active); got != c.want {
+				t.Errorf("LiveJob(%d) = %s, want %s", c.active, got, c.want)
+			}
+		})
+	}
+}
+
+func TestPastLimit(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		ranFor, limit time.Duration
+		want          bool
+	}{
+		{"no limit", time.Hour, 0, false},
+		{"before it", 59 * time.Second, time.Minute, false},
+		{"at it", time.Minute, time.Minute, true},
+		{"after it", time.Minute + time.Nanosecond, time.Minute, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := PastLimit(c.ranFor, c.limit); got != c.want {
+				t.Errorf("PastLimit(%s, %s) = %v, want %v", c.ranFor, c.limit, got, c.want)
+			}
+		})
+	}
+}
+
+// TestDueIsPastLimit: the end Task.Due promises is its time limit
+// exactly when the attempt is past it (PastLimit, the master's check) at
+// a second at which it still runs, and then at the first such second.
+func TestDueIsPastLimit(t *testing.T) {
+	for _, c := range []struct {
+		name                     string
+		start, from, work, limit int64
+	}{
+		{"no limit", 0, 0, 10, 0},
+		{"the work first", 0, 0, 10, 20},
+		{"the work ends at the limit", 0, 0, 10, 10},
+		{"the limit first", 0, 0, 10, 9},
+		{"resumed after a move", 0, 5, 10, 12},
+		{"the limit passed while it moved", 0, 15, 10, 12},
+		{"unbounded", 3, 3, Unbounded, 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			task := Task{Start: c.start, From: c.from, Work: c.work}
+			due, limited := task.Due(Shape{Limit: c.limit})
+			done := c.from + c.work
+			if c.work == Unbounded {
+				done = c.from + 1000
+			}
+			first := int64(-1)
+			for x := c.from; x < done; x++ {
+				if PastLimit(x-c.start, c.limit) {
+					first = x
+					break
+				}
+			}
+			if limited != (first >= 0) || limited && due != first {
+				t.Errorf("Due = %d, %v; the first second past the limit is %d", due, limited, first)
+			}
+		})
+	}
+}
+
+func TestLostRequeues(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		preemptible, ran bool
+		want             bool
+	}{
+		{"preemptible, ran", true, true, true},
+		{"preemptible, never ran", true, false, true},
+		{"not preemptible, never ran", false, false, true},
+		{"not preemptible, ran: must not run twice", false, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := LostRequeues(c.preemptible, c.ran); got != c.want {
+				t.Errorf("LostRequeues(%v, %v) = %v, want %v", c.preemptible, c.ran, got, c.want)
+			}
+		})
+	}
+}
+
+func TestKillTo(t *testing.T) {
+	for _, c := range []struct {
+		from TaskState
+		to   TaskState
+		ok   bool
+	}{
+		{TaskQueued, TaskKilled, true},
+		{TaskPreempted, TaskKilled, true},
+		{TaskStarting, TaskKilling, true},
+		{TaskRunning, TaskKilling, true},
+		{TaskPreempting, TaskKilling, true},
+		{TaskKilling, TaskKilling, false},
+		{TaskCompleted, TaskCompleted, false},
+		{TaskFailed, TaskFailed, false},
+		{TaskKilled, TaskKilled, false},
+	} {
+		t.Run(string(c.from), func(t *testing.T) {
+			if to, ok := KillTo(c.from); to != c.to || ok != c.ok {
+				t.Errorf("KillTo(%s) = %s, %v, want %s, %v", c.from, to, ok, c.to, c.ok)
+			}
+		})
+	}
+}
+
+func TestClassRules(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		low, outside, quotaPool bool
+		preemptible, borrows    bool
+	}{
+		{"LOW in a quota pool", true, false, true, true, true},
+		{"LOW elsewhere", true, false, false, true, false},
+		{"outside LOW, preemptible", false, true, true, true, false},
+		{"outside LOW, not preemptible", false, false, true, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := PreemptibleIn(c.low, c.outside); got != c.preemptible {
+				t.Errorf("PreemptibleIn = %v, want %v", got, c.preemptible)
+			}
+			if got := Borrows(c.low, c.quotaPool); got != c.borrows {
+				t.Errorf("Borrows = %v, want %v", got, c.borrows)
+			}
+		})
+	}
+}
