@@ -135,6 +135,11 @@ func (j *Job) release(ts *Tasks, ti int32, st TaskState) int {
 	j.Running--
 	j.Held -= slots
 	ts.Retire(ti, st)
+	if j.State == JobRunning {
+		// As the master's settleJob: a job none of whose tasks holds
+		// slots is queued again, whichever way its last one let go.
+		j.State = LiveJob(j.Running)
+	}
 	return slots
 }
 
@@ -181,11 +186,7 @@ func (j *Job) requeue(ts *Tasks, ti int32, waits TaskState, fail bool) int {
 		j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: retries})
 		j.Waiting++
 	}
-	slots := j.release(ts, ti, st)
-	if j.State == JobRunning {
-		j.State = LiveJob(j.Running)
-	}
-	return slots
+	return j.release(ts, ti, st)
 }
 
 // Drained frees the drained placement oi of a moved task of the job,

@@ -221,8 +221,8 @@ func EndedJob(failed, killed int) JobState {
 // holding slots: running while one does, queued when none does (its
 // tasks wait to start, or again after a preemption or a lost attempt).
 // The master settles its jobs by it (settleJob); the Cluster sets it as
-// a task starts (Job.Launch) and as one stopped from outside lets go of
-// its slots (a preemption's landing, a lost attempt).
+// a task starts (Job.Launch) and as one lets go of its slots, however it
+// ended (Job.release).
 func LiveJob(active int) JobState {
 	if active > 0 {
 		return JobRunning
