@@ -41,15 +41,17 @@ type Hold struct {
 // seconds of run time (0: at checkpoint requests only): its checkpoint
 // is LastCheckpoint's.
 func (h *Hold) Alloc(job int, now, every int64) sched.Alloc {
-	return sched.Alloc{
-		Job:        job,
-		Nodes:      h.Nodes,
-		Start:      h.Start,
-		Preempting: h.Preempting,
-		Moving:     h.Moving,
-		Backfilled: h.Backfilled,
-		Checkpoint: LastCheckpoint(h.Start, h.From, now, every),
-	}
+	var a sched.Alloc
+	h.Fill(&a, job, now, every)
+	return a
+}
+
+// Fill makes *a h's allocation, as Alloc gives it, in place: a driver
+// filling its snapshot's slice spares a copy per task.
+func (h *Hold) Fill(a *sched.Alloc, job int, now, every int64) {
+	a.Job, a.Nodes, a.Start = job, h.Nodes, h.Start
+	a.Preempting, a.Moving, a.Backfilled = h.Preempting, h.Moving, h.Backfilled
+	a.Checkpoint = LastCheckpoint(h.Start, h.From, now, every)
 }
 
 // Replaced splits running hold h when a move or resize applied at at
@@ -85,12 +87,19 @@ func CapDrained(snap *sched.Snapshot, drained func(n int32) bool, scratch []int)
 	if first < 0 {
 		return scratch, false
 	}
+	// used is what the allocations hold on each drained node, -1 on the
+	// others, so that drained is asked once per node.
 	n := len(snap.Nodes)
 	scratch = zeroed(scratch, 2*n)
 	used, usedZero := scratch[:n], scratch[n:]
+	for i := range used {
+		if i < first || i > first && !drained(int32(i)) {
+			used[i] = -1
+		}
+	}
 	for _, a := range snap.Allocs {
 		for _, ns := range a.Nodes {
-			if !drained(ns.Node) {
+			if used[ns.Node] < 0 {
 				continue
 			}
 			used[ns.Node] += int(ns.Slots)
@@ -100,7 +109,7 @@ func CapDrained(snap *sched.Snapshot, drained func(n int32) bool, scratch []int)
 		}
 	}
 	for i := first; i < n; i++ {
-		if !drained(int32(i)) {
+		if used[i] < 0 {
 			continue
 		}
 		nd := &snap.Nodes[i]
