@@ -373,7 +373,7 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 		TimeLimit:   int64(j.rec.TimeLimit.Seconds()),
 		Project:     max(proj, 0),
 		Interactive: kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard,
-		Borrow:      policy == sched.PolicyQuota && j.rec.PriorityClass == string(jobfile.ClassLow),
+		Borrow:      lifecycle.Borrows(j.rec.PriorityClass == string(jobfile.ClassLow), policy == sched.PolicyQuota),
 		Account:     max(pl.m.fair.account(j.rec.Project, j.rec.User), 0),
 	}
 	if p := pl.schedHints(j, &e); p != nil {
