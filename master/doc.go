@@ -146,7 +146,7 @@
 //   - Snapshot.Now and every persisted time come from Options.Clock.
 //   - The snapshot's allocations and drained nodes are built by the
 //     functions the simulator's lifecycle.Cluster builds its own by
-//     (snapshot.go): a task's allocations by lifecycle.Hold (Alloc, and
+//     (snapshot.go): a task's allocations by lifecycle.Hold (Fill or Alloc, and
 //     Replaced for a task being moved or resized: its new placement and
 //     what of the old drains), a drained node's capacity by
 //     lifecycle.CapDrained, a job's Borrow by lifecycle.Borrows. The
