@@ -39,7 +39,13 @@
 // what a job is in its priority class, PreemptibleIn,
 // PreemptibleOutsideLow and Borrows; which nodes the fair-share capacity
 // counts, down and drained ones too, InFairShareCapacity), so that the
-// two drivers cannot drift apart on them;
+// two drivers cannot drift apart on them; holds.go builds the snapshot's
+// allocations and drained nodes for both (Hold: a task's allocation,
+// Fill and Alloc, and how a move or resize splits it into its new
+// placement and what drains, Hold.Replaced, which Tasks.Replace follows
+// too; CapDrained: a drained node shrunk to what its allocations hold),
+// the master from its attempts (master/snapshot.go), the Cluster from
+// its task records (Task.Alloc, Snapshot, nodes.go);
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
 // and for EventStartFailed alike. The core

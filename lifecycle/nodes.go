@@ -47,8 +47,8 @@ type nodeBook struct {
 	// kept is Snapshot's scratch: the placements of held tasks without
 	// their down nodes (kept).
 	kept []sched.NodeSlots
-	// used and usedZero are capDrained's scratch.
-	used, usedZero []int
+	// used is capDrained's scratch.
+	used []int
 }
 
 // save notes node n's own slots before it goes down or is drained,
@@ -122,40 +122,22 @@ func (b *nodeBook) setDrained(snap *sched.Snapshot, n int32, on bool) bool {
 }
 
 // capDrained shrinks every drained node that is up to what snap's
-// allocations hold there, slots and zero-slot tasks alike, so that the
-// core finds no room there for a new task, as the master's snapshot does
-// (master/snapshot.go, capDrained); sched needs no notion of a drain.
-// Call it once snap's allocations are in.
+// allocations hold there (CapDrained, which the master's snapshot calls
+// too). Call it once snap's allocations are in.
 func (b *nodeBook) capDrained(snap *sched.Snapshot) {
 	if b.nDrained == 0 {
 		return
 	}
-	b.used = zeroed(b.used, len(snap.Nodes))
-	b.usedZero = zeroed(b.usedZero, len(snap.Nodes))
-	for _, a := range snap.Allocs {
-		for _, ns := range a.Nodes {
-			if b.isDrained(ns.Node) {
-				b.used[ns.Node] += int(ns.Slots)
-				if ns.Slots == 0 {
-					b.usedZero[ns.Node]++
-				}
-			}
-		}
-	}
-	changed := false
-	for n := range b.drained {
-		if !b.drained[n] || b.down[n] {
-			continue
-		}
-		nd := &snap.Nodes[n]
-		if nd.Slots != b.used[n] || nd.ZeroSlotLimit != b.usedZero[n] {
-			nd.Slots, nd.ZeroSlotLimit, changed = b.used[n], b.usedZero[n], true
-		}
-	}
+	var changed bool
+	b.used, changed = CapDrained(snap, b.drainedUp, b.used)
 	if changed {
 		nodesChanged(snap)
 	}
 }
+
+// drainedUp reports whether node n is drained and up: a down node offers
+// nothing already.
+func (b *nodeBook) drainedUp(n int32) bool { return b.isDrained(n) && !b.down[n] }
 
 // onDrained reports whether placement ns uses a drained node.
 func (b *nodeBook) onDrained(ns []sched.NodeSlots) bool {

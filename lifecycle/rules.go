@@ -143,8 +143,8 @@ func PreemptibleIn(low, outside bool) bool { return low || outside }
 // Borrows reports whether a job may borrow slots beyond its project's
 // quota: LOW work (low) in a pool that divides slots by quota. The
 // simulator gives its jobs Borrow by it at submission and on a priority
-// change (sim's ClassRule); the master's snapshot entries follow the
-// same rule (master/snapshot.go).
+// change (sim's ClassRule), the master its snapshot entries (snapJob in
+// master/snapshot.go).
 func Borrows(low, quotaPool bool) bool { return low && quotaPool }
 
 // Replannable reports whether a plan's preemption, move or resize of a

@@ -135,17 +135,16 @@ func (t *Task) LastCheckpoint(now, every int64) int64 {
 }
 
 // Alloc is the task's allocation in a snapshot whose entry for its job
-// is job.
+// is job (Hold.Alloc, which the master's snapshot calls too).
 func (t *Task) Alloc(job int, now, every int64) sched.Alloc {
-	return sched.Alloc{
-		Job:        job,
-		Nodes:      t.Nodes,
-		Start:      t.Start,
-		Preempting: t.State == TaskPreempting,
-		Moving:     t.Moving,
-		Backfilled: t.Backfilled,
-		Checkpoint: t.LastCheckpoint(now, every),
-	}
+	h := t.hold()
+	return h.Alloc(job, now, every)
+}
+
+// hold is the record as the snapshot sees it.
+func (t *Task) hold() Hold {
+	return Hold{Start: t.Start, From: t.From, Nodes: t.Nodes, Preempting: t.State == TaskPreempting,
+		Moving: t.Moving, Backfilled: t.Backfilled}
 }
 
 // Tasks is the table of task attempts holding slots. Records are reused:
@@ -280,13 +279,15 @@ type Replaced struct {
 // promises that landing for the task's new version.
 func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh Shape) Replaced {
 	r := Replaced{Drain: -1}
+	h := ts.all[ti].hold()
+	placed, drained := h.Replaced(nodes, drain, now)
 	if len(drain) > 0 {
 		r.Drain = ts.alloc() // may grow the table: take pointers after it
 		t, o := &ts.all[ti], &ts.all[r.Drain]
-		o.Job, o.ID, o.Attempt, o.Start, o.From, o.Work = t.Job, t.ID, -1, t.Start, t.From, 0
-		o.Nodes = append(o.Nodes[:0], drain...)
+		o.Job, o.ID, o.Attempt, o.Start, o.From, o.Work = t.Job, t.ID, -1, drained.Start, drained.From, 0
+		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
 		o.Ver++
-		o.State, o.Moving, o.Backfilled, o.Limited = TaskPreempting, true, false, false
+		o.State, o.Moving, o.Backfilled, o.Limited = TaskPreempting, drained.Moving, drained.Backfilled, false
 		o.Replacing, o.Drain = false, -1
 		o.PreemptAt = now
 		ts.running = append(ts.running, r.Drain)
@@ -296,10 +297,10 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 	r.LostWork = r.Lost * int64(sched.Slots(t.Nodes))
 	t.Lost += r.Lost
 	r.Delta = sched.Slots(nodes) + sched.Slots(drain) - sched.Slots(t.Nodes)
-	t.From = now
+	t.Start, t.From = placed.Start, placed.From
 	t.Old = append(t.Old[:0], t.Nodes...)
-	t.Nodes = append(t.Nodes[:0], nodes...)
-	t.Backfilled = false
+	t.Nodes = append(t.Nodes[:0], placed.Nodes...)
+	t.Backfilled = placed.Backfilled
 	t.Replacing, t.Drain = true, r.Drain
 	t.Ver++ // the end promised for the old placement no longer applies
 	return r

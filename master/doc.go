@@ -144,6 +144,16 @@
 //   - Job states follow their tasks: running while one holds an attempt,
 //     then completed (all completed), failed (any failed) or killed.
 //   - Snapshot.Now and every persisted time come from Options.Clock.
+//   - The snapshot's allocations and drained nodes are built by the
+//     functions the simulator's lifecycle.Cluster builds its own by
+//     (snapshot.go): a task's allocations by lifecycle.Hold (Fill or
+//     Alloc, and Replaced for a task being moved or resized: its new
+//     placement and what of the old drains), a drained node's capacity
+//     by lifecycle.CapDrained, a job's Borrow by lifecycle.Borrows. The
+//     master's own are what it reads them from: which nodes are up (a
+//     lost node is left out), an attempt's parts and GPUs (keptOf), the
+//     launch order (launchorder.go) and the rest of a job's entry
+//     (snapJob).
 //   - A restart changes no decision: what the snapshot orders by (the
 //     launch of each open attempt, the last preemption of each task, the
 //     first start a moved attempt continues) is read back from the event

@@ -1,0 +1,115 @@
+package lifecycle
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot/sched"
+)
+
+func TestCapDrained(t *testing.T) {
+	ns := func(pairs ...int32) []sched.NodeSlots {
+		var out []sched.NodeSlots
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, sched.NodeSlots{Node: pairs[i], Slots: pairs[i+1]})
+		}
+		return out
+	}
+	type cap struct{ slots, zero int }
+	for _, c := range []struct {
+		name    string
+		drained []bool
+		allocs  [][]sched.NodeSlots
+		want    []cap
+		changed bool
+	}{
+		{"none drained", []bool{false, false}, [][]sched.NodeSlots{ns(0, 2)},
+			[]cap{{4, 8}, {4, 8}}, false},
+		{"drained, slots held", []bool{false, true}, [][]sched.NodeSlots{ns(0, 2, 1, 3), ns(1, 1)},
+			[]cap{{4, 8}, {4, 0}}, true},
+		{"drained, zero-slot tasks", []bool{true, false}, [][]sched.NodeSlots{ns(0, 0), ns(0, 0), ns(0, 1)},
+			[]cap{{1, 2}, {4, 8}}, true},
+		{"drained, empty", []bool{true, true}, nil,
+			[]cap{{0, 0}, {0, 0}}, true},
+		{"drained, holding all", []bool{true, false}, [][]sched.NodeSlots{ns(0, 4), ns(0, 0), ns(0, 0), ns(0, 0),
+			ns(0, 0), ns(0, 0), ns(0, 0), ns(0, 0), ns(0, 0)},
+			[]cap{{4, 8}, {4, 8}}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := &sched.Snapshot{Nodes: []sched.Node{{Slots: 4, ZeroSlotLimit: 8}, {Slots: 4, ZeroSlotLimit: 8}}}
+			for _, a := range c.allocs {
+				snap.Allocs = append(snap.Allocs, sched.Alloc{Nodes: a})
+			}
+			_, changed := CapDrained(snap, func(n int32) bool { return c.drained[n] }, nil)
+			if changed != c.changed {
+				t.Errorf("changed = %v, want %v", changed, c.changed)
+			}
+			for i, w := range c.want {
+				if got := (cap{snap.Nodes[i].Slots, snap.Nodes[i].ZeroSlotLimit}); got != w {
+					t.Errorf("node %d: slots, zero-slot limit = %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestHoldReplaced: the records Tasks.Replace leaves give the snapshot the
+// allocations Hold.Replaced gives the master's, for a move (all of the
+// old placement drains) and a resize (the kept part does not).
+func TestHoldReplaced(t *testing.T) {
+	ns := func(pairs ...int32) []sched.NodeSlots {
+		var out []sched.NodeSlots
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, sched.NodeSlots{Node: pairs[i], Slots: pairs[i+1]})
+		}
+		return out
+	}
+	// Without an interval the last checkpoint is the last re-placement.
+	const start, at, now, every = 100, 400, 530, 0
+	for _, c := range []struct {
+		name      string
+		r         Replace
+		old, next []sched.NodeSlots
+		backfill  bool
+		wantDrain []sched.NodeSlots
+	}{
+		{"move", Move, ns(0, 2), ns(1, 2), false, ns(0, 2)},
+		{"move of a backfilled task", Move, ns(0, 2), ns(1, 2), true, ns(0, 2)},
+		{"resize, growing", Resize, ns(0, 2), ns(0, 2, 1, 2), false, nil},
+		{"resize, shrinking", Resize, ns(0, 3, 1, 1), ns(0, 2), false, ns(0, 1, 1, 1)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			drain := Draining(nil, c.r, c.old, c.next)
+			if !slices.Equal(drain, c.wantDrain) {
+				t.Fatalf("Draining = %v, want %v", drain, c.wantDrain)
+			}
+			h := Hold{Start: start, From: start, Nodes: c.old, Backfilled: c.backfill}
+			placed, drained := h.Replaced(c.next, drain, at)
+			wantPlaced := sched.Alloc{Job: 3, Nodes: c.next, Start: start, Checkpoint: at}
+			if got := placed.Alloc(3, now, every); !reflect.DeepEqual(got, wantPlaced) {
+				t.Errorf("placed = %+v, want %+v", got, wantPlaced)
+			}
+			wantDrained := sched.Alloc{Job: 3, Nodes: drain, Start: start, Preempting: true, Moving: true,
+				Backfilled: c.backfill, Checkpoint: 0}
+			if got := drained.Alloc(3, now, every); !reflect.DeepEqual(got, wantDrained) {
+				t.Errorf("drained = %+v, want %+v", got, wantDrained)
+			}
+
+			var ts Tasks
+			ti := ts.Launch(0, 0, 0, 1000, c.old, c.backfill, start)
+			r := ts.Replace(ti, c.next, drain, at, Shape{Every: every})
+			if got := ts.At(ti).Alloc(3, now, every); !reflect.DeepEqual(got, wantPlaced) {
+				t.Errorf("Task.Alloc of the re-placed task = %+v, want %+v", got, wantPlaced)
+			}
+			if (r.Drain >= 0) != (len(drain) > 0) {
+				t.Fatalf("Replace's drain record = %d, with %v to drain", r.Drain, drain)
+			}
+			if r.Drain >= 0 {
+				if got := ts.At(r.Drain).Alloc(3, now, every); !reflect.DeepEqual(got, wantDrained) {
+					t.Errorf("Task.Alloc of the drain record = %+v, want %+v", got, wantDrained)
+				}
+			}
+		})
+	}
+}
