@@ -1,0 +1,292 @@
+package master
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// onceUnlocked sets passUnlocked to call fn the first time a pass is
+// between its Schedule and its taking mu again, with the plan, and resets
+// it when the test ends.
+func onceUnlocked(t *testing.T, fn func(plan *sched.Plan)) {
+	t.Helper()
+	done := false
+	passUnlocked = func(plan *sched.Plan) {
+		if !done {
+			done = true
+			fn(plan)
+		}
+	}
+	t.Cleanup(func() { passUnlocked = nil })
+}
+
+// TestHandlersDoNotWaitForSchedule: a pass holds mu while it builds its
+// snapshot and while it applies its plan, not while the core schedules.
+// The pass is held between its Schedule and its taking mu again; a
+// handler that takes mu completes meanwhile (were mu held, it would wait
+// for ever and the test would time out), and the pass then applies its
+// plan against what the handler changed.
+func TestHandlersDoNotWaitForSchedule(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler func(h *harness, a *mastertest.Agent, running, queued int64)
+		// started is whether the queued job starts once the pass goes on.
+		started bool
+	}{
+		{"kill the queued job", func(h *harness, _ *mastertest.Agent, _, queued int64) {
+			if code := h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(queued, 10)+"/kill", nil, nil); code != http.StatusOK {
+				t.Errorf("kill: %d", code)
+			}
+		}, false},
+		{"agent sync with an exit", func(h *harness, a *mastertest.Agent, running, _ int64) {
+			if !a.Exit(tid(running, 0, 1), agent.OutcomeCompleted, 0) {
+				t.Error("the running job is not on the agent")
+			}
+			h.sync(a)
+		}, true},
+		{"priority change", func(h *harness, _ *mastertest.Agent, _, queued int64) {
+			if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(queued, 10), `{"priority": 20}`, nil); code != http.StatusOK {
+				t.Errorf("patch: %d", code)
+			}
+		}, false}, // a changed job is planned again by the next pass
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 4)
+			running := h.submit(jobSpec("running", 2, ""))
+			h.step()
+			h.sync(a, a)
+			queued := h.submit(jobSpec("queued", 2, ""))
+			entered, release := make(chan struct{}), make(chan struct{})
+			onceUnlocked(t, func(plan *sched.Plan) {
+				if len(plan.Starts) != 1 {
+					t.Errorf("plan starts %d jobs, want the queued one", len(plan.Starts))
+				}
+				close(entered)
+				<-release
+			})
+			done := make(chan struct{})
+			go func() { h.step(); close(done) }()
+			<-entered
+			tt.handler(h, a, running, queued)
+			close(release)
+			<-done
+			if got := h.taskState(queued, 0) == store.TaskStarting; got != tt.started {
+				t.Errorf("queued job started: %v, want %v (%s)", got, tt.started, h.taskState(queued, 0))
+			}
+		})
+	}
+}
+
+// staleConfig is a configuration with two pools and, when pinned, n1
+// pinned to the second.
+func staleConfig(pinned bool) string {
+	s := "pools:\n  - name: default\n    policy: priority\n    preemption: true\n  - name: other\n    policy: fifo\n"
+	if pinned {
+		s += "nodes:\n  - name: n1\n    pool: other\n"
+	}
+	return s
+}
+
+// TestStalePlanRechecked: the mirror changes while the core schedules, as
+// a handler may change it then; the applier skips what no longer holds,
+// in the mirror as in the store. Each case but the first fails without
+// its re-check (stale.go).
+func TestStalePlanRechecked(t *testing.T) {
+	tests := []struct {
+		name string
+		// victim sets up a running preemptible job and a higher-priority
+		// one that preempts it; else one queued job that starts.
+		victim bool
+		change func(t *testing.T, h *harness, a *mastertest.Agent, path string, id int64)
+		// applied is whether the plan's start (or preemption) is applied.
+		applied bool
+	}{
+		{"nothing changed", false, func(*testing.T, *harness, *mastertest.Agent, string, int64) {}, true},
+		{"job killed", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, id int64) {
+			h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/kill", nil, nil)
+		}, false},
+		{"node drained", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, _ int64) {
+			if code := h.do("POST", "/api/v1/nodes/n1/drain", api.NodeDrainRequest{Reason: "x"}, nil); code != http.StatusOK {
+				t.Errorf("drain: %d", code)
+			}
+		}, false},
+		{"node registered again in another pool", false, func(t *testing.T, h *harness, a *mastertest.Agent, _ string, _ int64) {
+			a.Pool = "other"
+			if _, err := a.Register(h.ctx); err != nil {
+				t.Error(err)
+			}
+		}, false},
+		{"configuration reloaded", false, func(t *testing.T, h *harness, _ *mastertest.Agent, path string, _ int64) {
+			if err := os.WriteFile(path, []byte(staleConfig(true)), 0o644); err != nil {
+				t.Error(err)
+			}
+			if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != http.StatusNoContent {
+				t.Errorf("reload: %d", code)
+			}
+		}, false},
+		{"victim ended", true, func(t *testing.T, h *harness, a *mastertest.Agent, _ string, id int64) {
+			if !a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0) {
+				t.Error("the victim is not on the agent")
+			}
+			h.sync(a)
+		}, false},
+		{"victim's priority raised", true, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, id int64) {
+			if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(id, 10), `{"priority": 1}`, nil); code != http.StatusOK {
+				t.Errorf("patch: %d", code)
+			}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "allot.yaml")
+			if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+			a := h.agent("n1", 2)
+			id := h.submit(jobSpec("job", 2, `, "priority": 70`))
+			if tt.victim {
+				h.step()
+				h.sync(a, a)
+				h.submit(jobSpec("high", 2, `, "priority": 10`))
+			}
+			onceUnlocked(t, func(plan *sched.Plan) {
+				if n := len(plan.Starts) + len(plan.Preemptions); n != 1 {
+					t.Errorf("plan has %d starts and preemptions, want 1", n)
+				}
+				tt.change(t, h, a, path, id)
+			})
+			h.step()
+			want, got := store.TaskStarting, h.taskState(id, 0)
+			if tt.victim {
+				want = store.TaskPreempting
+			}
+			if (got == want) != tt.applied {
+				t.Errorf("task %s; want the plan applied: %v", got, tt.applied)
+			}
+			h.sync(a)
+			if tt.applied != (len(a.Started()) > 0 && !tt.victim) && !tt.victim {
+				t.Errorf("agent started %d tasks; want the plan applied: %v", len(a.Started()), tt.applied)
+			}
+			h.checkConsistent(t)
+		})
+	}
+}
+
+// TestGoneJobKeepsNoReservation: a job that leaves the mirror while the
+// core gives it a reservation gets none stored.
+func TestGoneJobKeepsNoReservation(t *testing.T) {
+	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	onceUnlocked(t, func(plan *sched.Plan) {
+		if len(plan.Pending) != 1 || plan.Pending[0].At <= 0 {
+			t.Errorf("plan pending %+v, want the waiting job reserved", plan.Pending)
+		}
+		h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(waiting, 10)+"/kill", nil, nil)
+	})
+	h.step()
+	rs, err := h.st.Reservations(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.JobID == waiting {
+			t.Fatalf("reservation %+v stored for a job killed while the core planned", r)
+		}
+	}
+}
+
+// checkConsistent checks the mirror against itself and the store: no GPU
+// is held by two attempts (or reservations), every held GPU is the
+// holder's, and every live job and task is as the store has it, and no
+// task the store has active is missing from the mirror.
+func (h *harness) checkConsistent(t *testing.T) {
+	t.Helper()
+	h.m.lock()
+	defer h.m.unlock()
+	type gpu struct {
+		node  string
+		index int
+	}
+	holder := map[gpu]*mtask{}
+	hold := func(tk *mtask, parts []*mpart) {
+		for _, p := range parts {
+			for _, g := range p.gpus {
+				k := gpu{p.node, g.Index}
+				if o := holder[k]; o != nil && o != tk {
+					t.Errorf("GPU %s/%d held by tasks %s and %s", p.node, g.Index, o.id(), tk.id())
+				}
+				holder[k] = tk
+			}
+		}
+	}
+	for _, j := range h.m.jobs {
+		for _, tk := range j.tasks {
+			if tk.att != nil {
+				hold(tk, tk.att.parts)
+			}
+			hold(tk, tk.next)
+		}
+	}
+	for name, n := range h.m.nodes {
+		for idx, tk := range n.used {
+			if holder[gpu{name, idx}] != tk {
+				t.Errorf("node %s GPU %d marked used by %s, which does not hold it", name, idx, tk.id())
+			}
+		}
+	}
+	for k, tk := range holder {
+		if n := h.m.nodes[k.node]; n == nil || n.used[k.index] != tk {
+			t.Errorf("task %s holds %s/%d, which its node does not mark", tk.id(), k.node, k.index)
+		}
+	}
+	jobs, err := h.st.Jobs(h.ctx, store.JobFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sj := range jobs {
+		j := h.m.jobs[sj.ID]
+		tasks, err := h.st.Tasks(h.ctx, store.TaskFilter{JobID: sj.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j == nil {
+			for _, st := range tasks {
+				if !st.State.Terminal() {
+					t.Errorf("task %d/%d is %s in the store, and its job is not in the mirror", sj.ID, st.Index, st.State)
+				}
+			}
+			continue
+		}
+		if j.rec.State != sj.State {
+			t.Errorf("job %d: %s in the mirror, %s in the store", sj.ID, j.rec.State, sj.State)
+		}
+		for i, st := range tasks {
+			if mt := j.tasks[i].rec; mt.State != st.State || mt.Attempt != st.Attempt {
+				t.Errorf("task %d/%d: %s attempt %d in the mirror, %s attempt %d in the store",
+					sj.ID, i, mt.State, mt.Attempt, st.State, st.Attempt)
+			}
+		}
+	}
+}
