@@ -25,7 +25,8 @@ import (
 // the plan), each job (a changed or departed job is neither started nor
 // has its tasks preempted, moved or resized), each allocation's attempt
 // (one that ended or was replaced is not preempted), each node (one that
-// registered again, or that began to drain, takes no new placement).
+// was deleted, registered again, or began to drain takes no new
+// placement).
 
 // builtFacts is the state of the mirror a pass's snapshot was built from,
 // as far as the applier re-checks it (stale.go).
@@ -87,11 +88,12 @@ func (pl *planner) builtAttempt(a int, t *mtask) bool {
 }
 
 // placeable reports whether snapshot node i may take a new placement now:
-// it is up, has not registered again since the build (its GPUs, labels or
-// pool may differ), and is not draining unless it already was.
+// it is still the mirror's (not deleted), up, has not registered again
+// since the build (its GPUs, labels or pool may differ), and is not
+// draining unless it already was.
 func (pl *planner) placeable(i int32) bool {
 	n := pl.view.nodes[i]
-	if int(i) >= len(pl.built.nodes) {
+	if int(i) >= len(pl.built.nodes) || pl.m.nodes[n.rec.Name] != n {
 		return false
 	}
 	b := pl.built.nodes[i]

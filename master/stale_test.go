@@ -1,10 +1,14 @@
 package master
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/allot-sched/allot/agent"
@@ -122,6 +126,11 @@ func TestStalePlanRechecked(t *testing.T) {
 				t.Errorf("drain: %d", code)
 			}
 		}, false},
+		{"node deleted", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, _ int64) {
+			if code := h.do("DELETE", "/api/v1/nodes/n1", nil, nil); code != http.StatusNoContent {
+				t.Errorf("delete: %d", code)
+			}
+		}, false},
 		{"node registered again in another pool", false, func(t *testing.T, h *harness, a *mastertest.Agent, _ string, _ int64) {
 			a.Pool = "other"
 			if _, err := a.Register(h.ctx); err != nil {
@@ -180,8 +189,8 @@ func TestStalePlanRechecked(t *testing.T) {
 			if (got == want) != tt.applied {
 				t.Errorf("task %s; want the plan applied: %v", got, tt.applied)
 			}
-			h.sync(a)
-			if tt.applied != (len(a.Started()) > 0 && !tt.victim) && !tt.victim {
+			a.Sync(h.ctx, 0) // refused once the node is deleted
+			if started := len(a.Started()) > 0; !tt.victim && started != tt.applied {
 				t.Errorf("agent started %d tasks; want the plan applied: %v", len(a.Started()), tt.applied)
 			}
 			h.checkConsistent(t)
@@ -287,6 +296,126 @@ func (h *harness) checkConsistent(t *testing.T) {
 				t.Errorf("task %d/%d: %s attempt %d in the mirror, %s attempt %d in the store",
 					sj.ID, i, mt.State, mt.Attempt, st.State, st.Attempt)
 			}
+		}
+	}
+}
+
+// try sends a request as the admin and returns its status, or 0 when it
+// could not be sent: for goroutines other than the test's, which may not
+// fail the test from a transport error.
+func (h *harness) try(method, path, body string) int {
+	req, err := http.NewRequestWithContext(h.ctx, method, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Authorization", "Bearer "+h.admin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestPassesRaceHandlers runs passes (two goroutines, by Step and Tick)
+// while others submit, kill, change priorities, explain, drain and resume
+// nodes, sync agents whose tasks end, and reload the configuration, each
+// a fixed number of times; run with -race. Afterwards no GPU is held
+// twice, by the mirror or on an agent, and the mirror is the store's.
+func TestPassesRaceHandlers(t *testing.T) {
+	const rounds = 40
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	agents := []*mastertest.Agent{h.agent("n1", 4), h.agent("n2", 4), h.agent("n3", 2)}
+	for i := range 6 {
+		h.submit(jobSpec("seed", 1+i%3, `, "priority": `+strconv.Itoa(10+i*10)))
+	}
+	// Widen each pass's window without mu, so that the handlers land in it.
+	passUnlocked = func(*sched.Plan) { runtime.Gosched() }
+	t.Cleanup(func() { passUnlocked = nil })
+	var wg sync.WaitGroup
+	var reloadMu sync.Mutex // the file and its reload go together
+	workers := []func(i int){
+		func(i int) { // submit
+			h.try("POST", "/api/v1/jobs", jobSpec("w", 1+i%4, `, "priority": `+strconv.Itoa(5+(i*37)%90)))
+		},
+		func(i int) { // kill
+			h.try("POST", "/api/v1/jobs/"+strconv.Itoa(1+(i*7)%30)+"/kill", "")
+		},
+		func(i int) { // change priorities
+			h.try("PATCH", "/api/v1/jobs/"+strconv.Itoa(1+(i*5)%30), `{"priority": `+strconv.Itoa(1+(i*13)%99)+`}`)
+		},
+		func(i int) { // explain, which reads the last snapshot
+			h.try("GET", "/api/v1/jobs/"+strconv.Itoa(1+i%30)+"/explain", "")
+		},
+		func(i int) { // drain and resume
+			h.try("POST", "/api/v1/nodes/n3/"+[]string{"drain", "resume"}[i%2], `{"reason": "x"}`)
+		},
+		func(i int) { // reload, n1 pinned to the other pool every other time
+			reloadMu.Lock()
+			defer reloadMu.Unlock()
+			if os.WriteFile(path, []byte(staleConfig(i%2 == 0)), 0o644) == nil {
+				h.try("POST", "/api/v1/config/reload", "")
+			}
+		},
+		func(int) { h.m.Tick(h.ctx) }, // a second pass loop, with the forecast
+	}
+	for _, a := range agents {
+		workers = append(workers, func(i int) { // the agent's tasks end, in turn
+			if run := a.Running(); len(run) > 0 {
+				outcome := []agent.Outcome{agent.OutcomeCompleted, agent.OutcomeFailed}[i%2]
+				a.Exit(run[i%len(run)], outcome, i%2)
+			}
+			a.Sync(h.ctx, 0)
+		})
+	}
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				w(i)
+			}
+		}()
+	}
+	for range rounds {
+		h.step()
+	}
+	wg.Wait()
+	for range 3 { // let the last commands and reports through
+		h.step()
+		for _, a := range agents {
+			a.Sync(h.ctx, 0)
+		}
+	}
+	h.checkConsistent(t)
+	for _, a := range agents {
+		checkAgentGPUs(t, a)
+	}
+}
+
+// checkAgentGPUs checks that no GPU of the agent runs two tasks.
+func checkAgentGPUs(t *testing.T, a *mastertest.Agent) {
+	t.Helper()
+	gpus := map[agent.TaskID][]int{}
+	for _, s := range a.Started() {
+		gpus[s.ID()] = s.GPUs
+	}
+	by := map[int]agent.TaskID{}
+	for _, id := range a.Running() {
+		for _, g := range gpus[id] {
+			if o, ok := by[g]; ok {
+				t.Errorf("agent %s: GPU %d runs %v and %v", a.Name, g, o, id)
+			}
+			by[g] = id
 		}
 	}
 }
