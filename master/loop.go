@@ -20,10 +20,11 @@ import (
 // (reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
 // projects' preemption budgets (budget.go). On the tick it also ends the
-// tasks past their time limits. It runs only with Master.mu
-// held, and mu guards its fields; the mirror it reads and changes is the
-// Master's, under the same lock, and its store writes go through the
-// Master's batches (batch.go).
+// tasks past their time limits. It runs with Master.mu held but for the
+// core's Schedule, during which it reads only its snapshot (stale.go),
+// and mu guards its fields; passMu keeps its passes one at a time. The
+// mirror it reads and changes is the Master's, under the same lock, and
+// its store writes go through the Master's batches (batch.go).
 type planner struct {
 	m    *Master
 	sc   sched.Scheduler
@@ -138,7 +139,11 @@ func (s *settling) Carry(plan *sched.Plan) {
 }
 
 // Replacing reports whether allocation a is a task's reserved placement
-// or belongs to a task whose move or resize is under way.
+// or belongs to a task whose move or resize is under way. Like OnDrained
+// it asks the mirror as it is once the core has planned, which is the
+// build's unless a handler changed it meanwhile: only an agent's report
+// ends a move, and the attempt it restarts is not the allocation's
+// (current checks the attempt).
 func (s *settling) Replacing(a int32) bool {
 	r := s.pl.view.allocs[a]
 	return r.next || r.t.next != nil
