@@ -109,6 +109,9 @@ func (s *settling) Build() (*sched.Snapshot, []int32) {
 	s.began = time.Now()
 	s.pl.build()
 	s.pl.m.unlock()
+	if passReleased != nil {
+		passReleased()
+	}
 	return &s.pl.snap, nil
 }
 

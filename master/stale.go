@@ -48,8 +48,12 @@ type builtNode struct {
 // passUnlocked, when set, is called by each pass with mu released, once
 // the core's Schedule has returned its plan and before the pass takes mu
 // again: tests change the mirror there as a concurrent handler would, or
-// hold the pass there.
-var passUnlocked func(plan *sched.Plan)
+// hold the pass there. passReleased, when set, is called as the pass
+// releases mu, before Schedule: a benchmark times the two apart.
+var (
+	passUnlocked func(plan *sched.Plan)
+	passReleased func()
+)
 
 // build builds the pass's snapshot (buildSnapshot) and notes what the
 // applier re-checks (builtFacts). Callers hold passMu and mu.
