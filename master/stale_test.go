@@ -103,20 +103,21 @@ func staleConfig(pinned bool) string {
 	return s
 }
 
-// TestStalePlanRechecked: the mirror changes while the core schedules, as
-// a handler may change it then; the applier skips what no longer holds,
-// in the mirror as in the store. Each case but the first fails without
-// its re-check (stale.go).
-func TestStalePlanRechecked(t *testing.T) {
-	tests := []struct {
-		name string
-		// victim sets up a running preemptible job and a higher-priority
-		// one that preempts it; else one queued job that starts.
-		victim bool
-		change func(t *testing.T, h *harness, a *mastertest.Agent, path string, id int64)
-		// applied is whether the plan's start (or preemption) is applied.
-		applied bool
-	}{
+// staleCase is a change made while the core plans, and whether the plan
+// is still applied after it.
+type staleCase struct {
+	name string
+	// victim sets up a running preemptible job and a higher-priority
+	// one that preempts it; else one queued job that starts.
+	victim bool
+	change func(t *testing.T, h *harness, a *mastertest.Agent, path string, id int64)
+	// applied is whether the plan's start (or preemption) is applied.
+	applied bool
+}
+
+// staleCases are TestStalePlanRechecked's cases.
+func staleCases() []staleCase {
+	return []staleCase{
 		{"nothing changed", false, func(*testing.T, *harness, *mastertest.Agent, string, int64) {}, true},
 		{"job killed", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, id int64) {
 			h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/kill", nil, nil)
@@ -157,7 +158,14 @@ func TestStalePlanRechecked(t *testing.T) {
 			}
 		}, false},
 	}
-	for _, tt := range tests {
+}
+
+// TestStalePlanRechecked: the mirror changes while the core schedules, as
+// a handler may change it then; the applier skips what no longer holds,
+// in the mirror as in the store. Each case but the first fails without
+// its re-check (stale.go).
+func TestStalePlanRechecked(t *testing.T) {
+	for _, tt := range staleCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "allot.yaml")
 			if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
@@ -318,30 +326,11 @@ func (h *harness) try(method, path, body string) int {
 	return resp.StatusCode
 }
 
-// TestPassesRaceHandlers runs passes (two goroutines, by Step and Tick)
-// while others submit, kill, change priorities, explain, drain and resume
-// nodes, sync agents whose tasks end, and reload the configuration, each
-// a fixed number of times; run with -race. Afterwards no GPU is held
-// twice, by the mirror or on an agent, and the mirror is the store's.
-func TestPassesRaceHandlers(t *testing.T) {
-	const rounds = 40
-	path := filepath.Join(t.TempDir(), "allot.yaml")
-	if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
-	agents := []*mastertest.Agent{h.agent("n1", 4), h.agent("n2", 4), h.agent("n3", 2)}
-	for i := range 6 {
-		h.submit(jobSpec("seed", 1+i%3, `, "priority": `+strconv.Itoa(10+i*10)))
-	}
-	// Widen each pass's window without mu, so that the handlers land in it.
-	passUnlocked = func(*sched.Plan) { runtime.Gosched() }
-	t.Cleanup(func() { passUnlocked = nil })
-	var wg sync.WaitGroup
+// raceWorkers are TestPassesRaceHandlers's handlers, each called with
+// its round: they submit, kill, change priorities, explain, drain and
+// resume n3, reload the configuration (n1 pinned to the other pool every
+// other time), run the tick's pass, and end the agents' tasks and sync.
+func raceWorkers(h *harness, path string, agents []*mastertest.Agent) []func(i int) {
 	var reloadMu sync.Mutex // the file and its reload go together
 	workers := []func(i int){
 		func(i int) { // submit
@@ -377,6 +366,34 @@ func TestPassesRaceHandlers(t *testing.T) {
 			a.Sync(h.ctx, 0)
 		})
 	}
+	return workers
+}
+
+// TestPassesRaceHandlers runs passes (two goroutines, by Step and Tick)
+// while others submit, kill, change priorities, explain, drain and resume
+// nodes, sync agents whose tasks end, and reload the configuration, each
+// a fixed number of times; run with -race. Afterwards no GPU is held
+// twice, by the mirror or on an agent, and the mirror is the store's.
+func TestPassesRaceHandlers(t *testing.T) {
+	const rounds = 40
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	agents := []*mastertest.Agent{h.agent("n1", 4), h.agent("n2", 4), h.agent("n3", 2)}
+	for i := range 6 {
+		h.submit(jobSpec("seed", 1+i%3, `, "priority": `+strconv.Itoa(10+i*10)))
+	}
+	// Widen each pass's window without mu, so that the handlers land in it.
+	passUnlocked = func(*sched.Plan) { runtime.Gosched() }
+	t.Cleanup(func() { passUnlocked = nil })
+	var wg sync.WaitGroup
+	workers := raceWorkers(h, path, agents)
 	for _, w := range workers {
 		wg.Add(1)
 		go func() {
