@@ -115,14 +115,15 @@ func (s *settling) Build() (*sched.Snapshot, []int32) {
 	return &s.pl.snap, nil
 }
 
-// Scheduled takes mu again, and records the pass's time and the plan's
-// pending reasons, unless a reload voided the plan (stale).
+// Scheduled records the pass's time, takes mu again, and records the
+// plan's pending reasons, unless a reload voided the plan (stale).
 func (s *settling) Scheduled(plan *sched.Plan, err error) error {
+	// Snapshot and core, as the metric says, not the wait for mu.
+	s.pl.m.metric.passSeconds.Observe(time.Since(s.began).Seconds())
 	if passUnlocked != nil {
 		passUnlocked(plan)
 	}
 	s.pl.m.lock()
-	s.pl.m.metric.passSeconds.Observe(time.Since(s.began).Seconds())
 	if err != nil {
 		return fmt.Errorf("schedule: %w", err)
 	}

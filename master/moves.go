@@ -38,9 +38,10 @@ import (
 // current returns the task of the last snapshot's allocation a when it may
 // be preempted, moved or resized now: its attempt is the one the
 // allocation stood for, starting or running, and its job is unchanged
-// since the build (stale.go). That no move or resize of it is under way (lifecycle.Replannable: the
-// allocation is neither its reserved placement nor the attempt that
-// checkpoints for it) lifecycle.Settle checked before (settling.Replacing).
+// since the build (stale.go). That no move or resize of it is under way
+// (lifecycle.Replannable: the allocation is neither its reserved
+// placement nor the attempt that checkpoints for it) lifecycle.Settle
+// checked before (settling.Replacing).
 func (pl *planner) current(a int) *mtask {
 	t := pl.view.allocs[a].t
 	if t.att == nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
