@@ -33,7 +33,9 @@ type Driver interface {
 	// Replacing reports whether a move or resize of task is under way
 	// (Replannable); OnDrained whether task has a part on a drained
 	// node. Both are asked of the state the pass's snapshot was built
-	// from, before any effect of its plan is applied.
+	// from, before any effect of its plan is applied (the master asks its
+	// mirror once the core has planned: the build's, but for what its
+	// handlers changed while the core ran without the master's lock).
 	Replacing(task int32) bool
 	OnDrained(task int32) bool
 	// Apply applies effects, in order, and returns how many starts and

@@ -59,6 +59,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	n.pool = nodePool(ag.m.cfg, rec.Name, rec.Pool)
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
+	n.regs++
 	n.version = reg.Version
 	ag.m.markNode(n)
 	runs := map[agent.TaskID]bool{}

@@ -185,6 +185,9 @@ func (pl *planner) preemptOp(e *lifecycle.Effect, now time.Time) *taskOp {
 // there is no such task or the GPUs are no longer free.
 func (pl *planner) startOp(e *lifecycle.Effect, claimed map[string]map[int]bool, picked map[*mtask]bool, now time.Time) *taskOp {
 	j := pl.view.jobs[e.Job]
+	if !pl.unchanged(j) {
+		return nil // killed, ended or changed while the core planned
+	}
 	t := pl.pickTask(j, picked)
 	if t == nil {
 		return nil
@@ -226,13 +229,14 @@ func (pl *planner) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 }
 
 // placeParts turns a start's slot counts into concrete GPUs: the lowest
-// free indexes of each node. It fails when a node went down or does not
-// have the GPUs free any more.
+// free indexes of each node. It fails when a node went down, registered
+// again or began to drain (placeable), or does not have the GPUs free any
+// more.
 func (pl *planner) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]bool) ([]*mpart, bool) {
 	parts := make([]*mpart, 0, len(ns))
 	for _, x := range ns {
 		n := pl.view.nodes[x.Node]
-		if !n.up() {
+		if !pl.placeable(x.Node) {
 			return nil, false
 		}
 		taken := claimed[n.rec.Name]

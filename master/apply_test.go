@@ -45,7 +45,7 @@ func TestApplierRechecks(t *testing.T) {
 			h.submit(jobSpec("a", 2, ""))
 			h.m.lock()
 			defer h.m.mu.Unlock()
-			h.m.planner.buildSnapshot()
+			h.m.planner.build()
 			plan, err := h.m.planner.sc.Schedule(&h.m.planner.snap)
 			if err != nil || len(plan.Starts) != 1 {
 				t.Fatalf("plan %+v, %v", plan, err)
@@ -77,7 +77,7 @@ func TestApplierSkipsEndedVictim(t *testing.T) {
 	h.submit(jobSpec("high", 2, `, "priority": 10`))
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.planner.buildSnapshot()
+	h.m.planner.build()
 	plan, err := h.m.planner.sc.Schedule(&h.m.planner.snap)
 	if err != nil || len(plan.Preemptions) != 1 {
 		t.Fatalf("plan %+v, %v", plan, err)

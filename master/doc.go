@@ -35,7 +35,8 @@
 //     the reservations carried, the plan as lifecycle.Decide's effects,
 //     the skips of a re-placed task and of a preemption on a draining
 //     node, lifecycle.Settled), as its Driver (settling, loop.go): it
-//     builds each pass's snapshot from the mirror (snapshot.go), and
+//     builds each pass's snapshot from the mirror (snapshot.go), lets
+//     the core schedule it with mu released (stale.go), and
 //     applies the effects to the mirror (apply.go, moves.go: re-checked,
 //     GPUs chosen, persisted in one transaction of the batch, then sent),
 //     carries reservations into the mirror's jobs (reservations.go),
@@ -52,10 +53,20 @@
 //     server (the Master and how a failure is answered) and hold no state.
 //
 // Master.mu guards the mirror, the configuration, the open batch and
-// planner's fields; planner and the transitions run only with it held,
-// and the handlers take it (through lock) to change the mirror or read
-// what the read view does not hold. It is released through unlock, which
-// first publishes the read view (readview.go).
+// planner's fields; the transitions run only with it held, and the
+// handlers take it (through lock) to change the mirror or read what the
+// read view does not hold. It is released through unlock, which first
+// publishes the read view (readview.go). planner.passMu serialises the
+// scheduling passes (Step takes it, then mu; mu is never held while it
+// is taken): a pass builds its snapshot with mu held, releases mu while
+// the core's Schedule runs, the CPU-heavy part of a pass, and takes it
+// again for the rest: pending reasons, reservations, the plan's apply
+// (stale.go). Meanwhile the handlers change the mirror as they always
+// do; none of them writes what Schedule reads (the snapshot, the
+// planner's view, the job entries the snapshot copies, the fair-share
+// accounts: only a pass writes them, and no slice or map the snapshot
+// holds is changed in place), and those that read the last snapshot
+// (explain, sshare, the forecast's copy) only read it.
 // The other locks guard one thing each: Master.subMu the submissions
 // queued for the mirror, agents.syncMu the syncs queued for the next
 // batch, storeHealth.mu the store's health. Each may be taken with mu
@@ -81,11 +92,17 @@
 // shares everything else with the previous view. The package's tests
 // compare every release of mu with a view built from the whole mirror.
 //
-// Store commits still happen with mu held. Running the core's Schedule
-// on a copy of the snapshot outside mu (refreshETA already does; apply
-// re-checks every item against the mirror and the store's
-// compare-and-set) would shorten that further without a commit sequence
-// with cascading undo; it is not done.
+// Store commits still happen with mu held; the core's Schedule does not
+// (settling.Build releases mu, settling.Scheduled takes it again), so
+// agent syncs, kills and priority changes wait for a pass's build and
+// apply only, not for its plan. A plan is therefore made from a snapshot
+// the mirror may have left by the time it is applied. The applier
+// re-checks every effect against the mirror as it is then (see
+// Invariants) and skips what no longer holds; what a fresh plan would
+// decide otherwise for a reason the re-checks do not see (another job's
+// priority changed, a task ended and freed GPUs, a job was submitted) is
+// accepted optimism, as in Nomad's plan applier: every such change kicks
+// another pass, which plans with it.
 //
 // # Batches
 //
@@ -127,7 +144,18 @@
 //   - The applier re-checks every plan item against the mirror (task still
 //     queued, victim still running or starting, node still up, GPUs still
 //     free) and the store's compare-and-set checks it again; an item that
-//     fails either is skipped, never half-applied.
+//     fails either is skipped, never half-applied. As the core plans
+//     without mu, the applier also checks what changed since the build
+//     (stale.go): a plan made before a configuration reload is not
+//     applied at all; a job that left the mirror or was changed (a PATCH)
+//     is neither started nor has its tasks preempted, moved or resized,
+//     nor a reservation stored; a victim must still run the attempt the
+//     snapshot showed; a node must still be the mirror's (not deleted),
+//     not registered again and not newly draining to take a placement.
+//     So a stale plan never starts a task on a GPU in use or on a node
+//     gone, starts a killed job, preempts an ended task, or leaves the
+//     mirror and the store apart (TestStalePlanRechecked,
+//     TestPassesRaceHandlers).
 //   - Concrete GPU indexes are chosen by the master, lowest free first; a
 //     GPU is held by at most one open attempt.
 //   - A task on several nodes (a gang) gets one start command per node,

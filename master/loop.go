@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -19,10 +20,11 @@ import (
 // (reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
 // projects' preemption budgets (budget.go). On the tick it also ends the
-// tasks past their time limits. It runs only with Master.mu
-// held, and mu guards its fields; the mirror it reads and changes is the
-// Master's, under the same lock, and its store writes go through the
-// Master's batches (batch.go).
+// tasks past their time limits. It runs with Master.mu held but for the
+// core's Schedule, during which it reads only its snapshot (stale.go),
+// and mu guards its fields; passMu keeps its passes one at a time. The
+// mirror it reads and changes is the Master's, under the same lock, and
+// its store writes go through the Master's batches (batch.go).
 type planner struct {
 	m    *Master
 	sc   sched.Scheduler
@@ -54,6 +56,12 @@ type planner struct {
 	resDirty map[*mjob]bool
 	// settler runs the passes (schedule).
 	settler lifecycle.Settler
+	// passMu serialises the passes (Step holds it, then mu): the core's
+	// Schedule runs without mu, and only one pass at a time may write
+	// what it reads (stale.go). mu is never held while it is taken.
+	passMu sync.Mutex
+	// built is what the applier re-checks the plan against (stale.go).
+	built builtFacts
 }
 
 // schedule runs passes of the core and applies their plans, by the
@@ -64,7 +72,8 @@ type planner struct {
 // carrying conservative reservations from pass to pass. An idle tick's
 // first pass carries nothing, so that conservative backfilling compresses
 // its schedule on events only, as in simulation. Once settled it stores
-// what the passes leave for a restart. Callers hold mu.
+// what the passes leave for a restart. Callers hold passMu and mu; each
+// pass releases mu while the core schedules (settling.Build, Scheduled).
 func (pl *planner) schedule(ctx context.Context) error {
 	event := pl.m.event
 	pl.m.event = false
@@ -93,28 +102,52 @@ type settling struct {
 // Idle is never true: the master has no full-cluster shortcut.
 func (s *settling) Idle() bool { return false }
 
-// Build builds the snapshot at the clock's now.
+// Build builds the snapshot at the clock's now, then releases mu for the
+// core's Schedule, which reads only the snapshot (stale.go); Scheduled
+// takes mu again. No batch is open here: the last pass's has committed.
 func (s *settling) Build() (*sched.Snapshot, []int32) {
 	s.began = time.Now()
-	s.pl.buildSnapshot()
+	s.pl.build()
+	s.pl.m.unlock()
+	if passReleased != nil {
+		passReleased()
+	}
 	return &s.pl.snap, nil
 }
 
-// Scheduled records the pass's time and the plan's pending reasons.
+// Scheduled records the pass's time, takes mu again, and records the
+// plan's pending reasons, unless a reload voided the plan (stale).
 func (s *settling) Scheduled(plan *sched.Plan, err error) error {
+	// Snapshot and core, as the metric says, not the wait for mu.
 	s.pl.m.metric.passSeconds.Observe(time.Since(s.began).Seconds())
+	if passUnlocked != nil {
+		passUnlocked(plan)
+	}
+	s.pl.m.lock()
 	if err != nil {
 		return fmt.Errorf("schedule: %w", err)
+	}
+	if s.pl.stale() {
+		s.pl.m.kick() // the reload kicked a pass already
+		return nil
 	}
 	s.pl.notePending(plan)
 	return nil
 }
 
-// Carry is keepReservations.
-func (s *settling) Carry(plan *sched.Plan) { s.pl.keepReservations(plan) }
+// Carry is keepReservations, but for a plan a reload voided.
+func (s *settling) Carry(plan *sched.Plan) {
+	if !s.pl.stale() {
+		s.pl.keepReservations(plan)
+	}
+}
 
 // Replacing reports whether allocation a is a task's reserved placement
-// or belongs to a task whose move or resize is under way.
+// or belongs to a task whose move or resize is under way. Like OnDrained
+// it asks the mirror as it is once the core has planned, which is the
+// build's unless a handler changed it meanwhile: only an agent's report
+// ends a move, and the attempt it restarts is not the allocation's
+// (current checks the attempt).
 func (s *settling) Replacing(a int32) bool {
 	r := s.pl.view.allocs[a]
 	return r.next || r.t.next != nil
@@ -130,6 +163,9 @@ func (s *settling) OnDrained(a int32) bool {
 // Apply applies the effects in one batch, or with no transaction when the
 // plan holds nothing to store.
 func (s *settling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (starts, changes int, err error) {
+	if s.pl.stale() {
+		return 0, 0, nil // another configuration's plan: the next pass plans again
+	}
 	apply := func() (err error) {
 		starts, changes, err = s.pl.apply(s.ctx, effects)
 		return err
@@ -156,6 +192,9 @@ func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.
 func (pl *planner) keepReservations(plan *sched.Plan) {
 	lifecycle.Reservations(plan, func(ji int, at int64, nodes []sched.NodeSlots) {
 		j := pl.view.jobs[ji]
+		if j.gone {
+			return // it left the mirror while the core planned: nothing to store
+		}
 		if j.reserved == at && slices.Equal(j.reservedNodes, nodes) {
 			return
 		}

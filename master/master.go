@@ -288,6 +288,10 @@ func (m *Master) Step(ctx context.Context) {
 	if m.health.isDown() && !m.checkStore(ctx) {
 		return // the tick probes the store again and kicks a pass once it is back
 	}
+	// One pass at a time: the passes release mu while the core
+	// schedules (stale.go).
+	m.planner.passMu.Lock()
+	defer m.planner.passMu.Unlock()
 	m.lock()
 	defer m.unlock()
 	if err := m.planner.schedule(ctx); err != nil {

@@ -36,13 +36,18 @@ import (
 // once the task runs on its new placement.
 
 // current returns the task of the last snapshot's allocation a when it may
-// be preempted, moved or resized now: its attempt is starting or running.
-// That no move or resize of it is under way (lifecycle.Replannable: the
-// allocation is neither its reserved placement nor the attempt that
-// checkpoints for it) lifecycle.Settle checked before (settling.Replacing).
+// be preempted, moved or resized now: its attempt is the one the
+// allocation stood for, starting or running, and its job is unchanged
+// since the build (stale.go). That no move or resize of it is under way
+// (lifecycle.Replannable: the allocation is neither its reserved
+// placement nor the attempt that checkpoints for it) lifecycle.Settle
+// checked before (settling.Replacing).
 func (pl *planner) current(a int) *mtask {
 	t := pl.view.allocs[a].t
 	if t.att == nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
+		return nil
+	}
+	if !pl.builtAttempt(a, t) || !pl.unchanged(t.job) {
 		return nil
 	}
 	return t
@@ -70,12 +75,13 @@ func (pl *planner) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string
 // grows in place), then the lowest free indexes. A move takes free GPUs
 // only: the core claimed its slots apart from those the task leaves,
 // which all drain (lifecycle.Kept). It fails, claiming nothing, when a
-// node went down or lacks free GPUs.
+// node went down, registered again or began to drain (placeable), or
+// lacks free GPUs.
 func (pl *planner) placeReserved(t *mtask, ns []sched.NodeSlots, claimed map[string]map[int]bool, r lifecycle.Replace) ([]*mpart, bool) {
 	parts := make([]*mpart, 0, len(ns))
 	for _, x := range ns {
 		n := pl.view.nodes[x.Node]
-		if !n.up() {
+		if !pl.placeable(x.Node) {
 			return nil, false
 		}
 		taken := claimed[n.rec.Name]

@@ -138,6 +138,9 @@ type mnode struct {
 	// from an agent that did not gets 404, so that every agent registers
 	// (and is reconciled) after a master restart.
 	registered bool
+	// regs counts the node's registrations with this master process: a
+	// plan built before the last one is not placed on it (stale.go).
+	regs int
 	// lastSeen is when the node's agent timeout counts from: its last
 	// contact, or a grace given after a restart or a store outage. seen
 	// is its real last contact, which the API shows and the store keeps
