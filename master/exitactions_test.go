@@ -1,0 +1,122 @@
+package master
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestPreemptExitActions: a LOW job is preempted again and again by HIGH
+// jobs until its exit actions (its file's, else its pool's) fail it, with
+// a reason that names them; its job then ends failed, and the job's view
+// shows exit actions that are not the default. restart restarts the
+// master after the first preemption: the retries are counted again from
+// the event log.
+func TestPreemptExitActions(t *testing.T) {
+	const prio = `{name: default, policy: priority, preemption: true%s}`
+	for _, c := range []struct {
+		name       string
+		pool       string // the pool's own fields
+		exit       string // the job file's
+		restart    bool
+		fails      int // the preemption that fails the task; 0: none of the first three
+		reason     string
+		onPreempt  string // the view's on_preempt and max_retries (-1: none)
+		maxRetries int
+	}{
+		{"no exit actions: rescheduled", "", "", false, 0, "", "", -1},
+		{"on_preempt fail", "", `, "on_preempt": "fail"`, false, 1, "preempted; on_preempt: fail", "fail", -1},
+		{"max_retries 0", "", `, "max_retries": 0`, false, 1, "preempted 1 time, max_retries 0", "reschedule", 0},
+		{"max_retries 1: the second", "", `, "max_retries": 1`, false, 2, "preempted 2 times, max_retries 1", "reschedule", 1},
+		{"max_retries 1 across a restart", "", `, "max_retries": 1`, true, 2, "preempted 2 times, max_retries 1", "reschedule", 1},
+		{"the pool's max_retries", ", max_retries: 2", "", false, 3, "preempted 3 times, max_retries 2", "reschedule", 2},
+		{"the pool's on_preempt", ", on_preempt: fail", "", false, 1, "preempted; on_preempt: fail", "fail", -1},
+		{"the job's over the pool's", ", on_preempt: fail", `, "on_preempt": "reschedule"`, false, 0, "", "", -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, "pools: ["+fmt.Sprintf(prio, c.pool)+"]\n")))
+			a := h.agent("n1", 4)
+			a.HoldPreempt = true
+			low := h.submit(jobSpec("low", 4, `, "priority": 80`+c.exit))
+			v := h.job(low)
+			gotMax := -1
+			if v.MaxRetries != nil {
+				gotMax = *v.MaxRetries
+			}
+			if v.OnPreempt != c.onPreempt || gotMax != c.maxRetries {
+				t.Errorf("view's exit actions %q, %d; want %q, %d", v.OnPreempt, gotMax, c.onPreempt, c.maxRetries)
+			}
+			h.step()
+			h.sync(a, a)
+			for n := 1; n <= 3; n++ {
+				high := h.submit(jobSpec(fmt.Sprintf("high%d", n), 4, `, "priority": 10`))
+				h.step()
+				h.sync(a)
+				a.Exit(tid(low, 0, n), agent.OutcomePreempted, 0)
+				h.sync(a)
+				want := store.TaskQueued
+				if n == c.fails {
+					want = store.TaskFailed
+				}
+				if got := h.taskState(low, 0); got != want {
+					t.Fatalf("preemption %d: low's task %s, want %s", n, got, want)
+				}
+				if want == store.TaskFailed {
+					j := h.job(low)
+					if j.State != "failed" {
+						t.Errorf("low's job %s, want failed", j.State)
+					}
+					if task := j.TaskList; len(task) != 1 || task[0].Reason != c.reason {
+						t.Errorf("low's task %+v, want the reason %q", task, c.reason)
+					}
+					return
+				}
+				if c.restart && n == 1 {
+					h.start()
+					a.Master = h.srv.URL
+					if _, err := a.Register(h.ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				h.step()
+				h.sync(a, a)
+				a.Exit(tid(high, 0, 1), agent.OutcomeCompleted, 0)
+				h.sync(a)
+				h.step()
+				h.sync(a, a)
+				if got := h.taskState(low, 0); got != store.TaskRunning {
+					t.Fatalf("after preemption %d: low's task %s, want running again", n, got)
+				}
+			}
+		})
+	}
+}
+
+// TestSubmitExitActionsRefused: exit actions in a pool that never
+// preempts are refused, naming the field, as a scenario refuses them, and
+// so are those of a job that is not preemptible (package jobfile).
+func TestSubmitExitActionsRefused(t *testing.T) {
+	const fifo, quota = "pools: [{name: default, policy: fifo}]\n", "pools: [{name: default, policy: quota}]\n"
+	for _, c := range []struct {
+		name, config, extra, field string
+		code                       int
+	}{
+		{"on_preempt in a fifo pool", fifo, `, "priority": 80, "on_preempt": "fail"`, "resources.on_preempt", 400},
+		{"max_retries in a fifo pool", fifo, `, "priority": 80, "max_retries": 1`, "resources.max_retries", 400},
+		{"max_retries in a quota pool", quota, `, "priority": 80, "max_retries": 1`, "", 201},
+		{"not preemptible", quota, `, "priority": 40, "max_retries": 1`, "resources.max_retries", 400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, c.config)))
+			var e struct {
+				Field string `json:"field"`
+			}
+			code := h.do("POST", "/api/v1/jobs", jobSpec("j", 1, c.extra), &e)
+			if code != c.code || e.Field != c.field {
+				t.Errorf("submit: %d, field %q; want %d, field %q", code, e.Field, c.code, c.field)
+			}
+		})
+	}
+}
