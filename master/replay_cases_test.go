@@ -134,6 +134,17 @@ func featureCases() []replayCase {
 				{name: "d", slots: 2, submit: 50, run: 200},
 				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
 			}},
+		// Exit actions after a loss, which counts as a retry: c (on_preempt:
+		// fail) fails when n3 is lost; a (max_retries 1) waits again when
+		// n1 is lost and fails when it is lost again.
+		{name: "priority-node-loss-max-retries", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n1", at: 100, back: 200}, {node: "n3", at: 150, back: 250}, {node: "n1", at: 300, back: 400}},
+			jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio + `, "max_retries": 1`},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 600, extra: preemptible + `, "on_preempt": "fail"`},
+				{name: "d", slots: 1, submit: 260, run: 100, extra: lowPrio},
+			}},
 		// Nodes drained under running work and resumed later: nothing
 		// starts on a drained node, and a task there is not preempted
 		// (its slots would not come back), so high waits for n2's
