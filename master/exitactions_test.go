@@ -2,9 +2,13 @@ package master
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -116,6 +120,47 @@ func TestSubmitExitActionsRefused(t *testing.T) {
 			code := h.do("POST", "/api/v1/jobs", jobSpec("j", 1, c.extra), &e)
 			if code != c.code || e.Field != c.field {
 				t.Errorf("submit: %d, field %q; want %d, field %q", code, e.Field, c.code, c.field)
+			}
+		})
+	}
+}
+
+// TestHistoryScenarioExitActions: the what-if export writes the pool's
+// exit actions as configured and each job's as they are live: its file's,
+// else its pool's (left out, as the pool's). A job filed LOW with its own
+// and moved out of LOW keeps them, submitted preemptible as it was.
+func TestHistoryScenarioExitActions(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: priority, preemption: true, max_retries: 2}\n")))
+	h.agent("n1", 4)
+	t0 := h.clock.Now()
+	h.submit(jobSpec("own", 1, `, "priority": 80, "on_preempt": "fail"`))
+	h.submit(jobSpec("capped", 1, `, "priority": 80, "max_retries": 5`))
+	h.submit(jobSpec("pools", 1, `, "priority": 80`))
+	raised := h.submit(jobSpec("raised", 1, `, "priority": 80, "max_retries": 0`))
+	h.clock.Advance(10 * time.Second)
+	if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(raised, 10), `{"priority": 45}`, nil); code/100 != 2 {
+		t.Fatalf("raise: %d", code)
+	}
+	h.clock.Advance(time.Minute)
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	if len(sc.Pools) != 1 || sc.Pools[0].OnPreempt != spec.OnPreemptReschedule || sc.Pools[0].MaxRetries != 2 {
+		t.Fatalf("pools %+v, want reschedule, max_retries 2\n%s", sc.Pools, body)
+	}
+	for _, c := range []struct {
+		name      string
+		onPreempt string
+		max       int
+	}{
+		{"own", spec.OnPreemptFail, 2},
+		{"capped", spec.OnPreemptReschedule, 5},
+		{"pools", spec.OnPreemptReschedule, 2},
+		{"raised", spec.OnPreemptReschedule, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, j := range sc.Jobs {
+				if strings.SplitN(j.Name, "-", 2)[1] == c.name && (j.OnPreempt != c.onPreempt || j.MaxRetries != c.max) {
+					t.Errorf("%s: on_preempt %q, max_retries %d; want %q, %d\n%s", j.Name, j.OnPreempt, j.MaxRetries, c.onPreempt, c.max, body)
+				}
 			}
 		})
 	}
