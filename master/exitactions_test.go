@@ -165,3 +165,42 @@ func TestHistoryScenarioExitActions(t *testing.T) {
 		})
 	}
 }
+
+// TestExitActionsRule: a job's exit actions as lifecycle.ExitRequeues
+// takes them (the simulator's reading of a scenario job's) and the reason
+// of a failure by them, after a preemption or a lost attempt.
+func TestExitActionsRule(t *testing.T) {
+	const lost = "node n1 lost"
+	for _, c := range []struct {
+		name       string
+		ea         exitActions
+		fail       bool
+		max        int32
+		retries    int32
+		preempted  string
+		lostReason string
+	}{
+		{"the default", defaultExitActions, false, 0, 4,
+			"preempted 5 times, max_retries -1", "node n1 lost; stopped 5 times, max_retries -1"},
+		{"on_preempt fail", exitActions{spec.OnPreemptFail, spec.NoRetryCap}, true, 0, 0,
+			"preempted; on_preempt: fail", "node n1 lost; on_preempt: fail"},
+		{"on_preempt fail over a cap", exitActions{spec.OnPreemptFail, 3}, true, 0, 0,
+			"preempted; on_preempt: fail", "node n1 lost; on_preempt: fail"},
+		{"max_retries 0 is fail", exitActions{spec.OnPreemptReschedule, 0}, true, 0, 0,
+			"preempted 1 time, max_retries 0", "node n1 lost; stopped 1 time, max_retries 0"},
+		{"max_retries 2", exitActions{spec.OnPreemptReschedule, 2}, false, 2, 2,
+			"preempted 3 times, max_retries 2", "node n1 lost; stopped 3 times, max_retries 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if fail, max := c.ea.rule(); fail != c.fail || max != c.max {
+				t.Errorf("rule() = %v, %d; want %v, %d", fail, max, c.fail, c.max)
+			}
+			if got := c.ea.failReason(preemptedLead, c.retries); got != c.preempted {
+				t.Errorf("after a preemption %q, want %q", got, c.preempted)
+			}
+			if got := c.ea.failReason(lost, c.retries); got != c.lostReason {
+				t.Errorf("after a loss %q, want %q", got, c.lostReason)
+			}
+		})
+	}
+}
