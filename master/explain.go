@@ -40,13 +40,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		if a.EndState == store.AttemptPreempted {
 			why := a.Reason
 			if d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]; ok && d != "" {
-				// The rule that chose it, then how the attempt ended (the
-				// agent's account, e.g. the signal that asked for the
-				// checkpoint).
-				why = d
-				if a.Reason != "" {
-					why += "; " + a.Reason
-				}
+				why = preemptionWhy(d, a.Reason)
 			}
 			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
 				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
@@ -55,6 +49,17 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	x.Summary = summary(x)
 	writeJSON(w, http.StatusOK, x)
+}
+
+// preemptionWhy is a preempted attempt's account: the rule that chose
+// it, then how the attempt ended (the agent's account, e.g. the signal
+// that asked for the checkpoint), without the stored reason's own
+// "preempted: ", which would say it twice (preemptReason).
+func preemptionWhy(rule, ended string) string {
+	if how := strings.TrimPrefix(ended, "preempted: "); how != "" {
+		return rule + "; " + how
+	}
+	return rule
 }
 
 // preemptReasons reads why each of a job's preempted attempts was asked to
@@ -501,7 +506,7 @@ func summary(x api.Explanation) string {
 		}
 	}
 	if len(x.Preemptions) > 0 {
-		fmt.Fprintf(&b, " It was preempted %s.", plural.Count(len(x.Preemptions), "time"))
+		fmt.Fprintf(&b, " It was preempted %s.", plural.Times(len(x.Preemptions)))
 	}
 	return b.String()
 }

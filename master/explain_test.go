@@ -269,3 +269,20 @@ func TestExplainFitsNow(t *testing.T) {
 		})
 	}
 }
+
+// TestPreemptionWhy: the rule that chose a preempted attempt, then how it
+// ended, saying "preempted" once.
+func TestPreemptionWhy(t *testing.T) {
+	rule := "preempted for job 6 (priority 10 runs before this job's 60)"
+	for _, c := range []struct{ name, ended, want string }{
+		{"ended by a signal", "preempted: ended by SIGTERM", rule + "; ended by SIGTERM"},
+		{"checkpointed", "checkpointed after preemption", rule + "; checkpointed after preemption"},
+		{"no account", "", rule},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := preemptionWhy(rule, c.ended); got != c.want {
+				t.Errorf("preemptionWhy = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
