@@ -252,10 +252,6 @@ func sizeKey(f *yamlfield.Fields) string {
 	return "slots"
 }
 
-func interactiveKind(kind string) bool {
-	return kind == KindNotebook || kind == KindShell || kind == KindTensorboard
-}
-
 // checkPreemptFields rejects settings about preemption on a job that can
 // never be preempted. Checkpoints matter in every pool, for a preemptible
 // task may be moved (consolidation) and an elastic one resized, and both
