@@ -302,10 +302,23 @@ func capped(e *sched.Job, j *mjob) *api.Counterfactual {
 	if running < e.MaxRunning {
 		return nil
 	}
-	limit := fmt.Sprintf("max_concurrent is %d and %d of its tasks run", e.MaxRunning, running)
+	field, value, detail := capOf(e, j)
+	limit := fmt.Sprintf("%s is %d%s and %d of its tasks run", field, value, detail, running)
 	return &api.Counterfactual{Limit: limit,
-		Message: "It runs as many tasks as its max_concurrent (" + strconv.Itoa(e.MaxRunning) +
-			") allows: the next starts when one of its own tasks ends."}
+		Message: fmt.Sprintf("It runs as many tasks as its %s (%d) allows: the next starts when one of its own tasks ends.",
+			field, value)}
+}
+
+// capOf names the field that caps e's running tasks (lifecycle.MaxRunning:
+// max_concurrent, or max_slots over the slots of a task), its value, and
+// for max_slots how many tasks that is ("(2 tasks of 4 slots)").
+func capOf(e *sched.Job, j *mjob) (field string, value int, detail string) {
+	r := &j.rec
+	if r.MaxSlots > 0 && r.Slots > 0 && max(r.MaxSlots/r.Slots, 1) == e.MaxRunning &&
+		(r.MaxConcurrent <= 0 || r.MaxConcurrent > e.MaxRunning) {
+		return "max_slots", r.MaxSlots, fmt.Sprintf(" (%s of %s)", plural.Count(e.MaxRunning, "task"), plural.Count(r.Slots, "slot"))
+	}
+	return "max_concurrent", e.MaxRunning, ""
 }
 
 // poolNodes lists the nodes of e's pool that match its GPU type.
