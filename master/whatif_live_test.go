@@ -117,3 +117,16 @@ func TestHistoryScenarioWaitingJobs(t *testing.T) {
 		})
 	}
 }
+
+func TestRunningOf(t *testing.T) {
+	for _, c := range []struct {
+		open, tasks int
+		want        string
+	}{{4, 6, "4 of its 6 tasks"}, {6, 6, "all 6 of its tasks"}, {1, 1, "its only task"}, {1, 2, "1 of its 2 tasks"}} {
+		t.Run(c.want, func(t *testing.T) {
+			if got := runningOf(c.open, c.tasks); got != c.want {
+				t.Errorf("runningOf(%d, %d) = %q, want %q", c.open, c.tasks, got, c.want)
+			}
+		})
+	}
+}
