@@ -336,7 +336,8 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 		a.mu.Lock()
 		n := len(a.reports) + len(a.tasks)
 		a.mu.Unlock()
-		a.log.Warn("could not deliver every report before stopping; the master will end those attempts as lost", "undelivered", n)
+		a.log.Warn("could not deliver every report before stopping; they stay in the journal, and the next agent on this work directory sends them, unless the master has ended those attempts as lost by then",
+			"undelivered", n, "journal", a.journalPath())
 	}
 }
 

@@ -83,11 +83,11 @@ func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 }
 
 // SetPriority changes job ji's priority in its snapshot entry, with the
-// preemptibility and borrowing that follow from it (the driver's rule:
-// OSMO's priority classes).
-func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow bool) {
+// preemptibility, borrowing and interactivity that follow from it (the
+// driver's rule: OSMO's priority classes, InteractiveIn).
+func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow, interactive bool) {
 	en := c.Roster.Entry(ji)
-	en.Priority, en.Preemptible, en.Borrow = priority, preemptible, borrow
+	en.Priority, en.Preemptible, en.Borrow, en.Interactive = priority, preemptible, borrow, interactive
 	c.revise(en)
 }
 

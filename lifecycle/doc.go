@@ -38,8 +38,12 @@
 // have ended and LiveJob before; whether an attempt has reached its time
 // limit, PastLimit; what a kill does to each task of its job, KillTo;
 // what a job is in its priority class, PreemptibleIn,
-// PreemptibleOutsideLow and Borrows; which nodes the fair-share capacity
-// counts, down and drained ones too, InFairShareCapacity), so that the
+// PreemptibleOutsideLow, Borrows and InteractiveIn; how many of a job's
+// tasks may run at once, MaxRunning, and whether it is interactive,
+// Interactive, the two fields of a job's snapshot entry that the
+// master's snapJob and the simulator's scenario jobs compute apart;
+// which nodes the fair-share capacity counts, down and drained ones
+// too, InFairShareCapacity), so that the
 // two drivers cannot drift apart on them; holds.go builds the snapshot's
 // allocations and drained nodes for both (Hold: a task's allocation,
 // Fill and Alloc, and how a move or resize splits it into its new

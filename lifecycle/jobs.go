@@ -162,14 +162,15 @@ func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
 	return j.requeue(ts, ti, TaskPreempted, false)
 }
 
-// Lost ends task ti, which ran and whose node was lost (Tasks.Lose has
-// kept what its last checkpoint saved), as the master ends a lost
-// attempt (LostRequeues): a task of a preemptible job waits to be
+// Lost ends task ti, whose node was lost (Tasks.Lose has kept what its
+// last checkpoint saved, if it ran), as the master ends a lost attempt
+// (LostRequeues): a task of a preemptible job, or one that never ran (ran
+// false: no agent answered its start, Task.Unanswered), waits to be
 // rescheduled as after a preemption, by the job's exit actions (it ends
-// queued), or fails; a task of a job that is not preemptible, which must
-// not run twice, fails. It returns the slots freed.
-func (j *Job) Lost(ts *Tasks, ti int32, preemptible bool) int {
-	return j.requeue(ts, ti, TaskQueued, !LostRequeues(preemptible, true))
+// queued), or fails; a task of a job that is not preemptible, which ran
+// and must not run twice, fails. It returns the slots freed.
+func (j *Job) Lost(ts *Tasks, ti int32, preemptible, ran bool) int {
+	return j.requeue(ts, ti, TaskQueued, !LostRequeues(preemptible, ran))
 }
 
 // requeue ends task ti, which did not end by itself: it waits again,

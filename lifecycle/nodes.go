@@ -239,7 +239,10 @@ func (b *nodeBook) anyDown(ns []sched.NodeSlots) bool {
 // if its old placement held the node (one of only its new placement is
 // left to its landing, Restartable); a task is
 // rolled back to its last checkpoint (Tasks.Lose) and waits again or
-// fails (Job.Lost); a job that ended so is finished, its draining moves
+// fails (Job.Lost); one whose start no agent answered (Task.Unanswered)
+// never ran, so it is never held, keeps its work and waits again
+// (LostRequeues with ran false), as the master's lost attempt whose
+// parts all still start; a job that ended so is finished, its draining moves
 // elsewhere freed after it (Outcome.Ended). Either way the next Step may
 // not skip the instant.
 func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
@@ -283,17 +286,18 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 			continue
 		}
 		ji, from := t.Job, t.State
-		// Every start is heard of (ran), and a kill ends a task at once.
-		if hold && HoldsThroughLoss(c.LostNodeGrace, c.Roster.Entry(ji).Preemptible, false, true) {
+		// A task ran unless no agent answered its start (Unanswered), and
+		// a kill ends a task at once.
+		ran, pre := !t.Unanswered, c.Roster.Entry(ji).Preemptible
+		if hold && HoldsThroughLoss(c.LostNodeGrace, pre, false, ran) {
 			continue
 		}
 		j := &c.Jobs[ji]
 		if t.Replacing && t.Drain >= 0 {
 			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})
 		}
-		lost := c.Tasks.Lose(ti, now, j.Shape) * int64(sched.Slots(t.Nodes))
-		f := Freed{Task: ti, From: from, LostWork: lost}
-		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, c.Roster.Entry(ji).Preemptible))
+		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti)}
+		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, pre, ran))
 		c.waiting(ji)
 		c.freedRecs = append(c.freedRecs, f)
 		if st, over := j.Over(); over {
@@ -307,4 +311,16 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	}
 	o.Freed, o.Ended = c.freedRecs, c.ended
 	return o
+}
+
+// lose rolls task ti, whose attempt is lost, back to its last checkpoint
+// (Tasks.Lose) and returns the slot-seconds of work thrown away; a task
+// that never ran (Unanswered) keeps the work it had at its start, as
+// after a start given up (EventStartLost), and threw none away.
+func (c *Cluster) lose(now int64, ti int32) int64 {
+	t := c.Tasks.At(ti)
+	if t.Unanswered {
+		return 0
+	}
+	return c.Tasks.Lose(ti, now, c.Jobs[t.Job].Shape) * int64(sched.Slots(t.Nodes))
 }

@@ -19,8 +19,9 @@ const (
 	// EventKill ends Job at once: its waiting tasks are dropped and every
 	// record holding slots is freed (Kill).
 	EventKill
-	// EventPriority sets Job's priority, with the preemptibility and
-	// borrowing that follow from it by the driver's rule (SetPriority).
+	// EventPriority sets Job's priority, with the preemptibility,
+	// borrowing and interactivity that follow from it by the driver's
+	// rule (SetPriority).
 	EventPriority
 	// EventWeight sets Job's weight (SetWeight).
 	EventWeight
@@ -90,6 +91,7 @@ type Event struct {
 	Priority    int
 	Preemptible bool
 	Borrow      bool
+	Interactive bool
 	Weight      float64
 
 	Submission Submission
@@ -190,7 +192,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 			o.Over, o.State = true, JobKilled
 			c.Finish(e.Job, JobKilled, now)
 		case EventPriority:
-			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow)
+			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow, e.Interactive)
 		case EventWeight:
 			c.SetWeight(e.Job, e.Weight)
 		}
@@ -265,8 +267,8 @@ func (c *Cluster) loseAttempt(now int64, ti int32) (int, int64) {
 	if t.Replacing && t.Drain >= 0 {
 		slots = c.drained(t.Drain, TaskKilled)
 	}
-	lost := c.Tasks.Lose(ti, now, j.Shape) * int64(sched.Slots(t.Nodes))
-	slots += c.freed(j, j.Lost(&c.Tasks, ti, c.Roster.Entry(ji).Preemptible))
+	lost := c.lose(now, ti)
+	slots += c.freed(j, j.Lost(&c.Tasks, ti, c.Roster.Entry(ji).Preemptible, !t.Unanswered))
 	c.waiting(ji)
 	return slots, lost
 }

@@ -24,7 +24,9 @@ import (
 // in (EndedJob, LiveJob), when an attempt has reached its time limit
 // (PastLimit), what a kill does to each task (KillTo), and what a
 // priority change into or out of LOW makes a job (PreemptibleIn,
-// PreemptibleOutsideLow, Borrows).
+// PreemptibleOutsideLow, Borrows, InteractiveIn), and two fields of a
+// job's snapshot entry, built from two job models (MaxRunning,
+// Interactive).
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -147,6 +149,43 @@ func PreemptibleIn(low, outside bool) bool { return low || outside }
 // change (sim's ClassRule), the master its snapshot entries (snapJob in
 // master/snapshot.go).
 func Borrows(low, quotaPool bool) bool { return low && quotaPool }
+
+// MaxRunning is how many of a job's tasks may run at once (sched.Job's
+// MaxRunning): all of them, capped by maxConcurrent (0: no cap) and by
+// maxSlots, the most slots the job may hold over all its tasks (a job
+// file's max_slots; 0: no cap), as many tasks of slots each as fit in it
+// but at least one; at least one in all. A scenario's job has no such
+// cap (its max_slots is an elastic task's size, its slots), so the
+// simulator passes 0 and the master's what-if export folds the cap into
+// the job's max_concurrent: both then run as many tasks at once.
+func MaxRunning(tasks, maxConcurrent, slots, maxSlots int) int {
+	n := tasks
+	if maxConcurrent > 0 {
+		n = min(n, maxConcurrent)
+	}
+	if maxSlots > 0 && slots > 0 {
+		n = min(n, max(maxSlots/slots, 1))
+	}
+	return max(n, 1)
+}
+
+// Interactive reports whether a job of kind is interactive (sched.Job's
+// Interactive: under quota it runs only within its project's quota and is
+// never preempted): the interactive kinds (notebook, shell, tensorboard)
+// are, unless the job is preemptible, which lets it go over quota and be
+// preempted as training is (as in Run:ai). The master's snapshot, its
+// what-if export and a scenario's default (scenario.DefaultInteractive)
+// all follow it.
+func Interactive(kind sched.Kind, preemptible bool) bool {
+	return (kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard) && !preemptible
+}
+
+// InteractiveIn is whether a job that is interactive outside the LOW
+// class (outside: Interactive of its kind and its preemptibility outside
+// LOW, or a scenario's explicit interactive) is interactive with
+// preemptibility preemptible (PreemptibleIn): a preemptible job never is,
+// so a move into LOW ends it, and one out of LOW gives it back.
+func InteractiveIn(preemptible, outside bool) bool { return outside && !preemptible }
 
 // Replannable reports whether a plan's preemption, move or resize of a
 // task applies, replacing saying whether a move or resize of it is under

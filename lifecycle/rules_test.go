@@ -208,3 +208,63 @@ func TestInFairShareCapacity(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxRunning: the master's snapshot, its what-if export (folding
+// max_slots into max_concurrent) and the simulator (no max_slots) agree.
+func TestMaxRunning(t *testing.T) {
+	for _, c := range []struct {
+		name                                  string
+		tasks, maxConcurrent, slots, maxSlots int
+		want                                  int
+	}{
+		{"every task", 4, 0, 1, 0, 4},
+		{"max_concurrent", 4, 2, 1, 0, 2},
+		{"max_concurrent above the tasks", 2, 5, 1, 0, 2},
+		{"max_slots", 4, 0, 1, 2, 2},
+		{"max_slots of tasks of 2", 3, 0, 2, 5, 2},
+		{"max_slots below one task", 3, 0, 4, 3, 1},
+		{"max_slots and max_concurrent", 6, 2, 1, 3, 2},
+		{"zero-slot tasks", 3, 0, 0, 2, 3},
+		{"no task", 0, 0, 1, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := MaxRunning(c.tasks, c.maxConcurrent, c.slots, c.maxSlots); got != c.want {
+				t.Errorf("MaxRunning = %d, want %d", got, c.want)
+			}
+			// The export's max_concurrent replays as the master ran it.
+			folded := MaxRunning(c.tasks, c.maxConcurrent, c.slots, c.maxSlots)
+			if got := MaxRunning(c.tasks, folded, c.slots, 0); got != c.want {
+				t.Errorf("replayed MaxRunning = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+func TestInteractive(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		kind        sched.Kind
+		preemptible bool
+		want        bool
+	}{
+		{"notebook", sched.KindNotebook, false, true},
+		{"shell", sched.KindShell, false, true},
+		{"tensorboard", sched.KindTensorBoard, false, true},
+		{"preemptible notebook", sched.KindNotebook, true, false},
+		{"command", sched.KindCommand, false, false},
+		{"experiment", sched.KindExperiment, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Interactive(c.kind, c.preemptible); got != c.want {
+				t.Errorf("Interactive = %v, want %v", got, c.want)
+			}
+			// Into LOW and back, as the master rebuilds its entry.
+			if got := InteractiveIn(PreemptibleIn(true, c.preemptible), c.want); got {
+				t.Errorf("InteractiveIn(LOW) = true")
+			}
+			if got := InteractiveIn(PreemptibleIn(false, c.preemptible), c.want); got != c.want {
+				t.Errorf("InteractiveIn(outside LOW) = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ import (
 //	observe stopped t=T ver=V [at=T]     task T is stopped from outside (a searcher)
 //	observe startfailed t=T ver=V [at=T] the start of version V of task T failed
 //	observe startlost t=T ver=V [at=T]   the start of version V of task T was never answered
+//	unanswered t=T                       no agent answers task T's start (Task.Unanswered), as the simulator's start_lost sets
 //	observe tick                         a wake-up
 //	observe down n=N [at=T]              node N is lost: the records on it, their jobs
 //	observe up n=N                       node N is back
@@ -52,6 +53,9 @@ func (p *player) runStep(cmd string, args args) ([]string, error) {
 		return []string{p.describeJob(ji)}, args.err
 	case "wake":
 		p.c.Observe(0, lifecycle.Event{Kind: lifecycle.EventTick})
+		return nil, args.err
+	case "unanswered":
+		p.c.Tasks.At(int32(args.int("t"))).Unanswered = true
 		return nil, args.err
 	case "step":
 		var ap stepPrinter

@@ -55,6 +55,15 @@ type Task struct {
 	Old        []sched.NodeSlots
 	Backfilled bool
 	Limited    bool // the attempt ends at its time limit, killed
+	// Unanswered marks an attempt whose start no agent answers: the
+	// driver set it when it launched the start (the simulator's
+	// start_lost script, JobSpec.StartLost) and gives the start up
+	// later (EventStartLost). Until then the task has not run, so a
+	// loss of its node requeues it, as the master requeues a lost
+	// attempt none of whose parts reported running (LostRequeues with
+	// ran false), and does not hold it through the loss
+	// (HoldsThroughLoss). A launch clears it.
+	Unanswered bool
 }
 
 // Shape is what of a task's job decides how its work progresses.
@@ -220,7 +229,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
 	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
-	t.Replacing, t.Drain = false, -1
+	t.Replacing, t.Drain, t.Unanswered = false, -1, false
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -288,7 +297,7 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
 		o.Ver++
 		o.State, o.Moving, o.Backfilled, o.Limited = TaskPreempting, drained.Moving, drained.Backfilled, false
-		o.Replacing, o.Drain = false, -1
+		o.Replacing, o.Drain, o.Unanswered = false, -1, false
 		o.PreemptAt = now
 		ts.running = append(ts.running, r.Drain)
 	}

@@ -143,7 +143,7 @@ func (p *player) run(line string) ([]string, error) {
 		return p.decide(args)
 	case "job", "start", "stop", "exit", "landed", "relocate", "snapshot":
 		return p.runJob(f[0], args)
-	case "cluster", "submit", "wake", "step", "observe", "nodes", "snapallocs":
+	case "cluster", "submit", "wake", "unanswered", "step", "observe", "nodes", "snapallocs":
 		return p.runStep(f[0], args)
 	}
 	return nil, fmt.Errorf("unknown command %q", f[0])

@@ -19,7 +19,7 @@ import (
 // and with how long its jobs waited. A project that got clearly less than
 // it was entitled to while it had work waiting was deprived: the audit
 // flags it. A project that got less but had nothing waiting was not, nor
-// was one whose waits were negligible (negligibleWait).
+// was one whose waits were negligible (negligibleWait, minDeprivingWait).
 
 // deprivedBelow is the fraction of its entitlement under which a project
 // with waiting work is flagged.
@@ -35,6 +35,12 @@ const deprivedBelow = 0.9
 // window of 64 GPUs, a project entitled to a tenth is flagged once its
 // jobs waited about 10.8 GPU-hours, a 1-GPU job half a day.
 const negligibleWait = 0.01
+
+// minDeprivingWait is how long a project's longest wait must last, in
+// seconds, for it to be flagged, whatever the window: on a cluster hours
+// old, 1% of the entitled GPU-time is a few GPU-seconds, and a job that
+// waited a minute for a running one to end was queued, not kept out.
+const minDeprivingWait = 600
 
 func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -173,7 +179,8 @@ func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []s
 		if row.Waited > 0 {
 			row.MeanWaitS = waits[p.Name] / int64(row.Waited)
 		}
-		waitedEnough := waitedGPUHours[p.Name] >= negligibleWait*row.Entitled*out.CapacityGPUHours
+		waitedEnough := waitedGPUHours[p.Name] >= negligibleWait*row.Entitled*out.CapacityGPUHours &&
+			row.MaxWaitS >= minDeprivingWait
 		if row.Waited > 0 && waitedEnough && row.Got < deprivedBelow*row.Entitled {
 			row.Deprived = true
 			row.Note = fmt.Sprintf("got %.1f%% of the cluster against an entitlement of %.1f%% while %s waited (mean %s, longest %s)",

@@ -40,13 +40,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		if a.EndState == store.AttemptPreempted {
 			why := a.Reason
 			if d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]; ok && d != "" {
-				// The rule that chose it, then how the attempt ended (the
-				// agent's account, e.g. the signal that asked for the
-				// checkpoint).
-				why = d
-				if a.Reason != "" {
-					why += "; " + a.Reason
-				}
+				why = preemptionWhy(d, a.Reason)
 			}
 			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
 				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
@@ -55,6 +49,17 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	x.Summary = summary(x)
 	writeJSON(w, http.StatusOK, x)
+}
+
+// preemptionWhy is a preempted attempt's account: the rule that chose
+// it, then how the attempt ended (the agent's account, e.g. the signal
+// that asked for the checkpoint), without the stored reason's own
+// "preempted: ", which would say it twice (preemptReason).
+func preemptionWhy(rule, ended string) string {
+	if how := strings.TrimPrefix(ended, "preempted: "); how != "" {
+		return rule + "; " + how
+	}
+	return rule
 }
 
 // preemptReasons reads why each of a job's preempted attempts was asked to
@@ -297,10 +302,23 @@ func capped(e *sched.Job, j *mjob) *api.Counterfactual {
 	if running < e.MaxRunning {
 		return nil
 	}
-	limit := fmt.Sprintf("max_concurrent is %d and %d of its tasks run", e.MaxRunning, running)
+	field, value, detail := capOf(e, j)
+	limit := fmt.Sprintf("%s is %d%s and %d of its tasks run", field, value, detail, running)
 	return &api.Counterfactual{Limit: limit,
-		Message: "It runs as many tasks as its max_concurrent (" + strconv.Itoa(e.MaxRunning) +
-			") allows: the next starts when one of its own tasks ends."}
+		Message: fmt.Sprintf("It runs as many tasks as its %s (%d) allows: the next starts when one of its own tasks ends.",
+			field, value)}
+}
+
+// capOf names the field that caps e's running tasks (lifecycle.MaxRunning:
+// max_concurrent, or max_slots over the slots of a task), its value, and
+// for max_slots how many tasks that is ("(2 tasks of 4 slots)").
+func capOf(e *sched.Job, j *mjob) (field string, value int, detail string) {
+	r := &j.rec
+	if r.MaxSlots > 0 && r.Slots > 0 && max(r.MaxSlots/r.Slots, 1) == e.MaxRunning &&
+		(r.MaxConcurrent <= 0 || r.MaxConcurrent > e.MaxRunning) {
+		return "max_slots", r.MaxSlots, fmt.Sprintf(" (%s of %s)", plural.Count(e.MaxRunning, "task"), plural.Count(r.Slots, "slot"))
+	}
+	return "max_concurrent", e.MaxRunning, ""
 }
 
 // poolNodes lists the nodes of e's pool that match its GPU type.
@@ -501,7 +519,7 @@ func summary(x api.Explanation) string {
 		}
 	}
 	if len(x.Preemptions) > 0 {
-		fmt.Fprintf(&b, " It was preempted %s.", plural.Count(len(x.Preemptions), "time"))
+		fmt.Fprintf(&b, " It was preempted %s.", plural.Times(len(x.Preemptions)))
 	}
 	return b.String()
 }

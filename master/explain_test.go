@@ -101,27 +101,40 @@ func slicesEqual(a, b []int64) bool {
 	return true
 }
 
-// TestExplainMaxConcurrent: a job held by its own max_concurrent, with
-// free slots about, is not told it "fits now": the counterfactual names
-// the limit and that one of its own tasks must end.
+// TestExplainMaxConcurrent: a job held by its own cap on running tasks,
+// with free slots about, is not told it "fits now": the counterfactual
+// names the cap that holds it (max_concurrent, or max_slots over its
+// tasks' slots) and that one of its own tasks must end.
 func TestExplainMaxConcurrent(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
-	h := newHarness(t, withConfig(cfg))
-	h.agent("n1", 4)
-	hp := h.submit(`{"name": "hp", "entrypoint": "train", "resources": {"slots": 1},
-		"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3, 4]}},
-		"searcher": {"name": "grid", "max_concurrent_trials": 2}}`)
-	h.step()
-	var x api.Explanation
-	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(hp, 10)+"/explain", nil, &x); code != 200 {
-		t.Fatalf("explain: %d", code)
-	}
-	cf := x.WouldStart
-	if cf == nil || cf.Limit != "max_concurrent is 2 and 2 of its tasks run" || len(cf.Nodes) != 0 || len(cf.MustEnd) != 0 {
-		t.Fatalf("counterfactual %+v, want the max_concurrent limit and no nodes", cf)
-	}
-	if !strings.Contains(x.Summary, "one of its own tasks ends") || strings.Contains(x.Summary, "free now") {
-		t.Errorf("summary %q: want the cap named, not free slots", x.Summary)
+	for _, c := range []struct{ name, spec, limit, message string }{
+		{"max_concurrent", `{"name": "hp", "entrypoint": "train", "resources": {"slots": 1},
+			"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3, 4]}},
+			"searcher": {"name": "grid", "max_concurrent_trials": 2}}`,
+			"max_concurrent is 2 and 2 of its tasks run", "its max_concurrent (2) allows"},
+		{"max_slots", `{"name": "hp", "entrypoint": "train", "resources": {"slots": 1, "max_slots": 2},
+			"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3, 4]}},
+			"searcher": {"name": "grid"}}`,
+			"max_slots is 2 (2 tasks of 1 slot) and 2 of its tasks run", "its max_slots (2) allows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
+			h := newHarness(t, withConfig(cfg))
+			h.agent("n1", 4)
+			hp := h.submit(c.spec)
+			h.step()
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(hp, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			cf := x.WouldStart
+			if cf == nil || cf.Limit != c.limit || len(cf.Nodes) != 0 || len(cf.MustEnd) != 0 {
+				t.Fatalf("counterfactual %+v, want limit %q and no nodes", cf, c.limit)
+			}
+			if !strings.Contains(cf.Message, c.message) || !strings.Contains(x.Summary, "one of its own tasks ends") ||
+				strings.Contains(x.Summary, "free now") {
+				t.Errorf("message %q, summary %q: want %q and the cap named, not free slots", cf.Message, x.Summary, c.message)
+			}
+		})
 	}
 }
 
@@ -265,6 +278,23 @@ func TestExplainFitsNow(t *testing.T) {
 			}
 			if x.WouldStart == nil || !strings.Contains(x.WouldStart.Message, tt.want) {
 				t.Errorf("counterfactual %+v does not say %q", x.WouldStart, tt.want)
+			}
+		})
+	}
+}
+
+// TestPreemptionWhy: the rule that chose a preempted attempt, then how it
+// ended, saying "preempted" once.
+func TestPreemptionWhy(t *testing.T) {
+	rule := "preempted for job 6 (priority 10 runs before this job's 60)"
+	for _, c := range []struct{ name, ended, want string }{
+		{"ended by a signal", "preempted: ended by SIGTERM", rule + "; ended by SIGTERM"},
+		{"checkpointed", "checkpointed after preemption", rule + "; checkpointed after preemption"},
+		{"no account", "", rule},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := preemptionWhy(rule, c.ended); got != c.want {
+				t.Errorf("preemptionWhy = %q, want %q", got, c.want)
 			}
 		})
 	}

@@ -134,7 +134,7 @@ projects:
 
 // TestFairnessWindow: the capacity counts from the later of the window's
 // start and the cluster's; a wait is flagged only from 1% of the
-// project's entitled GPU-time.
+// project's entitled GPU-time, and only once one lasted 10 minutes.
 func TestFairnessWindow(t *testing.T) {
 	cfg := mustConfig(t, `
 pools:
@@ -165,7 +165,12 @@ projects:
 		{name: "young cluster", born: young, ago: time.Hour, wait: 3600, measured: young, capacity: 20, deprived: true},
 		// 1% of b's half of 20 GPU-hours is 360 GPU-seconds: 2 GPUs for 3 minutes.
 		{name: "negligible wait", born: young, ago: time.Hour, wait: 179, measured: young, capacity: 20},
-		{name: "wait at the threshold", born: young, ago: time.Hour, wait: 180, measured: young, capacity: 20, deprived: true},
+		// Past 1%, but no wait reached 10 minutes: a queue, not deprivation.
+		{name: "over 1% but short", born: young, ago: time.Hour, wait: 599, measured: young, capacity: 20},
+		{name: "at both thresholds", born: young, ago: time.Hour, wait: 600, measured: young, capacity: 20, deprived: true},
+		// The trial's case: a minute-old cluster, a 39-second wait.
+		{name: "seconds on a cluster a minute old", born: until.Add(-time.Minute), ago: 40 * time.Second, wait: 39,
+			measured: until.Add(-time.Minute), capacity: 10.0 / 60},
 		{name: "born after until", born: until.Add(time.Hour), measured: until, capacity: 0},
 	}
 	for _, tt := range tests {

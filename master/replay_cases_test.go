@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,30 @@ import (
 // take time, multifactor pools, licenses and QOS.
 func featureCases() []replayCase {
 	return []replayCase{
+		// A job's max_slots caps how many of its tasks run at once, as
+		// many as fit in it (lifecycle.MaxRunning): the export folds it
+		// into max_concurrent, a scenario's max_slots being an elastic
+		// task's size.
+		{name: "fifo-max-slots", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: maxSlotsJobs},
+		{name: "priority-max-slots", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: maxSlotsJobs},
+		// A notebook is interactive (under quota: within its project's
+		// quota, never preempted; never moved nor resized) unless it is
+		// preemptible, filed so or moved into LOW (lifecycle.Interactive,
+		// InteractiveIn). nb, preemptible, runs over a's quota beside a1
+		// and is b1's reclaim's victim at 100 (interactive, it would wait
+		// for a's quota); p3, a notebook, moves for b at 60 as a training
+		// task would, filed preemptible or moved into LOW at 30.
+		{name: "quota-interactive-preemptible", config: interactiveQuotaConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 4, submit: 0, run: 1200, project: "a"},
+			{name: "nb", slots: 2, submit: 1, run: 1000, project: "a", kind: "notebook", extra: preemptible},
+			{name: "b1", slots: 2, submit: 100, run: 600, project: "b"},
+		}},
+		{name: "fifo-move-notebook", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+			jobs: moveNotebookJobs(rjob{name: "p3", slots: 1, submit: 3, run: 400, kind: "notebook", extra: preemptible})},
+		{name: "fifo-move-notebook-low", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+			jobs: moveNotebookJobs(rjob{name: "p3", slots: 1, submit: 3, run: 400, kind: "notebook",
+				changes: []rchange{{at: 30, priority: 80}}})},
 		// Elastic jobs start shrunk where their full size does not fit
 		// and grow (a resize) once slots free up.
 		{name: "elastic-fifo", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: elasticJobs},
@@ -243,6 +268,34 @@ func featureCases() []replayCase {
 			{name: "lo", slots: 1, submit: 160, run: 100, extra: `, "qos": "low", "preemptible": true`},
 		}},
 	}
+}
+
+// interactiveQuotaConfig: a quota pool that reclaims, a's quota n1's 4
+// slots and b's 3.
+const interactiveQuotaConfig = `
+pools:
+  - {name: default, policy: quota, preemption: true}
+projects:
+  - {name: a, quota: 4}
+  - {name: b, quota: 3}
+default_project: a
+`
+
+// moveNotebookJobs are moveJobs with p3, which moves for b, made p.
+func moveNotebookJobs(p rjob) []rjob {
+	jobs := slices.Clone(moveJobs)
+	jobs[3] = p
+	return jobs
+}
+
+// maxSlotsJobs: the trials of e (max_slots 2) run two at a time, those
+// of g (elastic, 2 slots each, max_slots 5) two at a time too; w waits
+// behind them under FIFO, not under priority, which p outranks.
+var maxSlotsJobs = []rjob{
+	{name: "e", slots: 1, tasks: 4, submit: 0, run: 100, extra: `, "max_slots": 2`},
+	{name: "g", slots: 2, minSlots: 1, tasks: 3, submit: 1, run: 200, extra: `, "max_slots": 5`},
+	{name: "w", slots: 3, submit: 2, run: 100},
+	{name: "p", slots: 1, submit: 3, run: 50, extra: `, "priority": 10`},
 }
 
 // startLostJobs: b's first start is never answered; d, submitted while

@@ -306,6 +306,9 @@ func (d *replayDriver) jobFile(j rjob) string {
 	if j.project != "" {
 		fmt.Fprintf(&more, `, "project": %q`, j.project)
 	}
+	if j.kind != "" {
+		fmt.Fprintf(&more, `, "kind": %q`, j.kind)
+	}
 	extra := j.extra
 	if j.minSlots > 0 {
 		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)

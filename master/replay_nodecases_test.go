@@ -66,9 +66,27 @@ func nodeCases() []replayCase {
 				{name: "g", slots: 3, submit: 1, run: 119},
 				{name: "w", slots: 2, submit: 50, run: 100, extra: lowPrio},
 			}},
+		// A start no agent answered, caught by its node's loss before
+		// the master gives it up: b never ran, so it waits again (not
+		// preemptible, it would fail) and is not held through the grace
+		// (lifecycle.LostRequeues with ran false, HoldsThroughLoss; the
+		// export's start_lost, lifecycle.Task.Unanswered). With a grace,
+		// b preempts a at once; without, it waits for n2's return.
+		{name: "priority-node-loss-start-lost", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 60s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 12, back: 300}}, jobs: nodeLossStartLostJobs},
+		{name: "fifo-node-loss-start-lost", config: "pools:\n  - {name: default, policy: fifo}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n2", at: 12, back: 300}}, jobs: nodeLossStartLostJobs},
 		{name: "multifactor-node-loss-emergency", config: multifactorConfig + "lost_node_grace: 0s\n", nodes: replayNodes,
 			jobs: multifactorJobs, downs: []rdown{{node: "n2", at: 40, back: 650}}},
 	}
+}
+
+// nodeLossStartLostJobs: b's first start, on n2 at 10, is never
+// answered; n2 is lost at 12, within the master's start grace.
+var nodeLossStartLostJobs = []rjob{
+	{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio},
+	{name: "c", slots: 1, submit: 0, run: 500},
+	{name: "b", slots: 2, submit: 10, run: 200, startLost: 1},
 }
 
 // lossShareConfig weighs fair share and age alike, age in full after 10

@@ -351,13 +351,6 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 			msg: "project " + strconv.Quote(j.rec.Project) + " is not configured, and the pool uses " + uses}
 		return sched.Job{}, false
 	}
-	maxRun := len(j.tasks)
-	if j.rec.MaxConcurrent > 0 {
-		maxRun = min(maxRun, j.rec.MaxConcurrent)
-	}
-	if j.rec.MaxSlots > 0 && j.rec.Slots > 0 {
-		maxRun = min(maxRun, max(j.rec.MaxSlots/j.rec.Slots, 1))
-	}
 	kind := sched.Kind(j.rec.Kind)
 	e := sched.Job{
 		ID:          j.idString(),
@@ -369,10 +362,10 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 		Weight:      j.rec.Weight,
 		Preemptible: j.rec.Preemptible,
 		Slots:       j.rec.Slots,
-		MaxRunning:  max(maxRun, 1),
+		MaxRunning:  lifecycle.MaxRunning(len(j.tasks), j.rec.MaxConcurrent, j.rec.Slots, j.rec.MaxSlots),
 		TimeLimit:   int64(j.rec.TimeLimit.Seconds()),
 		Project:     max(proj, 0),
-		Interactive: kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard,
+		Interactive: lifecycle.Interactive(kind, j.rec.Preemptible),
 		Borrow:      lifecycle.Borrows(j.rec.PriorityClass == string(jobfile.ClassLow), policy == sched.PolicyQuota),
 		Account:     max(pl.m.fair.account(j.rec.Project, j.rec.User), 0),
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
@@ -60,6 +61,19 @@ func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		ca.fail(w, err)
 		return
+	}
+	if q.Get("since") == "" {
+		// The default window of a cluster younger than it starts at the
+		// cluster's start, so that the replay's times count from there,
+		// not from days before anything ran. A since given is kept.
+		born, err := ca.clusterStart(r.Context())
+		if err != nil {
+			ca.fail(w, err)
+			return
+		}
+		if born = born.Truncate(time.Second); born.After(since) && born.Before(until) {
+			since = born
+		}
 	}
 	out, err := ca.historyScenario(r.Context(), since, until)
 	if err != nil {
@@ -259,15 +273,16 @@ func exportName(j store.Job) string {
 func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, string, bool) {
 	sj := scenario.Job{Name: exportName(j),
 		Kind: cmp.Or(string(j.Kind), scenario.KindCommand), Submit: int64(j.SubmittedAt.Sub(since).Seconds()), Pool: j.Pool,
-		Tasks: tasks, MaxConcurrent: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
+		Tasks: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
 		Priority: scenario.DefaultPriority, Weight: scenario.DefaultWeight, Preemptible: j.Preemptible,
 		User: j.User, Project: j.Project, OnPreempt: p.OnPreempt, MaxRetries: p.MaxRetries}
 	if j.Weight > 0 {
 		sj.Weight = j.Weight
 	}
-	if j.MaxConcurrent > 0 && j.MaxConcurrent < tasks {
-		sj.MaxConcurrent = j.MaxConcurrent
-	}
+	// A scenario has no cap on a job's slots in use (its max_slots is an
+	// elastic task's size): the master's cap by max_slots goes into
+	// max_concurrent, as many tasks as it lets run at once.
+	sj.MaxConcurrent = lifecycle.MaxRunning(tasks, j.MaxConcurrent, j.Slots, j.MaxSlots)
 	// Multifactor pools compute each job's priority, and take none.
 	if j.Priority >= scenario.MinPriority && j.Priority <= scenario.MaxPriority && p.Policy != sched.PolicyMultifactor {
 		sj.Priority = j.Priority

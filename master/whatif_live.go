@@ -39,7 +39,7 @@ import (
 func liveRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	state := "waiting"
 	if j.State == store.JobRunning {
-		state = fmt.Sprintf("running (%d of its %s)", w.open, plural.Count(sj.Tasks, "task"))
+		state = "running (" + runningOf(w.open, sj.Tasks) + ")"
 	}
 	head := fmt.Sprintf("job %d (%s) was still %s when exported", j.ID, sj.Name, state)
 	switch {
@@ -67,4 +67,16 @@ func liveRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	}
 	sj.Duration = -1
 	return head + ", with no time limit: its tasks run until the replay ends, unfinished, as its run time is unknown", true
+}
+
+// runningOf says how many of a job's tasks run: "4 of its 6 tasks", "all
+// 6 of its tasks", "its only task".
+func runningOf(open, tasks int) string {
+	switch {
+	case open == tasks && tasks == 1:
+		return "its only task"
+	case open == tasks:
+		return fmt.Sprintf("all %d of its tasks", tasks)
+	}
+	return fmt.Sprintf("%d of its %s", open, plural.Count(tasks, "task"))
 }

@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,6 +114,56 @@ func TestHistoryScenarioWaitingJobs(t *testing.T) {
 			}
 			if tt.jobs == 2 && sc.Jobs[1].Duration != 600 {
 				t.Errorf("the waiting job's run time %d s, want its time limit, 600 s", sc.Jobs[1].Duration)
+			}
+		})
+	}
+}
+
+func TestRunningOf(t *testing.T) {
+	for _, c := range []struct {
+		open, tasks int
+		want        string
+	}{{4, 6, "4 of its 6 tasks"}, {6, 6, "all 6 of its tasks"}, {1, 1, "its only task"}, {1, 2, "1 of its 2 tasks"}} {
+		t.Run(c.want, func(t *testing.T) {
+			if got := runningOf(c.open, c.tasks); got != c.want {
+				t.Errorf("runningOf(%d, %d) = %q, want %q", c.open, c.tasks, got, c.want)
+			}
+		})
+	}
+}
+
+// TestHistoryScenarioDefaultWindow: without a since, the export of a
+// cluster younger than the default window counts from the cluster's
+// start (its first node's registration), so a replay's times are the
+// cluster's, not days from a window's start before anything ran; a since
+// given is kept.
+func TestHistoryScenarioDefaultWindow(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	h.clock.Advance(time.Hour)
+	a := h.agent("n1", 2)
+	born := h.clock.Now().Truncate(time.Second)
+	h.clock.Advance(90 * time.Second)
+	id := h.submit(jobSpec("one", 1, ""))
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(time.Minute)
+	a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+	h.sync(a)
+	for _, c := range []struct {
+		name, q string
+		submit  int64
+		from    time.Time
+	}{
+		{"default window", "", 90, born},
+		{"since given", "?since=" + url.QueryEscape(born.Add(-time.Hour).Format(time.RFC3339)), 3690, born.Add(-time.Hour)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, body := exportScenario(t, h, c.q)
+			if len(sc.Jobs) != 1 || sc.Jobs[0].Submit != c.submit {
+				t.Fatalf("jobs %+v, want one submitted at %d s\n%s", sc.Jobs, c.submit, body)
+			}
+			if want := "from " + c.from.Format(time.RFC3339); !strings.Contains(body, want) {
+				t.Errorf("the header does not say %q:\n%s", want, body)
 			}
 		})
 	}

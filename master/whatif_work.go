@@ -199,6 +199,13 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 				w.startLost = append(w.startLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
 			}
 		}
+		if hist.startCaughtByLoss(atts, a) {
+			// Given up by the simulator any time after the node's
+			// loss, which catches it first and requeues it
+			// (lifecycle.Task.Unanswered), as the master did.
+			after := sec(a.EndedAt) - sec(a.StartedAt) + 1
+			w.startLost = append(w.startLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
+		}
 		if hist.lostOnUpNode(atts, a) {
 			// After 0 too: lost in the second it started, which the
 			// simulator applies once that instant has settled.
@@ -396,6 +403,32 @@ func (h *historyEvents) lostOnUpNode(atts []store.Attempt, a store.Attempt) bool
 		}
 	}
 	return true
+}
+
+// startCaughtByLoss says whether attempt a ended lost by a loss of a
+// node of its placement before any agent answered its start (it never
+// ran: the master requeued it, lifecycle.LostRequeues with ran false,
+// and held it through no grace): the simulator's start_lost, which the
+// node_down catches first. A gang's attempt some of whose parts ran is
+// taken for one that never ran too: the store keeps when every part
+// ran (RunningAt), not when the first did. One that continues a move or
+// resize is left out, as in lostOnUpNode.
+func (h *historyEvents) startCaughtByLoss(atts []store.Attempt, a store.Attempt) bool {
+	k := attemptKey{a.JobID, a.Index, a.Number}
+	if a.EndState != store.AttemptLost || !a.RunningAt.IsZero() || h.startLost[k] || h.notRun[k] {
+		return false
+	}
+	if _, ok := h.continues(atts, a); ok {
+		return false
+	}
+	for _, p := range a.Placement {
+		for _, at := range h.nodeLosses[p.Node] {
+			if !at.Before(a.StartedAt) && !at.After(a.EndedAt) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // first is when attempt a began as the simulator counts attempts: the

@@ -20,6 +20,17 @@ func Noun(n int, noun string) string {
 	return Of(noun)
 }
 
+// Times says how often something happened: "once", "twice", "3 times".
+func Times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return Count(n, "time")
+}
+
 // Be returns the form of "to be" that agrees with n: "is" or "are".
 func Be(n int) string {
 	if n == 1 || n == -1 {

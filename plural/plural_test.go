@@ -37,3 +37,16 @@ func TestBe(t *testing.T) {
 		}
 	}
 }
+
+func TestTimes(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 times"}, {1, "once"}, {2, "twice"}, {3, "3 times"}} {
+		t.Run(c.want, func(t *testing.T) {
+			if got := Times(c.n); got != c.want {
+				t.Errorf("Times(%d) = %q, want %q", c.n, got, c.want)
+			}
+		})
+	}
+}

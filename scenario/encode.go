@@ -9,6 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
 )
 
@@ -221,9 +223,11 @@ func DefaultPreemptible(kind string, osmo bool) bool {
 
 // DefaultInteractive is whether a job of kind is interactive when its
 // file does not say: the interactive kinds (notebook, shell,
-// tensorboard) are, unless the job is preemptible.
+// tensorboard) are, unless the job is preemptible. It is the live
+// master's rule (lifecycle.Interactive), so that an exported job replays
+// as it ran.
 func DefaultInteractive(kind string, preemptible bool) bool {
-	return interactiveKind(kind) && !preemptible
+	return lifecycle.Interactive(sched.Kind(kind), preemptible)
 }
 
 // lostList encodes a start_lost or lost list, an attempt 1 left out.

@@ -186,6 +186,9 @@ func TestParseErrorsJobs(t *testing.T) {
 		{"jobs mapping of one job", pools + "jobs: {slots: 2}\n", 9,
 			`jobs: expected a list of jobs (- name: ...) or a mapping {trace: FILE, format: ...}`},
 		{"trace with a job field", pools + "jobs: {trace: x, slots: 2}\n", 9, `jobs: unknown field "slots"`},
+		{"jobs keyed by name", pools + "jobs:\n  a: {slots: 2, duration: 1h}\n  b: {slots: 1, duration: 1h}\n", 10,
+			`jobs: expected a list of jobs, got jobs keyed by name: write each as a list item, - name: a, with its fields under it`},
+		{"jobs keyed by name, one not a job", pools + "jobs:\n  a: {slots: 2}\n  trace: x\n", 10, `jobs: unknown field "a"`},
 	})
 }
 

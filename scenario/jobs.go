@@ -25,6 +25,11 @@ func (p *parser) jobList(raw *yaml.Node) ([]Job, *TraceRef) {
 		p.Errorf(raw, "jobs", "expected a list of jobs (- name: ...) or a mapping {trace: FILE, format: ...}")
 		p.jobNamesKnown = false
 		return nil, nil
+	case n != nil && n.Kind == yaml.MappingNode && isJobsByName(n):
+		p.Errorf(raw, "jobs", "expected a list of jobs, got jobs keyed by name: write each as a list item, - name: %s, with its fields under it",
+			n.Content[0].Value)
+		p.jobNamesKnown = false
+		return nil, nil
 	case n != nil && n.Kind == yaml.MappingNode:
 		return nil, p.trace(raw)
 	case n != nil && n.Kind == yaml.SequenceNode:
@@ -64,6 +69,22 @@ func isJobMapping(n *yaml.Node) bool {
 		job = job || slices.Contains(jobKeys, k)
 	}
 	return job
+}
+
+// isJobsByName reports whether mapping n holds jobs keyed by their names
+// ({a: {slots: 2}, b: {...}}): no trace key, and every value a mapping
+// with a job field.
+func isJobsByName(n *yaml.Node) bool {
+	if len(n.Content) == 0 {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		v := yamlfield.Resolve(n.Content[i+1])
+		if slices.Contains(traceKeys, n.Content[i].Value) || v == nil || v.Kind != yaml.MappingNode || !isJobMapping(v) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) trace(raw *yaml.Node) *TraceRef {
@@ -250,10 +271,6 @@ func sizeKey(f *yamlfield.Fields) string {
 		return "max_slots"
 	}
 	return "slots"
-}
-
-func interactiveKind(kind string) bool {
-	return kind == KindNotebook || kind == KindShell || kind == KindTensorboard
 }
 
 // checkPreemptFields rejects settings about preemption on a job that can

@@ -29,7 +29,9 @@ func (s *sim) Applied(now int64, e *lifecycle.Effect) {
 
 // snapEntry is a new job's entry in the snapshot: its spec, submitted
 // seq-th, in project qp and charging account acct (-1: none). Its waiting
-// count is the Cluster's to keep.
+// count is the Cluster's to keep. A job's MaxRunning is the master's rule
+// (lifecycle.MaxRunning) with no cap on its slots in use: a scenario has
+// none (the what-if export folds the master's into max_concurrent).
 func snapEntry(spec *JobSpec, seq int64, qp, acct int32) sched.Job {
 	return sched.Job{
 		ID:          spec.Name,
@@ -41,7 +43,7 @@ func snapEntry(spec *JobSpec, seq int64, qp, acct int32) sched.Job {
 		Weight:      spec.Weight,
 		Preemptible: spec.Preemptible,
 		Slots:       spec.Slots,
-		MaxRunning:  spec.MaxConcurrent,
+		MaxRunning:  lifecycle.MaxRunning(spec.Tasks, spec.MaxConcurrent, spec.Slots, 0),
 		TimeLimit:   spec.TimeLimit,
 		GPU:         spec.GPU,
 		Project:     int(qp),

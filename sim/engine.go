@@ -449,10 +449,10 @@ func (s *sim) script(e Event) {
 		j.spec.Priority = e.Priority
 		if c := j.spec.Class; c != nil {
 			// Moving across the LOW band changes what may preempt it.
-			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow)
+			c.applyClass(e.Priority, &j.spec.Preemptible, &j.spec.Borrow, &j.spec.Interactive)
 		}
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventPriority, Job: ji, Priority: e.Priority,
-			Preemptible: j.spec.Preemptible, Borrow: j.spec.Borrow})
+			Preemptible: j.spec.Preemptible, Borrow: j.spec.Borrow, Interactive: j.spec.Interactive})
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})

@@ -56,14 +56,17 @@ func (s *sim) startFails(ti int32) bool {
 }
 
 // startLost pushes the loss of task ti's start, just applied, if its job
-// scripts one for this attempt, and says so: the task never runs, and
-// the driver gives it up After seconds later.
+// scripts one for this attempt, and says so: the task never runs
+// (lifecycle.Task.Unanswered: a loss of its node before then requeues
+// it, as the master does), and the driver gives it up After seconds
+// later.
 func (s *sim) startLost(ti int32) bool {
 	t := s.c.Tasks.At(ti)
 	after, ok := s.jobs[t.Job].spec.StartLost[[2]int{int(t.ID), int(t.Retries) + 1}]
 	if !ok {
 		return false
 	}
+	t.Unanswered = true
 	s.q.push(event{at: s.now + after, kind: evStartLost, ref: ti, ver: t.Ver})
 	return true
 }

@@ -166,11 +166,18 @@ func accountsFromScenario(sc *scenario.Scenario) []sched.Account {
 
 // classRule says what a job is outside the LOW class: what its file says
 // explicitly, else the default for its kind (scenario.DefaultPreemptible;
-// lifecycle.PreemptibleOutsideLow, the master's rule too).
+// lifecycle.PreemptibleOutsideLow, the master's rule too). A job filed in
+// LOW, preemptible there and so not interactive, is outside LOW as its
+// kind and preemptibility there make it (scenario.DefaultInteractive,
+// lifecycle.Interactive: the master's rule).
 func classRule(j scenario.Job, quota, osmo bool) *ClassRule {
-	pre := lifecycle.PreemptibleOutsideLow(j.PriorityClass == scenario.ClassLow, j.Preemptible,
-		scenario.DefaultPreemptible(j.Kind, osmo))
-	return &ClassRule{Preemptible: pre, QuotaPool: quota}
+	low := j.PriorityClass == scenario.ClassLow
+	pre := lifecycle.PreemptibleOutsideLow(low, j.Preemptible, scenario.DefaultPreemptible(j.Kind, osmo))
+	inter := j.Interactive
+	if low {
+		inter = scenario.DefaultInteractive(j.Kind, pre)
+	}
+	return &ClassRule{Preemptible: pre, QuotaPool: quota, Interactive: inter}
 }
 
 // specFromScenario converts a job; quota says whether its pool is a quota

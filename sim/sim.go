@@ -182,16 +182,20 @@ type ClassRule struct {
 	// QuotaPool: the job's pool divides slots by quota, so LOW work
 	// borrows there.
 	QuotaPool bool
+	// Interactive is the job's interactivity outside LOW; in LOW, where
+	// it is preemptible, it is not interactive (lifecycle.InteractiveIn).
+	Interactive bool
 }
 
 // lowClass is the first priority of OSMO's LOW class.
 const lowClass = 60
 
 // applyClass sets the fields that follow the priority's class.
-func (c *ClassRule) applyClass(priority int, preemptible, borrow *bool) {
+func (c *ClassRule) applyClass(priority int, preemptible, borrow, interactive *bool) {
 	low := priority >= lowClass
 	*preemptible = lifecycle.PreemptibleIn(low, c.Preemptible)
 	*borrow = lifecycle.Borrows(low, c.QuotaPool)
+	*interactive = lifecycle.InteractiveIn(*preemptible, c.Interactive)
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF
