@@ -49,6 +49,11 @@ type Job struct {
 	// Pending explains why a queued job is not running, from the last
 	// scheduling pass.
 	Pending *Pending `json:"pending,omitempty"`
+	// OnPreempt and MaxRetries are the job's exit actions in force (its
+	// file's, else its pool's): GET /jobs/{id} gives them when they are
+	// not the default (reschedule, no cap); MaxRetries is nil for no cap.
+	OnPreempt  string `json:"on_preempt,omitempty"`
+	MaxRetries *int   `json:"max_retries,omitempty"`
 	// TaskList is filled by GET /jobs/{id} only.
 	TaskList []Task `json:"task_list,omitempty"`
 }

@@ -202,6 +202,8 @@ func TestJobShow(t *testing.T) {
 	f := newFakeMaster(t)
 	f.jobs[1].TimeLimitS = 5400
 	f.jobs[1].Environment = map[string]string{"B": "2", "A": "1"}
+	f.jobs[1].OnPreempt, f.jobs[1].MaxRetries = "reschedule", new(int)
+	*f.jobs[1].MaxRetries = 2
 	f.jobs[1].TaskList = []api.Task{{Index: 0, State: "queued", Reason: "waiting"}}
 	f.jobs[3].Entrypoint = "set -e\nfor s in 1 2; do\n  python eval.py --split $s\ndone\n"
 	runCLICases(t, f, []cliCase{
@@ -218,6 +220,7 @@ User         bo
 Priority     42 (NORMAL)
 Weight       2.5
 Preemptible  yes
+On preempt   reschedule, max_retries 2
 Slots        1 per task
 Tasks        4 running of 20
 Time limit   1h30m0s

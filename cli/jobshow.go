@@ -33,6 +33,9 @@ func printJob(w io.Writer, j api.Job) error {
 	t.row("Priority", priorityText(j))
 	t.row("Weight", strconv.FormatFloat(j.Weight, 'g', -1, 64))
 	t.row("Preemptible", yesNo(j.Preemptible))
+	if j.OnPreempt != "" {
+		t.row("On preempt", exitActionsText(j))
+	}
 	t.row("Slots", fmt.Sprintf("%d per task", j.Slots))
 	t.row("Tasks", fmt.Sprintf("%d running of %d", j.Running, j.Tasks))
 	limit := "none"
@@ -158,4 +161,14 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// exitActionsText is a job's exit actions (on_preempt, max_retries) that
+// are not the default: "fail", "reschedule, max_retries 2".
+func exitActionsText(j api.Job) string {
+	s := j.OnPreempt
+	if j.MaxRetries != nil {
+		s += ", max_retries " + strconv.Itoa(*j.MaxRetries)
+	}
+	return s
 }

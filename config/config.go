@@ -105,6 +105,13 @@ type Pool struct {
 	Grace time.Duration
 	// ZeroSlotLimit caps the zero-slot tasks on each node of the pool.
 	ZeroSlotLimit int
+	// OnPreempt and MaxRetries are the pool's default exit actions, which
+	// its jobs take unless their files say otherwise, as a scenario
+	// pool's (spec.ExitActionFields): spec.OnPreemptReschedule or
+	// spec.OnPreemptFail, and spec.NoRetryCap (-1) for no cap on the
+	// times a task is rescheduled after a preemption or a lost attempt.
+	OnPreempt  string
+	MaxRetries int
 }
 
 // NodeRule pins a node, by the name its agent registers with, to a pool
@@ -171,6 +178,8 @@ func defaultPool() Pool {
 		},
 		Grace:         DefaultGrace,
 		ZeroSlotLimit: DefaultZeroSlotLimit,
+		OnPreempt:     spec.OnPreemptReschedule,
+		MaxRetries:    spec.NoRetryCap,
 	}
 }
 

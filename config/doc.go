@@ -38,7 +38,10 @@
 //     finite weights >= 0, at least one of age, fair_share, job_size, qos
 //     and pool positive, MaxAge > 0 (default 7 days), FairShareMode
 //     classic or fair_tree (default); sched.DefaultMultifactor without a
-//     block.
+//     block. OnPreempt is reschedule (the default) or fail and MaxRetries
+//     >= 0, or spec.NoRetryCap (-1, the default): the exit actions a
+//     scenario pool takes, read by the same code (spec.ExitActionFields),
+//     and refused on a pool that never preempts.
 //   - Node rules name an existing pool or none (Pool == ""); Labels is nil
 //     or non-empty with non-empty keys.
 //   - Projects: Parent is "" or another project; parents form no cycle;

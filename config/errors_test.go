@@ -95,6 +95,12 @@ func TestParseErrorsPools(t *testing.T) {
 		{"negative grace", pool("policy: priority, preemption: true, grace: -1"), 3, "grace: expected a duration >= 0, got -1"},
 		{"negative zero slot limit", pool("policy: fifo, zero_slot_limit: -1"), 3, "zero_slot_limit: expected an integer >= 0, got -1"},
 		{"zero slot limit as string", pool("policy: fifo, zero_slot_limit: '5'"), 3, `zero_slot_limit: expected an integer >= 0, got "5"`},
+		{"unknown on_preempt", pool("policy: quota, on_preempt: retry"), 3, `on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
+		{"negative max_retries", pool("policy: quota, max_retries: -1"), 3, "max_retries: expected an integer >= 0, got -1"},
+		{"on_preempt on fifo", pool("policy: fifo, on_preempt: fail"), 3,
+			"on_preempt: this pool never preempts (policy fifo), so on_preempt would never apply"},
+		{"max_retries on fair share without preemption", pool("policy: fair_share, max_retries: 2"), 3,
+			"max_retries: this pool never preempts (policy fair_share without preemption), so max_retries would never apply"},
 	})
 }
 

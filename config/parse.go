@@ -18,6 +18,15 @@ import (
 // package spec's, with the master's dialect.
 type parser struct {
 	*spec.Parser
+	// exitActions are the pools that gave exit actions, checked once the
+	// QOS levels are known (checkExitActions).
+	exitActions []poolFields
+}
+
+// poolFields is a pool and its fields, kept for a check after the pools.
+type poolFields struct {
+	f  *yamlfield.Fields
+	pl spec.Pool
 }
 
 // dialect is the master's: strict names, projects with shares, and
@@ -45,6 +54,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 			c.Nodes = p.nodeList(f.Lookup("nodes"))
 			defPool, defProject = p.settings(f, c, cl)
 		},
+		AfterQOS: func(*spec.Cluster[Pool]) { p.checkExitActions() },
 	})
 	usersRaw := f.Lookup("users")
 	c.DefaultQOS = p.defaultQOS(f, c.QOS)
@@ -144,7 +154,8 @@ func (p *parser) poolList(raw *yaml.Node) []Pool {
 // options), then the master's own fields.
 func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	f, sp, ok := p.PoolFields(raw, i)
-	pl := Pool{Pool: sp, Grace: DefaultGrace, ZeroSlotLimit: DefaultZeroSlotLimit}
+	pl := Pool{Pool: sp, Grace: DefaultGrace, ZeroSlotLimit: DefaultZeroSlotLimit,
+		OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}
 	if !ok {
 		return pl
 	}
@@ -154,12 +165,26 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		pl.Grace = time.Duration(grace) * time.Second
 	}
 	yamlfield.Field(f, "zero_slot_limit", &pl.ZeroSlotLimit, yamlfield.IntAtLeast(0))
+	if onSet, maxSet := spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries); onSet || maxSet {
+		defer func() { p.exitActions = append(p.exitActions, poolFields{f: f, pl: pl.Pool}) }()
+	}
 	f.Done()
 	p.CheckPolicy(f, &pl.Pool)
 	if pl.Policy != sched.PolicyMultifactor {
 		pl.Multifactor = sched.Multifactor{}
 	}
 	return pl
+}
+
+// checkExitActions rejects exit actions on pools that never preempt, as
+// scenario files do (spec.RejectExitActions): a QOS level that preempts
+// makes every priority and multifactor pool preempt.
+func (p *parser) checkExitActions() {
+	for _, e := range p.exitActions {
+		if e.pl.Policy != "" && !e.pl.Preempts() && !(p.QOSPreempt && spec.QOSPreempts(e.pl.Policy)) {
+			spec.RejectExitActions(e.f, e.pl.Policy)
+		}
+	}
 }
 
 func (p *parser) nodeList(raw *yaml.Node) []NodeRule {

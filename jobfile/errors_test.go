@@ -100,7 +100,7 @@ func TestParseErrorsResources(t *testing.T) {
 		{"slots beyond int64", head + "resources: {slots: 99999999999999999999}\n", 3, "resources.slots: expected an integer >= 0, got 99999999999999999999"},
 		{"resources is a list", head + "resources: [1]\n", 3, "resources: expected a mapping, got a list"},
 		{"unknown resources field", head + "resources:\n  gpus: 2\n", 4, `resources: unknown field "gpus"; did you mean "gpu"?`},
-		{"unknown resources field without suggestion", head + "resources:\n  zzz: 2\n", 4, `resources: unknown field "zzz" (known fields: slots, priority, priority_class, weight, max_slots, preemptible, time_limit, min_slots, gpu, topology, licenses, qos, nice, checkpoint_every)`},
+		{"unknown resources field without suggestion", head + "resources:\n  zzz: 2\n", 4, `resources: unknown field "zzz" (known fields: slots, priority, priority_class, weight, max_slots, preemptible, time_limit, min_slots, gpu, topology, licenses, qos, nice, checkpoint_every, on_preempt, max_retries)`},
 		{"typo in resources field", head + "resources:\n  slot: 2\n", 4, `unknown field "slot"; did you mean "slots"?`},
 		{"priority zero", head + "resources: {priority: 0}\n", 3, "resources.priority: expected an integer from 1 to 99, got 0"},
 		{"priority 100", head + "resources: {priority: 100}\n", 3, "expected an integer from 1 to 99, got 100"},

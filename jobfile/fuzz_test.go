@@ -24,6 +24,7 @@ var fuzzSeeds = []string{
 	"{\"name\": \"a\", \"entrypoint\": \"b\", \"resources\": {\"slots\": 1e3}}",
 	head + "---\n",
 	head + "resources: {slots: 8, min_slots: 3, gpu: a100, topology: required, licenses: {matlab: 2, x: 1}, qos: high, nice: 7, checkpoint_every: 90}\n",
+	head + "resources: {preemptible: true, on_preempt: fail, max_retries: 2}\n",
 	head + "resources: {slots: 0, min_slots: 1, licenses: {a: 0, a: 1}, nice: -1}\n",
 }
 
@@ -114,6 +115,8 @@ func checkInvariants(t *testing.T, j *Job) {
 		(r.GPU != "" && checkName(r.GPU) != "") || (r.QOS != "" && checkName(r.QOS) != "") ||
 		(r.Topology != "" && r.Topology != TopologyPrefer && r.Topology != TopologyRequired) ||
 		r.Nice < 0 || r.Nice > MaxNice || r.CheckpointEvery < 0 ||
+		(r.OnPreempt != "" && r.OnPreempt != OnPreemptReschedule && r.OnPreempt != OnPreemptFail) ||
+		(r.MaxRetries != nil && *r.MaxRetries < 0) || ((r.OnPreempt != "" || r.MaxRetries != nil) && !r.Preemptible) ||
 		(r.Licenses != nil && (len(r.Licenses) == 0 || len(r.Licenses) > MaxLicenses)):
 		t.Fatalf("resources break an invariant: %+v", r)
 	case (j.Kind == KindExperiment) != (j.Searcher != nil):

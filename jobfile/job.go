@@ -173,7 +173,23 @@ type Resources struct {
 	// checkpoint, so that the scheduler can tell how much work a
 	// preemption would lose; 0: unknown.
 	CheckpointEvery int64 `json:"checkpoint_every,omitempty"`
+	// OnPreempt and MaxRetries are the job's exit actions, what happens to
+	// a task that a preemption (or a lost attempt) stopped: OnPreempt
+	// "reschedule" or "fail", MaxRetries the times it may be rescheduled
+	// before it fails (0 is on_preempt: fail). ""/nil: the pool's
+	// (on_preempt and max_retries in the master's configuration). Only a
+	// preemptible job gives them.
+	OnPreempt  string `json:"on_preempt,omitempty"`
+	MaxRetries *int   `json:"max_retries,omitempty"`
 }
+
+// Exit actions' values (Resources.OnPreempt).
+const (
+	OnPreemptReschedule = "reschedule"
+	OnPreemptFail       = "fail"
+)
+
+var onPreempts = []string{OnPreemptReschedule, OnPreemptFail}
 
 // Topology says whether a task spanning nodes keeps to one network switch.
 type Topology string

@@ -193,7 +193,23 @@ func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
 	}
 	yamlfield.Field(f, "time_limit", &r.TimeLimit, yamlfield.PositiveDuration)
 	p.scheduling(f, &r, slotsOK)
+	exitActions(f, &r)
 	return r
+}
+
+// exitActions reads the job's exit actions, on_preempt and max_retries,
+// which only a preemptible job may give: no other is ever preempted.
+func exitActions(f *yamlfield.Fields, r *Resources) {
+	yamlfield.Field(f, "on_preempt", &r.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
+	var n int
+	if yamlfield.Field(f, "max_retries", &n, yamlfield.IntAtLeast(0)) {
+		r.MaxRetries = &n
+	}
+	for _, key := range []string{"on_preempt", "max_retries"} {
+		if f.Has(key) && !r.Preemptible {
+			f.Errorf(key, "this job is not preemptible (preemptible: false, or its kind's default), so %s would never apply", key)
+		}
+	}
 }
 
 // scheduling reads the resources that steer the scheduler beyond slots

@@ -30,6 +30,16 @@ func TestParseScheduling(t *testing.T) {
 		{"qos", "qos: emergency", with(func(r *Resources) { r.QOS = "emergency" })},
 		{"nice", "nice: 500", with(func(r *Resources) { r.Nice = 500 })},
 		{"checkpoint interval", "checkpoint_every: 10m", with(func(r *Resources) { r.CheckpointEvery = 600 })},
+		{"on_preempt fail", "preemptible: true, on_preempt: fail", with(func(r *Resources) { r.Preemptible, r.OnPreempt = true, OnPreemptFail })},
+		{"max_retries", "preemptible: true, on_preempt: reschedule, max_retries: 3", with(func(r *Resources) {
+			r.Preemptible, r.OnPreempt, r.MaxRetries = true, OnPreemptReschedule, new(int)
+			*r.MaxRetries = 3
+		})},
+		{"max_retries 0", "preemptible: true, max_retries: 0", with(func(r *Resources) { r.Preemptible, r.MaxRetries = true, new(int) })},
+		{"LOW work gives exit actions", "priority_class: LOW, max_retries: 1", with(func(r *Resources) {
+			r.Priority, r.PriorityClass, r.Preemptible, r.MaxRetries = 80, ClassLow, true, new(int)
+			*r.MaxRetries = 1
+		})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +81,14 @@ func TestParseErrorsScheduling(t *testing.T) {
 		{"negative nice", res("nice: -5"), 3, "resources.nice: expected an integer from 0 to 1000000000, got -5"},
 		{"checkpoint zero", res("checkpoint_every: 0"), 3, "resources.checkpoint_every: expected a duration > 0, got 0"},
 		{"unknown field", res("min_slot: 1"), 3, `unknown field "min_slot"; did you mean "min_slots"?`},
+		{"on_preempt unknown", res("preemptible: true, on_preempt: retry"), 3,
+			`resources.on_preempt: unknown on_preempt "retry" (expected one of reschedule, fail)`},
+		{"max_retries negative", res("preemptible: true, max_retries: -1"), 3, "resources.max_retries: expected an integer >= 0, got -1"},
+		{"max_retries string", res("preemptible: true, max_retries: '2'"), 3, `resources.max_retries: expected an integer >= 0, got "2"`},
+		{"on_preempt on a job that is not preemptible", res("on_preempt: fail"), 3,
+			"resources.on_preempt: this job is not preemptible (preemptible: false, or its kind's default), so on_preempt would never apply"},
+		{"max_retries on a job that is not preemptible", res("preemptible: false, max_retries: 2"), 3,
+			"resources.max_retries: this job is not preemptible"},
 	})
 	runErrorCases(t, ParseJSON, []errorCase{
 		{"json license count float", `{"name": "j", "entrypoint": "e", "resources": {"licenses": {"matlab": 1.5}}}`, 1,

@@ -33,7 +33,8 @@
 // until when, HoldsThroughLoss and GraceOver; whether a re-placed task
 // restarts where it reserved, Restartable; how a start no agent answered
 // ends, StartLost; whether a lost attempt's task waits again or fails,
-// LostRequeues; the state a job's tasks put it in, EndedJob once all
+// LostRequeues; whether a preempted or lost task waits again by its
+// job's exit actions or fails, ExitRequeues; the state a job's tasks put it in, EndedJob once all
 // have ended and LiveJob before; whether an attempt has reached its time
 // limit, PastLimit; what a kill does to each task of its job, KillTo;
 // what a job is in its priority class, PreemptibleIn,

@@ -179,7 +179,7 @@ func (j *Job) requeue(ts *Tasks, ti int32, waits TaskState, fail bool) int {
 	t := ts.At(ti)
 	retries := t.Retries + 1
 	st := waits
-	if fail || j.FailOnPreempt || (j.MaxRetries > 0 && retries > j.MaxRetries) {
+	if fail || !ExitRequeues(j.FailOnPreempt, j.MaxRetries, t.Retries) {
 		j.Failed++
 		j.Done++
 		st = TaskFailed

@@ -19,7 +19,8 @@ import (
 // lost node keep their attempt for the lost-node grace and until when
 // (HoldsThroughLoss, GraceOver), whether a re-placed task restarts on
 // its reserved placement (Restartable), whether a lost attempt's task
-// waits again (LostRequeues, StartLost), the state a job's tasks put it
+// waits again (LostRequeues, StartLost), whether a task that did not end
+// by itself waits again by its job's exit actions (ExitRequeues), the state a job's tasks put it
 // in (EndedJob, LiveJob), when an attempt has reached its time limit
 // (PastLimit), what a kill does to each task (KillTo), and what a
 // priority change into or out of LOW makes a job (PreemptibleIn,
@@ -288,11 +289,23 @@ func PastLimit[D ~int64](ranFor, limit D) bool { return limit > 0 && ranFor >= l
 // task being killed ends killed instead (the master's killing; the
 // Cluster kills at once), and one held through its node's loss
 // (HoldsThroughLoss) ends so only when its grace is over. A task that
-// waits again does so by its job's exit actions (Job.Lost), which
-// the master's jobs do not have. The master ends a lost attempt by it
+// waits again does so by its job's exit actions (ExitRequeues). The master ends a lost attempt by it
 // (endAttempt) and the Cluster a lost one (Job.Lost) and a start lost
 // (EventStartLost).
 func LostRequeues(preemptible, ran bool) bool { return preemptible || !ran && StartLost() }
+
+// ExitRequeues reports whether a task that did not end by itself (its
+// preemption's checkpoint landed, or its attempt or start was lost and
+// LostRequeues lets it wait again) is rescheduled by its job's exit
+// actions rather than failing: not when the job says on_preempt: fail
+// (failOnPreempt), nor once the task was rescheduled maxRetries times
+// already (retries; maxRetries 0 or less is no cap). The Cluster decides
+// by it (Job.requeue) and the master where a preempted or lost attempt
+// of its ends (master/agents.go), so that a task fails alike live and in
+// simulation.
+func ExitRequeues(failOnPreempt bool, maxRetries, retries int32) bool {
+	return !failOnPreempt && (maxRetries <= 0 || retries < maxRetries)
+}
 
 // KillTo is what a kill of its job does to a task in state st, and
 // whether it changes it: a task that waits (queued, preempted) ends

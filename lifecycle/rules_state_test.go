@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/sched"
 )
 
 func TestEndedJob(t *testing.T) {
@@ -112,6 +114,48 @@ func TestLostRequeues(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if got := LostRequeues(c.preemptible, c.ran); got != c.want {
 				t.Errorf("LostRequeues(%v, %v) = %v, want %v", c.preemptible, c.ran, got, c.want)
+			}
+		})
+	}
+}
+
+// TestExitRequeues: the exit actions, and Job.Checkpointed, which the
+// simulator ends a preemption by, following them: the task is preempted
+// again and again until it fails.
+func TestExitRequeues(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		failOnPreempt bool
+		maxRetries    int32
+		fails         int32 // the preemption that fails the task; 0: none of the first ten
+	}{
+		{"reschedule, no cap", false, 0, 0},
+		{"on_preempt fail: the first", true, 0, 1},
+		{"on_preempt fail over a cap", true, 3, 1},
+		{"max_retries 1: the second", false, 1, 2},
+		{"max_retries 3: the fourth", false, 3, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for retries := int32(0); retries < 10; retries++ {
+				want := c.fails == 0 || retries+1 < c.fails
+				if got := ExitRequeues(c.failOnPreempt, c.maxRetries, retries); got != want {
+					t.Errorf("ExitRequeues(%v, %d, %d) = %v, want %v", c.failOnPreempt, c.maxRetries, retries, got, want)
+				}
+			}
+			var ts Tasks
+			j := NewJob(Submission{Tasks: 1, Fresh: 100, FailOnPreempt: c.failOnPreempt, MaxRetries: int(c.maxRetries),
+				Project: -1, Account: -1}, nil)
+			nodes := []sched.NodeSlots{{Node: 0, Slots: 1}}
+			for n := int32(1); n <= 10; n++ {
+				ti := j.Launch(&ts, 0, nodes, false, int64(n))
+				j.Preempt(&ts, ti, int64(n))
+				j.Checkpointed(&ts, ti)
+				if failed := j.Failed == 1; failed != (n == c.fails) {
+					t.Fatalf("preemption %d: failed %v, want the task to fail at preemption %d", n, failed, c.fails)
+				}
+				if j.Failed == 1 {
+					return
+				}
 			}
 		})
 	}

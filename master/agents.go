@@ -374,6 +374,9 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
 		case t.next != nil:
 			then.Reason = unplacedReason
+			ag.m.exitRequeue(t, then, preemptedLead, unplacedNote)
+		default:
+			ag.m.exitRequeue(t, then, preemptedLead, "")
 		}
 	case first != nil && first.noStart:
 		// What follows a failed start is the rule the simulator's
@@ -423,8 +426,9 @@ const notRunReason = " does not run attempt "
 
 // loseAttempt ends an attempt whose node is gone or does not run it:
 // parts elsewhere are killed; the task is killed when it was being
-// killed, else requeued when it is preemptible or never ran, and failed
-// otherwise (lifecycle.LostRequeues, the simulator's rule too).
+// killed, else requeued when it is preemptible or never ran and its exit
+// actions reschedule it, failed otherwise (the simulator's rules too:
+// lifecycle.LostRequeues, exitRequeue).
 func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) error {
 	return ag.endAttempt(ctx, t, reason, store.AttemptLost)
 }
@@ -445,6 +449,7 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, end s
 		tr.To = store.TaskKilled
 	case lifecycle.LostRequeues(t.job.rec.Preemptible, ran):
 		tr.To = store.TaskQueued
+		ag.m.exitRequeue(t, &tr, reason, "")
 	default:
 		tr.To = store.TaskFailed
 	}

@@ -161,7 +161,7 @@ func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store
 	if err != nil {
 		return store.Job{}, badRequest("pool", "%v", err)
 	}
-	if err := checkSpecAgainst(cfg, spec.Resources); err != nil {
+	if err := checkSpecAgainst(cfg, pool, spec.Resources); err != nil {
 		return store.Job{}, err
 	}
 	project, err := cfg.ResolveProject(user, spec.Project)
@@ -343,6 +343,10 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 	// An ended job's view comes from its stored record, which does not
 	// count its tasks.
 	view.Tasks = len(tasks)
+	if err := ja.exitActionsView(r.Context(), &view); err != nil {
+		ja.fail(w, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, view)
 }
 

@@ -78,7 +78,8 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 			l.stops[k] = stopRequest{kind, e.At}
 		case e.To == string(store.TaskKilling) && strings.HasPrefix(e.Reason, timeLimitReason):
 			l.limited[k] = true
-		case e.To == string(store.TaskQueued) && e.Reason == unplacedReason:
+		case e.To == string(store.TaskQueued) && e.Reason == unplacedReason,
+			e.To == string(store.TaskFailed) && e.From == string(store.TaskPreempted) && strings.HasSuffix(e.Reason, unplacedNote):
 			l.unplaced[k] = true
 		}
 	}

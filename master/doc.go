@@ -187,8 +187,15 @@
 //     first start a moved attempt continues) is read back from the event
 //     log, whose order is the order the master stamped them in, and the
 //     carried reservations from the store (launchorder.go,
-//     reservations.go), and whether an elastic job was ever scheduled
-//     (planner.grew, stored as store.MarkGrows; loop.go, restore.go).
+//     reservations.go), whether an elastic job was ever scheduled
+//     (planner.grew, stored as store.MarkGrows; loop.go, restore.go), and
+//     each task's requeues, which its exit actions cap (mtask.retries,
+//     counted from the event log).
+//
+// A preempted task whose checkpoint landed, and a lost one that would be
+// requeued, waits again unless its job's exit actions (on_preempt,
+// max_retries: its job file's, else its pool's) fail it, by the
+// simulator's rule (exitactions.go, lifecycle.ExitRequeues).
 //
 // Agents that stay silent longer than the configured agent timeout are
 // marked lost, and their attempts end as lost: preemptible tasks (and

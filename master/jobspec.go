@@ -33,6 +33,10 @@ type specHints struct {
 	// choice, else its kind's default, also for a job filed LOW
 	// (lifecycle.PreemptibleOutsideLow).
 	preemptible bool
+	// onPreempt and maxRetries are the job file's exit actions, ""/nil
+	// for its pool's (exitActionsOf).
+	onPreempt  string
+	maxRetries *int
 	// podSpec is the job file's pod_spec, sent with every start for a
 	// Kubernetes backend (k8s/podagent); nil: none.
 	podSpec json.RawMessage
@@ -47,7 +51,7 @@ type licenseUse struct {
 func specOf(kind jobfile.Kind, r jobfile.Resources) specHints {
 	filedLow := r.PriorityClass == jobfile.ClassLow || jobfile.ClassOf(r.Priority) == jobfile.ClassLow
 	s := specHints{minSlots: r.MinSlots, gpu: r.GPU, topology: sched.Topology(r.Topology), qos: r.QOS,
-		nice: r.Nice, checkpointEvery: r.CheckpointEvery,
+		nice: r.Nice, checkpointEvery: r.CheckpointEvery, onPreempt: r.OnPreempt, maxRetries: r.MaxRetries,
 		preemptible: lifecycle.PreemptibleOutsideLow(filedLow, r.Preemptible, jobfile.DefaultPreemptible(kind))}
 	for name, n := range r.Licenses {
 		s.licenses = append(s.licenses, licenseUse{name: name, count: n})
@@ -88,10 +92,14 @@ func decodeSpec(raw json.RawMessage, kind store.Kind) (specHints, error) {
 }
 
 // checkSpecAgainst refuses a job file that names a QOS or a license the
-// configuration does not define, naming the field.
-func checkSpecAgainst(cfg *config.Config, r jobfile.Resources) error {
+// configuration does not define, or gives exit actions in a pool that
+// never preempts (checkExitActions), naming the field.
+func checkSpecAgainst(cfg *config.Config, pool string, r jobfile.Resources) error {
 	if _, err := cfg.ResolveQOS(r.QOS); err != nil {
 		return badRequest("resources.qos", "resources.qos: %v", err)
+	}
+	if err := checkExitActions(cfg, pool, r); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(r.Licenses))
 	for name := range r.Licenses {

@@ -67,7 +67,8 @@ func (m *Master) restorePlaces(ctx context.Context) error {
 // last transition to preempting, which for a move or resize in flight is
 // also the drained placement's launch. The attempt a move or resize
 // restarted continues the one launched then (mattempt.continues), which
-// the time limit and the snapshot's starts count from. Callers hold mu
+// the time limit and the snapshot's starts count from. Each task's
+// requeues (mtask.retries) are its transitions to queued. Callers hold mu
 // or have the master to themselves.
 func (m *Master) restoreLaunches(ctx context.Context) error {
 	last := m.planner.view.launches
@@ -81,6 +82,9 @@ func (m *Master) restoreLaunches(ctx context.Context) error {
 		}
 		launched := make([]time.Time, len(j.tasks))
 		moved := make([]bool, len(j.tasks))
+		for _, t := range j.tasks {
+			t.retries = 0
+		}
 		for _, e := range evs {
 			if e.Index < 0 || e.Index >= len(j.tasks) || j.tasks[e.Index].rec.Index != e.Index {
 				continue
@@ -93,6 +97,8 @@ func (m *Master) restoreLaunches(ctx context.Context) error {
 				moved[e.Index] = true
 			case e.To == string(store.TaskPreempting):
 				t.preempted = e.Seq
+			case e.To == string(store.TaskQueued):
+				t.retries++ // a task is created queued with no event of its own
 			}
 			last = max(last, e.Seq)
 		}
@@ -111,7 +117,7 @@ func (m *Master) restoreLaunches(ctx context.Context) error {
 
 // needsStamps says whether a restored job has a task whose place in
 // launch or resume order counts: one that holds an attempt, or has run
-// and may resume.
+// and may resume (and the requeues its exit actions count, mtask.retries).
 func needsStamps(j *mjob) bool {
 	for _, t := range j.tasks {
 		if t.att != nil || t.rec.Restarts > 0 {

@@ -100,6 +100,15 @@ func featureCases() []replayCase {
 				{name: "mid2", slots: 1, submit: 215, run: 100, extra: `, "priority": 40`},
 				{name: "low4", slots: 1, submit: 210, run: 100, extra: lowPrio, kill: 900},
 			}},
+		// Exit actions: h1 preempts all three, and f (on_preempt: fail)
+		// fails; h2 preempts r (max_retries 1) a second time, which fails
+		// it, and o, which waits again and completes. Then the pool's
+		// max_retries 1 fails r, and o's own max_retries 3 keeps it.
+		{name: "priority-max-retries", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: exitActionJobs(`, "max_retries": 1`, "")},
+		{name: "priority-pool-max-retries",
+			config: "pools:\n  - {name: default, policy: priority, preemption: true, max_retries: 1}\n",
+			nodes:  replayNodes, jobs: exitActionJobs("", `, "max_retries": 3`)},
 		// Moves and resizes whose checkpoints take 30s: the task holds its
 		// old slots and its new placement meanwhile, does no work, and
 		// restarts on the new placement when the checkpoint lands (p3
@@ -149,6 +158,17 @@ func featureCases() []replayCase {
 				{name: "c", slots: 1, submit: 0, run: 300, extra: preemptible},
 				{name: "d", slots: 2, submit: 50, run: 200},
 				{name: "e", slots: 1, submit: 120, run: 100, extra: lowPrio},
+			}},
+		// Exit actions after a loss, which counts as a retry: c (on_preempt:
+		// fail) fails when n3 is lost; a (max_retries 1) waits again when
+		// n1 is lost and fails when it is lost again.
+		{name: "priority-node-loss-max-retries", config: "pools:\n  - {name: default, policy: priority, preemption: true}\nlost_node_grace: 0s\n",
+			nodes: replayNodes, downs: []rdown{{node: "n1", at: 100, back: 200}, {node: "n3", at: 150, back: 250}, {node: "n1", at: 300, back: 400}},
+			jobs: []rjob{
+				{name: "a", slots: 4, submit: 0, run: 1000, extra: lowPrio + `, "max_retries": 1`},
+				{name: "b", slots: 2, submit: 0, run: 500},
+				{name: "c", slots: 1, submit: 0, run: 600, extra: preemptible + `, "on_preempt": "fail"`},
+				{name: "d", slots: 1, submit: 260, run: 100, extra: lowPrio},
 			}},
 		// Nodes drained under running work and resumed later: nothing
 		// starts on a drained node, and a task there is not preempted
@@ -432,4 +452,17 @@ var everyJobs = []rjob{
 	{name: "high", slots: 2, submit: 130, run: 200, extra: `, "priority": 10`},
 	{name: "high2", slots: 4, submit: 400, run: 100, extra: `, "priority": 10`},
 	{name: "high3", slots: 1, submit: 410, run: 150, extra: `, "priority": 20`},
+}
+
+// exitActionJobs: LOW jobs r and o, with exit actions rExit and oExit,
+// and f, which fails at its first preemption, under two preemptions of
+// the whole cluster.
+func exitActionJobs(rExit, oExit string) []rjob {
+	return []rjob{
+		{name: "r", slots: 4, submit: 0, run: 1000, extra: lowPrio + rExit},
+		{name: "f", slots: 2, submit: 0, run: 1000, extra: lowPrio + `, "on_preempt": "fail"`},
+		{name: "o", slots: 1, submit: 0, run: 600, extra: lowPrio + oExit},
+		{name: "h1", slots: 7, submit: 100, run: 100, extra: `, "priority": 10`},
+		{name: "h2", slots: 7, submit: 400, run: 100, extra: `, "priority": 10`},
+	}
 }

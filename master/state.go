@@ -84,6 +84,11 @@ type mtask struct {
 	// preempted orders the task's last preemption, move or resize among
 	// the others (launchorder.go); 0 for none since the master started.
 	preempted int64
+	// retries counts the task's requeues, after a preemption or a lost
+	// attempt (not a move's restart), which its job's exit actions cap
+	// (exitRequeue); a restarted master counts them in the event log
+	// (restoreLaunches).
+	retries int32
 }
 
 // mattempt is an open attempt: one part per node of its placement.
@@ -265,6 +270,9 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 	if old != rec.State {
 		t.job.count.add(old, -1)
 		t.job.count.add(rec.State, 1)
+		if rec.State == store.TaskQueued {
+			t.retries++
+		}
 	}
 	if t.att != nil && (!rec.State.Active() || rec.Attempt != t.att.number) {
 		m.release(t)

@@ -216,7 +216,7 @@ func (ca *clusterAPI) scenarioCluster(cfg *config.Config) (*scenario.Scenario, [
 		QOS: cfg.QOS, Decay: cfg.Decay}}
 	var notes []string
 	for _, p := range cfg.Pools {
-		sp := scenario.Pool{Pool: p.Pool, Quota: -1, OnPreempt: scenario.OnPreemptReschedule, MaxRetries: -1}
+		sp := scenario.Pool{Pool: p.Pool, Quota: -1, OnPreempt: cmp.Or(p.OnPreempt, scenario.OnPreemptReschedule), MaxRetries: p.MaxRetries}
 		for _, n := range ca.m.nodes {
 			if n.pool != p.Name || len(n.rec.GPUs) == 0 {
 				continue
@@ -306,6 +306,12 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	if err == nil && (sj.Preemptible || sj.MinSlots > 0) {
 		sj.CheckpointEvery = h.checkpointEvery
 	}
+	// Its exit actions as they are live: its file's, else its pool's
+	// (p's, the configuration's); a scenario takes them in a pool that
+	// preempts only, and from a job submitted preemptible (exportChanges).
+	if ea := exitActionsOf(cfg, &mjob{rec: j, spec: h}); err == nil && poolPreempts(cfg, &p.Pool) {
+		sj.OnPreempt, sj.MaxRetries = ea.onPreempt, ea.maxRetries
+	}
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0, sj.CheckpointEvery)
 	note, ok := exportRunTime(j, w, &sj)
 	if !ok {
@@ -329,7 +335,7 @@ func exportRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	switch {
 	case w.n > 0:
 		sj.Duration = max(w.mean, 1)
-	case len(w.failed) > 0 || len(w.startFailed) > 0 || w.lost > 0:
+	case len(w.failed) > 0 || len(w.startFailed) > 0 || w.lost > 0 || w.exitFailed:
 		// No task completed: any run time longer than every task's work
 		// replays the failures (and the failed starts, after the work of
 		// the attempts before them, and the losses of the nodes they ran

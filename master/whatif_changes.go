@@ -108,6 +108,11 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 		// scenario refuses checkpoint_every there.
 		sj.CheckpointEvery = 0
 	}
+	if !sj.Preemptible {
+		// Nor exit actions other than its pool's: a job file gives them
+		// only when it is preemptible, so these are its pool's anyway.
+		sj.OnPreempt, sj.MaxRetries = p.OnPreempt, p.MaxRetries
+	}
 	return evs
 }
 

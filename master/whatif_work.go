@@ -65,6 +65,9 @@ type historyEvents struct {
 	// that stayed up.
 	notRun     map[attemptKey]bool
 	nodeLosses map[string][]time.Time
+	// exitFailed are the jobs a task of which its exit actions failed
+	// after a preemption (preempted to failed, exitRequeue).
+	exitFailed map[int64]bool
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -74,7 +77,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
-		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}}
+		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -98,9 +101,12 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 				h.changes[e.JobID] = append(h.changes[e.JobID], c)
 			}
 		case e.Index < 0:
+		case e.From == string(store.TaskPreempted) && e.To == string(store.TaskFailed):
+			h.exitFailed[e.JobID] = true
 		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
 			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
-		case e.From == string(store.TaskStarting) && e.To == string(store.TaskQueued) && strings.Contains(e.Reason, notRunReason):
+		case e.From == string(store.TaskStarting) && strings.Contains(e.Reason, notRunReason) &&
+			(e.To == string(store.TaskQueued) || e.To == string(store.TaskFailed)): // failed: by its exit actions
 			h.startLost[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case strings.Contains(e.Reason, notRunReason) && e.To != string(store.TaskKilled):
 			h.notRun[attemptKey{e.JobID, e.Index, e.Attempt}] = true
@@ -150,6 +156,10 @@ type jobWork struct {
 	// ended live.
 	open     int
 	openMost int64
+	// exitFailed says a task of the job was failed by its exit actions
+	// after a preemption: a run time must pass most for the failure to
+	// replay, as for a loss.
+	exitFailed bool
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
@@ -217,6 +227,7 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		tw.add(a, start, stop, rate, every)
 	}
 	tw.sum(&w, int64(max(j.Slots, 1)), elastic)
+	w.exitFailed = hist.exitFailed[j.ID]
 	return w
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -156,8 +157,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	yamlfield.Field(f, "user", &j.User, name)
 	yamlfield.Field(f, "gpu", &j.GPU, name)
 	fl.checkpoint = yamlfield.Field(f, "checkpoint_every", &j.CheckpointEvery, yamlfield.PositiveDuration)
-	fl.onPreempt = yamlfield.Field(f, "on_preempt", &j.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
-	fl.maxRetries = yamlfield.Field(f, "max_retries", &j.MaxRetries, yamlfield.IntAtLeast(0))
+	fl.onPreempt, fl.maxRetries = spec.ExitActionFields(f, &j.OnPreempt, &j.MaxRetries)
 	yamlfield.Field(f, "qos", &j.QOS, name)
 	yamlfield.Field(f, "licenses", &j.Licenses, licenseMap)
 	yamlfield.Field(f, "account", &j.Account, name)

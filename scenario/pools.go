@@ -136,8 +136,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		p.ownPool(f, &pl)
 	}
 	yamlfield.Field(f, "quota", &pl.Quota, yamlfield.IntAtLeast(0))
-	yamlfield.Field(f, "on_preempt", &pl.OnPreempt, yamlfield.Enum("on_preempt", onPreempts...))
-	yamlfield.Field(f, "max_retries", &pl.MaxRetries, yamlfield.IntAtLeast(0))
+	spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries)
 	f.Done()
 	p.CheckPolicy(f, &pl.Pool)
 	if pl.Policy != "" {
@@ -149,7 +148,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 		info.largest = max(info.largest, n.Slots)
 		info.largestOf[n.GPU] = max(info.largestOf[n.GPU], n.Slots)
 	}
-	info.policy, info.preempts, info.quota = pl.Policy, preempts(&pl), pl.Quota
+	info.policy, info.preempts, info.quota = pl.Policy, pl.Pool.Preempts(), pl.Quota
 	info.onPreempt, info.maxRetries = pl.OnPreempt, pl.MaxRetries
 	if pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 {
 		info.fs, info.fsMode = true, pl.Multifactor.FairShareMode
@@ -181,19 +180,6 @@ func (p *parser) sharingPool(f *yamlfield.Fields, owner string) {
 	}
 }
 
-// preempts reports whether a pool's policy ever preempts a task.
-func preempts(pl *Pool) bool {
-	switch pl.Policy {
-	case PolicyQuota:
-		return true
-	case PolicyPriority:
-		return pl.Preemption || pl.Backfill
-	case PolicyFairShare, PolicyMultifactor:
-		return pl.Preemption
-	}
-	return false
-}
-
 // checkScenarioOptions rejects the scenario's own options where the
 // pool's policy would ignore them (CheckPolicy checks the shared ones).
 func checkScenarioOptions(f *yamlfield.Fields, pl *Pool) {
@@ -211,31 +197,14 @@ func checkScenarioOptions(f *yamlfield.Fields, pl *Pool) {
 func (p *parser) checkPoolPreemption() {
 	for _, name := range p.PoolOrder {
 		info := p.pools[name]
-		if p.QOSPreempt && (info.policy == PolicyPriority || info.policy == PolicyMultifactor) {
+		if p.QOSPreempt && spec.QOSPreempts(info.policy) {
 			info.preempts = true
 		}
 		if info.preempts || info.fields == nil || info.policy == "" || info.shares != "" {
 			continue
 		}
-		for _, key := range []string{"on_preempt", "max_retries"} {
-			if info.fields.Node(key) != nil {
-				info.fields.Errorf(key, "this pool never preempts (policy %s%s), so %s would never apply", info.policy, preemptHint(info.policy), key)
-			}
-		}
+		spec.RejectExitActions(info.fields, info.policy)
 	}
-}
-
-// preemptHint says how a pool that never preempts could.
-func preemptHint(policy sched.Policy) string {
-	switch policy {
-	case PolicyPriority:
-		return " without preemption, backfill or a QOS that preempts"
-	case PolicyFairShare:
-		return " without preemption"
-	case PolicyMultifactor:
-		return " without preemption or a QOS that preempts"
-	}
-	return ""
 }
 
 func addSaturating(a, b int) int {

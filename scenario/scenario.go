@@ -77,8 +77,8 @@ const (
 
 // What happens to a task after it is preempted (its exit action).
 const (
-	OnPreemptReschedule = "reschedule"
-	OnPreemptFail       = "fail"
+	OnPreemptReschedule = spec.OnPreemptReschedule
+	OnPreemptFail       = spec.OnPreemptFail
 )
 
 // Job defaults and limits.
@@ -101,7 +101,6 @@ var (
 	policies     = spec.Policies
 	topologies   = []string{TopologyPrefer, TopologyRequired}
 	classes      = []string{ClassHigh, ClassNormal, ClassLow}
-	onPreempts   = []string{OnPreemptReschedule, OnPreemptFail}
 	reservations = spec.Reservations
 	placements   = spec.Placements
 	kinds        = []string{KindExperiment, KindCommand, KindNotebook, KindShell, KindTensorboard}

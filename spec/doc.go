@@ -11,7 +11,10 @@
 // master's users, node rules' pools and timeouts; a scenario's nodes'
 // slots and GPUs, accounts, jobs and events) stays in that format's
 // package. Its types convert to the scheduling core's at use (Sched,
-// SchedProjects, SchedLicenses, SchedQOS).
+// SchedProjects, SchedLicenses, SchedQOS). Exit actions (exitactions.go:
+// on_preempt and max_retries, ExitActionFields) sit in each format's pool
+// type, but are read by this one function, and refused alike on a pool
+// that never preempts (Pool.Preempts, QOSPreempts, RejectExitActions).
 //
 // The encoder (encode.go) writes the same types back in a dialect, so
 // that a program that writes a file (the master's export of its history

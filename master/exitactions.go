@@ -1,0 +1,162 @@
+package master
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/store"
+)
+
+// A job's exit actions (on_preempt, max_retries) say whether a task that a
+// preemption or a lost attempt stopped waits to be rescheduled or fails,
+// by the rule the simulator follows too (lifecycle.ExitRequeues). A job
+// file may give them (jobfile.Resources, kept in the job's stored spec);
+// without them the job takes its pool's (config.Pool), read when an
+// attempt ends, as the simulator's scenario pools give theirs.
+
+// exitActions are a job's exit actions in a scenario's terms:
+// spec.OnPreemptReschedule or spec.OnPreemptFail, and the times a task
+// may be rescheduled before it fails, spec.NoRetryCap for no cap.
+type exitActions struct {
+	onPreempt  string
+	maxRetries int
+}
+
+// defaultExitActions are a pool's without any: reschedule, no cap.
+var defaultExitActions = exitActions{onPreempt: spec.OnPreemptReschedule, maxRetries: spec.NoRetryCap}
+
+// exitActionsOf is job j's exit actions under cfg: its file's, else its
+// pool's.
+func exitActionsOf(cfg *config.Config, j *mjob) exitActions {
+	ea := defaultExitActions
+	if p, ok := cfg.Pool(j.rec.Pool); ok {
+		ea = exitActions{onPreempt: p.OnPreempt, maxRetries: p.MaxRetries}
+		if ea.onPreempt == "" {
+			ea.onPreempt = spec.OnPreemptReschedule
+		}
+	}
+	if j.spec.onPreempt != "" {
+		ea.onPreempt = j.spec.onPreempt
+	}
+	if j.spec.maxRetries != nil {
+		ea.maxRetries = *j.spec.maxRetries
+	}
+	return ea
+}
+
+// rule is the exit actions as lifecycle.ExitRequeues takes them, read as
+// the simulator reads a scenario job's (sim/scenario.go): on_preempt:
+// fail, or max_retries 0, fails a task at its first stop; a positive
+// max_retries caps its reschedules (0: no cap).
+func (ea exitActions) rule() (failOnPreempt bool, maxRetries int32) {
+	switch {
+	case ea.onPreempt == spec.OnPreemptFail || ea.maxRetries == 0:
+		return true, 0
+	case ea.maxRetries > 0:
+		return false, int32(ea.maxRetries)
+	}
+	return false, 0
+}
+
+// isDefault reports whether they are a pool's without any.
+func (ea exitActions) isDefault() bool { return ea == defaultExitActions }
+
+// failReason is the reason of the failure of a task that lead (what
+// stopped it: "preempted", or a lost attempt's reason) stopped after it
+// had been rescheduled retries times, which its exit actions fail:
+// "preempted; on_preempt: fail", "preempted 3 times, max_retries 2".
+func (ea exitActions) failReason(lead string, retries int32) string {
+	if ea.onPreempt == spec.OnPreemptFail {
+		return lead + "; on_preempt: fail"
+	}
+	n := plural.Count(int(retries)+1, "time")
+	if lead == preemptedLead {
+		return fmt.Sprintf("%s %s, max_retries %d", lead, n, ea.maxRetries)
+	}
+	return fmt.Sprintf("%s; stopped %s, max_retries %d", lead, n, ea.maxRetries)
+}
+
+// preemptedLead leads the reason of a task that its exit actions failed
+// after a preemption; unplacedNote ends it when the preemption was a move
+// or resize whose new placement lost a node (unplacedReason), which the
+// decision log reads back as a preemption.
+const (
+	preemptedLead = "preempted"
+	unplacedNote  = ": a node of its new placement is down"
+)
+
+// exitRequeue turns tr, task t's requeue after lead stopped it, into the
+// task's failure where its job's exit actions say so (retries counts its
+// requeues so far, mtask.retries), with a reason that names them. Callers
+// hold mu.
+func (m *Master) exitRequeue(t *mtask, tr *store.TaskTransition, lead, note string) {
+	ea := exitActionsOf(m.cfg, t.job)
+	fail, maxRetries := ea.rule()
+	if lifecycle.ExitRequeues(fail, maxRetries, t.retries) {
+		return
+	}
+	tr.To, tr.Reason = store.TaskFailed, ea.failReason(lead, t.retries)+note
+}
+
+// poolPreempts reports whether pool p of cfg ever preempts, by the rule
+// that scenario files and the configuration check exit actions by
+// (spec.Pool.Preempts, spec.QOSPreempts).
+func poolPreempts(cfg *config.Config, p *spec.Pool) bool {
+	if p.Preempts() {
+		return true
+	}
+	for _, q := range cfg.QOS {
+		if q.Preempt && spec.QOSPreempts(p.Policy) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkExitActions refuses a job file's exit actions in a pool that never
+// preempts, where they would never apply, as a scenario does.
+func checkExitActions(cfg *config.Config, pool string, r jobfile.Resources) error {
+	p, ok := cfg.Pool(pool)
+	if !ok || poolPreempts(cfg, &p.Pool) {
+		return nil
+	}
+	for _, f := range []struct {
+		key string
+		set bool
+	}{{"on_preempt", r.OnPreempt != ""}, {"max_retries", r.MaxRetries != nil}} {
+		if f.set {
+			return badRequest("resources."+f.key, "resources.%s: pool %s never preempts (policy %s), so %s would never apply",
+				f.key, pool, p.Policy, f.key)
+		}
+	}
+	return nil
+}
+
+// exitActionsView gives a job's view its exit actions in force, from its
+// stored spec and its pool's, where they are not the default.
+func (ja *jobsAPI) exitActionsView(ctx context.Context, v *api.Job) error {
+	rec, err := ja.m.st.Job(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	h, err := decodeSpec(rec.Spec, rec.Kind)
+	if err != nil {
+		return nil // a spec that does not decode gives no hints either
+	}
+	ea := exitActionsOf(ja.m.Config(), &mjob{rec: rec, spec: h})
+	if ea.isDefault() {
+		return nil
+	}
+	v.OnPreempt = ea.onPreempt
+	if ea.maxRetries != spec.NoRetryCap {
+		n := ea.maxRetries
+		v.MaxRetries = &n
+	}
+	return nil
+}
