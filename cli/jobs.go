@@ -156,6 +156,11 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if f.watch && f.interval < 100*time.Millisecond {
 		return usageErrorf("--interval: expected at least 100ms, got %s", f.interval)
 	}
+	if f.since != "" {
+		if _, err := checkWhen("--since", f.since, time.Now()); err != nil {
+			return err
+		}
+	}
 	c, err := newClient(cmd)
 	if err != nil {
 		return err
