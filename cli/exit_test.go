@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +67,43 @@ func TestVersionCommand(t *testing.T) {
 	var info version.Info
 	if err := json.Unmarshal([]byte(mustRun(t, "version", "-o", "json")), &info); err != nil || info.Version != version.String() {
 		t.Errorf("allot version -o json: %+v, %v", info, err)
+	}
+}
+
+// TestListenExitCodes: a --listen that cannot be an address is a usage
+// error (exit 2), while an address in use is the environment's (exit 1);
+// neither leaves a data directory behind.
+func TestListenExitCodes(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	tests := []struct {
+		name   string
+		cmd    string
+		listen string
+		code   int
+		stderr string // substring
+	}{
+		{"dev port out of range", "dev", "127.0.0.1:99999", ExitUsage, "--listen 127.0.0.1:99999: expected a port from 0 to 65535"},
+		{"dev no port", "dev", "nonsense", ExitUsage, "--listen nonsense: expected HOST:PORT"},
+		{"dev in use", "dev", taken.Addr().String(), ExitError, "the address is in use"},
+		{"master port out of range", "master", "127.0.0.1:99999", ExitUsage, "expected a port from 0 to 65535"},
+		{"master no port", "master", "nonsense", ExitUsage, "--listen nonsense: expected HOST:PORT"},
+		{"master in use", "master", taken.Addr().String(), ExitError, "the address is in use"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			var out, errOut bytes.Buffer
+			code := Main([]string{tt.cmd, "--listen", tt.listen, "--data", data}, &out, &errOut)
+			if code != tt.code || !strings.Contains(errOut.String(), tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), tt.code, tt.stderr)
+			}
+			if _, err := os.Stat(data); err == nil {
+				t.Errorf("the refused start made its data directory")
+			}
+		})
 	}
 }
