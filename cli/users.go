@@ -310,9 +310,9 @@ func newTokenCmd() *cobra.Command {
 		Short: "Revoke a token (see allot token list for IDs)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return fmt.Errorf("token ID: expected a positive integer, got %q", args[0])
+			id, err := parseID("token ID", args[0])
+			if err != nil {
+				return err
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
 				return fmt.Sprintf("Revoked token %d", id), c.RevokeToken(ctx, id)
