@@ -194,3 +194,32 @@ func TestSimJobsFlagHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroFlagValues: a flag given explicitly is never silently replaced
+// by its default: a 0 where the default would be taken instead is
+// refused, naming the flag and the value, as a usage error.
+func TestZeroFlagValues(t *testing.T) {
+	swf := filepath.Join(traceDir, "backfill.swf")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"zero slots", []string{"sim", swf, "--slots", "0"}, `invalid argument "0" for "--slots" flag: expected a count >= 1 (leave the flag out for the default), got "0"`},
+		{"zero nodes", []string{"sim", swf, "--nodes", "0"}, `invalid argument "0" for "--nodes" flag: expected a count >= 1`},
+		{"negative nodes", []string{"sim", swf, "--nodes", "-3"}, `invalid argument "-3" for "--nodes" flag: expected a count >= 1`},
+		{"compare zero slots", []string{"sim", "compare", swf, "--slots", "0"}, `"--slots" flag: expected a count >= 1`},
+		{"zero join ttl", []string{"token", "create", "--join", "--ttl", "0", "--master", "127.0.0.1:1"},
+			`--ttl: expected a lifetime > 0, got "0" (leave --ttl out for the default: no expiry for API tokens, 24h for join tokens)`},
+		{"zero user ttl", []string{"token", "create", "--user", "ann", "--ttl", "0s", "--master", "127.0.0.1:1"}, `--ttl: expected a lifetime > 0, got "0s"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(tt.args, &out, &errOut)
+			if code != ExitUsage || !strings.Contains(errOut.String(), tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), ExitUsage, tt.stderr)
+			}
+		})
+	}
+}

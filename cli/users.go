@@ -290,6 +290,11 @@ func newTokenCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// The API reads 0 as the kind's default; given on the
+				// command line it would be silently replaced.
+				if s == 0 {
+					return usageErrorf("--ttl: expected a lifetime > 0, got %q (leave --ttl out for the default: no expiry for API tokens, 24h for join tokens)", ttl)
+				}
 				nt.TTLS = s
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
