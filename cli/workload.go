@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,8 +43,13 @@ func (f *workloadFlags) load(path string) (*sim.Workload, error) {
 	default:
 		return nil, usageErrorf("--format: expected %s, %s or %s, got %q", sim.FormatScenario, sim.FormatSWF, sim.FormatCSV, f.format)
 	}
-	return sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: int(f.nodes), Slots: int(f.slots),
+	w, err := sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: int(f.nodes), Slots: int(f.slots),
 		ProjectsByUser: f.projects == "user"})
+	if errors.Is(err, sim.ErrTraceOnly) {
+		// A flag that does not apply to the input: the command line's fault.
+		return nil, asUsage(err)
+	}
+	return w, err
 }
 
 // countFlag is an optional count (--nodes, --slots): left out it is 0,
