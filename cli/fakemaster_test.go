@@ -86,8 +86,11 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	mux.HandleFunc("GET /api/v1/jobs/{id}", f.withJob(func(j *api.Job, _ *http.Request) (any, int) { return *j, 200 }))
 	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.withJob(f.update))
 	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
+		if j.State == "completed" || j.State == "failed" || j.State == "killed" {
+			return api.KillReply{Job: *j, AlreadyEnded: true}, 200
+		}
 		j.State = "killed"
-		return *j, 200
+		return api.KillReply{Job: *j}, 200
 	}))
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.withJob(f.logsPage))
 	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
