@@ -92,6 +92,14 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		j.State = "killed"
 		return api.KillReply{Job: *j}, 200
 	}))
+	mux.HandleFunc("POST /api/v1/tokens", func(w http.ResponseWriter, r *http.Request) {
+		var nt api.NewToken
+		if err := json.NewDecoder(r.Body).Decode(&nt); err != nil {
+			reply(w, 400, api.Error{Error: err.Error()})
+			return
+		}
+		reply(w, 201, api.CreatedToken{Token: api.Token{ID: 9, Kind: nt.Kind, Subject: nt.User}, Secret: "allot_secret"})
+	})
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.withJob(f.logsPage))
 	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
 		return fixtureMetrics(j.ID), 200

@@ -302,7 +302,7 @@ func newTokenCmd() *cobra.Command {
 				if err != nil {
 					return "", err
 				}
-				return tokenMessage(t), nil
+				return tokenMessage(t, c.Addr()), nil
 			})
 		},
 	}
@@ -335,7 +335,9 @@ func newTokenCmd() *cobra.Command {
 	return cmd
 }
 
-func tokenMessage(t api.CreatedToken) string {
+// tokenMessage says what was made, with the secret and how to use it
+// against master, the address this command used.
+func tokenMessage(t api.CreatedToken, master string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Created %s token %d", t.Token.Kind, t.Token.ID)
 	if t.Token.Kind == api.TokenUser {
@@ -346,9 +348,9 @@ func tokenMessage(t api.CreatedToken) string {
 	}
 	fmt.Fprintf(&b, ". It is shown only this once:\n%s\n", t.Secret)
 	if t.Token.Kind == api.TokenJoin {
-		b.WriteString("Start agents with: allot agent --master URL --join-token-file FILE (or $ALLOT_JOIN_TOKEN)")
+		fmt.Fprintf(&b, "Start agents with: allot agent --master %s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master)
 	} else {
-		b.WriteString("The user logs in with: allot login --master URL --token-file FILE")
+		fmt.Fprintf(&b, "The user logs in with: allot login --master %s --token-file FILE", master)
 	}
 	return b.String()
 }
