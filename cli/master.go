@@ -138,13 +138,9 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg := config.Default()
-	if f.config != "" {
-		c, err := config.Load(f.config)
-		if err != nil {
-			return fmt.Errorf("--config: %w", err)
-		}
-		cfg = c
+	cfg, err := masterConfig(f.config)
+	if err != nil {
+		return err
 	}
 	// The address is taken before the data directory is made or the
 	// store opened: a start that cannot serve must leave nothing behind.
@@ -195,6 +191,18 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	<-loop
 	logger.Info("master stopped")
 	return err
+}
+
+// masterConfig loads --config, or the default configuration without it.
+func masterConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return config.Default(), nil
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	return cfg, nil
 }
 
 // listenFlag takes the address of --listen (allot master, allot dev). An
