@@ -15,6 +15,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/agentd"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/version"
 )
@@ -92,6 +93,9 @@ SIGTERM exits at once, as --on-exit keep would. See docs/agent.md.`,
 // config turns the flags into the agent's configuration, detecting the
 // GPUs unless fake ones are declared.
 func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Config, error) {
+	if err := f.check(cmd); err != nil {
+		return agentd.Config{}, err
+	}
 	logger, err := newLogger(cmd.ErrOrStderr(), f.logLevel, f.logFormat)
 	if err != nil {
 		return agentd.Config{}, err
@@ -133,9 +137,6 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 		return agentd.Config{}, fmt.Errorf("node %s has no credential in %s yet: give a join token with --join-token-file or $%s "+
 			"(an admin makes one with: allot token create --join)", f.name, workDir, JoinTokenEnv)
 	}
-	if f.exitGrace < 0 {
-		return agentd.Config{}, usageErrorf("--exit-grace: expected a duration >= 0, got %v", f.exitGrace)
-	}
 	return agentd.Config{
 		Master:    master.Addr(),
 		Name:      f.name,
@@ -151,6 +152,30 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 		Client:    hc,
 		Runner:    agent.Runner{Shim: taskShim()},
 	}, nil
+}
+
+// check validates the flags' own values, each naming its flag, before
+// anything is looked at (GPUs, credentials, the master): a wrong command
+// line is reported as such, not as what it would have led to.
+func (f *agentFlags) check(cmd *cobra.Command) error {
+	// The master's rule for node names, which it applies at registration.
+	if err := auth.CheckName("--name", f.name); err != nil {
+		return asUsage(err)
+	}
+	if f.onExit != string(agentd.ExitKill) && f.onExit != string(agentd.ExitKeep) {
+		return usageErrorf("--on-exit: expected %s or %s, got %q", agentd.ExitKill, agentd.ExitKeep, f.onExit)
+	}
+	if f.exitGrace < 0 {
+		return usageErrorf("--exit-grace: expected a duration >= 0, got %v", f.exitGrace)
+	}
+	if cmd.Flags().Changed("fake-gpus") && f.fakeGPUs < 0 {
+		return usageErrorf("--fake-gpus: expected a count >= 0, got %d", f.fakeGPUs)
+	}
+	if _, err := newLogger(io.Discard, f.logLevel, f.logFormat); err != nil {
+		return err
+	}
+	_, err := parseLabels(f.labels)
+	return err
 }
 
 // taskShim is this binary, which runs as a task shim when called with
@@ -181,10 +206,7 @@ func (f *agentFlags) joinToken() (string, error) {
 // Only a missing nvidia-smi suggests the fake inventory: any other
 // failure is a driver problem on a machine that may well have GPUs.
 func (f *agentFlags) gpus(ctx context.Context, fake bool) ([]agent.GPU, error) {
-	if fake {
-		if f.fakeGPUs < 0 {
-			return nil, usageErrorf("--fake-gpus: expected a count >= 0, got %d", f.fakeGPUs)
-		}
+	if fake { // a negative count is refused by check
 		return agent.Fake(f.fakeGPUs, f.gpuType), nil
 	}
 	if f.gpuType != "" {

@@ -26,7 +26,7 @@ func TestAgentFlagErrors(t *testing.T) {
 		{"label without value", []string{"--fake-gpus", "1", "--label", "rack"}, `--label "rack": expected key=value`},
 		{"label twice", []string{"--fake-gpus", "1", "--label", "a=1", "--label", "a=2"}, "label a given twice"},
 		{"bad log level", []string{"--fake-gpus", "1", "--log-level", "loud"}, "--log-level"},
-		{"bad on-exit", []string{"--fake-gpus", "1", "--on-exit", "drain"}, `on exit: expected "kill" or "keep"`},
+		{"bad on-exit", []string{"--fake-gpus", "1", "--on-exit", "drain"}, `--on-exit: expected kill or keep, got "drain"`},
 		{"bad master", []string{"--fake-gpus", "1", "--master", "ftp://m"}, "expected a URL such as"},
 		{"negative grace", []string{"--fake-gpus", "1", "--exit-grace", "-1s"}, "--exit-grace"},
 	}
@@ -38,6 +38,42 @@ func TestAgentFlagErrors(t *testing.T) {
 			_, _, err := run(t, args...)
 			if err == nil || !strings.Contains(err.Error(), tc.errHas) {
 				t.Fatalf("allot %s: %v, want an error with %q", strings.Join(args, " "), err, tc.errHas)
+			}
+		})
+	}
+}
+
+// TestAgentFlagValuesFirst: a wrong flag value is reported as such,
+// naming the flag, with exit 2, before the agent looks for GPUs or a
+// credential: even without a join token, which it would otherwise
+// report instead.
+func TestAgentFlagValuesFirst(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no nvidia-smi
+	cases := []struct {
+		name   string
+		args   []string
+		join   bool // with a join token
+		stderr string
+	}{
+		{"on-exit", []string{"--on-exit", "maybe"}, true, `allot: --on-exit: expected kill or keep, got "maybe"`},
+		{"on-exit without a join token", []string{"--on-exit", "maybe"}, false, `allot: --on-exit: expected kill or keep, got "maybe"`},
+		{"exit-grace without a join token", []string{"--exit-grace", "-5s"}, false, "allot: --exit-grace: expected a duration >= 0, got -5s"},
+		{"name", []string{"--name", "bad/name"}, true, `allot: --name "bad/name": character 4 ('/') is not allowed`},
+		{"name without a join token", []string{"--name", "bad/name"}, false, `allot: --name "bad/name"`},
+		{"fake gpus before detection", []string{"--fake-gpus", "-2", "--on-exit", "keep"}, false, "allot: --fake-gpus: expected a count >= 0, got -2"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			join := ""
+			if tc.join {
+				join = "allot_j_test"
+			}
+			t.Setenv(JoinTokenEnv, join)
+			args := append([]string{"agent", "--work-dir", t.TempDir(), "--master", "127.0.0.1:1"}, tc.args...)
+			var out, errOut bytes.Buffer
+			code := Main(args, &out, &errOut)
+			if code != ExitUsage || !strings.Contains(errOut.String(), tc.stderr) {
+				t.Errorf("allot %s: exit %d, stderr %q; want exit %d and %q", strings.Join(args, " "), code, errOut.String(), ExitUsage, tc.stderr)
 			}
 		})
 	}

@@ -54,27 +54,50 @@ func usageLine(c *cobra.Command) string {
 	return strings.TrimSpace(c.CommandPath() + " " + args)
 }
 
-// argNoun names an argument placeholder in words. An ID or NAME is one of
+// argName names an argument placeholder in words. An ID or NAME is one of
 // the objects of the command's group ("allot token revoke ID": a token
 // ID), and of a job for the top-level commands (allot explain ID).
-func argNoun(c *cobra.Command, placeholder string) string {
+func argName(c *cobra.Command, placeholder string) string {
 	group := "job"
 	if p := c.Parent(); p != nil && p.HasParent() {
 		group = p.Name()
 	}
-	var noun string
 	switch placeholder {
 	case "ID":
-		noun = group + " ID"
+		return group + " ID"
 	case "NAME":
-		noun = group + " name"
-	default:
-		noun = strings.ToLower(placeholder)
+		return group + " name"
 	}
+	return strings.ToLower(placeholder)
+}
+
+// argNoun is argName with its article ("a job ID").
+func argNoun(c *cobra.Command, placeholder string) string {
+	noun := argName(c, placeholder)
 	if strings.ContainsRune("aeio", rune(noun[0])) {
 		return "an " + noun
 	}
 	return "a " + noun
+}
+
+// argChecks check the numeric placeholders of Use lines by the parsers
+// the commands read them with; negativeArg runs one on a negative number,
+// which pflag stops before the command sees it, so that it is refused in
+// the same words as any other wrong value ("priority: expected 1 to 99
+// ..., got -5"). A command with a new numeric placeholder adds it here.
+var argChecks = map[string]func(c *cobra.Command, s string) error{
+	"ID": func(c *cobra.Command, s string) error {
+		_, err := parseID(argName(c, "ID"), s)
+		return err
+	},
+	"PRIORITY": func(_ *cobra.Command, s string) error {
+		_, _, err := parsePriority(s)
+		return err
+	},
+	"WEIGHT": func(_ *cobra.Command, s string) error {
+		_, err := parseWeight(s)
+		return err
+	},
 }
 
 // argsError says what is wrong with the count of args, which c's Args

@@ -42,6 +42,28 @@ func TestArgsMatchUse(t *testing.T) {
 	walk(New())
 }
 
+// TestNumericArgsChecked: every placeholder of a Use line that is not a
+// name or a file has a check in argChecks, so that a negative number given
+// for it is refused by what it expects (negativeArg), for every command.
+func TestNumericArgsChecked(t *testing.T) {
+	words := map[string]bool{"NAME": true, "FILE": true}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		spec := parseUse(c.Use)
+		for _, p := range append(spec.required, spec.optional...) {
+			t.Run(c.CommandPath()+" "+p, func(t *testing.T) {
+				if argChecks[p] == nil && !words[p] {
+					t.Errorf("placeholder %s of %q has no check in argChecks", p, c.Use)
+				}
+			})
+		}
+	}
+	walk(New())
+}
+
 func TestParseUse(t *testing.T) {
 	tests := []struct {
 		use                string
@@ -98,9 +120,33 @@ func TestUsageErrors(t *testing.T) {
 		{"optional file", []string{"sim", "a.yaml", "b.yaml"},
 			"allot sim: unexpected argument \"b.yaml\": expected at most a file (allot sim [FILE | --from-history])\nRun 'allot sim --help' for usage.\n"},
 		{"negative id", []string{"job", "kill", "-3"},
-			"allot job kill: -3 is not a valid argument: no argument may be negative (allot job kill ID)\nRun 'allot job kill --help' for usage.\n"},
+			"allot: job ID: expected a positive integer, got \"-3\"\nRun 'allot job kill --help' for usage.\n"},
+		{"negative id as after --", []string{"job", "logs", "-3"},
+			"allot: job ID: expected a positive integer, got \"-3\"\nRun 'allot job logs --help' for usage.\n"},
+		{"id after --", []string{"job", "logs", "--", "-3"},
+			"allot: job ID: expected a positive integer, got \"-3\"\nRun 'allot job logs --help' for usage.\n"},
+		{"negative priority as out of range", []string{"job", "set-priority", "2", "-5"},
+			"allot: priority: expected 1 to 99 (lower is more important), got -5\nRun 'allot job set-priority --help' for usage.\n"},
+		{"priority out of range", []string{"job", "set-priority", "2", "99999"},
+			"allot: priority: expected 1 to 99 (lower is more important), got 99999\nRun 'allot job set-priority --help' for usage.\n"},
+		{"negative weight", []string{"job", "set-weight", "2", "-1.5"},
+			"allot: weight: expected a number > 0, got \"-1.5\"\nRun 'allot job set-weight --help' for usage.\n"},
+		{"negative token id", []string{"token", "revoke", "-2"},
+			"allot: token ID: expected a positive integer, got \"-2\"\nRun 'allot token revoke --help' for usage.\n"},
+		{"token id not a number", []string{"token", "revoke", "x"},
+			"allot: token ID: expected a positive integer, got \"x\"\nRun 'allot token revoke --help' for usage.\n"},
+		{"negative experiment id", []string{"experiment", "show", "-4"},
+			"allot: experiment ID: expected a positive integer, got \"-4\"\nRun 'allot experiment show --help' for usage.\n"},
+		{"negative top-level job id", []string{"explain", "-4"},
+			"allot: job ID: expected a positive integer, got \"-4\"\nRun 'allot explain --help' for usage.\n"},
+		{"negative node name", []string{"node", "drain", "-3", "--reason", "x"},
+			"allot node drain: -3 is not a valid argument: expected a node name (allot node drain NAME)\nRun 'allot node drain --help' for usage.\n"},
+		{"negative extra argument", []string{"job", "show", "1", "-2"},
+			"allot job show: unexpected argument \"-2\": expected only a job ID (allot job show ID)\nRun 'allot job show --help' for usage.\n"},
+		{"negative where none is taken", []string{"pools", "-1"},
+			"allot pools: unexpected argument \"-1\": it takes no arguments (allot pools)\nRun 'allot pools --help' for usage.\n"},
 		{"sim policy", []string{"sim", scenario, "--policy", "fastest"},
-			"allot: --policy: unknown policy \"fastest\" (want current, the workload's own, or one of fcfs, fifo, easy, conservative, backfill, fair_share, priority)\nRun 'allot sim --help' for usage.\n"},
+			"allot: --policy: expected current (the workload's own policies) or one of fcfs, fifo, easy, conservative, backfill, fair_share, priority, got \"fastest\"\nRun 'allot sim --help' for usage.\n"},
 		{"sim set", []string{"sim", scenario, "--set", "policy=backfill,reservations=easyy"},
 			"allot: --set: option set \"policy=backfill,reservations=easyy\": reservations: want easy or conservative, got \"easyy\"\nRun 'allot sim --help' for usage.\n"},
 		{"sim format", []string{"sim", scenario, "--format", "xml"},
@@ -110,7 +156,7 @@ func TestUsageErrors(t *testing.T) {
 		{"compare set", []string{"sim", "compare", scenario, "--set", "bogus"},
 			"allot: --set: option set \"bogus\": \"bogus\" is not key=value\nRun 'allot sim compare --help' for usage.\n"},
 		{"compare policy", []string{"sim", "compare", scenario, "--policy", "fastest"},
-			"allot: --policy: unknown policy \"fastest\" (want current, the workload's own, or one of fcfs, fifo, easy, conservative, backfill, fair_share, priority)\nRun 'allot sim compare --help' for usage.\n"},
+			"allot: --policy: expected current (the workload's own policies) or one of fcfs, fifo, easy, conservative, backfill, fair_share, priority, got \"fastest\"\nRun 'allot sim compare --help' for usage.\n"},
 		{"login without token", []string{"login"},
 			"allot: give the token with exactly one of --token and --token-file\nRun 'allot login --help' for usage.\n"},
 		{"token create without kind", []string{"token", "create"},

@@ -85,10 +85,13 @@ func requestContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 }
 
 // parseJobID reads a job id argument.
-func parseJobID(s string) (int64, error) {
+func parseJobID(s string) (int64, error) { return parseID("job ID", s) }
+
+// parseID reads an ID argument; what names it ("token ID").
+func parseID(what, s string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || id < 1 {
-		return 0, usageErrorf("job ID: expected a positive integer, got %q", s)
+		return 0, usageErrorf("%s: expected a positive integer, got %q", what, s)
 	}
 	return id, nil
 }

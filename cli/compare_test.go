@@ -68,7 +68,7 @@ func TestCompareRuns(t *testing.T) {
 			"easy fcfs easy-spread", ""},
 		{"duplicate names", []string{"--policy", "easy", "--set", "name=easy,policy=conservative"}, "", `two runs are named "easy"`},
 		{"bad set", []string{"--set", "policy=fifo,reservations=easy"}, "", "reservations apply only to policy backfill"},
-		{"bad preset", []string{"--policy", "lottery"}, "", `unknown policy "lottery" (want current, the workload's own, or one of fcfs,`},
+		{"bad preset", []string{"--policy", "lottery"}, "", `--policy: expected current (the workload's own policies) or one of fcfs, fifo,`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

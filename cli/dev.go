@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -140,7 +139,7 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	}
 	// The address is taken before the data directory is made: a start
 	// that cannot serve must leave nothing behind.
-	ln, err := listenDev(f.listen)
+	ln, err := listenFlag(f.listen)
 	if err != nil {
 		return err
 	}
@@ -188,20 +187,6 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	}
 	logger.Info("dev cluster stopped")
 	return err
-}
-
-// listenDev takes the dev cluster's address (--listen). An address in
-// use gets advice of its own: it is the usual failure of a second
-// allot dev.
-func listenDev(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("--listen %s: the address is in use (another allot dev or master?): stop that process, or pick another address with --listen, e.g. --listen 127.0.0.1:0 for any free port: %w", addr, err)
-	case err != nil:
-		return nil, fmt.Errorf("--listen %s: %w", addr, err)
-	}
-	return ln, nil
 }
 
 // startMaster opens the store, makes the master and serves it with the

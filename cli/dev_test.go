@@ -64,7 +64,7 @@ func TestDevFlagErrors(t *testing.T) {
 		{name: "address in use", f: devFlags{listen: busy.Addr().String(), data: fresh(), logLevel: "info"},
 			want: []string{"--listen " + busy.Addr().String() + ": the address is in use", "--listen 127.0.0.1:0"}},
 		{name: "address that does not parse", f: devFlags{listen: "127.0.0.1", data: fresh(), logLevel: "info"},
-			want: []string{"--listen 127.0.0.1: listen tcp"}},
+			want: []string{"--listen 127.0.0.1: expected HOST:PORT"}},
 		{name: "data directory in use", f: devFlags{listen: "127.0.0.1:0", data: inUse, logLevel: "info"},
 			want: []string{"--data " + inUse + ": the data directory is in use by process " + strconv.Itoa(os.Getpid())}, created: true},
 	}

@@ -78,15 +78,29 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // which it reads as a cluster of one-letter flags.
 var negativeFlag = regexp.MustCompile(`^unknown shorthand flag: '[0-9]' in (-[0-9][0-9.eE+-]*)$`)
 
-// negativeArg says what a negative number on the command line is, rather
-// than pflag's "unknown shorthand flag: '1' in -1": no argument of
-// Allot's commands may be negative (ids, weights, priorities, counts).
+// negativeArg says what is wrong with a negative number on the command
+// line, which pflag takes for a cluster of one-letter flags ("unknown
+// shorthand flag: '1' in -1"): the placeholder of its position in the
+// Use line says what the argument is, and its check (argChecks) says
+// what it expects, in the words the command itself would use for any
+// other wrong value of it.
 func negativeArg(c *cobra.Command, err error) error {
 	m := negativeFlag.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
-	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s is not a valid argument: no argument may be negative (%s)", m[1], usageLine(c))}
+	args := c.Flags().Args() // the positional arguments before it
+	spec := parseUse(c.Use)
+	names := append(spec.required, spec.optional...)
+	if len(args) >= len(names) {
+		return argsError(c, append(args, m[1]))
+	}
+	if check := argChecks[names[len(args)]]; check != nil {
+		if cerr := check(c, m[1]); cerr != nil {
+			return asUsage(cerr)
+		}
+	}
+	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s is not a valid argument: expected %s (%s)", m[1], argNoun(c, names[len(args)]), usageLine(c))}
 }
 
 // markUsageErrors makes cobra's own command-line errors usage errors, in

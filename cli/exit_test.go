@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,12 +32,16 @@ func TestMainExitCodes(t *testing.T) {
 		{"unknown flag", []string{"jobs", "--bogus"}, ExitUsage, "", "allot: unknown flag: --bogus\nRun 'allot jobs --help' for usage."},
 		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `invalid argument "soon"`},
 		{"negative weight", []string{"job", "set-weight", "19", "-1"}, ExitUsage, "",
-			"allot job set-weight: -1 is not a valid argument: no argument may be negative (allot job set-weight ID WEIGHT)\nRun 'allot job set-weight --help' for usage.\n"},
-		{"negative id", []string{"job", "show", "-3"}, ExitUsage, "", "-3 is not a valid argument"},
+			"allot: weight: expected a number > 0, got \"-1\"\nRun 'allot job set-weight --help' for usage.\n"},
+		{"negative id", []string{"job", "show", "-3"}, ExitUsage, "", `job ID: expected a positive integer, got "-3"`},
 		{"wrong argument count", []string{"job", "show"}, ExitUsage, "", "allot job show: expected a job ID (allot job show ID)"},
 		{"bad job id", []string{"job", "show", "x"}, ExitUsage, "", `job ID: expected a positive integer, got "x"`},
 		{"bad output format", []string{"pools", "-o", "xml"}, ExitUsage, "", `--output: expected one of table, wide, json, yaml`},
 		{"bad state", []string{"jobs", "--state", "done"}, ExitUsage, "", `--state: expected one of`},
+		{"trace flag on a scenario", []string{"sim", filepath.Join("..", "examples", "quickstart.yaml"), "--nodes", "4"}, ExitUsage, "",
+			"quickstart.yaml: a scenario file gives its own pools and nodes; --nodes and --slots are for bare traces\nRun 'allot sim --help' for usage."},
+		{"trace flag on a scenario to compare", []string{"sim", "compare", filepath.Join("..", "examples", "quickstart.yaml"), "--slots", "2"}, ExitUsage, "",
+			"--nodes and --slots are for bare traces\nRun 'allot sim compare --help' for usage."},
 		{"master refuses", []string{"jobs", "--pool", "nosuch", "--master", f.srv.URL}, ExitError, "", `no such pool (pools: research, batch)`},
 		{"missing job", []string{"job", "show", "99", "--master", f.srv.URL}, ExitError, "", "404"},
 		{"no master", []string{"jobs", "--master", "127.0.0.1:1"}, ExitError, "", "cannot reach the master"},
@@ -64,5 +71,43 @@ func TestVersionCommand(t *testing.T) {
 	var info version.Info
 	if err := json.Unmarshal([]byte(mustRun(t, "version", "-o", "json")), &info); err != nil || info.Version != version.String() {
 		t.Errorf("allot version -o json: %+v, %v", info, err)
+	}
+}
+
+// TestListenExitCodes: a --listen that cannot be an address is a usage
+// error (exit 2), while an address in use is the environment's (exit 1);
+// neither leaves a data directory behind.
+func TestListenExitCodes(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	tests := []struct {
+		name   string
+		cmd    string
+		listen string
+		code   int
+		stderr string // substring
+	}{
+		{"dev port out of range", "dev", "127.0.0.1:99999", ExitUsage, "--listen 127.0.0.1:99999: expected a port from 0 to 65535"},
+		{"dev no port", "dev", "nonsense", ExitUsage, "--listen nonsense: expected HOST:PORT"},
+		{"dev in use", "dev", taken.Addr().String(), ExitError, "the address is in use"},
+		{"master port out of range", "master", "127.0.0.1:99999", ExitUsage, "expected a port from 0 to 65535"},
+		{"master no port", "master", "nonsense", ExitUsage, "--listen nonsense: expected HOST:PORT"},
+		{"master in use", "master", taken.Addr().String(), ExitError, "the address is in use"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			var out, errOut bytes.Buffer
+			code := Main([]string{tt.cmd, "--listen", tt.listen, "--data", data}, &out, &errOut)
+			if code != tt.code || !strings.Contains(errOut.String(), tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), tt.code, tt.stderr)
+			}
+			if _, err := os.Stat(data); err == nil {
+				t.Errorf("the refused start made its data directory")
+			}
+		})
 	}
 }

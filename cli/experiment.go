@@ -34,7 +34,7 @@ func newExperimentShowCmd() *cobra.Command {
 			if err := out.check(); err != nil {
 				return err
 			}
-			id, err := parseJobID(args[0])
+			id, err := parseID("experiment ID", args[0])
 			if err != nil {
 				return err
 			}

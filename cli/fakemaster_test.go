@@ -86,9 +86,20 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	mux.HandleFunc("GET /api/v1/jobs/{id}", f.withJob(func(j *api.Job, _ *http.Request) (any, int) { return *j, 200 }))
 	mux.HandleFunc("PATCH /api/v1/jobs/{id}", f.withJob(f.update))
 	mux.HandleFunc("POST /api/v1/jobs/{id}/kill", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
+		if j.State == "completed" || j.State == "failed" || j.State == "killed" {
+			return api.KillReply{Job: *j, AlreadyEnded: true}, 200
+		}
 		j.State = "killed"
-		return *j, 200
+		return api.KillReply{Job: *j}, 200
 	}))
+	mux.HandleFunc("POST /api/v1/tokens", func(w http.ResponseWriter, r *http.Request) {
+		var nt api.NewToken
+		if err := json.NewDecoder(r.Body).Decode(&nt); err != nil {
+			reply(w, 400, api.Error{Error: err.Error()})
+			return
+		}
+		reply(w, 201, api.CreatedToken{Token: api.Token{ID: 9, Kind: nt.Kind, Subject: nt.User}, Secret: "allot_secret"})
+	})
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.withJob(f.logsPage))
 	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
 		return fixtureMetrics(j.ID), 200

@@ -156,6 +156,11 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if f.watch && f.interval < 100*time.Millisecond {
 		return usageErrorf("--interval: expected at least 100ms, got %s", f.interval)
 	}
+	if f.since != "" {
+		if _, err := checkWhen("--since", f.since, time.Now()); err != nil {
+			return err
+		}
+	}
 	c, err := newClient(cmd)
 	if err != nil {
 		return err
@@ -354,12 +359,35 @@ func newJobShowCmd() *cobra.Command {
 }
 
 func newJobKillCmd() *cobra.Command {
-	return jobCommand("kill ID", "Kill a job's tasks", "  allot job kill 12", 1,
+	var ended bool
+	cmd := jobCommand("kill ID", "Kill a job's tasks", "  allot job kill 12", 1,
 		func(cmd *cobra.Command, c *client.Client, id int64, _ []string) (api.Job, error) {
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
-			return c.Kill(ctx, id)
-		}, printJobState)
+			r, err := c.Kill(ctx, id)
+			ended = r.AlreadyEnded
+			return r.Job, err
+		}, func(w io.Writer, j api.Job) error { return printKilled(w, j, ended) })
+	cmd.Long = `Kill a job's tasks: queued ones at once, running ones through their agents
+(the job is killed at once, its tasks when their agents report them). A job
+that has already ended is left as it is, and the command says so; it still
+succeeds, so that a kill can be repeated.`
+	return cmd
+}
+
+// printKilled says what a kill did: killed the job, or nothing, as the
+// job had already ended (the master's already_ended).
+func printKilled(w io.Writer, j api.Job, alreadyEnded bool) error {
+	var err error
+	switch {
+	case !alreadyEnded:
+		err = printJobState(w, j)
+	case j.State == "killed":
+		_, err = fmt.Fprintf(w, "job %d (%s) was already killed\n", j.ID, j.Name)
+	default:
+		_, err = fmt.Fprintf(w, "job %d (%s) had already ended: %s\n", j.ID, j.Name, j.State)
+	}
+	return err
 }
 
 func newJobSetPriorityCmd() *cobra.Command {

@@ -281,6 +281,8 @@ func TestJobChanges(t *testing.T) {
 		{name: "weight word", args: []string{"job", "set-weight", "5", "heavy"}, err: `weight: expected a number > 0, got "heavy"`},
 		{name: "weight of an unknown job", args: []string{"job", "set-weight", "77", "2"}, err: "master: 404 Not Found: no job 77"},
 		{name: "kill", args: []string{"job", "kill", "6"}, out: "job 6 (notebook): killed\n"},
+		{name: "kill again", args: []string{"job", "kill", "6"}, out: "job 6 (notebook) was already killed\n"},
+		{name: "kill of a completed job", args: []string{"job", "kill", "2"}, out: "job 2 (old-eval) had already ended: completed\n"},
 	})
 	want := []string{`{"priority":12}`, `{"priority_class":"LOW"}`, `{"weight":0.5}`}
 	var patches []string
@@ -293,8 +295,8 @@ func TestJobChanges(t *testing.T) {
 		t.Errorf("PATCH bodies = %q, want %q", patches, want)
 	}
 	// Invalid arguments send nothing.
-	if n := len(f.requests); n != 5 {
-		t.Errorf("%d requests, want 5 (3 updates, 1 refused update, 1 kill): %q", n, f.requests)
+	if n := len(f.requests); n != 7 {
+		t.Errorf("%d requests, want 7 (3 updates, 1 refused update, 3 kills): %q", n, f.requests)
 	}
 	out, _, err := runAt(t, f, "job", "kill", "5", "-o", "json")
 	var j api.Job

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -137,14 +138,17 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg := config.Default()
-	if f.config != "" {
-		c, err := config.Load(f.config)
-		if err != nil {
-			return fmt.Errorf("--config: %w", err)
-		}
-		cfg = c
+	cfg, err := masterConfig(f.config)
+	if err != nil {
+		return err
 	}
+	// The address is taken before the data directory is made or the
+	// store opened: a start that cannot serve must leave nothing behind.
+	ln, err := listenFlag(f.listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // a no-op once served: the server closes it first
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
@@ -163,10 +167,6 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		UserRate: f.serve.userRate, UserBurst: f.serve.userBurst})
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return fmt.Errorf("--listen: %w", err)
 	}
 	url := f.serve.scheme() + "://" + ln.Addr().String()
 	if err := bootstrapAdmin(ctx, st, f.data, url, logger); err != nil {
@@ -191,6 +191,40 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	<-loop
 	logger.Info("master stopped")
 	return err
+}
+
+// masterConfig loads --config, or the default configuration without it.
+func masterConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return config.Default(), nil
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	return cfg, nil
+}
+
+// listenFlag takes the address of --listen (allot master, allot dev). An
+// address that cannot be one (no port, a port out of range) is a usage
+// error; one in use is not, since the command line is right, and gets
+// advice of its own: it is the usual failure of a second master.
+func listenFlag(addr string) (net.Listener, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usageErrorf("--listen %s: expected HOST:PORT, e.g. 127.0.0.1:8080 (:8080 for every interface): %w", addr, err)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return nil, usageErrorf("--listen %s: expected a port from 0 to 65535 (0 for any free one): %w", addr, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("--listen %s: the address is in use (another allot dev or master?): stop that process, or pick another address with --listen, e.g. --listen 127.0.0.1:0 for any free port: %w", addr, err)
+	case err != nil:
+		return nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // AdminTokenFile is the file in the data directory where a master's first

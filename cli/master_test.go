@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,11 @@ import (
 )
 
 func TestMasterFlagErrors(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	dir := t.TempDir()
 	busy := t.TempDir()
 	held, err := lockDataDir(busy)
@@ -24,25 +30,34 @@ func TestMasterFlagErrors(t *testing.T) {
 		name string
 		f    masterFlags
 		want string
+		// fresh: the data directory must not exist yet, and the refused
+		// start must not make it.
+		fresh bool
 	}{
-		{"no data directory", masterFlags{listen: "127.0.0.1:0", logLevel: "info"}, "--data"},
-		{"bad log level", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "loud"}, "--log-level"},
+		{"no data directory", masterFlags{listen: "127.0.0.1:0", logLevel: "info"}, "--data", false},
+		{"bad log level", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "loud"}, "--log-level", false},
 		{"missing config file", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info",
-			config: filepath.Join(dir, "none.yaml")}, "--config"},
-		{"bad database URL", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", db: "mysql://x"}, "neither sqlite"},
-		{"bad listen address", masterFlags{data: dir, listen: "nowhere:-1", logLevel: "info"}, "--listen"},
+			config: filepath.Join(dir, "none.yaml")}, "--config", false},
+		{"bad database URL", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", db: "mysql://x"}, "neither sqlite", false},
+		{"bad listen address", masterFlags{data: dir, listen: "nowhere:-1", logLevel: "info"}, "--listen", false},
+		{"address in use", masterFlags{data: filepath.Join(dir, "new"), listen: taken.Addr().String(), logLevel: "info"},
+			"--listen " + taken.Addr().String() + ": the address is in use (another allot dev or master?)", true},
 		{"relative checkpoint root", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", ckpt: "ckpt"},
-			"--checkpoint-root: expected an absolute path"},
+			"--checkpoint-root: expected an absolute path", false},
 		{"data directory in use", masterFlags{data: busy, listen: "127.0.0.1:0", logLevel: "info"},
-			"the data directory is in use by process " + strconv.Itoa(os.Getpid())},
+			"the data directory is in use by process " + strconv.Itoa(os.Getpid()), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			err := runMaster(ctx, &bytes.Buffer{}, tt.f)
+			var logs bytes.Buffer
+			err := runMaster(ctx, &logs, tt.f)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one mentioning %q", err, tt.want)
+			}
+			if _, serr := os.Stat(tt.f.data); tt.fresh && serr == nil {
+				t.Errorf("the refused start made its data directory %s; logs:\n%s", tt.f.data, logs.String())
 			}
 		})
 	}

@@ -124,3 +124,29 @@ func TestLoadCredentialsNormalises(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenHintNamesMaster: the hint after a new token names the master
+// this command used, in the form --master takes it, also when it was
+// given with (a part of) the API's path.
+func TestTokenHintNamesMaster(t *testing.T) {
+	f := newFakeMaster(t)
+	tests := []struct {
+		name   string
+		master string
+		args   []string
+		want   string
+	}{
+		{"join token", f.srv.URL, []string{"--join"}, "Start agents with: allot agent --master " + f.srv.URL + " --join-token-file FILE"},
+		{"join token, master given with /api", f.srv.URL + "/api", []string{"--join"}, "allot agent --master " + f.srv.URL + " --join-token-file"},
+		{"join token, master given with /api/", f.srv.URL + "/api/", []string{"--join"}, "allot agent --master " + f.srv.URL + " --join-token-file"},
+		{"user token", f.srv.URL + "/api/v1", []string{"--user", "ann"}, "The user logs in with: allot login --master " + f.srv.URL + " --token-file FILE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := run(t, append([]string{"token", "create", "--master", tt.master}, tt.args...)...)
+			if err != nil || !strings.Contains(out, tt.want) {
+				t.Errorf("allot token create: %v\nstdout: %s\nstderr: %s\nwant %q", err, out, errOut, tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/report"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/sim"
 )
 
@@ -153,8 +154,20 @@ func policyPreset(name string) (sim.Settings, error) {
 	}
 	s, err := sim.Preset(name)
 	if err != nil {
-		return sim.Settings{}, usageErrorf("--policy: unknown policy %q (want current, the workload's own, or one of %s)",
-			name, strings.Join(sim.Presets, ", "))
+		why := ""
+		if name == string(sched.PolicyQuota) || name == string(sched.PolicyMultifactor) {
+			why = fmt.Sprintf(": a %s pool needs settings of its own that --policy cannot give (%s); "+
+				"give them to the pools of a scenario and replay it with --policy current", name, poolNeeds[name])
+		}
+		return sim.Settings{}, usageErrorf("--policy: expected current (the workload's own policies) or one of %s, got %q%s",
+			strings.Join(sim.Presets, ", "), name, why)
 	}
 	return s, nil
+}
+
+// poolNeeds says what the pool policies that are no preset need, which a
+// bare --policy has no way to say.
+var poolNeeds = map[string]string{
+	string(sched.PolicyQuota):       "the projects' quotas",
+	string(sched.PolicyMultifactor): "the factors' weights and the accounts' shares",
 }

@@ -128,7 +128,12 @@ func TestSimErrors(t *testing.T) {
 		{"csv needs nodes", []string{"sim", write("jobs.csv", "job_id,user,project,submit,gpus,nodes,duration\n1,u,p,0,8,1,60\n")},
 			"does not say how big its cluster was; give --nodes"},
 		{"unknown extension", []string{"sim", write("jobs.txt", good)}, "cannot tell the format"},
-		{"unknown policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "sjf"}, `unknown policy "sjf" (want current, the workload's own, or one of fcfs,`},
+		{"unknown policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "sjf"},
+			`--policy: expected current (the workload's own policies) or one of fcfs, fifo, easy, conservative, backfill, fair_share, priority, got "sjf"`},
+		{"quota policy", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "quota"},
+			`got "quota": a quota pool needs settings of its own that --policy cannot give (the projects' quotas); give them to the pools of a scenario and replay it with --policy current`},
+		{"multifactor policy", []string{"sim", "compare", filepath.Join(traceDir, "backfill.swf"), "--policy", "easy", "--policy", "multifactor"},
+			`got "multifactor": a multifactor pool needs settings of its own that --policy cannot give (the factors' weights and the accounts' shares)`},
 		{"both policy and set", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--policy", "easy", "--set", "policy=fcfs"}, "not both"},
 		{"nodes on a scenario", []string{"sim", filepath.Join(traceDir, "seed003.yaml"), "--nodes", "3"}, "--nodes and --slots are for bare traces"},
 		{"bad projects", []string{"sim", filepath.Join(traceDir, "backfill.swf"), "--projects", "queue"}, "--projects: want group or user"},
@@ -190,6 +195,35 @@ func TestSimJobsFlagHelp(t *testing.T) {
 			}
 			if !strings.Contains(out, tt.want) {
 				t.Errorf("sim --help does not say %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}
+
+// TestZeroFlagValues: a flag given explicitly is never silently replaced
+// by its default: a 0 where the default would be taken instead is
+// refused, naming the flag and the value, as a usage error.
+func TestZeroFlagValues(t *testing.T) {
+	swf := filepath.Join(traceDir, "backfill.swf")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"zero slots", []string{"sim", swf, "--slots", "0"}, `invalid argument "0" for "--slots" flag: expected a count >= 1 (leave the flag out for the default), got "0"`},
+		{"zero nodes", []string{"sim", swf, "--nodes", "0"}, `invalid argument "0" for "--nodes" flag: expected a count >= 1`},
+		{"negative nodes", []string{"sim", swf, "--nodes", "-3"}, `invalid argument "-3" for "--nodes" flag: expected a count >= 1`},
+		{"compare zero slots", []string{"sim", "compare", swf, "--slots", "0"}, `"--slots" flag: expected a count >= 1`},
+		{"zero join ttl", []string{"token", "create", "--join", "--ttl", "0", "--master", "127.0.0.1:1"},
+			`--ttl: expected a lifetime > 0, got "0" (leave --ttl out for the default: no expiry for API tokens, 24h for join tokens)`},
+		{"zero user ttl", []string{"token", "create", "--user", "ann", "--ttl", "0s", "--master", "127.0.0.1:1"}, `--ttl: expected a lifetime > 0, got "0s"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(tt.args, &out, &errOut)
+			if code != ExitUsage || !strings.Contains(errOut.String(), tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), ExitUsage, tt.stderr)
 			}
 		})
 	}

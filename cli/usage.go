@@ -114,6 +114,12 @@ role and their own usage; admins see everything.`,
 		Example: "  allot usage\n  allot usage --since 30d --by user\n  allot usage --since 2026-11-01T00:00:00Z --until 2026-11-08T00:00:00Z -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkWindow(win, "--until"); err != nil {
+				return err
+			}
+			if !slices.Contains(api.UsageGroupings, by) {
+				return usageErrorf("--by: expected one of %s, got %q", strings.Join(api.UsageGroupings, ", "), by)
+			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
 				return c.Usage(ctx, win, by)
 			}, usageRows)
@@ -122,7 +128,7 @@ role and their own usage; admins see everything.`,
 	cmd.Flags().StringVar(&win.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d`)
 	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
 	cmd.Flags().StringVar(&by, "by", "project", "group by project, user, pool or all")
-	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"project", "user", "pool", "all"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions(api.UsageGroupings, cobra.ShellCompDirectiveNoFileComp))
 	out.register(cmd)
 	return cmd
 }
@@ -157,6 +163,9 @@ restarts; they are fetched a page at a time.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.State != "" && !slices.Contains(jobStates, f.State) {
 				return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.State)
+			}
+			if err := checkWindow(f.Window, "--until"); err != nil {
+				return err
 			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
 				// A page at a time: a long window may hold many jobs.
@@ -230,6 +239,9 @@ first job or usage record), and a line below the table says so.`,
 		Example: "  allot fairness\n  allot fairness --since 30d -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkWindow(win, "--until"); err != nil {
+				return err
+			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
 				return c.Fairness(ctx, win)
 			}, fairnessRows)

@@ -290,6 +290,11 @@ func newTokenCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// The API reads 0 as the kind's default; given on the
+				// command line it would be silently replaced.
+				if s == 0 {
+					return usageErrorf("--ttl: expected a lifetime > 0, got %q (leave --ttl out for the default: no expiry for API tokens, 24h for join tokens)", ttl)
+				}
 				nt.TTLS = s
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
@@ -297,7 +302,7 @@ func newTokenCmd() *cobra.Command {
 				if err != nil {
 					return "", err
 				}
-				return tokenMessage(t), nil
+				return tokenMessage(t, c.Addr()), nil
 			})
 		},
 	}
@@ -310,9 +315,9 @@ func newTokenCmd() *cobra.Command {
 		Short: "Revoke a token (see allot token list for IDs)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return fmt.Errorf("token ID: expected a positive integer, got %q", args[0])
+			id, err := parseID("token ID", args[0])
+			if err != nil {
+				return err
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
 				return fmt.Sprintf("Revoked token %d", id), c.RevokeToken(ctx, id)
@@ -330,7 +335,9 @@ func newTokenCmd() *cobra.Command {
 	return cmd
 }
 
-func tokenMessage(t api.CreatedToken) string {
+// tokenMessage says what was made, with the secret and how to use it
+// against master, the address this command used.
+func tokenMessage(t api.CreatedToken, master string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Created %s token %d", t.Token.Kind, t.Token.ID)
 	if t.Token.Kind == api.TokenUser {
@@ -341,9 +348,9 @@ func tokenMessage(t api.CreatedToken) string {
 	}
 	fmt.Fprintf(&b, ". It is shown only this once:\n%s\n", t.Secret)
 	if t.Token.Kind == api.TokenJoin {
-		b.WriteString("Start agents with: allot agent --master URL --join-token-file FILE (or $ALLOT_JOIN_TOKEN)")
+		fmt.Fprintf(&b, "Start agents with: allot agent --master %s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master)
 	} else {
-		b.WriteString("The user logs in with: allot login --master URL --token-file FILE")
+		fmt.Fprintf(&b, "The user logs in with: allot login --master %s --token-file FILE", master)
 	}
 	return b.String()
 }

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,8 +15,8 @@ import (
 // sim and sim compare share them.
 type workloadFlags struct {
 	format   string
-	nodes    int
-	slots    int
+	nodes    countFlag
+	slots    countFlag
 	projects string
 	until    string
 	progress bool
@@ -23,8 +26,8 @@ type workloadFlags struct {
 func (f *workloadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "", "input format: scenario, swf or csv (default: from the file name)")
-	fl.IntVar(&f.nodes, "nodes", 0, "trace only: nodes in the cluster (default: the trace's MaxProcs, or MaxNodes)")
-	fl.IntVar(&f.slots, "slots", 0, "trace only: slots per node (default 1 for SWF, 8 for CSV)")
+	fl.Var(&f.nodes, "nodes", "trace only: nodes in the cluster, >= 1 (default: the trace's MaxProcs, or MaxNodes)")
+	fl.Var(&f.slots, "slots", "trace only: slots per node, >= 1 (default 1 for SWF, 8 for CSV)")
 	fl.StringVar(&f.projects, "projects", "group", "trace only: what a job's project is, its group or its user")
 	fl.StringVar(&f.until, "until", "", "stop the simulation at this time (seconds or a duration such as 10h)")
 	fl.BoolVar(&f.progress, "progress", true, "report progress on stderr: a bar on a terminal, else a line every few seconds")
@@ -32,9 +35,6 @@ func (f *workloadFlags) register(cmd *cobra.Command) {
 }
 
 func (f *workloadFlags) load(path string) (*sim.Workload, error) {
-	if f.nodes < 0 || f.slots < 0 {
-		return nil, usageErrorf("--nodes and --slots must be positive")
-	}
 	if f.projects != "group" && f.projects != "user" {
 		return nil, usageErrorf("--projects: want group or user, got %q", f.projects)
 	}
@@ -43,8 +43,31 @@ func (f *workloadFlags) load(path string) (*sim.Workload, error) {
 	default:
 		return nil, usageErrorf("--format: expected %s, %s or %s, got %q", sim.FormatScenario, sim.FormatSWF, sim.FormatCSV, f.format)
 	}
-	return sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: f.nodes, Slots: f.slots,
+	w, err := sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: int(f.nodes), Slots: int(f.slots),
 		ProjectsByUser: f.projects == "user"})
+	if errors.Is(err, sim.ErrTraceOnly) {
+		// A flag that does not apply to the input: the command line's fault.
+		return nil, asUsage(err)
+	}
+	return w, err
+}
+
+// countFlag is an optional count (--nodes, --slots): left out it is 0,
+// which lets the workload decide; given, it must be at least 1, since a 0
+// would silently mean the default too.
+type countFlag int
+
+func (c *countFlag) String() string { return strconv.Itoa(int(*c)) }
+
+func (c *countFlag) Type() string { return "int" }
+
+func (c *countFlag) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return fmt.Errorf("expected a count >= 1 (leave the flag out for the default), got %q", s)
+	}
+	*c = countFlag(n)
+	return nil
 }
 
 func (f *workloadFlags) options() (sim.Options, error) {

@@ -67,9 +67,10 @@ func HTTPClient(caFile string) (*http.Client, error) {
 
 // New returns a client for the master at addr: a URL such as
 // http://10.0.0.5:8080, or host:port for plain HTTP. An address that ends
-// in the API's path (http://10.0.0.5:8080/api/v1, as allot dev prints it)
-// names the same master: the client adds that path to every request
-// itself, so it is cut off here rather than sent twice. hc may be nil for
+// in the API's path (http://10.0.0.5:8080/api/v1, as allot dev prints it),
+// or in a part of it (/api), names the same master: the client adds that
+// path to every request itself, so it is cut off here rather than sent
+// twice. A path into the API beyond it (/api/v1/jobs) is refused. hc may be nil for
 // a default client (without timeout, see the package comment).
 func New(addr string, hc *http.Client) (*Client, error) {
 	raw := strings.TrimSpace(addr)
@@ -81,7 +82,16 @@ func New(addr string, hc *http.Client) (*Client, error) {
 		return nil, fmt.Errorf("master address %q: expected a URL such as http://127.0.0.1:8080 or host:port", addr)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, api.Version), "/")
+	if p, ok := strings.CutSuffix(u.Path, api.Version); ok {
+		u.Path = strings.TrimSuffix(p, "/")
+	} else {
+		u.Path = strings.TrimSuffix(u.Path, "/api") // a part of it
+	}
+	if strings.Contains(u.Path+"/", api.Version+"/") {
+		// An endpoint's URL: the client would add the path again.
+		return nil, fmt.Errorf("master address %q: expected a URL such as http://127.0.0.1:8080 or host:port, the master's own, "+
+			"not an endpoint's (%s)", addr, u.Path)
+	}
 	if hc == nil {
 		hc = &http.Client{}
 	}

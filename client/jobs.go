@@ -126,10 +126,10 @@ func (c *Client) Job(ctx context.Context, id int64) (api.Job, error) {
 }
 
 // Kill asks the master to kill a job's tasks and returns the job.
-func (c *Client) Kill(ctx context.Context, id int64) (api.Job, error) {
-	var j api.Job
-	err := c.do(ctx, http.MethodPost, jobPath(id)+"/kill", nil, nil, &j)
-	return j, err
+func (c *Client) Kill(ctx context.Context, id int64) (api.KillReply, error) {
+	var r api.KillReply
+	err := c.do(ctx, http.MethodPost, jobPath(id)+"/kill", nil, nil, &r)
+	return r, err
 }
 
 // Update changes a job's priority, priority class or weight; nil fields

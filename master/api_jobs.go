@@ -508,7 +508,8 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		ja.m.access.deny(w, r, err)
 		return
 	}
-	if err := ja.Kill(r.Context(), id, "killed through the API by "+principalOf(r).Actor()); err != nil {
+	ended, err := ja.Kill(r.Context(), id, "killed through the API by "+principalOf(r).Actor())
+	if err != nil {
 		ja.fail(w, err)
 		return
 	}
@@ -517,23 +518,31 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeJSON(w, http.StatusOK, api.KillReply{Job: view, AlreadyEnded: ended})
 }
 
 // Kill kills a job: its idle tasks at once, its active ones through kill
 // commands (persisted as killing first), as lifecycle.KillTo says, the
 // simulator's rule too. The job is killed at once. Killing a job that has
-// ended does nothing.
-func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) error {
+// ended does nothing, and says so: ended is true.
+func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) (ended bool, err error) {
 	ja.m.lock()
 	defer ja.m.unlock()
 	j, ok := ja.m.jobs[id]
 	if !ok || j.rec.State.Terminal() {
+		// notLive answers 404 for no such job, and a conflict for one
+		// that has ended.
 		if err := ja.notLive(ctx, id); err != nil && !isConflict(err) {
-			return err
+			return false, err
 		}
-		return nil
+		return true, nil
 	}
+	return false, ja.kill(ctx, j, reason)
+}
+
+// kill kills the live job j; the caller holds the lock.
+func (ja *jobsAPI) kill(ctx context.Context, j *mjob, reason string) error {
+	id := j.rec.ID
 	now := ja.m.now()
 	var ops []*taskOp
 	for _, t := range j.tasks {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,9 +21,6 @@ import (
 // mirror, so that the figures are current. Records are clipped to the
 // window, so a window's total is exact to the second.
 
-// usageGroupings are the values of /usage's by parameter.
-var usageGroupings = []string{"project", "user", "pool", "all"}
-
 // defaultUsageWindow is /usage's window when no since is given.
 const defaultUsageWindow = 7 * 24 * time.Hour
 
@@ -40,8 +36,8 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := cmp.Or(q.Get("by"), "project")
-	if !slices.Contains(usageGroupings, by) {
-		ca.fail(w, badRequest("by", "by %q: expected one of %s", by, strings.Join(usageGroupings, ", ")))
+	if !slices.Contains(api.UsageGroupings, by) {
+		ca.fail(w, badRequest("by", "by %q: expected one of %s", by, strings.Join(api.UsageGroupings, ", ")))
 		return
 	}
 	recs, err := ca.usageIn(r.Context(), since, until)
@@ -122,25 +118,17 @@ func (ca *clusterAPI) window(sinceS, untilS string, def time.Duration) (since, u
 	return since, until, nil
 }
 
-// parseWhen reads an RFC 3339 time, or a duration ago: Go's ("90m",
-// "36h") or whole days ("7d").
+// parseWhen reads a time parameter by the rule the CLI checks its flags
+// with (api.ParseWhen); a bad one is the client's fault.
 func parseWhen(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
+	t, err := api.ParseWhen(s, now)
+	if err != nil {
+		return t, errWhen
 	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= 36500 {
-			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, errWhen
+	return t, nil
 }
 
-var errWhen = &httpError{status: http.StatusBadRequest,
-	msg: `expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d")`}
+var errWhen = &httpError{status: http.StatusBadRequest, msg: api.ErrWhen.Error()}
 
 // usageIn returns the usage of [since, until): the stored records clipped
 // to the window, and what open attempts used since their last record.

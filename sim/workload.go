@@ -27,6 +27,10 @@ const (
 	defaultCSVSlots = 8
 )
 
+// ErrTraceOnly is LoadWorkload's error for a cluster shape (Nodes,
+// Slots) given with a scenario: the caller's mistake, not the file's.
+var ErrTraceOnly = errors.New("a scenario file gives its own pools and nodes; --nodes and --slots are for bare traces")
+
 // WorkloadOptions say how to read a workload file.
 type WorkloadOptions struct {
 	// Format is FormatScenario, FormatSWF, FormatCSV, or "" to tell by
@@ -111,7 +115,7 @@ func formatOf(path string) string {
 
 func (w *Workload) loadScenario() error {
 	if w.opt.Nodes > 0 || w.opt.Slots > 0 {
-		return fmt.Errorf("%s: a scenario file gives its own pools and nodes; --nodes and --slots are for bare traces", w.Path)
+		return fmt.Errorf("%s: %w", w.Path, ErrTraceOnly)
 	}
 	sc, err := scenario.Load(w.Path)
 	if err != nil {

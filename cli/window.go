@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+)
+
+// checkWhen reads a time flag (--since, --until) by the master's own rule
+// (api.ParseWhen), so that a bad value is a usage error naming the flag
+// rather than the master's 400 naming its query parameter.
+func checkWhen(flag, v string, now time.Time) (time.Time, error) {
+	t, err := api.ParseWhen(v, now)
+	if err != nil {
+		return t, usageErrorf("%s: %w, got %q", flag, err, v)
+	}
+	return t, nil
+}
+
+// checkWindow checks the flags of a window before it is sent: each time,
+// and that since is before until when both are given. untilFlag names
+// the until flag (allot sim's is --history-until).
+func checkWindow(w client.Window, untilFlag string) error {
+	now := time.Now()
+	var since, until time.Time
+	var err error
+	if w.Since != "" {
+		if since, err = checkWhen("--since", w.Since, now); err != nil {
+			return err
+		}
+	}
+	if w.Until != "" {
+		if until, err = checkWhen(untilFlag, w.Until, now); err != nil {
+			return err
+		}
+	}
+	if w.Since != "" && w.Until != "" && !since.Before(until) {
+		return usageErrorf("--since %s is not before %s %s", w.Since, untilFlag, w.Until)
+	}
+	return nil
+}

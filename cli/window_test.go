@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestWindowFlags: the time and enum flags the master also checks are
+// checked here first, by the master's rule, so that a bad one is a usage
+// error (exit 2) naming the flag; --master points nowhere, so a request
+// sent anyway would fail with exit 1.
+func TestWindowFlags(t *testing.T) {
+	const nowhere = "127.0.0.1:1"
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string // substring
+	}{
+		{"fairness negative since", []string{"fairness", "--since", "-5m"}, `--since: expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d"), got "-5m"`},
+		{"fairness word since", []string{"fairness", "--since", "banana"}, `--since: expected an RFC 3339 time`},
+		{"fairness bad until", []string{"fairness", "--until", "later"}, `--until: expected an RFC 3339 time`},
+		{"history negative since", []string{"history", "--since", "-1h"}, `--since: expected`},
+		{"history since after until", []string{"history", "--since", "1h", "--until", "2h"}, `--since 1h is not before --until 2h`},
+		{"usage word since", []string{"usage", "--since", "x"}, `--since: expected`},
+		{"usage bad by", []string{"usage", "--by", "nope"}, `--by: expected one of project, user, pool, all, got "nope"`},
+		{"jobs bad since", []string{"jobs", "--since", "-1d"}, `--since: expected`},
+		{"sim history until", []string{"sim", "--from-history", "--history-until", "-1h"}, `--history-until: expected an RFC 3339 time`},
+		{"compare history since", []string{"sim", "compare", "--from-history", "--since", "soon"}, `--since: expected`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(append(tt.args, "--master", nowhere), &out, &errOut)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d; stderr: %s", code, ExitUsage, errOut.String())
+			}
+			if !strings.Contains(errOut.String(), tt.stderr) || strings.Contains(errOut.String(), "master:") {
+				t.Errorf("stderr %q: want %q and no master's reply", errOut.String(), tt.stderr)
+			}
+		})
+	}
+}
