@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -119,4 +121,25 @@ func parseWeight(s string) (float64, error) {
 		return 0, usageErrorf("weight: expected a number > 0, got %q", s)
 	}
 	return w, nil
+}
+
+// tokenHint says where the token a master refused came from, when it
+// sent one it does not know: a login saved for the address may belong to
+// another master since started there (a new allot dev, a master on a new
+// store), which the bare 401 does not say. "" for any other error.
+func tokenHint(cmd *cobra.Command, err error) string {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Status != http.StatusUnauthorized || !strings.Contains(ce.Message, "not known") {
+		return ""
+	}
+	addr := normalAddr(masterAddr(cmd))
+	if strings.TrimSpace(os.Getenv(TokenEnv)) != "" {
+		return fmt.Sprintf("The token came from $%s, which %s does not know.", TokenEnv, addr)
+	}
+	creds, path, lerr := loadCredentials()
+	if lerr != nil || creds.Masters[addr].Token == "" {
+		return ""
+	}
+	return fmt.Sprintf("The token is the login saved for %s in %s; if another master has been started there since, log in to it again: allot login --master %s",
+		addr, path, addr)
 }

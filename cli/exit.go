@@ -71,6 +71,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
+	if hint := tokenHint(cmd, err); hint != "" {
+		fmt.Fprintln(stderr, hint)
+	}
 	return ExitError
 }
 

@@ -150,3 +150,59 @@ func TestTokenHintNamesMaster(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenHint: a token the master does not know gets a hint saying
+// where it came from (the login saved for the address, or $ALLOT_TOKEN),
+// since a saved login may be another master's; other refusals get none.
+func TestTokenHint(t *testing.T) {
+	msg := "invalid API token: the token is not known"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			reply(w, http.StatusUnauthorized, api.Error{Error: "authentication required: send an API token"})
+			return
+		}
+		reply(w, http.StatusUnauthorized, api.Error{Error: msg})
+	}))
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name         string
+		saved, token string
+		want         string // "" for no hint
+	}{
+		{"saved login", "allot_u_old", "", "The token is the login saved for " + srv.URL + " in "},
+		{"ALLOT_TOKEN", "", "allot_u_env", "The token came from $ALLOT_TOKEN, which " + srv.URL + " does not know."},
+		{"no token", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "credentials.json")
+			c := credentials{Masters: map[string]masterAccount{}}
+			if tt.saved != "" {
+				c.Masters[srv.URL] = masterAccount{Token: tt.saved}
+			}
+			data, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(ConfigEnv, path)
+			t.Setenv(TokenEnv, tt.token)
+			var out, errOut strings.Builder
+			if code := Main([]string{"--master", srv.URL, "pools"}, &out, &errOut); code != ExitError {
+				t.Fatalf("exit %d, want %d; stderr %q", code, ExitError, errOut.String())
+			}
+			got := errOut.String()
+			if tt.want == "" && strings.Contains(got, "The token") {
+				t.Errorf("stderr %q: want no hint", got)
+			}
+			if tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("stderr %q: want the hint %q", got, tt.want)
+			}
+			if tt.saved != "" && !strings.Contains(got, "allot login --master "+srv.URL) {
+				t.Errorf("stderr %q: want the command that logs in again", got)
+			}
+		})
+	}
+}
