@@ -210,4 +210,16 @@
 // lifecycle.EventAttemptLost). After
 // a master restart every agent must register again (its first sync gets
 // 404), which reconciles what it runs with what the store says.
+//
+// An agent that shuts down says goodbye (leave.go): from its first sync
+// with Leaving the node counts as draining (mnode.leaving), so nothing
+// more is placed there, not even the tasks its preempted exits requeue;
+// its Final sync, which carries its last reports and lists nothing
+// running, marks the node left (store.NodeLeft) at once instead of lost
+// at the agent timeout, and the node stays registered so that a repeat
+// of that sync is acknowledged. A left node is not up: it takes nothing
+// until it registers again, an attempt still open on it ends as on a
+// lost node (checkLostNodes), and the what-if export writes the leave as
+// node_down (its attempts ended as reported, so the simulator loses
+// none there).
 package master
