@@ -218,8 +218,8 @@
 // running, marks the node left (store.NodeLeft) at once instead of lost
 // at the agent timeout, and the node stays registered so that a repeat
 // of that sync is acknowledged. A left node is not up: it takes nothing
-// until it registers again, an attempt still open on it ends as on a
-// lost node (checkLostNodes), and the what-if export writes the leave as
-// node_down (its attempts ended as reported, so the simulator loses
-// none there).
+// until it registers again. An attempt still open on it at the leave (a
+// gang's, whose other parts run on) ends then as at a loss of the node,
+// and the what-if export writes the leave as node_down (the attempts
+// that ran there ended as reported, so the simulator loses only those).
 package master

@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
@@ -15,7 +16,9 @@ import (
 // reports and lists nothing running, marks the node left at once rather
 // than lost at the agent timeout: its attempts ended as reported, none
 // is lost. An attempt still open on it then (a gang's, whose other parts
-// run on) is ended by checkLostNodes, as on a lost node. Callers hold mu.
+// run on, or a start the agent never got) ends at once as on a lost
+// node (loseNode): lost, its other parts killed, unless it is held
+// through the loss. Callers hold mu.
 func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
 	if !s.Leaving && !s.Final {
 		return nil
@@ -42,7 +45,15 @@ func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
 	n.rec.State = store.NodeLeft
 	n.commands = nil
 	n.lostAt = ag.m.now()
-	ag.m.log.Info("node left", "node", n.rec.Name, "open_attempts", len(ag.m.tasksOn(n.rec.Name)))
+	ag.m.log.Info("node left", "node", n.rec.Name)
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
+		if ag.holdsThroughLoss(t) {
+			continue
+		}
+		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s left with the attempt open on it", n.rec.Name)); err != nil {
+			return err
+		}
+	}
 	ag.m.kick()
 	return nil
 }

@@ -3,10 +3,13 @@ package master
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/store"
 )
@@ -116,5 +119,38 @@ func TestAgentLeave(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAgentLeaveGang: a gang whose part on the leaving node was preempted
+// by its agent while the other part runs on is ended at the leave, as a
+// loss of the node would end it: lost, the other part killed, the task
+// requeued; the node still reads left.
+func TestAgentLeaveGang(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.agent("n1", 2), h.agent("n2", 2)
+	id := h.submit(jobSpec("gang", 4, `, "preemptible": true`))
+	h.step()
+	h.sync(a, b)
+	h.sync(a, b)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("gang %s, want running on both nodes", got)
+	}
+	a.Leave()
+	h.sync(a)
+	a.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
+	h.sync(a)
+	if n := h.node("n1"); n.State != string(store.NodeLeft) {
+		t.Fatalf("node %s after its agent's final sync, want left", n.State)
+	}
+	if got := h.taskState(id, 0); got != store.TaskQueued {
+		t.Fatalf("gang %s after one of its nodes left, want queued", got)
+	}
+	h.sync(b)
+	if !slices.ContainsFunc(b.Commands(), func(c api.Command) bool { return c.Type == api.CommandKill && c.Task == tid(id, 0, 1) }) {
+		t.Errorf("the gang's part on n2 was not killed: %+v", b.Commands())
+	}
+	if att := h.job(id).TaskList[0].Attempts[0]; att.EndState != string(store.AttemptLost) || !strings.Contains(att.Reason, "n1 left") {
+		t.Errorf("the gang's attempt ended %q (%s), want lost as n1 left", att.EndState, att.Reason)
 	}
 }
