@@ -220,6 +220,7 @@
 // of that sync is acknowledged. A left node is not up: it takes nothing
 // until it registers again. An attempt still open on it at the leave (a
 // gang's, whose other parts run on) ends then as at a loss of the node,
-// and the what-if export writes the leave as node_down (the attempts
-// that ran there ended as reported, so the simulator loses only those).
+// and the what-if export writes the leave as node_down (by then the
+// node's attempts ended as reported: the simulator finds nothing there
+// to lose but such a gang).
 package master
