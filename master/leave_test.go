@@ -11,6 +11,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -152,5 +153,35 @@ func TestAgentLeaveGang(t *testing.T) {
 	}
 	if att := h.job(id).TaskList[0].Attempts[0]; att.EndState != string(store.AttemptLost) || !strings.Contains(att.Reason, "n1 left") {
 		t.Errorf("the gang's attempt ended %q (%s), want lost as n1 left", att.EndState, att.Reason)
+	}
+}
+
+// TestHistoryScenarioNodeLeave: the what-if export writes a node's leave
+// as a loss, node_down, and its return as node_up: the node was gone in
+// between, its attempts having ended as its agent reported.
+func TestHistoryScenarioNodeLeave(t *testing.T) {
+	h := newHarness(t)
+	a, _ := h.agent("n1", 2), h.agent("n2", 2)
+	t0 := h.clock.Now()
+	h.clock.Advance(40 * time.Second)
+	a.Leave()
+	h.sync(a) // runs nothing: the goodbye is final at once
+	if n := h.node("n1"); n.State != string(store.NodeLeft) {
+		t.Fatalf("node %s, want left", n.State)
+	}
+	h.clock.Advance(20 * time.Second)
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Minute)
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	want := []scenario.Event{{At: 40, Kind: scenario.EventNodeDown, Node: "n1"}, {At: 60, Kind: scenario.EventNodeUp, Node: "n1"}}
+	if len(sc.Events) != len(want) {
+		t.Fatalf("events %+v, want %+v\n%s", sc.Events, want, body)
+	}
+	for i, e := range sc.Events {
+		if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
+			t.Errorf("event %d: %+v, want %+v", i, e, want[i])
+		}
 	}
 }
