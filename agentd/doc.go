@@ -94,10 +94,10 @@
 // reports (outcome preempted, so the master requeues them) before it
 // returns. The sync that carries the last reports, with nothing
 // running, is Final: the master marks the node left, not lost. What the
-// master does not get, it ends as lost when the node stops syncing. Under ExitKeep it
-// leaves the tasks running, unreported, and keeps them in the state
-// file: the master ends them as lost, and the next agent on the work
-// directory kills what is left. Their output pipes close with the agent
+// master does not get, it ends as lost when the node stops syncing.
+// Under ExitKeep it leaves the tasks running, unreported, and keeps them
+// in the state file: the master ends them as lost, and the next agent on
+// the work directory kills what is left. Their output pipes close with the agent
 // process, so a task that writes after that dies of SIGPIPE; ExitKeep is
 // for debugging, not for upgrades.
 //

@@ -55,8 +55,8 @@ func (a *Agent) register(ctx context.Context) error {
 }
 
 // syncOnce sends the unacknowledged reports and the running attempts
-// (and, at shutdown, that the node leaves), and handles the reply; it returns how many commands came. A 404 marks
-// the node unregistered.
+// (and, at shutdown, that the node leaves), and handles the reply; it
+// returns how many commands came. A 404 marks the node unregistered.
 func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	a.mu.Lock()
 	gen := a.gen
