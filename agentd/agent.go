@@ -172,6 +172,7 @@ type Agent struct {
 	journaled  bool   // the journal file holds reports
 	gen        int    // registrations so far
 	closing    bool
+	leaving    bool // stopping the tasks: syncs say so (api.Sync.Leaving)
 	detached   bool // Run returned leaving tasks behind: touch nothing
 	watchers   sync.WaitGroup
 }
@@ -280,6 +281,9 @@ func (a *Agent) Run(ctx context.Context) error {
 
 	a.mu.Lock()
 	a.closing = true
+	// Under ExitKeep the tasks outlive the agent: no goodbye, the master
+	// ends them as lost.
+	a.leaving = a.cfg.OnExit == ExitKill
 	a.mu.Unlock()
 	if a.cfg.OnExit == ExitKeep {
 		n := a.detach()
@@ -309,10 +313,20 @@ func (a *Agent) detach() int {
 	return len(a.tasks)
 }
 
-// stopTasks preempts every task with the exit grace, waits for them to
-// end, and delivers their logs and exit reports within FinalTimeout of
-// their end. stopCtx is cancelled by the caller afterwards.
+// stopTasks tells the master the node is leaving, preempts every task
+// with the exit grace, waits for them to end, and delivers their logs and
+// exit reports within FinalTimeout of their end, the last sync saying
+// that the node has left. stopCtx is cancelled by the caller afterwards.
 func (a *Agent) stopTasks(stopCtx context.Context) {
+	// The goodbye goes out alongside the checkpoint requests rather than
+	// before them, so that a master that does not answer cannot delay the
+	// tasks' stop; every later sync says it again. The final delivery
+	// waits for it (within FinalTimeout of the stop's start), so that the
+	// last sync the master gets is the Final one.
+	leaveCtx, cancelLeave := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)
+	defer cancelLeave()
+	var leave sync.WaitGroup
+	leave.Go(func() { a.announceLeave(leaveCtx) })
 	a.mu.Lock()
 	var tasks []*agent.Task
 	for _, att := range a.tasks {
@@ -330,6 +344,7 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 	for _, t := range tasks {
 		<-t.Done()
 	}
+	leave.Wait()
 	ctx, cancel := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)
 	defer cancel()
 	if !a.deliverAll(ctx) {
@@ -338,6 +353,22 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 		a.mu.Unlock()
 		a.log.Warn("could not deliver every report before stopping; they stay in the journal, and the next agent on this work directory sends them, unless the master has ended those attempts as lost by then",
 			"undelivered", n, "journal", a.journalPath())
+	}
+}
+
+// announceLeave sends the sync that tells the master the node is leaving
+// (api.Sync.Leaving), so that it places nothing more here from now on, in
+// particular not the tasks it requeues on their exit reports. An agent
+// that runs nothing says goodbye in full (Final) with it.
+func (a *Agent) announceLeave(ctx context.Context) {
+	a.mu.Lock()
+	registered := a.registered
+	a.mu.Unlock()
+	if !registered {
+		return // a registration would say nothing of leaving; deliverAll registers if need be
+	}
+	if _, err := a.syncOnce(ctx, 0); err != nil && ctx.Err() == nil {
+		a.log.Debug("telling the master the node leaves failed; the next sync says it", "err", err)
 	}
 }
 

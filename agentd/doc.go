@@ -84,15 +84,20 @@
 // # Shutdown
 //
 // When Run's context is cancelled, the agent stops executing commands.
-// Under ExitKill (the default) it preempts every task with
-// Config.ExitGrace, so tasks that follow the preemption protocol
-// checkpoint, waits for them to end, then spends at most FinalTimeout
-// delivering their logs and exit reports (outcome preempted, so the
-// master requeues them) before it returns; what the master does not
-// get, it ends as lost when the node stops syncing. Under ExitKeep it
-// leaves the tasks running, unreported, and keeps them in the state
-// file: the master ends them as lost, and the next agent on the work
-// directory kills what is left. Their output pipes close with the agent
+// Under ExitKill (the default) it says goodbye: a sync with Leaving goes
+// out as it preempts every task with Config.ExitGrace, so that the
+// master places nothing more on the node (not even the tasks it requeues
+// on their exits), and every later sync says Leaving too; a start that
+// still comes is reported preempted without running. Tasks that follow
+// the preemption protocol checkpoint; the agent waits for them to end,
+// then spends at most FinalTimeout delivering their logs and exit
+// reports (outcome preempted, so the master requeues them) before it
+// returns. The sync that carries the last reports, with nothing
+// running, is Final: the master marks the node left, not lost. What the
+// master does not get, it ends as lost when the node stops syncing.
+// Under ExitKeep it leaves the tasks running, unreported, and keeps them
+// in the state file: the master ends them as lost, and the next agent on
+// the work directory kills what is left. Their output pipes close with the agent
 // process, so a task that writes after that dies of SIGPIPE; ExitKeep is
 // for debugging, not for upgrades.
 //

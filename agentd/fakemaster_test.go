@@ -38,6 +38,11 @@ type fakeMaster struct {
 	exitLogs  map[agent.TaskID]int // lines stored for a task when its exit report was
 	refused   int                  // connections closed while down
 	waits     map[int]int          // syncs by the WaitS they asked for
+	syncs     []api.Sync           // every sync that got past the switches, in arrival order
+	// onLeave, when set, is sent with the reply to the first sync that
+	// says the node leaves, as a master that placed a task before it
+	// heard of the leave.
+	onLeave []api.Command
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -152,6 +157,11 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		fm.mu.Unlock()
 		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "injected failure"})
 		return
+	}
+	fm.syncs = append(fm.syncs, req)
+	if req.Leaving && fm.onLeave != nil {
+		fm.commands = append(fm.commands, fm.onLeave...)
+		fm.onLeave = nil
 	}
 	for _, rep := range req.Reports {
 		fm.receipts[rep.Seq]++
@@ -287,6 +297,32 @@ func (fm *fakeMaster) dump() string {
 
 // reportsFor returns the stored reports of one attempt; the caller holds
 // the lock (inside waitFor) or calls it after the agent has stopped.
+// checkGoodbye checks that the agent's syncs said goodbye: every sync
+// from the first that says the node leaves says it too, and the last one
+// is Final, with nothing running; want false checks that none said it.
+// Callers hold mu (locked).
+func (fm *fakeMaster) checkGoodbye(t *testing.T, want bool) {
+	t.Helper()
+	first := slices.IndexFunc(fm.syncs, func(s api.Sync) bool { return s.Leaving })
+	if !want {
+		if first >= 0 {
+			t.Errorf("sync %d of %d says the node leaves: %+v", first, len(fm.syncs), fm.syncs[first])
+		}
+		return
+	}
+	if first < 0 {
+		t.Fatalf("none of the %d syncs said the node leaves", len(fm.syncs))
+	}
+	for i, s := range fm.syncs[first:] {
+		if !s.Leaving || s.Final && len(s.Running) > 0 {
+			t.Errorf("sync %d after the leave: %+v, want leaving, and final only with nothing running", first+i, s)
+		}
+	}
+	if last := fm.syncs[len(fm.syncs)-1]; !last.Final || len(last.Running) > 0 {
+		t.Errorf("the last sync %+v, want final with nothing running", last)
+	}
+}
+
 func (fm *fakeMaster) reportsFor(id agent.TaskID) []api.Report {
 	var out []api.Report
 	for _, r := range fm.reports {

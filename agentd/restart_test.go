@@ -204,10 +204,58 @@ func TestShutdownPreemptsTasks(t *testing.T) {
 				if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "stdout: "+tc.lastHas) }) {
 					t.Errorf("logs %q lack %q", lines, tc.lastHas)
 				}
+				fm.checkGoodbye(t, true)
 			})
 			if st := readStateFile(t, dir); len(st.Attempts) != 0 {
 				t.Errorf("state file after shutdown lists %+v", st.Attempts)
 			}
+		})
+	}
+}
+
+// TestShutdownSaysGoodbye: under --on-exit kill the agent tells the
+// master it leaves (api.Sync.Leaving) and its last sync is Final; a start
+// that comes during the leave is reported preempted, never run.
+func TestShutdownSaysGoodbye(t *testing.T) {
+	cases := []struct {
+		name  string
+		task  bool // a task runs when the agent stops
+		start bool // the master sends a start with its answer to the leave
+	}{
+		{"with no task", false, false},
+		{"with a task, and a start during the leave", true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fm := newFakeMaster(t)
+			cfg := testConfig(t, fm, t.TempDir())
+			cfg.ExitGrace = 0
+			r := startAgent(t, cfg)
+			s := spec(0, 1, `echo ready; sleep 600`)
+			late := spec(1, 1, `echo ran`)
+			if tc.task {
+				fm.send(startCmd(s))
+				fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
+			} else {
+				fm.waitFor("a sync", func(fm *fakeMaster) bool { return len(fm.syncs) > 0 })
+			}
+			if tc.start {
+				fm.set(func(fm *fakeMaster) { fm.onLeave = []api.Command{startCmd(late)} })
+			}
+			if err := r.stop(t); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			fm.locked(func(fm *fakeMaster) {
+				fm.checkGoodbye(t, true)
+				if !tc.start {
+					return
+				}
+				exit, ok := fm.exitOf(late.ID())
+				if reps := fm.reportsFor(late.ID()); !ok || len(reps) != 1 || exit.Outcome != string(agent.OutcomePreempted) ||
+					!strings.Contains(exit.Error, "not started") {
+					t.Errorf("reports of the start during the leave %+v, want one: exited, preempted, not started", reps)
+				}
+			})
 		})
 	}
 }
@@ -264,6 +312,7 @@ func TestShutdownKeepLeavesTasksForTheNextAgent(t *testing.T) {
 		if reps := fm.reportsFor(s.ID()); len(reps) != 1 {
 			t.Errorf("reports = %+v, want only the running one (the master ends it as lost)", reps)
 		}
+		fm.checkGoodbye(t, false)
 	})
 }
 

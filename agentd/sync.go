@@ -54,9 +54,9 @@ func (a *Agent) register(ctx context.Context) error {
 	return nil
 }
 
-// syncOnce sends the unacknowledged reports and the running attempts,
-// and handles the reply; it returns how many commands came. A 404 marks
-// the node unregistered.
+// syncOnce sends the unacknowledged reports and the running attempts
+// (and, at shutdown, that the node leaves), and handles the reply; it
+// returns how many commands came. A 404 marks the node unregistered.
 func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	a.mu.Lock()
 	gen := a.gen
@@ -65,7 +65,11 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		Reports: append([]api.Report{}, a.reports[:n]...),
 		Running: a.snapshotRunning(),
 		WaitS:   waitS,
+		Leaving: a.leaving,
 	}
+	// Final: the agent runs nothing and every report it has is in this
+	// sync; once it is stored, the agent has nothing more to say.
+	req.Final = a.leaving && len(a.tasks) == 0 && n == len(a.reports)
 	a.mu.Unlock()
 	var reply api.SyncReply
 	path := "/agents/" + url.PathEscape(a.cfg.Name) + "/sync"

@@ -26,7 +26,8 @@ func apiGPUs(gpus []agent.GPU) []api.GPU {
 // execute carries out the master's commands in order. Every command is
 // idempotent, because a command may arrive twice (in two replies, or
 // again after a reply was lost); once the agent is closing, commands are
-// ignored.
+// ignored, but for a start while it leaves, which is reported preempted,
+// not run (refuseStart).
 func (a *Agent) execute(cmds []api.Command) {
 	// Two replies may be handled at once (the long poll's and a report
 	// sync's); one at a time, a repeated start cannot race its first.
@@ -34,8 +35,12 @@ func (a *Agent) execute(cmds []api.Command) {
 	defer a.execMu.Unlock()
 	for _, c := range cmds {
 		a.mu.Lock()
-		closing := a.closing
+		closing, leaving := a.closing, a.leaving
 		a.mu.Unlock()
+		if leaving && c.Type == api.CommandStart {
+			a.refuseStart(c)
+			continue
+		}
 		if closing {
 			a.log.Debug("stopping; command ignored", "type", c.Type, "task", c.Task.String())
 			continue
@@ -49,6 +54,22 @@ func (a *Agent) execute(cmds []api.Command) {
 			a.log.Error("unknown command from the master; ignored", "type", c.Type, "task", c.Task.String())
 		}
 	}
+}
+
+// refuseStart answers a start that comes while the agent leaves (the
+// master sent it before it heard of the leave): the attempt is reported
+// ended, preempted, without running, so that the master requeues it at
+// once rather than wait for it and end it as lost.
+func (a *Agent) refuseStart(c api.Command) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, running := a.tasks[c.Task]; running || a.finished[c.Task] {
+		return
+	}
+	a.log.Info("start refused: the agent is leaving", "task", c.Task.String())
+	a.rememberLocked(c.Task)
+	a.enqueueLocked(api.Report{Task: c.Task, Event: api.EventExited, Outcome: string(agent.OutcomePreempted),
+		Error: "not started: the agent is leaving", At: time.Now().UTC()})
 }
 
 // start runs one attempt, unless it runs already or ran in this process.

@@ -59,6 +59,16 @@
 //     command, which makes the sync both the heartbeat and a long poll.
 //  3. POST /api/v1/agents/{name}/logs with LogBatch: lines carry the
 //     sender's sequence numbers, so a re-sent batch is stored once.
+//  4. Leaving: an agent that shuts down and stops its tasks first sends a
+//     sync with Leaving, before it stops them, and sets it on every sync
+//     after: the master places nothing more on the node, as if it were
+//     drained, so that the tasks it requeues on their exit reports go
+//     elsewhere. The sync that carries the agent's last reports, with
+//     nothing running, adds Final: the master marks the node left (a node
+//     state, like lost, in which it takes no task) at once, and the
+//     attempts ended as the reports said, with nothing lost. An agent
+//     that goes silent before its Final sync is lost as usual. A node
+//     that left comes back up when it registers again.
 //
 // A sync for a node the master does not know (it lost its database, or
 // the node was never registered, or the master restarted since the node

@@ -144,7 +144,7 @@ type Logs struct {
 type Node struct {
 	Name         string            `json:"name"`
 	Pool         string            `json:"pool"`
-	State        string            `json:"state"` // up or lost
+	State        string            `json:"state"` // up, lost or left (its agent said goodbye)
 	GPUType      string            `json:"gpu_type,omitempty"`
 	Slots        int               `json:"slots"`
 	Used         int               `json:"used"`
@@ -305,6 +305,15 @@ type Sync struct {
 	// WaitS asks the master to hold the request this long when it has no
 	// command to send; 0 answers at once.
 	WaitS int `json:"wait_s"`
+	// Leaving says the agent is shutting down and stopping its tasks: the
+	// master places nothing more on the node. Every sync from then on
+	// carries it.
+	Leaving bool `json:"leaving,omitempty"`
+	// Final, with Leaving, says this sync carries every report the agent
+	// has left and that it runs nothing: the master marks the node left
+	// (not lost), and the agent exits. A node that left comes back up
+	// when it registers again.
+	Final bool `json:"final,omitempty"`
 }
 
 // SyncReply answers a sync.

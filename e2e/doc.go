@@ -29,6 +29,8 @@
 //     that ignores the request is killed at the grace deadline.
 //   - TestAgentCrash (crash_test.go): kill -9 of an agent; its node is
 //     lost, its tasks requeued or failed, its orphans killed.
+//   - TestAgentLeave (leave_test.go): Ctrl-C of an agent; its node left
+//     at once, its task preempted and requeued on the other node only.
 //   - TestMasterCrash (mastercrash_test.go), on SQLite and PostgreSQL:
 //     kill -9 of the master with tasks running, jobs queued and
 //     submissions in flight, twice in a row; no job is lost, duplicated or

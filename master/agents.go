@@ -59,6 +59,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	n.pool = nodePool(ag.m.cfg, rec.Name, rec.Pool)
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
+	n.leaving = false
 	n.regs++
 	n.version = reg.Version
 	ag.m.markNode(n)
@@ -166,6 +167,9 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 		}
 	}
 	if err := ag.settleMissing(ctx, n, runs); err != nil {
+		return n.acked, err
+	}
+	if err := ag.leave(ctx, n, s); err != nil {
 		return n.acked, err
 	}
 	if now.Sub(n.savedBeat) >= agentTimeout(ag.m.cfg)/3 {

@@ -42,8 +42,9 @@ func nodeView(cfg *config.Config, n *mnode) api.Node {
 // empty reports whether no task holds or has reserved anything on the node.
 func (n *mnode) empty() bool { return len(n.used) == 0 && n.zeroUsed == 0 }
 
-// draining reports whether an admin drained the node.
-func (n *mnode) draining() bool { return n.rec.Drain != nil }
+// draining reports whether the node takes no new task while its running
+// ones finish: an admin drained it, or its agent is leaving.
+func (n *mnode) draining() bool { return n.rec.Drain != nil || n.leaving }
 
 // adminNode checks that the request is an admin's and names a known node,
 // answering it otherwise; it returns the node's name.

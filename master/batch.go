@@ -47,6 +47,7 @@ type nodeSave struct {
 	reconcile  map[agent.TaskID]bool // replaced, never changed in place
 	rec        store.Node
 	registered bool
+	leaving    bool
 	commands   []api.Command
 	lostAt     time.Time
 }
@@ -131,7 +132,7 @@ func (m *Master) touchNode(n *mnode) {
 		return
 	}
 	m.bt.nodes[n] = &nodeSave{acked: n.acked, syncs: n.syncs, savedBeat: n.savedBeat, reconcile: n.reconcile,
-		rec: n.rec, registered: n.registered, commands: n.commands, lostAt: n.lostAt}
+		rec: n.rec, registered: n.registered, leaving: n.leaving, commands: n.commands, lostAt: n.lostAt}
 }
 
 func copyParts(ps []*mpart) []mpart {
@@ -191,7 +192,7 @@ func (m *Master) undo(b *batch) {
 	m.goneJobs = b.gone
 	for n, s := range b.nodes {
 		n.acked, n.syncs, n.savedBeat, n.reconcile = s.acked, s.syncs, s.savedBeat, s.reconcile
-		n.rec, n.registered, n.commands, n.lostAt = s.rec, s.registered, s.commands, s.lostAt
+		n.rec, n.registered, n.leaving, n.commands, n.lostAt = s.rec, s.registered, s.leaving, s.commands, s.lostAt
 	}
 }
 

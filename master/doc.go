@@ -210,4 +210,17 @@
 // lifecycle.EventAttemptLost). After
 // a master restart every agent must register again (its first sync gets
 // 404), which reconciles what it runs with what the store says.
+//
+// An agent that shuts down says goodbye (leave.go): from its first sync
+// with Leaving the node counts as draining (mnode.leaving), so nothing
+// more is placed there, not even the tasks its preempted exits requeue;
+// its Final sync, which carries its last reports and lists nothing
+// running, marks the node left (store.NodeLeft) at once instead of lost
+// at the agent timeout, and the node stays registered so that a repeat
+// of that sync is acknowledged. A left node is not up: it takes nothing
+// until it registers again. An attempt still open on it at the leave (a
+// gang's, whose other parts run on) ends then as at a loss of the node,
+// and the what-if export writes the leave as node_down (by then the
+// node's attempts ended as reported: the simulator finds nothing there
+// to lose but such a gang).
 package master

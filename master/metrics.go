@@ -108,7 +108,7 @@ func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descPend, prometheus.GaugeValue, float64(n), k[0], k[1])
 	}
 	loads := v.loads(func(j *jobRead) string { return j.rec.Pool })
-	nodes := map[string]int{string(store.NodeUp): 0, string(store.NodeLost): 0}
+	nodes := map[string]int{string(store.NodeUp): 0, string(store.NodeLost): 0, string(store.NodeLeft): 0}
 	slots := map[string]int{}
 	for _, n := range v.nodes {
 		nodes[string(n.state)]++

@@ -167,6 +167,10 @@ type mnode struct {
 	// a restart, first saw it lost): its held tasks' lost_node_grace
 	// counts from then.
 	lostAt time.Time
+	// leaving: the agent said it is shutting down (api.Sync.Leaving);
+	// until it registers again nothing new is placed on the node, as on a
+	// drained one (draining), and its Final sync marks it left (leave.go).
+	leaving bool
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string

@@ -216,7 +216,8 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 
 // exportNodeEvents are the losses and returns in [since, until) of the
 // nodes sc's pools hold, from the store's node history, as node_down and
-// node_up events, added to sc's, with the configuration's lost_node_grace
+// node_up events (a leave, an agent's goodbye, is a node_down too: the
+// node goes as in a loss, its attempts already ended as reported), added to sc's, with the configuration's lost_node_grace
 // where there are losses (the simulator holds what the master held
 // through a loss, lifecycle.HoldsThroughLoss). A return of a node not
 // lost in the window (a node down at its start) is left out, as the
@@ -251,7 +252,7 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 				out = append(out, drainEvent(at, e))
 			}
 		case e.At.Before(since):
-		case e.To == store.NodeLost && !down[e.Node]:
+		case (e.To == store.NodeLost || e.To == store.NodeLeft) && !down[e.Node]:
 			down[e.Node] = true
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
 		case e.To == store.NodeUp && down[e.Node]:

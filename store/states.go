@@ -60,10 +60,13 @@ const (
 // NodeState is whether a node is reachable.
 type NodeState string
 
-// The node states.
+// The node states. A node is lost when its agent went silent, and left
+// when its agent said goodbye (a clean shutdown that reported its tasks'
+// ends); either way it takes no task until it registers again.
 const (
 	NodeUp   NodeState = "up"
 	NodeLost NodeState = "lost"
+	NodeLeft NodeState = "left"
 )
 
 // The node history's drain states (NodeEvent), apart from whether the
@@ -74,7 +77,7 @@ const (
 	NodeDrained     NodeState = "drained"
 )
 
-func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost }
+func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }
 
 // checkJobEdge reports whether from → to is an edge of the job state
 // machine: any move between distinct states except out of a terminal one.

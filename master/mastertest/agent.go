@@ -85,6 +85,7 @@ type Agent struct {
 	commands []api.Command
 	timers   []*time.Timer
 	cred     string
+	leaving  bool
 	// reported is signalled when a report is queued (ReportNow).
 	reported chan struct{}
 }
@@ -108,6 +109,7 @@ func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
 		gpus[i] = api.GPU{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", a.Name, i), Type: typ, MemoryMiB: 81920}
 	}
 	reg := api.Register{Name: a.Name, Pool: a.Pool, Labels: a.Labels, GPUs: gpus, Running: a.runningLocked(), Version: "mastertest"}
+	a.leaving = false
 	a.mu.Unlock()
 	var reply api.RegisterReply
 	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {
@@ -126,7 +128,8 @@ func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
 // the commands of the reply. It returns ErrNotRegistered on 404.
 func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 	a.mu.Lock()
-	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), WaitS: waitS}
+	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), WaitS: waitS, Leaving: a.leaving}
+	s.Final = a.leaving && len(s.Running) == 0
 	a.mu.Unlock()
 	if s.Reports == nil {
 		s.Reports = []api.Report{}
@@ -220,6 +223,16 @@ func (a *Agent) Restart() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.seq, a.pending, a.running = 0, nil, nil
+}
+
+// Leave makes every sync from now on say that the agent is leaving
+// (api.Sync.Leaving), as agentd's do once it shuts down, and Final once
+// it runs nothing: the test ends the attempts (Exit), as agentd stops
+// its tasks. Register ends it, as a new agent process.
+func (a *Agent) Leave() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.leaving = true
 }
 
 // Forget drops a running attempt without a report, as an agent that

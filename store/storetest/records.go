@@ -227,6 +227,23 @@ func testNodes(t *testing.T, target Target) {
 	if err != nil || len(after) != 1 || after[0].Seq != evs[3].Seq {
 		t.Errorf("node events after the loss: %+v (error %v), want the return", after, err)
 	}
+
+	// A node whose agent said goodbye is left, and a registration brings
+	// it back up; both moves are in the history.
+	if err := s.SetNodeState(ctx, "cpu-1", store.NodeUp, store.NodeLeft, at(6*time.Minute)); err != nil {
+		t.Fatalf("mark left: %v", err)
+	}
+	if nodes, err := s.Nodes(ctx); err != nil || nodes[0].State != store.NodeLeft {
+		t.Fatalf("nodes %+v (error %v), want cpu-1 left", nodes, err)
+	}
+	if _, err := s.UpsertNode(ctx, store.Node{Name: "cpu-1", Pool: "cpu", HeartbeatAt: at(7 * time.Minute)}); err != nil {
+		t.Fatalf("register a node that left: %v", err)
+	}
+	left, err := s.NodeEvents(ctx, store.NodeEventFilter{AfterSeq: evs[3].Seq})
+	if err != nil || len(left) != 2 || left[0].From != store.NodeUp || left[0].To != store.NodeLeft ||
+		left[1].From != store.NodeLeft || left[1].To != store.NodeUp {
+		t.Errorf("node events after the return: %+v (error %v), want the leave and the return", left, err)
+	}
 }
 
 func testUsage(t *testing.T, target Target) {

@@ -1,0 +1,187 @@
+package master
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestAgentLeave: an agent that shuts down says so before it stops its
+// tasks (api.Sync.Leaving). The master places nothing more on the node,
+// not even the task that the leave's preempted exit requeues; the final
+// sync marks the node left at once, not lost at the agent timeout, and
+// the task's attempt ends preempted, with nothing lost. The task runs on
+// another node, or waits; the node comes back up when its agent
+// registers again.
+func TestAgentLeave(t *testing.T) {
+	tests := []struct {
+		name string
+		// other is the GPUs of a second node, registered once the task
+		// runs on n1; 0: none.
+		other int
+		// want is where the requeued task runs after the leave: "" waits.
+		want string
+	}{
+		{"requeued task waits", 0, ""},
+		{"requeued task goes to another node", 1, "n2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 2)
+			id := h.submit(jobSpec("train", 1, `, "preemptible": true`))
+			h.step()
+			h.sync(a, a)
+			if got := h.taskState(id, 0); got != store.TaskRunning {
+				t.Fatalf("task %s before the leave, want running", got)
+			}
+			agents := []*mastertest.Agent{a}
+			if tt.other > 0 {
+				agents = append(agents, h.agent("n2", tt.other))
+			}
+
+			a.Leave()
+			h.sync(a) // the leave, before the agent stops its task
+			if n := h.node("n1"); n.State != string(store.NodeUp) {
+				t.Fatalf("node %s while its agent stops its tasks, want up", n.State)
+			}
+			late := h.submit(jobSpec("late", 1, ""))
+			h.step()
+			h.sync(agents...)
+			if tt.other == 0 && h.taskState(late, 0) != store.TaskQueued {
+				t.Fatalf("a job submitted during the leave is %s, want queued: nothing goes to a leaving node", h.taskState(late, 0))
+			}
+			// Out of the way of the requeued task.
+			if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/kill", late), nil, nil); code != http.StatusOK {
+				t.Fatalf("kill: %d", code)
+			}
+			h.sync(agents...)
+			h.sync(agents...)
+
+			if !a.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0) {
+				t.Fatal("the agent does not run the task")
+			}
+			h.sync(a) // the final sync: the exit report, nothing running
+			if n := h.node("n1"); n.State != string(store.NodeLeft) {
+				t.Fatalf("node %s after its agent's final sync, want left", n.State)
+			}
+			h.step()
+			h.sync(agents...)
+			if got := len(a.Started()); got != 1 {
+				t.Fatalf("the leaving agent got %d starts, want its first only: %+v", got, a.Started())
+			}
+			j := h.job(id)
+			task := j.TaskList[0]
+			if n := len(task.Attempts); tt.want == "" && n != 1 || tt.want != "" && n != 2 {
+				t.Fatalf("attempts %+v, want the one on n1 and, with another node, one there", task.Attempts)
+			}
+			if end := task.Attempts[0].EndState; end != string(store.AttemptPreempted) {
+				t.Fatalf("the attempt on the node that left ended %q, want preempted", end)
+			}
+			if tt.want != "" && task.Attempts[1].Placement[0].Node != tt.want {
+				t.Fatalf("the requeued task went to %+v, want %s", task.Attempts[1].Placement, tt.want)
+			}
+
+			// The agent timeout passes: the node stays left, and nothing
+			// more happens to the task.
+			h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+			if tt.other > 0 {
+				h.sync(agents[1])
+			}
+			h.m.Tick(h.ctx)
+			if n := h.node("n1"); n.State != string(store.NodeLeft) {
+				t.Fatalf("node %s past the agent timeout, want left", n.State)
+			}
+			if again := h.job(id).TaskList[0]; again.Restarts != task.Restarts || len(again.Attempts) != len(task.Attempts) {
+				t.Fatalf("task %+v past the agent timeout, want as it was: %+v", again, task)
+			}
+
+			// Back: it takes tasks again.
+			if _, err := a.Register(h.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := h.node("n1"); n.State != string(store.NodeUp) {
+				t.Fatalf("node %s after it registered again, want up", n.State)
+			}
+			if tt.other == 0 {
+				h.step()
+				h.sync(a, a)
+				if got := h.taskState(id, 0); got != store.TaskRunning || len(a.Started()) != 2 {
+					t.Fatalf("task %s on the node back, with %d starts, want running, 2", got, len(a.Started()))
+				}
+			}
+		})
+	}
+}
+
+// TestAgentLeaveGang: a gang whose part on the leaving node was preempted
+// by its agent while the other part runs on is ended at the leave, as a
+// loss of the node would end it: lost, the other part killed, the task
+// requeued; the node still reads left.
+func TestAgentLeaveGang(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.agent("n1", 2), h.agent("n2", 2)
+	id := h.submit(jobSpec("gang", 4, `, "preemptible": true`))
+	h.step()
+	h.sync(a, b)
+	h.sync(a, b)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("gang %s, want running on both nodes", got)
+	}
+	a.Leave()
+	h.sync(a)
+	a.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
+	h.sync(a)
+	if n := h.node("n1"); n.State != string(store.NodeLeft) {
+		t.Fatalf("node %s after its agent's final sync, want left", n.State)
+	}
+	if got := h.taskState(id, 0); got != store.TaskQueued {
+		t.Fatalf("gang %s after one of its nodes left, want queued", got)
+	}
+	h.sync(b)
+	if !slices.ContainsFunc(b.Commands(), func(c api.Command) bool { return c.Type == api.CommandKill && c.Task == tid(id, 0, 1) }) {
+		t.Errorf("the gang's part on n2 was not killed: %+v", b.Commands())
+	}
+	if att := h.job(id).TaskList[0].Attempts[0]; att.EndState != string(store.AttemptLost) || !strings.Contains(att.Reason, "n1 left") {
+		t.Errorf("the gang's attempt ended %q (%s), want lost as n1 left", att.EndState, att.Reason)
+	}
+}
+
+// TestHistoryScenarioNodeLeave: the what-if export writes a node's leave
+// as a loss, node_down, and its return as node_up: the node was gone in
+// between, its attempts having ended as its agent reported.
+func TestHistoryScenarioNodeLeave(t *testing.T) {
+	h := newHarness(t)
+	a, _ := h.agent("n1", 2), h.agent("n2", 2)
+	t0 := h.clock.Now()
+	h.clock.Advance(40 * time.Second)
+	a.Leave()
+	h.sync(a) // runs nothing: the goodbye is final at once
+	if n := h.node("n1"); n.State != string(store.NodeLeft) {
+		t.Fatalf("node %s, want left", n.State)
+	}
+	h.clock.Advance(20 * time.Second)
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Minute)
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	want := []scenario.Event{{At: 40, Kind: scenario.EventNodeDown, Node: "n1"}, {At: 60, Kind: scenario.EventNodeUp, Node: "n1"}}
+	if len(sc.Events) != len(want) {
+		t.Fatalf("events %+v, want %+v\n%s", sc.Events, want, body)
+	}
+	for i, e := range sc.Events {
+		if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
+			t.Errorf("event %d: %+v, want %+v", i, e, want[i])
+		}
+	}
+}
