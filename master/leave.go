@@ -31,28 +31,9 @@ func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
 	if !s.Final || !n.up() {
 		return nil
 	}
-	if n.seen.After(n.savedBeat) {
-		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
-			return err
-		}
-		n.savedBeat = n.seen
-	}
-	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLeft, ag.m.now()); err != nil {
-		return err
-	}
-	// registered stays set: the Final sync's reply may be lost, and the
-	// agent's retry must be acknowledged, not told to register again.
-	n.rec.State = store.NodeLeft
-	n.commands = nil
-	n.lostAt = ag.m.now()
 	ag.m.log.Info("node left", "node", n.rec.Name)
-	for _, t := range ag.m.tasksOn(n.rec.Name) {
-		if ag.holdsThroughLoss(t) {
-			continue
-		}
-		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s left with the attempt open on it", n.rec.Name)); err != nil {
-			return err
-		}
+	if _, err := ag.nodeGone(ctx, n, store.NodeLeft, fmt.Sprintf("node %s left with the attempt open on it", n.rec.Name)); err != nil {
+		return err
 	}
 	ag.m.kick()
 	return nil

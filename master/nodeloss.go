@@ -17,33 +17,10 @@ import (
 // held through the loss (holdsThroughLoss), which wait for the node to
 // come back for lost_node_grace. Callers hold mu.
 func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
-	// Syncs store the heartbeat every third of the agent timeout; the
-	// last contact is stored exactly before the node reads lost, as it is
-	// what the node shows from now on, across restarts too.
-	ag.m.touchNode(n)
-	if n.seen.After(n.savedBeat) {
-		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
-			return err
-		}
-		n.savedBeat = n.seen
-	}
-	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, store.NodeLost, ag.m.now()); err != nil {
-		return err
-	}
-	n.rec.State = store.NodeLost
-	n.registered = false
-	n.commands = nil
-	n.lostAt = ag.m.now()
 	ag.m.log.Warn("node lost", "node", n.rec.Name, "reason", reason)
-	held := 0
-	for _, t := range ag.m.tasksOn(n.rec.Name) {
-		if ag.holdsThroughLoss(t) {
-			held++
-			continue
-		}
-		if err := ag.loseAttempt(ctx, t, reason); err != nil {
-			return err
-		}
+	held, err := ag.nodeGone(ctx, n, store.NodeLost, reason)
+	if err != nil {
+		return err
 	}
 	if held > 0 {
 		ag.m.log.Warn("non-preemptible tasks on the lost node wait for it to come back", "node", n.rec.Name,
@@ -51,6 +28,43 @@ func (ag *agents) loseNode(ctx context.Context, n *mnode, reason string) error {
 	}
 	ag.m.kick()
 	return nil
+}
+
+// nodeGone stores that node n is no longer up (lost, or left by its
+// agent's goodbye) and ends the attempts still open on it with reason,
+// but those held through its loss (holdsThroughLoss), whose number it
+// returns. A lost node must register again; one that left stays
+// registered, since the reply to its final sync may be lost and the
+// agent's retry must be acknowledged, not told to register. Callers
+// hold mu.
+func (ag *agents) nodeGone(ctx context.Context, n *mnode, to store.NodeState, reason string) (held int, err error) {
+	// Syncs store the heartbeat every third of the agent timeout; the
+	// last contact is stored exactly before the node reads lost or left,
+	// as it is what the node shows from now on, across restarts too.
+	ag.m.touchNode(n)
+	if n.seen.After(n.savedBeat) {
+		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
+			return 0, err
+		}
+		n.savedBeat = n.seen
+	}
+	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, to, ag.m.now()); err != nil {
+		return 0, err
+	}
+	n.rec.State = to
+	n.registered = n.registered && to == store.NodeLeft
+	n.commands = nil
+	n.lostAt = ag.m.now()
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
+		if ag.holdsThroughLoss(t) {
+			held++
+			continue
+		}
+		if err := ag.loseAttempt(ctx, t, reason); err != nil {
+			return held, err
+		}
+	}
+	return held, nil
 }
 
 // holdsThroughLoss reports whether a task on a lost node keeps its attempt
