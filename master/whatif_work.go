@@ -395,14 +395,20 @@ func (h *historyEvents) lostOnUpNode(atts []store.Attempt, a store.Attempt) bool
 	if _, ok := h.continues(atts, a); ok {
 		return false
 	}
+	return !h.nodeLostUnder(a)
+}
+
+// nodeLostUnder says whether a node of attempt a's placement was lost
+// between its start and its end.
+func (h *historyEvents) nodeLostUnder(a store.Attempt) bool {
 	for _, p := range a.Placement {
 		for _, at := range h.nodeLosses[p.Node] {
 			if !at.Before(a.StartedAt) && !at.After(a.EndedAt) {
-				return false
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // startCaughtByLoss says whether attempt a ended lost by a loss of a
@@ -421,14 +427,7 @@ func (h *historyEvents) startCaughtByLoss(atts []store.Attempt, a store.Attempt)
 	if _, ok := h.continues(atts, a); ok {
 		return false
 	}
-	for _, p := range a.Placement {
-		for _, at := range h.nodeLosses[p.Node] {
-			if !at.Before(a.StartedAt) && !at.After(a.EndedAt) {
-				return true
-			}
-		}
-	}
-	return false
+	return h.nodeLostUnder(a)
 }
 
 // first is when attempt a began as the simulator counts attempts: the
