@@ -16,25 +16,10 @@ import (
 // job's entry new. Before Schedule ran outside mu, held-ms/op was the
 // whole pass.
 func BenchmarkPassHoldsMu(b *testing.B) {
-	defer func(v func(string)) { verifyReads = v }(verifyReads)
-	verifyReads = nil // the check costs the size of the mirror
-	h := newHarness(b)
-	const jobs = 10000
-	err := h.st.Update(h.ctx, func(tx store.Tx) error {
-		for i := range jobs {
-			rec := store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
-				Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e",
-				SubmittedAt: h.clock.Now()}
-			if _, err := tx.CreateJob(h.ctx, rec, []store.Task{{}}); err != nil {
-				return err
-			}
-		}
-		return nil
+	h := benchMirror(b, 10000, func(i int) store.Job {
+		return store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
+			Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e"}
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h.start() // loads them into the mirror
 	for i := range 20 {
 		h.agent(fmt.Sprintf("n%02d", i), 8)
 	}
