@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -117,17 +118,25 @@ func TestGPUAssignment(t *testing.T) {
 	}
 }
 
-// TestReservationsCarriedOnEventsOnly: conservative reservations move from
-// pass to pass after events, as in the simulator, and idle ticks leave
-// them alone.
-func TestReservationsCarriedOnEventsOnly(t *testing.T) {
+// reservedBehind starts a master whose one pool backfills conservatively,
+// with one node of 4 GPUs running a job of 4 for its hour's time limit,
+// and submits a job of 4 with a minute's limit, which can only be
+// reserved behind it; it returns the node's agent and the waiting job.
+func reservedBehind(t *testing.T) (*harness, *mastertest.Agent, int64) {
 	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
 	h := newHarness(t, withConfig(cfg))
 	a := h.agent("n1", 4)
 	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
 	h.step()
 	h.sync(a, a)
-	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	return h, a, h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+}
+
+// TestReservationsCarriedOnEventsOnly: conservative reservations move from
+// pass to pass after events, as in the simulator, and idle ticks leave
+// them alone.
+func TestReservationsCarriedOnEventsOnly(t *testing.T) {
+	h, a, waiting := reservedBehind(t)
 	h.step()
 	j := h.m.jobs[waiting]
 	want := h.clock.Now().Unix() + 3600

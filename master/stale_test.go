@@ -209,13 +209,7 @@ func TestStalePlanRechecked(t *testing.T) {
 // TestGoneJobKeepsNoReservation: a job that leaves the mirror while the
 // core gives it a reservation gets none stored.
 func TestGoneJobKeepsNoReservation(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
-	h := newHarness(t, withConfig(cfg))
-	a := h.agent("n1", 4)
-	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
-	h.step()
-	h.sync(a, a)
-	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h, _, waiting := reservedBehind(t)
 	onceUnlocked(t, func(plan *sched.Plan) {
 		if len(plan.Pending) != 1 || plan.Pending[0].At <= 0 {
 			t.Errorf("plan pending %+v, want the waiting job reserved", plan.Pending)
