@@ -71,20 +71,24 @@ projects:
 	}
 }
 
-// TestFairnessYoungCluster: on a cluster half an hour old, the 7-day
-// window is measured from the agent's registration, so that what the
-// projects got is their share of the half hour; b's 7-second wait for its
-// turn is negligible and b is not flagged, although it got less than its
-// half (a took the whole cluster first).
-func TestFairnessYoungCluster(t *testing.T) {
-	cfg := mustConfig(t, `
+// twoHalves is a FIFO cluster whose projects a and b are entitled to
+// half each.
+const twoHalves = `
 pools:
   - {name: default, policy: fifo}
 default_project: a
 projects:
   - {name: a, shares: 1}
   - {name: b, shares: 1}
-`)
+`
+
+// TestFairnessYoungCluster: on a cluster half an hour old, the 7-day
+// window is measured from the agent's registration, so that what the
+// projects got is their share of the half hour; b's 7-second wait for its
+// turn is negligible and b is not flagged, although it got less than its
+// half (a took the whole cluster first).
+func TestFairnessYoungCluster(t *testing.T) {
+	cfg := mustConfig(t, twoHalves)
 	h := newHarness(t, withConfig(cfg))
 	born := h.clock.Now()
 	ag := h.agent("n1", 4)
@@ -136,14 +140,7 @@ projects:
 // start and the cluster's; a wait is flagged only from 1% of the
 // project's entitled GPU-time, and only once one lasted 10 minutes.
 func TestFairnessWindow(t *testing.T) {
-	cfg := mustConfig(t, `
-pools:
-  - {name: default, policy: fifo}
-default_project: a
-projects:
-  - {name: a, shares: 1}
-  - {name: b, shares: 1}
-`)
+	cfg := mustConfig(t, twoHalves)
 	until := time.Date(2026, 5, 8, 0, 0, 0, 0, time.UTC)
 	since := until.Add(-7 * 24 * time.Hour)
 	young := until.Add(-2 * time.Hour)
