@@ -123,23 +123,24 @@ func parseWeight(s string) (float64, error) {
 	return w, nil
 }
 
-// tokenHint says where the token a master refused came from, when it
-// sent one it does not know: a login saved for the address may belong to
-// another master since started there (a new allot dev, a master on a new
-// store), which the bare 401 does not say. "" for any other error.
+// tokenHint says where the token a master refused came from: a login
+// saved for the address may belong to another master since started there
+// (a new allot dev, a master on a new store) or have been revoked, which
+// the bare 401 does not say. "" for any other error, and when no token
+// was sent (the master's answer then says to log in).
 func tokenHint(cmd *cobra.Command, err error) string {
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Status != http.StatusUnauthorized || !strings.Contains(ce.Message, "not known") {
+	if !errors.As(err, &ce) || ce.Status != http.StatusUnauthorized {
 		return ""
 	}
 	addr := normalAddr(masterAddr(cmd))
 	if strings.TrimSpace(os.Getenv(TokenEnv)) != "" {
-		return fmt.Sprintf("The token came from $%s, which %s does not know.", TokenEnv, addr)
+		return fmt.Sprintf("The token came from $%s, which %s refused.", TokenEnv, addr)
 	}
 	creds, path, lerr := loadCredentials()
 	if lerr != nil || creds.Masters[addr].Token == "" {
 		return ""
 	}
-	return fmt.Sprintf("The token is the login saved for %s in %s; if another master has been started there since, log in to it again: allot login --master %s",
+	return fmt.Sprintf("The token is the login saved for %s in %s; if another master has been started there since, or the token was revoked, log in again: allot login --master %s",
 		addr, path, addr)
 }

@@ -170,7 +170,7 @@ func TestTokenHint(t *testing.T) {
 		want         string // "" for no hint
 	}{
 		{"saved login", "allot_u_old", "", "The token is the login saved for " + srv.URL + " in "},
-		{"ALLOT_TOKEN", "", "allot_u_env", "The token came from $ALLOT_TOKEN, which " + srv.URL + " does not know."},
+		{"ALLOT_TOKEN", "", "allot_u_env", "The token came from $ALLOT_TOKEN, which " + srv.URL + " refused."},
 		{"no token", "", "", ""},
 	}
 	for _, tt := range tests {
