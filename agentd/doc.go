@@ -101,6 +101,17 @@
 // process, so a task that writes after that dies of SIGPIPE; ExitKeep is
 // for debugging, not for upgrades.
 //
+// # Types and locks
+//
+// Agent.mu guards the protocol's state: the attempts, the reports and
+// their Seq, the registration. Two parts own their state beside it: the
+// node's credential and its file (credential, credential.go), under a
+// mutex of its own that is taken alone or under mu, never before it;
+// and the journal of exit reports (journal, journal.go), which mu
+// guards, rewritten whenever the exit reports pending change. Lock
+// order: execMu and stateMu before mu (agent.go), mu before the
+// credential's.
+//
 // # Invariants
 //
 //   - A report's Seq is never reused within a process; reports are sent
