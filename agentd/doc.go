@@ -106,11 +106,10 @@
 // Agent.mu guards the protocol's state: the attempts, the reports and
 // their Seq, the registration. Two parts own their state beside it: the
 // node's credential and its file (credential, credential.go), under a
-// mutex of its own that is taken alone or under mu, never before it;
-// and the journal of exit reports (journal, journal.go), which mu
-// guards, rewritten whenever the exit reports pending change. Lock
-// order: execMu and stateMu before mu (agent.go), mu before the
-// credential's.
+// mutex of its own under which no other is taken; and the journal of
+// exit reports (journal, journal.go), which mu guards, rewritten
+// whenever the exit reports pending change. execMu and stateMu are
+// taken before mu (agent.go).
 //
 // # Invariants
 //
