@@ -149,6 +149,7 @@ type Agent struct {
 	ship   *shipper
 	bootID string
 	seed   uint64
+	cred   *credential
 
 	ran     atomic.Bool
 	stateMu sync.Mutex // serialises state file writes; taken before mu
@@ -168,9 +169,8 @@ type Agent struct {
 	dirty      bool // reports queued since the report loop last sent
 	waitS      int
 	registered bool
-	cred       string // the node's credential, once loaded or issued
-	journaled  bool   // the journal file holds reports
-	gen        int    // registrations so far
+	journal    journal
+	gen        int // registrations so far
 	closing    bool
 	leaving    bool // stopping the tasks: syncs say so (api.Sync.Leaving)
 	detached   bool // Run returned leaving tasks behind: touch nothing
@@ -232,6 +232,8 @@ func New(cfg Config) (*Agent, error) {
 		a.gpus[g.Index] = true
 	}
 	a.runner.OnLog = func(id agent.TaskID, l agent.LogLine) { a.ship.push(id, l) }
+	a.cred = newCredential(cfg.WorkDir, cfg.JoinToken, a.log)
+	a.journal = journal{path: filepath.Join(cfg.WorkDir, JournalFileName), log: a.log}
 	a.ship = newShipper(cfg.LogBufferLines, a.newBackoff(3), a.log, a.postLogs)
 	return a, nil
 }
@@ -352,7 +354,7 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 		n := len(a.reports) + len(a.tasks)
 		a.mu.Unlock()
 		a.log.Warn("could not deliver every report before stopping; they stay in the journal, and the next agent on this work directory sends them, unless the master has ended those attempts as lost by then",
-			"undelivered", n, "journal", a.journalPath())
+			"undelivered", n, "journal", a.journal.path)
 	}
 }
 

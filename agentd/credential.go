@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // CredentialFileName is the file in the work directory that keeps the
@@ -15,27 +17,41 @@ import (
 // restart without a join token, and no other agent can pose as the node.
 const CredentialFileName = "node-credential"
 
-func (a *Agent) credentialPath() string { return filepath.Join(a.cfg.WorkDir, CredentialFileName) }
+// credential is the node's credential and the file that keeps it. Its
+// mutex is a leaf: taken alone or under Agent.mu, never before it.
+type credential struct {
+	path      string // in the work directory
+	joinToken string // what the agent presents without a credential
+	log       *slog.Logger
 
-// bearer returns the secret the agent presents: the node's credential
-// once it has one, else the join token. Callers hold mu.
-func (a *Agent) bearer() string {
-	if a.cred == "" {
-		if data, err := os.ReadFile(a.credentialPath()); err == nil {
-			a.cred = strings.TrimSpace(string(data))
-		}
-	}
-	if a.cred != "" {
-		return a.cred
-	}
-	return a.cfg.JoinToken
+	mu     sync.Mutex
+	secret string // once loaded or issued
 }
 
-// saveCredential writes the node's credential durably, readable by the
-// agent's user only, before the agent relies on it.
-func (a *Agent) saveCredential(secret string) error {
-	path := a.credentialPath()
-	tmp := path + ".tmp"
+func newCredential(workDir, joinToken string, log *slog.Logger) *credential {
+	return &credential{path: filepath.Join(workDir, CredentialFileName), joinToken: joinToken, log: log}
+}
+
+// bearer returns the secret the agent presents: the node's credential
+// once it has one, else the join token.
+func (c *credential) bearer() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.secret == "" {
+		if data, err := os.ReadFile(c.path); err == nil {
+			c.secret = strings.TrimSpace(string(data))
+		}
+	}
+	if c.secret != "" {
+		return c.secret
+	}
+	return c.joinToken
+}
+
+// save writes the node's credential durably, readable by the agent's
+// user only, before the agent relies on it.
+func (c *credential) save(secret string) error {
+	tmp := c.path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("save the node credential: %w", err)
@@ -47,31 +63,31 @@ func (a *Agent) saveCredential(secret string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("save the node credential: %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, c.path); err != nil {
 		return fmt.Errorf("save the node credential: %w", err)
 	}
-	if d, err := os.Open(a.cfg.WorkDir); err == nil {
+	if d, err := os.Open(filepath.Dir(c.path)); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	a.mu.Lock()
-	a.cred = secret
-	a.mu.Unlock()
+	c.mu.Lock()
+	c.secret = secret
+	c.mu.Unlock()
 	return nil
 }
 
-// dropCredential forgets a credential the master no longer accepts, so
-// that the agent registers with its join token instead. It reports
-// whether there is a join token to fall back on.
-func (a *Agent) dropCredential() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cred == "" || a.cfg.JoinToken == "" {
+// drop forgets a credential the master no longer accepts, so that the
+// agent registers with its join token instead. It reports whether there
+// is a join token to fall back on.
+func (c *credential) drop() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.secret == "" || c.joinToken == "" {
 		return false
 	}
-	a.cred = ""
-	if err := os.Remove(a.credentialPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		a.log.Warn("could not remove the refused node credential", "err", err)
+	c.secret = ""
+	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.log.Warn("could not remove the refused node credential", "err", err)
 	}
 	return true
 }

@@ -101,6 +101,16 @@
 // process, so a task that writes after that dies of SIGPIPE; ExitKeep is
 // for debugging, not for upgrades.
 //
+// # Types and locks
+//
+// Agent.mu guards the protocol's state: the attempts, the reports and
+// their Seq, the registration. Two parts own their state beside it: the
+// node's credential and its file (credential, credential.go), under a
+// mutex of its own under which no other is taken; and the journal of
+// exit reports (journal, journal.go), which mu guards, rewritten
+// whenever the exit reports pending change. execMu and stateMu are
+// taken before mu (agent.go).
+//
 // # Invariants
 //
 //   - A report's Seq is never reused within a process; reports are sent

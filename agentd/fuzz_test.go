@@ -120,7 +120,7 @@ func FuzzLocalFiles(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(a.journalPath(), data, 0o600); err != nil {
+			if err := os.WriteFile(a.journal.path, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if err := a.replayJournal(); err != nil {

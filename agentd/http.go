@@ -68,11 +68,9 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 		return fmt.Errorf("POST %s: %w", path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	a.mu.Lock()
-	if tok := a.bearer(); tok != "" {
+	if tok := a.cred.bearer(); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
-	a.mu.Unlock()
 	resp, err := a.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", path, err)

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -24,26 +24,52 @@ type journalFile struct {
 	Reports []api.Report `json:"reports"`
 }
 
-func (a *Agent) journalPath() string { return filepath.Join(a.cfg.WorkDir, JournalFileName) }
+// journal is the file of the exit reports not yet acknowledged. Agent.mu
+// guards it.
+type journal struct {
+	path  string // in the work directory
+	log   *slog.Logger
+	holds bool // the file holds reports
+}
 
-// saveJournalLocked writes the unacknowledged exit reports durably (write,
-// fsync, rename) before they are sent. Callers hold mu. A failure is
-// logged: the report still goes out from memory.
-func (a *Agent) saveJournalLocked() {
+// save writes the exit reports among reports durably (write, fsync,
+// rename) before they are sent. A failure is logged: the report still
+// goes out from memory.
+func (j *journal) save(reports []api.Report) {
 	var exits []api.Report
-	for _, r := range a.reports {
+	for _, r := range reports {
 		if r.Event == api.EventExited {
 			exits = append(exits, r)
 		}
 	}
-	if len(exits) == 0 && !a.journaled {
+	if len(exits) == 0 && !j.holds {
 		return
 	}
-	if err := writeJournal(a.journalPath(), exits); err != nil {
-		a.log.Error("could not journal exit reports; they are lost if the agent dies before the master has them", "err", err)
+	if err := writeJournal(j.path, exits); err != nil {
+		j.log.Error("could not journal exit reports; they are lost if the agent dies before the master has them", "err", err)
 		return
 	}
-	a.journaled = len(exits) > 0
+	j.holds = len(exits) > 0
+}
+
+// load reads the reports an earlier agent process left in the file: none
+// when there is no file, or when it is torn or foreign, whose reports
+// cannot be trusted (the master ends those attempts as lost, as without
+// a journal).
+func (j *journal) load() ([]api.Report, error) {
+	data, err := os.ReadFile(j.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the report journal: %w", err)
+	}
+	var f journalFile
+	if err := json.Unmarshal(data, &f); err != nil || f.Version != journalVersion {
+		j.log.Error("the report journal is unreadable; its attempts will be ended as lost", "file", j.path, "err", err)
+		return nil, nil
+	}
+	return f.Reports, nil
 }
 
 func writeJournal(path string, exits []api.Report) error {
@@ -76,31 +102,21 @@ func writeJournal(path string, exits []api.Report) error {
 // undelivered, ahead of anything this process reports. Sequence numbers
 // are this process's: the master numbers reports per registration.
 func (a *Agent) replayJournal() error {
-	data, err := os.ReadFile(a.journalPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
+	reports, err := a.journal.load()
 	if err != nil {
-		return fmt.Errorf("read the report journal: %w", err)
-	}
-	var j journalFile
-	if err := json.Unmarshal(data, &j); err != nil || j.Version != journalVersion {
-		// A torn or foreign file: its reports cannot be trusted, and the
-		// master ends those attempts as lost, as without a journal.
-		a.log.Error("the report journal is unreadable; its attempts will be ended as lost", "file", a.journalPath(), "err", err)
-		return nil
+		return err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, r := range j.Reports {
+	for _, r := range reports {
 		if r.Event != api.EventExited || checkReplayed(r) != nil {
 			continue
 		}
 		a.rememberLocked(r.Task)
 		a.enqueueLocked(r)
 	}
-	if len(j.Reports) > 0 {
-		a.log.Info("exit reports from before a restart will be delivered", "reports", len(j.Reports))
+	if len(reports) > 0 {
+		a.log.Info("exit reports from before a restart will be delivered", "reports", len(reports))
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.mu.Unlock()
 	var reply api.RegisterReply
 	err := a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
-	if isStatus(err, http.StatusUnauthorized) && a.dropCredential() {
+	if isStatus(err, http.StatusUnauthorized) && a.cred.drop() {
 		a.log.Warn("the master refused the node's credential; registering with the join token", "err", err)
 		err = a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
 	}
@@ -38,10 +38,10 @@ func (a *Agent) register(ctx context.Context) error {
 		return err
 	}
 	if reply.Credential != "" {
-		if err := a.saveCredential(reply.Credential); err != nil {
+		if err := a.cred.save(reply.Credential); err != nil {
 			return err
 		}
-		a.log.Info("joined the cluster; the node's credential is saved", "file", a.credentialPath())
+		a.log.Info("joined the cluster; the node's credential is saved", "file", a.cred.path)
 	}
 	a.mu.Lock()
 	a.registered = true
@@ -106,7 +106,7 @@ func (a *Agent) ack(acked int64) {
 	}
 	a.reports = append(a.reports[:0], a.reports[i:]...)
 	if exits {
-		a.saveJournalLocked()
+		a.journal.save(a.reports)
 	}
 	a.broadcast()
 }

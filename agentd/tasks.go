@@ -279,7 +279,7 @@ func (a *Agent) enqueueLocked(r api.Report) {
 	r.Seq = a.seq
 	a.reports = append(a.reports, r)
 	if r.Event == api.EventExited {
-		a.saveJournalLocked()
+		a.journal.save(a.reports)
 	}
 	a.dirty = true
 	a.broadcast()

@@ -128,6 +128,14 @@
 // This package reads what only a scenario has (nodes' slots, GPU types
 // and counts, sharing pools, exit actions, accounts, jobs, events).
 //
+// One parser reads a file, section by section, keeping the tables of the
+// pools, nodes and jobs named so far (names), against which later
+// sections check references. What keeps no state of its own reads with
+// parts that share its spec.Parser: a job's searcher and curves
+// (searchParser, searcher.go), its scripted failures and losses
+// (scriptParser, fails.go) and the events, with the name tables
+// (eventParser, events.go).
+//
 // Marshal writes a Scenario back in this format, from the same types
 // (with spec's encoder for the cluster part), so that Parse reads it back
 // to the same values, lines aside (a searcher's curve formula comes back

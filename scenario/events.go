@@ -9,12 +9,20 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
-// eventList parses the events section. checkJobs is false when jobs come
+// eventParser reads the events section, checking the nodes and jobs
+// events name against the name tables of the sections before it.
+type eventParser struct {
+	*spec.Parser
+	*names
+}
+
+// list parses the events section. checkJobs is false when jobs come
 // from a trace: their names are unknown until the caller reads it.
-func (p *parser) eventList(raw *yaml.Node, checkJobs bool) []Event {
+func (p eventParser) list(raw *yaml.Node, checkJobs bool) []Event {
 	if raw == nil {
 		return nil
 	}
@@ -26,7 +34,7 @@ func (p *parser) eventList(raw *yaml.Node, checkJobs bool) []Event {
 	return out
 }
 
-func (p *parser) event(raw *yaml.Node, i int, checkJobs bool) Event {
+func (p eventParser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 	e := Event{Line: raw.Line}
 	f, ok := p.Fields(raw, fmt.Sprintf("events[%d]", i))
 	if !ok {
@@ -57,7 +65,7 @@ func (p *parser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 }
 
 // action parses the value of the event's single action key.
-func (p *parser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
+func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	key := string(e.Kind)
 	path := p.Join(f.Path, key)
 	if e.Kind.OfNode() {
@@ -105,7 +113,7 @@ type nodeGroup struct {
 // checkEventNode checks that a node event names a node of the file's
 // pools (after count expansion: gpu-1, gpu-2, ...). A name of a group of
 // nodes, or one past its count, is told the group's names.
-func (p *parser) checkEventNode(n *yaml.Node, path, node string) {
+func (p eventParser) checkEventNode(n *yaml.Node, path, node string) {
 	if _, ok := p.nodeLines[node]; ok {
 		return
 	}
@@ -130,7 +138,7 @@ func (p *parser) checkEventNode(n *yaml.Node, path, node string) {
 	p.Errorf(n, path, "unknown node %s%s", yamlfield.Quote(node), yamlfield.Suggest(node, known))
 }
 
-func (p *parser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {
+func (p eventParser) checkEventJob(n *yaml.Node, path, job string, checkJobs bool) {
 	if !checkJobs || !p.jobNamesKnown {
 		return
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -22,8 +23,12 @@ type TaskFail struct {
 	Line  int
 }
 
+// scriptParser reads a job's scripted failures and losses (fails,
+// start_fails, start_lost, lost), lists of mappings that name its tasks.
+type scriptParser struct{ *spec.Parser }
+
 // fails reads a job's fails: a list of {task, after}.
-func (p *parser) fails(f *yamlfield.Fields, j *Job) {
+func (p scriptParser) fails(f *yamlfield.Fields, j *Job) {
 	if f.Lookup("fails") != nil && j.Duration < 0 && j.Searcher == nil {
 		f.Errorf("fails", "a job without a duration runs until it is killed and counts no progress, so its tasks cannot fail after some of their work; give duration")
 		return
@@ -56,7 +61,7 @@ func (p *parser) fails(f *yamlfield.Fields, j *Job) {
 // eachItem calls each with the fields and line of every item of job
 // list key, a list of mappings (of what, for messages): the lists of
 // scripted failures and losses read their items so.
-func (p *parser) eachItem(f *yamlfield.Fields, key, what string, each func(g *yamlfield.Fields, line int)) {
+func (p scriptParser) eachItem(f *yamlfield.Fields, key, what string, each func(g *yamlfield.Fields, line int)) {
 	raw := f.Lookup(key)
 	if raw == nil {
 		return
@@ -100,7 +105,7 @@ type StartFail struct {
 // startFails reads a job's start_fails: a list of {task, attempt}, the
 // attempt 1 when left out. A task fails once: it may not fail in fails
 // too, nor twice here.
-func (p *parser) startFails(f *yamlfield.Fields, j *Job) {
+func (p scriptParser) startFails(f *yamlfield.Fields, j *Job) {
 	seen := map[int]string{}
 	for _, tf := range j.Fails {
 		seen[tf.Task] = fmt.Sprintf("in fails, line %d", tf.Line)
@@ -140,7 +145,7 @@ type StartLost struct {
 
 // startLost reads a job's start_lost: a list of {task, attempt, after},
 // the attempt 1 when left out; a task's attempt is lost once.
-func (p *parser) startLost(f *yamlfield.Fields, j *Job) {
+func (p scriptParser) startLost(f *yamlfield.Fields, j *Job) {
 	j.StartLost = p.lostAttempts(f, j, "start_lost", "lost starts", nil, yamlfield.PositiveDuration)
 }
 
@@ -149,7 +154,7 @@ func (p *parser) startLost(f *yamlfield.Fields, j *Job) {
 // an attempt in the second the attempt started (the loss comes once the
 // instant's passes have settled, as the master hears of it after the
 // pass that started it).
-func (p *parser) lost(f *yamlfield.Fields, j *Job) {
+func (p scriptParser) lost(f *yamlfield.Fields, j *Job) {
 	seen := map[[2]int]int{}
 	for _, l := range j.StartLost {
 		seen[[2]int{l.Task, l.Attempt}] = l.Line
@@ -160,7 +165,7 @@ func (p *parser) lost(f *yamlfield.Fields, j *Job) {
 // lostAttempts reads list key of {task, attempt, after} of job j, the
 // attempt 1 when left out, after read by dur, refusing an attempt in
 // seen (task and attempt to its line) or twice in the list.
-func (p *parser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, seen map[[2]int]int,
+func (p scriptParser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string, seen map[[2]int]int,
 	dur yamlfield.ValueParser[int64]) []StartLost {
 	if seen == nil {
 		seen = map[[2]int]int{}

@@ -166,11 +166,12 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	yamlfield.Field(f, "allow_infeasible", &j.AllowInfeasible, yamlfield.Boolean)
 	yamlfield.Field(f, "after_pass", &j.AfterPass, yamlfield.Boolean)
 	p.elastic(f, &j)
-	p.search(f, &j)
-	p.fails(f, &j)
-	p.startFails(f, &j)
-	p.startLost(f, &j)
-	p.lost(f, &j)
+	searchParser{p.Parser}.search(f, &j)
+	scripts := scriptParser{p.Parser}
+	scripts.fails(f, &j)
+	scripts.startFails(f, &j)
+	scripts.startLost(f, &j)
+	scripts.lost(f, &j)
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {

@@ -86,7 +86,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 	s.Accounts = append(s.Accounts, p.userLeaves...)
 	p.checkLeaves()
 	p.checkTrace(s)
-	s.Events = p.eventList(f.Lookup("events"), s.Trace == nil)
+	s.Events = eventParser{p.Parser, &p.names}.list(f.Lookup("events"), s.Trace == nil)
 	f.Done()
 	return s
 }

@@ -412,10 +412,29 @@ func Parse(name string, data []byte) (*Scenario, error) {
 
 // parser holds the state of one Parse call. Validation keeps going after
 // an error so that one run reports several independent mistakes; the
-// name tables let later sections check references to earlier ones.
+// name tables let later sections check references to earlier ones. The
+// sections that keep no state of their own read with parts that share
+// its spec.Parser (and the name tables): searchParser (a job's searcher
+// and curves), scriptParser (a job's scripted failures and losses) and
+// eventParser (the events).
 type parser struct {
 	*spec.Parser
+	names
 
+	accounts      map[string]*accountInfo
+	accountOrder  []string
+	accountsKnown bool // every account entry has a valid name
+	// userLeaves are the leaf accounts made for users, in order of first
+	// use; direct lists jobs of fair-tree pools that charge an account
+	// itself, which must stay a leaf.
+	userLeaves []Account
+	direct     []directCharge
+}
+
+// names are the tables of the pools, nodes and jobs the file names, kept
+// as the sections are read, against which later sections (jobs, events)
+// check their references.
+type names struct {
 	pools         map[string]*poolInfo
 	nodeLines     map[string]int
 	nodeGroups    map[string]nodeGroup // by name, the entries with a count > 1
@@ -423,15 +442,6 @@ type parser struct {
 	jobLines      map[string]int
 	jobOrder      []string
 	jobNamesKnown bool // every job entry has a valid name
-
-	accounts      map[string]*accountInfo
-	accountOrder  []string
-	accountsKnown bool // every account entry has a valid name
 	// jobPools maps job names to their pools, for the event checks.
 	jobPools map[string]string
-	// userLeaves are the leaf accounts made for users, in order of first
-	// use; direct lists jobs of fair-tree pools that charge an account
-	// itself, which must stay a leaf.
-	userLeaves []Account
-	direct     []directCharge
 }

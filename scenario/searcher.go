@@ -10,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/searcher"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -50,11 +51,14 @@ type Point struct {
 	Value float64
 }
 
+// searchParser reads an experiment's searcher and its trials' curves.
+type searchParser struct{ *spec.Parser }
+
 // search reads an experiment's searcher and its trials' metric curves
 // (step_time, and trials or curve). With a searcher the job's tasks are
 // its trials and its duration max_length × step_time, so the file gives
 // neither.
-func (p *parser) search(f *yamlfield.Fields, j *Job) {
+func (p searchParser) search(f *yamlfield.Fields, j *Job) {
 	node := f.Lookup("searcher")
 	stepOK := yamlfield.Field(f, "step_time", &j.StepTime, yamlfield.PositiveDuration)
 	trials, curve := f.Lookup("trials"), f.Lookup("curve")
@@ -111,7 +115,7 @@ const time1s = 1_000_000_000
 
 // searcher reads the searcher mapping; nil when it has errors, so that the
 // curves are not checked against a configuration that is not known.
-func (p *parser) searcher(raw *yaml.Node, path string) *Searcher {
+func (p searchParser) searcher(raw *yaml.Node, path string) *Searcher {
 	s := &Searcher{Line: raw.Line, SmallerIsBetter: true, Divisor: jobfile.DefaultDivisor, NumRungs: jobfile.DefaultNumRungs}
 	f, ok := p.Fields(raw, path)
 	if !ok {
@@ -179,7 +183,7 @@ func searcherName(p *yamlfield.Parser, raw *yaml.Node, path string) (string, boo
 
 // trialCurves reads trials: exactly max_trials entries, each the metric
 // reports of one trial, by trial index.
-func (p *parser) trialCurves(raw *yaml.Node, path string, s *Searcher) [][]Point {
+func (p searchParser) trialCurves(raw *yaml.Node, path string, s *Searcher) [][]Point {
 	items, ok := p.List(raw, path, "trials, each {metric: [[step, value], ...]}")
 	if !ok {
 		return nil
@@ -206,7 +210,7 @@ func (p *parser) trialCurves(raw *yaml.Node, path string, s *Searcher) [][]Point
 // points reads one trial's reports: [step, value] pairs with steps
 // rising from 0 to max_length. A trial reports each point when its
 // training reaches that step.
-func (p *parser) points(raw *yaml.Node, path string, s *Searcher) []Point {
+func (p searchParser) points(raw *yaml.Node, path string, s *Searcher) []Point {
 	items, ok := p.List(raw, path, "[step, value] pairs")
 	if !ok {
 		return nil
@@ -244,7 +248,7 @@ func (p *parser) points(raw *yaml.Node, path string, s *Searcher) []Point {
 // numbers. Each trial reports at every rung length of the search, the
 // only steps where the searcher judges, and values keep 6 significant
 // digits, so that results are the same on every machine.
-func (p *parser) formulaCurves(raw *yaml.Node, path string, s *Searcher) [][]Point {
+func (p searchParser) formulaCurves(raw *yaml.Node, path string, s *Searcher) [][]Point {
 	f, ok := p.Fields(raw, path)
 	if !ok {
 		return nil

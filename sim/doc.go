@@ -34,6 +34,15 @@
 // Settings (a preset such as fcfs, easy or conservative, or an option
 // set). The metrics package computes the results' metrics as the run goes.
 //
+// The types: sim (engine.go) runs the loop, handles the events and
+// reacts to each effect Step applies (apply.go). It embeds world, the
+// simulated cluster at the current time (the clock, the queue of events,
+// the lifecycle.Cluster and the simulator's job records beside it),
+// whose methods push what a change promises (a scripted failure or
+// loss, fail.go; a trial's next report, search.go; a wake-up), and feed,
+// the job source's one-job lookahead, checked against the input as it is
+// read. recorder (result.go) gathers the metrics, timeline and results.
+//
 // Invariants:
 //   - Determinism: the same input gives byte-identical results. Events at
 //     equal times are ordered by kind and then by a sequence number.

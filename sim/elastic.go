@@ -31,6 +31,6 @@ func shapeOf(spec *JobSpec) lifecycle.Shape {
 
 // rate is how much work task t does per second: the slots it holds for
 // an elastic job, else 1.
-func (s *sim) rate(t *lifecycle.Task) int64 {
+func (s *world) rate(t *lifecycle.Task) int64 {
 	return t.Rate(s.c.Jobs[t.Job].Shape)
 }

@@ -52,29 +52,17 @@ type job struct {
 type sim struct {
 	in  *Input
 	opt Options
-	now int64
-	q   queue
-	// c is the scheduling state kept from pass to pass: the jobs, the
-	// roster of live ones with their snapshot entries, the task attempts.
-	// jobs holds what the simulator keeps beside each of c's job records,
-	// at the same index.
-	c    lifecycle.Cluster
-	jobs []job
+	world
+	feed
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
 	byName map[string]int32
 	later  map[string][]Event // scripted changes for jobs not yet submitted
-	// projectIdx maps project names to indices in Input.Projects, and
-	// accountIdx account names to indices in Input.Accounts; nodeIdx
-	// maps node names to indices in the snapshot's nodes, when node
-	// events need it.
-	projectIdx map[string]int32
-	accountIdx map[string]int32
-	nodeIdx    map[string]int32
+	// nodeIdx maps node names to indices in the snapshot's nodes, when
+	// node events need it.
+	nodeIdx map[string]int32
 	// queued counts jobs with waiting tasks.
 	queued  int
-	next    JobSpec
-	hasNext bool
 	nextSeq int64
 	// reported is nextSeq when progress was last reported.
 	reported int64
@@ -82,6 +70,34 @@ type sim struct {
 	rec recorder
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
+}
+
+// world is the simulated cluster at time now and what it has promised:
+// the scheduling state kept from pass to pass (c: the jobs, the roster
+// of live ones with their snapshot entries, the task attempts), what the
+// simulator keeps beside each of c's job records (jobs, at the same
+// index), and the queue of events due (q). Its methods push the events
+// a change of state promises (a scripted failure or loss, a trial's
+// next report, a wake-up); the sim pops and handles them.
+type world struct {
+	now  int64
+	q    queue
+	c    lifecycle.Cluster
+	jobs []job
+}
+
+// feed is the workload's job source with a one-job lookahead (next,
+// when hasNext), each job checked against the input as it is read.
+type feed struct {
+	in *Input
+	// projectIdx maps project names to indices in Input.Projects, and
+	// accountIdx account names to indices in Input.Accounts: a job's
+	// project and account are checked and, once submitted, resolved
+	// with them.
+	projectIdx map[string]int32
+	accountIdx map[string]int32
+	next       JobSpec
+	hasNext    bool
 }
 
 func newSim(in *Input, opt Options) (*sim, error) {
@@ -92,7 +108,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		opt.MaxPasses = 1000
 	}
 	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{},
-		projectIdx: make(map[string]int32, len(in.Projects)), accountIdx: make(map[string]int32, len(in.Accounts))}
+		feed: feed{in: in, projectIdx: make(map[string]int32, len(in.Projects)), accountIdx: make(map[string]int32, len(in.Accounts))}}
 	snap := &s.c.Snap
 	for i := range in.Projects {
 		s.projectIdx[in.Projects[i].Name] = int32(i)
@@ -124,7 +140,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 }
 
 // pull reads the next job from the source into the one-job lookahead.
-func (s *sim) pull() error {
+func (s *feed) pull() error {
 	spec, err := s.in.Jobs.Next()
 	if errors.Is(err, io.EOF) {
 		s.hasNext = false
@@ -162,7 +178,7 @@ func (s *sim) pull() error {
 // checkSpec checks a job's account and elastic sizes: a job in a
 // multifactor pool that weighs fair share charges an account of the
 // input, and an elastic job's work (Duration × Slots) is a number.
-func (s *sim) checkSpec(spec *JobSpec) error {
+func (s *feed) checkSpec(spec *JobSpec) error {
 	pl := &s.in.Pools[spec.Pool]
 	_, known := s.accountIdx[spec.Account]
 	switch {
@@ -347,7 +363,7 @@ func (s *sim) handle(e event) {
 }
 
 // wake asks for a pass at time at, when a thrash guard lifts.
-func (s *sim) wake(at int64) {
+func (s *world) wake(at int64) {
 	s.q.push(event{at: at, kind: evWake})
 }
 

@@ -16,7 +16,7 @@ import "github.com/allot-sched/allot/lifecycle"
 
 // scheduleFail pushes the failure of task ti, if its job scripts one that
 // comes no later than the attempt's end.
-func (s *sim) scheduleFail(ti int32) {
+func (s *world) scheduleFail(ti int32) {
 	t := s.c.Tasks.At(ti)
 	j := &s.jobs[t.Job]
 	after, ok := j.spec.Fails[int(t.ID)]
@@ -45,7 +45,7 @@ func (s *sim) scheduleFail(ti int32) {
 // from the agent after the passes that started the task: a later pass of
 // the instant sees the task's slots held (and may re-plan it, making the
 // failure stale), and the passes that follow see them free.
-func (s *sim) startFails(ti int32) bool {
+func (s *world) startFails(ti int32) bool {
 	t := s.c.Tasks.At(ti)
 	attempt, ok := s.jobs[t.Job].spec.StartFails[int(t.ID)]
 	if !ok || int(t.Retries)+1 != attempt {
@@ -60,7 +60,7 @@ func (s *sim) startFails(ti int32) bool {
 // (lifecycle.Task.Unanswered: a loss of its node before then requeues
 // it, as the master does), and the driver gives it up After seconds
 // later.
-func (s *sim) startLost(ti int32) bool {
+func (s *world) startLost(ti int32) bool {
 	t := s.c.Tasks.At(ti)
 	after, ok := s.jobs[t.Job].spec.StartLost[[2]int{int(t.ID), int(t.Retries) + 1}]
 	if !ok {
@@ -74,7 +74,7 @@ func (s *sim) startLost(ti int32) bool {
 // attemptLost pushes the loss of task ti's attempt, just started, if its
 // job scripts one: After seconds later, for the task's version now, so
 // that a preemption, move, resize or end before then makes it stale.
-func (s *sim) attemptLost(ti int32) {
+func (s *world) attemptLost(ti int32) {
 	t := s.c.Tasks.At(ti)
 	if after, ok := s.jobs[t.Job].spec.Lost[[2]int{int(t.ID), int(t.Retries) + 1}]; ok {
 		s.q.push(event{at: s.now + after, kind: evAttemptLost, ref: ti, ver: t.Ver})

@@ -166,7 +166,7 @@ func newJobSearch(spec *SearchSpec, record bool) *jobSearch {
 // scheduleReport queues running trial ti's next report: when its
 // training reaches the step of its next point. Called whenever the trial
 // (re)starts, as its progress and rate may have changed.
-func (s *sim) scheduleReport(ti int32) {
+func (s *world) scheduleReport(ti int32) {
 	t := s.c.Tasks.At(ti)
 	j := &s.jobs[t.Job]
 	js := j.search

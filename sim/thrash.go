@@ -11,7 +11,7 @@ import "github.com/allot-sched/allot/lifecycle"
 // wakeBudget asks for a pass when a preemption or move of a task of
 // project p, just counted, leaves the budget's hour, which may let a
 // waiting task start.
-func (s *sim) wakeBudget(p int32) {
+func (s *world) wakeBudget(p int32) {
 	if !s.c.Ledgers.Budgeted(p) {
 		return
 	}

@@ -119,6 +119,14 @@ type Auth interface {
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 }
 
+// authStore is the identity side of the store (Auth), with its own SQL:
+// reads on the store's readers, writes in the store's transactions.
+type authStore struct {
+	r      *sql.DB
+	d      *dialect
+	update func(ctx context.Context, fn func(tx Tx) error) error
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -126,7 +134,7 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func (s *sqlStore) CreateUser(ctx context.Context, u User) (User, error) {
+func (a *authStore) CreateUser(ctx context.Context, u User) (User, error) {
 	if u.Name == "" {
 		return User{}, fmt.Errorf("create user: %w", invalidf("name is empty"))
 	}
@@ -136,9 +144,9 @@ func (s *sqlStore) CreateUser(ctx context.Context, u User) (User, error) {
 		}
 	}
 	u.CreatedAt = nowIfZero(u.CreatedAt).UTC()
-	err := s.Update(ctx, func(tx Tx) error {
+	err := a.update(ctx, func(tx Tx) error {
 		q := tx.(*ops).q
-		_, err := q.ExecContext(ctx, s.d.q(`INSERT INTO users (name, admin, disabled, created_ns) VALUES (?, ?, ?, ?)`),
+		_, err := q.ExecContext(ctx, a.d.q(`INSERT INTO users (name, admin, disabled, created_ns) VALUES (?, ?, ?, ?)`),
 			u.Name, boolInt(u.Admin), boolInt(u.Disabled), nsOf(u.CreatedAt))
 		if err != nil {
 			if constraintViolation(err) {
@@ -147,7 +155,7 @@ func (s *sqlStore) CreateUser(ctx context.Context, u User) (User, error) {
 			return fmt.Errorf("create user %s: %w", u.Name, err)
 		}
 		for p, r := range u.Roles {
-			if _, err := q.ExecContext(ctx, s.d.q(`INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)`),
+			if _, err := q.ExecContext(ctx, a.d.q(`INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)`),
 				u.Name, p, string(r)); err != nil {
 				return fmt.Errorf("create user %s: role in %s: %w", u.Name, p, err)
 			}
@@ -160,8 +168,8 @@ func (s *sqlStore) CreateUser(ctx context.Context, u User) (User, error) {
 	return u, nil
 }
 
-func (s *sqlStore) User(ctx context.Context, name string) (User, error) {
-	users, err := s.users(ctx, "WHERE name = ?", name)
+func (a *authStore) User(ctx context.Context, name string) (User, error) {
+	users, err := a.users(ctx, "WHERE name = ?", name)
 	if err != nil {
 		return User{}, err
 	}
@@ -171,10 +179,10 @@ func (s *sqlStore) User(ctx context.Context, name string) (User, error) {
 	return users[0], nil
 }
 
-func (s *sqlStore) Users(ctx context.Context) ([]User, error) { return s.users(ctx, "") }
+func (a *authStore) Users(ctx context.Context) ([]User, error) { return a.users(ctx, "") }
 
-func (s *sqlStore) users(ctx context.Context, where string, args ...any) ([]User, error) {
-	rows, err := s.r.QueryContext(ctx, s.d.q("SELECT name, admin, disabled, created_ns FROM users "+where+" ORDER BY name"), args...)
+func (a *authStore) users(ctx context.Context, where string, args ...any) ([]User, error) {
+	rows, err := a.r.QueryContext(ctx, a.d.q("SELECT name, admin, disabled, created_ns FROM users "+where+" ORDER BY name"), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
@@ -192,15 +200,15 @@ func (s *sqlStore) users(ctx context.Context, where string, args ...any) ([]User
 		return nil, fmt.Errorf("list users: %w", err)
 	}
 	for i := range users {
-		if users[i].Roles, err = s.roles(ctx, users[i].Name); err != nil {
+		if users[i].Roles, err = a.roles(ctx, users[i].Name); err != nil {
 			return nil, err
 		}
 	}
 	return users, nil
 }
 
-func (s *sqlStore) roles(ctx context.Context, user string) (map[string]Role, error) {
-	rows, err := s.r.QueryContext(ctx, s.d.q("SELECT project, role FROM roles WHERE user_name = ? ORDER BY project"), user)
+func (a *authStore) roles(ctx context.Context, user string) (map[string]Role, error) {
+	rows, err := a.r.QueryContext(ctx, a.d.q("SELECT project, role FROM roles WHERE user_name = ? ORDER BY project"), user)
 	if err != nil {
 		return nil, fmt.Errorf("roles of %s: %w", user, err)
 	}
@@ -219,38 +227,38 @@ func (s *sqlStore) roles(ctx context.Context, user string) (map[string]Role, err
 	return out, nil
 }
 
-func (s *sqlStore) CountUsers(ctx context.Context) (int, error) {
+func (a *authStore) CountUsers(ctx context.Context) (int, error) {
 	var n int
-	if err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM users").Scan(&n); err != nil {
+	if err := a.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM users").Scan(&n); err != nil {
 		return 0, fmt.Errorf("count users: %w", err)
 	}
 	return n, nil
 }
 
-func (s *sqlStore) SetUserDisabled(ctx context.Context, name string, disabled bool) error {
-	return s.execOne(ctx, "user "+name, "UPDATE users SET disabled = ? WHERE name = ?", boolInt(disabled), name)
+func (a *authStore) SetUserDisabled(ctx context.Context, name string, disabled bool) error {
+	return a.execOne(ctx, "user "+name, "UPDATE users SET disabled = ? WHERE name = ?", boolInt(disabled), name)
 }
 
-func (s *sqlStore) SetRole(ctx context.Context, user, project string, role Role) error {
+func (a *authStore) SetRole(ctx context.Context, user, project string, role Role) error {
 	if project == "" || (role != "" && !role.Valid()) {
 		return fmt.Errorf("role of %s: %w", user, invalidf("role %q in project %q", role, project))
 	}
-	return s.Update(ctx, func(tx Tx) error {
+	return a.update(ctx, func(tx Tx) error {
 		q := tx.(*ops).q
 		var n int
-		if err := q.QueryRowContext(ctx, s.d.q("SELECT COUNT(*) FROM users WHERE name = ?"), user).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, a.d.q("SELECT COUNT(*) FROM users WHERE name = ?"), user).Scan(&n); err != nil {
 			return fmt.Errorf("role of %s: %w", user, err)
 		}
 		if n == 0 {
 			return fmt.Errorf("user %s: %w", user, ErrNotFound)
 		}
-		if _, err := q.ExecContext(ctx, s.d.q("DELETE FROM roles WHERE user_name = ? AND project = ?"), user, project); err != nil {
+		if _, err := q.ExecContext(ctx, a.d.q("DELETE FROM roles WHERE user_name = ? AND project = ?"), user, project); err != nil {
 			return fmt.Errorf("role of %s in %s: %w", user, project, err)
 		}
 		if role == "" {
 			return nil
 		}
-		if _, err := q.ExecContext(ctx, s.d.q("INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)"),
+		if _, err := q.ExecContext(ctx, a.d.q("INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)"),
 			user, project, string(role)); err != nil {
 			return fmt.Errorf("role of %s in %s: %w", user, project, err)
 		}
@@ -259,9 +267,9 @@ func (s *sqlStore) SetRole(ctx context.Context, user, project string, role Role)
 }
 
 // execOne runs a write that must change exactly one row.
-func (s *sqlStore) execOne(ctx context.Context, what, query string, args ...any) error {
-	return s.Update(ctx, func(tx Tx) error {
-		res, err := tx.(*ops).q.ExecContext(ctx, s.d.q(query), args...)
+func (a *authStore) execOne(ctx context.Context, what, query string, args ...any) error {
+	return a.update(ctx, func(tx Tx) error {
+		res, err := tx.(*ops).q.ExecContext(ctx, a.d.q(query), args...)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -289,7 +297,7 @@ func scanCred(sc rowScanner) (Credential, error) {
 	return c, nil
 }
 
-func (s *sqlStore) CreateCredential(ctx context.Context, c Credential) (Credential, error) {
+func (a *authStore) CreateCredential(ctx context.Context, c Credential) (Credential, error) {
 	switch {
 	case c.Kind != CredUser && c.Kind != CredJoin && c.Kind != CredNode:
 		return Credential{}, fmt.Errorf("create credential: %w", invalidf("kind %q", c.Kind))
@@ -298,9 +306,9 @@ func (s *sqlStore) CreateCredential(ctx context.Context, c Credential) (Credenti
 	}
 	c.CreatedAt = nowIfZero(c.CreatedAt).UTC()
 	var out Credential
-	err := s.Update(ctx, func(tx Tx) error {
+	err := a.update(ctx, func(tx Tx) error {
 		var err error
-		out, err = scanCred(tx.(*ops).q.QueryRowContext(ctx, s.d.q(`INSERT INTO credentials (kind, subject, hash, note,
+		out, err = scanCred(tx.(*ops).q.QueryRowContext(ctx, a.d.q(`INSERT INTO credentials (kind, subject, hash, note,
 			created_by, created_ns, expires_ns) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+credCols),
 			string(c.Kind), c.Subject, c.Hash, c.Note, c.CreatedBy, nsOf(c.CreatedAt), nullNS(c.ExpiresAt)))
 		if err != nil {
@@ -311,8 +319,8 @@ func (s *sqlStore) CreateCredential(ctx context.Context, c Credential) (Credenti
 	return out, err
 }
 
-func (s *sqlStore) CredentialByHash(ctx context.Context, hash string) (Credential, error) {
-	c, err := scanCred(s.r.QueryRowContext(ctx, s.d.q("SELECT "+credCols+" FROM credentials WHERE hash = ?"), hash))
+func (a *authStore) CredentialByHash(ctx context.Context, hash string) (Credential, error) {
+	c, err := scanCred(a.r.QueryRowContext(ctx, a.d.q("SELECT "+credCols+" FROM credentials WHERE hash = ?"), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Credential{}, fmt.Errorf("credential: %w", ErrNotFound)
 	}
@@ -322,7 +330,7 @@ func (s *sqlStore) CredentialByHash(ctx context.Context, hash string) (Credentia
 	return c, nil
 }
 
-func (s *sqlStore) Credentials(ctx context.Context, kind CredentialKind, subject string) ([]Credential, error) {
+func (a *authStore) Credentials(ctx context.Context, kind CredentialKind, subject string) ([]Credential, error) {
 	var where []string
 	var args []any
 	if kind != "" {
@@ -335,7 +343,7 @@ func (s *sqlStore) Credentials(ctx context.Context, kind CredentialKind, subject
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := s.r.QueryContext(ctx, s.d.q(q+" ORDER BY id"), args...)
+	rows, err := a.r.QueryContext(ctx, a.d.q(q+" ORDER BY id"), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list credentials: %w", err)
 	}
@@ -346,15 +354,15 @@ func (s *sqlStore) Credentials(ctx context.Context, kind CredentialKind, subject
 	return cs, nil
 }
 
-func (s *sqlStore) RevokeCredential(ctx context.Context, id int64, at time.Time) error {
-	err := s.execOne(ctx, fmt.Sprintf("credential %d", id),
+func (a *authStore) RevokeCredential(ctx context.Context, id int64, at time.Time) error {
+	err := a.execOne(ctx, fmt.Sprintf("credential %d", id),
 		"UPDATE credentials SET revoked_ns = COALESCE(revoked_ns, ?) WHERE id = ?", nsOf(nowIfZero(at)), id)
 	return err
 }
 
-func (s *sqlStore) RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error {
-	return s.Update(ctx, func(tx Tx) error {
-		_, err := tx.(*ops).q.ExecContext(ctx, s.d.q(`UPDATE credentials SET revoked_ns = ?
+func (a *authStore) RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error {
+	return a.update(ctx, func(tx Tx) error {
+		_, err := tx.(*ops).q.ExecContext(ctx, a.d.q(`UPDATE credentials SET revoked_ns = ?
 			WHERE kind = 'node' AND subject = ? AND id <> ? AND revoked_ns IS NULL`), nsOf(nowIfZero(at)), node, keep)
 		if err != nil {
 			return fmt.Errorf("revoke credentials of node %s: %w", node, err)
@@ -363,9 +371,9 @@ func (s *sqlStore) RevokeNodeCredentials(ctx context.Context, node string, keep 
 	})
 }
 
-func (s *sqlStore) AppendAudit(ctx context.Context, e AuditEntry) error {
-	return s.Update(ctx, func(tx Tx) error {
-		_, err := tx.(*ops).q.ExecContext(ctx, s.d.q(`INSERT INTO audit (at_ns, actor, action, target, status, detail,
+func (a *authStore) AppendAudit(ctx context.Context, e AuditEntry) error {
+	return a.update(ctx, func(tx Tx) error {
+		_, err := tx.(*ops).q.ExecContext(ctx, a.d.q(`INSERT INTO audit (at_ns, actor, action, target, status, detail,
 			request_id) VALUES (?, ?, ?, ?, ?, ?, ?)`), nsOf(nowIfZero(e.At)), e.Actor, e.Action, e.Target, e.Status,
 			e.Detail, e.RequestID)
 		if err != nil {
@@ -375,14 +383,14 @@ func (s *sqlStore) AppendAudit(ctx context.Context, e AuditEntry) error {
 	})
 }
 
-func (s *sqlStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+func (a *authStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	where := []string{"seq > ?"}
 	args := []any{f.After}
 	if f.Actor != "" {
 		where, args = append(where, "actor = ?"), append(args, f.Actor)
 	}
 	q, args := finish("SELECT seq, at_ns, actor, action, target, status, detail, request_id FROM audit", where, "seq", f.Limit, args)
-	rows, err := s.r.QueryContext(ctx, s.d.q(q), args...)
+	rows, err := a.r.QueryContext(ctx, a.d.q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}

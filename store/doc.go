@@ -90,6 +90,16 @@
 //     of the process (and, with the default SQLite synchronous=full or a
 //     PostgreSQL with fsync on, of the machine).
 //
+// # Structure
+//
+// One type, sqlStore (sqlstore.go), serves both dialects: Update runs
+// the transactions (group commit and the statement cache on SQLite, the
+// gathered events and attempt writes on PostgreSQL), ops runs the SQL of
+// jobs, tasks, attempts, nodes, logs and history over a transaction or
+// the readers (Tx is ops), and authStore (auth.go) runs the identity
+// side's (Auth: users, roles, credentials, the audit log) on the same
+// readers and transactions; sqlStore embeds it.
+//
 // # Errors
 //
 // Errors wrap ErrNotFound, ErrConflict or ErrInvalid when the caller can act

@@ -29,10 +29,14 @@ type sqlStore struct {
 	group *groupCommitter
 	// stmts, when set, keeps the writer's statements prepared (SQLite).
 	stmts *stmtCache
+	// authStore serves Auth: users, roles, credentials, the audit log.
+	authStore
 }
 
 func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
-	return &sqlStore{w: w, r: r, d: d, reads: &ops{q: r, d: d}}
+	s := &sqlStore{w: w, r: r, d: d, reads: &ops{q: r, d: d}}
+	s.authStore = authStore{r: r, d: d, update: s.Update}
+	return s
 }
 
 // ops implements Tx over a querier. Its write methods assume q is a
