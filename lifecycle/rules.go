@@ -177,7 +177,7 @@ func MaxRunning(tasks, maxConcurrent, slots, maxSlots int) int {
 // what-if export and a scenario's default (scenario.DefaultInteractive)
 // all follow it.
 func Interactive(kind sched.Kind, preemptible bool) bool {
-	return (kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard) && !preemptible
+	return InteractiveIn(preemptible, InteractiveKind(kind))
 }
 
 // InteractiveIn is whether a job that is interactive outside the LOW
