@@ -327,9 +327,12 @@ func (pl *planner) compactOrder() {
 }
 
 // snapJob is a job's entry in the snapshot, but for Waiting and Reserved,
-// which buildSnapshot fills in every pass. A job whose pool is not
-// configured, or that runs in a quota pool under an unknown project, is
-// left out and given a pending reason of the master's own.
+// which buildSnapshot fills in every pass: its facts, which the
+// simulator's entries are made from too (lifecycle.JobFacts). A job whose
+// pool is not configured, or that runs in a quota pool or one that
+// weighs fair share under an unknown project, is left out and given a
+// pending reason of the master's own; elsewhere such a job has no
+// project and no account (-1), as in the simulator.
 func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 	pool, ok := pl.view.pools[j.rec.Pool]
 	if !ok {
@@ -354,8 +357,8 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 	f := lifecycle.JobFacts{
 		ID:            j.idString(),
 		Pool:          pool,
-		Project:       max(proj, 0),
-		Account:       max(pl.m.fair.account(j.rec.Project, j.rec.User), 0),
+		Project:       proj,
+		Account:       pl.m.fair.account(j.rec.Project, j.rec.User),
 		Kind:          sched.Kind(j.rec.Kind),
 		Submit:        j.rec.SubmittedAt.Unix(),
 		Seq:           j.rec.ID,
