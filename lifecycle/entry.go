@@ -34,8 +34,11 @@ type JobFacts struct {
 	TimeLimit                      int64
 	GPU                            string
 	Topology                       sched.Topology
-	Licenses                       []sched.LicenseUse
-	QOS, Nice                      int
+	// Licenses are what each task holds while it runs, in the
+	// snapshot's order (by index): the core names the first that a job
+	// is short of, so both drivers must list them alike.
+	Licenses  []sched.LicenseUse
+	QOS, Nice int
 	// Low says the job is LOW-class work and QuotaPool that its pool
 	// divides slots by quota: such work borrows (Borrows).
 	Low, QuotaPool bool

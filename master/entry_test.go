@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -96,5 +97,33 @@ default_project: team
 			}
 			c.run(t, h, gone)
 		})
+	}
+}
+
+// TestLicensesInSnapshotOrder: a job's entry lists its licenses in the
+// snapshot's order (the configuration's), as the simulator's entries
+// do, so that a job short of several is said to wait for the same one
+// live and in a replay (sched's licensePending names the first). The
+// master listed them by name: alpha here, where the simulator names
+// zeta.
+func TestLicensesInSnapshotOrder(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, `
+pools:
+  - {name: p, policy: fifo}
+default_pool: p
+licenses: {zeta: 1, alpha: 1}
+`)))
+	a := h.agent("n1", 2)
+	both := `"licenses": {"alpha": 1, "zeta": 1}`
+	h.submit(jobSpec("first", 1, ", "+both))
+	second := h.submit(jobSpec("second", 1, ", "+both))
+	h.step()
+	h.sync(a, a)
+	h.step()
+	h.m.lock()
+	defer h.m.unlock()
+	p := h.m.jobs[second].pending
+	if p == nil || p.p.Reason != sched.ReasonLicense || p.p.License != 0 {
+		t.Errorf("second waits with %+v, want it waiting for license 0, zeta, the first it lists", p)
 	}
 }

@@ -145,5 +145,8 @@ func schedHints(cfg *config.Config, j *mjob, f *lifecycle.JobFacts) *pendingInfo
 		}
 		f.Licenses = append(f.Licenses, sched.LicenseUse{License: i, Count: u.count})
 	}
+	// In the snapshot's order, as the simulator lists them: the core
+	// names the first a job is short of.
+	slices.SortFunc(f.Licenses, func(a, b sched.LicenseUse) int { return cmp.Compare(a.License, b.License) })
 	return nil
 }
