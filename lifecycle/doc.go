@@ -47,8 +47,8 @@
 // resolves from its own model of a job, the master's store record and
 // job file in snapJob, the simulator's JobSpec in snapEntry, and the
 // rules above applied to them once) and says what a change of priority
-// class makes a job (Class.In, the simulator's ClassRule); holds.go builds the snapshot's
-// allocations and drained nodes for both (Hold: a task's allocation,
+// class makes a job (Class.In, the simulator's ClassRule); holds.go
+// builds the snapshot's allocations and drained nodes for both (Hold: a task's allocation,
 // Fill and Alloc, and how a move or resize splits it into its new
 // placement and what drains, Hold.Replaced, which Tasks.Replace follows
 // too; CapDrained: a drained node shrunk to what its allocations hold),
