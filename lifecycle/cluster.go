@@ -84,7 +84,8 @@ func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 
 // SetPriority changes job ji's priority in its snapshot entry, with the
 // preemptibility, borrowing and interactivity that follow from it (the
-// driver's rule: OSMO's priority classes, InteractiveIn).
+// driver's: OSMO's priority classes, Class.In, whose rules JobFacts.Entry
+// applies at submission).
 func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow, interactive bool) {
 	en := c.Roster.Entry(ji)
 	en.Priority, en.Preemptible, en.Borrow, en.Interactive = priority, preemptible, borrow, interactive

@@ -40,12 +40,15 @@
 // what a job is in its priority class, PreemptibleIn,
 // PreemptibleOutsideLow, Borrows and InteractiveIn; how many of a job's
 // tasks may run at once, MaxRunning, and whether it is interactive,
-// Interactive, the two fields of a job's snapshot entry that the
-// master's snapJob and the simulator's scenario jobs compute apart;
-// which nodes the fair-share capacity counts, down and drained ones
-// too, InFairShareCapacity), so that the
-// two drivers cannot drift apart on them; holds.go builds the snapshot's
-// allocations and drained nodes for both (Hold: a task's allocation,
+// Interactive; which nodes the fair-share capacity counts, down and
+// drained ones too, InFairShareCapacity), so that the
+// two drivers cannot drift apart on them; entry.go builds a job's
+// snapshot entry for both (JobFacts.Entry: the facts each driver
+// resolves from its own model of a job, the master's store record and
+// job file in snapJob, the simulator's JobSpec in snapEntry, and the
+// rules above applied to them once) and says what a change of priority
+// class makes a job (Class.In, the simulator's ClassRule); holds.go
+// builds the snapshot's allocations and drained nodes for both (Hold: a task's allocation,
 // Fill and Alloc, and how a move or resize splits it into its new
 // placement and what drains, Hold.Replaced, which Tasks.Replace follows
 // too; CapDrained: a drained node shrunk to what its allocations hold),
@@ -105,6 +108,9 @@
 //     start, and what it holds never grows: each pass sees it shrunk to
 //     what its allocations hold there; Settle applies no preemption of
 //     a task on it (nodes.go; the master's draining node alike).
+//   - Every field of a job's snapshot entry is made in one place,
+//     JobFacts.Entry, from facts its driver resolved (indexes, -1 for
+//     no project or account); a preemptible job is never interactive.
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster

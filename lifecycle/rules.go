@@ -24,9 +24,9 @@ import (
 // in (EndedJob, LiveJob), when an attempt has reached its time limit
 // (PastLimit), what a kill does to each task (KillTo), and what a
 // priority change into or out of LOW makes a job (PreemptibleIn,
-// PreemptibleOutsideLow, Borrows, InteractiveIn), and two fields of a
-// job's snapshot entry, built from two job models (MaxRunning,
-// Interactive).
+// PreemptibleOutsideLow, Borrows, InteractiveIn; Class.In in entry.go),
+// and the fields of a job's snapshot entry that rules make (MaxRunning,
+// Interactive), which entry.go's JobFacts.Entry applies for both.
 
 // OneShot reports whether a pass that preempted, moved and resized
 // nothing settles the instant (Settled's oneShot): every pool's policy
@@ -144,10 +144,10 @@ func PreemptibleOutsideLow(filedLow, filed, kindDefault bool) bool {
 func PreemptibleIn(low, outside bool) bool { return low || outside }
 
 // Borrows reports whether a job may borrow slots beyond its project's
-// quota: LOW work (low) in a pool that divides slots by quota. The
-// simulator gives its jobs Borrow by it at submission and on a priority
-// change (sim's ClassRule), the master its snapshot entries (snapJob in
-// master/snapshot.go).
+// quota: LOW work (low) in a pool that divides slots by quota. Every
+// snapshot entry's Borrow is made by it (JobFacts.Entry), and a priority
+// change's (Class.In); the simulator's scenario jobs keep it resolved
+// (sim's specFromScenario).
 func Borrows(low, quotaPool bool) bool { return low && quotaPool }
 
 // MaxRunning is how many of a job's tasks may run at once (sched.Job's
@@ -173,11 +173,12 @@ func MaxRunning(tasks, maxConcurrent, slots, maxSlots int) int {
 // Interactive: under quota it runs only within its project's quota and is
 // never preempted): the interactive kinds (notebook, shell, tensorboard)
 // are, unless the job is preemptible, which lets it go over quota and be
-// preempted as training is (as in Run:ai). The master's snapshot, its
+// preempted as training is (as in Run:ai). Snapshot entries
+// (JobFacts.Entry: InteractiveIn of InteractiveKind), the master's
 // what-if export and a scenario's default (scenario.DefaultInteractive)
 // all follow it.
 func Interactive(kind sched.Kind, preemptible bool) bool {
-	return (kind == sched.KindNotebook || kind == sched.KindShell || kind == sched.KindTensorBoard) && !preemptible
+	return InteractiveIn(preemptible, InteractiveKind(kind))
 }
 
 // InteractiveIn is whether a job that is interactive outside the LOW

@@ -177,11 +177,12 @@
 //     (snapshot.go): a task's allocations by lifecycle.Hold (Fill or
 //     Alloc, and Replaced for a task being moved or resized: its new
 //     placement and what of the old drains), a drained node's capacity
-//     by lifecycle.CapDrained, a job's Borrow by lifecycle.Borrows. The
-//     master's own are what it reads them from: which nodes are up (a
+//     by lifecycle.CapDrained, a job's entry by lifecycle.JobFacts.Entry.
+//     The master's own are what it reads them from: which nodes are up (a
 //     lost node is left out), an attempt's parts and GPUs (keptOf), the
-//     launch order (launchorder.go) and the rest of a job's entry
-//     (snapJob).
+//     launch order (launchorder.go) and a job's facts (snapJob: its
+//     record and job file resolved against the configuration, -1 for a
+//     project or account no longer configured).
 //   - A restart changes no decision: what the snapshot orders by (the
 //     launch of each open attempt, the last preemption of each task, the
 //     first start a moved attempt continues) is read back from the event

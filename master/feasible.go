@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -87,10 +88,11 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 		// is nothing to judge by, and the job waits with reason no_nodes.
 		return nil
 	}
-	e := sched.Job{ID: rec.Name, Pool: pool, Slots: rec.Slots}
-	if p := schedHints(v.cfg, j, &e); p != nil {
+	f := lifecycle.JobFacts{ID: rec.Name, Pool: pool, Slots: rec.Slots}
+	if p := schedHints(v.cfg, j, &f); p != nil {
 		return nil // an unknown QOS or license: the pass reports it
 	}
+	e := f.Entry()
 	if e.Slots == 0 {
 		return nil // zero-slot tasks need no GPU
 	}

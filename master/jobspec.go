@@ -114,16 +114,19 @@ func checkSpecAgainst(cfg *config.Config, pool string, r jobfile.Resources) erro
 	return nil
 }
 
-// schedHints fills a job's snapshot entry from its hints: QOS and license
-// indexes against the configuration in force. It returns a pending
-// explanation instead when a reload dropped a QOS or a license the job
-// names. Callers hold mu.
-func (pl *planner) schedHints(j *mjob, e *sched.Job) *pendingInfo { return schedHints(pl.m.cfg, j, e) }
+// schedHints fills in a job's facts for its snapshot entry
+// (lifecycle.JobFacts) from its hints: QOS and license indexes against
+// the configuration in force. It returns a pending explanation instead
+// when a reload dropped a QOS or a license the job names. Callers hold
+// mu.
+func (pl *planner) schedHints(j *mjob, f *lifecycle.JobFacts) *pendingInfo {
+	return schedHints(pl.m.cfg, j, f)
+}
 
-// schedHints fills e from j's hints under cfg; see Master.schedHints.
-func schedHints(cfg *config.Config, j *mjob, e *sched.Job) *pendingInfo {
+// schedHints fills f from j's hints under cfg; see planner.schedHints.
+func schedHints(cfg *config.Config, j *mjob, f *lifecycle.JobFacts) *pendingInfo {
 	s := &j.spec
-	e.MinSlots, e.GPU, e.Topology, e.Nice = s.minSlots, s.gpu, s.topology, s.nice
+	f.MinSlots, f.GPU, f.Topology, f.Nice = s.minSlots, s.gpu, s.topology, s.nice
 	qos := s.qos
 	if qos == "" {
 		qos = cfg.DefaultQOS
@@ -133,14 +136,17 @@ func schedHints(cfg *config.Config, j *mjob, e *sched.Job) *pendingInfo {
 		if i < 0 {
 			return &pendingInfo{code: "unknown_qos", msg: "QOS " + strconv.Quote(qos) + " is not configured"}
 		}
-		e.QOS = i
+		f.QOS = i
 	}
 	for _, u := range s.licenses {
 		i := cfg.LicenseIndex(u.name)
 		if i < 0 {
 			return &pendingInfo{code: "unknown_license", msg: "license " + strconv.Quote(u.name) + " is not configured"}
 		}
-		e.Licenses = append(e.Licenses, sched.LicenseUse{License: i, Count: u.count})
+		f.Licenses = append(f.Licenses, sched.LicenseUse{License: i, Count: u.count})
 	}
+	// In the snapshot's order, as the simulator lists them: the core
+	// names the first a job is short of.
+	slices.SortFunc(f.Licenses, func(a, b sched.LicenseUse) int { return cmp.Compare(a.License, b.License) })
 	return nil
 }

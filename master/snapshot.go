@@ -327,9 +327,12 @@ func (pl *planner) compactOrder() {
 }
 
 // snapJob is a job's entry in the snapshot, but for Waiting and Reserved,
-// which buildSnapshot fills in every pass. A job whose pool is not
-// configured, or that runs in a quota pool under an unknown project, is
-// left out and given a pending reason of the master's own.
+// which buildSnapshot fills in every pass: its facts, which the
+// simulator's entries are made from too (lifecycle.JobFacts). A job whose
+// pool is not configured, or that runs in a quota pool or one that
+// weighs fair share under an unknown project, is left out and given a
+// pending reason of the master's own; elsewhere such a job has no
+// project and no account (-1), as in the simulator.
 func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 	pool, ok := pl.view.pools[j.rec.Pool]
 	if !ok {
@@ -351,29 +354,31 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 			msg: "project " + strconv.Quote(j.rec.Project) + " is not configured, and the pool uses " + uses}
 		return sched.Job{}, false
 	}
-	kind := sched.Kind(j.rec.Kind)
-	e := sched.Job{
-		ID:          j.idString(),
-		Pool:        pool,
-		Kind:        kind,
-		Submit:      j.rec.SubmittedAt.Unix(),
-		Seq:         j.rec.ID,
-		Priority:    j.rec.Priority,
-		Weight:      j.rec.Weight,
-		Preemptible: j.rec.Preemptible,
-		Slots:       j.rec.Slots,
-		MaxRunning:  lifecycle.MaxRunning(len(j.tasks), j.rec.MaxConcurrent, j.rec.Slots, j.rec.MaxSlots),
-		TimeLimit:   int64(j.rec.TimeLimit.Seconds()),
-		Project:     max(proj, 0),
-		Interactive: lifecycle.Interactive(kind, j.rec.Preemptible),
-		Borrow:      lifecycle.Borrows(j.rec.PriorityClass == string(jobfile.ClassLow), policy == sched.PolicyQuota),
-		Account:     max(pl.m.fair.account(j.rec.Project, j.rec.User), 0),
+	f := lifecycle.JobFacts{
+		ID:            j.idString(),
+		Pool:          pool,
+		Project:       proj,
+		Account:       pl.m.fair.account(j.rec.Project, j.rec.User),
+		Kind:          sched.Kind(j.rec.Kind),
+		Submit:        j.rec.SubmittedAt.Unix(),
+		Seq:           j.rec.ID,
+		Priority:      j.rec.Priority,
+		Weight:        j.rec.Weight,
+		Preemptible:   j.rec.Preemptible,
+		Slots:         j.rec.Slots,
+		Tasks:         len(j.tasks),
+		MaxConcurrent: j.rec.MaxConcurrent,
+		MaxSlots:      j.rec.MaxSlots,
+		TimeLimit:     int64(j.rec.TimeLimit.Seconds()),
+		Low:           j.rec.PriorityClass == string(jobfile.ClassLow),
+		QuotaPool:     policy == sched.PolicyQuota,
+		Interactive:   lifecycle.InteractiveKind(sched.Kind(j.rec.Kind)),
 	}
-	if p := pl.schedHints(j, &e); p != nil {
+	if p := pl.schedHints(j, &f); p != nil {
 		j.pending = p
 		return sched.Job{}, false
 	}
-	return e, true
+	return f.Entry(), true
 }
 
 // queueKey orders a pool's waiting jobs as the pool's policy ranks them,

@@ -53,3 +53,49 @@ func BenchmarkSnapTasks(b *testing.B) {
 		pl.capDrained()
 	}
 }
+
+// BenchmarkSnapJobs builds the entries of 10,000 jobs (snapJob), as a
+// pass does for every job after a reload or a change of the account
+// tree: jobs of three projects and two users in a multifactor pool with
+// fair share and a quota pool, a QOS and a license each, a third of them
+// LOW.
+func BenchmarkSnapJobs(b *testing.B) {
+	const n = 10000
+	cfg := mustConfig(b, `
+pools:
+  - {name: mf, policy: multifactor, multifactor: {fair_share: 1}}
+  - {name: q, policy: quota}
+projects:
+  - {name: a, quota: 4}
+  - {name: b, quota: 4}
+  - {name: c, quota: 4}
+licenses: {lic: 8}
+default_pool: mf
+default_project: a
+`)
+	m := &Master{cfg: cfg, fair: newFairShare(sched.Decay{})}
+	pl := &planner{m: m}
+	pl.view.pools = map[string]int{"mf": 0, "q": 1}
+	pl.view.projects = map[string]int{"a": 0, "b": 1, "c": 2}
+	jobs := make([]*mjob, n)
+	for i := range jobs {
+		rec := store.Job{ID: int64(i + 1), Kind: store.Kind("command"), Pool: []string{"mf", "q"}[i%2],
+			Project: []string{"a", "b", "c"}[i%3], User: []string{"ann", "bob"}[i%2], SubmittedAt: time.Unix(int64(i), 0),
+			Priority: 50, PriorityClass: "NORMAL", Weight: 1, Slots: 1 + i%4, MaxConcurrent: i % 3, TimeLimit: time.Hour}
+		if i%3 == 0 {
+			rec.Priority, rec.PriorityClass, rec.Preemptible = 70, "LOW", true
+		}
+		m.fair.addLeaf(rec.Project, rec.User)
+		jobs[i] = &mjob{rec: rec, tasks: make([]*mtask, 1+i%5),
+			spec: specHints{qos: cfg.DefaultQOS, licenses: []licenseUse{{name: "lic", count: 1}}}}
+	}
+	m.fair.rebuild(cfg)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, j := range jobs {
+			if _, ok := pl.snapJob(j); !ok {
+				b.Fatalf("job %d left out: %+v", j.rec.ID, j.pending)
+			}
+		}
+	}
+}

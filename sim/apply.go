@@ -28,34 +28,42 @@ func (s *sim) Applied(now int64, e *lifecycle.Effect) {
 }
 
 // snapEntry is a new job's entry in the snapshot: its spec, submitted
-// seq-th, in project qp and charging account acct (-1: none). Its waiting
-// count is the Cluster's to keep. A job's MaxRunning is the master's rule
-// (lifecycle.MaxRunning) with no cap on its slots in use: a scenario has
-// none (the what-if export folds the master's into max_concurrent).
+// seq-th, in project qp and charging account acct (-1: none), made by the
+// rules of the master's entries (lifecycle.JobFacts.Entry). Its waiting
+// count is the Cluster's to keep. A scenario's job has no cap on its
+// slots in use (MaxSlots 0; the what-if export folds the master's into
+// max_concurrent). A JobSpec keeps its borrowing resolved: Borrow is
+// LOW-class work in a quota pool (lifecycle.Borrows at the scenario's
+// conversion and in ClassRule; a trace's job has no class), which is
+// what Low in a QuotaPool says. Its Interactive is the scenario's, which
+// the facts take as the job's unless preemptible.
 func snapEntry(spec *JobSpec, seq int64, qp, acct int32) sched.Job {
-	return sched.Job{
-		ID:          spec.Name,
-		Pool:        spec.Pool,
-		Kind:        spec.Kind,
-		Submit:      spec.Submit,
-		Seq:         seq,
-		Priority:    spec.Priority,
-		Weight:      spec.Weight,
-		Preemptible: spec.Preemptible,
-		Slots:       spec.Slots,
-		MaxRunning:  lifecycle.MaxRunning(spec.Tasks, spec.MaxConcurrent, spec.Slots, 0),
-		TimeLimit:   spec.TimeLimit,
-		GPU:         spec.GPU,
-		Project:     int(qp),
-		Interactive: spec.Interactive,
-		Borrow:      spec.Borrow,
-		Licenses:    spec.Licenses,
-		QOS:         spec.QOS,
-		Account:     int(acct),
-		Nice:        spec.Nice,
-		Topology:    spec.Topology,
-		MinSlots:    spec.MinSlots,
+	f := lifecycle.JobFacts{
+		ID:            spec.Name,
+		Pool:          spec.Pool,
+		Project:       int(qp),
+		Account:       int(acct),
+		Kind:          spec.Kind,
+		Submit:        spec.Submit,
+		Seq:           seq,
+		Priority:      spec.Priority,
+		Weight:        spec.Weight,
+		Preemptible:   spec.Preemptible,
+		Slots:         spec.Slots,
+		MinSlots:      spec.MinSlots,
+		Tasks:         spec.Tasks,
+		MaxConcurrent: spec.MaxConcurrent,
+		TimeLimit:     spec.TimeLimit,
+		GPU:           spec.GPU,
+		Topology:      spec.Topology,
+		Licenses:      spec.Licenses,
+		QOS:           spec.QOS,
+		Nice:          spec.Nice,
+		Low:           spec.Borrow,
+		QuotaPool:     true,
+		Interactive:   spec.Interactive,
 	}
+	return f.Entry()
 }
 
 // started reacts to the start of a task (e.Task) of a waiting job.

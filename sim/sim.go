@@ -190,12 +190,10 @@ type ClassRule struct {
 // lowClass is the first priority of OSMO's LOW class.
 const lowClass = 60
 
-// applyClass sets the fields that follow the priority's class.
+// applyClass sets the fields that follow the priority's class, by the
+// rules the master's snapshot entries follow (lifecycle.Class.In).
 func (c *ClassRule) applyClass(priority int, preemptible, borrow, interactive *bool) {
-	low := priority >= lowClass
-	*preemptible = lifecycle.PreemptibleIn(low, c.Preemptible)
-	*borrow = lifecycle.Borrows(low, c.QuotaPool)
-	*interactive = lifecycle.InteractiveIn(*preemptible, c.Interactive)
+	*preemptible, *borrow, *interactive = lifecycle.Class(*c).In(priority >= lowClass)
 }
 
 // Source yields jobs in non-decreasing submit order; Next returns io.EOF
