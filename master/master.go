@@ -114,6 +114,12 @@ type Master struct {
 	access  *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
+	// The parts embedded for the changes of the mirror, which call their
+	// methods as the Master's: readPublisher publishes the read view
+	// (readview.go), batcher the batches (batch.go). Their fields are
+	// guarded by mu, but the published view, which is atomic.
+	readPublisher
+	batcher
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
 	lastLoop atomic.Int64
 	// prunedAt is when Tick last pruned the history (retention.go).
@@ -126,9 +132,6 @@ type Master struct {
 	// feas is the published view of submit-time feasibility, nil when
 	// it must be built again (feasible.go).
 	feas atomic.Pointer[feasView]
-	// read is the published read view (readview.go), for the API's pure
-	// reads; set under mu.
-	read atomic.Pointer[readView]
 	// subQ holds jobs stored but not yet in the mirror; lock moves them
 	// in (submit.go). It has its own lock, taken after mu.
 	subMu sync.Mutex
@@ -146,19 +149,12 @@ type Master struct {
 	cfgGen int
 	nodes  map[string]*mnode
 	event  bool // an event happened since the last event pass
-	// bt is the open batch (batch.go), nil outside one.
-	bt     *batch
 	logc   map[int64]chan struct{}
 	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
-	// dirtyJobs and dirtyNodes changed since the last publish of the read
-	// view; readStale says the configuration or the forecasts did.
-	dirtyJobs  []*mjob
-	dirtyNodes []*mnode
-	readStale  bool
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -213,6 +209,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
+	m.readPublisher.m, m.batcher.m = m, m
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}}
@@ -221,7 +218,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if opt.UserRate >= 0 {
 		m.access.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
 	}
-	if err := m.restore(ctx); err != nil {
+	if err := (&restorer{m: m}).restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
 	m.event = true
