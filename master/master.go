@@ -92,13 +92,16 @@ const DefaultMaxNodeGPUs = 64
 
 // Master is the live scheduler. It owns the mirror of jobs, tasks and
 // nodes and the transitions that change it over the store (state.go),
-// the batches they are stored in (batch.go), the submissions queued for
-// the mirror (submit.go), the configuration and its reload, and the loop
-// (Run, Tick, Step). The work around the mirror is done by the parts it
-// holds, each over it: planner (the scheduling passes), agents (the agent
-// protocol), access (authentication and users), storeHealth (the store's
-// health); Handler adds jobsAPI and clusterAPI for the REST API. doc.go
-// says which lock guards what.
+// the submissions queued for the mirror (submit.go), the configuration
+// and its reload, and the loop (Run, Tick, Step). It embeds the parts
+// that every transition calls: batcher (the batches the transitions are
+// stored in, batch.go) and readPublisher (the read view, readview.go).
+// The other work around the mirror is done by the parts it holds, each
+// over it: planner (the scheduling passes), agents (the agent protocol),
+// access (authentication and users), storeHealth (the store's health);
+// New rebuilds the mirror with a restorer (restore.go), and Handler adds
+// jobsAPI and clusterAPI for the REST API. doc.go says which lock guards
+// what.
 type Master struct {
 	st     store.Store
 	log    *slog.Logger
@@ -117,7 +120,7 @@ type Master struct {
 	// The parts embedded for the changes of the mirror, which call their
 	// methods as the Master's: readPublisher publishes the read view
 	// (readview.go), batcher the batches (batch.go). Their fields are
-	// guarded by mu, but the published view, which is atomic.
+	// guarded by mu, except the published view, which is atomic.
 	readPublisher
 	batcher
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
