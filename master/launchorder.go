@@ -70,7 +70,7 @@ func (r *restorer) restorePlaces(ctx context.Context) error {
 // requeues (mtask.retries) are its transitions to queued.
 func (r *restorer) restoreLaunches(ctx context.Context) error {
 	m := r.m
-	r.last = max(r.last, m.planner.view.launches)
+	last := m.planner.view.launches
 	for _, j := range m.order {
 		if !needsStamps(j) {
 			continue
@@ -99,7 +99,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 			case e.To == string(store.TaskQueued):
 				t.retries++ // a task is created queued with no event of its own
 			}
-			r.last = max(r.last, e.Seq)
+			last = max(last, e.Seq)
 		}
 		for _, t := range j.tasks {
 			if t.next != nil {
@@ -110,7 +110,7 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 			}
 		}
 	}
-	m.planner.view.launches = r.last
+	m.planner.view.launches = last
 	return nil
 }
 

@@ -15,13 +15,11 @@ import (
 // snapshot orders by and carries (launchorder.go, reservations.go).
 
 // restorer rebuilds the mirror of m, once, in New, before anything else
-// can reach the Master: nothing it touches needs mu. It owns what the
-// rebuild carries from one job to the next: the last event sequence
-// number read (restoreLaunches), from which the planner numbers the
-// launches that follow.
+// can reach the Master, so nothing it touches needs mu. It has no state
+// but the Master it fills; being a type of its own keeps the rebuild's
+// steps off the running Master's methods.
 type restorer struct {
-	m    *Master
-	last int64
+	m *Master
 }
 
 // restore loads the mirror from the store: nodes, live jobs with all their
