@@ -36,7 +36,7 @@
 //     view published and the jobs and nodes marked since.
 //
 // A restorer rebuilds the mirror from the store once, in New (restore.go,
-// launchorder.go). Its other parts each hold the Master and have one
+// launchorder.go). The Master's other parts each hold it and have one
 // job:
 //
 //   - planner runs the scheduling passes by the settle loop the
@@ -63,10 +63,11 @@
 //     server (the Master and how a failure is answered) and hold no state.
 //
 // Master.mu guards the mirror, the configuration, the fields of batcher
-// (the open batch) and readPublisher (the marks) and planner's fields; the transitions run only with it held, and the
-// handlers take it (through lock) to change the mirror or read what the
-// read view does not hold. It is released through unlock, which first
-// publishes the read view (readview.go). planner.passMu serialises the
+// (the open batch), of readPublisher (the marks) and of planner; the
+// transitions run only with it held, and the handlers take it (through
+// lock) to change the mirror or read what the read view does not hold.
+// It is released through unlock, which first publishes the read view
+// (readview.go). planner.passMu serialises the
 // scheduling passes (Step takes it, then mu; mu is never held while it
 // is taken): a pass builds its snapshot with mu held, releases mu while
 // the core's Schedule runs, the CPU-heavy part of a pass, and takes it

@@ -29,7 +29,9 @@ import (
 // placement).
 
 // builtFacts is the state of the mirror a pass's snapshot was built from,
-// as far as the applier re-checks it (stale.go).
+// as far as the applier re-checks it (stale.go). It is the planner's,
+// written by the build only and read by the applier, both with passMu
+// and mu held.
 type builtFacts struct {
 	// gen is the master's configuration generation (Master.cfgGen).
 	gen int
@@ -64,8 +66,6 @@ func (pl *planner) build() {
 
 // note records the facts of a snapshot just built from the mirror at
 // configuration generation gen, reusing the slices of the last pass.
-// builtFacts is the planner's, written by the pass only (passMu and mu
-// held) and read by its applier.
 func (b *builtFacts) note(gen int, v *snapView) {
 	b.gen = gen
 	b.atts = b.atts[:0]
