@@ -52,20 +52,31 @@ type nodeSave struct {
 	lostAt     time.Time
 }
 
+// batcher opens, commits and undoes the batches. Master embeds it, so
+// that the transitions write through m.w, defer their acts with m.later
+// and m.send, and save what they change with m.touch and m.touchNode. It
+// owns the open batch; m is the Master that embeds it, whose store it
+// writes to and whose mirror a failed batch puts back.
+type batcher struct {
+	m *Master
+	// bt is the open batch, nil outside one. Guarded by Master.mu.
+	bt *batch
+}
+
 // w is where a store write goes: the open batch's transaction, or the store
 // (a transaction of its own). Callers hold mu.
-func (m *Master) w() store.Tx {
-	if m.bt != nil {
-		return m.bt.tx
+func (b *batcher) w() store.Tx {
+	if b.bt != nil {
+		return b.bt.tx
 	}
-	return m.st
+	return b.m.st
 }
 
 // later runs fn once the open batch commits, or at once without a batch.
 // Callers hold mu.
-func (m *Master) later(fn func()) {
-	if m.bt != nil {
-		m.bt.after = append(m.bt.after, fn)
+func (b *batcher) later(fn func()) {
+	if b.bt != nil {
+		b.bt.after = append(b.bt.after, fn)
 		return
 	}
 	fn()
@@ -73,8 +84,8 @@ func (m *Master) later(fn func()) {
 
 // send queues a command for a node once the transition it carries out is
 // durable. Callers hold mu.
-func (m *Master) send(n *mnode, c api.Command) {
-	m.later(func() { n.send(c) })
+func (b *batcher) send(n *mnode, c api.Command) {
+	b.later(func() { n.send(c) })
 }
 
 // inBatch runs fn with a batch open, commits it, and then runs the acts it
@@ -82,23 +93,23 @@ func (m *Master) send(n *mnode, c api.Command) {
 // the error returned. ctx should not be a client's: the batch serves
 // others too. Callers hold mu, which stays held across the commit (see
 // doc.go, "Batches").
-func (m *Master) inBatch(ctx context.Context, fn func() error) error {
-	if m.bt != nil {
+func (b *batcher) inBatch(ctx context.Context, fn func() error) error {
+	if b.bt != nil {
 		return fn() // already inside one: share it
 	}
-	b := &batch{jobs: map[*mjob]*jobSave{}, nodes: map[*mnode]*nodeSave{}, gone: m.goneJobs}
-	err := m.st.Update(ctx, func(tx store.Tx) error {
-		b.tx = tx
-		m.bt = b
-		defer func() { m.bt = nil }()
+	bt := &batch{jobs: map[*mjob]*jobSave{}, nodes: map[*mnode]*nodeSave{}, gone: b.m.goneJobs}
+	err := b.m.st.Update(ctx, func(tx store.Tx) error {
+		bt.tx = tx
+		b.bt = bt
+		defer func() { b.bt = nil }()
 		return fn()
 	})
-	m.bt = nil
+	b.bt = nil
 	if err != nil {
-		m.undo(b)
+		b.undo(bt)
 		return err
 	}
-	for _, fn := range b.after {
+	for _, fn := range bt.after {
 		fn()
 	}
 	return nil
@@ -106,12 +117,12 @@ func (m *Master) inBatch(ctx context.Context, fn func() error) error {
 
 // touch saves a job before the open batch first changes it, and marks it
 // for the read view, batch or not. Callers hold mu.
-func (m *Master) touch(j *mjob) {
-	m.markJob(j) // first, so that the save and its undo keep the mark
-	if m.bt == nil || m.bt.jobs[j] != nil {
+func (b *batcher) touch(j *mjob) {
+	b.m.markJob(j) // first, so that the save and its undo keep the mark
+	if b.bt == nil || b.bt.jobs[j] != nil {
 		return
 	}
-	s := &jobSave{job: *j, inMap: m.jobs[j.rec.ID] == j, tasks: make([]mtask, len(j.tasks)),
+	s := &jobSave{job: *j, inMap: b.m.jobs[j.rec.ID] == j, tasks: make([]mtask, len(j.tasks)),
 		atts: make([]mattempt, len(j.tasks)), parts: make([][]mpart, len(j.tasks)), nextPs: make([][]mpart, len(j.tasks))}
 	for i, t := range j.tasks {
 		s.tasks[i] = *t
@@ -121,17 +132,17 @@ func (m *Master) touch(j *mjob) {
 		}
 		s.nextPs[i] = copyParts(t.next)
 	}
-	m.bt.jobs[j] = s
+	b.bt.jobs[j] = s
 }
 
 // touchNode saves what a batch may change of a node before it first
 // does, and marks it for the read view. Callers hold mu.
-func (m *Master) touchNode(n *mnode) {
-	m.markNode(n)
-	if m.bt == nil || m.bt.nodes[n] != nil {
+func (b *batcher) touchNode(n *mnode) {
+	b.m.markNode(n)
+	if b.bt == nil || b.bt.nodes[n] != nil {
 		return
 	}
-	m.bt.nodes[n] = &nodeSave{acked: n.acked, syncs: n.syncs, savedBeat: n.savedBeat, reconcile: n.reconcile,
+	b.bt.nodes[n] = &nodeSave{acked: n.acked, syncs: n.syncs, savedBeat: n.savedBeat, reconcile: n.reconcile,
 		rec: n.rec, registered: n.registered, leaving: n.leaving, commands: n.commands, lostAt: n.lostAt}
 }
 
@@ -150,8 +161,9 @@ func copyParts(ps []*mpart) []mpart {
 // GPU their tasks hold now is released, then the saved state comes back,
 // then its GPUs are held again, so that a GPU freed and taken within the
 // batch ends with its old holder. Callers hold mu.
-func (m *Master) undo(b *batch) {
-	for j := range b.jobs {
+func (b *batcher) undo(bt *batch) {
+	m := b.m
+	for j := range bt.jobs {
 		for _, t := range j.tasks {
 			if t.att != nil {
 				m.release(t)
@@ -161,7 +173,7 @@ func (m *Master) undo(b *batch) {
 			}
 		}
 	}
-	for j, s := range b.jobs {
+	for j, s := range bt.jobs {
 		*j = s.job
 		for i, t := range j.tasks {
 			*t = s.tasks[i]
@@ -179,7 +191,7 @@ func (m *Master) undo(b *batch) {
 			m.jobs[j.rec.ID] = j
 		}
 	}
-	for j := range b.jobs {
+	for j := range bt.jobs {
 		for _, t := range j.tasks {
 			if t.att != nil {
 				m.hold(t)
@@ -189,8 +201,8 @@ func (m *Master) undo(b *batch) {
 			}
 		}
 	}
-	m.goneJobs = b.gone
-	for n, s := range b.nodes {
+	m.goneJobs = bt.gone
+	for n, s := range bt.nodes {
 		n.acked, n.syncs, n.savedBeat, n.reconcile = s.acked, s.syncs, s.savedBeat, s.reconcile
 		n.rec, n.registered, n.leaving, n.commands, n.lostAt = s.rec, s.registered, s.leaving, s.commands, s.lostAt
 	}

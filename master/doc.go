@@ -25,10 +25,19 @@
 // # Types and locks
 //
 // Master owns the mirror and the transitions that change it over the
-// store (state.go; rebuilt at a restart, restore.go), the batches
-// (batch.go), the submission queue (submit.go), the configuration and
-// the loop. Its parts each hold the
-// Master and have one job:
+// store (state.go), the submission queue (submit.go), the configuration
+// and the loop. Two parts that the transitions call on every change are
+// embedded in it, so that their methods read as the Master's (m.touch,
+// m.markJob), and own their state:
+//
+//   - batcher opens, commits and undoes the batches (batch.go); it owns
+//     the open batch.
+//   - readPublisher publishes the read view (readview.go); it owns the
+//     view published and the jobs and nodes marked since.
+//
+// A restorer rebuilds the mirror from the store once, in New (restore.go,
+// launchorder.go). The Master's other parts each hold it and have one
+// job:
 //
 //   - planner runs the scheduling passes by the settle loop the
 //     simulator runs (lifecycle.Settler.Settle: the passes, the core,
@@ -36,7 +45,8 @@
 //     the skips of a re-placed task and of a preemption on a draining
 //     node, lifecycle.Settled), as its Driver (settling, loop.go): it
 //     builds each pass's snapshot from the mirror (snapshot.go), lets
-//     the core schedule it with mu released (stale.go), and
+//     the core schedule it with mu released (stale.go; builtFacts keeps
+//     what the applier re-checks the plan against), and
 //     applies the effects to the mirror (apply.go, moves.go: re-checked,
 //     GPUs chosen, persisted in one transaction of the batch, then sent),
 //     carries reservations into the mirror's jobs (reservations.go),
@@ -52,11 +62,12 @@
 //   - jobsAPI and clusterAPI serve the rest of the REST API; they embed
 //     server (the Master and how a failure is answered) and hold no state.
 //
-// Master.mu guards the mirror, the configuration, the open batch and
-// planner's fields; the transitions run only with it held, and the
-// handlers take it (through lock) to change the mirror or read what the
-// read view does not hold. It is released through unlock, which first
-// publishes the read view (readview.go). planner.passMu serialises the
+// Master.mu guards the mirror, the configuration, the fields of batcher
+// (the open batch), of readPublisher (the marks) and of planner; the
+// transitions run only with it held, and the handlers take it (through
+// lock) to change the mirror or read what the read view does not hold.
+// It is released through unlock, which first publishes the read view
+// (readview.go). planner.passMu serialises the
 // scheduling passes (Step takes it, then mu; mu is never held while it
 // is taken): a pass builds its snapshot with mu held, releases mu while
 // the core's Schedule runs, the CPU-heavy part of a pass, and takes it

@@ -54,7 +54,8 @@ func replay(s *searcher.Search, mets []store.Metric) {
 // restoreSearch rebuilds a live job's Search from its stored reports and
 // carries out its decisions that a previous master may not have: a
 // stopped trial still running is killed, one being killed ends completed.
-func (m *Master) restoreSearch(ctx context.Context, j *mjob) error {
+func (r *restorer) restoreSearch(ctx context.Context, j *mjob) error {
+	m := r.m
 	s, _, err := searchOf(j.rec)
 	if err != nil || s == nil {
 		return err

@@ -46,12 +46,11 @@ func queuedOf(t *mtask) lifecycle.Queued {
 // restorePlaces gives the restored jobs what the scheduling passes
 // ordered and carried before the restart: their tasks' places in launch
 // and resume order, and the reservations carried between passes.
-// Callers hold mu or have the master to themselves.
-func (m *Master) restorePlaces(ctx context.Context) error {
-	if err := m.restoreLaunches(ctx); err != nil {
+func (r *restorer) restorePlaces(ctx context.Context) error {
+	if err := r.restoreLaunches(ctx); err != nil {
 		return err
 	}
-	return m.planner.restoreReservations(ctx)
+	return r.m.planner.restoreReservations(ctx)
 }
 
 // restoreLaunches gives the tasks of the restored jobs the places they
@@ -68,9 +67,9 @@ func (m *Master) restorePlaces(ctx context.Context) error {
 // also the drained placement's launch. The attempt a move or resize
 // restarted continues the one launched then (mattempt.continues), which
 // the time limit and the snapshot's starts count from. Each task's
-// requeues (mtask.retries) are its transitions to queued. Callers hold mu
-// or have the master to themselves.
-func (m *Master) restoreLaunches(ctx context.Context) error {
+// requeues (mtask.retries) are its transitions to queued.
+func (r *restorer) restoreLaunches(ctx context.Context) error {
+	m := r.m
 	last := m.planner.view.launches
 	for _, j := range m.order {
 		if !needsStamps(j) {

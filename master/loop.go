@@ -127,7 +127,7 @@ func (s *settling) Scheduled(plan *sched.Plan, err error) error {
 	if err != nil {
 		return fmt.Errorf("schedule: %w", err)
 	}
-	if s.pl.stale() {
+	if s.stale() {
 		s.pl.m.kick() // the reload kicked a pass already
 		return nil
 	}
@@ -135,9 +135,12 @@ func (s *settling) Scheduled(plan *sched.Plan, err error) error {
 	return nil
 }
 
+// stale reports whether a reload voided the plan since the build.
+func (s *settling) stale() bool { return s.pl.built.stale(s.pl.m.cfgGen) }
+
 // Carry is keepReservations, but for a plan a reload voided.
 func (s *settling) Carry(plan *sched.Plan) {
-	if !s.pl.stale() {
+	if !s.stale() {
 		s.pl.keepReservations(plan)
 	}
 }
@@ -163,7 +166,7 @@ func (s *settling) OnDrained(a int32) bool {
 // Apply applies the effects in one batch, or with no transaction when the
 // plan holds nothing to store.
 func (s *settling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (starts, changes int, err error) {
-	if s.pl.stale() {
+	if s.stale() {
 		return 0, 0, nil // another configuration's plan: the next pass plans again
 	}
 	apply := func() (err error) {

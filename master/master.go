@@ -92,13 +92,16 @@ const DefaultMaxNodeGPUs = 64
 
 // Master is the live scheduler. It owns the mirror of jobs, tasks and
 // nodes and the transitions that change it over the store (state.go),
-// the batches they are stored in (batch.go), the submissions queued for
-// the mirror (submit.go), the configuration and its reload, and the loop
-// (Run, Tick, Step). The work around the mirror is done by the parts it
-// holds, each over it: planner (the scheduling passes), agents (the agent
-// protocol), access (authentication and users), storeHealth (the store's
-// health); Handler adds jobsAPI and clusterAPI for the REST API. doc.go
-// says which lock guards what.
+// the submissions queued for the mirror (submit.go), the configuration
+// and its reload, and the loop (Run, Tick, Step). It embeds the parts
+// that every transition calls: batcher (the batches the transitions are
+// stored in, batch.go) and readPublisher (the read view, readview.go).
+// The other work around the mirror is done by the parts it holds, each
+// over it: planner (the scheduling passes), agents (the agent protocol),
+// access (authentication and users), storeHealth (the store's health);
+// New rebuilds the mirror with a restorer (restore.go), and Handler adds
+// jobsAPI and clusterAPI for the REST API. doc.go says which lock guards
+// what.
 type Master struct {
 	st     store.Store
 	log    *slog.Logger
@@ -114,6 +117,12 @@ type Master struct {
 	access  *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
+	// The parts embedded for the changes of the mirror, which call their
+	// methods as the Master's: readPublisher publishes the read view
+	// (readview.go), batcher the batches (batch.go). Their fields are
+	// guarded by mu, except the published view, which is atomic.
+	readPublisher
+	batcher
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
 	lastLoop atomic.Int64
 	// prunedAt is when Tick last pruned the history (retention.go).
@@ -126,9 +135,6 @@ type Master struct {
 	// feas is the published view of submit-time feasibility, nil when
 	// it must be built again (feasible.go).
 	feas atomic.Pointer[feasView]
-	// read is the published read view (readview.go), for the API's pure
-	// reads; set under mu.
-	read atomic.Pointer[readView]
 	// subQ holds jobs stored but not yet in the mirror; lock moves them
 	// in (submit.go). It has its own lock, taken after mu.
 	subMu sync.Mutex
@@ -146,19 +152,12 @@ type Master struct {
 	cfgGen int
 	nodes  map[string]*mnode
 	event  bool // an event happened since the last event pass
-	// bt is the open batch (batch.go), nil outside one.
-	bt     *batch
 	logc   map[int64]chan struct{}
 	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
-	// dirtyJobs and dirtyNodes changed since the last publish of the read
-	// view; readStale says the configuration or the forecasts did.
-	dirtyJobs  []*mjob
-	dirtyNodes []*mnode
-	readStale  bool
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -213,6 +212,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
+	m.readPublisher.m, m.batcher.m = m, m
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}}
@@ -221,7 +221,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if opt.UserRate >= 0 {
 		m.access.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
 	}
-	if err := m.restore(ctx); err != nil {
+	if err := (&restorer{m: m}).restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
 	m.event = true

@@ -47,7 +47,7 @@ func (pl *planner) current(a int) *mtask {
 	if t.att == nil || (t.rec.State != store.TaskRunning && t.rec.State != store.TaskStarting) {
 		return nil
 	}
-	if !pl.builtAttempt(a, t) || !pl.unchanged(t.job) {
+	if !pl.built.attempt(a, t) || !pl.built.unchanged(t.job) {
 		return nil
 	}
 	return t

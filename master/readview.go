@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -100,34 +101,52 @@ func captureJob(j *mjob) *jobRead {
 	return r
 }
 
+// readPublisher publishes the read view. Master embeds it, so that the
+// changes of the mirror mark what they change as m.markJob and
+// m.markNode, and the handlers read the view as m.reads. It owns what a
+// publish needs besides the mirror: the view last published, and what
+// changed since. m is the Master that embeds it, whose mirror, its
+// configuration and the planner's forecasts a publish captures.
+type readPublisher struct {
+	m *Master
+	// read is the published read view, for the API's pure reads; stored
+	// under Master.mu, loaded without it.
+	read atomic.Pointer[readView]
+	// dirtyJobs and dirtyNodes changed since the last publish; readStale
+	// says the configuration or the forecasts did. Guarded by Master.mu.
+	dirtyJobs  []*mjob
+	dirtyNodes []*mnode
+	readStale  bool
+}
+
 // captureNode renders n. Callers hold mu.
-func (m *Master) captureNode(n *mnode) *nodeRead {
-	return &nodeRead{view: nodeView(m.cfg, n), pool: n.pool, up: n.up(), draining: n.draining(),
+func (p *readPublisher) captureNode(n *mnode) *nodeRead {
+	return &nodeRead{view: nodeView(p.m.cfg, n), pool: n.pool, up: n.up(), draining: n.draining(),
 		slots: len(n.rec.GPUs), free: max(len(n.rec.GPUs)-len(n.used), 0), state: n.rec.State, name: n.rec.Name}
 }
 
 // markJob records that j changed since the last publish. Callers hold mu.
-func (m *Master) markJob(j *mjob) {
+func (p *readPublisher) markJob(j *mjob) {
 	if !j.dirty {
 		j.dirty = true
-		m.dirtyJobs = append(m.dirtyJobs, j)
+		p.dirtyJobs = append(p.dirtyJobs, j)
 	}
 }
 
 // markNode records that n changed since the last publish. Callers hold
 // mu.
-func (m *Master) markNode(n *mnode) {
+func (p *readPublisher) markNode(n *mnode) {
 	if !n.dirty {
 		n.dirty = true
-		m.dirtyNodes = append(m.dirtyNodes, n)
+		p.dirtyNodes = append(p.dirtyNodes, n)
 	}
 }
 
 // notePendingOf marks j when its pending explanation is no longer the one
 // published. Callers hold mu.
-func (m *Master) notePendingOf(j *mjob) {
+func (p *readPublisher) notePendingOf(j *mjob) {
 	if j.read == nil || !samePending(j.pending, j.read.pending) {
-		m.markJob(j)
+		p.markJob(j)
 	}
 }
 
@@ -158,60 +177,61 @@ func (m *Master) unlock() {
 
 // publish makes the marked changes visible to readers. Callers hold mu,
 // outside a batch.
-func (m *Master) publish() {
-	if len(m.dirtyJobs) == 0 && len(m.dirtyNodes) == 0 && !m.readStale {
+func (p *readPublisher) publish() {
+	if len(p.dirtyJobs) == 0 && len(p.dirtyNodes) == 0 && !p.readStale {
 		if verifyReads != nil {
-			m.verifyRead(m.read.Load()) // nothing changed that was not marked
+			p.verifyRead(p.read.Load()) // nothing changed that was not marked
 		}
 		return
 	}
-	old := m.read.Load()
+	m := p.m
+	old := p.read.Load()
 	v := &readView{cfg: m.cfg, eta: m.planner.eta, etaEarly: m.planner.etaEarly, jobs: old.jobs, nodes: old.nodes}
-	if len(m.dirtyJobs) > 0 {
-		v.jobs = m.mergeJobs(old.jobs)
+	if len(p.dirtyJobs) > 0 {
+		v.jobs = p.mergeJobs(old.jobs)
 	}
-	if len(m.dirtyNodes) > 0 {
-		v.nodes = m.mergeNodes(old.nodes)
+	if len(p.dirtyNodes) > 0 {
+		v.nodes = p.mergeNodes(old.nodes)
 	}
-	m.readStale = false
-	m.read.Store(v)
+	p.readStale = false
+	p.read.Store(v)
 	if verifyReads != nil {
-		m.verifyRead(v)
+		p.verifyRead(v)
 	}
 }
 
 // mergeJobs returns old with the marked jobs captured again, or dropped
 // once they left the mirror.
-func (m *Master) mergeJobs(old jobTree) jobTree {
+func (p *readPublisher) mergeJobs(old jobTree) jobTree {
 	e := new(treeEdit)
-	for _, j := range m.dirtyJobs {
+	for _, j := range p.dirtyJobs {
 		if !j.dirty {
 			continue // listed twice
 		}
 		j.dirty = false
 		id := j.rec.ID
 		var r *jobRead
-		if cur := m.jobs[id]; cur != nil {
+		if cur := p.m.jobs[id]; cur != nil {
 			cur.read = captureJob(cur)
 			r = cur.read
 		}
 		old = old.set(e, id, r)
 	}
-	clear(m.dirtyJobs)
-	m.dirtyJobs = m.dirtyJobs[:0]
+	clear(p.dirtyJobs)
+	p.dirtyJobs = p.dirtyJobs[:0]
 	return old
 }
 
 // mergeNodes returns old with the marked nodes captured again, or dropped
 // once deleted.
-func (m *Master) mergeNodes(old []*nodeRead) []*nodeRead {
-	names := make([]string, 0, len(m.dirtyNodes))
-	for _, n := range m.dirtyNodes {
+func (p *readPublisher) mergeNodes(old []*nodeRead) []*nodeRead {
+	names := make([]string, 0, len(p.dirtyNodes))
+	for _, n := range p.dirtyNodes {
 		n.dirty = false
 		names = append(names, n.rec.Name)
 	}
-	clear(m.dirtyNodes)
-	m.dirtyNodes = m.dirtyNodes[:0]
+	clear(p.dirtyNodes)
+	p.dirtyNodes = p.dirtyNodes[:0]
 	slices.Sort(names)
 	names = slices.Compact(names)
 	out := make([]*nodeRead, 0, len(old)+len(names))
@@ -223,8 +243,8 @@ func (m *Master) mergeNodes(old []*nodeRead) []*nodeRead {
 		if found {
 			i++
 		}
-		if n := m.nodes[name]; n != nil {
-			out = append(out, m.captureNode(n))
+		if n := p.m.nodes[name]; n != nil {
+			out = append(out, p.captureNode(n))
 		}
 	}
 	return append(out, old[i:]...)
@@ -232,27 +252,28 @@ func (m *Master) mergeNodes(old []*nodeRead) []*nodeRead {
 
 // publishAll publishes a view of the whole mirror, as New does once the
 // mirror is loaded. Callers hold mu or own the Master alone.
-func (m *Master) publishAll() {
-	for _, j := range m.jobs {
-		m.markJob(j)
+func (p *readPublisher) publishAll() {
+	for _, j := range p.m.jobs {
+		p.markJob(j)
 	}
-	for _, n := range m.nodes {
-		m.markNode(n)
+	for _, n := range p.m.nodes {
+		p.markNode(n)
 	}
-	m.read.Store(&readView{})
-	m.readStale = true
-	m.publish()
+	p.read.Store(&readView{})
+	p.readStale = true
+	p.publish()
 }
 
 // verifyRead reports to verifyReads how v differs from a view of the
 // whole mirror.
-func (m *Master) verifyRead(v *readView) {
-	if msg := m.readDifference(v); msg != "" {
+func (p *readPublisher) verifyRead(v *readView) {
+	if msg := p.readDifference(v); msg != "" {
 		verifyReads(msg)
 	}
 }
 
-func (m *Master) readDifference(v *readView) string {
+func (p *readPublisher) readDifference(v *readView) string {
+	m := p.m
 	var jobs []*jobRead
 	for _, j := range m.jobs {
 		jobs = append(jobs, captureJob(j))
@@ -261,7 +282,7 @@ func (m *Master) readDifference(v *readView) string {
 	published := slices.Collect(v.jobs.all())
 	var nodes []*nodeRead
 	for _, n := range m.nodes {
-		nodes = append(nodes, m.captureNode(n))
+		nodes = append(nodes, p.captureNode(n))
 	}
 	slices.SortFunc(nodes, func(a, b *nodeRead) int { return cmp.Compare(a.name, b.name) })
 	if len(jobs) != len(published) || len(jobs) != v.jobs.size || len(nodes) != len(v.nodes) {
@@ -291,9 +312,10 @@ func sameMap[K comparable, V any](a, b map[K]V) bool {
 // reads returns what a reader without mu sees: the published view, with
 // the submissions not yet admitted into the mirror (submit.go), so that
 // a client finds the job it was just answered about.
-func (m *Master) reads() *readView {
+func (p *readPublisher) reads() *readView {
+	m := p.m
 	m.subMu.Lock()
-	v := m.read.Load()
+	v := p.read.Load()
 	if len(m.subQ) == 0 {
 		m.subMu.Unlock()
 		return v

@@ -14,11 +14,20 @@ import (
 // nodes, the live jobs with their tasks and open attempts, and what the
 // snapshot orders by and carries (launchorder.go, reservations.go).
 
+// restorer rebuilds the mirror of m, once, in New, before anything else
+// can reach the Master, so nothing it touches needs mu. It has no state
+// but the Master it fills; being a type of its own keeps the rebuild's
+// steps off the running Master's methods.
+type restorer struct {
+	m *Master
+}
+
 // restore loads the mirror from the store: nodes, live jobs with all their
 // tasks, and the open attempts. It re-queues the preempt and kill commands
 // that a previous master may not have delivered, and settles jobs whose
 // state lags behind their tasks'.
-func (m *Master) restore(ctx context.Context) error {
+func (r *restorer) restore(ctx context.Context) error {
+	m := r.m
 	now := m.now()
 	nodes, err := m.st.Nodes(ctx)
 	if err != nil {
@@ -58,11 +67,11 @@ func (m *Master) restore(ctx context.Context) error {
 	}
 	slices.SortFunc(m.order, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
 	for id, j := range m.jobs {
-		if err := m.restoreJob(ctx, id, j); err != nil {
+		if err := r.restoreJob(ctx, id, j); err != nil {
 			return err
 		}
 	}
-	if err := m.restorePlaces(ctx); err != nil {
+	if err := r.restorePlaces(ctx); err != nil {
 		return err
 	}
 	for _, j := range m.jobs {
@@ -92,7 +101,8 @@ func (m *Master) restore(ctx context.Context) error {
 	return nil
 }
 
-func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
+func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
+	m := r.m
 	spec, err := decodeSpec(j.rec.Spec, j.rec.Kind)
 	if err != nil {
 		m.log.Warn("job spec unreadable; scheduling without its hints", "job", id, "err", err)
@@ -156,7 +166,7 @@ func (m *Master) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			m.setTask(t, rec)
 		}
 	}
-	if err := m.restoreSearch(ctx, j); err != nil {
+	if err := r.restoreSearch(ctx, j); err != nil {
 		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
 	}
 	return nil

@@ -29,7 +29,9 @@ import (
 // placement).
 
 // builtFacts is the state of the mirror a pass's snapshot was built from,
-// as far as the applier re-checks it (stale.go).
+// as far as the applier re-checks it (stale.go). It is the planner's,
+// written by the build only and read by the applier, both with passMu
+// and mu held.
 type builtFacts struct {
 	// gen is the master's configuration generation (Master.cfgGen).
 	gen int
@@ -59,36 +61,42 @@ var (
 // applier re-checks (builtFacts). Callers hold passMu and mu.
 func (pl *planner) build() {
 	pl.buildSnapshot()
-	b := &pl.built
-	b.gen = pl.m.cfgGen
+	pl.built.note(pl.m.cfgGen, &pl.view)
+}
+
+// note records the facts of a snapshot just built from the mirror at
+// configuration generation gen, reusing the slices of the last pass.
+func (b *builtFacts) note(gen int, v *snapView) {
+	b.gen = gen
 	b.atts = b.atts[:0]
-	for _, r := range pl.view.allocs {
+	for _, r := range v.allocs {
 		b.atts = append(b.atts, r.t.att)
 	}
 	b.nodes = b.nodes[:0]
-	for _, n := range pl.view.nodes {
+	for _, n := range v.nodes {
 		b.nodes = append(b.nodes, builtNode{regs: n.regs, draining: n.draining()})
 	}
 }
 
-// stale reports whether the configuration changed since the build: the
-// plan's pools, projects and entries are another configuration's, and
-// none of it is applied (the reload asked for another pass).
-func (pl *planner) stale() bool { return pl.m.cfgGen != pl.built.gen }
+// stale reports whether the configuration changed since the build (gen
+// is the master's generation now): the plan's pools, projects and
+// entries are another configuration's, and none of it is applied (the
+// reload asked for another pass).
+func (b *builtFacts) stale(gen int) bool { return gen != b.gen }
 
 // unchanged reports whether job j is still as the build saw it: in the
 // mirror, and not changed since (a PATCH of its priority, class or weight
 // resets its entry, mjob.entryGen). The plan's starts of a changed job and
 // its preemptions, moves and resizes are skipped: the next pass, which
 // the change kicked, plans them again.
-func (pl *planner) unchanged(j *mjob) bool {
-	return !j.gone && j.entryGen == pl.built.gen
+func (b *builtFacts) unchanged(j *mjob) bool {
+	return !j.gone && j.entryGen == b.gen
 }
 
-// builtAttempt reports whether task t of allocation a still runs the
-// attempt allocation a stood for.
-func (pl *planner) builtAttempt(a int, t *mtask) bool {
-	return a < len(pl.built.atts) && t.att == pl.built.atts[a]
+// attempt reports whether task t of allocation a still runs the attempt
+// allocation a stood for.
+func (b *builtFacts) attempt(a int, t *mtask) bool {
+	return a < len(b.atts) && t.att == b.atts[a]
 }
 
 // placeable reports whether snapshot node i may take a new placement now:
