@@ -150,6 +150,43 @@ func TestLicensesLimitRunningTasks(t *testing.T) {
 	}
 }
 
+// TestPendingMessagesNameWhatTheyWaitFor: a waiting job's message, read
+// after its pass, still names what the pass's snapshot said: the license
+// with its total, the GPU type and the pool.
+func TestPendingMessagesNameWhatTheyWaitFor(t *testing.T) {
+	h := newHarness(t, withFeatures(t))
+	h.agent("n1", 8)
+	h.submit(jobSpec("first", 1, `, "licenses": {"matlab": 1}`))
+	license := h.submit(jobSpec("second", 1, `, "licenses": {"matlab": 1}`))
+	var reply api.SubmitReply
+	if code := h.do("POST", "/api/v1/jobs?allow_infeasible=true", jobSpec("a100", 1, `, "gpu": "a100"`), &reply); code != 201 {
+		t.Fatalf("submit a100: %d", code)
+	}
+	h.step()
+	tests := []struct {
+		name   string
+		job    int64
+		reason string
+		says   []string
+	}{
+		{"license", license, "license", []string{"license matlab", "0 of 1 free"}},
+		{"GPU type", reply.ID, "gpu_type", []string{"a100", "pool mf"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := h.job(tc.job)
+			if j.Pending == nil || j.Pending.Reason != tc.reason {
+				t.Fatalf("pending %+v, want reason %s", j.Pending, tc.reason)
+			}
+			for _, w := range tc.says {
+				if !strings.Contains(j.Pending.Message, w) {
+					t.Errorf("message %q lacks %q", j.Pending.Message, w)
+				}
+			}
+		})
+	}
+}
+
 func TestPatchToLowMakesPreemptible(t *testing.T) {
 	h := newHarness(t)
 	id := h.submit(jobSpec("cmd", 1, ""))

@@ -220,7 +220,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		// Each job keeps one explanation and rewrites it: a pass over a
 		// long queue allocates nothing for it.
 		j := pl.view.jobs[pe.Job]
-		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now}
+		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, pe)}
 		if pe.Blocker >= 0 && pe.Blocker < len(pl.snap.Jobs) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}

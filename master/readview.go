@@ -159,7 +159,7 @@ func samePending(a, b *pendingInfo) bool {
 		return a == b
 	}
 	x, y := a.p, b.p
-	return (a.now == b.now || !a.timed() && !b.timed()) && a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg &&
+	return (a.now == b.now || !a.timed() && !b.timed()) && a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg && a.ctx == b.ctx &&
 		x.Job == y.Job && x.Reason == y.Reason && x.Blocker == y.Blocker && x.Need == y.Need && x.Free == y.Free &&
 		x.At == y.At && x.License == y.License && x.LicenseNeed == y.LicenseNeed && x.LicenseFree == y.LicenseFree &&
 		x.Priority == y.Priority && x.Queued == y.Queued

@@ -61,6 +61,17 @@ type pendingInfo struct {
 	blockerID string
 	code      string // overrides p.Reason when the core never saw the job
 	msg       string
+	// ctx is what of the pass's snapshot the message names: the job's
+	// pool and GPU type, and the license it is short of.
+	ctx pendingContext
+}
+
+// pendingContext is the part of a pass's snapshot that a pending
+// reason's message reads besides the blocker (sched.Pending.Message):
+// strings the snapshot already holds, so keeping them allocates nothing.
+type pendingContext struct {
+	pool, gpu string
+	license   sched.License
 }
 
 // mtask is the mirror of a task.

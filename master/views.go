@@ -83,11 +83,21 @@ func (p *pendingInfo) view() *api.Pending {
 	if p.code != "" {
 		return &api.Pending{Reason: p.code, Message: p.msg}
 	}
-	// Message only needs the blocker's id from the snapshot.
-	s := &sched.Snapshot{Now: p.now, Jobs: []sched.Job{{ID: p.blockerID}}}
+	// Message reads the blocker's id, the job's pool and GPU type and the
+	// license it is short of from the snapshot: a snapshot of just those.
+	s := &sched.Snapshot{Now: p.now,
+		Jobs:     []sched.Job{{ID: p.blockerID}, {Pool: -1, GPU: p.ctx.gpu}},
+		Licenses: []sched.License{p.ctx.license}}
+	if p.ctx.pool != "" {
+		s.Jobs[1].Pool, s.Pools = 0, []sched.Pool{{Name: p.ctx.pool}}
+	}
 	pe := p.p
 	if pe.Blocker >= 0 {
 		pe.Blocker = 0
+	}
+	pe.Job = 1
+	if pe.Reason == sched.ReasonLicense {
+		pe.License = 0
 	}
 	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s)}
 	if p.blockerID != "" {
@@ -98,6 +108,23 @@ func (p *pendingInfo) view() *api.Pending {
 		v.EstimatedStart = &t
 	}
 	return v
+}
+
+// pendingContextOf keeps what pe's message reads of snap besides the
+// blocker (pendingInfo.view).
+func pendingContextOf(snap *sched.Snapshot, pe sched.Pending) pendingContext {
+	var c pendingContext
+	if pe.Job >= 0 && pe.Job < len(snap.Jobs) {
+		j := &snap.Jobs[pe.Job]
+		c.gpu = j.GPU
+		if j.Pool >= 0 && j.Pool < len(snap.Pools) {
+			c.pool = snap.Pools[j.Pool].Name
+		}
+	}
+	if pe.Reason == sched.ReasonLicense && pe.License >= 0 && pe.License < len(snap.Licenses) {
+		c.license = snap.Licenses[pe.License]
+	}
+	return c
 }
 
 // taskViews renders tasks with their attempts.
