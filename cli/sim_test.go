@@ -166,7 +166,7 @@ func TestSimCSV(t *testing.T) {
 			rows[f[0]] = strings.Join(f, " ")
 		}
 	}
-	for _, w := range []string{"a completed 0 0 1h 0 0", "b completed 1m 1m 11m 0 0", "utilisation 72.2%"} {
+	for _, w := range []string{"a completed 0s 0s 1h 0s 0", "b completed 1m 1m 11m 0s 0", "utilisation 72.2%"} {
 		if f := strings.Fields(w); rows[f[0]] != w {
 			t.Errorf("row %q, want %q:\n%s", rows[f[0]], w, out)
 		}
