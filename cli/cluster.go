@@ -73,7 +73,8 @@ func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) e
 }
 
 // printNodes prints the nodes; a drained node's state reads up,draining
-// or up,drained with the admin's reason. Wide adds each agent's version,
+// or up,drained with the admin's reason, a node whose agent is shutting
+// down up,leaving. Wide adds each agent's version,
 // when it registered, and who drained it when.
 func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON"}
@@ -83,6 +84,9 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 	t := newTable(w, header...)
 	for _, n := range nodes {
 		state := n.State
+		if n.Leaving {
+			state += ",leaving"
+		}
 		if n.Drain != "" {
 			state += "," + n.Drain
 		}

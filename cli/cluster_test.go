@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,5 +85,34 @@ func TestAge(t *testing.T) {
 	}
 	if got := gpuRanges([]int{7, 0, 1, 2, 5, 9, 10}); got != "0-2,5,7,9-10" {
 		t.Errorf("gpuRanges = %s", got)
+	}
+}
+
+// TestNodeStates: the STATE column adds what the master knows beyond
+// up, lost or left: a leaving agent (api.Node.Leaving) and an admin's
+// drain.
+func TestNodeStates(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		node api.Node
+		want string
+	}{
+		{name: "up", node: api.Node{State: "up"}, want: "up"},
+		{name: "leaving", node: api.Node{State: "up", Leaving: true}, want: "up,leaving"},
+		{name: "leaving while drained", node: api.Node{State: "up", Leaving: true, Drain: "draining"}, want: "up,leaving,draining"},
+		{name: "left", node: api.Node{State: "left"}, want: "left"},
+		{name: "lost and drained", node: api.Node{State: "lost", Drain: "drained"}, want: "lost,drained"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.node.Name, tc.node.Pool = "n1", "p"
+			var b strings.Builder
+			if err := printNodes(&b, []api.Node{tc.node}, false); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(b.String(), "\n")
+			if len(lines) < 2 || strings.Fields(lines[1])[2] != tc.want {
+				t.Errorf("STATE of %+v: want %q in\n%s", tc.node, tc.want, b.String())
+			}
+		})
 	}
 }
