@@ -529,6 +529,10 @@ type Explanation struct {
 	Preempted   []Preemption `json:"preempted,omitempty"`
 	// Summary is the explanation in a few sentences.
 	Summary string `json:"summary"`
+	// AsOf is the master's time, to the second, that the countdowns in
+	// its messages ("reserved to start in 9m 57s") count from; a client
+	// counting to EstimatedStart from it says the same.
+	AsOf time.Time `json:"as_of"`
 }
 
 // JobRef names another job in an explanation.
