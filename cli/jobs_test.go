@@ -333,3 +333,22 @@ func TestJobChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONKeepsShellText: -o json prints an entrypoint's >, < and & as
+// they are, not as \u003e escapes, so it reads as the job file wrote it.
+func TestJSONKeepsShellText(t *testing.T) {
+	for _, tc := range []struct{ name, entrypoint string }{
+		{"redirect", "python train.py > out.log 2>&1"},
+		{"background and input", "serve < in.txt & wait"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := writeJSON(&b, api.Job{ID: 1, Entrypoint: tc.entrypoint}); err != nil {
+				t.Fatal(err)
+			}
+			if want := `"entrypoint": "` + tc.entrypoint + `"`; !strings.Contains(b.String(), want) {
+				t.Errorf("output lacks %s:\n%s", want, b.String())
+			}
+		})
+	}
+}

@@ -61,8 +61,12 @@ func (o *outputFlag) structured(w io.Writer, v any) (bool, error) {
 	return false, nil
 }
 
+// writeJSON prints v as indented JSON with <, > and & as they are: the
+// entrypoints and messages it prints are read in a terminal and by jq,
+// not embedded in HTML, where encoding/json's \u003e escapes are for.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
