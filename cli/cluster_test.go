@@ -116,3 +116,30 @@ func TestNodeStates(t *testing.T) {
 		})
 	}
 }
+
+// TestListAliases: allot job list and allot node list are allot jobs and
+// allot nodes, flags included, for people who know allot user list.
+func TestListAliases(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	for _, tc := range []struct {
+		name        string
+		alias, same []string
+	}{
+		{"jobs", []string{"job", "list"}, []string{"jobs"}},
+		{"jobs with flags", []string{"job", "list", "--all", "-o", "wide"}, []string{"jobs", "--all", "-o", "wide"}},
+		{"nodes", []string{"node", "list"}, []string{"nodes"}},
+		{"nodes as json", []string{"node", "list", "-o", "json"}, []string{"nodes", "-o", "json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, _, err := runAt(t, f, tc.same...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := runAt(t, f, tc.alias...)
+			if err != nil || got != want {
+				t.Errorf("allot %s = %q, %v; want allot %s's %q", strings.Join(tc.alias, " "), got, err, strings.Join(tc.same, " "), want)
+			}
+		})
+	}
+}

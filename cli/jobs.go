@@ -304,9 +304,18 @@ func jobReason(j api.Job) string {
 func newJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "job",
-		Short: "Show, change, kill and read the logs of one job",
+		Short: "List jobs; show, change, kill and read the logs of one job",
 	}
-	cmd.AddCommand(newJobShowCmd(), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobShowCmd(), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	return cmd
+}
+
+// listAlias makes a listing command the "list" of a group (allot job
+// list, allot node list): people who know allot user list and allot
+// token list type it, and it is the same command with the same flags.
+func listAlias(cmd *cobra.Command, of string) *cobra.Command {
+	cmd.Use = "list"
+	cmd.Short += " (the same as allot " + of + ")"
 	return cmd
 }
 
