@@ -174,7 +174,7 @@ func TestSimCSV(t *testing.T) {
 	if _, ok := rows["c"]; ok {
 		t.Errorf("job c needs 32 GPUs of 24 and should be skipped:\n%s", out)
 	}
-	for _, w := range []string{"skipped 1 records: wider than the cluster (24 slots) (first at line 4)",
+	for _, w := range []string{"skipped 1 record: wider than the cluster (24 slots) (first at line 4)",
 		"cluster: 3 nodes of 8 slots, as asked", "Jain 1 over 2 projects"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
