@@ -223,7 +223,7 @@ Preemptible  yes
 On preempt   reschedule, max_retries 2
 Slots        1 per task
 Tasks        4 running of 20
-Time limit   1h30m0s
+Time limit   1h30m
 Submitted    2024-05-01 10:01:00
 Ended        -
 Entrypoint   python asha.py
@@ -348,6 +348,31 @@ func TestJSONKeepsShellText(t *testing.T) {
 			}
 			if want := `"entrypoint": "` + tc.entrypoint + `"`; !strings.Contains(b.String(), want) {
 				t.Errorf("output lacks %s:\n%s", want, b.String())
+			}
+		})
+	}
+}
+
+// TestJobShowTimeLimit: the time limit reads as a job file writes it,
+// exactly, without Go's trailing zero units.
+func TestJobShowTimeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    int64
+		want string
+	}{
+		{"none", 0, "none"},
+		{"minutes", 600, "10m"},
+		{"hours and minutes", 5400, "1h30m"},
+		{"to the second", 5405, "1h30m5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := printJob(&b, api.Job{ID: 1, Name: "a", TimeLimitS: tc.s}); err != nil {
+				t.Fatal(err)
+			}
+			if want := "Time limit   " + tc.want + "\n"; !strings.Contains(b.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, b.String())
 			}
 		})
 	}
