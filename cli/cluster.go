@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -123,7 +122,7 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 		if p.Placement != "" {
 			opts = append(opts, p.Placement)
 		}
-		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), (time.Duration(p.GraceS) * time.Second).String(),
+		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), exactDuration(p.GraceS),
 			strconv.Itoa(p.Nodes), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
 		if wide {
 			row = append(row, reservationsText(p.Reservations), windowText(p.BackfillWindow))

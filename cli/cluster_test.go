@@ -18,7 +18,7 @@ dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -
 dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan
 `},
 		{name: "pools", args: []string{"pools"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
-research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2
+research  priority  preemption,backfill,binpack  2m     2      8/16   1       2
 batch     fifo      -                            30s    0      0/0    1       0
 `},
 		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  LIMIT  WEIGHT  QUEUED  RUNNING
@@ -53,7 +53,7 @@ dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -     
 dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root
 `},
 		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
-research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m
+research  priority  preemption,backfill,binpack  2m     2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m
 batch     fifo      -                            30s    0      0/0    1       0        -                                       0 slots
 `},
 		{name: "bad output", args: []string{"nodes", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
@@ -139,6 +139,27 @@ func TestListAliases(t *testing.T) {
 			got, _, err := runAt(t, f, tc.alias...)
 			if err != nil || got != want {
 				t.Errorf("allot %s = %q, %v; want allot %s's %q", strings.Join(tc.alias, " "), got, err, strings.Join(tc.same, " "), want)
+			}
+		})
+	}
+}
+
+// TestExactDuration: configured spans read as their files write them.
+func TestExactDuration(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    int64
+		want string
+	}{
+		{"no grace", 0, "0s"},
+		{"seconds", 45, "45s"},
+		{"minutes", 120, "2m"},
+		{"hours and minutes", 5400, "1h30m"},
+		{"to the second", 3605, "1h0m5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := exactDuration(tc.s); got != tc.want {
+				t.Errorf("exactDuration(%d) = %q, want %q", tc.s, got, tc.want)
 			}
 		})
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/sim"
 )
 
 // printJob prints a job's fields, then one row per attempt of each task.
@@ -38,11 +37,9 @@ func printJob(w io.Writer, j api.Job) error {
 	}
 	t.row("Slots", fmt.Sprintf("%d per task", j.Slots))
 	t.row("Tasks", fmt.Sprintf("%d running of %d", j.Running, j.Tasks))
-	// The limit is exact, as a job file writes it (90m reads 1h30m, not
-	// 1h30m0s).
 	limit := "none"
 	if j.TimeLimitS > 0 {
-		limit = sim.Clock(j.TimeLimitS)
+		limit = exactDuration(j.TimeLimitS)
 	}
 	t.row("Time limit", limit)
 	t.row("Submitted", formatTime(&j.SubmittedAt))
