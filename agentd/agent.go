@@ -322,13 +322,17 @@ func (a *Agent) detach() int {
 func (a *Agent) stopTasks(stopCtx context.Context) {
 	// The goodbye goes out alongside the checkpoint requests rather than
 	// before them, so that a master that does not answer cannot delay the
-	// tasks' stop; every later sync says it again. The final delivery
-	// waits for it (within FinalTimeout of the stop's start), so that the
-	// last sync the master gets is the Final one.
-	leaveCtx, cancelLeave := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)
+	// tasks' stop; the syncs that keep the master's contact while the
+	// tasks checkpoint say it again. The first is bounded by FinalTimeout
+	// from the stop's start, the others end with the tasks, and the final
+	// delivery waits for them, so that the last sync the master gets is
+	// the Final one.
+	leaveCtx, cancelLeave := context.WithCancel(stopCtx)
 	defer cancelLeave()
+	first, cancelFirst := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)
+	defer cancelFirst()
 	var leave sync.WaitGroup
-	leave.Go(func() { a.announceLeave(leaveCtx) })
+	leave.Go(func() { a.syncWhileLeaving(first, leaveCtx) })
 	a.mu.Lock()
 	var tasks []*agent.Task
 	for _, att := range a.tasks {
@@ -346,6 +350,7 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 	for _, t := range tasks {
 		<-t.Done()
 	}
+	cancelLeave()
 	leave.Wait()
 	ctx, cancel := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)
 	defer cancel()
@@ -358,19 +363,35 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 	}
 }
 
-// announceLeave sends the sync that tells the master the node is leaving
-// (api.Sync.Leaving), so that it places nothing more here from now on, in
-// particular not the tasks it requeues on their exit reports. An agent
-// that runs nothing says goodbye in full (Final) with it.
-func (a *Agent) announceLeave(ctx context.Context) {
-	a.mu.Lock()
-	registered := a.registered
-	a.mu.Unlock()
-	if !registered {
-		return // a registration would say nothing of leaving; deliverAll registers if need be
-	}
-	if _, err := a.syncOnce(ctx, 0); err != nil && ctx.Err() == nil {
-		a.log.Debug("telling the master the node leaves failed; the next sync says it", "err", err)
+// syncWhileLeaving sends the sync that tells the master the node is
+// leaving (api.Sync.Leaving), so that it places nothing more here from now
+// on, in particular not the tasks it requeues on their exit reports; an
+// agent that runs nothing says goodbye in full (Final) with it. Then,
+// until ctx ends (the tasks have ended), it goes on syncing as the sync
+// loop did: tasks given an exit grace longer than the master's agent
+// timeout would otherwise leave the master without contact, and it would
+// mark the node lost and end their attempts as lost in the middle of the
+// leave. The first sync is bounded by first, not by ctx: an agent that
+// runs nothing still says goodbye.
+func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
+	waitS := 0
+	for c := first; ; c = ctx {
+		a.mu.Lock()
+		registered := a.registered
+		a.mu.Unlock()
+		if !registered {
+			return // a registration would say nothing of leaving; deliverAll registers if need be
+		}
+		start := time.Now()
+		if _, err := a.syncOnce(c, waitS); err != nil && ctx.Err() == nil {
+			a.log.Debug("a sync of the leaving node failed; the next one says it", "err", err)
+		}
+		if !sleep(ctx, time.Until(start.Add(a.cfg.MinPollInterval))) {
+			return
+		}
+		a.mu.Lock()
+		waitS = a.waitS
+		a.mu.Unlock()
 	}
 }
 

@@ -90,6 +90,8 @@
 // on their exits), and every later sync says Leaving too; a start that
 // still comes is reported preempted without running. Tasks that follow
 // the preemption protocol checkpoint; the agent waits for them to end,
+// syncing meanwhile as its sync loop did (a grace longer than the
+// master's agent timeout would otherwise get the node marked lost),
 // then spends at most FinalTimeout delivering their logs and exit
 // reports (outcome preempted, so the master requeues them) before it
 // returns. The sync that carries the last reports, with nothing

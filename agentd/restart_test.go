@@ -260,6 +260,42 @@ func TestShutdownSaysGoodbye(t *testing.T) {
 	}
 }
 
+// TestShutdownKeepsContact: while its tasks checkpoint within the exit
+// grace, a leaving agent goes on syncing, saying it leaves, so that a
+// grace longer than the master's agent timeout does not get the node
+// marked lost and its attempts ended as lost in the middle of the leave.
+// The task here ends only once the master has had three such syncs.
+func TestShutdownKeepsContact(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	cfg := testConfig(t, fm, dir)
+	cfg.ExitGrace = time.Minute
+	r := startAgent(t, cfg)
+	gate := filepath.Join(dir, "go")
+	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; exit 0' TERM; echo ready; sleep 600 & wait`)
+	fm.send(startCmd(s))
+	fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
+	stopped := make(chan error, 1)
+	go func() { stopped <- r.stop(t) }()
+	leavingWithTask := func(fm *fakeMaster) int {
+		n := 0
+		for _, sy := range fm.syncs {
+			if sy.Leaving && len(sy.Running) == 1 {
+				n++
+			}
+		}
+		return n
+	}
+	fm.waitFor("three syncs while the task checkpoints", func(fm *fakeMaster) bool { return leavingWithTask(fm) >= 3 })
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	fm.locked(func(fm *fakeMaster) { fm.checkGoodbye(t, true) })
+}
+
 func TestShutdownWithMasterDownIsBounded(t *testing.T) {
 	fm := newFakeMaster(t)
 	dir := t.TempDir()

@@ -155,6 +155,10 @@ type Node struct {
 	// Version is the agent's build as it registered; empty until the
 	// agent registers with this master process.
 	Version string `json:"version,omitempty"`
+	// Leaving: the node is up and its agent is shutting down cleanly
+	// (api.Sync Leaving): nothing new goes there, and its final sync will
+	// mark it left. State stays up until then, as for a drain.
+	Leaving bool `json:"leaving,omitempty"`
 	// Drain is "draining" while an admin's drain waits for the node's
 	// tasks to end, "drained" once none is left, and empty when the node
 	// is schedulable. State stays up or lost either way.
@@ -525,6 +529,10 @@ type Explanation struct {
 	Preempted   []Preemption `json:"preempted,omitempty"`
 	// Summary is the explanation in a few sentences.
 	Summary string `json:"summary"`
+	// AsOf is the master's time, to the second, that the countdowns in
+	// its messages ("reserved to start in 9m 57s") count from; a client
+	// counting to EstimatedStart from it says the same.
+	AsOf time.Time `json:"as_of"`
 }
 
 // JobRef names another job in an explanation.

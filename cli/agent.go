@@ -109,9 +109,9 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 		return agentd.Config{}, err
 	}
 	// The address rule is the client commands': a URL, or host:port.
-	master, err := client.New(masterAddr(cmd), nil)
+	master, err := masterClient(cmd, nil)
 	if err != nil {
-		return agentd.Config{}, fmt.Errorf("--master or %s: %w", MasterEnv, err)
+		return agentd.Config{}, err
 	}
 	join, err := f.joinToken()
 	if err != nil {

@@ -39,27 +39,47 @@ func addMasterFlag(root *cobra.Command) {
 // masterAddr is --master when given, else $ALLOT_MASTER, else the current
 // master of the credentials file, else the default.
 func masterAddr(cmd *cobra.Command) string {
+	addr, _ := masterSource(cmd)
+	return addr
+}
+
+// masterSource is masterAddr with where the address came from, for the
+// message that refuses it: "--master", "$ALLOT_MASTER", the credentials
+// file, or the default.
+func masterSource(cmd *cobra.Command) (addr, from string) {
 	if f := cmd.Flag("master"); f != nil && f.Changed {
-		return f.Value.String()
+		return f.Value.String(), "--master"
 	}
 	if v := strings.TrimSpace(os.Getenv(MasterEnv)); v != "" {
-		return v
+		return v, "$" + MasterEnv
 	}
-	if c, _, err := loadCredentials(); err == nil && c.Current != "" {
-		return c.Current
+	if c, path, err := loadCredentials(); err == nil && c.Current != "" {
+		return c.Current, fmt.Sprintf("the current master of %s (allot login)", path)
 	}
-	return DefaultMaster
+	return DefaultMaster, "the default master"
+}
+
+// masterClient is the client of the master the command names. An address
+// that is not one is a usage error (exit 2), named with where it came
+// from: a bad $ALLOT_MASTER or saved login is not seen on the command
+// line.
+func masterClient(cmd *cobra.Command, hc *http.Client) (*client.Client, error) {
+	addr, from := masterSource(cmd)
+	c, err := client.New(addr, hc)
+	if err != nil {
+		return nil, usageErrorf("%s: %w", from, err)
+	}
+	return c, nil
 }
 
 // newClient returns a client for the master the command names, with the
 // token of $ALLOT_TOKEN or, else, the one allot login saved for it.
 func newClient(cmd *cobra.Command) (*client.Client, error) {
-	addr := masterAddr(cmd)
 	creds, _, err := loadCredentials()
 	if err != nil {
 		return nil, err
 	}
-	acct := creds.Masters[normalAddr(addr)]
+	acct := creds.Masters[normalAddr(masterAddr(cmd))]
 	ca := acct.CA
 	if f := cmd.Flag("ca"); f != nil && f.Changed {
 		ca = f.Value.String()
@@ -70,9 +90,9 @@ func newClient(cmd *cobra.Command) (*client.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--ca or %s: %w", CAEnv, err)
 	}
-	c, err := client.New(addr, hc)
+	c, err := masterClient(cmd, hc)
 	if err != nil {
-		return nil, fmt.Errorf("--master or %s: %w", MasterEnv, err)
+		return nil, err
 	}
 	token := acct.Token
 	if v := strings.TrimSpace(os.Getenv(TokenEnv)); v != "" {

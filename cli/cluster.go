@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -73,7 +72,8 @@ func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) e
 }
 
 // printNodes prints the nodes; a drained node's state reads up,draining
-// or up,drained with the admin's reason. Wide adds each agent's version,
+// or up,drained with the admin's reason, a node whose agent is shutting
+// down up,leaving. Wide adds each agent's version,
 // when it registered, and who drained it when.
 func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON"}
@@ -83,6 +83,9 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 	t := newTable(w, header...)
 	for _, n := range nodes {
 		state := n.State
+		if n.Leaving {
+			state += ",leaving"
+		}
 		if n.Drain != "" {
 			state += "," + n.Drain
 		}
@@ -119,7 +122,7 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 		if p.Placement != "" {
 			opts = append(opts, p.Placement)
 		}
-		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), (time.Duration(p.GraceS) * time.Second).String(),
+		row := []string{p.Name, p.Policy, orDash(strings.Join(opts, ",")), exactDuration(p.GraceS),
 			strconv.Itoa(p.Nodes), fmt.Sprintf("%d/%d", p.Used, p.Slots), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
 		if wide {
 			row = append(row, reservationsText(p.Reservations), windowText(p.BackfillWindow))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -
 dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan
 `},
 		{name: "pools", args: []string{"pools"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
-research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2
+research  priority  preemption,backfill,binpack  2m     2      8/16   1       2
 batch     fifo      -                            30s    0      0/0    1       0
 `},
 		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  LIMIT  WEIGHT  QUEUED  RUNNING
@@ -52,7 +53,7 @@ dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -     
 dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root
 `},
 		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
-research  priority  preemption,backfill,binpack  2m0s   2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m
+research  priority  preemption,backfill,binpack  2m     2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m
 batch     fifo      -                            30s    0      0/0    1       0        -                                       0 slots
 `},
 		{name: "bad output", args: []string{"nodes", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
@@ -84,5 +85,82 @@ func TestAge(t *testing.T) {
 	}
 	if got := gpuRanges([]int{7, 0, 1, 2, 5, 9, 10}); got != "0-2,5,7,9-10" {
 		t.Errorf("gpuRanges = %s", got)
+	}
+}
+
+// TestNodeStates: the STATE column adds what the master knows beyond
+// up, lost or left: a leaving agent (api.Node.Leaving) and an admin's
+// drain.
+func TestNodeStates(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		node api.Node
+		want string
+	}{
+		{name: "up", node: api.Node{State: "up"}, want: "up"},
+		{name: "leaving", node: api.Node{State: "up", Leaving: true}, want: "up,leaving"},
+		{name: "leaving while drained", node: api.Node{State: "up", Leaving: true, Drain: "draining"}, want: "up,leaving,draining"},
+		{name: "left", node: api.Node{State: "left"}, want: "left"},
+		{name: "lost and drained", node: api.Node{State: "lost", Drain: "drained"}, want: "lost,drained"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.node.Name, tc.node.Pool = "n1", "p"
+			var b strings.Builder
+			if err := printNodes(&b, []api.Node{tc.node}, false); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(b.String(), "\n")
+			if len(lines) < 2 || strings.Fields(lines[1])[2] != tc.want {
+				t.Errorf("STATE of %+v: want %q in\n%s", tc.node, tc.want, b.String())
+			}
+		})
+	}
+}
+
+// TestListAliases: allot job list and allot node list are allot jobs and
+// allot nodes, flags included, for people who know allot user list.
+func TestListAliases(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	for _, tc := range []struct {
+		name        string
+		alias, same []string
+	}{
+		{"jobs", []string{"job", "list"}, []string{"jobs"}},
+		{"jobs with flags", []string{"job", "list", "--all", "-o", "wide"}, []string{"jobs", "--all", "-o", "wide"}},
+		{"nodes", []string{"node", "list"}, []string{"nodes"}},
+		{"nodes as json", []string{"node", "list", "-o", "json"}, []string{"nodes", "-o", "json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, _, err := runAt(t, f, tc.same...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := runAt(t, f, tc.alias...)
+			if err != nil || got != want {
+				t.Errorf("allot %s = %q, %v; want allot %s's %q", strings.Join(tc.alias, " "), got, err, strings.Join(tc.same, " "), want)
+			}
+		})
+	}
+}
+
+// TestExactDuration: configured spans read as their files write them.
+func TestExactDuration(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    int64
+		want string
+	}{
+		{"no grace", 0, "0s"},
+		{"seconds", 45, "45s"},
+		{"minutes", 120, "2m"},
+		{"hours and minutes", 5400, "1h30m"},
+		{"to the second", 3605, "1h0m5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := exactDuration(tc.s); got != tc.want {
+				t.Errorf("exactDuration(%d) = %q, want %q", tc.s, got, tc.want)
+			}
+		})
 	}
 }

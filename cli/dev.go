@@ -168,6 +168,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 	}
 	if err == nil && ctx.Err() == nil {
 		printDevBanner(stdout, c.url(), f.data, c.login)
+		if wd, werr := os.Getwd(); werr == nil {
+			if note := examplesNote(wd, f.data); note != "" {
+				fmt.Fprint(stdout, "\n"+note)
+			}
+		}
 		err = c.wait(ctx)
 	}
 	// Scheduling stops first, so that nothing new starts on an agent

@@ -12,6 +12,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -44,7 +45,15 @@ say which job took their GPUs and under which rule.`,
 	return cmd
 }
 
+// printExplanation prints an explanation; its times count from the
+// master's as_of, as the countdowns in its messages do (from the client's
+// clock for a master that does not send it), so that the reason's "in 9m
+// 57s" and the Start line agree.
 func printExplanation(w io.Writer, x api.Explanation) error {
+	ref := x.AsOf
+	if ref.IsZero() {
+		ref = now()
+	}
 	fmt.Fprintf(w, "Job %d (%s, pool %s, %s)\n\n%s\n", x.Job, x.State, x.Pool, x.Policy, wrap(x.Summary, 76))
 	if x.Position > 0 {
 		fmt.Fprintf(w, "\nQueue:    %d of %d, ordered %s\n", x.Position, x.Queued, x.Order)
@@ -52,7 +61,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	if len(x.Ahead) > 0 {
 		var refs []string
 		for _, a := range x.Ahead {
-			refs = append(refs, fmt.Sprintf("%d %s (%s, %d slots)", a.ID, a.Name, orDash(a.User), a.Slots))
+			refs = append(refs, fmt.Sprintf("%d %s (%s, %s)", a.ID, a.Name, orDash(a.User), plural.Count(a.Slots, "slot")))
 		}
 		fmt.Fprintf(w, "Ahead:    %s\n", strings.Join(refs, "; "))
 	}
@@ -62,7 +71,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
 		}
 		if p.EstimatedStart != nil {
-			fmt.Fprintf(w, "Start:    %s\n", when(*p.EstimatedStart))
+			fmt.Fprintf(w, "Start:    %s\n", whenFrom(*p.EstimatedStart, ref))
 		}
 	}
 	if f := x.Factors; f != nil {
@@ -90,7 +99,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			for _, r := range cf.MustEnd {
 				ends := "no time limit"
 				if r.EndsAt != nil {
-					ends = when(*r.EndsAt)
+					ends = whenFrom(*r.EndsAt, ref)
 				}
 				t.row("  "+strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends)
 			}
@@ -120,8 +129,11 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 
 // when shows a time as a local date-time with how far it is from now:
 // "2026-11-26 14:02 (in 2h 10m)".
-func when(t time.Time) string {
-	d := t.Sub(now()).Round(time.Second)
+func when(t time.Time) string { return whenFrom(t, now()) }
+
+// whenFrom is when, counted from ref rather than the client's clock.
+func whenFrom(t, ref time.Time) string {
+	d := t.Sub(ref).Round(time.Second)
 	rel := "now"
 	switch {
 	case d > 0:

@@ -106,3 +106,50 @@ func TestExplainPreemptionTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainCountsFromAsOf: the Start line and the must-end times count
+// from the master's as_of, as the reason's countdown does, not from the
+// client's clock read a moment later; without as_of (an older master),
+// from the client's clock.
+func TestExplainCountsFromAsOf(t *testing.T) {
+	fixClock(t) // the client's clock: t0
+	start := t0.Add(10 * time.Minute)
+	tests := []struct {
+		name  string
+		asOf  time.Time
+		start string // the Start line's countdown
+	}{
+		{"as of a second before the client's clock", t0.Add(-time.Second), "(in 10m 1s)"},
+		{"as of the client's clock", t0, "(in 10m)"},
+		{"no as_of", time.Time{}, "(in 10m)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.AsOf = tt.asOf
+			x.Pending = &api.Pending{Reason: "reserved", Message: "head of the queue, needs 4 slots; reserved to start in 10m 1s",
+				EstimatedStart: &start, EstimateBasis: "reservation"}
+			x.WouldStart.MustEnd[0].EndsAt = &start
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(b.String(), tt.start); n != 2 {
+				t.Errorf("%q %d times, want 2 (Start and the job that must end):\n%s", tt.start, n, b.String())
+			}
+		})
+	}
+}
+
+// TestExplainAheadSlots: a job ahead with one slot reads "1 slot".
+func TestExplainAheadSlots(t *testing.T) {
+	x := fixtureExplanation()
+	x.Ahead = []api.JobRef{{ID: 8, Name: "notebook", User: "admin", Slots: 1}, {ID: 3, Name: "bert", Slots: 8}}
+	var b bytes.Buffer
+	if err := printExplanation(&b, x); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Ahead:    8 notebook (admin, 1 slot); 3 bert (-, 8 slots)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, b.String())
+	}
+}

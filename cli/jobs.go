@@ -304,16 +304,27 @@ func jobReason(j api.Job) string {
 func newJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "job",
-		Short: "Show, change, kill and read the logs of one job",
+		Short: "List jobs; show, change, kill and read the logs of one job",
 	}
-	cmd.AddCommand(newJobShowCmd(), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobShowCmd(), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	return cmd
+}
+
+// listAlias makes a listing command the "list" of a group (allot job
+// list, allot node list): people who know allot user list and allot
+// token list type it, and it is the same command with the same flags.
+func listAlias(cmd *cobra.Command, of string) *cobra.Command {
+	cmd.Use = "list"
+	cmd.Short += " (the same as allot " + of + ")"
 	return cmd
 }
 
 // jobCommand builds a job subcommand that takes a job ID and -o: run does
-// the request and returns the job to print, and text prints it as a table.
-func jobCommand(use, short, example string, nargs int, run func(cmd *cobra.Command, c *client.Client, id int64, args []string) (api.Job, error),
-	text func(w io.Writer, j api.Job) error) *cobra.Command {
+// the request and returns the master's reply (a Job, or a reply around
+// one such as api.KillReply), which -o json and yaml print whole, as the
+// API sent it, and text prints as a table.
+func jobCommand[R any](use, short, example string, nargs int, run func(cmd *cobra.Command, c *client.Client, id int64, args []string) (R, error),
+	text func(w io.Writer, r R) error) *cobra.Command {
 	var out outputFlag
 	cmd := &cobra.Command{
 		Use:               use,
@@ -333,15 +344,15 @@ func jobCommand(use, short, example string, nargs int, run func(cmd *cobra.Comma
 			if err != nil {
 				return err
 			}
-			j, err := run(cmd, c, id, args[1:])
+			r, err := run(cmd, c, id, args[1:])
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if done, err := out.structured(w, j); done {
+			if done, err := out.structured(w, r); done {
 				return err
 			}
-			return text(w, j)
+			return text(w, r)
 		},
 	}
 	out.register(cmd)
@@ -359,28 +370,28 @@ func newJobShowCmd() *cobra.Command {
 }
 
 func newJobKillCmd() *cobra.Command {
-	var ended bool
-	cmd := jobCommand("kill ID", "Kill a job's tasks", "  allot job kill 12", 1,
-		func(cmd *cobra.Command, c *client.Client, id int64, _ []string) (api.Job, error) {
+	cmd := jobCommand("kill ID", "Kill a job's tasks", "  allot job kill 12\n  allot job kill 12 -o json", 1,
+		func(cmd *cobra.Command, c *client.Client, id int64, _ []string) (api.KillReply, error) {
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
-			r, err := c.Kill(ctx, id)
-			ended = r.AlreadyEnded
-			return r.Job, err
-		}, func(w io.Writer, j api.Job) error { return printKilled(w, j, ended) })
+			return c.Kill(ctx, id)
+		}, printKilled)
 	cmd.Long = `Kill a job's tasks: queued ones at once, running ones through their agents
 (the job is killed at once, its tasks when their agents report them). A job
 that has already ended is left as it is, and the command says so; it still
-succeeds, so that a kill can be repeated.`
+succeeds, so that a kill can be repeated. -o json and yaml print the master's
+reply: the job's fields and, for a job that had already ended,
+"already_ended": true.`
 	return cmd
 }
 
 // printKilled says what a kill did: killed the job, or nothing, as the
 // job had already ended (the master's already_ended).
-func printKilled(w io.Writer, j api.Job, alreadyEnded bool) error {
+func printKilled(w io.Writer, r api.KillReply) error {
+	j := r.Job
 	var err error
 	switch {
-	case !alreadyEnded:
+	case !r.AlreadyEnded:
 		err = printJobState(w, j)
 	case j.State == "killed":
 		_, err = fmt.Fprintf(w, "job %d (%s) was already killed\n", j.ID, j.Name)

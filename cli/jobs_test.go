@@ -223,7 +223,7 @@ Preemptible  yes
 On preempt   reschedule, max_retries 2
 Slots        1 per task
 Tasks        4 running of 20
-Time limit   1h30m0s
+Time limit   1h30m
 Submitted    2024-05-01 10:01:00
 Ended        -
 Entrypoint   python asha.py
@@ -298,9 +298,82 @@ func TestJobChanges(t *testing.T) {
 	if n := len(f.requests); n != 7 {
 		t.Errorf("%d requests, want 7 (3 updates, 1 refused update, 3 kills): %q", n, f.requests)
 	}
-	out, _, err := runAt(t, f, "job", "kill", "5", "-o", "json")
-	var j api.Job
-	if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.ID != 5 || j.State != "killed" || j.Weight != 0.5 {
-		t.Errorf("job kill -o json: %v\n%s", err, out)
+	// -o json and yaml print the master's KillReply: the job's fields, and
+	// already_ended for a job that had ended, as the text output says.
+	for _, c := range []struct {
+		name, id, format string
+		ended            bool
+	}{
+		{name: "json of a kill", id: "5", format: "json"},
+		{name: "json of a repeated kill", id: "5", format: "json", ended: true},
+		{name: "json of a completed job", id: "2", format: "json", ended: true},
+		{name: "yaml of a completed job", id: "2", format: "yaml", ended: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := runAt(t, f, "job", "kill", c.id, "-o", c.format)
+			if err != nil {
+				t.Fatalf("job kill %s -o %s: %v\n%s", c.id, c.format, err, out)
+			}
+			if c.format == "yaml" {
+				if got := strings.Contains(out, "already_ended: true\n"); got != c.ended {
+					t.Errorf("already_ended shown %v, want %v:\n%s", got, c.ended, out)
+				}
+				return
+			}
+			var r api.KillReply
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("not a KillReply: %v\n%s", err, out)
+			}
+			if r.AlreadyEnded != c.ended || r.ID == 0 || r.Name == "" {
+				t.Errorf("reply = %+v, want already_ended %v and the job's fields:\n%s", r, c.ended, out)
+			}
+			if c.id == "5" && (r.State != "killed" || r.Weight != 0.5) {
+				t.Errorf("job 5: state %q weight %v, want killed 0.5", r.State, r.Weight)
+			}
+		})
+	}
+}
+
+// TestJSONKeepsShellText: -o json prints an entrypoint's >, < and & as
+// they are, not as \u003e escapes, so it reads as the job file wrote it.
+func TestJSONKeepsShellText(t *testing.T) {
+	for _, tc := range []struct{ name, entrypoint string }{
+		{"redirect", "python train.py > out.log 2>&1"},
+		{"background and input", "serve < in.txt & wait"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := writeJSON(&b, api.Job{ID: 1, Entrypoint: tc.entrypoint}); err != nil {
+				t.Fatal(err)
+			}
+			if want := `"entrypoint": "` + tc.entrypoint + `"`; !strings.Contains(b.String(), want) {
+				t.Errorf("output lacks %s:\n%s", want, b.String())
+			}
+		})
+	}
+}
+
+// TestJobShowTimeLimit: the time limit reads as a job file writes it,
+// exactly, without Go's trailing zero units.
+func TestJobShowTimeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    int64
+		want string
+	}{
+		{"none", 0, "none"},
+		{"minutes", 600, "10m"},
+		{"hours and minutes", 5400, "1h30m"},
+		{"to the second", 5405, "1h30m5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := printJob(&b, api.Job{ID: 1, Name: "a", TimeLimitS: tc.s}); err != nil {
+				t.Fatal(err)
+			}
+			if want := "Time limit   " + tc.want + "\n"; !strings.Contains(b.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, b.String())
+			}
+		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -40,7 +39,7 @@ func printJob(w io.Writer, j api.Job) error {
 	t.row("Tasks", fmt.Sprintf("%d running of %d", j.Running, j.Tasks))
 	limit := "none"
 	if j.TimeLimitS > 0 {
-		limit = (time.Duration(j.TimeLimitS) * time.Second).String()
+		limit = exactDuration(j.TimeLimitS)
 	}
 	t.row("Time limit", limit)
 	t.row("Submitted", formatTime(&j.SubmittedAt))

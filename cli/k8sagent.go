@@ -78,9 +78,9 @@ func (f *k8sAgentFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	master, err := client.New(masterAddr(cmd), nil)
+	master, err := masterClient(cmd, nil)
 	if err != nil {
-		return fmt.Errorf("--master or %s: %w", MasterEnv, err)
+		return err
 	}
 	ca, _ := cmd.Flags().GetString("ca")
 	if ca == "" {

@@ -80,6 +80,11 @@ func runLogs(cmd *cobra.Command, arg string, f logsFlags, oneTask bool) error {
 				return err
 			}
 		}
+		if w.lines == 0 && job.State == "queued" && job.Running == 0 {
+			// An empty answer alone reads as a job that printed nothing.
+			fmt.Fprintf(cmd.ErrOrStderr(), "job %d (%s) is queued and has printed nothing yet; allot explain %d says why it waits\n",
+				id, job.Name, id)
+		}
 		return nil
 	}
 	// Following lasts until the job ends, so only each request is bounded
@@ -112,11 +117,13 @@ type logWriter struct {
 	mu          sync.Mutex
 	out, errOut io.Writer
 	prefix      bool
+	lines       int // written so far
 }
 
 func (w *logWriter) write(l api.LogLine) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.lines++
 	dst := w.out
 	if l.Stream == "stderr" {
 		dst = w.errOut

@@ -206,3 +206,51 @@ func TestTokenHint(t *testing.T) {
 		})
 	}
 }
+
+// TestBadMasterAddr: an address that is not a master's URL is a usage
+// error (exit 2) wherever it comes from, and the message says where: the
+// flag, the environment or the saved login, which the command line does
+// not show.
+func TestBadMasterAddr(t *testing.T) {
+	tests := []struct {
+		name  string
+		flag  string // --master
+		env   string // ALLOT_MASTER
+		login string // the credentials file's current master
+		want  string
+	}{
+		{name: "flag", flag: "ftp://x", want: `allot: --master: master address "ftp://x": expected a URL such as http://127.0.0.1:8080 or host:port`},
+		{name: "flag wins over a good env", flag: "ftp://x", env: "127.0.0.1:1", want: `allot: --master: master address "ftp://x"`},
+		{name: "env", env: "ftp://x", want: `allot: $ALLOT_MASTER: master address "ftp://x": expected`},
+		{name: "env without a host", env: "http://", want: `allot: $ALLOT_MASTER: master address "http://": expected`},
+		{name: "login", login: "ftp://x", want: `(allot login): master address "ftp://x": expected`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "credentials.json")
+			if tt.login != "" {
+				data, err := json.Marshal(credentials{Current: tt.login, Masters: map[string]masterAccount{tt.login: {Token: "allot_u_x"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv(ConfigEnv, path)
+			t.Setenv(MasterEnv, tt.env)
+			args := []string{"jobs"}
+			if tt.flag != "" {
+				args = append([]string{"--master", tt.flag}, args...)
+			}
+			var out, errOut strings.Builder
+			code := Main(args, &out, &errOut)
+			if code != ExitUsage || !strings.Contains(errOut.String(), tt.want) {
+				t.Errorf("allot %s: exit %d, stderr %q; want exit %d and %q", strings.Join(args, " "), code, errOut.String(), ExitUsage, tt.want)
+			}
+			if tt.login != "" && !strings.Contains(errOut.String(), path) {
+				t.Errorf("the message does not name the credentials file %s: %q", path, errOut.String())
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ import (
 func newNodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "node",
-		Short: "Drain, resume and delete nodes (admins)",
+		Short: "List nodes; drain, resume and delete them (admins)",
 		Long: `Take a node out of service and back. A drained node starts no new task;
 the tasks running there finish (they are not preempted for other jobs
 either), and "allot nodes" shows it draining, then drained once it is
@@ -51,7 +51,7 @@ first, as an agent that registers again comes back as a new node.`,
 			})
 		},
 	}
-	cmd.AddCommand(drain, resume, del)
+	cmd.AddCommand(listAlias(newNodesCmd(), "nodes"), drain, resume, del)
 	return cmd
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/allot-sched/allot/sim"
 )
 
 // Output formats of the client commands (docs/cli.md): table for people,
@@ -61,8 +63,12 @@ func (o *outputFlag) structured(w io.Writer, v any) (bool, error) {
 	return false, nil
 }
 
+// writeJSON prints v as indented JSON with <, > and & as they are: the
+// entrypoints and messages it prints are read in a terminal and by jq,
+// not embedded in HTML, where encoding/json's \u003e escapes are for.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -130,6 +136,16 @@ func formatTime(t *time.Time) string {
 		return "-"
 	}
 	return t.In(displayZone).Format("2006-01-02 15:04:05")
+}
+
+// exactDuration shows a configured span (a time limit, a grace period)
+// exactly, as a job or configuration file writes it: 1h30m, 45s, 0s, not
+// Go's 1h30m0s. Measured spans (waits, countdowns) are humanDur's.
+func exactDuration(s int64) string {
+	if s == 0 {
+		return "0s"
+	}
+	return sim.Clock(s)
 }
 
 // age renders how long ago t was, coarsely: 45s, 12m, 3h, 5d.

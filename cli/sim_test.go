@@ -166,7 +166,7 @@ func TestSimCSV(t *testing.T) {
 			rows[f[0]] = strings.Join(f, " ")
 		}
 	}
-	for _, w := range []string{"a completed 0 0 1h 0 0", "b completed 1m 1m 11m 0 0", "utilisation 72.2%"} {
+	for _, w := range []string{"a completed 0s 0s 1h 0s 0", "b completed 1m 1m 11m 0s 0", "utilisation 72.2%"} {
 		if f := strings.Fields(w); rows[f[0]] != w {
 			t.Errorf("row %q, want %q:\n%s", rows[f[0]], w, out)
 		}
@@ -174,7 +174,7 @@ func TestSimCSV(t *testing.T) {
 	if _, ok := rows["c"]; ok {
 		t.Errorf("job c needs 32 GPUs of 24 and should be skipped:\n%s", out)
 	}
-	for _, w := range []string{"skipped 1 records: wider than the cluster (24 slots) (first at line 4)",
+	for _, w := range []string{"skipped 1 record: wider than the cluster (24 slots) (first at line 4)",
 		"cluster: 3 nodes of 8 slots, as asked", "Jain 1 over 2 projects"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)

@@ -115,7 +115,7 @@ func TestMasterAddress(t *testing.T) {
 		t.Errorf("the environment's address is not used: %v", err)
 	}
 	if _, _, err := run(t, "--master", "ftp://x", "jobs"); err == nil ||
-		!strings.Contains(err.Error(), `--master or ALLOT_MASTER: master address "ftp://x": expected a URL such as http://127.0.0.1:8080 or host:port`) {
+		!strings.Contains(err.Error(), `--master: master address "ftp://x": expected a URL such as http://127.0.0.1:8080 or host:port`) {
 		t.Errorf("bad address: %v", err)
 	}
 	t.Setenv(MasterEnv, "")

@@ -40,10 +40,15 @@ func (o *csvFlag) check() error {
 	return nil
 }
 
+// rowsFormat says which rows an accounting command builds: wide adds
+// columns (csv always has them all); csv is for programs, which keep
+// exact values where the table prints them for reading.
+type rowsFormat struct{ wide, csv bool }
+
 // runAccounting fetches v and prints it as asked: structured, csv rows,
 // or a table.
 func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(context.Context, *client.Client) (any, error),
-	rows func(v any, wide bool) ([]string, [][]string)) error {
+	rows func(v any, f rowsFormat) ([]string, [][]string)) error {
 	if err := out.check(); err != nil {
 		return err
 	}
@@ -61,7 +66,7 @@ func runAccounting(cmd *cobra.Command, out *csvFlag, fetch func(context.Context,
 	if done, err := out.structured(w, v); done {
 		return err
 	}
-	header, body := rows(v, out.wide() || out.format == outputCSV)
+	header, body := rows(v, rowsFormat{wide: out.wide() || out.format == outputCSV, csv: out.format == outputCSV})
 	if out.format == outputCSV {
 		cw := csv.NewWriter(w)
 		cw.Write(header)
@@ -135,7 +140,7 @@ role and their own usage; admins see everything.`,
 
 // usageRows is the usage table; the fair-share standing is printed after
 // it (printShares), in the table formats only.
-func usageRows(v any, _ bool) ([]string, [][]string) {
+func usageRows(v any, _ rowsFormat) ([]string, [][]string) {
 	u := v.(api.Usage)
 	header := []string{"POOL", "PROJECT", "USER", "GPU-HOURS", "JOBS", "ATTEMPTS"}
 	var body [][]string
@@ -192,8 +197,16 @@ restarts; they are fetched a page at a time.`,
 // historyPageSize is how many records allot history asks for at a time.
 const historyPageSize = 500
 
-func historyRows(v any, wide bool) ([]string, [][]string) {
+// historyRows are allot history's rows. The table prints waits and
+// elapsed times as the other commands print durations ("1h 30m"); csv
+// keeps them to the second ("1h30m5s").
+func historyRows(v any, f rowsFormat) ([]string, [][]string) {
 	header := []string{"ID", "NAME", "USER", "PROJECT", "POOL", "STATE", "SUBMITTED", "WAIT", "ELAPSED", "GPU-HOURS", "EXIT"}
+	dur := sched.HumanDuration
+	if f.csv {
+		dur = seconds
+	}
+	wide := f.wide
 	if wide {
 		header = append(header, "TASKS", "SLOTS", "ATTEMPTS", "ENDED", "REASON")
 	}
@@ -204,7 +217,7 @@ func historyRows(v any, wide bool) ([]string, [][]string) {
 			exit = strconv.Itoa(*h.ExitCode)
 		}
 		row := []string{strconv.FormatInt(h.ID, 10), h.Name, orDash(h.User), h.Project, h.Pool, h.State,
-			h.SubmittedAt.Local().Format(time.DateTime), seconds(h.WaitS), seconds(h.ElapsedS),
+			h.SubmittedAt.Local().Format(time.DateTime), dur(h.WaitS), dur(h.ElapsedS),
 			strconv.FormatFloat(h.GPUHours, 'f', 2, 64), exit}
 		if wide {
 			row = append(row, strconv.Itoa(h.Tasks), strconv.Itoa(h.Slots), strconv.Itoa(h.Attempts),
@@ -253,7 +266,8 @@ first job or usage record), and a line below the table says so.`,
 	return cmd
 }
 
-func fairnessRows(v any, wide bool) ([]string, [][]string) {
+func fairnessRows(v any, rf rowsFormat) ([]string, [][]string) {
+	wide := rf.wide
 	f := v.(api.Fairness)
 	header := []string{"PROJECT", "PARENT", "ENTITLED", "GOT", "GPU-HOURS", "JOBS", "WAITED", "MEAN WAIT", "MAX WAIT", "FLAG"}
 	if wide {

@@ -50,8 +50,8 @@ ml       1           1.0000       0.3000           0.7000
 -,nlp,-,2.50,1,1
 TOTAL,,,12.50,,
 `},
-		{name: "history", args: []string{"history", "--since", "7d", "--user", "ann"}, out: `ID  NAME  USER  PROJECT  POOL      STATE      SUBMITTED            WAIT   ELAPSED  GPU-HOURS  EXIT
-4   done  ann   vision   research  completed  ` + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + `  30m0s  1h0m0s   2.00       0
+		{name: "history", args: []string{"history", "--since", "7d", "--user", "ann"}, out: `ID  NAME  USER  PROJECT  POOL      STATE      SUBMITTED            WAIT  ELAPSED  GPU-HOURS  EXIT
+4   done  ann   vision   research  completed  ` + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + `  30m   1h       2.00       0
 `},
 		{name: "history csv has every column", args: []string{"history", "-o", "csv"},
 			out: "ID,NAME,USER,PROJECT,POOL,STATE,SUBMITTED,WAIT,ELAPSED,GPU-HOURS,EXIT,TASKS,SLOTS,ATTEMPTS,ENDED,REASON\n" +

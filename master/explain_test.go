@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
@@ -295,6 +296,51 @@ func TestPreemptionWhy(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if got := preemptionWhy(rule, c.ended); got != c.want {
 				t.Errorf("preemptionWhy = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestExplainCountsFromNow: an explanation's reason counts down to the
+// reservation from the time of the request, which it gives as as_of, not
+// from the time of its pass: the countdown and as_of to estimated_start
+// are one span, however long ago the pass ran.
+func TestExplainCountsFromNow(t *testing.T) {
+	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
+	h := newHarness(t, withConfig(cfg))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h.step()
+	for _, tt := range []struct {
+		name    string
+		advance time.Duration // since the pass, without another
+		want    string
+	}{
+		{"at the pass", 0, "reservation to start in 1h"},
+		{"a second later", time.Second, "reservation to start in 59m 59s"},
+		{"ten minutes later", 10 * time.Minute, "reservation to start in 49m 59s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h.clock.Advance(tt.advance)
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(waiting, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			p := x.Pending
+			if p == nil || p.EstimatedStart == nil || !strings.Contains(p.Message, tt.want) {
+				t.Fatalf("pending %+v, want %q", p, tt.want)
+			}
+			if now := h.clock.Now().Truncate(time.Second); !x.AsOf.Equal(now) {
+				t.Errorf("as_of %v, want the request's time %v", x.AsOf, now)
+			}
+			if in := "in " + sched.HumanDuration(int64(p.EstimatedStart.Sub(x.AsOf)/time.Second)); !strings.Contains(p.Message, in) {
+				t.Errorf("message %q, but as_of to estimated_start is %s", p.Message, in)
+			}
+			if !strings.Contains(x.Summary, tt.want) {
+				t.Errorf("summary %q does not say %q", x.Summary, tt.want)
 			}
 		})
 	}

@@ -51,8 +51,8 @@ func TestAgentLeave(t *testing.T) {
 
 			a.Leave()
 			h.sync(a) // the leave, before the agent stops its task
-			if n := h.node("n1"); n.State != string(store.NodeUp) {
-				t.Fatalf("node %s while its agent stops its tasks, want up", n.State)
+			if n := h.node("n1"); n.State != string(store.NodeUp) || !n.Leaving {
+				t.Fatalf("node %s (leaving %v) while its agent stops its tasks, want up and leaving", n.State, n.Leaving)
 			}
 			late := h.submit(jobSpec("late", 1, ""))
 			h.step()
@@ -71,8 +71,8 @@ func TestAgentLeave(t *testing.T) {
 				t.Fatal("the agent does not run the task")
 			}
 			h.sync(a) // the final sync: the exit report, nothing running
-			if n := h.node("n1"); n.State != string(store.NodeLeft) {
-				t.Fatalf("node %s after its agent's final sync, want left", n.State)
+			if n := h.node("n1"); n.State != string(store.NodeLeft) || n.Leaving {
+				t.Fatalf("node %s (leaving %v) after its agent's final sync, want left, no longer leaving", n.State, n.Leaving)
 			}
 			h.step()
 			h.sync(agents...)
@@ -109,8 +109,8 @@ func TestAgentLeave(t *testing.T) {
 			if _, err := a.Register(h.ctx); err != nil {
 				t.Fatal(err)
 			}
-			if n := h.node("n1"); n.State != string(store.NodeUp) {
-				t.Fatalf("node %s after it registered again, want up", n.State)
+			if n := h.node("n1"); n.State != string(store.NodeUp) || n.Leaving {
+				t.Fatalf("node %s (leaving %v) after it registered again, want up, not leaving", n.State, n.Leaving)
 			}
 			if tt.other == 0 {
 				h.step()

@@ -78,7 +78,7 @@ thead th { border-bottom: 2px solid #999; }
 {{if or .Skipped .Notes}}
 <h2>How the workload was read</h2>
 <ul>
-{{range .Skipped}}<li>skipped {{.Count}} records: {{.Reason}} (first at line {{.FirstLine}})</li>
+{{range .Skipped}}<li>skipped {{.Count}} {{if eq .Count 1}}record{{else}}records{{end}}: {{.Reason}} (first at line {{.FirstLine}})</li>
 {{end}}{{range .Notes}}<li>{{.}}</li>
 {{end}}</ul>
 {{end}}

@@ -202,3 +202,26 @@ func TestProjectChartsShareColours(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteInputCounts: a skipped kind of record is counted with its
+// noun's number, as the notes are: "1 record", "2 records".
+func TestWriteInputCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		count int
+		want  string
+	}{
+		{"one", 1, "skipped 1 record: zero run time (first at line 7)\n"},
+		{"several", 3, "skipped 3 records: zero run time (first at line 7)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteInput(&b, []sim.Skip{{Count: tc.count, Reason: "zero run time", FirstLine: 7}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("output %q lacks %q", b.String(), tc.want)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sim"
 )
 
@@ -60,7 +61,7 @@ func WriteInput(w io.Writer, skipped []sim.Skip, notes []string) error {
 		fmt.Fprintln(w)
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(w, "skipped %d records: %s (first at line %d)\n", s.Count, s.Reason, s.FirstLine)
+		fmt.Fprintf(w, "skipped %s: %s (first at line %d)\n", plural.Count(s.Count, "record"), s.Reason, s.FirstLine)
 	}
 	for _, n := range notes {
 		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {

@@ -119,7 +119,9 @@ func numCount(x float64, noun string) string {
 }
 
 // writeJobs prints one row per job; a PRIORITY column when some job ran
-// in a multifactor pool.
+// in a multifactor pool. Its times are in Duration's form, as the
+// metrics below it: a wait of 5h40m in the table and "max 5.7h" under it
+// read as two numbers; --json keeps the exact seconds.
 func writeJobs(w io.Writer, jobs []JobResult) error {
 	prio := false
 	for _, j := range jobs {
@@ -132,8 +134,8 @@ func writeJobs(w io.Writer, jobs []JobResult) error {
 	}
 	fmt.Fprintln(tw, head)
 	for _, j := range jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d", j.Name, j.State, Clock(j.Submit),
-			clockPtr(j.Start), clockPtr(j.End), clockPtr(j.Wait), j.Preemptions)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d", j.Name, j.State, Duration(float64(j.Submit)),
+			durationPtr(j.Start), durationPtr(j.End), durationPtr(j.Wait), j.Preemptions)
 		if prio {
 			p := "-"
 			if j.Priority != nil {
@@ -184,9 +186,9 @@ func trimDecimals(x float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// Clock formats seconds exactly: 0, 45s, 2h, 1h30m. The jobs table
-// prints its instants (and the waits between them) so, to the second, as
-// a scenario's own times are written; Duration rounds.
+// Clock formats seconds exactly: 0, 45s, 2h, 1h30m, as a scenario's own
+// times are written, for messages that point into a scenario (the event
+// at 1h30m); Duration rounds, for the report.
 func Clock(sec int64) string {
 	if sec == 0 {
 		return "0"
@@ -201,11 +203,11 @@ func Clock(sec int64) string {
 	return s
 }
 
-func clockPtr(p *int64) string {
+func durationPtr(p *int64) string {
 	if p == nil {
 		return "-"
 	}
-	return Clock(*p)
+	return Duration(float64(*p))
 }
 
 // writeProjects prints each quota project's quota and the GPU time it used.

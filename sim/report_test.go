@@ -77,3 +77,33 @@ func TestReportFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestReportJobTimes: the jobs table prints its times as the metrics
+// under it do (sim.Duration), so that a job's wait of 4h15m and the
+// report's "max 4.3h" read as the same number.
+func TestReportJobTimes(t *testing.T) {
+	sec := func(s int64) *int64 { return &s }
+	for _, tc := range []struct {
+		name string
+		job  sim.JobResult
+		want string
+	}{
+		{"at the start", sim.JobResult{Name: "a", State: "completed", Start: sec(0), End: sec(3600), Wait: sec(0)},
+			"a    completed  0s      0s     1h   0s    0\n"},
+		{"a long wait", sim.JobResult{Name: "b", State: "completed", Submit: 600, Start: sec(15900), End: sec(30300), Wait: sec(15300)},
+			"b    completed  10m     4.4h   8.4h  4.3h  0\n"},
+		{"still waiting", sim.JobResult{Name: "c", State: "pending", Submit: 45},
+			"c    pending  45s     -      -    -     0\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			res := &sim.Result{Jobs: []sim.JobResult{tc.job}, Metrics: sim.Metrics{Wait: metrics.Dist{Max: 15300}}}
+			if err := sim.WriteReport(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("report lacks %q:\n%s", tc.want, b.String())
+			}
+		})
+	}
+}
