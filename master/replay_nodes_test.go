@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/master/mastertest"
@@ -51,9 +52,16 @@ func (d *replayDriver) nextDown() float64 {
 
 // drainNodes drains the nodes whose drain is due and resumes those whose
 // resume is, as an admin does through the API, settling after each when
-// the case is eager.
+// the case is eager. There each comes a millisecond after what came
+// before it, as an admin's request comes after the pass before it on a
+// live clock: the export orders a second's node events and passes by
+// their times (afterPassAt).
 func (d *replayDriver) drainNodes(t *testing.T, now float64) {
 	for k, dn := range d.c.drains {
+		due := d.drains[k] == 0 && dn.at <= now+1e-9 || d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
+		if due && d.c.eager {
+			d.h.clock.Advance(time.Millisecond)
+		}
 		switch {
 		case d.drains[k] == 0 && dn.at <= now+1e-9:
 			d.drains[k] = 1

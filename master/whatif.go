@@ -152,7 +152,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	if err := ca.exportNodeEvents(ctx, sc, cfg, since, until); err != nil {
+	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, since, until); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })

@@ -68,6 +68,11 @@ type historyEvents struct {
 	// exitFailed are the jobs a task of which its exit actions failed
 	// after a preemption (preempted to failed, exitRequeue).
 	exitFailed map[int64]bool
+	// decisions are when a pass decided something (a task's transition
+	// to starting or preempting), in the log's order: the node events
+	// of a second that came after one are exported with after_pass
+	// (exportNodeEvents).
+	decisions []time.Time
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -114,8 +119,10 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
 			decided = true
+			h.decisions = append(h.decisions, e.At)
 		case e.To == string(store.TaskStarting):
 			decided = true
+			h.decisions = append(h.decisions, e.At)
 		}
 	}
 	return h, nil
