@@ -145,7 +145,10 @@ type Master struct {
 	// account tree; it invalidates mjob.entry.
 	cfgGen int
 	nodes  map[string]*mnode
-	event  bool // an event happened since the last event pass
+	// deleted are the nodes deleted, for the what-if export
+	// (whatif_deleted.go).
+	deleted []deletedNode
+	event   bool // an event happened since the last event pass
 	// bt is the open batch (batch.go), nil outside one.
 	bt     *batch
 	logc   map[int64]chan struct{}

@@ -51,6 +51,8 @@ type replayDriver struct {
 	// silent maps the starts no agent answers to when the master may
 	// give them up: their delivery plus its start grace.
 	silent map[agent.TaskID]float64
+	// deleted counts the case's deletes done.
+	deleted int
 }
 
 type taskKey struct {
@@ -291,6 +293,7 @@ func (d *replayDriver) instant(t *testing.T) {
 	}
 	d.nodes(t, now)
 	d.drainNodes(t, now)
+	d.deleteNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {

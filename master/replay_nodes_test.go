@@ -47,6 +47,9 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.back)
 		}
 	}
+	if d.deleted < len(d.c.deletes) {
+		next = min(next, d.c.deletes[d.deleted].at)
+	}
 	return next
 }
 

@@ -114,6 +114,9 @@ type replayCase struct {
 	// drains are nodes an admin drains at at and, when back is
 	// positive, resumes then (POST /nodes/{name}/drain, /resume).
 	drains []rdown
+	// deletes are nodes an admin deletes at at, idle then
+	// (DELETE /nodes/{name}), their agents stopped for good.
+	deletes []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.

@@ -223,7 +223,8 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 // lost in the window (a node down at its start) is left out, as the
 // scenario starts with every node up. An admin's drains and resumes are
 // drain and resume events; a node drained when the window starts is
-// drained at 0. A node event that a pass deciding something preceded
+// drained at 0. A node deleted in the window (whatif_deleted.go) goes
+// down for good at its deletion. A node event that a pass deciding something preceded
 // within its second (decisions; afterPassAt) is marked after_pass.
 func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, decisions []time.Time, since, until time.Time) error {
 	// The whole history: whether a node was drained at since is its
@@ -232,6 +233,9 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 	if err != nil {
 		return fmt.Errorf("read the node history: %w", err)
 	}
+	ca.m.lock()
+	evs = ca.m.withDeletions(evs) // whatif_deleted.go
+	ca.m.unlock()
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
@@ -253,7 +257,7 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			continue
 		case e.To == store.NodeDrained || e.To == store.NodeSchedulable:
 			out = append(out, drainEvent(at, e))
-		case (e.To == store.NodeLost || e.To == store.NodeLeft) && !down[e.Node]:
+		case (e.To == store.NodeLost || e.To == store.NodeLeft || e.To == nodeDeleted) && !down[e.Node]:
 			down[e.Node] = true
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
 		case e.To == store.NodeUp && down[e.Node]:
