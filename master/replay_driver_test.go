@@ -83,7 +83,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	for _, n := range c.nodes {
 		ag := h.agent(n.name, n.gpus)
 		ag.HoldPreempt = c.checkpoint > 0
-		ag.OnStart = d.onStart
+		ag.OnStart = func(sp agent.TaskSpec) *mastertest.Exit { return d.onStart(ag.Name, sp) }
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
@@ -95,8 +95,10 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 }
 
 // onStart fails the start of the attempt a case job names (startFail),
-// or leaves it unanswered (startLost); others run. The agents call it in a sync, on the test's goroutine.
-func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
+// or leaves it unanswered (startLost; on node's agent only, where the
+// job names one in startLostNode); others run. The agents call it in a
+// sync, on the test's goroutine.
+func (d *replayDriver) onStart(node string, sp agent.TaskSpec) *mastertest.Exit {
 	id, err := strconv.ParseInt(sp.JobID, 10, 64)
 	i, ok := d.byID[id]
 	if err != nil || !ok {
@@ -106,7 +108,7 @@ func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
 	if j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
 		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
 	}
-	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost {
+	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost && (j.startLostNode == "" || j.startLostNode == node) {
 		d.silent[sp.ID()] = d.now() + d.h.m.agents.startGrace().Seconds()
 		return &mastertest.Exit{Silent: true}
 	}

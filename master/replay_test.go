@@ -63,6 +63,9 @@ type rjob struct {
 	// grace.
 	startLost     int
 	startLostTask int
+	// startLostNode, when set, leaves the start unanswered on that
+	// node's agent only: the other parts of a gang run.
+	startLostNode string
 	// lost, when positive, loses attempt lostAttempt (from 1, as the
 	// master numbers them; 0 is 1) of task lostTask that long after its
 	// start, its node up: the agent forgets it and registers again
