@@ -53,6 +53,14 @@ type replayDriver struct {
 	silent map[agent.TaskID]float64
 	// deleted counts the case's deletes done.
 	deleted int
+	// lostAt is when the master lost the node of each of the case's
+	// downs done.
+	lostAt []float64
+	// at is the time of the instant being run, before the millisecond
+	// steps an eager case's node events take (drainNodes, nodes): the
+	// attempts count their work from and to it, in the whole seconds
+	// the simulator and the export count in.
+	at float64
 }
 
 type taskKey struct {
@@ -88,7 +96,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	}
 	d.seen = make([]int, len(d.agents))
 	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
-	d.graced = make([]bool, len(c.downs))
+	d.graced, d.lostAt = make([]bool, len(c.downs)), make([]float64, len(c.downs))
 	d.grace = h.m.cfg.LostNodeGrace
 	d.silent = map[agent.TaskID]float64{}
 	return d
@@ -167,6 +175,7 @@ func (d *replayDriver) run(t *testing.T) {
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
 		}
+		d.at = d.now()
 		d.restart(t)
 		d.instant(t)
 		if tick {
@@ -357,7 +366,7 @@ func (d *replayDriver) settle(t *testing.T) {
 
 // track notes new attempts (when they end) and ended ones (their work).
 func (d *replayDriver) track(t *testing.T) {
-	now := d.now()
+	now := d.at
 	running := d.running()
 	d.markPreempted() // which of the attempts that ended were asked to checkpoint
 	for id, a := range d.att {
