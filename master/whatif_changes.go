@@ -122,16 +122,24 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 // atts, the attempts of the pool's jobs, and whether those times differ.
 // The simulator holds a preempted task's slots for its pool's checkpoint
 // cost (sim's CheckpointCost); the live master holds them until the
-// agent reports the checkpoint, however long that takes.
+// agent reports the checkpoint, however long that takes. An attempt
+// asked to checkpoint that was lost instead (its node lost, or held
+// through the loss until the grace ran out, the landing never heard of)
+// took longer than until its loss, a second more at least: so long, the
+// replay's landing comes after its loss too, which ends it lost there as
+// live.
 func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (cost int64, differ bool) {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	seen := false
 	for _, a := range atts {
 		at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
-		if !ok || a.EndState != store.AttemptPreempted || a.EndedAt.IsZero() {
+		if !ok || a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost || a.EndedAt.IsZero() {
 			continue
 		}
 		d := sec(a.EndedAt) - sec(at)
+		if a.EndState == store.AttemptLost {
+			d++
+		}
 		if seen && d != cost {
 			differ = true
 		}
