@@ -3,6 +3,7 @@ package master
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/master/mastertest"
 )
@@ -39,6 +40,9 @@ func (d *replayDriver) deleteNodes(t *testing.T, now float64) {
 	for d.deleted < len(d.c.deletes) && d.c.deletes[d.deleted].at <= now+1e-9 {
 		dn := d.c.deletes[d.deleted]
 		d.deleted++
+		if d.c.eager {
+			d.h.clock.Advance(time.Millisecond) // as for a drain (drainNodes)
+		}
 		if code := d.h.do("DELETE", "/api/v1/nodes/"+dn.node, nil, nil); code/100 != 2 {
 			t.Fatalf("delete %s: %d", dn.node, code)
 		}
