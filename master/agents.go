@@ -428,6 +428,13 @@ func exitCode(t *mtask, first *mpart) *int {
 // ran, on a node not lost meanwhile, as lost (lostOnUpNode).
 const notRunReason = " does not run attempt "
 
+// partRanReason ends the reason of the loss of a gang's attempt some of
+// whose parts ran while others were still starting: the master takes
+// the task to have run (a process of it did), which the store's attempt,
+// running only once every part is, does not say; the what-if export
+// reads it back so (partRan), not as a start no agent answered.
+const partRanReason = " (a part of it ran)"
+
 // loseAttempt ends an attempt whose node is gone or does not run it:
 // parts elsewhere are killed; the task is killed when it was being
 // killed, else requeued when it is preemptible or never ran and its exit
@@ -445,6 +452,9 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, end s
 		if p.state != partStarting {
 			ran = true
 		}
+	}
+	if ran && t.rec.State == store.TaskStarting {
+		reason += partRanReason
 	}
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
 		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: end}}

@@ -155,6 +155,7 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 		ca.fail(w, err)
 		return
 	}
+	ca.m.noteDeleted(n)
 	delete(ca.m.nodes, name)
 	ca.m.markNode(n)
 	ca.m.forgetFeasible()

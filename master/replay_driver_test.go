@@ -51,6 +51,16 @@ type replayDriver struct {
 	// silent maps the starts no agent answers to when the master may
 	// give them up: their delivery plus its start grace.
 	silent map[agent.TaskID]float64
+	// deleted counts the case's deletes done.
+	deleted int
+	// lostAt is when the master lost the node of each of the case's
+	// downs done.
+	lostAt []float64
+	// at is the time of the instant being run, before the millisecond
+	// steps an eager case's node events take (drainNodes, nodes): the
+	// attempts count their work from and to it, in the whole seconds
+	// the simulator and the export count in.
+	at float64
 }
 
 type taskKey struct {
@@ -81,20 +91,22 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	for _, n := range c.nodes {
 		ag := h.agent(n.name, n.gpus)
 		ag.HoldPreempt = c.checkpoint > 0
-		ag.OnStart = d.onStart
+		ag.OnStart = func(sp agent.TaskSpec) *mastertest.Exit { return d.onStart(ag.Name, sp) }
 		d.agents = append(d.agents, ag)
 	}
 	d.seen = make([]int, len(d.agents))
 	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
-	d.graced = make([]bool, len(c.downs))
+	d.graced, d.lostAt = make([]bool, len(c.downs)), make([]float64, len(c.downs))
 	d.grace = h.m.cfg.LostNodeGrace
 	d.silent = map[agent.TaskID]float64{}
 	return d
 }
 
 // onStart fails the start of the attempt a case job names (startFail),
-// or leaves it unanswered (startLost); others run. The agents call it in a sync, on the test's goroutine.
-func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
+// or leaves it unanswered (startLost; on node's agent only, where the
+// job names one in startLostNode); others run. The agents call it in a
+// sync, on the test's goroutine.
+func (d *replayDriver) onStart(node string, sp agent.TaskSpec) *mastertest.Exit {
 	id, err := strconv.ParseInt(sp.JobID, 10, 64)
 	i, ok := d.byID[id]
 	if err != nil || !ok {
@@ -104,7 +116,7 @@ func (d *replayDriver) onStart(sp agent.TaskSpec) *mastertest.Exit {
 	if j.startFail > 0 && sp.TaskIndex == j.startFailTask && sp.Attempt == j.startFail {
 		return &mastertest.Exit{StartError: "chdir /no/such/dir: no such file or directory"}
 	}
-	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost {
+	if j.startLost > 0 && sp.TaskIndex == j.startLostTask && sp.Attempt == j.startLost && (j.startLostNode == "" || j.startLostNode == node) {
 		d.silent[sp.ID()] = d.now() + d.h.m.agents.startGrace().Seconds()
 		return &mastertest.Exit{Silent: true}
 	}
@@ -163,6 +175,7 @@ func (d *replayDriver) run(t *testing.T) {
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
 		}
+		d.at = d.now()
 		d.restart(t)
 		d.instant(t)
 		if tick {
@@ -291,6 +304,7 @@ func (d *replayDriver) instant(t *testing.T) {
 	}
 	d.nodes(t, now)
 	d.drainNodes(t, now)
+	d.deleteNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {
@@ -352,7 +366,7 @@ func (d *replayDriver) settle(t *testing.T) {
 
 // track notes new attempts (when they end) and ended ones (their work).
 func (d *replayDriver) track(t *testing.T) {
-	now := d.now()
+	now := d.at
 	running := d.running()
 	d.markPreempted() // which of the attempts that ended were asked to checkpoint
 	for id, a := range d.att {

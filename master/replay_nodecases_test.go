@@ -15,10 +15,9 @@ func nodeCases() []replayCase {
 			nodes: replayNodes, drains: sameSecondDrains, jobs: sameSecondDrainJobs},
 		// Two drains in one second, with a pass between them live: n1's
 		// drain leaves wide (7 slots) no reservation, so short backfills
-		// on n3 before n3's drain; the simulator drains both first and
-		// short waits. Batched (no pass between) they agree; live they
-		// differ as knownDiffs pins: the export carries no order between
-		// the node history and the passes of a second.
+		// on n3 before n3's drain. The export marks n3's drain
+		// after_pass (afterPassAt), and the simulator settles before it;
+		// without, it drained both first and short waited.
 		{name: "easy-drains-pass-between", config: "pools:\n  - {name: default, policy: backfill}\n", nodes: replayNodes,
 			drains: []rdown{{node: "n1", at: 100, back: 2000}, {node: "n3", at: 100, back: 2000}}, jobs: []rjob{
 				{name: "j1", slots: 3, submit: 0, run: 500, extra: `, "time_limit": 500`},

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/master/mastertest"
@@ -35,7 +36,7 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.back)
 		}
 		if d.downs[k] == 1 && d.grace > 0 && !d.graced[k] {
-			next = min(next, d.graceEnd(dn))
+			next = min(next, d.graceEnd(k))
 		}
 	}
 	for k, dn := range d.c.drains {
@@ -46,14 +47,24 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.back)
 		}
 	}
+	if d.deleted < len(d.c.deletes) {
+		next = min(next, d.c.deletes[d.deleted].at)
+	}
 	return next
 }
 
 // drainNodes drains the nodes whose drain is due and resumes those whose
 // resume is, as an admin does through the API, settling after each when
-// the case is eager.
+// the case is eager. There each comes a millisecond after what came
+// before it, as an admin's request comes after the pass before it on a
+// live clock: the export orders a second's node events and passes by
+// their times (afterPassAt).
 func (d *replayDriver) drainNodes(t *testing.T, now float64) {
 	for k, dn := range d.c.drains {
+		due := d.drains[k] == 0 && dn.at <= now+1e-9 || d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
+		if due && d.c.eager {
+			d.h.clock.Advance(time.Millisecond)
+		}
 		switch {
 		case d.drains[k] == 0 && dn.at <= now+1e-9:
 			d.drains[k] = 1
@@ -74,8 +85,10 @@ func (d *replayDriver) drainNodes(t *testing.T, now float64) {
 	}
 }
 
-// graceEnd is when the grace of loss dn ends.
-func (d *replayDriver) graceEnd(dn rdown) float64 { return dn.at + d.grace.Seconds() }
+// graceEnd is when the grace of the case's loss k ends: from when the
+// master lost the node, a millisecond or so into its second when the
+// case is eager (nodes).
+func (d *replayDriver) graceEnd(k int) float64 { return d.lostAt[k] + d.grace.Seconds() }
 
 // nodes loses the nodes whose loss is due and brings back those whose
 // return is, as the master does once an agent has been silent for its
@@ -91,9 +104,13 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 	for k, dn := range d.c.downs {
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })
 		ag := d.agents[i]
+		due := d.downs[k] == 0 && dn.at <= now+1e-9 || d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
+		if due && d.c.eager {
+			d.h.clock.Advance(time.Millisecond) // as for a drain (drainNodes)
+		}
 		switch {
 		case d.downs[k] == 0 && dn.at <= now+1e-9:
-			d.downs[k], d.down[i] = 1, true
+			d.downs[k], d.down[i], d.lostAt[k] = 1, true, d.now()
 			if d.grace <= 0 {
 				for _, id := range ag.Running() {
 					if a := d.att[id]; a != nil {
@@ -113,7 +130,7 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 		}
 	}
 	for k, dn := range d.c.downs {
-		if d.downs[k] != 1 || d.grace <= 0 || d.graced[k] || d.graceEnd(dn) > now+1e-9 {
+		if d.downs[k] != 1 || d.grace <= 0 || d.graced[k] || d.graceEnd(k) > now+1e-9 {
 			continue
 		}
 		d.graced[k] = true

@@ -45,7 +45,9 @@ import (
 // something in its second is marked after_pass (whatif_work.go). Its
 // priority and weight changes are set_priority and set_weight events
 // (whatif_changes.go), and the losses and returns of the file's nodes in
-// the window node_down and node_up events (the store's node history). What
+// the window node_down and node_up events (the store's node history); a
+// node deleted in the window is kept, down from its deletion
+// (whatif_deleted.go). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -98,6 +100,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	ca.m.lock()
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
+	ca.exportDeletedNodes(sc, since)
 	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
@@ -152,7 +155,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	if err := ca.exportNodeEvents(ctx, sc, cfg, since, until); err != nil {
+	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, since, until); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })

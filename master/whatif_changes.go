@@ -122,16 +122,24 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 // atts, the attempts of the pool's jobs, and whether those times differ.
 // The simulator holds a preempted task's slots for its pool's checkpoint
 // cost (sim's CheckpointCost); the live master holds them until the
-// agent reports the checkpoint, however long that takes.
+// agent reports the checkpoint, however long that takes. An attempt
+// asked to checkpoint that was lost instead (its node lost, or held
+// through the loss until the grace ran out, the landing never heard of)
+// took longer than until its loss, a second more at least: so long, the
+// replay's landing comes after its loss too, which ends it lost there as
+// live.
 func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (cost int64, differ bool) {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	seen := false
 	for _, a := range atts {
 		at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
-		if !ok || a.EndState != store.AttemptPreempted || a.EndedAt.IsZero() {
+		if !ok || a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost || a.EndedAt.IsZero() {
 			continue
 		}
 		d := sec(a.EndedAt) - sec(at)
+		if a.EndState == store.AttemptLost {
+			d++
+		}
 		if seen && d != cost {
 			differ = true
 		}
@@ -223,14 +231,19 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 // lost in the window (a node down at its start) is left out, as the
 // scenario starts with every node up. An admin's drains and resumes are
 // drain and resume events; a node drained when the window starts is
-// drained at 0.
-func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since, until time.Time) error {
+// drained at 0. A node deleted in the window (whatif_deleted.go) goes
+// down for good at its deletion. A node event that a pass deciding something preceded
+// within its second (decisions; afterPassAt) is marked after_pass.
+func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, decisions []time.Time, since, until time.Time) error {
 	// The whole history: whether a node was drained at since is its
 	// last drain or resume before.
 	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return fmt.Errorf("read the node history: %w", err)
 	}
+	ca.m.lock()
+	evs = ca.m.withDeletions(evs) // whatif_deleted.go
+	ca.m.unlock()
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
@@ -239,26 +252,29 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 	}
 	down := map[string]bool{}
 	var out []scenario.Event
+	after := afterPassAt(decisions, since)
 	for _, e := range evs {
 		if !e.At.Before(until) || !inFile[e.Node] {
 			continue
 		}
 		at := max(int64(e.At.Sub(since)/time.Second), 0)
 		switch {
-		case e.To == store.NodeDrained || e.To == store.NodeSchedulable:
+		case e.At.Before(since):
 			// Before the window, only the state at its start counts
 			// (drainedAtStart).
-			if !e.At.Before(since) {
-				out = append(out, drainEvent(at, e))
-			}
-		case e.At.Before(since):
-		case (e.To == store.NodeLost || e.To == store.NodeLeft) && !down[e.Node]:
+			continue
+		case e.To == store.NodeDrained || e.To == store.NodeSchedulable:
+			out = append(out, drainEvent(at, e))
+		case (e.To == store.NodeLost || e.To == store.NodeLeft || e.To == nodeDeleted) && !down[e.Node]:
 			down[e.Node] = true
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
 		case e.To == store.NodeUp && down[e.Node]:
 			down[e.Node] = false
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeUp, Node: e.Node})
+		default:
+			continue
 		}
+		out[len(out)-1].AfterPass = after(e.At)
 	}
 	out = append(drainedAtStart(evs, since, inFile), out...)
 	sc.Events = append(sc.Events, out...)
@@ -293,4 +309,28 @@ func drainedAtStart(evs []store.NodeEvent, since time.Time, inFile map[string]bo
 		}
 	}
 	return out
+}
+
+// afterPassAt says of each node event exported, in the order of the node
+// history, whether a pass decided something (decisions: a task's
+// transition to starting or preempting) since the node event before it
+// in its second, or since the second began for the first: the live
+// master ran that pass between the two, where the simulator observes a
+// second's scripted events one after another and then settles, so the
+// replay settles before this one (after_pass). A decision at the very
+// time of a node event came after it, as the master's pass follows the
+// event that asked for it (a clock that stands still within a second
+// stamps both alike).
+func afterPassAt(decisions []time.Time, since time.Time) func(at time.Time) bool {
+	sorted := slices.SortedFunc(slices.Values(decisions), time.Time.Compare)
+	prev := time.Time{}
+	return func(at time.Time) bool {
+		from := since.Add(at.Sub(since).Truncate(time.Second))
+		if prev.After(from) {
+			from = prev // the node event before, in the same second
+		}
+		prev = at
+		i, _ := slices.BinarySearchFunc(sorted, from, time.Time.Compare)
+		return i < len(sorted) && sorted[i].Before(at)
+	}
 }

@@ -65,9 +65,18 @@ type historyEvents struct {
 	// that stayed up.
 	notRun     map[attemptKey]bool
 	nodeLosses map[string][]time.Time
+	// partRan are the gangs' attempts lost while some of their parts ran
+	// and others were still starting (partRanReason): they ran, as the
+	// master took them, though the store's attempt never ran.
+	partRan map[attemptKey]bool
 	// exitFailed are the jobs a task of which its exit actions failed
 	// after a preemption (preempted to failed, exitRequeue).
 	exitFailed map[int64]bool
+	// decisions are when a pass decided something (a task's transition
+	// to starting or preempting), in the log's order: the node events
+	// of a second that came after one are exported with after_pass
+	// (exportNodeEvents).
+	decisions []time.Time
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -77,7 +86,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
-		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}}
+		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{}}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -92,6 +101,9 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
 			second, decided = s, false
 		}
+		if strings.Contains(e.Reason, partRanReason) {
+			h.partRan[attemptKey{e.JobID, e.Index, e.Attempt}] = true
+		}
 		switch {
 		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued) && decided:
 			h.afterPass[e.JobID], decided = true, false
@@ -105,7 +117,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.exitFailed[e.JobID] = true
 		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
 			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
-		case e.From == string(store.TaskStarting) && strings.Contains(e.Reason, notRunReason) &&
+		case e.From == string(store.TaskStarting) && strings.Contains(e.Reason, notRunReason) && !strings.Contains(e.Reason, partRanReason) &&
 			(e.To == string(store.TaskQueued) || e.To == string(store.TaskFailed)): // failed: by its exit actions
 			h.startLost[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case strings.Contains(e.Reason, notRunReason) && e.To != string(store.TaskKilled):
@@ -114,8 +126,10 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
 			decided = true
+			h.decisions = append(h.decisions, e.At)
 		case e.To == string(store.TaskStarting):
 			decided = true
+			h.decisions = append(h.decisions, e.At)
 		}
 	}
 	return h, nil
@@ -416,12 +430,12 @@ func (h *historyEvents) nodeLostUnder(a store.Attempt) bool {
 // ran: the master requeued it, lifecycle.LostRequeues with ran false,
 // and held it through no grace): the simulator's start_lost, which the
 // node_down catches first. A gang's attempt some of whose parts ran is
-// taken for one that never ran too: the store keeps when every part
-// ran (RunningAt), not when the first did. One that continues a move or
+// not (partRan): the master took it to have run, so the replay loses it
+// as an attempt that ran. One that continues a move or
 // resize is left out, as in lostOnUpNode.
 func (h *historyEvents) startCaughtByLoss(atts []store.Attempt, a store.Attempt) bool {
 	k := attemptKey{a.JobID, a.Index, a.Number}
-	if a.EndState != store.AttemptLost || !a.RunningAt.IsZero() || h.startLost[k] || h.notRun[k] {
+	if a.EndState != store.AttemptLost || !a.RunningAt.IsZero() || h.startLost[k] || h.notRun[k] || h.partRan[k] {
 		return false
 	}
 	if _, ok := h.continues(atts, a); ok {

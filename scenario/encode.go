@@ -104,6 +104,7 @@ func eventNode(e Event) (*yaml.Node, error) {
 	default:
 		return nil, fmt.Errorf("unknown kind %q", e.Kind)
 	}
+	m.SetIf(e.AfterPass, "after_pass", true)
 	return m.Node, nil
 }
 

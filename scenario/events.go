@@ -60,6 +60,7 @@ func (p eventParser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 		// file cannot express; two events at the same time can.
 		f.Errorf(string(actions[1]), "an event has one action, and this one already has %s", actions[0])
 	}
+	yamlfield.Field(f, "after_pass", &e.AfterPass, yamlfield.Boolean)
 	f.Done()
 	return e
 }

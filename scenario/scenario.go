@@ -374,7 +374,14 @@ type Event struct {
 	Priority int     // for EventSetPriority
 	Weight   float64 // for EventSetWeight
 	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume
-	Line     int
+	// AfterPass settles the instant before the event (its submissions,
+	// the events before this one and the ends due then get their passes
+	// first), as a live master that ran a pass that decided something
+	// between this event and what came before it in the same second. The
+	// what-if export sets it; false (the default) takes every scripted
+	// event of a second before one settling.
+	AfterPass bool
+	Line      int
 }
 
 // Load reads the scenario file at path and parses it. A relative trace path

@@ -111,3 +111,65 @@ jobs:
 		})
 	}
 }
+
+// TestAfterPassEvent: a scripted event with after_pass comes after the
+// passes of its second so far, as on a live master that ran a pass
+// between it and the event before it. Two nodes drained in one second:
+// a's drain leaves wide (5 slots) 4 to reserve, so short may backfill on
+// b, and does when a pass runs before b's drain; drained together, both
+// are drained before short is considered, and it waits for the resume
+// and wide. The field survives scenario.Marshal and Parse.
+func TestAfterPassEvent(t *testing.T) {
+	const src = `
+pools:
+  - name: gpu
+    policy: backfill
+    nodes: [{name: a, slots: 4}, {name: b, slots: 1}]
+jobs:
+  - {name: long, submit: 0, slots: 3, duration: 1000, time_limit: 1000}
+  - {name: wide, submit: 10, slots: 5, duration: 100, time_limit: 200}
+  - {name: short, submit: 20, slots: 1, duration: 300, time_limit: 2000}
+events:
+  - {at: 100, drain: a}
+  - {at: 100, drain: b%s}
+  - {at: 2000, resume: a}
+  - {at: 2000, resume: b}
+`
+	for _, tc := range []struct {
+		name, extra string
+		short       int64
+	}{
+		{"drained together", "", 2100},
+		{"a pass between", ", after_pass: true", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := scenario.Parse("drains.yaml", []byte(strings.Replace(src, "%s", tc.extra, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := scenario.Marshal(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc, err = scenario.Parse("again.yaml", data); err != nil {
+				t.Fatalf("%v\n%s", err, data)
+			}
+			if got := sc.Events[1].AfterPass; got != (tc.extra != "") {
+				t.Fatalf("after_pass %v after a round trip:\n%s", got, data)
+			}
+			in, err := sim.FromScenario(sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(in, sim.Options{Until: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range res.Jobs {
+				if j.Name == "short" && (j.Start == nil || *j.Start != tc.short) {
+					t.Errorf("short started at %d, want %d", *j.Start, tc.short)
+				}
+			}
+		})
+	}
+}

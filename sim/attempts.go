@@ -95,6 +95,12 @@ type Attempt struct {
 	// drained node) can be checked from outside.
 	Nodes []AttemptNode `json:"nodes,omitempty"`
 	Moves []AttemptMove `json:"moves,omitempty"`
+	// asked says the attempt was asked to checkpoint (a preemption), at
+	// askedAt: Decisions writes the request for one that then ended
+	// otherwise (its node lost first, or held through the loss until
+	// the grace ran out), as the master's log does.
+	asked   bool
+	askedAt int64
 }
 
 // AttemptNode is an attempt's share of one node.
@@ -151,6 +157,9 @@ func (r *recorder) preemptAttempt(t *lifecycle.Task) {
 	if t.Attempt >= 0 {
 		a := &r.s.jobs[t.Job].attempts[t.Attempt]
 		a.State, a.LostWork = AttemptPreempting, t.Lost
+		if !a.asked {
+			a.asked, a.askedAt = true, r.s.now
+		}
 	}
 }
 

@@ -37,6 +37,11 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 			}
 			end, timeLimit, _ := a.State.End()
 			how := string(a.State)
+			if a.asked && end != lifecycle.AttemptPreempted {
+				// Asked to checkpoint, it ended otherwise first.
+				ds = append(ds, decisionlog.Decision{At: a.askedAt, Kind: decisionlog.Preempt, Job: j.Name,
+					Task: a.Task, Attempt: n, Nodes: logNodes(lastNodes(a))})
+			}
 			switch end {
 			case lifecycle.AttemptCompleted:
 				how = decisionlog.Completed
@@ -46,12 +51,8 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 				if cost != nil {
 					c = cost(j.Name)
 				}
-				last := a.Nodes
-				if len(a.Moves) > 0 {
-					last = a.Moves[len(a.Moves)-1].Nodes
-				}
 				ds = append(ds, decisionlog.Decision{At: *a.End - c, Kind: decisionlog.Preempt, Job: j.Name,
-					Task: a.Task, Attempt: n, Nodes: logNodes(last)})
+					Task: a.Task, Attempt: n, Nodes: logNodes(lastNodes(a))})
 			case lifecycle.AttemptKilled:
 				how = decisionlog.Killed
 				if timeLimit {
@@ -71,6 +72,15 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 	}
 	decisionlog.Sort(ds)
 	return ds
+}
+
+// lastNodes is where attempt a ran last: where it started, or its last
+// move or resize.
+func lastNodes(a Attempt) []AttemptNode {
+	if len(a.Moves) > 0 {
+		return a.Moves[len(a.Moves)-1].Nodes
+	}
+	return a.Nodes
 }
 
 func logNodes(ns []AttemptNode) []decisionlog.Node {

@@ -11,7 +11,8 @@
 // lost on nodes that stay up (JobSpec.Lost), then
 // submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
-// before it in the same second — then scripted events, the ends of
+// before it in the same second — then scripted events (settling first
+// before one marked Event.AfterPass, alike), the ends of
 // lost-node graces (Input.LostNodeGrace) and wake-ups), each
 // told to the lifecycle.Cluster as an event (Observe: a submission, an
 // end, a landed checkpoint, a searcher's stop, a failed or lost start,

@@ -296,6 +296,11 @@ func (s *sim) step() error {
 		}
 	}
 	for !s.q.empty() && s.q.peek() == s.now {
+		if e := s.q.items[0]; e.kind == evScript && s.in.Events[e.ref].AfterPass {
+			if err := s.settleBefore(); err != nil {
+				return err
+			}
+		}
 		// A scripted change or a wake-up: the instant is not quiet, even
 		// where the change is to a job not yet submitted.
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventTick})
@@ -311,8 +316,9 @@ func (s *sim) step() error {
 	return nil
 }
 
-// settleBefore settles the instant before a submission that a live
-// master made after a pass (JobSpec.AfterPass): Step, then the ends and
+// settleBefore settles the instant before a submission or a scripted
+// event that a live master made after a pass (JobSpec.AfterPass,
+// Event.AfterPass): Step, then the ends and
 // checkpoint landings that it promised for this instant, until none is
 // left, as the live master heard of them before the submission.
 func (s *sim) settleBefore() error {

@@ -230,6 +230,10 @@ type Event struct {
 	Priority int
 	Weight   float64
 	Node     string
+	// AfterPass settles the instant before the event, as a live master
+	// that ran a pass between it and what came before it in its second
+	// (scenario.Event.AfterPass).
+	AfterPass bool
 	// Where names the event's place in its file ("FILE:LINE") for
 	// errors found only while running, such as a job the workload never
 	// submits; empty for events made in code.
