@@ -27,13 +27,14 @@
 // Master owns the mirror and the transitions that change it over the
 // store (state.go), the submission queue (submit.go), the configuration
 // and the loop. Two parts that the transitions call on every change are
-// embedded in it, so that their methods read as the Master's (m.touch,
-// m.markJob), and own their state:
+// named fields of it, not embedded, so that their methods stay out of the
+// Master's method set (m.batches.touch, m.pub.markJob), and own their
+// state:
 //
-//   - batcher opens, commits and undoes the batches (batch.go); it owns
-//     the open batch.
-//   - readPublisher publishes the read view (readview.go); it owns the
-//     view published and the jobs and nodes marked since.
+//   - batches, a batcher, opens, commits and undoes the batches
+//     (batch.go); it owns the open batch.
+//   - pub, a readPublisher, publishes the read view (readview.go); it
+//     owns the view published and the jobs and nodes marked since.
 //
 // A restorer rebuilds the mirror from the store once, in New (restore.go,
 // launchorder.go). The Master's other parts each hold it and have one

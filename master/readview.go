@@ -101,12 +101,12 @@ func captureJob(j *mjob) *jobRead {
 	return r
 }
 
-// readPublisher publishes the read view. Master embeds it, so that the
-// changes of the mirror mark what they change as m.markJob and
-// m.markNode, and the handlers read the view as m.reads. It owns what a
-// publish needs besides the mirror: the view last published, and what
-// changed since. m is the Master that embeds it, whose mirror, its
-// configuration and the planner's forecasts a publish captures.
+// readPublisher publishes the read view: the changes of the mirror mark
+// what they change with m.pub.markJob and m.pub.markNode, and the
+// handlers read the view with m.pub.reads. It owns what a publish needs
+// besides the mirror: the view last published, and what changed since. m
+// is the Master that holds it, whose mirror, its configuration and the
+// planner's forecasts a publish captures.
 type readPublisher struct {
 	m *Master
 	// read is the published read view, for the API's pure reads; stored
@@ -171,7 +171,7 @@ func (p *pendingInfo) timed() bool { return p.code == "" && p.p.At >= 0 && p.p.A
 
 // unlock publishes the view and releases mu.
 func (m *Master) unlock() {
-	m.publish()
+	m.pub.publish()
 	m.mu.Unlock()
 }
 

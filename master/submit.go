@@ -33,10 +33,10 @@ func (m *Master) lock() {
 	for _, j := range q {
 		m.fair.addLeaf(j.rec.Project, j.rec.User)
 		m.addJob(j)
-		m.markJob(j)
+		m.pub.markJob(j)
 	}
 	if len(q) > 0 {
 		m.event = true // the pass that the kick asked for schedules them
-		m.publish()
+		m.pub.publish()
 	}
 }
