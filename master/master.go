@@ -135,10 +135,9 @@ type Master struct {
 	// feas is the published view of submit-time feasibility, nil when
 	// it must be built again (feasible.go).
 	feas atomic.Pointer[feasView]
-	// subQ holds jobs stored but not yet in the mirror; lock moves them
-	// in (submit.go). It has its own lock, taken after mu.
-	subMu sync.Mutex
-	subQ  []*mjob
+	// subs holds the jobs stored but not yet in the mirror; lock moves
+	// them in (submit.go). It has its own lock, taken after mu.
+	subs submissions
 
 	mu sync.Mutex
 	// Everything below is guarded by mu.

@@ -313,19 +313,10 @@ func sameMap[K comparable, V any](a, b map[K]V) bool {
 // the submissions not yet admitted into the mirror (submit.go), so that
 // a client finds the job it was just answered about.
 func (p *readPublisher) reads() *readView {
-	m := p.m
-	m.subMu.Lock()
-	v := p.read.Load()
-	if len(m.subQ) == 0 {
-		m.subMu.Unlock()
+	v, extra := p.m.subs.captured(&p.read)
+	if len(extra) == 0 {
 		return v
 	}
-	// Queued jobs do not change until lock admits them, under subMu.
-	extra := make([]*jobRead, len(m.subQ))
-	for i, j := range m.subQ {
-		extra[i] = captureJob(j)
-	}
-	m.subMu.Unlock()
 	jobs, e := v.jobs, new(treeEdit)
 	for _, r := range extra {
 		jobs = jobs.set(e, r.rec.ID, r)
