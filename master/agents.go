@@ -62,7 +62,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	n.leaving = false
 	n.regs++
 	n.version = reg.Version
-	ag.m.markNode(n)
+	ag.m.pub.markNode(n)
 	runs := map[agent.TaskID]bool{}
 	for _, id := range reg.Running {
 		runs[id] = true
@@ -144,7 +144,7 @@ func (ag *agents) take(n *mnode) []api.Command {
 // It returns the sequence number acknowledged. Callers hold mu.
 func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64, error) {
 	now := ag.m.now()
-	ag.m.touchNode(n)
+	ag.m.batches.touchNode(n)
 	n.lastSeen, n.seen = now, now
 	n.syncs++
 	ag.m.metric.agentSyncs.Inc()
@@ -163,7 +163,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	for _, id := range s.Running {
 		runs[id] = true
 		if !ag.runsOn(id, n.rec.Name) {
-			ag.m.send(n, api.Command{Type: api.CommandKill, Task: id})
+			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
 	if err := ag.settleMissing(ctx, n, runs); err != nil {
@@ -173,7 +173,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 		return n.acked, err
 	}
 	if now.Sub(n.savedBeat) >= agentTimeout(ag.m.cfg)/3 {
-		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
+		if err := ag.m.batches.w().Heartbeat(ctx, n.rec.Name, now); err != nil {
 			return n.acked, err
 		}
 		n.savedBeat = now
@@ -226,7 +226,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	if p.state == partExited {
 		return nil
 	}
-	ag.m.touch(t.job)
+	ag.m.batches.touch(t.job)
 	switch r.Event {
 	case api.EventRunning:
 		if p.state == partStarting {
@@ -261,7 +261,7 @@ func (ag *agents) maybeRunning(ctx context.Context, t *mtask) error {
 			return nil
 		}
 	}
-	rec, err := ag.m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	rec, err := ag.m.batches.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: store.TaskStarting, To: store.TaskRunning, Attempt: t.rec.Attempt, At: ag.m.now(), Reason: "every part runs"})
 	if err != nil {
 		return err
@@ -469,7 +469,7 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, end s
 	}
 	for _, p := range t.att.parts {
 		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
-			ag.m.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
+			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: t.id()})
 		}
 	}
 	op := &taskOp{t: t, tr: tr, usage: usageOf(t, tr.At)}

@@ -280,7 +280,7 @@ func (ag *agents) appendLogs(ctx context.Context, node string, lines []store.Log
 	if n != nil && n.registered {
 		n.lastSeen = ag.m.now()
 		n.seen = n.lastSeen
-		ag.m.markNode(n)
+		ag.m.pub.markNode(n)
 	}
 	keep := lines[:0]
 	var unknown []int64

@@ -30,7 +30,7 @@ func (ca *clusterAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (ca *clusterAPI) handleNodes(w http.ResponseWriter, r *http.Request) {
-	v := ca.m.reads()
+	v := ca.m.pub.reads()
 	out := make([]api.Node, len(v.nodes))
 	for i, n := range v.nodes {
 		out[i] = n.view
@@ -44,7 +44,7 @@ type load struct {
 }
 
 func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
-	rv := ca.m.reads()
+	rv := ca.m.pub.reads()
 	loads := rv.loads(func(j *jobRead) string { return j.rec.Pool })
 	res := rv.reservations()
 	out := make([]api.Pool, 0, len(rv.cfg.Pools))
@@ -68,7 +68,7 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 }
 
 func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
-	rv := ca.m.reads()
+	rv := ca.m.pub.reads()
 	loads := rv.loads(func(j *jobRead) string { return j.rec.Project })
 	out := make([]api.Project, 0, len(rv.cfg.Projects))
 	seen := map[string]bool{}

@@ -68,7 +68,7 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 		ca.fail(w, err)
 		return
 	}
-	v := ca.m.reads()
+	v := ca.m.pub.reads()
 	cfg, gpus := v.cfg, 0
 	for _, n := range v.nodes {
 		if n.up {

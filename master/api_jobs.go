@@ -289,7 +289,7 @@ func visibleTo(p auth.Principal) ([]string, string) {
 // order, then as each pool's policy ranks them. It reads the published
 // view (readview.go), so it does not wait for a batch's commit.
 func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
-	v := ja.m.reads()
+	v := ja.m.pub.reads()
 	poolAt := map[string]int{}
 	for i, p := range v.cfg.Pools {
 		poolAt[p.Name] = i
@@ -372,7 +372,7 @@ func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job,
 
 // job returns one job's view, from the read view when it is live.
 func (ja *jobsAPI) job(ctx context.Context, id int64) (api.Job, error) {
-	if v := ja.m.reads(); v.job(id) != nil {
+	if v := ja.m.pub.reads(); v.job(id) != nil {
 		return ja.jobView(v, v.job(id)), nil
 	}
 	rec, err := ja.m.st.Job(ctx, id)
@@ -480,10 +480,10 @@ func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView,
 	}
 	j.rec = rec
 	j.entryGen = 0
-	ja.m.markJob(j)
+	ja.m.pub.markJob(j)
 	ja.m.kick()
-	ja.m.publish()
-	return ja.m.read.Load(), nil
+	ja.m.pub.publish()
+	return ja.m.pub.read.Load(), nil
 }
 
 // notLive explains why a job is not in the mirror: 404 or 409.
@@ -579,7 +579,7 @@ func (ja *jobsAPI) kill(ctx context.Context, j *mjob, reason string) error {
 	}
 	ja.m.metric.jobEnded(j.rec.State, rec.State)
 	j.rec = rec
-	ja.m.markJob(j)
+	ja.m.pub.markJob(j)
 	ja.m.log.Info("job killed", "job", id, "reason", reason, "killing", j.active())
 	ja.m.kick()
 	if err := ja.m.agents.killHeld(ctx, j, reason); err != nil {

@@ -54,7 +54,7 @@ func (ca *clusterAPI) adminNode(w http.ResponseWriter, r *http.Request, what str
 	if !ca.m.access.adminOnly(w, r, what+" nodes") {
 		return "", false
 	}
-	v := ca.m.reads()
+	v := ca.m.pub.reads()
 	if v.node(name) == nil {
 		names := v.nodeNames()
 		writeError(w, http.StatusNotFound, "name", "%s", unknownValue("node", name, names).Error())
@@ -116,14 +116,14 @@ func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name 
 		return
 	}
 	n.rec.Drain = rec.Drain
-	ca.m.markNode(n)
+	ca.m.pub.markNode(n)
 	if d != nil {
 		ca.m.log.Info("node draining", "node", name, "reason", d.Reason, "by", d.By, "tasks", len(ca.m.tasksOn(name)))
 	} else {
 		ca.m.log.Info("node resumed", "node", name)
 	}
-	ca.m.kick()    // a resumed node has room; a drained one changes reservations
-	ca.m.publish() // before the answer, so that the client's next read shows it
+	ca.m.kick()        // a resumed node has room; a drained one changes reservations
+	ca.m.pub.publish() // before the answer, so that the client's next read shows it
 	writeJSON(w, http.StatusOK, nodeView(ca.m.cfg, n))
 }
 
@@ -157,14 +157,14 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 	}
 	ca.m.noteDeleted(n)
 	delete(ca.m.nodes, name)
-	ca.m.markNode(n)
+	ca.m.pub.markNode(n)
 	ca.m.forgetFeasible()
 	n.registered, n.commands = false, nil
 	close(n.wake) // a held sync answers that the node must register again
 	n.wake = make(chan struct{})
 	ca.m.log.Info("node deleted", "node", name, "by", principalOf(r).Actor())
 	ca.m.kick()
-	ca.m.publish()
+	ca.m.pub.publish()
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -48,10 +48,10 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 		return nil
 	}
 	var err error
-	if m.bt != nil {
+	if m.batches.bt != nil {
 		// Within a batch any error fails the whole batch, which undoes
 		// the mirror: the ops are not half-applied either way.
-		err = m.storeTasks(ctx, m.bt.tx, ops)
+		err = m.storeTasks(ctx, m.batches.bt.tx, ops)
 	} else {
 		err = m.st.Update(ctx, func(tx store.Tx) error { return m.storeTasks(ctx, tx, ops) })
 	}
@@ -64,7 +64,7 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 	for _, op := range ops {
 		if op.ok && op.usage != nil {
 			u := op.usage
-			m.later(func() { m.charged(u) })
+			m.batches.later(func() { m.charged(u) })
 		}
 	}
 	return nil
@@ -147,7 +147,7 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 			}
 			if op.budget {
 				project := t.job.rec.Project
-				pl.m.later(func() { pl.notePreempted(project, now) })
+				pl.m.batches.later(func() { pl.notePreempted(project, now) })
 			}
 			pl.m.sendAll(t, api.CommandPreempt, poolGrace(pl.m.cfg, t.job.rec.Pool))
 			pl.m.log.Info("preempting task", "task", t.id().String(), "reason", op.tr.Reason)
@@ -287,7 +287,7 @@ func (pl *planner) sendStarts(t *mtask) {
 			spec.MaxSteps = j.search.MaxSteps(t.rec.Index)
 		}
 		n := pl.m.nodes[p.node]
-		pl.m.send(n, api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
+		pl.m.batches.send(n, api.Command{Type: api.CommandStart, Start: spec, Task: spec.ID()})
 	}
 	pl.m.log.Info("starting task", "task", t.id().String(), "nodes", len(t.att.parts))
 }

@@ -13,12 +13,13 @@ import (
 
 // batch is one store transaction that several changes of the mirror share:
 // the reports of every sync waiting for mu, or the transitions of one
-// scheduling pass. While it is open (m.bt != nil) the mirror changes as
-// usual, but every store write goes into its transaction (m.w), and every
-// act — a command for an agent, a usage charge, a searcher's verdict — waits
-// in after until the transaction commits. If the commit fails, the jobs and
-// nodes that the batch touched are put back as they were (undo) and the acts
-// are dropped: nothing is acted on that is not durable.
+// scheduling pass. While it is open (batcher.bt != nil) the mirror changes
+// as usual, but every store write goes into its transaction (batcher.w),
+// and every act — a command for an agent, a usage charge, a searcher's
+// verdict — waits in after until the transaction commits. If the commit
+// fails, the jobs and nodes that the batch touched are put back as they
+// were (undo) and the acts are dropped: nothing is acted on that is not
+// durable.
 type batch struct {
 	tx    store.Tx
 	jobs  map[*mjob]*jobSave
@@ -52,11 +53,11 @@ type nodeSave struct {
 	lostAt     time.Time
 }
 
-// batcher opens, commits and undoes the batches. Master embeds it, so
-// that the transitions write through m.w, defer their acts with m.later
-// and m.send, and save what they change with m.touch and m.touchNode. It
-// owns the open batch; m is the Master that embeds it, whose store it
-// writes to and whose mirror a failed batch puts back.
+// batcher opens, commits and undoes the batches: the transitions write
+// through m.batches.w, defer their acts with m.batches.later and
+// m.batches.send, and save what they change with m.batches.touch and
+// m.batches.touchNode. It owns the open batch; m is the Master that holds
+// it, whose store it writes to and whose mirror a failed batch puts back.
 type batcher struct {
 	m *Master
 	// bt is the open batch, nil outside one. Guarded by Master.mu.
@@ -118,7 +119,7 @@ func (b *batcher) inBatch(ctx context.Context, fn func() error) error {
 // touch saves a job before the open batch first changes it, and marks it
 // for the read view, batch or not. Callers hold mu.
 func (b *batcher) touch(j *mjob) {
-	b.m.markJob(j) // first, so that the save and its undo keep the mark
+	b.m.pub.markJob(j) // first, so that the save and its undo keep the mark
 	if b.bt == nil || b.bt.jobs[j] != nil {
 		return
 	}
@@ -138,7 +139,7 @@ func (b *batcher) touch(j *mjob) {
 // touchNode saves what a batch may change of a node before it first
 // does, and marks it for the read view. Callers hold mu.
 func (b *batcher) touchNode(n *mnode) {
-	b.m.markNode(n)
+	b.m.pub.markNode(n)
 	if b.bt == nil || b.bt.nodes[n] != nil {
 		return
 	}

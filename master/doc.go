@@ -25,15 +25,16 @@
 // # Types and locks
 //
 // Master owns the mirror and the transitions that change it over the
-// store (state.go), the submission queue (submit.go), the configuration
-// and the loop. Two parts that the transitions call on every change are
-// embedded in it, so that their methods read as the Master's (m.touch,
-// m.markJob), and own their state:
+// store (state.go), the submission queue (subs, a submissions that owns
+// its lock and the jobs queued; submit.go), the configuration and the
+// loop. Two parts that the transitions call on every change own their
+// state; they are named fields, not embedded, so that their methods stay
+// out of the Master's method set (m.batches.touch, m.pub.markJob):
 //
-//   - batcher opens, commits and undoes the batches (batch.go); it owns
-//     the open batch.
-//   - readPublisher publishes the read view (readview.go); it owns the
-//     view published and the jobs and nodes marked since.
+//   - batches, a batcher, opens, commits and undoes the batches
+//     (batch.go); it owns the open batch.
+//   - pub, a readPublisher, publishes the read view (readview.go); it
+//     owns the view published and the jobs and nodes marked since.
 //
 // A restorer rebuilds the mirror from the store once, in New (restore.go,
 // launchorder.go). The Master's other parts each hold it and have one
@@ -78,7 +79,7 @@
 // accounts: only a pass writes them, and no slice or map the snapshot
 // holds is changed in place), and those that read the last snapshot
 // (explain, sshare, the forecast's copy) only read it.
-// The other locks guard one thing each: Master.subMu the submissions
+// The other locks guard one thing each: submissions.mu the submissions
 // queued for the mirror, agents.syncMu the syncs queued for the next
 // batch, storeHealth.mu the store's health. Each may be taken with mu
 // held or without it, but mu is never taken while one is held, so that
@@ -89,9 +90,9 @@
 //
 // The read view is an immutable picture of the live jobs, the nodes, the
 // configuration and the forecasts, published at each release of mu and
-// when lock admits submissions (under subMu, so that a reader, which
-// takes subMu to load the view and the queued submissions, finds a job
-// it was answered about in one or the other). GET /jobs (and its pages),
+// when lock admits submissions (under the queue's lock, so that a
+// reader, which takes that lock to load the view and the queued
+// submissions, finds a job it was answered about in one or the other). GET /jobs (and its pages),
 // /jobs/{id}, /nodes, /pools, /projects, /metrics and the checks of a
 // job's owner and of a named node answer from it without mu, so they
 // never wait for a batch's commit. As mu is released only once a batch

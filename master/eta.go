@@ -69,7 +69,7 @@ func (pl *planner) refreshETA() {
 	}
 	pl.m.lock()
 	pl.eta, pl.etaEarly, pl.etaAt = late, early, time.Now()
-	pl.m.readStale = true
+	pl.m.pub.readStale = true
 	pl.m.unlock()
 }
 

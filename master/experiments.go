@@ -90,7 +90,7 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 		ag.m.log.Warn("metrics report dropped", "task", t.id().String(), "step", r.Step, "err", err)
 		return nil
 	}
-	met, ok, err := ag.m.w().AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
+	met, ok, err := ag.m.batches.w().AppendMetric(ctx, store.Metric{JobID: t.job.rec.ID, Index: t.rec.Index,
 		Attempt: t.rec.Attempt, Step: r.Step, Time: r.At, Values: r.Metrics})
 	if err != nil || !ok {
 		return err
@@ -98,7 +98,7 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 	// The searcher sees the metric once it is durable: within a batch,
 	// after the commit (a stop it decides is then a write of its own), so
 	// that a failed batch leaves the searcher as the store has it.
-	ag.m.later(func() {
+	ag.m.batches.later(func() {
 		if err := ag.observeMetric(ctx, t, met); err != nil {
 			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
 		}
@@ -135,7 +135,7 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	case t.att != nil:
 		return ag.m.killTask(ctx, t, store.TaskCompleted, reason)
 	case t.rec.State == store.TaskQueued:
-		rec, err := ag.m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+		rec, err := ag.m.batches.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: store.TaskQueued, To: store.TaskCompleted, At: ag.m.now(), Reason: reason})
 		if err != nil {
 			return err

@@ -61,7 +61,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 // The whole view is taken again from one read view, so that the message
 // and the estimate are of one pass.
 func (ja *jobsAPI) countedFrom(view api.Job, now time.Time) api.Job {
-	v := ja.m.reads()
+	v := ja.m.pub.reads()
 	jr := v.job(view.ID)
 	if jr == nil {
 		return view

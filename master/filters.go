@@ -56,7 +56,7 @@ func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (store.JobFil
 	}
 	node := q.Get("node")
 	if node != "" {
-		if v := ja.m.reads(); v.node(node) == nil {
+		if v := ja.m.pub.reads(); v.node(node) == nil {
 			return f, "", unknownValue("node", node, v.nodeNames())
 		}
 	}
@@ -83,7 +83,7 @@ func (ja *jobsAPI) checkUser(ctx context.Context, user string) error {
 // field holds value), else the unknown-value error for what, listing
 // valid.
 func (ja *jobsAPI) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
-	for j := range ja.m.reads().jobs.all() {
+	for j := range ja.m.pub.reads().jobs.all() {
 		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
 			(f.User != "" && j.rec.User == f.User) {
 			return nil

@@ -237,7 +237,7 @@ func (ac *access) deny(w http.ResponseWriter, r *http.Request, err error) {
 // jobOwner returns a job's project and user, from the read view when it
 // is live; a missing job is a 404.
 func (ac *access) jobOwner(ctx context.Context, id int64) (project, user string, err error) {
-	if j := ac.m.reads().job(id); j != nil {
+	if j := ac.m.pub.reads().job(id); j != nil {
 		return j.rec.Project, j.rec.User, nil
 	}
 	rec, err := ac.m.st.Job(ctx, id)

@@ -25,7 +25,7 @@ func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
 	}
 	if !n.leaving {
 		n.leaving = true
-		ag.m.markNode(n)
+		ag.m.pub.markNode(n)
 		ag.m.log.Info("agent leaving: no new task goes to the node", "node", n.rec.Name, "running", len(s.Running))
 	}
 	if !s.Final || !n.up() {

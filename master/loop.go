@@ -174,7 +174,7 @@ func (s *settling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (starts, 
 		return err
 	}
 	if len(plan.Starts)+len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
-		err = s.pl.m.inBatch(s.ctx, apply)
+		err = s.pl.m.batches.inBatch(s.ctx, apply)
 	} else {
 		err = apply() // nothing to store: no transaction
 	}
@@ -227,7 +227,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		j.pending = &j.pendBuf
 	}
 	for _, j := range pl.view.jobs {
-		pl.m.notePendingOf(j)
+		pl.m.pub.notePendingOf(j)
 	}
 }
 
@@ -253,7 +253,7 @@ func (pl *planner) checkTimeLimits(ctx context.Context) {
 	// One transaction for every kill of the tick, not one per task: a
 	// burst of jobs submitted together reaches its limit together. The
 	// kill commands wait for the commit (persist before act).
-	err := pl.m.inBatch(ctx, func() error { return pl.killOverLimit(ctx, over) })
+	err := pl.m.batches.inBatch(ctx, func() error { return pl.killOverLimit(ctx, over) })
 	if err == nil {
 		return
 	}
@@ -264,7 +264,7 @@ func (pl *planner) checkTimeLimits(ctx context.Context) {
 	// The batch put the mirror back. One at a time, so that a task whose
 	// kill cannot be stored does not hold up the others.
 	for _, t := range over {
-		if err := pl.m.inBatch(ctx, func() error { return pl.killOverLimit(ctx, []*mtask{t}) }); err != nil {
+		if err := pl.m.batches.inBatch(ctx, func() error { return pl.killOverLimit(ctx, []*mtask{t}) }); err != nil {
 			pl.m.log.Error("killing a task past its time limit", "task", t.id().String(), "err", err)
 		}
 	}
@@ -293,7 +293,7 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 	if t.att == nil || t.rec.State == store.TaskKilling {
 		return nil
 	}
-	rec, err := m.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	rec, err := m.batches.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskKilling, Attempt: t.rec.Attempt, At: m.now(), Reason: reason})
 	if err != nil {
 		return err
@@ -313,9 +313,9 @@ func (pl *planner) saveGrew(ctx context.Context) error {
 	if !pl.grew || pl.grewSaved {
 		return nil
 	}
-	if err := pl.m.w().Mark(ctx, store.MarkGrows); err != nil {
+	if err := pl.m.batches.w().Mark(ctx, store.MarkGrows); err != nil {
 		return fmt.Errorf("store that an elastic job was scheduled: %w", err)
 	}
-	pl.m.later(func() { pl.grewSaved = true })
+	pl.m.batches.later(func() { pl.grewSaved = true })
 	return nil
 }

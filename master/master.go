@@ -93,11 +93,11 @@ const DefaultMaxNodeGPUs = 64
 // Master is the live scheduler. It owns the mirror of jobs, tasks and
 // nodes and the transitions that change it over the store (state.go),
 // the submissions queued for the mirror (submit.go), the configuration
-// and its reload, and the loop (Run, Tick, Step). It embeds the parts
-// that every transition calls: batcher (the batches the transitions are
-// stored in, batch.go) and readPublisher (the read view, readview.go).
-// The other work around the mirror is done by the parts it holds, each
-// over it: planner (the scheduling passes), agents (the agent protocol),
+// and its reload, and the loop (Run, Tick, Step). Two parts that every
+// transition calls own their state: batches (a batcher: the batches the
+// transitions are stored in, batch.go) and pub (a readPublisher: the read
+// view, readview.go). The other work around the mirror is done by the
+// parts it holds, each over it: planner (the scheduling passes), agents (the agent protocol),
 // access (authentication and users), storeHealth (the store's health);
 // New rebuilds the mirror with a restorer (restore.go), and Handler adds
 // jobsAPI and clusterAPI for the REST API. doc.go says which lock guards
@@ -117,12 +117,12 @@ type Master struct {
 	access  *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
-	// The parts embedded for the changes of the mirror, which call their
-	// methods as the Master's: readPublisher publishes the read view
-	// (readview.go), batcher the batches (batch.go). Their fields are
-	// guarded by mu, except the published view, which is atomic.
-	readPublisher
-	batcher
+	// The parts that the changes of the mirror call: pub publishes the
+	// read view (readview.go), batches opens, commits and undoes the
+	// batches (batch.go). Their fields are guarded by mu, except the
+	// published view, which is atomic.
+	pub     readPublisher
+	batches batcher
 	// lastLoop is when the loop last ran (UnixNano), for /livez.
 	lastLoop atomic.Int64
 	// prunedAt is when Tick last pruned the history (retention.go).
@@ -135,10 +135,9 @@ type Master struct {
 	// feas is the published view of submit-time feasibility, nil when
 	// it must be built again (feasible.go).
 	feas atomic.Pointer[feasView]
-	// subQ holds jobs stored but not yet in the mirror; lock moves them
-	// in (submit.go). It has its own lock, taken after mu.
-	subMu sync.Mutex
-	subQ  []*mjob
+	// subs holds the jobs stored but not yet in the mirror; lock moves
+	// them in (submit.go). It has its own lock, taken after mu.
+	subs submissions
 
 	mu sync.Mutex
 	// Everything below is guarded by mu.
@@ -215,7 +214,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		m.load = config.Load
 	}
 	m.cfgNow.Store(opt.Config)
-	m.readPublisher.m, m.batcher.m = m, m
+	m.pub.m, m.batches.m = m, m
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}}
@@ -228,7 +227,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
 	m.event = true
-	m.publishAll()
+	m.pub.publishAll()
 	return m, nil
 }
 

@@ -86,7 +86,7 @@ func (c *mirrorCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
-	v := c.m.reads()
+	v := c.m.pub.reads()
 	states := map[store.JobState]int{store.JobQueued: 0, store.JobRunning: 0}
 	pending := map[[2]string]int{}
 	for j := range v.jobs.all() {

@@ -41,14 +41,14 @@ func (ag *agents) nodeGone(ctx context.Context, n *mnode, to store.NodeState, re
 	// Syncs store the heartbeat every third of the agent timeout; the
 	// last contact is stored exactly before the node reads lost or left,
 	// as it is what the node shows from now on, across restarts too.
-	ag.m.touchNode(n)
+	ag.m.batches.touchNode(n)
 	if n.seen.After(n.savedBeat) {
-		if err := ag.m.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
+		if err := ag.m.batches.w().Heartbeat(ctx, n.rec.Name, n.seen); err != nil {
 			return 0, err
 		}
 		n.savedBeat = n.seen
 	}
-	if err := ag.m.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, to, ag.m.now()); err != nil {
+	if err := ag.m.batches.w().SetNodeState(ctx, n.rec.Name, store.NodeUp, to, ag.m.now()); err != nil {
 		return 0, err
 	}
 	n.rec.State = to
@@ -149,7 +149,7 @@ func (ag *agents) checkAgents(ctx context.Context) {
 		reason := fmt.Sprintf("node %s lost: no contact for %s", n.rec.Name, now.Sub(n.lastSeen).Round(time.Second))
 		// One transaction for the node and every attempt it ends, not
 		// one per attempt: a partition can lose many nodes at once.
-		if err := ag.m.inBatch(ctx, func() error { return ag.loseNode(ctx, n, reason) }); err != nil {
+		if err := ag.m.batches.inBatch(ctx, func() error { return ag.loseNode(ctx, n, reason) }); err != nil {
 			ag.m.log.Error("marking node lost", "node", n.rec.Name, "err", err)
 		}
 	}

@@ -258,7 +258,7 @@ func TestFairShareCapacityKeepsNodes(t *testing.T) {
 		}},
 		{"lost", func(h *harness) {
 			h.m.lock()
-			err := h.m.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes["n2"], "node n2 lost") })
+			err := h.m.batches.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes["n2"], "node n2 lost") })
 			h.m.mu.Unlock()
 			if err != nil {
 				t.Fatal(err)

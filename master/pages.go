@@ -92,7 +92,7 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 			return api.JobPage{}, err
 		}
 	}
-	v := ja.m.reads()
+	v := ja.m.pub.reads()
 	live := livePage(v, p, f, node, pg)
 	out := make([]api.Job, 0, pg.limit)
 	i, k := 0, 0

@@ -101,12 +101,12 @@ func captureJob(j *mjob) *jobRead {
 	return r
 }
 
-// readPublisher publishes the read view. Master embeds it, so that the
-// changes of the mirror mark what they change as m.markJob and
-// m.markNode, and the handlers read the view as m.reads. It owns what a
-// publish needs besides the mirror: the view last published, and what
-// changed since. m is the Master that embeds it, whose mirror, its
-// configuration and the planner's forecasts a publish captures.
+// readPublisher publishes the read view: the changes of the mirror mark
+// what they change with m.pub.markJob and m.pub.markNode, and the
+// handlers read the view with m.pub.reads. It owns what a publish needs
+// besides the mirror: the view last published, and what changed since. m
+// is the Master that holds it, whose mirror, its configuration and the
+// planner's forecasts a publish captures.
 type readPublisher struct {
 	m *Master
 	// read is the published read view, for the API's pure reads; stored
@@ -171,7 +171,7 @@ func (p *pendingInfo) timed() bool { return p.code == "" && p.p.At >= 0 && p.p.A
 
 // unlock publishes the view and releases mu.
 func (m *Master) unlock() {
-	m.publish()
+	m.pub.publish()
 	m.mu.Unlock()
 }
 
@@ -313,19 +313,10 @@ func sameMap[K comparable, V any](a, b map[K]V) bool {
 // the submissions not yet admitted into the mirror (submit.go), so that
 // a client finds the job it was just answered about.
 func (p *readPublisher) reads() *readView {
-	m := p.m
-	m.subMu.Lock()
-	v := p.read.Load()
-	if len(m.subQ) == 0 {
-		m.subMu.Unlock()
+	v, extra := p.m.subs.captured(&p.read)
+	if len(extra) == 0 {
 		return v
 	}
-	// Queued jobs do not change until lock admits them, under subMu.
-	extra := make([]*jobRead, len(m.subQ))
-	for i, j := range m.subQ {
-		extra[i] = captureJob(j)
-	}
-	m.subMu.Unlock()
 	jobs, e := v.jobs, new(treeEdit)
 	for _, r := range extra {
 		jobs = jobs.set(e, r.rec.ID, r)

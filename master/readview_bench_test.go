@@ -29,12 +29,12 @@ func BenchmarkBatchPublish(b *testing.B) {
 	batch := func(i int) {
 		j := m.jobs[ids[i%len(ids)]]
 		w := float64(1 + i%2)
-		err := m.inBatch(h.ctx, func() error {
-			rec, err := m.w().UpdateJob(h.ctx, store.JobUpdate{ID: j.rec.ID, Weight: &w, At: h.clock.Now(), Reason: "bench"})
+		err := m.batches.inBatch(h.ctx, func() error {
+			rec, err := m.batches.w().UpdateJob(h.ctx, store.JobUpdate{ID: j.rec.ID, Weight: &w, At: h.clock.Now(), Reason: "bench"})
 			if err != nil {
 				return err
 			}
-			m.touch(j)
+			m.batches.touch(j)
 			j.rec = rec
 			return nil
 		})
@@ -84,9 +84,9 @@ func BenchmarkBatchPublish(b *testing.B) {
 			defer m.mu.Unlock()
 			for i := range b.N {
 				for k := range changed {
-					m.markJob(m.jobs[ids[(i*changed+k)%len(ids)]])
+					m.pub.markJob(m.jobs[ids[(i*changed+k)%len(ids)]])
 				}
-				m.publish()
+				m.pub.publish()
 			}
 		})
 	}

@@ -126,9 +126,9 @@ func (m *Master) Reload(ctx context.Context) error {
 	}
 	for _, n := range m.nodes {
 		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
-		m.markNode(n) // its pool and labels may have changed
+		m.pub.markNode(n) // its pool and labels may have changed
 	}
-	m.readStale = true
+	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	m.kick()
 	return nil

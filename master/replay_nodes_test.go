@@ -166,7 +166,7 @@ func (d *replayDriver) restart(t *testing.T) {
 // master runs f on the master, under its lock, in one batch.
 func (d *replayDriver) master(t *testing.T, f func() error) {
 	d.h.m.lock()
-	err := d.h.m.inBatch(d.h.ctx, f)
+	err := d.h.m.batches.inBatch(d.h.ctx, f)
 	d.h.m.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 		n.polling--
 		n.lastSeen = ag.m.now()
 		n.seen = n.lastSeen
-		ag.m.markNode(n)
+		ag.m.pub.markNode(n)
 	}
 	defer ag.m.unlock()
 	if !n.registered {
@@ -92,7 +92,7 @@ func (ag *agents) storeSyncs(ctx context.Context) {
 // storeBatch stores the reports of reqs in one batch and sets each one's
 // outcome; it returns the batch's error, which every req then carries.
 func (ag *agents) storeBatch(ctx context.Context, reqs []*syncReq) error {
-	err := ag.m.inBatch(ctx, func() error {
+	err := ag.m.batches.inBatch(ctx, func() error {
 		for _, q := range reqs {
 			n := ag.m.nodes[q.name]
 			if n == nil || !n.registered {

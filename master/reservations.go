@@ -81,8 +81,8 @@ func (pl *planner) saveReservations(ctx context.Context) error {
 	slices.SortFunc(rs, func(a, b store.Reservation) int { return cmp.Compare(a.JobID, b.JobID) })
 	write := func(tx store.Tx) error { return tx.SetReservations(ctx, rs) }
 	var err error
-	if pl.m.bt != nil {
-		err = write(pl.m.bt.tx)
+	if pl.m.batches.bt != nil {
+		err = write(pl.m.batches.bt.tx)
 	} else {
 		err = pl.m.st.Update(ctx, write)
 	}

@@ -76,7 +76,7 @@ func (pl *planner) buildSnapshot() {
 		if j.entryGen != pl.m.cfgGen {
 			j.entry, j.entryOK = pl.snapJob(j)
 			j.entryGen = pl.m.cfgGen
-			pl.m.notePendingOf(j)
+			pl.m.pub.notePendingOf(j)
 			pl.grew = pl.grew || (j.entryOK && lifecycle.Grows(&j.entry))
 		}
 		if !j.entryOK {

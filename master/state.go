@@ -279,7 +279,7 @@ func (n *mnode) send(c api.Command) {
 // release of its GPUs when its attempt closed (or a new one replaced it),
 // and of its reserved GPUs once it left preempting.
 func (m *Master) setTask(t *mtask, rec store.Task) {
-	m.touch(t.job)
+	m.batches.touch(t.job)
 	old := t.rec.State
 	t.rec = rec
 	if old != rec.State {
@@ -315,7 +315,7 @@ func (m *Master) releaseParts(t *mtask, parts []*mpart) {
 		if n == nil {
 			continue
 		}
-		m.markNode(n)
+		m.pub.markNode(n)
 		if len(p.gpus) == 0 {
 			n.zeroUsed--
 		}
@@ -334,7 +334,7 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 		if n == nil {
 			continue
 		}
-		m.markNode(n)
+		m.pub.markNode(n)
 		if len(p.gpus) == 0 {
 			n.zeroUsed++
 		}
@@ -352,7 +352,7 @@ func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
 			continue
 		}
 		if n := m.nodes[p.node]; n != nil && n.up() {
-			m.send(n, api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)})
+			m.batches.send(n, api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)})
 		}
 	}
 }
@@ -386,15 +386,15 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 			reason = "no task holds slots"
 		}
 	}
-	m.touch(j)
+	m.batches.touch(j)
 	if to != j.rec.State {
-		rec, err := m.w().TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
+		rec, err := m.batches.w().TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
 			At: m.now(), Reason: reason})
 		if err != nil {
 			return fmt.Errorf("settle job %d: %w", j.rec.ID, err)
 		}
 		from := j.rec.State
-		m.later(func() { m.metric.jobEnded(from, rec.State) })
+		m.batches.later(func() { m.metric.jobEnded(from, rec.State) })
 		j.rec = rec
 		if rec.State.Terminal() {
 			m.log.Info("job ended", "job", rec.ID, "state", rec.State, "reason", reason)

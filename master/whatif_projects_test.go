@@ -58,7 +58,7 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 	h.sync(aq, amf)
 	h.m.mu.Lock()
 	h.m.cfg = after // a reload that drops project gone
-	h.m.readStale = true
+	h.m.pub.readStale = true
 	h.m.mu.Unlock()
 
 	sc, body := exportScenario(t, h, "?since=7d")

@@ -324,7 +324,7 @@ func TestHistoryScenarioNodeEvents(t *testing.T) {
 			lose := func(name string) {
 				h.m.lock()
 				defer h.m.mu.Unlock()
-				if err := h.m.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes[name], "test") }); err != nil {
+				if err := h.m.batches.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes[name], "test") }); err != nil {
 					t.Fatal(err)
 				}
 			}
