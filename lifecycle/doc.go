@@ -41,7 +41,7 @@
 // PreemptibleOutsideLow, Borrows and InteractiveIn; how many of a job's
 // tasks may run at once, MaxRunning, and whether it is interactive,
 // Interactive; which nodes the fair-share capacity counts, down and
-// drained ones too, InFairShareCapacity), so that the
+// drained ones too, deleted ones not, InFairShareCapacity), so that the
 // two drivers cannot drift apart on them; entry.go builds a job's
 // snapshot entry for both (JobFacts.Entry: the facts each driver
 // resolves from its own model of a job, the master's store record and

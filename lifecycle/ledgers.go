@@ -52,6 +52,25 @@ func (l *Ledgers) Hold(a int32, slots int) {
 	}
 }
 
+// SetCapacity makes the capacity usage is a share of capacity slots from
+// time t on (a node deleted, or a deleted node back:
+// InFairShareCapacity), and sets each account's Usage in acc again. The
+// usage so far becomes a share of the new capacity, as the master's,
+// which divides its slot-periods by the capacity of each snapshot. A
+// capacity of 0 (every node of the multifactor pools deleted) changes
+// nothing: no job there can run.
+func (l *Ledgers) SetCapacity(acc []sched.Account, t int64, capacity int) {
+	if l.usage == nil || capacity <= 0 || capacity == l.usage.capacity {
+		return
+	}
+	l.usage.Advance(l.epoch + t)
+	l.usage.setCapacity(capacity)
+	l.usageAt = t
+	for i := range acc {
+		acc[i].Usage = l.usage.Get(int32(i))
+	}
+}
+
 // Advance brings the accounts' usage up to time t and sets each account's
 // Usage in acc (the snapshot's accounts, in the order given to
 // ChargeAccounts).

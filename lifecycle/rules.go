@@ -235,13 +235,17 @@ func StartLost() bool { return true }
 
 // InFairShareCapacity reports whether a node of a multifactor pool counts
 // in the capacity that fair-share usage is a share of
-// (sched.UsageShare): it does whether it is down or drained, so that a
-// loss or a drain does not change what the accounts' usage is worth.
-// The simulator measures usage against its scenario's nodes from the
-// start (sim's chargedSlots), a capacity this rule keeps fixed through
-// node_down and drain; the master counts its nodes as it builds each
-// snapshot (snapNodes), lost and drained ones included.
-func InFairShareCapacity(down, drained bool) bool { return true }
+// (sched.UsageShare): it does whether it is up, down or drained, so that
+// a loss or a drain does not change what the accounts' usage is worth;
+// only a deleted node leaves it (an admin's DELETE /nodes/{name}, the
+// scenario's node_delete), gone for good, from its deletion until a node
+// of its name registers again (node_up). The simulator measures usage
+// against its scenario's nodes from the start (sim's chargedSlots) and
+// sets the capacity again at a deletion and at a deleted node's return
+// (Ledgers.SetCapacity); the master counts the nodes it has as it builds
+// each snapshot (snapNodes), lost and drained ones included, and a
+// deletion forgets the node.
+func InFairShareCapacity(deleted bool) bool { return !deleted }
 
 // EndedJob is the state a job ends in once every one of its tasks has
 // ended: failed if one failed, else killed if one was killed (its time

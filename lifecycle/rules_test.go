@@ -189,21 +189,21 @@ func TestLastCheckpoint(t *testing.T) {
 }
 
 // TestInFairShareCapacity: a node counts in the fair-share capacity
-// whatever its state, so that the simulator's fixed capacity (sim's
-// chargedSlots) is the master's (snapNodes) through losses and drains.
+// whether up, down or drained, so that the simulator's capacity (sim's
+// chargedSlots) is the master's (snapNodes) through losses and drains,
+// and leaves it only once deleted.
 func TestInFairShareCapacity(t *testing.T) {
 	for _, c := range []struct {
-		name          string
-		down, drained bool
+		name    string
+		deleted bool
+		want    bool
 	}{
-		{"up", false, false},
-		{"down", true, false},
-		{"drained", false, true},
-		{"down and drained", true, true},
+		{"up, down or drained", false, true},
+		{"deleted", true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if !InFairShareCapacity(c.down, c.drained) {
-				t.Errorf("a node %s leaves the capacity", c.name)
+			if got := InFairShareCapacity(c.deleted); got != c.want {
+				t.Errorf("a node %s counts: %v, want %v", c.name, got, c.want)
 			}
 		})
 	}

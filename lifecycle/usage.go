@@ -38,6 +38,16 @@ func NewUsage[K comparable](d sched.Decay, capacity int, start int64, cmp func(a
 // Keys lists the keys in their order; the caller must not change it.
 func (l *Usage[K]) Keys() []K { return l.keys }
 
+// setCapacity measures usage against capacity slots from At on: what
+// was counted so far becomes a share of it.
+func (l *Usage[K]) setCapacity(capacity int) {
+	f := float64(l.capacity) / float64(capacity)
+	for i := range l.u {
+		l.u[i] *= f
+	}
+	l.capacity = capacity
+}
+
 // Get returns k's usage as of At (0 for a key never charged).
 func (l *Usage[K]) Get(k K) float64 {
 	if i, ok := l.index[k]; ok {

@@ -157,3 +157,37 @@ func TestWorth(t *testing.T) {
 		}
 	}
 }
+
+// TestSetCapacity: a capacity set again makes the usage so far a share
+// of it, and what is held from then on counts against it, as the
+// master's slot-periods over each snapshot's capacity; a capacity of 0
+// changes nothing.
+func TestSetCapacity(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		to   int
+		want float64
+	}{
+		// Six hours on all of four nodes is a quarter; with two nodes
+		// deleted then, a half, and six hours more on the two left a
+		// quarter more (an eighth with four).
+		{"halved", 2, 1.0/2 + 1.0/4},
+		{"the same", 4, 1.0/4 + 1.0/8},
+		{"to 0: kept", 0, 1.0/4 + 1.0/8},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var l Ledgers
+			acc := []sched.Account{{Name: "jill", Parent: -1, Shares: 1}}
+			l.ChargeAccounts(seedDecay, 4, acc, 0)
+			l.Advance(acc, 0)
+			l.Hold(0, 4)
+			l.Advance(acc, 6*hour)
+			l.Hold(0, -2)
+			l.SetCapacity(acc, 6*hour, tt.to)
+			l.Advance(acc, 12*hour)
+			if got := acc[0].Usage; math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("usage %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

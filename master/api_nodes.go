@@ -151,11 +151,12 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 			name, plural.Count(len(held), "task"), strings.Join(shown, ", "))
 		return
 	}
-	if err := ca.m.st.DeleteNode(r.Context(), name); err != nil && !errors.Is(err, store.ErrNotFound) {
+	// The store keeps the deletion in the node history (the what-if
+	// export's, whatif_deleted.go), with the node, in one transaction.
+	if err := ca.m.st.DeleteNode(r.Context(), name, ca.m.now()); err != nil && !errors.Is(err, store.ErrNotFound) {
 		ca.fail(w, err)
 		return
 	}
-	ca.m.noteDeleted(n)
 	delete(ca.m.nodes, name)
 	ca.m.pub.markNode(n)
 	ca.m.forgetFeasible()

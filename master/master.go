@@ -150,12 +150,9 @@ type Master struct {
 	// account tree; it invalidates mjob.entry.
 	cfgGen int
 	nodes  map[string]*mnode
-	// deleted are the nodes deleted, for the what-if export
-	// (whatif_deleted.go).
-	deleted []deletedNode
-	event   bool // an event happened since the last event pass
-	logc    map[int64]chan struct{}
-	closed  bool
+	event  bool // an event happened since the last event pass
+	logc   map[int64]chan struct{}
+	closed bool
 	// fair is the fair-share account tree and usage (fairshare.go);
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare

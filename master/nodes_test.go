@@ -245,17 +245,25 @@ pools:
 // every node's slots in a multifactor pool, a drained or lost node's
 // included, as the simulator measures it (sim's chargedSlots;
 // lifecycle.InFairShareCapacity), so that a replay of a run with a
-// drain or a loss sees the same fair-share factors.
+// drain or a loss sees the same fair-share factors. A deleted node's
+// slots leave it: n2's deletion halves the capacity, and doubles the
+// usage, as the simulator's node_delete does.
 func TestFairShareCapacityKeepsNodes(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		off  func(h *harness)
+		name  string
+		off   func(h *harness)
+		scale float64 // of the usage, after
 	}{
+		{"deleted", func(h *harness) {
+			if code := h.do("DELETE", "/api/v1/nodes/n2", nil, nil); code != http.StatusNoContent {
+				t.Fatalf("delete: %d", code)
+			}
+		}, 2},
 		{"drained", func(h *harness) {
 			if code := h.do("POST", "/api/v1/nodes/n2/drain", api.NodeDrainRequest{Reason: "retire"}, nil); code != http.StatusOK {
 				t.Fatalf("drain: %d", code)
 			}
-		}},
+		}, 1},
 		{"lost", func(h *harness) {
 			h.m.lock()
 			err := h.m.batches.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes["n2"], "node n2 lost") })
@@ -263,7 +271,7 @@ func TestFairShareCapacityKeepsNodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, multifactorConfig)))
@@ -285,8 +293,12 @@ func TestFairShareCapacityKeepsNodes(t *testing.T) {
 				t.Fatalf("no account has usage before n2 is %s: %v", tc.name, before)
 			}
 			tc.off(h)
-			if after := usage(); !slices.Equal(before, after) {
-				t.Errorf("accounts' usage %v with n2 %s, want %v as before", after, tc.name, before)
+			want := slices.Clone(before)
+			for i := range want {
+				want[i] *= tc.scale
+			}
+			if after := usage(); !slices.Equal(want, after) {
+				t.Errorf("accounts' usage %v with n2 %s, want %v (%v before)", after, tc.name, want, before)
 			}
 		})
 	}

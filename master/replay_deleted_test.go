@@ -9,9 +9,9 @@ import (
 )
 
 // A node deleted from the master during the window (DELETE
-// /nodes/{name}): the export keeps it, with its deletion as a node_down
-// for good (whatif_deleted.go), so that the replay has it while the
-// master had it.
+// /nodes/{name}): the export keeps it, deleted at its deletion
+// (node_delete, whatif_deleted.go), so that the replay has it while the
+// master had it, also after a restart.
 
 // deletedNodeJobs: x runs on n3 from 0 to 40, and n3 is deleted at 50;
 // c, submitted at 100, waits for a or b to end. Without n3 from the
@@ -30,6 +30,22 @@ func deletedNodeCases() []replayCase {
 			deletes: []rdown{{node: "n3", at: 50}}, jobs: deletedNodeJobs},
 		{name: "priority-node-deleted", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
 			nodes: replayNodes, deletes: []rdown{{node: "n3", at: 50}}, jobs: deletedNodeJobs},
+		// The master restarted after the deletion reads it back from
+		// the node history (store.NodeDeleted); a master that kept it in
+		// memory exported n3 no more, and the replay's x waited.
+		{name: "priority-node-deleted-restart", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, deletes: []rdown{{node: "n3", at: 50}}, restarts: []float64{60}, jobs: deletedNodeJobs},
+		// A node deleted under a multifactor pool leaves the capacity
+		// that fair-share usage is a share of, where a lost one stays
+		// (lifecycle.InFairShareCapacity; multifactor-node-loss): usage
+		// is a share of 5 slots from n2's deletion at 100, and wb, whose
+		// project used less, starts before older wa at 600. The export
+		// deletes n2 (node_delete) and the simulator drops its slots
+		// then; taking it down only, it started wa.
+		{name: "multifactor-node-deleted", config: lossShareConfig, nodes: replayNodes, jobs: lossShareJobs,
+			deletes: []rdown{{node: "n2", at: 100}}},
+		{name: "multifactor-node-deleted-restart", config: lossShareConfig, nodes: replayNodes, jobs: lossShareJobs,
+			deletes: []rdown{{node: "n2", at: 100}}, restarts: []float64{150, 600}},
 	}
 }
 

@@ -246,7 +246,8 @@ func (pl *planner) snapProjects(now time.Time) {
 // nodes in multifactor pools, against which fair-share usage is
 // measured: lost and drained ones too (lifecycle.InFairShareCapacity), as
 // in the simulator, so that a loss or a drain does not change what the
-// accounts' usage is worth.
+// accounts' usage is worth. A deleted node is no node of the master's,
+// so it leaves the capacity, as the rule says.
 func (pl *planner) snapNodes() (multifactorSlots int) {
 	s, v := &pl.snap, &pl.view
 	s.Nodes = s.Nodes[:0]
@@ -257,7 +258,7 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 		if !ok {
 			continue
 		}
-		if pl.m.cfg.Pools[i].Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(!n.up(), n.draining()) {
+		if pl.m.cfg.Pools[i].Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(false) {
 			multifactorSlots += max(len(n.rec.GPUs), len(n.used))
 		}
 		if n.up() {

@@ -46,8 +46,8 @@ import (
 // priority and weight changes are set_priority and set_weight events
 // (whatif_changes.go), and the losses and returns of the file's nodes in
 // the window node_down and node_up events (the store's node history); a
-// node deleted in the window is kept, down from its deletion
-// (whatif_deleted.go). What
+// node deleted in the window is kept, deleted at its deletion
+// (node_delete, whatif_deleted.go). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -97,10 +97,14 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	if err != nil {
 		return nil, err
 	}
+	dels, err := ca.m.deletedSince(ctx, since)
+	if err != nil {
+		return nil, err
+	}
 	ca.m.lock()
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
-	ca.exportDeletedNodes(sc, since)
+	ca.exportDeletedNodes(sc, dels)
 	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {

@@ -231,8 +231,8 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 // lost in the window (a node down at its start) is left out, as the
 // scenario starts with every node up. An admin's drains and resumes are
 // drain and resume events; a node drained when the window starts is
-// drained at 0. A node deleted in the window (whatif_deleted.go) goes
-// down for good at its deletion. A node event that a pass deciding something preceded
+// drained at 0. A node deleted in the window (whatif_deleted.go) is
+// deleted then (node_delete). A node event that a pass deciding something preceded
 // within its second (decisions; afterPassAt) is marked after_pass.
 func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, decisions []time.Time, since, until time.Time) error {
 	// The whole history: whether a node was drained at since is its
@@ -241,9 +241,6 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 	if err != nil {
 		return fmt.Errorf("read the node history: %w", err)
 	}
-	ca.m.lock()
-	evs = ca.m.withDeletions(evs) // whatif_deleted.go
-	ca.m.unlock()
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
@@ -265,7 +262,12 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			continue
 		case e.To == store.NodeDrained || e.To == store.NodeSchedulable:
 			out = append(out, drainEvent(at, e))
-		case (e.To == store.NodeLost || e.To == store.NodeLeft || e.To == nodeDeleted) && !down[e.Node]:
+		case e.To == store.NodeDeleted:
+			// Even a node down already leaves the fair-share capacity
+			// (lifecycle.InFairShareCapacity) and its drain.
+			down[e.Node] = true
+			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDelete, Node: e.Node})
+		case (e.To == store.NodeLost || e.To == store.NodeLeft) && !down[e.Node]:
 			down[e.Node] = true
 			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
 		case e.To == store.NodeUp && down[e.Node]:
@@ -293,12 +295,13 @@ func drainEvent(at int64, e store.NodeEvent) scenario.Event {
 }
 
 // drainedAtStart are drain events at 0 for the nodes of the file that
-// were drained when the window began, by their last drain or resume
-// before since, in the order of those events.
+// were drained when the window began, by their last drain, resume or
+// deletion (a node of its name registered since is a new one, not
+// drained) before since, in the order of those events.
 func drainedAtStart(evs []store.NodeEvent, since time.Time, inFile map[string]bool) []scenario.Event {
 	last := map[string]int{}
 	for i, e := range evs {
-		if e.At.Before(since) && inFile[e.Node] && (e.To == store.NodeDrained || e.To == store.NodeSchedulable) {
+		if e.At.Before(since) && inFile[e.Node] && (e.To == store.NodeDrained || e.To == store.NodeSchedulable || e.To == store.NodeDeleted) {
 			last[e.Node] = i
 		}
 	}

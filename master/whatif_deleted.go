@@ -2,6 +2,8 @@ package master
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -13,72 +15,48 @@ import (
 // Nodes deleted from the master (DELETE /nodes/{name}) in the export. A
 // deleted node leaves the store's nodes, but it counted in the master's
 // capacity, and may have run tasks, until the deletion: the export keeps
-// it in its pool and takes it down for good at the deletion (node_down
-// with no node_up, unless a node of its name registers again), so that
-// the replay has it when the live master had it. The master keeps what
-// it deleted in memory (Master.deleted): a master restarted since forgets
-// it, and the export then leaves the node out, as it did before.
+// it in its pool and deletes it at the deletion (node_delete: down, and
+// out of the fair-share capacity, until a node of its name registers
+// again, node_up), so that the replay has it when the live master had
+// it. The store records each deletion in the node history, in the
+// deletion's transaction, with what the node was (store.NodeEvent's
+// Deleted), so that a master restarted since exports it too.
 
-// deletedNode is a node the master deleted, and when.
-type deletedNode struct {
-	node *mnode
-	at   time.Time
+// deletedSince reads the nodes deleted at or after since from the node
+// history, each name once, as it was at its first deletion then.
+func (m *Master) deletedSince(ctx context.Context, since time.Time) ([]store.Node, error) {
+	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
+	if err != nil {
+		return nil, fmt.Errorf("read the node history: %w", err)
+	}
+	var out []store.Node
+	for _, e := range evs {
+		if e.To == store.NodeDeleted && e.Deleted != nil &&
+			!slices.ContainsFunc(out, func(n store.Node) bool { return n.Name == e.Node }) {
+			out = append(out, *e.Deleted)
+		}
+	}
+	return out, nil
 }
 
-// nodeDeleted is the state a deleted node goes to in the export's merge
-// of the node history with the deletions; the store records none.
-const nodeDeleted store.NodeState = "deleted"
-
-// noteDeleted keeps n, deleted now, for the export. Callers hold mu.
-func (m *Master) noteDeleted(n *mnode) {
-	m.deleted = append(m.deleted, deletedNode{node: n, at: m.now()})
-}
-
-// exportDeletedNodes adds to sc's pools the nodes deleted at or after
-// since that no node of the master has the name of now, as they were
-// when deleted. Callers hold mu.
-func (ca *clusterAPI) exportDeletedNodes(sc *scenario.Scenario, since time.Time) {
-	for _, d := range ca.m.deleted {
-		n := d.node
-		if d.at.Before(since) || ca.m.nodes[n.rec.Name] != nil || len(n.rec.GPUs) == 0 {
+// exportDeletedNodes adds to sc's pools the deleted nodes dels that no
+// node of the master has the name of now, in their pools under the
+// configuration now, as the nodes the master has are. Callers hold mu.
+func (ca *clusterAPI) exportDeletedNodes(sc *scenario.Scenario, dels []store.Node) {
+	for _, rec := range dels {
+		if ca.m.nodes[rec.Name] != nil || len(rec.GPUs) == 0 {
 			continue
 		}
+		n := &mnode{rec: rec, pool: nodePool(ca.m.cfg, rec.Name, rec.Pool)}
 		i := slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == n.pool })
-		if i < 0 || slices.ContainsFunc(sc.Pools[i].Nodes, func(sn scenario.Node) bool { return sn.Name == n.rec.Name }) {
+		if i < 0 || slices.ContainsFunc(sc.Pools[i].Nodes, func(sn scenario.Node) bool { return sn.Name == rec.Name }) {
 			continue
 		}
-		sn := scenario.Node{Node: spec.Node{Name: n.rec.Name, Labels: nodeLabels(ca.m.cfg, n)}, Slots: len(n.rec.GPUs), GPU: n.rec.GPUs[0].Type}
+		sn := scenario.Node{Node: spec.Node{Name: rec.Name, Labels: nodeLabels(ca.m.cfg, n)}, Slots: len(rec.GPUs), GPU: rec.GPUs[0].Type}
 		if len(sn.Labels) == 0 {
 			sn.Labels = nil
 		}
 		sc.Pools[i].Nodes = append(sc.Pools[i].Nodes, sn)
 		slices.SortFunc(sc.Pools[i].Nodes, func(a, b scenario.Node) int { return cmp.Compare(a.Name, b.Name) })
 	}
-}
-
-// withDeletions merges the deletions the master kept into the node
-// history evs, as events to nodeDeleted at their times, leaving the
-// history's own order as it is (a deletion at the time of a recorded
-// event comes after it). Callers hold mu.
-func (m *Master) withDeletions(evs []store.NodeEvent) []store.NodeEvent {
-	if len(m.deleted) == 0 {
-		return evs
-	}
-	out := make([]store.NodeEvent, 0, len(evs)+len(m.deleted))
-	dels := m.deleted
-	for _, e := range evs {
-		for len(dels) > 0 && dels[0].at.Before(e.At) {
-			out = append(out, deletionEvent(dels[0]))
-			dels = dels[1:]
-		}
-		out = append(out, e)
-	}
-	for _, d := range dels {
-		out = append(out, deletionEvent(d))
-	}
-	return out
-}
-
-func deletionEvent(d deletedNode) store.NodeEvent {
-	return store.NodeEvent{Node: d.node.rec.Name, From: d.node.rec.State, To: nodeDeleted, At: d.at}
 }

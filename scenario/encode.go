@@ -99,7 +99,7 @@ func eventNode(e Event) (*yaml.Node, error) {
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
 	case EventSetWeight:
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
-	case EventNodeDown, EventNodeUp, EventDrain, EventResume:
+	case EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete:
 		m.Set(string(e.Kind), e.Node)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", e.Kind)

@@ -357,13 +357,19 @@ const (
 	// EventResume.
 	EventDrain  EventKind = "drain"
 	EventResume EventKind = "resume"
+	// EventNodeDelete: an admin deletes a node (allot node delete). It
+	// goes down as at EventNodeDown, no longer drained, and, gone for
+	// good, leaves the capacity that fair-share usage is a share of,
+	// until EventNodeUp (a node of its name registering again).
+	EventNodeDelete EventKind = "node_delete"
 )
 
-var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp, EventDrain, EventResume}
+var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp, EventDrain, EventResume,
+	EventNodeDelete}
 
 // OfNode reports an event that names a node rather than a job.
 func (k EventKind) OfNode() bool {
-	return k == EventNodeDown || k == EventNodeUp || k == EventDrain || k == EventResume
+	return k == EventNodeDown || k == EventNodeUp || k == EventDrain || k == EventResume || k == EventNodeDelete
 }
 
 // Event changes a job or a node at a point in simulated time.
@@ -373,7 +379,7 @@ type Event struct {
 	Job      string
 	Priority int     // for EventSetPriority
 	Weight   float64 // for EventSetWeight
-	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume
+	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete
 	// AfterPass settles the instant before the event (its submissions,
 	// the events before this one and the ends due then get their passes
 	// first), as a live master that ran a pass that decided something

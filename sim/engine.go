@@ -61,6 +61,8 @@ type sim struct {
 	// nodeIdx maps node names to indices in the snapshot's nodes, when
 	// node events need it.
 	nodeIdx map[string]int32
+	// gone are the nodes deleted (EventNodeDelete) and not back.
+	gone map[int32]bool
 	// queued counts jobs with waiting tasks.
 	queued  int
 	nextSeq int64
@@ -130,7 +132,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
 	s.c.LostNodeGrace = in.LostNodeGrace
-	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in), in.Accounts, in.Epoch)
+	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
@@ -526,16 +528,19 @@ func (s *sim) indexNodes() error {
 
 // node reports a node event: down, up, drained or resumed.
 func (k EventKind) node() bool {
-	return k == EventNodeDown || k == EventNodeUp || k == EventNodeDrain || k == EventNodeResume
+	return k == EventNodeDown || k == EventNodeUp || k == EventNodeDrain || k == EventNodeResume || k == EventNodeDelete
 }
 
-// nodeKinds are the lifecycle's events for the node events.
+// nodeKinds are the lifecycle's events for the node events: a deletion
+// is a loss, then a resume (deleted).
 var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.EventNodeDown,
-	EventNodeUp: lifecycle.EventNodeUp, EventNodeDrain: lifecycle.EventNodeDrain, EventNodeResume: lifecycle.EventNodeResume}
+	EventNodeUp: lifecycle.EventNodeUp, EventNodeDrain: lifecycle.EventNodeDrain, EventNodeResume: lifecycle.EventNodeResume,
+	EventNodeDelete: lifecycle.EventNodeDown}
 
-// nodeEvent takes a node down, brings it back, drains or resumes it
-// (lifecycle's EventNodeDown, EventNodeUp, EventNodeDrain,
-// EventNodeResume; with a lost-node grace, a loss sets the grace's end,
+// nodeEvent takes a node down, brings it back, drains, resumes or
+// deletes it (lifecycle's EventNodeDown, EventNodeUp, EventNodeDrain,
+// EventNodeResume; a deletion is a loss, then deleted; with a lost-node
+// grace, a loss sets the grace's end,
 // evGrace) and reacts to what a loss freed, in the order it
 // freed it: each attempt on the node ends lost with the work it threw
 // away, the metrics hear of each record's slots with what its job held
@@ -543,6 +548,7 @@ var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.Event
 func (s *sim) nodeEvent(e Event) {
 	kind := nodeKinds[e.Kind]
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: kind, Node: s.nodeIdx[e.Node]})
+	defer s.deleted(e) // once what the loss freed is told
 	if !o.Applied || kind != lifecycle.EventNodeDown {
 		return
 	}

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
 
 // Fair share. The simulator's lifecycle.Cluster keeps each account's
 // decayed usage between passes, which the core leaves to its caller
@@ -20,17 +23,39 @@ import "github.com/allot-sched/allot/sched"
 
 // chargedSlots is the capacity usage is a share of: the slots of the
 // multifactor pools, the only pools whose jobs charge accounts. A node
-// down or drained later still counts (lifecycle.InFairShareCapacity), so
-// it is fixed for the run.
-func chargedSlots(in *Input) int {
-	capacity := 0
+// down or drained still counts, one deleted (gone: the nodes of the
+// snapshot's indices) does not (lifecycle.InFairShareCapacity), so it is
+// fixed for the run but for deletions.
+func chargedSlots(in *Input, gone map[int32]bool) int {
+	capacity, i := 0, int32(0)
 	for _, p := range in.Pools {
-		if p.Policy != sched.PolicyMultifactor {
-			continue
-		}
 		for _, n := range p.Nodes {
-			capacity += n.Slots
+			if p.Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(gone[i]) {
+				capacity += n.Slots
+			}
+			i++
 		}
 	}
 	return capacity
+}
+
+// deleted applies what node event e changes to the deleted nodes: a
+// deletion also ends the node's drain, as the master forgets a deleted
+// node's (a node of its name that registers again is a new one), and
+// the deletion and the return of a deleted node set the fair-share
+// capacity again (lifecycle.Ledgers.SetCapacity).
+func (s *sim) deleted(e Event) {
+	n := s.nodeIdx[e.Node]
+	switch {
+	case e.Kind == EventNodeDelete && !s.gone[n]:
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNodeResume, Node: n})
+	case e.Kind == EventNodeUp && s.gone[n]:
+	default:
+		return
+	}
+	if s.gone == nil {
+		s.gone = map[int32]bool{}
+	}
+	s.gone[n] = e.Kind == EventNodeDelete
+	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone))
 }

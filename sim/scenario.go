@@ -80,6 +80,8 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeDrain
 		case scenario.EventResume:
 			ev.Kind = EventNodeResume
+		case scenario.EventNodeDelete:
+			ev.Kind = EventNodeDelete
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}

@@ -219,6 +219,11 @@ const (
 	// starts there until EventNodeResume (lifecycle's EventNodeDrain).
 	EventNodeDrain
 	EventNodeResume
+	// EventNodeDelete deletes a node, as an admin's allot node delete:
+	// it goes down as at EventNodeDown, no longer drained, and leaves
+	// the fair-share capacity (lifecycle.InFairShareCapacity) until
+	// EventNodeUp, a node of its name registering again.
+	EventNodeDelete
 )
 
 // Event is a scripted change at a given time: to Job, or for a node

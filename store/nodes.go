@@ -172,15 +172,21 @@ func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, when 
 	return n, nil
 }
 
-func (o *ops) DeleteNode(ctx context.Context, name string) error {
-	res, err := o.q.ExecContext(ctx, o.d.q("DELETE FROM nodes WHERE name = ?"), name)
+func (o *ops) DeleteNode(ctx context.Context, name string, at time.Time) error {
+	// The deletion is recorded first, from the row itself, so that the
+	// history keeps what the node was (NodeEvent.Deleted).
+	res, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus)
+		SELECT name, state, CAST(? AS TEXT), CAST(? AS BIGINT), pool, labels, gpus FROM nodes WHERE name = ?`), string(NodeDeleted), nsOf(nowIfZero(at)), name)
 	if err != nil {
-		return fmt.Errorf("delete node %s: %w", name, err)
+		return fmt.Errorf("delete node %s: record it: %w", name, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("delete node %s: %w", name, err)
 	} else if n == 0 {
 		return fmt.Errorf("delete node %s: %w", name, ErrNotFound)
+	}
+	if _, err := o.q.ExecContext(ctx, o.d.q("DELETE FROM nodes WHERE name = ?"), name); err != nil {
+		return fmt.Errorf("delete node %s: %w", name, err)
 	}
 	return nil
 }
@@ -205,22 +211,42 @@ func (o *ops) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, e
 	if !f.Since.IsZero() {
 		where, args = append(where, "at_ns >= ?"), append(args, nsOf(f.Since))
 	}
-	query, args := finish("SELECT seq, node, from_state, to_state, at_ns FROM node_events", where, "seq", 0, args)
+	query, args := finish("SELECT seq, node, from_state, to_state, at_ns, pool, labels, gpus FROM node_events", where, "seq", 0, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list node events: %w", err)
 	}
-	events, err := collect(rows, func(sc rowScanner) (NodeEvent, error) {
-		var e NodeEvent
-		var at int64
-		if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at); err != nil {
-			return NodeEvent{}, err
-		}
-		e.At = timeOf(at)
-		return e, nil
-	})
+	events, err := collect(rows, scanNodeEvent)
 	if err != nil {
 		return nil, fmt.Errorf("list node events: %w", err)
 	}
 	return events, nil
+}
+
+func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
+	var (
+		e                  NodeEvent
+		at                 int64
+		pool, labels, gpus string
+	)
+	if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at, &pool, &labels, &gpus); err != nil {
+		return NodeEvent{}, err
+	}
+	e.At = timeOf(at)
+	if e.To != NodeDeleted {
+		return e, nil
+	}
+	d := &Node{Name: e.Node, Pool: pool, State: e.From}
+	if err := decodeJSON("deleted node labels", labels, &d.Labels); err != nil {
+		return NodeEvent{}, err
+	}
+	if err := decodeJSON("deleted node gpus", gpus, &d.GPUs); err != nil {
+		return NodeEvent{}, err
+	}
+	d.Labels = emptyMapNil(d.Labels)
+	if len(d.GPUs) == 0 {
+		d.GPUs = nil
+	}
+	e.Deleted = d
+	return e, nil
 }

@@ -193,8 +193,8 @@ func (s *sqlStore) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, 
 	return out, err
 }
 
-func (s *sqlStore) DeleteNode(ctx context.Context, name string) error {
-	return s.Update(ctx, func(tx Tx) error { return tx.DeleteNode(ctx, name) })
+func (s *sqlStore) DeleteNode(ctx context.Context, name string, at time.Time) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.DeleteNode(ctx, name, at) })
 }
 
 func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {

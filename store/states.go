@@ -77,6 +77,12 @@ const (
 	NodeDrained     NodeState = "drained"
 )
 
+// NodeDeleted is the node history's state of a node an admin deleted
+// (DeleteNode; NodeEvent.Deleted keeps what it was). A node is never
+// in it: a deleted node leaves the nodes, and one of its name that
+// registers later goes from "" to NodeUp, a new node.
+const NodeDeleted NodeState = "deleted"
+
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }
 
 // checkJobEdge reports whether from → to is an edge of the job state

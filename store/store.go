@@ -64,7 +64,7 @@ type Reader interface {
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 	// NodeEvents lists the nodes' state changes (losses, returns, first
-	// registrations) by ascending sequence.
+	// registrations, drains, resumes, deletions) by ascending sequence.
 	NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, error)
 	// Metrics lists a job's metric reports by ascending ID, the order in
 	// which they were stored.
@@ -104,10 +104,12 @@ type Writer interface {
 	// was, are recorded as a NodeEvent at at (NodeSchedulable to
 	// NodeDrained, or back).
 	SetNodeDrain(ctx context.Context, name string, d *NodeDrain, at time.Time) (Node, error)
-	// DeleteNode forgets a node; a node of that name that registers later
-	// is a new node. It does not look at tasks: the master checks that
-	// none runs there.
-	DeleteNode(ctx context.Context, name string) error
+	// DeleteNode forgets a node, and records its deletion at at (zero:
+	// now) as a NodeEvent to NodeDeleted that keeps what the node was
+	// (NodeEvent.Deleted); a node of that name that registers later is a
+	// new node. It does not look at tasks: the master checks that none
+	// runs there.
+	DeleteNode(ctx context.Context, name string, at time.Time) error
 
 	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
 	// is already stored is ignored, so a batch may be re-sent safely.

@@ -207,13 +207,17 @@ type Event struct {
 }
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
-// for a node's first registration); or an admin's drain (From
-// NodeSchedulable, To NodeDrained) or resume (back).
+// for a node's first registration, or one after its deletion); an
+// admin's drain (From NodeSchedulable, To NodeDrained) or resume (back);
+// or its deletion (From its state then, To NodeDeleted).
 type NodeEvent struct {
 	Seq      int64 // increasing
 	Node     string
 	From, To NodeState
 	At       time.Time
+	// Deleted is, for a deletion, the node as it was deleted: its pool,
+	// labels, GPUs and state (From), the rest zero; nil otherwise.
+	Deleted *Node
 }
 
 // NodeEventFilter selects node events.

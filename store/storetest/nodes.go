@@ -65,10 +65,11 @@ func testNodeDrain(t *testing.T, target Target) {
 		t.Fatalf("nodes %+v (error %v), want gpu-1 resumed with its heartbeat", nodes, err)
 	}
 
-	if err := s.DeleteNode(ctx, "gpu-1"); err != nil {
+	if err := s.DeleteNode(ctx, "gpu-1", at(5*time.Minute+30*time.Second)); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	wantErr(t, s.DeleteNode(ctx, "gpu-1"), store.ErrNotFound, "delete a deleted node")
+	wantErr(t, s.DeleteNode(ctx, "gpu-1", time.Time{}), store.ErrNotFound, "delete a deleted node")
+	wantErr(t, s.DeleteNode(ctx, "gpu-9", time.Time{}), store.ErrNotFound, "delete a missing node")
 	wantErr(t, s.Heartbeat(ctx, "gpu-1", at(5*time.Minute)), store.ErrNotFound, "heartbeat of a deleted node")
 	if _, err := s.SetNodeDrain(ctx, "gpu-1", drain, drain.At); err == nil {
 		t.Fatal("drained a deleted node")
@@ -79,4 +80,28 @@ func testNodeDrain(t *testing.T, target Target) {
 	}
 	wantEqual(t, "node registered after its delete", got, store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus,
 		State: store.NodeUp, RegisteredAt: at(6 * time.Minute), HeartbeatAt: at(6 * time.Minute)})
+	testNodeDeletedHistory(t, target, s, gpus)
+}
+
+// testNodeDeletedHistory: the deletion of testNodeDrain's gpu-1 is in
+// the node history, with what the node was, after a reopen (a master
+// restart), and its registration after is a first one.
+func testNodeDeletedHistory(t *testing.T, target Target, s store.Store, gpus []store.GPU) {
+	ctx := ctxOf(t)
+	s.Close()
+	s = open(t, target)
+	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(5 * time.Minute)})
+	if err != nil {
+		t.Fatalf("node events: %v", err)
+	}
+	var hist []string
+	for _, e := range evs {
+		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
+	}
+	wantEqual(t, "history around the delete", hist, []string{"gpu-1 drained->schedulable 5m0s",
+		"gpu-1 up->deleted 5m30s", "gpu-1 ->up 6m0s"})
+	if len(evs) == 3 {
+		wantEqual(t, "deleted node", evs[1].Deleted, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: gpus, State: store.NodeUp})
+		wantEqual(t, "other events' deleted node", evs[0].Deleted, (*store.Node)(nil))
+	}
 }
