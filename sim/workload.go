@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/trace"
@@ -175,9 +176,9 @@ func (w *Workload) loadTrace() error {
 
 func shape(nodes, slots int) string {
 	if slots == 1 {
-		return fmt.Sprintf("%d single-slot nodes", nodes)
+		return plural.Count(nodes, "single-slot node")
 	}
-	return fmt.Sprintf("%d nodes of %d slots", nodes, slots)
+	return plural.Count(nodes, "node") + " of " + plural.Count(slots, "slot")
 }
 
 // clusterPool is the one pool of a bare trace, EASY backfill until a run's
