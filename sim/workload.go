@@ -226,12 +226,18 @@ func (w *Workload) Policy() string { return describePools(w.pools) }
 
 // Policy describes the input's policies, for labels: one entry per pool,
 // such as backfill/easy or fifo/serial, with /spread for spread placement.
+// With several pools each entry names its pool (research: fifo, batch:
+// fifo), so that a run that gives every pool one policy reads as that,
+// not as a list of the same word.
 func (in *Input) Policy() string { return describePools(in.Pools) }
 
 func describePools(pools []Pool) string {
 	parts := make([]string, 0, len(pools))
 	for _, p := range pools {
 		s := string(p.Policy)
+		if len(pools) > 1 {
+			s = p.Name + ": " + s
+		}
 		if p.Reservations != "" {
 			s += "/" + string(p.Reservations)
 		}
