@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"testing"
+
+	"github.com/allot-sched/allot/trace"
 )
 
 // TestTraceNotesAgree: the trace's notes agree with their counts: one
@@ -51,3 +53,30 @@ func TestShapeAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestTooWideAgrees: the skip of jobs wider than the cluster counts its
+// slots in words that agree with them.
+func TestTooWideAgrees(t *testing.T) {
+	tests := []struct {
+		slots int
+		want  string
+	}{
+		{1, SkipTooWide + " (1 slot)"},
+		{4, SkipTooWide + " (4 slots)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			ts := &TraceSource{r: noSkips{}, maxSlots: tt.slots}
+			ts.tooWide.Count, ts.tooWide.FirstLine = 1, 12
+			got := ts.Skipped()
+			if len(got) != 1 || got[0].Reason != tt.want {
+				t.Errorf("skipped %+v, want the reason %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// noSkips is a trace that skipped nothing.
+type noSkips struct{ trace.Reader }
+
+func (noSkips) Skipped() []trace.Skipped { return nil }

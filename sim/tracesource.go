@@ -92,7 +92,7 @@ func (t *TraceSource) Skipped() []Skip {
 		out = append(out, Skip{Reason: s.Reason, Count: s.Count, FirstLine: s.FirstLine})
 	}
 	if t.tooWide.Count > 0 {
-		out = append(out, Skip{Reason: fmt.Sprintf("%s (%d slots)", SkipTooWide, t.maxSlots),
+		out = append(out, Skip{Reason: fmt.Sprintf("%s (%s)", SkipTooWide, plural.Count(t.maxSlots, "slot")),
 			Count: t.tooWide.Count, FirstLine: t.tooWide.FirstLine})
 	}
 	return out
