@@ -76,6 +76,11 @@ type Pending struct {
 	// start if jobs run for the share of their time limits that recent
 	// attempts typically used (EstimatedStart assumes the whole limits).
 	EstimatedStartEarliest *time.Time `json:"estimated_start_earliest,omitempty"`
+	// AsOf is the master's time, to the second, that Message's countdown
+	// ("reserved to start in 9m 57s") counts from: the time of the
+	// request, one for every job of an answer, so that a client counting
+	// to EstimatedStart from it says what the message says.
+	AsOf *time.Time `json:"as_of,omitempty"`
 }
 
 // Task is one task of a job with its attempts.

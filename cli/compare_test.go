@@ -123,3 +123,36 @@ func TestSharedTraces(t *testing.T) {
 		t.Errorf("%d shared traces, want the 4 of the README", n)
 	}
 }
+
+// TestComparePolicyLabels: the policy row says what each run replays: a
+// single pool's policy as it is, and with several pools each pool by
+// name, so that one policy given to every pool does not read "fifo, fifo".
+func TestComparePolicyLabels(t *testing.T) {
+	cases := []struct {
+		name, path string
+		args       []string
+		want       []string // the policy row's cells
+	}{
+		{"one pool", filepath.Join(traceDir, "backfill.swf"), []string{"--policy", "fcfs", "--policy", "easy"},
+			[]string{"fifo", "backfill/easy"}},
+		{"two pools, one policy", "../examples/quickstart.yaml", []string{"--policy", "fifo"},
+			[]string{"research: fifo, batch: fifo"}},
+		{"two pools as configured", "../examples/quickstart.yaml", []string{"--policy", "current"},
+			[]string{"research: priority/preemption/backfill, batch: backfill/easy"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := mustRun(t, append([]string{"sim", "compare", c.path, "--until", "1h"}, c.args...)...)
+			var row string
+			for line := range strings.Lines(out) {
+				if strings.HasPrefix(line, "policy ") {
+					row = line
+				}
+			}
+			cells := strings.Fields(strings.TrimPrefix(row, "policy "))
+			if got := strings.Join(cells, " "); got != strings.Join(c.want, " ") {
+				t.Errorf("policy row %q, want the cells %q:\n%s", row, c.want, out)
+			}
+		})
+	}
+}

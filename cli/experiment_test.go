@@ -17,7 +17,7 @@ TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
 1      completed  3     1.2     1.2   3          0        1      stopped
 2      queued     -     -       -     -          0        0      continue
 `},
-		{name: "unknown job", args: []string{"experiment", "show", "99"}, err: "master: 404 Not Found: no job 99"},
+		{name: "unknown job", args: []string{"experiment", "show", "99"}, err: "master: 404 Not Found: id: job 99 does not exist"},
 		{name: "bad output", args: []string{"experiment", "show", "3", "-o", "xml"}, err: `--output: expected one of`},
 	})
 	out, _, err := runAt(t, f, "experiment", "show", "3", "-o", "json")

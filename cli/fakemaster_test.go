@@ -295,13 +295,20 @@ func onNode(j api.Job, node string) bool {
 	return false
 }
 
-// withJob finds the job of the path's id, or answers 404.
+// withJob finds the job of the path's id, or answers as the real master
+// does (master.pathID, access.jobOwner): 400 for an id that is not a
+// positive integer, 404 for one no job has (TestFakeMasterErrorsAreReal).
 func (f *fakeMaster) withJob(h func(j *api.Job, r *http.Request) (any, int)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		s := r.PathValue("id")
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			reply(w, 400, api.Error{Error: fmt.Sprintf("job id %q: expected a positive integer", s), Field: "id"})
+			return
+		}
 		i := slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == id })
-		if err != nil || i < 0 {
-			reply(w, 404, api.Error{Error: "no job " + r.PathValue("id")})
+		if i < 0 {
+			reply(w, 404, api.Error{Error: fmt.Sprintf("job %d does not exist", id), Field: "id"})
 			return
 		}
 		v, status := h(&f.jobs[i], r)

@@ -252,25 +252,32 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	return t.flush()
 }
 
-// startText is when a waiting job should start, from now: "in 2h 10m"
-// ("~" for a forecast rather than a reservation), or "-".
+// startText is when a waiting job should start: "in 2h 10m" ("~" for a
+// forecast rather than a reservation), or "-". It counts from the
+// master's as_of, the time the reason's message counts from, so that
+// START and REASON agree ("in 9m 57s" in both); from the client's clock
+// for a master that does not send it.
 func startText(j api.Job, kind string) string {
 	p := j.Pending
 	if p == nil || p.EstimatedStart == nil {
 		return "-"
 	}
+	ref := now()
+	if p.AsOf != nil {
+		ref = *p.AsOf
+	}
 	at := *p.EstimatedStart
 	if e := p.EstimatedStartEarliest; e != nil && kind == "typical" {
 		at = *e
 	}
-	d := at.Sub(now()).Round(time.Second)
+	d := at.Sub(ref).Round(time.Second)
 	s := "now"
 	if d > 0 {
 		s = "in " + humanDur(d)
 	}
 	if e := p.EstimatedStartEarliest; e != nil && d > 0 && kind == "range" {
 		// A forecast's range: typical run times, then whole time limits.
-		s = "in " + humanDur(max(e.Sub(now()).Round(time.Second), 0)) + "-" + humanDur(d)
+		s = "in " + humanDur(max(e.Sub(ref).Round(time.Second), 0)) + "-" + humanDur(d)
 	}
 	if p.EstimateBasis == "forecast" {
 		s = "~" + s

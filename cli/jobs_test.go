@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
 )
 
 // fixClock makes printed times and ages independent of the machine.
@@ -252,7 +254,7 @@ Entrypoint   set -e
                python eval.py --split $s
              done
 `},
-		{name: "unknown job", args: []string{"job", "show", "99"}, err: "master: 404 Not Found: no job 99"},
+		{name: "unknown job", args: []string{"job", "show", "99"}, err: "master: 404 Not Found: id: job 99 does not exist"},
 		{name: "id not a number", args: []string{"job", "show", "abc"}, err: `job ID: expected a positive integer, got "abc"`},
 		{name: "id zero", args: []string{"job", "show", "0"}, err: `job ID: expected a positive integer, got "0"`},
 		{name: "id negative", args: []string{"job", "show", "--", "-3"}, err: `job ID: expected a positive integer, got "-3"`},
@@ -279,7 +281,7 @@ func TestJobChanges(t *testing.T) {
 		{name: "weight NaN", args: []string{"job", "set-weight", "5", "NaN"}, err: `weight: expected a number > 0, got "NaN"`},
 		{name: "weight infinite", args: []string{"job", "set-weight", "5", "inf"}, err: `weight: expected a number > 0, got "inf"`},
 		{name: "weight word", args: []string{"job", "set-weight", "5", "heavy"}, err: `weight: expected a number > 0, got "heavy"`},
-		{name: "weight of an unknown job", args: []string{"job", "set-weight", "77", "2"}, err: "master: 404 Not Found: no job 77"},
+		{name: "weight of an unknown job", args: []string{"job", "set-weight", "77", "2"}, err: "master: 404 Not Found: id: job 77 does not exist"},
 		{name: "kill", args: []string{"job", "kill", "6"}, out: "job 6 (notebook): killed\n"},
 		{name: "kill again", args: []string{"job", "kill", "6"}, out: "job 6 (notebook) was already killed\n"},
 		{name: "kill of a completed job", args: []string{"job", "kill", "2"}, out: "job 2 (old-eval) had already ended: completed\n"},
@@ -373,6 +375,43 @@ func TestJobShowTimeLimit(t *testing.T) {
 			}
 			if want := "Time limit   " + tc.want + "\n"; !strings.Contains(b.String(), want) {
 				t.Errorf("output lacks %q:\n%s", want, b.String())
+			}
+		})
+	}
+}
+
+// TestJobsStartCountsFromAsOf: START counts from the master's as_of, the
+// time the reason's message counts from, not from the client's clock read
+// a moment later, so that the two columns agree; without as_of (an older
+// master), from the client's clock.
+func TestJobsStartCountsFromAsOf(t *testing.T) {
+	fixClock(t) // the client's clock: t0
+	start, early := t0.Add(10*time.Minute), t0.Add(5*time.Minute)
+	tests := []struct {
+		name     string
+		asOf     *time.Time
+		forecast bool
+		want     string // START
+	}{
+		{"reservation, as of a second before the client's clock", ptr(t0.Add(-time.Second)), false, "in 10m 1s"},
+		{"reservation, as of the client's clock", ptr(t0), false, "in 10m"},
+		{"reservation, no as_of", nil, false, "in 10m"},
+		{"forecast range, as of a second before", ptr(t0.Add(-time.Second)), true, "~in 5m 1s-10m 1s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &api.Pending{Reason: "reserved", Message: "head of the queue, needs 4 slots; reserved to start in 10m 1s",
+				EstimatedStart: &start, EstimateBasis: "reservation", AsOf: tt.asOf}
+			if tt.forecast {
+				p.EstimateBasis, p.EstimatedStartEarliest = "forecast", &early
+			}
+			j := api.Job{ID: 7, Name: "big", State: "queued", Pool: "research", Project: "ml", Slots: 4, Tasks: 1, Position: 1, Pending: p}
+			var b bytes.Buffer
+			if err := printJobs(&b, []api.Job{j}, client.JobFilter{}, jobsFlags{estimate: "range"}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "  "+tt.want+"  ") {
+				t.Errorf("START is not %q:\n%s", tt.want, b.String())
 			}
 		})
 	}

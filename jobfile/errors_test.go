@@ -223,7 +223,8 @@ func TestParseJSONErrors(t *testing.T) {
 		{"trailing data", `{"name": "a", "entrypoint": "b"} {}`, 1, "invalid JSON: invalid character '{' after top-level value"},
 		{"truncated", `{"name": "a"`, 1, "invalid JSON: unexpected end of JSON input"},
 		{"array body", "[1]", 1, "expected a mapping, got a list"},
-		{"unknown field", "{\n  \"name\": \"a\",\n  \"entrypoint\": \"b\",\n  \"slots\": 2\n}", 4, `unknown field "slots" (known fields:`},
+		{"unknown field", "{\n  \"name\": \"a\",\n  \"entrypoint\": \"b\",\n  \"slots\": 2\n}", 4, `unknown field "slots"; did you mean "resources.slots"?`},
+		{"unknown field without suggestion", "{\n  \"name\": \"a\",\n  \"entrypoint\": \"b\",\n  \"zzz\": 2\n}", 4, `unknown field "zzz" (known fields:`},
 		{"negative slots", "{\"name\": \"a\", \"entrypoint\": \"b\",\n \"resources\": {\n  \"slots\": -2}}", 3, "bad.yaml:3: resources.slots: expected an integer >= 0, got -2"},
 		{"slots as a string", `{"name": "a", "entrypoint": "b", "resources": {"slots": "2"}}`, 1, `resources.slots: expected an integer >= 0, got "2"`},
 		{"slots as a float", `{"name": "a", "entrypoint": "b", "resources": {"slots": 2.0}}`, 1, "resources.slots: expected an integer >= 0, got 2.0"},
@@ -234,4 +235,33 @@ func TestParseJSONErrors(t *testing.T) {
 		{"missing name", `{"entrypoint": "b"}`, 1, `missing required field "name"`},
 		{"yaml is not json", "name: a\nentrypoint: b\n", 1, "invalid JSON"},
 	})
+}
+
+// TestParseErrorsMisplacedResources: a field of resources written at the
+// top level, or a likely typo of one, is answered with where it belongs,
+// not with the list of top-level fields.
+func TestParseErrorsMisplacedResources(t *testing.T) {
+	tests := []errorCase{
+		{"preemptible", head + "preemptible: true\n", 3, `bad.yaml:3: unknown field "preemptible"; did you mean "resources.preemptible"?`},
+		{"typo of preemptible", head + "preemptable: true\n", 3, `unknown field "preemptable"; did you mean "resources.preemptible"?`},
+		{"top-level typo first", head + "resorces: {slots: 2}\n", 3, `unknown field "resorces"; did you mean "resources"?`},
+	}
+	for _, f := range resourceFields {
+		tests = append(tests, errorCase{"every field: " + f, head + f + ": 1\n", 3,
+			`unknown field "` + f + `"; did you mean "resources.` + f + `"?`})
+	}
+	runErrorCases(t, Parse, tests)
+	runErrorCases(t, ParseJSON, []errorCase{
+		{"in JSON", `{"name": "a", "entrypoint": "b", "time_limit": 60}`, 1, `unknown field "time_limit"; did you mean "resources.time_limit"?`},
+	})
+}
+
+// TestResourceFields: resourceFields, which the top level names in its
+// hints, are the fields the resources parser reads, in its order.
+func TestResourceFields(t *testing.T) {
+	_, err := Parse("bad.yaml", []byte(head+"resources: {zzz: 1}\n"))
+	want := "(known fields: " + strings.Join(resourceFields, ", ") + ")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want the hint %s", err, want)
+	}
 }

@@ -66,9 +66,16 @@ func (p *parser) job(root *yaml.Node) *Job {
 	}
 	yamlfield.Field(f, "pod_spec", &j.PodSpec, podSpec)
 	p.podGPU(f, j.PodSpec, &j.Resources)
+	// preemptible: at the top level is a common slip; name where it goes.
+	f.Under("resources", resourceFields...)
 	f.Done()
 	return j
 }
+
+// resourceFields are the fields of resources, in the order the resources
+// parser reads them and docs/jobfile.md lists them (TestResourceFields).
+var resourceFields = []string{"slots", "priority", "priority_class", "weight", "max_slots", "preemptible", "time_limit",
+	"min_slots", "gpu", "topology", "licenses", "qos", "nice", "checkpoint_every", "on_preempt", "max_retries"}
 
 // entrypoint accepts a non-empty shell command line.
 func entrypoint(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {

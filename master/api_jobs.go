@@ -289,7 +289,7 @@ func visibleTo(p auth.Principal) ([]string, string) {
 // order, then as each pool's policy ranks them. It reads the published
 // view (readview.go), so it does not wait for a batch's commit.
 func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
-	v := ja.m.pub.reads()
+	v, now := ja.m.pub.reads(), ja.asOf()
 	poolAt := map[string]int{}
 	for i, p := range v.cfg.Pools {
 		poolAt[p.Name] = i
@@ -317,7 +317,7 @@ func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
 	})
 	out := make([]api.Job, 0, len(jobs))
 	for _, j := range jobs {
-		out = append(out, ja.jobView(v, j))
+		out = append(out, ja.jobView(v, j, now))
 	}
 	return out
 }
@@ -330,7 +330,7 @@ func (j *jobRead) on(v *readView, node string) bool {
 }
 
 func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
-	view, atts, ok := ja.jobAttempts(w, r)
+	view, atts, ok := ja.jobAttempts(w, r, ja.asOf())
 	if !ok {
 		return
 	}
@@ -351,13 +351,14 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // jobAttempts reads the job the request names, if the caller may read
-// it: its view and its attempts. On false the response is written.
-func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job, []store.Attempt, bool) {
+// it: its view, counting from now (jobView), and its attempts. On false
+// the response is written.
+func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request, now time.Time) (api.Job, []store.Attempt, bool) {
 	id, ok := ja.m.access.readableJob(w, r)
 	if !ok {
 		return api.Job{}, nil, false
 	}
-	view, err := ja.job(r.Context(), id)
+	view, err := ja.job(r.Context(), id, now)
 	if err != nil {
 		ja.fail(w, err)
 		return api.Job{}, nil, false
@@ -370,10 +371,11 @@ func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request) (api.Job,
 	return view, atts, true
 }
 
-// job returns one job's view, from the read view when it is live.
-func (ja *jobsAPI) job(ctx context.Context, id int64) (api.Job, error) {
+// job returns one job's view, from the read view, counting from now, when
+// it is live.
+func (ja *jobsAPI) job(ctx context.Context, id int64, now time.Time) (api.Job, error) {
 	if v := ja.m.pub.reads(); v.job(id) != nil {
-		return ja.jobView(v, v.job(id)), nil
+		return ja.jobView(v, v.job(id), now), nil
 	}
 	rec, err := ja.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -450,7 +452,7 @@ func (ja *jobsAPI) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, e
 	if err != nil {
 		return api.Job{}, err
 	}
-	return ja.jobView(v, v.job(u.ID)), nil
+	return ja.jobView(v, v.job(u.ID), ja.asOf()), nil
 }
 
 // changeJob makes updateJob's change and returns the view that shows it.
@@ -513,7 +515,7 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	view, err := ja.job(r.Context(), id)
+	view, err := ja.job(r.Context(), id, ja.asOf())
 	if err != nil {
 		ja.fail(w, err)
 		return

@@ -28,12 +28,13 @@ import (
 const maxAhead = 5
 
 func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
-	view, atts, ok := ja.jobAttempts(w, r)
+	// The view's pending message counts from now (jobView), and so does
+	// the summary that repeats it: as_of is that time.
+	now := ja.asOf()
+	view, atts, ok := ja.jobAttempts(w, r, now)
 	if !ok {
 		return
 	}
-	now := time.Unix(ja.m.now().Unix(), 0).UTC()
-	view = ja.countedFrom(view, now)
 	ja.m.lock()
 	x := ja.explain(view)
 	ja.m.unlock()
@@ -52,27 +53,6 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	x.Summary = summary(x)
 	writeJSON(w, http.StatusOK, x)
-}
-
-// countedFrom is a live job's view with its pending message counting
-// down from now rather than from its pass's time: the explanation's
-// countdowns and its as_of then come from one clock reading, and a client
-// counting to the estimated start from as_of says what the message says.
-// The whole view is taken again from one read view, so that the message
-// and the estimate are of one pass.
-func (ja *jobsAPI) countedFrom(view api.Job, now time.Time) api.Job {
-	v := ja.m.pub.reads()
-	jr := v.job(view.ID)
-	if jr == nil {
-		return view
-	}
-	out := ja.jobView(v, jr)
-	if out.Pending != nil && jr.pending != nil {
-		p := *jr.pending
-		p.now = now.Unix()
-		out.Pending.Message = p.view().Message
-	}
-	return out
 }
 
 // preemptionWhy is a preempted attempt's account: the rule that chose

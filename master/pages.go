@@ -92,7 +92,7 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 			return api.JobPage{}, err
 		}
 	}
-	v := ja.m.pub.reads()
+	v, now := ja.m.pub.reads(), ja.asOf()
 	live := livePage(v, p, f, node, pg)
 	out := make([]api.Job, 0, pg.limit)
 	i, k := 0, 0
@@ -102,7 +102,7 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 			if k < len(stored) && live[i].rec.ID == stored[k].ID {
 				k++ // the mirror's copy of a job that ended but still holds tasks
 			}
-			out = append(out, ja.jobView(v, live[i]))
+			out = append(out, ja.jobView(v, live[i], now))
 			i++
 		default:
 			out = append(out, ja.storedJobView(stored[k]))

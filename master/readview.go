@@ -11,7 +11,6 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
-	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -80,9 +79,7 @@ func captureJob(j *mjob) *jobRead {
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it
-		if !p.timed() {
-			p.now = 0 // unused, and otherwise new every pass
-		}
+		p.now = 0       // views count from the request's time (jobView), and it is new every pass
 		r.pending = &p
 	}
 	for _, t := range j.tasks {
@@ -151,23 +148,21 @@ func (p *readPublisher) notePendingOf(j *mjob) {
 }
 
 // samePending compares two explanations as the API shows them: all but
-// the core's Nodes (TestSamePendingFields keeps the list whole), and the
-// pass's time only where a start time is shown, so that a pass over a
-// long queue whose explanations stay as they were marks no job.
+// the core's Nodes (TestSamePendingFields keeps the list whole) and the
+// pass's time, which no view reads: a view counts down to a start time
+// from the request's time (jobView), so that a pass over a long queue
+// whose explanations stay as they were marks no job, not even one
+// reserved to start at a time that stays the same.
 func samePending(a, b *pendingInfo) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	x, y := a.p, b.p
-	return (a.now == b.now || !a.timed() && !b.timed()) && a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg && a.ctx == b.ctx &&
+	return a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg && a.ctx == b.ctx &&
 		x.Job == y.Job && x.Reason == y.Reason && x.Blocker == y.Blocker && x.Need == y.Need && x.Free == y.Free &&
 		x.At == y.At && x.License == y.License && x.LicenseNeed == y.LicenseNeed && x.LicenseFree == y.LicenseFree &&
 		x.Priority == y.Priority && x.Queued == y.Queued
 }
-
-// timed reports whether the explanation shows a start time, the only part
-// of its message that reads the pass's time (TestPendingTimeUnused).
-func (p *pendingInfo) timed() bool { return p.code == "" && p.p.At >= 0 && p.p.At != sched.Never }
 
 // unlock publishes the view and releases mu.
 func (m *Master) unlock() {

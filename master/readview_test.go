@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/sched"
@@ -157,24 +158,35 @@ func TestSamePendingFields(t *testing.T) {
 	}
 }
 
-// TestPendingTimeUnused: an explanation without a start time reads
-// nothing of the pass's time, so that the read view may keep it from an
-// earlier pass (pendingInfo.timed).
-func TestPendingTimeUnused(t *testing.T) {
+// TestPendingCountsFromRequest: an explanation's view reads the request's
+// time, never its pass's, so that the read view need not keep the pass's
+// time (samePending ignores it): two explanations from passes at
+// different times, which samePending holds the same, render alike at one
+// request time, those with a start time included, whose countdown runs
+// from the request's time (the reserved reason's "to start in 9m 57s").
+func TestPendingCountsFromRequest(t *testing.T) {
+	req := time.Unix(4000, 0).UTC()
 	for r := sched.Reason(1); r < 255; r++ {
 		if strings.HasPrefix(r.String(), "reason(") {
 			continue
 		}
-		for _, at := range []int64{-1, sched.Never} {
+		for _, at := range []int64{-1, sched.Never, 4000 + 597} {
 			t.Run(fmt.Sprintf("%s at %d", r, at), func(t *testing.T) {
 				p := sched.Pending{Reason: r, Blocker: 0, Need: 2, Free: 1, At: at, License: 0, LicenseNeed: 1}
 				a := &pendingInfo{p: p, now: 1000, blockerID: "7"}
-				b := &pendingInfo{p: p, now: 987654, blockerID: "7"}
-				if a.timed() {
-					t.Fatal("timed, with no start time")
+				b := &pendingInfo{p: p, now: 3990, blockerID: "7"}
+				if !samePending(a, b) {
+					t.Fatal("samePending tells passes apart by their time")
 				}
-				if va, vb := a.view(), b.view(); !reflect.DeepEqual(va, vb) {
-					t.Errorf("the message depends on the pass's time: %+v and %+v", va, vb)
+				va, vb := a.viewAt(req), b.viewAt(req)
+				if !reflect.DeepEqual(va, vb) {
+					t.Errorf("the view depends on the pass's time: %+v and %+v", va, vb)
+				}
+				if va.AsOf == nil || !va.AsOf.Equal(req) {
+					t.Errorf("as_of %v, want the request's time %v", va.AsOf, req)
+				}
+				if r == sched.ReasonReserved && at > 0 && at != sched.Never && !strings.Contains(va.Message, "to start in 9m 57s") {
+					t.Errorf("message %q does not count to the start from the request's time (9m 57s)", va.Message)
 				}
 			})
 		}

@@ -57,7 +57,7 @@ type mjob struct {
 // it stays meaningful after the snapshot is gone.
 type pendingInfo struct {
 	p         sched.Pending
-	now       int64 // the pass's Snapshot.Now, which messages count from
+	now       int64 // the time messages count from: the pass's Snapshot.Now; the API's views give the request's (viewAt)
 	blockerID string
 	code      string // overrides p.Reason when the core never saw the job
 	msg       string

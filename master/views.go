@@ -10,15 +10,24 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// jobView renders a live job of the view.
-func (ja *jobsAPI) jobView(v *readView, j *jobRead) api.Job {
+// asOf is the time that a request's views count from: the master's
+// clock, to the second, read once per request so that every message of
+// one answer counts from the same time, which the answer gives as as_of.
+func (ja *jobsAPI) asOf() time.Time { return time.Unix(ja.m.now().Unix(), 0).UTC() }
+
+// jobView renders a live job of the view. Its pending message counts down
+// from now, the request's time (asOf), not from its pass's time: a
+// client counting to the estimated start from the pending's as_of then
+// says what the message says, however long ago the pass ran, and the
+// read view need not keep the pass's time (samePending).
+func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	out := ja.storedJobView(j.rec)
 	out.Tasks = j.tasks
 	out.Running = j.active
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if pos > 0 && j.pending != nil {
-		out.Pending = j.pending.view()
+		out.Pending = j.pending.viewAt(now)
 		switch at, ok := v.eta[j.rec.ID]; {
 		case out.Pending.EstimatedStart != nil:
 			out.Pending.EstimateBasis = "reservation"
@@ -78,7 +87,16 @@ func specTaskCount(rec store.Job) int {
 	return spec.Searcher.MaxTrials
 }
 
-// view renders the pending explanation.
+// viewAt renders the pending explanation counting from now, which it
+// gives as as_of.
+func (p pendingInfo) viewAt(now time.Time) *api.Pending {
+	p.now = now.Unix()
+	v := p.view()
+	v.AsOf = &now
+	return v
+}
+
+// view renders the pending explanation, counting from p.now.
 func (p *pendingInfo) view() *api.Pending {
 	if p.code != "" {
 		return &api.Pending{Reason: p.code, Message: p.msg}

@@ -141,8 +141,8 @@ func TestLimitsFixture(t *testing.T) {
 			notes := strings.Join(res.Notes, "\n")
 			for _, want := range []string{
 				"cluster: 4 single-slot nodes, from the trace's MaxProcs (4)",
-				"1 jobs give no requested time (first at line 11)",
-				"1 jobs ran longer than their requested time (first at line 10)",
+				"1 job gives no requested time (first at line 11); its time limit is its run time",
+				"1 job ran longer than its requested time (first at line 10); it is killed",
 			} {
 				if !strings.Contains(notes, want) {
 					t.Errorf("notes %q lack %q", notes, want)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/trace"
 )
@@ -91,7 +92,7 @@ func (t *TraceSource) Skipped() []Skip {
 		out = append(out, Skip{Reason: s.Reason, Count: s.Count, FirstLine: s.FirstLine})
 	}
 	if t.tooWide.Count > 0 {
-		out = append(out, Skip{Reason: fmt.Sprintf("%s (%d slots)", SkipTooWide, t.maxSlots),
+		out = append(out, Skip{Reason: fmt.Sprintf("%s (%s)", SkipTooWide, plural.Count(t.maxSlots, "slot")),
 			Count: t.tooWide.Count, FirstLine: t.tooWide.FirstLine})
 	}
 	return out
@@ -100,15 +101,24 @@ func (t *TraceSource) Skipped() []Skip {
 // Notes implements Summarizer.
 func (t *TraceSource) Notes() []string {
 	out := append([]string(nil), t.notes...)
-	if t.noLimit > 0 {
-		out = append(out, fmt.Sprintf("%d jobs give no requested time (first at line %d); their time limit is their run time (exact estimates)",
-			t.noLimit, t.firstNL))
+	if n := t.noLimit; n > 0 {
+		out = append(out, fmt.Sprintf("%s %s no requested time (first at line %d); %s time limit is %s run time (exact estimates)",
+			plural.Count(n, "job"), agree(n, "gives", "give"), t.firstNL, agree(n, "its", "their"), agree(n, "its", "their")))
 	}
-	if t.overrun > 0 {
-		out = append(out, fmt.Sprintf("%d jobs ran longer than their requested time (first at line %d); they are killed at the limit",
-			t.overrun, t.firstOvr))
+	if n := t.overrun; n > 0 {
+		out = append(out, fmt.Sprintf("%s ran longer than %s requested time (first at line %d); %s killed at the limit",
+			plural.Count(n, "job"), agree(n, "its", "their"), t.firstOvr, agree(n, "it is", "they are")))
 	}
 	return out
+}
+
+// agree picks the word that agrees with a count of n: one for a single
+// job, many for any other number.
+func agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Fraction is the share of the trace file read so far, for progress bars;

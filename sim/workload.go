@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/trace"
@@ -175,9 +176,9 @@ func (w *Workload) loadTrace() error {
 
 func shape(nodes, slots int) string {
 	if slots == 1 {
-		return fmt.Sprintf("%d single-slot nodes", nodes)
+		return plural.Count(nodes, "single-slot node")
 	}
-	return fmt.Sprintf("%d nodes of %d slots", nodes, slots)
+	return plural.Count(nodes, "node") + " of " + plural.Count(slots, "slot")
 }
 
 // clusterPool is the one pool of a bare trace, EASY backfill until a run's
@@ -225,12 +226,18 @@ func (w *Workload) Policy() string { return describePools(w.pools) }
 
 // Policy describes the input's policies, for labels: one entry per pool,
 // such as backfill/easy or fifo/serial, with /spread for spread placement.
+// With several pools each entry names its pool (research: fifo, batch:
+// fifo), so that a run that gives every pool one policy reads as that,
+// not as a list of the same word.
 func (in *Input) Policy() string { return describePools(in.Pools) }
 
 func describePools(pools []Pool) string {
 	parts := make([]string, 0, len(pools))
 	for _, p := range pools {
 		s := string(p.Policy)
+		if len(pools) > 1 {
+			s = p.Name + ": " + s
+		}
 		if p.Reservations != "" {
 			s += "/" + string(p.Reservations)
 		}

@@ -332,25 +332,39 @@ func TestTokenPrompt(t *testing.T) {
 }
 
 func TestNodesProjectsPoolsViews(t *testing.T) {
+	// leaving makes gpu-a1's agent shut down cleanly (the API's leaving).
+	leaving := func(f *fixture) { f.nodes[0].Leaving = true }
 	cases := []struct {
 		hash, sel string
 		want      []string
+		change    func(*fixture) // of the fixture, before the page opens
 	}{
-		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "min ago"}},
-		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}},
-		{"#/nodes", `#nodes tr[data-node="gpu-a2"]`, []string{"draining", "up", "4 / 8", "new PSU", "root", "min ago"}},
-		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 drained."}},
-		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}},
-		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}},
-		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}},
-		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}},
-		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2 days ago", "the window began before it"}},
-		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16", "job 3 (8 slots) in 40 min", "4 slots for 40 min"}},
-		{"#/pools", `#pools tr[data-pool="t4"]`, []string{"fair_share", "0 slots, no reservation ahead"}},
+		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "min ago"}, nil},
+		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}, nil},
+		{"#/nodes", `#nodes tr[data-node="gpu-a2"]`, []string{"draining", "up", "4 / 8", "new PSU", "root", "min ago"}, nil},
+		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 drained."}, nil},
+		{"#/nodes", `#nodes tr[data-node="gpu-a1"].row-warn`, []string{"up leaving", "8 / 8"}, leaving},
+		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 leaving, 1 drained."}, leaving},
+		{"#/", `#ov-nodes li[data-node="gpu-a1"] .node-head`, []string{"gpu-a1 up leaving"}, leaving},
+		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}, nil},
+		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}, nil},
+		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}, nil},
+		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}, nil},
+		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2 days ago", "the window began before it"}, nil},
+		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16", "job 3 (8 slots) in 40 min", "4 slots for 40 min"}, nil},
+		{"#/pools", `#pools tr[data-pool="t4"]`, []string{"fair_share", "0 slots, no reservation ahead"}, nil},
 	}
 	for _, c := range cases {
-		t.Run(c.sel, func(t *testing.T) {
-			p := openPage(t, newFixture(), c.hash, wide)
+		name := c.sel
+		if c.change != nil {
+			name += " leaving"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := newFixture()
+			if c.change != nil {
+				c.change(f)
+			}
+			p := openPage(t, f, c.hash, wide)
 			got := p.waitText(c.sel, c.want[0])
 			for _, w := range c.want[1:] {
 				if !strings.Contains(got, w) {

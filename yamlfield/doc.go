@@ -35,8 +35,10 @@
 //     and earlier merge sources over later ones. Duplicate own keys are
 //     errors naming the first one's line.
 //   - Every key of a mapping that Fields.Done finds unasked-for is
-//     reported as unknown, with a "did you mean" for a likely typo or else
-//     the list of known fields, in the order they were asked for.
+//     reported as unknown, with a "did you mean" for a likely typo, or
+//     for a field of a nested mapping that Fields.Under names (its path,
+//     such as "resources.preemptible"), or else the list of known fields,
+//     in the order they were asked for.
 //   - Err returns nil, one *Error, or errors.Join of *Errors sorted by
 //     line (stable, so errors on one line keep their order), with exact
 //     repeats dropped, at most MaxReported shown and one more *Error

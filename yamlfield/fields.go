@@ -3,6 +3,7 @@ package yamlfield
 import (
 	"fmt"
 	"regexp"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -177,6 +178,14 @@ type Fields struct {
 	p     *Parser
 	pairs []Pair
 	known []string
+	// under are the fields of mappings nested in this one (Under).
+	under []nestedFields
+}
+
+// nestedFields are the fields of the mapping at key path of another.
+type nestedFields struct {
+	path string
+	keys []string
 }
 
 // Fields starts reading the mapping raw, or records that it is none.
@@ -200,6 +209,31 @@ func (f *Fields) Lookup(key string) *yaml.Node {
 // documented order in the unknown-field hint.
 func (f *Fields) Known(keys ...string) {
 	f.known = append(f.known, keys...)
+}
+
+// Under names keys as the fields of the mapping at path, relative to this
+// one (such as "resources"): Done answers one of them given here, or a
+// likely typo of one, with where it belongs (did you mean
+// "resources.preemptible"?) rather than with this mapping's own fields.
+func (f *Fields) Under(path string, keys ...string) {
+	f.under = append(f.under, nestedFields{path: path, keys: keys})
+}
+
+// misplaced is the hint for an unknown key that is a field of a nested
+// mapping, or a likely typo of one; "" for neither. A field given exactly
+// wins over a typo of another.
+func (f *Fields) misplaced(key string) string {
+	for _, n := range f.under {
+		if slices.Contains(n.keys, key) {
+			return fmt.Sprintf("; did you mean %q?", n.path+"."+key)
+		}
+	}
+	for _, n := range f.under {
+		if best := closest(key, n.keys); best != "" {
+			return fmt.Sprintf("; did you mean %q?", n.path+"."+best)
+		}
+	}
+	return ""
 }
 
 // Has reports whether key is present, without judging its value.
@@ -263,6 +297,9 @@ func (f *Fields) Done() {
 			continue
 		}
 		hint := Suggest(pr.Key.Value, list)
+		if hint == "" {
+			hint = f.misplaced(pr.Key.Value)
+		}
 		if hint == "" {
 			hint = fmt.Sprintf(" (known fields: %s)", OneOf(list))
 		}

@@ -73,6 +73,15 @@ func Quote(s string) string {
 // Suggest returns `; did you mean "x"?` when some option is a likely typo
 // of word, else "".
 func Suggest(word string, options []string) string {
+	best := closest(word, options)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// closest returns the option that is a likely typo of word, or "".
+func closest(word string, options []string) string {
 	// Suggestions are a courtesy; on huge inputs they would cost more than
 	// they help.
 	if len(word) > 64 || len(options) > 1000 {
@@ -95,7 +104,7 @@ func Suggest(word string, options []string) string {
 	if bestDist < 0 || bestDist > limit || best == word {
 		return ""
 	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return best
 }
 
 // editDistance is the optimal string alignment distance between a and b,

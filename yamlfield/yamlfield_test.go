@@ -451,3 +451,35 @@ func TestStringMap(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldsUnder: a nested mapping's field given one level up, or a
+// likely typo of one, is answered with where it belongs; this mapping's
+// own fields are suggested first, and an exact nested field wins over a
+// typo of another.
+func TestFieldsUnder(t *testing.T) {
+	tests := []struct{ name, key, want string }{
+		{"nested field", "preemptible", `unknown field "preemptible"; did you mean "resources.preemptible"?`},
+		{"typo of a nested field", "preemptable", `unknown field "preemptable"; did you mean "resources.preemptible"?`},
+		{"second nested mapping", "max_trials", `unknown field "max_trials"; did you mean "searcher.max_trials"?`},
+		{"exact beats a typo", "slot", `unknown field "slot"; did you mean "searcher.slot"?`},
+		{"own field first", "nmae", `unknown field "nmae"; did you mean "name"?`},
+		{"neither", "zzz", `unknown field "zzz" (known fields: name, resources, searcher)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New("f", dots)
+			f, ok := p.Fields(node(t, "name: a\n"+tt.key+": 1\n"), "")
+			if !ok {
+				t.Fatal(messages(p))
+			}
+			f.Lookup("name")
+			f.Known("resources", "searcher")
+			f.Under("resources", "slots", "preemptible")
+			f.Under("searcher", "max_trials", "slot")
+			f.Done()
+			if got := messages(p); got != "f:2: "+tt.want {
+				t.Errorf("%s\nwant f:2: %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -123,6 +123,15 @@ export function stateBadge(state) {
   return h('span', {class: 'state state-' + String(state || 'unknown').replace(/[^a-z_]/g, '')}, state || 'unknown');
 }
 
+// leavingBadge marks an up node whose agent is shutting down cleanly (the
+// API's leaving): nothing new starts there, and it leaves after its final
+// sync.
+export function leavingBadge() {
+  const b = stateBadge('leaving');
+  b.title = 'Its agent is shutting down: nothing new starts here, and the node leaves after its final sync';
+  return b;
+}
+
 export function jobLink(id, text) {
   return h('a', {href: '#/jobs/' + id}, text || 'job ' + id);
 }

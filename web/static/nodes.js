@@ -1,8 +1,9 @@
-// Nodes: every registered agent with its state, GPUs, load, labels and
-// last heartbeat, and an admin's drain with its reason.
+// Nodes: every registered agent with its state (and "leaving" while its
+// agent shuts down cleanly), GPUs, load, labels and last heartbeat, and
+// an admin's drain with its reason.
 
 import {get} from './api.js';
-import {bar, fill, h, labelsOf, memo, stateBadge, table, when} from './dom.js';
+import {bar, fill, h, labelsOf, leavingBadge, memo, stateBadge, table, when} from './dom.js';
 
 export function mount(root) {
   const summary = h('p', {class: 'muted', id: 'nodes-summary'});
@@ -14,9 +15,10 @@ export function mount(root) {
       const nodes = await get('/nodes', signal);
       if (same(nodes)) return;
       const lost = nodes.filter((n) => n.state !== 'up').length;
+      const leaving = nodes.filter((n) => n.leaving).length;
       const drained = nodes.filter((n) => n.drain).length;
       summary.textContent = `${nodes.length} node${nodes.length === 1 ? '' : 's'}` + (lost ? `, ${lost} not up` : ', all up') +
-        (drained ? `, ${drained} drained.` : '.');
+        (leaving ? `, ${leaving} leaving` : '') + (drained ? `, ${drained} drained.` : '.');
       const sorted = [...nodes].sort((a, b) => a.pool.localeCompare(b.pool) || a.name.localeCompare(b.name));
       fill(t.tbody, sorted.length ? sorted.map(row) : h('tr', {}, h('td', {colspan: 9, class: 'muted'}, 'No node has registered yet.')));
     },
@@ -25,10 +27,10 @@ export function mount(root) {
 
 function row(n) {
   const gpus = n.gpus || [];
-  return h('tr', {'data-node': n.name, class: n.state === 'up' && !n.drain ? '' : 'row-warn'},
+  return h('tr', {'data-node': n.name, class: n.state === 'up' && !n.drain && !n.leaving ? '' : 'row-warn'},
     h('th', {scope: 'row'}, n.name),
     h('td', {}, n.pool),
-    h('td', {}, stateBadge(n.state), n.drain ? [' ', stateBadge(n.drain)] : []),
+    h('td', {}, stateBadge(n.state), n.leaving ? [' ', leavingBadge()] : [], n.drain ? [' ', stateBadge(n.drain)] : []),
     h('td', {}, n.gpu_type || '—'),
     h('td', {}, bar(n.used, n.slots, `${n.used} / ${n.slots}`)),
     h('td', {}, gpus.length ? h('span', {title: gpus.map((g) => `${g.index}: ${g.name || g.type} ${g.memory_mib} MiB ${g.uuid}`).join('\n')}, `${gpus.length} × ${gpus[0].name || gpus[0].type}`) : '—'),

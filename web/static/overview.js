@@ -2,7 +2,7 @@
 // coloured by the job holding them.
 
 import {ApiError, get} from './api.js';
-import {bar, fill, h, jobHue, jobLink, memo, stateBadge, when} from './dom.js';
+import {bar, fill, h, jobHue, jobLink, leavingBadge, memo, stateBadge, when} from './dom.js';
 
 // Placements of a running attempt do not change, so a job's detail is
 // fetched again only when its running count changes, or after this long
@@ -159,7 +159,7 @@ function nodeCard(n, held, legend) {
   }
   return h('li', {class: 'node node-' + n.state, 'data-node': n.name},
     h('div', {class: 'node-head'},
-      h('strong', {}, n.name), ' ', stateBadge(n.state),
+      h('strong', {}, n.name), ' ', stateBadge(n.state), n.leaving ? [' ', leavingBadge()] : null,
       h('span', {class: 'muted small'}, ` ${n.gpu_type || ''} · ${n.used}/${n.slots} used`)),
     h('ul', {class: 'gpus', 'aria-label': `GPUs of ${n.name}`}, cells));
 }
