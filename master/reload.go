@@ -106,24 +106,25 @@ func (m *Master) Reload(ctx context.Context) error {
 				"the configuration in force is unchanged", m.opt.ConfigPath, j.rec.ID, j.rec.Pool)
 		}
 	}
-	old := m.cfg
-	m.cfg = cfg
-	m.cfgNow.Store(cfg)
-	m.forgetFeasible()
-	m.cfgGen++
-	m.fair.dirty = true // shares and projects may have changed
 	if d := decayOf(cfg); d != m.fair.decay {
-		// Counters hold usage decayed the old way: count again.
+		// Counters hold usage decayed the old way: count again, before
+		// anything is swapped, so that a failure leaves the configuration
+		// in force whole.
 		oldFair := m.fair
 		m.fair = newFairShare(d)
 		for _, j := range m.jobs {
 			m.fair.addLeaf(j.rec.Project, j.rec.User)
 		}
 		if err := m.restoreUsage(ctx); err != nil {
-			m.cfg, m.fair = old, oldFair
-			return fmt.Errorf("reload %s: %w", m.opt.ConfigPath, err)
+			m.fair = oldFair
+			return fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
 	}
+	m.cfg = cfg
+	m.cfgNow.Store(cfg)
+	m.forgetFeasible()
+	m.cfgGen++
+	m.fair.dirty = true // shares and projects may have changed
 	for _, n := range m.nodes {
 		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
 		m.markNode(n) // its pool and labels may have changed
