@@ -84,6 +84,15 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // *httpError with status 400 through the API) says why. A configuration
 // that drops a pool that live jobs use is refused.
 func (m *Master) Reload(ctx context.Context) error {
+	err := m.reload(ctx)
+	if m.opt.ConfigPath != "" {
+		m.metric.reloaded(err)
+	}
+	return err
+}
+
+// reload is Reload without its metrics.
+func (m *Master) reload(ctx context.Context) error {
 	if m.opt.ConfigPath == "" {
 		return badRequest("", "the master was started without a configuration file: nothing to reload")
 	}
