@@ -60,3 +60,26 @@ nodes:
 		})
 	}
 }
+
+// TestUnknownTokenHint: a refused token's 401 tells the reader what to
+// do: an agent's operator to give the node a join token, a user to sign
+// in again.
+func TestUnknownTokenHint(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		name, method, path, body, want string
+	}{
+		{"an agent", "POST", "/api/v1/agents/register", `{"name": "n1", "gpus": []}`, "allot token create --join"},
+		{"an agent's sync", "POST", "/api/v1/agents/n1/sync", `{}`, "node credential"},
+		{"a user", "GET", "/api/v1/jobs", "", "allot login"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var e api.Error
+			code := h.doAs("allot_u_notatoken", tc.method, tc.path, tc.body, &e)
+			if code != 401 || !strings.Contains(e.Error, tc.want) {
+				t.Fatalf("%s %s = %d %q, want 401 with %q", tc.method, tc.path, code, e.Error, tc.want)
+			}
+		})
+	}
+}
