@@ -86,3 +86,54 @@ func TestReloadFailingUsageChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadDroppingANodesPool: a reload that drops the pool of a node
+// that is up is refused, naming the node, as registration refuses a pool
+// the configuration lacks; a node rule that pins the node to a remaining
+// pool lets it through.
+func TestReloadDroppingANodesPool(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pools:\n  - {name: default, policy: fifo}\n  - {name: old, policy: fifo}\n")
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	a := h.agent("n1", 1)
+	a.Pool = "old"
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, file string
+		want       string // the error's text, "" for success
+		pool       string // n1's pool afterwards
+	}{
+		{"the node's pool dropped", "pools:\n  - {name: default, policy: fifo}\n",
+			`1 node still in pools that the new configuration drops (n1 in old)`, "old"},
+		{"the node pinned to a remaining pool", "pools:\n  - {name: default, policy: fifo}\nnodes:\n  - {name: n1, pool: default}\n",
+			"", "default"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			write(tc.file)
+			err := h.m.Reload(h.ctx)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("reload: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("reload: %v, want an error with %q", err, tc.want)
+			}
+			var nodes []api.Node
+			h.do("GET", "/api/v1/nodes", nil, &nodes)
+			if len(nodes) != 1 || nodes[0].Pool != tc.pool {
+				t.Fatalf("nodes %+v, want n1 in %s", nodes, tc.pool)
+			}
+		})
+	}
+}
