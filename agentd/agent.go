@@ -1,6 +1,7 @@
 package agentd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,8 +49,10 @@ const (
 	DefaultSyncWaitS = 30
 )
 
-// Config configures an Agent. Master, Name, Pool and WorkDir are
-// required; the other zero fields take the defaults above.
+// Config configures an Agent. Master, Name and WorkDir are required;
+// an empty Pool asks for the master's default pool (a node rule of the
+// master's configuration wins either way); the other zero fields take the
+// defaults above.
 type Config struct {
 	// Master is the master's base URL, e.g. http://127.0.0.1:8080.
 	Master string
@@ -111,8 +114,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("master: expected a base URL without query or fragment, got %q", c.Master)
 	case !nameRE.MatchString(c.Name):
 		return fmt.Errorf("name: expected 1-63 letters, digits, '.', '_' or '-' starting with a letter or digit, got %q", c.Name)
-	case c.Pool == "" || len(c.Pool) > 128 || strings.TrimSpace(c.Pool) != c.Pool || strings.IndexFunc(c.Pool, unicode.IsControl) >= 0:
-		// The rule of pool names in job files.
+	case len(c.Pool) > 128 || strings.TrimSpace(c.Pool) != c.Pool || strings.IndexFunc(c.Pool, unicode.IsControl) >= 0:
+		// The rule of pool names in job files; empty asks for the
+		// master's default pool.
 		return fmt.Errorf("pool: expected a name of 1-128 bytes without control characters or surrounding spaces, got %q", c.Pool)
 	case c.WorkDir == "":
 		return errors.New("work dir: empty")
@@ -265,7 +269,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.reapOrphans(); err != nil {
 		return err
 	}
-	a.log.Info("agent starting", "master", a.base, "pool", a.cfg.Pool, "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
+	a.log.Info("agent starting", "master", a.base, "pool", cmp.Or(a.cfg.Pool, "(the master's default)"), "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
 
 	// The shipper and the watchers outlive ctx: logs and exit reports are
 	// still delivered during shutdown.

@@ -77,7 +77,7 @@ SIGTERM exits at once, as --on-exit keep would. See docs/agent.md.`,
 	host, _, _ = strings.Cut(host, ".")
 	fl := cmd.Flags()
 	fl.StringVar(&f.name, "name", host, "this node's name, unique in the cluster")
-	fl.StringVar(&f.pool, "pool", "default", "the resource pool the node joins")
+	fl.StringVar(&f.pool, "pool", "", "the resource pool the node joins (default: the master's default_pool)")
 	fl.IntVar(&f.fakeGPUs, "fake-gpus", 0, "declare this many fake GPUs instead of detecting them with nvidia-smi")
 	fl.StringVar(&f.gpuType, "gpu-type", "", "the type of the fake GPUs, e.g. h100 (default fake)")
 	fl.StringVar(&f.workDir, "work-dir", "", "the agent's state and the tasks' working directories (default ~/.allot/agents/NAME)")

@@ -236,10 +236,19 @@ const AdminTokenFile = "admin.token"
 // the master's user only, in the data directory.
 func bootstrapAdmin(ctx context.Context, st store.Store, data, url string, logger *slog.Logger) error {
 	token, err := master.BootstrapAdmin(ctx, st, "admin", "first admin", true, time.Now().UTC())
-	if err != nil || token == "" {
+	path := filepath.Join(data, AdminTokenFile)
+	if err != nil {
 		return err
 	}
-	path := filepath.Join(data, AdminTokenFile)
+	if token == "" {
+		// Not the first start: the file, if still there, holds an admin's
+		// token for whoever can read the data directory.
+		if _, err := os.Stat(path); err == nil {
+			logger.Warn("the first admin's token file is still in the data directory: once you have logged in with it, delete it (and revoke the token with allot token revoke if anyone else could read it)",
+				"token_file", path)
+		}
+		return nil
+	}
 	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
 		return fmt.Errorf("write the first admin's token: %w", err)
 	}

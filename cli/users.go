@@ -215,9 +215,13 @@ func newUserCmd() *cobra.Command {
 }
 
 func setDisabledCmd(verb string, disabled bool) *cobra.Command {
+	short := "Disable a user: the user's tokens stop working at once"
+	if !disabled {
+		short = "Enable a disabled user: the user's tokens work again"
+	}
 	return &cobra.Command{
 		Use:   verb + " NAME",
-		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a user: a disabled user's tokens stop working at once",
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
@@ -121,11 +122,12 @@ func (ag *agents) checkRegister(reg *api.Register) error {
 		}
 	}
 	ag.m.lock()
-	pool := nodePool(ag.m.cfg, reg.Name, reg.Pool)
-	known := poolConfig(ag.m.cfg, pool) != nil
+	cfg := ag.m.cfg
+	pool := nodePool(cfg, reg.Name, reg.Pool)
+	known := poolConfig(cfg, pool) != nil
 	ag.m.unlock()
 	if !known {
-		return badRequest("pool", "pool %q is not configured", pool)
+		return badRequest("pool", "pool %q is not configured (pools: %s)", pool, strings.Join(cfg.PoolNames(), ", "))
 	}
 	reg.Pool = pool
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/spec"
 )
 
 //go:embed openapi.json
@@ -70,12 +71,13 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 	rv := ca.m.pub.reads()
 	loads := rv.loads(func(j *jobRead) string { return j.rec.Project })
+	trees := subtreeLoads(rv.cfg.Projects, loads)
 	out := make([]api.Project, 0, len(rv.cfg.Projects))
 	seen := map[string]bool{}
 	for _, p := range rv.cfg.Projects {
 		seen[p.Name] = true
 		v := api.Project{Name: p.Name, Parent: p.Parent, Quota: p.Quota, OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit}
-		if l := loads[p.Name]; l != nil {
+		if l := trees[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
 		out = append(out, v)
@@ -94,6 +96,35 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 		out = append(out, api.Project{Name: name, Used: l.used, QueuedJobs: l.queuedJobs, RunningTasks: l.runningTasks})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// subtreeLoads adds each configured project's load to every project
+// above it, so that a parent shows what its sub-projects hold and wait
+// for, as its quota and limit count them (jobs run only in projects
+// without sub-projects). The configuration has no parent cycles.
+func subtreeLoads(projects []spec.Project, loads map[string]*load) map[string]*load {
+	parent := make(map[string]string, len(projects))
+	for _, p := range projects {
+		parent[p.Name] = p.Parent
+	}
+	out := make(map[string]*load, len(projects))
+	for _, p := range projects {
+		l := loads[p.Name]
+		if l == nil {
+			continue
+		}
+		for name := p.Name; name != ""; name = parent[name] {
+			t := out[name]
+			if t == nil {
+				t = &load{}
+				out[name] = t
+			}
+			t.used += l.used
+			t.queuedJobs += l.queuedJobs
+			t.runningTasks += l.runningTasks
+		}
+	}
+	return out
 }
 
 func (ca *clusterAPI) handleReload(w http.ResponseWriter, r *http.Request) {

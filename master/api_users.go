@@ -275,6 +275,10 @@ func (ac *access) handleAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := store.AuditFilter{Actor: q.Get("actor"), Limit: 1000}
+	if err := checkActor(f.Actor); err != nil {
+		ac.fail(w, err)
+		return
+	}
 	for _, p := range []struct {
 		name string
 		dst  *int64
@@ -307,4 +311,22 @@ func (ac *access) handleAudit(w http.ResponseWriter, r *http.Request) {
 			Status: e.Status, Detail: e.Detail, RequestID: e.RequestID})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// checkActor refuses an actor filter that no audit entry could have, such
+// as a bare user name: it would match nothing, and an empty log reads as
+// "nobody did anything".
+func checkActor(actor string) error {
+	if actor == "" || actor == "anonymous" {
+		return nil
+	}
+	kind, name, ok := strings.Cut(actor, ":")
+	if ok && name != "" && (kind == "user" || kind == "node" || kind == "join-token") {
+		return nil
+	}
+	hint := ""
+	if !ok {
+		hint = fmt.Sprintf(" (did you mean user:%s?)", actor)
+	}
+	return badRequest("actor", "actor %q: expected user:NAME, node:NAME, join-token:ID or anonymous%s", actor, hint)
 }

@@ -153,8 +153,13 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 		}
 		e, err := ac.resolve(r.Context(), token)
 		if errors.Is(err, errUnauthenticated) {
-			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized,
-				Msg: err.Error() + "; sign in with a valid one (allot login, or $ALLOT_TOKEN)"})
+			hint := "; sign in with a valid one (allot login, or $ALLOT_TOKEN)"
+			if strings.HasPrefix(path, api.Version+"/agents/") {
+				// An agent's operator, not a user, reads this in its log.
+				hint = "; the agent needs its node credential (WORK_DIR/node-credential) or a join token " +
+					"(an admin makes one with allot token create --join)"
+			}
+			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
 			return
 		}
 		if err != nil {

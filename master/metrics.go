@@ -3,6 +3,7 @@ package master
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -19,6 +20,8 @@ type metrics struct {
 	gpuSeconds         *prometheus.CounterVec
 	syncBatch          prometheus.Histogram
 	syncBatchRetries   prometheus.Counter
+	reloads            *prometheus.CounterVec
+	reloadOK           prometheus.Gauge
 }
 
 func newMetrics(m *Master) *metrics {
@@ -51,10 +54,19 @@ func newMetrics(m *Master) *metrics {
 			Help: "Batches of agent syncs that failed and were tried again one sync at a time."}),
 		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "allot_store_up", Help: "1 while the store takes writes, 0 while it fails (see /readyz)."}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_config_reloads_total",
+			Help: "Configuration reloads (SIGHUP or POST /api/v1/config/reload), by result: ok or failed."}, []string{"result"}),
+		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "allot_config_last_reload_ok",
+			Help: "0 while the last configuration reload failed (the file on disk is not the one in force), else 1."}),
 	}
 	x.storeUp.Set(1)
+	x.reloadOK.Set(1)
+	x.reloads.WithLabelValues("ok")
+	x.reloads.WithLabelValues("failed")
 	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp, x.gpuSeconds,
-		x.syncBatch, x.syncBatchRetries, &mirrorCollector{m: m})
+		x.syncBatch, x.syncBatchRetries, x.reloads, x.reloadOK, &mirrorCollector{m: m})
 	return x
 }
 
@@ -63,6 +75,17 @@ func (x *metrics) jobEnded(from, to store.JobState) {
 	if !from.Terminal() && to.Terminal() {
 		x.jobsEnded.WithLabelValues(string(to)).Inc()
 	}
+}
+
+// reloaded counts a configuration reload and its result.
+func (x *metrics) reloaded(err error) {
+	if err != nil {
+		x.reloads.WithLabelValues("failed").Inc()
+		x.reloadOK.Set(0)
+		return
+	}
+	x.reloads.WithLabelValues("ok").Inc()
+	x.reloadOK.Set(1)
 }
 
 // mirrorCollector reports gauges computed from the read view at scrape time.
@@ -76,11 +99,13 @@ var (
 	descUsed  = prometheus.NewDesc("allot_pool_slots_used", "Slots held by tasks in the pool.", []string{"pool"}, nil)
 	descPend  = prometheus.NewDesc("allot_jobs_pending",
 		"Jobs with waiting tasks, by pool and the last pass's reason.", []string{"pool", "reason"}, nil)
-	descNodes = prometheus.NewDesc("allot_nodes", "Registered nodes by state.", []string{"state"}, nil)
+	descNodes = prometheus.NewDesc("allot_nodes", "Registered nodes by state (up, lost, left).", []string{"state"}, nil)
+	descDrain = prometheus.NewDesc("allot_nodes_drained",
+		"Nodes an admin drained, by drain: draining (tasks still run there) or drained (none left).", []string{"drain"}, nil)
 )
 
 func (c *mirrorCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descJobs, descRunning, descSlots, descUsed, descPend, descNodes} {
+	for _, d := range []*prometheus.Desc{descJobs, descRunning, descSlots, descUsed, descPend, descNodes, descDrain} {
 		ch <- d
 	}
 }
@@ -109,15 +134,22 @@ func (c *mirrorCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	loads := v.loads(func(j *jobRead) string { return j.rec.Pool })
 	nodes := map[string]int{string(store.NodeUp): 0, string(store.NodeLost): 0, string(store.NodeLeft): 0}
+	drains := map[string]int{api.NodeDraining: 0, api.NodeDrained: 0}
 	slots := map[string]int{}
 	for _, n := range v.nodes {
 		nodes[string(n.state)]++
+		if d := n.view.Drain; d != "" {
+			drains[d]++
+		}
 		if n.up {
 			slots[n.pool] += n.slots
 		}
 	}
 	for s, n := range nodes {
 		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(n), s)
+	}
+	for d, n := range drains {
+		ch <- prometheus.MustNewConstMetric(descDrain, prometheus.GaugeValue, float64(n), d)
 	}
 	for _, p := range v.cfg.Pools {
 		l := loads[p.Name]

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // checkConfig checks what the master relies on, whoever built the
@@ -84,6 +86,15 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // *httpError with status 400 through the API) says why. A configuration
 // that drops a pool that live jobs use is refused.
 func (m *Master) Reload(ctx context.Context) error {
+	err := m.reload(ctx)
+	if m.opt.ConfigPath != "" {
+		m.metric.reloaded(err)
+	}
+	return err
+}
+
+// reload is Reload without its metrics.
+func (m *Master) reload(ctx context.Context) error {
 	if m.opt.ConfigPath == "" {
 		return badRequest("", "the master was started without a configuration file: nothing to reload")
 	}
@@ -106,24 +117,28 @@ func (m *Master) Reload(ctx context.Context) error {
 				"the configuration in force is unchanged", m.opt.ConfigPath, j.rec.ID, j.rec.Pool)
 		}
 	}
-	old := m.cfg
-	m.cfg = cfg
-	m.cfgNow.Store(cfg)
-	m.forgetFeasible()
-	m.cfgGen++
-	m.fair.dirty = true // shares and projects may have changed
+	if err := m.checkNodePools(cfg, pools); err != nil {
+		return err
+	}
 	if d := decayOf(cfg); d != m.fair.decay {
-		// Counters hold usage decayed the old way: count again.
+		// Counters hold usage decayed the old way: count again, before
+		// anything is swapped, so that a failure leaves the configuration
+		// in force whole.
 		oldFair := m.fair
 		m.fair = newFairShare(d)
 		for _, j := range m.jobs {
 			m.fair.addLeaf(j.rec.Project, j.rec.User)
 		}
 		if err := m.restoreUsage(ctx); err != nil {
-			m.cfg, m.fair = old, oldFair
-			return fmt.Errorf("reload %s: %w", m.opt.ConfigPath, err)
+			m.fair = oldFair
+			return fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
 	}
+	m.cfg = cfg
+	m.cfgNow.Store(cfg)
+	m.forgetFeasible()
+	m.cfgGen++
+	m.fair.dirty = true // shares and projects may have changed
 	for _, n := range m.nodes {
 		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
 		m.pub.markNode(n) // its pool and labels may have changed
@@ -132,4 +147,31 @@ func (m *Master) Reload(ctx context.Context) error {
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	m.kick()
 	return nil
+}
+
+// checkNodePools refuses a configuration that would leave a node that is
+// up or lost in a pool it drops: its GPUs would belong to no pool, shown
+// nowhere and used by nothing, as registration refuses such a pool. A
+// node that left registers again and is judged then. Callers hold mu.
+func (m *Master) checkNodePools(cfg *config.Config, pools map[string]bool) error {
+	var names []string
+	for _, n := range m.nodes {
+		if n.rec.State != store.NodeLeft && !pools[nodePool(cfg, n.rec.Name, n.rec.Pool)] {
+			names = append(names, n.rec.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	shown := make([]string, 0, 5)
+	for _, name := range names[:min(len(names), 5)] {
+		shown = append(shown, fmt.Sprintf("%s in %s", name, m.nodes[name].pool))
+	}
+	if len(names) > 5 {
+		shown = append(shown, fmt.Sprintf("and %d more", len(names)-5))
+	}
+	return badRequest("", "reload %s: %s still in pools that the new configuration drops (%s): "+
+		"pin each to a remaining pool with a node rule, or stop its agent and delete it (allot node delete NAME); "+
+		"the configuration in force is unchanged", m.opt.ConfigPath, plural.Count(len(names), "node"), strings.Join(shown, ", "))
 }

@@ -1,0 +1,139 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/store"
+)
+
+// usageFailStore fails reading usage records while failing is set.
+type usageFailStore struct {
+	store.Store
+	failing atomic.Bool
+}
+
+func (s *usageFailStore) Usage(ctx context.Context, f store.UsageFilter) ([]store.Usage, error) {
+	if s.failing.Load() {
+		return nil, errors.New("usage table unreadable")
+	}
+	return s.Store.Usage(ctx, f)
+}
+
+// TestReloadFailingUsageChangesNothing: a reload that changes the decay
+// must count usage again; when the store cannot give it, the reload
+// fails and nothing of the new file is in force, neither for the loop
+// nor for the readers of Config.
+func TestReloadFailingUsageChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const before = "pools:\n  - {name: default, policy: priority}\n"
+	write(before)
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *usageFailStore
+	h := newHarness(t, withConfig(cfg), func(o *Options) {
+		o.ConfigPath = path
+		st = &usageFailStore{Store: o.Store}
+		o.Store = st
+	})
+	cases := []struct {
+		name, file string
+		fail       bool
+		wantPolicy string
+	}{
+		{"usage unreadable: the old configuration stays", "pools:\n  - {name: default, policy: fifo}\ndecay: {half_life: 24h}\n", true, "priority"},
+		{"usage readable: the new configuration applies", "pools:\n  - {name: default, policy: fifo}\ndecay: {half_life: 24h}\n", false, "fifo"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			write(tc.file)
+			st.failing.Store(tc.fail)
+			err := h.m.Reload(h.ctx)
+			if tc.fail != (err != nil) {
+				t.Fatalf("reload: %v, want failure %v", err, tc.fail)
+			}
+			if got := string(h.m.Config().Pools[0].Policy); got != tc.wantPolicy {
+				t.Fatalf("Config(): policy %s, want %s", got, tc.wantPolicy)
+			}
+			h.m.lock()
+			got := string(h.m.cfg.Pools[0].Policy)
+			h.m.unlock()
+			if got != tc.wantPolicy {
+				t.Fatalf("the loop's configuration: policy %s, want %s", got, tc.wantPolicy)
+			}
+			var pools []api.Pool
+			h.do("GET", "/api/v1/pools", nil, &pools)
+			if pools[0].Policy != tc.wantPolicy {
+				t.Fatalf("GET /pools: policy %s, want %s", pools[0].Policy, tc.wantPolicy)
+			}
+			if tc.fail && !strings.Contains(err.Error(), "unchanged") {
+				t.Fatalf("reload error %q does not say the configuration in force is unchanged", err)
+			}
+		})
+	}
+}
+
+// TestReloadDroppingANodesPool: a reload that drops the pool of a node
+// that is up is refused, naming the node, as registration refuses a pool
+// the configuration lacks; a node rule that pins the node to a remaining
+// pool lets it through.
+func TestReloadDroppingANodesPool(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pools:\n  - {name: default, policy: fifo}\n  - {name: old, policy: fifo}\n")
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	a := h.agent("n1", 1)
+	a.Pool = "old"
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, file string
+		want       string // the error's text, "" for success
+		pool       string // n1's pool afterwards
+	}{
+		{"the node's pool dropped", "pools:\n  - {name: default, policy: fifo}\n",
+			`1 node still in pools that the new configuration drops (n1 in old)`, "old"},
+		{"the node pinned to a remaining pool", "pools:\n  - {name: default, policy: fifo}\nnodes:\n  - {name: n1, pool: default}\n",
+			"", "default"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			write(tc.file)
+			err := h.m.Reload(h.ctx)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("reload: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("reload: %v, want an error with %q", err, tc.want)
+			}
+			var nodes []api.Node
+			h.do("GET", "/api/v1/nodes", nil, &nodes)
+			if len(nodes) != 1 || nodes[0].Pool != tc.pool {
+				t.Fatalf("nodes %+v, want n1 in %s", nodes, tc.pool)
+			}
+		})
+	}
+}
