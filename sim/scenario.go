@@ -65,7 +65,7 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	for _, e := range sc.Events {
 		ev := Event{At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, Node: e.Node, AfterPass: e.AfterPass,
 			Before: e.Before,
-			Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
+			Where:  fmt.Sprintf("%s:%d", sc.Name, e.Line)}
 		switch e.Kind {
 		case scenario.EventKill:
 			ev.Kind = EventKill
