@@ -126,6 +126,9 @@ type replayCase struct {
 type rdown struct {
 	node     string
 	at, back float64
+	// early takes its events before the submissions of their instant,
+	// not after them (replay_before_test.go).
+	early bool
 }
 
 // replayNodes are nodes of mixed sizes.
@@ -240,7 +243,7 @@ func replayCases() []replayCase {
 			{name: "b2", slots: 1, submit: 150, run: 300, project: "b"},
 			{name: "b3", slots: 2, submit: 200, run: 100, project: "b", kill: 250},
 		}},
-	}, append(featureCases(), nodeCases()...)...)
+	}, append(featureCases(), append(nodeCases(), beforeSubmitCases()...)...)...)
 }
 
 // randomCases run one random workload, from a fixed seed, under each

@@ -111,6 +111,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
 	}
 	now := ca.m.now()
+	var subs []exportedSub
 	for _, j := range jobs {
 		if j.SubmittedAt.Before(since) || !j.SubmittedAt.Before(until) {
 			continue
@@ -153,13 +154,14 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 		}
 		sc.Jobs = append(sc.Jobs, sj)
+		subs = append(subs, exportedSub{sj.Name, j.SubmittedAt})
 		sc.Events = append(sc.Events, changes...)
 		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], &hist) {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, since, until); err != nil {
+	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
