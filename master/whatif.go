@@ -45,9 +45,10 @@ import (
 // something in its second is marked after_pass (whatif_work.go). Its
 // priority and weight changes are set_priority and set_weight events
 // (whatif_changes.go), and the losses and returns of the file's nodes in
-// the window node_down and node_up events (the store's node history); a
-// node deleted in the window is kept, deleted at its deletion
-// (node_delete, whatif_deleted.go). What
+// the window node_down and node_up events (the store's node history),
+// one that came before a submission of its second naming it in before
+// (whatif_before.go); a node deleted in the window is kept, deleted at
+// its deletion (node_delete, whatif_deleted.go). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
