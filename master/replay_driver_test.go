@@ -51,8 +51,10 @@ type replayDriver struct {
 	// silent maps the starts no agent answers to when the master may
 	// give them up: their delivery plus its start grace.
 	silent map[agent.TaskID]float64
-	// deleted counts the case's deletes done.
+	// deleted counts the case's deletes done; reborn says which of them
+	// registered again (rdown.back).
 	deleted int
+	reborn  map[int]bool
 	// lostAt is when the master lost the node of each of the case's
 	// downs done.
 	lostAt []float64

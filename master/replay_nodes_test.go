@@ -50,6 +50,11 @@ func (d *replayDriver) nextDown() float64 {
 	if d.deleted < len(d.c.deletes) {
 		next = min(next, d.c.deletes[d.deleted].at)
 	}
+	for k, dn := range d.c.deletes[:d.deleted] {
+		if dn.back > 0 && !d.reborn[k] {
+			next = min(next, dn.back)
+		}
+	}
 	return next
 }
 

@@ -106,6 +106,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
 	ca.exportDeletedNodes(sc, dels)
+	notes = append(notes, reshapedNodes(sc, cfg, dels, since)...)
 	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
