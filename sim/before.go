@@ -9,14 +9,16 @@ import (
 	"github.com/allot-sched/allot/lifecycle"
 )
 
-// Scripted events that come before a submission of their instant
-// (Event.Before). A live master takes a node event and then a submission
-// in the same second, with a pass after each; the simulator otherwise
-// observes an instant's scripted events after its submissions. Such an
-// event is kept out of the queue and observed, in the input's order, just
-// before the job it names is submitted, after the ends of the instant
-// and the submissions before that job (and settling first where it says
-// AfterPass, as any scripted event).
+// Scripted events that wait for a submission: those for a job not
+// submitted yet (sim.later, checkLater) and those that come before a
+// submission of their instant (Event.Before). A live master takes a
+// node event and then a submission in the same second, with a pass
+// after each; the simulator otherwise observes an instant's scripted
+// events after its submissions. Such an event is kept out of the queue
+// and observed, in the input's order, just before the job it names is
+// submitted, after the ends of the instant and the submissions before
+// that job (and settling first where it says AfterPass, as any
+// scripted event).
 
 // holdBefore keeps event i for the submission it comes before.
 func (s *sim) holdBefore(i int32) {
@@ -51,6 +53,26 @@ func (s *sim) scriptBefore(job string) error {
 		s.script(e)
 	}
 	return nil
+}
+
+// checkLater fails a run whose workload is read to its end while scripted
+// events still wait for a job it never submitted: a job's name a trace
+// does not have can only be found out here, and such an event must not
+// be dropped without a word.
+func (s *sim) checkLater() error {
+	if s.hasNext || len(s.later) == 0 && len(s.before) == 0 {
+		return nil
+	}
+	if err := s.checkBefore(); err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(s.later)) {
+		for _, e := range s.later[name] {
+			errs = append(errs, fmt.Errorf("%s: names job %q, which the workload never submits", where(e), name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkBefore fails a run whose workload ended with events still waiting

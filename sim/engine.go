@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -245,26 +244,6 @@ func (s *sim) loop() error {
 		s.opt.Progress(s.now, int(s.nextSeq))
 	}
 	return nil
-}
-
-// checkLater fails a run whose workload is read to its end while scripted
-// events still wait for a job it never submitted: a job's name a trace
-// does not have can only be found out here, and such an event must not
-// be dropped without a word.
-func (s *sim) checkLater() error {
-	if s.hasNext || len(s.later) == 0 && len(s.before) == 0 {
-		return nil
-	}
-	if err := s.checkBefore(); err != nil {
-		return err
-	}
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(s.later)) {
-		for _, e := range s.later[name] {
-			errs = append(errs, fmt.Errorf("%s: names job %q, which the workload never submits", where(e), name))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // tick moves the clock to the next instant with something due and handles
