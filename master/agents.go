@@ -203,7 +203,7 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 	}
 	n.reconcile = nil
 	for _, t := range lost {
-		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s"+notRunReason+"%d", n.rec.Name, t.rec.Attempt)); err != nil {
+		if err := ag.loseAttempt(ctx, t, fmt.Sprintf("node %s does not run attempt %d", n.rec.Name, t.rec.Attempt), store.CauseNotRun); err != nil {
 			return err
 		}
 	}
@@ -422,42 +422,34 @@ func exitCode(t *mtask, first *mpart) *int {
 	return &zero
 }
 
-// notRunReason is in the reason of the loss of an attempt its agent does
-// not run (settleMissing): "node N does not run attempt A". The what-if
-// export reads a start so lost back as start_lost, and an attempt that
-// ran, on a node not lost meanwhile, as lost (lostOnUpNode).
-const notRunReason = " does not run attempt "
-
-// partRanReason ends the reason of the loss of a gang's attempt some of
-// whose parts ran while others were still starting: the master takes
-// the task to have run (a process of it did), which the store's attempt,
-// running only once every part is, does not say; the what-if export
-// reads it back so (partRan), not as a start no agent answered.
-const partRanReason = " (a part of it ran)"
-
-// loseAttempt ends an attempt whose node is gone or does not run it:
-// parts elsewhere are killed; the task is killed when it was being
-// killed, else requeued when it is preemptible or never ran and its exit
-// actions reschedule it, failed otherwise (the simulator's rules too:
-// lifecycle.LostRequeues, exitRequeue).
-func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string) error {
-	return ag.endAttempt(ctx, t, reason, store.AttemptLost)
+// loseAttempt ends an attempt whose node is gone or does not run it
+// (cause store.CauseNotRun: "node N does not run attempt A",
+// settleMissing): parts elsewhere are killed; the task is killed when it
+// was being killed, else requeued when it is preemptible or never ran
+// and its exit actions reschedule it, failed otherwise (the simulator's
+// rules too: lifecycle.LostRequeues, exitRequeue).
+func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause) error {
+	return ag.endAttempt(ctx, t, reason, cause, store.AttemptLost)
 }
 
 // endAttempt ends t's attempt, which no agent will report on, as end
-// (lost, or killed: killHeld), its task as loseAttempt says.
-func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, end store.AttemptState) error {
+// (lost, or killed: killHeld), its task as loseAttempt says. The
+// transition keeps cause, and whether a part of a gang still starting
+// ran (PartRan: the master takes the task to have run, which the
+// store's attempt, running only once every part is, does not say), for
+// the what-if export (historyEvents): a start no agent answered is
+// start_lost, an attempt that ran on a node not lost meanwhile lost
+// (lostOnUpNode).
+func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause, end store.AttemptState) error {
 	ran := false
 	for _, p := range t.att.parts {
 		if p.state != partStarting {
 			ran = true
 		}
 	}
-	if ran && t.rec.State == store.TaskStarting {
-		reason += partRanReason
-	}
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
-		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: end}}
+		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: end},
+		Cause: cause, PartRan: ran && t.rec.State == store.TaskStarting}
 	switch {
 	case t.rec.State == store.TaskKilling:
 		tr.To = store.TaskKilled

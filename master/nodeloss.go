@@ -60,7 +60,7 @@ func (ag *agents) nodeGone(ctx context.Context, n *mnode, to store.NodeState, re
 			held++
 			continue
 		}
-		if err := ag.loseAttempt(ctx, t, reason); err != nil {
+		if err := ag.loseAttempt(ctx, t, reason, ""); err != nil {
 			return held, err
 		}
 	}
@@ -93,7 +93,7 @@ func (ag *agents) killHeld(ctx context.Context, j *mjob, reason string) error {
 		}
 		for _, p := range t.att.parts {
 			if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && !n.up() {
-				if err := ag.endAttempt(ctx, t, reason, store.AttemptKilled); err != nil {
+				if err := ag.endAttempt(ctx, t, reason, "", store.AttemptKilled); err != nil {
 					return err
 				}
 				break
@@ -121,7 +121,7 @@ func (ag *agents) checkLostNodes(ctx context.Context) {
 			}
 			reason := fmt.Sprintf("node %s lost for %s (lost_node_grace %s)", n.rec.Name,
 				now.Sub(n.lostAt).Round(time.Second), ag.m.cfg.LostNodeGrace)
-			if err := ag.loseAttempt(ctx, t, reason); err != nil {
+			if err := ag.loseAttempt(ctx, t, reason, ""); err != nil {
 				ag.m.log.Error("ending an attempt on a lost node", "node", n.rec.Name, "task", t.id().String(), "err", err)
 			}
 		}

@@ -2,6 +2,7 @@ package master
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +52,8 @@ func deletedNodeCases() []replayCase {
 
 // deleteNodes deletes the nodes whose deletion is due, as an admin does
 // through the API once they run nothing, and stops their agents: they
-// would register again, as a new node, at their next sync.
+// would register again, as a new node, at their next sync. A deleted
+// node's agent whose back is due registers again, with the case's GPUs.
 func (d *replayDriver) deleteNodes(t *testing.T, now float64) {
 	for d.deleted < len(d.c.deletes) && d.c.deletes[d.deleted].at <= now+1e-9 {
 		dn := d.c.deletes[d.deleted]
@@ -67,6 +69,32 @@ func (d *replayDriver) deleteNodes(t *testing.T, now float64) {
 			d.settle(t)
 		}
 	}
+	for k, dn := range d.c.deletes[:d.deleted] {
+		if dn.back <= 0 || d.reborn[k] || dn.back > now+1e-9 {
+			continue
+		}
+		if d.reborn == nil {
+			d.reborn = map[int]bool{}
+		}
+		d.reborn[k] = true
+		if d.c.eager {
+			d.h.clock.Advance(time.Millisecond)
+		}
+		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })
+		ag := d.agents[i]
+		if dn.gpus > 0 {
+			ag.GPUs = dn.gpus
+		}
+		ag.Restart()
+		ag.Master = d.h.srv.URL
+		if _, err := ag.Register(d.h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		d.down[i] = false
+		if d.c.eager {
+			d.settle(t)
+		}
+	}
 }
 
 // TestReplayNodeDeleted: the cases replay byte for byte, batched and
@@ -76,5 +104,34 @@ func TestReplayNodeDeleted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
 		c.tick, c.eager = 5, true
 		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
+
+// TestReplayNodeReshaped: n3, of 1 GPU, is deleted at 50 and a node of
+// its name registers at 200 with 2. A scenario has one node per name,
+// of one shape, so the export writes n3 as it is now, of 2 slots from
+// the start, and says so in a note (reshapedNodes); the replay then
+// differs, in the lines knownDiffs pins: y, waiting for 2 slots, starts
+// on n3 at 40 and is lost at its deletion, where live it started there
+// at 200.
+func TestReplayNodeReshaped(t *testing.T) {
+	c := replayCase{name: "fifo-node-reshaped", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
+		deletes: []rdown{{node: "n3", at: 50, back: 200, gpus: 2}}, jobs: []rjob{
+			{name: "a", slots: 4, submit: 0, run: 300},
+			{name: "b", slots: 2, submit: 0, run: 500},
+			{name: "x", slots: 1, submit: 0, run: 40},
+			{name: "y", slots: 2, submit: 10, run: 30},
+			{name: "c", slots: 1, submit: 100, run: 100},
+		}}
+	const note = "# Note: node n3 was 1 h100 in pool default until its deletion at 50s, and another node of its name was not: " +
+		"a scenario has one node per name, of one shape, so the replay runs n3 as 2 h100 in pool default for the whole window"
+	for _, eager := range []bool{false, true} {
+		c.eager = eager
+		name := c.name + map[bool]string{true: "-live"}[eager]
+		t.Run(name, func(t *testing.T) {
+			if body := checkReplay(t, c); !strings.Contains(body, note) {
+				t.Errorf("the export does not note n3's two shapes:\n%s", body)
+			}
+		})
 	}
 }

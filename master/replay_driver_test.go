@@ -51,8 +51,10 @@ type replayDriver struct {
 	// silent maps the starts no agent answers to when the master may
 	// give them up: their delivery plus its start grace.
 	silent map[agent.TaskID]float64
-	// deleted counts the case's deletes done.
+	// deleted counts the case's deletes done; reborn says which of them
+	// registered again (rdown.back).
 	deleted int
+	reborn  map[int]bool
 	// lostAt is when the master lost the node of each of the case's
 	// downs done.
 	lostAt []float64
@@ -276,6 +278,27 @@ func (d *replayDriver) instant(t *testing.T) {
 			}
 		}
 	}
+	d.changes(t, now)
+	before := d.h.clock.Now()
+	d.nodes(t, now, true)
+	d.drainNodes(t, now, true)
+	moved := d.h.clock.Now().After(before)
+	d.submitDue(t, now, moved)
+	d.nodes(t, now, false)
+	d.drainNodes(t, now, false)
+	d.deleteNodes(t, now)
+	d.settle(t)
+	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) > 0 {
+		d.seq = evs[len(evs)-1].Seq
+	}
+}
+
+// changes makes the priority and weight changes due now.
+func (d *replayDriver) changes(t *testing.T, now float64) {
 	for i, j := range d.c.jobs {
 		for d.ids[i] != 0 && !d.killed[i] && d.changed[i] < len(j.changes) && j.changes[d.changed[i]].at <= now+1e-9 {
 			ch := j.changes[d.changed[i]]
@@ -293,25 +316,23 @@ func (d *replayDriver) instant(t *testing.T) {
 			}
 		}
 	}
+}
+
+// submitDue submits the jobs due now, settling after each when the case
+// is eager; after an early node event (moved) each comes a millisecond
+// after the pass before it, as a drain does (drainNodes).
+func (d *replayDriver) submitDue(t *testing.T, now float64, moved bool) {
 	for i, j := range d.c.jobs {
 		if d.ids[i] == 0 && j.submit <= now+1e-9 {
+			if moved && d.c.eager {
+				d.h.clock.Advance(time.Millisecond)
+			}
 			d.ids[i] = d.h.submit(d.jobFile(j))
 			d.byID[d.ids[i]] = i
 			if d.c.eager {
 				d.settle(t)
 			}
 		}
-	}
-	d.nodes(t, now)
-	d.drainNodes(t, now)
-	d.deleteNodes(t, now)
-	d.settle(t)
-	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) > 0 {
-		d.seq = evs[len(evs)-1].Seq
 	}
 }
 

@@ -50,6 +50,11 @@ func (d *replayDriver) nextDown() float64 {
 	if d.deleted < len(d.c.deletes) {
 		next = min(next, d.c.deletes[d.deleted].at)
 	}
+	for k, dn := range d.c.deletes[:d.deleted] {
+		if dn.back > 0 && !d.reborn[k] {
+			next = min(next, dn.back)
+		}
+	}
 	return next
 }
 
@@ -58,9 +63,12 @@ func (d *replayDriver) nextDown() float64 {
 // the case is eager. There each comes a millisecond after what came
 // before it, as an admin's request comes after the pass before it on a
 // live clock: the export orders a second's node events and passes by
-// their times (afterPassAt).
-func (d *replayDriver) drainNodes(t *testing.T, now float64) {
+// their times (afterPassAt). It takes the drains whose early is early.
+func (d *replayDriver) drainNodes(t *testing.T, now float64, early bool) {
 	for k, dn := range d.c.drains {
+		if dn.early != early {
+			continue
+		}
 		due := d.drains[k] == 0 && dn.at <= now+1e-9 || d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
 		if due && d.c.eager {
 			d.h.clock.Advance(time.Millisecond)
@@ -99,9 +107,16 @@ func (d *replayDriver) graceEnd(k int) float64 { return d.lostAt[k] + d.grace.Se
 // simulator's node_down loses it. With a grace, the agent is cut off
 // (it does not sync) and keeps running the attempts the master holds:
 // back within the grace, they go on; past it, the master ends them and
-// the node is a node that died.
-func (d *replayDriver) nodes(t *testing.T, now float64) {
+// the node is a node that died. It takes the losses and returns whose
+// early is early, settling after each when the case is eager, as the
+// live loop runs a pass after each (the losses of a case that did not
+// settle there were all after the instant's submissions), and ends
+// graces after the others only.
+func (d *replayDriver) nodes(t *testing.T, now float64, early bool) {
 	for k, dn := range d.c.downs {
+		if dn.early != early {
+			continue
+		}
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == dn.node })
 		ag := d.agents[i]
 		due := d.downs[k] == 0 && dn.at <= now+1e-9 || d.downs[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
@@ -127,10 +142,15 @@ func (d *replayDriver) nodes(t *testing.T, now float64) {
 			if _, err := ag.Register(d.h.ctx); err != nil {
 				t.Fatal(err)
 			}
+		default:
+			continue
+		}
+		if d.c.eager {
+			d.settle(t)
 		}
 	}
 	for k, dn := range d.c.downs {
-		if d.downs[k] != 1 || d.grace <= 0 || d.graced[k] || d.graceEnd(k) > now+1e-9 {
+		if early || d.downs[k] != 1 || d.grace <= 0 || d.graced[k] || d.graceEnd(k) > now+1e-9 {
 			continue
 		}
 		d.graced[k] = true

@@ -45,9 +45,10 @@ import (
 // something in its second is marked after_pass (whatif_work.go). Its
 // priority and weight changes are set_priority and set_weight events
 // (whatif_changes.go), and the losses and returns of the file's nodes in
-// the window node_down and node_up events (the store's node history); a
-// node deleted in the window is kept, deleted at its deletion
-// (node_delete, whatif_deleted.go). What
+// the window node_down and node_up events (the store's node history),
+// one that came before a submission of its second naming it in before
+// (whatif_before.go); a node deleted in the window is kept, deleted at
+// its deletion (node_delete, whatif_deleted.go). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -105,12 +106,14 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
 	ca.exportDeletedNodes(sc, dels)
+	notes = append(notes, reshapedNodes(sc, cfg, dels, since)...)
 	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
 	}
 	now := ca.m.now()
+	var subs []exportedSub
 	for _, j := range jobs {
 		if j.SubmittedAt.Before(since) || !j.SubmittedAt.Before(until) {
 			continue
@@ -153,13 +156,14 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 		}
 		sc.Jobs = append(sc.Jobs, sj)
+		subs = append(subs, exportedSub{sj.Name, j.SubmittedAt})
 		sc.Events = append(sc.Events, changes...)
 		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], &hist) {
 			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
 		}
 	}
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
-	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, since, until); err != nil {
+	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })

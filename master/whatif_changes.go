@@ -233,8 +233,11 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 // drain and resume events; a node drained when the window starts is
 // drained at 0. A node deleted in the window (whatif_deleted.go) is
 // deleted then (node_delete). A node event that a pass deciding something preceded
-// within its second (decisions; afterPassAt) is marked after_pass.
-func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, decisions []time.Time, since, until time.Time) error {
+// within its second (decisions; afterPassAt) is marked after_pass, and
+// one that came before a submission of its second (subs, the exported
+// jobs) names it in before (whatif_before.go).
+func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, decisions []time.Time,
+	subs []exportedSub, since, until time.Time) error {
 	// The whole history: whether a node was drained at since is its
 	// last drain or resume before.
 	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
@@ -277,6 +280,7 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			continue
 		}
 		out[len(out)-1].AfterPass = after(e.At)
+		out[len(out)-1].Before = beforeJob(subs, e.At, since, at)
 	}
 	out = append(drainedAtStart(evs, since, inFile), out...)
 	sc.Events = append(sc.Events, out...)

@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
@@ -20,43 +23,109 @@ import (
 // again, node_up), so that the replay has it when the live master had
 // it. The store records each deletion in the node history, in the
 // deletion's transaction, with what the node was (store.NodeEvent's
-// Deleted), so that a master restarted since exports it too.
+// Deleted), so that a master restarted since exports it too. A scenario
+// has one node per name, of one shape: a node of a deleted one's name
+// that registered again with other GPUs or labels, or in another pool,
+// is exported as one of them, with a note (reshapedNodes).
 
 // deletedSince reads the nodes deleted at or after since from the node
-// history, each name once, as it was at its first deletion then.
-func (m *Master) deletedSince(ctx context.Context, since time.Time) ([]store.Node, error) {
+// history, each as it was at its deletion, with the deletion's time, in
+// the history's order: a name deleted, registered again and deleted
+// again is there twice.
+func (m *Master) deletedSince(ctx context.Context, since time.Time) ([]deletedNode, error) {
 	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{Since: since})
 	if err != nil {
 		return nil, fmt.Errorf("read the node history: %w", err)
 	}
-	var out []store.Node
+	var out []deletedNode
 	for _, e := range evs {
-		if e.To == store.NodeDeleted && e.Deleted != nil &&
-			!slices.ContainsFunc(out, func(n store.Node) bool { return n.Name == e.Node }) {
-			out = append(out, *e.Deleted)
+		if e.To == store.NodeDeleted && e.Deleted != nil {
+			out = append(out, deletedNode{*e.Deleted, e.At})
 		}
 	}
 	return out, nil
 }
 
+// deletedNode is a node as it was deleted, and when.
+type deletedNode struct {
+	rec store.Node
+	at  time.Time
+}
+
+// exportedNode is the scenario's node for rec, and its pool under the
+// configuration now, as the master has its nodes.
+func exportedNode(cfg *config.Config, rec store.Node) (string, scenario.Node) {
+	n := &mnode{rec: rec, pool: nodePool(cfg, rec.Name, rec.Pool)}
+	sn := scenario.Node{Node: spec.Node{Name: rec.Name, Labels: nodeLabels(cfg, n)}, Slots: len(rec.GPUs), GPU: rec.GPUs[0].Type}
+	if len(sn.Labels) == 0 {
+		sn.Labels = nil
+	}
+	return n.pool, sn
+}
+
 // exportDeletedNodes adds to sc's pools the deleted nodes dels that no
 // node of the master has the name of now, in their pools under the
-// configuration now, as the nodes the master has are. Callers hold mu.
-func (ca *clusterAPI) exportDeletedNodes(sc *scenario.Scenario, dels []store.Node) {
-	for _, rec := range dels {
-		if ca.m.nodes[rec.Name] != nil || len(rec.GPUs) == 0 {
+// configuration now, as the nodes the master has are; a name deleted
+// twice, as it was at its first deletion. Callers hold mu.
+func (ca *clusterAPI) exportDeletedNodes(sc *scenario.Scenario, dels []deletedNode) {
+	for _, d := range dels {
+		if ca.m.nodes[d.rec.Name] != nil || len(d.rec.GPUs) == 0 || poolOfNode(sc, d.rec.Name) >= 0 {
 			continue
 		}
-		n := &mnode{rec: rec, pool: nodePool(ca.m.cfg, rec.Name, rec.Pool)}
-		i := slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == n.pool })
-		if i < 0 || slices.ContainsFunc(sc.Pools[i].Nodes, func(sn scenario.Node) bool { return sn.Name == rec.Name }) {
+		pool, sn := exportedNode(ca.m.cfg, d.rec)
+		i := slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == pool })
+		if i < 0 {
 			continue
-		}
-		sn := scenario.Node{Node: spec.Node{Name: rec.Name, Labels: nodeLabels(ca.m.cfg, n)}, Slots: len(rec.GPUs), GPU: rec.GPUs[0].Type}
-		if len(sn.Labels) == 0 {
-			sn.Labels = nil
 		}
 		sc.Pools[i].Nodes = append(sc.Pools[i].Nodes, sn)
 		slices.SortFunc(sc.Pools[i].Nodes, func(a, b scenario.Node) int { return cmp.Compare(a.Name, b.Name) })
 	}
+}
+
+// poolOfNode is the index of the pool of sc that has a node named name,
+// -1 for none.
+func poolOfNode(sc *scenario.Scenario, name string) int {
+	return slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool {
+		return slices.ContainsFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == name })
+	})
+}
+
+// reshapedNodes are notes for the names that stood for nodes of other
+// shapes within the window: a node deleted there (dels) whose name a node
+// with other GPUs, labels or another pool had after it (registered
+// again), or before it. A scenario has one node per name, of one shape
+// and pool for the whole run, and its decisions name nodes by name, so
+// the export writes the node as sc has it (the one the master has now,
+// else the first deleted) and says where the replay's differs.
+func reshapedNodes(sc *scenario.Scenario, cfg *config.Config, dels []deletedNode, since time.Time) []string {
+	var notes []string
+	for _, d := range dels {
+		i := poolOfNode(sc, d.rec.Name)
+		if i < 0 || len(d.rec.GPUs) == 0 {
+			continue
+		}
+		k := slices.IndexFunc(sc.Pools[i].Nodes, func(n scenario.Node) bool { return n.Name == d.rec.Name })
+		have := sc.Pools[i].Nodes[k]
+		pool, was := exportedNode(cfg, d.rec)
+		if pool == sc.Pools[i].Name && was.Slots == have.Slots && was.GPU == have.GPU && maps.Equal(was.Labels, have.Labels) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("node %s was %s until its deletion at %ds, and another node of its name was not: "+
+			"a scenario has one node per name, of one shape, so the replay runs %s as %s for the whole window, and its decisions on it may differ from the live ones",
+			d.rec.Name, shapeOf(pool, was), int64(d.at.Sub(since)/time.Second), d.rec.Name, shapeOf(sc.Pools[i].Name, have)))
+	}
+	return notes
+}
+
+// shapeOf says what a node is: its slots, GPU, pool and labels.
+func shapeOf(pool string, n scenario.Node) string {
+	s := fmt.Sprintf("%d %s in pool %s", n.Slots, n.GPU, pool)
+	if len(n.Labels) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(n.Labels)) {
+			kv = append(kv, k+"="+n.Labels[k])
+		}
+		s += " labelled " + strings.Join(kv, ",")
+	}
+	return s
 }

@@ -55,10 +55,10 @@ type historyEvents struct {
 	startFailed map[attemptKey]bool
 	// startLost are the attempts given up as never started: their task
 	// went from starting back to queued, its agent not running it
-	// (notRunReason).
+	// (store.CauseNotRun).
 	startLost map[attemptKey]bool
 	// notRun are the other attempts lost because their agent did not run
-	// them (notRunReason: it registered again without them, or its sync
+	// them (store.CauseNotRun: it registered again without them, or its sync
 	// left them out), but for those killed; nodeLosses are when each
 	// node was lost, from the store's node history. Such an attempt whose
 	// node was not lost while it ran (lostOnUpNode) was lost on a node
@@ -66,7 +66,7 @@ type historyEvents struct {
 	notRun     map[attemptKey]bool
 	nodeLosses map[string][]time.Time
 	// partRan are the gangs' attempts lost while some of their parts ran
-	// and others were still starting (partRanReason): they ran, as the
+	// and others were still starting (the event's PartRan): they ran, as the
 	// master took them, though the store's attempt never ran.
 	partRan map[attemptKey]bool
 	// exitFailed are the jobs a task of which its exit actions failed
@@ -101,7 +101,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		if s := int64(e.At.Sub(since) / time.Second); s != second {
 			second, decided = s, false
 		}
-		if strings.Contains(e.Reason, partRanReason) {
+		if e.PartRan {
 			h.partRan[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		}
 		switch {
@@ -117,10 +117,10 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.exitFailed[e.JobID] = true
 		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
 			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
-		case e.From == string(store.TaskStarting) && strings.Contains(e.Reason, notRunReason) && !strings.Contains(e.Reason, partRanReason) &&
+		case e.From == string(store.TaskStarting) && e.Cause == store.CauseNotRun && !e.PartRan &&
 			(e.To == string(store.TaskQueued) || e.To == string(store.TaskFailed)): // failed: by its exit actions
 			h.startLost[attemptKey{e.JobID, e.Index, e.Attempt}] = true
-		case strings.Contains(e.Reason, notRunReason) && e.To != string(store.TaskKilled):
+		case e.Cause == store.CauseNotRun && e.To != string(store.TaskKilled):
 			h.notRun[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At

@@ -105,6 +105,7 @@ func eventNode(e Event) (*yaml.Node, error) {
 		return nil, fmt.Errorf("unknown kind %q", e.Kind)
 	}
 	m.SetIf(e.AfterPass, "after_pass", true)
+	m.SetIf(e.Before != "", "before", e.Before)
 	return m.Node, nil
 }
 

@@ -61,8 +61,28 @@ func (p eventParser) event(raw *yaml.Node, i int, checkJobs bool) Event {
 		f.Errorf(string(actions[1]), "an event has one action, and this one already has %s", actions[0])
 	}
 	yamlfield.Field(f, "after_pass", &e.AfterPass, yamlfield.Boolean)
+	if yamlfield.Field(f, "before", &e.Before, name) {
+		p.checkBefore(f, &e, checkJobs)
+	}
 	f.Done()
 	return e
+}
+
+// checkBefore checks that an event's before names a job of the file
+// submitted at the event's time. With jobs from a trace the simulator
+// checks it as it reads the trace.
+func (p eventParser) checkBefore(f *yamlfield.Fields, e *Event, checkJobs bool) {
+	if !checkJobs || !p.jobNamesKnown {
+		return
+	}
+	at, ok := p.jobSubmits[e.Before]
+	switch {
+	case !ok:
+		f.Errorf("before", "unknown job %s%s", yamlfield.Quote(e.Before), yamlfield.Suggest(e.Before, p.jobOrder))
+	case at != e.At:
+		f.Errorf("before", "job %s is submitted at %ds, not at the event's time (%ds): an event comes before a submission of its own instant only",
+			yamlfield.Quote(e.Before), at, e.At)
+	}
 }
 
 // action parses the value of the event's single action key.

@@ -175,7 +175,7 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	f.Done()
 	p.resolveJob(f, &j, &fl)
 	if j.Name != "" {
-		p.jobPools[j.Name] = j.Pool
+		p.jobPools[j.Name], p.jobSubmits[j.Name] = j.Pool, j.Submit
 	}
 	return j
 }

@@ -81,7 +81,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 			c.LostNodeGrace = p.LostNodeGrace(f)
 		},
 	})
-	p.jobPools = map[string]string{}
+	p.jobPools, p.jobSubmits = map[string]string{}, map[string]int64{}
 	s.Jobs, s.Trace = p.jobList(f.Lookup("jobs"))
 	s.Accounts = append(s.Accounts, p.userLeaves...)
 	p.checkLeaves()

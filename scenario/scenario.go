@@ -387,7 +387,14 @@ type Event struct {
 	// what-if export sets it; false (the default) takes every scripted
 	// event of a second before one settling.
 	AfterPass bool
-	Line      int
+	// Before, when set, names a job the file submits at the event's
+	// time: the event comes just before that job's submission, after
+	// the submissions before it in the second, as a live master took a
+	// node event and then a submission in the same second. The what-if
+	// export sets it; "" (the default) comes after every submission of
+	// the second.
+	Before string
+	Line   int
 }
 
 // Load reads the scenario file at path and parses it. A relative trace path
@@ -457,4 +464,7 @@ type names struct {
 	jobNamesKnown bool // every job entry has a valid name
 	// jobPools maps job names to their pools, for the event checks.
 	jobPools map[string]string
+	// jobSubmits maps job names to their submission times, for the
+	// check of an event's before.
+	jobSubmits map[string]int64
 }

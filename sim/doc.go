@@ -11,7 +11,9 @@
 // lost on nodes that stay up (JobSpec.Lost), then
 // submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
-// before it in the same second — then scripted events (settling first
+// before it in the same second, and observing just before a job the
+// scripted events that name it in Event.Before (before.go) — then
+// scripted events (settling first
 // before one marked Event.AfterPass, alike), the ends of
 // lost-node graces (Input.LostNodeGrace) and wake-ups), each
 // told to the lifecycle.Cluster as an event (Observe: a submission, an

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -58,6 +57,9 @@ type sim struct {
 	// only kept when scripted events need it.
 	byName map[string]int32
 	later  map[string][]Event // scripted changes for jobs not yet submitted
+	// before maps job names to the scripted events that come just
+	// before their submission (Event.Before), by index in in.Events.
+	before map[string][]int32
 	// nodeIdx maps node names to indices in the snapshot's nodes, when
 	// node events need it.
 	nodeIdx map[string]int32
@@ -135,6 +137,10 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
+		if e.Before != "" {
+			s.holdBefore(int32(i))
+			continue
+		}
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
 	}
 	s.rec.init(s)
@@ -240,27 +246,6 @@ func (s *sim) loop() error {
 	return nil
 }
 
-// checkLater fails a run whose workload is read to its end while scripted
-// events still wait for a job it never submitted: a job's name a trace
-// does not have can only be found out here, and such an event must not
-// be dropped without a word.
-func (s *sim) checkLater() error {
-	if s.hasNext || len(s.later) == 0 {
-		return nil
-	}
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(s.later)) {
-		for _, e := range s.later[name] {
-			where := e.Where
-			if where == "" {
-				where = "event at " + Clock(e.At)
-			}
-			errs = append(errs, fmt.Errorf("%s: names job %q, which the workload never submits", where, name))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // tick moves the clock to the next instant with something due and handles
 // it. It reports false when nothing is left before the end of the run.
 func (s *sim) tick() (bool, error) {
@@ -284,6 +269,9 @@ func (s *sim) step() error {
 	}
 	s.fresh = s.fresh[:0]
 	for s.hasNext && s.next.Submit == s.now {
+		if err := s.scriptBefore(s.next.Name); err != nil {
+			return err
+		}
 		if s.next.AfterPass {
 			if err := s.settleBefore(); err != nil {
 				return err

@@ -64,7 +64,8 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	in.Jobs = jobs
 	for _, e := range sc.Events {
 		ev := Event{At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, Node: e.Node, AfterPass: e.AfterPass,
-			Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
+			Before: e.Before,
+			Where:  fmt.Sprintf("%s:%d", sc.Name, e.Line)}
 		switch e.Kind {
 		case scenario.EventKill:
 			ev.Kind = EventKill

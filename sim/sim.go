@@ -239,6 +239,10 @@ type Event struct {
 	// that ran a pass between it and what came before it in its second
 	// (scenario.Event.AfterPass).
 	AfterPass bool
+	// Before, when set, names a job submitted at At: the event comes
+	// just before its submission rather than after the instant's
+	// submissions (scenario.Event.Before).
+	Before string
 	// Where names the event's place in its file ("FILE:LINE") for
 	// errors found only while running, such as a job the workload never
 	// submits; empty for events made in code.

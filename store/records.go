@@ -147,15 +147,15 @@ func (o *ops) event(ctx context.Context, e Event) error {
 		*o.events = append(*o.events, e)
 		return nil
 	}
-	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason)
+	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan)
 	if err != nil {
 		return fmt.Errorf("record event: %w", err)
 	}
 	return nil
 }
 
-// eventRowsPerInsert bounds the rows of one multi-row event insert: 7
+// eventRowsPerInsert bounds the rows of one multi-row event insert: 9
 // parameters a row, well under PostgreSQL's 65,535.
 const eventRowsPerInsert = 1000
 
@@ -167,12 +167,12 @@ func (o *ops) flushEvents(ctx context.Context) error {
 	*o.events = nil
 	for start := 0; start < len(evs); start += eventRowsPerInsert {
 		chunk := evs[start:min(start+eventRowsPerInsert, len(evs))]
-		args := make([]any, 0, len(chunk)*7)
+		args := make([]any, 0, len(chunk)*9)
 		for _, e := range chunk {
-			args = append(args, e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason)
+			args = append(args, e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan)
 		}
-		row := "(" + placeholders(7) + ")"
-		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason) VALUES ` +
+		row := "(" + placeholders(9) + ")"
+		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran) VALUES ` +
 			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
 		if _, err := o.q.ExecContext(ctx, o.d.q(query), args...); err != nil {
 			return fmt.Errorf("record %d events: %w", len(chunk), err)
@@ -184,7 +184,7 @@ func (o *ops) flushEvents(ctx context.Context) error {
 func scanEvent(sc rowScanner) (Event, error) {
 	var e Event
 	var at int64
-	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason); err != nil {
+	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason, &e.Cause, &e.PartRan); err != nil {
 		return Event{}, err
 	}
 	e.At = timeOf(at)
@@ -206,7 +206,7 @@ func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	if f.To != "" {
 		where, args = append(where, "to_state = ?"), append(args, f.To)
 	}
-	query, args := finish(`SELECT seq, job_id, idx, attempt, from_state, to_state, at_ns, reason FROM events`,
+	query, args := finish(`SELECT seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran FROM events`,
 		where, "seq", f.Limit, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {

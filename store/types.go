@@ -204,7 +204,19 @@ type Event struct {
 	To      string
 	At      time.Time
 	Reason  string
+	// Cause and PartRan are a task transition's (TaskTransition).
+	Cause   Cause
+	PartRan bool
 }
+
+// Cause says, in a word a program reads, why the master ended an
+// attempt that no agent reported on; the reason beside it says so to
+// users. "" is any other transition.
+type Cause string
+
+// CauseNotRun: the attempt's agent does not run it (it registered again
+// without it, or never answered its start).
+const CauseNotRun Cause = "not_run"
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
 // for a node's first registration, or one after its deletion); an
@@ -332,6 +344,13 @@ type TaskTransition struct {
 	// Backfill, allowed only when To is starting, marks the attempt it
 	// opens as started by backfill (Attempt.Backfilled).
 	Backfill bool
+	// Cause, for a transition that ends an attempt no agent reported
+	// on, says why (CauseNotRun); PartRan, for one from starting, that a
+	// part of the task's gang ran, so the master took the task to have
+	// run though its attempt never reached running. Both are kept in the
+	// event log (Event), for the what-if export.
+	Cause   Cause
+	PartRan bool
 }
 
 // Reservation is what conservative backfilling carries for a waiting job

@@ -57,6 +57,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Reservations", testReservations},
 		{"Marks", testMarks},
 		{"Events", testEvents},
+		{"EventCause", testEventCause},
 		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},
 		{"ConcurrentCreates", testConcurrentCreates},
