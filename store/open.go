@@ -39,6 +39,19 @@ func Open(ctx context.Context, dsn, dataDir string) (Store, error) {
 	return nil, fmt.Errorf("open store: %w: database %q is neither sqlite:// nor postgres://", ErrInvalid, redact(dsn))
 }
 
+// SQLiteFile returns the database file that dsn opens, resolved against
+// dataDir, or "" when dsn names PostgreSQL.
+func SQLiteFile(dsn, dataDir string) (string, error) {
+	if !(dsn == "" || dsn == "sqlite:" || strings.HasPrefix(dsn, "sqlite://")) {
+		return "", nil
+	}
+	path, _, err := sqlitePath(dsn, dataDir)
+	if err != nil {
+		return "", fmt.Errorf("sqlite store: %w", err)
+	}
+	return path, nil
+}
+
 // sqlitePath resolves the database file and the synchronous mode.
 func sqlitePath(dsn, dataDir string) (path, sync string, err error) {
 	rest := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")

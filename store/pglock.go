@@ -54,6 +54,7 @@ type masterLock struct {
 	lostErr error
 	stop    chan struct{}
 	done    chan struct{}
+	closing sync.Once
 }
 
 func newMasterLock(cfg *pgx.ConnConfig, db string) *masterLock {
@@ -159,8 +160,8 @@ func (l *masterLock) lockedError(ctx context.Context, conn *pgx.Conn, key int32)
 		// connection dead; until then, wait as if the database were down.
 		return fmt.Errorf("master lock on %s: still held by this master's previous session, %s", l.db, holder)
 	}
-	return fmt.Errorf("%w %s: its master lock is held by %s; stop that master first, or give this one another database or schema",
-		ErrLocked, l.db, holder)
+	return fmt.Errorf("%w: its master lock is held by %s; stop that master first, or give this one another database or schema",
+		ErrLocked, holder)
 }
 
 // verify makes sure that the lock is held, by asking the server: every
@@ -207,7 +208,7 @@ func (l *masterLock) ensure(ctx context.Context) error {
 func (l *masterLock) reacquire(ctx context.Context) error {
 	err := l.acquire(ctx)
 	if errors.Is(err, ErrLocked) {
-		l.lostErr = fmt.Errorf("lost the master lock: %w", err)
+		l.lostErr = fmt.Errorf("lost the master lock on %s: %w", l.db, err)
 		close(l.lost)
 		return l.lostErr
 	}
@@ -247,14 +248,17 @@ func (l *masterLock) watch(every time.Duration) {
 }
 
 // close stops the watch and ends the lock session, which releases it.
+// Closing twice does nothing more.
 func (l *masterLock) close() {
-	close(l.stop)
-	<-l.done
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.conn != nil {
-		l.drop()
-	}
+	l.closing.Do(func() {
+		close(l.stop)
+		<-l.done
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.conn != nil {
+			l.drop()
+		}
+	})
 }
 
 // LockLost returns a channel that receives an error matching ErrLocked
