@@ -116,7 +116,6 @@
 //   - Once a method or an Update returns nil, its writes survive a crash
 //     of the process (and, with the default SQLite synchronous=full or a
 //     PostgreSQL with fsync on, of the machine).
-//
 //   - On PostgreSQL nothing is written unless this store holds the master
 //     lock (see One master per database).
 //
