@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/pgtest"
 )
 
 // TestSecondMasterOnOneDatabase starts a second master, with a data
@@ -62,4 +64,52 @@ func TestSecondMasterOnOneDatabase(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMasterStopsWhenAnotherTookTheDatabase: PostgreSQL restarts while
+// the master is paused (SIGSTOP), so that it cannot take its lock back
+// first, and a second master starts on the database and takes it. When
+// the first resumes it must find the lock taken and exit non-zero,
+// saying so, rather than schedule beside the second, which goes on.
+func TestMasterStopsWhenAnotherTookTheDatabase(t *testing.T) {
+	t.Parallel()
+	pg := pgtest.Start(t, pgtest.Options{})
+	dsn, err := pg.NewSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCluster(t, clusterSpec{config: onePool, dsn: dsn})
+	first := c.master
+	if err := first.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	second := c.start("master-b", c.dir, "master", "--listen", "127.0.0.1:0",
+		"--data", filepath.Join(c.dir, "master-b"), "--config", filepath.Join(c.dir, "cluster.yaml"), "--db", dsn)
+	url := "http://" + c.waitLogMatch(second, masterServing)
+	first.setStopped() // its exit is the point
+	if err := first.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	c.poll(startTimeout, "the first master to exit", func(context.Context) (bool, string) {
+		return first.exited(), "running"
+	})
+	first.mu.Lock()
+	code := first.exitCode
+	first.mu.Unlock()
+	log := first.log()
+	t.Logf("the first master said:\n%s", tail(log, 2000))
+	if code == 0 || !strings.Contains(log, "lost the master lock") || !strings.Contains(log, "another allot master holds the database") {
+		t.Fatalf("the first master exited %d; want non-zero, saying it lost the master lock to another master:\n%s", code, tail(log, 4000))
+	}
+	c.url = url
+	c.poll(startTimeout, "the second master's /readyz to answer 200", func(ctx context.Context) (bool, string) {
+		code := readyz(ctx, url)
+		return code == 200, fmt.Sprint(code)
+	})
 }
