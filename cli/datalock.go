@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/allot-sched/allot/lockfile"
+	"github.com/allot-sched/allot/store"
 )
 
 // DataLockFile is the file in a data directory that allot master and
@@ -26,6 +28,35 @@ func lockDataDir(data string) (*lockfile.Lock, error) {
 		}
 		return nil, fmt.Errorf("--data %s: the data directory is in use by %s (an allot master or allot dev; %s is locked): stop it first, or give another --data",
 			data, who, held.Path)
+	}
+	return l, err
+}
+
+// lockSQLiteFile keeps a second master off a SQLite database that it
+// reaches through another data directory (--db sqlite:///PATH), which the
+// data directory's lock does not see: it locks PATH.lock beside the
+// database. It returns nil (a no-op to Release) for PostgreSQL, whose
+// store takes a lock of its own in the database.
+func lockSQLiteFile(db, data string) (*lockfile.Lock, error) {
+	path, err := store.SQLiteFile(db, data)
+	if err != nil {
+		return nil, usageErrorf("--db %s: %w", db, err)
+	}
+	if path == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("--db: %w", err)
+	}
+	l, err := lockfile.Acquire(path + ".lock")
+	var held *lockfile.HeldError
+	if errors.As(err, &held) {
+		who := "another process"
+		if held.PID > 0 {
+			who = fmt.Sprintf("process %d", held.PID)
+		}
+		return nil, fmt.Errorf("--db: the SQLite database %s is in use by %s (another allot master, maybe with another --data; %s is locked): stop it first, or give another --db",
+			path, who, held.Path)
 	}
 	return l, err
 }

@@ -157,11 +157,22 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer lock.Release()
+	dbLock, err := lockSQLiteFile(f.db, f.data)
+	if err != nil {
+		return err
+	}
+	defer dbLock.Release()
 	st, err := store.Open(ctx, f.db, f.data)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	// A master that lost the database's master lock to another (PostgreSQL
+	// came back and the other took it first) stops: its store refuses
+	// every write from then on.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	lost := store.LockLost(st)
 	m, err := master.New(ctx, master.Options{Store: st, Config: cfg, ConfigPath: f.config, DataDir: f.data, CheckpointRoot: f.ckpt, Logger: logger,
 		UI: web.Handler(), MaxNodeGPUs: f.serve.maxNodeGPUs, PrivateMetrics: f.serve.privateMetrics,
 		UserRate: f.serve.userRate, UserBurst: f.serve.userBurst})
@@ -180,9 +191,13 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	served := make(chan error, 1)
 	go func() { served <- master.Serve(srv, ln, sopt) }()
 	logger.Info("master serving", "addr", ln.Addr().String(), "url", url, "data", f.data)
+	var lostErr error
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
+	case lostErr = <-lost:
+		logger.Error("stopping: another master took the database", "err", lostErr)
+		stop()
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -190,6 +205,9 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	err = srv.Shutdown(shutdown)
 	<-loop
 	logger.Info("master stopped")
+	if lostErr != nil {
+		return fmt.Errorf("--db: %w", lostErr)
+	}
 	return err
 }
 

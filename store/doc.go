@@ -20,6 +20,32 @@
 // package storetest is the conformance suite both backends pass, and
 // pgtest starts throwaway PostgreSQL servers for tests.
 //
+// # One master per database
+//
+// A PostgreSQL store holds the master lock for its whole life (pglock.go):
+// a session-level advisory lock, pg_try_advisory_lock(masterLockClass,
+// FNV-1a of the schema), taken before anything is read or migrated, on a
+// connection of its own outside the pool whose application_name is
+// "allot-master HOST:PID#N". Open refuses, with an error matching ErrLocked
+// that names the database (never its password) and the holder as
+// pg_stat_activity shows it, when another session holds it for more than
+// a moment. Installations in different schemas of one database do not
+// conflict. SQLite needs no lock here: the master locks the data
+// directory and the database file (PATH.lock) itself, and Open may be
+// called twice on one file (tests, tools).
+//
+// The lock dies with its session, so it is lost whenever PostgreSQL
+// restarts. Writes are gated on it: every new connection of the pool
+// first checks the lock session (and takes the lock back if it is gone),
+// so after a restart, when all the old connections are dead, nothing is
+// written before the lock is held again; every write also checks a flag
+// that a watch clears when the lock session fails its once-a-second
+// check, and takes the lock back (with backoff) while the database is
+// away. A lost session alone, with the server up and the pool's
+// connections alive, is thus noticed within about a second. If another
+// master took the lock in between, the loss is final: every write fails
+// with ErrLocked and LockLost reports it, and the master stops.
+//
 // # Using it
 //
 // Every method of Store runs in its own transaction. Store.Update runs a
@@ -90,6 +116,8 @@
 //   - Once a method or an Update returns nil, its writes survive a crash
 //     of the process (and, with the default SQLite synchronous=full or a
 //     PostgreSQL with fsync on, of the machine).
+//   - On PostgreSQL nothing is written unless this store holds the master
+//     lock (see One master per database).
 //
 // # Structure
 //

@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // DefaultSQLiteFile is the database file that an empty DSN opens in the
@@ -36,6 +37,19 @@ func Open(ctx context.Context, dsn, dataDir string) (Store, error) {
 		return openPostgres(ctx, dsn)
 	}
 	return nil, fmt.Errorf("open store: %w: database %q is neither sqlite:// nor postgres://", ErrInvalid, redact(dsn))
+}
+
+// SQLiteFile returns the database file that dsn opens, resolved against
+// dataDir, or "" when dsn names PostgreSQL.
+func SQLiteFile(dsn, dataDir string) (string, error) {
+	if !(dsn == "" || dsn == "sqlite:" || strings.HasPrefix(dsn, "sqlite://")) {
+		return "", nil
+	}
+	path, _, err := sqlitePath(dsn, dataDir)
+	if err != nil {
+		return "", fmt.Errorf("sqlite store: %w", err)
+	}
+	return path, nil
 }
 
 // sqlitePath resolves the database file and the synchronous mode.
@@ -127,22 +141,36 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 }
 
 func openPostgres(ctx context.Context, dsn string) (Store, error) {
-	db, err := sql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
 	}
+	// The master lock comes first: a second master is refused before it
+	// reads or migrates anything.
+	lock := newMasterLock(cfg, redact(dsn))
+	if err := lock.take(ctx); err != nil {
+		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
+	}
+	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, _ *pgx.Conn) error {
+		return lock.verify(ctx)
+	}))
 	db.SetMaxOpenConns(16)
 	db.SetMaxIdleConns(16)
-	if err := db.PingContext(ctx); err != nil {
+	fail := func(err error) (Store, error) {
 		db.Close()
+		lock.close()
 		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return fail(err)
 	}
 	d := newPostgresDialect()
 	if err := migrate(ctx, db, d); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open postgres store %s: %w", redact(dsn), err)
+		return fail(err)
 	}
-	return newSQLStore(db, db, d), nil
+	s := newSQLStore(db, db, d)
+	s.lock = lock
+	return s, nil
 }
 
 // redact hides a password in a URL-form DSN so that errors can show it.

@@ -29,6 +29,8 @@ type sqlStore struct {
 	group *groupCommitter
 	// stmts, when set, keeps the writer's statements prepared (SQLite).
 	stmts *stmtCache
+	// lock, when set, is the master lock every write needs (PostgreSQL).
+	lock *masterLock
 	// authStore serves Auth: users, roles, credentials, the audit log.
 	authStore
 }
@@ -75,6 +77,9 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 	if s.group != nil {
 		return s.group.update(ctx, run)
 	}
+	if err := s.writable(ctx); err != nil {
+		return err
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store transaction: begin: %w", err)
@@ -117,8 +122,22 @@ func (s *sqlStore) Close() error {
 		errs = append(errs, s.r.Close())
 	}
 	errs = append(errs, s.w.Close())
+	if s.lock != nil {
+		s.lock.close() // after the pool: nothing is written without it
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// writable refuses writes while the master lock is not held.
+func (s *sqlStore) writable(ctx context.Context) error {
+	if s.lock == nil {
+		return nil
+	}
+	if err := s.lock.ensure(ctx); err != nil {
+		return fmt.Errorf("store transaction: %w", err)
 	}
 	return nil
 }
@@ -154,6 +173,9 @@ func (s *sqlStore) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEve
 func (s *sqlStore) CreateJob(ctx context.Context, job Job, tasks []Task) (out Job, err error) {
 	if s.d.name == "postgres" {
 		// One statement, atomic on its own: no BEGIN and COMMIT round trips.
+		if err := s.writable(ctx); err != nil {
+			return Job{}, err
+		}
 		return (&ops{q: s.w, d: s.d}).CreateJob(ctx, job, tasks)
 	}
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.CreateJob(ctx, job, tasks); return err })

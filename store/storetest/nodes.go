@@ -29,7 +29,7 @@ func testNodeDrain(t *testing.T, target Target) {
 
 	// A master restart must find the node drained.
 	s.Close()
-	s = open(t, target)
+	s = reopen(t, target, s)
 	again := &store.NodeDrain{At: at(3 * time.Minute), Reason: "replace PSU and fan", By: "ops"}
 	if got, err = s.SetNodeDrain(ctx, "gpu-1", again, again.At); err != nil {
 		t.Fatalf("drain again: %v", err)
@@ -89,7 +89,7 @@ func testNodeDrain(t *testing.T, target Target) {
 func testNodeDeletedHistory(t *testing.T, target Target, s store.Store, gpus []store.GPU) {
 	ctx := ctxOf(t)
 	s.Close()
-	s = open(t, target)
+	s = reopen(t, target, s)
 	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(5 * time.Minute)})
 	if err != nil {
 		t.Fatalf("node events: %v", err)

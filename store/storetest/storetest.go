@@ -7,7 +7,9 @@
 //	})
 //
 // The suite opens the target with store.Open, often several times (to
-// check that a reopened store keeps everything), and closes what it opens.
+// check that a reopened store keeps everything), and closes what it opens;
+// it closes a store before reopening its target, as PostgreSQL refuses a
+// second store on a database in use (the master lock).
 package storetest
 
 import (
@@ -100,6 +102,17 @@ func open(t *testing.T, target Target) store.Store {
 		}
 	})
 	return s
+}
+
+// reopen closes s and opens the target again, as a master restarting on
+// the same database does: a second store beside an open one is refused
+// on PostgreSQL (the master lock).
+func reopen(t *testing.T, target Target, s store.Store) store.Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatalf("close store: %v", err)
+	}
+	return open(t, target)
 }
 
 // sampleJob has every field set.

@@ -227,7 +227,7 @@ func testReservedRestart(t *testing.T, target Target) {
 	if task := move(t, s, pre); !reflect.DeepEqual(task.Reserved, reserved) {
 		t.Fatalf("after → preempting: reserved %+v, want %+v", task.Reserved, reserved)
 	}
-	s = open(t, target) // the reservation is durable
+	s = reopen(t, target, s) // the reservation is durable
 	tasks, err := s.Tasks(ctx, store.TaskFilter{JobID: job.ID})
 	if err != nil || len(tasks) != 1 || !reflect.DeepEqual(tasks[0].Reserved, reserved) {
 		t.Fatalf("reopened: tasks %+v (error %v), want the reservation %+v", tasks, err, reserved)
