@@ -340,6 +340,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.TaskList = taskViews(tasks, atts)
+	noteLostTasks(ja.m.pub.reads(), &view)
 	// An ended job's view comes from its stored record, which does not
 	// count its tasks.
 	view.Tasks = len(tasks)
