@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -381,6 +382,39 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		}
 		if over := rowIDs(p, "#projects tr.over-quota", "project"); !slices.Equal(over, []string{"vision"}) {
 			t.Errorf("over-quota rows = %v, want [vision]", over)
+		}
+	})
+	// A parent's queued count includes its sub-projects', so its link
+	// lists their jobs too; a leaf's names the project alone.
+	t.Run("queued links include sub-projects", func(t *testing.T) {
+		f := newFixture()
+		p := openPage(t, f, "#/projects", wide)
+		p.waitFor(`document.querySelectorAll('#projects tr[data-project]').length === 3`, "three projects")
+		links := map[string]string{
+			"research": "#/jobs?state=queued&project=research&subprojects=true",
+			"vision":   "#/jobs?state=queued&project=vision",
+		}
+		for name, want := range links {
+			if href := evalJS[string](p, `document.querySelector('#projects tr[data-project="`+name+`"] td:last-child a').getAttribute('href')`); href != want {
+				t.Errorf("queued link of %s = %q, want %q", name, href, want)
+			}
+		}
+		var want []string
+		for _, j := range f.jobs {
+			if j.State == "queued" && (j.Project == "vision" || j.Project == "nlp") {
+				want = append(want, strconv.FormatInt(j.ID, 10))
+			}
+		}
+		if len(want) == 0 {
+			t.Fatal("the fixture has no queued job in a sub-project of research")
+		}
+		p.goTo(links["research"])
+		p.waitFor(fmt.Sprintf(`document.querySelectorAll('#jobs tbody tr[data-job]').length === %d`, len(want)), "the sub-projects' queued jobs")
+		if got := rowIDs(p, "#jobs tbody tr", "job"); !slices.Equal(got, want) {
+			t.Errorf("rows = %v, want %v", got, want)
+		}
+		if !evalJS[bool](p, `document.getElementById('f-subprojects').checked`) {
+			t.Error("the sub-projects box is not checked")
 		}
 	})
 }
