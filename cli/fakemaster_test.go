@@ -127,6 +127,9 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		return nil, 204
 	}))
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
+	mux.HandleFunc("GET /api/v1/audit", func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, 200, []api.AuditEntry{{Seq: 7, Actor: "user:root", Action: "POST /api/v1/jobs", Status: 201}})
+	})
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })
 	mux.HandleFunc("GET /api/v1/jobs/{id}/explain", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureExplanation()) })
