@@ -29,8 +29,11 @@ type masterFlags struct {
 	config   string
 	ckpt     string
 	logLevel string
-	logJSON  bool
-	serve    serveFlags
+	// logFormat is text or json ("" text); logJSON, the deprecated
+	// --log-json, is --log-format json (registerLogFlags).
+	logFormat string
+	logJSON   bool
+	serve     serveFlags
 }
 
 // serveFlags are the HTTP server's settings, shared by master and dev.
@@ -107,8 +110,7 @@ exits at once; nothing stored is lost).`,
 	fl.StringVar(&f.db, "db", "", "database URL: sqlite://PATH or postgres://...; default SQLite in the data directory")
 	fl.StringVar(&f.config, "config", "", "configuration file (pools, nodes, projects, users)")
 	fl.StringVar(&f.ckpt, "checkpoint-root", "", "absolute path under which tasks' checkpoint directories are made, on storage every node mounts there (default DATA/checkpoints)")
-	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fl.BoolVar(&f.logJSON, "log-json", false, "write logs as JSON lines")
+	registerLogFlags(fl, &f.logLevel, &f.logFormat, &f.logJSON)
 	f.serve.register(fl)
 	return cmd
 }
@@ -130,11 +132,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--data %q: %w", f.data, err)
 	}
 	f.data = data
-	format := "text"
-	if f.logJSON {
-		format = "json"
-	}
-	logger, err := newLogger(stderr, f.logLevel, format)
+	logger, err := newLogger(stderr, f.logLevel, logFormatOf(f.logFormat, f.logJSON))
 	if err != nil {
 		return err
 	}
