@@ -348,7 +348,10 @@ func tokenMessage(t api.CreatedToken, master string) string {
 		fmt.Fprintf(&b, " for %s", t.Token.Subject)
 	}
 	if t.Token.ExpiresAt != nil {
-		fmt.Fprintf(&b, ", valid until %s", t.Token.ExpiresAt.Local().Format(time.DateTime))
+		// As the CLI prints a time to come elsewhere (when): the display
+		// zone's date-time and how long from now, so that a reader in
+		// another zone still knows when it lapses.
+		fmt.Fprintf(&b, ", valid until %s", when(*t.Token.ExpiresAt))
 	}
 	fmt.Fprintf(&b, ". It is shown only this once:\n%s\n", t.Secret)
 	if t.Token.Kind == api.TokenJoin {
@@ -365,7 +368,7 @@ func printTokens(w io.Writer, tokens []api.Token) error {
 	for _, tk := range tokens {
 		state, expires := "live", "-"
 		if tk.ExpiresAt != nil {
-			expires = tk.ExpiresAt.Local().Format(time.DateTime)
+			expires = formatTime(tk.ExpiresAt)
 			if now.After(*tk.ExpiresAt) {
 				state = "expired"
 			}
