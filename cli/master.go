@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -118,6 +120,9 @@ exits at once; nothing stored is lost).`,
 func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if f.data == "" {
 		return usageErrorf("--data: a data directory is required")
+	}
+	if err := checkDB("--db", f.db); err != nil {
+		return err
 	}
 	sopt, err := f.serve.options()
 	if err != nil {
@@ -270,4 +275,30 @@ func reloadOnHangup(ctx context.Context, m *master.Master, logger *slog.Logger) 
 			}
 		}
 	}
+}
+
+// dbForms says what --db takes, as store.Open reads it.
+const dbForms = "expected sqlite://PATH (a SQLite file; a relative PATH is in --data; sqlite:// alone is DATA/allot.db), " +
+	"postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...] (postgresql:// too), or no --db for SQLite in --data"
+
+// checkDB refuses, as a usage error naming flag, a database that
+// store.Open does not take (mysql://x, a bare file name), before the
+// address is taken or the data directory made; its password is not
+// repeated.
+func checkDB(flag, db string) error {
+	switch {
+	case db == "", db == "sqlite:", strings.HasPrefix(db, "sqlite://"),
+		strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
+		return nil
+	}
+	shown := db
+	if u, err := url.Parse(db); err == nil && u.Scheme != "" {
+		shown = u.Redacted()
+		if u.Opaque != "" || u.User == nil && strings.Contains(db, "@") {
+			shown = u.Scheme + ":..."
+		}
+	} else if strings.Contains(db, "@") {
+		shown = "..."
+	}
+	return usageErrorf("%s %q: not a database allot can use: %s", flag, shown, dbForms)
 }
