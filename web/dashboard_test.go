@@ -131,6 +131,32 @@ func TestJobDetailShowsAttemptsAndPreemption(t *testing.T) {
 	}
 }
 
+// TestJobDetailShowsLostNode: while a task is held on a lost node, the
+// job's reason (beside its state) and the task's open attempt say which
+// node is lost since when and when the task fails unless it returns.
+func TestJobDetailShowsLostNode(t *testing.T) {
+	f := newFixture()
+	lost := "node gpu-a1 lost since 2026-05-01T12:00:32Z: the task fails at 2026-05-01T12:05:32Z unless the node returns (lost_node_grace 5m0s)"
+	f.mu.Lock()
+	f.jobs[0].Reason = lost
+	f.jobs[0].TaskList[0].Reason = lost
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/1", wide)
+	cases := []struct{ name, sel string }{
+		{"job state", "#fields"},
+		{"open attempt", `#attempts tbody[data-task="0"] tr[data-attempt="1"]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p.sub(t).waitText(c.sel, lost)
+		})
+	}
+	// The other task's open attempt has no such reason.
+	if row := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="2"]`, "running"); strings.Contains(row, "lost") {
+		t.Errorf("task 1's open attempt = %q, want no loss", row)
+	}
+}
+
 func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 	cases := []struct {
 		name, hash string
