@@ -47,7 +47,7 @@ func heldNote(g goneNode, preemptible bool, grace time.Duration) string {
 		what = "is requeued"
 	}
 	if g.since.IsZero() {
-		return fmt.Sprintf("node %s %s (since before the master started): the task %s %s after its check unless the node returns (lost_node_grace %s)",
+		return fmt.Sprintf("node %s %s (since before the master started): the task %s %s after the master's first check unless the node returns (lost_node_grace %s)",
 			g.name, g.state, what, grace, grace)
 	}
 	return fmt.Sprintf("node %s %s since %s: the task %s at %s unless the node returns (lost_node_grace %s)",

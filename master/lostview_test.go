@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/store"
 )
 
 // TestLostNodeShownOnJob: while a task is held on a lost node within
@@ -78,6 +79,37 @@ func TestLostNodeShownOnJob(t *testing.T) {
 			}
 			if x.NodeLost != tt.want || !strings.Contains(x.Summary, tt.want) {
 				t.Fatalf("explanation: node_lost %q, summary %q", x.NodeLost, x.Summary)
+			}
+		})
+	}
+}
+
+// TestLostNodeNotes: the words of a held task's and its job's reason, by
+// the node's state, when it went, the job's preemptibility (by the
+// lifecycle's rule) and how many of the job's nodes are gone.
+func TestLostNodeNotes(t *testing.T) {
+	since := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name        string
+		gone        []goneNode
+		preemptible bool
+		want        string
+	}{
+		{"lost", []goneNode{{"n1", store.NodeLost, since}}, false,
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"left", []goneNode{{"n1", store.NodeLeft, since}}, false,
+			"node n1 left since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"preemptible", []goneNode{{"n1", store.NodeLost, since}}, true,
+			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, false,
+			"node n1 lost (since before the master started): the task fails 5m0s after the master's first check unless the node returns (lost_node_grace 5m0s)"},
+		{"several nodes", []goneNode{{"n1", store.NodeLost, since}, {"n2", store.NodeLost, since}, {"n3", store.NodeLeft, since}}, false,
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s); 2 more nodes of its tasks are gone too"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := lostJobReason(tc.gone, tc.preemptible, 5*time.Minute); got != tc.want {
+				t.Fatalf("reason %q\nwant %q", got, tc.want)
 			}
 		})
 	}
