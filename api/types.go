@@ -532,6 +532,11 @@ type Explanation struct {
 	// RFC3339: why"). Preempted says the same with its parts apart.
 	Preemptions []string     `json:"preemptions,omitempty"`
 	Preempted   []Preemption `json:"preempted,omitempty"`
+	// NodeLost, while a task of the job is held on a node that is lost
+	// (or left) within lost_node_grace, says which node since when and
+	// what becomes of the task at the end of the grace unless the node
+	// returns; the job's reason says the same.
+	NodeLost string `json:"node_lost,omitempty"`
 	// Summary is the explanation in a few sentences.
 	Summary string `json:"summary"`
 	// AsOf is the master's time, to the second, that the countdowns in

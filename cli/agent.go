@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/agentd"
@@ -31,6 +32,7 @@ type agentFlags struct {
 	exitGrace time.Duration
 	logLevel  string
 	logFormat string
+	logJSON   bool // the deprecated --log-json (registerLogFlags)
 	joinFile  string
 }
 
@@ -84,8 +86,7 @@ SIGTERM exits at once, as --on-exit keep would. See docs/agent.md.`,
 	fl.StringArrayVar(&f.labels, "label", nil, "a node label as key=value; repeat for more")
 	fl.StringVar(&f.onExit, "on-exit", string(agentd.ExitKill), "what a stopping agent does with its tasks: kill (checkpoint, then kill) or keep")
 	fl.DurationVar(&f.exitGrace, "exit-grace", 30*time.Second, "with --on-exit kill, how long tasks get to checkpoint")
-	fl.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
-	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	registerLogFlags(fl, &f.logLevel, &f.logFormat, &f.logJSON)
 	fl.StringVar(&f.joinFile, "join-token-file", "", "a file with the join token (allot token create --join) for the node's first registration (default: $"+JoinTokenEnv+")")
 	return cmd
 }
@@ -96,7 +97,7 @@ func (f *agentFlags) config(ctx context.Context, cmd *cobra.Command) (agentd.Con
 	if err := f.check(cmd); err != nil {
 		return agentd.Config{}, err
 	}
-	logger, err := newLogger(cmd.ErrOrStderr(), f.logLevel, f.logFormat)
+	logger, err := newLogger(cmd.ErrOrStderr(), f.logLevel, logFormatOf(f.logFormat, f.logJSON))
 	if err != nil {
 		return agentd.Config{}, err
 	}
@@ -171,7 +172,7 @@ func (f *agentFlags) check(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("fake-gpus") && f.fakeGPUs < 0 {
 		return usageErrorf("--fake-gpus: expected a count >= 0, got %d", f.fakeGPUs)
 	}
-	if _, err := newLogger(io.Discard, f.logLevel, f.logFormat); err != nil {
+	if _, err := newLogger(io.Discard, f.logLevel, logFormatOf(f.logFormat, f.logJSON)); err != nil {
 		return err
 	}
 	_, err := parseLabels(f.labels)
@@ -237,6 +238,29 @@ func parseLabels(flags []string) (map[string]string, error) {
 		labels[k] = v
 	}
 	return labels, nil
+}
+
+// registerLogFlags registers the log flags that the master and the agent
+// share: --log-level, --log-format text|json, and --log-json, the
+// master's old spelling of --log-format json, kept as a deprecated alias
+// (hidden from the help; cobra says so when it is used).
+func registerLogFlags(fl *pflag.FlagSet, level, format *string, asJSON *bool) {
+	fl.StringVar(level, "log-level", "info", "log level: debug, info, warn or error")
+	fl.StringVar(format, "log-format", "text", "log format: text or json (JSON lines)")
+	fl.BoolVar(asJSON, "log-json", false, "the same as --log-format json")
+	_ = fl.MarkDeprecated("log-json", "use --log-format json")
+}
+
+// logFormatOf is the log format that --log-format and the deprecated
+// --log-json ask for: json with --log-json, else format ("" is text).
+func logFormatOf(format string, asJSON bool) string {
+	switch {
+	case asJSON:
+		return "json"
+	case format == "":
+		return "text"
+	}
+	return format
 }
 
 // newLogger builds a daemon's structured logger (agent, master, dev).

@@ -115,7 +115,7 @@ func (f benchFlags) check() error {
 	case f.master == "" && f.masterPID != 0:
 		return usageErrorf("--master-pid: only with --master")
 	}
-	return nil
+	return checkDB("--db", f.db)
 }
 
 // benchTarget is the master under load: its address, the tokens, and

@@ -127,6 +127,9 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		return nil, 204
 	}))
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
+	mux.HandleFunc("GET /api/v1/audit", func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, 200, []api.AuditEntry{{Seq: 7, Actor: "user:root", Action: "POST /api/v1/jobs", Status: 201}})
+	})
 	mux.HandleFunc("GET /api/v1/projects", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.projects) })
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })
 	mux.HandleFunc("GET /api/v1/jobs/{id}/explain", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureExplanation()) })
@@ -222,6 +225,16 @@ func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 }
 
 // list filters as the real master will; the CLI filters again.
+// parentOf is project's parent, "" for a top-level one.
+func (f *fakeMaster) parentOf(project string) string {
+	for _, p := range f.projects {
+		if p.Name == project {
+			return p.Parent
+		}
+	}
+	return ""
+}
+
 func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	// Like the master, a filter that names nothing is a 400.
@@ -243,8 +256,8 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 		if p := q.Get("pool"); p != "" && j.Pool != p {
 			continue
 		}
-		if p := q.Get("project"); p != "" && j.Project != p {
-			continue
+		if p := q.Get("project"); p != "" && j.Project != p && !(q.Get("subprojects") == "true" && f.parentOf(j.Project) == p) {
+			continue // a sub-project's job, with subprojects=true (the fake's tree is one level deep)
 		}
 		if n := q.Get("node"); n != "" && !onNode(j, n) {
 			continue

@@ -88,7 +88,7 @@ type jobsFlags struct {
 	out                                     outputFlag
 	all                                     bool
 	pool, project, state, user, node, since string
-	watch                                   bool
+	watch, subprojects                      bool
 	interval                                time.Duration
 	// estimate picks START: the range, or one end of it.
 	estimate string
@@ -109,7 +109,9 @@ func newJobsCmd() *cobra.Command {
 for waiting jobs, why they wait. By default only queued and running jobs
 are shown; --all adds completed, failed and killed ones, newest first,
 and --state shows one state. --node shows the jobs with a task on that
-node now; --since those submitted since a time. Ended jobs are fetched a
+node now; --since those submitted since a time; --project with
+--subprojects the jobs of a project and of the projects under it, as
+allot projects counts them. Ended jobs are fetched a
 page at a time, so that a master with a long history answers each request
 quickly.
 
@@ -119,6 +121,7 @@ error that lists the valid values. --watch polls the master every
 redrawn in place) until Ctrl-C.`,
 		Example: `  allot jobs
   allot jobs --pool research --project vision
+  allot jobs --project ml --subprojects
   allot jobs --node dgx-1 -o wide
   allot jobs --watch
   allot jobs --all --since 7d -o json`,
@@ -132,6 +135,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.BoolVar(&f.all, "all", false, "include completed, failed and killed jobs")
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
+	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
 	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, completed, failed or killed")
 	fl.StringVar(&f.user, "user", "", "only jobs of this user")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
@@ -150,6 +154,9 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if f.state != "" && !slices.Contains(jobStates, f.state) {
 		return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.state)
 	}
+	if f.subprojects && f.project == "" {
+		return usageErrorf("--subprojects: needs --project")
+	}
 	if !slices.Contains(estimateKinds, f.estimate) {
 		return usageErrorf("--estimate: expected one of %s, got %q", strings.Join(estimateKinds, ", "), f.estimate)
 	}
@@ -165,7 +172,8 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err != nil {
 		return err
 	}
-	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user, Node: f.node, Since: f.since}
+	filter := client.JobFilter{State: f.state, Pool: f.pool, Project: f.project, User: f.user, Node: f.node, Since: f.since,
+		Subprojects: f.subprojects}
 	render := func(ctx context.Context, w io.Writer) error {
 		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
@@ -290,7 +298,7 @@ func keepJob(j api.Job, f client.JobFilter, all bool) bool {
 	switch {
 	case f.State != "" && j.State != f.State,
 		f.Pool != "" && j.Pool != f.Pool,
-		f.Project != "" && j.Project != f.Project,
+		f.Project != "" && j.Project != f.Project && !f.Subprojects, // the master knows the tree
 		f.User != "" && j.User != f.User:
 		return false
 	}

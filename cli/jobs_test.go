@@ -118,6 +118,12 @@ func TestJobs(t *testing.T) {
 `},
 		{name: "nothing matches", args: []string{"jobs", "--project", "ml", "-o", "json"}, out: "[]\n"},
 		{name: "empty table", args: []string{"jobs", "--project", "ml"}, out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  START  REASON\n"},
+		{name: "sub-projects", args: []string{"jobs", "--project", "ml", "--subprojects"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START      REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -          -
+1    5   asha          queued   research  nlp      1      4/20   ~in 1h-2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   1      0/1    -          behind job 5
+`},
+		{name: "sub-projects without a project", args: []string{"jobs", "--subprojects"}, err: `--subprojects: needs --project`},
 		{name: "unknown pool", args: []string{"jobs", "--pool", "nosuch"},
 			err: `master: 400 Bad Request: pool "nosuch": no such pool (pools: research, batch)`},
 		{name: "unknown node", args: []string{"jobs", "--node", "nosuch"},
@@ -137,6 +143,7 @@ func TestJobs(t *testing.T) {
 	// The filters went to the master too.
 	for _, want := range []string{
 		"GET /api/v1/jobs?project=vision&state=queued&user=ana",
+		"GET /api/v1/jobs?project=ml&state=queued%2Crunning&subprojects=true",
 		// live jobs in one answer, ended ones a page at a time
 		"GET /api/v1/jobs?state=queued%2Crunning",
 		"GET /api/v1/jobs?limit=500&state=completed%2Cfailed%2Ckilled",

@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,8 +31,11 @@ type masterFlags struct {
 	config   string
 	ckpt     string
 	logLevel string
-	logJSON  bool
-	serve    serveFlags
+	// logFormat is text or json ("" text); logJSON, the deprecated
+	// --log-json, is --log-format json (registerLogFlags).
+	logFormat string
+	logJSON   bool
+	serve     serveFlags
 }
 
 // serveFlags are the HTTP server's settings, shared by master and dev.
@@ -107,8 +112,7 @@ exits at once; nothing stored is lost).`,
 	fl.StringVar(&f.db, "db", "", "database URL: sqlite://PATH or postgres://...; default SQLite in the data directory")
 	fl.StringVar(&f.config, "config", "", "configuration file (pools, nodes, projects, users)")
 	fl.StringVar(&f.ckpt, "checkpoint-root", "", "absolute path under which tasks' checkpoint directories are made, on storage every node mounts there (default DATA/checkpoints)")
-	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fl.BoolVar(&f.logJSON, "log-json", false, "write logs as JSON lines")
+	registerLogFlags(fl, &f.logLevel, &f.logFormat, &f.logJSON)
 	f.serve.register(fl)
 	return cmd
 }
@@ -116,6 +120,9 @@ exits at once; nothing stored is lost).`,
 func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if f.data == "" {
 		return usageErrorf("--data: a data directory is required")
+	}
+	if err := checkDB("--db", f.db); err != nil {
+		return err
 	}
 	sopt, err := f.serve.options()
 	if err != nil {
@@ -130,11 +137,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--data %q: %w", f.data, err)
 	}
 	f.data = data
-	format := "text"
-	if f.logJSON {
-		format = "json"
-	}
-	logger, err := newLogger(stderr, f.logLevel, format)
+	logger, err := newLogger(stderr, f.logLevel, logFormatOf(f.logFormat, f.logJSON))
 	if err != nil {
 		return err
 	}
@@ -290,4 +293,30 @@ func reloadOnHangup(ctx context.Context, m *master.Master, logger *slog.Logger) 
 			}
 		}
 	}
+}
+
+// dbForms says what --db takes, as store.Open reads it.
+const dbForms = "expected sqlite://PATH (a SQLite file; a relative PATH is in --data; sqlite:// alone is DATA/allot.db), " +
+	"postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...] (postgresql:// too), or no --db for SQLite in --data"
+
+// checkDB refuses, as a usage error naming flag, a database that
+// store.Open does not take (mysql://x, a bare file name), before the
+// address is taken or the data directory made; its password is not
+// repeated.
+func checkDB(flag, db string) error {
+	switch {
+	case db == "", db == "sqlite:", strings.HasPrefix(db, "sqlite://"),
+		strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
+		return nil
+	}
+	shown := db
+	if u, err := url.Parse(db); err == nil && u.Scheme != "" {
+		shown = u.Redacted()
+		if u.Opaque != "" || u.User == nil && strings.Contains(db, "@") {
+			shown = u.Scheme + ":..."
+		}
+	} else if strings.Contains(db, "@") {
+		shown = "..."
+	}
+	return usageErrorf("%s %q: not a database allot can use: %s", flag, shown, dbForms)
 }

@@ -38,7 +38,7 @@ func TestMasterFlagErrors(t *testing.T) {
 		{"bad log level", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "loud"}, "--log-level", false},
 		{"missing config file", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info",
 			config: filepath.Join(dir, "none.yaml")}, "--config", false},
-		{"bad database URL", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", db: "mysql://x"}, "neither sqlite", false},
+		{"bad database URL", masterFlags{data: dir, listen: "127.0.0.1:0", logLevel: "info", db: "mysql://x"}, `--db "mysql://x": not a database allot can use: expected sqlite://PATH`, false},
 		{"bad listen address", masterFlags{data: dir, listen: "nowhere:-1", logLevel: "info"}, "--listen", false},
 		{"address in use", masterFlags{data: filepath.Join(dir, "new"), listen: taken.Addr().String(), logLevel: "info"},
 			"--listen " + taken.Addr().String() + ": the address is in use (another allot dev or master?)", true},

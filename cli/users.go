@@ -348,7 +348,10 @@ func tokenMessage(t api.CreatedToken, master string) string {
 		fmt.Fprintf(&b, " for %s", t.Token.Subject)
 	}
 	if t.Token.ExpiresAt != nil {
-		fmt.Fprintf(&b, ", valid until %s", t.Token.ExpiresAt.Local().Format(time.DateTime))
+		// As the CLI prints a time to come elsewhere (when): the display
+		// zone's date-time and how long from now, so that a reader in
+		// another zone still knows when it lapses.
+		fmt.Fprintf(&b, ", valid until %s", when(*t.Token.ExpiresAt))
 	}
 	fmt.Fprintf(&b, ". It is shown only this once:\n%s\n", t.Secret)
 	if t.Token.Kind == api.TokenJoin {
@@ -365,7 +368,7 @@ func printTokens(w io.Writer, tokens []api.Token) error {
 	for _, tk := range tokens {
 		state, expires := "live", "-"
 		if tk.ExpiresAt != nil {
-			expires = tk.ExpiresAt.Local().Format(time.DateTime)
+			expires = formatTime(tk.ExpiresAt)
 			if now.After(*tk.ExpiresAt) {
 				state = "expired"
 			}
@@ -382,15 +385,21 @@ func newAuditCmd() *cobra.Command {
 	var out outputFlag
 	var after int64
 	var actor string
-	var limit int
+	var limit, last int
 	cmd := &cobra.Command{
 		Use:     "audit",
 		Short:   "Show the audit log: who changed what, when, and the outcome (admins)",
-		Example: "  allot audit --actor user:alice\n  allot audit --after 120 -o json",
+		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --after 120 -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkAuditCounts(cmd, last); err != nil {
+				return err
+			}
 			return runOne(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
 				es, err := c.Audit(ctx, after, actor, limit)
+				if last > 0 {
+					es, err = c.AuditLast(ctx, after, actor, last)
+				}
 				if es == nil {
 					es = []api.AuditEntry{}
 				}
@@ -407,7 +416,22 @@ func newAuditCmd() *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&after, "after", 0, "only entries after this sequence number")
 	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor, e.g. user:alice or node:gpu-1")
-	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries")
+	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries, the oldest")
+	cmd.Flags().IntVar(&last, "last", 0, "the newest N entries (1..10000), printed oldest first; not with --limit")
 	out.register(cmd)
 	return cmd
+}
+
+// checkAuditCounts refuses --last out of the master's range, or given with
+// --limit: one asks for the oldest entries, the other for the newest.
+func checkAuditCounts(cmd *cobra.Command, last int) error {
+	switch {
+	case !cmd.Flags().Changed("last"):
+		return nil
+	case cmd.Flags().Changed("limit"):
+		return usageErrorf("--last and --limit: give one (--last: the newest entries, --limit: the oldest)")
+	case last < 1 || last > 10000:
+		return usageErrorf("--last: expected 1..10000, got %d", last)
+	}
+	return nil
 }

@@ -57,8 +57,20 @@ func (c *Client) RevokeToken(ctx context.Context, id int64) error {
 	return c.do(ctx, "POST", fmt.Sprintf("/tokens/%d/revoke", id), nil, nil, nil)
 }
 
-// Audit reads the audit log after seq (admins only).
+// Audit reads the audit log after seq (admins only), the oldest limit
+// entries.
 func (c *Client) Audit(ctx context.Context, after int64, actor string, limit int) ([]api.AuditEntry, error) {
+	return c.audit(ctx, after, actor, "limit", limit)
+}
+
+// AuditLast reads the newest last entries of the audit log after seq
+// (admins only), listed oldest first.
+func (c *Client) AuditLast(ctx context.Context, after int64, actor string, last int) ([]api.AuditEntry, error) {
+	return c.audit(ctx, after, actor, "last", last)
+}
+
+// audit reads the audit log, count entries as param (limit or last) says.
+func (c *Client) audit(ctx context.Context, after int64, actor, param string, count int) ([]api.AuditEntry, error) {
 	q := url.Values{}
 	if after > 0 {
 		q.Set("after", fmt.Sprint(after))
@@ -66,8 +78,8 @@ func (c *Client) Audit(ctx context.Context, after int64, actor string, limit int
 	if actor != "" {
 		q.Set("actor", actor)
 	}
-	if limit > 0 {
-		q.Set("limit", fmt.Sprint(limit))
+	if count > 0 {
+		q.Set(param, fmt.Sprint(count))
 	}
 	var out []api.AuditEntry
 	return out, c.do(ctx, "GET", "/audit", q, nil, &out)

@@ -43,9 +43,11 @@ func (c *Client) SubmitWith(ctx context.Context, spec json.RawMessage, opt Submi
 // JobFilter selects jobs; empty fields select all. Node selects the jobs
 // with a task on that node now; State may list several states separated
 // by commas ("queued,running"); Since keeps the jobs submitted since an
-// RFC 3339 time or a duration ago ("36h", "7d").
+// RFC 3339 time or a duration ago ("36h", "7d"). Subprojects, with a
+// Project, selects the jobs of the projects under it too.
 type JobFilter struct {
 	State, Pool, Project, User, Node, Since string
+	Subprojects                             bool
 }
 
 func (f JobFilter) query() url.Values {
@@ -55,6 +57,9 @@ func (f JobFilter) query() url.Values {
 		if v != "" {
 			q.Set(k, v)
 		}
+	}
+	if f.Subprojects {
+		q.Set("subprojects", "true")
 	}
 	return q
 }

@@ -198,7 +198,7 @@ func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store
 var jobStates = []store.JobState{store.JobQueued, store.JobRunning, store.JobCompleted, store.JobFailed, store.JobKilled}
 
 func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
-	f, node, err := ja.jobsQuery(r.Context(), r)
+	sel, err := ja.jobsQuery(r.Context(), r)
 	if err != nil {
 		ja.fail(w, err)
 		return
@@ -209,7 +209,7 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if pg != nil {
-		page, err := ja.jobsPage(r.Context(), principalOf(r), f, node, *pg)
+		page, err := ja.jobsPage(r.Context(), principalOf(r), sel, *pg)
 		if err != nil {
 			ja.fail(w, err)
 			return
@@ -217,11 +217,11 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
-	out := ja.liveJobs(f, node)
+	out := ja.liveJobs(sel)
 	// An ended job has no task on any node, so --node lists live jobs only.
-	if tf, ok := endedFilter(f); ok && node == "" {
+	if tf, ok := endedFilter(sel.f); ok && sel.node == "" {
 		tf.Projects, tf.OrUser = visibleTo(principalOf(r))
-		ended, err := ja.m.st.Jobs(r.Context(), tf)
+		ended, err := ja.storedJobs(r.Context(), tf, sel.under)
 		if err != nil {
 			ja.fail(w, err)
 			return
@@ -284,11 +284,11 @@ func visibleTo(p auth.Principal) ([]string, string) {
 	return projects, p.User
 }
 
-// liveJobs lists the live jobs that match f and, when node is not "",
-// have a task on node, in scheduling order: by pool in configuration
+// liveJobs lists the live jobs that sel selects (with a task on its node
+// when it names one), in scheduling order: by pool in configuration
 // order, then as each pool's policy ranks them. It reads the published
 // view (readview.go), so it does not wait for a batch's commit.
-func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
+func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 	v, now := ja.m.pub.reads(), ja.asOf()
 	poolAt := map[string]int{}
 	for i, p := range v.cfg.Pools {
@@ -296,7 +296,7 @@ func (ja *jobsAPI) liveJobs(f store.JobFilter, node string) []api.Job {
 	}
 	var jobs []*jobRead
 	for j := range v.jobs.all() {
-		if matchesLive(j.rec, f) && (node == "" || j.on(v, node)) {
+		if sel.matches(j.rec) && (sel.node == "" || j.on(v, sel.node)) {
 			jobs = append(jobs, j)
 		}
 	}
@@ -340,6 +340,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.TaskList = taskViews(tasks, atts)
+	noteLostTasks(ja.m.pub.reads(), &view)
 	// An ended job's view comes from its stored record, which does not
 	// count its tasks.
 	view.Tasks = len(tasks)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -269,41 +271,18 @@ func (ac *access) handleAudit(w http.ResponseWriter, r *http.Request) {
 	if !ac.adminOnly(w, r, "reading the audit log") {
 		return
 	}
-	q := r.URL.Query()
-	if err := onlyParams(q, "after", "actor", "limit"); err != nil {
+	f, err := auditFilter(r.URL.Query())
+	if err != nil {
 		ac.fail(w, err)
 		return
-	}
-	f := store.AuditFilter{Actor: q.Get("actor"), Limit: 1000}
-	if err := checkActor(f.Actor); err != nil {
-		ac.fail(w, err)
-		return
-	}
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"after", &f.After}} {
-		if s := q.Get(p.name); s != "" {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || n < 0 {
-				ac.fail(w, badRequest(p.name, "%s %q: expected an integer >= 0", p.name, s))
-				return
-			}
-			*p.dst = n
-		}
-	}
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10000 {
-			ac.fail(w, badRequest("limit", "limit %q: expected 1..10000", s))
-			return
-		}
-		f.Limit = n
 	}
 	es, err := ac.m.st.Audit(r.Context(), f)
 	if err != nil {
 		ac.fail(w, err)
 		return
+	}
+	if f.Newest {
+		slices.Reverse(es) // the newest N, listed oldest first as always
 	}
 	out := make([]api.AuditEntry, 0, len(es))
 	for _, e := range es {
@@ -311,6 +290,39 @@ func (ac *access) handleAudit(w http.ResponseWriter, r *http.Request) {
 			Status: e.Status, Detail: e.Detail, RequestID: e.RequestID})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// auditFilter reads GET /audit's query: after, actor, and limit (the
+// oldest entries, 1000 unless given) or last (the newest N, read newest
+// first from the store), not both.
+func auditFilter(q url.Values) (store.AuditFilter, error) {
+	if err := onlyParams(q, "after", "actor", "limit", "last"); err != nil {
+		return store.AuditFilter{}, err
+	}
+	f := store.AuditFilter{Actor: q.Get("actor"), Limit: 1000}
+	if err := checkActor(f.Actor); err != nil {
+		return f, err
+	}
+	if s := q.Get("after"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return f, badRequest("after", "after %q: expected an integer >= 0", s)
+		}
+		f.After = n
+	}
+	if q.Has("limit") && q.Has("last") {
+		return f, badRequest("last", "last and limit: give one (last: the newest entries, limit: the oldest)")
+	}
+	for _, name := range []string{"limit", "last"} {
+		if s := q.Get(name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > 10000 {
+				return f, badRequest(name, "%s %q: expected 1..10000", name, s)
+			}
+			f.Limit, f.Newest = n, name == "last"
+		}
+	}
+	return f, nil
 }
 
 // checkActor refuses an actor filter that no audit entry could have, such

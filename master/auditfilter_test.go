@@ -1,9 +1,13 @@
 package master
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestAuditActorFilter: an actor filter no entry could match, such as a
@@ -33,6 +37,60 @@ func TestAuditActorFilter(t *testing.T) {
 			}
 			if code == http.StatusBadRequest && !strings.Contains(body, `"field":"actor"`) {
 				t.Fatalf("the refusal %s does not name the field actor", body)
+			}
+		})
+	}
+}
+
+// TestAuditLast: last=N answers the newest N entries, oldest first as
+// every answer lists them, so that a long log need not be paged with
+// after to see what happened recently; it takes the other filters, and
+// with limit, or out of range, it is refused.
+func TestAuditLast(t *testing.T) {
+	h := newHarness(t)
+	for i := range 5 {
+		h.submit(jobSpec(fmt.Sprintf("j%d", i), 1, ""))
+	}
+	var all []api.AuditEntry
+	if code := h.do("GET", "/api/v1/audit", nil, &all); code != 200 || len(all) < 5 {
+		t.Fatalf("audit: %d, %d entries", code, len(all))
+	}
+	seqs := func(es []api.AuditEntry) []int64 {
+		var out []int64
+		for _, e := range es {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	n := len(all)
+	cases := []struct {
+		name, query string
+		status      int
+		want        []int64
+	}{
+		{"newest two", "last=2", 200, seqs(all[n-2:])},
+		{"more than there are", "last=10000", 200, seqs(all)},
+		{"after", fmt.Sprintf("last=10&after=%d", all[n-3].Seq), 200, seqs(all[n-2:])},
+		{"an actor's", "last=1&actor=user:root", 200, seqs(all[n-1:])},
+		{"with limit", "last=2&limit=2", 400, nil},
+		{"zero", "last=0", 400, nil},
+		{"too many", "last=10001", 400, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.status != 200 {
+				code, body, _ := h.raw("GET", "/api/v1/audit?"+tc.query, "")
+				if code != tc.status || !strings.Contains(body, `"field":"last"`) {
+					t.Fatalf("GET /audit?%s = %d %s, want %d naming last", tc.query, code, body, tc.status)
+				}
+				return
+			}
+			var got []api.AuditEntry
+			if code := h.do("GET", "/api/v1/audit?"+tc.query, nil, &got); code != 200 {
+				t.Fatalf("GET /audit?%s = %d", tc.query, code)
+			}
+			if g := seqs(got); !slices.Equal(g, tc.want) {
+				t.Fatalf("GET /audit?%s = %v, want %v", tc.query, g, tc.want)
 			}
 		})
 	}

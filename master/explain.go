@@ -39,6 +39,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	x := ja.explain(view)
 	ja.m.unlock()
 	x.AsOf = now
+	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
 	for _, a := range atts {
 		if a.EndState == store.AttemptPreempted {
@@ -500,6 +501,9 @@ func summary(x api.Explanation) string {
 	switch {
 	case x.Position == 0 && x.State == "running":
 		b.WriteString("It is running.")
+		if x.NodeLost != "" {
+			fmt.Fprintf(&b, " But %s.", x.NodeLost)
+		}
 	case x.Position == 0:
 		fmt.Fprintf(&b, "It is %s and waits for nothing.", x.State)
 	default:

@@ -13,14 +13,35 @@ import (
 // maxListed bounds how many valid values an unknown-value error lists.
 const maxListed = 20
 
-// jobsQuery reads GET /jobs's query: a store filter and the node. A value
+// jobsQuery reads GET /jobs's query: a store filter, the node and, with
+// subprojects=true, the project's subtree (jobsSel). A value
 // that names nothing is a 400 that names it and lists the valid ones, so
 // that a typo is not mistaken for an empty queue. A pool, project or user
 // that the configuration no longer has but some job still names is
 // valid, so that old jobs can still be listed.
-func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
+func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (jobsSel, error) {
+	f, node, err := ja.jobsFilter(ctx, r)
+	if err != nil {
+		return jobsSel{}, err
+	}
+	sel := jobsSel{f: f, node: node}
+	sub, err := boolParam(r, "subprojects")
+	switch {
+	case err != nil:
+		return sel, err
+	case sub && f.Project == "":
+		return sel, badRequest("subprojects", "subprojects=true needs a project")
+	case sub:
+		sel.under, sel.f.Project = subtree(ja.m.Config().Projects, f.Project), ""
+	}
+	return sel, nil
+}
+
+// jobsFilter reads GET /jobs's query but subprojects: a store filter and
+// the node.
+func (ja *jobsAPI) jobsFilter(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "state", "pool", "project", "user", "node", "since", "limit", "cursor"); err != nil {
+	if err := onlyParams(q, "state", "pool", "project", "subprojects", "user", "node", "since", "limit", "cursor"); err != nil {
 		return store.JobFilter{}, "", err
 	}
 	f := store.JobFilter{Pool: q.Get("pool"), Project: q.Get("project"), User: q.Get("user")}

@@ -82,18 +82,18 @@ func matchesLive(rec store.Job, f store.JobFilter) bool {
 // source gives at most a page, so a page costs O(limit) reads whatever
 // the store's size. A job that ends between two pages stays on the side
 // of the cursor it was on, so none is listed twice or skipped.
-func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFilter, node string, pg pageReq) (api.JobPage, error) {
+func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, sel jobsSel, pg pageReq) (api.JobPage, error) {
 	var stored []store.Job
-	if tf, ok := endedFilter(f); ok && node == "" {
+	if tf, ok := endedFilter(sel.f); ok && sel.node == "" {
 		tf.Projects, tf.OrUser = visibleTo(p)
 		tf.BeforeID, tf.Desc, tf.Limit = pg.cursor, true, pg.limit
 		var err error
-		if stored, err = ja.m.st.Jobs(ctx, tf); err != nil {
+		if stored, err = ja.storedJobs(ctx, tf, sel.under); err != nil {
 			return api.JobPage{}, err
 		}
 	}
 	v, now := ja.m.pub.reads(), ja.asOf()
-	live := livePage(v, p, f, node, pg)
+	live := livePage(v, p, sel, pg)
 	out := make([]api.Job, 0, pg.limit)
 	i, k := 0, 0
 	for len(out) < pg.limit && (i < len(live) || k < len(stored)) {
@@ -117,14 +117,14 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, f store.JobFi
 }
 
 // livePage lists, newest first, up to a page of v's jobs below the
-// cursor that f (and node) select and p may read.
-func livePage(v *readView, p auth.Principal, f store.JobFilter, node string, pg pageReq) []*jobRead {
+// cursor that sel selects and p may read.
+func livePage(v *readView, p auth.Principal, sel jobsSel, pg pageReq) []*jobRead {
 	var out []*jobRead
 	for j := range v.jobs.below(pg.cursor) {
 		if len(out) == pg.limit {
 			break
 		}
-		if !matchesLive(j.rec, f) || (node != "" && !j.on(v, node)) || p.CanRead(j.rec.Project, j.rec.User) != nil {
+		if !sel.matches(j.rec) || (sel.node != "" && !j.on(v, sel.node)) || p.CanRead(j.rec.Project, j.rec.User) != nil {
 			continue
 		}
 		out = append(out, j)

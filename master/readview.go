@@ -66,6 +66,7 @@ type nodeRead struct {
 	slots, free  int
 	state        store.NodeState
 	name         string
+	lostAt       time.Time // when it went lost or left (lostview.go)
 }
 
 // verifyReads, when set, makes every release of mu compare the view with
@@ -119,7 +120,8 @@ type readPublisher struct {
 // captureNode renders n. Callers hold mu.
 func (p *readPublisher) captureNode(n *mnode) *nodeRead {
 	return &nodeRead{view: nodeView(p.m.cfg, n), pool: n.pool, up: n.up(), draining: n.draining(),
-		slots: len(n.rec.GPUs), free: max(len(n.rec.GPUs)-len(n.used), 0), state: n.rec.State, name: n.rec.Name}
+		slots: len(n.rec.GPUs), free: max(len(n.rec.GPUs)-len(n.used), 0), state: n.rec.State, name: n.rec.Name,
+		lostAt: n.lostAt}
 }
 
 // markJob records that j changed since the last publish. Callers hold mu.

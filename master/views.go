@@ -24,6 +24,9 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	out := ja.storedJobView(j.rec)
 	out.Tasks = j.tasks
 	out.Running = j.active
+	if lost := lostReasonOf(v, j.rec.ID); lost != "" {
+		out.Reason = lost
+	}
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if pos > 0 && j.pending != nil {

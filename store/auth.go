@@ -85,6 +85,9 @@ type AuditFilter struct {
 	After int64 // entries with a larger Seq
 	Actor string
 	Limit int // 0: no limit
+	// Newest lists by descending Seq, so that Limit keeps the newest
+	// entries (allot audit --last) rather than the oldest.
+	Newest bool
 }
 
 // Auth is the identity side of the store.
@@ -389,7 +392,11 @@ func (a *authStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 	if f.Actor != "" {
 		where, args = append(where, "actor = ?"), append(args, f.Actor)
 	}
-	q, args := finish("SELECT seq, at_ns, actor, action, target, status, detail, request_id FROM audit", where, "seq", f.Limit, args)
+	order := "seq"
+	if f.Newest {
+		order = "seq DESC"
+	}
+	q, args := finish("SELECT seq, at_ns, actor, action, target, status, detail, request_id FROM audit", where, order, f.Limit, args)
 	rows, err := a.r.QueryContext(ctx, a.d.q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,32 @@ func TestJobDetailShowsAttemptsAndPreemption(t *testing.T) {
 	}
 	if hidden := evalJS[bool](p, `document.getElementById('why').hidden`); !hidden {
 		t.Errorf("a running job shows a pending explanation")
+	}
+}
+
+// TestJobDetailShowsLostNode: while a task is held on a lost node, the
+// job's reason (beside its state) and the task's open attempt say which
+// node is lost since when and when the task fails unless it returns.
+func TestJobDetailShowsLostNode(t *testing.T) {
+	f := newFixture()
+	lost := "node gpu-a1 lost since 2026-05-01T12:00:32Z: the task fails at 2026-05-01T12:05:32Z unless the node returns (lost_node_grace 5m0s)"
+	f.mu.Lock()
+	f.jobs[0].Reason = lost
+	f.jobs[0].TaskList[0].Reason = lost
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/1", wide)
+	cases := []struct{ name, sel string }{
+		{"job state", "#fields"},
+		{"open attempt", `#attempts tbody[data-task="0"] tr[data-attempt="1"]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p.sub(t).waitText(c.sel, lost)
+		})
+	}
+	// The other task's open attempt has no such reason.
+	if row := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="2"]`, "running"); strings.Contains(row, "lost") {
+		t.Errorf("task 1's open attempt = %q, want no loss", row)
 	}
 }
 
@@ -381,6 +408,39 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		}
 		if over := rowIDs(p, "#projects tr.over-quota", "project"); !slices.Equal(over, []string{"vision"}) {
 			t.Errorf("over-quota rows = %v, want [vision]", over)
+		}
+	})
+	// A parent's queued count includes its sub-projects', so its link
+	// lists their jobs too; a leaf's names the project alone.
+	t.Run("queued links include sub-projects", func(t *testing.T) {
+		f := newFixture()
+		p := openPage(t, f, "#/projects", wide)
+		p.waitFor(`document.querySelectorAll('#projects tr[data-project]').length === 3`, "three projects")
+		links := map[string]string{
+			"research": "#/jobs?state=queued&project=research&subprojects=true",
+			"vision":   "#/jobs?state=queued&project=vision",
+		}
+		for name, want := range links {
+			if href := evalJS[string](p, `document.querySelector('#projects tr[data-project="`+name+`"] td:last-child a').getAttribute('href')`); href != want {
+				t.Errorf("queued link of %s = %q, want %q", name, href, want)
+			}
+		}
+		var want []string
+		for _, j := range f.jobs {
+			if j.State == "queued" && (j.Project == "vision" || j.Project == "nlp") {
+				want = append(want, strconv.FormatInt(j.ID, 10))
+			}
+		}
+		if len(want) == 0 {
+			t.Fatal("the fixture has no queued job in a sub-project of research")
+		}
+		p.goTo(links["research"])
+		p.waitFor(fmt.Sprintf(`document.querySelectorAll('#jobs tbody tr[data-job]').length === %d`, len(want)), "the sub-projects' queued jobs")
+		if got := rowIDs(p, "#jobs tbody tr", "job"); !slices.Equal(got, want) {
+			t.Errorf("rows = %v, want %v", got, want)
+		}
+		if !evalJS[bool](p, `document.getElementById('f-subprojects').checked`) {
+			t.Error("the sub-projects box is not checked")
 		}
 	})
 }

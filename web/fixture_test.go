@@ -294,9 +294,13 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f.mu.Lock()
 	out := []api.Job{}
+	projects := []string{q.Get("project")}
+	if q.Get("subprojects") == "true" {
+		projects = f.subtree(q.Get("project"))
+	}
 	for _, j := range f.jobs {
 		if matchAny(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
-			match(q.Get("project"), j.Project) && match(q.Get("user"), j.User) {
+			(projects[0] == "" || slices.Contains(projects, j.Project)) && match(q.Get("user"), j.User) {
 			c := *j
 			c.TaskList = nil
 			out = append(out, c)
@@ -324,6 +328,21 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 }
 
 func match(want, have string) bool { return want == "" || want == have }
+
+// subtree is project and the projects under it, as the master's
+// subprojects=true selects them. Callers hold mu.
+func (f *fixture) subtree(project string) []string {
+	out := []string{project}
+	for grew := true; grew; {
+		grew = false
+		for _, p := range f.projects {
+			if p.Parent != "" && slices.Contains(out, p.Parent) && !slices.Contains(out, p.Name) {
+				out, grew = append(out, p.Name), true
+			}
+		}
+	}
+	return out
+}
 
 // matchAny matches one of several values separated by commas.
 func matchAny(want, have string) bool {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +124,30 @@ func testAudit(t *testing.T, target Target) {
 	es, err = s.Audit(ctx, store.AuditFilter{After: es[0].Seq, Limit: 1})
 	if err != nil || len(es) != 1 || es[0].Actor != "user:root" {
 		t.Fatalf("audit after the first = %+v, %v", es, err)
+	}
+	newest := []struct {
+		name  string
+		f     store.AuditFilter
+		wants []int // statuses, newest first
+	}{
+		{"newest two", store.AuditFilter{Newest: true, Limit: 2}, []int{202, 201}},
+		{"newest of an actor", store.AuditFilter{Newest: true, Limit: 1, Actor: "user:alice"}, []int{202}},
+		{"all, newest first", store.AuditFilter{Newest: true}, []int{202, 201, 200}},
+		{"newest after the second", store.AuditFilter{Newest: true, Limit: 5, After: es[0].Seq}, []int{202}},
+	}
+	for _, tc := range newest {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Audit(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var statuses []int
+			for _, e := range got {
+				statuses = append(statuses, e.Status)
+			}
+			if !slices.Equal(statuses, tc.wants) {
+				t.Fatalf("statuses %v, want %v", statuses, tc.wants)
+			}
+		})
 	}
 }

@@ -241,7 +241,9 @@ function taskBody(task) {
     h('td', {}, a.ended_at ? when(a.ended_at) : '—'),
     h('td', {}, a.end_state ? stateBadge(a.end_state) : (a.running_at ? 'running' : 'starting')),
     h('td', {class: 'num'}, a.exit_code === undefined || a.exit_code === null ? '—' : a.exit_code),
-    h('td', {}, a.reason || ''),
+    // An open attempt has no reason of its own: the task's says how it
+    // stands (e.g. held on a lost node until lost_node_grace ends).
+    h('td', {}, a.reason || (!a.end_state && i === attempts.length - 1 ? task.reason || '' : '')),
   )));
 }
 

@@ -9,7 +9,7 @@ import {estimate, fill, h, jobLink, memo, stateBadge, table} from './dom.js';
 const states = ['queued', 'running', 'completed', 'failed', 'killed'];
 const ended = ['completed', 'failed', 'killed'];
 const pageSize = 200;
-const filters = ['state', 'pool', 'project', 'user'];
+const filters = ['state', 'pool', 'project', 'subprojects', 'user'];
 
 export function mount(root, ctx) {
   const sel = {
@@ -18,8 +18,12 @@ export function mount(root, ctx) {
     project: select('f-project', 'Project', ['']),
   };
   const user = h('input', {id: 'f-user', type: 'search', placeholder: 'any', autocomplete: 'off'});
+  // With a project, its sub-projects' jobs too (subprojects=true), as a
+  // parent's counts on the projects page include them.
+  const sub = h('input', {id: 'f-subprojects', type: 'checkbox'});
   const form = h('form', {class: 'filters', role: 'search', 'aria-label': 'Filter jobs', onsubmit: (e) => e.preventDefault()},
     sel.state.wrap, sel.pool.wrap, sel.project.wrap,
+    h('div', {class: 'field'}, h('label', {for: 'f-subprojects'}, 'With sub-projects'), sub),
     h('div', {class: 'field'}, h('label', {for: 'f-user'}, 'User'), user));
   const count = h('p', {class: 'muted', id: 'jobs-count', 'aria-live': 'polite'});
   const t = table('jobs', 'Jobs in scheduling order', [
@@ -37,11 +41,15 @@ export function mount(root, ctx) {
   const apply = () => {
     for (const [k, s] of Object.entries(sel)) setValue(s.el, query.get(k) || '');
     user.value = query.get('user') || '';
+    sub.checked = query.get('subprojects') === 'true';
+    sub.disabled = !sel.project.el.value;
   };
   const changed = () => {
     const q = new URLSearchParams();
     for (const [k, s] of Object.entries(sel)) if (s.el.value) q.set(k, s.el.value);
+    if (sel.project.el.value && sub.checked) q.set('subprojects', 'true');
     if (user.value.trim()) q.set('user', user.value.trim());
+    sub.disabled = !sel.project.el.value;
     query = q;
     want = pageSize;
     const qs = q.toString();
@@ -51,6 +59,7 @@ export function mount(root, ctx) {
   };
   for (const s of Object.values(sel)) s.el.addEventListener('change', changed);
   user.addEventListener('change', changed);
+  sub.addEventListener('change', changed);
   apply();
 
   return {
@@ -60,6 +69,7 @@ export function mount(root, ctx) {
     },
     async refresh(signal) {
       const params = Object.fromEntries(filters.map((k) => [k, query.get(k) || '']));
+      if (!params.project) params.subprojects = '';
       const st = params.state;
       const [live, old, pools, projects] = await Promise.all([
         ended.includes(st) ? [] : get('/jobs', signal, {...params, state: st || 'queued,running'}),

@@ -21,7 +21,8 @@ export function mount(root) {
     async refresh(signal) {
       const [projects, fair] = await Promise.all([get('/projects', signal), get('/fairness', signal)]);
       if (!same(projects)) {
-        fill(t.tbody, projects.length ? tree(projects).map(([p, depth]) => row(p, depth))
+        const parents = new Set(projects.map((p) => p.parent).filter(Boolean));
+        fill(t.tbody, projects.length ? tree(projects).map(([p, depth]) => row(p, depth, parents.has(p.name)))
           : h('tr', {}, h('td', {colspan: 8, class: 'muted'}, 'No projects are configured.')));
       }
       if (!sameFair(fair)) {
@@ -95,7 +96,9 @@ function tree(projects) {
   return out;
 }
 
-function row(p, depth) {
+// row renders project p at depth in the tree; a parent's queued link
+// lists its sub-projects' jobs too, as its counts include them.
+function row(p, depth, parent) {
   const over = p.used - p.quota;
   const atLimit = p.limit && p.used >= p.limit;
   let label = `${p.used} of quota ${p.quota}`;
@@ -113,6 +116,6 @@ function row(p, depth) {
     h('td', {class: 'num'}, p.limit || 'none'),
     h('td', {class: 'num'}, p.over_quota_weight),
     h('td', {class: 'num'}, p.running_tasks),
-    h('td', {class: 'num'}, h('a', {href: `#/jobs?state=queued&project=${encodeURIComponent(p.name)}`}, p.queued_jobs)),
+    h('td', {class: 'num'}, h('a', {href: `#/jobs?state=queued&project=${encodeURIComponent(p.name)}${parent ? '&subprojects=true' : ''}`}, p.queued_jobs)),
   );
 }

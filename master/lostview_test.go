@@ -1,0 +1,116 @@
+package master
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestLostNodeShownOnJob: while a task is held on a lost node within
+// lost_node_grace, the job stays running, but its reason and the task's
+// say which node is lost since when and that the task fails at the end
+// of the grace unless the node returns, in the job list, the job's view
+// and its explanation; once the node is back they say so no more.
+func TestLostNodeShownOnJob(t *testing.T) {
+	lost := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).Add(DefaultAgentTimeout + 2*time.Second)
+	want := func(since time.Time) string {
+		return fmt.Sprintf("node n1 lost since %s: the task fails at %s unless the node returns (lost_node_grace %s)",
+			since.Format(time.RFC3339), since.Add(config.DefaultLostNodeGrace).Format(time.RFC3339), config.DefaultLostNodeGrace)
+	}
+	tests := []struct {
+		name    string
+		back    bool // the node's agent registers again
+		restart bool // the master restarts: the grace counts from its first check
+		want    string
+	}{
+		{"lost", false, false, want(lost)},
+		{"back", true, false, ""},
+		{"lost before a restart", false, true, want(lost.Add(time.Minute))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 2)
+			id := h.submit(jobSpec("train", 1, `, "preemptible": false`))
+			h.step()
+			h.sync(a, a)
+			h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+			h.m.Tick(h.ctx)
+			if h.m.nodes["n1"].up() {
+				t.Fatal("node not lost after the agent timeout")
+			}
+			h.clock.Advance(time.Minute)
+			if tt.restart {
+				h.start()
+				h.m.Tick(h.ctx)
+			}
+			if tt.back {
+				if _, err := a.Register(h.ctx); err != nil {
+					t.Fatal(err)
+				}
+				h.sync(a)
+			}
+			j := h.job(id)
+			var list []api.Job
+			if code := h.do("GET", "/api/v1/jobs", nil, &list); code != 200 || len(list) != 1 {
+				t.Fatalf("list: %d, %d jobs", code, len(list))
+			}
+			var x api.Explanation
+			if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if j.State != "running" {
+				t.Fatalf("job %s, want running", j.State)
+			}
+			if tt.want == "" {
+				if strings.Contains(j.Reason+list[0].Reason+j.TaskList[0].Reason+x.Summary, "lost") {
+					t.Fatalf("back, still says lost: job %q, list %q, task %q, summary %q",
+						j.Reason, list[0].Reason, j.TaskList[0].Reason, x.Summary)
+				}
+				return
+			}
+			if j.Reason != tt.want || list[0].Reason != tt.want || j.TaskList[0].Reason != tt.want {
+				t.Fatalf("reasons: job %q, list %q, task %q\nwant %q", j.Reason, list[0].Reason, j.TaskList[0].Reason, tt.want)
+			}
+			if x.NodeLost != tt.want || !strings.Contains(x.Summary, tt.want) {
+				t.Fatalf("explanation: node_lost %q, summary %q", x.NodeLost, x.Summary)
+			}
+		})
+	}
+}
+
+// TestLostNodeNotes: the words of a held task's and its job's reason, by
+// the node's state, when it went, the job's preemptibility (by the
+// lifecycle's rule) and how many of the job's nodes are gone.
+func TestLostNodeNotes(t *testing.T) {
+	since := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name        string
+		gone        []goneNode
+		preemptible bool
+		want        string
+	}{
+		{"lost", []goneNode{{"n1", store.NodeLost, since}}, false,
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"left", []goneNode{{"n1", store.NodeLeft, since}}, false,
+			"node n1 left since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"preemptible", []goneNode{{"n1", store.NodeLost, since}}, true,
+			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, false,
+			"node n1 lost (since before the master started): the task fails 5m0s after the master's first check unless the node returns (lost_node_grace 5m0s)"},
+		{"several nodes", []goneNode{{"n1", store.NodeLost, since}, {"n2", store.NodeLost, since}, {"n3", store.NodeLeft, since}}, false,
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s); 2 more nodes of its tasks are gone too"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := lostJobReason(tc.gone, tc.preemptible, 5*time.Minute); got != tc.want {
+				t.Fatalf("reason %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
