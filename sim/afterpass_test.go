@@ -34,33 +34,11 @@ func TestAfterPass(t *testing.T) {
 		{"after a pass", ", after_pass: true", "low", "high"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := scenario.Parse("after.yaml", []byte(strings.Replace(afterPassScenario, "%s", tc.extra, 1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := scenario.Marshal(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sc, err = scenario.Parse("again.yaml", data); err != nil {
-				t.Fatalf("%v\n%s", err, data)
-			}
+			sc, data := roundTrip(t, "after.yaml", strings.Replace(afterPassScenario, "%s", tc.extra, 1))
 			if got := sc.Jobs[1].AfterPass; got != (tc.extra != "") {
 				t.Fatalf("after_pass %v after a round trip:\n%s", got, data)
 			}
-			in, err := sim.FromScenario(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(in, sim.Options{Until: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := map[string]int64{}
-			for _, j := range res.Jobs {
-				start[j.Name] = *j.Start
-			}
-			if start[tc.first] != 10 || start[tc.other] != 110 {
+			if start := runToEnd(t, sc); start[tc.first] != 10 || start[tc.other] != 110 {
 				t.Errorf("starts %v, want %s at 10 and %s at 110", start, tc.first, tc.other)
 			}
 		})
@@ -91,21 +69,10 @@ jobs:
 		{"with it the waiting job has them first", ", after_pass: true", "waiting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := scenario.Parse("alone.yaml", []byte(strings.Replace(src, "%s", tc.extra, 1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, err := sim.FromScenario(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(in, sim.Options{Until: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, j := range res.Jobs {
-				if (j.Name == tc.at100) != (*j.Start == 100) && j.Name != "first" {
-					t.Errorf("%s started at %d; want %s at 100", j.Name, *j.Start, tc.at100)
+			sc, _ := roundTrip(t, "alone.yaml", strings.Replace(src, "%s", tc.extra, 1))
+			for name, at := range runToEnd(t, sc) {
+				if (name == tc.at100) != (at == 100) && name != "first" {
+					t.Errorf("%s started at %d; want %s at 100", name, at, tc.at100)
 				}
 			}
 		})
@@ -143,33 +110,54 @@ events:
 		{"a pass between", ", after_pass: true", 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := scenario.Parse("drains.yaml", []byte(strings.Replace(src, "%s", tc.extra, 1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := scenario.Marshal(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sc, err = scenario.Parse("again.yaml", data); err != nil {
-				t.Fatalf("%v\n%s", err, data)
-			}
+			sc, data := roundTrip(t, "drains.yaml", strings.Replace(src, "%s", tc.extra, 1))
 			if got := sc.Events[1].AfterPass; got != (tc.extra != "") {
 				t.Fatalf("after_pass %v after a round trip:\n%s", got, data)
 			}
-			in, err := sim.FromScenario(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(in, sim.Options{Until: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, j := range res.Jobs {
-				if j.Name == "short" && (j.Start == nil || *j.Start != tc.short) {
-					t.Errorf("short started at %d, want %d", *j.Start, tc.short)
-				}
+			if at := runToEnd(t, sc)["short"]; at != tc.short {
+				t.Errorf("short started at %d, want %d", at, tc.short)
 			}
 		})
 	}
+}
+
+// roundTrip parses src as a scenario, writes it out and parses it again,
+// so that a test sees what survives scenario.Marshal, and returns the
+// scenario read back with the text it was read from.
+func roundTrip(t *testing.T, name, src string) (*scenario.Scenario, []byte) {
+	t.Helper()
+	sc, err := scenario.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := scenario.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = scenario.Parse("again.yaml", data); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	return sc, data
+}
+
+// runToEnd runs sc to its end and returns when each job started (-1:
+// never).
+func runToEnd(t *testing.T, sc *scenario.Scenario) map[string]int64 {
+	t.Helper()
+	in, err := sim.FromScenario(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(in, sim.Options{Until: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := map[string]int64{}
+	for _, j := range res.Jobs {
+		start[j.Name] = -1
+		if j.Start != nil {
+			start[j.Name] = *j.Start
+		}
+	}
+	return start
 }

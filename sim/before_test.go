@@ -39,32 +39,14 @@ events:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(strings.Replace(src, "%s", tc.job, 1), "%s", tc.event, 1)
-			sc, err := scenario.Parse("before.yaml", []byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := scenario.Marshal(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sc, err = scenario.Parse("again.yaml", data); err != nil {
-				t.Fatalf("%v\n%s", err, data)
-			}
+			sc, data := roundTrip(t, "before.yaml", text)
 			if got, want := sc.Events[1].Before, strings.TrimPrefix(tc.event, ", before: "); got != want {
 				t.Fatalf("before %q after a round trip, want %q:\n%s", got, want, data)
 			}
-			in, err := sim.FromScenario(sc, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(in, sim.Options{Until: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := map[string]int64{"w": tc.w, "high": tc.high}
-			for _, j := range res.Jobs {
-				if j.Start == nil || *j.Start != want[j.Name] {
-					t.Errorf("%s started at %v, want %d", j.Name, j.Start, want[j.Name])
+			for name, at := range runToEnd(t, sc) {
+				if at != want[name] {
+					t.Errorf("%s started at %d, want %d", name, at, want[name])
 				}
 			}
 		})
