@@ -160,13 +160,7 @@ func TestReservationsCarriedOnEventsOnly(t *testing.T) {
 // TestReservedMessageIsRelative: a reserved job's message gives its start
 // relative to now ("in 1h"), and estimated_start the time itself.
 func TestReservedMessageIsRelative(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
-	h := newHarness(t, withConfig(cfg))
-	a := h.agent("n1", 4)
-	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
-	h.step()
-	h.sync(a, a)
-	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h, _, waiting := reservedBehind(t)
 	h.step()
 	p := h.job(waiting).Pending
 	if p == nil || p.EstimatedStart == nil || !p.EstimatedStart.Equal(h.clock.Now().Add(time.Hour)) ||

@@ -16,13 +16,7 @@ import (
 // and as_of to estimated_start are one span, however long ago the pass
 // ran, and every job of one answer counts from one as_of.
 func TestJobViewsCountFromNow(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
-	h := newHarness(t, withConfig(cfg))
-	a := h.agent("n1", 4)
-	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
-	h.step()
-	h.sync(a, a)
-	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h, _, waiting := reservedBehind(t)
 	second := h.submit(jobSpec("second", 4, `, "time_limit": 60`))
 	h.step()
 	views := []struct {

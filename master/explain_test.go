@@ -306,13 +306,7 @@ func TestPreemptionWhy(t *testing.T) {
 // from the time of its pass: the countdown and as_of to estimated_start
 // are one span, however long ago the pass ran.
 func TestExplainCountsFromNow(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
-	h := newHarness(t, withConfig(cfg))
-	a := h.agent("n1", 4)
-	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
-	h.step()
-	h.sync(a, a)
-	waiting := h.submit(jobSpec("waiting", 4, `, "time_limit": 60`))
+	h, _, waiting := reservedBehind(t)
 	h.step()
 	for _, tt := range []struct {
 		name    string
