@@ -180,6 +180,7 @@ func (ag *agents) handleSync(w http.ResponseWriter, r *http.Request) {
 	}
 	reply, err := ag.sync(r.Context(), r.PathValue("name"), s)
 	if errors.Is(err, errUnknownNode) {
+		infoOf(r).reRegister = true
 		writeError(w, http.StatusNotFound, "name", "%s: %v", r.PathValue("name"), err)
 		return
 	}

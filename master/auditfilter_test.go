@@ -95,3 +95,42 @@ func TestAuditLast(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditLeavesOutRegisterAgain: after a master restart every agent's
+// first sync is answered 404 "register again"; that is the protocol, not
+// a refusal, so the audit log leaves it out, while a sync refused for
+// what it sent stays in.
+func TestAuditLeavesOutRegisterAgain(t *testing.T) {
+	h := newHarness(t)
+	h.agent("n1", 1)
+	h.start() // a restart: n1 must register again
+	cases := []struct {
+		name    string
+		body    api.Sync
+		status  int
+		audited bool
+	}{
+		{"first sync after the restart", api.Sync{}, http.StatusNotFound, false},
+		{"a sync with a negative wait", api.Sync{WaitS: -1}, http.StatusBadRequest, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var before []api.AuditEntry
+			h.do("GET", "/api/v1/audit", nil, &before)
+			if code := h.do("POST", "/api/v1/agents/n1/sync", tc.body, nil); code != tc.status {
+				t.Fatalf("sync = %d, want %d", code, tc.status)
+			}
+			var after []api.AuditEntry
+			h.do("GET", "/api/v1/audit", nil, &after)
+			var syncs []api.AuditEntry
+			for _, e := range after[len(before):] {
+				if e.Action == "POST /api/v1/agents/n1/sync" {
+					syncs = append(syncs, e)
+				}
+			}
+			if got := len(syncs) == 1 && syncs[0].Status == tc.status; got != tc.audited || len(syncs) > 1 {
+				t.Fatalf("audit entries for the sync = %+v, want audited %v", syncs, tc.audited)
+			}
+		})
+	}
+}

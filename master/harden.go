@@ -131,9 +131,11 @@ func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // audited reports whether a request goes to the audit log: every change
 // of cluster state, and every refused request of an agent. Agents' syncs
-// and log uploads that succeed are protocol traffic, counted in metrics.
+// and log uploads that succeed are protocol traffic, counted in metrics;
+// so is a sync answered 404 to ask the agent to register again, which
+// every agent gets after a master restart (its registration is audited).
 func audited(r *http.Request, status int) bool {
-	if !strings.HasPrefix(r.URL.Path, api.Version+"/") {
+	if !strings.HasPrefix(r.URL.Path, api.Version+"/") || infoOf(r).reRegister {
 		return false
 	}
 	switch r.Method {

@@ -26,6 +26,10 @@ type reqInfo struct {
 	id        string
 	principal auth.Principal
 	cred      store.Credential // the credential presented, when valid
+	// reRegister marks an agent's sync answered 404 only to ask it to
+	// register again (after a master restart, or once its node was
+	// lost): no refusal, so the audit log leaves it out.
+	reRegister bool
 }
 
 type reqInfoKey struct{}

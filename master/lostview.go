@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -64,6 +65,20 @@ func lostJobReason(gone []goneNode, preemptible bool, grace time.Duration) strin
 	return s
 }
 
+// openNodes are the nodes where j has parts not yet exited (of task,
+// or of any task when task < 0), in name order. A part that exited on a
+// node now gone is not held there: the note would only alarm.
+func (j *jobRead) openNodes(task int) []string {
+	var out []string
+	for _, p := range j.open {
+		if (task < 0 || p.task == task) && !slices.Contains(out, p.node) {
+			out = append(out, p.node)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // lostReasonOf is the reason of live job id of v with tasks held on nodes
 // gone, "" when it has none.
 func lostReasonOf(v *readView, id int64) string {
@@ -71,7 +86,7 @@ func lostReasonOf(v *readView, id int64) string {
 	if j == nil {
 		return ""
 	}
-	gone := v.goneNodes(j.nodes)
+	gone := v.goneNodes(j.openNodes(-1))
 	if len(gone) == 0 {
 		return ""
 	}
@@ -79,14 +94,10 @@ func lostReasonOf(v *readView, id int64) string {
 }
 
 // noteLostTasks sets the reason of each task of a live job (view) whose
-// open attempt has a part on a node of v that is not up.
+// open attempt has a part not yet exited on a node of v that is not up.
 func noteLostTasks(v *readView, view *api.Job) {
 	j := v.job(view.ID)
-	if j == nil {
-		return
-	}
-	gone := v.goneNodes(j.nodes)
-	if len(gone) == 0 {
+	if j == nil || len(v.goneNodes(j.openNodes(-1))) == 0 {
 		return
 	}
 	for i := range view.TaskList {
@@ -98,20 +109,8 @@ func noteLostTasks(v *readView, view *api.Job) {
 		if a.EndedAt != nil || a.EndState != "" {
 			continue
 		}
-		for _, g := range gone {
-			if onNode(a.Placement, g.name) {
-				tk.Reason = heldNote(g, j.rec.Preemptible, v.cfg.LostNodeGrace)
-				break
-			}
+		if gone := v.goneNodes(j.openNodes(tk.Index)); len(gone) > 0 {
+			tk.Reason = heldNote(gone[0], j.rec.Preemptible, v.cfg.LostNodeGrace)
 		}
 	}
-}
-
-func onNode(ps []api.Placement, node string) bool {
-	for _, p := range ps {
-		if p.Node == node {
-			return true
-		}
-	}
-	return false
 }

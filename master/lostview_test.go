@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/store"
@@ -110,6 +111,61 @@ func TestLostNodeNotes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := lostJobReason(tc.gone, tc.preemptible, 5*time.Minute); got != tc.want {
 				t.Fatalf("reason %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLostNodeOnlyForOpenParts: a task over two nodes whose part on the
+// lost node had already exited, while its other part runs on, is not
+// held there: neither it nor its job says the node is lost. The node
+// filter still finds the job on that node, as before.
+func TestLostNodeOnlyForOpenParts(t *testing.T) {
+	tests := []struct {
+		name      string
+		exitFirst bool // the part on n1 exits before n1 is lost
+		lost      bool // the notes say n1 is lost
+	}{
+		{"part on the lost node still open", false, true},
+		{"part on the lost node exited", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a, b := h.agent("n1", 2), h.agent("n2", 2)
+			id := h.submit(jobSpec("gang", 4, `, "preemptible": false`))
+			h.step()
+			h.sync(a, b)
+			h.sync(a, b)
+			if got := h.taskState(id, 0); got != store.TaskRunning {
+				t.Fatalf("gang %s, want running on both nodes", got)
+			}
+			if tt.exitFirst {
+				a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+				h.sync(a)
+			}
+			h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+			h.sync(b)
+			h.m.Tick(h.ctx)
+			if h.m.nodes["n1"].up() {
+				t.Fatal("n1 not lost after the agent timeout")
+			}
+			j := h.job(id)
+			if j.State != "running" {
+				t.Fatalf("job %s, want running", j.State)
+			}
+			var x api.Explanation
+			if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			for what, s := range map[string]string{"job": j.Reason, "task": j.TaskList[0].Reason, "node_lost": x.NodeLost} {
+				if got := strings.Contains(s, "node n1 lost since"); got != tt.lost {
+					t.Errorf("%s reason %q: says n1 lost %v, want %v", what, s, got, tt.lost)
+				}
+			}
+			var on []api.Job
+			if code := h.do("GET", "/api/v1/jobs?node=n1", nil, &on); code != 200 || len(on) != 1 {
+				t.Errorf("jobs on n1: %d, %d jobs, want the gang", code, len(on))
 			}
 		})
 	}

@@ -56,6 +56,16 @@ type jobRead struct {
 	// the GPUs they hold and holding how many tasks have one.
 	nodes         []string
 	used, holding int
+	// open are the parts of open attempts that have not exited, by task
+	// index and node: a lost node holds those only (lostview.go), while
+	// nodes keeps a part that exited, as the node filter does.
+	open []taskPart
+}
+
+// taskPart is one part not yet exited: its task's index and its node.
+type taskPart struct {
+	task int
+	node string
 }
 
 // nodeRead is what the API shows of a node.
@@ -92,6 +102,9 @@ func captureJob(j *mjob) *jobRead {
 			r.used += len(p.gpus)
 			if !slices.Contains(r.nodes, p.node) {
 				r.nodes = append(r.nodes, p.node)
+			}
+			if p.state != partExited {
+				r.open = append(r.open, taskPart{task: t.rec.Index, node: p.node})
 			}
 		}
 	}

@@ -164,7 +164,7 @@ func (p Pending) message(s *Snapshot) string {
 		if p.Queued {
 			// Conservative: every queued job holds a reservation.
 			if p.At == Never || p.At < 0 {
-				return fmt.Sprintf("needs %d slots; no running task has a time limit, so no start time can be reserved", p.Need)
+				return fmt.Sprintf("needs %s; no running task has a time limit, so no start time can be reserved", slotCount(p.Need))
 			}
 			return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
 		}

@@ -71,3 +71,24 @@ func TestConservativeReasonNotHead(t *testing.T) {
 		}
 	}
 }
+
+// TestReservedMessageSlotCount: a reservation without a start time says
+// "1 slot", not "1 slots", like the other reasons.
+func TestReservedMessageSlotCount(t *testing.T) {
+	s := &Snapshot{}
+	for _, tc := range []struct {
+		name   string
+		p      Pending
+		prefix string
+	}{
+		{"conservative one slot", Pending{Job: -1, Reason: ReasonReserved, Queued: true, Need: 1, At: -1}, "needs 1 slot;"},
+		{"conservative four slots", Pending{Job: -1, Reason: ReasonReserved, Queued: true, Need: 4, At: Never}, "needs 4 slots;"},
+		{"head one slot", Pending{Job: -1, Reason: ReasonReserved, Need: 1, At: -1}, "head of the queue, needs 1 slot;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if m := tc.p.Message(s); !strings.HasPrefix(m, tc.prefix) {
+				t.Errorf("message %q, want prefix %q", m, tc.prefix)
+			}
+		})
+	}
+}

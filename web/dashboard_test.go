@@ -190,6 +190,33 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 	}
 }
 
+// TestJobDetailCountsEstimateFromAsOf: the estimated start counts from
+// the master's as_of, as the message beside it does, not from the
+// browser's clock; without as_of it falls back to the browser's clock.
+func TestJobDetailCountsEstimateFromAsOf(t *testing.T) {
+	cases := []struct {
+		name string
+		asOf *time.Time
+		want string
+	}{
+		{"as_of half an hour before the browser", atp(-30 * time.Minute), "in 1 h 10 min"},
+		{"no as_of", nil, "in 40 min"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.mu.Lock()
+			f.jobs[2].Pending.AsOf = c.asOf
+			f.mu.Unlock()
+			p := openPage(t, f, "#/jobs/3", wide)
+			p.waitText("#estimated-start", "in ")
+			if got := evalJS[string](p, `document.querySelector('#estimated-start time').innerText`); !strings.HasPrefix(got, c.want) {
+				t.Errorf("estimated start = %q, want it to start with %q", got, c.want)
+			}
+		})
+	}
+}
+
 func TestLogsFollowNewLines(t *testing.T) {
 	f := newFixture()
 	p := openPage(t, f, "#/jobs/1", wide)

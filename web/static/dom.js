@@ -65,18 +65,22 @@ function clock(d) {
 
 function timeText(el) {
   const d = new Date(el.dateTime);
-  const rel = relative(d - Date.now());
+  // A master's as_of, when given, beats the browser's clock: the message
+  // beside the time counts from it, and the two clocks may disagree.
+  const from = el.dataset.from ? new Date(el.dataset.from).getTime() : NaN;
+  const rel = relative(d - (isNaN(from) ? Date.now() : from));
   return el.dataset.rel === 'both' ? `${rel} (${clock(d)})` : rel;
 }
 
 // when is a <time> that shows how far the time is and keeps that current
 // (see tickTimes); the exact time is in its title. mode 'both' also shows
-// the clock time.
-export function when(iso, mode) {
+// the clock time. from, when given, is the master's time to count from
+// (a pending's as_of) instead of the browser's clock.
+export function when(iso, mode, from) {
   if (!iso) return '—';
   const d = new Date(iso);
   if (isNaN(d)) return String(iso);
-  const el = h('time', {datetime: iso, title: d.toLocaleString(), 'data-rel': mode || 'rel'});
+  const el = h('time', {datetime: iso, title: d.toLocaleString(), 'data-rel': mode || 'rel', 'data-from': from || null});
   el.textContent = timeText(el);
   return el;
 }
@@ -86,8 +90,8 @@ export function when(iso, mode) {
 export function estimate(p) {
   if (!p || !p.estimated_start) return '—';
   const out = [];
-  if (p.estimated_start_earliest) out.push(when(p.estimated_start_earliest, 'both'), ' to ');
-  out.push(when(p.estimated_start, 'both'));
+  if (p.estimated_start_earliest) out.push(when(p.estimated_start_earliest, 'both', p.as_of), ' to ');
+  out.push(when(p.estimated_start, 'both', p.as_of));
   if (p.estimate_basis === 'forecast') out.push(h('span', {class: 'muted small'}, ' (forecast)'));
   return h('span', {class: 'estimate'}, out);
 }
