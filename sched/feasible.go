@@ -86,13 +86,13 @@ func Feasible(s *Snapshot, job *Job) error {
 	}
 	if need > total {
 		return fail("slots", need, total, ReasonNoNodes,
-			"a task needs %d slots, but the %s of pool %s add up to %d", need, what, pool, total)
+			"a task needs %s, but the %s of pool %s add up to %d", slotCount(need), what, pool, total)
 	}
 	if need > largestNode && job.Topology == TopologyRequired {
 		if most := oneSwitchMost(s, job); need > most {
 			return fail("slots", need, most, ReasonNoNodes,
-				"a task needs %d slots under one switch (topology: required), but one switch of pool %s holds at most %d %s",
-				need, pool, most, what)
+				"a task needs %s under one switch (topology: required), but one switch of pool %s holds at most %d %s",
+				slotCount(need), pool, most, what)
 		}
 	}
 	for _, lu := range job.Licenses {

@@ -155,3 +155,29 @@ func TestFeasibleAgreesWithCore(t *testing.T) {
 		}
 	}
 }
+
+// TestFeasibleMessageCounts: the reasons Feasible gives count slots in
+// the singular for one.
+func TestFeasibleMessageCounts(t *testing.T) {
+	s := &Snapshot{
+		Pools: []Pool{{Name: "empty", Policy: PolicyFIFO}, {Name: "gpu", Policy: PolicyFIFO}},
+		Nodes: []Node{{Name: "a1", Pool: 1, Slots: 1, Switch: "a"}, {Name: "b1", Pool: 1, Slots: 1, Switch: "b"}},
+	}
+	tests := []struct {
+		name string
+		job  Job
+		want string
+	}{
+		{"one slot in a pool of none", Job{Slots: 1}, "a task needs 1 slot, but"},
+		{"two slots under one switch", Job{Slots: 2, Pool: 1, Topology: TopologyRequired}, "a task needs 2 slots under one switch"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.job.ID = "j"
+			err := Feasible(s, &tc.job)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Feasible: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
