@@ -252,9 +252,27 @@ type Project struct {
 	Quota           int     `json:"quota"`
 	OverQuotaWeight float64 `json:"over_quota_weight"`
 	Limit           int     `json:"limit,omitempty"`
-	Used            int     `json:"used"`
-	QueuedJobs      int     `json:"queued_jobs"`
-	RunningTasks    int     `json:"running_tasks"`
+	// Used is what the project (with its sub-projects) holds in every
+	// pool, quota pools or not.
+	Used         int `json:"used"`
+	QueuedJobs   int `json:"queued_jobs"`
+	RunningTasks int `json:"running_tasks"`
+	// UsedInQuotaPools is the part of Used held in pools of policy quota,
+	// the only pools where Quota applies.
+	UsedInQuotaPools int `json:"used_in_quota_pools"`
+	// QuotaPools gives the project's use in each quota pool: each quota
+	// pool holds the project to its whole Quota on its own, so with
+	// several of them, quota comparisons are per pool.
+	QuotaPools []ProjectPoolUse `json:"quota_pools,omitempty"`
+	// OverQuota is by how much the project's use exceeds its Quota in its
+	// most over-quota pool: 0 when within its quota in every quota pool.
+	OverQuota int `json:"over_quota"`
+}
+
+// ProjectPoolUse is a project's use of one quota pool.
+type ProjectPoolUse struct {
+	Pool string `json:"pool"`
+	Used int    `json:"used"`
 }
 
 // Register is the body of POST /agents/register.

@@ -153,15 +153,39 @@ func windowText(bw *api.BackfillWindow) string {
 	return s
 }
 
+// printProjects prints the projects. QUOTA applies only in quota pools,
+// each on its own, so IN QUOTA POOLS gives the use there (pool by pool
+// when there are several) and OVER the excess in the most over-quota
+// pool; USED counts every pool.
 func printProjects(w io.Writer, projects []api.Project) error {
-	t := newTable(w, "NAME", "PARENT", "QUOTA", "USED", "LIMIT", "WEIGHT", "QUEUED", "RUNNING")
+	t := newTable(w, "NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT", "QUEUED", "RUNNING")
 	for _, p := range projects {
 		limit := "-"
 		if p.Limit > 0 {
 			limit = strconv.Itoa(p.Limit)
 		}
-		t.row(p.Name, orDash(p.Parent), strconv.Itoa(p.Quota), strconv.Itoa(p.Used), limit,
+		over := "-"
+		if p.OverQuota > 0 {
+			over = strconv.Itoa(p.OverQuota)
+		}
+		t.row(p.Name, orDash(p.Parent), strconv.Itoa(p.Quota), strconv.Itoa(p.Used), quotaPoolUse(p.QuotaPools), over, limit,
 			strconv.FormatFloat(p.OverQuotaWeight, 'g', -1, 64), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks))
 	}
 	return t.flush()
+}
+
+// quotaPoolUse renders a project's use of the quota pools: the number
+// alone for one pool, pool=used for each of several, "-" for none.
+func quotaPoolUse(pools []api.ProjectPoolUse) string {
+	switch len(pools) {
+	case 0:
+		return "-"
+	case 1:
+		return strconv.Itoa(pools[0].Used)
+	}
+	parts := make([]string, len(pools))
+	for i, p := range pools {
+		parts[i] = p.Pool + "=" + strconv.Itoa(p.Used)
+	}
+	return strings.Join(parts, ",")
 }

@@ -9,6 +9,44 @@ import (
 	"github.com/allot-sched/allot/api"
 )
 
+// TestProjectsQuotaPools: allot projects compares quota with the use in
+// quota pools only, pool by pool when there are several, and still shows
+// the use in every pool under USED.
+func TestProjectsQuotaPools(t *testing.T) {
+	fixClock(t)
+	one := []api.Project{
+		// Its quota in the quota pool and 3 GPUs in a FIFO pool: within.
+		{Name: "nlp", Quota: 4, OverQuotaWeight: 1, Used: 7, UsedInQuotaPools: 4,
+			QuotaPools: []api.ProjectPoolUse{{Pool: "train", Used: 4}}},
+		{Name: "vision", Quota: 2, OverQuotaWeight: 1, Used: 5, UsedInQuotaPools: 5, OverQuota: 3,
+			QuotaPools: []api.ProjectPoolUse{{Pool: "train", Used: 5}}},
+	}
+	several := []api.Project{
+		{Name: "dept", Quota: 6, OverQuotaWeight: 1, Used: 12, UsedInQuotaPools: 8,
+			QuotaPools: []api.ProjectPoolUse{{Pool: "train", Used: 6}, {Pool: "eval", Used: 2}}},
+	}
+	cases := []struct {
+		name     string
+		projects []api.Project
+		out      string
+	}{
+		{"one quota pool", one, `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
+nlp     -       4      7     4               -     -      1       0       0
+vision  -       2      5     5               3     -      1       0       0
+`},
+		{"several quota pools", several, `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
+dept  -       6      12    train=6,eval=2  -     -      1       0       0
+`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			f.projects = tc.projects
+			runCLICases(t, f, []cliCase{{name: "table", args: []string{"projects"}, out: tc.out}})
+		})
+	}
+}
+
 func TestClusterLists(t *testing.T) {
 	fixClock(t)
 	f := newFakeMaster(t)
@@ -21,10 +59,10 @@ dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fa
 research  priority  preemption,backfill,binpack  2m     2      8/16   1       2
 batch     fifo      -                            30s    0      0/0    1       0
 `},
-		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  LIMIT  WEIGHT  QUEUED  RUNNING
-ml      -       24     8     40     1       2       2
-vision  ml      16     8     -      2       1       2
-nlp     ml      8      0     -      1       1       0
+		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
+ml      -       24     8     -               -     40     1       2       2
+vision  ml      16     8     -               -     -      2       1       2
+nlp     ml      8      0     -               -     -      1       1       0
 `},
 		{name: "projects yaml", args: []string{"projects", "-o", "yaml"}, out: `- name: ml
   quota: 24
@@ -33,6 +71,8 @@ nlp     ml      8      0     -      1       1       0
   used: 8
   queued_jobs: 2
   running_tasks: 2
+  used_in_quota_pools: 0
+  over_quota: 0
 - name: vision
   parent: ml
   quota: 16
@@ -40,6 +80,8 @@ nlp     ml      8      0     -      1       1       0
   used: 8
   queued_jobs: 1
   running_tasks: 2
+  used_in_quota_pools: 0
+  over_quota: 0
 - name: nlp
   parent: ml
   quota: 8
@@ -47,6 +89,8 @@ nlp     ml      8      0     -      1       1       0
   used: 0
   queued_jobs: 1
   running_tasks: 0
+  used_in_quota_pools: 0
+  over_quota: 0
 `},
 		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON   VERSION  REGISTERED           DRAINED
 dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -

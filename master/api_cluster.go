@@ -72,6 +72,7 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 	rv := ca.m.pub.reads()
 	loads := rv.loads(func(j *jobRead) string { return j.rec.Project })
 	trees := subtreeLoads(rv.cfg.Projects, loads)
+	byPool := poolUse(rv, rv.cfg.Projects)
 	out := make([]api.Project, 0, len(rv.cfg.Projects))
 	seen := map[string]bool{}
 	for _, p := range rv.cfg.Projects {
@@ -80,6 +81,7 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 		if l := trees[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
+		quotaUse(&v, rv.cfg.Pools, byPool[p.Name])
 		out = append(out, v)
 	}
 	// Projects that live jobs name but the configuration does not (it has
@@ -93,7 +95,9 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(extra)
 	for _, name := range extra {
 		l := loads[name]
-		out = append(out, api.Project{Name: name, Used: l.used, QueuedJobs: l.queuedJobs, RunningTasks: l.runningTasks})
+		v := api.Project{Name: name, Used: l.used, QueuedJobs: l.queuedJobs, RunningTasks: l.runningTasks}
+		quotaUse(&v, rv.cfg.Pools, byPool[name])
+		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

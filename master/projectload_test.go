@@ -1,10 +1,12 @@
 package master
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/master/mastertest"
 )
 
 // TestProjectsIncludeSubProjects: GET /projects gives a parent what its
@@ -56,6 +58,84 @@ projects:
 			if p.Used != tc.used || p.QueuedJobs != tc.queued || p.RunningTasks != tc.running {
 				t.Fatalf("%s: used %d, queued %d, running %d; want %d, %d, %d",
 					tc.name, p.Used, p.QueuedJobs, p.RunningTasks, tc.used, tc.queued, tc.running)
+			}
+		})
+	}
+}
+
+// TestProjectsQuotaOnlyInQuotaPools: GET /projects compares a project's
+// quota only with what it holds in quota pools, each on its own (a quota
+// pool holds the project to its whole quota), while Used still counts
+// every pool. Before, nlp, holding exactly its quota in eval and one GPU
+// in a FIFO pool, looked over quota.
+func TestProjectsQuotaOnlyInQuotaPools(t *testing.T) {
+	cfg, err := config.Parse("projects.yaml", []byte(`pools:
+  - {name: train, policy: quota}
+  - {name: batch, policy: fifo}
+  - {name: eval, policy: quota}
+default_pool: train
+default_project: nlp
+projects:
+  - {name: dept, quota: 6}
+  - {name: vision, parent: dept, quota: 4}
+  - {name: nlp, parent: dept, quota: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	var agents []*mastertest.Agent
+	for _, n := range []struct {
+		name, pool string
+		gpus       int
+	}{{"t1", "train", 6}, {"b1", "batch", 4}, {"e1", "eval", 2}} {
+		a := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: n.name, Pool: n.pool, GPUs: n.gpus}
+		if _, err := a.Register(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		agents = append(agents, a)
+	}
+	for _, j := range []string{
+		`{"name": "v1", "project": "vision", "pool": "train", "entrypoint": "x", "resources": {"slots": 3}}`,
+		// Over quota: only preemptible work may borrow spare slots.
+		`{"name": "v2", "project": "vision", "pool": "train", "entrypoint": "x", "resources": {"slots": 3, "preemptible": true}}`,
+		`{"name": "v3", "project": "vision", "pool": "batch", "entrypoint": "x", "resources": {"slots": 3}}`,
+		`{"name": "n1", "project": "nlp", "pool": "eval", "entrypoint": "x", "resources": {"slots": 2}}`,
+		`{"name": "n2", "project": "nlp", "pool": "batch", "entrypoint": "x", "resources": {"slots": 1}}`,
+	} {
+		h.submit(j)
+	}
+	h.step()
+	h.sync(agents...)
+	var got []api.Project
+	h.do("GET", "/api/v1/projects", nil, &got)
+	byName := map[string]api.Project{}
+	for _, p := range got {
+		byName[p.Name] = p
+	}
+	cases := []struct {
+		name                string
+		used, inQuota, over int
+		pools               []api.ProjectPoolUse
+	}{
+		// Its quota in eval, one GPU in the FIFO pool: within quota.
+		{"nlp", 3, 2, 0, []api.ProjectPoolUse{{Pool: "train"}, {Pool: "eval", Used: 2}}},
+		// Over its quota of 4 by 2 in train, not by 5: batch's 3 count
+		// toward no quota.
+		{"vision", 9, 6, 2, []api.ProjectPoolUse{{Pool: "train", Used: 6}, {Pool: "eval"}}},
+		// Its sub-projects' use, pool by pool: 6 in train and 2 in eval
+		// are each within its quota of 6, though 8 is not.
+		{"dept", 12, 8, 0, []api.ProjectPoolUse{{Pool: "train", Used: 6}, {Pool: "eval", Used: 2}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ok := byName[tc.name]
+			if !ok {
+				t.Fatalf("no project %s in %+v", tc.name, got)
+			}
+			if p.Used != tc.used || p.UsedInQuotaPools != tc.inQuota || p.OverQuota != tc.over || !slices.Equal(p.QuotaPools, tc.pools) {
+				t.Fatalf("%s: used %d, in quota pools %d, over quota %d, quota pools %v; want %d, %d, %d, %v",
+					tc.name, p.Used, p.UsedInQuotaPools, p.OverQuota, p.QuotaPools, tc.used, tc.inQuota, tc.over, tc.pools)
 			}
 		})
 	}

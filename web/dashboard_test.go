@@ -400,7 +400,7 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		{"#/nodes", `#nodes tr[data-node="gpu-a1"].row-warn`, []string{"up leaving", "8 / 8"}, leaving},
 		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 leaving, 1 drained."}, leaving},
 		{"#/", `#ov-nodes li[data-node="gpu-a1"] .node-head`, []string{"gpu-a1 up leaving"}, leaving},
-		{"#/projects", `#projects tr[data-project="vision"]`, []string{"8 of quota 4, over quota by 4", "over quota", "in research", "12"}, nil},
+		{"#/projects", `#projects tr[data-project="vision"]`, []string{"6 of quota 4, over quota by 2; 2 more in pools without quota", "over quota", "in research", "12"}, nil},
 		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}, nil},
 		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}, nil},
 		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}, nil},

@@ -64,9 +64,14 @@ func newFixture() *fixture {
 	}
 	f.nodes[1].Drain, f.nodes[1].DrainReason, f.nodes[1].DrainedBy, f.nodes[1].DrainedAt = "draining", "new PSU", "root", atp(-10*time.Minute)
 	f.projects = []api.Project{
-		{Name: "research", Quota: 16, OverQuotaWeight: 1, Used: 12, QueuedJobs: 3, RunningTasks: 3},
-		{Name: "vision", Parent: "research", Quota: 4, OverQuotaWeight: 1, Limit: 12, Used: 8, QueuedJobs: 1, RunningTasks: 2},
-		{Name: "nlp", Parent: "research", Quota: 12, OverQuotaWeight: 2, Used: 4, QueuedJobs: 2, RunningTasks: 1},
+		// h100 is a quota pool that the pool list leaves out; the rest of
+		// the use is in pools without quota.
+		{Name: "research", Quota: 16, OverQuotaWeight: 1, Used: 12, QueuedJobs: 3, RunningTasks: 3,
+			UsedInQuotaPools: 10, QuotaPools: []api.ProjectPoolUse{{Pool: "h100", Used: 10}}},
+		{Name: "vision", Parent: "research", Quota: 4, OverQuotaWeight: 1, Limit: 12, Used: 8, QueuedJobs: 1, RunningTasks: 2,
+			UsedInQuotaPools: 6, QuotaPools: []api.ProjectPoolUse{{Pool: "h100", Used: 6}}, OverQuota: 2},
+		{Name: "nlp", Parent: "research", Quota: 12, OverQuotaWeight: 2, Used: 4, QueuedJobs: 2, RunningTasks: 1,
+			UsedInQuotaPools: 4, QuotaPools: []api.ProjectPoolUse{{Pool: "h100", Used: 4}}},
 	}
 	f.jobs = []*api.Job{
 		job(1, "resnet-sweep", "running", "vision", "a100", 4, 2, 2, 30, []api.Task{

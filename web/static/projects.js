@@ -1,11 +1,12 @@
 // Projects: each project's quota, use and limit, nested under its parent,
-// with use above quota called out in words.
+// with use above quota in the quota pools called out in words.
 
 import {get} from './api.js';
 import {bar, fill, h, memo, table, when} from './dom.js';
 
 export function mount(root) {
-  const t = table('projects', 'Projects, their quota and their use', ['Project', 'Use against quota', 'Quota', 'Used', 'Limit',
+  const t = table('projects', 'Projects, their quota and their use', ['Project', ['Use against quota', 'In the quota pools only, where the quota applies'], 'Quota',
+    ['Used', 'GPUs held in every pool'], ['In quota pools', 'GPUs held in pools of policy quota, pool by pool when there are several'], 'Limit',
     ['Over-quota weight', 'Share of idle slots beyond the quota'], 'Running tasks', 'Queued jobs']);
   const f = table('fairness', 'Fairness over the last 7 days: what each project was entitled to, what it got, and how long its jobs waited',
     ['Project', ['Entitled', 'Its share of the cluster by the project shares (the quota by default)'],
@@ -23,7 +24,7 @@ export function mount(root) {
       if (!same(projects)) {
         const parents = new Set(projects.map((p) => p.parent).filter(Boolean));
         fill(t.tbody, projects.length ? tree(projects).map(([p, depth]) => row(p, depth, parents.has(p.name)))
-          : h('tr', {}, h('td', {colspan: 8, class: 'muted'}, 'No projects are configured.')));
+          : h('tr', {}, h('td', {colspan: 9, class: 'muted'}, 'No projects are configured.')));
       }
       if (!sameFair(fair)) {
         const rows = fair.projects || [];
@@ -96,23 +97,40 @@ function tree(projects) {
   return out;
 }
 
+// quotaUse describes p's use against its quota. Quota (and limit) apply
+// only in quota pools, each holding the project to its whole quota on
+// its own, so the bar and the words follow its most used quota pool;
+// GPUs in other pools are named apart and never count as over quota.
+function quotaUse(p) {
+  const pools = p.quota_pools || [];
+  const top = Math.max(0, ...pools.map((q) => q.used));
+  const outside = p.used - (p.used_in_quota_pools || 0);
+  let label = pools.length > 1
+    ? `${pools.map((q) => `${q.used} in ${q.pool}`).join(', ')}, each of quota ${p.quota}`
+    : `${top} of quota ${p.quota}`;
+  if (p.over_quota > 0) label += `, over quota by ${p.over_quota}`;
+  const atLimit = p.limit && top >= p.limit;
+  if (atLimit) label += ', at its limit';
+  if (outside > 0) label += `; ${outside} more in pools without quota`;
+  if (!pools.length) label = `${p.used} used, in no quota pool`;
+  return {top, label, pools};
+}
+
 // row renders project p at depth in the tree; a parent's queued link
 // lists its sub-projects' jobs too, as its counts include them.
 function row(p, depth, parent) {
-  const over = p.used - p.quota;
-  const atLimit = p.limit && p.used >= p.limit;
-  let label = `${p.used} of quota ${p.quota}`;
-  if (over > 0) label += `, over quota by ${over}`;
-  if (atLimit) label += ', at its limit';
+  const over = p.over_quota > 0;
+  const u = quotaUse(p);
   const name = h('th', {scope: 'row', class: 'tree'}, depth ? h('span', {class: 'muted', 'aria-hidden': 'true'}, '↳ ') : null, p.name,
     p.parent ? h('span', {class: 'muted small'}, ` in ${p.parent}`) : null);
   name.style.setProperty('--depth', depth);
-  return h('tr', {'data-project': p.name, class: over > 0 ? 'over-quota' : ''},
+  return h('tr', {'data-project': p.name, class: over ? 'over-quota' : ''},
     name,
-    h('td', {}, bar(p.used, p.quota, label, p.limit || 0),
-      over > 0 ? h('span', {class: 'flag over'}, 'over quota') : null),
+    h('td', {}, u.pools.length ? bar(u.top, p.quota, u.label, p.limit || 0) : h('span', {class: 'muted'}, u.label),
+      over ? h('span', {class: 'flag over'}, 'over quota') : null),
     h('td', {class: 'num'}, p.quota),
     h('td', {class: 'num'}, p.used),
+    h('td', {class: 'num'}, u.pools.length > 1 ? u.pools.map((q) => `${q.pool} ${q.used}`).join(', ') : (u.pools.length ? u.top : '—')),
     h('td', {class: 'num'}, p.limit || 'none'),
     h('td', {class: 'num'}, p.over_quota_weight),
     h('td', {class: 'num'}, p.running_tasks),
