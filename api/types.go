@@ -269,10 +269,14 @@ type Project struct {
 	OverQuota int `json:"over_quota"`
 }
 
-// ProjectPoolUse is a project's use of one quota pool.
+// ProjectPoolUse is a project's use of one quota pool. Borrowed is the
+// part of Used held by LOW-class work, which borrows idle GPUs and counts
+// toward no quota (it is the first reclaimed), so over quota is Used less
+// Borrowed against the quota.
 type ProjectPoolUse struct {
-	Pool string `json:"pool"`
-	Used int    `json:"used"`
+	Pool     string `json:"pool"`
+	Used     int    `json:"used"`
+	Borrowed int    `json:"borrowed,omitempty"`
 }
 
 // Register is the body of POST /agents/register.

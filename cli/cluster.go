@@ -181,11 +181,20 @@ func quotaPoolUse(pools []api.ProjectPoolUse) string {
 	case 0:
 		return "-"
 	case 1:
-		return strconv.Itoa(pools[0].Used)
+		return poolHeld(pools[0])
 	}
 	parts := make([]string, len(pools))
 	for i, p := range pools {
-		parts[i] = p.Pool + "=" + strconv.Itoa(p.Used)
+		parts[i] = p.Pool + "=" + poolHeld(p)
 	}
 	return strings.Join(parts, ",")
+}
+
+// poolHeld is what a project holds in one quota pool, with what LOW work
+// borrows of it, which counts toward no quota: "6" or "6(3 borrowed)".
+func poolHeld(p api.ProjectPoolUse) string {
+	if p.Borrowed == 0 {
+		return strconv.Itoa(p.Used)
+	}
+	return fmt.Sprintf("%d(%d borrowed)", p.Used, p.Borrowed)
 }

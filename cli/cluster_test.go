@@ -20,6 +20,9 @@ func TestProjectsQuotaPools(t *testing.T) {
 			QuotaPools: []api.ProjectPoolUse{{Pool: "train", Used: 4}}},
 		{Name: "vision", Quota: 2, OverQuotaWeight: 1, Used: 5, UsedInQuotaPools: 5, OverQuota: 3,
 			QuotaPools: []api.ProjectPoolUse{{Pool: "train", Used: 5}}},
+		// Past its quota only by what LOW work borrows: within.
+		{Name: "speech", Quota: 2, OverQuotaWeight: 1, Used: 5, UsedInQuotaPools: 5,
+			QuotaPools: []api.ProjectPoolUse{{Pool: "train", Used: 5, Borrowed: 3}}},
 	}
 	several := []api.Project{
 		{Name: "dept", Quota: 6, OverQuotaWeight: 1, Used: 12, UsedInQuotaPools: 8,
@@ -33,6 +36,7 @@ func TestProjectsQuotaPools(t *testing.T) {
 		{"one quota pool", one, `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
 nlp     -       4      7     4               -     -      1       0       0
 vision  -       2      5     5               3     -      1       0       0
+speech  -       2      5     5(3 borrowed)   -     -      1       0       0
 `},
 		{"several quota pools", several, `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
 dept  -       6      12    train=6,eval=2  -     -      1       0       0

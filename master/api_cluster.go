@@ -72,7 +72,7 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 	rv := ca.m.pub.reads()
 	loads := rv.loads(func(j *jobRead) string { return j.rec.Project })
 	trees := subtreeLoads(rv.cfg.Projects, loads)
-	byPool := poolUse(rv, rv.cfg.Projects)
+	byPool := poolUse(rv, rv.cfg)
 	out := make([]api.Project, 0, len(rv.cfg.Projects))
 	seen := map[string]bool{}
 	for _, p := range rv.cfg.Projects {

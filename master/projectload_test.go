@@ -88,7 +88,7 @@ projects:
 	for _, n := range []struct {
 		name, pool string
 		gpus       int
-	}{{"t1", "train", 6}, {"b1", "batch", 4}, {"e1", "eval", 2}} {
+	}{{"t1", "train", 9}, {"b1", "batch", 4}, {"e1", "eval", 2}} {
 		a := &mastertest.Agent{Master: h.srv.URL, Token: h.join, Name: n.name, Pool: n.pool, GPUs: n.gpus}
 		if _, err := a.Register(h.ctx); err != nil {
 			t.Fatal(err)
@@ -102,6 +102,8 @@ projects:
 		`{"name": "v3", "project": "vision", "pool": "batch", "entrypoint": "x", "resources": {"slots": 3}}`,
 		`{"name": "n1", "project": "nlp", "pool": "eval", "entrypoint": "x", "resources": {"slots": 2}}`,
 		`{"name": "n2", "project": "nlp", "pool": "batch", "entrypoint": "x", "resources": {"slots": 1}}`,
+		// LOW work borrows: its GPUs count toward no quota.
+		`{"name": "n3", "project": "nlp", "pool": "train", "entrypoint": "x", "resources": {"slots": 3, "priority_class": "LOW"}}`,
 	} {
 		h.submit(j)
 	}
@@ -118,14 +120,17 @@ projects:
 		used, inQuota, over int
 		pools               []api.ProjectPoolUse
 	}{
-		// Its quota in eval, one GPU in the FIFO pool: within quota.
-		{"nlp", 3, 2, 0, []api.ProjectPoolUse{{Pool: "train"}, {Pool: "eval", Used: 2}}},
+		// Its quota in eval, one GPU in the FIFO pool, and 3 borrowed
+		// in train by LOW work, past its quota of 2 there but counting
+		// toward none: within quota.
+		{"nlp", 6, 5, 0, []api.ProjectPoolUse{{Pool: "train", Used: 3, Borrowed: 3}, {Pool: "eval", Used: 2}}},
 		// Over its quota of 4 by 2 in train, not by 5: batch's 3 count
 		// toward no quota.
 		{"vision", 9, 6, 2, []api.ProjectPoolUse{{Pool: "train", Used: 6}, {Pool: "eval"}}},
-		// Its sub-projects' use, pool by pool: 6 in train and 2 in eval
-		// are each within its quota of 6, though 8 is not.
-		{"dept", 12, 8, 0, []api.ProjectPoolUse{{Pool: "train", Used: 6}, {Pool: "eval", Used: 2}}},
+		// Its sub-projects' use, pool by pool: 6 in train (and 3
+		// borrowed) and 2 in eval are each within its quota of 6, though
+		// 8 is not.
+		{"dept", 15, 11, 0, []api.ProjectPoolUse{{Pool: "train", Used: 9, Borrowed: 3}, {Pool: "eval", Used: 2}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,15 @@ func TestProjectsQuotaInQuotaPools(t *testing.T) {
 			over: []string{"vision"},
 		},
 		{
+			name: "past its quota only by what LOW work borrows", project: "nlp",
+			change: func(p *api.Project) {
+				p.Used, p.UsedInQuotaPools, p.OverQuota = 15, 15, 0
+				p.QuotaPools = []api.ProjectPoolUse{{Pool: "h100", Used: 15, Borrowed: 3}}
+			},
+			want: []string{"15 of quota 12; 3 of them borrowed by LOW work, counting toward no quota"},
+			over: []string{"vision"},
+		},
+		{
 			name: "over quota by the quota pool's use alone", project: "vision",
 			want: []string{"6 of quota 4, over quota by 2; 2 more in pools without quota"},
 			over: []string{"vision"},

@@ -100,7 +100,8 @@ function tree(projects) {
 // quotaUse describes p's use against its quota. Quota (and limit) apply
 // only in quota pools, each holding the project to its whole quota on
 // its own, so the bar and the words follow its most used quota pool;
-// GPUs in other pools are named apart and never count as over quota.
+// GPUs in other pools are named apart and never count as over quota, nor
+// do those LOW work borrows in a quota pool.
 function quotaUse(p) {
   const pools = p.quota_pools || [];
   const top = Math.max(0, ...pools.map((q) => q.used));
@@ -111,6 +112,8 @@ function quotaUse(p) {
   if (p.over_quota > 0) label += `, over quota by ${p.over_quota}`;
   const atLimit = p.limit && top >= p.limit;
   if (atLimit) label += ', at its limit';
+  const borrowed = pools.reduce((n, q) => n + (q.borrowed || 0), 0);
+  if (borrowed > 0) label += `; ${borrowed} of them borrowed by LOW work, counting toward no quota`;
   if (outside > 0) label += `; ${outside} more in pools without quota`;
   if (!pools.length) label = `${p.used} used, in no quota pool`;
   return {top, label, pools};
