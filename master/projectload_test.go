@@ -9,12 +9,9 @@ import (
 	"github.com/allot-sched/allot/master/mastertest"
 )
 
-// TestProjectsIncludeSubProjects: GET /projects gives a parent what its
-// sub-projects hold and wait for, as docs/cli.md's allot projects shows
-// (jobs run only in projects without sub-projects, so a parent's own
-// figures would always be 0).
-func TestProjectsIncludeSubProjects(t *testing.T) {
-	cfg, err := config.Parse("projects.yaml", []byte(`pools:
+// projectTree is a FIFO cluster's project tree three levels deep, with
+// a project beside it: dept > ml > {vision, nlp}, and solo.
+const projectTree = `pools:
   - {name: default, policy: fifo}
 default_project: solo
 projects:
@@ -23,22 +20,20 @@ projects:
   - {name: vision, parent: ml, quota: 4}
   - {name: nlp, parent: ml, quota: 2}
   - {name: solo}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg))
+`
+
+// TestProjectsIncludeSubProjects: GET /projects gives a parent what its
+// sub-projects hold and wait for, as docs/cli.md's allot projects shows
+// (jobs run only in projects without sub-projects, so a parent's own
+// figures would always be 0).
+func TestProjectsIncludeSubProjects(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, projectTree)))
 	a := h.agent("n1", 4)
 	h.submit(`{"name": "v", "project": "vision", "entrypoint": "x", "resources": {"slots": 3}}`)
 	h.submit(`{"name": "n", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`)
 	h.step()
 	h.sync(a)
-	var got []api.Project
-	h.do("GET", "/api/v1/projects", nil, &got)
-	byName := map[string]api.Project{}
-	for _, p := range got {
-		byName[p.Name] = p
-	}
+	got, byName := h.projects()
 	cases := []struct {
 		name                  string
 		used, queued, running int
@@ -109,12 +104,7 @@ projects:
 	}
 	h.step()
 	h.sync(agents...)
-	var got []api.Project
-	h.do("GET", "/api/v1/projects", nil, &got)
-	byName := map[string]api.Project{}
-	for _, p := range got {
-		byName[p.Name] = p
-	}
+	got, byName := h.projects()
 	cases := []struct {
 		name                string
 		used, inQuota, over int
@@ -144,4 +134,16 @@ projects:
 			}
 		})
 	}
+}
+
+// projects gets GET /projects, listed and by name.
+func (h *harness) projects() ([]api.Project, map[string]api.Project) {
+	h.t.Helper()
+	var got []api.Project
+	h.do("GET", "/api/v1/projects", nil, &got)
+	byName := map[string]api.Project{}
+	for _, p := range got {
+		byName[p.Name] = p
+	}
+	return got, byName
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 )
 
 // TestJobFilterSubprojects: project=P&subprojects=true lists the jobs of
@@ -15,20 +14,7 @@ import (
 // parent's figures on GET /projects count them; without it the filter
 // stays on the exact project.
 func TestJobFilterSubprojects(t *testing.T) {
-	cfg, err := config.Parse("projects.yaml", []byte(`pools:
-  - {name: default, policy: fifo}
-default_project: solo
-projects:
-  - {name: dept, quota: 8}
-  - {name: ml, parent: dept, quota: 6}
-  - {name: vision, parent: ml, quota: 4}
-  - {name: nlp, parent: ml, quota: 2}
-  - {name: solo}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg))
+	h := newHarness(t, withConfig(mustConfig(t, projectTree)))
 	a := h.agent("n1", 4)
 	v := h.submit(`{"name": "v", "project": "vision", "entrypoint": "x", "resources": {"slots": 3}}`)
 	n := h.submit(`{"name": "n", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`)
