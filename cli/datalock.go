@@ -20,16 +20,25 @@ const DataLockFile = "allot.lock"
 // process that holds the directory, before anything is started.
 func lockDataDir(data string) (*lockfile.Lock, error) {
 	l, err := lockfile.Acquire(filepath.Join(data, DataLockFile))
-	var held *lockfile.HeldError
-	if errors.As(err, &held) {
-		who := "another process"
-		if held.PID > 0 {
-			who = fmt.Sprintf("process %d", held.PID)
-		}
+	if who, path, ok := heldBy(err); ok {
 		return nil, fmt.Errorf("--data %s: the data directory is in use by %s (an allot master or allot dev; %s is locked): stop it first, or give another --data",
-			data, who, held.Path)
+			data, who, path)
 	}
 	return l, err
+}
+
+// heldBy names who holds a lock that Acquire could not take (err a
+// lockfile.HeldError), and the lock file; ok is false for any other err.
+func heldBy(err error) (who, path string, ok bool) {
+	var held *lockfile.HeldError
+	if !errors.As(err, &held) {
+		return "", "", false
+	}
+	who = "another process"
+	if held.PID > 0 {
+		who = fmt.Sprintf("process %d", held.PID)
+	}
+	return who, held.Path, true
 }
 
 // lockSQLiteFile keeps a second master off a SQLite database that it
@@ -49,14 +58,9 @@ func lockSQLiteFile(db, data string) (*lockfile.Lock, error) {
 		return nil, fmt.Errorf("--db: %w", err)
 	}
 	l, err := lockfile.Acquire(path + ".lock")
-	var held *lockfile.HeldError
-	if errors.As(err, &held) {
-		who := "another process"
-		if held.PID > 0 {
-			who = fmt.Sprintf("process %d", held.PID)
-		}
+	if who, lock, ok := heldBy(err); ok {
 		return nil, fmt.Errorf("--db: the SQLite database %s is in use by %s (another allot master, maybe with another --data; %s is locked): stop it first, or give another --db",
-			path, who, held.Path)
+			path, who, lock)
 	}
 	return l, err
 }
