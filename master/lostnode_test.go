@@ -83,16 +83,7 @@ func TestLostNodeComesBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
-			a := h.agent("n1", 2)
-			id := h.submit(jobSpec("train", 1, `, "preemptible": false`))
-			h.step()
-			h.sync(a, a)
-			h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
-			h.m.Tick(h.ctx)
-			if n := h.m.nodes["n1"]; n.up() {
-				t.Fatal("node not lost after the agent timeout")
-			}
+			h, a, id := lostWithTask(t)
 			if got := h.taskState(id, 0); got != store.TaskRunning {
 				t.Fatalf("task %s on the just-lost node, want running", got)
 			}
@@ -138,4 +129,22 @@ func TestLostNodeLastSeenSurvivesRestart(t *testing.T) {
 	if n := h.node("n1"); n.State != "up" || !n.HeartbeatAt.Equal(h.clock.Now()) {
 		t.Fatalf("node back: %s last seen %s, want up, seen now", n.State, n.HeartbeatAt)
 	}
+}
+
+// lostWithTask is a harness whose node n1, running a task of job id that
+// is not preemptible, has just been found lost: its agent a stopped
+// syncing past the agent timeout.
+func lostWithTask(t *testing.T) (*harness, *mastertest.Agent, int64) {
+	t.Helper()
+	h := newHarness(t)
+	a := h.agent("n1", 2)
+	id := h.submit(jobSpec("train", 1, `, "preemptible": false`))
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+	h.m.Tick(h.ctx)
+	if h.m.nodes["n1"].up() {
+		t.Fatal("node not lost after the agent timeout")
+	}
+	return h, a, id
 }

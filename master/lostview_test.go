@@ -35,16 +35,7 @@ func TestLostNodeShownOnJob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
-			a := h.agent("n1", 2)
-			id := h.submit(jobSpec("train", 1, `, "preemptible": false`))
-			h.step()
-			h.sync(a, a)
-			h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
-			h.m.Tick(h.ctx)
-			if h.m.nodes["n1"].up() {
-				t.Fatal("node not lost after the agent timeout")
-			}
+			h, a, id := lostWithTask(t)
 			h.clock.Advance(time.Minute)
 			if tt.restart {
 				h.start()
