@@ -3,8 +3,6 @@ package api
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/allot-sched/allot/agent"
 )
 
 // Version is the API's path prefix.
@@ -277,114 +275,6 @@ type ProjectPoolUse struct {
 	Pool     string `json:"pool"`
 	Used     int    `json:"used"`
 	Borrowed int    `json:"borrowed,omitempty"`
-}
-
-// Register is the body of POST /agents/register.
-type Register struct {
-	Name    string            `json:"name"`
-	Pool    string            `json:"pool"`
-	Labels  map[string]string `json:"labels,omitempty"`
-	GPUs    []GPU             `json:"gpus"`
-	Running []agent.TaskID    `json:"running"`
-	// Version is the agent's build, for the master's logs and the Version
-	// of Node.
-	Version string `json:"version,omitempty"`
-}
-
-// RegisterReply answers a registration.
-type RegisterReply struct {
-	// SyncWaitS is how long the master holds a sync without commands.
-	SyncWaitS int `json:"sync_wait_s"`
-	// Commands are the reconciliation's kills, and any starts pending.
-	Commands []Command `json:"commands"`
-	// Credential is the node's own secret, sent once when the node joins
-	// with a join token; the agent keeps it and presents it from then on.
-	Credential string `json:"credential,omitempty"`
-}
-
-// Report says what happened to one attempt on the agent.
-type Report struct {
-	Seq  int64        `json:"seq"` // the agent's, increasing from 1 per agent process
-	Task agent.TaskID `json:"task"`
-	// Event is running (the process started), exited, or metrics (the
-	// trial reported validation metrics: Step and Metrics).
-	Event string `json:"event"`
-	// Outcome, for exited: completed, failed, preempted or killed.
-	Outcome string `json:"outcome,omitempty"`
-	// ExitCode, for exited, when the process exited (not when signalled).
-	ExitCode *int      `json:"exit_code,omitempty"`
-	Error    string    `json:"error,omitempty"` // why it could not start, or how it ended
-	At       time.Time `json:"at"`
-	// Step and Metrics, for metrics: one line of the trial's metrics file.
-	// Metrics travel as reports so that they share the reports' order,
-	// acknowledgement and retries, and arrive before the attempt's exit.
-	Step    int64              `json:"step,omitempty"`
-	Metrics map[string]float64 `json:"metrics,omitempty"`
-}
-
-// Report events.
-const (
-	EventRunning = "running"
-	EventExited  = "exited"
-	EventMetrics = "metrics"
-)
-
-// Sync is the body of POST /agents/{name}/sync.
-type Sync struct {
-	Reports []Report       `json:"reports"`
-	Running []agent.TaskID `json:"running"`
-	// WaitS asks the master to hold the request this long when it has no
-	// command to send; 0 answers at once.
-	WaitS int `json:"wait_s"`
-	// Leaving says the agent is shutting down and stopping its tasks: the
-	// master places nothing more on the node. Every sync from then on
-	// carries it.
-	Leaving bool `json:"leaving,omitempty"`
-	// Final, with Leaving, says this sync carries every report the agent
-	// has left and that it runs nothing: the master marks the node left
-	// (not lost), and the agent exits. A node that left comes back up
-	// when it registers again.
-	Final bool `json:"final,omitempty"`
-}
-
-// SyncReply answers a sync.
-type SyncReply struct {
-	// Acked is the highest report sequence the master has stored.
-	Acked    int64     `json:"acked"`
-	Commands []Command `json:"commands"`
-}
-
-// Command is something the master asks an agent to do.
-type Command struct {
-	// Type is start, preempt or kill.
-	Type string `json:"type"`
-	// Start carries the attempt to run, for start.
-	Start *agent.TaskSpec `json:"start,omitempty"`
-	// Task names the attempt, for preempt and kill.
-	Task agent.TaskID `json:"task"`
-	// GraceS is the checkpoint deadline for preempt.
-	GraceS int64 `json:"grace_s,omitempty"`
-}
-
-// Command types.
-const (
-	CommandStart   = "start"
-	CommandPreempt = "preempt"
-	CommandKill    = "kill"
-)
-
-// LogBatch is the body of POST /agents/{name}/logs.
-type LogBatch struct {
-	Lines []AgentLogLine `json:"lines"`
-}
-
-// AgentLogLine is one line as an agent sends it.
-type AgentLogLine struct {
-	Task   agent.TaskID `json:"task"`
-	Seq    int64        `json:"seq"`
-	Time   time.Time    `json:"time"`
-	Stream string       `json:"stream"`
-	Text   string       `json:"text"`
 }
 
 // Usage is GET /usage: GPU time used in a window, grouped, with the
