@@ -118,30 +118,7 @@ exits at once; nothing stored is lost).`,
 }
 
 func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
-	if f.data == "" {
-		return usageErrorf("--data: a data directory is required")
-	}
-	if err := checkDB("--db", f.db); err != nil {
-		return err
-	}
-	sopt, err := f.serve.options()
-	if err != nil {
-		return err
-	}
-	if f.ckpt != "" && !filepath.IsAbs(f.ckpt) {
-		return usageErrorf("--checkpoint-root: expected an absolute path, which every node reaches the same way, got %q", f.ckpt)
-	}
-	// Checkpoint directories go to agents, which need absolute paths.
-	data, err := filepath.Abs(f.data)
-	if err != nil {
-		return fmt.Errorf("--data %q: %w", f.data, err)
-	}
-	f.data = data
-	logger, err := newLogger(stderr, f.logLevel, logFormatOf(f.logFormat, f.logJSON))
-	if err != nil {
-		return err
-	}
-	cfg, err := masterConfig(f.config)
+	sopt, logger, cfg, err := checkMasterFlags(stderr, &f)
 	if err != nil {
 		return err
 	}
@@ -212,6 +189,41 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--db: %w", lostErr)
 	}
 	return err
+}
+
+// checkMasterFlags checks f before anything is created, makes --data
+// absolute (checkpoint directories go to agents, which need absolute
+// paths), and returns the server's options, the logger and the
+// configuration the flags give.
+func checkMasterFlags(stderr io.Writer, f *masterFlags) (master.ServerOptions, *slog.Logger, *config.Config, error) {
+	var none master.ServerOptions
+	if f.data == "" {
+		return none, nil, nil, usageErrorf("--data: a data directory is required")
+	}
+	if err := checkDB("--db", f.db); err != nil {
+		return none, nil, nil, err
+	}
+	sopt, err := f.serve.options()
+	if err != nil {
+		return none, nil, nil, err
+	}
+	if f.ckpt != "" && !filepath.IsAbs(f.ckpt) {
+		return none, nil, nil, usageErrorf("--checkpoint-root: expected an absolute path, which every node reaches the same way, got %q", f.ckpt)
+	}
+	data, err := filepath.Abs(f.data)
+	if err != nil {
+		return none, nil, nil, fmt.Errorf("--data %q: %w", f.data, err)
+	}
+	f.data = data
+	logger, err := newLogger(stderr, f.logLevel, logFormatOf(f.logFormat, f.logJSON))
+	if err != nil {
+		return none, nil, nil, err
+	}
+	cfg, err := masterConfig(f.config)
+	if err != nil {
+		return none, nil, nil, err
+	}
+	return sopt, logger, cfg, nil
 }
 
 // masterConfig loads --config, or the default configuration without it.
