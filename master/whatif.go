@@ -113,55 +113,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
 	}
 	now := ca.m.now()
-	var subs []exportedSub
+	x := jobExport{sc: sc, cfg: cfg, pools: pools, hist: &hist, byJob: byJob, ntasks: ntasks, since: since, until: until, now: now}
 	for _, j := range jobs {
-		if j.SubmittedAt.Before(since) || !j.SubmittedAt.Before(until) {
-			continue
-		}
-		p := pools[j.Pool]
-		if p == nil {
-			notes = append(notes, fmt.Sprintf("job %d left out: its pool %s has no node now", j.ID, j.Pool))
-			continue
-		}
-		if total := poolSlots(p); j.Slots > total {
-			notes = append(notes, fmt.Sprintf("job %d left out: a task of %d slots is larger than pool %s now (%d)", j.ID, j.Slots, j.Pool, total))
-			continue
-		}
-		if j.Project != "" && cfg.ProjectIndex(j.Project) < 0 {
-			if note := goneProject(sc, j.Project, usesFairShareAccounts(cfg)); note != "" {
-				notes = append(notes, note)
-			}
-		}
-		sj, assumed, ok := scenarioJob(j, byJob[j.ID], &hist, max(ntasks[j.ID], 1), since, now, p, cfg)
-		if !ok {
-			notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
-			continue
-		}
-		for _, note := range []string{assumed, dropLateFails(&sj, j.ID)} {
-			if note != "" {
-				notes = append(notes, note)
-			}
-		}
-		sj.AfterPass = hist.afterPass[j.ID]
-		changes := exportChanges(&sj, hist.changes[j.ID], since, p)
-		note, ok := exportHints(j, &sj, p, cfg)
-		if note != "" {
-			notes = append(notes, note)
-		}
-		if !ok {
-			continue
-		}
-		if why := neverFits(&sj, p, sc.Projects); why != "" {
-			sj.AllowInfeasible = true
-			notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
-		}
-		sc.Jobs = append(sc.Jobs, sj)
-		subs = append(subs, exportedSub{sj.Name, j.SubmittedAt})
-		sc.Events = append(sc.Events, changes...)
-		if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], &hist) {
-			sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
-		}
+		notes = append(notes, x.job(j)...)
 	}
+	subs := x.subs
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
 	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
@@ -368,4 +324,71 @@ func exportRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 		return "", false
 	}
 	return "", true
+}
+
+// jobExport is what the export of each stored job reads and adds to.
+type jobExport struct {
+	sc                *scenario.Scenario
+	cfg               *config.Config
+	pools             map[string]*scenario.Pool
+	hist              *historyEvents
+	byJob             map[int64][]store.Attempt
+	ntasks            map[int64]int
+	since, until, now time.Time
+	subs              []exportedSub // the jobs exported, with their submission
+}
+
+// job exports stored job j into the scenario, with its changes and its
+// kill, when it was submitted within the window and can be replayed; it
+// returns the notes on what the export left out or assumed.
+func (x *jobExport) job(j store.Job) (notes []string) {
+	sc, cfg, pools, since, until, now := x.sc, x.cfg, x.pools, x.since, x.until, x.now
+	byJob, ntasks, hist := x.byJob, x.ntasks, x.hist
+	if j.SubmittedAt.Before(since) || !j.SubmittedAt.Before(until) {
+		return notes
+	}
+	p := pools[j.Pool]
+	if p == nil {
+		notes = append(notes, fmt.Sprintf("job %d left out: its pool %s has no node now", j.ID, j.Pool))
+		return notes
+	}
+	if total := poolSlots(p); j.Slots > total {
+		notes = append(notes, fmt.Sprintf("job %d left out: a task of %d slots is larger than pool %s now (%d)", j.ID, j.Slots, j.Pool, total))
+		return notes
+	}
+	if j.Project != "" && cfg.ProjectIndex(j.Project) < 0 {
+		if note := goneProject(sc, j.Project, usesFairShareAccounts(cfg)); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	sj, assumed, ok := scenarioJob(j, byJob[j.ID], hist, max(ntasks[j.ID], 1), since, now, p, cfg)
+	if !ok {
+		notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
+		return notes
+	}
+	for _, note := range []string{assumed, dropLateFails(&sj, j.ID)} {
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	sj.AfterPass = hist.afterPass[j.ID]
+	changes := exportChanges(&sj, hist.changes[j.ID], since, p)
+	note, ok := exportHints(j, &sj, p, cfg)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	if !ok {
+		return notes
+	}
+	if why := neverFits(&sj, p, sc.Projects); why != "" {
+		sj.AllowInfeasible = true
+		notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
+	}
+	sc.Jobs = append(sc.Jobs, sj)
+	x.subs = append(x.subs, exportedSub{sj.Name, j.SubmittedAt})
+	sc.Events = append(sc.Events, changes...)
+	if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], hist) {
+		sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
+	}
+	return notes
 }
