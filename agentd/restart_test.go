@@ -272,11 +272,15 @@ func TestShutdownKeepsContact(t *testing.T) {
 	cfg.ExitGrace = time.Minute
 	r := startAgent(t, cfg)
 	gate := filepath.Join(dir, "go")
-	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; exit 0' TERM; echo ready; sleep 600 & wait`)
+	// The trap ends the background sleep itself: a TERM that reaches the
+	// group before the sleep exists would leave it holding the task's
+	// output open until the grace's kill.
+	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; kill $! 2>/dev/null; exit 0' TERM; echo ready; sleep 600 & wait`)
 	fm.send(startCmd(s))
 	fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
-	stopped := make(chan error, 1)
-	go func() { stopped <- r.stop(t) }()
+	// Run's return is awaited here, not in r.stop, whose t.Fatal must not
+	// run outside the test's goroutine.
+	r.cancel()
 	leavingWithTask := func(fm *fakeMaster) int {
 		n := 0
 		for _, sy := range fm.syncs {
@@ -290,8 +294,13 @@ func TestShutdownKeepsContact(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-stopped; err != nil {
-		t.Fatalf("Run: %v", err)
+	select {
+	case <-r.done:
+		if r.err != nil {
+			t.Fatalf("Run: %v", r.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not stop within 30s of the task's end")
 	}
 	fm.locked(func(fm *fakeMaster) { fm.checkGoodbye(t, true) })
 }
