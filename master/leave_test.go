@@ -176,12 +176,5 @@ func TestHistoryScenarioNodeLeave(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
 	want := []scenario.Event{{At: 40, Kind: scenario.EventNodeDown, Node: "n1"}, {At: 60, Kind: scenario.EventNodeUp, Node: "n1"}}
-	if len(sc.Events) != len(want) {
-		t.Fatalf("events %+v, want %+v\n%s", sc.Events, want, body)
-	}
-	for i, e := range sc.Events {
-		if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
-			t.Errorf("event %d: %+v, want %+v", i, e, want[i])
-		}
-	}
+	checkNodeEvents(t, sc, body, want)
 }

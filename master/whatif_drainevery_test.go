@@ -50,14 +50,7 @@ func TestHistoryScenarioDrains(t *testing.T) {
 	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
 	want := []scenario.Event{{At: 0, Kind: scenario.EventDrain, Node: "n3"}, {At: 20, Kind: scenario.EventDrain, Node: "n1"},
 		{At: 60, Kind: scenario.EventResume, Node: "n1"}}
-	if len(sc.Events) != len(want) {
-		t.Fatalf("events %+v, want %+v\n%s", sc.Events, want, body)
-	}
-	for i, e := range sc.Events {
-		if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
-			t.Errorf("event %d: %+v, want %+v", i, e, want[i])
-		}
-	}
+	checkNodeEvents(t, sc, body, want)
 }
 
 // TestHistoryScenarioCheckpointEvery: a job's checkpoint_every is
@@ -82,5 +75,19 @@ func TestHistoryScenarioCheckpointEvery(t *testing.T) {
 	}
 	if got["lowered"] != 0 || got["pre"] != 90 {
 		t.Errorf("checkpoint_every %v, want lowered 0 and pre 90\n%s", got, body)
+	}
+}
+
+// checkNodeEvents fails t unless sc's events are want's, by time, kind
+// and node; body is the export, shown on a difference.
+func checkNodeEvents(t *testing.T, sc *scenario.Scenario, body string, want []scenario.Event) {
+	t.Helper()
+	if len(sc.Events) != len(want) {
+		t.Fatalf("events %+v, want %+v\n%s", sc.Events, want, body)
+	}
+	for i, e := range sc.Events {
+		if e.At != want[i].At || e.Kind != want[i].Kind || e.Node != want[i].Node {
+			t.Errorf("event %d: %+v, want %+v", i, e, want[i])
+		}
 	}
 }
