@@ -14,6 +14,23 @@ import (
 // allot dev lock while they use the directory.
 const DataLockFile = "allot.lock"
 
+// lockData takes the locks of a master's (or dev cluster's) data
+// directory and, for SQLite, of its database file (db as --db gives it,
+// "" for DATA/allot.db), so that a master pointed at another's database
+// through its own data directory is refused too. release frees both.
+func lockData(db, data string) (release func(), err error) {
+	dir, err := lockDataDir(data)
+	if err != nil {
+		return nil, err
+	}
+	file, err := lockSQLiteFile(db, data)
+	if err != nil {
+		dir.Release()
+		return nil, err
+	}
+	return func() { file.Release(); dir.Release() }, nil
+}
+
 // lockDataDir keeps a second master or dev cluster off a data directory
 // in use: two of them would share the SQLite database, the admin token
 // and the agents' work directories. It refuses at once, naming the

@@ -147,12 +147,12 @@ func runDev(ctx context.Context, stdout, stderr io.Writer, f devFlags) error {
 		ln.Close()
 		return fmt.Errorf("--data: %w", err)
 	}
-	lock, err := lockDataDir(data)
+	release, err := lockData("", data)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	defer lock.Release()
+	defer release()
 	c := &devCluster{log: logger, data: data, served: make(chan error, 1), agentc: make(chan error, len(devNodes))}
 	if err := c.startMaster(ctx, cfg, ln); err != nil {
 		return err

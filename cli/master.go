@@ -132,16 +132,11 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
-	lock, err := lockDataDir(f.data)
+	release, err := lockData(f.db, f.data)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	dbLock, err := lockSQLiteFile(f.db, f.data)
-	if err != nil {
-		return err
-	}
-	defer dbLock.Release()
+	defer release()
 	st, err := store.Open(ctx, f.db, f.data)
 	if err != nil {
 		return err

@@ -26,6 +26,14 @@ func TestMasterFlagErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Release()
+	// A dev cluster's locks, as allot dev takes them: its data directory
+	// and its database, DATA/allot.db.
+	dev := t.TempDir()
+	release, err := lockData("", dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
 	tests := []struct {
 		name string
 		f    masterFlags
@@ -46,6 +54,9 @@ func TestMasterFlagErrors(t *testing.T) {
 			"--checkpoint-root: expected an absolute path", false},
 		{"data directory in use", masterFlags{data: busy, listen: "127.0.0.1:0", logLevel: "info"},
 			"the data directory is in use by process " + strconv.Itoa(os.Getpid()), false},
+		{"a dev cluster's database through another data directory", masterFlags{data: filepath.Join(dir, "other"),
+			listen: "127.0.0.1:0", logLevel: "info", db: "sqlite://" + filepath.Join(dev, "allot.db")},
+			"the SQLite database " + filepath.Join(dev, "allot.db") + " is in use by process " + strconv.Itoa(os.Getpid()), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
