@@ -1,7 +1,6 @@
 package master
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -44,30 +43,8 @@ func subtree(projects []spec.Project, project string) []string {
 }
 
 // storedJobs reads the stored jobs that tf selects in one of under's
-// projects (tf alone when under is nil): one query per project, merged in
-// tf's id order and cut to tf.Limit, so that the store needs no filter of
-// its own for a subtree.
+// projects (tf alone when under is nil), in one query.
 func (ja *jobsAPI) storedJobs(ctx context.Context, tf store.JobFilter, under []string) ([]store.Job, error) {
-	if under == nil {
-		return ja.m.st.Jobs(ctx, tf)
-	}
-	var out []store.Job
-	for _, p := range under {
-		tf.Project = p
-		jobs, err := ja.m.st.Jobs(ctx, tf)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, jobs...)
-	}
-	slices.SortFunc(out, func(a, b store.Job) int {
-		if tf.Desc {
-			return cmp.Compare(b.ID, a.ID)
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	if tf.Limit > 0 && len(out) > tf.Limit {
-		out = out[:tf.Limit]
-	}
-	return out, nil
+	tf.InProjects = under
+	return ja.m.st.Jobs(ctx, tf)
 }

@@ -190,6 +190,7 @@ func (o *ops) Jobs(ctx context.Context, f JobFilter) ([]Job, error) {
 	var where []string
 	var args []any
 	where, args = inClause("state", f.States, where, args)
+	where, args = inClause("project", f.InProjects, where, args)
 	for _, c := range []struct{ col, val string }{{"pool", f.Pool}, {"project", f.Project}, {"user_name", f.User}} {
 		if c.val != "" {
 			where, args = append(where, c.col+" = ?"), append(args, c.val)

@@ -262,9 +262,12 @@ type JobFilter struct {
 	// user OrUser (when set) in any project: what one user may read.
 	Projects []string
 	OrUser   string
-	AfterID  int64 // ids strictly greater
-	BeforeID int64 // ids strictly smaller; 0 = no bound
-	Limit    int   // 0 = no limit
+	// InProjects, when not empty, keeps only jobs of these projects (a
+	// project's subtree, GET /jobs?subprojects=true), besides Project.
+	InProjects []string
+	AfterID    int64 // ids strictly greater
+	BeforeID   int64 // ids strictly smaller; 0 = no bound
+	Limit      int   // 0 = no limit
 	// Desc lists by descending id (newest first), for paging back from
 	// BeforeID.
 	Desc bool

@@ -45,6 +45,8 @@ func testListJobs(t *testing.T, target Target) {
 		{"since and a filter", store.JobFilter{SubmittedSince: at(time.Hour), Pool: "a100"}, ids[2:3]},
 		{"active since, none ended", store.JobFilter{ActiveSince: at(time.Hour)}, ids},
 		{"nothing", store.JobFilter{Pool: "tpu"}, nil},
+		{"in projects", store.JobFilter{InProjects: []string{"vision", "nlp"}, Pool: "a100"}, []int64{ids[0], ids[2]}},
+		{"in projects and project", store.JobFilter{InProjects: []string{"vision"}, Project: "nlp"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
