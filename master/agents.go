@@ -281,11 +281,11 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 	}
 	failed := p.outcome == agent.OutcomeFailed || (p.outcome == agent.OutcomeKilled && t.rec.State != store.TaskKilling)
 	if left > 0 && failed && t.rec.State != store.TaskKilling {
-		to, reason := store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p))
+		to, reason, cause := store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)), store.Cause("")
 		if p.noStart {
-			to, reason = lifecycle.StartFailed(), startFailure(p)
+			to, reason, cause = lifecycle.StartFailed(), startFailure(p), store.CauseStartFailed
 		}
-		return ag.m.killTask(ctx, t, to, reason)
+		return ag.m.killTask(ctx, t, to, reason, cause)
 	}
 	if left > 0 {
 		return nil
@@ -293,15 +293,12 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 	return ag.finish(ctx, t)
 }
 
-// startFailReason starts the reason of the transitions that end a task
-// whose start failed (startFailure): the what-if export reads them back
-// as start_fails.
-const startFailReason = "could not start"
-
 // startFailure is the reason a task whose part p could not start ends:
-// "could not start on node N: what the agent said".
+// "could not start on node N: what the agent said". Its transitions keep
+// the cause store.CauseStartFailed, which the what-if export reads back
+// as start_fails.
 func startFailure(p *mpart) string {
-	s := startFailReason + " on node " + p.node
+	s := "could not start on node " + p.node
 	if p.err != "" {
 		s += ": " + p.err
 	}
@@ -357,7 +354,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	var then *store.TaskTransition
 	switch {
 	case t.rec.State == store.TaskKilling:
-		tr.To = t.endTo
+		tr.To, tr.Cause = t.endTo, t.endCause
 		if tr.To == "" {
 			tr.To = store.TaskKilled
 		}
@@ -377,7 +374,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 			tr.Reason = "checkpointed to move"
 			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
 		case t.next != nil:
-			then.Reason = unplacedReason
+			then.Reason, then.Cause = unplacedReason, store.CauseUnplaced
 			ag.m.exitRequeue(t, then, preemptedLead, unplacedNote)
 		default:
 			ag.m.exitRequeue(t, then, preemptedLead, "")
@@ -385,7 +382,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	case first != nil && first.noStart:
 		// What follows a failed start is the rule the simulator's
 		// lifecycle.EventStartFailed follows too.
-		tr.To, end.State, tr.Reason = lifecycle.StartFailed(), store.AttemptFailed, startFailure(first)
+		tr.To, end.State, tr.Reason, tr.Cause = lifecycle.StartFailed(), store.AttemptFailed, startFailure(first), store.CauseStartFailed
 	default:
 		tr.To, end.State, tr.Reason = store.TaskFailed, store.AttemptFailed, "the part on node "+first.node+" "+describeExit(first)
 	}

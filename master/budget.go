@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -22,7 +21,8 @@ import (
 const budgetWindow = time.Hour
 
 // resizeReason starts the reason of every resize's transition to
-// preempting, which is how the event log tells resizes apart.
+// preempting; the event log tells resizes apart by its cause
+// (store.CauseResized).
 const resizeReason = "resizing to "
 
 // preemptBudget counts preemptions and moves per project name.
@@ -55,7 +55,7 @@ func (pl *planner) restoreBudgets(ctx context.Context) error {
 	}
 	projects := map[int64]string{}
 	for _, e := range events {
-		if e.Index < 0 || strings.HasPrefix(e.Reason, resizeReason) {
+		if e.Index < 0 || e.Cause == store.CauseResized {
 			continue
 		}
 		project, ok := projects[e.JobID]

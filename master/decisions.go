@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/decisionlog"
@@ -21,17 +20,10 @@ import (
 // names them, so that a replay of the export through the simulator
 // (sim.Decisions) writes the same log when both made the same decisions.
 
-// timeLimitReason starts the reason of a kill for a time limit
-// (checkTimeLimits).
-const timeLimitReason = "time limit of "
-
-// moveReason starts the reason of a move's transition to preempting
-// (apply).
-const moveReason = "moving to make room"
-
 // unplacedReason is the reason of the requeue of a task whose move's or
 // resize's checkpoint landed with a node of its new placement down
-// (lifecycle.Restartable): the move or resize became a preemption.
+// (lifecycle.Restartable): the move or resize became a preemption
+// (store.CauseUnplaced).
 const unplacedReason = "requeued: a node of its new placement is down"
 
 // decisionLog returns the decisions for the jobs submitted in [since,
@@ -70,16 +62,16 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 		case l.names[e.JobID] == "" || e.Index < 0:
 		case e.To == string(store.TaskPreempting):
 			kind := decisionlog.Preempt
-			if strings.HasPrefix(e.Reason, moveReason) {
+			switch e.Cause {
+			case store.CauseMoved:
 				kind = decisionlog.Move
-			} else if strings.HasPrefix(e.Reason, resizeReason) {
+			case store.CauseResized:
 				kind = decisionlog.Resize
 			}
 			l.stops[k] = stopRequest{kind, e.At}
-		case e.To == string(store.TaskKilling) && strings.HasPrefix(e.Reason, timeLimitReason):
+		case e.To == string(store.TaskKilling) && e.Cause == store.CauseTimeLimit:
 			l.limited[k] = true
-		case e.To == string(store.TaskQueued) && e.Reason == unplacedReason,
-			e.To == string(store.TaskFailed) && e.From == string(store.TaskPreempted) && strings.HasSuffix(e.Reason, unplacedNote):
+		case e.Cause == store.CauseUnplaced:
 			l.unplaced[k] = true
 		}
 	}
@@ -119,7 +111,7 @@ type decisionLogger struct {
 	limited  map[attemptKey]bool // attempts killed by their time limit
 	timedOut map[int64]bool      // jobs with such an attempt
 	// unplaced are the attempts whose move or resize became a
-	// preemption (unplacedReason).
+	// preemption (store.CauseUnplaced).
 	unplaced map[attemptKey]bool
 	ds       []decisionlog.Decision
 }

@@ -84,8 +84,9 @@ func (ea exitActions) failReason(lead string, retries int32) string {
 
 // preemptedLead leads the reason of a task that its exit actions failed
 // after a preemption; unplacedNote ends it when the preemption was a move
-// or resize whose new placement lost a node (unplacedReason), which the
-// decision log reads back as a preemption.
+// or resize whose new placement lost a node (unplacedReason; the
+// transition's cause, store.CauseUnplaced, which the decision log reads
+// back as a preemption).
 const (
 	preemptedLead = "preempted"
 	unplacedNote  = ": a node of its new placement is down"

@@ -133,7 +133,7 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	reason := t.job.search.Reason(t.rec.Index)
 	switch {
 	case t.att != nil:
-		return ag.m.killTask(ctx, t, store.TaskCompleted, reason)
+		return ag.m.killTask(ctx, t, store.TaskCompleted, reason, "")
 	case t.rec.State == store.TaskQueued:
 		rec, err := ag.m.batches.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 			From: store.TaskQueued, To: store.TaskCompleted, At: ag.m.now(), Reason: reason})

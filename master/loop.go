@@ -276,7 +276,7 @@ func (pl *planner) checkTimeLimits(ctx context.Context) {
 func (pl *planner) killOverLimit(ctx context.Context, over []*mtask) error {
 	for _, t := range over {
 		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
-		err := pl.m.killTask(ctx, t, store.TaskKilled, reason)
+		err := pl.m.killTask(ctx, t, store.TaskKilled, reason, store.CauseTimeLimit)
 		if batchFatal(err) {
 			return fmt.Errorf("kill task %s past its time limit: %w", t.id(), err)
 		}
@@ -288,18 +288,19 @@ func (pl *planner) killOverLimit(ctx context.Context, over []*mtask) error {
 }
 
 // killTask moves an active task to killing, persisted, then sends kill
-// commands to its parts. endTo is the terminal state it ends in.
-func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, reason string) error {
+// commands to its parts. endTo is the terminal state it ends in; the
+// kill and its end keep cause (store.TaskTransition).
+func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, reason string, cause store.Cause) error {
 	if t.att == nil || t.rec.State == store.TaskKilling {
 		return nil
 	}
 	rec, err := m.batches.w().TransitionTask(ctx, store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
-		From: t.rec.State, To: store.TaskKilling, Attempt: t.rec.Attempt, At: m.now(), Reason: reason})
+		From: t.rec.State, To: store.TaskKilling, Attempt: t.rec.Attempt, At: m.now(), Reason: reason, Cause: cause})
 	if err != nil {
 		return err
 	}
 	m.setTask(t, rec)
-	t.endTo = endTo
+	t.endTo, t.endCause = endTo, cause
 	m.sendAll(t, api.CommandKill, 0)
 	m.log.Info("killing task", "task", t.id().String(), "reason", reason)
 	return nil

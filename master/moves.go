@@ -65,9 +65,13 @@ func (pl *planner) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string
 	if !ok {
 		return nil
 	}
+	cause := store.CauseMoved
+	if r == lifecycle.Resize {
+		cause = store.CauseResized
+	}
 	return &taskOp{t: t, next: parts, budget: r.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
-		Reserve: placementOf(parts)}}
+		Reserve: placementOf(parts), Cause: cause}}
 }
 
 // placeReserved turns a move's or resize's slot counts into GPUs: for a

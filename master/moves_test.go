@@ -1,6 +1,8 @@
 package master
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,6 +127,13 @@ func consolidationMoves(t *testing.T, h *harness) {
 	if j := h.job(trials); j.State != "running" || j.Running != 4 {
 		t.Fatalf("experiment %s with %d running, want all four", j.State, j.Running)
 	}
+	var want []string
+	for _, task := range moving {
+		want = append(want, fmt.Sprintf("%d running → preempting: moved", task.Index))
+	}
+	if got := h.causesOf(trials); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("causes %q, want %q", got, want)
+	}
 }
 
 // TestMoveSurvivesRestart restarts the master while the moved trials
@@ -221,6 +230,9 @@ func elasticGrows(t *testing.T, h *harness) {
 	if task := tasks[0]; task.State != store.TaskPreempting || len(task.Reserved) != 1 || len(task.Reserved[0].GPUs) != 4 ||
 		task.Reason != resizeReason+"4 slots" {
 		t.Fatalf("elastic task %+v, want preempting with 4 GPUs reserved", task)
+	}
+	if got, want := h.causesOf(elastic), "0 running → preempting: resized"; strings.Join(got, ", ") != want {
+		t.Fatalf("causes %q, want %q", got, want)
 	}
 	// Growing in place keeps its two GPUs, so nothing of the old placement
 	// drains (lifecycle.Kept for a resize), as in the simulator.

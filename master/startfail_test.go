@@ -32,11 +32,15 @@ func TestStartFails(t *testing.T) {
 		onStart [2]func(agent.TaskSpec) *mastertest.Exit
 		reason  string
 		starts  []scenario.StartFail
+		// causes are the task's transitions that keep a cause (causesOf).
+		causes []string
 	}{
 		{name: "a preemptible task", slots: 2, extra: `, "preemptible": true`, onStart: [2]func(agent.TaskSpec) *mastertest.Exit{fails, fails},
-			reason: "could not start on node n1: " + why, starts: []scenario.StartFail{{Task: 0, Attempt: 1}}},
+			reason: "could not start on node n1: " + why, starts: []scenario.StartFail{{Task: 0, Attempt: 1}},
+			causes: []string{"0 starting → failed: start_failed"}},
 		{name: "a gang's part", slots: 6, onStart: [2]func(agent.TaskSpec) *mastertest.Exit{nil, fails},
-			reason: "could not start on node n2: " + why, starts: []scenario.StartFail{{Task: 0, Attempt: 1}}},
+			reason: "could not start on node n2: " + why, starts: []scenario.StartFail{{Task: 0, Attempt: 1}},
+			causes: []string{"0 starting → killing: start_failed", "0 killing → failed: start_failed"}},
 		{name: "a part that ran", slots: 2, onStart: [2]func(agent.TaskSpec) *mastertest.Exit{func(agent.TaskSpec) *mastertest.Exit {
 			return &mastertest.Exit{Outcome: agent.OutcomeFailed, ExitCode: 127}
 		}, nil}, reason: "the part on node n1 failed with exit code 127"},
@@ -61,6 +65,9 @@ func TestStartFails(t *testing.T) {
 			}
 			if tk := tasks[0]; tk.State != want || tk.Restarts != 0 || tk.Reason != c.reason {
 				t.Fatalf("task %s, %d restarts, reason %q; want %s, none, %q", tk.State, tk.Restarts, tk.Reason, want, c.reason)
+			}
+			if got := h.causesOf(id); !slices.Equal(got, c.causes) {
+				t.Errorf("causes %q, want %q", got, c.causes)
 			}
 			if j := h.job(id); j.State != string(store.JobFailed) {
 				t.Errorf("job %s (%s), want failed", j.State, j.Reason)

@@ -80,8 +80,11 @@ type mtask struct {
 	rec store.Task
 	att *mattempt // the open attempt; nil when the task is idle or terminal
 	// endTo is the terminal state a killing task ends in: killed for a kill
-	// or a time limit, failed when a part of a gang failed.
-	endTo store.TaskState
+	// or a time limit, failed when a part of a gang failed. endCause is
+	// the kill's cause, which its end keeps too (killTask); a task found
+	// killing by a restart ends killed, for a cause not known (restore).
+	endTo    store.TaskState
+	endCause store.Cause
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on. nextAt is when it was
@@ -298,7 +301,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		t.next = nil
 	}
 	if rec.State != store.TaskKilling {
-		t.endTo = ""
+		t.endTo, t.endCause = "", ""
 	}
 }
 

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -71,6 +72,10 @@ func TestTimeLimitKillsShareOneCommit(t *testing.T) {
 	for _, id := range ids {
 		if got := h.job(id).State; got != "killed" {
 			t.Fatalf("job %d: %s after its kill, want killed", id, got)
+		}
+		want := []string{"0 running → killing: time_limit", "0 killing → killed: time_limit"}
+		if got := h.causesOf(id); !slices.Equal(got, want) {
+			t.Fatalf("job %d: causes %q, want %q", id, got, want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,14 +15,14 @@ import (
 )
 
 // Priority and weight changes, checkpoint costs, failures and node
-// losses in the export. The store records a change
-// of a live job (PATCH /jobs/{id}) as an event of the job that keeps its
-// state, whose reason lists what changed ("priority 40 → 10, priority
-// class "NORMAL" → "HIGH", weight 1 → 2: changed through the API"), so
-// the export reads the changes back from the event log: the job starts
-// with the values before its first change, and each change becomes a
-// set_priority or set_weight event at its second, as the simulator
-// replays them (sim's script, lifecycle.EventPriority and EventWeight).
+// losses in the export. The store records a change of a live job (PATCH
+// /jobs/{id}) as an event of the job that keeps its state, with the
+// values it changed (store.JobChange; its reason says the same to users),
+// so the export reads the changes back from the event log: the job
+// starts with the values before its first change, and each change
+// becomes a set_priority or set_weight event at its second, as the
+// simulator replays them (sim's script, lifecycle.EventPriority and
+// EventWeight).
 
 // jobChange is one change of a job's priority or weight; a field not
 // changed is nil.
@@ -37,39 +36,15 @@ type jobChange struct {
 	fromPre *bool
 }
 
-// parseJobChange reads a change off event e of store.UpdateJob; false
-// when e changed neither priority nor weight.
-func parseJobChange(e store.Event) (jobChange, bool) {
-	c := jobChange{at: e.At}
-	what, _, _ := strings.Cut(e.Reason, ": ")
-	for _, part := range strings.Split(what, ", ") {
-		name, rest, ok := strings.Cut(part, " ")
-		if !ok {
-			continue
-		}
-		from, to, ok := strings.Cut(rest, " → ")
-		if !ok {
-			continue
-		}
-		switch name {
-		case "priority":
-			f, err1 := strconv.Atoi(from)
-			t, err2 := strconv.Atoi(to)
-			if err1 == nil && err2 == nil {
-				c.fromPrio, c.toPrio = &f, &t
-			}
-		case "weight":
-			f, err1 := strconv.ParseFloat(from, 64)
-			t, err2 := strconv.ParseFloat(to, 64)
-			if err1 == nil && err2 == nil {
-				c.fromWeight, c.toWeight = &f, &t
-			}
-		case "preemptible":
-			if f, err := strconv.ParseBool(from); err == nil {
-				c.fromPre = &f
-			}
-		}
+// jobChangeOf is the change event e of store.UpdateJob made; false when
+// it changed neither priority nor weight.
+func jobChangeOf(e store.Event) (jobChange, bool) {
+	ch := e.Change
+	if ch == nil {
+		return jobChange{}, false
 	}
+	c := jobChange{at: e.At, fromPrio: ch.FromPriority, toPrio: ch.ToPriority, fromWeight: ch.FromWeight, toWeight: ch.ToWeight,
+		fromPre: ch.FromPreemptible}
 	return c, c.toPrio != nil || c.toWeight != nil
 }
 

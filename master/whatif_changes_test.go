@@ -1,33 +1,61 @@
 package master
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/allot-sched/allot/store"
 )
 
-// TestParseJobChange reads the reasons store.UpdateJob writes.
-func TestParseJobChange(t *testing.T) {
+// TestJobChangeOf reads the changes store.UpdateJob keeps, from the
+// values it stores: the reason a user gives, however it reads, says
+// nothing to the export.
+func TestJobChangeOf(t *testing.T) {
+	prio := func(p int) *int { return &p }
+	weight := func(w float64) *float64 { return &w }
+	class := func(c string) *string { return &c }
+	yes, no := true, false
 	for _, c := range []struct {
-		name, reason string
-		ok           bool
-		prio         [2]int
-		weight       [2]float64
-		preemptible  bool
+		name        string
+		u           store.JobUpdate
+		ok          bool
+		prio        [2]int
+		weight      [2]float64
+		preemptible bool
 	}{
-		{"priority", `priority 40 → 10, priority class "NORMAL" → "HIGH": changed through the API`, true, [2]int{40, 10}, [2]float64{}, false},
-		{"weight", `weight 1 → 2.5: changed through the API`, true, [2]int{}, [2]float64{1, 2.5}, false},
-		{"both", `priority 40 → 45, weight 0.5 → 3`, true, [2]int{40, 45}, [2]float64{0.5, 3}, false},
-		{"into LOW", `priority 40 → 80, priority class "NORMAL" → "LOW", preemptible false → true: changed through the API`,
+		{"priority", store.JobUpdate{Priority: prio(10), PriorityClass: class("HIGH"), Reason: "weight 1 → 9"}, true, [2]int{40, 10}, [2]float64{}, false},
+		{"weight", store.JobUpdate{Weight: weight(2.5), Reason: "priority 1 → 2"}, true, [2]int{}, [2]float64{1, 2.5}, false},
+		{"both", store.JobUpdate{Priority: prio(45), Weight: weight(3), Reason: ""}, true, [2]int{40, 45}, [2]float64{1, 3}, false},
+		{"into LOW", store.JobUpdate{Priority: prio(80), PriorityClass: class("LOW"), Preemptible: &yes, Reason: "changed through the API"},
 			true, [2]int{40, 80}, [2]float64{}, true},
-		{"class only", `priority class "NORMAL" → "HIGH"`, false, [2]int{}, [2]float64{}, false},
-		{"another event", "submitted", false, [2]int{}, [2]float64{}, false},
+		{"class only", store.JobUpdate{PriorityClass: class("HIGH"), Reason: "priority 40 → 10"}, false, [2]int{}, [2]float64{}, false},
+		{"preemptible only", store.JobUpdate{Preemptible: &yes}, false, [2]int{}, [2]float64{}, false},
+		{"nothing", store.JobUpdate{Preemptible: &no, Reason: "priority 40 → 10"}, false, [2]int{}, [2]float64{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := parseJobChange(store.Event{Reason: c.reason})
+			ctx := context.Background()
+			st, err := store.Open(ctx, "", t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			job, err := st.CreateJob(ctx, store.Job{Name: "j", Kind: store.KindCommand, Project: "p", User: "u", Pool: "default",
+				Priority: 40, PriorityClass: "NORMAL", Weight: 1, Slots: 1, Entrypoint: "true"}, make([]store.Task, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.u.ID = job.ID
+			if _, err := st.UpdateJob(ctx, c.u); err != nil {
+				t.Fatal(err)
+			}
+			evs, err := st.Events(ctx, store.EventFilter{JobID: job.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := jobChangeOf(evs[len(evs)-1])
 			if ok != c.ok {
-				t.Fatalf("ok = %v, want %v", ok, c.ok)
+				t.Fatalf("ok = %v, want %v (%d events)", ok, c.ok, len(evs))
 			}
 			if !ok {
 				return

@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/scenario"
@@ -50,8 +49,8 @@ type historyEvents struct {
 	// moved are the attempts asked to move or resize: the attempt the
 	// task restarts as on its reserved placement continues them (first).
 	moved map[attemptKey]bool
-	// startFailed are the attempts that could not start: the reason of
-	// their task's transition to failed is a startFailure.
+	// startFailed are the attempts that could not start: their task's
+	// transition to failed has the cause store.CauseStartFailed.
 	startFailed map[attemptKey]bool
 	// startLost are the attempts given up as never started: their task
 	// went from starting back to queued, its agent not running it
@@ -109,13 +108,13 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.afterPass[e.JobID], decided = true, false
 		case e.Index < 0 && e.From == "" && e.To == string(store.JobQueued):
 		case e.Index < 0 && e.From == e.To:
-			if c, ok := parseJobChange(e); ok {
+			if c, ok := jobChangeOf(e); ok {
 				h.changes[e.JobID] = append(h.changes[e.JobID], c)
 			}
 		case e.Index < 0:
 		case e.From == string(store.TaskPreempted) && e.To == string(store.TaskFailed):
 			h.exitFailed[e.JobID] = true
-		case e.To == string(store.TaskFailed) && strings.HasPrefix(e.Reason, startFailReason):
+		case e.To == string(store.TaskFailed) && e.Cause == store.CauseStartFailed:
 			h.startFailed[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.From == string(store.TaskStarting) && e.Cause == store.CauseNotRun && !e.PartRan &&
 			(e.To == string(store.TaskQueued) || e.To == string(store.TaskFailed)): // failed: by its exit actions
@@ -124,7 +123,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.notRun[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
-			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = strings.HasPrefix(e.Reason, moveReason) || strings.HasPrefix(e.Reason, resizeReason)
+			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseMoved || e.Cause == store.CauseResized
 			decided = true
 			h.decisions = append(h.decisions, e.At)
 		case e.To == string(store.TaskStarting):

@@ -98,7 +98,10 @@
 //   - Every job creation ("" → queued, one event per job, none per task),
 //     job and task transition, and change of a job's priority, weight or
 //     preemptibility appends an Event in the same transaction: the event
-//     log is complete and ordered by Event.Seq. (On PostgreSQL the events
+//     log is complete and ordered by Event.Seq. What programs read of
+//     it they read off facts, never off reasons, which are for users and
+//     may be reworded: a task transition's Cause and PartRan, a job
+//     change's values (Event.Change). (On PostgreSQL the events
 //     of an Update are written together just before its commit, in the
 //     order recorded: a read of the events within the Update does not
 //     see them yet. Its attempt writes (open, running, end) are gathered

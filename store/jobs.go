@@ -311,8 +311,10 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 		return Job{}, &ConflictError{What: fmt.Sprintf("job %d", u.ID), Field: "state", Expected: "not terminal", Actual: string(j.State)}
 	}
 	var changes []string
+	var c JobChange
 	if u.Priority != nil && *u.Priority != j.Priority {
 		changes = append(changes, fmt.Sprintf("priority %d → %d", j.Priority, *u.Priority))
+		c.FromPriority, c.ToPriority = ptr(j.Priority), ptr(*u.Priority)
 		j.Priority = *u.Priority
 	}
 	if u.PriorityClass != nil && *u.PriorityClass != j.PriorityClass {
@@ -321,10 +323,12 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 	}
 	if u.Weight != nil && *u.Weight != j.Weight {
 		changes = append(changes, fmt.Sprintf("weight %v → %v", j.Weight, *u.Weight))
+		c.FromWeight, c.ToWeight = ptr(j.Weight), ptr(*u.Weight)
 		j.Weight = *u.Weight
 	}
 	if u.Preemptible != nil && *u.Preemptible != j.Preemptible {
 		changes = append(changes, fmt.Sprintf("preemptible %v → %v", j.Preemptible, *u.Preemptible))
+		c.FromPreemptible, c.ToPreemptible = ptr(j.Preemptible), ptr(*u.Preemptible)
 		j.Preemptible = *u.Preemptible
 	}
 	if err := validateJob(j); err != nil {
@@ -341,9 +345,13 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 	if u.Reason != "" {
 		reason += ": " + u.Reason
 	}
-	err = o.event(ctx, Event{JobID: u.ID, Index: -1, From: string(j.State), To: string(j.State), At: nowIfZero(u.At), Reason: reason})
+	err = o.event(ctx, Event{JobID: u.ID, Index: -1, From: string(j.State), To: string(j.State), At: nowIfZero(u.At), Reason: reason,
+		Change: &c})
 	if err != nil {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
 	}
 	return j, nil
 }
+
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"strings"
@@ -147,6 +148,9 @@ func (o *ops) event(ctx context.Context, e Event) error {
 		*o.events = append(*o.events, e)
 		return nil
 	}
+	if e.Change != nil {
+		return o.changeEvent(ctx, e)
+	}
 	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan)
 	if err != nil {
@@ -165,6 +169,30 @@ const eventRowsPerInsert = 1000
 func (o *ops) flushEvents(ctx context.Context) error {
 	evs := *o.events
 	*o.events = nil
+	for len(evs) > 0 {
+		// A job's change, rare, is written alone, with its values
+		// (changeEvent), in its place among the others.
+		n := 0
+		for n < len(evs) && evs[n].Change == nil {
+			n++
+		}
+		if err := o.insertEvents(ctx, evs[:n]); err != nil {
+			return err
+		}
+		if n == len(evs) {
+			break
+		}
+		if err := o.changeEvent(ctx, evs[n]); err != nil {
+			return err
+		}
+		evs = evs[n+1:]
+	}
+	return nil
+}
+
+// insertEvents writes evs, none a job's change, a multi-row insert per
+// eventRowsPerInsert.
+func (o *ops) insertEvents(ctx context.Context, evs []Event) error {
 	for start := 0; start < len(evs); start += eventRowsPerInsert {
 		chunk := evs[start:min(start+eventRowsPerInsert, len(evs))]
 		args := make([]any, 0, len(chunk)*9)
@@ -181,14 +209,58 @@ func (o *ops) flushEvents(ctx context.Context) error {
 	return nil
 }
 
+// changeEvent writes e, a job's change, with the values it changed
+// (events' priority_from to preemptible_to columns, NULL for a field
+// not changed).
+func (o *ops) changeEvent(ctx context.Context, e Event) error {
+	c := e.Change
+	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason,
+		priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason,
+		c.FromPriority, c.ToPriority, c.FromWeight, c.ToWeight, c.FromPreemptible, c.ToPreemptible)
+	if err != nil {
+		return fmt.Errorf("record a job's change: %w", err)
+	}
+	return nil
+}
+
+const eventCols = `seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran,
+	priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to`
+
 func scanEvent(sc rowScanner) (Event, error) {
 	var e Event
 	var at int64
-	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason, &e.Cause, &e.PartRan); err != nil {
+	var prio [2]sql.Null[int64]
+	var weight [2]sql.Null[float64]
+	var pre [2]sql.Null[bool]
+	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason, &e.Cause, &e.PartRan,
+		&prio[0], &prio[1], &weight[0], &weight[1], &pre[0], &pre[1]); err != nil {
 		return Event{}, err
 	}
 	e.At = timeOf(at)
+	if prio[1].Valid || weight[1].Valid || pre[1].Valid {
+		e.Change = &JobChange{FromPriority: nullInt(prio[0]), ToPriority: nullInt(prio[1]),
+			FromWeight: nullPtr(weight[0]), ToWeight: nullPtr(weight[1]),
+			FromPreemptible: nullPtr(pre[0]), ToPreemptible: nullPtr(pre[1])}
+	}
 	return e, nil
+}
+
+// nullInt is n as an *int, nil when NULL.
+func nullInt(n sql.Null[int64]) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.V)
+	return &v
+}
+
+// nullPtr is n's value, nil when NULL.
+func nullPtr[T any](n sql.Null[T]) *T {
+	if !n.Valid {
+		return nil
+	}
+	return &n.V
 }
 
 func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
@@ -206,7 +278,7 @@ func (o *ops) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	if f.To != "" {
 		where, args = append(where, "to_state = ?"), append(args, f.To)
 	}
-	query, args := finish(`SELECT seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran FROM events`,
+	query, args := finish(`SELECT `+eventCols+` FROM events`,
 		where, "seq", f.Limit, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {

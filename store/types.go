@@ -193,8 +193,9 @@ type UsageFilter struct {
 }
 
 // Event is one entry of the event log: a job or task transition, or a
-// change of a job's priority, weight or preemptibility (then From == To and Reason says
-// what changed). The store writes it in the transaction of the change.
+// change of a job's priority, weight or preemptibility (then From == To,
+// Reason says what changed and Change the same as values). The store
+// writes it in the transaction of the change.
 type Event struct {
 	Seq     int64 // increasing
 	JobID   int64
@@ -207,16 +208,50 @@ type Event struct {
 	// Cause and PartRan are a task transition's (TaskTransition).
 	Cause   Cause
 	PartRan bool
+	// Change is, for a change of a job (UpdateJob), what it changed;
+	// nil for every other event.
+	Change *JobChange
 }
 
-// Cause says, in a word a program reads, why the master ended an
-// attempt that no agent reported on; the reason beside it says so to
-// users. "" is any other transition.
+// JobChange is what a change of a job's priority, weight or
+// preemptibility changed, each field before and after, both nil for a
+// field it left as it was. The priority class is not kept: it follows
+// from the priority wherever the master changes it (the reason still
+// names it).
+type JobChange struct {
+	FromPriority, ToPriority       *int
+	FromWeight, ToWeight           *float64
+	FromPreemptible, ToPreemptible *bool
+}
+
+// Cause says, in a word a program reads, why a task's transition was
+// made, where a program needs to tell it apart from others between the
+// same states; the reason beside it says so to users, in words that may
+// change. "" is any other transition.
 type Cause string
 
-// CauseNotRun: the attempt's agent does not run it (it registered again
-// without it, or never answered its start).
-const CauseNotRun Cause = "not_run"
+const (
+	// CauseNotRun ends an attempt whose agent does not run it (it
+	// registered again without it, or never answered its start).
+	CauseNotRun Cause = "not_run"
+	// CauseStartFailed ends a task whose start failed (its agent could
+	// not start a part): its transition to failed, and for a gang its
+	// transition to killing the other parts and that kill's end.
+	CauseStartFailed Cause = "start_failed"
+	// CauseMoved and CauseResized ask a task to checkpoint (its
+	// transition to preempting) for a move to make room, or a resize, to
+	// restart on its reservation; any other transition to preempting is
+	// a preemption.
+	CauseMoved   Cause = "moved"
+	CauseResized Cause = "resized"
+	// CauseTimeLimit kills a task past its job's time limit: its
+	// transition to killing, and that kill's end.
+	CauseTimeLimit Cause = "time_limit"
+	// CauseUnplaced requeues (or, by its exit actions, fails) a task
+	// whose move's or resize's checkpoint landed with a node of its new
+	// placement down: the move or resize became a preemption.
+	CauseUnplaced Cause = "unplaced"
+)
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
 // for a node's first registration, or one after its deletion); an
@@ -347,11 +382,13 @@ type TaskTransition struct {
 	// Backfill, allowed only when To is starting, marks the attempt it
 	// opens as started by backfill (Attempt.Backfilled).
 	Backfill bool
-	// Cause, for a transition that ends an attempt no agent reported
-	// on, says why (CauseNotRun); PartRan, for one from starting, that a
-	// part of the task's gang ran, so the master took the task to have
-	// run though its attempt never reached running. Both are kept in the
-	// event log (Event), for the what-if export.
+	// Cause says why the transition was made, where a program needs to
+	// know (the Cause constants); PartRan, for one from starting that
+	// ends an attempt no agent reported on, that a part of the task's
+	// gang ran, so the master took the task to have run though its
+	// attempt never reached running. Both are kept in the event log
+	// (Event), for the what-if export, the decision log and the
+	// preemption budgets.
 	Cause   Cause
 	PartRan bool
 }

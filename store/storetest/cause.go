@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/store"
 )
@@ -51,4 +53,65 @@ func testEventCause(t *testing.T, target Target) {
 	wantEqual(t, "events", got, []fact{{-1, "queued", "", false},
 		{0, "starting", "", false}, {0, "queued", store.CauseNotRun, false},
 		{1, "starting", "", false}, {1, "queued", store.CauseNotRun, true}})
+}
+
+// testJobChange: a change of a job keeps the values it changed, from and
+// to, nil for a field left as it was, written alone and within an Update
+// among task transitions (where PostgreSQL writes the others together,
+// this one apart), in the order of the changes.
+func testJobChange(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("changed"), 1) // priority 42, weight 1.5, preemptible
+	prio, weight, class, no := 7, 0.1, "HIGH", false
+	if _, err := s.UpdateJob(ctx, store.JobUpdate{ID: job.ID, Priority: &prio, PriorityClass: &class, At: at(time.Minute)}); err != nil {
+		t.Fatalf("update job: %v", err)
+	}
+	err := s.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.TransitionTask(ctx, withPlacement(store.TaskTransition{JobID: job.ID, From: store.TaskQueued,
+			To: store.TaskStarting, Reason: "started"}, placement("n1", 0))); err != nil {
+			return err
+		}
+		if _, err := tx.UpdateJob(ctx, store.JobUpdate{ID: job.ID, Weight: &weight, Preemptible: &no, At: at(2 * time.Minute)}); err != nil {
+			return err
+		}
+		_, err := tx.TransitionTask(ctx, store.TaskTransition{JobID: job.ID, From: store.TaskStarting, To: store.TaskRunning,
+			Reason: "running"})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
+	if err != nil {
+		t.Fatalf("events: %v", err)
+	}
+	type fact struct {
+		index  int
+		to     string
+		change string
+	}
+	var got []fact
+	for _, e := range evs {
+		got = append(got, fact{e.Index, e.To, showChange(e.Change)})
+	}
+	wantEqual(t, "events", got, []fact{{-1, "queued", ""}, {-1, "queued", "42→7 -→- -→-"},
+		{0, "starting", ""}, {-1, "queued", "-→- 1.5→0.1 true→false"}, {0, "running", ""}})
+}
+
+// showChange writes c as "from→to" for priority, weight and
+// preemptibility, "-" for a value not kept; "" for no change.
+func showChange(c *store.JobChange) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s→%s %s→%s %s→%s", show(c.FromPriority), show(c.ToPriority), show(c.FromWeight), show(c.ToWeight),
+		show(c.FromPreemptible), show(c.ToPreemptible))
+}
+
+func show[T any](p *T) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Marks", testMarks},
 		{"Events", testEvents},
 		{"EventCause", testEventCause},
+		{"JobChange", testJobChange},
 		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},
 		{"ConcurrentCreates", testConcurrentCreates},
