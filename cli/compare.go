@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"sync"
@@ -90,6 +92,16 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 		return err
 	}
 	opt.OmitJobs, opt.Series = true, true
+	outs, err := checkOutputs(f)
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			outs.discard()
+		}
+	}()
 	w, err := f.load(path)
 	if err != nil {
 		return err
@@ -116,7 +128,8 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 	if err := report.WriteTable(stdout, c); err != nil {
 		return err
 	}
-	return writeOutputs(stderr, c, f)
+	ok = true
+	return writeOutputs(stderr, c, outs)
 }
 
 // compareSettings turns --policy and --set into runs with unique names.
@@ -181,18 +194,55 @@ func replayAll(stderr io.Writer, f compareFlags, opt sim.Options, replays []*sim
 	return results, nil
 }
 
-func writeOutputs(stderr io.Writer, c *report.Comparison, f compareFlags) error {
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer, *report.Comparison) error
-	}{{f.html, report.WriteHTML}, {f.json, report.WriteJSON}, {f.csv, report.WriteCSV}} {
-		if out.path == "" {
+// output is a file of --html, --json or --csv.
+type output struct {
+	flag, path string
+	write      func(io.Writer, *report.Comparison) error
+	created    bool // by checkOutputs: removed if the comparison fails
+}
+
+type outputs []output
+
+// checkOutputs opens each output file for writing before any replay, so
+// that a path that cannot be written fails at once, naming its flag,
+// rather than after every run of a long trace. It neither truncates a
+// file that exists (a failed comparison leaves an earlier report as it
+// was) nor leaves behind one it created, once discarded.
+func checkOutputs(f compareFlags) (outputs, error) {
+	var outs outputs
+	for _, o := range []output{{flag: "--html", path: f.html, write: report.WriteHTML},
+		{flag: "--json", path: f.json, write: report.WriteJSON}, {flag: "--csv", path: f.csv, write: report.WriteCSV}} {
+		if o.path == "" {
 			continue
 		}
-		if err := writeFile(out.path, func(w io.Writer) error { return out.write(w, c) }); err != nil {
-			return err
+		_, statErr := os.Stat(o.path)
+		file, err := os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE, 0o666)
+		if err != nil {
+			outs.discard()
+			return nil, fmt.Errorf("%s: %w", o.flag, err)
 		}
-		fmt.Fprintf(stderr, "wrote %s\n", out.path)
+		file.Close()
+		o.created = errors.Is(statErr, fs.ErrNotExist)
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// discard removes the output files checkOutputs created.
+func (outs outputs) discard() {
+	for _, o := range outs {
+		if o.created {
+			os.Remove(o.path)
+		}
+	}
+}
+
+func writeOutputs(stderr io.Writer, c *report.Comparison, outs outputs) error {
+	for _, o := range outs {
+		if err := writeFile(o.path, func(w io.Writer) error { return o.write(w, c) }); err != nil {
+			return fmt.Errorf("%s: %w", o.flag, err)
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", o.path)
 	}
 	return nil
 }

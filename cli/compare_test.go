@@ -156,3 +156,43 @@ func TestComparePolicyLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareOutputUnwritable: an output that cannot be written fails
+// before any replay (nothing on stdout), naming its flag, and leaves no
+// file behind that the command created; a failed comparison leaves an
+// earlier report as it was.
+func TestCompareOutputUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(traceDir, "backfill.swf")
+	missing := filepath.Join(dir, "no-such-dir", "out.html")
+	fresh, earlier := filepath.Join(dir, "fresh.json"), filepath.Join(dir, "earlier.csv")
+	if err := os.WriteFile(earlier, []byte("old report\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"html in a missing directory", []string{trace, "--json", fresh, "--html", missing}, "--html: open " + missing},
+		{"csv is a directory", []string{trace, "--json", fresh, "--csv", dir}, "--csv: open " + dir},
+		{"the workload fails", []string{filepath.Join(dir, "nosuch.swf"), "--json", fresh, "--csv", earlier}, "nosuch.swf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := run(t, append([]string{"sim", "compare"}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing: the check comes before the replays", out)
+			}
+			if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+				t.Errorf("%s left behind: %v", fresh, err)
+			}
+			if b, err := os.ReadFile(earlier); err != nil || string(b) != "old report\n" {
+				t.Errorf("%s = %q, %v; want it untouched", earlier, b, err)
+			}
+		})
+	}
+}

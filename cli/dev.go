@@ -391,6 +391,13 @@ func printDevBanner(w io.Writer, url, data string, login devLogin) {
 		kept := "could not be read"
 		if login.err == nil {
 			kept = "keeps your login to " + login.current
+			if login.current == url {
+				// Most often the login of an allot dev whose data
+				// directory was removed: this one cannot tell it from
+				// another master's, and "your login to" its own
+				// address would read as this cluster's.
+				kept = "keeps a login to " + url + " that this cluster did not issue (another master's, or an earlier allot dev's whose data directory is gone; allot logout forgets it)"
+			}
 		}
 		setup = fmt.Sprintf("\n  # %s %s, so point the CLI at this cluster's own file:\n  export %s=%s\n",
 			login.shared, kept, ConfigEnv, login.own)

@@ -133,3 +133,26 @@ func TestIssuedHere(t *testing.T) {
 		})
 	}
 }
+
+// TestDevBannerKeptLogin: when allot dev leaves the shared file as it is,
+// the banner says whose login it keeps: another master's by its address,
+// and one at the dev cluster's own address (typically an earlier allot
+// dev's, whose data directory was removed) as one this cluster did not
+// issue, with the allot logout that lets the next start log in.
+func TestDevBannerKeptLogin(t *testing.T) {
+	const dev = "http://127.0.0.1:8080"
+	for _, c := range []struct {
+		name, current, want, not string
+	}{
+		{"another master", "https://prod.example:8443", "keeps your login to https://prod.example:8443, so point", "did not issue"},
+		{"the dev cluster's own address", dev, "keeps a login to " + dev + " that this cluster did not issue (another master's, or an earlier allot dev's whose data directory is gone; allot logout forgets it), so point", "keeps your login"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var banner bytes.Buffer
+			printDevBanner(&banner, dev, "data", devLogin{own: "data/credentials.json", shared: "creds.json", current: c.current})
+			if b := banner.String(); !strings.Contains(b, c.want) || strings.Contains(b, c.not) {
+				t.Errorf("banner, want %q and not %q:\n%s", c.want, c.not, b)
+			}
+		})
+	}
+}

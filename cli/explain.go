@@ -71,7 +71,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
 		}
 		if p.EstimatedStart != nil {
-			fmt.Fprintf(w, "Start:    %s\n", whenFrom(*p.EstimatedStart, ref))
+			fmt.Fprintf(w, "Start:    %s\n", estimateText(p, ref))
 		}
 	}
 	if f := x.Factors; f != nil {
@@ -125,6 +125,20 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		}
 	}
 	return nil
+}
+
+// estimateText is the Start line: a reservation's start, or a forecast
+// marked as one and, when the master gives its early end, as the range
+// that allot jobs and the dashboard show, so that the three agree.
+func estimateText(p *api.Pending, ref time.Time) string {
+	s := whenFrom(*p.EstimatedStart, ref)
+	if e := p.EstimatedStartEarliest; e != nil && e.Before(*p.EstimatedStart) {
+		s = whenFrom(*e, ref) + " to " + s
+	}
+	if p.EstimateBasis == "forecast" {
+		s += ", a forecast"
+	}
+	return s
 }
 
 // when shows a time as a local date-time with how far it is from now:

@@ -153,3 +153,38 @@ func TestExplainAheadSlots(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}
 }
+
+// TestExplainStartLine: the Start line says what allot jobs and the
+// dashboard say of the same answer: a reservation's start as it is, a
+// forecast marked as one, with its range when the master gives the
+// early end (not only the late end, which would read as a promise).
+func TestExplainStartLine(t *testing.T) {
+	fixClock(t)
+	late, early := t0.Add(2*time.Hour), t0.Add(time.Hour)
+	at := func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
+	tests := []struct {
+		name  string
+		basis string
+		early *time.Time
+		want  string
+	}{
+		{"reservation", "reservation", nil, "Start:    " + at(late) + " (in 2h)\n"},
+		{"forecast", "forecast", nil, "Start:    " + at(late) + " (in 2h), a forecast\n"},
+		{"forecast with a range", "forecast", &early,
+			"Start:    " + at(early) + " (in 1h) to " + at(late) + " (in 2h), a forecast\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.AsOf = t0
+			x.Pending.EstimatedStart, x.Pending.EstimateBasis, x.Pending.EstimatedStartEarliest = &late, tt.basis, tt.early
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}

@@ -221,7 +221,7 @@ func TestJobShow(t *testing.T) {
 Name         asha
 Kind         experiment
 State        queued
-Pending      no_capacity: needs 1 slot, 0 free (blocked by job 3; estimated start 2024-05-01 12:00:00)
+Pending      no_capacity: needs 1 slot, 0 free (blocked by job 3; estimated start 2024-05-01 11:00:00 to 2024-05-01 12:00:00, a forecast)
 Position     1 in pool research
 Pool         research
 Project      nlp

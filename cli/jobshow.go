@@ -113,7 +113,16 @@ func pendingText(p *api.Pending) string {
 		more = append(more, fmt.Sprintf("blocked by job %d", p.BlockedBy))
 	}
 	if p.EstimatedStart != nil {
-		more = append(more, "estimated start "+formatTime(p.EstimatedStart))
+		// As allot jobs and explain show it: a forecast as one, with
+		// its range when the master gives the early end.
+		est := formatTime(p.EstimatedStart)
+		if e := p.EstimatedStartEarliest; e != nil && e.Before(*p.EstimatedStart) {
+			est = formatTime(e) + " to " + est
+		}
+		if p.EstimateBasis == "forecast" {
+			est += ", a forecast"
+		}
+		more = append(more, "estimated start "+est)
 	}
 	if len(more) > 0 {
 		s += " (" + strings.Join(more, "; ") + ")"

@@ -43,6 +43,11 @@ func (f *workloadFlags) load(path string) (*sim.Workload, error) {
 	default:
 		return nil, usageErrorf("--format: expected %s, %s or %s, got %q", sim.FormatScenario, sim.FormatSWF, sim.FormatCSV, f.format)
 	}
+	if f.nodes == 0 && isCSV(path, f.format) {
+		// A flag the input needs, as cli.md's exit codes count it: the
+		// command line's fault, found before the file is read.
+		return nil, usageErrorf("%s: a GPU job CSV does not say how big its cluster was; give --nodes (and --slots, default 8)", path)
+	}
 	w, err := sim.LoadWorkload(path, sim.WorkloadOptions{Format: f.format, Nodes: int(f.nodes), Slots: int(f.slots),
 		ProjectsByUser: f.projects == "user"})
 	if errors.Is(err, sim.ErrTraceOnly) {
@@ -80,6 +85,14 @@ func (f *workloadFlags) options() (sim.Options, error) {
 		opt.Until = u
 	}
 	return opt, nil
+}
+
+// isCSV tells a GPU job CSV, as LoadWorkload will.
+func isCSV(path, format string) bool {
+	if format != "" {
+		return format == sim.FormatCSV
+	}
+	return strings.HasSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".csv")
 }
 
 // isTrace tells traces from scenario files, as LoadWorkload will.
