@@ -85,6 +85,9 @@ type mtask struct {
 	// killing by a restart ends killed, for a cause not known (restore).
 	endTo    store.TaskState
 	endCause store.Cause
+	// limited marks a task its time limit killed, for its job's reason
+	// (settleJob); false for one that ended before a restart.
+	limited bool
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on. nextAt is when it was
@@ -301,6 +304,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		t.next = nil
 	}
 	if rec.State != store.TaskKilling {
+		t.limited = rec.State == store.TaskKilled && old == store.TaskKilling && t.endCause == store.CauseTimeLimit
 		t.endTo, t.endCause = "", ""
 	}
 }
@@ -360,6 +364,27 @@ func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
 	}
 }
 
+// killedReason says how many of j's tasks were killed, and how many of
+// them by the job's time limit, so that a job its limit ended says so
+// where it is listed, as its tasks do.
+func killedReason(j *mjob, killed int) string {
+	limited := 0
+	for _, t := range j.tasks {
+		if t.limited {
+			limited++
+		}
+	}
+	tasks := plural.Count(len(j.tasks), "task")
+	switch {
+	case limited == 0:
+		return fmt.Sprintf("%d of %s %s killed", killed, tasks, plural.Was(killed))
+	case limited == killed:
+		return fmt.Sprintf("%d of %s reached the time limit of %s", killed, tasks, j.rec.TimeLimit)
+	default:
+		return fmt.Sprintf("%d of %s %s killed, %d by the time limit of %s", killed, tasks, plural.Was(killed), limited, j.rec.TimeLimit)
+	}
+}
+
 // settleJob persists the job state that its tasks imply, by the rules
 // the simulator's lifecycle.Cluster follows: running while a task holds
 // an attempt, queued when none does (lifecycle.LiveJob), and once every
@@ -377,7 +402,7 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 		case store.JobFailed:
 			reason = fmt.Sprintf("%d of %s failed", failed, plural.Count(len(j.tasks), "task"))
 		case store.JobKilled:
-			reason = fmt.Sprintf("%d of %s %s killed", killed, plural.Count(len(j.tasks), "task"), plural.Was(killed))
+			reason = killedReason(j, killed)
 		default:
 			reason = "every task completed"
 		}

@@ -372,6 +372,32 @@ func TestTimeLimitKills(t *testing.T) {
 	if j.State != "killed" || !strings.Contains(j.TaskList[0].Reason, "time limit") {
 		t.Fatalf("job %s, task reason %q", j.State, j.TaskList[0].Reason)
 	}
+	if want := "1 of 1 task reached the time limit of 1m0s"; j.Reason != want {
+		t.Errorf("job reason %q, want %q", j.Reason, want)
+	}
+}
+
+func TestKilledReasonCountsTimeLimits(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		limited []bool // per killed task
+		tasks   int
+		want    string
+	}{
+		{"killed", []bool{false}, 1, "1 of 1 task was killed"},
+		{"time limit", []bool{true, true}, 2, "2 of 2 tasks reached the time limit of 1m0s"},
+		{"both", []bool{true, false}, 3, "2 of 3 tasks were killed, 1 by the time limit of 1m0s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := newJob(store.Job{ID: 1, TimeLimit: time.Minute})
+			for i := range c.tasks {
+				j.tasks = append(j.tasks, &mtask{job: j, limited: i < len(c.limited) && c.limited[i]})
+			}
+			if got := killedReason(j, len(c.limited)); got != c.want {
+				t.Errorf("killedReason = %q, want %q", got, c.want)
+			}
+		})
+	}
 }
 
 func TestStartNeverAcknowledgedIsLost(t *testing.T) {
