@@ -38,7 +38,9 @@ type fakeMaster struct {
 	requests []string // "METHOD PATH?QUERY" of every request
 	bodies   []string
 	reloads  int
-	srv      *httptest.Server
+	// decisions is GET /history/decisions's answer.
+	decisions api.DecisionLog
+	srv       *httptest.Server
 }
 
 // t0 is the time of the fixtures' events.
@@ -140,6 +142,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 			"pools:\n  - {name: default, policy: fifo, nodes: [{name: n1, slots: 2}]}\n"+
 			"jobs:\n  - {name: j1-big, submit: 0, slots: 2, duration: 3600}\n  - {name: j2-small, submit: 600, slots: 1, duration: 1800}\n")
 	})
+	mux.HandleFunc("GET /api/v1/history/decisions", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.decisions) })
 	mux.HandleFunc("GET /api/v1/history", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("limit") {
 			reply(w, 200, api.HistoryPage{Jobs: fixtureHistory()})

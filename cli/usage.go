@@ -191,6 +191,7 @@ restarts; they are fetched a page at a time.`,
 	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.State, "state", "", "only jobs in this state: "+strings.Join(jobStates, ", "))
 	out.register(cmd)
+	cmd.AddCommand(newHistoryCheckCmd())
 	return cmd
 }
 

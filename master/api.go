@@ -64,6 +64,7 @@ var routes = []route{
 	{"GET", "/usage", func(p *apiParts) http.HandlerFunc { return p.cluster.handleUsage }},
 	{"GET", "/history", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistory }},
 	{"GET", "/history/scenario", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistoryScenario }},
+	{"GET", "/history/decisions", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistoryDecisions }},
 	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.cluster.handleFairness }},
 	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.agents.handleRegister }},
 	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.agents.handleSync }},

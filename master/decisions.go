@@ -37,11 +37,17 @@ const unplacedReason = "requeued: a node of its new placement is down"
 // attempt before it, written as a move or resize line at the request
 // with the new placement, and the attempt's end is the last part's.
 func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]decisionlog.Decision, error) {
-	jobs, err := m.st.Jobs(ctx, store.JobFilter{})
+	// The window's jobs, and the attempts of their id range only: the
+	// log is served to admins (GET /history/decisions), so a week's log
+	// must not read the whole history.
+	jobs, err := m.st.Jobs(ctx, store.JobFilter{SubmittedSince: since, SubmittedBefore: until})
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
-	atts, err := m.st.Attempts(ctx, store.AttemptFilter{})
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	atts, err := m.st.Attempts(ctx, store.AttemptFilter{FromJobID: jobs[0].ID, ToJobID: jobs[len(jobs)-1].ID})
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}

@@ -3,7 +3,33 @@ package sim
 import (
 	"github.com/allot-sched/allot/decisionlog"
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/scenario"
 )
+
+// ReplayDecisions runs scenario sc to its end with its attempts recorded
+// and returns the run's decisions (Decisions), a preemption dated by the
+// checkpoint cost of its job's pool: what the live master decided, when
+// sc is its what-if export (GET /history/scenario) and the simulator
+// predicts it.
+func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
+	in, err := FromScenario(sc, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Run(in, Options{Until: -1, Attempts: true})
+	if err != nil {
+		return nil, err
+	}
+	pools := map[string]int64{}
+	for _, p := range sc.Pools {
+		pools[p.Name] = p.CheckpointCost
+	}
+	cost := map[string]int64{}
+	for _, j := range sc.Jobs {
+		cost[j.Name] = pools[j.Pool]
+	}
+	return Decisions(res, func(job string) int64 { return cost[job] }), nil
+}
 
 // Decisions are the run's scheduling decisions in the canonical log's
 // terms (package decisionlog), read off the per-job results, which must

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/decisionlog"
+)
+
+// liveLog is the fake master's decision log of its export (two jobs on a
+// node of 2 slots: j2-small waits for j1-big), read 4000 s into the
+// window, before j2-small ended.
+func liveLog(lines ...string) api.DecisionLog {
+	return api.DecisionLog{Since: t0, Until: t0.Add(time.Hour), At: t0.Add(4000 * time.Second), Lines: lines}
+}
+
+var fakeLiveLines = []string{
+	"0 start j1-big task=0 attempt=1 nodes=n1:2",
+	"3600 end j1-big task=0 attempt=1 how=completed",
+	"3600 start j2-small task=0 attempt=1 nodes=n1:1",
+}
+
+// TestHistoryCheck: allot history check replays the export of the window
+// the live log was read for and compares what happened before it was
+// read; a difference exits 1 with the differing lines.
+func TestHistoryCheck(t *testing.T) {
+	cases := []struct {
+		name    string
+		lines   []string
+		args    []string
+		wantErr string
+		want    []string
+	}{
+		{"same", fakeLiveLines, nil, "", []string{"makes the live master's 3 decisions, line for line"}},
+		{"differs", []string{fakeLiveLines[0], fakeLiveLines[1], "3600 start j2-small task=0 attempt=1 nodes=n2:1"}, nil,
+			"differs from the live master in 2 lines",
+			[]string{"- 3600 start j2-small task=0 attempt=1 nodes=n2:1", "+ 3600 start j2-small task=0 attempt=1 nodes=n1:1"}},
+		{"json", fakeLiveLines, []string{"-o", "json"}, "", []string{`"same": true`, `"live": 3`, `"replayed": 3`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			f.decisions = liveLog(c.lines...)
+			out, _, err := runAt(t, f, append([]string{"history", "check", "--since", "1h"}, c.args...)...)
+			if c.wantErr == "" && err != nil || c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)) {
+				t.Fatalf("err %v, want %q\n%s", err, c.wantErr, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			// The export is of the window the master resolved for the log.
+			want := "GET /api/v1/history/scenario?since=2024-05-01T10%3A00%3A00Z&until=2024-05-01T11%3A00%3A00Z"
+			if got := f.requests[len(f.requests)-1]; got != want {
+				t.Errorf("request %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestHistoryCheckUsage(t *testing.T) {
+	f := newFakeMaster(t)
+	for _, bad := range [][]string{
+		{"history", "check", "--context", "-1"},
+		{"history", "check", "--since", "yesterday"},
+		{"history", "check", "-o", "xml"},
+		{"history", "check", "extra"},
+	} {
+		t.Run(strings.Join(bad[2:], " "), func(t *testing.T) {
+			var ue *usageError
+			if _, _, err := runAt(t, f, bad...); !errors.As(err, &ue) {
+				t.Errorf("%v: %v, want a usage error", bad, err)
+			}
+		})
+	}
+}
+
+// TestCompareDecisionsCut: what came after the log was read is left out
+// of both sides, the replay's guesses of how live jobs go on included.
+func TestCompareDecisionsCut(t *testing.T) {
+	replayed := []decisionlog.Decision{
+		{At: 0, Kind: decisionlog.Start, Job: "a", Attempt: 1, Nodes: []decisionlog.Node{{Name: "n1", Slots: 1}}},
+		{At: 50, Kind: decisionlog.End, Job: "a", Attempt: 1, How: decisionlog.Completed},
+	}
+	for _, c := range []struct {
+		name     string
+		at       time.Duration
+		lines    []string
+		same     bool
+		replayed int
+	}{
+		{"end after the cut", 50 * time.Second, []string{"0 start a task=0 attempt=1 nodes=n1:1"}, true, 1},
+		{"end before the cut", 51 * time.Second, []string{"0 start a task=0 attempt=1 nodes=n1:1"}, false, 2},
+		{"both", time.Minute, []string{"0 start a task=0 attempt=1 nodes=n1:1", "50 end a task=0 attempt=1 how=completed"}, true, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log := api.DecisionLog{Since: t0, Until: t0.Add(time.Hour), At: t0.Add(c.at), Lines: c.lines}
+			got := compareDecisions(log, replayed, 1)
+			if got.Same != c.same || got.Replayed != c.replayed || got.Live != len(c.lines) {
+				b, _ := json.Marshal(got)
+				t.Errorf("got %s, want same %v, %d replayed", b, c.same, c.replayed)
+			}
+		})
+	}
+}
