@@ -161,7 +161,9 @@ const eventRowsPerInsert = 1000
 
 // flushEvents writes the events gathered in o.events, in the order they
 // were recorded: PostgreSQL numbers the rows of one VALUES list in order,
-// so their sequence is what one insert each would have given.
+// so their sequence is what one insert each would have given. With
+// o.fence it then checks the fencing epoch, the transaction's last
+// statement before its commit, within the last insert when there is one.
 func (o *ops) flushEvents(ctx context.Context) error {
 	evs := *o.events
 	*o.events = nil
@@ -174,11 +176,33 @@ func (o *ops) flushEvents(ctx context.Context) error {
 		row := "(" + placeholders(9) + ")"
 		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran) VALUES ` +
 			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
+		if o.fence != nil && start+len(chunk) == len(evs) {
+			// The last statement before the commit reads the fence too.
+			var epoch int64
+			query = "WITH f AS (" + fenceRead + "), e AS (" + query + ") SELECT epoch FROM f"
+			if err := o.q.QueryRowContext(ctx, o.d.q(query), args...).Scan(&epoch); err != nil {
+				return fmt.Errorf("record %d events: %w", len(chunk), err)
+			}
+			return o.fence.checkEpoch(epoch)
+		}
 		if _, err := o.q.ExecContext(ctx, o.d.q(query), args...); err != nil {
 			return fmt.Errorf("record %d events: %w", len(chunk), err)
 		}
 	}
+	if o.fence != nil {
+		return o.checkFence(ctx)
+	}
 	return nil
+}
+
+// checkFence reads the fencing epoch in o's transaction and checks it
+// (pgfence.go).
+func (o *ops) checkFence(ctx context.Context) error {
+	var epoch int64
+	if err := o.q.QueryRowContext(ctx, fenceRead).Scan(&epoch); err != nil {
+		return fmt.Errorf("read the master epoch: %w", err)
+	}
+	return o.fence.checkEpoch(epoch)
 }
 
 func scanEvent(sc rowScanner) (Event, error) {
