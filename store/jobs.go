@@ -183,7 +183,7 @@ func (o *ops) createJobFenced(ctx context.Context, job Job, args []any) (Job, er
 		if epoch == ours {
 			return Job{}, fmt.Errorf("create job %q: insert: no row", job.Name) // cannot be
 		}
-		if err := o.fence.checkEpoch(epoch); err != nil {
+		if err := o.fence.settle(epoch); !errors.Is(err, errRetaken) {
 			return Job{}, fmt.Errorf("create job %q: %w", job.Name, err)
 		}
 	}

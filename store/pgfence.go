@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -57,20 +58,40 @@ func bumpEpoch(ctx context.Context, conn *pgx.Conn) (int64, error) {
 }
 
 // checkEpoch accepts epoch, read by a write with fenceRead, when it is
-// this master's; otherwise another master has taken over, and the lock
-// is lost for good. An epoch newer than the one loaded is this master's
-// own when it took the lock back meanwhile (acquire sets both under mu).
+// the one this master set last; otherwise it returns an *epochMoved, and
+// the write must end its transaction (giving up its row lock) before it
+// calls settle, which takes mu: a master taking its lock back holds mu
+// while its increment waits for those row locks.
 func (l *masterLock) checkEpoch(epoch int64) error {
 	if epoch == l.epochNow.Load() {
 		return nil
 	}
+	return &epochMoved{epoch: epoch}
+}
+
+// epochMoved is a write's finding that the fencing epoch is not the one
+// its master set last.
+type epochMoved struct{ epoch int64 }
+
+func (e *epochMoved) Error() string { return fmt.Sprintf("the master epoch moved to %d", e.epoch) }
+
+// errRetaken says that a write read the epoch of this master's own
+// taking back of its lock, which it had not seen set yet: nothing was
+// written, and the write may be tried again.
+var errRetaken = errors.New("this master took its lock back while the transaction ran, so nothing was written: try again")
+
+// settle decides what a write that found epoch, and has ended its
+// transaction, fails with: errRetaken when the epoch is this master's
+// own (set as it took the lock back, under mu), else the loss of the
+// lock for good, as another master has taken over.
+func (l *masterLock) settle(epoch int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lostErr != nil {
 		return l.lostErr
 	}
-	if epoch == l.epoch {
-		return nil
+	if epoch <= l.epoch {
+		return errRetaken
 	}
 	l.lose(fmt.Errorf("%w: the master epoch is %d, this master's %d", ErrFenced, epoch, l.epoch))
 	return l.lostErr

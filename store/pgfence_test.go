@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/store/pgtest"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // cutLockSession ends the session that holds store s's master lock, as a
@@ -78,7 +80,13 @@ func TestFencingAfterTheLockSessionAloneIsCut(t *testing.T) {
 					defer second.Close()
 				}
 				if other == "came and went" {
+					name := second.(*sqlStore).lock.name
 					second.Close()
+					for deadline := time.Now().Add(time.Minute); holdsLock(t, dsn, name); time.Sleep(20 * time.Millisecond) {
+						if time.Now().After(deadline) {
+							t.Fatal("the second store's lock session still holds the lock a minute after its close")
+						}
+					}
 					err := first.(*sqlStore).lock.verify(ctx) // the watch's check
 					if !errors.Is(err, ErrFenced) {
 						t.Fatalf("taking the lock back after another master: %v, want ErrFenced", err)
@@ -136,5 +144,46 @@ func checkUnwritten(ctx context.Context, t *testing.T, dsn string, job int64) {
 	}
 	if late+changed+probes != 0 {
 		t.Fatalf("fenced writes stored: %d late jobs, %d priorities changed, %d probes", late, changed, probes)
+	}
+}
+
+// TestFenceSettle: what a write that found an epoch other than the one
+// it loaded fails with, once its transaction has ended: its own master's
+// epoch, set as it took its lock back meanwhile, leaves the lock held
+// (the write may be tried again); a later one is another master's, and
+// the lock is lost for good.
+func TestFenceSettle(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		found int64 // this master's epoch is 3
+		lost  bool
+	}{
+		{"this master's own, set since", 3, false},
+		{"an older one of this master's", 2, false},
+		{"another master's", 4, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newMasterLock(&pgx.ConnConfig{Config: pgconn.Config{RuntimeParams: map[string]string{}}}, "db")
+			l.epoch = 3
+			l.epochNow.Store(3)
+			if err := l.checkEpoch(3); err != nil {
+				t.Fatalf("the epoch loaded: %v", err)
+			}
+			err := l.settle(c.found)
+			if !c.lost {
+				if !errors.Is(err, errRetaken) || l.lostErr != nil {
+					t.Fatalf("settle: %v (lost: %v), want errRetaken, the lock kept", err, l.lostErr)
+				}
+				return
+			}
+			select {
+			case <-l.lost:
+			default:
+				t.Fatal("the lock is not declared lost")
+			}
+			if !errors.Is(err, ErrFenced) || !errors.Is(err, ErrLocked) || l.held.Load() {
+				t.Fatalf("settle: %v (held %v), want ErrFenced", err, l.held.Load())
+			}
+		})
 	}
 }

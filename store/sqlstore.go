@@ -94,6 +94,14 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		}
 	}()
 	if err := run(tx); err != nil {
+		var moved *epochMoved
+		if errors.As(err, &moved) {
+			// The fence: settle takes the lock's mutex, which a master
+			// taking its lock back holds while it waits for this
+			// transaction's row lock; give that up first.
+			tx.Rollback()
+			return fmt.Errorf("store transaction: %w", s.lock.settle(moved.epoch))
+		}
 		return err
 	}
 	if err := tx.Commit(); err != nil {
