@@ -424,7 +424,7 @@ func exitCode(t *mtask, first *mpart) *int {
 // settleMissing): parts elsewhere are killed; the task is killed when it
 // was being killed, else requeued when it is preemptible or never ran
 // and its exit actions reschedule it, failed otherwise (the simulator's
-// rules too: lifecycle.LostRequeues, exitRequeue).
+// rules too: lostEnd, which the notes of held tasks follow too).
 func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause) error {
 	return ag.endAttempt(ctx, t, reason, cause, store.AttemptLost)
 }
@@ -447,14 +447,11 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
 		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: end},
 		Cause: cause, PartRan: ran && t.rec.State == store.TaskStarting}
-	switch {
-	case t.rec.State == store.TaskKilling:
-		tr.To = store.TaskKilled
-	case lifecycle.LostRequeues(t.job.rec.Preemptible, ran):
-		tr.To = store.TaskQueued
-		ag.m.exitRequeue(t, &tr, reason, "")
-	default:
-		tr.To = store.TaskFailed
+	ea := exitActionsOf(ag.m.cfg, t.job)
+	to, byExit := lostEnd(t.job.rec.Preemptible, ran, t.rec.State == store.TaskKilling, ea, t.retries)
+	tr.To = to
+	if byExit {
+		tr.Reason = ea.failReason(reason, t.retries)
 	}
 	for _, p := range t.att.parts {
 		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {

@@ -214,7 +214,12 @@
 // marked lost, and their attempts end as lost: preemptible tasks (and
 // tasks that never ran) are requeued, others fail with the reason, or
 // are held for lost_node_grace first (lifecycle.HoldsThroughLoss and
-// GraceOver, the rules the simulator's lost nodes follow). A start its
+// GraceOver, the rules the simulator's lost nodes follow). How a lost
+// attempt ends its task is decided by lostEnd (exitactions.go), which
+// the notes of the tasks held on gone nodes follow too (lostview.go,
+// from the read view's records of the job's exit actions and each
+// task's requeues), so that a note cannot promise what the end does
+// not do. A start its
 // agent neither runs nor reports on is given up after two syncs and the
 // start grace, and the task requeued (lifecycle.StartLost; the what-if
 // export writes it as start_lost). An attempt that ran and that its

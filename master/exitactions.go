@@ -34,18 +34,26 @@ var defaultExitActions = exitActions{onPreempt: spec.OnPreemptReschedule, maxRet
 // exitActionsOf is job j's exit actions under cfg: its file's, else its
 // pool's.
 func exitActionsOf(cfg *config.Config, j *mjob) exitActions {
+	return exitActionsIn(cfg, j.rec.Pool, j.spec.onPreempt, j.spec.maxRetries)
+}
+
+// exitActionsIn is the exit actions under cfg of a job of pool whose file
+// gave onPreempt and maxRetries ("" and nil: its pool's). The read view
+// resolves a job's by it too (jobRead.ownExit), against the configuration
+// it holds.
+func exitActionsIn(cfg *config.Config, pool, onPreempt string, maxRetries *int) exitActions {
 	ea := defaultExitActions
-	if p, ok := cfg.Pool(j.rec.Pool); ok {
+	if p, ok := cfg.Pool(pool); ok {
 		ea = exitActions{onPreempt: p.OnPreempt, maxRetries: p.MaxRetries}
 		if ea.onPreempt == "" {
 			ea.onPreempt = spec.OnPreemptReschedule
 		}
 	}
-	if j.spec.onPreempt != "" {
-		ea.onPreempt = j.spec.onPreempt
+	if onPreempt != "" {
+		ea.onPreempt = onPreempt
 	}
-	if j.spec.maxRetries != nil {
-		ea.maxRetries = *j.spec.maxRetries
+	if maxRetries != nil {
+		ea.maxRetries = *maxRetries
 	}
 	return ea
 }
@@ -82,6 +90,17 @@ func (ea exitActions) failReason(lead string, retries int32) string {
 	return fmt.Sprintf("%s; stopped %s, max_retries %d", lead, n, ea.maxRetries)
 }
 
+// failNote says which of the exit actions fail a task rescheduled
+// retries times so far, for a note of what is yet to happen
+// (lostview.go), in failReason's terms: "on_preempt: fail", "max_retries
+// 1, requeued 1 time already".
+func (ea exitActions) failNote(retries int32) string {
+	if ea.onPreempt == spec.OnPreemptFail {
+		return "on_preempt: fail"
+	}
+	return fmt.Sprintf("max_retries %d, requeued %s already", ea.maxRetries, plural.Count(int(retries), "time"))
+}
+
 // preemptedLead leads the reason of a task that its exit actions failed
 // after a preemption; unplacedNote ends it when the preemption was a move
 // or resize whose new placement lost a node (unplacedReason; the
@@ -103,6 +122,27 @@ func (m *Master) exitRequeue(t *mtask, tr *store.TaskTransition, lead, note stri
 		return
 	}
 	tr.To, tr.Reason = store.TaskFailed, ea.failReason(lead, t.retries)+note
+}
+
+// lostEnd is what the end of a lost attempt does to its task: what the
+// master does when it ends one (endAttempt), and what the note of a task
+// held on a lost node says it will do (lostview.go), so that the two
+// cannot disagree. A task being killed ends killed; one that must not
+// run twice fails (lifecycle.LostRequeues: preemptible, whether it ran);
+// any other waits again unless its job's exit actions ea fail it, after
+// retries requeues (lifecycle.ExitRequeues), byExit then.
+func lostEnd(preemptible, ran, killing bool, ea exitActions, retries int32) (to store.TaskState, byExit bool) {
+	switch {
+	case killing:
+		return store.TaskKilled, false
+	case !lifecycle.LostRequeues(preemptible, ran):
+		return store.TaskFailed, false
+	}
+	fail, maxRetries := ea.rule()
+	if !lifecycle.ExitRequeues(fail, maxRetries, retries) {
+		return store.TaskFailed, true
+	}
+	return store.TaskQueued, false
 }
 
 // poolPreempts reports whether pool p of cfg ever preempts, by the rule

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/store"
 )
@@ -14,7 +15,9 @@ import (
 // no longer up (nodeloss.go): its state stays running, as the master
 // cannot know whether the task still runs, so its reason and its held
 // tasks' reasons say which node is gone since when, and what happens at
-// the end of lost_node_grace unless the node returns. They are read from
+// the end of lost_node_grace unless the node returns, by the rule the
+// master ends the attempt by (lostEnd: exit actions and requeues
+// included). They are read from
 // the published view's nodes at the request (the job's record is not
 // changed), so a node's loss and return, which republish the node,
 // change what its jobs say at once.
@@ -38,14 +41,38 @@ func (v *readView) goneNodes(names []string) []goneNode {
 	return out
 }
 
-// heldNote says what becomes of a task held on node g of a job that is
-// preemptible or not, lost_node_grace being grace: a held task has run,
-// so it fails, or waits again where the lifecycle's rule says so
-// (lifecycle.LostRequeues), once the node has been gone for the grace.
-func heldNote(g goneNode, preemptible bool, grace time.Duration) string {
-	what := "fails"
-	if lifecycle.LostRequeues(preemptible, true) {
-		what = "is requeued"
+// lostFate says what the end of its attempt does to a task of job j on
+// a lost node (part: one of its parts not yet exited) under cfg: what
+// lostEnd, which the master ends the attempt by, decides: "is requeued",
+// "fails", "fails (on_preempt: fail)", "is killed".
+func lostFate(cfg *config.Config, j *jobRead, part taskPart) string {
+	ea := exitActionsIn(cfg, j.rec.Pool, j.ownOnPreempt, j.ownMaxRetries)
+	switch to, byExit := lostEnd(j.rec.Preemptible, part.ran, part.killing, ea, part.retries); {
+	case byExit:
+		return "fails (" + ea.failNote(part.retries) + ")"
+	case to == store.TaskQueued:
+		return "is requeued"
+	case to == store.TaskKilled:
+		return "is killed"
+	}
+	return "fails"
+}
+
+// heldNote says what becomes of a task (part: one of its parts not yet
+// exited) of job j on node g, gone, under cfg: what lostFate says, at
+// the end of lost_node_grace when the task holds through the loss
+// (lifecycle.HoldsThroughLoss, as the master's check of lost nodes
+// decides), else at the master's next check, unless the node returns
+// first.
+func heldNote(g goneNode, cfg *config.Config, j *jobRead, part taskPart) string {
+	what, grace := lostFate(cfg, j, part), cfg.LostNodeGrace
+	if !lifecycle.HoldsThroughLoss(grace, j.rec.Preemptible, part.killing, part.ran) {
+		if g.since.IsZero() {
+			return fmt.Sprintf("node %s %s (since before the master started): the task %s at the master's first check unless the node returns first (lost_node_grace %s)",
+				g.name, g.state, what, grace)
+		}
+		return fmt.Sprintf("node %s %s since %s: the task %s at the master's next check unless the node returns first (lost_node_grace %s)",
+			g.name, g.state, g.since.UTC().Format(time.RFC3339), what, grace)
 	}
 	if g.since.IsZero() {
 		return fmt.Sprintf("node %s %s (since before the master started): the task %s %s after the master's first check unless the node returns (lost_node_grace %s)",
@@ -55,14 +82,28 @@ func heldNote(g goneNode, preemptible bool, grace time.Duration) string {
 		g.name, g.state, g.since.UTC().Format(time.RFC3339), what, g.since.Add(grace).UTC().Format(time.RFC3339), grace)
 }
 
-// lostJobReason is the reason of a live job with tasks held on nodes gone
-// (gone, not empty): the first of them, by name, and how many others.
-func lostJobReason(gone []goneNode, preemptible bool, grace time.Duration) string {
-	s := heldNote(gone[0], preemptible, grace)
+// lostJobReason is the reason of a live job j with tasks held on nodes
+// gone (gone, not empty): the first of them, by name, with the fate of
+// the first of its tasks there, and how many others.
+func lostJobReason(gone []goneNode, cfg *config.Config, j *jobRead) string {
+	s := heldNote(gone[0], cfg, j, j.firstOpen(gone[0].name))
 	if len(gone) > 1 {
 		s += fmt.Sprintf("; %d more nodes of its tasks are gone too", len(gone)-1)
 	}
 	return s
+}
+
+// firstOpen is j's part not yet exited on node with the lowest task
+// index.
+func (j *jobRead) firstOpen(node string) taskPart {
+	var first taskPart
+	found := false
+	for _, p := range j.open {
+		if p.node == node && (!found || p.task < first.task) {
+			first, found = p, true
+		}
+	}
+	return first
 }
 
 // openNodes are the nodes where j has parts not yet exited (of task,
@@ -79,6 +120,16 @@ func (j *jobRead) openNodes(task int) []string {
 	return out
 }
 
+// openPart is j's part of task not yet exited on node.
+func (j *jobRead) openPart(task int, node string) taskPart {
+	for _, p := range j.open {
+		if p.task == task && p.node == node {
+			return p
+		}
+	}
+	return taskPart{task: task, node: node}
+}
+
 // lostReasonOf is the reason of live job id of v with tasks held on nodes
 // gone, "" when it has none.
 func lostReasonOf(v *readView, id int64) string {
@@ -90,7 +141,7 @@ func lostReasonOf(v *readView, id int64) string {
 	if len(gone) == 0 {
 		return ""
 	}
-	return lostJobReason(gone, j.rec.Preemptible, v.cfg.LostNodeGrace)
+	return lostJobReason(gone, v.cfg, j)
 }
 
 // noteLostTasks sets the reason of each task of a live job (view) whose
@@ -110,7 +161,7 @@ func noteLostTasks(v *readView, view *api.Job) {
 			continue
 		}
 		if gone := v.goneNodes(j.openNodes(tk.Index)); len(gone) > 0 {
-			tk.Reason = heldNote(gone[0], j.rec.Preemptible, v.cfg.LostNodeGrace)
+			tk.Reason = heldNote(gone[0], v.cfg, j, j.openPart(tk.Index, gone[0].name))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -77,30 +78,52 @@ func TestLostNodeShownOnJob(t *testing.T) {
 }
 
 // TestLostNodeNotes: the words of a held task's and its job's reason, by
-// the node's state, when it went, the job's preemptibility (by the
-// lifecycle's rule) and how many of the job's nodes are gone.
+// the node's state, when it went, the job's preemptibility and exit
+// actions and the task's requeues (by the rule the master ends a lost
+// attempt by, lostEnd), and how many of the job's nodes are gone.
 func TestLostNodeNotes(t *testing.T) {
 	since := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cfg := mustConfig(t, "pools: [{name: default, policy: priority, preemption: true}, {name: capped, policy: priority, preemption: true, max_retries: 2}]\n")
+	one := func(retries int32) []taskPart { return []taskPart{{node: "n1", ran: true, retries: retries}} }
+	fail := spec.OnPreemptFail
 	cases := []struct {
 		name        string
 		gone        []goneNode
+		pool        string
 		preemptible bool
+		onPreempt   string // the job file's
+		open        []taskPart
 		want        string
 	}{
-		{"lost", []goneNode{{"n1", store.NodeLost, since}}, false,
+		{"lost", []goneNode{{"n1", store.NodeLost, since}}, "default", false, "", one(0),
 			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
-		{"left", []goneNode{{"n1", store.NodeLeft, since}}, false,
+		{"left", []goneNode{{"n1", store.NodeLeft, since}}, "default", false, "", one(0),
 			"node n1 left since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
-		{"preemptible", []goneNode{{"n1", store.NodeLost, since}}, true,
-			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
-		{"before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, false,
+		{"held with exit actions: fails all the same", []goneNode{{"n1", store.NodeLost, since}}, "capped", false, fail, one(5),
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+		{"preemptible: requeued", []goneNode{{"n1", store.NodeLost, since}}, "default", true, "", one(0),
+			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+		{"preemptible, on_preempt fail", []goneNode{{"n1", store.NodeLost, since}}, "default", true, fail, one(0),
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails (on_preempt: fail) at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+		{"preemptible, max_retries 2 not reached", []goneNode{{"n1", store.NodeLost, since}}, "capped", true, "", one(1),
+			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+		{"preemptible, max_retries 2 exhausted", []goneNode{{"n1", store.NodeLost, since}}, "capped", true, "", one(2),
+			"node n1 lost since 2026-05-01T12:00:00Z: the task fails (max_retries 2, requeued 2 times already) at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+		{"being killed", []goneNode{{"n1", store.NodeLost, since}}, "default", false, "", []taskPart{{node: "n1", ran: true, killing: true}},
+			"node n1 lost since 2026-05-01T12:00:00Z: the task is killed at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+		{"never ran", []goneNode{{"n1", store.NodeLost, since}}, "default", false, "", []taskPart{{node: "n1"}},
+			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+		{"before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, "default", false, "", one(0),
 			"node n1 lost (since before the master started): the task fails 5m0s after the master's first check unless the node returns (lost_node_grace 5m0s)"},
-		{"several nodes", []goneNode{{"n1", store.NodeLost, since}, {"n2", store.NodeLost, since}, {"n3", store.NodeLeft, since}}, false,
+		{"preemptible before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, "default", true, "", one(0),
+			"node n1 lost (since before the master started): the task is requeued at the master's first check unless the node returns first (lost_node_grace 5m0s)"},
+		{"several nodes", []goneNode{{"n1", store.NodeLost, since}, {"n2", store.NodeLost, since}, {"n3", store.NodeLeft, since}}, "default", false, "", one(0),
 			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s); 2 more nodes of its tasks are gone too"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := lostJobReason(tc.gone, tc.preemptible, 5*time.Minute); got != tc.want {
+			j := &jobRead{rec: store.Job{Pool: tc.pool, Preemptible: tc.preemptible}, open: tc.open, ownOnPreempt: tc.onPreempt}
+			if got := lostJobReason(tc.gone, cfg, j); got != tc.want {
 				t.Fatalf("reason %q\nwant %q", got, tc.want)
 			}
 		})

@@ -60,12 +60,24 @@ type jobRead struct {
 	// index and node: a lost node holds those only (lostview.go), while
 	// nodes keeps a part that exited, as the node filter does.
 	open []taskPart
+	// ownOnPreempt and ownMaxRetries are the job file's exit actions
+	// (specHints), which the notes of its tasks on lost nodes resolve
+	// against the view's configuration (exitActionsIn), as a reload
+	// changes a pool's without marking its jobs. ownMaxRetries is the
+	// hints' own pointer, which nothing changes.
+	ownOnPreempt  string
+	ownMaxRetries *int
 }
 
-// taskPart is one part not yet exited: its task's index and its node.
+// taskPart is one part not yet exited: its task's index and its node,
+// and what the end of its attempt, were it lost, depends on (lostEnd):
+// whether the task is being killed, whether the attempt ran (a part of
+// it did), and the task's requeues so far.
 type taskPart struct {
-	task int
-	node string
+	task         int
+	node         string
+	killing, ran bool
+	retries      int32
 }
 
 // nodeRead is what the API shows of a node.
@@ -86,7 +98,8 @@ type nodeRead struct {
 var verifyReads func(difference string)
 
 func captureJob(j *mjob) *jobRead {
-	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued)}
+	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
+		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries}
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it
@@ -98,13 +111,18 @@ func captureJob(j *mjob) *jobRead {
 			continue
 		}
 		r.holding++
+		ran := false
+		for _, p := range t.att.parts {
+			ran = ran || p.state != partStarting
+		}
 		for _, p := range t.att.parts {
 			r.used += len(p.gpus)
 			if !slices.Contains(r.nodes, p.node) {
 				r.nodes = append(r.nodes, p.node)
 			}
 			if p.state != partExited {
-				r.open = append(r.open, taskPart{task: t.rec.Index, node: p.node})
+				r.open = append(r.open, taskPart{task: t.rec.Index, node: p.node,
+					killing: t.rec.State == store.TaskKilling, ran: ran, retries: t.retries})
 			}
 		}
 	}

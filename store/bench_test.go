@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/store/pgtest"
@@ -71,4 +72,54 @@ func benchPostgres(b *testing.B, durable bool) string {
 		b.Fatal(err)
 	}
 	return dsn
+}
+
+// BenchmarkUpdate measures the smallest write transaction, the store's
+// probe (Ping: one upsert in an Update, BEGIN and COMMIT around it), which
+// shows what every Update pays besides its own statements: on PostgreSQL,
+// the master lock's gate and the fencing check (pglock.go).
+// Run: go test -run '^$' -bench Update -benchtime 3s ./store/
+func BenchmarkUpdate(b *testing.B) {
+	targets := []struct {
+		name string
+		dsn  func(b *testing.B) string
+	}{
+		{"postgres", func(b *testing.B) string { return benchPostgres(b, true) }},
+		{"postgres-fsync-off", func(b *testing.B) string { return benchPostgres(b, false) }},
+	}
+	for _, target := range targets {
+		for _, parallel := range []bool{false, true} {
+			name := target.name + "/serial"
+			if parallel {
+				name = target.name + "/parallel"
+			}
+			b.Run(name, func(b *testing.B) {
+				ctx := context.Background()
+				s, err := store.Open(ctx, target.dsn(b), b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				at := time.Unix(1, 0)
+				b.ResetTimer()
+				if !parallel {
+					for i := 0; i < b.N; i++ {
+						if err := s.Ping(ctx, at); err != nil {
+							b.Fatal(err)
+						}
+					}
+				} else {
+					b.SetParallelism(4)
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							if err := s.Ping(ctx, at); err != nil {
+								b.Error(err)
+							}
+						}
+					})
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tx/s")
+			})
+		}
+	}
 }

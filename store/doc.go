@@ -46,6 +46,16 @@
 // master took the lock in between, the loss is final: every write fails
 // with ErrLocked and LockLost reports it, and the master stops.
 //
+// Within that second a write on a pooled connection would still commit
+// but for the fencing epoch (pgfence.go): a master increments the one row
+// of master_epoch whenever it takes the lock, and every write transaction
+// reads the row FOR SHARE before its commit and fails with ErrFenced
+// (which matches ErrLocked: the loss is final) unless the epoch is its
+// master's. The row lock makes an increment wait for the transactions
+// that read it before, and those after see it, so no write of a master
+// commits after another took the lock; taking the lock back, a master
+// finds another's increment in between the same way.
+//
 // # Using it
 //
 // Every method of Store runs in its own transaction. Store.Update runs a
@@ -120,7 +130,8 @@
 //     of the process (and, with the default SQLite synchronous=full or a
 //     PostgreSQL with fsync on, of the machine).
 //   - On PostgreSQL nothing is written unless this store holds the master
-//     lock (see One master per database).
+//     lock, and no write commits once another store has taken the lock
+//     (the fencing epoch; see One master per database).
 //
 // # Structure
 //

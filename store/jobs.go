@@ -123,26 +123,70 @@ func (o *ops) createJobPG(ctx context.Context, job Job, env string, spec sql.Nul
 		dirs[i] = t.CheckpointDir
 	}
 	at := nsOf(job.SubmittedAt)
+	args := []any{job.Name, string(job.Kind), job.Project, job.User, job.Pool, string(job.State), job.Reason,
+		job.Priority, job.PriorityClass, job.Weight, job.Preemptible, job.Slots, job.MaxConcurrent,
+		job.MaxSlots, int64(job.TimeLimit), job.Entrypoint, env, spec, at, hps, dirs}
+	if o.fence != nil && o.events == nil {
+		// On its own, not in an Update: the statement checks the fence.
+		return o.createJobFenced(ctx, job, args)
+	}
 	err := o.q.QueryRowContext(ctx, `WITH j AS (
-		INSERT INTO jobs (name, kind, project, user_name, pool, state, reason, priority, priority_class, weight,
-			preemptible, slots, max_concurrent, max_slots, time_limit_ns, entrypoint, environment, spec, submitted_ns)
+		INSERT INTO jobs (`+jobColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id
-	), t AS (
+	)`+jobRowsPG+`
+	SELECT id FROM j`, args...).Scan(&job.ID)
+	if err != nil {
+		return Job{}, fmt.Errorf("create job %q: insert: %w", job.Name, err)
+	}
+	return job, nil
+}
+
+// jobColumns are the columns createJobPG fills, $1 to $19.
+const jobColumns = `name, kind, project, user_name, pool, state, reason, priority, priority_class, weight,
+			preemptible, slots, max_concurrent, max_slots, time_limit_ns, entrypoint, environment, spec, submitted_ns`
+
+// jobRowsPG inserts the tasks and the event of the job that a CTE j
+// inserted, for createJobPG.
+const jobRowsPG = `, t AS (
 		INSERT INTO tasks (job_id, idx, state, hyperparameters, checkpoint_dir, updated_ns)
 		SELECT j.id, x.n - 1, 'queued', x.hp::json, x.dir, $19
 		FROM j, unnest($20::text[], $21::text[]) WITH ORDINALITY AS x(hp, dir, n)
 	), e AS (
 		INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason)
 		SELECT j.id, -1, 0, '', 'queued', $19, 'submitted' FROM j
-	)
-	SELECT id FROM j`,
-		job.Name, string(job.Kind), job.Project, job.User, job.Pool, string(job.State), job.Reason,
-		job.Priority, job.PriorityClass, job.Weight, job.Preemptible, job.Slots, job.MaxConcurrent,
-		job.MaxSlots, int64(job.TimeLimit), job.Entrypoint, env, spec, at, hps, dirs).Scan(&job.ID)
-	if err != nil {
-		return Job{}, fmt.Errorf("create job %q: insert: %w", job.Name, err)
+	)`
+
+// createJobFenced is createJobPG's statement that inserts the job only
+// while the fencing epoch (pgfence.go) is this master's, $22, reading
+// it FOR SHARE so that another master's increment waits for it. An epoch
+// that moved on is either another master's (the lock is lost) or this
+// master's own, set as it took the lock back since $22 was read: the
+// statement then runs again with it.
+func (o *ops) createJobFenced(ctx context.Context, job Job, args []any) (Job, error) {
+	for {
+		ours := o.fence.epochNow.Load()
+		var epoch int64
+		var id sql.NullInt64
+		err := o.q.QueryRowContext(ctx, `WITH f AS (`+fenceRead+`), j AS (
+			INSERT INTO jobs (`+jobColumns+`)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19
+			FROM f WHERE f.epoch = $22 RETURNING id
+		)`+jobRowsPG+`
+		SELECT f.epoch, j.id FROM f LEFT JOIN j ON true`, append(args, ours)...).Scan(&epoch, &id)
+		if err != nil {
+			return Job{}, fmt.Errorf("create job %q: insert: %w", job.Name, err)
+		}
+		if id.Valid {
+			job.ID = id.Int64
+			return job, nil
+		}
+		if epoch == ours {
+			return Job{}, fmt.Errorf("create job %q: insert: no row", job.Name) // cannot be
+		}
+		if err := o.fence.settle(epoch); !errors.Is(err, errRetaken) {
+			return Job{}, fmt.Errorf("create job %q: %w", job.Name, err)
+		}
 	}
-	return job, nil
 }
 
 // insertTasks writes a new job's tasks, queued, with indexes 0..n-1.

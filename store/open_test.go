@@ -156,6 +156,9 @@ func TestDialectsStayInStep(t *testing.T) {
 		for _, c := range cols {
 			sort.Strings(c)
 		}
+		// The master lock's fencing row, which the lock's session creates
+		// on PostgreSQL only (pgfence.go): SQLite has no lock to fence.
+		delete(cols, "master_epoch")
 		columns[b.name] = cols
 	}
 	lite, pg := columns["sqlite"], columns["postgres"]

@@ -23,9 +23,11 @@ var ErrLocked = errors.New("another allot master holds the database")
 // schemas of one database (and parallel tests) apart.
 const masterLockClass = 0x616c6c74
 
-// Lock timings. The check interval bounds how long a master writes on
+// Lock timings. The check interval bounds how long a master goes on
 // after its lock session alone was cut while the server stayed up (a
-// restart of the server is caught before the next write, see verify).
+// restart of the server is caught before the next write, see verify);
+// none of its writes commits once another master has taken the lock
+// (the fencing epoch, pgfence.go).
 var (
 	lockCheckEvery atomic.Int64 // nanoseconds; set by init, tests shorten or lengthen it
 	lockOpenWait   = 2 * time.Second
@@ -49,6 +51,11 @@ type masterLock struct {
 	mu   sync.Mutex
 	conn *pgx.Conn // the session holding the lock; nil when not held
 	held atomic.Bool
+	// epoch is the fencing epoch this master set when it last took the
+	// lock (pgfence.go), 0 before; guarded by mu, and mirrored in
+	// epochNow for the writes' check, which reads it without mu.
+	epoch    int64
+	epochNow atomic.Int64
 	// lost is closed, and lostErr set, when another master took the lock.
 	lost    chan struct{}
 	lostErr error
@@ -103,11 +110,24 @@ func (l *masterLock) acquire(ctx context.Context) error {
 	if err == nil && !ok {
 		err = l.lockedError(ctx, conn, key)
 	}
+	var epoch int64
+	if err == nil {
+		epoch, err = bumpEpoch(ctx, conn)
+	}
+	if err == nil && l.epoch != 0 && epoch != l.epoch+1 {
+		// Another master held the lock in between (and may have
+		// written): this one's mirror is stale, as when it finds the
+		// lock taken.
+		err = fmt.Errorf("%w: the master epoch went from %d to %d while this master did not hold the lock",
+			ErrFenced, l.epoch, epoch)
+	}
 	if err != nil {
 		conn.Close(context.Background())
 		return err
 	}
 	l.conn = conn
+	l.epoch = epoch
+	l.epochNow.Store(epoch)
 	l.held.Store(true)
 	return nil
 }
@@ -204,15 +224,27 @@ func (l *masterLock) ensure(ctx context.Context) error {
 }
 
 // reacquire takes the lock back after losing its session; l.mu is held.
-// Another master holding it now is final: this one must stop.
+// Another master holding it now, or having held it in between (the
+// fencing epoch moved on), is final: this one must stop.
 func (l *masterLock) reacquire(ctx context.Context) error {
 	err := l.acquire(ctx)
 	if errors.Is(err, ErrLocked) {
-		l.lostErr = fmt.Errorf("lost the master lock on %s: %w", l.db, err)
-		close(l.lost)
+		l.lose(err)
 		return l.lostErr
 	}
 	return err
+}
+
+// lose declares the lock lost for good with cause, which matches
+// ErrLocked: every write fails from now on and LockLost reports it.
+// l.mu is held.
+func (l *masterLock) lose(cause error) {
+	if l.lostErr != nil {
+		return
+	}
+	l.lostErr = fmt.Errorf("lost the master lock on %s: %w", l.db, cause)
+	l.held.Store(false)
+	close(l.lost)
 }
 
 // drop forgets a dead lock session; l.mu is held.

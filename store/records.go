@@ -165,7 +165,9 @@ const eventRowsPerInsert = 1000
 
 // flushEvents writes the events gathered in o.events, in the order they
 // were recorded: PostgreSQL numbers the rows of one VALUES list in order,
-// so their sequence is what one insert each would have given.
+// so their sequence is what one insert each would have given. With
+// o.fence it then checks the fencing epoch, the transaction's last
+// statement before its commit, within the last insert when there is one.
 func (o *ops) flushEvents(ctx context.Context) error {
 	evs := *o.events
 	*o.events = nil
@@ -176,23 +178,28 @@ func (o *ops) flushEvents(ctx context.Context) error {
 		for n < len(evs) && evs[n].Change == nil {
 			n++
 		}
-		if err := o.insertEvents(ctx, evs[:n]); err != nil {
+		if err := o.insertEvents(ctx, evs[:n], n == len(evs)); err != nil {
 			return err
 		}
 		if n == len(evs) {
-			break
+			return nil
 		}
 		if err := o.changeEvent(ctx, evs[n]); err != nil {
 			return err
 		}
 		evs = evs[n+1:]
 	}
+	if o.fence != nil {
+		return o.checkFence(ctx) // no events, or the last was a job's change
+	}
 	return nil
 }
 
 // insertEvents writes evs, none a job's change, a multi-row insert per
-// eventRowsPerInsert.
-func (o *ops) insertEvents(ctx context.Context, evs []Event) error {
+// eventRowsPerInsert; last says they are the transaction's last writes,
+// which then check the fence.
+func (o *ops) insertEvents(ctx context.Context, evs []Event, last bool) error {
+	fenced := o.fence != nil && last
 	for start := 0; start < len(evs); start += eventRowsPerInsert {
 		chunk := evs[start:min(start+eventRowsPerInsert, len(evs))]
 		args := make([]any, 0, len(chunk)*9)
@@ -202,9 +209,21 @@ func (o *ops) insertEvents(ctx context.Context, evs []Event) error {
 		row := "(" + placeholders(9) + ")"
 		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran) VALUES ` +
 			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
+		if fenced && start+len(chunk) == len(evs) {
+			// The last statement before the commit reads the fence too.
+			var epoch int64
+			query = "WITH f AS (" + fenceRead + "), e AS (" + query + ") SELECT epoch FROM f"
+			if err := o.q.QueryRowContext(ctx, o.d.q(query), args...).Scan(&epoch); err != nil {
+				return fmt.Errorf("record %d events: %w", len(chunk), err)
+			}
+			return o.fence.checkEpoch(epoch)
+		}
 		if _, err := o.q.ExecContext(ctx, o.d.q(query), args...); err != nil {
 			return fmt.Errorf("record %d events: %w", len(chunk), err)
 		}
+	}
+	if fenced && len(evs) == 0 {
+		return o.checkFence(ctx)
 	}
 	return nil
 }
@@ -226,6 +245,16 @@ func (o *ops) changeEvent(ctx context.Context, e Event) error {
 
 const eventCols = `seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran,
 	priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to`
+
+// checkFence reads the fencing epoch in o's transaction and checks it
+// (pgfence.go).
+func (o *ops) checkFence(ctx context.Context) error {
+	var epoch int64
+	if err := o.q.QueryRowContext(ctx, fenceRead).Scan(&epoch); err != nil {
+		return fmt.Errorf("read the master epoch: %w", err)
+	}
+	return o.fence.checkEpoch(epoch)
+}
 
 func scanEvent(sc rowScanner) (Event, error) {
 	var e Event

@@ -55,6 +55,9 @@ type ops struct {
 	// PostgreSQL, written a run of one kind per statement
 	// (flushAttempts) before the rows that need them and before commit.
 	attempts *[]attemptWrite
+	// fence, when not nil, is the master lock whose fencing epoch the
+	// write checks before its commit (PostgreSQL, pgfence.go).
+	fence *masterLock
 }
 
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
@@ -65,7 +68,7 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		if s.d.name != "postgres" {
 			return fn(&ops{q: tx, d: s.d})
 		}
-		o := &ops{q: tx, d: s.d, events: new([]Event), attempts: new([]attemptWrite)}
+		o := &ops{q: tx, d: s.d, events: new([]Event), attempts: new([]attemptWrite), fence: s.lock}
 		if err := fn(o); err != nil {
 			return err
 		}
@@ -91,6 +94,14 @@ func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		}
 	}()
 	if err := run(tx); err != nil {
+		var moved *epochMoved
+		if errors.As(err, &moved) {
+			// The fence: settle takes the lock's mutex, which a master
+			// taking its lock back holds while it waits for this
+			// transaction's row lock; give that up first.
+			tx.Rollback()
+			return fmt.Errorf("store transaction: %w", s.lock.settle(moved.epoch))
+		}
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -176,7 +187,7 @@ func (s *sqlStore) CreateJob(ctx context.Context, job Job, tasks []Task) (out Jo
 		if err := s.writable(ctx); err != nil {
 			return Job{}, err
 		}
-		return (&ops{q: s.w, d: s.d}).CreateJob(ctx, job, tasks)
+		return (&ops{q: s.w, d: s.d, fence: s.lock}).CreateJob(ctx, job, tasks)
 	}
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.CreateJob(ctx, job, tasks); return err })
 	return out, err

@@ -1,0 +1,123 @@
+package master
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestLostNoteMatchesOutcome: the note of a task held on a lost node says
+// what then happens to it, its job's exit actions and the task's requeues
+// included: the task ends as the note said (requeued, or failed, by the
+// exit actions the note names), at the time it said. A held task is one
+// of a job that is not preemptible; its job is made preemptible (moved
+// to LOW) while it is held, so that its loss requeues it unless its exit
+// actions fail it.
+func TestLostNoteMatchesOutcome(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pool     string // the pool's own fields
+		requeued bool   // the task is lost and requeued once before
+		low      bool   // the job is moved to LOW while held
+		note     string // what the task's note says becomes of it
+	}{
+		{"held within grace", "", false, false, "fails at"},
+		{"requeued", "", false, true, "is requeued at the master's next check"},
+		{"fails: on_preempt fail", ", on_preempt: fail", false, true, "fails (on_preempt: fail) at the master's next check"},
+		{"max_retries 1 not reached", ", max_retries: 1", false, true, "is requeued at the master's next check"},
+		{"fails: max_retries 1 exhausted", ", max_retries: 1", true, true, "fails (max_retries 1, requeued 1 time already) at the master's next check"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, "pools: [{name: default, policy: priority, preemption: true"+c.pool+"}]\n")))
+			a := h.agent("n1", 2)
+			prio := 40 // NORMAL: not preemptible, so held through the loss
+			if c.requeued {
+				prio = 80
+			}
+			id := h.submit(jobSpec("train", 1, fmt.Sprintf(`, "priority": %d`, prio)))
+			h.step()
+			h.sync(a, a)
+			if c.requeued {
+				loseNode(t, h)
+				if got := h.taskState(id, 0); got != store.TaskQueued {
+					t.Fatalf("preemptible task on the lost node %s, want queued", got)
+				}
+				if _, err := a.Register(h.ctx); err != nil {
+					t.Fatal(err)
+				}
+				h.step()
+				h.sync(a, a)
+				setPriority(t, h, id, 40)
+			}
+			loseNode(t, h)
+			if got := h.taskState(id, 0); got != store.TaskRunning {
+				t.Fatalf("task on the lost node %s, want held running", got)
+			}
+			if c.low {
+				setPriority(t, h, id, 80)
+			}
+			j := h.job(id)
+			note := j.TaskList[0].Reason
+			var x api.Explanation
+			if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if !strings.Contains(note, "the task "+c.note) || j.Reason != note || x.NodeLost != note {
+				t.Fatalf("notes: task %q, job %q, explain %q; want the task's to say %q", note, j.Reason, x.NodeLost, c.note)
+			}
+			if !c.low {
+				h.clock.Advance(config.DefaultLostNodeGrace)
+			}
+			h.m.Tick(h.ctx)
+			checkNoteOutcome(t, note, h.job(id).TaskList[0])
+		})
+	}
+}
+
+// notedFate reads what a held task's note says becomes of it.
+var notedFate = regexp.MustCompile(`the task (is requeued|fails)(?: \(([^)]*)\))?`)
+
+// checkNoteOutcome checks that task ended as note said it would.
+func checkNoteOutcome(t *testing.T, note string, task api.Task) {
+	t.Helper()
+	m := notedFate.FindStringSubmatch(note)
+	if m == nil {
+		t.Fatalf("note %q says no fate", note)
+	}
+	want, why := "queued", ""
+	if m[1] == "fails" {
+		want = "failed"
+		why = m[2]
+		if strings.HasPrefix(why, "max_retries") {
+			why, _, _ = strings.Cut(why, ",")
+		}
+	}
+	if task.State != want || !strings.Contains(task.Reason, why) {
+		t.Fatalf("note %q, but the task ended %s: %q", note, task.State, task.Reason)
+	}
+}
+
+// loseNode lets the agents' timeout pass and the master find their nodes
+// lost.
+func loseNode(t *testing.T, h *harness) {
+	t.Helper()
+	h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+	h.m.Tick(h.ctx)
+	if h.m.nodes["n1"].up() {
+		t.Fatal("n1 not lost after the agent timeout")
+	}
+}
+
+// setPriority changes job id's priority.
+func setPriority(t *testing.T, h *harness, id int64, prio int) {
+	t.Helper()
+	if code := h.do("PATCH", fmt.Sprintf("/api/v1/jobs/%d", id), fmt.Sprintf(`{"priority": %d}`, prio), nil); code != 200 {
+		t.Fatalf("priority %d: %d", prio, code)
+	}
+}
