@@ -16,7 +16,7 @@ import (
 // (lifecycle.EventNodeReshape).
 
 // reshapeJobs: a holds n1's four GPUs until 300 and b n2's two until
-// 500; w (2 GPUs) waits from 50, v (1) runs on n3 from 150.
+// 500; w (2 GPUs) waits from 50, and v (1) behind it, FIFO.
 var reshapeJobs = []rjob{
 	{name: "a", slots: 4, submit: 0, run: 300},
 	{name: "b", slots: 2, submit: 0, run: 500},
@@ -28,9 +28,9 @@ func reshapeCases() []replayCase {
 	fifo := "pools:\n  - {name: default, policy: fifo}\n"
 	return []replayCase{
 		// n1 registers again at 100 with two GPUs while a holds four: it
-		// is full until a ends at 300, and w starts on its two then. A
-		// replay that gave n1 two slots from the start, or its two at
-		// 100 with a's four on them, differs.
+		// is full until a ends at 300, and w starts on its two then (v
+		// on n3). A replay that gave n1 two slots from the start, or its
+		// two at 100 with a's four on them, differs.
 		{name: "fifo-node-fewer-gpus", config: fifo, nodes: replayNodes, jobs: reshapeJobs,
 			reshapes: []rdown{{node: "n1", at: 100, gpus: 2}}},
 		// n1's GPUs are another type from 100: na, asking for it, waits
@@ -40,10 +40,12 @@ func reshapeCases() []replayCase {
 				rjob{name: "na", slots: 2, submit: 150, run: 100, extra: `, "gpu": "a100"`},
 				rjob{name: "nh", slots: 2, submit: 160, run: 100, extra: `, "gpu": "h100"`})},
 		// Under a multifactor pool weighing fair share: n1 registers
-		// again with two GPUs while a1 holds four, and the capacity that
-		// usage is a share of is the nodes' own GPUs from then on, 5, on
-		// the master as in the simulator (Ledgers.SetCapacity), and n3
-		// with three at 400.
+		// again at 100 with two GPUs while a1 holds four, and the
+		// capacity that usage is a share of is the nodes' own GPUs from
+		// then on, 5, on the master as in the simulator
+		// (Ledgers.SetCapacity); n3 registers again with three at 400,
+		// 7, and wb, whose project used less, starts first on n2 and n3
+		// then, wa at wb's end.
 		{name: "multifactor-node-reshaped", config: lossShareConfig, nodes: replayNodes, jobs: lossShareJobs,
 			reshapes: []rdown{{node: "n1", at: 100, gpus: 2}, {node: "n3", at: 400, gpus: 3}}},
 	}

@@ -36,6 +36,8 @@ type nodeShapes struct {
 	// start is each node's shape when the window began, where known;
 	// one with no GPUs is written as the master has it now.
 	start map[string]store.Node
+	// moved are the nodes whose move to another pool is noted.
+	moved map[string]bool
 	notes []string
 }
 
@@ -46,7 +48,8 @@ type nodeShapes struct {
 // submissions). It returns notes for what a scenario cannot carry.
 func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeEvent, after func(time.Time) bool,
 	subs []exportedSub, since, until time.Time) []string {
-	ns := &nodeShapes{sc: sc, cfg: cfg, since: since, at: map[string]store.Node{}, start: map[string]store.Node{}}
+	ns := &nodeShapes{sc: sc, cfg: cfg, since: since, at: map[string]store.Node{}, start: map[string]store.Node{},
+		moved: map[string]bool{}}
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
@@ -133,6 +136,7 @@ func (ns *nodeShapes) change(e store.NodeEvent) (scenario.Event, bool) {
 	if len(was.GPUs) > 0 {
 		oldPool, old := exportedNode(ns.cfg, was)
 		if pool != oldPool {
+			ns.moved[name] = true
 			ns.notes = append(ns.notes, fmt.Sprintf("node %s moved from pool %s to pool %s at %ds: a scenario node stays in its pool, so the replay keeps it in %s, and its decisions there may differ from the live ones",
 				name, oldPool, pool, ns.secs(e.At), ns.sc.Pools[poolOfNode(ns.sc, name)].Name))
 		}
@@ -156,7 +160,7 @@ func (ns *nodeShapes) setStarts() {
 		p := &ns.sc.Pools[i]
 		k := slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == name })
 		pool, sn := exportedNode(ns.cfg, rec)
-		if pool != p.Name {
+		if pool != p.Name && !ns.moved[name] {
 			ns.notes = append(ns.notes, fmt.Sprintf("node %s was in pool %s when the window began, and later in pool %s: a scenario node stays in its pool, so the replay runs it in %s for the whole window",
 				name, pool, p.Name, p.Name))
 		}
