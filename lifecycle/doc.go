@@ -108,6 +108,10 @@
 //     start, and what it holds never grows: each pass sees it shrunk to
 //     what its allocations hold there; Settle applies no preemption of
 //     a task on it (nodes.go; the master's draining node alike).
+//   - A node reshaped (EventNodeReshape) keeps what its tasks hold: each
+//     pass sees it with at least the slots its allocations hold there,
+//     and its own new slots once they fit (reshape.go; the master's
+//     max(GPUs, held) alike).
 //   - Every field of a job's snapshot entry is made in one place,
 //     JobFacts.Entry, from facts its driver resolved (indexes, -1 for
 //     no project or account); a preemptible job is never interactive.

@@ -54,7 +54,7 @@ func (l *Ledgers) Hold(a int32, slots int) {
 
 // SetCapacity makes the capacity usage is a share of capacity slots from
 // time t on (a node deleted, or a deleted node back:
-// InFairShareCapacity), and sets each account's Usage in acc again. The
+// InFairShareCapacity; a node reshaped, EventNodeReshape), and sets each account's Usage in acc again. The
 // usage so far becomes a share of the new capacity, as the master's,
 // which divides its slot-periods by the capacity of each snapshot. A
 // capacity of 0 (every node of the multifactor pools deleted) changes

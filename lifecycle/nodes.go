@@ -44,6 +44,10 @@ type nodeBook struct {
 	// ndown counts the nodes that are down, nDrained those drained, so
 	// that capDrained costs nothing without one.
 	ndown, nDrained int
+	// over marks the nodes reshaped whose tasks may hold more than their
+	// own slots (reshape.go), nOver counts them.
+	over  []bool
+	nOver int
 	// kept is Snapshot's scratch: the placements of held tasks without
 	// their down nodes (kept).
 	kept []sched.NodeSlots
@@ -52,14 +56,15 @@ type nodeBook struct {
 }
 
 // save notes node n's own slots before it goes down or is drained,
-// unless it is either already (Snap holds less than its own then).
+// unless it is either already (Snap holds less than its own then) or
+// reshaped below what it holds (over: slots has its own, Snap more).
 func (b *nodeBook) save(snap *sched.Snapshot, n int32) {
 	for len(b.down) < len(snap.Nodes) {
 		b.down, b.drained = append(b.down, false), append(b.drained, false)
 		b.slots, b.zeroLimit = append(b.slots, 0), append(b.zeroLimit, 0)
 		b.downAt = append(b.downAt, 0)
 	}
-	if !b.down[n] && !b.drained[n] {
+	if !b.down[n] && !b.drained[n] && !b.isOver(n) {
 		nd := &snap.Nodes[n]
 		b.slots[n], b.zeroLimit[n] = nd.Slots, nd.ZeroSlotLimit
 	}

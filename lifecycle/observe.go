@@ -73,6 +73,10 @@ const (
 	// waits again when its job is preemptible, by its exit actions, or
 	// fails (Job.Lost). A start never answered is EventStartLost.
 	EventAttemptLost
+	// EventNodeReshape: Node's agent registered again with another
+	// inventory, Shape (reshape.go): the node's own slots, GPU type,
+	// labels and switch from then on; the tasks on it run on.
+	EventNodeReshape
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -99,6 +103,10 @@ type Event struct {
 	Entry *sched.Job
 
 	Node int32
+	// Shape is an EventNodeReshape's new shape of Node: its Slots, GPU,
+	// Labels and Switch (the rest is not read); read during Observe
+	// only, but Labels, which the node keeps.
+	Shape *sched.Node
 }
 
 // Outcome is what Observe did with an event.
@@ -176,6 +184,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		return Outcome{Applied: true, Job: -1}
 	case EventNodeDown, EventNodeUp, EventNodeDrain, EventNodeResume, EventGraceOver:
 		return c.nodeEvent(now, e)
+	case EventNodeReshape:
+		return c.reshapeNode(e)
 	case EventKill, EventPriority, EventWeight:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}

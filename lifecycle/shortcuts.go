@@ -80,9 +80,10 @@ func fullSkips(snap *sched.Snapshot, opt *StepOptions) bool {
 // are free. Under FIFO and EASY a job that arrives behind the queue can
 // only start on slots free now, and the jobs before it are as stuck as
 // they were; time passing makes no EASY backfill easier. While a task may
-// hold slots on a down node (holding: nodeBook.holding), the slots held
-// are not all on the total, and neither this nor Step's full-cluster
-// skip applies. inUse is the slots the tasks hold now (Cluster.InUse).
+// hold slots on a down node (holding: nodeBook.holding), or more than a
+// reshaped node's own slots (nodeBook.offTotal), the slots held are not
+// all on the total, and neither this nor Step's full-cluster skip
+// applies. inUse is the slots the tasks hold now (Cluster.InUse).
 func (st *stepper) quiet(inUse int, holding bool) bool {
 	return st.full && st.oneShot && st.zeroSlot == 0 && !st.woken && inUse >= st.lastInUse &&
 		st.smallest > st.totalSlots-inUse && !holding

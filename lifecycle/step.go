@@ -129,7 +129,7 @@ func (st *stepper) wake() { st.woken = true }
 // (shortcuts.go); they change no result.
 func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 	st := &c.step
-	quiet := st.quiet(c.inUse, c.nodes.holding(c.LostNodeGrace))
+	quiet := st.quiet(c.inUse, c.nodes.offTotal(c.LostNodeGrace))
 	// What came since the last Step is spent now.
 	st.smallest, st.woken = math.MaxInt, false
 	if quiet {
@@ -155,7 +155,7 @@ func (c *Cluster) Step(now int64, ap Applier) (Ready, error) {
 // Idle is the full-cluster skip (fullSkips): nothing can start.
 func (st *stepper) Idle() bool {
 	c := st.c
-	return st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots && !c.nodes.holding(c.LostNodeGrace)
+	return st.full && st.oneShot && st.zeroSlot == 0 && c.inUse >= st.totalSlots && !c.nodes.offTotal(c.LostNodeGrace)
 }
 
 // Build refreshes Snap for a pass, cut to the FIFO window.
@@ -282,6 +282,7 @@ func (st *stepper) firstPriorities(effects []Effect) error {
 func (c *Cluster) build(now int64, prefix int) {
 	c.Snap.Now = now
 	lastRunning := c.Snapshot(&c.Snap, now)
+	c.nodes.floorHeld(&c.Snap)
 	c.nodes.capDrained(&c.Snap)
 	c.Snap.Jobs = c.step.window(c.Snap.Jobs, lastRunning, prefix)
 }

@@ -119,6 +119,10 @@ func (p *player) observe(args args) ([]string, error) {
 			e.Kind = lifecycle.EventGraceOver
 		}
 		return p.nodeEvent(args, e)
+	case args.flag("reshape"):
+		e.Kind, e.Node = lifecycle.EventNodeReshape, int32(args.int("n"))
+		e.Shape = &sched.Node{Slots: int(args.int("slots")), GPU: args.kv["gpu"]}
+		return p.nodeEvent(args, e)
 	case args.flag("kill"):
 		e.Kind = lifecycle.EventKill
 	case args.kv["priority"] != "" && args.kv["priority"] != "true":
@@ -126,7 +130,7 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.kv["weight"] != "":
 		e.Kind, e.Weight = lifecycle.EventWeight, float64(args.int("weight"))
 	default:
-		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, kill, priority=P or weight=W")
+		return nil, fmt.Errorf("observe: want ended, landed, stopped, startfailed, startlost, attemptlost, tick, down, up, drain, resume, graceover, reshape, kill, priority=P or weight=W")
 	}
 	o := p.c.Observe(args.int("at"), e)
 	out := []string{fmt.Sprintf("applied=%t job=%d slots=%d timed_out=%t drained=%t over=%t", o.Applied, o.Job, o.Slots, o.TimedOut, o.Drained, o.Over)}

@@ -51,12 +51,17 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		return api.RegisterReply{}, err
 	}
 	n := ag.m.nodes[reg.Name]
-	if n == nil {
+	fresh := n == nil
+	if fresh {
 		n = newNode(rec)
 		ag.m.nodes[reg.Name] = n
 	}
+	was, wasPool := n.rec, n.pool
 	n.rec = rec
 	n.pool = nodePool(ag.m.cfg, rec.Name, rec.Pool)
+	if !fresh {
+		ag.reshaped(n, was, wasPool)
+	}
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
 	n.leaving = false

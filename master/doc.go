@@ -241,4 +241,14 @@
 // and the what-if export writes the leave as node_down (by then the
 // node's attempts ended as reported: the simulator finds nothing there
 // to lose but such a gang).
+//
+// An agent that registers again with another inventory (other GPUs, GPU
+// type, labels or pool) changes its node in place (reshape.go): the
+// attempts it still runs keep running on their GPUs, and every GPU they
+// hold counts against the new ones until they end (the snapshot's
+// max(GPUs, held), as lifecycle.EventNodeReshape's floor); fair share
+// measures usage against the nodes' own GPUs. The registration logs a
+// warning and is kept in the node history (store.NodeReshaped, in its
+// transaction), which the what-if export writes as node_reshape
+// (whatif_reshaped.go).
 package master

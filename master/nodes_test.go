@@ -247,7 +247,8 @@ pools:
 // lifecycle.InFairShareCapacity), so that a replay of a run with a
 // drain or a loss sees the same fair-share factors. A deleted node's
 // slots leave it: n2's deletion halves the capacity, and doubles the
-// usage, as the simulator's node_delete does.
+// usage, as the simulator's node_delete does; n2 registering again with
+// more GPUs grows it.
 func TestFairShareCapacityKeepsNodes(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -264,6 +265,9 @@ func TestFairShareCapacityKeepsNodes(t *testing.T) {
 				t.Fatalf("drain: %d", code)
 			}
 		}, 1},
+		// n2 registers again with 12 GPUs: the capacity doubles
+		// (reshape.go), as at the simulator's node_reshape.
+		{"reshaped", func(h *harness) { h.agent("n2", 12) }, 0.5},
 		{"lost", func(h *harness) {
 			h.m.lock()
 			err := h.m.batches.inBatch(h.ctx, func() error { return h.m.agents.loseNode(h.ctx, h.m.nodes["n2"], "node n2 lost") })

@@ -108,12 +108,12 @@ func TestReplayNodeDeleted(t *testing.T) {
 }
 
 // TestReplayNodeReshaped: n3, of 1 GPU, is deleted at 50 and a node of
-// its name registers at 200 with 2. A scenario has one node per name,
-// of one shape, so the export writes n3 as it is now, of 2 slots from
-// the start, and says so in a note (reshapedNodes); the replay then
-// differs, in the lines knownDiffs pins: y, waiting for 2 slots, starts
-// on n3 at 40 and is lost at its deletion, where live it started there
-// at 200.
+// its name registers at 200 with 2. The export writes n3 as it was when
+// the window began, of 1 slot, and its new shape as a node_reshape at
+// 200 (whatif_reshaped.go): y, waiting for 2 slots, starts on n3 then,
+// live and replayed. Before, a scenario had one shape per node, the
+// export wrote n3 of 2 slots from the start, and the replay's y started
+// at 40 and was lost at the deletion.
 func TestReplayNodeReshaped(t *testing.T) {
 	c := replayCase{name: "fifo-node-reshaped", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes,
 		deletes: []rdown{{node: "n3", at: 50, back: 200, gpus: 2}}, jobs: []rjob{
@@ -123,14 +123,13 @@ func TestReplayNodeReshaped(t *testing.T) {
 			{name: "y", slots: 2, submit: 10, run: 30},
 			{name: "c", slots: 1, submit: 100, run: 100},
 		}}
-	const note = "# Note: node n3 was 1 h100 in pool default until its deletion at 50s, and another node of its name was not: " +
-		"a scenario has one node per name, of one shape, so the replay runs n3 as 2 h100 in pool default for the whole window"
+	const reshape = "- at: 200\n      node_reshape:\n        node: n3\n        slots: 2\n        gpu: h100\n"
 	for _, eager := range []bool{false, true} {
 		c.eager = eager
 		name := c.name + map[bool]string{true: "-live"}[eager]
 		t.Run(name, func(t *testing.T) {
-			if body := checkReplay(t, c); !strings.Contains(body, note) {
-				t.Errorf("the export does not note n3's two shapes:\n%s", body)
+			if body := checkReplay(t, c); !strings.Contains(body, reshape) || strings.Contains(body, "# Note: node n3") {
+				t.Errorf("the export does not reshape n3 at 200, or notes it:\n%s", body)
 			}
 		})
 	}

@@ -55,6 +55,8 @@ type replayDriver struct {
 	// registered again (rdown.back).
 	deleted int
 	reborn  map[int]bool
+	// reshaped counts the case's reshapes done.
+	reshaped int
 	// lostAt is when the master lost the node of each of the case's
 	// downs done.
 	lostAt []float64
@@ -287,6 +289,7 @@ func (d *replayDriver) instant(t *testing.T) {
 	d.nodes(t, now, false)
 	d.drainNodes(t, now, false)
 	d.deleteNodes(t, now)
+	d.reshapeNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {

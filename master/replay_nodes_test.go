@@ -55,6 +55,9 @@ func (d *replayDriver) nextDown() float64 {
 			next = min(next, dn.back)
 		}
 	}
+	if d.reshaped < len(d.c.reshapes) {
+		next = min(next, d.c.reshapes[d.reshaped].at)
+	}
 	return next
 }
 

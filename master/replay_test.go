@@ -121,6 +121,10 @@ type replayCase struct {
 	// (DELETE /nodes/{name}), their agents stopped until back, when
 	// positive: a node of the name registers again then.
 	deletes []rdown
+	// reshapes are nodes whose agents register again at at, their
+	// tasks running on, with gpus GPUs (0: as many as before) of type
+	// gpu ("": as before) (replay_reshape_test.go).
+	reshapes []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.
@@ -131,8 +135,10 @@ type rdown struct {
 	// not after them (replay_before_test.go).
 	early bool
 	// gpus, for a deletion with a back, is how many GPUs the node of its
-	// name registers with then; 0 is as many as before.
+	// name registers with then; 0 is as many as before. So is gpu, their
+	// type, for a reshape; "" is as before.
 	gpus int
+	gpu  string
 }
 
 // replayNodes are nodes of mixed sizes.
@@ -306,34 +312,18 @@ var featureSeeds = []uint64{13, 14, 15, 16}
 // (docs/architecture.md, the replay proof), by subtest name (a case's
 // live run ends in -live): the lines that differ, live (-) then replayed
 // (+). The run still goes and must differ in exactly these lines, so a
-// fix (or any other change) shows and the entry goes. The one kind left
-// is fifo-node-reshaped: a node of a deleted one's name registered again
-// with other GPUs, which a scenario, of one node per name and shape,
-// cannot express (TestReplayNodeReshaped, reshapedNodes' note). Entries
-// gone: features14-fair-share, whose elastic task was resized twice in
-// one second, the second time on other nodes live, agrees since the
-// simulator re-places a task only once its last move or resize has
+// fix (or any other change) shows and the entry goes. None is left.
+// Entries gone: features14-fair-share, whose elastic task was resized
+// twice in one second, the second time on other nodes live, agrees since
+// the simulator re-places a task only once its last move or resize has
 // landed, as the master does (lifecycle.Replannable);
 // easy-drains-pass-between, a pass between two drains of one second,
 // since the export marks a node event that a deciding pass preceded in
-// its second after_pass (afterPassAt).
-var knownDiffs = map[string][]string{
-	"fifo-node-reshaped":      reshapedDiff,
-	"fifo-node-reshaped-live": reshapedDiff,
-}
-
-// reshapedDiff: live, y waits for n3 of 2 GPUs from 200; the replay's n3
-// has 2 from the start, so y starts at 40 and is lost at the deletion.
-var reshapedDiff = []string{
-	"- 200 start j4-y task=0 attempt=1 nodes=n3:2",
-	"- 230 end j4-y task=0 attempt=1 how=completed",
-	"- 230 start j5-c task=0 attempt=1 nodes=n3:1",
-	"+ 40 start j4-y task=0 attempt=1 nodes=n3:2",
-	"+ 50 end j4-y task=0 attempt=1 how=lost",
-	"+ 200 start j5-c task=0 attempt=1 nodes=n3:1",
-	"- 330 end j5-c task=0 attempt=1 how=completed",
-	"+ 300 end j5-c task=0 attempt=1 how=completed",
-}
+// its second after_pass (afterPassAt); fifo-node-reshaped, a node of a
+// deleted one's name registered again with other GPUs, since the export
+// writes the node as it was when the window began and the change as a
+// node_reshape (whatif_reshaped.go).
+var knownDiffs = map[string][]string{}
 
 // changedLines are the removed and added lines of a decisionlog.Diff.
 func changedLines(diff string) []string {

@@ -259,7 +259,9 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 			continue
 		}
 		if pl.m.cfg.Pools[i].Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(false) {
-			multifactorSlots += max(len(n.rec.GPUs), len(n.used))
+			// Its own GPUs: a node registered again with fewer than its
+			// tasks hold is no bigger for fair share (reshape.go).
+			multifactorSlots += len(n.rec.GPUs)
 		}
 		if n.up() {
 			names = append(names, name)

@@ -106,7 +106,6 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	cfg := ca.m.cfg
 	sc, notes := ca.scenarioCluster(cfg)
 	ca.exportDeletedNodes(sc, dels)
-	notes = append(notes, reshapedNodes(sc, cfg, dels, since)...)
 	ca.m.unlock()
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
@@ -122,6 +121,12 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
 	}
+	nevs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("read the node history: %w", err)
+	}
+	notes = append(notes, exportReshapes(sc, cfg, nevs, afterPassAt(hist.decisions, since), subs, since, until)...)
+	notes = append(notes, exportJobGPUs(sc)...)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -266,6 +271,9 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	h, err := decodeSpec(j.Spec, j.Kind)
 	if err == nil && h.minSlots > 0 && h.minSlots <= j.Slots {
 		sj.MinSlots = h.minSlots
+	}
+	if err == nil {
+		sj.GPU = h.gpu // kept where the pool's nodes have the type (exportJobGPUs)
 	}
 	// checkpoint_every: the master estimates each allocation's last
 	// checkpoint from it, and a scenario takes it from a job that can be

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/config"
@@ -23,10 +21,10 @@ import (
 // again, node_up), so that the replay has it when the live master had
 // it. The store records each deletion in the node history, in the
 // deletion's transaction, with what the node was (store.NodeEvent's
-// Deleted), so that a master restarted since exports it too. A scenario
-// has one node per name, of one shape: a node of a deleted one's name
-// that registered again with other GPUs or labels, or in another pool,
-// is exported as one of them, with a note (reshapedNodes).
+// Deleted), so that a master restarted since exports it too. A node of
+// a deleted one's name that registers again with another shape is the
+// node changing shape (node_reshape, whatif_reshaped.go), and one in
+// another pool is noted there.
 
 // deletedSince reads the nodes deleted at or after since from the node
 // history, each as it was at its deletion, with the deletion's time, in
@@ -88,44 +86,4 @@ func poolOfNode(sc *scenario.Scenario, name string) int {
 	return slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool {
 		return slices.ContainsFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == name })
 	})
-}
-
-// reshapedNodes are notes for the names that stood for nodes of other
-// shapes within the window: a node deleted there (dels) whose name a node
-// with other GPUs, labels or another pool had after it (registered
-// again), or before it. A scenario has one node per name, of one shape
-// and pool for the whole run, and its decisions name nodes by name, so
-// the export writes the node as sc has it (the one the master has now,
-// else the first deleted) and says where the replay's differs.
-func reshapedNodes(sc *scenario.Scenario, cfg *config.Config, dels []deletedNode, since time.Time) []string {
-	var notes []string
-	for _, d := range dels {
-		i := poolOfNode(sc, d.rec.Name)
-		if i < 0 || len(d.rec.GPUs) == 0 {
-			continue
-		}
-		k := slices.IndexFunc(sc.Pools[i].Nodes, func(n scenario.Node) bool { return n.Name == d.rec.Name })
-		have := sc.Pools[i].Nodes[k]
-		pool, was := exportedNode(cfg, d.rec)
-		if pool == sc.Pools[i].Name && was.Slots == have.Slots && was.GPU == have.GPU && maps.Equal(was.Labels, have.Labels) {
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("node %s was %s until its deletion at %ds, and another node of its name was not: "+
-			"a scenario has one node per name, of one shape, so the replay runs %s as %s for the whole window, and its decisions on it may differ from the live ones",
-			d.rec.Name, shapeOf(pool, was), int64(d.at.Sub(since)/time.Second), d.rec.Name, shapeOf(sc.Pools[i].Name, have)))
-	}
-	return notes
-}
-
-// shapeOf says what a node is: its slots, GPU, pool and labels.
-func shapeOf(pool string, n scenario.Node) string {
-	s := fmt.Sprintf("%d %s in pool %s", n.Slots, n.GPU, pool)
-	if len(n.Labels) > 0 {
-		var kv []string
-		for _, k := range slices.Sorted(maps.Keys(n.Labels)) {
-			kv = append(kv, k+"="+n.Labels[k])
-		}
-		s += " labelled " + strings.Join(kv, ",")
-	}
-	return s
 }

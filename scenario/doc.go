@@ -49,7 +49,9 @@
 //   - Every job has a unique name and names an existing pool (the first pool
 //     by default), and one of its tasks fits in that pool: Slots is at most
 //     the sum of the pool's node slots (the shared nodes' for a sharing
-//     pool), and on nodes of its GPU type if it names one. Tasks,
+//     pool), and on nodes of its GPU type if it names one, each node
+//     counted at its largest shape, the file's or a node_reshape's
+//     (reshape.go). Tasks,
 //     MaxConcurrent >= 1; Slots >= 0; Priority in 1..99 with PriorityClass
 //     its band's class; Weight > 0 and finite. LOW-class work is
 //     preemptible, interactive work is not.
@@ -81,6 +83,9 @@
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.
 //   - Jobs and events are in file order; events are not sorted by time.
+//     A node event names a node of the file (Node) and no job; a
+//     node_reshape's Shape has its node's name and >= 1 slot, and only
+//     node_reshape has a Shape.
 //   - With a trace (jobs: {trace: FILE}), the first pool is not a quota
 //     pool, Jobs is empty and events are not
 //     checked against job names, because the names live in the trace: the

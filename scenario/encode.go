@@ -101,6 +101,16 @@ func eventNode(e Event) (*yaml.Node, error) {
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
 	case EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete:
 		m.Set(string(e.Kind), e.Node)
+	case EventNodeReshape:
+		if e.Shape == nil {
+			return nil, fmt.Errorf("node_reshape of %s without a shape", e.Node)
+		}
+		nm := spec.NewMapping()
+		nm.Set("node", e.Node)
+		nm.Set("slots", e.Shape.Slots)
+		nm.SetIf(e.Shape.GPU != "", "gpu", e.Shape.GPU)
+		nm.SetIf(e.Shape.Labels != nil, "labels", e.Shape.Labels)
+		m.Set(string(e.Kind), nm.Node)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", e.Kind)
 	}

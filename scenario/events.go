@@ -89,6 +89,10 @@ func (p eventParser) checkBefore(f *yamlfield.Fields, e *Event, checkJobs bool) 
 func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 	key := string(e.Kind)
 	path := p.Join(f.Path, key)
+	if e.Kind == EventNodeReshape {
+		p.reshape(f, e, path)
+		return
+	}
 	if e.Kind.OfNode() {
 		if yamlfield.Field(f, key, &e.Node, name) {
 			p.checkEventNode(f.Lookup(key), path, e.Node)
@@ -122,6 +126,28 @@ func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 			yamlfield.Field(g, "weight", &e.Weight, yamlfield.PositiveNumber)
 		}
 	}
+	g.Done()
+}
+
+// reshape parses a node_reshape's value: the node and its new shape,
+// whose slots, gpu and labels read as a node entry's (labels and gpu
+// left out: none from then on).
+func (p eventParser) reshape(f *yamlfield.Fields, e *Event, path string) {
+	g, ok := p.Fields(f.Lookup(string(e.Kind)), path)
+	if !ok {
+		return
+	}
+	if g.Required("node") && yamlfield.Field(g, "node", &e.Node, name) {
+		p.checkEventNode(g.Lookup("node"), p.Join(path, "node"), e.Node)
+	}
+	sh := &Node{Line: g.Line}
+	if g.Required("slots") {
+		yamlfield.Field(g, "slots", &sh.Slots, yamlfield.IntAtLeast(1))
+	}
+	yamlfield.Field(g, "gpu", &sh.GPU, yamlfield.Text)
+	p.NodeLabels(g, &sh.Node)
+	sh.Name = e.Node
+	e.Shape = sh
 	g.Done()
 }
 

@@ -42,6 +42,7 @@ func FuzzParse(f *testing.F) {
 		"projects: [{name: a, parent: b, quota: 1}, {name: b, parent: a, quota: 1}]\n" + onePool,
 		withQOS + "  - {name: j, qos: emergency, licenses: {matlab: 2}}\n",
 		mfJobs,
+		jobs + "events:\n  - {at: 1h, node_reshape: {node: g-1, slots: 2, gpu: a100, labels: {rack: r2}}}\n  - {at: 2h, node_reshape: {node: c, slots: 9}}\n",
 		mfJobs + "  - {name: e, pool: mf, account: biology, user: u, min_slots: 2, max_slots: 16, topology: prefer}\n",
 		mfPools + "  - {name: x, parent: x}\njobs: [{name: j, pool: mf, account: x, nice: -3}]\n",
 		"pools: [{name: a, policy: multifactor, backfill: true, reservations: conservative, multifactor: {age: 1, max_age: 1h}, nodes: [{name: n, slots: 2}]}]\n",
@@ -193,8 +194,11 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		}
 	}
 	for _, e := range s.Events {
-		if !slices.Contains(eventKinds, e.Kind) || e.At < 0 || e.Job == "" {
+		if !slices.Contains(eventKinds, e.Kind) || e.At < 0 || (e.Job == "") != e.Kind.OfNode() || (e.Node == "") == e.Kind.OfNode() {
 			t.Errorf("event breaks an invariant: %+v", e)
+		}
+		if sh := e.Shape; (sh != nil) != (e.Kind == EventNodeReshape) || sh != nil && (sh.Slots < 1 || sh.Name != e.Node) {
+			t.Errorf("event breaks a node_reshape invariant: %+v (shape %+v)", e, sh)
 		}
 	}
 }

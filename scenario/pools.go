@@ -70,6 +70,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 				return nil
 			}
 			pools := p.poolList(raw)
+			p.reshapeCapacity(pools, f.Lookup("events"))
 			p.resolveSharing(pools)
 			return pools
 		},

@@ -362,14 +362,22 @@ const (
 	// good, leaves the capacity that fair-share usage is a share of,
 	// until EventNodeUp (a node of its name registering again).
 	EventNodeDelete EventKind = "node_delete"
+	// EventNodeReshape: a node's agent registers again with another
+	// inventory (Event.Shape: its slots, GPU type and labels from then
+	// on). The tasks on it run on, and every slot they hold counts
+	// against the new ones until they end, as on the live master: a node
+	// with fewer slots than its tasks hold is full until they end. Its
+	// pool stays.
+	EventNodeReshape EventKind = "node_reshape"
 )
 
 var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp, EventDrain, EventResume,
-	EventNodeDelete}
+	EventNodeDelete, EventNodeReshape}
 
 // OfNode reports an event that names a node rather than a job.
 func (k EventKind) OfNode() bool {
-	return k == EventNodeDown || k == EventNodeUp || k == EventDrain || k == EventResume || k == EventNodeDelete
+	return k == EventNodeDown || k == EventNodeUp || k == EventDrain || k == EventResume || k == EventNodeDelete ||
+		k == EventNodeReshape
 }
 
 // Event changes a job or a node at a point in simulated time.
@@ -379,7 +387,10 @@ type Event struct {
 	Job      string
 	Priority int     // for EventSetPriority
 	Weight   float64 // for EventSetWeight
-	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete
+	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete, EventNodeReshape
+	// Shape is, for EventNodeReshape, the node's slots, GPU type and
+	// labels from the event on (its Name is Node); nil otherwise.
+	Shape *Node
 	// AfterPass settles the instant before the event (its submissions,
 	// the events before this one and the ends due then get their passes
 	// first), as a live master that ran a pass that decided something

@@ -82,6 +82,9 @@
 //     with the node still down.
 //   - A drained node (a drain event, until resume) takes no new task and
 //     loses none to a preemption; its tasks run on (lifecycle's nodes.go).
+//   - A node reshaped (a node_reshape event) keeps its tasks, and is
+//     never seen with fewer slots than they hold (lifecycle's
+//     reshape.go); fair-share usage is a share of its new slots.
 //   - An experiment with a searcher (JobSpec.Search) is judged by the
 //     master's searcher.Search, fed each trial's reports in the order
 //     they happen; a trial it stops ends at once and frees its slots

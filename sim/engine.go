@@ -63,8 +63,10 @@ type sim struct {
 	// nodeIdx maps node names to indices in the snapshot's nodes, when
 	// node events need it.
 	nodeIdx map[string]int32
-	// gone are the nodes deleted (EventNodeDelete) and not back.
+	// gone are the nodes deleted (EventNodeDelete) and not back; own
+	// the slots of the nodes reshaped (EventNodeReshape), by index.
 	gone map[int32]bool
+	own  map[int32]int
 	// queued counts jobs with waiting tasks.
 	queued  int
 	nextSeq int64
@@ -134,7 +136,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
 	s.c.LostNodeGrace = in.LostNodeGrace
-	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil), in.Accounts, in.Epoch)
+	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil, nil), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		if e.Before != "" {
@@ -516,14 +518,15 @@ func (s *sim) indexNodes() error {
 
 // node reports a node event: down, up, drained or resumed.
 func (k EventKind) node() bool {
-	return k == EventNodeDown || k == EventNodeUp || k == EventNodeDrain || k == EventNodeResume || k == EventNodeDelete
+	return k == EventNodeDown || k == EventNodeUp || k == EventNodeDrain || k == EventNodeResume || k == EventNodeDelete ||
+		k == EventNodeReshape
 }
 
 // nodeKinds are the lifecycle's events for the node events: a deletion
 // is a loss, then a resume (deleted).
 var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.EventNodeDown,
 	EventNodeUp: lifecycle.EventNodeUp, EventNodeDrain: lifecycle.EventNodeDrain, EventNodeResume: lifecycle.EventNodeResume,
-	EventNodeDelete: lifecycle.EventNodeDown}
+	EventNodeDelete: lifecycle.EventNodeDown, EventNodeReshape: lifecycle.EventNodeReshape}
 
 // nodeEvent takes a node down, brings it back, drains, resumes or
 // deletes it (lifecycle's EventNodeDown, EventNodeUp, EventNodeDrain,
@@ -534,6 +537,10 @@ var nodeKinds = map[EventKind]lifecycle.EventKind{EventNodeDown: lifecycle.Event
 // away, the metrics hear of each record's slots with what its job held
 // after it, and the jobs the loss ended end. Only a loss frees anything.
 func (s *sim) nodeEvent(e Event) {
+	if e.Kind == EventNodeReshape {
+		s.reshape(e)
+		return
+	}
 	kind := nodeKinds[e.Kind]
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: kind, Node: s.nodeIdx[e.Node]})
 	defer s.deleted(e) // once what the loss freed is told

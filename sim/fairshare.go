@@ -24,19 +24,40 @@ import (
 // chargedSlots is the capacity usage is a share of: the slots of the
 // multifactor pools, the only pools whose jobs charge accounts. A node
 // down or drained still counts, one deleted (gone: the nodes of the
-// snapshot's indices) does not (lifecycle.InFairShareCapacity), so it is
-// fixed for the run but for deletions.
-func chargedSlots(in *Input, gone map[int32]bool) int {
+// snapshot's indices) does not (lifecycle.InFairShareCapacity), and a
+// node reshaped counts its new slots (own, by index), not what its tasks
+// hold, as the master's snapNodes; so it is fixed for the run but for
+// deletions and reshapes.
+func chargedSlots(in *Input, gone map[int32]bool, own map[int32]int) int {
 	capacity, i := 0, int32(0)
 	for _, p := range in.Pools {
 		for _, n := range p.Nodes {
 			if p.Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(gone[i]) {
-				capacity += n.Slots
+				if slots, ok := own[i]; ok {
+					capacity += slots
+				} else {
+					capacity += n.Slots
+				}
 			}
 			i++
 		}
 	}
 	return capacity
+}
+
+// reshape gives node e.Node e.Shape (lifecycle's EventNodeReshape) and
+// sets the fair-share capacity again, with its new slots.
+func (s *sim) reshape(e Event) {
+	n := s.nodeIdx[e.Node]
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNodeReshape, Node: n, Shape: e.Shape})
+	if !o.Applied {
+		return
+	}
+	if s.own == nil {
+		s.own = map[int32]int{}
+	}
+	s.own[n] = e.Shape.Slots
+	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own))
 }
 
 // deleted applies what node event e changes to the deleted nodes: a
@@ -57,5 +78,5 @@ func (s *sim) deleted(e Event) {
 		s.gone = map[int32]bool{}
 	}
 	s.gone[n] = e.Kind == EventNodeDelete
-	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone))
+	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own))
 }

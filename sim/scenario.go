@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/scenario"
@@ -38,13 +39,14 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 	if sc.Trace != nil && jobs == nil {
 		return nil, fmt.Errorf("%s: jobs come from trace %s, which was not opened", sc.Name, sc.Trace.Path)
 	}
+	var specs []JobSpec // the file's jobs, checked once the events are in
 	if jobs == nil {
 		quota, osmo := map[string]bool{}, map[string]bool{}
 		for _, p := range sc.Pools {
 			quota[p.Name] = p.Policy == scenario.PolicyQuota
 			osmo[p.Name] = p.Quota >= 0
 		}
-		specs := make([]JobSpec, 0, len(sc.Jobs))
+		specs = make([]JobSpec, 0, len(sc.Jobs))
 		for _, j := range sc.Jobs {
 			spec := specFromScenario(j, poolIdx[j.Pool], quota[j.Pool])
 			spec.Class = classRule(j, quota[j.Pool], osmo[j.Pool])
@@ -55,9 +57,6 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 				}
 			}
 			specs = append(specs, spec)
-		}
-		if err := checkFeasible(in, specs); err != nil {
-			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		jobs = NewSliceSource(specs)
 	}
@@ -83,10 +82,19 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeResume
 		case scenario.EventNodeDelete:
 			ev.Kind = EventNodeDelete
+		case scenario.EventNodeReshape:
+			ev.Kind = EventNodeReshape
+			ev.Shape = &sched.Node{Name: e.Node, Slots: e.Shape.Slots, GPU: e.Shape.GPU, Labels: e.Shape.Labels,
+				Switch: e.Shape.Labels[scenario.SwitchLabel]}
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}
 		in.Events = append(in.Events, ev)
+	}
+	if specs != nil {
+		if err := checkFeasible(in, specs); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
 	}
 	return in, nil
 }
@@ -265,6 +273,19 @@ func checkFeasible(in *Input, specs []JobSpec) error {
 	for _, p := range in.Pools {
 		s.Pools = append(s.Pools, p.Pool)
 		s.Nodes = append(s.Nodes, p.Nodes...)
+	}
+	// A node reshaped counts in each of its shapes, as one more node of
+	// its pool: a job may fit only its later one.
+	n := len(s.Nodes)
+	for _, e := range in.Events {
+		if e.Kind != EventNodeReshape || e.Shape == nil {
+			continue
+		}
+		if i := slices.IndexFunc(s.Nodes[:n], func(nd sched.Node) bool { return nd.Name == e.Node }); i >= 0 {
+			nd := *e.Shape
+			nd.Pool, nd.ZeroSlotLimit = s.Nodes[i].Pool, s.Nodes[i].ZeroSlotLimit
+			s.Nodes = append(s.Nodes, nd)
+		}
 	}
 	for _, spec := range specs {
 		if spec.Slots == 0 {

@@ -224,6 +224,12 @@ const (
 	// the fair-share capacity (lifecycle.InFairShareCapacity) until
 	// EventNodeUp, a node of its name registering again.
 	EventNodeDelete
+	// EventNodeReshape gives a node another inventory (Event.Shape), as
+	// its agent registering again with other GPUs or labels: its tasks
+	// run on, every slot they hold counting against the new ones until
+	// they end (lifecycle's EventNodeReshape), and fair-share usage is a
+	// share of the new slots from then on.
+	EventNodeReshape
 )
 
 // Event is a scripted change at a given time: to Job, or for a node
@@ -235,6 +241,9 @@ type Event struct {
 	Priority int
 	Weight   float64
 	Node     string
+	// Shape is an EventNodeReshape's new shape of Node: its Slots, GPU,
+	// Labels and Switch.
+	Shape *sched.Node
 	// AfterPass settles the instant before the event, as a live master
 	// that ran a pass between it and what came before it in its second
 	// (scenario.Event.AfterPass).

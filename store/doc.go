@@ -1,8 +1,10 @@
 // Package store is the master's durable memory: jobs, their tasks and the
 // tasks' attempts, nodes, task logs, GPU usage for fair share, and an event
 // log of every transition, with the history of the nodes' states beside
-// it (NodeEvents: each loss, return, drain, resume and deletion, when, a
-// deletion with the node as it was; PruneJobs leaves it), and
+// it (NodeEvents: each loss, return, drain, resume, deletion and change
+// of inventory, when, a deletion with the node as it was, a new node and
+// a registration that changed its GPUs, labels or pool with the node as
+// it registered; PruneJobs leaves it), and
 // the reservations conservative backfilling carries between passes (one
 // per job, replaced whole; PruneJobs forgets them with the job), and
 // marks, named facts that once set stay set (Mark, Marked: MarkGrows,

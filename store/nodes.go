@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -63,15 +65,8 @@ func (o *ops) UpsertNode(ctx context.Context, n Node) (Node, error) {
 		return Node{}, fmt.Errorf("register node %s: encode GPUs: %w", n.Name, err)
 	}
 	at := nsOf(nowIfZero(n.HeartbeatAt))
-	var was string
-	err = o.q.QueryRowContext(ctx, o.d.q("SELECT state FROM nodes WHERE name = ?"), n.Name).Scan(&was)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Node{}, fmt.Errorf("register node %s: read its state: %w", n.Name, err)
-	}
-	if NodeState(was) != NodeUp {
-		if err := o.nodeEvent(ctx, n.Name, NodeState(was), NodeUp, timeOf(at)); err != nil {
-			return Node{}, err
-		}
+	if err := o.registered(ctx, n.Name, shapeCols{n.Pool, labels, gpus}, timeOf(at)); err != nil {
+		return Node{}, err
 	}
 	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeInsertCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -191,11 +186,73 @@ func (o *ops) DeleteNode(ctx context.Context, name string, at time.Time) error {
 	return nil
 }
 
+// shapeCols are a node's pool, labels and GPUs as its row and the node
+// history keep them (JSON for the labels and GPUs).
+type shapeCols struct{ pool, labels, gpus string }
+
+// registered records what registering node name with shape sh at at
+// changes in the node history: a new node (From "", with its shape), a
+// changed inventory (NodeReshaped, with the new shape), and a return of
+// a node not up, in that order.
+func (o *ops) registered(ctx context.Context, name string, sh shapeCols, at time.Time) error {
+	var was string
+	var had shapeCols
+	err := o.q.QueryRowContext(ctx, o.d.q("SELECT state, pool, labels, gpus FROM nodes WHERE name = ?"), name).
+		Scan(&was, &had.pool, &had.labels, &had.gpus)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return o.nodeEventShaped(ctx, name, "", NodeUp, at, &sh)
+	case err != nil:
+		return fmt.Errorf("register node %s: read its state: %w", name, err)
+	}
+	if same, err := sameShape(had, sh); err != nil {
+		return fmt.Errorf("register node %s: %w", name, err)
+	} else if !same {
+		if err := o.nodeEventShaped(ctx, name, NodeState(was), NodeReshaped, at, &sh); err != nil {
+			return err
+		}
+	}
+	if NodeState(was) != NodeUp {
+		return o.nodeEvent(ctx, name, NodeState(was), NodeUp, at)
+	}
+	return nil
+}
+
+// sameShape reports whether a and b are one shape. The JSON is compared
+// decoded, as PostgreSQL's JSONB columns give it back in their own form.
+func sameShape(a, b shapeCols) (bool, error) {
+	if a.pool != b.pool {
+		return false, nil
+	}
+	var la, lb map[string]string
+	var ga, gb []GPU
+	for _, d := range []struct {
+		s string
+		v any
+	}{{a.labels, &la}, {b.labels, &lb}, {a.gpus, &ga}, {b.gpus, &gb}} {
+		if err := decodeJSON("node shape", d.s, d.v); err != nil {
+			return false, err
+		}
+	}
+	return maps.Equal(la, lb) && slices.Equal(ga, gb), nil
+}
+
 // nodeEvent records that node name went from state from ("" for none)
 // to state to at at.
 func (o *ops) nodeEvent(ctx context.Context, name string, from, to NodeState, at time.Time) error {
-	_, err := o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns) VALUES (?, ?, ?, ?)"),
-		name, string(from), string(to), nsOf(at))
+	return o.nodeEventShaped(ctx, name, from, to, at, nil)
+}
+
+// nodeEventShaped is nodeEvent with the node's shape sh, when not nil.
+func (o *ops) nodeEventShaped(ctx context.Context, name string, from, to NodeState, at time.Time, sh *shapeCols) error {
+	var err error
+	if sh == nil {
+		_, err = o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns) VALUES (?, ?, ?, ?)"),
+			name, string(from), string(to), nsOf(at))
+	} else {
+		_, err = o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+			name, string(from), string(to), nsOf(at), sh.pool, sh.labels, sh.gpus)
+	}
 	if err != nil {
 		return fmt.Errorf("record node %s %q → %s: %w", name, from, to, err)
 	}
@@ -233,20 +290,28 @@ func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
 		return NodeEvent{}, err
 	}
 	e.At = timeOf(at)
-	if e.To != NodeDeleted {
+	// A registration before shapes were recorded kept the columns'
+	// defaults, which read as no GPUs: such a node offers nothing to
+	// schedule, so no shape is as good.
+	registered := e.From == "" && e.To == NodeUp && gpus != "[]"
+	if e.To != NodeDeleted && e.To != NodeReshaped && !registered {
 		return e, nil
 	}
-	d := &Node{Name: e.Node, Pool: pool, State: e.From}
-	if err := decodeJSON("deleted node labels", labels, &d.Labels); err != nil {
+	d := &Node{Name: e.Node, Pool: pool}
+	if err := decodeJSON("node event labels", labels, &d.Labels); err != nil {
 		return NodeEvent{}, err
 	}
-	if err := decodeJSON("deleted node gpus", gpus, &d.GPUs); err != nil {
+	if err := decodeJSON("node event gpus", gpus, &d.GPUs); err != nil {
 		return NodeEvent{}, err
 	}
 	d.Labels = emptyMapNil(d.Labels)
 	if len(d.GPUs) == 0 {
 		d.GPUs = nil
 	}
-	e.Deleted = d
+	if e.To == NodeDeleted {
+		d.State, e.Deleted = e.From, d
+	} else {
+		e.Shape = d
+	}
 	return e, nil
 }

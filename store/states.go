@@ -83,6 +83,14 @@ const (
 // registers later goes from "" to NodeUp, a new node.
 const NodeDeleted NodeState = "deleted"
 
+// NodeReshaped is the node history's state of a registration that
+// changed a node's inventory: its agent registered again with other
+// GPUs (count, type, UUIDs or memory), labels or pool than the node had
+// (UpsertNode; NodeEvent.Shape keeps the new ones). A node is never in
+// it: From is its state then, and a node not up goes on to NodeUp in a
+// second event of the same registration.
+const NodeReshaped NodeState = "reshaped"
+
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }
 
 // checkJobEdge reports whether from → to is an edge of the job state

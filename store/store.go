@@ -90,7 +90,10 @@ type Writer interface {
 
 	// UpsertNode registers a node or replaces its pool, labels and GPUs;
 	// it is then up, with a heartbeat at n.HeartbeatAt. A node that was
-	// not up (or not registered) gets a NodeEvent at n.HeartbeatAt.
+	// not up (or not registered) gets a NodeEvent at n.HeartbeatAt, a new
+	// one (From "") with its shape (NodeEvent.Shape); so does one whose
+	// pool, labels or GPUs change (To NodeReshaped, before its return
+	// if it was not up), in the same transaction.
 	UpsertNode(ctx context.Context, n Node) (Node, error)
 	// Heartbeat records that a node was seen at the given time.
 	Heartbeat(ctx context.Context, name string, at time.Time) error

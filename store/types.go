@@ -256,7 +256,8 @@ const (
 // NodeEvent is a change of a node's state: lost, or up again (From ""
 // for a node's first registration, or one after its deletion); an
 // admin's drain (From NodeSchedulable, To NodeDrained) or resume (back);
-// or its deletion (From its state then, To NodeDeleted).
+// its deletion (From its state then, To NodeDeleted); or a registration
+// that changed its inventory (From its state then, To NodeReshaped).
 type NodeEvent struct {
 	Seq      int64 // increasing
 	Node     string
@@ -265,6 +266,12 @@ type NodeEvent struct {
 	// Deleted is, for a deletion, the node as it was deleted: its pool,
 	// labels, GPUs and state (From), the rest zero; nil otherwise.
 	Deleted *Node
+	// Shape is, for a registration that made the node (From "", To
+	// NodeUp) or changed its inventory (To NodeReshaped), the node as it
+	// registered: its pool, labels and GPUs, the rest zero; nil
+	// otherwise, and for a new node of no GPUs (a registration recorded
+	// before shapes were reads alike).
+	Shape *Node
 }
 
 // NodeEventFilter selects node events.

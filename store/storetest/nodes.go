@@ -105,3 +105,71 @@ func testNodeDeletedHistory(t *testing.T, target Target, s store.Store, gpus []s
 		wantEqual(t, "other events' deleted node", evs[0].Deleted, (*store.Node)(nil))
 	}
 }
+
+// testNodeReshaped: a registration that changes a node's GPUs, labels or
+// pool is in the node history (NodeReshaped, with the new shape), before
+// the return of a node that was lost; one that changes nothing, or a
+// heartbeat, is not; a new node's registration keeps its shape.
+func testNodeReshaped(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	gpu := func(i int, typ string) store.GPU {
+		return store.GPU{Index: i, UUID: fmt.Sprintf("GPU-%d", i), Type: typ, MemoryMiB: 81559}
+	}
+	four := []store.GPU{gpu(0, "h100"), gpu(1, "h100"), gpu(2, "h100"), gpu(3, "h100")}
+	two := []store.GPU{gpu(0, "a100"), gpu(1, "a100")}
+	regs := []struct {
+		name string
+		node store.Node
+		lose bool // lose the node before this registration
+	}{
+		{"new", store.Node{Pool: "h100", GPUs: four}, false},
+		{"same again", store.Node{Pool: "h100", GPUs: four}, false},
+		{"fewer GPUs of another type", store.Node{Pool: "h100", GPUs: two}, false},
+		{"labelled", store.Node{Pool: "h100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, false},
+		{"another pool, after a loss", store.Node{Pool: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, true},
+		{"back after a loss as it was", store.Node{Pool: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, true},
+	}
+	for i, r := range regs {
+		when := at(time.Duration(i+1) * time.Minute)
+		if r.lose {
+			if err := s.SetNodeState(ctx, "gpu-1", store.NodeUp, store.NodeLost, when.Add(-time.Second)); err != nil {
+				t.Fatalf("%s: lose: %v", r.name, err)
+			}
+		}
+		r.node.Name, r.node.HeartbeatAt = "gpu-1", when
+		if _, err := s.UpsertNode(ctx, r.node); err != nil {
+			t.Fatalf("%s: register: %v", r.name, err)
+		}
+		if err := s.Heartbeat(ctx, "gpu-1", when.Add(10*time.Second)); err != nil {
+			t.Fatalf("%s: heartbeat: %v", r.name, err)
+		}
+	}
+	s.Close()
+	s = open(t, target)
+	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		t.Fatalf("node events: %v", err)
+	}
+	var hist []string
+	for _, e := range evs {
+		line := fmt.Sprintf("%s->%s %s", e.From, e.To, e.At.Sub(at(0)))
+		if e.Shape != nil {
+			line += fmt.Sprintf(" %s %d %s %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels)
+		}
+		hist = append(hist, line)
+	}
+	wantEqual(t, "history of the registrations", hist, []string{
+		"->up 1m0s h100 4 h100 map[]",
+		"up->reshaped 3m0s h100 2 a100 map[]",
+		"up->reshaped 4m0s h100 2 a100 map[rack:r2]",
+		"up->lost 4m59s",
+		"lost->reshaped 5m0s a100 2 a100 map[rack:r2]",
+		"lost->up 5m0s",
+		"up->lost 5m59s",
+		"lost->up 6m0s",
+	})
+	if len(evs) > 2 {
+		wantEqual(t, "reshaped node", evs[1].Shape, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: two})
+	}
+}

@@ -220,14 +220,16 @@ func testNodes(t *testing.T, target Target) {
 		got = append(got, ev{e.Node, e.From, e.To, e.At})
 	}
 	wantEqual(t, "node events", got, []ev{{"gpu-1", "", store.NodeUp, at(time.Minute)}, {"cpu-1", "", store.NodeUp, at(time.Minute)},
-		{"gpu-1", store.NodeUp, store.NodeLost, at(150 * time.Second)}, {"gpu-1", store.NodeLost, store.NodeUp, at(3 * time.Minute)}})
+		{"gpu-1", store.NodeUp, store.NodeLost, at(150 * time.Second)},
+		// Its return in another pool with one GPU changed its inventory.
+		{"gpu-1", store.NodeLost, store.NodeReshaped, at(3 * time.Minute)}, {"gpu-1", store.NodeLost, store.NodeUp, at(3 * time.Minute)}})
 	since, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(150 * time.Second)})
-	if err != nil || len(since) != 2 || since[0].To != store.NodeLost {
-		t.Errorf("node events since the loss: %+v (error %v), want the loss and the return", since, err)
+	if err != nil || len(since) != 3 || since[0].To != store.NodeLost {
+		t.Errorf("node events since the loss: %+v (error %v), want the loss, the new inventory and the return", since, err)
 	}
-	after, err := s.NodeEvents(ctx, store.NodeEventFilter{AfterSeq: evs[2].Seq})
-	if err != nil || len(after) != 1 || after[0].Seq != evs[3].Seq {
-		t.Errorf("node events after the loss: %+v (error %v), want the return", after, err)
+	after, err := s.NodeEvents(ctx, store.NodeEventFilter{AfterSeq: evs[3].Seq})
+	if err != nil || len(after) != 1 || after[0].Seq != evs[4].Seq {
+		t.Errorf("node events after the new inventory: %+v (error %v), want the return", after, err)
 	}
 
 	// A node whose agent said goodbye is left, and a registration brings
@@ -241,7 +243,7 @@ func testNodes(t *testing.T, target Target) {
 	if _, err := s.UpsertNode(ctx, store.Node{Name: "cpu-1", Pool: "cpu", HeartbeatAt: at(7 * time.Minute)}); err != nil {
 		t.Fatalf("register a node that left: %v", err)
 	}
-	left, err := s.NodeEvents(ctx, store.NodeEventFilter{AfterSeq: evs[3].Seq})
+	left, err := s.NodeEvents(ctx, store.NodeEventFilter{AfterSeq: evs[4].Seq})
 	if err != nil || len(left) != 2 || left[0].From != store.NodeUp || left[0].To != store.NodeLeft ||
 		left[1].From != store.NodeLeft || left[1].To != store.NodeUp {
 		t.Errorf("node events after the return: %+v (error %v), want the leave and the return", left, err)

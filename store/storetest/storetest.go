@@ -54,6 +54,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Logs", testLogs},
 		{"Nodes", testNodes},
 		{"NodeDrain", testNodeDrain},
+		{"NodeReshaped", testNodeReshaped},
 		{"Usage", testUsage},
 		{"PruneJobs", testPruneJobs},
 		{"Reservations", testReservations},

@@ -1,0 +1,60 @@
+package master
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// A node's agent that registers again with another inventory (other
+// GPUs, labels or pool than the node had, without a deletion between:
+// a GPU fallen off the bus, a driver update that renames the type, an
+// agent moved to another pool) changes the node in place, as Kubernetes
+// lets a node's allocatable and labels change under the pods bound to it
+// and Slurm keeps a job running on a node whose configuration changed:
+//
+//   - The tasks the agent still runs keep running, on the GPUs they were
+//     given, even a GPU the new inventory lacks, and their job's GPU type
+//     or pool is not checked again: nothing is killed for the change.
+//   - Every GPU they hold counts against the node's new GPUs until they
+//     end: the scheduler sees the node with max(its GPUs, the GPUs held)
+//     slots, so a node with fewer GPUs than its tasks hold is full, never
+//     over-committed, and new starts go to GPUs the new inventory lists
+//     and no task holds (placeParts). From then on its GPUs, type, labels
+//     and pool are the new ones for every new placement.
+//   - Fair-share usage is a share of the nodes' own GPUs, the new ones
+//     (snapNodes), not of what the tasks hold.
+//   - The change is logged as a warning (reshaped) and kept in the node
+//     history, in the registration's transaction (store.NodeReshaped,
+//     NodeEvent.Shape), so that the what-if export replays it
+//     (node_reshape, whatif_reshaped.go).
+
+// reshaped logs that node n, which was was before its agent registered
+// again, now has another inventory, with what its tasks hold. Callers
+// hold mu.
+func (ag *agents) reshaped(n *mnode, was store.Node, wasPool string) {
+	now := n.rec
+	if was.Pool == now.Pool && maps.Equal(was.Labels, now.Labels) && slices.Equal(was.GPUs, now.GPUs) {
+		return
+	}
+	gone := 0
+	for idx := range n.used {
+		if !slices.ContainsFunc(now.GPUs, func(g store.GPU) bool { return g.Index == idx }) {
+			gone++
+		}
+	}
+	ag.m.log.Warn("node registered again with another inventory: its tasks run on, the GPUs they hold count against its new ones until they end",
+		"node", now.Name, "gpus_was", len(was.GPUs), "gpus", len(now.GPUs), "type_was", gpuType(was), "type", gpuType(now),
+		"pool_was", wasPool, "pool", n.pool, "labels_was", was.Labels, "labels", now.Labels,
+		"tasks", len(ag.m.tasksOn(now.Name)), "gpus_held", len(n.used), "held_gpus_gone", gone,
+		"over", max(len(n.used)-len(now.GPUs), 0))
+}
+
+// gpuType is the type of a node's GPUs, "" for none.
+func gpuType(rec store.Node) string {
+	if len(rec.GPUs) == 0 {
+		return ""
+	}
+	return rec.GPUs[0].Type
+}

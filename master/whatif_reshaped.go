@@ -1,0 +1,221 @@
+package master
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/store"
+)
+
+// Nodes whose shape changed in the window, in the export. A node's agent
+// that registers again with other GPUs, labels or pool (reshape.go), and
+// a node of a deleted one's name that registers with another shape, are
+// in the node history with the node's shape (store.NodeEvent's Shape; a
+// deletion's Deleted). The export writes each node of the file as it was
+// when the window began, and a node_reshape at each registration that
+// changed its slots, GPU type or labels, so that the replay's node has,
+// at every instant, the shape the live master's had. A scenario node
+// stays in its pool: a move to another pool is kept out, with a note,
+// and so is a node whose shape before a change is not in the history
+// (registered before shapes were recorded): it is written as the master
+// has it now.
+
+// nodeShapes walks the node history for the nodes of sc's pools: each
+// one's shape when the window began, and the changes within it.
+type nodeShapes struct {
+	sc    *scenario.Scenario
+	cfg   *config.Config
+	since time.Time
+	// at is each node's shape as of the history read so far (the node
+	// as it was just before a deletion), where known.
+	at map[string]store.Node
+	// start is each node's shape when the window began, where known;
+	// one with no GPUs is written as the master has it now.
+	start map[string]store.Node
+	// moved are the nodes whose move to another pool is noted.
+	moved map[string]bool
+	notes []string
+}
+
+// exportReshapes sets sc's nodes to their shapes when the window
+// [since, until) began and adds node_reshape events for the changes
+// within it, from the whole node history evs, with the after_pass and
+// before of any node event (after: afterPassAt's; subs, the exported
+// submissions). It returns notes for what a scenario cannot carry.
+func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeEvent, after func(time.Time) bool,
+	subs []exportedSub, since, until time.Time) []string {
+	ns := &nodeShapes{sc: sc, cfg: cfg, since: since, at: map[string]store.Node{}, start: map[string]store.Node{},
+		moved: map[string]bool{}}
+	inFile := map[string]bool{}
+	for _, p := range sc.Pools {
+		for _, n := range p.Nodes {
+			inFile[n.Name] = true
+		}
+	}
+	for _, e := range evs {
+		if e.At.Before(since) && inFile[e.Node] {
+			ns.note(e)
+		}
+	}
+	maps.Copy(ns.start, ns.at)
+	var out []scenario.Event
+	for _, e := range evs {
+		if e.At.Before(since) || !e.At.Before(until) || !inFile[e.Node] {
+			continue
+		}
+		// Every node event of the window, in the history's order, as
+		// exportNodeEvents asks afterPassAt.
+		afterPass := after(e.At)
+		if ev, ok := ns.change(e); ok {
+			// A registration that is also the node's return (From not
+			// up: it was lost, left or deleted) is one with its node_up,
+			// which comes first in its instant: no pass between them.
+			ev.AfterPass = afterPass && e.From == store.NodeUp
+			ev.Before = beforeJob(subs, e.At, since, ev.At)
+			out = append(out, ev)
+		}
+	}
+	ns.setStarts()
+	sc.Events = append(sc.Events, out...)
+	return ns.notes
+}
+
+// note takes history event e, before the window, into the nodes'
+// shapes.
+func (ns *nodeShapes) note(e store.NodeEvent) {
+	switch {
+	case e.Deleted != nil:
+		ns.at[e.Node] = *e.Deleted
+	case e.Shape != nil:
+		ns.at[e.Node] = *e.Shape
+	}
+}
+
+// change takes history event e, in the window, into the nodes' shapes
+// and returns the node_reshape it makes, if any: a registration whose
+// GPUs or labels give the node another shape in the scenario than the
+// one it had. The first shape of a node seen in the window, and
+// unknown before, is its start (a deletion's: what the node was; a new
+// node's: what it registered as).
+func (ns *nodeShapes) change(e store.NodeEvent) (scenario.Event, bool) {
+	name := e.Node
+	was, known := ns.at[name]
+	var now store.Node
+	switch {
+	case e.Deleted != nil:
+		now = *e.Deleted
+	case e.Shape != nil:
+		now = *e.Shape
+	default:
+		return scenario.Event{}, false
+	}
+	ns.at[name] = now
+	if !known {
+		if e.Deleted == nil && e.To != store.NodeUp {
+			ns.notes = append(ns.notes, fmt.Sprintf("node %s registered again with another inventory at %ds, and what it was before is not in the node history (registered before shapes were recorded): the replay runs it as the master has it now for the whole window",
+				name, ns.secs(e.At)))
+			now = store.Node{}
+		}
+		ns.start[name] = now
+		return scenario.Event{}, false
+	}
+	if e.Deleted != nil || len(ns.start[name].GPUs) == 0 {
+		return scenario.Event{}, false
+	}
+	if len(now.GPUs) == 0 {
+		ns.notes = append(ns.notes, fmt.Sprintf("node %s registered with no GPUs at %ds: a scenario node has at least one slot, so the replay keeps its last shape",
+			name, ns.secs(e.At)))
+		ns.at[name] = was
+		return scenario.Event{}, false
+	}
+	pool, shape := exportedNode(ns.cfg, now)
+	if len(was.GPUs) > 0 {
+		oldPool, old := exportedNode(ns.cfg, was)
+		if pool != oldPool {
+			ns.moved[name] = true
+			ns.notes = append(ns.notes, fmt.Sprintf("node %s moved from pool %s to pool %s at %ds: a scenario node stays in its pool, so the replay keeps it in %s, and its decisions there may differ from the live ones",
+				name, oldPool, pool, ns.secs(e.At), ns.sc.Pools[poolOfNode(ns.sc, name)].Name))
+		}
+		if sameScenarioShape(old, shape) {
+			return scenario.Event{}, false
+		}
+	}
+	shape.Name = name
+	return scenario.Event{At: ns.secs(e.At), Kind: scenario.EventNodeReshape, Node: name, Shape: &shape}, true
+}
+
+// setStarts writes each node of the file whose start is known as it was
+// then, in the pool it has in the file; a start in another pool is noted.
+func (ns *nodeShapes) setStarts() {
+	for _, name := range slices.Sorted(maps.Keys(ns.start)) {
+		rec := ns.start[name]
+		if len(rec.GPUs) == 0 {
+			continue
+		}
+		i := poolOfNode(ns.sc, name)
+		p := &ns.sc.Pools[i]
+		k := slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == name })
+		pool, sn := exportedNode(ns.cfg, rec)
+		if pool != p.Name && !ns.moved[name] {
+			ns.notes = append(ns.notes, fmt.Sprintf("node %s was in pool %s when the window began, and later in pool %s: a scenario node stays in its pool, so the replay runs it in %s for the whole window",
+				name, pool, p.Name, p.Name))
+		}
+		sn.Line = p.Nodes[k].Line
+		p.Nodes[k] = sn
+	}
+}
+
+// sameScenarioShape reports whether a and b are one node to a scenario:
+// slots, GPU type and labels.
+func sameScenarioShape(a, b scenario.Node) bool {
+	return a.Slots == b.Slots && a.GPU == b.GPU && maps.Equal(a.Labels, b.Labels)
+}
+
+func (ns *nodeShapes) secs(t time.Time) int64 { return max(int64(t.Sub(ns.since)/time.Second), 0) }
+
+// exportJobGPUs keeps each job's GPU type where its pool's nodes give a
+// task of it room in that type, counting each node at its largest shape
+// of the type, as the scenario's parser does (the file's shape and its
+// node_reshape events); elsewhere (a type of nodes gone before the
+// window, a job submitted with allow_infeasible) the job replays on any
+// type, with a note.
+func exportJobGPUs(sc *scenario.Scenario) []string {
+	best := map[string]map[string]int{} // node → GPU type → its largest slots of that type
+	for _, p := range sc.Pools {
+		for _, n := range p.Nodes {
+			best[n.Name] = map[string]int{n.GPU: n.Slots}
+		}
+	}
+	for _, e := range sc.Events {
+		if e.Kind == scenario.EventNodeReshape && e.Shape != nil && best[e.Node] != nil {
+			best[e.Node][e.Shape.GPU] = max(best[e.Node][e.Shape.GPU], e.Shape.Slots)
+		}
+	}
+	var notes []string
+	for i := range sc.Jobs {
+		j := &sc.Jobs[i]
+		if j.GPU == "" {
+			continue
+		}
+		k := slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == j.Pool })
+		if k >= 0 && sc.Pools[k].SharesNodesWith != "" {
+			k = slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == sc.Pools[k].SharesNodesWith })
+		}
+		room := 0
+		if k >= 0 {
+			for _, n := range sc.Pools[k].Nodes {
+				room += best[n.Name][j.GPU]
+			}
+		}
+		if j.Slots > room {
+			notes = append(notes, fmt.Sprintf("job %s asks for GPU type %s, of which its pool's nodes in the window have %d slots, fewer than its %d: it replays on any type",
+				j.Name, j.GPU, room, j.Slots))
+			j.GPU = ""
+		}
+	}
+	return notes
+}

@@ -1,0 +1,129 @@
+package master
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestExportReshapes: the export writes a node as it was when the
+// window began, by the node history, and a node_reshape at each
+// registration that gave it other GPUs, another GPU type or labels (a
+// node of a deleted one's name too); a move to another pool, a change
+// from a shape the history lacks and a node of no GPUs are noted
+// instead.
+func TestExportReshapes(t *testing.T) {
+	since := time.Unix(1_700_000_000, 0)
+	cfg := &config.Config{DefaultPool: "default"}
+	gpus := func(n int, typ string) []store.GPU {
+		out := make([]store.GPU, n)
+		for i := range out {
+			out[i] = store.GPU{Index: i, Type: typ}
+		}
+		return out
+	}
+	at := func(s int) time.Time { return since.Add(time.Duration(s) * time.Second) }
+	one, two := store.Node{Name: "n3", GPUs: gpus(1, "h100")}, store.Node{Name: "n3", GPUs: gpus(2, "h100")}
+	registered := store.NodeEvent{Node: "n3", To: store.NodeUp, At: at(-100), Shape: &one}
+	for _, c := range []struct {
+		name   string
+		evs    []store.NodeEvent
+		start  string // n3 in the file, as shapeLine writes it
+		events []string
+		note   string // in the one note; "" for none
+	}{
+		{"deleted, back with more GPUs", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeDeleted, At: at(50), Deleted: &one},
+			{Node: "n3", To: store.NodeUp, At: at(200), Shape: &two}},
+			"1 h100", []string{"200 n3 2 h100"}, ""},
+		{"deleted before the window, back in it", []store.NodeEvent{
+			{Node: "n3", From: store.NodeUp, To: store.NodeDeleted, At: at(-50), Deleted: &two},
+			{Node: "n3", To: store.NodeUp, At: at(20), Shape: &one}},
+			"2 h100", []string{"20 n3 1 h100"}, ""},
+		{"fewer GPUs of another type", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{GPUs: gpus(1, "a100")}}},
+			"1 h100", []string{"30 n3 1 a100"}, ""},
+		{"labelled", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{GPUs: gpus(1, "h100"), Labels: map[string]string{"rack": "r1"}}}},
+			"1 h100", []string{"30 n3 1 h100 map[rack:r1]"}, ""},
+		{"other UUIDs only", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{GPUs: []store.GPU{{Index: 0, UUID: "x", Type: "h100"}}}}},
+			"1 h100", nil, ""},
+		{"reshaped before the window", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(-30), Shape: &two}},
+			"2 h100", nil, ""},
+		{"another pool", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{Pool: "other", GPUs: gpus(1, "h100")}}},
+			"1 h100", nil, "node n3 moved from pool default to pool other at 30s"},
+		{"no shape before", []store.NodeEvent{
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &one}},
+			"3 h100", nil, "what it was before is not in the node history"},
+		{"no GPUs", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{}}},
+			"1 h100", nil, "node n3 registered with no GPUs at 30s"},
+		{"another name", []store.NodeEvent{{Node: "n9", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &one}},
+			"3 h100", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &scenario.Scenario{}
+			sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
+				{Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}}, {Pool: spec.Pool{Name: "other"}}}
+			notes := exportReshapes(sc, cfg, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
+			if got := shapeLine(sc.Pools[0].Nodes[0]); got != c.start {
+				t.Errorf("n3 written as %s, want %s", got, c.start)
+			}
+			var events []string
+			for _, e := range sc.Events {
+				events = append(events, fmt.Sprintf("%d %s %s", e.At, e.Node, shapeLine(*e.Shape)))
+			}
+			if !slices.Equal(events, c.events) {
+				t.Errorf("events %q, want %q", events, c.events)
+			}
+			switch {
+			case c.note == "" && len(notes) > 0:
+				t.Errorf("notes %q, want none", notes)
+			case c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)):
+				t.Errorf("notes %q, want one with %q", notes, c.note)
+			}
+		})
+	}
+}
+
+// shapeLine is a scenario node's slots, GPU type and labels.
+func shapeLine(n scenario.Node) string {
+	s := fmt.Sprintf("%d %s", n.Slots, n.GPU)
+	if len(n.Labels) > 0 {
+		s += fmt.Sprintf(" %v", n.Labels)
+	}
+	return s
+}
+
+// TestExportJobGPUs: a job keeps its GPU type where its pool's nodes
+// have room for a task of it, in their file shape or a later one, and
+// replays on any type, noted, where they do not.
+func TestExportJobGPUs(t *testing.T) {
+	sc := &scenario.Scenario{}
+	sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
+		{Node: spec.Node{Name: "n1"}, Slots: 4, GPU: "h100"}, {Node: spec.Node{Name: "n2"}, Slots: 2, GPU: "h100"}}}}
+	sc.Events = []scenario.Event{{At: 10, Kind: scenario.EventNodeReshape, Node: "n2", Shape: &scenario.Node{Slots: 3, GPU: "a100"}}}
+	sc.Jobs = []scenario.Job{{Name: "h", Pool: "default", Slots: 6, GPU: "h100"}, {Name: "a", Pool: "default", Slots: 3, GPU: "a100"},
+		{Name: "big", Pool: "default", Slots: 4, GPU: "a100"}, {Name: "t", Pool: "default", Slots: 1, GPU: "t4"}}
+	notes := exportJobGPUs(sc)
+	var got []string
+	for _, j := range sc.Jobs {
+		got = append(got, j.Name+":"+j.GPU)
+	}
+	if want := []string{"h:h100", "a:a100", "big:", "t:"}; !slices.Equal(got, want) {
+		t.Errorf("jobs' types %q, want %q", got, want)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "job big asks for GPU type a100, of which its pool's nodes in the window have 3 slots") {
+		t.Errorf("notes %q, want big's and t's", notes)
+	}
+}
