@@ -119,8 +119,10 @@ func TestReplayAttemptLost(t *testing.T) {
 			if n < 2 { // p's and n's; e1's second attempt comes under priority only
 				t.Fatalf("exported %d lost attempts, want 2 or more:\n%s", n, body)
 			}
-			cost := checkpointCosts(sc)
-			replayed := sim.Decisions(replayScenario(t, sc, -1), func(job string) int64 { return cost[job] })
+			replayed, err := sim.ReplayDecisions(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if decisionlog.Diff(decisionlog.Format(live), decisionlog.Format(replayed), 3) == "" {
 				t.Errorf("the replay without lost agrees: the lost attempts are not tested")
 			}

@@ -77,8 +77,10 @@ func testHistoryRoundTrip(t *testing.T, h *harness) {
 	if len(res.Jobs) != 3 {
 		t.Fatalf("%d jobs replayed, want 3:\n%s", len(res.Jobs), body)
 	}
-	if code := h.doAs(h.as("ann", "default=member"), "GET", "/api/v1/history/scenario", nil, nil); code != 403 {
-		t.Errorf("a member exported the history: %d, want 403", code)
+	for _, path := range []string{"/api/v1/history/scenario", "/api/v1/history/decisions"} {
+		if code := h.doAs(h.as("ann", "default=member"), "GET", path, nil, nil); code != 403 {
+			t.Errorf("a member read %s: %d, want 403", path, code)
+		}
 	}
 }
 
