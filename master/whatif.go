@@ -309,7 +309,7 @@ func exportRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	}
 	switch {
 	case w.n > 0:
-		sj.Duration = max(w.mean, 1)
+		sj.Duration = w.mean
 	case len(w.failed) > 0 || len(w.startFailed) > 0 || w.lost > 0 || w.exitFailed:
 		// No task completed: any run time longer than every task's work
 		// replays the failures (and the failed starts, after the work of
