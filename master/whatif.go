@@ -116,6 +116,9 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	for _, j := range jobs {
 		notes = append(notes, x.job(j)...)
 	}
+	if note := emptyWindowNote(jobs, byJob, since, until); note != "" {
+		notes = append(notes, note)
+	}
 	subs := x.subs
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
 	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
