@@ -19,8 +19,10 @@ func checkWhen(flag, v string, now time.Time) (time.Time, error) {
 }
 
 // checkWindow checks the flags of a window before it is sent: each time,
-// and that since is before until when both are given. untilFlag names
-// the until flag (allot sim's is --history-until).
+// and that since is before until, or before now when until is not given
+// (the master's default until): a --since in the future makes a window
+// the master refuses. untilFlag names the until flag (allot sim's is
+// --history-until).
 func checkWindow(w client.Window, untilFlag string) error {
 	now := time.Now()
 	var since, until time.Time
@@ -37,6 +39,10 @@ func checkWindow(w client.Window, untilFlag string) error {
 	}
 	if w.Since != "" && w.Until != "" && !since.Before(until) {
 		return usageErrorf("--since %s is not before %s %s", w.Since, untilFlag, w.Until)
+	}
+	if w.Since != "" && w.Until == "" && !since.Before(now) {
+		return usageErrorf("--since %s is not in the past (now is %s): give an earlier time, or %s after it",
+			w.Since, now.UTC().Format(time.RFC3339), untilFlag)
 	}
 	return nil
 }

@@ -25,6 +25,11 @@ func TestWindowFlags(t *testing.T) {
 		{"usage word since", []string{"usage", "--since", "x"}, `--since: expected`},
 		{"usage bad by", []string{"usage", "--by", "nope"}, `--by: expected one of project, user, pool, all, got "nope"`},
 		{"jobs bad since", []string{"jobs", "--since", "-1d"}, `--since: expected`},
+		{"usage future since", []string{"usage", "--since", "2999-01-01T00:00:00Z"}, `--since 2999-01-01T00:00:00Z is not in the past (now is `},
+		{"sim history future since", []string{"sim", "--from-history", "--since", "2999-01-01T00:00:00Z"},
+			`--since 2999-01-01T00:00:00Z is not in the past (now is `},
+		{"sim history since after until", []string{"sim", "--from-history", "--since", "1h", "--history-until", "2h"},
+			`--since 1h is not before --history-until 2h`},
 		{"sim history until", []string{"sim", "--from-history", "--history-until", "-1h"}, `--history-until: expected an RFC 3339 time`},
 		{"compare history since", []string{"sim", "compare", "--from-history", "--since", "soon"}, `--since: expected`},
 	}

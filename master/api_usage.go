@@ -111,7 +111,12 @@ func (ca *clusterAPI) window(sinceS, untilS string, def time.Duration) (since, u
 			return since, until, badRequest("since", "since %q: %v", sinceS, err)
 		}
 	}
-	if !since.Before(until) {
+	// The message names the parameters given: an until left out is now.
+	switch {
+	case !since.Before(until) && untilS == "":
+		return since, until, badRequest("since", "since %s is not in the past (now is %s): give an earlier since, or an until after it",
+			since.Format(time.RFC3339), until.Format(time.RFC3339))
+	case !since.Before(until):
 		return since, until, badRequest("since", "since %s is not before until %s",
 			since.Format(time.RFC3339), until.Format(time.RFC3339))
 	}

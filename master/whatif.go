@@ -30,7 +30,8 @@ import (
 // with their usage at the window's start and aligns the decay's periods
 // with the live master's (whatif_usage.go). Jobs keep the QOS and
 // licenses of their stored job file (whatif_jobs.go); a task that
-// failed live fails in the replay after the same work (fails), and one
+// failed live fails in the replay after the same work (fails), as does
+// a trial its searcher stopped early (whatif_search.go), and one
 // whose start failed fails at the same attempt's start (start_fails,
 // whatif_changes.go); the file always
 // parses (whatif_projects.go). A job's tasks run for the mean work of
@@ -115,6 +116,9 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	x := jobExport{sc: sc, cfg: cfg, pools: pools, hist: &hist, byJob: byJob, ntasks: ntasks, since: since, until: until, now: now}
 	for _, j := range jobs {
 		notes = append(notes, x.job(j)...)
+	}
+	if note := emptyWindowNote(jobs, byJob, since, until); note != "" {
+		notes = append(notes, note)
 	}
 	subs := x.subs
 	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, hist.preempted, since, until)...)
@@ -242,7 +246,7 @@ func exportName(j store.Job) string {
 // scenarioJob is one job in the scenario, with a note of what its run
 // time assumes where it is not what the job did (a job still live when
 // exported, whatif_live.go), or false when its run time cannot be known.
-func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, string, bool) {
+func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks int, since, now time.Time, p *scenario.Pool, cfg *config.Config) (scenario.Job, []string, bool) {
 	sj := scenario.Job{Name: exportName(j),
 		Kind: cmp.Or(string(j.Kind), scenario.KindCommand), Submit: int64(j.SubmittedAt.Sub(since).Seconds()), Pool: j.Pool,
 		Tasks: tasks, Slots: j.Slots, Duration: -1, TimeLimit: int64(j.TimeLimit.Seconds()),
@@ -290,13 +294,14 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	w := workOf(j, atts, hist, since, now, sj.MinSlots > 0, sj.CheckpointEvery)
 	note, ok := exportRunTime(j, w, &sj)
 	if !ok {
-		return sj, "", false
+		return sj, nil, false
 	}
 	sj.Fails = exportFails(w.failed)
 	sj.StartFails = exportStartFails(w.startFailed)
 	sj.StartLost = w.startLost
 	sj.Lost = w.attemptLost
-	return sj, note, true
+	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, w.stopped, hist.stoppedWaiting[j.ID])},
+		func(n string) bool { return n == "" }), true
 }
 
 // exportRunTime sets sj's Duration from what its attempts did, and
@@ -309,7 +314,7 @@ func exportRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	}
 	switch {
 	case w.n > 0:
-		sj.Duration = max(w.mean, 1)
+		sj.Duration = w.mean
 	case len(w.failed) > 0 || len(w.startFailed) > 0 || w.lost > 0 || w.exitFailed:
 		// No task completed: any run time longer than every task's work
 		// replays the failures (and the failed starts, after the work of
@@ -369,15 +374,14 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 			notes = append(notes, note)
 		}
 	}
-	sj, assumed, ok := scenarioJob(j, byJob[j.ID], hist, max(ntasks[j.ID], 1), since, now, p, cfg)
+	sj, notes1, ok := scenarioJob(j, byJob[j.ID], hist, max(ntasks[j.ID], 1), since, now, p, cfg)
 	if !ok {
 		notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
 		return notes
 	}
-	for _, note := range []string{assumed, dropLateFails(&sj, j.ID)} {
-		if note != "" {
-			notes = append(notes, note)
-		}
+	notes = append(notes, notes1...)
+	if note := dropLateFails(&sj, j.ID); note != "" {
+		notes = append(notes, note)
 	}
 	sj.AfterPass = hist.afterPass[j.ID]
 	changes := exportChanges(&sj, hist.changes[j.ID], since, p)

@@ -3,8 +3,10 @@ package master
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -63,4 +65,30 @@ func exportHints(j store.Job, sj *scenario.Job, p *scenario.Pool, cfg *config.Co
 		note += " " + n
 	}
 	return note, true
+}
+
+// emptyWindowNote is the export's note for a window in which no job was
+// submitted, "" when one was: the scenario then has no job to replay,
+// and its report is all zeros, which says nothing of why. It tells a
+// window that nothing ran in from one whose jobs were all submitted
+// before it (the export holds the jobs submitted in the window only).
+func emptyWindowNote(jobs []store.Job, byJob map[int64][]store.Attempt, since, until time.Time) string {
+	ran := 0
+	for _, j := range jobs {
+		if !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
+			return ""
+		}
+		for _, a := range byJob[j.ID] {
+			if a.StartedAt.Before(until) && (a.EndedAt.IsZero() || !a.EndedAt.Before(since)) {
+				ran++
+				break
+			}
+		}
+	}
+	win := fmt.Sprintf("from %s to %s", since.Format(time.RFC3339), until.Format(time.RFC3339))
+	if ran == 0 {
+		return "no job was submitted or ran in the window, " + win + ": there is nothing to replay; a window that starts earlier (since) may hold some"
+	}
+	return fmt.Sprintf("no job was submitted in the window, %s: the export holds the jobs submitted in it, and the %s that ran in it %s submitted before it",
+		win, plural.Count(ran, "job"), map[bool]string{true: "was", false: "were"}[ran == 1])
 }

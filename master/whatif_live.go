@@ -48,7 +48,7 @@ func liveRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 		return fmt.Sprintf("%s: its tasks run for %d s, a second more than a task still running had done (its %s mean %d s)",
 			head, sj.Duration, plural.Count(w.n, "completed task"), w.mean), true
 	case w.n > 0:
-		sj.Duration = max(w.mean, 1)
+		sj.Duration = w.mean
 		return fmt.Sprintf("%s: its tasks run for the mean of its %s, %d s", head, plural.Count(w.n, "completed task"), sj.Duration), true
 	case w.limited && len(w.failed) == 0:
 		return head + ": a task ran into its time limit, and the replay's time limit ends its tasks too", true

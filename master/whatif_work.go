@@ -71,6 +71,12 @@ type historyEvents struct {
 	// exitFailed are the jobs a task of which its exit actions failed
 	// after a preemption (preempted to failed, exitRequeue).
 	exitFailed map[int64]bool
+	// stopped are the attempts a searcher stopped: their task went from
+	// killing to completed (stopTrial), the attempt ending killed.
+	stopped map[attemptKey]bool
+	// stoppedWaiting counts, by job, the tasks a searcher stopped while
+	// they waited (queued to completed), after an attempt.
+	stoppedWaiting map[int64]int
 	// decisions are when a pass decided something (a task's transition
 	// to starting or preempting), in the log's order: the node events
 	// of a second that came after one are exported with after_pass
@@ -85,7 +91,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	}
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
-		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{}}
+		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
+		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -112,6 +119,10 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 				h.changes[e.JobID] = append(h.changes[e.JobID], c)
 			}
 		case e.Index < 0:
+		case e.From == string(store.TaskKilling) && e.To == string(store.TaskCompleted):
+			h.stopped[attemptKey{e.JobID, e.Index, e.Attempt}] = true
+		case e.From == string(store.TaskQueued) && e.To == string(store.TaskCompleted):
+			h.stoppedWaiting[e.JobID]++
 		case e.From == string(store.TaskPreempted) && e.To == string(store.TaskFailed):
 			h.exitFailed[e.JobID] = true
 		case e.To == string(store.TaskFailed) && e.Cause == store.CauseStartFailed:
@@ -169,6 +180,10 @@ type jobWork struct {
 	// ended live.
 	open     int
 	openMost int64
+	// stopped counts the tasks a searcher stopped as they ran, which
+	// are in failed: the replay ends them after the same work, as
+	// failures, a scenario giving a job's tasks one run time.
+	stopped int
 	// exitFailed says a task of the job was failed by its exit actions
 	// after a preemption: a run time must pass most for the failure to
 	// replay, as for a loss.
@@ -232,6 +247,10 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			}
 			w.startFailed[a.Index] = n
 			a.EndState = "" // not a failure after work
+		}
+		if hist.stopped[attemptKey{a.JobID, a.Index, a.Number}] && a.EndState == store.AttemptKilled {
+			w.stopped++
+			a.EndState = store.AttemptFailed // ends after its work, as a failure
 		}
 		start, stop := sec(a.StartedAt), sec(end)
 		if asked && every > 0 {

@@ -1,0 +1,68 @@
+package master
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/scenario"
+)
+
+// TestHistoryScenarioStoppedTrials: an ASHA experiment on two GPUs whose
+// searcher stops two trials early live. The export ends each stopped
+// trial after the work it did live (fails), with a note, rather than
+// running it for the mean of the completed trials; so the replay's
+// trials start and end when the live ones did.
+func TestHistoryScenarioStoppedTrials(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	a := h.agent("n1", 2)
+	t0 := h.clock.Now().Truncate(time.Second).Add(time.Second)
+	h.clock.Advance(t0.Sub(h.clock.Now()))
+	job := h.submit(ashaSpec) // rungs at steps 1, 3 and 9, divisor 3
+	h.step()
+	h.sync(a, a) // trials 0 and 1 start at 0 s
+	h.clock.Advance(10 * time.Second)
+	metricReport(a, job, 0, 1, 5)
+	metricReport(a, job, 1, 1, 9) // behind trial 0 at rung 0: stopped at 10 s
+	h.sync(a, a, a)
+	h.step()
+	h.sync(a, a) // trial 2 starts at 10 s
+	h.clock.Advance(20 * time.Second)
+	a.Exit(tid(job, 0, 1), agent.OutcomeCompleted, 0) // trial 0 completes at 30 s
+	metricReport(a, job, 2, 1, 7)                     // not in the top third of 5, 9, 7: stopped at 30 s
+	h.sync(a, a, a)
+	h.step()
+	h.sync(a, a) // trial 3 starts at 30 s
+	h.clock.Advance(30 * time.Second)
+	a.Exit(tid(job, 3, 1), agent.OutcomeCompleted, 0) // trial 3 completes at 60 s
+	h.sync(a)
+	h.step()
+	if st := h.job(job).State; st != "completed" {
+		t.Fatalf("live job %s, want completed", st)
+	}
+
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	if len(sc.Jobs) != 1 {
+		t.Fatalf("want one job:\n%s", body)
+	}
+	sj := sc.Jobs[0]
+	wantFails := []scenario.TaskFail{{Task: 1, After: 10}, {Task: 2, After: 20}}
+	if sj.Duration != 30 || !slices.EqualFunc(sj.Fails, wantFails, func(a, b scenario.TaskFail) bool { return a.Task == b.Task && a.After == b.After }) {
+		t.Errorf("duration %d, fails %+v; want 30 s and %+v:\n%s", sj.Duration, sj.Fails, wantFails, body)
+	}
+	if !strings.Contains(body, "its searcher stopped 2 trials early as they ran") {
+		t.Errorf("no note on the stopped trials:\n%s", body)
+	}
+	res := replayScenario(t, sc, -1)
+	var got []string
+	for _, at := range res.Jobs[0].Attempts {
+		got = append(got, fmt.Sprintf("%d-%d", at.Start, *at.End))
+	}
+	slices.Sort(got)
+	if want := []string{"0-10", "0-30", "10-30", "30-60"}; !slices.Equal(got, want) {
+		t.Errorf("replayed attempts (start-end) %v, want the live %v", got, want)
+	}
+}
