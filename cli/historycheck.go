@@ -148,6 +148,12 @@ func before(at string, cut int64) bool {
 
 func (r historyCheck) print(w io.Writer) error {
 	window := fmt.Sprintf("jobs submitted from %s to %s, as of %s", formatTime(&r.Since), formatTime(&r.Until), formatTime(&r.At))
+	if r.Same && r.Live == 0 {
+		// Agreeing on nothing proves nothing: say so rather than claim
+		// the replay matches "0 decisions, line for line".
+		fmt.Fprintf(w, "Nothing to compare: neither the live master nor the simulator made a decision (%s); widen --since.\n", window)
+		return nil
+	}
 	if r.Same {
 		fmt.Fprintf(w, "The simulator makes the live master's %d decisions, line for line (%s).\n", r.Live, window)
 		return nil

@@ -108,3 +108,23 @@ func TestCompareDecisionsCut(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryCheckPrint: a window where neither side decided anything
+// says there was nothing to compare instead of claiming a match.
+func TestHistoryCheckPrint(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		res  historyCheck
+		want string
+	}{
+		{"nothing", historyCheck{Same: true}, "Nothing to compare: neither the live master nor the simulator made a decision"},
+		{"same", historyCheck{Same: true, Live: 2, Replayed: 2}, "makes the live master's 2 decisions, line for line"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := c.res.print(&b); err != nil || !strings.Contains(b.String(), c.want) {
+				t.Errorf("print: %v, %q; want %q", err, b.String(), c.want)
+			}
+		})
+	}
+}
