@@ -226,7 +226,7 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 		}
 	}
 	down := map[string]bool{}
-	var out []scenario.Event
+	out := joinedInWindow(evs, since, until, inFile, down)
 	after := afterPassAt(decisions, since)
 	for _, e := range evs {
 		if !e.At.Before(until) || !inFile[e.Node] {
