@@ -60,7 +60,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	n.rec = rec
 	n.pool = nodePool(ag.m.cfg, rec.Name, rec.Pool)
 	if !fresh {
-		ag.reshaped(n, was, wasPool)
+		ag.reshaped(n, was, wasPool, reg.Running)
 	}
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0

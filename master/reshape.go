@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -31,9 +32,9 @@ import (
 //     (node_reshape, whatif_reshaped.go).
 
 // reshaped logs that node n, which was was before its agent registered
-// again, now has another inventory, with what its tasks hold. Callers
-// hold mu.
-func (ag *agents) reshaped(n *mnode, was store.Node, wasPool string) {
+// again, running the attempts running, now has another inventory, with
+// what its tasks hold. Callers hold mu.
+func (ag *agents) reshaped(n *mnode, was store.Node, wasPool string, running []agent.TaskID) {
 	now := n.rec
 	if was.Pool == now.Pool && maps.Equal(was.Labels, now.Labels) && slices.Equal(was.GPUs, now.GPUs) {
 		return
@@ -44,10 +45,23 @@ func (ag *agents) reshaped(n *mnode, was store.Node, wasPool string) {
 			gone++
 		}
 	}
-	ag.m.log.Warn("node registered again with another inventory: its tasks run on, the GPUs they hold count against its new ones until they end",
+	// The master's tasks on the node that its agent no longer runs (an
+	// agent that restarted kills its tasks) end as lost at its first
+	// sync; only those it still runs go on.
+	runs := 0
+	for _, id := range running {
+		if ag.runsOn(id, now.Name) {
+			runs++
+		}
+	}
+	msg := "node registered again with another inventory; its agent runs none of its tasks"
+	if runs > 0 {
+		msg = "node registered again with another inventory: the tasks its agent still runs go on, the GPUs they hold count against its new ones until they end"
+	}
+	ag.m.log.Warn(msg,
 		"node", now.Name, "gpus_was", len(was.GPUs), "gpus", len(now.GPUs), "type_was", gpuType(was), "type", gpuType(now),
 		"pool_was", wasPool, "pool", n.pool, "labels_was", was.Labels, "labels", now.Labels,
-		"tasks", len(ag.m.tasksOn(now.Name)), "gpus_held", len(n.used), "held_gpus_gone", gone,
+		"tasks", len(ag.m.tasksOn(now.Name)), "tasks_running", runs, "gpus_held", len(n.used), "held_gpus_gone", gone,
 		"over", max(len(n.used)-len(now.GPUs), 0))
 }
 
