@@ -61,23 +61,10 @@ func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Reque
 		ca.fail(w, err)
 		return
 	}
-	since, until, err := ca.window(q.Get("since"), q.Get("until"), defaultUsageWindow)
+	since, until, err := ca.exportWindow(r.Context(), q)
 	if err != nil {
 		ca.fail(w, err)
 		return
-	}
-	if q.Get("since") == "" {
-		// The default window of a cluster younger than it starts at the
-		// cluster's start, so that the replay's times count from there,
-		// not from days before anything ran. A since given is kept.
-		born, err := ca.clusterStart(r.Context())
-		if err != nil {
-			ca.fail(w, err)
-			return
-		}
-		if born = born.Truncate(time.Second); born.After(since) && born.Before(until) {
-			since = born
-		}
 	}
 	out, err := ca.historyScenario(r.Context(), since, until)
 	if err != nil {
