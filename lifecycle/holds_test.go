@@ -50,6 +50,12 @@ func TestCapDrained(t *testing.T) {
 					t.Errorf("node %d: slots, zero-slot limit = %v, want %v", i, got, w)
 				}
 			}
+			// The core must not count on what a drained node's tasks free.
+			for i, d := range c.drained {
+				if snap.Nodes[i].Drained != d {
+					t.Errorf("node %d: Drained = %v, want %v", i, snap.Nodes[i].Drained, d)
+				}
+			}
 		})
 	}
 }
