@@ -62,3 +62,53 @@ func TestDrainedNodeNotPromised(t *testing.T) {
 		})
 	}
 }
+
+// TestDrainedMessages: a job that waits on drained nodes is told so, by
+// name, and that it waits for a resume; a pool with no drained node keeps
+// its messages.
+func TestDrainedMessages(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		pe      Pending
+		drained bool
+		want    string
+	}{
+		{"no_nodes, drained", Pending{Reason: ReasonNoNodes, Need: 4}, true,
+			"needs 4 slots, but the pool's node p-1 is drained; it waits for a resume"},
+		{"no_nodes, not drained", Pending{Reason: ReasonNoNodes, Need: 4}, false,
+			"no node in the pool can hold a task of 4 slots with its constraints"},
+		{"reserved never, drained", Pending{Reason: ReasonReserved, Need: 4, At: Never}, true,
+			"head of the queue, needs 4 slots; no start time can be reserved: the pool's node p-1 is drained, and it waits for a resume or for tasks without a time limit to end"},
+		{"reserved never, not drained", Pending{Reason: ReasonReserved, Need: 4, At: Never}, false,
+			"head of the queue, needs 4 slots; no running task has a time limit, so no start time can be reserved"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newCluster(t).pool("p", PolicyBackfill).nodes("p", 1, 4, "")
+			w := b.job("w", slots(4))
+			s := b.snapshot()
+			s.Nodes[0].Drained = c.drained
+			c.pe.Job = w
+			if got := c.pe.Message(s); got != c.want {
+				t.Errorf("got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestDrainedPhrase(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"a"}, "node a is"},
+		{[]string{"a", "b"}, "nodes a and b are"},
+		{[]string{"a", "b", "c"}, "nodes a, b and c are"},
+		{[]string{"a", "b", "c", "d"}, "4 nodes are"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			if got := DrainedPhrase(c.names); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
