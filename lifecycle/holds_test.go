@@ -119,3 +119,35 @@ func TestHoldReplaced(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeClearsDrained: a resumed node is no longer Drained, so the
+// core counts on what its tasks free again; draining marks it at the
+// next cap.
+func TestResumeClearsDrained(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		down bool
+	}{{"up", false}, {"down", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := &sched.Snapshot{Nodes: []sched.Node{{Slots: 4, ZeroSlotLimit: 8}}}
+			var b nodeBook
+			b.save(snap, 0)
+			if !b.setDrained(snap, 0, true) {
+				t.Fatal("drain changed nothing")
+			}
+			b.capDrained(snap)
+			if !snap.Nodes[0].Drained {
+				t.Fatal("capped node not Drained")
+			}
+			if c.down {
+				b.setDown(snap, 0, 10)
+			}
+			if !b.setDrained(snap, 0, false) {
+				t.Fatal("resume changed nothing")
+			}
+			if snap.Nodes[0].Drained {
+				t.Error("resumed node still Drained")
+			}
+		})
+	}
+}
