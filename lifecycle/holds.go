@@ -70,8 +70,10 @@ func (h *Hold) Replaced(next, drain []sched.NodeSlots, at int64) (placed, draine
 
 // CapDrained shrinks every node n of snap for which drained(n) holds to
 // what snap's allocations hold there, slots and zero-slot tasks alike,
-// so that the core finds no room there for a new task; sched needs no
-// notion of a drain. Call it once snap's allocations are in. scratch is
+// so that the core finds no room there for a new task, and marks it
+// Drained, so that the slots its tasks free when they end are not
+// counted on either (no reservation, shadow time or forecast start on
+// it). Call it once snap's allocations are in. scratch is
 // reused and returned; changed reports whether a node's Slots or
 // ZeroSlotLimit changed. The master calls it with its drained nodes (a
 // node that is down is not in its snapshot), the Cluster with its
@@ -116,6 +118,7 @@ func CapDrained(snap *sched.Snapshot, drained func(n int32) bool, scratch []int)
 		if nd.Slots != used[i] || nd.ZeroSlotLimit != usedZero[i] {
 			nd.Slots, nd.ZeroSlotLimit, changed = used[i], usedZero[i], true
 		}
+		nd.Drained = true // not a change of the layout the core compares
 	}
 	return scratch, changed
 }

@@ -50,6 +50,12 @@ func TestCapDrained(t *testing.T) {
 					t.Errorf("node %d: slots, zero-slot limit = %v, want %v", i, got, w)
 				}
 			}
+			// The core must not count on what a drained node's tasks free.
+			for i, d := range c.drained {
+				if snap.Nodes[i].Drained != d {
+					t.Errorf("node %d: Drained = %v, want %v", i, snap.Nodes[i].Drained, d)
+				}
+			}
 		})
 	}
 }
@@ -109,6 +115,38 @@ func TestHoldReplaced(t *testing.T) {
 				if got := ts.At(r.Drain).Alloc(3, now, every); !reflect.DeepEqual(got, wantDrained) {
 					t.Errorf("Task.Alloc of the drain record = %+v, want %+v", got, wantDrained)
 				}
+			}
+		})
+	}
+}
+
+// TestResumeClearsDrained: a resumed node is no longer Drained, so the
+// core counts on what its tasks free again; draining marks it at the
+// next cap.
+func TestResumeClearsDrained(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		down bool
+	}{{"up", false}, {"down", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := &sched.Snapshot{Nodes: []sched.Node{{Slots: 4, ZeroSlotLimit: 8}}}
+			var b nodeBook
+			b.save(snap, 0)
+			if !b.setDrained(snap, 0, true) {
+				t.Fatal("drain changed nothing")
+			}
+			b.capDrained(snap)
+			if !snap.Nodes[0].Drained {
+				t.Fatal("capped node not Drained")
+			}
+			if c.down {
+				b.setDown(snap, 0, 10)
+			}
+			if !b.setDrained(snap, 0, false) {
+				t.Fatal("resume changed nothing")
+			}
+			if snap.Nodes[0].Drained {
+				t.Error("resumed node still Drained")
 			}
 		})
 	}

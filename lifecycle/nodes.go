@@ -118,6 +118,7 @@ func (b *nodeBook) setDrained(snap *sched.Snapshot, n int32, on bool) bool {
 		return true
 	}
 	b.nDrained--
+	snap.Nodes[n].Drained = false
 	if !b.down[n] {
 		nd := &snap.Nodes[n]
 		nd.Slots, nd.ZeroSlotLimit = b.slots[n], b.zeroLimit[n]

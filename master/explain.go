@@ -157,7 +157,11 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	if e.MinSlots > 0 {
 		need = e.MinSlots
 	}
+	drained := s.DrainedNodes(e)
 	if err := sched.Feasible(s, e); err != nil {
+		if len(drained) > 0 {
+			return drainedCounterfactual(drained)
+		}
 		// The snapshot's ID is the job's number; name it as the CLI does.
 		var ie *sched.InfeasibleError
 		if errors.As(err, &ie) && ji < len(ja.m.planner.view.jobs) && ja.m.planner.view.jobs[ji] != nil {
@@ -172,19 +176,29 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 		return cf
 	}
 	nodes := ja.poolNodes(e)
+	if total := slotsOf(nodes); total < need && len(drained) > 0 {
+		return drainedCounterfactual(drained)
+	}
 	cf := &api.Counterfactual{}
 	chosen, ends := pickNodes(s, nodes, need)
 	for _, n := range chosen {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
 	seen := map[int]bool{}
+	// Jobs the core already asked to stop (Alloc.Preempting): they are
+	// being preempted, not waited for to end.
+	stopping := map[int64]bool{}
 	for _, ai := range ends {
 		a := &s.Allocs[ai]
 		if seen[a.Job] {
 			continue
 		}
 		seen[a.Job] = true
-		cf.MustEnd = append(cf.MustEnd, ja.allocRef(ai))
+		ref := ja.allocRef(ai)
+		cf.MustEnd = append(cf.MustEnd, ref)
+		if a.Preempting {
+			stopping[ref.ID] = true
+		}
 	}
 	cf.Quota = ja.quotaBind(e, need)
 	switch {
@@ -194,7 +208,7 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 			slotWord(need), plural.Be(need), strings.Join(cf.Nodes, ", "))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.",
-			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool) && ja.mayPreemptFor(e, ends)))
+			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool) && ja.mayPreemptFor(e, ends), stopping))
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
@@ -208,29 +222,6 @@ func jobLabel(rec store.Job) string {
 		return strconv.FormatInt(rec.ID, 10)
 	}
 	return fmt.Sprintf("%d (%s)", rec.ID, rec.Name)
-}
-
-// mustEndPhrase says which running jobs must end, in the present tense
-// that follows "once": "job 3 ends or is preempted", "jobs 3 and 5 end";
-// preemption is named only where the pool may preempt them.
-func mustEndPhrase(refs []api.JobRef, preempts bool) string {
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = strconv.FormatInt(r.ID, 10)
-	}
-	list := ids[0]
-	if n := len(ids); n > 1 {
-		list = strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
-	}
-	verb := "end"
-	if len(ids) == 1 {
-		verb = "ends"
-	}
-	out := plural.Noun(len(ids), "job") + " " + list + " " + verb
-	if preempts {
-		out += " or " + plural.Be(len(ids)) + " preempted"
-	}
-	return out
 }
 
 // mayPreempt says whether running jobs of snapshot pool pool may be
@@ -333,7 +324,8 @@ func (ja *jobsAPI) poolNodes(e *sched.Job) []*nodeUse {
 	var out []*nodeUse
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		if n.Pool != e.Pool || (e.GPU != "" && n.GPU != e.GPU) {
+		if n.Pool != e.Pool || (e.GPU != "" && n.GPU != e.GPU) || n.Drained {
+			// A drained node takes no new work, however soon its tasks end.
 			continue
 		}
 		u := &nodeUse{name: n.Name, slots: n.Slots, free: n.Slots}
@@ -505,7 +497,7 @@ func summary(x api.Explanation) string {
 			fmt.Fprintf(&b, " But %s.", x.NodeLost)
 		}
 	case x.Position == 0:
-		fmt.Fprintf(&b, "It is %s and waits for nothing.", x.State)
+		fmt.Fprintf(&b, "%s and waits for nothing.", stateSentence(x.State))
 	default:
 		fmt.Fprintf(&b, "It is %s of %d waiting in pool %s, which orders its queue %s.",
 			ordinal(x.Position), x.Queued, x.Pool, x.Order)

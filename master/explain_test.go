@@ -183,16 +183,19 @@ func TestMustEndPhrase(t *testing.T) {
 		name     string
 		refs     []api.JobRef
 		preempts bool
+		stopping map[int64]bool
 		want     string
 	}{
-		{"one, preempting pool", refs(3), true, "job 3 ends or is preempted"},
-		{"two, preempting pool", refs(3, 5), true, "jobs 3 and 5 end or are preempted"},
-		{"three, preempting pool", refs(3, 5, 8), true, "jobs 3, 5 and 8 end or are preempted"},
-		{"one, pool that never preempts", refs(3), false, "job 3 ends"},
-		{"two, pool that never preempts", refs(3, 5), false, "jobs 3 and 5 end"},
+		{"one, preempting pool", refs(3), true, nil, "job 3 ends or is preempted"},
+		{"two, preempting pool", refs(3, 5), true, nil, "jobs 3 and 5 end or are preempted"},
+		{"three, preempting pool", refs(3, 5, 8), true, nil, "jobs 3, 5 and 8 end or are preempted"},
+		{"one, pool that never preempts", refs(3), false, nil, "job 3 ends"},
+		{"two, pool that never preempts", refs(3, 5), false, nil, "jobs 3 and 5 end"},
+		{"one being preempted", refs(2, 4), false, map[int64]bool{2: true}, "job 4 ends and job 2 is preempted"},
+		{"only ones being preempted", refs(2, 4), true, map[int64]bool{2: true, 4: true}, "jobs 2 and 4 are preempted"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := mustEndPhrase(tt.refs, tt.preempts); got != tt.want {
+			if got := mustEndPhrase(tt.refs, tt.preempts, tt.stopping); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -200,13 +203,16 @@ func TestMustEndPhrase(t *testing.T) {
 }
 
 // TestExplainPreemptingPool: in a pool with preemption, the counterfactual
-// says the running job may end or be preempted.
+// says the running job may end or be preempted, or is preempted once the
+// core asked it to stop (Alloc.Preempting).
 func TestExplainPreemptingPool(t *testing.T) {
 	const preempting = "pools:\n  - {name: default, policy: priority, preemption: true}\n"
 	for _, tt := range []struct {
 		name, pools, a, d, want string
 	}{
-		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " ends or is preempted."},
+		// The pass already asked job a to stop for d: it is preempted,
+		// not waited for to end.
+		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " is preempted."},
 		{"priority with preemption, the same priority", preempting, `, "priority": 42, "preemptible": true`, "", " ends."},
 		{"priority with preemption, not preemptible", preempting, `, "priority": 45`, `, "priority": 10`, " ends."},
 		{"priority without preemption or a preempting QOS",

@@ -72,6 +72,10 @@ type pendingInfo struct {
 type pendingContext struct {
 	pool, gpu string
 	license   sched.License
+	// drained names the job's pool's drained nodes, for the reasons whose
+	// message says it waits for their resume (sched.Snapshot.DrainedNodes),
+	// joined by newlines: a string keeps the context comparable.
+	drained string
 }
 
 // mtask is the mirror of a task.

@@ -3,6 +3,7 @@ package master
 import (
 	"github.com/allot-sched/allot/jobfile"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -112,6 +113,12 @@ func (p *pendingInfo) view() *api.Pending {
 	if p.ctx.pool != "" {
 		s.Jobs[1].Pool, s.Pools = 0, []sched.Pool{{Name: p.ctx.pool}}
 	}
+	for name := range strings.SplitSeq(p.ctx.drained, "\n") {
+		if name == "" {
+			continue
+		}
+		s.Nodes = append(s.Nodes, sched.Node{Name: name, Pool: s.Jobs[1].Pool, GPU: p.ctx.gpu, Drained: true})
+	}
 	pe := p.p
 	if pe.Blocker >= 0 {
 		pe.Blocker = 0
@@ -144,6 +151,11 @@ func pendingContextOf(snap *sched.Snapshot, pe sched.Pending) pendingContext {
 	}
 	if pe.Reason == sched.ReasonLicense && pe.License >= 0 && pe.License < len(snap.Licenses) {
 		c.license = snap.Licenses[pe.License]
+	}
+	// Only these messages name drained nodes; the others spare the scan.
+	noStart := pe.Reason == sched.ReasonReserved && (pe.At < 0 || pe.At == sched.Never)
+	if (pe.Reason == sched.ReasonNoNodes || noStart) && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
+		c.drained = strings.Join(snap.DrainedNodes(&snap.Jobs[pe.Job]), "\n")
 	}
 	return c
 }

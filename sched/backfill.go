@@ -63,7 +63,7 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 		at := ends[i].at
 		for ; i < len(ends) && ends[i].at == at; i++ {
 			for _, ns := range ends[i].nodes {
-				if ns.Slots > 0 {
+				if ns.Slots > 0 && !p.s.Nodes[ns.Node].Drained {
 					sh.release(ns.Node, ns.Slots)
 				}
 			}
@@ -123,6 +123,19 @@ func (g *easyGate) backfill(p *pass, j, head int32, shadowAt int64) {
 		}
 		p.commit(j, nodes, true)
 	}
+}
+
+// releasable counts the slots of nodes that come free when their task
+// ends: a drained node's (Node.Drained) are gone with the task, so that no
+// reservation or shadow time is promised on them.
+func (s *Snapshot) releasable(nodes []NodeSlots) int {
+	n := 0
+	for _, ns := range nodes {
+		if !s.Nodes[ns.Node].Drained {
+			n += int(ns.Slots)
+		}
+	}
+	return n
 }
 
 func shadowRoom(sh *state, nodes []NodeSlots) bool {

@@ -46,9 +46,13 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		}
 	}
 	s.Allocs = make([]Alloc, 0, len(base.Allocs))
+	cloned := false
 	for _, a := range base.Allocs {
 		if a.Preempting {
-			continue // its slots are as good as free
+			// Its slots are as good as free, but a drained node's
+			// go with it.
+			cloned = s.shrinkDrained(a.Nodes, cloned)
+			continue
 		}
 		a.Nodes = slices.Clone(a.Nodes)
 		if end := a.End(s.Jobs); end != Never && end <= s.Now {
@@ -87,11 +91,36 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		for _, a := range s.Allocs {
 			if a.End(s.Jobs) > next {
 				kept = append(kept, a)
+			} else {
+				cloned = s.shrinkDrained(a.Nodes, cloned)
 			}
 		}
 		s.Allocs, s.Now = kept, next
 	}
 	return eta
+}
+
+// shrinkDrained takes the slots of an ended task off the drained nodes it
+// ran on (Node.Drained), which take no new work, so that the forecast
+// starts nothing there. s.Nodes is the caller's until cloned, which it
+// reports.
+func (s *Snapshot) shrinkDrained(nodes []NodeSlots, cloned bool) bool {
+	for _, ns := range nodes {
+		if !s.Nodes[ns.Node].Drained {
+			continue
+		}
+		if !cloned {
+			s.Nodes, cloned = slices.Clone(s.Nodes), true
+		}
+		s.NodesVersion = 0 // the node list changes from pass to pass
+		nd := &s.Nodes[ns.Node]
+		if ns.Slots == 0 {
+			nd.ZeroSlotLimit = max(nd.ZeroSlotLimit-1, 0)
+		} else {
+			nd.Slots = max(nd.Slots-int(ns.Slots), 0)
+		}
+	}
+	return cloned
 }
 
 func waitingLeft(s *Snapshot) int {

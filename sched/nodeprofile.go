@@ -98,7 +98,7 @@ func (np *nodeProfile) buildNodeProfile(pool int) {
 	}
 	for _, e := range np.p.sc.profile.ends {
 		for _, ns := range e.nodes {
-			if ns.Slots > 0 && np.stepGen[ns.Node] == np.gen {
+			if ns.Slots > 0 && np.stepGen[ns.Node] == np.gen && !np.s.Nodes[ns.Node].Drained {
 				np.add(ns.Node, e.at, Never, ns.Slots)
 			}
 		}

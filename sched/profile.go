@@ -246,7 +246,7 @@ func (g *conservativeGate) buildProfile(p *pass, pool int, firstStart int) {
 	p.sc.orders.sortReleases(pool*listKinds+listProfile, ends, len(p.s.Allocs), p.sc.allocs.newOf)
 	pr.ends = ends
 	for _, e := range ends {
-		n := int64(Slots(e.nodes))
+		n := int64(p.s.releasable(e.nodes))
 		last := len(pr.at) - 1
 		if pr.at[last] == e.at {
 			pr.free[last] += n

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/allot-sched/allot/plural"
 )
@@ -138,6 +139,51 @@ func (p Pending) Message(s *Snapshot) string {
 	return m
 }
 
+// drainedMessage says that a no_nodes job waits for drained nodes of its
+// pool to be resumed, naming them (up to three), or "" when the pool has
+// no drained node of the job's GPU type: then it can never run as is.
+func (p Pending) drainedMessage(s *Snapshot) string {
+	names := p.drainedNames(s)
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("needs %s, but the pool's %s drained; it waits for a resume",
+		slotCount(p.Need), DrainedPhrase(names))
+}
+
+// drainedNames is s.DrainedNodes for p's job, nil for none.
+func (p Pending) drainedNames(s *Snapshot) []string {
+	if p.Job < 0 || p.Job >= len(s.Jobs) {
+		return nil
+	}
+	return s.DrainedNodes(&s.Jobs[p.Job])
+}
+
+// DrainedNodes names the drained nodes (Node.Drained) of job's pool that
+// could otherwise hold its tasks (of its GPU type, if it asks for one).
+func (s *Snapshot) DrainedNodes(job *Job) []string {
+	var names []string
+	for i := range s.Nodes {
+		if n := &s.Nodes[i]; n.Drained && n.Pool == job.Pool && (job.GPU == "" || n.GPU == job.GPU) {
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+// DrainedPhrase says which nodes are drained, as the subject of "are":
+// "node dev-2 is", "nodes a, b and c are", "5 nodes are".
+func DrainedPhrase(names []string) string {
+	switch n := len(names); {
+	case n == 1:
+		return "node " + names[0] + " is"
+	case n <= 3:
+		return "nodes " + strings.Join(names[:n-1], ", ") + " and " + names[n-1] + " are"
+	default:
+		return strconv.Itoa(n) + " nodes are"
+	}
+}
+
 func (p Pending) message(s *Snapshot) string {
 	blocker := func() string {
 		if p.Blocker < 0 || p.Blocker >= len(s.Jobs) {
@@ -161,15 +207,21 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonCheckpointing:
 		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %s)", slotCount(p.Need))
 	case ReasonReserved:
+		head := "head of the queue, needs "
 		if p.Queued {
 			// Conservative: every queued job holds a reservation.
-			if p.At == Never || p.At < 0 {
-				return fmt.Sprintf("needs %s; no running task has a time limit, so no start time can be reserved", slotCount(p.Need))
-			}
-			return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
+			head = "needs "
 		}
 		if p.At == Never || p.At < 0 {
-			return fmt.Sprintf("head of the queue, needs %s; no running task has a time limit, so no start time can be reserved", slotCount(p.Need))
+			if names := p.drainedNames(s); len(names) > 0 {
+				// The drained nodes' slots are promised to no one.
+				return fmt.Sprintf("%s%s; no start time can be reserved: the pool's %s drained, and it waits for a resume or for tasks without a time limit to end",
+					head, slotCount(p.Need), DrainedPhrase(names))
+			}
+			return fmt.Sprintf("%s%s; no running task has a time limit, so no start time can be reserved", head, slotCount(p.Need))
+		}
+		if p.Queued {
+			return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
 		}
 		return fmt.Sprintf("head of the queue, needs %s; reserved to start %s", slotCount(p.Need), startIn(p.At, s.Now))
 	case ReasonWouldDelay:
@@ -181,6 +233,9 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonZeroSlotFull:
 		return "every node already runs its limit of zero-slot tasks"
 	case ReasonNoNodes:
+		if m := p.drainedMessage(s); m != "" {
+			return m
+		}
 		if p.Free > 0 && p.Free < p.Need {
 			// Free holds the largest task the pool could ever hold.
 			return fmt.Sprintf("no node in the pool can hold a task of %s with its constraints; the most its nodes hold together is %d", slotCount(p.Need), p.Free)

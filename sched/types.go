@@ -140,6 +140,10 @@ type Node struct {
 	Switch string
 	// ZeroSlotLimit caps how many zero-slot tasks may run on the node.
 	ZeroSlotLimit int
+	// Drained marks a node that takes no new work (a drain): its Slots
+	// are what its running tasks hold, and a slot they free is gone, not
+	// free, so that no reservation, shadow time or forecast counts on it.
+	Drained bool
 }
 
 // Job is a unit of submitted work whose tasks all need the same slots.

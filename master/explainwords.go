@@ -1,0 +1,88 @@
+package master
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
+)
+
+// The words of explain's messages that name jobs, nodes and states.
+
+// drainedCounterfactual says that the job waits for drained nodes of its
+// pool (sched.Snapshot.DrainedNodes): they take no new work, so no start
+// is promised on them, and the job is not one that can never run.
+func drainedCounterfactual(names []string) *api.Counterfactual {
+	return &api.Counterfactual{Message: "It cannot start on the nodes up now: the pool's " +
+		sched.DrainedPhrase(names) + " drained; it waits for a resume (allot node resume) or another node."}
+}
+
+// slotsOf is the slots of nodes together.
+func slotsOf(nodes []*nodeUse) int {
+	n := 0
+	for _, u := range nodes {
+		n += u.slots
+	}
+	return n
+}
+
+// mustEndPhrase says which running jobs must end, in the present tense
+// that follows "once": "job 3 ends or is preempted", "jobs 3 and 5 end";
+// preemption is named only where the pool may preempt them. A job in
+// stopping, which the core already asked to stop, is named apart: "job 4
+// ends and job 2 is preempted".
+func mustEndPhrase(refs []api.JobRef, preempts bool, stopping map[int64]bool) string {
+	var ending, stopped []api.JobRef
+	for _, r := range refs {
+		if stopping[r.ID] {
+			stopped = append(stopped, r)
+		} else {
+			ending = append(ending, r)
+		}
+	}
+	var parts []string
+	if len(ending) > 0 {
+		verb := "end"
+		if len(ending) == 1 {
+			verb = "ends"
+		}
+		out := jobList(ending) + " " + verb
+		if preempts {
+			out += " or " + plural.Be(len(ending)) + " preempted"
+		}
+		parts = append(parts, out)
+	}
+	if len(stopped) > 0 {
+		parts = append(parts, jobList(stopped)+" "+plural.Be(len(stopped))+" preempted")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// jobList names jobs by number: "job 3", "jobs 3, 4 and 5".
+func jobList(refs []api.JobRef) string {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = strconv.FormatInt(r.ID, 10)
+	}
+	list := ids[0]
+	if n := len(ids); n > 1 {
+		list = strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
+	}
+	return plural.Noun(len(ids), "job") + " " + list
+}
+
+// stateSentence says a job's end state as a sentence start: "It failed",
+// "It was killed", "It completed"; another state as "It is <state>".
+func stateSentence(state string) string {
+	switch state {
+	case "failed":
+		return "It failed"
+	case "killed":
+		return "It was killed"
+	case "completed":
+		return "It completed"
+	}
+	return "It is " + state
+}
