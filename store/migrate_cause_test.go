@@ -15,20 +15,7 @@ func TestEventCauseBackfill(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := openRaw(t, b.dsn(t), t.TempDir())
-			ms, err := loadMigrations(s.d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := ms[13]
-			if m.name != "event_cause" {
-				t.Fatalf("migration 14 is %s", m.name)
-			}
-			job, err := s.CreateJob(ctx, Job{Name: "old", Kind: KindCommand, Project: "p", User: "u", Pool: "default",
-				Priority: 42, Weight: 1, Slots: 1, Entrypoint: "true"}, make([]Task, 1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, m, job := backfillFixture(t, b.dsn(t), 14, "event_cause")
 			reasons := []string{
 				"node n1 does not run attempt 2",
 				"node n1 does not run attempt 1 (a part of it ran)",
@@ -42,13 +29,7 @@ func TestEventCauseBackfill(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, stmt := range strings.Split(m.sql, ";") {
-				if stmt = strings.TrimSpace(stmt); strings.HasPrefix(stmt, "UPDATE") {
-					if _, err := s.w.ExecContext(ctx, stmt); err != nil {
-						t.Fatalf("%s: %v", stmt, err)
-					}
-				}
-			}
+			runUpdates(t, s, m)
 			evs, err := s.Events(ctx, EventFilter{JobID: job.ID})
 			if err != nil {
 				t.Fatal(err)
@@ -67,5 +48,39 @@ func TestEventCauseBackfill(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// backfillFixture opens a store on dsn with one job to write old events
+// of, and returns migration version, checked to be name, whose UPDATE
+// statements the test runs again over them (runUpdates).
+func backfillFixture(t *testing.T, dsn string, version int, name string) (*sqlStore, migration, Job) {
+	t.Helper()
+	s := openRaw(t, dsn, t.TempDir())
+	ms, err := loadMigrations(s.d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms[version-1]
+	if m.name != name {
+		t.Fatalf("migration %d is %s, want %s", version, m.name, name)
+	}
+	job, err := s.CreateJob(context.Background(), Job{Name: "old", Kind: KindCommand, Project: "p", User: "u", Pool: "default",
+		Priority: 42, Weight: 1, Slots: 1, Entrypoint: "true"}, make([]Task, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, m, job
+}
+
+// runUpdates runs migration m's UPDATE statements (its backfill) again.
+func runUpdates(t *testing.T, s *sqlStore, m migration) {
+	t.Helper()
+	for _, stmt := range strings.Split(m.sql, ";") {
+		if stmt = strings.TrimSpace(stripComments(stmt)); strings.HasPrefix(stmt, "UPDATE") {
+			if _, err := s.w.ExecContext(context.Background(), stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
 	}
 }

@@ -55,20 +55,7 @@ func TestEventFactsBackfill(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := openRaw(t, b.dsn(t), t.TempDir())
-			ms, err := loadMigrations(s.d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := ms[14]
-			if m.name != "event_facts" {
-				t.Fatalf("migration 15 is %s", m.name)
-			}
-			job, err := s.CreateJob(ctx, Job{Name: "old", Kind: KindCommand, Project: "p", User: "u", Pool: "default",
-				Priority: 42, Weight: 1, Slots: 1, Entrypoint: "true"}, make([]Task, 1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, m, job := backfillFixture(t, b.dsn(t), 15, "event_facts")
 			for _, e := range events {
 				var c string
 				if strings.Contains(e.reason, " does not run attempt ") {
@@ -79,13 +66,7 @@ func TestEventFactsBackfill(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, stmt := range strings.Split(m.sql, ";") {
-				if stmt = strings.TrimSpace(stripComments(stmt)); strings.HasPrefix(stmt, "UPDATE") {
-					if _, err := s.w.ExecContext(ctx, stmt); err != nil {
-						t.Fatalf("%s: %v", stmt, err)
-					}
-				}
-			}
+			runUpdates(t, s, m)
 			evs, err := s.Events(ctx, EventFilter{JobID: job.ID})
 			if err != nil {
 				t.Fatal(err)
