@@ -14,17 +14,8 @@ import (
 // replay of the window's export (GET /history/scenario, the same window
 // by the same rules) must repeat. allot history check compares the two.
 func (ca *clusterAPI) handleHistoryDecisions(w http.ResponseWriter, r *http.Request) {
-	if !ca.m.access.adminOnly(w, r, "reading the cluster's decision log") {
-		return
-	}
-	q := r.URL.Query()
-	if err := onlyParams(q, "since", "until"); err != nil {
-		ca.fail(w, err)
-		return
-	}
-	since, until, err := ca.exportWindow(r.Context(), q)
-	if err != nil {
-		ca.fail(w, err)
+	since, until, ok := ca.historyWindow(w, r, "reading the cluster's decision log")
+	if !ok {
 		return
 	}
 	at := ca.m.now()
@@ -38,6 +29,26 @@ func (ca *clusterAPI) handleHistoryDecisions(w http.ResponseWriter, r *http.Requ
 		out.Lines = append(out.Lines, d.Line())
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// historyWindow reads the window of an admin's request for the
+// cluster's history (its since and until, nothing else; exportWindow),
+// or answers the request with why not and reports false.
+func (ca *clusterAPI) historyWindow(w http.ResponseWriter, r *http.Request, what string) (since, until time.Time, ok bool) {
+	if !ca.m.access.adminOnly(w, r, what) {
+		return since, until, false
+	}
+	q := r.URL.Query()
+	if err := onlyParams(q, "since", "until"); err != nil {
+		ca.fail(w, err)
+		return since, until, false
+	}
+	since, until, err := ca.exportWindow(r.Context(), q)
+	if err != nil {
+		ca.fail(w, err)
+		return since, until, false
+	}
+	return since, until, true
 }
 
 // exportWindow is the window of a history export or decision log: since

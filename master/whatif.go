@@ -53,17 +53,8 @@ import (
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
-	if !ca.m.access.adminOnly(w, r, "exporting the cluster's history") {
-		return
-	}
-	q := r.URL.Query()
-	if err := onlyParams(q, "since", "until"); err != nil {
-		ca.fail(w, err)
-		return
-	}
-	since, until, err := ca.exportWindow(r.Context(), q)
-	if err != nil {
-		ca.fail(w, err)
+	since, until, ok := ca.historyWindow(w, r, "exporting the cluster's history")
+	if !ok {
 		return
 	}
 	out, err := ca.historyScenario(r.Context(), since, until)
