@@ -15,15 +15,29 @@ import (
 // "serial" submits one at a time; "parallel" from GOMAXPROCS×4 goroutines.
 // Run: go test -run '^$' -bench CreateJob -benchtime 3s ./store/
 func BenchmarkCreateJob(b *testing.B) {
-	targets := []struct {
-		name string
-		dsn  func(b *testing.B) string
-	}{
+	benchWrites(b, []benchTarget{
 		{"sqlite", func(b *testing.B) string { return "" }},
 		{"sqlite-sync-normal", func(b *testing.B) string { return "sqlite://allot.db?synchronous=normal" }},
 		{"postgres", func(b *testing.B) string { return benchPostgres(b, true) }},
 		{"postgres-fsync-off", func(b *testing.B) string { return benchPostgres(b, false) }},
-	}
+	}, "jobs/s", func(ctx context.Context, s store.Store, i int) error {
+		job := store.Job{Name: fmt.Sprintf("bench-%d", i), Kind: store.KindCommand, Project: "p",
+			User: "u", Pool: "default", Priority: 42, Weight: 1, Slots: 1, Entrypoint: "echo hi",
+			Spec: []byte(`{"name":"bench","entrypoint":"echo hi","resources":{"slots":1}}`)}
+		_, err := s.CreateJob(ctx, job, make([]store.Task, 1))
+		return err
+	})
+}
+
+// benchTarget is a store a write benchmark runs on.
+type benchTarget struct {
+	name string
+	dsn  func(b *testing.B) string
+}
+
+// benchWrites runs write on each target, serial (i counting) and from
+// GOMAXPROCS×4 goroutines (i 0), reporting writes a second as unit.
+func benchWrites(b *testing.B, targets []benchTarget, unit string, write func(ctx context.Context, s store.Store, i int) error) {
 	for _, target := range targets {
 		for _, parallel := range []bool{false, true} {
 			name := target.name + "/serial"
@@ -37,28 +51,24 @@ func BenchmarkCreateJob(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer s.Close()
-				submit := func(i int) {
-					job := store.Job{Name: fmt.Sprintf("bench-%d", i), Kind: store.KindCommand, Project: "p",
-						User: "u", Pool: "default", Priority: 42, Weight: 1, Slots: 1, Entrypoint: "echo hi",
-						Spec: []byte(`{"name":"bench","entrypoint":"echo hi","resources":{"slots":1}}`)}
-					if _, err := s.CreateJob(ctx, job, make([]store.Task, 1)); err != nil {
-						b.Error(err)
-					}
-				}
 				b.ResetTimer()
 				if !parallel {
 					for i := 0; i < b.N; i++ {
-						submit(i)
+						if err := write(ctx, s, i); err != nil {
+							b.Fatal(err)
+						}
 					}
 				} else {
 					b.SetParallelism(4)
 					b.RunParallel(func(pb *testing.PB) {
 						for pb.Next() {
-							submit(0)
+							if err := write(ctx, s, 0); err != nil {
+								b.Error(err)
+							}
 						}
 					})
 				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
 			})
 		}
 	}
@@ -80,46 +90,9 @@ func benchPostgres(b *testing.B, durable bool) string {
 // the master lock's gate and the fencing check (pglock.go).
 // Run: go test -run '^$' -bench Update -benchtime 3s ./store/
 func BenchmarkUpdate(b *testing.B) {
-	targets := []struct {
-		name string
-		dsn  func(b *testing.B) string
-	}{
+	at := time.Unix(1, 0)
+	benchWrites(b, []benchTarget{
 		{"postgres", func(b *testing.B) string { return benchPostgres(b, true) }},
 		{"postgres-fsync-off", func(b *testing.B) string { return benchPostgres(b, false) }},
-	}
-	for _, target := range targets {
-		for _, parallel := range []bool{false, true} {
-			name := target.name + "/serial"
-			if parallel {
-				name = target.name + "/parallel"
-			}
-			b.Run(name, func(b *testing.B) {
-				ctx := context.Background()
-				s, err := store.Open(ctx, target.dsn(b), b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer s.Close()
-				at := time.Unix(1, 0)
-				b.ResetTimer()
-				if !parallel {
-					for i := 0; i < b.N; i++ {
-						if err := s.Ping(ctx, at); err != nil {
-							b.Fatal(err)
-						}
-					}
-				} else {
-					b.SetParallelism(4)
-					b.RunParallel(func(pb *testing.PB) {
-						for pb.Next() {
-							if err := s.Ping(ctx, at); err != nil {
-								b.Error(err)
-							}
-						}
-					})
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tx/s")
-			})
-		}
-	}
+	}, "tx/s", func(ctx context.Context, s store.Store, _ int) error { return s.Ping(ctx, at) })
 }
