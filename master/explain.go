@@ -157,11 +157,17 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	if e.MinSlots > 0 {
 		need = e.MinSlots
 	}
+	// Drained nodes count at their own slots: a job too big for the pool
+	// even with them resumed can never run, drain or no drain; one that
+	// only they could hold waits for a resume.
 	drained := s.DrainedNodes(e)
-	if err := sched.Feasible(s, e); err != nil {
-		if len(drained) > 0 {
+	err := sched.FeasibleResumed(s, e)
+	if err == nil {
+		if err = sched.Feasible(s, e); err != nil && len(drained) > 0 {
 			return drainedCounterfactual(drained)
 		}
+	}
+	if err != nil {
 		// The snapshot's ID is the job's number; name it as the CLI does.
 		var ie *sched.InfeasibleError
 		if errors.As(err, &ie) && ji < len(ja.m.planner.view.jobs) && ja.m.planner.view.jobs[ji] != nil {
