@@ -73,12 +73,14 @@ func (h *Hold) Replaced(next, drain []sched.NodeSlots, at int64) (placed, draine
 // so that the core finds no room there for a new task, and marks it
 // Drained, so that the slots its tasks free when they end are not
 // counted on either (no reservation, shadow time or forecast start on
-// it). Call it once snap's allocations are in. scratch is
-// reused and returned; changed reports whether a node's Slots or
-// ZeroSlotLimit changed. The master calls it with its drained nodes (a
-// node that is down is not in its snapshot), the Cluster with its
-// drained nodes that are up (nodes.go).
-func CapDrained(snap *sched.Snapshot, drained func(n int32) bool, scratch []int) (_ []int, changed bool) {
+// it), with its own slots, own(n), as OwnSlots (the core's messages
+// tell a job too big for the pool even with the node resumed from one
+// that waits for a resume). Call it once snap's allocations are in.
+// scratch is reused and returned; changed reports whether a node's
+// Slots or ZeroSlotLimit changed. The master calls it with its drained
+// nodes (a node that is down is not in its snapshot), the Cluster with
+// its drained nodes that are up (nodes.go).
+func CapDrained(snap *sched.Snapshot, drained func(n int32) bool, own func(n int32) int, scratch []int) (_ []int, changed bool) {
 	first := -1
 	for i := range snap.Nodes {
 		if drained(int32(i)) {
@@ -118,7 +120,8 @@ func CapDrained(snap *sched.Snapshot, drained func(n int32) bool, scratch []int)
 		if nd.Slots != used[i] || nd.ZeroSlotLimit != usedZero[i] {
 			nd.Slots, nd.ZeroSlotLimit, changed = used[i], usedZero[i], true
 		}
-		nd.Drained = true // not a change of the layout the core compares
+		// Neither is a change of the layout the core compares.
+		nd.Drained, nd.OwnSlots = true, own(int32(i))
 	}
 	return scratch, changed
 }

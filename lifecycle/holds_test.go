@@ -41,7 +41,7 @@ func TestCapDrained(t *testing.T) {
 			for _, a := range c.allocs {
 				snap.Allocs = append(snap.Allocs, sched.Alloc{Nodes: a})
 			}
-			_, changed := CapDrained(snap, func(n int32) bool { return c.drained[n] }, nil)
+			_, changed := CapDrained(snap, func(n int32) bool { return c.drained[n] }, func(int32) int { return 6 }, nil)
 			if changed != c.changed {
 				t.Errorf("changed = %v, want %v", changed, c.changed)
 			}
@@ -54,6 +54,10 @@ func TestCapDrained(t *testing.T) {
 			for i, d := range c.drained {
 				if snap.Nodes[i].Drained != d {
 					t.Errorf("node %d: Drained = %v, want %v", i, snap.Nodes[i].Drained, d)
+				}
+				// Nor tell a job that fits the node resumed it never runs.
+				if own := snap.Nodes[i].OwnSlots; d && own != 6 || !d && own != 0 {
+					t.Errorf("node %d: OwnSlots = %d", i, own)
 				}
 			}
 		})

@@ -135,7 +135,7 @@ func (b *nodeBook) capDrained(snap *sched.Snapshot) {
 		return
 	}
 	var changed bool
-	b.used, changed = CapDrained(snap, b.drainedUp, b.used)
+	b.used, changed = CapDrained(snap, b.drainedUp, b.ownSlots, b.used)
 	if changed {
 		nodesChanged(snap)
 	}
@@ -144,6 +144,9 @@ func (b *nodeBook) capDrained(snap *sched.Snapshot) {
 // drainedUp reports whether node n is drained and up: a down node offers
 // nothing already.
 func (b *nodeBook) drainedUp(n int32) bool { return b.isDrained(n) && !b.down[n] }
+
+// ownSlots is drained node n's own slots, saved when it was drained.
+func (b *nodeBook) ownSlots(n int32) int { return b.slots[n] }
 
 // onDrained reports whether placement ns uses a drained node.
 func (b *nodeBook) onDrained(ns []sched.NodeSlots) bool {

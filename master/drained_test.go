@@ -39,7 +39,7 @@ func TestDrainedPoolWaits(t *testing.T) {
 				if pe.EstimatedStart != nil {
 					t.Errorf("%s: estimated start %v (%s) on a drained node", phase, pe.EstimatedStart, pe.EstimateBasis)
 				}
-				if pe.Reason != wantReason || wantReason != "no_capacity" && !strings.Contains(pe.Message, "node n1 is drained") {
+				if pe.Reason != wantReason || !strings.Contains(pe.Message, "node n1 is drained") {
 					t.Errorf("%s: pending %s %q, want %s naming the drain", phase, pe.Reason, pe.Message, wantReason)
 				}
 				var x api.Explanation
@@ -52,8 +52,9 @@ func TestDrainedPoolWaits(t *testing.T) {
 					t.Errorf("%s: counterfactual %+v does not name the drain", phase, cf)
 				}
 			}
-			// FIFO holds no reservation: the job waits for capacity.
-			first := map[string]string{"fifo": "no_capacity"}[policy]
+			// FIFO holds no reservation: the job waits for the node, as
+			// once it is empty.
+			first := map[string]string{"fifo": "no_nodes"}[policy]
 			check("while a runs", cmp.Or(first, "reserved"))
 			n1.Exit(tid(a, 0, 1), agent.OutcomeCompleted, 0)
 			h.sync(n1)
@@ -65,6 +66,54 @@ func TestDrainedPoolWaits(t *testing.T) {
 			h.step()
 			if j := h.job(d); j.State != "running" {
 				t.Errorf("after the resume: job d %s, pending %+v", j.State, j.Pending)
+			}
+		})
+	}
+}
+
+// TestDrainedTooBig: a job kept with allow_infeasible that the pool could
+// not hold even with its drained node resumed is told it can never run,
+// with the most the pool's nodes hold, not to wait for a resume; one that
+// fits the node resumed waits for the resume.
+func TestDrainedTooBig(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		slots    int
+		never    bool
+		reason   string // in the pending message
+		explains string // in the counterfactual
+	}{
+		{"too big resumed", 8, true,
+			"no node in the pool can hold a task of 8 slots with its constraints; the most its nodes hold together is 4",
+			"can never run: a task needs 8 slots, but the slots of pool default add up to 4"},
+		{"fits resumed", 4, false, "node n1 is drained; it waits for a resume", "node n1 is drained; it waits for a resume"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+			n1 := h.agent("n1", 4)
+			// a holds half of n1: the drained node counts 2 slots now, 4
+			// resumed.
+			h.submit(jobSpec("a", 2, `, "time_limit": 3600`))
+			h.step()
+			h.sync(n1)
+			if code := h.do("POST", "/api/v1/nodes/n1/drain", api.NodeDrainRequest{Reason: "psu"}, nil); code != http.StatusOK {
+				t.Fatalf("drain: %d", code)
+			}
+			var reply api.SubmitReply
+			if code := h.do("POST", "/api/v1/jobs?allow_infeasible=true", jobSpec("big", c.slots, ""), &reply); code != 201 {
+				t.Fatalf("submit: %d", code)
+			}
+			h.step()
+			j := h.job(reply.ID)
+			if j.Pending == nil || j.Pending.Reason != "no_nodes" || !strings.Contains(j.Pending.Message, c.reason) {
+				t.Errorf("pending %+v, want no_nodes saying %q", j.Pending, c.reason)
+			}
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(reply.ID, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if cf := x.WouldStart; cf == nil || (cf.Never != "") != c.never || !strings.Contains(cf.Message, c.explains) {
+				t.Errorf("counterfactual %+v, want never %v saying %q", cf, c.never, c.explains)
 			}
 		})
 	}

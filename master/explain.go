@@ -157,11 +157,17 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	if e.MinSlots > 0 {
 		need = e.MinSlots
 	}
+	// Drained nodes count at their own slots: a job too big for the pool
+	// even with them resumed can never run, drain or no drain; one that
+	// only they could hold waits for a resume.
 	drained := s.DrainedNodes(e)
-	if err := sched.Feasible(s, e); err != nil {
-		if len(drained) > 0 {
+	err := sched.FeasibleResumed(s, e)
+	if err == nil {
+		if err = sched.Feasible(s, e); err != nil && len(drained) > 0 {
 			return drainedCounterfactual(drained)
 		}
+	}
+	if err != nil {
 		// The snapshot's ID is the job's number; name it as the CLI does.
 		var ie *sched.InfeasibleError
 		if errors.As(err, &ie) && ji < len(ja.m.planner.view.jobs) && ja.m.planner.view.jobs[ji] != nil {
@@ -203,9 +209,7 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	cf.Quota = ja.quotaBind(e, need)
 	switch {
 	case len(cf.MustEnd) == 0:
-		// need, not the node's free count: more may be free.
-		cf.Message = fmt.Sprintf("The %s it needs %s free now on %s: it would start at once if nothing ranked before it and no rule held it back.",
-			slotWord(need), plural.Be(need), strings.Join(cf.Nodes, ", "))
+		cf.Message = fitsNowMessage(need, cf.Nodes, ja.idleOnlyPreemptible(e))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.",
 			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool) && ja.mayPreemptFor(e, ends), stopping))
@@ -245,6 +249,19 @@ func (ja *jobsAPI) mayPreempt(pool int) bool {
 		return pl.Preemption || pl.Backfill || slices.ContainsFunc(ja.m.cfg.QOS, func(q spec.QOS) bool { return q.Preempt })
 	}
 	return pl.Preemption || pl.Policy == sched.PolicyQuota
+}
+
+// idleOnlyPreemptible says whether job e may not start on the slots idle
+// behind a blocked job ranked before it, which a priority pool with
+// backfill gives only to preemptible jobs (the pool's backfill window):
+// e is not preemptible.
+func (ja *jobsAPI) idleOnlyPreemptible(e *sched.Job) bool {
+	s := &ja.m.planner.snap
+	if e.Preemptible || e.Pool < 0 || e.Pool >= len(s.Pools) {
+		return false
+	}
+	pl := &s.Pools[e.Pool]
+	return pl.Policy == sched.PolicyPriority && pl.Backfill
 }
 
 // mayPreemptFor says whether, in a priority pool, job e could have the

@@ -290,6 +290,39 @@ func TestExplainFitsNow(t *testing.T) {
 	}
 }
 
+// TestExplainBackfillOnlyPreemptible: behind a blocked job of a priority
+// pool with backfill, idle slots go only to preemptible jobs (the pool's
+// backfill window): a job that is not preemptible is told so, not that
+// it would start at once; without backfill nothing passes a blocked job.
+func TestExplainBackfillOnlyPreemptible(t *testing.T) {
+	const atOnce = "it would start at once if nothing ranked before it"
+	for _, tt := range []struct {
+		name, pools, want, not string
+	}{
+		{"priority with backfill", "pools:\n  - {name: default, policy: priority, backfill: true}\n",
+			"only preemptible jobs may start on slots idle behind a job ranked before it (priority backfill), and it is not preemptible", atOnce},
+		{"priority without backfill", "pools:\n  - {name: default, policy: priority}\n", atOnce, "preemptible"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, tt.pools)))
+			n1 := h.agent("n1", 8)
+			h.submit(jobSpec("a", 4, `, "time_limit": 3600, "priority": 40`))
+			h.step()
+			h.sync(n1)
+			h.submit(jobSpec("head", 8, `, "priority": 10`)) // blocked: 4 slots are free
+			n := h.submit(jobSpec("n", 2, `, "priority": 50, "preemptible": false`))
+			h.step()
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(n, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if cf := x.WouldStart; cf == nil || !strings.Contains(cf.Message, tt.want) || strings.Contains(cf.Message, tt.not) {
+				t.Errorf("counterfactual %+v, want it to say %q and not %q", cf, tt.want, tt.not)
+			}
+		})
+	}
+}
+
 // TestPreemptionWhy: the rule that chose a preempted attempt, then how it
 // ended, saying "preempted" once.
 func TestPreemptionWhy(t *testing.T) {

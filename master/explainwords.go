@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,21 @@ import (
 func drainedCounterfactual(names []string) *api.Counterfactual {
 	return &api.Counterfactual{Message: "It cannot start on the nodes up now: the pool's " +
 		sched.DrainedPhrase(names) + " drained; it waits for a resume (allot node resume) or another node."}
+}
+
+// fitsNowMessage is the counterfactual of a job whose need slots are free
+// now on nodes: it would start at once but for the jobs ranked before it
+// and the rules. Behind a blocked job of a priority pool with backfill
+// only preemptible jobs may take idle slots (onlyPreemptible: the job is
+// not one), so it waits until no job ranked before it is waiting.
+func fitsNowMessage(need int, nodes []string, onlyPreemptible bool) string {
+	// need, not the node's free count: more may be free.
+	free := fmt.Sprintf("The %s it needs %s free now on %s", slotWord(need), plural.Be(need), strings.Join(nodes, ", "))
+	if onlyPreemptible {
+		return free + ", but only preemptible jobs may start on slots idle behind a job ranked before it (priority backfill), " +
+			"and it is not preemptible: it starts once no job ranked before it waits and no rule holds it back."
+	}
+	return free + ": it would start at once if nothing ranked before it and no rule held it back."
 }
 
 // slotsOf is the slots of nodes together.

@@ -437,5 +437,6 @@ func queueOrder(policy sched.Policy) func(a, b queueFacts) int {
 // hold mu.
 func (pl *planner) capDrained() {
 	v := &pl.view
-	v.capScratch, _ = lifecycle.CapDrained(&pl.snap, func(n int32) bool { return v.nodes[n].draining() }, v.capScratch)
+	v.capScratch, _ = lifecycle.CapDrained(&pl.snap, func(n int32) bool { return v.nodes[n].draining() },
+		func(n int32) int { return len(v.nodes[n].rec.GPUs) }, v.capScratch)
 }

@@ -160,13 +160,18 @@ func (p Pending) drainedNames(s *Snapshot) []string {
 }
 
 // DrainedNodes names the drained nodes (Node.Drained) of job's pool that
-// could otherwise hold its tasks (of its GPU type, if it asks for one).
+// could otherwise hold its tasks (of its GPU type, if it asks for one);
+// none when the job could not run even with them resumed
+// (FeasibleResumed), since then it does not wait for a resume.
 func (s *Snapshot) DrainedNodes(job *Job) []string {
 	var names []string
 	for i := range s.Nodes {
 		if n := &s.Nodes[i]; n.Drained && n.Pool == job.Pool && (job.GPU == "" || n.GPU == job.GPU) {
 			names = append(names, n.Name)
 		}
+	}
+	if len(names) > 0 && FeasibleResumed(s, job) != nil {
+		return nil
 	}
 	return names
 }

@@ -292,6 +292,10 @@ type pass struct {
 	nprof   *nodeProfile
 	elastic *elasticPass
 	finds   *findMemo
+
+	// drained is 0 until anyDrained has looked, then 1 for no drained
+	// node, 2 for some (drained.go).
+	drained int8
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -445,6 +449,11 @@ func (p *pass) impossible(j int32) bool {
 		reason = ReasonGPUType
 	} else if !r.oneSwitch {
 		most, _, _ = p.st.capacity(&r, p.s) // gangs may use every matching node
+		// With the drained nodes resumed, as Feasible counts them at
+		// submit. A node drained without a change of the layout (which
+		// would drop the memo) is full: held and own are equal there.
+		held, own := p.drainedSlots(&r)
+		most += own - held
 	}
 	if memo {
 		p.sc.memo.curFacts[j] = jobFacts{valid: p.sc.memo.curFacts[j].valid, fit: fitNever,
@@ -477,10 +486,13 @@ func (p *pass) failReason(j int32) Pending {
 	r := p.request(j, true)
 	r.slots = p.elastic.minSize(j) // an elastic job waits only once every size failed
 	total, avail, fits := p.st.capacity(&r, p.s)
+	// What drained nodes hold now is gone once their tasks end: a job that
+	// only they could hold waits for a resume (no_nodes names the drain).
+	held, own := p.drainedSlots(&r)
 	pe := Pending{Job: int(j), Blocker: -1, Need: int(r.slots), Free: avail, At: -1}
 	switch {
-	case !fits || total < int(r.slots):
-		pe.Reason, pe.Free = ReasonNoNodes, total // the most the nodes hold
+	case !fits || total-held < int(r.slots):
+		pe.Reason, pe.Free = ReasonNoNodes, total-held+own // the most the nodes hold, resumed
 		if r.gpu != "" && !p.gpuOffered(&p.s.Jobs[j]) {
 			pe.Reason, pe.Free = ReasonGPUType, 0
 		}

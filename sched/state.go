@@ -268,7 +268,10 @@ func (st *state) subtractAllocs(s *Snapshot) error {
 				continue
 			}
 			st.free[ns.Node] -= ns.Slots
-			if a.Preempting {
+			if a.Preempting && !s.Nodes[ns.Node].Drained {
+				// A drained node's preempting slots stay held: the
+				// drivers skip the preemption, and slots a task frees
+				// there are gone (Node.Drained).
 				st.drain[ns.Node] += ns.Slots
 			}
 			if st.free[ns.Node] < 0 {

@@ -144,6 +144,11 @@ type Node struct {
 	// are what its running tasks hold, and a slot they free is gone, not
 	// free, so that no reservation, shadow time or forecast counts on it.
 	Drained bool
+	// OwnSlots is a drained node's own slots, which its Slots were shrunk
+	// from (lifecycle.CapDrained): a job too big for the pool even with
+	// the node resumed is told it can never run, not to wait for a
+	// resume (FeasibleResumed). Planning never reads it.
+	OwnSlots int
 }
 
 // Job is a unit of submitted work whose tasks all need the same slots.
