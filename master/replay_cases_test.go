@@ -171,9 +171,9 @@ func featureCases() []replayCase {
 				{name: "d", slots: 1, submit: 260, run: 100, extra: lowPrio},
 			}},
 		// Nodes drained under running work and resumed later: nothing
-		// starts on a drained node, and a task there is not preempted
-		// (its slots would not come back), so high waits for n2's
-		// resume rather than preempt low2 there.
+		// starts on a drained node, and a task there is no victim (its
+		// slots would not come back): high preempts elsewhere or waits
+		// for n2's resume, never low2 there.
 		{name: "priority-drain", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
 			nodes: replayNodes, drains: []rdown{{node: "n2", at: 50, back: 600}, {node: "n3", at: 400}}, jobs: []rjob{
 				{name: "low1", slots: 4, submit: 0, run: 1000, extra: lowPrio},

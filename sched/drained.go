@@ -7,7 +7,8 @@ import "slices"
 // applies no preemption of a task with a part on it. So nothing there
 // frees a slot a waiting job could use: a task that ends takes its slots
 // with it (releasable, shrinkDrained, the node profile), a preempting
-// task's slots are not draining (subtractAllocs), and a job that only the
+// task's slots are not draining (subtractAllocs), no task there is a
+// victim (gone: the drivers would not preempt it), and a job that only the
 // drained nodes' slots could hold waits for a resume (failReason), unless
 // it is too big for the pool even with them resumed (FeasibleResumed).
 
@@ -24,6 +25,20 @@ func (p *pass) anyDrained() bool {
 		}
 	}
 	return p.drained == 2
+}
+
+// onDrained reports whether allocation a has a part on a drained node:
+// the drivers would not preempt it, and what it frees there is gone.
+func (p *pass) onDrained(a int32) bool {
+	if !p.anyDrained() {
+		return false
+	}
+	for _, ns := range p.s.Allocs[a].Nodes {
+		if p.s.Nodes[ns.Node].Drained {
+			return true
+		}
+	}
+	return false
 }
 
 // drainedSlots sums, over the drained nodes a task of r could use, the

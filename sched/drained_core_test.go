@@ -20,7 +20,9 @@ const drainWait = "node p-1 is drained; it waits for a resume"
 // (the drivers skip a preemption there, and a task that does end leaves
 // slots the node no longer has) frees nothing a waiting job can use: no
 // job holds those slots as checkpointing, and one that needs them looks
-// for a victim elsewhere.
+// for a victim elsewhere; nor is a task with a part on a drained node a
+// victim, since the drivers would not preempt it and its slots there
+// would not come back.
 func TestDrainedPreemptionsFreeNothing(t *testing.T) {
 	type want struct {
 		reason    Reason
@@ -42,6 +44,25 @@ func TestDrainedPreemptionsFreeNothing(t *testing.T) {
 			b.running(v, start(0), on("p-1", 4), preempting())
 			u := b.job("u", slots(4), waiting(0), preemptible(), prio(50))
 			b.running(u, start(0), on("p-2", 4))
+		}, want{ReasonCheckpointing, []string{"u"}, "checkpoint"}},
+		{"the only victim on a drained node", func(b *cluster) {
+			v := b.job("v", slots(4), waiting(0), preemptible(), prio(50))
+			b.running(v, start(0), on("p-1", 4))
+		}, want{ReasonNoNodes, nil, drainWait}},
+		{"the cheaper victim on a drained node", func(b *cluster) {
+			b.nodes("p", 1, 4, "")
+			// v, on the drained node, loses less work than u.
+			v := b.job("v", slots(4), waiting(0), preemptible(), prio(50))
+			b.running(v, start(90), on("p-1", 4))
+			u := b.job("u", slots(4), waiting(0), preemptible(), prio(50))
+			b.running(u, start(0), on("p-2", 4))
+		}, want{ReasonCheckpointing, []string{"u"}, "checkpoint"}},
+		{"a gang victim with a part on a drained node", func(b *cluster) {
+			b.nodes("p", 2, 4, "")
+			v := b.job("v", slots(8), waiting(0), preemptible(), prio(50))
+			b.running(v, start(90), on("p-1", 4), on("p-2", 4))
+			u := b.job("u", slots(4), waiting(0), preemptible(), prio(50))
+			b.running(u, start(0), on("p-3", 4))
 		}, want{ReasonCheckpointing, []string{"u"}, "checkpoint"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

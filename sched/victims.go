@@ -180,9 +180,11 @@ func (vl *victimLists) live(next []int32, cands []int32, facts []victimFacts, i 
 }
 
 // gone reports a candidate that can never be a victim this pass: already
-// draining, evicted by a committed statement, not preemptible, or younger
-// than its pool's minimum run time. A tentative eviction is not gone: a
-// rollback may restore it, and skip pointers must not jump over it.
+// draining, evicted by a committed statement, not preemptible, younger
+// than its pool's minimum run time, or with a part on a drained node (the
+// drivers skip its preemption; what it frees there is gone). A tentative
+// eviction is not gone: a rollback may restore it, and skip pointers must
+// not jump over it.
 func (vl *victimLists) gone(a int32) bool {
 	al := &vl.s.Allocs[a]
 	if al.Preempting || vl.p.sc.final[a] {
@@ -193,7 +195,7 @@ func (vl *victimLists) gone(a int32) bool {
 		return true
 	}
 	min := vl.s.Pools[j.Pool].MinRunTime
-	return min > 0 && vl.s.Now-al.Start < min
+	return min > 0 && vl.s.Now-al.Start < min || vl.p.onDrained(a)
 }
 
 // helps reports whether evicting a frees slots the request could use.
