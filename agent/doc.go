@@ -78,6 +78,9 @@
 //     delivered line's Dropped and in Result.DroppedLines, and show as gaps
 //     in LogLine.Seq. The newest lines always survive. Lines longer than
 //     MaxLineBytes are split (LogLine.Partial).
+//     When the agent dies, a task's shim (Runner.Shim) drains its pipes
+//     into nothing (ShimDrainArg), so the task is not killed by SIGPIPE;
+//     until the shim notices, within orphanPoll, a full pipe waits.
 //   - Wait returns after the last OnLog call has returned, so a consumer
 //     sees every delivered line before the result. A consumer that blocks
 //     forever therefore blocks the result.

@@ -356,7 +356,8 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 			wErr.Close()
 			return fail(fmt.Errorf("remove a stale exit file: %w", err))
 		}
-		cmd = exec.Command(r.Shim, ShimArg, exitFile, shell, "-c", spec.Entrypoint)
+		cmd = exec.Command(r.Shim, ShimArg, ShimDrainArg, strconv.Itoa(os.Getpid()), exitFile, shell, "-c", spec.Entrypoint)
+		cmd.ExtraFiles = []*os.File{rOut, rErr} // fds 3 and 4: ShimDrainArg
 	}
 	cmd.Dir = workDir
 	cmd.Env = env

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -32,8 +33,23 @@ import (
 // checkpointing task and record how it ended.
 
 // ShimArg is the first argument that makes an allot binary run as a task
-// shim: BINARY ShimArg EXITFILE PROGRAM ARGS...
+// shim: BINARY ShimArg [ShimDrainArg AGENTPID] EXITFILE PROGRAM ARGS...
 const ShimArg = "__allot-task-shim"
+
+// ShimDrainArg, followed by the agent's process id, says that the shim
+// inherits the read ends of its task's stdout and stderr pipes as file
+// descriptors 3 and 4. It keeps them open and, once the agent is gone
+// (the shim's parent is no longer AGENTPID), reads and discards what the
+// task writes. Without that, the pipes lose their only reader with the
+// agent and the task's next write kills it (SIGPIPE) or fails (EPIPE, as
+// in Python, which ignores SIGPIPE): a kill -9 of the agent would end
+// every task as failed instead of leaving it to the next agent, which
+// reaps it so that the master ends the attempt as lost.
+const ShimDrainArg = "--drain-when-orphaned"
+
+// orphanPoll is how often a shim looks for its agent's death. Until it
+// notices, a task that fills a pipe's buffer waits to write.
+const orphanPoll = 200 * time.Millisecond
 
 // ExitStatus is what a shim records of its task's end.
 type ExitStatus struct {
@@ -82,6 +98,11 @@ func RunShim(args []string) int {
 		fmt.Fprintln(os.Stderr, "allot task shim: expected EXITFILE PROGRAM [ARGS...]")
 		return 2
 	}
+	agentPID, outputs, args, err := shimDrainArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
+		return 2
+	}
 	exitFile := args[0]
 	signal.Notify(make(chan os.Signal, 8), shimSignals...)
 	cmd := exec.Command(args[1], args[2:]...)
@@ -90,7 +111,10 @@ func RunShim(args []string) int {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
 		return 127
 	}
-	err := cmd.Wait()
+	if len(outputs) > 0 {
+		go drainWhenOrphaned(agentPID, outputs)
+	}
+	err = cmd.Wait()
 	st := ExitStatus{ExitCode: cmd.ProcessState.ExitCode(), ExitedAt: time.Now().UTC()}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
@@ -111,6 +135,38 @@ func RunShim(args []string) int {
 		return 128 + int(sig)
 	}
 	return st.ExitCode
+}
+
+// shimDrainArgs takes ShimDrainArg AGENTPID off the front of args, if
+// there, with the inherited read ends of the task's output; they are made
+// close-on-exec so that the task does not inherit them too.
+func shimDrainArgs(args []string) (agentPID int, outputs []*os.File, rest []string, err error) {
+	if len(args) == 0 || args[0] != ShimDrainArg {
+		return 0, nil, args, nil
+	}
+	if len(args) < 4 {
+		return 0, nil, nil, fmt.Errorf("expected %s AGENTPID EXITFILE PROGRAM [ARGS...]", ShimDrainArg)
+	}
+	agentPID, err = strconv.Atoi(args[1])
+	if err != nil || agentPID <= 0 {
+		return 0, nil, nil, fmt.Errorf("%s: expected the agent's process id, got %q", ShimDrainArg, args[1])
+	}
+	for fd := 3; fd <= 4; fd++ {
+		syscall.CloseOnExec(fd)
+		outputs = append(outputs, os.NewFile(uintptr(fd), "task output "+strconv.Itoa(fd)))
+	}
+	return agentPID, outputs, args[2:], nil
+}
+
+// drainWhenOrphaned waits for the agent to die, then discards the task's
+// output, so that the task runs on until the next agent reaps it.
+func drainWhenOrphaned(agentPID int, outputs []*os.File) {
+	for os.Getppid() == agentPID {
+		time.Sleep(orphanPoll)
+	}
+	for _, f := range outputs {
+		go func() { _, _ = io.Copy(io.Discard, f) }()
+	}
 }
 
 // signalName names a signal as Result.Signal does.

@@ -107,3 +107,71 @@ func TestReadExitFileRejects(t *testing.T) {
 		t.Fatalf("missing file: ok %v err %v, want neither", ok, err)
 	}
 }
+
+// TestShimOutlivesItsAgent: a task whose agent died (kill -9) goes on
+// writing: its shim, which holds the pipes' read ends, drains them once
+// its parent is gone, so the task is neither killed by SIGPIPE nor fails
+// on EPIPE, and ends as it would have. The "agent" here is a shell that
+// starts the shim in the background and exits at once; the test closes
+// its own read ends, as a dead agent's are closed.
+func TestShimOutlivesItsAgent(t *testing.T) {
+	// More than a pipe's 64 KiB buffer, written after the agent is gone.
+	const task = `sleep 0.3; i=0; while [ $i -lt 4000 ]; do echo "line $i of a task whose agent died"; echo "err $i" >&2; i=$((i+1)); done; exit 0`
+	tests := []struct {
+		name  string
+		drain bool
+		want  ExitStatus
+	}{
+		{"drained", true, ExitStatus{ExitCode: 0}},
+		{"without the read ends", false, ExitStatus{ExitCode: -1, Signal: "SIGPIPE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exitFile := filepath.Join(t.TempDir(), ExitFileName(1, 0))
+			shim := `bin=$1; shift; "$bin" ` + ShimArg + ` "$@" &`
+			if tt.drain {
+				shim = `bin=$1; shift; "$bin" ` + ShimArg + ` ` + ShimDrainArg + ` $$ "$@" &`
+			}
+			rOut, wOut, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rErr, wErr, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			agent := exec.Command("/bin/sh", "-c", shim, "agent", os.Args[0], exitFile, "/bin/sh", "-c", task)
+			agent.Stdout, agent.Stderr = wOut, wErr
+			if tt.drain {
+				agent.ExtraFiles = []*os.File{rOut, rErr}
+			}
+			if err := agent.Run(); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []*os.File{wOut, wErr, rOut, rErr} {
+				f.Close()
+			}
+			st := awaitExitFile(t, exitFile)
+			if st.ExitCode != tt.want.ExitCode || st.Signal != tt.want.Signal {
+				t.Fatalf("exit file %+v, want code %d signal %q", st, tt.want.ExitCode, tt.want.Signal)
+			}
+		})
+	}
+}
+
+// awaitExitFile waits for a shim whose parent is gone to write its exit
+// file; the shim is nobody's child here, so it cannot be waited for.
+func awaitExitFile(t *testing.T, path string) ExitStatus {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		st, ok, err := ReadExitFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			return st
+		}
+	}
+	t.Fatalf("no exit file %s after 30s", path)
+	return ExitStatus{}
+}

@@ -194,11 +194,7 @@ func taskShim() string {
 // for a node that already holds its credential.
 func (f *agentFlags) joinToken() (string, error) {
 	if f.joinFile != "" {
-		data, err := os.ReadFile(f.joinFile)
-		if err != nil {
-			return "", fmt.Errorf("--join-token-file: %w", err)
-		}
-		return strings.TrimSpace(string(data)), nil
+		return readTokenFile("--join-token-file", f.joinFile)
 	}
 	return strings.TrimSpace(os.Getenv(JoinTokenEnv)), nil
 }

@@ -106,6 +106,21 @@ func negativeArg(c *cobra.Command, err error) error {
 	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s is not a valid argument: expected %s (%s)", m[1], argNoun(c, names[len(args)]), usageLine(c))}
 }
 
+// nestedCommands names the commands one level further down that are
+// called name: "allot logs" is "allot job logs", as kubectl and Slurm
+// users may look for it at the top.
+func nestedCommands(c *cobra.Command, name string) []string {
+	var found []string
+	for _, group := range c.Commands() {
+		for _, sub := range group.Commands() {
+			if sub.IsAvailableCommand() && (sub.Name() == name || sub.HasAlias(name)) {
+				found = append(found, sub.CommandPath())
+			}
+		}
+	}
+	return found
+}
+
 // markUsageErrors makes cobra's own command-line errors usage errors, in
 // cmd and every command under it: wrong flags, wrong argument counts (said
 // in words by argsError), and unknown subcommands of a command that only
@@ -120,7 +135,11 @@ func markUsageErrors(cmd *cobra.Command) {
 				return nil
 			}
 			msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
-			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			s := nestedCommands(c, args[0])
+			if len(s) == 0 {
+				s = c.SuggestionsFor(args[0])
+			}
+			if len(s) > 0 {
 				msg += "; did you mean " + strings.Join(s, " or ") + "?"
 			}
 			return usageErrorf("%s", msg)

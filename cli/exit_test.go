@@ -29,6 +29,8 @@ func TestMainExitCodes(t *testing.T) {
 		{"group without subcommand prints help", []string{"job"}, ExitOK, "Available Commands", ""},
 		{"unknown command", []string{"nosuch"}, ExitUsage, "", `allot: unknown command "nosuch" for "allot"`},
 		{"unknown command with suggestion", []string{"job", "shwo"}, ExitUsage, "", `did you mean show?`},
+		{"a command one level down", []string{"logs", "1"}, ExitUsage, "", `allot: unknown command "logs" for "allot"; did you mean allot job logs?`},
+		{"commands one level down", []string{"drain"}, ExitUsage, "", `did you mean allot node drain?`},
 		{"unknown flag", []string{"jobs", "--bogus"}, ExitUsage, "", "allot: unknown flag: --bogus\nRun 'allot jobs --help' for usage."},
 		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `invalid argument "soon"`},
 		{"negative weight", []string{"job", "set-weight", "19", "-1"}, ExitUsage, "",

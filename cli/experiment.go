@@ -61,19 +61,20 @@ func newExperimentShowCmd() *cobra.Command {
 
 // printExperiment prints one row per trial.
 func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
-	metric := m.Metric
-	if metric == "" {
-		metric = "metric"
-	}
-	way := "smaller is better"
+	// A searcher without a metric (grid, random) shows the first name
+	// the trials report; before any report there is none to name.
+	metric := m.Metric + " (smaller is better)"
 	if !m.SmallerIsBetter {
-		way = "larger is better"
+		metric = m.Metric + " (larger is better)"
+	}
+	if m.Metric == "" {
+		metric = "none reported yet"
 	}
 	searcher := m.Searcher
 	if searcher == "" {
 		searcher = "none"
 	}
-	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s (%s)  reports %d\n\n", m.JobID, searcher, metric, way, len(m.Points))
+	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s  reports %d\n\n", m.JobID, searcher, metric, len(m.Points))
 	header := []string{"TRIAL", "STATE", "STEP", "LATEST", "BEST", "BEST STEP"}
 	adaptive := len(m.Trials) > 0 && m.Trials[0].Decision != ""
 	if adaptive {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
@@ -24,5 +26,19 @@ TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
 	var m api.JobMetrics
 	if err != nil || json.Unmarshal([]byte(out), &m) != nil || len(m.Points) != 4 || m.Trials[1].Decision != "stopped" {
 		t.Errorf("experiment show -o json: %v\n%s", err, out)
+	}
+}
+
+// TestExperimentBeforeReports: a searcher without a metric of its own
+// (grid) names none until the trials report one, rather than "metric
+// metric".
+func TestExperimentBeforeReports(t *testing.T) {
+	var b bytes.Buffer
+	m := api.JobMetrics{JobID: 1, Searcher: "grid", SmallerIsBetter: true, Trials: []api.TrialMetrics{{Task: 0, State: "queued"}}}
+	if err := printExperiment(&b, m, false); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "Experiment 1  searcher grid  metric none reported yet  reports 0" {
+		t.Errorf("first line %q", first)
 	}
 }

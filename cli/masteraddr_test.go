@@ -127,7 +127,9 @@ func TestLoadCredentialsNormalises(t *testing.T) {
 
 // TestTokenHintNamesMaster: the hint after a new token names the master
 // this command used, in the form --master takes it, also when it was
-// given with (a part of) the API's path.
+// given with (a part of) the API's path. The hint goes to stderr and the
+// secret alone to stdout, so that "allot token create ... > FILE" makes
+// a file --token-file and --join-token-file read.
 func TestTokenHintNamesMaster(t *testing.T) {
 	f := newFakeMaster(t)
 	tests := []struct {
@@ -144,8 +146,8 @@ func TestTokenHintNamesMaster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errOut, err := run(t, append([]string{"token", "create", "--master", tt.master}, tt.args...)...)
-			if err != nil || !strings.Contains(out, tt.want) {
-				t.Errorf("allot token create: %v\nstdout: %s\nstderr: %s\nwant %q", err, out, errOut, tt.want)
+			if err != nil || !strings.Contains(errOut, tt.want) || out != "allot_secret\n" {
+				t.Errorf("allot token create: %v\nstdout: %q\nstderr: %s\nwant the secret alone on stdout and %q on stderr", err, out, errOut, tt.want)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
 )
 
 func newLoginCmd() *cobra.Command {
@@ -32,11 +33,10 @@ func newLoginCmd() *cobra.Command {
 				return usageErrorf("give the token with exactly one of --token and --token-file")
 			}
 			if tokenFile != "" {
-				data, err := os.ReadFile(tokenFile)
-				if err != nil {
-					return fmt.Errorf("--token-file: %w", err)
+				var err error
+				if token, err = readTokenFile("--token-file", tokenFile); err != nil {
+					return err
 				}
-				token = strings.TrimSpace(string(data))
 			}
 			c, err := newClient(cmd)
 			if err != nil {
@@ -60,6 +60,31 @@ func newLoginCmd() *cobra.Command {
 	cmd.Flags().StringVar(&token, "token", "", "the API token (visible to other users in the process list: prefer --token-file)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "a file holding the API token")
 	return cmd
+}
+
+// readTokenFile reads a token kept alone in a file, as "allot token
+// create ... > FILE" writes it; surrounding space is dropped. A file that
+// holds more (the whole message of token create, copied from a terminal)
+// is refused naming the file: its token would go out as an invalid
+// header, and the error would blame the connection.
+func readTokenFile(flag, path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flag, err)
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" {
+		return "", fmt.Errorf("%s %s: the file is empty; expected a token", flag, path)
+	}
+	if strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		more := "spaces or control characters"
+		if lines := strings.Count(token, "\n") + 1; lines > 1 {
+			more = plural.Count(lines, "line")
+		}
+		return "", fmt.Errorf("%s %s: expected the token alone, but the file holds more (%s); keep only the token's line "+
+			"(allot token create prints the token alone on stdout: allot token create ... > FILE)", flag, path, more)
+	}
+	return token, nil
 }
 
 func adminWords(admin bool) string {
@@ -301,13 +326,25 @@ func newTokenCmd() *cobra.Command {
 				}
 				nt.TTLS = s
 			}
-			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				t, err := c.CreateToken(ctx, nt)
-				if err != nil {
-					return "", err
-				}
-				return tokenMessage(t, c.Addr()), nil
-			})
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := requestContext(cmd)
+			defer cancel()
+			t, err := c.CreateToken(ctx, nt)
+			if err != nil {
+				return err
+			}
+			// The secret alone goes to stdout, so that
+			// "allot token create ... > FILE" makes the file that
+			// --token-file and --join-token-file read; the words
+			// around it go to stderr.
+			before, after := tokenMessage(t, c.Addr())
+			fmt.Fprintln(cmd.ErrOrStderr(), before)
+			fmt.Fprintln(cmd.OutOrStdout(), t.Secret)
+			fmt.Fprintln(cmd.ErrOrStderr(), after)
+			return nil
 		},
 	}
 	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to")
@@ -339,9 +376,9 @@ func newTokenCmd() *cobra.Command {
 	return cmd
 }
 
-// tokenMessage says what was made, with the secret and how to use it
-// against master, the address this command used.
-func tokenMessage(t api.CreatedToken, master string) string {
+// tokenMessage says what was made (before the secret) and how to use it
+// against master, the address this command used (after it).
+func tokenMessage(t api.CreatedToken, master string) (before, after string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Created %s token %d", t.Token.Kind, t.Token.ID)
 	if t.Token.Kind == api.TokenUser {
@@ -353,13 +390,11 @@ func tokenMessage(t api.CreatedToken, master string) string {
 		// another zone still knows when it lapses.
 		fmt.Fprintf(&b, ", valid until %s", when(*t.Token.ExpiresAt))
 	}
-	fmt.Fprintf(&b, ". It is shown only this once:\n%s\n", t.Secret)
+	b.WriteString(". It is shown only this once (alone on stdout, to redirect to a file):")
 	if t.Token.Kind == api.TokenJoin {
-		fmt.Fprintf(&b, "Start agents with: allot agent --master %s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master)
-	} else {
-		fmt.Fprintf(&b, "The user logs in with: allot login --master %s --token-file FILE", master)
+		return b.String(), fmt.Sprintf("Start agents with: allot agent --master %s --join-token-file FILE (or $ALLOT_JOIN_TOKEN)", master)
 	}
-	return b.String()
+	return b.String(), fmt.Sprintf("The user logs in with: allot login --master %s --token-file FILE", master)
 }
 
 func printTokens(w io.Writer, tokens []api.Token) error {

@@ -27,18 +27,26 @@ func sleeper(name string, preemptible bool) string {
   entrypoint: 'echo "%s attempt $ALLOT_ATTEMPT on [$CUDA_VISIBLE_DEVICES]"; exec sleep 600'}`, name, preemptible, name)
 }
 
+// chatterer prints its attempt, then a line every 0.2 s: output that
+// goes on after its agent is gone.
+func chatterer(name string, preemptible bool) string {
+	return fmt.Sprintf(`{name: %s, resources: {slots: 2, preemptible: %t},
+  entrypoint: 'echo "%s attempt $ALLOT_ATTEMPT on [$CUDA_VISIBLE_DEVICES]"; while :; do sleep 0.2; echo tick; done'}`, name, preemptible, name)
+}
+
 // TestAgentCrash kills -9 the agent of a node that runs a preemptible
 // and a non-preemptible task. Once the master has lost the node, the
 // preemptible task is requeued and runs on the other node of the pool,
 // and the other, once lost_node_grace has passed without the node coming
 // back, fails with a reason naming the lost node. The tasks the
 // dead agent left behind are killed by the next agent on its work
-// directory.
+// directory; until then they run on, printing (their task shims drain
+// the output pipes the dead agent no longer reads), not killed by SIGPIPE.
 func TestAgentCrash(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, clusterSpec{config: shortTimeout, agents: []agentSpec{{name: "node-a", pool: "default", gpus: 4}}})
-	pre := c.submit("pre", sleeper("pre", true))
-	fixed := c.submit("fixed", sleeper("fixed", false))
+	pre := c.submit("pre", chatterer("pre", true))
+	fixed := c.submit("fixed", chatterer("fixed", false))
 	c.waitLog(pre, 0, "pre attempt 1")
 	c.waitLog(fixed, 0, "fixed attempt 1")
 	for _, id := range []int64{pre, fixed} {
@@ -80,7 +88,13 @@ func TestAgentCrash(t *testing.T) {
 		t.Errorf("allot job show: attempt reason %q", show.TaskList[0].Attempts[0].Reason)
 	}
 
-	// The dead agent's tasks outlived it; its successor kills them.
+	// The dead agent's tasks outlived it, printing all along; its
+	// successor kills them.
+	for _, id := range []int64{pre, fixed} {
+		if len(attemptProcs(c, id, 1)) == 0 {
+			t.Errorf("job %d's first attempt died with its agent, before the next agent started", id)
+		}
+	}
 	c.startAgent(agentSpec{name: "node-a", pool: "default", gpus: 4})
 	c.waitNode("node-a", "up")
 	c.poll(waitTimeout, "the first attempts' processes to be killed", func(context.Context) (bool, string) {
