@@ -153,6 +153,10 @@
 //     preempt, killing before kill. An agent's report is acknowledged
 //     only after what it changed is durable.
 //   - A batch that fails leaves the mirror as it was before the batch.
+//     So does one that the store fences because another master took the
+//     PostgreSQL database over (store.ErrFenced, store/doc.go): nothing
+//     of it is written, and the process stops on store.LockLost
+//     (cli/master.go), never writing beside the other master.
 //   - The applier re-checks every plan item against the mirror (task still
 //     queued, victim still running or starting, node still up, GPUs still
 //     free) and the store's compare-and-set checks it again; an item that

@@ -55,8 +55,15 @@
 // (which matches ErrLocked: the loss is final) unless the epoch is its
 // master's. The row lock makes an increment wait for the transactions
 // that read it before, and those after see it, so no write of a master
-// commits after another took the lock; taking the lock back, a master
-// finds another's increment in between the same way.
+// commits after another took the lock. The row also names the master that
+// incremented it last (its application name and a random token): taking
+// the lock back, a master increments only if the row still names it, and
+// is fenced otherwise, as another master took over in between. So a
+// master whose own increment committed but whose reply was lost (its
+// session cut right after) is not stopped by it: it takes the lock back,
+// finds its own name and increments again. Until then a write that finds
+// an epoch its master does not know, with the lock session down, fails
+// without deciding (it may be its own) and the taking back decides.
 //
 // # Using it
 //

@@ -150,29 +150,36 @@ func checkUnwritten(ctx context.Context, t *testing.T, dsn string, job int64) {
 // TestFenceSettle: what a write that found an epoch other than the one
 // it loaded fails with, once its transaction has ended: its own master's
 // epoch, set as it took its lock back meanwhile, leaves the lock held
-// (the write may be tried again); a later one is another master's, and
-// the lock is lost for good.
+// (the write may be tried again); a later one, while the lock session is
+// held, is another master's, and the lock is lost for good; a later one
+// while the session is down may be this master's own increment whose
+// reply was lost: nothing is decided until the lock is taken back.
 func TestFenceSettle(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		found int64 // this master's epoch is 3
-		lost  bool
+		name      string
+		found     int64 // this master's epoch is 3
+		sessionUp bool
+		want      error // nil: the lock is lost
 	}{
-		{"this master's own, set since", 3, false},
-		{"an older one of this master's", 2, false},
-		{"another master's", 4, true},
+		{"this master's own, set since", 3, true, errRetaken},
+		{"an older one of this master's", 2, true, errRetaken},
+		{"another master's", 4, true, nil},
+		{"a later one, the lock session down", 4, false, errUnsettled},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := newMasterLock(&pgx.ConnConfig{Config: pgconn.Config{RuntimeParams: map[string]string{}}}, "db")
 			l.epoch = 3
 			l.epochNow.Store(3)
+			if c.sessionUp {
+				l.conn = new(pgx.Conn) // settle only looks whether there is one
+			}
 			if err := l.checkEpoch(3); err != nil {
 				t.Fatalf("the epoch loaded: %v", err)
 			}
 			err := l.settle(c.found)
-			if !c.lost {
-				if !errors.Is(err, errRetaken) || l.lostErr != nil {
-					t.Fatalf("settle: %v (lost: %v), want errRetaken, the lock kept", err, l.lostErr)
+			if c.want != nil {
+				if !errors.Is(err, c.want) || errors.Is(err, ErrLocked) || l.lostErr != nil {
+					t.Fatalf("settle: %v (lost: %v), want %v, the lock kept", err, l.lostErr, c.want)
 				}
 				return
 			}

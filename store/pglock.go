@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -46,7 +48,11 @@ var lockSeq atomic.Int64
 type masterLock struct {
 	cfg  *pgx.ConnConfig // the lock connection's: application_name set
 	name string          // that application_name: "allot-master HOST:PID#N"
-	db   string          // the database, without its password, for messages
+	// holder is what this master writes in the fencing row as it takes
+	// the lock: name and a random token, unique even where two hosts
+	// share a name and PID (containers).
+	holder string
+	db     string // the database, without its password, for messages
 
 	mu   sync.Mutex
 	conn *pgx.Conn // the session holding the lock; nil when not held
@@ -72,7 +78,9 @@ func newMasterLock(cfg *pgx.ConnConfig, db string) *masterLock {
 	name := fmt.Sprintf("allot-master %s:%d#%d", host, os.Getpid(), lockSeq.Add(1))
 	cfg = cfg.Copy()
 	cfg.RuntimeParams["application_name"] = name
-	return &masterLock{cfg: cfg, name: name, db: db,
+	token := make([]byte, 8)
+	rand.Read(token) // never fails (crypto/rand)
+	return &masterLock{cfg: cfg, name: name, db: db, holder: name + " " + hex.EncodeToString(token),
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -112,14 +120,10 @@ func (l *masterLock) acquire(ctx context.Context) error {
 	}
 	var epoch int64
 	if err == nil {
-		epoch, err = bumpEpoch(ctx, conn)
-	}
-	if err == nil && l.epoch != 0 && epoch != l.epoch+1 {
-		// Another master held the lock in between (and may have
-		// written): this one's mirror is stale, as when it finds the
-		// lock taken.
-		err = fmt.Errorf("%w: the master epoch went from %d to %d while this master did not hold the lock",
-			ErrFenced, l.epoch, epoch)
+		// Taking it back, the row must still name this master: another
+		// master that held the lock in between may have written, and
+		// this one's state is stale, as when it finds the lock taken.
+		epoch, err = bumpEpoch(ctx, conn, l.holder, l.epoch != 0)
 	}
 	if err != nil {
 		conn.Close(context.Background())
