@@ -183,7 +183,7 @@ type jobWork struct {
 	// stopped are the tasks a searcher stopped as they ran. They are in
 	// failed too, since a run time must pass their work as a failure's
 	// (exportRunTime), but the export writes them as stops, which end
-	// them as the live master did (exportEnds).
+	// them as the live master did (exportStops).
 	stopped map[int]bool
 	// done maps the tasks whose last attempt completed to their work, in
 	// the same units as mean: those whose work is not the job's run time

@@ -12,7 +12,9 @@ import "github.com/allot-sched/allot/lifecycle"
 // the next attempt schedules it anew. A failed task is done and never
 // retried (lifecycle.Cluster.Fail), as on a live cluster. A start that
 // fails is the outcome of its start effect, lifecycle.EventStartFailed,
-// after which the task ends as lifecycle.StartFailed says: failed.
+// after which the task ends as lifecycle.StartFailed says: failed. A
+// scripted stop (JobSpec.Stops) is scheduled as a failure is and ends
+// the task as a live searcher's stop does (stop).
 
 // scheduleFail pushes the failure or the stop of task ti (JobSpec.Stops,
 // scheduled as a failure is), if its job scripts one that comes no later
