@@ -3,7 +3,8 @@
 // reads (Usage), the preemption budget's count of recent preemptions
 // (Budget), the bookkeeping of consolidation moves and resizes (Replace),
 // the table of task attempts and how their work progresses (Tasks), each
-// job's count of its tasks and the state that follows (Job), the live
+// job's count of its tasks and the state that follows (Job; a fresh
+// task starts with its job's work or its own, Submission.Works), the live
 // jobs with their snapshot entries (Roster), a plan's effects in the
 // order a driver applies them (Decide, Settled, KeepReservations), the
 // settle loop both drivers run (Settler.Settle, settle.go: passes until

@@ -17,6 +17,8 @@ type Job struct {
 	Tasks int
 	Fresh int64
 	Shape Shape
+	// Works are the tasks whose fresh work is their own (FreshOf).
+	Works map[int32]int64
 
 	// Waiting counts tasks ready to start; Resume holds the preempted
 	// ones among them, which start before fresh ones, last in first out.
@@ -58,11 +60,15 @@ type Submission struct {
 	// preemptions and moves count against, Account the account its slots
 	// are charged to; -1 for none.
 	Project, Account int32
+	// Works maps the numbers of the tasks whose fresh work is not Fresh
+	// to theirs (a scenario's runs: tasks that ran for different times
+	// live); nil for none.
+	Works map[int32]int64
 }
 
 // NewJob is the record of a job just submitted; resume lends its buffer.
 func NewJob(sub Submission, resume []Resumed) Job {
-	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
+	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Works: sub.Works, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
 		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
 		Waiting: sub.Tasks, Resume: resume[:0], State: JobQueued, Start: -1, End: -1}
 }
@@ -76,6 +82,7 @@ func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool
 		r = j.Resume[n-1]
 		j.Resume = j.Resume[:n-1]
 	} else {
+		r.Work = j.FreshOf(r.ID)
 		j.NextTask++
 	}
 	ti := ts.Launch(ji, r.ID, r.Retries, r.Work, nodes, backfill, now)
@@ -89,6 +96,15 @@ func (j *Job) Launch(ts *Tasks, ji int32, nodes []sched.NodeSlots, backfill bool
 	t := ts.At(ti)
 	_, t.Limited = t.Due(j.Shape)
 	return ti
+}
+
+// FreshOf is the work of the job's task id before it ran: its own
+// (Works), else Fresh.
+func (j *Job) FreshOf(id int32) int64 {
+	if w, ok := j.Works[id]; ok {
+		return w
+	}
+	return j.Fresh
 }
 
 // Preempt asks the job's task ti to stop at now (Tasks.Preempt) and

@@ -267,7 +267,22 @@ func featureCases() []replayCase {
 			{name: "m4", slots: 1, submit: 150, run: 100, extra: `, "licenses": {"matlab": 2}, "qos": "high"`},
 			{name: "lo", slots: 1, submit: 160, run: 100, extra: `, "qos": "low", "preemptible": true`},
 		}},
+		// Tasks that ran for different times: each replays its own
+		// work (runs), across a preemption too.
+		{name: "fifo-task-runs", config: "pools:\n  - {name: default, policy: fifo}\n", nodes: replayNodes, jobs: runsJobs},
+		{name: "priority-task-runs", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes: replayNodes, jobs: runsJobs},
 	}
+}
+
+// runsJobs: the trials of y and the tasks of e (elastic) run for
+// different times; under priority h preempts y's and e's tasks, which
+// resume with the work they had left.
+var runsJobs = []rjob{
+	{name: "y", slots: 1, tasks: 4, submit: 0, run: 300, runs: map[int]float64{0: 100, 2: 550}, extra: lowPrio},
+	{name: "e", slots: 2, minSlots: 1, tasks: 2, submit: 5, run: 200, runs: map[int]float64{1: 80}, extra: preemptible},
+	{name: "h", slots: 6, submit: 150, run: 100, extra: `, "priority": 10`},
+	{name: "z", slots: 1, submit: 160, run: 100},
 }
 
 // interactiveQuotaConfig: a quota pool that reclaims, a's quota n1's 4

@@ -426,8 +426,11 @@ func (d *replayDriver) track(t *testing.T) {
 			a.lost = now + j.lost
 		}
 		work := j.run
+		if r, ok := j.runs[id.TaskIndex]; ok {
+			work = r
+		}
 		if j.minSlots > 0 {
-			a.rate, work = float64(slots), j.run*float64(j.slots)
+			a.rate, work = float64(slots), work*float64(j.slots)
 		}
 		a.due = d.dueAt(now, work-d.done[taskKey{jid, id.TaskIndex}], a.rate, j.minSlots > 0) + j.lag
 		if j.fail > 0 && id.TaskIndex == j.failTask {

@@ -34,10 +34,12 @@ type rjob struct {
 	// progress made); lag is added to the last attempt only, as an exit
 	// reported late within the second.
 	run, lag float64
-	kill     float64 // when a user kills it; 0 for never
-	extra    string  // more "resources" fields, e.g. `, "priority": 10`
-	project  string
-	kind     string // the job file's kind; "" is the default (command)
+	// runs give tasks (by index) their own work instead of run.
+	runs    map[int]float64
+	kill    float64 // when a user kills it; 0 for never
+	extra   string  // more "resources" fields, e.g. `, "priority": 10`
+	project string
+	kind    string // the job file's kind; "" is the default (command)
 	// minSlots makes the job elastic: its tasks ask for slots and may
 	// start shrunk down to minSlots. Its run is then the time at full
 	// size: the work is run*slots slot-seconds, which an attempt does at

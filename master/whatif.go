@@ -30,13 +30,15 @@ import (
 // with their usage at the window's start and aligns the decay's periods
 // with the live master's (whatif_usage.go). Jobs keep the QOS and
 // licenses of their stored job file (whatif_jobs.go); a task that
-// failed live fails in the replay after the same work (fails), as does
-// a trial its searcher stopped early (whatif_search.go), and one
+// failed live fails in the replay after the same work (fails), a trial
+// its searcher stopped early is stopped after the same work (stops,
+// whatif_search.go), and one
 // whose start failed fails at the same attempt's start (start_fails,
 // whatif_changes.go); the file always
 // parses (whatif_projects.go). A job's tasks run for the mean work of
 // its completed tasks, counted as the simulator counts it
-// (whatif_work.go), or, for a job that never completed a task, for the
+// (whatif_work.go), each completed task whose work was not that mean
+// for its own (runs, whatif_runs.go), or, for a job that never completed a task, for the
 // longest attempt seen or its time limit (a job still running or waiting
 // when exported has not said how long it runs: whatif_live.go assumes a
 // run time that cannot end it sooner than it could have ended live, and
@@ -274,11 +276,13 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	if !ok {
 		return sj, nil, false
 	}
-	sj.Fails = exportFails(w.failed)
+	sj.Fails = exportFails(w.failed, w.stopped)
+	sj.Stops = exportStops(w.failed, w.stopped)
+	sj.Runs = exportRuns(w.done, sj.Duration)
 	sj.StartFails = exportStartFails(w.startFailed)
 	sj.StartLost = w.startLost
 	sj.Lost = w.attemptLost
-	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, w.stopped, hist.stoppedWaiting[j.ID])},
+	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }
 
@@ -359,6 +363,9 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	}
 	notes = append(notes, notes1...)
 	if note := dropLateFails(&sj, j.ID); note != "" {
+		notes = append(notes, note)
+	}
+	if note := dropLateStops(&sj, j.ID); note != "" {
 		notes = append(notes, note)
 	}
 	sj.AfterPass = hist.afterPass[j.ID]

@@ -153,9 +153,14 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 // second of work and is exported with after 0, which fails it as it
 // starts, as it did live: after 1 held its slots a second longer. Then
 // dropLateFails leaves out those the job's run time would not reach.
-func exportFails(failed map[int]int64) []scenario.TaskFail {
+// The trials a searcher stopped (stopped) are stops instead
+// (exportStops).
+func exportFails(failed map[int]int64, stopped map[int]bool) []scenario.TaskFail {
 	var out []scenario.TaskFail
 	for _, task := range slices.Sorted(maps.Keys(failed)) {
+		if stopped[task] {
+			continue
+		}
 		out = append(out, scenario.TaskFail{Task: task, After: failed[task]})
 	}
 	return out

@@ -2,29 +2,66 @@ package master
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store"
 )
 
 // Trials an adaptive searcher stopped early (experiments.go) end live
 // as their attempt is killed, the task completed: they did less work
-// than the trials that trained to max_length, and the export's one run
-// time per job (the mean of the completed tasks) would run each of them
-// to it. Nor can the scenario's own searcher stand in for the live one:
-// it times every trial's reports by one step_time in whole seconds,
-// where live trials report at their own pace, often several steps a
-// second, so its stops would come at other times, if at the same steps.
-// So the export ends each stopped trial as the live one ended, after the
-// same work, by the one per-task end a scenario has: a scripted failure
-// (fails, whatif_work.go). The replay's trials then end and free their
-// slots when they did live, but count as failed, and so does their job;
-// a note says so. A trial stopped while it waited (after a preemption)
-// cannot be ended so: it restarts in the replay and runs on.
+// than the trials that trained to max_length. Nor can the scenario's own
+// searcher stand in for the live one: it times every trial's reports by
+// one step_time in whole seconds, where live trials report at their own
+// pace, often several steps a second, so its stops would come at other
+// times, if at the same steps. So the export ends each stopped trial as
+// the live one ended, after the same work, by a scripted stop (stops),
+// which the simulator ends as the master did (the attempt killed, the
+// task completed, sim's JobSpec.Stops): the replay's trials end and free
+// their slots when they did live, with the same decision-log lines, and
+// their job ends as it did. A trial stopped while it waited (after a
+// preemption) cannot be ended so: it restarts in the replay and runs on,
+// and a note says so.
+
+// exportStops are the stops of the trials a searcher stopped as they ran
+// (stopped), each after its work up to the stop (failed, where workOf
+// counts it as a failure's), by task.
+func exportStops(failed map[int]int64, stopped map[int]bool) []scenario.TaskStop {
+	var out []scenario.TaskStop
+	for _, task := range slices.Sorted(maps.Keys(stopped)) {
+		out = append(out, scenario.TaskStop{Task: task, After: failed[task]})
+	}
+	return out
+}
+
+// dropLateStops leaves out of sj the stops after more work than its run
+// time, which a scenario refuses (the task would complete first), and
+// says which it left out, as dropLateFails does for failures; job id is
+// for the note.
+func dropLateStops(sj *scenario.Job, id int64) string {
+	if sj.Duration < 0 {
+		return ""
+	}
+	var late []string
+	sj.Stops = slices.DeleteFunc(sj.Stops, func(st scenario.TaskStop) bool {
+		if st.After <= sj.Duration {
+			return false
+		}
+		late = append(late, fmt.Sprintf("task %d after %d s", st.Task, st.After))
+		return true
+	})
+	if len(late) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("job %d: its searcher stopped %s after more work than the job's run time (%d s); the replay completes %s",
+		id, strings.Join(late, ", "), sj.Duration, map[bool]string{true: "it", false: "them"}[len(late) == 1])
+}
 
 // stoppedNote is the note on job j's trials that its searcher stopped:
-// stopped ran (ended as failures in the replay), waiting waited; "" for
-// none.
+// stopped ran (stopped in the replay too), waiting waited; "" for none.
 func stoppedNote(j store.Job, name string, stopped, waiting int) string {
 	if stopped == 0 && waiting == 0 {
 		return ""
@@ -32,10 +69,9 @@ func stoppedNote(j store.Job, name string, stopped, waiting int) string {
 	head := fmt.Sprintf("job %d (%s): its searcher stopped", j.ID, name)
 	var out string
 	if stopped > 0 {
-		out = fmt.Sprintf("%s %s early as they ran; a scenario has one run time for a job's tasks, and its searcher "+
-			"would time the trials' reports by one step time, so each ends in the replay as a failure (fails) after "+
-			"the work it did live, when it ended live, and the replay counts the job failed (live: %s)",
-			head, plural.Count(stopped, "trial"), j.State)
+		out = fmt.Sprintf("%s %s early as they ran; the scenario's searcher would time the trials' reports by one "+
+			"step time, so each is stopped in the replay (stops) after the work it did live, when it ended live",
+			head, plural.Count(stopped, "trial"))
 	}
 	if waiting > 0 {
 		if out != "" {

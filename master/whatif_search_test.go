@@ -8,14 +8,19 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/decisionlog"
 	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/sim"
 )
 
 // TestHistoryScenarioStoppedTrials: an ASHA experiment on two GPUs whose
-// searcher stops two trials early live. The export ends each stopped
-// trial after the work it did live (fails), with a note, rather than
+// searcher stops two trials early live. The export stops each stopped
+// trial after the work it did live (stops), with a note, rather than
 // running it for the mean of the completed trials; so the replay's
-// trials start and end when the live ones did.
+// trials start and end when the live ones did, the stopped ones killed
+// and the job completed as live, and the replay's decision log is the
+// live one, line for line (allot history check).
 func TestHistoryScenarioStoppedTrials(t *testing.T) {
 	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
 	a := h.agent("n1", 2)
@@ -49,20 +54,47 @@ func TestHistoryScenarioStoppedTrials(t *testing.T) {
 		t.Fatalf("want one job:\n%s", body)
 	}
 	sj := sc.Jobs[0]
-	wantFails := []scenario.TaskFail{{Task: 1, After: 10}, {Task: 2, After: 20}}
-	if sj.Duration != 30 || !slices.EqualFunc(sj.Fails, wantFails, func(a, b scenario.TaskFail) bool { return a.Task == b.Task && a.After == b.After }) {
-		t.Errorf("duration %d, fails %+v; want 30 s and %+v:\n%s", sj.Duration, sj.Fails, wantFails, body)
+	wantStops := []scenario.TaskStop{{Task: 1, After: 10}, {Task: 2, After: 20}}
+	if sj.Duration != 30 || len(sj.Fails) > 0 || len(sj.Runs) > 0 ||
+		!slices.EqualFunc(sj.Stops, wantStops, func(a, b scenario.TaskStop) bool { return a.Task == b.Task && a.After == b.After }) {
+		t.Errorf("duration %d, fails %+v, runs %+v, stops %+v; want 30 s, none, none and %+v:\n%s",
+			sj.Duration, sj.Fails, sj.Runs, sj.Stops, wantStops, body)
 	}
-	if !strings.Contains(body, "its searcher stopped 2 trials early as they ran") {
-		t.Errorf("no note on the stopped trials:\n%s", body)
+	if !strings.Contains(body, "its searcher stopped 2 trials early as they ran") || strings.Contains(body, "counts the job failed") {
+		t.Errorf("no note on the stopped trials, or the old one:\n%s", body)
 	}
 	res := replayScenario(t, sc, -1)
 	var got []string
 	for _, at := range res.Jobs[0].Attempts {
-		got = append(got, fmt.Sprintf("%d-%d", at.Start, *at.End))
+		got = append(got, fmt.Sprintf("%d-%d %s", at.Start, *at.End, at.State))
 	}
 	slices.Sort(got)
-	if want := []string{"0-10", "0-30", "10-30", "30-60"}; !slices.Equal(got, want) {
-		t.Errorf("replayed attempts (start-end) %v, want the live %v", got, want)
+	want := []string{"0-10 FAILED_CANCELED", "0-30 COMPLETED", "10-30 FAILED_CANCELED", "30-60 COMPLETED"}
+	if !slices.Equal(got, want) {
+		t.Errorf("replayed attempts %v, want the live %v", got, want)
+	}
+	if st := res.Jobs[0].State; st != "completed" {
+		t.Errorf("replayed job %s, want completed, as live", st)
+	}
+	checkLiveLog(t, h, window(t0, h.clock.Now().Add(time.Second)), sc, body)
+}
+
+// checkLiveLog compares the live decision log of window q (GET
+// /history/decisions) with the replay of sc, its export (body), as
+// allot history check does.
+func checkLiveLog(t *testing.T, h *harness, q string, sc *scenario.Scenario, body string) {
+	t.Helper()
+	var live api.DecisionLog
+	h.do("GET", "/api/v1/history/decisions"+q, nil, &live)
+	replayed, err := sim.ReplayDecisions(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := logText(live.Lines), decisionlog.Format(replayed)
+	if len(live.Lines) == 0 {
+		t.Errorf("no decisions")
+	}
+	if diff := decisionlog.Diff(a, b, 3); diff != "" {
+		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
 	}
 }

@@ -180,10 +180,15 @@ type jobWork struct {
 	// ended live.
 	open     int
 	openMost int64
-	// stopped counts the tasks a searcher stopped as they ran, which
-	// are in failed: the replay ends them after the same work, as
-	// failures, a scenario giving a job's tasks one run time.
-	stopped int
+	// stopped are the tasks a searcher stopped as they ran. They are in
+	// failed too, since a run time must pass their work as a failure's
+	// (exportRunTime), but the export writes them as stops, which end
+	// them as the live master did (exportStops).
+	stopped map[int]bool
+	// done maps the tasks whose last attempt completed to their work, in
+	// the same units as mean: those whose work is not the job's run time
+	// get runs of their own.
+	done map[int]int64
 	// exitFailed says a task of the job was failed by its exit actions
 	// after a preemption: a run time must pass most for the failure to
 	// replay, as for a loss.
@@ -249,8 +254,11 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			a.EndState = "" // not a failure after work
 		}
 		if hist.stopped[attemptKey{a.JobID, a.Index, a.Number}] && a.EndState == store.AttemptKilled {
-			w.stopped++
-			a.EndState = store.AttemptFailed // ends after its work, as a failure
+			if w.stopped == nil {
+				w.stopped = map[int]bool{}
+			}
+			w.stopped[a.Index] = true
+			a.EndState = store.AttemptFailed // ends after its work, as a failure does
 		}
 		start, stop := sec(a.StartedAt), sec(end)
 		if asked && every > 0 {
@@ -342,7 +350,11 @@ func (tw *taskWork) sum(w *jobWork, slots int64, elastic bool) {
 	var sum int64
 	for i, d := range tw.done {
 		if d {
-			sum += units(i)
+			if w.done == nil {
+				w.done = map[int]int64{}
+			}
+			w.done[i] = units(i)
+			sum += w.done[i]
 			w.n++
 		}
 	}

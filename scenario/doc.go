@@ -82,6 +82,9 @@
 //   - Durations are whole seconds >= 0 that convert to time.Duration
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.
+//   - A job's scripts name tasks it has; a task is in at most one of
+//     Fails, StartFails, Runs and Stops, and a failure's or stop's After
+//     is at most Duration. A job with a Searcher has no Runs.
 //   - Jobs and events are in file order; events are not sorted by time.
 //     A node event names a node of the file (Node) and no job; a
 //     node_reshape's Shape has its node's name and >= 1 slot, and only
@@ -137,8 +140,8 @@
 // pools, nodes and jobs named so far (names), against which later
 // sections check references. What keeps no state of its own reads with
 // parts that share its spec.Parser: a job's searcher and curves
-// (searchParser, searcher.go), its scripted failures and losses
-// (scriptParser, fails.go) and the events, with the name tables
+// (searchParser, searcher.go), its scripted failures, losses, run
+// times and stops (scriptParser, fails.go and runs.go) and the events, with the name tables
 // (eventParser, events.go).
 //
 // Marshal writes a Scenario back in this format, from the same types

@@ -220,6 +220,20 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	if len(j.Lost) > 0 {
 		m.Set("lost", lostList(j.Lost))
 	}
+	if len(j.Runs) > 0 {
+		runs := make([]any, len(j.Runs))
+		for i, r := range j.Runs {
+			runs[i] = map[string]any{"task": r.Task, "work": r.Work}
+		}
+		m.Set("runs", runs)
+	}
+	if len(j.Stops) > 0 {
+		stops := make([]any, len(j.Stops))
+		for i, st := range j.Stops {
+			stops[i] = map[string]any{"task": st.Task, "after": st.After}
+		}
+		m.Set("stops", stops)
+	}
 	if j.Searcher != nil {
 		searchFields(m, j)
 	}

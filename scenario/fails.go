@@ -23,8 +23,9 @@ type TaskFail struct {
 	Line  int
 }
 
-// scriptParser reads a job's scripted failures and losses (fails,
-// start_fails, start_lost, lost), lists of mappings that name its tasks.
+// scriptParser reads a job's scripted failures, losses, run times and
+// stops (fails, start_fails, start_lost, lost, runs, stops), lists of
+// mappings that name its tasks.
 type scriptParser struct{ *spec.Parser }
 
 // fails reads a job's fails: a list of {task, after}.

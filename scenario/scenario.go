@@ -303,6 +303,14 @@ type Job struct {
 	// StartLost or Lost, not both; one that has ended by then is not
 	// lost.
 	Lost []StartLost
+	// Runs give tasks their own run times (TaskRun), in the file's
+	// order; nil for none: the others run for Duration. An experiment
+	// with a Searcher has none.
+	Runs []TaskRun
+	// Stops scripts tasks stopped from outside (TaskStop), as a searcher
+	// stops a trial live, in the file's order; nil for none. A task is
+	// in at most one of Fails, StartFails, Runs and Stops.
+	Stops []TaskStop
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

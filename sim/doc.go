@@ -5,7 +5,8 @@
 //
 // The loop: pop every event due at the current time (trials' metric
 // reports first, then scripted task failures (JobSpec.Fails, fail.go),
-// then failed starts (JobSpec.StartFails, pushed at the instant of the
+// then scripted stops (JobSpec.Stops, ended as a searcher's stop is, the
+// attempt killed), then failed starts (JobSpec.StartFails, pushed at the instant of the
 // start), then task ends and time limit kills, then finished
 // checkpoints, then starts given up (JobSpec.StartLost) and attempts
 // lost on nodes that stay up (JobSpec.Lost), then

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/allot-sched/allot/lifecycle"
+import (
+	"math"
+
+	"github.com/allot-sched/allot/lifecycle"
+)
 
 // Elastic jobs (JobSpec.MinSlots > 0). The core starts a task at a
 // halved size when its full size does not fit (the Start's nodes say how
@@ -21,6 +25,30 @@ import "github.com/allot-sched/allot/lifecycle"
 // elastic job slot-seconds; Unbounded stays Unbounded.
 func freshWork(spec *JobSpec) int64 {
 	return lifecycle.FreshWork(spec.Duration, spec.Slots, spec.MinSlots > 0)
+}
+
+// taskWorks are the fresh works of the tasks with runs of their own
+// (JobSpec.Runs), as freshWork counts them; nil for none.
+func taskWorks(spec *JobSpec) map[int32]int64 {
+	if len(spec.Runs) == 0 {
+		return nil
+	}
+	out := make(map[int32]int64, len(spec.Runs))
+	for task, w := range spec.Runs {
+		out[int32(task)] = lifecycle.FreshWork(w, spec.Slots, spec.MinSlots > 0)
+	}
+	return out
+}
+
+// tooElastic says whether a run of an elastic job's task is too much
+// work to count in slot-seconds.
+func tooElastic(spec *JobSpec) bool {
+	for _, w := range spec.Runs {
+		if w > math.MaxInt64/int64(spec.Slots) {
+			return true
+		}
+	}
+	return false
 }
 
 // shapeOf is what of a job decides how its tasks' work progresses: the

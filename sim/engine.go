@@ -200,6 +200,10 @@ func (s *feed) checkSpec(spec *JobSpec) error {
 		return fmt.Errorf("job %q: min slots %d outside 0..%d (its slots)", spec.Name, spec.MinSlots, spec.Slots)
 	case spec.MinSlots > 0 && spec.Duration != Unbounded && spec.Duration > math.MaxInt64/int64(spec.Slots):
 		return fmt.Errorf("job %q: elastic work of %d s × %d slots is too large", spec.Name, spec.Duration, spec.Slots)
+	case spec.MinSlots > 0 && tooElastic(spec):
+		return fmt.Errorf("job %q: an elastic task's work of its runs × %d slots is too large", spec.Name, spec.Slots)
+	case spec.Search != nil && len(spec.Runs) > 0:
+		return fmt.Errorf("job %q: an experiment's trials run max_length × step_time, not runs", spec.Name)
 	case spec.Search != nil:
 		return checkSearch(spec)
 	}
@@ -332,6 +336,8 @@ func (s *sim) handle(e event) {
 	switch e.kind {
 	case evFail, evStartFail:
 		s.fail(e)
+	case evStop:
+		s.stop(e)
 	case evStartLost:
 		s.lostStart(e)
 	case evAttemptLost:
@@ -390,7 +396,7 @@ func (s *sim) submit(spec JobSpec) {
 	// A job of no tasks ends at once (Over), before any scripted change
 	// waiting for it could apply.
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventSubmit, Entry: &entry,
-		Submission: lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Shape: shapeOf(&spec),
+		Submission: lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Works: taskWorks(&spec), Shape: shapeOf(&spec),
 			FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct}})
 	ji := o.Job
 	if int(ji) == len(s.jobs) {

@@ -13,6 +13,9 @@ const (
 	// evFail: a task fails as its job's spec scripts (fail.go); before
 	// evEnd, so that a task failing as its work ends fails.
 	evFail
+	// evStop: a task is stopped as its job's spec scripts (JobSpec.Stops,
+	// fail.go); before evEnd, as evFail.
+	evStop
 	// evStartFail: a task's start failed (JobSpec.StartFails, fail.go),
 	// pushed at the instant of the start.
 	evStartFail

@@ -12,14 +12,22 @@ import "github.com/allot-sched/allot/lifecycle"
 // the next attempt schedules it anew. A failed task is done and never
 // retried (lifecycle.Cluster.Fail), as on a live cluster. A start that
 // fails is the outcome of its start effect, lifecycle.EventStartFailed,
-// after which the task ends as lifecycle.StartFailed says: failed.
+// after which the task ends as lifecycle.StartFailed says: failed. A
+// scripted stop (JobSpec.Stops) is scheduled as a failure is and ends
+// the task as a live searcher's stop does (stop).
 
-// scheduleFail pushes the failure of task ti, if its job scripts one that
-// comes no later than the attempt's end.
+// scheduleFail pushes the failure or the stop of task ti (JobSpec.Stops,
+// scheduled as a failure is), if its job scripts one that comes no later
+// than the attempt's end.
 func (s *world) scheduleFail(ti int32) {
 	t := s.c.Tasks.At(ti)
 	j := &s.jobs[t.Job]
+	kind := evFail
 	after, ok := j.spec.Fails[int(t.ID)]
+	if !ok {
+		kind = evStop
+		after, ok = j.spec.Stops[int(t.ID)]
+	}
 	if !ok || t.Work == lifecycle.Unbounded {
 		return
 	}
@@ -27,7 +35,7 @@ func (s *world) scheduleFail(ti int32) {
 	// The work left until the failure, in the task's units (slot-seconds
 	// for an elastic job): what it has left less what it would have left
 	// at the failure.
-	left := t.Work - (lj.Fresh - lifecycle.FreshWork(after, j.spec.Slots, lj.Shape.Elastic))
+	left := t.Work - (lj.FreshOf(t.ID) - lifecycle.FreshWork(after, j.spec.Slots, lj.Shape.Elastic))
 	at := t.From
 	if left > 0 {
 		r := t.Rate(lj.Shape)
@@ -36,7 +44,7 @@ func (s *world) scheduleFail(ti int32) {
 	if end, _ := t.Due(lj.Shape); end >= 0 && at > end {
 		return // it ends (completes, or at its time limit) first
 	}
-	s.q.push(event{at: at, kind: evFail, ref: ti, ver: t.Ver})
+	s.q.push(event{at: at, kind: kind, ref: ti, ver: t.Ver})
 }
 
 // startFails pushes the failure of task ti's start, just applied, if its
@@ -119,6 +127,18 @@ func (s *sim) fail(e event) {
 		if js := s.jobs[t.Job].search; js != nil {
 			js.failed(int(t.ID))
 		}
+		s.outcome(e.ref, &o, lifecycle.TaskRunning)
+	}
+}
+
+// stop applies a scripted stop that still applies: the task ends as a
+// live master ends a trial its searcher stopped (master/experiments.go,
+// stopTrial), its attempt killed and the task completed
+// (lifecycle.EventStopped), so that the decision log ends the attempt
+// how=killed, as the live one does, and the job ends as its tasks put it.
+func (s *sim) stop(e event) {
+	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: e.ref, Ver: e.ver}); o.Applied {
+		s.rec.endAttempt(s.c.Tasks.At(e.ref), lifecycle.AttemptKilled, false)
 		s.outcome(e.ref, &o, lifecycle.TaskRunning)
 	}
 }

@@ -247,6 +247,18 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.Lost[[2]int{l.Task, l.Attempt}] = l.After
 	}
+	for _, r := range j.Runs {
+		if spec.Runs == nil {
+			spec.Runs = map[int]int64{}
+		}
+		spec.Runs[r.Task] = r.Work
+	}
+	for _, st := range j.Stops {
+		if spec.Stops == nil {
+			spec.Stops = map[int]int64{}
+		}
+		spec.Stops[st.Task] = st.After
+	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {

@@ -173,6 +173,16 @@ type JobSpec struct {
 	// start's instant has settled, as a live master hears of it after
 	// the pass that started the attempt.
 	Lost map[[2]int]int64
+	// Runs maps the number of a task whose run time is its own to it, in
+	// seconds at full size, instead of Duration (scenario.Job.Runs); nil
+	// for none. An experiment (Search) has none.
+	Runs map[int]int64
+	// Stops maps the number of a task stopped from outside, as a live
+	// searcher stops a trial, to the work, in seconds at full size, after
+	// which it is stopped (scenario.Job.Stops): its attempt ends killed,
+	// the task completed (lifecycle.EventStopped). The job needs a
+	// Duration, as for Fails; a task is in Fails or Stops, not both.
+	Stops map[int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

@@ -1,0 +1,106 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/allot-sched/allot/yamlfield"
+)
+
+// TaskRun scripts a task's own run time: task Task of the job (numbered
+// as in TaskFail) completes once it has done Work seconds of work (at
+// full size for an elastic job) instead of the job's Duration, counted
+// as Duration is. The what-if export writes them for a job whose tasks
+// ran for different times live, each the work its task did.
+type TaskRun struct {
+	Task int
+	Work int64
+	Line int
+}
+
+// TaskStop scripts a task stopped from outside: task Task is stopped
+// once it has done After seconds of its work (counted as Duration is),
+// as a live master ends a trial its experiment's searcher stopped
+// (master/experiments.go, stopTrial): the attempt is killed, the task
+// completed (lifecycle.EventStopped), and the job ends as its tasks put
+// it. After 0 stops it as its work begins. The what-if export writes
+// them for the trials a searcher stopped as they ran.
+type TaskStop struct {
+	Task  int
+	After int64
+	Line  int
+}
+
+// endings maps each task that an ending script of job j read so far
+// names (fails, start_fails, runs) to where, for the message that
+// refuses a second end.
+func (j *Job) endings() map[int]string {
+	seen := map[int]string{}
+	for _, tf := range j.Fails {
+		seen[tf.Task] = fmt.Sprintf("in fails, line %d", tf.Line)
+	}
+	for _, sf := range j.StartFails {
+		seen[sf.Task] = fmt.Sprintf("in start_fails, line %d", sf.Line)
+	}
+	for _, r := range j.Runs {
+		seen[r.Task] = fmt.Sprintf("in runs, line %d", r.Line)
+	}
+	return seen
+}
+
+// runs reads a job's runs: a list of {task, work}. A task has one end:
+// it may not be in fails or start_fails too, nor twice here. An
+// experiment's trials run max_length steps of step_time each, which
+// its searcher times reports by, so it takes none.
+func (p scriptParser) runs(f *yamlfield.Fields, j *Job) {
+	if f.Lookup("runs") != nil && j.Searcher != nil {
+		f.Errorf("runs", "an experiment's trials run max_length steps of step_time each, which its searcher times the reports by; leave runs out")
+		return
+	}
+	seen := j.endings()
+	p.eachItem(f, "runs", "task run times", func(g *yamlfield.Fields, line int) {
+		r := TaskRun{Line: line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &r.Task, yamlfield.IntAtLeast(0))
+		workOK := g.Required("work") && yamlfield.Field(g, "work", &r.Work, yamlfield.Duration)
+		g.Done()
+		if !taskOK || !workOK || !j.names(g, r.Task) {
+			return
+		}
+		if where, dup := seen[r.Task]; dup {
+			g.Errorf("task", "task %d ends already (%s); a task ends once", r.Task, where)
+			return
+		}
+		seen[r.Task] = fmt.Sprintf("line %d", line)
+		j.Runs = append(j.Runs, r)
+	})
+}
+
+// stops reads a job's stops: a list of {task, after}, after within the
+// job's run time (at it, the stop comes first, as a failure does). A
+// task has one end: it may not be in fails, start_fails or runs too,
+// nor twice here.
+func (p scriptParser) stops(f *yamlfield.Fields, j *Job) {
+	if f.Lookup("stops") != nil && j.Duration < 0 && j.Searcher == nil {
+		f.Errorf("stops", "a job without a duration runs until it is killed and counts no progress, so its tasks cannot be stopped after some of their work; give duration")
+		return
+	}
+	seen := j.endings()
+	p.eachItem(f, "stops", "task stops", func(g *yamlfield.Fields, line int) {
+		ts := TaskStop{Line: line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &ts.Task, yamlfield.IntAtLeast(0))
+		afterOK := g.Required("after") && yamlfield.Field(g, "after", &ts.After, yamlfield.Duration)
+		g.Done()
+		switch {
+		case !taskOK || !afterOK || !j.names(g, ts.Task):
+			return
+		case j.Duration >= 0 && ts.After > j.Duration:
+			g.Errorf("after", "after %d s is beyond the job's run time %d s: the task would complete first", ts.After, j.Duration)
+			return
+		}
+		if where, dup := seen[ts.Task]; dup {
+			g.Errorf("task", "task %d ends already (%s); a task ends once", ts.Task, where)
+			return
+		}
+		seen[ts.Task] = fmt.Sprintf("line %d", line)
+		j.Stops = append(j.Stops, ts)
+	})
+}
