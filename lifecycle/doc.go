@@ -112,7 +112,8 @@
 //   - A node reshaped (EventNodeReshape) keeps what its tasks hold: each
 //     pass sees it with at least the slots its allocations hold there,
 //     and its own new slots once they fit (reshape.go; the master's
-//     max(GPUs, held) alike).
+//     max(GPUs, held) alike); one moved to another pool keeps its tasks,
+//     its down or drained state and what they hold, in the new pool.
 //   - Every field of a job's snapshot entry is made in one place,
 //     JobFacts.Entry, from facts its driver resolved (indexes, -1 for
 //     no project or account); a preemptible job is never interactive.

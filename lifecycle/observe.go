@@ -75,7 +75,8 @@ const (
 	EventAttemptLost
 	// EventNodeReshape: Node's agent registered again with another
 	// inventory, Shape (reshape.go): the node's own slots, GPU type,
-	// labels and switch from then on; the tasks on it run on.
+	// labels, switch, pool and zero-slot limit from then on; the tasks
+	// on it run on.
 	EventNodeReshape
 )
 
@@ -104,8 +105,9 @@ type Event struct {
 
 	Node int32
 	// Shape is an EventNodeReshape's new shape of Node: its Slots, GPU,
-	// Labels and Switch (the rest is not read); read during Observe
-	// only, but Labels, which the node keeps.
+	// Labels, Switch, Pool and ZeroSlotLimit (the rest is not read; the
+	// driver gives the node's own pool and limit where it stays); read
+	// during Observe only, but Labels, which the node keeps.
 	Shape *sched.Node
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // Nodes whose inventory changes (EventNodeReshape): a node's agent
-// registers again with other GPUs or labels. The master changes the node
+// registers again with other GPUs, labels or pool. The master changes the node
 // in place: the tasks on it run on, on what they were given, and every
 // slot they hold counts against the new ones until they end, so that a
 // node with fewer slots than its tasks hold is full, never
@@ -19,10 +19,14 @@ import (
 // snapshot floors its slots at what its allocations hold (floorHeld), as
 // capDrained caps a drained node's. Meanwhile the slots held are not all
 // on the total of own slots, so the full-cluster shortcuts are off
-// (offTotal). Fair-share capacity is the driver's (Ledgers.SetCapacity).
+// (offTotal). A node moved to another pool is the same node: its index,
+// its tasks and what they hold, its down or drained state stay, and only
+// its snapshot entry's pool and zero-slot limit (the new pool's) change,
+// as the master's snapshot lists its nodes by name with each one's pool
+// now. Fair-share capacity is the driver's (Ledgers.SetCapacity).
 
 // reshapeNode applies EventNodeReshape: node e.Node takes e.Shape's
-// slots, GPU type, labels and switch.
+// slots, GPU type, labels, switch, pool and zero-slot limit.
 func (c *Cluster) reshapeNode(e Event) Outcome {
 	d, ok := c.nodes.reshape(&c.Snap, e.Node, e.Shape)
 	if !ok {
@@ -47,7 +51,12 @@ func (b *nodeBook) reshape(snap *sched.Snapshot, n int32, sh *sched.Node) (int, 
 	nd := &snap.Nodes[n]
 	old := b.slots[n]
 	b.slots[n] = sh.Slots
-	nd.GPU, nd.Labels, nd.Switch = sh.GPU, sh.Labels, sh.Switch
+	nd.GPU, nd.Labels, nd.Switch, nd.Pool = sh.GPU, sh.Labels, sh.Switch, sh.Pool
+	// A down node's limit is 0 until it is back (setUp gives it).
+	b.zeroLimit[n] = sh.ZeroSlotLimit
+	if !b.down[n] {
+		nd.ZeroSlotLimit = sh.ZeroSlotLimit
+	}
 	if !b.down[n] && !b.drained[n] {
 		nd.Slots = sh.Slots
 	}

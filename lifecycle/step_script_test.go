@@ -122,6 +122,11 @@ func (p *player) observe(args args) ([]string, error) {
 	case args.flag("reshape"):
 		e.Kind, e.Node = lifecycle.EventNodeReshape, int32(args.int("n"))
 		e.Shape = &sched.Node{Slots: int(args.int("slots")), GPU: args.kv["gpu"]}
+		if nd := e.Node; nd >= 0 && int(nd) < len(p.c.Snap.Nodes) {
+			// Where it stays, as the drivers give it (the script's
+			// nodes have no zero-slot limit).
+			e.Shape.Pool = p.c.Snap.Nodes[nd].Pool
+		}
 		return p.nodeEvent(args, e)
 	case args.flag("kill"):
 		e.Kind = lifecycle.EventKill

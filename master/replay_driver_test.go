@@ -347,6 +347,9 @@ func (d *replayDriver) jobFile(j rjob) string {
 	if j.kind != "" {
 		fmt.Fprintf(&more, `, "kind": %q`, j.kind)
 	}
+	if j.pool != "" {
+		fmt.Fprintf(&more, `, "pool": %q`, j.pool)
+	}
 	extra := j.extra
 	if j.minSlots > 0 {
 		extra += fmt.Sprintf(`, "min_slots": %d`, j.minSlots)

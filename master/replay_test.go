@@ -39,6 +39,7 @@ type rjob struct {
 	kill    float64 // when a user kills it; 0 for never
 	extra   string  // more "resources" fields, e.g. `, "priority": 10`
 	project string
+	pool    string // the job file's pool; "" is the default pool
 	kind    string // the job file's kind; "" is the default (command)
 	// minSlots makes the job elastic: its tasks ask for slots and may
 	// start shrunk down to minSlots. Its run is then the time at full
@@ -139,9 +140,11 @@ type rdown struct {
 	early bool
 	// gpus, for a deletion with a back, is how many GPUs the node of its
 	// name registers with then; 0 is as many as before. So is gpu, their
-	// type, for a reshape; "" is as before.
+	// type, for a reshape; "" is as before. So is pool, the pool the
+	// agent registers in then.
 	gpus int
 	gpu  string
+	pool string
 }
 
 // replayNodes are nodes of mixed sizes.

@@ -28,8 +28,10 @@ import (
 //     (snapNodes), not of what the tasks hold.
 //   - The change is logged as a warning (reshaped) and kept in the node
 //     history, in the registration's transaction (store.NodeReshaped,
-//     NodeEvent.Shape), so that the what-if export replays it
-//     (node_reshape, whatif_reshaped.go).
+//     NodeEvent.Shape, with the agent's pool), so that the what-if
+//     export replays it (node_reshape, with a pool for a move under
+//     the node rules in force: whatif_reshaped.go). A node a reload's
+//     node rules move changes pool alike, with no history event.
 
 // reshaped logs that node n, which was was before its agent registered
 // again, running the attempts running, now has another inventory, with

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,10 +18,13 @@ import (
 // in the node history with the node's shape (store.NodeEvent's Shape; a
 // deletion's Deleted). The export writes each node of the file as it was
 // when the window began, and a node_reshape at each registration that
-// changed its slots, GPU type or labels, so that the replay's node has,
-// at every instant, the shape the live master's had. A scenario node
-// stays in its pool: a move to another pool is kept out, with a note,
-// and so is a node whose shape before a change is not in the history
+// changed its slots, GPU type, labels or pool (under the configuration
+// in force now, whose node rules pin pools), so that the replay's node
+// has, at every instant, the shape and pool the live master's had: a
+// node that moved to another pool is written in the pool it was in when
+// the window began, and each move as a node_reshape with the new pool.
+// A move to or from a pool the file lacks is kept out, with a note, and
+// so is a node whose shape before a change is not in the history
 // (registered before shapes were recorded): it is written as the master
 // has it now.
 
@@ -36,7 +40,8 @@ type nodeShapes struct {
 	// start is each node's shape when the window began, where known;
 	// one with no GPUs is written as the master has it now.
 	start map[string]store.Node
-	// moved are the nodes whose move to another pool is noted.
+	// moved are the nodes whose move to another pool is noted: the
+	// replay keeps them in their pool in the file.
 	moved map[string]bool
 	notes []string
 }
@@ -80,6 +85,11 @@ func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeE
 		}
 	}
 	ns.setStarts()
+	for i := range out {
+		if ns.moved[out[i].Node] {
+			out[i].Pool = "" // kept in its pool, noted
+		}
+	}
 	sc.Events = append(sc.Events, out...)
 	return ns.notes
 }
@@ -133,23 +143,45 @@ func (ns *nodeShapes) change(e store.NodeEvent) (scenario.Event, bool) {
 		return scenario.Event{}, false
 	}
 	pool, shape := exportedNode(ns.cfg, now)
+	move := ""
 	if len(was.GPUs) > 0 {
 		oldPool, old := exportedNode(ns.cfg, was)
 		if pool != oldPool {
-			ns.moved[name] = true
-			ns.notes = append(ns.notes, fmt.Sprintf("node %s moved from pool %s to pool %s at %ds: a scenario node stays in its pool, so the replay keeps it in %s, and its decisions there may differ from the live ones",
-				name, oldPool, pool, ns.secs(e.At), ns.sc.Pools[poolOfNode(ns.sc, name)].Name))
+			move = ns.move(name, oldPool, pool, e.At)
 		}
-		if sameScenarioShape(old, shape) {
+		if move == "" && sameScenarioShape(old, shape) {
 			return scenario.Event{}, false
 		}
 	}
 	shape.Name = name
-	return scenario.Event{At: ns.secs(e.At), Kind: scenario.EventNodeReshape, Node: name, Shape: &shape}, true
+	return scenario.Event{At: ns.secs(e.At), Kind: scenario.EventNodeReshape, Node: name, Shape: &shape, Pool: move}, true
+}
+
+// move is the pool that node name's move from pool from to pool to at
+// at is written with: to, when the file has both pools and keeps the
+// node's moves; "" otherwise, with a note, and the replay keeps the node
+// in its pool in the file from then on.
+func (ns *nodeShapes) move(name, from, to string, at time.Time) string {
+	if !ns.moved[name] && ns.hasPool(from) && ns.hasPool(to) {
+		return to
+	}
+	if !ns.moved[name] {
+		ns.moved[name] = true
+		ns.notes = append(ns.notes, fmt.Sprintf("node %s moved from pool %s to pool %s at %ds, a pool the configuration in force has not: the replay keeps it in %s, and its decisions there may differ from the live ones",
+			name, from, to, ns.secs(at), ns.sc.Pools[poolOfNode(ns.sc, name)].Name))
+	}
+	return ""
+}
+
+// hasPool reports whether the file has a pool named name.
+func (ns *nodeShapes) hasPool(name string) bool {
+	return slices.ContainsFunc(ns.sc.Pools, func(p scenario.Pool) bool { return p.Name == name })
 }
 
 // setStarts writes each node of the file whose start is known as it was
-// then, in the pool it has in the file; a start in another pool is noted.
+// then, in the pool it was in then (its node_reshape events move it on);
+// a start in a pool the file lacks, or of a node whose moves are noted,
+// keeps the node in the pool it has in the file, with a note.
 func (ns *nodeShapes) setStarts() {
 	for _, name := range slices.Sorted(maps.Keys(ns.start)) {
 		rec := ns.start[name]
@@ -160,12 +192,26 @@ func (ns *nodeShapes) setStarts() {
 		p := &ns.sc.Pools[i]
 		k := slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == name })
 		pool, sn := exportedNode(ns.cfg, rec)
-		if pool != p.Name && !ns.moved[name] {
-			ns.notes = append(ns.notes, fmt.Sprintf("node %s was in pool %s when the window began, and later in pool %s: a scenario node stays in its pool, so the replay runs it in %s for the whole window",
-				name, pool, p.Name, p.Name))
-		}
 		sn.Line = p.Nodes[k].Line
-		p.Nodes[k] = sn
+		if pool == p.Name {
+			p.Nodes[k] = sn
+			continue
+		}
+		to := slices.IndexFunc(ns.sc.Pools, func(q scenario.Pool) bool { return q.Name == pool })
+		if ns.moved[name] || to < 0 || len(p.Nodes) == 1 {
+			if !ns.moved[name] {
+				// A pool of the file has at least one node.
+				ns.moved[name] = true
+				ns.notes = append(ns.notes, fmt.Sprintf("node %s was in pool %s when the window began, and later in pool %s: the configuration in force has not the first, or the second would have no node without it, so the replay runs it in %s for the whole window",
+					name, pool, p.Name, p.Name))
+			}
+			p.Nodes[k] = sn
+			continue
+		}
+		p.Nodes = slices.Delete(p.Nodes, k, k+1)
+		q := &ns.sc.Pools[to]
+		q.Nodes = append(q.Nodes, sn)
+		slices.SortFunc(q.Nodes, func(a, b scenario.Node) int { return cmp.Compare(a.Name, b.Name) })
 	}
 }
 
@@ -180,19 +226,25 @@ func (ns *nodeShapes) secs(t time.Time) int64 { return max(int64(t.Sub(ns.since)
 // exportJobGPUs keeps each job's GPU type where its pool's nodes give a
 // task of it room in that type, counting each node at its largest shape
 // of the type, as the scenario's parser does (the file's shape and its
-// node_reshape events); elsewhere (a type of nodes gone before the
-// window, a job submitted with allow_infeasible) the job replays on any
-// type, with a note.
+// node_reshape events), in every pool it is in during the window (the
+// file's and those its node_reshape events move it to); elsewhere (a
+// type of nodes gone before the window, a job submitted with
+// allow_infeasible) the job replays on any type, with a note.
 func exportJobGPUs(sc *scenario.Scenario) []string {
 	best := map[string]map[string]int{} // node → GPU type → its largest slots of that type
+	in := map[string][]string{}         // pool → the nodes in it at some time
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
 			best[n.Name] = map[string]int{n.GPU: n.Slots}
+			in[p.Name] = append(in[p.Name], n.Name)
 		}
 	}
 	for _, e := range sc.Events {
 		if e.Kind == scenario.EventNodeReshape && e.Shape != nil && best[e.Node] != nil {
 			best[e.Node][e.Shape.GPU] = max(best[e.Node][e.Shape.GPU], e.Shape.Slots)
+			if e.Pool != "" && !slices.Contains(in[e.Pool], e.Node) {
+				in[e.Pool] = append(in[e.Pool], e.Node)
+			}
 		}
 	}
 	var notes []string
@@ -207,8 +259,8 @@ func exportJobGPUs(sc *scenario.Scenario) []string {
 		}
 		room := 0
 		if k >= 0 {
-			for _, n := range sc.Pools[k].Nodes {
-				room += best[n.Name][j.GPU]
+			for _, n := range in[sc.Pools[k].Name] {
+				room += best[n][j.GPU]
 			}
 		}
 		if j.Slots > room {

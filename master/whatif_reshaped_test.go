@@ -15,10 +15,10 @@ import (
 
 // TestExportReshapes: the export writes a node as it was when the
 // window began, by the node history, and a node_reshape at each
-// registration that gave it other GPUs, another GPU type or labels (a
-// node of a deleted one's name too); a move to another pool, a change
-// from a shape the history lacks and a node of no GPUs are noted
-// instead.
+// registration that gave it other GPUs, another GPU type, labels or
+// pool (a node of a deleted one's name too), in the pool it was in then;
+// a move to a pool the file lacks, a change from a shape the history
+// lacks and a node of no GPUs are noted instead.
 func TestExportReshapes(t *testing.T) {
 	since := time.Unix(1_700_000_000, 0)
 	cfg := &config.Config{DefaultPool: "default"}
@@ -61,7 +61,19 @@ func TestExportReshapes(t *testing.T) {
 			"2 h100", nil, ""},
 		{"another pool", []store.NodeEvent{registered,
 			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{Pool: "other", GPUs: gpus(1, "h100")}}},
-			"1 h100", nil, "node n3 moved from pool default to pool other at 30s"},
+			"1 h100", []string{"30 n3 1 h100 to other"}, ""},
+		{"another pool, and back", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{Pool: "other", GPUs: gpus(2, "h100")}},
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(60), Shape: &store.Node{Pool: "default", GPUs: gpus(2, "h100")}}},
+			"1 h100", []string{"30 n3 2 h100 to other", "60 n3 2 h100 to default"}, ""},
+		{"a pool the file lacks", []store.NodeEvent{registered,
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &store.Node{Pool: "gone", GPUs: gpus(1, "h100")}},
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(60), Shape: &store.Node{Pool: "other", GPUs: gpus(2, "h100")}}},
+			"1 h100", []string{"60 n3 2 h100"}, "node n3 moved from pool default to pool gone at 30s"},
+		{"in another pool when the window began, the pool's only node", []store.NodeEvent{
+			{Node: "n3", To: store.NodeUp, At: at(-100), Shape: &store.Node{Name: "n3", Pool: "other", GPUs: gpus(1, "h100")}},
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &one}},
+			"1 h100", []string{"30 n3 1 h100"}, "node n3 was in pool other when the window began"},
 		{"no shape before", []store.NodeEvent{
 			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &one}},
 			"3 h100", nil, "what it was before is not in the node history"},
@@ -81,7 +93,11 @@ func TestExportReshapes(t *testing.T) {
 			}
 			var events []string
 			for _, e := range sc.Events {
-				events = append(events, fmt.Sprintf("%d %s %s", e.At, e.Node, shapeLine(*e.Shape)))
+				ev := fmt.Sprintf("%d %s %s", e.At, e.Node, shapeLine(*e.Shape))
+				if e.Pool != "" {
+					ev += " to " + e.Pool
+				}
+				events = append(events, ev)
 			}
 			if !slices.Equal(events, c.events) {
 				t.Errorf("events %q, want %q", events, c.events)

@@ -88,7 +88,8 @@
 //   - Jobs and events are in file order; events are not sorted by time.
 //     A node event names a node of the file (Node) and no job; a
 //     node_reshape's Shape has its node's name and >= 1 slot, and only
-//     node_reshape has a Shape.
+//     node_reshape has a Shape; its Pool, when not "", is a pool of the
+//     file with nodes of its own (no shares_nodes_with).
 //   - With a trace (jobs: {trace: FILE}), the first pool is not a quota
 //     pool, Jobs is empty and events are not
 //     checked against job names, because the names live in the trace: the

@@ -110,6 +110,7 @@ func eventNode(e Event) (*yaml.Node, error) {
 		nm.Set("slots", e.Shape.Slots)
 		nm.SetIf(e.Shape.GPU != "", "gpu", e.Shape.GPU)
 		nm.SetIf(e.Shape.Labels != nil, "labels", e.Shape.Labels)
+		nm.SetIf(e.Pool != "", "pool", e.Pool)
 		m.Set(string(e.Kind), nm.Node)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", e.Kind)

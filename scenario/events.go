@@ -146,9 +146,27 @@ func (p eventParser) reshape(f *yamlfield.Fields, e *Event, path string) {
 	}
 	yamlfield.Field(g, "gpu", &sh.GPU, yamlfield.Text)
 	p.NodeLabels(g, &sh.Node)
+	if yamlfield.Field(g, "pool", &e.Pool, name) {
+		p.checkMovePool(g, e.Pool)
+	}
 	sh.Name = e.Node
 	e.Shape = sh
 	g.Done()
+}
+
+// checkMovePool checks a node_reshape's pool: a pool of the file with
+// nodes of its own, as a node joins the pool that owns the nodes a
+// sharing pool uses.
+func (p eventParser) checkMovePool(g *yamlfield.Fields, pool string) {
+	info := p.pools[pool]
+	switch {
+	case info == nil:
+		g.Errorf("pool", "unknown pool %s%s (pools: %s)", yamlfield.Quote(pool), yamlfield.Suggest(pool, p.PoolOrder),
+			yamlfield.OneOf(p.PoolOrder))
+	case info.shares != "":
+		g.Errorf("pool", "pool %s shares the nodes of pool %s (shares_nodes_with) and has none of its own: move the node to %s",
+			yamlfield.Quote(pool), yamlfield.Quote(info.shares), yamlfield.Quote(info.shares))
+	}
 }
 
 // nodeGroup is a node entry with a count: it makes count nodes, named

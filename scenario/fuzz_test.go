@@ -202,5 +202,8 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		if sh := e.Shape; (sh != nil) != (e.Kind == EventNodeReshape) || sh != nil && (sh.Slots < 1 || sh.Name != e.Node) {
 			t.Errorf("event breaks a node_reshape invariant: %+v (shape %+v)", e, sh)
 		}
+		if e.Pool != "" && (e.Kind != EventNodeReshape || !slices.ContainsFunc(s.Pools, func(p Pool) bool { return p.Name == e.Pool && p.SharesNodesWith == "" })) {
+			t.Errorf("event moves a node to no pool of its own nodes: %+v", e)
+		}
 	}
 }

@@ -12,7 +12,8 @@ import (
 // submits may fit only a node's later shape: reshapeCapacity widens each
 // pool's capacity and GPU types by each node's largest shape, read
 // leniently from the raw events section (what is wrong there is
-// reported when it is parsed).
+// reported when it is parsed). A node that a node_reshape moves to
+// another pool counts there too, at its largest shape.
 
 // reshapeCapacity adds to the pools' infos what node_reshape events in
 // events give their nodes beyond their shapes in the file: each node
@@ -32,8 +33,8 @@ func (p *parser) reshapeCapacity(pools []Pool, events *yaml.Node) {
 		for _, n := range pl.Nodes {
 			best, bestOf := n.Slots, map[string]int{n.GPU: n.Slots}
 			for _, sh := range shapes[n.Name] {
-				best = max(best, sh.Slots)
-				bestOf[sh.GPU] = max(bestOf[sh.GPU], sh.Slots)
+				best = max(best, sh.slots)
+				bestOf[sh.gpu] = max(bestOf[sh.gpu], sh.slots)
 			}
 			info.capacity = addSaturating(info.capacity, best-n.Slots)
 			info.largest = max(info.largest, best)
@@ -44,20 +45,48 @@ func (p *parser) reshapeCapacity(pools []Pool, events *yaml.Node) {
 				info.gpus[g] = addSaturating(info.gpus[g], slots)
 				info.largestOf[g] = max(info.largestOf[g], bestOf[g])
 			}
+			p.movedCapacity(pl.Name, shapes[n.Name], best, bestOf)
 		}
 	}
 }
 
+// movedCapacity adds a node of pool from, at its largest (best, and
+// bestOf in each GPU type), to each other pool its shapes move it to.
+func (p *parser) movedCapacity(from string, shapes []rawShape, best int, bestOf map[string]int) {
+	done := map[string]bool{from: true}
+	for _, sh := range shapes {
+		to := sh.pool
+		info := p.pools[to]
+		if to == "" || done[to] || info == nil {
+			continue
+		}
+		done[to] = true
+		info.capacity = addSaturating(info.capacity, best)
+		info.largest = max(info.largest, best)
+		for g, slots := range bestOf {
+			info.gpus[g] = addSaturating(info.gpus[g], slots)
+			info.largestOf[g] = max(info.largestOf[g], slots)
+		}
+	}
+}
+
+// rawShape is a node_reshape as reshapesIn reads it: slots, GPU type
+// and the pool it moves its node to ("" for none).
+type rawShape struct {
+	slots     int
+	gpu, pool string
+}
+
 // reshapesIn reads the node_reshape events of a raw events section, by
 // node: the slots and GPU type of each that gives them as plain values.
-func reshapesIn(events *yaml.Node) map[string][]Node {
+func reshapesIn(events *yaml.Node) map[string][]rawShape {
 	if events == nil || events.Kind != yaml.SequenceNode {
 		return nil
 	}
-	var out map[string][]Node
+	var out map[string][]rawShape
 	for _, item := range events.Content {
 		v := mappingValue(item, string(EventNodeReshape))
-		name, slots, gpu := mappingValue(v, "node"), mappingValue(v, "slots"), mappingValue(v, "gpu")
+		name, slots, gpu, pool := mappingValue(v, "node"), mappingValue(v, "slots"), mappingValue(v, "gpu"), mappingValue(v, "pool")
 		if name == nil || slots == nil || name.Kind != yaml.ScalarNode || slots.Kind != yaml.ScalarNode {
 			continue
 		}
@@ -65,12 +94,15 @@ func reshapesIn(events *yaml.Node) map[string][]Node {
 		if err != nil || n < 1 {
 			continue
 		}
-		sh := Node{Slots: n}
+		sh := rawShape{slots: n}
 		if gpu != nil && gpu.Kind == yaml.ScalarNode {
-			sh.GPU = gpu.Value
+			sh.gpu = gpu.Value
+		}
+		if pool != nil && pool.Kind == yaml.ScalarNode {
+			sh.pool = pool.Value
 		}
 		if out == nil {
-			out = map[string][]Node{}
+			out = map[string][]rawShape{}
 		}
 		out[name.Value] = append(out[name.Value], sh)
 	}

@@ -30,3 +30,36 @@ events:
 			`jobs[1] "big": slots: a task needs 13 slots, but pool "gpu" has only 12 of GPU type "a100"`},
 	})
 }
+
+// TestNodeReshapeMovesPool: a node_reshape with a pool moves its node
+// there, which counts in that pool's capacity for the file's jobs, and
+// writes back as it reads.
+func TestNodeReshapeMovesPool(t *testing.T) {
+	src := jobs + `  - {name: wide, pool: cpu, slots: 8}
+events:
+  - {at: 1h, node_reshape: {node: g-2, slots: 8, pool: cpu}}
+  - {at: 2h, node_reshape: {node: c, slots: 4}}
+`
+	s, err := Parse("m.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{s.Events[0].Pool, s.Events[1].Pool}; !reflect.DeepEqual(got, []string{"cpu", ""}) {
+		t.Errorf("pools %q, want cpu then none", got)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("m.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if back.Events[0].Pool != "cpu" || back.Events[1].Pool != "" {
+		t.Errorf("written back as %q and %q:\n%s", back.Events[0].Pool, back.Events[1].Pool, out)
+	}
+	runErrorCases(t, []errorCase{
+		{"a job larger than the moved node", jobs + "  - {name: wide, pool: cpu, slots: 13}\nevents:\n  - {at: 1h, node_reshape: {node: g-2, slots: 8, pool: cpu}}\n", 12,
+			`jobs[1] "wide": slots: a task needs 13 slots, but pool "cpu" has only 12`},
+	})
+}

@@ -375,7 +375,8 @@ const (
 	// on). The tasks on it run on, and every slot they hold counts
 	// against the new ones until they end, as on the live master: a node
 	// with fewer slots than its tasks hold is full until they end. Its
-	// pool stays.
+	// pool stays, unless Event.Pool names another: the node moves there
+	// with its tasks, which run on.
 	EventNodeReshape EventKind = "node_reshape"
 )
 
@@ -399,6 +400,9 @@ type Event struct {
 	// Shape is, for EventNodeReshape, the node's slots, GPU type and
 	// labels from the event on (its Name is Node); nil otherwise.
 	Shape *Node
+	// Pool is, for EventNodeReshape, the pool the node moves to, a pool
+	// of the file with nodes of its own; "" keeps it where it is.
+	Pool string
 	// AfterPass settles the instant before the event (its submissions,
 	// the events before this one and the ends due then get their passes
 	// first), as a live master that ran a pass that decided something

@@ -85,7 +85,9 @@
 //     loses none to a preemption; its tasks run on (lifecycle's nodes.go).
 //   - A node reshaped (a node_reshape event) keeps its tasks, and is
 //     never seen with fewer slots than they hold (lifecycle's
-//     reshape.go); fair-share usage is a share of its new slots.
+//     reshape.go); fair-share usage is a share of its new slots, in
+//     the pool it is in then (one moved, Event.Pool, keeps its index,
+//     tasks and down or drained state).
 //   - An experiment with a searcher (JobSpec.Search) is judged by the
 //     master's searcher.Search, fed each trial's reports in the order
 //     they happen; a trial it stops ends at once and frees its slots

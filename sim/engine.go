@@ -67,6 +67,8 @@ type sim struct {
 	// the slots of the nodes reshaped (EventNodeReshape), by index.
 	gone map[int32]bool
 	own  map[int32]int
+	// moved are the pools of the nodes a reshape moved, by index.
+	moved map[int32]int
 	// queued counts jobs with waiting tasks.
 	queued  int
 	nextSeq int64
@@ -136,7 +138,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.NoRevs = opt.noRevs
 	s.c.LostNodeGrace = in.LostNodeGrace
-	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil, nil), in.Accounts, in.Epoch)
+	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil, nil, nil), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		if e.Before != "" {
@@ -518,8 +520,16 @@ func (s *sim) indexNodes() error {
 		if _, ok := s.nodeIdx[e.Node]; !ok {
 			return fmt.Errorf("event %d at %d: node %q is not a node of the input", i, e.At, e.Node)
 		}
+		if e.Pool != "" && (e.Kind != EventNodeReshape || s.poolNamed(e.Pool) < 0) {
+			return fmt.Errorf("event %d at %d: node %q moves to pool %q, not a pool of the input, or not by a reshape", i, e.At, e.Node, e.Pool)
+		}
 	}
 	return nil
+}
+
+// poolNamed is the index of the input's pool named name, -1 for none.
+func (s *sim) poolNamed(name string) int {
+	return slices.IndexFunc(s.in.Pools, func(p Pool) bool { return p.Name == name })
 }
 
 // node reports a node event: down, up, drained or resumed.

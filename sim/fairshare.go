@@ -26,13 +26,18 @@ import (
 // down or drained still counts, one deleted (gone: the nodes of the
 // snapshot's indices) does not (lifecycle.InFairShareCapacity), and a
 // node reshaped counts its new slots (own, by index), not what its tasks
-// hold, as the master's snapNodes; so it is fixed for the run but for
-// deletions and reshapes.
-func chargedSlots(in *Input, gone map[int32]bool, own map[int32]int) int {
+// hold, in the pool it is in now (moved, by index, for the nodes a
+// reshape moved), as the master's snapNodes; so it is fixed for the run
+// but for deletions and reshapes.
+func chargedSlots(in *Input, gone map[int32]bool, own, moved map[int32]int) int {
 	capacity, i := 0, int32(0)
 	for _, p := range in.Pools {
 		for _, n := range p.Nodes {
-			if p.Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(gone[i]) {
+			policy := p.Policy
+			if to, ok := moved[i]; ok {
+				policy = in.Pools[to].Policy
+			}
+			if policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(gone[i]) {
 				if slots, ok := own[i]; ok {
 					capacity += slots
 				} else {
@@ -45,11 +50,18 @@ func chargedSlots(in *Input, gone map[int32]bool, own map[int32]int) int {
 	return capacity
 }
 
-// reshape gives node e.Node e.Shape (lifecycle's EventNodeReshape) and
-// sets the fair-share capacity again, with its new slots.
+// reshape gives node e.Node e.Shape (lifecycle's EventNodeReshape), in
+// pool e.Pool when it names one, and sets the fair-share capacity again,
+// with its new slots in its pool now. The node keeps its zero-slot limit,
+// which a simulated node has whatever its pool.
 func (s *sim) reshape(e Event) {
 	n := s.nodeIdx[e.Node]
-	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNodeReshape, Node: n, Shape: e.Shape})
+	sh := *e.Shape
+	sh.Pool, sh.ZeroSlotLimit = s.c.Snap.Nodes[n].Pool, s.inputNode(n).ZeroSlotLimit
+	if e.Pool != "" {
+		sh.Pool = s.poolNamed(e.Pool)
+	}
+	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNodeReshape, Node: n, Shape: &sh})
 	if !o.Applied {
 		return
 	}
@@ -57,7 +69,26 @@ func (s *sim) reshape(e Event) {
 		s.own = map[int32]int{}
 	}
 	s.own[n] = e.Shape.Slots
-	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own))
+	if e.Pool != "" {
+		if s.moved == nil {
+			s.moved = map[int32]int{}
+		}
+		s.moved[n] = sh.Pool
+	}
+	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own, s.moved))
+}
+
+// inputNode is the input's node of snapshot index n: the pools' nodes in
+// order.
+func (s *sim) inputNode(n int32) *sched.Node {
+	for i := range s.in.Pools {
+		nodes := s.in.Pools[i].Nodes
+		if int(n) < len(nodes) {
+			return &nodes[n]
+		}
+		n -= int32(len(nodes))
+	}
+	return &sched.Node{}
 }
 
 // deleted applies what node event e changes to the deleted nodes: a
@@ -78,5 +109,5 @@ func (s *sim) deleted(e Event) {
 		s.gone = map[int32]bool{}
 	}
 	s.gone[n] = e.Kind == EventNodeDelete
-	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own))
+	s.c.Ledgers.SetCapacity(s.c.Snap.Accounts, s.now, chargedSlots(s.in, s.gone, s.own, s.moved))
 }

@@ -39,7 +39,7 @@ func newScriptDriver(s lifecycletest.Script) *scriptDriver {
 	for _, p := range in.Projects {
 		d.projects = append(d.projects, p.Project)
 	}
-	d.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil, nil), in.Accounts, in.Epoch)
+	d.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil, nil, nil), in.Accounts, in.Epoch)
 	d.c.Ledgers.CountBudgets(d.projects)
 	return d
 }

@@ -86,6 +86,7 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeReshape
 			ev.Shape = &sched.Node{Name: e.Node, Slots: e.Shape.Slots, GPU: e.Shape.GPU, Labels: e.Shape.Labels,
 				Switch: e.Shape.Labels[scenario.SwitchLabel]}
+			ev.Pool = e.Pool
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}
@@ -287,15 +288,23 @@ func checkFeasible(in *Input, specs []JobSpec) error {
 		s.Nodes = append(s.Nodes, p.Nodes...)
 	}
 	// A node reshaped counts in each of its shapes, as one more node of
-	// its pool: a job may fit only its later one.
+	// its pool then: a job may fit only its later one, or only a node
+	// moved to its pool.
 	n := len(s.Nodes)
+	poolNow := map[string]int{}
 	for _, e := range in.Events {
 		if e.Kind != EventNodeReshape || e.Shape == nil {
 			continue
 		}
 		if i := slices.IndexFunc(s.Nodes[:n], func(nd sched.Node) bool { return nd.Name == e.Node }); i >= 0 {
+			if to := slices.IndexFunc(in.Pools, func(p Pool) bool { return p.Name == e.Pool }); to >= 0 {
+				poolNow[e.Node] = to
+			}
 			nd := *e.Shape
 			nd.Pool, nd.ZeroSlotLimit = s.Nodes[i].Pool, s.Nodes[i].ZeroSlotLimit
+			if to, ok := poolNow[e.Node]; ok {
+				nd.Pool = to
+			}
 			s.Nodes = append(s.Nodes, nd)
 		}
 	}

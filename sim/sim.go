@@ -235,10 +235,11 @@ const (
 	// EventNodeUp, a node of its name registering again.
 	EventNodeDelete
 	// EventNodeReshape gives a node another inventory (Event.Shape), as
-	// its agent registering again with other GPUs or labels: its tasks
-	// run on, every slot they hold counting against the new ones until
-	// they end (lifecycle's EventNodeReshape), and fair-share usage is a
-	// share of the new slots from then on.
+	// its agent registering again with other GPUs, labels or pool
+	// (Event.Pool): its tasks run on, every slot they hold counting
+	// against the new ones until they end (lifecycle's
+	// EventNodeReshape), and fair-share usage is a share of the new
+	// slots, in the new pool, from then on.
 	EventNodeReshape
 )
 
@@ -254,6 +255,9 @@ type Event struct {
 	// Shape is an EventNodeReshape's new shape of Node: its Slots, GPU,
 	// Labels and Switch.
 	Shape *sched.Node
+	// Pool is, for an EventNodeReshape, the name of the pool of the
+	// input that Node moves to; "" keeps it in its pool.
+	Pool string
 	// AfterPass settles the instant before the event, as a live master
 	// that ran a pass between it and what came before it in its second
 	// (scenario.Event.AfterPass).
