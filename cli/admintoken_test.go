@@ -13,8 +13,10 @@ import (
 )
 
 // TestAdminTokenFileReminder: the first start writes the first admin's
-// token file; a later start warns while the file is still there, and is
-// quiet once it is deleted, as security.md asks the admin to do.
+// token file (mode 0600); a later start warns while the file is still
+// there, and once it is deleted says that it wrote none and how to
+// recover (a master given a new --data on an existing database is in the
+// same place).
 func TestAdminTokenFileReminder(t *testing.T) {
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), "", dir)
@@ -26,28 +28,32 @@ func TestAdminTokenFileReminder(t *testing.T) {
 	cases := []struct {
 		name   string
 		before func()
-		want   string // in the log; "" for nothing
+		db     string
+		want   string // in the log
 	}{
-		{"first start", func() {}, "created the first admin"},
-		{"restart with the file", func() {}, "the first admin's token file is still in the data directory"},
+		{"first start", func() {}, "", "created the first admin"},
+		{"restart with the file", func() {}, "", "the first admin's token file is still in the data directory"},
 		{"restart without it", func() {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-		}, ""},
+		}, "", `recover="allot master recover-admin --data ` + dir + `"`},
+		{"restart on another database", func() {}, "postgres://u:secret@db/allot", `recover-admin --data ` + dir + ` --db <this master's --db>`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.before()
 			var log bytes.Buffer
-			if err := bootstrapAdmin(context.Background(), st, dir, "http://m:8080", slog.New(slog.NewTextHandler(&log, nil))); err != nil {
+			if err := bootstrapAdmin(context.Background(), st, dir, tc.db, "http://m:8080", slog.New(slog.NewTextHandler(&log, nil))); err != nil {
 				t.Fatal(err)
 			}
-			switch {
-			case tc.want == "" && log.Len() != 0:
-				t.Fatalf("log %q, want nothing", log.String())
-			case tc.want != "" && !strings.Contains(log.String(), tc.want):
-				t.Fatalf("log %q, want %q", log.String(), tc.want)
+			if !strings.Contains(log.String(), tc.want) || strings.Contains(log.String(), "secret") {
+				t.Fatalf("log %q, want %q (and no password)", log.String(), tc.want)
+			}
+			if tc.name == "first start" {
+				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("token file: %v, %v; want mode 0600", fi, err)
+				}
 			}
 		})
 	}

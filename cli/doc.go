@@ -17,4 +17,10 @@
 // every command describes once, in its Use line ("show ID"), so that one
 // validator (args.go) can name what is missing or extra. Main exits 2 for
 // them, with a pointer to --help; refusals by the master exit 1.
+//
+// `allot master recover-admin` is the one command besides the master that
+// writes to the master's store itself, for when no admin token is left.
+// It takes the same locks a master takes (data directory, SQLite file,
+// PostgreSQL master lock and its fencing epoch) and so refuses while a
+// master runs, rather than write beside it outside the fence.
 package cli

@@ -15,8 +15,8 @@ func TestFairnessShortenedWindow(t *testing.T) {
 	fixClock(t)
 	born := t0.Add(-30 * time.Minute)
 	const table = `PROJECT  PARENT  ENTITLED  GOT    GPU-HOURS  JOBS  WAITED  MEAN WAIT  MAX WAIT  FLAG
-ml       -       100.0%    50.0%  1344.00    10    4       1h 30m     2h 10m    -
-vision   ml      60.0%     10.0%  268.80     4     4       1h 30m     2h 10m    DEPRIVED
+ml       -       100.0%    50.0%  1344.00    10    4       1.5h       2.2h      -
+vision   ml      60.0%     10.0%  268.80     4     4       1.5h       2.2h      DEPRIVED
 `
 	const note = "\nThe cluster began at 2024-05-01 09:30:00, after the window's start (2024-04-24 10:00:00): the window is measured from then.\n"
 	tests := []struct {

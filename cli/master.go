@@ -114,6 +114,7 @@ exits at once; nothing stored is lost).`,
 	fl.StringVar(&f.ckpt, "checkpoint-root", "", "absolute path under which tasks' checkpoint directories are made, on storage every node mounts there (default DATA/checkpoints)")
 	registerLogFlags(fl, &f.logLevel, &f.logFormat, &f.logJSON)
 	f.serve.register(fl)
+	cmd.AddCommand(newRecoverAdminCmd())
 	return cmd
 }
 
@@ -155,7 +156,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	url := f.serve.scheme() + "://" + ln.Addr().String()
-	if err := bootstrapAdmin(ctx, st, f.data, url, logger); err != nil {
+	if err := bootstrapAdmin(ctx, st, f.data, f.db, url, logger); err != nil {
 		return err
 	}
 	// Requests share ctx, so that held syncs and log polls end at shutdown.
@@ -261,8 +262,10 @@ const AdminTokenFile = "admin.token"
 
 // bootstrapAdmin makes user admin with an API token on the first start
 // of a master (no user in the store), and leaves the token, readable by
-// the master's user only, in the data directory.
-func bootstrapAdmin(ctx context.Context, st store.Store, data, url string, logger *slog.Logger) error {
+// the master's user only, in the data directory. On a later start it
+// says why it wrote none, and how to get one back (recover-admin), since
+// a master given a new --data on an existing database finds no file.
+func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url string, logger *slog.Logger) error {
 	token, err := master.BootstrapAdmin(ctx, st, "admin", "first admin", true, time.Now().UTC())
 	path := filepath.Join(data, AdminTokenFile)
 	if err != nil {
@@ -274,10 +277,17 @@ func bootstrapAdmin(ctx context.Context, st store.Store, data, url string, logge
 		if _, err := os.Stat(path); err == nil {
 			logger.Warn("the first admin's token file is still in the data directory: once you have logged in with it, delete it (and revoke the token with allot token revoke if anyone else could read it)",
 				"token_file", path)
+			return nil
 		}
+		hint := "allot master recover-admin --data " + data
+		if db != "" {
+			hint += " --db <this master's --db>"
+		}
+		logger.Info("no admin token written: the database already has users, so this is not a first start; an admin makes tokens with allot token create, and if every admin token is lost, stop the master and run recover-admin (docs/security.md)",
+			"token_file", path, "recover", hint)
 		return nil
 	}
-	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+	if err := writeSecretFile(path, token+"\n"); err != nil {
 		return fmt.Errorf("write the first admin's token: %w", err)
 	}
 	logger.Warn("created the first admin, user admin; its API token is in the token file: log in, create users and tokens, then delete the file",

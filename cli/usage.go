@@ -15,6 +15,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/sim"
 )
 
 // outputCSV is the extra -o format of the accounting commands, for
@@ -276,13 +277,19 @@ func fairnessRows(v any, rf rowsFormat) ([]string, [][]string) {
 	}
 	var body [][]string
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+	// Mean and max waits are statistics, shown as allot sim and allot
+	// compare show theirs ("4.3m"); csv keeps its earlier form.
+	wait := func(s int64) string { return sim.Duration(float64(s)) }
+	if rf.csv {
+		wait = sched.HumanDuration
+	}
 	for _, r := range f.Projects {
 		flag := "-"
 		if r.Deprived {
 			flag = "DEPRIVED"
 		}
 		row := []string{r.Project, orDash(r.Parent), pct(r.Entitled), pct(r.Got), strconv.FormatFloat(r.GPUHours, 'f', 2, 64),
-			strconv.Itoa(r.Jobs), strconv.Itoa(r.Waited), sched.HumanDuration(r.MeanWaitS), sched.HumanDuration(r.MaxWaitS), flag}
+			strconv.Itoa(r.Jobs), strconv.Itoa(r.Waited), wait(r.MeanWaitS), wait(r.MaxWaitS), flag}
 		if wide {
 			row = append(row, orDash(r.Note))
 		}

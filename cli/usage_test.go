@@ -58,8 +58,8 @@ TOTAL,,,12.50,,
 				"4,done,ann,vision,research,completed," + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + ",30m0s,1h0m0s,2.00,0,1,2,1," +
 				formatTime(ptr(t0.Add(-30*time.Minute))) + ",completed\n"},
 		{name: "fairness", args: []string{"fairness"}, out: `PROJECT  PARENT  ENTITLED  GOT    GPU-HOURS  JOBS  WAITED  MEAN WAIT  MAX WAIT  FLAG
-ml       -       100.0%    50.0%  1344.00    10    4       1h 30m     2h 10m    -
-vision   ml      60.0%     10.0%  268.80     4     4       1h 30m     2h 10m    DEPRIVED
+ml       -       100.0%    50.0%  1344.00    10    4       1.5h       2.2h      -
+vision   ml      60.0%     10.0%  268.80     4     4       1.5h       2.2h      DEPRIVED
 `},
 		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"usage", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},

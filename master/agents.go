@@ -373,7 +373,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
 		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, preemptReason(t.att.parts)
 		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
-			To: store.TaskQueued, At: tr.At, Reason: "requeued after preemption"}
+			To: store.TaskQueued, At: tr.At, Reason: requeuedPreempted}
 		switch {
 		case t.next != nil && ag.m.planner.restartable(t):
 			tr.Reason = "checkpointed to move"

@@ -159,7 +159,7 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	for _, t := range j.tasks {
 		if t.rec.State == store.TaskPreempted {
 			rec, err := m.st.TransitionTask(ctx, store.TaskTransition{JobID: id, Index: t.rec.Index,
-				From: store.TaskPreempted, To: store.TaskQueued, At: m.now(), Reason: "requeued after preemption"})
+				From: store.TaskPreempted, To: store.TaskQueued, At: m.now(), Reason: requeuedPreempted})
 			if err != nil {
 				return err
 			}

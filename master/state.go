@@ -415,7 +415,7 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 		case store.JobRunning:
 			reason = "a task started"
 		default:
-			reason = "no task holds slots"
+			reason = queuedReason(j)
 		}
 	}
 	m.batches.touch(j)
@@ -439,6 +439,23 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 		m.wakeLogs(j.rec.ID)
 	}
 	return nil
+}
+
+// requeuedPreempted is the reason of a task that a preemption sent back
+// to the queue (agents.go, restore.go), by which queuedReason tells a
+// preempted job from one whose attempts ended otherwise.
+const requeuedPreempted = "requeued after preemption"
+
+// queuedReason is why a job that holds no slots is queued, for allot job
+// show: a job that was preempted and requeued says so, since "no task
+// holds slots" reads as if it had never run.
+func queuedReason(j *mjob) string {
+	for _, t := range j.tasks {
+		if t.rec.State == store.TaskQueued && t.rec.Reason == requeuedPreempted {
+			return "preempted; waits to be rescheduled"
+		}
+	}
+	return "no task holds slots"
 }
 
 // addJob puts a new job into the mirror, keeping m.order in id order:
