@@ -15,8 +15,8 @@ import (
 // planner runs the scheduling passes by lifecycle's settle loop
 // (schedule): it builds the core's snapshot from the mirror (snapshot.go),
 // applies the plans' effects (starts, preemptions, moves, resizes:
-// apply.go, moves.go), carries reservations between passes
-// (reservations.go), and keeps what the passes leave for readers: the
+// apply.go, moves.go), carries reservations between passes (roster.go,
+// stored by reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
 // projects' preemption budgets (budget.go). On the tick it also ends the
 // tasks past their time limits. It runs with Master.mu held but for the

@@ -40,6 +40,8 @@ type jobRoster struct {
 	touched []*mjob
 	// kept holds the carried reservation of jobs not on the roster.
 	kept map[*mjob]keptReservation
+	// old is rebuildRoster's scratch.
+	old []sched.Job
 	// carried are the reservations the last plan carried, for the
 	// entries at the next build (keepReservations).
 	carried []carried
@@ -193,24 +195,25 @@ func (pl *planner) applyTouched() bool {
 func (pl *planner) rebuildRoster() {
 	r := &pl.roster
 	r.gen = pl.m.cfgGen
-	old := make(map[*mjob]sched.Job, r.size())
+	// The old entries by record, for their reservations, and whole for
+	// the jobs whose entries stay (made at this generation already).
+	r.old = slices.Grow(r.old[:0], len(r.jobs))[:len(r.jobs)]
 	for i, ri := range r.List() {
-		old[r.jobs[ri]] = r.Entries()[i]
+		r.old[ri] = r.Entries()[i]
 	}
 	r.Reset()
-	for _, j := range r.jobs {
-		if j != nil {
-			j.rostered = false
-		}
-	}
 	r.jobs, r.free = r.jobs[:0], r.free[:0]
 	for _, j := range pl.m.order {
-		prev, had := old[j]
+		had := j.rostered
+		var prev sched.Job
+		if had {
+			prev, j.rostered = r.old[j.ri], false
+		}
 		if had && j.entryGen == pl.m.cfgGen {
 			r.add(j, prev)
 			continue
 		}
-		if !had && (j.entryGen == pl.m.cfgGen && !j.entryOK) {
+		if !had && j.entryGen == pl.m.cfgGen && !j.entryOK {
 			continue
 		}
 		e, ok := pl.entryOf(j)
@@ -225,6 +228,7 @@ func (pl *planner) rebuildRoster() {
 			r.add(j, e)
 		}
 	}
+	clear(r.old) // drop the old entries' references
 }
 
 // entryOf makes job j's entry at the configuration now (snapJob), noting
