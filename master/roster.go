@@ -45,6 +45,24 @@ type jobRoster struct {
 	// carried are the reservations the last plan carried, for the
 	// entries at the next build (keepReservations).
 	carried []carried
+	// carriedOf[ri] is 1 + the index in carried of record ri's, 0 for
+	// none: a plan may carry a job's twice (pending, then started).
+	carriedOf []int32
+}
+
+// carry notes reservation at, on nodes (copied), for record ri, for the
+// next build; a later one for the same record replaces it.
+func (r *jobRoster) carry(ri int32, at int64, nodes []sched.NodeSlots) {
+	for int(ri) >= len(r.carriedOf) {
+		r.carriedOf = append(r.carriedOf, 0)
+	}
+	c := carried{ri: ri, at: at, nodes: slices.Clone(nodes)}
+	if k := r.carriedOf[ri]; k > 0 {
+		r.carried[k-1] = c
+		return
+	}
+	r.carried = append(r.carried, c)
+	r.carriedOf[ri] = int32(len(r.carried))
 }
 
 // carried is a reservation carried for the job of roster record ri.
@@ -103,10 +121,9 @@ func (r *jobRoster) add(j *mjob, e sched.Job) {
 // carried one the entry has yet to take, else its entry's, or kept's.
 func (r *jobRoster) reservation(j *mjob) (int64, []sched.NodeSlots) {
 	if r.index(j) >= 0 {
-		for i := len(r.carried) - 1; i >= 0; i-- {
-			if c := r.carried[i]; c.ri == j.ri {
-				return c.at, c.nodes
-			}
+		if int(j.ri) < len(r.carriedOf) && r.carriedOf[j.ri] > 0 {
+			c := r.carried[r.carriedOf[j.ri]-1]
+			return c.at, c.nodes
 		}
 		e := r.Entry(j.ri)
 		return e.Reserved, e.ReservedNodes
@@ -259,6 +276,7 @@ func (r *jobRoster) setWaiting(i, waiting int) {
 // forecast and explain read between schedulings.
 func (pl *planner) keepReservations(plan *sched.Plan) {
 	r := &pl.roster
+	r.applyCarried() // none left: each build takes them
 	lifecycle.Reservations(plan, func(i int, at int64, nodes []sched.NodeSlots) {
 		ri := r.List()[i]
 		j := r.jobs[ri]
@@ -268,7 +286,7 @@ func (pl *planner) keepReservations(plan *sched.Plan) {
 		if was, wasNodes := r.reservation(j); was == at && slices.Equal(wasNodes, nodes) {
 			return
 		}
-		r.carried = append(r.carried, carried{ri: ri, at: at, nodes: slices.Clone(nodes)})
+		r.carry(ri, at, nodes)
 		row := store.Reservation{JobID: j.rec.ID, At: at}
 		for _, ns := range nodes {
 			row.Nodes = append(row.Nodes, store.ReservedSlots{Node: ns.Node, Slots: ns.Slots})
@@ -285,6 +303,7 @@ func (pl *planner) keepReservations(plan *sched.Plan) {
 func (r *jobRoster) applyCarried() {
 	for _, c := range r.carried {
 		r.Reserve(r.Index(c.ri), c.at, c.nodes)
+		r.carriedOf[c.ri] = 0
 	}
 	clear(r.carried) // drop the nodes
 	r.carried = r.carried[:0]
