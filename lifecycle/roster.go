@@ -9,7 +9,8 @@ import "github.com/allot-sched/allot/sched"
 // Rebuilding the snapshot's jobs for every pass costs O(queue) struct
 // copies, which dominated long FCFS queues. The Roster instead keeps the
 // entries up to date as jobs change (the driver updates them in place
-// through Entry; the simulator does in its touch) and removes finished
+// through Entry, Revise and Reserve: the Cluster in its transitions, the
+// master at its builds, master/roster.go) and removes finished
 // jobs lazily, shifting whichever side of the list is shorter: under FCFS
 // the jobs that finish are the oldest, so removing them moves only the
 // few entries in front of them.
