@@ -40,8 +40,9 @@ type jobRoster struct {
 	touched []*mjob
 	// kept holds the carried reservation of jobs not on the roster.
 	kept map[*mjob]keptReservation
-	// old is rebuildRoster's scratch.
-	old []sched.Job
+	// old and oldRes are rebuildRoster's scratch.
+	old    []sched.Job
+	oldRes []keptReservation
 	// carried are the reservations the last plan carried, for the
 	// entries at the next build (keepReservations).
 	carried []carried
@@ -211,24 +212,41 @@ func (pl *planner) applyTouched() bool {
 // where the configuration changed, each keeping its reservation.
 func (pl *planner) rebuildRoster() {
 	r := &pl.roster
+	// A rebuild for an admission or a PATCH keeps most entries whole; one
+	// for a change of the configuration makes them all again, keeping
+	// only their reservations.
+	whole := r.gen == pl.m.cfgGen
 	r.gen = pl.m.cfgGen
-	// The old entries by record, for their reservations, and whole for
-	// the jobs whose entries stay (made at this generation already).
-	r.old = slices.Grow(r.old[:0], len(r.jobs))[:len(r.jobs)]
+	r.old = r.old[:0]
+	r.oldRes = r.oldRes[:0]
+	if whole {
+		r.old = slices.Grow(r.old, len(r.jobs))[:len(r.jobs)]
+	} else {
+		r.oldRes = slices.Grow(r.oldRes, len(r.jobs))[:len(r.jobs)]
+	}
 	for i, ri := range r.List() {
-		r.old[ri] = r.Entries()[i]
+		if e := &r.Entries()[i]; whole {
+			r.old[ri] = *e
+		} else {
+			r.oldRes[ri] = keptReservation{at: e.Reserved, nodes: e.ReservedNodes}
+		}
 	}
 	r.Reset()
 	r.jobs, r.free = r.jobs[:0], r.free[:0]
 	for _, j := range pl.m.order {
 		had := j.rostered
-		var prev sched.Job
+		var prev keptReservation
 		if had {
-			prev, j.rostered = r.old[j.ri], false
-		}
-		if had && j.entryGen == pl.m.cfgGen {
-			r.add(j, prev)
-			continue
+			j.rostered = false
+			if whole && j.entryGen == pl.m.cfgGen {
+				r.add(j, r.old[j.ri])
+				continue
+			}
+			if whole {
+				prev = keptReservation{at: r.old[j.ri].Reserved, nodes: r.old[j.ri].ReservedNodes}
+			} else {
+				prev = r.oldRes[j.ri]
+			}
 		}
 		if !had && j.entryGen == pl.m.cfgGen && !j.entryOK {
 			continue
@@ -236,16 +254,17 @@ func (pl *planner) rebuildRoster() {
 		e, ok := pl.entryOf(j)
 		if had {
 			if !ok {
-				r.keep(j, prev.Reserved, prev.ReservedNodes)
+				r.keep(j, prev.at, prev.nodes)
 				continue
 			}
-			e.Reserved, e.ReservedNodes = prev.Reserved, prev.ReservedNodes
+			e.Reserved, e.ReservedNodes = prev.at, prev.nodes
 		}
 		if ok {
 			r.add(j, e)
 		}
 	}
 	clear(r.old) // drop the old entries' references
+	clear(r.oldRes)
 }
 
 // entryOf makes job j's entry at the configuration now (snapJob), noting

@@ -112,6 +112,24 @@ func TestRosterKeepsEntries(t *testing.T) {
 			h.sync(a, a)
 			check()
 		}},
+		{"configuration changed", conservative, func(t *testing.T, h *harness, _ *mastertest.Agent, _ []int64, check func()) {
+			reserved := func() map[string]int64 {
+				s, _ := h.snapshot()
+				out := map[string]int64{}
+				for _, e := range s.Jobs {
+					out[e.ID] = e.Reserved
+				}
+				return out
+			}
+			before := reserved()
+			h.m.lock()
+			h.m.cfgGen++ // as a reload does: every entry is made again
+			h.m.unlock()
+			check()
+			if after := reserved(); !reflect.DeepEqual(after, before) {
+				t.Errorf("reservations %v after the change, want %v", after, before)
+			}
+		}},
 		// Under FIFO no job is reserved: a start changes its job's
 		// waiting count only.
 		{"started, nothing reserved", "fifo", func(t *testing.T, h *harness, a *mastertest.Agent, ids []int64, check func()) {
