@@ -40,11 +40,6 @@ type Cluster struct {
 	// Ledgers are the accounts' usage and the budgeted projects'
 	// preemptions (ledgers.go), which the transitions keep current.
 	Ledgers Ledgers
-	// rev is the last sched.Job.Rev given (revise); NoRevs leaves the
-	// entries without one, so that the core recomputes every job (tests
-	// compare the two).
-	rev    uint64
-	NoRevs bool
 	// LostNodeGrace is how long a lost node's tasks that are not
 	// preemptible keep their attempt (HoldsThroughLoss, nodes.go): the
 	// cluster spec's lost_node_grace. 0 ends them at the loss.
@@ -99,16 +94,10 @@ func (c *Cluster) SetWeight(ji int32, weight float64) {
 	c.revise(en)
 }
 
-// revise gives a snapshot entry a new Rev after it changed, so that the
-// core keeps its answers for the unchanged jobs only (sched.Job.Rev).
-// Every change to a roster entry must call it.
-func (c *Cluster) revise(en *sched.Job) {
-	if c.NoRevs {
-		return
-	}
-	c.rev++
-	en.Rev = c.rev
-}
+// revise gives a roster entry a new Rev after it changed (Roster.Revise).
+// Every change to a roster entry must call it; Roster.NoRevs leaves the
+// entries without one.
+func (c *Cluster) revise(en *sched.Job) { c.Roster.Revise(en) }
 
 // Cancel drops job ji's waiting tasks, as a kill does (Job.Cancel).
 func (c *Cluster) Cancel(ji int32) {

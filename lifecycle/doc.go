@@ -5,7 +5,10 @@
 // the table of task attempts and how their work progresses (Tasks), each
 // job's count of its tasks and the state that follows (Job; a fresh
 // task starts with its job's work or its own, Submission.Works), the live
-// jobs with their snapshot entries (Roster), a plan's effects in the
+// jobs with their snapshot entries (Roster, which the master keeps its
+// snapshot's jobs in too: its Revise gives a changed entry its Rev and
+// its Reserve carries a reservation into an entry, for both drivers), a
+// plan's effects in the
 // order a driver applies them (Decide, Settled, KeepReservations), the
 // settle loop both drivers run (Settler.Settle, settle.go: passes until
 // Settled, reservations carried, Decide's effects less those that apply

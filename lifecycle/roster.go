@@ -9,7 +9,8 @@ import "github.com/allot-sched/allot/sched"
 // Rebuilding the snapshot's jobs for every pass costs O(queue) struct
 // copies, which dominated long FCFS queues. The Roster instead keeps the
 // entries up to date as jobs change (the driver updates them in place
-// through Entry; the simulator does in its touch) and removes finished
+// through Entry, Revise and Reserve: the Cluster in its transitions, the
+// master at its builds, master/roster.go) and removes finished
 // jobs lazily, shifting whichever side of the list is shorter: under FCFS
 // the jobs that finish are the oldest, so removing them moves only the
 // few entries in front of them.
@@ -29,6 +30,33 @@ type Roster struct {
 	// positions.
 	dead   int
 	lo, hi int
+	// rev is the last sched.Job.Rev given (Revise); NoRevs leaves the
+	// entries without one, so that the core recomputes every job (tests
+	// compare the two).
+	rev    uint64
+	NoRevs bool
+}
+
+// Revise gives a snapshot entry a new Rev after it changed, so that the
+// core keeps its answers for the unchanged jobs only (sched.Job.Rev).
+// Every change to an entry a driver hands the core must call it: it is
+// the one rule of both drivers (the Cluster's and the master's).
+func (r *Roster) Revise(en *sched.Job) {
+	if r.NoRevs {
+		return
+	}
+	r.rev++
+	en.Rev = r.rev
+}
+
+// Reset empties the roster, keeping its buffers and its Revs, for a
+// driver that puts its jobs back in another order or with other entries.
+func (r *Roster) Reset() {
+	for _, ji := range r.List() {
+		r.pos[ji] = -1
+	}
+	clear(r.Entries())
+	r.off, r.n, r.dead = 0, 0, 0
 }
 
 // add appends job record ji with its snapshot entry.

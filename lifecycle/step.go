@@ -187,7 +187,7 @@ func (st *stepper) Scheduled(plan *sched.Plan, err error) error {
 // snapshot's jobs are the roster's entries, which keep them.
 func (st *stepper) Carry(plan *sched.Plan) {
 	if st.reserves {
-		st.c.KeepReservations(st.c.Snap.Jobs, plan)
+		st.c.KeepReservations(plan)
 	}
 }
 

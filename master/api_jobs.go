@@ -483,6 +483,7 @@ func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView,
 	}
 	j.rec = rec
 	j.entryGen = 0
+	ja.m.planner.roster.touch(j)
 	ja.m.pub.markJob(j)
 	ja.m.kick()
 	ja.m.pub.publish()

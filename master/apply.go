@@ -184,7 +184,7 @@ func (pl *planner) preemptOp(e *lifecycle.Effect, now time.Time) *taskOp {
 // (not one picked already) on free GPUs (not claimed already), nil when
 // there is no such task or the GPUs are no longer free.
 func (pl *planner) startOp(e *lifecycle.Effect, claimed map[string]map[int]bool, picked map[*mtask]bool, now time.Time) *taskOp {
-	j := pl.view.jobs[e.Job]
+	j := pl.roster.at(e.Job)
 	if !pl.built.unchanged(j) {
 		return nil // killed, ended or changed while the core planned
 	}

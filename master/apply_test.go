@@ -140,19 +140,24 @@ func TestReservationsCarriedOnEventsOnly(t *testing.T) {
 	h.step()
 	j := h.m.jobs[waiting]
 	want := h.clock.Now().Unix() + 3600
-	if j.reserved != want {
-		t.Fatalf("after the submission: reserved %d, want %d", j.reserved, want)
+	reserved := func() int64 { at, _ := h.m.planner.roster.reservation(j); return at }
+	if got := reserved(); got != want {
+		t.Fatalf("after the submission: reserved %d, want %d", got, want)
 	}
-	j.reserved = want + 100 // a marker the next pass would overwrite if it carried
+	// A marker the next pass would overwrite if it carried.
+	h.m.planner.roster.applyCarried()
+	e := h.m.planner.roster.Entry(j.ri)
+	e.Reserved = want + 100
+	h.m.planner.roster.Revise(e)
 	h.clock.Advance(time.Second)
 	h.sync(a)
 	h.m.Tick(h.ctx)
-	if j.reserved != want+100 {
-		t.Fatalf("after an idle tick: reserved %d, want it untouched", j.reserved)
+	if got := reserved(); got != want+100 {
+		t.Fatalf("after an idle tick: reserved %d, want it untouched", got)
 	}
 	h.submit(jobSpec("another", 1, ""))
 	h.step()
-	if j.reserved == want+100 {
+	if reserved() == want+100 {
 		t.Fatal("after an event: the reservation was not carried")
 	}
 }

@@ -193,7 +193,15 @@
 //     (snapshot.go): a task's allocations by lifecycle.Hold (Fill or
 //     Alloc, and Replaced for a task being moved or resized: its new
 //     placement and what of the old drains), a drained node's capacity
-//     by lifecycle.CapDrained, a job's entry by lifecycle.JobFacts.Entry.
+//     by lifecycle.CapDrained, a job's entry by lifecycle.JobFacts.Entry,
+//     and the snapshot's jobs are a lifecycle.Roster's entries, as the
+//     Cluster's are (roster.go): each job in the snapshot has a record,
+//     its entry is updated in place when it changes (its waiting count
+//     at the build, a PATCH, its carried reservation by Roster.Reserve
+//     at the build after the plan) with a new Rev by the Roster's one
+//     rule (Revise), jobs that left the mirror leave it lazily, and a
+//     change of the configuration or of the account tree rebuilds it in
+//     id order. Only the pass writes it: handlers note what they change.
 //     The master's own are what it reads them from: which nodes are up (a
 //     lost node is left out), an attempt's parts and GPUs (keptOf), the
 //     launch order (launchorder.go) and a job's facts (snapJob: its

@@ -40,8 +40,8 @@ default_pool: mf0
 default_project: team
 `, func(t *testing.T, h *harness, gone int64) {
 			h.clock.Advance(time.Minute)
-			s, v := h.snapshot()
-			for i, j := range v.jobs {
+			s, _ := h.snapshot()
+			for i, j := range h.snapJobs() {
 				if j.rec.ID == gone && (s.Jobs[i].Project != -1 || s.Jobs[i].Account != -1) {
 					t.Errorf("entry: project %d, account %d, want -1, -1", s.Jobs[i].Project, s.Jobs[i].Account)
 				}

@@ -47,9 +47,10 @@ func copySnapshot(src *sched.Snapshot) sched.Snapshot {
 func (pl *planner) refreshETA() {
 	pl.m.lock()
 	snap := copySnapshot(&pl.snap)
-	ids := make([]int64, len(pl.view.jobs))
-	for i, j := range pl.view.jobs {
-		ids[i] = j.rec.ID
+	r := &pl.roster
+	ids := make([]int64, r.size())
+	for i, ri := range r.List() {
+		ids[i] = r.jobs[ri].rec.ID
 	}
 	pl.m.unlock()
 	scale := pl.typicalRun()

@@ -102,7 +102,7 @@ func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 		return x // not waiting: the summary says how it stands
 	}
 	x.Queued, x.Ahead = ja.ahead(j)
-	ji := slices.Index(ja.m.planner.view.jobs, j)
+	ji := ja.m.planner.roster.index(j)
 	if ji < 0 || ji >= len(ja.m.planner.snap.Jobs) {
 		return x
 	}
@@ -170,15 +170,15 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	if err != nil {
 		// The snapshot's ID is the job's number; name it as the CLI does.
 		var ie *sched.InfeasibleError
-		if errors.As(err, &ie) && ji < len(ja.m.planner.view.jobs) && ja.m.planner.view.jobs[ji] != nil {
-			ie.Name = jobLabel(ja.m.planner.view.jobs[ji].rec)
+		if errors.As(err, &ie) && ji < ja.m.planner.roster.size() && ja.m.planner.roster.at(ji) != nil {
+			ie.Name = jobLabel(ja.m.planner.roster.at(ji).rec)
 		}
 		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
 	}
 	if need == 0 {
 		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
 	}
-	if cf := capped(e, ja.m.planner.view.jobs[ji]); cf != nil {
+	if cf := capped(e, ja.m.planner.roster.at(ji)); cf != nil {
 		return cf
 	}
 	nodes := ja.poolNodes(e)

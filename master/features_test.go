@@ -74,13 +74,25 @@ func (h *harness) snapshot() (*sched.Snapshot, *snapView) {
 	return &h.m.planner.snap, &h.m.planner.view
 }
 
+// snapJobs are the jobs of the last snapshot, by index.
+func (h *harness) snapJobs() []*mjob {
+	h.m.lock()
+	defer h.m.mu.Unlock()
+	r := &h.m.planner.roster
+	out := make([]*mjob, r.size())
+	for i := range out {
+		out[i] = r.at(i)
+	}
+	return out
+}
+
 func TestSnapshotCarriesEveryFeature(t *testing.T) {
 	h := newHarness(t, withFeatures(t))
 	h.agent("n1", 8)
 	id := h.submitAs("ana", `{"name": "sim", "entrypoint": "e", "resources": {"slots": 8, "min_slots": 2,
 		"gpu": "h100", "topology": "required", "licenses": {"matlab": 1}, "qos": "high", "nice": 5,
 		"checkpoint_every": 60, "preemptible": true}}`)
-	s, v := h.snapshot()
+	s, _ := h.snapshot()
 	pool := s.Pools[0]
 	if pool.MinRunTime != 120 || pool.Policy != sched.PolicyMultifactor || pool.Multifactor.FairShare != 1000 ||
 		pool.Multifactor.FairShareMode != sched.FairShareTree {
@@ -99,7 +111,7 @@ func TestSnapshotCarriesEveryFeature(t *testing.T) {
 		t.Errorf("qos %+v, want the default list", s.QOS)
 	}
 	j := s.Jobs[0]
-	if v.jobs[0].rec.ID != id || j.MinSlots != 2 || j.GPU != "h100" || j.Topology != sched.TopologyRequired ||
+	if h.snapJobs()[0].rec.ID != id || j.MinSlots != 2 || j.GPU != "h100" || j.Topology != sched.TopologyRequired ||
 		j.QOS != 1 || j.Nice != 5 || len(j.Licenses) != 1 || j.Licenses[0] != (sched.LicenseUse{License: 0, Count: 1}) {
 		t.Errorf("job %+v", j)
 	}

@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -16,8 +15,8 @@ import (
 // planner runs the scheduling passes by lifecycle's settle loop
 // (schedule): it builds the core's snapshot from the mirror (snapshot.go),
 // applies the plans' effects (starts, preemptions, moves, resizes:
-// apply.go, moves.go), carries reservations between passes
-// (reservations.go), and keeps what the passes leave for readers: the
+// apply.go, moves.go), carries reservations between passes (roster.go,
+// stored by reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
 // projects' preemption budgets (budget.go). On the tick it also ends the
 // tasks past their time limits. It runs with Master.mu held but for the
@@ -51,9 +50,11 @@ type planner struct {
 	// (grewSaved once it is), so that a restart keeps it although the job
 	// has ended or been pruned since (restore.go).
 	grew, grewSaved bool
-	// resDirty holds the jobs whose carried reservations changed since
-	// they were last stored (reservations.go).
-	resDirty map[*mjob]bool
+	// resDirty holds the carried reservations that changed since they
+	// were last stored, by job (reservations.go).
+	resDirty map[*mjob]store.Reservation
+	// roster holds the snapshot's jobs from pass to pass (roster.go).
+	roster jobRoster
 	// settler runs the passes (schedule).
 	settler lifecycle.Settler
 	// passMu serialises the passes (Step holds it, then mu): the core's
@@ -188,46 +189,25 @@ func (s *settling) Again() bool { return false }
 // was ever seen (grew, which a build may set).
 func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.pl.grew) }
 
-// keepReservations carries each pending job's reserved start into the next
-// pass, by the rule the simulator carries them by
-// (lifecycle.Reservations), and notes the jobs whose reservations changed
-// for saveReservations.
-func (pl *planner) keepReservations(plan *sched.Plan) {
-	lifecycle.Reservations(plan, func(ji int, at int64, nodes []sched.NodeSlots) {
-		j := pl.view.jobs[ji]
-		if j.gone {
-			return // it left the mirror while the core planned: nothing to store
-		}
-		if j.reserved == at && slices.Equal(j.reservedNodes, nodes) {
-			return
-		}
-		j.reserved = at
-		j.reservedNodes = append(j.reservedNodes[:0], nodes...)
-		if pl.resDirty == nil {
-			pl.resDirty = map[*mjob]bool{}
-		}
-		pl.resDirty[j] = true
-	})
-}
-
 // notePending records the plan's pending reasons on the jobs, and clears
 // the reason of jobs the plan does not call pending.
 func (pl *planner) notePending(plan *sched.Plan) {
-	for _, j := range pl.view.jobs {
-		j.pending = nil
+	r := &pl.roster
+	for _, ri := range r.List() {
+		r.jobs[ri].pending = nil
 	}
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
 		// long queue allocates nothing for it.
-		j := pl.view.jobs[pe.Job]
+		j := r.at(pe.Job)
 		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, pe)}
 		if pe.Blocker >= 0 && pe.Blocker < len(pl.snap.Jobs) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}
 		j.pending = &j.pendBuf
 	}
-	for _, j := range pl.view.jobs {
-		pl.m.pub.notePendingOf(j)
+	for _, ri := range r.List() {
+		pl.m.pub.notePendingOf(r.jobs[ri])
 	}
 }
 

@@ -147,7 +147,8 @@ type Master struct {
 	order    []*mjob
 	goneJobs int // jobs of order that left the mirror since compactOrder
 	// cfgGen is incremented by each reload and each change of the
-	// account tree; it invalidates mjob.entry.
+	// account tree; it invalidates every job's snapshot entry
+	// (mjob.entryGen) and rebuilds the planner's roster (roster.go).
 	cfgGen int
 	nodes  map[string]*mnode
 	event  bool // an event happened since the last event pass

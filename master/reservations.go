@@ -70,11 +70,7 @@ func (pl *planner) saveReservations(ctx context.Context) error {
 		return nil
 	}
 	rs := make([]store.Reservation, 0, len(pl.resDirty))
-	for j := range pl.resDirty {
-		r := store.Reservation{JobID: j.rec.ID, At: j.reserved}
-		for _, ns := range j.reservedNodes {
-			r.Nodes = append(r.Nodes, store.ReservedSlots{Node: ns.Node, Slots: ns.Slots})
-		}
+	for _, r := range pl.resDirty {
 		rs = append(rs, r)
 	}
 	// By job, so that the writes do not depend on the map's order.
@@ -105,10 +101,12 @@ func (pl *planner) restoreReservations(ctx context.Context) error {
 		if j == nil {
 			continue // ended: its row goes when the job is pruned
 		}
-		j.reserved, j.reservedNodes = r.At, j.reservedNodes[:0]
+		var nodes []sched.NodeSlots
 		for _, ns := range r.Nodes {
-			j.reservedNodes = append(j.reservedNodes, sched.NodeSlots{Node: ns.Node, Slots: ns.Slots})
+			nodes = append(nodes, sched.NodeSlots{Node: ns.Node, Slots: ns.Slots})
 		}
+		// Kept until the job's entry is made, at the first build.
+		pl.roster.keep(j, r.At, nodes)
 	}
 	return nil
 }

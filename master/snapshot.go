@@ -15,15 +15,13 @@ import (
 )
 
 // snapView maps the indices of the last snapshot back to the mirror.
+// Its jobs are the planner's roster's (roster.go).
 type snapView struct {
-	jobs   []*mjob
 	allocs []allocRef
 	nodes  []*mnode
 	pools  map[string]int
 	// projects maps project names to Snapshot.Projects indices.
 	projects map[string]int
-	// rev is the last sched.Job.Rev given to a job entry (setEntry).
-	rev uint64
 	// launches counts the attempts launched and the placements moves
 	// drain (launchorder.go); perm, sortedAllocs and sortedRefs are
 	// orderAllocs' scratch.
@@ -44,8 +42,8 @@ type allocRef struct {
 
 // buildSnapshot fills pl.snap from the mirror. Pools come from the config in
 // its order, nodes that are up (in a configured pool) sorted by name, jobs
-// by id (= submission order) and allocations in launch order
-// (launchorder.go).
+// by id (= submission order: the roster's entries, brought up to date in
+// place, roster.go) and allocations in launch order (launchorder.go).
 func (pl *planner) buildSnapshot() {
 	s, v := &pl.snap, &pl.view
 	now := pl.m.now()
@@ -68,28 +66,18 @@ func (pl *planner) buildSnapshot() {
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
 	}
-	pl.compactOrder()
-	s.Jobs, s.Allocs = s.Jobs[:0], s.Allocs[:0]
-	v.jobs, v.allocs = v.jobs[:0], v.allocs[:0]
+	pl.syncRoster()
+	r := &pl.roster
+	s.Jobs, s.Allocs = r.Entries(), s.Allocs[:0]
+	v.allocs = v.allocs[:0]
 	pl.m.fair.open = resizeFloats(pl.m.fair.open, len(pl.m.fair.accounts))
-	for _, j := range pl.m.order {
-		if j.entryGen != pl.m.cfgGen {
-			j.entry, j.entryOK = pl.snapJob(j)
-			j.entryGen = pl.m.cfgGen
-			pl.m.pub.notePendingOf(j)
-			pl.grew = pl.grew || (j.entryOK && lifecycle.Grows(&j.entry))
-		}
-		if !j.entryOK {
-			continue
-		}
-		ji := len(s.Jobs)
+	for ji, ri := range r.List() {
+		j := r.jobs[ri]
 		waiting := j.count.get(store.TaskQueued)
 		if j.rec.State.Terminal() {
 			waiting = 0
 		}
-		v.setEntry(j, waiting)
-		s.Jobs = append(s.Jobs, j.entry)
-		v.jobs = append(v.jobs, j)
+		r.setWaiting(ji, waiting)
 		if j.active() == 0 {
 			continue
 		}
@@ -103,23 +91,6 @@ func (pl *planner) buildSnapshot() {
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts
-}
-
-// setEntry fills in the fields of j's cached entry that change from pass
-// to pass, and gives the entry a new Rev when it is new (snapJob leaves
-// Rev 0) or any field changed, so that the core keeps its per-job answers
-// for the jobs that did not change (sched.Job.Rev). The entry keeps its
-// own copy of the reserved nodes: the master rewrites j.reservedNodes in
-// place, which would hide a change from the comparison.
-func (v *snapView) setEntry(j *mjob, waiting int) {
-	e := &j.entry
-	if e.Rev != 0 && e.Waiting == waiting && e.Reserved == j.reserved && slices.Equal(e.ReservedNodes, j.reservedNodes) {
-		return
-	}
-	e.Waiting, e.Reserved = waiting, j.reserved
-	e.ReservedNodes = slices.Clone(j.reservedNodes)
-	v.rev++
-	e.Rev = v.rev
 }
 
 // snapTask adds the allocations of a task that holds an attempt, as

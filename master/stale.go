@@ -8,14 +8,16 @@ import (
 // settling.Scheduled takes it again), so that agent syncs, kills and the
 // other handlers do not wait for the CPU-heavy part of a pass. Passes are
 // serialised by planner.passMu, taken before mu: only the pass writes the
-// snapshot, the planner's view, the job entries it shares with the mirror
-// (mjob.entry, rebuilt by the pass only) and the fair-share accounts
-// (rebuilt and filled by the pass only), and the handlers that hold mu
-// meanwhile only read them (explain, sshare, the forecast's copy). Every
-// map and slice the snapshot holds is either the planner's own or never
-// changed in place: node labels are replaced whole by a registration,
-// the configuration is swapped whole by a reload, an entry's reserved
-// nodes are a copy (setEntry).
+// snapshot, the planner's view, the roster whose entries are the
+// snapshot's jobs (roster.go: handlers only note the jobs they admitted
+// or changed, which the next build applies; the carried reservations
+// wait for it too) and the fair-share accounts (rebuilt and filled by the
+// pass only), and the handlers that hold mu meanwhile only read them
+// (explain, sshare, the forecast's copy). Every map and slice the
+// snapshot holds is either the planner's own (the entries' reserved
+// nodes: the roster's) or never changed in place: node labels are
+// replaced whole by a registration, the configuration is swapped whole by
+// a reload.
 //
 // When the pass takes mu again the mirror may have changed under the
 // plan. The applier re-checks every effect against the mirror (apply.go,

@@ -31,18 +31,15 @@ type mjob struct {
 	// out of the snapshot.
 	pending *pendingInfo
 	pendBuf pendingInfo
-	// reserved carries a conservative reservation from one event pass to
-	// the next (sched.Job.Reserved).
-	reserved int64
-	// reservedNodes is where (sched.Job.ReservedNodes).
-	reservedNodes []sched.NodeSlots
-	// entry caches the job's snapshot entry, valid while entryGen equals
-	// the master's configuration generation; entryOK says the job belongs
-	// in the snapshot. A PATCH resets entryGen; a reload and a change of
-	// the account tree move the master's generation on.
-	entry    sched.Job
+	// entryGen is the configuration generation the job's snapshot entry
+	// was made at, its entry on the planner's roster (roster.go) while
+	// rostered, with ri its record; entryOK says the job belongs in the
+	// snapshot. A PATCH resets entryGen; a reload and a change of the
+	// account tree move the master's generation on.
 	entryGen int
 	entryOK  bool
+	ri       int32
+	rostered bool
 	gone     bool // left the mirror; dropped from Master.order lazily
 	// dirty marks a change since the read view was last published, and
 	// read is what it published of the job (readview.go).
@@ -464,6 +461,9 @@ func queuedReason(j *mjob) string {
 // Callers hold mu.
 func (m *Master) addJob(j *mjob) {
 	m.jobs[j.rec.ID] = j
+	if m.planner != nil {
+		m.planner.roster.touch(j)
+	}
 	n := len(m.order)
 	if n == 0 || m.order[n-1].rec.ID < j.rec.ID {
 		m.order = append(m.order, j)

@@ -136,7 +136,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 		return nil, err
 	}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
-	s.c.NoRevs = opt.noRevs
+	s.c.Roster.NoRevs = opt.noRevs
 	s.c.LostNodeGrace = in.LostNodeGrace
 	s.c.Ledgers.ChargeAccounts(in.Decay, chargedSlots(in, nil, nil, nil), in.Accounts, in.Epoch)
 	s.c.Ledgers.CountBudgets(snap.Projects)
