@@ -20,8 +20,8 @@
 // (Cluster.Step: Settle with the Cluster's stepper as the Driver and the
 // pure shortcuts of shortcuts.go as its hooks, each effect applied and
 // told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
-// task ended, stopped from outside, its start failed or its checkpoint
-// landed, each by version; a kill; a priority or weight change; a node going down or
+// task ended, stopped from outside, its start failed, its checkpoint
+// landed or its agent preempted it (agentstop.go), each by version; a kill; a priority or weight change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
 // was killed or that has no tasks. It is growing into the cluster's
 // state machine of issue 13 (docs/architecture.md says where it

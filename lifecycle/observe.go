@@ -78,6 +78,13 @@ const (
 	// labels, switch, pool and zero-slot limit from then on; the tasks
 	// on it run on.
 	EventNodeReshape
+	// EventAgentPreempted: the attempt of task Task (version Ver) was
+	// preempted by its agent, which shut down (allot agent --on-exit
+	// kill), and its checkpoint has landed: the task keeps what a
+	// preemption's checkpoint keeps (Tasks.Preempt) and waits again by
+	// its job's exit actions, or fails, as after a preemption
+	// (AgentPreempted), though no pass asked for it.
+	EventAgentPreempted
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -171,7 +178,7 @@ type Outcome struct {
 // were until the next Snapshot, for the driver's records.
 func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
-	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost, EventAttemptLost:
+	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost, EventAttemptLost, EventAgentPreempted:
 		return c.outcome(now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
@@ -245,6 +252,8 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		c.waiting(ji)
 	case e.Kind == EventAttemptLost:
 		o.Slots, o.LostWork = c.loseAttempt(now, e.Task)
+	case e.Kind == EventAgentPreempted:
+		o.Slots = c.AgentPreempted(now, e.Task)
 	case t.Replacing && !Restartable(c.nodes.anyDown(t.Nodes)):
 		return c.requeueReplaced(now, e.Task, o)
 	case t.Replacing:

@@ -251,8 +251,9 @@
 // until it registers again. An attempt still open on it at the leave (a
 // gang's, whose other parts run on) ends then as at a loss of the node,
 // and the what-if export writes the leave as node_down (by then the
-// node's attempts ended as reported: the simulator finds nothing there
-// to lose but such a gang).
+// node's attempts ended as reported, preempted by the agent, which the
+// export writes as their jobs' agent_preempted, whatif_leave.go: the
+// simulator finds nothing there to lose but such a gang).
 //
 // An agent that registers again with another inventory (other GPUs, GPU
 // type, labels or pool) changes its node in place (reshape.go): the

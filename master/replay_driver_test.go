@@ -57,6 +57,8 @@ type replayDriver struct {
 	reborn  map[int]bool
 	// reshaped counts the case's reshapes done.
 	reshaped int
+	// left counts each of the case's leaves done: 1 left, 2 back.
+	left []int
 	// lostAt is when the master lost the node of each of the case's
 	// downs done.
 	lostAt []float64
@@ -102,6 +104,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
 	d.graced, d.lostAt = make([]bool, len(c.downs)), make([]float64, len(c.downs))
 	d.grace = h.m.cfg.LostNodeGrace
+	d.left = make([]int, len(c.leaves))
 	d.silent = map[agent.TaskID]float64{}
 	return d
 }
@@ -144,7 +147,7 @@ func (d *replayDriver) run(t *testing.T) {
 				next = min(next, j.changes[d.changed[i]].at)
 			}
 		}
-		next = min(next, d.nextDown())
+		next = min(next, d.nextDown(), d.nextLeave())
 		for id, at := range d.silent {
 			if at <= d.now()+1e-9 {
 				delete(d.silent, id) // given up at the instant it was due
@@ -290,6 +293,7 @@ func (d *replayDriver) instant(t *testing.T) {
 	d.drainNodes(t, now, false)
 	d.deleteNodes(t, now)
 	d.reshapeNodes(t, now)
+	d.leaveNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {

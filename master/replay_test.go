@@ -129,6 +129,10 @@ type replayCase struct {
 	// tasks running on, with gpus GPUs (0: as many as before) of type
 	// gpu ("": as before) (replay_reshape_test.go).
 	reshapes []rdown
+	// leaves are nodes whose agents shut down at at, stopping their
+	// tasks (preempted) and saying goodbye (the node left), and
+	// register again at back, when positive (replay_leave_test.go).
+	leaves []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.

@@ -282,6 +282,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.StartFails = exportStartFails(w.startFailed)
 	sj.StartLost = w.startLost
 	sj.Lost = w.attemptLost
+	sj.AgentPreempted = w.agentPreempted
 	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }
@@ -385,7 +386,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	x.subs = append(x.subs, exportedSub{sj.Name, j.SubmittedAt})
 	sc.Events = append(sc.Events, changes...)
 	if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], hist) {
-		sc.Events = append(sc.Events, scenario.Event{At: int64(j.EndedAt.Sub(since).Seconds()), Kind: scenario.EventKill, Job: sj.Name})
+		sc.Events = append(sc.Events, killEvent(sj.Name, j.EndedAt, hist.decisions, since))
 	}
 	return notes
 }

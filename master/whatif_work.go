@@ -170,6 +170,9 @@ type jobWork struct {
 	// attemptLost are the attempts lost on nodes that stayed up
 	// (lostOnUpNode), as startLost.
 	attemptLost []scenario.StartLost
+	// agentPreempted are the attempts their agent preempted
+	// (whatif_leave.go), as startLost.
+	agentPreempted []scenario.StartLost
 	// lost counts the tasks whose last attempt its node's loss ended (the
 	// task failed, or waits still); most counts the work such an attempt
 	// had reached, which a run time must pass for the loss to replay.
@@ -219,6 +222,9 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 		asked := false
 		if at, ok := hist.preempted[attemptKey{a.JobID, a.Index, a.Number}]; ok && a.EndState == store.AttemptPreempted {
 			end, asked = at, true
+		} else if l, ok := hist.agentPreempted(atts, a, sec); ok {
+			asked = true // its checkpoint saved what a preemption's does
+			w.agentPreempted = append(w.agentPreempted, l)
 		}
 		rate := int64(1)
 		if elastic {

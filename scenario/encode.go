@@ -235,6 +235,9 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 		}
 		m.Set("stops", stops)
 	}
+	if len(j.AgentPreempted) > 0 {
+		m.Set("agent_preempted", lostList(j.AgentPreempted))
+	}
 	if j.Searcher != nil {
 		searchFields(m, j)
 	}

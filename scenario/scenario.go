@@ -311,6 +311,13 @@ type Job struct {
 	// stops a trial live, in the file's order; nil for none. A task is
 	// in at most one of Fails, StartFails, Runs and Stops.
 	Stops []TaskStop
+	// AgentPreempted scripts attempts that their agent preempted as it
+	// shut down (allot agent --on-exit kill), in the file's order; nil
+	// for none: task Task's attempt Attempt ends preempted After seconds
+	// after its start, its checkpoint landing at once, as after a
+	// preemption no pass decided (lifecycle.EventAgentPreempted). An
+	// attempt is in one of StartLost, Lost and AgentPreempted at most.
+	AgentPreempted []StartLost
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

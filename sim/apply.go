@@ -84,6 +84,7 @@ func (s *sim) started(e *lifecycle.Effect) {
 		return // it ends at this instant or is given up, promising nothing
 	}
 	s.attemptLost(e.Task)
+	s.agentPreempts(e.Task)
 	if min := s.in.Pools[j.spec.Pool].MinRunTime; min > 0 {
 		s.wake(s.now + min)
 	}

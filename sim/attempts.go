@@ -101,6 +101,10 @@ type Attempt struct {
 	// the grace ran out), as the master's log does.
 	asked   bool
 	askedAt int64
+	// byAgent says its agent preempted it as it shut down
+	// (JobSpec.AgentPreempted): no pass asked, and Decisions writes no
+	// preemption request.
+	byAgent bool
 }
 
 // AttemptNode is an attempt's share of one node.

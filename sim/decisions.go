@@ -73,6 +73,9 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 				how = decisionlog.Completed
 			case lifecycle.AttemptPreempted:
 				how = decisionlog.Preempted
+				if a.byAgent {
+					break // no pass asked for it: no request to log
+				}
 				var c int64
 				if cost != nil {
 					c = cost(j.Name)

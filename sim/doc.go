@@ -8,7 +8,8 @@
 // then scripted stops (JobSpec.Stops, ended as a searcher's stop is, the
 // attempt killed), then failed starts (JobSpec.StartFails, pushed at the instant of the
 // start), then task ends and time limit kills, then finished
-// checkpoints, then starts given up (JobSpec.StartLost) and attempts
+// checkpoints, then attempts their agent preempted as it shut down
+// (JobSpec.AgentPreempted, agentstop.go), then starts given up (JobSpec.StartLost) and attempts
 // lost on nodes that stay up (JobSpec.Lost), then
 // submissions — settling first before a job marked
 // AfterPass, as a live master that ran a pass between it and what came
@@ -19,6 +20,7 @@
 // lost-node graces (Input.LostNodeGrace) and wake-ups), each
 // told to the lifecycle.Cluster as an event (Observe: a submission, an
 // end, a landed checkpoint, a searcher's stop, a failed or lost start,
+// an agent's preemption,
 // a kill, a priority or weight change, a node going down or coming back
 // or its grace running out, a tick; a scripted failure by
 // Cluster.Fail), then

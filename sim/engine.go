@@ -344,6 +344,8 @@ func (s *sim) handle(e event) {
 		s.lostStart(e)
 	case evAttemptLost:
 		s.lostAttempt(e)
+	case evAgentPreempted:
+		s.agentPreempted(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.

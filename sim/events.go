@@ -21,6 +21,10 @@ const (
 	evStartFail
 	evEnd        // a task completes or hits its time limit
 	evCheckpoint // a preempted task finished checkpointing
+	// evAgentPreempted: an attempt's agent preempted it as it shut down
+	// (JobSpec.AgentPreempted, agentstop.go), its exit a report as an
+	// end's is.
+	evAgentPreempted
 	// evStartLost: a start no agent answered is given up
 	// (JobSpec.StartLost, fail.go), after the ends and landings of its
 	// instant, as the master applies an agent's reports before it looks

@@ -260,6 +260,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.Stops[st.Task] = st.After
 	}
+	for _, l := range j.AgentPreempted {
+		if spec.AgentPreempted == nil {
+			spec.AgentPreempted = map[[2]int]int64{}
+		}
+		spec.AgentPreempted[[2]int{l.Task, l.Attempt}] = l.After
+	}
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {

@@ -183,6 +183,13 @@ type JobSpec struct {
 	// the task completed (lifecycle.EventStopped). The job needs a
 	// Duration, as for Fails; a task is in Fails or Stops, not both.
 	Stops map[int]int64
+	// AgentPreempted maps a task's number and attempt (numbered as in
+	// StartFails) to the seconds after that start at which its agent
+	// preempts it as it shuts down (scenario.Job.AgentPreempted): it
+	// ends preempted, its checkpoint landing at once
+	// (lifecycle.EventAgentPreempted), unless it was preempted, moved,
+	// resized or ended by then.
+	AgentPreempted map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

@@ -1,0 +1,41 @@
+package master
+
+import (
+	"time"
+
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/store"
+)
+
+// Attempts their agent preempted (issue 13, found by a new-user trial).
+// An agent that shuts down under --on-exit kill preempts its tasks and
+// reports them preempted before its final sync marks the node left
+// (leave.go): the master requeues them by their exit actions, as after a
+// preemption, though no pass asked (the event log has no transition to
+// preempting for them). The export writes each as its job's
+// agent_preempted, after the seconds from its start to its end, and the
+// simulator ends it so (lifecycle.EventAgentPreempted); the leave itself
+// is a node_down (exportNodeEvents), which finds nothing left to lose on
+// the node but a gang's attempt with parts elsewhere, which the master
+// ends lost too. Without it the node_down ended the attempts lost in the
+// replay, and failed those of jobs that are not preemptible. The
+// attempt's work counts up to its end, saved as a preemption's
+// checkpoint saves it (checkpoint_every), as the simulator's preemption
+// keeps it. The node takes no new task from the agent's goodbye to its
+// final sync, which the store does not record: where the attempts ended
+// seconds before the node left (an exit grace that long), the replay has
+// their slots free meanwhile.
+
+// agentPreempted says whether attempt a ended preempted with no
+// transition to preempting (its agent stopped it), and gives it as a
+// scenario's agent_preempted: its number as the simulator counts
+// attempts, and the whole seconds (sec) from its start to its end.
+func (h *historyEvents) agentPreempted(atts []store.Attempt, a store.Attempt, sec func(time.Time) int64) (scenario.StartLost, bool) {
+	if a.EndState != store.AttemptPreempted {
+		return scenario.StartLost{}, false
+	}
+	if _, asked := h.preempted[attemptKey{a.JobID, a.Index, a.Number}]; asked {
+		return scenario.StartLost{}, false
+	}
+	return scenario.StartLost{Task: a.Index, Attempt: h.simAttempt(atts, a), After: sec(a.EndedAt) - sec(a.StartedAt)}, true
+}
