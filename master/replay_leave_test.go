@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
-	"github.com/allot-sched/allot/decisionlog"
 	"github.com/allot-sched/allot/master/mastertest"
-	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/scenario"
 )
 
 // Agents that leave (issue 13, found by a new-user trial: allot agent
@@ -140,32 +139,9 @@ func TestReplayAgentLeave(t *testing.T) {
 		c.tick, c.eager = 5, true
 		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
 	}
-	for _, c := range leaveCases() {
-		t.Run(c.name+"-unexported", func(t *testing.T) {
-			h := newHarness(t, withConfig(mustConfig(t, c.config)))
-			t0 := h.clock.Now()
-			newReplayDriver(h, c).run(t)
-			until := h.clock.Now().Add(time.Second)
-			live, err := h.m.decisionLog(h.ctx, t0, until)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, body := exportScenario(t, h, window(t0, until))
-			n := 0
-			for i := range sc.Jobs {
-				n += len(sc.Jobs[i].AgentPreempted)
-				sc.Jobs[i].AgentPreempted = nil
-			}
-			if n == 0 {
-				t.Fatalf("exported no attempt its agent preempted:\n%s", body)
-			}
-			replayed, err := sim.ReplayDecisions(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if decisionlog.Diff(decisionlog.Format(live), decisionlog.Format(replayed), 3) == "" {
-				t.Errorf("the replay without agent_preempted agrees: the leaves are not tested")
-			}
-		})
-	}
+	checkUnexported(t, leaveCases(), "agent_preempted", 1, func(j *scenario.Job) int {
+		n := len(j.AgentPreempted)
+		j.AgentPreempted = nil
+		return n
+	})
 }
