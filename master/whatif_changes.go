@@ -173,22 +173,34 @@ func exportFails(failed map[int]int64, stopped map[int]bool) []scenario.TaskFail
 // after more work than that completes in the replay, as it did before
 // scenarios refused such failures; job id is for the note.
 func dropLateFails(sj *scenario.Job, id int64) string {
-	if sj.Duration < 0 {
+	late, rest := dropLate(&sj.Fails, sj.Duration, func(f scenario.TaskFail) (int, int64) { return f.Task, f.After })
+	if late == "" {
 		return ""
 	}
-	var late []string
-	sj.Fails = slices.DeleteFunc(sj.Fails, func(f scenario.TaskFail) bool {
-		if f.After <= sj.Duration {
+	return fmt.Sprintf("job %d: %s failed live %s", id, late, rest)
+}
+
+// dropLate leaves out of ends the scripted task ends (failures, stops)
+// after more work than run time (no duration: none), and says which
+// (late) and what the replay does instead (rest); "" when it left none.
+func dropLate[T any](ends *[]T, run int64, of func(T) (task int, after int64)) (late, rest string) {
+	if run < 0 {
+		return "", ""
+	}
+	var tasks []string
+	*ends = slices.DeleteFunc(*ends, func(e T) bool {
+		task, after := of(e)
+		if after <= run {
 			return false
 		}
-		late = append(late, fmt.Sprintf("task %d after %d s", f.Task, f.After))
+		tasks = append(tasks, fmt.Sprintf("task %d after %d s", task, after))
 		return true
 	})
-	if len(late) == 0 {
-		return ""
+	if len(tasks) == 0 {
+		return "", ""
 	}
-	return fmt.Sprintf("job %d: %s failed live after more work than the job's run time (%d s); the replay completes %s",
-		id, strings.Join(late, ", "), sj.Duration, map[bool]string{true: "it", false: "them"}[len(late) == 1])
+	return strings.Join(tasks, ", "), fmt.Sprintf("after more work than the job's run time (%d s); the replay completes %s",
+		run, map[bool]string{true: "it", false: "them"}[len(tasks) == 1])
 }
 
 // exportStartFails are the starts that failed live (startFailed: each

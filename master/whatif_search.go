@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/scenario"
@@ -42,22 +41,11 @@ func exportStops(failed map[int]int64, stopped map[int]bool) []scenario.TaskStop
 // says which it left out, as dropLateFails does for failures; job id is
 // for the note.
 func dropLateStops(sj *scenario.Job, id int64) string {
-	if sj.Duration < 0 {
+	late, rest := dropLate(&sj.Stops, sj.Duration, func(st scenario.TaskStop) (int, int64) { return st.Task, st.After })
+	if late == "" {
 		return ""
 	}
-	var late []string
-	sj.Stops = slices.DeleteFunc(sj.Stops, func(st scenario.TaskStop) bool {
-		if st.After <= sj.Duration {
-			return false
-		}
-		late = append(late, fmt.Sprintf("task %d after %d s", st.Task, st.After))
-		return true
-	})
-	if len(late) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("job %d: its searcher stopped %s after more work than the job's run time (%d s); the replay completes %s",
-		id, strings.Join(late, ", "), sj.Duration, map[bool]string{true: "it", false: "them"}[len(late) == 1])
+	return fmt.Sprintf("job %d: its searcher stopped %s %s", id, late, rest)
 }
 
 // stoppedNote is the note on job j's trials that its searcher stopped:
