@@ -40,7 +40,8 @@ func TestParseErrorsFile(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"empty file", "", 0, "empty file: expected a mapping with pools, nodes, projects or users"},
 		{"null document", "~\n", 0, "empty file"},
-		{"broken yaml", "pools:\n  - name: a\n   policy: fifo\n", 1, "invalid YAML"},
+		// The badly indented line, not the start of the sequence.
+		{"broken yaml", "pools:\n  - name: a\n   policy: fifo\n", 3, "invalid YAML: did not find expected '-' indicator"},
 		{"two documents", onePool + "---\npools: []\n", 5, "a second YAML document starts here; a config file is a single document"},
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},
 		{"unknown top-level field", "pool: []\n", 1, `unknown field "pool"; did you mean "pools"?`},

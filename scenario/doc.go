@@ -116,9 +116,9 @@
 //
 // List indexes in paths count from 0, and the item's name follows its index
 // once it is known. LINE is left out (NAME: MESSAGE) for problems that
-// have no line, such as an empty file. YAML syntax errors carry the line
-// that the YAML library reports, which is sometimes the start of the
-// enclosing block rather than the offending character.
+// have no line, such as an empty file. A YAML syntax error names the line
+// of the problem, not the start of the enclosing block that the YAML
+// library reports; "near line N" where that line cannot be told for sure.
 //
 // Parse checks the whole file rather than stopping at the first problem.
 // If there is one error it returns a *Error. If there are several it

@@ -53,10 +53,12 @@ func TestParseErrorsFile(t *testing.T) {
 		{"empty file", "", 0, "empty file"},
 		{"only comments", "# nothing here\n", 0, "empty file"},
 		{"null document", "~\n", 0, "empty file"},
-		{"broken yaml", "pools:\n  - name: a\n   policy: fifo\n", 1, "invalid YAML: did not find expected '-' indicator"},
-		{"broken yaml later on", pools + "jobs:\n  - name: a\n  slots: 2\n", 9, "invalid YAML: did not find expected '-' indicator"},
-		{"unterminated flow", "pools: [{name: a\n", 1, "invalid YAML: did not find expected ',' or '}'"},
-		{"tab indentation", "pools:\n\t- name: a\n", 2, "invalid YAML"},
+		// Syntax errors name the badly indented line, not the start of
+		// the sequence that it breaks.
+		{"broken yaml", "pools:\n  - name: a\n   policy: fifo\n", 3, "invalid YAML: did not find expected '-' indicator"},
+		{"broken yaml later on", pools + "jobs:\n  - name: a\n  slots: 2\n", 11, "invalid YAML: did not find expected '-' indicator"},
+		{"unterminated flow", "pools: [{name: a\n", 1, "invalid YAML: did not find expected ',' or '}': the file ends before what starts on this line is complete"},
+		{"tab indentation", "pools:\n\t- name: a\n", 2, "invalid YAML: found character that cannot start any token: the line is indented with a tab"},
 		{"unknown anchor", "pools: *nope\n", 0, "invalid YAML: unknown anchor 'nope' referenced"},
 		{"two documents", pools + "---\npools: []\n", 9, "single document"},
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},

@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
 )
 
 // Decode turns data into the document's root node, or records why it
 // cannot: a syntax error, an empty or null document, or a second document.
-// yaml.v3 reports syntax errors as "yaml: line N: msg"; the line is lifted
-// out so that syntax errors read like every other error.
+// Syntax errors name the line of the problem rather than the one the YAML
+// library reports (see locate).
 func (p *Parser) Decode(data []byte) (*yaml.Node, bool) {
 	empty := "empty file: expected " + p.opts.Expected
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -23,7 +21,7 @@ func (p *Parser) Decode(data []byte) (*yaml.Node, bool) {
 		if errors.Is(err, io.EOF) {
 			p.ErrorAt(0, "", nil, "%s", empty)
 		} else {
-			p.syntaxError(err)
+			p.syntaxError(data, err)
 		}
 		return nil, false
 	}
@@ -39,7 +37,7 @@ func (p *Parser) Decode(data []byte) (*yaml.Node, bool) {
 	switch err := safeDecode(dec, &next); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		p.syntaxError(err)
+		p.syntaxError(data, err)
 		return nil, false
 	default:
 		p.Errorf(&next, "", "a second YAML document starts here; %s is a single document", p.opts.Document)
@@ -59,15 +57,7 @@ func safeDecode(dec *yaml.Decoder, out *yaml.Node) (err error) {
 	return dec.Decode(out)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func (p *Parser) syntaxError(err error) {
-	msg, line := err.Error(), 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	} else if len(msg) > 6 && msg[:6] == "yaml: " {
-		msg = msg[6:]
-	}
-	p.ErrorAt(line, "", err, "invalid YAML: %s", msg)
+func (p *Parser) syntaxError(data []byte, err error) {
+	line, msg := locate(data, err)
+	p.ErrorAt(line, "", err, "invalid YAML%s", msg)
 }

@@ -24,6 +24,10 @@
 //   - Nothing here panics, whatever the input: panics inside the YAML
 //     library become errors, alias chains are cut at a fixed depth, and
 //     merge keys (<<) that refer to themselves terminate.
+//   - A syntax error names the line of the problem, worked out from what
+//     the YAML library reports (see locate), or says "near line N" when
+//     that cannot be checked; never the start of the enclosing block
+//     passed off as the problem's line.
 //   - A value of the wrong YAML type is an error, never a default: each
 //     ValueParser accepts only the resolved tags that can spell its value,
 //     so "8" (a string) is not an integer and yes is not a boolean.

@@ -164,6 +164,76 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// TestDecodeSyntaxErrors pins the line that a syntax error names: where
+// the problem is, not where the YAML library's enclosing block starts.
+func TestDecodeSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"bad indent in a mapping", "a: 1\nb:\n  c: 1\n  d: 2\n e: 3\n",
+			"f:5: invalid YAML: did not find expected key"},
+		{"deeper indent in a mapping", "a: 1\nb:\n  c: 1\n    d: 2\n",
+			"f:4: invalid YAML: mapping values are not allowed in this context"},
+		{"bad indent in a nested mapping", "a:\n  b:\n    c: 1\n   d: 2\n",
+			"f:4: invalid YAML: did not find expected key"},
+		{"bad indent in a sequence", "pools:\n  - name: a\n   policy: fifo\n",
+			"f:3: invalid YAML: did not find expected '-' indicator"},
+		{"bad indent in a later sequence", "a: 1\nb: 2\njobs:\n  - name: a\n  slots: 2\n",
+			"f:5: invalid YAML: did not find expected '-' indicator"},
+		{"sequence entry in a mapping", "a: 1\n- b\n",
+			"f:2: invalid YAML: did not find expected key"},
+		{"tab indentation", "a: 1\nresources:\n\tslots: 1\n",
+			"f:3: invalid YAML: found character that cannot start any token: the line is indented with a tab; YAML indents with spaces"},
+		{"unclosed double quote", "a: 1\nb: \"foo\nc: 2\n",
+			"f:2: invalid YAML: found unexpected end of stream: a quoted string that starts on this line is not closed"},
+		{"unclosed single quote", "a: 1\nb: 'foo\nc: 2\n",
+			"f:2: invalid YAML: found unexpected end of stream: a quoted string that starts on this line is not closed"},
+		{"unclosed flow sequence", "a: 1\nb: [x, y\n\n# end\n",
+			"f:2: invalid YAML: did not find expected ',' or ']': the file ends before what starts on this line is complete"},
+		{"unclosed flow mapping on line 1", "{name: a\n",
+			"f:1: invalid YAML: did not find expected ',' or '}': the file ends before what starts on this line is complete"},
+		// In a flow collection a key where a comma belongs is the problem.
+		{"flow sequence followed by a key", "a: 1\nb: [1, 2\nc: 2\n",
+			"f:3: invalid YAML: did not find expected ',' or ']'"},
+		{"wrong bracket in a multi-line flow", "a: 1\nb: [1,\n 2,\n 3}\n",
+			"f:4: invalid YAML: did not find expected ',' or ']'"},
+		{"wrong bracket in a flow on line 1", "b: [1,\n 2,\n 3}\n",
+			"f:3: invalid YAML: did not find expected ',' or ']'"},
+		{"wrong bracket in a nested flow", "a:\n  b:\n    - x\n    - [1,\n       2,\n       3}\n",
+			"f:6: invalid YAML: did not find expected ',' or ']'"},
+		{"text after a quoted key", "a: 1\nb: \"x\" y\n",
+			"f:2: invalid YAML: did not find expected key"},
+		{"bad indent in a second document", "a: 1\n---\nc:\n  - 1\n  d: 2\n",
+			"f:5: invalid YAML: did not find expected '-' indicator"},
+		{"missing value at the end", "a: 1\nb: [x,\n",
+			"f:2: invalid YAML: did not find expected node content: the file ends after this line"},
+		{"text after the document", "a\n: 1\n",
+			"f:2: invalid YAML: did not find expected <document start>"},
+		// A cut-off copy of this fails later, at the '?', so the line
+		// that starts the flow mapping is all that is certain.
+		{"flow mapping closed by ']'", "a: 1\nh: [a,\n  { b]?\n",
+			"f:3: invalid YAML near line 3: did not find expected ',' or '}'"},
+		{"unknown anchor has no line", "a: 1\nb: *nope\n",
+			"f: invalid YAML: unknown anchor 'nope' referenced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := New("f", dots)
+			if _, ok := p.Decode([]byte(tt.src)); ok {
+				t.Fatalf("Decode(%q) succeeded", tt.src)
+			}
+			if got := messages(p); got != tt.want {
+				t.Errorf("Decode(%q):\n got %s\nwant %s", tt.src, got, tt.want)
+			}
+		})
+	}
+}
+
+// Duplicate keys are not syntax errors to the YAML library; the walk
+// reports them (see TestFields), at the second key's line.
+
 func TestErr(t *testing.T) {
 	p := New("f", colons)
 	if p.Err() != nil {
