@@ -84,8 +84,15 @@ func (s *Snapshot) limitRoom(pool, pr, need int) bool {
 // borrowHint is the over_quota message's advice, or "" where borrowing
 // is not possible (BorrowIdle).
 func (p Pending) borrowHint(s *Snapshot) string {
-	idle := s.BorrowIdle(p.Job, p.Need)
-	if idle == 0 {
+	return BorrowHint(s.BorrowIdle(p.Job, p.Need))
+}
+
+// BorrowHint is the over_quota message's advice for a job that could
+// borrow idle slots if preemptible (BorrowIdle), or "" for none. Callers
+// that render the message from less than the pass's snapshot (the
+// master's views) keep idle and add this themselves.
+func BorrowHint(idle int) string {
+	if idle <= 0 {
 		return ""
 	}
 	return fmt.Sprintf("; submitted preemptible (resources: preemptible: true) it could borrow idle slots past its quota (%d idle in the pool), and be preempted when they are reclaimed", idle)
