@@ -100,6 +100,36 @@ func TestRosterKeepsEntries(t *testing.T) {
 				check()
 			}
 		}},
+		// No field a PATCH changes today moves a job into or out of the
+		// snapshot; what does (its QOS here, as a pool or project would)
+		// is changed under mu, then a PATCH marks the job as one does.
+		// The job in the middle rebuilds the roster both ways; the last
+		// one joins the end again. Out, it keeps its reservation, which
+		// its entry takes back.
+		{"patched out of the snapshot and back", conservative, func(t *testing.T, h *harness, _ *mastertest.Agent, ids []int64, check func()) {
+			for _, id := range []int64{ids[3], ids[5]} {
+				before, _ := reservedOf(h, id)
+				if before == 0 {
+					t.Fatalf("job %d holds no reservation to keep", id)
+				}
+				for i, qos := range []string{"gone", ""} {
+					h.m.lock()
+					h.m.jobs[id].spec.qos = qos
+					h.m.unlock()
+					body := `{"priority": ` + strconv.Itoa(30+i) + `}`
+					if code, _, _ := h.raw("PATCH", "/api/v1/jobs/"+strconv.FormatInt(id, 10), body); code != 200 {
+						t.Fatalf("PATCH job %d: %d", id, code)
+					}
+					check()
+					if _, in := reservedOf(h, id); in != (qos == "") {
+						t.Fatalf("job %d with QOS %q: in the snapshot %v", id, qos, in)
+					}
+				}
+				if after, _ := reservedOf(h, id); after != before {
+					t.Errorf("job %d: reserved at %d back in the snapshot, want %d as before", id, after, before)
+				}
+			}
+		}},
 		{"killed and ended", conservative, func(t *testing.T, h *harness, a *mastertest.Agent, ids []int64, check func()) {
 			if code := h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(ids[3], 10)+"/kill", nil, nil); code >= 300 {
 				t.Fatalf("kill: %d", code)
@@ -160,4 +190,16 @@ func TestRosterKeepsEntries(t *testing.T) {
 			check()
 		})
 	}
+}
+
+// reservedOf is job id's reservation in a snapshot built now (0 for
+// none), and whether the job is in it.
+func reservedOf(h *harness, id int64) (int64, bool) {
+	s, _ := h.snapshot()
+	for _, e := range s.Jobs {
+		if e.ID == strconv.FormatInt(id, 10) {
+			return e.Reserved, true
+		}
+	}
+	return 0, false
 }
