@@ -206,7 +206,7 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 			stopping[ref.ID] = true
 		}
 	}
-	cf.Quota = ja.quotaBind(e, need)
+	cf.Quota = ja.quotaBind(ji, need)
 	switch {
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, ja.idleOnlyPreemptible(e))
@@ -459,24 +459,34 @@ func (ja *jobsAPI) allocRef(ai int) api.JobRef {
 }
 
 // quotaBind says which quota or limit keeps the job's project from taking
-// need more slots, in quota pools; "" when none does.
-func (ja *jobsAPI) quotaBind(e *sched.Job, need int) string {
+// need more slots, in quota pools; "" when none does. Work that may only
+// run within quota (interactive, or not preemptible) counts against the
+// quota only with its own kind, as the core counts it, and is told where
+// it could borrow idle slots if it were preemptible (quotaWithin).
+func (ja *jobsAPI) quotaBind(ji, need int) string {
 	s := &ja.m.planner.snap
+	e := &s.Jobs[ji]
 	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
 		return ""
 	}
 	p := &s.Projects[e.Project]
-	used := 0
+	within := e.Interactive || !e.Preemptible
+	used, fixed := 0, 0
 	for ai := range s.Allocs {
 		if a := &s.Allocs[ai]; s.Jobs[a.Job].Project == e.Project && !a.Preempting {
 			used += sched.Slots(a.Nodes)
+			if o := &s.Jobs[a.Job]; o.Interactive || !o.Preemptible {
+				fixed += sched.Slots(a.Nodes)
+			}
 		}
 	}
 	switch {
 	case p.Limit > 0 && used+need > p.Limit:
 		return fmt.Sprintf("Its project %s holds %d of its limit of %d; this job needs %d more, %d over the limit.",
 			p.Name, used, p.Limit, need, used+need-p.Limit)
-	case used+need > p.Quota:
+	case within && fixed+need > p.Quota:
+		return quotaWithin(p, fixed, need, s.BorrowIdle(ji, need))
+	case !within && used+need > p.Quota:
 		return fmt.Sprintf("Its project %s holds %d of its quota of %d; with this job's %d it would be %d over quota, so it runs only on idle slots (and may be reclaimed).",
 			p.Name, used, p.Quota, need, used+need-p.Quota)
 	}
@@ -518,6 +528,11 @@ func summary(x api.Explanation) string {
 	default:
 		fmt.Fprintf(&b, "It is %s of %d waiting in pool %s, which orders its queue %s.",
 			ordinal(x.Position), x.Queued, x.Pool, x.Order)
+		never := x.WouldStart != nil && x.WouldStart.Never != ""
+		if never {
+			// Nothing the last pass said (a quota, say) matters before this.
+			b.WriteString(" " + x.WouldStart.Message)
+		}
 		if len(x.Ahead) > 0 {
 			var ids []string
 			for _, a := range x.Ahead {
@@ -531,7 +546,7 @@ func summary(x api.Explanation) string {
 				fmt.Fprintf(&b, " Job %d holds it back.", x.Pending.BlockedBy)
 			}
 		}
-		if x.WouldStart != nil {
+		if x.WouldStart != nil && !never {
 			b.WriteString(" " + x.WouldStart.Message)
 		}
 	}

@@ -102,3 +102,18 @@ func stateSentence(state string) string {
 	}
 	return "It is " + state
 }
+
+// quotaWithin says why work that may only run within quota (interactive,
+// or not preemptible) does not fit its project's quota, which its
+// project's such work holds fixed of; where the pool has idle slots it
+// could borrow if preemptible (idle, sched.Snapshot.BorrowIdle), it says
+// how.
+func quotaWithin(p *sched.Project, fixed, need, idle int) string {
+	m := fmt.Sprintf("Its project %s holds %d of its quota of %d in work that may only run within quota; this job needs %d more, %d over quota, and may only run within quota.",
+		p.Name, fixed, p.Quota, need, fixed+need-p.Quota)
+	if idle > 0 {
+		m += fmt.Sprintf(" Submitted preemptible (resources: preemptible: true), it could borrow the pool's %s idle now past its quota, and be preempted when they are reclaimed.",
+			slotWord(idle))
+	}
+	return m
+}

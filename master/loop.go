@@ -196,11 +196,15 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	for _, ri := range r.List() {
 		r.jobs[ri].pending = nil
 	}
+	var borrow map[borrowKey]int // over_quota only; nil until one
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
 		// long queue allocates nothing for it.
 		j := r.at(pe.Job)
-		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, pe)}
+		if pe.Reason == sched.ReasonOverQuota && borrow == nil {
+			borrow = map[borrowKey]int{}
+		}
+		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, pe, borrow)}
 		if pe.Blocker >= 0 && pe.Blocker < len(pl.snap.Jobs) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}

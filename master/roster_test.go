@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/master/mastertest"
@@ -100,6 +101,36 @@ func TestRosterKeepsEntries(t *testing.T) {
 				check()
 			}
 		}},
+		// No field a PATCH changes today moves a job into or out of the
+		// snapshot; what does (its QOS here, as a pool or project would)
+		// is changed under mu, then a PATCH marks the job as one does.
+		// The job in the middle rebuilds the roster both ways; the last
+		// one joins the end again. Out, it keeps its reservation, which
+		// its entry takes back.
+		{"patched out of the snapshot and back", conservative, func(t *testing.T, h *harness, _ *mastertest.Agent, ids []int64, check func()) {
+			for _, id := range []int64{ids[3], ids[5]} {
+				before, _ := reservedOf(h, id)
+				if before == 0 {
+					t.Fatalf("job %d holds no reservation to keep", id)
+				}
+				for i, qos := range []string{"gone", ""} {
+					h.m.lock()
+					h.m.jobs[id].spec.qos = qos
+					h.m.unlock()
+					body := `{"priority": ` + strconv.Itoa(30+i) + `}`
+					if code, _, _ := h.raw("PATCH", "/api/v1/jobs/"+strconv.FormatInt(id, 10), body); code != 200 {
+						t.Fatalf("PATCH job %d: %d", id, code)
+					}
+					check()
+					if _, in := reservedOf(h, id); in != (qos == "") {
+						t.Fatalf("job %d with QOS %q: in the snapshot %v", id, qos, in)
+					}
+				}
+				if after, _ := reservedOf(h, id); after != before {
+					t.Errorf("job %d: reserved at %d back in the snapshot, want %d as before", id, after, before)
+				}
+			}
+		}},
 		{"killed and ended", conservative, func(t *testing.T, h *harness, a *mastertest.Agent, ids []int64, check func()) {
 			if code := h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(ids[3], 10)+"/kill", nil, nil); code >= 300 {
 				t.Fatalf("kill: %d", code)
@@ -158,6 +189,84 @@ func TestRosterKeepsEntries(t *testing.T) {
 			tc.run(t, h, a, ids, check)
 			h.step()
 			check()
+		})
+	}
+}
+
+// reservedOf is job id's reservation in a snapshot built now (0 for
+// none), and whether the job is in it.
+func reservedOf(h *harness, id int64) (int64, bool) {
+	s, _ := h.snapshot()
+	for _, e := range s.Jobs {
+		if e.ID == strconv.FormatInt(id, 10) {
+			return e.Reserved, true
+		}
+	}
+	return 0, false
+}
+
+// TestRosterPendingAndStarted: a plan that starts some of a job's tasks
+// and leaves the rest pending with a reservation carries the job's twice,
+// pending then started; the entry takes the last, none, as the
+// simulator's rule has it (lifecycle.Reservations), whether or not it
+// held a reservation before, and the roster stays what a snapshot made
+// afresh would hold.
+func TestRosterPendingAndStarted(t *testing.T) {
+	const sweep = `{"name": "sweep", "entrypoint": "train", "resources": {"slots": 2, "time_limit": 600},
+		"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3]}}, "searcher": {"name": "grid"}}`
+	for _, tc := range []struct {
+		name    string
+		blocked bool // a job holds the node first: the sweep is reserved before it starts
+	}{
+		{"new job", false},
+		{"reserved before", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustConfig(t, "pools:\n  - name: default\n    policy: backfill\n    reservations: conservative\n")
+			h := newHarness(t, withConfig(cfg))
+			a := h.agent("n1", 4)
+			prev := map[string]sched.Job{}
+			check := func() { t.Helper(); rosterCheck(t, h, prev) }
+			var blocker, before int64
+			if tc.blocked {
+				blocker = h.submit(jobSpec("blocker", 4, `, "time_limit": 600`))
+				h.step()
+				h.sync(a)
+			}
+			id := h.submit(sweep)
+			if tc.blocked {
+				h.step()
+				check()
+				var in bool
+				if before, in = reservedOf(h, id); !in || before == 0 {
+					t.Fatalf("sweep reserved at %d (in the snapshot %v), want a reservation behind the blocker", before, in)
+				}
+				// Ending early, so that the trial left pending is reserved
+				// anew, not where the sweep was.
+				h.clock.Advance(time.Minute)
+				a.Exit(tid(blocker, 0, 1), agent.OutcomeCompleted, 0)
+				h.sync(a)
+			}
+			// The plan the next pass makes, from the snapshot it is made from.
+			s, _ := h.snapshot()
+			h.m.lock()
+			plan, err := sched.Schedule(s)
+			h.m.unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ji := slices.IndexFunc(s.Jobs, func(e sched.Job) bool { return e.ID == strconv.FormatInt(id, 10) })
+			pending := slices.ContainsFunc(plan.Pending, func(pe sched.Pending) bool { return pe.Job == ji && pe.At > 0 && pe.At != before })
+			started := slices.ContainsFunc(plan.Starts, func(st sched.Start) bool { return st.Job == ji })
+			if !pending || !started {
+				t.Fatalf("plan: sweep reserved %v, started %v; want both in one plan (reserved anew, not at %d)", pending, started, before)
+			}
+			h.step()
+			h.sync(a, a)
+			check()
+			if at, in := reservedOf(h, id); !in || at != 0 {
+				t.Errorf("sweep reserved at %d (in the snapshot %v) after it started, want none", at, in)
+			}
 		})
 	}
 }

@@ -73,6 +73,9 @@ type pendingContext struct {
 	// message says it waits for their resume (sched.Snapshot.DrainedNodes),
 	// joined by newlines: a string keeps the context comparable.
 	drained string
+	// borrow is, for over_quota, the idle slots the job could borrow if
+	// preemptible (sched.Snapshot.BorrowIdle): the message's advice.
+	borrow int
 }
 
 // mtask is the mirror of a task.

@@ -127,7 +127,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonLicense {
 		pe.License = 0
 	}
-	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s)}
+	// The snapshot of a few names is no quota pool: Message gives no
+	// advice to borrow, and the kept one goes where it would.
+	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s) + sched.BorrowHint(p.ctx.borrow)}
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -139,8 +141,9 @@ func (p *pendingInfo) view() *api.Pending {
 }
 
 // pendingContextOf keeps what pe's message reads of snap besides the
-// blocker (pendingInfo.view).
-func pendingContextOf(snap *sched.Snapshot, pe sched.Pending) pendingContext {
+// blocker (pendingInfo.view). borrow memoizes the over_quota advice by
+// job shape: a long queue over quota scans the pool once per shape.
+func pendingContextOf(snap *sched.Snapshot, pe sched.Pending, borrow map[borrowKey]int) pendingContext {
 	var c pendingContext
 	if pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]
@@ -157,7 +160,24 @@ func pendingContextOf(snap *sched.Snapshot, pe sched.Pending) pendingContext {
 	if (pe.Reason == sched.ReasonNoNodes || noStart) && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		c.drained = strings.Join(snap.DrainedNodes(&snap.Jobs[pe.Job]), "\n")
 	}
+	if pe.Reason == sched.ReasonOverQuota && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
+		j := &snap.Jobs[pe.Job]
+		k := borrowKey{pool: j.Pool, project: j.Project, need: pe.Need, gpu: j.GPU, preemptible: j.Preemptible || j.Borrow}
+		idle, ok := borrow[k]
+		if !ok {
+			idle = snap.BorrowIdle(pe.Job, pe.Need)
+			borrow[k] = idle
+		}
+		c.borrow = idle
+	}
 	return c
+}
+
+// borrowKey is what sched.Snapshot.BorrowIdle reads of a job.
+type borrowKey struct {
+	pool, project, need int
+	gpu                 string
+	preemptible         bool
 }
 
 // taskViews renders tasks with their attempts.

@@ -247,7 +247,8 @@ func (p Pending) message(s *Snapshot) string {
 		}
 		return fmt.Sprintf("no node in the pool can hold a task of %s with its constraints", slotCount(p.Need))
 	case ReasonOverQuota:
-		return fmt.Sprintf("needs %s; its project has %d left of its quota, and this work may only run within quota", slotCount(p.Need), max(p.Free, 0))
+		return fmt.Sprintf("needs %s; its project has %d left of its quota, and this work may only run within quota", slotCount(p.Need), max(p.Free, 0)) +
+			p.borrowHint(s)
 	case ReasonLimit:
 		return fmt.Sprintf("needs %s; that would take its project past its limit", slotCount(p.Need))
 	case ReasonNoSpare:

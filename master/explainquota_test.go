@@ -1,0 +1,76 @@
+package master
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestExplainOverQuota: work that may only run within quota and does not
+// fit its project's quota is told so, and, where the pool has slots idle
+// for it, that submitted preemptible it could borrow them; not where
+// nothing is idle. With no node in the pool, that it can never run leads
+// the summary, before the quota.
+func TestExplainOverQuota(t *testing.T) {
+	const pools = "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 0}\n  - {name: b, quota: 2}\n"
+	const hint = "preemptible (resources: preemptible: true)"
+	tests := []struct {
+		name   string
+		agents int // slots of the one agent; 0 for none
+		busy   bool
+		says   []string
+		not    []string
+	}{
+		{"quota 0, idle slots: borrowing is offered", 4, false,
+			[]string{"may only run within quota; submitted " + hint + " it could borrow idle slots past its quota (4 idle in the pool)",
+				"Its project a holds 0 of its quota of 0 in work that may only run within quota",
+				"Submitted " + hint + ", it could borrow the pool's 4 slots idle now past its quota"},
+			[]string{"runs only on idle slots"}},
+		{"quota 0, no slot idle: no offer", 2, true,
+			[]string{"may only run within quota", "Its project a holds 0 of its quota of 0"},
+			[]string{hint, "runs only on idle slots"}},
+		{"no node in the pool: can never run leads", 0, false,
+			[]string{"can never run", "may only run within quota"},
+			[]string{hint}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, pools)))
+			if tt.agents > 0 {
+				n1 := h.agent("n1", tt.agents)
+				if tt.busy {
+					h.submit(`{"name": "held", "project": "b", "entrypoint": "x", "resources": {"slots": ` + strconv.Itoa(tt.agents) + `}}`)
+					h.step()
+					h.sync(n1)
+				}
+			}
+			var reply api.SubmitReply
+			if code := h.do("POST", "/api/v1/jobs?allow_infeasible=true", `{"name": "nb", "project": "a", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`, &reply); code != 201 {
+				t.Fatalf("submit: %d", code)
+			}
+			h.step()
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(reply.ID, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if x.Pending == nil || x.Pending.Reason != "over_quota" {
+				t.Fatalf("pending %+v, want over_quota", x.Pending)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(x.Summary, s) {
+					t.Errorf("summary %q does not say %q", x.Summary, s)
+				}
+			}
+			for _, s := range tt.not {
+				if strings.Contains(x.Summary, s) {
+					t.Errorf("summary %q says %q", x.Summary, s)
+				}
+			}
+			if never, quota := strings.Index(x.Summary, "can never run"), strings.Index(x.Summary, "In the last pass"); never >= 0 && never > quota {
+				t.Errorf("summary %q: the quota reason leads, not that it can never run", x.Summary)
+			}
+		})
+	}
+}
