@@ -18,8 +18,10 @@ import (
 // in the node history with the node's shape (store.NodeEvent's Shape; a
 // deletion's Deleted). The export writes each node of the file as it was
 // when the window began, and a node_reshape at each registration that
-// changed its slots, GPU type, labels or pool (under the configuration
-// in force now, whose node rules pin pools), so that the replay's node
+// changed its slots, GPU type, labels or pool, and at each move by a
+// reload (store.MoveNodes; the pool a registration put the node in is
+// read under the node rules in force now unless a reload moved it later:
+// inPool), so that the replay's node
 // has, at every instant, the shape and pool the live master's had: a
 // node that moved to another pool is written in the pool it was in when
 // the window began, and each move as a node_reshape with the new pool.
