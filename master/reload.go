@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -120,11 +121,11 @@ func (m *Master) reload(ctx context.Context) error {
 	if err := m.checkNodePools(cfg, pools); err != nil {
 		return err
 	}
+	oldFair := m.fair
 	if d := decayOf(cfg); d != m.fair.decay {
 		// Counters hold usage decayed the old way: count again, before
 		// anything is swapped, so that a failure leaves the configuration
 		// in force whole.
-		oldFair := m.fair
 		m.fair = newFairShare(d)
 		for _, j := range m.jobs {
 			m.fair.addLeaf(j.rec.Project, j.rec.User)
@@ -133,6 +134,10 @@ func (m *Master) reload(ctx context.Context) error {
 			m.fair = oldFair
 			return fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
+	}
+	if err := m.recordMoves(ctx, cfg); err != nil {
+		m.fair = oldFair
+		return fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
 	m.cfg = cfg
 	m.cfgNow.Store(cfg)
@@ -146,6 +151,27 @@ func (m *Master) reload(ctx context.Context) error {
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	m.kick()
+	return nil
+}
+
+// recordMoves records, in one transaction, each node that cfg puts in
+// another pool than the one it is in (store.MoveNodes): the what-if
+// export reads the node's pool from the history, as the rules that put
+// it there are gone at the next reload. A failure records none, and the
+// reload swaps nothing in. Callers hold mu.
+func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
+	var moves []store.NodeMove
+	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
+		if pool := nodePool(cfg, name, m.nodes[name].rec.Pool); pool != m.nodes[name].pool {
+			moves = append(moves, store.NodeMove{Node: name, Pool: pool})
+		}
+	}
+	if len(moves) == 0 {
+		return nil
+	}
+	if err := m.st.Update(ctx, func(tx store.Tx) error { return tx.MoveNodes(ctx, moves, m.now()) }); err != nil {
+		return fmt.Errorf("record the nodes it moves to other pools: %w", err)
+	}
 	return nil
 }
 

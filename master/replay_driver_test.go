@@ -55,8 +55,8 @@ type replayDriver struct {
 	// registered again (rdown.back).
 	deleted int
 	reborn  map[int]bool
-	// reshaped counts the case's reshapes done.
-	reshaped int
+	// reshaped counts the case's reshapes done, reloaded its reloads.
+	reshaped, reloaded int
 	// left counts each of the case's leaves done: 1 left, 2 back.
 	left []int
 	// lostAt is when the master lost the node of each of the case's
@@ -293,6 +293,7 @@ func (d *replayDriver) instant(t *testing.T) {
 	d.drainNodes(t, now, false)
 	d.deleteNodes(t, now)
 	d.reshapeNodes(t, now)
+	d.reloadConfigs(t, now)
 	d.leaveNodes(t, now)
 	d.settle(t)
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})

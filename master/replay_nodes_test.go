@@ -58,6 +58,9 @@ func (d *replayDriver) nextDown() float64 {
 	if d.reshaped < len(d.c.reshapes) {
 		next = min(next, d.c.reshapes[d.reshaped].at)
 	}
+	if d.reloaded < len(d.c.reloads) {
+		next = min(next, d.c.reloads[d.reloaded].at)
+	}
 	return next
 }
 

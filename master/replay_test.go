@@ -133,6 +133,9 @@ type replayCase struct {
 	// tasks (preempted) and saying goodbye (the node left), and
 	// register again at back, when positive (replay_leave_test.go).
 	leaves []rdown
+	// reloads are configuration reloads (allot config reload) of the
+	// files they give at their instants (replay_reload_test.go).
+	reloads []rreload
 }
 
 // rdown is a node lost at at and, when back is positive, back then.
@@ -396,7 +399,7 @@ default_project: a
 // checkReplay runs c live, exports and replays it, and compares the
 // logs; it returns the exported scenario.
 func checkReplay(t *testing.T, c replayCase) string {
-	h := newHarness(t, withConfig(mustConfig(t, c.config)))
+	h := newHarness(t, withConfig(mustConfig(t, c.config)), reloadable(t, c))
 	t0 := h.clock.Now()
 	d := newReplayDriver(h, c)
 	d.run(t)

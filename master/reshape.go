@@ -31,7 +31,8 @@ import (
 //     NodeEvent.Shape, with the agent's pool), so that the what-if
 //     export replays it (node_reshape, with a pool for a move under
 //     the node rules in force: whatif_reshaped.go). A node a reload's
-//     node rules move changes pool alike, with no history event.
+//     node rules move changes pool alike, and the reload records the
+//     move in the history (store.MoveNodes, reload.go).
 
 // reshaped logs that node n, which was was before its agent registered
 // again, running the attempts running, now has another inventory, with

@@ -18,8 +18,10 @@ import (
 // in the node history with the node's shape (store.NodeEvent's Shape; a
 // deletion's Deleted). The export writes each node of the file as it was
 // when the window began, and a node_reshape at each registration that
-// changed its slots, GPU type, labels or pool (under the configuration
-// in force now, whose node rules pin pools), so that the replay's node
+// changed its slots, GPU type, labels or pool, and at each move by a
+// reload (store.MoveNodes; the pool a registration put the node in is
+// read under the node rules in force now unless a reload moved it later:
+// inPool), so that the replay's node
 // has, at every instant, the shape and pool the live master's had: a
 // node that moved to another pool is written in the pool it was in when
 // the window began, and each move as a node_reshape with the new pool.
@@ -43,7 +45,13 @@ type nodeShapes struct {
 	// moved are the nodes whose move to another pool is noted: the
 	// replay keeps them in their pool in the file.
 	moved map[string]bool
-	notes []string
+	// lastMove is the index in the history of each node's last move by
+	// a configuration reload; pinned, whether its last one so far put
+	// it in a pool other than its agent's (agent, as last registered).
+	lastMove map[string]int
+	pinned   map[string]bool
+	agent    map[string]string
+	notes    []string
 }
 
 // exportReshapes sets sc's nodes to their shapes when the window
@@ -54,32 +62,38 @@ type nodeShapes struct {
 func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeEvent, after func(time.Time) bool,
 	subs []exportedSub, since, until time.Time) []string {
 	ns := &nodeShapes{sc: sc, cfg: cfg, since: since, at: map[string]store.Node{}, start: map[string]store.Node{},
-		moved: map[string]bool{}}
+		moved: map[string]bool{}, lastMove: map[string]int{}, pinned: map[string]bool{}, agent: map[string]string{}}
+	for i, e := range evs {
+		if e.From == store.NodeReconfigured && e.Shape != nil {
+			ns.lastMove[e.Node] = i
+		}
+	}
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
 			inFile[n.Name] = true
 		}
 	}
-	for _, e := range evs {
+	for i, e := range evs {
 		if e.At.Before(since) && inFile[e.Node] {
-			ns.note(e)
+			ns.note(i, e)
 		}
 	}
 	maps.Copy(ns.start, ns.at)
 	var out []scenario.Event
-	for _, e := range evs {
+	for i, e := range evs {
 		if e.At.Before(since) || !e.At.Before(until) || !inFile[e.Node] {
 			continue
 		}
 		// Every node event of the window, in the history's order, as
 		// exportNodeEvents asks afterPassAt.
 		afterPass := after(e.At)
-		if ev, ok := ns.change(e); ok {
+		if ev, ok := ns.change(i, e); ok {
 			// A registration that is also the node's return (From not
 			// up: it was lost, left or deleted) is one with its node_up,
-			// which comes first in its instant: no pass between them.
-			ev.AfterPass = afterPass && e.From == store.NodeUp
+			// which comes first in its instant: no pass between them. A
+			// reload's move has no node_up.
+			ev.AfterPass = afterPass && (e.From == store.NodeUp || e.From == store.NodeReconfigured)
 			ev.Before = beforeJob(subs, e.At, since, ev.At)
 			out = append(out, ev)
 		}
@@ -94,15 +108,54 @@ func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeE
 	return ns.notes
 }
 
-// note takes history event e, before the window, into the nodes'
-// shapes.
-func (ns *nodeShapes) note(e store.NodeEvent) {
+// note takes history event e, the i-th, before the window, into the
+// nodes' shapes.
+func (ns *nodeShapes) note(i int, e store.NodeEvent) {
 	switch {
 	case e.Deleted != nil:
-		ns.at[e.Node] = *e.Deleted
+		ns.at[e.Node] = ns.inPool(i, e, *e.Deleted)
 	case e.Shape != nil:
-		ns.at[e.Node] = *e.Shape
+		ns.at[e.Node] = ns.inPool(i, e, *e.Shape)
 	}
+}
+
+// inPool is rec, the shape of history event e, the i-th, with the pool
+// the node was in then. A reload's move has it. A registration or
+// deletion has the agent's: the configuration in force now puts it in
+// its pool, unless a reload moved the node later, whose rules then are
+// not kept: the node stays in the pool that its last move put it in
+// when that move pinned it to another pool than its agent's, and is in
+// its agent's (or the default pool) otherwise. A reload whose rules
+// pinned the node to its agent's pool, and changed when the agent's
+// pool changes, is not told apart.
+func (ns *nodeShapes) inPool(i int, e store.NodeEvent, rec store.Node) store.Node {
+	own := rec.Pool
+	if own == "" {
+		own = ns.cfg.DefaultPool
+	}
+	last, moved := ns.lastMove[e.Node]
+	switch {
+	case e.From == store.NodeReconfigured:
+		ns.pinned[e.Node] = rec.Pool != ns.agentPool(e.Node)
+		return rec
+	case !moved || i > last:
+		rec.Pool = nodePool(ns.cfg, rec.Name, rec.Pool)
+	case ns.pinned[e.Node]:
+		rec.Pool = ns.at[e.Node].Pool
+	default:
+		rec.Pool = own
+	}
+	ns.agent[e.Node] = own
+	return rec
+}
+
+// agentPool is node name's agent's pool as last registered, or the
+// default pool.
+func (ns *nodeShapes) agentPool(name string) string {
+	if p, ok := ns.agent[name]; ok {
+		return p
+	}
+	return ns.cfg.DefaultPool
 }
 
 // change takes history event e, in the window, into the nodes' shapes
@@ -111,23 +164,27 @@ func (ns *nodeShapes) note(e store.NodeEvent) {
 // one it had. The first shape of a node seen in the window, and
 // unknown before, is its start (a deletion's: what the node was; a new
 // node's: what it registered as).
-func (ns *nodeShapes) change(e store.NodeEvent) (scenario.Event, bool) {
+func (ns *nodeShapes) change(i int, e store.NodeEvent) (scenario.Event, bool) {
 	name := e.Node
 	was, known := ns.at[name]
 	var now store.Node
 	switch {
 	case e.Deleted != nil:
-		now = *e.Deleted
+		now = ns.inPool(i, e, *e.Deleted)
 	case e.Shape != nil:
-		now = *e.Shape
+		now = ns.inPool(i, e, *e.Shape)
 	default:
 		return scenario.Event{}, false
 	}
 	ns.at[name] = now
 	if !known {
 		if e.Deleted == nil && e.To != store.NodeUp {
-			ns.notes = append(ns.notes, fmt.Sprintf("node %s registered again with another inventory at %ds, and what it was before is not in the node history (registered before shapes were recorded): the replay runs it as the master has it now for the whole window",
-				name, ns.secs(e.At)))
+			what := "registered again with another inventory"
+			if e.From == store.NodeReconfigured {
+				what = "was moved to pool " + now.Pool + " by a configuration reload"
+			}
+			ns.notes = append(ns.notes, fmt.Sprintf("node %s %s at %ds, and what it was before is not in the node history (registered before shapes were recorded): the replay runs it as the master has it now for the whole window",
+				name, what, ns.secs(e.At)))
 			now = store.Node{}
 		}
 		ns.start[name] = now
@@ -142,10 +199,10 @@ func (ns *nodeShapes) change(e store.NodeEvent) (scenario.Event, bool) {
 		ns.at[name] = was
 		return scenario.Event{}, false
 	}
-	pool, shape := exportedNode(ns.cfg, now)
+	pool, shape := ns.shapeOf(now)
 	move := ""
 	if len(was.GPUs) > 0 {
-		oldPool, old := exportedNode(ns.cfg, was)
+		oldPool, old := ns.shapeOf(was)
 		if pool != oldPool {
 			move = ns.move(name, oldPool, pool, e.At)
 		}
@@ -191,7 +248,7 @@ func (ns *nodeShapes) setStarts() {
 		i := poolOfNode(ns.sc, name)
 		p := &ns.sc.Pools[i]
 		k := slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == name })
-		pool, sn := exportedNode(ns.cfg, rec)
+		pool, sn := ns.shapeOf(rec)
 		sn.Line = p.Nodes[k].Line
 		if pool == p.Name {
 			p.Nodes[k] = sn
@@ -213,6 +270,14 @@ func (ns *nodeShapes) setStarts() {
 		q.Nodes = append(q.Nodes, sn)
 		slices.SortFunc(q.Nodes, func(a, b scenario.Node) int { return cmp.Compare(a.Name, b.Name) })
 	}
+}
+
+// shapeOf is the pool and scenario node of rec, a node of the history
+// with the pool it was in then (inPool), labelled by the configuration
+// in force now.
+func (ns *nodeShapes) shapeOf(rec store.Node) (string, scenario.Node) {
+	_, sn := exportedNode(ns.cfg, rec)
+	return rec.Pool, sn
 }
 
 // sameScenarioShape reports whether a and b are one node to a scenario:

@@ -143,3 +143,74 @@ func TestExportJobGPUs(t *testing.T) {
 		t.Errorf("notes %q, want big's and t's", notes)
 	}
 }
+
+// TestExportReloadMoves: a node that a reload moved (store.MoveNodes)
+// is written in the pool it was in when the window began, by the node
+// history, not by the node rules in force now, and each move as a
+// node_reshape with its pool; a registration between a reload that
+// pinned it and the next keeps it in the pinned pool.
+func TestExportReloadMoves(t *testing.T) {
+	since := time.Unix(1_700_000_000, 0)
+	at := func(s int) time.Time { return since.Add(time.Duration(s) * time.Second) }
+	gpus := func(n int) []store.GPU {
+		out := make([]store.GPU, n)
+		for i := range out {
+			out[i] = store.GPU{Index: i, Type: "h100"}
+		}
+		return out
+	}
+	pinned := &config.Config{DefaultPool: "default", Nodes: []config.NodeRule{{Node: spec.Node{Name: "n3"}, Pool: "other"}}}
+	free := &config.Config{DefaultPool: "default"}
+	one, two := store.Node{Name: "n3", GPUs: gpus(1)}, store.Node{Name: "n3", GPUs: gpus(2)}
+	registered := store.NodeEvent{Node: "n3", To: store.NodeUp, At: at(-100), Shape: &one}
+	move := func(s int, pool string, n store.Node) store.NodeEvent {
+		n.Pool = pool
+		return store.NodeEvent{Node: "n3", From: store.NodeReconfigured, To: store.NodeReshaped, At: at(s), Shape: &n}
+	}
+	for _, c := range []struct {
+		name   string
+		cfg    *config.Config
+		evs    []store.NodeEvent
+		start  string // n3's pool and shape in the file
+		events []string
+	}{
+		{"pinned in the window", pinned, []store.NodeEvent{registered, move(30, "other", one)},
+			"default 1 h100", []string{"30 n3 1 h100 to other"}},
+		{"pinned before the window", pinned, []store.NodeEvent{registered, move(-50, "other", one),
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &two}},
+			"other 1 h100", []string{"30 n3 2 h100"}},
+		{"pinned, registered again, unpinned", free, []store.NodeEvent{registered, move(30, "other", one),
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(40), Shape: &two}, move(60, "default", two)},
+			"default 1 h100", []string{"30 n3 1 h100 to other", "40 n3 2 h100", "60 n3 2 h100 to default"}},
+		{"no move: the rules now", pinned, []store.NodeEvent{registered},
+			"other 1 h100", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &scenario.Scenario{}
+			sc.Pools = []scenario.Pool{
+				{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{{Node: spec.Node{Name: "n1"}, Slots: 4, GPU: "h100"},
+					{Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}},
+				{Pool: spec.Pool{Name: "other"}}}
+			notes := exportReshapes(sc, c.cfg, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
+			p := sc.Pools[poolOfNode(sc, "n3")]
+			n := p.Nodes[slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == "n3" })]
+			if got := p.Name + " " + shapeLine(n); got != c.start {
+				t.Errorf("n3 written as %s, want %s", got, c.start)
+			}
+			var events []string
+			for _, e := range sc.Events {
+				ev := fmt.Sprintf("%d %s %s", e.At, e.Node, shapeLine(*e.Shape))
+				if e.Pool != "" {
+					ev += " to " + e.Pool
+				}
+				events = append(events, ev)
+			}
+			if !slices.Equal(events, c.events) {
+				t.Errorf("events %q, want %q", events, c.events)
+			}
+			if len(notes) > 0 {
+				t.Errorf("notes %q, want none", notes)
+			}
+		})
+	}
+}

@@ -186,6 +186,26 @@ func (o *ops) DeleteNode(ctx context.Context, name string, at time.Time) error {
 	return nil
 }
 
+func (o *ops) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
+	at = nowIfZero(at)
+	for _, mv := range moves {
+		// The shape is the row's but for the pool: the agent's own
+		// stays in the row, which a later reload reads its rules over.
+		res, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus)
+			SELECT name, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), labels, gpus FROM nodes WHERE name = ?`),
+			string(NodeReconfigured), string(NodeReshaped), nsOf(at), mv.Pool, mv.Node)
+		if err != nil {
+			return fmt.Errorf("move node %s to pool %s: %w", mv.Node, mv.Pool, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("move node %s to pool %s: %w", mv.Node, mv.Pool, err)
+		} else if n == 0 {
+			return fmt.Errorf("move node %s to pool %s: %w", mv.Node, mv.Pool, ErrNotFound)
+		}
+	}
+	return nil
+}
+
 // shapeCols are a node's pool, labels and GPUs as its row and the node
 // history keep them (JSON for the labels and GPUs).
 type shapeCols struct{ pool, labels, gpus string }

@@ -230,6 +230,10 @@ func (s *sqlStore) DeleteNode(ctx context.Context, name string, at time.Time) er
 	return s.Update(ctx, func(tx Tx) error { return tx.DeleteNode(ctx, name, at) })
 }
 
+func (s *sqlStore) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.MoveNodes(ctx, moves, at) })
+}
+
 func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
 	return s.Update(ctx, func(tx Tx) error { return tx.AppendLogs(ctx, lines) })
 }

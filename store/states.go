@@ -91,6 +91,14 @@ const NodeDeleted NodeState = "deleted"
 // second event of the same registration.
 const NodeReshaped NodeState = "reshaped"
 
+// NodeReconfigured is the From of a node history's NodeReshaped event
+// that a configuration reload made (MoveNodes): its node rules or
+// default pool put the node in another pool, whose name the event's
+// Shape has. A registration keeps the agent's pool there instead, and
+// which pool the configuration then gave the node is not recorded: the
+// reload's event is what tells the two apart. A node is never in it.
+const NodeReconfigured NodeState = "reconfigured"
+
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }
 
 // checkJobEdge reports whether from → to is an edge of the job state

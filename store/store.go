@@ -113,6 +113,13 @@ type Writer interface {
 	// new node. It does not look at tasks: the master checks that none
 	// runs there.
 	DeleteNode(ctx context.Context, name string, at time.Time) error
+	// MoveNodes records that a configuration reload put each node of
+	// moves in another pool at at (zero: now): a NodeEvent From
+	// NodeReconfigured To NodeReshaped whose Shape is the node's labels
+	// and GPUs with the pool the configuration gives it. The node's own
+	// pool (the agent's) is left alone. A name not registered is
+	// ErrNotFound, and nothing is recorded.
+	MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error
 
 	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
 	// is already stored is ignored, so a batch may be re-sent safely.

@@ -257,7 +257,9 @@ const (
 // for a node's first registration, or one after its deletion); an
 // admin's drain (From NodeSchedulable, To NodeDrained) or resume (back);
 // its deletion (From its state then, To NodeDeleted); or a registration
-// that changed its inventory (From its state then, To NodeReshaped).
+// that changed its inventory (From its state then, To NodeReshaped); or
+// a configuration reload that moved it to another pool (From
+// NodeReconfigured, To NodeReshaped).
 type NodeEvent struct {
 	Seq      int64 // increasing
 	Node     string
@@ -268,10 +270,18 @@ type NodeEvent struct {
 	Deleted *Node
 	// Shape is, for a registration that made the node (From "", To
 	// NodeUp) or changed its inventory (To NodeReshaped), the node as it
-	// registered: its pool, labels and GPUs, the rest zero; nil
+	// registered: its pool, labels and GPUs, the rest zero (for a
+	// reload's move, From NodeReconfigured, the pool is the one the
+	// configuration put it in, not the agent's); nil
 	// otherwise, and for a new node of no GPUs (a registration recorded
 	// before shapes were reads alike).
 	Shape *Node
+}
+
+// NodeMove is a node that a configuration reload put in pool Pool
+// (MoveNodes).
+type NodeMove struct {
+	Node, Pool string
 }
 
 // NodeEventFilter selects node events.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -171,5 +172,64 @@ func testNodeReshaped(t *testing.T, target Target) {
 	})
 	if len(evs) > 2 {
 		wantEqual(t, "reshaped node", evs[1].Shape, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: two})
+	}
+}
+
+// testNodeMoves: a reload's moves are in the node history (From
+// NodeReconfigured To NodeReshaped, the node's labels and GPUs with the
+// configured pool), the node keeps its own pool, and a move naming an
+// unknown node records none of the moves given with it.
+func testNodeMoves(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	gpus := []store.GPU{{Index: 0, UUID: "GPU-0", Type: "h100", MemoryMiB: 81559}}
+	for _, name := range []string{"gpu-1", "gpu-2"} {
+		n := store.Node{Name: name, Pool: "a", GPUs: gpus, Labels: map[string]string{"rack": "r1"}, HeartbeatAt: at(time.Minute)}
+		if _, err := s.UpsertNode(ctx, n); err != nil {
+			t.Fatalf("register %s: %v", name, err)
+		}
+	}
+	cases := []struct {
+		name    string
+		moves   []store.NodeMove
+		wantErr error
+	}{
+		{"an unknown node among them", []store.NodeMove{{Node: "gpu-1", Pool: "b"}, {Node: "gpu-9", Pool: "b"}}, store.ErrNotFound},
+		{"two nodes", []store.NodeMove{{Node: "gpu-1", Pool: "b"}, {Node: "gpu-2", Pool: "c"}}, nil},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := s.MoveNodes(ctx, c.moves, at(time.Duration(i+2)*time.Minute))
+			if !errors.Is(err, c.wantErr) {
+				t.Fatalf("move: got %v, want %v", err, c.wantErr)
+			}
+		})
+	}
+	s.Close()
+	s = open(t, target)
+	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		t.Fatalf("node events: %v", err)
+	}
+	var hist []string
+	for _, e := range evs {
+		line := fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0)))
+		if e.Shape != nil {
+			line += fmt.Sprintf(" %s %d %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.Labels)
+		}
+		hist = append(hist, line)
+	}
+	wantEqual(t, "history of the moves", hist, []string{
+		"gpu-1 ->up 1m0s a 1 map[rack:r1]",
+		"gpu-2 ->up 1m0s a 1 map[rack:r1]",
+		"gpu-1 reconfigured->reshaped 3m0s b 1 map[rack:r1]",
+		"gpu-2 reconfigured->reshaped 3m0s c 1 map[rack:r1]",
+	})
+	nodes, err := s.Nodes(ctx)
+	if err != nil {
+		t.Fatalf("nodes: %v", err)
+	}
+	for _, n := range nodes {
+		wantEqual(t, n.Name+"'s own pool", n.Pool, "a")
 	}
 }

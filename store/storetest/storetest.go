@@ -55,6 +55,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Nodes", testNodes},
 		{"NodeDrain", testNodeDrain},
 		{"NodeReshaped", testNodeReshaped},
+		{"NodeMoves", testNodeMoves},
 		{"Usage", testUsage},
 		{"PruneJobs", testPruneJobs},
 		{"Reservations", testReservations},

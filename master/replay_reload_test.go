@@ -1,0 +1,94 @@
+package master
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Nodes moved to another pool by a configuration reload whose node
+// rules pin them elsewhere (reload.go): no agent registers, and the
+// node history keeps the move (store.MoveNodes), which the export
+// writes as a node_reshape with the new pool, the node in its pool
+// before in the file (whatif_reshaped.go), as for an agent that
+// registered again in another pool (replay_reshape_test.go).
+
+// rreload is a reload, at at, of the configuration file config.
+type rreload struct {
+	at     float64
+	config string
+}
+
+// reloadable gives the master of a case with reloads a configuration
+// file, of the case's configuration, to reload.
+func reloadable(t *testing.T, c replayCase) harnessOption {
+	if len(c.reloads) == 0 {
+		return func(*Options) {}
+	}
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	if err := os.WriteFile(path, []byte(c.config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func(o *Options) { o.ConfigPath = path }
+}
+
+// reloadConfigs writes and reloads the configurations that are due, as
+// an admin's allot config reload.
+func (d *replayDriver) reloadConfigs(t *testing.T, now float64) {
+	for d.reloaded < len(d.c.reloads) && d.c.reloads[d.reloaded].at <= now+1e-9 {
+		r := d.c.reloads[d.reloaded]
+		d.reloaded++
+		if d.c.eager {
+			d.h.clock.Advance(time.Millisecond) // as for a drain (drainNodes)
+		}
+		if err := os.WriteFile(d.h.m.opt.ConfigPath, []byte(r.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.h.m.Reload(d.h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d.c.eager {
+			d.settle(t)
+		}
+	}
+}
+
+// movePoolsN2 is movePools with n2 pinned to b too.
+const movePoolsN2 = movePools + "  - {name: n2, pool: b}\n"
+
+// reloadMoveCases: a reload at 100 pins n2 to pool b while d runs
+// there: d runs on, and from d's end at 500 n2's slots are b's: x
+// starts there then, not w, which waits for a's end on n1, and y on
+// n3 at c's end, as when n2's agent registers again in b
+// (poolMoveCases). A replay that read n2's pool under the rules in
+// force at the end would have it in b from the start, and start x on it
+// at once.
+func reloadMoveCases() []replayCase {
+	return []replayCase{
+		{name: "fifo-reload-moves-node", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
+			reloads: []rreload{{at: 100, config: movePoolsN2}}},
+		// A reload at 520 puts n2 back in default, where z starts on it
+		// at 550. n3 has two GPUs: the export leaves out a job larger
+		// than its pool now (whatif.go), as x would be.
+		{name: "fifo-reload-moves-node-and-back", config: movePools, nodes: []rnode{{"n1", 4}, {"n2", 2}, {"n3", 2}},
+			jobs:    append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 2, submit: 550, run: 100}),
+			reloads: []rreload{{at: 100, config: movePoolsN2}, {at: 520, config: movePools}}},
+		// n2 is drained at 50 and moved drained, d on it: it stays
+		// drained in b until resumed at 600, when x starts there.
+		{name: "fifo-reload-moves-drained-node", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
+			drains: []rdown{{node: "n2", at: 50, back: 600}}, reloads: []rreload{{at: 100, config: movePoolsN2}}},
+	}
+}
+
+// TestReplayReloadMovesNode: a node moved to another pool by a reload
+// while its tasks run and jobs wait in both pools replays byte for
+// byte, batched and live.
+func TestReplayReloadMovesNode(t *testing.T) {
+	for _, c := range reloadMoveCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
