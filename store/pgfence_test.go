@@ -32,6 +32,19 @@ func cutLockSession(t *testing.T, dsn string, s Store) {
 	waitUnlocked(t, dsn, s.(*sqlStore).lock.name)
 }
 
+// openUnwatched opens a store on dsn whose lock watch is not due for an
+// hour, so that only the test decides when the lock is checked again.
+func openUnwatched(ctx context.Context, t *testing.T, dsn string) Store {
+	t.Helper()
+	old := lockCheckEvery.Swap(int64(time.Hour))
+	s, err := Open(ctx, dsn, "")
+	lockCheckEvery.Store(old)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return s
+}
+
 // TestFencingAfterTheLockSessionAloneIsCut: when only the master lock's
 // session of a store is cut, its pool's connections alive and its watch
 // not due yet, and a second store takes the database over meanwhile, the
@@ -63,12 +76,7 @@ func TestFencingAfterTheLockSessionAloneIsCut(t *testing.T) {
 			t.Run(w.name+", other master: "+other, func(t *testing.T) {
 				ctx := context.Background()
 				dsn := pgtest.DSN(t)
-				old := lockCheckEvery.Swap(int64(time.Hour))
-				first, err := Open(ctx, dsn, "")
-				lockCheckEvery.Store(old)
-				if err != nil {
-					t.Fatalf("open: %v", err)
-				}
+				first := openUnwatched(ctx, t, dsn)
 				defer first.Close()
 				lost := LockLost(first)
 				job, err := first.CreateJob(ctx, testJob("before"), make([]Task, 1)) // the pool's connection

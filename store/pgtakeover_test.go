@@ -193,12 +193,7 @@ func TestTakeoverAfterALostReply(t *testing.T) {
 			ctx := context.Background()
 			dsn := pgtest.DSN(t)
 			proxy, via := startCutProxy(t, dsn)
-			old := lockCheckEvery.Swap(int64(time.Hour))
-			first, err := Open(ctx, via, "")
-			lockCheckEvery.Store(old)
-			if err != nil {
-				t.Fatalf("open: %v", err)
-			}
+			first := openUnwatched(ctx, t, via)
 			defer first.Close()
 			l := first.(*sqlStore).lock
 			lost := LockLost(first)
@@ -322,12 +317,7 @@ func TestTwoMastersRaceToTakeOver(t *testing.T) {
 		t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
 			ctx := context.Background()
 			dsn := pgtest.DSN(t)
-			old := lockCheckEvery.Swap(int64(time.Hour))
-			first, err := Open(ctx, dsn, "")
-			lockCheckEvery.Store(old)
-			if err != nil {
-				t.Fatalf("open: %v", err)
-			}
+			first := openUnwatched(ctx, t, dsn)
 			defer first.Close()
 			lost := LockLost(first)
 			cutLockSession(t, dsn, first)
