@@ -1,11 +1,6 @@
 package master
 
-import (
-	"fmt"
-	"testing"
-
-	"github.com/allot-sched/allot/store"
-)
+import "testing"
 
 // BenchmarkBuildJobs times a pass's build (buildSnapshot) over a mirror of
 // 10,000 live jobs of one task each on 20 nodes of 8 GPUs, all busy:
@@ -13,14 +8,7 @@ import (
 // jobs are the roster's entries kept from pass to pass (roster.go), and
 // after a reload, when every entry is made again. The core does not run.
 func BenchmarkBuildJobs(b *testing.B) {
-	h := benchMirror(b, 10000, func(i int) store.Job {
-		return store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
-			Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e"}
-	})
-	for i := range 20 {
-		h.agent(fmt.Sprintf("n%02d", i), 8)
-	}
-	h.step() // fills the nodes
+	h := busyMirror(b)
 	for _, reload := range []bool{false, true} {
 		b.Run(map[bool]string{false: "idle", true: "reload"}[reload], func(b *testing.B) {
 			h.m.lock()

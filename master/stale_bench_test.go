@@ -16,14 +16,7 @@ import (
 // job's entry new. Before Schedule ran outside mu, held-ms/op was the
 // whole pass.
 func BenchmarkPassHoldsMu(b *testing.B) {
-	h := benchMirror(b, 10000, func(i int) store.Job {
-		return store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
-			Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e"}
-	})
-	for i := range 20 {
-		h.agent(fmt.Sprintf("n%02d", i), 8)
-	}
-	h.step() // fills the nodes
+	h := busyMirror(b)
 	var released time.Time
 	var unlocked time.Duration
 	passReleased = func() { released = time.Now() }
@@ -56,4 +49,18 @@ func BenchmarkPassHoldsMu(b *testing.B) {
 			b.ReportMetric(float64(unlocked.Microseconds())/1e3/float64(b.N), "schedule-ms/op")
 		})
 	}
+}
+
+// busyMirror is a master with 10,000 live jobs of one task each, of mixed
+// sizes and priorities, on 20 nodes of 8 GPUs that a first pass filled.
+func busyMirror(b *testing.B) *harness {
+	h := benchMirror(b, 10000, func(i int) store.Job {
+		return store.Job{Name: fmt.Sprintf("j%d", i), Kind: store.KindCommand, Project: "default", User: "u",
+			Pool: "default", Priority: 10 + (i*37)%80, Weight: 1, Slots: 1 + i%4, Entrypoint: "e"}
+	})
+	for i := range 20 {
+		h.agent(fmt.Sprintf("n%02d", i), 8)
+	}
+	h.step() // fills the nodes
+	return h
 }
