@@ -81,6 +81,9 @@ type liveAttempt struct {
 	// agents report the checkpoint landed.
 	asked      bool
 	stop, land float64
+	// checkpoint is how long its checkpoint takes to land: its job's
+	// (rjob.checkpoint) or the case's.
+	checkpoint float64
 	// preempted says it was asked to checkpoint (preempted, moved or
 	// resized), its checkpoint landing at once or not.
 	preempted bool
@@ -429,7 +432,10 @@ func (d *replayDriver) track(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := d.c.jobs[d.byID[jid]]
-		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1), lost: math.Inf(1)}
+		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1), lost: math.Inf(1), checkpoint: d.c.checkpoint}
+		if j.checkpoint > 0 {
+			a.checkpoint = j.checkpoint
+		}
 		if j.lost > 0 && id.TaskIndex == j.lostTask && id.Attempt == max(j.lostAttempt, 1) {
 			a.lost = now + j.lost
 		}
@@ -503,7 +509,7 @@ func (d *replayDriver) preempts(now float64) {
 			}
 			a.preempted = true
 			if !a.asked && d.c.checkpoint > 0 {
-				a.asked, a.stop, a.land = true, now, now+d.c.checkpoint
+				a.asked, a.stop, a.land = true, now, now+a.checkpoint
 			}
 		}
 		d.seen[i] = len(cmds)

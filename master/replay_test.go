@@ -35,12 +35,16 @@ type rjob struct {
 	// reported late within the second.
 	run, lag float64
 	// runs give tasks (by index) their own work instead of run.
-	runs    map[int]float64
-	kill    float64 // when a user kills it; 0 for never
-	extra   string  // more "resources" fields, e.g. `, "priority": 10`
-	project string
-	pool    string // the job file's pool; "" is the default pool
-	kind    string // the job file's kind; "" is the default (command)
+	runs map[int]float64
+	// checkpoint, when positive, is how long its tasks take to
+	// checkpoint, instead of the case's (which must be positive: the
+	// agents hold checkpoints only then).
+	checkpoint float64
+	kill       float64 // when a user kills it; 0 for never
+	extra      string  // more "resources" fields, e.g. `, "priority": 10`
+	project    string
+	pool       string // the job file's pool; "" is the default pool
+	kind       string // the job file's kind; "" is the default (command)
 	// minSlots makes the job elastic: its tasks ask for slots and may
 	// start shrunk down to minSlots. Its run is then the time at full
 	// size: the work is run*slots slot-seconds, which an attempt does at

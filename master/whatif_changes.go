@@ -91,61 +91,6 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 	return evs
 }
 
-// checkpointCost is the checkpoint cost to export for a pool: the longest
-// time, in whole seconds from the window's start, from a preemption
-// request to the landing of its checkpoint (the attempt's end) among
-// atts, the attempts of the pool's jobs, and whether those times differ.
-// The simulator holds a preempted task's slots for its pool's checkpoint
-// cost (sim's CheckpointCost); the live master holds them until the
-// agent reports the checkpoint, however long that takes. An attempt
-// asked to checkpoint that was lost instead (its node lost, or held
-// through the loss until the grace ran out, the landing never heard of)
-// took longer than until its loss, a second more at least: so long, the
-// replay's landing comes after its loss too, which ends it lost there as
-// live.
-func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (cost int64, differ bool) {
-	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
-	seen := false
-	for _, a := range atts {
-		at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
-		if !ok || a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost || a.EndedAt.IsZero() {
-			continue
-		}
-		d := sec(a.EndedAt) - sec(at)
-		if a.EndState == store.AttemptLost {
-			d++
-		}
-		if seen && d != cost {
-			differ = true
-		}
-		cost, seen = max(cost, d), true
-	}
-	return cost, differ
-}
-
-// exportCheckpointCosts sets each pool's checkpoint cost from the
-// attempts of its jobs submitted in [since, until) (checkpointCost) and
-// returns notes for the pools whose checkpoints took different times.
-func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[int64][]store.Attempt,
-	preempted map[attemptKey]time.Time, since, until time.Time) []string {
-	var notes []string
-	for i := range sc.Pools {
-		p := &sc.Pools[i]
-		var atts []store.Attempt
-		for _, j := range jobs {
-			if j.Pool == p.Name && !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
-				atts = append(atts, byJob[j.ID]...)
-			}
-		}
-		cost, differ := checkpointCost(atts, preempted, since)
-		p.CheckpointCost = cost
-		if differ {
-			notes = append(notes, fmt.Sprintf("pool %s's checkpoints took different times to land; the replay holds every preempted task's slots for the longest, %ds (checkpoint_cost)", p.Name, cost))
-		}
-	}
-	return notes
-}
-
 // exportFails are the failures of the tasks that failed live (failed:
 // their work up to the failure, at full size for an elastic job), by
 // task, as the scenario's fails: the simulator fails each after that much

@@ -197,6 +197,17 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.Topology != "", "topology", j.Topology)
 	m.SetIf(j.AllowInfeasible, "allow_infeasible", true)
 	m.SetIf(j.AfterPass, "after_pass", true)
+	scriptFields(m, j)
+	if j.Searcher != nil {
+		searchFields(m, j)
+	}
+	return m.Node, nil
+}
+
+// scriptFields writes job j's scripted events: its failures, lost
+// starts and attempts, own run times, stops, attempts its agent
+// preempted and checkpoint times.
+func scriptFields(m spec.Mapping, j *Job) {
 	if len(j.Fails) > 0 {
 		fails := make([]any, len(j.Fails))
 		for i, f := range j.Fails {
@@ -238,10 +249,9 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	if len(j.AgentPreempted) > 0 {
 		m.Set("agent_preempted", lostList(j.AgentPreempted))
 	}
-	if j.Searcher != nil {
-		searchFields(m, j)
+	if len(j.Checkpoints) > 0 {
+		m.Set("checkpoints", lostList(j.Checkpoints))
 	}
-	return m.Node, nil
 }
 
 // DefaultPreemptible is whether a job of kind is preemptible outside the

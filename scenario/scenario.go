@@ -318,6 +318,13 @@ type Job struct {
 	// preemption no pass decided (lifecycle.EventAgentPreempted). An
 	// attempt is in one of StartLost, Lost and AgentPreempted at most.
 	AgentPreempted []StartLost
+	// Checkpoints give attempts their own checkpoint times, in the file's
+	// order; nil for none: once a pass asks task Task's attempt Attempt
+	// (numbered as in StartFail) to checkpoint (a preemption, a move or a
+	// resize), its checkpoint lands After seconds later, where the others
+	// take their pool's CheckpointCost. The what-if export writes them for
+	// the attempts whose checkpoints took another time live.
+	Checkpoints []StartLost
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

@@ -96,7 +96,8 @@ func (s *sim) started(e *lifecycle.Effect) {
 }
 
 // preempted reacts to a task asked to stop. It keeps its progress (see
-// lifecycle.Shape) and holds its slots for the pool's checkpoint cost.
+// lifecycle.Shape) and holds its slots until its checkpoint lands
+// (checkpointCost).
 func (s *sim) preempted(e *lifecycle.Effect) {
 	t := s.c.Tasks.At(e.Task)
 	j := &s.jobs[t.Job]
@@ -104,8 +105,7 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 	s.wakeBudget(j.qp)
 	s.rec.preemptAttempt(t)
 	s.rec.preempted(t.Job)
-	cost := s.in.Pools[j.spec.Pool].CheckpointCost
-	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
+	s.q.push(event{at: s.now + s.checkpointCost(t), kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 }
 
 // landed reacts to a checkpoint that landed (lifecycle.Cluster.Observe):
@@ -202,4 +202,15 @@ func (s *sim) finished(ji int32) {
 	}
 	s.touch(ji)
 	s.rec.finished(ji)
+}
+
+// checkpointCost is how long task t's checkpoint takes to land once a
+// pass asks for it: its attempt's own time (JobSpec.Checkpoints), else its
+// pool's CheckpointCost.
+func (s *sim) checkpointCost(t *lifecycle.Task) int64 {
+	j := &s.jobs[t.Job]
+	if c, ok := j.spec.Checkpoints[[2]int{int(t.ID), int(t.Retries) + 1}]; ok {
+		return c
+	}
+	return s.in.Pools[j.spec.Pool].CheckpointCost
 }

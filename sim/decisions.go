@@ -7,10 +7,11 @@ import (
 )
 
 // ReplayDecisions runs scenario sc to its end with its attempts recorded
-// and returns the run's decisions (Decisions), a preemption dated by the
-// checkpoint cost of its job's pool: what the live master decided, when
-// sc is its what-if export (GET /history/scenario) and the simulator
-// predicts it.
+// and returns the run's decisions (Decisions), a preemption dated by its
+// attempt's checkpoint time (its job's checkpoints, else its pool's
+// checkpoint cost) where the run did not record its request: what the
+// live master decided, when sc is its what-if export (GET
+// /history/scenario) and the simulator predicts it.
 func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
 	in, err := FromScenario(sc, nil)
 	if err != nil {
@@ -24,21 +25,30 @@ func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
 	for _, p := range sc.Pools {
 		pools[p.Name] = p.CheckpointCost
 	}
-	cost := map[string]int64{}
-	for _, j := range sc.Jobs {
-		cost[j.Name] = pools[j.Pool]
+	jobs := map[string]*scenario.Job{}
+	for i := range sc.Jobs {
+		jobs[sc.Jobs[i].Name] = &sc.Jobs[i]
 	}
-	return Decisions(res, func(job string) int64 { return cost[job] }), nil
+	return Decisions(res, func(job string, task, attempt int) int64 {
+		j := jobs[job]
+		for _, c := range j.Checkpoints {
+			if c.Task == task && c.Attempt == attempt {
+				return c.After
+			}
+		}
+		return pools[j.Pool]
+	}), nil
 }
 
 // Decisions are the run's scheduling decisions in the canonical log's
 // terms (package decisionlog), read off the per-job results, which must
-// have been recorded with Options.Attempts. cost gives the checkpoint
-// cost of a job's pool (nil: none): a preempted attempt ends when its
-// checkpoint lands, so the preemption was asked that much earlier.
+// have been recorded with Options.Attempts. A preemption is dated by its
+// request, as recorded; where none was (a move whose re-placement never
+// happened, the attempt preempted where it ran), by its end less cost,
+// the checkpoint time of the job's task's attempt (nil: none).
 // A job killed by an event gets a kill line at its end; one killed by a
 // task's time limit does not (its attempt ends how=timelimit).
-func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision {
+func Decisions(res *Result, cost func(job string, task, attempt int) int64) []decisionlog.Decision {
 	var ds []decisionlog.Decision
 	for i := range res.Jobs {
 		j := &res.Jobs[i]
@@ -76,11 +86,15 @@ func Decisions(res *Result, cost func(job string) int64) []decisionlog.Decision 
 				if a.byAgent {
 					break // no pass asked for it: no request to log
 				}
-				var c int64
-				if cost != nil {
-					c = cost(j.Name)
+				// The request, when recorded; else its end less its
+				// pool's checkpoint cost.
+				at := a.askedAt
+				if !a.asked && cost != nil {
+					at = *a.End - cost(j.Name, a.Task, n)
+				} else if !a.asked {
+					at = *a.End
 				}
-				ds = append(ds, decisionlog.Decision{At: *a.End - c, Kind: decisionlog.Preempt, Job: j.Name,
+				ds = append(ds, decisionlog.Decision{At: at, Kind: decisionlog.Preempt, Job: j.Name,
 					Task: a.Task, Attempt: n, Nodes: logNodes(lastNodes(a))})
 			case lifecycle.AttemptKilled:
 				how = decisionlog.Killed

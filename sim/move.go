@@ -15,7 +15,7 @@ import "github.com/allot-sched/allot/lifecycle"
 // expects, and which the landing frees.
 
 // replaced reacts to a move or resize of running task e.Task, which now
-// checkpoints: its landing, after the pool's checkpoint cost, restarts
+// checkpoints: its landing, after its checkpoint time (checkpointCost), restarts
 // it (relanded), and a move counts against its project's preemption
 // budget.
 func (s *sim) replaced(e *lifecycle.Effect) {
@@ -25,7 +25,7 @@ func (s *sim) replaced(e *lifecycle.Effect) {
 	if e.Op.Replace().ChargesBudget() {
 		s.wakeBudget(j.qp)
 	}
-	s.q.push(event{at: s.now + s.in.Pools[j.spec.Pool].CheckpointCost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
+	s.q.push(event{at: s.now + s.checkpointCost(t), kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 	s.rec.lostWork += e.LostWork
 	s.rec.moveAttempt(t, e.Nodes)
 	s.rec.hold(ji, e.Replaced.Delta)

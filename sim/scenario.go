@@ -236,18 +236,8 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.StartFails[f.Task] = f.Attempt
 	}
-	for _, l := range j.StartLost {
-		if spec.StartLost == nil {
-			spec.StartLost = map[[2]int]int64{}
-		}
-		spec.StartLost[[2]int{l.Task, l.Attempt}] = l.After
-	}
-	for _, l := range j.Lost {
-		if spec.Lost == nil {
-			spec.Lost = map[[2]int]int64{}
-		}
-		spec.Lost[[2]int{l.Task, l.Attempt}] = l.After
-	}
+	spec.StartLost = attemptTimes(j.StartLost)
+	spec.Lost = attemptTimes(j.Lost)
 	for _, r := range j.Runs {
 		if spec.Runs == nil {
 			spec.Runs = map[int]int64{}
@@ -260,12 +250,8 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		}
 		spec.Stops[st.Task] = st.After
 	}
-	for _, l := range j.AgentPreempted {
-		if spec.AgentPreempted == nil {
-			spec.AgentPreempted = map[[2]int]int64{}
-		}
-		spec.AgentPreempted[[2]int{l.Task, l.Attempt}] = l.After
-	}
+	spec.AgentPreempted = attemptTimes(j.AgentPreempted)
+	spec.Checkpoints = attemptTimes(j.Checkpoints)
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {
@@ -281,6 +267,19 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		spec.MaxRetries = j.MaxRetries
 	}
 	return spec
+}
+
+// attemptTimes maps the attempts a script names (task and attempt) to
+// its seconds; nil for none.
+func attemptTimes(ls []scenario.StartLost) map[[2]int]int64 {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make(map[[2]int]int64, len(ls))
+	for _, l := range ls {
+		out[[2]int{l.Task, l.Attempt}] = l.After
+	}
+	return out
 }
 
 // checkFeasible refuses a scenario job that no node of its pool could

@@ -190,6 +190,12 @@ type JobSpec struct {
 	// (lifecycle.EventAgentPreempted), unless it was preempted, moved,
 	// resized or ended by then.
 	AgentPreempted map[[2]int]int64
+	// Checkpoints maps a task's number and attempt (numbered as in
+	// StartFails) to how long its checkpoint takes to land once a pass
+	// asks for it (a preemption, a move or a resize), for the attempts
+	// that do not take their pool's CheckpointCost
+	// (scenario.Job.Checkpoints).
+	Checkpoints map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

@@ -1,0 +1,137 @@
+package master
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/store"
+)
+
+// Checkpoint times. The simulator holds a preempted, moved or resized
+// task's slots until its checkpoint lands: for its attempt's own time
+// when its job's checkpoints give one, else for its pool's
+// checkpoint_cost. The live master holds them until the agent reports
+// the checkpoint, however long that takes, and each task takes its own
+// time. So the export gives each pool the longest time its attempts took
+// and each attempt that took another time its own (the job's
+// checkpoints): with one time per pool, the replay held every shorter
+// checkpoint's slots too long, and what waited for them started late.
+
+// checkpointTime is how long attempt a took, in whole seconds from the
+// window's start, from its checkpoint request (preempted: a preemption,
+// move or resize) to the landing of its checkpoint (its end), and false
+// when no pass asked it or it ended otherwise. An attempt asked to
+// checkpoint that was lost instead (its node lost, or held through the
+// loss until the grace ran out, the landing never heard of) took longer
+// than until its loss, a second more at least: so long, the replay's
+// landing comes after its loss too, which ends it lost there as live.
+func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (int64, bool) {
+	at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
+	if !ok || a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost || a.EndedAt.IsZero() {
+		return 0, false
+	}
+	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
+	d := sec(a.EndedAt) - sec(at)
+	if a.EndState == store.AttemptLost {
+		d++
+	}
+	return d, true
+}
+
+// checkpointCost is the checkpoint cost to export for a pool whose jobs'
+// attempts are atts: the longest checkpointTime among them, and whether
+// those times differ.
+func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (cost int64, differ bool) {
+	seen := false
+	for _, a := range atts {
+		d, ok := checkpointTime(a, preempted, since)
+		if !ok {
+			continue
+		}
+		if seen && d != cost {
+			differ = true
+		}
+		cost, seen = max(cost, d), true
+	}
+	return cost, differ
+}
+
+// exportCheckpointCosts sets each pool's checkpoint cost from the
+// attempts of its jobs submitted in [since, until) (checkpointCost), and
+// gives each exported job the checkpoint times of its attempts that took
+// another time (jobCheckpoints). It returns notes for what it could not
+// carry.
+func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[int64][]store.Attempt,
+	h *historyEvents, since, until time.Time) []string {
+	byName := map[string]*scenario.Job{}
+	for i := range sc.Jobs {
+		byName[sc.Jobs[i].Name] = &sc.Jobs[i]
+	}
+	var notes []string
+	for i := range sc.Pools {
+		p := &sc.Pools[i]
+		var atts []store.Attempt
+		var in []store.Job
+		for _, j := range jobs {
+			if j.Pool == p.Name && !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
+				atts = append(atts, byJob[j.ID]...)
+				in = append(in, j)
+			}
+		}
+		p.CheckpointCost, _ = checkpointCost(atts, h.preempted, since)
+		for _, j := range in {
+			if sj := byName[exportName(j)]; sj != nil {
+				notes = append(notes, h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since)...)
+			}
+		}
+	}
+	return notes
+}
+
+// jobCheckpoints sets sj's checkpoints: each attempt among atts (its
+// job's) whose checkpoint took another time than its pool's cost, by
+// its number as the simulator counts attempts. A move or resize
+// continues its attempt there, so one of its attempts may have been
+// asked to checkpoint more than once; where those times differ, the
+// replay takes the first, and a note says so.
+func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, cost int64, since time.Time) []string {
+	type key struct{ task, attempt int }
+	var order []key
+	times := map[key][]int64{}
+	for _, a := range atts {
+		d, ok := checkpointTime(a, h.preempted, since)
+		if !ok {
+			continue
+		}
+		k := key{a.Index, h.simAttempt(atts, a)}
+		if _, seen := times[k]; !seen {
+			order = append(order, k)
+		}
+		times[k] = append(times[k], d)
+	}
+	sj.Checkpoints = nil
+	var notes []string
+	for _, k := range order {
+		ds := times[k]
+		if slicesAll(ds, cost) {
+			continue
+		}
+		sj.Checkpoints = append(sj.Checkpoints, scenario.StartLost{Task: k.task, Attempt: k.attempt, After: ds[0]})
+		if !slicesAll(ds, ds[0]) {
+			notes = append(notes, fmt.Sprintf("job %s: task %d's attempt %d checkpointed %d times, moved or resized in between, taking different times (%v s); the replay takes %ds for each",
+				sj.Name, k.task, k.attempt, len(ds), ds, ds[0]))
+		}
+	}
+	return notes
+}
+
+// slicesAll says whether every value of xs is x.
+func slicesAll(xs []int64, x int64) bool {
+	for _, v := range xs {
+		if v != x {
+			return false
+		}
+	}
+	return true
+}

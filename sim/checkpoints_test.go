@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/allot-sched/allot/decisionlog"
+	"github.com/allot-sched/allot/scenario"
+)
+
+// TestCheckpointTimes: an attempt with its own checkpoint time
+// (checkpoints) holds its slots that long once asked, the others their
+// pool's checkpoint_cost (40s). s's first attempt lands 5s after h
+// preempts it at 100, so h starts at 105, not 140; at 400 h2 preempts
+// f's first attempt (its own 10s) and s's second (the pool's 40s), and
+// starts when the later lands, at 440. The preemptions are dated by
+// their requests.
+func TestCheckpointTimes(t *testing.T) {
+	const src = `pools:
+  - name: default
+    policy: priority
+    preemption: true
+    checkpoint_cost: 40
+    nodes: [{name: n1, slots: 4}]
+jobs:
+  - {name: f, submit: 0, slots: 2, duration: 2000, priority: 80, preemptible: true, checkpoints: [{task: 0, after: 10}]}
+  - {name: s, submit: 0, slots: 2, duration: 2000, priority: 90, preemptible: true, checkpoints: [{task: 0, after: 5}]}
+  - {name: h, submit: 100, slots: 2, duration: 100, priority: 10}
+  - {name: h2, submit: 400, slots: 4, duration: 100, priority: 10}
+`
+	sc, err := scenario.Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := ReplayDecisions(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `0 start f task=0 attempt=1 nodes=n1:2
+0 start s task=0 attempt=1 nodes=n1:2
+100 preempt s task=0 attempt=1 nodes=n1:2
+105 start h task=0 attempt=1 nodes=n1:2
+105 end s task=0 attempt=1 how=preempted
+205 end h task=0 attempt=1 how=completed
+205 start s task=0 attempt=2 nodes=n1:2
+400 preempt f task=0 attempt=1 nodes=n1:2
+400 preempt s task=0 attempt=2 nodes=n1:2
+410 end f task=0 attempt=1 how=preempted
+440 start h2 task=0 attempt=1 nodes=n1:4
+440 end s task=0 attempt=2 how=preempted
+540 start f task=0 attempt=2 nodes=n1:2
+540 end h2 task=0 attempt=1 how=completed
+540 start s task=0 attempt=3 nodes=n1:2
+2140 end f task=0 attempt=2 how=completed
+2245 end s task=0 attempt=3 how=completed
+`
+	if got := decisionlog.Format(ds); got != want {
+		t.Errorf("decisions:\n%s\nwant:\n%s\n%s", got, want, decisionlog.Diff(want, got, 2))
+	}
+}
