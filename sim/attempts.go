@@ -26,7 +26,9 @@ const (
 	AttemptPreempted AttemptState = "FAILED_PREEMPTED"
 	// AttemptTimeLimit: the attempt ran out its time limit and was killed.
 	AttemptTimeLimit AttemptState = "FAILED_EXEC_TIMEOUT"
-	// AttemptCanceled: a kill event ended the attempt.
+	// AttemptCanceled: a kill event ended the attempt, or its trial's
+	// searcher (or a scripted stop) stopped it, as the master kills a
+	// trial it stops.
 	AttemptCanceled AttemptState = "FAILED_CANCELED"
 	// AttemptFailed: the task exited with an error (JobSpec.Fails), or
 	// its attempt could not start (JobSpec.StartFails).

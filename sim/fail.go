@@ -131,14 +131,18 @@ func (s *sim) fail(e event) {
 	}
 }
 
-// stop applies a scripted stop that still applies: the task ends as a
-// live master ends a trial its searcher stopped (master/experiments.go,
+// stop applies a scripted stop that still applies (stopTask).
+func (s *sim) stop(e event) { s.stopTask(e.ref, e.ver) }
+
+// stopTask stops running task ti, at version ver, from outside, as its
+// searcher stops a trial, or a scripted stop: the task ends as a live
+// master ends a trial its searcher stopped (master/experiments.go,
 // stopTrial), its attempt killed and the task completed
 // (lifecycle.EventStopped), so that the decision log ends the attempt
 // how=killed, as the live one does, and the job ends as its tasks put it.
-func (s *sim) stop(e event) {
-	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: e.ref, Ver: e.ver}); o.Applied {
-		s.rec.endAttempt(s.c.Tasks.At(e.ref), lifecycle.AttemptKilled, false)
-		s.outcome(e.ref, &o, lifecycle.TaskRunning)
+func (s *sim) stopTask(ti int32, ver uint32) {
+	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: ti, Ver: ver}); o.Applied {
+		s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptKilled, false)
+		s.outcome(ti, &o, lifecycle.TaskRunning)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/searcher"
 )
@@ -18,8 +17,9 @@ import (
 // trains MaxLength steps of StepTime each and reports its curve's points
 // as its training reaches their steps; each report goes to the job's
 // searcher.Search, the one the master drives, in the order the reports
-// happen. A report that stops the trial ends it at once, completed, and
-// frees its slots for the next pass. A preempted trial resumes from its
+// happen. A report that stops the trial ends it at once as the master's
+// stopTrial does, its attempt killed (FAILED_CANCELED) and the trial
+// completed (stopTask), and frees its slots for the next pass. A preempted trial resumes from its
 // checkpoint and reports only steps past the last one it reported, as the
 // master keeps the first report of each step. Reports come before task
 // ends at the same instant, so the report at max_length is judged before
@@ -208,9 +208,7 @@ func (s *sim) report(ti int32) {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
 	// A report is stale once the trial is asked to stop, so it runs.
-	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: ti, Ver: t.Ver}); o.Applied {
-		s.ended(ti, &o)
-	}
+	s.stopTask(ti, t.Ver)
 }
 
 // record notes the rungs trial i joined with report p: every rung from

@@ -212,7 +212,7 @@ func checkStopsFreeSlots(t *testing.T, j sim.JobResult) {
 			}
 		}
 		at := tr.Rungs[len(tr.Rungs)-1].At
-		if last == nil || last.End == nil || *last.End != at || last.State != sim.AttemptCompleted {
+		if last == nil || last.End == nil || *last.End != at || last.State != sim.AttemptCanceled {
 			t.Errorf("trial %d stopped at %d, but its last attempt is %+v", tr.Trial, at, last)
 		}
 	}

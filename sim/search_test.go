@@ -156,7 +156,7 @@ jobs:
 		task       int
 		start, end int64 // minutes
 		state      sim.AttemptState
-	}{{0, 0, 35, sim.AttemptPreempted}, {0, 55, 125, sim.AttemptCompleted}, {1, 125, 135, sim.AttemptCompleted}}
+	}{{0, 0, 35, sim.AttemptPreempted}, {0, 55, 125, sim.AttemptCompleted}, {1, 125, 135, sim.AttemptCanceled}}
 	if len(j.Attempts) != len(want) {
 		t.Fatalf("attempts %+v, want %d", j.Attempts, len(want))
 	}
