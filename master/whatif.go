@@ -363,12 +363,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 		return notes
 	}
 	notes = append(notes, notes1...)
-	if note := dropLateFails(&sj, j.ID); note != "" {
-		notes = append(notes, note)
-	}
-	if note := dropLateStops(&sj, j.ID); note != "" {
-		notes = append(notes, note)
-	}
+	lateRuns(&sj)
 	sj.AfterPass = hist.afterPass[j.ID]
 	changes := exportChanges(&sj, hist.changes[j.ID], since, p)
 	note, ok := exportHints(j, &sj, p, cfg)

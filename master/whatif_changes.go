@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/config"
@@ -97,7 +96,7 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 // of its work. A task that failed within its first second did no whole
 // second of work and is exported with after 0, which fails it as it
 // starts, as it did live: after 1 held its slots a second longer. Then
-// dropLateFails leaves out those the job's run time would not reach.
+// lateRuns gives those past the job's run time a run time of their own.
 // The trials a searcher stopped (stopped) are stops instead
 // (exportStops).
 func exportFails(failed map[int]int64, stopped map[int]bool) []scenario.TaskFail {
@@ -111,41 +110,34 @@ func exportFails(failed map[int]int64, stopped map[int]bool) []scenario.TaskFail
 	return out
 }
 
-// dropLateFails leaves out of sj the failures after more work than its
-// run time, which a scenario refuses (the task would complete first),
-// and says which it left out. The export gives a job one run
-// time, the mean work of its completed tasks, so a task that failed live
-// after more work than that completes in the replay, as it did before
-// scenarios refused such failures; job id is for the note.
-func dropLateFails(sj *scenario.Job, id int64) string {
-	late, rest := dropLate(&sj.Fails, sj.Duration, func(f scenario.TaskFail) (int, int64) { return f.Task, f.After })
-	if late == "" {
-		return ""
+// lateRuns gives each task of sj that failed or was stopped live after
+// more work than its run time (the job's Duration, the mean work of its
+// completed tasks) a run time of its own (runs) that reaches that end:
+// the work it did up to it. A scenario refuses a failure or stop its
+// task would complete before, and the export used to leave such ends
+// out, completing the task in the replay. A job without a duration
+// (still running when exported) has no late ends.
+func lateRuns(sj *scenario.Job) {
+	if sj.Duration < 0 {
+		return
 	}
-	return fmt.Sprintf("job %d: %s failed live %s", id, late, rest)
-}
-
-// dropLate leaves out of ends the scripted task ends (failures, stops)
-// after more work than run time (no duration: none), and says which
-// (late) and what the replay does instead (rest); "" when it left none.
-func dropLate[T any](ends *[]T, run int64, of func(T) (task int, after int64)) (late, rest string) {
-	if run < 0 {
-		return "", ""
+	own := map[int]bool{}
+	for _, r := range sj.Runs {
+		own[r.Task] = true
 	}
-	var tasks []string
-	*ends = slices.DeleteFunc(*ends, func(e T) bool {
-		task, after := of(e)
-		if after <= run {
-			return false
+	add := func(task int, after int64) {
+		if after > sj.Duration && !own[task] {
+			sj.Runs = append(sj.Runs, scenario.TaskRun{Task: task, Work: after})
+			own[task] = true
 		}
-		tasks = append(tasks, fmt.Sprintf("task %d after %d s", task, after))
-		return true
-	})
-	if len(tasks) == 0 {
-		return "", ""
 	}
-	return strings.Join(tasks, ", "), fmt.Sprintf("after more work than the job's run time (%d s); the replay completes %s",
-		run, map[bool]string{true: "it", false: "them"}[len(tasks) == 1])
+	for _, f := range sj.Fails {
+		add(f.Task, f.After)
+	}
+	for _, st := range sj.Stops {
+		add(st.Task, st.After)
+	}
+	slices.SortFunc(sj.Runs, func(a, b scenario.TaskRun) int { return a.Task - b.Task })
 }
 
 // exportStartFails are the starts that failed live (startFailed: each

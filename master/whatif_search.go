@@ -36,18 +36,6 @@ func exportStops(failed map[int]int64, stopped map[int]bool) []scenario.TaskStop
 	return out
 }
 
-// dropLateStops leaves out of sj the stops after more work than its run
-// time, which a scenario refuses (the task would complete first), and
-// says which it left out, as dropLateFails does for failures; job id is
-// for the note.
-func dropLateStops(sj *scenario.Job, id int64) string {
-	late, rest := dropLate(&sj.Stops, sj.Duration, func(st scenario.TaskStop) (int, int64) { return st.Task, st.After })
-	if late == "" {
-		return ""
-	}
-	return fmt.Sprintf("job %d: its searcher stopped %s %s", id, late, rest)
-}
-
 // stoppedNote is the note on job j's trials that its searcher stopped:
 // stopped ran (stopped in the replay too), waiting waited; "" for none.
 func stoppedNote(j store.Job, name string, stopped, waiting int) string {

@@ -98,3 +98,54 @@ func checkLiveLog(t *testing.T, h *harness, q string, sc *scenario.Scenario, bod
 		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
 	}
 }
+
+// TestHistoryScenarioLateStop: a trial its searcher stopped after more
+// work than the job's exported run time (the mean of its completed
+// trials) gets a run time of its own that reaches its stop (runs), so
+// the replay stops it when it was stopped live instead of completing it
+// at the mean, and the decision logs agree.
+func TestHistoryScenarioLateStop(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	a := h.agent("n1", 2)
+	t0 := h.clock.Now().Truncate(time.Second).Add(time.Second)
+	h.clock.Advance(t0.Sub(h.clock.Now()))
+	job := h.submit(ashaSpec) // rungs at steps 1, 3 and 9, divisor 3
+	h.step()
+	h.sync(a, a) // trials 0 and 1 start at 0 s
+	h.clock.Advance(5 * time.Second)
+	metricReport(a, job, 0, 1, 5)
+	h.sync(a, a)
+	h.clock.Advance(5 * time.Second)
+	a.Exit(tid(job, 0, 1), agent.OutcomeCompleted, 0) // trial 0 completes at 10 s
+	h.sync(a)
+	h.step()
+	h.sync(a, a) // trial 2 starts at 10 s
+	h.clock.Advance(10 * time.Second)
+	a.Exit(tid(job, 2, 1), agent.OutcomeCompleted, 0) // trial 2 completes at 20 s
+	h.sync(a)
+	h.step()
+	h.sync(a, a) // trial 3 starts at 20 s
+	h.clock.Advance(10 * time.Second)
+	a.Exit(tid(job, 3, 1), agent.OutcomeCompleted, 0) // trial 3 completes at 30 s
+	h.sync(a)
+	h.clock.Advance(10 * time.Second)
+	metricReport(a, job, 1, 1, 9) // behind trial 0 at rung 0: stopped at 40 s, after 40 s of work
+	h.sync(a, a, a)
+	h.step()
+	h.sync(a)
+	if st := h.job(job).State; st != "completed" {
+		t.Fatalf("live job %s, want completed", st)
+	}
+
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	if len(sc.Jobs) != 1 {
+		t.Fatalf("want one job:\n%s", body)
+	}
+	sj := sc.Jobs[0]
+	if sj.Duration != 10 || len(sj.Stops) != 1 || sj.Stops[0].Task != 1 || sj.Stops[0].After != 40 ||
+		len(sj.Runs) != 1 || sj.Runs[0].Task != 1 || sj.Runs[0].Work != 40 {
+		t.Errorf("duration %d, runs %+v, stops %+v; want 10 s, and task 1 running 40 s of its own, stopped after 40 s:\n%s",
+			sj.Duration, sj.Runs, sj.Stops, body)
+	}
+	checkLiveLog(t, h, window(t0, h.clock.Now().Add(time.Second)), sc, body)
+}

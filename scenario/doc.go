@@ -83,8 +83,10 @@
 //     without overflow. Job.Duration is -1 when not given (the task runs
 //     until killed); Job.TimeLimit is 0 when not given, else > 0.
 //   - A job's scripts name tasks it has; a task is in at most one of
-//     Fails, StartFails, Runs and Stops, and a failure's or stop's After
-//     is at most Duration. A job with a Searcher has no Runs.
+//     Fails, StartFails and Stops, and not in both StartFails and Runs;
+//     a failure's or stop's After is at most its task's run time (its
+//     Runs entry's Work, else Duration). A job with a Searcher has no
+//     Runs.
 //   - Jobs and events are in file order; events are not sorted by time.
 //     A node event names a node of the file (Node) and no job; a
 //     node_reshape's Shape has its node's name and >= 1 slot, and only

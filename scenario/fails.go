@@ -43,11 +43,10 @@ func (p scriptParser) fails(f *yamlfield.Fields, j *Job) {
 		switch {
 		case !taskOK || !afterOK || !j.names(g, tf.Task):
 			return
-		case j.Duration >= 0 && tf.After > j.Duration:
+		case !j.within(g, tf.Task, tf.After):
 			// The task's work ends first, so the failure would never
 			// happen: a file that scripts one means something else. At
 			// the run time itself it fails, as its work ends.
-			g.Errorf("after", "after %d s is beyond the job's run time %d s: the task would complete first", tf.After, j.Duration)
 			return
 		}
 		if first, dup := seen[tf.Task]; dup {
@@ -111,6 +110,10 @@ func (p scriptParser) startFails(f *yamlfield.Fields, j *Job) {
 	for _, tf := range j.Fails {
 		seen[tf.Task] = fmt.Sprintf("in fails, line %d", tf.Line)
 	}
+	ran := map[int]int{}
+	for _, r := range j.Runs {
+		ran[r.Task] = r.Line
+	}
 	p.eachItem(f, "start_fails", "failed starts", func(g *yamlfield.Fields, line int) {
 		sf := StartFail{Attempt: 1, Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sf.Task, yamlfield.IntAtLeast(0))
@@ -121,6 +124,10 @@ func (p scriptParser) startFails(f *yamlfield.Fields, j *Job) {
 		}
 		if where, dup := seen[sf.Task]; dup {
 			g.Errorf("task", "task %d fails already (%s); a task fails once", sf.Task, where)
+			return
+		}
+		if first, dup := ran[sf.Task]; dup {
+			g.Errorf("task", "task %d ends already (in runs, line %d); a task ends once", sf.Task, first)
 			return
 		}
 		seen[sf.Task] = fmt.Sprintf("line %d", line)

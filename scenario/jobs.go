@@ -55,7 +55,7 @@ var traceKeys = []string{"trace", "format"}
 var jobKeys = []string{"name", "kind", "submit", "pool", "tasks", "max_concurrent", "slots", "duration", "time_limit",
 	"priority", "priority_class", "weight", "preemptible", "interactive", "project", "user", "gpu", "checkpoint_every",
 	"on_preempt", "max_retries", "qos", "licenses", "account", "nice", "topology", "allow_infeasible", "after_pass",
-	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "fails", "start_fails", "start_lost", "lost", "runs", "stops", "agent_preempted", "checkpoints"}
+	"min_slots", "max_slots", "searcher", "step_time", "trials", "curve", "runs", "fails", "start_fails", "start_lost", "lost", "stops", "agent_preempted", "checkpoints"}
 
 // isJobMapping says whether a jobs mapping is a job written without its
 // "- ": it has a job's field and none of the trace mapping's.
@@ -168,11 +168,12 @@ func (p *parser) job(raw *yaml.Node, i int) Job {
 	p.elastic(f, &j)
 	searchParser{p.Parser}.search(f, &j)
 	scripts := scriptParser{p.Parser}
+	// runs first: a failure or a stop comes within its task's run time.
+	scripts.runs(f, &j)
 	scripts.fails(f, &j)
 	scripts.startFails(f, &j)
 	scripts.startLost(f, &j)
 	scripts.lost(f, &j)
-	scripts.runs(f, &j)
 	scripts.stops(f, &j)
 	scripts.agentPreempted(f, &j)
 	scripts.checkpoints(f, &j)

@@ -30,9 +30,9 @@ type TaskStop struct {
 	Line  int
 }
 
-// endings maps each task that an ending script of job j read so far
-// names (fails, start_fails, runs) to where, for the message that
-// refuses a second end.
+// endings maps each task that a failure script of job j read so far
+// names (fails, start_fails) to where, for the message that refuses a
+// second end.
 func (j *Job) endings() map[int]string {
 	seen := map[int]string{}
 	for _, tf := range j.Fails {
@@ -41,22 +41,41 @@ func (j *Job) endings() map[int]string {
 	for _, sf := range j.StartFails {
 		seen[sf.Task] = fmt.Sprintf("in start_fails, line %d", sf.Line)
 	}
-	for _, r := range j.Runs {
-		seen[r.Task] = fmt.Sprintf("in runs, line %d", r.Line)
-	}
 	return seen
 }
 
-// runs reads a job's runs: a list of {task, work}. A task has one end:
-// it may not be in fails or start_fails too, nor twice here. An
-// experiment's trials run max_length steps of step_time each, which
-// its searcher times reports by, so it takes none.
+// within says whether a failure or stop of task after that much of its
+// work comes within the task's run time (its runs entry's work, else the
+// job's Duration; at the run time itself it comes first), and says on
+// g's after field where it does not: the task would complete first.
+func (j *Job) within(g *yamlfield.Fields, task int, after int64) bool {
+	for _, r := range j.Runs {
+		if r.Task == task {
+			if after > r.Work {
+				g.Errorf("after", "after %d s is beyond task %d's run time %d s (runs, line %d): the task would complete first", after, task, r.Work, r.Line)
+				return false
+			}
+			return true
+		}
+	}
+	if j.Duration >= 0 && after > j.Duration {
+		g.Errorf("after", "after %d s is beyond the job's run time %d s: the task would complete first", after, j.Duration)
+		return false
+	}
+	return true
+}
+
+// runs reads a job's runs: a list of {task, work}, a task once. It is
+// read before the other scripts: a task with its own run time may fail
+// (fails) or be stopped (stops) within it, and not fail to start
+// (start_fails). An experiment's trials run max_length steps of
+// step_time each, which its searcher times reports by, so it takes none.
 func (p scriptParser) runs(f *yamlfield.Fields, j *Job) {
 	if f.Lookup("runs") != nil && j.Searcher != nil {
 		f.Errorf("runs", "an experiment's trials run max_length steps of step_time each, which its searcher times the reports by; leave runs out")
 		return
 	}
-	seen := j.endings()
+	seen := map[int]string{}
 	p.eachItem(f, "runs", "task run times", func(g *yamlfield.Fields, line int) {
 		r := TaskRun{Line: line}
 		taskOK := g.Required("task") && yamlfield.Field(g, "task", &r.Task, yamlfield.IntAtLeast(0))
@@ -75,8 +94,8 @@ func (p scriptParser) runs(f *yamlfield.Fields, j *Job) {
 }
 
 // stops reads a job's stops: a list of {task, after}, after within the
-// job's run time (at it, the stop comes first, as a failure does). A
-// task has one end: it may not be in fails, start_fails or runs too,
+// task's run time (within; at it, the stop comes first, as a failure
+// does). A task has one end: it may not be in fails or start_fails too,
 // nor twice here.
 func (p scriptParser) stops(f *yamlfield.Fields, j *Job) {
 	if f.Lookup("stops") != nil && j.Duration < 0 && j.Searcher == nil {
@@ -90,10 +109,7 @@ func (p scriptParser) stops(f *yamlfield.Fields, j *Job) {
 		afterOK := g.Required("after") && yamlfield.Field(g, "after", &ts.After, yamlfield.Duration)
 		g.Done()
 		switch {
-		case !taskOK || !afterOK || !j.names(g, ts.Task):
-			return
-		case j.Duration >= 0 && ts.After > j.Duration:
-			g.Errorf("after", "after %d s is beyond the job's run time %d s: the task would complete first", ts.After, j.Duration)
+		case !taskOK || !afterOK || !j.names(g, ts.Task) || !j.within(g, ts.Task, ts.After):
 			return
 		}
 		if where, dup := seen[ts.Task]; dup {

@@ -304,12 +304,13 @@ type Job struct {
 	// lost.
 	Lost []StartLost
 	// Runs give tasks their own run times (TaskRun), in the file's
-	// order; nil for none: the others run for Duration. An experiment
-	// with a Searcher has none.
+	// order; nil for none: the others run for Duration. A task with one
+	// may fail (Fails) or be stopped (Stops) within it, not fail to
+	// start (StartFails). An experiment with a Searcher has none.
 	Runs []TaskRun
 	// Stops scripts tasks stopped from outside (TaskStop), as a searcher
 	// stops a trial live, in the file's order; nil for none. A task is
-	// in at most one of Fails, StartFails, Runs and Stops.
+	// in at most one of Fails, StartFails and Stops.
 	Stops []TaskStop
 	// AgentPreempted scripts attempts that their agent preempted as it
 	// shut down (allot agent --on-exit kill), in the file's order; nil

@@ -84,3 +84,36 @@ func TestStopDecisions(t *testing.T) {
 		t.Errorf("job s's decisions:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestFailAndStopWithinRuns: a task with its own run time fails (or is
+// stopped) after more work than the job's run time, within its own: f's
+// task 0 runs 300s of its own and fails at 200, its task 1 completes at
+// the job's 100; s's task 0 is stopped at 250 of its 400.
+func TestFailAndStopWithinRuns(t *testing.T) {
+	const src = `pools:
+  - name: default
+    policy: fifo
+    nodes: [{name: n1, slots: 4}]
+jobs:
+  - {name: f, submit: 0, tasks: 2, slots: 1, duration: 100, runs: [{task: 0, work: 300}], fails: [{task: 0, after: 200}]}
+  - {name: s, submit: 0, slots: 1, duration: 100, runs: [{task: 0, work: 400}], stops: [{task: 0, after: 250}]}
+`
+	sc, err := scenario.Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := sim.ReplayDecisions(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `0 start f task=0 attempt=1 nodes=n1:1
+0 start f task=1 attempt=1 nodes=n1:1
+0 start s task=0 attempt=1 nodes=n1:1
+100 end f task=1 attempt=1 how=completed
+200 end f task=0 attempt=1 how=failed
+250 end s task=0 attempt=1 how=killed
+`
+	if got := decisionlog.Format(ds); got != want {
+		t.Errorf("decisions:\n%s\nwant:\n%s", got, want)
+	}
+}
