@@ -11,6 +11,11 @@ import "slices"
 // victim (gone: the drivers would not preempt it), and a job that only the
 // drained nodes' slots could hold waits for a resume (failReason), unless
 // it is too big for the pool even with them resumed (FeasibleResumed).
+// Nor does anything get a new placement there: consolidation has no free
+// slot there to move a task to or make room in, and an elastic task grows
+// only off one (fitsJob; regrow leaves its slots there held and drains
+// them into nothing), so one that cannot double elsewhere stays as it is
+// (TestDrainedNoNewPlacement).
 
 // anyDrained reports whether a node of the pass's snapshot is drained,
 // looked up once, by the first pass part that asks.

@@ -209,12 +209,15 @@ func (e *elasticPass) grow(a int32) {
 }
 
 // regrow places the task anew at want slots, its own slots counted as
-// free, and appends the placement to the arena. Slots of the old placement
-// that the new one does not reuse are left draining: the task holds them
-// until its checkpoint lands.
+// free but on drained nodes (a drained node takes nothing anew: what the
+// task held there drains), and appends the placement to the arena. Slots
+// of the old placement that the new one does not reuse are left
+// draining: the task holds them until its checkpoint lands.
 func (e *elasticPass) regrow(al *Alloc, want int32) bool {
 	for _, ns := range al.Nodes {
-		e.st.release(ns.Node, ns.Slots)
+		if !e.s.Nodes[ns.Node].Drained {
+			e.st.release(ns.Node, ns.Slots)
+		}
 	}
 	job := &e.s.Jobs[al.Job]
 	r := request{pool: job.Pool, gpu: job.GPU, slots: want, spread: e.s.Pools[job.Pool].Placement == PlaceSpread,
@@ -222,13 +225,23 @@ func (e *elasticPass) regrow(al *Alloc, want int32) bool {
 	nodes, ok := e.st.find(&r, e.p.sc.scratch[:0])
 	e.p.sc.scratch = nodes[:0]
 	if !ok {
-		e.st.takeAll(al.Nodes)
+		for _, ns := range al.Nodes {
+			if !e.s.Nodes[ns.Node].Drained {
+				e.st.take(ns.Node, ns.Slots)
+			}
+		}
 		return false
 	}
 	e.st.takeAll(nodes)
 	e.p.sc.arena = append(e.p.sc.arena, nodes...)
 	for _, ns := range al.Nodes {
-		if left := ns.Slots - slotsOn(nodes, ns.Node); left > 0 {
+		left := ns.Slots - slotsOn(nodes, ns.Node)
+		if left <= 0 {
+			continue
+		}
+		// Held on a drained node, they were never counted free, and
+		// drain into nothing a waiting job could use.
+		if !e.s.Nodes[ns.Node].Drained {
 			e.st.take(ns.Node, left)
 			e.st.addDrain(ns.Node, left)
 		}
@@ -236,10 +249,11 @@ func (e *elasticPass) regrow(al *Alloc, want int32) bool {
 	return true
 }
 
-// fitsJob reports whether node n may hold tasks of the job.
+// fitsJob reports whether node n may hold more of the job's tasks: not
+// a drained one.
 func (e *elasticPass) fitsJob(n int32, job *Job) bool {
 	nd := &e.s.Nodes[n]
-	return nd.Pool == job.Pool && (job.GPU == "" || nd.GPU == job.GPU)
+	return nd.Pool == job.Pool && (job.GPU == "" || nd.GPU == job.GPU) && !nd.Drained
 }
 
 // slotsOn returns the slots a placement has on node n.
