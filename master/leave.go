@@ -12,7 +12,10 @@ import (
 // sync's reports are applied. From the first leaving sync on, the node
 // takes no new task (draining): the agent is stopping its tasks, and the
 // ones their exit reports requeue must go elsewhere, not to an agent
-// that will not run them. The Final sync, which carries the agent's last
+// that will not run them. That sync, unless it is the final one too, is
+// recorded in the node history (store.NodeLeaving) before the node is
+// marked, so that the what-if export drains the node from then, as the
+// master did (whatif_nodestates.go). The Final sync, which carries the agent's last
 // reports and lists nothing running, marks the node left at once rather
 // than lost at the agent timeout: its attempts ended as reported, none
 // is lost. An attempt still open on it then (a gang's, whose other parts
@@ -24,6 +27,13 @@ func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
 		return nil
 	}
 	if !n.leaving {
+		if n.up() && !s.Final {
+			// A goodbye that is final at once leaves no time between.
+			ag.m.batches.touchNode(n)
+			if err := ag.m.batches.w().NodeLeaving(ctx, n.rec.Name, ag.m.now()); err != nil {
+				return err
+			}
+		}
 		n.leaving = true
 		ag.m.pub.markNode(n)
 		ag.m.log.Info("agent leaving: no new task goes to the node", "node", n.rec.Name, "running", len(s.Running))

@@ -62,9 +62,8 @@ func leaveCases() []replayCase {
 		// its exit reported at once, and l and o wait for h to end and
 		// n2 to come back. (A task still checkpointing for a pass's
 		// preemption when its agent leaves ends then, as the agent
-		// stops it: the replay checkpoints it for the pool's
-		// checkpoint_cost, and its node's node_down loses it first: a
-		// limit of the model, as a checkpoint that hit its deadline is.)
+		// stops it: priority-agent-leaves-checkpointing,
+		// replay_leavestop_test.go.)
 		{name: "priority-agent-leaves-checkpoint", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
 			nodes: replayNodes, checkpoint: 30, leaves: []rdown{{node: "n2", at: 200, back: 400}}, jobs: []rjob{
 				{name: "l", slots: 4, submit: 0, run: 600, extra: lowPrio},
@@ -81,6 +80,8 @@ func (d *replayDriver) nextLeave() float64 {
 		switch {
 		case d.left[k] == 0:
 			next = min(next, l.at)
+		case d.left[k] == leavingState:
+			next = min(next, l.at+l.stop)
 		case d.left[k] == 1 && l.back > 0:
 			next = min(next, l.back)
 		}
@@ -88,17 +89,22 @@ func (d *replayDriver) nextLeave() float64 {
 	return next
 }
 
+// leavingState is a leave's state (replayDriver.left) between the
+// goodbye and the final sync of a leave whose tasks take time to stop.
+const leavingState = 3
+
 // leaveNodes has the agents whose leave is due leave as agentd's do
-// under --on-exit kill: the leaving sync, then their tasks' exits, all
-// preempted, in the final sync; the agent then stops (it syncs no
-// more) until its back, when it registers again. Each comes a
-// millisecond after what came before it when the case is eager, as a
-// drain does (drainNodes), settling after it.
+// under --on-exit kill: the leaving sync, then, at once or rdown.stop
+// later, their tasks' exits, all preempted, in the final sync; the agent
+// then stops (it syncs no more) until its back, when it registers
+// again. Each comes a millisecond after what came before it when the
+// case is eager, as a drain does (drainNodes), settling after it.
 func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 	for k, l := range d.c.leaves {
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == l.node })
 		ag := d.agents[i]
-		due := d.left[k] == 0 && l.at <= now+1e-9 || d.left[k] == 1 && l.back > 0 && l.back <= now+1e-9
+		due := d.left[k] == 0 && l.at <= now+1e-9 || d.left[k] == 1 && l.back > 0 && l.back <= now+1e-9 ||
+			d.left[k] == leavingState && l.at+l.stop <= now+1e-9
 		if !due {
 			continue
 		}
@@ -106,9 +112,18 @@ func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 			d.h.clock.Advance(time.Millisecond)
 		}
 		if d.left[k] == 0 {
-			d.left[k] = 1
 			ag.Leave()
 			d.h.sync(ag)
+			d.left[k] = leavingState
+			if l.stop > 0 {
+				if d.c.eager {
+					d.settle(t)
+				}
+				continue
+			}
+		}
+		if d.left[k] == leavingState {
+			d.left[k] = 1
 			for _, id := range ag.Running() {
 				if a := d.att[id]; a != nil {
 					a.preempted = true // its checkpoint keeps what a preemption's does

@@ -156,6 +156,9 @@ type rdown struct {
 	gpus int
 	gpu  string
 	pool string
+	// stop, for a leave, is how long after its goodbye the agent's tasks
+	// stop (its exit grace) and it says its last; 0 is at once.
+	stop float64
 }
 
 // replayNodes are nodes of mixed sizes.

@@ -179,52 +179,32 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			inFile[n.Name] = true
 		}
 	}
-	down := map[string]bool{}
-	out := joinedInWindow(evs, since, until, inFile, down)
+	ns := nodeStates{down: map[string]bool{}, drained: map[string]bool{}, leaving: map[string]bool{}}
+	out := joinedInWindow(evs, since, until, inFile, ns.down)
+	atStart := drainedAtStart(evs, since, inFile)
+	for _, e := range atStart {
+		ns.drained[e.Node] = true
+	}
 	after := afterPassAt(decisions, since)
 	for _, e := range evs {
-		if !e.At.Before(until) || !inFile[e.Node] {
-			continue
-		}
-		at := max(int64(e.At.Sub(since)/time.Second), 0)
-		switch {
-		case e.At.Before(since):
+		if !e.At.Before(until) || !inFile[e.Node] || e.At.Before(since) {
 			// Before the window, only the state at its start counts
 			// (drainedAtStart).
 			continue
-		case e.To == store.NodeDrained || e.To == store.NodeSchedulable:
-			out = append(out, drainEvent(at, e))
-		case e.To == store.NodeDeleted:
-			// Even a node down already leaves the fair-share capacity
-			// (lifecycle.InFairShareCapacity) and its drain.
-			down[e.Node] = true
-			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDelete, Node: e.Node})
-		case (e.To == store.NodeLost || e.To == store.NodeLeft) && !down[e.Node]:
-			down[e.Node] = true
-			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeDown, Node: e.Node})
-		case e.To == store.NodeUp && down[e.Node]:
-			down[e.Node] = false
-			out = append(out, scenario.Event{At: at, Kind: scenario.EventNodeUp, Node: e.Node})
-		default:
-			continue
 		}
-		out[len(out)-1].AfterPass = after(e.At)
-		out[len(out)-1].Before = beforeJob(subs, e.At, since, at)
+		at := max(int64(e.At.Sub(since)/time.Second), 0)
+		for _, ev := range ns.events(e, at) {
+			ev.AfterPass = after(e.At)
+			ev.Before = beforeJob(subs, e.At, since, at)
+			out = append(out, ev)
+		}
 	}
-	out = append(drainedAtStart(evs, since, inFile), out...)
+	out = append(atStart, out...)
 	sc.Events = append(sc.Events, out...)
 	if slices.ContainsFunc(out, func(e scenario.Event) bool { return e.Kind == scenario.EventNodeDown }) {
 		sc.LostNodeGrace = cfg.LostNodeGrace.Truncate(time.Second)
 	}
 	return nil
-}
-
-// drainEvent is node event e, a drain or a resume, at at.
-func drainEvent(at int64, e store.NodeEvent) scenario.Event {
-	if e.To == store.NodeDrained {
-		return scenario.Event{At: at, Kind: scenario.EventDrain, Node: e.Node}
-	}
-	return scenario.Event{At: at, Kind: scenario.EventResume, Node: e.Node}
 }
 
 // drainedAtStart are drain events at 0 for the nodes of the file that

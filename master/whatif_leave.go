@@ -22,9 +22,8 @@ import (
 // attempt's work counts up to its end, saved as a preemption's
 // checkpoint saves it (checkpoint_every), as the simulator's preemption
 // keeps it. The node takes no new task from the agent's goodbye to its
-// final sync, which the store does not record: where the attempts ended
-// seconds before the node left (an exit grace that long), the replay has
-// their slots free meanwhile.
+// return: the store records the goodbye (store.NodeLeaving), and the
+// export drains the node then (whatif_nodestates.go).
 
 // agentPreempted says whether attempt a ended preempted with no
 // transition to preempting (its agent stopped it), and gives it as a

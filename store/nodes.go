@@ -186,6 +186,10 @@ func (o *ops) DeleteNode(ctx context.Context, name string, at time.Time) error {
 	return nil
 }
 
+func (o *ops) NodeLeaving(ctx context.Context, name string, at time.Time) error {
+	return o.nodeEvent(ctx, name, NodeUp, NodeLeaving, nowIfZero(at))
+}
+
 func (o *ops) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
 	at = nowIfZero(at)
 	for _, mv := range moves {

@@ -234,6 +234,10 @@ func (s *sqlStore) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time
 	return s.Update(ctx, func(tx Tx) error { return tx.MoveNodes(ctx, moves, at) })
 }
 
+func (s *sqlStore) NodeLeaving(ctx context.Context, name string, at time.Time) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.NodeLeaving(ctx, name, at) })
+}
+
 func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
 	return s.Update(ctx, func(tx Tx) error { return tx.AppendLogs(ctx, lines) })
 }

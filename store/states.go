@@ -83,6 +83,12 @@ const (
 // registers later goes from "" to NodeUp, a new node.
 const NodeDeleted NodeState = "deleted"
 
+// NodeLeaving is the node history's state of an agent's goodbye: its
+// first leaving sync (api.Sync.Leaving), from which the node takes no new
+// task while the agent stops its tasks, until it left (NodeLeft) or its
+// agent registers again. A node is never in it: its State stays NodeUp.
+const NodeLeaving NodeState = "leaving"
+
 // NodeReshaped is the node history's state of a registration that
 // changed a node's inventory: its agent registered again with other
 // GPUs (count, type, UUIDs or memory), labels or pool than the node had

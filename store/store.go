@@ -120,6 +120,11 @@ type Writer interface {
 	// pool (the agent's) is left alone. A name not registered is
 	// ErrNotFound, and nothing is recorded.
 	MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error
+	// NodeLeaving records that the agent of node name said it is
+	// leaving at at (zero: now): a NodeEvent From NodeUp To NodeLeaving.
+	// From then until the node left, or its agent registers again, it
+	// takes no new task. The node's row is unchanged.
+	NodeLeaving(ctx context.Context, name string, at time.Time) error
 
 	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
 	// is already stored is ignored, so a batch may be re-sent safely.

@@ -56,6 +56,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"NodeDrain", testNodeDrain},
 		{"NodeReshaped", testNodeReshaped},
 		{"NodeMoves", testNodeMoves},
+		{"NodeLeaving", testNodeLeaving},
 		{"Usage", testUsage},
 		{"PruneJobs", testPruneJobs},
 		{"Reservations", testReservations},
