@@ -273,40 +273,92 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 	if err := spec.validate(); err != nil {
 		return fail(err)
 	}
+	files, err := prepareFiles(spec)
+	if err != nil {
+		return fail(err)
+	}
+	env := r.environ(spec.Env, files.agentEnv(spec))
+	p, err := r.spawn(spec, files, env)
+	if err != nil {
+		return fail(err)
+	}
+	t := &Task{
+		id:          id,
+		cmd:         p.cmd,
+		pid:         p.cmd.Process.Pid,
+		preemptSig:  orDefault(r.PreemptSignal, syscall.SIGTERM),
+		outputGrace: orDefault(r.OutputGrace, DefaultOutputGrace),
+		preemptFile: files.preempt,
+		metricsFile: files.metrics,
+		exitFile:    p.exitFile,
+		started:     time.Now().UTC(),
+		queue:       newLogQueue(orDefault(r.LogBufferBytes, DefaultLogBufferBytes), r.OnLog != nil),
+		rOut:        p.rOut,
+		rErr:        p.rErr,
+		readersDone: make(chan struct{}),
+		deliverDone: make(chan struct{}),
+		hardKill:    make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	r.streamOutput(t)
+	go t.wait()
+	return t, nil
+}
+
+// taskFiles are the paths of one attempt, all absolute, and its
+// hyperparameters as compact JSON.
+type taskFiles struct {
+	workDir, stateDir    string
+	preempt, metrics, hp string
+	checkpointDir        string
+	hyperparameters      []byte
+}
+
+// prepareFiles creates the attempt's directories, removes the preempt file
+// and the metrics file that an earlier attempt may have left, and writes
+// the hyperparameters file, in that order.
+func prepareFiles(spec TaskSpec) (taskFiles, error) {
+	var f taskFiles
 	hp, err := spec.hyperparameters()
 	if err != nil {
-		return fail(err)
+		return f, err
 	}
-	workDir, err := filepath.Abs(spec.WorkDir)
-	if err != nil {
-		return fail(err)
+	f.hyperparameters = hp
+	if f.workDir, err = filepath.Abs(spec.WorkDir); err != nil {
+		return f, err
 	}
-	stateDir := filepath.Join(workDir, StateDir)
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return fail(err)
+	f.stateDir = filepath.Join(f.workDir, StateDir)
+	if err := os.MkdirAll(f.stateDir, 0o755); err != nil {
+		return f, err
 	}
-	preemptFile := filepath.Join(stateDir, PreemptFileName)
-	if err := os.Remove(preemptFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fail(fmt.Errorf("remove the last attempt's preempt file: %w", err))
+	f.preempt = filepath.Join(f.stateDir, PreemptFileName)
+	if err := os.Remove(f.preempt); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return f, fmt.Errorf("remove the last attempt's preempt file: %w", err)
 	}
-	metricsFile := filepath.Join(stateDir, MetricsFileName(spec.Attempt, spec.NodeRank))
-	if err := os.Remove(metricsFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fail(fmt.Errorf("remove a stale metrics file: %w", err))
+	f.metrics = filepath.Join(f.stateDir, MetricsFileName(spec.Attempt, spec.NodeRank))
+	if err := os.Remove(f.metrics); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return f, fmt.Errorf("remove a stale metrics file: %w", err)
 	}
-	hpFile := filepath.Join(stateDir, HyperparametersFileName)
-	if err := writeFileAtomic(hpFile, append(hp, '\n')); err != nil {
-		return fail(err)
+	f.hp = filepath.Join(f.stateDir, HyperparametersFileName)
+	if err := writeFileAtomic(f.hp, append(hp, '\n')); err != nil {
+		return f, err
 	}
 	ckpt := spec.CheckpointDir
 	if ckpt == "" {
-		ckpt = filepath.Join(workDir, "checkpoint")
+		ckpt = filepath.Join(f.workDir, "checkpoint")
 	}
-	if ckpt, err = filepath.Abs(ckpt); err != nil {
-		return fail(err)
+	if f.checkpointDir, err = filepath.Abs(ckpt); err != nil {
+		return f, err
 	}
-	if err := os.MkdirAll(ckpt, 0o755); err != nil {
-		return fail(err)
+	if err := os.MkdirAll(f.checkpointDir, 0o755); err != nil {
+		return f, err
 	}
+	return f, nil
+}
+
+// agentEnv returns the variables that the agent sets for the attempt
+// (the package documentation lists them).
+func (f taskFiles) agentEnv(spec TaskSpec) map[string]string {
 	gpus := make([]string, len(spec.GPUs))
 	for i, g := range spec.GPUs {
 		gpus[i] = strconv.Itoa(g)
@@ -318,28 +370,41 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		"ALLOT_TASK_INDEX":     strconv.Itoa(spec.TaskIndex),
 		"ALLOT_ATTEMPT":        strconv.Itoa(spec.Attempt),
 		"ALLOT_RESTART_COUNT":  strconv.Itoa(spec.RestartCount),
-		"ALLOT_CHECKPOINT_DIR": ckpt,
-		"ALLOT_HPARAMS":        string(hp),
-		"ALLOT_HPARAMS_FILE":   hpFile,
-		"ALLOT_PREEMPT_FILE":   preemptFile,
+		"ALLOT_CHECKPOINT_DIR": f.checkpointDir,
+		"ALLOT_HPARAMS":        string(f.hyperparameters),
+		"ALLOT_HPARAMS_FILE":   f.hp,
+		"ALLOT_PREEMPT_FILE":   f.preempt,
 		"CUDA_VISIBLE_DEVICES": strings.Join(gpus, ","),
 		"CUDA_DEVICE_ORDER":    "PCI_BUS_ID",
-		"ALLOT_METRICS_FILE":   metricsFile,
+		"ALLOT_METRICS_FILE":   f.metrics,
 	}
 	if spec.MaxSteps > 0 {
 		own["ALLOT_TRIAL_MAX_STEPS"] = strconv.FormatInt(spec.MaxSteps, 10)
 	}
-	env := r.environ(spec.Env, own)
+	return own
+}
 
+// spawned is a started process group leader and the read ends of its
+// output pipes.
+type spawned struct {
+	cmd        *exec.Cmd
+	rOut, rErr *os.File
+	exitFile   string // the shim's exit file; "" without a shim
+}
+
+// spawn starts the attempt's leader (the shell, or the shim around it) as
+// a new process group with its output on two pipes. On error nothing runs
+// and every pipe end is closed.
+func (r *Runner) spawn(spec TaskSpec, files taskFiles, env []string) (spawned, error) {
 	rOut, wOut, err := os.Pipe()
 	if err != nil {
-		return fail(err)
+		return spawned{}, err
 	}
 	rErr, wErr, err := os.Pipe()
 	if err != nil {
 		rOut.Close()
 		wOut.Close()
-		return fail(err)
+		return spawned{}, err
 	}
 	shell := r.Shell
 	if shell == "" {
@@ -348,18 +413,18 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 	cmd := exec.Command(shell, "-c", spec.Entrypoint)
 	var exitFile string
 	if r.Shim != "" {
-		exitFile = filepath.Join(stateDir, ExitFileName(spec.Attempt, spec.NodeRank))
+		exitFile = filepath.Join(files.stateDir, ExitFileName(spec.Attempt, spec.NodeRank))
 		if err := os.Remove(exitFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 			rOut.Close()
 			wOut.Close()
 			rErr.Close()
 			wErr.Close()
-			return fail(fmt.Errorf("remove a stale exit file: %w", err))
+			return spawned{}, fmt.Errorf("remove a stale exit file: %w", err)
 		}
 		cmd = exec.Command(r.Shim, ShimArg, ShimDrainArg, strconv.Itoa(os.Getpid()), exitFile, shell, "-c", spec.Entrypoint)
 		cmd.ExtraFiles = []*os.File{rOut, rErr} // fds 3 and 4: ShimDrainArg
 	}
-	cmd.Dir = workDir
+	cmd.Dir = files.workDir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = wOut, wErr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -371,31 +436,20 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 	if err != nil {
 		rOut.Close()
 		rErr.Close()
-		return fail(err)
+		return spawned{}, err
 	}
+	return spawned{cmd: cmd, rOut: rOut, rErr: rErr, exitFile: exitFile}, nil
+}
 
-	t := &Task{
-		id:          id,
-		cmd:         cmd,
-		pid:         cmd.Process.Pid,
-		preemptSig:  orDefault(r.PreemptSignal, syscall.SIGTERM),
-		outputGrace: orDefault(r.OutputGrace, DefaultOutputGrace),
-		preemptFile: preemptFile,
-		metricsFile: metricsFile,
-		exitFile:    exitFile,
-		started:     time.Now().UTC(),
-		queue:       newLogQueue(orDefault(r.LogBufferBytes, DefaultLogBufferBytes), r.OnLog != nil),
-		rOut:        rOut,
-		rErr:        rErr,
-		readersDone: make(chan struct{}),
-		deliverDone: make(chan struct{}),
-		hardKill:    make(chan struct{}),
-		done:        make(chan struct{}),
-	}
+// streamOutput starts the task's output goroutines: one reader per pipe
+// into the task's queue, and one that delivers the queue to OnLog.
+// readersDone closes once both pipes are at EOF (or closed), deliverDone
+// once the last OnLog call has returned.
+func (r *Runner) streamOutput(t *Task) {
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); readLines(rOut, Stdout, t.queue) }()
-	go func() { defer readers.Done(); readLines(rErr, Stderr, t.queue) }()
+	go func() { defer readers.Done(); readLines(t.rOut, Stdout, t.queue) }()
+	go func() { defer readers.Done(); readLines(t.rErr, Stderr, t.queue) }()
 	go func() { readers.Wait(); close(t.readersDone) }()
 	go func() {
 		defer close(t.deliverDone)
@@ -407,11 +461,9 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 			if !ok {
 				return
 			}
-			r.OnLog(id, l)
+			r.OnLog(t.id, l)
 		}
 	}()
-	go t.wait()
-	return t, nil
 }
 
 // orDefault returns v, or def when v is the zero value.

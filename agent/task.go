@@ -160,31 +160,12 @@ func (t *Task) wait() {
 		waitErr = t.cmd.Wait()
 	}
 
-	select {
-	case <-t.readersDone:
-	case <-time.After(t.outputGrace):
-		problems = append(problems, fmt.Sprintf(
-			"output still open %v after the task's process group ended (a process left the group and holds it); closed it", t.outputGrace))
-		t.rOut.Close()
-		t.rErr.Close()
-		<-t.readersDone
+	if p := t.drainOutput(); p != "" {
+		problems = append(problems, p)
 	}
-	t.rOut.Close()
-	t.rErr.Close()
-	t.queue.close()
-	<-t.deliverDone
 
 	res := Result{ID: t.id, ExitCode: -1, StartedAt: t.started, ExitedAt: exited}
-	if st := t.cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.Signal = unix.SignalName(ws.Signal())
-			if res.Signal == "" {
-				res.Signal = "signal " + strconv.Itoa(int(ws.Signal()))
-			}
-		} else {
-			res.ExitCode = st.ExitCode()
-		}
-	} else if waitErr != nil {
+	if !t.setExitStatus(&res) && waitErr != nil {
 		problems = append(problems, "wait: "+waitErr.Error())
 	}
 	res.LogLines, res.DroppedLines = t.queue.counts()
@@ -210,6 +191,44 @@ func (t *Task) wait() {
 	t.finished = true
 	t.mu.Unlock()
 	close(t.done)
+}
+
+// drainOutput waits for the readers to reach EOF, at most outputGrace
+// (then it closes the pipes itself and returns the problem to report),
+// and then for the last OnLog call to return.
+func (t *Task) drainOutput() (problem string) {
+	select {
+	case <-t.readersDone:
+	case <-time.After(t.outputGrace):
+		problem = fmt.Sprintf(
+			"output still open %v after the task's process group ended (a process left the group and holds it); closed it", t.outputGrace)
+		t.rOut.Close()
+		t.rErr.Close()
+		<-t.readersDone
+	}
+	t.rOut.Close()
+	t.rErr.Close()
+	t.queue.close()
+	<-t.deliverDone
+	return problem
+}
+
+// setExitStatus fills in res's exit code or signal from the reaped
+// leader's status; it reports false when there is no status to read.
+func (t *Task) setExitStatus(res *Result) bool {
+	st := t.cmd.ProcessState
+	if st == nil {
+		return false
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = unix.SignalName(ws.Signal())
+		if res.Signal == "" {
+			res.Signal = "signal " + strconv.Itoa(int(ws.Signal()))
+		}
+	} else {
+		res.ExitCode = st.ExitCode()
+	}
+	return true
 }
 
 // groupGoneTimeout bounds the wait for SIGKILLed processes to die; only

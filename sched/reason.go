@@ -212,23 +212,7 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonCheckpointing:
 		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %s)", slotCount(p.Need))
 	case ReasonReserved:
-		head := "head of the queue, needs "
-		if p.Queued {
-			// Conservative: every queued job holds a reservation.
-			head = "needs "
-		}
-		if p.At == Never || p.At < 0 {
-			if names := p.drainedNames(s); len(names) > 0 {
-				// The drained nodes' slots are promised to no one.
-				return fmt.Sprintf("%s%s; no start time can be reserved: the pool's %s drained, and it waits for a resume or for tasks without a time limit to end",
-					head, slotCount(p.Need), DrainedPhrase(names))
-			}
-			return fmt.Sprintf("%s%s; no running task has a time limit, so no start time can be reserved", head, slotCount(p.Need))
-		}
-		if p.Queued {
-			return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
-		}
-		return fmt.Sprintf("head of the queue, needs %s; reserved to start %s", slotCount(p.Need), startIn(p.At, s.Now))
+		return p.reservedMessage(s)
 	case ReasonWouldDelay:
 		return fmt.Sprintf("fits now but would delay the reservation of %s", blocker())
 	case ReasonMaxConcurrent:
@@ -258,18 +242,45 @@ func (p Pending) message(s *Snapshot) string {
 	case ReasonLicense:
 		return p.licenseMessage(s)
 	case ReasonGPUType:
-		pool := "its pool"
-		if p.Job >= 0 && p.Job < len(s.Jobs) && s.Jobs[p.Job].Pool >= 0 && s.Jobs[p.Job].Pool < len(s.Pools) {
-			pool = "pool " + s.Pools[s.Jobs[p.Job].Pool].Name
-		}
-		if gpu := p.gpu(s); gpu != "" {
-			return fmt.Sprintf("no node of type %s in %s", gpu, pool)
-		}
-		// A reason read against a snapshot without the job (an
-		// explanation's summary) does not know the type asked for.
-		return "no node of the requested GPU type in " + pool
+		return p.gpuTypeMessage(s)
 	}
 	return p.Reason.String()
+}
+
+// reservedMessage tells a job with a reservation (or, conservatively, one
+// of the queued jobs that all hold one) when it may start.
+func (p Pending) reservedMessage(s *Snapshot) string {
+	head := "head of the queue, needs "
+	if p.Queued {
+		// Conservative: every queued job holds a reservation.
+		head = "needs "
+	}
+	if p.At == Never || p.At < 0 {
+		if names := p.drainedNames(s); len(names) > 0 {
+			// The drained nodes' slots are promised to no one.
+			return fmt.Sprintf("%s%s; no start time can be reserved: the pool's %s drained, and it waits for a resume or for tasks without a time limit to end",
+				head, slotCount(p.Need), DrainedPhrase(names))
+		}
+		return fmt.Sprintf("%s%s; no running task has a time limit, so no start time can be reserved", head, slotCount(p.Need))
+	}
+	if p.Queued {
+		return fmt.Sprintf("needs %s; holds a reservation to start %s", slotCount(p.Need), startIn(p.At, s.Now))
+	}
+	return fmt.Sprintf("head of the queue, needs %s; reserved to start %s", slotCount(p.Need), startIn(p.At, s.Now))
+}
+
+// gpuTypeMessage tells a job that no node of its GPU type is in its pool.
+func (p Pending) gpuTypeMessage(s *Snapshot) string {
+	pool := "its pool"
+	if p.Job >= 0 && p.Job < len(s.Jobs) && s.Jobs[p.Job].Pool >= 0 && s.Jobs[p.Job].Pool < len(s.Pools) {
+		pool = "pool " + s.Pools[s.Jobs[p.Job].Pool].Name
+	}
+	if gpu := p.gpu(s); gpu != "" {
+		return fmt.Sprintf("no node of type %s in %s", gpu, pool)
+	}
+	// A reason read against a snapshot without the job (an
+	// explanation's summary) does not know the type asked for.
+	return "no node of the requested GPU type in " + pool
 }
 
 // gpu returns the GPU type the pending job asks for, or "".

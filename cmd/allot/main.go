@@ -1,4 +1,3 @@
-// Command allot is the Allot scheduler's single binary.
 package main
 
 import (

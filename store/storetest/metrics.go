@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -17,8 +18,16 @@ func testMetrics(t *testing.T, target Target) {
 		move(t, s, store.TaskTransition{JobID: job.ID, Index: idx, From: store.TaskQueued, To: store.TaskStarting,
 			Placement: placement("n1", idx)})
 	}
+	ids := appendMetrics(t, ctx, s, job.ID)
+	rejectMetrics(t, ctx, s, job.ID)
+	listMetrics(t, ctx, s, job.ID, ids)
+}
+
+// appendMetrics stores three reports and a repeated step of job's tasks
+// 0 and 1, and returns the ids of those stored, in order.
+func appendMetrics(t *testing.T, ctx context.Context, s store.Store, jobID int64) []int64 {
 	m := func(idx int, step int64, loss float64) store.Metric {
-		return store.Metric{JobID: job.ID, Index: idx, Attempt: 1, Step: step, Time: at(0),
+		return store.Metric{JobID: jobID, Index: idx, Attempt: 1, Step: step, Time: at(0),
 			Values: map[string]float64{"loss": loss}}
 	}
 	appends := []struct {
@@ -49,15 +58,20 @@ func testMetrics(t *testing.T, target Target) {
 			}
 		})
 	}
+	return ids
+}
+
+// rejectMetrics checks the reports that the store refuses.
+func rejectMetrics(t *testing.T, ctx context.Context, s store.Store, jobID int64) {
 	rejects := []struct {
 		name   string
 		metric store.Metric
 		want   error
 	}{
-		{"no attempt", store.Metric{JobID: job.ID, Index: 0, Attempt: 5, Step: 1, Values: map[string]float64{"x": 1}}, store.ErrNotFound},
-		{"negative step", store.Metric{JobID: job.ID, Attempt: 1, Step: -1, Values: map[string]float64{"x": 1}}, store.ErrInvalid},
-		{"no values", store.Metric{JobID: job.ID, Attempt: 1, Step: 3}, store.ErrInvalid},
-		{"attempt 0", store.Metric{JobID: job.ID, Step: 3, Values: map[string]float64{"x": 1}}, store.ErrInvalid},
+		{"no attempt", store.Metric{JobID: jobID, Index: 0, Attempt: 5, Step: 1, Values: map[string]float64{"x": 1}}, store.ErrNotFound},
+		{"negative step", store.Metric{JobID: jobID, Attempt: 1, Step: -1, Values: map[string]float64{"x": 1}}, store.ErrInvalid},
+		{"no values", store.Metric{JobID: jobID, Attempt: 1, Step: 3}, store.ErrInvalid},
+		{"attempt 0", store.Metric{JobID: jobID, Step: 3, Values: map[string]float64{"x": 1}}, store.ErrInvalid},
 	}
 	for _, c := range rejects {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,16 +80,21 @@ func testMetrics(t *testing.T, target Target) {
 			}
 		})
 	}
+}
+
+// listMetrics checks the listing of what appendMetrics stored; ids are
+// the stored reports' ids.
+func listMetrics(t *testing.T, ctx context.Context, s store.Store, jobID int64, ids []int64) {
 	lists := []struct {
 		name  string
 		f     store.MetricFilter
 		steps []int64
 		loss  []float64
 	}{
-		{"all", store.MetricFilter{JobID: job.ID, Index: -1}, []int64{10, 10, 20}, []float64{0.9, 0.8, 0.5}},
-		{"one task", store.MetricFilter{JobID: job.ID, Index: 0}, []int64{10, 20}, []float64{0.9, 0.5}},
-		{"after", store.MetricFilter{JobID: job.ID, Index: -1, AfterID: ids[0], Limit: 1}, []int64{10}, []float64{0.8}},
-		{"other job", store.MetricFilter{JobID: job.ID + 1, Index: -1}, nil, nil},
+		{"all", store.MetricFilter{JobID: jobID, Index: -1}, []int64{10, 10, 20}, []float64{0.9, 0.8, 0.5}},
+		{"one task", store.MetricFilter{JobID: jobID, Index: 0}, []int64{10, 20}, []float64{0.9, 0.5}},
+		{"after", store.MetricFilter{JobID: jobID, Index: -1, AfterID: ids[0], Limit: 1}, []int64{10}, []float64{0.8}},
+		{"other job", store.MetricFilter{JobID: jobID + 1, Index: -1}, nil, nil},
 	}
 	for _, c := range lists {
 		t.Run(c.name, func(t *testing.T) {

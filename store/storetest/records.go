@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -151,10 +152,21 @@ func testLogs(t *testing.T, target Target) {
 	}
 }
 
+// testNodes runs the node steps in order on one store: each step starts
+// from the state the one before left.
 func testNodes(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)
 	gpus := []store.GPU{{Index: 0, UUID: "GPU-a", Type: "h100", MemoryMiB: 81559}, {Index: 1, UUID: "GPU-b", Type: "h100", MemoryMiB: 81559}}
+	registerNodes(t, ctx, s, gpus)
+	reregisterNode(t, ctx, s, gpus)
+	evs := checkNodeHistory(t, ctx, s)
+	leaveAndReturn(t, ctx, s, evs)
+}
+
+// registerNodes registers gpu-1 and cpu-1, loses gpu-1, and checks the
+// errors of moves that do not apply.
+func registerNodes(t *testing.T, ctx context.Context, s store.Store, gpus []store.GPU) {
 	first, err := s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100", Labels: map[string]string{"rack": "r1"},
 		GPUs: gpus, HeartbeatAt: at(time.Minute)})
 	want := store.Node{Name: "gpu-1", Pool: "h100", Labels: map[string]string{"rack": "r1"}, GPUs: gpus,
@@ -178,14 +190,17 @@ func testNodes(t *testing.T, target Target) {
 	wantErr(t, s.Heartbeat(ctx, "gpu-9", at(0)), store.ErrNotFound, "heartbeat of a missing node")
 	_, err = s.UpsertNode(ctx, store.Node{Name: "gpu-2", GPUs: []store.GPU{{Index: 0}, {Index: 0}}})
 	wantErr(t, err, store.ErrInvalid, "register a node with a repeated GPU index")
+}
 
+// reregisterNode registers gpu-1 again and lists the nodes.
+func reregisterNode(t *testing.T, ctx context.Context, s store.Store, gpus []store.GPU) {
 	// Re-registration (the agent restarted) replaces everything but keeps
 	// the first registration time, and brings the node back up.
 	again, err := s.UpsertNode(ctx, store.Node{Name: "gpu-1", Pool: "h100b", GPUs: gpus[:1], HeartbeatAt: at(3 * time.Minute)})
 	if err != nil {
 		t.Fatalf("re-register node: %v", err)
 	}
-	want = store.Node{Name: "gpu-1", Pool: "h100b", GPUs: gpus[:1], State: store.NodeUp,
+	want := store.Node{Name: "gpu-1", Pool: "h100b", GPUs: gpus[:1], State: store.NodeUp,
 		RegisteredAt: at(time.Minute), HeartbeatAt: at(3 * time.Minute)}
 	wantEqual(t, "re-registered node", again, want)
 	if err := s.Heartbeat(ctx, "gpu-1", at(4*time.Minute)); err != nil {
@@ -197,7 +212,10 @@ func testNodes(t *testing.T, target Target) {
 	}
 	want.HeartbeatAt = at(4 * time.Minute)
 	wantEqual(t, "listed node", nodes[1], want)
+}
 
+// checkNodeHistory checks the node events so far and returns them.
+func checkNodeHistory(t *testing.T, ctx context.Context, s store.Store) []store.NodeEvent {
 	// The history: first registrations, the loss, the return; a
 	// heartbeat or a registration of a node that is up adds nothing.
 	if _, err := s.UpsertNode(ctx, store.Node{Name: "cpu-1", Pool: "cpu", HeartbeatAt: at(5 * time.Minute)}); err != nil {
@@ -231,7 +249,12 @@ func testNodes(t *testing.T, target Target) {
 	if err != nil || len(after) != 1 || after[0].Seq != evs[4].Seq {
 		t.Errorf("node events after the new inventory: %+v (error %v), want the return", after, err)
 	}
+	return evs
+}
 
+// leaveAndReturn marks cpu-1 left and registers it again; evs are the
+// events before.
+func leaveAndReturn(t *testing.T, ctx context.Context, s store.Store, evs []store.NodeEvent) {
 	// A node whose agent said goodbye is left, and a registration brings
 	// it back up; both moves are in the history.
 	if err := s.SetNodeState(ctx, "cpu-1", store.NodeUp, store.NodeLeft, at(6*time.Minute)); err != nil {

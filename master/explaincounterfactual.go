@@ -1,0 +1,373 @@
+package master
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/store"
+)
+
+// The counterfactual of an explanation: the least that would let a waiting
+// job start now, found on the last pass's snapshot.
+
+// nodeUse is one node of the pool in the counterfactual: its free slots and
+// the running allocations on it, soonest to end first.
+type nodeUse struct {
+	name   string
+	slots  int
+	free   int
+	allocs []int // indexes into the snapshot's Allocs
+}
+
+// counterfactual finds the least that would let job ji start now.
+func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
+	s := &ja.m.planner.snap
+	e := &s.Jobs[ji]
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	// Drained nodes count at their own slots: a job too big for the pool
+	// even with them resumed can never run, drain or no drain; one that
+	// only they could hold waits for a resume.
+	drained := s.DrainedNodes(e)
+	err := sched.FeasibleResumed(s, e)
+	if err == nil {
+		if err = sched.Feasible(s, e); err != nil && len(drained) > 0 {
+			return drainedCounterfactual(drained)
+		}
+	}
+	if err != nil {
+		// The snapshot's ID is the job's number; name it as the CLI does.
+		var ie *sched.InfeasibleError
+		if errors.As(err, &ie) && ji < ja.m.planner.roster.size() && ja.m.planner.roster.at(ji) != nil {
+			ie.Name = jobLabel(ja.m.planner.roster.at(ji).rec)
+		}
+		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
+	}
+	if need == 0 {
+		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
+	}
+	if cf := capped(e, ja.m.planner.roster.at(ji)); cf != nil {
+		return cf
+	}
+	nodes := ja.poolNodes(e)
+	if total := slotsOf(nodes); total < need && len(drained) > 0 {
+		return drainedCounterfactual(drained)
+	}
+	cf := &api.Counterfactual{}
+	chosen, ends := pickNodes(s, nodes, need)
+	for _, n := range chosen {
+		cf.Nodes = append(cf.Nodes, n.name)
+	}
+	seen := map[int]bool{}
+	// Jobs the core already asked to stop (Alloc.Preempting): they are
+	// being preempted, not waited for to end.
+	stopping := map[int64]bool{}
+	for _, ai := range ends {
+		a := &s.Allocs[ai]
+		if seen[a.Job] {
+			continue
+		}
+		seen[a.Job] = true
+		ref := ja.allocRef(ai)
+		cf.MustEnd = append(cf.MustEnd, ref)
+		if a.Preempting {
+			stopping[ref.ID] = true
+		}
+	}
+	cf.Quota = ja.quotaBind(ji, need)
+	switch {
+	case len(cf.MustEnd) == 0:
+		cf.Message = fitsNowMessage(need, cf.Nodes, ja.idleOnlyPreemptible(e))
+	default:
+		cf.Message = fmt.Sprintf("It could start on %s once %s.",
+			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool) && ja.mayPreemptFor(e, ends), stopping))
+	}
+	if cf.Quota != "" {
+		cf.Message += " " + cf.Quota
+	}
+	return cf
+}
+
+// jobLabel names a job in a message as the CLI names jobs: "10 (big)".
+func jobLabel(rec store.Job) string {
+	if rec.Name == "" {
+		return strconv.FormatInt(rec.ID, 10)
+	}
+	return fmt.Sprintf("%d (%s)", rec.ID, rec.Name)
+}
+
+// mayPreempt says whether running jobs of snapshot pool pool may be
+// preempted to make room: never in FIFO and backfill pools; in the others
+// with the pool's preemption, a priority or multifactor pool's backfill
+// (backfilled jobs yield), or a QOS that preempts even without it.
+func (ja *jobsAPI) mayPreempt(pool int) bool {
+	s := &ja.m.planner.snap
+	if pool < 0 || pool >= len(s.Pools) {
+		return true
+	}
+	pi := ja.m.cfg.PoolIndex(s.Pools[pool].Name)
+	if pi < 0 {
+		return true
+	}
+	pl := &ja.m.cfg.Pools[pi]
+	switch pl.Policy {
+	case sched.PolicyFIFO, sched.PolicyBackfill:
+		return false
+	case sched.PolicyPriority, sched.PolicyMultifactor:
+		return pl.Preemption || pl.Backfill || slices.ContainsFunc(ja.m.cfg.QOS, func(q spec.QOS) bool { return q.Preempt })
+	}
+	return pl.Preemption || pl.Policy == sched.PolicyQuota
+}
+
+// idleOnlyPreemptible says whether job e may not start on the slots idle
+// behind a blocked job ranked before it, which a priority pool with
+// backfill gives only to preemptible jobs (the pool's backfill window):
+// e is not preemptible.
+func (ja *jobsAPI) idleOnlyPreemptible(e *sched.Job) bool {
+	s := &ja.m.planner.snap
+	if e.Preemptible || e.Pool < 0 || e.Pool >= len(s.Pools) {
+		return false
+	}
+	pl := &s.Pools[e.Pool]
+	return pl.Policy == sched.PolicyPriority && pl.Backfill
+}
+
+// mayPreemptFor says whether, in a priority pool, job e could have the
+// allocations ends preempted for it: each is backfilled in a pool that
+// backfills, or its job is preemptible and less important than e (a
+// larger number), or e's QOS preempts and the job's QOS ranks below it;
+// a job of the same priority is never preempted for it, so "ends or is
+// preempted" would mislead. Other policies preempt by rules of their own
+// (shares, quotas, factors) and keep mayPreempt's answer.
+func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {
+	s := &ja.m.planner.snap
+	pi := -1
+	if e.Pool >= 0 && e.Pool < len(s.Pools) {
+		pi = ja.m.cfg.PoolIndex(s.Pools[e.Pool].Name)
+	}
+	if pi < 0 || ja.m.cfg.Pools[pi].Policy != sched.PolicyPriority {
+		return true
+	}
+	qos := func(j *sched.Job) sched.QOS {
+		if j.QOS >= 0 && j.QOS < len(s.QOS) {
+			return s.QOS[j.QOS]
+		}
+		return sched.QOS{}
+	}
+	pl, eq := &ja.m.cfg.Pools[pi], qos(e)
+	for _, ai := range ends {
+		a := &s.Allocs[ai]
+		v := &s.Jobs[a.Job]
+		byPriority := pl.Preemption && v.Preemptible && e.Priority < v.Priority
+		byQOS := eq.Preempt && v.Preemptible && qos(v).Priority < eq.Priority
+		if !(pl.Backfill && a.Backfilled) && !byPriority && !byQOS {
+			return false
+		}
+	}
+	return true
+}
+
+// capped is the counterfactual of a job that runs as many tasks as its
+// max_concurrent allows: free slots elsewhere would not start it, one of
+// its own tasks ending would. It counts the tasks holding slots now, not
+// the last pass's allocations, which miss the tasks that pass started.
+// Nil when the cap does not hold it.
+func capped(e *sched.Job, j *mjob) *api.Counterfactual {
+	if e.MaxRunning <= 0 || j == nil {
+		return nil
+	}
+	running := 0
+	for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
+		running += j.count.get(st)
+	}
+	if running < e.MaxRunning {
+		return nil
+	}
+	field, value, detail := capOf(e, j)
+	limit := fmt.Sprintf("%s is %d%s and %d of its tasks run", field, value, detail, running)
+	return &api.Counterfactual{Limit: limit,
+		Message: fmt.Sprintf("It runs as many tasks as its %s (%d) allows: the next starts when one of its own tasks ends.",
+			field, value)}
+}
+
+// capOf names the field that caps e's running tasks (lifecycle.MaxRunning:
+// max_concurrent, or max_slots over the slots of a task), its value, and
+// for max_slots how many tasks that is ("(2 tasks of 4 slots)").
+func capOf(e *sched.Job, j *mjob) (field string, value int, detail string) {
+	r := &j.rec
+	if r.MaxSlots > 0 && r.Slots > 0 && max(r.MaxSlots/r.Slots, 1) == e.MaxRunning &&
+		(r.MaxConcurrent <= 0 || r.MaxConcurrent > e.MaxRunning) {
+		return "max_slots", r.MaxSlots, fmt.Sprintf(" (%s of %s)", plural.Count(e.MaxRunning, "task"), plural.Count(r.Slots, "slot"))
+	}
+	return "max_concurrent", e.MaxRunning, ""
+}
+
+// poolNodes lists the nodes of e's pool that match its GPU type.
+func (ja *jobsAPI) poolNodes(e *sched.Job) []*nodeUse {
+	s := &ja.m.planner.snap
+	byNode := map[int32]*nodeUse{}
+	var out []*nodeUse
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.Pool != e.Pool || (e.GPU != "" && n.GPU != e.GPU) || n.Drained {
+			// A drained node takes no new work, however soon its tasks end.
+			continue
+		}
+		u := &nodeUse{name: n.Name, slots: n.Slots, free: n.Slots}
+		byNode[int32(i)] = u
+		out = append(out, u)
+	}
+	for ai := range s.Allocs {
+		for _, ns := range s.Allocs[ai].Nodes {
+			if u := byNode[ns.Node]; u != nil {
+				u.free -= int(ns.Slots)
+				u.allocs = append(u.allocs, ai)
+			}
+		}
+	}
+	for _, u := range out {
+		slices.SortStableFunc(u.allocs, func(a, b int) int {
+			return cmp.Compare(s.Allocs[a].End(s.Jobs), s.Allocs[b].End(s.Jobs))
+		})
+	}
+	return out
+}
+
+// pickNodes chooses where a task of need slots could start soonest: one
+// node when it fits one (the node needing the fewest running jobs to end,
+// then the soonest), else the nodes with the most free slots together; it
+// returns them and the allocations that would have to end there.
+func pickNodes(s *sched.Snapshot, nodes []*nodeUse, need int) ([]*nodeUse, []int) {
+	var best *nodeUse
+	var bestEnds []int
+	for _, n := range nodes {
+		if n.slots < need {
+			continue
+		}
+		free, ends := n.free, []int(nil)
+		for _, ai := range n.allocs {
+			if free >= need {
+				break
+			}
+			free += allocSlotsOn(&s.Allocs[ai], n, s)
+			ends = append(ends, ai)
+		}
+		if best == nil || len(ends) < len(bestEnds) ||
+			(len(ends) == len(bestEnds) && lastEnd(s, ends) < lastEnd(s, bestEnds)) {
+			best, bestEnds = n, ends
+		}
+	}
+	if best != nil {
+		return []*nodeUse{best}, bestEnds
+	}
+	// A gang: the emptiest nodes first, then what ends soonest on them.
+	sorted := slices.Clone(nodes)
+	slices.SortStableFunc(sorted, func(a, b *nodeUse) int { return cmp.Compare(b.free, a.free) })
+	var chosen []*nodeUse
+	total := 0
+	for _, n := range sorted {
+		if total >= need {
+			break
+		}
+		chosen = append(chosen, n)
+		total += n.slots
+	}
+	free := 0
+	var all []int
+	for _, n := range chosen {
+		free += n.free
+		all = append(all, n.allocs...)
+	}
+	slices.SortStableFunc(all, func(a, b int) int { return cmp.Compare(s.Allocs[a].End(s.Jobs), s.Allocs[b].End(s.Jobs)) })
+	var ends []int
+	for _, ai := range all {
+		if free >= need {
+			break
+		}
+		free += sched.Slots(s.Allocs[ai].Nodes)
+		ends = append(ends, ai)
+	}
+	return chosen, ends
+}
+
+// allocSlotsOn is what an allocation holds on node n.
+func allocSlotsOn(a *sched.Alloc, n *nodeUse, s *sched.Snapshot) int {
+	for _, ns := range a.Nodes {
+		if int(ns.Node) < len(s.Nodes) && s.Nodes[ns.Node].Name == n.name {
+			return int(ns.Slots)
+		}
+	}
+	return 0
+}
+
+func lastEnd(s *sched.Snapshot, allocs []int) int64 {
+	var t int64
+	for _, ai := range allocs {
+		t = max(t, s.Allocs[ai].End(s.Jobs))
+	}
+	return t
+}
+
+// allocRef names the job of an allocation. Callers hold mu.
+func (ja *jobsAPI) allocRef(ai int) api.JobRef {
+	s := &ja.m.planner.snap
+	a := &s.Allocs[ai]
+	ref := api.JobRef{Slots: sched.Slots(a.Nodes)}
+	if ai < len(ja.m.planner.view.allocs) && ja.m.planner.view.allocs[ai].t != nil {
+		j := ja.m.planner.view.allocs[ai].t.job
+		ref.ID, ref.Name, ref.User, ref.Project = j.rec.ID, j.rec.Name, j.rec.User, j.rec.Project
+	} else if id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
+		ref.ID = id
+	}
+	if end := a.End(s.Jobs); end != sched.Never {
+		t := time.Unix(end, 0).UTC()
+		ref.EndsAt = &t
+	}
+	return ref
+}
+
+// quotaBind says which quota or limit keeps the job's project from taking
+// need more slots, in quota pools; "" when none does. Work that may only
+// run within quota (interactive, or not preemptible) counts against the
+// quota only with its own kind, as the core counts it, and is told where
+// it could borrow idle slots if it were preemptible (quotaWithin).
+func (ja *jobsAPI) quotaBind(ji, need int) string {
+	s := &ja.m.planner.snap
+	e := &s.Jobs[ji]
+	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
+		return ""
+	}
+	p := &s.Projects[e.Project]
+	within := e.Interactive || !e.Preemptible
+	used, fixed := 0, 0
+	for ai := range s.Allocs {
+		if a := &s.Allocs[ai]; s.Jobs[a.Job].Project == e.Project && !a.Preempting {
+			used += sched.Slots(a.Nodes)
+			if o := &s.Jobs[a.Job]; o.Interactive || !o.Preemptible {
+				fixed += sched.Slots(a.Nodes)
+			}
+		}
+	}
+	switch {
+	case p.Limit > 0 && used+need > p.Limit:
+		return fmt.Sprintf("Its project %s holds %d of its limit of %d; this job needs %d more, %d over the limit.",
+			p.Name, used, p.Limit, need, used+need-p.Limit)
+	case within && fixed+need > p.Quota:
+		return quotaWithin(p, fixed, need, s.BorrowIdle(ji, need))
+	case !within && used+need > p.Quota:
+		return fmt.Sprintf("Its project %s holds %d of its quota of %d; with this job's %d it would be %d over quota, so it runs only on idle slots (and may be reclaimed).",
+			p.Name, used, p.Quota, need, used+need-p.Quota)
+	}
+	return ""
+}
