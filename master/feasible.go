@@ -64,12 +64,7 @@ func (ja *jobsAPI) feasibility() *feasView {
 			continue
 		}
 		v.inPool[i]++
-		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: nodeLabels(ja.m.cfg, n)}
-		sn.Switch = sn.Labels[switchLabel]
-		if len(n.rec.GPUs) > 0 {
-			sn.GPU = n.rec.GPUs[0].Type
-		}
-		v.snap.Nodes = append(v.snap.Nodes, sn)
+		v.snap.Nodes = append(v.snap.Nodes, nodeFacts(ja.m.cfg, n.rec.Name, n, i).Node())
 	}
 	ja.m.feas.Store(v)
 	return v
