@@ -52,7 +52,7 @@ type NodeFacts struct {
 // (the SwitchLabel label) and its cap on zero-slot tasks (ZeroSlotLimit).
 // A drained node's Drained and OwnSlots are CapDrained's, which sees
 // its allocations.
-func (f NodeFacts) Node() sched.Node {
+func (f *NodeFacts) Node() sched.Node {
 	labels := NodeLabels(f.Labels, f.Rule)
 	return sched.Node{
 		Name:          f.Name,
@@ -83,6 +83,13 @@ func NodeLabels(own, rule map[string]string) map[string]string {
 	if len(rule) == 0 {
 		return own
 	}
+	return merged(own, rule)
+}
+
+// merged is own with rule on top, a new map. Apart from NodeLabels, so
+// that Node, which the master calls for every node of every pass, stays
+// small enough to inline.
+func merged(own, rule map[string]string) map[string]string {
 	out := make(map[string]string, len(own)+len(rule))
 	for k, v := range own {
 		out[k] = v

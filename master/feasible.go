@@ -64,7 +64,8 @@ func (ja *jobsAPI) feasibility() *feasView {
 			continue
 		}
 		v.inPool[i]++
-		v.snap.Nodes = append(v.snap.Nodes, nodeFacts(ja.m.cfg, n.rec.Name, n, i).Node())
+		f := nodeFacts(ja.m.cfg, n.rec.Name, n, i)
+		v.snap.Nodes = append(v.snap.Nodes, f.Node())
 	}
 	ja.m.feas.Store(v)
 	return v

@@ -145,7 +145,8 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 // labels, the default zero-slot limit, which a scenario's pool does not
 // set).
 func nodeNode(name string, pool int, n *scenario.Node) sched.Node {
-	return lifecycle.NodeFacts{Name: name, Pool: pool, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels}.Node()
+	f := lifecycle.NodeFacts{Name: name, Pool: pool, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels}
+	return f.Node()
 }
 
 // projectsFromScenario lists the scenario's projects in file order, then

@@ -189,7 +189,8 @@ func clusterPool(nodes, slots int) Pool {
 		Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack}}
 	p.Nodes = make([]sched.Node, nodes)
 	for i := range p.Nodes {
-		p.Nodes[i] = lifecycle.NodeFacts{Name: fmt.Sprintf("node-%d", i+1), Slots: slots}.Node()
+		f := lifecycle.NodeFacts{Name: fmt.Sprintf("node-%d", i+1), Slots: slots}
+		p.Nodes[i] = f.Node()
 	}
 	return p
 }
