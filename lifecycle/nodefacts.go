@@ -16,7 +16,8 @@ const DefaultZeroSlotLimit = 100
 // configuration (its pool's index, not its name), from which Node
 // builds the node's snapshot entry. The master fills them from its node
 // record, its agent's registration, the configuration's node rule and
-// pool (master/snapshot.go's snapNodes), the simulator from a scenario's
+// pool (master/snapshot.go's snapNodes, and its feasibility check's
+// nodeFacts), the simulator from a scenario's
 // node, a bare trace's cluster or a node reshaped (sim/scenario.go,
 // sim/workload.go); each keeps its own model of a node, and the node
 // both give the core is made here, by one set of rules.
@@ -83,13 +84,6 @@ func NodeLabels(own, rule map[string]string) map[string]string {
 	if len(rule) == 0 {
 		return own
 	}
-	return merged(own, rule)
-}
-
-// merged is own with rule on top, a new map. Apart from NodeLabels, so
-// that Node, which the master calls for every node of every pass, stays
-// small enough to inline.
-func merged(own, rule map[string]string) map[string]string {
 	out := make(map[string]string, len(own)+len(rule))
 	for k, v := range own {
 		out[k] = v

@@ -84,9 +84,9 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeDelete
 		case scenario.EventNodeReshape:
 			ev.Kind = EventNodeReshape
-			// Built as the node was (nodeNode); reshape keeps its pool
-			// and zero-slot limit.
-			sh := nodeNode(e.Node, 0, e.Shape)
+			// Built as the node was (scenarioNode); reshape gives it the
+			// node's pool (or Pool) and zero-slot limit.
+			sh := scenarioNode(e.Node, 0, e.Shape)
 			ev.Shape = &sh
 			ev.Pool = e.Pool
 		default:
@@ -133,18 +133,18 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 		sp := Pool{Pool: p.Pool.Sched(), CheckpointCost: p.CheckpointCost}
 		sp.Serial = p.Serial
 		for j := range p.Nodes {
-			sp.Nodes = append(sp.Nodes, nodeNode(p.Nodes[j].Name, i, &p.Nodes[j]))
+			sp.Nodes = append(sp.Nodes, scenarioNode(p.Nodes[j].Name, i, &p.Nodes[j]))
 		}
 		pools = append(pools, sp)
 	}
 	return pools
 }
 
-// nodeNode is scenario node n, named name, in pool as the master makes
-// a node that registers so (lifecycle.NodeFacts: its switch from its
-// labels, the default zero-slot limit, which a scenario's pool does not
-// set).
-func nodeNode(name string, pool int, n *scenario.Node) sched.Node {
+// scenarioNode is scenario node n, named name, in pool, made as the
+// master makes a node that registers so (lifecycle.NodeFacts: its
+// switch from its labels, the default zero-slot limit, which a
+// scenario's pool does not set).
+func scenarioNode(name string, pool int, n *scenario.Node) sched.Node {
 	f := lifecycle.NodeFacts{Name: name, Pool: pool, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels}
 	return f.Node()
 }
