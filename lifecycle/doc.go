@@ -51,7 +51,17 @@
 // resolves from its own model of a job, the master's store record and
 // job file in snapJob, the simulator's JobSpec in snapEntry, and the
 // rules above applied to them once) and says what a change of priority
-// class makes a job (Class.In, the simulator's ClassRule); holds.go
+// class makes a job (Class.In, the simulator's ClassRule); nodefacts.go
+// builds a node's snapshot entry for both (NodeFacts.Node: the facts
+// each driver resolves, the master's node record, agent labels, node
+// rule and pool in snapNodes, the simulator's scenario or trace node and
+// reshaped shape, with the rules applied once: its slots floored by
+// what its tasks hold, a drained node's what they hold, NodeSlots, which
+// the Cluster's floorHeld applies too; the rule's labels over the
+// agent's, NodeLabels; the switch from its SwitchLabel label; the
+// default zero-slot limit, ZeroSlotLimit) and says what a node adds to
+// the fair-share capacity (FairShareSlots, by InFairShareCapacity), which
+// both count by; holds.go
 // builds the snapshot's allocations and drained nodes for both (Hold: a task's allocation,
 // Fill and Alloc, and how a move or resize splits it into its new
 // placement and what drains, Hold.Replaced, which Tasks.Replace follows
@@ -114,12 +124,15 @@
 //     a task on it (nodes.go; the master's draining node alike).
 //   - A node reshaped (EventNodeReshape) keeps what its tasks hold: each
 //     pass sees it with at least the slots its allocations hold there,
-//     and its own new slots once they fit (reshape.go; the master's
-//     max(GPUs, held) alike); one moved to another pool keeps its tasks,
+//     and its own new slots once they fit (reshape.go, NodeSlots; the
+//     master's max(GPUs, held) alike); one moved to another pool keeps its tasks,
 //     its down or drained state and what they hold, in the new pool.
 //   - Every field of a job's snapshot entry is made in one place,
 //     JobFacts.Entry, from facts its driver resolved (indexes, -1 for
 //     no project or account); a preemptible job is never interactive.
+//     A node's entry likewise, NodeFacts.Node: a node that is not
+//     drained offers at least what its tasks hold, never less than its
+//     own slots.
 //   - The states' values are never renamed: they persist in the master's
 //     database and name states in the master's API.
 //   - Step's shortcuts (the FIFO window, skipped passes on a full cluster

@@ -11,13 +11,16 @@ import (
 // in place: the tasks on it run on, on what they were given, and every
 // slot they hold counts against the new ones until they end, so that a
 // node with fewer slots than its tasks hold is full, never
-// over-committed (the master's snapshot gives a node max(its GPUs, the
-// GPUs held) slots); its GPU type, labels and switch are the new ones for
-// every placement from then on. The Cluster does the same: the node's own
-// slots become the new ones (nodeBook.slots, which a loss, a drain and
-// their ends go back to), and while its tasks may hold more (over), each
-// snapshot floors its slots at what its allocations hold (floorHeld), as
-// capDrained caps a drained node's. Meanwhile the slots held are not all
+// over-committed (NodeSlots: the master's snapshot gives a node
+// max(its GPUs, the GPUs held) slots, NodeFacts.Node); its GPU type,
+// labels and switch are the new ones for every placement from then on.
+// The Cluster does the same: the node's own slots become the new ones
+// (nodeBook.slots, which a loss, a drain and their ends go back to), and
+// while its tasks may hold more (over), each snapshot floors its slots
+// at what its allocations hold by the same rule (floorHeld), as
+// capDrained caps a drained node's. The driver builds the new shape as
+// it builds its nodes (NodeFacts.Node: the simulator's FromScenario).
+// Meanwhile the slots held are not all
 // on the total of own slots, so the full-cluster shortcuts are off
 // (offTotal). A node moved to another pool is the same node: its index,
 // its tasks and what they hold, its down or drained state stay, and only
@@ -81,7 +84,7 @@ func (b *nodeBook) offTotal(grace time.Duration) bool { return b.holding(grace) 
 
 // floorHeld gives every reshaped node that is up and not drained at
 // least the slots snap's allocations hold there, its own slots
-// otherwise; one whose allocations fit its own slots is done with (the
+// otherwise (NodeSlots); one whose allocations fit its own slots is done with (the
 // flag goes). Call it once snap's allocations are in.
 func (b *nodeBook) floorHeld(snap *sched.Snapshot) {
 	if b.nOver == 0 {
@@ -102,7 +105,7 @@ func (b *nodeBook) floorHeld(snap *sched.Snapshot) {
 			b.over[i] = false
 			b.nOver--
 		}
-		if s := max(b.slots[i], b.used[i]); snap.Nodes[i].Slots != s {
+		if s := NodeSlots(b.slots[i], b.used[i], false); snap.Nodes[i].Slots != s {
 			snap.Nodes[i].Slots, changed = s, true
 		}
 	}

@@ -244,7 +244,7 @@ func StartLost() bool { return true }
 // sets the capacity again at a deletion and at a deleted node's return
 // (Ledgers.SetCapacity); the master counts the nodes it has as it builds
 // each snapshot (snapNodes), lost and drained ones included, and a
-// deletion forgets the node.
+// deletion forgets the node; both count a node by FairShareSlots.
 func InFairShareCapacity(deleted bool) bool { return !deleted }
 
 // EndedJob is the state a job ends in once every one of its tasks has

@@ -259,8 +259,9 @@
 // type, labels or pool) changes its node in place (reshape.go): the
 // attempts it still runs keep running on their GPUs, and every GPU they
 // hold counts against the new ones until they end (the snapshot's
-// max(GPUs, held), as lifecycle.EventNodeReshape's floor); fair share
-// measures usage against the nodes' own GPUs. The registration logs a
+// max(GPUs, held), lifecycle.NodeSlots, which lifecycle.EventNodeReshape's
+// floor applies too); fair share measures usage against the nodes' own
+// GPUs (lifecycle.FairShareSlots). The registration logs a
 // warning and is kept in the node history (store.NodeReshaped, in its
 // transaction), which the what-if export writes as node_reshape
 // (whatif_reshaped.go). So is a node that a reload's node rules move to

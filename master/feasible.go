@@ -64,12 +64,8 @@ func (ja *jobsAPI) feasibility() *feasView {
 			continue
 		}
 		v.inPool[i]++
-		sn := sched.Node{Name: n.rec.Name, Pool: i, Slots: len(n.rec.GPUs), Labels: nodeLabels(ja.m.cfg, n)}
-		sn.Switch = sn.Labels[switchLabel]
-		if len(n.rec.GPUs) > 0 {
-			sn.GPU = n.rec.GPUs[0].Type
-		}
-		v.snap.Nodes = append(v.snap.Nodes, sn)
+		f := nodeFacts(ja.m.cfg, n.rec.Name, n, i)
+		v.snap.Nodes = append(v.snap.Nodes, f.Node())
 	}
 	ja.m.feas.Store(v)
 	return v

@@ -24,9 +24,6 @@ const (
 	DefaultAgentTimeout = 30 * time.Second
 	// DefaultSyncWait is how long a sync without commands is held.
 	DefaultSyncWait = 10 * time.Second
-	// defaultZeroSlotLimit caps zero-slot tasks per node when a pool's
-	// configuration leaves it 0.
-	defaultZeroSlotLimit = 100
 	// maxPasses bounds the passes run for one event; the simulator uses the
 	// same bound.
 	maxPasses = 1000

@@ -10,7 +10,6 @@ import (
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
-	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -213,12 +212,14 @@ func (pl *planner) snapProjects(now time.Time) {
 	}
 }
 
-// snapNodes adds the nodes that are up and returns the slots of the
-// nodes in multifactor pools, against which fair-share usage is
-// measured: lost and drained ones too (lifecycle.InFairShareCapacity), as
-// in the simulator, so that a loss or a drain does not change what the
-// accounts' usage is worth. A deleted node is no node of the master's,
-// so it leaves the capacity, as the rule says.
+// snapNodes adds the nodes that are up, each made from its facts by
+// the simulator's rules (nodeFacts, lifecycle.NodeFacts.Node: at least
+// the GPUs its attempts hold, a draining node what they hold), and
+// returns the slots of the nodes in multifactor pools, against which
+// fair-share usage is measured (lifecycle.FairShareSlots): lost and
+// drained ones too, as in the simulator, so that a loss or a drain does
+// not change what the accounts' usage is worth. A deleted node is no
+// node of the master's, so it leaves the capacity, as the rule says.
 func (pl *planner) snapNodes() (multifactorSlots int) {
 	s, v := &pl.snap, &pl.view
 	s.Nodes = s.Nodes[:0]
@@ -229,11 +230,7 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 		if !ok {
 			continue
 		}
-		if pl.m.cfg.Pools[i].Policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(false) {
-			// Its own GPUs: a node registered again with fewer than its
-			// tasks hold is no bigger for fair share (reshape.go).
-			multifactorSlots += len(n.rec.GPUs)
-		}
+		multifactorSlots += lifecycle.FairShareSlots(pl.m.cfg.Pools[i].Policy, len(n.rec.GPUs), false)
 		if n.up() {
 			names = append(names, name)
 		}
@@ -241,55 +238,44 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 	slices.Sort(names)
 	for _, name := range names {
 		n := pl.m.nodes[name]
-		pool := pl.m.cfg.Pools[v.pools[n.pool]]
-		// A node that re-registered with fewer GPUs than its running tasks
-		// hold must not look over-committed to the core.
-		sn := sched.Node{Name: name, Pool: v.pools[n.pool], Slots: max(len(n.rec.GPUs), len(n.used)),
-			Labels: nodeLabels(pl.m.cfg, n), ZeroSlotLimit: zeroSlotLimit(pool)}
-		sn.Switch = sn.Labels[switchLabel]
-		if len(n.rec.GPUs) > 0 {
-			sn.GPU = n.rec.GPUs[0].Type
-		}
-		if n.draining() {
-			sn.Slots = len(n.used) // capDrained makes it exact
-		}
-		s.Nodes = append(s.Nodes, sn)
+		f := nodeFacts(pl.m.cfg, name, n, v.pools[n.pool])
+		f.Held, f.Drained = len(n.used), n.draining() // capDrained makes a draining one exact
+		s.Nodes = append(s.Nodes, f.Node())
 		v.nodes = append(v.nodes, n)
 	}
 	return multifactorSlots
 }
 
-// switchLabel is the node label that names a node's network switch
-// (sched.Node.Switch), from the agent or the configuration's node rule:
-// the cluster spec's, which scenario files use too.
-const switchLabel = spec.SwitchLabel
-
-func zeroSlotLimit(p config.Pool) int {
-	if p.ZeroSlotLimit > 0 {
-		return p.ZeroSlotLimit
+// nodeFacts are node n's facts, named name, in the configuration's pool
+// i: its own GPUs and their type, its agent's labels with its node
+// rule's on top, its pool's zero-slot limit. What its attempts hold and
+// whether it drains are the snapshot's to add; the feasibility check
+// judges a node by its own GPUs.
+func nodeFacts(cfg *config.Config, name string, n *mnode, pool int) lifecycle.NodeFacts {
+	f := lifecycle.NodeFacts{Name: name, Pool: pool, Slots: len(n.rec.GPUs), Labels: n.rec.Labels,
+		Rule: nodeRule(cfg, n), ZeroSlotLimit: cfg.Pools[pool].ZeroSlotLimit}
+	if len(n.rec.GPUs) > 0 {
+		f.GPU = n.rec.GPUs[0].Type
 	}
-	return defaultZeroSlotLimit
+	return f
 }
 
-// nodeLabels are the agent's labels with the config's on top.
+// nodeLabels are the agent's labels with the config's on top
+// (lifecycle.NodeLabels).
 func nodeLabels(cfg *config.Config, n *mnode) map[string]string {
+	return lifecycle.NodeLabels(n.rec.Labels, nodeRule(cfg, n))
+}
+
+// nodeRule is the labels of the config's node rule for n, nil for none:
+// the last rule of its name.
+func nodeRule(cfg *config.Config, n *mnode) map[string]string {
 	var extra map[string]string
 	for _, r := range cfg.Nodes {
 		if r.Name == n.rec.Name {
 			extra = r.Labels
 		}
 	}
-	if len(extra) == 0 {
-		return n.rec.Labels
-	}
-	out := make(map[string]string, len(n.rec.Labels)+len(extra))
-	for k, v := range n.rec.Labels {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
+	return extra
 }
 
 // compactOrder drops jobs that left the mirror from m.order.

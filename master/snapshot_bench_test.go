@@ -99,3 +99,55 @@ default_project: a
 		}
 	}
 }
+
+// BenchmarkSnapNodes builds the nodes of a big cluster, as each pass's
+// snapshot does (snapNodes): 2,000 nodes of 8 GPUs in a multifactor and
+// a priority pool, labelled with their switch, every tenth drained and
+// every fiftieth lost, twenty of them given labels by the config's node
+// rules, a quarter holding more GPUs than they have (registered again
+// with fewer).
+func BenchmarkSnapNodes(b *testing.B) {
+	const nodes, gpus = 2000, 8
+	src := `
+pools:
+  - {name: mf, policy: multifactor, multifactor: {fair_share: 1}}
+  - {name: prio, policy: priority, zero_slot_limit: 4}
+default_pool: mf
+nodes:
+`
+	for i := 0; i < nodes; i += nodes / 20 {
+		src += "  - {name: n" + strconv.Itoa(i) + ", labels: {rack: r" + strconv.Itoa(i) + "}}\n"
+	}
+	m := &Master{cfg: mustConfig(b, src), nodes: map[string]*mnode{}}
+	pl := &planner{m: m}
+	pl.view.pools = map[string]int{"mf": 0, "prio": 1}
+	now := time.Unix(1_000_000, 0)
+	for i := range nodes {
+		name := "n" + strconv.Itoa(i)
+		rec := store.Node{Name: name, State: store.NodeUp, Labels: map[string]string{"switch": "s" + strconv.Itoa(i/40)}}
+		for g := range gpus {
+			rec.GPUs = append(rec.GPUs, store.GPU{Index: g, Type: "h100"})
+		}
+		nd := &mnode{rec: rec, pool: []string{"mf", "prio"}[i%2], used: map[int]*mtask{}}
+		held := gpus / 2
+		if i%4 == 0 {
+			held = gpus + 2
+		}
+		for g := range held {
+			nd.used[g] = nil
+		}
+		if i%10 == 0 {
+			nd.rec.Drain = &store.NodeDrain{At: now}
+		}
+		if i%50 == 0 {
+			nd.rec.State = store.NodeLost
+		}
+		m.nodes[name] = nd
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if pl.snapNodes() == 0 {
+			b.Fatal("no fair-share capacity")
+		}
+	}
+}

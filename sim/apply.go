@@ -5,9 +5,6 @@ import (
 	"github.com/allot-sched/allot/sched"
 )
 
-// defaultZeroSlotLimit caps zero-slot tasks per node in simulations.
-const defaultZeroSlotLimit = 100
-
 // Applied reacts to an effect that lifecycle.Cluster.Step has just
 // applied: the metrics, the attempts, and the events it promises (the
 // task's end, a checkpoint landing, a thrash guard lifting), stamped with

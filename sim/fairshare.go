@@ -24,7 +24,8 @@ import (
 // chargedSlots is the capacity usage is a share of: the slots of the
 // multifactor pools, the only pools whose jobs charge accounts. A node
 // down or drained still counts, one deleted (gone: the nodes of the
-// snapshot's indices) does not (lifecycle.InFairShareCapacity), and a
+// snapshot's indices) does not (lifecycle.FairShareSlots, which the
+// master's snapNodes counts its nodes by too), and a
 // node reshaped counts its new slots (own, by index), not what its tasks
 // hold, in the pool it is in now (moved, by index, for the nodes a
 // reshape moved), as the master's snapNodes; so it is fixed for the run
@@ -37,13 +38,11 @@ func chargedSlots(in *Input, gone map[int32]bool, own, moved map[int32]int) int 
 			if to, ok := moved[i]; ok {
 				policy = in.Pools[to].Policy
 			}
-			if policy == sched.PolicyMultifactor && lifecycle.InFairShareCapacity(gone[i]) {
-				if slots, ok := own[i]; ok {
-					capacity += slots
-				} else {
-					capacity += n.Slots
-				}
+			slots, ok := own[i]
+			if !ok {
+				slots = n.Slots
 			}
+			capacity += lifecycle.FairShareSlots(policy, slots, gone[i])
 			i++
 		}
 	}

@@ -84,8 +84,10 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 			ev.Kind = EventNodeDelete
 		case scenario.EventNodeReshape:
 			ev.Kind = EventNodeReshape
-			ev.Shape = &sched.Node{Name: e.Node, Slots: e.Shape.Slots, GPU: e.Shape.GPU, Labels: e.Shape.Labels,
-				Switch: e.Shape.Labels[scenario.SwitchLabel]}
+			// Built as the node was (scenarioNode); reshape gives it the
+			// node's pool (or Pool) and zero-slot limit.
+			sh := scenarioNode(e.Node, 0, e.Shape)
+			ev.Shape = &sh
 			ev.Pool = e.Pool
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
@@ -130,15 +132,21 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 		i := len(pools)
 		sp := Pool{Pool: p.Pool.Sched(), CheckpointCost: p.CheckpointCost}
 		sp.Serial = p.Serial
-		for _, n := range p.Nodes {
-			sp.Nodes = append(sp.Nodes, sched.Node{
-				Name: n.Name, Pool: i, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels,
-				Switch: n.Labels[scenario.SwitchLabel], ZeroSlotLimit: defaultZeroSlotLimit,
-			})
+		for j := range p.Nodes {
+			sp.Nodes = append(sp.Nodes, scenarioNode(p.Nodes[j].Name, i, &p.Nodes[j]))
 		}
 		pools = append(pools, sp)
 	}
 	return pools
+}
+
+// scenarioNode is scenario node n, named name, in pool, made as the
+// master makes a node that registers so (lifecycle.NodeFacts: its
+// switch from its labels, the default zero-slot limit, which a
+// scenario's pool does not set).
+func scenarioNode(name string, pool int, n *scenario.Node) sched.Node {
+	f := lifecycle.NodeFacts{Name: name, Pool: pool, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels}
+	return f.Node()
 }
 
 // projectsFromScenario lists the scenario's projects in file order, then

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sched"
@@ -188,7 +189,8 @@ func clusterPool(nodes, slots int) Pool {
 		Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack}}
 	p.Nodes = make([]sched.Node, nodes)
 	for i := range p.Nodes {
-		p.Nodes[i] = sched.Node{Name: fmt.Sprintf("node-%d", i+1), Slots: slots, ZeroSlotLimit: defaultZeroSlotLimit}
+		f := lifecycle.NodeFacts{Name: fmt.Sprintf("node-%d", i+1), Slots: slots}
+		p.Nodes[i] = f.Node()
 	}
 	return p
 }

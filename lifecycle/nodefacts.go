@@ -1,0 +1,118 @@
+package lifecycle
+
+import "github.com/allot-sched/allot/sched"
+
+// SwitchLabel is the node label that names a node's network switch
+// (sched.Node.Switch), from an agent, a node rule or a scenario's node:
+// the cluster spec's spec.SwitchLabel, which a test keeps equal (this
+// package reads no file format).
+const SwitchLabel = "switch"
+
+// DefaultZeroSlotLimit caps the zero-slot tasks on a node whose pool
+// sets no cap (a pool's zero_slot_limit of 0; every simulated node).
+const DefaultZeroSlotLimit = 100
+
+// NodeFacts are what a driver knows of a node, resolved against its
+// configuration (its pool's index, not its name), from which Node
+// builds the node's snapshot entry. The master fills them from its node
+// record, its agent's registration, the configuration's node rule and
+// pool (master/snapshot.go's snapNodes, and its feasibility check's
+// nodeFacts), the simulator from a scenario's
+// node, a bare trace's cluster or a node reshaped (sim/scenario.go,
+// sim/workload.go); each keeps its own model of a node, and the node
+// both give the core is made here, by one set of rules.
+type NodeFacts struct {
+	Name string
+	Pool int
+	// Slots are the node's own: its GPUs.
+	Slots int
+	// Held is what its tasks hold there (the master's GPUs in use): it
+	// may be more than Slots after a registration with fewer GPUs
+	// (NodeSlots). The simulator builds nodes before any task holds
+	// anything, and the Cluster floors its reshaped nodes by NodeSlots
+	// once the allocations are in (reshape.go).
+	Held int
+	// GPU is the type of its GPUs, "" for none.
+	GPU string
+	// Labels are the agent's or the scenario's; Rule's, those of the
+	// configuration's node rule for it, go on top (NodeLabels; nil for
+	// none). Node may return Labels itself: neither is changed.
+	Labels, Rule map[string]string
+	// ZeroSlotLimit is its pool's cap on zero-slot tasks; 0 (or less)
+	// is the default (ZeroSlotLimit).
+	ZeroSlotLimit int
+	// Drained says the node takes no start (a drain, its agent leaving):
+	// it offers what its tasks hold (NodeSlots), which CapDrained makes
+	// exact once the snapshot's allocations are in.
+	Drained bool
+}
+
+// Node is the node's snapshot entry. Every field the core reads of a
+// node is set here, so that the master and the simulator cannot compute
+// one apart: its slots (NodeSlots), its labels (NodeLabels), its switch
+// (the SwitchLabel label) and its cap on zero-slot tasks (ZeroSlotLimit).
+// A drained node's Drained and OwnSlots are CapDrained's, which sees
+// its allocations.
+func (f *NodeFacts) Node() sched.Node {
+	labels := NodeLabels(f.Labels, f.Rule)
+	return sched.Node{
+		Name:          f.Name,
+		Pool:          f.Pool,
+		Slots:         NodeSlots(f.Slots, f.Held, f.Drained),
+		GPU:           f.GPU,
+		Labels:        labels,
+		Switch:        labels[SwitchLabel],
+		ZeroSlotLimit: ZeroSlotLimit(f.ZeroSlotLimit),
+	}
+}
+
+// NodeSlots is what a node offers a pass: its own slots, or what its
+// tasks hold there when that is more, so that a node registered again
+// or reshaped with fewer than its tasks hold is full, never
+// over-committed; a drained node offers only what its tasks hold.
+func NodeSlots(own, held int, drained bool) int {
+	if drained {
+		return held
+	}
+	return max(own, held)
+}
+
+// NodeLabels are a node's own labels (its agent's, a scenario's) with
+// those of the configuration's rule for it on top: own itself when the
+// rule adds none, which saves a copy per node and pass.
+func NodeLabels(own, rule map[string]string) map[string]string {
+	if len(rule) == 0 {
+		return own
+	}
+	out := make(map[string]string, len(own)+len(rule))
+	for k, v := range own {
+		out[k] = v
+	}
+	for k, v := range rule {
+		out[k] = v
+	}
+	return out
+}
+
+// ZeroSlotLimit is the cap on zero-slot tasks of a node whose pool sets
+// limit: DefaultZeroSlotLimit where it sets none (0 or less).
+func ZeroSlotLimit(limit int) int {
+	if limit > 0 {
+		return limit
+	}
+	return DefaultZeroSlotLimit
+}
+
+// FairShareSlots is what a node adds to the capacity that fair-share
+// usage is a share of (Ledgers.SetCapacity): its own slots, not what its
+// tasks hold, so that a node registered again or reshaped with fewer is
+// no bigger for fair share, when its pool's policy is multifactor (the
+// only pools whose jobs charge accounts) and it counts there
+// (InFairShareCapacity: down and drained too, deleted not); nothing
+// otherwise.
+func FairShareSlots(policy sched.Policy, own int, deleted bool) int {
+	if policy != sched.PolicyMultifactor || !InFairShareCapacity(deleted) {
+		return 0
+	}
+	return own
+}
