@@ -61,45 +61,45 @@ func FromScenario(sc *scenario.Scenario, jobs Source) (*Input, error) {
 		jobs = NewSliceSource(specs)
 	}
 	in.Jobs = jobs
-	for _, e := range sc.Events {
-		ev := Event{At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, Node: e.Node, AfterPass: e.AfterPass,
-			Before: e.Before,
-			Where:  fmt.Sprintf("%s:%d", sc.Name, e.Line)}
-		switch e.Kind {
-		case scenario.EventKill:
-			ev.Kind = EventKill
-		case scenario.EventSetPriority:
-			ev.Kind = EventSetPriority
-		case scenario.EventSetWeight:
-			ev.Kind = EventSetWeight
-		case scenario.EventNodeDown:
-			ev.Kind = EventNodeDown
-		case scenario.EventNodeUp:
-			ev.Kind = EventNodeUp
-		case scenario.EventDrain:
-			ev.Kind = EventNodeDrain
-		case scenario.EventResume:
-			ev.Kind = EventNodeResume
-		case scenario.EventNodeDelete:
-			ev.Kind = EventNodeDelete
-		case scenario.EventNodeReshape:
-			ev.Kind = EventNodeReshape
-			// Built as the node was (scenarioNode); reshape gives it the
-			// node's pool (or Pool) and zero-slot limit.
-			sh := scenarioNode(e.Node, 0, e.Shape)
-			ev.Shape = &sh
-			ev.Pool = e.Pool
-		default:
-			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
-		}
-		in.Events = append(in.Events, ev)
+	events, err := eventsFromScenario(sc)
+	if err != nil {
+		return nil, err
 	}
+	in.Events = events
 	if specs != nil {
 		if err := checkFeasible(in, specs); err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 	}
 	return in, nil
+}
+
+// eventKinds maps a scenario's event kinds to the simulator's.
+var eventKinds = map[scenario.EventKind]EventKind{
+	scenario.EventKill: EventKill, scenario.EventSetPriority: EventSetPriority, scenario.EventSetWeight: EventSetWeight,
+	scenario.EventNodeDown: EventNodeDown, scenario.EventNodeUp: EventNodeUp, scenario.EventDrain: EventNodeDrain,
+	scenario.EventResume: EventNodeResume, scenario.EventNodeDelete: EventNodeDelete, scenario.EventNodeReshape: EventNodeReshape,
+}
+
+// eventsFromScenario converts the scenario's scripted events, in order.
+func eventsFromScenario(sc *scenario.Scenario) ([]Event, error) {
+	var out []Event
+	for _, e := range sc.Events {
+		kind, ok := eventKinds[e.Kind]
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
+		}
+		ev := Event{Kind: kind, At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, Node: e.Node, AfterPass: e.AfterPass,
+			Before: e.Before, Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
+		if kind == EventNodeReshape {
+			// Built as the node was (scenarioNode); reshape gives it the
+			// node's pool (or Pool) and zero-slot limit.
+			sh := scenarioNode(e.Node, 0, e.Shape)
+			ev.Shape, ev.Pool = &sh, e.Pool
+		}
+		out = append(out, ev)
+	}
+	return out, nil
 }
 
 // poolIndex maps each scenario pool to its scheduling pool: its own, or
