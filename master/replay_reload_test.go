@@ -82,6 +82,47 @@ func reloadMoveCases() []replayCase {
 	}
 }
 
+// movePoolsN2Own is movePools with n2 pinned to default, its agent's
+// pool.
+const movePoolsN2Own = movePools + "  - {name: n2, pool: default}\n"
+
+// reloadPinCases: pins that move nothing, and the end of a pin that
+// the history began under. A registration keeps in the node's row, and
+// in the history, the pool the rules in force give it (api_agents.go's
+// checkRegister), not its agent's: these need no record of the pin.
+func reloadPinCases() []replayCase {
+	return []replayCase{
+		// A reload at 50 pins n2 to default, the pool it is in; its
+		// agent registers again in b at 100, and n2 stays in default,
+		// the pool its registration records; the reload at 520 that ends
+		// the pin leaves it there: y waits for n3.
+		{name: "fifo-reload-pins-node-in-its-pool", config: movePools, nodes: replayNodes, jobs: []rjob{
+			{name: "a", slots: 4, submit: 0, run: 300},
+			{name: "d", slots: 2, submit: 0, run: 500},
+			{name: "c", slots: 1, submit: 0, run: 700, pool: "b"},
+			{name: "y", slots: 1, submit: 160, run: 100, pool: "b"},
+		},
+			reshapes: []rdown{{node: "n2", at: 100, pool: "b"}},
+			reloads:  []rreload{{at: 50, config: movePoolsN2Own}, {at: 520, config: movePools}}},
+		// The master starts with n2 pinned to b, where it registers: x
+		// starts on it at 150; the reload at 520 that ends the pin
+		// leaves it in b, and z runs on n1.
+		{name: "fifo-reload-unpins-node-first", config: movePoolsN2, nodes: replayNodes,
+			jobs:    append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 2, submit: 550, run: 100}),
+			reloads: []rreload{{at: 520, config: movePools}}},
+	}
+}
+
+// TestReplayReloadPinsNode: the pins of reloadPinCases replay byte for
+// byte, batched and live.
+func TestReplayReloadPinsNode(t *testing.T) {
+	for _, c := range reloadPinCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
+
 // TestReplayReloadMovesNode: a node moved to another pool by a reload
 // while its tasks run and jobs wait in both pools replays byte for
 // byte, batched and live.
