@@ -15,10 +15,12 @@ import (
 // before in the file (whatif_reshaped.go), as for an agent that
 // registered again in another pool (replay_reshape_test.go).
 
-// rreload is a reload, at at, of the configuration file config.
+// rreload is a reload, at at, of the configuration file config; with
+// restart, a restart of the master on it instead.
 type rreload struct {
-	at     float64
-	config string
+	at      float64
+	config  string
+	restart bool
 }
 
 // reloadable gives the master of a case with reloads a configuration
@@ -46,7 +48,10 @@ func (d *replayDriver) reloadConfigs(t *testing.T, now float64) {
 		if err := os.WriteFile(d.h.m.opt.ConfigPath, []byte(r.config), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.h.m.Reload(d.h.ctx); err != nil {
+		if r.restart {
+			d.h.opt.Config = mustConfig(t, r.config)
+			d.restartNow(t)
+		} else if err := d.h.m.Reload(d.h.ctx); err != nil {
 			t.Fatal(err)
 		}
 		if d.c.eager {
@@ -117,6 +122,26 @@ func reloadPinCases() []replayCase {
 // byte, batched and live.
 func TestReplayReloadPinsNode(t *testing.T) {
 	for _, c := range reloadPinCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
+
+// restartMoveCases: a master restarted at 100 on a configuration that
+// pins n2 to b (restore.go) while d runs there, as a reload would
+// (reloadMoveCases).
+func restartMoveCases() []replayCase {
+	return []replayCase{
+		{name: "fifo-restart-moves-node", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
+			reloads: []rreload{{at: 100, config: movePoolsN2, restart: true}}},
+	}
+}
+
+// TestReplayRestartMovesNode: the cases of restartMoveCases replay byte
+// for byte, batched and live.
+func TestReplayRestartMovesNode(t *testing.T) {
+	for _, c := range restartMoveCases() {
 		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
 		c.tick, c.eager = 5, true
 		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
