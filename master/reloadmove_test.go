@@ -111,3 +111,65 @@ func TestReloadRecordsMoves(t *testing.T) {
 
 // errUnwritable is moveFailTx's failure.
 var errUnwritable = errors.New("node history unwritable")
+
+// TestRestartRecordsMoves: a master restarted on a changed
+// configuration records each node that it puts in another pool than the
+// node history last gave it, as a reload would (restore.go), before any
+// agent registers again, and none when the configuration is the same;
+// when the store cannot record them, the master refuses to start.
+func TestRestartRecordsMoves(t *testing.T) {
+	const pools = "pools:\n  - {name: default, policy: fifo}\n  - {name: b, policy: fifo}\n"
+	var st *moveFailStore
+	h := newHarness(t, withConfig(mustConfig(t, pools)), func(o *Options) {
+		st = &moveFailStore{Store: o.Store}
+		o.Store = st
+	})
+	for _, name := range []string{"n1", "n2", "n3"} {
+		if _, err := h.agent(name, 1).Register(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pinned := pools + "nodes:\n  - {name: n1, pool: b}\n  - {name: n2, pool: b}\n"
+	cases := []struct {
+		name, file string
+		fail       bool
+		moves      []string // the restart's moves in the history
+	}{
+		{"the history unwritable: the master refuses to start", pinned, true, nil},
+		{"two nodes pinned to b", pinned, false, []string{"n1 b", "n2 b"}},
+		{"the same again: no move", pinned, false, nil},
+		{"n2 unpinned, n3 pinned", pools + "nodes:\n  - {name: n1, pool: b}\n  - {name: n3, pool: b}\n", false,
+			[]string{"n2 default", "n3 b"}},
+	}
+	var seq int64
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st.failing.Store(tc.fail)
+			defer st.failing.Store(false)
+			h.opt.Config = mustConfig(t, tc.file)
+			if tc.fail {
+				_, err := New(h.ctx, h.opt)
+				if !errors.Is(err, errUnwritable) {
+					t.Fatalf("start: %v, want %v", err, errUnwritable)
+				}
+				t.Logf("refused: %v", err)
+			} else {
+				h.start()
+			}
+			evs, err := h.st.NodeEvents(h.ctx, store.NodeEventFilter{AfterSeq: seq})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var moves []string
+			for _, e := range evs {
+				seq = e.Seq
+				if e.From == store.NodeReconfigured && e.Shape != nil {
+					moves = append(moves, e.Node+" "+e.Shape.Pool)
+				}
+			}
+			if !slices.Equal(moves, tc.moves) {
+				t.Errorf("moves in the history %q, want %q", moves, tc.moves)
+			}
+		})
+	}
+}

@@ -177,9 +177,14 @@ func (d *replayDriver) restart(t *testing.T) {
 		d.restarted++
 		due = true
 	}
-	if !due {
-		return
+	if due {
+		d.restartNow(t)
 	}
+}
+
+// restartNow restarts the master on its store, and the agents that are
+// up register again.
+func (d *replayDriver) restartNow(t *testing.T) {
 	d.h.start()
 	for _, ag := range d.up() {
 		ag.Master = d.h.srv.URL

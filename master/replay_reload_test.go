@@ -15,10 +15,12 @@ import (
 // before in the file (whatif_reshaped.go), as for an agent that
 // registered again in another pool (replay_reshape_test.go).
 
-// rreload is a reload, at at, of the configuration file config.
+// rreload is a reload, at at, of the configuration file config; with
+// restart, a restart of the master on it instead.
 type rreload struct {
-	at     float64
-	config string
+	at      float64
+	config  string
+	restart bool
 }
 
 // reloadable gives the master of a case with reloads a configuration
@@ -46,7 +48,10 @@ func (d *replayDriver) reloadConfigs(t *testing.T, now float64) {
 		if err := os.WriteFile(d.h.m.opt.ConfigPath, []byte(r.config), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.h.m.Reload(d.h.ctx); err != nil {
+		if r.restart {
+			d.h.opt.Config = mustConfig(t, r.config)
+			d.restartNow(t)
+		} else if err := d.h.m.Reload(d.h.ctx); err != nil {
 			t.Fatal(err)
 		}
 		if d.c.eager {
@@ -79,6 +84,67 @@ func reloadMoveCases() []replayCase {
 		// drained in b until resumed at 600, when x starts there.
 		{name: "fifo-reload-moves-drained-node", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
 			drains: []rdown{{node: "n2", at: 50, back: 600}}, reloads: []rreload{{at: 100, config: movePoolsN2}}},
+	}
+}
+
+// movePoolsN2Own is movePools with n2 pinned to default, its agent's
+// pool.
+const movePoolsN2Own = movePools + "  - {name: n2, pool: default}\n"
+
+// reloadPinCases: pins that move nothing, and the end of a pin that
+// the history began under. A registration keeps in the node's row, and
+// in the history, the pool the rules in force give it (api_agents.go's
+// checkRegister), not its agent's: these need no record of the pin.
+func reloadPinCases() []replayCase {
+	return []replayCase{
+		// A reload at 50 pins n2 to default, the pool it is in; its
+		// agent registers again in b at 100, and n2 stays in default,
+		// the pool its registration records; the reload at 520 that ends
+		// the pin leaves it there: y waits for n3.
+		{name: "fifo-reload-pins-node-in-its-pool", config: movePools, nodes: replayNodes, jobs: []rjob{
+			{name: "a", slots: 4, submit: 0, run: 300},
+			{name: "d", slots: 2, submit: 0, run: 500},
+			{name: "c", slots: 1, submit: 0, run: 700, pool: "b"},
+			{name: "y", slots: 1, submit: 160, run: 100, pool: "b"},
+		},
+			reshapes: []rdown{{node: "n2", at: 100, pool: "b"}},
+			reloads:  []rreload{{at: 50, config: movePoolsN2Own}, {at: 520, config: movePools}}},
+		// The master starts with n2 pinned to b, where it registers: x
+		// starts on it at 150; the reload at 520 that ends the pin
+		// leaves it in b, and z runs on n1.
+		{name: "fifo-reload-unpins-node-first", config: movePoolsN2, nodes: replayNodes,
+			jobs:    append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 2, submit: 550, run: 100}),
+			reloads: []rreload{{at: 520, config: movePools}}},
+	}
+}
+
+// TestReplayReloadPinsNode: the pins of reloadPinCases replay byte for
+// byte, batched and live.
+func TestReplayReloadPinsNode(t *testing.T) {
+	for _, c := range reloadPinCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
+
+// restartMoveCases: a master restarted at 100 on a configuration that
+// pins n2 to b (restore.go) while d runs there, as a reload would
+// (reloadMoveCases).
+func restartMoveCases() []replayCase {
+	return []replayCase{
+		{name: "fifo-restart-moves-node", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
+			reloads: []rreload{{at: 100, config: movePoolsN2, restart: true}}},
+	}
+}
+
+// TestReplayRestartMovesNode: the cases of restartMoveCases replay byte
+// for byte, batched and live.
+func TestReplayRestartMovesNode(t *testing.T) {
+	for _, c := range restartMoveCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
 	}
 }
 

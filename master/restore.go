@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -39,6 +41,9 @@ func (r *restorer) restore(ctx context.Context) error {
 		n.lastSeen = now // a grace period of one agent timeout to re-register
 		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
 		m.nodes[rec.Name] = n
+	}
+	if err := r.recordMoves(ctx); err != nil {
+		return err
 	}
 	live, err := m.st.Jobs(ctx, store.JobFilter{States: []store.JobState{store.JobQueued, store.JobRunning}})
 	if err != nil {
@@ -168,6 +173,44 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	}
 	if err := r.restoreSearch(ctx, j); err != nil {
 		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
+	}
+	return nil
+}
+
+// recordMoves records, in one transaction, each node that the
+// configuration the master starts with puts in another pool than the
+// node history last gave it (store.MoveNodes), as a reload of that
+// configuration would have: a master restarted on a changed file moves
+// nodes too, and the what-if export reads their pools from the history.
+// A node whose history has no pool (registered before shapes were
+// recorded) is left alone. A failure refuses to start.
+func (r *restorer) recordMoves(ctx context.Context) error {
+	m := r.m
+	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		return fmt.Errorf("read the node history: %w", err)
+	}
+	last := map[string]string{} // node → the pool its history last gave it
+	for _, e := range evs {
+		switch {
+		case e.Deleted != nil:
+			delete(last, e.Node)
+		case e.Shape != nil && e.Shape.Pool != "":
+			last[e.Node] = e.Shape.Pool
+		}
+	}
+	var moves []store.NodeMove
+	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
+		if was, ok := last[name]; ok && was != m.nodes[name].pool {
+			moves = append(moves, store.NodeMove{Node: name, Pool: m.nodes[name].pool})
+		}
+	}
+	if len(moves) == 0 {
+		return nil
+	}
+	if err := m.st.Update(ctx, func(tx store.Tx) error { return tx.MoveNodes(ctx, moves, m.now()) }); err != nil {
+		return fmt.Errorf("record the %s that the configuration moves to other pools since the last run: %w",
+			plural.Count(len(moves), "node"), err)
 	}
 	return nil
 }
