@@ -42,9 +42,9 @@ var routes = []route{
 	{"GET", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handleGetJob }},
 	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handlePatchJob }},
 	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJob }},
-	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleLogs }},
+	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.logs.handleLogs }},
 	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},
-	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobMetrics }},
+	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.metrics.handleJobMetrics }},
 	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.cluster.handleNodes }},
 	{"POST", "/nodes/{name}/drain", func(p *apiParts) http.HandlerFunc { return p.cluster.handleDrainNode }},
 	{"POST", "/nodes/{name}/resume", func(p *apiParts) http.HandlerFunc { return p.cluster.handleResumeNode }},
@@ -74,7 +74,7 @@ var routes = []route{
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
-	parts := &apiParts{jobs: &jobsAPI{server{m}}, cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
+	parts := &apiParts{jobs: newJobsAPI(m), cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
 	mux := http.NewServeMux()
 	for _, r := range routes {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))
