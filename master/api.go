@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
 )
 
 // route is one endpoint of the REST API.
@@ -212,6 +213,18 @@ func (s server) fail(w http.ResponseWriter, err error) {
 	}
 	s.m.log.Error("request failed", "request_id", id, "err", err)
 	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
+}
+
+// notLive explains why a job is not in the mirror: 404 or 409.
+func (s server) notLive(ctx context.Context, id int64) error {
+	rec, err := s.m.st.Job(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
+	}
+	if err != nil {
+		return err
+	}
+	return &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s", id, rec.State)}
 }
 
 // readBody reads a request body of at most api.MaxBodyBytes. A body

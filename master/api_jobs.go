@@ -501,18 +501,6 @@ func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView,
 	return ja.m.pub.read.Load(), nil
 }
 
-// notLive explains why a job is not in the mirror: 404 or 409.
-func (s server) notLive(ctx context.Context, id int64) error {
-	rec, err := s.m.st.Job(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
-	}
-	if err != nil {
-		return err
-	}
-	return &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s", id, rec.State)}
-}
-
 func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
