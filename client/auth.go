@@ -11,25 +11,25 @@ import (
 // Whoami returns who the client's token belongs to.
 func (c *Client) Whoami(ctx context.Context) (api.Whoami, error) {
 	var out api.Whoami
-	return out, c.do(ctx, "GET", "/whoami", nil, nil, &out)
+	return out, c.tr.do(ctx, "GET", "/whoami", nil, nil, &out)
 }
 
 // Users lists the cluster's users (admins only).
 func (c *Client) Users(ctx context.Context) ([]api.User, error) {
 	var out []api.User
-	return out, c.do(ctx, "GET", "/users", nil, nil, &out)
+	return out, c.tr.do(ctx, "GET", "/users", nil, nil, &out)
 }
 
 // CreateUser creates a user (admins only).
 func (c *Client) CreateUser(ctx context.Context, u api.NewUser) (api.User, error) {
 	var out api.User
-	return out, c.do(ctx, "POST", "/users", nil, u, &out)
+	return out, c.tr.do(ctx, "POST", "/users", nil, u, &out)
 }
 
 // UpdateUser disables, enables or changes the roles of a user.
 func (c *Client) UpdateUser(ctx context.Context, name string, u api.UserUpdate) (api.User, error) {
 	var out api.User
-	return out, c.do(ctx, "PATCH", "/users/"+url.PathEscape(name), nil, u, &out)
+	return out, c.tr.do(ctx, "PATCH", "/users/"+url.PathEscape(name), nil, u, &out)
 }
 
 // Tokens lists credentials, optionally of one kind and subject.
@@ -42,19 +42,19 @@ func (c *Client) Tokens(ctx context.Context, kind, subject string) ([]api.Token,
 		q.Set("subject", subject)
 	}
 	var out []api.Token
-	return out, c.do(ctx, "GET", "/tokens", q, nil, &out)
+	return out, c.tr.do(ctx, "GET", "/tokens", q, nil, &out)
 }
 
 // CreateToken makes a user's API token or a join token; the secret in the
 // answer is shown only this once.
 func (c *Client) CreateToken(ctx context.Context, t api.NewToken) (api.CreatedToken, error) {
 	var out api.CreatedToken
-	return out, c.do(ctx, "POST", "/tokens", nil, t, &out)
+	return out, c.tr.do(ctx, "POST", "/tokens", nil, t, &out)
 }
 
 // RevokeToken revokes a credential by its ID.
 func (c *Client) RevokeToken(ctx context.Context, id int64) error {
-	return c.do(ctx, "POST", fmt.Sprintf("/tokens/%d/revoke", id), nil, nil, nil)
+	return c.tr.do(ctx, "POST", fmt.Sprintf("/tokens/%d/revoke", id), nil, nil, nil)
 }
 
 // Audit reads the audit log after seq (admins only), the oldest limit
@@ -82,5 +82,5 @@ func (c *Client) audit(ctx context.Context, after int64, actor, param string, co
 		q.Set(param, fmt.Sprint(count))
 	}
 	var out []api.AuditEntry
-	return out, c.do(ctx, "GET", "/audit", q, nil, &out)
+	return out, c.tr.do(ctx, "GET", "/audit", q, nil, &out)
 }

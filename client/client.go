@@ -29,6 +29,15 @@ const maxPlainMessage = 200
 
 // Client talks to one master. It is safe for concurrent use.
 type Client struct {
+	// tr sends the requests; a named field, so that its methods are not
+	// the Client's.
+	tr transport
+}
+
+// transport sends a client's requests to the master at base over http,
+// with the bearer token when there is one, and turns what comes back
+// into an answer or an error.
+type transport struct {
 	base  *url.URL
 	http  *http.Client
 	token string
@@ -38,7 +47,7 @@ type Client struct {
 // (a user's API token).
 func (c *Client) WithToken(token string) *Client {
 	cp := *c
-	cp.token = token
+	cp.tr.token = token
 	return &cp
 }
 
@@ -95,11 +104,11 @@ func New(addr string, hc *http.Client) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	return &Client{base: u, http: hc}, nil
+	return &Client{tr: transport{base: u, http: hc}}, nil
 }
 
 // Addr returns the master's base URL.
-func (c *Client) Addr() string { return c.base.String() }
+func (c *Client) Addr() string { return c.tr.addr() }
 
 // Error is a response of the master outside 2xx.
 type Error struct {
@@ -132,7 +141,7 @@ const (
 // do sends a request with an optional JSON body and decodes a JSON answer
 // into out (nil to expect none). A 503 with Retry-After is retried a few
 // times, waiting as asked (at most maxRetryAfter), while ctx allows.
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+func (c *transport) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
 	var data []byte
 	if in != nil {
 		var err error
@@ -157,7 +166,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 
 // once sends the request once. When the answer is a 503 with Retry-After
 // it also returns how long to wait before trying again.
-func (c *Client) once(ctx context.Context, method, path string, query url.Values, data []byte, hasBody bool, out any) (time.Duration, error) {
+func (c *transport) once(ctx context.Context, method, path string, query url.Values, data []byte, hasBody bool, out any) (time.Duration, error) {
 	u := *c.base
 	u.Path += api.Version + path
 	u.RawQuery = query.Encode()
@@ -221,16 +230,19 @@ func retryAfter(resp *http.Response) time.Duration {
 }
 
 // transportError explains a request that got no answer.
-func (c *Client) transportError(ctx context.Context, err error) error {
+func (c *transport) transportError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("master %s: %w", c.Addr(), ctxErr)
+		return fmt.Errorf("master %s: %w", c.addr(), ctxErr)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL is in the message already
 	}
-	return fmt.Errorf("cannot reach the master at %s (set --master or ALLOT_MASTER to another address): %w", c.Addr(), err)
+	return fmt.Errorf("cannot reach the master at %s (set --master or ALLOT_MASTER to another address): %w", c.addr(), err)
 }
+
+// addr is the master's base URL.
+func (c *transport) addr() string { return c.base.String() }
 
 // responseError turns a non-2xx answer into an *Error.
 func responseError(status int, body []byte) *Error {

@@ -10,6 +10,6 @@ import (
 // submitted in w (admins; GET /history/decisions).
 func (c *Client) HistoryDecisions(ctx context.Context, w Window) (api.DecisionLog, error) {
 	var out api.DecisionLog
-	err := c.do(ctx, "GET", "/history/decisions", w.values(), nil, &out)
+	err := c.tr.do(ctx, "GET", "/history/decisions", w.values(), nil, &out)
 	return out, err
 }

@@ -36,7 +36,7 @@ func (c *Client) SubmitWith(ctx context.Context, spec json.RawMessage, opt Submi
 	if opt.AllowInfeasible {
 		q = url.Values{"allow_infeasible": {"true"}}
 	}
-	err := c.do(ctx, http.MethodPost, "/jobs", q, spec, &r)
+	err := c.tr.do(ctx, http.MethodPost, "/jobs", q, spec, &r)
 	return r, err
 }
 
@@ -68,7 +68,7 @@ func (f JobFilter) query() url.Values {
 // answer; JobsPage pages through large lists.
 func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
 	jobs := []api.Job{}
-	err := c.do(ctx, http.MethodGet, "/jobs", f.query(), nil, &jobs)
+	err := c.tr.do(ctx, http.MethodGet, "/jobs", f.query(), nil, &jobs)
 	return jobs, err
 }
 
@@ -77,7 +77,7 @@ func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
 // page, "" after the last.
 func (c *Client) JobsPage(ctx context.Context, f JobFilter, limit int, cursor string) (api.JobPage, error) {
 	var p api.JobPage
-	err := c.do(ctx, http.MethodGet, "/jobs", pageValues(f.query(), limit, cursor), nil, &p)
+	err := c.tr.do(ctx, http.MethodGet, "/jobs", pageValues(f.query(), limit, cursor), nil, &p)
 	return p, err
 }
 
@@ -126,14 +126,14 @@ func pageValues(q url.Values, limit int, cursor string) url.Values {
 // Job returns one job with its tasks and their attempts.
 func (c *Client) Job(ctx context.Context, id int64) (api.Job, error) {
 	var j api.Job
-	err := c.do(ctx, http.MethodGet, jobPath(id), nil, nil, &j)
+	err := c.tr.do(ctx, http.MethodGet, jobPath(id), nil, nil, &j)
 	return j, err
 }
 
 // Kill asks the master to kill a job's tasks and returns the job.
 func (c *Client) Kill(ctx context.Context, id int64) (api.KillReply, error) {
 	var r api.KillReply
-	err := c.do(ctx, http.MethodPost, jobPath(id)+"/kill", nil, nil, &r)
+	err := c.tr.do(ctx, http.MethodPost, jobPath(id)+"/kill", nil, nil, &r)
 	return r, err
 }
 
@@ -141,7 +141,7 @@ func (c *Client) Kill(ctx context.Context, id int64) (api.KillReply, error) {
 // are kept. It returns the changed job.
 func (c *Client) Update(ctx context.Context, id int64, u api.JobUpdate) (api.Job, error) {
 	var j api.Job
-	err := c.do(ctx, http.MethodPatch, jobPath(id), nil, u, &j)
+	err := c.tr.do(ctx, http.MethodPatch, jobPath(id), nil, u, &j)
 	return j, err
 }
 
@@ -167,7 +167,7 @@ func (c *Client) Logs(ctx context.Context, id int64, lq LogQuery) (api.Logs, err
 		q.Set("wait", strconv.FormatInt(int64((lq.Wait+time.Second-1)/time.Second), 10))
 	}
 	var l api.Logs
-	err := c.do(ctx, http.MethodGet, jobPath(id)+"/logs", q, nil, &l)
+	err := c.tr.do(ctx, http.MethodGet, jobPath(id)+"/logs", q, nil, &l)
 	return l, err
 }
 
@@ -217,40 +217,40 @@ func (c *Client) Follow(ctx context.Context, id int64, lq LogQuery, follow bool,
 // Nodes lists the registered nodes.
 func (c *Client) Nodes(ctx context.Context) ([]api.Node, error) {
 	nodes := []api.Node{}
-	err := c.do(ctx, http.MethodGet, "/nodes", nil, nil, &nodes)
+	err := c.tr.do(ctx, http.MethodGet, "/nodes", nil, nil, &nodes)
 	return nodes, err
 }
 
 // Pools lists the pools with their load.
 func (c *Client) Pools(ctx context.Context) ([]api.Pool, error) {
 	pools := []api.Pool{}
-	err := c.do(ctx, http.MethodGet, "/pools", nil, nil, &pools)
+	err := c.tr.do(ctx, http.MethodGet, "/pools", nil, nil, &pools)
 	return pools, err
 }
 
 // Projects lists the projects with their use.
 func (c *Client) Projects(ctx context.Context) ([]api.Project, error) {
 	projects := []api.Project{}
-	err := c.do(ctx, http.MethodGet, "/projects", nil, nil, &projects)
+	err := c.tr.do(ctx, http.MethodGet, "/projects", nil, nil, &projects)
 	return projects, err
 }
 
 // ReloadConfig asks the master to re-read its configuration file.
 func (c *Client) ReloadConfig(ctx context.Context) error {
-	return c.do(ctx, http.MethodPost, "/config/reload", nil, nil, nil)
+	return c.tr.do(ctx, http.MethodPost, "/config/reload", nil, nil, nil)
 }
 
 // JobMetrics returns the metrics a job's trials reported, with a summary
 // per trial.
 func (c *Client) JobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
 	var m api.JobMetrics
-	err := c.do(ctx, http.MethodGet, jobPath(id)+"/metrics", nil, nil, &m)
+	err := c.tr.do(ctx, http.MethodGet, jobPath(id)+"/metrics", nil, nil, &m)
 	return m, err
 }
 
 // Explain returns why a job waits and what would let it start.
 func (c *Client) Explain(ctx context.Context, id int64) (api.Explanation, error) {
 	var x api.Explanation
-	err := c.do(ctx, http.MethodGet, jobPath(id)+"/explain", nil, nil, &x)
+	err := c.tr.do(ctx, http.MethodGet, jobPath(id)+"/explain", nil, nil, &x)
 	return x, err
 }

@@ -15,18 +15,18 @@ func nodePath(name string) string { return "/nodes/" + url.PathEscape(name) }
 // running there finish. It returns the node, draining or drained.
 func (c *Client) DrainNode(ctx context.Context, name, reason string) (api.Node, error) {
 	var n api.Node
-	err := c.do(ctx, http.MethodPost, nodePath(name)+"/drain", nil, api.NodeDrainRequest{Reason: reason}, &n)
+	err := c.tr.do(ctx, http.MethodPost, nodePath(name)+"/drain", nil, api.NodeDrainRequest{Reason: reason}, &n)
 	return n, err
 }
 
 // ResumeNode makes a drained node schedulable again (admins).
 func (c *Client) ResumeNode(ctx context.Context, name string) (api.Node, error) {
 	var n api.Node
-	err := c.do(ctx, http.MethodPost, nodePath(name)+"/resume", nil, nil, &n)
+	err := c.tr.do(ctx, http.MethodPost, nodePath(name)+"/resume", nil, nil, &n)
 	return n, err
 }
 
 // DeleteNode forgets a node on which nothing runs (admins).
 func (c *Client) DeleteNode(ctx context.Context, name string) error {
-	return c.do(ctx, http.MethodDelete, nodePath(name), nil, nil, nil)
+	return c.tr.do(ctx, http.MethodDelete, nodePath(name), nil, nil, nil)
 }

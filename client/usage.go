@@ -30,7 +30,7 @@ func (c *Client) Usage(ctx context.Context, w Window, by string) (api.Usage, err
 		q.Set("by", by)
 	}
 	var out api.Usage
-	return out, c.do(ctx, "GET", "/usage", q, nil, &out)
+	return out, c.tr.do(ctx, "GET", "/usage", q, nil, &out)
 }
 
 // HistoryFilter selects jobs of GET /history; empty fields select all.
@@ -42,7 +42,7 @@ type HistoryFilter struct {
 // History lists the jobs active in the filter's window.
 func (c *Client) History(ctx context.Context, f HistoryFilter) ([]api.HistoryRecord, error) {
 	out := []api.HistoryRecord{}
-	return out, c.do(ctx, "GET", "/history", f.query(), nil, &out)
+	return out, c.tr.do(ctx, "GET", "/history", f.query(), nil, &out)
 }
 
 func (f HistoryFilter) query() url.Values {
@@ -60,7 +60,7 @@ func (f HistoryFilter) query() url.Values {
 // following page, "" after the last.
 func (c *Client) HistoryPage(ctx context.Context, f HistoryFilter, limit int, cursor string) (api.HistoryPage, error) {
 	var out api.HistoryPage
-	err := c.do(ctx, "GET", "/history", pageValues(f.query(), limit, cursor), nil, &out)
+	err := c.tr.do(ctx, "GET", "/history", pageValues(f.query(), limit, cursor), nil, &out)
 	return out, err
 }
 
@@ -76,7 +76,7 @@ func (c *Client) EachHistoryPage(ctx context.Context, f HistoryFilter, limit int
 // Fairness returns the fairness audit of the window.
 func (c *Client) Fairness(ctx context.Context, w Window) (api.Fairness, error) {
 	var out api.Fairness
-	return out, c.do(ctx, "GET", "/fairness", w.values(), nil, &out)
+	return out, c.tr.do(ctx, "GET", "/fairness", w.values(), nil, &out)
 }
 
 // HistoryScenario exports the jobs submitted in the window, with the
@@ -84,6 +84,6 @@ func (c *Client) Fairness(ctx context.Context, w Window) (api.Fairness, error) {
 // only.
 func (c *Client) HistoryScenario(ctx context.Context, w Window) ([]byte, error) {
 	var out rawBody
-	err := c.do(ctx, "GET", "/history/scenario", w.values(), nil, &out)
+	err := c.tr.do(ctx, "GET", "/history/scenario", w.values(), nil, &out)
 	return out, err
 }

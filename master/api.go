@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
 )
 
 // route is one endpoint of the REST API.
@@ -42,9 +43,9 @@ var routes = []route{
 	{"GET", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handleGetJob }},
 	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handlePatchJob }},
 	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJob }},
-	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.handleLogs }},
+	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.logs.handleLogs }},
 	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},
-	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobMetrics }},
+	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.metrics.handleJobMetrics }},
 	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.cluster.handleNodes }},
 	{"POST", "/nodes/{name}/drain", func(p *apiParts) http.HandlerFunc { return p.cluster.handleDrainNode }},
 	{"POST", "/nodes/{name}/resume", func(p *apiParts) http.HandlerFunc { return p.cluster.handleResumeNode }},
@@ -74,7 +75,7 @@ var routes = []route{
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
-	parts := &apiParts{jobs: &jobsAPI{server{m}}, cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
+	parts := &apiParts{jobs: newJobsAPI(m), cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
 	mux := http.NewServeMux()
 	for _, r := range routes {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))
@@ -212,6 +213,18 @@ func (s server) fail(w http.ResponseWriter, err error) {
 	}
 	s.m.log.Error("request failed", "request_id", id, "err", err)
 	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
+}
+
+// notLive explains why a job is not in the mirror: 404 or 409.
+func (s server) notLive(ctx context.Context, id int64) error {
+	rec, err := s.m.st.Job(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
+	}
+	if err != nil {
+		return err
+	}
+	return &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s", id, rec.State)}
 }
 
 // readBody reads a request body of at most api.MaxBodyBytes. A body

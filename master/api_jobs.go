@@ -29,6 +29,17 @@ import (
 // without mu (feasible.go).
 type jobsAPI struct {
 	server
+	// The parts for a job's logs, its metrics and GET /jobs's query; named
+	// fields, so that their methods stay out of jobsAPI's method set.
+	logs    jobLogs
+	metrics jobMetrics
+	query   jobsQuery
+}
+
+// newJobsAPI returns the jobs' API over m, with its parts.
+func newJobsAPI(m *Master) *jobsAPI {
+	s := server{m}
+	return &jobsAPI{server: s, logs: jobLogs{s}, metrics: jobMetrics{s}, query: jobsQuery{s}}
 }
 
 func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
@@ -198,7 +209,7 @@ func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store
 var jobStates = []store.JobState{store.JobQueued, store.JobRunning, store.JobCompleted, store.JobFailed, store.JobKilled}
 
 func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
-	sel, err := ja.jobsQuery(r.Context(), r)
+	sel, err := ja.query.read(r.Context(), r)
 	if err != nil {
 		ja.fail(w, err)
 		return
@@ -488,18 +499,6 @@ func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView,
 	ja.m.kick()
 	ja.m.pub.publish()
 	return ja.m.pub.read.Load(), nil
-}
-
-// notLive explains why a job is not in the mirror: 404 or 409.
-func (ja *jobsAPI) notLive(ctx context.Context, id int64) error {
-	rec, err := ja.m.st.Job(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
-	}
-	if err != nil {
-		return err
-	}
-	return &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s", id, rec.State)}
 }
 
 func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {

@@ -21,24 +21,31 @@ const (
 	maxLogWait = 60 * time.Second // longest long poll
 )
 
-func (ja *jobsAPI) handleLogs(w http.ResponseWriter, r *http.Request) {
-	id, ok := ja.m.access.readableJob(w, r)
+// jobLogs serves a job's logs (GET /jobs/{id}/logs), read from the store
+// with a long poll that the agents' lines wake: a part of jobsAPI (logs),
+// not embedded, so that its methods are not jobsAPI's.
+type jobLogs struct {
+	server
+}
+
+func (l jobLogs) handleLogs(w http.ResponseWriter, r *http.Request) {
+	id, ok := l.m.access.readableJob(w, r)
 	if !ok {
 		return
 	}
 	q, err := logQuery(id, r.URL.Query())
 	if err != nil {
-		ja.fail(w, err)
+		l.fail(w, err)
 		return
 	}
 	wait, err := waitParam(r.URL.Query())
 	if err != nil {
-		ja.fail(w, err)
+		l.fail(w, err)
 		return
 	}
-	logs, err := ja.logs(r.Context(), q, wait)
+	logs, err := l.read(r.Context(), q, wait)
 	if err != nil {
-		ja.fail(w, err)
+		l.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, logs)
@@ -93,9 +100,9 @@ func formatCursor(p store.LogPos) string {
 	return strconv.Itoa(p.Attempt) + "." + strconv.FormatInt(p.Seq, 10)
 }
 
-// logs reads a task's lines after the cursor, waiting up to wait for some
+// read reads a task's lines after the cursor, waiting up to wait for some
 // when there are none yet and the job may still write.
-func (ja *jobsAPI) logs(ctx context.Context, q store.LogQuery, wait time.Duration) (api.Logs, error) {
+func (l jobLogs) read(ctx context.Context, q store.LogQuery, wait time.Duration) (api.Logs, error) {
 	var deadline <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
@@ -103,28 +110,28 @@ func (ja *jobsAPI) logs(ctx context.Context, q store.LogQuery, wait time.Duratio
 		deadline = t.C
 	}
 	for {
-		ja.m.lock()
-		j, live := ja.m.jobs[q.JobID]
+		l.m.lock()
+		j, live := l.m.jobs[q.JobID]
 		tasks := 0
 		if live {
 			tasks = len(j.tasks)
 		}
-		wake := ja.logWake(q.JobID, live)
-		ja.m.unlock()
+		wake := l.wake(q.JobID, live)
+		l.m.unlock()
 		if !live {
-			n, err := ja.m.st.Tasks(ctx, store.TaskFilter{JobID: q.JobID})
+			n, err := l.m.st.Tasks(ctx, store.TaskFilter{JobID: q.JobID})
 			if err != nil {
 				return api.Logs{}, err
 			}
 			if len(n) == 0 {
-				return api.Logs{}, ja.notLive(ctx, q.JobID)
+				return api.Logs{}, l.notLive(ctx, q.JobID)
 			}
 			tasks = len(n)
 		}
 		if q.Index >= tasks {
 			return api.Logs{}, badRequest("task", "task %d: job %d has %d tasks", q.Index, q.JobID, tasks)
 		}
-		lines, err := ja.m.st.Logs(ctx, q)
+		lines, err := l.m.st.Logs(ctx, q)
 		if err != nil {
 			return api.Logs{}, err
 		}
@@ -148,16 +155,16 @@ func (ja *jobsAPI) logs(ctx context.Context, q store.LogQuery, wait time.Duratio
 	}
 }
 
-// logWake returns a channel closed when lines arrive for the job or it
+// wake returns a channel closed when lines arrive for the job or it
 // ends; nil for a job that has ended. Callers hold mu.
-func (ja *jobsAPI) logWake(id int64, live bool) chan struct{} {
+func (l jobLogs) wake(id int64, live bool) chan struct{} {
 	if !live {
 		return nil
 	}
-	c, ok := ja.m.logc[id]
+	c, ok := l.m.logc[id]
 	if !ok {
 		c = make(chan struct{})
-		ja.m.logc[id] = c
+		l.m.logc[id] = c
 	}
 	return c
 }

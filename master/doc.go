@@ -62,6 +62,9 @@
 //   - storeHealth probes the store and answers /readyz.
 //   - jobsAPI and clusterAPI serve the rest of the REST API; they embed
 //     server (the Master and how a failure is answered) and hold no state.
+//     A job's logs (jobLogs), its metrics (jobMetrics) and GET /jobs's
+//     query (jobsQuery) are jobsAPI's parts, named fields over the same
+//     server, so that their methods are not jobsAPI's.
 //
 // Master.mu guards the mirror, the configuration, the fields of batcher
 // (the open batch), of readPublisher (the marks) and of planner; the

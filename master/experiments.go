@@ -147,40 +147,47 @@ func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	return nil
 }
 
-func (ja *jobsAPI) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
-	id, ok := ja.m.access.readableJob(w, r)
+// jobMetrics serves a job's metrics and its searcher's standing (GET
+// /jobs/{id}/metrics), from the store alone: a part of jobsAPI (metrics),
+// not embedded, so that its methods are not jobsAPI's.
+type jobMetrics struct {
+	server
+}
+
+func (jm jobMetrics) handleJobMetrics(w http.ResponseWriter, r *http.Request) {
+	id, ok := jm.m.access.readableJob(w, r)
 	if !ok {
 		return
 	}
-	out, err := ja.jobMetrics(r.Context(), id)
+	out, err := jm.read(r.Context(), id)
 	if err != nil {
-		ja.fail(w, err)
+		jm.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// jobMetrics builds a job's metrics view from the store alone; the
+// read builds a job's metrics view from the store alone; the
 // searcher's standing comes from a replay, the same as the live one's.
-func (ja *jobsAPI) jobMetrics(ctx context.Context, id int64) (api.JobMetrics, error) {
-	rec, err := ja.m.st.Job(ctx, id)
+func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error) {
+	rec, err := jm.m.st.Job(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.JobMetrics{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
-	tasks, err := ja.m.st.Tasks(ctx, store.TaskFilter{JobID: id})
+	tasks, err := jm.m.st.Tasks(ctx, store.TaskFilter{JobID: id})
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
-	mets, err := ja.m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
+	mets, err := jm.m.st.Metrics(ctx, store.MetricFilter{JobID: id, Index: -1, Limit: maxMetricPoints})
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
 	s, name, err := searchOf(rec)
 	if err != nil {
-		ja.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
+		jm.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
 	}
 	out := api.JobMetrics{JobID: id, SmallerIsBetter: true, Searcher: string(name), Points: make([]api.MetricPoint, 0, len(mets))}
 	if s != nil {

@@ -13,14 +13,21 @@ import (
 // maxListed bounds how many valid values an unknown-value error lists.
 const maxListed = 20
 
-// jobsQuery reads GET /jobs's query: a store filter, the node and, with
+// jobsQuery reads and checks GET /jobs's query against the configuration
+// and the jobs: a part of jobsAPI (query), not embedded, so that its
+// methods are not jobsAPI's.
+type jobsQuery struct {
+	server
+}
+
+// read reads GET /jobs's query: a store filter, the node and, with
 // subprojects=true, the project's subtree (jobsSel). A value
 // that names nothing is a 400 that names it and lists the valid ones, so
 // that a typo is not mistaken for an empty queue. A pool, project or user
 // that the configuration no longer has but some job still names is
 // valid, so that old jobs can still be listed.
-func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (jobsSel, error) {
-	f, node, err := ja.jobsFilter(ctx, r)
+func (jq jobsQuery) read(ctx context.Context, r *http.Request) (jobsSel, error) {
+	f, node, err := jq.filter(ctx, r)
 	if err != nil {
 		return jobsSel{}, err
 	}
@@ -32,14 +39,14 @@ func (ja *jobsAPI) jobsQuery(ctx context.Context, r *http.Request) (jobsSel, err
 	case sub && f.Project == "":
 		return sel, badRequest("subprojects", "subprojects=true needs a project")
 	case sub:
-		sel.under, sel.f.Project = subtree(ja.m.Config().Projects, f.Project), ""
+		sel.under, sel.f.Project = subtree(jq.m.Config().Projects, f.Project), ""
 	}
 	return sel, nil
 }
 
-// jobsFilter reads GET /jobs's query but subprojects: a store filter and
+// filter reads GET /jobs's query but subprojects: a store filter and
 // the node.
-func (ja *jobsAPI) jobsFilter(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
+func (jq jobsQuery) filter(ctx context.Context, r *http.Request) (store.JobFilter, string, error) {
 	q := r.URL.Query()
 	if err := onlyParams(q, "state", "pool", "project", "subprojects", "user", "node", "since", "limit", "cursor"); err != nil {
 		return store.JobFilter{}, "", err
@@ -51,13 +58,13 @@ func (ja *jobsAPI) jobsFilter(ctx context.Context, r *http.Request) (store.JobFi
 	}
 	f.States = states
 	if s := q.Get("since"); s != "" {
-		if f.SubmittedSince, err = parseWhen(s, ja.m.now()); err != nil {
+		if f.SubmittedSince, err = parseWhen(s, jq.m.now()); err != nil {
 			return f, "", badRequest("since", "since %q: %v", s, err)
 		}
 	}
-	cfg := ja.m.Config()
+	cfg := jq.m.Config()
 	if f.Pool != "" && cfg.PoolIndex(f.Pool) < 0 {
-		if err := ja.namedByAJob(ctx, "pool", f.Pool, store.JobFilter{Pool: f.Pool}, cfg.PoolNames()); err != nil {
+		if err := jq.namedByAJob(ctx, "pool", f.Pool, store.JobFilter{Pool: f.Pool}, cfg.PoolNames()); err != nil {
 			return f, "", err
 		}
 	}
@@ -66,18 +73,18 @@ func (ja *jobsAPI) jobsFilter(ctx context.Context, r *http.Request) (store.JobFi
 		if len(names) == 0 {
 			names = []string{cfg.DefaultProject}
 		}
-		if err := ja.namedByAJob(ctx, "project", f.Project, store.JobFilter{Project: f.Project}, names); err != nil {
+		if err := jq.namedByAJob(ctx, "project", f.Project, store.JobFilter{Project: f.Project}, names); err != nil {
 			return f, "", err
 		}
 	}
 	if f.User != "" {
-		if err := ja.checkUser(ctx, f.User); err != nil {
+		if err := jq.checkUser(ctx, f.User); err != nil {
 			return f, "", err
 		}
 	}
 	node := q.Get("node")
 	if node != "" {
-		if v := ja.m.pub.reads(); v.node(node) == nil {
+		if v := jq.m.pub.reads(); v.node(node) == nil {
 			return f, "", unknownValue("node", node, v.nodeNames())
 		}
 	}
@@ -85,8 +92,8 @@ func (ja *jobsAPI) jobsFilter(ctx context.Context, r *http.Request) (store.JobFi
 }
 
 // checkUser accepts a user of the store, or one that some job names.
-func (ja *jobsAPI) checkUser(ctx context.Context, user string) error {
-	users, err := ja.m.st.Users(ctx)
+func (jq jobsQuery) checkUser(ctx context.Context, user string) error {
+	users, err := jq.m.st.Users(ctx)
 	if err != nil {
 		return fmt.Errorf("list users: %w", err)
 	}
@@ -97,21 +104,21 @@ func (ja *jobsAPI) checkUser(ctx context.Context, user string) error {
 		}
 		names = append(names, u.Name)
 	}
-	return ja.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
+	return jq.namedByAJob(ctx, "user", user, store.JobFilter{User: user}, names)
 }
 
 // namedByAJob returns nil when a live or stored job matches f (whose one
 // field holds value), else the unknown-value error for what, listing
 // valid.
-func (ja *jobsAPI) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
-	for j := range ja.m.pub.reads().jobs.all() {
+func (jq jobsQuery) namedByAJob(ctx context.Context, what, value string, f store.JobFilter, valid []string) error {
+	for j := range jq.m.pub.reads().jobs.all() {
 		if (f.Pool != "" && j.rec.Pool == f.Pool) || (f.Project != "" && j.rec.Project == f.Project) ||
 			(f.User != "" && j.rec.User == f.User) {
 			return nil
 		}
 	}
 	f.Limit = 1
-	jobs, err := ja.m.st.Jobs(ctx, f)
+	jobs, err := jq.m.st.Jobs(ctx, f)
 	if err != nil {
 		return fmt.Errorf("look for jobs of %s %q: %w", what, value, err)
 	}

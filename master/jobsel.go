@@ -8,7 +8,7 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// jobsSel is what GET /jobs's query selects (jobsQuery): a store filter,
+// jobsSel is what GET /jobs's query selects (jobsQuery.read): a store filter,
 // the node a live job must have a task on ("" for any), and, for
 // project=P&subprojects=true, the projects of P's subtree (P and every
 // project under it in the configuration), of which a job's project must

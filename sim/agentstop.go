@@ -21,7 +21,8 @@ func (s *world) agentPreempts(ti int32) {
 // agentPreempted applies an agent's preemption that still applies: the
 // attempt ends preempted (lifecycle.EventAgentPreempted), with no
 // request for Decisions to log.
-func (s *sim) agentPreempted(e event) {
+func (x scriptedEnds) agentPreempted(e event) {
+	s := x.s
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventAgentPreempted, Task: e.ref, Ver: e.ver})
 	if !o.Applied {
 		return

@@ -47,7 +47,12 @@
 // whose methods push what a change promises (a scripted failure or
 // loss, fail.go; a trial's next report, search.go; a wake-up), and feed,
 // the job source's one-job lookahead, checked against the input as it is
-// read. recorder (result.go) gathers the metrics, timeline and results.
+// read. Two parts are named fields, not embedded, so that their methods
+// are not the sim's: ends, a scriptedEnds, applies the scripted ends of
+// attempts as they come due (fail.go, agentstop.go), and held, the
+// heldEvents, keeps the scripted events that wait for a submission
+// (before.go). recorder (result.go) gathers the metrics, timeline and
+// results.
 //
 // Invariants:
 //   - Determinism: the same input gives byte-identical results. Events at

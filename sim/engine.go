@@ -55,10 +55,9 @@ type sim struct {
 	// byName maps job names to records, -1 once the job finished; it is
 	// only kept when scripted events need it.
 	byName map[string]int32
-	later  map[string][]Event // scripted changes for jobs not yet submitted
-	// before maps job names to the scripted events that come just
-	// before their submission (Event.Before), by index in in.Events.
-	before map[string][]int32
+	// held are the scripted events that wait for a submission
+	// (before.go).
+	held heldEvents
 	// nodeIdx maps node names to indices in the snapshot's nodes, when
 	// node events need it.
 	nodeIdx map[string]int32
@@ -75,6 +74,8 @@ type sim struct {
 	reported int64
 
 	rec recorder
+	// ends applies the scripted ends of attempts (fail.go).
+	ends scriptedEnds
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
 }
@@ -114,7 +115,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	if opt.MaxPasses <= 0 {
 		opt.MaxPasses = 1000
 	}
-	s := &sim{in: in, opt: opt, byName: map[string]int32{}, later: map[string][]Event{},
+	s := &sim{in: in, opt: opt, byName: map[string]int32{}, held: heldEvents{later: map[string][]Event{}},
 		feed: feed{in: in, projectIdx: make(map[string]int32, len(in.Projects)), accountIdx: make(map[string]int32, len(in.Accounts))}}
 	snap := &s.c.Snap
 	for i := range in.Projects {
@@ -134,6 +135,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	if err := s.indexNodes(); err != nil {
 		return nil, err
 	}
+	s.ends = scriptedEnds{s}
 	s.c.Configure(lifecycle.StepOptions{MaxPasses: opt.MaxPasses, Confirm: opt.confirm, NoShortcuts: opt.noPrefix, Inspect: opt.Inspect})
 	s.c.Roster.NoRevs = opt.noRevs
 	s.c.LostNodeGrace = in.LostNodeGrace
@@ -141,7 +143,7 @@ func newSim(in *Input, opt Options) (*sim, error) {
 	s.c.Ledgers.CountBudgets(snap.Projects)
 	for i, e := range in.Events {
 		if e.Before != "" {
-			s.holdBefore(int32(i))
+			s.held.holdBefore(e.Before, int32(i))
 			continue
 		}
 		s.q.push(event{at: e.At, kind: evScript, ref: int32(i)})
@@ -239,8 +241,10 @@ func (s *sim) loop() error {
 		}
 		first = false
 	}
-	if err := s.checkLater(); err != nil {
-		return err
+	if !s.hasNext {
+		if err := s.held.check(s.in.Events); err != nil {
+			return err
+		}
 	}
 	if s.opt.Until >= 0 && s.opt.Until > s.now {
 		s.rec.advance(s.opt.Until)
@@ -285,7 +289,7 @@ func (s *sim) step() error {
 			}
 		}
 		if s.opt.Estimates {
-			s.fresh = append(s.fresh, s.nextJobSlot())
+			s.fresh = append(s.fresh, s.c.NextJob()) // the index it will get
 		}
 		s.submit(s.next)
 		if err := s.pull(); err != nil {
@@ -308,7 +312,7 @@ func (s *sim) step() error {
 	}
 	s.rec.settled()
 	if s.opt.Estimates && len(s.fresh) > 0 {
-		s.recordEstimates()
+		s.recordEstimates(s.fresh)
 	}
 	return nil
 }
@@ -336,15 +340,15 @@ func (s *sim) settleBefore() error {
 func (s *sim) handle(e event) {
 	switch e.kind {
 	case evFail, evStartFail:
-		s.fail(e)
+		s.ends.fail(e)
 	case evStop:
-		s.stop(e)
+		s.ends.stop(e)
 	case evStartLost:
-		s.lostStart(e)
+		s.ends.lostStart(e)
 	case evAttemptLost:
-		s.lostAttempt(e)
+		s.ends.lostAttempt(e)
 	case evAgentPreempted:
-		s.agentPreempted(e)
+		s.ends.agentPreempted(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
 		// dropped by Observe.
@@ -415,10 +419,10 @@ func (s *sim) submit(spec JobSpec) {
 	}
 	s.rec.submitted(ji)
 	s.touch(ji)
-	for _, e := range s.later[spec.Name] {
+	for _, e := range s.held.later[spec.Name] {
 		s.script(e)
 	}
-	delete(s.later, spec.Name)
+	delete(s.held.later, spec.Name)
 	if o.Over {
 		s.finished(ji)
 	}
@@ -460,7 +464,7 @@ func (s *sim) script(e Event) {
 	}
 	ji, ok := s.byName[e.Job]
 	if !ok {
-		s.later[e.Job] = append(s.later[e.Job], e)
+		s.held.later[e.Job] = append(s.held.later[e.Job], e)
 		return
 	}
 	if ji < 0 || s.c.Jobs[ji].State.Terminal() {

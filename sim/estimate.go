@@ -1,15 +1,12 @@
 package sim
 
-// nextJobSlot is the index the next submitted job will get.
-func (s *sim) nextJobSlot() int32 { return s.c.NextJob() }
-
-// recordEstimates gives each job submitted at this instant the start the
-// live master would show once the instant's passes are done: its start,
-// if it started, else sched.Forecast's estimate, the same computation the
-// master makes for every waiting job.
-func (s *sim) recordEstimates() {
+// recordEstimates gives each job of fresh, those submitted at this
+// instant, the start the live master would show once the instant's
+// passes are done: its start, if it started, else sched.Forecast's
+// estimate, the same computation the master makes for every waiting job.
+func (s *world) recordEstimates(fresh []int32) {
 	var est map[int]int64
-	for _, ji := range s.fresh {
+	for _, ji := range fresh {
 		j, lj := &s.jobs[ji], &s.c.Jobs[ji]
 		switch {
 		case lj.Start >= 0:

@@ -16,6 +16,13 @@ import "github.com/allot-sched/allot/lifecycle"
 // scripted stop (JobSpec.Stops) is scheduled as a failure is and ends
 // the task as a live searcher's stop does (stop).
 
+// scriptedEnds applies the scripted ends of attempts when they come due
+// (a failure, a failed or lost start, a lost attempt, a stop, an agent's
+// preemption, agentstop.go) and a searcher's stop: a part of the sim
+// that holds it (ends), not embedded, so that its methods are not the
+// sim's. The world's methods push these ends when an attempt starts.
+type scriptedEnds struct{ s *sim }
+
 // scheduleFail pushes the failure or the stop of task ti (JobSpec.Stops,
 // scheduled as a failure is), if its job scripts one that comes no later
 // than the attempt's end.
@@ -92,7 +99,8 @@ func (s *world) attemptLost(ti int32) {
 // lostAttempt applies the loss of an attempt that still applies: the
 // task ends as on a lost node (lifecycle.EventAttemptLost), with the
 // work it threw away.
-func (s *sim) lostAttempt(e event) {
+func (x scriptedEnds) lostAttempt(e event) {
+	s := x.s
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventAttemptLost, Task: e.ref, Ver: e.ver})
 	if o.Applied {
 		s.rec.loseAttempt(s.c.Tasks.At(e.ref))
@@ -103,7 +111,8 @@ func (s *sim) lostAttempt(e event) {
 
 // lostStart applies the loss of a start that still applies: the task
 // waits again (lifecycle.EventStartLost).
-func (s *sim) lostStart(e event) {
+func (x scriptedEnds) lostStart(e event) {
+	s := x.s
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStartLost, Task: e.ref, Ver: e.ver})
 	if o.Applied {
 		s.rec.loseAttempt(s.c.Tasks.At(e.ref))
@@ -113,7 +122,8 @@ func (s *sim) lostStart(e event) {
 
 // fail applies a scheduled failure, or a failed start, that still
 // applies: the Cluster drops a stale one.
-func (s *sim) fail(e event) {
+func (x scriptedEnds) fail(e event) {
+	s := x.s
 	var o lifecycle.Outcome
 	switch {
 	case e.kind == evStartFail:
@@ -132,7 +142,7 @@ func (s *sim) fail(e event) {
 }
 
 // stop applies a scripted stop that still applies (stopTask).
-func (s *sim) stop(e event) { s.stopTask(e.ref, e.ver) }
+func (x scriptedEnds) stop(e event) { x.stopTask(e.ref, e.ver) }
 
 // stopTask stops running task ti, at version ver, from outside, as its
 // searcher stops a trial, or a scripted stop: the task ends as a live
@@ -140,7 +150,8 @@ func (s *sim) stop(e event) { s.stopTask(e.ref, e.ver) }
 // stopTrial), its attempt killed and the task completed
 // (lifecycle.EventStopped), so that the decision log ends the attempt
 // how=killed, as the live one does, and the job ends as its tasks put it.
-func (s *sim) stopTask(ti int32, ver uint32) {
+func (x scriptedEnds) stopTask(ti int32, ver uint32) {
+	s := x.s
 	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: ti, Ver: ver}); o.Applied {
 		s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptKilled, false)
 		s.outcome(ti, &o, lifecycle.TaskRunning)

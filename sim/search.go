@@ -208,7 +208,7 @@ func (s *sim) report(ti int32) {
 		js.trials[i].Reason = js.s.Reason(i)
 	}
 	// A report is stale once the trial is asked to stop, so it runs.
-	s.stopTask(ti, t.Ver)
+	s.ends.stopTask(ti, t.Ver)
 }
 
 // record notes the rungs trial i joined with report p: every rung from

@@ -9,12 +9,20 @@ import (
 
 // Marks: named facts that, once set, stay set; one row per mark.
 
+// masterRows writes and reads the rows that are the master's own
+// bookkeeping rather than a job's or a node's: the marks and the
+// reservations carried between passes (reservations.go). A part of ops,
+// over its conn.
+type masterRows struct {
+	conn
+}
+
 // MarkGrows is set once a job whose tasks grow after they start (an
 // elastic job) was scheduled: from then on the master confirms every
 // pass (lifecycle.OneShot), as the simulator does once one was submitted.
 const MarkGrows = "grows"
 
-func (o *ops) Marked(ctx context.Context, name string) (bool, error) {
+func (o masterRows) Marked(ctx context.Context, name string) (bool, error) {
 	var got string
 	err := o.q.QueryRowContext(ctx, o.d.q("SELECT name FROM marks WHERE name = ?"), name).Scan(&got)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -26,7 +34,7 @@ func (o *ops) Marked(ctx context.Context, name string) (bool, error) {
 	return true, nil
 }
 
-func (o *ops) Mark(ctx context.Context, name string) error {
+func (o masterRows) Mark(ctx context.Context, name string) error {
 	if _, err := o.q.ExecContext(ctx, o.d.q("INSERT INTO marks (name) VALUES (?) ON CONFLICT (name) DO NOTHING"), name); err != nil {
 		return fmt.Errorf("set mark %q: %w", name, err)
 	}

@@ -10,6 +10,12 @@ import (
 	"time"
 )
 
+// nodeOps writes and reads the nodes' rows and their events (the
+// node_events table): a part of ops, over its conn.
+type nodeOps struct {
+	conn
+}
+
 const nodeCols = `name, pool, labels, gpus, state, registered_ns, heartbeat_ns, drain_ns, drain_reason, drain_by`
 
 // nodeInsertCols are the columns that registering a node writes; the
@@ -45,7 +51,7 @@ func scanNode(sc rowScanner) (Node, error) {
 	return n, nil
 }
 
-func (o *ops) UpsertNode(ctx context.Context, n Node) (Node, error) {
+func (o nodeOps) UpsertNode(ctx context.Context, n Node) (Node, error) {
 	if n.Name == "" {
 		return Node{}, fmt.Errorf("register node: %w", invalidf("node name is empty"))
 	}
@@ -79,7 +85,7 @@ func (o *ops) UpsertNode(ctx context.Context, n Node) (Node, error) {
 	return out, nil
 }
 
-func (o *ops) Heartbeat(ctx context.Context, name string, at time.Time) error {
+func (o nodeOps) Heartbeat(ctx context.Context, name string, at time.Time) error {
 	res, err := o.q.ExecContext(ctx, o.d.q("UPDATE nodes SET heartbeat_ns = ? WHERE name = ?"), nsOf(nowIfZero(at)), name)
 	if err != nil {
 		return fmt.Errorf("heartbeat of node %s: %w", name, err)
@@ -92,7 +98,7 @@ func (o *ops) Heartbeat(ctx context.Context, name string, at time.Time) error {
 	return nil
 }
 
-func (o *ops) SetNodeState(ctx context.Context, name string, from, to NodeState, at time.Time) error {
+func (o nodeOps) SetNodeState(ctx context.Context, name string, from, to NodeState, at time.Time) error {
 	if !from.valid() || !to.valid() || from == to {
 		return fmt.Errorf("node %s: %w", name, invalidf("node transition %q → %q", from, to))
 	}
@@ -117,7 +123,7 @@ func (o *ops) SetNodeState(ctx context.Context, name string, from, to NodeState,
 	return &ConflictError{What: "node " + name, Field: "state", Expected: string(from), Actual: state}
 }
 
-func (o *ops) Nodes(ctx context.Context) ([]Node, error) {
+func (o nodeOps) Nodes(ctx context.Context) ([]Node, error) {
 	rows, err := o.q.QueryContext(ctx, "SELECT "+nodeCols+" FROM nodes ORDER BY name")
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
@@ -129,7 +135,7 @@ func (o *ops) Nodes(ctx context.Context) ([]Node, error) {
 	return nodes, nil
 }
 
-func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, when time.Time) (Node, error) {
+func (o nodeOps) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, when time.Time) (Node, error) {
 	what := "resume"
 	var at sql.NullInt64
 	reason, by := "", ""
@@ -167,7 +173,7 @@ func (o *ops) SetNodeDrain(ctx context.Context, name string, d *NodeDrain, when 
 	return n, nil
 }
 
-func (o *ops) DeleteNode(ctx context.Context, name string, at time.Time) error {
+func (o nodeOps) DeleteNode(ctx context.Context, name string, at time.Time) error {
 	// The deletion is recorded first, from the row itself, so that the
 	// history keeps what the node was (NodeEvent.Deleted).
 	res, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus)
@@ -186,11 +192,11 @@ func (o *ops) DeleteNode(ctx context.Context, name string, at time.Time) error {
 	return nil
 }
 
-func (o *ops) NodeLeaving(ctx context.Context, name string, at time.Time) error {
+func (o nodeOps) NodeLeaving(ctx context.Context, name string, at time.Time) error {
 	return o.nodeEvent(ctx, name, NodeUp, NodeLeaving, nowIfZero(at))
 }
 
-func (o *ops) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
+func (o nodeOps) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
 	at = nowIfZero(at)
 	for _, mv := range moves {
 		// The shape is the row's but for the pool: the agent's own
@@ -218,7 +224,7 @@ type shapeCols struct{ pool, labels, gpus string }
 // changes in the node history: a new node (From "", with its shape), a
 // changed inventory (NodeReshaped, with the new shape), and a return of
 // a node not up, in that order.
-func (o *ops) registered(ctx context.Context, name string, sh shapeCols, at time.Time) error {
+func (o nodeOps) registered(ctx context.Context, name string, sh shapeCols, at time.Time) error {
 	var was string
 	var had shapeCols
 	err := o.q.QueryRowContext(ctx, o.d.q("SELECT state, pool, labels, gpus FROM nodes WHERE name = ?"), name).
@@ -263,12 +269,12 @@ func sameShape(a, b shapeCols) (bool, error) {
 
 // nodeEvent records that node name went from state from ("" for none)
 // to state to at at.
-func (o *ops) nodeEvent(ctx context.Context, name string, from, to NodeState, at time.Time) error {
+func (o nodeOps) nodeEvent(ctx context.Context, name string, from, to NodeState, at time.Time) error {
 	return o.nodeEventShaped(ctx, name, from, to, at, nil)
 }
 
 // nodeEventShaped is nodeEvent with the node's shape sh, when not nil.
-func (o *ops) nodeEventShaped(ctx context.Context, name string, from, to NodeState, at time.Time, sh *shapeCols) error {
+func (o nodeOps) nodeEventShaped(ctx context.Context, name string, from, to NodeState, at time.Time, sh *shapeCols) error {
 	var err error
 	if sh == nil {
 		_, err = o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns) VALUES (?, ?, ?, ?)"),
@@ -283,7 +289,7 @@ func (o *ops) nodeEventShaped(ctx context.Context, name string, from, to NodeSta
 	return nil
 }
 
-func (o *ops) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, error) {
+func (o nodeOps) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent, error) {
 	var where []string
 	var args []any
 	if f.AfterSeq > 0 {

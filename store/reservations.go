@@ -7,7 +7,7 @@ import (
 
 // Reservations carried between scheduling passes: one row per job.
 
-func (o *ops) Reservations(ctx context.Context) ([]Reservation, error) {
+func (o masterRows) Reservations(ctx context.Context) ([]Reservation, error) {
 	rows, err := o.q.QueryContext(ctx, "SELECT job_id, at_s, nodes FROM reservations ORDER BY job_id")
 	if err != nil {
 		return nil, fmt.Errorf("list reservations: %w", err)
@@ -32,7 +32,7 @@ func (o *ops) Reservations(ctx context.Context) ([]Reservation, error) {
 	return rs, nil
 }
 
-func (o *ops) SetReservations(ctx context.Context, rs []Reservation) error {
+func (o masterRows) SetReservations(ctx context.Context, rs []Reservation) error {
 	for _, r := range rs {
 		if r.None() {
 			if _, err := o.q.ExecContext(ctx, o.d.q("DELETE FROM reservations WHERE job_id = ?"), r.JobID); err != nil {

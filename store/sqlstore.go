@@ -36,16 +36,27 @@ type sqlStore struct {
 }
 
 func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
-	s := &sqlStore{w: w, r: r, d: d, reads: &ops{q: r, d: d}}
+	s := &sqlStore{w: w, r: r, d: d, reads: newOps(r, d)}
 	s.authStore = authStore{r: r, d: d, update: s.Update}
 	return s
 }
 
-// ops implements Tx over a querier. Its write methods assume q is a
-// transaction, since several of them run more than one statement.
-type ops struct {
+// conn is what ops and its parts run their statements over: a querier
+// and its dialect.
+type conn struct {
 	q querier
 	d *dialect
+}
+
+// ops implements Tx over a querier. Its write methods assume q is a
+// transaction, since several of them run more than one statement. The
+// nodes' rows and events (nodeOps, nodes.go) and the master's own rows
+// (masterRows: marks and reservations) are parts over the same conn that
+// it embeds for Tx: their methods are promoted, but declared on the parts.
+type ops struct {
+	conn
+	nodeOps
+	masterRows
 	// events, when not nil, gathers the events of an Update on
 	// PostgreSQL, written in one statement before its commit: each
 	// statement there is a round trip, made while the master holds its
@@ -60,15 +71,22 @@ type ops struct {
 	fence *masterLock
 }
 
+// newOps returns the ops, and its parts, over q in dialect d.
+func newOps(q querier, d *dialect) *ops {
+	c := conn{q: q, d: d}
+	return &ops{conn: c, nodeOps: nodeOps{c}, masterRows: masterRows{c}}
+}
+
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 	run := func(tx *sql.Tx) error {
 		if s.stmts != nil {
-			return fn(&ops{q: cachedTx{tx: tx, c: s.stmts}, d: s.d})
+			return fn(newOps(cachedTx{tx: tx, c: s.stmts}, s.d))
 		}
 		if s.d.name != "postgres" {
-			return fn(&ops{q: tx, d: s.d})
+			return fn(newOps(tx, s.d))
 		}
-		o := &ops{q: tx, d: s.d, events: new([]Event), attempts: new([]attemptWrite), fence: s.lock}
+		o := newOps(tx, s.d)
+		o.events, o.attempts, o.fence = new([]Event), new([]attemptWrite), s.lock
 		if err := fn(o); err != nil {
 			return err
 		}
@@ -187,7 +205,9 @@ func (s *sqlStore) CreateJob(ctx context.Context, job Job, tasks []Task) (out Jo
 		if err := s.writable(ctx); err != nil {
 			return Job{}, err
 		}
-		return (&ops{q: s.w, d: s.d, fence: s.lock}).CreateJob(ctx, job, tasks)
+		o := newOps(s.w, s.d)
+		o.fence = s.lock
+		return o.CreateJob(ctx, job, tasks)
 	}
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.CreateJob(ctx, job, tasks); return err })
 	return out, err
