@@ -369,7 +369,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		}
 	case done:
 		tr.To, tr.Reason = store.TaskCompleted, "completed"
-		ag.m.planner.noteRun(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
+		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
 	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
 		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, preemptReason(t.att.parts)
 		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,

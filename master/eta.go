@@ -52,8 +52,8 @@ func (pl *planner) refreshETA() {
 	for i, ri := range r.List() {
 		ids[i] = r.jobs[ri].rec.ID
 	}
+	scale := pl.runs.typical()
 	pl.m.unlock()
-	scale := pl.typicalRun()
 	byID := func(est map[int]int64) map[int64]time.Time {
 		out := make(map[int64]time.Time, len(est))
 		for ji, at := range est {
@@ -78,30 +78,35 @@ func (pl *planner) refreshETA() {
 // the range of estimates is taken from.
 const maxRunRatios = 256
 
-// noteRun records what share of its time limit a completed attempt used.
+// runShares is a ring of the shares of their time limits that recent
+// completed attempts used, from which the range of estimates is taken.
+type runShares struct {
+	ratios []float64
+	next   int // the ring's next slot
+}
+
+// note records what share of its time limit a completed attempt used.
 // Callers hold mu.
-func (pl *planner) noteRun(ran, limit time.Duration) {
+func (r *runShares) note(ran, limit time.Duration) {
 	if limit <= 0 || ran <= 0 {
 		return
 	}
-	r := min(float64(ran)/float64(limit), 1)
-	if len(pl.runRatios) < maxRunRatios {
-		pl.runRatios = append(pl.runRatios, r)
+	share := min(float64(ran)/float64(limit), 1)
+	if len(r.ratios) < maxRunRatios {
+		r.ratios = append(r.ratios, share)
 	} else {
-		pl.runRatios[pl.runNext] = r
+		r.ratios[r.next] = share
 	}
-	pl.runNext = (pl.runNext + 1) % maxRunRatios
+	r.next = (r.next + 1) % maxRunRatios
 }
 
-// typicalRun is the median share of their time limit that recent
-// completed attempts used, or 0 with fewer than 5 to go by.
-func (pl *planner) typicalRun() float64 {
-	pl.m.lock()
-	rs := slices.Clone(pl.runRatios)
-	pl.m.unlock()
-	if len(rs) < 5 {
+// typical is the median share of their time limit that recent completed
+// attempts used, or 0 with fewer than 5 to go by. Callers hold mu.
+func (r *runShares) typical() float64 {
+	if len(r.ratios) < 5 {
 		return 0
 	}
+	rs := slices.Clone(r.ratios)
 	slices.Sort(rs)
 	return rs[len(rs)/2]
 }

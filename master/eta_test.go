@@ -59,7 +59,7 @@ func TestForecastRange(t *testing.T) {
 	h := newHarness(t, withConfig(cfg))
 	for range 6 {
 		h.m.lock()
-		h.m.planner.noteRun(30*time.Minute, time.Hour)
+		h.m.planner.runs.note(30*time.Minute, time.Hour)
 		h.m.mu.Unlock()
 	}
 	a := h.agent("n1", 4)

@@ -39,10 +39,9 @@ type planner struct {
 	// etaEarly is the forecast with jobs running their typical share of
 	// their time limits: the early end of each estimate's range.
 	etaEarly map[int64]time.Time
-	// runRatios is a ring of the shares of their time limits that recent
-	// completed attempts used; runNext its next slot.
-	runRatios []float64
-	runNext   int
+	// runs are the shares of their time limits that recent completed
+	// attempts used (eta.go).
+	runs runShares
 	// grew says a job whose tasks grow after they start (an elastic job,
 	// lifecycle.Grows) was in a snapshot: from then on every pass is
 	// confirmed by another, as the simulator confirms them once one was
