@@ -148,3 +148,25 @@ func lostWithTask(t *testing.T) (*harness, *mastertest.Agent, int64) {
 	}
 	return h, a, id
 }
+
+// TestLostNodeGraceSurvivesRestart: the lost_node_grace of a task held
+// through its node's loss counts from the loss, across a restart of the
+// master (restoreLosses), not from the restart: lost 3m before the
+// restart, the task is lost 2m after it, once the 5m grace is over.
+func TestLostNodeGraceSurvivesRestart(t *testing.T) {
+	h, _, id := lostWithTask(t)
+	if h.m.cfg.LostNodeGrace != 5*time.Minute {
+		t.Fatalf("lost_node_grace %s, want the default 5m", h.m.cfg.LostNodeGrace)
+	}
+	h.clock.Advance(3 * time.Minute)
+	h.start()
+	h.m.Tick(h.ctx)
+	if got := h.taskState(id, 0); got != store.TaskRunning {
+		t.Fatalf("task %s 3m into the grace, after the restart; want running (held)", got)
+	}
+	h.clock.Advance(2*time.Minute + time.Second)
+	h.m.Tick(h.ctx)
+	if got := h.taskState(id, 0); got != store.TaskFailed {
+		t.Fatalf("task %s 5m1s after its node's loss, across a restart; want failed (not preemptible, lost)", got)
+	}
+}

@@ -27,12 +27,12 @@ func TestLostNodeShownOnJob(t *testing.T) {
 	tests := []struct {
 		name    string
 		back    bool // the node's agent registers again
-		restart bool // the master restarts: the grace counts from its first check
+		restart bool // the master restarts: the grace still counts from the loss (restoreLosses)
 		want    string
 	}{
 		{"lost", false, false, want(lost)},
 		{"back", true, false, ""},
-		{"lost before a restart", false, true, want(lost.Add(time.Minute))},
+		{"lost before a restart", false, true, want(lost)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -112,7 +112,7 @@ func (ag *agents) checkLostNodes(ctx context.Context) {
 			continue
 		}
 		if n.lostAt.IsZero() {
-			n.lostAt = now       // lost before this master process started
+			n.lostAt = now       // lost with no history of it (restoreLosses)
 			ag.m.pub.markNode(n) // its jobs' reasons say since when (lostview.go)
 		}
 		over := lifecycle.GraceOver(now.Sub(n.lostAt), ag.m.cfg.LostNodeGrace)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/plural"
@@ -42,7 +43,12 @@ func (r *restorer) restore(ctx context.Context) error {
 		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
 		m.nodes[rec.Name] = n
 	}
-	if err := r.recordMoves(ctx); err != nil {
+	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		return fmt.Errorf("read the node history: %w", err)
+	}
+	r.restoreLosses(evs)
+	if err := r.recordMoves(ctx, evs); err != nil {
 		return err
 	}
 	live, err := m.st.Jobs(ctx, store.JobFilter{States: []store.JobState{store.JobQueued, store.JobRunning}})
@@ -177,19 +183,36 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	return nil
 }
 
+// restoreLosses gives each node that is lost or left when the master
+// starts the time it went so, from the node history evs: the
+// lost_node_grace of the tasks held through its loss counts from then,
+// as it did before the restart, and as the simulator counts it. It used
+// to count again from the restart, which held such tasks a grace longer
+// than the configuration says.
+func (r *restorer) restoreLosses(evs []store.NodeEvent) {
+	for _, e := range evs {
+		n := r.m.nodes[e.Node]
+		if n == nil || n.up() {
+			continue
+		}
+		switch {
+		case e.Deleted != nil || e.From == "" && e.To == store.NodeUp:
+			n.lostAt = time.Time{} // an earlier node of the name
+		case e.To == store.NodeLost || e.To == store.NodeLeft:
+			n.lostAt = e.At
+		}
+	}
+}
+
 // recordMoves records, in one transaction, each node that the
 // configuration the master starts with puts in another pool than the
-// node history last gave it (store.MoveNodes), as a reload of that
+// node history evs last gave it (store.MoveNodes), as a reload of that
 // configuration would have: a master restarted on a changed file moves
 // nodes too, and the what-if export reads their pools from the history.
 // A node whose history has no pool (registered before shapes were
 // recorded) is left alone. A failure refuses to start.
-func (r *restorer) recordMoves(ctx context.Context) error {
+func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error {
 	m := r.m
-	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
-	if err != nil {
-		return fmt.Errorf("read the node history: %w", err)
-	}
 	last := map[string]string{} // node → the pool its history last gave it
 	for _, e := range evs {
 		switch {

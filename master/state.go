@@ -184,9 +184,9 @@ type mnode struct {
 	// agent did not list when it registered; the first sync settles them.
 	reconcile map[agent.TaskID]bool
 	polling   int // syncs being held
-	// lostAt is when this master process found the node lost (or, after
-	// a restart, first saw it lost): its held tasks' lost_node_grace
-	// counts from then.
+	// lostAt is when the node was found lost or left (after a restart,
+	// from the node history: restoreLosses; zero where it has none): its
+	// held tasks' lost_node_grace counts from then.
 	lostAt time.Time
 	// leaving: the agent said it is shutting down (api.Sync.Leaving);
 	// until it registers again nothing new is placed on the node, as on a
