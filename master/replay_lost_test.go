@@ -115,8 +115,24 @@ func TestReplayAttemptLost(t *testing.T) {
 // them must disagree with the live log, or the cases do not test them.
 func checkUnexported(t *testing.T, cases []replayCase, script string, least int, strip func(*scenario.Job) int) {
 	t.Helper()
+	checkStripped(t, cases, "-unexported", script, least, func(sc *scenario.Scenario) int {
+		n := 0
+		for i := range sc.Jobs {
+			n += strip(&sc.Jobs[i])
+		}
+		return n
+	})
+}
+
+// checkStripped runs each case live, exports it, takes what out of the
+// export with strip (which says how many entries it took, least at
+// least) and checks that the replay then differs from the live run: the
+// cases test what the export writes. Its subtests are the cases' names
+// with suffix.
+func checkStripped(t *testing.T, cases []replayCase, suffix, what string, least int, strip func(*scenario.Scenario) int) {
+	t.Helper()
 	for _, c := range cases {
-		t.Run(c.name+"-unexported", func(t *testing.T) {
+		t.Run(c.name+suffix, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, c.config)))
 			t0 := h.clock.Now()
 			newReplayDriver(h, c).run(t)
@@ -126,19 +142,15 @@ func checkUnexported(t *testing.T, cases []replayCase, script string, least int,
 				t.Fatal(err)
 			}
 			sc, body := exportScenario(t, h, window(t0, until))
-			n := 0
-			for i := range sc.Jobs {
-				n += strip(&sc.Jobs[i])
-			}
-			if n < least {
-				t.Fatalf("exported %d %s entries, want %d or more:\n%s", n, script, least, body)
+			if n := strip(sc); n < least {
+				t.Fatalf("exported %d %s entries, want %d or more:\n%s", n, what, least, body)
 			}
 			replayed, err := sim.ReplayDecisions(sc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if decisionlog.Diff(decisionlog.Format(live), decisionlog.Format(replayed), 3) == "" {
-				t.Errorf("the replay without %s agrees: the cases do not test it", script)
+				t.Errorf("the replay without %s agrees: the cases do not test it", what)
 			}
 		})
 	}
