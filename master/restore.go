@@ -31,24 +31,7 @@ type restorer struct {
 // state lags behind their tasks'.
 func (r *restorer) restore(ctx context.Context) error {
 	m := r.m
-	now := m.now()
-	nodes, err := m.st.Nodes(ctx)
-	if err != nil {
-		return err
-	}
-	for _, rec := range nodes {
-		n := newNode(rec)
-		n.pool = nodePool(m.cfg, rec.Name, rec.Pool)
-		n.lastSeen = now // a grace period of one agent timeout to re-register
-		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
-		m.nodes[rec.Name] = n
-	}
-	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
-	if err != nil {
-		return fmt.Errorf("read the node history: %w", err)
-	}
-	r.restoreLosses(evs)
-	if err := r.recordMoves(ctx, evs); err != nil {
+	if err := r.restoreNodes(ctx); err != nil {
 		return err
 	}
 	live, err := m.st.Jobs(ctx, store.JobFilter{States: []store.JobState{store.JobQueued, store.JobRunning}})
@@ -110,6 +93,31 @@ func (r *restorer) restore(ctx context.Context) error {
 	m.planner.grew, m.planner.grewSaved = grew, grew
 	m.log.Info("state restored", "jobs", len(m.jobs), "nodes", len(m.nodes))
 	return nil
+}
+
+// restoreNodes loads the nodes, each in the pool the configuration
+// gives it, with when each lost one was lost (restoreLosses), and records
+// the moves of a changed configuration (recordMoves).
+func (r *restorer) restoreNodes(ctx context.Context) error {
+	m := r.m
+	now := m.now()
+	nodes, err := m.st.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range nodes {
+		n := newNode(rec)
+		n.pool = nodePool(m.cfg, rec.Name, rec.Pool)
+		n.lastSeen = now // a grace period of one agent timeout to re-register
+		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
+		m.nodes[rec.Name] = n
+	}
+	evs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		return fmt.Errorf("read the node history: %w", err)
+	}
+	r.restoreLosses(evs)
+	return r.recordMoves(ctx, evs)
 }
 
 func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
