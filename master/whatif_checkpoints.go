@@ -114,11 +114,11 @@ func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, c
 	var notes []string
 	for _, k := range order {
 		ds := times[k]
-		if slicesAll(ds, cost) {
+		if allAre(ds, cost) {
 			continue
 		}
 		sj.Checkpoints = append(sj.Checkpoints, scenario.StartLost{Task: k.task, Attempt: k.attempt, After: ds[0]})
-		if !slicesAll(ds, ds[0]) {
+		if !allAre(ds, ds[0]) {
 			notes = append(notes, fmt.Sprintf("job %s: task %d's attempt %d checkpointed %d times, moved or resized in between, taking different times (%v s); the replay takes %ds for each",
 				sj.Name, k.task, k.attempt, len(ds), ds, ds[0]))
 		}
@@ -126,8 +126,8 @@ func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, c
 	return notes
 }
 
-// slicesAll says whether every value of xs is x.
-func slicesAll(xs []int64, x int64) bool {
+// allAre says whether every value of xs is x.
+func allAre(xs []int64, x int64) bool {
 	for _, v := range xs {
 		if v != x {
 			return false
