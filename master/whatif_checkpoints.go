@@ -40,21 +40,16 @@ func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since t
 }
 
 // checkpointCost is the checkpoint cost to export for a pool whose jobs'
-// attempts are atts: the longest checkpointTime among them, and whether
-// those times differ.
-func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (cost int64, differ bool) {
-	seen := false
+// attempts are atts: the longest checkpointTime among them (the others
+// get their own, jobCheckpoints).
+func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) int64 {
+	var cost int64
 	for _, a := range atts {
-		d, ok := checkpointTime(a, preempted, since)
-		if !ok {
-			continue
+		if d, ok := checkpointTime(a, preempted, since); ok {
+			cost = max(cost, d)
 		}
-		if seen && d != cost {
-			differ = true
-		}
-		cost, seen = max(cost, d), true
 	}
-	return cost, differ
+	return cost
 }
 
 // exportCheckpointCosts sets each pool's checkpoint cost from the
@@ -79,7 +74,7 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 				in = append(in, j)
 			}
 		}
-		p.CheckpointCost, _ = checkpointCost(atts, h.preempted, since)
+		p.CheckpointCost = checkpointCost(atts, h.preempted, since)
 		for _, j := range in {
 			if sj := byName[exportName(j)]; sj != nil {
 				notes = append(notes, h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since)...)

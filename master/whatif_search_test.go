@@ -10,6 +10,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/decisionlog"
+	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sim"
 )
@@ -22,13 +23,7 @@ import (
 // and the job completed as live, and the replay's decision log is the
 // live one, line for line (allot history check).
 func TestHistoryScenarioStoppedTrials(t *testing.T) {
-	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
-	a := h.agent("n1", 2)
-	t0 := h.clock.Now().Truncate(time.Second).Add(time.Second)
-	h.clock.Advance(t0.Sub(h.clock.Now()))
-	job := h.submit(ashaSpec) // rungs at steps 1, 3 and 9, divisor 3
-	h.step()
-	h.sync(a, a) // trials 0 and 1 start at 0 s
+	h, a, t0, job := ashaOnTwoGPUs(t)
 	h.clock.Advance(10 * time.Second)
 	metricReport(a, job, 0, 1, 5)
 	metricReport(a, job, 1, 1, 9) // behind trial 0 at rung 0: stopped at 10 s
@@ -99,19 +94,28 @@ func checkLiveLog(t *testing.T, h *harness, q string, sc *scenario.Scenario, bod
 	}
 }
 
+// ashaOnTwoGPUs starts an ASHA experiment (ashaSpec: rungs at steps 1,
+// 3 and 9, divisor 3) on a FIFO pool's node of two GPUs at t0, a whole
+// second: trials 0 and 1 run from 0 s.
+func ashaOnTwoGPUs(t *testing.T) (*harness, *mastertest.Agent, time.Time, int64) {
+	t.Helper()
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+	a := h.agent("n1", 2)
+	t0 := h.clock.Now().Truncate(time.Second).Add(time.Second)
+	h.clock.Advance(t0.Sub(h.clock.Now()))
+	job := h.submit(ashaSpec)
+	h.step()
+	h.sync(a, a)
+	return h, a, t0, job
+}
+
 // TestHistoryScenarioLateStop: a trial its searcher stopped after more
 // work than the job's exported run time (the mean of its completed
 // trials) gets a run time of its own that reaches its stop (runs), so
 // the replay stops it when it was stopped live instead of completing it
 // at the mean, and the decision logs agree.
 func TestHistoryScenarioLateStop(t *testing.T) {
-	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
-	a := h.agent("n1", 2)
-	t0 := h.clock.Now().Truncate(time.Second).Add(time.Second)
-	h.clock.Advance(t0.Sub(h.clock.Now()))
-	job := h.submit(ashaSpec) // rungs at steps 1, 3 and 9, divisor 3
-	h.step()
-	h.sync(a, a) // trials 0 and 1 start at 0 s
+	h, a, t0, job := ashaOnTwoGPUs(t)
 	h.clock.Advance(5 * time.Second)
 	metricReport(a, job, 0, 1, 5)
 	h.sync(a, a)

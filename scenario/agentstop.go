@@ -18,12 +18,8 @@ func (p scriptParser) agentPreempted(f *yamlfield.Fields, j *Job) {
 		seen[[2]int{l.Task, l.Attempt}] = fmt.Sprintf("in lost, line %d", l.Line)
 	}
 	p.eachItem(f, "agent_preempted", "attempts their agent preempted", func(g *yamlfield.Fields, line int) {
-		sl := StartLost{Attempt: 1, Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sl.Task, yamlfield.IntAtLeast(0))
-		attemptOK := yamlfield.Field(g, "attempt", &sl.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, yamlfield.Duration)
-		g.Done()
-		if !taskOK || !attemptOK || !afterOK || !j.names(g, sl.Task) {
+		sl, ok := j.attemptAfter(g, line, yamlfield.Duration)
+		if !ok {
 			return
 		}
 		k := [2]int{sl.Task, sl.Attempt}

@@ -11,12 +11,8 @@ import (
 func (p scriptParser) checkpoints(f *yamlfield.Fields, j *Job) {
 	seen := map[[2]int]int{}
 	p.eachItem(f, "checkpoints", "checkpoint times", func(g *yamlfield.Fields, line int) {
-		c := StartLost{Attempt: 1, Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &c.Task, yamlfield.IntAtLeast(0))
-		attemptOK := yamlfield.Field(g, "attempt", &c.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &c.After, yamlfield.Duration)
-		g.Done()
-		if !taskOK || !attemptOK || !afterOK || !j.names(g, c.Task) {
+		c, ok := j.attemptAfter(g, line, yamlfield.Duration)
+		if !ok {
 			return
 		}
 		k := [2]int{c.Task, c.Attempt}

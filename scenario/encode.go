@@ -208,50 +208,33 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 // starts and attempts, own run times, stops, attempts its agent
 // preempted and checkpoint times.
 func scriptFields(m spec.Mapping, j *Job) {
-	if len(j.Fails) > 0 {
-		fails := make([]any, len(j.Fails))
-		for i, f := range j.Fails {
-			fails[i] = map[string]any{"task": f.Task, "after": f.After}
+	setList(m, "fails", j.Fails, func(f TaskFail) map[string]any { return map[string]any{"task": f.Task, "after": f.After} })
+	setList(m, "start_fails", j.StartFails, func(f StartFail) map[string]any {
+		sf := map[string]any{"task": f.Task}
+		if f.Attempt > 1 {
+			sf["attempt"] = f.Attempt
 		}
-		m.Set("fails", fails)
+		return sf
+	})
+	setList(m, "start_lost", j.StartLost, attemptItem)
+	setList(m, "lost", j.Lost, attemptItem)
+	setList(m, "runs", j.Runs, func(r TaskRun) map[string]any { return map[string]any{"task": r.Task, "work": r.Work} })
+	setList(m, "stops", j.Stops, func(st TaskStop) map[string]any { return map[string]any{"task": st.Task, "after": st.After} })
+	setList(m, "agent_preempted", j.AgentPreempted, attemptItem)
+	setList(m, "checkpoints", j.Checkpoints, attemptItem)
+}
+
+// setList writes list key of items, each encoded by item; nothing for
+// none.
+func setList[T any](m spec.Mapping, key string, items []T, item func(T) map[string]any) {
+	if len(items) == 0 {
+		return
 	}
-	if len(j.StartFails) > 0 {
-		fails := make([]any, len(j.StartFails))
-		for i, f := range j.StartFails {
-			sf := map[string]any{"task": f.Task}
-			if f.Attempt > 1 {
-				sf["attempt"] = f.Attempt
-			}
-			fails[i] = sf
-		}
-		m.Set("start_fails", fails)
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = item(it)
 	}
-	if len(j.StartLost) > 0 {
-		m.Set("start_lost", lostList(j.StartLost))
-	}
-	if len(j.Lost) > 0 {
-		m.Set("lost", lostList(j.Lost))
-	}
-	if len(j.Runs) > 0 {
-		runs := make([]any, len(j.Runs))
-		for i, r := range j.Runs {
-			runs[i] = map[string]any{"task": r.Task, "work": r.Work}
-		}
-		m.Set("runs", runs)
-	}
-	if len(j.Stops) > 0 {
-		stops := make([]any, len(j.Stops))
-		for i, st := range j.Stops {
-			stops[i] = map[string]any{"task": st.Task, "after": st.After}
-		}
-		m.Set("stops", stops)
-	}
-	if len(j.AgentPreempted) > 0 {
-		m.Set("agent_preempted", lostList(j.AgentPreempted))
-	}
-	if len(j.Checkpoints) > 0 {
-		m.Set("checkpoints", lostList(j.Checkpoints))
-	}
+	m.Set(key, out)
 }
 
 // DefaultPreemptible is whether a job of kind is preemptible outside the
@@ -270,16 +253,12 @@ func DefaultInteractive(kind string, preemptible bool) bool {
 	return lifecycle.Interactive(sched.Kind(kind), preemptible)
 }
 
-// lostList encodes a start_lost or lost list, an attempt 1 left out.
-func lostList(ls []StartLost) []any {
-	out := make([]any, len(ls))
-	for i, l := range ls {
-		sl := map[string]any{"task": l.Task}
-		if l.Attempt > 1 {
-			sl["attempt"] = l.Attempt
-		}
-		sl["after"] = l.After
-		out[i] = sl
+// attemptItem encodes an item of a script of attempts (start_lost,
+// lost, agent_preempted, checkpoints), an attempt 1 left out.
+func attemptItem(l StartLost) map[string]any {
+	sl := map[string]any{"task": l.Task, "after": l.After}
+	if l.Attempt > 1 {
+		sl["attempt"] = l.Attempt
 	}
-	return out
+	return sl
 }

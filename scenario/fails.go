@@ -37,16 +37,10 @@ func (p scriptParser) fails(f *yamlfield.Fields, j *Job) {
 	seen := map[int]int{}
 	p.eachItem(f, "fails", "task failures", func(g *yamlfield.Fields, line int) {
 		tf := TaskFail{Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &tf.Task, yamlfield.IntAtLeast(0))
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &tf.After, yamlfield.Duration)
-		g.Done()
-		switch {
-		case !taskOK || !afterOK || !j.names(g, tf.Task):
-			return
-		case !j.within(g, tf.Task, tf.After):
-			// The task's work ends first, so the failure would never
-			// happen: a file that scripts one means something else. At
-			// the run time itself it fails, as its work ends.
+		// A failure after the task's work would never happen: a file that
+		// scripts one means something else. At the run time itself it
+		// fails, as its work ends.
+		if !j.taskAfter(g, &tf.Task, &tf.After) {
 			return
 		}
 		if first, dup := seen[tf.Task]; dup {
@@ -170,6 +164,19 @@ func (p scriptParser) lost(f *yamlfield.Fields, j *Job) {
 	j.Lost = p.lostAttempts(f, j, "lost", "lost attempts", seen, yamlfield.Duration)
 }
 
+// attemptAfter reads an item {task, attempt, after} at line of a
+// script of attempts (start_lost, lost, agent_preempted, checkpoints),
+// the attempt 1 when left out, after read by dur, and says whether it is
+// whole and names a task of the job; it says on g what is wrong.
+func (j *Job) attemptAfter(g *yamlfield.Fields, line int, dur yamlfield.ValueParser[int64]) (StartLost, bool) {
+	sl := StartLost{Attempt: 1, Line: line}
+	taskOK := g.Required("task") && yamlfield.Field(g, "task", &sl.Task, yamlfield.IntAtLeast(0))
+	attemptOK := yamlfield.Field(g, "attempt", &sl.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
+	afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, dur)
+	g.Done()
+	return sl, taskOK && attemptOK && afterOK && j.names(g, sl.Task)
+}
+
 // lostAttempts reads list key of {task, attempt, after} of job j, the
 // attempt 1 when left out, after read by dur, refusing an attempt in
 // seen (task and attempt to its line) or twice in the list.
@@ -180,12 +187,8 @@ func (p scriptParser) lostAttempts(f *yamlfield.Fields, j *Job, key, what string
 	}
 	var out []StartLost
 	p.eachItem(f, key, what, func(g *yamlfield.Fields, line int) {
-		sl := StartLost{Attempt: 1, Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sl.Task, yamlfield.IntAtLeast(0))
-		attemptOK := yamlfield.Field(g, "attempt", &sl.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sl.After, dur)
-		g.Done()
-		if !taskOK || !attemptOK || !afterOK || !j.names(g, sl.Task) {
+		sl, ok := j.attemptAfter(g, line, dur)
+		if !ok {
 			return
 		}
 		k := [2]int{sl.Task, sl.Attempt}

@@ -44,6 +44,16 @@ func (j *Job) endings() map[int]string {
 	return seen
 }
 
+// taskAfter reads an item {task, after} of a failure or stop script
+// into task and after, and says whether it names a task of the job that
+// it ends within its run time (within); it says on g what is wrong.
+func (j *Job) taskAfter(g *yamlfield.Fields, task *int, after *int64) bool {
+	taskOK := g.Required("task") && yamlfield.Field(g, "task", task, yamlfield.IntAtLeast(0))
+	afterOK := g.Required("after") && yamlfield.Field(g, "after", after, yamlfield.Duration)
+	g.Done()
+	return taskOK && afterOK && j.names(g, *task) && j.within(g, *task, *after)
+}
+
 // within says whether a failure or stop of task after that much of its
 // work comes within the task's run time (its runs entry's work, else the
 // job's Duration; at the run time itself it comes first), and says on
@@ -105,11 +115,7 @@ func (p scriptParser) stops(f *yamlfield.Fields, j *Job) {
 	seen := j.endings()
 	p.eachItem(f, "stops", "task stops", func(g *yamlfield.Fields, line int) {
 		ts := TaskStop{Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &ts.Task, yamlfield.IntAtLeast(0))
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &ts.After, yamlfield.Duration)
-		g.Done()
-		switch {
-		case !taskOK || !afterOK || !j.names(g, ts.Task) || !j.within(g, ts.Task, ts.After):
+		if !j.taskAfter(g, &ts.Task, &ts.After) {
 			return
 		}
 		if where, dup := seen[ts.Task]; dup {

@@ -1,11 +1,6 @@
 package sim
 
-import (
-	"testing"
-
-	"github.com/allot-sched/allot/decisionlog"
-	"github.com/allot-sched/allot/scenario"
-)
+import "testing"
 
 // TestAgentPreempted: attempts their agent preempted as it shut down
 // (agent_preempted) end preempted with no preemption request logged and
@@ -26,14 +21,6 @@ jobs:
   - {name: s, submit: 0, slots: 2, duration: 300, priority: 80, agent_preempted: [{task: 0, after: 150}]}
   - {name: h, submit: 50, slots: 2, duration: 200, priority: 10}
 `
-	sc, err := scenario.Parse("s.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := ReplayDecisions(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := `0 start n task=0 attempt=1 nodes=n1:1
 0 start p task=0 attempt=1 nodes=n1:1
 0 start s task=0 attempt=1 nodes=n2:2
@@ -50,7 +37,5 @@ jobs:
 320 end p task=0 attempt=2 how=completed
 500 end s task=0 attempt=2 how=completed
 `
-	if got := decisionlog.Format(ds); got != want {
-		t.Errorf("decisions:\n%s\nwant:\n%s\n%s", got, want, decisionlog.Diff(want, got, 2))
-	}
+	checkReplayLog(t, src, want)
 }

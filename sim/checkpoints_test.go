@@ -27,14 +27,6 @@ jobs:
   - {name: h, submit: 100, slots: 2, duration: 100, priority: 10}
   - {name: h2, submit: 400, slots: 4, duration: 100, priority: 10}
 `
-	sc, err := scenario.Parse("s.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := ReplayDecisions(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := `0 start f task=0 attempt=1 nodes=n1:2
 0 start s task=0 attempt=1 nodes=n1:2
 100 preempt s task=0 attempt=1 nodes=n1:2
@@ -53,6 +45,21 @@ jobs:
 2140 end f task=0 attempt=2 how=completed
 2245 end s task=0 attempt=3 how=completed
 `
+	checkReplayLog(t, src, want)
+}
+
+// checkReplayLog replays scenario src (ReplayDecisions) and compares its
+// decision log with want.
+func checkReplayLog(t *testing.T, src, want string) {
+	t.Helper()
+	sc, err := scenario.Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := ReplayDecisions(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := decisionlog.Format(ds); got != want {
 		t.Errorf("decisions:\n%s\nwant:\n%s\n%s", got, want, decisionlog.Diff(want, got, 2))
 	}

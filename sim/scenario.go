@@ -232,32 +232,12 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		MinSlots:        j.MinSlots,
 		AfterPass:       j.AfterPass,
 	}
-	for _, f := range j.Fails {
-		if spec.Fails == nil {
-			spec.Fails = map[int]int64{}
-		}
-		spec.Fails[f.Task] = f.After
-	}
-	for _, f := range j.StartFails {
-		if spec.StartFails == nil {
-			spec.StartFails = map[int]int{}
-		}
-		spec.StartFails[f.Task] = f.Attempt
-	}
+	spec.Fails = byTask(j.Fails, func(f scenario.TaskFail) (int, int64) { return f.Task, f.After })
+	spec.StartFails = byTask(j.StartFails, func(f scenario.StartFail) (int, int) { return f.Task, f.Attempt })
 	spec.StartLost = attemptTimes(j.StartLost)
 	spec.Lost = attemptTimes(j.Lost)
-	for _, r := range j.Runs {
-		if spec.Runs == nil {
-			spec.Runs = map[int]int64{}
-		}
-		spec.Runs[r.Task] = r.Work
-	}
-	for _, st := range j.Stops {
-		if spec.Stops == nil {
-			spec.Stops = map[int]int64{}
-		}
-		spec.Stops[st.Task] = st.After
-	}
+	spec.Runs = byTask(j.Runs, func(r scenario.TaskRun) (int, int64) { return r.Task, r.Work })
+	spec.Stops = byTask(j.Stops, func(st scenario.TaskStop) (int, int64) { return st.Task, st.After })
 	spec.AgentPreempted = attemptTimes(j.AgentPreempted)
 	spec.Checkpoints = attemptTimes(j.Checkpoints)
 	if sr := j.Searcher; sr != nil {
@@ -275,6 +255,20 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 		spec.MaxRetries = j.MaxRetries
 	}
 	return spec
+}
+
+// byTask maps the tasks a script names to what of (each item's task
+// and value) gives them; nil for none.
+func byTask[T any, V any](items []T, of func(T) (int, V)) map[int]V {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make(map[int]V, len(items))
+	for _, it := range items {
+		task, v := of(it)
+		out[task] = v
+	}
+	return out
 }
 
 // attemptTimes maps the attempts a script names (task and attempt) to
