@@ -31,7 +31,10 @@ import (
 //     task did and a second more, a guess the note calls one;
 //   - no time limit and it never ran: left out, as an ended job that
 //     never ran is: nothing says how long it would run once started, and
-//     it held no slots.
+//     it held no slots. One whose attempts ran less than a whole second
+//     each (preempted in the second it started) ran, and runs until the
+//     replay ends: left out, it was missing from the replay, which
+//     differed from the live log by its starts and preemptions.
 
 // liveRunTime sets the Duration of sj, a job still live when exported,
 // and returns the note that says what it assumed; false when nothing
@@ -62,7 +65,7 @@ func liveRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	case len(w.failed) > 0:
 		sj.Duration = w.most + 1
 		return fmt.Sprintf("%s, with no time limit: its tasks run for %d s, a second more than a task had done, a guess (a failed task needs a run time); the replay may end them before they ended live", head, sj.Duration), true
-	case w.longest == 0 && len(w.startFailed) == 0 && w.lost == 0 && len(w.startLost) == 0:
+	case w.attempts == 0:
 		return "", false
 	}
 	sj.Duration = -1

@@ -168,3 +168,33 @@ func TestHistoryScenarioDefaultWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryScenarioPreemptedAtStart: a job still waiting when exported,
+// with no time limit, whose task ran less than a whole second (urgent
+// preempted it in the second it started) ran: it is exported to run until
+// the replay ends, not left out as never run, and the replay's decisions
+// are the live ones (found by a new-user trial: allot history check
+// differed by the job's start and preemption).
+func TestHistoryScenarioPreemptedAtStart(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: priority, preemption: true}\n")))
+	a := h.agent("n1", 4)
+	t0 := h.clock.Now().Truncate(time.Second).Add(time.Second)
+	h.clock.Advance(t0.Sub(h.clock.Now()) + 8*time.Second)
+	low := h.submit(jobSpec("low", 4, `, "preemptible": true, "priority": 80`))
+	h.step()
+	h.sync(a, a)
+	h.submit(jobSpec("urgent", 4, `, "priority": 10`))
+	h.step()
+	h.sync(a)
+	a.Exit(tid(low, 0, 1), agent.OutcomePreempted, 0)
+	h.sync(a)
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(20 * time.Second)
+	q := window(t0, h.clock.Now().Add(time.Second))
+	sc, body := exportScenario(t, h, q)
+	if len(sc.Jobs) != 2 || sc.Jobs[0].Duration != -1 {
+		t.Fatalf("jobs %+v, want both, the preempted one running until the replay ends\n%s", sc.Jobs, body)
+	}
+	checkLiveLog(t, h, q, sc, body)
+}
