@@ -38,19 +38,20 @@ var errUnknownNode = errors.New("node is not registered with this master; regist
 // the master does not know get kill commands; attempts the master believes
 // run there that the agent does not list are settled by the first sync
 // (whose reports may still say how they ended), and ended as lost if it
-// does not. Callers hold mu.
+// does not. An agent that registers while its node leaves ends the leave
+// (upsertNode). Callers hold mu.
 func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterReply, error) {
 	now := ag.m.now()
 	gpus := make([]store.GPU, len(reg.GPUs))
 	for i, g := range reg.GPUs {
 		gpus[i] = store.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}
-	rec, err := ag.m.st.UpsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
-		GPUs: gpus, HeartbeatAt: now})
+	n := ag.m.nodes[reg.Name]
+	rec, err := ag.upsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
+		GPUs: gpus, HeartbeatAt: now}, n != nil && n.leaving && n.up())
 	if err != nil {
 		return api.RegisterReply{}, err
 	}
-	n := ag.m.nodes[reg.Name]
 	fresh := n == nil
 	if fresh {
 		n = newNode(rec)
@@ -95,6 +96,29 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds}, nil
+}
+
+// upsertNode registers node in the store. stayed says that its agent
+// registers while leaving, the node up: the goodbye is in the node
+// history (store.NodeLeaving, leave.go), and as the node never went
+// down, no return of it ends the leave there. The registration records
+// the leave's end then, in its transaction (store.NodeStayed), so that
+// the what-if export resumes the node then, as the master does
+// (whatif_nodestates.go); without it the replay kept the node drained
+// for good.
+func (ag *agents) upsertNode(ctx context.Context, node store.Node, stayed bool) (store.Node, error) {
+	if !stayed {
+		return ag.m.st.UpsertNode(ctx, node)
+	}
+	var rec store.Node
+	err := ag.m.st.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if rec, err = tx.UpsertNode(ctx, node); err != nil {
+			return err
+		}
+		return tx.NodeStayed(ctx, node.Name, node.HeartbeatAt)
+	})
+	return rec, err
 }
 
 // lookup finds the task whose current open attempt id names.

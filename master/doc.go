@@ -251,7 +251,13 @@
 // running, marks the node left (store.NodeLeft) at once instead of lost
 // at the agent timeout, and the node stays registered so that a repeat
 // of that sync is acknowledged. A left node is not up: it takes nothing
-// until it registers again. An attempt still open on it at the leave (a
+// until it registers again. An agent that registers again before its
+// Final sync (a new agent process that found its tasks running) ends the
+// leave, its node never down: the node takes tasks again, unless an
+// admin drained it, and the node history records the leave's end
+// (store.NodeStayed) for the what-if export. An admin's resume during a
+// leave lifts the admin's drain only: the node drains until the leave
+// ends. An attempt still open on it at the leave (a
 // gang's, whose other parts run on) ends then as at a loss of the node,
 // and the what-if export writes the leave as node_down (by then the
 // node's attempts ended as reported, preempted by the agent, which the

@@ -178,3 +178,63 @@ func TestHistoryScenarioNodeLeave(t *testing.T) {
 	want := []scenario.Event{{At: 40, Kind: scenario.EventNodeDown, Node: "n1"}, {At: 60, Kind: scenario.EventNodeUp, Node: "n1"}}
 	checkNodeEvents(t, sc, body, want)
 }
+
+// TestAgentRegistersWhileLeaving: an agent that registers again while
+// its node leaves (a new agent process that found its tasks running) ends
+// the leave: the node takes tasks again, and the node history records the
+// leave's end (leaving → up, store.NodeStayed) for the what-if export. A
+// registration after the node left records its return only, and one with
+// no leave nothing.
+func TestAgentRegistersWhileLeaving(t *testing.T) {
+	tests := []struct {
+		name string
+		// running: the agent runs a task as it leaves, so its goodbye is
+		// not final; leave: it says goodbye at all.
+		running, leave bool
+		want           []string // the node history after the first registration
+	}{
+		{"while leaving", true, true, []string{"->up", "up->leaving", "leaving->up"}},
+		{"after it left", false, true, []string{"->up", "up->left", "left->up"}},
+		{"with no leave", true, false, []string{"->up"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 2)
+			if tt.running {
+				h.submit(jobSpec("train", 1, ""))
+				h.step()
+				h.sync(a, a)
+			}
+			if tt.leave {
+				a.Leave()
+				h.sync(a)
+			}
+			if _, err := a.Register(h.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := h.node("n1"); n.State != string(store.NodeUp) || n.Leaving {
+				t.Fatalf("node %s (leaving %v) after it registered again, want up, not leaving", n.State, n.Leaving)
+			}
+			evs, err := h.st.NodeEvents(h.ctx, store.NodeEventFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range evs {
+				got = append(got, fmt.Sprintf("%s->%s", e.From, e.To))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("node history %q, want %q", got, tt.want)
+			}
+			if tt.running {
+				late := h.submit(jobSpec("late", 1, ""))
+				h.step()
+				h.sync(a, a)
+				if got := h.taskState(late, 0); got != store.TaskRunning {
+					t.Fatalf("a job submitted after the registration is %s, want running on the node", got)
+				}
+			}
+		})
+	}
+}

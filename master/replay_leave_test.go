@@ -81,7 +81,7 @@ func (d *replayDriver) nextLeave() float64 {
 		case d.left[k] == 0:
 			next = min(next, l.at)
 		case d.left[k] == leavingState:
-			next = min(next, l.at+l.stop)
+			next = min(next, l.leaveEnd())
 		case d.left[k] == 1 && l.back > 0:
 			next = min(next, l.back)
 		}
@@ -93,18 +93,33 @@ func (d *replayDriver) nextLeave() float64 {
 // goodbye and the final sync of a leave whose tasks take time to stop.
 const leavingState = 3
 
+// stays says whether a leave's agent registers again (back) before its
+// tasks stop (at+stop): its node never goes down, and its tasks run on.
+func (l rdown) stays() bool { return l.back > 0 && l.back < l.at+l.stop }
+
+// leaveEnd is when a leave's goodbye ends: at its final sync, or when
+// its agent registers again first (stays).
+func (l rdown) leaveEnd() float64 {
+	if l.stays() {
+		return l.back
+	}
+	return l.at + l.stop
+}
+
 // leaveNodes has the agents whose leave is due leave as agentd's do
 // under --on-exit kill: the leaving sync, then, at once or rdown.stop
 // later, their tasks' exits, all preempted, in the final sync; the agent
 // then stops (it syncs no more) until its back, when it registers
-// again. Each comes a millisecond after what came before it when the
-// case is eager, as a drain does (drainNodes), settling after it.
+// again. A leave whose back comes before its tasks stop (stays) has its
+// agent register again then, its tasks running on. Each comes a
+// millisecond after what came before it when the case is eager, as a
+// drain does (drainNodes), settling after it.
 func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 	for k, l := range d.c.leaves {
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == l.node })
 		ag := d.agents[i]
 		due := d.left[k] == 0 && l.at <= now+1e-9 || d.left[k] == 1 && l.back > 0 && l.back <= now+1e-9 ||
-			d.left[k] == leavingState && l.at+l.stop <= now+1e-9
+			d.left[k] == leavingState && l.leaveEnd() <= now+1e-9
 		if !due {
 			continue
 		}
@@ -122,7 +137,15 @@ func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 				continue
 			}
 		}
-		if d.left[k] == leavingState {
+		switch {
+		case d.left[k] == leavingState && l.stays():
+			// A new agent process that found its tasks running: it
+			// registers with them, and the leave is over.
+			d.left[k] = 2
+			if _, err := ag.Register(d.h.ctx); err != nil {
+				t.Fatal(err)
+			}
+		case d.left[k] == leavingState:
 			d.left[k] = 1
 			for _, id := range ag.Running() {
 				if a := d.att[id]; a != nil {
@@ -132,7 +155,7 @@ func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 			}
 			d.h.sync(ag) // the final sync
 			d.down[i] = true
-		} else {
+		default:
 			d.left[k], d.down[i] = 2, false
 			ag.Master = d.h.srv.URL
 			if _, err := ag.Register(d.h.ctx); err != nil {

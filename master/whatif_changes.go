@@ -179,11 +179,11 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			inFile[n.Name] = true
 		}
 	}
-	ns := nodeStates{down: map[string]bool{}, drained: map[string]bool{}, leaving: map[string]bool{}}
+	ns := newNodeStates()
 	out := joinedInWindow(evs, since, until, inFile, ns.down)
 	atStart := drainedAtStart(evs, since, inFile)
 	for _, e := range atStart {
-		ns.drained[e.Node] = true
+		ns.admin[e.Node], ns.drained[e.Node] = true, true
 	}
 	after := afterPassAt(decisions, since)
 	for _, e := range evs {

@@ -196,6 +196,10 @@ func (o nodeOps) NodeLeaving(ctx context.Context, name string, at time.Time) err
 	return o.nodeEvent(ctx, name, NodeUp, NodeLeaving, nowIfZero(at))
 }
 
+func (o nodeOps) NodeStayed(ctx context.Context, name string, at time.Time) error {
+	return o.nodeEvent(ctx, name, NodeLeaving, NodeUp, nowIfZero(at))
+}
+
 func (o nodeOps) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
 	at = nowIfZero(at)
 	for _, mv := range moves {

@@ -258,6 +258,10 @@ func (s *sqlStore) NodeLeaving(ctx context.Context, name string, at time.Time) e
 	return s.Update(ctx, func(tx Tx) error { return tx.NodeLeaving(ctx, name, at) })
 }
 
+func (s *sqlStore) NodeStayed(ctx context.Context, name string, at time.Time) error {
+	return s.Update(ctx, func(tx Tx) error { return tx.NodeStayed(ctx, name, at) })
+}
+
 func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
 	return s.Update(ctx, func(tx Tx) error { return tx.AppendLogs(ctx, lines) })
 }

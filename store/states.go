@@ -86,7 +86,8 @@ const NodeDeleted NodeState = "deleted"
 // NodeLeaving is the node history's state of an agent's goodbye: its
 // first leaving sync (api.Sync.Leaving), from which the node takes no new
 // task while the agent stops its tasks, until it left (NodeLeft) or its
-// agent registers again. A node is never in it: its State stays NodeUp.
+// agent registers again: before it left, a NodeEvent From NodeLeaving To
+// NodeUp (NodeStayed). A node is never in it: its State stays NodeUp.
 const NodeLeaving NodeState = "leaving"
 
 // NodeReshaped is the node history's state of a registration that

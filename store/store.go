@@ -125,6 +125,12 @@ type Writer interface {
 	// From then until the node left, or its agent registers again, it
 	// takes no new task. The node's row is unchanged.
 	NodeLeaving(ctx context.Context, name string, at time.Time) error
+	// NodeStayed records that the agent of node name, leaving, registered
+	// again at at (zero: now) while its node was up: a NodeEvent From
+	// NodeLeaving To NodeUp. Its leave is over without the node going
+	// down; it takes tasks again, unless an admin drained it. The node's
+	// row is unchanged.
+	NodeStayed(ctx context.Context, name string, at time.Time) error
 
 	// AppendLogs stores log lines. A line whose (job, task, attempt, seq)
 	// is already stored is ignored, so a batch may be re-sent safely.

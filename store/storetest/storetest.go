@@ -45,6 +45,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"NodeReshaped", testNodeReshaped},
 		{"NodeMoves", testNodeMoves},
 		{"NodeLeaving", testNodeLeaving},
+		{"NodeStayed", testNodeStayed},
 		{"Usage", testUsage},
 		{"PruneJobs", testPruneJobs},
 		{"Reservations", testReservations},
