@@ -193,5 +193,6 @@ func (r historyCheck) failure() error {
 			changed++
 		}
 	}
-	return fmt.Errorf("the replay differs from the live master in %d lines (%d live decisions, %d replayed)", changed, r.Live, r.Replayed)
+	return fmt.Errorf("the replay differs from the live master in %s (%s, %d replayed)", plural.Count(changed, "line"),
+		plural.Count(r.Live, "live decision"), r.Replayed)
 }

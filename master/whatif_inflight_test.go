@@ -31,9 +31,15 @@ func TestHistoryScenarioCheckpointInFlight(t *testing.T) {
 		// landed: an earlier preemption in the window whose checkpoint
 		// landed after this many seconds (0: none).
 		landed time.Duration
+		// limit: the urgent job's time limit, its run time in the
+		// export ("": none, it was left out).
+		limit, says string
 	}{
-		{"no checkpoint landed before", 0},
-		{"one landed in 2 s before", 2 * time.Second},
+		{"no checkpoint landed before", 0, "", "was still waiting when exported, with no time limit: its tasks run until the replay ends"},
+		{"one landed in 2 s before", 2 * time.Second, "", "was still waiting when exported, with no time limit: its tasks run until the replay ends"},
+		// Exported before, it started in the replay once the open
+		// checkpoint landed, at its pool's cost.
+		{"the waiting job has a time limit", 0, `, "time_limit": 600`, "was still waiting when exported: its run time is unknown, and its tasks run for 600 s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: priority, preemption: true}\n")))
@@ -62,7 +68,7 @@ func TestHistoryScenarioCheckpointInFlight(t *testing.T) {
 				attempt = 2
 			}
 			h.clock.Advance(12 * time.Second)
-			h.submit(jobSpec("urgent", 4, `, "priority": 10`))
+			h.submit(jobSpec("urgent", 4, `, "priority": 10`+c.limit))
 			h.step()
 			h.sync(a) // low is asked to checkpoint, and takes its time
 			h.clock.Advance(5 * time.Second)
@@ -71,7 +77,7 @@ func TestHistoryScenarioCheckpointInFlight(t *testing.T) {
 			}
 			q := window(t0, h.clock.Now().Add(time.Second))
 			sc, body := exportScenario(t, h, q)
-			if !strings.Contains(body, "was still waiting when exported, with no time limit: its tasks run until the replay ends") {
+			if !strings.Contains(body, c.says) {
 				t.Errorf("the export does not say how the waiting job runs:\n%s", body)
 			}
 			live := checkLiveLogBefore(t, h, q, sc, body)
