@@ -12,17 +12,20 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/decisionlog"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sim"
 )
 
 // historyCheck is allot history check's result: the live master's
 // decisions for a window against the simulator's replay of the window's
-// export, compared up to At, when the live log was read.
+// export, compared up to Before: At, when the live log was read, or
+// Until where --until ended the window before then (compareUntil).
 type historyCheck struct {
 	Since    time.Time `json:"since"`
 	Until    time.Time `json:"until"`
 	At       time.Time `json:"at"`
+	Before   time.Time `json:"before"`   // the decisions compared are those made before this
 	Live     int       `json:"live"`     // live decisions compared
 	Replayed int       `json:"replayed"` // replayed decisions compared
 	Same     bool      `json:"same"`
@@ -44,9 +47,10 @@ master made: the check that what-if and the forecasts rest on. Admins only.
 It reads the master's decision log (GET /api/v1/history/decisions) and
 the window's export (GET /api/v1/history/scenario, what allot sim
 --from-history replays), replays the export, and compares what happened
-before the log was read. It exits 0 when they agree and 1 with the
-differing lines (- live, + replayed) when they do not; the export's
-notes say what it could not carry over.`,
+before the log was read (before --until, where it ended the window
+earlier: the replay has none of the jobs submitted later). It exits 0
+when they agree and 1 with the differing lines (- live, + replayed) when
+they do not; the export's notes say what it could not carry over.`,
 		Example: "  allot history check\n  allot history check --since 2h -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -108,16 +112,29 @@ func checkHistory(cmd *cobra.Command, win client.Window, context int) (historyCh
 	if err != nil {
 		return historyCheck{}, fmt.Errorf("replay the exported history: %w", err)
 	}
-	return compareDecisions(live, replayed, context), nil
+	return compareDecisions(live, compareUntil(live, win), replayed, context), nil
+}
+
+// compareUntil is when the comparison of the live log ends: when it was
+// read, or the window's end where --until set one before then. The jobs
+// submitted since are in neither the export nor the log, but the live
+// master placed them, and from then on they preempted or held back the
+// window's jobs, which the replay, without them, cannot do. (Without
+// --until the window ends as the log is read, a moment before At.)
+func compareUntil(live api.DecisionLog, win client.Window) time.Time {
+	if win.Until != "" && live.Until.Before(live.At) {
+		return live.Until
+	}
+	return live.At
 }
 
 // compareDecisions compares the live log with the replay's decisions
-// before the second the log was read: what came later, the replay's
-// guess of how running and waiting jobs go on, the live master has not
-// decided yet.
-func compareDecisions(live api.DecisionLog, replayed []decisionlog.Decision, context int) historyCheck {
-	cut := int64(live.At.Sub(live.Since) / time.Second)
-	res := historyCheck{Since: live.Since, Until: live.Until, At: live.At, Diff: []string{}}
+// made before the second of to: what came later, the replay's guess of
+// how running and waiting jobs go on, the live master has not decided
+// yet (or, after an --until, decided with jobs the replay has not).
+func compareDecisions(live api.DecisionLog, to time.Time, replayed []decisionlog.Decision, context int) historyCheck {
+	cut := int64(to.Sub(live.Since) / time.Second)
+	res := historyCheck{Since: live.Since, Until: live.Until, At: live.At, Before: to, Diff: []string{}}
 	var a, b strings.Builder
 	for _, l := range live.Lines {
 		if at, _, _ := strings.Cut(l, " "); before(at, cut) {
@@ -148,6 +165,10 @@ func before(at string, cut int64) bool {
 
 func (r historyCheck) print(w io.Writer) error {
 	window := fmt.Sprintf("jobs submitted from %s to %s, as of %s", formatTime(&r.Since), formatTime(&r.Until), formatTime(&r.At))
+	if r.Before.Before(r.At) {
+		window = fmt.Sprintf("jobs submitted from %s to %s, as of %s: the replay has none of the jobs submitted later",
+			formatTime(&r.Since), formatTime(&r.Until), formatTime(&r.Until))
+	}
 	if r.Same && r.Live == 0 {
 		// Agreeing on nothing proves nothing: say so rather than claim
 		// the replay matches "0 decisions, line for line".
@@ -155,7 +176,7 @@ func (r historyCheck) print(w io.Writer) error {
 		return nil
 	}
 	if r.Same {
-		fmt.Fprintf(w, "The simulator makes the live master's %d decisions, line for line (%s).\n", r.Live, window)
+		fmt.Fprintf(w, "The simulator makes the live master's %s, line for line (%s).\n", plural.Count(r.Live, "decision"), window)
 		return nil
 	}
 	fmt.Fprintf(w, "The simulator's decisions differ from the live master's (%s; - live, + replayed, seconds from the window's start):\n", window)
@@ -172,5 +193,6 @@ func (r historyCheck) failure() error {
 			changed++
 		}
 	}
-	return fmt.Errorf("the replay differs from the live master in %d lines (%d live decisions, %d replayed)", changed, r.Live, r.Replayed)
+	return fmt.Errorf("the replay differs from the live master in %s (%s, %d replayed)", plural.Count(changed, "line"),
+		plural.Count(r.Live, "live decision"), r.Replayed)
 }

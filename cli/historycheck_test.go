@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/decisionlog"
 )
 
@@ -40,6 +41,13 @@ func TestHistoryCheck(t *testing.T) {
 			"differs from the live master in 2 lines",
 			[]string{"- 3600 start j2-small task=0 attempt=1 nodes=n2:1", "+ 3600 start j2-small task=0 attempt=1 nodes=n1:1"}},
 		{"json", fakeLiveLines, []string{"-o", "json"}, "", []string{`"same": true`, `"live": 3`, `"replayed": 3`}},
+		// --until ended the window before the log was read: the
+		// decisions from then on are left out of both sides.
+		{"until", fakeLiveLines, []string{"--until", "30m"}, "",
+			[]string{"makes the live master's 1 decision, line for line",
+				"as of 2024-05-01 11:00:00: the replay has none of the jobs submitted later"}},
+		{"until json", fakeLiveLines, []string{"--until", "30m", "-o", "json"}, "",
+			[]string{`"before": "2024-05-01T11:00:00Z"`, `"live": 1`, `"replayed": 1`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,10 +108,34 @@ func TestCompareDecisionsCut(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			log := api.DecisionLog{Since: t0, Until: t0.Add(time.Hour), At: t0.Add(c.at), Lines: c.lines}
-			got := compareDecisions(log, replayed, 1)
+			got := compareDecisions(log, log.At, replayed, 1)
 			if got.Same != c.same || got.Replayed != c.replayed || got.Live != len(c.lines) {
 				b, _ := json.Marshal(got)
 				t.Errorf("got %s, want same %v, %d replayed", b, c.same, c.replayed)
+			}
+		})
+	}
+}
+
+// TestCompareUntil: the comparison ends when the log was read, or at the
+// window's end where --until set one before then.
+func TestCompareUntil(t *testing.T) {
+	log := api.DecisionLog{Since: t0, Until: t0.Add(time.Hour), At: t0.Add(2 * time.Hour)}
+	for _, c := range []struct {
+		name  string
+		until string
+		at    time.Time
+		want  time.Time
+	}{
+		{"no --until", "", log.At, log.At},
+		{"--until before the reading", "1h", log.At, log.Until},
+		{"--until after the reading", "1h", t0.Add(time.Minute), t0.Add(time.Minute)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := log
+			l.At = c.at
+			if got := compareUntil(l, client.Window{Until: c.until}); !got.Equal(c.want) {
+				t.Errorf("compareUntil = %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -101,7 +101,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		notes = append(notes, note)
 	}
 	subs := x.subs
-	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, &hist, since, until)...)
+	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)...)
 	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 // replay assumes, in a note.
 func exportRunTime(j store.Job, w jobWork, sj *scenario.Job) (string, bool) {
 	if !j.State.Terminal() {
-		return liveRunTime(j, w, sj)
+		return liveRunTime(j, w, sj), true
 	}
 	switch {
 	case w.n > 0:

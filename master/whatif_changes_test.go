@@ -74,7 +74,8 @@ func TestJobChangeOf(t *testing.T) {
 }
 
 // TestCheckpointCost: the longest time from a preemption request to its
-// landing, in whole seconds from the window's start.
+// landing, in whole seconds from the window's start; one still
+// checkpointing when exported took longer than until the export.
 func TestCheckpointCost(t *testing.T) {
 	since := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return since.Add(time.Duration(s * float64(time.Second))) }
@@ -94,13 +95,16 @@ func TestCheckpointCost(t *testing.T) {
 		{"differ", []store.Attempt{att(1, 130, store.AttemptPreempted), att(2, 210, store.AttemptPreempted)},
 			map[int64]float64{1: 100, 2: 200}, 30},
 		{"killed while checkpointing", []store.Attempt{att(1, 105, store.AttemptKilled)}, map[int64]float64{1: 100}, 0},
+		// Exported at 1000 s: it took longer than until then.
+		{"still checkpointing", []store.Attempt{{JobID: 1, Number: 1, StartedAt: since}}, map[int64]float64{1: 990.5}, 11},
+		{"still running", []store.Attempt{{JobID: 1, Number: 1, StartedAt: since}}, nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pre := map[attemptKey]time.Time{}
 			for job, s := range c.requested {
 				pre[attemptKey{job, 0, 1}] = at(s)
 			}
-			if cost := checkpointCost(c.atts, pre, since); cost != c.cost {
+			if cost := checkpointCost(c.atts, pre, since, at(1000)); cost != c.cost {
 				t.Errorf("checkpointCost = %d, want %d", cost, c.cost)
 			}
 		})

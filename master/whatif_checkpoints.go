@@ -26,12 +26,20 @@ import (
 // loss until the grace ran out, the landing never heard of) took longer
 // than until its loss, a second more at least: so long, the replay's
 // landing comes after its loss too, which ends it lost there as live.
-func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since time.Time) (int64, bool) {
+// One still checkpointing when exported (at now: still open) took longer
+// than until the export, a second more at least, by the same rule: the
+// replay lands it after the export, so that what waits for its slots
+// starts after the export as well, and not in the decisions that allot
+// history check compares, those made before the live log was read.
+func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time) (int64, bool) {
 	at, ok := preempted[attemptKey{a.JobID, a.Index, a.Number}]
-	if !ok || a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost || a.EndedAt.IsZero() {
+	if !ok || !a.Open() && a.EndState != store.AttemptPreempted && a.EndState != store.AttemptLost {
 		return 0, false
 	}
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
+	if a.Open() {
+		return sec(now) - sec(at) + 1, true
+	}
 	d := sec(a.EndedAt) - sec(at)
 	if a.EndState == store.AttemptLost {
 		d++
@@ -42,10 +50,10 @@ func checkpointTime(a store.Attempt, preempted map[attemptKey]time.Time, since t
 // checkpointCost is the checkpoint cost to export for a pool whose jobs'
 // attempts are atts: the longest checkpointTime among them (the others
 // get their own, jobCheckpoints).
-func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since time.Time) int64 {
+func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, since, now time.Time) int64 {
 	var cost int64
 	for _, a := range atts {
-		if d, ok := checkpointTime(a, preempted, since); ok {
+		if d, ok := checkpointTime(a, preempted, since, now); ok {
 			cost = max(cost, d)
 		}
 	}
@@ -53,12 +61,12 @@ func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, si
 }
 
 // exportCheckpointCosts sets each pool's checkpoint cost from the
-// attempts of its jobs submitted in [since, until) (checkpointCost), and
-// gives each exported job the checkpoint times of its attempts that took
-// another time (jobCheckpoints). It returns notes for what it could not
-// carry.
+// attempts of its jobs submitted in [since, until), exported at now
+// (checkpointCost), and gives each exported job the checkpoint times of
+// its attempts that took another time (jobCheckpoints). It returns notes
+// for what it could not carry.
 func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[int64][]store.Attempt,
-	h *historyEvents, since, until time.Time) []string {
+	h *historyEvents, since, until, now time.Time) []string {
 	byName := map[string]*scenario.Job{}
 	for i := range sc.Jobs {
 		byName[sc.Jobs[i].Name] = &sc.Jobs[i]
@@ -74,10 +82,10 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 				in = append(in, j)
 			}
 		}
-		p.CheckpointCost = checkpointCost(atts, h.preempted, since)
+		p.CheckpointCost = checkpointCost(atts, h.preempted, since, now)
 		for _, j := range in {
 			if sj := byName[exportName(j)]; sj != nil {
-				notes = append(notes, h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since)...)
+				notes = append(notes, h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since, now)...)
 			}
 		}
 	}
@@ -90,12 +98,12 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 // continues its attempt there, so one of its attempts may have been
 // asked to checkpoint more than once; where those times differ, the
 // replay takes the first, and a note says so.
-func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, cost int64, since time.Time) []string {
+func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, cost int64, since, now time.Time) []string {
 	type key struct{ task, attempt int }
 	var order []key
 	times := map[key][]int64{}
 	for _, a := range atts {
-		d, ok := checkpointTime(a, h.preempted, since)
+		d, ok := checkpointTime(a, h.preempted, since, now)
 		if !ok {
 			continue
 		}

@@ -46,6 +46,9 @@ func TestJobCheckpoints(t *testing.T) {
 		{name: "lost while checkpointing", atts: []store.Attempt{att(0, 1, 0, 120, store.AttemptLost)},
 			requested: map[[2]int]int{{0, 1}: 100},
 			want:      []scenario.StartLost{{Task: 0, Attempt: 1, After: 21}}},
+		{name: "still checkpointing when exported at 1000 s", atts: []store.Attempt{att(0, 1, 0, 0, "")},
+			requested: map[[2]int]int{{0, 1}: 990},
+			want:      []scenario.StartLost{{Task: 0, Attempt: 1, After: 11}}},
 		{name: "a move continues the attempt", atts: []store.Attempt{
 			att(0, 1, 0, 60, store.AttemptPreempted), att(0, 2, 60, 330, store.AttemptPreempted), att(0, 3, 400, 0, "")},
 			requested: map[[2]int]int{{0, 1}: 50, {0, 2}: 300}, moved: [][2]int{{0, 1}},
@@ -61,7 +64,7 @@ func TestJobCheckpoints(t *testing.T) {
 				h.moved[attemptKey{1, k[0], k[1]}] = true
 			}
 			sj := scenario.Job{Name: "j1"}
-			notes := h.jobCheckpoints(&sj, c.atts, 40, since)
+			notes := h.jobCheckpoints(&sj, c.atts, 40, since, at(1000))
 			if !slices.Equal(sj.Checkpoints, c.want) {
 				t.Errorf("checkpoints = %+v, want %+v", sj.Checkpoints, c.want)
 			}

@@ -196,9 +196,6 @@ type jobWork struct {
 	// after a preemption: a run time must pass most for the failure to
 	// replay, as for a loss.
 	exitFailed bool
-	// attempts counts the job's attempts: one that ran less than a whole
-	// second still ran (longest is 0 then).
-	attempts int
 }
 
 // An elastic job's work is slot-seconds, as the simulator models it: an
@@ -212,7 +209,7 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	tw := taskWork{work: map[int]int64{}, done: map[int]bool{}, failed: map[int]bool{}, lost: map[int]bool{},
 		open: map[int]bool{}, last: map[int][2]int64{}, reach: map[int]int64{}}
-	w := jobWork{attempts: len(atts)}
+	var w jobWork
 	for _, a := range atts {
 		end := a.EndedAt
 		if end.IsZero() {
