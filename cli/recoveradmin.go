@@ -93,16 +93,17 @@ func runRecoverAdmin(ctx context.Context, stdout io.Writer, f recoverFlags) erro
 		return fmt.Errorf("--db: cannot open the master's database: %w", err)
 	}
 	defer st.Close()
+	// One transaction: on an error nothing was stored, no token either.
 	r, err := master.RecoverAdmin(ctx, st, f.user, f.revokeOld, "local:"+localUser(), time.Now().UTC())
-	if r.Token == "" {
+	if err != nil {
 		return err
 	}
 	path := filepath.Join(data, AdminTokenFile)
-	if werr := writeSecretFile(path, r.Token+"\n"); werr != nil {
-		return fmt.Errorf("write the token file (the token, %d, is stored: revoke it with allot token revoke): %w", r.ID, werr)
+	if err := writeSecretFile(path, r.Token+"\n"); err != nil {
+		return fmt.Errorf("write the token file (the token, %d, is stored: revoke it with allot token revoke): %w", r.ID, err)
 	}
 	printRecovery(stdout, f, r, path)
-	return err
+	return nil
 }
 
 // checkRecoverDB refuses a SQLite database that does not exist: opening

@@ -76,9 +76,11 @@ func decide(p *Pass, plan *sched.Plan, withdrawn []string) (binds []Bind, waits 
 	reasons := slices.Clone(withdrawn)
 	held := make([]bool, len(p.Jobs))
 	never := neverVictims(p, plan)
-	for _, pe := range plan.Pending {
+	for i, pe := range plan.Pending {
 		if reasons[pe.Job] == "" {
-			reasons[pe.Job] = pe.Message(&p.Snap) + classNote(p, p.Snap.Jobs[pe.Job].GPU)
+			// The plan's message: its binds are made with it, so the
+			// slots it gives away are not idle to the pods that wait.
+			reasons[pe.Job] = plan.Message(&p.Snap, i) + classNote(p, p.Snap.Jobs[pe.Job].GPU)
 		}
 		held[pe.Job] = pe.Reason == sched.ReasonCheckpointing && never[pe.Job] == 0
 		if n := never[pe.Job]; n > 0 && withdrawn[pe.Job] == "" {

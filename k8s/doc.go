@@ -14,7 +14,12 @@
 //   - A node is a sched.Node whose slots are its allocatable nvidia.com/gpu.
 //     Cordoned nodes and nodes that are not Ready are left out. The pool
 //     comes from a node label (Config.PoolLabel), or every node is in one
-//     pool.
+//     pool. Its entry is made by the master's and the simulator's rules
+//     (lifecycle.NodeFacts.Node): its zero-slot limit is its allocatable
+//     pods, its switch its "switch" label (lifecycle.SwitchLabel), and a
+//     node whose bound pods hold more GPUs than it has allocatable (a
+//     device plugin restarting) has what they hold, full rather than
+//     over-committed, which the core would refuse for the whole pass.
 //   - A pod with spec.schedulerName equal to Config.SchedulerName is a job
 //     of one task whose slots are its nvidia.com/gpu request. Its pool
 //     comes from its nodeSelector on the pool label.

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -76,6 +77,9 @@ type builder struct {
 	pools    map[string]int
 	nodes    map[string]int
 	kn       []*v1.Node // parallel to pass.Snap.Nodes
+	// facts are what each node's snapshot entry is made from, parallel
+	// to pass.Snap.Nodes: what its pods hold goes in once they are.
+	facts []lifecycle.NodeFacts
 	// elig holds, by job, the nodes its pods may use (constraints.go).
 	elig map[int][]bool
 	// allowedBy caches the nodes pods of alike constraints may use.
@@ -104,6 +108,7 @@ func Build(cfg *Config, c Cluster, fl InFlight, now time.Time) *Pass {
 	for _, g := range groups {
 		b.addGroup(g)
 	}
+	b.floorHeld()
 	b.classify()
 	b.weigh()
 	return b.pass
@@ -123,13 +128,32 @@ func (b *builder) addNodes(nodes []*v1.Node) {
 		b.pools[name] = i
 	}
 	for _, n := range nodes {
-		pool := b.pools[poolOf(b.cfg, n.Labels)]
+		f := lifecycle.NodeFacts{Name: n.Name, Pool: b.pools[poolOf(b.cfg, n.Labels)], Slots: gpus(n),
+			GPU: n.Labels[b.cfg.GPULabel], Labels: n.Labels, ZeroSlotLimit: podLimit(n)}
 		b.nodes[n.Name] = len(b.pass.Snap.Nodes)
-		b.pass.Snap.Nodes = append(b.pass.Snap.Nodes, sched.Node{
-			Name: n.Name, Pool: pool, Slots: gpus(n), GPU: n.Labels[b.cfg.GPULabel],
-			Labels: n.Labels, ZeroSlotLimit: podLimit(n),
-		})
+		b.pass.Snap.Nodes = append(b.pass.Snap.Nodes, f.Node())
+		b.facts = append(b.facts, f)
 		b.kn = append(b.kn, n)
+	}
+}
+
+// floorHeld remakes the nodes whose bound pods hold more GPUs than they
+// have allocatable (a device plugin restarting, a GPU gone unhealthy)
+// with what the pods hold (lifecycle.NodeSlots), so that such a node is
+// full rather than over-committed, which the core refuses for the whole
+// pass. Its free GPUs, allocatable less those held, are none either way,
+// and only free ones are started on. Call it once the allocations are in.
+func (b *builder) floorHeld() {
+	s := &b.pass.Snap
+	for _, a := range s.Allocs {
+		for _, ns := range a.Nodes {
+			b.facts[ns.Node].Held += int(ns.Slots)
+		}
+	}
+	for i := range b.facts {
+		if b.facts[i].Held > b.facts[i].Slots {
+			s.Nodes[i] = b.facts[i].Node()
+		}
 	}
 }
 

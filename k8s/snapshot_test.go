@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 )
 
@@ -55,6 +56,8 @@ func TestBuild(t *testing.T) {
 		jobs   []int  // Waiting of each job
 		allocs int    // running allocations
 		wait   string // a substring of the first pre-core wait, if any
+		slots  []int  // the slots of each node, when set
+		sw     string // the switch of the first node, when set
 	}{
 		{name: "cordoned and not-ready nodes are left out, tainted ones kept for pods that tolerate them",
 			nodes:  []*v1.Node{node("a", 4, nil), node("b", 4, cordon), node("c", 4, taint("dedicated")), node("d", 4, notReady)},
@@ -77,6 +80,13 @@ func TestBuild(t *testing.T) {
 		{name: "a pod larger than every node waits",
 			nodes: []*v1.Node{node("a", 4, nil), node("b", 4, nil)}, pods: []*v1.Pod{pod("big", 8, nil)},
 			nodesN: 2, wait: "a pod cannot span nodes"},
+		{name: "a node whose pods hold more than its allocatable GPUs is full, not over-committed",
+			nodes:  []*v1.Node{node("a", 1, nil), node("b", 4, nil)},
+			pods:   []*v1.Pod{pod("x", 2, foreign), pod("y", 2, on("a")), pod("z", 1, nil)},
+			nodesN: 2, jobs: []int{0, 0, 1}, allocs: 2, slots: []int{4, 4}},
+		{name: "the switch label names a node's switch",
+			nodes:  []*v1.Node{node("a", 4, func(n *v1.Node) { n.Labels = map[string]string{lifecycle.SwitchLabel: "s1"} })},
+			nodesN: 1, slots: []int{4}, sw: "s1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +104,16 @@ func TestBuild(t *testing.T) {
 			}
 			if got := len(p.Snap.Allocs); got != tc.allocs {
 				t.Errorf("%d allocations, want %d", got, tc.allocs)
+			}
+			var slots []int
+			for _, n := range p.Snap.Nodes {
+				slots = append(slots, n.Slots)
+			}
+			if tc.slots != nil && !slices.Equal(slots, tc.slots) {
+				t.Errorf("node slots %v, want %v", slots, tc.slots)
+			}
+			if tc.sw != "" && p.Snap.Nodes[0].Switch != tc.sw {
+				t.Errorf("switch %q, want %q", p.Snap.Nodes[0].Switch, tc.sw)
 			}
 			if tc.wait != "" && (len(p.Waits) == 0 || !strings.Contains(p.Waits[0].Message, tc.wait)) {
 				t.Errorf("waits %+v, want one containing %q", p.Waits, tc.wait)

@@ -19,16 +19,19 @@ const DefaultZeroSlotLimit = 100
 // pool (master/snapshot.go's snapNodes, and its feasibility check's
 // nodeFacts), the simulator from a scenario's
 // node, a bare trace's cluster or a node reshaped (sim/scenario.go,
-// sim/workload.go); each keeps its own model of a node, and the node
-// both give the core is made here, by one set of rules.
+// sim/workload.go), the Kubernetes scheduler from a node object and the
+// pods bound to it (k8s/snapshot.go); each keeps its own model of a
+// node, and the node all give the core is made here, by one set of
+// rules.
 type NodeFacts struct {
 	Name string
 	Pool int
 	// Slots are the node's own: its GPUs.
 	Slots int
-	// Held is what its tasks hold there (the master's GPUs in use): it
-	// may be more than Slots after a registration with fewer GPUs
-	// (NodeSlots). The simulator builds nodes before any task holds
+	// Held is what its tasks hold there (the master's GPUs in use, the
+	// GPUs of the pods bound to a Kubernetes node): it may be more than
+	// Slots after a registration with fewer GPUs, or a Kubernetes node's
+	// allocatable GPUs falling (NodeSlots). The simulator builds nodes before any task holds
 	// anything, and the Cluster floors its reshaped nodes by NodeSlots
 	// once the allocations are in (reshape.go).
 	Held int
@@ -48,9 +51,10 @@ type NodeFacts struct {
 }
 
 // Node is the node's snapshot entry. Every field the core reads of a
-// node is set here, so that the master and the simulator cannot compute
-// one apart: its slots (NodeSlots), its labels (NodeLabels), its switch
-// (the SwitchLabel label) and its cap on zero-slot tasks (ZeroSlotLimit).
+// node is set here, so that the master, the simulator and the
+// Kubernetes scheduler cannot compute one apart: its slots (NodeSlots),
+// its labels (NodeLabels), its switch (the SwitchLabel label) and its
+// cap on zero-slot tasks (ZeroSlotLimit).
 // A drained node's Drained and OwnSlots are CapDrained's, which sees
 // its allocations.
 func (f *NodeFacts) Node() sched.Node {

@@ -341,7 +341,11 @@ func (ja *jobsAPI) allocRef(ai int) api.JobRef {
 // need more slots, in quota pools; "" when none does. Work that may only
 // run within quota (interactive, or not preemptible) counts against the
 // quota only with its own kind, as the core counts it, and is told where
-// it could borrow idle slots if it were preemptible (quotaWithin).
+// it could borrow idle slots if it were preemptible (quotaWithin). The
+// snapshot between schedulings is what the last plan left: a quota
+// pool's passes go on until one starts and changes nothing
+// (lifecycle.OneShot is false for it), so its idle slots are counted as
+// they stand (sched.Snapshot.BorrowIdle).
 func (ja *jobsAPI) quotaBind(ji, need int) string {
 	s := &ja.m.planner.snap
 	e := &s.Jobs[ji]

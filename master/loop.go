@@ -203,7 +203,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		if pe.Reason == sched.ReasonOverQuota && borrow == nil {
 			borrow = map[borrowKey]int{}
 		}
-		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, pe, borrow)}
+		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow)}
 		if pe.Blocker >= 0 && pe.Blocker < len(pl.snap.Jobs) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}

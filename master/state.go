@@ -74,7 +74,8 @@ type pendingContext struct {
 	// joined by newlines: a string keeps the context comparable.
 	drained string
 	// borrow is, for over_quota, the idle slots the job could borrow if
-	// preemptible (sched.Snapshot.BorrowIdle): the message's advice.
+	// preemptible once the pass's plan holds what it placed
+	// (sched.Plan.BorrowIdle): the message's advice.
 	borrow int
 }
 

@@ -141,9 +141,11 @@ func (p *pendingInfo) view() *api.Pending {
 }
 
 // pendingContextOf keeps what pe's message reads of snap besides the
-// blocker (pendingInfo.view). borrow memoizes the over_quota advice by
-// job shape: a long queue over quota scans the pool once per shape.
-func pendingContextOf(snap *sched.Snapshot, pe sched.Pending, borrow map[borrowKey]int) pendingContext {
+// blocker (pendingInfo.view), and the over_quota advice in the state
+// plan, made from snap, leaves (sched.Plan.BorrowIdle): not the slots
+// the pass gave away. borrow memoizes that advice by job shape, for one
+// plan: a long queue over quota scans the pool once per shape.
+func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, borrow map[borrowKey]int) pendingContext {
 	var c pendingContext
 	if pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]
@@ -165,7 +167,7 @@ func pendingContextOf(snap *sched.Snapshot, pe sched.Pending, borrow map[borrowK
 		k := borrowKey{pool: j.Pool, project: j.Project, need: pe.Need, gpu: j.GPU, preemptible: j.Preemptible || j.Borrow}
 		idle, ok := borrow[k]
 		if !ok {
-			idle = snap.BorrowIdle(pe.Job, pe.Need)
+			idle = plan.BorrowIdle(snap, pe.Job, pe.Need)
 			borrow[k] = idle
 		}
 		c.borrow = idle

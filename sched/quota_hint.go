@@ -14,39 +14,70 @@ import "fmt"
 // made preemptible, could borrow need of them past its project's quota
 // now; 0 when it could not: it is preemptible already, its pool is not a
 // quota pool, fewer than need slots are idle, or need more would take
-// its project or a parent past its limit. The idle slots are the
-// snapshot's, before its pass placed anything: the advice is what the
+// its project or a parent past its limit. It reads s as it stands
+// (between passes, or before a pass placed anything); after a pass,
+// Plan.BorrowIdle counts what its plan leaves. The advice is what the
 // job could try, not a promise.
-func (s *Snapshot) BorrowIdle(j, need int) int {
+func (s *Snapshot) BorrowIdle(j, need int) int { return s.borrowIdle(nil, j, need) }
+
+// BorrowIdle is Snapshot.BorrowIdle in the state plan, made from s,
+// leaves, as the allocations its driver reports once it is applied:
+// its starts hold their slots, a moved or resized task its new nodes
+// and, until its checkpoint lands, what of its old ones it does not
+// reuse (Resize), and the tasks it preempts or re-places no longer count
+// against their project's limit but for their new nodes. A job told
+// that slots are idle which the same pass gave away would find them
+// gone when it is submitted again.
+func (pl *Plan) BorrowIdle(s *Snapshot, j, need int) int { return s.borrowIdle(pl, j, need) }
+
+// borrowIdle is BorrowIdle after plan, or of s as it stands when plan
+// is nil.
+func (s *Snapshot) borrowIdle(plan *Plan, j, need int) int {
 	if j < 0 || j >= len(s.Jobs) {
 		return 0
 	}
 	job := &s.Jobs[j]
 	if job.Preemptible || job.Borrow || job.Pool < 0 || job.Pool >= len(s.Pools) ||
-		s.Pools[job.Pool].Policy != PolicyQuota || !s.limitRoom(job.Pool, job.Project, need) {
+		s.Pools[job.Pool].Policy != PolicyQuota || !s.limitRoom(plan, job.Pool, job.Project, need) {
 		return 0
 	}
-	if idle := s.idleSlots(job); idle >= need && idle > 0 {
+	if idle := s.idleSlots(plan, job); idle >= need && idle > 0 {
 		return idle
 	}
 	return 0
 }
 
 // idleSlots counts the free slots of job's pool on nodes that take new
-// work and have its GPU type. A node's slots held by a task being
-// preempted are not idle yet.
-func (s *Snapshot) idleSlots(job *Job) int {
+// work and have its GPU type, after plan (nil: none). A node's slots held
+// by a task being preempted are not idle yet, nor are those a moved or
+// resized task leaves until its checkpoint lands.
+func (s *Snapshot) idleSlots(plan *Plan, job *Job) int {
 	free := make([]int, len(s.Nodes))
 	for i := range s.Nodes {
 		if n := &s.Nodes[i]; n.Pool == job.Pool && !n.Drained && (job.GPU == "" || n.GPU == job.GPU) {
 			free[i] = n.Slots
 		}
 	}
-	for ai := range s.Allocs {
-		for _, ns := range s.Allocs[ai].Nodes {
-			if ns.Node >= 0 && int(ns.Node) < len(free) {
-				free[ns.Node] -= int(ns.Slots)
+	// take holds what placement ns claims beyond old, node by node.
+	take := func(ns, old []NodeSlots) {
+		for _, x := range ns {
+			if x.Node >= 0 && int(x.Node) < len(free) {
+				free[x.Node] -= int(max(x.Slots-slotsOn(old, x.Node), 0))
 			}
+		}
+	}
+	for ai := range s.Allocs {
+		take(s.Allocs[ai].Nodes, nil)
+	}
+	if plan != nil {
+		for _, st := range plan.Starts {
+			take(st.Nodes, nil)
+		}
+		for _, m := range plan.Moves {
+			take(m.Nodes, s.allocNodes(m.Alloc))
+		}
+		for _, r := range plan.Resizes {
+			take(r.Nodes, s.allocNodes(r.Alloc))
 		}
 	}
 	idle := 0
@@ -56,21 +87,41 @@ func (s *Snapshot) idleSlots(job *Job) int {
 	return idle
 }
 
+// allocNodes is allocation a's placement, nil for an index out of range.
+func (s *Snapshot) allocNodes(a int) []NodeSlots {
+	if a < 0 || a >= len(s.Allocs) {
+		return nil
+	}
+	return s.Allocs[a].Nodes
+}
+
 // limitRoom reports whether project pr and each of its parents could
 // hold need more slots of pool within their limits, counting the pool's
-// running tasks not being preempted, as quota rounds do (withinLimit).
-func (s *Snapshot) limitRoom(pool, pr, need int) bool {
+// running tasks not being preempted, as quota rounds do (withinLimit),
+// after plan (nil: none): its starts, and its re-placed tasks on their
+// new nodes, count; the tasks it preempts do not.
+func (s *Snapshot) limitRoom(plan *Plan, pool, pr, need int) bool {
 	if pr < 0 || pr >= len(s.Projects) {
 		return false
 	}
 	held := make([]int, len(s.Projects))
-	for ai := range s.Allocs {
-		a := &s.Allocs[ai]
-		if a.Preempting || a.Job < 0 || a.Job >= len(s.Jobs) || s.Jobs[a.Job].Pool != pool {
-			continue
+	add := func(j, slots int) {
+		if j < 0 || j >= len(s.Jobs) || s.Jobs[j].Pool != pool {
+			return
 		}
-		for p := s.Jobs[a.Job].Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
-			held[p] += Slots(a.Nodes)
+		for p := s.Jobs[j].Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
+			held[p] += slots
+		}
+	}
+	slots := s.allocSlotsAfter(plan)
+	for ai := range s.Allocs {
+		if a := &s.Allocs[ai]; !a.Preempting {
+			add(a.Job, slots(ai))
+		}
+	}
+	if plan != nil {
+		for _, st := range plan.Starts {
+			add(st.Job, Slots(st.Nodes))
 		}
 	}
 	for p := pr; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
@@ -81,10 +132,29 @@ func (s *Snapshot) limitRoom(pool, pr, need int) bool {
 	return true
 }
 
-// borrowHint is the over_quota message's advice, or "" where borrowing
-// is not possible (BorrowIdle).
-func (p Pending) borrowHint(s *Snapshot) string {
-	return BorrowHint(s.BorrowIdle(p.Job, p.Need))
+// allocSlotsAfter returns what each allocation holds against its
+// project's limit after plan: none when plan preempts it, its new
+// placement when plan moves or resizes it, its own otherwise.
+func (s *Snapshot) allocSlotsAfter(plan *Plan) func(a int) int {
+	var after map[int]int
+	if plan != nil && len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
+		after = make(map[int]int, len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes))
+		for _, pr := range plan.Preemptions {
+			after[pr.Alloc] = 0
+		}
+		for _, m := range plan.Moves {
+			after[m.Alloc] = Slots(m.Nodes)
+		}
+		for _, r := range plan.Resizes {
+			after[r.Alloc] = Slots(r.Nodes)
+		}
+	}
+	return func(a int) int {
+		if n, ok := after[a]; ok {
+			return n
+		}
+		return Slots(s.Allocs[a].Nodes)
+	}
 }
 
 // BorrowHint is the over_quota message's advice for a job that could

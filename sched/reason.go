@@ -128,9 +128,22 @@ type Pending struct {
 }
 
 // Message renders the pending reason for people. In a multifactor pool it
-// ends with the job's computed priority.
-func (p Pending) Message(s *Snapshot) string {
-	m := p.message(s)
+// ends with the job's computed priority. It reads s as it stands: the
+// over_quota advice counts the slots idle in s (Snapshot.BorrowIdle),
+// which is right for a snapshot no pass has placed in; after a pass,
+// Plan.Message counts those its plan leaves idle.
+func (p Pending) Message(s *Snapshot) string { return p.render(s, nil) }
+
+// Message renders plan's pending entry i for people, as Pending.Message
+// does, but with the state plan leaves: the over_quota advice counts
+// the slots still idle once plan's starts, moves and resizes hold theirs
+// (Plan.BorrowIdle), not those the same pass gave away.
+func (pl *Plan) Message(s *Snapshot, i int) string { return pl.Pending[i].render(s, pl) }
+
+// render is Message with the state after plan, or s as it stands when
+// plan is nil.
+func (p Pending) render(s *Snapshot, plan *Plan) string {
+	m := p.message(s, plan)
 	if p.Job >= 0 && p.Job < len(s.Jobs) {
 		if pool := s.Jobs[p.Job].Pool; pool >= 0 && pool < len(s.Pools) && s.Pools[pool].Policy == PolicyMultifactor {
 			m += "; priority " + fmtPriority(p.Priority)
@@ -189,7 +202,7 @@ func DrainedPhrase(names []string) string {
 	}
 }
 
-func (p Pending) message(s *Snapshot) string {
+func (p Pending) message(s *Snapshot, plan *Plan) string {
 	blocker := func() string {
 		if p.Blocker < 0 || p.Blocker >= len(s.Jobs) {
 			return "another job"
@@ -232,7 +245,7 @@ func (p Pending) message(s *Snapshot) string {
 		return fmt.Sprintf("no node in the pool can hold a task of %s with its constraints", slotCount(p.Need))
 	case ReasonOverQuota:
 		return fmt.Sprintf("needs %s; its project has %d left of its quota, and this work may only run within quota", slotCount(p.Need), max(p.Free, 0)) +
-			p.borrowHint(s)
+			BorrowHint(s.borrowIdle(plan, p.Job, p.Need))
 	case ReasonLimit:
 		return fmt.Sprintf("needs %s; that would take its project past its limit", slotCount(p.Need))
 	case ReasonNoSpare:

@@ -381,9 +381,9 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 	if err != nil {
 		return out, fallback, prios
 	}
-	for _, p := range plan.Pending {
+	for i, p := range plan.Pending {
 		ji := s.c.Roster.List()[p.Job]
-		out[ji] = p.Message(&s.c.Snap)
+		out[ji] = plan.Message(&s.c.Snap, i)
 		if s.c.Snap.Pools[s.c.Snap.Jobs[p.Job].Pool].Policy == sched.PolicyMultifactor {
 			prios[ji] = p.Priority
 		}

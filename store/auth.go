@@ -122,13 +122,13 @@ type Auth interface {
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 }
 
-// authStore is the identity side of the store (Auth), with its own SQL:
-// reads on the store's readers, writes in the store's transactions.
-type authStore struct {
-	r      *sql.DB
-	d      *dialect
-	update func(ctx context.Context, fn func(tx Tx) error) error
-}
+// authOps runs the identity side's SQL (Auth) over a conn, as ops does
+// the rest of Tx: over the readers outside Update, over the transaction
+// inside it, so that a user, its credentials and the audit entry saying
+// so can be written together (master.RecoverAdmin). Its writes assume q
+// is a transaction, since some run more than one statement; the Store's
+// own (authStore below) run each in an Update of its own.
+type authOps struct{ conn }
 
 func boolInt(b bool) int {
 	if b {
@@ -137,7 +137,7 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func (a *authStore) CreateUser(ctx context.Context, u User) (User, error) {
+func (a authOps) CreateUser(ctx context.Context, u User) (User, error) {
 	if u.Name == "" {
 		return User{}, fmt.Errorf("create user: %w", invalidf("name is empty"))
 	}
@@ -147,31 +147,24 @@ func (a *authStore) CreateUser(ctx context.Context, u User) (User, error) {
 		}
 	}
 	u.CreatedAt = nowIfZero(u.CreatedAt).UTC()
-	err := a.update(ctx, func(tx Tx) error {
-		q := tx.(*ops).q
-		_, err := q.ExecContext(ctx, a.d.q(`INSERT INTO users (name, admin, disabled, created_ns) VALUES (?, ?, ?, ?)`),
-			u.Name, boolInt(u.Admin), boolInt(u.Disabled), nsOf(u.CreatedAt))
-		if err != nil {
-			if constraintViolation(err) {
-				return fmt.Errorf("create user %s: %w", u.Name, &ConflictError{What: "user " + u.Name, Field: "name", Expected: "free", Actual: "taken"})
-			}
-			return fmt.Errorf("create user %s: %w", u.Name, err)
-		}
-		for p, r := range u.Roles {
-			if _, err := q.ExecContext(ctx, a.d.q(`INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)`),
-				u.Name, p, string(r)); err != nil {
-				return fmt.Errorf("create user %s: role in %s: %w", u.Name, p, err)
-			}
-		}
-		return nil
-	})
+	_, err := a.q.ExecContext(ctx, a.d.q(`INSERT INTO users (name, admin, disabled, created_ns) VALUES (?, ?, ?, ?)`),
+		u.Name, boolInt(u.Admin), boolInt(u.Disabled), nsOf(u.CreatedAt))
 	if err != nil {
-		return User{}, err
+		if constraintViolation(err) {
+			return User{}, fmt.Errorf("create user %s: %w", u.Name, &ConflictError{What: "user " + u.Name, Field: "name", Expected: "free", Actual: "taken"})
+		}
+		return User{}, fmt.Errorf("create user %s: %w", u.Name, err)
+	}
+	for p, r := range u.Roles {
+		if _, err := a.q.ExecContext(ctx, a.d.q(`INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)`),
+			u.Name, p, string(r)); err != nil {
+			return User{}, fmt.Errorf("create user %s: role in %s: %w", u.Name, p, err)
+		}
 	}
 	return u, nil
 }
 
-func (a *authStore) User(ctx context.Context, name string) (User, error) {
+func (a authOps) User(ctx context.Context, name string) (User, error) {
 	users, err := a.users(ctx, "WHERE name = ?", name)
 	if err != nil {
 		return User{}, err
@@ -182,10 +175,10 @@ func (a *authStore) User(ctx context.Context, name string) (User, error) {
 	return users[0], nil
 }
 
-func (a *authStore) Users(ctx context.Context) ([]User, error) { return a.users(ctx, "") }
+func (a authOps) Users(ctx context.Context) ([]User, error) { return a.users(ctx, "") }
 
-func (a *authStore) users(ctx context.Context, where string, args ...any) ([]User, error) {
-	rows, err := a.r.QueryContext(ctx, a.d.q("SELECT name, admin, disabled, created_ns FROM users "+where+" ORDER BY name"), args...)
+func (a authOps) users(ctx context.Context, where string, args ...any) ([]User, error) {
+	rows, err := a.q.QueryContext(ctx, a.d.q("SELECT name, admin, disabled, created_ns FROM users "+where+" ORDER BY name"), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
@@ -210,8 +203,8 @@ func (a *authStore) users(ctx context.Context, where string, args ...any) ([]Use
 	return users, nil
 }
 
-func (a *authStore) roles(ctx context.Context, user string) (map[string]Role, error) {
-	rows, err := a.r.QueryContext(ctx, a.d.q("SELECT project, role FROM roles WHERE user_name = ? ORDER BY project"), user)
+func (a authOps) roles(ctx context.Context, user string) (map[string]Role, error) {
+	rows, err := a.q.QueryContext(ctx, a.d.q("SELECT project, role FROM roles WHERE user_name = ? ORDER BY project"), user)
 	if err != nil {
 		return nil, fmt.Errorf("roles of %s: %w", user, err)
 	}
@@ -230,59 +223,54 @@ func (a *authStore) roles(ctx context.Context, user string) (map[string]Role, er
 	return out, nil
 }
 
-func (a *authStore) CountUsers(ctx context.Context) (int, error) {
+func (a authOps) CountUsers(ctx context.Context) (int, error) {
 	var n int
-	if err := a.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM users").Scan(&n); err != nil {
+	if err := a.q.QueryRowContext(ctx, "SELECT COUNT(*) FROM users").Scan(&n); err != nil {
 		return 0, fmt.Errorf("count users: %w", err)
 	}
 	return n, nil
 }
 
-func (a *authStore) SetUserDisabled(ctx context.Context, name string, disabled bool) error {
+func (a authOps) SetUserDisabled(ctx context.Context, name string, disabled bool) error {
 	return a.execOne(ctx, "user "+name, "UPDATE users SET disabled = ? WHERE name = ?", boolInt(disabled), name)
 }
 
-func (a *authStore) SetRole(ctx context.Context, user, project string, role Role) error {
+func (a authOps) SetRole(ctx context.Context, user, project string, role Role) error {
 	if project == "" || (role != "" && !role.Valid()) {
 		return fmt.Errorf("role of %s: %w", user, invalidf("role %q in project %q", role, project))
 	}
-	return a.update(ctx, func(tx Tx) error {
-		q := tx.(*ops).q
-		var n int
-		if err := q.QueryRowContext(ctx, a.d.q("SELECT COUNT(*) FROM users WHERE name = ?"), user).Scan(&n); err != nil {
-			return fmt.Errorf("role of %s: %w", user, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("user %s: %w", user, ErrNotFound)
-		}
-		if _, err := q.ExecContext(ctx, a.d.q("DELETE FROM roles WHERE user_name = ? AND project = ?"), user, project); err != nil {
-			return fmt.Errorf("role of %s in %s: %w", user, project, err)
-		}
-		if role == "" {
-			return nil
-		}
-		if _, err := q.ExecContext(ctx, a.d.q("INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)"),
-			user, project, string(role)); err != nil {
-			return fmt.Errorf("role of %s in %s: %w", user, project, err)
-		}
+	var n int
+	if err := a.q.QueryRowContext(ctx, a.d.q("SELECT COUNT(*) FROM users WHERE name = ?"), user).Scan(&n); err != nil {
+		return fmt.Errorf("role of %s: %w", user, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("user %s: %w", user, ErrNotFound)
+	}
+	if _, err := a.q.ExecContext(ctx, a.d.q("DELETE FROM roles WHERE user_name = ? AND project = ?"), user, project); err != nil {
+		return fmt.Errorf("role of %s in %s: %w", user, project, err)
+	}
+	if role == "" {
 		return nil
-	})
+	}
+	if _, err := a.q.ExecContext(ctx, a.d.q("INSERT INTO roles (user_name, project, role) VALUES (?, ?, ?)"),
+		user, project, string(role)); err != nil {
+		return fmt.Errorf("role of %s in %s: %w", user, project, err)
+	}
+	return nil
 }
 
 // execOne runs a write that must change exactly one row.
-func (a *authStore) execOne(ctx context.Context, what, query string, args ...any) error {
-	return a.update(ctx, func(tx Tx) error {
-		res, err := tx.(*ops).q.ExecContext(ctx, a.d.q(query), args...)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		} else if n == 0 {
-			return fmt.Errorf("%s: %w", what, ErrNotFound)
-		}
-		return nil
-	})
+func (a authOps) execOne(ctx context.Context, what, query string, args ...any) error {
+	res, err := a.q.ExecContext(ctx, a.d.q(query), args...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	} else if n == 0 {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return nil
 }
 
 const credCols = "id, kind, subject, hash, note, created_by, created_ns, expires_ns, revoked_ns"
@@ -300,7 +288,7 @@ func scanCred(sc rowScanner) (Credential, error) {
 	return c, nil
 }
 
-func (a *authStore) CreateCredential(ctx context.Context, c Credential) (Credential, error) {
+func (a authOps) CreateCredential(ctx context.Context, c Credential) (Credential, error) {
 	switch {
 	case c.Kind != CredUser && c.Kind != CredJoin && c.Kind != CredNode:
 		return Credential{}, fmt.Errorf("create credential: %w", invalidf("kind %q", c.Kind))
@@ -308,22 +296,17 @@ func (a *authStore) CreateCredential(ctx context.Context, c Credential) (Credent
 		return Credential{}, fmt.Errorf("create credential: %w", invalidf("a subject and a 64-digit hash are required"))
 	}
 	c.CreatedAt = nowIfZero(c.CreatedAt).UTC()
-	var out Credential
-	err := a.update(ctx, func(tx Tx) error {
-		var err error
-		out, err = scanCred(tx.(*ops).q.QueryRowContext(ctx, a.d.q(`INSERT INTO credentials (kind, subject, hash, note,
-			created_by, created_ns, expires_ns) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+credCols),
-			string(c.Kind), c.Subject, c.Hash, c.Note, c.CreatedBy, nsOf(c.CreatedAt), nullNS(c.ExpiresAt)))
-		if err != nil {
-			return fmt.Errorf("create %s credential for %s: %w", c.Kind, c.Subject, err)
-		}
-		return nil
-	})
-	return out, err
+	out, err := scanCred(a.q.QueryRowContext(ctx, a.d.q(`INSERT INTO credentials (kind, subject, hash, note,
+		created_by, created_ns, expires_ns) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+credCols),
+		string(c.Kind), c.Subject, c.Hash, c.Note, c.CreatedBy, nsOf(c.CreatedAt), nullNS(c.ExpiresAt)))
+	if err != nil {
+		return Credential{}, fmt.Errorf("create %s credential for %s: %w", c.Kind, c.Subject, err)
+	}
+	return out, nil
 }
 
-func (a *authStore) CredentialByHash(ctx context.Context, hash string) (Credential, error) {
-	c, err := scanCred(a.r.QueryRowContext(ctx, a.d.q("SELECT "+credCols+" FROM credentials WHERE hash = ?"), hash))
+func (a authOps) CredentialByHash(ctx context.Context, hash string) (Credential, error) {
+	c, err := scanCred(a.q.QueryRowContext(ctx, a.d.q("SELECT "+credCols+" FROM credentials WHERE hash = ?"), hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Credential{}, fmt.Errorf("credential: %w", ErrNotFound)
 	}
@@ -333,7 +316,7 @@ func (a *authStore) CredentialByHash(ctx context.Context, hash string) (Credenti
 	return c, nil
 }
 
-func (a *authStore) Credentials(ctx context.Context, kind CredentialKind, subject string) ([]Credential, error) {
+func (a authOps) Credentials(ctx context.Context, kind CredentialKind, subject string) ([]Credential, error) {
 	var where []string
 	var args []any
 	if kind != "" {
@@ -346,7 +329,7 @@ func (a *authStore) Credentials(ctx context.Context, kind CredentialKind, subjec
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := a.r.QueryContext(ctx, a.d.q(q+" ORDER BY id"), args...)
+	rows, err := a.q.QueryContext(ctx, a.d.q(q+" ORDER BY id"), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list credentials: %w", err)
 	}
@@ -357,36 +340,32 @@ func (a *authStore) Credentials(ctx context.Context, kind CredentialKind, subjec
 	return cs, nil
 }
 
-func (a *authStore) RevokeCredential(ctx context.Context, id int64, at time.Time) error {
+func (a authOps) RevokeCredential(ctx context.Context, id int64, at time.Time) error {
 	err := a.execOne(ctx, fmt.Sprintf("credential %d", id),
 		"UPDATE credentials SET revoked_ns = COALESCE(revoked_ns, ?) WHERE id = ?", nsOf(nowIfZero(at)), id)
 	return err
 }
 
-func (a *authStore) RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error {
-	return a.update(ctx, func(tx Tx) error {
-		_, err := tx.(*ops).q.ExecContext(ctx, a.d.q(`UPDATE credentials SET revoked_ns = ?
-			WHERE kind = 'node' AND subject = ? AND id <> ? AND revoked_ns IS NULL`), nsOf(nowIfZero(at)), node, keep)
-		if err != nil {
-			return fmt.Errorf("revoke credentials of node %s: %w", node, err)
-		}
-		return nil
-	})
+func (a authOps) RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error {
+	_, err := a.q.ExecContext(ctx, a.d.q(`UPDATE credentials SET revoked_ns = ?
+		WHERE kind = 'node' AND subject = ? AND id <> ? AND revoked_ns IS NULL`), nsOf(nowIfZero(at)), node, keep)
+	if err != nil {
+		return fmt.Errorf("revoke credentials of node %s: %w", node, err)
+	}
+	return nil
 }
 
-func (a *authStore) AppendAudit(ctx context.Context, e AuditEntry) error {
-	return a.update(ctx, func(tx Tx) error {
-		_, err := tx.(*ops).q.ExecContext(ctx, a.d.q(`INSERT INTO audit (at_ns, actor, action, target, status, detail,
-			request_id) VALUES (?, ?, ?, ?, ?, ?, ?)`), nsOf(nowIfZero(e.At)), e.Actor, e.Action, e.Target, e.Status,
-			e.Detail, e.RequestID)
-		if err != nil {
-			return fmt.Errorf("append audit entry: %w", err)
-		}
-		return nil
-	})
+func (a authOps) AppendAudit(ctx context.Context, e AuditEntry) error {
+	_, err := a.q.ExecContext(ctx, a.d.q(`INSERT INTO audit (at_ns, actor, action, target, status, detail,
+		request_id) VALUES (?, ?, ?, ?, ?, ?, ?)`), nsOf(nowIfZero(e.At)), e.Actor, e.Action, e.Target, e.Status,
+		e.Detail, e.RequestID)
+	if err != nil {
+		return fmt.Errorf("append audit entry: %w", err)
+	}
+	return nil
 }
 
-func (a *authStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+func (a authOps) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	where := []string{"seq > ?"}
 	args := []any{f.After}
 	if f.Actor != "" {
@@ -397,7 +376,7 @@ func (a *authStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 		order = "seq DESC"
 	}
 	q, args := finish("SELECT seq, at_ns, actor, action, target, status, detail, request_id FROM audit", where, order, f.Limit, args)
-	rows, err := a.r.QueryContext(ctx, a.d.q(q), args...)
+	rows, err := a.q.QueryContext(ctx, a.d.q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
@@ -412,4 +391,56 @@ func (a *authStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
 	return es, nil
+}
+
+// authStore is the Store's identity side, which sqlStore embeds: reads
+// on the readers, each write in an Update of its own.
+type authStore struct {
+	reads  authOps
+	update func(ctx context.Context, fn func(tx Tx) error) error
+}
+
+func (s *authStore) User(ctx context.Context, name string) (User, error) {
+	return s.reads.User(ctx, name)
+}
+func (s *authStore) Users(ctx context.Context) ([]User, error)   { return s.reads.Users(ctx) }
+func (s *authStore) CountUsers(ctx context.Context) (int, error) { return s.reads.CountUsers(ctx) }
+func (s *authStore) CredentialByHash(ctx context.Context, hash string) (Credential, error) {
+	return s.reads.CredentialByHash(ctx, hash)
+}
+func (s *authStore) Credentials(ctx context.Context, kind CredentialKind, subject string) ([]Credential, error) {
+	return s.reads.Credentials(ctx, kind, subject)
+}
+func (s *authStore) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	return s.reads.Audit(ctx, f)
+}
+
+func (s *authStore) CreateUser(ctx context.Context, u User) (out User, err error) {
+	err = s.update(ctx, func(tx Tx) error { out, err = tx.CreateUser(ctx, u); return err })
+	return out, err
+}
+
+func (s *authStore) SetUserDisabled(ctx context.Context, name string, disabled bool) error {
+	return s.update(ctx, func(tx Tx) error { return tx.SetUserDisabled(ctx, name, disabled) })
+}
+
+func (s *authStore) SetRole(ctx context.Context, user, project string, role Role) error {
+	return s.update(ctx, func(tx Tx) error { return tx.SetRole(ctx, user, project, role) })
+}
+
+func (s *authStore) CreateCredential(ctx context.Context, c Credential) (out Credential, err error) {
+	err = s.update(ctx, func(tx Tx) error { out, err = tx.CreateCredential(ctx, c); return err })
+	return out, err
+}
+
+func (s *authStore) RevokeCredential(ctx context.Context, id int64, at time.Time) error {
+	return s.update(ctx, func(tx Tx) error { return tx.RevokeCredential(ctx, id, at) })
+}
+
+func (s *authStore) RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error {
+	return s.update(ctx, func(tx Tx) error { return tx.RevokeNodeCredentials(ctx, node, keep, at) })
+}
+
+func (s *authStore) AppendAudit(ctx context.Context, e AuditEntry) error {
+	return s.update(ctx, func(tx Tx) error { return tx.AppendAudit(ctx, e) })
 }

@@ -149,11 +149,12 @@
 // gathered events and attempt writes on PostgreSQL), ops runs the SQL of
 // jobs, tasks, attempts, nodes, logs and history over a transaction or
 // the readers (Tx is ops; it embeds nodeOps, the nodes' rows and
-// events, and masterRows, the marks and reservations, parts over the
-// same conn, so that they are declared apart and promoted for Tx), and
-// authStore (auth.go) runs the identity side's (Auth: users, roles,
-// credentials, the audit log) on the same readers and transactions;
-// sqlStore embeds it.
+// events, masterRows, the marks and reservations, and authOps
+// (auth.go), the identity side's (Auth: users, roles, credentials, the
+// audit log), parts over the same conn, so that they are declared apart
+// and promoted for Tx). The identity side is part of Tx so that a change
+// of users or credentials and its audit entry commit together
+// (master.RecoverAdmin).
 //
 // # Errors
 //

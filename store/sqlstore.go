@@ -37,7 +37,7 @@ type sqlStore struct {
 
 func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
 	s := &sqlStore{w: w, r: r, d: d, reads: newOps(r, d)}
-	s.authStore = authStore{r: r, d: d, update: s.Update}
+	s.authStore = authStore{reads: s.reads.authOps, update: s.Update}
 	return s
 }
 
@@ -50,13 +50,16 @@ type conn struct {
 
 // ops implements Tx over a querier. Its write methods assume q is a
 // transaction, since several of them run more than one statement. The
-// nodes' rows and events (nodeOps, nodes.go) and the master's own rows
-// (masterRows: marks and reservations) are parts over the same conn that
-// it embeds for Tx: their methods are promoted, but declared on the parts.
+// nodes' rows and events (nodeOps, nodes.go), the master's own rows
+// (masterRows: marks and reservations) and the identity side (authOps,
+// auth.go: users, roles, credentials, the audit log) are parts over the
+// same conn that it embeds for Tx: their methods are promoted, but
+// declared on the parts.
 type ops struct {
 	conn
 	nodeOps
 	masterRows
+	authOps
 	// events, when not nil, gathers the events of an Update on
 	// PostgreSQL, written in one statement before its commit: each
 	// statement there is a round trip, made while the master holds its
@@ -74,7 +77,7 @@ type ops struct {
 // newOps returns the ops, and its parts, over q in dialect d.
 func newOps(q querier, d *dialect) *ops {
 	c := conn{q: q, d: d}
-	return &ops{conn: c, nodeOps: nodeOps{c}, masterRows: masterRows{c}}
+	return &ops{conn: c, nodeOps: nodeOps{c}, masterRows: masterRows{c}, authOps: authOps{c}}
 }
 
 func (s *sqlStore) Update(ctx context.Context, fn func(tx Tx) error) error {

@@ -12,7 +12,6 @@ import (
 // transaction; Update runs several in one.
 type Store interface {
 	Tx
-	Auth
 
 	// Update runs fn in one read-write transaction and commits it when fn
 	// returns nil; any error (or a panic) rolls everything back. fn must use
@@ -33,10 +32,13 @@ type Store interface {
 }
 
 // Tx is what can be read and written, either directly on a Store (one
-// transaction per call) or inside Store.Update.
+// transaction per call) or inside Store.Update: the identity side (Auth)
+// too, so that a change to users or credentials and the audit entry
+// saying so are one transaction.
 type Tx interface {
 	Reader
 	Writer
+	Auth
 }
 
 // Reader is the read side. Lists are ordered by their identity (job id,

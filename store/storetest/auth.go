@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -150,4 +152,78 @@ func testAudit(t *testing.T, target Target) {
 			}
 		})
 	}
+}
+
+// testAuthInUpdate: users, credentials and audit entries written in one
+// Update are seen by its reads and commit or roll back together.
+func testAuthInUpdate(t *testing.T, target Target) {
+	s, ctx := open(t, target), ctxOf(t)
+	hash := func(c byte) string { return strings.Repeat(string(c), 64) }
+	old, err := s.CreateCredential(ctx, store.Credential{Kind: store.CredUser, Subject: "root", Hash: hash('o'), CreatedAt: at(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		fail bool
+		hash string
+	}{
+		{name: "fn fails: nothing is written", fail: true, hash: hash('f')},
+		{name: "fn succeeds: everything is written", hash: hash('n')},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := s.Update(ctx, func(tx store.Tx) error {
+				return writeAuth(ctx, tx, old.ID, c.hash, c.fail)
+			})
+			if (err != nil) != c.fail {
+				t.Fatalf("Update: %v, want failure %v", err, c.fail)
+			}
+			_, uerr := s.User(ctx, "root")
+			_, cerr := s.CredentialByHash(ctx, c.hash)
+			o, err := s.CredentialByHash(ctx, hash('o'))
+			if err != nil {
+				t.Fatal(err)
+			}
+			es, err := s.Audit(ctx, store.AuditFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (uerr == nil) == c.fail || (cerr == nil) == c.fail || o.Live(at(2)) != c.fail || (len(es) == 1) == c.fail {
+				t.Fatalf("after the Update: user %v, new credential %v, old one live %v, audit %+v; want all written %v",
+					uerr, cerr, o.Live(at(2)), es, !c.fail)
+			}
+		})
+	}
+}
+
+// writeAuth makes user root, revokes credential old, makes one of hash
+// and appends an audit entry in tx, checking that tx reads them back,
+// and fails at the end when fail is set.
+func writeAuth(ctx context.Context, tx store.Tx, old int64, hash string, fail bool) error {
+	if _, err := tx.CreateUser(ctx, store.User{Name: "root", Admin: true, CreatedAt: at(1)}); err != nil {
+		return err
+	}
+	if err := tx.RevokeCredential(ctx, old, at(1)); err != nil {
+		return err
+	}
+	if _, err := tx.CreateCredential(ctx, store.Credential{Kind: store.CredUser, Subject: "root", Hash: hash, CreatedAt: at(1)}); err != nil {
+		return err
+	}
+	if err := tx.AppendAudit(ctx, store.AuditEntry{At: at(1), Actor: "local:root", Action: "recover"}); err != nil {
+		return err
+	}
+	if n, err := tx.CountUsers(ctx); err != nil || n != 1 {
+		return fmt.Errorf("users in the transaction: %d, %v; want 1", n, err)
+	}
+	if cs, err := tx.Credentials(ctx, store.CredUser, "root"); err != nil || len(cs) != 2 || cs[0].Live(at(2)) {
+		return fmt.Errorf("credentials in the transaction: %+v, %v; want the old one revoked and a new one", cs, err)
+	}
+	if es, err := tx.Audit(ctx, store.AuditFilter{}); err != nil || len(es) != 1 {
+		return fmt.Errorf("audit in the transaction: %+v, %v; want one entry", es, err)
+	}
+	if fail {
+		return errors.New("the caller gave up")
+	}
+	return nil
 }

@@ -63,6 +63,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"UsersAndRoles", testUsersAndRoles},
 		{"Credentials", testCredentials},
 		{"Audit", testAudit},
+		{"AuthInUpdate", testAuthInUpdate},
 		{"Ping", testPing},
 	}
 	for _, c := range cases {
