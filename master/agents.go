@@ -39,7 +39,8 @@ var errUnknownNode = errors.New("node is not registered with this master; regist
 // run there that the agent does not list are settled by the first sync
 // (whose reports may still say how they ended), and ended as lost if it
 // does not. An agent that registers while its node leaves ends the leave
-// (upsertNode). Callers hold mu.
+// (upsertNode), unless the leave was restored at the master's start
+// (mnode.leaveRestored). Callers hold mu.
 func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterReply, error) {
 	now := ag.m.now()
 	gpus := make([]store.GPU, len(reg.GPUs))
@@ -47,8 +48,12 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		gpus[i] = store.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}
 	n := ag.m.nodes[reg.Name]
+	leaving := n != nil && n.leaving && n.up()
+	// A leave restored from the node history goes on through the
+	// registration: its first sync says whether it ends (leave.go).
+	restored := leaving && n.leaveRestored
 	rec, err := ag.upsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
-		GPUs: gpus, HeartbeatAt: now}, n != nil && n.leaving && n.up())
+		GPUs: gpus, HeartbeatAt: now}, leaving && !restored)
 	if err != nil {
 		return api.RegisterReply{}, err
 	}
@@ -65,7 +70,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	}
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
-	n.leaving = false
+	n.leaving, n.leaveRestored = restored, restored
 	n.regs++
 	n.version = reg.Version
 	ag.m.pub.markNode(n)

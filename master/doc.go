@@ -257,7 +257,15 @@
 // admin drained it, and the node history records the leave's end
 // (store.NodeStayed) for the what-if export. An admin's resume during a
 // leave lifts the admin's drain only: the node drains until the leave
-// ends. An attempt still open on it at the leave (a
+// ends. A master restarted during a leave reads it back from the node
+// history (restoreLeaves: a goodbye with no end after it, its node up),
+// so that no pass places work on the node before its agent is heard
+// again, which the what-if export, draining the node from the goodbye,
+// does not either; the agent registers again (the leaving agent, to say
+// its last, once its tasks stopped) with the leave kept, and its first
+// sync tells: Leaving goes on with it, recording nothing, and a sync
+// without ends it as a registration would have (store.NodeStayed, a new
+// agent process). An attempt still open on it at the leave (a
 // gang's, whose other parts run on) ends then as at a loss of the node,
 // and the what-if export writes the leave as node_down (by then the
 // node's attempts ended as reported, preempted by the agent, which the

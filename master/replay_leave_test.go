@@ -80,7 +80,7 @@ func (d *replayDriver) nextLeave() float64 {
 		switch {
 		case d.left[k] == 0:
 			next = min(next, l.at)
-		case d.left[k] == leavingState:
+		case d.left[k] == leavingState || d.left[k] == silentState:
 			next = min(next, l.leaveEnd())
 		case d.left[k] == 1 && l.back > 0:
 			next = min(next, l.back)
@@ -118,13 +118,17 @@ func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 	for k, l := range d.c.leaves {
 		i := slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == l.node })
 		ag := d.agents[i]
+		leaving := d.left[k] == leavingState || d.left[k] == silentState
 		due := d.left[k] == 0 && l.at <= now+1e-9 || d.left[k] == 1 && l.back > 0 && l.back <= now+1e-9 ||
-			d.left[k] == leavingState && l.leaveEnd() <= now+1e-9
+			leaving && l.leaveEnd() <= now+1e-9
 		if !due {
 			continue
 		}
 		if d.c.eager {
 			d.h.clock.Advance(time.Millisecond)
+		}
+		if d.left[k] == silentState {
+			d.rejoin(t, k, i)
 		}
 		if d.left[k] == 0 {
 			ag.Leave()

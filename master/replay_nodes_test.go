@@ -183,9 +183,11 @@ func (d *replayDriver) restart(t *testing.T) {
 }
 
 // restartNow restarts the master on its store, and the agents that are
-// up register again.
+// up register again, but for those leaving, which fall silent
+// (silenceLeaving).
 func (d *replayDriver) restartNow(t *testing.T) {
 	d.h.start()
+	d.silenceLeaving()
 	for _, ag := range d.up() {
 		ag.Master = d.h.srv.URL
 		if _, err := ag.Register(d.h.ctx); err != nil {

@@ -117,6 +117,7 @@ func (r *restorer) restoreNodes(ctx context.Context) error {
 		return fmt.Errorf("read the node history: %w", err)
 	}
 	r.restoreLosses(evs)
+	r.restoreLeaves(evs)
 	return r.recordMoves(ctx, evs)
 }
 
@@ -208,6 +209,33 @@ func (r *restorer) restoreLosses(evs []store.NodeEvent) {
 			n.lostAt = time.Time{} // an earlier node of the name
 		case e.To == store.NodeLost || e.To == store.NodeLeft:
 			n.lostAt = e.At
+		}
+	}
+}
+
+// restoreLeaves marks leaving each node that is up when the master
+// starts and whose agent's goodbye in the node history evs
+// (store.NodeLeaving) has no end after it: no registration while leaving
+// (store.NodeStayed), no loss, leave, deletion or return. The master
+// kept the leave in memory only, and learnt of it again at the agent's
+// next leaving sync: a pass before that could place work on the node,
+// which the what-if export, draining the node from the goodbye to the
+// leave's end (whatif_nodestates.go), did not. The agent's first sync
+// with this master says whether it still leaves (mnode.leaveRestored).
+func (r *restorer) restoreLeaves(evs []store.NodeEvent) {
+	open := map[string]bool{} // node → its last goodbye has no end yet
+	for _, e := range evs {
+		switch {
+		case e.To == store.NodeLeaving:
+			open[e.Node] = true
+		case e.Deleted != nil || e.To == store.NodeDeleted || e.From == store.NodeLeaving ||
+			e.To == store.NodeLost || e.To == store.NodeLeft || e.To == store.NodeUp:
+			delete(open, e.Node)
+		}
+	}
+	for name := range open {
+		if n := r.m.nodes[name]; n != nil && n.up() {
+			n.leaving, n.leaveRestored = true, true
 		}
 	}
 }

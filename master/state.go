@@ -192,7 +192,16 @@ type mnode struct {
 	// leaving: the agent said it is shutting down (api.Sync.Leaving);
 	// until it registers again nothing new is placed on the node, as on a
 	// drained one (draining), and its Final sync marks it left (leave.go).
+	// A restarted master reads it from the node history (leaveRestored).
 	leaving bool
+	// leaveRestored: leaving comes from the node history, read at the
+	// master's start (restoreLeaves), and the agent has not synced with
+	// this master process since. Its registration does not end the leave
+	// then, as the leaving agent registers again after a restart too
+	// (agentd's final delivery); its first sync tells: one that says
+	// Leaving (or Final) goes on with the leave, one that does not comes
+	// from a new agent process, and ends it (leave.go).
+	leaveRestored bool
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string

@@ -93,8 +93,22 @@ func (a *Agent) Credential() string {
 	return a.cred
 }
 
-// Register registers the agent with the running attempts it has.
+// Register registers the agent with the running attempts it has, as a
+// new agent process: a leave (Leave) ends.
 func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
+	return a.register(ctx, false)
+}
+
+// Rejoin registers the agent again as the same process, as agentd does
+// when the master no longer knows the node (a restarted master answers
+// its sync with 404): a leaving agent goes on leaving, and its next
+// syncs say so, as agentd's final delivery registers and then says its
+// last.
+func (a *Agent) Rejoin(ctx context.Context) (api.RegisterReply, error) {
+	return a.register(ctx, true)
+}
+
+func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, error) {
 	a.mu.Lock()
 	gpus := make([]api.GPU, a.GPUs)
 	typ := a.GPUType
@@ -105,7 +119,7 @@ func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
 		gpus[i] = api.GPU{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", a.Name, i), Type: typ, MemoryMiB: 81920}
 	}
 	reg := api.Register{Name: a.Name, Pool: a.Pool, Labels: a.Labels, GPUs: gpus, Running: a.runningLocked(), Version: "mastertest"}
-	a.leaving = false
+	a.leaving = a.leaving && same
 	a.mu.Unlock()
 	var reply api.RegisterReply
 	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {

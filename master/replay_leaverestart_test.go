@@ -1,0 +1,83 @@
+package master
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot/master/mastertest"
+)
+
+// A master restarted during an agent's leave reads the leave back from
+// the node history (restoreLeaves) and places nothing on the node until
+// the leave ends, as the export drains it from the goodbye to the
+// leave's end. Before, the restarted master forgot the leave until the
+// agent's next leaving sync, and a pass in between started a waiting
+// task on the node. The agent falls silent at the restart, as agentd's
+// does: its leaving sync gets 404, and it registers again only once its
+// tasks stopped, to deliver its last reports (Rejoin), or, where a new
+// agent process takes over (rdown.stays), that one registers with the
+// tasks running and its first sync ends the leave. The jobs are
+// leaveStopJobs and x, submitted at 120, when the master restarts: n2's
+// agent says goodbye at 100, and s1's slot on n2 is free from 111. w and
+// x wait for n2, where the restarted master used to start w at 120.
+func leaveRestartCases() []replayCase {
+	fifo := "pools:\n  - {name: default, policy: fifo}\n"
+	prio := "pools:\n  - {name: default, policy: priority, preemption: true}\n"
+	jobs := append(slices.Clone(leaveStopJobs), rjob{name: "x", slots: 1, submit: 120, run: 10})
+	restarts := []float64{120}
+	// n2's tasks stop at 140, its agent registering again to say its
+	// last; the node is back at 300.
+	leaves := []rdown{{node: "n2", at: 100, stop: 40, back: 300}}
+	// A new agent process registers on n2 at 150, s2 still running.
+	stays := []rdown{{node: "n2", at: 100, stop: 100, back: 150}}
+	return []replayCase{
+		{name: "fifo-agent-leaves-restart", config: fifo, nodes: replayNodes, jobs: jobs, leaves: leaves, restarts: restarts},
+		{name: "priority-agent-leaves-restart", config: prio, nodes: replayNodes, jobs: jobs, leaves: leaves, restarts: restarts},
+		{name: "fifo-agent-stays-restart", config: fifo, nodes: replayNodes, jobs: jobs, leaves: stays, restarts: restarts},
+	}
+}
+
+// TestReplayAgentLeaveRestart: the cases replay byte for byte, batched
+// and live.
+func TestReplayAgentLeaveRestart(t *testing.T) {
+	for _, c := range leaveRestartCases() {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
+
+// silentState is a leave's state (replayDriver.left) once a restart of
+// the master interrupted it: its agent syncs no more until the leave's
+// end (rdown.leaveEnd), as agentd's, whose leaving sync got 404.
+const silentState = 4
+
+// silenceLeaving silences, at a restart of the master, the agents that
+// leave: they do not register with the new master (replayDriver.down)
+// until their leave's end (rejoin).
+func (d *replayDriver) silenceLeaving() {
+	for k, l := range d.c.leaves {
+		if d.left[k] != leavingState {
+			continue
+		}
+		d.left[k] = silentState
+		d.down[slices.IndexFunc(d.agents, func(ag *mastertest.Agent) bool { return ag.Name == l.node })] = true
+	}
+}
+
+// rejoin ends the silence of leave k, at its end, on agent i: the
+// leaving agent, its tasks stopped, registers again, still leaving,
+// before its final sync; a new agent process (rdown.stays) registers
+// in leaveNodes.
+func (d *replayDriver) rejoin(t *testing.T, k, i int) {
+	ag := d.agents[i]
+	d.left[k] = leavingState
+	ag.Master = d.h.srv.URL
+	if d.c.leaves[k].stays() {
+		d.down[i] = false
+		return
+	}
+	if _, err := ag.Rejoin(d.h.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
