@@ -266,7 +266,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.replayJournal(); err != nil {
 		return err
 	}
-	if err := a.reapOrphans(); err != nil {
+	adopted, err := a.recoverOrphans()
+	if err != nil {
 		return err
 	}
 	a.log.Info("agent starting", "master", a.base, "pool", cmp.Or(a.cfg.Pool, "(the master's default)"), "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
@@ -276,6 +277,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	stopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	a.stopCtx = stopCtx
+	a.watchAdopted(adopted)
 	var shipDone, loops sync.WaitGroup
 	shipDone.Go(func() { a.ship.run(stopCtx) })
 	loopCtx, cancelLoops := context.WithCancel(ctx)
