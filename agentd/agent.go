@@ -33,7 +33,8 @@ const (
 	ExitKill OnExit = "kill"
 	// ExitKeep leaves the tasks running and reports nothing; the master
 	// ends them as lost once the node stops syncing, and the next agent
-	// started on the work directory kills what is left of them.
+	// started on the work directory adopts what is left of them (doc.go,
+	// "Restarts").
 	ExitKeep OnExit = "keep"
 )
 

@@ -40,9 +40,10 @@ func chatterer(name string, preemptible bool) string {
 // preemptible task is requeued and runs on the other node of the pool,
 // and the other, once lost_node_grace has passed without the node coming
 // back, fails with a reason naming the lost node. The tasks the
-// dead agent left behind are killed by the next agent on its work
-// directory; until then they run on, printing (their task shims drain
-// the output pipes the dead agent no longer reads), not killed by SIGPIPE.
+// dead agent left behind run on, printing (their task shims drain the
+// output pipes the dead agent no longer reads), not killed by SIGPIPE,
+// until the next agent on its work directory adopts them and lists them
+// at registration: the master, which has ended them, answers with kills.
 func TestAgentCrash(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, clusterSpec{config: shortTimeout, agents: []agentSpec{{name: "node-a", pool: "default", gpus: 4}}})
@@ -90,7 +91,7 @@ func TestAgentCrash(t *testing.T) {
 	}
 
 	// The dead agent's tasks outlived it, printing all along; its
-	// successor kills them.
+	// successor kills them at the master's word.
 	for _, id := range []int64{pre, fixed} {
 		if len(attemptProcs(c, id, 1)) == 0 {
 			t.Errorf("job %d's first attempt died with its agent, before the next agent started", id)
