@@ -28,10 +28,12 @@
 //     (WorkDir/checkpoint) carries over. A spec that cannot start is
 //     reported exited, outcome failed, with the reason in Error; a
 //     started one is reported running.
-//   - preempt calls Task.Preempt with GraceS, kill calls Task.Kill. For
-//     an attempt the agent does not know, it reports exited with outcome
-//     killed, so that the master can close it; for one already ending or
-//     ended, the exit report is on its way and nothing more is done.
+//   - preempt calls Task.Preempt with GraceS, kill calls Task.Kill (for
+//     an attempt adopted from an earlier agent process, the next command
+//     waits until its group is gone: see Restarts). For an attempt the
+//     agent does not know, it reports exited with outcome killed, so
+//     that the master can close it; for one already ending or ended,
+//     the exit report is on its way and nothing more is done.
 //
 // # Logs
 //
