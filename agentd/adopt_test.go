@@ -161,3 +161,59 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 		})
 	}
 }
+
+// TestAdoptedTwice: an adopted attempt that its agent leaves running
+// (--on-exit keep) is adopted again by the next one, which reports its end.
+func TestAdoptedTwice(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	child := startChildAgent(t, fm, dir)
+	s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
+	fm.send(startCmd(s))
+	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
+	rec := readStateFile(t, dir).Attempts[0]
+	t.Cleanup(func() { killGroup(rec.Pgid) })
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+
+	cfg := testConfig(t, fm, dir)
+	cfg.OnExit = ExitKeep
+	r := startAgent(t, cfg)
+	fm.waitFor("the first adopter's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if st := readStateFile(t, dir); len(st.Attempts) != 1 || st.Attempts[0].Adoptions != 1 {
+		t.Fatalf("state file after the first adopter left = %+v, want the attempt, adopted once", st)
+	}
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the third registration", func(fm *fakeMaster) bool { return len(fm.registers) == 3 })
+	if st := readStateFile(t, dir); len(st.Attempts) != 1 || st.Attempts[0].Adoptions != 2 {
+		t.Errorf("state file = %+v, want the attempt, adopted twice", st)
+	}
+	if err := os.WriteFile(filepath.Join(rec.WorkDir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitFor("the exit report", func(fm *fakeMaster) bool { _, ok := fm.exitOf(s.ID()); return ok })
+	fm.locked(func(fm *fakeMaster) {
+		for i, reg := range fm.registers[1:] {
+			if !slices.Equal(reg.Running, []agent.TaskID{s.ID()}) {
+				t.Errorf("registration %d lists %v, want the adopted attempt", i+2, reg.Running)
+			}
+		}
+		if r, _ := fm.exitOf(s.ID()); r.Outcome != string(agent.OutcomeCompleted) {
+			t.Errorf("exit report %+v, want completed", r)
+		}
+		notes := 0
+		for _, l := range fm.logText(s.ID()) {
+			if strings.HasPrefix(l, "stderr: [allot agent]") {
+				notes++
+			}
+		}
+		if notes != 2 {
+			t.Errorf("%d lines of the agent's, want one per adoption: %q", notes, fm.logText(s.ID()))
+		}
+	})
+}
