@@ -203,9 +203,9 @@ func (a *Agent) stop(c api.Command) {
 		log.Warn("preempt: checkpoint request incomplete", "err", err)
 	default:
 		log.Info("stopping attempt", "grace_s", c.GraceS)
-		if c.Type == api.CommandKill {
-			a.awaitKilled(att)
-		}
+	}
+	if c.Type == api.CommandKill {
+		a.awaitKilled(att) // also when it had exited: what is left of its group may still be dying
 	}
 }
 
