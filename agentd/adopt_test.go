@@ -65,6 +65,31 @@ func startChildAgent(t *testing.T, fm *fakeMaster, dir string) *exec.Cmd {
 	return child
 }
 
+// orphanTask has a child agent on dir start s, then kills the agent with
+// kill -9, and returns the record it left of the task, which runs on.
+func orphanTask(t *testing.T, fm *fakeMaster, dir string, s *agent.TaskSpec) stateRecord {
+	t.Helper()
+	child := startChildAgent(t, fm, dir)
+	fm.send(startCmd(s))
+	fm.waitFor("the task's output and running report", func(fm *fakeMaster) bool {
+		return fm.hasLine(s.ID(), "up") && len(fm.reportsFor(s.ID())) == 1
+	})
+	st := readStateFile(t, dir)
+	if len(st.Attempts) != 1 || st.Attempts[0].StartTicks == 0 || st.Attempts[0].ExitFile == "" {
+		t.Fatalf("state file = %+v, want the attempt with its start time and exit file", st)
+	}
+	rec := st.Attempts[0]
+	t.Cleanup(func() { killGroup(rec.Pgid) })
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if !groupLive(t, rec.Pgid) {
+		t.Fatalf("the task died with its agent; nothing to test (agent stderr: %s)", child.Stderr)
+	}
+	return rec
+}
+
 // TestRestartAdoptsAfterKill9: an agent killed with kill -9 leaves its
 // shim-run task running; the next agent on the work directory adopts it
 // (lists it at registration), and then either reports its real end, or,
@@ -85,25 +110,8 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fm := newFakeMaster(t)
 			dir := t.TempDir()
-			child := startChildAgent(t, fm, dir)
 			s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
-			fm.send(startCmd(s))
-			fm.waitFor("the task's output and running report", func(fm *fakeMaster) bool {
-				return fm.hasLine(s.ID(), "up") && len(fm.reportsFor(s.ID())) == 1
-			})
-			st := readStateFile(t, dir)
-			if len(st.Attempts) != 1 || st.Attempts[0].StartTicks == 0 || st.Attempts[0].ExitFile == "" {
-				t.Fatalf("state file = %+v, want the attempt with its start time and exit file", st)
-			}
-			rec := st.Attempts[0]
-			t.Cleanup(func() { killGroup(rec.Pgid) })
-			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = child.Wait()
-			if !groupLive(t, rec.Pgid) {
-				t.Fatalf("the task died with its agent; nothing to test (agent stderr: %s)", child.Stderr)
-			}
+			rec := orphanTask(t, fm, dir, s)
 			next := spec(0, 1, `n=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v g=`+strconv.Itoa(rec.Pgid)+
 				` '$5 == g && $3 != "Z"' | wc -l); echo "old group members: $n"`)
 			if tt.masterKills {
@@ -167,16 +175,8 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 func TestAdoptedTwice(t *testing.T) {
 	fm := newFakeMaster(t)
 	dir := t.TempDir()
-	child := startChildAgent(t, fm, dir)
 	s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
-	fm.send(startCmd(s))
-	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
-	rec := readStateFile(t, dir).Attempts[0]
-	t.Cleanup(func() { killGroup(rec.Pgid) })
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
+	rec := orphanTask(t, fm, dir, s)
 
 	cfg := testConfig(t, fm, dir)
 	cfg.OnExit = ExitKeep
