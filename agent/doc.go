@@ -58,6 +58,22 @@
 // had to be killed. Task.Kill SIGKILLs the group at once (OutcomeKilled).
 // Otherwise an attempt is OutcomeCompleted (exit 0) or OutcomeFailed.
 //
+// # Adoption
+//
+// Runner.Adopt takes over an attempt that an earlier agent process
+// started under a task shim and left running (an Orphan: its leader's pid
+// and start time, its work dir and exit file). The Task it returns acts
+// as a started one (Preempt, Kill, Wait, Done), but, the leader not being
+// this process's child, it learns of the leader's end by polling /proc
+// (AdoptPoll) for the pid with the recorded start time, takes the exit
+// status from the shim's exit file, and has no output: the shim discards
+// it. A preemption the earlier agent asked for (its preempt file is
+// still there) keeps its deadline. An attempt without a shim, one whose
+// leader is gone or is not provably the recorded one, and any attempt
+// off Linux are refused with ErrNotAdoptable. Once an adopted leader is
+// gone its pid is no longer reserved, so the group is signalled only
+// while the leader or a member of its group is alive.
+//
 // # Invariants
 //
 //   - No process of a task outlives it: when the group leader exits, the

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -51,4 +52,16 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// leaderAlive reports whether pid runs (is not a zombie) with the start
+// time ticks, so is the leader recorded then and not a later process
+// given the same pid.
+func leaderAlive(pid int, ticks uint64) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, t, ok := parseStartTicks(stat)
+	return ok && t == ticks && state != 'Z' && state != 'X'
 }

@@ -174,6 +174,7 @@ type Task struct {
 	preemptFile string
 	metricsFile string
 	exitFile    string // the shim's exit file; "" without a shim
+	adoptTicks  uint64 // the leader's start time when adopted (Adopt); 0 when started here
 	started     time.Time
 	queue       *logQueue
 	rOut, rErr  *os.File

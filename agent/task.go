@@ -7,7 +7,6 @@ package agent
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -123,9 +122,15 @@ func (t *Task) deadlineKill() {
 func (t *Task) signalGroup(sig syscall.Signal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.reaped {
-		_ = syscall.Kill(-t.pid, sig) // ESRCH: the group is gone already
+	if t.reaped {
+		return
 	}
+	// An adopted leader is not this process's child: nothing keeps its
+	// pid reserved once it is gone, unless members of its group are left.
+	if t.adoptTicks != 0 && !leaderAlive(t.pid, t.adoptTicks) && !groupAlive(t.pid) {
+		return
+	}
+	_ = syscall.Kill(-t.pid, sig) // ESRCH: the group is gone already
 }
 
 // wait follows the attempt to its end and publishes the result.
@@ -169,28 +174,7 @@ func (t *Task) wait() {
 		problems = append(problems, "wait: "+waitErr.Error())
 	}
 	res.LogLines, res.DroppedLines = t.queue.counts()
-
-	t.mu.Lock()
-	if t.timer != nil {
-		t.timer.Stop()
-	}
-	res.PreemptedAt = t.preemptAt
-	switch {
-	case t.killRequested:
-		res.Outcome = OutcomeKilled
-	case !t.preemptAt.IsZero():
-		res.Outcome = OutcomePreempted
-		res.KilledAtDeadline = t.killedAtDeadline
-	case res.ExitCode == 0:
-		res.Outcome = OutcomeCompleted
-	default:
-		res.Outcome = OutcomeFailed
-	}
-	res.Error = strings.Join(problems, "; ")
-	t.result = res
-	t.finished = true
-	t.mu.Unlock()
-	close(t.done)
+	t.finishResult(res, problems)
 }
 
 // drainOutput waits for the readers to reach EOF, at most outputGrace

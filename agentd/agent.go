@@ -33,7 +33,8 @@ const (
 	ExitKill OnExit = "kill"
 	// ExitKeep leaves the tasks running and reports nothing; the master
 	// ends them as lost once the node stops syncing, and the next agent
-	// started on the work directory kills what is left of them.
+	// started on the work directory adopts what is left of them (doc.go,
+	// "Restarts").
 	ExitKeep OnExit = "keep"
 )
 
@@ -266,7 +267,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.replayJournal(); err != nil {
 		return err
 	}
-	if err := a.reapOrphans(); err != nil {
+	adopted, err := a.recoverOrphans()
+	if err != nil {
 		return err
 	}
 	a.log.Info("agent starting", "master", a.base, "pool", cmp.Or(a.cfg.Pool, "(the master's default)"), "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
@@ -276,6 +278,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	stopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	a.stopCtx = stopCtx
+	a.watchAdopted(adopted)
 	var shipDone, loops sync.WaitGroup
 	shipDone.Go(func() { a.ship.run(stopCtx) })
 	loopCtx, cancelLoops := context.WithCancel(ctx)

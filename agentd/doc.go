@@ -28,10 +28,12 @@
 //     (WorkDir/checkpoint) carries over. A spec that cannot start is
 //     reported exited, outcome failed, with the reason in Error; a
 //     started one is reported running.
-//   - preempt calls Task.Preempt with GraceS, kill calls Task.Kill. For
-//     an attempt the agent does not know, it reports exited with outcome
-//     killed, so that the master can close it; for one already ending or
-//     ended, the exit report is on its way and nothing more is done.
+//   - preempt calls Task.Preempt with GraceS, kill calls Task.Kill (for
+//     an attempt adopted from an earlier agent process, the next command
+//     waits until its group is gone: see Restarts). For an attempt the
+//     agent does not know, it reports exited with outcome killed, so
+//     that the master can close it; for one already ending or ended,
+//     the exit report is on its way and nothing more is done.
 //
 // # Logs
 //
@@ -64,22 +66,45 @@
 // # Restarts
 //
 // The agent records the attempts whose process groups may be alive (task
-// id, group id, the leader's start time, work dir) in WORKDIR/
-// agent-state.json, rewritten atomically on every start and end, and
-// holds an exclusive lock on WORKDIR/agent.lock so that no two agents
-// share a work directory. A new agent process reads the file and kills
-// (SIGKILL) every recorded group still alive from the same boot, then
-// registers with an empty running list. It kills rather than adopts: it
-// cannot wait for or read the output of processes it did not start, and
-// the master, having lost contact with the old process, will have ended
-// those attempts as lost and may be running them again elsewhere,
-// possibly on the same checkpoint directory. A group is killed only when
-// it is provably the attempt's: its leader alive with the recorded start
-// time, or a member carrying the attempt's ALLOT_JOB_ID,
-// ALLOT_TASK_INDEX and ALLOT_ATTEMPT; a group id reused by something
-// else is left alone. (Without /proc, off Linux, nothing can be proven
-// and orphans are left alone.) An unreadable state file stops the agent
-// with an error naming it rather than risk leaving orphans unknown.
+// id, group id, the leader's start time, work dir, the shim's exit file,
+// node rank and GPUs) in WORKDIR/agent-state.json, rewritten atomically
+// on every start and end, and holds an exclusive lock on WORKDIR/
+// agent.lock so that no two agents share a work directory. A new agent
+// process reads the file and, for each recorded attempt still alive from
+// the same boot (adopt.go, orphanFateOf):
+//
+//   - adopts it when it runs under a task shim (the record has an exit
+//     file) and its leader is alive with the recorded start time, read in
+//     /proc, and it has not ended (no exit file yet, no exit journaled).
+//     The attempt is kept in the state file and listed as running at
+//     registration, with a running report. The agent cannot wait() for
+//     a process it did not start, so agent.Task polls the leader (every
+//     agent.AdoptPoll); once the group is gone it reports the outcome
+//     the shim recorded (completed, failed with the exit code, preempted
+//     if a preemption was asked, by this agent or by the dead one whose
+//     deadline still holds, killed if killed; failed when the shim died
+//     without an exit file). Preempt and kill act on the group as on a
+//     started attempt. Its output is not collected: the shim discards it
+//     once its agent is gone. One stderr line of the agent's, "[allot
+//     agent] ...", numbered above any line of the earlier process
+//     (adoptSeqBase), marks the gap in the attempt's log.
+//   - otherwise kills (SIGKILL) the group when it is provably the
+//     attempt's: its leader alive with the recorded start time, or a
+//     member carrying the attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and
+//     ALLOT_ATTEMPT; a group id reused by something else is left alone.
+//     The master ends such an attempt as lost, unless the exit file its
+//     shim left says how it ended (recoverExit). Without /proc, off
+//     Linux, nothing can be proven: nothing is adopted or killed.
+//
+// Adoption is safe against the master's view because registration
+// reconciles it: an adopted attempt the master still expects on the
+// node stays running; one it has ended meanwhile (as lost, and perhaps
+// started again here on the same GPUs and checkpoint directory) gets a
+// kill command in the registration's reply, ahead of any start. Commands
+// run in order, and a kill of an adopted attempt returns only once its
+// group is gone (awaitKilled), so nothing the reply starts runs beside
+// it. An unreadable state file stops the agent with an error naming it
+// rather than risk leaving orphans unknown.
 //
 // # Shutdown
 //
@@ -98,8 +123,10 @@
 // running, is Final: the master marks the node left, not lost. What the
 // master does not get, it ends as lost when the node stops syncing.
 // Under ExitKeep it leaves the tasks running, unreported, and keeps them
-// in the state file: the master ends them as lost, and the next agent on
-// the work directory kills what is left. Their output pipes close with the agent
+// in the state file: the master ends them as lost once the node is
+// silent for its agent timeout, and the next agent on the work directory
+// adopts what is left (and kills, at the master's word, what the master
+// has ended). Their output pipes close with the agent
 // process, so a task that writes after that dies of SIGPIPE; ExitKeep is
 // for debugging, not for upgrades.
 //

@@ -116,48 +116,6 @@ func TestRestartKillsOrphanedGroups(t *testing.T) {
 	}
 }
 
-func TestRestartAfterKill9(t *testing.T) {
-	fm := newFakeMaster(t)
-	dir := t.TempDir()
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
-	s := spec(0, 0, `echo up; sleep 600`, 0)
-	fm.send(startCmd(s))
-	fm.waitFor("the task's output and running report", func(fm *fakeMaster) bool {
-		return fm.hasLine(s.ID(), "up") && len(fm.reportsFor(s.ID())) == 1
-	})
-	st := readStateFile(t, dir)
-	if len(st.Attempts) != 1 || st.Attempts[0].Task != s.ID() || st.Attempts[0].StartTicks == 0 {
-		t.Fatalf("state file = %+v, want the attempt with its start time", st)
-	}
-	pgid := st.Attempts[0].Pgid
-	t.Cleanup(func() { killGroup(pgid) })
-
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
-	if !groupLive(t, pgid) {
-		t.Fatalf("the task died with its agent; nothing to test (agent stderr: %s)", stderr.String())
-	}
-	startAgent(t, testConfig(t, fm, dir))
-	fm.waitFor("the new agent's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
-	fm.locked(func(fm *fakeMaster) {
-		if n := len(fm.registers[1].Running); n != 0 {
-			t.Errorf("registered with %d running attempts, want none", n)
-		}
-	})
-	if groupLive(t, pgid) {
-		t.Error("the orphaned task outlived the restart")
-	}
-}
-
 func TestShutdownPreemptsTasks(t *testing.T) {
 	cases := []struct {
 		name    string

@@ -52,6 +52,13 @@ type stateRecord struct {
 	// ExitFile is where the attempt's task shim records its exit status
 	// (agent.Runner.Shim); "" when it runs without a shim.
 	ExitFile string `json:"exit_file,omitempty"`
+	// NodeRank and GPUs are the spec's, which an adopting agent needs
+	// (the metrics file's name, the GPUs it holds).
+	NodeRank int   `json:"node_rank,omitempty"`
+	GPUs     []int `json:"gpus,omitempty"`
+	// Adoptions counts the agent processes that adopted the attempt
+	// after the one that started it (adopt.go).
+	Adoptions int `json:"adoptions,omitempty"`
 }
 
 // readState reads the state file; a missing file is an empty state.
@@ -134,48 +141,72 @@ func lockWorkDir(dir string) (unlock func(), err error) {
 	}, nil
 }
 
-// reapOrphans kills the process groups that an earlier agent process
-// recorded and left alive, then empties the state file. A group is killed
-// only when it is provably the recorded attempt's: its leader is alive
+// recoverOrphans deals with the process groups that an earlier agent
+// process recorded and left alive, and rewrites the state file with the
+// attempts it adopts. An attempt run under a task shim whose leader is
+// alive with the recorded start time is adopted (adopt.go): listed at
+// registration, followed to its end and reported. Any other group is
+// killed when it is provably the recorded attempt's: its leader is alive
 // with the recorded start time, or a live member still carries the
-// attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and ALLOT_ATTEMPT. A group
-// id that now belongs to something else is left alone.
-func (a *Agent) reapOrphans() error {
+// attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and ALLOT_ATTEMPT. A group id
+// that now belongs to something else is left alone. The adopted attempts
+// are returned for Run to watch.
+func (a *Agent) recoverOrphans() ([]*attempt, error) {
 	path := filepath.Join(a.cfg.WorkDir, StateFileName)
 	st, err := readState(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	boot := bootID()
+	var adopted []*attempt
+	recs := []stateRecord{}
 	for _, r := range st.Attempts {
 		log := a.log.With("task", r.Task.String(), "pgid", r.Pgid)
 		if st.BootID != "" && boot != "" && st.BootID != boot {
 			log.Debug("recorded attempt predates a reboot; nothing of it can be alive")
 			continue
 		}
-		a.recoverExit(r, log)
 		members, err := groupMembers(r.Pgid)
 		if err != nil {
-			return fmt.Errorf("look for the orphaned process group %d of task %s: %w", r.Pgid, r.Task, err)
+			return nil, fmt.Errorf("look for the orphaned process group %d of task %s: %w", r.Pgid, r.Task, err)
 		}
-		if len(members) == 0 {
-			continue
+		if orphanFateOf(r, a.probeOrphan(r, members)) == fateAdopt {
+			att, err := a.adopt(r)
+			if err == nil {
+				adopted = append(adopted, att)
+				recs = append(recs, att.rec)
+				continue
+			}
+			log.Warn("cannot adopt the attempt of an earlier agent process; killing it", "err", err)
 		}
-		if !ownedBy(r, members) {
-			log.Warn("recorded process group now belongs to other processes; leaving it alone", "members", len(members))
-			continue
+		a.recoverExit(r, log)
+		if err := a.killOrphan(r, members, log); err != nil {
+			return nil, err
 		}
-		if err := syscall.Kill(-r.Pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("kill the orphaned process group %d of task %s: %w", r.Pgid, r.Task, err)
-		}
-		if !awaitGroupGone(r.Pgid, 5*time.Second) {
-			log.Error("orphaned process group still alive 5s after SIGKILL")
-			continue
-		}
-		log.Warn("killed the orphaned process group of an attempt started by an earlier agent process (the master ends such attempts as lost)",
-			"members", len(members), "started_at", r.StartedAt)
 	}
-	return writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: []stateRecord{}})
+	sortRecords(recs)
+	return adopted, writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: recs})
+}
+
+// killOrphan kills a recorded group that is provably the attempt's.
+func (a *Agent) killOrphan(r stateRecord, members []int, log *slog.Logger) error {
+	if len(members) == 0 {
+		return nil
+	}
+	if !ownedBy(r, members) {
+		log.Warn("recorded process group now belongs to other processes; leaving it alone", "members", len(members))
+		return nil
+	}
+	if err := syscall.Kill(-r.Pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill the orphaned process group %d of task %s: %w", r.Pgid, r.Task, err)
+	}
+	if !awaitGroupGone(r.Pgid, 5*time.Second) {
+		log.Error("orphaned process group still alive 5s after SIGKILL")
+		return nil
+	}
+	log.Warn("killed the orphaned process group of an attempt started by an earlier agent process (the master ends such attempts as lost)",
+		"members", len(members), "started_at", r.StartedAt)
+	return nil
 }
 
 // recoverExit reports the end of an attempt that ended while no agent

@@ -105,7 +105,8 @@ func (a *Agent) start(c api.Command) {
 			Error: err.Error(), At: time.Now().UTC()})
 		return
 	}
-	rec := stateRecord{Task: id, Pgid: t.Pid(), WorkDir: spec.WorkDir, StartedAt: time.Now().UTC(), ExitFile: t.ExitFile()}
+	rec := stateRecord{Task: id, Pgid: t.Pid(), WorkDir: spec.WorkDir, StartedAt: time.Now().UTC(), ExitFile: t.ExitFile(),
+		NodeRank: spec.NodeRank, GPUs: spec.GPUs}
 	rec.StartTicks, _ = startTicks(t.Pid())
 	att := &attempt{spec: spec, task: t, rec: rec}
 	a.mu.Lock()
@@ -202,6 +203,9 @@ func (a *Agent) stop(c api.Command) {
 		log.Warn("preempt: checkpoint request incomplete", "err", err)
 	default:
 		log.Info("stopping attempt", "grace_s", c.GraceS)
+	}
+	if c.Type == api.CommandKill {
+		a.awaitKilled(att) // also when it had exited: what is left of its group may still be dying
 	}
 }
 

@@ -55,14 +55,16 @@ GPUs are found with nvidia-smi. On a machine without an NVIDIA driver,
 On SIGINT or SIGTERM the agent stops taking commands and, with --on-exit
 kill (the default), asks every task to checkpoint, kills it after
 --exit-grace, and reports the exits before it exits. With --on-exit keep
-the tasks are left running; the master ends them as lost, and the next
-agent started on the same --work-dir kills them. A second SIGINT or
+the tasks are left running, unreported; the next agent started on the
+same --work-dir adopts them (the master ends them as lost if the node is
+silent for its agent_timeout first, and the next agent then kills them at
+its word). A second SIGINT or
 SIGTERM exits at once, as --on-exit keep would. See docs/agent.md.`,
 		Example: `  allot agent --master http://127.0.0.1:8080 --name gpu-01 --pool a100
   allot agent --name dev-1 --fake-gpus 4 --gpu-type h100 --label rack=r1 --work-dir /tmp/dev-1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := stopOnSignals(cmd, "tasks may be left running; the next allot agent on the same --work-dir kills them")
+			ctx, stop := stopOnSignals(cmd, "tasks may be left running; the next allot agent on the same --work-dir adopts them")
 			defer stop()
 			cfg, err := f.config(ctx, cmd)
 			if err != nil {

@@ -88,12 +88,12 @@ SIGINT (Ctrl-C) or SIGTERM stops the cluster: scheduling stops first, then
 the agents ask every task to checkpoint (10 s, as a preemption), kill what
 is left and report the exits, so the master requeues the tasks; then the
 master stops. A second Ctrl-C exits at once; the next 'allot dev' on the
-same data directory kills any task left behind. See docs/dev.md.`,
+same data directory adopts any task left running. See docs/dev.md.`,
 		Example: `  allot dev
   allot dev --listen 127.0.0.1:9090 --data .allot-dev-9090   # inside the repository, as the experiment examples need`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := stopOnSignals(cmd, "the next allot dev on "+f.data+" kills any task left running")
+			ctx, stop := stopOnSignals(cmd, "the next allot dev on "+f.data+" adopts any task left running")
 			defer stop()
 			return runDev(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},

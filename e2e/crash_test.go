@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,9 +40,10 @@ func chatterer(name string, preemptible bool) string {
 // preemptible task is requeued and runs on the other node of the pool,
 // and the other, once lost_node_grace has passed without the node coming
 // back, fails with a reason naming the lost node. The tasks the
-// dead agent left behind are killed by the next agent on its work
-// directory; until then they run on, printing (their task shims drain
-// the output pipes the dead agent no longer reads), not killed by SIGPIPE.
+// dead agent left behind run on, printing (their task shims drain the
+// output pipes the dead agent no longer reads), not killed by SIGPIPE,
+// until the next agent on its work directory adopts them and lists them
+// at registration: the master, which has ended them, answers with kills.
 func TestAgentCrash(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, clusterSpec{config: shortTimeout, agents: []agentSpec{{name: "node-a", pool: "default", gpus: 4}}})
@@ -89,7 +91,7 @@ func TestAgentCrash(t *testing.T) {
 	}
 
 	// The dead agent's tasks outlived it, printing all along; its
-	// successor kills them.
+	// successor kills them at the master's word.
 	for _, id := range []int64{pre, fixed} {
 		if len(attemptProcs(c, id, 1)) == 0 {
 			t.Errorf("job %d's first attempt died with its agent, before the next agent started", id)
@@ -129,4 +131,54 @@ func attemptProcs(c *cluster, job int64, attempt int) []int {
 func taskProcs(c *cluster, job int64, task, attempt int) []int {
 	return findProcs(markerEnv+"="+c.marker, "ALLOT_JOB_ID="+strconv.FormatInt(job, 10),
 		"ALLOT_TASK_INDEX="+strconv.Itoa(task), "ALLOT_ATTEMPT="+strconv.Itoa(attempt))
+}
+
+// adoptedRegistration is the restarted agent's registration, listing the
+// attempt it adopted.
+var adoptedRegistration = regexp.MustCompile(`msg="registered with the master".* (running=1)`)
+
+// TestAgentRestartAdopts kills -9 the agent of a node that runs a task of
+// a job that is not preemptible, and starts it again at once on the same
+// work directory, before the master loses the node: the new agent adopts
+// the task, which runs on, and when it exits 0 the job completes with its
+// one attempt; no second run, nothing lost. The output written after the
+// old agent died is not collected, and a line of the agent's says so.
+func TestAgentRestartAdopts(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, clusterSpec{config: `
+agent_timeout: 60s
+pools:
+  - {name: default, policy: priority, preemption: true, backfill: true, grace: 5s}
+`, agents: []agentSpec{{name: "node-a", pool: "default", gpus: 4}}})
+	job := c.holdJob("fixed", 2)
+	no := false
+	job.Resources.Preemptible = &no
+	id := c.submit("fixed", job.file(t))
+	c.waitLog(id, 0, "task 0 attempt 1 restart 0 on [")
+	procs := attemptProcs(c, id, 1)
+	if len(procs) == 0 {
+		t.Fatal("no process of the attempt found")
+	}
+
+	c.agent("node-a").kill9(t)
+	if left := attemptProcs(c, id, 1); len(left) == 0 {
+		t.Fatal("the task died with its agent")
+	}
+	p := c.startAgent(agentSpec{name: "node-a", pool: "default", gpus: 4})
+	c.waitLogMatch(p, adoptedRegistration)
+	if left := attemptProcs(c, id, 1); len(left) == 0 {
+		t.Fatalf("the restarted agent did not keep the task running:\n%s", tail(p.log(), 4000))
+	}
+	c.release(id, 0)
+	j := c.waitEnded(id)
+	if j.State != "completed" || len(j.TaskList[0].Attempts) != 1 || j.TaskList[0].Attempts[0].EndState != "completed" {
+		t.Errorf("job: %s; want completed by its one attempt", describeJob(j))
+	}
+	agentLine := false
+	for _, l := range c.logLines(id, 0) {
+		agentLine = agentLine || (l.Stream == "stderr" && strings.HasPrefix(l.Text, "[allot agent]"))
+	}
+	if !agentLine {
+		t.Errorf("no line of the agent's in the task's log saying that output was not collected")
+	}
 }

@@ -27,8 +27,11 @@
 //   - TestPreemptionCheckpointAndResume, TestPreemptionKilledAtGraceDeadline
 //     (preempt_test.go): examples/train checkpoints and resumes; a task
 //     that ignores the request is killed at the grace deadline.
-//   - TestAgentCrash (crash_test.go): kill -9 of an agent; its node is
-//     lost, its tasks requeued or failed, its orphans killed.
+//   - TestAgentCrash, TestAgentRestartAdopts (crash_test.go): kill -9 of
+//     an agent; its node is lost, its tasks requeued or failed, and the
+//     orphans the next agent adopts killed at the master's word. Restarted
+//     at once instead, the next agent adopts the task of a job that is
+//     not preemptible, which completes with its one attempt.
 //   - TestAgentLeave (leave_test.go): Ctrl-C of an agent; its node left
 //     at once, its task preempted and requeued on the other node only.
 //   - TestMasterCrash (mastercrash_test.go), on SQLite and PostgreSQL:

@@ -1,0 +1,165 @@
+package agent
+
+// Adoption: a restarted agent takes over an attempt that an earlier agent
+// process started under a task shim and left running (it was killed, or
+// stopped with its tasks kept). The new process is not the leader's
+// parent, so it cannot wait for it: it polls the leader's liveness and
+// start time in /proc, and once the group is gone reads the exit status
+// from the shim's exit file. Its output is not collected: the shim
+// discards it once the agent that started it is gone (ShimDrainArg).
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Orphan is what an agent recorded of an attempt it started, which a
+// later agent process may adopt.
+type Orphan struct {
+	ID TaskID
+	// Pid is the leader's (the shim's) pid, also the process group id.
+	Pid int
+	// StartTicks is the leader's start time (/proc/PID/stat field 22),
+	// which tells it apart from a later process given the same pid.
+	StartTicks uint64
+	WorkDir    string
+	NodeRank   int
+	// ExitFile is where the shim records the task's exit status.
+	ExitFile  string
+	StartedAt time.Time
+}
+
+// ErrNotAdoptable says that an orphan cannot be adopted: it has no shim
+// to record its exit status, its leader is gone or is not provably the
+// recorded one, or the platform cannot tell (no /proc).
+var ErrNotAdoptable = errors.New("attempt cannot be adopted")
+
+// AdoptPoll is how often an adopted attempt's leader is checked; its exit
+// is noticed within this.
+const AdoptPoll = 250 * time.Millisecond
+
+// Adopt takes over a running attempt from an earlier agent process. The
+// Task behaves as a started one: Preempt writes the preempt file and
+// signals the group, Kill SIGKILLs it, and Wait returns once no process
+// of the group is left, with the outcome from the exit file (a run that
+// exited 0 is completed). A preemption the earlier agent asked for (its
+// preempt file is still there) goes on with its deadline. The result has
+// no log lines: output is not collected.
+func (r *Runner) Adopt(o Orphan) (*Task, error) {
+	fail := func(why string) (*Task, error) {
+		return nil, fmt.Errorf("adopt task %s (pid %d): %s: %w", o.ID, o.Pid, why, ErrNotAdoptable)
+	}
+	switch {
+	case o.ExitFile == "":
+		return fail("it runs without a task shim, so its exit status would be unknown")
+	case o.Pid <= 1 || o.StartTicks == 0:
+		return fail("no leader start time was recorded")
+	case !leaderAlive(o.Pid, o.StartTicks):
+		return fail("its leader is not alive with the recorded start time")
+	}
+	stateDir := filepath.Join(o.WorkDir, StateDir)
+	t := &Task{
+		id:          o.ID,
+		pid:         o.Pid,
+		adoptTicks:  o.StartTicks,
+		preemptSig:  orDefault(r.PreemptSignal, syscall.SIGTERM),
+		preemptFile: filepath.Join(stateDir, PreemptFileName),
+		metricsFile: filepath.Join(stateDir, MetricsFileName(o.ID.Attempt, o.NodeRank)),
+		exitFile:    o.ExitFile,
+		started:     o.StartedAt,
+		hardKill:    make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	t.resumePreemption()
+	go t.followAdopted()
+	return t, nil
+}
+
+// Adopted reports whether the task was taken over by Adopt.
+func (t *Task) Adopted() bool { return t.adoptTicks != 0 }
+
+// resumePreemption continues a preemption the earlier agent asked for:
+// its preempt file holds the deadline (an unreadable one ends it now).
+func (t *Task) resumePreemption() {
+	data, err := os.ReadFile(t.preemptFile)
+	if err != nil {
+		return
+	}
+	deadline, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data)))
+	if err != nil {
+		deadline = time.Now()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.preemptAt = time.Now().UTC()
+	t.timer = time.AfterFunc(time.Until(deadline), t.deadlineKill)
+}
+
+// followAdopted is wait for an adopted attempt: it polls for the leader's
+// end, then ends the group as wait does and reads the exit file.
+func (t *Task) followAdopted() {
+	tick := time.NewTicker(AdoptPoll)
+	for leaderAlive(t.pid, t.adoptTicks) {
+		select {
+		case <-tick.C:
+		case <-t.hardKill:
+			// SIGKILL was sent: poll fast, the leader dies at once.
+			tick.Reset(5 * time.Millisecond)
+		}
+	}
+	tick.Stop()
+	exited := time.Now().UTC()
+	t.mu.Lock()
+	t.leaderExited = true
+	preempting := !t.preemptAt.IsZero() && !t.killRequested
+	t.mu.Unlock()
+	if preempting {
+		t.awaitGroup()
+	}
+	t.signalGroup(syscall.SIGKILL)
+	var problems []string
+	if !t.awaitGone(groupGoneTimeout) {
+		problems = append(problems, fmt.Sprintf("processes of the group still alive %v after SIGKILL", groupGoneTimeout))
+	}
+	res := Result{ID: t.id, ExitCode: -1, StartedAt: t.started, ExitedAt: exited}
+	st, ok, err := ReadExitFile(t.exitFile)
+	switch {
+	case err != nil:
+		problems = append(problems, err.Error())
+	case !ok:
+		problems = append(problems, "the task shim ended without recording the exit status (killed with SIGKILL?)")
+	default:
+		res.ExitCode, res.Signal, res.ExitedAt = st.ExitCode, st.Signal, st.ExitedAt
+	}
+	t.finishResult(res, problems)
+}
+
+// finishResult sets the outcome, publishes the result and closes done.
+func (t *Task) finishResult(res Result, problems []string) {
+	t.mu.Lock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	res.PreemptedAt = t.preemptAt
+	switch {
+	case t.killRequested:
+		res.Outcome = OutcomeKilled
+	case !t.preemptAt.IsZero():
+		res.Outcome = OutcomePreempted
+		res.KilledAtDeadline = t.killedAtDeadline
+	case res.ExitCode == 0:
+		res.Outcome = OutcomeCompleted
+	default:
+		res.Outcome = OutcomeFailed
+	}
+	res.Error = strings.Join(problems, "; ")
+	t.result = res
+	t.finished = true
+	t.mu.Unlock()
+	close(t.done)
+}

@@ -1,0 +1,130 @@
+package agentd
+
+// Adoption of the attempts an earlier agent process left running (doc.go,
+// "Restarts"): which ones, and how the new process takes them over.
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// orphanFate is what a new agent does with an attempt its predecessor
+// recorded.
+type orphanFate int
+
+const (
+	fateGone    orphanFate = iota // nothing of it is alive
+	fateForeign                   // its group id belongs to other processes now: left alone
+	fateKill                      // provably its own, but cannot be adopted: killed
+	fateAdopt                     // adopted
+)
+
+func (f orphanFate) String() string {
+	return [...]string{"gone", "foreign", "kill", "adopt"}[f]
+}
+
+// orphanProbe is what the new agent found of a recorded attempt.
+type orphanProbe struct {
+	members int // live processes in the recorded group
+	owned   bool
+	// leaderTicks is the start time of the process now at the recorded
+	// leader's pid; 0 when there is none or it is unknown (no /proc).
+	leaderTicks uint64
+	// exited: the shim's exit file is there (the task ended; its shim may
+	// still be on the way out); reported: the journal holds its exit.
+	exited, reported bool
+}
+
+// orphanFateOf decides an attempt's fate. Only an attempt whose leader is
+// provably the recorded one (same start time) and that runs under a task
+// shim (which records the exit status for a process that cannot wait for
+// it) is adopted, and only while it has not ended.
+func orphanFateOf(r stateRecord, p orphanProbe) orphanFate {
+	switch {
+	case p.members == 0:
+		return fateGone
+	case !p.owned:
+		return fateForeign
+	case r.ExitFile != "" && r.StartTicks != 0 && p.leaderTicks == r.StartTicks && !p.exited && !p.reported:
+		return fateAdopt
+	default:
+		return fateKill
+	}
+}
+
+// probeOrphan gathers the orphanProbe of a recorded attempt.
+func (a *Agent) probeOrphan(r stateRecord, members []int) orphanProbe {
+	p := orphanProbe{members: len(members)}
+	if len(members) == 0 {
+		return p
+	}
+	p.owned = ownedBy(r, members)
+	p.leaderTicks, _ = startTicks(r.Pgid)
+	if r.ExitFile != "" {
+		_, err := os.Stat(r.ExitFile)
+		p.exited = err == nil
+	}
+	a.mu.Lock()
+	p.reported = a.finished[r.Task]
+	a.mu.Unlock()
+	return p
+}
+
+// adoptSeqBase numbers the line an adopting agent adds to an attempt's
+// log, above any Seq of the process that started it, so that the line
+// sorts after that process's lines and each adoption's line is stored.
+const adoptSeqBase = 1 << 40
+
+// adopt takes over a recorded attempt: it runs as before, listed at
+// registration, and its end is reported as any other. A running report
+// goes first, in case the earlier agent died before sending its own.
+func (a *Agent) adopt(r stateRecord) (*attempt, error) {
+	t, err := a.runner.Adopt(agent.Orphan{ID: r.Task, Pid: r.Pgid, StartTicks: r.StartTicks, WorkDir: r.WorkDir,
+		NodeRank: r.NodeRank, ExitFile: r.ExitFile, StartedAt: r.StartedAt})
+	if err != nil {
+		return nil, err
+	}
+	r.Adoptions++
+	spec := agent.TaskSpec{JobID: r.Task.JobID, TaskIndex: r.Task.TaskIndex, Attempt: r.Task.Attempt,
+		WorkDir: r.WorkDir, GPUs: r.GPUs, NodeRank: r.NodeRank}
+	att := &attempt{spec: spec, task: t, rec: r}
+	now := time.Now().UTC()
+	a.ship.push(r.Task, agent.LogLine{Seq: adoptSeqBase + uint64(r.Adoptions), Time: now, Stream: agent.Stderr,
+		Text: fmt.Sprintf("[allot agent] the node's agent restarted; it took this attempt over at %s. "+
+			"Output written since the previous agent process died is not collected, nor is any that follows.",
+			now.Format(time.RFC3339))})
+	a.mu.Lock()
+	a.tasks[r.Task] = att
+	a.enqueueLocked(api.Report{Task: r.Task, Event: api.EventRunning, At: r.StartedAt})
+	a.mu.Unlock()
+	a.log.Warn("adopted the attempt of an earlier agent process; it runs on (its output is not collected)",
+		"task", r.Task.String(), "pgid", r.Pgid, "started_at", r.StartedAt)
+	return att, nil
+}
+
+// watchAdopted starts the watchers of the adopted attempts; Run calls it
+// once stopCtx, which they use, is set.
+func (a *Agent) watchAdopted(adopted []*attempt) {
+	a.mu.Lock()
+	a.watchers.Add(len(adopted))
+	a.mu.Unlock()
+	for _, att := range adopted {
+		go a.watch(att)
+	}
+}
+
+// awaitKilled waits, after a kill, until an adopted attempt's group is
+// gone. The master kills an adopted attempt when it ended it as lost
+// already, and may have placed its next attempt on the same GPUs and
+// checkpoint directory in the same reply: commands are carried out in
+// order, so the next start waits for this. Done comes once no process of
+// the group is left (or agent.Task gave up on one stuck in the kernel).
+func (a *Agent) awaitKilled(att *attempt) {
+	if att.task.Adopted() {
+		<-att.task.Done()
+	}
+}

@@ -1,0 +1,219 @@
+//go:build linux
+
+package agentd
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+func TestOrphanFate(t *testing.T) {
+	shim := stateRecord{Pgid: 100, StartTicks: 42, ExitFile: "/w/.allot/exit-0-0.json"}
+	noShim := shim
+	noShim.ExitFile = ""
+	noTicks := shim
+	noTicks.StartTicks = 0
+	alive := orphanProbe{members: 2, owned: true, leaderTicks: 42}
+	tests := []struct {
+		name  string
+		rec   stateRecord
+		probe func(p *orphanProbe)
+		want  orphanFate
+	}{
+		{"shim, leader alive with its start time: adopted", shim, func(*orphanProbe) {}, fateAdopt},
+		{"nothing alive", shim, func(p *orphanProbe) { *p = orphanProbe{} }, fateGone},
+		{"group id reused by others", shim, func(p *orphanProbe) { p.owned, p.leaderTicks = false, 7 }, fateForeign},
+		{"no shim: killed", noShim, func(*orphanProbe) {}, fateKill},
+		{"no start time recorded: killed", noTicks, func(*orphanProbe) {}, fateKill},
+		{"leader gone, members owned by environment: killed", shim, func(p *orphanProbe) { p.leaderTicks = 0 }, fateKill},
+		{"leader pid reused (another start time): killed", shim, func(p *orphanProbe) { p.leaderTicks = 43 }, fateKill},
+		{"exit file written (the task ended): killed", shim, func(p *orphanProbe) { p.exited = true }, fateKill},
+		{"exit already reported: killed", shim, func(p *orphanProbe) { p.reported = true }, fateKill},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := alive
+			tt.probe(&p)
+			if got := orphanFateOf(tt.rec, p); got != tt.want {
+				t.Errorf("fate %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// startChildAgent runs the test binary as an agent (runChildAgent) that
+// the test can kill -9.
+func startChildAgent(t *testing.T, fm *fakeMaster, dir string) *exec.Cmd {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
+	child.Stderr = &bytes.Buffer{}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	return child
+}
+
+// orphanTask has a child agent on dir start s, then kills the agent with
+// kill -9, and returns the record it left of the task, which runs on.
+func orphanTask(t *testing.T, fm *fakeMaster, dir string, s *agent.TaskSpec) stateRecord {
+	t.Helper()
+	child := startChildAgent(t, fm, dir)
+	fm.send(startCmd(s))
+	fm.waitFor("the task's output and running report", func(fm *fakeMaster) bool {
+		return fm.hasLine(s.ID(), "up") && len(fm.reportsFor(s.ID())) == 1
+	})
+	st := readStateFile(t, dir)
+	if len(st.Attempts) != 1 || st.Attempts[0].StartTicks == 0 || st.Attempts[0].ExitFile == "" {
+		t.Fatalf("state file = %+v, want the attempt with its start time and exit file", st)
+	}
+	rec := st.Attempts[0]
+	t.Cleanup(func() { killGroup(rec.Pgid) })
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if !groupLive(t, rec.Pgid) {
+		t.Fatalf("the task died with its agent; nothing to test (agent stderr: %s)", child.Stderr)
+	}
+	return rec
+}
+
+// TestRestartAdoptsAfterKill9: an agent killed with kill -9 leaves its
+// shim-run task running; the next agent on the work directory adopts it
+// (lists it at registration), and then either reports its real end, or,
+// when the master answers with a kill (it ended the attempt as lost
+// already), kills the group before it starts anything after the kill:
+// the next attempt of the task, on the same directory, finds no process
+// of the old group.
+func TestRestartAdoptsAfterKill9(t *testing.T) {
+	tests := []struct {
+		name        string
+		masterKills bool
+		outcome     agent.Outcome
+	}{
+		{"the master expects it: it runs on, exit 0 is completed", false, agent.OutcomeCompleted},
+		{"the master ended it as lost: killed before the next start", true, agent.OutcomeKilled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm := newFakeMaster(t)
+			dir := t.TempDir()
+			s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
+			rec := orphanTask(t, fm, dir, s)
+			next := spec(0, 1, `n=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v g=`+strconv.Itoa(rec.Pgid)+
+				` '$5 == g && $3 != "Z"' | wc -l); echo "old group members: $n"`)
+			if tt.masterKills {
+				fm.set(func(fm *fakeMaster) {
+					fm.commands = []api.Command{stopCmd(api.CommandKill, s.ID(), 0), startCmd(next)}
+				})
+			}
+
+			startAgent(t, testConfig(t, fm, dir))
+			fm.waitFor("the new agent's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
+			fm.locked(func(fm *fakeMaster) {
+				if got := fm.registers[1].Running; !slices.Equal(got, []agent.TaskID{s.ID()}) {
+					t.Errorf("registered running %v, want the adopted %v", got, s.ID())
+				}
+			})
+			if !tt.masterKills {
+				if st := readStateFile(t, dir); len(st.Attempts) != 1 || st.Attempts[0].Adoptions != 1 {
+					t.Errorf("state file after adoption = %+v, want the attempt, adopted once", st)
+				}
+				if !groupLive(t, rec.Pgid) {
+					t.Fatal("the adopted task did not survive the restart")
+				}
+				if err := os.WriteFile(filepath.Join(rec.WorkDir, "go"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fm.waitFor("the adopted attempt's exit report", func(fm *fakeMaster) bool {
+				_, ok := fm.exitOf(s.ID())
+				return ok
+			})
+			groupGone(t, rec.Pgid)
+			fm.locked(func(fm *fakeMaster) {
+				r, _ := fm.exitOf(s.ID())
+				if r.Outcome != string(tt.outcome) || (tt.outcome == agent.OutcomeCompleted && (r.ExitCode == nil || *r.ExitCode != 0)) {
+					t.Errorf("exit report %+v, want %s", r, tt.outcome)
+				}
+				if !slices.ContainsFunc(fm.logText(s.ID()), func(l string) bool { return strings.HasPrefix(l, "stderr: [allot agent]") }) {
+					t.Errorf("no line of the agent's saying that output is not collected; logs: %q", fm.logText(s.ID()))
+				}
+			})
+			if tt.masterKills {
+				fm.waitFor("the next attempt's exit report", func(fm *fakeMaster) bool {
+					_, ok := fm.exitOf(next.ID())
+					return ok
+				})
+				fm.locked(func(fm *fakeMaster) {
+					if !fm.hasLine(next.ID(), "old group members: 0") {
+						t.Errorf("the next attempt ran beside the old group: %q", fm.logText(next.ID()))
+					}
+				})
+			}
+			if st := readStateFile(t, dir); len(st.Attempts) != 0 {
+				t.Errorf("state file after the end = %+v, want empty", st)
+			}
+		})
+	}
+}
+
+// TestAdoptedTwice: an adopted attempt that its agent leaves running
+// (--on-exit keep) is adopted again by the next one, which reports its end.
+func TestAdoptedTwice(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
+	rec := orphanTask(t, fm, dir, s)
+
+	cfg := testConfig(t, fm, dir)
+	cfg.OnExit = ExitKeep
+	r := startAgent(t, cfg)
+	fm.waitFor("the first adopter's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if st := readStateFile(t, dir); len(st.Attempts) != 1 || st.Attempts[0].Adoptions != 1 {
+		t.Fatalf("state file after the first adopter left = %+v, want the attempt, adopted once", st)
+	}
+	startAgent(t, testConfig(t, fm, dir))
+	fm.waitFor("the third registration", func(fm *fakeMaster) bool { return len(fm.registers) == 3 })
+	if st := readStateFile(t, dir); len(st.Attempts) != 1 || st.Attempts[0].Adoptions != 2 {
+		t.Errorf("state file = %+v, want the attempt, adopted twice", st)
+	}
+	if err := os.WriteFile(filepath.Join(rec.WorkDir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitFor("the exit report", func(fm *fakeMaster) bool { _, ok := fm.exitOf(s.ID()); return ok })
+	fm.locked(func(fm *fakeMaster) {
+		for i, reg := range fm.registers[1:] {
+			if !slices.Equal(reg.Running, []agent.TaskID{s.ID()}) {
+				t.Errorf("registration %d lists %v, want the adopted attempt", i+2, reg.Running)
+			}
+		}
+		if r, _ := fm.exitOf(s.ID()); r.Outcome != string(agent.OutcomeCompleted) {
+			t.Errorf("exit report %+v, want completed", r)
+		}
+		notes := 0
+		for _, l := range fm.logText(s.ID()) {
+			if strings.HasPrefix(l, "stderr: [allot agent]") {
+				notes++
+			}
+		}
+		if notes != 2 {
+			t.Errorf("%d lines of the agent's, want one per adoption: %q", notes, fm.logText(s.ID()))
+		}
+	})
+}
