@@ -67,6 +67,10 @@ type replayDriver struct {
 	// attempts count their work from and to it, in the whole seconds
 	// the simulator and the export count in.
 	at float64
+	// mid is the pass hook that makes the mid drains due (armMid), nil
+	// when none is; midDone is closed once they are made.
+	mid     func()
+	midDone chan struct{}
 }
 
 type taskKey struct {
@@ -298,7 +302,11 @@ func (d *replayDriver) instant(t *testing.T) {
 	d.reshapeNodes(t, now)
 	d.reloadConfigs(t, now)
 	d.leaveNodes(t, now)
+	d.armMid(t, now)
 	d.settle(t)
+	if d.mid != nil {
+		t.Fatal("no pass to make the mid drains in")
+	}
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {
 		t.Fatal(err)
@@ -395,6 +403,10 @@ func (d *replayDriver) settle(t *testing.T) {
 			return
 		}
 		d.h.step()
+		if d.midDone != nil {
+			<-d.midDone // the mid drains made, then the next pass
+			d.midDone = nil
+		}
 	}
 	t.Fatal("the master did not settle")
 }

@@ -159,6 +159,9 @@ type rdown struct {
 	// stop, for a leave, is how long after its goodbye the agent's tasks
 	// stop (its exit grace) and it says its last; 0 is at once.
 	stop float64
+	// mid, for a drain or a return, makes it while the core plans the
+	// first pass of its instant's settling (replay_midsettle_test.go).
+	mid bool
 }
 
 // replayNodes are nodes of mixed sizes.
