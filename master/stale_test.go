@@ -228,8 +228,12 @@ func TestStalePlanRechecked(t *testing.T) {
 // closed once it is done.
 func inAnother(t *testing.T, fn func()) chan struct{} {
 	done, waits := make(chan struct{}), make(chan struct{})
-	nodeEventWaits = func() { close(waits); nodeEventWaits = nil }
-	t.Cleanup(func() { nodeEventWaits = nil })
+	var once sync.Once
+	nodeEventWaits = func() { once.Do(func() { close(waits) }) }
+	t.Cleanup(func() {
+		<-done
+		nodeEventWaits = nil
+	})
 	go func() {
 		defer close(done)
 		fn()
