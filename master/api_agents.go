@@ -29,9 +29,11 @@ func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
 		ag.m.access.deny(w, r, err)
 		return
 	}
+	between := ag.m.betweenSettlings() // a return, or a new shape
 	ag.m.lock()
 	reply, err := ag.register(r.Context(), reg)
 	ag.m.unlock()
+	between()
 	if err != nil {
 		ag.fail(w, err)
 		return

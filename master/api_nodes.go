@@ -103,6 +103,7 @@ func (ca *clusterAPI) handleResumeNode(w http.ResponseWriter, r *http.Request) {
 // setDrain stores the node's drain (nil: none), then applies it to the
 // mirror and answers with the node.
 func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name string, d *store.NodeDrain) {
+	defer ca.m.betweenSettlings()()
 	ca.m.lock()
 	defer ca.m.unlock()
 	n := ca.m.nodes[name]
@@ -135,6 +136,7 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	defer ca.m.betweenSettlings()()
 	ca.m.lock()
 	defer ca.m.unlock()
 	n := ca.m.nodes[name]

@@ -77,7 +77,11 @@
 // the core's Schedule runs, the CPU-heavy part of a pass, and takes it
 // again for the rest: pending reasons, reservations, the plan's apply
 // (stale.go). Meanwhile the handlers change the mirror as they always
-// do; none of them writes what Schedule reads (the snapshot, the
+// do, but for node events (a drain, resume or deletion, an agent's
+// registration or goodbye, the tick's losses), which take passMu
+// before mu and so wait for the settling in flight (betweenSettlings):
+// a node changes between settlings only, as the what-if export orders
+// it; none of them writes what Schedule reads (the snapshot, the
 // planner's view, the job entries the snapshot copies, the fair-share
 // accounts: only a pass writes them, and no slice or map the snapshot
 // holds is changed in place), and those that read the last snapshot

@@ -87,6 +87,27 @@ func (pl *planner) schedule(ctx context.Context) error {
 	return pl.saveReservations(ctx)
 }
 
+// betweenSettlings waits for the settling in flight, if any, and keeps
+// the next from starting until the returned func is called: a node's
+// loss, goodbye, return, registration, drain, resume or deletion is
+// taken between two settlings, never between two passes of one (nor
+// while the core plans). The what-if export orders a node event against
+// a second's passes only by the times of whole settlings' decisions
+// (afterPassAt), and the simulator settles an instant whole before an
+// after_pass event; a node event taken mid-settling made the passes
+// after it plan with the node changed where the replay's did not
+// (TestReplayNodeEventMidSettling). The wait is one settling at most,
+// its passes until settled; the event is stored when it is taken, so
+// persist before act holds. Callers must not hold mu (passMu comes
+// first).
+func (m *Master) betweenSettlings() (done func()) {
+	if nodeEventWaits != nil {
+		nodeEventWaits()
+	}
+	m.planner.passMu.Lock()
+	return m.planner.passMu.Unlock
+}
+
 // settling is the planner as the Driver of one schedule's passes: each
 // pass's snapshot is built from the mirror (snapshot.go), and its effects
 // are applied to the mirror, persisted before they are acted on

@@ -265,6 +265,9 @@ func (m *Master) Tick(ctx context.Context) {
 		return
 	}
 	m.pruneHistory(ctx)
+	// Silent agents' nodes are lost between settlings (betweenSettlings);
+	// the loop runs Tick and Step in turn anyway.
+	between := m.betweenSettlings()
 	m.lock()
 	m.agents.checkAgents(ctx)
 	m.planner.checkTimeLimits(ctx)
@@ -273,6 +276,7 @@ func (m *Master) Tick(ctx context.Context) {
 	}
 	due := time.Since(m.planner.etaAt) >= etaEvery
 	m.unlock()
+	between()
 	m.Step(ctx)
 	if due {
 		m.planner.refreshETA()

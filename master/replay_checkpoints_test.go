@@ -38,6 +38,20 @@ func checkpointTimeCases() []replayCase {
 				{name: "h3", slots: 2, submit: 600, run: 100, extra: `, "priority": 10`},
 				{name: "mid", slots: 2, submit: 605, run: 50, extra: `, "priority": 40`},
 			}},
+		// p3 moves from n2 to n1 at 60 to make room for b, its
+		// checkpoint taking 30s, and is preempted at 100 for f in the
+		// same attempt to the simulator (a move continues it), that
+		// checkpoint taking 10s: f starts at 110. With one time for the
+		// attempt (the first's), the replay started f at 130.
+		{name: "priority-move-then-preempt-checkpoint-times", checkpoint: 30, config: cfg, nodes: replayNodes,
+			jobs: []rjob{
+				{name: "a", slots: 3, submit: 0, run: 1000},
+				{name: "p1", slots: 1, submit: 1, run: 50, extra: preemptible},
+				{name: "p2", slots: 1, submit: 2, run: 1000, extra: preemptible},
+				{name: "p3", slots: 1, submit: 3, run: 400, extra: lowPrio, checkpoints: []float64{30, 10}},
+				{name: "b", slots: 2, submit: 60, run: 300},
+				{name: "f", slots: 1, submit: 100, run: 1000},
+			}},
 	}
 }
 

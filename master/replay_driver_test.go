@@ -67,6 +67,12 @@ type replayDriver struct {
 	// attempts count their work from and to it, in the whole seconds
 	// the simulator and the export count in.
 	at float64
+	// mid is the pass hook that makes the mid drains due (armMid), nil
+	// when none is; midDone is closed once they are made.
+	mid     func()
+	midDone chan struct{}
+	// asked counts each task's checkpoints asked (checkpointTime).
+	asked map[taskKey]int
 }
 
 type taskKey struct {
@@ -298,7 +304,11 @@ func (d *replayDriver) instant(t *testing.T) {
 	d.reshapeNodes(t, now)
 	d.reloadConfigs(t, now)
 	d.leaveNodes(t, now)
+	d.armMid(t, now)
 	d.settle(t)
+	if d.mid != nil {
+		t.Fatal("no pass to make the mid drains in")
+	}
 	evs, err := d.h.st.Events(d.h.ctx, store.EventFilter{AfterSeq: d.seq})
 	if err != nil {
 		t.Fatal(err)
@@ -395,6 +405,10 @@ func (d *replayDriver) settle(t *testing.T) {
 			return
 		}
 		d.h.step()
+		if d.midDone != nil {
+			<-d.midDone // the mid drains made, then the next pass
+			d.midDone = nil
+		}
 	}
 	t.Fatal("the master did not settle")
 }
@@ -509,11 +523,27 @@ func (d *replayDriver) preempts(now float64) {
 			}
 			a.preempted = true
 			if !a.asked && d.c.checkpoint > 0 {
-				a.asked, a.stop, a.land = true, now, now+a.checkpoint
+				a.asked, a.stop, a.land = true, now, now+d.checkpointTime(c.Task, a)
 			}
 		}
 		d.seen[i] = len(cmds)
 	}
+}
+
+// checkpointTime is how long attempt a of task id takes to checkpoint
+// now: its job's time for the task's checkpoint of that number
+// (rjob.checkpoints), else its own.
+func (d *replayDriver) checkpointTime(id agent.TaskID, a *liveAttempt) float64 {
+	jid, _ := strconv.ParseInt(id.JobID, 10, 64)
+	k := taskKey{jid, id.TaskIndex}
+	if d.asked == nil {
+		d.asked = map[taskKey]int{}
+	}
+	d.asked[k]++
+	if cs := d.c.jobs[d.byID[jid]].checkpoints; d.asked[k] <= len(cs) {
+		return cs[d.asked[k]-1]
+	}
+	return a.checkpoint
 }
 
 // dueAt is when work left is done at rate from now: for an elastic job in

@@ -75,11 +75,13 @@ func (d *replayDriver) drainNodes(t *testing.T, now float64, early bool) {
 		if dn.early != early {
 			continue
 		}
-		due := d.drains[k] == 0 && dn.at <= now+1e-9 || d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
+		due := d.drains[k] == 0 && dn.at <= now+1e-9 && !dn.mid || d.drains[k] == 1 && dn.back > 0 && dn.back <= now+1e-9
 		if due && d.c.eager {
 			d.h.clock.Advance(time.Millisecond)
 		}
 		switch {
+		case d.drains[k] == 0 && dn.at <= now+1e-9 && dn.mid:
+			continue // armMid
 		case d.drains[k] == 0 && dn.at <= now+1e-9:
 			d.drains[k] = 1
 			if code := d.h.do("POST", "/api/v1/nodes/"+dn.node+"/drain", api.NodeDrainRequest{Reason: "replay"}, nil); code/100 != 2 {

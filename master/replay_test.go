@@ -40,11 +40,15 @@ type rjob struct {
 	// checkpoint, instead of the case's (which must be positive: the
 	// agents hold checkpoints only then).
 	checkpoint float64
-	kill       float64 // when a user kills it; 0 for never
-	extra      string  // more "resources" fields, e.g. `, "priority": 10`
-	project    string
-	pool       string // the job file's pool; "" is the default pool
-	kind       string // the job file's kind; "" is the default (command)
+	// checkpoints, when set, are how long each task's checkpoints take,
+	// by their order in the task (a move's, then a preemption's), over
+	// checkpoint; those past the list take checkpoint.
+	checkpoints []float64
+	kill        float64 // when a user kills it; 0 for never
+	extra       string  // more "resources" fields, e.g. `, "priority": 10`
+	project     string
+	pool        string // the job file's pool; "" is the default pool
+	kind        string // the job file's kind; "" is the default (command)
 	// minSlots makes the job elastic: its tasks ask for slots and may
 	// start shrunk down to minSlots. Its run is then the time at full
 	// size: the work is run*slots slot-seconds, which an attempt does at
@@ -159,6 +163,9 @@ type rdown struct {
 	// stop, for a leave, is how long after its goodbye the agent's tasks
 	// stop (its exit grace) and it says its last; 0 is at once.
 	stop float64
+	// mid, for a drain or a return, makes it while the core plans the
+	// first pass of its instant's settling (replay_midsettle_test.go).
+	mid bool
 }
 
 // replayNodes are nodes of mixed sizes.

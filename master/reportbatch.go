@@ -24,6 +24,14 @@ type syncReq struct {
 // the node's commands, holding the request while there are none.
 func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
 	req := &syncReq{name: name, s: s}
+	between := func() {}
+	if s.Leaving || s.Final {
+		// A goodbye drains or ends the node: between settlings
+		// (betweenSettlings), from before it is queued until its
+		// reports are stored, whichever sync stores them; not while it
+		// waits for commands.
+		between = ag.m.betweenSettlings()
+	}
 	ag.syncMu.Lock()
 	ag.syncQ = append(ag.syncQ, req)
 	ag.syncMu.Unlock()
@@ -31,6 +39,7 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 	if !req.done {
 		ag.storeSyncs(ctx)
 	}
+	between() // with mu held: the next pass takes mu after passMu
 	n := ag.m.nodes[name]
 	if req.err == nil && (n == nil || !n.registered) {
 		req.err = errUnknownNode // lost since its reports were stored

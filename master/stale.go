@@ -54,9 +54,13 @@ type builtNode struct {
 // again: tests change the mirror there as a concurrent handler would, or
 // hold the pass there. passReleased, when set, is called as the pass
 // releases mu, before Schedule: a benchmark times the two apart.
+// nodeEventWaits, when set, is called by a node event's handler just
+// before it waits for the settling in flight (betweenSettlings): a test
+// that holds a pass knows the handler reached it.
 var (
-	passUnlocked func(plan *sched.Plan)
-	passReleased func()
+	passUnlocked   func(plan *sched.Plan)
+	passReleased   func()
+	nodeEventWaits func()
 )
 
 // build builds the pass's snapshot (buildSnapshot) and notes what the

@@ -113,31 +113,38 @@ type staleCase struct {
 	change func(t *testing.T, h *harness, a *mastertest.Agent, path string, id int64)
 	// applied is whether the plan's start (or preemption) is applied.
 	applied bool
+	// waits says the change is a node event, which waits for the
+	// settling (betweenSettlings): made from another goroutine, it is
+	// made once the pass is over.
+	waits bool
 }
 
 // staleCases are TestStalePlanRechecked's cases.
 func staleCases() []staleCase {
 	return []staleCase{
-		{"nothing changed", false, func(*testing.T, *harness, *mastertest.Agent, string, int64) {}, true},
+		{"nothing changed", false, func(*testing.T, *harness, *mastertest.Agent, string, int64) {}, true, false},
 		{"job killed", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, id int64) {
 			h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/kill", nil, nil)
-		}, false},
+		}, false, false},
+		// Node events wait for the settling: the plan is applied, and
+		// the node changes after it (a deletion is refused then, as the
+		// node runs the task the plan started).
 		{"node drained", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, _ int64) {
 			if code := h.do("POST", "/api/v1/nodes/n1/drain", api.NodeDrainRequest{Reason: "x"}, nil); code != http.StatusOK {
 				t.Errorf("drain: %d", code)
 			}
-		}, false},
+		}, true, true},
 		{"node deleted", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, _ int64) {
-			if code := h.do("DELETE", "/api/v1/nodes/n1", nil, nil); code != http.StatusNoContent {
-				t.Errorf("delete: %d", code)
+			if code := h.do("DELETE", "/api/v1/nodes/n1", nil, nil); code != http.StatusConflict {
+				t.Errorf("delete: %d, want %d once the pass started a task there", code, http.StatusConflict)
 			}
-		}, false},
+		}, true, true},
 		{"node registered again in another pool", false, func(t *testing.T, h *harness, a *mastertest.Agent, _ string, _ int64) {
 			a.Pool = "other"
 			if _, err := a.Register(h.ctx); err != nil {
 				t.Error(err)
 			}
-		}, false},
+		}, true, true},
 		{"configuration reloaded", false, func(t *testing.T, h *harness, _ *mastertest.Agent, path string, _ int64) {
 			if err := os.WriteFile(path, []byte(staleConfig(true)), 0o644); err != nil {
 				t.Error(err)
@@ -145,25 +152,26 @@ func staleCases() []staleCase {
 			if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != http.StatusNoContent {
 				t.Errorf("reload: %d", code)
 			}
-		}, false},
+		}, false, false},
 		{"victim ended", true, func(t *testing.T, h *harness, a *mastertest.Agent, _ string, id int64) {
 			if !a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0) {
 				t.Error("the victim is not on the agent")
 			}
 			h.sync(a)
-		}, false},
+		}, false, false},
 		{"victim's priority raised", true, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, id int64) {
 			if code := h.do("PATCH", "/api/v1/jobs/"+strconv.FormatInt(id, 10), `{"priority": 1}`, nil); code != http.StatusOK {
 				t.Errorf("patch: %d", code)
 			}
-		}, false},
+		}, false, false},
 	}
 }
 
 // TestStalePlanRechecked: the mirror changes while the core schedules, as
 // a handler may change it then; the applier skips what no longer holds,
-// in the mirror as in the store. Each case but the first fails without
-// its re-check (stale.go).
+// in the mirror as in the store. Each case but the first and the node
+// events fails without its re-check (stale.go); a node event waits for
+// the settling, and each of those fails if it does not.
 func TestStalePlanRechecked(t *testing.T) {
 	for _, tt := range staleCases() {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,13 +191,21 @@ func TestStalePlanRechecked(t *testing.T) {
 				h.sync(a, a)
 				h.submit(jobSpec("high", 2, `, "priority": 10`))
 			}
+			var made chan struct{}
 			onceUnlocked(t, func(plan *sched.Plan) {
 				if n := len(plan.Starts) + len(plan.Preemptions); n != 1 {
 					t.Errorf("plan has %d starts and preemptions, want 1", n)
 				}
-				tt.change(t, h, a, path, id)
+				if !tt.waits {
+					tt.change(t, h, a, path, id)
+					return
+				}
+				made = inAnother(t, func() { tt.change(t, h, a, path, id) })
 			})
 			h.step()
+			if made != nil {
+				<-made
+			}
 			want, got := store.TaskStarting, h.taskState(id, 0)
 			if tt.victim {
 				want = store.TaskPreempting
@@ -204,6 +220,29 @@ func TestStalePlanRechecked(t *testing.T) {
 			h.checkConsistent(t)
 		})
 	}
+}
+
+// inAnother runs a node event's handler fn from another goroutine, as a
+// request that comes while a pass is held, and returns once it is done
+// or waits for the settling (betweenSettlings); the returned channel is
+// closed once it is done.
+func inAnother(t *testing.T, fn func()) chan struct{} {
+	done, waits := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	nodeEventWaits = func() { once.Do(func() { close(waits) }) }
+	t.Cleanup(func() {
+		<-done
+		nodeEventWaits = nil
+	})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-waits:
+	}
+	return done
 }
 
 // TestGoneJobKeepsNoReservation: a job that leaves the mirror while the

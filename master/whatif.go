@@ -101,7 +101,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		notes = append(notes, note)
 	}
 	subs := x.subs
-	notes = append(notes, exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)...)
+	exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)
 	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
 	}

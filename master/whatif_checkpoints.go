@@ -1,7 +1,7 @@
 package master
 
 import (
-	"fmt"
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/scenario"
@@ -63,15 +63,13 @@ func checkpointCost(atts []store.Attempt, preempted map[attemptKey]time.Time, si
 // exportCheckpointCosts sets each pool's checkpoint cost from the
 // attempts of its jobs submitted in [since, until), exported at now
 // (checkpointCost), and gives each exported job the checkpoint times of
-// its attempts that took another time (jobCheckpoints). It returns notes
-// for what it could not carry.
+// its attempts that took another time (jobCheckpoints).
 func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[int64][]store.Attempt,
-	h *historyEvents, since, until, now time.Time) []string {
+	h *historyEvents, since, until, now time.Time) {
 	byName := map[string]*scenario.Job{}
 	for i := range sc.Jobs {
 		byName[sc.Jobs[i].Name] = &sc.Jobs[i]
 	}
-	var notes []string
 	for i := range sc.Pools {
 		p := &sc.Pools[i]
 		var atts []store.Attempt
@@ -85,56 +83,56 @@ func exportCheckpointCosts(sc *scenario.Scenario, jobs []store.Job, byJob map[in
 		p.CheckpointCost = checkpointCost(atts, h.preempted, since, now)
 		for _, j := range in {
 			if sj := byName[exportName(j)]; sj != nil {
-				notes = append(notes, h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since, now)...)
+				h.jobCheckpoints(sj, byJob[j.ID], p.CheckpointCost, since, now)
 			}
 		}
 	}
-	return notes
 }
 
 // jobCheckpoints sets sj's checkpoints: each attempt among atts (its
 // job's) whose checkpoint took another time than its pool's cost, by
 // its number as the simulator counts attempts. A move or resize
 // continues its attempt there, so one of its attempts may have been
-// asked to checkpoint more than once; where those times differ, the
-// replay takes the first, and a note says so.
-func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, cost int64, since, now time.Time) []string {
+// asked to checkpoint more than once (the simulator counts the requests,
+// scenario.Checkpoint's nth); where those times differ, the attempt
+// gets the first's and each later one that differs from it its own,
+// by its nth.
+func (h *historyEvents) jobCheckpoints(sj *scenario.Job, atts []store.Attempt, cost int64, since, now time.Time) {
 	type key struct{ task, attempt int }
+	type took struct {
+		nth int
+		d   int64
+	}
 	var order []key
-	times := map[key][]int64{}
+	times := map[key][]took{}
+	asked := map[key]int{}
 	for _, a := range atts {
+		if _, ok := h.preempted[attemptKey{a.JobID, a.Index, a.Number}]; !ok {
+			continue
+		}
+		k := key{a.Index, h.simAttempt(atts, a)}
+		asked[k]++ // a request of the attempt, landed or not
 		d, ok := checkpointTime(a, h.preempted, since, now)
 		if !ok {
 			continue
 		}
-		k := key{a.Index, h.simAttempt(atts, a)}
 		if _, seen := times[k]; !seen {
 			order = append(order, k)
 		}
-		times[k] = append(times[k], d)
+		times[k] = append(times[k], took{asked[k], d})
 	}
 	sj.Checkpoints = nil
-	var notes []string
 	for _, k := range order {
-		ds := times[k]
-		if allAre(ds, cost) {
+		ts := times[k]
+		first := ts[0].d
+		if !slices.ContainsFunc(ts, func(t took) bool { return t.d != cost }) {
 			continue
 		}
-		sj.Checkpoints = append(sj.Checkpoints, scenario.StartLost{Task: k.task, Attempt: k.attempt, After: ds[0]})
-		if !allAre(ds, ds[0]) {
-			notes = append(notes, fmt.Sprintf("job %s: task %d's attempt %d checkpointed %d times, moved or resized in between, taking different times (%v s); the replay takes %ds for each",
-				sj.Name, k.task, k.attempt, len(ds), ds, ds[0]))
+		sj.Checkpoints = append(sj.Checkpoints, scenario.Checkpoint{StartLost: scenario.StartLost{Task: k.task, Attempt: k.attempt, After: first}})
+		for _, t := range ts[1:] {
+			if t.d != first {
+				sj.Checkpoints = append(sj.Checkpoints, scenario.Checkpoint{StartLost: scenario.StartLost{Task: k.task, Attempt: k.attempt, After: t.d}, Nth: t.nth})
+			}
 		}
 	}
-	return notes
-}
-
-// allAre says whether every value of xs is x.
-func allAre(xs []int64, x int64) bool {
-	for _, v := range xs {
-		if v != x {
-			return false
-		}
-	}
-	return true
 }

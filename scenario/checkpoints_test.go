@@ -22,18 +22,26 @@ func TestParseErrorsCheckpoints(t *testing.T) {
 			`checkpoints[0]: unknown field "node"`},
 		{"an attempt twice", failJob + "    checkpoints:\n      - {task: 1, after: 3}\n      - {task: 1, attempt: 1, after: 5}\n", 14,
 			`checkpoints[1]: attempt: attempt 1 of task 1 has its checkpoint time already (line 13)`},
+		{"nth 0", failJob + "    checkpoints: [{task: 0, nth: 0, after: 3}]\n", 12,
+			`checkpoints[0]: nth: expected an integer >= 1`},
+		{"nth not a number", failJob + "    checkpoints: [{task: 0, nth: x, after: 3}]\n", 12,
+			`checkpoints[0]: nth: expected an integer >= 1`},
+		{"an nth twice", failJob + "    checkpoints:\n      - {task: 1, nth: 2, after: 3}\n      - {task: 1, after: 4}\n      - {task: 1, attempt: 1, nth: 2, after: 5}\n", 15,
+			`checkpoints[2]: nth: checkpoint 2 of attempt 1 of task 1 has its time already (line 13)`},
 	})
 }
 
 // TestCheckpointsRoundTrip: checkpoints parse, the attempt 1 by default
 // and after 0 allowed, next to a lost attempt (a checkpoint asked for
-// before the loss), and Marshal writes them back, attempt 1 left out.
+// before the loss), an attempt's second checkpoint with its own time
+// (nth), and Marshal writes them back, attempt 1 and no nth left out.
 func TestCheckpointsRoundTrip(t *testing.T) {
-	s, err := Parse("f.yaml", []byte(failJob+"    lost: [{task: 1, after: 50}]\n    checkpoints: [{task: 1, after: 0}, {task: 0, attempt: 2, after: 90}]\n"))
+	s, err := Parse("f.yaml", []byte(failJob+"    lost: [{task: 1, after: 50}]\n    checkpoints: [{task: 1, after: 0}, {task: 0, attempt: 2, after: 90}, {task: 0, attempt: 2, nth: 2, after: 30}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []StartLost{{Task: 1, Attempt: 1, After: 0, Line: 13}, {Task: 0, Attempt: 2, After: 90, Line: 13}}
+	want := []Checkpoint{{StartLost: StartLost{Task: 1, Attempt: 1, After: 0, Line: 13}}, {StartLost: StartLost{Task: 0, Attempt: 2, After: 90, Line: 13}},
+		{StartLost: StartLost{Task: 0, Attempt: 2, After: 30, Line: 13}, Nth: 2}}
 	if got := s.Jobs[0].Checkpoints; !slices.Equal(got, want) {
 		t.Fatalf("checkpoints = %+v, want %+v", got, want)
 	}
@@ -41,7 +49,7 @@ func TestCheckpointsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(out), "checkpoints:") || strings.Contains(string(out), "attempt: 1\n") {
+	if !strings.Contains(string(out), "checkpoints:") || strings.Contains(string(out), "attempt: 1\n") || strings.Count(string(out), "nth:") != 1 {
 		t.Fatalf("Marshal wrote checkpoints wrong:\n%s", out)
 	}
 	back, err := Parse("f.yaml", out)

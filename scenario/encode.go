@@ -221,7 +221,7 @@ func scriptFields(m spec.Mapping, j *Job) {
 	setList(m, "runs", j.Runs, func(r TaskRun) map[string]any { return map[string]any{"task": r.Task, "work": r.Work} })
 	setList(m, "stops", j.Stops, func(st TaskStop) map[string]any { return map[string]any{"task": st.Task, "after": st.After} })
 	setList(m, "agent_preempted", j.AgentPreempted, attemptItem)
-	setList(m, "checkpoints", j.Checkpoints, attemptItem)
+	setList(m, "checkpoints", j.Checkpoints, checkpointItem)
 }
 
 // setList writes list key of items, each encoded by item; nothing for

@@ -45,6 +45,7 @@ func FuzzParse(f *testing.F) {
 		failJob + "    duration: 1h\n    runs: [{task: 0, work: 2h}]\n    stops: [{task: 1, after: 10m}]\n    fails: [{task: 0, after: 1m}]\n",
 		asha + "    stops: [{task: 2, after: 30m}]\n    runs: [{task: 1, work: 1m}]\n",
 		failJob + "    lost: [{task: 0, after: 5}]\n    agent_preempted: [{task: 0, after: 9}, {task: 1, attempt: 2, after: 0}]\n",
+		failJob + "    checkpoints: [{task: 0, after: 5}, {task: 0, nth: 2, after: 9}, {task: 1, attempt: 2, nth: 1, after: 0}]\n",
 		jobs + "events:\n  - {at: 1h, node_reshape: {node: g-1, slots: 2, gpu: a100, labels: {rack: r2}}}\n  - {at: 2h, node_reshape: {node: c, slots: 9}}\n",
 		mfJobs + "  - {name: e, pool: mf, account: biology, user: u, min_slots: 2, max_slots: 16, topology: prefer}\n",
 		mfPools + "  - {name: x, parent: x}\njobs: [{name: j, pool: mf, account: x, nice: -3}]\n",

@@ -323,9 +323,11 @@ type Job struct {
 	// order; nil for none: once a pass asks task Task's attempt Attempt
 	// (numbered as in StartFail) to checkpoint (a preemption, a move or a
 	// resize), its checkpoint lands After seconds later, where the others
-	// take their pool's CheckpointCost. The what-if export writes them for
-	// the attempts whose checkpoints took another time live.
-	Checkpoints []StartLost
+	// take their pool's CheckpointCost; an item with an Nth is for that
+	// checkpoint of the attempt only (Checkpoint). The what-if export
+	// writes them for the attempts whose checkpoints took another time
+	// live.
+	Checkpoints []Checkpoint
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

@@ -202,11 +202,24 @@ func (s *sim) finished(ji int32) {
 }
 
 // checkpointCost is how long task t's checkpoint takes to land once a
-// pass asks for it: its attempt's own time (JobSpec.Checkpoints), else its
-// pool's CheckpointCost.
+// pass asks for it, called once for each request: this checkpoint's own
+// time (JobSpec.NthCheckpoints, by the requests of the attempt counted
+// in asked), else its attempt's (JobSpec.Checkpoints), else its pool's
+// CheckpointCost.
 func (s *sim) checkpointCost(t *lifecycle.Task) int64 {
 	j := &s.jobs[t.Job]
-	if c, ok := j.spec.Checkpoints[[2]int{int(t.ID), int(t.Retries) + 1}]; ok {
+	attempt := int(t.Retries) + 1
+	if len(j.spec.NthCheckpoints) > 0 {
+		if s.asked == nil {
+			s.asked = map[[3]int32]int{}
+		}
+		k := [3]int32{t.Job, t.ID, t.Retries + 1}
+		s.asked[k]++
+		if c, ok := j.spec.NthCheckpoints[[3]int{int(t.ID), attempt, s.asked[k]}]; ok {
+			return c
+		}
+	}
+	if c, ok := j.spec.Checkpoints[[2]int{int(t.ID), attempt}]; ok {
 		return c
 	}
 	return s.in.Pools[j.spec.Pool].CheckpointCost

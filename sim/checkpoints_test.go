@@ -64,3 +64,50 @@ func checkReplayLog(t *testing.T, src, want string) {
 		t.Errorf("decisions:\n%s\nwant:\n%s\n%s", got, want, decisionlog.Diff(want, got, 2))
 	}
 }
+
+// TestNthCheckpointTimes: a move continues its attempt, so one attempt
+// may checkpoint twice; an item with an nth gives that checkpoint its own
+// time over the attempt's. p3 moves from n2 to n1 at 60 for b (its
+// first checkpoint, 30s) and is preempted at 100 for f (its second,
+// 10s): f starts at 110, where with the attempt's time alone it started
+// at 130.
+func TestNthCheckpointTimes(t *testing.T) {
+	const src = `pools:
+  - name: default
+    policy: priority
+    preemption: true
+    checkpoint_cost: 30
+    nodes: [{name: n1, slots: 4}, {name: n2, slots: 2}, {name: n3, slots: 1}]
+jobs:
+  - {name: a, submit: 0, slots: 3, duration: 1000}
+  - {name: p1, submit: 1, slots: 1, duration: 50, preemptible: true}
+  - {name: p2, submit: 2, slots: 1, duration: 1000, preemptible: true}
+  - name: p3
+    submit: 3
+    slots: 1
+    duration: 400
+    priority: 80
+    preemptible: true
+    checkpoints: [{task: 0, after: 30}, {task: 0, nth: 2, after: 10}]
+  - {name: b, submit: 60, slots: 2, duration: 300}
+  - {name: f, submit: 100, slots: 1, duration: 1000}
+`
+	want := `0 start a task=0 attempt=1 nodes=n1:3
+1 start p1 task=0 attempt=1 nodes=n1:1
+2 start p2 task=0 attempt=1 nodes=n3:1
+3 start p3 task=0 attempt=1 nodes=n2:1
+51 end p1 task=0 attempt=1 how=completed
+60 move p3 task=0 attempt=1 nodes=n1:1
+90 start b task=0 attempt=1 nodes=n2:2
+100 preempt p3 task=0 attempt=1 nodes=n1:1
+110 start f task=0 attempt=1 nodes=n1:1
+110 end p3 task=0 attempt=1 how=preempted
+390 end b task=0 attempt=1 how=completed
+390 start p3 task=0 attempt=2 nodes=n2:1
+723 end p3 task=0 attempt=2 how=completed
+1000 end a task=0 attempt=1 how=completed
+1002 end p2 task=0 attempt=1 how=completed
+1110 end f task=0 attempt=1 how=completed
+`
+	checkReplayLog(t, src, want)
+}

@@ -32,7 +32,7 @@ func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
 	return Decisions(res, func(job string, task, attempt int) int64 {
 		j := jobs[job]
 		for _, c := range j.Checkpoints {
-			if c.Task == task && c.Attempt == attempt {
+			if c.Task == task && c.Attempt == attempt && c.Nth == 0 {
 				return c.After
 			}
 		}

@@ -78,6 +78,10 @@ type sim struct {
 	ends scriptedEnds
 	// fresh lists the jobs submitted at this instant (Options.Estimates).
 	fresh []int32
+	// asked counts the checkpoints asked of each attempt (job, task
+	// number, attempt) of the jobs whose checkpoints name an nth
+	// (checkpointCost).
+	asked map[[3]int32]int
 }
 
 // world is the simulated cluster at time now and what it has promised:

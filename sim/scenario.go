@@ -239,7 +239,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 	spec.Runs = byTask(j.Runs, func(r scenario.TaskRun) (int, int64) { return r.Task, r.Work })
 	spec.Stops = byTask(j.Stops, func(st scenario.TaskStop) (int, int64) { return st.Task, st.After })
 	spec.AgentPreempted = attemptTimes(j.AgentPreempted)
-	spec.Checkpoints = attemptTimes(j.Checkpoints)
+	spec.Checkpoints, spec.NthCheckpoints = checkpointTimes(j.Checkpoints)
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {
@@ -326,4 +326,24 @@ func checkFeasible(in *Input, specs []JobSpec) error {
 		}
 	}
 	return nil
+}
+
+// checkpointTimes maps the attempts that checkpoints name without an nth
+// (task and attempt) and those named with one (task, attempt and nth) to
+// their seconds; nil for none.
+func checkpointTimes(cs []scenario.Checkpoint) (all map[[2]int]int64, nth map[[3]int]int64) {
+	for _, c := range cs {
+		if c.Nth == 0 {
+			if all == nil {
+				all = map[[2]int]int64{}
+			}
+			all[[2]int{c.Task, c.Attempt}] = c.After
+			continue
+		}
+		if nth == nil {
+			nth = map[[3]int]int64{}
+		}
+		nth[[3]int{c.Task, c.Attempt, c.Nth}] = c.After
+	}
+	return all, nth
 }

@@ -196,6 +196,11 @@ type JobSpec struct {
 	// that do not take their pool's CheckpointCost
 	// (scenario.Job.Checkpoints).
 	Checkpoints map[[2]int]int64
+	// NthCheckpoints maps a task's number, attempt and the number of a
+	// checkpoint of that attempt (from 1, in the order passes asked for
+	// them: a move or resize continues the attempt) to how long that
+	// checkpoint takes, over Checkpoints (scenario.Checkpoint's Nth).
+	NthCheckpoints map[[3]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.
