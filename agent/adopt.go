@@ -114,17 +114,9 @@ func (t *Task) followAdopted() {
 	}
 	tick.Stop()
 	exited := time.Now().UTC()
-	t.mu.Lock()
-	t.leaderExited = true
-	preempting := !t.preemptAt.IsZero() && !t.killRequested
-	t.mu.Unlock()
-	if preempting {
-		t.awaitGroup()
-	}
-	t.signalGroup(syscall.SIGKILL)
 	var problems []string
-	if !t.awaitGone(groupGoneTimeout) {
-		problems = append(problems, fmt.Sprintf("processes of the group still alive %v after SIGKILL", groupGoneTimeout))
+	if p := t.endGroup(); p != "" {
+		problems = append(problems, p)
 	}
 	res := Result{ID: t.id, ExitCode: -1, StartedAt: t.started, ExitedAt: exited}
 	st, ok, err := ReadExitFile(t.exitFile)

@@ -144,19 +144,8 @@ func (t *Task) wait() {
 		waitErr = t.cmd.Wait()
 	}
 	exited := time.Now().UTC()
-	t.mu.Lock()
-	t.leaderExited = true
-	preempting := !t.preemptAt.IsZero() && !t.killRequested
-	t.mu.Unlock()
-	if preempting {
-		t.awaitGroup()
-	}
-	// Nothing of the task outlives it: background children and orphans
-	// of the group are killed when the leader is done, and the result
-	// waits until they are gone.
-	t.signalGroup(syscall.SIGKILL)
-	if !t.awaitGone(groupGoneTimeout) {
-		problems = append(problems, fmt.Sprintf("processes of the group still alive %v after SIGKILL", groupGoneTimeout))
+	if p := t.endGroup(); p != "" {
+		problems = append(problems, p)
 	}
 	if !fallback {
 		t.mu.Lock()
@@ -175,6 +164,26 @@ func (t *Task) wait() {
 	}
 	res.LogLines, res.DroppedLines = t.queue.counts()
 	t.finishResult(res, problems)
+}
+
+// endGroup ends the group once its leader has exited, for wait and
+// followAdopted: nothing of the task outlives it, so background children
+// and orphans of the group are killed, and the result waits until they
+// are gone; a preempted group first gets until the deadline to finish
+// its checkpoint. It returns the problem to report, "" if none.
+func (t *Task) endGroup() (problem string) {
+	t.mu.Lock()
+	t.leaderExited = true
+	preempting := !t.preemptAt.IsZero() && !t.killRequested
+	t.mu.Unlock()
+	if preempting {
+		t.awaitGroup()
+	}
+	t.signalGroup(syscall.SIGKILL)
+	if !t.awaitGone(groupGoneTimeout) {
+		return fmt.Sprintf("processes of the group still alive %v after SIGKILL", groupGoneTimeout)
+	}
+	return ""
 }
 
 // drainOutput waits for the readers to reach EOF, at most outputGrace

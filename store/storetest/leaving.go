@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -26,14 +25,7 @@ func testNodeLeaving(t *testing.T, target Target) {
 	}
 	s.Close()
 	s = open(t, target)
-	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{})
-	if err != nil {
-		t.Fatalf("node events: %v", err)
-	}
-	var hist []string
-	for _, e := range evs {
-		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
-	}
+	_, hist := nodeHistory(t, s, time.Time{})
 	wantEqual(t, "history of the leave", hist, []string{"gpu-1 ->up 1m0s", "gpu-1 up->leaving 2m0s", "gpu-1 up->left 3m0s"})
 	nodes, err := s.Nodes(ctx)
 	if err != nil {
@@ -69,14 +61,7 @@ func testNodeStayed(t *testing.T, target Target) {
 	}
 	s.Close()
 	s = open(t, target)
-	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{})
-	if err != nil {
-		t.Fatalf("node events: %v", err)
-	}
-	var hist []string
-	for _, e := range evs {
-		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
-	}
+	_, hist := nodeHistory(t, s, time.Time{})
 	wantEqual(t, "history of the leave", hist, []string{"gpu-1 ->up 1m0s", "gpu-1 up->leaving 2m0s", "gpu-1 leaving->up 3m0s"})
 	nodes, err := s.Nodes(ctx)
 	if err != nil {

@@ -52,14 +52,7 @@ func testNodeDrain(t *testing.T, target Target) {
 	}
 	// The history has the drain and the resume, not the second drain
 	// nor the second resume.
-	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(2 * time.Minute)})
-	if err != nil {
-		t.Fatalf("node events: %v", err)
-	}
-	var hist []string
-	for _, e := range evs {
-		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
-	}
+	_, hist := nodeHistory(t, s, at(2*time.Minute))
 	wantEqual(t, "drain history", hist, []string{"gpu-1 schedulable->drained 2m0s", "gpu-1 drained->schedulable 5m0s"})
 	nodes, err := s.Nodes(ctx)
 	if err != nil || len(nodes) != 1 || nodes[0].Drain != nil || !nodes[0].HeartbeatAt.Equal(at(4*time.Minute)) {
@@ -88,17 +81,9 @@ func testNodeDrain(t *testing.T, target Target) {
 // the node history, with what the node was, after a reopen (a master
 // restart), and its registration after is a first one.
 func testNodeDeletedHistory(t *testing.T, target Target, s store.Store, gpus []store.GPU) {
-	ctx := ctxOf(t)
 	s.Close()
 	s = reopen(t, target, s)
-	evs, err := s.NodeEvents(ctx, store.NodeEventFilter{Since: at(5 * time.Minute)})
-	if err != nil {
-		t.Fatalf("node events: %v", err)
-	}
-	var hist []string
-	for _, e := range evs {
-		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
-	}
+	evs, hist := nodeHistory(t, s, at(5*time.Minute))
 	wantEqual(t, "history around the delete", hist, []string{"gpu-1 drained->schedulable 5m0s",
 		"gpu-1 up->deleted 5m30s", "gpu-1 ->up 6m0s"})
 	if len(evs) == 3 {
@@ -232,4 +217,19 @@ func testNodeMoves(t *testing.T, target Target) {
 	for _, n := range nodes {
 		wantEqual(t, n.Name+"'s own pool", n.Pool, "a")
 	}
+}
+
+// nodeHistory reads the node history from since (zero: all of it), and
+// writes each event as "node from->to offset", the offset from at(0).
+func nodeHistory(t *testing.T, s store.Store, since time.Time) ([]store.NodeEvent, []string) {
+	t.Helper()
+	evs, err := s.NodeEvents(ctxOf(t), store.NodeEventFilter{Since: since})
+	if err != nil {
+		t.Fatalf("node events: %v", err)
+	}
+	var hist []string
+	for _, e := range evs {
+		hist = append(hist, fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0))))
+	}
+	return evs, hist
 }
