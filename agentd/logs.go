@@ -38,6 +38,7 @@ type shipper struct {
 	next     int64 // position of the next line pushed
 	dropped  map[agent.TaskID]uint64
 	total    uint64 // dropped in all
+	stopped  bool   // run has returned: nothing makes room any more
 }
 
 func newShipper(limit int, bo *backoff, log *slog.Logger, post func(context.Context, api.LogBatch) error) *shipper {
@@ -82,6 +83,22 @@ func (s *shipper) push(id agent.TaskID, l agent.LogLine) {
 		}
 	}
 	s.broadcast()
+}
+
+// pushWait adds one line once the buffer has room for it, so that
+// nothing is dropped, or at once (as push) once run has returned. It is
+// for lines that can wait where they are: an adopted attempt's, read
+// from its shim's output file.
+func (s *shipper) pushWait(id agent.TaskID, l agent.LogLine) {
+	s.mu.Lock()
+	for len(s.queue)-s.qHead+s.inflight >= s.limit && !s.stopped {
+		ch := s.changed
+		s.mu.Unlock()
+		<-ch
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
+	s.push(id, l)
 }
 
 // mark returns the position after the last line pushed.
@@ -175,6 +192,12 @@ func (s *shipper) settle(batch []api.AgentLogLine, ok bool) {
 // one the master rejects as bad (another 4xx) is dropped and counted, as
 // re-sending it could never succeed.
 func (s *shipper) run(ctx context.Context) {
+	defer func() {
+		s.mu.Lock()
+		s.stopped = true
+		s.broadcast()
+		s.mu.Unlock()
+	}()
 	for {
 		batch, ok := s.take(ctx)
 		if !ok {
