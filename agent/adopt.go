@@ -144,7 +144,6 @@ func (t *Task) followAdopted() {
 	default:
 		res.ExitCode, res.Signal, res.ExitedAt = st.ExitCode, st.Signal, st.ExitedAt
 		res.LogLines += st.OutputDropped
-		res.DroppedLines += st.OutputDropped
 		if st.OutputDropped > 0 || st.OutputError != "" {
 			problems = append(problems, fmt.Sprintf("the task shim dropped %d output lines written while no agent ran (%s)",
 				st.OutputDropped, cmp.Or(st.OutputError, "no reason given")))

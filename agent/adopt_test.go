@@ -35,8 +35,12 @@ func orphanOf(t *testing.T, task *Task, spec TaskSpec) Orphan {
 
 // startAndDieEnv makes the test binary an agent that starts the task
 // its value describes (a TaskSpec) under a shim, prints its Orphan and
-// exits at once, as a killed agent leaves its tasks.
-const startAndDieEnv = "AGENT_TEST_START_AND_DIE"
+// exits at once, as a killed agent leaves its tasks; shimCapEnv is its
+// Runner.ShimOutputMaxBytes.
+const (
+	startAndDieEnv = "AGENT_TEST_START_AND_DIE"
+	shimCapEnv     = "AGENT_TEST_SHIM_CAP"
+)
 
 func startAndDie(specJSON string) int {
 	var spec TaskSpec
@@ -44,7 +48,8 @@ func startAndDie(specJSON string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	task, err := (&Runner{Shim: os.Args[0]}).Start(spec)
+	maxBytes, _ := strconv.ParseInt(os.Getenv(shimCapEnv), 10, 64)
+	task, err := (&Runner{Shim: os.Args[0], ShimOutputMaxBytes: maxBytes}).Start(spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -65,14 +70,14 @@ func startAndDie(specJSON string) int {
 
 // orphanedBy has an agent process start spec and die (startAndDie), and
 // returns the orphan it leaves.
-func orphanedBy(t *testing.T, spec TaskSpec) Orphan {
+func orphanedBy(t *testing.T, spec TaskSpec, shimCap int64) Orphan {
 	t.Helper()
 	data, err := json.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), startAndDieEnv+"="+string(data))
+	cmd.Env = append(os.Environ(), startAndDieEnv+"="+string(data), shimCapEnv+"="+strconv.FormatInt(shimCap, 10))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -103,7 +108,8 @@ func TestAdopt(t *testing.T) {
 		outcome    Outcome
 		code       int
 		atDeadline bool
-		stdout     []string
+		stdout     []string // all of them; with shimCap, a prefix
+		shimCap    int64
 		errHas     string
 	}{
 		{name: "output after the agent's death is delivered before the result", orphaned: true,
@@ -114,6 +120,14 @@ func TestAdopt(t *testing.T) {
 				}
 			},
 			outcome: OutcomeCompleted, stdout: outLines},
+		{name: "past the shim's cap, the first lines are delivered and the rest counted", orphaned: true,
+			entrypoint: `while [ ! -e go ]; do sleep 0.05; done; ` + out + `; echo done >&2; exit 0`,
+			act: func(t *testing.T, _ *Task, o Orphan) {
+				if err := os.WriteFile(filepath.Join(o.WorkDir, "go"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			outcome: OutcomeCompleted, stdout: outLines, shimCap: 10000, errHas: "reached its cap of 10000 bytes"},
 		{name: "exit 0 is completed", entrypoint: "sleep 0.3; exit 0", outcome: OutcomeCompleted},
 		{name: "exit 3 is failed", entrypoint: "sleep 0.3; exit 3", outcome: OutcomeFailed, code: 3},
 		{name: "kill", entrypoint: "sleep 600", outcome: OutcomeKilled, code: -1, errHas: "without recording the exit status",
@@ -146,7 +160,7 @@ func TestAdopt(t *testing.T) {
 			spec := testSpec(t, tt.entrypoint)
 			var o Orphan
 			if tt.orphaned {
-				o = orphanedBy(t, spec)
+				o = orphanedBy(t, spec, tt.shimCap)
 			} else {
 				o = orphanOf(t, start(t, r, spec), spec)
 			}
@@ -170,16 +184,20 @@ func TestAdopt(t *testing.T) {
 					res, tt.outcome, tt.code, tt.atDeadline, tt.errHas)
 			}
 			lines := l.all() // all delivered before the result
-			if got := l.texts(Stdout); !slices.Equal(got, tt.stdout) {
-				t.Errorf("delivered %d stdout lines, want %d: %.200q", len(got), len(tt.stdout), got)
+			got, want, logLines := l.texts(Stdout), tt.stdout, uint64(len(lines))
+			if tt.shimCap > 0 {
+				want, logLines = tt.stdout[:min(len(got), len(tt.stdout)-1)], uint64(len(tt.stdout)+1)
+			}
+			if !slices.Equal(got, want) || (tt.shimCap > 0 && len(got) == 0) {
+				t.Errorf("delivered %d stdout lines, want %d: %.200q", len(got), len(want), got)
 			}
 			for i, line := range lines {
 				if line.Seq != o.OutputSeqBase+uint64(i)+1 || line.Dropped != 0 {
 					t.Fatalf("line %d of %d: seq %d dropped %d, want seq %d", i, len(lines), line.Seq, line.Dropped, o.OutputSeqBase+uint64(i)+1)
 				}
 			}
-			if res.LogLines != uint64(len(lines)) || res.DroppedLines != 0 {
-				t.Errorf("result counts %d lines, %d dropped; want the %d delivered", res.LogLines, res.DroppedLines, len(lines))
+			if res.LogLines != logLines || res.DroppedLines != 0 {
+				t.Errorf("result counts %d lines, %d dropped; want %d, none", res.LogLines, res.DroppedLines, logLines)
 			}
 			if groupAlive(o.Pid) {
 				t.Error("the group outlived the adopted task's result")

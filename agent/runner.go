@@ -161,9 +161,13 @@ type Result struct {
 	StartedAt        time.Time `json:"started_at"`
 	ExitedAt         time.Time `json:"exited_at"` // when the leader exited
 	// PreemptedAt is when Preempt asked for a checkpoint; zero if never.
-	PreemptedAt  time.Time `json:"preempted_at,omitzero"`
-	LogLines     uint64    `json:"log_lines"` // output lines read, dropped ones included
-	DroppedLines uint64    `json:"dropped_lines,omitempty"`
+	PreemptedAt time.Time `json:"preempted_at,omitzero"`
+	LogLines    uint64    `json:"log_lines"` // output lines read, dropped ones included
+	// DroppedLines counts the lines read and not delivered, which left
+	// gaps in Seq or were counted in LogLine.Dropped; the lines an
+	// adopted task's shim dropped past its output file's cap (at the
+	// end, so neither) are counted in Error instead.
+	DroppedLines uint64 `json:"dropped_lines,omitempty"`
 	// Error reports a problem of the agent's own with this attempt, such
 	// as output held open by a process that escaped the group.
 	Error string `json:"error,omitempty"`

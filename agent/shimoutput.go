@@ -98,7 +98,7 @@ func (k *outputKeeper) watch() {
 func (k *outputKeeper) start() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.started {
+	if k.started || k.closed {
 		return
 	}
 	k.started = true
@@ -201,6 +201,7 @@ type OutputReader struct {
 	path    string
 	seqBase uint64
 	f       *os.File
+	chunk   []byte
 	buf     []byte // read, not yet a complete record
 	skip    bool   // in an oversized record: skip to its newline
 	records uint64 // complete records read
@@ -229,10 +230,12 @@ func (r *OutputReader) Read(deliver func(LogLine)) error {
 		}
 		r.f = f
 	}
-	chunk := make([]byte, 64<<10)
+	if r.chunk == nil {
+		r.chunk = make([]byte, 64<<10)
+	}
 	for {
-		n, err := r.f.Read(chunk)
-		r.consume(chunk[:n], deliver)
+		n, err := r.f.Read(r.chunk)
+		r.consume(r.chunk[:n], deliver)
 		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
 			return nil
 		}

@@ -302,6 +302,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	// ends them as lost.
 	a.leaving = a.cfg.OnExit == ExitKill
 	a.mu.Unlock()
+	// The stop is bounded: adopted attempts' lines no longer wait for
+	// room in the log buffer, as their ends must not wait for a master
+	// that may not come back.
+	a.ship.dropWhenFull()
 	if a.cfg.OnExit == ExitKeep {
 		n := a.detach()
 		stop()

@@ -90,8 +90,10 @@
 //     adoptOutputSeqBase by line of the file, so that an agent that
 //     adopts the attempt again, reading the file again, sends lines the
 //     master stores once. They wait in the file, not in the log buffer,
-//     when the buffer is full (shipper.pushWait), and the exit report
-//     follows them as any attempt's. Once the exit report is queued the
+//     when the buffer is full (shipper.pushWait), until the agent stops
+//     (then they push the oldest out, as other lines do, so that a stop
+//     with the master down stays bounded), and the exit report follows
+//     them as any attempt's. Once the exit report is queued the
 //     file is removed. One stderr line of the agent's, "[allot agent]
 //     ...", numbered above any line of the earlier process and below
 //     the file's (adoptSeqBase), says where the output comes from and

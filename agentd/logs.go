@@ -38,7 +38,7 @@ type shipper struct {
 	next     int64 // position of the next line pushed
 	dropped  map[agent.TaskID]uint64
 	total    uint64 // dropped in all
-	stopped  bool   // run has returned: nothing makes room any more
+	noWait   bool   // pushWait pushes at once: the agent stops
 }
 
 func newShipper(limit int, bo *backoff, log *slog.Logger, post func(context.Context, api.LogBatch) error) *shipper {
@@ -86,12 +86,12 @@ func (s *shipper) push(id agent.TaskID, l agent.LogLine) {
 }
 
 // pushWait adds one line once the buffer has room for it, so that
-// nothing is dropped, or at once (as push) once run has returned. It is
-// for lines that can wait where they are: an adopted attempt's, read
-// from its shim's output file.
+// nothing is dropped, or at once (as push) once the agent stops
+// (dropWhenFull). It is for lines that can wait where they are: an
+// adopted attempt's, read from its shim's output file.
 func (s *shipper) pushWait(id agent.TaskID, l agent.LogLine) {
 	s.mu.Lock()
-	for len(s.queue)-s.qHead+s.inflight >= s.limit && !s.stopped {
+	for len(s.queue)-s.qHead+s.inflight >= s.limit && !s.noWait {
 		ch := s.changed
 		s.mu.Unlock()
 		<-ch
@@ -99,6 +99,14 @@ func (s *shipper) pushWait(id agent.TaskID, l agent.LogLine) {
 	}
 	s.mu.Unlock()
 	s.push(id, l)
+}
+
+// dropWhenFull makes pushWait push at once from now on.
+func (s *shipper) dropWhenFull() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noWait = true
+	s.broadcast()
 }
 
 // mark returns the position after the last line pushed.
@@ -192,12 +200,7 @@ func (s *shipper) settle(batch []api.AgentLogLine, ok bool) {
 // one the master rejects as bad (another 4xx) is dropped and counted, as
 // re-sending it could never succeed.
 func (s *shipper) run(ctx context.Context) {
-	defer func() {
-		s.mu.Lock()
-		s.stopped = true
-		s.broadcast()
-		s.mu.Unlock()
-	}()
+	defer s.dropWhenFull()
 	for {
 		batch, ok := s.take(ctx)
 		if !ok {
