@@ -328,8 +328,8 @@ type taskFiles struct {
 }
 
 // prepareFiles creates the attempt's directories, removes the preempt file
-// and the metrics and output files that an earlier attempt may have left, and writes
-// the hyperparameters file, in that order.
+// and the metrics and output files that an earlier attempt may have left,
+// and writes the hyperparameters file, in that order.
 func prepareFiles(spec TaskSpec) (taskFiles, error) {
 	var f taskFiles
 	hp, err := spec.hyperparameters()

@@ -41,11 +41,11 @@ const ShimArg = "__allot-task-shim"
 // descriptors 3 and 4. It keeps them open and, once the agent is gone
 // (the shim's parent is no longer AGENTPID), reads what the task writes,
 // into the output file that ShimOutputArg names (shimoutput.go), or into
-// nothing without one. Without that, the pipes lose their only reader with the
-// agent and the task's next write kills it (SIGPIPE) or fails (EPIPE, as
-// in Python, which ignores SIGPIPE): a kill -9 of the agent would end
-// every task as failed instead of leaving it to the next agent, which
-// reaps it so that the master ends the attempt as lost.
+// nothing without one. Without that, the pipes lose their only reader
+// with the agent and the task's next write kills it (SIGPIPE) or fails
+// (EPIPE, as in Python, which ignores SIGPIPE): a kill -9 of the agent
+// would end every task as failed instead of leaving it to the next
+// agent, which reaps it so that the master ends the attempt as lost.
 const ShimDrainArg = "--drain-when-orphaned"
 
 // orphanPoll is how often a shim looks for its agent's death. Until it
