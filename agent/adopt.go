@@ -5,10 +5,12 @@ package agent
 // stopped with its tasks kept). The new process is not the leader's
 // parent, so it cannot wait for it: it polls the leader's liveness and
 // start time in /proc, and once the group is gone reads the exit status
-// from the shim's exit file. Its output is not collected: the shim
-// discards it once the agent that started it is gone (ShimDrainArg).
+// from the shim's exit file. Its output comes from the shim's output file
+// (ShimOutputArg), which the shim fills once the agent that started it is
+// gone, and which the adopting agent reads from its start as it grows.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -29,9 +31,14 @@ type Orphan struct {
 	StartTicks uint64
 	WorkDir    string
 	NodeRank   int
-	// ExitFile is where the shim records the task's exit status.
+	// ExitFile is where the shim records the task's exit status; its
+	// output file (OutputFileName) is beside it.
 	ExitFile  string
 	StartedAt time.Time
+	// OutputSeqBase numbers the output file's lines: line n (from 1) is
+	// delivered with Seq OutputSeqBase+n. It should be above any Seq the
+	// agent process that started the task used.
+	OutputSeqBase uint64
 }
 
 // ErrNotAdoptable says that an orphan cannot be adopted: it has no shim
@@ -48,8 +55,9 @@ const AdoptPoll = 250 * time.Millisecond
 // signals the group, Kill SIGKILLs it, and Wait returns once no process
 // of the group is left, with the outcome from the exit file (a run that
 // exited 0 is completed). A preemption the earlier agent asked for (its
-// preempt file is still there) goes on with its deadline. The result has
-// no log lines: output is not collected.
+// preempt file is still there) goes on with its deadline. The lines of
+// the shim's output file go to OnLog, which may block (they wait in the
+// file), from the file's start, all of them before Wait returns.
 func (r *Runner) Adopt(o Orphan) (*Task, error) {
 	fail := func(why string) (*Task, error) {
 		return nil, fmt.Errorf("adopt task %s (pid %d): %s: %w", o.ID, o.Pid, why, ErrNotAdoptable)
@@ -71,11 +79,15 @@ func (r *Runner) Adopt(o Orphan) (*Task, error) {
 		preemptFile: filepath.Join(stateDir, PreemptFileName),
 		metricsFile: filepath.Join(stateDir, MetricsFileName(o.ID.Attempt, o.NodeRank)),
 		exitFile:    o.ExitFile,
+		outputFile:  filepath.Join(filepath.Dir(o.ExitFile), OutputFileName(o.ID.Attempt, o.NodeRank)),
 		started:     o.StartedAt,
 		hardKill:    make(chan struct{}),
 		done:        make(chan struct{}),
 	}
+	t.tail = &outputTail{reader: NewOutputReader(t.outputFile, o.OutputSeqBase), onLog: r.OnLog,
+		stop: make(chan struct{}), done: make(chan struct{})}
 	t.resumePreemption()
+	go t.tail.run(t.id)
 	go t.followAdopted()
 	return t, nil
 }
@@ -118,7 +130,11 @@ func (t *Task) followAdopted() {
 	if p := t.endGroup(); p != "" {
 		problems = append(problems, p)
 	}
+	// The shim is gone: its output file is complete.
+	close(t.tail.stop)
+	<-t.tail.done
 	res := Result{ID: t.id, ExitCode: -1, StartedAt: t.started, ExitedAt: exited}
+	problems = append(problems, t.tail.finish(&res)...)
 	st, ok, err := ReadExitFile(t.exitFile)
 	switch {
 	case err != nil:
@@ -127,8 +143,63 @@ func (t *Task) followAdopted() {
 		problems = append(problems, "the task shim ended without recording the exit status (killed with SIGKILL?)")
 	default:
 		res.ExitCode, res.Signal, res.ExitedAt = st.ExitCode, st.Signal, st.ExitedAt
+		res.LogLines += st.OutputDropped
+		if st.OutputDropped > 0 || st.OutputError != "" {
+			problems = append(problems, fmt.Sprintf("the task shim dropped %d output lines written while no agent ran (%s)",
+				st.OutputDropped, cmp.Or(st.OutputError, "no reason given")))
+		}
 	}
 	t.finishResult(res, problems)
+}
+
+// outputTail delivers an adopted task's output file to OnLog.
+type outputTail struct {
+	reader *OutputReader
+	onLog  func(TaskID, LogLine)
+	stop   chan struct{} // closed once the shim is gone
+	done   chan struct{} // closed once the file is read to its end
+	err    error
+}
+
+// run reads the file every AdoptPoll until stop, then to its end.
+func (o *outputTail) run(id TaskID) {
+	defer close(o.done)
+	deliver := func(l LogLine) {
+		if o.onLog != nil {
+			o.onLog(id, l)
+		}
+	}
+	tick := time.NewTicker(AdoptPoll)
+	defer tick.Stop()
+	for {
+		if err := o.reader.Read(deliver); err != nil {
+			o.err = err
+			return
+		}
+		select {
+		case <-o.stop:
+			o.err = o.reader.Read(deliver)
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// finish closes the reader, counts its lines in res and returns the
+// problems to report.
+func (o *outputTail) finish(res *Result) (problems []string) {
+	records, dropped, torn := o.reader.Close()
+	res.LogLines, res.DroppedLines = records, dropped
+	if o.err != nil {
+		problems = append(problems, "the task's output since the agent restarted may be incomplete: "+o.err.Error())
+	}
+	if dropped > 0 {
+		problems = append(problems, fmt.Sprintf("%d lines of the output file %s were not sound and were dropped", dropped, o.reader.path))
+	}
+	if torn {
+		problems = append(problems, "the output file ends in a line the task shim did not finish writing (it was killed, or the disk was full); it is lost")
+	}
+	return problems
 }
 
 // finishResult sets the outcome, publishes the result and closes done.

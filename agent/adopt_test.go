@@ -3,10 +3,15 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,22 +33,104 @@ func orphanOf(t *testing.T, task *Task, spec TaskSpec) Orphan {
 		ExitFile: task.ExitFile(), StartedAt: time.Now().UTC()}
 }
 
+// startAndDieEnv makes the test binary an agent that starts the task
+// its value describes (a TaskSpec) under a shim, prints its Orphan and
+// exits at once, as a killed agent leaves its tasks; shimCapEnv is its
+// Runner.ShimOutputMaxBytes.
+const (
+	startAndDieEnv = "AGENT_TEST_START_AND_DIE"
+	shimCapEnv     = "AGENT_TEST_SHIM_CAP"
+)
+
+func startAndDie(specJSON string) int {
+	var spec TaskSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	maxBytes, _ := strconv.ParseInt(os.Getenv(shimCapEnv), 10, 64)
+	task, err := (&Runner{Shim: os.Args[0], ShimOutputMaxBytes: maxBytes}).Start(spec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(task.Pid()) + "/stat")
+	_, ticks, ok := parseStartTicks(stat)
+	if err != nil || !ok {
+		fmt.Fprintln(os.Stderr, "no start time:", err)
+		return 1
+	}
+	o := Orphan{ID: task.ID(), Pid: task.Pid(), StartTicks: ticks, WorkDir: spec.WorkDir, ExitFile: task.ExitFile(),
+		StartedAt: time.Now().UTC()}
+	if err := json.NewEncoder(os.Stdout).Encode(o); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// orphanedBy has an agent process start spec and die (startAndDie), and
+// returns the orphan it leaves.
+func orphanedBy(t *testing.T, spec TaskSpec, shimCap int64) Orphan {
+	t.Helper()
+	data, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), startAndDieEnv+"="+string(data), shimCapEnv+"="+strconv.FormatInt(shimCap, 10))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o Orphan
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatalf("the agent's orphan %q: %v", out, err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-o.Pid, syscall.SIGKILL) })
+	return o
+}
+
 // TestAdopt: an adopted attempt ends with the outcome a started one would
 // have, read from the shim's exit file, and Preempt and Kill act on its
-// group. The task is this process's child here; the adopted Task watches
-// it through /proc only, as a restarted agent does.
+// group. The task is this process's child here, but for the cases whose
+// agent died (orphaned); the adopted Task watches it through /proc only,
+// as a restarted agent does. The output a task writes after its agent
+// died comes from the shim's output file, in order, numbered from
+// OutputSeqBase, all of it before the result.
 func TestAdopt(t *testing.T) {
+	out, outLines := numbered("line", 5000)
 	tests := []struct {
 		name       string
 		entrypoint string
+		orphaned   bool // started by an agent process that died
 		act        func(t *testing.T, task *Task, o Orphan)
 		outcome    Outcome
 		code       int
 		atDeadline bool
+		stdout     []string // all of them; with shimCap, a prefix
+		shimCap    int64
+		errHas     string
 	}{
+		{name: "output after the agent's death is delivered before the result", orphaned: true,
+			entrypoint: `while [ ! -e go ]; do sleep 0.05; done; ` + out + `; echo done >&2; exit 0`,
+			act: func(t *testing.T, _ *Task, o Orphan) {
+				if err := os.WriteFile(filepath.Join(o.WorkDir, "go"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			outcome: OutcomeCompleted, stdout: outLines},
+		{name: "past the shim's cap, the first lines are delivered and the rest counted", orphaned: true,
+			entrypoint: `while [ ! -e go ]; do sleep 0.05; done; ` + out + `; echo done >&2; exit 0`,
+			act: func(t *testing.T, _ *Task, o Orphan) {
+				if err := os.WriteFile(filepath.Join(o.WorkDir, "go"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			outcome: OutcomeCompleted, stdout: outLines, shimCap: 10000, errHas: "reached its cap of 10000 bytes"},
 		{name: "exit 0 is completed", entrypoint: "sleep 0.3; exit 0", outcome: OutcomeCompleted},
 		{name: "exit 3 is failed", entrypoint: "sleep 0.3; exit 3", outcome: OutcomeFailed, code: 3},
-		{name: "kill", entrypoint: "sleep 600", outcome: OutcomeKilled, code: -1,
+		{name: "kill", entrypoint: "sleep 600", outcome: OutcomeKilled, code: -1, errHas: "without recording the exit status",
 			act: func(t *testing.T, task *Task, _ Orphan) {
 				if err := task.Kill(); err != nil {
 					t.Fatal(err)
@@ -61,6 +148,7 @@ func TestAdopt(t *testing.T) {
 				}
 			}},
 		{name: "shim killed: no exit file is failed", entrypoint: "sleep 600", outcome: OutcomeFailed, code: -1,
+			errHas: "without recording the exit status",
 			act: func(t *testing.T, task *Task, o Orphan) {
 				_ = syscall.Kill(o.Pid, syscall.SIGKILL)
 			}},
@@ -70,21 +158,46 @@ func TestAdopt(t *testing.T) {
 			r, _ := testRunner()
 			r.Shim = os.Args[0]
 			spec := testSpec(t, tt.entrypoint)
-			orig := start(t, r, spec)
-			o := orphanOf(t, orig, spec)
-			adopted, err := (&Runner{}).Adopt(o)
+			var o Orphan
+			if tt.orphaned {
+				o = orphanedBy(t, spec, tt.shimCap)
+			} else {
+				o = orphanOf(t, start(t, r, spec), spec)
+			}
+			o.OutputSeqBase = 1000
+			l := &logs{}
+			adopted, err := (&Runner{OnLog: l.add}).Adopt(o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !adopted.Adopted() || adopted.MetricsFile() != orig.MetricsFile() {
-				t.Errorf("adopted task: adopted %v, metrics file %q, want %q", adopted.Adopted(), adopted.MetricsFile(), orig.MetricsFile())
+			metrics := filepath.Join(spec.WorkDir, StateDir, MetricsFileName(spec.Attempt, 0))
+			if !adopted.Adopted() || adopted.MetricsFile() != metrics {
+				t.Errorf("adopted task: adopted %v, metrics file %q, want %q", adopted.Adopted(), adopted.MetricsFile(), metrics)
 			}
 			if tt.act != nil {
 				tt.act(t, adopted, o)
 			}
 			res := wait(t, adopted)
-			if res.Outcome != tt.outcome || res.ExitCode != tt.code || res.KilledAtDeadline != tt.atDeadline {
-				t.Errorf("result %+v, want %s with exit code %d (killed at deadline %v)", res, tt.outcome, tt.code, tt.atDeadline)
+			if res.Outcome != tt.outcome || res.ExitCode != tt.code || res.KilledAtDeadline != tt.atDeadline ||
+				!strings.Contains(res.Error, tt.errHas) || (tt.errHas == "") != (res.Error == "") {
+				t.Errorf("result %+v, want %s with exit code %d (killed at deadline %v), error with %q",
+					res, tt.outcome, tt.code, tt.atDeadline, tt.errHas)
+			}
+			lines := l.all() // all delivered before the result
+			got, want, logLines := l.texts(Stdout), tt.stdout, uint64(len(lines))
+			if tt.shimCap > 0 {
+				want, logLines = tt.stdout[:min(len(got), len(tt.stdout)-1)], uint64(len(tt.stdout)+1)
+			}
+			if !slices.Equal(got, want) || (tt.shimCap > 0 && len(got) == 0) {
+				t.Errorf("delivered %d stdout lines, want %d: %.200q", len(got), len(want), got)
+			}
+			for i, line := range lines {
+				if line.Seq != o.OutputSeqBase+uint64(i)+1 || line.Dropped != 0 {
+					t.Fatalf("line %d of %d: seq %d dropped %d, want seq %d", i, len(lines), line.Seq, line.Dropped, o.OutputSeqBase+uint64(i)+1)
+				}
+			}
+			if res.LogLines != logLines || res.DroppedLines != 0 {
+				t.Errorf("result counts %d lines, %d dropped; want %d, none", res.LogLines, res.DroppedLines, logLines)
 			}
 			if groupAlive(o.Pid) {
 				t.Error("the group outlived the adopted task's result")

@@ -43,8 +43,8 @@
 //
 // Before the start, the working and checkpoint directories are created,
 // the hyperparameters file is written, and a preempt file left by an
-// earlier attempt in the same directory, and a metrics file of the same
-// attempt number, are removed.
+// earlier attempt in the same directory, and a metrics file and a shim's
+// output file of the same attempt number, are removed.
 //
 // # Preemption protocol
 //
@@ -65,10 +65,21 @@
 // and start time, its work dir and exit file). The Task it returns acts
 // as a started one (Preempt, Kill, Wait, Done), but, the leader not being
 // this process's child, it learns of the leader's end by polling /proc
-// (AdoptPoll) for the pid with the recorded start time, takes the exit
-// status from the shim's exit file, and has no output: the shim discards
-// it. A preemption the earlier agent asked for (its preempt file is
-// still there) keeps its deadline. An attempt without a shim, one whose
+// (AdoptPoll) for the pid with the recorded start time, and takes the exit
+// status from the shim's exit file. Its output comes from the shim's
+// output file (OutputFileName, beside the exit file): once the agent that
+// started the task is gone, the shim appends what the task writes there,
+// one OutputRecord (JSON) a line, up to Runner.ShimOutputMaxBytes, after
+// which it stops and counts the lines it drops in the exit file
+// (ExitStatus.OutputDropped); it writes the exit file only once the
+// output is in. The adopting Task reads the file from its start as it
+// grows (OutputReader, every AdoptPoll) and gives its lines to OnLog, line
+// n numbered Orphan.OutputSeqBase+n whichever agent process reads it, and
+// all of them before Wait returns. A record that is not sound is dropped
+// (a gap in Seq, counted in the next line's Dropped); a last one the shim
+// did not finish (it was killed mid-write) is reported in Result.Error.
+// A preemption the earlier agent asked for (its preempt file is still
+// there) keeps its deadline. An attempt without a shim, one whose
 // leader is gone or is not provably the recorded one, and any attempt
 // off Linux are refused with ErrNotAdoptable. Once an adopted leader is
 // gone its pid is no longer reserved, so the group is signalled only
@@ -94,9 +105,14 @@
 //     delivered line's Dropped and in Result.DroppedLines, and show as gaps
 //     in LogLine.Seq. The newest lines always survive. Lines longer than
 //     MaxLineBytes are split (LogLine.Partial).
-//     When the agent dies, a task's shim (Runner.Shim) drains its pipes
-//     into nothing (ShimDrainArg), so the task is not killed by SIGPIPE;
-//     until the shim notices, within orphanPoll, a full pipe waits.
+//     When the agent dies, a task's shim (Runner.Shim) reads its pipes
+//     (ShimDrainArg) into its output file (ShimOutputArg), so the task is
+//     not killed by SIGPIPE; until the shim notices, within orphanPoll,
+//     the pipes hold the output and a full pipe waits. A write error
+//     (a full disk) never reaches the task: the shim discards from then
+//     on and says so in the exit file. What the dead agent had read and
+//     not delivered is lost with it, and so is output that processes of
+//     the task write more than ShimOutputGrace after its shell exited.
 //   - Wait returns after the last OnLog call has returned, so a consumer
 //     sees every delivered line before the result. A consumer that blocks
 //     forever therefore blocks the result.

@@ -131,8 +131,8 @@ func (q *logQueue) counts() (read, dropped uint64) {
 }
 
 // readLines reads r to its end (or an error such as the pipe being closed),
-// pushing each line to q.
-func readLines(r io.Reader, stream Stream, q *logQueue) {
+// pushing each line: to a task's logQueue, or to a shim's output file.
+func readLines(r io.Reader, stream Stream, push func(stream Stream, text string, partial bool)) {
 	br := bufio.NewReaderSize(r, MaxLineBytes)
 	for {
 		b, err := br.ReadSlice('\n')
@@ -141,7 +141,7 @@ func readLines(r io.Reader, stream Stream, q *logQueue) {
 			if !partial {
 				b = trimNewline(b)
 			}
-			q.push(stream, strings.ToValidUTF8(string(b), "\uFFFD"), partial)
+			push(stream, strings.ToValidUTF8(string(b), "\uFFFD"), partial)
 		}
 		if err != nil && !partial {
 			return

@@ -135,6 +135,11 @@ type Runner struct {
 	// the task's exit file is Task.ExitFile. Empty runs the task's shell
 	// as the leader itself.
 	Shim string
+	// ShimOutputMaxBytes caps the file where a task's shim keeps its
+	// output once the agent is gone (ShimOutputArg); what the task
+	// writes past it is dropped and counted. Default
+	// DefaultShimOutputMaxBytes.
+	ShimOutputMaxBytes int64
 	// OutputGrace is how long, once every process of the task's group is
 	// gone, the agent waits for the output pipes to close before closing
 	// them itself; they stay open only if a process left the group (with
@@ -156,9 +161,13 @@ type Result struct {
 	StartedAt        time.Time `json:"started_at"`
 	ExitedAt         time.Time `json:"exited_at"` // when the leader exited
 	// PreemptedAt is when Preempt asked for a checkpoint; zero if never.
-	PreemptedAt  time.Time `json:"preempted_at,omitzero"`
-	LogLines     uint64    `json:"log_lines"` // output lines read, dropped ones included
-	DroppedLines uint64    `json:"dropped_lines,omitempty"`
+	PreemptedAt time.Time `json:"preempted_at,omitzero"`
+	LogLines    uint64    `json:"log_lines"` // output lines read, dropped ones included
+	// DroppedLines counts the lines read and not delivered, which left
+	// gaps in Seq or were counted in LogLine.Dropped; the lines an
+	// adopted task's shim dropped past its output file's cap (at the
+	// end, so neither) are counted in Error instead.
+	DroppedLines uint64 `json:"dropped_lines,omitempty"`
 	// Error reports a problem of the agent's own with this attempt, such
 	// as output held open by a process that escaped the group.
 	Error string `json:"error,omitempty"`
@@ -173,8 +182,10 @@ type Task struct {
 	outputGrace time.Duration
 	preemptFile string
 	metricsFile string
-	exitFile    string // the shim's exit file; "" without a shim
-	adoptTicks  uint64 // the leader's start time when adopted (Adopt); 0 when started here
+	exitFile    string      // the shim's exit file; "" without a shim
+	outputFile  string      // the shim's output file; "" without a shim
+	adoptTicks  uint64      // the leader's start time when adopted (Adopt); 0 when started here
+	tail        *outputTail // an adopted task's output (Adopt); nil when started here
 	started     time.Time
 	queue       *logQueue
 	rOut, rErr  *os.File
@@ -292,6 +303,7 @@ func (r *Runner) Start(spec TaskSpec) (*Task, error) {
 		preemptFile: files.preempt,
 		metricsFile: files.metrics,
 		exitFile:    p.exitFile,
+		outputFile:  p.outputFile,
 		started:     time.Now().UTC(),
 		queue:       newLogQueue(orDefault(r.LogBufferBytes, DefaultLogBufferBytes), r.OnLog != nil),
 		rOut:        p.rOut,
@@ -316,8 +328,8 @@ type taskFiles struct {
 }
 
 // prepareFiles creates the attempt's directories, removes the preempt file
-// and the metrics file that an earlier attempt may have left, and writes
-// the hyperparameters file, in that order.
+// and the metrics and output files that an earlier attempt may have left,
+// and writes the hyperparameters file, in that order.
 func prepareFiles(spec TaskSpec) (taskFiles, error) {
 	var f taskFiles
 	hp, err := spec.hyperparameters()
@@ -339,6 +351,12 @@ func prepareFiles(spec TaskSpec) (taskFiles, error) {
 	f.metrics = filepath.Join(f.stateDir, MetricsFileName(spec.Attempt, spec.NodeRank))
 	if err := os.Remove(f.metrics); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return f, fmt.Errorf("remove a stale metrics file: %w", err)
+	}
+	// A shim appends to its output file: one of the same attempt number
+	// must not be read as this one's.
+	output := filepath.Join(f.stateDir, OutputFileName(spec.Attempt, spec.NodeRank))
+	if err := os.Remove(output); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return f, fmt.Errorf("remove a stale output file: %w", err)
 	}
 	f.hp = filepath.Join(f.stateDir, HyperparametersFileName)
 	if err := writeFileAtomic(f.hp, append(hp, '\n')); err != nil {
@@ -391,6 +409,7 @@ type spawned struct {
 	cmd        *exec.Cmd
 	rOut, rErr *os.File
 	exitFile   string // the shim's exit file; "" without a shim
+	outputFile string // the shim's output file; "" without a shim
 }
 
 // spawn starts the attempt's leader (the shell, or the shim around it) as
@@ -412,7 +431,7 @@ func (r *Runner) spawn(spec TaskSpec, files taskFiles, env []string) (spawned, e
 		shell = "/bin/sh"
 	}
 	cmd := exec.Command(shell, "-c", spec.Entrypoint)
-	var exitFile string
+	var exitFile, outputFile string
 	if r.Shim != "" {
 		exitFile = filepath.Join(files.stateDir, ExitFileName(spec.Attempt, spec.NodeRank))
 		if err := os.Remove(exitFile); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -422,7 +441,10 @@ func (r *Runner) spawn(spec TaskSpec, files taskFiles, env []string) (spawned, e
 			wErr.Close()
 			return spawned{}, fmt.Errorf("remove a stale exit file: %w", err)
 		}
-		cmd = exec.Command(r.Shim, ShimArg, ShimDrainArg, strconv.Itoa(os.Getpid()), exitFile, shell, "-c", spec.Entrypoint)
+		outputFile = filepath.Join(files.stateDir, OutputFileName(spec.Attempt, spec.NodeRank))
+		maxBytes := strconv.FormatInt(orDefault(r.ShimOutputMaxBytes, DefaultShimOutputMaxBytes), 10)
+		cmd = exec.Command(r.Shim, ShimArg, ShimDrainArg, strconv.Itoa(os.Getpid()), ShimOutputArg, outputFile, maxBytes,
+			exitFile, shell, "-c", spec.Entrypoint)
 		cmd.ExtraFiles = []*os.File{rOut, rErr} // fds 3 and 4: ShimDrainArg
 	}
 	cmd.Dir = files.workDir
@@ -439,7 +461,7 @@ func (r *Runner) spawn(spec TaskSpec, files taskFiles, env []string) (spawned, e
 		rErr.Close()
 		return spawned{}, err
 	}
-	return spawned{cmd: cmd, rOut: rOut, rErr: rErr, exitFile: exitFile}, nil
+	return spawned{cmd: cmd, rOut: rOut, rErr: rErr, exitFile: exitFile, outputFile: outputFile}, nil
 }
 
 // streamOutput starts the task's output goroutines: one reader per pipe
@@ -449,8 +471,8 @@ func (r *Runner) spawn(spec TaskSpec, files taskFiles, env []string) (spawned, e
 func (r *Runner) streamOutput(t *Task) {
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); readLines(t.rOut, Stdout, t.queue) }()
-	go func() { defer readers.Done(); readLines(t.rErr, Stderr, t.queue) }()
+	go func() { defer readers.Done(); readLines(t.rOut, Stdout, t.queue.push) }()
+	go func() { defer readers.Done(); readLines(t.rErr, Stderr, t.queue.push) }()
 	go func() { readers.Wait(); close(t.readersDone) }()
 	go func() {
 		defer close(t.deliverDone)

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 		// does in production.
 		os.Exit(RunShim(os.Args[2:]))
 	}
+	if spec := os.Getenv(startAndDieEnv); spec != "" {
+		os.Exit(startAndDie(spec))
+	}
 	dir, err := os.MkdirTemp("", "allot-agent-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -33,22 +32,25 @@ import (
 // checkpointing task and record how it ended.
 
 // ShimArg is the first argument that makes an allot binary run as a task
-// shim: BINARY ShimArg [ShimDrainArg AGENTPID] EXITFILE PROGRAM ARGS...
+// shim: BINARY ShimArg [ShimDrainArg AGENTPID [ShimOutputArg OUTPUTFILE
+// MAXBYTES]] EXITFILE PROGRAM ARGS...
 const ShimArg = "__allot-task-shim"
 
 // ShimDrainArg, followed by the agent's process id, says that the shim
 // inherits the read ends of its task's stdout and stderr pipes as file
 // descriptors 3 and 4. It keeps them open and, once the agent is gone
-// (the shim's parent is no longer AGENTPID), reads and discards what the
-// task writes. Without that, the pipes lose their only reader with the
-// agent and the task's next write kills it (SIGPIPE) or fails (EPIPE, as
-// in Python, which ignores SIGPIPE): a kill -9 of the agent would end
-// every task as failed instead of leaving it to the next agent, which
-// reaps it so that the master ends the attempt as lost.
+// (the shim's parent is no longer AGENTPID), reads what the task writes,
+// into the output file that ShimOutputArg names (shimoutput.go), or into
+// nothing without one. Without that, the pipes lose their only reader
+// with the agent and the task's next write kills it (SIGPIPE) or fails
+// (EPIPE, as in Python, which ignores SIGPIPE): a kill -9 of the agent
+// would end every task as failed instead of leaving it to the next
+// agent, which reaps it so that the master ends the attempt as lost.
 const ShimDrainArg = "--drain-when-orphaned"
 
 // orphanPoll is how often a shim looks for its agent's death. Until it
-// notices, a task that fills a pipe's buffer waits to write.
+// notices, the pipes hold the output, and a task that fills a pipe's
+// buffer waits to write.
 const orphanPoll = 200 * time.Millisecond
 
 // ExitStatus is what a shim records of its task's end.
@@ -58,6 +60,12 @@ type ExitStatus struct {
 	ExitCode int       `json:"exit_code"`
 	Signal   string    `json:"signal,omitempty"`
 	ExitedAt time.Time `json:"exited_at"`
+	// OutputDropped counts the output lines that a shim keeping the
+	// task's output (ShimOutputArg) read and did not keep: past the
+	// output file's cap, or after an error writing it, which
+	// OutputError then says.
+	OutputDropped uint64 `json:"output_dropped,omitempty"`
+	OutputError   string `json:"output_error,omitempty"`
 }
 
 // ExitFileName is the exit file of one attempt's part, under the task's
@@ -98,7 +106,7 @@ func RunShim(args []string) int {
 		fmt.Fprintln(os.Stderr, "allot task shim: expected EXITFILE PROGRAM [ARGS...]")
 		return 2
 	}
-	agentPID, outputs, args, err := shimDrainArgs(args)
+	keeper, args, err := shimDrainArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
 		return 2
@@ -111,14 +119,19 @@ func RunShim(args []string) int {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
 		return 127
 	}
-	if len(outputs) > 0 {
-		go drainWhenOrphaned(agentPID, outputs)
+	if keeper != nil {
+		go keeper.watch()
 	}
 	err = cmd.Wait()
 	st := ExitStatus{ExitCode: cmd.ProcessState.ExitCode(), ExitedAt: time.Now().UTC()}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		st.ExitCode, st.Signal = -1, signalName(ws.Signal())
+	}
+	if keeper != nil {
+		// Everything the task wrote is in the output file before the
+		// exit file says that it ended.
+		st.OutputDropped, st.OutputError = keeper.finish()
 	}
 	if werr := writeExitFile(exitFile, st); werr != nil {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", werr)
@@ -137,36 +150,39 @@ func RunShim(args []string) int {
 	return st.ExitCode
 }
 
-// shimDrainArgs takes ShimDrainArg AGENTPID off the front of args, if
-// there, with the inherited read ends of the task's output; they are made
-// close-on-exec so that the task does not inherit them too.
-func shimDrainArgs(args []string) (agentPID int, outputs []*os.File, rest []string, err error) {
+// shimDrainArgs takes ShimDrainArg AGENTPID [ShimOutputArg OUTPUTFILE
+// MAXBYTES] off the front of args, if there, and returns the keeper of
+// the inherited read ends of the task's output, which are made
+// close-on-exec so that the task does not inherit them too; nil without
+// ShimDrainArg.
+func shimDrainArgs(args []string) (k *outputKeeper, rest []string, err error) {
 	if len(args) == 0 || args[0] != ShimDrainArg {
-		return 0, nil, args, nil
+		return nil, args, nil
 	}
 	if len(args) < 4 {
-		return 0, nil, nil, fmt.Errorf("expected %s AGENTPID EXITFILE PROGRAM [ARGS...]", ShimDrainArg)
+		return nil, nil, fmt.Errorf("expected %s AGENTPID EXITFILE PROGRAM [ARGS...]", ShimDrainArg)
 	}
-	agentPID, err = strconv.Atoi(args[1])
-	if err != nil || agentPID <= 0 {
-		return 0, nil, nil, fmt.Errorf("%s: expected the agent's process id, got %q", ShimDrainArg, args[1])
+	k = &outputKeeper{}
+	k.agentPID, err = strconv.Atoi(args[1])
+	if err != nil || k.agentPID <= 0 {
+		return nil, nil, fmt.Errorf("%s: expected the agent's process id, got %q", ShimDrainArg, args[1])
+	}
+	args = args[2:]
+	if args[0] == ShimOutputArg {
+		if len(args) < 5 || args[1] == "" {
+			return nil, nil, fmt.Errorf("expected %s OUTPUTFILE MAXBYTES EXITFILE PROGRAM [ARGS...]", ShimOutputArg)
+		}
+		k.maxBytes, err = strconv.ParseInt(args[2], 10, 64)
+		if err != nil || k.maxBytes <= 0 {
+			return nil, nil, fmt.Errorf("%s: expected the output file's cap in bytes, got %q", ShimOutputArg, args[2])
+		}
+		k.path, args = args[1], args[3:]
 	}
 	for fd := 3; fd <= 4; fd++ {
 		syscall.CloseOnExec(fd)
-		outputs = append(outputs, os.NewFile(uintptr(fd), "task output "+strconv.Itoa(fd)))
+		k.outputs = append(k.outputs, os.NewFile(uintptr(fd), "task output "+strconv.Itoa(fd)))
 	}
-	return agentPID, outputs, args[2:], nil
-}
-
-// drainWhenOrphaned waits for the agent to die, then discards the task's
-// output, so that the task runs on until the next agent reaps it.
-func drainWhenOrphaned(agentPID int, outputs []*os.File) {
-	for os.Getppid() == agentPID {
-		time.Sleep(orphanPoll)
-	}
-	for _, f := range outputs {
-		go func() { _, _ = io.Copy(io.Discard, f) }()
-	}
+	return k, args, nil
 }
 
 // signalName names a signal as Result.Signal does.

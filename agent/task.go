@@ -34,6 +34,11 @@ func (t *Task) Done() <-chan struct{} { return t.done }
 // runner has no shim.
 func (t *Task) ExitFile() string { return t.exitFile }
 
+// OutputFile is where the task's shim keeps its output once the agent
+// that started it is gone (ShimOutputArg); "" when the runner has no shim.
+// An adopted task's lines come from it.
+func (t *Task) OutputFile() string { return t.outputFile }
+
 // Wait blocks until the attempt has ended and returns its result. By then
 // no process of the task's group is left, the output pipes are closed, and
 // OnLog has returned for the last line.

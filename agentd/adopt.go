@@ -77,14 +77,21 @@ func (a *Agent) probeOrphan(r stateRecord, members []int) orphanProbe {
 // adoptSeqBase numbers the line an adopting agent adds to an attempt's
 // log, above any Seq of the process that started it, so that the line
 // sorts after that process's lines and each adoption's line is stored.
-const adoptSeqBase = 1 << 40
+// The lines of the shim's output file follow, from adoptOutputSeqBase+1
+// in the file's order, whichever adoption reads them: an agent that
+// adopts the attempt again reads the file from its start, and the master
+// stores a line it has already once.
+const (
+	adoptSeqBase       = 1 << 40
+	adoptOutputSeqBase = adoptSeqBase + 1<<20
+)
 
 // adopt takes over a recorded attempt: it runs as before, listed at
 // registration, and its end is reported as any other. A running report
 // goes first, in case the earlier agent died before sending its own.
 func (a *Agent) adopt(r stateRecord) (*attempt, error) {
 	t, err := a.runner.Adopt(agent.Orphan{ID: r.Task, Pid: r.Pgid, StartTicks: r.StartTicks, WorkDir: r.WorkDir,
-		NodeRank: r.NodeRank, ExitFile: r.ExitFile, StartedAt: r.StartedAt})
+		NodeRank: r.NodeRank, ExitFile: r.ExitFile, StartedAt: r.StartedAt, OutputSeqBase: adoptOutputSeqBase})
 	if err != nil {
 		return nil, err
 	}
@@ -95,14 +102,16 @@ func (a *Agent) adopt(r stateRecord) (*attempt, error) {
 	now := time.Now().UTC()
 	a.ship.push(r.Task, agent.LogLine{Seq: adoptSeqBase + uint64(r.Adoptions), Time: now, Stream: agent.Stderr,
 		Text: fmt.Sprintf("[allot agent] the node's agent restarted; it took this attempt over at %s. "+
-			"Output written since the previous agent process died is not collected, nor is any that follows.",
-			now.Format(time.RFC3339))})
+			"The output since the previous agent process died comes from the task shim's output file; lost are "+
+			"the lines that process had read and not yet delivered (a line it was reading loses its start), "+
+			"lines past the file's cap, and output of the task's processes more than %v after its shell exited.",
+			now.Format(time.RFC3339), agent.ShimOutputGrace)})
 	a.mu.Lock()
 	a.tasks[r.Task] = att
 	a.enqueueLocked(api.Report{Task: r.Task, Event: api.EventRunning, At: r.StartedAt})
 	a.mu.Unlock()
-	a.log.Warn("adopted the attempt of an earlier agent process; it runs on (its output is not collected)",
-		"task", r.Task.String(), "pgid", r.Pgid, "started_at", r.StartedAt)
+	a.log.Warn("adopted the attempt of an earlier agent process; it runs on, its output read from its shim's output file",
+		"task", r.Task.String(), "pgid", r.Pgid, "started_at", r.StartedAt, "output_file", t.OutputFile())
 	return att, nil
 }
 

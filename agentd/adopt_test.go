@@ -96,7 +96,8 @@ func orphanTask(t *testing.T, fm *fakeMaster, dir string, s *agent.TaskSpec) sta
 // when the master answers with a kill (it ended the attempt as lost
 // already), kills the group before it starts anything after the kill:
 // the next attempt of the task, on the same directory, finds no process
-// of the old group.
+// of the old group. What the task prints after the kill -9 reaches the
+// master, in order, before the exit report.
 func TestRestartAdoptsAfterKill9(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -110,7 +111,9 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fm := newFakeMaster(t)
 			dir := t.TempDir()
-			s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
+			// More than a pipe's buffer, after the agent's death.
+			s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; `+
+				`i=0; while [ $i -lt 5000 ]; do echo "after $i"; i=$((i+1)); done; echo "after err" >&2; exit 0`)
 			rec := orphanTask(t, fm, dir, s)
 			next := spec(0, 1, `n=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v g=`+strconv.Itoa(rec.Pgid)+
 				` '$5 == g && $3 != "Z"' | wc -l); echo "old group members: $n"`)
@@ -149,9 +152,16 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 					t.Errorf("exit report %+v, want %s", r, tt.outcome)
 				}
 				if !slices.ContainsFunc(fm.logText(s.ID()), func(l string) bool { return strings.HasPrefix(l, "stderr: [allot agent]") }) {
-					t.Errorf("no line of the agent's saying that output is not collected; logs: %q", fm.logText(s.ID()))
+					t.Errorf("no line of the agent's saying where output comes from; logs: %q", fm.logText(s.ID()))
+				}
+				if !tt.masterKills {
+					checkAfterLines(t, fm, s.ID(), 5000)
 				}
 			})
+			outputFile := filepath.Join(rec.WorkDir, agent.StateDir, agent.OutputFileName(0, 0))
+			if _, err := os.Stat(outputFile); !tt.masterKills && err == nil {
+				t.Errorf("the output file %s is left after the attempt was reported", outputFile)
+			}
 			if tt.masterKills {
 				fm.waitFor("the next attempt's exit report", func(fm *fakeMaster) bool {
 					_, ok := fm.exitOf(next.ID())
@@ -170,18 +180,52 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 	}
 }
 
+// checkAfterLines checks that the master has the n lines "after I" the
+// task printed once orphaned, in order, and "after err" on stderr, each
+// once, all stored before the exit report.
+func checkAfterLines(t *testing.T, fm *fakeMaster, id agent.TaskID, n int) {
+	t.Helper()
+	var after []string
+	errLines := 0
+	for _, l := range fm.logs {
+		switch {
+		case l.Task == id && l.Stream == "stdout" && strings.HasPrefix(l.Text, "after "):
+			after = append(after, l.Text)
+		case l.Task == id && l.Stream == "stderr" && l.Text == "after err":
+			errLines++
+		}
+	}
+	ok := len(after) == n && errLines == 1
+	for i := 0; ok && i < n; i++ {
+		ok = after[i] == "after "+strconv.Itoa(i)
+	}
+	if !ok {
+		t.Errorf("the master has %d stdout lines \"after I\" and %d \"after err\", want 0..%d in order and 1", len(after), errLines, n-1)
+	}
+	if stored := len(fm.logText(id)); fm.exitLogs[id] != stored {
+		t.Errorf("%d of the %d lines were stored at the exit report, want all", fm.exitLogs[id], stored)
+	}
+}
+
 // TestAdoptedTwice: an adopted attempt that its agent leaves running
 // (--on-exit keep) is adopted again by the next one, which reports its end.
+// The next adopter reads the shim's output file from its start again: the
+// lines the first one delivered are stored once.
 func TestAdoptedTwice(t *testing.T) {
 	fm := newFakeMaster(t)
 	dir := t.TempDir()
-	s := spec(0, 0, `echo up; while [ ! -e go ]; do sleep 0.05; done; exit 0`)
+	s := spec(0, 0, `echo up; while [ ! -e step ]; do sleep 0.05; done; echo "after 0"; `+
+		`while [ ! -e go ]; do sleep 0.05; done; echo "after 1"; echo "after err" >&2; exit 0`)
 	rec := orphanTask(t, fm, dir, s)
 
 	cfg := testConfig(t, fm, dir)
 	cfg.OnExit = ExitKeep
 	r := startAgent(t, cfg)
 	fm.waitFor("the first adopter's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
+	if err := os.WriteFile(filepath.Join(rec.WorkDir, "step"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitFor("the line the first adopter delivers", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "after 0") })
 	if err := r.stop(t); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -215,5 +259,6 @@ func TestAdoptedTwice(t *testing.T) {
 		if notes != 2 {
 			t.Errorf("%d lines of the agent's, want one per adoption: %q", notes, fm.logText(s.ID()))
 		}
+		checkAfterLines(t, fm, s.ID(), 2)
 	})
 }

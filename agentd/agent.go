@@ -236,7 +236,15 @@ func New(cfg Config) (*Agent, error) {
 	for _, g := range cfg.GPUs {
 		a.gpus[g.Index] = true
 	}
-	a.runner.OnLog = func(id agent.TaskID, l agent.LogLine) { a.ship.push(id, l) }
+	a.runner.OnLog = func(id agent.TaskID, l agent.LogLine) {
+		if l.Seq > adoptOutputSeqBase {
+			// An adopted attempt's line, from its shim's output file:
+			// it can wait there rather than be dropped.
+			a.ship.pushWait(id, l)
+			return
+		}
+		a.ship.push(id, l)
+	}
 	a.cred = newCredential(cfg.WorkDir, cfg.JoinToken, a.log)
 	a.journal = journal{path: filepath.Join(cfg.WorkDir, JournalFileName), log: a.log}
 	a.ship = newShipper(cfg.LogBufferLines, a.newBackoff(3), a.log, a.postLogs)
@@ -294,6 +302,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	// ends them as lost.
 	a.leaving = a.cfg.OnExit == ExitKill
 	a.mu.Unlock()
+	// The stop is bounded: adopted attempts' lines no longer wait for
+	// room in the log buffer, as their ends must not wait for a master
+	// that may not come back.
+	a.ship.dropWhenFull()
 	if a.cfg.OnExit == ExitKeep {
 		n := a.detach()
 		stop()

@@ -84,10 +84,25 @@
 //     if a preemption was asked, by this agent or by the dead one whose
 //     deadline still holds, killed if killed; failed when the shim died
 //     without an exit file). Preempt and kill act on the group as on a
-//     started attempt. Its output is not collected: the shim discards it
-//     once its agent is gone. One stderr line of the agent's, "[allot
-//     agent] ...", numbered above any line of the earlier process
-//     (adoptSeqBase), marks the gap in the attempt's log.
+//     started attempt. Its output since the earlier agent died comes from
+//     the shim's output file (agent.OutputFileName), read from its start
+//     and shipped as the attempt's other lines, numbered from
+//     adoptOutputSeqBase by line of the file, so that an agent that
+//     adopts the attempt again, reading the file again, sends lines the
+//     master stores once. They wait in the file, not in the log buffer,
+//     when the buffer is full (shipper.pushWait), until the agent stops
+//     (then they push the oldest out, as other lines do, so that a stop
+//     with the master down stays bounded), and the exit report follows
+//     them as any attempt's. Once the exit report is queued the
+//     file is removed. One stderr line of the agent's, "[allot agent]
+//     ...", numbered above any line of the earlier process and below
+//     the file's (adoptSeqBase), says where the output comes from and
+//     what is lost: the lines the dead agent had read and not delivered,
+//     those past the file's cap (Runner.ShimOutputMaxBytes; counted in
+//     the exit report's Error), and output of the task's processes more
+//     than agent.ShimOutputGrace after its shell exited. The output file
+//     of an attempt that ended while no agent ran (recoverExit) is not
+//     read: it stays in the task's state dir, for a person to read.
 //   - otherwise kills (SIGKILL) the group when it is provably the
 //     attempt's: its leader alive with the recorded start time, or a
 //     member carrying the attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and
@@ -126,9 +141,9 @@
 // in the state file: the master ends them as lost once the node is
 // silent for its agent timeout, and the next agent on the work directory
 // adopts what is left (and kills, at the master's word, what the master
-// has ended). Their output pipes close with the agent
-// process, so a task that writes after that dies of SIGPIPE; ExitKeep is
-// for debugging, not for upgrades.
+// has ended). Their shims keep their output from then on, as after a
+// crash, up to the output file's cap; ExitKeep is for debugging, not for
+// upgrades.
 //
 // # Types and locks
 //

@@ -1,6 +1,7 @@
 package agentd
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
@@ -83,9 +85,10 @@ func FuzzMasterReply(f *testing.F) {
 }
 
 // FuzzLocalFiles feeds the agent's own files (the state file, the report
-// journal and a task shim's exit file) arbitrary bytes, as a crash, a
-// full disk or a hand edit could leave them: each is read or refused with
-// an error naming the file, never a panic, and what is accepted is sound.
+// journal, and a task shim's exit file and output file) arbitrary bytes,
+// as a crash, a full disk or a hand edit could leave them: each is read
+// or refused with an error naming the file, never a panic, and what is
+// accepted is sound.
 func FuzzLocalFiles(f *testing.F) {
 	f.Add(0, []byte(`{"version":1,"agent_pid":7,"attempts":[{"task":{"job_id":"1","task_index":0,"attempt":1},"pgid":42,"work_dir":"/w"}]}`))
 	f.Add(1, []byte(`{"version":1,"reports":[{"seq":1,"task":{"job_id":"1","task_index":0,"attempt":1},"event":"exited","outcome":"completed"}]}`))
@@ -93,9 +96,13 @@ func FuzzLocalFiles(f *testing.F) {
 	f.Add(2, []byte(`{"exit_code":-1,"signal":"SIGKILL"}`))
 	f.Add(0, []byte(`{"version":1,"attempts":[{"pgid":1}]}`))
 	f.Add(1, []byte(`{"version":9}`))
+	f.Add(2, []byte(`{"exit_code":0,"output_dropped":12,"output_error":"the output file reached its cap of 100 bytes"}`))
+	f.Add(3, []byte(`{"time":"2026-01-01T00:00:00Z","stream":"stdout","text":"epoch 1"}`+"\n"+
+		`{"time":"2026-01-01T00:00:01Z","stream":"stderr","text":"x","partial":true}`+"\n"+`{"stream":"std`))
+	f.Add(3, []byte("not json\n{\"stream\":\"stdin\",\"text\":\"\\ud800\"}\n\n"))
 	f.Fuzz(func(t *testing.T, which int, data []byte) {
 		dir := t.TempDir()
-		switch (which%3 + 3) % 3 {
+		switch (which%4 + 4) % 4 {
 		case 0:
 			path := filepath.Join(dir, StateFileName)
 			if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -143,6 +150,53 @@ func FuzzLocalFiles(f *testing.F) {
 			if !ok && err == nil {
 				t.Fatal("an existing exit file was neither read nor refused")
 			}
+		case 3:
+			checkOutputFile(t, filepath.Join(dir, agent.OutputFileName(1, 0)), data)
 		}
 	})
+}
+
+// checkOutputFile reads data as a shim's output file, in two parts as a
+// reader may find it: every line is a record, delivered with the next
+// Seq above its base or dropped and counted, and an unfinished last
+// record is reported torn.
+func checkOutputFile(t *testing.T, path string, data []byte) {
+	const base = adoptOutputSeqBase
+	r := agent.NewOutputReader(path, base)
+	var lines []agent.LogLine
+	deliver := func(l agent.LogLine) { lines = append(lines, l) }
+	half := len(data) / 2
+	for _, part := range [][]byte{data[:half], data[half:]} {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Write(part)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Read(deliver); err != nil {
+			t.Fatalf("reading an output file: %v", err)
+		}
+	}
+	records, dropped, torn := r.Close()
+	if want := uint64(bytes.Count(data, []byte("\n"))); records != want || uint64(len(lines))+dropped != records {
+		t.Fatalf("%d records, %d delivered, %d dropped; want %d records, each delivered or dropped", records, len(lines), dropped, want)
+	}
+	if torn != (len(data) > 0 && data[len(data)-1] != '\n') {
+		t.Fatalf("torn %v for a file ending in %q", torn, data[max(len(data)-10, 0):])
+	}
+	seq, drops := uint64(base), uint64(0)
+	for _, l := range lines {
+		drops += l.Dropped
+		if l.Seq <= seq || l.Seq > base+records || l.Seq-seq-1 != l.Dropped ||
+			(l.Stream != agent.Stdout && l.Stream != agent.Stderr) || !utf8.ValidString(l.Text) {
+			t.Fatalf("line %+v after seq %d of %d records", l, seq, records)
+		}
+		seq = l.Seq
+	}
+	if drops > dropped {
+		t.Fatalf("lines count %d dropped, the reader %d", drops, dropped)
+	}
 }

@@ -38,6 +38,7 @@ type shipper struct {
 	next     int64 // position of the next line pushed
 	dropped  map[agent.TaskID]uint64
 	total    uint64 // dropped in all
+	noWait   bool   // pushWait pushes at once: the agent stops
 }
 
 func newShipper(limit int, bo *backoff, log *slog.Logger, post func(context.Context, api.LogBatch) error) *shipper {
@@ -81,6 +82,30 @@ func (s *shipper) push(id agent.TaskID, l agent.LogLine) {
 			s.log.Warn("log buffer full, dropping the oldest lines", "dropped_total", s.total, "buffer_lines", s.limit)
 		}
 	}
+	s.broadcast()
+}
+
+// pushWait adds one line once the buffer has room for it, so that
+// nothing is dropped, or at once (as push) once the agent stops
+// (dropWhenFull). It is for lines that can wait where they are: an
+// adopted attempt's, read from its shim's output file.
+func (s *shipper) pushWait(id agent.TaskID, l agent.LogLine) {
+	s.mu.Lock()
+	for len(s.queue)-s.qHead+s.inflight >= s.limit && !s.noWait {
+		ch := s.changed
+		s.mu.Unlock()
+		<-ch
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
+	s.push(id, l)
+}
+
+// dropWhenFull makes pushWait push at once from now on.
+func (s *shipper) dropWhenFull() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noWait = true
 	s.broadcast()
 }
 
@@ -175,6 +200,7 @@ func (s *shipper) settle(batch []api.AgentLogLine, ok bool) {
 // one the master rejects as bad (another 4xx) is dropped and counted, as
 // re-sending it could never succeed.
 func (s *shipper) run(ctx context.Context) {
+	defer s.dropWhenFull()
 	for {
 		batch, ok := s.take(ctx)
 		if !ok {

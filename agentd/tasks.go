@@ -3,6 +3,7 @@ package agentd
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -234,8 +235,8 @@ func (a *Agent) watch(att *attempt) {
 	a.ship.waitHandled(a.stopCtx, a.ship.mark())
 	rep := exitReport(res, a.ship.takeDropped(id))
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.detached {
+		a.mu.Unlock()
 		return
 	}
 	// One critical section, so that a repeated start finds the attempt
@@ -243,6 +244,14 @@ func (a *Agent) watch(att *attempt) {
 	delete(a.tasks, id)
 	a.rememberLocked(id)
 	a.enqueueLocked(rep)
+	a.mu.Unlock()
+	// Its lines are handled and its end journaled: the shim's output
+	// file (there if an agent died while the attempt ran) has served.
+	if f := att.task.OutputFile(); f != "" {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			a.log.Warn("cannot remove the output file of an ended attempt", "task", id.String(), "err", err)
+		}
+	}
 }
 
 // exitReport turns a Result into the report of the attempt's end.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,6 +202,60 @@ func TestParseProcStat(t *testing.T) {
 			}
 			if ok && (st.state != 'S' || st.pgrp != 4242 || st.startTicks != 987654) {
 				t.Errorf("stat = %+v, want state S, pgrp 4242, start 987654", st)
+			}
+		})
+	}
+}
+
+// TestShipperPushWait: an adopted attempt's lines, which can wait in the
+// shim's output file, wait for room in the buffer rather than push older
+// lines out, until the agent stops, when they are pushed as any line.
+func TestShipperPushWait(t *testing.T) {
+	tests := []struct {
+		name     string
+		stopping bool // dropWhenFull before the pushes, and run after them
+		sent     []int64
+		dropped  uint64
+	}{
+		{"waits for room: nothing dropped", false, []int64{1, 2, 3, 4, 5, 6, 7, 8}, 0},
+		{"the agent stops: the oldest dropped", true, []int64{6, 7, 8}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := agent.TaskID{JobID: "j"}
+			var mu sync.Mutex
+			var sent []int64
+			s := newShipper(3, newBackoff(time.Millisecond, time.Millisecond, 1), testLogger(t), func(_ context.Context, b api.LogBatch) error {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, l := range b.Lines {
+					sent = append(sent, l.Seq)
+				}
+				return nil
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			run := func() { go func() { s.run(ctx); close(done) }() }
+			if tt.stopping {
+				s.dropWhenFull()
+			} else {
+				run()
+			}
+			for i := 1; i <= 8; i++ {
+				s.pushWait(id, agent.LogLine{Seq: uint64(i), Text: "x"})
+			}
+			if tt.stopping {
+				run()
+			}
+			wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer wcancel()
+			if !s.waitHandled(wctx, s.mark()) {
+				t.Fatal("lines not handled")
+			}
+			cancel()
+			<-done
+			if !slices.Equal(sent, tt.sent) || s.takeDropped(id) != tt.dropped {
+				t.Errorf("sent %v, want %v with %d dropped", sent, tt.sent, tt.dropped)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,7 +143,8 @@ var adoptedRegistration = regexp.MustCompile(`msg="registered with the master".*
 // work directory, before the master loses the node: the new agent adopts
 // the task, which runs on, and when it exits 0 the job completes with its
 // one attempt; no second run, nothing lost. The output written after the
-// old agent died is not collected, and a line of the agent's says so.
+// old agent died reaches the master from the shim's output file, and a
+// line of the agent's says so.
 func TestAgentRestartAdopts(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, clusterSpec{config: `
@@ -179,6 +181,9 @@ pools:
 		agentLine = agentLine || (l.Stream == "stderr" && strings.HasPrefix(l.Text, "[allot agent]"))
 	}
 	if !agentLine {
-		t.Errorf("no line of the agent's in the task's log saying that output was not collected")
+		t.Errorf("no line of the agent's in the task's log saying where the output since the restart comes from")
+	}
+	if out := c.attemptText(id, 0, 1); !slices.Contains(out, "released attempt 1") {
+		t.Errorf("the line the task printed after its agent's kill -9 is not in its log: %q", out)
 	}
 }

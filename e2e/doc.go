@@ -31,7 +31,8 @@
 //     an agent; its node is lost, its tasks requeued or failed, and the
 //     orphans the next agent adopts killed at the master's word. Restarted
 //     at once instead, the next agent adopts the task of a job that is
-//     not preemptible, which completes with its one attempt.
+//     not preemptible, which completes with its one attempt, and what it
+//     printed after the kill -9 is in its log.
 //   - TestAgentLeave (leave_test.go): Ctrl-C of an agent; its node left
 //     at once, its task preempted and requeued on the other node only.
 //   - TestMasterCrash (mastercrash_test.go), on SQLite and PostgreSQL:
