@@ -390,20 +390,27 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 // loop did: tasks given an exit grace longer than the master's agent
 // timeout would otherwise leave the master without contact, and it would
 // mark the node lost and end their attempts as lost in the middle of the
-// leave. The first sync is bounded by first, not by ctx: an agent that
-// runs nothing still says goodbye.
+// leave. An agent the master does not know (its sync got 404: a
+// restarted master) registers first, saying that the node leaves
+// (api.Register.Leaving), and syncs on. The first exchange is bounded by first, not by ctx:
+// an agent that runs nothing still says goodbye.
 func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
 	waitS := 0
 	for c := first; ; c = ctx {
 		a.mu.Lock()
 		registered := a.registered
 		a.mu.Unlock()
-		if !registered {
-			return // a registration would say nothing of leaving; deliverAll registers if need be
-		}
 		start := time.Now()
-		if _, err := a.syncOnce(c, waitS); err != nil && ctx.Err() == nil {
-			a.log.Debug("a sync of the leaving node failed; the next one says it", "err", err)
+		var err error
+		if !registered {
+			err = a.register(c)
+		}
+		if err == nil {
+			// Even right after a registration: the sync may be the Final one.
+			_, err = a.syncOnce(c, waitS)
+		}
+		if err != nil && ctx.Err() == nil {
+			a.log.Debug("an exchange of the leaving node with the master failed; the next one says it leaves", "err", err)
 		}
 		if !sleep(ctx, time.Until(start.Add(a.cfg.MinPollInterval))) {
 			return

@@ -127,8 +127,13 @@
 // Under ExitKill (the default) it says goodbye: a sync with Leaving goes
 // out as it preempts every task with Config.ExitGrace, so that the
 // master places nothing more on the node (not even the tasks it requeues
-// on their exits), and every later sync says Leaving too; a start that
-// still comes is reported preempted without running. Tasks that follow
+// on their exits), and every later sync says Leaving too, as does every
+// registration from then on (api.Register.Leaving): a sync answered 404
+// (a restarted master) has the agent register again at once, still
+// leaving, so that the master keeps the leave (or starts it, if it never
+// heard the goodbye) and does not take the agent for a new process that
+// takes work; a start that still comes is reported preempted without
+// running. Tasks that follow
 // the preemption protocol checkpoint; the agent waits for them to end,
 // syncing meanwhile as its sync loop did (a grace longer than the
 // master's agent timeout would otherwise get the node marked lost),

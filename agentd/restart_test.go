@@ -263,6 +263,70 @@ func TestShutdownKeepsContact(t *testing.T) {
 	fm.locked(func(fm *fakeMaster) { fm.checkGoodbye(t, true) })
 }
 
+// TestShutdownRegistersLeaving: a leaving agent whose sync gets 404 (a
+// restarted master) registers again at once, saying it leaves
+// (api.Register.Leaving), so that the master keeps the node's leave
+// rather than take it for a new agent process that takes work, and it
+// goes on syncing, still leaving, while its task checkpoints; its last
+// sync is Final. The registration before the shutdown does not say it.
+func TestShutdownRegistersLeaving(t *testing.T) {
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	cfg := testConfig(t, fm, dir)
+	cfg.ExitGrace = time.Minute
+	r := startAgent(t, cfg)
+	gate := filepath.Join(dir, "go")
+	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; kill $! 2>/dev/null; exit 0' TERM; echo ready; sleep 600 & wait`)
+	fm.send(startCmd(s))
+	fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
+	r.cancel()
+	leavingWithTask := func(fm *fakeMaster) int {
+		n := 0
+		for _, sy := range fm.syncs {
+			if sy.Leaving && len(sy.Running) == 1 {
+				n++
+			}
+		}
+		return n
+	}
+	fm.waitFor("the goodbye", func(fm *fakeMaster) bool { return leavingWithTask(fm) >= 1 })
+	// The master restarts: it knows the node no more. Syncs answered 404
+	// are not recorded, so those counted from now on follow the
+	// registration.
+	var before int
+	fm.set(func(fm *fakeMaster) { fm.known, before = false, leavingWithTask(fm) })
+	fm.waitFor("a registration and two leaving syncs after it", func(fm *fakeMaster) bool {
+		return len(fm.registers) == 2 && leavingWithTask(fm) >= before+2
+	})
+	fm.locked(func(fm *fakeMaster) {
+		if fm.registers[0].Leaving {
+			t.Errorf("the registration before the shutdown says the node leaves: %+v", fm.registers[0])
+		}
+		if reg := fm.registers[1]; !reg.Leaving || !slices.Equal(reg.Running, []agent.TaskID{s.ID()}) {
+			t.Errorf("the registration during the leave %+v, want leaving, running [%s]", reg, s.ID())
+		}
+	})
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.done:
+		if r.err != nil {
+			t.Fatalf("Run: %v", r.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not stop within 30s of the task's end")
+	}
+	fm.locked(func(fm *fakeMaster) {
+		fm.checkGoodbye(t, true)
+		for i, reg := range fm.registers[1:] {
+			if !reg.Leaving {
+				t.Errorf("registration %d during the leave %+v, want leaving", i+1, reg)
+			}
+		}
+	})
+}
+
 func TestShutdownWithMasterDownIsBounded(t *testing.T) {
 	fm := newFakeMaster(t)
 	dir := t.TempDir()

@@ -16,7 +16,9 @@ import (
 const maxReportsPerSync = 1000
 
 // register announces the node with what it runs now and executes the
-// reconciliation's commands.
+// reconciliation's commands. While the agent shuts down (leaving), the
+// registration says so, so that the master keeps the node's leave, or
+// starts it, rather than taking the agent for one that takes work.
 func (a *Agent) register(ctx context.Context) error {
 	a.mu.Lock()
 	req := api.Register{
@@ -26,6 +28,7 @@ func (a *Agent) register(ctx context.Context) error {
 		GPUs:    apiGPUs(a.cfg.GPUs),
 		Running: a.snapshotRunning(),
 		Version: a.cfg.Version,
+		Leaving: a.leaving,
 	}
 	a.mu.Unlock()
 	var reply api.RegisterReply

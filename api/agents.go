@@ -19,6 +19,12 @@ type Register struct {
 	// Version is the agent's build, for the master's logs and the Version
 	// of Node.
 	Version string `json:"version,omitempty"`
+	// Leaving says the agent registers while it shuts down (after its
+	// goodbye, api.Sync.Leaving), as it does when the master no longer
+	// knows the node: the node goes on leaving, or starts to. A
+	// registration without it comes from an agent that takes work: it
+	// ends a leave of the node.
+	Leaving bool `json:"leaving,omitempty"`
 }
 
 // RegisterReply answers a registration.

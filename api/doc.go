@@ -68,7 +68,10 @@
 //     state, like lost, in which it takes no task) at once, and the
 //     attempts ended as the reports said, with nothing lost. An agent
 //     that goes silent before its Final sync is lost as usual. A node
-//     that left comes back up when it registers again.
+//     that left comes back up when it registers again. A leaving agent
+//     that registers again (its sync got 404) sets Register.Leaving, and
+//     the leave goes on, or starts; a registration without it ends a
+//     leave of the node.
 //
 // A sync for a node the master does not know (it lost its database, or
 // the node was never registered, or the master restarted since the node

@@ -38,9 +38,10 @@ var errUnknownNode = errors.New("node is not registered with this master; regist
 // the master does not know get kill commands; attempts the master believes
 // run there that the agent does not list are settled by the first sync
 // (whose reports may still say how they ended), and ended as lost if it
-// does not. An agent that registers while its node leaves ends the leave
-// (upsertNode), unless the leave was restored at the master's start
-// (mnode.leaveRestored). Callers hold mu.
+// does not. The registration says whether the node leaves from now on
+// (api.Register.Leaving): a leaving agent registering again (its sync
+// got 404) keeps the leave, or starts it if the master did not know of
+// it; any other agent ends the leave (upsertNode). Callers hold mu.
 func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterReply, error) {
 	now := ag.m.now()
 	gpus := make([]store.GPU, len(reg.GPUs))
@@ -48,12 +49,9 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		gpus[i] = store.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}
 	n := ag.m.nodes[reg.Name]
-	leaving := n != nil && n.leaving && n.up()
-	// A leave restored from the node history goes on through the
-	// registration: its first sync says whether it ends (leave.go).
-	restored := leaving && n.leaveRestored
+	wasLeaving := n != nil && n.leaving && n.up()
 	rec, err := ag.upsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
-		GPUs: gpus, HeartbeatAt: now}, leaving && !restored)
+		GPUs: gpus, HeartbeatAt: now}, wasLeaving, reg.Leaving)
 	if err != nil {
 		return api.RegisterReply{}, err
 	}
@@ -70,10 +68,16 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	}
 	ag.m.forgetFeasible()
 	n.registered, n.lastSeen, n.seen, n.savedBeat, n.acked = true, now, now, now, 0
-	n.leaving, n.leaveRestored = restored, restored
+	n.leaving = reg.Leaving
 	n.regs++
 	n.version = reg.Version
 	ag.m.pub.markNode(n)
+	switch {
+	case reg.Leaving && !wasLeaving:
+		ag.m.log.Info("agent leaving: it registered while shutting down; no new task goes to the node", "node", reg.Name)
+	case wasLeaving && !reg.Leaving:
+		ag.m.log.Info("agent no longer leaving: it registered again", "node", reg.Name)
+	}
 	runs := map[agent.TaskID]bool{}
 	for _, id := range reg.Running {
 		runs[id] = true
@@ -103,16 +107,21 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds}, nil
 }
 
-// upsertNode registers node in the store. stayed says that its agent
-// registers while leaving, the node up: the goodbye is in the node
-// history (store.NodeLeaving, leave.go), and as the node never went
-// down, no return of it ends the leave there. The registration records
-// the leave's end then, in its transaction (store.NodeStayed), so that
-// the what-if export resumes the node then, as the master does
-// (whatif_nodestates.go); without it the replay kept the node drained
-// for good.
-func (ag *agents) upsertNode(ctx context.Context, node store.Node, stayed bool) (store.Node, error) {
-	if !stayed {
+// upsertNode registers node in the store, and the change of its leave
+// in the same transaction. wasLeaving says that the node was up and
+// leaving, leaving that the registration says it leaves (api.Register
+// Leaving). An agent that registers without saying so while its node
+// leaves ends the leave: the goodbye is in the node history
+// (store.NodeLeaving, leave.go), and as the node never went down, no
+// return of it ends the leave there, so the registration records its end
+// (store.NodeStayed), and the what-if export resumes the node then, as
+// the master does (whatif_nodestates.go); without it the replay kept the
+// node drained for good. One that says so while its node is not leaving
+// (it was lost, or left, or the master never heard the goodbye) records
+// the goodbye, as the first leaving sync does (leave.go), so that the
+// export drains the node from then.
+func (ag *agents) upsertNode(ctx context.Context, node store.Node, wasLeaving, leaving bool) (store.Node, error) {
+	if wasLeaving == leaving {
 		return ag.m.st.UpsertNode(ctx, node)
 	}
 	var rec store.Node
@@ -120,6 +129,9 @@ func (ag *agents) upsertNode(ctx context.Context, node store.Node, stayed bool) 
 		var err error
 		if rec, err = tx.UpsertNode(ctx, node); err != nil {
 			return err
+		}
+		if leaving {
+			return tx.NodeLeaving(ctx, node.Name, node.HeartbeatAt)
 		}
 		return tx.NodeStayed(ctx, node.Name, node.HeartbeatAt)
 	})

@@ -49,7 +49,6 @@ type nodeSave struct {
 	rec        store.Node
 	registered bool
 	leaving    bool
-	restored   bool // leaveRestored
 	commands   []api.Command
 	lostAt     time.Time
 }
@@ -145,7 +144,7 @@ func (b *batcher) touchNode(n *mnode) {
 		return
 	}
 	b.bt.nodes[n] = &nodeSave{acked: n.acked, syncs: n.syncs, savedBeat: n.savedBeat, reconcile: n.reconcile,
-		rec: n.rec, registered: n.registered, leaving: n.leaving, restored: n.leaveRestored, commands: n.commands,
+		rec: n.rec, registered: n.registered, leaving: n.leaving, commands: n.commands,
 		lostAt: n.lostAt}
 }
 
@@ -208,7 +207,6 @@ func (b *batcher) undo(bt *batch) {
 	for n, s := range bt.nodes {
 		n.acked, n.syncs, n.savedBeat, n.reconcile = s.acked, s.syncs, s.savedBeat, s.reconcile
 		n.rec, n.registered, n.leaving, n.commands, n.lostAt = s.rec, s.registered, s.leaving, s.commands, s.lostAt
-		n.leaveRestored = s.restored
 	}
 }
 

@@ -255,7 +255,12 @@
 // running, marks the node left (store.NodeLeft) at once instead of lost
 // at the agent timeout, and the node stays registered so that a repeat
 // of that sync is acknowledged. A left node is not up: it takes nothing
-// until it registers again. An agent that registers again before its
+// until it registers again. A registration says whether its agent
+// leaves (api.Register.Leaving): the leaving agent, registering again
+// when its sync gets 404 (after a master restart, or a loss of the
+// node), says so, and the leave goes on, or starts, recorded
+// (store.NodeLeaving), where the master did not know of it (the node was
+// lost meanwhile); an agent that registers without saying so before the
 // Final sync (a new agent process that found its tasks running) ends the
 // leave, its node never down: the node takes tasks again, unless an
 // admin drained it, and the node history records the leave's end
@@ -265,11 +270,8 @@
 // history (restoreLeaves: a goodbye with no end after it, its node up),
 // so that no pass places work on the node before its agent is heard
 // again, which the what-if export, draining the node from the goodbye,
-// does not either; the agent registers again (the leaving agent, to say
-// its last, once its tasks stopped) with the leave kept, and its first
-// sync tells: Leaving goes on with it, recording nothing, and a sync
-// without ends it as a registration would have (store.NodeStayed, a new
-// agent process). An attempt still open on it at the leave (a
+// does not either; the agent's registration then keeps or ends it as
+// above. An attempt still open on it at the leave (a
 // gang's, whose other parts run on) ends then as at a loss of the node,
 // and the what-if export writes the leave as node_down (by then the
 // node's attempts ended as reported, preempted by the agent, which the

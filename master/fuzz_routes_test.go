@@ -80,6 +80,10 @@ func FuzzAgentProtocol(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7})
 	f.Add([]byte{2, 2, 3, 0x13, 2, 4, 2, 6, 1, 2})
 	f.Add([]byte{5, 5, 2, 0x23, 0x33, 2, 7, 2, 2})
+	// A job runs on n1, whose agent shuts down and registers again,
+	// leaving (0x45), its syncs saying so, then restarts (5) and takes
+	// work again.
+	f.Add([]byte{0, 1, 2, 2, 0x45, 0, 1, 2, 3, 2, 2, 5, 1, 2, 2})
 	f.Fuzz(agentProtocolRun)
 }
 
@@ -125,9 +129,17 @@ func agentProtocolRun(t *testing.T, ops []byte) {
 		case 4: // a report on an attempt that does not exist
 			ag.Inject(api.Report{Task: agent.TaskID{JobID: "1", TaskIndex: arg, Attempt: arg + 7}, Event: api.EventExited,
 				Outcome: string(agent.OutcomeCompleted)})
-		case 5: // the agent restarts: forgets its tasks and registers again
-			ag.Restart()
-			if _, err := ag.Register(h.ctx); err != nil && !protocolRefusal(err) {
+		case 5: // the agent restarts: forgets its tasks and registers again;
+			// with arg 8 and up, it shuts down instead, and registers again
+			// as itself, saying it leaves, as agentd does after a 404
+			register := ag.Register
+			if arg&8 != 0 {
+				ag.Leave()
+				register = ag.Rejoin
+			} else {
+				ag.Restart()
+			}
+			if _, err := register(h.ctx); err != nil && !protocolRefusal(err) {
 				t.Fatalf("step %d: register %s: %v", i, ag.Name, err)
 			}
 		case 6: // time passes: the agent timeout may lose a silent node

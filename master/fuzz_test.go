@@ -24,6 +24,8 @@ func FuzzRequestBodies(f *testing.F) {
 		f.Add(0, []byte(s))
 		f.Add(3, []byte(s))
 	}
+	// A registration of an agent that shuts down (api.Register.Leaving).
+	f.Add(2, []byte(`{"name": "n1", "gpus": [{"index": 0, "uuid": "u", "type": "h100"}], "running": [], "leaving": true}`))
 	h := newHarness(f)
 	handler := h.m.Handler()
 	h.agent("n1", 2)

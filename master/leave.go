@@ -21,18 +21,10 @@ import (
 // is lost. An attempt still open on it then (a gang's, whose other parts
 // run on, or a start the agent never got) ends at once as on a lost
 // node (loseNode): lost, its other parts killed, unless it is held
-// through the loss. A leave that a restarted master read from the node
-// history goes on at the agent's first leaving sync with it, with
-// nothing recorded: the goodbye is in the history already.
+// through the loss. A sync without Leaving does not end a leave: only a
+// registration does (register), which says whether the agent leaves.
 // Callers hold mu.
 func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
-	if n.leaveRestored {
-		ag.m.batches.touchNode(n)
-		n.leaveRestored = false
-		if !s.Leaving && !s.Final {
-			return ag.endRestoredLeave(ctx, n)
-		}
-	}
 	if !s.Leaving && !s.Final {
 		return nil
 	}
@@ -55,28 +47,6 @@ func (ag *agents) leave(ctx context.Context, n *mnode, s api.Sync) error {
 	if _, err := ag.nodeGone(ctx, n, store.NodeLeft, fmt.Sprintf("node %s left with the attempt open on it", n.rec.Name)); err != nil {
 		return err
 	}
-	ag.m.kick()
-	return nil
-}
-
-// endRestoredLeave ends the leave of node n that the master read from
-// the node history at its start (restoreLeaves), as its first sync with
-// this master does not say Leaving: the agent that registered is a new
-// process that found its tasks running, not the one that said goodbye,
-// and its registration would have ended the leave had the master known
-// that then (upsertNode). The end is recorded at this sync
-// (store.NodeStayed), when the master ends the node's drain, so that the
-// what-if export resumes the node then too. Callers hold mu.
-func (ag *agents) endRestoredLeave(ctx context.Context, n *mnode) error {
-	if !n.leaving || !n.up() {
-		return nil
-	}
-	ag.m.batches.touchNode(n)
-	if err := ag.m.batches.w().NodeStayed(ctx, n.rec.Name, ag.m.now()); err != nil {
-		return err
-	}
-	n.leaving = false
-	ag.m.log.Info("agent no longer leaving: it registered again", "node", n.rec.Name)
 	ag.m.kick()
 	return nil
 }

@@ -18,11 +18,13 @@ import (
 // next sync, where the master used to forget the leave until then and
 // start a waiting task on the node's free GPU. The agent's next word
 // behaves as without the restart: the leaving agent, registering again
-// as agentd does after the 404 (Rejoin), goes on leaving and its final
-// sync marks the node left; a new agent process, registering with the
-// task running, ends the leave at its first sync, which says nothing of
-// leaving; an agent that is never heard again is lost at the agent
-// timeout. The node history and the what-if export drain the node from
+// as agentd does after the 404 (Rejoin), its registration saying it
+// leaves (api.Register.Leaving), goes on leaving and its final sync
+// marks the node left; a new agent process, registering with the task
+// running and without saying it leaves, ends the leave at once (where
+// the master used to keep it until the agent's first sync, and a new
+// agent that never synced left the node draining); an agent that is
+// never heard again is lost at the agent timeout. The node history and the what-if export drain the node from
 // the goodbye (at 10s) to the leave's end, as the master did.
 func TestAgentLeaveMasterRestart(t *testing.T) {
 	drain := scenario.Event{At: 10, Kind: scenario.EventDrain, Node: "n1"}
@@ -36,7 +38,7 @@ func TestAgentLeaveMasterRestart(t *testing.T) {
 		history []string
 		events  []scenario.Event
 	}{
-		{"the leaving agent registers again and leaves", func(h *harness, a *mastertest.Agent, train agent.TaskID) bool {
+		{"the leaving agent registers again, leaving, and leaves", func(h *harness, a *mastertest.Agent, train agent.TaskID) bool {
 			a.Master = h.srv.URL
 			if _, err := a.Rejoin(h.ctx); err != nil {
 				h.t.Fatal(err)
@@ -54,13 +56,13 @@ func TestAgentLeaveMasterRestart(t *testing.T) {
 			return false
 		}, []string{"->up", "up->leaving", "up->left"},
 			[]scenario.Event{drain, {At: 30, Kind: scenario.EventNodeDown, Node: "n1"}}},
-		{"a new agent process registers", func(h *harness, a *mastertest.Agent, _ agent.TaskID) bool {
+		{"a new agent process registers, not leaving", func(h *harness, a *mastertest.Agent, _ agent.TaskID) bool {
 			a.Master = h.srv.URL
 			if _, err := a.Register(h.ctx); err != nil {
 				h.t.Fatal(err)
 			}
-			// Its first sync tells whether it is the leaving agent.
-			checkLeaving(h, "after a new agent registered, before its first sync", true)
+			// The registration says it is not the leaving agent.
+			checkLeaving(h, "after a new agent registered, before its first sync", false)
 			h.step()
 			h.sync(a)
 			checkLeaving(h, "after the new agent's first sync", false)

@@ -179,23 +179,38 @@ func TestHistoryScenarioNodeLeave(t *testing.T) {
 	checkNodeEvents(t, sc, body, want)
 }
 
-// TestAgentRegistersWhileLeaving: an agent that registers again while
-// its node leaves (a new agent process that found its tasks running) ends
-// the leave: the node takes tasks again, and the node history records the
+// TestAgentRegistersWhileLeaving: a registration says whether its agent
+// leaves (api.Register.Leaving). One that does not, while the node
+// leaves (a new agent process that found its tasks running), ends the
+// leave: the node takes tasks again, and the node history records the
 // leave's end (leaving → up, store.NodeStayed) for the what-if export. A
-// registration after the node left records its return only, and one with
-// no leave nothing.
+// registration after the node left records its return only, and one
+// with no leave nothing. The leaving agent registering again, still
+// leaving (Rejoin, as agentd does when its sync gets 404), keeps the
+// leave, recording nothing; after its node was lost, or where the master
+// never heard its goodbye, it starts the leave again, recorded as the
+// first leaving sync records it (up → leaving): the master places
+// nothing on the node whose agent shuts down, where it used to take the
+// agent for one that takes work until its next leaving sync.
 func TestAgentRegistersWhileLeaving(t *testing.T) {
 	tests := []struct {
 		name string
 		// running: the agent runs a task as it leaves, so its goodbye is
-		// not final; leave: it says goodbye at all.
-		running, leave bool
-		want           []string // the node history after the first registration
+		// not final; leave: it says goodbye at all (a sync with Leaving);
+		// lost: the agent timeout passes before it registers again;
+		// rejoin: it registers as the leaving agent (Rejoin), not as a
+		// new process (Register).
+		running, leave, lost, rejoin bool
+		want                         []string // the node history after the registration
+		leaving                      bool     // the node's leave after it
 	}{
-		{"while leaving", true, true, []string{"->up", "up->leaving", "leaving->up"}},
-		{"after it left", false, true, []string{"->up", "up->left", "left->up"}},
-		{"with no leave", true, false, []string{"->up"}},
+		{"while leaving", true, true, false, false, []string{"->up", "up->leaving", "leaving->up"}, false},
+		{"after it left", false, true, false, false, []string{"->up", "up->left", "left->up"}, false},
+		{"with no leave", true, false, false, false, []string{"->up"}, false},
+		{"while leaving, still leaving", true, true, false, true, []string{"->up", "up->leaving"}, true},
+		{"after it was lost, still leaving", true, true, true, true,
+			[]string{"->up", "up->leaving", "up->lost", "lost->up", "up->leaving"}, true},
+		{"with no goodbye heard, leaving", true, false, false, true, []string{"->up", "up->leaving"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,15 +221,28 @@ func TestAgentRegistersWhileLeaving(t *testing.T) {
 				h.step()
 				h.sync(a, a)
 			}
-			if tt.leave {
+			if tt.leave || tt.rejoin {
 				a.Leave()
+			}
+			if tt.leave {
 				h.sync(a)
 			}
-			if _, err := a.Register(h.ctx); err != nil {
+			if tt.lost {
+				h.clock.Advance(DefaultAgentTimeout + 2*time.Second)
+				h.m.Tick(h.ctx)
+				if n := h.node("n1"); n.State != string(store.NodeLost) {
+					t.Fatalf("node %s past the agent timeout, want lost", n.State)
+				}
+			}
+			register := a.Register
+			if tt.rejoin {
+				register = a.Rejoin
+			}
+			if _, err := register(h.ctx); err != nil {
 				t.Fatal(err)
 			}
-			if n := h.node("n1"); n.State != string(store.NodeUp) || n.Leaving {
-				t.Fatalf("node %s (leaving %v) after it registered again, want up, not leaving", n.State, n.Leaving)
+			if n := h.node("n1"); n.State != string(store.NodeUp) || n.Leaving != tt.leaving {
+				t.Fatalf("node %s (leaving %v) after it registered again, want up, leaving %v", n.State, n.Leaving, tt.leaving)
 			}
 			evs, err := h.st.NodeEvents(h.ctx, store.NodeEventFilter{})
 			if err != nil {
@@ -231,8 +259,12 @@ func TestAgentRegistersWhileLeaving(t *testing.T) {
 				late := h.submit(jobSpec("late", 1, ""))
 				h.step()
 				h.sync(a, a)
-				if got := h.taskState(late, 0); got != store.TaskRunning {
-					t.Fatalf("a job submitted after the registration is %s, want running on the node", got)
+				want := store.TaskRunning
+				if tt.leaving {
+					want = store.TaskQueued
+				}
+				if got := h.taskState(late, 0); got != want {
+					t.Fatalf("a job submitted after the registration is %s, want %s", got, want)
 				}
 			}
 		})

@@ -185,14 +185,18 @@ func (d *replayDriver) restart(t *testing.T) {
 }
 
 // restartNow restarts the master on its store, and the agents that are
-// up register again, but for those leaving, which fall silent
-// (silenceLeaving).
+// up register again: a leaving one still leaving (Rejoin), as agentd's
+// does, but for those whose case silences them (silenceLeaving).
 func (d *replayDriver) restartNow(t *testing.T) {
 	d.h.start()
 	d.silenceLeaving()
 	for _, ag := range d.up() {
 		ag.Master = d.h.srv.URL
-		if _, err := ag.Register(d.h.ctx); err != nil {
+		register := ag.Register
+		if d.leaving(ag.Name) {
+			register = ag.Rejoin
+		}
+		if _, err := register(d.h.ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -163,6 +163,11 @@ type rdown struct {
 	// stop, for a leave, is how long after its goodbye the agent's tasks
 	// stop (its exit grace) and it says its last; 0 is at once.
 	stop float64
+	// silent, for a leave that a restart of the master interrupts: its
+	// agent is not heard from the restart until its leave's end, as one
+	// that cannot reach the new master; otherwise it registers with it at
+	// once, still leaving, as agentd's does.
+	silent bool
 	// mid, for a drain or a return, makes it while the core plans the
 	// first pass of its instant's settling (replay_midsettle_test.go).
 	mid bool

@@ -220,8 +220,8 @@ func (r *restorer) restoreLosses(evs []store.NodeEvent) {
 // kept the leave in memory only, and learnt of it again at the agent's
 // next leaving sync: a pass before that could place work on the node,
 // which the what-if export, draining the node from the goodbye to the
-// leave's end (whatif_nodestates.go), did not. The agent's first sync
-// with this master says whether it still leaves (mnode.leaveRestored).
+// leave's end (whatif_nodestates.go), did not. The agent's registration
+// with this master says whether it still leaves (api.Register.Leaving).
 func (r *restorer) restoreLeaves(evs []store.NodeEvent) {
 	open := map[string]bool{} // node → its last goodbye has no end yet
 	for _, e := range evs {
@@ -235,7 +235,7 @@ func (r *restorer) restoreLeaves(evs []store.NodeEvent) {
 	}
 	for name := range open {
 		if n := r.m.nodes[name]; n != nil && n.up() {
-			n.leaving, n.leaveRestored = true, true
+			n.leaving = true
 		}
 	}
 }

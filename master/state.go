@@ -189,19 +189,12 @@ type mnode struct {
 	// from the node history: restoreLosses; zero where it has none): its
 	// held tasks' lost_node_grace counts from then.
 	lostAt time.Time
-	// leaving: the agent said it is shutting down (api.Sync.Leaving);
-	// until it registers again nothing new is placed on the node, as on a
-	// drained one (draining), and its Final sync marks it left (leave.go).
-	// A restarted master reads it from the node history (leaveRestored).
+	// leaving: the agent said it is shutting down (api.Sync.Leaving, or
+	// api.Register.Leaving); until it registers again without saying so,
+	// nothing new is placed on the node, as on a drained one (draining),
+	// and its Final sync marks it left (leave.go). A restarted master
+	// reads it from the node history (restoreLeaves).
 	leaving bool
-	// leaveRestored: leaving comes from the node history, read at the
-	// master's start (restoreLeaves), and the agent has not synced with
-	// this master process since. Its registration does not end the leave
-	// then, as the leaving agent registers again after a restart too
-	// (agentd's final delivery); its first sync tells: one that says
-	// Leaving (or Final) goes on with the leave, one that does not comes
-	// from a new agent process, and ends it (leave.go).
-	leaveRestored bool
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string

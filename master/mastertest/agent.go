@@ -101,9 +101,9 @@ func (a *Agent) Register(ctx context.Context) (api.RegisterReply, error) {
 
 // Rejoin registers the agent again as the same process, as agentd does
 // when the master no longer knows the node (a restarted master answers
-// its sync with 404): a leaving agent goes on leaving, and its next
-// syncs say so, as agentd's final delivery registers and then says its
-// last.
+// its sync with 404): a leaving agent goes on leaving, its registration
+// and its next syncs saying so (api.Register.Leaving), as agentd's
+// registrations while it shuts down do.
 func (a *Agent) Rejoin(ctx context.Context) (api.RegisterReply, error) {
 	return a.register(ctx, true)
 }
@@ -118,8 +118,9 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 	for i := range gpus {
 		gpus[i] = api.GPU{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", a.Name, i), Type: typ, MemoryMiB: 81920}
 	}
-	reg := api.Register{Name: a.Name, Pool: a.Pool, Labels: a.Labels, GPUs: gpus, Running: a.runningLocked(), Version: "mastertest"}
 	a.leaving = a.leaving && same
+	reg := api.Register{Name: a.Name, Pool: a.Pool, Labels: a.Labels, GPUs: gpus, Running: a.runningLocked(),
+		Version: "mastertest", Leaving: a.leaving}
 	a.mu.Unlock()
 	var reply api.RegisterReply
 	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {
@@ -238,7 +239,7 @@ func (a *Agent) Restart() {
 // Leave makes every sync from now on say that the agent is leaving
 // (api.Sync.Leaving), as agentd's do once it shuts down, and Final once
 // it runs nothing: the test ends the attempts (Exit), as agentd stops
-// its tasks. Register ends it, as a new agent process.
+// its tasks. Register ends it, as a new agent process; Rejoin keeps it.
 func (a *Agent) Leave() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
