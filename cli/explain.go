@@ -85,6 +85,10 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
 		case cf.Limit != "":
 			fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
+		case len(cf.MustEnd) == 0 && len(cf.Nodes) == 0:
+			// No node to name (the pool's nodes are drained): the
+			// master's words say what it waits for.
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(cf.Message, 74), "\n", "\n  "))
 		case len(cf.MustEnd) == 0:
 			fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
 		default:

@@ -188,3 +188,33 @@ func TestExplainStartLine(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainWouldStartWords: a counterfactual with no node to name (the
+// pool's only nodes are drained) prints the master's words, not an empty
+// "it fits now on" line.
+func TestExplainWouldStartWords(t *testing.T) {
+	drained := "It cannot start on the nodes up now: the pool's node dev-1 is drained; it waits for a resume (allot node resume) or another node."
+	tests := []struct {
+		name string
+		cf   api.Counterfactual
+		want string
+	}{
+		{"fits now", api.Counterfactual{Nodes: []string{"dgx-1"}, Message: "The slot it needs is free now on dgx-1."},
+			"  it fits now on dgx-1\n"},
+		{"drained", api.Counterfactual{Message: drained},
+			"  It cannot start on the nodes up now: the pool's node dev-1 is drained; it\n  waits for a resume (allot node resume) or another node.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.WouldStart = &tt.cf
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "What would let it start now:\n"+tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}

@@ -47,6 +47,10 @@ func TestParseErrorsFile(t *testing.T) {
 		{"unknown top-level field", "pool: []\n", 1, `unknown field "pool"; did you mean "pools"?`},
 		{"unknown field without suggestion", "zzz: 1\n", 1,
 			`unknown field "zzz" (known fields: pools, projects, nodes, default_pool, default_project, agent_timeout, lost_node_grace, max_node_gpus, history_retention, users, licenses, qos, default_qos, decay)`},
+		// One error naming the other format, not one per field a
+		// scenario has and a configuration lacks.
+		{"a scenario file", "pools:\n  - {name: gpu, policy: fifo, nodes: [{name: n, count: 2, slots: 8}]}\njobs: []\nevents: []\n", 3,
+			"this looks like a scenario file (it has jobs, events), which allot sim reads"},
 		{"duplicate key", onePool + "pools: []\n", 5, `duplicate key "pools" (first at line 2)`},
 		{"null key", "~: 1\n", 1, "expected a field name, got null"},
 		{"agent timeout zero", "agent_timeout: 0\n", 1, "agent_timeout: expected a duration > 0, got 0"},

@@ -42,6 +42,13 @@ func (p *parser) config(root *yaml.Node) *Config {
 	if !ok {
 		return c
 	}
+	if keys := scenarioKeys(f); len(keys) > 0 {
+		// One clear error rather than one per field a scenario has and
+		// the master's format lacks (allot sim says the converse).
+		f.Errorf(keys[0], "this looks like a scenario file (it has %s), which allot sim reads; allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
+			strings.Join(keys, ", "))
+		return c
+	}
 	f.Known(topLevel...)
 	var defPool, defProject bool
 	c.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
@@ -72,6 +79,21 @@ func (p *parser) config(root *yaml.Node) *Config {
 // and the unknown-field hint list them.
 var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_project", "agent_timeout", "lost_node_grace",
 	"max_node_gpus", "history_retention", "users", "licenses", "qos", "default_qos", "decay"}
+
+// scenarioOnly are the top-level fields of a scenario file that the
+// master's configuration has not.
+var scenarioOnly = []string{"jobs", "events", "accounts", "epoch"}
+
+// scenarioKeys lists the fields of scenarioOnly that f has.
+func scenarioKeys(f *yamlfield.Fields) []string {
+	var keys []string
+	for _, k := range scenarioOnly {
+		if f.Node(k) != nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
 
 // settings reads the master's top-level settings (lost_node_grace into
 // the cluster spec being read, cl), and reports whether

@@ -190,7 +190,7 @@ func (ca *clusterAPI) scenarioCluster(cfg *config.Config) (*scenario.Scenario, [
 		}
 		sc.Pools = append(sc.Pools, sp)
 	}
-	if usesFairShareAccounts(cfg) {
+	if usesFairShareAccounts(sc.Pools) {
 		for _, p := range cfg.Projects {
 			sc.Accounts = append(sc.Accounts, scenario.Account{Name: p.Name, Parent: p.Parent, Shares: p.Shares})
 		}
@@ -206,8 +206,11 @@ func poolSlots(p *scenario.Pool) int {
 	return n
 }
 
-func usesFairShareAccounts(cfg *config.Config) bool {
-	for _, p := range cfg.Pools {
+// usesFairShareAccounts reports whether an exported pool reads accounts:
+// a multifactor pool that weighs fair share, left out for want of nodes,
+// reads none, and the scenario parser refuses accounts that no pool reads.
+func usesFairShareAccounts(pools []scenario.Pool) bool {
+	for _, p := range pools {
 		if p.Policy == sched.PolicyMultifactor && p.Multifactor.FairShare > 0 {
 			return true
 		}
@@ -353,7 +356,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 		return notes
 	}
 	if j.Project != "" && cfg.ProjectIndex(j.Project) < 0 {
-		if note := goneProject(sc, j.Project, usesFairShareAccounts(cfg)); note != "" {
+		if note := goneProject(sc, j.Project, usesFairShareAccounts(sc.Pools)); note != "" {
 			notes = append(notes, note)
 		}
 	}

@@ -419,3 +419,42 @@ func TestHistoryScenarioSubSecondFail(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryScenarioAccountsNeedAPool: the export declares fair-share
+// accounts only when a multifactor pool that weighs fair share is
+// exported; one left out for want of nodes made an export the scenario
+// parser refuses ("no multifactor pool has a fair_share weight").
+func TestHistoryScenarioAccountsNeedAPool(t *testing.T) {
+	cfg := mustConfig(t, `
+pools:
+  - {name: prio, policy: priority}
+  - {name: mf, policy: multifactor, multifactor: {fair_share: 10}}
+nodes:
+  - {name: n-prio, pool: prio}
+  - {name: n-mf, pool: mf}
+projects:
+  - {name: lab, shares: 4}
+  - {name: default}
+default_pool: prio
+`)
+	tests := []struct {
+		name     string
+		nodes    []string
+		accounts bool
+	}{
+		{"fair-share pool without nodes", []string{"n-prio"}, false},
+		{"fair-share pool with a node", []string{"n-prio", "n-mf"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(cfg))
+			for _, n := range tt.nodes {
+				h.agent(n, 2)
+			}
+			sc, body := exportScenario(t, h, "")
+			if got := len(sc.Accounts) > 0; got != tt.accounts {
+				t.Errorf("accounts exported: %v, want %v:\n%s", got, tt.accounts, body)
+			}
+		})
+	}
+}

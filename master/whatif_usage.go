@@ -30,7 +30,7 @@ import (
 // does (those within the decay's horizon), and measures them against
 // the slots of the exported multifactor pools, the replay's capacity.
 func (ca *clusterAPI) exportUsage(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, since time.Time) ([]string, error) {
-	if !usesFairShareAccounts(cfg) {
+	if !usesFairShareAccounts(sc.Pools) {
 		return nil, nil
 	}
 	sc.Epoch = since.Unix()

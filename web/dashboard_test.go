@@ -168,6 +168,8 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 			"2 in the queue of pool a100", "none: no reservation, and no forecast"}, "#/jobs/3", false},
 		{"reserved", "#/jobs/3", []string{"What would let it start now", "head of the queue", "1 in the queue of pool a100",
 			"once job 2 ends", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
+		{"drained", "#/jobs/7", []string{"What would let it start now", "Blocked by\nno running job: see what would let it start, below",
+			"node gpu-t1 is drained; it waits for a resume"}, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -373,7 +373,7 @@ func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
 }
 
 // explain answers as the master would for the fixture's queue: job 3
-// waits for job 2 to end.
+// waits for job 2 to end, job 7 for its pool's drained node.
 func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	x := api.Explanation{Job: id, State: "queued", Pool: "a100", Policy: "priority",
@@ -383,6 +383,11 @@ func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 		x.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-a2"},
 			MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Slots: 4, EndsAt: atp(40 * time.Minute)}},
 			Message: "It could start on gpu-a2 once job 2 ends or is preempted."}
+	}
+	if id == 7 {
+		// Only drained nodes could hold it: no node, no job to name.
+		x.Pool = "t4"
+		x.WouldStart = &api.Counterfactual{Message: "It cannot start on the nodes up now: the pool's node gpu-t1 is drained; it waits for a resume (allot node resume) or another node."}
 	}
 	f.reply(w, 200, x)
 }

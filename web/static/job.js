@@ -157,6 +157,9 @@ function renderWhy(el, j, x) {
   else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => jobLink(r.id)));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
+  // No node named: the slots are not free (the pool's nodes are drained,
+  // or its zero-slot limit holds), and the message below says why.
+  else if (cf && !(cf.nodes || []).length) blocked = 'no running job: see what would let it start, below';
   else if (x) blocked = 'no running job: the slots are free';
   fill(el,
     h('h2', {id: 'why-h'}, 'Why is it waiting?'),
