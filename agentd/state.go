@@ -175,8 +175,10 @@ func (a *Agent) recoverOrphans() ([]*attempt, error) {
 		if r.Ended {
 			// An earlier agent reported its end; its group id may be
 			// another's by now, so only the output file is looked at.
-			ended = append(ended, r)
-			recs = append(recs, r)
+			if r.ExitFile != "" {
+				ended = append(ended, r)
+				recs = append(recs, r)
+			}
 			continue
 		}
 		if st.BootID != "" && boot != "" && st.BootID != boot {
