@@ -104,7 +104,15 @@
 //     than agent.ShimOutputGrace after its shell exited. A shim an older
 //     agent started keeps no output file (agent.Task.OutputFile is ""):
 //     the line says that the output since the death is lost.
-//   - reports the end of an attempt that ended while no agent ran, from
+//   - otherwise kills (SIGKILL) the group when it is provably the
+//     attempt's: its leader alive with the recorded start time, or a
+//     member carrying the attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and
+//     ALLOT_ATTEMPT; a group id reused by something else is left alone.
+//     The master ends such an attempt as lost, unless the exit file its
+//     shim left says how it ended (recoverExit). Without /proc, off
+//     Linux, nothing can be proven: nothing is adopted or killed.
+//   - and, whatever else it does, reports the end of an attempt that
+//     ended while no agent ran, from
 //     the exit file its shim left (recoverExit), with the next sync
 //     after registration, which does not list it as running. The
 //     report is not held back for the attempt's output: the master ends
@@ -117,13 +125,6 @@
 //     is looked at then, never its group), and its file on disk; then
 //     both go. An agent that stops or dies first leaves them to the next
 //     one, which delivers the file again, stored once.
-//   - otherwise kills (SIGKILL) the group when it is provably the
-//     attempt's: its leader alive with the recorded start time, or a
-//     member carrying the attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and
-//     ALLOT_ATTEMPT; a group id reused by something else is left alone.
-//     The master ends such an attempt as lost, unless the exit file its
-//     shim left says how it ended (recoverExit). Without /proc, off
-//     Linux, nothing can be proven: nothing is adopted or killed.
 //
 // Adoption is safe against the master's view because registration
 // reconciles it: an adopted attempt the master still expects on the
