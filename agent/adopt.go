@@ -71,6 +71,7 @@ func (r *Runner) Adopt(o Orphan) (*Task, error) {
 		return fail("its leader is not alive with the recorded start time")
 	}
 	stateDir := filepath.Join(o.WorkDir, StateDir)
+	outputFile := filepath.Join(filepath.Dir(o.ExitFile), OutputFileName(o.ID.Attempt, o.NodeRank))
 	t := &Task{
 		id:          o.ID,
 		pid:         o.Pid,
@@ -79,12 +80,16 @@ func (r *Runner) Adopt(o Orphan) (*Task, error) {
 		preemptFile: filepath.Join(stateDir, PreemptFileName),
 		metricsFile: filepath.Join(stateDir, MetricsFileName(o.ID.Attempt, o.NodeRank)),
 		exitFile:    o.ExitFile,
-		outputFile:  filepath.Join(filepath.Dir(o.ExitFile), OutputFileName(o.ID.Attempt, o.NodeRank)),
 		started:     o.StartedAt,
 		hardKill:    make(chan struct{}),
 		done:        make(chan struct{}),
 	}
-	t.tail = &outputTail{reader: NewOutputReader(t.outputFile, o.OutputSeqBase), onLog: r.OnLog,
+	if shimKeepsOutput(o.Pid) {
+		// A shim an older agent started keeps no output file: OutputFile
+		// says so, and the reader below finds none.
+		t.outputFile = outputFile
+	}
+	t.tail = &outputTail{reader: NewOutputReader(outputFile, o.OutputSeqBase), onLog: r.OnLog,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	t.resumePreemption()
 	go t.tail.run(t.id)

@@ -267,3 +267,54 @@ func awaitFile(t *testing.T, path string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestAdoptedOutputFile: an adopted task's OutputFile is its shim's output
+// file only when the shim was started with ShimOutputArg; the shim of an
+// older agent keeps none, and OutputFile says so.
+func TestAdoptedOutputFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string // the leader's, as a stand-in for the shim
+		keeps bool
+	}{
+		{"a shim that keeps output", []string{"-c", "sleep 600; exit 0", "sh", ShimOutputArg}, true},
+		{"an older agent's shim", []string{"-c", "sleep 600; exit 0", "sh"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command("/bin/sh", tt.args...)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := cmd.Process.Pid
+			t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL); _ = cmd.Wait() })
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			_, ticks, ok := parseStartTicks(stat)
+			if err != nil || !ok {
+				t.Fatalf("no start time: %v", err)
+			}
+			stateDir := filepath.Join(dir, StateDir)
+			task, err := (&Runner{}).Adopt(Orphan{ID: TaskID{JobID: "j1"}, Pid: pid, StartTicks: ticks, WorkDir: dir,
+				ExitFile: filepath.Join(stateDir, ExitFileName(0, 0)), StartedAt: time.Now().UTC()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if tt.keeps {
+				want = filepath.Join(stateDir, OutputFileName(0, 0))
+			}
+			if got := task.OutputFile(); got != want {
+				t.Errorf("OutputFile() = %q, want %q", got, want)
+			}
+			if err := task.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait() // the test reaps the leader, its parent
+			if res := task.Wait(); res.Outcome != OutcomeKilled {
+				t.Errorf("outcome %s, want killed", res.Outcome)
+			}
+		})
+	}
+}

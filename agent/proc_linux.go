@@ -3,7 +3,9 @@ package agent
 import (
 	"errors"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -64,4 +66,16 @@ func leaderAlive(pid int, ticks uint64) bool {
 	}
 	state, t, ok := parseStartTicks(stat)
 	return ok && t == ticks && state != 'Z' && state != 'X'
+}
+
+// shimKeepsOutput reports whether the shim running as pid was started
+// with ShimOutputArg, so keeps an output file once orphaned: a shim an
+// older agent started may not. An unreadable command line counts as yes,
+// the shim this agent starts.
+func shimKeepsOutput(pid int) bool {
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return true
+	}
+	return slices.Contains(strings.Split(string(cmdline), "\x00"), ShimOutputArg)
 }

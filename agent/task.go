@@ -35,8 +35,9 @@ func (t *Task) Done() <-chan struct{} { return t.done }
 func (t *Task) ExitFile() string { return t.exitFile }
 
 // OutputFile is where the task's shim keeps its output once the agent
-// that started it is gone (ShimOutputArg); "" when the runner has no shim.
-// An adopted task's lines come from it.
+// that started it is gone (ShimOutputArg); "" when the runner has no shim,
+// or when an adopted task's shim keeps no output file (an older agent
+// started it). An adopted task's lines come from it.
 func (t *Task) OutputFile() string { return t.outputFile }
 
 // Wait blocks until the attempt has ended and returns its result. By then

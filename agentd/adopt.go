@@ -101,18 +101,29 @@ func (a *Agent) adopt(r stateRecord) (*attempt, error) {
 	att := &attempt{spec: spec, task: t, rec: r}
 	now := time.Now().UTC()
 	a.ship.push(r.Task, agent.LogLine{Seq: adoptSeqBase + uint64(r.Adoptions), Time: now, Stream: agent.Stderr,
-		Text: fmt.Sprintf("[allot agent] the node's agent restarted; it took this attempt over at %s. "+
-			"The output since the previous agent process died comes from the task shim's output file; lost are "+
-			"the lines that process had read and not yet delivered (a line it was reading loses its start), "+
-			"lines past the file's cap, and output of the task's processes more than %v after its shell exited.",
-			now.Format(time.RFC3339), agent.ShimOutputGrace)})
+		Text: fmt.Sprintf("[allot agent] the node's agent restarted; it took this attempt over at %s. %s",
+			now.Format(time.RFC3339), orphanOutputNote(t.OutputFile() != ""))})
 	a.mu.Lock()
 	a.tasks[r.Task] = att
 	a.enqueueLocked(api.Report{Task: r.Task, Event: api.EventRunning, At: r.StartedAt})
 	a.mu.Unlock()
-	a.log.Warn("adopted the attempt of an earlier agent process; it runs on, its output read from its shim's output file",
+	a.log.Warn("adopted the attempt of an earlier agent process; it runs on, its output read from its shim's output file if it keeps one",
 		"task", r.Task.String(), "pgid", r.Pgid, "started_at", r.StartedAt, "output_file", t.OutputFile())
 	return att, nil
+}
+
+// orphanOutputNote says, in the agent's line on an adopted or recovered
+// attempt, where its output since the earlier agent died comes from and
+// what is lost; keeps is whether its shim keeps an output file.
+func orphanOutputNote(keeps bool) string {
+	if !keeps {
+		return "Its task shim, started by an older agent, keeps no output file: the output since the previous " +
+			"agent process died is lost, as are the lines that process had read and not yet delivered."
+	}
+	return fmt.Sprintf("The output since the previous agent process died comes from the task shim's output file; lost are "+
+		"the lines that process had read and not yet delivered (a line it was reading loses its start), "+
+		"lines past the file's cap, and output of the task's processes more than %v after its shell exited.",
+		agent.ShimOutputGrace)
 }
 
 // watchAdopted starts the watchers of the adopted attempts; Run calls it

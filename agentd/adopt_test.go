@@ -185,6 +185,16 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 // once, all stored before the exit report.
 func checkAfterLines(t *testing.T, fm *fakeMaster, id agent.TaskID, n int) {
 	t.Helper()
+	checkAfterOrder(t, fm, id, n)
+	if stored := len(fm.logText(id)); fm.exitLogs[id] != stored {
+		t.Errorf("%d of the %d lines were stored at the exit report, want all", fm.exitLogs[id], stored)
+	}
+}
+
+// checkAfterOrder checks that the master has the n lines "after I" in
+// order and "after err" on stderr, each once.
+func checkAfterOrder(t *testing.T, fm *fakeMaster, id agent.TaskID, n int) {
+	t.Helper()
 	var after []string
 	errLines := 0
 	for _, l := range fm.logs {
@@ -201,9 +211,6 @@ func checkAfterLines(t *testing.T, fm *fakeMaster, id agent.TaskID, n int) {
 	}
 	if !ok {
 		t.Errorf("the master has %d stdout lines \"after I\" and %d \"after err\", want 0..%d in order and 1", len(after), errLines, n-1)
-	}
-	if stored := len(fm.logText(id)); fm.exitLogs[id] != stored {
-		t.Errorf("%d of the %d lines were stored at the exit report, want all", fm.exitLogs[id], stored)
 	}
 }
 

@@ -166,6 +166,7 @@ type Agent struct {
 	mu         sync.Mutex
 	changed    chan struct{} // closed and replaced on changes the loops wait for
 	tasks      map[agent.TaskID]*attempt
+	ended      []stateRecord         // ended while no agent ran; output file to deliver (ended.go)
 	finished   map[agent.TaskID]bool // attempts this process ran and reported
 	finOrder   []agent.TaskID
 	reports    []api.Report // unacknowledged, in Seq order
@@ -287,6 +288,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer stop()
 	a.stopCtx = stopCtx
 	a.watchAdopted(adopted)
+	a.deliverEnded()
 	var shipDone, loops sync.WaitGroup
 	shipDone.Go(func() { a.ship.run(stopCtx) })
 	loopCtx, cancelLoops := context.WithCancel(ctx)

@@ -67,7 +67,8 @@
 //
 // The agent records the attempts whose process groups may be alive (task
 // id, group id, the leader's start time, work dir, the shim's exit file,
-// node rank and GPUs) in WORKDIR/agent-state.json, rewritten atomically
+// node rank and GPUs), and those ended whose output file is left to
+// deliver, in WORKDIR/agent-state.json, rewritten atomically
 // on every start and end, and holds an exclusive lock on WORKDIR/
 // agent.lock so that no two agents share a work directory. A new agent
 // process reads the file and, for each recorded attempt still alive from
@@ -100,9 +101,9 @@
 //     what is lost: the lines the dead agent had read and not delivered,
 //     those past the file's cap (Runner.ShimOutputMaxBytes; counted in
 //     the exit report's Error), and output of the task's processes more
-//     than agent.ShimOutputGrace after its shell exited. The output file
-//     of an attempt that ended while no agent ran (recoverExit) is not
-//     read: it stays in the task's state dir, for a person to read.
+//     than agent.ShimOutputGrace after its shell exited. A shim an older
+//     agent started keeps no output file (agent.Task.OutputFile is ""):
+//     the line says that the output since the death is lost.
 //   - otherwise kills (SIGKILL) the group when it is provably the
 //     attempt's: its leader alive with the recorded start time, or a
 //     member carrying the attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and
@@ -110,6 +111,20 @@
 //     The master ends such an attempt as lost, unless the exit file its
 //     shim left says how it ended (recoverExit). Without /proc, off
 //     Linux, nothing can be proven: nothing is adopted or killed.
+//   - and, whatever else it does, reports the end of an attempt that
+//     ended while no agent ran, from
+//     the exit file its shim left (recoverExit), with the next sync
+//     after registration, which does not list it as running. The
+//     report is not held back for the attempt's output: the master ends
+//     an attempt that registration leaves out as lost unless that sync
+//     reports its end, and it stores an attempt's lines after its end
+//     as before (only a gang's parts lose their interleaving then). The
+//     output file's lines are delivered as an adopter's, numbered alike,
+//     after an "[allot agent]" line (ended.go). Until they are handled
+//     the attempt stays in the state file, marked ended (only its output
+//     is looked at then, never its group), and its file on disk; then
+//     both go. An agent that stops or dies first leaves them to the next
+//     one, which delivers the file again, stored once.
 //
 // Adoption is safe against the master's view because registration
 // reconciles it: an adopted attempt the master still expects on the

@@ -1,12 +1,14 @@
 package agentd
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -57,8 +59,13 @@ type stateRecord struct {
 	NodeRank int   `json:"node_rank,omitempty"`
 	GPUs     []int `json:"gpus,omitempty"`
 	// Adoptions counts the agent processes that adopted the attempt
-	// after the one that started it (adopt.go).
+	// after the one that started it (adopt.go), and the one that found
+	// it ended (ended.go).
 	Adoptions int `json:"adoptions,omitempty"`
+	// Ended: the attempt ended while no agent ran, its end is reported
+	// or journaled, and only its shim's output file is left to deliver
+	// (ended.go). Nothing of its group is looked for.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // readState reads the state file; a missing file is an empty state.
@@ -150,7 +157,9 @@ func lockWorkDir(dir string) (unlock func(), err error) {
 // with the recorded start time, or a live member still carries the
 // attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and ALLOT_ATTEMPT. A group id
 // that now belongs to something else is left alone. The adopted attempts
-// are returned for Run to watch.
+// are returned for Run to watch. An attempt that ended while no agent ran
+// is reported from its exit file (recoverExit), and kept in the state
+// file, as ended, until its output file is delivered (ended.go).
 func (a *Agent) recoverOrphans() ([]*attempt, error) {
 	path := filepath.Join(a.cfg.WorkDir, StateFileName)
 	st, err := readState(path)
@@ -159,9 +168,19 @@ func (a *Agent) recoverOrphans() ([]*attempt, error) {
 	}
 	boot := bootID()
 	var adopted []*attempt
+	var ended []stateRecord
 	recs := []stateRecord{}
 	for _, r := range st.Attempts {
 		log := a.log.With("task", r.Task.String(), "pgid", r.Pgid)
+		if r.Ended {
+			// An earlier agent reported its end; its group id may be
+			// another's by now, so only the output file is looked at.
+			if r.ExitFile != "" {
+				ended = append(ended, r)
+				recs = append(recs, r)
+			}
+			continue
+		}
 		if st.BootID != "" && boot != "" && st.BootID != boot {
 			log.Debug("recorded attempt predates a reboot; nothing of it can be alive")
 			continue
@@ -179,11 +198,19 @@ func (a *Agent) recoverOrphans() ([]*attempt, error) {
 			}
 			log.Warn("cannot adopt the attempt of an earlier agent process; killing it", "err", err)
 		}
-		a.recoverExit(r, log)
+		if a.recoverExit(r, log) {
+			if e, ok := markEnded(r); ok {
+				ended = append(ended, e)
+				recs = append(recs, e)
+			}
+		}
 		if err := a.killOrphan(r, members, log); err != nil {
 			return nil, err
 		}
 	}
+	a.mu.Lock()
+	a.ended = ended
+	a.mu.Unlock()
 	sortRecords(recs)
 	return adopted, writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: recs})
 }
@@ -212,23 +239,24 @@ func (a *Agent) killOrphan(r stateRecord, members []int, log *slog.Logger) error
 // recoverExit reports the end of an attempt that ended while no agent
 // watched it, from the exit file its shim left: a run that exited 0 is
 // then recorded as completed, not lost. An attempt already reported (from
-// the journal) is skipped.
-func (a *Agent) recoverExit(r stateRecord, log *slog.Logger) {
+// the journal) is skipped. It returns whether the exit file says that the
+// attempt ended, reported now or before.
+func (a *Agent) recoverExit(r stateRecord, log *slog.Logger) bool {
 	if r.ExitFile == "" {
-		return
+		return false
 	}
 	st, ok, err := agent.ReadExitFile(r.ExitFile)
 	if err != nil {
 		log.Error("the exit file of an attempt that ended while the agent was down is unreadable; the master will end it as lost", "err", err)
-		return
+		return false
 	}
 	if !ok {
-		return
+		return false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.finished[r.Task] {
-		return
+		return true
 	}
 	rep := api.Report{Task: r.Task, Event: api.EventExited, At: st.ExitedAt}
 	switch {
@@ -246,10 +274,15 @@ func (a *Agent) recoverExit(r stateRecord, log *slog.Logger) {
 		rep.ExitCode = &code
 	}
 	rep.Error = strings.TrimPrefix(rep.Error+"; the agent was down when it ended (status from the task shim)", "; ")
+	if st.OutputDropped > 0 || st.OutputError != "" {
+		rep.Error += fmt.Sprintf("; the task shim dropped %d output lines written while no agent ran (%s)",
+			st.OutputDropped, cmp.Or(st.OutputError, "no reason given"))
+	}
 	a.rememberLocked(r.Task)
 	a.enqueueLocked(rep)
 	log.Info("attempt ended while the agent was down; reporting its status", "outcome", rep.Outcome,
 		"exit_code", st.ExitCode, "signal", st.Signal)
+	return true
 }
 
 // preemptRequested reports whether the earlier agent had asked the
@@ -292,7 +325,7 @@ func awaitGroupGone(pgid int, timeout time.Duration) bool {
 }
 
 // persist writes the state file from the attempts whose process groups
-// may be alive. Writes are serialised, and each takes its snapshot under
+// may be alive, and those ended whose output file is still to deliver. Writes are serialised, and each takes its snapshot under
 // the write lock, so a later write never loses to an earlier one.
 func (a *Agent) persist() {
 	a.stateMu.Lock()
@@ -302,7 +335,7 @@ func (a *Agent) persist() {
 		a.mu.Unlock()
 		return
 	}
-	recs := []stateRecord{}
+	recs := slices.Clone(a.ended)
 	for _, att := range a.tasks {
 		if !att.exited {
 			recs = append(recs, att.rec)

@@ -260,3 +260,23 @@ func TestShipperPushWait(t *testing.T) {
 		})
 	}
 }
+
+// TestOrphanOutputNote: the agent's line on an adopted attempt names the
+// output file only when the shim keeps one.
+func TestOrphanOutputNote(t *testing.T) {
+	tests := []struct {
+		name  string
+		keeps bool
+		want  string
+	}{
+		{"the shim keeps an output file", true, "comes from the task shim's output file"},
+		{"an older agent's shim keeps none", false, "keeps no output file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := orphanOutputNote(tt.keeps); !strings.Contains(got, tt.want) {
+				t.Errorf("note %q, want it to say %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -135,55 +135,84 @@ func taskProcs(c *cluster, job int64, task, attempt int) []int {
 }
 
 // adoptedRegistration is the restarted agent's registration, listing the
-// attempt it adopted.
-var adoptedRegistration = regexp.MustCompile(`msg="registered with the master".* (running=1)`)
+// attempt it adopted; endedDelivered is its log line once it delivered
+// the output file of the attempt that ended while no agent ran.
+var (
+	adoptedRegistration = regexp.MustCompile(`msg="registered with the master".* (running=1)`)
+	endedDelivered      = regexp.MustCompile(`msg="(delivered the output of an attempt that ended while no agent ran)"`)
+)
 
 // TestAgentRestartAdopts kills -9 the agent of a node that runs a task of
-// a job that is not preemptible, and starts it again at once on the same
-// work directory, before the master loses the node: the new agent adopts
-// the task, which runs on, and when it exits 0 the job completes with its
-// one attempt; no second run, nothing lost. The output written after the
-// old agent died reaches the master from the shim's output file, and a
-// line of the agent's says so.
+// a job that is not preemptible, and starts it again on the same work
+// directory, before the master loses the node. When the task still runs,
+// the new agent adopts it, and it runs on; when it exited 0 meanwhile,
+// the new agent reports that from the exit file its shim left. Either
+// way the job completes with its one attempt; no second run, nothing
+// lost. The output written after the old agent died reaches the master
+// from the shim's output file, and a line of the agent's says so.
 func TestAgentRestartAdopts(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, clusterSpec{config: `
+	tests := []struct {
+		name string
+		// endedFirst: the task is released, and gone, before the
+		// agent starts again.
+		endedFirst bool
+	}{
+		{"adopted while it runs", false},
+		{"ended while no agent ran: reported, its output delivered", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCluster(t, clusterSpec{config: `
 agent_timeout: 60s
 pools:
   - {name: default, policy: priority, preemption: true, backfill: true, grace: 5s}
 `, agents: []agentSpec{{name: "node-a", pool: "default", gpus: 4}}})
-	job := c.holdJob("fixed", 2)
-	no := false
-	job.Resources.Preemptible = &no
-	id := c.submit("fixed", job.file(t))
-	c.waitLog(id, 0, "task 0 attempt 1 restart 0 on [")
-	procs := attemptProcs(c, id, 1)
-	if len(procs) == 0 {
-		t.Fatal("no process of the attempt found")
-	}
+			job := c.holdJob("fixed", 2)
+			no := false
+			job.Resources.Preemptible = &no
+			id := c.submit("fixed", job.file(t))
+			c.waitLog(id, 0, "task 0 attempt 1 restart 0 on [")
+			if procs := attemptProcs(c, id, 1); len(procs) == 0 {
+				t.Fatal("no process of the attempt found")
+			}
 
-	c.agent("node-a").kill9(t)
-	if left := attemptProcs(c, id, 1); len(left) == 0 {
-		t.Fatal("the task died with its agent")
-	}
-	p := c.startAgent(agentSpec{name: "node-a", pool: "default", gpus: 4})
-	c.waitLogMatch(p, adoptedRegistration)
-	if left := attemptProcs(c, id, 1); len(left) == 0 {
-		t.Fatalf("the restarted agent did not keep the task running:\n%s", tail(p.log(), 4000))
-	}
-	c.release(id, 0)
-	j := c.waitEnded(id)
-	if j.State != "completed" || len(j.TaskList[0].Attempts) != 1 || j.TaskList[0].Attempts[0].EndState != "completed" {
-		t.Errorf("job: %s; want completed by its one attempt", describeJob(j))
-	}
-	agentLine := false
-	for _, l := range c.logLines(id, 0) {
-		agentLine = agentLine || (l.Stream == "stderr" && strings.HasPrefix(l.Text, "[allot agent]"))
-	}
-	if !agentLine {
-		t.Errorf("no line of the agent's in the task's log saying where the output since the restart comes from")
-	}
-	if out := c.attemptText(id, 0, 1); !slices.Contains(out, "released attempt 1") {
-		t.Errorf("the line the task printed after its agent's kill -9 is not in its log: %q", out)
+			c.agent("node-a").kill9(t)
+			if left := attemptProcs(c, id, 1); len(left) == 0 {
+				t.Fatal("the task died with its agent")
+			}
+			if tt.endedFirst {
+				c.release(id, 0)
+				c.poll(cliTimeout, "the task's end with no agent", func(context.Context) (bool, string) {
+					left := attemptProcs(c, id, 1)
+					return len(left) == 0, fmt.Sprintf("%d processes left", len(left))
+				})
+			}
+			p := c.startAgent(agentSpec{name: "node-a", pool: "default", gpus: 4})
+			if tt.endedFirst {
+				c.waitLogMatch(p, endedDelivered)
+			} else {
+				c.waitLogMatch(p, adoptedRegistration)
+				if left := attemptProcs(c, id, 1); len(left) == 0 {
+					t.Fatalf("the restarted agent did not keep the task running:\n%s", tail(p.log(), 4000))
+				}
+				c.release(id, 0)
+			}
+			j := c.waitEnded(id)
+			if j.State != "completed" || len(j.TaskList[0].Attempts) != 1 || j.TaskList[0].Attempts[0].EndState != "completed" {
+				t.Errorf("job: %s; want completed by its one attempt", describeJob(j))
+			}
+			c.poll(cliTimeout, "the line the task printed after its agent's kill -9", func(context.Context) (bool, string) {
+				out := c.attemptText(id, 0, 1)
+				return slices.Contains(out, "released attempt 1"), fmt.Sprintf("%q", out)
+			})
+			agentLine := false
+			for _, l := range c.logLines(id, 0) {
+				agentLine = agentLine || (l.Stream == "stderr" && strings.HasPrefix(l.Text, "[allot agent]"))
+			}
+			if !agentLine {
+				t.Errorf("no line of the agent's in the task's log saying where the output since the restart comes from")
+			}
+		})
 	}
 }
