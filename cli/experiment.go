@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -44,6 +45,18 @@ func newExperimentShowCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
+			// The metrics endpoint answers for any job (a command job may
+			// report metrics too), so only the job's kind tells that the ID
+			// is not an experiment's; a table of one "trial" under searcher
+			// "none" would hide the mistake.
+			job, err := c.Job(ctx, id)
+			if err != nil {
+				return err
+			}
+			if job.Kind != "experiment" {
+				// A job stored without a kind is a command (what-if reads it so).
+				return fmt.Errorf("job %d is a %s job, not an experiment: allot job show %d shows it", id, cmp.Or(job.Kind, "command"), id)
+			}
 			m, err := c.JobMetrics(ctx, id)
 			if err != nil {
 				return err

@@ -24,8 +24,10 @@ func newJobLogsCmd() *cobra.Command {
 		Short: "Print a job's output; -f follows it until the job ends",
 		Long: `Print the output of a job's tasks, in order. Lines a task wrote to stderr
 go to stderr. With several tasks and no --task, each line starts with its
-task's index, as [3]. -f keeps waiting for new lines until the job has
-ended and every line is printed.`,
+task's index, as [3]. The lines of a task's attempt after a restart follow
+a line on stdout that names it, as --- task 0 attempt 2 (restart 1) ---.
+-f keeps waiting for new lines until the job has ended and every line is
+printed.`,
 		Example: `  allot job logs 12
   allot job logs 12 --task 3 -f`,
 		Args:              cobra.ExactArgs(1),
@@ -118,17 +120,41 @@ type logWriter struct {
 	out, errOut io.Writer
 	prefix      bool
 	lines       int // written so far
+	// attempts is the attempt of each task's last line printed. A task
+	// that restarted prints its start-up lines again, so a line of
+	// another attempt, or a first line of a later one, is preceded on
+	// stdout by a line that names its attempt.
+	attempts map[int]int
 }
 
 func (w *logWriter) write(l api.LogLine) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.lines++
+	if err := w.markAttempt(l); err != nil {
+		return err
+	}
 	dst := w.out
 	if l.Stream == "stderr" {
 		dst = w.errOut
 	}
 	return writeLogLine(dst, l, w.prefix)
+}
+
+// markAttempt prints "--- task 0 attempt 2 (restart 1) ---" before l when
+// it is the first line of an attempt after the first; attempts are
+// numbered from 1 and each one after the first is a restart.
+func (w *logWriter) markAttempt(l api.LogLine) error {
+	if w.attempts == nil {
+		w.attempts = map[int]int{}
+	}
+	prev, seen := w.attempts[l.Task]
+	w.attempts[l.Task] = l.Attempt
+	if l.Attempt == prev || (!seen && l.Attempt <= 1) {
+		return nil
+	}
+	_, err := fmt.Fprintf(w.out, "--- task %d attempt %d (restart %d) ---\n", l.Task, l.Attempt, l.Attempt-1)
+	return err
 }
 
 func writeLogLine(w io.Writer, l api.LogLine, prefix bool) error {

@@ -9,12 +9,21 @@ import (
 
 func TestJobLogs(t *testing.T) {
 	f := newFakeMaster(t)
-	f.logs[5] = []api.LogLine{{Task: 0, Text: "only task"}}
+	f.logs[5] = []api.LogLine{{Task: 0, Attempt: 1, Text: "only task"}}
 	f.jobs[1].Tasks = 1
+	f.jobs = append(f.jobs, api.Job{ID: 7, Name: "restarted", Kind: "command", State: "running", Tasks: 1, Running: 1})
+	f.logs[7] = []api.LogLine{ // attempt 1 printed nothing; attempt 3's first line is on stderr
+		{Task: 0, Attempt: 2, Stream: "stdout", Text: "starting"},
+		{Task: 0, Attempt: 3, Stream: "stderr", Text: "starting again"},
+		{Task: 0, Attempt: 3, Stream: "stdout", Text: "step 1"},
+	}
 	runCLICases(t, f, []cliCase{
-		{name: "every task, prefixed; stderr apart", args: []string{"job", "logs", "3"},
-			out: "[0] epoch 1\n[0] resumed from checkpoint\n", errOut: "[1] warning: slow disk\n"},
-		{name: "one task", args: []string{"job", "logs", "3", "--task", "0"}, out: "epoch 1\nresumed from checkpoint\n"},
+		{name: "every task, prefixed; stderr apart; a restart marked", args: []string{"job", "logs", "3"},
+			out: "[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n", errOut: "[1] warning: slow disk\n"},
+		{name: "one task, a restart marked", args: []string{"job", "logs", "3", "--task", "0"},
+			out: "epoch 1\n--- task 0 attempt 2 (restart 1) ---\nresumed from checkpoint\n"},
+		{name: "a first line after a restart is marked too", args: []string{"job", "logs", "7"},
+			out: "--- task 0 attempt 2 (restart 1) ---\nstarting\n--- task 0 attempt 3 (restart 2) ---\nstep 1\n", errOut: "starting again\n"},
 		{name: "a single-task job is not prefixed", args: []string{"job", "logs", "5"}, out: "only task\n"},
 		{name: "queued, no output yet", args: []string{"job", "logs", "6"},
 			errOut: "job 6 (notebook) is queued and has printed nothing yet; allot explain 6 says why it waits\n"},
@@ -37,7 +46,7 @@ func TestJobLogsFollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "[0] epoch 1\n[0] resumed from checkpoint\n" || errOut != "[1] warning: slow disk\n" {
+	if out != "[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n" || errOut != "[1] warning: slow disk\n" {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
 	perTask := map[string]int{}

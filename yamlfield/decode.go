@@ -59,5 +59,23 @@ func safeDecode(dec *yaml.Decoder, out *yaml.Node) (err error) {
 
 func (p *Parser) syntaxError(data []byte, err error) {
 	line, msg := locate(data, err)
-	p.ErrorAt(line, "", err, "invalid YAML%s", msg)
+	p.ErrorAt(line, "", err, "invalid %s%s", syntaxName(data), msg)
+}
+
+// syntaxName names the syntax that a file with a syntax error was written
+// in. YAML reads JSON too, so a file that starts with { or [ is likely
+// JSON, and "invalid YAML" would read as if JSON were not accepted.
+func syntaxName(data []byte) string {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if line[0] == '{' || line[0] == '[' {
+			return "JSON or YAML"
+		}
+		break
+	}
+	return "YAML"
 }

@@ -192,7 +192,17 @@ func TestDecodeSyntaxErrors(t *testing.T) {
 			"f:2: invalid YAML: found unexpected end of stream: a quoted string that starts on this line is not closed"},
 		{"unclosed flow sequence", "a: 1\nb: [x, y\n\n# end\n",
 			"f:2: invalid YAML: did not find expected ',' or ']': the file ends before what starts on this line is complete"},
+		// YAML reads JSON too: a file that starts like JSON is not called
+		// invalid YAML alone, as if JSON were refused.
 		{"unclosed flow mapping on line 1", "{name: a\n",
+			"f:1: invalid JSON or YAML: did not find expected ',' or '}': the file ends before what starts on this line is complete"},
+		{"JSON without a comma", "{\n  \"a\": 1\n  \"b\": 2\n}\n",
+			"f:3: invalid JSON or YAML: did not find expected ',' or '}'"},
+		{"JSON list after a comment and a blank line", "# comment\n\n[1, 2\n",
+			"f:3: invalid JSON or YAML: did not find expected ',' or ']': the file ends before what starts on this line is complete"},
+		{"JSON after a byte order mark", "\ufeff{\"a\": 1 \"b\": 2}\n",
+			"f:1: invalid JSON or YAML near line 1: did not find expected ',' or '}'"},
+		{"flow mapping not at the start", "a: {b: 1\n",
 			"f:1: invalid YAML: did not find expected ',' or '}': the file ends before what starts on this line is complete"},
 		// In a flow collection a key where a comma belongs is the problem.
 		{"flow sequence followed by a key", "a: 1\nb: [1, 2\nc: 2\n",
