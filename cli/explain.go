@@ -79,40 +79,8 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			f.Priority, f.Age, f.FairShare, f.JobSize, f.QOS, f.Pool, f.Nice)
 	}
 	if cf := x.WouldStart; cf != nil {
-		fmt.Fprintln(w, "\nWhat would let it start now:")
-		switch {
-		case cf.Never != "":
-			fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
-		case cf.Limit != "":
-			fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
-		case len(cf.MustEnd) == 0 && len(cf.Nodes) == 0:
-			// No node to name (the pool's nodes are drained): the
-			// master's words say what it waits for.
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(cf.Message, 74), "\n", "\n  "))
-		case len(cf.MustEnd) == 0:
-			fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
-		default:
-			// The master words the message by the pool: where nothing
-			// preempts, the jobs can only end.
-			ends := "end or are preempted"
-			if !strings.Contains(cf.Message, "preempted") {
-				ends = "end"
-			}
-			fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
-			t := newTable(w, "  JOB", "NAME", "USER", "PROJECT", "SLOTS", "TIME LIMIT ENDS")
-			for _, r := range cf.MustEnd {
-				ends := "no time limit"
-				if r.EndsAt != nil {
-					ends = whenFrom(*r.EndsAt, ref)
-				}
-				t.row("  "+strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends)
-			}
-			if err := t.flush(); err != nil {
-				return err
-			}
-		}
-		if cf.Quota != "" {
-			fmt.Fprintf(w, "  %s\n", cf.Quota)
+		if err := printWouldStart(w, cf, ref); err != nil {
+			return err
 		}
 	}
 	switch {
@@ -127,6 +95,46 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		for _, p := range x.Preemptions {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
+	}
+	return nil
+}
+
+// printWouldStart is explain's "What would let it start now" section.
+func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
+	fmt.Fprintln(w, "\nWhat would let it start now:")
+	switch {
+	case cf.Never != "":
+		fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
+	case cf.Limit != "":
+		fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
+	case len(cf.MustEnd) == 0 && len(cf.Nodes) == 0:
+		// No node to name (the pool's nodes are drained): the
+		// master's words say what it waits for.
+		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(cf.Message, 74), "\n", "\n  "))
+	case len(cf.MustEnd) == 0:
+		fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
+	default:
+		// The master words the message by the pool: where nothing
+		// preempts, the jobs can only end.
+		ends := "end or are preempted"
+		if !strings.Contains(cf.Message, "preempted") {
+			ends = "end"
+		}
+		fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
+		t := newTable(w, "  JOB", "NAME", "USER", "PROJECT", "SLOTS", "TIME LIMIT ENDS")
+		for _, r := range cf.MustEnd {
+			ends := "no time limit"
+			if r.EndsAt != nil {
+				ends = whenFrom(*r.EndsAt, ref)
+			}
+			t.row("  "+strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends)
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	if cf.Quota != "" {
+		fmt.Fprintf(w, "  %s\n", cf.Quota)
 	}
 	return nil
 }
