@@ -288,7 +288,9 @@
 // warning and is kept in the node history (store.NodeReshaped, in its
 // transaction), which the what-if export writes as node_reshape
 // (whatif_reshaped.go). So is a node that a reload's node rules move to
-// another pool (store.MoveNodes, from store.NodeReconfigured): the
-// reload records every move in one transaction before it swaps the
-// configuration in, and a failure swaps nothing in.
+// another pool or give other labels (store.MoveNodes, from
+// store.NodeReconfigured to store.NodeRelabeled, with the labels in
+// effect; relabel.go): the reload records every move and relabel in one
+// transaction before it swaps the configuration in, and a failure swaps
+// nothing in.
 package master

@@ -163,22 +163,22 @@ func (m *Master) reload(ctx context.Context) error {
 }
 
 // recordMoves records, in one transaction, each node that cfg puts in
-// another pool than the one it is in (store.MoveNodes): the what-if
-// export reads the node's pool from the history, as the rules that put
-// it there are gone at the next reload. A failure records none, and the
-// reload swaps nothing in. Callers hold mu.
+// another pool than the one it is in, or gives other labels than those
+// in effect (store.MoveNodes, relabels): the what-if export reads the
+// node's pool and labels from the history, as the rules that gave them
+// are gone at the next reload. A failure records none, and the reload
+// swaps nothing in. Callers hold mu.
 func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
 	var moves []store.NodeMove
 	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
-		if pool := nodePool(cfg, name, m.nodes[name].rec.Pool); pool != m.nodes[name].pool {
-			moves = append(moves, store.NodeMove{Node: name, Pool: pool})
-		}
+		n := m.nodes[name]
+		moves = relabels(moves, name, n.pool, nodeLabels(m.cfg, n), nodePool(cfg, name, n.rec.Pool), nodeLabels(cfg, n))
 	}
 	if len(moves) == 0 {
 		return nil
 	}
 	if err := m.st.Update(ctx, func(tx store.Tx) error { return tx.MoveNodes(ctx, moves, m.now()) }); err != nil {
-		return fmt.Errorf("record the nodes it moves to other pools: %w", err)
+		return fmt.Errorf("record the nodes it moves to other pools or relabels: %w", err)
 	}
 	return nil
 }

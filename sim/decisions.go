@@ -8,8 +8,9 @@ import (
 
 // ReplayDecisions runs scenario sc to its end with its attempts recorded
 // and returns the run's decisions (Decisions), a preemption dated by its
-// attempt's checkpoint time (its job's checkpoints, else its pool's
-// checkpoint cost) where the run did not record its request: what the
+// request or its re-placement's, and by its end less its attempt's
+// checkpoint time (its job's checkpoints, else its pool's checkpoint
+// cost) only where the run recorded neither: what the
 // live master decided, when sc is its what-if export (GET
 // /history/scenario) and the simulator predicts it.
 func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
