@@ -78,7 +78,8 @@
 // again for the rest: pending reasons, reservations, the plan's apply
 // (stale.go). Meanwhile the handlers change the mirror as they always
 // do, but for node events (a drain, resume or deletion, an agent's
-// registration or goodbye, the tick's losses), which take passMu
+// registration or goodbye, the tick's losses) and configuration
+// reloads (whose node rules move nodes and change labels), which take passMu
 // before mu and so wait for the settling in flight (betweenSettlings):
 // a node changes between settlings only, as the what-if export orders
 // it; none of them writes what Schedule reads (the snapshot, the
@@ -170,7 +171,8 @@
 //     fails either is skipped, never half-applied. As the core plans
 //     without mu, the applier also checks what changed since the build
 //     (stale.go): a plan made before a configuration reload is not
-//     applied at all; a job that left the mirror or was changed (a PATCH)
+//     applied at all (a guard: a reload waits for the settling in
+//     flight); a job that left the mirror or was changed (a PATCH)
 //     is neither started nor has its tasks preempted, moved or resized,
 //     nor a reservation stored; a victim must still run the attempt the
 //     snapshot showed; a node must still be the mirror's (not deleted),
@@ -288,7 +290,9 @@
 // warning and is kept in the node history (store.NodeReshaped, in its
 // transaction), which the what-if export writes as node_reshape
 // (whatif_reshaped.go). So is a node that a reload's node rules move to
-// another pool (store.MoveNodes, from store.NodeReconfigured): the
-// reload records every move in one transaction before it swaps the
-// configuration in, and a failure swaps nothing in.
+// another pool or give other labels (store.MoveNodes, from
+// store.NodeReconfigured to store.NodeRelabeled, with the labels in
+// effect; relabel.go): the reload records every move and relabel in one
+// transaction before it swaps the configuration in, and a failure swaps
+// nothing in.
 package master

@@ -91,7 +91,7 @@ func (pl *planner) schedule(ctx context.Context) error {
 // the next from starting until the returned func is called: a node's
 // loss, goodbye, return, registration, drain, resume or deletion is
 // taken between two settlings, never between two passes of one (nor
-// while the core plans). The what-if export orders a node event against
+// while the core plans), and so is a configuration reload (reload.go). The what-if export orders a node event against
 // a second's passes only by the times of whole settlings' decisions
 // (afterPassAt), and the simulator settles an instant whole before an
 // after_pass event; a node event taken mid-settling made the passes

@@ -83,9 +83,10 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 }
 
 // Reload re-reads the configuration file, validates it fully, and swaps it
-// in at once; an invalid file changes nothing and the error (an
-// *httpError with status 400 through the API) says why. A configuration
-// that drops a pool that live jobs use is refused.
+// in at once, between two settlings (it waits for the one in flight); an
+// invalid file changes nothing and the error (an *httpError with status
+// 400 through the API) says why. A configuration that drops a pool that
+// live jobs use is refused. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
 	err := m.reload(ctx)
 	if m.opt.ConfigPath != "" {
@@ -106,6 +107,13 @@ func (m *Master) reload(ctx context.Context) error {
 	if err != nil {
 		return badRequest("", "reload %s: %v; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
+	// A reload's moves and labels change nodes: it is taken between
+	// settlings, as the node events are (betweenSettlings), so that no
+	// pass of a settling plans under the old configuration and the next
+	// under the new one, which the export, ordering the reload against
+	// whole settlings, could not replay. The stale-plan check (stale.go)
+	// stays as a guard.
+	defer m.betweenSettlings()()
 	m.lock()
 	defer m.unlock()
 	pools := map[string]bool{}
@@ -155,22 +163,22 @@ func (m *Master) reload(ctx context.Context) error {
 }
 
 // recordMoves records, in one transaction, each node that cfg puts in
-// another pool than the one it is in (store.MoveNodes): the what-if
-// export reads the node's pool from the history, as the rules that put
-// it there are gone at the next reload. A failure records none, and the
-// reload swaps nothing in. Callers hold mu.
+// another pool than the one it is in, or gives other labels than those
+// in effect (store.MoveNodes, relabels): the what-if export reads the
+// node's pool and labels from the history, as the rules that gave them
+// are gone at the next reload. A failure records none, and the reload
+// swaps nothing in. Callers hold mu.
 func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
 	var moves []store.NodeMove
 	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
-		if pool := nodePool(cfg, name, m.nodes[name].rec.Pool); pool != m.nodes[name].pool {
-			moves = append(moves, store.NodeMove{Node: name, Pool: pool})
-		}
+		n := m.nodes[name]
+		moves = relabels(moves, name, n.pool, nodeLabels(m.cfg, n), nodePool(cfg, name, n.rec.Pool), nodeLabels(cfg, n))
 	}
 	if len(moves) == 0 {
 		return nil
 	}
 	if err := m.st.Update(ctx, func(tx store.Tx) error { return tx.MoveNodes(ctx, moves, m.now()) }); err != nil {
-		return fmt.Errorf("record the nodes it moves to other pools: %w", err)
+		return fmt.Errorf("record the nodes it moves to other pools or relabels: %w", err)
 	}
 	return nil
 }

@@ -35,9 +35,10 @@ type moveFailTx struct{ store.Tx }
 func (moveFailTx) MoveNodes(context.Context, []store.NodeMove, time.Time) error { return errUnwritable }
 
 // TestReloadRecordsMoves: a reload records each node that its node
-// rules put in another pool in the node history, at
-// once (store.MoveNodes), and none that stays; when the store cannot
-// record them, the reload fails and changes nothing.
+// rules put in another pool, or give other labels, in the node history,
+// at once (store.MoveNodes; a relabel as the labels in effect before and
+// after), and none that stays; when the store cannot record them, the
+// reload fails and changes nothing.
 func TestReloadRecordsMoves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "allot.yaml")
 	write := func(s string) {
@@ -74,6 +75,14 @@ func TestReloadRecordsMoves(t *testing.T) {
 		{"the same again: no move", pinned, false, "b b default", nil},
 		{"n2 unpinned", pools + "nodes:\n  - {name: n1, pool: b}\n", false, "b default default", []string{"n2 default"}},
 		{"n1 unpinned, n3 pinned", pools + "nodes:\n  - {name: n3, pool: b}\n", false, "default default b", []string{"n1 default", "n3 b"}},
+		// A change of the labels a rule gives is recorded as the
+		// labels in effect until then and those from then on.
+		{"n1 labelled", pools + "nodes:\n  - {name: n3, pool: b}\n  - {name: n1, labels: {switch: s2}}\n", false,
+			"default default b", []string{"n1 default", "n1 default map[switch:s2]"}},
+		{"n1 labelled again", pools + "nodes:\n  - {name: n3, pool: b}\n  - {name: n1, labels: {switch: s3}}\n", false,
+			"default default b", []string{"n1 default map[switch:s2]", "n1 default map[switch:s3]"}},
+		{"n1 unlabelled and pinned", pools + "nodes:\n  - {name: n3, pool: b}\n  - {name: n1, pool: b}\n", false,
+			"b default b", []string{"n1 default map[switch:s3]", "n1 b"}},
 	}
 	var seq int64
 	for _, tc := range cases {
@@ -98,8 +107,8 @@ func TestReloadRecordsMoves(t *testing.T) {
 			var moves []string
 			for _, e := range evs {
 				seq = e.Seq
-				if e.From == store.NodeReconfigured && e.To == store.NodeReshaped && e.Shape != nil && len(e.Shape.GPUs) == 1 {
-					moves = append(moves, e.Node+" "+e.Shape.Pool)
+				if e.From == store.NodeReconfigured && e.To == store.NodeRelabeled && e.Shape != nil && len(e.Shape.GPUs) == 1 {
+					moves = append(moves, moveLine(e))
 				}
 			}
 			if !slices.Equal(moves, tc.moves) {
@@ -140,6 +149,11 @@ func TestRestartRecordsMoves(t *testing.T) {
 		{"the same again: no move", pinned, false, nil},
 		{"n2 unpinned, n3 pinned", pools + "nodes:\n  - {name: n1, pool: b}\n  - {name: n3, pool: b}\n", false,
 			[]string{"n2 default", "n3 b"}},
+		// n1's labels in effect are in the history since its move: a
+		// restart that changes them records them as a reload does.
+		{"n1 labelled", pools + "nodes:\n  - {name: n1, pool: b, labels: {switch: s2}}\n  - {name: n3, pool: b}\n", false,
+			[]string{"n1 b", "n1 b map[switch:s2]"}},
+		{"the same again: no relabel", pools + "nodes:\n  - {name: n1, pool: b, labels: {switch: s2}}\n  - {name: n3, pool: b}\n", false, nil},
 	}
 	var seq int64
 	for _, tc := range cases {
@@ -164,7 +178,7 @@ func TestRestartRecordsMoves(t *testing.T) {
 			for _, e := range evs {
 				seq = e.Seq
 				if e.From == store.NodeReconfigured && e.Shape != nil {
-					moves = append(moves, e.Node+" "+e.Shape.Pool)
+					moves = append(moves, moveLine(e))
 				}
 			}
 			if !slices.Equal(moves, tc.moves) {
@@ -172,4 +186,14 @@ func TestRestartRecordsMoves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moveLine is a reload's or restart's move or relabel: the node, its pool
+// and the labels in effect, if any.
+func moveLine(e store.NodeEvent) string {
+	s := e.Node + " " + e.Shape.Pool
+	if len(e.Shape.Labels) > 0 {
+		s += fmt.Sprintf(" %v", e.Shape.Labels)
+	}
+	return s
 }

@@ -32,7 +32,8 @@ import (
 //     export replays it (node_reshape, with a pool for a move under
 //     the node rules in force: whatif_reshaped.go). A node a reload's
 //     node rules move changes pool alike, and the reload records the
-//     move in the history (store.MoveNodes, reload.go).
+//     move in the history (store.MoveNodes, reload.go), as it records
+//     a change of the labels its rules give (relabel.go).
 
 // reshaped logs that node n, which was was before its agent registered
 // again, running the attempts running, now has another inventory, with

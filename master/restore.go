@@ -242,11 +242,15 @@ func (r *restorer) restoreLeaves(evs []store.NodeEvent) {
 
 // recordMoves records, in one transaction, each node that the
 // configuration the master starts with puts in another pool than the
-// node history evs last gave it (store.MoveNodes), as a reload of that
-// configuration would have: a master restarted on a changed file moves
-// nodes too, and the what-if export reads their pools from the history.
-// A node whose history has no pool (registered before shapes were
-// recorded) is left alone. A failure refuses to start.
+// node history evs last gave it, or gives other labels than those the
+// history last had in effect (store.MoveNodes, relabels), as a reload of
+// that configuration would have: a master restarted on a changed file
+// moves and relabels nodes too, and the what-if export reads their
+// pools and labels from the history. A node whose history has no pool
+// (registered before shapes were recorded) is not moved, and one whose
+// history has no labels in effect (no reload or restart relabeled or
+// moved it since labels were recorded: registrations keep the agent's
+// labels only) is not relabeled. A failure refuses to start.
 func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error {
 	m := r.m
 	last := map[string]string{} // node → the pool its history last gave it
@@ -258,18 +262,27 @@ func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error
 			last[e.Node] = e.Shape.Pool
 		}
 	}
+	_, _, rules := nodeRules(evs)
 	var moves []store.NodeMove
 	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
-		if was, ok := last[name]; ok && was != m.nodes[name].pool {
-			moves = append(moves, store.NodeMove{Node: name, Pool: m.nodes[name].pool})
+		n := m.nodes[name]
+		labels := nodeLabels(m.cfg, n)
+		was, ok := last[name]
+		if !ok {
+			was = n.pool
 		}
+		wasLabels := labels
+		if rule, ok := rules[name]; ok {
+			wasLabels = labelsInEffect(n.rec.Labels, rule)
+		}
+		moves = relabels(moves, name, was, wasLabels, n.pool, labels)
 	}
 	if len(moves) == 0 {
 		return nil
 	}
 	if err := m.st.Update(ctx, func(tx store.Tx) error { return tx.MoveNodes(ctx, moves, m.now()) }); err != nil {
-		return fmt.Errorf("record the %s that the configuration moves to other pools since the last run: %w",
-			plural.Count(len(moves), "node"), err)
+		return fmt.Errorf("record the nodes that the configuration moves to other pools or relabels since the last run (%s): %w",
+			plural.Count(len(moves), "event"), err)
 	}
 	return nil
 }

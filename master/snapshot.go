@@ -268,10 +268,14 @@ func nodeLabels(cfg *config.Config, n *mnode) map[string]string {
 
 // nodeRule is the labels of the config's node rule for n, nil for none:
 // the last rule of its name.
-func nodeRule(cfg *config.Config, n *mnode) map[string]string {
+func nodeRule(cfg *config.Config, n *mnode) map[string]string { return configRule(cfg, n.rec.Name) }
+
+// configRule is the labels of the config's node rule for node name, nil
+// for none: the last rule of its name.
+func configRule(cfg *config.Config, name string) map[string]string {
 	var extra map[string]string
 	for _, r := range cfg.Nodes {
-		if r.Name == n.rec.Name {
+		if r.Name == name {
 			extra = r.Labels
 		}
 	}

@@ -23,8 +23,9 @@ import (
 // plan. The applier re-checks every effect against the mirror (apply.go,
 // moves.go) and the store's compare-and-set checks it again; what the
 // snapshot does not say, builtFacts keeps from the build, so that the
-// applier can tell what changed since: the configuration (a reload voids
-// the plan), each job (a changed or departed job is neither started nor
+// applier can tell what changed since: the configuration (a plan built
+// under another generation is void; a reload waits for the settling in
+// flight, as node events do, so this is a guard), each job (a changed or departed job is neither started nor
 // has its tasks preempted, moved or resized), each allocation's attempt
 // (one that ended or was replaced is not preempted), each node (one that
 // was deleted, registered again, or began to drain takes no new
@@ -87,7 +88,8 @@ func (b *builtFacts) note(gen int, v *snapView) {
 // stale reports whether the configuration changed since the build (gen
 // is the master's generation now): the plan's pools, projects and
 // entries are another configuration's, and none of it is applied (the
-// reload asked for another pass).
+// change asked for another pass). A reload waits for the settling in
+// flight (reload.go), so this is a guard only.
 func (b *builtFacts) stale(gen int) bool { return gen != b.gen }
 
 // unchanged reports whether job j is still as the build saw it: in the

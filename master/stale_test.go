@@ -145,6 +145,9 @@ func staleCases() []staleCase {
 				t.Error(err)
 			}
 		}, true, true},
+		// A reload waits for the settling too: the plan is applied
+		// under the configuration it was made with, and the reload's
+		// move of n1 lands after it.
 		{"configuration reloaded", false, func(t *testing.T, h *harness, _ *mastertest.Agent, path string, _ int64) {
 			if err := os.WriteFile(path, []byte(staleConfig(true)), 0o644); err != nil {
 				t.Error(err)
@@ -152,6 +155,13 @@ func staleCases() []staleCase {
 			if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != http.StatusNoContent {
 				t.Errorf("reload: %d", code)
 			}
+		}, true, true},
+		// The guard: a plan built under another configuration
+		// generation is not applied.
+		{"configuration generation changed", false, func(t *testing.T, h *harness, _ *mastertest.Agent, _ string, _ int64) {
+			h.m.lock()
+			h.m.cfgGen++
+			h.m.unlock()
 		}, false, false},
 		{"victim ended", true, func(t *testing.T, h *harness, a *mastertest.Agent, _ string, id int64) {
 			if !a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0) {
@@ -170,8 +180,8 @@ func staleCases() []staleCase {
 // TestStalePlanRechecked: the mirror changes while the core schedules, as
 // a handler may change it then; the applier skips what no longer holds,
 // in the mirror as in the store. Each case but the first and the node
-// events fails without its re-check (stale.go); a node event waits for
-// the settling, and each of those fails if it does not.
+// events fails without its re-check (stale.go); a node event or a reload
+// waits for the settling, and each of those fails if it does not.
 func TestStalePlanRechecked(t *testing.T) {
 	for _, tt := range staleCases() {
 		t.Run(tt.name, func(t *testing.T) {

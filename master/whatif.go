@@ -111,6 +111,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	}
 	notes = append(notes, exportReshapes(sc, cfg, nevs, afterPassAt(hist.decisions, since), subs, since, until)...)
 	notes = append(notes, exportJobGPUs(sc)...)
+	exportJobTopology(sc)
 	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
@@ -261,6 +262,8 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	}
 	if err == nil {
 		sj.GPU = h.gpu // kept where the pool's nodes have the type (exportJobGPUs)
+		// Kept where a task may span nodes (exportJobTopology).
+		sj.Topology = string(h.topology)
 	}
 	// checkpoint_every: the master estimates each allocation's last
 	// checkpoint from it, and a scenario takes it from a job that can be

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -25,6 +26,12 @@ import (
 // has, at every instant, the shape and pool the live master's had: a
 // node that moved to another pool is written in the pool it was in when
 // the window began, and each move as a node_reshape with the new pool.
+// Its labels are those in effect, a node rule's over its agent's: a
+// reload's event (To store.NodeRelabeled) has them, and a registration's
+// agent labels are read under the rule in effect then (relabel.go's
+// nodeRules), so a reload that changed the rule's labels is a
+// node_reshape with the new ones, and the node's labels when the window
+// began are those in effect then.
 // A move to or from a pool the file lacks is kept out, with a note, and
 // so is a node whose shape before a change is not in the history
 // (registered before shapes were recorded): it is written as the master
@@ -51,7 +58,12 @@ type nodeShapes struct {
 	lastMove map[string]int
 	pinned   map[string]bool
 	agent    map[string]string
-	notes    []string
+	// ruleBefore and ruleKnown are the rules each event carrying agent
+	// labels was read under, by its index in the history (nodeRules):
+	// where none is known, the rules in force now.
+	ruleBefore map[int]map[string]string
+	ruleKnown  map[int]bool
+	notes      []string
 }
 
 // exportReshapes sets sc's nodes to their shapes when the window
@@ -68,6 +80,7 @@ func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeE
 			ns.lastMove[e.Node] = i
 		}
 	}
+	ns.ruleBefore, ns.ruleKnown, _ = nodeRules(evs)
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
 		for _, n := range p.Nodes {
@@ -129,6 +142,14 @@ func (ns *nodeShapes) note(i int, e store.NodeEvent) {
 // pinned the node to its agent's pool, and changed when the agent's
 // pool changes, is not told apart.
 func (ns *nodeShapes) inPool(i int, e store.NodeEvent, rec store.Node) store.Node {
+	if e.To != store.NodeRelabeled {
+		// Agent labels: the rule over them then (relabel.go).
+		rule, ok := ns.ruleBefore[i], ns.ruleKnown[i]
+		if !ok {
+			rule = configRule(ns.cfg, e.Node)
+		}
+		rec.Labels = labelsInEffect(rec.Labels, rule)
+	}
 	own := rec.Pool
 	if own == "" {
 		own = ns.cfg.DefaultPool
@@ -181,7 +202,7 @@ func (ns *nodeShapes) change(i int, e store.NodeEvent) (scenario.Event, bool) {
 		if e.Deleted == nil && e.To != store.NodeUp {
 			what := "registered again with another inventory"
 			if e.From == store.NodeReconfigured {
-				what = "was moved to pool " + now.Pool + " by a configuration reload"
+				what = "was put in pool " + now.Pool + ", or relabeled, by a configuration reload"
 			}
 			ns.notes = append(ns.notes, fmt.Sprintf("node %s %s at %ds, and what it was before is not in the node history (registered before shapes were recorded): the replay runs it as the master has it now for the whole window",
 				name, what, ns.secs(e.At)))
@@ -273,10 +294,12 @@ func (ns *nodeShapes) setStarts() {
 }
 
 // shapeOf is the pool and scenario node of rec, a node of the history
-// with the pool it was in then (inPool), labelled by the configuration
-// in force now.
+// with the pool it was in and the labels in effect then (inPool).
 func (ns *nodeShapes) shapeOf(rec store.Node) (string, scenario.Node) {
-	_, sn := exportedNode(ns.cfg, rec)
+	sn := scenario.Node{Node: spec.Node{Name: rec.Name, Labels: maps.Clone(rec.Labels)}, Slots: len(rec.GPUs), GPU: rec.GPUs[0].Type}
+	if len(sn.Labels) == 0 {
+		sn.Labels = nil
+	}
 	return rec.Pool, sn
 }
 
@@ -296,22 +319,7 @@ func (ns *nodeShapes) secs(t time.Time) int64 { return max(int64(t.Sub(ns.since)
 // type of nodes gone before the window, a job submitted with
 // allow_infeasible) the job replays on any type, with a note.
 func exportJobGPUs(sc *scenario.Scenario) []string {
-	best := map[string]map[string]int{} // node → GPU type → its largest slots of that type
-	in := map[string][]string{}         // pool → the nodes in it at some time
-	for _, p := range sc.Pools {
-		for _, n := range p.Nodes {
-			best[n.Name] = map[string]int{n.GPU: n.Slots}
-			in[p.Name] = append(in[p.Name], n.Name)
-		}
-	}
-	for _, e := range sc.Events {
-		if e.Kind == scenario.EventNodeReshape && e.Shape != nil && best[e.Node] != nil {
-			best[e.Node][e.Shape.GPU] = max(best[e.Node][e.Shape.GPU], e.Shape.Slots)
-			if e.Pool != "" && !slices.Contains(in[e.Pool], e.Node) {
-				in[e.Pool] = append(in[e.Pool], e.Node)
-			}
-		}
-	}
+	best, in := largestShapes(sc)
 	var notes []string
 	for i := range sc.Jobs {
 		j := &sc.Jobs[i]
@@ -335,4 +343,60 @@ func exportJobGPUs(sc *scenario.Scenario) []string {
 		}
 	}
 	return notes
+}
+
+// largestShapes is, for each node of sc, its largest slots of each GPU
+// type, counting the file's shape and its node_reshape events, and for
+// each pool the nodes in it at some time (the file's and those its
+// node_reshape events move to it).
+func largestShapes(sc *scenario.Scenario) (best map[string]map[string]int, in map[string][]string) {
+	best, in = map[string]map[string]int{}, map[string][]string{}
+	for _, p := range sc.Pools {
+		for _, n := range p.Nodes {
+			best[n.Name] = map[string]int{n.GPU: n.Slots}
+			in[p.Name] = append(in[p.Name], n.Name)
+		}
+	}
+	for _, e := range sc.Events {
+		if e.Kind == scenario.EventNodeReshape && e.Shape != nil && best[e.Node] != nil {
+			best[e.Node][e.Shape.GPU] = max(best[e.Node][e.Shape.GPU], e.Shape.Slots)
+			if e.Pool != "" && !slices.Contains(in[e.Pool], e.Node) {
+				in[e.Pool] = append(in[e.Pool], e.Node)
+			}
+		}
+	}
+	return best, in
+}
+
+// exportJobTopology keeps each job's topology (its file's, as the live
+// master read it: whether a task spanning nodes must keep to one switch,
+// the switch label of its nodes) where a task of it may span nodes in the
+// file: larger than every node its pool has at some time, in its GPU
+// type, counted as exportJobGPUs counts them. A scenario refuses it on a
+// task that fits one node, which never spans nodes live either.
+func exportJobTopology(sc *scenario.Scenario) {
+	best, in := largestShapes(sc)
+	for i := range sc.Jobs {
+		j := &sc.Jobs[i]
+		if j.Topology == "" {
+			continue
+		}
+		k := slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == j.Pool })
+		if k >= 0 && sc.Pools[k].SharesNodesWith != "" {
+			k = slices.IndexFunc(sc.Pools, func(p scenario.Pool) bool { return p.Name == sc.Pools[k].SharesNodesWith })
+		}
+		largest := 0
+		if k >= 0 {
+			for _, n := range in[sc.Pools[k].Name] {
+				for gpu, slots := range best[n] {
+					if j.GPU == "" || gpu == j.GPU {
+						largest = max(largest, slots)
+					}
+				}
+			}
+		}
+		if j.Slots <= largest {
+			j.Topology = ""
+		}
+	}
 }

@@ -214,3 +214,70 @@ func TestExportReloadMoves(t *testing.T) {
 		})
 	}
 }
+
+// TestExportRelabels: the labels a node rule gave a node, changed by a
+// reload (a store.NodeRelabeled pair: those in effect until then, and
+// from then on), are read from the history: the node's labels when the
+// window began are those in effect then, a registration's agent labels
+// are read under the rule of the next relabel of its node (or the rules
+// in force now where none came later), and a change in the window is a
+// node_reshape.
+func TestExportRelabels(t *testing.T) {
+	since := time.Unix(1_700_000_000, 0)
+	at := func(s int) time.Time { return since.Add(time.Duration(s) * time.Second) }
+	gpus := []store.GPU{{Index: 0, Type: "h100"}}
+	now := &config.Config{DefaultPool: "default", Nodes: []config.NodeRule{{Node: spec.Node{Name: "n3", Labels: map[string]string{"switch": "s9"}}}}}
+	reg := func(s int, own map[string]string) store.NodeEvent {
+		return store.NodeEvent{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(s),
+			Shape: &store.Node{Name: "n3", Pool: "default", GPUs: gpus, Labels: own}}
+	}
+	relabel := func(s int, labels map[string]string) store.NodeEvent {
+		return store.NodeEvent{Node: "n3", From: store.NodeReconfigured, To: store.NodeRelabeled, At: at(s),
+			Shape: &store.Node{Name: "n3", Pool: "default", GPUs: gpus, Labels: labels}}
+	}
+	first := store.NodeEvent{Node: "n3", To: store.NodeUp, At: at(-100), Shape: &store.Node{Name: "n3", Pool: "default", GPUs: gpus,
+		Labels: map[string]string{"rack": "r1"}}}
+	sw := func(s string) map[string]string { return map[string]string{"rack": "r1", "switch": s} }
+	for _, c := range []struct {
+		name   string
+		evs    []store.NodeEvent
+		start  string
+		events []string
+	}{
+		{"no relabel: the rules now", []store.NodeEvent{first}, "1 h100 map[rack:r1 switch:s9]", nil},
+		{"relabeled in the window", []store.NodeEvent{first, relabel(30, sw("s1")), relabel(30, sw("s9"))},
+			"1 h100 map[rack:r1 switch:s1]", []string{"30 n3 1 h100 map[rack:r1 switch:s9]"}},
+		{"relabeled before the window and in it", []store.NodeEvent{first, relabel(-50, sw("s1")), relabel(-50, sw("s2")),
+			relabel(30, sw("s2")), relabel(30, sw("s9"))},
+			"1 h100 map[rack:r1 switch:s2]", []string{"30 n3 1 h100 map[rack:r1 switch:s9]"}},
+		{"registered again between relabels", []store.NodeEvent{first, relabel(-50, sw("s1")), relabel(-50, sw("s2")),
+			reg(20, map[string]string{"rack": "r2"}), relabel(30, map[string]string{"rack": "r2", "switch": "s2"}),
+			relabel(30, map[string]string{"rack": "r2", "switch": "s9"})},
+			"1 h100 map[rack:r1 switch:s2]", []string{"20 n3 1 h100 map[rack:r2 switch:s2]", "30 n3 1 h100 map[rack:r2 switch:s9]"}},
+		{"registered again after the last relabel", []store.NodeEvent{first, relabel(10, sw("s1")), relabel(10, sw("s9")),
+			reg(20, map[string]string{"rack": "r2"})},
+			"1 h100 map[rack:r1 switch:s1]", []string{"10 n3 1 h100 map[rack:r1 switch:s9]", "20 n3 1 h100 map[rack:r2 switch:s9]"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &scenario.Scenario{}
+			sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
+				{Node: spec.Node{Name: "n1"}, Slots: 4, GPU: "h100"}, {Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}}}
+			notes := exportReshapes(sc, now, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
+			p := sc.Pools[0]
+			n := p.Nodes[slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == "n3" })]
+			if got := shapeLine(n); got != c.start {
+				t.Errorf("n3 written as %s, want %s", got, c.start)
+			}
+			var events []string
+			for _, e := range sc.Events {
+				events = append(events, fmt.Sprintf("%d %s %s", e.At, e.Node, shapeLine(*e.Shape)))
+			}
+			if !slices.Equal(events, c.events) {
+				t.Errorf("events %q, want %q", events, c.events)
+			}
+			if len(notes) > 0 {
+				t.Errorf("notes %q, want none", notes)
+			}
+		})
+	}
+}

@@ -103,6 +103,13 @@ type Attempt struct {
 	// the grace ran out), as the master's log does.
 	asked   bool
 	askedAt int64
+	// replaced says a pass asked to re-place the attempt (a move or
+	// resize), last at replacedAt: an attempt preempted with no request
+	// of its own (its last re-placement never happened, or requeued it
+	// at its landing) was preempted by that request, which Decisions
+	// dates it by.
+	replaced   bool
+	replacedAt int64
 	// byAgent says its agent preempted it as it shut down
 	// (JobSpec.AgentPreempted): no pass asked, and Decisions writes no
 	// preemption request.
@@ -135,6 +142,7 @@ func (r *recorder) moveAttempt(t *lifecycle.Task, nodes []sched.NodeSlots) {
 	if t.Attempt >= 0 {
 		a := &r.s.jobs[t.Job].attempts[t.Attempt]
 		a.Moves = append(a.Moves, AttemptMove{At: r.s.now, Nodes: r.attemptNodes(nodes)})
+		a.replaced, a.replacedAt = true, r.s.now
 	}
 }
 

@@ -111,3 +111,47 @@ jobs:
 `
 	checkReplayLog(t, src, want)
 }
+
+// TestUnplacedMoveCheckpointTime: a move whose checkpoint lands with its
+// new node down never happens, and its attempt ends preempted where it
+// ran, with no preemption request of its own; the decision log dates the
+// preemption by the move's request, at 60, whatever checkpoint time that
+// request took (its own, by its nth: 10s, not the pool's 30s).
+func TestUnplacedMoveCheckpointTime(t *testing.T) {
+	const src = `pools:
+  - name: default
+    policy: priority
+    preemption: true
+    checkpoint_cost: 30
+    nodes: [{name: n1, slots: 4}, {name: n2, slots: 2}, {name: n3, slots: 1}]
+jobs:
+  - {name: a, submit: 0, slots: 3, duration: 1000}
+  - {name: p1, submit: 1, slots: 1, duration: 50, preemptible: true}
+  - {name: p2, submit: 2, slots: 1, duration: 1000, preemptible: true}
+  - name: p3
+    submit: 3
+    slots: 1
+    duration: 400
+    priority: 80
+    preemptible: true
+    checkpoints: [{task: 0, nth: 1, after: 10}]
+  - {name: b, submit: 60, slots: 2, duration: 300}
+events:
+  - {at: 65, node_down: n1}
+`
+	want := `0 start a task=0 attempt=1 nodes=n1:3
+1 start p1 task=0 attempt=1 nodes=n1:1
+2 start p2 task=0 attempt=1 nodes=n3:1
+3 start p3 task=0 attempt=1 nodes=n2:1
+51 end p1 task=0 attempt=1 how=completed
+60 preempt p3 task=0 attempt=1 nodes=n2:1
+65 end a task=0 attempt=1 how=lost
+70 start b task=0 attempt=1 nodes=n2:2
+70 end p3 task=0 attempt=1 how=preempted
+370 end b task=0 attempt=1 how=completed
+370 start p3 task=0 attempt=2 nodes=n2:1
+713 end p3 task=0 attempt=2 how=completed
+1002 end p2 task=0 attempt=1 how=completed
+`
+	checkReplayLog(t, src, want)
+}

@@ -8,8 +8,9 @@ import (
 
 // ReplayDecisions runs scenario sc to its end with its attempts recorded
 // and returns the run's decisions (Decisions), a preemption dated by its
-// attempt's checkpoint time (its job's checkpoints, else its pool's
-// checkpoint cost) where the run did not record its request: what the
+// request or its re-placement's, and by its end less its attempt's
+// checkpoint time (its job's checkpoints, else its pool's checkpoint
+// cost) only where the run recorded neither: what the
 // live master decided, when sc is its what-if export (GET
 // /history/scenario) and the simulator predicts it.
 func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
@@ -43,9 +44,12 @@ func ReplayDecisions(sc *scenario.Scenario) ([]decisionlog.Decision, error) {
 // Decisions are the run's scheduling decisions in the canonical log's
 // terms (package decisionlog), read off the per-job results, which must
 // have been recorded with Options.Attempts. A preemption is dated by its
-// request, as recorded; where none was (a move whose re-placement never
-// happened, the attempt preempted where it ran), by its end less cost,
-// the checkpoint time of the job's task's attempt (nil: none).
+// request, as recorded; one with no request of its own (a move whose
+// re-placement never happened, the attempt preempted where it ran) by
+// the re-placement's request, which took the checkpoint time the run
+// gave it (its nth's, when it has one); where neither was recorded, by
+// its end less cost, the checkpoint time of the job's task's attempt
+// (nil: none).
 // A job killed by an event gets a kill line at its end; one killed by a
 // task's time limit does not (its attempt ends how=timelimit).
 func Decisions(res *Result, cost func(job string, task, attempt int) int64) []decisionlog.Decision {
@@ -86,12 +90,17 @@ func Decisions(res *Result, cost func(job string, task, attempt int) int64) []de
 				if a.byAgent {
 					break // no pass asked for it: no request to log
 				}
-				// The request, when recorded; else its end less its
-				// pool's checkpoint cost.
+				// The request, when recorded: a preemption's, else
+				// the last re-placement's; else its end less its
+				// checkpoint time.
 				at := a.askedAt
-				if !a.asked && cost != nil {
+				switch {
+				case a.asked:
+				case a.replaced:
+					at = a.replacedAt
+				case cost != nil:
 					at = *a.End - cost(j.Name, a.Task, n)
-				} else if !a.asked {
+				default:
 					at = *a.End
 				}
 				ds = append(ds, decisionlog.Decision{At: at, Kind: decisionlog.Preempt, Job: j.Name,

@@ -203,11 +203,16 @@ func (o nodeOps) NodeStayed(ctx context.Context, name string, at time.Time) erro
 func (o nodeOps) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error {
 	at = nowIfZero(at)
 	for _, mv := range moves {
-		// The shape is the row's but for the pool: the agent's own
-		// stays in the row, which a later reload reads its rules over.
+		labels, err := encodeJSON(mv.Labels, "{}")
+		if err != nil {
+			return fmt.Errorf("move node %s to pool %s: encode labels: %w", mv.Node, mv.Pool, err)
+		}
+		// The shape is the row's GPUs with the configured pool and
+		// labels: the agent's own stay in the row, which a later
+		// reload reads its rules over.
 		res, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus)
-			SELECT name, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), labels, gpus FROM nodes WHERE name = ?`),
-			string(NodeReconfigured), string(NodeReshaped), nsOf(at), mv.Pool, mv.Node)
+			SELECT name, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), gpus FROM nodes WHERE name = ?`),
+			string(NodeReconfigured), string(NodeRelabeled), nsOf(at), mv.Pool, labels, mv.Node)
 		if err != nil {
 			return fmt.Errorf("move node %s to pool %s: %w", mv.Node, mv.Pool, err)
 		}
@@ -328,7 +333,7 @@ func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
 	// defaults, which read as no GPUs: such a node offers nothing to
 	// schedule, so no shape is as good.
 	registered := e.From == "" && e.To == NodeUp && gpus != "[]"
-	if e.To != NodeDeleted && e.To != NodeReshaped && !registered {
+	if e.To != NodeDeleted && e.To != NodeReshaped && e.To != NodeRelabeled && !registered {
 		return e, nil
 	}
 	d := &Node{Name: e.Node, Pool: pool}

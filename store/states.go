@@ -106,6 +106,15 @@ const NodeReshaped NodeState = "reshaped"
 // reload's event is what tells the two apart. A node is never in it.
 const NodeReconfigured NodeState = "reconfigured"
 
+// NodeRelabeled is the To of a node history event From NodeReconfigured
+// that a configuration reload, or a master started on a changed
+// configuration, made (MoveNodes): its node rules put the node in
+// another pool or gave it other labels, and the event's Shape has the
+// pool and the labels in effect (the agent's with the rule's over them,
+// lifecycle.NodeLabels), where a move recorded before labels were (To
+// NodeReshaped) has the agent's labels. A node is never in it.
+const NodeRelabeled NodeState = "relabeled"
+
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }
 
 // checkJobEdge reports whether from → to is an edge of the job state

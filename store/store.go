@@ -116,11 +116,12 @@ type Writer interface {
 	// runs there.
 	DeleteNode(ctx context.Context, name string, at time.Time) error
 	// MoveNodes records that a configuration reload put each node of
-	// moves in another pool at at (zero: now): a NodeEvent From
-	// NodeReconfigured To NodeReshaped whose Shape is the node's labels
-	// and GPUs with the pool the configuration gives it. The node's own
-	// pool (the agent's) is left alone. A name not registered is
-	// ErrNotFound, and nothing is recorded.
+	// moves in another pool, or gave it other labels, at at (zero:
+	// now): a NodeEvent From NodeReconfigured To NodeRelabeled whose
+	// Shape is the node's GPUs with the pool and labels the move gives
+	// (the labels in effect: the agent's with the rule's over them).
+	// The node's row (the agent's pool and labels) is left alone. A
+	// name not registered is ErrNotFound, and nothing is recorded.
 	MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) error
 	// NodeLeaving records that the agent of node name said it is
 	// leaving at at (zero: now): a NodeEvent From NodeUp To NodeLeaving.

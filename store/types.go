@@ -258,8 +258,9 @@ const (
 // admin's drain (From NodeSchedulable, To NodeDrained) or resume (back);
 // its deletion (From its state then, To NodeDeleted); or a registration
 // that changed its inventory (From its state then, To NodeReshaped); or
-// a configuration reload that moved it to another pool (From
-// NodeReconfigured, To NodeReshaped).
+// a configuration reload that moved it to another pool or changed its
+// labels (From NodeReconfigured, To NodeRelabeled; To NodeReshaped for a
+// move recorded before labels were).
 type NodeEvent struct {
 	Seq      int64 // increasing
 	Node     string
@@ -272,16 +273,20 @@ type NodeEvent struct {
 	// NodeUp) or changed its inventory (To NodeReshaped), the node as it
 	// registered: its pool, labels and GPUs, the rest zero (for a
 	// reload's move, From NodeReconfigured, the pool is the one the
-	// configuration put it in, not the agent's); nil
+	// configuration put it in, not the agent's, and for one To
+	// NodeRelabeled the labels are those in effect, the rule's over the
+	// agent's); nil
 	// otherwise, and for a new node of no GPUs (a registration recorded
 	// before shapes were reads alike).
 	Shape *Node
 }
 
-// NodeMove is a node that a configuration reload put in pool Pool
-// (MoveNodes).
+// NodeMove is a node that a configuration reload put in pool Pool, with
+// labels Labels in effect (the agent's with the rule's over them; nil for
+// none) (MoveNodes).
 type NodeMove struct {
 	Node, Pool string
+	Labels     map[string]string
 }
 
 // NodeEventFilter selects node events.

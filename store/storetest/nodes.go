@@ -161,9 +161,9 @@ func testNodeReshaped(t *testing.T, target Target) {
 }
 
 // testNodeMoves: a reload's moves are in the node history (From
-// NodeReconfigured To NodeReshaped, the node's labels and GPUs with the
-// configured pool), the node keeps its own pool, and a move naming an
-// unknown node records none of the moves given with it.
+// NodeReconfigured To NodeRelabeled, the node's GPUs with the configured
+// pool and labels), the node keeps its own pool and labels, and a move
+// naming an unknown node records none of the moves given with it.
 func testNodeMoves(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)
@@ -180,7 +180,8 @@ func testNodeMoves(t *testing.T, target Target) {
 		wantErr error
 	}{
 		{"an unknown node among them", []store.NodeMove{{Node: "gpu-1", Pool: "b"}, {Node: "gpu-9", Pool: "b"}}, store.ErrNotFound},
-		{"two nodes", []store.NodeMove{{Node: "gpu-1", Pool: "b"}, {Node: "gpu-2", Pool: "c"}}, nil},
+		{"two nodes", []store.NodeMove{{Node: "gpu-1", Pool: "b", Labels: map[string]string{"rack": "r1"}},
+			{Node: "gpu-2", Pool: "c", Labels: map[string]string{"rack": "r1", "switch": "s2"}}}, nil},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -207,8 +208,8 @@ func testNodeMoves(t *testing.T, target Target) {
 	wantEqual(t, "history of the moves", hist, []string{
 		"gpu-1 ->up 1m0s a 1 map[rack:r1]",
 		"gpu-2 ->up 1m0s a 1 map[rack:r1]",
-		"gpu-1 reconfigured->reshaped 3m0s b 1 map[rack:r1]",
-		"gpu-2 reconfigured->reshaped 3m0s c 1 map[rack:r1]",
+		"gpu-1 reconfigured->relabeled 3m0s b 1 map[rack:r1]",
+		"gpu-2 reconfigured->relabeled 3m0s c 1 map[rack:r1 switch:s2]",
 	})
 	nodes, err := s.Nodes(ctx)
 	if err != nil {
@@ -216,6 +217,7 @@ func testNodeMoves(t *testing.T, target Target) {
 	}
 	for _, n := range nodes {
 		wantEqual(t, n.Name+"'s own pool", n.Pool, "a")
+		wantEqual(t, n.Name+"'s own labels", fmt.Sprint(n.Labels), "map[rack:r1]")
 	}
 }
 
