@@ -22,6 +22,9 @@ func TestDryRun(t *testing.T) {
 	h.step()
 	jobsBefore, _ := h.st.Jobs(h.ctx, storeJobFilter())
 	auditBefore, _ := h.st.Audit(h.ctx, store.AuditFilter{})
+	if len(auditBefore) == 0 {
+		t.Fatal("the submission left no audit entry: the audit check below would prove nothing")
+	}
 	now := h.clock.Now().UTC().Truncate(time.Second)
 	ok := []struct {
 		name      string
