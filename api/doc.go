@@ -20,6 +20,7 @@
 // # Endpoints
 //
 //	POST   /api/v1/jobs                  submit a job file given as JSON → 201 SubmitReply
+//	POST   /api/v1/jobs?dry_run=true     judge it as a submission, storing nothing → 200 DryRun
 //	GET    /api/v1/jobs                  []Job in scheduling order; ?state=&pool=&project=&user=
 //	GET    /api/v1/jobs/{id}             Job with TaskList
 //	PATCH  /api/v1/jobs/{id}             JobUpdate → Job

@@ -117,6 +117,33 @@ type SubmitReply struct {
 	Tasks int   `json:"tasks"`
 }
 
+// DryRun answers POST /jobs?dry_run=true: what submitting the job now
+// would get, with nothing stored. A job a submission would refuse gets
+// the submission's error instead.
+type DryRun struct {
+	// Accepted is true: a submission would be accepted.
+	Accepted bool   `json:"accepted"`
+	Name     string `json:"name,omitempty"`
+	Pool     string `json:"pool"`
+	Project  string `json:"project"`
+	User     string `json:"user"`
+	Tasks    int    `json:"tasks"`
+	Slots    int    `json:"slots"`
+	// Position is the place it would take in its pool's queue, from 1,
+	// among the Queued jobs waiting there now.
+	Position int `json:"position"`
+	Queued   int `json:"queued"`
+	// StartsNow says the next scheduling pass would start it (at least
+	// one of its tasks).
+	StartsNow bool `json:"starts_now"`
+	// Pending is the reason it would wait in the next pass, with its
+	// estimated start; absent when it would start now.
+	Pending *Pending `json:"pending,omitempty"`
+	// AsOf is the master's time that it is judged at, as if submitted then.
+	AsOf    time.Time `json:"as_of"`
+	Summary string    `json:"summary"`
+}
+
 // JobUpdate is the body of PATCH /jobs/{id}. Nil fields are kept.
 type JobUpdate struct {
 	Priority      *int     `json:"priority,omitempty"`

@@ -45,6 +45,38 @@ say which job took their GPUs and under which rule.`,
 	return cmd
 }
 
+// printDryRun prints what a submission would get, in explain's layout;
+// its times count from the master's as_of, as explain's do.
+func printDryRun(w io.Writer, d api.DryRun) error {
+	ref := d.AsOf
+	if ref.IsZero() {
+		ref = now()
+	}
+	name := d.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	fmt.Fprintf(w, "Dry run: job %s would be accepted (pool %s, project %s, %s of %s)\n\n%s\n\n",
+		name, d.Pool, orDash(d.Project), plural.Count(d.Tasks, "task"), plural.Count(d.Slots, "slot"), wrap(d.Summary, 76))
+	fmt.Fprintf(w, "Queue:    %d of %d\n", d.Position, d.Queued+1)
+	switch p := d.Pending; {
+	case d.StartsNow:
+		fmt.Fprintf(w, "Start:    now\n")
+	case p != nil:
+		fmt.Fprintf(w, "Reason:   %s: %s\n", p.Reason, p.Message)
+		if p.BlockedBy != 0 {
+			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
+		}
+		start := "unknown (a task without a time limit stands in the way)"
+		if p.EstimatedStart != nil {
+			start = estimateText(p, ref)
+		}
+		fmt.Fprintf(w, "Start:    %s\n", start)
+	}
+	_, err := fmt.Fprintln(w, "Nothing was submitted.")
+	return err
+}
+
 // printExplanation prints an explanation; its times count from the
 // master's as_of, as the countdowns in its messages do (from the client's
 // clock for a master that does not send it), so that the reason's "in 9m

@@ -222,9 +222,30 @@ func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tasks, _ := job.Tasks()
+	if r.URL.Query().Get("dry_run") == "true" {
+		reply(w, 200, dryRunOf(job, len(tasks)))
+		return
+	}
 	id := int64(100 + len(f.jobs))
 	f.jobs = append(f.jobs, api.Job{ID: id, Name: job.Name, State: "queued", Tasks: len(tasks)})
 	reply(w, 201, api.SubmitReply{ID: id, Tasks: len(tasks)})
+}
+
+// dryRunOf is the fake's dry run: a job of more than 4 slots waits an
+// hour for the running ones, a smaller one starts now.
+func dryRunOf(job *jobfile.Job, tasks int) api.DryRun {
+	d := api.DryRun{Accepted: true, Name: job.Name, Pool: "research", Project: "vision", User: "ann",
+		Tasks: tasks, Slots: job.Resources.Slots, Position: 1, Queued: 1, AsOf: t0}
+	if job.Resources.Slots <= 4 {
+		d.StartsNow, d.Summary = true, "It would be accepted in pool research as the 1st of 2 waiting. It would start now."
+		return d
+	}
+	at := t0.Add(time.Hour)
+	d.Position = 2
+	d.Pending = &api.Pending{Reason: "no_capacity", Message: "needs 8 slots per task, 2 are free in the pool",
+		EstimatedStart: &at, EstimateBasis: "forecast", AsOf: &d.AsOf}
+	d.Summary = "It would be accepted in pool research as the 2nd of 2 waiting. It would wait: needs 8 slots per task, 2 are free in the pool."
+	return d
 }
 
 // list filters as the real master will; the CLI filters again.

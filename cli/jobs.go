@@ -23,8 +23,14 @@ var (
 	terminalStates = []string{"completed", "failed", "killed"}
 )
 
+// submitFlags are allot submit's flags.
+type submitFlags struct {
+	allow, dry bool
+	out        outputFlag
+}
+
 func newSubmitCmd() *cobra.Command {
-	var allow bool
+	var f submitFlags
 	cmd := &cobra.Command{
 		Use:   "submit FILE",
 		Short: "Submit a job file and print the new job's ID",
@@ -37,21 +43,36 @@ A job that no node of its pool could ever run (a task larger than the
 pool's nodes hold together, a GPU type no node has, more of a license than
 exist) is refused, naming the field and the most that could fit;
 --allow-infeasible queues it anyway, to wait for nodes or a configuration
-that does not exist yet.`,
+that does not exist yet.
+
+--dry-run (or --test-only, Slurm's name) submits nothing: the master judges
+the job exactly as a submission and says whether it would start now, or
+the reason it would wait, its place in the pool's queue and its estimated
+start, as if submitted now. A job a submission would refuse gets the same
+error and exit code; one that would be accepted exits 0.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
-  allot submit --allow-infeasible big.yaml   # waits for nodes yet to join`,
+  allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
+  allot submit --dry-run train.yaml          # would it start, and when?
+  allot submit --test-only train.yaml -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd, args[0], allow)
+			return runSubmit(cmd, args[0], &f)
 		},
 	}
-	cmd.Flags().BoolVar(&allow, "allow-infeasible", false,
+	cmd.Flags().BoolVar(&f.allow, "allow-infeasible", false,
 		"queue the job even if no node registered now could ever run it")
+	cmd.Flags().BoolVar(&f.dry, "dry-run", false,
+		"judge the job as a submission and say when it would start, without submitting it")
+	cmd.Flags().BoolVar(&f.dry, "test-only", false, "the same as --dry-run (Slurm's sbatch --test-only)")
+	f.out.register(cmd)
 	return cmd
 }
 
-func runSubmit(cmd *cobra.Command, path string, allow bool) error {
+func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
+	if err := f.out.check(); err != nil {
+		return err
+	}
 	var job *jobfile.Job
 	var err error
 	if path == "-" {
@@ -76,11 +97,26 @@ func runSubmit(cmd *cobra.Command, path string, allow bool) error {
 	}
 	ctx, cancel := requestContext(cmd)
 	defer cancel()
-	r, err := c.SubmitWith(ctx, spec, client.SubmitOptions{AllowInfeasible: allow})
+	opt := client.SubmitOptions{AllowInfeasible: f.allow}
+	w := cmd.OutOrStdout()
+	if f.dry {
+		d, err := c.DryRun(ctx, spec, opt)
+		if err != nil {
+			return fmt.Errorf("dry run %s: %w", path, err)
+		}
+		if done, err := f.out.structured(w, d); done {
+			return err
+		}
+		return printDryRun(w, d)
+	}
+	r, err := c.SubmitWith(ctx, spec, opt)
 	if err != nil {
 		return fmt.Errorf("submit %s: %w", path, err)
 	}
-	_, err = fmt.Fprintln(cmd.OutOrStdout(), r.ID)
+	if done, err := f.out.structured(w, r); done {
+		return err
+	}
+	_, err = fmt.Fprintln(w, r.ID)
 	return err
 }
 

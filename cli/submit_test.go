@@ -143,3 +143,76 @@ func TestConfigReload(t *testing.T) {
 		t.Errorf("config reload = %q, %v, %d reloads", out, err, f.reloads)
 	}
 }
+
+// TestSubmitDryRun: --dry-run (and --test-only) prints what a submission
+// would get and submits nothing; a refusal is the submission's error.
+func TestSubmitDryRun(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	small := writeTestFile(t, "small.yaml", "name: small\nentrypoint: e\nresources: {slots: 2}\n")
+	big := writeTestFile(t, "big.yaml", "name: big\nentrypoint: e\nresources: {slots: 8, time_limit: 3600}\n")
+	tpu := writeTestFile(t, "tpu.yaml", "name: x\nentrypoint: y\npool: tpu\n")
+	before := len(f.jobs)
+	runCLICases(t, f, []cliCase{
+		{name: "would start now", args: []string{"submit", "--dry-run", small}, out: `Dry run: job small would be accepted (pool research, project vision, 1 task of 2 slots)
+
+It would be accepted in pool research as the 1st of 2 waiting. It would
+start now.
+
+Queue:    1 of 2
+Start:    now
+Nothing was submitted.
+`},
+		{name: "would wait, with --test-only", args: []string{"submit", "--test-only", big}, out: `Dry run: job big would be accepted (pool research, project vision, 1 task of 8 slots)
+
+It would be accepted in pool research as the 2nd of 2 waiting. It would
+wait: needs 8 slots per task, 2 are free in the pool.
+
+Queue:    2 of 2
+Reason:   no_capacity: needs 8 slots per task, 2 are free in the pool
+Start:    2024-05-01 11:00 (in 1h), a forecast
+Nothing was submitted.
+`},
+		{name: "refused like a submission", args: []string{"submit", "--dry-run", tpu},
+			err: "dry run " + tpu + `: master: 400 Bad Request: pool: unknown pool "tpu" (pools: research, batch)`},
+		{name: "bad output format", args: []string{"submit", "--dry-run", small, "-o", "xml"}, err: "--output: expected one of"},
+	})
+	t.Run("json", func(t *testing.T) {
+		out, _, err := runAt(t, f, "submit", "--dry-run", big, "-o", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Accepted  bool `json:"accepted"`
+			StartsNow bool `json:"starts_now"`
+			Position  int  `json:"position"`
+			Pending   *struct {
+				Reason string `json:"reason"`
+			} `json:"pending"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil || !d.Accepted || d.StartsNow || d.Position != 2 ||
+			d.Pending == nil || d.Pending.Reason != "no_capacity" {
+			t.Fatalf("json %s (%v)", out, err)
+		}
+	})
+	t.Run("exit codes", func(t *testing.T) {
+		for _, c := range []struct {
+			name string
+			args []string
+			want int
+		}{
+			{"accepted", []string{"submit", "--dry-run", small}, ExitOK},
+			{"refused", []string{"submit", "--dry-run", tpu}, ExitError},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				var out, errOut bytes.Buffer
+				if code := Main(append([]string{"--master", f.srv.URL}, c.args...), &out, &errOut); code != c.want {
+					t.Fatalf("exit %d (%s), want %d", code, errOut.String(), c.want)
+				}
+			})
+		}
+	})
+	if len(f.jobs) != before {
+		t.Fatalf("%d jobs submitted by dry runs", len(f.jobs)-before)
+	}
+}

@@ -40,6 +40,22 @@ func (c *Client) SubmitWith(ctx context.Context, spec json.RawMessage, opt Submi
 	return r, err
 }
 
+// DryRun sends a job spec as SubmitWith does, with dry_run=true: the
+// master judges it as a submission and answers what it would get,
+// storing nothing. A job a submission would refuse gets the same error.
+func (c *Client) DryRun(ctx context.Context, spec json.RawMessage, opt SubmitOptions) (api.DryRun, error) {
+	var r api.DryRun
+	if !json.Valid(spec) {
+		return r, errors.New("dry run: the job spec is not valid JSON")
+	}
+	q := url.Values{"dry_run": {"true"}}
+	if opt.AllowInfeasible {
+		q.Set("allow_infeasible", "true")
+	}
+	err := c.tr.do(ctx, http.MethodPost, "/jobs", q, spec, &r)
+	return r, err
+}
+
 // JobFilter selects jobs; empty fields select all. Node selects the jobs
 // with a task on that node now; State may list several states separated
 // by commas ("queued,running"); Since keeps the jobs submitted since an

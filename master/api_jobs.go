@@ -15,7 +15,6 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
-	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -63,6 +62,20 @@ func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
+	dry, err := boolParam(r, DryRunParam)
+	if err != nil {
+		ja.fail(w, err)
+		return
+	}
+	if dry {
+		d, err := ja.DryRun(p, data, SubmitOptions{AllowInfeasible: allow})
+		if err != nil {
+			ja.m.access.deny(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, d)
+		return
+	}
 	job, tasks, err := ja.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})
 	if err != nil {
 		ja.m.access.deny(w, r, err)
@@ -100,41 +113,11 @@ func boolParam(r *http.Request, name string) (bool, error) {
 // file are *httpError values naming the field; a job that could never
 // run is refused with 422 unless opt allows it.
 func (ja *jobsAPI) Submit(ctx context.Context, p auth.Principal, data []byte, opt SubmitOptions) (store.Job, int, error) {
-	user := p.User
-	if len(bytes.TrimSpace(data)) == 0 {
-		return store.Job{}, 0, badRequest("", "empty request body: expected a job file as a JSON object")
-	}
-	spec, err := jobfile.ParseJSON("request body", data)
-	if err != nil {
-		var fe *jobfile.Error
-		field := ""
-		if errors.As(err, &fe) {
-			field = fe.Path
-		}
-		return store.Job{}, 0, badRequest(field, "%v", err)
-	}
-	rec, err := ja.jobRecord(spec, user, data)
+	sub, err := ja.judge(p, data, opt)
 	if err != nil {
 		return store.Job{}, 0, err
 	}
-	if err := p.CanSubmit(rec.Project); err != nil {
-		return store.Job{}, 0, err
-	}
-	specTasks, err := spec.Tasks()
-	if err != nil {
-		return store.Job{}, 0, badRequest("hyperparameters", "%v", err)
-	}
-	var search *searcher.Search
-	if spec.Searcher.Adaptive() {
-		if search, err = searcher.New(spec.Searcher.SearchConfig()); err != nil {
-			return store.Job{}, 0, badRequest("searcher", "%v", err)
-		}
-	}
-	if !opt.AllowInfeasible {
-		if err := ja.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Kind, spec.Resources)}); err != nil {
-			return store.Job{}, 0, err
-		}
-	}
+	rec, spec, specTasks, search := sub.rec, sub.spec, sub.tasks, sub.search
 	tasks := make([]store.Task, len(specTasks))
 	for i, t := range specTasks {
 		tasks[i] = store.Task{Hyperparameters: t.Hyperparameters}

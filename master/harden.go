@@ -142,11 +142,21 @@ func audited(r *http.Request, status int) bool {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
+	if r.URL.Path == api.Version+"/jobs" && dryRun(r) {
+		return false // it changes nothing (dryrun.go)
+	}
 	if status < 400 && strings.HasPrefix(r.URL.Path, api.Version+"/agents/") &&
 		!strings.HasSuffix(r.URL.Path, "/register") {
 		return false
 	}
 	return true
+}
+
+// dryRun reports whether a submission asks only for a dry run; one with a
+// malformed dry_run is refused before anything is judged.
+func dryRun(r *http.Request) bool {
+	d, err := boolParam(r, DryRunParam)
+	return d || err != nil
 }
 
 // audit writes an entry for each audited request once it is answered.

@@ -1,0 +1,232 @@
+package master
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/searcher"
+	"github.com/allot-sched/allot/store"
+)
+
+// Dry runs. POST /jobs?dry_run=true (allot submit --dry-run) judges a job
+// file exactly as a submission is judged (judge: the file, the pool and
+// project, the right to submit, feasibility on the nodes registered now)
+// and answers what would happen, storing nothing: no job, no task, no
+// audit entry (a dry run changes no state, and the audit log records
+// changes; a refusal is the submission's error, unaudited as well). An
+// accepted job is placed, as if submitted now, into a copy of the last
+// pass's snapshot: one pass of the core says whether it would start at
+// once or the reason it would wait, and the forecast that gives waiting
+// jobs their estimated start (eta.go) gives its own. Its place in the
+// queue is counted from the read view by the pool's order, as
+// Job.Position is. mu is held only to copy the snapshot.
+
+// DryRunParam is the submit query parameter that judges a job without
+// submitting it.
+const DryRunParam = "dry_run"
+
+// dryRunID stands for the job in the what-if snapshot: no stored job has
+// it (ids start at 1), so a blocker named by id is never the job itself.
+const dryRunID = "0"
+
+// submission is a job file judged fit to submit: the record to store, its
+// parsed file and tasks, and an adaptive search's state.
+type submission struct {
+	rec    store.Job
+	spec   *jobfile.Job
+	tasks  []jobfile.Task
+	search *searcher.Search
+}
+
+// judge checks a job file as a submission of p's would be checked, and
+// returns what Submit stores, or the error the submission gets.
+func (ja *jobsAPI) judge(p auth.Principal, data []byte, opt SubmitOptions) (submission, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return submission{}, badRequest("", "empty request body: expected a job file as a JSON object")
+	}
+	spec, err := jobfile.ParseJSON("request body", data)
+	if err != nil {
+		var fe *jobfile.Error
+		field := ""
+		if errors.As(err, &fe) {
+			field = fe.Path
+		}
+		return submission{}, badRequest(field, "%v", err)
+	}
+	rec, err := ja.jobRecord(spec, p.User, data)
+	if err != nil {
+		return submission{}, err
+	}
+	if err := p.CanSubmit(rec.Project); err != nil {
+		return submission{}, err
+	}
+	specTasks, err := spec.Tasks()
+	if err != nil {
+		return submission{}, badRequest("hyperparameters", "%v", err)
+	}
+	var search *searcher.Search
+	if spec.Searcher.Adaptive() {
+		if search, err = searcher.New(spec.Searcher.SearchConfig()); err != nil {
+			return submission{}, badRequest("searcher", "%v", err)
+		}
+	}
+	if !opt.AllowInfeasible {
+		if err := ja.checkFeasible(rec, &mjob{rec: rec, spec: specOf(spec.Kind, spec.Resources)}); err != nil {
+			return submission{}, err
+		}
+	}
+	return submission{rec: rec, spec: spec, tasks: specTasks, search: search}, nil
+}
+
+// DryRun judges a job file as Submit does and says what a submission of
+// it now would get, changing nothing; its errors are Submit's.
+func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api.DryRun, error) {
+	sub, err := ja.judge(p, data, opt)
+	if err != nil {
+		return api.DryRun{}, err
+	}
+	now := ja.m.now().UTC().Truncate(time.Second)
+	sub.rec.SubmittedAt = now
+	out := api.DryRun{Accepted: true, Name: sub.rec.Name, Pool: sub.rec.Pool, Project: sub.rec.Project,
+		User: sub.rec.User, Tasks: len(sub.tasks), Slots: sub.rec.Slots, AsOf: now}
+	w := ja.whatIf(sub, now)
+	out.StartsNow = w.startsNow
+	if w.pending != nil {
+		out.Pending = w.pending.viewAt(now)
+		ja.estimate(out.Pending, w)
+	}
+	out.Position, out.Queued = ja.placeIn(sub.rec, w.mf)
+	out.Summary = dryRunSummary(out)
+	return out, nil
+}
+
+// dryPlan is what the core made of the job in the what-if snapshot.
+type dryPlan struct {
+	startsNow bool
+	pending   *pendingInfo
+	mf        float64 // its multifactor priority, 0 when the pass gives none
+	// snap is the what-if snapshot, the job at ji, for the forecast;
+	// scale is the typical share of their limits that runs use.
+	snap  sched.Snapshot
+	ji    int
+	scale float64
+}
+
+// whatIf places the job into a copy of the last pass's snapshot, as if
+// submitted at now, and runs one pass of the core on it, outside mu.
+func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
+	j := newJob(sub.rec)
+	j.spec = specOf(sub.spec.Kind, sub.spec.Resources)
+	pl := ja.m.planner
+	ja.m.lock()
+	snap := copySnapshot(&pl.snap)
+	// snapJob reads the planner's view of the snapshot's pools and
+	// projects; a job it leaves out gets the master's own reason on j,
+	// which nobody else sees.
+	e, ok := pl.snapJob(j)
+	scale := pl.runs.typical()
+	ja.m.unlock()
+	if !ok {
+		return &dryPlan{pending: j.pending, ji: -1}
+	}
+	e.ID, e.Waiting = dryRunID, len(sub.tasks)
+	snap.Now = max(snap.Now, now.Unix())
+	snap.NodesVersion = 0 // no memo of the live passes applies to a copy
+	snap.Jobs = append(snap.Jobs, e)
+	w := &dryPlan{snap: snap, ji: len(snap.Jobs) - 1, scale: scale}
+	plan, err := sched.Schedule(&w.snap)
+	if err != nil {
+		// The live pass would fail the same way and start nothing.
+		w.pending = &pendingInfo{code: "schedule_error", msg: err.Error()}
+		return w
+	}
+	for _, st := range plan.Starts {
+		if st.Job == w.ji {
+			w.startsNow = true
+		}
+	}
+	for _, pe := range plan.Pending {
+		if pe.Job != w.ji || w.startsNow {
+			continue
+		}
+		pi := &pendingInfo{p: pe, now: w.snap.Now, ctx: pendingContextOf(&w.snap, plan, pe, map[borrowKey]int{})}
+		if pe.Blocker >= 0 && pe.Blocker < len(w.snap.Jobs) {
+			pi.blockerID = w.snap.Jobs[pe.Blocker].ID
+		}
+		w.pending, w.mf = pi, pe.Priority
+	}
+	return w
+}
+
+// estimate gives a waiting job's pending the start a submission would
+// be shown: the reservation's, else the forecast's, with its range, as
+// jobView gives a queued job's (views.go).
+func (ja *jobsAPI) estimate(v *api.Pending, w *dryPlan) {
+	if v.EstimatedStart != nil {
+		v.EstimateBasis = "reservation"
+		return
+	}
+	if w.ji < 0 {
+		return
+	}
+	late, ok := sched.Forecast(&w.snap)[w.ji]
+	if !ok {
+		return
+	}
+	at := time.Unix(late, 0).UTC()
+	v.EstimatedStart, v.EstimateBasis = &at, "forecast"
+	if w.scale > 0 && w.scale < 1 {
+		if early, ok := sched.ForecastScaled(&w.snap, w.scale)[w.ji]; ok && early < late {
+			t := time.Unix(early, 0).UTC()
+			v.EstimatedStartEarliest = &t
+		}
+	}
+}
+
+// placeIn counts the jobs waiting in rec's pool now, from the read view,
+// and the place rec would take among them by the pool's order (mf is its
+// multifactor priority).
+func (ja *jobsAPI) placeIn(rec store.Job, mf float64) (position, queued int) {
+	v := ja.m.pub.reads()
+	pi := v.cfg.PoolIndex(rec.Pool)
+	if pi < 0 {
+		return 0, 0
+	}
+	order := queueOrder(v.cfg.Pools[pi].Policy)
+	// Submitted now, it comes after every job of the same rank.
+	me := queueFacts{mf: mf, priority: rec.Priority, submitted: rec.SubmittedAt, id: 1<<63 - 1}
+	position = 1
+	for o := range v.jobs.all() {
+		if o.rec.Pool != rec.Pool || !o.waiting() {
+			continue
+		}
+		queued++
+		if order(o.facts(), me) < 0 {
+			position++
+		}
+	}
+	return position, queued
+}
+
+// dryRunSummary says a dry run's answer in a sentence or two.
+func dryRunSummary(d api.DryRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "It would be accepted in pool %s as the %s of %d waiting.", d.Pool, ordinal(d.Position), d.Queued+1)
+	switch {
+	case d.StartsNow:
+		b.WriteString(" It would start now.")
+	case d.Pending != nil:
+		fmt.Fprintf(&b, " It would wait: %s.", d.Pending.Message)
+		if d.Pending.EstimatedStart != nil {
+			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
+		}
+	}
+	return b.String()
+}
