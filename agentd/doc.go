@@ -8,7 +8,11 @@
 // # Protocol
 //
 // Run registers the node (name, pool, labels, GPUs, the attempts it runs)
-// and carries out the commands in the reply. Then two loops talk to the
+// and carries out the commands in the reply. The reply also says the pool
+// the master put the node in and, when a node rule of the master's
+// configuration sets labels, the node's labels: the agent logs them, and
+// warns where the rule overrode its --pool or a --label (placement.go),
+// which its admin would not learn otherwise. Then two loops talk to the
 // master. The sync loop long-polls POST /agents/{name}/sync, asking the
 // master to hold it for the SyncWaitS of the registration; it is the
 // heartbeat and brings the commands. The report loop sends new reports at

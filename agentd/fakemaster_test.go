@@ -43,6 +43,9 @@ type fakeMaster struct {
 	// says the node leaves, as a master that placed a task before it
 	// heard of the leave.
 	onLeave []api.Command
+	// placement is what the registration replies say of the node's pool
+	// and labels (api.RegisterReply Pool, PoolByRule and Labels).
+	placement api.RegisterReply
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -136,7 +139,8 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	cmds := fm.commands
 	fm.commands = nil
 	fm.broadcast()
-	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds})
+	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds,
+		Pool: fm.placement.Pool, PoolByRule: fm.placement.PoolByRule, Labels: fm.placement.Labels})
 }
 
 func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {

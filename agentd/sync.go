@@ -52,7 +52,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.waitS = max(reply.SyncWaitS, 0)
 	a.broadcast()
 	a.mu.Unlock()
-	a.log.Info("registered with the master", "running", len(req.Running), "sync_wait_s", reply.SyncWaitS, "commands", len(reply.Commands))
+	a.logRegistered(ctx, req, reply)
 	a.execute(reply.Commands)
 	return nil
 }

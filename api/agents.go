@@ -36,6 +36,20 @@ type RegisterReply struct {
 	// Credential is the node's own secret, sent once when the node joins
 	// with a join token; the agent keeps it and presents it from then on.
 	Credential string `json:"credential,omitempty"`
+	// Pool is the pool the master put the node in: the one its node rule
+	// pins (PoolByRule), else the one the agent asked for, else the
+	// default pool. The agent logs it, and warns when it is not the pool
+	// it asked for: nothing else tells the admin running the agent.
+	// Empty from a master older than the field.
+	Pool string `json:"pool,omitempty"`
+	// PoolByRule says that the configuration's node rule for the node
+	// (by its name) pinned Pool, whatever the agent asked for.
+	PoolByRule bool `json:"pool_by_rule,omitempty"`
+	// Labels are the node's labels as the master schedules with them,
+	// set only when the node rule adds labels: the agent's with the
+	// rule's on top, a rule's label winning over the agent's of the same
+	// name. Absent, the agent's own labels stand.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Report says what happened to one attempt on the agent.

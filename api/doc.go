@@ -48,7 +48,10 @@
 //     upserts the node and reconciles: attempts it believes run on the
 //     node but the agent does not report are ended as lost; attempts the
 //     agent reports that the master does not know (or that ended) are
-//     answered with kill commands.
+//     answered with kill commands. The RegisterReply says what the master
+//     made of the node (its pool, and its labels where a node rule of
+//     the configuration sets some), which a rule may decide over what
+//     the agent asked for.
 //  2. POST /api/v1/agents/{name}/sync in a loop, with a Sync: the reports
 //     since the last acknowledged sync (attempt running, attempt exited
 //     with outcome and exit code) and the attempts still running. The

@@ -189,6 +189,14 @@ type Node struct {
 	// (api.Sync Leaving): nothing new goes there, and its final sync will
 	// mark it left. State stays up until then, as for a drain.
 	Leaving bool `json:"leaving,omitempty"`
+	// PoolByRule says that the configuration's node rule for the node
+	// (nodes: in the master's configuration, by name) pins Pool,
+	// whatever pool its agent asked for.
+	PoolByRule bool `json:"pool_by_rule,omitempty"`
+	// RuleLabels are the labels the node rule puts over the agent's, a
+	// rule's label winning over the agent's of the same name; Labels
+	// holds them already. Absent when the rule adds none.
+	RuleLabels map[string]string `json:"rule_labels,omitempty"`
 	// Drain is "draining" while an admin's drain waits for the node's
 	// tasks to end, "drained" once none is left, and empty when the node
 	// is schedulable. State stays up or lost either way.

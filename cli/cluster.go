@@ -74,11 +74,12 @@ func narrow[T any](text func(io.Writer, []T) error) func(io.Writer, []T, bool) e
 // printNodes prints the nodes; a drained node's state reads up,draining
 // or up,drained with the admin's reason, a node whose agent is shutting
 // down up,leaving. Wide adds each agent's version,
-// when it registered, and who drained it when.
+// when it registered, who drained it when, and what the master's node
+// rule decided (nodeRule).
 func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 	header := []string{"NAME", "POOL", "STATE", "GPU", "SLOTS", "LABELS", "LAST SEEN", "REASON"}
 	if wide {
-		header = append(header, "VERSION", "REGISTERED", "DRAINED")
+		header = append(header, "VERSION", "REGISTERED", "DRAINED", "NODE RULE")
 	}
 	t := newTable(w, header...)
 	for _, n := range nodes {
@@ -96,11 +97,26 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 			if n.DrainedAt != nil {
 				drained = formatTime(n.DrainedAt) + " by " + orDash(n.DrainedBy)
 			}
-			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt), drained)
+			row = append(row, orDash(n.Version), formatTime(&n.RegisteredAt), drained, nodeRule(n))
 		}
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// nodeRule says what the node rule of the master's configuration decided
+// of node n, which its agent's --pool and --label do not show: "pool"
+// when it pins the pool, then the labels it puts over the agent's; "-"
+// for nothing.
+func nodeRule(n api.Node) string {
+	var parts []string
+	if n.PoolByRule {
+		parts = append(parts, "pool")
+	}
+	if len(n.RuleLabels) > 0 {
+		parts = append(parts, formatLabels(n.RuleLabels))
+	}
+	return orDash(strings.Join(parts, ","))
 }
 
 // printPools prints the pools; wide adds the starts the last scheduling

@@ -96,9 +96,9 @@ nlp     ml      8      0     -               -     -      1       1       0
   used_in_quota_pools: 0
   over_quota: 0
 `},
-		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON   VERSION  REGISTERED           DRAINED
-dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -
-dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root
+		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON   VERSION  REGISTERED           DRAINED                      NODE RULE
+dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -                            pool,switch=s1
+dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root  -
 `},
 		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
 research  priority  preemption,backfill,binpack  2m     2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m

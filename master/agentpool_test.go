@@ -1,6 +1,8 @@
 package master
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +81,74 @@ func TestUnknownTokenHint(t *testing.T) {
 			code := h.doAs("allot_u_notatoken", tc.method, tc.path, tc.body, &e)
 			if code != 401 || !strings.Contains(e.Error, tc.want) {
 				t.Fatalf("%s %s = %d %q, want 401 with %q", tc.method, tc.path, code, e.Error, tc.want)
+			}
+		})
+	}
+}
+
+// TestRegisterReplyPlacement: the registration reply says what the
+// master made of the node, so that its agent can tell its admin: the
+// pool it joined and whether a node rule pinned it, and, when a rule adds
+// labels, the labels the scheduler matches (the rule's over the agent's).
+// The node listing says the same.
+func TestRegisterReplyPlacement(t *testing.T) {
+	cfg, err := config.Parse("pools.yaml", []byte(`default_pool: training
+pools:
+  - {name: training, policy: fifo}
+  - {name: research, policy: fifo}
+nodes:
+  - {name: pinned, pool: research}
+  - {name: labelled, labels: {switch: leaf-9, rack: r1}}
+  - {name: both, pool: research, labels: {tier: a}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	own := map[string]string{"switch": "leaf-3"}
+	cases := []struct {
+		name, node, pool string
+		wantPool         string
+		byRule           bool
+		wantLabels       map[string]string // the reply's; nil: the agent's stand
+		ruleLabels       map[string]string // the node listing's
+	}{
+		{"no rule", "free", "training", "training", false, nil, nil},
+		{"no rule, no pool: the default pool", "bare", "", "training", false, nil, nil},
+		{"a rule pinning the pool", "pinned", "training", "research", true, nil, nil},
+		{"a rule adding labels", "labelled", "research", "research", false,
+			map[string]string{"switch": "leaf-9", "rack": "r1"}, map[string]string{"switch": "leaf-9", "rack": "r1"}},
+		{"a rule pinning the pool and adding labels", "both", "training", "research", true,
+			map[string]string{"switch": "leaf-3", "tier": "a"}, map[string]string{"tier": "a"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &mastertest.Agent{Master: h.srv.URL, Name: tc.node, Pool: tc.pool, Labels: own, GPUs: 1,
+				Token: h.tokenFor("/api/v1/agents/"+tc.node, nil)}
+			reply, err := a.Register(h.ctx)
+			if err != nil {
+				t.Fatalf("register: %v", err)
+			}
+			if reply.Pool != tc.wantPool || reply.PoolByRule != tc.byRule || !maps.Equal(reply.Labels, tc.wantLabels) {
+				t.Fatalf("reply pool %q by rule %v labels %v, want %q %v %v",
+					reply.Pool, reply.PoolByRule, reply.Labels, tc.wantPool, tc.byRule, tc.wantLabels)
+			}
+			var nodes []api.Node
+			if code := h.do("GET", "/api/v1/nodes", nil, &nodes); code != 200 {
+				t.Fatalf("GET nodes: %d", code)
+			}
+			i := slices.IndexFunc(nodes, func(n api.Node) bool { return n.Name == tc.node })
+			if i < 0 {
+				t.Fatalf("node %s not listed", tc.node)
+			}
+			n := nodes[i]
+			labels := tc.wantLabels
+			if labels == nil {
+				labels = own
+			}
+			if n.Pool != tc.wantPool || n.PoolByRule != tc.byRule || !maps.Equal(n.Labels, labels) || !maps.Equal(n.RuleLabels, tc.ruleLabels) {
+				t.Fatalf("node pool %q by rule %v labels %v rule labels %v, want %q %v %v %v",
+					n.Pool, n.PoolByRule, n.Labels, n.RuleLabels, tc.wantPool, tc.byRule, labels, tc.ruleLabels)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/store"
 )
@@ -104,7 +105,18 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.log.Info("agent registered", "node", reg.Name, "pool", n.pool, "gpus", len(gpus),
 		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version)
 	ag.m.kick()
-	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds}, nil
+	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
+		Pool: n.pool, PoolByRule: rulePool(ag.m.cfg, n.rec.Name) != "", Labels: ruledLabels(ag.m.cfg, n)}, nil
+}
+
+// ruledLabels are node n's labels as the scheduler matches them when its
+// node rule adds labels, nil when it adds none: what the registration
+// reply tells the agent, whose own labels then stand.
+func ruledLabels(cfg *config.Config, n *mnode) map[string]string {
+	if len(nodeRule(cfg, n)) == 0 {
+		return nil
+	}
+	return nodeLabels(cfg, n)
 }
 
 // upsertNode registers node in the store, and the change of its leave

@@ -23,7 +23,7 @@ func nodeView(cfg *config.Config, n *mnode) api.Node {
 	v := api.Node{Name: n.rec.Name, Pool: n.pool, State: string(n.rec.State), Slots: len(n.rec.GPUs),
 		Used: len(n.used), Labels: nodeLabels(cfg, n), GPUs: make([]api.GPU, len(n.rec.GPUs)),
 		RegisteredAt: n.rec.RegisteredAt, HeartbeatAt: n.seen, Version: n.version,
-		Leaving: n.leaving && n.up()}
+		Leaving: n.leaving && n.up(), PoolByRule: rulePool(cfg, n.rec.Name) != "", RuleLabels: nodeRule(cfg, n)}
 	for i, g := range n.rec.GPUs {
 		v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}

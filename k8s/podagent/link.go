@@ -2,6 +2,7 @@ package podagent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -158,7 +159,9 @@ func (l *link) register(ctx context.Context) error {
 	}
 	l.registered = true
 	l.a.mu.Unlock()
-	l.a.log.Info("node registered", "node", l.name, "gpus", len(reg.GPUs), "pool", reg.Pool, "running", len(reg.Running))
+	// The master's pool: a node rule of its configuration may pin the
+	// node elsewhere than the pool asked for.
+	l.a.log.Info("node registered", "node", l.name, "gpus", len(reg.GPUs), "pool", cmp.Or(reply.Pool, reg.Pool), "running", len(reg.Running))
 	l.a.execute(ctx, l, reply.Commands)
 	return nil
 }

@@ -1,0 +1,90 @@
+package agentd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// placementNote is one line the agent logs about where the master put
+// the node, when that is not what the agent asked for.
+type placementNote struct {
+	level slog.Level
+	msg   string
+}
+
+// placementNotes compares what the master made of node name (its
+// registration reply) with the pool and labels the agent asked for, and
+// says where they part: a node rule of the master's configuration pins
+// the node's pool and puts its labels over the agent's, and the admin
+// running the agent sees only its own --pool and --label otherwise. A
+// pool other than --pool and a label other than --label's are warnings;
+// a pool given where --pool named none, and labels the rule only adds,
+// are news. A reply without a pool (a master older than the field) says
+// nothing either way.
+func placementNotes(name, pool string, labels map[string]string, reply api.RegisterReply) []placementNote {
+	var notes []placementNote
+	rule := "the node rule for " + name + " in the master's configuration"
+	switch {
+	case reply.Pool == "" || reply.Pool == pool:
+	case pool != "" && reply.PoolByRule:
+		notes = append(notes, placementNote{slog.LevelWarn, fmt.Sprintf(
+			"the master places this node in pool %s (%s), not %s as --pool says", reply.Pool, rule, pool)})
+	case pool != "":
+		notes = append(notes, placementNote{slog.LevelWarn, fmt.Sprintf(
+			"the master places this node in pool %s, not %s as --pool says", reply.Pool, pool)})
+	case reply.PoolByRule:
+		notes = append(notes, placementNote{slog.LevelInfo, fmt.Sprintf(
+			"the master places this node in pool %s (%s)", reply.Pool, rule)})
+	}
+	var over, added []string
+	for _, k := range slices.Sorted(maps.Keys(reply.Labels)) {
+		v := reply.Labels[k]
+		switch own, ok := labels[k]; {
+		case !ok:
+			added = append(added, k+"="+v)
+		case own != v:
+			over = append(over, fmt.Sprintf("%s=%s, not %s", k, v, own))
+		}
+	}
+	if len(over) > 0 {
+		notes = append(notes, placementNote{slog.LevelWarn, fmt.Sprintf(
+			"%s overrides labels that --label gives: %s", rule, strings.Join(over, "; "))})
+	}
+	if len(added) > 0 {
+		notes = append(notes, placementNote{slog.LevelInfo, fmt.Sprintf(
+			"%s adds labels: %s", rule, strings.Join(added, ","))})
+	}
+	return notes
+}
+
+// logRegistered logs the registration: where the master put the node
+// (the pool, and the labels when a node rule changed them), then the
+// notes on what differs from what the agent asked for.
+func (a *Agent) logRegistered(ctx context.Context, req api.Register, reply api.RegisterReply) {
+	args := []any{"running", len(req.Running), "sync_wait_s", reply.SyncWaitS, "commands", len(reply.Commands)}
+	if reply.Pool != "" {
+		args = append([]any{"pool", reply.Pool}, args...)
+	}
+	if reply.Labels != nil {
+		args = append(args, "labels", formatLabels(reply.Labels))
+	}
+	a.log.Info("registered with the master", args...)
+	for _, n := range placementNotes(req.Name, req.Pool, req.Labels, reply) {
+		a.log.Log(ctx, n.level, n.msg)
+	}
+}
+
+// formatLabels writes labels as k=v pairs in key order.
+func formatLabels(labels map[string]string) string {
+	kv := make([]string, 0, len(labels))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		kv = append(kv, k+"="+labels[k])
+	}
+	return strings.Join(kv, ",")
+}
