@@ -224,42 +224,9 @@ func TestShutdownSaysGoodbye(t *testing.T) {
 // marked lost and its attempts ended as lost in the middle of the leave.
 // The task here ends only once the master has had three such syncs.
 func TestShutdownKeepsContact(t *testing.T) {
-	fm := newFakeMaster(t)
-	dir := t.TempDir()
-	cfg := testConfig(t, fm, dir)
-	cfg.ExitGrace = time.Minute
-	r := startAgent(t, cfg)
-	gate := filepath.Join(dir, "go")
-	// The trap ends the background sleep itself: a TERM that reaches the
-	// group before the sleep exists would leave it holding the task's
-	// output open until the grace's kill.
-	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; kill $! 2>/dev/null; exit 0' TERM; echo ready; sleep 600 & wait`)
-	fm.send(startCmd(s))
-	fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
-	// Run's return is awaited here, not in r.stop, whose t.Fatal must not
-	// run outside the test's goroutine.
-	r.cancel()
-	leavingWithTask := func(fm *fakeMaster) int {
-		n := 0
-		for _, sy := range fm.syncs {
-			if sy.Leaving && len(sy.Running) == 1 {
-				n++
-			}
-		}
-		return n
-	}
+	fm, r, _, gate := shutdownCheckpointing(t)
 	fm.waitFor("three syncs while the task checkpoints", func(fm *fakeMaster) bool { return leavingWithTask(fm) >= 3 })
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-r.done:
-		if r.err != nil {
-			t.Fatalf("Run: %v", r.err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the agent did not stop within 30s of the task's end")
-	}
+	r.endCheckpoint(t, gate)
 	fm.locked(func(fm *fakeMaster) { fm.checkGoodbye(t, true) })
 }
 
@@ -270,25 +237,7 @@ func TestShutdownKeepsContact(t *testing.T) {
 // goes on syncing, still leaving, while its task checkpoints; its last
 // sync is Final. The registration before the shutdown does not say it.
 func TestShutdownRegistersLeaving(t *testing.T) {
-	fm := newFakeMaster(t)
-	dir := t.TempDir()
-	cfg := testConfig(t, fm, dir)
-	cfg.ExitGrace = time.Minute
-	r := startAgent(t, cfg)
-	gate := filepath.Join(dir, "go")
-	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; kill $! 2>/dev/null; exit 0' TERM; echo ready; sleep 600 & wait`)
-	fm.send(startCmd(s))
-	fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
-	r.cancel()
-	leavingWithTask := func(fm *fakeMaster) int {
-		n := 0
-		for _, sy := range fm.syncs {
-			if sy.Leaving && len(sy.Running) == 1 {
-				n++
-			}
-		}
-		return n
-	}
+	fm, r, s, gate := shutdownCheckpointing(t)
 	fm.waitFor("the goodbye", func(fm *fakeMaster) bool { return leavingWithTask(fm) >= 1 })
 	// The master restarts: it knows the node no more. Syncs answered 404
 	// are not recorded, so those counted from now on follow the
@@ -306,17 +255,7 @@ func TestShutdownRegistersLeaving(t *testing.T) {
 			t.Errorf("the registration during the leave %+v, want leaving, running [%s]", reg, s.ID())
 		}
 	})
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-r.done:
-		if r.err != nil {
-			t.Fatalf("Run: %v", r.err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the agent did not stop within 30s of the task's end")
-	}
+	r.endCheckpoint(t, gate)
 	fm.locked(func(fm *fakeMaster) {
 		fm.checkGoodbye(t, true)
 		for i, reg := range fm.registers[1:] {
@@ -528,4 +467,55 @@ func TestExitWhileAgentDown(t *testing.T) {
 			})
 		})
 	}
+}
+
+// shutdownCheckpointing starts an agent whose exit grace is a minute,
+// starts a task on it that checkpoints until gate exists, and shuts the
+// agent down (Run's return is awaited by endCheckpoint, not by r.stop,
+// whose t.Fatal must not run outside the test's goroutine). The trap
+// ends the background sleep itself: a TERM that reaches the group before
+// the sleep exists would leave it holding the task's output open until
+// the grace's kill.
+func shutdownCheckpointing(t *testing.T) (*fakeMaster, *running, *agent.TaskSpec, string) {
+	t.Helper()
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	cfg := testConfig(t, fm, dir)
+	cfg.ExitGrace = time.Minute
+	r := startAgent(t, cfg)
+	gate := filepath.Join(dir, "go")
+	s := spec(0, 1, `trap 'while [ ! -e `+gate+` ]; do sleep 0.01; done; kill $! 2>/dev/null; exit 0' TERM; echo ready; sleep 600 & wait`)
+	fm.send(startCmd(s))
+	fm.waitFor("ready", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "ready") })
+	r.cancel()
+	return fm, r, s, gate
+}
+
+// endCheckpoint lets shutdownCheckpointing's task end its checkpoint and
+// waits for the agent to stop.
+func (r *running) endCheckpoint(t *testing.T, gate string) {
+	t.Helper()
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.done:
+		if r.err != nil {
+			t.Fatalf("Run: %v", r.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not stop within 30s of the task's end")
+	}
+}
+
+// leavingWithTask counts the syncs that say the agent leaves and list one
+// running task.
+func leavingWithTask(fm *fakeMaster) int {
+	n := 0
+	for _, sy := range fm.syncs {
+		if sy.Leaving && len(sy.Running) == 1 {
+			n++
+		}
+	}
+	return n
 }
