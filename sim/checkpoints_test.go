@@ -65,14 +65,10 @@ func checkReplayLog(t *testing.T, src, want string) {
 	}
 }
 
-// TestNthCheckpointTimes: a move continues its attempt, so one attempt
-// may checkpoint twice; an item with an nth gives that checkpoint its own
-// time over the attempt's. p3 moves from n2 to n1 at 60 for b (its
-// first checkpoint, 30s) and is preempted at 100 for f (its second,
-// 10s): f starts at 110, where with the attempt's time alone it started
-// at 130.
-func TestNthCheckpointTimes(t *testing.T) {
-	const src = `pools:
+// moveThenPreempt is the cluster and first jobs of the nth-checkpoint
+// cases: p3, on n2, is the one job a move can make room with; each case
+// adds p3's checkpoints and what comes after.
+const moveThenPreempt = `pools:
   - name: default
     policy: priority
     preemption: true
@@ -88,7 +84,16 @@ jobs:
     duration: 400
     priority: 80
     preemptible: true
-    checkpoints: [{task: 0, after: 30}, {task: 0, nth: 2, after: 10}]
+`
+
+// TestNthCheckpointTimes: a move continues its attempt, so one attempt
+// may checkpoint twice; an item with an nth gives that checkpoint its own
+// time over the attempt's. p3 moves from n2 to n1 at 60 for b (its
+// first checkpoint, 30s) and is preempted at 100 for f (its second,
+// 10s): f starts at 110, where with the attempt's time alone it started
+// at 130.
+func TestNthCheckpointTimes(t *testing.T) {
+	const src = moveThenPreempt + `    checkpoints: [{task: 0, after: 30}, {task: 0, nth: 2, after: 10}]
   - {name: b, submit: 60, slots: 2, duration: 300}
   - {name: f, submit: 100, slots: 1, duration: 1000}
 `
@@ -118,23 +123,7 @@ jobs:
 // preemption by the move's request, at 60, whatever checkpoint time that
 // request took (its own, by its nth: 10s, not the pool's 30s).
 func TestUnplacedMoveCheckpointTime(t *testing.T) {
-	const src = `pools:
-  - name: default
-    policy: priority
-    preemption: true
-    checkpoint_cost: 30
-    nodes: [{name: n1, slots: 4}, {name: n2, slots: 2}, {name: n3, slots: 1}]
-jobs:
-  - {name: a, submit: 0, slots: 3, duration: 1000}
-  - {name: p1, submit: 1, slots: 1, duration: 50, preemptible: true}
-  - {name: p2, submit: 2, slots: 1, duration: 1000, preemptible: true}
-  - name: p3
-    submit: 3
-    slots: 1
-    duration: 400
-    priority: 80
-    preemptible: true
-    checkpoints: [{task: 0, nth: 1, after: 10}]
+	const src = moveThenPreempt + `    checkpoints: [{task: 0, nth: 1, after: 10}]
   - {name: b, submit: 60, slots: 2, duration: 300}
 events:
   - {at: 65, node_down: n1}
