@@ -124,14 +124,7 @@ func TestAgentLeaveMasterRestart(t *testing.T) {
 				t.Fatalf("the leaving agent got the late job's start: %+v", a.Started())
 			}
 
-			evs, err := h.st.NodeEvents(h.ctx, store.NodeEventFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, e := range evs {
-				got = append(got, fmt.Sprintf("%s->%s", e.From, e.To))
-			}
+			got := h.nodeHistory(t)
 			if !slices.Equal(got, tt.history) {
 				t.Fatalf("node history %q, want %q", got, tt.history)
 			}

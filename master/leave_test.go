@@ -244,14 +244,7 @@ func TestAgentRegistersWhileLeaving(t *testing.T) {
 			if n := h.node("n1"); n.State != string(store.NodeUp) || n.Leaving != tt.leaving {
 				t.Fatalf("node %s (leaving %v) after it registered again, want up, leaving %v", n.State, n.Leaving, tt.leaving)
 			}
-			evs, err := h.st.NodeEvents(h.ctx, store.NodeEventFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, e := range evs {
-				got = append(got, fmt.Sprintf("%s->%s", e.From, e.To))
-			}
+			got := h.nodeHistory(t)
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("node history %q, want %q", got, tt.want)
 			}
@@ -269,4 +262,18 @@ func TestAgentRegistersWhileLeaving(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nodeHistory is the node history's transitions, "from->to", in order.
+func (h *harness) nodeHistory(t *testing.T) []string {
+	t.Helper()
+	evs, err := h.st.NodeEvents(h.ctx, store.NodeEventFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprintf("%s->%s", e.From, e.To))
+	}
+	return got
 }
