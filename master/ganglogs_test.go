@@ -16,7 +16,8 @@ import (
 // whether the lines come while the attempt runs or after it ended, from
 // the mirror or from the store (the job gone from the mirror, or the
 // master restarted): no part's line is lost to another's of the same
-// number, and a line sent again lands on the number it had.
+// number, and a line sent again lands on the number it had. A task on
+// one node keeps its agent's numbers.
 func TestGangLogsAfterTheEnd(t *testing.T) {
 	const experiment = `, "hyperparameters": {"x": {"type": "categorical", "vals": [1, 2]}}`
 	for _, c := range []struct {
@@ -26,6 +27,7 @@ func TestGangLogsAfterTheEnd(t *testing.T) {
 		live    bool
 		restart bool // the master restarts between the end and the late lines
 		early   bool // the lines are sent while the attempt runs too
+		single  bool // the task runs on one node
 	}{
 		{name: "late lines of two parts, job ended", live: false},
 		{name: "late lines of two parts, job live", live: true},
@@ -35,29 +37,40 @@ func TestGangLogsAfterTheEnd(t *testing.T) {
 		{name: "lines sent while running and again after the end, job live", live: true, early: true},
 		{name: "lines sent while running and again after a restart, job ended", restart: true, early: true},
 		{name: "lines sent while running and again after a restart, job live", live: true, restart: true, early: true},
+		{name: "one node: lines sent while running and again after the end", early: true, single: true},
+		{name: "one node: lines sent while running and again after a restart", restart: true, early: true, single: true},
+		{name: "one node: late lines, job live", live: true, single: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t)
-			a, b := h.agent("n1", 4), h.agent("n2", 4)
+			agents, slots := []*mastertest.Agent{h.agent("n1", 4), h.agent("n2", 4)}, 8
+			if c.single {
+				agents, slots = agents[:1], 4
+			}
 			more := ""
 			if c.live {
 				more = experiment
 			}
-			id := h.submit(fmt.Sprintf(`{"name": "big", "entrypoint": "python train.py", "resources": {"slots": 8}%s}`, more))
+			id := h.submit(fmt.Sprintf(`{"name": "big", "entrypoint": "python train.py", "resources": {"slots": %d}%s}`,
+				slots, more))
 			h.step()
-			h.sync(a, b, a, b)
+			h.sync(agents...)
+			h.sync(agents...)
 			if got := h.taskState(id, 0); got != store.TaskRunning {
 				t.Fatalf("task %s, want running", got)
 			}
 			want := map[string]int64{}
 			post := func() {
 				t.Helper()
-				for _, ag := range []*mastertest.Agent{a, b} {
-					rank := ag.Started()[0].NodeRank
+				for _, ag := range agents {
+					spec := ag.Started()[0]
+					if spec.NodeCount != len(agents) {
+						t.Fatalf("%s's part of %d, want one of %d", ag.Name, spec.NodeCount, len(agents))
+					}
 					var lines []api.AgentLogLine
 					for seq := int64(1); seq <= 3; seq++ {
 						text := fmt.Sprintf("%s line %d", ag.Name, seq)
-						want[text] = seq*2 + int64(rank)
+						want[text] = seq*int64(spec.NodeCount) + int64(spec.NodeRank)
 						lines = append(lines, api.AgentLogLine{Task: tid(id, 0, 1), Seq: seq, Time: h.clock.Now(),
 							Stream: "stdout", Text: text})
 					}
@@ -70,10 +83,10 @@ func TestGangLogsAfterTheEnd(t *testing.T) {
 			if c.early {
 				post()
 			}
-			for _, ag := range []*mastertest.Agent{a, b} {
+			for _, ag := range agents {
 				ag.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
 			}
-			h.sync(a, b)
+			h.sync(agents...)
 			if got := h.taskState(id, 0); got != store.TaskCompleted {
 				t.Fatalf("task %s, want completed", got)
 			}
