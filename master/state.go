@@ -84,6 +84,10 @@ type mtask struct {
 	job *mjob
 	rec store.Task
 	att *mattempt // the open attempt; nil when the task is idle or terminal
+	// closed is the attempt that closed last, kept for its parts' ranks:
+	// its log lines may arrive after its end (gangSeq). nil when none
+	// closed since the master started (the store has the placement).
+	closed *mattempt
 	// endTo is the terminal state a killing task ends in: killed for a kill
 	// or a time limit, failed when a part of a gang failed. endCause is
 	// the kill's cause, which its end keeps too (killTask); a task found
@@ -304,7 +308,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 	}
 	if t.att != nil && (!rec.State.Active() || rec.Attempt != t.att.number) {
 		m.release(t)
-		t.att = nil
+		t.att, t.closed = nil, t.att
 	}
 	if t.next != nil && rec.State != store.TaskPreempting {
 		m.releaseParts(t, t.next)
