@@ -152,6 +152,13 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 			w.startsNow = true
 		}
 	}
+	// The preemptions the pass makes are under way by the estimate, as
+	// on the live snapshot that follows them: their slots count as
+	// freed (sched.Forecast), so a job that preempts its way in is not
+	// told it waits behind its own victims.
+	for _, p := range plan.Preemptions {
+		w.snap.Allocs[p.Alloc].Preempting = true
+	}
 	for _, pe := range plan.Pending {
 		if pe.Job != w.ji || w.startsNow {
 			continue

@@ -139,3 +139,31 @@ func TestDryRunPosition(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunPreempts: a job that would preempt its way in waits for its
+// victims' checkpoints, and its estimate counts their slots as freed, as
+// the live forecast does once the preemptions are under way; before,
+// the forecast saw the victims run on without a time limit and gave no
+// estimate.
+func TestDryRunPreempts(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent("n1", 2)
+	h.submit(jobSpec("victim", 2, `, "priority": 80, "preemptible": true`))
+	h.step()
+	h.sync(a, a)
+	h.step()
+	now := h.clock.Now().UTC().Truncate(time.Second)
+	var d api.DryRun
+	if code := h.do("POST", "/api/v1/jobs?dry_run=true", jobSpec("urgent", 2, `, "priority": 10`), &d); code != 200 {
+		t.Fatalf("status %d, want 200", code)
+	}
+	if !d.Accepted || d.StartsNow || d.Pending == nil || d.Pending.Reason != "checkpointing" {
+		t.Fatalf("dry run %+v (pending %+v), want accepted, waiting for checkpoints", d, d.Pending)
+	}
+	if d.Pending.EstimatedStart == nil || !d.Pending.EstimatedStart.Equal(now) || d.Pending.EstimateBasis != "forecast" {
+		t.Fatalf("estimate %v (%s), want %v from the forecast", d.Pending.EstimatedStart, d.Pending.EstimateBasis, now)
+	}
+	if got := h.taskState(1, 0); got != "running" {
+		t.Fatalf("the victim is %s after the dry run, want running", got)
+	}
+}
