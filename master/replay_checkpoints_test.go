@@ -58,11 +58,7 @@ func checkpointTimeCases() []replayCase {
 // TestReplayCheckpointTimes: the cases replay byte for byte, batched and
 // live, and differ without the export's checkpoints.
 func TestReplayCheckpointTimes(t *testing.T) {
-	for _, c := range checkpointTimeCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, checkpointTimeCases())
 	checkUnexported(t, checkpointTimeCases(), "checkpoints", 1, func(j *scenario.Job) int {
 		n := len(j.Checkpoints)
 		j.Checkpoints = nil

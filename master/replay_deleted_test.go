@@ -100,11 +100,7 @@ func (d *replayDriver) deleteNodes(t *testing.T, now float64) {
 // TestReplayNodeDeleted: the cases replay byte for byte, batched and
 // live.
 func TestReplayNodeDeleted(t *testing.T) {
-	for _, c := range deletedNodeCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, deletedNodeCases())
 }
 
 // TestReplayNodeReshaped: n3, of 1 GPU, is deleted at 50 and a node of

@@ -35,11 +35,7 @@ func partlyStartedCases() []replayCase {
 // TestReplayGangPartlyStarted: the cases replay byte for byte, batched
 // and live.
 func TestReplayGangPartlyStarted(t *testing.T) {
-	for _, c := range partlyStartedCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, partlyStartedCases())
 }
 
 // A node lost in the second a task started on it: batched, the master
@@ -71,9 +67,5 @@ func lossAtStartCases() []replayCase {
 // TestReplayNodeLossAtStart: the cases replay byte for byte, batched and
 // live.
 func TestReplayNodeLossAtStart(t *testing.T) {
-	for _, c := range lossAtStartCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, lossAtStartCases())
 }

@@ -34,9 +34,5 @@ func heldLandingCases() []replayCase {
 // TestReplayHeldLanding: the cases replay byte for byte, batched and
 // live.
 func TestReplayHeldLanding(t *testing.T) {
-	for _, c := range heldLandingCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, heldLandingCases())
 }

@@ -35,9 +35,5 @@ func killAtStartCases() []replayCase {
 // TestReplayKillAtStart: the cases replay byte for byte, batched and
 // live.
 func TestReplayKillAtStart(t *testing.T) {
-	for _, c := range killAtStartCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, killAtStartCases())
 }

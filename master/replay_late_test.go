@@ -31,11 +31,7 @@ func lateFailCases() []replayCase {
 // TestReplayLateFail: the cases replay byte for byte, batched and live,
 // and differ without the run time the export gives the failing task.
 func TestReplayLateFail(t *testing.T) {
-	for _, c := range lateFailCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, lateFailCases())
 	checkUnexported(t, lateFailCases(), "runs", 1, func(j *scenario.Job) int {
 		n := len(j.Runs)
 		j.Runs = nil

@@ -176,11 +176,7 @@ func (d *replayDriver) leaveNodes(t *testing.T, now float64) {
 // live; without the export's agent_preempted the node_down loses the
 // attempts, and the decisions differ.
 func TestReplayAgentLeave(t *testing.T) {
-	for _, c := range leaveCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, leaveCases())
 	checkUnexported(t, leaveCases(), "agent_preempted", 1, func(j *scenario.Job) int {
 		n := len(j.AgentPreempted)
 		j.AgentPreempted = nil

@@ -58,11 +58,7 @@ func leaveEndCases() []replayCase {
 // where an admin resumes the node while it leaves, with the resume at
 // the admin's.
 func TestReplayAgentLeaveEnds(t *testing.T) {
-	for _, c := range leaveEndCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, leaveEndCases())
 	var stays []replayCase
 	for _, c := range leaveEndCases() {
 		if c.leaves[0].stays() && len(c.drains) == 0 {

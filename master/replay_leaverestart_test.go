@@ -47,11 +47,7 @@ func leaveRestartCases() []replayCase {
 // TestReplayAgentLeaveRestart: the cases replay byte for byte, batched
 // and live.
 func TestReplayAgentLeaveRestart(t *testing.T) {
-	for _, c := range leaveRestartCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, leaveRestartCases())
 }
 
 // silentState is a leave's state (replayDriver.left) once a restart of

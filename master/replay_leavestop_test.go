@@ -49,11 +49,7 @@ func leaveStopCases() []replayCase {
 // and live, and those whose tasks take time to stop differ without the
 // drain the export writes for the leave.
 func TestReplayAgentLeavesSlowly(t *testing.T) {
-	for _, c := range leaveStopCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, leaveStopCases())
 	var slow []replayCase
 	for _, c := range leaveStopCases() {
 		if c.leaves[0].stop > 0 { // else the drain and the loss come together

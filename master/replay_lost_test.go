@@ -96,11 +96,7 @@ func (d *replayDriver) loseAttempts(t *testing.T, ids []agent.TaskID) {
 // live; without the export's lost the replay runs the lost attempts on,
 // and the decisions differ.
 func TestReplayAttemptLost(t *testing.T) {
-	for _, c := range lostAttemptCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, lostAttemptCases())
 	// p's and n's; e1's second attempt comes under priority only.
 	checkUnexported(t, lostAttemptCases(), "lost", 2, func(j *scenario.Job) int {
 		n := len(j.Lost)

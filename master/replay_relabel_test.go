@@ -53,9 +53,5 @@ func relabelCases() []replayCase {
 // TestReplayReloadRelabelsNode: the cases of relabelCases replay byte
 // for byte, batched and live.
 func TestReplayReloadRelabelsNode(t *testing.T) {
-	for _, c := range relabelCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, relabelCases())
 }

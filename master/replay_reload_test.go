@@ -121,11 +121,7 @@ func reloadPinCases() []replayCase {
 // TestReplayReloadPinsNode: the pins of reloadPinCases replay byte for
 // byte, batched and live.
 func TestReplayReloadPinsNode(t *testing.T) {
-	for _, c := range reloadPinCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, reloadPinCases())
 }
 
 // restartMoveCases: a master restarted at 100 on a configuration that
@@ -141,20 +137,12 @@ func restartMoveCases() []replayCase {
 // TestReplayRestartMovesNode: the cases of restartMoveCases replay byte
 // for byte, batched and live.
 func TestReplayRestartMovesNode(t *testing.T) {
-	for _, c := range restartMoveCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, restartMoveCases())
 }
 
 // TestReplayReloadMovesNode: a node moved to another pool by a reload
 // while its tasks run and jobs wait in both pools replays byte for
 // byte, batched and live.
 func TestReplayReloadMovesNode(t *testing.T) {
-	for _, c := range reloadMoveCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, reloadMoveCases())
 }

@@ -128,11 +128,7 @@ lost_node_grace: 0s
 // run and jobs wait in both pools replays byte for byte, batched and
 // live.
 func TestReplayNodeMovesPool(t *testing.T) {
-	for _, c := range poolMoveCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, poolMoveCases())
 }
 
 // reshapeNodes registers again the agents whose reshape is due, with
@@ -167,9 +163,5 @@ func (d *replayDriver) reshapeNodes(t *testing.T, now float64) {
 // TestReplayNodeReshapedInPlace: the cases replay byte for byte,
 // batched and live.
 func TestReplayNodeReshapedInPlace(t *testing.T) {
-	for _, c := range reshapeCases() {
-		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
-		c.tick, c.eager = 5, true
-		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
-	}
+	checkBatchedAndLive(t, reshapeCases())
 }

@@ -416,6 +416,18 @@ default_project: a
 `
 
 // checkReplay runs c live, exports and replays it, and compares the
+// checkBatchedAndLive checks each case's replay batched, then live (a
+// tick of 5 and eager passes, as a live master runs them), as subtests
+// NAME and NAME-live.
+func checkBatchedAndLive(t *testing.T, cases []replayCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkReplay(t, c) })
+		c.tick, c.eager = 5, true
+		t.Run(c.name+"-live", func(t *testing.T) { checkReplay(t, c) })
+	}
+}
+
 // logs; it returns the exported scenario.
 func checkReplay(t *testing.T, c replayCase) string {
 	h := newHarness(t, withConfig(mustConfig(t, c.config)), reloadable(t, c))
