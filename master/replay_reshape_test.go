@@ -150,6 +150,9 @@ func (d *replayDriver) reshapeNodes(t *testing.T, now float64) {
 		if r.pool != "" {
 			ag.Pool = r.pool
 		}
+		if r.labels != nil {
+			ag.Labels = r.labels
+		}
 		ag.Master = d.h.srv.URL
 		if _, err := ag.Register(d.h.ctx); err != nil {
 			t.Fatal(err)

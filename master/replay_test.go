@@ -156,10 +156,12 @@ type rdown struct {
 	// gpus, for a deletion with a back, is how many GPUs the node of its
 	// name registers with then; 0 is as many as before. So is gpu, their
 	// type, for a reshape; "" is as before. So is pool, the pool the
-	// agent registers in then.
-	gpus int
-	gpu  string
-	pool string
+	// agent registers in then, and labels, the agent's labels (nil: as
+	// before; empty: none).
+	gpus   int
+	gpu    string
+	pool   string
+	labels map[string]string
 	// stop, for a leave, is how long after its goodbye the agent's tasks
 	// stop (its exit grace) and it says its last; 0 is at once.
 	stop float64

@@ -248,9 +248,9 @@ func (r *restorer) restoreLeaves(evs []store.NodeEvent) {
 // moves and relabels nodes too, and the what-if export reads their
 // pools and labels from the history. A node whose history has no pool
 // (registered before shapes were recorded) is not moved, and one whose
-// history has no labels in effect (no reload or restart relabeled or
-// moved it since labels were recorded: registrations keep the agent's
-// labels only) is not relabeled. A failure refuses to start.
+// history has no labels in effect (registered before they were
+// recorded, and neither moved nor relabeled since: nodeRules) is not
+// relabeled. A failure refuses to start.
 func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error {
 	m := r.m
 	last := map[string]string{} // node → the pool its history last gave it
@@ -262,7 +262,7 @@ func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error
 			last[e.Node] = e.Shape.Pool
 		}
 	}
-	_, _, rules := nodeRules(evs)
+	_, _, effect := nodeRules(evs)
 	var moves []store.NodeMove
 	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
 		n := m.nodes[name]
@@ -271,9 +271,9 @@ func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error
 		if !ok {
 			was = n.pool
 		}
-		wasLabels := labels
-		if rule, ok := rules[name]; ok {
-			wasLabels = labelsInEffect(n.rec.Labels, rule)
+		wasLabels, ok := effect[name]
+		if !ok {
+			wasLabels = labels
 		}
 		moves = relabels(moves, name, was, wasLabels, n.pool, labels)
 	}

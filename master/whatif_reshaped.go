@@ -27,11 +27,12 @@ import (
 // node that moved to another pool is written in the pool it was in when
 // the window began, and each move as a node_reshape with the new pool.
 // Its labels are those in effect, a node rule's over its agent's: a
-// reload's event (To store.NodeRelabeled) has them, and a registration's
-// agent labels are read under the rule in effect then (relabel.go's
-// nodeRules), so a reload that changed the rule's labels is a
-// node_reshape with the new ones, and the node's labels when the window
-// began are those in effect then.
+// reload's event (To store.NodeRelabeled) has them, and so does a
+// registration's (store.Node's InEffect), so a reload that changed the
+// rule's labels is a node_reshape with the new ones, and the node's
+// labels when the window began are those in effect then. A registration
+// recorded before they were has its agent's only, read under the rule in
+// effect then as the history implies it (relabel.go's nodeRules).
 // A move to or from a pool the file lacks is kept out, with a note, and
 // so is a node whose shape before a change is not in the history
 // (registered before shapes were recorded): it is written as the master
@@ -59,8 +60,8 @@ type nodeShapes struct {
 	pinned   map[string]bool
 	agent    map[string]string
 	// ruleBefore and ruleKnown are the rules each event carrying agent
-	// labels was read under, by its index in the history (nodeRules):
-	// where none is known, the rules in force now.
+	// labels alone was read under, by its index in the history
+	// (nodeRules): where none is known, the rules in force now.
 	ruleBefore map[int]map[string]string
 	ruleKnown  map[int]bool
 	notes      []string
@@ -133,17 +134,22 @@ func (ns *nodeShapes) note(i int, e store.NodeEvent) {
 }
 
 // inPool is rec, the shape of history event e, the i-th, with the pool
-// the node was in then. A reload's move has it. A registration or
-// deletion has the agent's: the configuration in force now puts it in
-// its pool, unless a reload moved the node later, whose rules then are
-// not kept: the node stays in the pool that its last move put it in
-// when that move pinned it to another pool than its agent's, and is in
-// its agent's (or the default pool) otherwise. A reload whose rules
-// pinned the node to its agent's pool, and changed when the agent's
-// pool changes, is not told apart.
+// the node was in then and the labels in effect (a registration's
+// recorded, or relabel.go's reading of them). A reload's move has the
+// pool. A registration or deletion has the agent's: the configuration
+// in force now puts it in its pool, unless a reload moved the node
+// later, whose rules then are not kept: the node stays in the pool that
+// its last move put it in when that move pinned it to another pool than
+// its agent's, and is in its agent's (or the default pool) otherwise. A
+// reload whose rules pinned the node to its agent's pool, and changed
+// when the agent's pool changes, is not told apart.
 func (ns *nodeShapes) inPool(i int, e store.NodeEvent, rec store.Node) store.Node {
-	if e.To != store.NodeRelabeled {
-		// Agent labels: the rule over them then (relabel.go).
+	switch {
+	case rec.InEffect != nil:
+		// A registration that kept the labels in effect.
+		rec.Labels, rec.InEffect = labelsInEffect(rec.InEffect, nil), nil
+	case e.To != store.NodeRelabeled:
+		// Agent labels alone: the rule over them then (relabel.go).
 		rule, ok := ns.ruleBefore[i], ns.ruleKnown[i]
 		if !ok {
 			rule = configRule(ns.cfg, e.Node)

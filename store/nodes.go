@@ -70,8 +70,14 @@ func (o nodeOps) UpsertNode(ctx context.Context, n Node) (Node, error) {
 	if err != nil {
 		return Node{}, fmt.Errorf("register node %s: encode GPUs: %w", n.Name, err)
 	}
+	effect := labels
+	if n.InEffect != nil {
+		if effect, err = encodeJSON(n.InEffect, "{}"); err != nil {
+			return Node{}, fmt.Errorf("register node %s: encode its labels in effect: %w", n.Name, err)
+		}
+	}
 	at := nsOf(nowIfZero(n.HeartbeatAt))
-	if err := o.registered(ctx, n.Name, shapeCols{n.Pool, labels, gpus}, timeOf(at)); err != nil {
+	if err := o.registered(ctx, n.Name, shapeCols{n.Pool, labels, gpus, effect}, timeOf(at)); err != nil {
 		return Node{}, err
 	}
 	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeInsertCols+`)
@@ -226,8 +232,9 @@ func (o nodeOps) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) 
 }
 
 // shapeCols are a node's pool, labels and GPUs as its row and the node
-// history keep them (JSON for the labels and GPUs).
-type shapeCols struct{ pool, labels, gpus string }
+// history keep them (JSON for the labels and GPUs), and the labels in
+// effect that a registration's event keeps ("" in a row's: not kept).
+type shapeCols struct{ pool, labels, gpus, effect string }
 
 // registered records what registering node name with shape sh at at
 // changes in the node history: a new node (From "", with its shape), a
@@ -257,8 +264,10 @@ func (o nodeOps) registered(ctx context.Context, name string, sh shapeCols, at t
 	return nil
 }
 
-// sameShape reports whether a and b are one shape. The JSON is compared
-// decoded, as PostgreSQL's JSONB columns give it back in their own form.
+// sameShape reports whether a and b are one shape: the agent's, the
+// labels in effect aside (a change of those alone is a reload's or a
+// restart's, which records it: MoveNodes). The JSON is compared decoded,
+// as PostgreSQL's JSONB columns give it back in their own form.
 func sameShape(a, b shapeCols) (bool, error) {
 	if a.pool != b.pool {
 		return false, nil
@@ -289,8 +298,10 @@ func (o nodeOps) nodeEventShaped(ctx context.Context, name string, from, to Node
 		_, err = o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns) VALUES (?, ?, ?, ?)"),
 			name, string(from), string(to), nsOf(at))
 	} else {
-		_, err = o.q.ExecContext(ctx, o.d.q("INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-			name, string(from), string(to), nsOf(at), sh.pool, sh.labels, sh.gpus)
+		effect := sql.NullString{String: sh.effect, Valid: sh.effect != ""}
+		_, err = o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus, labels_in_effect)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			name, string(from), string(to), nsOf(at), sh.pool, sh.labels, sh.gpus, effect)
 	}
 	if err != nil {
 		return fmt.Errorf("record node %s %q → %s: %w", name, from, to, err)
@@ -307,7 +318,8 @@ func (o nodeOps) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent
 	if !f.Since.IsZero() {
 		where, args = append(where, "at_ns >= ?"), append(args, nsOf(f.Since))
 	}
-	query, args := finish("SELECT seq, node, from_state, to_state, at_ns, pool, labels, gpus FROM node_events", where, "seq", 0, args)
+	query, args := finish("SELECT seq, node, from_state, to_state, at_ns, pool, labels, gpus, labels_in_effect FROM node_events",
+		where, "seq", 0, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list node events: %w", err)
@@ -324,8 +336,9 @@ func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
 		e                  NodeEvent
 		at                 int64
 		pool, labels, gpus string
+		effect             sql.NullString
 	)
-	if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at, &pool, &labels, &gpus); err != nil {
+	if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at, &pool, &labels, &gpus, &effect); err != nil {
 		return NodeEvent{}, err
 	}
 	e.At = timeOf(at)
@@ -346,6 +359,13 @@ func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
 	d.Labels = emptyMapNil(d.Labels)
 	if len(d.GPUs) == 0 {
 		d.GPUs = nil
+	}
+	if effect.Valid {
+		// Never nil where recorded: nil says it was not (Node.InEffect).
+		d.InEffect = map[string]string{}
+		if err := decodeJSON("node event labels in effect", effect.String, &d.InEffect); err != nil {
+			return NodeEvent{}, err
+		}
 	}
 	if e.To == NodeDeleted {
 		d.State, e.Deleted = e.From, d

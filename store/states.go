@@ -93,9 +93,11 @@ const NodeLeaving NodeState = "leaving"
 // NodeReshaped is the node history's state of a registration that
 // changed a node's inventory: its agent registered again with other
 // GPUs (count, type, UUIDs or memory), labels or pool than the node had
-// (UpsertNode; NodeEvent.Shape keeps the new ones). A node is never in
-// it: From is its state then, and a node not up goes on to NodeUp in a
-// second event of the same registration.
+// (UpsertNode; NodeEvent.Shape keeps the new ones, and the labels in
+// effect then, Node.InEffect, as a new node's registration does). A
+// change of the labels in effect alone is a reload's (NodeRelabeled).
+// A node is never in it: From is its state then, and a node not up goes
+// on to NodeUp in a second event of the same registration.
 const NodeReshaped NodeState = "reshaped"
 
 // NodeReconfigured is the From of a node history's NodeReshaped event
@@ -111,8 +113,12 @@ const NodeReconfigured NodeState = "reconfigured"
 // configuration, made (MoveNodes): its node rules put the node in
 // another pool or gave it other labels, and the event's Shape has the
 // pool and the labels in effect (the agent's with the rule's over them,
-// lifecycle.NodeLabels), where a move recorded before labels were (To
-// NodeReshaped) has the agent's labels. A node is never in it.
+// lifecycle.NodeLabels) in its Labels, where a move recorded before
+// labels were (To NodeReshaped) has the agent's labels. With the labels
+// in effect that each registration keeps (Node.InEffect; not in one
+// recorded before migration 0016), the history has a node's labels in
+// effect at every instant: a master started on a changed configuration
+// compares its labels with the last recorded. A node is never in it.
 const NodeRelabeled NodeState = "relabeled"
 
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }

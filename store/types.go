@@ -118,6 +118,15 @@ type Node struct {
 	// UpsertNode neither sets nor clears it: an agent that registers
 	// again stays drained.
 	Drain *NodeDrain
+	// InEffect is, for UpsertNode, the labels in effect as the master
+	// matches them (Labels, the agent's, with its node rule's over them,
+	// lifecycle.NodeLabels; nil: Labels), which the registration's node
+	// event keeps beside the agent's: the row keeps the agent's only,
+	// and a reload's rules are not kept. In a registration's event
+	// (NodeEvent.Shape) it is what was recorded, never nil (empty for
+	// none) where it was, and nil in one recorded before they were. It
+	// is nil elsewhere.
+	InEffect map[string]string
 }
 
 // NodeDrain says that an admin asked for no new task to start on a node.
@@ -271,13 +280,14 @@ type NodeEvent struct {
 	Deleted *Node
 	// Shape is, for a registration that made the node (From "", To
 	// NodeUp) or changed its inventory (To NodeReshaped), the node as it
-	// registered: its pool, labels and GPUs, the rest zero (for a
-	// reload's move, From NodeReconfigured, the pool is the one the
-	// configuration put it in, not the agent's, and for one To
-	// NodeRelabeled the labels are those in effect, the rule's over the
-	// agent's); nil
-	// otherwise, and for a new node of no GPUs (a registration recorded
-	// before shapes were reads alike).
+	// registered: its pool, labels (the agent's) and GPUs, and the
+	// labels in effect (InEffect, nil where recorded before they were),
+	// the rest zero (for a reload's move, From NodeReconfigured, the pool
+	// is the one the configuration put it in, not the agent's, and for
+	// one To NodeRelabeled the labels are those in effect, the rule's
+	// over the agent's, and InEffect is nil); nil otherwise, and for a
+	// new node of no GPUs (a registration recorded before shapes were
+	// reads alike).
 	Shape *Node
 }
 

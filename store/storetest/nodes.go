@@ -95,7 +95,9 @@ func testNodeDeletedHistory(t *testing.T, target Target, s store.Store, gpus []s
 // testNodeReshaped: a registration that changes a node's GPUs, labels or
 // pool is in the node history (NodeReshaped, with the new shape), before
 // the return of a node that was lost; one that changes nothing, or a
-// heartbeat, is not; a new node's registration keeps its shape.
+// heartbeat, is not, nor one that changes the labels in effect alone
+// (a reload records those); a new node's registration keeps its shape.
+// Each keeps the labels in effect given, or the agent's where none are.
 func testNodeReshaped(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)
@@ -104,6 +106,8 @@ func testNodeReshaped(t *testing.T, target Target) {
 	}
 	four := []store.GPU{gpu(0, "h100"), gpu(1, "h100"), gpu(2, "h100"), gpu(3, "h100")}
 	two := []store.GPU{gpu(0, "a100"), gpu(1, "a100")}
+	r2 := map[string]string{"rack": "r2"}
+	ruled := map[string]string{"rack": "r2", "switch": "s1"}
 	regs := []struct {
 		name string
 		node store.Node
@@ -111,8 +115,9 @@ func testNodeReshaped(t *testing.T, target Target) {
 	}{
 		{"new", store.Node{Pool: "h100", GPUs: four}, false},
 		{"same again", store.Node{Pool: "h100", GPUs: four}, false},
-		{"fewer GPUs of another type", store.Node{Pool: "h100", GPUs: two}, false},
-		{"labelled", store.Node{Pool: "h100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, false},
+		{"same again, other labels in effect", store.Node{Pool: "h100", GPUs: four, InEffect: r2}, false},
+		{"fewer GPUs of another type", store.Node{Pool: "h100", GPUs: two, InEffect: map[string]string{}}, false},
+		{"labelled", store.Node{Pool: "h100", GPUs: two, Labels: r2, InEffect: ruled}, false},
 		{"another pool, after a loss", store.Node{Pool: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, true},
 		{"back after a loss as it was", store.Node{Pool: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, true},
 	}
@@ -141,22 +146,28 @@ func testNodeReshaped(t *testing.T, target Target) {
 	for _, e := range evs {
 		line := fmt.Sprintf("%s->%s %s", e.From, e.To, e.At.Sub(at(0)))
 		if e.Shape != nil {
-			line += fmt.Sprintf(" %s %d %s %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels)
+			line += fmt.Sprintf(" %s %d %s %v in effect %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels,
+				e.Shape.InEffect)
 		}
 		hist = append(hist, line)
 	}
 	wantEqual(t, "history of the registrations", hist, []string{
-		"->up 1m0s h100 4 h100 map[]",
-		"up->reshaped 3m0s h100 2 a100 map[]",
-		"up->reshaped 4m0s h100 2 a100 map[rack:r2]",
-		"up->lost 4m59s",
-		"lost->reshaped 5m0s a100 2 a100 map[rack:r2]",
-		"lost->up 5m0s",
+		"->up 1m0s h100 4 h100 map[] in effect map[]",
+		"up->reshaped 4m0s h100 2 a100 map[] in effect map[]",
+		"up->reshaped 5m0s h100 2 a100 map[rack:r2] in effect map[rack:r2 switch:s1]",
 		"up->lost 5m59s",
+		"lost->reshaped 6m0s a100 2 a100 map[rack:r2] in effect map[rack:r2]",
 		"lost->up 6m0s",
+		"up->lost 6m59s",
+		"lost->up 7m0s",
 	})
 	if len(evs) > 2 {
-		wantEqual(t, "reshaped node", evs[1].Shape, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: two})
+		wantEqual(t, "reshaped node", evs[1].Shape, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: two, InEffect: map[string]string{}})
+	}
+	for _, e := range evs {
+		if e.Shape != nil && e.Shape.InEffect == nil {
+			t.Errorf("%s → %s at %s: no labels in effect recorded", e.From, e.To, e.At.Sub(at(0)))
+		}
 	}
 }
 
@@ -201,16 +212,22 @@ func testNodeMoves(t *testing.T, target Target) {
 	for _, e := range evs {
 		line := fmt.Sprintf("%s %s->%s %s", e.Node, e.From, e.To, e.At.Sub(at(0)))
 		if e.Shape != nil {
-			line += fmt.Sprintf(" %s %d %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.Labels)
+			line += fmt.Sprintf(" %s %d %v in effect %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.Labels, e.Shape.InEffect)
 		}
 		hist = append(hist, line)
 	}
+	// A move's labels are those in effect: it keeps no InEffect.
 	wantEqual(t, "history of the moves", hist, []string{
-		"gpu-1 ->up 1m0s a 1 map[rack:r1]",
-		"gpu-2 ->up 1m0s a 1 map[rack:r1]",
-		"gpu-1 reconfigured->relabeled 3m0s b 1 map[rack:r1]",
-		"gpu-2 reconfigured->relabeled 3m0s c 1 map[rack:r1 switch:s2]",
+		"gpu-1 ->up 1m0s a 1 map[rack:r1] in effect map[rack:r1]",
+		"gpu-2 ->up 1m0s a 1 map[rack:r1] in effect map[rack:r1]",
+		"gpu-1 reconfigured->relabeled 3m0s b 1 map[rack:r1] in effect map[]",
+		"gpu-2 reconfigured->relabeled 3m0s c 1 map[rack:r1 switch:s2] in effect map[]",
 	})
+	for _, e := range evs {
+		if e.To == store.NodeRelabeled && e.Shape.InEffect != nil {
+			t.Errorf("%s's move has labels in effect %v beside its labels", e.Node, e.Shape.InEffect)
+		}
+	}
 	nodes, err := s.Nodes(ctx)
 	if err != nil {
 		t.Fatalf("nodes: %v", err)

@@ -1,0 +1,11 @@
+-- A registration's node event (a new node, From '', or a changed
+-- inventory, To 'reshaped') keeps the labels in effect then as well as
+-- the agent's (labels): the agent's with its node rule's over them, as
+-- the master matched them. A node rule may give a label the agent has
+-- alike, and a master restarted on a changed configuration must know
+-- what was in effect before it to record the change; without them both
+-- were guessed from the reloads' events. NULL where not recorded: the
+-- events written before this migration, and the other events (a
+-- reload's keeps the labels in effect in labels). Keep in step with
+-- migrations/sqlite/0016_labels_in_effect.sql.
+ALTER TABLE node_events ADD COLUMN labels_in_effect TEXT;
