@@ -181,6 +181,10 @@ type Agent struct {
 	leaving    bool // stopping the tasks: syncs say so (api.Sync.Leaving)
 	detached   bool // Run returned leaving tasks behind: touch nothing
 	watchers   sync.WaitGroup
+
+	// placement is where the master last said it put the node: the
+	// registration reply's, or a later sync reply's (placed).
+	placement api.NodePlacement
 }
 
 // attempt is one attempt the agent started and has not reported ended.

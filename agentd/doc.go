@@ -12,10 +12,13 @@
 // the master put the node in and, when a node rule of the master's
 // configuration sets labels, the node's labels: the agent logs them, and
 // warns where the rule overrode its --pool or a --label (placement.go),
-// which its admin would not learn otherwise. Then two loops talk to the
-// master. The sync loop long-polls POST /agents/{name}/sync, asking the
-// master to hold it for the SyncWaitS of the registration; it is the
-// heartbeat and brings the commands. The report loop sends new reports at
+// which its admin would not learn otherwise; a sync reply brings the
+// placement again when a reload of the master's configuration changed
+// it, and the agent logs the move the same way and keeps the latest
+// (Agent.Placement). Then two loops talk to the master. The sync loop
+// long-polls POST /agents/{name}/sync, asking the master to hold it for
+// the SyncWaitS of the registration; it is the heartbeat and brings the
+// commands. The report loop sends new reports at
 // once with a sync that does not wait, so that an exit need not wait for
 // the long poll in flight. Every sync carries all unacknowledged reports
 // and the attempts still running (started and not yet reported ended);

@@ -44,8 +44,11 @@ type fakeMaster struct {
 	// heard of the leave.
 	onLeave []api.Command
 	// placement is what the registration replies say of the node's pool
-	// and labels (api.RegisterReply Pool, PoolByRule and Labels).
-	placement api.RegisterReply
+	// and labels (api.RegisterReply's NodePlacement); movedTo, when set,
+	// is sent with the next sync reply, as by a master whose reload moved
+	// the node.
+	placement api.NodePlacement
+	movedTo   *api.NodePlacement
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -139,8 +142,7 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	cmds := fm.commands
 	fm.commands = nil
 	fm.broadcast()
-	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds,
-		Pool: fm.placement.Pool, PoolByRule: fm.placement.PoolByRule, Labels: fm.placement.Labels})
+	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement})
 }
 
 func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
@@ -213,8 +215,10 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		fm.withholdAck--
 		acked--
 	}
+	moved := fm.movedTo
+	fm.movedTo = nil
 	fm.mu.Unlock()
-	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds})
+	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved})
 }
 
 func (fm *fakeMaster) postLogs(w http.ResponseWriter, r *http.Request) {

@@ -27,7 +27,7 @@ type placementNote struct {
 // a pool given where --pool named none, and labels the rule only adds,
 // are news. A reply without a pool (a master older than the field) says
 // nothing either way.
-func placementNotes(name, pool string, labels map[string]string, reply api.RegisterReply) []placementNote {
+func placementNotes(name, pool string, labels map[string]string, reply api.NodePlacement) []placementNote {
 	var notes []placementNote
 	rule := "the node rule for " + name + " in the master's configuration"
 	switch {
@@ -75,9 +75,73 @@ func (a *Agent) logRegistered(ctx context.Context, req api.Register, reply api.R
 		args = append(args, "labels", formatLabels(reply.Labels))
 	}
 	a.log.Info("registered with the master", args...)
-	for _, n := range placementNotes(req.Name, req.Pool, req.Labels, reply) {
+	for _, n := range placementNotes(req.Name, req.Pool, req.Labels, reply.NodePlacement) {
 		a.log.Log(ctx, n.level, n.msg)
 	}
+}
+
+// movedNotes are the lines the agent logs when a sync reply says that
+// the master placed the node anew (a reload of its configuration changed
+// the node rule for it), was being the placement heard before: what
+// changed, then, as at registration, where it parts from --pool and
+// --label. A reply can change only whether a rule pins the same pool, so
+// the first line says something whatever changed.
+func movedNotes(name, pool string, labels map[string]string, was, now api.NodePlacement) []placementNote {
+	var first string
+	switch {
+	case now.Pool != was.Pool && was.Pool != "":
+		first = fmt.Sprintf("the master moved this node to pool %s (it was in %s)", now.Pool, was.Pool)
+	case now.Pool != was.Pool:
+		first = "the master moved this node to pool " + now.Pool
+	case !maps.Equal(effectiveLabels(now, labels), effectiveLabels(was, labels)):
+		first = "the master changed this node's labels to " + orNone(formatLabels(effectiveLabels(now, labels)))
+	case now.PoolByRule:
+		first = fmt.Sprintf("the node rule for %s in the master's configuration now pins pool %s", name, now.Pool)
+	default:
+		first = fmt.Sprintf("the node rule for %s in the master's configuration no longer pins pool %s", name, now.Pool)
+	}
+	return append([]placementNote{{slog.LevelInfo, first}}, placementNotes(name, pool, labels, now)...)
+}
+
+// effectiveLabels are the labels the master schedules the node with: a
+// placement's when it has them, else the agent's own.
+func effectiveLabels(p api.NodePlacement, own map[string]string) map[string]string {
+	if p.Labels != nil {
+		return p.Labels
+	}
+	return own
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// placed takes in the placement a sync reply brings, which the master
+// sends when it differs from what the agent heard last, and logs the
+// change (movedNotes).
+func (a *Agent) placed(ctx context.Context, p api.NodePlacement) {
+	a.mu.Lock()
+	was := a.placement
+	a.placement = p
+	a.mu.Unlock()
+	for _, n := range movedNotes(a.cfg.Name, a.cfg.Pool, a.cfg.Labels, was, p) {
+		a.log.Log(ctx, n.level, n.msg)
+	}
+}
+
+// Placement is where the master last said it put the node: the pool and,
+// when a node rule sets labels, the labels it schedules the node with;
+// the zero value before the first registration, or from a master older
+// than the registration reply's pool.
+func (a *Agent) Placement() api.NodePlacement {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.placement
+	p.Labels = maps.Clone(p.Labels)
+	return p
 }
 
 // formatLabels writes labels as k=v pairs in key order.

@@ -50,6 +50,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.registered = true
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
+	a.placement = reply.NodePlacement
 	a.broadcast()
 	a.mu.Unlock()
 	a.logRegistered(ctx, req, reply)
@@ -90,6 +91,9 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		return 0, err
 	}
 	a.ack(reply.Acked)
+	if reply.Placement != nil {
+		a.placed(ctx, *reply.Placement)
+	}
 	a.execute(reply.Commands)
 	return len(reply.Commands), nil
 }

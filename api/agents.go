@@ -36,6 +36,16 @@ type RegisterReply struct {
 	// Credential is the node's own secret, sent once when the node joins
 	// with a join token; the agent keeps it and presents it from then on.
 	Credential string `json:"credential,omitempty"`
+	// NodePlacement is where the master put the node. Its fields are
+	// the reply's own in JSON (pool, pool_by_rule, labels), as they were
+	// before the sync reply shared them.
+	NodePlacement
+}
+
+// NodePlacement is where the master put a node: the registration reply says
+// it, and a sync reply again when a reload of the master's configuration
+// changed it.
+type NodePlacement struct {
 	// Pool is the pool the master put the node in: the one its node rule
 	// pins (PoolByRule), else the one the agent asked for, else the
 	// default pool. The agent logs it, and warns when it is not the pool
@@ -102,6 +112,12 @@ type SyncReply struct {
 	// Acked is the highest report sequence the master has stored.
 	Acked    int64     `json:"acked"`
 	Commands []Command `json:"commands"`
+	// Placement is the node's placement when it changed since the master
+	// last told this agent (by the registration reply or an earlier
+	// sync reply), as a reload of the configuration whose node rule for
+	// the node pins another pool or sets other labels changes it; nil
+	// when it did not, and from a master older than the field.
+	Placement *NodePlacement `json:"placement,omitempty"`
 }
 
 // Command is something the master asks an agent to do.

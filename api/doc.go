@@ -61,6 +61,8 @@
 //     reports and re-sends the others, so a lost reply loses nothing.
 //     The master holds the request up to WaitS seconds when it has no
 //     command, which makes the sync both the heartbeat and a long poll.
+//     A reload of the configuration that changes the node's placement
+//     (NodePlacement) reaches the agent in the next SyncReply, once.
 //  3. POST /api/v1/agents/{name}/logs with LogBatch: lines carry the
 //     sender's sequence numbers, so a re-sent batch is stored once.
 //  4. Leaving: an agent that shuts down and stops its tasks first sends a

@@ -197,6 +197,11 @@ type Node struct {
 	// rule's label winning over the agent's of the same name; Labels
 	// holds them already. Absent when the rule adds none.
 	RuleLabels map[string]string `json:"rule_labels,omitempty"`
+	// AgentLabels are the labels the node's agent registered with (its
+	// --label), given along with RuleLabels so that a reader sees what
+	// the rule overrode; absent when the rule adds no label (Labels are
+	// the agent's then) or the agent gave none.
+	AgentLabels map[string]string `json:"agent_labels,omitempty"`
 	// Drain is "draining" while an admin's drain waits for the node's
 	// tasks to end, "drained" once none is left, and empty when the node
 	// is schedulable. State stays up or lost either way.

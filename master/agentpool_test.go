@@ -150,6 +150,15 @@ nodes:
 				t.Fatalf("node pool %q by rule %v labels %v rule labels %v, want %q %v %v %v",
 					n.Pool, n.PoolByRule, n.Labels, n.RuleLabels, tc.wantPool, tc.byRule, labels, tc.ruleLabels)
 			}
+			// The agent's own labels go along with the rule's, to show
+			// what the rule overrode.
+			var agentLabels map[string]string
+			if tc.ruleLabels != nil {
+				agentLabels = own
+			}
+			if !maps.Equal(n.AgentLabels, agentLabels) {
+				t.Fatalf("node agent labels %v, want %v", n.AgentLabels, agentLabels)
+			}
 		})
 	}
 }

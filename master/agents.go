@@ -109,7 +109,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
-		Pool: n.pool, PoolByRule: rulePool(ag.m.cfg, n.rec.Name) != "", Labels: ruledLabels(ag.m.cfg, n)}, nil
+		NodePlacement: nodePlacement(ag.m.cfg, n)}, nil
 }
 
 // ruledLabels are node n's labels as the scheduler matches them when its

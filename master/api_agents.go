@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -33,6 +35,9 @@ func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
 	between := ag.m.betweenSettlings() // a return, or a new shape
 	ag.m.lock()
 	reply, err := ag.register(r.Context(), reg)
+	if err == nil {
+		ag.told(ag.m.nodes[reg.Name], reply.NodePlacement)
+	}
 	ag.m.unlock()
 	between()
 	if err != nil {
@@ -41,6 +46,51 @@ func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
 	}
 	reply.Credential = secret
 	writeJSON(w, http.StatusOK, reply)
+}
+
+// nodePlacement is node n's placement as the master tells its agent. Callers
+// hold mu.
+func nodePlacement(cfg *config.Config, n *mnode) api.NodePlacement {
+	return api.NodePlacement{Pool: n.pool, PoolByRule: rulePool(cfg, n.rec.Name) != "", Labels: ruledLabels(cfg, n)}
+}
+
+// told records that node n's agent heard of placement p (its
+// registration reply). Callers hold mu.
+func (ag *agents) told(n *mnode, p api.NodePlacement) {
+	n.told, n.toldGen = p, ag.m.cfgGen
+}
+
+// placementNews is node n's placement for a sync reply: the placement
+// when it changed since the agent last heard of it, which it then has
+// heard of, else nil. Only a reload changes it between registrations
+// (the node's own pool and labels change by registering), so a node
+// checked since the configuration's last change is skipped without
+// looking at the rules. Callers hold mu.
+func (ag *agents) placementNews(n *mnode) *api.NodePlacement {
+	if n.toldGen == ag.m.cfgGen {
+		return nil
+	}
+	n.toldGen = ag.m.cfgGen
+	p := nodePlacement(ag.m.cfg, n)
+	if samePlacement(p, n.told) {
+		return nil
+	}
+	n.told = p
+	return &p
+}
+
+// wakeMoved answers node n's held syncs at once when a reload changed
+// its placement, so that its agent hears of the move now rather than at
+// the end of its long poll. Callers hold mu.
+func wakeMoved(cfg *config.Config, n *mnode) {
+	if n.registered && n.polling > 0 && !samePlacement(nodePlacement(cfg, n), n.told) {
+		close(n.wake)
+		n.wake = make(chan struct{})
+	}
+}
+
+func samePlacement(a, b api.NodePlacement) bool {
+	return a.Pool == b.Pool && a.PoolByRule == b.PoolByRule && maps.Equal(a.Labels, b.Labels)
 }
 
 // admitNode decides whether the request may register node name: with the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -29,6 +30,9 @@ func nodeView(cfg *config.Config, n *mnode) api.Node {
 	}
 	if len(n.rec.GPUs) > 0 {
 		v.GPUType = n.rec.GPUs[0].Type
+	}
+	if len(v.RuleLabels) > 0 {
+		v.AgentLabels = maps.Clone(n.rec.Labels)
 	}
 	if d := n.rec.Drain; d != nil {
 		at := d.At

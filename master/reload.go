@@ -155,6 +155,7 @@ func (m *Master) reload(ctx context.Context) error {
 	for _, n := range m.nodes {
 		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
 		m.pub.markNode(n) // its pool and labels may have changed
+		wakeMoved(m.cfg, n)
 	}
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))

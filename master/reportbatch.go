@@ -70,7 +70,7 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 	if !n.registered {
 		return api.SyncReply{}, errUnknownNode
 	}
-	return api.SyncReply{Acked: req.acked, Commands: ag.take(n)}, nil
+	return api.SyncReply{Acked: req.acked, Commands: ag.take(n), Placement: ag.placementNews(n)}, nil
 }
 
 // storeSyncs stores the reports of every queued sync in one batch and

@@ -202,6 +202,11 @@ type mnode struct {
 	// version is the agent's build, from its registration; it is not
 	// stored, as every agent registers again with a new master process.
 	version string
+	// told is the placement the node's agent last heard of, by its
+	// registration reply or a sync reply since (placementNews), as of
+	// configuration generation toldGen (Master.cfgGen).
+	told    api.NodePlacement
+	toldGen int
 	// dirty marks a change since the read view was last published.
 	dirty bool
 }

@@ -63,6 +63,11 @@ func newFixture() *fixture {
 		node("t4-1", "t4", "lost", "T4", 4, 0, 5*time.Minute),
 	}
 	f.nodes[1].Drain, f.nodes[1].DrainReason, f.nodes[1].DrainedBy, f.nodes[1].DrainedAt = "draining", "new PSU", "root", atp(-10*time.Minute)
+	// gpu-a2's node rule pins its pool and sets switch over its agent's
+	// and tier.
+	f.nodes[1].PoolByRule, f.nodes[1].RuleLabels = true, map[string]string{"switch": "leaf-9", "tier": "a"}
+	f.nodes[1].AgentLabels = map[string]string{"rack": "r1", "zone": "eu-1", "switch": "leaf-3"}
+	f.nodes[1].Labels = map[string]string{"rack": "r1", "zone": "eu-1", "switch": "leaf-9", "tier": "a"}
 	f.projects = []api.Project{
 		// h100 is a quota pool that the pool list leaves out; the rest of
 		// the use is in pools without quota.

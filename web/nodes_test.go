@@ -1,0 +1,48 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestNodeRuleView: the nodes view says what the master's node rule
+// decided of each node, as allot nodes -o wide does: the rule (named by
+// the node) with the pool it pins and the labels it sets, the agent's own
+// value of a label it overrode, and "none" for a node no rule changes;
+// among the labels the scheduler matches, the rule's are marked.
+func TestNodeRuleView(t *testing.T) {
+	p := openPage(t, newFixture(), "#/nodes", wide)
+	row := `#nodes tr[data-node="gpu-a2"]`
+	cases := []struct {
+		name, sel string
+		want      []string
+	}{
+		{"the rule of a ruled node", row + " td.rule", []string{"gpu-a2", "pins pool a100", "sets switch=leaf-9 (agent: leaf-3), tier=a"}},
+		{"its pool", row + " td:nth-of-type(1)", []string{"a100 (by rule)"}},
+		{"its labels", row + " td:nth-of-type(6)", []string{"rack=r1", "switch=leaf-9", "tier=a", "zone=eu-1"}},
+		{"a node without a rule", `#nodes tr[data-node="gpu-a1"] td.rule`, []string{"none"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := p.sub(t)
+			got := p.waitText(c.sel, c.want[0])
+			for _, w := range c.want[1:] {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s = %q, want %q", c.sel, got, w)
+				}
+			}
+		})
+	}
+	t.Run("the rule's labels are marked", func(t *testing.T) {
+		p := p.sub(t)
+		marked := evalJS[[]string](p, fmt.Sprintf(`[...document.querySelectorAll('%s li.by-rule')].map((li) => li.textContent + ': ' + li.title)`, row))
+		want := []string{"switch=leaf-9: Set by the node rule, over the agent's switch=leaf-3", "tier=a: Set by the node rule"}
+		if strings.Join(marked, "\n") != strings.Join(want, "\n") {
+			t.Errorf("marked labels %q, want %q", marked, want)
+		}
+		if n := evalJS[int](p, `document.querySelectorAll('#nodes tr[data-node="gpu-a1"] li.by-rule').length`); n != 0 {
+			t.Errorf("%d labels of gpu-a1, which has no rule, marked", n)
+		}
+	})
+}
