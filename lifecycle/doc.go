@@ -21,7 +21,7 @@
 // pure shortcuts of shortcuts.go as its hooks, each effect applied and
 // told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
 // task ended, stopped from outside, its start failed, its checkpoint
-// landed or its agent preempted it (agentstop.go), each by version; a kill; a priority or weight change; a node going down or
+// landed or its agent preempted it, each by version; a kill; a priority or weight change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
 // was killed or that has no tasks. It is growing into the cluster's
 // state machine of issue 13 (docs/architecture.md says where it
@@ -70,7 +70,14 @@
 // its task records (Task.Alloc, Snapshot, nodes.go);
 // Cluster.Fail (fail.go) ends a task that failed on its own, and
 // StartFailed says how a task whose start failed ends, for the master
-// and for EventStartFailed alike. The core
+// and for EventStartFailed alike; outcome.go decides, once for both
+// drivers, what any attempt's end does to its task (Ending.Decide: how
+// it ended, whether it was being killed, re-placed, preemptible, ran,
+// and its job's exit actions, give a Verdict: the attempt's end state,
+// the task's, what follows a preemption at once, and whether the exit
+// actions failed it), which the master applies in its transitions
+// (master/agents.go finish, endAttempt) and the Cluster in its records
+// (outcome, Job.end, Job.Lost, Fail). The core
 // (sched) keeps nothing between passes; these types are what its callers
 // keep, written once so that a live cluster and a simulation of the same
 // events put the same numbers in their snapshots.

@@ -31,7 +31,7 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	if t.Replacing && t.Drain >= 0 {
 		o.Slots = c.drained(t.Drain, TaskKilled) // as Exit
 	}
-	o.Slots += c.freed(j, j.fail(&c.Tasks, ti, TaskFailed))
+	o.Slots += c.freed(j, j.end(&c.Tasks, ti, j.ending(t, EndFailed).Decide()))
 	c.endIfOver(now, ji, &o)
 	return o
 }
@@ -50,19 +50,9 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 // attempt whose agent never answers is not one: it is lost, and its
 // task waits again (the master's loseAttempt). The master ends a failed
 // start by this rule (master/agents.go) and the Cluster an
-// EventStartFailed, so that a live run and its replay agree.
+// EventStartFailed, both through Ending.Decide of EndStartFailed
+// (outcome.go), so that a live run and its replay agree.
 func StartFailed() TaskState { return TaskFailed }
-
-// fail ends task ti of the job, which failed (a failure of its own, or
-// a start that failed), in state st, failed or the state StartFailed
-// gives; it returns the slots freed.
-func (j *Job) fail(ts *Tasks, ti int32, st TaskState) int {
-	if st == TaskFailed {
-		j.Failed++
-	}
-	j.Done++
-	return j.release(ts, ti, st)
-}
 
 // endIfOver finishes job ji at now when every task has ended (Job.Over),
 // freeing its draining moves first, and says so in o.

@@ -162,46 +162,65 @@ func (j *Job) release(ts *Tasks, ti int32, st TaskState) int {
 // Exit ends the job's task ti: its work is done, or (timedOut) it reached
 // its time limit and was killed. It returns the slots freed.
 func (j *Job) Exit(ts *Tasks, ti int32, timedOut bool) int {
-	st := TaskCompleted
+	k := EndCompleted
 	if timedOut {
-		j.Timeout++
-		st = TaskKilled
+		k = EndLimited
 	}
-	j.Done++
-	return j.release(ts, ti, st)
+	return j.end(ts, ti, j.ending(ts.At(ti), k).Decide())
 }
 
 // Checkpointed ends preempted task ti once its checkpoint has landed: by
 // the job's exit actions it waits to be rescheduled, keeping its number
-// and remaining work, or it fails. It returns the slots freed.
+// and remaining work, or it fails (Decide of EndPreempted). It returns
+// the slots freed.
 func (j *Job) Checkpointed(ts *Tasks, ti int32) int {
-	return j.requeue(ts, ti, TaskPreempted, false)
+	return j.end(ts, ti, j.ending(ts.At(ti), EndPreempted).Decide())
 }
 
 // Lost ends task ti, whose node was lost (Tasks.Lose has kept what its
 // last checkpoint saved, if it ran), as the master ends a lost attempt
-// (LostRequeues): a task of a preemptible job, or one that never ran (ran
-// false: no agent answered its start, Task.Unanswered), waits to be
-// rescheduled as after a preemption, by the job's exit actions (it ends
-// queued), or fails; a task of a job that is not preemptible, which ran
-// and must not run twice, fails. It returns the slots freed.
+// (Decide of EndLost, LostRequeues): a task of a preemptible job, or one
+// that never ran (ran false: no agent answered its start,
+// Task.Unanswered), waits to be rescheduled as after a preemption, by
+// the job's exit actions (it ends queued), or fails; a task of a job
+// that is not preemptible, which ran and must not run twice, fails. It
+// returns the slots freed.
 func (j *Job) Lost(ts *Tasks, ti int32, preemptible, ran bool) int {
-	return j.requeue(ts, ti, TaskQueued, !LostRequeues(preemptible, ran))
+	e := j.ending(ts.At(ti), EndLost)
+	e.Preemptible, e.Ran = preemptible, ran
+	return j.end(ts, ti, e.Decide())
 }
 
-// requeue ends task ti, which did not end by itself: it waits again,
-// retired in state waits, unless fail or the job's exit actions fail it.
-func (j *Job) requeue(ts *Tasks, ti int32, waits TaskState, fail bool) int {
-	t := ts.At(ti)
-	retries := t.Retries + 1
-	st := waits
-	if fail || !ExitRequeues(j.FailOnPreempt, j.MaxRetries, t.Retries) {
+// ending is what the job and its task t say of t's attempt ending as k
+// (Decide): the job's exit actions, the task's reschedules and whether
+// it ran; the caller adds what its Cluster knows (Cluster.ending).
+func (j *Job) ending(t *Task, k EndKind) Ending {
+	return Ending{Kind: k, Ran: !t.Unanswered, FailOnPreempt: j.FailOnPreempt, MaxRetries: j.MaxRetries, Retries: t.Retries}
+}
+
+// end ends task ti of the job as Decide's verdict v says, retiring it
+// in v's state: a task that waits again (Verdict.Waits) goes back among
+// the job's waiting ones, keeping its number and remaining work, and
+// stays preempted when a preemption stopped it; one that fails, is
+// killed (its time limit: the Cluster kills no attempt otherwise) or
+// completes is done. A verdict that restarts the task (Verdict.Restarts)
+// is Landed's, not end's. It returns the slots freed.
+func (j *Job) end(ts *Tasks, ti int32, v Verdict) int {
+	st := v.Final()
+	switch st {
+	case TaskQueued:
+		t := ts.At(ti)
+		j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: t.Retries + 1})
+		j.Waiting++
+		st = v.Task // preempted, or queued after a loss
+	case TaskFailed:
 		j.Failed++
 		j.Done++
-		st = TaskFailed
-	} else {
-		j.Resume = append(j.Resume, Resumed{Work: t.Work, ID: t.ID, Retries: retries})
-		j.Waiting++
+	case TaskKilled:
+		j.Timeout++
+		j.Done++
+	default:
+		j.Done++
 	}
 	return j.release(ts, ti, st)
 }

@@ -22,7 +22,7 @@ import (
 // the task records' node indices stay valid), and the snapshot's
 // allocations leave it out, as the master's do. An attempt lost while
 // its nodes stay up (EventAttemptLost: its agent no longer runs it) ends
-// by the same rule as one on a lost node (Cluster.loseAttempt).
+// by the same rule as one on a lost node (Job.Lost, Decide of EndLost).
 //
 // Nodes drained and resumed (EventNodeDrain, EventNodeResume): an admin's
 // drain (allot node drain) lets the tasks on a node run on and starts no

@@ -82,8 +82,9 @@ const (
 	// preempted by its agent, which shut down (allot agent --on-exit
 	// kill), and its checkpoint has landed: the task keeps what a
 	// preemption's checkpoint keeps (Tasks.Preempt) and waits again by
-	// its job's exit actions, or fails, as after a preemption
-	// (AgentPreempted), though no pass asked for it.
+	// its job's exit actions, or fails, as after a preemption (Decide
+	// of EndPreempted), though no pass asked for it: it counts against
+	// no preemption budget and not in the job's Preempts.
 	EventAgentPreempted
 )
 
@@ -220,8 +221,13 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	return Outcome{Job: -1}
 }
 
-// outcome applies a task's end, stop, failed start or landed
-// checkpoint at now (Observe).
+// outcome applies a task's end, stop, failed or lost start, lost
+// attempt, its agent's preemption or its landed checkpoint at now
+// (Observe). What that does to the task is Decide's verdict, the
+// master's too: a re-placed task restarts on its new placement (landed)
+// or is requeued where it ran (requeueReplaced); any other lets go of
+// its slots, a draining part of a re-placement with it, and ends, or
+// waits again, as the verdict says (Job.end).
 func (c *Cluster) outcome(now int64, e Event) Outcome {
 	if !c.Tasks.Current(e.Task, e.Ver) {
 		return Outcome{Job: -1}
@@ -229,83 +235,107 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	t := c.Tasks.At(e.Task)
 	ji := t.Job
 	o := Outcome{Applied: true, Job: ji}
+	v := c.ending(e.Kind, t).Decide()
 	switch {
-	case e.Kind == EventEnded:
+	case v.Restarts():
+		return c.landed(now, e.Task, o)
+	case v.Unplaced:
+		return c.requeueReplaced(now, e.Task, v, o)
+	}
+	j := &c.Jobs[ji]
+	if t.Replacing && t.Drain >= 0 {
+		o.Slots = c.drained(t.Drain, TaskKilled)
+	}
+	switch e.Kind {
+	case EventEnded:
 		o.TimedOut = t.Limited
-		o.Slots = c.Exit(e.Task, t.Limited)
-	case e.Kind == EventStopped:
-		o.Slots = c.Exit(e.Task, false)
-	case e.Kind == EventStartFailed:
-		j := &c.Jobs[ji]
-		if t.Replacing && t.Drain >= 0 {
-			o.Slots = c.drained(t.Drain, TaskKilled) // as Fail
-		}
-		o.Slots += c.freed(j, j.fail(&c.Tasks, e.Task, StartFailed()))
-	case e.Kind == EventStartLost:
-		j := &c.Jobs[ji]
-		if t.Replacing && t.Drain >= 0 {
-			o.Slots = c.drained(t.Drain, TaskKilled)
-		}
-		// It never ran: it waits again whatever its preemptibility.
-		requeues := LostRequeues(c.Roster.Entry(ji).Preemptible, false)
-		o.Slots += c.freed(j, j.requeue(&c.Tasks, e.Task, TaskQueued, !requeues))
+	case EventAttemptLost:
+		// By the rule of a lost node's (nodeEvent): the task keeps only
+		// what its last checkpoint saved.
+		o.LostWork = c.lose(now, e.Task)
+	case EventAgentPreempted:
+		// Its progress is saved as a checkpoint request saves it; no
+		// pass decided it, so it counts against no budget (Tasks.Preempt,
+		// not Job.Preempt).
+		c.Tasks.Preempt(e.Task, now, j.Shape)
+	}
+	o.Slots += c.freed(j, j.end(&c.Tasks, e.Task, v))
+	if v.Waits() {
 		c.waiting(ji)
-	case e.Kind == EventAttemptLost:
-		o.Slots, o.LostWork = c.loseAttempt(now, e.Task)
-	case e.Kind == EventAgentPreempted:
-		o.Slots = c.AgentPreempted(now, e.Task)
-	case t.Replacing && !Restartable(c.nodes.anyDown(t.Nodes)):
-		return c.requeueReplaced(now, e.Task, o)
-	case t.Replacing:
-		// The task restarts on its new placement; its job cannot have
-		// ended. What of the old placement drained is free, and a pass
-		// may plan the task again (Replannable).
-		oi, slots := c.Landed(e.Task, now)
-		o.Drained, o.Slots = true, slots
-		if oi >= 0 {
-			c.freedRecs = append(c.freedRecs[:0], Freed{Task: oi, From: TaskPreempting, Slots: slots})
-			o.Freed = c.freedRecs
-		}
-		c.step.wake()
-		return o
-	default:
-		o.Slots = c.Checkpointed(e.Task)
 	}
 	c.endIfOver(now, ji, &o)
 	return o
 }
 
-// loseAttempt ends task ti's attempt as lost, its nodes up, by the rule
-// of a lost node's (nodeEvent): a draining part of a re-placement goes
-// with it, the task keeps only what its last checkpoint saved, and it
-// waits again or fails by its job's preemptibility. It returns the slots
-// freed and the slot-seconds of work thrown away.
-func (c *Cluster) loseAttempt(now int64, ti int32) (int, int64) {
-	t := c.Tasks.At(ti)
-	ji := t.Job
-	j := &c.Jobs[ji]
-	slots := 0
-	if t.Replacing && t.Drain >= 0 {
-		slots = c.drained(t.Drain, TaskKilled)
+// ending is what the Cluster knows of task t's attempt ending by an
+// outcome event of kind k, for Decide: the job's exit actions, the
+// task's reschedules and whether it ran (Job.ending), its job's
+// preemptibility, and whether a landing restarts it where a move or
+// resize re-placed it.
+func (c *Cluster) ending(k EventKind, t *Task) Ending {
+	e := c.Jobs[t.Job].ending(t, endKind(k, t.Limited))
+	e.Preemptible = c.Roster.Entry(t.Job).Preemptible
+	switch k {
+	case EventStartLost:
+		e.Ran = false // whatever its record says, its start went unanswered
+	case EventLanded:
+		// Only a landing meets a re-placed task: an agent's preemption
+		// is promised for the version its start left, which the
+		// re-placement made stale (sim's agentPreempts).
+		e.Replacing = t.Replacing
+		e.AnyDown = t.Replacing && c.nodes.anyDown(t.Nodes)
 	}
-	lost := c.lose(now, ti)
-	slots += c.freed(j, j.Lost(&c.Tasks, ti, c.Roster.Entry(ji).Preemptible, !t.Unanswered))
-	c.waiting(ji)
-	return slots, lost
+	return e
+}
+
+// endKind is how an outcome event of kind k ends its attempt; limited
+// says an ended one reached its time limit (Task.Limited).
+func endKind(k EventKind, limited bool) EndKind {
+	switch k {
+	case EventEnded:
+		if limited {
+			return EndLimited
+		}
+		return EndCompleted
+	case EventStopped:
+		return EndStopped
+	case EventStartFailed:
+		return EndStartFailed
+	case EventStartLost, EventAttemptLost:
+		return EndLost
+	}
+	return EndPreempted // EventLanded, EventAgentPreempted
+}
+
+// landed restarts re-placed task ti on its new placement at now, its
+// checkpoint landed (Landed); its job cannot have ended. What of the
+// old placement drained is free, and a pass may plan the task again
+// (Replannable).
+func (c *Cluster) landed(now int64, ti int32, o Outcome) Outcome {
+	oi, slots := c.Landed(ti, now)
+	o.Drained, o.Slots = true, slots
+	if oi >= 0 {
+		c.freedRecs = append(c.freedRecs[:0], Freed{Task: oi, From: TaskPreempting, Slots: slots})
+		o.Freed = c.freedRecs
+	}
+	c.step.wake()
+	return o
 }
 
 // requeueReplaced ends re-placed task ti, whose checkpoint landed with a
-// node of its new placement lost since the move, as the master does: as
-// a preempted task that waits again (Checkpointed), its reservation
-// freed (Outcome.Slots) and its drained part after it (the last of
+// node of its new placement lost since the move, as the master does and
+// as verdict v says (Verdict.Unplaced): as a preempted task that waits
+// again or fails by its exit actions, its reservation freed
+// (Outcome.Slots) and its drained part after it (the last of
 // Outcome.Freed, after the job's draining moves if the job ended).
-func (c *Cluster) requeueReplaced(now int64, ti int32, o Outcome) Outcome {
+func (c *Cluster) requeueReplaced(now int64, ti int32, v Verdict, o Outcome) Outcome {
 	j := &c.Jobs[o.Job]
 	drain := Freed{Task: c.Tasks.Resume(ti, now), From: TaskPreempting}
 	if drain.Task >= 0 {
 		drain.Slots = c.freed(j, j.Drained(&c.Tasks, drain.Task, TaskPreempted))
 	}
-	o.Slots, o.Unplaced = c.Checkpointed(ti), true
+	o.Slots, o.Unplaced = c.freed(j, j.end(&c.Tasks, ti, v)), true
+	c.waiting(o.Job)
 	c.endIfOver(now, o.Job, &o)
 	if !o.Over {
 		c.freedRecs = c.freedRecs[:0]

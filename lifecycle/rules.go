@@ -294,9 +294,10 @@ func PastLimit[D ~int64](ranFor, limit D) bool { return limit > 0 && ranFor >= l
 // task being killed ends killed instead (the master's killing; the
 // Cluster kills at once), and one held through its node's loss
 // (HoldsThroughLoss) ends so only when its grace is over. A task that
-// waits again does so by its job's exit actions (ExitRequeues). The master ends a lost attempt by it
-// (endAttempt) and the Cluster a lost one (Job.Lost) and a start lost
-// (EventStartLost).
+// waits again does so by its job's exit actions (ExitRequeues). The
+// master ends a lost attempt by it (endAttempt) and the Cluster a lost
+// one (Job.Lost) and a start lost (EventStartLost), both through
+// Ending.Decide of EndLost (outcome.go).
 func LostRequeues(preemptible, ran bool) bool { return preemptible || !ran && StartLost() }
 
 // ExitRequeues reports whether a task that did not end by itself (its
@@ -305,9 +306,9 @@ func LostRequeues(preemptible, ran bool) bool { return preemptible || !ran && St
 // actions rather than failing: not when the job says on_preempt: fail
 // (failOnPreempt), nor once the task was rescheduled maxRetries times
 // already (retries; maxRetries 0 or less is no cap). The Cluster decides
-// by it (Job.requeue) and the master where a preempted or lost attempt
-// of its ends (master/agents.go), so that a task fails alike live and in
-// simulation.
+// by it and the master where a preempted or lost attempt of its ends,
+// both through Ending.Decide (outcome.go), so that a task fails alike
+// live and in simulation.
 func ExitRequeues(failOnPreempt bool, maxRetries, retries int32) bool {
 	return !failOnPreempt && (maxRetries <= 0 || retries < maxRetries)
 }

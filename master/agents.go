@@ -342,11 +342,13 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 	}
 	failed := p.outcome == agent.OutcomeFailed || (p.outcome == agent.OutcomeKilled && t.rec.State != store.TaskKilling)
 	if left > 0 && failed && t.rec.State != store.TaskKilling {
-		to, reason, cause := store.TaskFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)), store.Cause("")
+		// The task ends, once its other parts are killed, as its
+		// attempt's end would end it (lifecycle.Ending.Decide).
+		kind, reason, cause := lifecycle.EndFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)), store.Cause("")
 		if p.noStart {
-			to, reason, cause = lifecycle.StartFailed(), startFailure(p), store.CauseStartFailed
+			kind, reason, cause = lifecycle.EndStartFailed, startFailure(p), store.CauseStartFailed
 		}
-		return ag.m.killTask(ctx, t, to, reason, cause)
+		return ag.m.killTask(ctx, t, lifecycle.Ending{Kind: kind}.Decide().Task, reason, cause)
 	}
 	if left > 0 {
 		return nil
@@ -390,62 +392,21 @@ func preemptReason(parts []*mpart) string {
 	return "checkpointed after preemption"
 }
 
-// finish ends an attempt whose parts have all exited, in the state that
-// the task's state and the parts' outcomes give.
+// finish ends an attempt whose parts have all exited, as
+// lifecycle.Ending.Decide says of how they exited (exitKind) and of the
+// task's state, its next placement and its job's exit actions: the
+// decision the simulator's lifecycle.Cluster ends its attempts by.
 func (ag *agents) finish(ctx context.Context, t *mtask) error {
-	var all, failed, preempted int
-	var first *mpart
-	for _, p := range t.att.parts {
-		switch p.outcome {
-		case agent.OutcomeCompleted:
-			all++
-		case agent.OutcomePreempted:
-			preempted++
-		default:
-			failed++
-			if first == nil {
-				first = p
-			}
+	kind, first := exitKind(t)
+	e, ea := ag.m.ending(t, kind, true)
+	v := e.Decide()
+	tr, then := ag.finishTransitions(t, e, v, first)
+	if then != nil && v.ByExit {
+		note := ""
+		if v.Unplaced {
+			note = unplacedNote
 		}
-	}
-	done := all == len(t.att.parts)
-	end := &store.AttemptEnd{State: store.AttemptCompleted, ExitCode: exitCode(t, first)}
-	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
-		Attempt: t.rec.Attempt, At: ag.m.now(), End: end}
-	var then *store.TaskTransition
-	switch {
-	case t.rec.State == store.TaskKilling:
-		tr.To, tr.Cause = t.endTo, t.endCause
-		if tr.To == "" {
-			tr.To = store.TaskKilled
-		}
-		end.State, tr.Reason = store.AttemptKilled, t.rec.Reason
-		if tr.To == store.TaskFailed {
-			end.State = store.AttemptFailed
-		}
-	case done:
-		tr.To, tr.Reason = store.TaskCompleted, "completed"
-		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
-	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
-		tr.To, end.State, tr.Reason = store.TaskPreempted, store.AttemptPreempted, preemptReason(t.att.parts)
-		then = &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
-			To: store.TaskQueued, At: tr.At, Reason: requeuedPreempted}
-		switch {
-		case t.next != nil && ag.m.planner.restartable(t):
-			tr.Reason = "checkpointed to move"
-			then.To, then.Placement, then.Reason = store.TaskStarting, placementOf(t.next), "restarted on its new placement"
-		case t.next != nil:
-			then.Reason, then.Cause = unplacedReason, store.CauseUnplaced
-			ag.m.exitRequeue(t, then, preemptedLead, unplacedNote)
-		default:
-			ag.m.exitRequeue(t, then, preemptedLead, "")
-		}
-	case first != nil && first.noStart:
-		// What follows a failed start is the rule the simulator's
-		// lifecycle.EventStartFailed follows too.
-		tr.To, end.State, tr.Reason, tr.Cause = lifecycle.StartFailed(), store.AttemptFailed, startFailure(first), store.CauseStartFailed
-	default:
-		tr.To, end.State, tr.Reason = store.TaskFailed, store.AttemptFailed, "the part on node "+first.node+" "+describeExit(first)
+		then.Reason = ea.failReason(preemptedLead, t.retries) + note
 	}
 	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.At)}
 	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
@@ -463,6 +424,74 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		Attempt: op.rec.Attempt}.String(), "state", op.rec.State, "reason", tr.Reason)
 	ag.m.kick()
 	return ag.m.settleJob(ctx, t.job)
+}
+
+// exitKind is how the attempt of t, whose parts have all exited, ended:
+// completed when every part did, preempted when none failed and one was
+// preempted or the task was preempting, else it could not start (the
+// first failed part never started) or failed; first is the first part
+// that failed, nil for none.
+func exitKind(t *mtask) (lifecycle.EndKind, *mpart) {
+	var all, failed, preempted int
+	var first *mpart
+	for _, p := range t.att.parts {
+		switch p.outcome {
+		case agent.OutcomeCompleted:
+			all++
+		case agent.OutcomePreempted:
+			preempted++
+		default:
+			failed++
+			if first == nil {
+				first = p
+			}
+		}
+	}
+	switch {
+	case all == len(t.att.parts):
+		return lifecycle.EndCompleted, first
+	case failed == 0 && (preempted > 0 || t.rec.State == store.TaskPreempting):
+		return lifecycle.EndPreempted, first
+	case first != nil && first.noStart:
+		return lifecycle.EndStartFailed, first
+	}
+	return lifecycle.EndFailed, first
+}
+
+// finishTransitions are the transitions by which verdict v on ending e
+// ends task t's attempt (first: its first failed part): the end, with
+// its reason and cause, and after a preemption what follows it at once
+// (then: requeued, restarted on the task's next placement, or failed by
+// its exit actions, whose reason finish gives).
+func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Verdict, first *mpart) (store.TaskTransition, *store.TaskTransition) {
+	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State, To: v.Task,
+		Attempt: t.rec.Attempt, At: ag.m.now(), End: &store.AttemptEnd{State: v.Attempt, ExitCode: exitCode(t, first)}}
+	switch {
+	case e.Killing:
+		tr.Reason, tr.Cause = t.rec.Reason, t.endCause
+	case e.Kind == lifecycle.EndCompleted:
+		tr.Reason = "completed"
+		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
+	case e.Kind == lifecycle.EndPreempted:
+		tr.Reason = preemptReason(t.att.parts)
+		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
+			To: v.Then, At: tr.At, Reason: requeuedPreempted}
+		switch {
+		case v.Restarts():
+			tr.Reason = "checkpointed to move"
+			then.Placement, then.Reason = placementOf(t.next), "restarted on its new placement"
+		case v.Unplaced:
+			then.Reason, then.Cause = unplacedReason, store.CauseUnplaced
+		}
+		return tr, then
+	case e.Kind == lifecycle.EndStartFailed:
+		// What follows a failed start is the rule the simulator's
+		// lifecycle.EventStartFailed follows too (lifecycle.StartFailed).
+		tr.Reason, tr.Cause = startFailure(first), store.CauseStartFailed
+	default:
+		tr.Reason = "the part on node " + first.node + " " + describeExit(first)
+	}
+	return tr, nil
 }
 
 // exitCode is the exit code an attempt ends with: the first failed part's,
@@ -484,34 +513,35 @@ func exitCode(t *mtask, first *mpart) *int {
 // (cause store.CauseNotRun: "node N does not run attempt A",
 // settleMissing): parts elsewhere are killed; the task is killed when it
 // was being killed, else requeued when it is preemptible or never ran
-// and its exit actions reschedule it, failed otherwise (the simulator's
-// rules too: lostEnd, which the notes of held tasks follow too).
+// and its exit actions reschedule it, failed otherwise
+// (lifecycle.Ending.Decide of lifecycle.EndLost, the simulator's rule
+// too, which lostEnd and so the notes of held tasks follow).
 func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause) error {
-	return ag.endAttempt(ctx, t, reason, cause, store.AttemptLost)
+	return ag.endAttempt(ctx, t, reason, cause, lifecycle.EndLost)
 }
 
-// endAttempt ends t's attempt, which no agent will report on, as end
-// (lost, or killed: killHeld), its task as loseAttempt says. The
+// endAttempt ends t's attempt, which no agent will report on, as kind
+// (lifecycle.EndLost, or lifecycle.EndKilled: killHeld) says, by
+// lifecycle.Ending.Decide, as loseAttempt says. The
 // transition keeps cause, and whether a part of a gang still starting
 // ran (PartRan: the master takes the task to have run, which the
 // store's attempt, running only once every part is, does not say), for
 // the what-if export (historyEvents): a start no agent answered is
 // start_lost, an attempt that ran on a node not lost meanwhile lost
 // (lostOnUpNode).
-func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause, end store.AttemptState) error {
+func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause, kind lifecycle.EndKind) error {
 	ran := false
 	for _, p := range t.att.parts {
 		if p.state != partStarting {
 			ran = true
 		}
 	}
-	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State,
-		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: end},
+	e, ea := ag.m.ending(t, kind, ran)
+	v := e.Decide()
+	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State, To: v.Task,
+		Attempt: t.rec.Attempt, At: ag.m.now(), Reason: reason, End: &store.AttemptEnd{State: v.Attempt},
 		Cause: cause, PartRan: ran && t.rec.State == store.TaskStarting}
-	ea := exitActionsOf(ag.m.cfg, t.job)
-	to, byExit := lostEnd(t.job.rec.Preemptible, ran, t.rec.State == store.TaskKilling, ea, t.retries)
-	tr.To = to
-	if byExit {
+	if v.ByExit {
 		tr.Reason = ea.failReason(reason, t.retries)
 	}
 	for _, p := range t.att.parts {
@@ -528,7 +558,7 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause
 	}
 	ag.m.setTask(t, op.rec)
 	ag.m.log.Warn("attempt ended on no agent's word", "task", t.job.idString()+"/"+strconv.Itoa(t.rec.Index), "to", tr.To,
-		"end", end, "reason", reason)
+		"end", v.Attempt, "reason", reason)
 	ag.m.kick()
 	return ag.m.settleJob(ctx, t.job)
 }

@@ -15,7 +15,8 @@ import (
 
 // A job's exit actions (on_preempt, max_retries) say whether a task that a
 // preemption or a lost attempt stopped waits to be rescheduled or fails,
-// by the rule the simulator follows too (lifecycle.ExitRequeues). A job
+// by the rule the simulator follows too (lifecycle.ExitRequeues, which
+// lifecycle.Ending.Decide applies for both: ending, lostEnd). A job
 // file may give them (jobfile.Resources, kept in the job's stored spec);
 // without them the job takes its pool's (config.Pool), read when an
 // attempt ends, as the simulator's scenario pools give theirs.
@@ -111,38 +112,43 @@ const (
 	unplacedNote  = ": a node of its new placement is down"
 )
 
-// exitRequeue turns tr, task t's requeue after lead stopped it, into the
-// task's failure where its job's exit actions say so (retries counts its
-// requeues so far, mtask.retries), with a reason that names them. Callers
-// hold mu.
-func (m *Master) exitRequeue(t *mtask, tr *store.TaskTransition, lead, note string) {
-	ea := exitActionsOf(m.cfg, t.job)
+// ending is what lifecycle.Ending.Decide needs of task t's attempt,
+// which ended as kind (ran: whether a part of it ran, for a lost one):
+// whether it was being killed and to what, whether its checkpoint landed
+// for a move or resize and a node of its next placement is down
+// (planner.restartable), its job's preemptibility, and its exit actions
+// in force, ea, with its requeues so far, which the reasons name
+// (failReason).
+func (m *Master) ending(t *mtask, kind lifecycle.EndKind, ran bool) (e lifecycle.Ending, ea exitActions) {
+	ea = exitActionsOf(m.cfg, t.job)
+	e = ea.ending(kind, t.retries)
+	e.Killing, e.KillTo = t.rec.State == store.TaskKilling, t.endTo
+	e.Replacing = t.next != nil
+	e.AnyDown = e.Replacing && !m.planner.restartable(t)
+	e.Preemptible, e.Ran = t.job.rec.Preemptible, ran
+	return e, ea
+}
+
+// ending is an attempt's ending as kind, with these exit actions and
+// the task's requeues so far, retries (mtask.retries).
+func (ea exitActions) ending(kind lifecycle.EndKind, retries int32) lifecycle.Ending {
 	fail, maxRetries := ea.rule()
-	if lifecycle.ExitRequeues(fail, maxRetries, t.retries) {
-		return
-	}
-	tr.To, tr.Reason = store.TaskFailed, ea.failReason(lead, t.retries)+note
+	return lifecycle.Ending{Kind: kind, FailOnPreempt: fail, MaxRetries: maxRetries, Retries: retries}
 }
 
 // lostEnd is what the end of a lost attempt does to its task: what the
-// master does when it ends one (endAttempt), and what the note of a task
-// held on a lost node says it will do (lostview.go), so that the two
-// cannot disagree. A task being killed ends killed; one that must not
-// run twice fails (lifecycle.LostRequeues: preemptible, whether it ran);
-// any other waits again unless its job's exit actions ea fail it, after
-// retries requeues (lifecycle.ExitRequeues), byExit then.
+// master does when it ends one (endAttempt, by the same
+// lifecycle.Ending.Decide), and what the note of a task held on a lost
+// node says it will do (lostview.go), so that the two cannot disagree. A
+// task being killed ends killed; one that must not run twice fails
+// (lifecycle.LostRequeues: preemptible, whether it ran); any other waits
+// again unless its job's exit actions ea fail it, after retries requeues
+// (lifecycle.ExitRequeues), byExit then.
 func lostEnd(preemptible, ran, killing bool, ea exitActions, retries int32) (to store.TaskState, byExit bool) {
-	switch {
-	case killing:
-		return store.TaskKilled, false
-	case !lifecycle.LostRequeues(preemptible, ran):
-		return store.TaskFailed, false
-	}
-	fail, maxRetries := ea.rule()
-	if !lifecycle.ExitRequeues(fail, maxRetries, retries) {
-		return store.TaskFailed, true
-	}
-	return store.TaskQueued, false
+	e := ea.ending(lifecycle.EndLost, retries)
+	e.Preemptible, e.Ran, e.Killing = preemptible, ran, killing
+	v := e.Decide()
+	return v.Task, v.ByExit
 }
 
 // poolPreempts reports whether pool p of cfg ever preempts, by the rule

@@ -93,7 +93,7 @@ func (ag *agents) killHeld(ctx context.Context, j *mjob, reason string) error {
 		}
 		for _, p := range t.att.parts {
 			if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && !n.up() {
-				if err := ag.endAttempt(ctx, t, reason, "", store.AttemptKilled); err != nil {
+				if err := ag.endAttempt(ctx, t, reason, "", lifecycle.EndKilled); err != nil {
 					return err
 				}
 				break

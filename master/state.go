@@ -112,8 +112,8 @@ type mtask struct {
 	preempted int64
 	// retries counts the task's requeues, after a preemption or a lost
 	// attempt (not a move's restart), which its job's exit actions cap
-	// (exitRequeue); a restarted master counts them in the event log
-	// (restoreLaunches).
+	// (lifecycle.Ending.Decide, in finish and endAttempt); a restarted
+	// master counts them in the event log (restoreLaunches).
 	retries int32
 }
 

@@ -69,7 +69,8 @@ type historyEvents struct {
 	// master took them, though the store's attempt never ran.
 	partRan map[attemptKey]bool
 	// exitFailed are the jobs a task of which its exit actions failed
-	// after a preemption (preempted to failed, exitRequeue).
+	// after a preemption (preempted to failed: finish, by
+	// lifecycle.Ending.Decide).
 	exitFailed map[int64]bool
 	// stopped are the attempts a searcher stopped: their task went from
 	// killing to completed (stopTrial), the attempt ending killed.
