@@ -31,7 +31,9 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	if t.Replacing && t.Drain >= 0 {
 		o.Slots = c.drained(t.Drain, TaskKilled) // as Exit
 	}
-	o.Slots += c.freed(j, j.end(&c.Tasks, ti, j.ending(t, EndFailed).Decide()))
+	v := j.ending(t, EndFailed).Decide()
+	o.Attempt = v.Attempt
+	o.Slots += c.freed(j, j.end(&c.Tasks, ti, v))
 	c.endIfOver(now, ji, &o)
 	return o
 }

@@ -143,6 +143,11 @@ type Outcome struct {
 	// actions.
 	TimedOut bool
 	Drained  bool
+	// Attempt is the state the task's attempt ended in (Verdict.Attempt:
+	// the same state the master stores for such an end), for an outcome
+	// that ended one; "" where none ended (a moved or resized task's
+	// landing continues its attempt on the new placement).
+	Attempt AttemptState
 	// Unplaced: the landed checkpoint was a re-placed task's, but a node
 	// of its new placement was lost since the move or resize, so it was
 	// not restarted there and waits again as a preempted task does
@@ -240,8 +245,10 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	case v.Restarts():
 		return c.landed(now, e.Task, o)
 	case v.Unplaced:
+		o.Attempt = v.Attempt
 		return c.requeueReplaced(now, e.Task, v, o)
 	}
+	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]
 	if t.Replacing && t.Drain >= 0 {
 		o.Slots = c.drained(t.Drain, TaskKilled)

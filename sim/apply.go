@@ -121,7 +121,7 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 		// where it ran.
 		s.rec.unmoveAttempt(s.c.Tasks.At(ti))
 	}
-	s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptPreempted, false)
+	s.rec.endAttempt(s.c.Tasks.At(ti), o.Attempt, false)
 	if !o.Over && len(o.Freed) > 0 {
 		// A re-placed task requeued at its landing (lifecycle.Restartable)
 		// freed its drained part too.
@@ -139,11 +139,7 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 // (lifecycle.Cluster.Observe).
 func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 	t := s.c.Tasks.At(ti)
-	if o.TimedOut {
-		s.rec.endAttempt(t, lifecycle.AttemptKilled, true)
-	} else {
-		s.rec.endAttempt(t, lifecycle.AttemptCompleted, false)
-	}
+	s.rec.endAttempt(t, o.Attempt, o.TimedOut)
 	s.outcome(ti, o, lifecycle.TaskRunning)
 }
 

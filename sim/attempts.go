@@ -179,11 +179,11 @@ func (r *recorder) preemptAttempt(t *lifecycle.Task) {
 
 // loseAttempt closes an attempt whose node was lost, with the work it
 // threw away.
-func (r *recorder) loseAttempt(t *lifecycle.Task) {
+func (r *recorder) loseAttempt(t *lifecycle.Task, end lifecycle.AttemptState) {
 	if t.Attempt >= 0 {
 		r.s.jobs[t.Job].attempts[t.Attempt].LostWork = t.Lost
 	}
-	r.endAttempt(t, lifecycle.AttemptLost, false)
+	r.endAttempt(t, end, false)
 }
 
 // endAttempt closes an attempt as it lets go of its slots, ended end

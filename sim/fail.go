@@ -103,7 +103,7 @@ func (x scriptedEnds) lostAttempt(e event) {
 	s := x.s
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventAttemptLost, Task: e.ref, Ver: e.ver})
 	if o.Applied {
-		s.rec.loseAttempt(s.c.Tasks.At(e.ref))
+		s.rec.loseAttempt(s.c.Tasks.At(e.ref), o.Attempt)
 		s.rec.lostWork += o.LostWork
 		s.outcome(e.ref, &o, lifecycle.TaskRunning)
 	}
@@ -115,7 +115,7 @@ func (x scriptedEnds) lostStart(e event) {
 	s := x.s
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStartLost, Task: e.ref, Ver: e.ver})
 	if o.Applied {
-		s.rec.loseAttempt(s.c.Tasks.At(e.ref))
+		s.rec.loseAttempt(s.c.Tasks.At(e.ref), o.Attempt)
 		s.outcome(e.ref, &o, lifecycle.TaskRunning)
 	}
 }
@@ -133,7 +133,7 @@ func (x scriptedEnds) fail(e event) {
 	}
 	if o.Applied {
 		t := s.c.Tasks.At(e.ref)
-		s.rec.endAttempt(t, lifecycle.AttemptFailed, false)
+		s.rec.endAttempt(t, o.Attempt, false)
 		if js := s.jobs[t.Job].search; js != nil {
 			js.failed(int(t.ID))
 		}
@@ -153,7 +153,7 @@ func (x scriptedEnds) stop(e event) { x.stopTask(e.ref, e.ver) }
 func (x scriptedEnds) stopTask(ti int32, ver uint32) {
 	s := x.s
 	if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventStopped, Task: ti, Ver: ver}); o.Applied {
-		s.rec.endAttempt(s.c.Tasks.At(ti), lifecycle.AttemptKilled, false)
+		s.rec.endAttempt(s.c.Tasks.At(ti), o.Attempt, false)
 		s.outcome(ti, &o, lifecycle.TaskRunning)
 	}
 }

@@ -91,7 +91,9 @@ func (s *sim) lost(o *lifecycle.Outcome) {
 			}
 		}
 		if !t.Moving {
-			s.rec.loseAttempt(t)
+			// A node's loss ends every attempt it frees as Decide ends
+			// one of EndLost, whatever follows for its task.
+			s.rec.loseAttempt(t, lifecycle.AttemptLost)
 		}
 		s.rec.lostWork += f.LostWork
 		s.released(f.Task, f.Slots, held, f.From)
