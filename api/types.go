@@ -139,9 +139,25 @@ type DryRun struct {
 	// Pending is the reason it would wait in the next pass, with its
 	// estimated start; absent when it would start now.
 	Pending *Pending `json:"pending,omitempty"`
+	// Preempts lists the running jobs whose tasks the next pass would
+	// preempt to make room for it (it starts once their checkpoints have
+	// landed), one entry per job; absent when it preempts nothing.
+	Preempts []DryRunVictim `json:"preempts,omitempty"`
 	// AsOf is the master's time that it is judged at, as if submitted then.
 	AsOf    time.Time `json:"as_of"`
 	Summary string    `json:"summary"`
+}
+
+// DryRunVictim is a running job that a dry run's job would preempt.
+type DryRunVictim struct {
+	Job   int64  `json:"job"`
+	Name  string `json:"name,omitempty"`
+	User  string `json:"user,omitempty"`
+	Tasks int    `json:"tasks"` // tasks preempted
+	Slots int    `json:"slots"` // slots they hold
+	// Why is the rule of the pool's policy that lets it (its priority
+	// runs first, a QOS that preempts, a quota's reclaim, ...).
+	Why string `json:"why"`
 }
 
 // JobUpdate is the body of PATCH /jobs/{id}. Nil fields are kept.

@@ -73,6 +73,17 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 		}
 		fmt.Fprintf(w, "Start:    %s\n", start)
 	}
+	if len(d.Preempts) > 0 {
+		fmt.Fprintln(w, "\nWould preempt:")
+		t := newTable(w, "  JOB", "NAME", "USER", "TASKS", "SLOTS", "WHY")
+		for _, v := range d.Preempts {
+			t.row("  "+strconv.FormatInt(v.Job, 10), orDash(v.Name), orDash(v.User), strconv.Itoa(v.Tasks),
+				strconv.Itoa(v.Slots), v.Why)
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintln(w, "Nothing was submitted.")
 	return err
 }

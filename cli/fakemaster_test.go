@@ -241,6 +241,13 @@ func dryRunOf(job *jobfile.Job, tasks int) api.DryRun {
 		d.StartsNow, d.Summary = true, "It would be accepted in pool research as the 1st of 2 waiting. It would start now."
 		return d
 	}
+	if job.Name == "urgent" {
+		d.Pending = &api.Pending{Reason: "checkpointing", Message: "slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs 8 slots)",
+			EstimatedStart: &d.AsOf, EstimateBasis: "forecast", AsOf: &d.AsOf}
+		d.Preempts = []api.DryRunVictim{{Job: 7, Name: "sweep", User: "bo", Tasks: 4, Slots: 8, Why: "priority 10 runs before this job's 80"}}
+		d.Summary = "It would be accepted in pool research as the 1st of 2 waiting. It would preempt 4 tasks of 1 running job and start once their checkpoints have landed."
+		return d
+	}
 	at := t0.Add(time.Hour)
 	d.Position = 2
 	d.Pending = &api.Pending{Reason: "no_capacity", Message: "needs 8 slots per task, 2 are free in the pool",

@@ -152,6 +152,7 @@ func TestSubmitDryRun(t *testing.T) {
 	small := writeTestFile(t, "small.yaml", "name: small\nentrypoint: e\nresources: {slots: 2}\n")
 	big := writeTestFile(t, "big.yaml", "name: big\nentrypoint: e\nresources: {slots: 8, time_limit: 3600}\n")
 	tpu := writeTestFile(t, "tpu.yaml", "name: x\nentrypoint: y\npool: tpu\n")
+	urgent := writeTestFile(t, "urgent.yaml", "name: urgent\nentrypoint: e\nresources: {slots: 8}\n")
 	before := len(f.jobs)
 	runCLICases(t, f, []cliCase{
 		{name: "would start now", args: []string{"submit", "--dry-run", small}, out: `Dry run: job small would be accepted (pool research, project vision, 1 task of 2 slots)
@@ -171,6 +172,21 @@ wait: needs 8 slots per task, 2 are free in the pool.
 Queue:    2 of 2
 Reason:   no_capacity: needs 8 slots per task, 2 are free in the pool
 Start:    2024-05-01 11:00 (in 1h), a forecast
+Nothing was submitted.
+`},
+		{name: "would preempt", args: []string{"submit", "--dry-run", urgent}, out: `Dry run: job urgent would be accepted (pool research, project vision, 1 task of 8 slots)
+
+It would be accepted in pool research as the 1st of 2 waiting. It would
+preempt 4 tasks of 1 running job and start once their checkpoints have
+landed.
+
+Queue:    1 of 2
+Reason:   checkpointing: slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs 8 slots)
+Start:    2024-05-01 10:00 (now), a forecast
+
+Would preempt:
+  JOB  NAME   USER  TASKS  SLOTS  WHY
+  7    sweep  bo    4      8      priority 10 runs before this job's 80
 Nothing was submitted.
 `},
 		{name: "refused like a submission", args: []string{"submit", "--dry-run", tpu},

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
@@ -102,6 +105,7 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 		out.Pending = w.pending.viewAt(now)
 		ja.estimate(out.Pending, w)
 	}
+	out.Preempts = ja.named(w.victims)
 	out.Position, out.Queued = ja.placeIn(sub.rec, w.mf)
 	out.Summary = dryRunSummary(out)
 	return out, nil
@@ -111,7 +115,8 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 type dryPlan struct {
 	startsNow bool
 	pending   *pendingInfo
-	mf        float64 // its multifactor priority, 0 when the pass gives none
+	victims   []api.DryRunVictim // the jobs its pass preempts for it
+	mf        float64            // its multifactor priority, 0 when the pass gives none
 	// snap is the what-if snapshot, the job at ji, for the forecast;
 	// scale is the typical share of their limits that runs use.
 	snap  sched.Snapshot
@@ -157,6 +162,9 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 	// freed (sched.Forecast), so a job that preempts its way in is not
 	// told it waits behind its own victims.
 	for _, p := range plan.Preemptions {
+		if p.For == w.ji {
+			w.victims = addVictim(w.victims, &w.snap, p)
+		}
 		w.snap.Allocs[p.Alloc].Preempting = true
 	}
 	for _, pe := range plan.Pending {
@@ -170,6 +178,47 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 		w.pending, w.mf = pi, pe.Priority
 	}
 	return w
+}
+
+// addVictim counts preemption p, for the dry run's job, against its
+// victim's job in vs.
+func addVictim(vs []api.DryRunVictim, s *sched.Snapshot, p sched.Preemption) []api.DryRunVictim {
+	a := &s.Allocs[p.Alloc]
+	if a.Job < 0 || a.Job >= len(s.Jobs) {
+		return vs
+	}
+	id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64)
+	if err != nil {
+		return vs
+	}
+	i := slices.IndexFunc(vs, func(v api.DryRunVictim) bool { return v.Job == id })
+	if i < 0 {
+		lead, why := preemptionParts(s, p)
+		if why == "" {
+			// The lead names the taker: the job not submitted.
+			why = strings.Replace(lead, "job "+dryRunID, "the job submitted", 1)
+		}
+		vs = append(vs, api.DryRunVictim{Job: id, Why: why})
+		i = len(vs) - 1
+	}
+	vs[i].Tasks++
+	vs[i].Slots += sched.Slots(a.Nodes)
+	return vs
+}
+
+// named gives the victims their jobs' names and users, from the read
+// view (a job that ended since keeps neither).
+func (ja *jobsAPI) named(vs []api.DryRunVictim) []api.DryRunVictim {
+	if len(vs) == 0 {
+		return nil
+	}
+	v := ja.m.pub.reads()
+	for i := range vs {
+		if j := v.job(vs[i].Job); j != nil {
+			vs[i].Name, vs[i].User = j.rec.Name, j.rec.User
+		}
+	}
+	return vs
 }
 
 // estimate gives a waiting job's pending the start a submission would
@@ -229,6 +278,16 @@ func dryRunSummary(d api.DryRun) string {
 	switch {
 	case d.StartsNow:
 		b.WriteString(" It would start now.")
+	case len(d.Preempts) > 0:
+		tasks := 0
+		for _, v := range d.Preempts {
+			tasks += v.Tasks
+		}
+		fmt.Fprintf(&b, " It would preempt %s of %s and start once their checkpoints have landed.",
+			plural.Count(tasks, "task"), plural.Count(len(d.Preempts), "running job"))
+		if d.Pending != nil && d.Pending.EstimatedStart != nil {
+			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
+		}
 	case d.Pending != nil:
 		fmt.Fprintf(&b, " It would wait: %s.", d.Pending.Message)
 		if d.Pending.EstimatedStart != nil {

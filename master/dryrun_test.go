@@ -1,7 +1,9 @@
 package master
 
 import (
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,6 +164,16 @@ func TestDryRunPreempts(t *testing.T) {
 	}
 	if d.Pending.EstimatedStart == nil || !d.Pending.EstimatedStart.Equal(now) || d.Pending.EstimateBasis != "forecast" {
 		t.Fatalf("estimate %v (%s), want %v from the forecast", d.Pending.EstimatedStart, d.Pending.EstimateBasis, now)
+	}
+	want := []api.DryRunVictim{{Job: 1, Name: "victim", Tasks: 1, Slots: 2, Why: "priority 10 runs before this job's 80"}}
+	if len(d.Preempts) == 1 {
+		d.Preempts[0].User = "" // the harness's submitter
+	}
+	if !reflect.DeepEqual(d.Preempts, want) {
+		t.Fatalf("preempts %+v, want %+v", d.Preempts, want)
+	}
+	if !strings.Contains(d.Summary, "It would preempt 1 task of 1 running job and start once their checkpoints have landed") {
+		t.Fatalf("summary %q, want it to name the preemption", d.Summary)
 	}
 	if got := h.taskState(1, 0); got != "running" {
 		t.Fatalf("the victim is %s after the dry run, want running", got)

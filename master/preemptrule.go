@@ -10,14 +10,25 @@ import (
 // the GPUs and under which rule of its pool's policy, so that a user who
 // finds an attempt preempted learns by whom and why.
 func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
+	lead, why := preemptionParts(s, p)
+	if why == "" {
+		return lead
+	}
+	return lead + " (" + why + ")"
+}
+
+// preemptionParts is preemptionRule in two parts: who took the GPUs, and
+// the rule that let it, "" where the lead says it all. In why, "this job"
+// is the preempted one.
+func preemptionParts(s *sched.Snapshot, p sched.Preemption) (lead, why string) {
 	if p.For < 0 || p.For >= len(s.Jobs) || p.Alloc < 0 || p.Alloc >= len(s.Allocs) {
-		return "preempted"
+		return "preempted", ""
 	}
 	winner := &s.Jobs[p.For]
 	alloc := &s.Allocs[p.Alloc]
 	base := "preempted for job " + winner.ID
 	if alloc.Job < 0 || alloc.Job >= len(s.Jobs) || winner.Pool < 0 || winner.Pool >= len(s.Pools) {
-		return base
+		return base, ""
 	}
 	victim := &s.Jobs[alloc.Job]
 	project := func(j *sched.Job) string {
@@ -34,23 +45,23 @@ func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
 	}
 	switch {
 	case alloc.Backfilled:
-		return base + " (this task was backfilled on slots the blocked job was waiting for)"
+		return base, "this task was backfilled on slots the blocked job was waiting for"
 	case winner.QOS != victim.QOS && winner.QOS >= 0 && winner.QOS < len(s.QOS) && s.QOS[winner.QOS].Preempt:
-		return fmt.Sprintf("%s (QOS %s may preempt QOS %s)", base, qos(winner), qos(victim))
+		return base, fmt.Sprintf("QOS %s may preempt QOS %s", qos(winner), qos(victim))
 	}
 	switch s.Pools[winner.Pool].Policy {
 	case sched.PolicyPriority:
-		return fmt.Sprintf("%s (priority %d runs before this job's %d)", base, winner.Priority, victim.Priority)
+		return base, fmt.Sprintf("priority %d runs before this job's %d", winner.Priority, victim.Priority)
 	case sched.PolicyQuota:
 		if winner.Project != victim.Project {
 			return fmt.Sprintf("reclaimed for job %s of project %s, within its quota; project %s was using more than its quota",
-				winner.ID, project(winner), project(victim))
+				winner.ID, project(winner), project(victim)), ""
 		}
-		return base + " of the same project, which ranks it first"
+		return base + " of the same project, which ranks it first", ""
 	case sched.PolicyFairShare:
-		return base + " (fair share: its owner is below its share of the pool, this job's above)"
+		return base, "fair share: its owner is below its share of the pool, this job's above"
 	case sched.PolicyMultifactor:
-		return base + " (higher multifactor priority)"
+		return base, "higher multifactor priority"
 	}
-	return base
+	return base, ""
 }
