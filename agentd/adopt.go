@@ -12,6 +12,12 @@ import (
 	"github.com/allot-sched/allot/api"
 )
 
+// orphans is the part of an Agent that deals with what an earlier agent
+// process left (its attempts still running, ended or unreported: state.go,
+// adopt.go, ended.go), apart from the Agent's own methods; it holds
+// nothing but the agent, whose locks and records it uses.
+type orphans struct{ a *Agent }
+
 // orphanFate is what a new agent does with an attempt its predecessor
 // recorded.
 type orphanFate int
@@ -57,7 +63,8 @@ func orphanFateOf(r stateRecord, p orphanProbe) orphanFate {
 }
 
 // probeOrphan gathers the orphanProbe of a recorded attempt.
-func (a *Agent) probeOrphan(r stateRecord, members []int) orphanProbe {
+func (o orphans) probeOrphan(r stateRecord, members []int) orphanProbe {
+	a := o.a
 	p := orphanProbe{members: len(members)}
 	if len(members) == 0 {
 		return p
@@ -89,7 +96,8 @@ const (
 // adopt takes over a recorded attempt: it runs as before, listed at
 // registration, and its end is reported as any other. A running report
 // goes first, in case the earlier agent died before sending its own.
-func (a *Agent) adopt(r stateRecord) (*attempt, error) {
+func (o orphans) adopt(r stateRecord) (*attempt, error) {
+	a := o.a
 	t, err := a.runner.Adopt(agent.Orphan{ID: r.Task, Pid: r.Pgid, StartTicks: r.StartTicks, WorkDir: r.WorkDir,
 		NodeRank: r.NodeRank, ExitFile: r.ExitFile, StartedAt: r.StartedAt, OutputSeqBase: adoptOutputSeqBase})
 	if err != nil {
@@ -128,7 +136,8 @@ func orphanOutputNote(keeps bool) string {
 
 // watchAdopted starts the watchers of the adopted attempts; Run calls it
 // once stopCtx, which they use, is set.
-func (a *Agent) watchAdopted(adopted []*attempt) {
+func (o orphans) watchAdopted(adopted []*attempt) {
+	a := o.a
 	a.mu.Lock()
 	a.watchers.Add(len(adopted))
 	a.mu.Unlock()
@@ -143,7 +152,7 @@ func (a *Agent) watchAdopted(adopted []*attempt) {
 // checkpoint directory in the same reply: commands are carried out in
 // order, so the next start waits for this. Done comes once no process of
 // the group is left (or agent.Task gave up on one stuck in the kernel).
-func (a *Agent) awaitKilled(att *attempt) {
+func (o orphans) awaitKilled(att *attempt) {
 	if att.task.Adopted() {
 		<-att.task.Done()
 	}

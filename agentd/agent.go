@@ -185,6 +185,8 @@ type Agent struct {
 	// placement is where the master last said it put the node: the
 	// registration reply's, or a later sync reply's (placed).
 	placement api.NodePlacement
+
+	orph orphans // what an earlier agent process left
 }
 
 // attempt is one attempt the agent started and has not reported ended.
@@ -233,6 +235,7 @@ func New(cfg Config) (*Agent, error) {
 		finished: map[agent.TaskID]bool{},
 		waitS:    DefaultSyncWaitS,
 	}
+	a.orph = orphans{a}
 	if a.seed == 0 {
 		h := fnv.New64a()
 		h.Write([]byte(cfg.Name))
@@ -280,7 +283,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.replayJournal(); err != nil {
 		return err
 	}
-	adopted, err := a.recoverOrphans()
+	adopted, err := a.orph.recoverOrphans()
 	if err != nil {
 		return err
 	}
@@ -291,8 +294,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	stopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	a.stopCtx = stopCtx
-	a.watchAdopted(adopted)
-	a.deliverEnded()
+	a.orph.watchAdopted(adopted)
+	a.orph.deliverEnded()
 	var shipDone, loops sync.WaitGroup
 	shipDone.Go(func() { a.ship.run(stopCtx) })
 	loopCtx, cancelLoops := context.WithCancel(ctx)

@@ -45,7 +45,8 @@ func markEnded(r stateRecord) (stateRecord, bool) {
 // deliverEnded delivers, one after the other, the output files of the
 // attempts recoverOrphans found ended; Run calls it once the shipper
 // runs, or is about to.
-func (a *Agent) deliverEnded() {
+func (o orphans) deliverEnded() {
+	a := o.a
 	a.mu.Lock()
 	recs := slices.Clone(a.ended)
 	if len(recs) > 0 {
@@ -58,7 +59,7 @@ func (a *Agent) deliverEnded() {
 	go func() {
 		defer a.watchers.Done()
 		for _, r := range recs {
-			a.deliverEndedOutput(r)
+			a.orph.deliverEndedOutput(r)
 		}
 	}()
 }
@@ -68,7 +69,8 @@ func (a *Agent) deliverEnded() {
 // file for room in the log buffer. Once they are handled the file is
 // removed and the record dropped from the state file; if the agent stops
 // first, both stay for the next agent.
-func (a *Agent) deliverEndedOutput(r stateRecord) {
+func (o orphans) deliverEndedOutput(r stateRecord) {
+	a := o.a
 	log := a.log.With("task", r.Task.String())
 	path := endedOutputFile(r)
 	a.ship.pushWait(r.Task, agent.LogLine{Seq: adoptSeqBase + uint64(r.Adoptions), Time: time.Now().UTC(), Stream: agent.Stderr,

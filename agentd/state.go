@@ -160,7 +160,8 @@ func lockWorkDir(dir string) (unlock func(), err error) {
 // are returned for Run to watch. An attempt that ended while no agent ran
 // is reported from its exit file (recoverExit), and kept in the state
 // file, as ended, until its output file is delivered (ended.go).
-func (a *Agent) recoverOrphans() ([]*attempt, error) {
+func (o orphans) recoverOrphans() ([]*attempt, error) {
+	a := o.a
 	path := filepath.Join(a.cfg.WorkDir, StateFileName)
 	st, err := readState(path)
 	if err != nil {
@@ -189,8 +190,8 @@ func (a *Agent) recoverOrphans() ([]*attempt, error) {
 		if err != nil {
 			return nil, fmt.Errorf("look for the orphaned process group %d of task %s: %w", r.Pgid, r.Task, err)
 		}
-		if orphanFateOf(r, a.probeOrphan(r, members)) == fateAdopt {
-			att, err := a.adopt(r)
+		if orphanFateOf(r, a.orph.probeOrphan(r, members)) == fateAdopt {
+			att, err := a.orph.adopt(r)
 			if err == nil {
 				adopted = append(adopted, att)
 				recs = append(recs, att.rec)
@@ -198,13 +199,13 @@ func (a *Agent) recoverOrphans() ([]*attempt, error) {
 			}
 			log.Warn("cannot adopt the attempt of an earlier agent process; killing it", "err", err)
 		}
-		if a.recoverExit(r, log) {
+		if a.orph.recoverExit(r, log) {
 			if e, ok := markEnded(r); ok {
 				ended = append(ended, e)
 				recs = append(recs, e)
 			}
 		}
-		if err := a.killOrphan(r, members, log); err != nil {
+		if err := killOrphan(r, members, log); err != nil {
 			return nil, err
 		}
 	}
@@ -216,7 +217,7 @@ func (a *Agent) recoverOrphans() ([]*attempt, error) {
 }
 
 // killOrphan kills a recorded group that is provably the attempt's.
-func (a *Agent) killOrphan(r stateRecord, members []int, log *slog.Logger) error {
+func killOrphan(r stateRecord, members []int, log *slog.Logger) error {
 	if len(members) == 0 {
 		return nil
 	}
@@ -241,7 +242,8 @@ func (a *Agent) killOrphan(r stateRecord, members []int, log *slog.Logger) error
 // then recorded as completed, not lost. An attempt already reported (from
 // the journal) is skipped. It returns whether the exit file says that the
 // attempt ended, reported now or before.
-func (a *Agent) recoverExit(r stateRecord, log *slog.Logger) bool {
+func (o orphans) recoverExit(r stateRecord, log *slog.Logger) bool {
+	a := o.a
 	if r.ExitFile == "" {
 		return false
 	}

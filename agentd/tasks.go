@@ -206,7 +206,7 @@ func (a *Agent) stop(c api.Command) {
 		log.Info("stopping attempt", "grace_s", c.GraceS)
 	}
 	if c.Type == api.CommandKill {
-		a.awaitKilled(att) // also when it had exited: what is left of its group may still be dying
+		a.orph.awaitKilled(att) // also when it had exited: what is left of its group may still be dying
 	}
 }
 
