@@ -180,7 +180,10 @@
 // mutex of its own under which no other is taken; and the journal of
 // exit reports (journal, journal.go), which mu guards, rewritten
 // whenever the exit reports pending change. execMu and stateMu are
-// taken before mu (agent.go).
+// taken before mu (agent.go). What an earlier agent process left (its
+// attempts to adopt or kill, the ends it could not report) is handled by
+// orphans (adopt.go, state.go, ended.go), a part that holds only the
+// Agent and takes its locks as the Agent's own methods do.
 //
 // # Invariants
 //
