@@ -78,3 +78,48 @@ func nodePools(h *harness) map[string]string {
 	}
 	return out
 }
+
+// TestReloadDropsAgentPool: a reload that removes a node's rule and
+// drops the pool its agent asked for is refused, naming the node, as one
+// that drops an unpinned node's pool is (TestReloadDroppingANodesPool);
+// one that keeps the rule, or keeps that pool, goes through.
+func TestReloadDropsAgentPool(t *testing.T) {
+	const both = "pools:\n  - {name: default, policy: fifo}\n  - {name: a, policy: fifo}\n  - {name: b, policy: fifo}\n"
+	const noA = "pools:\n  - {name: default, policy: fifo}\n  - {name: b, policy: fifo}\n"
+	const pin = "nodes:\n  - {name: n1, pool: b}\n"
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	if err := os.WriteFile(path, []byte(both+pin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(mustConfig(t, both+pin)), func(o *Options) { o.ConfigPath = path })
+	a := &mastertest.Agent{Master: h.srv.URL, Name: "n1", Pool: "a", GPUs: 1, Token: h.tokenFor("/api/v1/agents/n1", nil)}
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, file string
+		want       string // the error's text, "" for success
+		pool       string // n1's pool afterwards
+	}{
+		{"a dropped, the rule removed", noA, "1 node still in pools that the new configuration drops (n1 in a)", "b"},
+		{"a dropped, the rule kept", noA + pin, "", "b"},
+		{"a back, the rule removed", both, "", "a"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := h.m.Reload(h.ctx)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("reload: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("reload: %v, want an error with %q", err, tc.want)
+			}
+			if got := nodePools(h)["n1"]; got != tc.pool {
+				t.Fatalf("n1 in pool %s, want %s", got, tc.pool)
+			}
+		})
+	}
+}
