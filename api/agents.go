@@ -12,7 +12,7 @@ import (
 // Register is the body of POST /agents/register.
 type Register struct {
 	Name    string            `json:"name"`
-	Pool    string            `json:"pool"`
+	Pool    string            `json:"pool"` // the agent's --pool; "" for the default pool
 	Labels  map[string]string `json:"labels,omitempty"`
 	GPUs    []GPU             `json:"gpus"`
 	Running []agent.TaskID    `json:"running"`
@@ -47,8 +47,11 @@ type RegisterReply struct {
 // changed it.
 type NodePlacement struct {
 	// Pool is the pool the master put the node in: the one its node rule
-	// pins (PoolByRule), else the one the agent asked for, else the
-	// default pool. The agent logs it, and warns when it is not the pool
+	// pins (PoolByRule), else the one the agent asked for where the
+	// configuration has it, else the default pool (a pinned node's agent
+	// may ask for a pool the configuration lacks; the master keeps what
+	// it asked for, and reads the rules over it again at each reload).
+	// The agent logs it, and warns when it is not the pool
 	// it asked for: nothing else tells the admin running the agent.
 	// Empty from a master older than the field.
 	Pool string `json:"pool,omitempty"`

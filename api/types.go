@@ -209,6 +209,15 @@ type Node struct {
 	// (nodes: in the master's configuration, by name) pins Pool,
 	// whatever pool its agent asked for.
 	PoolByRule bool `json:"pool_by_rule,omitempty"`
+	// AgentPool is the pool the node's agent asked for (its --pool), when
+	// it is not Pool: a node rule pins the node elsewhere (PoolByRule),
+	// or the configuration has no such pool (PoolNote). The node goes
+	// back to it when its rule is removed.
+	AgentPool string `json:"agent_pool,omitempty"`
+	// PoolNote says why the node is in the default pool rather than its
+	// agent's, AgentPool: no rule pins it (one that did was removed) and
+	// the configuration has no such pool. Absent otherwise.
+	PoolNote string `json:"pool_note,omitempty"`
 	// RuleLabels are the labels the node rule puts over the agent's, a
 	// rule's label winning over the agent's of the same name; Labels
 	// holds them already. Absent when the rule adds none.

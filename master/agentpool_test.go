@@ -14,8 +14,9 @@ import (
 // TestRegisterPool: an agent that names no pool joins the configuration's
 // default_pool (allot agent's --pool defaults to none, so an agent needs
 // no flag to join a cluster whose default pool is not "default"); a node
-// rule pins its node whatever the agent asks; a pool the configuration
-// lacks is refused, naming the pools it has.
+// rule pins its node whatever the agent asks, even a pool the
+// configuration lacks; such a pool is refused elsewhere, naming the pools
+// it has.
 func TestRegisterPool(t *testing.T) {
 	cfg, err := config.Parse("pools.yaml", []byte(`default_pool: gpu
 pools:
@@ -23,6 +24,7 @@ pools:
   - {name: cpu, policy: fifo}
 nodes:
   - {name: pinned, pool: cpu}
+  - {name: pinned2, pool: cpu}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +38,7 @@ nodes:
 		{"no pool: the default pool", "n1", "", "gpu", 200},
 		{"a configured pool", "n2", "cpu", "cpu", 200},
 		{"a rule pins the node", "pinned", "gpu", "cpu", 200},
+		{"a rule pins the node, its agent asking for a pool the configuration lacks", "pinned2", "nosuch", "cpu", 200},
 		{"a pool the configuration lacks", "n3", "default", `is not configured (pools: gpu, cpu)`, 400},
 	}
 	for _, tc := range cases {

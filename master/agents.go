@@ -51,11 +51,13 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	}
 	n := ag.m.nodes[reg.Name]
 	wasLeaving := n != nil && n.leaving && n.up()
-	// The labels in effect go in the node history with the agent's: the
-	// rules that give them are gone at the next reload (relabel.go).
+	// The pool and labels in effect go in the node history with the
+	// agent's, which the row keeps: the rules that give them are gone at
+	// the next reload (relabel.go), which reads its own over the agent's.
 	rec, err := ag.upsertNode(ctx, store.Node{Name: reg.Name, Pool: reg.Pool, Labels: reg.Labels,
-		InEffect: lifecycle.NodeLabels(reg.Labels, configRule(ag.m.cfg, reg.Name)),
-		GPUs:     gpus, HeartbeatAt: now}, wasLeaving, reg.Leaving)
+		InEffect:     lifecycle.NodeLabels(reg.Labels, configRule(ag.m.cfg, reg.Name)),
+		PoolInEffect: nodePool(ag.m.cfg, reg.Name, reg.Pool),
+		GPUs:         gpus, HeartbeatAt: now}, wasLeaving, reg.Leaving)
 	if err != nil {
 		return api.RegisterReply{}, err
 	}

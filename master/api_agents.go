@@ -139,7 +139,10 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	return secret, nil
 }
 
-// checkRegister validates a registration and fills in the pool.
+// checkRegister validates a registration. Its pool stays the agent's,
+// which the node record keeps (nodePool reads the rules over it at every
+// use); a pool the configuration lacks is refused unless a node rule
+// pins the node, as the agent may then be told of its mistake at once.
 func (ag *agents) checkRegister(reg *api.Register) error {
 	if err := auth.CheckName("name", reg.Name); err != nil {
 		return badRequest("name", "%v", err)
@@ -176,13 +179,11 @@ func (ag *agents) checkRegister(reg *api.Register) error {
 	}
 	ag.m.lock()
 	cfg := ag.m.cfg
-	pool := nodePool(cfg, reg.Name, reg.Pool)
-	known := poolConfig(cfg, pool) != nil
+	refused := poolNote(cfg, reg.Name, reg.Pool) != ""
 	ag.m.unlock()
-	if !known {
-		return badRequest("pool", "pool %q is not configured (pools: %s)", pool, strings.Join(cfg.PoolNames(), ", "))
+	if refused {
+		return badRequest("pool", "pool %q is not configured (pools: %s)", reg.Pool, strings.Join(cfg.PoolNames(), ", "))
 	}
-	reg.Pool = pool
 	return nil
 }
 

@@ -34,6 +34,9 @@ func nodeView(cfg *config.Config, n *mnode) api.Node {
 	if len(v.RuleLabels) > 0 {
 		v.AgentLabels = maps.Clone(n.rec.Labels)
 	}
+	if n.rec.Pool != "" && n.rec.Pool != n.pool {
+		v.AgentPool, v.PoolNote = n.rec.Pool, poolNote(cfg, n.rec.Name, n.rec.Pool)
+	}
 	if d := n.rec.Drain; d != nil {
 		at := d.At
 		v.Drain, v.DrainReason, v.DrainedBy, v.DrainedAt = api.NodeDraining, d.Reason, d.By, &at

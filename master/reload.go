@@ -152,10 +152,15 @@ func (m *Master) reload(ctx context.Context) error {
 	m.forgetFeasible()
 	m.cfgGen++
 	m.fair.dirty = true // shares and projects may have changed
-	for _, n := range m.nodes {
-		n.pool = nodePool(m.cfg, n.rec.Name, n.rec.Pool)
+	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
+		n := m.nodes[name]
+		was := n.pool
+		n.pool = nodePool(m.cfg, name, n.rec.Pool)
 		m.pub.markNode(n) // its pool and labels may have changed
 		wakeMoved(m.cfg, n)
+		if note := poolNote(m.cfg, name, n.rec.Pool); note != "" && n.pool != was {
+			m.log.Warn("node moved to the default pool by a reload: "+note, "node", name, "pool_was", was)
+		}
 	}
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
@@ -184,14 +189,20 @@ func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
 	return nil
 }
 
-// checkNodePools refuses a configuration that would leave a node that is
-// up or lost in a pool it drops: its GPUs would belong to no pool, shown
-// nowhere and used by nothing, as registration refuses such a pool. A
-// node that left registers again and is judged then. Callers hold mu.
+// checkNodePools refuses a configuration that drops the pool that the
+// agent of a node that is up or lost asked for, where no rule of it pins
+// the node elsewhere: the node would go to the default pool (nodePool)
+// unasked, as registration refuses such a pool. A node whose agent asked
+// for a pool that the configuration in force lacks too (a rule pinned
+// it) goes to the default pool when the new one does not pin it, with a
+// warning (poolNote). A node that left registers again and is judged
+// then. Callers hold mu.
 func (m *Master) checkNodePools(cfg *config.Config, pools map[string]bool) error {
 	var names []string
 	for _, n := range m.nodes {
-		if n.rec.State != store.NodeLeft && !pools[nodePool(cfg, n.rec.Name, n.rec.Pool)] {
+		own := n.rec.Pool
+		if n.rec.State != store.NodeLeft && rulePool(cfg, n.rec.Name) == "" && own != "" && !pools[own] &&
+			poolConfig(m.cfg, own) != nil {
 			names = append(names, n.rec.Name)
 		}
 	}
@@ -201,7 +212,7 @@ func (m *Master) checkNodePools(cfg *config.Config, pools map[string]bool) error
 	slices.Sort(names)
 	shown := make([]string, 0, 5)
 	for _, name := range names[:min(len(names), 5)] {
-		shown = append(shown, fmt.Sprintf("%s in %s", name, m.nodes[name].pool))
+		shown = append(shown, fmt.Sprintf("%s in %s", name, m.nodes[name].rec.Pool))
 	}
 	if len(names) > 5 {
 		shown = append(shown, fmt.Sprintf("and %d more", len(names)-5))

@@ -92,15 +92,18 @@ func reloadMoveCases() []replayCase {
 const movePoolsN2Own = movePools + "  - {name: n2, pool: default}\n"
 
 // reloadPinCases: pins that move nothing, and the end of a pin that
-// the history began under. A registration keeps in the node's row, and
-// in the history, the pool the rules in force give it (api_agents.go's
-// checkRegister), not its agent's: these need no record of the pin.
+// the history began under. A registration keeps in the node's row its
+// agent's pool, and in the history the pool the rules in force give it
+// beside it (store.Node's PoolInEffect): the end of a pin puts the node
+// back in its agent's pool, and the reload records that move
+// (replay_unpin_test.go has more).
 func reloadPinCases() []replayCase {
 	return []replayCase{
 		// A reload at 50 pins n2 to default, the pool it is in; its
 		// agent registers again in b at 100, and n2 stays in default,
-		// the pool its registration records; the reload at 520 that ends
-		// the pin leaves it there: y waits for n3.
+		// the pool its registration records in effect; the reload at 520
+		// that ends the pin puts it in b, its agent's: y, which waits
+		// from 160, starts on it then.
 		{name: "fifo-reload-pins-node-in-its-pool", config: movePools, nodes: replayNodes, jobs: []rjob{
 			{name: "a", slots: 4, submit: 0, run: 300},
 			{name: "d", slots: 2, submit: 0, run: 500},
@@ -110,9 +113,11 @@ func reloadPinCases() []replayCase {
 			reshapes: []rdown{{node: "n2", at: 100, pool: "b"}},
 			reloads:  []rreload{{at: 50, config: movePoolsN2Own}, {at: 520, config: movePools}}},
 		// The master starts with n2 pinned to b, where it registers: x
-		// starts on it at 150; the reload at 520 that ends the pin
-		// leaves it in b, and z runs on n1.
-		{name: "fifo-reload-unpins-node-first", config: movePoolsN2, nodes: replayNodes,
+		// starts on it at 150; the reload at 520 that ends the pin puts
+		// it in default, as its agent asked for no pool, and z starts
+		// at 550 on n1 or n2. n3 has two GPUs: the export leaves out a
+		// job larger than its pool now (whatif.go), as x would be.
+		{name: "fifo-reload-unpins-node-first", config: movePoolsN2, nodes: []rnode{{"n1", 4}, {"n2", 2}, {"n3", 2}},
 			jobs:    append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 2, submit: 550, run: 100}),
 			reloads: []rreload{{at: 520, config: movePools}}},
 	}

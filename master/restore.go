@@ -96,7 +96,9 @@ func (r *restorer) restore(ctx context.Context) error {
 }
 
 // restoreNodes loads the nodes, each in the pool the configuration
-// gives it, with when each lost one was lost (restoreLosses), and records
+// gives it over its agent's (nodePool: the default pool, with a warning,
+// where no rule pins a node whose agent's pool it lacks), with when each
+// lost one was lost (restoreLosses), and records
 // the moves of a changed configuration (recordMoves).
 func (r *restorer) restoreNodes(ctx context.Context) error {
 	m := r.m
@@ -108,6 +110,9 @@ func (r *restorer) restoreNodes(ctx context.Context) error {
 	for _, rec := range nodes {
 		n := newNode(rec)
 		n.pool = nodePool(m.cfg, rec.Name, rec.Pool)
+		if note := poolNote(m.cfg, rec.Name, rec.Pool); note != "" {
+			m.log.Warn("node in the default pool: "+note, "node", rec.Name)
+		}
 		n.lastSeen = now // a grace period of one agent timeout to re-register
 		n.seen, n.savedBeat = rec.HeartbeatAt, rec.HeartbeatAt
 		m.nodes[rec.Name] = n
@@ -242,7 +247,8 @@ func (r *restorer) restoreLeaves(evs []store.NodeEvent) {
 
 // recordMoves records, in one transaction, each node that the
 // configuration the master starts with puts in another pool than the
-// node history evs last gave it, or gives other labels than those the
+// node history evs last gave it (store.Node's PoolInEffect), or gives
+// other labels than those the
 // history last had in effect (store.MoveNodes, relabels), as a reload of
 // that configuration would have: a master restarted on a changed file
 // moves and relabels nodes too, and the what-if export reads their
@@ -258,8 +264,8 @@ func (r *restorer) recordMoves(ctx context.Context, evs []store.NodeEvent) error
 		switch {
 		case e.Deleted != nil:
 			delete(last, e.Node)
-		case e.Shape != nil && e.Shape.Pool != "":
-			last[e.Node] = e.Shape.Pool
+		case e.Shape != nil && e.Shape.PoolInEffect != "":
+			last[e.Node] = e.Shape.PoolInEffect
 		}
 	}
 	_, _, effect := nodeRules(evs)

@@ -492,29 +492,6 @@ func (m *Master) addJob(j *mjob) {
 	m.order = slices.Insert(m.order, i, j)
 }
 
-// nodePool is a node's effective pool: the config pins it by name, else
-// the agent's registration says, else the default pool.
-func nodePool(cfg *config.Config, name, registered string) string {
-	if p := rulePool(cfg, name); p != "" {
-		return p
-	}
-	if registered == "" {
-		return cfg.DefaultPool
-	}
-	return registered
-}
-
-// rulePool is the pool the config's node rules pin node name to, "" for
-// none.
-func rulePool(cfg *config.Config, name string) string {
-	for _, r := range cfg.Nodes {
-		if r.Name == name && r.Pool != "" {
-			return r.Pool
-		}
-	}
-	return ""
-}
-
 // poolGrace is a pool's preemption grace period.
 func poolGrace(cfg *config.Config, pool string) time.Duration {
 	for _, p := range cfg.Pools {

@@ -20,10 +20,9 @@ import (
 // deletion's Deleted). The export writes each node of the file as it was
 // when the window began, and a node_reshape at each registration that
 // changed its slots, GPU type, labels or pool, and at each move by a
-// reload (store.MoveNodes; the pool a registration put the node in is
-// read under the node rules in force now unless a reload moved it later:
-// inPool), so that the replay's node
-// has, at every instant, the shape and pool the live master's had: a
+// reload (store.MoveNodes; a registration's event keeps the pool it put
+// the node in beside its agent's, store.Node's PoolInEffect: inPool), so
+// that the replay's node has, at every instant, the shape and pool the live master's had: a
 // node that moved to another pool is written in the pool it was in when
 // the window began, and each move as a node_reshape with the new pool.
 // Its labels are those in effect, a node rule's over its agent's: a
@@ -53,12 +52,6 @@ type nodeShapes struct {
 	// moved are the nodes whose move to another pool is noted: the
 	// replay keeps them in their pool in the file.
 	moved map[string]bool
-	// lastMove is the index in the history of each node's last move by
-	// a configuration reload; pinned, whether its last one so far put
-	// it in a pool other than its agent's (agent, as last registered).
-	lastMove map[string]int
-	pinned   map[string]bool
-	agent    map[string]string
 	// ruleBefore and ruleKnown are the rules each event carrying agent
 	// labels alone was read under, by its index in the history
 	// (nodeRules): where none is known, the rules in force now.
@@ -75,12 +68,7 @@ type nodeShapes struct {
 func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeEvent, after func(time.Time) bool,
 	subs []exportedSub, since, until time.Time) []string {
 	ns := &nodeShapes{sc: sc, cfg: cfg, since: since, at: map[string]store.Node{}, start: map[string]store.Node{},
-		moved: map[string]bool{}, lastMove: map[string]int{}, pinned: map[string]bool{}, agent: map[string]string{}}
-	for i, e := range evs {
-		if e.From == store.NodeReconfigured && e.Shape != nil {
-			ns.lastMove[e.Node] = i
-		}
-	}
+		moved: map[string]bool{}}
 	ns.ruleBefore, ns.ruleKnown, _ = nodeRules(evs)
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
@@ -135,14 +123,11 @@ func (ns *nodeShapes) note(i int, e store.NodeEvent) {
 
 // inPool is rec, the shape of history event e, the i-th, with the pool
 // the node was in then and the labels in effect (a registration's
-// recorded, or relabel.go's reading of them). A reload's move has the
-// pool. A registration or deletion has the agent's: the configuration
-// in force now puts it in its pool, unless a reload moved the node
-// later, whose rules then are not kept: the node stays in the pool that
-// its last move put it in when that move pinned it to another pool than
-// its agent's, and is in its agent's (or the default pool) otherwise. A
-// reload whose rules pinned the node to its agent's pool, and changed
-// when the agent's pool changes, is not told apart.
+// recorded, or relabel.go's reading of them). A reload's move and a
+// registration have the pool (store.Node's PoolInEffect; a registration
+// recorded before it was kept that pool alone). A deletion has the
+// agent's: the node was in the pool the history gave it last, or, where
+// that is unknown, the one the configuration in force now gives it.
 func (ns *nodeShapes) inPool(i int, e store.NodeEvent, rec store.Node) store.Node {
 	switch {
 	case rec.InEffect != nil:
@@ -156,33 +141,17 @@ func (ns *nodeShapes) inPool(i int, e store.NodeEvent, rec store.Node) store.Nod
 		}
 		rec.Labels = labelsInEffect(rec.Labels, rule)
 	}
-	own := rec.Pool
-	if own == "" {
-		own = ns.cfg.DefaultPool
-	}
-	last, moved := ns.lastMove[e.Node]
-	switch {
+	switch was, known := ns.at[e.Node]; {
 	case e.From == store.NodeReconfigured:
-		ns.pinned[e.Node] = rec.Pool != ns.agentPool(e.Node)
-		return rec
-	case !moved || i > last:
-		rec.Pool = nodePool(ns.cfg, rec.Name, rec.Pool)
-	case ns.pinned[e.Node]:
-		rec.Pool = ns.at[e.Node].Pool
+	case rec.PoolInEffect != "":
+		rec.Pool = rec.PoolInEffect
+	case known:
+		rec.Pool = was.Pool
 	default:
-		rec.Pool = own
+		rec.Pool = nodePool(ns.cfg, rec.Name, rec.Pool)
 	}
-	ns.agent[e.Node] = own
+	rec.PoolInEffect = ""
 	return rec
-}
-
-// agentPool is node name's agent's pool as last registered, or the
-// default pool.
-func (ns *nodeShapes) agentPool(name string) string {
-	if p, ok := ns.agent[name]; ok {
-		return p
-	}
-	return ns.cfg.DefaultPool
 }
 
 // change takes history event e, in the window, into the nodes' shapes

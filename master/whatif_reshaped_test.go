@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,7 +88,7 @@ func TestExportReshapes(t *testing.T) {
 			sc := &scenario.Scenario{}
 			sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
 				{Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}}, {Pool: spec.Pool{Name: "other"}}}
-			notes := exportReshapes(sc, cfg, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
+			notes := exportReshapes(sc, cfg, recordedFree(c.evs), func(time.Time) bool { return false }, nil, since, at(1000))
 			if got := shapeLine(sc.Pools[0].Nodes[0]); got != c.start {
 				t.Errorf("n3 written as %s, want %s", got, c.start)
 			}
@@ -144,11 +145,31 @@ func TestExportJobGPUs(t *testing.T) {
 	}
 }
 
+// recordedFree is evs with the pool in effect that the store gives each
+// registration (store.Node's PoolInEffect) under no node rule: its
+// agent's, or the default pool.
+func recordedFree(evs []store.NodeEvent) []store.NodeEvent {
+	out := slices.Clone(evs)
+	for i, e := range out {
+		if e.Shape != nil && e.From != store.NodeReconfigured {
+			out[i].Shape = inEffect(*e.Shape, cmp.Or(e.Shape.Pool, "default"))
+		}
+	}
+	return out
+}
+
+// inEffect is a registration's shape n recorded with pool in effect.
+func inEffect(n store.Node, pool string) *store.Node {
+	n.PoolInEffect = pool
+	return &n
+}
+
 // TestExportReloadMoves: a node that a reload moved (store.MoveNodes)
 // is written in the pool it was in when the window began, by the node
 // history, not by the node rules in force now, and each move as a
-// node_reshape with its pool; a registration between a reload that
-// pinned it and the next keeps it in the pinned pool.
+// node_reshape with its pool; a registration keeps the pool it put the
+// node in (store.Node's PoolInEffect), a pinned one's the rule's, not its
+// agent's.
 func TestExportReloadMoves(t *testing.T) {
 	since := time.Unix(1_700_000_000, 0)
 	at := func(s int) time.Time { return since.Add(time.Duration(s) * time.Second) }
@@ -162,7 +183,11 @@ func TestExportReloadMoves(t *testing.T) {
 	pinned := &config.Config{DefaultPool: "default", Nodes: []config.NodeRule{{Node: spec.Node{Name: "n3"}, Pool: "other"}}}
 	free := &config.Config{DefaultPool: "default"}
 	one, two := store.Node{Name: "n3", GPUs: gpus(1)}, store.Node{Name: "n3", GPUs: gpus(2)}
-	registered := store.NodeEvent{Node: "n3", To: store.NodeUp, At: at(-100), Shape: &one}
+	registered := store.NodeEvent{Node: "n3", To: store.NodeUp, At: at(-100), Shape: inEffect(one, "default")}
+	// n3's agent asks for pool other, and a rule pins it to default.
+	own := one
+	own.Pool = "other"
+	ownPinned := store.NodeEvent{Node: "n3", To: store.NodeUp, At: at(-100), Shape: inEffect(own, "default")}
 	move := func(s int, pool string, n store.Node) store.NodeEvent {
 		n.Pool = pool
 		return store.NodeEvent{Node: "n3", From: store.NodeReconfigured, To: store.NodeReshaped, At: at(s), Shape: &n}
@@ -177,13 +202,17 @@ func TestExportReloadMoves(t *testing.T) {
 		{"pinned in the window", pinned, []store.NodeEvent{registered, move(30, "other", one)},
 			"default 1 h100", []string{"30 n3 1 h100 to other"}},
 		{"pinned before the window", pinned, []store.NodeEvent{registered, move(-50, "other", one),
-			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: &two}},
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(30), Shape: inEffect(two, "other")}},
 			"other 1 h100", []string{"30 n3 2 h100"}},
 		{"pinned, registered again, unpinned", free, []store.NodeEvent{registered, move(30, "other", one),
-			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(40), Shape: &two}, move(60, "default", two)},
+			{Node: "n3", From: store.NodeUp, To: store.NodeReshaped, At: at(40), Shape: inEffect(two, "other")}, move(60, "default", two)},
 			"default 1 h100", []string{"30 n3 1 h100 to other", "40 n3 2 h100", "60 n3 2 h100 to default"}},
-		{"no move: the rules now", pinned, []store.NodeEvent{registered},
+		{"no move: the pool recorded", pinned, []store.NodeEvent{{Node: "n3", To: store.NodeUp, At: at(-100), Shape: inEffect(one, "other")}},
 			"other 1 h100", nil},
+		// The rule is removed by a reload in the window: the node goes
+		// back to its agent's pool.
+		{"its agent's pool, pinned elsewhere, unpinned", free, []store.NodeEvent{ownPinned, move(30, "other", own)},
+			"default 1 h100", []string{"30 n3 1 h100 to other"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := &scenario.Scenario{}

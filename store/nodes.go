@@ -76,8 +76,12 @@ func (o nodeOps) UpsertNode(ctx context.Context, n Node) (Node, error) {
 			return Node{}, fmt.Errorf("register node %s: encode its labels in effect: %w", n.Name, err)
 		}
 	}
+	poolEffect := n.PoolInEffect
+	if poolEffect == "" {
+		poolEffect = n.Pool
+	}
 	at := nsOf(nowIfZero(n.HeartbeatAt))
-	if err := o.registered(ctx, n.Name, shapeCols{n.Pool, labels, gpus, effect}, timeOf(at)); err != nil {
+	if err := o.registered(ctx, n.Name, shapeCols{n.Pool, labels, gpus, effect, poolEffect}, timeOf(at)); err != nil {
 		return Node{}, err
 	}
 	out, err := scanNode(o.q.QueryRowContext(ctx, o.d.q(`INSERT INTO nodes (`+nodeInsertCols+`)
@@ -232,9 +236,10 @@ func (o nodeOps) MoveNodes(ctx context.Context, moves []NodeMove, at time.Time) 
 }
 
 // shapeCols are a node's pool, labels and GPUs as its row and the node
-// history keep them (JSON for the labels and GPUs), and the labels in
-// effect that a registration's event keeps ("" in a row's: not kept).
-type shapeCols struct{ pool, labels, gpus, effect string }
+// history keep them (JSON for the labels and GPUs), and the labels and
+// pool in effect that a registration's event keeps ("" in a row's: not
+// kept).
+type shapeCols struct{ pool, labels, gpus, effect, poolEffect string }
 
 // registered records what registering node name with shape sh at at
 // changes in the node history: a new node (From "", with its shape), a
@@ -265,7 +270,7 @@ func (o nodeOps) registered(ctx context.Context, name string, sh shapeCols, at t
 }
 
 // sameShape reports whether a and b are one shape: the agent's, the
-// labels in effect aside (a change of those alone is a reload's or a
+// labels and pool in effect aside (a change of those alone is a reload's or a
 // restart's, which records it: MoveNodes). The JSON is compared decoded,
 // as PostgreSQL's JSONB columns give it back in their own form.
 func sameShape(a, b shapeCols) (bool, error) {
@@ -299,9 +304,11 @@ func (o nodeOps) nodeEventShaped(ctx context.Context, name string, from, to Node
 			name, string(from), string(to), nsOf(at))
 	} else {
 		effect := sql.NullString{String: sh.effect, Valid: sh.effect != ""}
-		_, err = o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus, labels_in_effect)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-			name, string(from), string(to), nsOf(at), sh.pool, sh.labels, sh.gpus, effect)
+		poolEffect := sql.NullString{String: sh.poolEffect, Valid: sh.poolEffect != ""}
+		_, err = o.q.ExecContext(ctx, o.d.q(`INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus,
+				labels_in_effect, pool_in_effect)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			name, string(from), string(to), nsOf(at), sh.pool, sh.labels, sh.gpus, effect, poolEffect)
 	}
 	if err != nil {
 		return fmt.Errorf("record node %s %q → %s: %w", name, from, to, err)
@@ -318,7 +325,7 @@ func (o nodeOps) NodeEvents(ctx context.Context, f NodeEventFilter) ([]NodeEvent
 	if !f.Since.IsZero() {
 		where, args = append(where, "at_ns >= ?"), append(args, nsOf(f.Since))
 	}
-	query, args := finish("SELECT seq, node, from_state, to_state, at_ns, pool, labels, gpus, labels_in_effect FROM node_events",
+	query, args := finish("SELECT seq, node, from_state, to_state, at_ns, pool, labels, gpus, labels_in_effect, pool_in_effect FROM node_events",
 		where, "seq", 0, args)
 	rows, err := o.q.QueryContext(ctx, o.d.q(query), args...)
 	if err != nil {
@@ -336,9 +343,9 @@ func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
 		e                  NodeEvent
 		at                 int64
 		pool, labels, gpus string
-		effect             sql.NullString
+		effect, poolEffect sql.NullString
 	)
-	if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at, &pool, &labels, &gpus, &effect); err != nil {
+	if err := sc.Scan(&e.Seq, &e.Node, &e.From, &e.To, &at, &pool, &labels, &gpus, &effect, &poolEffect); err != nil {
 		return NodeEvent{}, err
 	}
 	e.At = timeOf(at)
@@ -370,6 +377,12 @@ func scanNodeEvent(sc rowScanner) (NodeEvent, error) {
 	if e.To == NodeDeleted {
 		d.State, e.Deleted = e.From, d
 	} else {
+		// Before migration 0017 a registration kept the pool the master
+		// put the node in, in pool; a reload's move keeps its own there.
+		d.PoolInEffect = pool
+		if poolEffect.Valid {
+			d.PoolInEffect = poolEffect.String
+		}
 		e.Shape = d
 	}
 	return e, nil

@@ -104,8 +104,9 @@ const NodeReshaped NodeState = "reshaped"
 // that a configuration reload made (MoveNodes): its node rules or
 // default pool put the node in another pool, whose name the event's
 // Shape has. A registration keeps the agent's pool there instead, and
-// which pool the configuration then gave the node is not recorded: the
-// reload's event is what tells the two apart. A node is never in it.
+// the pool the configuration then gave the node in its Shape's
+// PoolInEffect (since migration 0017; before, it kept that pool alone,
+// in Pool). A node is never in it.
 const NodeReconfigured NodeState = "reconfigured"
 
 // NodeRelabeled is the To of a node history event From NodeReconfigured

@@ -95,9 +95,10 @@ type Writer interface {
 	// not up (or not registered) gets a NodeEvent at n.HeartbeatAt, a new
 	// one (From "") with its shape (NodeEvent.Shape); so does one whose
 	// pool, labels or GPUs change (To NodeReshaped, before its return
-	// if it was not up), in the same transaction. The shape keeps the
-	// labels in effect too (n.InEffect; nil: n.Labels), which the row
-	// does not.
+	// if it was not up), in the same transaction. n.Pool and n.Labels
+	// are the agent's, which the row keeps; the shape keeps the labels
+	// and pool in effect too (n.InEffect, nil: n.Labels; n.PoolInEffect,
+	// "": n.Pool), which the row does not.
 	UpsertNode(ctx context.Context, n Node) (Node, error)
 	// Heartbeat records that a node was seen at the given time.
 	Heartbeat(ctx context.Context, name string, at time.Time) error

@@ -127,6 +127,15 @@ type Node struct {
 	// none) where it was, and nil in one recorded before they were. It
 	// is nil elsewhere.
 	InEffect map[string]string
+	// PoolInEffect is, for UpsertNode, the pool the master put the node
+	// in ("": Pool), which the registration's node event keeps beside
+	// Pool, the agent's: the row keeps the agent's only, as the rule
+	// that pinned the node to another is gone at the next reload. In a
+	// node event's Shape it is the pool the node was in from then on,
+	// never empty: a registration's as recorded (one recorded before
+	// migration 0017 kept only the pool in effect, in Pool, read as
+	// both), a reload's move its Pool. It is "" elsewhere.
+	PoolInEffect string
 }
 
 // NodeDrain says that an admin asked for no new task to start on a node.

@@ -97,7 +97,8 @@ func testNodeDeletedHistory(t *testing.T, target Target, s store.Store, gpus []s
 // the return of a node that was lost; one that changes nothing, or a
 // heartbeat, is not, nor one that changes the labels in effect alone
 // (a reload records those); a new node's registration keeps its shape.
-// Each keeps the labels in effect given, or the agent's where none are.
+// Each keeps the labels and pool in effect given, or the agent's where
+// none are; the node's row keeps the agent's pool.
 func testNodeReshaped(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)
@@ -120,6 +121,8 @@ func testNodeReshaped(t *testing.T, target Target) {
 		{"labelled", store.Node{Pool: "h100", GPUs: two, Labels: r2, InEffect: ruled}, false},
 		{"another pool, after a loss", store.Node{Pool: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, true},
 		{"back after a loss as it was", store.Node{Pool: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, true},
+		// A node rule pins the node to a100 while its agent asks for own.
+		{"its agent's pool, pinned", store.Node{Pool: "own", PoolInEffect: "a100", GPUs: two, Labels: map[string]string{"rack": "r2"}}, false},
 	}
 	for i, r := range regs {
 		when := at(time.Duration(i+1) * time.Minute)
@@ -146,28 +149,37 @@ func testNodeReshaped(t *testing.T, target Target) {
 	for _, e := range evs {
 		line := fmt.Sprintf("%s->%s %s", e.From, e.To, e.At.Sub(at(0)))
 		if e.Shape != nil {
-			line += fmt.Sprintf(" %s %d %s %v in effect %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels,
-				e.Shape.InEffect)
+			line += fmt.Sprintf(" %s %d %s %v in effect %s %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels,
+				e.Shape.PoolInEffect, e.Shape.InEffect)
 		}
 		hist = append(hist, line)
 	}
 	wantEqual(t, "history of the registrations", hist, []string{
-		"->up 1m0s h100 4 h100 map[] in effect map[]",
-		"up->reshaped 4m0s h100 2 a100 map[] in effect map[]",
-		"up->reshaped 5m0s h100 2 a100 map[rack:r2] in effect map[rack:r2 switch:s1]",
+		"->up 1m0s h100 4 h100 map[] in effect h100 map[]",
+		"up->reshaped 4m0s h100 2 a100 map[] in effect h100 map[]",
+		"up->reshaped 5m0s h100 2 a100 map[rack:r2] in effect h100 map[rack:r2 switch:s1]",
 		"up->lost 5m59s",
-		"lost->reshaped 6m0s a100 2 a100 map[rack:r2] in effect map[rack:r2]",
+		"lost->reshaped 6m0s a100 2 a100 map[rack:r2] in effect a100 map[rack:r2]",
 		"lost->up 6m0s",
 		"up->lost 6m59s",
 		"lost->up 7m0s",
+		"up->reshaped 8m0s own 2 a100 map[rack:r2] in effect a100 map[rack:r2]",
 	})
 	if len(evs) > 2 {
-		wantEqual(t, "reshaped node", evs[1].Shape, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: two, InEffect: map[string]string{}})
+		wantEqual(t, "reshaped node", evs[1].Shape, &store.Node{Name: "gpu-1", Pool: "h100", GPUs: two, InEffect: map[string]string{},
+			PoolInEffect: "h100"})
 	}
 	for _, e := range evs {
 		if e.Shape != nil && e.Shape.InEffect == nil {
 			t.Errorf("%s → %s at %s: no labels in effect recorded", e.From, e.To, e.At.Sub(at(0)))
 		}
+	}
+	nodes, err := s.Nodes(ctx)
+	if err != nil {
+		t.Fatalf("nodes: %v", err)
+	}
+	if len(nodes) != 1 || nodes[0].Pool != "own" || nodes[0].PoolInEffect != "" {
+		t.Errorf("nodes %+v, want gpu-1 with its agent's pool own alone", nodes)
 	}
 }
 

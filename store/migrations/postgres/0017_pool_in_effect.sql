@@ -1,0 +1,12 @@
+-- A registration's node event (a new node, From '', or a changed
+-- inventory, To 'reshaped') keeps the pool the master put the node in
+-- (pool_in_effect: its node rule's pin, else the agent's if configured,
+-- else the default pool) beside the pool its agent asked for (pool),
+-- which the nodes row keeps: a reload, or a master restarted on a
+-- changed file, reads the rules over the agent's pool again, so that a
+-- node whose rule is removed goes back to its agent's pool. NULL where
+-- not recorded: the events written before this migration, whose pool
+-- is already the one the master put the node in (it kept no other), and
+-- the other events (a reload's move keeps its pool in pool). Keep in
+-- step with migrations/sqlite/0017_pool_in_effect.sql.
+ALTER TABLE node_events ADD COLUMN pool_in_effect TEXT;
