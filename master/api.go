@@ -33,6 +33,7 @@ type apiParts struct {
 	cluster *clusterAPI
 	access  *access
 	agents  *agents
+	logs    *agentLogs
 }
 
 // routes lists every endpoint under api.Version; the OpenAPI document
@@ -69,13 +70,14 @@ var routes = []route{
 	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.cluster.handleFairness }},
 	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.agents.handleRegister }},
 	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.agents.handleSync }},
-	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.agents.handleAgentLogs }},
+	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.logs.handleAgentLogs }},
 }
 
 // Handler serves the REST API under /api/v1, /metrics, /healthz and, when
 // Options.UI is set, the dashboard at /.
 func (m *Master) Handler() http.Handler {
-	parts := &apiParts{jobs: newJobsAPI(m), cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents}
+	parts := &apiParts{jobs: newJobsAPI(m), cluster: &clusterAPI{server{m}}, access: m.access, agents: m.agents,
+		logs: &agentLogs{server{m}}}
 	mux := http.NewServeMux()
 	for _, r := range routes {
 		mux.HandleFunc(r.method+" "+api.Version+r.path, r.handle(parts))

@@ -56,7 +56,8 @@
 //     no reservations on an idle tick's first pass; what the passes
 //     leave (grew, reservations) is stored once they have settled.
 //   - agents speaks the agent protocol: registration, syncs, the reports
-//     and the transitions they drive, silent agents, log uploads.
+//     and the transitions they drive, silent agents. Log uploads are
+//     agentLogs' (agentlogs.go), a part over the same server.
 //   - access authenticates requests, checks rights on jobs, limits rates,
 //     audits, and serves users and tokens.
 //   - storeHealth probes the store and answers /readyz.
