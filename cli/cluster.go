@@ -90,7 +90,11 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 		if n.Drain != "" {
 			state += "," + n.Drain
 		}
-		row := []string{n.Name, n.Pool, state, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
+		pool := n.Pool
+		if n.PoolNote != "" && wide {
+			pool += " (agent's " + n.AgentPool + ": not configured)"
+		}
+		row := []string{n.Name, pool, state, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
 			formatLabels(n.Labels), age(n.HeartbeatAt), orDash(n.DrainReason)}
 		if wide {
 			drained := "-"
@@ -106,11 +110,14 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 
 // nodeRule says what the node rule of the master's configuration decided
 // of node n, which its agent's --pool and --label do not show: "pool"
-// when it pins the pool, then the labels it puts over the agent's; "-"
-// for nothing.
+// when it pins the pool (with the agent's --pool where it differs), then
+// the labels it puts over the agent's; "-" for nothing.
 func nodeRule(n api.Node) string {
 	var parts []string
-	if n.PoolByRule {
+	switch {
+	case n.PoolByRule && n.AgentPool != "":
+		parts = append(parts, "pool (agent's: "+n.AgentPool+")")
+	case n.PoolByRule:
 		parts = append(parts, "pool")
 	}
 	if len(n.RuleLabels) > 0 {

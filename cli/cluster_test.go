@@ -97,7 +97,7 @@ nlp     ml      8      0     -               -     -      1       1       0
   over_quota: 0
 `},
 		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON   VERSION  REGISTERED           DRAINED                      NODE RULE
-dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -                            pool,switch=s1
+dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -                            pool (agent's: batch),switch=s1
 dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root  -
 `},
 		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
@@ -208,6 +208,29 @@ func TestExactDuration(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := exactDuration(tc.s); got != tc.want {
 				t.Errorf("exactDuration(%d) = %q, want %q", tc.s, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNodesPoolNote: a node in the default pool because its agent asked
+// for a pool the configuration lacks says so in the wide listing.
+func TestNodesPoolNote(t *testing.T) {
+	fixClock(t)
+	n := api.Node{Name: "gpu-7", Pool: "default", State: "up", GPUType: "a100", Slots: 4, AgentPool: "tpu",
+		PoolNote: "its agent asked for pool \"tpu\", which the configuration does not have", HeartbeatAt: now()}
+	for _, c := range []struct {
+		name string
+		wide bool
+		want string
+	}{
+		{"wide", true, "default (agent's tpu: not configured)"},
+		{"table", false, "gpu-7  default  up"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := printNodes(&b, []api.Node{n}, c.wide); err != nil || !strings.Contains(b.String(), c.want) {
+				t.Fatalf("printNodes: %q (%v), want it to contain %q", b.String(), err, c.want)
 			}
 		})
 	}

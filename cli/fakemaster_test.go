@@ -57,7 +57,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		nodes: []api.Node{
 			{Name: "dgx-1", Pool: "research", State: "up", GPUType: "h100", Slots: 8, Used: 8, Labels: map[string]string{"rack": "r1", "switch": "s1"},
 				HeartbeatAt: t0.Add(-5 * time.Second), RegisteredAt: t0.Add(-time.Hour), Version: "v1.2.0",
-				PoolByRule: true, RuleLabels: map[string]string{"switch": "s1"}},
+				PoolByRule: true, AgentPool: "batch", RuleLabels: map[string]string{"switch": "s1"}},
 			{Name: "dgx-2", Pool: "research", State: "lost", GPUType: "h100", Slots: 8, Used: 0, HeartbeatAt: t0.Add(-3 * time.Hour),
 				Drain: "drained", DrainReason: "bad fan", DrainedBy: "root", DrainedAt: ptr(t0.Add(-2 * time.Hour))},
 		},

@@ -66,6 +66,9 @@ func newFixture() *fixture {
 	// gpu-a2's node rule pins its pool and sets switch over its agent's
 	// and tier.
 	f.nodes[1].PoolByRule, f.nodes[1].RuleLabels = true, map[string]string{"switch": "leaf-9", "tier": "a"}
+	f.nodes[1].AgentPool = "t4"
+	// t4-1's agent asked for a pool the configuration lacks.
+	f.nodes[2].AgentPool, f.nodes[2].PoolNote = "v100", `its agent asked for pool "v100", which the configuration does not have`
 	f.nodes[1].AgentLabels = map[string]string{"rack": "r1", "zone": "eu-1", "switch": "leaf-3"}
 	f.nodes[1].Labels = map[string]string{"rack": "r1", "zone": "eu-1", "switch": "leaf-9", "tier": "a"}
 	f.projects = []api.Project{

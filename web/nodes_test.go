@@ -18,7 +18,8 @@ func TestNodeRuleView(t *testing.T) {
 		name, sel string
 		want      []string
 	}{
-		{"the rule of a ruled node", row + " td.rule", []string{"gpu-a2", "pins pool a100", "sets switch=leaf-9 (agent: leaf-3), tier=a"}},
+		{"the rule of a ruled node", row + " td.rule", []string{"gpu-a2", "pins pool a100 (agent: t4)", "sets switch=leaf-9 (agent: leaf-3), tier=a"}},
+		{"a pool its agent asked for that is not configured", `#nodes tr[data-node="t4-1"] td:nth-of-type(1)`, []string{"t4 (agent asked for v100)"}},
 		{"its pool", row + " td:nth-of-type(1)", []string{"a100 (by rule)"}},
 		{"its labels", row + " td:nth-of-type(6)", []string{"rack=r1", "switch=leaf-9", "tier=a", "zone=eu-1"}},
 		{"a node without a rule", `#nodes tr[data-node="gpu-a1"] td.rule`, []string{"none"}},

@@ -33,7 +33,8 @@ function row(n) {
   const gpus = n.gpus || [];
   return h('tr', {'data-node': n.name, class: n.state === 'up' && !n.drain && !n.leaving ? '' : 'row-warn'},
     h('th', {scope: 'row'}, n.name),
-    h('td', {}, n.pool, n.pool_by_rule ? h('span', {class: 'muted small', title: 'The node rule pins this pool, whatever pool the agent asked for'}, ' (by rule)') : []),
+    h('td', {}, n.pool, n.pool_by_rule ? h('span', {class: 'muted small', title: 'The node rule pins this pool, whatever pool the agent asked for'}, ' (by rule)') : [],
+      n.pool_note ? h('span', {class: 'muted small', title: n.pool_note}, ` (agent asked for ${n.agent_pool})`) : []),
     h('td', {}, stateBadge(n.state), n.leaving ? [' ', leavingBadge()] : [], n.drain ? [' ', stateBadge(n.drain)] : []),
     h('td', {}, n.gpu_type || '—'),
     h('td', {}, bar(n.used, n.slots, `${n.used} / ${n.slots}`)),
@@ -68,7 +69,8 @@ function rule(n) {
   if (!n.pool_by_rule && !labels.length) return h('span', {class: 'muted'}, 'none');
   const agent = n.agent_labels || {};
   const acts = [];
-  if (n.pool_by_rule) acts.push(h('li', {}, 'pins pool ', h('strong', {}, n.pool)));
+  if (n.pool_by_rule) acts.push(h('li', {}, 'pins pool ', h('strong', {}, n.pool),
+    n.agent_pool ? h('span', {class: 'muted'}, ` (agent: ${n.agent_pool})`) : []));
   if (labels.length) {
     acts.push(h('li', {}, 'sets ', labels.map((k, i) => [i ? ', ' : '', `${k}=${n.rule_labels[k]}`,
       k in agent && agent[k] !== n.rule_labels[k] ? h('span', {class: 'muted'}, ` (agent: ${agent[k]})`) : []])));
