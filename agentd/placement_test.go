@@ -65,14 +65,7 @@ func TestRegisteredLog(t *testing.T) {
 	fm := newFakeMaster(t)
 	fm.syncWaitS = 0
 	fm.placement = api.NodePlacement{Pool: "research", PoolByRule: true, Labels: map[string]string{"switch": "leaf-3", "tier": "a"}}
-	cfg := testConfig(t, fm, t.TempDir())
-	cfg.Name, cfg.Pool, cfg.Labels = "gpu-01", "training", map[string]string{"switch": "leaf-3"}
-	var buf bytes.Buffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
-	a, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, buf := loggedAgent(t, fm)
 	if err := a.register(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +143,7 @@ func TestSyncPlacementLog(t *testing.T) {
 	fm := newFakeMaster(t)
 	fm.syncWaitS = 0
 	fm.placement = api.NodePlacement{Pool: "training"}
-	cfg := testConfig(t, fm, t.TempDir())
-	cfg.Name, cfg.Pool, cfg.Labels = "gpu-01", "training", map[string]string{"switch": "leaf-3"}
-	var buf bytes.Buffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
-	a, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, buf := loggedAgent(t, fm)
 	ctx := context.Background()
 	if err := a.register(ctx); err != nil {
 		t.Fatal(err)
@@ -202,4 +188,19 @@ func TestSyncPlacementLog(t *testing.T) {
 		t.Errorf("a sync reply without a placement logged:\n%s", buf.String())
 	}
 	check()
+}
+
+// loggedAgent is an agent of fm, gpu-01 asking for pool training and
+// switch=leaf-3, whose log is buf.
+func loggedAgent(t *testing.T, fm *fakeMaster) (*Agent, *bytes.Buffer) {
+	t.Helper()
+	cfg := testConfig(t, fm, t.TempDir())
+	cfg.Name, cfg.Pool, cfg.Labels = "gpu-01", "training", map[string]string{"switch": "leaf-3"}
+	buf := &bytes.Buffer{}
+	cfg.Logger = slog.New(slog.NewTextHandler(buf, nil))
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, buf
 }
