@@ -2,28 +2,19 @@ package master
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 )
 
 // TestAdminMetrics: /metrics tells an admin's alerts what the log alone
 // said: that the last configuration reload (a SIGHUP has no one to
 // answer) failed, and which nodes are drained.
 func TestAdminMetrics(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "allot.yaml")
 	const good = "pools:\n  - {name: default, policy: priority}\n"
-	if err := os.WriteFile(path, []byte(good), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	withFile, path := withConfigFile(t, good)
+	h := newHarness(t, withFile)
 	h.agent("n1", 1)
 	h.agent("n2", 1)
 	h.submit(jobSpec("a", 1, ""))

@@ -3,12 +3,10 @@ package master
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master/mastertest"
 )
 
@@ -26,15 +24,8 @@ func TestRuleRemovedAgentPool(t *testing.T) {
 	want := map[string]string{"n1": "a", "n2": "gpu", "n3": "gpu"}
 	for _, restart := range []bool{false, true} {
 		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "allot.yaml")
-			if err := os.WriteFile(path, []byte(pinned), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := config.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+			withFile, path := withConfigFile(t, pinned)
+			h := newHarness(t, withFile)
 			for name, pool := range map[string]string{"n1": "a", "n2": "", "n3": "x"} {
 				a := &mastertest.Agent{Master: h.srv.URL, Name: name, Pool: pool, GPUs: 1,
 					Token: h.tokenFor("/api/v1/agents/"+name, nil)}
@@ -87,11 +78,8 @@ func TestReloadDropsAgentPool(t *testing.T) {
 	const both = "pools:\n  - {name: default, policy: fifo}\n  - {name: a, policy: fifo}\n  - {name: b, policy: fifo}\n"
 	const noA = "pools:\n  - {name: default, policy: fifo}\n  - {name: b, policy: fifo}\n"
 	const pin = "nodes:\n  - {name: n1, pool: b}\n"
-	path := filepath.Join(t.TempDir(), "allot.yaml")
-	if err := os.WriteFile(path, []byte(both+pin), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(mustConfig(t, both+pin)), func(o *Options) { o.ConfigPath = path })
+	withFile, path := withConfigFile(t, both+pin)
+	h := newHarness(t, withFile)
 	a := &mastertest.Agent{Master: h.srv.URL, Name: "n1", Pool: "a", GPUs: 1, Token: h.tokenFor("/api/v1/agents/n1", nil)}
 	if _, err := a.Register(h.ctx); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +64,29 @@ type harness struct {
 type harnessOption func(*Options)
 
 func withConfig(cfg *config.Config) harnessOption { return func(o *Options) { o.Config = cfg } }
+
+// withConfigFile writes text to a configuration file in a temporary
+// directory and starts the master on it, as allot master --config does;
+// it returns the file's path too, for a test that changes the file and
+// reloads it (writeConfig).
+func withConfigFile(t testing.TB, text string) (harnessOption, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	writeConfig(t, path, text)
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(o *Options) { o.Config, o.ConfigPath = cfg, path }, path
+}
+
+// writeConfig replaces the configuration file at path with text.
+func writeConfig(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -185,15 +183,8 @@ func staleCases() []staleCase {
 func TestStalePlanRechecked(t *testing.T) {
 	for _, tt := range staleCases() {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "allot.yaml")
-			if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := config.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+			withFile, path := withConfigFile(t, staleConfig(false))
+			h := newHarness(t, withFile)
 			a := h.agent("n1", 2)
 			id := h.submit(jobSpec("job", 2, `, "priority": 70`))
 			if tt.victim {
@@ -419,15 +410,8 @@ func raceWorkers(h *harness, path string, agents []*mastertest.Agent) []func(i i
 // twice, by the mirror or on an agent, and the mirror is the store's.
 func TestPassesRaceHandlers(t *testing.T) {
 	const rounds = 40
-	path := filepath.Join(t.TempDir(), "allot.yaml")
-	if err := os.WriteFile(path, []byte(staleConfig(false)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	withFile, path := withConfigFile(t, staleConfig(false))
+	h := newHarness(t, withFile)
 	agents := []*mastertest.Agent{h.agent("n1", 4), h.agent("n2", 4), h.agent("n3", 2)}
 	for i := range 6 {
 		h.submit(jobSpec("seed", 1+i%3, `, "priority": `+strconv.Itoa(10+i*10)))
