@@ -301,7 +301,6 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventExited:
 		before := *p
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
-		p.exitedAt = r.At
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
 		if err := ag.partExited(ctx, t, n.rec.Name, p); err != nil {
 			// Nothing was stored: the part must still look running, so
@@ -411,7 +410,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		}
 		then.Reason = ea.failReason(preemptedLead, t.retries) + note
 	}
-	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, ranUntil(t.att, tr.At))}
+	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.At)}
 	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err
 	}

@@ -248,32 +248,6 @@ type attemptKey struct {
 	attempt int
 }
 
-// ranUntil is when attempt a's processes stopped, by its parts' exit
-// reports: the last part's exit, for an attempt whose every part gave one
-// between the attempt's start and now, the time the master heard of the
-// end; else now. An agent that was down when its task exited (and
-// adopted or found it ended when it came back) reports the exit time its
-// task's shim recorded, and the user is charged for the time the task
-// ran, not for the agent's downtime. The attempt still held its GPUs
-// until now: the scheduler could not use them, so its end, and what the
-// decision log and the what-if export read, is now. An agent's clock
-// that is off by more than the attempt's length is not believed.
-func ranUntil(a *mattempt, now time.Time) time.Time {
-	var last time.Time
-	for _, p := range a.parts {
-		switch {
-		case p.exitedAt.IsZero() || p.exitedAt.Before(a.started) || p.exitedAt.After(now):
-			return now
-		case p.exitedAt.After(last):
-			last = p.exitedAt
-		}
-	}
-	if last.IsZero() {
-		return now
-	}
-	return last
-}
-
 // usageOf is the usage record of t's open attempt from its usedTo to end,
 // or nil when the attempt holds no GPU or no time passed.
 func usageOf(t *mtask, end time.Time) *store.Usage {

@@ -152,10 +152,6 @@ type mpart struct {
 	// noStart: the part exited failed before it ever ran; its agent
 	// could not start it (agentd's failed start).
 	noStart bool
-	// exitedAt is when the part's process exited, by its agent's report
-	// (zero when the report gave none): the attempt is charged until
-	// then (ranUntil), not until the master heard of it.
-	exitedAt time.Time
 	// delivered: the start command has been handed to the agent (or, after
 	// a master restart, may have been).
 	delivered bool
