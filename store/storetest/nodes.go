@@ -145,16 +145,7 @@ func testNodeReshaped(t *testing.T, target Target) {
 	if err != nil {
 		t.Fatalf("node events: %v", err)
 	}
-	var hist []string
-	for _, e := range evs {
-		line := fmt.Sprintf("%s->%s %s", e.From, e.To, e.At.Sub(at(0)))
-		if e.Shape != nil {
-			line += fmt.Sprintf(" %s %d %s %v in effect %s %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels,
-				e.Shape.PoolInEffect, e.Shape.InEffect)
-		}
-		hist = append(hist, line)
-	}
-	wantEqual(t, "history of the registrations", hist, []string{
+	wantEqual(t, "history of the registrations", registrations(evs), []string{
 		"->up 1m0s h100 4 h100 map[] in effect h100 map[]",
 		"up->reshaped 4m0s h100 2 a100 map[] in effect h100 map[]",
 		"up->reshaped 5m0s h100 2 a100 map[rack:r2] in effect h100 map[rack:r2 switch:s1]",
@@ -181,6 +172,21 @@ func testNodeReshaped(t *testing.T, target Target) {
 	if len(nodes) != 1 || nodes[0].Pool != "own" || nodes[0].PoolInEffect != "" {
 		t.Errorf("nodes %+v, want gpu-1 with its agent's pool own alone", nodes)
 	}
+}
+
+// registrations describes node events in a line each: the edge, when,
+// and for a registration's the shape it kept, agent's and in effect.
+func registrations(evs []store.NodeEvent) []string {
+	var hist []string
+	for _, e := range evs {
+		line := fmt.Sprintf("%s->%s %s", e.From, e.To, e.At.Sub(at(0)))
+		if e.Shape != nil {
+			line += fmt.Sprintf(" %s %d %s %v in effect %s %v", e.Shape.Pool, len(e.Shape.GPUs), e.Shape.GPUs[0].Type, e.Shape.Labels,
+				e.Shape.PoolInEffect, e.Shape.InEffect)
+		}
+		hist = append(hist, line)
+	}
+	return hist
 }
 
 // testNodeMoves: a reload's moves are in the node history (From
