@@ -71,7 +71,9 @@ func TestNodeEventsBeforePoolInEffect(t *testing.T) {
 			got := readRegistrations(t, b, `INSERT INTO node_events (node, from_state, to_state, at_ns, pool, labels, gpus)
 				VALUES ('old', '', 'up', ?, 'b', '{}', '[{"Index":0,"Type":"h100"}]')`,
 				[]Node{{Name: "own", Pool: "a"}, {Name: "pinned", Pool: "a", PoolInEffect: "b"}},
-				func(e NodeEvent) string { return fmt.Sprintf("%s %s in %s", e.Node, e.Shape.Pool, e.Shape.PoolInEffect) })
+				func(e NodeEvent) string {
+					return fmt.Sprintf("%s %s in %s", e.Node, e.Shape.Pool, e.Shape.PoolInEffect)
+				})
 			if want := fmt.Sprint([]string{"old b in b", "own a in a", "pinned a in b"}); fmt.Sprint(got) != want {
 				t.Errorf("registrations read\n got %v\nwant %v", got, want)
 			}
