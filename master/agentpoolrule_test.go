@@ -84,30 +84,9 @@ func TestReloadDropsAgentPool(t *testing.T) {
 	if _, err := a.Register(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name, file string
-		want       string // the error's text, "" for success
-		pool       string // n1's pool afterwards
-	}{
+	checkReloads(t, h, path, []reloadCase{
 		{"a dropped, the rule removed", noA, "1 node still in pools that the new configuration drops (n1 in a)", "b"},
 		{"a dropped, the rule kept", noA + pin, "", "b"},
 		{"a back, the rule removed", both, "", "a"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			err := h.m.Reload(h.ctx)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("reload: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("reload: %v, want an error with %q", err, tc.want)
-			}
-			if got := nodePools(h)["n1"]; got != tc.pool {
-				t.Fatalf("n1 in pool %s, want %s", got, tc.pool)
-			}
-		})
-	}
+	})
 }

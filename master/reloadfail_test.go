@@ -92,36 +92,36 @@ func TestReloadFailingUsageChangesNothing(t *testing.T) {
 // the configuration lacks; a node rule that pins the node to a remaining
 // pool lets it through.
 func TestReloadDroppingANodesPool(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "allot.yaml")
-	write := func(s string) {
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("pools:\n  - {name: default, policy: fifo}\n  - {name: old, policy: fifo}\n")
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg), func(o *Options) { o.ConfigPath = path })
+	withFile, path := withConfigFile(t, "pools:\n  - {name: default, policy: fifo}\n  - {name: old, policy: fifo}\n")
+	h := newHarness(t, withFile)
 	a := h.agent("n1", 1)
 	a.Pool = "old"
 	if _, err := a.Register(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name, file string
-		want       string // the error's text, "" for success
-		pool       string // n1's pool afterwards
-	}{
+	checkReloads(t, h, path, []reloadCase{
 		{"the node's pool dropped", "pools:\n  - {name: default, policy: fifo}\n",
 			`1 node still in pools that the new configuration drops (n1 in old)`, "old"},
 		{"the node pinned to a remaining pool", "pools:\n  - {name: default, policy: fifo}\nnodes:\n  - {name: n1, pool: default}\n",
 			"", "default"},
-	}
+	})
+}
+
+// reloadCase is a configuration file a reload reads, the error's text
+// it must give ("" for success), and node n1's pool afterwards.
+type reloadCase struct {
+	name, file string
+	want       string
+	pool       string
+}
+
+// checkReloads writes each case's file at path in turn, reloads h's
+// master and checks the error and where n1 is, as GET /nodes says.
+func checkReloads(t *testing.T, h *harness, path string, cases []reloadCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			write(tc.file)
+			writeConfig(t, path, tc.file)
 			err := h.m.Reload(h.ctx)
 			switch {
 			case tc.want == "" && err != nil:
@@ -131,7 +131,7 @@ func TestReloadDroppingANodesPool(t *testing.T) {
 			}
 			var nodes []api.Node
 			h.do("GET", "/api/v1/nodes", nil, &nodes)
-			if len(nodes) != 1 || nodes[0].Pool != tc.pool {
+			if len(nodes) != 1 || nodes[0].Name != "n1" || nodes[0].Pool != tc.pool {
 				t.Fatalf("nodes %+v, want n1 in %s", nodes, tc.pool)
 			}
 		})
