@@ -193,10 +193,9 @@ func addVictim(vs []api.DryRunVictim, s *sched.Snapshot, p sched.Preemption) []a
 	}
 	i := slices.IndexFunc(vs, func(v api.DryRunVictim) bool { return v.Job == id })
 	if i < 0 {
-		lead, why := preemptionParts(s, p)
+		lead, why := preemptionParts(s, p, "the job submitted")
 		if why == "" {
-			// The lead names the taker: the job not submitted.
-			why = strings.Replace(lead, "job "+dryRunID, "the job submitted", 1)
+			why = lead
 		}
 		vs = append(vs, api.DryRunVictim{Job: id, Why: why})
 		i = len(vs) - 1

@@ -10,7 +10,7 @@ import (
 // the GPUs and under which rule of its pool's policy, so that a user who
 // finds an attempt preempted learns by whom and why.
 func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
-	lead, why := preemptionParts(s, p)
+	lead, why := preemptionParts(s, p, "")
 	if why == "" {
 		return lead
 	}
@@ -19,15 +19,19 @@ func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
 
 // preemptionParts is preemptionRule in two parts: who took the GPUs, and
 // the rule that let it, "" where the lead says it all. In why, "this job"
-// is the preempted one.
-func preemptionParts(s *sched.Snapshot, p sched.Preemption) (lead, why string) {
+// is the preempted one. winner names the job that took them ("" for "job
+// ID"; a dry run's job has no ID).
+func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead, why string) {
 	if p.For < 0 || p.For >= len(s.Jobs) || p.Alloc < 0 || p.Alloc >= len(s.Allocs) {
 		return "preempted", ""
 	}
-	winner := &s.Jobs[p.For]
+	taker := &s.Jobs[p.For]
+	if winner == "" {
+		winner = "job " + taker.ID
+	}
 	alloc := &s.Allocs[p.Alloc]
-	base := "preempted for job " + winner.ID
-	if alloc.Job < 0 || alloc.Job >= len(s.Jobs) || winner.Pool < 0 || winner.Pool >= len(s.Pools) {
+	base := "preempted for " + winner
+	if alloc.Job < 0 || alloc.Job >= len(s.Jobs) || taker.Pool < 0 || taker.Pool >= len(s.Pools) {
 		return base, ""
 	}
 	victim := &s.Jobs[alloc.Job]
@@ -46,16 +50,16 @@ func preemptionParts(s *sched.Snapshot, p sched.Preemption) (lead, why string) {
 	switch {
 	case alloc.Backfilled:
 		return base, "this task was backfilled on slots the blocked job was waiting for"
-	case winner.QOS != victim.QOS && winner.QOS >= 0 && winner.QOS < len(s.QOS) && s.QOS[winner.QOS].Preempt:
-		return base, fmt.Sprintf("QOS %s may preempt QOS %s", qos(winner), qos(victim))
+	case taker.QOS != victim.QOS && taker.QOS >= 0 && taker.QOS < len(s.QOS) && s.QOS[taker.QOS].Preempt:
+		return base, fmt.Sprintf("QOS %s may preempt QOS %s", qos(taker), qos(victim))
 	}
-	switch s.Pools[winner.Pool].Policy {
+	switch s.Pools[taker.Pool].Policy {
 	case sched.PolicyPriority:
-		return base, fmt.Sprintf("priority %d runs before this job's %d", winner.Priority, victim.Priority)
+		return base, fmt.Sprintf("priority %d runs before this job's %d", taker.Priority, victim.Priority)
 	case sched.PolicyQuota:
-		if winner.Project != victim.Project {
-			return fmt.Sprintf("reclaimed for job %s of project %s, within its quota; project %s was using more than its quota",
-				winner.ID, project(winner), project(victim)), ""
+		if taker.Project != victim.Project {
+			return fmt.Sprintf("reclaimed for %s of project %s, within its quota; project %s was using more than its quota",
+				winner, project(taker), project(victim)), ""
 		}
 		return base + " of the same project, which ranks it first", ""
 	case sched.PolicyFairShare:

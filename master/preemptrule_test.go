@@ -45,4 +45,9 @@ func TestPreemptionRule(t *testing.T) {
 	if got := preemptionRule(&sched.Snapshot{}, sched.Preemption{Alloc: 3, For: 4}); got != "preempted" {
 		t.Errorf("out of range: %q", got)
 	}
+	// A dry run's job has no ID: its victims read the name it is given.
+	lead, why := preemptionParts(snap(sched.PolicyQuota, false), sched.Preemption{Alloc: 0, For: 1}, "the job submitted")
+	if want := "reclaimed for the job submitted of project vision"; !strings.HasPrefix(lead, want) || why != "" {
+		t.Errorf("parts %q, %q; want a lead starting %q alone", lead, why, want)
+	}
 }
