@@ -42,6 +42,15 @@ const (
 	shimCapEnv     = "AGENT_TEST_SHIM_CAP"
 )
 
+// runAsChild runs the test binary as the agent startAndDieEnv asks for,
+// if it does, and returns its exit code.
+func runAsChild() (int, bool) {
+	if spec := os.Getenv(startAndDieEnv); spec != "" {
+		return startAndDie(spec), true
+	}
+	return 0, false
+}
+
 func startAndDie(specJSON string) int {
 	var spec TaskSpec
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {

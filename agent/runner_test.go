@@ -25,8 +25,8 @@ func TestMain(m *testing.M) {
 		// does in production.
 		os.Exit(RunShim(os.Args[2:]))
 	}
-	if spec := os.Getenv(startAndDieEnv); spec != "" {
-		os.Exit(startAndDie(spec))
+	if code, ok := runAsChild(); ok {
+		os.Exit(code)
 	}
 	dir, err := os.MkdirTemp("", "allot-agent-test")
 	if err != nil {

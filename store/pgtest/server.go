@@ -162,7 +162,7 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd.Dir = s.dir
 	cmd.Env = []string{"LC_ALL=C", "PATH=" + os.Getenv("PATH"), "HOME=" + s.dir}
 	// The server dies with the test binary even if the binary is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = dieWithParent(&syscall.SysProcAttr{Credential: s.cred})
 	return cmd
 }
 
