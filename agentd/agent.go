@@ -183,8 +183,11 @@ type Agent struct {
 	watchers   sync.WaitGroup
 
 	// placement is where the master last said it put the node: the
-	// registration reply's, or a later sync reply's (placed).
+	// registration reply's, or a later sync reply's (placed), as of
+	// placement generation placeGen, which syncs acknowledge (0 from a
+	// master older than the generations: syncs then send none).
 	placement api.NodePlacement
+	placeGen  int64
 
 	orph orphans // what an earlier agent process left
 }

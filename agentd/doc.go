@@ -15,7 +15,9 @@
 // which its admin would not learn otherwise; a sync reply brings the
 // placement again when a reload of the master's configuration changed
 // it, and the agent logs the move the same way and keeps the latest
-// (Agent.Placement). Then two loops talk to the master. The sync loop
+// (Agent.Placement). Every sync acknowledges the placement generation
+// heard last (Sync.PlacementGen), and the master repeats a move until
+// one does, so that a lost reply does not lose it. Then two loops talk to the master. The sync loop
 // long-polls POST /agents/{name}/sync, asking the master to hold it for
 // the SyncWaitS of the registration; it is the heartbeat and brings the
 // commands. The report loop sends new reports at

@@ -46,9 +46,17 @@ type fakeMaster struct {
 	// placement is what the registration replies say of the node's pool
 	// and labels (api.RegisterReply's NodePlacement); movedTo, when set,
 	// is sent with the next sync reply, as by a master whose reload moved
-	// the node.
+	// the node. placeGen, when set, is the placement generation the
+	// replies say (api.RegisterReply and api.SyncReply PlacementGen):
+	// movedTo is then repeated until a sync acknowledges placeGen, as by
+	// a master that repeats a move until the agent heard it; 0 is a
+	// master older than the generations, which sends a move once.
 	placement api.NodePlacement
 	movedTo   *api.NodePlacement
+	placeGen  int64
+	// dropReplies loses this many sync replies: the sync is handled, and
+	// its connection closed before the reply.
+	dropReplies int
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -142,7 +150,8 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	cmds := fm.commands
 	fm.commands = nil
 	fm.broadcast()
-	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement})
+	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement,
+		PlacementGen: fm.placeGen})
 }
 
 func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
@@ -215,10 +224,26 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		fm.withholdAck--
 		acked--
 	}
-	moved := fm.movedTo
-	fm.movedTo = nil
+	moved, gen := fm.movedTo, fm.placeGen
+	switch {
+	case gen == 0:
+		fm.movedTo = nil
+	case req.PlacementGen >= gen:
+		moved = nil
+	}
+	drop := fm.dropReplies > 0
+	if drop {
+		fm.dropReplies--
+		fm.broadcast()
+	}
 	fm.mu.Unlock()
-	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved})
+	if drop {
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	}
+	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen})
 }
 
 func (fm *fakeMaster) postLogs(w http.ResponseWriter, r *http.Request) {

@@ -119,17 +119,37 @@ func orNone(s string) string {
 	return s
 }
 
-// placed takes in the placement a sync reply brings, which the master
-// sends when it differs from what the agent heard last, and logs the
-// change (movedNotes).
-func (a *Agent) placed(ctx context.Context, p api.NodePlacement) {
+// placed takes in the placement generation and the placement that a
+// sync reply brings, sent by registration gen, and logs a change of the
+// placement (movedNotes). The master repeats the placement until a sync
+// acknowledges it, and two syncs may be in flight (the long poll and a
+// report's), so the same placement may come twice, logged once; a reply
+// older than what the agent has (a lower generation, or sent before a
+// registration since, whose reply says the placement) is ignored. A
+// reply without a generation comes from a master older than them, which
+// sends a move once.
+func (a *Agent) placed(ctx context.Context, gen int, reply api.SyncReply) {
 	a.mu.Lock()
+	if a.gen != gen || (reply.PlacementGen != 0 && reply.PlacementGen < a.placeGen) {
+		a.mu.Unlock()
+		return
+	}
+	a.placeGen = max(a.placeGen, reply.PlacementGen)
 	was := a.placement
+	if reply.Placement == nil || samePlacement(was, *reply.Placement) {
+		a.mu.Unlock()
+		return
+	}
+	p := *reply.Placement
 	a.placement = p
 	a.mu.Unlock()
 	for _, n := range movedNotes(a.cfg.Name, a.cfg.Pool, a.cfg.Labels, was, p) {
 		a.log.Log(ctx, n.level, n.msg)
 	}
+}
+
+func samePlacement(a, b api.NodePlacement) bool {
+	return a.Pool == b.Pool && a.PoolByRule == b.PoolByRule && maps.Equal(a.Labels, b.Labels)
 }
 
 // Placement is where the master last said it put the node: the pool and,

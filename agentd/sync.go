@@ -50,7 +50,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.registered = true
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
-	a.placement = reply.NodePlacement
+	a.placement, a.placeGen = reply.NodePlacement, reply.PlacementGen
 	a.broadcast()
 	a.mu.Unlock()
 	a.logRegistered(ctx, req, reply)
@@ -70,6 +70,9 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		Running: a.snapshotRunning(),
 		WaitS:   waitS,
 		Leaving: a.leaving,
+		// The placement heard: the master repeats a move until a sync
+		// says it was heard, so that a lost reply does not lose it.
+		PlacementGen: a.placeGen,
 	}
 	// Final: the agent runs nothing and every report it has is in this
 	// sync; once it is stored, the agent has nothing more to say.
@@ -91,9 +94,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		return 0, err
 	}
 	a.ack(reply.Acked)
-	if reply.Placement != nil {
-		a.placed(ctx, *reply.Placement)
-	}
+	a.placed(ctx, gen, reply)
 	a.execute(reply.Commands)
 	return len(reply.Commands), nil
 }

@@ -40,6 +40,10 @@ type RegisterReply struct {
 	// the reply's own in JSON (pool, pool_by_rule, labels), as they were
 	// before the sync reply shared them.
 	NodePlacement
+	// PlacementGen is the generation of NodePlacement, which the agent
+	// acknowledges in its syncs (Sync.PlacementGen); 0 from a master
+	// older than the field, to which the agent then sends none.
+	PlacementGen int64 `json:"placement_gen,omitempty"`
 }
 
 // NodePlacement is where the master put a node: the registration reply says
@@ -108,6 +112,15 @@ type Sync struct {
 	// (not lost), and the agent exits. A node that left comes back up
 	// when it registers again.
 	Final bool `json:"final,omitempty"`
+	// PlacementGen acknowledges the node's placement: the highest
+	// placement generation the agent has heard since it registered (the
+	// registration reply's, or a sync reply's). The master repeats the
+	// placement in its replies until a sync acknowledges a generation
+	// that has it, so a lost reply does not lose a move. 0, absent, from
+	// an agent older than the field (it hears a move once), and from one
+	// whose master sent no generation (older than the field, and which
+	// would refuse the field as unknown).
+	PlacementGen int64 `json:"placement_gen,omitempty"`
 }
 
 // SyncReply answers a sync.
@@ -119,8 +132,20 @@ type SyncReply struct {
 	// last told this agent (by the registration reply or an earlier
 	// sync reply), as a reload of the configuration whose node rule for
 	// the node pins another pool or sets other labels changes it; nil
-	// when it did not, and from a master older than the field.
+	// when it did not, and from a master older than the field. To an
+	// agent that acknowledges placements (Sync.PlacementGen), every
+	// reply repeats it until a sync acknowledges PlacementGen or later;
+	// to one that does not, the master sends it once.
 	Placement *NodePlacement `json:"placement,omitempty"`
+	// PlacementGen is the placement generation as of this reply, sent
+	// only to an agent that acknowledges placements: the placement in
+	// force is Placement, or when absent the one the agent acknowledged.
+	// The agent keeps the highest it got and sends it back; a reply of a
+	// lower generation than the agent's is older news, which it ignores.
+	// Generations are opaque numbers that increase within one master
+	// process; a new master process has the agent register again, whose
+	// reply starts them over.
+	PlacementGen int64 `json:"placement_gen,omitempty"`
 }
 
 // Command is something the master asks an agent to do.

@@ -62,7 +62,9 @@
 //     The master holds the request up to WaitS seconds when it has no
 //     command, which makes the sync both the heartbeat and a long poll.
 //     A reload of the configuration that changes the node's placement
-//     (NodePlacement) reaches the agent in the next SyncReply, once.
+//     (NodePlacement) reaches the agent in the next SyncReply, and in
+//     every one after until a Sync acknowledges its PlacementGen (an
+//     agent that sends none, older than the field, is told once).
 //  3. POST /api/v1/agents/{name}/logs with LogBatch: lines carry the
 //     sender's sequence numbers, so a re-sent batch is stored once.
 //  4. Leaving: an agent that shuts down and stops its tasks first sends a

@@ -35,6 +35,7 @@ func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
 	reply, err := ag.register(r.Context(), reg)
 	if err == nil {
 		ag.told(ag.m.nodes[reg.Name], reply.NodePlacement)
+		reply.PlacementGen = int64(ag.m.cfgGen)
 	}
 	ag.m.unlock()
 	between()
@@ -55,26 +56,64 @@ func nodePlacement(cfg *config.Config, n *mnode) api.NodePlacement {
 // told records that node n's agent heard of placement p (its
 // registration reply). Callers hold mu.
 func (ag *agents) told(n *mnode, p api.NodePlacement) {
-	n.told, n.toldGen = p, ag.m.cfgGen
+	n.told, n.toldGen, n.toldSince = p, ag.m.cfgGen, ag.m.cfgGen
 }
 
-// placementNews is node n's placement for a sync reply: the placement
-// when it changed since the agent last heard of it, which it then has
-// heard of, else nil. Only a reload changes it between registrations
-// (the node's own pool and labels change by registering), so a node
-// checked since the configuration's last change is skipped without
-// looking at the rules. Callers hold mu.
-func (ag *agents) placementNews(n *mnode) *api.NodePlacement {
+// placementNews is node n's placement for a sync reply whose request
+// acknowledged placement generation acked, and the reply's generation.
+// An agent that acknowledges (acked > 0) gets the placement in every
+// reply until it acknowledges a generation that has it, so that a lost
+// reply loses nothing: the current generation says it has the placement
+// in force (which only a reload changes between registrations, and each
+// reload moves the generation on), one from toldSince on that it has
+// what it was told last, and any other one (older, or of another master
+// process) that it may not. An agent older than the acknowledgement
+// (acked 0) is told once, as before it: repeated, the news would make
+// it log the move again at every sync. Callers hold mu.
+func (ag *agents) placementNews(n *mnode, acked int64) (int64, *api.NodePlacement) {
+	gen := ag.m.cfgGen
+	if acked == 0 {
+		if !ag.checkTold(n) {
+			return 0, nil
+		}
+		p := n.told
+		return 0, &p
+	}
+	if ag.placementDue(n, acked) {
+		p := n.told
+		return int64(gen), &p
+	}
+	return int64(gen), nil
+}
+
+// placementDue reports whether a sync of node n's agent that
+// acknowledged placement generation acked (> 0) is owed the placement
+// (placementNews); such a sync is answered at once, not held. Callers
+// hold mu.
+func (ag *agents) placementDue(n *mnode, acked int64) bool {
+	gen := int64(ag.m.cfgGen)
+	if acked == 0 || acked == gen {
+		return false
+	}
+	ag.checkTold(n)
+	return acked < int64(n.toldSince) || acked > gen
+}
+
+// checkTold brings node n's told up to the configuration in force, and
+// reports whether that changed it. A node checked since the
+// configuration's last change is skipped without looking at the rules.
+// Callers hold mu.
+func (ag *agents) checkTold(n *mnode) bool {
 	if n.toldGen == ag.m.cfgGen {
-		return nil
+		return false
 	}
 	n.toldGen = ag.m.cfgGen
 	p := nodePlacement(ag.m.cfg, n)
 	if samePlacement(p, n.told) {
-		return nil
+		return false
 	}
-	n.told = p
-	return &p
+	n.told, n.toldSince = p, ag.m.cfgGen
+	return true
 }
 
 // wakeMoved answers node n's held syncs at once when a reload changed
@@ -246,6 +285,9 @@ func (ag *agents) handleSync(w http.ResponseWriter, r *http.Request) {
 func checkSync(s api.Sync) error {
 	if s.WaitS < 0 {
 		return badRequest("wait_s", "wait_s %d: expected seconds >= 0", s.WaitS)
+	}
+	if s.PlacementGen < 0 {
+		return badRequest("placement_gen", "placement_gen %d: expected a generation >= 0", s.PlacementGen)
 	}
 	for i, r := range s.Reports {
 		switch {

@@ -140,6 +140,7 @@ func TestAgentEndpointsReject(t *testing.T) {
 			api.Register{Name: "n", GPUs: gpu, Running: []agent.TaskID{{JobID: "1", Attempt: 0}}}, 400, "running"},
 		{"sync: unknown node", "POST", "/api/v1/agents/zz/sync", api.Sync{}, 403, ""},
 		{"sync: negative wait", "POST", "/api/v1/agents/n1/sync", api.Sync{WaitS: -1}, 400, "wait_s"},
+		{"sync: negative placement generation", "POST", "/api/v1/agents/n1/sync", api.Sync{PlacementGen: -1}, 400, "placement_gen"},
 		{"sync: bad event", "POST", "/api/v1/agents/n1/sync",
 			api.Sync{Reports: []api.Report{{Seq: 1, Task: tid(1, 0, 1), Event: "started"}}}, 400, "reports"},
 		{"sync: bad outcome", "POST", "/api/v1/agents/n1/sync",

@@ -49,7 +49,7 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 		return api.SyncReply{}, req.err
 	}
 	wait := min(time.Duration(s.WaitS)*time.Second, ag.m.opt.SyncWait, agentTimeout(ag.m.cfg)/2)
-	if len(n.commands) == 0 && wait > 0 {
+	if len(n.commands) == 0 && wait > 0 && !ag.placementDue(n, s.PlacementGen) {
 		wake := n.wake
 		n.polling++
 		ag.m.unlock()
@@ -70,7 +70,9 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 	if !n.registered {
 		return api.SyncReply{}, errUnknownNode
 	}
-	return api.SyncReply{Acked: req.acked, Commands: ag.take(n), Placement: ag.placementNews(n)}, nil
+	reply := api.SyncReply{Acked: req.acked, Commands: ag.take(n)}
+	reply.PlacementGen, reply.Placement = ag.placementNews(n, s.PlacementGen)
+	return reply, nil
 }
 
 // storeSyncs stores the reports of every queued sync in one batch and

@@ -204,9 +204,12 @@ type mnode struct {
 	version string
 	// told is the placement the node's agent last heard of, by its
 	// registration reply or a sync reply since (placementNews), as of
-	// configuration generation toldGen (Master.cfgGen).
-	told    api.NodePlacement
-	toldGen int
+	// configuration generation toldGen (Master.cfgGen), and first told
+	// at generation toldSince: an agent that acknowledges a generation
+	// from toldSince on has heard it (api.Sync.PlacementGen).
+	told      api.NodePlacement
+	toldGen   int
+	toldSince int
 	// dirty marks a change since the read view was last published.
 	dirty bool
 }

@@ -19,27 +19,7 @@ import (
 // says the placement), send nothing; an agent whose long poll is held
 // hears of the move at once.
 func TestSyncPlacement(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "allot.yaml")
-	const pools = "default_pool: training\npools:\n  - {name: training, policy: fifo}\n  - {name: research, policy: fifo}\n"
-	write := func(rules string) {
-		t.Helper()
-		src := pools
-		if rules != "" {
-			src += "nodes:\n" + rules
-		}
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("")
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, withConfig(cfg), func(o *Options) {
-		o.ConfigPath = path
-		o.SyncWait = time.Minute // a held sync waits for the wake-up
-	})
+	h, write := placementHarness(t)
 	own := map[string]string{"switch": "leaf-3", "rack": "r1"}
 	agents := map[string]*mastertest.Agent{}
 	for _, name := range []string{"n1", "n2"} {
@@ -120,6 +100,34 @@ func TestSyncPlacement(t *testing.T) {
 			t.Fatalf("the held sync did not answer within 10s of the reload (%s)", time.Since(start))
 		}
 	})
+}
+
+// placementHarness is a master on a configuration file of pools training
+// (the default) and research, which write rewrites with the given node
+// rules (none for ""), for Master.Reload.
+func placementHarness(t *testing.T) (*harness, func(rules string)) {
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	const pools = "default_pool: training\npools:\n  - {name: training, policy: fifo}\n  - {name: research, policy: fifo}\n"
+	write := func(rules string) {
+		t.Helper()
+		src := pools
+		if rules != "" {
+			src += "nodes:\n" + rules
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("")
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg), func(o *Options) {
+		o.ConfigPath = path
+		o.SyncWait = time.Minute // a held sync waits for the wake-up
+	})
+	return h, write
 }
 
 // syncPlacement syncs agent a, holding the sync up to waitS, and returns

@@ -72,6 +72,10 @@ type Agent struct {
 	// OnAck, when set, is called with the reports that a sync's reply
 	// acknowledged (each report once), outside the agent's lock.
 	OnAck func([]api.Report)
+	// AckPlacement makes the agent acknowledge the placement generation
+	// it heard last (api.Sync.PlacementGen), as agentd does; without it,
+	// it syncs as an agent older than the field, told of a move once.
+	AckPlacement bool
 
 	mu       sync.Mutex
 	seq      int64
@@ -82,6 +86,7 @@ type Agent struct {
 	timers   []*time.Timer
 	cred     string
 	leaving  bool
+	placeGen int64 // the highest placement generation heard since registering
 	// reported is signalled when a report is queued (ReportNow).
 	reported chan struct{}
 }
@@ -126,11 +131,12 @@ func (a *Agent) register(ctx context.Context, same bool) (api.RegisterReply, err
 	if err := a.post(ctx, "/agents/register", reg, &reply); err != nil {
 		return reply, err
 	}
+	a.mu.Lock()
 	if reply.Credential != "" {
-		a.mu.Lock()
 		a.cred = reply.Credential
-		a.mu.Unlock()
 	}
+	a.placeGen = reply.PlacementGen
+	a.mu.Unlock()
 	a.handle(reply.Commands)
 	return reply, nil
 }
@@ -141,6 +147,9 @@ func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 	a.mu.Lock()
 	s := api.Sync{Reports: slices.Clone(a.pending), Running: a.runningLocked(), WaitS: waitS, Leaving: a.leaving}
 	s.Final = a.leaving && len(s.Running) == 0
+	if a.AckPlacement {
+		s.PlacementGen = a.placeGen
+	}
 	a.mu.Unlock()
 	if s.Reports == nil {
 		s.Reports = []api.Report{}
@@ -150,6 +159,7 @@ func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 		return reply, err
 	}
 	a.mu.Lock()
+	a.placeGen = max(a.placeGen, reply.PlacementGen)
 	var acked []api.Report
 	a.pending = slices.DeleteFunc(a.pending, func(r api.Report) bool {
 		if r.Seq <= reply.Acked && a.OnAck != nil {
