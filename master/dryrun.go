@@ -11,7 +11,9 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
@@ -105,6 +107,9 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 		out.Pending = w.pending.viewAt(now)
 		ja.estimate(out.Pending, w)
 	}
+	if !out.StartsNow && w.ji >= 0 {
+		out.WouldStart = w.wouldStart(ja.m.pub.reads(), &sub.rec)
+	}
 	out.Preempts = ja.named(w.victims)
 	out.Position, out.Queued = ja.placeIn(sub.rec, w.mf)
 	out.Summary = dryRunSummary(out)
@@ -122,60 +127,80 @@ type dryPlan struct {
 	snap  sched.Snapshot
 	ji    int
 	scale float64
+	// cfg is the configuration the snapshot's pools were made from.
+	cfg *config.Config
+}
+
+// wouldStart is explain's counterfactual of the job (cfFacts) on the
+// state its settling left, its other jobs named from read view v and
+// the job itself by rec.
+func (w *dryPlan) wouldStart(v *readView, rec *store.Job) *api.Counterfactual {
+	f := &cfFacts{s: &w.snap, cfg: w.cfg, rec: func(ji int) *store.Job {
+		if ji == w.ji {
+			return rec
+		}
+		if ji < 0 || ji >= len(w.snap.Jobs) {
+			return nil
+		}
+		id, err := strconv.ParseInt(w.snap.Jobs[ji].ID, 10, 64)
+		if err != nil {
+			return nil
+		}
+		if j := v.job(id); j != nil {
+			return &j.rec
+		}
+		return nil
+	}}
+	return f.counterfactual(w.ji)
 }
 
 // whatIf places the job into a copy of the last pass's snapshot, as if
-// submitted at now, and runs one pass of the core on it, outside mu.
+// submitted at now, and settles the instant on it as the live master
+// would (drySettling, by lifecycle's Settler), outside mu.
 func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 	j := newJob(sub.rec)
 	j.spec = specOf(sub.spec.Kind, sub.spec.Resources)
+	// Its tasks, for the entry's count (max_concurrent's cap is at most
+	// the tasks): stand-ins that nothing else reads.
+	j.tasks = make([]*mtask, len(sub.tasks))
+	for i := range j.tasks {
+		j.tasks[i] = &mtask{job: j}
+	}
 	pl := ja.m.planner
 	ja.m.lock()
-	snap := copySnapshot(&pl.snap)
 	// snapJob reads the planner's view of the snapshot's pools and
 	// projects; a job it leaves out gets the master's own reason on j,
 	// which nobody else sees.
 	e, ok := pl.snapJob(j)
-	scale := pl.runs.typical()
+	var d *drySettling
+	if ok {
+		e.ID, e.Waiting = dryRunID, len(sub.tasks)
+		d = newDrySettling(pl, e)
+	}
+	scale, cfg := pl.runs.typical(), ja.m.cfg
 	ja.m.unlock()
 	if !ok {
 		return &dryPlan{pending: j.pending, ji: -1}
 	}
-	e.ID, e.Waiting = dryRunID, len(sub.tasks)
-	snap.Now = max(snap.Now, now.Unix())
-	snap.NodesVersion = 0 // no memo of the live passes applies to a copy
-	snap.Jobs = append(snap.Jobs, e)
-	w := &dryPlan{snap: snap, ji: len(snap.Jobs) - 1, scale: scale}
-	plan, err := sched.Schedule(&w.snap)
-	if err != nil {
-		// The live pass would fail the same way and start nothing.
+	d.snap.Now = max(d.snap.Now, now.Unix())
+	w := &dryPlan{ji: d.ji, scale: scale, cfg: cfg}
+	var sc sched.Scheduler
+	settler := lifecycle.Settler{MaxPasses: maxPasses}
+	_, err := settler.Settle(d, &sc, true)
+	w.snap, w.startsNow, w.victims = d.snap, d.started, d.victims
+	switch {
+	case d.started:
+		// A pass's error after the start would leave it started, as
+		// the live settling leaves what its passes applied.
+	case err != nil:
+		// The live settling would fail the same way.
 		w.pending = &pendingInfo{code: "schedule_error", msg: err.Error()}
-		return w
-	}
-	for _, st := range plan.Starts {
-		if st.Job == w.ji {
-			w.startsNow = true
-		}
-	}
-	// The preemptions the pass makes are under way by the estimate, as
-	// on the live snapshot that follows them: their slots count as
-	// freed (sched.Forecast), so a job that preempts its way in is not
-	// told it waits behind its own victims.
-	for _, p := range plan.Preemptions {
-		if p.For == w.ji {
-			w.victims = addVictim(w.victims, &w.snap, p)
-		}
-		w.snap.Allocs[p.Alloc].Preempting = true
-	}
-	for _, pe := range plan.Pending {
-		if pe.Job != w.ji || w.startsNow {
-			continue
-		}
-		pi := &pendingInfo{p: pe, now: w.snap.Now, ctx: pendingContextOf(&w.snap, plan, pe, map[borrowKey]int{})}
-		if pe.Blocker >= 0 && pe.Blocker < len(w.snap.Jobs) {
-			pi.blockerID = w.snap.Jobs[pe.Blocker].ID
-		}
-		w.pending, w.mf = pi, pe.Priority
+	case !d.started:
+		// The preemptions the passes made are under way by the
+		// estimate, as on the live snapshot that follows them: their
+		// slots count as freed (sched.Forecast), so a job that preempts
+		// its way in is not told it waits behind its own victims.
+		w.pending, w.mf = d.pending, d.mf
 	}
 	return w
 }
@@ -284,6 +309,11 @@ func dryRunSummary(d api.DryRun) string {
 		}
 		fmt.Fprintf(&b, " It would preempt %s of %s and start once their checkpoints have landed.",
 			plural.Count(tasks, "task"), plural.Count(len(d.Preempts), "running job"))
+		if d.Pending != nil && d.Pending.Reason != sched.ReasonCheckpointing.String() {
+			// The preemptions make room for some of its tasks; the
+			// last pass says why the others wait.
+			fmt.Fprintf(&b, " Its other tasks would wait: %s.", d.Pending.Message)
+		}
 		if d.Pending != nil && d.Pending.EstimatedStart != nil {
 			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
 		}
@@ -291,6 +321,9 @@ func dryRunSummary(d api.DryRun) string {
 		fmt.Fprintf(&b, " It would wait: %s.", d.Pending.Message)
 		if d.Pending.EstimatedStart != nil {
 			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
+		}
+		if d.WouldStart != nil {
+			b.WriteString(" " + d.WouldStart.Message)
 		}
 	}
 	return b.String()
