@@ -27,11 +27,14 @@ import (
 // audit entry (a dry run changes no state, and the audit log records
 // changes; a refusal is the submission's error, unaudited as well). An
 // accepted job is placed, as if submitted now, into a copy of the last
-// pass's snapshot: one pass of the core says whether it would start at
-// once or the reason it would wait, and the forecast that gives waiting
-// jobs their estimated start (eta.go) gives its own. Its place in the
-// queue is counted from the read view by the pool's order, as
-// Job.Position is. mu is held only to copy the snapshot.
+// pass's snapshot, and the instant its submission sets off is settled on
+// the copy by the live master's settle loop (drysettle.go): whether it
+// would start, the preemptions made for it, and the reason the last pass
+// gives it to wait; the forecast that gives waiting jobs their estimated
+// start (eta.go) gives its own from the settled copy, and explain's
+// counterfactual (explaincounterfactual.go) says what would let it start.
+// Its place in the queue is counted from the read view by the pool's
+// order, as Job.Position is. mu is held only to copy the snapshot.
 
 // DryRunParam is the submit query parameter that judges a job without
 // submitting it.
@@ -187,15 +190,15 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 	var sc sched.Scheduler
 	settler := lifecycle.Settler{MaxPasses: maxPasses}
 	_, err := settler.Settle(d, &sc, true)
-	w.snap, w.startsNow, w.victims = d.snap, d.started, d.victims
+	w.snap, w.startsNow, w.victims = d.snap, d.started(), d.victims
 	switch {
-	case d.started:
+	case w.startsNow:
 		// A pass's error after the start would leave it started, as
 		// the live settling leaves what its passes applied.
 	case err != nil:
 		// The live settling would fail the same way.
 		w.pending = &pendingInfo{code: "schedule_error", msg: err.Error()}
-	case !d.started:
+	default:
 		// The preemptions the passes made are under way by the
 		// estimate, as on the live snapshot that follows them: their
 		// slots count as freed (sched.Forecast), so a job that preempts
@@ -302,13 +305,13 @@ func dryRunSummary(d api.DryRun) string {
 	switch {
 	case d.StartsNow:
 		b.WriteString(" It would start now.")
-	case len(d.Preempts) > 0:
-		tasks := 0
-		for _, v := range d.Preempts {
-			tasks += v.Tasks
+		if n := len(d.Preempts); n > 0 {
+			fmt.Fprintf(&b, " For its other tasks it would preempt %s of %s, and start them once their checkpoints have landed.",
+				plural.Count(preemptedTasks(d.Preempts), "task"), plural.Count(n, "running job"))
 		}
+	case len(d.Preempts) > 0:
 		fmt.Fprintf(&b, " It would preempt %s of %s and start once their checkpoints have landed.",
-			plural.Count(tasks, "task"), plural.Count(len(d.Preempts), "running job"))
+			plural.Count(preemptedTasks(d.Preempts), "task"), plural.Count(len(d.Preempts), "running job"))
 		if d.Pending != nil && d.Pending.Reason != sched.ReasonCheckpointing.String() {
 			// The preemptions make room for some of its tasks; the
 			// last pass says why the others wait.
@@ -327,4 +330,13 @@ func dryRunSummary(d api.DryRun) string {
 		}
 	}
 	return b.String()
+}
+
+// preemptedTasks counts the tasks of vs.
+func preemptedTasks(vs []api.DryRunVictim) int {
+	n := 0
+	for _, v := range vs {
+		n += v.Tasks
+	}
+	return n
 }

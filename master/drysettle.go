@@ -43,10 +43,8 @@ type drySettling struct {
 	// is not).
 	replacing, onDrained []bool
 	oneShot              bool
-	// What the passes did for the job: whether one started a task of
-	// it, the preemptions made for it, and the last pass's pending reason
-	// and multifactor priority.
-	started bool
+	// What the passes did for the job: the preemptions made for it, and
+	// the last pass's pending reason and multifactor priority.
 	victims []api.DryRunVictim
 	pending *pendingInfo
 	mf      float64
@@ -150,7 +148,6 @@ func (d *drySettling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (start
 			d.replacing = append(d.replacing, false)
 			d.onDrained = append(d.onDrained, false) // no start goes to a drained node
 			s.Jobs[e.Job].Waiting--
-			d.started = d.started || e.Job == d.ji
 			starts++
 		}
 	}
@@ -197,3 +194,16 @@ func (d *drySettling) Again() bool { return false }
 // OneShot is the live settling's: lifecycle.OneShot of the pools, and
 // whether an elastic job was ever seen, this one included.
 func (d *drySettling) OneShot() bool { return d.oneShot }
+
+// started reports whether a pass started a task of the job: it holds
+// an allocation, which only a start gives it. A start that a later pass
+// of the same instant preempted again counts too, as the live master's
+// would: the task started, and waits again once its checkpoint lands.
+func (d *drySettling) started() bool {
+	for i := range d.snap.Allocs {
+		if d.snap.Allocs[i].Job == d.ji {
+			return true
+		}
+	}
+	return false
+}

@@ -56,6 +56,10 @@ func dryCases() []dryCase {
 			running: []string{jobSpec("victim", 2, `, "priority": 80, "preemptible": true`)},
 			dry:     jobSpec("urgent", 2, `, "priority": 10`), reason: "checkpointing", preempts: []int64{1},
 			would: "once job 1 is preempted"},
+		{name: "starts one task now, preempts for the other", config: "pools:\n  - {name: default, policy: priority, preemption: true}\n",
+			nodes:   []rnode{{"n0", 2}, {"n1", 2}},
+			running: []string{jobSpec("victim", 2, `, "priority": 80, "preemptible": true`)},
+			dry:     trialsSpec("urgent", 2, `, "priority": 10`, 2), startsNow: true, preempts: []int64{1}},
 		{name: "quota reclaim", config: "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 0}\n  - {name: b, quota: 4}\n",
 			nodes:   []rnode{{"n1", 4}},
 			running: []string{`{"name": "borrow", "project": "a", "entrypoint": "x", "resources": {"slots": 4, "preemptible": true}}`},
@@ -116,21 +120,20 @@ func checkDryAnswer(t *testing.T, tt dryCase, d api.DryRun) {
 	if d.StartsNow != tt.startsNow {
 		t.Fatalf("starts now %v, want %v (pending %+v)", d.StartsNow, tt.startsNow, d.Pending)
 	}
+	if victims := victimIDs(d); !slices.Equal(victims, tt.preempts) {
+		t.Fatalf("preempts %v, want %v", victims, tt.preempts)
+	}
 	if tt.startsNow {
 		if d.Pending != nil || d.WouldStart != nil {
 			t.Fatalf("pending %+v, would_start %+v for a job that starts now", d.Pending, d.WouldStart)
+		}
+		if len(d.Preempts) > 0 && !strings.Contains(d.Summary, "For its other tasks it would preempt") {
+			t.Fatalf("summary %q does not name the preemptions", d.Summary)
 		}
 		return
 	}
 	if d.Pending == nil || d.Pending.Reason != tt.reason || !strings.Contains(d.Pending.Message, tt.message) {
 		t.Fatalf("pending %+v, want %s with %q", d.Pending, tt.reason, tt.message)
-	}
-	var victims []int64
-	for _, v := range d.Preempts {
-		victims = append(victims, v.Job)
-	}
-	if !slices.Equal(victims, tt.preempts) {
-		t.Fatalf("preempts %v, want %v", victims, tt.preempts)
 	}
 	if d.WouldStart == nil || !strings.Contains(d.WouldStart.Message, tt.would) {
 		t.Fatalf("would_start %+v, want a message with %q", d.WouldStart, tt.would)
@@ -156,12 +159,6 @@ func checkAsLive(t *testing.T, h *harness, id int64, d api.DryRun) {
 	if started != d.StartsNow {
 		t.Fatalf("live: started %v, the dry run said %v", started, d.StartsNow)
 	}
-	if d.StartsNow {
-		return
-	}
-	if live.Pending == nil || live.Pending.Reason != d.Pending.Reason || live.Pending.Message != d.Pending.Message {
-		t.Fatalf("live pending %+v, the dry run said %+v", live.Pending, d.Pending)
-	}
 	var preempting []int64
 	for other := int64(1); other < id; other++ {
 		for i := range h.job(other).TaskList {
@@ -170,12 +167,14 @@ func checkAsLive(t *testing.T, h *harness, id int64, d api.DryRun) {
 			}
 		}
 	}
-	var said []int64
-	for _, v := range d.Preempts {
-		said = append(said, v.Job)
-	}
-	if !slices.Equal(preempting, said) {
+	if said := victimIDs(d); !slices.Equal(preempting, said) {
 		t.Fatalf("live: jobs %v preempting, the dry run said %v", preempting, said)
+	}
+	if d.StartsNow {
+		return
+	}
+	if live.Pending == nil || live.Pending.Reason != d.Pending.Reason || live.Pending.Message != d.Pending.Message {
+		t.Fatalf("live pending %+v, the dry run said %+v", live.Pending, d.Pending)
 	}
 	var x api.Explanation
 	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/explain", nil, &x); code != 200 {
@@ -183,5 +182,56 @@ func checkAsLive(t *testing.T, h *harness, id int64, d api.DryRun) {
 	}
 	if !reflect.DeepEqual(x.WouldStart, d.WouldStart) {
 		t.Fatalf("explain's would_start %+v, the dry run's %+v", x.WouldStart, d.WouldStart)
+	}
+}
+
+// victimIDs are the jobs a dry run preempts.
+func victimIDs(d api.DryRun) []int64 {
+	var ids []int64
+	for _, v := range d.Preempts {
+		ids = append(ids, v.Job)
+	}
+	return ids
+}
+
+// TestDryRunWouldStart: a dry run that would wait says what would let it
+// start, as explain does of a waiting job: the constraint no node meets
+// (naming the job by its name, as it has no number yet), the quota that
+// binds; none for a job that starts now.
+func TestDryRunWouldStart(t *testing.T) {
+	const quota = "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 0}\n  - {name: b, quota: 2}\n"
+	tests := []struct {
+		name  string
+		path  string
+		spec  string
+		check func(cf *api.Counterfactual) bool
+	}{
+		{"never on today's nodes", "/api/v1/jobs?dry_run=true&allow_infeasible=true", jobSpec("huge", 8, ""),
+			func(cf *api.Counterfactual) bool {
+				return cf != nil && strings.HasPrefix(cf.Never, "job huge can never run") && strings.HasPrefix(cf.Message, "It cannot start")
+			}},
+		{"the quota binds", "/api/v1/jobs?dry_run=true", `{"name": "nb", "project": "a", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`,
+			func(cf *api.Counterfactual) bool {
+				return cf != nil && strings.Contains(cf.Quota, "Its project a holds 0 of its quota of 0")
+			}},
+		{"starts now: none", "/api/v1/jobs?dry_run=true", `{"name": "ok", "project": "b", "entrypoint": "x", "resources": {"slots": 1}}`,
+			func(cf *api.Counterfactual) bool { return cf == nil }},
+	}
+	h := newHarness(t, withConfig(mustConfig(t, quota)))
+	h.agent("n1", 4)
+	h.step()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d api.DryRun
+			if code := h.do("POST", tt.path, tt.spec, &d); code != 200 {
+				t.Fatalf("status %d", code)
+			}
+			if !tt.check(d.WouldStart) {
+				t.Fatalf("would_start %+v (pending %+v)", d.WouldStart, d.Pending)
+			}
+			if d.WouldStart != nil && !strings.Contains(d.Summary, d.WouldStart.Message) {
+				t.Fatalf("summary %q does not say %q", d.Summary, d.WouldStart.Message)
+			}
+		})
 	}
 }
