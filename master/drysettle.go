@@ -9,12 +9,17 @@ import (
 )
 
 // A dry run's settling. The live master settles an instant over several
-// passes (lifecycle.Settler.Settle, loop.go): a quota pool reclaims and
-// places again, a pass confirms the one before, reservations are carried
-// from pass to pass. A dry run settles the instant of its submission the
-// same way, with the same Settler, so that it answers what the live
-// master would do rather than what its first pass would: drySettling is
-// its Driver. Its state is a copy of the last pass's snapshot with the
+// passes (lifecycle.Settler.Settle, loop.go), each planning on what the
+// one before applied, reservations carried from pass to pass, until one
+// changes nothing (or, where every plan is maximal, starts without
+// preempting). What the first pass says of a job is not always what the
+// settled instant shows: a job that preempts for one task and blocks on
+// another lets other jobs backfill in the same pass, so the next finds
+// fewer slots free (TestDryRunAsSubmitted); an elastic task that grows
+// in a quota pool takes the idle slots a borrowing hint counted on. A
+// dry run settles the instant of its submission the same way, with the
+// same Settler, so that it answers what the live master would do and
+// what explain would then say: drySettling is its Driver. Its state is a copy of the last pass's snapshot with the
 // job added, made under mu (newDrySettling); each pass schedules the copy,
 // and its effects are applied to the copy as the next build would show
 // them, never to the mirror, the store or the agents: a start adds the

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -233,5 +234,40 @@ func TestDryRunWouldStart(t *testing.T) {
 				t.Fatalf("summary %q does not say %q", d.Summary, d.WouldStart.Message)
 			}
 		})
+	}
+}
+
+// TestDryRunDuringPasses: dry runs copy the last snapshot under mu and
+// settle their copy without it, while the live passes go on (run it
+// with -race): each answers, and the live jobs are the submitted ones.
+func TestDryRunDuringPasses(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: priority, preemption: true}\n")))
+	a := h.agent("n1", 4)
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			var d api.DryRun
+			if code := h.do("POST", "/api/v1/jobs?dry_run=true", jobSpec("dry", 1+i%4, `, "priority": 5`), &d); code != 200 || !d.Accepted {
+				errs <- fmt.Errorf("dry run %d: status %d, %+v", i, code, d)
+				return
+			}
+		}
+	}()
+	for i := range 10 {
+		h.submit(jobSpec("live", 1+i%2, `, "priority": 50, "preemptible": true`))
+		h.step()
+		h.sync(a)
+	}
+	<-done
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	jobs, _ := h.st.Jobs(h.ctx, storeJobFilter())
+	if len(jobs) != 10 {
+		t.Fatalf("%d jobs stored, want the 10 submitted", len(jobs))
 	}
 }
