@@ -133,16 +133,21 @@ type DryRun struct {
 	// among the Queued jobs waiting there now.
 	Position int `json:"position"`
 	Queued   int `json:"queued"`
-	// StartsNow says the next scheduling pass would start it (at least
-	// one of its tasks).
+	// StartsNow says the scheduling its submission sets off would start
+	// it (at least one of its tasks).
 	StartsNow bool `json:"starts_now"`
-	// Pending is the reason it would wait in the next pass, with its
-	// estimated start; absent when it would start now.
+	// Pending is the reason it would wait once that scheduling has
+	// settled, with its estimated start; absent when it would start now.
 	Pending *Pending `json:"pending,omitempty"`
-	// Preempts lists the running jobs whose tasks the next pass would
+	// Preempts lists the running jobs whose tasks that scheduling would
 	// preempt to make room for it (it starts once their checkpoints have
 	// landed), one entry per job; absent when it preempts nothing.
 	Preempts []DryRunVictim `json:"preempts,omitempty"`
+	// WouldStart is what would let it start now, for a job that would
+	// wait: the counterfactual that GET /jobs/{id}/explain gives a
+	// waiting job (Explanation.WouldStart), found on the state the
+	// submission's passes would leave; absent when it would start now.
+	WouldStart *Counterfactual `json:"would_start,omitempty"`
 	// AsOf is the master's time that it is judged at, as if submitted then.
 	AsOf    time.Time `json:"as_of"`
 	Summary string    `json:"summary"`

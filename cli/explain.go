@@ -45,8 +45,9 @@ say which job took their GPUs and under which rule.`,
 	return cmd
 }
 
-// printDryRun prints what a submission would get, in explain's layout;
-// its times count from the master's as_of, as explain's do.
+// printDryRun prints what a submission would get, in explain's layout,
+// with explain's "What would let it start now" for a job that would
+// wait; its times count from the master's as_of, as explain's do.
 func printDryRun(w io.Writer, d api.DryRun) error {
 	ref := d.AsOf
 	if ref.IsZero() {
@@ -81,6 +82,11 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 				strconv.Itoa(v.Slots), v.Why)
 		}
 		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	if cf := d.WouldStart; cf != nil && !d.StartsNow {
+		if err := printWouldStart(w, cf, ref); err != nil {
 			return err
 		}
 	}

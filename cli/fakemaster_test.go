@@ -250,9 +250,18 @@ func dryRunOf(job *jobfile.Job, tasks int) api.DryRun {
 	}
 	at := t0.Add(time.Hour)
 	d.Position = 2
+	if job.Name == "huge" {
+		never := `job huge can never run: needs 16 slots per task; the pool's nodes hold 8 together`
+		d.Pending = &api.Pending{Reason: "no_nodes", Message: "no node in the pool can hold a task of 16 slots", AsOf: &d.AsOf}
+		d.WouldStart = &api.Counterfactual{Never: never, Message: "It cannot start on the nodes up now: " + never + "."}
+		d.Summary = "It would be accepted in pool research as the 2nd of 2 waiting. It would wait: no node in the pool can hold a task of 16 slots. " + d.WouldStart.Message
+		return d
+	}
 	d.Pending = &api.Pending{Reason: "no_capacity", Message: "needs 8 slots per task, 2 are free in the pool",
 		EstimatedStart: &at, EstimateBasis: "forecast", AsOf: &d.AsOf}
-	d.Summary = "It would be accepted in pool research as the 2nd of 2 waiting. It would wait: needs 8 slots per task, 2 are free in the pool."
+	d.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-1"}, Message: "It could start on gpu-1 once job 7 ends.",
+		MustEnd: []api.JobRef{{ID: 7, Name: "sweep", User: "bo", Project: "vision", Slots: 6, EndsAt: &at}}}
+	d.Summary = "It would be accepted in pool research as the 2nd of 2 waiting. It would wait: needs 8 slots per task, 2 are free in the pool. " + d.WouldStart.Message
 	return d
 }
 

@@ -46,9 +46,10 @@ exist) is refused, naming the field and the most that could fit;
 that does not exist yet.
 
 --dry-run (or --test-only, Slurm's name) submits nothing: the master judges
-the job exactly as a submission and says whether it would start now, or
-the reason it would wait, its place in the pool's queue and its estimated
-start, as if submitted now. A job a submission would refuse gets the same
+the job exactly as a submission, settles its scheduling as the master
+would live, and says whether it would start now, or the reason it would
+wait, what would let it start, its place in the pool's queue and its
+estimated start, as if submitted now. A job a submission would refuse gets the same
 error and exit code; one that would be accepted exits 0.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f

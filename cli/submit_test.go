@@ -153,6 +153,7 @@ func TestSubmitDryRun(t *testing.T) {
 	big := writeTestFile(t, "big.yaml", "name: big\nentrypoint: e\nresources: {slots: 8, time_limit: 3600}\n")
 	tpu := writeTestFile(t, "tpu.yaml", "name: x\nentrypoint: y\npool: tpu\n")
 	urgent := writeTestFile(t, "urgent.yaml", "name: urgent\nentrypoint: e\nresources: {slots: 8}\n")
+	huge := writeTestFile(t, "huge.yaml", "name: huge\nentrypoint: e\nresources: {slots: 16}\n")
 	before := len(f.jobs)
 	runCLICases(t, f, []cliCase{
 		{name: "would start now", args: []string{"submit", "--dry-run", small}, out: `Dry run: job small would be accepted (pool research, project vision, 1 task of 2 slots)
@@ -167,11 +168,32 @@ Nothing was submitted.
 		{name: "would wait, with --test-only", args: []string{"submit", "--test-only", big}, out: `Dry run: job big would be accepted (pool research, project vision, 1 task of 8 slots)
 
 It would be accepted in pool research as the 2nd of 2 waiting. It would
-wait: needs 8 slots per task, 2 are free in the pool.
+wait: needs 8 slots per task, 2 are free in the pool. It could start on
+gpu-1 once job 7 ends.
 
 Queue:    2 of 2
 Reason:   no_capacity: needs 8 slots per task, 2 are free in the pool
 Start:    2024-05-01 11:00 (in 1h), a forecast
+
+What would let it start now:
+  on gpu-1, once these end:
+  JOB  NAME   USER  PROJECT  SLOTS  TIME LIMIT ENDS
+  7    sweep  bo    vision   6      2024-05-01 11:00 (in 1h)
+Nothing was submitted.
+`},
+		{name: "would never start on today's nodes", args: []string{"submit", "--dry-run", "--allow-infeasible", huge}, out: `Dry run: job huge would be accepted (pool research, project vision, 1 task of 16 slots)
+
+It would be accepted in pool research as the 2nd of 2 waiting. It would
+wait: no node in the pool can hold a task of 16 slots. It cannot start on
+the nodes up now: job huge can never run: needs 16 slots per task; the
+pool's nodes hold 8 together.
+
+Queue:    2 of 2
+Reason:   no_nodes: no node in the pool can hold a task of 16 slots
+Start:    unknown (a task without a time limit stands in the way)
+
+What would let it start now:
+  nothing on today's nodes: job huge can never run: needs 16 slots per task; the pool's nodes hold 8 together
 Nothing was submitted.
 `},
 		{name: "would preempt", args: []string{"submit", "--dry-run", urgent}, out: `Dry run: job urgent would be accepted (pool research, project vision, 1 task of 8 slots)

@@ -13,8 +13,9 @@
 // settle loop both drivers run (Settler.Settle, settle.go: passes until
 // Settled, reservations carried, Decide's effects less those that apply
 // to nothing, handed to a Driver that builds each pass's snapshot from
-// its own state and applies the effects to it: the Cluster's records, or
-// the master's store-backed mirror), and the owner of jobs, roster,
+// its own state and applies the effects to it: the Cluster's records,
+// the master's store-backed mirror, or a dry run's copy of the master's
+// snapshot), and the owner of jobs, roster,
 // tasks, usage and budgets (Ledgers) with their transitions and the
 // snapshot they give (Cluster), which settles an instant itself
 // (Cluster.Step: Settle with the Cluster's stepper as the Driver and the

@@ -11,7 +11,9 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
@@ -25,11 +27,14 @@ import (
 // audit entry (a dry run changes no state, and the audit log records
 // changes; a refusal is the submission's error, unaudited as well). An
 // accepted job is placed, as if submitted now, into a copy of the last
-// pass's snapshot: one pass of the core says whether it would start at
-// once or the reason it would wait, and the forecast that gives waiting
-// jobs their estimated start (eta.go) gives its own. Its place in the
-// queue is counted from the read view by the pool's order, as
-// Job.Position is. mu is held only to copy the snapshot.
+// pass's snapshot, and the instant its submission sets off is settled on
+// the copy by the live master's settle loop (drysettle.go): whether it
+// would start, the preemptions made for it, and the reason the last pass
+// gives it to wait; the forecast that gives waiting jobs their estimated
+// start (eta.go) gives its own from the settled copy, and explain's
+// counterfactual (explaincounterfactual.go) says what would let it start.
+// Its place in the queue is counted from the read view by the pool's
+// order, as Job.Position is. mu is held only to copy the snapshot.
 
 // DryRunParam is the submit query parameter that judges a job without
 // submitting it.
@@ -105,6 +110,9 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 		out.Pending = w.pending.viewAt(now)
 		ja.estimate(out.Pending, w)
 	}
+	if !out.StartsNow && w.ji >= 0 {
+		out.WouldStart = w.wouldStart(ja.m.pub.reads(), &sub.rec)
+	}
 	out.Preempts = ja.named(w.victims)
 	out.Position, out.Queued = ja.placeIn(sub.rec, w.mf)
 	out.Summary = dryRunSummary(out)
@@ -122,60 +130,80 @@ type dryPlan struct {
 	snap  sched.Snapshot
 	ji    int
 	scale float64
+	// cfg is the configuration the snapshot's pools were made from.
+	cfg *config.Config
+}
+
+// wouldStart is explain's counterfactual of the job (cfFacts) on the
+// state its settling left, its other jobs named from read view v and
+// the job itself by rec.
+func (w *dryPlan) wouldStart(v *readView, rec *store.Job) *api.Counterfactual {
+	f := &cfFacts{s: &w.snap, cfg: w.cfg, rec: func(ji int) *store.Job {
+		if ji == w.ji {
+			return rec
+		}
+		if ji < 0 || ji >= len(w.snap.Jobs) {
+			return nil
+		}
+		id, err := strconv.ParseInt(w.snap.Jobs[ji].ID, 10, 64)
+		if err != nil {
+			return nil
+		}
+		if j := v.job(id); j != nil {
+			return &j.rec
+		}
+		return nil
+	}}
+	return f.counterfactual(w.ji)
 }
 
 // whatIf places the job into a copy of the last pass's snapshot, as if
-// submitted at now, and runs one pass of the core on it, outside mu.
+// submitted at now, and settles the instant on it as the live master
+// would (drySettling, by lifecycle's Settler), outside mu.
 func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 	j := newJob(sub.rec)
 	j.spec = specOf(sub.spec.Kind, sub.spec.Resources)
+	// Its tasks, for the entry's count (max_concurrent's cap is at most
+	// the tasks): stand-ins that nothing else reads.
+	j.tasks = make([]*mtask, len(sub.tasks))
+	for i := range j.tasks {
+		j.tasks[i] = &mtask{job: j}
+	}
 	pl := ja.m.planner
 	ja.m.lock()
-	snap := copySnapshot(&pl.snap)
 	// snapJob reads the planner's view of the snapshot's pools and
 	// projects; a job it leaves out gets the master's own reason on j,
 	// which nobody else sees.
 	e, ok := pl.snapJob(j)
-	scale := pl.runs.typical()
+	var d *drySettling
+	if ok {
+		e.ID, e.Waiting = dryRunID, len(sub.tasks)
+		d = newDrySettling(pl, e)
+	}
+	scale, cfg := pl.runs.typical(), ja.m.cfg
 	ja.m.unlock()
 	if !ok {
 		return &dryPlan{pending: j.pending, ji: -1}
 	}
-	e.ID, e.Waiting = dryRunID, len(sub.tasks)
-	snap.Now = max(snap.Now, now.Unix())
-	snap.NodesVersion = 0 // no memo of the live passes applies to a copy
-	snap.Jobs = append(snap.Jobs, e)
-	w := &dryPlan{snap: snap, ji: len(snap.Jobs) - 1, scale: scale}
-	plan, err := sched.Schedule(&w.snap)
-	if err != nil {
-		// The live pass would fail the same way and start nothing.
+	d.snap.Now = max(d.snap.Now, now.Unix())
+	w := &dryPlan{ji: d.ji, scale: scale, cfg: cfg}
+	var sc sched.Scheduler
+	settler := lifecycle.Settler{MaxPasses: maxPasses}
+	_, err := settler.Settle(d, &sc, true)
+	w.snap, w.startsNow, w.victims = d.snap, d.started(), d.victims
+	switch {
+	case w.startsNow:
+		// A pass's error after the start would leave it started, as
+		// the live settling leaves what its passes applied.
+	case err != nil:
+		// The live settling would fail the same way.
 		w.pending = &pendingInfo{code: "schedule_error", msg: err.Error()}
-		return w
-	}
-	for _, st := range plan.Starts {
-		if st.Job == w.ji {
-			w.startsNow = true
-		}
-	}
-	// The preemptions the pass makes are under way by the estimate, as
-	// on the live snapshot that follows them: their slots count as
-	// freed (sched.Forecast), so a job that preempts its way in is not
-	// told it waits behind its own victims.
-	for _, p := range plan.Preemptions {
-		if p.For == w.ji {
-			w.victims = addVictim(w.victims, &w.snap, p)
-		}
-		w.snap.Allocs[p.Alloc].Preempting = true
-	}
-	for _, pe := range plan.Pending {
-		if pe.Job != w.ji || w.startsNow {
-			continue
-		}
-		pi := &pendingInfo{p: pe, now: w.snap.Now, ctx: pendingContextOf(&w.snap, plan, pe, map[borrowKey]int{})}
-		if pe.Blocker >= 0 && pe.Blocker < len(w.snap.Jobs) {
-			pi.blockerID = w.snap.Jobs[pe.Blocker].ID
-		}
-		w.pending, w.mf = pi, pe.Priority
+	default:
+		// The preemptions the passes made are under way by the
+		// estimate, as on the live snapshot that follows them: their
+		// slots count as freed (sched.Forecast), so a job that preempts
+		// its way in is not told it waits behind its own victims.
+		w.pending, w.mf = d.pending, d.mf
 	}
 	return w
 }
@@ -277,13 +305,18 @@ func dryRunSummary(d api.DryRun) string {
 	switch {
 	case d.StartsNow:
 		b.WriteString(" It would start now.")
-	case len(d.Preempts) > 0:
-		tasks := 0
-		for _, v := range d.Preempts {
-			tasks += v.Tasks
+		if n := len(d.Preempts); n > 0 {
+			fmt.Fprintf(&b, " For its other tasks it would preempt %s of %s, and start them once their checkpoints have landed.",
+				plural.Count(preemptedTasks(d.Preempts), "task"), plural.Count(n, "running job"))
 		}
+	case len(d.Preempts) > 0:
 		fmt.Fprintf(&b, " It would preempt %s of %s and start once their checkpoints have landed.",
-			plural.Count(tasks, "task"), plural.Count(len(d.Preempts), "running job"))
+			plural.Count(preemptedTasks(d.Preempts), "task"), plural.Count(len(d.Preempts), "running job"))
+		if d.Pending != nil && d.Pending.Reason != sched.ReasonCheckpointing.String() {
+			// The preemptions make room for some of its tasks; the
+			// last pass says why the others wait.
+			fmt.Fprintf(&b, " Its other tasks would wait: %s.", d.Pending.Message)
+		}
 		if d.Pending != nil && d.Pending.EstimatedStart != nil {
 			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
 		}
@@ -292,6 +325,18 @@ func dryRunSummary(d api.DryRun) string {
 		if d.Pending.EstimatedStart != nil {
 			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
 		}
+		if d.WouldStart != nil {
+			b.WriteString(" " + d.WouldStart.Message)
+		}
 	}
 	return b.String()
+}
+
+// preemptedTasks counts the tasks of vs.
+func preemptedTasks(vs []api.DryRunVictim) int {
+	n := 0
+	for _, v := range vs {
+		n += v.Tasks
+	}
+	return n
 }

@@ -110,7 +110,7 @@ func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 				Nice: f.Nice, Priority: f.Priority}
 		}
 	}
-	x.WouldStart = ja.counterfactual(ji)
+	x.WouldStart = ja.liveFacts(ji).counterfactual(ji)
 	return x
 }
 

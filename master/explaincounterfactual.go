@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
@@ -28,9 +29,42 @@ type nodeUse struct {
 	allocs []int // indexes into the snapshot's Allocs
 }
 
+// cfFacts is what a counterfactual is found on: a snapshot (the last
+// pass's for explain, a dry run's settled copy for a dry run), the
+// configuration its pools were made from, and the records of its jobs.
+type cfFacts struct {
+	s   *sched.Snapshot
+	cfg *config.Config
+	// rec is the record of the snapshot's job ji, nil when unknown.
+	rec func(ji int) *store.Job
+	// running is how many tasks of the job asked about hold slots now
+	// (starting, running, preempting or killing), for its own cap.
+	running int
+}
+
+// liveFacts are the counterfactual's facts of the last pass, for the
+// snapshot's job ji (its running tasks). Callers hold mu.
+func (ja *jobsAPI) liveFacts(ji int) *cfFacts {
+	r := &ja.m.planner.roster
+	f := &cfFacts{s: &ja.m.planner.snap, cfg: ja.m.cfg, rec: func(i int) *store.Job {
+		if i < 0 || i >= r.size() || r.at(i) == nil {
+			return nil
+		}
+		return &r.at(i).rec
+	}}
+	if ji >= 0 && ji < r.size() {
+		if j := r.at(ji); j != nil {
+			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
+				f.running += j.count.get(st)
+			}
+		}
+	}
+	return f
+}
+
 // counterfactual finds the least that would let job ji start now.
-func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
-	s := &ja.m.planner.snap
+func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
+	s := f.s
 	e := &s.Jobs[ji]
 	need := e.Slots
 	if e.MinSlots > 0 {
@@ -49,18 +83,18 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	if err != nil {
 		// The snapshot's ID is the job's number; name it as the CLI does.
 		var ie *sched.InfeasibleError
-		if errors.As(err, &ie) && ji < ja.m.planner.roster.size() && ja.m.planner.roster.at(ji) != nil {
-			ie.Name = jobLabel(ja.m.planner.roster.at(ji).rec)
+		if rec := f.rec(ji); errors.As(err, &ie) && rec != nil {
+			ie.Name = jobLabel(*rec)
 		}
 		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
 	}
 	if need == 0 {
 		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
 	}
-	if cf := capped(e, ja.m.planner.roster.at(ji)); cf != nil {
+	if cf := capped(e, f.rec(ji), f.running); cf != nil {
 		return cf
 	}
-	nodes := ja.poolNodes(e)
+	nodes := f.poolNodes(e)
 	if total := slotsOf(nodes); total < need && len(drained) > 0 {
 		return drainedCounterfactual(drained)
 	}
@@ -79,19 +113,19 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 			continue
 		}
 		seen[a.Job] = true
-		ref := ja.allocRef(ai)
+		ref := f.allocRef(ai)
 		cf.MustEnd = append(cf.MustEnd, ref)
 		if a.Preempting {
 			stopping[ref.ID] = true
 		}
 	}
-	cf.Quota = ja.quotaBind(ji, need)
+	cf.Quota = f.quotaBind(ji, need)
 	switch {
 	case len(cf.MustEnd) == 0:
-		cf.Message = fitsNowMessage(need, cf.Nodes, ja.idleOnlyPreemptible(e))
+		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleOnlyPreemptible(e))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.",
-			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, ja.mayPreempt(e.Pool) && ja.mayPreemptFor(e, ends), stopping))
+			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, f.mayPreempt(e.Pool) && f.mayPreemptFor(e, ends), stopping))
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
@@ -99,8 +133,12 @@ func (ja *jobsAPI) counterfactual(ji int) *api.Counterfactual {
 	return cf
 }
 
-// jobLabel names a job in a message as the CLI names jobs: "10 (big)".
+// jobLabel names a job in a message as the CLI names jobs: "10 (big)";
+// a dry run's job (no number yet) by its name.
 func jobLabel(rec store.Job) string {
+	if rec.ID == 0 && rec.Name != "" {
+		return rec.Name // a dry run's job, which has no number
+	}
 	if rec.Name == "" {
 		return strconv.FormatInt(rec.ID, 10)
 	}
@@ -111,21 +149,21 @@ func jobLabel(rec store.Job) string {
 // preempted to make room: never in FIFO and backfill pools; in the others
 // with the pool's preemption, a priority or multifactor pool's backfill
 // (backfilled jobs yield), or a QOS that preempts even without it.
-func (ja *jobsAPI) mayPreempt(pool int) bool {
-	s := &ja.m.planner.snap
+func (f *cfFacts) mayPreempt(pool int) bool {
+	s := f.s
 	if pool < 0 || pool >= len(s.Pools) {
 		return true
 	}
-	pi := ja.m.cfg.PoolIndex(s.Pools[pool].Name)
+	pi := f.cfg.PoolIndex(s.Pools[pool].Name)
 	if pi < 0 {
 		return true
 	}
-	pl := &ja.m.cfg.Pools[pi]
+	pl := &f.cfg.Pools[pi]
 	switch pl.Policy {
 	case sched.PolicyFIFO, sched.PolicyBackfill:
 		return false
 	case sched.PolicyPriority, sched.PolicyMultifactor:
-		return pl.Preemption || pl.Backfill || slices.ContainsFunc(ja.m.cfg.QOS, func(q spec.QOS) bool { return q.Preempt })
+		return pl.Preemption || pl.Backfill || slices.ContainsFunc(f.cfg.QOS, func(q spec.QOS) bool { return q.Preempt })
 	}
 	return pl.Preemption || pl.Policy == sched.PolicyQuota
 }
@@ -134,8 +172,8 @@ func (ja *jobsAPI) mayPreempt(pool int) bool {
 // behind a blocked job ranked before it, which a priority pool with
 // backfill gives only to preemptible jobs (the pool's backfill window):
 // e is not preemptible.
-func (ja *jobsAPI) idleOnlyPreemptible(e *sched.Job) bool {
-	s := &ja.m.planner.snap
+func (f *cfFacts) idleOnlyPreemptible(e *sched.Job) bool {
+	s := f.s
 	if e.Preemptible || e.Pool < 0 || e.Pool >= len(s.Pools) {
 		return false
 	}
@@ -150,13 +188,13 @@ func (ja *jobsAPI) idleOnlyPreemptible(e *sched.Job) bool {
 // a job of the same priority is never preempted for it, so "ends or is
 // preempted" would mislead. Other policies preempt by rules of their own
 // (shares, quotas, factors) and keep mayPreempt's answer.
-func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {
-	s := &ja.m.planner.snap
+func (f *cfFacts) mayPreemptFor(e *sched.Job, ends []int) bool {
+	s := f.s
 	pi := -1
 	if e.Pool >= 0 && e.Pool < len(s.Pools) {
-		pi = ja.m.cfg.PoolIndex(s.Pools[e.Pool].Name)
+		pi = f.cfg.PoolIndex(s.Pools[e.Pool].Name)
 	}
-	if pi < 0 || ja.m.cfg.Pools[pi].Policy != sched.PolicyPriority {
+	if pi < 0 || f.cfg.Pools[pi].Policy != sched.PolicyPriority {
 		return true
 	}
 	qos := func(j *sched.Job) sched.QOS {
@@ -165,7 +203,7 @@ func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {
 		}
 		return sched.QOS{}
 	}
-	pl, eq := &ja.m.cfg.Pools[pi], qos(e)
+	pl, eq := &f.cfg.Pools[pi], qos(e)
 	for _, ai := range ends {
 		a := &s.Allocs[ai]
 		v := &s.Jobs[a.Job]
@@ -183,18 +221,11 @@ func (ja *jobsAPI) mayPreemptFor(e *sched.Job, ends []int) bool {
 // its own tasks ending would. It counts the tasks holding slots now, not
 // the last pass's allocations, which miss the tasks that pass started.
 // Nil when the cap does not hold it.
-func capped(e *sched.Job, j *mjob) *api.Counterfactual {
-	if e.MaxRunning <= 0 || j == nil {
+func capped(e *sched.Job, rec *store.Job, running int) *api.Counterfactual {
+	if e.MaxRunning <= 0 || rec == nil || running < e.MaxRunning {
 		return nil
 	}
-	running := 0
-	for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
-		running += j.count.get(st)
-	}
-	if running < e.MaxRunning {
-		return nil
-	}
-	field, value, detail := capOf(e, j)
+	field, value, detail := capOf(e, rec)
 	limit := fmt.Sprintf("%s is %d%s and %d of its tasks run", field, value, detail, running)
 	return &api.Counterfactual{Limit: limit,
 		Message: fmt.Sprintf("It runs as many tasks as its %s (%d) allows: the next starts when one of its own tasks ends.",
@@ -204,8 +235,7 @@ func capped(e *sched.Job, j *mjob) *api.Counterfactual {
 // capOf names the field that caps e's running tasks (lifecycle.MaxRunning:
 // max_concurrent, or max_slots over the slots of a task), its value, and
 // for max_slots how many tasks that is ("(2 tasks of 4 slots)").
-func capOf(e *sched.Job, j *mjob) (field string, value int, detail string) {
-	r := &j.rec
+func capOf(e *sched.Job, r *store.Job) (field string, value int, detail string) {
 	if r.MaxSlots > 0 && r.Slots > 0 && max(r.MaxSlots/r.Slots, 1) == e.MaxRunning &&
 		(r.MaxConcurrent <= 0 || r.MaxConcurrent > e.MaxRunning) {
 		return "max_slots", r.MaxSlots, fmt.Sprintf(" (%s of %s)", plural.Count(e.MaxRunning, "task"), plural.Count(r.Slots, "slot"))
@@ -214,8 +244,8 @@ func capOf(e *sched.Job, j *mjob) (field string, value int, detail string) {
 }
 
 // poolNodes lists the nodes of e's pool that match its GPU type.
-func (ja *jobsAPI) poolNodes(e *sched.Job) []*nodeUse {
-	s := &ja.m.planner.snap
+func (f *cfFacts) poolNodes(e *sched.Job) []*nodeUse {
+	s := f.s
 	byNode := map[int32]*nodeUse{}
 	var out []*nodeUse
 	for i := range s.Nodes {
@@ -319,14 +349,13 @@ func lastEnd(s *sched.Snapshot, allocs []int) int64 {
 	return t
 }
 
-// allocRef names the job of an allocation. Callers hold mu.
-func (ja *jobsAPI) allocRef(ai int) api.JobRef {
-	s := &ja.m.planner.snap
+// allocRef names the job of an allocation.
+func (f *cfFacts) allocRef(ai int) api.JobRef {
+	s := f.s
 	a := &s.Allocs[ai]
 	ref := api.JobRef{Slots: sched.Slots(a.Nodes)}
-	if ai < len(ja.m.planner.view.allocs) && ja.m.planner.view.allocs[ai].t != nil {
-		j := ja.m.planner.view.allocs[ai].t.job
-		ref.ID, ref.Name, ref.User, ref.Project = j.rec.ID, j.rec.Name, j.rec.User, j.rec.Project
+	if rec := f.rec(a.Job); rec != nil {
+		ref.ID, ref.Name, ref.User, ref.Project = rec.ID, rec.Name, rec.User, rec.Project
 	} else if id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
 		ref.ID = id
 	}
@@ -346,8 +375,8 @@ func (ja *jobsAPI) allocRef(ai int) api.JobRef {
 // pool's passes go on until one starts and changes nothing
 // (lifecycle.OneShot is false for it), so its idle slots are counted as
 // they stand (sched.Snapshot.BorrowIdle).
-func (ja *jobsAPI) quotaBind(ji, need int) string {
-	s := &ja.m.planner.snap
+func (f *cfFacts) quotaBind(ji, need int) string {
+	s := f.s
 	e := &s.Jobs[ji]
 	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
 		return ""
