@@ -95,7 +95,7 @@ func TestUsageEndsAtExit(t *testing.T) {
 // checkExitUsage checks that job id's one attempt, of 2 GPUs, started at
 // start, ended at end and exited at exited, and that its usage records
 // cover it from its start to its exit, contiguous, once: in the store,
-// GET /usage and the fair-share ledger.
+// GET /jobs/{id}, GET /usage and the fair-share ledger.
 func checkExitUsage(t *testing.T, h *harness, id int64, start, exited, end time.Time) {
 	t.Helper()
 	recs, err := h.st.Usage(h.ctx, store.UsageFilter{})
@@ -118,6 +118,10 @@ func checkExitUsage(t *testing.T, h *harness, id int64, start, exited, end time.
 	if err != nil || len(atts) != 1 || !atts[0].StartedAt.Equal(start) || !atts[0].ExitedAt.Equal(exited) ||
 		!atts[0].EndedAt.Equal(end) {
 		t.Fatalf("attempts %+v (%v), want one from %v, exited at %v, ended at %v", atts, err, start, exited, end)
+	}
+	if j := h.job(id); len(j.TaskList) != 1 || len(j.TaskList[0].Attempts) != 1 ||
+		j.TaskList[0].Attempts[0].ExitedAt == nil || !j.TaskList[0].Attempts[0].ExitedAt.Equal(exited) {
+		t.Fatalf("GET /jobs/%d: tasks %+v, want one attempt exited at %v", id, j.TaskList, exited)
 	}
 	var u api.Usage
 	if code := h.do("GET", "/api/v1/usage?since=1d&by=user", nil, &u); code != 200 ||
