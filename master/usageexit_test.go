@@ -18,7 +18,8 @@ import (
 // heard until heard minutes after the start, silent then (its node up,
 // or lost and the task held through the loss, or the master restarted
 // meanwhile), the task exits at exit minutes, and the agent is back at
-// back minutes and reports it. An exit time that the agent's clock puts
+// back minutes and reports it. The five-minute records stop at the last
+// time the agent said the task runs, and catch up when it says so again. An exit time that the agent's clock puts
 // outside the attempt is taken within it. Usage records cover the
 // attempt from its start to its stored exit, once, and a restart of the
 // master after the end keeps them so.
@@ -26,6 +27,7 @@ func TestUsageEndsAtExit(t *testing.T) {
 	cases := []struct {
 		name              string
 		heard, exit       float64 // minutes after the start
+		again             float64 // when positive, the agent is heard again from then, the task running
 		back              float64 // minutes after the start; a multiple of 5
 		noTime            bool    // the report gives no exit time
 		lost, restart     bool    // the node is lost meanwhile; the master restarts at 40
@@ -33,6 +35,7 @@ func TestUsageEndsAtExit(t *testing.T) {
 	}{
 		{name: "exit heard within the sync", heard: 20, exit: 22, back: 25, wantExit: 22, wantEnd: 25},
 		{name: "exit while the agent is silent", heard: 20, exit: 25, back: 60, wantExit: 25, wantEnd: 60},
+		{name: "heard again, then exit", heard: 20, again: 40, exit: 52, back: 55, wantExit: 52, wantEnd: 55},
 		{name: "exit while the node is lost", heard: 20, exit: 25, back: 60, lost: true, wantExit: 25, wantEnd: 60},
 		{name: "master restarted in the silence", heard: 20, exit: 25, back: 60, restart: true, wantExit: 25, wantEnd: 60},
 		{name: "lost and restarted", heard: 20, exit: 25, back: 60, lost: true, restart: true, wantExit: 25, wantEnd: 60},
@@ -56,7 +59,7 @@ func TestUsageEndsAtExit(t *testing.T) {
 			task := tid(id, 0, 1)
 			for m := 5.0; m <= c.back; m += 5 {
 				h.clock.Advance(5 * time.Minute)
-				if m <= c.heard {
+				if m <= c.heard || c.again > 0 && m >= c.again && m < c.back {
 					h.sync(a)
 				}
 				if c.restart && m == 40 {
