@@ -467,9 +467,10 @@ func exitKind(t *mtask) (lifecycle.EndKind, *mpart) {
 // (then: requeued, restarted on the task's next placement, or failed by
 // its exit actions, whose reason finish gives).
 func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Verdict, first *mpart) (store.TaskTransition, *store.TaskTransition) {
+	now := ag.m.now()
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State, To: v.Task,
-		Attempt: t.rec.Attempt, At: ag.m.now(), End: &store.AttemptEnd{State: v.Attempt, ExitCode: exitCode(t, first),
-			ExitedAt: exitOf(t.att)}}
+		Attempt: t.rec.Attempt, At: now, End: &store.AttemptEnd{State: v.Attempt, ExitCode: exitCode(t, first),
+			ExitedAt: exitOf(t.att, now)}}
 	switch {
 	case e.Killing:
 		tr.Reason, tr.Cause = t.rec.Reason, t.endCause

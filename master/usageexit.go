@@ -62,14 +62,19 @@ func partExit(a *mattempt, reported, heard time.Time) time.Time {
 }
 
 // exitOf is when attempt a, whose every part exited by its agent's
-// report, exited: its parts' last exit, or the end of its last usage
-// record if that is later (an agent whose clock runs behind).
-func exitOf(a *mattempt) time.Time {
+// report, exited, as the master hears of its last part's exit at heard:
+// its parts' last exit, or the end of its last usage record if that is
+// later (an agent whose clock runs behind); never after heard (the
+// master's clock set back, which the store would refuse).
+func exitOf(a *mattempt, heard time.Time) time.Time {
 	last := a.usedTo
 	for _, p := range a.parts {
 		if p.exitedAt.After(last) {
 			last = p.exitedAt
 		}
+	}
+	if last.After(heard) {
+		return heard
 	}
 	return last
 }
