@@ -99,6 +99,11 @@ type Attempt struct {
 	StartedAt time.Time   `json:"started_at"`
 	RunningAt *time.Time  `json:"running_at,omitempty"`
 	EndedAt   *time.Time  `json:"ended_at,omitempty"`
+	// ExitedAt is when the attempt's processes exited, by its agents'
+	// reports, which its usage is charged until: before EndedAt (when
+	// the master heard of it and freed the GPUs) for an exit its agent
+	// could only report once back from an outage.
+	ExitedAt *time.Time `json:"exited_at,omitempty"`
 	// EndState: completed, failed, killed, preempted or lost; "" while open.
 	EndState string `json:"end_state,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`

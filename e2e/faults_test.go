@@ -418,8 +418,12 @@ func (l *load) runCounts(name string) (runs, oks int) {
 }
 
 // checkUsage stops the master and reads its store: the usage records of
-// every attempt must cover it exactly, from its start to its end, once.
-// It returns the number of attempts that they do not.
+// every attempt must cover it exactly, from its start to its exit, once.
+// The exit is the attempt's stored ExitedAt: when its processes exited,
+// by its agent's report, which an agent killed or cut off while its task
+// exited sends once back, long before the master heard of it and ended
+// the attempt (EndedAt); for an attempt ended on no agent's word it is
+// EndedAt. It returns the number of attempts that they do not.
 func (l *load) checkUsage() int {
 	c, t := l.c, l.c.t
 	c.stopClean(c.master)
@@ -468,11 +472,13 @@ func (l *load) checkUsage() int {
 			at = r.End
 			sum += r.GPUSeconds
 		}
-		want := a.EndedAt.Sub(a.StartedAt).Seconds()
-		if len(rs) > 0 && !at.Equal(a.EndedAt) || !ok || diff(sum, want) > 1e-6 && !(len(rs) == 0 && want == 0) {
+		want := a.ExitedAt.Sub(a.StartedAt).Seconds()
+		if len(rs) > 0 && !at.Equal(a.ExitedAt) || !ok || diff(sum, want) > 1e-6 && !(len(rs) == 0 && want == 0) ||
+			a.ExitedAt.Before(a.StartedAt) || a.ExitedAt.After(a.EndedAt) {
 			bad++
-			t.Errorf("attempt %v (%s to %s): usage records %d, %.3f GPU-seconds, contiguous %v; want %.3f",
-				k, a.StartedAt.Format(time.RFC3339Nano), a.EndedAt.Format(time.RFC3339Nano), len(rs), sum, ok, want)
+			t.Errorf("attempt %v (%s, exited %s, ended %s): usage records %d, %.3f GPU-seconds, contiguous %v; want %.3f",
+				k, a.StartedAt.Format(time.RFC3339Nano), a.ExitedAt.Format(time.RFC3339Nano),
+				a.EndedAt.Format(time.RFC3339Nano), len(rs), sum, ok, want)
 		}
 	}
 	for k, rs := range recs {

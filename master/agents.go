@@ -101,7 +101,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	}
 	var cmds []api.Command
 	for _, id := range reg.Running {
-		if !ag.runsOn(id, n.rec.Name) {
+		if !ag.heardRunning(id, n.rec.Name, now) {
 			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
@@ -225,7 +225,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	runs := map[agent.TaskID]bool{}
 	for _, id := range s.Running {
 		runs[id] = true
-		if !ag.runsOn(id, n.rec.Name) {
+		if !ag.heardRunning(id, n.rec.Name, now) {
 			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
@@ -301,6 +301,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	case api.EventExited:
 		before := *p
 		p.state, p.outcome, p.exitCode, p.err = partExited, agent.Outcome(r.Outcome), r.ExitCode, r.Error
+		p.exitedAt = partExit(t.att, r.At, ag.m.now())
 		p.noStart = before.state == partStarting && p.outcome == agent.OutcomeFailed
 		if err := ag.partExited(ctx, t, n.rec.Name, p); err != nil {
 			// Nothing was stored: the part must still look running, so
@@ -410,7 +411,7 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 		}
 		then.Reason = ea.failReason(preemptedLead, t.retries) + note
 	}
-	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.At)}
+	op := &taskOp{t: t, tr: tr, then: then, usage: usageOf(t, tr.End.ExitedAt)}
 	if err := ag.m.persistTasks(ctx, []*taskOp{op}); err != nil {
 		return err
 	}
@@ -466,8 +467,10 @@ func exitKind(t *mtask) (lifecycle.EndKind, *mpart) {
 // (then: requeued, restarted on the task's next placement, or failed by
 // its exit actions, whose reason finish gives).
 func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Verdict, first *mpart) (store.TaskTransition, *store.TaskTransition) {
+	now := ag.m.now()
 	tr := store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: t.rec.State, To: v.Task,
-		Attempt: t.rec.Attempt, At: ag.m.now(), End: &store.AttemptEnd{State: v.Attempt, ExitCode: exitCode(t, first)}}
+		Attempt: t.rec.Attempt, At: now, End: &store.AttemptEnd{State: v.Attempt, ExitCode: exitCode(t, first),
+			ExitedAt: exitOf(t.att, now)}}
 	switch {
 	case e.Killing:
 		tr.Reason, tr.Cause = t.rec.Reason, t.endCause

@@ -19,8 +19,9 @@ import (
 // per user who has run or submitted work there, with the user's Shares. A
 // job charges the leaf of (its project, its user). Usage is charged from
 // the store's usage records, which the master writes when an attempt ends
-// and every usageInterval while it runs, into a lifecycle.Usage ledger per
-// (pool, project, user), in slot-periods (slot-seconds over the decay
+// (up to its processes' exit, usageexit.go) and every usageInterval while
+// it runs (up to when its agent was last heard), into a lifecycle.Usage
+// ledger per (pool, project, user), in slot-periods (slot-seconds over the decay
 // period): the simulator's accounting, per period as seed 003 counts it
 // (a period's usage counts in full, and all usage decays once at each
 // period's end, periods aligned to the Unix epoch). A snapshot sums the
@@ -274,7 +275,9 @@ func (m *Master) charged(u *store.Usage) {
 }
 
 // flushUsage records the usage of every open attempt since its last
-// record, once per usageInterval. Callers hold mu.
+// record, once per usageInterval, up to the last time its agent said it
+// runs (heardTo): not past an exit the master has not heard of yet
+// (usageexit.go). Callers hold mu.
 func (m *Master) flushUsage(ctx context.Context) error {
 	now := m.now()
 	if now.Before(m.nextUsageFlush) {
@@ -288,7 +291,14 @@ func (m *Master) flushUsage(ctx context.Context) error {
 			continue
 		}
 		for _, t := range j.tasks {
-			if u := usageOf(t, now); u != nil {
+			if t.att == nil {
+				continue
+			}
+			to := t.att.heardTo
+			if to.After(now) {
+				to = now // a clock set back
+			}
+			if u := usageOf(t, to); u != nil {
 				recs, atts = append(recs, u), append(atts, t.att)
 			}
 		}
@@ -309,7 +319,7 @@ func (m *Master) flushUsage(ctx context.Context) error {
 	}
 	for i, u := range recs {
 		m.charged(u)
-		atts[i].usedTo = now
+		atts[i].usedTo = u.End
 	}
 	return nil
 }

@@ -131,6 +131,10 @@ type mattempt struct {
 	backfilled bool
 	// usedTo is the end of the attempt's last usage record, or its start.
 	usedTo time.Time
+	// heardTo is the last time an agent of the attempt said a part of it
+	// runs (its sync's or registration's running list): the periodic
+	// usage records end there at the latest (flushUsage). Zero until then.
+	heardTo time.Time
 }
 
 // partState is where one node's part of an attempt is.
@@ -152,6 +156,11 @@ type mpart struct {
 	// noStart: the part exited failed before it ever ran; its agent
 	// could not start it (agentd's failed start).
 	noStart bool
+	// exitedAt is when the part's process exited, by its agent's report
+	// (partExit), which may come long after: the attempt's usage ends at
+	// its parts' last exit (exitOf), its GPUs are freed when the master
+	// heard of it.
+	exitedAt time.Time
 	// delivered: the start command has been handed to the agent (or, after
 	// a master restart, may have been).
 	delivered bool

@@ -221,8 +221,8 @@ func attemptView(a store.Attempt) api.Attempt {
 		v.RunningAt = &t
 	}
 	if !a.EndedAt.IsZero() {
-		t := a.EndedAt
-		v.EndedAt = &t
+		t, x := a.EndedAt, a.ExitedAt
+		v.EndedAt, v.ExitedAt = &t, &x
 	}
 	return v
 }

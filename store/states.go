@@ -1,6 +1,10 @@
 package store
 
-import "github.com/allot-sched/allot/lifecycle"
+import (
+	"time"
+
+	"github.com/allot-sched/allot/lifecycle"
+)
 
 // JobState is where a job is in its life: the shared vocabulary's
 // (lifecycle.JobState), so that the master, the store and the simulator
@@ -168,6 +172,9 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("task %q → %q has no attempt to end", from, to)
 	case closes && !t.End.State.Valid():
 		return invalidf("unknown attempt end state %q", t.End.State)
+	case closes && !t.At.IsZero() && t.End.ExitedAt.After(t.At):
+		return invalidf("attempt exited at %s, after its end at %s", t.End.ExitedAt.Format(time.RFC3339Nano),
+			t.At.Format(time.RFC3339Nano))
 	}
 	if err := checkPlacement(t.Placement); err != nil {
 		return err

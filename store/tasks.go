@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,7 +13,7 @@ import (
 const taskCols = `job_id, idx, state, reason, hyperparameters, restarts, checkpoint_dir, attempt, updated_ns, reserved`
 
 const attemptCols = `job_id, idx, attempt, placement, started_ns, running_ns, ended_ns, end_state, exit_code, reason,
-	backfilled`
+	backfilled, exited_ns`
 
 func scanTask(sc rowScanner) (Task, error) {
 	var (
@@ -41,15 +42,19 @@ func scanAttempt(sc rowScanner) (Attempt, error) {
 		placement              string
 		started                int64
 		running, ended, exitNo sql.NullInt64
+		exited                 sql.NullInt64
 	)
 	if err := sc.Scan(&a.JobID, &a.Index, &a.Number, &placement, &started, &running, &ended,
-		&a.EndState, &exitNo, &a.Reason, &a.Backfilled); err != nil {
+		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited); err != nil {
 		return Attempt{}, err
 	}
 	if err := decodeJSON("attempt placement", placement, &a.Placement); err != nil {
 		return Attempt{}, err
 	}
 	a.StartedAt, a.RunningAt, a.EndedAt = timeOf(started), timeOfNull(running), timeOfNull(ended)
+	// An attempt ended before migration 0018 kept no exit time: its
+	// usage was charged until it ended.
+	a.ExitedAt = cmp.Or(timeOfNull(exited), a.EndedAt)
 	if exitNo.Valid {
 		code := int(exitNo.Int64)
 		a.ExitCode = &code
@@ -141,13 +146,17 @@ func (o *ops) closeAttempt(ctx context.Context, task Task, end *AttemptEnd, reas
 	if end.ExitCode != nil {
 		exit = sql.NullInt64{Int64: int64(*end.ExitCode), Valid: true}
 	}
+	exited := nsOf(at)
+	if !end.ExitedAt.IsZero() {
+		exited = nsOf(end.ExitedAt)
+	}
 	if o.deferAttempt(attemptWrite{kind: attemptClose, jobID: task.JobID, index: task.Index, attempt: task.Attempt,
-		at: nsOf(at), endState: string(end.State), exitCode: exit, reason: reason}) {
+		at: nsOf(at), endState: string(end.State), exitCode: exit, reason: reason, exited: exited}) {
 		return nil
 	}
-	res, err := o.q.ExecContext(ctx, o.d.q(`UPDATE attempts SET ended_ns = ?, end_state = ?, exit_code = ?, reason = ?
-		WHERE job_id = ? AND idx = ? AND attempt = ? AND ended_ns IS NULL`),
-		nsOf(at), string(end.State), exit, reason, task.JobID, task.Index, task.Attempt)
+	res, err := o.q.ExecContext(ctx, o.d.q(`UPDATE attempts SET ended_ns = ?, end_state = ?, exit_code = ?, reason = ?,
+		exited_ns = ? WHERE job_id = ? AND idx = ? AND attempt = ? AND ended_ns IS NULL`),
+		nsOf(at), string(end.State), exit, reason, exited, task.JobID, task.Index, task.Attempt)
 	if err != nil {
 		return fmt.Errorf("close attempt %d: %w", task.Attempt, err)
 	}

@@ -86,9 +86,16 @@ type Attempt struct {
 	StartedAt time.Time // when the task entered starting
 	RunningAt time.Time // when it first entered running in this attempt; zero if never
 	EndedAt   time.Time // zero while the attempt is open
-	EndState  AttemptState
-	ExitCode  *int // nil when unknown or not exited
-	Reason    string
+	// ExitedAt is when the attempt's processes exited, by its agents'
+	// exit reports (AttemptEnd.ExitedAt): what its usage is charged
+	// until. It is EndedAt, when the master heard of the end and freed
+	// the GPUs, for an attempt ended on no agent's word or before the
+	// store kept it (migration 0018), and at most EndedAt; zero while
+	// the attempt is open.
+	ExitedAt time.Time
+	EndState AttemptState
+	ExitCode *int // nil when unknown or not exited
+	Reason   string
 	// Backfilled marks an attempt started on slots that a blocked job
 	// could not use (TaskTransition.Backfill).
 	Backfilled bool
@@ -395,6 +402,10 @@ type JobUpdate struct {
 type AttemptEnd struct {
 	State    AttemptState
 	ExitCode *int // nil = unknown
+	// ExitedAt is when the attempt's processes exited, by its agents'
+	// word, between the attempt's start and the transition's At (which
+	// stays when the master heard of it and freed its GPUs); zero is At.
+	ExitedAt time.Time
 }
 
 // TaskTransition is a compare-and-set of a task's state (and, if Attempt

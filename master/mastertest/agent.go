@@ -268,7 +268,8 @@ func (a *Agent) Forget(id agent.TaskID) bool {
 }
 
 // Inject queues a report as it is, whatever the agent runs: for tests of
-// reports on attempts the agent never had.
+// reports on attempts the agent never had, or of an exit at a time of
+// the test's (At; the wall clock when zero).
 func (a *Agent) Inject(r api.Report) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -324,7 +325,10 @@ func (a *Agent) runningLocked() []agent.TaskID {
 
 func (a *Agent) report(r api.Report) {
 	a.seq++
-	r.Seq, r.At = a.seq, time.Now().UTC()
+	r.Seq = a.seq
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
 	a.pending = append(a.pending, r)
 	if a.reported != nil {
 		select {

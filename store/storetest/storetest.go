@@ -34,6 +34,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"TaskLifecycleNumbersAttempts", testTaskLifecycle},
 		{"TaskTransitionRejects", testTaskTransitionRejects},
 		{"ReservedRestart", testReservedRestart},
+		{"AttemptExited", testAttemptExited},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},

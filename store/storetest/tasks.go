@@ -49,10 +49,10 @@ func testTaskLifecycle(t *testing.T, target Target) {
 	}
 	want := []store.Attempt{
 		{JobID: job.ID, Index: 1, Number: 1, Placement: placement("n1", 0, 1), StartedAt: at(1 * time.Minute),
-			RunningAt: at(2 * time.Minute), EndedAt: at(4 * time.Minute), EndState: store.AttemptPreempted,
+			RunningAt: at(2 * time.Minute), EndedAt: at(4 * time.Minute), ExitedAt: at(4 * time.Minute), EndState: store.AttemptPreempted,
 			ExitCode: intp(143), Reason: "preempting→preempted"},
 		{JobID: job.ID, Index: 1, Number: 2, Placement: placement("n2", 3), StartedAt: at(6 * time.Minute),
-			RunningAt: at(7 * time.Minute), EndedAt: at(8 * time.Minute), EndState: store.AttemptCompleted,
+			RunningAt: at(7 * time.Minute), EndedAt: at(8 * time.Minute), ExitedAt: at(8 * time.Minute), EndState: store.AttemptCompleted,
 			ExitCode: intp(0), Reason: "running→completed"},
 	}
 	wantEqual(t, "attempts", attempts, want)
@@ -276,5 +276,65 @@ func testReservedRestart(t *testing.T, target Target) {
 	move(t, s, pre)
 	if task := move(t, s, tr(store.TaskPreempting, store.TaskKilling, 7)); task.Reserved != nil {
 		t.Fatalf("after preempting → killing: reserved %+v, want none", task.Reserved)
+	}
+}
+
+// testAttemptExited: an attempt keeps the exit time its end gives
+// (AttemptEnd.ExitedAt) beside its end, or its end when none is given,
+// whether it ends alone or with others in one Update (which PostgreSQL
+// writes as one statement), across a reopen; an exit after the end is
+// refused.
+func testAttemptExited(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("exits"), 4)
+	tr := func(idx int, from, to store.TaskState, min int) store.TaskTransition {
+		return store.TaskTransition{JobID: job.ID, Index: idx, From: from, To: to, At: at(time.Duration(min) * time.Minute)}
+	}
+	end := func(idx, min int, exited time.Time) store.TaskTransition {
+		x := withEnd(tr(idx, store.TaskRunning, store.TaskCompleted, min), store.AttemptCompleted, intp(0))
+		x.End.ExitedAt = exited
+		return x
+	}
+	for i := range 4 {
+		move(t, s, withPlacement(tr(i, store.TaskQueued, store.TaskStarting, 1), placement("n1", i)))
+		move(t, s, tr(i, store.TaskStarting, store.TaskRunning, 2))
+	}
+	move(t, s, end(0, 60, at(10*time.Minute))) // heard of 50 minutes late
+	move(t, s, end(1, 60, time.Time{}))        // no exit time: its end
+	err := s.Update(ctx, func(tx store.Tx) error {
+		move(t, tx, end(2, 70, at(20*time.Minute)))
+		move(t, tx, end(3, 70, at(70*time.Minute)))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("end two attempts in one update: %v", err)
+	}
+	want := []time.Time{at(10 * time.Minute), at(60 * time.Minute), at(20 * time.Minute), at(70 * time.Minute)}
+	check := func(s store.Store, when string) {
+		atts, err := s.Attempts(ctx, store.AttemptFilter{JobID: job.ID})
+		if err != nil || len(atts) != len(want) {
+			t.Fatalf("%s: attempts %+v (%v), want %d", when, atts, err, len(want))
+		}
+		for i, a := range atts {
+			if !a.ExitedAt.Equal(want[i]) || a.EndedAt.Before(a.ExitedAt) {
+				t.Errorf("%s: attempt of task %d exited at %v, ended at %v; want exited at %v", when, i, a.ExitedAt, a.EndedAt, want[i])
+			}
+		}
+	}
+	check(s, "written")
+	s = reopen(t, target, s)
+	check(s, "reopened")
+	job = mustCreate(t, s, sampleJob("bad exits"), 2)
+	for i := range 2 {
+		move(t, s, withPlacement(tr(i, store.TaskQueued, store.TaskStarting, 5), placement("n1", i)))
+	}
+	x := withEnd(tr(0, store.TaskStarting, store.TaskFailed, 60), store.AttemptFailed, nil)
+	x.End.ExitedAt = at(61 * time.Minute)
+	if _, err := s.TransitionTask(ctx, x); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("exit after the end: error %v, want %v", err, store.ErrInvalid)
+	}
+	if atts, err := s.Attempts(ctx, store.AttemptFilter{JobID: job.ID, OpenOnly: true}); err != nil || len(atts) != 2 {
+		t.Errorf("after the refused exit: open attempts %+v (%v), want both", atts, err)
 	}
 }
