@@ -147,7 +147,7 @@ func (t *Task) followAdopted() {
 	case !ok:
 		problems = append(problems, "the task shim ended without recording the exit status (killed with SIGKILL?)")
 	default:
-		res.ExitCode, res.Signal, res.ExitedAt = st.ExitCode, st.Signal, st.ExitedAt
+		res.ExitCode, res.Signal, res.ExitedAt = st.ExitCode, st.Signal, exitTime(st, ok, t.started, exited)
 		res.LogLines += st.OutputDropped
 		if st.OutputDropped > 0 || st.OutputError != "" {
 			problems = append(problems, fmt.Sprintf("the task shim dropped %d output lines written while no agent ran (%s)",

@@ -42,11 +42,15 @@ const (
 	shimCapEnv     = "AGENT_TEST_SHIM_CAP"
 )
 
-// runAsChild runs the test binary as the agent startAndDieEnv asks for,
-// if it does, and returns its exit code.
+// runAsChild runs the test binary as the agent startAndDieEnv or
+// startAndWaitEnv (exittime_test.go) asks for, if it does, and returns
+// its exit code.
 func runAsChild() (int, bool) {
 	if spec := os.Getenv(startAndDieEnv); spec != "" {
 		return startAndDie(spec), true
+	}
+	if spec := os.Getenv(startAndWaitEnv); spec != "" {
+		return startAndWait(spec), true
 	}
 	return 0, false
 }

@@ -57,6 +57,10 @@
 // outcome is OutcomePreempted; Result.KilledAtDeadline tells whether it
 // had to be killed. Task.Kill SIGKILLs the group at once (OutcomeKilled).
 // Otherwise an attempt is OutcomeCompleted (exit 0) or OutcomeFailed.
+// Result.ExitedAt is the exit time the task's shim recorded in its exit
+// file, within the attempt's start and when the agent saw the leader
+// exit, which may be much later (the agent stopped or starved); without
+// a record (no shim, or one killed with the task) it is the latter.
 //
 // # Adoption
 //

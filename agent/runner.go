@@ -159,7 +159,12 @@ type Result struct {
 	// its grace deadline and was killed (Outcome is still preempted).
 	KilledAtDeadline bool      `json:"killed_at_deadline,omitempty"`
 	StartedAt        time.Time `json:"started_at"`
-	ExitedAt         time.Time `json:"exited_at"` // when the leader exited
+	// ExitedAt is when the task exited: the time its shim recorded (the
+	// agent may have noticed later, stopped or starved), within
+	// [StartedAt, when the agent noticed]; without a shim, or when the
+	// shim recorded none (it was killed with the task), when the agent
+	// saw the leader exit.
+	ExitedAt time.Time `json:"exited_at"`
 	// PreemptedAt is when Preempt asked for a checkpoint; zero if never.
 	PreemptedAt time.Time `json:"preempted_at,omitzero"`
 	LogLines    uint64    `json:"log_lines"` // output lines read, dropped ones included

@@ -95,6 +95,33 @@ func ReadExitFile(path string) (st ExitStatus, ok bool, err error) {
 	return st, true, nil
 }
 
+// exitTime is when a task exited, as its agent learns of the exit at
+// now: the time its shim recorded (st, when ok), else now. The agent's
+// own clock reading is only when it got round to noticing: stopped
+// (kill -STOP) or starved, it notices late, and the usage charged and
+// the exit reported would run to then. A recorded time is taken into
+// [started, now], as the attempt can neither have exited before it
+// started nor after the agent saw it gone (the clock was stepped).
+func exitTime(st ExitStatus, ok bool, started, now time.Time) time.Time {
+	switch {
+	case !ok || st.ExitedAt.IsZero() || st.ExitedAt.After(now):
+		return now
+	case st.ExitedAt.Before(started):
+		return started
+	}
+	return st.ExitedAt
+}
+
+// readExitTime is exitTime from the exit file path; "" (no shim) or no
+// file gives now. An error reading the file gives now with the error.
+func readExitTime(path string, started, now time.Time) (time.Time, error) {
+	if path == "" {
+		return now, nil
+	}
+	st, ok, err := ReadExitFile(path)
+	return exitTime(st, ok, started, now), err
+}
+
 // shimSignals are caught by the shim so that it outlives its task.
 var shimSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 

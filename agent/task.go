@@ -149,7 +149,11 @@ func (t *Task) wait() {
 		// its exit; the group is still signalled below.
 		waitErr = t.cmd.Wait()
 	}
-	exited := time.Now().UTC()
+	// The shim, the leader, wrote its exit file before it exited.
+	exited, err := readExitTime(t.exitFile, t.started, time.Now().UTC())
+	if err != nil {
+		problems = append(problems, err.Error()+"; the exit time is when the agent noticed the exit")
+	}
 	if p := t.endGroup(); p != "" {
 		problems = append(problems, p)
 	}

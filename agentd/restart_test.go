@@ -384,10 +384,16 @@ func TestExitReportSurvivesKill9(t *testing.T) {
 		}
 		return false
 	})
+	// The replayed report keeps the exit time the shim recorded.
+	st, ok, err := agent.ReadExitFile(filepath.Join(dir, JobsDirName, s.JobID, "0", agent.StateDir, agent.ExitFileName(0, 0)))
+	if !ok || err != nil {
+		t.Fatalf("the task's exit file: recorded %v, err %v", ok, err)
+	}
 	fm.locked(func(fm *fakeMaster) {
 		for _, r := range fm.reportsFor(s.ID()) {
-			if r.Event == api.EventExited && (r.Outcome != string(agent.OutcomeCompleted) || r.ExitCode == nil || *r.ExitCode != 0) {
-				t.Errorf("replayed report %+v, want completed with exit code 0", r)
+			if r.Event == api.EventExited && (r.Outcome != string(agent.OutcomeCompleted) || r.ExitCode == nil || *r.ExitCode != 0 ||
+				!r.At.Equal(st.ExitedAt)) {
+				t.Errorf("replayed report %+v, want completed with exit code 0 at %v", r, st.ExitedAt)
 			}
 		}
 	})
@@ -436,8 +442,10 @@ func TestExitWhileAgentDown(t *testing.T) {
 			}
 			_ = child.Wait()
 			exitFile := filepath.Join(s.WorkDir, agent.StateDir, agent.ExitFileName(0, 0))
+			var st agent.ExitStatus
 			ctxWait(t, "the task to end with no agent", func() bool {
-				_, ok, _ := agent.ReadExitFile(exitFile)
+				var ok bool
+				st, ok, _ = agent.ReadExitFile(exitFile)
 				return ok
 			})
 
@@ -457,8 +465,8 @@ func TestExitWhileAgentDown(t *testing.T) {
 						continue
 					}
 					n++
-					if r.Outcome != string(tt.outcome) || r.ExitCode == nil || *r.ExitCode != tt.code {
-						t.Errorf("report %+v, want %s with exit code %d", r, tt.outcome, tt.code)
+					if r.Outcome != string(tt.outcome) || r.ExitCode == nil || *r.ExitCode != tt.code || !r.At.Equal(st.ExitedAt) {
+						t.Errorf("report %+v, want %s with exit code %d at the shim's %v", r, tt.outcome, tt.code, st.ExitedAt)
 					}
 				}
 				if n != 1 {

@@ -79,9 +79,11 @@ type Report struct {
 	// Outcome, for exited: completed, failed, preempted or killed.
 	Outcome string `json:"outcome,omitempty"`
 	// ExitCode, for exited, when the process exited (not when signalled).
-	ExitCode *int      `json:"exit_code,omitempty"`
-	Error    string    `json:"error,omitempty"` // why it could not start, or how it ended
-	At       time.Time `json:"at"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Error    string `json:"error,omitempty"` // why it could not start, or how it ended
+	// At, for exited, is when the task exited, as its shim recorded it
+	// (agent.Result.ExitedAt), not when the agent noticed or sent it.
+	At time.Time `json:"at"`
 	// Step and Metrics, for metrics: one line of the trial's metrics file.
 	// Metrics travel as reports so that they share the reports' order,
 	// acknowledgement and retries, and arrive before the attempt's exit.
