@@ -234,6 +234,23 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	return dst
 }
 
+// closeAttempt ends task ti's attempt at now as verdict v says (Job.end)
+// and returns the slots freed. An attempt whose exit its agent reported
+// late (Task.ExitBefore) held its slots until now, and was charged for
+// them, but its account is charged until the exit only, as the live
+// master's: what its last ExitBefore seconds on its placement were
+// charged (since From, when it last took it) is taken back. Its slots
+// are freed now all the same, as the master frees the GPUs when it hears
+// of the exit.
+func (c *Cluster) closeAttempt(now int64, ti int32, v Verdict) int {
+	t := c.Tasks.At(ti)
+	j := &c.Jobs[t.Job]
+	if t.ExitBefore > 0 {
+		c.Ledgers.Uncharge(c.Snap.Accounts, j.Account, sched.Slots(t.Nodes), max(now-t.ExitBefore, t.From), now)
+	}
+	return c.freed(j, j.end(&c.Tasks, ti, v))
+}
+
 // freed stops charging job j's account for slots it let go of.
 func (c *Cluster) freed(j *Job, slots int) int {
 	c.inUse -= slots

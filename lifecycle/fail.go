@@ -33,7 +33,7 @@ func (c *Cluster) Fail(now int64, ti int32) Outcome {
 	}
 	v := j.ending(t, EndFailed).Decide()
 	o.Attempt = v.Attempt
-	o.Slots += c.freed(j, j.end(&c.Tasks, ti, v))
+	o.Slots += c.closeAttempt(now, ti, v)
 	c.endIfOver(now, ji, &o)
 	return o
 }

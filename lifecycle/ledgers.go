@@ -11,7 +11,9 @@ const BudgetWindow = 3600
 
 // Ledgers is what a Cluster keeps for the snapshot's accounts and
 // projects: each account's decayed usage, charged for every slot its jobs
-// hold (checkpointing and draining slots included), and each budgeted
+// hold (checkpointing and draining slots included; an attempt whose exit
+// its agent reported late, only until the exit, once it ends:
+// Task.ExitBefore, Uncharge), and each budgeted
 // project's recent preemptions and moves. The Cluster's transitions keep
 // both current; a driver that learns of usage or preemptions otherwise
 // (a restart reading them back) calls Hold and NoteBudget itself.
@@ -49,6 +51,34 @@ func (l *Ledgers) ChargeAccounts(decay sched.Decay, capacity int, accounts []sch
 func (l *Ledgers) Hold(a int32, slots int) {
 	if l.usage != nil && a >= 0 {
 		l.usage.Hold(a, slots)
+	}
+}
+
+// Uncharge takes back what account a (< 0: none) was charged for slots
+// it held over [from, to), as a usage record over that span decayed to
+// to counts it (Worth, at the current capacity, as the master divides
+// its records by the capacity of each snapshot), and sets the account's
+// Usage in acc again: an attempt whose exit the master heard of late is
+// charged until the exit, though it held its slots, and was charged for
+// them, until the master heard of it (Task.ExitBefore). The usage is
+// brought up to to first; rounding never leaves it below zero.
+func (l *Ledgers) Uncharge(acc []sched.Account, a int32, slots int, from, to int64) {
+	if l.usage == nil || a < 0 || slots <= 0 || to <= from {
+		return
+	}
+	if to > l.usageAt {
+		l.usageAt = to
+		l.usage.Advance(l.epoch + to)
+		for i := range acc {
+			acc[i].Usage = l.usage.Get(int32(i))
+		}
+	}
+	u := l.usage
+	i := u.slot(a)
+	back := Worth(u.decay, u.capacity, l.epoch+from, l.epoch+to, float64(slots)*float64(to-from), u.at)
+	u.u[i] = max(u.u[i]-back, 0)
+	if int(a) < len(acc) {
+		acc[a].Usage = u.u[i]
 	}
 }
 

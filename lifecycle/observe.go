@@ -266,7 +266,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		// not Job.Preempt).
 		c.Tasks.Preempt(e.Task, now, j.Shape)
 	}
-	o.Slots += c.freed(j, j.end(&c.Tasks, e.Task, v))
+	o.Slots += c.closeAttempt(now, e.Task, v)
 	if v.Waits() {
 		c.waiting(ji)
 	}
@@ -341,7 +341,7 @@ func (c *Cluster) requeueReplaced(now int64, ti int32, v Verdict, o Outcome) Out
 	if drain.Task >= 0 {
 		drain.Slots = c.freed(j, j.Drained(&c.Tasks, drain.Task, TaskPreempted))
 	}
-	o.Slots, o.Unplaced = c.freed(j, j.end(&c.Tasks, ti, v)), true
+	o.Slots, o.Unplaced = c.closeAttempt(now, ti, v), true
 	c.waiting(o.Job)
 	c.endIfOver(now, o.Job, &o)
 	if !o.Over {

@@ -64,6 +64,17 @@ type Task struct {
 	// ran false), and does not hold it through the loss
 	// (HoldsThroughLoss). A launch clears it.
 	Unanswered bool
+	// ExitBefore is how long before its end the attempt's processes
+	// exited, by its agent's report that came late (the simulator's
+	// late_exits script, JobSpec.LateExits); 0 for an exit heard at
+	// once. The driver sets it when it launches the start. The attempt
+	// still holds its slots until it ends, as the live master frees the
+	// GPUs when it hears of the exit, but its account is charged for them
+	// until the exit only: the Cluster takes back the charge of its last
+	// ExitBefore seconds when it ends (Cluster.closeAttempt), as the master
+	// counts an open attempt up to now and, once it hears of the exit,
+	// up to the exit. A launch clears it.
+	ExitBefore int64
 }
 
 // Shape is what of a task's job decides how its work progresses.
@@ -229,7 +240,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
 	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
-	t.Replacing, t.Drain, t.Unanswered = false, -1, false
+	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore = false, -1, false, 0
 	ts.running = append(ts.running, ti)
 	return ti
 }

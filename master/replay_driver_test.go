@@ -98,6 +98,12 @@ type liveAttempt struct {
 	limit     float64 // when its time limit ends it; +Inf for none
 	exited    bool
 	lost      float64 // when its agent forgets it (rjob.lost); +Inf for never
+	// exitAt is when its processes exit before due, their exit reported
+	// only at due (rjob.early); +Inf for at due. quiet says they have,
+	// on agents on.
+	exitAt float64
+	quiet  bool
+	on     []*mastertest.Agent
 }
 
 func newReplayDriver(h *harness, c replayCase) *replayDriver {
@@ -169,6 +175,8 @@ func (d *replayDriver) run(t *testing.T) {
 			case a.exited:
 			case a.asked:
 				next = min(next, a.land)
+			case !a.quiet:
+				next = min(next, a.due, a.limit, a.lost, a.exitAt)
 			default:
 				next = min(next, a.due, a.limit, a.lost)
 			}
@@ -255,6 +263,7 @@ func (d *replayDriver) instant(t *testing.T) {
 	limits := false
 	var lost []agent.TaskID
 	for id, a := range d.att {
+		d.exitEarly(id, a, now)
 		switch {
 		case a.exited:
 		case !a.asked && a.lost <= now+1e-9 && a.lost < a.due && a.lost < a.limit:
@@ -270,6 +279,9 @@ func (d *replayDriver) instant(t *testing.T) {
 			outcome, code := agent.OutcomeCompleted, 0
 			if a.fails {
 				outcome, code = agent.OutcomeFailed, 1
+			}
+			if a.quiet {
+				d.reportLate(id, a, outcome, code)
 			}
 			for _, ag := range d.agents {
 				ag.Exit(id, outcome, code)
@@ -419,7 +431,7 @@ func (d *replayDriver) track(t *testing.T) {
 	running := d.running()
 	d.markPreempted() // which of the attempts that ended were asked to checkpoint
 	for id, a := range d.att {
-		if _, ok := running[id]; ok || a.exited {
+		if _, ok := running[id]; ok || a.exited || a.quiet {
 			continue
 		}
 		// Preempted or killed: the work up to the request counts (up to
@@ -446,7 +458,7 @@ func (d *replayDriver) track(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := d.c.jobs[d.byID[jid]]
-		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1), lost: math.Inf(1), checkpoint: d.c.checkpoint}
+		a := &liveAttempt{start: now, rate: 1, limit: math.Inf(1), lost: math.Inf(1), exitAt: math.Inf(1), checkpoint: d.c.checkpoint}
 		if j.checkpoint > 0 {
 			a.checkpoint = j.checkpoint
 		}
@@ -469,6 +481,9 @@ func (d *replayDriver) track(t *testing.T) {
 			if at := d.dueAt(now, failWork-d.done[taskKey{jid, id.TaskIndex}], a.rate, j.minSlots > 0); at <= a.due {
 				a.due, a.fails = at, true
 			}
+		}
+		if j.early > 0 {
+			a.exitAt = a.due - j.early
 		}
 		if lim := d.timeLimit(jid); lim > 0 {
 			// From the start of the attempt a move or resize continues.
@@ -553,4 +568,29 @@ func (d *replayDriver) dueAt(now, left, rate float64, elastic bool) float64 {
 		return now + math.Ceil(left/rate-1e-9)
 	}
 	return now + left/rate
+}
+
+// exitEarly makes attempt id's processes exit at now, when its job's
+// exit comes early (rjob.early) and it still runs: its agents stop
+// listing it, and say nothing of it until reportLate.
+func (d *replayDriver) exitEarly(id agent.TaskID, a *liveAttempt, now float64) {
+	if a.exited || a.asked || a.quiet || a.exitAt > now+1e-9 {
+		return
+	}
+	for _, ag := range d.agents {
+		if ag.Forget(id) {
+			a.on = append(a.on, ag)
+		}
+	}
+	a.quiet = true
+}
+
+// reportLate has the agents of attempt id, whose processes exited early
+// (exitEarly), report the exit now, with the time it exited.
+func (d *replayDriver) reportLate(id agent.TaskID, a *liveAttempt, outcome agent.Outcome, code int) {
+	at := d.t0.Add(time.Duration(math.Round(a.exitAt * 1e9)))
+	for _, ag := range a.on {
+		c := code
+		ag.Inject(api.Report{Task: id, Event: api.EventExited, Outcome: string(outcome), ExitCode: &c, At: at})
+	}
 }

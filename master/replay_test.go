@@ -84,6 +84,13 @@ type rjob struct {
 	// without it (replayDriver.loseAttempts).
 	lost                  float64
 	lostTask, lostAttempt int
+	// early, when positive, makes the processes of each attempt that
+	// runs to its end exit that long before it (its agent stops listing
+	// it then), and its agent, as if cut off from the master, report the
+	// exit only at the end, with the time it exited (api.Report.At): the
+	// master charges its usage until the exit and frees its GPUs at the
+	// end (replay_exit_test.go).
+	early float64
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

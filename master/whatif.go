@@ -289,6 +289,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.StartLost = w.startLost
 	sj.Lost = w.attemptLost
 	sj.AgentPreempted = w.agentPreempted
+	sj.LateExits = hist.lateExits(atts)
 	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }

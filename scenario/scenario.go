@@ -328,6 +328,11 @@ type Job struct {
 	// writes them for the attempts whose checkpoints took another time
 	// live.
 	Checkpoints []Checkpoint
+	// LateExits script the attempts whose exit the live master heard of
+	// late (LateExit), in the file's order; nil for none: each is charged
+	// to its account until its exit, while its slots stay held until it
+	// ends.
+	LateExits []LateExit
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

@@ -77,6 +77,9 @@ func (s *sim) started(e *lifecycle.Effect) {
 	s.rec.hold(ji, e.Slots)
 	s.touch(ji)
 	t.Attempt = s.rec.startAttempt(j, t)
+	// An exit heard of late is charged until the exit (a Cluster rule):
+	// set with the start, as the attempt's number is known then.
+	t.ExitBefore = j.spec.LateExits[[2]int{int(t.ID), int(t.Retries) + 1}]
 	if s.startFails(e.Task) || s.startLost(e.Task) {
 		return // it ends at this instant or is given up, promising nothing
 	}

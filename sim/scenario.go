@@ -240,6 +240,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 	spec.Stops = byTask(j.Stops, func(st scenario.TaskStop) (int, int64) { return st.Task, st.After })
 	spec.AgentPreempted = attemptTimes(j.AgentPreempted)
 	spec.Checkpoints, spec.NthCheckpoints = checkpointTimes(j.Checkpoints)
+	spec.LateExits = lateExits(j.LateExits)
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {
@@ -280,6 +281,19 @@ func attemptTimes(ls []scenario.StartLost) map[[2]int]int64 {
 	out := make(map[[2]int]int64, len(ls))
 	for _, l := range ls {
 		out[[2]int{l.Task, l.Attempt}] = l.After
+	}
+	return out
+}
+
+// lateExits maps the attempts of a job's late_exits (task and attempt)
+// to how long before their end they exited; nil for none.
+func lateExits(les []scenario.LateExit) map[[2]int]int64 {
+	if len(les) == 0 {
+		return nil
+	}
+	out := make(map[[2]int]int64, len(les))
+	for _, le := range les {
+		out[[2]int{le.Task, le.Attempt}] = le.Before
 	}
 	return out
 }

@@ -201,6 +201,14 @@ type JobSpec struct {
 	// them: a move or resize continues the attempt) to how long that
 	// checkpoint takes, over Checkpoints (scenario.Checkpoint's Nth).
 	NthCheckpoints map[[3]int]int64
+	// LateExits maps a task's number and attempt (numbered as in
+	// StartFails) to how long before that attempt ended its processes
+	// exited, for an exit the live master heard of late
+	// (scenario.Job.LateExits): its slots stay held until it ends, but
+	// its account is charged for them until the exit only
+	// (lifecycle.Task.ExitBefore), as the master's usage ends at the
+	// exit its agent reported.
+	LateExits map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

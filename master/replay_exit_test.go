@@ -1,0 +1,59 @@
+package master
+
+import (
+	"testing"
+
+	"github.com/allot-sched/allot/scenario"
+)
+
+// lateExitConfig is a multifactor pool that weighs fair share alone
+// (and age, equal here) between two projects of equal shares.
+const lateExitConfig = `
+pools:
+  - name: default
+    policy: multifactor
+    multifactor: {fair_share: 100, age: 10, max_age: 1h, fair_share_mode: classic}
+projects:
+  - {name: a}
+  - {name: b}
+default_project: a
+decay: {period: 5m, per_period: 0.5}
+`
+
+// lateExitJobs: a1's task exits at 100, but its agent, cut off, reports
+// the exit only at 600 (rjob.early), when the master frees its 4 slots
+// and charges a for 4 slots over [0, 100) only; b1 holds 3 slots from 0
+// to 800. At 600 a2 and b2, submitted together, both want the 4 slots:
+// live, a has used less than b (400 slot-seconds against 1800, decayed)
+// and a2 starts; a replay that charged a1 until 600 (2400 slot-seconds)
+// would rank b first and start b2.
+var lateExitJobs = []rjob{
+	{name: "a1", slots: 4, submit: 0, run: 600, project: "a", early: 500},
+	{name: "b1", slots: 3, submit: 0, run: 800, project: "b"},
+	{name: "a2", slots: 4, submit: 10, run: 100, project: "a"},
+	{name: "b2", slots: 4, submit: 10, run: 100, project: "b"},
+}
+
+func lateExitCases() []replayCase {
+	return []replayCase{
+		{name: "multifactor-late-exit", config: lateExitConfig, nodes: replayNodes, jobs: lateExitJobs},
+		// The same with a task that fails, its exit heard late too: the
+		// charge ends at the exit whatever ends the attempt.
+		{name: "multifactor-late-exit-fail", config: lateExitConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 4, submit: 0, run: 900, fail: 600, project: "a", early: 500},
+			lateExitJobs[1], lateExitJobs[2], lateExitJobs[3],
+		}},
+	}
+}
+
+// TestReplayLateExit: an exit the master heard of late replays byte for
+// byte, batched and live, and the replay differs without the export's
+// late_exits, which it writes for it.
+func TestReplayLateExit(t *testing.T) {
+	checkBatchedAndLive(t, lateExitCases())
+	checkUnexported(t, lateExitCases(), "late_exits", 1, func(j *scenario.Job) int {
+		n := len(j.LateExits)
+		j.LateExits = nil
+		return n
+	})
+}

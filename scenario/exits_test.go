@@ -1,0 +1,56 @@
+package scenario
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseErrorsLateExits(t *testing.T) {
+	runErrorCases(t, []errorCase{
+		{"a mapping", failJob + "    late_exits: {task: 0, before: 1m}\n", 12, `late_exits: expected a list of late exits, got a mapping`},
+		{"task out of range", failJob + "    late_exits: [{task: 2, before: 1m}]\n", 12, `late_exits[0]: task: task 2 does not exist: the job has 2 task(s)`},
+		{"missing task", failJob + "    late_exits: [{before: 1m}]\n", 12, `late_exits[0]: missing required field "task"`},
+		{"missing before", failJob + "    late_exits: [{task: 0}]\n", 12, `late_exits[0]: missing required field "before"`},
+		{"zero before", failJob + "    late_exits: [{task: 0, before: 0}]\n", 12, `late_exits[0]: before: expected a duration > 0`},
+		{"negative before", failJob + "    late_exits: [{task: 0, before: -5}]\n", 12, `late_exits[0]: before: expected a duration`},
+		{"zero attempt", failJob + "    late_exits: [{task: 0, attempt: 0, before: 1m}]\n", 12, `late_exits[0]: attempt: expected an integer >= 1`},
+		{"an attempt twice", failJob + "    late_exits:\n      - {task: 1, before: 1m}\n      - {task: 1, attempt: 1, before: 2m}\n", 14,
+			`late_exits[1]: attempt: attempt 1 of task 1 exits late already (line 13); an attempt exits once`},
+		{"a start never answered", failJob + "    start_lost: [{task: 0, attempt: 2, after: 1m}]\n    late_exits: [{task: 0, attempt: 2, before: 1m}]\n", 13,
+			`late_exits[0]: attempt: attempt 2 of task 0 never ran (in start_lost, line 12), so it has no exit to report late`},
+		{"a failed start", failJob + "    start_fails: [{task: 1}]\n    late_exits: [{task: 1, before: 1m}]\n", 13,
+			`late_exits[0]: attempt: attempt 1 of task 1 never ran (in start_fails, line 12)`},
+		{"unknown field", failJob + "    late_exits: [{task: 0, before: 1m, after: 1m}]\n", 12, `late_exits[0]: unknown field "after"`},
+	})
+}
+
+// TestLateExitsRoundTrip: late_exits parse, the attempt 1 when left
+// out, one attempt of a task apart from another, and Marshal writes them
+// back.
+func TestLateExitsRoundTrip(t *testing.T) {
+	src := failJob + "    late_exits: [{task: 1, attempt: 3, before: 90s}, {task: 0, before: 1h}, {task: 1, before: 1}]\n"
+	s, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LateExit{{Task: 1, Attempt: 3, Before: 90, Line: 12}, {Task: 0, Attempt: 1, Before: 3600, Line: 12}, {Task: 1, Attempt: 1, Before: 1, Line: 12}}
+	if !slices.Equal(s.Jobs[0].LateExits, want) {
+		t.Fatalf("late_exits = %+v, want %+v", s.Jobs[0].LateExits, want)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("back.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := back.Jobs[0].LateExits
+	for i := range got {
+		got[i].Line = 0
+		want[i].Line = 0
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("after a round trip late_exits = %+v, want %+v\n%s", got, want, out)
+	}
+}
