@@ -149,9 +149,10 @@ type DryRun struct {
 	// landed), one entry per job; absent when it preempts nothing.
 	Preempts []DryRunVictim `json:"preempts,omitempty"`
 	// WouldStart is what would let it start now, for a job that would
-	// wait: the counterfactual that GET /jobs/{id}/explain gives a
-	// waiting job (Explanation.WouldStart), found on the state the
-	// submission's passes would leave; absent when it would start now.
+	// wait without preempting anything: the counterfactual that GET
+	// /jobs/{id}/explain gives a waiting job (Explanation.WouldStart),
+	// found on the state the submission's passes would leave; absent when
+	// it would start now or would preempt (Preempts says for what).
 	WouldStart *Counterfactual `json:"would_start,omitempty"`
 	// AsOf is the master's time that it is judged at, as if submitted then.
 	AsOf    time.Time `json:"as_of"`
@@ -538,10 +539,23 @@ type JobRef struct {
 	Name    string `json:"name"`
 	User    string `json:"user,omitempty"`
 	Project string `json:"project,omitempty"`
-	Slots   int    `json:"slots"` // held (running jobs) or needed per task
-	// EndsAt is when a running job's time limit runs out, when it has one.
+	// Slots: per task for a job ahead; in MustEnd, all a running job
+	// holds on the counterfactual's nodes.
+	Slots int `json:"slots"`
+	// EndsAt is when a running job's time limit runs out, when it has one
+	// (in MustEnd, the last of its tasks there that must end).
 	EndsAt *time.Time `json:"ends_at,omitempty"`
+	// Preempt, in MustEnd: "" the job must end (the pool's policy would
+	// not preempt it for this one), PreemptPossible it could be preempted
+	// instead, PreemptUnderWay the master already asked it to stop.
+	Preempt string `json:"preempt,omitempty"`
 }
+
+// The values of JobRef.Preempt.
+const (
+	PreemptPossible = "possible"
+	PreemptUnderWay = "under_way"
+)
 
 // Factors is a job's multifactor priority, factor by factor (0..1 each
 // before its weight), as Slurm's sprio shows it.
@@ -580,6 +594,11 @@ type Counterfactual struct {
 	// Limit names the job's own limit that holds it (max_concurrent):
 	// no other job has to end, one of its own tasks does.
 	Limit string `json:"limit,omitempty"`
+	// NotBefore, when each job in MustEnd that must end has a time limit,
+	// is the last of their ends: the soonest it could start on Nodes (the
+	// others preempted then), for when the forecast, which does not play
+	// out preemptions, gives none; jobs ranked before it aside.
+	NotBefore *time.Time `json:"not_before,omitempty"`
 	// Message says it in words.
 	Message string `json:"message"`
 }

@@ -68,11 +68,7 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 		if p.BlockedBy != 0 {
 			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
 		}
-		start := "unknown (a task without a time limit stands in the way)"
-		if p.EstimatedStart != nil {
-			start = estimateText(p, ref)
-		}
-		fmt.Fprintf(w, "Start:    %s\n", start)
+		fmt.Fprintf(w, "Start:    %s\n", waitStartText(p, d.WouldStart, ref))
 	}
 	if len(d.Preempts) > 0 {
 		fmt.Fprintln(w, "\nWould preempt:")
@@ -85,7 +81,9 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 			return err
 		}
 	}
-	if cf := d.WouldStart; cf != nil && !d.StartsNow {
+	// A job that would preempt waits only for its victims' checkpoints
+	// (an older master sent what would let it start all the same).
+	if cf := d.WouldStart; cf != nil && !d.StartsNow && len(d.Preempts) == 0 {
 		if err := printWouldStart(w, cf, ref); err != nil {
 			return err
 		}
@@ -119,8 +117,8 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		if p.BlockedBy != 0 {
 			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
 		}
-		if p.EstimatedStart != nil {
-			fmt.Fprintf(w, "Start:    %s\n", estimateText(p, ref))
+		if p.EstimatedStart != nil || (x.WouldStart != nil && x.WouldStart.NotBefore != nil) {
+			fmt.Fprintf(w, "Start:    %s\n", waitStartText(p, x.WouldStart, ref))
 		}
 	}
 	if f := x.Factors; f != nil {
@@ -163,22 +161,7 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	case len(cf.MustEnd) == 0:
 		fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
 	default:
-		// The master words the message by the pool: where nothing
-		// preempts, the jobs can only end.
-		ends := "end or are preempted"
-		if !strings.Contains(cf.Message, "preempted") {
-			ends = "end"
-		}
-		fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
-		t := newTable(w, "  JOB", "NAME", "USER", "PROJECT", "SLOTS", "TIME LIMIT ENDS")
-		for _, r := range cf.MustEnd {
-			ends := "no time limit"
-			if r.EndsAt != nil {
-				ends = whenFrom(*r.EndsAt, ref)
-			}
-			t.row("  "+strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends)
-		}
-		if err := t.flush(); err != nil {
+		if err := printMustEnd(w, cf, ref); err != nil {
 			return err
 		}
 	}
@@ -186,6 +169,81 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		fmt.Fprintf(w, "  %s\n", cf.Quota)
 	}
 	return nil
+}
+
+// printMustEnd prints the running jobs that would have to end, or could
+// be preempted, for the job to start on cf.Nodes, with what each holds
+// there and when its time limit ends. Where they differ (one must end,
+// another could be preempted) a column says which.
+func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
+	kinds := map[string]bool{}
+	for _, r := range cf.MustEnd {
+		kinds[r.Preempt] = true
+	}
+	ends := "end or are preempted"
+	switch {
+	case len(kinds) > 1:
+	case kinds[api.PreemptUnderWay]:
+		ends = "are preempted"
+	case kinds[""] && !strings.Contains(cf.Message, "preempted"):
+		// Every job must end. (A master older than JobRef.Preempt
+		// worded the message by the pool alone: "ends or is preempted"
+		// where it may preempt.)
+		ends = "end"
+	}
+	fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
+	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", "LIMIT ENDS"}
+	if len(kinds) > 1 {
+		cols = append(cols, "WAIT FOR")
+	}
+	t := newTable(w, cols...)
+	for _, r := range cf.MustEnd {
+		ends := "no time limit"
+		if r.EndsAt != nil {
+			ends = whenFrom(*r.EndsAt, ref)
+		}
+		row := []string{"  " + strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends}
+		if len(kinds) > 1 {
+			row = append(row, mustEndWaitFor(r.Preempt))
+		}
+		t.row(row...)
+	}
+	return t.flush()
+}
+
+// mustEndWaitFor says what the job waits for of a job in MustEnd.
+func mustEndWaitFor(preempt string) string {
+	switch preempt {
+	case api.PreemptPossible:
+		return "its end or preemption"
+	case api.PreemptUnderWay:
+		return "its preemption"
+	}
+	return "its end"
+}
+
+// waitStartText is the Start line of a waiting job: its estimate; else the
+// soonest it could start where it would (cf.NotBefore), when the jobs
+// that must end there reach their time limits; else why there is none,
+// by the cause the counterfactual names.
+func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string {
+	switch {
+	case p != nil && p.EstimatedStart != nil:
+		return estimateText(p, ref)
+	case cf == nil:
+	case cf.Never != "":
+		return "never on today's nodes"
+	case cf.NotBefore != nil:
+		return "not before " + whenFrom(*cf.NotBefore, ref) +
+			", when the jobs that must end reach their time limits (the forecast, which does not play out preemptions, gives none)"
+	default:
+		for _, r := range cf.MustEnd {
+			if r.Preempt == "" && r.EndsAt == nil {
+				return fmt.Sprintf("unknown (job %d, which must end for it, has no time limit)", r.ID)
+			}
+		}
+	}
+	return "unknown (a task without a time limit stands in the way)"
 }
 
 // estimateText is the Start line: a reservation's start, or a forecast

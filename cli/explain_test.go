@@ -38,7 +38,7 @@ Reason:   no_capacity: needs 4 slots per task, 0 are free in the pool
 
 What would let it start now:
   on dgx-1, once these end or are preempted:
-  JOB  NAME    USER  PROJECT  SLOTS  TIME LIMIT ENDS
+  JOB  NAME    USER  PROJECT  SLOTS  LIMIT ENDS
   1    resnet  ann   vision   4      ` + t0.Add(40*time.Minute).UTC().Format("2006-01-02 15:04") + ` (in 40m)
 
 Preempted:
@@ -214,6 +214,87 @@ func TestExplainWouldStartWords(t *testing.T) {
 			}
 			if !strings.Contains(b.String(), "What would let it start now:\n"+tt.want) {
 				t.Errorf("output lacks %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}
+
+// TestExplainMustEndKinds: jobs that must end are told apart from ones
+// that could be preempted instead, by a column where they differ; the
+// Start line of a job the forecast gives no estimate says the soonest it
+// could start there, or the job that must end and has no time limit.
+func TestExplainMustEndKinds(t *testing.T) {
+	fixClock(t)
+	hour := t0.Add(time.Hour)
+	at := hour.UTC().Format("2006-01-02 15:04")
+	notebook := api.JobRef{ID: 6, Name: "notebook", User: "cy", Project: "vision", Slots: 2, EndsAt: &hour}
+	grid := api.JobRef{ID: 2, Name: "train-grid", User: "bo", Project: "vision", Slots: 4, Preempt: api.PreemptPossible}
+	tests := []struct {
+		name      string
+		refs      []api.JobRef
+		notBefore *time.Time
+		want      []string
+	}{
+		{"one must end, one could be preempted", []api.JobRef{notebook, grid}, &hour, []string{
+			"  on dev-1, once these end or are preempted:\n",
+			"WAIT FOR\n",
+			"  6    notebook    cy    vision   2      " + at + " (in 1h)  its end\n",
+			"  2    train-grid  bo    vision   4      no time limit             its end or preemption\n",
+			"Start:    not before " + at + " (in 1h), when the jobs that must end reach their time limits",
+		}},
+		{"all could be preempted: no column", []api.JobRef{grid}, nil, []string{
+			"  on dev-1, once these end or are preempted:\n",
+			"SLOTS  LIMIT ENDS\n",
+		}},
+		{"one being preempted, one must end", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay},
+			{ID: 5, Name: "b", Slots: 1}}, nil, []string{"its preemption\n", "its end\n",
+			"Start:    unknown (job 5, which must end for it, has no time limit)\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := api.DryRun{Accepted: true, Name: "big", Pool: "research", Tasks: 1, Slots: 4, AsOf: t0,
+				Pending:    &api.Pending{Reason: "no_capacity", Message: "needs 4 slots per task, 0 are free in the pool"},
+				WouldStart: &api.Counterfactual{Nodes: []string{"dev-1"}, MustEnd: tt.refs, NotBefore: tt.notBefore, Message: "m"}}
+			var b bytes.Buffer
+			if err := printDryRun(&b, d); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, b.String())
+				}
+			}
+			if len(tt.refs) == 1 && strings.Contains(b.String(), "WAIT FOR") {
+				t.Errorf("a WAIT FOR column for one kind of job:\n%s", b.String())
+			}
+		})
+	}
+}
+
+// TestDryRunPreemptsNoWouldStart: a dry run that would preempt its way
+// in does not also print what would let it start, which would contradict
+// it, even from a master that sends it.
+func TestDryRunPreemptsNoWouldStart(t *testing.T) {
+	fixClock(t)
+	for _, tt := range []struct {
+		name     string
+		preempts []api.DryRunVictim
+		want     bool
+	}{
+		{"would wait", nil, true},
+		{"would preempt", []api.DryRunVictim{{Job: 2, Name: "train-grid", Tasks: 2, Slots: 2, Why: "priority 10 runs before this job's 80"}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := api.DryRun{Accepted: true, Name: "big", Pool: "research", Tasks: 1, Slots: 4, AsOf: t0, Preempts: tt.preempts,
+				Pending: &api.Pending{Reason: "checkpointing", Message: "waiting for the preempted tasks to checkpoint"},
+				WouldStart: &api.Counterfactual{Nodes: []string{"dev-1"}, Message: "It could start on dev-1 once job 2 is preempted.",
+					MustEnd: []api.JobRef{{ID: 2, Name: "train-grid", Slots: 2, Preempt: api.PreemptUnderWay}}}}
+			var b bytes.Buffer
+			if err := printDryRun(&b, d); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "What would let it start now"); got != tt.want {
+				t.Errorf("what would let it start printed %v, want %v:\n%s", got, tt.want, b.String())
 			}
 		})
 	}

@@ -177,7 +177,7 @@ Start:    2024-05-01 11:00 (in 1h), a forecast
 
 What would let it start now:
   on gpu-1, once these end:
-  JOB  NAME   USER  PROJECT  SLOTS  TIME LIMIT ENDS
+  JOB  NAME   USER  PROJECT  SLOTS  LIMIT ENDS
   7    sweep  bo    vision   6      2024-05-01 11:00 (in 1h)
 Nothing was submitted.
 `},
@@ -190,7 +190,7 @@ pool's nodes hold 8 together.
 
 Queue:    2 of 2
 Reason:   no_nodes: no node in the pool can hold a task of 16 slots
-Start:    unknown (a task without a time limit stands in the way)
+Start:    never on today's nodes
 
 What would let it start now:
   nothing on today's nodes: job huge can never run: needs 16 slots per task; the pool's nodes hold 8 together

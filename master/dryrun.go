@@ -110,7 +110,9 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 		out.Pending = w.pending.viewAt(now)
 		ja.estimate(out.Pending, w)
 	}
-	if !out.StartsNow && w.ji >= 0 {
+	// What would let it start now is for a job that would wait: one that
+	// preempts its way in waits only for its victims' checkpoints.
+	if !out.StartsNow && w.ji >= 0 && len(w.victims) == 0 {
 		out.WouldStart = w.wouldStart(ja.m.pub.reads(), &sub.rec)
 	}
 	out.Preempts = ja.named(w.victims)

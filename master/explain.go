@@ -195,9 +195,31 @@ func summary(x api.Explanation) string {
 		}
 	}
 	if len(x.Preemptions) > 0 {
-		fmt.Fprintf(&b, " It was preempted %s.", plural.Times(len(x.Preemptions)))
+		b.WriteString(" " + preemptedSentence(x))
 	}
 	return b.String()
+}
+
+// preemptedSentence counts a job's preempted attempts by task, so that
+// four tasks preempted once each do not read as one job preempted four
+// times: "Its task 0 was preempted twice.", "3 of its tasks were
+// preempted, once each.", "2 of its tasks were preempted, 5 times in
+// all." A master's lines alone (no Preempted) count as attempts.
+func preemptedSentence(x api.Explanation) string {
+	n := len(x.Preemptions)
+	tasks := map[int]bool{}
+	for _, p := range x.Preempted {
+		tasks[p.Task] = true
+	}
+	switch {
+	case len(tasks) == 1:
+		return fmt.Sprintf("Its task %d was preempted %s.", x.Preempted[0].Task, plural.Times(n))
+	case len(tasks) == n:
+		return fmt.Sprintf("%d of its tasks were preempted, once each.", n)
+	case len(tasks) > 1:
+		return fmt.Sprintf("%d of its tasks were preempted, %s in all.", len(tasks), plural.Times(n))
+	}
+	return fmt.Sprintf("Its tasks were preempted %s in all.", plural.Times(n))
 }
 
 func ordinal(n int) string {

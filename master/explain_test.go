@@ -170,32 +170,36 @@ func explainPreemptions(t *testing.T, h *harness) {
 }
 
 // TestMustEndPhrase: the jobs that must end are named in the number they
-// take, and preemption only where the pool may preempt them.
+// take, preemption only for those the pool's policy could preempt, and
+// jobs that must end apart from those that could be preempted.
 func TestMustEndPhrase(t *testing.T) {
-	refs := func(ids ...int64) []api.JobRef {
+	refs := func(preempt string, ids ...int64) []api.JobRef {
 		var out []api.JobRef
 		for _, id := range ids {
-			out = append(out, api.JobRef{ID: id})
+			out = append(out, api.JobRef{ID: id, Preempt: preempt})
 		}
 		return out
 	}
+	possible, underWay := api.PreemptPossible, api.PreemptUnderWay
 	for _, tt := range []struct {
-		name     string
-		refs     []api.JobRef
-		preempts bool
-		stopping map[int64]bool
-		want     string
+		name string
+		refs []api.JobRef
+		want string
 	}{
-		{"one, preempting pool", refs(3), true, nil, "job 3 ends or is preempted"},
-		{"two, preempting pool", refs(3, 5), true, nil, "jobs 3 and 5 end or are preempted"},
-		{"three, preempting pool", refs(3, 5, 8), true, nil, "jobs 3, 5 and 8 end or are preempted"},
-		{"one, pool that never preempts", refs(3), false, nil, "job 3 ends"},
-		{"two, pool that never preempts", refs(3, 5), false, nil, "jobs 3 and 5 end"},
-		{"one being preempted", refs(2, 4), false, map[int64]bool{2: true}, "job 4 ends and job 2 is preempted"},
-		{"only ones being preempted", refs(2, 4), true, map[int64]bool{2: true, 4: true}, "jobs 2 and 4 are preempted"},
+		{"one that could be preempted", refs(possible, 3), "job 3 ends or is preempted"},
+		{"two that could be preempted", refs(possible, 3, 5), "jobs 3 and 5 end or are preempted"},
+		{"three that could be preempted", refs(possible, 3, 5, 8), "jobs 3, 5 and 8 end or are preempted"},
+		{"one that must end", refs("", 3), "job 3 ends"},
+		{"two that must end", refs("", 3, 5), "jobs 3 and 5 end"},
+		{"one being preempted", append(refs(underWay, 2), refs("", 4)...), "job 4 ends and job 2 is preempted"},
+		{"only ones being preempted", refs(underWay, 2, 4), "jobs 2 and 4 are preempted"},
+		{"one must end, one could be preempted", append(refs("", 6), refs(possible, 2)...),
+			"job 6 ends and job 2 ends or is preempted"},
+		{"all three kinds", append(append(refs(possible, 2), refs(underWay, 4)...), refs("", 6)...),
+			"job 6 ends, job 2 ends or is preempted and job 4 is preempted"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := mustEndPhrase(tt.refs, tt.preempts, tt.stopping); got != tt.want {
+			if got := mustEndPhrase(tt.refs); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -374,6 +378,37 @@ func TestExplainCountsFromNow(t *testing.T) {
 			}
 			if !strings.Contains(x.Summary, tt.want) {
 				t.Errorf("summary %q does not say %q", x.Summary, tt.want)
+			}
+		})
+	}
+}
+
+// TestPreemptedSentence: the summary counts preempted attempts by task:
+// four tasks preempted once each are not one job preempted four times.
+func TestPreemptedSentence(t *testing.T) {
+	at := func(tasks ...int) api.Explanation {
+		var x api.Explanation
+		for _, task := range tasks {
+			x.Preemptions = append(x.Preemptions, "line")
+			x.Preempted = append(x.Preempted, api.Preemption{Task: task})
+		}
+		return x
+	}
+	lines := api.Explanation{Preemptions: []string{"a", "b"}}
+	for _, tt := range []struct {
+		name string
+		x    api.Explanation
+		want string
+	}{
+		{"one task once", at(0), "Its task 0 was preempted once."},
+		{"one task twice", at(2, 2), "Its task 2 was preempted twice."},
+		{"four tasks once each", at(0, 1, 2, 3), "4 of its tasks were preempted, once each."},
+		{"two tasks, three times", at(0, 1, 1), "2 of its tasks were preempted, 3 times in all."},
+		{"lines without their tasks", lines, "Its tasks were preempted twice in all."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := preemptedSentence(tt.x); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}

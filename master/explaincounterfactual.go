@@ -103,29 +103,13 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	for _, n := range chosen {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
-	seen := map[int]bool{}
-	// Jobs the core already asked to stop (Alloc.Preempting): they are
-	// being preempted, not waited for to end.
-	stopping := map[int64]bool{}
-	for _, ai := range ends {
-		a := &s.Allocs[ai]
-		if seen[a.Job] {
-			continue
-		}
-		seen[a.Job] = true
-		ref := f.allocRef(ai)
-		cf.MustEnd = append(cf.MustEnd, ref)
-		if a.Preempting {
-			stopping[ref.ID] = true
-		}
-	}
+	cf.MustEnd, cf.NotBefore = f.mustEnd(e, chosen, ends)
 	cf.Quota = f.quotaBind(ji, need)
 	switch {
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleOnlyPreemptible(e))
 	default:
-		cf.Message = fmt.Sprintf("It could start on %s once %s.",
-			strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd, f.mayPreempt(e.Pool) && f.mayPreemptFor(e, ends), stopping))
+		cf.Message = fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
@@ -181,15 +165,22 @@ func (f *cfFacts) idleOnlyPreemptible(e *sched.Job) bool {
 	return pl.Policy == sched.PolicyPriority && pl.Backfill
 }
 
-// mayPreemptFor says whether, in a priority pool, job e could have the
-// allocations ends preempted for it: each is backfilled in a pool that
-// backfills, or its job is preemptible and less important than e (a
-// larger number), or e's QOS preempts and the job's QOS ranks below it;
-// a job of the same priority is never preempted for it, so "ends or is
-// preempted" would mislead. Other policies preempt by rules of their own
-// (shares, quotas, factors) and keep mayPreempt's answer.
-func (f *cfFacts) mayPreemptFor(e *sched.Job, ends []int) bool {
+// couldPreempt says whether the allocation ai could be preempted for job
+// e by the pool's policy: never a job that is not preemptible (the core
+// takes no victim of one) nor in a pool that never preempts (mayPreempt);
+// in a priority pool, when it is backfilled in a pool that backfills, or
+// its job is less important than e (a larger number), or e's QOS preempts
+// and the job's QOS ranks below it: a job of the same priority is never
+// preempted for it, so "ends or is preempted" would mislead. Other
+// policies preempt by rules of their own (shares, quotas, factors) and
+// keep mayPreempt's answer for a preemptible job.
+func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	s := f.s
+	a := &s.Allocs[ai]
+	v := &s.Jobs[a.Job]
+	if !v.Preemptible || !f.mayPreempt(e.Pool) {
+		return false
+	}
 	pi := -1
 	if e.Pool >= 0 && e.Pool < len(s.Pools) {
 		pi = f.cfg.PoolIndex(s.Pools[e.Pool].Name)
@@ -204,16 +195,63 @@ func (f *cfFacts) mayPreemptFor(e *sched.Job, ends []int) bool {
 		return sched.QOS{}
 	}
 	pl, eq := &f.cfg.Pools[pi], qos(e)
+	byPriority := pl.Preemption && e.Priority < v.Priority
+	byQOS := eq.Preempt && qos(v).Priority < eq.Priority
+	return (pl.Backfill && a.Backfilled) || byPriority || byQOS
+}
+
+// mustEnd names the jobs of the allocations ends (on the chosen nodes),
+// each once, soonest to end first: what each holds on those nodes, the
+// last end of its allocations there that must end, and whether it must
+// end, could be preempted for e, or is being preempted (Alloc.Preempting:
+// the core already asked it to stop). notBefore is the last end of those
+// that must end (now, if they are overdue), nil when one of them has no
+// time limit or none must end.
+func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []api.JobRef, notBefore *time.Time) {
+	s := f.s
+	byJob := map[int]int{}
+	last := map[int]int64{}
+	// A job is being preempted when all its allocations here are, could
+	// be when each of the others could be, else it must end.
+	class := map[int]string{}
 	for _, ai := range ends {
 		a := &s.Allocs[ai]
-		v := &s.Jobs[a.Job]
-		byPriority := pl.Preemption && v.Preemptible && e.Priority < v.Priority
-		byQOS := eq.Preempt && v.Preemptible && qos(v).Priority < eq.Priority
-		if !(pl.Backfill && a.Backfilled) && !byPriority && !byQOS {
-			return false
+		if _, ok := byJob[a.Job]; !ok {
+			byJob[a.Job] = len(refs)
+			refs = append(refs, f.jobRef(a.Job, chosen))
+			class[a.Job] = api.PreemptUnderWay
+		}
+		last[a.Job] = max(last[a.Job], a.End(s.Jobs))
+		switch {
+		case a.Preempting:
+		case f.couldPreempt(e, ai):
+			if class[a.Job] == api.PreemptUnderWay {
+				class[a.Job] = api.PreemptPossible
+			}
+		default:
+			class[a.Job] = ""
 		}
 	}
-	return true
+	var until int64
+	bounded := true
+	for j, i := range byJob {
+		r := &refs[i]
+		r.Preempt = class[j]
+		if end := last[j]; end != sched.Never {
+			t := time.Unix(end, 0).UTC()
+			r.EndsAt = &t
+		}
+		if r.Preempt == "" {
+			bounded = bounded && r.EndsAt != nil
+			until = max(until, last[j])
+		}
+	}
+	if bounded && until > 0 {
+		// A limit already run out is overdue, not in the past to wait for.
+		t := time.Unix(max(until, s.Now), 0).UTC()
+		notBefore = &t
+	}
+	return refs, notBefore
 }
 
 // capped is the counterfactual of a job that runs as many tasks as its
@@ -349,19 +387,21 @@ func lastEnd(s *sched.Snapshot, allocs []int) int64 {
 	return t
 }
 
-// allocRef names the job of an allocation.
-func (f *cfFacts) allocRef(ai int) api.JobRef {
+// jobRef names snapshot job ji, with the slots it holds on nodes.
+func (f *cfFacts) jobRef(ji int, nodes []*nodeUse) api.JobRef {
 	s := f.s
-	a := &s.Allocs[ai]
-	ref := api.JobRef{Slots: sched.Slots(a.Nodes)}
-	if rec := f.rec(a.Job); rec != nil {
-		ref.ID, ref.Name, ref.User, ref.Project = rec.ID, rec.Name, rec.User, rec.Project
-	} else if id, err := strconv.ParseInt(s.Jobs[a.Job].ID, 10, 64); err == nil {
-		ref.ID = id
+	var ref api.JobRef
+	for ai := range s.Allocs {
+		if a := &s.Allocs[ai]; a.Job == ji {
+			for _, n := range nodes {
+				ref.Slots += allocSlotsOn(a, n, s)
+			}
+		}
 	}
-	if end := a.End(s.Jobs); end != sched.Never {
-		t := time.Unix(end, 0).UTC()
-		ref.EndsAt = &t
+	if rec := f.rec(ji); rec != nil {
+		ref.ID, ref.Name, ref.User, ref.Project = rec.ID, rec.Name, rec.User, rec.Project
+	} else if id, err := strconv.ParseInt(s.Jobs[ji].ID, 10, 64); err == nil {
+		ref.ID = id
 	}
 	return ref
 }

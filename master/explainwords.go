@@ -44,36 +44,46 @@ func slotsOf(nodes []*nodeUse) int {
 	return n
 }
 
-// mustEndPhrase says which running jobs must end, in the present tense
-// that follows "once": "job 3 ends or is preempted", "jobs 3 and 5 end";
-// preemption is named only where the pool may preempt them. A job in
-// stopping, which the core already asked to stop, is named apart: "job 4
-// ends and job 2 is preempted".
-func mustEndPhrase(refs []api.JobRef, preempts bool, stopping map[int64]bool) string {
-	var ending, stopped []api.JobRef
+// mustEndPhrase says what must come of the running jobs refs, in the
+// present tense that follows "once", each by its JobRef.Preempt: those
+// that must end ("job 6 ends"), those the pool's policy could preempt
+// for the job instead ("jobs 2 and 3 end or are preempted"), and those
+// the core already asked to stop ("job 4 is preempted"): "job 6 ends and
+// job 2 ends or is preempted".
+func mustEndPhrase(refs []api.JobRef) string {
+	var ending, possible, stopped []api.JobRef
 	for _, r := range refs {
-		if stopping[r.ID] {
+		switch r.Preempt {
+		case api.PreemptUnderWay:
 			stopped = append(stopped, r)
-		} else {
+		case api.PreemptPossible:
+			possible = append(possible, r)
+		default:
 			ending = append(ending, r)
 		}
 	}
 	var parts []string
 	if len(ending) > 0 {
-		verb := "end"
-		if len(ending) == 1 {
-			verb = "ends"
-		}
-		out := jobList(ending) + " " + verb
-		if preempts {
-			out += " or " + plural.Be(len(ending)) + " preempted"
-		}
-		parts = append(parts, out)
+		parts = append(parts, jobList(ending)+" "+endVerb(len(ending)))
+	}
+	if len(possible) > 0 {
+		parts = append(parts, jobList(possible)+" "+endVerb(len(possible))+" or "+plural.Be(len(possible))+" preempted")
 	}
 	if len(stopped) > 0 {
 		parts = append(parts, jobList(stopped)+" "+plural.Be(len(stopped))+" preempted")
 	}
+	if n := len(parts); n > 2 {
+		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
+	}
 	return strings.Join(parts, " and ")
+}
+
+// endVerb is "ends" for one job, "end" for more.
+func endVerb(n int) string {
+	if n == 1 {
+		return "ends"
+	}
+	return "end"
 }
 
 // jobList names jobs by number: "job 3", "jobs 3, 4 and 5".
