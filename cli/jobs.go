@@ -74,17 +74,11 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
-	var job *jobfile.Job
-	var err error
-	if path == "-" {
-		data, rerr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), api.MaxBodyBytes+1))
-		if rerr != nil {
-			return fmt.Errorf("read stdin: %w", rerr)
-		}
-		job, err = jobfile.Parse("stdin", data)
-	} else {
-		job, err = jobfile.Load(path)
+	name, data, err := readJobFile(cmd, path)
+	if err != nil {
+		return err
 	}
+	job, err := jobfile.Parse(name, data)
 	if err != nil {
 		return err
 	}
@@ -103,7 +97,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if f.dry {
 		d, err := c.DryRun(ctx, spec, opt)
 		if err != nil {
-			return fmt.Errorf("dry run %s: %w", path, err)
+			return submitError("dry run", path, name, data, err)
 		}
 		if done, err := f.out.structured(w, d); done {
 			return err
@@ -112,7 +106,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	}
 	r, err := c.SubmitWith(ctx, spec, opt)
 	if err != nil {
-		return fmt.Errorf("submit %s: %w", path, err)
+		return submitError("submit", path, name, data, err)
 	}
 	if done, err := f.out.structured(w, r); done {
 		return err
