@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,7 +113,9 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 // nodeRule says what the node rule of the master's configuration decided
 // of node n, which its agent's --pool and --label do not show: "pool"
 // when it pins the pool (with the agent's --pool where it differs), then
-// the labels it puts over the agent's; "-" for nothing.
+// the labels it puts over the agent's, a list as the dashboard's node
+// rule column writes it: "pool (agent's: batch), rack=r7, switch=s1";
+// "-" for nothing.
 func nodeRule(n api.Node) string {
 	var parts []string
 	switch {
@@ -120,10 +124,10 @@ func nodeRule(n api.Node) string {
 	case n.PoolByRule:
 		parts = append(parts, "pool")
 	}
-	if len(n.RuleLabels) > 0 {
-		parts = append(parts, formatLabels(n.RuleLabels))
+	for _, k := range slices.Sorted(maps.Keys(n.RuleLabels)) {
+		parts = append(parts, k+"="+n.RuleLabels[k])
 	}
-	return orDash(strings.Join(parts, ","))
+	return orDash(strings.Join(parts, ", "))
 }
 
 // printPools prints the pools; wide adds the starts the last scheduling

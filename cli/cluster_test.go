@@ -97,7 +97,7 @@ nlp     ml      8      0     -               -     -      1       1       0
   over_quota: 0
 `},
 		{name: "nodes wide", args: []string{"nodes", "-o", "wide"}, out: `NAME   POOL      STATE         GPU   SLOTS  LABELS             LAST SEEN  REASON   VERSION  REGISTERED           DRAINED                      NODE RULE
-dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -                            pool (agent's: batch),switch=s1
+dgx-1  research  up            h100  8/8    rack=r1,switch=s1  5s         -        v1.2.0   2024-05-01 09:00:00  -                            pool (agent's: batch), switch=s1
 dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fan  -        -                    2024-05-01 08:00:00 by root  -
 `},
 		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
@@ -231,6 +231,30 @@ func TestNodesPoolNote(t *testing.T) {
 			var b strings.Builder
 			if err := printNodes(&b, []api.Node{n}, c.wide); err != nil || !strings.Contains(b.String(), c.want) {
 				t.Fatalf("printNodes: %q (%v), want it to contain %q", b.String(), err, c.want)
+			}
+		})
+	}
+}
+
+// TestNodeRule: NODE RULE lists what the rule decided, separated as
+// docs/cli.md and the dashboard's node rule column write it.
+func TestNodeRule(t *testing.T) {
+	tests := []struct {
+		name string
+		node api.Node
+		want string
+	}{
+		{"no rule", api.Node{Labels: map[string]string{"rack": "r1"}}, "-"},
+		{"pins the pool the agent asked for", api.Node{PoolByRule: true}, "pool"},
+		{"pins another pool", api.Node{PoolByRule: true, AgentPool: "training"}, "pool (agent's: training)"},
+		{"labels only", api.Node{RuleLabels: map[string]string{"zone": "a", "rack": "r7"}}, "rack=r7, zone=a"},
+		{"pool and labels", api.Node{PoolByRule: true, AgentPool: "training", RuleLabels: map[string]string{"rack": "r7", "zone": "a"}},
+			"pool (agent's: training), rack=r7, zone=a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := nodeRule(tt.node); got != tt.want {
+				t.Errorf("nodeRule = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -121,6 +121,20 @@ func nestedCommands(c *cobra.Command, name string) []string {
 	return found
 }
 
+// unknownCommand is the usage error for word given to c where one of c's
+// commands was expected, with the commands it may have meant.
+func unknownCommand(c *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, c.CommandPath())
+	s := nestedCommands(c, word)
+	if len(s) == 0 {
+		s = c.SuggestionsFor(word)
+	}
+	if len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageErrorf("%s", msg)
+}
+
 // markUsageErrors makes cobra's own command-line errors usage errors, in
 // cmd and every command under it: wrong flags, wrong argument counts (said
 // in words by argsError), and unknown subcommands of a command that only
@@ -134,15 +148,7 @@ func markUsageErrors(cmd *cobra.Command) {
 			if len(args) == 0 {
 				return nil
 			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
-			s := nestedCommands(c, args[0])
-			if len(s) == 0 {
-				s = c.SuggestionsFor(args[0])
-			}
-			if len(s) > 0 {
-				msg += "; did you mean " + strings.Join(s, " or ") + "?"
-			}
-			return usageErrorf("%s", msg)
+			return unknownCommand(c, args[0])
 		}
 		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	case cmd.Args != nil:

@@ -213,6 +213,16 @@ func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 		reply(w, 400, api.Error{Error: `unknown pool "tpu" (pools: research, batch)`, Field: "pool"})
 		return
 	}
+	if err == nil && (job.Resources.GPU == "v100" || job.Resources.Slots > 16) && r.URL.Query().Get("allow_infeasible") != "true" {
+		// As the master's checkFeasible words it.
+		field, why := "resources.gpu", `no node of pool research has GPU type "v100"`
+		if job.Resources.Slots > 16 {
+			field, why = "resources.slots", "a task needs 32 slots, more than a node of pool research has (8). The most that could fit is 8"
+		}
+		reply(w, 422, api.Error{Error: fmt.Sprintf("%s: job %q can never run: %s. Submit it with allow_infeasible=true (allot submit --allow-infeasible) to queue it anyway.",
+			field, job.Name, why), Field: field})
+		return
+	}
 	if err != nil {
 		var e *jobfile.Error
 		if !errors.As(err, &e) {

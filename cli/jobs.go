@@ -74,17 +74,11 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
-	var job *jobfile.Job
-	var err error
-	if path == "-" {
-		data, rerr := io.ReadAll(io.LimitReader(cmd.InOrStdin(), api.MaxBodyBytes+1))
-		if rerr != nil {
-			return fmt.Errorf("read stdin: %w", rerr)
-		}
-		job, err = jobfile.Parse("stdin", data)
-	} else {
-		job, err = jobfile.Load(path)
+	name, data, err := readJobFile(cmd, path)
+	if err != nil {
+		return err
 	}
+	job, err := jobfile.Parse(name, data)
 	if err != nil {
 		return err
 	}
@@ -103,7 +97,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if f.dry {
 		d, err := c.DryRun(ctx, spec, opt)
 		if err != nil {
-			return fmt.Errorf("dry run %s: %w", path, err)
+			return submitError("dry run", path, name, data, err)
 		}
 		if done, err := f.out.structured(w, d); done {
 			return err
@@ -112,7 +106,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	}
 	r, err := c.SubmitWith(ctx, spec, opt)
 	if err != nil {
-		return fmt.Errorf("submit %s: %w", path, err)
+		return submitError("submit", path, name, data, err)
 	}
 	if done, err := f.out.structured(w, r); done {
 		return err
@@ -354,11 +348,31 @@ func jobReason(j api.Job) string {
 }
 
 func newJobCmd() *cobra.Command {
+	show := newJobShowCmd()
 	cmd := &cobra.Command{
-		Use:   "job",
+		Use:   "job [ID]",
 		Short: "List jobs; show, change, kill and read the logs of one job",
+		Long: `List jobs; show, change, kill and read the logs of one job.
+allot job ID is allot job show ID, with the same -o.`,
+		Example:                    "  allot job 12\n  allot job 12 -o yaml",
+		Args:                       cobra.MaximumNArgs(1),
+		SuggestionsMinimumDistance: 2,
+		// People who know kubectl type allot job 12 for allot job show
+		// 12; anything else that is not one of the group's commands is
+		// an unknown command, with suggestions, as in the other groups.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			if _, err := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64); err != nil {
+				return unknownCommand(c, args[0])
+			}
+			return show.RunE(c, args)
+		},
 	}
-	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobShowCmd(), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	// show's -o, shared: parsed for allot job ID, it is the one show reads.
+	cmd.Flags().AddFlagSet(show.Flags())
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), show, newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
 	return cmd
 }
 

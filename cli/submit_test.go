@@ -35,15 +35,21 @@ func TestSubmit(t *testing.T) {
 	good := writeTestFile(t, "sweep.yaml", sweepFile)
 	bad := writeTestFile(t, "bad.yaml", "name: x\nentrypoint: y\nresources:\n  slots: -1\n")
 	tpu := writeTestFile(t, "tpu.yaml", "name: x\nentrypoint: y\npool: tpu\n")
+	v100 := writeTestFile(t, "v100.yaml", "name: x\nentrypoint: y\nresources:\n  slots: 2\n  gpu: v100\n")
+	wide := writeTestFile(t, "wide.yaml", "name: x\nresources: {slots: 32}\nentrypoint: y\n")
 	runCLICases(t, f, []cliCase{
 		{name: "prints the id alone", args: []string{"submit", good}, out: "104\n"},
 		{name: "checked locally", args: []string{"submit", bad}, err: bad + ":4: resources.slots: expected an integer >= 0, got -1"},
-		{name: "refused by the master", args: []string{"submit", tpu},
-			err: "submit " + tpu + `: master: 400 Bad Request: pool: unknown pool "tpu" (pools: research, batch)`},
+		{name: "refused by the master, at the field's line", args: []string{"submit", tpu},
+			err: tpu + `:3: pool: unknown pool "tpu" (pools: research, batch) (master: 400 Bad Request)`},
+		{name: "a GPU type no node has, at its line", args: []string{"submit", v100},
+			err: v100 + `:5: resources.gpu: job "x" can never run: no node of pool research has GPU type "v100". ` +
+				"Submit it with allow_infeasible=true (allot submit --allow-infeasible) to queue it anyway. (master: 422 Unprocessable Entity)"},
+		{name: "too many slots, in a flow mapping", args: []string{"submit", wide}, err: wide + `:2: resources.slots: job "x" can never run: a task needs 32 slots`},
 		{name: "missing file", args: []string{"submit", filepath.Join(t.TempDir(), "nope.yaml")}, err: "load job file: open "},
 		{name: "no file", args: []string{"submit"}, err: "allot submit: expected a file (allot submit FILE)"},
 	})
-	// Only the good and the tpu file were sent; the spec is the parsed
+	// Only the files that parse were sent; the spec is the parsed
 	// job as JSON, which the master parses back to the same job.
 	var posts []string
 	for i, r := range f.requests {
@@ -51,8 +57,8 @@ func TestSubmit(t *testing.T) {
 			posts = append(posts, f.bodies[i])
 		}
 	}
-	if len(posts) != 2 {
-		t.Fatalf("%d submissions sent, want 2: %q", len(posts), f.requests)
+	if len(posts) != 4 {
+		t.Fatalf("%d submissions sent, want 4: %q", len(posts), f.requests)
 	}
 	sent, err := jobfile.ParseJSON("sent", []byte(posts[0]))
 	if err != nil {
@@ -83,6 +89,14 @@ func TestSubmitStdin(t *testing.T) {
 	root.SetArgs([]string{"--master", f.srv.URL, "submit", "-"})
 	if err := root.Execute(); err == nil || !strings.HasPrefix(err.Error(), `stdin:1: missing required field "entrypoint"`) {
 		t.Errorf("submit - of a bad file: %v", err)
+	}
+	// What the master refuses is at its line of stdin too.
+	root = New()
+	root.SetOut(&out)
+	root.SetIn(strings.NewReader("name: x\nentrypoint: y\npool: tpu\n"))
+	root.SetArgs([]string{"--master", f.srv.URL, "submit", "-"})
+	if err := root.Execute(); err == nil || !strings.HasPrefix(err.Error(), `stdin:3: pool: unknown pool "tpu"`) {
+		t.Errorf("submit - refused by the master: %v", err)
 	}
 }
 
@@ -212,7 +226,7 @@ Would preempt:
 Nothing was submitted.
 `},
 		{name: "refused like a submission", args: []string{"submit", "--dry-run", tpu},
-			err: "dry run " + tpu + `: master: 400 Bad Request: pool: unknown pool "tpu" (pools: research, batch)`},
+			err: tpu + `:3: pool: unknown pool "tpu" (pools: research, batch) (master: 400 Bad Request)`},
 		{name: "bad output format", args: []string{"submit", "--dry-run", small, "-o", "xml"}, err: "--output: expected one of"},
 	})
 	t.Run("json", func(t *testing.T) {

@@ -140,17 +140,35 @@ role and their own usage; admins see everything.`,
 }
 
 // usageRows is the usage table; the fair-share standing is printed after
-// it (printShares), in the table formats only.
-func usageRows(v any, _ rowsFormat) ([]string, [][]string) {
+// it (printShares), in the table formats only. Wide adds SHARE, each
+// row's part of the window's GPU-hours, as sreport's percent does: the
+// rows carry nothing more, and the part is what comparing groups needs.
+func usageRows(v any, f rowsFormat) ([]string, [][]string) {
 	u := v.(api.Usage)
 	header := []string{"POOL", "PROJECT", "USER", "GPU-HOURS", "JOBS", "ATTEMPTS"}
+	share := func(h float64) string {
+		if u.TotalGPUHours <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(100*h/u.TotalGPUHours, 'f', 1, 64) + "%"
+	}
+	if f.wide {
+		header = append(header, "SHARE")
+	}
 	var body [][]string
 	for _, r := range u.Rows {
-		body = append(body, []string{orDash(r.Pool), orDash(r.Project), orDash(r.User),
-			strconv.FormatFloat(r.GPUHours, 'f', 2, 64), strconv.Itoa(r.Jobs), strconv.Itoa(r.Attempts)})
+		row := []string{orDash(r.Pool), orDash(r.Project), orDash(r.User),
+			strconv.FormatFloat(r.GPUHours, 'f', 2, 64), strconv.Itoa(r.Jobs), strconv.Itoa(r.Attempts)}
+		if f.wide {
+			row = append(row, share(r.GPUHours))
+		}
+		body = append(body, row)
 	}
-	body = append(body, []string{"TOTAL", "", "", strconv.FormatFloat(u.TotalGPUHours, 'f', 2, 64), "", ""})
-	return header, body
+	total := []string{"TOTAL", "", "", strconv.FormatFloat(u.TotalGPUHours, 'f', 2, 64), "", ""}
+	if f.wide {
+		total = append(total, share(u.TotalGPUHours))
+	}
+	return header, append(body, total)
 }
 
 func newHistoryCmd() *cobra.Command {

@@ -220,10 +220,24 @@ func (ns *nodeShapes) move(name, from, to string, at time.Time) string {
 	}
 	if !ns.moved[name] {
 		ns.moved[name] = true
-		ns.notes = append(ns.notes, fmt.Sprintf("node %s moved from pool %s to pool %s at %ds, a pool the configuration in force has not: the replay keeps it in %s, and its decisions there may differ from the live ones",
-			name, from, to, ns.secs(at), ns.sc.Pools[poolOfNode(ns.sc, name)].Name))
+		missing := to
+		if !ns.hasPool(from) {
+			missing = from
+		}
+		ns.notes = append(ns.notes, fmt.Sprintf("node %s moved from pool %s to pool %s at %ds, and %s: the replay keeps it in %s, and its decisions there may differ from the live ones",
+			name, from, to, ns.secs(at), ns.whyNoPool(missing), ns.sc.Pools[poolOfNode(ns.sc, name)].Name))
 	}
 	return ""
+}
+
+// whyNoPool says why the file lacks pool name: the configuration in force
+// has it, but the export left it out (exportScenario's note), or it has
+// not.
+func (ns *nodeShapes) whyNoPool(name string) string {
+	if poolConfig(ns.cfg, name) != nil {
+		return "pool " + name + " is not in the exported scenario, as no node with GPUs is registered in it"
+	}
+	return "the configuration in force has no pool " + name
 }
 
 // hasPool reports whether the file has a pool named name.
@@ -255,8 +269,12 @@ func (ns *nodeShapes) setStarts() {
 			if !ns.moved[name] {
 				// A pool of the file has at least one node.
 				ns.moved[name] = true
-				ns.notes = append(ns.notes, fmt.Sprintf("node %s was in pool %s when the window began, and later in pool %s: the configuration in force has not the first, or the second would have no node without it, so the replay runs it in %s for the whole window",
-					name, pool, p.Name, p.Name))
+				why := "pool " + p.Name + " would have no node without it"
+				if to < 0 {
+					why = ns.whyNoPool(pool)
+				}
+				ns.notes = append(ns.notes, fmt.Sprintf("node %s was in pool %s when the window began, and later in pool %s, and %s, so the replay runs it in %s for the whole window",
+					name, pool, p.Name, why, p.Name))
 			}
 			p.Nodes[k] = sn
 			continue

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/jobfile"
+)
+
+// fileFieldError is what the master found wrong with a field of a job file
+// that the CLI checked and sent (an unknown pool, a job no node could ever
+// run): it reads as the CLI's own checks of the file read, FILE:LINE: PATH:
+// MESSAGE, with the master's status after it, so that the line to fix is
+// named whoever found the mistake.
+type fileFieldError struct {
+	at     jobfile.Error // the file, line, field and message
+	master *client.Error // what the master answered
+}
+
+func (e *fileFieldError) Error() string {
+	return fmt.Sprintf("%s (master: %d %s)", e.at.Error(), e.master.Status, http.StatusText(e.master.Status))
+}
+
+// Unwrap keeps the master's answer findable: its status decides the exit
+// code's hint as for any other refusal.
+func (e *fileFieldError) Unwrap() error { return e.master }
+
+// submitError is err, the master's answer to the job file at path (named
+// name in errors, with contents data), at the line of the field the master
+// names; an error without a field, or that is no refusal of the request
+// (a 5xx, the master unreachable), is wrapped with what was being done
+// ("submit job.yaml").
+func submitError(doing, path, name string, data []byte, err error) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Field == "" || ce.Status < 400 || ce.Status >= 500 {
+		return fmt.Errorf("%s %s: %w", doing, path, err)
+	}
+	msg := strings.TrimPrefix(ce.Message, ce.Field+": ")
+	return &fileFieldError{
+		at:     jobfile.Error{File: name, Line: jobfile.FieldLine(data, ce.Field), Path: ce.Field, Msg: msg},
+		master: ce,
+	}
+}
+
+// readJobFile reads the job file at path, or stdin for "-", and returns
+// the name its errors give it with its contents.
+func readJobFile(cmd *cobra.Command, path string) (string, []byte, error) {
+	if path == "-" {
+		data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), api.MaxBodyBytes+1))
+		if err != nil {
+			return "", nil, fmt.Errorf("read stdin: %w", err)
+		}
+		return "stdin", data, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("load job file: %w", err)
+	}
+	return path, data, nil
+}
