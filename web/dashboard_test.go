@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/allot-sched/allot/api"
 )
 
 const wide, narrow = 1280, 375
@@ -165,11 +167,11 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 		estimate   bool
 	}{
 		{"would delay", "#/jobs/4", []string{"would_delay", "fits now but would delay the reservation of job 3",
-			"2 in the queue of pool a100", "none: no reservation, and no forecast"}, "#/jobs/3", false},
+			"2 in the queue of pool a100", "Estimated start\nunknown (a task without a time limit stands in the way)"}, "#/jobs/3", false},
 		{"reserved", "#/jobs/3", []string{"What would let it start now", "head of the queue", "1 in the queue of pool a100",
 			"once job 2 ends", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
 		{"drained", "#/jobs/7", []string{"What would let it start now", "Blocked by\nno running job: see what would let it start, below",
-			"node gpu-t1 is drained; it waits for a resume"}, "", false},
+			"node gpu-t1 is drained; it waits for a resume", "Estimated start\nunknown: see what would let it start, below"}, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -187,6 +189,80 @@ func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 			hasTime := evalJS[bool](p, `!!document.querySelector('#estimated-start time')`)
 			if hasTime != c.estimate {
 				t.Errorf("estimated start shown as a time: %v, want %v", hasTime, c.estimate)
+			}
+		})
+	}
+}
+
+// TestJobDetailSaysWhatMustEnd: without an estimate, the job's page says
+// as allot explain does when it could start (not_before) or which job
+// that must end has no time limit, and tells the jobs that must end from
+// those that could be preempted where both stand in its way.
+func TestJobDetailSaysWhatMustEnd(t *testing.T) {
+	resnet := api.JobRef{ID: 1, Name: "resnet-sweep", User: "al", Project: "vision", Slots: 8, EndsAt: atp(time.Hour)}
+	bert := api.JobRef{ID: 2, Name: "bert-finetune", User: "bo", Project: "nlp", Slots: 4, EndsAt: atp(40 * time.Minute),
+		Preempt: api.PreemptPossible}
+	endless := resnet
+	endless.EndsAt = nil
+	stopping := bert
+	stopping.Preempt = api.PreemptUnderWay
+	cases := []struct {
+		name    string
+		cf      api.Counterfactual
+		start   string
+		rows    map[string][]string // data-must-end → the row's words
+		waitFor map[string]string   // data-must-end → its Wait for cell; nil: no such column
+	}{
+		{"must end and could be preempted, not before",
+			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{bert, resnet}, NotBefore: atp(time.Hour),
+				Message: "It could start on gpu-a1 once job 1 (resnet-sweep) ends and job 2 (bert-finetune) ends or is preempted."},
+			"not before in 1 h 0 min", map[string][]string{
+				"1": {"resnet-sweep", "vision", "8", "in 1 h 0 min"},
+				"2": {"bert-finetune", "nlp", "4", "in 40 min"}},
+			map[string]string{"1": "its end", "2": "its end or preemption"}},
+		{"one that must end has no time limit",
+			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{bert, endless},
+				Message: "It could start on gpu-a1 once job 1 (resnet-sweep) ends and job 2 (bert-finetune) ends or is preempted."},
+			"unknown (job 1, which must end for it, has no time limit)", map[string][]string{
+				"1": {"no time limit"}, "2": {"in 40 min"}},
+			map[string]string{"1": "its end", "2": "its end or preemption"}},
+		{"only being preempted",
+			api.Counterfactual{Nodes: []string{"gpu-a2"}, MustEnd: []api.JobRef{stopping},
+				Message: "It could start on gpu-a2 once job 2 (bert-finetune) is preempted."},
+			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 40 min"}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.mu.Lock()
+			f.jobs[2].Pending.EstimatedStart = nil
+			f.wouldStart = map[int64]*api.Counterfactual{3: &c.cf}
+			f.mu.Unlock()
+			p := openPage(t, f, "#/jobs/3", wide)
+			start := p.waitText("#estimated-start", c.start)
+			if c.cf.NotBefore != nil && !strings.Contains(start, "when the jobs that must end reach their time limits") {
+				t.Errorf("estimated start = %q, want the reason for not before", start)
+			}
+			if got := evalJS[string](p, `document.querySelector('#would-start p').innerText`); got != c.cf.Message {
+				t.Errorf("would start = %q, want the master's message %q", got, c.cf.Message)
+			}
+			head := evalJS[string](p, `document.querySelector('#would-start thead').innerText`)
+			if !strings.Contains(head, "Limit ends") || strings.Contains(head, "Wait for") != (c.waitFor != nil) {
+				t.Errorf("header = %q, want Limit ends and Wait for: %v", head, c.waitFor != nil)
+			}
+			for id, words := range c.rows {
+				row := evalJS[string](p, fmt.Sprintf(`document.querySelector('#would-start tr[data-must-end="%s"]')?.innerText || ''`, id))
+				for _, w := range words {
+					if !strings.Contains(row, w) {
+						t.Errorf("row of job %s = %q, want %q", id, row, w)
+					}
+				}
+			}
+			for id, want := range c.waitFor {
+				got := evalJS[string](p, fmt.Sprintf(`document.querySelector('#would-start tr[data-must-end="%s"] td.wait-for')?.innerText || ''`, id))
+				if got != want {
+					t.Errorf("wait for of job %s = %q, want %q", id, got, want)
+				}
 			}
 		})
 	}

@@ -32,6 +32,9 @@ type fixture struct {
 	storeOut bool                     // /readyz says the store refuses writes
 	token    string                   // when set, the bearer token required
 	requests []string                 // "METHOD /path?query body"
+	// wouldStart, when set for a job, is its explanation's counterfactual
+	// in place of the one explain makes up.
+	wouldStart map[int64]*api.Counterfactual
 }
 
 // now anchors the fixture's times, so relative times in the page are
@@ -384,7 +387,7 @@ func (f *fixture) find(w http.ResponseWriter, r *http.Request) *api.Job {
 // waits for job 2 to end, job 7 for its pool's drained node.
 func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	x := api.Explanation{Job: id, State: "queued", Pool: "a100", Policy: "priority",
+	x := api.Explanation{Job: id, State: "queued", Pool: "a100", Policy: "priority", AsOf: now,
 		Summary:    "It is waiting in pool a100, which orders its queue by priority (the lower number first), then by submission.",
 		WouldStart: &api.Counterfactual{Nodes: []string{"gpu-a1"}, Message: "The 8 slots it needs are free now on gpu-a1: it would start at once if nothing ranked before it and no rule held it back."}}
 	if id == 3 {
@@ -397,6 +400,11 @@ func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 		x.Pool = "t4"
 		x.WouldStart = &api.Counterfactual{Message: "It cannot start on the nodes up now: the pool's node gpu-t1 is drained; it waits for a resume (allot node resume) or another node."}
 	}
+	f.mu.Lock()
+	if cf, ok := f.wouldStart[id]; ok {
+		x.WouldStart = cf
+	}
+	f.mu.Unlock()
 	f.reply(w, 200, x)
 }
 

@@ -147,9 +147,6 @@ function renderWhy(el, j, x) {
     fill(el, h('h2', {id: 'why-h'}, 'Why is it waiting?'), h('p', {}, 'The scheduler has not looked at this job yet; it will at its next pass.'));
     return;
   }
-  const est = p.estimated_start
-    ? estimate(p)
-    : 'none: no reservation, and no forecast (a task before it has no time limit)';
   const cf = x && x.would_start;
   const mustEnd = cf && cf.must_end ? cf.must_end : [];
   let blocked = '—';
@@ -169,20 +166,57 @@ function renderWhy(el, j, x) {
       h('dt', {}, 'Reason'), h('dd', {}, h('code', {class: 'reason'}, p.reason)),
       h('dt', {}, 'Position'), h('dd', {}, j.position ? `${j.position} in the queue of pool ${j.pool}` : '—'),
       h('dt', {}, 'Blocked by'), h('dd', {id: 'blocked-by'}, blocked),
-      h('dt', {}, 'Estimated start'), h('dd', {id: 'estimated-start'}, est)),
-    cf ? wouldStart(cf) : null);
+      h('dt', {}, 'Estimated start'), h('dd', {id: 'estimated-start'}, startText(p, cf, x && x.as_of))),
+    cf ? wouldStart(cf, x.as_of) : null);
 }
 
+// startText is the estimated start of a waiting job in the words of
+// allot explain's Start line: its estimate; else the soonest it could
+// start where it would (not_before), when the jobs that must end there
+// reach their time limits; else why there is none, by the cause the
+// counterfactual names. asOf is the explanation's master time.
+function startText(p, cf, asOf) {
+  if (p.estimated_start) return estimate(p);
+  if (cf && cf.never) return 'never on today\'s nodes';
+  if (cf && cf.not_before) {
+    return h('span', {class: 'not-before'}, 'not before ', when(cf.not_before, 'both', asOf),
+      ', when the jobs that must end reach their time limits (the forecast, which does not play out preemptions, gives none)');
+  }
+  // A job that must end (no preempt) without a time limit is why no
+  // not_before could be given.
+  const endless = ((cf && cf.must_end) || []).find((r) => !r.preempt && !r.ends_at);
+  if (endless) return ['unknown (', jobLink(endless.id), ', which must end for it, has no time limit)'];
+  // No node named and no job to wait for (drained nodes, the zero-slot
+  // limit): the counterfactual's message says what it waits for.
+  if (cf && !(cf.must_end || []).length && !(cf.nodes || []).length && !cf.limit) {
+    return 'unknown: see what would let it start, below';
+  }
+  return 'unknown (a task without a time limit stands in the way)';
+}
+
+// What the job waits for of each job in must_end, by its preempt, as
+// allot explain's WAIT FOR column says it.
+const waitFor = {'': 'its end', possible: 'its end or preemption', under_way: 'its preemption'};
+
 // wouldStart renders the counterfactual: the running jobs that would have
-// to end, and when their time limits run out.
-function wouldStart(cf) {
-  const rows = (cf.must_end || []).map((r) => h('tr', {'data-must-end': r.id},
-    h('td', {}, jobLink(r.id)), h('td', {}, r.name || '—'), h('td', {}, r.user || '—'), h('td', {class: 'num'}, r.slots),
-    h('td', {}, r.ends_at ? when(r.ends_at, 'both') : 'no time limit')));
+// to end or could be preempted, what each holds on the nodes, and when
+// its time limit runs out (counted from the master's asOf). As in allot
+// explain, a column says what it waits for of each only where they differ.
+function wouldStart(cf, asOf) {
+  const refs = cf.must_end || [];
+  const mixed = new Set(refs.map((r) => r.preempt || '')).size > 1;
+  const rows = refs.map((r) => h('tr', {'data-must-end': r.id, 'data-preempt': r.preempt || 'no'},
+    h('td', {}, jobLink(r.id)), h('td', {}, r.name || '—'), h('td', {}, r.user || '—'), h('td', {}, r.project || '—'),
+    h('td', {class: 'num'}, r.slots),
+    h('td', {}, r.ends_at ? when(r.ends_at, 'both', asOf) : 'no time limit'),
+    mixed ? h('td', {class: 'wait-for'}, waitFor[r.preempt || ''] || r.preempt) : null));
+  const on = (cf.nodes || []).join(', ');
+  const cols = [['Job'], ['Name'], ['User'], ['Project'], ['Slots', `What it holds on ${on}`],
+    ['Limit ends', 'When its time limit runs out'], mixed ? ['Wait for', 'Its end, or its preemption instead'] : null];
   return h('div', {class: 'would-start', id: 'would-start'},
     h('h3', {}, 'What would let it start now'),
     h('p', {}, cf.message),
-    rows.length ? h('table', {}, h('thead', {}, h('tr', {}, ['Job', 'Name', 'User', 'Slots', 'Its time limit ends'].map((c) => h('th', {scope: 'col'}, c)))),
+    rows.length ? h('table', {}, h('thead', {}, h('tr', {}, cols.filter(Boolean).map(([c, title]) => h('th', {scope: 'col', title}, c)))),
       h('tbody', {}, rows)) : null);
 }
 

@@ -1,0 +1,113 @@
+package api
+
+import "time"
+
+// Explanation is GET /jobs/{id}/explain: why a job waits (or ran as it
+// did), in the order of its pool, and what would let it start.
+type Explanation struct {
+	Job    int64  `json:"job"`
+	State  string `json:"state"`
+	Pool   string `json:"pool"`
+	Policy string `json:"policy"`
+	// Order says how the pool ranks its queue, in words.
+	Order string `json:"order"`
+	// Position is the job's place in its pool's queue (from 1) and
+	// Queued the jobs waiting there; Ahead lists the first jobs ahead.
+	Position int      `json:"position,omitempty"`
+	Queued   int      `json:"queued,omitempty"`
+	Ahead    []JobRef `json:"ahead,omitempty"`
+	// Factors is the multifactor priority's breakdown, in multifactor
+	// pools.
+	Factors *Factors `json:"factors,omitempty"`
+	// Pending is the last pass's reason.
+	Pending *Pending `json:"pending,omitempty"`
+	// WouldStart is the counterfactual: the least that would let it
+	// start now.
+	WouldStart *Counterfactual `json:"would_start,omitempty"`
+	// Preemptions lists how its preempted attempts were taken: by which
+	// job, under which rule, one line each ("task 0 attempt 1 at
+	// RFC3339: why"). Preempted says the same with its parts apart.
+	Preemptions []string     `json:"preemptions,omitempty"`
+	Preempted   []Preemption `json:"preempted,omitempty"`
+	// NodeLost, while a task of the job is held on a node that is lost
+	// (or left) within lost_node_grace, says which node since when and
+	// what becomes of the task at the end of the grace unless the node
+	// returns; the job's reason says the same.
+	NodeLost string `json:"node_lost,omitempty"`
+	// Summary is the explanation in a few sentences.
+	Summary string `json:"summary"`
+	// AsOf is the master's time, to the second, that the countdowns in
+	// its messages ("reserved to start in 9m 57s") count from; a client
+	// counting to EstimatedStart from it says the same.
+	AsOf time.Time `json:"as_of"`
+}
+
+// JobRef names another job in an explanation.
+type JobRef struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	User    string `json:"user,omitempty"`
+	Project string `json:"project,omitempty"`
+	// Slots: per task for a job ahead; in MustEnd, all a running job
+	// holds on the counterfactual's nodes.
+	Slots int `json:"slots"`
+	// EndsAt is when a running job's time limit runs out, when it has one
+	// (in MustEnd, the last of its tasks there that must end).
+	EndsAt *time.Time `json:"ends_at,omitempty"`
+	// Preempt, in MustEnd: "" the job must end (the pool's policy would
+	// not preempt it for this one), PreemptPossible it could be preempted
+	// instead, PreemptUnderWay the master already asked it to stop.
+	Preempt string `json:"preempt,omitempty"`
+}
+
+// The values of JobRef.Preempt.
+const (
+	PreemptPossible = "possible"
+	PreemptUnderWay = "under_way"
+)
+
+// Factors is a job's multifactor priority, factor by factor (0..1 each
+// before its weight), as Slurm's sprio shows it.
+type Factors struct {
+	Age       float64 `json:"age"`
+	FairShare float64 `json:"fair_share"`
+	JobSize   float64 `json:"job_size"`
+	QOS       float64 `json:"qos"`
+	Pool      float64 `json:"pool"`
+	Nice      int     `json:"nice"`
+	Priority  float64 `json:"priority"`
+}
+
+// Preemption is one preempted attempt of a job: its task and attempt
+// number, when the attempt ended, and why it was preempted (the rule and
+// the job it made room for, then how the attempt ended).
+type Preemption struct {
+	Task    int       `json:"task"`
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+	Why     string    `json:"why"`
+}
+
+// Counterfactual is the smallest change that would let a job start now.
+type Counterfactual struct {
+	// Never names a constraint no node of the pool can meet (it can only
+	// start after the cluster or its configuration changes).
+	Never string `json:"never,omitempty"`
+	// Node (or Nodes, for a gang) is where it could start soonest, and
+	// MustEnd the running jobs there that would have to end or be
+	// preempted first; empty when it fits now.
+	Nodes   []string `json:"nodes,omitempty"`
+	MustEnd []JobRef `json:"must_end,omitempty"`
+	// Quota says which quota or limit binds, and by how much.
+	Quota string `json:"quota,omitempty"`
+	// Limit names the job's own limit that holds it (max_concurrent):
+	// no other job has to end, one of its own tasks does.
+	Limit string `json:"limit,omitempty"`
+	// NotBefore, when each job in MustEnd that must end has a time limit,
+	// is the last of their ends: the soonest it could start on Nodes (the
+	// others preempted then), for when the forecast, which does not play
+	// out preemptions, gives none; jobs ranked before it aside.
+	NotBefore *time.Time `json:"not_before,omitempty"`
+	// Message says it in words.
+	Message string `json:"message"`
+}
