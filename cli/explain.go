@@ -242,6 +242,12 @@ func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string
 				return fmt.Sprintf("unknown (job %d, which must end for it, has no time limit)", r.ID)
 			}
 		}
+		if len(cf.MustEnd) == 0 && len(cf.Nodes) == 0 && cf.Limit == "" {
+			// No node to name and no job to wait for (drained nodes, the
+			// zero-slot limit): the section's message says what it waits
+			// for, as the dashboard says.
+			return "unknown: see what would let it start, below"
+		}
 	}
 	return "unknown (a task without a time limit stands in the way)"
 }

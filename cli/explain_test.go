@@ -189,6 +189,34 @@ func TestExplainStartLine(t *testing.T) {
 	}
 }
 
+// TestWaitStartText: the Start line of a job with no estimate says why
+// there is none, as the dashboard's job page does.
+func TestWaitStartText(t *testing.T) {
+	ends := t0.Add(time.Hour)
+	tests := []struct {
+		name string
+		cf   *api.Counterfactual
+		want string
+	}{
+		{"no counterfactual", nil, "unknown (a task without a time limit stands in the way)"},
+		{"never", &api.Counterfactual{Never: "too big"}, "never on today's nodes"},
+		{"a job without a limit must end", &api.Counterfactual{Nodes: []string{"n1"}, MustEnd: []api.JobRef{{ID: 6}}},
+			"unknown (job 6, which must end for it, has no time limit)"},
+		{"drained: nothing to name", &api.Counterfactual{Message: "its pool's nodes are drained"},
+			"unknown: see what would let it start, below"},
+		{"a preemptible job without a limit", &api.Counterfactual{Nodes: []string{"n1"},
+			MustEnd: []api.JobRef{{ID: 2, Preempt: api.PreemptPossible}, {ID: 6, EndsAt: &ends}}},
+			"unknown (a task without a time limit stands in the way)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := waitStartText(&api.Pending{}, tt.cf, t0); got != tt.want {
+				t.Errorf("waitStartText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestExplainWouldStartWords: a counterfactual with no node to name (the
 // pool's only nodes are drained) prints the master's words, not an empty
 // "it fits now on" line.
