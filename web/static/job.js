@@ -154,7 +154,7 @@ function renderWhy(el, j, x) {
   const mustEnd = cf && cf.must_end ? cf.must_end : [];
   let blocked = '—';
   if (p.blocked_by) blocked = jobLink(p.blocked_by);
-  else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => jobLink(r.id)));
+  else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
   // No node named: the slots are not free (the pool's nodes are drained,
@@ -177,7 +177,9 @@ function renderWhy(el, j, x) {
 // to end, and when their time limits run out.
 function wouldStart(cf) {
   const rows = (cf.must_end || []).map((r) => h('tr', {'data-must-end': r.id},
-    h('td', {}, jobLink(r.id)), h('td', {}, r.name || '—'), h('td', {}, r.user || '—'), h('td', {class: 'num'}, r.slots),
+    // A job the viewer may not read comes without name or user (private).
+    h('td', {}, r.private ? '#' + r.id : jobLink(r.id)), h('td', {}, r.private ? "another project's job" : r.name || '—'),
+    h('td', {}, r.user || '—'), h('td', {class: 'num'}, r.slots),
     h('td', {}, r.ends_at ? when(r.ends_at, 'both') : 'no time limit')));
   return h('div', {class: 'would-start', id: 'would-start'},
     h('h3', {}, 'What would let it start now'),
