@@ -58,6 +58,8 @@ type JobRef struct {
 	// not preempt it for this one), PreemptPossible it could be preempted
 	// instead, PreemptUnderWay the master already asked it to stop.
 	Preempt string `json:"preempt,omitempty"`
+	// Private: the caller may not read the job; Name and User are empty.
+	Private bool `json:"private,omitempty"`
 }
 
 // The values of JobRef.Preempt.

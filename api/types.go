@@ -169,6 +169,8 @@ type DryRunVictim struct {
 	// Why is the rule of the pool's policy that lets it (its priority
 	// runs first, a QOS that preempts, a quota's reclaim, ...).
 	Why string `json:"why"`
+	// Private: the caller may not read the job; Name and User are empty.
+	Private bool `json:"private,omitempty"`
 }
 
 // JobUpdate is the body of PATCH /jobs/{id}. Nil fields are kept.
@@ -245,6 +247,7 @@ type Node struct {
 	DrainReason string     `json:"drain_reason,omitempty"`
 	DrainedBy   string     `json:"drained_by,omitempty"`
 	DrainedAt   *time.Time `json:"drained_at,omitempty"` // when the drain began
+	UsedGPUs    []int      `json:"used_gpus,omitempty"`  // indices of the GPUs tasks hold, whoever's
 }
 
 // The values of Node.Drain.

@@ -74,7 +74,7 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 		fmt.Fprintln(w, "\nWould preempt:")
 		t := newTable(w, "  JOB", "NAME", "USER", "TASKS", "SLOTS", "WHY")
 		for _, v := range d.Preempts {
-			t.row("  "+strconv.FormatInt(v.Job, 10), orDash(v.Name), orDash(v.User), strconv.Itoa(v.Tasks),
+			t.row("  "+strconv.FormatInt(v.Job, 10), refName(v.Name, v.Private), orDash(v.User), strconv.Itoa(v.Tasks),
 				strconv.Itoa(v.Slots), v.Why)
 		}
 		if err := t.flush(); err != nil {
@@ -108,7 +108,11 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	if len(x.Ahead) > 0 {
 		var refs []string
 		for _, a := range x.Ahead {
-			refs = append(refs, fmt.Sprintf("%d %s (%s, %s)", a.ID, a.Name, orDash(a.User), plural.Count(a.Slots, "slot")))
+			who := orDash(a.User)
+			if a.Private {
+				who = strings.Trim(privateName, "()")
+			}
+			refs = append(refs, strings.Join(strings.Fields(fmt.Sprintf("%d %s (%s, %s)", a.ID, a.Name, who, plural.Count(a.Slots, "slot"))), " "))
 		}
 		fmt.Fprintf(w, "Ahead:    %s\n", strings.Join(refs, "; "))
 	}
@@ -202,13 +206,25 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		if r.EndsAt != nil {
 			ends = whenFrom(*r.EndsAt, ref)
 		}
-		row := []string{"  " + strconv.FormatInt(r.ID, 10), r.Name, orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends}
+		row := []string{"  " + strconv.FormatInt(r.ID, 10), refName(r.Name, r.Private), orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends}
 		if len(kinds) > 1 {
 			row = append(row, mustEndWaitFor(r.Preempt))
 		}
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// privateName stands for the name of a job the caller may not read: the
+// master sends its number, project and slots only (api.JobRef.Private).
+const privateName = "(another project's job)"
+
+// refName is a referenced job's name for a table column: never empty.
+func refName(name string, private bool) string {
+	if private {
+		return privateName
+	}
+	return orDash(name)
 }
 
 // mustEndWaitFor says what the job waits for of a job in MustEnd.

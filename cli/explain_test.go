@@ -327,3 +327,41 @@ func TestDryRunPreemptsNoWouldStart(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainPrivateRefs: a job the master redacted (api.JobRef.Private:
+// no name, no user) reads as another project's job in every table and
+// line that names jobs, with no empty column and no "null".
+func TestExplainPrivateRefs(t *testing.T) {
+	fixClock(t)
+	x := fixtureExplanation()
+	x.Ahead = []api.JobRef{{ID: 3, Slots: 8, Private: true}, {ID: 5, Name: "mine", User: "ann", Slots: 2}}
+	x.WouldStart.MustEnd = []api.JobRef{{ID: 1, Project: "nlp", Slots: 4, Private: true}}
+	d := api.DryRun{Accepted: true, Name: "big", Pool: "research", Tasks: 1, Slots: 4, AsOf: t0,
+		Preempts: []api.DryRunVictim{{Job: 2, Tasks: 1, Slots: 4, Why: "priority 10 runs before this job's 80", Private: true}}}
+	for _, tt := range []struct {
+		name  string
+		print func(*bytes.Buffer) error
+		want  []string
+	}{
+		{"explain", func(b *bytes.Buffer) error { return printExplanation(b, x) }, []string{
+			"Ahead:    3 (another project's job, 8 slots); 5 mine (ann, 2 slots)\n",
+			"  1    (another project's job)  -     nlp      4      "}},
+		{"dry run", func(b *bytes.Buffer) error { return printDryRun(b, d) }, []string{
+			"  2    (another project's job)  -     1      4      priority 10"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.print(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("no %q in:\n%s", w, b.String())
+				}
+			}
+			if strings.Contains(b.String(), "null") || strings.Contains(b.String(), "3  (") {
+				t.Errorf("an empty name or null:\n%s", b.String())
+			}
+		})
+	}
+}

@@ -73,7 +73,7 @@ func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			ja.m.access.deny(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, d)
+		writeJSON(w, http.StatusOK, ja.redactorFor(r).dryRun(d))
 		return
 	}
 	job, tasks, err := ja.Submit(r.Context(), p, data, SubmitOptions{AllowInfeasible: allow})

@@ -28,6 +28,9 @@ func nodeView(cfg *config.Config, n *mnode) api.Node {
 	for i, g := range n.rec.GPUs {
 		v.GPUs[i] = api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, MemoryMiB: g.MemoryMiB}
 	}
+	// Which GPUs are held, not by whom: a caller who may not read the
+	// holder's job still sees the GPU taken (the dashboard's grid).
+	v.UsedGPUs = slices.Sorted(maps.Keys(n.used))
 	if len(n.rec.GPUs) > 0 {
 		v.GPUType = n.rec.GPUs[0].Type
 	}

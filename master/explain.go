@@ -50,7 +50,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	x.Summary = summary(x)
-	writeJSON(w, http.StatusOK, x)
+	writeJSON(w, http.StatusOK, ja.redactorFor(r).explanation(x)) // redact.go
 }
 
 // preemptionWhy is a preempted attempt's account: the rule that chose

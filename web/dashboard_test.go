@@ -159,6 +159,52 @@ func TestJobDetailShowsLostNode(t *testing.T) {
 	}
 }
 
+// TestOverviewShowsGPUsOfUnreadableJobsHeld: a GPU that a job the viewer
+// may not read holds (its /jobs leave the job out; the node's used_gpus
+// list the GPU) shows as in use by another project's job, not free, and
+// names neither the job nor its user.
+func TestOverviewShowsGPUsOfUnreadableJobsHeld(t *testing.T) {
+	f := newFixture()
+	f.jobs = slices.DeleteFunc(f.jobs, func(j *api.Job) bool { return j.ID == 2 }) // nlp's bert-finetune
+	p := openPage(t, f, "#/", wide)
+	p.waitFor(`document.querySelectorAll('#ov-nodes .gpu.other').length === 4`, "four GPUs held by another project's job")
+	cells := evalJS[[]string](p, `[...document.querySelectorAll('[data-node="gpu-a2"] .gpu')].map(c => c.innerText.replace(/\s+/g, ' ').trim() + ' | ' + c.title)`)
+	want := []string{"0 in use | GPU 0 (A100): in use by another project's job", "1 in use | GPU 1 (A100): in use by another project's job",
+		"2 in use | GPU 2 (A100): in use by another project's job", "3 in use | GPU 3 (A100): in use by another project's job",
+		"4 free | GPU 4 (A100): free", "5 free | GPU 5 (A100): free", "6 free | GPU 6 (A100): free", "7 free | GPU 7 (A100): free"}
+	if !slices.Equal(cells, want) {
+		t.Errorf("gpu-a2's cells = %q\nwant %q", cells, want)
+	}
+	if head := p.waitText(`[data-node="gpu-a2"] .node-head`, "4/8 used"); !strings.Contains(head, "4/8 used") {
+		t.Errorf("gpu-a2's head = %q", head)
+	}
+	legend := p.waitText(".legend", "held by jobs of projects you cannot read")
+	for _, s := range []string{"#1 resnet-sweep", "In use: 4 GPUs"} {
+		if !strings.Contains(legend, s) {
+			t.Errorf("legend = %q, want %q", legend, s)
+		}
+	}
+	if page := p.text(); strings.Contains(page, "bert-finetune") || strings.Contains(page, "#2") {
+		t.Errorf("the overview names job 2:\n%s", page)
+	}
+}
+
+// TestJobDetailNamesPrivateJobByNumber: a job that must end which the
+// viewer may not read (private: no name, no user) shows its number, not
+// a link to a page it may not open, and "another project's job".
+func TestJobDetailNamesPrivateJobByNumber(t *testing.T) {
+	f := newFixture()
+	f.privateRefs = true
+	p := openPage(t, f, "#/jobs/3", wide)
+	row := p.waitText(`#would-start [data-must-end="2"]`, "another project's job")
+	if strings.Contains(row, "bert") || strings.Contains(row, "bo") || !strings.Contains(row, "#2") {
+		t.Errorf("must-end row = %q, want #2, another project's job, no name or user", row)
+	}
+	if n := evalJS[int](p, `document.querySelectorAll('#why a[href="#/jobs/2"]').length`); n != 0 {
+		t.Errorf("%d links to the private job 2, want none", n)
+	}
+}
+
 func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 	cases := []struct {
 		name, hash string

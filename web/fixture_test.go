@@ -35,6 +35,9 @@ type fixture struct {
 	// wouldStart, when set for a job, is its explanation's counterfactual
 	// in place of the one explain makes up.
 	wouldStart map[int64]*api.Counterfactual
+	// privateRefs: explanations name other jobs as the master does for
+	// a viewer who may not read them (api.JobRef.Private).
+	privateRefs bool
 }
 
 // now anchors the fixture's times, so relative times in the page are
@@ -125,6 +128,9 @@ func newFixture() *fixture {
 func node(name, pool, state, gpuType string, gpus, used int, sinceBeat time.Duration) api.Node {
 	n := api.Node{Name: name, Pool: pool, State: state, GPUType: gpuType, Slots: gpus, Used: used,
 		Labels: map[string]string{"rack": "r1", "zone": "eu-1"}, RegisteredAt: at(-24 * time.Hour), HeartbeatAt: time.Now().UTC().Add(-sinceBeat)}
+	for i := range used {
+		n.UsedGPUs = append(n.UsedGPUs, i) // the jobs' placements take the lowest GPUs
+	}
 	for i := range gpus {
 		n.GPUs = append(n.GPUs, api.GPU{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", name, i), Name: "NVIDIA " + gpuType,
 			Type: gpuType, MemoryMiB: 81920})
@@ -394,6 +400,9 @@ func (f *fixture) explain(w http.ResponseWriter, r *http.Request) {
 		x.WouldStart = &api.Counterfactual{Nodes: []string{"gpu-a2"},
 			MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Slots: 4, EndsAt: atp(40 * time.Minute)}},
 			Message: "It could start on gpu-a2 once job 2 ends or is preempted."}
+		if f.privateRefs {
+			x.WouldStart.MustEnd[0].Name, x.WouldStart.MustEnd[0].User, x.WouldStart.MustEnd[0].Private = "", "", true
+		}
 	}
 	if id == 7 {
 		// Only drained nodes could hold it: no node, no job to name.

@@ -151,7 +151,7 @@ function renderWhy(el, j, x) {
   const mustEnd = cf && cf.must_end ? cf.must_end : [];
   let blocked = '—';
   if (p.blocked_by) blocked = jobLink(p.blocked_by);
-  else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => jobLink(r.id)));
+  else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
   // No node named: the slots are not free (the pool's nodes are drained,
@@ -185,7 +185,7 @@ function startText(p, cf, asOf) {
   // A job that must end (no preempt) without a time limit is why no
   // not_before could be given.
   const endless = ((cf && cf.must_end) || []).find((r) => !r.preempt && !r.ends_at);
-  if (endless) return ['unknown (', jobLink(endless.id), ', which must end for it, has no time limit)'];
+  if (endless) return ['unknown (', endless.private ? '#' + endless.id : jobLink(endless.id), ', which must end for it, has no time limit)'];
   // No node named and no job to wait for (drained nodes, the zero-slot
   // limit): the counterfactual's message says what it waits for.
   if (cf && !(cf.must_end || []).length && !(cf.nodes || []).length && !cf.limit) {
@@ -206,7 +206,9 @@ function wouldStart(cf, asOf) {
   const refs = cf.must_end || [];
   const mixed = new Set(refs.map((r) => r.preempt || '')).size > 1;
   const rows = refs.map((r) => h('tr', {'data-must-end': r.id, 'data-preempt': r.preempt || 'no'},
-    h('td', {}, jobLink(r.id)), h('td', {}, r.name || '—'), h('td', {}, r.user || '—'), h('td', {}, r.project || '—'),
+    // A job the viewer may not read comes without name or user (private).
+    h('td', {}, r.private ? '#' + r.id : jobLink(r.id)), h('td', {}, r.private ? "another project's job" : r.name || '—'),
+    h('td', {}, r.user || '—'), h('td', {}, r.project || '—'),
     h('td', {class: 'num'}, r.slots),
     h('td', {}, r.ends_at ? when(r.ends_at, 'both', asOf) : 'no time limit'),
     mixed ? h('td', {class: 'wait-for'}, waitFor[r.preempt || ''] || r.preempt) : null));

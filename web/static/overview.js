@@ -1,5 +1,8 @@
 // Overview: each pool's load and queue head, and every node's GPUs
-// coloured by the job holding them.
+// coloured by the job holding them. The holders come from the viewer's own
+// /jobs, which leave out the jobs it may not read; a GPU the node lists
+// as used (used_gpus) that none of those holds shows as held by another
+// project's job, without saying whose.
 
 import {ApiError, get} from './api.js';
 import {bar, fill, h, jobHue, jobLink, leavingBadge, memo, stateBadge, when} from './dom.js';
@@ -127,10 +130,11 @@ function renderNodes(el, nodes, held, pools) {
   }
   const names = [...byPool.keys()].sort((a, b) => rank(order, a) - rank(order, b) || a.localeCompare(b));
   const legend = new Map();
+  const others = {cells: 0};
   const groups = names.map((pool) => h('section', {class: 'node-group', 'aria-label': `Nodes of pool ${pool}`},
     h('h3', {}, `Pool ${pool}`),
-    h('ul', {class: 'nodes'}, byPool.get(pool).map((n) => nodeCard(n, held, legend)))));
-  fill(el, groups, legendOf(legend));
+    h('ul', {class: 'nodes'}, byPool.get(pool).map((n) => nodeCard(n, held, legend, others)))));
+  fill(el, groups, legendOf(legend, others.cells));
 }
 
 function rank(order, name) {
@@ -138,7 +142,8 @@ function rank(order, name) {
   return i < 0 ? order.length : i;
 }
 
-function nodeCard(n, held, legend) {
+function nodeCard(n, held, legend, others) {
+  const used = new Set(n.used_gpus || []);
   const count = Math.max(n.slots || 0, (n.gpus || []).length);
   const cells = [];
   for (let i = 0; i < count; i++) {
@@ -152,6 +157,10 @@ function nodeCard(n, held, legend) {
         h('span', {class: 'gpu-i'}, idx), h('a', {href: '#/jobs/' + who.id, 'aria-label': `GPU ${idx}: job ${who.id}, task ${who.task}`}, '#' + who.id));
       cell.style.setProperty('--hue', jobHue(who.id));
       cells.push(cell);
+    } else if (used.has(idx)) {
+      others.cells++;
+      cells.push(h('li', {class: 'gpu held other', title: `GPU ${idx}${type ? ' (' + type + ')' : ''}: ${otherWords}`},
+        h('span', {class: 'gpu-i'}, idx), h('span', {class: 'gpu-other', 'aria-label': `GPU ${idx}: ${otherWords}`}, 'in use')));
     } else {
       cells.push(h('li', {class: 'gpu free', title: `GPU ${idx}${type ? ' (' + type + ')' : ''}: free`},
         h('span', {class: 'gpu-i'}, idx), h('span', {class: 'gpu-free'}, 'free')));
@@ -164,12 +173,18 @@ function nodeCard(n, held, legend) {
     h('ul', {class: 'gpus', 'aria-label': `GPUs of ${n.name}`}, cells));
 }
 
-function legendOf(legend) {
-  if (!legend.size) return h('p', {class: 'muted'}, 'No GPU is held by a job.');
+const otherWords = "in use by another project's job";
+
+function legendOf(legend, otherCells) {
+  if (!legend.size && !otherCells) return h('p', {class: 'muted'}, 'No GPU is held by a job.');
   const items = [...legend.values()].sort((a, b) => a.id - b.id).map((j) => {
     const sw = h('span', {class: 'swatch', 'aria-hidden': 'true'});
     sw.style.setProperty('--hue', jobHue(j.id));
     return h('li', {}, sw, jobLink(j.id, `#${j.id} ${j.name}`), h('span', {class: 'muted small'}, ` ${j.project}`));
   });
+  if (otherCells) {
+    items.push(h('li', {class: 'legend-other'}, h('span', {class: 'swatch other', 'aria-hidden': 'true'}),
+      `In use: ${otherCells} GPU${otherCells === 1 ? '' : 's'} held by jobs of projects you cannot read`));
+  }
   return h('section', {class: 'legend', 'aria-label': 'Jobs holding GPUs'}, h('h3', {}, 'Jobs holding GPUs'), h('ul', {}, items));
 }

@@ -1,0 +1,91 @@
+package master
+
+import (
+	"net/http"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
+)
+
+// Redaction. An answer about one job (its explanation, a dry run) names
+// other jobs: those ahead of it, those that must end for it, those it
+// would preempt. The computations name them in full, whoever asks; this
+// one step, on the way out, leaves of a job the caller may not read
+// (auth.Principal.CanRead, as GET /jobs/{id} decides) only what every
+// user may know: its number, its project (GET /projects lists them all),
+// its slots, its time limit's end and whether it may be preempted; its
+// name and user go, and Private says so. The messages name other jobs by
+// number only (jobList, preemptionParts), so they need no change. Admins
+// and the readers of a job's project see it whole.
+
+// redactor hides what p may not read of the jobs an answer names; v is
+// the read view that gives a job's owner when the reference lacks it.
+type redactor struct {
+	p auth.Principal
+	v *readView
+}
+
+func (ja *jobsAPI) redactorFor(r *http.Request) redactor {
+	return redactor{p: principalOf(r), v: ja.m.pub.reads()}
+}
+
+// private reports whether p may not read job id, whose project and user
+// the reference gives (empty when it does not): the read view's record
+// wins, and a job known to neither is private.
+func (rd redactor) private(id int64, project, user string) bool {
+	if j := rd.v.job(id); j != nil {
+		project, user = j.rec.Project, j.rec.User
+	}
+	return rd.p.CanRead(project, user) != nil
+}
+
+func (rd redactor) refs(rs []api.JobRef) {
+	for i := range rs {
+		r := &rs[i]
+		if rd.private(r.ID, r.Project, r.User) {
+			r.Name, r.User, r.Private = "", "", true
+		}
+	}
+}
+
+// explanation redacts the jobs ahead and those that must end.
+func (rd redactor) explanation(x api.Explanation) api.Explanation {
+	x.Ahead = cloneRefs(x.Ahead)
+	rd.refs(x.Ahead)
+	x.WouldStart = rd.counterfactual(x.WouldStart)
+	return x
+}
+
+// dryRun redacts the victims and those that must end.
+func (rd redactor) dryRun(d api.DryRun) api.DryRun {
+	if d.Preempts != nil {
+		d.Preempts = append([]api.DryRunVictim(nil), d.Preempts...)
+	}
+	for i := range d.Preempts {
+		v := &d.Preempts[i]
+		if rd.private(v.Job, "", v.User) {
+			v.Name, v.User, v.Private = "", "", true
+		}
+	}
+	d.WouldStart = rd.counterfactual(d.WouldStart)
+	return d
+}
+
+// counterfactual returns cf with its MustEnd redacted, as a copy, so that
+// an answer never changes what a computation may keep.
+func (rd redactor) counterfactual(cf *api.Counterfactual) *api.Counterfactual {
+	if cf == nil {
+		return nil
+	}
+	c := *cf
+	c.MustEnd = cloneRefs(c.MustEnd)
+	rd.refs(c.MustEnd)
+	return &c
+}
+
+func cloneRefs(rs []api.JobRef) []api.JobRef {
+	if rs == nil {
+		return nil
+	}
+	return append([]api.JobRef(nil), rs...)
+}
