@@ -69,7 +69,7 @@ type fakeMaster struct {
 	failRegisters int
 	notFoundAt    time.Time // when a sync was first answered 404
 	registeredAt  time.Time // when the last registration succeeded
-	logStatus   int
+	logStatus     int
 }
 
 type logKey struct {
