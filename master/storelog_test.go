@@ -55,6 +55,7 @@ func TestStoreOutageLogsOnce(t *testing.T) {
 		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	})
 	h.m.health.minGap = 0
+	h.agent("n1", 1)
 	logs.take()
 
 	flaky.down.Store(true)
@@ -62,14 +63,16 @@ func TestStoreOutageLogsOnce(t *testing.T) {
 	for _, c := range []struct{ name, method, path, body string }{
 		{"submit", "POST", "/api/v1/jobs", jobSpec("a", 1, "")},
 		{"submit again", "POST", "/api/v1/jobs", jobSpec("b", 1, "")},
-		{"submit a third", "POST", "/api/v1/jobs", jobSpec("c", 1, "")},
+		{"an agent's sync", "POST", "/api/v1/agents/n1/sync", `{"running": []}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if code, body, _ := h.raw(c.method, c.path, c.body); code != 503 {
-				t.Fatalf("%s %s: %d %q, want 503", c.method, c.path, code, body)
+			if code := h.do(c.method, c.path, c.body, nil); code != 503 {
+				t.Fatalf("%s %s: %d, want 503", c.method, c.path, code)
 			}
 		})
 	}
+	h.m.Tick(h.ctx) // the loop's probes of the failing store say nothing more
+	h.m.Tick(h.ctx)
 	lines := logs.take()
 	if len(lines) != 1 || !strings.Contains(lines[0], "store unavailable") {
 		t.Fatalf("log during the outage:\n%s\nwant one line saying the store is unavailable", strings.Join(lines, "\n"))
