@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/version"
 )
@@ -149,7 +150,7 @@ func (h *storeHealth) record(err error) {
 	case err != nil:
 		h.err = err
 	case h.down:
-		h.log.Info(fmt.Sprintf("store available again: refused %d requests during the outage", h.refused),
+		h.log.Info("store available again: refused "+plural.Count(h.refused, "request")+" during the outage",
 			"down_for", now.Sub(h.since).Round(time.Millisecond), "refused", h.refused, "audit_entries_lost", h.auditLost)
 		h.down, h.since, h.err, h.recovered = false, now, nil, true
 		h.refused, h.auditLost = 0, 0
