@@ -64,7 +64,12 @@ type fakeMaster struct {
 	failSyncs   int           // answer this many syncs 500, storing nothing
 	withholdAck int           // answer this many syncs acknowledging one report less
 	failLogs    int           // answer this many log posts with logStatus
-	logStatus   int
+	// failRegisters answers this many registrations 503, storing
+	// nothing, as a master whose store is not ready yet.
+	failRegisters int
+	notFoundAt    time.Time // when a sync was first answered 404
+	registeredAt  time.Time // when the last registration succeeded
+	logStatus     int
 }
 
 type logKey struct {
@@ -144,6 +149,12 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	}
 	fm.mu.Lock()
 	defer fm.mu.Unlock()
+	if fm.failRegisters > 0 {
+		fm.failRegisters--
+		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "the master's store is unavailable"})
+		return
+	}
+	fm.registeredAt = time.Now()
 	fm.registers = append(fm.registers, req)
 	fm.known = true
 	fm.acked = 0 // sequences start over with each agent process
@@ -163,6 +174,9 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 	fm.waits[req.WaitS]++
 	switch {
 	case !fm.known:
+		if fm.notFoundAt.IsZero() {
+			fm.notFoundAt = time.Now()
+		}
 		fm.mu.Unlock()
 		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown node " + r.PathValue("name")})
 		return

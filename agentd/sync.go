@@ -128,6 +128,7 @@ func (a *Agent) ack(acked int64) {
 func (a *Agent) syncLoop(ctx context.Context) error {
 	bo := a.newBackoff(1)
 	failures := 0
+	lastRegErr := "" // the last registration failure logged at warn level
 	for ctx.Err() == nil {
 		a.mu.Lock()
 		registered, waitS := a.registered, a.waitS
@@ -155,7 +156,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 			if failures > 0 {
 				a.log.Info("master reachable again", "failures", failures)
 			}
-			failures = 0
+			failures, lastRegErr = 0, ""
 			bo.reset()
 			if pace {
 				// A master that answers a long poll at once with nothing
@@ -165,13 +166,64 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 			continue
 		}
 		if isStatus(err, http.StatusNotFound) && registered {
-			continue // register at once
+			// The master answers, and has forgotten the node (it
+			// restarted): register at once, and start the backoff over,
+			// so that a registration it refuses for the moment (its store
+			// not ready yet) is retried soon, not after the long delays
+			// of the outage before.
+			if failures > 0 {
+				a.log.Info("master reachable again", "failures", failures)
+			}
+			failures = 0
+			bo.reset()
+			continue
 		}
 		failures++
-		a.logFailure(ctx, failures, err)
-		sleep(ctx, bo.next())
+		if registered {
+			a.logFailure(ctx, failures, err)
+		} else {
+			lastRegErr = a.logRegisterFailure(ctx, lastRegErr, err)
+		}
+		d := bo.next()
+		if answered(err) {
+			d = min(d, reachableRetryMax)
+		}
+		sleep(ctx, d)
 	}
 	return nil
+}
+
+// reachableRetryMax caps the delay between tries while the master
+// answers (with an error status): it is up, and the failure is likely
+// brief, such as its store starting.
+const reachableRetryMax = 5 * time.Second
+
+// answered reports whether err is the master's answer rather than a
+// failure to reach it.
+func answered(err error) bool {
+	var se *statusError
+	return errors.As(err, &se)
+}
+
+// logRegisterFailure logs why a registration failed: at warn level when
+// the reason differs from the last one so logged (last), at debug level
+// when it repeats, so that an operator sees why a node does not come
+// back without a line per retry. It returns the reason last logged at
+// warn level.
+func (a *Agent) logRegisterFailure(ctx context.Context, last string, err error) string {
+	lvl, msg := slog.LevelDebug, err.Error()
+	switch {
+	case msg == last:
+	case permanent(err):
+		lvl = slog.LevelError // a 4xx: the master refuses what we send
+	default:
+		lvl = slog.LevelWarn
+	}
+	a.log.Log(ctx, lvl, "registering with the master failed; tasks keep running, retrying", "err", err)
+	if lvl == slog.LevelDebug {
+		return last
+	}
+	return msg
 }
 
 // refusedJoin reports whether a registration was refused for what it

@@ -7,6 +7,10 @@ type Whoami struct {
 	User  string            `json:"user"`
 	Admin bool              `json:"admin"`
 	Roles map[string]string `json:"roles,omitempty"` // project ("*": all) → viewer, member or lead
+	// ConfigProjects are the projects the configuration file's users:
+	// section restricts the user's submissions to, whatever the roles (a
+	// parent stands for those under it); empty: no restriction.
+	ConfigProjects []string `json:"config_projects,omitempty"`
 }
 
 // User is a user of the cluster, as admins see it.

@@ -98,7 +98,7 @@ func newClient(cmd *cobra.Command) (*client.Client, error) {
 	if v := strings.TrimSpace(os.Getenv(TokenEnv)); v != "" {
 		token = v
 	}
-	return c.WithToken(token), nil
+	return c.WithToken(token).WithNotes(cmd.ErrOrStderr()), nil
 }
 
 // requestContext bounds one request of a client command.

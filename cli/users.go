@@ -135,6 +135,10 @@ func newWhoamiCmd() *cobra.Command {
 					for _, p := range sortedKeys(who.Roles) {
 						fmt.Fprintf(w, "  %s in %s\n", who.Roles[p], p)
 					}
+					if len(who.ConfigProjects) > 0 {
+						fmt.Fprintf(w, "  submits only to %s (the master's configuration file, users: section)\n",
+							strings.Join(who.ConfigProjects, ", "))
+					}
 					return nil
 				})
 		},

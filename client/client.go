@@ -41,6 +41,9 @@ type transport struct {
 	base  *url.URL
 	http  *http.Client
 	token string
+	// notes, when set, hears a line for each retry of a request the
+	// master could not serve for the moment.
+	notes io.Writer
 }
 
 // WithToken returns a copy of c that authenticates with the bearer token
@@ -48,6 +51,16 @@ type transport struct {
 func (c *Client) WithToken(token string) *Client {
 	cp := *c
 	cp.tr.token = token
+	return &cp
+}
+
+// WithNotes returns a copy of c that writes a one-line note to w before
+// each retry of a request the master could not serve for the moment (its
+// store unavailable), so that a person waiting for an answer knows why
+// none comes yet.
+func (c *Client) WithNotes(w io.Writer) *Client {
+	cp := *c
+	cp.tr.notes = w
 	return &cp
 }
 
@@ -152,7 +165,14 @@ func (c *transport) do(ctx context.Context, method, path string, query url.Value
 	for try := 0; ; try++ {
 		wait, err := c.once(ctx, method, path, query, data, in != nil, out)
 		if wait <= 0 || try == maxUnavailableRetries {
-			return err
+			return gaveUp(method, try, err)
+		}
+		if c.notes != nil {
+			what := "unavailable"
+			if e := (*Error)(nil); errors.As(err, &e) && strings.Contains(e.Message, "store is unavailable") {
+				what = "store unavailable"
+			}
+			fmt.Fprintf(c.notes, "master: %s, retrying in %s (%d/%d)...\n", what, wait, try+1, maxUnavailableRetries)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -162,6 +182,20 @@ func (c *transport) do(ctx context.Context, method, path string, query url.Value
 		case <-t.C:
 		}
 	}
+}
+
+// gaveUp words the last refusal of a read that was retried: the master's
+// "nothing was changed" is for requests that change something, and the
+// reader is told how long it waited instead.
+func gaveUp(method string, retries int, err error) error {
+	var e *Error
+	if retries == 0 || (method != http.MethodGet && method != http.MethodHead) || !errors.As(err, &e) ||
+		e.Status != http.StatusServiceUnavailable {
+		return err
+	}
+	msg, _, _ := strings.Cut(e.Message, ": nothing was changed")
+	return &Error{Status: e.Status, Field: e.Field,
+		Message: fmt.Sprintf("%s; still so after %d retries: try again later", msg, retries)}
 }
 
 // once sends the request once. When the answer is a 503 with Retry-After

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -64,6 +65,58 @@ func TestRetriesStoreOutage(t *testing.T) {
 				if b != `{"name":"x"}` {
 					t.Fatalf("a retry sent %q, want the same body", b)
 				}
+			}
+		})
+	}
+}
+
+// TestRetryNotesAndReadWording: each retry of a 503 is announced on the
+// notes writer, and a read that is still refused ends with an error that
+// does not say "nothing was changed", which only a change can mean.
+func TestRetryNotesAndReadWording(t *testing.T) {
+	const refusal = `{"error": "the master's store is unavailable (since 2026-05-01T12:00:00Z): nothing was changed; retry in a few seconds"}`
+	tests := []struct {
+		name     string
+		call     func(c *Client) error
+		want     []string // in the error
+		wantNot  string
+		wantNote string
+	}{
+		{"read", func(c *Client) error { _, err := c.Whoami(ctx(t)); return err },
+			[]string{"store is unavailable (since 2026-05-01T12:00:00Z)", "still so after 3 retries"}, "nothing was changed",
+			"master: store unavailable, retrying in 1s (1/3)..."},
+		{"write", func(c *Client) error { _, err := c.Submit(ctx(t), []byte(`{"name": "x"}`)); return err },
+			[]string{"nothing was changed"}, "", "master: store unavailable, retrying in 1s (1/3)..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, refusal)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(srv.URL, srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes strings.Builder
+			err = tt.call(c.WithNotes(&notes))
+			if err == nil {
+				t.Fatal("no error, want the refusal")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if tt.wantNot != "" && strings.Contains(err.Error(), tt.wantNot) {
+				t.Errorf("error %q says %q", err, tt.wantNot)
+			}
+			lines := strings.Split(strings.TrimSpace(notes.String()), "\n")
+			if len(lines) != maxUnavailableRetries || lines[0] != tt.wantNote {
+				t.Errorf("notes %q, want %d lines, the first %q", notes.String(), maxUnavailableRetries, tt.wantNote)
 			}
 		})
 	}

@@ -86,6 +86,10 @@ type Config struct {
 	// DefaultQOS is the QOS of jobs that name none: the file's
 	// default_qos, else the first listed; "" only when QOS is empty.
 	DefaultQOS string
+	// File is the name the configuration was parsed under (Load's path),
+	// so that a refusal it causes can send the admin to it; "" for the
+	// built-in default.
+	File string
 }
 
 // License is a cluster-wide consumable resource, such as commercial
@@ -209,6 +213,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
+	c.File = name
 	return c, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,8 @@ func TestDefault(t *testing.T) {
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Default() = %+v\nwant %+v", c, want)
 	}
-	// An empty mapping is the default configuration.
+	// An empty mapping is the default configuration, read from a file.
+	want.File = "test.yaml"
 	if got := mustParse(t, "{}\n"); !reflect.DeepEqual(got, want) {
 		t.Errorf("Parse({}) = %+v\nwant %+v", got, want)
 	}
@@ -132,6 +134,7 @@ users:
 			{Name: "cy", DefaultProject: "d", Shares: 1},
 		},
 		DefaultQOS: "normal",
+		File:       "test.yaml",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Parse =\n%+v\nwant\n%+v", c, want)
@@ -263,20 +266,28 @@ func TestResolve(t *testing.T) {
 	tests := []struct {
 		name, user, requested string
 		want                  string
-		err                   error // nil, ErrUnknown or ErrNotAllowed
+		err                   error    // nil, ErrUnknown or ErrNotAllowed
+		says                  []string // in the error
 	}{
-		{"unlisted user, no project", "zed", "", "d", nil},
-		{"unlisted user may use any leaf", "zed", "b", "b", nil},
-		{"listed user's default", "ana", "", "a", nil},
-		{"listed user, config default", "bo", "", "d", nil},
-		{"under a listed parent", "ana", "b", "b", nil},
-		{"not the user's", "ana", "d", "", ErrNotAllowed},
-		{"not a leaf", "zed", "lab", "", ErrNotAllowed},
-		{"unknown", "ana", "nope", "", ErrUnknown},
+		{"unlisted user, no project", "zed", "", "d", nil, nil},
+		{"unlisted user may use any leaf", "zed", "b", "b", nil, nil},
+		{"listed user's default", "ana", "", "a", nil, nil},
+		{"listed user, config default", "bo", "", "d", nil, nil},
+		{"under a listed parent", "ana", "b", "b", nil, nil},
+		{"not the user's", "ana", "d", "", ErrNotAllowed, []string{
+			"users: section of the configuration file test.yaml restricts ana to lab", "whatever the user's roles",
+			"add d to ana's projects there"}},
+		{"not a leaf", "zed", "lab", "", ErrNotAllowed, nil},
+		{"unknown", "ana", "nope", "", ErrUnknown, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := c.ResolveProject(tt.user, tt.requested)
+			for _, want := range tt.says {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("ResolveProject(%q, %q) error %v, want it to say %q", tt.user, tt.requested, err, want)
+				}
+			}
 			if got != tt.want || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
 				t.Errorf("ResolveProject(%q, %q) = %q, %v; want %q, %v", tt.user, tt.requested, got, err, tt.want, tt.err)
 			}

@@ -118,10 +118,30 @@ func (c *Config) ResolveProject(user, requested string) (string, error) {
 		return "", fmt.Errorf("project %q has sub-projects; jobs run in projects without sub-projects: %w", requested, ErrNotAllowed)
 	}
 	if listed && !c.userMay(u, requested) {
-		return "", fmt.Errorf("user %q may not submit to project %q (its projects: %s): %w",
-			user, requested, strings.Join(u.Projects, ", "), ErrNotAllowed)
+		// Said at length: a role in the project does not lift this, and
+		// an admin who just gave one looks for the cause in the roles.
+		return "", fmt.Errorf("user %q may not submit to project %q: the users: section of %s restricts %s to %s, "+
+			"whatever the user's roles; add %s to %s's projects there and reload the configuration (allot config reload), "+
+			"or drop the projects: list to leave the roles alone to decide: %w",
+			user, requested, c.fileName(), user, strings.Join(u.Projects, ", "), requested, user, ErrNotAllowed)
 	}
 	return requested, nil
+}
+
+// fileName names the configuration file in a message.
+func (c *Config) fileName() string {
+	if c.File == "" {
+		return "the configuration file"
+	}
+	return "the configuration file " + c.File
+}
+
+// UserProjects returns the projects the users: section restricts user to
+// (a parent stands for those under it), or nil when it does not restrict
+// the user.
+func (c *Config) UserProjects(user string) []string {
+	u, _ := c.User(user)
+	return u.Projects
 }
 
 // NodePool returns the pool a registering node joins and its labels: the

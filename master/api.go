@@ -135,13 +135,16 @@ func pathMatches(pattern, path string) bool {
 }
 
 // logRequests logs every request's method, path, status and duration at
-// debug level, and server errors at error level.
+// debug level, and server errors at error level, but for the 503s of a
+// store outage.
 func (s server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		level := slog.LevelDebug
-		if sw.status >= 500 {
+		// A 503 during a store outage is the outage, logged once when it
+		// began; each is counted for the line at its end.
+		if sw.status >= 500 && !(sw.status == http.StatusServiceUnavailable && s.m.health.isDown()) {
 			level = slog.LevelError
 		}
 		s.m.log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "status", sw.status)
@@ -209,7 +212,8 @@ func (s server) fail(w http.ResponseWriter, err error) {
 	// the log, and the client gets the id to find it there.
 	id := w.Header().Get("X-Request-Id")
 	if isStoreFault(err) && s.m.health.probe(context.Background()) != nil {
-		s.m.log.Warn("request refused: store unavailable", "request_id", id, "err", err)
+		s.m.log.Debug("request refused: store unavailable", "request_id", id, "err", err)
+		s.m.health.countRefused()
 		s.m.health.unavailable(w)
 		return
 	}

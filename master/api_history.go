@@ -144,6 +144,7 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 		GPUHours: gpuSeconds / 3600}
 	tasks := map[int]bool{}
 	var first, last *store.Attempt
+	var exited time.Time // the last attempt's exit
 	for i := range atts {
 		a := &atts[i]
 		tasks[a.Index] = true
@@ -152,6 +153,13 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 		}
 		if !a.EndedAt.IsZero() && (last == nil || a.EndedAt.After(last.EndedAt)) {
 			last = a
+		}
+		x := a.ExitedAt
+		if x.IsZero() {
+			x = a.EndedAt
+		}
+		if x.After(exited) {
+			exited = x
 		}
 	}
 	h.Tasks = len(tasks)
@@ -164,7 +172,14 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 		t := first.StartedAt
 		h.StartedAt = &t
 		h.WaitS = int64(t.Sub(j.SubmittedAt).Seconds())
-		h.ElapsedS = int64(end.Sub(t).Seconds())
+		// The elapsed time of an ended job runs to its processes' exit,
+		// as its GPU-hours do, not to when the master heard of it: a
+		// master down meanwhile hears late.
+		runEnd := end
+		if !j.EndedAt.IsZero() && !exited.IsZero() && exited.Before(end) {
+			runEnd = exited
+		}
+		h.ElapsedS = int64(max(runEnd.Sub(t), 0).Seconds())
 	} else {
 		h.WaitS = int64(end.Sub(j.SubmittedAt).Seconds())
 	}

@@ -17,7 +17,8 @@ import (
 
 func (ac *access) handleWhoami(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
-	writeJSON(w, http.StatusOK, api.Whoami{User: p.User, Admin: p.Admin, Roles: rolesOut(p.Roles)})
+	writeJSON(w, http.StatusOK, api.Whoami{User: p.User, Admin: p.Admin, Roles: rolesOut(p.Roles),
+		ConfigProjects: ac.m.Config().UserProjects(p.User)})
 }
 
 func rolesOut(in map[string]store.Role) map[string]string {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/version"
 )
@@ -61,6 +62,11 @@ type storeHealth struct {
 	minGap time.Duration
 	// inflight is closed when the probe under way ends.
 	inflight chan struct{}
+	// refused and auditLost count the requests refused and the audit
+	// entries not written during the outage: logging each would flood the
+	// log with the one cause already logged, so the recovery line sums
+	// them up.
+	refused, auditLost int
 }
 
 // StoreStatus is the store's health as /readyz reports it.
@@ -144,10 +150,35 @@ func (h *storeHealth) record(err error) {
 	case err != nil:
 		h.err = err
 	case h.down:
-		h.log.Info("store available again", "down_for", now.Sub(h.since).Round(time.Millisecond))
+		h.log.Info("store available again: refused "+plural.Count(h.refused, "request")+" during the outage",
+			"down_for", now.Sub(h.since).Round(time.Millisecond), "refused", h.refused, "audit_entries_lost", h.auditLost)
 		h.down, h.since, h.err, h.recovered = false, now, nil, true
+		h.refused, h.auditLost = 0, 0
 		h.up.Set(1)
 	}
+}
+
+// countRefused counts a request refused for the outage.
+func (h *storeHealth) countRefused() {
+	h.mu.Lock()
+	h.refused++
+	h.mu.Unlock()
+}
+
+// countAuditLost counts an audit entry that the failing store did not
+// take, and reports whether the store is known down: if it is not, the
+// failure is news and the caller logs it.
+func (h *storeHealth) countAuditLost(ctx context.Context) bool {
+	if h.probe(ctx) == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.down {
+		return false
+	}
+	h.auditLost++
+	return true
 }
 
 // isDown reports whether the store is known to be failing.

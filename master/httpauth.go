@@ -74,7 +74,7 @@ func (c *credCache) get(hash string, now time.Time) (credEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[hash]
-	if !ok || now.After(e.until) {
+	if !ok || now.After(e.until) || !e.cred.Live(now) {
 		return credEntry{}, false
 	}
 	return e, true
@@ -115,7 +115,7 @@ func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) 
 		return credEntry{}, err
 	}
 	if !c.Live(now) {
-		return credEntry{}, fmt.Errorf("%w: the token was revoked or has expired", errUnauthenticated)
+		return credEntry{}, fmt.Errorf("%w: %s", errUnauthenticated, whyDead(c))
 	}
 	e := credEntry{cred: c, until: now.Add(credCacheTTL)}
 	if c.Kind == store.CredUser {
@@ -133,6 +133,17 @@ func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) 
 	}
 	ac.creds.put(hash, e)
 	return e, nil
+}
+
+// whyDead says why a credential that is not live is refused: revoked or
+// expired, whichever came first, with when, since the remedy differs (a
+// revoked token was taken away on purpose; an expired one is renewed).
+func whyDead(c store.Credential) string {
+	revoked := !c.RevokedAt.IsZero() && (c.ExpiresAt.IsZero() || c.RevokedAt.Before(c.ExpiresAt))
+	if revoked {
+		return fmt.Sprintf("the token (id %d) was revoked at %s", c.ID, c.RevokedAt.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("the token (id %d) expired at %s", c.ID, c.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
 // authenticate admits a request by its bearer token: a user's API token

@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,12 +139,24 @@ func (l *masterLock) acquire(ctx context.Context) error {
 
 // tryLock takes the lock of the session's schema if it is free.
 func tryLock(ctx context.Context, conn *pgx.Conn) (key int32, ok bool, err error) {
-	var schema string
-	if err := conn.QueryRow(ctx, "SELECT coalesce(current_schema(), current_setting('search_path'))").Scan(&schema); err != nil {
+	var current *string
+	var schema, db string
+	if err := conn.QueryRow(ctx, "SELECT current_schema(), current_setting('search_path'), current_database()").
+		Scan(&current, &schema, &db); err != nil {
 		return 0, false, fmt.Errorf("master lock: read the schema: %w", err)
 	}
+	if current == nil {
+		// Every table would fail to be made, with PostgreSQL's "no
+		// schema has been selected to create in", which names neither.
+		create := "CREATE SCHEMA ..."
+		if name := strings.Trim(strings.TrimSpace(schema), `"`); name != "" && !strings.ContainsAny(name, ",$") {
+			create = "CREATE SCHEMA " + name
+		}
+		return 0, false, fmt.Errorf("the DSN's search_path %q names no schema that exists in database %q: "+
+			"create the schema (%s) or fix search_path in the DSN (?search_path=NAME)", schema, db, create)
+	}
 	h := fnv.New32a()
-	h.Write([]byte(schema))
+	h.Write([]byte(*current))
 	key = int32(h.Sum32() & 0x7fffffff)
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1::int4, $2::int4)", int32(masterLockClass), key).Scan(&ok); err != nil {
 		return 0, false, fmt.Errorf("master lock: %w", err)

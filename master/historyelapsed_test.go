@@ -1,0 +1,45 @@
+package master
+
+import (
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// TestHistoryElapsedRunsToTheExit: a job's elapsed time in the history
+// runs from its first start to its last attempt's exit, as its GPU-hours
+// do, not to when the master heard of the end (later, when it was down).
+func TestHistoryElapsedRunsToTheExit(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	now := at(1000)
+	for _, c := range []struct {
+		name  string
+		ended int // the job's end, 0: not ended
+		atts  []store.Attempt
+		want  int64
+	}{
+		{"ended while the master was down", 56, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(56), ExitedAt: at(20)}}, 20},
+		{"ended before migration 0018: no exit time", 56, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(56)}}, 56},
+		{"the last of several attempts", 300, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(60), ExitedAt: at(50)},
+			{Number: 2, StartedAt: at(100), EndedAt: at(300), ExitedAt: at(250)}}, 250},
+		{"a gang's parts: the last exit", 90, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(90), ExitedAt: at(40)},
+			{Index: 1, StartedAt: at(0), EndedAt: at(90), ExitedAt: at(45)}}, 45},
+		{"running: to now", 0, []store.Attempt{{StartedAt: at(0)}}, 1000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := store.Job{ID: 1, SubmittedAt: t0, State: store.JobRunning}
+			if c.ended != 0 {
+				j.State, j.EndedAt = store.JobCompleted, at(c.ended)
+			}
+			if got := historyOf(j, c.atts, 0, now).ElapsedS; got != c.want {
+				t.Errorf("elapsed %ds, want %ds", got, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package master
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
+	"github.com/allot-sched/allot/store"
+)
+
+// TestDeadTokenSaysWhich: a token that is no longer live is refused with
+// a 401 that says whether it was revoked or has expired, and when.
+func TestDeadTokenSaysWhich(t *testing.T) {
+	h := newHarness(t)
+	h.as("ann")
+	now := h.clock.Now()
+	for i, c := range []struct {
+		name             string
+		expires, revoked time.Duration // from now; 0: never
+		want             string
+	}{
+		{"expired", -time.Hour, 0, "expired at " + now.Add(-time.Hour).UTC().Format(time.RFC3339)},
+		{"revoked", 0, -time.Minute, "was revoked at " + now.Add(-time.Minute).UTC().Format(time.RFC3339)},
+		{"revoked before it expired", -time.Minute, -time.Hour, "was revoked at"},
+		{"expired before it was revoked", -time.Hour, -time.Minute, "expired at"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			secret := "dead-token-" + string(rune('a'+i))
+			cred := store.Credential{Kind: store.CredUser, Subject: "ann", Hash: auth.Hash(secret), CreatedAt: now.Add(-2 * time.Hour)}
+			if c.expires != 0 {
+				cred.ExpiresAt = now.Add(c.expires)
+			}
+			cred, err := h.st.CreateCredential(h.ctx, cred)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.revoked != 0 {
+				if err := h.st.RevokeCredential(h.ctx, cred.ID, now.Add(c.revoked)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var e api.Error
+			if code := h.doAs(secret, "GET", "/api/v1/whoami", nil, &e); code != 401 || !strings.Contains(e.Error, c.want) {
+				t.Fatalf("whoami: %d %q, want 401 saying %q", code, e.Error, c.want)
+			}
+		})
+	}
+}
