@@ -195,12 +195,6 @@ func (c *Cluster) drained(oi int32, st TaskState) int {
 	return c.freed(j, j.Drained(&c.Tasks, oi, st))
 }
 
-// Release lets go of task ti's slots, killing it (Job.Release).
-func (c *Cluster) Release(ti int32) int {
-	j := &c.Jobs[c.Tasks.At(ti).Job]
-	return c.freed(j, j.Release(&c.Tasks, ti))
-}
-
 // Freed is a task record that let go of its slots, which it held in
 // state From (running or preempting).
 type Freed struct {
@@ -226,8 +220,9 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 		case to != TaskKilling || t.Job != ji:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
-		default:
-			dst = append(dst, Freed{Task: ti, From: from, Slots: c.Release(ti)})
+		default: // let go of its slots, killed (Job.Release)
+			j := &c.Jobs[ji]
+			dst = append(dst, Freed{Task: ti, From: from, Slots: c.freed(j, j.Release(&c.Tasks, ti))})
 		}
 	}
 	c.Cancel(ji)
