@@ -1,0 +1,253 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+func TestJobDetailShowsAttemptsAndPreemption(t *testing.T) {
+	f := newFixture()
+	p := openPage(t, f, "#/jobs/1", wide)
+	pre := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="1"]`, "preempted")
+	for _, want := range []string{"gpu-a2: GPU 0, 1, 2, 3", "143", "preempted for job 2"} {
+		if !strings.Contains(pre, want) {
+			t.Errorf("preempted attempt row = %q, want %q", pre, want)
+		}
+	}
+	if cls := evalJS[string](p, `document.querySelector('#attempts tbody[data-task="1"] tr[data-attempt="1"]').className`); cls != "ended-preempted" {
+		t.Errorf("preempted attempt row class = %q, want ended-preempted", cls)
+	}
+	second := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="2"]`, "running")
+	if !strings.Contains(second, "gpu-a1: GPU 4, 5, 6, 7") {
+		t.Errorf("second attempt = %q, want it on gpu-a1 GPUs 4-7", second)
+	}
+	fields := p.waitText("#fields", "2 running of 2")
+	for _, want := range []string{"vision", "python train.py", "EPOCHS=10", "yes"} {
+		if !strings.Contains(fields, want) {
+			t.Errorf("fields = %q, want %q", fields, want)
+		}
+	}
+	if hidden := evalJS[bool](p, `document.getElementById('why').hidden`); !hidden {
+		t.Errorf("a running job shows a pending explanation")
+	}
+}
+
+// TestJobDetailShowsLostNode: while a task is held on a lost node, the
+// job's reason (beside its state) and the task's open attempt say which
+// node is lost since when and when the task fails unless it returns.
+func TestJobDetailShowsLostNode(t *testing.T) {
+	f := newFixture()
+	lost := "node gpu-a1 lost since 2026-05-01T12:00:32Z: the task fails at 2026-05-01T12:05:32Z unless the node returns (lost_node_grace 5m0s)"
+	f.mu.Lock()
+	f.jobs[0].Reason = lost
+	f.jobs[0].TaskList[0].Reason = lost
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/1", wide)
+	cases := []struct{ name, sel string }{
+		{"job state", "#fields"},
+		{"open attempt", `#attempts tbody[data-task="0"] tr[data-attempt="1"]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p.sub(t).waitText(c.sel, lost)
+		})
+	}
+	// The other task's open attempt has no such reason.
+	if row := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="2"]`, "running"); strings.Contains(row, "lost") {
+		t.Errorf("task 1's open attempt = %q, want no loss", row)
+	}
+}
+
+// TestOverviewShowsGPUsOfUnreadableJobsHeld: a GPU that a job the viewer
+// may not read holds (its /jobs leave the job out; the node's used_gpus
+// list the GPU) shows as in use by another project's job, not free, and
+// names neither the job nor its user.
+func TestOverviewShowsGPUsOfUnreadableJobsHeld(t *testing.T) {
+	f := newFixture()
+	f.jobs = slices.DeleteFunc(f.jobs, func(j *api.Job) bool { return j.ID == 2 }) // nlp's bert-finetune
+	p := openPage(t, f, "#/", wide)
+	p.waitFor(`document.querySelectorAll('#ov-nodes .gpu.other').length === 4`, "four GPUs held by another project's job")
+	cells := evalJS[[]string](p, `[...document.querySelectorAll('[data-node="gpu-a2"] .gpu')].map(c => c.innerText.replace(/\s+/g, ' ').trim() + ' | ' + c.title)`)
+	want := []string{"0 in use | GPU 0 (A100): in use by another project's job", "1 in use | GPU 1 (A100): in use by another project's job",
+		"2 in use | GPU 2 (A100): in use by another project's job", "3 in use | GPU 3 (A100): in use by another project's job",
+		"4 free | GPU 4 (A100): free", "5 free | GPU 5 (A100): free", "6 free | GPU 6 (A100): free", "7 free | GPU 7 (A100): free"}
+	if !slices.Equal(cells, want) {
+		t.Errorf("gpu-a2's cells = %q\nwant %q", cells, want)
+	}
+	if head := p.waitText(`[data-node="gpu-a2"] .node-head`, "4/8 used"); !strings.Contains(head, "4/8 used") {
+		t.Errorf("gpu-a2's head = %q", head)
+	}
+	legend := p.waitText(".legend", "held by jobs of projects you cannot read")
+	for _, s := range []string{"#1 resnet-sweep", "In use: 4 GPUs"} {
+		if !strings.Contains(legend, s) {
+			t.Errorf("legend = %q, want %q", legend, s)
+		}
+	}
+	if page := p.text(); strings.Contains(page, "bert-finetune") || strings.Contains(page, "#2") {
+		t.Errorf("the overview names job 2:\n%s", page)
+	}
+}
+
+// TestJobDetailNamesPrivateJobByNumber: a job that must end which the
+// viewer may not read (private: no name, no user) shows its number, not
+// a link to a page it may not open, and "another project's job".
+func TestJobDetailNamesPrivateJobByNumber(t *testing.T) {
+	f := newFixture()
+	f.privateRefs = true
+	p := openPage(t, f, "#/jobs/3", wide)
+	row := p.waitText(`#would-start [data-must-end="2"]`, "another project's job")
+	if strings.Contains(row, "bert") || strings.Contains(row, "bo") || !strings.Contains(row, "#2") {
+		t.Errorf("must-end row = %q, want #2, another project's job, no name or user", row)
+	}
+	if n := evalJS[int](p, `document.querySelectorAll('#why a[href="#/jobs/2"]').length`); n != 0 {
+		t.Errorf("%d links to the private job 2, want none", n)
+	}
+}
+
+func TestJobDetailExplainsWhyItWaits(t *testing.T) {
+	cases := []struct {
+		name, hash string
+		want       []string
+		blocker    string
+		estimate   bool
+	}{
+		{"would delay", "#/jobs/4", []string{"would_delay", "fits now but would delay the reservation of job 3",
+			"2 in the queue of pool a100", "Estimated start\nunknown (a task without a time limit stands in the way)"}, "#/jobs/3", false},
+		{"reserved", "#/jobs/3", []string{"What would let it start now", "head of the queue", "1 in the queue of pool a100",
+			"once job 2 ends", "bert-finetune", "orders its queue by priority"}, "#/jobs/2", true},
+		{"drained", "#/jobs/7", []string{"What would let it start now", "Blocked by\nno running job: see what would let it start, below",
+			"node gpu-t1 is drained; it waits for a resume", "Estimated start\nunknown: see what would let it start, below"}, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := openPage(t, newFixture(), c.hash, wide)
+			why := p.waitText("#why", c.want[0])
+			for _, w := range c.want[1:] {
+				if !strings.Contains(why, w) {
+					t.Errorf("explanation = %q, want %q", why, w)
+				}
+			}
+			href := evalJS[string](p, `document.querySelector('#why a')?.getAttribute('href') || ''`)
+			if href != c.blocker {
+				t.Errorf("blocker link = %q, want %q", href, c.blocker)
+			}
+			hasTime := evalJS[bool](p, `!!document.querySelector('#estimated-start time')`)
+			if hasTime != c.estimate {
+				t.Errorf("estimated start shown as a time: %v, want %v", hasTime, c.estimate)
+			}
+		})
+	}
+}
+
+// TestJobDetailSaysWhatMustEnd: without an estimate, the job's page says
+// as allot explain does when it could start (not_before) or which job
+// that must end has no time limit, and tells the jobs that must end from
+// those that could be preempted where both stand in its way.
+func TestJobDetailSaysWhatMustEnd(t *testing.T) {
+	resnet := api.JobRef{ID: 1, Name: "resnet-sweep", User: "al", Project: "vision", Slots: 8, EndsAt: atp(time.Hour)}
+	bert := api.JobRef{ID: 2, Name: "bert-finetune", User: "bo", Project: "nlp", Slots: 4, EndsAt: atp(40 * time.Minute),
+		Preempt: api.PreemptPossible}
+	endless := resnet
+	endless.EndsAt = nil
+	stopping := bert
+	stopping.Preempt = api.PreemptUnderWay
+	cases := []struct {
+		name    string
+		cf      api.Counterfactual
+		start   string
+		rows    map[string][]string // data-must-end → the row's words
+		waitFor map[string]string   // data-must-end → its Wait for cell; nil: no such column
+	}{
+		{"must end and could be preempted, not before",
+			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{bert, resnet}, NotBefore: atp(time.Hour),
+				Message: "It could start on gpu-a1 once job 1 (resnet-sweep) ends and job 2 (bert-finetune) ends or is preempted."},
+			"not before in 1 h 0 min", map[string][]string{
+				"1": {"resnet-sweep", "vision", "8", "in 1 h 0 min"},
+				"2": {"bert-finetune", "nlp", "4", "in 40 min"}},
+			map[string]string{"1": "its end", "2": "its end or preemption"}},
+		{"one that must end has no time limit",
+			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{bert, endless},
+				Message: "It could start on gpu-a1 once job 1 (resnet-sweep) ends and job 2 (bert-finetune) ends or is preempted."},
+			"unknown (job 1, which must end for it, has no time limit)", map[string][]string{
+				"1": {"no time limit"}, "2": {"in 40 min"}},
+			map[string]string{"1": "its end", "2": "its end or preemption"}},
+		{"only being preempted",
+			api.Counterfactual{Nodes: []string{"gpu-a2"}, MustEnd: []api.JobRef{stopping},
+				Message: "It could start on gpu-a2 once job 2 (bert-finetune) is preempted."},
+			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 40 min"}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.mu.Lock()
+			f.jobs[2].Pending.EstimatedStart = nil
+			f.wouldStart = map[int64]*api.Counterfactual{3: &c.cf}
+			f.mu.Unlock()
+			p := openPage(t, f, "#/jobs/3", wide)
+			start := p.waitText("#estimated-start", c.start)
+			if c.cf.NotBefore != nil && !strings.Contains(start, "when the jobs that must end reach their time limits") {
+				t.Errorf("estimated start = %q, want the reason for not before", start)
+			}
+			if got := evalJS[string](p, `document.querySelector('#would-start p').innerText`); got != c.cf.Message {
+				t.Errorf("would start = %q, want the master's message %q", got, c.cf.Message)
+			}
+			head := evalJS[string](p, `document.querySelector('#would-start thead').innerText`)
+			if !strings.Contains(head, "Limit ends") || strings.Contains(head, "Wait for") != (c.waitFor != nil) {
+				t.Errorf("header = %q, want Limit ends and Wait for: %v", head, c.waitFor != nil)
+			}
+			for id, words := range c.rows {
+				row := evalJS[string](p, fmt.Sprintf(`document.querySelector('#would-start tr[data-must-end="%s"]')?.innerText || ''`, id))
+				for _, w := range words {
+					if !strings.Contains(row, w) {
+						t.Errorf("row of job %s = %q, want %q", id, row, w)
+					}
+				}
+			}
+			for id, want := range c.waitFor {
+				got := evalJS[string](p, fmt.Sprintf(`document.querySelector('#would-start tr[data-must-end="%s"] td.wait-for')?.innerText || ''`, id))
+				if got != want {
+					t.Errorf("wait for of job %s = %q, want %q", id, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestJobDetailCountsEstimateFromAsOf: the estimated start counts from
+// the master's as_of, as the message beside it does, not from the
+// browser's clock; without as_of it falls back to the browser's clock.
+func TestJobDetailCountsEstimateFromAsOf(t *testing.T) {
+	cases := []struct {
+		name string
+		asOf *time.Time
+		want string
+	}{
+		{"as_of half an hour before the browser", atp(-30 * time.Minute), "in 1 h 10 min"},
+		{"no as_of", nil, "in 40 min"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.mu.Lock()
+			f.jobs[2].Pending.AsOf = c.asOf
+			if c.asOf == nil {
+				// Counted from the browser's clock: from now, not from the
+				// fixture's anchor, which earlier tests leave behind; the
+				// half minute spares the rounding a slow page.
+				start := time.Now().Add(40*time.Minute + 30*time.Second)
+				f.jobs[2].Pending.EstimatedStart = &start
+			}
+			f.mu.Unlock()
+			p := openPage(t, f, "#/jobs/3", wide)
+			p.waitText("#estimated-start", "in ")
+			if got := evalJS[string](p, `document.querySelector('#estimated-start time').innerText`); !strings.HasPrefix(got, c.want) {
+				t.Errorf("estimated start = %q, want it to start with %q", got, c.want)
+			}
+		})
+	}
+}
