@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -144,6 +145,59 @@ func TestCounterfactualCases(t *testing.T) {
 			for _, w := range tt.not {
 				if strings.Contains(cf.Message, w) {
 					t.Errorf("message %q says %q", cf.Message, w)
+				}
+			}
+		})
+	}
+}
+
+// TestExplainNoNodeUp: a job of a pool whose only node has left is told
+// that the pool has no node up, naming the node, in the last pass's
+// reason and in what would let it start; not that no node can hold its
+// task, which would send its user to shrink a job that fits.
+func TestExplainNoNodeUp(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		leave bool
+		says  []string
+		not   []string
+	}{
+		{"its only node left", true,
+			[]string{"In the last pass: pool default has no node up: n1 (left); it waits for a node to join or come back.",
+				"It cannot start now: pool default has no node up: n1 (left)"},
+			[]string{"can hold a task"}},
+		{"its node is up: it waits for room", false,
+			[]string{"once job 1 ends"}, []string{"no node up"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 2)
+			if tt.leave {
+				a.Leave()
+				h.sync(a)
+				h.sync(a)
+				if n := h.node("n1"); n.State != string(store.NodeLeft) {
+					t.Fatalf("node %s, want left", n.State)
+				}
+			} else {
+				h.submit(jobSpec("busy", 2, ""))
+				h.step()
+				h.sync(a)
+			}
+			id := h.submit(jobSpec("wait", 2, ""))
+			h.step()
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			for _, w := range tt.says {
+				if !strings.Contains(x.Summary, w) {
+					t.Errorf("summary %q does not say %q", x.Summary, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(x.Summary, w) {
+					t.Errorf("summary %q says %q", x.Summary, w)
 				}
 			}
 		})
