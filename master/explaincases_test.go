@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,6 +200,54 @@ func TestExplainNoNodeUp(t *testing.T) {
 				if strings.Contains(x.Summary, w) {
 					t.Errorf("summary %q says %q", x.Summary, w)
 				}
+			}
+		})
+	}
+}
+
+// TestQuotaPositions: in a quota pool a job's position, and the jobs its
+// explanation lists ahead of it, follow the core's rounds: a project
+// under its quota is served before one past it, whatever the priorities;
+// in a priority pool, priority alone.
+func TestQuotaPositions(t *testing.T) {
+	const quota = "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 2}\n  - {name: b, quota: 2}\n"
+	const priority = "pools:\n  - {name: default, policy: priority}\ndefault_project: a\nprojects:\n  - {name: a, quota: 2}\n  - {name: b, quota: 2}\n"
+	spec := func(name, project string, priority int, preemptible bool) string {
+		return fmt.Sprintf(`{"name": %q, "project": %q, "entrypoint": "x", "resources": {"slots": 1, "priority": %d, "preemptible": %v}}`,
+			name, project, priority, preemptible)
+	}
+	for _, tt := range []struct {
+		name, config string
+		// first is the job that should rank first: "a" (a's job of
+		// priority 10) or "b" (b's job of priority 50).
+		first string
+	}{
+		{"quota: the project under its quota first", quota, "b"},
+		{"priority: the higher priority first", priority, "a"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, tt.config)))
+			n1 := h.agent("n1", 2)
+			h.submit(`{"name": "held", "project": "a", "entrypoint": "x", "resources": {"slots": 2, "preemptible": false}}`)
+			h.step()
+			h.sync(n1)
+			wa := h.submit(spec("wa", "a", 10, true))
+			wb := h.submit(spec("wb", "b", 50, false))
+			h.step()
+			h.sync(n1)
+			first, second := wa, wb
+			if tt.first == "b" {
+				first, second = wb, wa
+			}
+			if p1, p2 := h.job(first).Position, h.job(second).Position; p1 != 1 || p2 != 2 {
+				t.Fatalf("positions %d (job %d), %d (job %d); want 1 and 2", p1, first, p2, second)
+			}
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(second, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if len(x.Ahead) != 1 || x.Ahead[0].ID != first || x.Position != 2 || x.Queued != 2 {
+				t.Fatalf("explain: %d of %d, ahead %+v; want 2nd of 2 behind job %d", x.Position, x.Queued, x.Ahead, first)
 			}
 		})
 	}

@@ -345,27 +345,12 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 	return f.Entry(), true
 }
 
-// queueKey orders a pool's waiting jobs as the pool's policy ranks them,
-// for Job.Position (queueOrder).
-func queueKey(policy sched.Policy) func(a, b *mjob) int {
-	order := queueOrder(policy)
-	return func(a, b *mjob) int { return order(factsOf(a), factsOf(b)) }
-}
-
 // queueFacts are what a pool's policy ranks its waiting jobs by.
 type queueFacts struct {
 	mf        float64 // the last pass's multifactor priority, 0 when not pending
 	priority  int
 	submitted time.Time
 	id        int64
-}
-
-func factsOf(j *mjob) queueFacts {
-	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID}
-	if j.pending != nil {
-		f.mf = j.pending.p.Priority
-	}
-	return f
 }
 
 // queueOrder orders waiting jobs as a pool's policy ranks them: by
