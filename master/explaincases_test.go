@@ -252,3 +252,38 @@ func TestQuotaPositions(t *testing.T) {
 		})
 	}
 }
+
+// TestFairSharePositions: in a fair-share pool a job that already holds
+// part of what it wants ranks after one that holds nothing, as the core's
+// share queue serves them, though submitted first; in a FIFO pool, by
+// submission.
+func TestFairSharePositions(t *testing.T) {
+	for _, tt := range []struct {
+		name, policy string
+		trialsFirst  bool
+	}{
+		{"fair share: the job holding nothing first", "fair_share", false},
+		{"fifo: the first submitted first", "fifo", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: "+tt.policy+"}\n")))
+			n1 := h.agent("n1", 1)
+			trials := h.submit(trialsSpec("grid", 1, "", 2))
+			h.step()
+			h.sync(n1)
+			late := h.submit(jobSpec("late", 1, ""))
+			h.step()
+			h.sync(n1)
+			if h.job(trials).Position == 0 {
+				t.Fatalf("job %d waits for nothing; want one task waiting", trials)
+			}
+			first, second := late, trials
+			if tt.trialsFirst {
+				first, second = trials, late
+			}
+			if p1, p2 := h.job(first).Position, h.job(second).Position; p1 != 1 || p2 != 2 {
+				t.Fatalf("positions %d (job %d), %d (job %d); want 1 and 2", p1, first, p2, second)
+			}
+		})
+	}
+}

@@ -409,7 +409,8 @@ func (v *readView) positions() map[int64]int {
 func (j *jobRead) waiting() bool { return !j.rec.State.Terminal() && j.queued > 0 }
 
 func (j *jobRead) facts() queueFacts {
-	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID}
+	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID,
+		held: j.used, demand: j.rec.Slots * (j.active + j.queued), weight: j.rec.Weight}
 	if j.pending != nil {
 		f.mf = j.pending.p.Priority
 	}
