@@ -446,7 +446,7 @@ func endOf(s *sched.Snapshot, ai int) int64 {
 
 // maxSubsetAllocs bounds the allocations of a node whose subsets
 // fewestEnds searches; past it, the soonest to end are taken in turn.
-const maxSubsetAllocs = 12
+const maxSubsetAllocs = 10
 
 // fewestEnds chooses the allocations on node n that must end for need
 // slots to be free there: the fewest jobs that free enough, then the
@@ -473,21 +473,32 @@ func fewestEnds(s *sched.Snapshot, n *nodeUse, need int) []int {
 		end         int64
 		set         uint32
 	}
+	// Each allocation's facts once: the subsets read them 2^n times.
+	k := len(n.allocs)
+	slots, endAt, jobs := make([]int, k), make([]int64, k), make([]int, k)
+	for i, ai := range n.allocs {
+		slots[i], endAt[i], jobs[i] = allocSlotsOn(&s.Allocs[ai], n, s), endOf(s, ai), s.Allocs[ai].Job
+	}
 	var best *choice
-	for set := uint32(1); set < 1<<len(n.allocs); set++ {
+	for set := uint32(1); set < 1<<k; set++ {
 		c := choice{set: set}
 		free := n.free
-		jobs := map[int]bool{}
-		for i, ai := range n.allocs {
-			if set&(1<<i) != 0 {
-				slots := allocSlotsOn(&s.Allocs[ai], n, s)
-				free += slots
-				c.slots += slots
-				c.end = max(c.end, endOf(s, ai))
-				jobs[s.Allocs[ai].Job] = true
+		for i := range k {
+			if set&(1<<i) == 0 {
+				continue
+			}
+			free += slots[i]
+			c.slots += slots[i]
+			c.end = max(c.end, endAt[i])
+			// A job counts once, at its first allocation in the set.
+			dup := false
+			for h := range i {
+				dup = dup || (set&(1<<h) != 0 && jobs[h] == jobs[i])
+			}
+			if !dup {
+				c.jobs++
 			}
 		}
-		c.jobs = len(jobs)
 		if free < need {
 			continue
 		}
