@@ -189,13 +189,19 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	case len(kinds) > 1:
 	case kinds[api.PreemptUnderWay]:
 		ends = "are preempted"
-	case kinds[""] && !strings.Contains(cf.Message, "preempted"):
+	case kinds[""] && (len(cf.Nodes) == 0 || !strings.Contains(cf.Message, "preempted")):
 		// Every job must end. (A master older than JobRef.Preempt
 		// worded the message by the pool alone: "ends or is preempted"
 		// where it may preempt.)
 		ends = "end"
 	}
-	fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
+	if len(cf.Nodes) == 0 {
+		// A quota pool's limit or quota binds: its project's own jobs
+		// in the pool, wherever they run.
+		fmt.Fprintf(w, "  once these of its project's jobs %s:\n", ends)
+	} else {
+		fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
+	}
 	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", "LIMIT ENDS"}
 	if len(kinds) > 1 {
 		cols = append(cols, "WAIT FOR")

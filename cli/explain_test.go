@@ -72,6 +72,24 @@ func TestExplainMustEndHeading(t *testing.T) {
 	}
 }
 
+// TestExplainProjectMustEnd: where its project's limit or quota binds
+// in a quota pool, the master names no node, only the project's own jobs
+// that must end: the table says so, with no empty "on ," and no
+// "preempted" for a message whose quota advice speaks of preemption.
+func TestExplainProjectMustEnd(t *testing.T) {
+	x := fixtureExplanation()
+	x.WouldStart.Nodes = nil
+	x.WouldStart.Message = "Only project vision's own work in pool research ending would start it, not other projects': it could start once job 1 ends, or once the project's quota is raised."
+	x.WouldStart.Quota = "Submitted preemptible, it could borrow idle slots, and be preempted when they are reclaimed."
+	var b bytes.Buffer
+	if err := printExplanation(&b, x); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "  once these of its project's jobs end:\n") || strings.Contains(out, "on ,") {
+		t.Errorf("output lacks the project's jobs heading:\n%s", out)
+	}
+}
+
 // TestExplainPreemptionTimes: the preemption lines print their time as
 // the rest of the CLI does (formatTime: the display zone, to the second),
 // from the structured list; a master that sends only the lines has them

@@ -115,21 +115,21 @@ func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 }
 
 // ahead counts the jobs waiting in j's pool and lists the first ones ranked
-// before it.
+// before it, by the positions that jobs' views show (readView.positions):
+// in a quota pool the rounds' order, not priority alone.
 func (ja *jobsAPI) ahead(j *mjob) (int, []api.JobRef) {
-	var queue []*mjob
-	for _, o := range ja.m.jobs {
-		if o.rec.Pool == j.rec.Pool && !o.rec.State.Terminal() && o.count.get(store.TaskQueued) > 0 {
+	v := ja.m.pub.reads()
+	ranks := v.positions()
+	var queue []*jobRead
+	for o := range v.jobs.all() {
+		if o.rec.Pool == j.rec.Pool && ranks[o.rec.ID] > 0 {
 			queue = append(queue, o)
 		}
 	}
-	pi := ja.m.cfg.PoolIndex(j.rec.Pool)
-	if pi >= 0 {
-		slices.SortFunc(queue, queueKey(ja.m.cfg.Pools[pi].Policy))
-	}
+	slices.SortFunc(queue, func(a, b *jobRead) int { return ranks[a.rec.ID] - ranks[b.rec.ID] })
 	var out []api.JobRef
 	for _, o := range queue {
-		if o == j || len(out) == maxAhead {
+		if o.rec.ID == j.rec.ID || len(out) == maxAhead {
 			break
 		}
 		out = append(out, api.JobRef{ID: o.rec.ID, Name: o.rec.Name, User: o.rec.User, Project: o.rec.Project, Slots: o.rec.Slots})

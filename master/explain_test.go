@@ -191,12 +191,12 @@ func TestMustEndPhrase(t *testing.T) {
 		{"three that could be preempted", refs(possible, 3, 5, 8), "jobs 3, 5 and 8 end or are preempted"},
 		{"one that must end", refs("", 3), "job 3 ends"},
 		{"two that must end", refs("", 3, 5), "jobs 3 and 5 end"},
-		{"one being preempted", append(refs(underWay, 2), refs("", 4)...), "job 4 ends and job 2 is preempted"},
-		{"only ones being preempted", refs(underWay, 2, 4), "jobs 2 and 4 are preempted"},
+		{"one being preempted", append(refs(underWay, 2), refs("", 4)...), "job 4 ends and job 2 is preempted and checkpoints"},
+		{"only ones being preempted", refs(underWay, 2, 4), "jobs 2 and 4 are preempted and checkpoint"},
 		{"one must end, one could be preempted", append(refs("", 6), refs(possible, 2)...),
 			"job 6 ends and job 2 ends or is preempted"},
 		{"all three kinds", append(append(refs(possible, 2), refs(underWay, 4)...), refs("", 6)...),
-			"job 6 ends, job 2 ends or is preempted and job 4 is preempted"},
+			"job 6 ends, job 2 ends or is preempted and job 4 is preempted and checkpoints"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := mustEndPhrase(tt.refs); got != tt.want {
@@ -216,7 +216,7 @@ func TestExplainPreemptingPool(t *testing.T) {
 	}{
 		// The pass already asked job a to stop for d: it is preempted,
 		// not waited for to end.
-		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " is preempted."},
+		{"priority with preemption", preempting, `, "priority": 80`, `, "priority": 10`, " is preempted and checkpoints."},
 		{"priority with preemption, the same priority", preempting, `, "priority": 42, "preemptible": true`, "", " ends."},
 		{"priority with preemption, not preemptible", preempting, `, "priority": 45`, `, "priority": 10`, " ends."},
 		{"priority without preemption or a preempting QOS",

@@ -40,6 +40,9 @@ type cfFacts struct {
 	// running is how many tasks of the job asked about hold slots now
 	// (starting, running, preempting or killing), for its own cap.
 	running int
+	// gone names a pool's nodes that are not up (Master.goneNodes); nil
+	// where unknown.
+	gone func(pool string) string
 }
 
 // liveFacts are the counterfactual's facts of the last pass, for the
@@ -51,7 +54,7 @@ func (ja *jobsAPI) liveFacts(ji int) *cfFacts {
 			return nil
 		}
 		return &r.at(i).rec
-	}}
+	}, gone: ja.m.goneNodes}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
 			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
@@ -73,6 +76,9 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	// Drained nodes count at their own slots: a job too big for the pool
 	// even with them resumed can never run, drain or no drain; one that
 	// only they could hold waits for a resume.
+	if cf := f.noNodeUp(e); cf != nil {
+		return cf
+	}
 	drained := s.DrainedNodes(e)
 	err := sched.FeasibleResumed(s, e)
 	if err == nil {
@@ -98,16 +104,22 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	if total := slotsOf(nodes); total < need && len(drained) > 0 {
 		return drainedCounterfactual(drained)
 	}
-	cf := &api.Counterfactual{}
+	why, bind, pr := f.quotaBind(ji, need)
+	if bind == bindLimit || bind == bindWithin {
+		// Room on the nodes would not start it: its project's would.
+		if cf := f.projectCounterfactual(e, need, bind, pr, why); cf != nil {
+			return cf
+		}
+	}
+	cf := &api.Counterfactual{Quota: why}
 	chosen, ends := pickNodes(s, nodes, need)
 	for _, n := range chosen {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
 	cf.MustEnd, cf.NotBefore = f.mustEnd(e, chosen, ends)
-	cf.Quota = f.quotaBind(ji, need)
 	switch {
 	case len(cf.MustEnd) == 0:
-		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleOnlyPreemptible(e))
+		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
 	}
@@ -115,6 +127,24 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Message += " " + cf.Quota
 	}
 	return cf
+}
+
+// noNodeUp is the counterfactual of a job whose pool has no node up at
+// all but nodes that left or are lost, nil otherwise: no node "can hold its task" would read as a
+// job too big for nodes that are only away.
+func (f *cfFacts) noNodeUp(e *sched.Job) *api.Counterfactual {
+	s := f.s
+	if e.Pool < 0 || e.Pool >= len(s.Pools) || slices.ContainsFunc(s.Nodes, func(n sched.Node) bool { return n.Pool == e.Pool }) {
+		return nil
+	}
+	gone := ""
+	if f.gone != nil {
+		gone = f.gone(s.Pools[e.Pool].Name)
+	}
+	if gone == "" {
+		return nil // a pool no node ever joined: Feasible says so
+	}
+	return &api.Counterfactual{Message: "It cannot start now: " + noNodeUpMessage(s.Pools[e.Pool].Name, gone) + "."}
 }
 
 // jobLabel names a job in a message as the CLI names jobs: "10 (big)";
@@ -152,17 +182,38 @@ func (f *cfFacts) mayPreempt(pool int) bool {
 	return pl.Preemption || pl.Policy == sched.PolicyQuota
 }
 
-// idleOnlyPreemptible says whether job e may not start on the slots idle
-// behind a blocked job ranked before it, which a priority pool with
-// backfill gives only to preemptible jobs (the pool's backfill window):
-// e is not preemptible.
-func (f *cfFacts) idleOnlyPreemptible(e *sched.Job) bool {
+// idleRule names the rule that keeps job e off the slots idle behind a
+// blocked job ranked before it, "" for none: a priority pool with
+// backfill gives them only to preemptible jobs of lower priority than the
+// blocked job (sched's idleGate), so a job that is not preemptible, or
+// one with the priority of a waiting job ranked before it, waits.
+func (f *cfFacts) idleRule(e *sched.Job) string {
 	s := f.s
-	if e.Preemptible || e.Pool < 0 || e.Pool >= len(s.Pools) {
-		return false
+	if e.Pool < 0 || e.Pool >= len(s.Pools) {
+		return ""
 	}
-	pl := &s.Pools[e.Pool]
-	return pl.Policy == sched.PolicyPriority && pl.Backfill
+	if pl := &s.Pools[e.Pool]; pl.Policy != sched.PolicyPriority || !pl.Backfill {
+		return ""
+	}
+	if !e.Preemptible {
+		return "only preemptible jobs may start on slots idle behind a job ranked before it (priority backfill), " +
+			"and it is not preemptible: it starts once no job ranked before it waits and no rule holds it back."
+	}
+	for i := range s.Jobs {
+		o := &s.Jobs[i]
+		if o == e || o.Pool != e.Pool || o.Waiting == 0 || o.Priority != e.Priority ||
+			o.Submit > e.Submit || (o.Submit == e.Submit && o.Seq > e.Seq) {
+			continue
+		}
+		label := o.ID
+		if rec := f.rec(i); rec != nil {
+			label = jobLabel(*rec)
+		}
+		return fmt.Sprintf("only preemptible jobs of lower priority than the job blocked before them may start on slots idle behind it (priority backfill), "+
+			"and job %s waiting before it has its priority (%d): it starts once no job of its priority or higher ranked before it waits and no rule holds it back.",
+			label, e.Priority)
+	}
+	return ""
 }
 
 // couldPreempt says whether the allocation ai could be preempted for job
@@ -184,6 +235,9 @@ func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	pi := -1
 	if e.Pool >= 0 && e.Pool < len(s.Pools) {
 		pi = f.cfg.PoolIndex(s.Pools[e.Pool].Name)
+	}
+	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyQuota {
+		return f.quotaCouldPreempt(e, ai)
 	}
 	if pi < 0 || f.cfg.Pools[pi].Policy != sched.PolicyPriority {
 		return true
@@ -306,7 +360,7 @@ func (f *cfFacts) poolNodes(e *sched.Job) []*nodeUse {
 	}
 	for _, u := range out {
 		slices.SortStableFunc(u.allocs, func(a, b int) int {
-			return cmp.Compare(s.Allocs[a].End(s.Jobs), s.Allocs[b].End(s.Jobs))
+			return cmp.Compare(endOf(s, a), endOf(s, b))
 		})
 	}
 	return out
@@ -323,14 +377,7 @@ func pickNodes(s *sched.Snapshot, nodes []*nodeUse, need int) ([]*nodeUse, []int
 		if n.slots < need {
 			continue
 		}
-		free, ends := n.free, []int(nil)
-		for _, ai := range n.allocs {
-			if free >= need {
-				break
-			}
-			free += allocSlotsOn(&s.Allocs[ai], n, s)
-			ends = append(ends, ai)
-		}
+		ends := fewestEnds(s, n, need)
 		if best == nil || len(ends) < len(bestEnds) ||
 			(len(ends) == len(bestEnds) && lastEnd(s, ends) < lastEnd(s, bestEnds)) {
 			best, bestEnds = n, ends
@@ -357,7 +404,7 @@ func pickNodes(s *sched.Snapshot, nodes []*nodeUse, need int) ([]*nodeUse, []int
 		free += n.free
 		all = append(all, n.allocs...)
 	}
-	slices.SortStableFunc(all, func(a, b int) int { return cmp.Compare(s.Allocs[a].End(s.Jobs), s.Allocs[b].End(s.Jobs)) })
+	slices.SortStableFunc(all, func(a, b int) int { return cmp.Compare(endOf(s, a), endOf(s, b)) })
 	var ends []int
 	for _, ai := range all {
 		if free >= need {
@@ -382,9 +429,103 @@ func allocSlotsOn(a *sched.Alloc, n *nodeUse, s *sched.Snapshot) int {
 func lastEnd(s *sched.Snapshot, allocs []int) int64 {
 	var t int64
 	for _, ai := range allocs {
-		t = max(t, s.Allocs[ai].End(s.Jobs))
+		t = max(t, endOf(s, ai))
 	}
 	return t
+}
+
+// endOf is when allocation ai gives its slots back as far as the
+// counterfactual knows: now when it is being preempted (its checkpoint
+// is under way), else the end of its time limit, or sched.Never.
+func endOf(s *sched.Snapshot, ai int) int64 {
+	if s.Allocs[ai].Preempting {
+		return s.Now
+	}
+	return s.Allocs[ai].End(s.Jobs)
+}
+
+// maxSubsetAllocs bounds the allocations of a node whose subsets
+// fewestEnds searches; past it, the soonest to end are taken in turn.
+const maxSubsetAllocs = 10
+
+// fewestEnds chooses the allocations on node n that must end for need
+// slots to be free there: the fewest jobs that free enough, then the
+// soonest last end, then the fewest slots, then the first in n's order
+// (soonest to end first), so that the answer is minimal and the same
+// each time, whether or not the jobs have time limits.
+func fewestEnds(s *sched.Snapshot, n *nodeUse, need int) []int {
+	if n.free >= need {
+		return nil
+	}
+	if len(n.allocs) > maxSubsetAllocs {
+		free, ends := n.free, []int(nil)
+		for _, ai := range n.allocs {
+			if free >= need {
+				break
+			}
+			free += allocSlotsOn(&s.Allocs[ai], n, s)
+			ends = append(ends, ai)
+		}
+		return ends
+	}
+	type choice struct {
+		jobs, slots int
+		end         int64
+		set         uint32
+	}
+	// Each allocation's facts once: the subsets read them 2^n times.
+	k := len(n.allocs)
+	slots, endAt, jobs := make([]int, k), make([]int64, k), make([]int, k)
+	for i, ai := range n.allocs {
+		slots[i], endAt[i], jobs[i] = allocSlotsOn(&s.Allocs[ai], n, s), endOf(s, ai), s.Allocs[ai].Job
+	}
+	var best *choice
+	for set := uint32(1); set < 1<<k; set++ {
+		c := choice{set: set}
+		free := n.free
+		for i := range k {
+			if set&(1<<i) == 0 {
+				continue
+			}
+			free += slots[i]
+			c.slots += slots[i]
+			c.end = max(c.end, endAt[i])
+			// A job counts once, at its first allocation in the set.
+			dup := false
+			for h := range i {
+				dup = dup || (set&(1<<h) != 0 && jobs[h] == jobs[i])
+			}
+			if !dup {
+				c.jobs++
+			}
+		}
+		if free < need {
+			continue
+		}
+		if best == nil || cmp.Or(cmp.Compare(c.jobs, best.jobs), cmp.Compare(c.end, best.end),
+			cmp.Compare(c.slots, best.slots), cmp.Compare(reverseBits(best.set), reverseBits(c.set))) < 0 {
+			best = &c
+		}
+	}
+	var ends []int
+	for i, ai := range n.allocs {
+		if best != nil && best.set&(1<<i) != 0 {
+			ends = append(ends, ai)
+		}
+	}
+	return ends
+}
+
+// reverseBits orders subsets by their first members: the set holding
+// the earlier allocation of n's order ranks first.
+func reverseBits(set uint32) uint32 {
+	var r uint32
+	for i := 0; i < maxSubsetAllocs; i++ {
+		if set&(1<<i) != 0 {
+			r |= 1 << (maxSubsetAllocs - 1 - i)
+		}
+	}
+	return r
 }
 
 // jobRef names snapshot job ji, with the slots it holds on nodes.
@@ -404,43 +545,4 @@ func (f *cfFacts) jobRef(ji int, nodes []*nodeUse) api.JobRef {
 		ref.ID = id
 	}
 	return ref
-}
-
-// quotaBind says which quota or limit keeps the job's project from taking
-// need more slots, in quota pools; "" when none does. Work that may only
-// run within quota (interactive, or not preemptible) counts against the
-// quota only with its own kind, as the core counts it, and is told where
-// it could borrow idle slots if it were preemptible (quotaWithin). The
-// snapshot between schedulings is what the last plan left: a quota
-// pool's passes go on until one starts and changes nothing
-// (lifecycle.OneShot is false for it), so its idle slots are counted as
-// they stand (sched.Snapshot.BorrowIdle).
-func (f *cfFacts) quotaBind(ji, need int) string {
-	s := f.s
-	e := &s.Jobs[ji]
-	if s.Pools[e.Pool].Policy != sched.PolicyQuota || e.Project < 0 || e.Project >= len(s.Projects) {
-		return ""
-	}
-	p := &s.Projects[e.Project]
-	within := e.Interactive || !e.Preemptible
-	used, fixed := 0, 0
-	for ai := range s.Allocs {
-		if a := &s.Allocs[ai]; s.Jobs[a.Job].Project == e.Project && !a.Preempting {
-			used += sched.Slots(a.Nodes)
-			if o := &s.Jobs[a.Job]; o.Interactive || !o.Preemptible {
-				fixed += sched.Slots(a.Nodes)
-			}
-		}
-	}
-	switch {
-	case p.Limit > 0 && used+need > p.Limit:
-		return fmt.Sprintf("Its project %s holds %d of its limit of %d; this job needs %d more, %d over the limit.",
-			p.Name, used, p.Limit, need, used+need-p.Limit)
-	case within && fixed+need > p.Quota:
-		return quotaWithin(p, fixed, need, s.BorrowIdle(ji, need))
-	case !within && used+need > p.Quota:
-		return fmt.Sprintf("Its project %s holds %d of its quota of %d; with this job's %d it would be %d over quota, so it runs only on idle slots (and may be reclaimed).",
-			p.Name, used, p.Quota, need, used+need-p.Quota)
-	}
-	return ""
 }

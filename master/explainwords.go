@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,15 +23,13 @@ func drainedCounterfactual(names []string) *api.Counterfactual {
 
 // fitsNowMessage is the counterfactual of a job whose need slots are free
 // now on nodes: it would start at once but for the jobs ranked before it
-// and the rules. Behind a blocked job of a priority pool with backfill
-// only preemptible jobs may take idle slots (onlyPreemptible: the job is
-// not one), so it waits until no job ranked before it is waiting.
-func fitsNowMessage(need int, nodes []string, onlyPreemptible bool) string {
+// and the rules. rule, when not "", names the rule that keeps it off the
+// idle slots (cfFacts.idleRule).
+func fitsNowMessage(need int, nodes []string, rule string) string {
 	// need, not the node's free count: more may be free.
 	free := fmt.Sprintf("The %s it needs %s free now on %s", slotWord(need), plural.Be(need), strings.Join(nodes, ", "))
-	if onlyPreemptible {
-		return free + ", but only preemptible jobs may start on slots idle behind a job ranked before it (priority backfill), " +
-			"and it is not preemptible: it starts once no job ranked before it waits and no rule holds it back."
+	if rule != "" {
+		return free + ", but " + rule
 	}
 	return free + ": it would start at once if nothing ranked before it and no rule held it back."
 }
@@ -48,8 +47,9 @@ func slotsOf(nodes []*nodeUse) int {
 // present tense that follows "once", each by its JobRef.Preempt: those
 // that must end ("job 6 ends"), those the pool's policy could preempt
 // for the job instead ("jobs 2 and 3 end or are preempted"), and those
-// the core already asked to stop ("job 4 is preempted"): "job 6 ends and
-// job 2 ends or is preempted".
+// the core already asked to stop, whose checkpoint it waits for ("job 4
+// is preempted and checkpoints"): "job 6 ends and job 2 ends or is
+// preempted".
 func mustEndPhrase(refs []api.JobRef) string {
 	var ending, possible, stopped []api.JobRef
 	for _, r := range refs {
@@ -70,12 +70,21 @@ func mustEndPhrase(refs []api.JobRef) string {
 		parts = append(parts, jobList(possible)+" "+endVerb(len(possible))+" or "+plural.Be(len(possible))+" preempted")
 	}
 	if len(stopped) > 0 {
-		parts = append(parts, jobList(stopped)+" "+plural.Be(len(stopped))+" preempted")
+		// Preempted already: what it waits for is the checkpoint.
+		parts = append(parts, jobList(stopped)+" "+plural.Be(len(stopped))+" preempted and "+checkpointVerb(len(stopped)))
 	}
 	if n := len(parts); n > 2 {
 		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
 	}
 	return strings.Join(parts, " and ")
+}
+
+// checkpointVerb is "checkpoints" for one job, "checkpoint" for more.
+func checkpointVerb(n int) string {
+	if n == 1 {
+		return "checkpoints"
+	}
+	return "checkpoint"
 }
 
 // endVerb is "ends" for one job, "end" for more.
@@ -126,4 +135,33 @@ func quotaWithin(p *sched.Project, fixed, need, idle int) string {
 			slotWord(idle))
 	}
 	return m
+}
+
+// noNodeUpMessage is the pending message of a job whose pool has no node
+// up at all: no node "can hold its task" would send its user to resize a
+// job that fits the pool's nodes once they are back. gone names the
+// pool's nodes that left or are lost (goneNodes), "" for none.
+func noNodeUpMessage(pool, gone string) string {
+	m := fmt.Sprintf("pool %s has no node up", pool)
+	if gone != "" {
+		m += ": " + gone
+	}
+	return m + "; it waits for a node to join or come back"
+}
+
+// goneNodes names the nodes of pool that are not up, each with its state
+// ("n1 (left), n2 (lost)"), sorted, up to three and a count of the rest.
+// Callers hold mu.
+func (m *Master) goneNodes(pool string) string {
+	var names []string
+	for name, n := range m.nodes {
+		if n.pool == pool && !n.up() {
+			names = append(names, name+" ("+string(n.rec.State)+")")
+		}
+	}
+	slices.Sort(names)
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	return strings.Join(names, ", ")
 }

@@ -225,6 +225,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			borrow = map[borrowKey]int{}
 		}
 		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow)}
+		if j.pendBuf.ctx.noneUp {
+			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)
+		}
 		if pe.Blocker >= 0 && pe.Blocker < len(pl.snap.Jobs) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -377,10 +378,13 @@ func (v *readView) nodeNames() []string {
 // order the pool's policy ranks them, by job id; computed once per view.
 func (v *readView) positions() map[int64]int {
 	v.rankOnce.Do(func() {
-		byPool := map[string][]*jobRead{}
+		byPool, holding := map[string][]*jobRead{}, map[string][]*jobRead{}
 		for j := range v.jobs.all() {
 			if j.waiting() {
 				byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
+			}
+			if j.used > 0 {
+				holding[j.rec.Pool] = append(holding[j.rec.Pool], j)
 			}
 		}
 		v.ranks = map[int64]int{}
@@ -388,6 +392,11 @@ func (v *readView) positions() map[int64]int {
 			jobs := byPool[p.Name]
 			order := queueOrder(p.Policy)
 			slices.SortFunc(jobs, func(a, b *jobRead) int { return order(a.facts(), b.facts()) })
+			if p.Policy == sched.PolicyQuota {
+				// Rounds, not a key: from the priority order, so that
+				// ties keep it.
+				jobs = quotaQueue(v.cfg, jobs, holding[p.Name])
+			}
 			for i, j := range jobs {
 				v.ranks[j.rec.ID] = i + 1
 			}
@@ -400,7 +409,8 @@ func (v *readView) positions() map[int64]int {
 func (j *jobRead) waiting() bool { return !j.rec.State.Terminal() && j.queued > 0 }
 
 func (j *jobRead) facts() queueFacts {
-	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID}
+	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID,
+		held: j.used, demand: j.rec.Slots * (j.active + j.queued), weight: j.rec.Weight}
 	if j.pending != nil {
 		f.mf = j.pending.p.Priority
 	}

@@ -345,38 +345,48 @@ func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
 	return f.Entry(), true
 }
 
-// queueKey orders a pool's waiting jobs as the pool's policy ranks them,
-// for Job.Position (queueOrder).
-func queueKey(policy sched.Policy) func(a, b *mjob) int {
-	order := queueOrder(policy)
-	return func(a, b *mjob) int { return order(factsOf(a), factsOf(b)) }
-}
-
 // queueFacts are what a pool's policy ranks its waiting jobs by.
 type queueFacts struct {
 	mf        float64 // the last pass's multifactor priority, 0 when not pending
 	priority  int
 	submitted time.Time
 	id        int64
+	// held, demand and weight rank a fair-share pool's jobs as sched's
+	// share queue does (held/(demand×weight), lowest first): the slots
+	// the job holds, those it wants at once, its weight (0 counts as 1).
+	held, demand int
+	weight       float64
 }
 
-func factsOf(j *mjob) queueFacts {
-	f := queueFacts{priority: j.rec.Priority, submitted: j.rec.SubmittedAt, id: j.rec.ID}
-	if j.pending != nil {
-		f.mf = j.pending.p.Priority
+// shareBelow compares two jobs' held/(demand×weight) by
+// cross-multiplying, as sched's fsQueue does; a job that wants nothing
+// ranks as one that holds nothing.
+func shareBelow(a, b queueFacts) int {
+	w := func(f queueFacts) float64 {
+		if f.weight > 0 {
+			return f.weight
+		}
+		return 1
 	}
-	return f
+	return cmp.Compare(float64(a.held)*float64(max(b.demand, 1))*w(b), float64(b.held)*float64(max(a.demand, 1))*w(a))
 }
 
 // queueOrder orders waiting jobs as a pool's policy ranks them: by
 // priority first under the priority and quota policies, by the last
 // pass's multifactor priority (higher first) under multifactor, then by
-// submission.
+// submission; under fair share, the job furthest below its share of what
+// it wants first (shareBelow), then by submission. A quota pool's rounds
+// are not a key: readView.positions orders them (quotaQueue).
 func queueOrder(policy sched.Policy) func(a, b queueFacts) int {
 	byPriority := policy == sched.PolicyPriority || policy == sched.PolicyQuota
 	return func(a, b queueFacts) int {
 		if policy == sched.PolicyMultifactor {
 			if c := cmp.Compare(b.mf, a.mf); c != 0 {
+				return c
+			}
+		}
+		if policy == sched.PolicyFairShare {
+			if c := shareBelow(a, b); c != 0 {
 				return c
 			}
 		}

@@ -77,6 +77,12 @@ type pendingContext struct {
 	// preemptible once the pass's plan holds what it placed
 	// (sched.Plan.BorrowIdle): the message's advice.
 	borrow int
+	// noneUp marks a no_nodes job whose pool has no node up at all, and
+	// gone names the pool's nodes that left or are lost ("n1 (left)",
+	// comma-separated): its message says that, not that no node can hold
+	// its task (noNodeUpMessage).
+	noneUp bool
+	gone   string
 }
 
 // mtask is the mirror of a task.

@@ -2,6 +2,7 @@ package master
 
 import (
 	"github.com/allot-sched/allot/jobfile"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +131,9 @@ func (p *pendingInfo) view() *api.Pending {
 	// The snapshot of a few names is no quota pool: Message gives no
 	// advice to borrow, and the kept one goes where it would.
 	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s) + sched.BorrowHint(p.ctx.borrow)}
+	if pe.Reason == sched.ReasonNoNodes && p.ctx.noneUp && p.ctx.gone != "" {
+		v.Message = noNodeUpMessage(p.ctx.pool, p.ctx.gone)
+	}
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -161,6 +165,10 @@ func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, 
 	noStart := pe.Reason == sched.ReasonReserved && (pe.At < 0 || pe.At == sched.Never)
 	if (pe.Reason == sched.ReasonNoNodes || noStart) && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		c.drained = strings.Join(snap.DrainedNodes(&snap.Jobs[pe.Job]), "\n")
+	}
+	if pe.Reason == sched.ReasonNoNodes && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
+		pool := snap.Jobs[pe.Job].Pool
+		c.noneUp = !slices.ContainsFunc(snap.Nodes, func(n sched.Node) bool { return n.Pool == pool })
 	}
 	if pe.Reason == sched.ReasonOverQuota && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]

@@ -1,0 +1,238 @@
+package master
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
+)
+
+// The quota pool's part of a counterfactual: which quota or limit binds,
+// what would lift it, and which running work the quota rule could reclaim.
+
+// quotaBinding is what of a quota pool holds a job back.
+type quotaBinding int
+
+const (
+	bindNone   quotaBinding = iota
+	bindLimit               // its project or a parent would pass its limit
+	bindWithin              // guaranteed work past its project's quota
+	bindOver                // preemptible work past its quota: idle slots only
+)
+
+// quotaHeld is what each project holds in one quota pool, counted as the
+// core's quota stage counts it (sched's quotaPass.count): the pool's
+// allocations not being preempted, each toward its job's project and
+// every parent; borrowing work toward the limit only, guaranteed work
+// (interactive or not preemptible) toward fixed too.
+type quotaHeld struct {
+	alloc, fixed, borrowed []int
+}
+
+func heldInPool(s *sched.Snapshot, pool int) quotaHeld {
+	n := len(s.Projects)
+	h := quotaHeld{alloc: make([]int, n), fixed: make([]int, n), borrowed: make([]int, n)}
+	for ai := range s.Allocs {
+		a := &s.Allocs[ai]
+		j := &s.Jobs[a.Job]
+		if a.Preempting || j.Pool != pool || j.Project < 0 || j.Project >= n {
+			continue
+		}
+		slots := sched.Slots(a.Nodes)
+		for p := j.Project; p >= 0 && p < n; p = s.Projects[p].Parent {
+			switch {
+			case j.Borrow:
+				h.borrowed[p] += slots
+			default:
+				h.alloc[p] += slots
+				if j.Interactive || !j.Preemptible {
+					h.fixed[p] += slots
+				}
+			}
+		}
+	}
+	return h
+}
+
+// guaranteed says whether work may only run within its project's quota.
+func guaranteed(e *sched.Job) bool { return !e.Borrow && (e.Interactive || !e.Preemptible) }
+
+// quotaBind says which quota or limit keeps the job's project from taking
+// need more slots of its quota pool, and how; "" and bindNone when none
+// does, or the pool is not a quota pool. Quotas and limits are per pool:
+// only the pool's own allocations count (heldInPool). Work that may only
+// run within quota counts against the quota only with its own kind, and
+// is told where it could borrow idle slots if it were preemptible
+// (quotaWithin). The snapshot between schedulings is what the last plan
+// left: a quota pool's passes go on until one starts and changes nothing
+// (lifecycle.OneShot is false for it), so its idle slots are counted as
+// they stand (sched.Snapshot.BorrowIdle).
+func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
+	s := f.s
+	e := &s.Jobs[ji]
+	if e.Pool < 0 || e.Pool >= len(s.Pools) || s.Pools[e.Pool].Policy != sched.PolicyQuota ||
+		e.Project < 0 || e.Project >= len(s.Projects) {
+		return "", bindNone, -1
+	}
+	h := heldInPool(s, e.Pool)
+	// The limit caps everything a project and each parent holds,
+	// borrowing work included (withinLimit).
+	for p := e.Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
+		pr := &s.Projects[p]
+		if used := h.alloc[p] + h.borrowed[p]; pr.Limit > 0 && used+need > pr.Limit {
+			whose := "Its project " + pr.Name
+			if p != e.Project {
+				whose = "Its project's parent " + pr.Name
+			}
+			return fmt.Sprintf("%s holds %d of its limit of %d in pool %s; this job needs %d more, %d over the limit.",
+				whose, used, pr.Limit, s.Pools[e.Pool].Name, need, used+need-pr.Limit), bindLimit, p
+		}
+	}
+	p := &s.Projects[e.Project]
+	switch {
+	case e.Borrow:
+	case guaranteed(e) && h.fixed[e.Project]+need > p.Quota:
+		return quotaWithin(p, h.fixed[e.Project], need, s.BorrowIdle(ji, need)), bindWithin, e.Project
+	case !guaranteed(e) && h.alloc[e.Project]+need > p.Quota:
+		return fmt.Sprintf("Its project %s holds %d of its quota of %d in pool %s; with this job's %d it would be %d over quota, so it runs only on idle slots (and may be reclaimed).",
+			p.Name, h.alloc[e.Project], p.Quota, s.Pools[e.Pool].Name, need, h.alloc[e.Project]+need-p.Quota), bindOver, e.Project
+	}
+	return "", bindNone, -1
+}
+
+// projectCounterfactual is the counterfactual of a job that its project's
+// limit, or its quota for guaranteed work, holds back (bindLimit,
+// bindWithin): no other project's job ending would start it, only its
+// own project's (project pr and its sub-projects) work in the pool ending,
+// enough of it to make room, or the limit or quota raised. Nil when none
+// of that work runs.
+func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBinding, pr int, why string) *api.Counterfactual {
+	s := f.s
+	h := heldInPool(s, e.Pool)
+	p := &s.Projects[pr]
+	excess := h.alloc[pr] + h.borrowed[pr] + need - p.Limit
+	what := "limit"
+	if bind == bindWithin {
+		excess, what = h.fixed[pr]+need-p.Quota, "quota"
+	}
+	// The project's jobs in the pool that count, by what each holds.
+	held := map[int]int{}
+	var jobs []int
+	for ai := range s.Allocs {
+		a := &s.Allocs[ai]
+		j := &s.Jobs[a.Job]
+		if a.Preempting || j.Pool != e.Pool || !underProject(s, j.Project, pr) ||
+			(bind == bindWithin && !guaranteed(j)) {
+			continue
+		}
+		if _, ok := held[a.Job]; !ok {
+			jobs = append(jobs, a.Job)
+		}
+		held[a.Job] += sched.Slots(a.Nodes)
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	// The fewest jobs that free enough: soonest to end first, then the
+	// largest, then in the snapshot's order.
+	end := func(ji int) int64 { return jobEnd(s, ji) }
+	slices.SortStableFunc(jobs, func(a, b int) int {
+		if c := cmp.Compare(end(a), end(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(held[b], held[a])
+	})
+	cf := &api.Counterfactual{Quota: why}
+	freed := 0
+	var until int64
+	bounded := true
+	for _, ji := range jobs {
+		if freed >= excess {
+			break
+		}
+		freed += held[ji]
+		ref := f.jobRef(ji, nil)
+		ref.Slots = held[ji]
+		if t := end(ji); t != sched.Never {
+			at := time.Unix(t, 0).UTC()
+			ref.EndsAt = &at
+			until = max(until, t)
+		} else {
+			bounded = false
+		}
+		cf.MustEnd = append(cf.MustEnd, ref)
+	}
+	if bounded && until > 0 {
+		t := time.Unix(max(until, s.Now), 0).UTC()
+		cf.NotBefore = &t
+	}
+	cf.Message = fmt.Sprintf("Only project %s's own work in pool %s ending would start it, not other projects': it could start once %s, or once the project's %s is raised. %s",
+		p.Name, s.Pools[e.Pool].Name, mustEndPhrase(cf.MustEnd), what, why)
+	return cf
+}
+
+// underProject says whether project p is pr or one of its sub-projects.
+func underProject(s *sched.Snapshot, p, pr int) bool {
+	for ; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
+		if p == pr {
+			return true
+		}
+	}
+	return false
+}
+
+// jobEnd is the last end of the time limits of job ji's allocations, or
+// sched.Never.
+func jobEnd(s *sched.Snapshot, ji int) int64 {
+	var t int64
+	for ai := range s.Allocs {
+		if a := &s.Allocs[ai]; a.Job == ji {
+			t = max(t, a.End(s.Jobs))
+		}
+	}
+	return t
+}
+
+// quotaCouldPreempt says whether the quota rule (sched's reclaimPreempt)
+// could take allocation ai for job e: never work that is not
+// preemptible, nor for borrowing work; for guaranteed work its own
+// project's preemptible work; for a project that stays within its quota
+// with e, borrowing work and work of projects that stay at or above
+// their quota without it (reclaimable). The core also caps the reclaim
+// at the project's fair share, which the snapshot does not hold: the
+// quota stands for it.
+func (f *cfFacts) quotaCouldPreempt(e *sched.Job, ai int) bool {
+	s := f.s
+	a := &s.Allocs[ai]
+	v := &s.Jobs[a.Job]
+	if !v.Preemptible || e.Borrow || e.Project < 0 || e.Project >= len(s.Projects) {
+		return false
+	}
+	if guaranteed(e) && v.Project == e.Project && !v.Borrow {
+		return true
+	}
+	h := heldInPool(s, e.Pool)
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	if h.alloc[e.Project]+need > s.Projects[e.Project].Quota {
+		return false
+	}
+	if v.Borrow {
+		return true
+	}
+	slots := sched.Slots(a.Nodes)
+	for p := v.Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
+		if underProject(s, e.Project, p) {
+			return true
+		}
+		if h.alloc[p]-slots < s.Projects[p].Quota {
+			return false
+		}
+	}
+	return true
+}
