@@ -15,6 +15,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -280,7 +281,8 @@ func visibleTo(p auth.Principal) ([]string, string) {
 
 // liveJobs lists the live jobs that sel selects (with a task on its node
 // when it names one), in scheduling order: by pool in configuration
-// order, then as each pool's policy ranks them. It reads the published
+// order, then as each pool's policy ranks them (a quota pool's waiting
+// jobs by their positions, before its others). It reads the published
 // view (readview.go), so it does not wait for a batch's commit.
 func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 	v, now := ja.m.pub.reads(), ja.asOf()
@@ -294,6 +296,7 @@ func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 			jobs = append(jobs, j)
 		}
 	}
+	ranks := v.positions()
 	slices.SortFunc(jobs, func(a, b *jobRead) int {
 		pa, oka := poolAt[a.rec.Pool]
 		pb, okb := poolAt[b.rec.Pool]
@@ -307,6 +310,17 @@ func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 			return pa - pb
 		}
 		policy := v.cfg.Pools[min(pa, len(v.cfg.Pools)-1)].Policy
+		if policy == sched.PolicyQuota {
+			// Its queue is the core's rounds, not a key (quotaQueue): the
+			// waiting jobs by their positions, the others after them.
+			ra, rb := ranks[a.rec.ID], ranks[b.rec.ID]
+			switch {
+			case ra > 0 && rb > 0:
+				return ra - rb
+			case ra > 0 || rb > 0:
+				return rb - ra
+			}
+		}
 		return queueOrder(policy)(a.facts(), b.facts())
 	})
 	out := make([]api.Job, 0, len(jobs))

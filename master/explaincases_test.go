@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,6 +242,20 @@ func TestQuotaPositions(t *testing.T) {
 			}
 			if p1, p2 := h.job(first).Position, h.job(second).Position; p1 != 1 || p2 != 2 {
 				t.Fatalf("positions %d (job %d), %d (job %d); want 1 and 2", p1, first, p2, second)
+			}
+			// allot jobs lists them in that order too.
+			var list []api.Job
+			if code := h.do("GET", "/api/v1/jobs", nil, &list); code != 200 {
+				t.Fatalf("GET /jobs: %d", code)
+			}
+			var waiting []int64
+			for _, j := range list {
+				if j.Position > 0 {
+					waiting = append(waiting, j.ID)
+				}
+			}
+			if !slices.Equal(waiting, []int64{first, second}) {
+				t.Errorf("GET /jobs lists the waiting jobs %v, want %v", waiting, []int64{first, second})
 			}
 			var x api.Explanation
 			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(second, 10)+"/explain", nil, &x); code != 200 {
