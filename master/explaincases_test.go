@@ -139,16 +139,7 @@ func TestCounterfactualCases(t *testing.T) {
 			s := cfSnapshot(tt.runs, tt.waits)
 			f := &cfFacts{s: s, cfg: cfg, rec: func(int) *store.Job { return nil }}
 			cf := f.counterfactual(len(s.Jobs) - 1)
-			for _, w := range tt.says {
-				if !strings.Contains(cf.Message, w) {
-					t.Errorf("message %q does not say %q", cf.Message, w)
-				}
-			}
-			for _, w := range tt.not {
-				if strings.Contains(cf.Message, w) {
-					t.Errorf("message %q says %q", cf.Message, w)
-				}
-			}
+			checkSays(t, "message", cf.Message, tt.says, tt.not)
 		})
 	}
 }
@@ -192,16 +183,7 @@ func TestExplainNoNodeUp(t *testing.T) {
 			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/explain", nil, &x); code != 200 {
 				t.Fatalf("explain: %d", code)
 			}
-			for _, w := range tt.says {
-				if !strings.Contains(x.Summary, w) {
-					t.Errorf("summary %q does not say %q", x.Summary, w)
-				}
-			}
-			for _, w := range tt.not {
-				if strings.Contains(x.Summary, w) {
-					t.Errorf("summary %q says %q", x.Summary, w)
-				}
-			}
+			checkSays(t, "summary", x.Summary, tt.says, tt.not)
 		})
 	}
 }
@@ -300,5 +282,21 @@ func TestFairSharePositions(t *testing.T) {
 				t.Fatalf("positions %d (job %d), %d (job %d); want 1 and 2", p1, first, p2, second)
 			}
 		})
+	}
+}
+
+// checkSays checks that text (what names it) says each of says and none
+// of not.
+func checkSays(t *testing.T, what, text string, says, not []string) {
+	t.Helper()
+	for _, w := range says {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s %q does not say %q", what, text, w)
+		}
+	}
+	for _, w := range not {
+		if strings.Contains(text, w) {
+			t.Errorf("%s %q says %q", what, text, w)
+		}
 	}
 }

@@ -58,16 +58,7 @@ func TestExplainOverQuota(t *testing.T) {
 			if x.Pending == nil || x.Pending.Reason != "over_quota" {
 				t.Fatalf("pending %+v, want over_quota", x.Pending)
 			}
-			for _, s := range tt.says {
-				if !strings.Contains(x.Summary, s) {
-					t.Errorf("summary %q does not say %q", x.Summary, s)
-				}
-			}
-			for _, s := range tt.not {
-				if strings.Contains(x.Summary, s) {
-					t.Errorf("summary %q says %q", x.Summary, s)
-				}
-			}
+			checkSays(t, "summary", x.Summary, tt.says, tt.not)
 			if never, quota := strings.Index(x.Summary, "can never run"), strings.Index(x.Summary, "In the last pass"); never >= 0 && never > quota {
 				t.Errorf("summary %q: the quota reason leads, not that it can never run", x.Summary)
 			}

@@ -356,3 +356,18 @@ func TestErrorFields(t *testing.T) {
 		t.Errorf("syntax error %+v does not wrap the YAML library's error", e)
 	}
 }
+
+// remarshal writes s with Marshal and parses it back, as a round trip
+// does, failing the test if either refuses.
+func remarshal(t *testing.T, s *Scenario) (*Scenario, []byte) {
+	t.Helper()
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("back.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return back, out
+}

@@ -37,14 +37,7 @@ func TestLateExitsRoundTrip(t *testing.T) {
 	if !slices.Equal(s.Jobs[0].LateExits, want) {
 		t.Fatalf("late_exits = %+v, want %+v", s.Jobs[0].LateExits, want)
 	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	back, out := remarshal(t, s)
 	got := back.Jobs[0].LateExits
 	for i := range got {
 		got[i].Line = 0

@@ -41,14 +41,7 @@ func TestFailsRoundTrip(t *testing.T) {
 	if !slices.Equal(s.Jobs[0].Fails, want) {
 		t.Fatalf("fails = %+v, want %+v", s.Jobs[0].Fails, want)
 	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	back, out := remarshal(t, s)
 	got := back.Jobs[0].Fails
 	if len(got) != 2 || got[0].Task != 1 || got[0].After != 0 || got[1].Task != 0 || got[1].After != 3600 {
 		t.Errorf("after a round trip fails = %+v\n%s", got, out)
@@ -83,14 +76,7 @@ func TestStartFailsRoundTrip(t *testing.T) {
 	if !slices.Equal(s.Jobs[0].StartFails, want) {
 		t.Fatalf("start_fails = %+v, want %+v", s.Jobs[0].StartFails, want)
 	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	back, out := remarshal(t, s)
 	got := back.Jobs[0].StartFails
 	if len(got) != 2 || got[0] != (StartFail{1, 3, got[0].Line}) || got[1] != (StartFail{0, 1, got[1].Line}) {
 		t.Errorf("after a round trip start_fails = %+v\n%s", got, out)
@@ -132,14 +118,7 @@ func TestLostAfterZero(t *testing.T) {
 	if got := s.Jobs[0].Lost; !slices.Equal(got, want) {
 		t.Fatalf("lost = %+v, want %+v", got, want)
 	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	back, out := remarshal(t, s)
 	if got := back.Jobs[0].Lost; len(got) != 1 || got[0] != (StartLost{1, 1, 0, got[0].Line}) {
 		t.Errorf("after a round trip lost = %+v\n%s", got, out)
 	}
@@ -165,14 +144,7 @@ func TestLostListsRoundTrip(t *testing.T) {
 			if got := tc.get(&s.Jobs[0]); !slices.Equal(got, want) {
 				t.Fatalf("%s = %+v, want %+v", tc.key, got, want)
 			}
-			out, err := Marshal(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := Parse("back.yaml", out)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
+			back, out := remarshal(t, s)
 			got := tc.get(&back.Jobs[0])
 			if len(got) != 2 || got[0] != (StartLost{1, 2, 3, got[0].Line}) || got[1] != (StartLost{0, 1, 10, got[1].Line}) {
 				t.Errorf("after a round trip %s = %+v\n%s", tc.key, got, out)

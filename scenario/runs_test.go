@@ -79,14 +79,7 @@ func TestRunsStopsRoundTrip(t *testing.T) {
 			if !slices.EqualFunc(j.Runs, tc.runs, runsEq) || !slices.EqualFunc(j.Stops, tc.stops, stopsEq) {
 				t.Fatalf("runs %+v, stops %+v; want %+v, %+v", j.Runs, j.Stops, tc.runs, tc.stops)
 			}
-			out, err := Marshal(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := Parse("back.yaml", out)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
+			back, out := remarshal(t, s)
 			if b := back.Jobs[0]; !slices.EqualFunc(b.Runs, tc.runs, runsEq) || !slices.EqualFunc(b.Stops, tc.stops, stopsEq) {
 				t.Errorf("after a round trip runs %+v, stops %+v\n%s", b.Runs, b.Stops, out)
 			}
@@ -101,14 +94,7 @@ func TestFailsWithinRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	back, out := remarshal(t, s)
 	for _, j := range []Job{s.Jobs[0], back.Jobs[0]} {
 		if len(j.Runs) != 1 || j.Runs[0].Work != 10800 || len(j.Fails) != 1 || j.Fails[0].After != 7200 {
 			t.Errorf("runs %+v, fails %+v; want task 0 to run 3h and fail after 2h\n%s", j.Runs, j.Fails, out)
