@@ -3,9 +3,7 @@
 package agentd
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,20 +47,6 @@ func TestOrphanFate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// startChildAgent runs the test binary as an agent (runChildAgent) that
-// the test can kill -9.
-func startChildAgent(t *testing.T, fm *fakeMaster, dir string) *exec.Cmd {
-	t.Helper()
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
-	child.Stderr = &bytes.Buffer{}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
-	return child
 }
 
 // orphanTask has a child agent on dir start s, then kills the agent with

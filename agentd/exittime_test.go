@@ -3,8 +3,6 @@
 package agentd
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -20,12 +18,9 @@ import (
 func TestStoppedAgentReportsTheTrueExit(t *testing.T) {
 	fm := newFakeMaster(t)
 	dir := t.TempDir()
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = child.Process.Signal(syscall.SIGCONT); _ = child.Process.Kill(); _ = child.Wait() })
+	child := startChildAgent(t, fm, dir)
+	// Cleanups run last first: a stopped child is continued before it is killed.
+	t.Cleanup(func() { _ = child.Process.Signal(syscall.SIGCONT) })
 	s := spec(0, 0, `echo start; sleep 1; echo end`, 0)
 	s.WorkDir = filepath.Join(dir, "task")
 	fm.send(startCmd(s))

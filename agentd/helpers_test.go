@@ -1,9 +1,11 @@
 package agentd
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -176,4 +178,18 @@ func ctxWait(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// startChildAgent runs the test binary as an agent (runChildAgent) that
+// the test can kill -9.
+func startChildAgent(t *testing.T, fm *fakeMaster, dir string) *exec.Cmd {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
+	child.Stderr = &bytes.Buffer{}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	return child
 }

@@ -345,12 +345,7 @@ func TestWorkDirIsExclusive(t *testing.T) {
 func TestExitReportSurvivesKill9(t *testing.T) {
 	fm := newFakeMaster(t)
 	dir := t.TempDir()
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	child := startChildAgent(t, fm, dir)
 	s := spec(0, 0, `echo up; sleep 1`, 0)
 	fm.send(startCmd(s))
 	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
@@ -427,12 +422,7 @@ func TestExitWhileAgentDown(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fm := newFakeMaster(t)
 			dir := t.TempDir()
-			child := exec.Command(os.Args[0], "-test.run=^$")
-			child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+			child := startChildAgent(t, fm, dir)
 			s := spec(0, 0, tt.entrypoint, 0)
 			s.WorkDir = filepath.Join(dir, "task")
 			fm.send(startCmd(s))
