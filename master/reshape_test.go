@@ -31,6 +31,18 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
+// take returns the lines written since the last take.
+func (b *lockedBuffer) take() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := strings.TrimSpace(b.buf.String())
+	b.buf.Reset()
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
 // TestReshapedNode: an agent that registers again with another inventory
 // while a task runs there (reshape.go). The task runs on, on its GPUs,
 // and every GPU it holds counts against the node's new ones: a node with

@@ -1,11 +1,9 @@
 package master
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/allot-sched/allot/store"
@@ -18,37 +16,13 @@ func (s *flakyStore) AppendAudit(ctx context.Context, e store.AuditEntry) error 
 	return s.Store.AppendAudit(ctx, e)
 }
 
-// logSink is a log sink that the handlers' goroutines may share.
-type logSink struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// take returns the lines written since the last take.
-func (l *logSink) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := strings.TrimSpace(l.b.String())
-	l.b.Reset()
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
 // TestStoreOutageLogsOnce: a store outage is logged once when it begins
 // and once when it ends, with the count of the requests refused
 // meanwhile; the refusals themselves, and the audit entries the store
 // could not take, are not logged one by one above debug level.
 func TestStoreOutageLogsOnce(t *testing.T) {
 	var flaky *flakyStore
-	logs := &logSink{}
+	logs := &lockedBuffer{}
 	h := newHarness(t, func(o *Options) {
 		flaky = &flakyStore{Store: o.Store}
 		o.Store = flaky
