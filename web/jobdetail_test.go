@@ -189,6 +189,9 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 			f.wouldStart = map[int64]*api.Counterfactual{3: &c.cf}
 			f.mu.Unlock()
 			p := openPage(t, f, "#/jobs/3", wide)
+			// The explanation first: until it comes, the start says the
+			// generic unknown, which one case expects too.
+			p.waitFor("document.querySelector('#would-start p') !== null", "the explanation's counterfactual")
 			start := p.waitText("#estimated-start", c.start)
 			if c.cf.NotBefore != nil && !strings.Contains(start, "when the jobs that must end reach their time limits") {
 				t.Errorf("estimated start = %q, want the reason for not before", start)
@@ -237,9 +240,10 @@ func TestJobDetailCountsEstimateFromAsOf(t *testing.T) {
 			f.jobs[2].Pending.AsOf = c.asOf
 			if c.asOf == nil {
 				// Counted from the browser's clock: from now, not from the
-				// fixture's anchor, which earlier tests leave behind; the
-				// half minute spares the rounding a slow page.
-				start := time.Now().Add(40*time.Minute + 30*time.Second)
+				// fixture's anchor, which earlier tests leave behind. The
+				// page rounds to the nearest minute: ten seconds over
+				// keeps "40 min" for a page up to 40 s slow.
+				start := time.Now().Add(40*time.Minute + 10*time.Second)
 				f.jobs[2].Pending.EstimatedStart = &start
 			}
 			f.mu.Unlock()
