@@ -43,6 +43,16 @@ func lateExitCases() []replayCase {
 			{name: "a1", slots: 4, submit: 0, run: 900, fail: 600, project: "a", early: 500},
 			lateExitJobs[1], lateExitJobs[2], lateExitJobs[3],
 		}},
+		// A task across two nodes (n1 and n2), both parts exiting at 50
+		// and heard of at 600: a is charged 6 slots over [0, 50), 300
+		// slot-seconds, less than b1's 600 on n3; charged until 600 it
+		// would be 3600 and b2 would start first.
+		{name: "multifactor-late-exit-gang", config: lateExitConfig, nodes: replayNodes, jobs: []rjob{
+			{name: "a1", slots: 6, submit: 0, run: 600, project: "a", early: 550},
+			{name: "b1", slots: 1, submit: 0, run: 800, project: "b"},
+			{name: "a2", slots: 6, submit: 10, run: 100, project: "a"},
+			{name: "b2", slots: 6, submit: 10, run: 100, project: "b"},
+		}},
 	}
 }
 

@@ -101,6 +101,12 @@ func TestUsageEndsAtExit(t *testing.T) {
 // GET /jobs/{id}, GET /usage and the fair-share ledger.
 func checkExitUsage(t *testing.T, h *harness, id int64, start, exited, end time.Time) {
 	t.Helper()
+	checkExitUsageOf(t, h, id, 2, start, exited, end)
+}
+
+// checkExitUsageOf is checkExitUsage for an attempt of gpus GPUs.
+func checkExitUsageOf(t *testing.T, h *harness, id int64, gpus int, start, exited, end time.Time) {
+	t.Helper()
 	recs, err := h.st.Usage(h.ctx, store.UsageFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +119,7 @@ func checkExitUsage(t *testing.T, h *harness, id int64, start, exited, end time.
 		}
 		at, sum = u.End, sum+u.GPUSeconds
 	}
-	want := 2 * exited.Sub(start).Seconds()
+	want := float64(gpus) * exited.Sub(start).Seconds()
 	if !at.Equal(exited) || math.Abs(sum-want) > 1e-6 {
 		t.Fatalf("usage records %+v: up to %v, %v GPU-seconds; want up to %v, %v", recs, at, sum, exited, want)
 	}
