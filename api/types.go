@@ -62,6 +62,10 @@ type Pending struct {
 	Message string `json:"message"` // for people
 	// BlockedBy names the job that holds it back, when one does.
 	BlockedBy int64 `json:"blocked_by,omitempty"`
+	// BlockedByPrivate says the caller may not read the job BlockedBy
+	// names (another project's): a client names it by number, with no
+	// link to a page that would refuse it.
+	BlockedByPrivate bool `json:"blocked_by_private,omitempty"`
 	// EstimatedStart is when it should start: the reservation's start,
 	// when the policy holds one, else the master's forecast (running tasks
 	// end at their time limits); absent when a task without a time limit

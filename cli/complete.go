@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,6 +60,17 @@ func completeJobID(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 		}
 		return out, nil
 	})(cmd, args, toComplete)
+}
+
+// completeJobArg completes allot job's first argument, where cobra
+// offers the group's subcommands: the job IDs besides them (allot job ID
+// shows the job), unless what is typed so far cannot begin an ID, which
+// spares the master a request on every Tab of a subcommand's name.
+func completeJobArg(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if strings.TrimLeft(toComplete, "0123456789") != "" {
+		return nil, noFiles
+	}
+	return completeJobID(cmd, args, toComplete)
 }
 
 var (

@@ -48,6 +48,54 @@ func TestDynamicCompletion(t *testing.T) {
 	}
 }
 
+// TestJobGroupCompletion: allot job's first argument is a subcommand or
+// a job ID (allot job ID shows the job), and completion offers both;
+// a word that cannot begin an ID gets the subcommands alone, with no
+// request to the master.
+func TestJobGroupCompletion(t *testing.T) {
+	ids := []string{"6\tnotebook (queued)", "5\tasha (queued)", "3\tllm-pretrain (running)", "2\told-eval (completed)"}
+	tests := []struct {
+		name, word string
+		subs       []string // the subcommands offered, by name
+		ids        []string
+	}{
+		{"nothing typed", "", []string{"kill", "list", "logs", "set-priority", "set-weight", "show"}, ids},
+		{"a digit", "5", nil, ids},
+		{"a letter", "s", []string{"set-priority", "set-weight", "show"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			out, errOut, err := run(t, "__complete", "--master", f.srv.URL, "job", tt.word)
+			if err != nil {
+				t.Fatalf("error %v; stderr %s", err, errOut)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			var subs, got []string
+			for _, l := range lines[:len(lines)-1] {
+				name, _, _ := strings.Cut(l, "\t")
+				if strings.TrimLeft(name, "0123456789") == "" {
+					got = append(got, l)
+				} else {
+					subs = append(subs, name)
+				}
+			}
+			if strings.Join(subs, "|") != strings.Join(tt.subs, "|") || strings.Join(got, "|") != strings.Join(tt.ids, "|") {
+				t.Errorf("subcommands %q and IDs %q, want %q and %q", subs, got, tt.subs, tt.ids)
+			}
+			if d := lines[len(lines)-1]; d != ":4" {
+				t.Errorf("directive %s, want :4 (no file names)", d)
+			}
+			f.mu.Lock()
+			asked := len(f.requests) > 0
+			f.mu.Unlock()
+			if asked != (tt.ids != nil) {
+				t.Errorf("asked the master: %v, want %v", asked, tt.ids != nil)
+			}
+		})
+	}
+}
+
 // TestCompletionScripts: the completion scripts of bash, zsh and fish are
 // generated, and call back into allot for dynamic candidates.
 func TestCompletionScripts(t *testing.T) {

@@ -66,7 +66,7 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 	case p != nil:
 		fmt.Fprintf(w, "Reason:   %s: %s\n", p.Reason, p.Message)
 		if p.BlockedBy != 0 {
-			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
+			fmt.Fprintf(w, "Blocked:  by %s\n", blockerText(p))
 		}
 		fmt.Fprintf(w, "Start:    %s\n", waitStartText(p, d.WouldStart, ref))
 	}
@@ -119,7 +119,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	if p := x.Pending; p != nil {
 		fmt.Fprintf(w, "Reason:   %s: %s\n", p.Reason, p.Message)
 		if p.BlockedBy != 0 {
-			fmt.Fprintf(w, "Blocked:  by job %d\n", p.BlockedBy)
+			fmt.Fprintf(w, "Blocked:  by %s\n", blockerText(p))
 		}
 		if p.EstimatedStart != nil || (x.WouldStart != nil && x.WouldStart.NotBefore != nil) {
 			fmt.Fprintf(w, "Start:    %s\n", waitStartText(p, x.WouldStart, ref))
@@ -231,6 +231,16 @@ func refName(name string, private bool) string {
 		return privateName
 	}
 	return orDash(name)
+}
+
+// blockerText names the job p is blocked by, as another project's when
+// the caller may not read it.
+func blockerText(p *api.Pending) string {
+	s := fmt.Sprintf("job %d", p.BlockedBy)
+	if p.BlockedByPrivate {
+		s += " " + privateName
+	}
+	return s
 }
 
 // mustEndWaitFor says what the job waits for of a job in MustEnd.

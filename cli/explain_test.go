@@ -348,14 +348,18 @@ func TestDryRunPreemptsNoWouldStart(t *testing.T) {
 
 // TestExplainPrivateRefs: a job the master redacted (api.JobRef.Private:
 // no name, no user) reads as another project's job in every table and
-// line that names jobs, with no empty column and no "null".
+// line that names jobs, with no empty column and no "null"; so does a
+// blocker the master marked private (api.Pending.BlockedByPrivate).
 func TestExplainPrivateRefs(t *testing.T) {
 	fixClock(t)
 	x := fixtureExplanation()
+	blocked := &api.Pending{Reason: "behind", Message: "waits behind job 7", BlockedBy: 7, BlockedByPrivate: true}
+	x.Pending = blocked
 	x.Ahead = []api.JobRef{{ID: 3, Slots: 8, Private: true}, {ID: 5, Name: "mine", User: "ann", Slots: 2}}
 	x.WouldStart.MustEnd = []api.JobRef{{ID: 1, Project: "nlp", Slots: 4, Private: true}}
 	d := api.DryRun{Accepted: true, Name: "big", Pool: "research", Tasks: 1, Slots: 4, AsOf: t0,
-		Preempts: []api.DryRunVictim{{Job: 2, Tasks: 1, Slots: 4, Why: "priority 10 runs before this job's 80", Private: true}}}
+		Preempts: []api.DryRunVictim{{Job: 2, Tasks: 1, Slots: 4, Why: "priority 10 runs before this job's 80", Private: true}},
+		Pending:  blocked}
 	for _, tt := range []struct {
 		name  string
 		print func(*bytes.Buffer) error
@@ -363,9 +367,13 @@ func TestExplainPrivateRefs(t *testing.T) {
 	}{
 		{"explain", func(b *bytes.Buffer) error { return printExplanation(b, x) }, []string{
 			"Ahead:    3 (another project's job, 8 slots); 5 mine (ann, 2 slots)\n",
-			"  1    (another project's job)  -     nlp      4      "}},
+			"  1    (another project's job)  -     nlp      4      ",
+			"Blocked:  by job 7 (another project's job)\n"}},
 		{"dry run", func(b *bytes.Buffer) error { return printDryRun(b, d) }, []string{
-			"  2    (another project's job)  -     1      4      priority 10"}},
+			"  2    (another project's job)  -     1      4      priority 10",
+			"Blocked:  by job 7 (another project's job)\n"}},
+		{"job show", func(b *bytes.Buffer) error { _, err := b.WriteString(pendingText(blocked)); return err }, []string{
+			"(blocked by job 7 (another project's job))"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -356,6 +356,7 @@ func newJobCmd() *cobra.Command {
 allot job ID is allot job show ID, with the same -o.`,
 		Example:                    "  allot job 12\n  allot job 12 -o yaml",
 		Args:                       cobra.MaximumNArgs(1),
+		ValidArgsFunction:          completeJobArg,
 		SuggestionsMinimumDistance: 2,
 		// People who know kubectl type allot job 12 for allot job show
 		// 12; anything else that is not one of the group's commands is

@@ -110,7 +110,7 @@ func pendingText(p *api.Pending) string {
 	}
 	var more []string
 	if p.BlockedBy > 0 {
-		more = append(more, fmt.Sprintf("blocked by job %d", p.BlockedBy))
+		more = append(more, "blocked by "+blockerText(p))
 	}
 	if p.EstimatedStart != nil {
 		// As allot jobs and explain show it: a forecast as one, with

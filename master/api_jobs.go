@@ -209,6 +209,7 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 			ja.fail(w, err)
 			return
 		}
+		ja.redactorFor(r).jobs(page.Jobs) // redact.go
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
@@ -231,7 +232,7 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	writeJSON(w, http.StatusOK, readable(principalOf(r), out))
+	writeJSON(w, http.StatusOK, ja.redactorFor(r).jobs(readable(principalOf(r), out)))
 }
 
 // endedFilter narrows f to the terminal states it selects; ok is false
@@ -356,7 +357,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
 }
 
 // jobAttempts reads the job the request names, if the caller may read
@@ -421,7 +422,7 @@ func (ja *jobsAPI) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
 }
 
 // checkUpdate validates a PATCH and makes priority and class agree: a class
@@ -518,7 +519,7 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.KillReply{Job: view, AlreadyEnded: ended})
+	writeJSON(w, http.StatusOK, api.KillReply{Job: ja.redactorFor(r).job(view), AlreadyEnded: ended})
 }
 
 // Kill kills a job: its idle tasks at once, its active ones through kill

@@ -14,7 +14,8 @@ import (
 // (auth.Principal.CanRead, as GET /jobs/{id} decides) only what every
 // user may know: its number, its project (GET /projects lists them all),
 // its slots, its time limit's end and whether it may be preempted; its
-// name and user go, and Private says so. The messages name other jobs by
+// name and user go, and Private says so (BlockedByPrivate for the job a
+// waiting one is blocked by, which views name by number only). The messages name other jobs by
 // number only (jobList, preemptionParts), so they need no change. Admins
 // and the readers of a job's project see it whole.
 
@@ -48,16 +49,46 @@ func (rd redactor) refs(rs []api.JobRef) {
 	}
 }
 
-// explanation redacts the jobs ahead and those that must end.
+// pending returns p, or a copy of it with BlockedByPrivate set when the
+// caller may not read the blocker: its number is all the answer gives of
+// it anyway, and a client that links it would lead to a 403.
+func (rd redactor) pending(p *api.Pending) *api.Pending {
+	if p == nil || p.BlockedBy == 0 || !rd.private(p.BlockedBy, "", "") {
+		return p
+	}
+	c := *p
+	c.BlockedByPrivate = true
+	return &c
+}
+
+// jobs marks the private blockers of job views, in place.
+func (rd redactor) jobs(js []api.Job) []api.Job {
+	for i := range js {
+		js[i].Pending = rd.pending(js[i].Pending)
+	}
+	return js
+}
+
+// job marks a job view's private blocker.
+func (rd redactor) job(j api.Job) api.Job {
+	j.Pending = rd.pending(j.Pending)
+	return j
+}
+
+// explanation redacts the jobs ahead and those that must end, and marks
+// a private blocker.
 func (rd redactor) explanation(x api.Explanation) api.Explanation {
+	x.Pending = rd.pending(x.Pending)
 	x.Ahead = cloneRefs(x.Ahead)
 	rd.refs(x.Ahead)
 	x.WouldStart = rd.counterfactual(x.WouldStart)
 	return x
 }
 
-// dryRun redacts the victims and those that must end.
+// dryRun redacts the victims and those that must end, and marks a
+// private blocker.
 func (rd redactor) dryRun(d api.DryRun) api.DryRun {
+	d.Pending = rd.pending(d.Pending)
 	if d.Preempts != nil {
 		d.Preempts = append([]api.DryRunVictim(nil), d.Preempts...)
 	}

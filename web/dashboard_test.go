@@ -264,12 +264,34 @@ func TestTokenPrompt(t *testing.T) {
 	p.waitText("#pools", "fair_share")
 	p.waitFor(`document.getElementById('login').hidden`, "the sign-in form to go")
 	p.waitText("#who", "Signed in as ann")
+	if !evalJS[bool](p, `document.getElementById('who-projects').hidden`) {
+		t.Errorf("who = %q, want no project restriction for a user without one", p.waitText("#who", "ann"))
+	}
 	// Signing out forgets the token: the view is dropped and the master
 	// asks again.
 	p.do(chromedp.Click(chromedp.ID("signout")))
 	p.waitText("#login", "asks for an API token")
 	p.waitFor(`!document.querySelector('#pools tr[data-pool]') && document.getElementById('who').hidden`,
 		"the pools and the user to go")
+}
+
+// TestWhoShowsConfigProjects: a user whom the master's configuration
+// (users: section) limits to some projects sees them beside the name,
+// as allot whoami says them.
+func TestWhoShowsConfigProjects(t *testing.T) {
+	f := newFixture()
+	f.token, f.configProjects = "s3cret", []string{"vision", "nlp"}
+	p := openPage(t, f, "#/pools", wide)
+	p.expect("status of 401")
+	p.waitText("#login", "asks for an API token")
+	p.do(chromedp.SendKeys(chromedp.ID("login-token"), "s3cret"), chromedp.Click(chromedp.CSS("#login-form button")))
+	who := p.waitText("#who", "Signed in as ann")
+	if !strings.Contains(who, "ann, submits only to vision, nlp") {
+		t.Errorf("who = %q, want the projects ann submits only to", who)
+	}
+	if title := evalJS[string](p, `document.getElementById('who-projects').title`); !strings.Contains(title, "users: section") {
+		t.Errorf("who's title = %q, want where the restriction comes from", title)
+	}
 }
 
 func TestNodesProjectsPoolsViews(t *testing.T) {

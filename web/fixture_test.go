@@ -38,6 +38,9 @@ type fixture struct {
 	// privateRefs: explanations name other jobs as the master does for
 	// a viewer who may not read them (api.JobRef.Private).
 	privateRefs bool
+	// configProjects is whoami's config_projects: the projects the
+	// master's users: section limits the user's submissions to.
+	configProjects []string
 }
 
 // now anchors the fixture's times, so relative times in the page are
@@ -251,7 +254,7 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 		}})
 	})
 	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, r *http.Request) {
-		f.reply(w, 200, api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}})
+		f.reply(w, 200, api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}, ConfigProjects: f.configProjects})
 	})
 	srv := httptest.NewServer(f.gate(mux))
 	t.Cleanup(srv.Close)

@@ -109,6 +109,48 @@ func TestJobDetailNamesPrivateJobByNumber(t *testing.T) {
 	}
 }
 
+// TestBlockerOfAnotherProject: a blocker the viewer may not read (the
+// master says blocked_by_private) shows as its number and "another
+// project's job" on the job's page and in the jobs list, with no link to
+// a page that would answer 403.
+func TestBlockerOfAnotherProject(t *testing.T) {
+	cases := []struct{ name, hash, sel string }{
+		{"job page", "#/jobs/4", "#blocked-by"},
+		{"jobs list", "#/jobs", `#jobs tr[data-job="4"] td.why`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.mu.Lock()
+			f.jobs[3].Pending.BlockedByPrivate = true // job 4, blocked by job 3
+			f.mu.Unlock()
+			p := openPage(t, f, c.hash, wide)
+			p.waitText(c.sel, "#3 (another project's job)")
+			if n := evalJS[int](p, fmt.Sprintf(`document.querySelectorAll('%s a[href="#/jobs/3"]').length`, c.sel)); n != 0 {
+				t.Errorf("%d links to the private job 3, want none", n)
+			}
+		})
+	}
+}
+
+// TestJobDetailHoldsHeaderWithoutNode: where its project's quota binds,
+// the counterfactual names no node, and the Slots column's tooltip says
+// the jobs hold the slots in the pool, not "on " and nothing.
+func TestJobDetailHoldsHeaderWithoutNode(t *testing.T) {
+	f := newFixture()
+	f.mu.Lock()
+	f.wouldStart = map[int64]*api.Counterfactual{3: {
+		MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Project: "nlp", Slots: 4, EndsAt: atp(40 * time.Minute)}},
+		Message: "Only project nlp's own work in pool a100 ending would start it, not other projects': it could start once job 2 ends, or once the project's quota is raised."}}
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/3", wide)
+	p.waitFor(`document.querySelector('#would-start thead') !== null`, "the counterfactual's table")
+	title := evalJS[string](p, `[...document.querySelectorAll('#would-start th')].find(th => th.innerText === 'Slots').title`)
+	if title != "What it holds in pool a100" {
+		t.Errorf("Slots tooltip = %q, want %q", title, "What it holds in pool a100")
+	}
+}
+
 func TestJobDetailExplainsWhyItWaits(t *testing.T) {
 	cases := []struct {
 		name, hash string

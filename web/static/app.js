@@ -112,7 +112,9 @@ export function refreshNow() {
 // whoFor is the token whose user the header shows; null to look it up.
 let whoFor = null;
 
-// showWho names the signed-in user in the header, once per token.
+// showWho names the signed-in user in the header, once per token, with
+// the projects the master's configuration (its users: section) limits
+// the user's submissions to, as allot whoami says.
 async function showWho() {
   const t = token();
   if (whoFor === t) return;
@@ -125,6 +127,11 @@ async function showWho() {
   try {
     const w = await get('/whoami');
     document.getElementById('who-name').textContent = w.user + (w.admin ? ' (admin)' : '');
+    const only = document.getElementById('who-projects');
+    const projects = w.config_projects || [];
+    only.textContent = projects.length ? ', submits only to ' + projects.join(', ') : '';
+    only.title = projects.length ? "The master's configuration file (its users: section) limits this user's submissions to these projects, whatever the roles" : '';
+    only.hidden = !projects.length;
     box.hidden = false;
   } catch {
     whoFor = null;

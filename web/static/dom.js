@@ -140,6 +140,14 @@ export function jobLink(id, text) {
   return h('a', {href: '#/jobs/' + id}, text || 'job ' + id);
 }
 
+// blockerRef names the job that a waiting job's pending p is blocked by:
+// a link to its page, or, for one the viewer may not read (the master
+// says blocked_by_private), its number alone, as its page would refuse.
+export function blockerRef(p) {
+  if (p.blocked_by_private) return h('span', {class: 'private-job'}, `#${p.blocked_by} (another project's job)`);
+  return jobLink(p.blocked_by);
+}
+
 // jobHue spreads job ids around the colour wheel (golden angle), so that
 // neighbouring ids get distant colours.
 export function jobHue(id) {

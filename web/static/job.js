@@ -3,7 +3,7 @@
 // and priority actions.
 
 import {call, get} from './api.js';
-import {duration, estimate, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
+import {blockerRef, duration, estimate, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
 
@@ -150,7 +150,7 @@ function renderWhy(el, j, x) {
   const cf = x && x.would_start;
   const mustEnd = cf && cf.must_end ? cf.must_end : [];
   let blocked = '—';
-  if (p.blocked_by) blocked = jobLink(p.blocked_by);
+  if (p.blocked_by) blocked = blockerRef(p);
   else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
@@ -167,7 +167,7 @@ function renderWhy(el, j, x) {
       h('dt', {}, 'Position'), h('dd', {}, j.position ? `${j.position} in the queue of pool ${j.pool}` : '—'),
       h('dt', {}, 'Blocked by'), h('dd', {id: 'blocked-by'}, blocked),
       h('dt', {}, 'Estimated start'), h('dd', {id: 'estimated-start'}, startText(p, cf, x && x.as_of))),
-    cf ? wouldStart(cf, x.as_of) : null);
+    cf ? wouldStart(cf, x.as_of, x.pool) : null);
 }
 
 // startText is the estimated start of a waiting job in the words of
@@ -202,7 +202,9 @@ const waitFor = {'': 'its end', possible: 'its end or preemption', under_way: 'i
 // to end or could be preempted, what each holds on the nodes, and when
 // its time limit runs out (counted from the master's asOf). As in allot
 // explain, a column says what it waits for of each only where they differ.
-function wouldStart(cf, asOf) {
+// Where its project's quota or limit binds no node is named: what each
+// holds is then in the job's pool.
+function wouldStart(cf, asOf, pool) {
   const refs = cf.must_end || [];
   const mixed = new Set(refs.map((r) => r.preempt || '')).size > 1;
   const rows = refs.map((r) => h('tr', {'data-must-end': r.id, 'data-preempt': r.preempt || 'no'},
@@ -213,7 +215,8 @@ function wouldStart(cf, asOf) {
     h('td', {}, r.ends_at ? when(r.ends_at, 'both', asOf) : 'no time limit'),
     mixed ? h('td', {class: 'wait-for'}, waitFor[r.preempt || ''] || r.preempt) : null));
   const on = (cf.nodes || []).join(', ');
-  const cols = [['Job'], ['Name'], ['User'], ['Project'], ['Slots', `What it holds on ${on}`],
+  const held = on ? `What it holds on ${on}` : pool ? `What it holds in pool ${pool}` : 'What it holds';
+  const cols = [['Job'], ['Name'], ['User'], ['Project'], ['Slots', held],
     ['Limit ends', 'When its time limit runs out'], mixed ? ['Wait for', 'Its end, or its preemption instead'] : null];
   return h('div', {class: 'would-start', id: 'would-start'},
     h('h3', {}, 'What would let it start now'),

@@ -4,7 +4,7 @@
 // (#/jobs?state=queued&pool=a100).
 
 import {get} from './api.js';
-import {estimate, fill, h, jobLink, memo, stateBadge, table} from './dom.js';
+import {blockerRef, estimate, fill, h, jobLink, memo, stateBadge, table} from './dom.js';
 
 const states = ['queued', 'running', 'completed', 'failed', 'killed'];
 const ended = ['completed', 'failed', 'killed'];
@@ -151,7 +151,7 @@ function why(j) {
   if (p) {
     return [
       h('code', {class: 'reason'}, p.reason), ' ', p.message,
-      p.blocked_by ? [' — blocked by ', jobLink(p.blocked_by)] : null,
+      p.blocked_by ? [' — blocked by ', blockerRef(p)] : null,
     ];
   }
   if (j.state === 'queued') return h('span', {class: 'muted'}, 'waiting for the next scheduling pass');
