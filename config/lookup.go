@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // Errors of the Resolve methods, for errors.Is: the master answers the
@@ -94,7 +95,8 @@ func (c *Config) ResolvePool(requested string) (string, error) {
 		return c.DefaultPool, nil
 	}
 	if c.PoolIndex(requested) < 0 {
-		return "", fmt.Errorf("%w pool %q (pools: %s)", ErrUnknown, requested, strings.Join(c.poolNames(), ", "))
+		return "", fmt.Errorf("%w pool %q%s (pools: %s)", ErrUnknown, requested,
+			yamlfield.Suggest(requested, c.poolNames()), strings.Join(c.poolNames(), ", "))
 	}
 	return requested, nil
 }
@@ -112,7 +114,8 @@ func (c *Config) ResolveProject(user, requested string) (string, error) {
 		return c.DefaultProject, nil
 	}
 	if c.ProjectIndex(requested) < 0 {
-		return "", fmt.Errorf("%w project %q (projects: %s)", ErrUnknown, requested, strings.Join(c.projectNames(), ", "))
+		return "", fmt.Errorf("%w project %q%s (projects: %s)", ErrUnknown, requested,
+			yamlfield.Suggest(requested, c.projectNames()), strings.Join(c.projectNames(), ", "))
 	}
 	if !c.IsLeaf(requested) {
 		return "", fmt.Errorf("project %q has sub-projects; jobs run in projects without sub-projects: %w", requested, ErrNotAllowed)
@@ -252,7 +255,8 @@ func (c *Config) ResolveQOS(requested string) (string, error) {
 		if len(c.QOS) == 0 {
 			return "", fmt.Errorf("%w QOS %q: the configuration defines no QOS levels", ErrUnknown, requested)
 		}
-		return "", fmt.Errorf("%w QOS %q (qos: %s)", ErrUnknown, requested, strings.Join(spec.QOSNames(c.QOS), ", "))
+		names := spec.QOSNames(c.QOS)
+		return "", fmt.Errorf("%w QOS %q%s (qos: %s)", ErrUnknown, requested, yamlfield.Suggest(requested, names), strings.Join(names, ", "))
 	}
 	return requested, nil
 }
@@ -270,5 +274,5 @@ func (c *Config) CheckLicense(name string) error {
 	for i, l := range c.Licenses {
 		names[i] = l.Name
 	}
-	return fmt.Errorf("%w license %q (licenses: %s)", ErrUnknown, name, strings.Join(names, ", "))
+	return fmt.Errorf("%w license %q%s (licenses: %s)", ErrUnknown, name, yamlfield.Suggest(name, names), strings.Join(names, ", "))
 }
