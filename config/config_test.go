@@ -284,6 +284,9 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := c.ResolveProject(tt.user, tt.requested)
+			if err != nil && strings.HasSuffix(err.Error(), ": not allowed") {
+				t.Errorf("ResolveProject(%q, %q) error %q ends in the sentinel's words", tt.user, tt.requested, err)
+			}
 			for _, want := range tt.says {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("ResolveProject(%q, %q) error %v, want it to say %q", tt.user, tt.requested, err, want)

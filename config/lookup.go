@@ -118,17 +118,28 @@ func (c *Config) ResolveProject(user, requested string) (string, error) {
 			yamlfield.Suggest(requested, c.projectNames()), strings.Join(c.projectNames(), ", "))
 	}
 	if !c.IsLeaf(requested) {
-		return "", fmt.Errorf("project %q has sub-projects; jobs run in projects without sub-projects: %w", requested, ErrNotAllowed)
+		return "", notAllowed("project %q has sub-projects; jobs run in projects without sub-projects", requested)
 	}
 	if listed && !c.userMay(u, requested) {
 		// Said at length: a role in the project does not lift this, and
 		// an admin who just gave one looks for the cause in the roles.
-		return "", fmt.Errorf("user %q may not submit to project %q: the users: section of %s restricts %s to %s, "+
+		return "", notAllowed("user %q may not submit to project %q: the users: section of %s restricts %s to %s, "+
 			"whatever the user's roles; add %s to %s's projects there and reload the configuration (allot config reload), "+
-			"or drop the projects: list to leave the roles alone to decide: %w",
-			user, requested, c.fileName(), user, strings.Join(u.Projects, ", "), requested, user, ErrNotAllowed)
+			"or drop the projects: list to leave the roles alone to decide",
+			user, requested, c.fileName(), user, strings.Join(u.Projects, ", "), requested, user)
 	}
 	return requested, nil
+}
+
+// notAllowedError is a refusal that is ErrNotAllowed for errors.Is
+// without ending its sentence in ": not allowed".
+type notAllowedError struct{ msg string }
+
+func (e *notAllowedError) Error() string { return e.msg }
+func (e *notAllowedError) Unwrap() error { return ErrNotAllowed }
+
+func notAllowed(format string, args ...any) error {
+	return &notAllowedError{msg: fmt.Sprintf(format, args...)}
 }
 
 // fileName names the configuration file in a message.
