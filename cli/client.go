@@ -146,11 +146,16 @@ func parseWeight(s string) (float64, error) {
 // tokenHint says where the token a master refused came from: a login
 // saved for the address may belong to another master since started there
 // (a new allot dev, a master on a new store) or have been revoked, which
-// the bare 401 does not say. "" for any other error, and when no token
-// was sent (the master's answer then says to log in).
+// the bare 401 does not say. "" for any other error, when no token was
+// sent (the master's answer then says to log in), and for a disabled user.
 func tokenHint(cmd *cobra.Command, err error) string {
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Status != http.StatusUnauthorized {
+		return ""
+	}
+	if strings.Contains(ce.Message, " is disabled") {
+		// The token is known and live; its user is off, which logging in
+		// again would not change (the master says who can lift it).
 		return ""
 	}
 	addr := normalAddr(masterAddr(cmd))

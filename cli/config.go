@@ -30,7 +30,7 @@ when the file has errors. docs/config.md describes the format.`,
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "reload",
-		Short: "Ask the master to re-read its configuration file",
+		Short: "Ask the master to re-read its configuration file (admins)",
 		Long: `Ask the running master to re-read its configuration file. A file with
 errors is refused as a whole, and the master keeps running with the
 configuration it has; the error names the file, line and field.`,

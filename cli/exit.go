@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -121,11 +122,28 @@ func nestedCommands(c *cobra.Command, name string) []string {
 	return found
 }
 
+// namedFor lists c's commands that name word in their SuggestFor: such a
+// word is another tool's name for the command (Slurm's and kubectl's
+// undrain, uncordon), which the spelling guess would get wrong ("undrain"
+// is two edits from "drain", its opposite).
+func namedFor(c *cobra.Command, word string) []string {
+	var found []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() && slices.ContainsFunc(sub.SuggestFor, func(w string) bool { return strings.EqualFold(w, word) }) {
+			found = append(found, sub.Name())
+		}
+	}
+	return found
+}
+
 // unknownCommand is the usage error for word given to c where one of c's
 // commands was expected, with the commands it may have meant.
 func unknownCommand(c *cobra.Command, word string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", word, c.CommandPath())
 	s := nestedCommands(c, word)
+	if len(s) == 0 {
+		s = namedFor(c, word)
+	}
 	if len(s) == 0 {
 		s = c.SuggestionsFor(word)
 	}

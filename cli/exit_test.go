@@ -37,6 +37,7 @@ func TestMainExitCodes(t *testing.T) {
 		{"job with a negative ID", []string{"job", "-3"}, ExitUsage, "", `job ID: expected a positive integer, got "-3"`},
 		{"a command one level down", []string{"logs", "1"}, ExitUsage, "", `allot: unknown command "logs" for "allot"; did you mean allot job logs?`},
 		{"commands one level down", []string{"drain"}, ExitUsage, "", `did you mean allot node drain?`},
+		{"another tool's name wins over a spelling guess", []string{"node", "undrain", "n1"}, ExitUsage, "", `allot: unknown command "undrain" for "allot node"; did you mean resume?`},
 		{"unknown flag", []string{"jobs", "--bogus"}, ExitUsage, "", "allot: unknown flag: --bogus\nRun 'allot jobs --help' for usage."},
 		{"bad flag value", []string{"jobs", "--interval", "soon"}, ExitUsage, "", `invalid argument "soon"`},
 		{"negative weight", []string{"job", "set-weight", "19", "-1"}, ExitUsage, "",

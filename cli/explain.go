@@ -26,8 +26,10 @@ pool's queue and how the pool orders it, the jobs ahead, the reason it did
 not start, the multifactor priority factor by factor (multifactor pools),
 and a counterfactual: the least that would let it start now — the running
 jobs that would have to end or be preempted and on which node, the quota
-or limit that binds, or the constraint no node meets. Preempted attempts
-say which job took their GPUs and under which rule.`,
+or limit that binds, the jobs holding a license it waits for, or the
+constraint no node meets. It does not play out the jobs ranked before it:
+they may take what frees first. Preempted attempts say which job took
+their GPUs and under which rule.`,
 		Example:           "  allot explain 42\n  allot explain 42 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,

@@ -38,7 +38,7 @@ func newHistoryCheckCmd() *cobra.Command {
 	var context int
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Replay a window of the cluster's history through the simulator and compare its decisions with the live ones",
+		Short: "Replay a window of the cluster's history through the simulator and compare its decisions with the live ones (admins)",
 		Long: `Replay the jobs submitted over a window through the simulator and compare,
 line by line, the scheduling decisions it makes (starts with their nodes,
 preemptions, moves, resizes, kills, attempt ends) with the ones the live

@@ -163,6 +163,10 @@ func TestTokenHint(t *testing.T) {
 			reply(w, http.StatusUnauthorized, api.Error{Error: "authentication required: send an API token"})
 			return
 		}
+		if r.Header.Get("Authorization") == "Bearer allot_u_off" {
+			reply(w, http.StatusUnauthorized, api.Error{Error: `invalid API token: user "ann" is disabled; its tokens work again once an admin enables it (allot user enable ann)`})
+			return
+		}
 		reply(w, http.StatusUnauthorized, api.Error{Error: msg})
 	}))
 	t.Cleanup(srv.Close)
@@ -174,6 +178,8 @@ func TestTokenHint(t *testing.T) {
 		{"saved login", "allot_u_old", "", "The token is the login saved for " + srv.URL + " in "},
 		{"ALLOT_TOKEN", "", "allot_u_env", "The token came from $ALLOT_TOKEN, which " + srv.URL + " refused."},
 		{"no token", "", "", ""},
+		// Logging in again would not help a disabled user.
+		{"disabled user", "allot_u_off", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +208,7 @@ func TestTokenHint(t *testing.T) {
 			if tt.want != "" && !strings.Contains(got, tt.want) {
 				t.Errorf("stderr %q: want the hint %q", got, tt.want)
 			}
-			if tt.saved != "" && !strings.Contains(got, "allot login --master "+srv.URL) {
+			if tt.want != "" && tt.saved != "" && !strings.Contains(got, "allot login --master "+srv.URL) {
 				t.Errorf("stderr %q: want the command that logs in again", got)
 			}
 		})

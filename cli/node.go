@@ -39,6 +39,7 @@ first, as an agent that registers again comes back as a new node.`,
 		func(ctx context.Context, c *client.Client, name string) (api.Node, error) {
 			return c.ResumeNode(ctx, name)
 		})
+	resume.SuggestFor = []string{"undrain", "uncordon"}
 	del := &cobra.Command{
 		Use:               "delete NAME",
 		Short:             "Forget a node on which nothing runs",

@@ -278,11 +278,15 @@ func TestResolve(t *testing.T) {
 			"users: section of the configuration file test.yaml restricts ana to lab", "whatever the user's roles",
 			"add d to ana's projects there"}},
 		{"not a leaf", "zed", "lab", "", ErrNotAllowed, nil},
-		{"unknown", "ana", "nope", "", ErrUnknown, nil},
+		{"unknown", "ana", "nope", "", ErrUnknown, []string{`unknown project "nope" (projects: `}},
+		{"a typo", "ana", "lba", "", ErrUnknown, []string{`unknown project "lba"; did you mean "lab"? (projects: `}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := c.ResolveProject(tt.user, tt.requested)
+			if err != nil && strings.HasSuffix(err.Error(), ": not allowed") {
+				t.Errorf("ResolveProject(%q, %q) error %q ends in the sentinel's words", tt.user, tt.requested, err)
+			}
 			for _, want := range tt.says {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("ResolveProject(%q, %q) error %v, want it to say %q", tt.user, tt.requested, err, want)
@@ -300,8 +304,15 @@ func TestResolve(t *testing.T) {
 	if p, err := c.ResolvePool("cpu"); p != "cpu" || err != nil {
 		t.Errorf("ResolvePool(cpu) = %q, %v", p, err)
 	}
-	if _, err := c.ResolvePool("tpu"); !errors.Is(err, ErrUnknown) || err.Error() != `unknown pool "tpu" (pools: gpu, cpu)` {
-		t.Errorf("ResolvePool(tpu) error = %v", err)
+	// A job file's unknown names get the configuration file's "did you
+	// mean" (config check gives it for the same typo in a node rule).
+	for _, tt := range []struct{ pool, err string }{
+		{"tpu", `unknown pool "tpu"; did you mean "gpu"? (pools: gpu, cpu)`},
+		{"fpga", `unknown pool "fpga" (pools: gpu, cpu)`},
+	} {
+		if _, err := c.ResolvePool(tt.pool); !errors.Is(err, ErrUnknown) || err.Error() != tt.err {
+			t.Errorf("ResolvePool(%s) error = %v, want %s", tt.pool, err, tt.err)
+		}
 	}
 }
 

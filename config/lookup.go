@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // Errors of the Resolve methods, for errors.Is: the master answers the
@@ -94,7 +95,8 @@ func (c *Config) ResolvePool(requested string) (string, error) {
 		return c.DefaultPool, nil
 	}
 	if c.PoolIndex(requested) < 0 {
-		return "", fmt.Errorf("%w pool %q (pools: %s)", ErrUnknown, requested, strings.Join(c.poolNames(), ", "))
+		return "", fmt.Errorf("%w pool %q%s (pools: %s)", ErrUnknown, requested,
+			yamlfield.Suggest(requested, c.poolNames()), strings.Join(c.poolNames(), ", "))
 	}
 	return requested, nil
 }
@@ -112,20 +114,32 @@ func (c *Config) ResolveProject(user, requested string) (string, error) {
 		return c.DefaultProject, nil
 	}
 	if c.ProjectIndex(requested) < 0 {
-		return "", fmt.Errorf("%w project %q (projects: %s)", ErrUnknown, requested, strings.Join(c.projectNames(), ", "))
+		return "", fmt.Errorf("%w project %q%s (projects: %s)", ErrUnknown, requested,
+			yamlfield.Suggest(requested, c.projectNames()), strings.Join(c.projectNames(), ", "))
 	}
 	if !c.IsLeaf(requested) {
-		return "", fmt.Errorf("project %q has sub-projects; jobs run in projects without sub-projects: %w", requested, ErrNotAllowed)
+		return "", notAllowed("project %q has sub-projects; jobs run in projects without sub-projects", requested)
 	}
 	if listed && !c.userMay(u, requested) {
 		// Said at length: a role in the project does not lift this, and
 		// an admin who just gave one looks for the cause in the roles.
-		return "", fmt.Errorf("user %q may not submit to project %q: the users: section of %s restricts %s to %s, "+
+		return "", notAllowed("user %q may not submit to project %q: the users: section of %s restricts %s to %s, "+
 			"whatever the user's roles; add %s to %s's projects there and reload the configuration (allot config reload), "+
-			"or drop the projects: list to leave the roles alone to decide: %w",
-			user, requested, c.fileName(), user, strings.Join(u.Projects, ", "), requested, user, ErrNotAllowed)
+			"or drop the projects: list to leave the roles alone to decide",
+			user, requested, c.fileName(), user, strings.Join(u.Projects, ", "), requested, user)
 	}
 	return requested, nil
+}
+
+// notAllowedError is a refusal that is ErrNotAllowed for errors.Is
+// without ending its sentence in ": not allowed".
+type notAllowedError struct{ msg string }
+
+func (e *notAllowedError) Error() string { return e.msg }
+func (e *notAllowedError) Unwrap() error { return ErrNotAllowed }
+
+func notAllowed(format string, args ...any) error {
+	return &notAllowedError{msg: fmt.Sprintf(format, args...)}
 }
 
 // fileName names the configuration file in a message.
@@ -252,7 +266,8 @@ func (c *Config) ResolveQOS(requested string) (string, error) {
 		if len(c.QOS) == 0 {
 			return "", fmt.Errorf("%w QOS %q: the configuration defines no QOS levels", ErrUnknown, requested)
 		}
-		return "", fmt.Errorf("%w QOS %q (qos: %s)", ErrUnknown, requested, strings.Join(spec.QOSNames(c.QOS), ", "))
+		names := spec.QOSNames(c.QOS)
+		return "", fmt.Errorf("%w QOS %q%s (qos: %s)", ErrUnknown, requested, yamlfield.Suggest(requested, names), strings.Join(names, ", "))
 	}
 	return requested, nil
 }
@@ -270,5 +285,5 @@ func (c *Config) CheckLicense(name string) error {
 	for i, l := range c.Licenses {
 		names[i] = l.Name
 	}
-	return fmt.Errorf("%w license %q (licenses: %s)", ErrUnknown, name, strings.Join(names, ", "))
+	return fmt.Errorf("%w license %q%s (licenses: %s)", ErrUnknown, name, yamlfield.Suggest(name, names), strings.Join(names, ", "))
 }

@@ -118,6 +118,7 @@ func TestResolveQOSAndLicenses(t *testing.T) {
 		{"default", "", "normal", ""},
 		{"named", "urgent", "urgent", ""},
 		{"unknown", "emergency", "", `unknown QOS "emergency" (qos: low, normal, urgent)`},
+		{"a typo", "urgnet", "", `unknown QOS "urgnet"; did you mean "urgent"? (qos: low, normal, urgent)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,7 +131,7 @@ func TestResolveQOSAndLicenses(t *testing.T) {
 	if err := c.CheckLicense("matlab"); err != nil {
 		t.Errorf("CheckLicense(matlab): %v", err)
 	}
-	if err := c.CheckLicense("matlib"); err == nil || err.Error() != `unknown license "matlib" (licenses: matlab, vasp)` {
+	if err := c.CheckLicense("matlib"); err == nil || err.Error() != `unknown license "matlib"; did you mean "matlab"? (licenses: matlab, vasp)` {
 		t.Errorf("CheckLicense(matlib): %v", err)
 	}
 	if err := Default().CheckLicense("x"); err == nil || err.Error() != `unknown license "x": the configuration defines no licenses` {

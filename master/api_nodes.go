@@ -159,8 +159,12 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 		if len(shown) > maxListed {
 			shown = shown[:maxListed]
 		}
-		writeError(w, http.StatusConflict, "name", "node %s runs %s (%s): drain it and wait for them to end, or kill them",
-			name, plural.Count(len(held), "task"), strings.Join(shown, ", "))
+		todo := "drain it and wait for them to end, or kill them"
+		if n.draining() {
+			todo = "it is draining: wait for them to end (allot nodes shows it drained then), or kill them"
+		}
+		writeError(w, http.StatusConflict, "name", "node %s runs %s (%s): %s",
+			name, plural.Count(len(held), "task"), strings.Join(shown, ", "), todo)
 		return
 	}
 	// The store keeps the deletion in the node history (the what-if

@@ -149,7 +149,7 @@ func orderOf(p sched.Policy) string {
 	case sched.PolicyQuota:
 		return "by priority within each project; projects under their quota before those over it"
 	case sched.PolicyFairShare:
-		return "the user or project furthest below its fair share first"
+		return "the job furthest below its fair share (demand × weight) first, then by submission"
 	case sched.PolicyMultifactor:
 		return "by multifactor priority (age, fair share, size, QOS, pool), highest first"
 	}

@@ -244,7 +244,7 @@ func TestExplainPreemptingPool(t *testing.T) {
 
 // TestOrderOf: the priority order names the number, since a LOW job has a
 // higher number (80) than a HIGH one (10) and "lower first" alone reads as
-// lower priority first.
+// lower priority first; the fair-share order names jobs, which it ranks.
 func TestOrderOf(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -253,6 +253,9 @@ func TestOrderOf(t *testing.T) {
 	}{
 		{"priority", sched.PolicyPriority, "by priority (the lower number first), then by submission"},
 		{"fifo", sched.PolicyFIFO, "first come, first served"},
+		// The fair_share policy shares the pool among jobs, not users or
+		// projects (docs/policies.md).
+		{"fair share", sched.PolicyFairShare, "the job furthest below its fair share (demand × weight) first, then by submission"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := orderOf(tt.policy); got != tt.want {

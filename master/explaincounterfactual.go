@@ -94,6 +94,9 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		}
 		return &api.Counterfactual{Never: err.Error(), Message: "It cannot start on the nodes up now: " + err.Error() + "."}
 	}
+	if cf := f.licenseShort(e); cf != nil {
+		return cf
+	}
 	if need == 0 {
 		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
 	}

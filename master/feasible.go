@@ -88,10 +88,10 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 	if p := schedHints(v.cfg, j, &f); p != nil {
 		return nil // an unknown QOS or license: the pass reports it
 	}
+	// A zero-slot task is judged too: it needs no GPU, but it waits for
+	// ever for a GPU type no node of its pool has (the core's findZero
+	// matches the type) or for more of a license than exist.
 	e := f.Entry()
-	if e.Slots == 0 {
-		return nil // zero-slot tasks need no GPU
-	}
 	s := v.snap // Feasible reads it only; the copy keeps the view's slices shared, unchanged
 	err := sched.Feasible(&s, &e)
 	var ie *sched.InfeasibleError

@@ -55,6 +55,41 @@ func TestSubmitRefusesInfeasibleJobs(t *testing.T) {
 	}
 }
 
+// TestSubmitRefusesInfeasibleZeroSlotJobs: a zero-slot task needs no GPU
+// but is judged like any other for its licenses and GPU type: one asking
+// for more of a license than exist would wait for ever.
+func TestSubmitRefusesInfeasibleZeroSlotJobs(t *testing.T) {
+	h := newHarness(t, withFeatures(t)) // licenses: {matlab: 1}
+	h.agent("n1", 8)
+	tests := []struct {
+		name, spec string
+		status     int
+		field      string
+		says       []string
+	}{
+		{"within the license total", jobSpec("lic1", 0, `, "licenses": {"matlab": 1}`), 201, "", nil},
+		{"no license", jobSpec("cpu", 0, ""), 201, "", nil},
+		{"more of a license than exist", jobSpec("lic2", 0, `, "licenses": {"matlab": 2}`), 422, "resources.licenses",
+			[]string{`job "lic2" can never run`, "only 1 exist", "most that could fit is 1"}},
+		{"a GPU type no node has", jobSpec("a100", 0, `, "gpu": "a100"`), 422, "resources.gpu",
+			[]string{"a100", "h100"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e api.Error
+			code := h.do("POST", "/api/v1/jobs", tt.spec, &e)
+			if code != tt.status || e.Field != tt.field {
+				t.Fatalf("status %d field %q (%s), want %d field %q", code, e.Field, e.Error, tt.status, tt.field)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(e.Error, s) {
+					t.Errorf("error %q does not say %q", e.Error, s)
+				}
+			}
+		})
+	}
+}
+
 // TestSubmitBeforeAnyNodeJoined: with no node registered there is nothing
 // to judge by; the job is queued and waits.
 func TestSubmitBeforeAnyNodeJoined(t *testing.T) {

@@ -190,6 +190,26 @@ func TestTokenLifecycle(t *testing.T) {
 	}
 }
 
+// TestDisabledUserIsToldWhoCanLiftIt: a disabled user's token is refused
+// with 401 saying that an admin enables the user, not to sign in with a
+// valid token (every token of the user would be refused alike).
+func TestDisabledUserIsToldWhoCanLiftIt(t *testing.T) {
+	h := newHarness(t)
+	tok := h.as("ann")
+	yes := true
+	if code := h.do("PATCH", "/api/v1/users/ann", api.UserUpdate{Disabled: &yes}, nil); code != 200 {
+		t.Fatalf("disable: %d", code)
+	}
+	var e api.Error
+	if code := h.doAs(tok, "GET", "/api/v1/jobs", nil, &e); code != 401 {
+		t.Fatalf("disabled user: %d, want 401", code)
+	}
+	want := `invalid API token: user "ann" is disabled; its tokens work again once an admin enables it (allot user enable ann)`
+	if e.Error != want {
+		t.Errorf("error %q, want %q", e.Error, want)
+	}
+}
+
 func TestNodeInventoryLimitFromConfig(t *testing.T) {
 	h := newHarness(t, withConfig(mustConfig(t, "max_node_gpus: 4\n")))
 	gpus := func(n int) []api.GPU {

@@ -99,6 +99,12 @@ func (c *credCache) forget() {
 
 var errUnauthenticated = errors.New("invalid API token")
 
+// userDisabled is why a disabled user's token is refused: a new token
+// would be refused too, so the answer says who can lift it.
+type userDisabled struct{ user string }
+
+func (e *userDisabled) Error() string { return fmt.Sprintf("user %q is disabled", e.user) }
+
 // resolve finds the live credential (and, for a user token, the enabled
 // user) behind a bearer token.
 func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) {
@@ -127,7 +133,7 @@ func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) 
 			return credEntry{}, err
 		}
 		if u.Disabled {
-			return credEntry{}, fmt.Errorf("%w: user %q is disabled", errUnauthenticated, u.Name)
+			return credEntry{}, fmt.Errorf("%w: %w", errUnauthenticated, &userDisabled{u.Name})
 		}
 		e.user = u
 	}
@@ -169,10 +175,14 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 		e, err := ac.resolve(r.Context(), token)
 		if errors.Is(err, errUnauthenticated) {
 			hint := "; sign in with a valid one (allot login, or $ALLOT_TOKEN)"
-			if strings.HasPrefix(path, api.Version+"/agents/") {
+			var off *userDisabled
+			switch {
+			case strings.HasPrefix(path, api.Version+"/agents/"):
 				// An agent's operator, not a user, reads this in its log.
 				hint = "; the agent needs its node credential (WORK_DIR/node-credential) or a join token " +
 					"(an admin makes one with allot token create --join)"
+			case errors.As(err, &off):
+				hint = fmt.Sprintf("; its tokens work again once an admin enables it (allot user enable %s)", off.user)
 			}
 			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
 			return

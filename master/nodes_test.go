@@ -106,6 +106,10 @@ func TestDeleteNode(t *testing.T) {
 		!strings.Contains(e.Error, "1 task (1/0)") {
 		t.Fatalf("delete a busy node: %d %+v, want 409 naming task 1/0", code, e)
 	}
+	// Drained already, it is told to wait, not to drain it.
+	if strings.Contains(e.Error, "drain it") || !strings.Contains(e.Error, "it is draining: wait for them to end") {
+		t.Errorf("delete a draining node: %q, want it told to wait for its tasks", e.Error)
+	}
 	a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
 	h.sync(a)
 	h.clock.Advance(time.Hour)
