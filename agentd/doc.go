@@ -72,7 +72,8 @@
 // once. A sync answered 404 (the master lost the node) makes the agent
 // register again, listing what it runs; the reports still pending follow.
 // Since that master answers, the backoff starts over (short first
-// retries) and is capped at 5 s while the master answers with an error,
+// retries) and is capped at 5 s while the master answers with an error
+// (log batches' too, whose delivery holds exit reports back),
 // and a failed registration's reason is logged at warn level once per
 // distinct reason (repeats at debug level).
 //

@@ -231,7 +231,7 @@ func (s *shipper) run(ctx context.Context) {
 				lvl = slog.LevelWarn
 			}
 			s.log.Log(ctx, lvl, "log delivery failed; will retry", "lines", len(batch), "failures", failures, "err", err)
-			if !sleep(ctx, s.backoff.next()) {
+			if !sleep(ctx, retryDelay(s.backoff, err)) {
 				return
 			}
 		}

@@ -86,7 +86,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		if a.gen == gen && a.registered {
 			a.registered = false
 			a.broadcast()
-			a.log.Warn("the master does not know this node; registering again")
+			a.log.Warn("the master does not know this node (it restarted, or lost the node); registering again")
 		}
 		a.mu.Unlock()
 	}
@@ -184,11 +184,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		} else {
 			lastRegErr = a.logRegisterFailure(ctx, lastRegErr, err)
 		}
-		d := bo.next()
-		if answered(err) {
-			d = min(d, reachableRetryMax)
-		}
-		sleep(ctx, d)
+		sleep(ctx, retryDelay(bo, err))
 	}
 	return nil
 }
@@ -196,7 +192,19 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 // reachableRetryMax caps the delay between tries while the master
 // answers (with an error status): it is up, and the failure is likely
 // brief, such as its store starting.
-const reachableRetryMax = 5 * time.Second
+var reachableRetryMax = 5 * time.Second // a variable for tests
+
+// retryDelay is the delay before the next try after err: the backoff's,
+// capped at reachableRetryMax when the master answered, so that every
+// loop (syncs, logs) is back within seconds of an outage's end instead
+// of sleeping out the long delays the outage built up.
+func retryDelay(bo *backoff, err error) time.Duration {
+	d := bo.next()
+	if answered(err) {
+		d = min(d, reachableRetryMax)
+	}
+	return d
+}
 
 // answered reports whether err is the master's answer rather than a
 // failure to reach it.

@@ -2,6 +2,7 @@ package agentd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -252,6 +253,54 @@ func TestOrphanOutputNote(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := orphanOutputNote(tt.keeps); !strings.Contains(got, tt.want) {
 				t.Errorf("note %q, want it to say %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLogRetryAfterOutage: a log batch the master refused with a status
+// (its store down) is sent again within reachableRetryMax, as a sync is,
+// not after the backoff the outage built up; while the master cannot be
+// reached at all, the backoff's own delay stands. Until the batch is
+// delivered the attempts' exit reports wait, so a long sleep here would
+// hold finished tasks' GPUs after the outage.
+func TestLogRetryAfterOutage(t *testing.T) {
+	defer func(d time.Duration) { reachableRetryMax = d }(reachableRetryMax)
+	reachableRetryMax = 10 * time.Millisecond
+	cases := []struct {
+		name      string
+		err       error
+		delivered bool // within the test's wait, far below the backoff's hour
+	}{
+		{"store unavailable", &statusError{path: "/agents/n/logs", status: 503}, true},
+		{"node unknown", &statusError{path: "/agents/n/logs", status: 404}, true},
+		{"unreachable", errors.New("dial tcp: connection refused"), false},
+	}
+	id := agent.TaskID{JobID: "j"}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			tries := 0
+			s := newShipper(8, newBackoff(time.Hour, time.Hour, 1), testLogger(t), func(context.Context, api.LogBatch) error {
+				mu.Lock()
+				defer mu.Unlock()
+				tries++
+				if tries == 1 {
+					return tt.err
+				}
+				return nil
+			})
+			s.push(id, agent.LogLine{Seq: 1, Text: "x"})
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { s.run(ctx); close(done) }()
+			wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
+			defer wcancel()
+			got := s.waitHandled(wctx, s.mark())
+			cancel()
+			<-done
+			if got != tt.delivered {
+				t.Errorf("delivered within 1s: %v, want %v (tries %d)", got, tt.delivered, tries)
 			}
 		})
 	}

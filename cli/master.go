@@ -166,7 +166,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	go func() { loop <- m.Run(ctx) }()
 	served := make(chan error, 1)
 	go func() { served <- master.Serve(srv, ln, sopt) }()
-	logger.Info("master serving", "addr", ln.Addr().String(), "url", url, "data", f.data)
+	logger.Info("master serving", "addr", ln.Addr().String(), "url", url, "data", f.data, "store", store.Describe(f.db, f.data))
 	var lostErr error
 	select {
 	case err := <-served:

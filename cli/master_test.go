@@ -79,8 +79,9 @@ func TestMasterStopsOnCancel(t *testing.T) {
 	defer cancel()
 	logs := &lockedBuffer{}
 	done := make(chan error, 1)
+	data := t.TempDir()
 	go func() {
-		done <- runMaster(ctx, logs, masterFlags{data: t.TempDir(), listen: "127.0.0.1:0", logLevel: "info"})
+		done <- runMaster(ctx, logs, masterFlags{data: data, listen: "127.0.0.1:0", logLevel: "info"})
 	}()
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "master serving"); {
 		if time.Now().After(deadline) {
@@ -99,6 +100,11 @@ func TestMasterStopsOnCancel(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "master stopped") {
 		t.Errorf("logs %q do not say the master stopped", logs.String())
+	}
+	// The serving line names the database, so that an operator sees
+	// which one a master uses (PostgreSQL's URL with its password hidden).
+	if want := `store="sqlite ` + filepath.Join(data, "allot.db") + `"`; !strings.Contains(logs.String(), want) {
+		t.Errorf("logs %q do not name the store (%s)", logs.String(), want)
 	}
 }
 

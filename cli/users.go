@@ -22,9 +22,11 @@ func newLoginCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "login",
 		Short: "Save an API token for a master, and make it the default master",
-		Long: "login checks the token with the master and saves it, readable by you only, in " +
-			"$" + ConfigEnv + " or allot/credentials.json in your configuration directory.\n" +
-			"Later commands send it; $" + TokenEnv + " overrides it.",
+		Long: "Check the token with the master (--master) and save it for that master, readable\n" +
+			"by you only, in $" + ConfigEnv + " or allot/credentials.json in your configuration\n" +
+			"directory. That master becomes the default of later commands, which send the\n" +
+			"token; $" + TokenEnv + " overrides it. A file given to --token-file must hold the\n" +
+			"token alone, as allot token create > FILE writes it.",
 		Example: "  allot login --master https://allot.example.org --token-file ~/allot.token\n" +
 			"  allot login --master http://127.0.0.1:8080 --token allot_u_...",
 		Args: cobra.NoArgs,

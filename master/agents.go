@@ -105,10 +105,21 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
+	kills := len(cmds)
 	cmds = append(cmds, ag.take(n)...)
 	ag.m.metric.agentRegistrations.Inc()
-	ag.m.log.Info("agent registered", "node", reg.Name, "pool", n.pool, "gpus", len(gpus),
-		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version)
+	// A node back from a loss, and the attempts its agent still runs that
+	// the master ended meanwhile (killed now), are what an operator looks
+	// for after an agent restart: say them.
+	attrs := []any{"node", reg.Name, "pool", n.pool, "gpus", len(gpus),
+		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version}
+	if !fresh && was.State == store.NodeLost {
+		attrs = append(attrs, "was", "lost")
+	}
+	if kills > 0 {
+		attrs = append(attrs, "killing", kills)
+	}
+	ag.m.log.Info("agent registered", attrs...)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
 		NodePlacement: nodePlacement(ag.m.cfg, n)}, nil

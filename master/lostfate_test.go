@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
@@ -119,5 +120,56 @@ func setPriority(t *testing.T, h *harness, id int64, prio int) {
 	t.Helper()
 	if code := h.do("PATCH", fmt.Sprintf("/api/v1/jobs/%d", id), fmt.Sprintf(`{"priority": %d}`, prio), nil); code != 200 {
 		t.Fatalf("priority %d: %d", prio, code)
+	}
+}
+
+// TestRegisterLogsReturnAndKills: an agent that registers again after its
+// node was lost is logged as back from the loss, with the attempts it
+// still runs that the master ended meanwhile and now kills; a first
+// registration says neither.
+func TestRegisterLogsReturnAndKills(t *testing.T) {
+	logs := &lockedBuffer{}
+	h := newHarness(t, withConfig(mustConfig(t, "pools: [{name: default, policy: priority, preemption: true}]\n")),
+		func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	a := h.agent("n1", 2)
+	id := h.submit(jobSpec("train", 1, `, "priority": 80`)) // LOW: requeued when its node is lost
+	h.step()
+	h.sync(a, a)
+	loseNode(t, h)
+	if got := h.taskState(id, 0); got != store.TaskQueued {
+		t.Fatalf("preemptible task on the lost node %s, want queued", got)
+	}
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for l := range strings.Lines(logs.String()) {
+		if strings.Contains(l, `msg="agent registered"`) {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	cases := []struct {
+		name     string
+		has, not []string
+	}{
+		{"first registration", nil, []string{"was=", "killing="}},
+		{"back from a loss", []string{"was=lost", "killing=1"}, nil},
+	}
+	if len(lines) != len(cases) {
+		t.Fatalf("%d agent registered lines, want %d:\n%s", len(lines), len(cases), logs.String())
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, w := range c.has {
+				if !strings.Contains(lines[i], w) {
+					t.Errorf("%q lacks %q", lines[i], w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(lines[i], w) {
+					t.Errorf("%q has %q", lines[i], w)
+				}
+			}
+		})
 	}
 }

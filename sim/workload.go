@@ -92,6 +92,11 @@ func LoadWorkload(path string, opt WorkloadOptions) (*Workload, error) {
 	if w.Trace != "" {
 		st, err := os.Stat(w.Trace)
 		if err != nil {
+			if sc := w.Scenario; sc != nil && sc.Trace != nil {
+				// The path came from the scenario's jobs: {trace: FILE},
+				// resolved against the scenario's directory: say where.
+				return nil, fmt.Errorf("%s:%d: jobs: trace: %w", sc.Name, sc.Trace.Line, err)
+			}
 			return nil, fmt.Errorf("trace: %w", err)
 		}
 		w.size = st.Size()

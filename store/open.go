@@ -173,6 +173,21 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 	return s, nil
 }
 
+// Describe names the store that dsn opens, for the master's log: the
+// SQLite file, resolved against dataDir, or the PostgreSQL URL with its
+// password hidden, so that an operator sees which database a master
+// serves from.
+func Describe(dsn, dataDir string) string {
+	path, err := SQLiteFile(dsn, dataDir)
+	switch {
+	case err != nil:
+		return redact(dsn)
+	case path != "":
+		return "sqlite " + path
+	}
+	return redact(dsn)
+}
+
 // redact hides a password in a URL-form DSN so that errors can show it.
 func redact(dsn string) string {
 	u, err := url.Parse(dsn)

@@ -175,6 +175,23 @@ func TestDialectsStayInStep(t *testing.T) {
 	}
 }
 
+// TestDescribe: the master's log names its database, never a password.
+func TestDescribe(t *testing.T) {
+	cases := []struct{ name, dsn, want string }{
+		{"default SQLite", "", "sqlite /data/allot.db"},
+		{"SQLite file", "sqlite://state.db?synchronous=normal", "sqlite /data/state.db"},
+		{"PostgreSQL", "postgres://allot:s3cret@db:5432/allot?sslmode=require", "postgres://allot:xxxxx@db:5432/allot?sslmode=require"},
+		{"PostgreSQL without password", "postgresql://allot@db/allot", "postgresql://allot@db/allot"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Describe(c.dsn, "/data"); got != c.want {
+				t.Errorf("Describe(%q) = %q, want %q", c.dsn, got, c.want)
+			}
+		})
+	}
+}
+
 func TestSQLiteFileIsInDataDir(t *testing.T) {
 	dir := t.TempDir()
 	openRaw(t, "", dir)

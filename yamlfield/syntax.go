@@ -75,6 +75,11 @@ func locate(data []byte, err error) (int, string) {
 		}
 		return n + 1, ": " + msg
 	}
+	if msg == tabAfterScalar {
+		if t := tabIndented(data, n); t > 0 {
+			return t, ": " + msg + tabHint
+		}
+	}
 	if !parserInCollection[msg] {
 		return n, ": " + msg + scannerHint(data, n, msg)
 	}
@@ -142,6 +147,31 @@ func lastContentLine(data []byte) int {
 }
 
 // scannerHint says more about two scanner errors whose cause is certain.
+// tabAfterScalar is the scanner's message for a tab in the indentation of
+// the line after a plain scalar; it comes with the scalar's line (its
+// context), which may be lines before the tab's.
+const tabAfterScalar = "found a tab character that violates indentation"
+
+const tabHint = ": the line is indented with a tab; YAML indents with spaces"
+
+// tabIndented returns the first line from line on (counted from 1) whose
+// content is indented with a tab, or 0. Blank and comment lines, where
+// YAML allows tabs, do not count.
+func tabIndented(data []byte, line int) int {
+	n := 0
+	for l := range bytes.Lines(data) {
+		n++
+		i := bytes.IndexFunc(l, func(r rune) bool { return r != ' ' && r != '\t' })
+		if n < line || i <= 0 || l[i] == '\n' || l[i] == '\r' || l[i] == '#' {
+			continue
+		}
+		if bytes.IndexByte(l[:i], '\t') >= 0 {
+			return n
+		}
+	}
+	return 0
+}
+
 func scannerHint(data []byte, line int, msg string) string {
 	switch msg {
 	case "found unexpected end of stream":
@@ -153,7 +183,7 @@ func scannerHint(data []byte, line int, msg string) string {
 		if line > 0 {
 			l := data[lineOffset(data, line):]
 			if i := bytes.IndexFunc(l, func(r rune) bool { return r != ' ' }); i >= 0 && l[i] == '\t' {
-				return ": the line is indented with a tab; YAML indents with spaces"
+				return tabHint
 			}
 		}
 	}

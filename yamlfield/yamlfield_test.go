@@ -186,6 +186,12 @@ func TestDecodeSyntaxErrors(t *testing.T) {
 			"f:2: invalid YAML: did not find expected key"},
 		{"tab indentation", "a: 1\nresources:\n\tslots: 1\n",
 			"f:3: invalid YAML: found character that cannot start any token: the line is indented with a tab; YAML indents with spaces"},
+		// After a plain scalar the library names the scalar's line (the
+		// context), not the tab-indented line that follows it.
+		{"tab indentation after a plain scalar", "pools:\n  - name: gpu\n    policy: fifo\n\tnodes: []\n",
+			"f:4: invalid YAML: found a tab character that violates indentation: the line is indented with a tab; YAML indents with spaces"},
+		{"tab indentation after a multi-line plain scalar", "a: one\n  two\n\t\n\tb: 1\n",
+			"f:4: invalid YAML: found a tab character that violates indentation: the line is indented with a tab; YAML indents with spaces"},
 		{"unclosed double quote", "a: 1\nb: \"foo\nc: 2\n",
 			"f:2: invalid YAML: found unexpected end of stream: a quoted string that starts on this line is not closed"},
 		{"unclosed single quote", "a: 1\nb: 'foo\nc: 2\n",
