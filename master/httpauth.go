@@ -70,14 +70,13 @@ type credEntry struct {
 	until time.Time
 }
 
-func (c *credCache) get(hash string, now time.Time) (credEntry, bool) {
+// get returns the cached entry for hash, if any; fresh says it is within
+// credCacheTTL.
+func (c *credCache) get(hash string, now time.Time) (e credEntry, fresh, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[hash]
-	if !ok || now.After(e.until) || !e.cred.Live(now) {
-		return credEntry{}, false
-	}
-	return e, true
+	e, ok = c.entries[hash]
+	return e, ok && !now.After(e.until), ok
 }
 
 func (c *credCache) put(hash string, e credEntry) {
@@ -106,13 +105,34 @@ type userDisabled struct{ user string }
 func (e *userDisabled) Error() string { return fmt.Sprintf("user %q is disabled", e.user) }
 
 // resolve finds the live credential (and, for a user token, the enabled
-// user) behind a bearer token.
+// user) behind a bearer token. When the store cannot answer (a database
+// outage), a credential resolved before is still taken, however long ago,
+// while it has not expired: the reads the master serves from memory
+// (jobs, nodes, explanations) go on through an outage, and nothing is
+// let in that the store would have refused, since revoking a token or
+// disabling its user is a write, which the outage refuses too.
 func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) {
 	hash := auth.Hash(token)
 	now := ac.m.now()
-	if e, ok := ac.creds.get(hash, now); ok {
-		return e, nil
+	cached, fresh, ok := ac.creds.get(hash, now)
+	switch {
+	case ok && !cached.cred.Live(now):
+		// Expired since it was cached: the store would say so too (a
+		// revocation through this master empties the cache).
+		return credEntry{}, fmt.Errorf("%w: %s", errUnauthenticated, whyDead(cached.cred))
+	case ok && fresh:
+		return cached, nil
 	}
+	e, err := ac.lookup(ctx, hash, now)
+	if err != nil && ok && !errors.Is(err, errUnauthenticated) {
+		return cached, nil
+	}
+	return e, err
+}
+
+// lookup resolves the credential whose token hashes to hash from the
+// store, and caches it.
+func (ac *access) lookup(ctx context.Context, hash string, now time.Time) (credEntry, error) {
 	c, err := ac.m.st.CredentialByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return credEntry{}, fmt.Errorf("%w: the token is not known", errUnauthenticated)
