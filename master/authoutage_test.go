@@ -65,8 +65,8 @@ func TestReadsThroughStoreOutage(t *testing.T) {
 	h.clock.Advance(time.Minute) // past the cache's TTL, and bob's short token's expiry
 	for _, c := range []struct {
 		name, token, method, path, body string
-		want                             int
-		says                             string
+		want                            int
+		says                            string
 	}{
 		{name: "an admin lists jobs", token: h.admin, method: "GET", path: "/api/v1/jobs", want: 200, says: `"train"`},
 		{name: "a member reads a job", token: ana, method: "GET", path: jobPath, want: 200, says: `"train"`},
