@@ -56,7 +56,17 @@ func listCommand[T any](use, short string, fetch func(c *client.Client, ctx cont
 }
 
 func newNodesCmd() *cobra.Command {
-	return listCommand("nodes", "List the registered nodes and their GPUs in use", (*client.Client).Nodes, printNodes)
+	cmd := listCommand("nodes", "List the registered nodes and their GPUs in use", (*client.Client).Nodes, printNodes)
+	cmd.Long = `List the registered nodes and their GPUs in use.
+
+STATE is up or lost, with ,draining or ,drained while an admin drains the
+node (REASON is the admin's reason) and ,leaving while its agent shuts
+down. SLOTS is GPUs in use / GPUs. LAST SEEN is the agent's last contact:
+a node is lost once it is older than the master's agent_timeout.
+-o wide adds the agent's version, when it registered, who drained it and
+when, and NODE RULE: what the master's configuration decided for it (its
+pool and labels).`
+	return cmd
 }
 
 func newPoolsCmd() *cobra.Command {
