@@ -14,8 +14,8 @@ const allotModule = "github.com/allot-sched/allot"
 
 // examplesNote warns, for allot dev started in this repository with its
 // data directory outside it, that the example jobs that build
-// examples/train with go run (experiment.yaml, asha.yaml) will fail: their
-// tasks run in the data directory, where go run finds no go.mod, and each
+// examples/train with go build (experiment.yaml, asha.yaml) will fail: their
+// tasks run in the data directory, where go build finds no go.mod, and each
 // trial fails at once with an error about modules (docs/dev.md). "" when
 // the data directory is inside the repository, or allot dev was not
 // started in it.
@@ -32,7 +32,7 @@ func examplesNote(cwd, data string) string {
 		return ""
 	}
 	return fmt.Sprintf("note: the data directory is outside the repository (%s): examples/jobs/experiment.yaml and asha.yaml,\n"+
-		"which build examples/train with go run there, will fail; give a --data inside the repository to run them.\n", repo)
+		"which build examples/train with go build there, will fail; give a --data inside the repository to run them.\n", repo)
 }
 
 // allotRoot is the directory at or above dir whose go.mod is this

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestExamplesNote: allot dev warns that the go run examples fail when it
+// TestExamplesNote: allot dev warns that the go build examples fail when it
 // runs in this repository with a data directory outside it, and only
 // then.
 func TestExamplesNote(t *testing.T) {
