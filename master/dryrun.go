@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ func (ja *jobsAPI) judge(p auth.Principal, data []byte, opt SubmitOptions) (subm
 	}
 	rec, err := ja.jobRecord(spec, p.User, data)
 	if err != nil {
-		return submission{}, err
+		return submission{}, alsoNeedsRole(err, p, spec.Project)
 	}
 	if err := p.CanSubmit(rec.Project); err != nil {
 		return submission{}, err
@@ -341,4 +342,19 @@ func preemptedTasks(vs []api.DryRunVictim) int {
 		n += v.Tasks
 	}
 	return n
+}
+
+// alsoNeedsRole adds to a refusal of project by the configuration's
+// users: section (a 403 on the project) that p lacks the role there too,
+// when it does: adding the project to the user's list alone would not
+// let the submission in, and the admin should learn both at once.
+func alsoNeedsRole(err error, p auth.Principal, project string) error {
+	var he *httpError
+	if project == "" || !errors.As(err, &he) || he.status != http.StatusForbidden || he.field != "project" {
+		return err
+	}
+	if rerr := p.CanSubmit(project); rerr != nil {
+		return &httpError{status: he.status, field: he.field, msg: he.msg + "; besides, " + rerr.Error()}
+	}
+	return err
 }

@@ -21,6 +21,8 @@ projects:
 users:
   - name: ann
     projects: [vision]
+  - name: mia
+    projects: [vision]
 `)
 	h := newHarness(t, withConfig(cfg))
 	ann := h.as("ann", "vision=member", "nlp=member")
@@ -30,6 +32,21 @@ users:
 	}
 	for _, want := range []string{"users: section of the configuration file test.yaml", "restricts ann to vision",
 		"whatever the user's roles", "add nlp to ann's projects"} {
+		if !strings.Contains(e.Error, want) {
+			t.Errorf("refusal %q does not say %q", e.Error, want)
+		}
+	}
+	if strings.Contains(e.Error, "besides") {
+		t.Errorf("refusal %q names a missing role, but ann is a member of nlp", e.Error)
+	}
+	// A listed user without a role in the project is told both: the list
+	// alone would not let her in.
+	mia := h.as("mia", "vision=member")
+	if code := h.doAs(mia, "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "project": "nlp"}`, &e); code != 403 {
+		t.Fatalf("mia's submit to nlp: %d %+v, want 403", code, e)
+	}
+	for _, want := range []string{"restricts mia to vision", "add nlp to mia's projects",
+		"besides, submitting to project \"nlp\" needs the member or lead role there", "--role nlp=member"} {
 		if !strings.Contains(e.Error, want) {
 			t.Errorf("refusal %q does not say %q", e.Error, want)
 		}
