@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/url"
@@ -130,8 +131,19 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer ln.Close() // a no-op once served: the server closes it first
+	_, statErr := os.Stat(f.data)
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return fmt.Errorf("--data: %w", err)
+	}
+	serving := false
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// Made by this start: one refused below (the database locked
+		// or unreachable) takes it away again, after the lock's release.
+		defer func() {
+			if !serving {
+				os.RemoveAll(f.data)
+			}
+		}()
 	}
 	release, err := lockData(f.db, f.data)
 	if err != nil {
@@ -166,6 +178,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	go func() { loop <- m.Run(ctx) }()
 	served := make(chan error, 1)
 	go func() { served <- master.Serve(srv, ln, sopt) }()
+	serving = true
 	logger.Info("master serving", "addr", ln.Addr().String(), "url", url, "data", f.data, "store", store.Describe(f.db, f.data))
 	var lostErr error
 	select {

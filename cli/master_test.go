@@ -34,6 +34,11 @@ func TestMasterFlagErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
+	// A zero-length database file, which the store refuses to open.
+	emptyDB := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(emptyDB, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		f    masterFlags
@@ -56,7 +61,9 @@ func TestMasterFlagErrors(t *testing.T) {
 			"the data directory is in use by process " + strconv.Itoa(os.Getpid()), false},
 		{"a dev cluster's database through another data directory", masterFlags{data: filepath.Join(dir, "other"),
 			listen: "127.0.0.1:0", logLevel: "info", db: "sqlite://" + filepath.Join(dev, "allot.db")},
-			"the SQLite database " + filepath.Join(dev, "allot.db") + " is in use by process " + strconv.Itoa(os.Getpid()), false},
+			"the SQLite database " + filepath.Join(dev, "allot.db") + " is in use by process " + strconv.Itoa(os.Getpid()), true},
+		{"a database that cannot be opened", masterFlags{data: filepath.Join(dir, "other2"), listen: "127.0.0.1:0",
+			logLevel: "info", db: "sqlite://" + emptyDB}, "empty", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
