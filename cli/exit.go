@@ -58,7 +58,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, err := helpForUnknown(root, args)
+	if err == nil {
+		cmd, err = root.ExecuteC()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -76,6 +79,39 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, hint)
 	}
 	return ExitError
+}
+
+// helpForUnknown refuses --help asked of words that are not a command
+// (allot kill --help): cobra would print the help of the command above
+// them and exit 0, though the same words without --help are a usage
+// error with suggestions (allot kill 3: did you mean allot job kill?).
+// It returns the command found and the error its argument check gives
+// the words, nil when help was not asked or the words are fine.
+func helpForUnknown(root *cobra.Command, args []string) (*cobra.Command, error) {
+	if !slices.Contains(args, "--help") && !slices.Contains(args, "-h") {
+		return root, nil
+	}
+	// Find's own error for unknown words under the root is cobra's
+	// bare one; the command's argument check below says it with the
+	// suggestions.
+	c, rest, _ := root.Find(args)
+	if c == nil || c.Args == nil || !c.HasSubCommands() {
+		// A command's own arguments, even wrong or partial ones (allot
+		// job set-priority 3 --help), still get its help.
+		return root, nil
+	}
+	// Parsing only to tell the positional words from the flags' values:
+	// help, which runs next, reads no flag.
+	c.InitDefaultHelpFlag() // cobra adds --help only as it executes
+	if c.ParseFlags(rest) != nil {
+		return root, nil
+	}
+	if words := c.Flags().Args(); len(words) > 0 {
+		if err := c.Args(c, words); err != nil {
+			return c, err
+		}
+	}
+	return root, nil
 }
 
 // negativeFlag is pflag's error for a negative number in the arguments,
