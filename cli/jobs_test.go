@@ -215,8 +215,40 @@ func TestJobShow(t *testing.T) {
 	*f.jobs[1].MaxRetries = 2
 	f.jobs[1].TaskList = []api.Task{{Index: 0, State: "queued", Reason: "waiting"}}
 	f.jobs[3].Entrypoint = "set -e\nfor s in 1 2; do\n  python eval.py --split $s\ndone\n"
+	// Job 6 reads back its job file's hints; job 3, elastic, runs shrunk.
+	f.jobs[2].MaxSlots, f.jobs[2].GPU, f.jobs[2].Topology, f.jobs[2].QOS, f.jobs[2].Nice = 4, "a100", "required", "high", 5
+	f.jobs[2].Licenses, f.jobs[2].CheckpointEvery = map[string]int{"matlab": 1, "abaqus": 2}, 1800
+	f.jobs[0].MinSlots, f.jobs[0].Holding = 2, 12
+	elastic := strings.Replace(showRunning, "Slots        8 per task\nTasks        2 running of 2\n",
+		"Slots        8 per task, elastic down to 2\nTasks        2 running of 2\nHolding      12 GPUs now\n", 1)
 	runCLICases(t, f, []cliCase{
-		{name: "attempts and placement", args: []string{"job", "show", "3"}, out: showRunning},
+		{name: "attempts and placement", args: []string{"job", "show", "3"}, out: elastic},
+		{name: "hints", args: []string{"job", "show", "6"}, out: `ID           6
+Name         notebook
+Kind         notebook
+State        queued
+Pending      behind: behind job 5
+Position     2 in pool batch
+Pool         batch
+Project      vision
+User         ana
+Priority     30 (NORMAL)
+Weight       1
+Preemptible  no
+Slots        1 per task
+Tasks        0 running of 1
+Max slots    4
+GPU type     a100
+Topology     required
+Licenses     abaqus=2, matlab=1 per task
+QOS          high
+Nice         5
+Checkpoints  every 30m
+Time limit   none
+Submitted    2024-05-01 10:02:00
+Ended        -
+Entrypoint   
+`},
 		{name: "pending", args: []string{"job", "show", "5"}, out: `ID           5
 Name         asha
 Kind         experiment
