@@ -273,7 +273,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	}
 	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "START", "REASON"}
 	if f.out.wide() {
-		header = slices.Insert(header, 6, "USER", "PRIORITY", "AGE")
+		header = slices.Insert(header, 6, "USER", "PRIORITY", "WEIGHT", "AGE")
 	}
 	t := newTable(w, header...)
 	for _, j := range shown {
@@ -284,7 +284,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
 			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
-			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), age(j.SubmittedAt))
+			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
 		}
 		t.row(row...)
 	}

@@ -131,10 +131,10 @@ func TestJobs(t *testing.T) {
 		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
 -    3   llm-pretrain  running  research  vision   8      2/2    -      -
 `},
-		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     AGE  SLOTS  TASKS  START      REASON
--    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    0s   8      2/2    -          -
-1    5   asha          queued   research  nlp      bo    42 (NORMAL)  0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  0s   1      0/1    -          behind job 5
+		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START      REASON
+-    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    1       0s   8      2/2    -          -
+1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -          behind job 5
 `},
 		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
