@@ -142,7 +142,8 @@ are shown; --all adds completed, failed and killed ones, newest first,
 and --state shows one state. --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
-allot projects counts them. Ended jobs are fetched a
+allot projects counts them; where you have no role, only your own jobs
+are listed, and a note on stderr says so. Ended jobs are fetched a
 page at a time, so that a master with a long history answers each request
 quickly.
 
@@ -214,6 +215,9 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		}
 		return printJobs(w, jobs, filter, f)
 	}
+	ctx, cancel := requestContext(cmd)
+	printReadNote(ctx, cmd.ErrOrStderr(), c, f.project, f.subprojects, f.user)
+	cancel()
 	if f.watch {
 		return watch(cmd, f.interval, render)
 	}

@@ -455,3 +455,42 @@ func TestJobsStartCountsFromAsOf(t *testing.T) {
 		})
 	}
 }
+
+// TestReadNote: a listing by project where the caller has no role says
+// on stderr that only the caller's own jobs there are listed, for allot
+// jobs (with the projects under it, with --subprojects) and allot
+// history; nothing where the caller reads them all.
+func TestReadNote(t *testing.T) {
+	fixClock(t)
+	note := func(projects, first string) string {
+		return "note: ana has no role in " + projects + ", so only ana's own jobs there are listed " +
+			"(allot whoami shows ana's roles; an admin grants one with: allot user role ana --role " + first + "=viewer)\n"
+	}
+	member := &api.Whoami{User: "ana", Roles: map[string]string{"vision": "member"}}
+	for _, c := range []struct {
+		name string
+		who  *api.Whoami
+		args []string
+		want string
+	}{
+		{"no role in the project", member, []string{"jobs", "--project", "nlp"}, note("project nlp", "nlp")},
+		{"json too", member, []string{"jobs", "--project", "nlp", "-o", "json"}, note("project nlp", "nlp")},
+		{"a role there", member, []string{"jobs", "--project", "vision"}, ""},
+		{"her own jobs asked for", member, []string{"jobs", "--project", "nlp", "--user", "ana"}, ""},
+		{"subprojects: those without a role", member, []string{"jobs", "--project", "ml", "--subprojects"}, note("projects ml, nlp", "ml")},
+		{"no project", member, []string{"jobs"}, ""},
+		{"history", member, []string{"history", "--project", "nlp"}, note("project nlp", "nlp")},
+		{"an admin", &api.Whoami{User: "root", Admin: true}, []string{"jobs", "--project", "nlp"}, ""},
+		{"a role in every project", &api.Whoami{User: "ana", Roles: map[string]string{"*": "viewer"}}, []string{"history", "--project", "nlp"}, ""},
+		{"a master without whoami", nil, []string{"jobs", "--project", "nlp"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			f.who = c.who
+			_, errOut, err := runAt(t, f, c.args...)
+			if err != nil || errOut != c.want {
+				t.Errorf("stderr %q (%v), want %q", errOut, err, c.want)
+			}
+		})
+	}
+}
