@@ -52,6 +52,25 @@ type Job struct {
 	// not the default (reschedule, no cap); MaxRetries is nil for no cap.
 	OnPreempt  string `json:"on_preempt,omitempty"`
 	MaxRetries *int   `json:"max_retries,omitempty"`
+	// Holding is how many slots (GPUs) the job's tasks hold now, all
+	// tasks together: an elastic task holds fewer than Slots while it
+	// runs shrunk. Absent when none.
+	Holding int `json:"holding,omitempty"`
+	// MaxSlots caps the slots the job holds at once, all tasks together
+	// (the job file's resources.max_slots); 0: no cap.
+	MaxSlots int `json:"max_slots,omitempty"`
+	// The rest of the job file's scheduling hints, named as there
+	// (resources.*), so that a user reads back what was submitted. GET
+	// /jobs/{id} gives them when set; lists leave them out.
+	MinSlots int            `json:"min_slots,omitempty"` // elastic: a task may run on this few
+	GPU      string         `json:"gpu,omitempty"`       // GPU type; "": any
+	Topology string         `json:"topology,omitempty"`  // "prefer" or "required"; "": prefer
+	Licenses map[string]int `json:"licenses,omitempty"`  // per task, by license name
+	QOS      string         `json:"qos,omitempty"`       // "": the master's default
+	Nice     int            `json:"nice,omitempty"`
+	// CheckpointEvery is how often (seconds) the job says it saves a
+	// checkpoint.
+	CheckpointEvery int64 `json:"checkpoint_every,omitempty"`
 	// TaskList is filled by GET /jobs/{id} only.
 	TaskList []Task `json:"task_list,omitempty"`
 }

@@ -40,7 +40,9 @@ type fakeMaster struct {
 	reloads  int
 	// decisions is GET /history/decisions's answer.
 	decisions api.DecisionLog
-	srv       *httptest.Server
+	// who is GET /whoami's answer; nil: 404, as from a master without it.
+	who *api.Whoami
+	srv *httptest.Server
 }
 
 // t0 is the time of the fixtures' events.
@@ -150,6 +152,13 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 			return
 		}
 		reply(w, 200, fixtureHistory())
+	})
+	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, _ *http.Request) {
+		if f.who == nil {
+			reply(w, 404, api.Error{Error: "not found"})
+			return
+		}
+		reply(w, 200, *f.who)
 	})
 	mux.HandleFunc("POST /api/v1/config/reload", func(w http.ResponseWriter, _ *http.Request) {
 		f.reloads++

@@ -142,7 +142,8 @@ are shown; --all adds completed, failed and killed ones, newest first,
 and --state shows one state. --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
-allot projects counts them. Ended jobs are fetched a
+allot projects counts them; where you have no role, only your own jobs
+are listed, and a note on stderr says so. Ended jobs are fetched a
 page at a time, so that a master with a long history answers each request
 quickly.
 
@@ -214,6 +215,9 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		}
 		return printJobs(w, jobs, filter, f)
 	}
+	ctx, cancel := requestContext(cmd)
+	printReadNote(ctx, cmd.ErrOrStderr(), c, f.project, f.subprojects, f.user)
+	cancel()
 	if f.watch {
 		return watch(cmd, f.interval, render)
 	}
@@ -273,7 +277,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 	}
 	header := []string{"POS", "ID", "NAME", "STATE", "POOL", "PROJECT", "SLOTS", "TASKS", "START", "REASON"}
 	if f.out.wide() {
-		header = slices.Insert(header, 6, "USER", "PRIORITY", "AGE")
+		header = slices.Insert(header, 6, "USER", "PRIORITY", "WEIGHT", "AGE")
 	}
 	t := newTable(w, header...)
 	for _, j := range shown {
@@ -284,7 +288,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
 			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
-			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), age(j.SubmittedAt))
+			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
 		}
 		t.row(row...)
 	}

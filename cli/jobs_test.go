@@ -131,10 +131,10 @@ func TestJobs(t *testing.T) {
 		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
 -    3   llm-pretrain  running  research  vision   8      2/2    -      -
 `},
-		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     AGE  SLOTS  TASKS  START      REASON
--    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    0s   8      2/2    -          -
-1    5   asha          queued   research  nlp      bo    42 (NORMAL)  0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  0s   1      0/1    -          behind job 5
+		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START      REASON
+-    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    1       0s   8      2/2    -          -
+1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -          behind job 5
 `},
 		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
@@ -215,8 +215,40 @@ func TestJobShow(t *testing.T) {
 	*f.jobs[1].MaxRetries = 2
 	f.jobs[1].TaskList = []api.Task{{Index: 0, State: "queued", Reason: "waiting"}}
 	f.jobs[3].Entrypoint = "set -e\nfor s in 1 2; do\n  python eval.py --split $s\ndone\n"
+	// Job 6 reads back its job file's hints; job 3, elastic, runs shrunk.
+	f.jobs[2].MaxSlots, f.jobs[2].GPU, f.jobs[2].Topology, f.jobs[2].QOS, f.jobs[2].Nice = 4, "a100", "required", "high", 5
+	f.jobs[2].Licenses, f.jobs[2].CheckpointEvery = map[string]int{"matlab": 1, "abaqus": 2}, 1800
+	f.jobs[0].MinSlots, f.jobs[0].Holding = 2, 12
+	elastic := strings.Replace(showRunning, "Slots        8 per task\nTasks        2 running of 2\n",
+		"Slots        8 per task, elastic down to 2\nTasks        2 running of 2\nHolding      12 GPUs now\n", 1)
 	runCLICases(t, f, []cliCase{
-		{name: "attempts and placement", args: []string{"job", "show", "3"}, out: showRunning},
+		{name: "attempts and placement", args: []string{"job", "show", "3"}, out: elastic},
+		{name: "hints", args: []string{"job", "show", "6"}, out: `ID           6
+Name         notebook
+Kind         notebook
+State        queued
+Pending      behind: behind job 5
+Position     2 in pool batch
+Pool         batch
+Project      vision
+User         ana
+Priority     30 (NORMAL)
+Weight       1
+Preemptible  no
+Slots        1 per task
+Tasks        0 running of 1
+Max slots    4
+GPU type     a100
+Topology     required
+Licenses     abaqus=2, matlab=1 per task
+QOS          high
+Nice         5
+Checkpoints  every 30m
+Time limit   none
+Submitted    2024-05-01 10:02:00
+Ended        -
+Entrypoint   
+`},
 		{name: "pending", args: []string{"job", "show", "5"}, out: `ID           5
 Name         asha
 Kind         experiment
@@ -419,6 +451,45 @@ func TestJobsStartCountsFromAsOf(t *testing.T) {
 			}
 			if !strings.Contains(b.String(), "  "+tt.want+"  ") {
 				t.Errorf("START is not %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}
+
+// TestReadNote: a listing by project where the caller has no role says
+// on stderr that only the caller's own jobs there are listed, for allot
+// jobs (with the projects under it, with --subprojects) and allot
+// history; nothing where the caller reads them all.
+func TestReadNote(t *testing.T) {
+	fixClock(t)
+	note := func(projects, first string) string {
+		return "note: ana has no role in " + projects + ", so only ana's own jobs there are listed " +
+			"(allot whoami shows ana's roles; an admin grants one with: allot user role ana --role " + first + "=viewer)\n"
+	}
+	member := &api.Whoami{User: "ana", Roles: map[string]string{"vision": "member"}}
+	for _, c := range []struct {
+		name string
+		who  *api.Whoami
+		args []string
+		want string
+	}{
+		{"no role in the project", member, []string{"jobs", "--project", "nlp"}, note("project nlp", "nlp")},
+		{"json too", member, []string{"jobs", "--project", "nlp", "-o", "json"}, note("project nlp", "nlp")},
+		{"a role there", member, []string{"jobs", "--project", "vision"}, ""},
+		{"her own jobs asked for", member, []string{"jobs", "--project", "nlp", "--user", "ana"}, ""},
+		{"subprojects: those without a role", member, []string{"jobs", "--project", "ml", "--subprojects"}, note("projects ml, nlp", "ml")},
+		{"no project", member, []string{"jobs"}, ""},
+		{"history", member, []string{"history", "--project", "nlp"}, note("project nlp", "nlp")},
+		{"an admin", &api.Whoami{User: "root", Admin: true}, []string{"jobs", "--project", "nlp"}, ""},
+		{"a role in every project", &api.Whoami{User: "ana", Roles: map[string]string{"*": "viewer"}}, []string{"history", "--project", "nlp"}, ""},
+		{"a master without whoami", nil, []string{"jobs", "--project", "nlp"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			f.who = c.who
+			_, errOut, err := runAt(t, f, c.args...)
+			if err != nil || errOut != c.want {
+				t.Errorf("stderr %q (%v), want %q", errOut, err, c.want)
 			}
 		})
 	}

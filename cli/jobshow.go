@@ -35,8 +35,14 @@ func printJob(w io.Writer, j api.Job) error {
 	if j.OnPreempt != "" {
 		t.row("On preempt", exitActionsText(j))
 	}
-	t.row("Slots", fmt.Sprintf("%d per task", j.Slots))
+	t.row("Slots", slotsText(j))
 	t.row("Tasks", fmt.Sprintf("%d running of %d", j.Running, j.Tasks))
+	if j.Holding > 0 {
+		t.row("Holding", fmt.Sprintf("%d GPUs now", j.Holding))
+	}
+	for _, r := range requestedRows(j) {
+		t.row(r[0], r[1])
+	}
 	limit := "none"
 	if j.TimeLimitS > 0 {
 		limit = exactDuration(j.TimeLimitS)
@@ -179,4 +185,41 @@ func exitActionsText(j api.Job) string {
 		s += ", max_retries " + strconv.Itoa(*j.MaxRetries)
 	}
 	return s
+}
+
+// slotsText is the slots a task asks for, with the least an elastic one
+// runs on.
+func slotsText(j api.Job) string {
+	s := fmt.Sprintf("%d per task", j.Slots)
+	if j.MinSlots > 0 {
+		s += fmt.Sprintf(", elastic down to %d", j.MinSlots)
+	}
+	return s
+}
+
+// requestedRows are the job file's other scheduling hints, those set,
+// named as in the file, so that a user reads back what was submitted.
+func requestedRows(j api.Job) [][2]string {
+	var rows [][2]string
+	add := func(name, v string) {
+		if v != "" && v != "0" {
+			rows = append(rows, [2]string{name, v})
+		}
+	}
+	add("Max slots", strconv.Itoa(j.MaxSlots))
+	add("GPU type", j.GPU)
+	add("Topology", j.Topology)
+	var lic []string
+	for _, name := range slices.Sorted(maps.Keys(j.Licenses)) {
+		lic = append(lic, fmt.Sprintf("%s=%d", name, j.Licenses[name]))
+	}
+	if len(lic) > 0 {
+		add("Licenses", strings.Join(lic, ", ")+" per task")
+	}
+	add("QOS", j.QOS)
+	add("Nice", strconv.Itoa(j.Nice))
+	if j.CheckpointEvery > 0 {
+		add("Checkpoints", "every "+exactDuration(j.CheckpointEvery))
+	}
+	return rows
 }

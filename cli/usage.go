@@ -198,6 +198,9 @@ restarts; they are fetched a page at a time.`,
 					recs = append(recs, page...)
 					return nil
 				})
+				if err == nil {
+					printReadNote(ctx, cmd.ErrOrStderr(), c, f.Project, false, f.User)
+				}
 				return recs, err
 			}, historyRows)
 		},

@@ -185,8 +185,9 @@ func checkExitActions(cfg *config.Config, pool string, r jobfile.Resources) erro
 	return nil
 }
 
-// exitActionsView gives a job's view its exit actions in force, from its
-// stored spec and its pool's, where they are not the default.
+// exitActionsView gives a job's view (GET /jobs/{id}) its scheduling
+// hints (hintsView) and its exit actions in force, from its stored spec
+// and its pool's, where they are not the default.
 func (ja *jobsAPI) exitActionsView(ctx context.Context, v *api.Job) error {
 	rec, err := ja.m.st.Job(ctx, v.ID)
 	if err != nil {
@@ -196,6 +197,7 @@ func (ja *jobsAPI) exitActionsView(ctx context.Context, v *api.Job) error {
 	if err != nil {
 		return nil // a spec that does not decode gives no hints either
 	}
+	hintsView(v, h)
 	ea := exitActionsOf(ja.m.Config(), &mjob{rec: rec, spec: h})
 	if ea.isDefault() {
 		return nil

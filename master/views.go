@@ -26,6 +26,7 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	out := ja.storedJobView(j.rec)
 	out.Tasks = j.tasks
 	out.Running = j.active
+	out.Holding = j.used
 	if lost := lostReasonOf(v, j.rec.ID); lost != "" {
 		out.Reason = lost
 	}
@@ -58,6 +59,7 @@ func (ja *jobsAPI) storedJobView(rec store.Job) api.Job {
 		User:          rec.User,
 		Pool:          rec.Pool,
 		Slots:         rec.Slots,
+		MaxSlots:      rec.MaxSlots,
 		Priority:      rec.Priority,
 		PriorityClass: rec.PriorityClass,
 		Weight:        rec.Weight,
@@ -90,6 +92,19 @@ func specTaskCount(rec store.Job) int {
 		return 0
 	}
 	return spec.Searcher.MaxTrials
+}
+
+// hintsView gives a job's view its job file's scheduling hints h, as
+// the file names them, so that a user reads back what was submitted.
+func hintsView(v *api.Job, h specHints) {
+	v.MinSlots, v.GPU, v.Topology, v.QOS, v.Nice = h.minSlots, h.gpu, string(h.topology), h.qos, h.nice
+	v.CheckpointEvery = h.checkpointEvery
+	if len(h.licenses) > 0 {
+		v.Licenses = make(map[string]int, len(h.licenses))
+		for _, u := range h.licenses {
+			v.Licenses[u.name] = u.count
+		}
+	}
 }
 
 // viewAt renders the pending explanation counting from now, which it

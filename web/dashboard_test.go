@@ -242,7 +242,7 @@ func TestUsageView(t *testing.T) {
 	f := newFixture()
 	p := openPage(t, f, "#/usage", wide)
 	row := p.waitText(`#usage tr[data-usage="vision"]`, "30.00")
-	if !strings.Contains(row, "75.0% of all GPU-hours") {
+	if !strings.Contains(row, "75.0% of the GPU-hours listed") {
 		t.Errorf("vision row %q, want its share of the total", row)
 	}
 	p.waitText("#usage-total", "40.00 GPU-hours")

@@ -41,6 +41,9 @@ type fixture struct {
 	// configProjects is whoami's config_projects: the projects the
 	// master's users: section limits the user's submissions to.
 	configProjects []string
+	// who, when set, is whoami's user and roles; by default ann, the
+	// lead of the fixture's projects, who may act on every job.
+	who *api.Whoami
 }
 
 // now anchors the fixture's times, so relative times in the page are
@@ -254,7 +257,14 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 		}})
 	})
 	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, r *http.Request) {
-		f.reply(w, 200, api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}, ConfigProjects: f.configProjects})
+		f.mu.Lock()
+		who := api.Whoami{User: "ann", Roles: map[string]string{"vision": "lead", "nlp": "lead"}}
+		if f.who != nil {
+			who = *f.who
+		}
+		who.ConfigProjects = f.configProjects
+		f.mu.Unlock()
+		f.reply(w, 200, who)
 	})
 	srv := httptest.NewServer(f.gate(mux))
 	t.Cleanup(srv.Close)

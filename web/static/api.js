@@ -103,3 +103,49 @@ function queryString(query) {
   const s = q.toString();
   return s ? '?' + s : '';
 }
+
+// who caches GET /whoami per token: the views that show only what the
+// user may do or read ask it on every refresh, and the answer changes
+// only with the token.
+let who = {token: null, answer: null};
+
+// whoami resolves to the signed-in user (api.Whoami), or null when the
+// master does not say: callers then show what they would without it,
+// and the master still refuses what the user may not do.
+export function whoami() {
+  const t = token() || memoryToken;
+  if (who.token !== t || !who.answer) {
+    const answer = get('/whoami').catch(() => null);
+    who = {token: t, answer};
+    answer.then((w) => {
+      if (!w && who.answer === answer) who.answer = null; // ask again next time
+    });
+  }
+  return who.answer;
+}
+
+const rank = {viewer: 1, member: 2, lead: 3};
+
+// roleIn is the user's role in project: the stronger of its role there
+// and its role in every project ('*'), as auth.Principal.RoleIn.
+function roleIn(w, project) {
+  const roles = w.roles || {};
+  const here = roles[project] || '';
+  const all = roles['*'] || '';
+  return (rank[all] || 0) > (rank[here] || 0) ? all : here;
+}
+
+// readsAll says whether the user reads every project: an admin, or a role
+// in every project; null (unknown) reads as false.
+export function readsAll(w) {
+  return !!w && (w.admin || !!(w.roles || {})['*']);
+}
+
+// mayChange says whether the user may kill or change job j, by the
+// master's rule (auth.Principal.CanChange): an admin, the project's lead,
+// or its owner while a member there. Unknown (null) reads as true.
+export function mayChange(w, j) {
+  if (!w) return true;
+  const r = roleIn(w, j.project);
+  return w.admin || r === 'lead' || (!!j.user && j.user === w.user && (rank[r] || 0) >= rank.member);
+}

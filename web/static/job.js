@@ -2,7 +2,7 @@
 // estimated start), its tasks with every attempt, its logs, and the kill
 // and priority actions.
 
-import {call, get} from './api.js';
+import {call, get, mayChange, whoami} from './api.js';
 import {blockerRef, duration, estimate, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
@@ -42,7 +42,8 @@ export function mount(root, ctx) {
   );
   return {
     async refresh(signal) {
-      const j = await get('/jobs/' + id, signal);
+      const [j, w] = await Promise.all([get('/jobs/' + id, signal), whoami()]);
+      act.who = w;
       render(j);
       if (j.position) {
         // The explanation is extra: without it the page keeps the reason.
@@ -62,6 +63,7 @@ export function mount(root, ctx) {
       }
     },
     error(e) {
+      act.hide();
       if (e.status === 404) {
         fill(title, `Job ${id}`);
         act.say(`There is no job ${id}: ${e.message}`, true);
@@ -84,10 +86,14 @@ function actions(id, ctx, render) {
   const prioBtn = h('button', {type: 'submit', id: 'set-priority'}, 'Set priority');
   const form = h('form', {class: 'inline', id: 'priority-form'},
     h('label', {for: 'priority'}, 'Priority'), prio, prioBtn, h('span', {class: 'muted small'}, '1 is the most important, 99 the least'));
+  // Why the actions are not offered, to a user who may not take them.
+  const denied = h('p', {class: 'muted small', id: 'no-actions', hidden: true});
+  kill.hidden = form.hidden = true; // until the job and the user are known
   let edited = false; // the user typed a priority: refreshes leave it alone
   const act = {
     job: null,
-    el: h('section', {class: 'actions', 'aria-label': 'Actions'}, kill, form, note),
+    who: null, // the signed-in user (GET /whoami); null: unknown
+    el: h('section', {class: 'actions', 'aria-label': 'Actions'}, kill, form, denied, note),
     say(msg, bad) {
       note.textContent = msg;
       note.className = bad ? 'note error' : 'note ok';
@@ -96,9 +102,22 @@ function actions(id, ctx, render) {
     failure(what, e) {
       act.say(`${what} failed: ${e.message}${e.field ? ` (field ${e.field})` : ''}`, true);
     },
+    // update offers the actions on a live job the user may change, as
+    // the master's rule says (mayChange): a job that ended, or one the
+    // user may only read, shows none, with a line that says why.
     update(j) {
-      kill.disabled = prio.disabled = prioBtn.disabled = terminal.has(j.state);
+      const ended = terminal.has(j.state);
+      const may = mayChange(act.who, j);
+      kill.disabled = prio.disabled = prioBtn.disabled = ended;
+      kill.hidden = form.hidden = ended || !may;
+      denied.hidden = ended || may;
+      denied.textContent = may ? '' : `${act.who.user} may not kill or change this job: only its owner (${j.user || 'no user'}) ` +
+        `while a member of project ${j.project}, the project's lead or an admin may.`;
       if (!edited && document.activeElement !== prio) prio.value = j.priority;
+    },
+    // hide takes the actions away from a job that cannot be shown.
+    hide() {
+      kill.hidden = form.hidden = denied.hidden = true;
     },
   };
   kill.addEventListener('click', async () => {
@@ -154,6 +173,7 @@ function renderWhy(el, j, x) {
   else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
+  else if (cf && p.reason === 'license') blocked = licenseHolders(cf.message);
   // No node named: the slots are not free (the pool's nodes are drained,
   // or its zero-slot limit holds), and the message below says why.
   else if (cf && !(cf.nodes || []).length) blocked = 'no running job: see what would let it start, below';
@@ -225,6 +245,20 @@ function wouldStart(cf, asOf, pool) {
       h('tbody', {}, rows)) : null);
 }
 
+// licenseHolders names the license a job waits for and the running jobs
+// that hold it, from the counterfactual's message (master's
+// explainlicense.go: "It needs 1 of license matlab per task, … it could
+// start once job 22 (holding 1) ends."), by number only, as the message
+// names them: the viewer may not read them.
+function licenseHolders(msg) {
+  const name = (msg.match(/ of license (\S+) per task/) || [])[1];
+  const ids = [...msg.matchAll(/job (\d+) \(holding \d+\)/g)].map((m) => m[1]);
+  if (!name) return 'the running jobs that hold the license it needs: see below';
+  if (!ids.length) return `license ${name}: see below`;
+  const last = ids.pop();
+  return `license ${name}, held by job${ids.length ? 's' : ''} ${ids.length ? ids.join(', ') + ' and ' : ''}${last}`;
+}
+
 function joinNodes(nodes) {
   const out = [];
   nodes.forEach((n, i) => {
@@ -290,7 +324,8 @@ function taskBody(task) {
 }
 
 function hyper(raw) {
-  if (raw === undefined || raw === null) return null;
+  // A command job's task has none: the API sends {} for it.
+  if (raw === undefined || raw === null || (typeof raw === 'object' && Object.keys(raw).length === 0)) return null;
   const text = JSON.stringify(raw);
   return h('div', {class: 'muted small hp', title: text}, text.length > 60 ? text.slice(0, 57) + '…' : text);
 }

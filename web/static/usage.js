@@ -1,8 +1,10 @@
 // Usage: GPU-hours per project, user or pool over a window, from the
 // master's accounting (GET /usage), with each account's fair-share
-// standing when a pool uses multifactor fair share.
+// standing when a pool uses multifactor fair share. A user who does not
+// read every project gets the rows it may read, and the shares are of
+// those, which the page then says.
 
-import {get} from './api.js';
+import {get, readsAll, whoami} from './api.js';
 import {bar, fill, h, memo, table} from './dom.js';
 
 const windows = [['24h', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 30 days']];
@@ -14,14 +16,17 @@ export function mount(root, ctx) {
   const form = h('form', {class: 'filters', 'aria-label': 'Usage window and grouping', onsubmit: (e) => e.preventDefault()},
     since.wrap, by.wrap);
   const total = h('p', {id: 'usage-total', 'aria-live': 'polite'});
+  const scope = h('p', {id: 'usage-scope', class: 'note', hidden: true},
+    'Only the projects where you have a role, and your own usage, are listed: the total and the shares count these rows, ' +
+    "not the whole cluster's GPU-hours (the fairness audit, allot fairness, gives a project's share of the cluster).");
   const t = table('usage', 'GPU-hours used in the window', ['Pool', 'Project', 'User',
-    ['GPU-hours', 'GPU time used in the window, running tasks up to now'], ['Share', 'Share of all GPU-hours in the window'],
+    ['GPU-hours', 'GPU time used in the window, running tasks up to now'], ['Share', 'Share of the GPU-hours listed for the window'],
     'Jobs', 'Attempts']);
   const shares = table('shares', "Fair-share standing (Slurm's sshare)", ['Account', 'Raw shares',
     ['Norm. shares', 'Its share of the cluster'], ['Effective usage', 'Decayed usage with its sub-accounts, as a share of the cluster'],
     ['Fair-share factor', '1 is the most deserving']]);
   const sharesBox = h('section', {id: 'shares-box', hidden: true}, h('h2', {}, 'Fair share'), shares.el);
-  root.append(h('h1', {}, 'Usage'), form, total, t.el, sharesBox);
+  root.append(h('h1', {}, 'Usage'), form, total, scope, t.el, sharesBox);
   const same = memo();
   let query = ctx.query;
   const apply = () => {
@@ -42,11 +47,14 @@ export function mount(root, ctx) {
       apply();
     },
     async refresh(signal) {
-      const u = await get('/usage', signal, {since: since.el.value, by: by.el.value});
-      if (same(u)) return;
+      const [u, w] = await Promise.all([get('/usage', signal, {since: since.el.value, by: by.el.value}), whoami()]);
+      // Unknown (no whoami), the rows may be some only: "listed" is true either way.
+      const all = readsAll(w);
+      if (same([u, all])) return;
+      scope.hidden = all || !w;
       fill(total, `${u.total_gpu_hours.toFixed(2)} GPU-hours from ${new Date(u.since).toLocaleString()} to ${new Date(u.until).toLocaleString()}`);
       const rows = u.rows || [];
-      fill(t.tbody, rows.length ? rows.map((r) => row(r, u.total_gpu_hours))
+      fill(t.tbody, rows.length ? rows.map((r) => row(r, u.total_gpu_hours, all))
         : h('tr', {}, h('td', {colspan: 7, class: 'muted'}, 'No GPU was used in this window.')));
       const sh = u.shares || [];
       sharesBox.hidden = sh.length === 0;
@@ -58,13 +66,13 @@ export function mount(root, ctx) {
   };
 }
 
-function row(r, total) {
+function row(r, total, all) {
   const pct = total > 0 ? (100 * r.gpu_hours) / total : 0;
   const key = [r.pool, r.project, r.user].filter(Boolean).join('/');
   return h('tr', {'data-usage': key},
     h('td', {}, r.pool || '—'), h('td', {}, r.project || '—'), h('td', {}, r.user || '—'),
     h('td', {class: 'num'}, r.gpu_hours.toFixed(2)),
-    h('td', {}, bar(r.gpu_hours, total || 1, `${pct.toFixed(1)}% of all GPU-hours`)),
+    h('td', {}, bar(r.gpu_hours, total || 1, `${pct.toFixed(1)}% of ${all ? 'all' : 'the'} GPU-hours${all ? '' : ' listed'}`)),
     h('td', {class: 'num'}, r.jobs), h('td', {class: 'num'}, r.attempts));
 }
 

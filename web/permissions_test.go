@@ -1,0 +1,128 @@
+package web
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestJobActionsOnlyWhereAllowed: the job page offers Kill and Set
+// priority on a live job the signed-in user may change, by the master's
+// rule (the owner while a member, the project's lead, an admin), and
+// neither on an ended job, one the user may only read (with a line that
+// says why) or one it cannot show.
+func TestJobActionsOnlyWhereAllowed(t *testing.T) {
+	member := &api.Whoami{User: "ann", Roles: map[string]string{"nlp": "member"}}
+	cases := []struct {
+		name   string
+		who    *api.Whoami
+		owner  string // job 2's owner; "" keeps alice
+		hash   string
+		shown  bool
+		denied string // the line that says why; "" for none
+	}{
+		{"the project's lead", nil, "", "#/jobs/2", true, ""},
+		{"an admin", &api.Whoami{User: "root", Admin: true}, "", "#/jobs/2", true, ""},
+		{"the owner, a member", member, "ann", "#/jobs/2", true, ""},
+		{"a member, another user's job", member, "", "#/jobs/2", false, "only its owner (alice) while a member of project nlp"},
+		{"a viewer of every project", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "ann", "#/jobs/2", false, "ann may not kill or change"},
+		{"an ended job", nil, "", "#/jobs/6", false, ""},
+		{"no such job", nil, "", "#/jobs/99", false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.who = c.who
+			if c.owner != "" {
+				f.jobs[1].User = c.owner
+			}
+			p := openPage(t, f, c.hash, wide)
+			if c.hash == "#/jobs/99" {
+				p.expect("status of 404")
+				p.waitText("#action-msg", "There is no job 99")
+			} else {
+				p.waitFor(`document.getElementById('fields').textContent.includes('Kind')`, "the job")
+			}
+			for _, id := range []string{"kill", "priority-form"} {
+				if hidden := evalJS[bool](p, `document.getElementById('`+id+`').hidden`); hidden == c.shown {
+					t.Errorf("#%s hidden = %v, want shown %v", id, hidden, c.shown)
+				}
+			}
+			denied := evalJS[string](p, `(e => e.hidden ? '' : e.textContent)(document.getElementById('no-actions'))`)
+			if c.denied == "" && denied != "" || !strings.Contains(denied, c.denied) {
+				t.Errorf("why no actions = %q, want %q", denied, c.denied)
+			}
+		})
+	}
+}
+
+// TestLicenseWaitNamesHolders: a job waiting for a license is blocked by
+// the license and the jobs that hold it, as the explanation below names
+// them, not by "no running job".
+func TestLicenseWaitNamesHolders(t *testing.T) {
+	cases := []struct{ name, msg, want string }{
+		{"one holder", "It needs 1 of license matlab per task, and 0 of its 1 are free (licenses count across every pool): it could start once job 2 (holding 1) ends.",
+			"license matlab, held by job 2"},
+		{"two holders", "It needs 2 of license ansys per task, and 0 of its 2 are free (licenses count across every pool): it could start once job 2 (holding 1) ends and job 1 (holding 1) ends.",
+			"license ansys, held by jobs 2 and 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.jobs[4].Pending = &api.Pending{Reason: "license", Message: "waiting for a license"}
+			f.wouldStart = map[int64]*api.Counterfactual{5: {Message: c.msg}}
+			p := openPage(t, f, "#/jobs/5", wide)
+			p.waitText("#would-start", c.msg)
+			if got := p.waitText("#blocked-by", "license"); got != c.want {
+				t.Errorf("blocked by %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestTaskWithoutHyperparameters: a command job's task, whose
+// hyperparameters the API sends as {}, shows none.
+func TestTaskWithoutHyperparameters(t *testing.T) {
+	f := newFixture()
+	f.jobs[1].Kind = "command"
+	f.jobs[1].TaskList[0].Hyperparameters = json.RawMessage(`{}`)
+	f.jobs[0].TaskList[0].Hyperparameters = json.RawMessage(`{"lr":0.1}`)
+	p := openPage(t, f, "#/jobs/2", wide)
+	if head := p.waitText(`#attempts tbody[data-task="0"] th`, "task 0"); head != "task 0" {
+		t.Errorf("task head %q, want no hyperparameters", head)
+	}
+	p.goTo("#/jobs/1")
+	p.waitText(`#attempts tbody[data-task="0"] th`, `{"lr":0.1}`)
+}
+
+// TestUsageSharesOfTheRowsListed: the usage page's shares are of the
+// rows the user may read; a user who does not read every project is
+// told so, one who does sees the cluster's.
+func TestUsageSharesOfTheRowsListed(t *testing.T) {
+	cases := []struct {
+		name  string
+		who   *api.Whoami
+		share string
+		scope bool
+	}{
+		{"a member", &api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}}, "75.0% of the GPU-hours listed", true},
+		{"an admin", &api.Whoami{User: "root", Admin: true}, "75.0% of all GPU-hours", false},
+		{"a viewer of every project", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "75.0% of all GPU-hours", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.who = c.who
+			p := openPage(t, f, "#/usage", wide)
+			p.waitText(`#usage tr[data-usage="vision"]`, c.share)
+			if hidden := evalJS[bool](p, `document.getElementById('usage-scope').hidden`); hidden == c.scope {
+				t.Errorf("the note on what is listed hidden = %v, want shown %v", hidden, c.scope)
+			}
+			if c.scope {
+				p.waitText("#usage-scope", "Only the projects where you have a role, and your own usage, are listed")
+			}
+		})
+	}
+}
