@@ -105,6 +105,10 @@ type Counterfactual struct {
 	// Limit names the job's own limit that holds it (max_concurrent):
 	// no other job has to end, one of its own tasks does.
 	Limit string `json:"limit,omitempty"`
+	// License, when a license it needs is short (licenses count across
+	// every pool), is that license and the running jobs whose ends would
+	// free enough of it; free slots would not start it.
+	License *LicenseWait `json:"license,omitempty"`
 	// NotBefore, when each job in MustEnd that must end has a time limit,
 	// is the last of their ends: the soonest it could start on Nodes (the
 	// others preempted then), for when the forecast, which does not play
@@ -112,4 +116,24 @@ type Counterfactual struct {
 	NotBefore *time.Time `json:"not_before,omitempty"`
 	// Message says it in words.
 	Message string `json:"message"`
+}
+
+// LicenseWait is the license a job waits for (Counterfactual.License).
+type LicenseWait struct {
+	Name string `json:"name"`
+	// PerTask is how many one task needs; Free and Total how many are
+	// free and exist.
+	PerTask int `json:"per_task"`
+	Free    int `json:"free"`
+	Total   int `json:"total"`
+	// Holders are the fewest running jobs whose ends free enough, the
+	// largest holders first.
+	Holders []LicenseHolder `json:"holders"`
+}
+
+// LicenseHolder is a running job that holds some of a license: the job
+// (Slots: all it holds), and Holding, how many of the license.
+type LicenseHolder struct {
+	JobRef
+	Holding int `json:"holding"`
 }

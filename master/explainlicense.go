@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/sched"
@@ -39,6 +40,7 @@ func (f *cfFacts) licenseShort(e *sched.Job) *api.Counterfactual {
 		slices.SortFunc(holders, func(a, b licenseHolder) int {
 			return cmp.Or(cmp.Compare(b.count, a.count), cmp.Compare(a.end, b.end), cmp.Compare(a.job, b.job))
 		})
+		w := &api.LicenseWait{Name: l.Name, PerTask: lu.Count, Free: max(free, 0), Total: l.Total}
 		var named []string
 		for _, h := range holders {
 			if free >= lu.Count {
@@ -46,13 +48,14 @@ func (f *cfFacts) licenseShort(e *sched.Job) *api.Counterfactual {
 			}
 			free += h.count
 			named = append(named, f.holderPhrase(h))
+			w.Holders = append(w.Holders, api.LicenseHolder{JobRef: f.holderRef(h), Holding: h.count})
 		}
 		if len(named) == 0 {
 			continue // nothing running holds it: the pass will see to it
 		}
-		return &api.Counterfactual{Message: fmt.Sprintf(
+		return &api.Counterfactual{License: w, Message: fmt.Sprintf(
 			"It needs %d of license %s per task, and %d of its %d are free (licenses count across every pool): it could start once %s.",
-			lu.Count, l.Name, max(l.Total-held, 0), l.Total, andList(named))}
+			lu.Count, l.Name, w.Free, l.Total, andList(named))}
 	}
 	return nil
 }
@@ -89,6 +92,22 @@ func (f *cfFacts) holderPhrase(h licenseHolder) string {
 		id = fmt.Sprint(rec.ID)
 	}
 	return fmt.Sprintf("job %s (holding %d) ends", id, h.count)
+}
+
+// holderRef names holder h as a JobRef: all it holds, and when its
+// time limit ends it, if it has one.
+func (f *cfFacts) holderRef(h licenseHolder) api.JobRef {
+	ref := f.jobRef(h.job, nil)
+	for ai := range f.s.Allocs {
+		if a := &f.s.Allocs[ai]; a.Job == h.job {
+			ref.Slots += sched.Slots(a.Nodes)
+		}
+	}
+	if h.end != sched.Never {
+		t := time.Unix(h.end, 0).UTC()
+		ref.EndsAt = &t
+	}
+	return ref
 }
 
 // andList joins phrases as "a", "a and b", "a, b and c".

@@ -39,6 +39,12 @@ func TestExplainLicenseShort(t *testing.T) {
 					t.Errorf("counterfactual %q does not say %q", msg, want)
 				}
 			}
+			// The same, structured, for the CLI's -o json and the dashboard.
+			w := x.WouldStart.License
+			if w == nil || w.Name != "matlab" || w.PerTask != 1 || w.Free != 0 || w.Total != 1 || len(w.Holders) != 1 ||
+				w.Holders[0].ID != holder || w.Holders[0].Name != "holder" || w.Holders[0].Holding != 1 || w.Holders[0].Slots != 1 {
+				t.Errorf("license wait %+v, want matlab 1 per task, 0 of 1 free, held by job %d (1 slot, holding 1)", w, holder)
+			}
 			for _, wrong := range []string{"fits now", "zero-slot"} {
 				if strings.Contains(msg, wrong) || strings.Contains(x.Summary, wrong) {
 					t.Errorf("explanation says %q: %q / %q", wrong, msg, x.Summary)

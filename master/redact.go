@@ -42,10 +42,14 @@ func (rd redactor) private(id int64, project, user string) bool {
 
 func (rd redactor) refs(rs []api.JobRef) {
 	for i := range rs {
-		r := &rs[i]
-		if rd.private(r.ID, r.Project, r.User) {
-			r.Name, r.User, r.Private = "", "", true
-		}
+		rd.ref(&rs[i])
+	}
+}
+
+// ref redacts r when the caller may not read its job.
+func (rd redactor) ref(r *api.JobRef) {
+	if rd.private(r.ID, r.Project, r.User) {
+		r.Name, r.User, r.Private = "", "", true
 	}
 }
 
@@ -111,6 +115,14 @@ func (rd redactor) counterfactual(cf *api.Counterfactual) *api.Counterfactual {
 	c := *cf
 	c.MustEnd = cloneRefs(c.MustEnd)
 	rd.refs(c.MustEnd)
+	if c.License != nil {
+		w := *c.License
+		w.Holders = append([]api.LicenseHolder(nil), w.Holders...)
+		for i := range w.Holders {
+			rd.ref(&w.Holders[i].JobRef)
+		}
+		c.License = &w
+	}
 	return &c
 }
 

@@ -59,24 +59,41 @@ func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 }
 
 // TestLicenseWaitNamesHolders: a job waiting for a license is blocked by
-// the license and the jobs that hold it, as the explanation below names
-// them, not by "no running job".
+// the license and the jobs that hold it (the counterfactual's license),
+// as the explanation below names them, not by "no running job"; a holder
+// the viewer may not read is named without a link.
 func TestLicenseWaitNamesHolders(t *testing.T) {
-	cases := []struct{ name, msg, want string }{
-		{"one holder", "It needs 1 of license matlab per task, and 0 of its 1 are free (licenses count across every pool): it could start once job 2 (holding 1) ends.",
-			"license matlab, held by job 2"},
-		{"two holders", "It needs 2 of license ansys per task, and 0 of its 2 are free (licenses count across every pool): it could start once job 2 (holding 1) ends and job 1 (holding 1) ends.",
-			"license ansys, held by jobs 2 and 1"},
+	holder := func(id int64, private bool) api.LicenseHolder {
+		return api.LicenseHolder{JobRef: api.JobRef{ID: id, Slots: 1, Private: private}, Holding: 1}
+	}
+	cases := []struct {
+		name    string
+		w       api.LicenseWait
+		want    string
+		linkTo  string // a holder's link, "" for none
+		notLink string // a holder shown without a link
+	}{
+		{"one holder", api.LicenseWait{Name: "matlab", PerTask: 1, Total: 1, Holders: []api.LicenseHolder{holder(2, false)}},
+			"license matlab, held by job 2", "#/jobs/2", ""},
+		{"two holders, one private", api.LicenseWait{Name: "ansys", PerTask: 2, Total: 2,
+			Holders: []api.LicenseHolder{holder(2, false), holder(7, true)}}, "license ansys, held by job 2, #7", "#/jobs/2", "#/jobs/7"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture()
 			f.jobs[4].Pending = &api.Pending{Reason: "license", Message: "waiting for a license"}
-			f.wouldStart = map[int64]*api.Counterfactual{5: {Message: c.msg}}
+			w := c.w
+			f.wouldStart = map[int64]*api.Counterfactual{5: {Message: "It needs a license.", License: &w}}
 			p := openPage(t, f, "#/jobs/5", wide)
-			p.waitText("#would-start", c.msg)
+			p.waitText("#would-start", "It needs a license.")
 			if got := p.waitText("#blocked-by", "license"); got != c.want {
 				t.Errorf("blocked by %q, want %q", got, c.want)
+			}
+			if n := evalJS[int](p, `document.querySelectorAll('#blocked-by a[href="`+c.linkTo+`"]').length`); n != 1 {
+				t.Errorf("%d links to %s in Blocked by, want 1", n, c.linkTo)
+			}
+			if c.notLink != "" && evalJS[int](p, `document.querySelectorAll('#blocked-by a[href="`+c.notLink+`"]').length`) != 0 {
+				t.Errorf("a private holder is linked (%s)", c.notLink)
 			}
 		})
 	}

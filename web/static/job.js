@@ -173,7 +173,7 @@ function renderWhy(el, j, x) {
   else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
-  else if (cf && p.reason === 'license') blocked = licenseHolders(cf.message);
+  else if (cf && cf.license) blocked = licenseHolders(cf.license);
   // No node named: the slots are not free (the pool's nodes are drained,
   // or its zero-slot limit holds), and the message below says why.
   else if (cf && !(cf.nodes || []).length) blocked = 'no running job: see what would let it start, below';
@@ -246,17 +246,11 @@ function wouldStart(cf, asOf, pool) {
 }
 
 // licenseHolders names the license a job waits for and the running jobs
-// that hold it, from the counterfactual's message (master's
-// explainlicense.go: "It needs 1 of license matlab per task, … it could
-// start once job 22 (holding 1) ends."), by number only, as the message
-// names them: the viewer may not read them.
-function licenseHolders(msg) {
-  const name = (msg.match(/ of license (\S+) per task/) || [])[1];
-  const ids = [...msg.matchAll(/job (\d+) \(holding \d+\)/g)].map((m) => m[1]);
-  if (!name) return 'the running jobs that hold the license it needs: see below';
-  if (!ids.length) return `license ${name}: see below`;
-  const last = ids.pop();
-  return `license ${name}, held by job${ids.length ? 's' : ''} ${ids.length ? ids.join(', ') + ' and ' : ''}${last}`;
+// whose ends free enough of it (the counterfactual's license), each
+// linked unless the viewer may not read it.
+function licenseHolders(w) {
+  const refs = (w.holders || []).map((r) => (r.private ? '#' + r.id : jobLink(r.id)));
+  return ['license ' + w.name + ', held by ', ...joinNodes(refs)];
 }
 
 function joinNodes(nodes) {
