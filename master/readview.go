@@ -11,7 +11,6 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
-	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -195,7 +194,7 @@ func samePending(a, b *pendingInfo) bool {
 	return a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg && a.ctx == b.ctx &&
 		x.Job == y.Job && x.Reason == y.Reason && x.Blocker == y.Blocker && x.Need == y.Need && x.Free == y.Free &&
 		x.At == y.At && x.License == y.License && x.LicenseNeed == y.LicenseNeed && x.LicenseFree == y.LicenseFree &&
-		x.Priority == y.Priority && x.Queued == y.Queued
+		x.Priority == y.Priority && x.Queued == y.Queued && x.Turn == y.Turn
 }
 
 // unlock publishes the view and releases mu.
@@ -374,35 +373,60 @@ func (v *readView) nodeNames() []string {
 	return out
 }
 
-// positions numbers each pool's jobs with waiting tasks from 1, in the
-// order the pool's policy ranks them, by job id; computed once per view.
+// positions numbers each pool's jobs with waiting tasks from 1, by job
+// id; computed once per view. The jobs the last pass saw pending come
+// first, in the order their pool's policy offered them
+// (sched.Pending.Turn: the core's own order, quota rounds and fair-share
+// turns included); the jobs it did not see (submitted or requeued since,
+// or left out of the snapshot with a reason of the master's) come after,
+// by the pool's key (queueOrder).
 func (v *readView) positions() map[int64]int {
 	v.rankOnce.Do(func() {
-		byPool, holding := map[string][]*jobRead{}, map[string][]*jobRead{}
+		byPool := map[string][]*jobRead{}
 		for j := range v.jobs.all() {
 			if j.waiting() {
 				byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
-			}
-			if j.used > 0 {
-				holding[j.rec.Pool] = append(holding[j.rec.Pool], j)
 			}
 		}
 		v.ranks = map[int64]int{}
 		for _, p := range v.cfg.Pools {
 			jobs := byPool[p.Name]
 			order := queueOrder(p.Policy)
-			slices.SortFunc(jobs, func(a, b *jobRead) int { return order(a.facts(), b.facts()) })
-			if p.Policy == sched.PolicyQuota {
-				// Rounds, not a key: from the priority order, so that
-				// ties keep it.
-				jobs = quotaQueue(v.cfg, jobs, holding[p.Name])
-			}
+			slices.SortFunc(jobs, func(a, b *jobRead) int {
+				if c := byTurn(a.turn(), b.turn()); c != 0 {
+					return c
+				}
+				return order(a.facts(), b.facts())
+			})
 			for i, j := range jobs {
 				v.ranks[j.rec.ID] = i + 1
 			}
 		}
 	})
 	return v.ranks
+}
+
+// turn is the job's sched.Pending.Turn in the last pass, 0 when that pass
+// did not call it pending.
+func (j *jobRead) turn() int {
+	if j.pending == nil || j.pending.code != "" {
+		return 0
+	}
+	return j.pending.p.Turn
+}
+
+// byTurn orders two jobs of a pool by their turns, a job with none (0)
+// after one with a turn; 0 when neither has one.
+func byTurn(a, b int) int {
+	switch {
+	case a > 0 && b > 0:
+		return cmp.Compare(a, b)
+	case a > 0:
+		return -1
+	case b > 0:
+		return 1
+	}
+	return 0
 }
 
 // waiting reports whether the job has tasks waiting to start.

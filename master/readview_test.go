@@ -147,7 +147,7 @@ func TestReadsDoNotWaitForCommit(t *testing.T) {
 // sched.Pending but Nodes; a new field must be added to it.
 func TestSamePendingFields(t *testing.T) {
 	want := []string{"Job", "Reason", "Blocker", "Need", "Free", "At", "License", "LicenseNeed", "LicenseFree",
-		"Priority", "Queued", "Nodes"}
+		"Priority", "Queued", "Nodes", "Turn"}
 	typ := reflect.TypeFor[sched.Pending]()
 	var got []string
 	for i := range typ.NumField() {
