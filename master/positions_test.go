@@ -35,7 +35,7 @@ func TestPositionsAreTurns(t *testing.T) {
 			h.m.lock()
 			for _, id := range ids {
 				if p := h.m.jobs[id].pending; p != nil {
-					turns[id] = p.p.Turn
+					turns[id] = int(p.p.Turn)
 				}
 			}
 			h.m.unlock()

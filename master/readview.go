@@ -42,6 +42,9 @@ type readView struct {
 	// eta and etaEarly are the planner's forecasts; refreshETA replaces
 	// them, never changes them.
 	eta, etaEarly map[int64]time.Time
+	// turns is the last pass's order of each pool's pending jobs
+	// (queueturns.go), which positions reads.
+	turns queueTurns
 
 	rankOnce sync.Once
 	ranks    map[int64]int
@@ -103,6 +106,7 @@ func captureJob(j *mjob) *jobRead {
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it
+		p.p.Turn = 0    // the view's turns hold the order (queueturns.go)
 		p.now = 0       // views count from the request's time (jobView), and it is new every pass
 		r.pending = &p
 	}
@@ -146,6 +150,12 @@ type readPublisher struct {
 	dirtyJobs  []*mjob
 	dirtyNodes []*mnode
 	readStale  bool
+	// turns is the last pass's queue order (noteTurns); turnEntries,
+	// turnOff and turnBuf are its scratch. Guarded by Master.mu.
+	turns       queueTurns
+	turnEntries []turnEntry
+	turnOff     []int
+	turnBuf     []int64
 }
 
 // captureNode renders n. Callers hold mu.
@@ -194,7 +204,7 @@ func samePending(a, b *pendingInfo) bool {
 	return a.blockerID == b.blockerID && a.code == b.code && a.msg == b.msg && a.ctx == b.ctx &&
 		x.Job == y.Job && x.Reason == y.Reason && x.Blocker == y.Blocker && x.Need == y.Need && x.Free == y.Free &&
 		x.At == y.At && x.License == y.License && x.LicenseNeed == y.LicenseNeed && x.LicenseFree == y.LicenseFree &&
-		x.Priority == y.Priority && x.Queued == y.Queued && x.Turn == y.Turn
+		x.Priority == y.Priority && x.Queued == y.Queued
 }
 
 // unlock publishes the view and releases mu.
@@ -214,7 +224,7 @@ func (p *readPublisher) publish() {
 	}
 	m := p.m
 	old := p.read.Load()
-	v := &readView{cfg: m.cfg, eta: m.planner.eta, etaEarly: m.planner.etaEarly, jobs: old.jobs, nodes: old.nodes}
+	v := &readView{cfg: m.cfg, eta: m.planner.eta, etaEarly: m.planner.etaEarly, turns: p.turns, jobs: old.jobs, nodes: old.nodes}
 	if len(p.dirtyJobs) > 0 {
 		v.jobs = p.mergeJobs(old.jobs)
 	}
@@ -330,6 +340,9 @@ func (p *readPublisher) readDifference(v *readView) string {
 	if v.cfg != m.cfg || !sameMap(v.eta, m.planner.eta) || !sameMap(v.etaEarly, m.planner.etaEarly) {
 		return "read view: configuration or forecasts not published"
 	}
+	if !sameMap(v.turns, p.turns) {
+		return "read view: the last pass's queue order not published"
+	}
 	return ""
 }
 
@@ -349,7 +362,7 @@ func (p *readPublisher) reads() *readView {
 	for _, r := range extra {
 		jobs = jobs.set(e, r.rec.ID, r)
 	}
-	return &readView{cfg: v.cfg, jobs: jobs, nodes: v.nodes, eta: v.eta, etaEarly: v.etaEarly}
+	return &readView{cfg: v.cfg, jobs: jobs, nodes: v.nodes, eta: v.eta, etaEarly: v.etaEarly, turns: v.turns}
 }
 
 // job finds a live job by id.
@@ -375,48 +388,43 @@ func (v *readView) nodeNames() []string {
 
 // positions numbers each pool's jobs with waiting tasks from 1, by job
 // id; computed once per view. The jobs the last pass saw pending come
-// first, in the order their pool's policy offered them
-// (sched.Pending.Turn: the core's own order, quota rounds and fair-share
-// turns included); the jobs it did not see (submitted or requeued since,
-// or left out of the snapshot with a reason of the master's) come after,
-// by the pool's key (queueOrder).
+// first, in the order their pool's policy offered them (turns: the
+// core's own order, quota rounds and fair-share turns included); the
+// jobs it did not see (submitted or requeued since, or left out of the
+// snapshot with a reason of the master's) come after, by the pool's key
+// (queueOrder).
 func (v *readView) positions() map[int64]int {
 	v.rankOnce.Do(func() {
-		byPool := map[string][]*jobRead{}
-		for j := range v.jobs.all() {
-			if j.waiting() {
-				byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
+		v.ranks = map[int64]int{}
+		ranked := map[string]int{}
+		for _, p := range v.cfg.Pools {
+			for _, id := range v.turns[p.Name] {
+				if j := v.jobs.get(id); j != nil && j.waiting() && j.rec.Pool == p.Name {
+					ranked[p.Name]++
+					v.ranks[id] = ranked[p.Name]
+				}
 			}
 		}
-		v.ranks = map[int64]int{}
+		unseen := map[string][]*jobRead{}
+		for j := range v.jobs.all() {
+			if j.waiting() && v.ranks[j.rec.ID] == 0 {
+				unseen[j.rec.Pool] = append(unseen[j.rec.Pool], j)
+			}
+		}
 		for _, p := range v.cfg.Pools {
-			jobs := byPool[p.Name]
+			jobs := unseen[p.Name]
 			order := queueOrder(p.Policy)
-			slices.SortFunc(jobs, func(a, b *jobRead) int {
-				if c := byTurn(a.turn(), b.turn()); c != 0 {
-					return c
-				}
-				return order(a.facts(), b.facts())
-			})
+			slices.SortFunc(jobs, func(a, b *jobRead) int { return order(a.facts(), b.facts()) })
 			for i, j := range jobs {
-				v.ranks[j.rec.ID] = i + 1
+				v.ranks[j.rec.ID] = ranked[p.Name] + i + 1
 			}
 		}
 	})
 	return v.ranks
 }
 
-// turn is the job's sched.Pending.Turn in the last pass, 0 when that pass
-// did not call it pending.
-func (j *jobRead) turn() int {
-	if j.pending == nil || j.pending.code != "" {
-		return 0
-	}
-	return j.pending.p.Turn
-}
-
-// byTurn orders two jobs of a pool by their turns, a job with none (0)
-// after one with a turn; 0 when neither has one.
+// byTurn orders two jobs of a pool by their positions, a job with none
+// (0) after one with a position; 0 when neither has one.
 func byTurn(a, b int) int {
 	switch {
 	case a > 0 && b > 0:

@@ -475,7 +475,7 @@ func turnProblems(s *Snapshot, p *Plan) []string {
 	for _, pe := range p.Pending {
 		if pe.Job >= 0 && pe.Job < len(s.Jobs) {
 			pool := s.Jobs[pe.Job].Pool
-			byPool[pool] = append(byPool[pool], pe.Turn)
+			byPool[pool] = append(byPool[pool], int(pe.Turn))
 		}
 	}
 	for pool, turns := range byPool {

@@ -120,11 +120,6 @@ type Pending struct {
 	// Queued marks a conservative reservation: the job holds its place in
 	// the schedule, it is not (necessarily) the head of the queue.
 	Queued bool
-	// Nodes is, for a conservative reservation on a pool that reserves per
-	// node, where the task will run; callers carry it into the next pass
-	// as Job.ReservedNodes. Owned by the Scheduler like the rest of the
-	// plan.
-	Nodes []NodeSlots
 	// Turn is the job's place, from 1, among its pool's pending jobs in
 	// the order the pool's policy offered them in this pass: the Turns of
 	// a pool are 1..n over its n entries. Static orders (FIFO, backfill,
@@ -138,8 +133,14 @@ type Pending struct {
 	// never offered (held back before their turn: over_quota, a limit,
 	// max_concurrent, no_nodes under fair share; or left when the rounds
 	// ended), in the order of their entries. It reports the order only:
-	// no decision reads it.
-	Turn int
+	// no decision reads it. (An int32, in the padding after Queued, so
+	// that Pending keeps its size.)
+	Turn int32
+	// Nodes is, for a conservative reservation on a pool that reserves per
+	// node, where the task will run; callers carry it into the next pass
+	// as Job.ReservedNodes. Owned by the Scheduler like the rest of the
+	// plan.
+	Nodes []NodeSlots
 }
 
 // Message renders the pending reason for people. In a multifactor pool it

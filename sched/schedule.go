@@ -515,7 +515,6 @@ func (p *pass) addPending(pe Pending) {
 		return
 	}
 	p.sc.pending[pe.Job] = true
-	p.sc.turns.at[pe.Job] = int32(len(p.plan.Pending))
 	p.plan.Pending = append(p.plan.Pending, pe)
 }
 

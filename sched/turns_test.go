@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -102,7 +103,7 @@ func TestTurnsFollowServingOrder(t *testing.T) {
 			}
 			got := make([]string, len(plan.Pending))
 			for _, pe := range plan.Pending {
-				if pe.Turn < 1 || pe.Turn > len(got) || got[pe.Turn-1] != "" {
+				if pe.Turn < 1 || int(pe.Turn) > len(got) || got[pe.Turn-1] != "" {
 					t.Fatalf("turn %d of job %s: not a permutation of 1..%d\n%s", pe.Turn, s.Jobs[pe.Job].ID, len(got), fmtPlan(s, plan))
 				}
 				got[pe.Turn-1] = s.Jobs[pe.Job].ID
@@ -111,5 +112,62 @@ func TestTurnsFollowServingOrder(t *testing.T) {
 				t.Errorf("jobs by turn %v, want %v\n%s", got, tt.want, fmtPlan(s, plan))
 			}
 		})
+	}
+}
+
+// TestTurnsInOrderAgrees: the sequential numbering of entries recorded in
+// the order their jobs were offered (turnsInOrder) gives the turns the
+// general one does (turnsByJob), and is taken whenever the entries come
+// in that order; out of it, it declines.
+func TestTurnsInOrderAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 27))
+	taken := 0
+	for c := range 2000 {
+		n := 1 + rng.IntN(12)
+		perm := rng.Perm(n)
+		split := rng.IntN(n + 1)
+		var offered, zero, order []int32
+		for i, j := range perm {
+			if i < split {
+				offered = append(offered, int32(j))
+			} else if rng.IntN(3) > 0 {
+				zero = append(zero, int32(j))
+			}
+		}
+		var sc Scheduler
+		sc.pending = make([]bool, n)
+		p := &pass{sc: &sc}
+		var pend []Pending
+		inOrder := rng.IntN(2) == 0
+		if inOrder {
+			order = append(slices.Clone(offered), zero...)
+		} else {
+			for _, j := range rng.Perm(n) {
+				order = append(order, int32(j))
+			}
+		}
+		for _, j := range order {
+			if rng.IntN(4) > 0 {
+				sc.pending[j] = true
+				pend = append(pend, Pending{Job: int(j)})
+			}
+		}
+		sc.turns.reset(n)
+		want := slices.Clone(pend)
+		p.turnsByJob(want, offered, zero)
+		got := slices.Clone(pend)
+		ok := p.turnsInOrder(got, offered, zero)
+		if inOrder && !ok {
+			t.Fatalf("case %d: entries in offered order %v, zero %v: turnsInOrder declined %v", c, offered, zero, pend)
+		}
+		if ok {
+			taken++
+			if !slices.EqualFunc(got, want, pendingEqual) {
+				t.Fatalf("case %d: turnsInOrder %v, turnsByJob %v (offered %v, zero %v)", c, got, want, offered, zero)
+			}
+		}
+	}
+	if taken < 1000 {
+		t.Errorf("turnsInOrder numbered %d of 2000 cases; want at least the 1000 or so in order", taken)
 	}
 }
