@@ -515,6 +515,7 @@ func (p *pass) addPending(pe Pending) {
 		return
 	}
 	p.sc.pending[pe.Job] = true
+	p.sc.turns.add(&pe, len(p.plan.Pending))
 	p.plan.Pending = append(p.plan.Pending, pe)
 }
 

@@ -84,7 +84,7 @@ type gateStage interface {
 // then the zero-slot tasks, then elastic growth.
 func (p *pass) runStages(pool int, sl *stageList) {
 	pendMark := len(p.plan.Pending)
-	p.sc.turns.offers = p.sc.turns.offers[:0]
+	p.sc.turns.begin(pendMark)
 	jobs, zero := p.sc.poolJobs[pool], p.sc.zeroJobs[pool]
 	ord, flt, pre, gate := p.sc.stg.resolve(sl)
 	ord.begin(p, pool, jobs)

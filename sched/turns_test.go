@@ -115,10 +115,10 @@ func TestTurnsFollowServingOrder(t *testing.T) {
 	}
 }
 
-// TestTurnsInOrderAgrees: the sequential numbering of entries recorded in
-// the order their jobs were offered (turnsInOrder) gives the turns the
-// general one does (turnsByJob), and is taken whenever the entries come
-// in that order; out of it, it declines.
+// TestTurnsInOrderAgrees: the turns addPending gives entries recorded in
+// the order their jobs were offered, which numberTurns keeps when it finds
+// them in that order (inOfferOrder), are those the general numbering gives
+// (turnsByJob); out of that order it declines.
 func TestTurnsInOrderAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 27))
 	taken := 0
@@ -134,10 +134,6 @@ func TestTurnsInOrderAgrees(t *testing.T) {
 				zero = append(zero, int32(j))
 			}
 		}
-		var sc Scheduler
-		sc.pending = make([]bool, n)
-		p := &pass{sc: &sc}
-		var pend []Pending
 		inOrder := rng.IntN(2) == 0
 		if inOrder {
 			order = append(slices.Clone(offered), zero...)
@@ -146,28 +142,34 @@ func TestTurnsInOrderAgrees(t *testing.T) {
 				order = append(order, int32(j))
 			}
 		}
+		var sc Scheduler
+		sc.pending = make([]bool, n)
+		sc.turns.reset(n)
+		sc.turns.begin(0)
+		p := &pass{sc: &sc}
+		var pend []Pending
 		for _, j := range order {
 			if rng.IntN(4) > 0 {
 				sc.pending[j] = true
-				pend = append(pend, Pending{Job: int(j)})
+				pe := Pending{Job: int(j)}
+				sc.turns.add(&pe, len(pend))
+				pend = append(pend, pe)
 			}
 		}
-		sc.turns.reset(n)
 		want := slices.Clone(pend)
 		p.turnsByJob(want, offered, zero)
-		got := slices.Clone(pend)
-		ok := p.turnsInOrder(got, offered, zero)
+		ok := p.inOfferOrder(sc.turns.jobs, offered, zero)
 		if inOrder && !ok {
-			t.Fatalf("case %d: entries in offered order %v, zero %v: turnsInOrder declined %v", c, offered, zero, pend)
+			t.Fatalf("case %d: entries in offered order %v, zero %v: inOfferOrder declined %v", c, offered, zero, pend)
 		}
 		if ok {
 			taken++
-			if !slices.EqualFunc(got, want, pendingEqual) {
-				t.Fatalf("case %d: turnsInOrder %v, turnsByJob %v (offered %v, zero %v)", c, got, want, offered, zero)
+			if !slices.EqualFunc(pend, want, pendingEqual) {
+				t.Fatalf("case %d: turns as added %v, turnsByJob %v (offered %v, zero %v)", c, pend, want, offered, zero)
 			}
 		}
 	}
 	if taken < 1000 {
-		t.Errorf("turnsInOrder numbered %d of 2000 cases; want at least the 1000 or so in order", taken)
+		t.Errorf("inOfferOrder held in %d of 2000 cases; want at least the 1000 or so in order", taken)
 	}
 }
