@@ -327,11 +327,13 @@ func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 	return out
 }
 
-// keyedQueue reports a policy whose queue is a key of the jobs' own
-// (FIFO, backfill, priority: queueOrder), which the list sorts its
-// running and waiting jobs by alike, in the order the core's turns give
-// the waiting ones. Under quota rounds, fair share and multifactor the
-// turns come from the pass (standings, shares, computed priorities).
+// keyedQueue reports a policy whose queue the core sorts by a key of the
+// jobs' own records (FIFO, backfill, priority: queueOrder's), so that the
+// list may sort running and waiting jobs by it alike and still show the
+// waiting ones in the order of their positions (but for zero-slot jobs,
+// which the core tries after the others). Quota rounds, fair share
+// and multifactor order by what only the pass knows (standings, shares,
+// computed priorities): there the list follows the positions.
 func keyedQueue(p sched.Policy) bool {
 	return p == sched.PolicyFIFO || p == sched.PolicyBackfill || p == sched.PolicyPriority
 }
