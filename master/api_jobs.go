@@ -282,9 +282,10 @@ func visibleTo(p auth.Principal) ([]string, string) {
 
 // liveJobs lists the live jobs that sel selects (with a task on its node
 // when it names one), in scheduling order: by pool in configuration
-// order, then as each pool's policy ranks them (a quota pool's waiting
-// jobs by their positions, before its others). It reads the published
-// view (readview.go), so it does not wait for a batch's commit.
+// order, then as each pool's policy ranks them (where the queue is not a
+// key, keyedQueue, the waiting jobs by their positions, before the
+// others). It reads the published view (readview.go), so it does not
+// wait for a batch's commit.
 func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 	v, now := ja.m.pub.reads(), ja.asOf()
 	poolAt := map[string]int{}
@@ -311,15 +312,11 @@ func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 			return pa - pb
 		}
 		policy := v.cfg.Pools[min(pa, len(v.cfg.Pools)-1)].Policy
-		if policy == sched.PolicyQuota {
-			// Its queue is the core's rounds, not a key (quotaQueue): the
-			// waiting jobs by their positions, the others after them.
-			ra, rb := ranks[a.rec.ID], ranks[b.rec.ID]
-			switch {
-			case ra > 0 && rb > 0:
-				return ra - rb
-			case ra > 0 || rb > 0:
-				return rb - ra
+		if !keyedQueue(policy) {
+			// Its queue is the core's turns, not a key: the waiting jobs
+			// by their positions, the others after them.
+			if c := byTurn(ranks[a.rec.ID], ranks[b.rec.ID]); c != 0 {
+				return c
 			}
 		}
 		return queueOrder(policy)(a.facts(), b.facts())
@@ -329,6 +326,17 @@ func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 		out = append(out, ja.jobView(v, j, now))
 	}
 	return out
+}
+
+// keyedQueue reports a policy whose queue the core sorts by a key of the
+// jobs' own records (FIFO, backfill, priority: queueOrder's), so that the
+// list may sort running and waiting jobs by it alike and still show the
+// waiting ones in the order of their positions (but for zero-slot jobs,
+// which the core tries after the others). Quota rounds, fair share
+// and multifactor order by what only the pass knows (standings, shares,
+// computed priorities): there the list follows the positions.
+func keyedQueue(p sched.Policy) bool {
+	return p == sched.PolicyFIFO || p == sched.PolicyBackfill || p == sched.PolicyPriority
 }
 
 // on reports whether one of the job's open attempts has a part on node,

@@ -210,13 +210,15 @@ func (s *settling) Again() bool { return false }
 func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.pl.grew) }
 
 // notePending records the plan's pending reasons on the jobs, and clears
-// the reason of jobs the plan does not call pending.
+// the reason of jobs the plan does not call pending; the order of each
+// pool's pending jobs goes to the read view (noteTurns).
 func (pl *planner) notePending(plan *sched.Plan) {
 	r := &pl.roster
 	for _, ri := range r.List() {
 		r.jobs[ri].pending = nil
 	}
 	var borrow map[borrowKey]int // over_quota only; nil until one
+	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
 		// long queue allocates nothing for it.
@@ -232,10 +234,12 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}
 		j.pending = &j.pendBuf
+		pl.m.pub.addTurn(pe, j.rec.ID, pl.snap.Jobs[pe.Job].Pool)
 	}
 	for _, ri := range r.List() {
 		pl.m.pub.notePendingOf(r.jobs[ri])
 	}
+	pl.m.pub.noteTurns(pl.snap.Pools)
 }
 
 // checkTimeLimits kills the tasks that have run past their job's time

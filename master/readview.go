@@ -11,7 +11,6 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
-	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -43,6 +42,9 @@ type readView struct {
 	// eta and etaEarly are the planner's forecasts; refreshETA replaces
 	// them, never changes them.
 	eta, etaEarly map[int64]time.Time
+	// turns is the last pass's order of each pool's pending jobs
+	// (queueturns.go), which positions reads.
+	turns queueTurns
 
 	rankOnce sync.Once
 	ranks    map[int64]int
@@ -104,6 +106,7 @@ func captureJob(j *mjob) *jobRead {
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it
+		p.p.Turn = 0    // the view's turns hold the order (queueturns.go)
 		p.now = 0       // views count from the request's time (jobView), and it is new every pass
 		r.pending = &p
 	}
@@ -147,6 +150,12 @@ type readPublisher struct {
 	dirtyJobs  []*mjob
 	dirtyNodes []*mnode
 	readStale  bool
+	// turns is the last pass's queue order (noteTurns); turnEntries,
+	// turnOff and turnBuf are its scratch. Guarded by Master.mu.
+	turns       queueTurns
+	turnEntries []turnEntry
+	turnOff     []int
+	turnBuf     []int64
 }
 
 // captureNode renders n. Callers hold mu.
@@ -215,7 +224,7 @@ func (p *readPublisher) publish() {
 	}
 	m := p.m
 	old := p.read.Load()
-	v := &readView{cfg: m.cfg, eta: m.planner.eta, etaEarly: m.planner.etaEarly, jobs: old.jobs, nodes: old.nodes}
+	v := &readView{cfg: m.cfg, eta: m.planner.eta, etaEarly: m.planner.etaEarly, turns: p.turns, jobs: old.jobs, nodes: old.nodes}
 	if len(p.dirtyJobs) > 0 {
 		v.jobs = p.mergeJobs(old.jobs)
 	}
@@ -331,6 +340,9 @@ func (p *readPublisher) readDifference(v *readView) string {
 	if v.cfg != m.cfg || !sameMap(v.eta, m.planner.eta) || !sameMap(v.etaEarly, m.planner.etaEarly) {
 		return "read view: configuration or forecasts not published"
 	}
+	if !sameMap(v.turns, p.turns) {
+		return "read view: the last pass's queue order not published"
+	}
 	return ""
 }
 
@@ -350,7 +362,7 @@ func (p *readPublisher) reads() *readView {
 	for _, r := range extra {
 		jobs = jobs.set(e, r.rec.ID, r)
 	}
-	return &readView{cfg: v.cfg, jobs: jobs, nodes: v.nodes, eta: v.eta, etaEarly: v.etaEarly}
+	return &readView{cfg: v.cfg, jobs: jobs, nodes: v.nodes, eta: v.eta, etaEarly: v.etaEarly, turns: v.turns}
 }
 
 // job finds a live job by id.
@@ -374,35 +386,55 @@ func (v *readView) nodeNames() []string {
 	return out
 }
 
-// positions numbers each pool's jobs with waiting tasks from 1, in the
-// order the pool's policy ranks them, by job id; computed once per view.
+// positions numbers each pool's jobs with waiting tasks from 1, by job
+// id; computed once per view. The jobs the last pass saw pending come
+// first, in the order their pool's policy offered them (turns: the
+// core's own order, quota rounds and fair-share turns included); the
+// jobs it did not see (submitted or requeued since, or left out of the
+// snapshot with a reason of the master's) come after, by the pool's key
+// (queueOrder).
 func (v *readView) positions() map[int64]int {
 	v.rankOnce.Do(func() {
-		byPool, holding := map[string][]*jobRead{}, map[string][]*jobRead{}
-		for j := range v.jobs.all() {
-			if j.waiting() {
-				byPool[j.rec.Pool] = append(byPool[j.rec.Pool], j)
-			}
-			if j.used > 0 {
-				holding[j.rec.Pool] = append(holding[j.rec.Pool], j)
+		v.ranks = map[int64]int{}
+		ranked := map[string]int{}
+		for _, p := range v.cfg.Pools {
+			for _, id := range v.turns[p.Name] {
+				if j := v.jobs.get(id); j != nil && j.waiting() && j.rec.Pool == p.Name {
+					ranked[p.Name]++
+					v.ranks[id] = ranked[p.Name]
+				}
 			}
 		}
-		v.ranks = map[int64]int{}
+		unseen := map[string][]*jobRead{}
+		for j := range v.jobs.all() {
+			if j.waiting() && v.ranks[j.rec.ID] == 0 {
+				unseen[j.rec.Pool] = append(unseen[j.rec.Pool], j)
+			}
+		}
 		for _, p := range v.cfg.Pools {
-			jobs := byPool[p.Name]
+			jobs := unseen[p.Name]
 			order := queueOrder(p.Policy)
 			slices.SortFunc(jobs, func(a, b *jobRead) int { return order(a.facts(), b.facts()) })
-			if p.Policy == sched.PolicyQuota {
-				// Rounds, not a key: from the priority order, so that
-				// ties keep it.
-				jobs = quotaQueue(v.cfg, jobs, holding[p.Name])
-			}
 			for i, j := range jobs {
-				v.ranks[j.rec.ID] = i + 1
+				v.ranks[j.rec.ID] = ranked[p.Name] + i + 1
 			}
 		}
 	})
 	return v.ranks
+}
+
+// byTurn orders two jobs of a pool by their positions, a job with none
+// (0) after one with a position; 0 when neither has one.
+func byTurn(a, b int) int {
+	switch {
+	case a > 0 && b > 0:
+		return cmp.Compare(a, b)
+	case a > 0:
+		return -1
+	case b > 0:
+		return 1
+	}
+	return 0
 }
 
 // waiting reports whether the job has tasks waiting to start.

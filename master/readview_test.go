@@ -144,10 +144,11 @@ func TestReadsDoNotWaitForCommit(t *testing.T) {
 }
 
 // TestSamePendingFields: samePending compares every field of
-// sched.Pending but Nodes; a new field must be added to it.
+// sched.Pending but Nodes and Turn (the view's turns hold the order,
+// queueturns.go); a new field must be added to it.
 func TestSamePendingFields(t *testing.T) {
 	want := []string{"Job", "Reason", "Blocker", "Need", "Free", "At", "License", "LicenseNeed", "LicenseFree",
-		"Priority", "Queued", "Nodes"}
+		"Priority", "Queued", "Turn", "Nodes"}
 	typ := reflect.TypeFor[sched.Pending]()
 	var got []string
 	for i := range typ.NumField() {

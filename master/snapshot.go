@@ -371,12 +371,16 @@ func shareBelow(a, b queueFacts) int {
 	return cmp.Compare(float64(a.held)*float64(max(b.demand, 1))*w(b), float64(b.held)*float64(max(a.demand, 1))*w(a))
 }
 
-// queueOrder orders waiting jobs as a pool's policy ranks them: by
+// queueOrder orders jobs by a key that follows a pool's policy: by
 // priority first under the priority and quota policies, by the last
 // pass's multifactor priority (higher first) under multifactor, then by
 // submission; under fair share, the job furthest below its share of what
-// it wants first (shareBelow), then by submission. A quota pool's rounds
-// are not a key: readView.positions orders them (quotaQueue).
+// it wants first (shareBelow), then by submission. The core's own order
+// is the last pass's turns (sched.Pending.Turn), which
+// readView.positions reads for the jobs that pass saw; the key ranks
+// the rest: jobs it did not see, the rows of allot jobs that do not wait,
+// and a dry run's job (placeIn). Quota rounds are not a key: there it is
+// priority, then submission.
 func queueOrder(policy sched.Policy) func(a, b queueFacts) int {
 	byPriority := policy == sched.PolicyPriority || policy == sched.PolicyQuota
 	return func(a, b queueFacts) int {

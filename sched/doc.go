@@ -49,7 +49,13 @@
 //     pools of multi-slot nodes (nodeprofile.go).
 //
 // Every stage records why a job waits with the reason codes of reason.go,
-// the first reason recorded winning. A new policy is a new stage list,
+// the first reason recorded winning. Each pending entry also carries its
+// turn (Pending.Turn, turns.go): the job's place, 1..n within its pool,
+// in the order the pool's order stage offered its jobs (a static
+// order's sorted queue, a dynamic order's first turns), then zero-slot
+// jobs, then jobs never offered; callers show it as the queue position,
+// so that no driver derives the policy's order again. It reports only:
+// no stage reads it. A new policy is a new stage list,
 // plus at most one new stage. A Scheduler value keeps scratch memory
 // (the stages included) between passes so that a steady-state pass
 // allocates little; it holds no state that can change a result.

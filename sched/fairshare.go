@@ -77,7 +77,9 @@ func (o *shareOrder) begin(p *pass, pool int, jobs []int32) {
 
 func (o *shareOrder) next(p *pass) int32 {
 	if q := &p.sc.fs.q; q.Len() > 0 {
-		return q.top()
+		j := q.top()
+		p.sc.turns.offer(j)
+		return j
 	}
 	return -1
 }
@@ -103,6 +105,8 @@ func (o *shareOrder) failed(p *pass, j int32) {
 
 func (o *shareOrder) done(*pass, int32) {}
 func (o *shareOrder) rest() []int32     { return nil }
+
+func (o *shareOrder) offered(p *pass) []int32 { return p.sc.turns.offers }
 
 func (o *shareOrder) end(p *pass) {
 	p.sc.fs.q.clearPos()

@@ -37,6 +37,10 @@ func planProblems(s *Snapshot, p *Plan) []string {
 		pending[pe.Job]++
 	}
 
+	for _, msg := range turnProblems(s, p) {
+		fail("%s", msg)
+	}
+
 	// Preemptions.
 	seen := make([]bool, na)
 	preemptedOf := make([]int, nj)
@@ -457,6 +461,29 @@ func orderProblems(s *Snapshot, p *Plan, starts []int) []string {
 			}
 			if blocker < 0 && blocked(j) {
 				blocker = j
+			}
+		}
+	}
+	return bad
+}
+
+// turnProblems checks that the Turns of each pool's pending entries are
+// 1..n over its n entries, each once (Pending.Turn).
+func turnProblems(s *Snapshot, p *Plan) []string {
+	var bad []string
+	byPool := make([][]int, len(s.Pools))
+	for _, pe := range p.Pending {
+		if pe.Job >= 0 && pe.Job < len(s.Jobs) {
+			pool := s.Jobs[pe.Job].Pool
+			byPool[pool] = append(byPool[pool], int(pe.Turn))
+		}
+	}
+	for pool, turns := range byPool {
+		slices.Sort(turns)
+		for i, t := range turns {
+			if t != i+1 {
+				bad = append(bad, fmt.Sprintf("pool %d: pending turns %v, want 1..%d", pool, turns, len(turns)))
+				break
 			}
 		}
 	}

@@ -53,6 +53,7 @@ func (o *quotaOrder) next(p *pass) int32 {
 			continue
 		}
 		q.cur, q.inter = pr, interactive
+		p.sc.turns.offer(j)
 		return j
 	}
 	return -1
@@ -89,6 +90,10 @@ func (o *quotaOrder) done(p *pass, _ int32) {
 }
 
 func (o *quotaOrder) rest() []int32 { return nil }
+
+// offered lists the rounds' jobs at their first turn, then the borrowing
+// work in the order borrowIdle tried it.
+func (o *quotaOrder) offered(p *pass) []int32 { return p.sc.turns.offers }
 
 // guaranteed reports work that must fit its project's quota: interactive
 // work, or work that cannot be preempted.
@@ -206,6 +211,9 @@ func (q *quotaPass) pending(p *pass, pr, j, slots int32) {
 func (q *quotaPass) borrowIdle(p *pass) {
 	for _, j := range q.borrow {
 		job := &p.s.Jobs[j]
+		if p.wants(j) {
+			p.sc.turns.offer(j)
+		}
 		for p.wants(j) {
 			if !q.withinLimit(p.s, int32(job.Project), int32(job.Slots)) {
 				p.addPending(Pending{Job: int(j), Reason: ReasonLimit, Blocker: -1, Need: job.Slots, At: -1})

@@ -120,6 +120,22 @@ type Pending struct {
 	// Queued marks a conservative reservation: the job holds its place in
 	// the schedule, it is not (necessarily) the head of the queue.
 	Queued bool
+	// Turn is the job's place, from 1, among its pool's pending jobs in
+	// the order the pool's policy offered them in this pass: the Turns of
+	// a pool are 1..n over its n entries. Static orders (FIFO, backfill,
+	// priority, multifactor) offer their sorted queue, which the walk and
+	// the gates follow, so a job keeps its place in it when it is skipped
+	// as no_nodes, dealt with by a gate (backfilled, reserved, behind) or
+	// left when the walk stops early; dynamic orders (fair share, quota
+	// rounds) count each job's first turn, and a quota pool's borrowing
+	// work in the order it is tried on the idle slots after the rounds.
+	// Zero-slot jobs come after, in their order; then the jobs the order
+	// never offered (held back before their turn: over_quota, a limit,
+	// max_concurrent, no_nodes under fair share; or left when the rounds
+	// ended), in the order of their entries. It reports the order only:
+	// no decision reads it. (An int32, in the padding after Queued, so
+	// that Pending keeps its size.)
+	Turn int32
 	// Nodes is, for a conservative reservation on a pool that reserves per
 	// node, where the task will run; callers carry it into the next pass
 	// as Job.ReservedNodes. Owned by the Scheduler like the rest of the

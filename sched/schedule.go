@@ -37,6 +37,7 @@ type Scheduler struct {
 	holds    []int32
 	holdsAll []int32
 	pending  []bool
+	turns    turns
 	evicted  []bool
 	final    []bool // evicted by a committed statement
 	// vic and pre are the pass's victim lists and preemption search
@@ -228,6 +229,7 @@ func (sc *Scheduler) reset(s *Snapshot) {
 	sc.planned = resize(sc.planned, nj)
 	sc.holds = resize(sc.holds, nj)
 	sc.pending = resize(sc.pending, nj)
+	sc.turns.reset(nj)
 	sc.evicted = resize(sc.evicted, len(s.Allocs))
 	sc.final = resize(sc.final, len(s.Allocs))
 	sc.vic.preempts = resize(sc.vic.preempts, len(s.Projects))
@@ -513,6 +515,7 @@ func (p *pass) addPending(pe Pending) {
 		return
 	}
 	p.sc.pending[pe.Job] = true
+	p.sc.turns.add(&pe, len(p.plan.Pending))
 	p.plan.Pending = append(p.plan.Pending, pe)
 }
 

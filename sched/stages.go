@@ -7,7 +7,9 @@ package sched
 // runStages, walks every pool from its list; placement (fit, place) is
 // the shared tryPlace, with consolidation and elastic shrinking. Every
 // stage records its outcome as the core's reason codes (reason.go) in
-// Plan.Pending, first reason winning (addPending).
+// Plan.Pending, first reason winning (addPending); after the walk each
+// entry is given its turn in the order the order stage offered the jobs
+// (numberTurns).
 
 // orderStage yields a pool's slot jobs in the policy's order. A static
 // order (FIFO, priority, multifactor) yields each job once, and a turn
@@ -32,6 +34,12 @@ type orderStage interface {
 	// rest is the queue from the current job on, for a gate that takes
 	// it over; nil for dynamic orders.
 	rest() []int32
+	// offered is the pool's slot jobs in the order the stage offered
+	// them, which Pending.Turn numbers: a static order's sorted queue,
+	// which the walk and the gates follow (a job skipped as no_nodes,
+	// dealt with by a gate, or left when the walk stopped early keeps its
+	// place); a dynamic order's jobs at their first turn (turns.offer).
+	offered(p *pass) []int32
 	// end closes the walk: reasons for every job left waiting.
 	end(p *pass)
 }
@@ -76,6 +84,7 @@ type gateStage interface {
 // then the zero-slot tasks, then elastic growth.
 func (p *pass) runStages(pool int, sl *stageList) {
 	pendMark := len(p.plan.Pending)
+	p.sc.turns.begin(pendMark)
 	jobs, zero := p.sc.poolJobs[pool], p.sc.zeroJobs[pool]
 	ord, flt, pre, gate := p.sc.stg.resolve(sl)
 	ord.begin(p, pool, jobs)
@@ -85,6 +94,7 @@ func (p *pass) runStages(pool int, sl *stageList) {
 		pre.end(p)
 	}
 	ord.end(p)
+	offered := ord.offered(p)
 	if len(zero) > 0 {
 		p.sortZero(pool, zero, sl.zero)
 		p.zeroSlotJobs(zero)
@@ -96,6 +106,7 @@ func (p *pass) runStages(pool int, sl *stageList) {
 			pe.Priority = p.sc.mf.prio[pe.Job]
 		}
 	}
+	p.numberTurns(pendMark, offered, zero)
 	p.elastic.expand(pool, pendMark)
 }
 
@@ -193,3 +204,5 @@ func (o *staticOrder) done(p *pass, j int32)           { p.finish(j) }
 func (o *staticOrder) end(*pass)                       {}
 
 func (o *staticOrder) rest() []int32 { return o.jobs[max(o.i-1, 0):] }
+
+func (o *staticOrder) offered(*pass) []int32 { return o.jobs }
