@@ -297,3 +297,26 @@ func TestJobDetailCountsEstimateFromAsOf(t *testing.T) {
 		})
 	}
 }
+
+// TestJobDetailReadsBackHints: the job's Details list the job file's
+// scheduling hints it sets and what its tasks hold now, as allot job show
+// does, and nothing for the hints it leaves unset.
+func TestJobDetailReadsBackHints(t *testing.T) {
+	f := newFixture()
+	f.mu.Lock()
+	j := f.jobs[0] // job 1
+	j.Slots, j.MinSlots, j.Holding, j.MaxSlots = 4, 2, 2, 8
+	j.GPU, j.Licenses, j.QOS, j.Nice, j.CheckpointEvery = "h100", map[string]int{"matlab": 1}, "urgent", 5, 600
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/1", wide)
+	got := p.waitText("#fields", "Holding")
+	for _, want := range []string{"4 (elastic down to 2)", "2 GPUs now", "8 in all", "h100", "matlab: 1 per task", "urgent", "Checkpoint every\n10 min"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("details %q lack %q", got, want)
+		}
+	}
+	p.goTo("#/jobs/2")
+	if got := p.waitText("#fields", "Slots per task"); strings.Contains(got, "Holding") || strings.Contains(got, "Licenses") {
+		t.Errorf("details of a job without hints show some: %q", got)
+	}
+}

@@ -267,7 +267,9 @@ function renderFields(el, j) {
   const rows = [
     ['Kind', j.kind], ['State', j.reason ? [stateBadge(j.state), ' ', j.reason] : stateBadge(j.state)],
     ['Project', j.project], ['User', j.user || '—'], ['Pool', j.pool],
-    ['Tasks', `${j.running} running of ${j.tasks}`], ['Slots per task', j.slots],
+    ['Tasks', `${j.running} running of ${j.tasks}`],
+    ['Slots per task', j.min_slots ? `${j.slots} (elastic down to ${j.min_slots})` : j.slots],
+    ...requested(j),
     ['Priority', j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority],
     ['Weight', j.weight], ['Preemptible', yesNo(j.preemptible)],
     ['Time limit', j.time_limit_s ? duration(j.time_limit_s) : 'none'],
@@ -277,6 +279,23 @@ function renderFields(el, j) {
     ['Ended', j.ended_at ? when(j.ended_at) : '—'],
   ];
   fill(el, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+// requested lists the job file's other scheduling hints that the job
+// sets (the API gives them only when set), and what its tasks hold now,
+// so that a user reads back what was submitted, as allot job show does.
+function requested(j) {
+  const lic = Object.keys(j.licenses || {}).sort();
+  return [
+    j.holding ? ['Holding', `${j.holding} GPU${j.holding === 1 ? '' : 's'} now`] : null,
+    j.max_slots ? ['Max slots', `${j.max_slots} in all`] : null,
+    j.gpu ? ['GPU type', j.gpu] : null,
+    j.topology ? ['Topology', j.topology] : null,
+    lic.length ? ['Licenses', lic.map((k) => `${k}: ${j.licenses[k]}`).join(', ') + ' per task'] : null,
+    j.qos ? ['QOS', j.qos] : null,
+    j.nice ? ['Nice', j.nice] : null,
+    j.checkpoint_every ? ['Checkpoint every', duration(j.checkpoint_every)] : null,
+  ].filter(Boolean);
 }
 
 function renderTasks(el, j) {
