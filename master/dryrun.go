@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -34,8 +35,8 @@ import (
 // gives it to wait; the forecast that gives waiting jobs their estimated
 // start (eta.go) gives its own from the settled copy, and explain's
 // counterfactual (explaincounterfactual.go) says what would let it start.
-// Its place in the queue is counted from the read view by the pool's
-// order, as Job.Position is. mu is held only to copy the snapshot.
+// Its place in the queue is its turn in the settled instant's last pass
+// (sched.Pending.Turn), as Job.Position is once it is submitted. mu is held only to copy the snapshot.
 
 // DryRunParam is the submit query parameter that judges a job without
 // submitting it.
@@ -117,7 +118,13 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 		out.WouldStart = w.wouldStart(ja.m.pub.reads(), &sub.rec)
 	}
 	out.Preempts = ja.named(w.victims)
-	out.Position, out.Queued = ja.placeIn(sub.rec, w.mf)
+	if w.pending != nil && w.pending.p.Turn > 0 {
+		// Its turn in the settled instant's last pass: the position the
+		// live master gives it once submitted, in every policy's order.
+		out.Position, out.Queued = int(w.pending.p.Turn), w.others
+	} else {
+		out.Position, out.Queued = ja.placeIn(sub.rec, w.mf)
+	}
 	out.Summary = dryRunSummary(out)
 	return out, nil
 }
@@ -128,6 +135,7 @@ type dryPlan struct {
 	pending   *pendingInfo
 	victims   []api.DryRunVictim // the jobs its pass preempts for it
 	mf        float64            // its multifactor priority, 0 when the pass gives none
+	others    int                // the other jobs its pool's last pass left waiting
 	// snap is the what-if snapshot, the job at ji, for the forecast;
 	// scale is the typical share of their limits that runs use.
 	snap  sched.Snapshot
@@ -180,7 +188,9 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 	e, ok := pl.snapJob(j)
 	var d *drySettling
 	if ok {
-		e.ID, e.Waiting = dryRunID, len(sub.tasks)
+		// Submitted now, it comes after every stored job submitted in
+		// the same second, as its id, the next, would put it.
+		e.ID, e.Seq, e.Waiting = dryRunID, math.MaxInt64, len(sub.tasks)
 		d = newDrySettling(pl, e)
 	}
 	scale, cfg := pl.runs.typical(), ja.m.cfg
@@ -206,7 +216,7 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 		// estimate, as on the live snapshot that follows them: their
 		// slots count as freed (sched.Forecast), so a job that preempts
 		// its way in is not told it waits behind its own victims.
-		w.pending, w.mf = d.pending, d.mf
+		w.pending, w.mf, w.others = d.pending, d.mf, d.others
 	}
 	return w
 }
@@ -278,7 +288,8 @@ func (ja *jobsAPI) estimate(v *api.Pending, w *dryPlan) {
 
 // placeIn counts the jobs waiting in rec's pool now, from the read view,
 // and the place rec would take among them by the pool's order (mf is its
-// multifactor priority).
+// multifactor priority): for a job that would start now, which the last
+// pass gave no turn.
 func (ja *jobsAPI) placeIn(rec store.Job, mf float64) (position, queued int) {
 	v := ja.m.pub.reads()
 	pi := v.cfg.PoolIndex(rec.Pool)

@@ -53,6 +53,9 @@ type drySettling struct {
 	victims []api.DryRunVictim
 	pending *pendingInfo
 	mf      float64
+	// others counts the other jobs the last pass left waiting in the
+	// job's pool: with the job's Turn, its place in the queue.
+	others int
 }
 
 // newDrySettling copies the last pass's snapshot with job entry e added
@@ -101,9 +104,13 @@ func (d *drySettling) Scheduled(plan *sched.Plan, err error) error {
 	if err != nil {
 		return err
 	}
-	d.pending, d.mf = nil, 0
+	d.pending, d.mf, d.others = nil, 0, 0
+	pool := d.snap.Jobs[d.ji].Pool
 	for _, pe := range plan.Pending {
 		if pe.Job != d.ji {
+			if d.snap.Jobs[pe.Job].Pool == pool {
+				d.others++
+			}
 			continue
 		}
 		pi := &pendingInfo{p: pe, now: d.snap.Now, ctx: pendingContextOf(&d.snap, plan, pe, map[borrowKey]int{})}

@@ -32,6 +32,8 @@ type dryCase struct {
 	message   string
 	preempts  []int64
 	would     string
+	// position, when set, is its place in the queue.
+	position int
 }
 
 // trialsSpec is jobSpec's job file with n trials.
@@ -61,6 +63,22 @@ func dryCases() []dryCase {
 			nodes:   []rnode{{"n0", 2}, {"n1", 2}},
 			running: []string{jobSpec("victim", 2, `, "priority": 80, "preemptible": true`)},
 			dry:     trialsSpec("urgent", 2, `, "priority": 10`, 2), startsNow: true, preempts: []int64{1}},
+		// The quota rounds serve project b, under its quota, before a's
+		// more urgent job past a's: the dry run's place is its turn in
+		// them, not its place by priority (first), as live.
+		// Past their quotas, the quota rounds serve project b, holding
+		// less of its share, before a's more urgent job: the dry run's
+		// place is its turn in them (second), not its place by priority
+		// (first), as live.
+		{name: "waits its turn in the quota rounds", config: "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 2}\n  - {name: b, quota: 2}\n",
+			nodes: []rnode{{"n1", 4}},
+			running: []string{
+				`{"name": "a-run", "project": "a", "entrypoint": "x", "resources": {"slots": 2, "preemptible": false, "time_limit": 3600}}`,
+				`{"name": "b-run", "project": "b", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false, "time_limit": 3600}}`,
+				`{"name": "b-wait", "project": "b", "entrypoint": "x", "resources": {"slots": 2, "priority": 50, "preemptible": true}}`,
+			},
+			dry:    `{"name": "a-wait", "project": "a", "entrypoint": "x", "resources": {"slots": 2, "priority": 10, "preemptible": true}}`,
+			reason: "no_spare", message: "needs 2, 1 free", would: "It could start on n1 once job 2 ends.", position: 2},
 		{name: "quota reclaim", config: "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 0}\n  - {name: b, quota: 4}\n",
 			nodes:   []rnode{{"n1", 4}},
 			running: []string{`{"name": "borrow", "project": "a", "entrypoint": "x", "resources": {"slots": 4, "preemptible": true}}`},
@@ -133,6 +151,9 @@ func checkDryAnswer(t *testing.T, tt dryCase, d api.DryRun) {
 		}
 		return
 	}
+	if tt.position > 0 && d.Position != tt.position {
+		t.Fatalf("position %d of %d, want %d", d.Position, d.Queued+1, tt.position)
+	}
 	if d.Pending == nil || d.Pending.Reason != tt.reason || !strings.Contains(d.Pending.Message, tt.message) {
 		t.Fatalf("pending %+v, want %s with %q", d.Pending, tt.reason, tt.message)
 	}
@@ -182,6 +203,9 @@ func checkAsLive(t *testing.T, h *harness, id int64, d api.DryRun) {
 	}
 	if live.Pending == nil || live.Pending.Reason != d.Pending.Reason || live.Pending.Message != d.Pending.Message {
 		t.Fatalf("live pending %+v, the dry run said %+v", live.Pending, d.Pending)
+	}
+	if live.Position != d.Position {
+		t.Fatalf("live: position %d, the dry run said %d of %d", live.Position, d.Position, d.Queued+1)
 	}
 	if len(d.Preempts) > 0 {
 		return // the dry run has no would_start to compare
