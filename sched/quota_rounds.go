@@ -107,16 +107,19 @@ func (q *quotaPass) guaranteed(s *Snapshot, j int32) bool {
 // licenses are free: neither preemption nor reclaim frees licenses.
 type quotaFilter struct{}
 
-func (quotaFilter) admit(p *pass, j int32, again bool) bool {
+func (quotaFilter) admit(p *pass, j int32, again bool) admission {
 	q := &p.sc.quota
 	if again && !q.allowed(p, q.cur, j, q.inter) {
-		return false
+		return refuse
 	}
 	if !p.lic.licensesFit(j) {
 		p.addPending(p.lic.licensePending(j))
-		return false
+		return refuse
 	}
-	return true
+	if q.limitNeed > 0 {
+		return admitPreemptOnly
+	}
+	return admitTask
 }
 
 // roundPhase is a stage of quota rounds.
@@ -173,13 +176,22 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 	}
 	job := &p.s.Jobs[j]
 	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
+	guaranteed := interactive || !job.Preemptible
+	q.limitNeed = 0
 	for {
 		slots := p.elastic.size(j)
 		pe.Need = int(slots)
 		switch {
 		case !q.withinLimit(p.s, pr, slots):
+			// Work the project is entitled to may take the place of the
+			// project's own preemptible work, which keeps it at its limit.
+			need := q.overLimit(p.s, pr, slots)
+			if guaranteed && q.fixed[pr]+slots <= q.quota[pr] && need <= q.alloc[pr]-q.fixed[pr] {
+				q.limitNeed = need
+				return true
+			}
 			pe.Reason = ReasonLimit
-		case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
+		case guaranteed && q.fixed[pr]+slots > q.quota[pr]:
 			pe.Reason = ReasonOverQuota
 		default:
 			return true
