@@ -83,13 +83,15 @@ func TestQuotaLimitOwnPreemption(t *testing.T) {
 		},
 		want: result{reason: ReasonLimit},
 	}, {
-		name: "free slot past the limit stays refused",
+		name: "idle slot: not taken past the limit (own work not preempted either)",
 		build: func(c *cluster) int {
 			alpha := c.project("alpha", -1, 2, 3)
 			c.project("beta", -1, 2, 0)
 			train := c.job("train", inProject(alpha), preemptible(), waiting(0))
 			c.fill(train, "gpu-1", 3, 10)
-			// gpu-1's fourth slot is free.
+			// gpu-1's fourth slot is free. The preemption search places the
+			// notebook there without a victim, which the limit refuses, so
+			// it waits until the pool fills or alpha's work ends.
 			return c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
 		},
 		want: result{reason: ReasonLimit},
