@@ -46,6 +46,11 @@ type quotaPass struct {
 	blockStart []int32
 	blockStop  []int32
 	next       []int32
+	// lendStart/lendStop are each project's run of borrowing work, and
+	// own the scratch list of a project's own candidates (displace).
+	lendStart []int32
+	lendStop  []int32
+	own       []int32
 }
 
 // quotaOrder schedules a pool under project quotas (Run:ai): the most

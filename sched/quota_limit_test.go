@@ -14,6 +14,7 @@ func (c *cluster) project(name string, parent, quota, limit int) int {
 }
 
 func inProject(pr int) jobOpt { return func(_ *cluster, j *Job) { j.Project = pr } }
+func borrow() jobOpt          { return func(_ *cluster, j *Job) { j.Borrow = true } }
 
 // TestQuotaLimitOwnPreemption: work a project is entitled to (interactive,
 // within quota) that is over the project's limit only because of the
@@ -46,15 +47,32 @@ func TestQuotaLimitOwnPreemption(t *testing.T) {
 	}, {
 		name: "no own preemptible work: still project_limit",
 		build: func(c *cluster) int {
-			alpha := c.project("alpha", -1, 4, 3)
-			beta := c.project("beta", -1, 2, 0)
+			// A limit below the quota is refused by configuration, so
+			// the limit that binds is a parent's.
+			org := c.project("org", -1, 4, 4)
+			alpha := c.project("alpha", org, 2, 0)
+			beta := c.project("beta", org, 2, 0)
 			train := c.job("train", inProject(alpha), waiting(0)) // not preemptible
-			c.fill(train, "gpu-1", 3, 10)
-			other := c.job("other", inProject(beta), preemptible(), waiting(0))
-			c.fill(other, "gpu-1", 1, 10)
+			c.fill(train, "gpu-1", 1, 10)
+			other := c.job("other", inProject(beta), waiting(0))
+			c.fill(other, "gpu-1", 3, 10)
 			return c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
 		},
 		want: result{reason: ReasonLimit},
+	}, {
+		name: "own borrowing work makes way too",
+		build: func(c *cluster) int {
+			alpha := c.project("alpha", -1, 2, 3)
+			beta := c.project("beta", -1, 2, 0)
+			nb := c.job("nb0", inProject(alpha), interactive(), kind(KindNotebook), waiting(0))
+			c.fill(nb, "gpu-1", 1, 10)
+			low := c.job("low", inProject(alpha), preemptible(), borrow(), waiting(0))
+			c.fill(low, "gpu-1", 2, 10)
+			other := c.job("other", inProject(beta), waiting(0))
+			c.fill(other, "gpu-1", 1, 10)
+			return c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
+		},
+		want: result{victims: []string{"low"}, reason: ReasonCheckpointing},
 	}, {
 		name: "preempting all its own work would still exceed a parent's limit",
 		build: func(c *cluster) int {
@@ -82,6 +100,19 @@ func TestQuotaLimitOwnPreemption(t *testing.T) {
 			return c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
 		},
 		want: result{reason: ReasonLimit},
+	}, {
+		name: "control: without the parent's limit, that work is reclaimed",
+		build: func(c *cluster) int {
+			org := c.project("org", -1, 4, 0)
+			alpha := c.project("alpha", org, 2, 0)
+			beta := c.project("beta", org, 1, 0)
+			fixed := c.job("fixed", inProject(alpha), waiting(0))
+			c.fill(fixed, "gpu-1", 1, 10)
+			other := c.job("other", inProject(beta), preemptible(), waiting(0))
+			c.fill(other, "gpu-1", 3, 10)
+			return c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
+		},
+		want: result{victims: []string{"other"}, reason: ReasonCheckpointing},
 	}, {
 		name: "idle slot: not taken past the limit (own work not preempted either)",
 		build: func(c *cluster) int {

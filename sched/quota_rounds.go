@@ -186,7 +186,7 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 			// Work the project is entitled to may take the place of the
 			// project's own preemptible work, which keeps it at its limit.
 			need := q.overLimit(p.s, pr, slots)
-			if guaranteed && q.fixed[pr]+slots <= q.quota[pr] && need <= q.alloc[pr]-q.fixed[pr] {
+			if guaranteed && q.fixed[pr]+slots <= q.quota[pr] && need <= q.alloc[pr]-q.fixed[pr]+q.borrowed[pr] {
 				q.limitNeed = need
 				return true
 			}
@@ -263,16 +263,21 @@ func (q *quotaPass) victims(p *pass, pool int) []int32 {
 	q.blockEnd = resize(q.blockEnd, len(v))
 	q.blockStart = resize(q.blockStart, len(p.s.Projects))
 	q.blockStop = resize(q.blockStop, len(p.s.Projects))
+	q.lendStart = resize(q.lendStart, len(p.s.Projects))
+	q.lendStop = resize(q.lendStop, len(p.s.Projects))
 	for i := len(v) - 1; i >= 0; i-- {
 		if i+1 < len(v) && facts[i].project == facts[i+1].project && facts[i].borrow == facts[i+1].borrow {
 			q.blockEnd[i] = q.blockEnd[i+1]
 		} else {
 			q.blockEnd[i] = int32(i + 1)
 		}
+		pr := facts[i].project
 		if !facts[i].borrow {
-			pr := facts[i].project
 			q.blockStart[pr] = int32(i)
 			q.blockStop[pr] = q.blockEnd[i]
+		} else {
+			q.lendStart[pr] = int32(i)
+			q.lendStop[pr] = q.blockEnd[i]
 		}
 	}
 	return v
