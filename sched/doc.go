@@ -38,7 +38,9 @@
 //     (fairshare.go) and quota deprivation rounds (quota_rounds.go) are
 //     dynamic, ranking again after every task placed, so a turn is one
 //     task (quota then places borrowing work on the slots left idle);
-//   - filter: quota limits, quota for guaranteed work, licenses;
+//   - filter: quota limits, quota for guaranteed work, licenses; it may
+//     admit a task to preemption alone (work over its project's limit
+//     that takes the place of the project's own preemptible work);
 //   - preempt: by priority, by QOS, above fair share, and quota's reclaim,
 //     each with its guards, trying victims inside a statement that can be
 //     rolled back (a task that fits one node empties the node whose

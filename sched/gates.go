@@ -104,6 +104,29 @@ func (g *idleGate) block(p *pass, j int32, _ []int32) bool {
 	return false
 }
 
+// noRoom is why j, which may be backfilled past the blocked head, found
+// no idle slots for a task: the room reason (no_capacity, fragmented).
+// Saying behind would claim it may not pass the head, which it may.
+// Backfill takes only idle slots, so draining ones do not count as free.
+func (g *idleGate) noRoom(p *pass, j int32) Pending {
+	pe := p.failReason(j)
+	if pe.Reason != ReasonNoCapacity && pe.Reason != ReasonFragmented {
+		return pe
+	}
+	job := &p.s.Jobs[j]
+	free := 0
+	for n := range p.s.Nodes {
+		if nd := &p.s.Nodes[n]; nd.Pool == job.Pool && (job.GPU == "" || nd.GPU == job.GPU) {
+			free += int(p.st.free[n])
+		}
+	}
+	if free < pe.Need {
+		pe.Reason = ReasonNoCapacity
+	}
+	pe.Free = free
+	return pe
+}
+
 // easyGate is EASY backfilling (Mu'alem and Feitelson): the first job
 // that cannot start becomes the head, with a reservation at the shadow
 // time, the earliest moment the running tasks' time limits guarantee room

@@ -81,6 +81,13 @@ const (
 // eviction is rolled back. Victims the final placement does not need are
 // restored, so only preemptions that make the task fit remain.
 func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
+	return pm.preemptFreeing(j, cands, rule, 0)
+}
+
+// preemptFreeing is preempt that also fails, rolling back, unless the
+// victims it keeps hold at least need slots: a task over its project's
+// limit may start only once that much of the project's own work is gone.
+func (pm *preemptor) preemptFreeing(j int32, cands []int32, rule *victimRule, need int32) outcome {
 	if !pm.p.lic.licensesFit(j) {
 		return failed // evicting frees no license until the victim stops
 	}
@@ -99,6 +106,10 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	}
 	pm.p.sc.scratch = nodes[:0]
 	pm.minimize(mark, nodes, rule)
+	if need > 0 && pm.freed(mark) < need {
+		pm.rollback(mark, rule)
+		return failed
+	}
 	for _, a := range pm.stmt[mark:] {
 		pm.setFinal(a)
 		pm.p.plan.Preemptions = append(pm.p.plan.Preemptions, Preemption{Alloc: int(a), For: int(j)})
@@ -106,6 +117,15 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 	}
 	pm.stmt = pm.stmt[:mark]
 	return pm.p.commit(j, nodes, false)
+}
+
+// freed is what the statement's victims from mark on hold.
+func (pm *preemptor) freed(mark int) int32 {
+	n := int32(0)
+	for _, a := range pm.stmt[mark:] {
+		n += int32(Slots(pm.s.Allocs[a].Nodes))
+	}
+	return n
 }
 
 // setFinal marks a as evicted (or moved, or resized) for the rest of the

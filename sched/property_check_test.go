@@ -425,8 +425,9 @@ func orderProblems(s *Snapshot, p *Plan, starts []int) []string {
 	}
 	blocked := func(j int) bool {
 		pe, ok := pendingOf(p, j)
-		// A job no node can ever hold (no_nodes) blocks nobody.
-		return ok && blocks(s, pe)
+		// A job no node can ever hold (no_nodes) blocks nobody; a gang
+		// with no switch free for it now (topology) blocks like any other.
+		return ok && (blocks(s, pe) || pe.Reason == ReasonTopology)
 	}
 	for pi := range s.Pools {
 		pl := &s.Pools[pi]

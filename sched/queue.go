@@ -24,7 +24,7 @@ func (g *idleGate) backfill(p *pass, j, blocker int32) {
 			if p.elastic.shrink(j) {
 				continue
 			}
-			p.behind(j, blocker, ReasonBehind)
+			p.addPending(g.noRoom(p, j))
 			break
 		}
 		p.sc.scratch = nodes[:0]

@@ -25,6 +25,10 @@ type quotaPass struct {
 	// failReclaim is, per project, the smallest task that reclaim failed
 	// for; larger tasks of the project are not tried again this pass.
 	failReclaim []int32
+	// limitNeed, when not 0, is how many slots of its project's own
+	// preemptible work the current round's task must preempt to stay
+	// within the limit (quotaPass.allowed); it may take no free slot.
+	limitNeed int32
 	// phase is the stage of rounds (see quotaOrder.next): what preemptible
 	// work may grow its project to.
 	phase roundPhase
@@ -42,6 +46,11 @@ type quotaPass struct {
 	blockStart []int32
 	blockStop  []int32
 	next       []int32
+	// lendStart/lendStop are each project's run of borrowing work, and
+	// own the scratch list of a project's own candidates (displace).
+	lendStart []int32
+	lendStop  []int32
+	own       []int32
 }
 
 // quotaOrder schedules a pool under project quotas (Run:ai): the most
@@ -220,4 +229,17 @@ func (q *quotaPass) withinLimit(s *Snapshot, pr, slots int32) bool {
 		pr = int32(s.Projects[pr].Parent)
 	}
 	return true
+}
+
+// overLimit is how many slots a project (or, if more, an ancestor) would
+// hold past its limit with slots more.
+func (q *quotaPass) overLimit(s *Snapshot, pr, slots int32) int32 {
+	over := int32(0)
+	for pr >= 0 {
+		if q.limit[pr] > 0 {
+			over = max(over, q.alloc[pr]+q.borrowed[pr]+slots-q.limit[pr])
+		}
+		pr = int32(s.Projects[pr].Parent)
+	}
+	return over
 }

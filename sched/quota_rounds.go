@@ -107,16 +107,19 @@ func (q *quotaPass) guaranteed(s *Snapshot, j int32) bool {
 // licenses are free: neither preemption nor reclaim frees licenses.
 type quotaFilter struct{}
 
-func (quotaFilter) admit(p *pass, j int32, again bool) bool {
+func (quotaFilter) admit(p *pass, j int32, again bool) admission {
 	q := &p.sc.quota
 	if again && !q.allowed(p, q.cur, j, q.inter) {
-		return false
+		return refuse
 	}
 	if !p.lic.licensesFit(j) {
 		p.addPending(p.lic.licensePending(j))
-		return false
+		return refuse
 	}
-	return true
+	if q.limitNeed > 0 {
+		return admitPreemptOnly
+	}
+	return admitTask
 }
 
 // roundPhase is a stage of quota rounds.
@@ -173,13 +176,22 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 	}
 	job := &p.s.Jobs[j]
 	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
+	guaranteed := interactive || !job.Preemptible
+	q.limitNeed = 0
 	for {
 		slots := p.elastic.size(j)
 		pe.Need = int(slots)
 		switch {
 		case !q.withinLimit(p.s, pr, slots):
+			// Work the project is entitled to may take the place of the
+			// project's own preemptible work, which keeps it at its limit.
+			need := q.overLimit(p.s, pr, slots)
+			if guaranteed && q.fixed[pr]+slots <= q.quota[pr] && need <= q.alloc[pr]-q.fixed[pr]+q.borrowed[pr] {
+				q.limitNeed = need
+				return true
+			}
 			pe.Reason = ReasonLimit
-		case (interactive || !job.Preemptible) && q.fixed[pr]+slots > q.quota[pr]:
+		case guaranteed && q.fixed[pr]+slots > q.quota[pr]:
 			pe.Reason = ReasonOverQuota
 		default:
 			return true
@@ -251,16 +263,21 @@ func (q *quotaPass) victims(p *pass, pool int) []int32 {
 	q.blockEnd = resize(q.blockEnd, len(v))
 	q.blockStart = resize(q.blockStart, len(p.s.Projects))
 	q.blockStop = resize(q.blockStop, len(p.s.Projects))
+	q.lendStart = resize(q.lendStart, len(p.s.Projects))
+	q.lendStop = resize(q.lendStop, len(p.s.Projects))
 	for i := len(v) - 1; i >= 0; i-- {
 		if i+1 < len(v) && facts[i].project == facts[i+1].project && facts[i].borrow == facts[i+1].borrow {
 			q.blockEnd[i] = q.blockEnd[i+1]
 		} else {
 			q.blockEnd[i] = int32(i + 1)
 		}
+		pr := facts[i].project
 		if !facts[i].borrow {
-			pr := facts[i].project
 			q.blockStart[pr] = int32(i)
 			q.blockStop[pr] = q.blockEnd[i]
+		} else {
+			q.lendStart[pr] = int32(i)
+			q.lendStop[pr] = q.blockEnd[i]
 		}
 	}
 	return v

@@ -48,8 +48,20 @@ type orderStage interface {
 // job before placement is tried (quota limits, for example). again is
 // set when the task is tried again at a smaller size (an elastic job).
 type filterStage interface {
-	admit(p *pass, j int32, again bool) bool
+	admit(p *pass, j int32, again bool) admission
 }
+
+// admission is a filter's verdict on a task.
+type admission uint8
+
+const (
+	refuse admission = iota
+	admitTask
+	// admitPreemptOnly: the task may not take free slots, only what its
+	// preempt stage frees (work over its project's limit that may take
+	// the place of its project's own preemptible work).
+	admitPreemptOnly
+)
 
 // preemptStage makes room for a task that did not fit on free or
 // draining slots, choosing victims by its rule and guards.
@@ -132,11 +144,17 @@ func (p *pass) walk(ord orderStage, flt filterStage, pre preemptStage, gate gate
 func (p *pass) turn(j int32, ord orderStage, flt filterStage, pre preemptStage) outcome {
 	again := false
 	for p.wants(j) {
-		if flt != nil && !flt.admit(p, j, again) {
-			return failed
+		a := admitTask
+		if flt != nil {
+			if a = flt.admit(p, j, again); a == refuse {
+				return failed
+			}
 		}
 		slots := p.elastic.size(j)
-		o := p.tryPlace(j, false)
+		o := failed
+		if a == admitTask {
+			o = p.tryPlace(j, false)
+		}
 		if o == failed {
 			o = pre.try(p, j, slots)
 		}

@@ -136,6 +136,9 @@ func (s *reclaimPreempt) end(*pass) {}
 func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 	q := &p.sc.quota
 	pr := q.cur
+	if q.limitNeed > 0 {
+		return s.displace(p, j, slots)
+	}
 	o := failed
 	if q.guaranteed(p.s, j) && q.blockStop[pr] > q.blockStart[pr] {
 		own := s.victims[q.blockStart[pr]:q.blockStop[pr]]
@@ -148,6 +151,28 @@ func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 		if o == failed {
 			q.failReclaim[pr] = slots
 		}
+	}
+	return o
+}
+
+// displace places a task of j that is over its project's limit by
+// preempting at least q.limitNeed slots of the project's own preemptible
+// work (its borrowing work first, as reclaim takes it), and only that:
+// another project's work never makes room past a limit. The victims'
+// slots count until their checkpoints land, so the task is held until
+// then (it took no free slot: admitPreemptOnly).
+func (s *reclaimPreempt) displace(p *pass, j, slots int32) outcome {
+	q := &p.sc.quota
+	pr := q.cur
+	q.own = append(q.own[:0], s.victims[q.lendStart[pr]:q.lendStop[pr]]...)
+	q.own = append(q.own, s.victims[q.blockStart[pr]:q.blockStop[pr]]...)
+	o := failed
+	if len(q.own) > 0 {
+		o = p.pre.preemptFreeing(j, q.own, &victimRule{kind: victimsOwnProject, project: pr}, q.limitNeed)
+	}
+	if o == failed {
+		p.addPending(Pending{Job: int(j), Reason: ReasonLimit, Blocker: -1, Need: int(slots),
+			Free: int(q.quota[pr] - q.fixed[pr]), At: -1})
 	}
 	return o
 }
