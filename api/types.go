@@ -271,6 +271,13 @@ type Node struct {
 	DrainedBy   string     `json:"drained_by,omitempty"`
 	DrainedAt   *time.Time `json:"drained_at,omitempty"` // when the drain began
 	UsedGPUs    []int      `json:"used_gpus,omitempty"`  // indices of the GPUs tasks hold, whoever's
+	// LostAt is when the master lost the node (its agent silent past
+	// agent_timeout) or its agent left; absent while the node is up.
+	LostAt *time.Time `json:"lost_at,omitempty"`
+	// HeldUntil, for a lost node whose tasks the master holds through the
+	// loss (Used > 0: tasks that must not run twice), is when
+	// lost_node_grace ends: they end as lost then unless the agent is back.
+	HeldUntil *time.Time `json:"held_until,omitempty"`
 }
 
 // The values of Node.Drain.

@@ -59,10 +59,13 @@ func newNodesCmd() *cobra.Command {
 	cmd := listCommand("nodes", "List the registered nodes and their GPUs in use", (*client.Client).Nodes, printNodes)
 	cmd.Long = `List the registered nodes and their GPUs in use.
 
-STATE is up or lost, with ,draining or ,drained while an admin drains the
-node (REASON is the admin's reason) and ,leaving while its agent shuts
-down. SLOTS is GPUs in use / GPUs. LAST SEEN is the agent's last contact:
-a node is lost once it is older than the master's agent_timeout.
+STATE is up, lost or left, with ,draining or ,drained while an admin
+drains the node and ,leaving while its agent shuts down. SLOTS is GPUs in
+use / GPUs. LAST SEEN is the agent's last contact: a node is lost once it
+is older than the master's agent_timeout. REASON is the admin's drain
+reason and, for a lost node, since when, and until when the master holds
+the tasks that must not run twice (lost_node_grace) before they end as
+lost.
 -o wide adds the agent's version, when it registered, who drained it and
 when, and NODE RULE: what the master's configuration decided for it (its
 pool and labels).`
@@ -107,7 +110,7 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 			pool += " (agent's " + n.AgentPool + ": not configured)"
 		}
 		row := []string{n.Name, pool, state, orDash(n.GPUType), fmt.Sprintf("%d/%d", n.Used, n.Slots),
-			formatLabels(n.Labels), age(n.HeartbeatAt), orDash(n.DrainReason)}
+			formatLabels(n.Labels), age(n.HeartbeatAt), nodeReason(n)}
 		if wide {
 			drained := "-"
 			if n.DrainedAt != nil {
@@ -118,6 +121,27 @@ func printNodes(w io.Writer, nodes []api.Node, wide bool) error {
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// nodeReason is a node's REASON: why it is out of service, the admin's
+// drain reason and, for a node lost or left, since when, and until when
+// the master holds its tasks through the loss.
+func nodeReason(n api.Node) string {
+	var parts []string
+	if n.DrainReason != "" {
+		parts = append(parts, n.DrainReason)
+	}
+	switch {
+	case n.LostAt == nil:
+	case n.State == "left":
+		parts = append(parts, "its agent left at "+formatTime(n.LostAt))
+	case n.HeldUntil != nil:
+		parts = append(parts, "lost at "+formatTime(n.LostAt)+"; its tasks are held until "+formatTime(n.HeldUntil)+
+			" (lost_node_grace), then end as lost unless its agent is back")
+	default:
+		parts = append(parts, "lost at "+formatTime(n.LostAt)+": no word from its agent for agent_timeout")
+	}
+	return orDash(strings.Join(parts, "; "))
 }
 
 // nodeRule says what the node rule of the master's configuration decided

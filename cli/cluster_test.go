@@ -165,6 +165,37 @@ func TestNodeStates(t *testing.T) {
 	}
 }
 
+// TestNodeReasons: REASON is the admin's drain reason and, for a node
+// lost or left, since when, and until when its tasks are held.
+func TestNodeReasons(t *testing.T) {
+	at := func(s string) *time.Time {
+		v, _ := time.Parse(time.RFC3339, s)
+		return &v
+	}
+	lost, until := at("2026-05-01T12:00:00Z"), at("2026-05-01T12:05:00Z")
+	for _, tc := range []struct {
+		name string
+		node api.Node
+		want string
+	}{
+		{name: "up", node: api.Node{State: "up"}, want: "-"},
+		{name: "drained", node: api.Node{State: "up", Drain: "drained", DrainReason: "new PSU"}, want: "new PSU"},
+		{name: "lost", node: api.Node{State: "lost", LostAt: lost},
+			want: "lost at " + formatTime(lost) + ": no word from its agent for agent_timeout"},
+		{name: "lost, tasks held", node: api.Node{State: "lost", LostAt: lost, HeldUntil: until},
+			want: "lost at " + formatTime(lost) + "; its tasks are held until " + formatTime(until) + " (lost_node_grace)"},
+		{name: "drained, then lost", node: api.Node{State: "lost", Drain: "drained", DrainReason: "new PSU", LostAt: lost},
+			want: "new PSU; lost at " + formatTime(lost)},
+		{name: "left", node: api.Node{State: "left", LostAt: lost}, want: "its agent left at " + formatTime(lost)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nodeReason(tc.node); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("REASON %q, want it to start %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestListAliases: allot job list and allot node list are allot jobs and
 // allot nodes, flags included, for people who know allot user list.
 func TestListAliases(t *testing.T) {

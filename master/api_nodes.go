@@ -40,6 +40,14 @@ func nodeView(cfg *config.Config, n *mnode) api.Node {
 	if n.rec.Pool != "" && n.rec.Pool != n.pool {
 		v.AgentPool, v.PoolNote = n.rec.Pool, poolNote(cfg, n.rec.Name, n.rec.Pool)
 	}
+	if !n.up() && !n.lostAt.IsZero() {
+		lost := n.lostAt
+		v.LostAt = &lost
+		if n.rec.State == store.NodeLost && len(n.used) > 0 {
+			until := lost.Add(cfg.LostNodeGrace)
+			v.HeldUntil = &until
+		}
+	}
 	if d := n.rec.Drain; d != nil {
 		at := d.At
 		v.Drain, v.DrainReason, v.DrainedBy, v.DrainedAt = api.NodeDraining, d.Reason, d.By, &at

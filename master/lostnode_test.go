@@ -158,11 +158,19 @@ func TestLostNodeGraceSurvivesRestart(t *testing.T) {
 	if h.m.cfg.LostNodeGrace != 5*time.Minute {
 		t.Fatalf("lost_node_grace %s, want the default 5m", h.m.cfg.LostNodeGrace)
 	}
+	lostAt := h.clock.Now()
 	h.clock.Advance(3 * time.Minute)
 	h.start()
 	h.m.Tick(h.ctx)
 	if got := h.taskState(id, 0); got != store.TaskRunning {
 		t.Fatalf("task %s 3m into the grace, after the restart; want running (held)", got)
+	}
+	// GET /nodes says since when the node is lost and until when its
+	// task is held, from the loss, across the restart.
+	var nodes []api.Node
+	if code := h.do("GET", "/api/v1/nodes", nil, &nodes); code != 200 || len(nodes) != 1 || nodes[0].LostAt == nil ||
+		!nodes[0].LostAt.Equal(lostAt) || nodes[0].HeldUntil == nil || !nodes[0].HeldUntil.Equal(lostAt.Add(5*time.Minute)) {
+		t.Fatalf("GET /nodes: %d %+v, want lost at %v, held until 5m later", code, nodes, lostAt)
 	}
 	h.clock.Advance(2*time.Minute + time.Second)
 	h.m.Tick(h.ctx)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNodeRuleView: the nodes view says what the master's node rule
@@ -46,4 +47,24 @@ func TestNodeRuleView(t *testing.T) {
 			t.Errorf("%d labels of gpu-a1, which has no rule, marked", n)
 		}
 	})
+}
+
+// TestNodeLossView: a lost node's state says since when, and until when
+// the master holds its tasks through the loss; an up node says neither.
+func TestNodeLossView(t *testing.T) {
+	f := newFixture()
+	f.mu.Lock()
+	f.nodes[0].State, f.nodes[0].LostAt, f.nodes[0].HeldUntil = "lost", atp(-2*time.Minute), atp(3*time.Minute)
+	f.mu.Unlock()
+	p := openPage(t, f, "#/nodes", wide)
+	name := f.nodes[0].Name
+	got := p.waitText(fmt.Sprintf(`#nodes tr[data-node=%q] td:nth-of-type(2)`, name), "since")
+	for _, want := range []string{"lost", "since 2 min ago", "tasks held until in 3 min"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("state of lost %s = %q, want %q", name, got, want)
+		}
+	}
+	if n := evalJS[int](p, `document.querySelectorAll('#nodes td .loss').length`); n != 1 {
+		t.Errorf("%d loss notes, want 1 (only the lost node)", n)
+	}
 }

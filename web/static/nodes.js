@@ -35,7 +35,7 @@ function row(n) {
     h('th', {scope: 'row'}, n.name),
     h('td', {}, n.pool, n.pool_by_rule ? h('span', {class: 'muted small', title: 'The node rule pins this pool, whatever pool the agent asked for'}, ' (by rule)') : [],
       n.pool_note ? h('span', {class: 'muted small', title: n.pool_note}, ` (agent asked for ${n.agent_pool})`) : []),
-    h('td', {}, stateBadge(n.state), n.leaving ? [' ', leavingBadge()] : [], n.drain ? [' ', stateBadge(n.drain)] : []),
+    h('td', {}, stateBadge(n.state), n.leaving ? [' ', leavingBadge()] : [], n.drain ? [' ', stateBadge(n.drain)] : [], lossNote(n)),
     h('td', {}, n.gpu_type || '—'),
     h('td', {}, bar(n.used, n.slots, `${n.used} / ${n.slots}`)),
     h('td', {}, gpus.length ? h('span', {title: gpus.map((g) => `${g.index}: ${g.name || g.type} ${g.memory_mib} MiB ${g.uuid}`).join('\n')}, `${gpus.length} × ${gpus[0].name || gpus[0].type}`) : '—'),
@@ -44,6 +44,14 @@ function row(n) {
     h('td', {}, when(n.heartbeat_at)),
     h('td', {class: 'drain'}, n.drain ? [n.drain_reason || '—', h('span', {class: 'muted'}, ` (${n.drained_by || 'admin'}, `, when(n.drained_at), ')')] : '—'),
   );
+}
+
+// lossNote says, for a node lost or left, since when, and until when the
+// master holds its tasks through the loss (lost_node_grace).
+function lossNote(n) {
+  if (!n.lost_at) return [];
+  return h('div', {class: 'muted small loss'}, 'since ', when(n.lost_at),
+    n.held_until ? [h('br'), 'tasks held until ', when(n.held_until)] : []);
 }
 
 // ruledLabels are the node's labels as the scheduler matches them, the
