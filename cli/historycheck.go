@@ -30,6 +30,8 @@ type historyCheck struct {
 	Replayed int       `json:"replayed"` // replayed decisions compared
 	Same     bool      `json:"same"`
 	Diff     []string  `json:"diff"` // the differing lines, "- " live, "+ " replayed, with context
+	// compared are the live decisions compared, which -o wide prints.
+	compared []string
 }
 
 func newHistoryCheckCmd() *cobra.Command {
@@ -50,8 +52,9 @@ the window's export (GET /api/v1/history/scenario, what allot sim
 before the log was read (before --until, where it ended the window
 earlier: the replay has none of the jobs submitted later). It exits 0
 when they agree and 1 with the differing lines (- live, + replayed) when
-they do not; the export's notes say what it could not carry over.`,
-		Example: "  allot history check\n  allot history check --since 2h -o json",
+they do not; the export's notes say what it could not carry over. -o wide
+also lists the decisions that agreed.`,
+		Example: "  allot history check\n  allot history check -o wide   # the decisions compared too\n  allot history check --since 2h -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.check(); err != nil {
@@ -73,7 +76,7 @@ they do not; the export's notes say what it could not carry over.`,
 				}
 				return err
 			}
-			return res.print(cmd.OutOrStdout())
+			return res.print(cmd.OutOrStdout(), out.wide())
 		},
 	}
 	fl := cmd.Flags()
@@ -140,6 +143,7 @@ func compareDecisions(live api.DecisionLog, to time.Time, replayed []decisionlog
 		if at, _, _ := strings.Cut(l, " "); before(at, cut) {
 			a.WriteString(l + "\n")
 			res.Live++
+			res.compared = append(res.compared, l)
 		}
 	}
 	for _, d := range replayed {
@@ -163,7 +167,10 @@ func before(at string, cut int64) bool {
 	return err != nil || n < cut
 }
 
-func (r historyCheck) print(w io.Writer) error {
+// print says whether the replay agrees, with the differing lines; wide
+// lists the decisions that agreed too, so that an admin sees what was
+// compared.
+func (r historyCheck) print(w io.Writer, wide bool) error {
 	window := fmt.Sprintf("jobs submitted from %s to %s, as of %s", formatTime(&r.Since), formatTime(&r.Until), formatTime(&r.At))
 	if r.Before.Before(r.At) {
 		window = fmt.Sprintf("jobs submitted from %s to %s, as of %s: the replay has none of the jobs submitted later",
@@ -177,6 +184,12 @@ func (r historyCheck) print(w io.Writer) error {
 	}
 	if r.Same {
 		fmt.Fprintf(w, "The simulator makes the live master's %s, line for line (%s).\n", plural.Count(r.Live, "decision"), window)
+		if wide {
+			fmt.Fprintln(w, "\nThe decisions (seconds from the window's start):")
+			for _, l := range r.compared {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
 		return nil
 	}
 	fmt.Fprintf(w, "The simulator's decisions differ from the live master's (%s; - live, + replayed, seconds from the window's start):\n", window)

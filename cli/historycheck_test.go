@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,9 @@ func TestCompareDecisionsCut(t *testing.T) {
 				b, _ := json.Marshal(got)
 				t.Errorf("got %s, want same %v, %d replayed", b, c.same, c.replayed)
 			}
+			if !slices.Equal(got.compared, c.lines) {
+				t.Errorf("compared %q, want the live lines %q", got.compared, c.lines)
+			}
 		})
 	}
 }
@@ -144,18 +148,26 @@ func TestCompareUntil(t *testing.T) {
 // TestHistoryCheckPrint: a window where neither side decided anything
 // says there was nothing to compare instead of claiming a match.
 func TestHistoryCheckPrint(t *testing.T) {
+	same := historyCheck{Same: true, Live: 2, Replayed: 2, compared: []string{"10 start 1/0 n1:0-1", "70 end 1/0 completed"}}
 	for _, c := range []struct {
-		name string
-		res  historyCheck
-		want string
+		name    string
+		res     historyCheck
+		wide    bool
+		want    string
+		notWant string
 	}{
-		{"nothing", historyCheck{Same: true}, "Nothing to compare: neither the live master nor the simulator made a decision"},
-		{"same", historyCheck{Same: true, Live: 2, Replayed: 2}, "makes the live master's 2 decisions, line for line"},
+		{name: "nothing", res: historyCheck{Same: true}, want: "Nothing to compare: neither the live master nor the simulator made a decision"},
+		{name: "same", res: same, want: "makes the live master's 2 decisions, line for line", notWant: "start 1/0"},
+		{name: "same, wide: the decisions compared", res: same, wide: true,
+			want: "line for line (jobs submitted from - to -, as of -).\n\nThe decisions (seconds from the window's start):\n  10 start 1/0 n1:0-1\n  70 end 1/0 completed\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b strings.Builder
-			if err := c.res.print(&b); err != nil || !strings.Contains(b.String(), c.want) {
+			if err := c.res.print(&b, c.wide); err != nil || !strings.Contains(b.String(), c.want) {
 				t.Errorf("print: %v, %q; want %q", err, b.String(), c.want)
+			}
+			if c.notWant != "" && strings.Contains(b.String(), c.notWant) {
+				t.Errorf("print %q has %q", b.String(), c.notWant)
 			}
 		})
 	}
