@@ -429,7 +429,14 @@ func newAuditCmd() *cobra.Command {
 	var limit, last int
 	cmd := &cobra.Command{
 		Use:     "audit",
-		Short:   "Show the audit log: who changed what, when, and the outcome (admins)",
+		Short: "Show the audit log: who changed what, when, and the outcome (admins)",
+		Long: `Show the audit log: every request that changed state (or tried to), and
+every refused request of an agent, once answered: when, who, the method
+and path, the status, a refusal's message and the request id. Admins only.
+
+While the master's database is down nothing can be written to it: the
+requests refused during an outage, which changed nothing, have no entry
+(the master's log counts them when the database is back).`,
 		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --after 120 -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
