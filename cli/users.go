@@ -428,7 +428,7 @@ func newAuditCmd() *cobra.Command {
 	var actor string
 	var limit, last int
 	cmd := &cobra.Command{
-		Use:     "audit",
+		Use:   "audit",
 		Short: "Show the audit log: who changed what, when, and the outcome (admins)",
 		Long: `Show the audit log: every request that changed state (or tried to), and
 every refused request of an agent, once answered: when, who, the method
