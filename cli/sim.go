@@ -104,7 +104,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	}
 	rp, err := w.Open(set)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return inFile(path, err)
 	}
 	defer rp.Close()
 	bar := newProgress(stderr, f.progress && !f.quiet, rp, 1)
@@ -114,7 +114,7 @@ func runSim(stdout, stderr io.Writer, path string, f simFlags) error {
 	res, err := sim.Run(rp.Input, opt)
 	bar.finish()
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return inFile(path, err)
 	}
 	if f.json {
 		return json.NewEncoder(stdout).Encode(res)
@@ -170,4 +170,13 @@ func policyPreset(name string) (sim.Settings, error) {
 var poolNeeds = map[string]string{
 	string(sched.PolicyQuota):       "the projects' quotas",
 	string(sched.PolicyMultifactor): "the factors' weights and the accounts' shares",
+}
+
+// inFile names path in err, unless err names it already (a trace's
+// reader says FILE:LINE: column ...): the file once, at its line.
+func inFile(path string, err error) error {
+	if strings.Contains(err.Error(), path+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

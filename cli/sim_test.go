@@ -128,6 +128,11 @@ func TestSimErrors(t *testing.T) {
 		{"csv needs nodes", []string{"sim", write("jobs.csv", "job_id,user,project,submit,gpus,nodes,duration\n1,u,p,0,8,1,60\n")},
 			"does not say how big its cluster was; give --nodes"},
 		{"unknown extension", []string{"sim", write("jobs.txt", good)}, "cannot tell the format"},
+		// The reader names the file at its line; the command does not
+		// name it again in front.
+		{"bad csv value, the file named once", []string{"sim", write("bad.csv",
+			"job_id,user,project,submit,nodes,gpus,duration\n1,a,p,0,1,8,10\n2,a,p,5,1,abc,10\n"), "--nodes", "2"},
+			"reading jobs: " + filepath.Join(dir, "bad.csv") + ":3: column gpus: expected an integer"},
 		{"missing trace of a scenario", []string{"sim", write("traced.yaml",
 			"pools:\n  - {name: gpu, policy: backfill, nodes: [{name: n, slots: 8}]}\njobs: {trace: gone.csv}\n")},
 			"traced.yaml:3: jobs: trace: stat " + filepath.Join(dir, "gone.csv") + ": no such file"},
@@ -146,6 +151,9 @@ func TestSimErrors(t *testing.T) {
 			_, _, err := run(t, c.args...)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+			if n := strings.Count(err.Error(), filepath.Base(c.args[1])+":"); n > 1 {
+				t.Errorf("error %v names the file %d times", err, n)
 			}
 		})
 	}
