@@ -239,7 +239,13 @@ func (m *Master) restoreUsage(ctx context.Context) error {
 			break
 		}
 	}
-	m.log.Info("usage restored", "records", n, "since", since)
+	if since.IsZero() {
+		m.log.Info("fair-share usage restored", "records", n)
+		return nil
+	}
+	// since is the decay's horizon (or an open attempt's start): older
+	// usage has decayed to nothing the fair share could tell.
+	m.log.Info("fair-share usage restored", "records", n, "counting_from", since, "older", "decayed away")
 	return nil
 }
 
