@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/allot-sched/allot/api"
 )
 
 const wide, narrow = 1280, 375
@@ -472,5 +474,30 @@ func TestJobsPagesEndedJobs(t *testing.T) {
 	p.waitFor(`document.getElementById('jobs-more').hidden`, "the More button to go")
 	if !slices.ContainsFunc(f.seen("GET /jobs"), func(r string) bool { return strings.Contains(r, "limit=200&cursor=150") }) {
 		t.Errorf("no request for the page after job 150 among %v", f.seen("GET /jobs"))
+	}
+}
+
+// TestJobsProjectWithoutRole: filtering the jobs by a project the user
+// has no role in says that only the user's own jobs there are listed (the
+// master answers those alone), as allot jobs --project notes; a project
+// the user reads says nothing of the kind.
+func TestJobsProjectWithoutRole(t *testing.T) {
+	f := newFixture()
+	f.who = &api.Whoami{User: "ann", Roles: map[string]string{"vision": "member"}}
+	for _, c := range []struct {
+		name, project string
+		note          bool
+	}{
+		{"no role in nlp", "nlp", true},
+		{"a member of vision", "vision", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := openPage(t, f, "#/jobs?project="+c.project, wide)
+			got := p.waitText("#jobs-count", "match the filters")
+			want := "Only your own jobs in project " + c.project + " are listed: you have no role there."
+			if strings.Contains(got, want) != c.note {
+				t.Errorf("count line %q; note %q wanted: %v", got, want, c.note)
+			}
+		})
 	}
 }

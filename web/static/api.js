@@ -141,6 +141,13 @@ export function readsAll(w) {
   return !!w && (w.admin || !!(w.roles || {})['*']);
 }
 
+// readsProject says whether the user reads every job of project: an
+// admin, or any role there (or in every project); unknown (null) reads
+// as true.
+export function readsProject(w, project) {
+  return !w || w.admin || !!roleIn(w, project);
+}
+
 // mayChange says whether the user may kill or change job j, by the
 // master's rule (auth.Principal.CanChange): an admin, the project's lead,
 // or its owner while a member there. Unknown (null) reads as true.

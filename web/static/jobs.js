@@ -3,7 +3,7 @@
 // first, a page of 200 at a time ("More"), and filters that live in the URL
 // (#/jobs?state=queued&pool=a100).
 
-import {get} from './api.js';
+import {get, readsProject, whoami} from './api.js';
 import {blockerRef, estimate, fill, h, jobLink, memo, stateBadge, table} from './dom.js';
 
 const states = ['queued', 'running', 'completed', 'failed', 'killed'];
@@ -71,21 +71,27 @@ export function mount(root, ctx) {
       const params = Object.fromEntries(filters.map((k) => [k, query.get(k) || '']));
       if (!params.project) params.subprojects = '';
       const st = params.state;
-      const [live, old, pools, projects] = await Promise.all([
+      const [live, old, pools, projects, w] = await Promise.all([
         ended.includes(st) ? [] : get('/jobs', signal, {...params, state: st || 'queued,running'}),
         st && !ended.includes(st) ? {jobs: [], more: false} : endedJobs({...params, state: st || ended.join(',')}, want, signal),
         get('/pools', signal),
         get('/projects', signal),
+        whoami(),
       ]);
       options(sel.pool.el, pools.map((p) => p.name).sort(), query.get('pool') || '');
       options(sel.project.el, projects.map((p) => p.name).sort(), query.get('project') || '');
       const ids = new Set(live.map((j) => j.id));
       const list = [...live, ...old.jobs.filter((j) => !ids.has(j.id))];
       more.hidden = !old.more;
-      if (same([list, params, old.more])) return;
+      if (same([list, params, old.more, w])) return;
       const filtered = filters.some((k) => params[k]);
+      // A project the user has no role in lists only the user's own jobs
+      // there (as allot jobs --project notes): say so, rather than let
+      // the list read as all of them.
+      const own = params.project && !readsProject(w, params.project) ?
+        ` Only your own jobs in project ${params.project} are listed: you have no role there.` : '';
       count.textContent = `${list.length} job${list.length === 1 ? '' : 's'}${filtered ? ' match the filters' : ''}` +
-        (old.more ? '; older ended jobs are not shown yet.' : '.');
+        (old.more ? '; older ended jobs are not shown yet.' : '.') + own;
       fill(t.tbody, list.length ? list.map(row) : h('tr', {}, h('td', {colspan: 12, class: 'muted'}, 'No jobs match.')));
     },
   };
