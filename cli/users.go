@@ -292,7 +292,7 @@ func rolesWords(roles map[string]string) string {
 }
 
 func printUsers(w io.Writer, users []api.User) error {
-	t := newTable(w, "NAME", "ADMIN", "STATE", "ROLES", "CREATED")
+	t := newTable(w, "NAME", "ADMIN", "STATE", "ROLES", "AGE")
 	for _, u := range users {
 		state := "enabled"
 		if u.Disabled {
@@ -404,7 +404,7 @@ func tokenMessage(t api.CreatedToken, master string) (before, after string) {
 }
 
 func printTokens(w io.Writer, tokens []api.Token) error {
-	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "CREATED", "EXPIRES")
+	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "AGE", "EXPIRES")
 	now := time.Now()
 	for _, tk := range tokens {
 		state, expires := "live", "-"
