@@ -27,6 +27,26 @@ var (
 type submitFlags struct {
 	allow, dry bool
 	out        outputFlag
+	// pool, project and name override the job file's (sbatch's -p, -A
+	// and -J), so that one file serves several of each.
+	pool, project, name string
+}
+
+// override puts the flags given over the job's fields, and returns the
+// fields they set, by the name the master gives a refused field.
+func (f *submitFlags) override(cmd *cobra.Command, job *jobfile.Job) map[string]string {
+	set := map[string]string{}
+	for _, o := range []struct {
+		flag, field string
+		to          *string
+		v           string
+	}{{"pool", "pool", &job.Pool, f.pool}, {"project", "project", &job.Project, f.project}, {"name", "name", &job.Name, f.name}} {
+		if cmd.Flags().Changed(o.flag) {
+			*o.to = o.v
+			set[o.field] = "--" + o.flag
+		}
+	}
+	return set
 }
 
 func newSubmitCmd() *cobra.Command {
@@ -50,11 +70,15 @@ the job exactly as a submission, settles its scheduling as the master
 would live, and says whether it would start now, or the reason it would
 wait, what would let it start, its place in the pool's queue and its
 estimated start, as if submitted now. A job a submission would refuse gets the same
-error and exit code; one that would be accepted exits 0.`,
+error and exit code; one that would be accepted exits 0.
+
+--pool (-p), --project (-A) and --name (-J), as sbatch's, replace the job
+file's pool, project and name, so that one file serves several.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
   allot submit --dry-run train.yaml          # would it start, and when?
+  allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
   allot submit --test-only train.yaml -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,6 +90,9 @@ error and exit code; one that would be accepted exits 0.`,
 	cmd.Flags().BoolVar(&f.dry, "dry-run", false,
 		"judge the job as a submission and say when it would start, without submitting it")
 	cmd.Flags().BoolVar(&f.dry, "test-only", false, "the same as --dry-run (Slurm's sbatch --test-only)")
+	cmd.Flags().StringVarP(&f.pool, "pool", "p", "", "the pool to submit to, over the job file's pool: (sbatch -p)")
+	cmd.Flags().StringVarP(&f.project, "project", "A", "", "the project to submit to, over the job file's project: (sbatch -A)")
+	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
 	f.out.register(cmd)
 	return cmd
 }
@@ -82,6 +109,10 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if err != nil {
 		return err
 	}
+	flags := f.override(cmd, job)
+	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
+		return usageErrorf("%s: expected a name, got %q", n, job.Name)
+	}
 	spec, err := json.Marshal(job)
 	if err != nil {
 		return fmt.Errorf("encode the job spec: %w", err)
@@ -97,7 +128,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	if f.dry {
 		d, err := c.DryRun(ctx, spec, opt)
 		if err != nil {
-			return submitError("dry run", path, name, data, err)
+			return submitError("dry run", path, name, data, flags, err)
 		}
 		if done, err := f.out.structured(w, d); done {
 			return err
@@ -106,7 +137,7 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	}
 	r, err := c.SubmitWith(ctx, spec, opt)
 	if err != nil {
-		return submitError("submit", path, name, data, err)
+		return submitError("submit", path, name, data, flags, err)
 	}
 	if done, err := f.out.structured(w, r); done {
 		return err

@@ -268,3 +268,36 @@ Nothing was submitted.
 		t.Fatalf("%d jobs submitted by dry runs", len(f.jobs)-before)
 	}
 }
+
+// TestSubmitOverrides: --pool (-p), --project (-A) and --name (-J) replace
+// the job file's, as sbatch's do; a refusal of a field a flag set names
+// the flag, not the file's line.
+func TestSubmitOverrides(t *testing.T) {
+	f := newFakeMaster(t)
+	good := writeTestFile(t, "sweep.yaml", sweepFile)
+	runCLICases(t, f, []cliCase{
+		{name: "long flags", args: []string{"submit", "--pool", "batch", "--project", "nlp", "--name", "sweep-2", good}, out: "104\n"},
+		{name: "sbatch's letters", args: []string{"submit", "-p", "batch", "-A", "nlp", "-J", "sweep-3", good}, out: "105\n"},
+		{name: "a pool the master refuses, named by its flag", args: []string{"submit", "-p", "tpu", good},
+			err: `--pool: unknown pool "tpu" (pools: research, batch) (master: 400 Bad Request)`},
+		{name: "an empty name", args: []string{"submit", "-J", " ", good}, err: `--name: expected a name, got " "`},
+	})
+	var sent []*jobfile.Job
+	for i, r := range f.requests {
+		if r == "POST /api/v1/jobs" {
+			j, err := jobfile.ParseJSON("sent", []byte(f.bodies[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent = append(sent, j)
+		}
+	}
+	if len(sent) != 3 {
+		t.Fatalf("%d submissions sent, want 3", len(sent))
+	}
+	for i, want := range [][3]string{{"batch", "nlp", "sweep-2"}, {"batch", "nlp", "sweep-3"}, {"tpu", "", "sweep"}} {
+		if got := [3]string{sent[i].Pool, sent[i].Project, sent[i].Name}; got != want {
+			t.Errorf("submission %d: pool, project, name %q, want %q", i, got, want)
+		}
+	}
+}

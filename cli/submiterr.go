@@ -33,15 +33,32 @@ func (e *fileFieldError) Error() string {
 // code's hint as for any other refusal.
 func (e *fileFieldError) Unwrap() error { return e.master }
 
+// flagFieldError is what the master found wrong with a field that a
+// flag set over the job file's (allot submit --pool): it names the flag.
+type flagFieldError struct {
+	flag, msg string
+	master    *client.Error
+}
+
+func (e *flagFieldError) Error() string {
+	return fmt.Sprintf("%s: %s (master: %d %s)", e.flag, e.msg, e.master.Status, http.StatusText(e.master.Status))
+}
+
+func (e *flagFieldError) Unwrap() error { return e.master }
+
 // submitError is err, the master's answer to the job file at path (named
 // name in errors, with contents data), at the line of the field the master
-// names; an error without a field, or that is no refusal of the request
-// (a 5xx, the master unreachable), is wrapped with what was being done
-// ("submit job.yaml").
-func submitError(doing, path, name string, data []byte, err error) error {
+// names, or naming the flag that set it (flags: the fields set by flags,
+// to the flag); an error without a field, or that is no refusal of the
+// request (a 5xx, the master unreachable), is wrapped with what was being
+// done ("submit job.yaml").
+func submitError(doing, path, name string, data []byte, flags map[string]string, err error) error {
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Field == "" || ce.Status < 400 || ce.Status >= 500 {
 		return fmt.Errorf("%s %s: %w", doing, path, err)
+	}
+	if flag, ok := flags[ce.Field]; ok {
+		return &flagFieldError{flag: flag, msg: strings.TrimPrefix(ce.Message, ce.Field+": "), master: ce}
 	}
 	msg := strings.TrimPrefix(ce.Message, ce.Field+": ")
 	return &fileFieldError{
