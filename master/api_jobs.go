@@ -361,7 +361,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 	// An ended job's view comes from its stored record, which does not
 	// count its tasks.
 	view.Tasks = len(tasks)
-	if err := ja.exitActionsView(r.Context(), &view); err != nil {
+	if err := ja.specView(r.Context(), &view); err != nil {
 		ja.fail(w, err)
 		return
 	}

@@ -1,10 +1,8 @@
 package master
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
@@ -181,31 +179,6 @@ func checkExitActions(cfg *config.Config, pool string, r jobfile.Resources) erro
 			return badRequest("resources."+f.key, "resources.%s: pool %s never preempts (policy %s), so %s would never apply",
 				f.key, pool, p.Policy, f.key)
 		}
-	}
-	return nil
-}
-
-// exitActionsView gives a job's view (GET /jobs/{id}) its scheduling
-// hints (hintsView) and its exit actions in force, from its stored spec
-// and its pool's, where they are not the default.
-func (ja *jobsAPI) exitActionsView(ctx context.Context, v *api.Job) error {
-	rec, err := ja.m.st.Job(ctx, v.ID)
-	if err != nil {
-		return err
-	}
-	h, err := decodeSpec(rec.Spec, rec.Kind)
-	if err != nil {
-		return nil // a spec that does not decode gives no hints either
-	}
-	hintsView(v, h)
-	ea := exitActionsOf(ja.m.Config(), &mjob{rec: rec, spec: h})
-	if ea.isDefault() {
-		return nil
-	}
-	v.OnPreempt = ea.onPreempt
-	if ea.maxRetries != spec.NoRetryCap {
-		n := ea.maxRetries
-		v.MaxRetries = &n
 	}
 	return nil
 }

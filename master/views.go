@@ -1,14 +1,16 @@
 package master
 
 import (
-	"github.com/allot-sched/allot/jobfile"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -92,6 +94,31 @@ func specTaskCount(rec store.Job) int {
 		return 0
 	}
 	return spec.Searcher.MaxTrials
+}
+
+// specView gives a job's view (GET /jobs/{id}) what its stored spec
+// says: its scheduling hints (hintsView) and its exit actions in force,
+// the spec's or its pool's, where they are not the default.
+func (ja *jobsAPI) specView(ctx context.Context, v *api.Job) error {
+	rec, err := ja.m.st.Job(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	h, err := decodeSpec(rec.Spec, rec.Kind)
+	if err != nil {
+		return nil // a spec that does not decode gives no hints either
+	}
+	hintsView(v, h)
+	ea := exitActionsOf(ja.m.Config(), &mjob{rec: rec, spec: h})
+	if ea.isDefault() {
+		return nil
+	}
+	v.OnPreempt = ea.onPreempt
+	if ea.maxRetries != spec.NoRetryCap {
+		n := ea.maxRetries
+		v.MaxRetries = &n
+	}
+	return nil
 }
 
 // hintsView gives a job's view its job file's scheduling hints h, as
