@@ -157,3 +157,38 @@ func TestQuotaLimitIdleSlotOwnPreemption(t *testing.T) {
 		})
 	}
 }
+
+// TestBorrowIdleCountsDraining: the over_quota hint offers idle slots only
+// where the quota rounds would let the job, made preemptible, start on
+// them now, so a project's tasks being preempted count against its limit
+// there too.
+func TestBorrowIdleCountsDraining(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		preempting bool
+		want       int
+	}{
+		{"the third task runs: alpha at its limit", false, 0},
+		{"the third task drains: its GPUs still count", true, 0},
+		{"control: two tasks, the slot of the third idle", false, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t).pool("gpu", PolicyQuota).nodes("gpu", 1, 4, "h100").now(100)
+			alpha := c.project("alpha", -1, 2, 3)
+			c.project("beta", -1, 2, 0)
+			train := c.job("train", inProject(alpha), preemptible(), waiting(0))
+			c.fill(train, "gpu-1", 2, 10)
+			if tc.want == 0 {
+				opts := []allocOpt{start(12), on("gpu-1", 1)}
+				if tc.preempting {
+					opts = append(opts, preempting())
+				}
+				c.running(train, opts...)
+			}
+			nb := c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
+			if got := c.snapshot().BorrowIdle(nb, 1); got != tc.want {
+				t.Fatalf("BorrowIdle = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
