@@ -40,7 +40,10 @@
 //     task (quota then places borrowing work on the slots left idle);
 //   - filter: quota limits, quota for guaranteed work, licenses; it may
 //     admit a task to preemption alone (work over its project's limit
-//     that takes the place of the project's own preemptible work);
+//     that takes the place of the project's own preemptible work), or
+//     to a hold (within the limit only once the project's tasks being
+//     preempted, whose GPUs count until then, are gone): such a task is
+//     held wherever it is placed, never started (pass.hold);
 //   - preempt: by priority, by QOS, above fair share, and quota's reclaim,
 //     each with its guards, trying victims inside a statement that can be
 //     rolled back (a task that fits one node empties the node whose

@@ -215,6 +215,14 @@ func (st *state) takeAll(nodes []NodeSlots) {
 	}
 }
 
+// takeDrainingFirst takes a held task's placement from draining slots
+// first, then free ones.
+func (st *state) takeDrainingFirst(nodes []NodeSlots) {
+	for _, ns := range nodes {
+		st.takeSplit(ns.Node, ns.Slots, ns.Slots-min(ns.Slots, st.drain[ns.Node]))
+	}
+}
+
 // capacity returns, for the groups a request may use, the total slots of
 // the nodes and the slots available now.
 func (st *state) capacity(r *request, s *Snapshot) (total, avail int, fitsEmpty bool) {

@@ -87,6 +87,9 @@ func (pm *preemptor) preempt(j int32, cands []int32, rule *victimRule) outcome {
 // preemptFreeing is preempt that also fails, rolling back, unless the
 // victims it keeps hold at least need slots: a task over its project's
 // limit may start only once that much of the project's own work is gone.
+// When the placement needs fewer victims (it found idle slots), more
+// candidates are taken, in victim order, until need is freed: a limit
+// caps the project's total, which an idle slot does not lower.
 func (pm *preemptor) preemptFreeing(j int32, cands []int32, rule *victimRule, need int32) outcome {
 	if !pm.p.lic.licensesFit(j) {
 		return failed // evicting frees no license until the victim stops
@@ -106,7 +109,7 @@ func (pm *preemptor) preemptFreeing(j int32, cands []int32, rule *victimRule, ne
 	}
 	pm.p.sc.scratch = nodes[:0]
 	pm.minimize(mark, nodes, rule)
-	if need > 0 && pm.freed(mark) < need {
+	if need > 0 && !pm.freeMore(mark, cands, rule, need) {
 		pm.rollback(mark, rule)
 		return failed
 	}
@@ -117,6 +120,20 @@ func (pm *preemptor) preemptFreeing(j int32, cands []int32, rule *victimRule, ne
 	}
 	pm.stmt = pm.stmt[:mark]
 	return pm.p.commit(j, nodes, false)
+}
+
+// freeMore evicts candidates the rule allows, in victim order, until the
+// statement's victims from mark on hold at least need slots, and reports
+// whether they do.
+func (pm *preemptor) freeMore(mark int, cands []int32, rule *victimRule, need int32) bool {
+	freed := pm.freed(mark)
+	for i := 0; i < len(cands) && freed < need; i++ {
+		if a := cands[i]; pm.vic.allows(rule, a) {
+			pm.evict(a, rule)
+			freed += int32(Slots(pm.s.Allocs[a].Nodes))
+		}
+	}
+	return freed >= need
 }
 
 // freed is what the statement's victims from mark on hold.

@@ -12,6 +12,12 @@ type quotaPass struct {
 	// borrowed counts slots held by borrowing work (OSMO's LOW), which
 	// counts toward no quota but toward the limit.
 	borrowed []int32
+	// draining counts slots held by tasks being preempted (or the old
+	// placement of a moved or resized task) until their checkpoints land:
+	// GPUs still held, so they count toward the limit, and toward nothing
+	// else (they are on their way out, as KAI leaves Releasing pods out of
+	// a queue's allocation).
+	draining []int32
 	demand   []int32 // slots counted work wants running at once
 	share    []int32 // fair share of the pool
 	quota    []int32
@@ -29,6 +35,10 @@ type quotaPass struct {
 	// preemptible work the current round's task must preempt to stay
 	// within the limit (quotaPass.allowed); it may take no free slot.
 	limitNeed int32
+	// limitHold: the current round's task is within its project's limit
+	// only once the project's draining tasks are gone, so it may be held
+	// in their place but not start.
+	limitHold bool
 	// phase is the stage of rounds (see quotaOrder.next): what preemptible
 	// work may grow its project to.
 	phase roundPhase
@@ -139,6 +149,7 @@ func (q *quotaPass) reset(s *Snapshot) {
 	q.alloc = resize(q.alloc, n)
 	q.fixed = resize(q.fixed, n)
 	q.borrowed = resize(q.borrowed, n)
+	q.draining = resize(q.draining, n)
 	q.demand = resize(q.demand, n)
 	q.share = resize(q.share, n)
 	q.quota = resize(q.quota, n)
@@ -170,6 +181,7 @@ func (q *quotaPass) count(p *pass, pool int, jobs []int32) {
 		al := &p.s.Allocs[a]
 		job := &p.s.Jobs[al.Job]
 		if al.Preempting {
+			q.add(p.s, q.draining, int32(job.Project), int32(Slots(al.Nodes)))
 			continue
 		}
 		if job.Borrow {
@@ -220,10 +232,11 @@ func (q *quotaPass) add(s *Snapshot, c []int32, pr int32, v int32) {
 }
 
 // withinLimit reports whether a project and its ancestors may hold slots
-// more. The limit caps everything a project holds, borrowing work included.
+// more now. The limit caps everything a project holds, borrowing work and
+// tasks still draining included.
 func (q *quotaPass) withinLimit(s *Snapshot, pr, slots int32) bool {
 	for pr >= 0 {
-		if q.limit[pr] > 0 && q.alloc[pr]+q.borrowed[pr]+slots > q.limit[pr] {
+		if q.limit[pr] > 0 && q.alloc[pr]+q.borrowed[pr]+q.draining[pr]+slots > q.limit[pr] {
 			return false
 		}
 		pr = int32(s.Projects[pr].Parent)
@@ -232,7 +245,8 @@ func (q *quotaPass) withinLimit(s *Snapshot, pr, slots int32) bool {
 }
 
 // overLimit is how many slots a project (or, if more, an ancestor) would
-// hold past its limit with slots more.
+// hold past its limit with slots more once its draining tasks are gone:
+// what preempting its own work must free.
 func (q *quotaPass) overLimit(s *Snapshot, pr, slots int32) int32 {
 	over := int32(0)
 	for pr >= 0 {

@@ -24,8 +24,8 @@ func (s *Snapshot) BorrowIdle(j, need int) int { return s.borrowIdle(nil, j, nee
 // leaves, as the allocations its driver reports once it is applied:
 // its starts hold their slots, a moved or resized task its new nodes
 // and, until its checkpoint lands, what of its old ones it does not
-// reuse (Resize), and the tasks it preempts or re-places no longer count
-// against their project's limit but for their new nodes. A job told
+// reuse (Resize), and the tasks it preempts theirs until their
+// checkpoints land, all of which count against their project's limit. A job told
 // that slots are idle which the same pass gave away would find them
 // gone when it is submitted again.
 func (pl *Plan) BorrowIdle(s *Snapshot, j, need int) int { return s.borrowIdle(pl, j, need) }
@@ -97,9 +97,9 @@ func (s *Snapshot) allocNodes(a int) []NodeSlots {
 
 // limitRoom reports whether project pr and each of its parents could
 // hold need more slots of pool within their limits, counting the pool's
-// running tasks not being preempted, as quota rounds do (withinLimit),
-// after plan (nil: none): its starts, and its re-placed tasks on their
-// new nodes, count; the tasks it preempts do not.
+// running tasks, those being preempted included, as quota rounds do
+// (withinLimit), after plan (nil: none): its starts, its victims (still
+// draining) and its re-placed tasks on their old and new nodes count.
 func (s *Snapshot) limitRoom(plan *Plan, pool, pr, need int) bool {
 	if pr < 0 || pr >= len(s.Projects) {
 		return false
@@ -115,9 +115,7 @@ func (s *Snapshot) limitRoom(plan *Plan, pool, pr, need int) bool {
 	}
 	slots := s.allocSlotsAfter(plan)
 	for ai := range s.Allocs {
-		if a := &s.Allocs[ai]; !a.Preempting {
-			add(a.Job, slots(ai))
-		}
+		add(s.Allocs[ai].Job, slots(ai))
 	}
 	if plan != nil {
 		for _, st := range plan.Starts {
@@ -133,20 +131,18 @@ func (s *Snapshot) limitRoom(plan *Plan, pool, pr, need int) bool {
 }
 
 // allocSlotsAfter returns what each allocation holds against its
-// project's limit after plan: none when plan preempts it, its new
-// placement when plan moves or resizes it, its own otherwise.
+// project's limit after plan: when plan moves or resizes it, its new
+// placement and what of the old one it does not reuse (draining), per
+// node the larger; its own otherwise (a victim drains).
 func (s *Snapshot) allocSlotsAfter(plan *Plan) func(a int) int {
 	var after map[int]int
-	if plan != nil && len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes) > 0 {
-		after = make(map[int]int, len(plan.Preemptions)+len(plan.Moves)+len(plan.Resizes))
-		for _, pr := range plan.Preemptions {
-			after[pr.Alloc] = 0
-		}
+	if plan != nil && len(plan.Moves)+len(plan.Resizes) > 0 {
+		after = make(map[int]int, len(plan.Moves)+len(plan.Resizes))
 		for _, m := range plan.Moves {
-			after[m.Alloc] = Slots(m.Nodes)
+			after[m.Alloc] = s.heldReplaced(m.Alloc, m.Nodes)
 		}
 		for _, r := range plan.Resizes {
-			after[r.Alloc] = Slots(r.Nodes)
+			after[r.Alloc] = s.heldReplaced(r.Alloc, r.Nodes)
 		}
 	}
 	return func(a int) int {
@@ -155,6 +151,17 @@ func (s *Snapshot) allocSlotsAfter(plan *Plan) func(a int) int {
 		}
 		return Slots(s.Allocs[a].Nodes)
 	}
+}
+
+// heldReplaced is what allocation a holds once re-placed on nodes until
+// its checkpoint lands: nodes, and per node what of its old placement
+// they do not reuse.
+func (s *Snapshot) heldReplaced(a int, nodes []NodeSlots) int {
+	n := Slots(nodes)
+	for _, ns := range s.allocNodes(a) {
+		n += int(max(ns.Slots-slotsOn(nodes, ns.Node), 0))
+	}
+	return n
 }
 
 // BorrowHint is the over_quota message's advice for a job that could

@@ -114,18 +114,18 @@ func TestQuotaLimitOwnPreemption(t *testing.T) {
 		},
 		want: result{victims: []string{"other"}, reason: ReasonCheckpointing},
 	}, {
-		name: "idle slot: not taken past the limit (own work not preempted either)",
+		name: "idle slot: not taken past the limit, own work preempted instead",
 		build: func(c *cluster) int {
 			alpha := c.project("alpha", -1, 2, 3)
 			c.project("beta", -1, 2, 0)
 			train := c.job("train", inProject(alpha), preemptible(), waiting(0))
 			c.fill(train, "gpu-1", 3, 10)
-			// gpu-1's fourth slot is free. The preemption search places the
-			// notebook there without a victim, which the limit refuses, so
-			// it waits until the pool fills or alpha's work ends.
+			// gpu-1's fourth slot is free, but a limit caps alpha's
+			// total: the notebook takes the place of alpha's own work
+			// (TestQuotaLimitIdleSlotOwnPreemption follows it).
 			return c.job("notebook", inProject(alpha), interactive(), kind(KindNotebook))
 		},
-		want: result{reason: ReasonLimit},
+		want: result{victims: []string{"train"}, reason: ReasonCheckpointing},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,7 +104,10 @@ func (q *quotaPass) guaranteed(s *Snapshot, j int32) bool {
 // quotaFilter admits a task of the current round's job while its project
 // stays within its limit and, for guaranteed work, its quota (checked
 // again after shrinking: next checked the first size), and while its
-// licenses are free: neither preemption nor reclaim frees licenses.
+// licenses are free: neither preemption nor reclaim frees licenses. A
+// task within the limit only once its project's draining tasks are gone
+// is admitted to a hold, and one over it only because of its project's
+// own preemptible work to preemption alone (quotaPass.allowed).
 type quotaFilter struct{}
 
 func (quotaFilter) admit(p *pass, j int32, again bool) admission {
@@ -116,8 +119,11 @@ func (quotaFilter) admit(p *pass, j int32, again bool) admission {
 		p.addPending(p.lic.licensePending(j))
 		return refuse
 	}
-	if q.limitNeed > 0 {
+	switch {
+	case q.limitNeed > 0:
 		return admitPreemptOnly
+	case q.limitHold:
+		return admitHold
 	}
 	return admitTask
 }
@@ -177,15 +183,14 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 	job := &p.s.Jobs[j]
 	pe := Pending{Job: int(j), Blocker: -1, Free: int(q.quota[pr] - q.fixed[pr]), At: -1}
 	guaranteed := interactive || !job.Preemptible
-	q.limitNeed = 0
+	q.limitNeed, q.limitHold = 0, false
 	for {
 		slots := p.elastic.size(j)
 		pe.Need = int(slots)
-		switch {
-		case !q.withinLimit(p.s, pr, slots):
+		switch need := q.overLimit(p.s, pr, slots); {
+		case need > 0:
 			// Work the project is entitled to may take the place of the
 			// project's own preemptible work, which keeps it at its limit.
-			need := q.overLimit(p.s, pr, slots)
 			if guaranteed && q.fixed[pr]+slots <= q.quota[pr] && need <= q.alloc[pr]-q.fixed[pr]+q.borrowed[pr] {
 				q.limitNeed = need
 				return true
@@ -194,6 +199,9 @@ func (q *quotaPass) allowed(p *pass, pr, j int32, interactive bool) bool {
 		case guaranteed && q.fixed[pr]+slots > q.quota[pr]:
 			pe.Reason = ReasonOverQuota
 		default:
+			// Within the limit once the project's draining tasks are
+			// gone; until then their GPUs count, and the task is held.
+			q.limitHold = !q.withinLimit(p.s, pr, slots)
 			return true
 		}
 		if !p.elastic.shrink(j) {

@@ -298,6 +298,10 @@ type pass struct {
 	// drained is 0 until anyDrained has looked, then 1 for no drained
 	// node, 2 for some (drained.go).
 	drained int8
+	// hold is set while the task being placed may only be held, not
+	// start (a quota limit its project's draining tasks still fill:
+	// admitHold, admitPreemptOnly); commit then holds it.
+	hold bool
 }
 
 // lessFIFO orders by submit time, then submission sequence, then ID.
@@ -373,29 +377,37 @@ const (
 	held            // slots are claimed but still draining from victims
 )
 
-// tryPlace places one task of j on free slots, then on draining ones.
+// tryPlace places one task of j on free slots, then on draining ones. A
+// task that may only be held (pass.hold) looks at both at once, and moves
+// no other task to make room: it does not start in this pass anyway.
 func (p *pass) tryPlace(j int32, backfill bool) outcome {
 	if !p.lic.licensesFit(j) {
 		return failed
 	}
-	r := p.request(j, false)
+	r := p.request(j, p.hold)
 	nodes, ok := p.finds.find(p.st, &r, p.sc.scratch[:0])
-	if !ok {
+	if !ok && !r.useDrain {
 		r.useDrain = true
 		nodes, ok = p.finds.find(p.st, &r, p.sc.scratch[:0])
 	}
 	p.sc.scratch = nodes[:0]
 	if !ok {
+		if p.hold {
+			return failed
+		}
 		return p.cons.consolidate(j, &r, backfill)
 	}
 	return p.commit(j, nodes, backfill)
 }
 
 // commit takes a placement: a start when all its slots are free, else a
-// hold on draining slots.
+// hold on draining slots. A task that may only be held (pass.hold) is
+// held wherever it is placed, on draining slots first, so that it takes
+// the place of the work that drains and leaves free slots to work that
+// can start.
 func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 	out := held
-	if p.st.canStart(nodes) {
+	if !p.hold && p.st.canStart(nodes) {
 		out = started
 		at := len(p.sc.arena)
 		p.sc.arena = append(p.sc.arena, nodes...)
@@ -403,7 +415,11 @@ func (p *pass) commit(j int32, nodes []NodeSlots, backfill bool) outcome {
 			Job: int(j), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)], Backfill: backfill,
 		})
 	}
-	p.st.takeAll(nodes)
+	if p.hold {
+		p.st.takeDrainingFirst(nodes)
+	} else {
+		p.st.takeAll(nodes)
+	}
 	p.lic.takeLicenses(j)
 	p.sc.planned[j]++
 	if out == held {

@@ -57,9 +57,14 @@ type admission uint8
 const (
 	refuse admission = iota
 	admitTask
-	// admitPreemptOnly: the task may not take free slots, only what its
-	// preempt stage frees (work over its project's limit that may take
-	// the place of its project's own preemptible work).
+	// admitHold: the task may be placed as usual but not start in this
+	// pass: it is held (checkpointing) until tasks of its project drain,
+	// whose slots count toward the project's limit until then.
+	admitHold
+	// admitPreemptOnly: the task is placed only by its preempt stage,
+	// which must free slots of its project's own preemptible work (work
+	// over its project's limit that may take that work's place); it is
+	// held until they drain.
 	admitPreemptOnly
 )
 
@@ -152,12 +157,14 @@ func (p *pass) turn(j int32, ord orderStage, flt filterStage, pre preemptStage) 
 		}
 		slots := p.elastic.size(j)
 		o := failed
-		if a == admitTask {
+		p.hold = a != admitTask
+		if a != admitPreemptOnly {
 			o = p.tryPlace(j, false)
 		}
 		if o == failed {
 			o = pre.try(p, j, slots)
 		}
+		p.hold = false
 		if o == failed {
 			if p.elastic.shrink(j) {
 				again = true

@@ -158,9 +158,10 @@ func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 // displace places a task of j that is over its project's limit by
 // preempting at least q.limitNeed slots of the project's own preemptible
 // work (its borrowing work first, as reclaim takes it), and only that:
-// another project's work never makes room past a limit. The victims'
-// slots count until their checkpoints land, so the task is held until
-// then (it took no free slot: admitPreemptOnly).
+// another project's work never makes room past a limit, and idle slots
+// do not lower the project's total, so the victims are taken even where
+// the task could be placed without them. The victims' slots count until
+// their checkpoints land, so the task is held until then (pass.hold).
 func (s *reclaimPreempt) displace(p *pass, j, slots int32) outcome {
 	q := &p.sc.quota
 	pr := q.cur

@@ -321,12 +321,15 @@ func (st *state) index(g *group) {
 }
 
 // take consumes k slots of node n: free slots first, then draining ones.
-func (st *state) take(n int32, k int32) {
+func (st *state) take(n int32, k int32) { st.takeSplit(n, k, min(k, st.free[n])) }
+
+// takeSplit consumes k slots of node n, fromFree of them free and the
+// rest draining.
+func (st *state) takeSplit(n, k, fromFree int32) {
 	g := &st.groups[st.nodeGroup[n]]
 	pos := st.nodePos[n]
 	old := st.avail(n)
 	st.unindexDrain(g, pos, n)
-	fromFree := min(k, st.free[n])
 	st.free[n] -= fromFree
 	st.drain[n] -= k - fromFree
 	if st.drain[n] == 0 {
