@@ -32,6 +32,7 @@ type Cluster struct {
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
 	freedRecs []Freed           // Observe's scratch
+	killing   []int32           // Kill's: the records it left killing
 	ended     []int32           // Observe's scratch: jobs a node loss ended
 	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
 	drain     []sched.NodeSlots // Replace's scratch
@@ -206,20 +207,28 @@ type Freed struct {
 	LostWork int64
 }
 
-// Kill ends job ji's tasks at once, as a kill does (KillTo): it drops its
-// waiting tasks and frees, killed, every record of the job that the kill
-// stops, those holding slots (running, checkpointing, or the drained
-// part of a move), appending each to dst in the running list's order.
-// The driver then ends the job (Finish), and the attempts it records.
+// Kill ends job ji's tasks as a kill does (KillTo): it drops its waiting
+// tasks and frees, killed, every record of the job that the kill stops,
+// those holding slots (running, checkpointing, or the drained part of a
+// move), appending each to dst in the running list's order. A task whose
+// kill takes its time (Task.KillAfter) is left killing instead, its
+// slots held until its end (KillEnded), as the live master holds the
+// GPUs of a task being killed until its agent reports the end; Killing
+// lists them. A task killing already (its time limit) goes on so. The
+// driver then ends the job (Finish), and the attempts it records.
 func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
+	c.killing = c.killing[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
 		from := t.State // before the record retires
 		to, _ := KillTo(from)
 		switch {
-		case to != TaskKilling || t.Job != ji:
+		case to != TaskKilling || t.Job != ji || from == TaskKilling:
 		case t.Moving:
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
+		case t.KillAfter > 0 && !t.Replacing:
+			c.Tasks.Kill(ti)
+			c.killing = append(c.killing, ti)
 		default: // let go of its slots, killed (Job.Release)
 			j := &c.Jobs[ji]
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.freed(j, j.Release(&c.Tasks, ti))})
@@ -228,6 +237,10 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	c.Cancel(ji)
 	return dst
 }
+
+// Killing lists the records the last Kill left killing (Task.KillAfter).
+// Valid until the next Kill.
+func (c *Cluster) Killing() []int32 { return c.killing }
 
 // closeAttempt ends task ti's attempt at now as verdict v says (Job.end)
 // and returns the slots freed. An attempt whose exit its agent reported
@@ -240,10 +253,17 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 func (c *Cluster) closeAttempt(now int64, ti int32, v Verdict) int {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
+	c.uncharge(now, t, j)
+	return c.freed(j, j.end(&c.Tasks, ti, v))
+}
+
+// uncharge takes back what task t of job j was charged since its exit,
+// when its agent reported that exit late (closeAttempt), as it ends at
+// now.
+func (c *Cluster) uncharge(now int64, t *Task, j *Job) {
 	if t.ExitBefore > 0 {
 		c.Ledgers.Uncharge(c.Snap.Accounts, j.Account, sched.Slots(t.Nodes), max(now-t.ExitBefore, t.From), now)
 	}
-	return c.freed(j, j.end(&c.Tasks, ti, v))
 }
 
 // freed stops charging job j's account for slots it let go of.
@@ -254,13 +274,18 @@ func (c *Cluster) freed(j *Job, slots int) int {
 }
 
 // Finish ends job ji in state st at now; it leaves the roster at the next
-// Snapshot.
+// Snapshot, or, while a task of it is still being killed (Kill, its
+// slots held until KillEnded), once the last such task has ended, as the
+// live master keeps a killed job's attempts in its snapshot until they
+// end.
 func (c *Cluster) Finish(ji int32, st JobState, now int64) {
 	if c.Roster.Entry(ji).Slots == 0 {
 		c.step.zeroSlot--
 	}
 	c.Jobs[ji].Finish(st, now)
-	c.Roster.Finished(ji)
+	if c.Jobs[ji].Running == 0 {
+		c.Roster.Finished(ji)
+	}
 }
 
 // Snapshot puts the cluster's jobs and allocations in snap for a pass at
@@ -293,7 +318,9 @@ func (c *Cluster) Snapshot(snap *sched.Snapshot, now int64) (lastRunning int) {
 	return lastRunning
 }
 
-func (c *Cluster) alive(ji int32) bool { return !c.Jobs[ji].State.Terminal() }
+// alive reports whether job ji stays on the roster: it has not ended, or
+// a task of it is still being killed (Finish).
+func (c *Cluster) alive(ji int32) bool { return !c.Jobs[ji].State.Terminal() || c.Jobs[ji].Running > 0 }
 
 // recycle makes a finished job's record reusable; only once the job is off
 // the roster may it be.

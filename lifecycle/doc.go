@@ -22,7 +22,8 @@
 // pure shortcuts of shortcuts.go as its hooks, each effect applied and
 // told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
 // task ended, stopped from outside, its start failed, its checkpoint
-// landed or its agent preempted it, each by version; a kill; a priority or weight change; a node going down or
+// landed or its agent preempted it, each by version; a kill, and the end
+// of one that took its time (killing.go); a priority or weight change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
 // was killed or that has no tasks. It is growing into the cluster's
 // state machine of issue 13 (docs/architecture.md says where it
@@ -115,11 +116,14 @@
 //   - A task record is reused only after Tasks.Sweep, once the running
 //     list no longer names it.
 //   - A task record holds slots exactly while its State is active: running,
-//     or preempting from its checkpoint request (a Moving record, always)
-//     until the checkpoint lands. It then ends completed, killed,
-//     preempted or failed (Retire), and stays so until it is reused. Its
-//     job is live until its State is terminal (Finish), and holds no slots
-//     then.
+//     preempting from its checkpoint request (a Moving record, always)
+//     until the checkpoint lands, or killing from a kill that takes its
+//     time (Task.KillAfter) until EventKillEnded (killing.go). It then
+//     ends completed, killed, preempted or failed (Retire), and stays so
+//     until it is reused. Its job is live until its State is terminal
+//     (Finish), and holds no slots then but those of its killing tasks,
+//     which keep it on the roster until they end, as the master keeps a
+//     killed job's killing attempts in its snapshot.
 //   - A node that is down (EventNodeDown) offers no slots, and no record
 //     holds slots on it but the tasks held through its loss
 //     (HoldsThroughLoss, with a LostNodeGrace), which no snapshot

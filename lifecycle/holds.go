@@ -28,7 +28,8 @@ type Hold struct {
 	From  int64
 	Nodes []sched.NodeSlots
 	// Preempting: the task was asked to stop and holds its slots until
-	// its checkpoint lands (the master's killing tasks too).
+	// its checkpoint lands, or its kill ends (killing tasks, the
+	// master's and the Cluster's: killing.go).
 	Preempting bool
 	// Moving: the hold is what of a re-placed task's old placement
 	// drains (Replaced).

@@ -291,28 +291,8 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
 		// A draining placement goes with its task.
-		if !t.State.Active() || t.Moving || !losesOn(t, e.Node) {
-			continue
-		}
-		ji, from := t.Job, t.State
-		// A task ran unless no agent answered its start (Unanswered), and
-		// a kill ends a task at once.
-		ran, pre := !t.Unanswered, c.Roster.Entry(ji).Preemptible
-		if hold && HoldsThroughLoss(c.LostNodeGrace, pre, false, ran) {
-			continue
-		}
-		j := &c.Jobs[ji]
-		if t.Replacing && t.Drain >= 0 {
-			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})
-		}
-		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti)}
-		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, pre, ran))
-		c.waiting(ji)
-		c.freedRecs = append(c.freedRecs, f)
-		if st, over := j.Over(); over {
-			c.freedRecs = c.dropMoves(c.freedRecs, ji)
-			c.Finish(ji, st, now)
-			c.ended = append(c.ended, ji)
+		if t.State.Active() && !t.Moving && losesOn(t, e.Node) {
+			c.loseTask(now, ti, hold)
 		}
 	}
 	for _, f := range c.freedRecs {
@@ -320,6 +300,45 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	}
 	o.Freed, o.Ended = c.freedRecs, c.ended
 	return o
+}
+
+// loseTask ends task ti, whose node is lost at now, as nodeEvent says,
+// unless it holds it through the loss (hold: the Cluster has a grace),
+// adding what it frees to freedRecs and its job, if that ended it, to
+// ended. A task being killed (killing.go) is not held and ends killed,
+// its attempt lost, as the master's loseAttempt ends one.
+func (c *Cluster) loseTask(now int64, ti int32, hold bool) {
+	t := c.Tasks.At(ti)
+	ji, from := t.Job, t.State
+	// A task ran unless no agent answered its start (Unanswered).
+	ran, pre := !t.Unanswered, c.Roster.Entry(ji).Preemptible
+	if hold && HoldsThroughLoss(c.LostNodeGrace, pre, from == TaskKilling, ran) {
+		return
+	}
+	j := &c.Jobs[ji]
+	if from == TaskKilling {
+		f := Freed{Task: ti, From: from}
+		var ended bool
+		f.Slots, _, ended = c.endKilling(now, ti, EndLost)
+		c.freedRecs = append(c.freedRecs, f)
+		if ended {
+			c.ended = append(c.ended, ji)
+			return
+		}
+	} else {
+		if t.Replacing && t.Drain >= 0 {
+			c.freedRecs = append(c.freedRecs, Freed{Task: t.Drain, From: TaskPreempting, Slots: c.drained(t.Drain, TaskKilled)})
+		}
+		f := Freed{Task: ti, From: from, LostWork: c.lose(now, ti)}
+		f.Slots = c.freed(j, j.Lost(&c.Tasks, ti, pre, ran))
+		c.waiting(ji)
+		c.freedRecs = append(c.freedRecs, f)
+	}
+	if st, over := j.Over(); over && !j.State.Terminal() {
+		c.freedRecs = c.dropMoves(c.freedRecs, ji)
+		c.Finish(ji, st, now)
+		c.ended = append(c.ended, ji)
+	}
 }
 
 // lose rolls task ti, whose attempt is lost, back to its last checkpoint

@@ -9,7 +9,9 @@ type EventKind uint8
 
 const (
 	// EventEnded: a task's attempt ended as Task.Due promised, its work
-	// done or (Task.Limited) its time limit reached.
+	// done or (Task.Limited) its time limit reached; at its time limit a
+	// task whose kill takes its time (Task.KillAfter) is left killing
+	// instead (Outcome.Killing), until EventKillEnded.
 	EventEnded EventKind = iota + 1
 	// EventLanded: the checkpoint of a preempted task has landed, and
 	// its slots are free; or that of a moved or resized one (Replacing),
@@ -17,7 +19,9 @@ const (
 	// placement free.
 	EventLanded
 	// EventKill ends Job at once: its waiting tasks are dropped and every
-	// record holding slots is freed (Kill).
+	// record holding slots is freed (Kill), but those whose kill takes
+	// its time (Task.KillAfter), which it leaves killing
+	// (Outcome.Killing) until EventKillEnded.
 	EventKill
 	// EventPriority sets Job's priority, with the preemptibility,
 	// borrowing and interactivity that follow from it by the driver's
@@ -86,6 +90,13 @@ const (
 	// of EndPreempted), though no pass asked for it: it counts against
 	// no preemption budget and not in the job's Preempts.
 	EventAgentPreempted
+	// EventKillEnded: the kill of task Task (version Ver, as the kill
+	// left it), which a kill or its time limit left killing
+	// (Task.KillAfter, killing.go), has ended its attempt: it lets go of
+	// its slots and ends killed; a job a user killed leaves the roster
+	// once its last such task has (Outcome.Over), and one whose task
+	// reached its time limit ends as its tasks put it, or runs on.
+	EventKillEnded
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -168,6 +179,13 @@ type Outcome struct {
 	// Ended lists the jobs a node going down ended (each in its State),
 	// finished as Over says. Valid until the next Observe.
 	Ended []int32
+	// Killing lists the records a kill, or a time limit (EventEnded),
+	// left killing, their slots held (Task.KillAfter): the driver sends
+	// EventKillEnded for each, at its version, KillAfter later. A job a
+	// user killed has ended (Over), but the driver hears of its end once
+	// the last of them has ended (EventKillEnded's Over). Valid until the
+	// next Observe.
+	Killing []int32
 }
 
 // Observe applies event e at now. An outcome applies if it still does
@@ -186,6 +204,8 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	switch e.Kind {
 	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost, EventAttemptLost, EventAgentPreempted:
 		return c.outcome(now, e)
+	case EventKillEnded:
+		return c.killEnded(now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
 		o := Outcome{Applied: true, Job: ji}
@@ -210,7 +230,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		switch e.Kind {
 		case EventKill:
 			c.freedRecs = c.Kill(c.freedRecs[:0], e.Job)
-			o.Freed = c.freedRecs
+			o.Freed, o.Killing = c.freedRecs, c.killing
 			for _, f := range c.freedRecs {
 				o.Slots += f.Slots
 			}
@@ -247,6 +267,9 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	case v.Unplaced:
 		o.Attempt = v.Attempt
 		return c.requeueReplaced(now, e.Task, v, o)
+	}
+	if e.Kind == EventEnded && t.Limited && t.KillAfter > 0 {
+		return c.killLimited(e.Task, o)
 	}
 	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]

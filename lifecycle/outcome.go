@@ -47,8 +47,9 @@ const (
 // (Kind) and what of its task and job decides what follows.
 type Ending struct {
 	Kind EndKind
-	// Killing: the task was being killed (the master's killing state;
-	// the Cluster kills at once and never ends an attempt so). An
+	// Killing: the task was being killed (the killing state: the
+	// master's, and the Cluster's for a kill that takes its time,
+	// killing.go). An
 	// attempt that exited then ends its task in KillTo ("" is killed:
 	// failed when a part failed or could not start, completed when a
 	// searcher stopped it); one lost ends it killed.

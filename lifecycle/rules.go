@@ -292,7 +292,7 @@ func PastLimit[D ~int64](ranFor, limit D) bool { return limit > 0 && ranFor >= l
 // that never ran (ran false: no agent answered its start, StartLost),
 // whatever its preemptibility; any other must not run twice and fails. A
 // task being killed ends killed instead (the master's killing; the
-// Cluster kills at once), and one held through its node's loss
+// Cluster's, killing.go's endKilling), and one held through its node's loss
 // (HoldsThroughLoss) ends so only when its grace is over. A task that
 // waits again does so by its job's exit actions (ExitRequeues). The
 // master ends a lost attempt by it (endAttempt) and the Cluster a lost
@@ -320,7 +320,9 @@ func ExitRequeues(failOnPreempt bool, maxRetries, retries int32) bool {
 // as it is. The job itself ends killed at once. The master kills a job's
 // tasks by it (jobsAPI.Kill: its agents end the attempts); the Cluster,
 // whose attempts have no agent to wait for, frees at once, killed, the
-// records a kill stops and drops the job's waiting tasks (Cluster.Kill).
+// records a kill stops, but those whose kill the driver says takes its
+// time (Task.KillAfter), which it leaves killing until their end
+// (killing.go), and drops the job's waiting tasks (Cluster.Kill).
 func KillTo(st TaskState) (TaskState, bool) {
 	switch {
 	case st == TaskQueued || st == TaskPreempted:

@@ -94,7 +94,7 @@ func (st *stepper) quiet(inUse int, holding bool) bool {
 func (c *Cluster) MayGrow() bool {
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
-		if !t.State.Active() || t.Moving {
+		if !t.State.Active() || t.Moving || t.State == TaskKilling {
 			continue
 		}
 		if en := c.Roster.Entry(t.Job); en.MinSlots > 0 && sched.Slots(t.Nodes) < en.Slots {

@@ -10,9 +10,10 @@ package lifecycle
 // in queued and preempted (its checkpoint landed; it waits to be
 // rescheduled). completed, failed and killed are terminal.
 //
-// A Task record here is only ever running or preempting while it holds
-// slots: the simulator starts and kills at once, so it needs no starting
-// or killing. When it lets go of them it ends completed (its work done),
+// A Task record here is running or preempting while it holds slots, or
+// killing where a kill takes its time to end it (Task.KillAfter,
+// killing.go); the simulator starts at once, so it needs no starting.
+// When it lets go of them it ends completed (its work done),
 // killed (its time limit, or a kill), preempted (its checkpoint landed;
 // the task waits again as its job's Resumed) or failed (preempted, and its
 // job's exit actions said not to reschedule it).

@@ -13,7 +13,8 @@ const Unbounded int64 = -1
 // of its own, marked Moving, and restarts on the new placement when its
 // checkpoint lands (Resume), as the live master restarts it.
 //
-// Its State is running or preempting while it holds slots, and how it let
+// Its State is running, preempting or (a kill that takes its time,
+// KillAfter) killing while it holds slots, and how it let
 // go of them after (TaskState); Moving is not a state but what the record
 // is: the draining part of a moved task, preempting until it drains (the
 // master says the same with a task's next placement).
@@ -75,6 +76,15 @@ type Task struct {
 	// counts an open attempt up to now and, once it hears of the exit,
 	// up to the exit. A launch clears it.
 	ExitBefore int64
+	// KillAfter is how long a kill of the attempt takes to end it (the
+	// simulator's slow_kills script, JobSpec.SlowKills): live, the master
+	// holds the GPUs of a task being killed until its agent reports the
+	// end, which a silent node delays. 0 ends it at the kill. The driver
+	// sets it when it launches the start; a kill (Cluster.Kill, or its
+	// time limit: EventEnded with Limited) then leaves it killing, its
+	// slots held and charged, until the driver sends EventKillEnded
+	// KillAfter later. A launch clears it.
+	KillAfter int64
 }
 
 // Shape is what of a task's job decides how its work progresses.
@@ -163,7 +173,7 @@ func (t *Task) Alloc(job int, now, every int64) sched.Alloc {
 
 // hold is the record as the snapshot sees it.
 func (t *Task) hold() Hold {
-	return Hold{Start: t.Start, From: t.From, Nodes: t.Nodes, Preempting: t.State == TaskPreempting,
+	return Hold{Start: t.Start, From: t.From, Nodes: t.Nodes, Preempting: t.State == TaskPreempting || t.State == TaskKilling,
 		Moving: t.Moving, Backfilled: t.Backfilled}
 }
 
@@ -240,7 +250,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
 	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
-	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore = false, -1, false, 0
+	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = false, -1, false, 0, 0
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -255,6 +265,16 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 	t.State, t.PreemptAt = TaskPreempting, now
 	t.Ver++
 	return lost
+}
+
+// Kill asks task ti to stop for a kill that takes its time to end it
+// (KillAfter): it holds its slots, killing, and does no more work; the
+// end, checkpoint landing or other outcome promised for it before is
+// stale. Its end comes by EventKillEnded, for its new version.
+func (ts *Tasks) Kill(ti int32) {
+	t := &ts.all[ti]
+	t.State = TaskKilling
+	t.Ver++
 }
 
 // Lose rolls task ti back to its last checkpoint at now, as a lost node

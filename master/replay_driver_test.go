@@ -73,6 +73,8 @@ type replayDriver struct {
 	midDone chan struct{}
 	// asked counts each task's checkpoints asked (checkpointTime).
 	asked map[taskKey]int
+	// quietUntil is, by agent, when one a kill silenced syncs again (up).
+	quietUntil []float64
 }
 
 type taskKey struct {
@@ -115,7 +117,7 @@ func newReplayDriver(h *harness, c replayCase) *replayDriver {
 		ag.OnStart = func(sp agent.TaskSpec) *mastertest.Exit { return d.onStart(ag.Name, sp) }
 		d.agents = append(d.agents, ag)
 	}
-	d.seen = make([]int, len(d.agents))
+	d.seen, d.quietUntil = make([]int, len(d.agents)), make([]float64, len(d.agents))
 	d.down, d.downs, d.drains = make([]bool, len(d.agents)), make([]int, len(c.downs)), make([]int, len(c.drains))
 	d.graced, d.lostAt = make([]bool, len(c.downs)), make([]float64, len(c.downs))
 	d.grace = h.m.cfg.LostNodeGrace
@@ -162,7 +164,7 @@ func (d *replayDriver) run(t *testing.T) {
 				next = min(next, j.changes[d.changed[i]].at)
 			}
 		}
-		next = min(next, d.nextDown(), d.nextLeave())
+		next = min(next, d.nextDown(), d.nextLeave(), d.nextHeard())
 		for id, at := range d.silent {
 			if at <= d.now()+1e-9 {
 				delete(d.silent, id) // given up at the instant it was due
@@ -294,11 +296,13 @@ func (d *replayDriver) instant(t *testing.T) {
 	d.loseAttempts(t, lost)
 	d.h.sync(d.up()...)
 	if limits {
+		d.silenceLimited(now)
 		checkLimits(d.h)
 	}
 	for i, j := range d.c.jobs {
 		if d.ids[i] != 0 && j.kill > 0 && !d.killed[i] && j.kill <= now+1e-9 {
 			d.killed[i] = true
+			d.silence(i, nil, now)
 			if code := d.h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(d.ids[i], 10)+"/kill", nil, nil); code/100 != 2 {
 				t.Fatalf("kill %s: %d", j.name, code)
 			}

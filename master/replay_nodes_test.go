@@ -13,11 +13,12 @@ import (
 // The replay driver's nodes: losses and returns, drains and resumes, and
 // restarts of the master, as the case scripts them.
 
-// up lists the agents whose nodes are not lost: the others do not sync.
+// up lists the agents whose nodes are not lost, nor silenced by a kill
+// (rjob.killSilent): the others do not sync.
 func (d *replayDriver) up() []*mastertest.Agent {
 	var out []*mastertest.Agent
 	for i, ag := range d.agents {
-		if !d.down[i] {
+		if !d.down[i] && d.quietUntil[i] <= d.now()+1e-9 {
 			out = append(out, ag)
 		}
 	}

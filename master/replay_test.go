@@ -91,6 +91,12 @@ type rjob struct {
 	// master charges its usage until the exit and frees its GPUs at the
 	// end (replay_exit_test.go).
 	early float64
+	// killSilent, when positive, makes the agents that run the job's
+	// attempts fall silent for that long from its kill (kill) or its
+	// time limit's: they get the kill command, and report the attempt's
+	// end, only then, and the master holds its GPUs, killing, until then
+	// (replay_slowkill_test.go).
+	killSilent float64
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

@@ -44,3 +44,38 @@ func (h *historyEvents) lateExits(atts []store.Attempt) []scenario.LateExit {
 	}
 	return out
 }
+
+// Kills that take their time. A kill (a user's, or a time limit's) moves
+// an active task to killing and sends its agents a kill command; the
+// master holds the task's GPUs, and charges them, until the agents report
+// the attempt's end, which a silent node delays. The simulator's kill
+// frees at once, so a job waiting for those GPUs would start earlier in
+// the replay. So the export writes each attempt a kill ended a whole
+// second or more after it, with how long after (in the whole seconds
+// from the window's start that the decision log dates both in), as the
+// job's slow_kills (scenario.SlowKill), and the simulator holds such an
+// attempt's slots, killing, until then (lifecycle.Task.KillAfter); a job
+// a user killed still ends at the kill, as the master ends it.
+
+// slowKills are the slow kills of a job's attempts atts: each that a
+// kill ended, killed, a whole second or more after the kill (in the
+// whole seconds from since), by its number as the simulator counts
+// attempts. A searcher's stop is left out (the simulator's stop ends the
+// attempt at once), and so is an attempt lost or failed while being
+// killed (its node lost, or a part failed: not the kill's end), or
+// continued by a move (its old placement ends preempted).
+func (h *historyEvents) slowKills(atts []store.Attempt, since time.Time) []scenario.SlowKill {
+	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
+	var out []scenario.SlowKill
+	for _, a := range atts {
+		k := attemptKey{a.JobID, a.Index, a.Number}
+		at, killed := h.killing[k]
+		if a.Open() || !killed || a.EndState != store.AttemptKilled || h.stopped[k] {
+			continue
+		}
+		if after := sec(a.EndedAt) - sec(at); after > 0 {
+			out = append(out, scenario.SlowKill{Task: a.Index, Attempt: h.simAttempt(atts, a), After: after})
+		}
+	}
+	return out
+}

@@ -75,6 +75,10 @@ type historyEvents struct {
 	// stopped are the attempts a searcher stopped: their task went from
 	// killing to completed (stopTrial), the attempt ending killed.
 	stopped map[attemptKey]bool
+	// killing are when the attempts killed (a user's kill, a time limit,
+	// a searcher's stop) were asked to stop: their task's transition to
+	// killing (whatif_exits.go's slowKills).
+	killing map[attemptKey]time.Time
 	// stoppedWaiting counts, by job, the tasks a searcher stopped while
 	// they waited (queued to completed), after an attempt.
 	stoppedWaiting map[int64]int
@@ -93,7 +97,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
-		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}}
+		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{}}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -133,6 +137,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.startLost[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.Cause == store.CauseNotRun && e.To != string(store.TaskKilled):
 			h.notRun[attemptKey{e.JobID, e.Index, e.Attempt}] = true
+		case e.To == string(store.TaskKilling):
+			h.killing[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseMoved || e.Cause == store.CauseResized

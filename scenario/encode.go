@@ -206,7 +206,8 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 
 // scriptFields writes job j's scripted events: its failures, lost
 // starts and attempts, own run times, stops, attempts its agent
-// preempted, checkpoint times and exits heard of late.
+// preempted, checkpoint times, exits heard of late and kills that took
+// their time.
 func scriptFields(m spec.Mapping, j *Job) {
 	setList(m, "fails", j.Fails, func(f TaskFail) map[string]any { return map[string]any{"task": f.Task, "after": f.After} })
 	setList(m, "start_fails", j.StartFails, func(f StartFail) map[string]any {
@@ -223,6 +224,7 @@ func scriptFields(m spec.Mapping, j *Job) {
 	setList(m, "agent_preempted", j.AgentPreempted, attemptItem)
 	setList(m, "checkpoints", j.Checkpoints, checkpointItem)
 	setList(m, "late_exits", j.LateExits, lateExitItem)
+	setList(m, "slow_kills", j.SlowKills, slowKillItem)
 }
 
 // setList writes list key of items, each encoded by item; nothing for

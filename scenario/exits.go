@@ -29,13 +29,7 @@ type LateExit struct {
 // exits once; one that never ran (start_lost, or its task's failed
 // start in start_fails) has no exit to hear of late.
 func (p scriptParser) lateExits(f *yamlfield.Fields, j *Job) {
-	never := map[[2]int]string{}
-	for _, l := range j.StartLost {
-		never[[2]int{l.Task, l.Attempt}] = fmt.Sprintf("in start_lost, line %d", l.Line)
-	}
-	for _, sf := range j.StartFails {
-		never[[2]int{sf.Task, sf.Attempt}] = fmt.Sprintf("in start_fails, line %d", sf.Line)
-	}
+	never := neverRan(j)
 	seen := map[[2]int]int{}
 	p.eachItem(f, "late_exits", "late exits", func(g *yamlfield.Fields, line int) {
 		le := LateExit{Attempt: 1, Line: line}
@@ -65,6 +59,72 @@ func lateExitItem(le LateExit) map[string]any {
 	m := map[string]any{"task": le.Task, "before": le.Before}
 	if le.Attempt > 1 {
 		m["attempt"] = le.Attempt
+	}
+	return m
+}
+
+// SlowKill scripts a kill the live master waited for: attempt Attempt
+// (numbered as in StartFail) of task Task, once a kill stops it (its
+// job's kill event, or its time limit), ends After seconds after the
+// kill, holding its slots until then, as the live master holds the GPUs
+// of a task being killed until its agent reports the end, which a silent
+// node delays (lifecycle.Task.KillAfter). The what-if export writes them
+// for the attempts a kill ended a whole second or more after it.
+type SlowKill struct {
+	Task    int
+	Attempt int
+	After   int64
+	Line    int
+}
+
+// slowKills reads a job's slow_kills: a list of {task, attempt, after},
+// the attempt 1 when left out, after a positive duration. An attempt is
+// killed once; one that never ran (start_lost, or its task's failed
+// start in start_fails) has no kill to wait for.
+func (p scriptParser) slowKills(f *yamlfield.Fields, j *Job) {
+	never := neverRan(j)
+	seen := map[[2]int]int{}
+	p.eachItem(f, "slow_kills", "slow kills", func(g *yamlfield.Fields, line int) {
+		sk := SlowKill{Attempt: 1, Line: line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sk.Task, yamlfield.IntAtLeast(0))
+		attemptOK := yamlfield.Field(g, "attempt", &sk.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
+		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sk.After, yamlfield.PositiveDuration)
+		g.Done()
+		if !taskOK || !attemptOK || !afterOK || !j.names(g, sk.Task) {
+			return
+		}
+		k := [2]int{sk.Task, sk.Attempt}
+		if where, ok := never[k]; ok {
+			g.Errorf("attempt", "attempt %d of task %d never ran (%s), so no kill waits for it", sk.Attempt, sk.Task, where)
+			return
+		}
+		if first, dup := seen[k]; dup {
+			g.Errorf("attempt", "attempt %d of task %d is slow to kill already (line %d); an attempt is killed once", sk.Attempt, sk.Task, first)
+			return
+		}
+		seen[k] = line
+		j.SlowKills = append(j.SlowKills, sk)
+	})
+}
+
+// neverRan maps the attempts of job j that never ran (in start_lost, or
+// its task's failed start in start_fails) to where the file says so.
+func neverRan(j *Job) map[[2]int]string {
+	never := map[[2]int]string{}
+	for _, l := range j.StartLost {
+		never[[2]int{l.Task, l.Attempt}] = fmt.Sprintf("in start_lost, line %d", l.Line)
+	}
+	for _, sf := range j.StartFails {
+		never[[2]int{sf.Task, sf.Attempt}] = fmt.Sprintf("in start_fails, line %d", sf.Line)
+	}
+	return never
+}
+
+// slowKillItem encodes an item of slow_kills, an attempt 1 left out.
+func slowKillItem(sk SlowKill) map[string]any {
+	m := map[string]any{"task": sk.Task, "after": sk.After}
+	if sk.Attempt > 1 {
+		m["attempt"] = sk.Attempt
 	}
 	return m
 }

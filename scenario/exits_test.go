@@ -47,3 +47,53 @@ func TestLateExitsRoundTrip(t *testing.T) {
 		t.Errorf("after a round trip late_exits = %+v, want %+v\n%s", got, want, out)
 	}
 }
+
+func TestParseErrorsSlowKills(t *testing.T) {
+	runErrorCases(t, []errorCase{
+		{"a mapping", failJob + "    slow_kills: {task: 0, after: 5}\n", 12, `slow_kills: expected a list of slow kills, got a mapping`},
+		{"task out of range", failJob + "    slow_kills: [{task: 2, after: 5}]\n", 12, `slow_kills[0]: task: task 2 does not exist: the job has 2 task(s)`},
+		{"missing task", failJob + "    slow_kills: [{after: 5}]\n", 12, `slow_kills[0]: missing required field "task"`},
+		{"missing after", failJob + "    slow_kills: [{task: 0}]\n", 12, `slow_kills[0]: missing required field "after"`},
+		{"zero after", failJob + "    slow_kills: [{task: 0, after: 0}]\n", 12, `slow_kills[0]: after: expected a duration > 0`},
+		{"negative after", failJob + "    slow_kills: [{task: 0, after: -5}]\n", 12, `slow_kills[0]: after: expected a duration`},
+		{"zero attempt", failJob + "    slow_kills: [{task: 0, attempt: 0, after: 5}]\n", 12, `slow_kills[0]: attempt: expected an integer >= 1`},
+		{"an attempt twice", failJob + "    slow_kills:\n      - {task: 1, after: 5}\n      - {task: 1, attempt: 1, after: 9}\n", 14,
+			`slow_kills[1]: attempt: attempt 1 of task 1 is slow to kill already (line 13); an attempt is killed once`},
+		{"a start never answered", failJob + "    start_lost: [{task: 0, attempt: 2, after: 1m}]\n    slow_kills: [{task: 0, attempt: 2, after: 5}]\n", 13,
+			`slow_kills[0]: attempt: attempt 2 of task 0 never ran (in start_lost, line 12), so no kill waits for it`},
+		{"a failed start", failJob + "    start_fails: [{task: 1}]\n    slow_kills: [{task: 1, after: 5}]\n", 13,
+			`slow_kills[0]: attempt: attempt 1 of task 1 never ran (in start_fails, line 12)`},
+		{"unknown field", failJob + "    slow_kills: [{task: 0, after: 5, before: 1}]\n", 12, `slow_kills[0]: unknown field "before"`},
+	})
+}
+
+// TestSlowKillsRoundTrip: slow_kills parse, the attempt 1 when left out,
+// one attempt of a task apart from another, and Marshal writes them
+// back.
+func TestSlowKillsRoundTrip(t *testing.T) {
+	src := failJob + "    slow_kills: [{task: 1, attempt: 2, after: 90s}, {task: 0, after: 3}, {task: 1, after: 1}]\n"
+	s, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SlowKill{{Task: 1, Attempt: 2, After: 90, Line: 12}, {Task: 0, Attempt: 1, After: 3, Line: 12}, {Task: 1, Attempt: 1, After: 1, Line: 12}}
+	if !slices.Equal(s.Jobs[0].SlowKills, want) {
+		t.Fatalf("slow_kills = %+v, want %+v", s.Jobs[0].SlowKills, want)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("back.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := back.Jobs[0].SlowKills
+	for i := range got {
+		got[i].Line = 0
+		want[i].Line = 0
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("after a round trip slow_kills = %+v, want %+v\n%s", got, want, out)
+	}
+}

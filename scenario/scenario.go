@@ -333,6 +333,10 @@ type Job struct {
 	// to its account until its exit, while its slots stay held until it
 	// ends.
 	LateExits []LateExit
+	// SlowKills script the attempts whose kill the live master waited
+	// for a second or more (SlowKill), in the file's order; nil for none:
+	// each holds its slots, killing, until its kill's end.
+	SlowKills []SlowKill
 	// Searcher, for an experiment that has one, decides from the trials'
 	// metric reports which trials go on and which stop early; nil
 	// otherwise. Tasks is then its MaxTrials and Duration

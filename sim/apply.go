@@ -80,6 +80,8 @@ func (s *sim) started(e *lifecycle.Effect) {
 	// An exit heard of late is charged until the exit (a Cluster rule):
 	// set with the start, as the attempt's number is known then.
 	t.ExitBefore = j.spec.LateExits[[2]int{int(t.ID), int(t.Retries) + 1}]
+	// So is how long a kill takes to end it (a Cluster rule too).
+	t.KillAfter = j.spec.SlowKills[[2]int{int(t.ID), int(t.Retries) + 1}]
 	if s.startFails(e.Task) || s.startLost(e.Task) {
 		return // it ends at this instant or is given up, promising nothing
 	}
@@ -139,11 +141,36 @@ func (s *sim) landed(ti int32, o *lifecycle.Outcome) {
 }
 
 // ended reacts to an attempt that completed or reached its time limit
-// (lifecycle.Cluster.Observe).
+// (lifecycle.Cluster.Observe), or, at its time limit, was left killing
+// until its kill's end (killings).
 func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
+	if len(o.Killing) > 0 {
+		s.killings(o.Killing)
+		return
+	}
 	t := s.c.Tasks.At(ti)
 	s.rec.endAttempt(t, o.Attempt, o.TimedOut)
 	s.outcome(ti, o, lifecycle.TaskRunning)
+}
+
+// killings promises the kill's end of each record a kill or time limit
+// left killing (lifecycle.Task.KillAfter) for its version: they hold
+// their slots until then.
+func (s *sim) killings(tis []int32) {
+	for _, ti := range tis {
+		t := s.c.Tasks.At(ti)
+		s.q.push(event{at: s.now + t.KillAfter, kind: evKillEnd, ref: ti, ver: t.Ver})
+	}
+}
+
+// killEnded reacts to the end of a kill that took its time
+// (lifecycle.EventKillEnded): the attempt ends killed (by its time limit
+// or not) and its slots are free; a job a user killed is reported ended
+// once its last such attempt has (Outcome.Over).
+func (s *sim) killEnded(ti int32, o *lifecycle.Outcome) {
+	t := s.c.Tasks.At(ti)
+	s.rec.endAttempt(t, o.Attempt, o.TimedOut)
+	s.outcome(ti, o, lifecycle.TaskKilling)
 }
 
 // outcome tells the metrics that task ti let go of the slots it held in

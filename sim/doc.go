@@ -8,7 +8,8 @@
 // then scripted stops (JobSpec.Stops, ended as a searcher's stop is, the
 // attempt killed), then failed starts (JobSpec.StartFails, pushed at the instant of the
 // start), then task ends and time limit kills, then finished
-// checkpoints, then attempts their agent preempted as it shut down
+// checkpoints, then the ends of kills that took their time
+// (JobSpec.SlowKills, lifecycle.EventKillEnded), then attempts their agent preempted as it shut down
 // (JobSpec.AgentPreempted, agentstop.go), then starts given up (JobSpec.StartLost) and attempts
 // lost on nodes that stay up (JobSpec.Lost), then
 // submissions — settling first before a job marked
@@ -82,6 +83,9 @@
 //     master uses too. When a thrash
 //     guard lifts, a wake-up event runs a pass then.
 //   - A task runs at most its time limit per attempt and is killed there.
+//     A kill (its time limit's, or a kill event's) frees its slots at
+//     once, but for an attempt whose kill took its time live
+//     (JobSpec.SlowKills), which holds them, killing, until its end.
 //   - A node that is down (a node_down event) offers no slots until it is
 //     back; the attempts on it ended FAILED_NODE_LOST, each task back to
 //     its last checkpoint and rescheduled or failed as the master's lost

@@ -363,6 +363,10 @@ func (s *sim) handle(e event) {
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventLanded, Task: e.ref, Ver: e.ver}); o.Applied {
 			s.landed(e.ref, &o)
 		}
+	case evKillEnd:
+		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: e.ref, Ver: e.ver}); o.Applied {
+			s.killEnded(e.ref, &o)
+		}
 	case evReport:
 		// A preempted or ended trial's report is stale: its version moved.
 		if s.c.Tasks.Current(e.ref, e.ver) {
@@ -489,14 +493,14 @@ func (s *sim) script(e Event) {
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})
 	case EventKill:
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
-			s.killed(ji, o.Freed)
+			s.killed(ji, o.Freed, o.Killing)
 		}
 	}
 }
 
-// killed reacts to the kill of job ji, which freed the records freed and
-// finished the job.
-func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
+// killed reacts to the kill of job ji, which freed the records freed,
+// left those killing killing and finished the job.
+func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []int32) {
 	// The metrics hear of the tasks one by one, each with what the job
 	// held after it, as if they had been freed one by one.
 	held := s.c.Jobs[ji].Held
@@ -509,6 +513,13 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed) {
 		}
 		held -= f.Slots
 		s.released(f.Task, f.Slots, held, f.From)
+	}
+	if len(killing) > 0 {
+		// Its killing tasks hold their slots until their kill's end, after
+		// which the job is reported ended (killEnded).
+		s.touch(ji)
+		s.killings(killing)
+		return
 	}
 	s.finished(ji)
 }

@@ -21,6 +21,9 @@ const (
 	evStartFail
 	evEnd        // a task completes or hits its time limit
 	evCheckpoint // a preempted task finished checkpointing
+	// evKillEnd: a kill that took its time (JobSpec.SlowKills) ends its
+	// attempt, its agent's report of the end an exit's as an end's is.
+	evKillEnd
 	// evAgentPreempted: an attempt's agent preempted it as it shut down
 	// (JobSpec.AgentPreempted, agentstop.go), its exit a report as an
 	// end's is.

@@ -241,6 +241,7 @@ func specFromScenario(j scenario.Job, pool int, quota bool) JobSpec {
 	spec.AgentPreempted = attemptTimes(j.AgentPreempted)
 	spec.Checkpoints, spec.NthCheckpoints = checkpointTimes(j.Checkpoints)
 	spec.LateExits = lateExits(j.LateExits)
+	spec.SlowKills = slowKills(j.SlowKills)
 	if sr := j.Searcher; sr != nil {
 		spec.Search = &SearchSpec{Name: sr.Name, Config: sr.Config(), StepTime: j.StepTime, Curves: make([][]MetricPoint, len(j.Curves))}
 		for i, c := range j.Curves {
@@ -294,6 +295,19 @@ func lateExits(les []scenario.LateExit) map[[2]int]int64 {
 	out := make(map[[2]int]int64, len(les))
 	for _, le := range les {
 		out[[2]int{le.Task, le.Attempt}] = le.Before
+	}
+	return out
+}
+
+// slowKills maps the attempts of a job's slow_kills (task and attempt)
+// to how long their kill takes to end them; nil for none.
+func slowKills(sks []scenario.SlowKill) map[[2]int]int64 {
+	if len(sks) == 0 {
+		return nil
+	}
+	out := make(map[[2]int]int64, len(sks))
+	for _, sk := range sks {
+		out[[2]int{sk.Task, sk.Attempt}] = sk.After
 	}
 	return out
 }

@@ -209,6 +209,12 @@ type JobSpec struct {
 	// (lifecycle.Task.ExitBefore), as the master's usage ends at the
 	// exit its agent reported.
 	LateExits map[[2]int]int64
+	// SlowKills maps a task's number and attempt (numbered as in
+	// StartFails) to how long a kill of that attempt (its job's kill
+	// event, or its time limit) takes to end it, for a kill the live
+	// master waited for (scenario.Job.SlowKills): it holds its slots,
+	// killing, until then (lifecycle.Task.KillAfter).
+	SlowKills map[[2]int]int64
 }
 
 // ClassRule is what a job is outside the LOW class.

@@ -1,0 +1,80 @@
+package lifecycle
+
+// Kills that take their time. Live, a kill (a user's kill of a job, or a
+// task's time limit) moves an active task to killing and sends its agent
+// a kill command; the master holds the task's GPUs, and counts them in
+// its fair share, until the agent reports the attempt's end, which a
+// silent node delays by seconds or more. The Cluster kills at once but
+// for an attempt the driver gave a KillAfter (the simulator's slow_kills
+// script): a kill leaves it killing (Tasks.Kill), its slots held and
+// charged, its allocation preempting (Hold, as the master's killing
+// task's), until the driver sends EventKillEnded for it; then it ends
+// killed, as the master's kill's end does (Ending.Decide with Killing).
+//
+// The job follows the shared rules meanwhile, as the master's does: a
+// job a user killed has ended killed at once (Finish), but stays on the
+// roster, with no task waiting, while a task of it is killing, and the
+// driver hears of its end (Outcome.Over) once the last of them has ended;
+// a job whose task reached its time limit stays running (LiveJob: the
+// task holds slots) until that task's kill has ended, and then ends as
+// its tasks put it (EndedJob) or runs on.
+
+// killLimited leaves task ti, which reached its time limit (EventEnded
+// with Limited) and whose kill takes its time (KillAfter), killing; the
+// driver sends EventKillEnded KillAfter later. Nothing is freed, but a
+// kill asks for a pass, as a user's does.
+func (c *Cluster) killLimited(ti int32, o Outcome) Outcome {
+	c.Tasks.Kill(ti)
+	c.killing = append(c.killing[:0], ti)
+	o.Killing = c.killing
+	c.step.wake()
+	return o
+}
+
+// killEnded ends the kill of task ti (EventKillEnded, for the version
+// Tasks.Kill left) at now: it lets go of its slots and ends killed, its
+// time limit's (Outcome.TimedOut) or a user's kill's.
+func (c *Cluster) killEnded(now int64, e Event) Outcome {
+	if !c.Tasks.Current(e.Task, e.Ver) || c.Tasks.At(e.Task).State != TaskKilling {
+		return Outcome{Job: -1}
+	}
+	t := c.Tasks.At(e.Task)
+	o := Outcome{Applied: true, Job: t.Job, TimedOut: t.Limited}
+	kind := EndCompleted
+	if t.Limited {
+		kind = EndLimited
+	}
+	var ended bool
+	o.Slots, o.Attempt, ended = c.endKilling(now, e.Task, kind)
+	if ended {
+		o.Over, o.State = true, c.Jobs[o.Job].State
+	} else if !c.Jobs[o.Job].State.Terminal() {
+		c.endIfOver(now, o.Job, &o)
+	}
+	return o
+}
+
+// endKilling ends killing task ti's attempt at now as the master ends a
+// killing task's (Ending.Decide with Killing): killed, its attempt killed,
+// or lost where kind is EndLost (its node lost first). It returns the
+// slots freed, the attempt's end state, and whether that ended the
+// killing of a job that a user killed before, which now leaves the
+// roster (Finish). A live job's task ends as Job.end counts it.
+func (c *Cluster) endKilling(now int64, ti int32, kind EndKind) (slots int, attempt AttemptState, ended bool) {
+	t := c.Tasks.At(ti)
+	ji := t.Job
+	j := &c.Jobs[ji]
+	e := j.ending(t, kind)
+	e.Killing, e.KillTo = true, TaskKilled
+	v := e.Decide()
+	if !j.State.Terminal() {
+		return c.closeAttempt(now, ti, v), v.Attempt, false
+	}
+	c.uncharge(now, t, j)
+	slots = c.freed(j, j.Release(&c.Tasks, ti))
+	if j.Running == 0 {
+		c.Roster.Finished(ji)
+		return slots, v.Attempt, true
+	}
+	return slots, v.Attempt, false
+}
