@@ -32,7 +32,7 @@ type Cluster struct {
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
 	freedRecs []Freed           // Observe's scratch
-	killing   []int32           // Kill's: the records it left killing
+	kills     kills             // killing.go's
 	ended     []int32           // Observe's scratch: jobs a node loss ended
 	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
 	drain     []sched.NodeSlots // Replace's scratch
@@ -213,11 +213,11 @@ type Freed struct {
 // move), appending each to dst in the running list's order. A task whose
 // kill takes its time (Task.KillAfter) is left killing instead, its
 // slots held until its end (KillEnded), as the live master holds the
-// GPUs of a task being killed until its agent reports the end; Killing
-// lists them. A task killing already (its time limit) goes on so. The
+// GPUs of a task being killed until its agent reports the end;
+// Outcome.Killing lists them. A task killing already (its time limit) goes on so. The
 // driver then ends the job (Finish), and the attempts it records.
 func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
-	c.killing = c.killing[:0]
+	c.kills.left = c.kills.left[:0]
 	for _, ti := range c.Tasks.Running() {
 		t := c.Tasks.At(ti)
 		from := t.State // before the record retires
@@ -228,7 +228,7 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.drained(ti, TaskKilled)})
 		case t.KillAfter > 0 && !t.Replacing:
 			c.Tasks.Kill(ti)
-			c.killing = append(c.killing, ti)
+			c.kills.left = append(c.kills.left, ti)
 		default: // let go of its slots, killed (Job.Release)
 			j := &c.Jobs[ji]
 			dst = append(dst, Freed{Task: ti, From: from, Slots: c.freed(j, j.Release(&c.Tasks, ti))})
@@ -237,10 +237,6 @@ func (c *Cluster) Kill(dst []Freed, ji int32) []Freed {
 	c.Cancel(ji)
 	return dst
 }
-
-// Killing lists the records the last Kill left killing (Task.KillAfter).
-// Valid until the next Kill.
-func (c *Cluster) Killing() []int32 { return c.killing }
 
 // closeAttempt ends task ti's attempt at now as verdict v says (Job.end)
 // and returns the slots freed. An attempt whose exit its agent reported

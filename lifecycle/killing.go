@@ -19,22 +19,26 @@ package lifecycle
 // task holds slots) until that task's kill has ended, and then ends as
 // its tasks put it (EndedJob) or runs on.
 
-// killLimited leaves task ti, which reached its time limit (EventEnded
+// kills ends the kills that take their time; left is what the last Kill
+// or time limit left killing (Outcome.Killing), valid until the next.
+type kills struct{ left []int32 }
+
+// limited leaves task ti, which reached its time limit (EventEnded
 // with Limited) and whose kill takes its time (KillAfter), killing; the
 // driver sends EventKillEnded KillAfter later. Nothing is freed, but a
 // kill asks for a pass, as a user's does.
-func (c *Cluster) killLimited(ti int32, o Outcome) Outcome {
+func (k *kills) limited(c *Cluster, ti int32, o Outcome) Outcome {
 	c.Tasks.Kill(ti)
-	c.killing = append(c.killing[:0], ti)
-	o.Killing = c.killing
+	k.left = append(k.left[:0], ti)
+	o.Killing = k.left
 	c.step.wake()
 	return o
 }
 
-// killEnded ends the kill of task ti (EventKillEnded, for the version
+// ended ends the kill of task ti (EventKillEnded, for the version
 // Tasks.Kill left) at now: it lets go of its slots and ends killed, its
 // time limit's (Outcome.TimedOut) or a user's kill's.
-func (c *Cluster) killEnded(now int64, e Event) Outcome {
+func (k *kills) ended(c *Cluster, now int64, e Event) Outcome {
 	if !c.Tasks.Current(e.Task, e.Ver) || c.Tasks.At(e.Task).State != TaskKilling {
 		return Outcome{Job: -1}
 	}
@@ -45,7 +49,7 @@ func (c *Cluster) killEnded(now int64, e Event) Outcome {
 		kind = EndLimited
 	}
 	var ended bool
-	o.Slots, o.Attempt, ended = c.endKilling(now, e.Task, kind)
+	o.Slots, o.Attempt, ended = k.end(c, now, e.Task, kind)
 	if ended {
 		o.Over, o.State = true, c.Jobs[o.Job].State
 	} else if !c.Jobs[o.Job].State.Terminal() {
@@ -54,13 +58,13 @@ func (c *Cluster) killEnded(now int64, e Event) Outcome {
 	return o
 }
 
-// endKilling ends killing task ti's attempt at now as the master ends a
+// end ends killing task ti's attempt at now as the master ends a
 // killing task's (Ending.Decide with Killing): killed, its attempt killed,
 // or lost where kind is EndLost (its node lost first). It returns the
 // slots freed, the attempt's end state, and whether that ended the
 // killing of a job that a user killed before, which now leaves the
 // roster (Finish). A live job's task ends as Job.end counts it.
-func (c *Cluster) endKilling(now int64, ti int32, kind EndKind) (slots int, attempt AttemptState, ended bool) {
+func (k *kills) end(c *Cluster, now int64, ti int32, kind EndKind) (slots int, attempt AttemptState, ended bool) {
 	t := c.Tasks.At(ti)
 	ji := t.Job
 	j := &c.Jobs[ji]

@@ -237,7 +237,7 @@ func (b *nodeBook) anyDown(ns []sched.NodeSlots) bool {
 	return b.ndown > 0 && slices.ContainsFunc(ns, func(x sched.NodeSlots) bool { return b.isDown(x.Node) })
 }
 
-// nodeEvent applies a node going down or coming back, drained or
+// event applies to c a node going down or coming back, drained or
 // resumed, or the end of the grace of a loss, at now (Observe). Down, every task using the node lets
 // go of its slots, in the running list's order (Outcome.Freed), except
 // those held through the loss (HoldsThroughLoss, with LostNodeGrace),
@@ -254,9 +254,9 @@ func (b *nodeBook) anyDown(ns []sched.NodeSlots) bool {
 // parts all still start; a job that ended so is finished, its draining moves
 // elsewhere freed after it (Outcome.Ended). Either way the next Step may
 // not skip the instant.
-func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
+func (b *nodeBook) event(c *Cluster, now int64, e Event) Outcome {
 	if e.Kind == EventNodeDrain || e.Kind == EventNodeResume {
-		if !c.nodes.setDrained(&c.Snap, e.Node, e.Kind == EventNodeDrain) {
+		if !b.setDrained(&c.Snap, e.Node, e.Kind == EventNodeDrain) {
 			return Outcome{Job: -1}
 		}
 		// A resumed node has room; a drained one changes reservations.
@@ -266,7 +266,7 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	hold := false
 	switch e.Kind {
 	case EventNodeUp:
-		slots, ok := c.nodes.setUp(&c.Snap, e.Node)
+		slots, ok := b.setUp(&c.Snap, e.Node)
 		if !ok {
 			return Outcome{Job: -1}
 		}
@@ -274,11 +274,11 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 		c.step.wake()
 		return Outcome{Applied: true, Job: -1}
 	case EventGraceOver:
-		if !c.nodes.graceOver(e.Node, now, c.LostNodeGrace) {
+		if !b.graceOver(e.Node, now, c.LostNodeGrace) {
 			return Outcome{Job: -1}
 		}
 	default:
-		slots, ok := c.nodes.setDown(&c.Snap, e.Node, now)
+		slots, ok := b.setDown(&c.Snap, e.Node, now)
 		if !ok {
 			return Outcome{Job: -1}
 		}
@@ -292,7 +292,7 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 		t := c.Tasks.At(ti)
 		// A draining placement goes with its task.
 		if t.State.Active() && !t.Moving && losesOn(t, e.Node) {
-			c.loseTask(now, ti, hold)
+			b.loseTask(c, now, ti, hold)
 		}
 	}
 	for _, f := range c.freedRecs {
@@ -302,12 +302,12 @@ func (c *Cluster) nodeEvent(now int64, e Event) Outcome {
 	return o
 }
 
-// loseTask ends task ti, whose node is lost at now, as nodeEvent says,
+// loseTask ends c's task ti, whose node is lost at now, as event says,
 // unless it holds it through the loss (hold: the Cluster has a grace),
 // adding what it frees to freedRecs and its job, if that ended it, to
 // ended. A task being killed (killing.go) is not held and ends killed,
 // its attempt lost, as the master's loseAttempt ends one.
-func (c *Cluster) loseTask(now int64, ti int32, hold bool) {
+func (b *nodeBook) loseTask(c *Cluster, now int64, ti int32, hold bool) {
 	t := c.Tasks.At(ti)
 	ji, from := t.Job, t.State
 	// A task ran unless no agent answered its start (Unanswered).
@@ -319,7 +319,7 @@ func (c *Cluster) loseTask(now int64, ti int32, hold bool) {
 	if from == TaskKilling {
 		f := Freed{Task: ti, From: from}
 		var ended bool
-		f.Slots, _, ended = c.endKilling(now, ti, EndLost)
+		f.Slots, _, ended = c.kills.end(c, now, ti, EndLost)
 		c.freedRecs = append(c.freedRecs, f)
 		if ended {
 			c.ended = append(c.ended, ji)

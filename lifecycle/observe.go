@@ -205,7 +205,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 	case EventEnded, EventLanded, EventStopped, EventStartFailed, EventStartLost, EventAttemptLost, EventAgentPreempted:
 		return c.outcome(now, e)
 	case EventKillEnded:
-		return c.killEnded(now, e)
+		return c.kills.ended(c, now, e)
 	case EventSubmit:
 		ji := c.submit(e.Submission, e.Entry)
 		o := Outcome{Applied: true, Job: ji}
@@ -218,7 +218,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		c.step.wake()
 		return Outcome{Applied: true, Job: -1}
 	case EventNodeDown, EventNodeUp, EventNodeDrain, EventNodeResume, EventGraceOver:
-		return c.nodeEvent(now, e)
+		return c.nodes.event(c, now, e)
 	case EventNodeReshape:
 		return c.reshapeNode(e)
 	case EventKill, EventPriority, EventWeight:
@@ -230,7 +230,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		switch e.Kind {
 		case EventKill:
 			c.freedRecs = c.Kill(c.freedRecs[:0], e.Job)
-			o.Freed, o.Killing = c.freedRecs, c.killing
+			o.Freed, o.Killing = c.freedRecs, c.kills.left
 			for _, f := range c.freedRecs {
 				o.Slots += f.Slots
 			}
@@ -269,7 +269,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 		return c.requeueReplaced(now, e.Task, v, o)
 	}
 	if e.Kind == EventEnded && t.Limited && t.KillAfter > 0 {
-		return c.killLimited(e.Task, o)
+		return c.kills.limited(c, e.Task, o)
 	}
 	o.Attempt = v.Attempt
 	j := &c.Jobs[ji]
@@ -280,7 +280,7 @@ func (c *Cluster) outcome(now int64, e Event) Outcome {
 	case EventEnded:
 		o.TimedOut = t.Limited
 	case EventAttemptLost:
-		// By the rule of a lost node's (nodeEvent): the task keeps only
+		// By the rule of a lost node's (nodeBook.event): the task keeps only
 		// what its last checkpoint saved.
 		o.LostWork = c.lose(now, e.Task)
 	case EventAgentPreempted:

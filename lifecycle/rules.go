@@ -292,7 +292,7 @@ func PastLimit[D ~int64](ranFor, limit D) bool { return limit > 0 && ranFor >= l
 // that never ran (ran false: no agent answered its start, StartLost),
 // whatever its preemptibility; any other must not run twice and fails. A
 // task being killed ends killed instead (the master's killing; the
-// Cluster's, killing.go's endKilling), and one held through its node's loss
+// Cluster's, killing.go's kills.end), and one held through its node's loss
 // (HoldsThroughLoss) ends so only when its grace is over. A task that
 // waits again does so by its job's exit actions (ExitRequeues). The
 // master ends a lost attempt by it (endAttempt) and the Cluster a lost
