@@ -110,13 +110,16 @@ type Counterfactual struct {
 	// every pool), is that license and the running jobs whose ends would
 	// free enough of it; free slots would not start it.
 	License *LicenseWait `json:"license,omitempty"`
-	// StartFirst names the jobs ranked before it in its pool that would
-	// take what MustEnd's jobs free first (Slots per task, as in Ahead):
-	// the master plays its answer out with the scheduling core, so that
-	// MustEnd is what lets it start after them, not only what frees
-	// room. With MustEnd empty, even were all of the pool's running jobs
-	// (its project's, where a quota or limit binds) to end, these would
-	// start first and it would still wait behind them.
+	// StartFirst names the jobs of its pool that the pool's order would
+	// serve first, taking some of what MustEnd's jobs free (Slots per
+	// task, as in Ahead): the master plays its answer out with the
+	// scheduling core, so that MustEnd is what lets it start after
+	// them, not only what frees room. With MustEnd empty, even were all
+	// of the pool's running jobs (its project's, where a quota or limit
+	// binds) to end, these would be served first and it would still
+	// wait. In quota and fair-share pools the order changes as projects
+	// and users pass their quota or share: it may name jobs behind it in
+	// Ahead's order.
 	StartFirst []JobRef `json:"start_first,omitempty"`
 	// NotBefore, when each job in MustEnd that must end has a time limit,
 	// is the last of their ends: the soonest it could start on Nodes (the

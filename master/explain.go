@@ -120,7 +120,8 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 	if f.ask == nil || !othersWait(f.s, ji) {
 		return x, nil
 	}
-	return x, &aheadWork{s: ja.m.planner.aheadState(), cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask}
+	snap := copySnapshot(&ja.m.planner.snap)
+	return x, &aheadWork{s: &snap, cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask}
 }
 
 // ahead counts the jobs waiting in j's pool and lists the first ones ranked

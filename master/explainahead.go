@@ -15,24 +15,25 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// The jobs ranked before a waiting job, in its counterfactual. Which
-// running jobs must end is found on the nodes (pickNodes) or in the
-// project (projectCounterfactual) alone, but what they free goes first
-// to the jobs ranked before it that the pool's rules let take it: in a
-// quota pool, say, job 1 of project A ending brings A back under its
-// quota, and A's job ranked first takes the slots. "Once job 1 ends" is
-// then no promise. So the answer is played out by the core itself: a
-// pass (sched.Schedule) over a copy of the state with the named jobs'
-// allocations gone. When the job gets no room there and jobs ranked
-// before it start instead, more of the pool's running jobs (the
-// project's, where its quota or limit binds) are taken away, soonest to
-// end first, the fewest that let it start (doubling, then halving, at
-// most maxAheadPasses passes); the answer names them and the jobs ranked
-// before it that would take what they free first (StartFirst). When even
+// The jobs a pool serves before a waiting job, in its counterfactual.
+// Which running jobs must end is found on the nodes (pickNodes) or in
+// the project (projectCounterfactual) alone, but what they free may go
+// first to other waiting jobs: in a quota pool, job 1 of project A ending
+// brings A back under its quota, and A's first waiting job takes the
+// slots; in a FIFO pool, the head does. "Once job 1 ends" is then no
+// promise. So the answer is played out by the core itself, whose order
+// is the pool's: a pass (sched.Schedule) over a copy of the state with
+// the named jobs' allocations gone. When the job gets no room there and
+// other jobs of the pool start instead, more of the pool's running jobs
+// (the project's, where its quota or limit binds) are taken away,
+// soonest to end first, the fewest that let it start (doubling, then
+// halving, at most maxAheadPasses passes); the answer names them and the
+// jobs that would take some of what they free (StartFirst). When even
 // all of them gone would not let it start, the answer names no running
-// job, only the jobs ranked before it that would start first. When the
-// job gets no room and no job ranked before it starts, something else
-// holds it (a rule, a reservation), and the answer stays as it was.
+// job, only the jobs the pool would serve first. When it gets no room
+// and no other job starts, something else holds it (a rule, a
+// reservation), and the answer stays as it was; so it does when it gets
+// room at once. A job alone in its pool's queue is not played out.
 
 // maxAheadPasses bounds the passes a play-out runs: enough for the fewest
 // of 2,000 running jobs, a pass each over the whole snapshot.
@@ -148,7 +149,11 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 	if ask == nil || !othersWait(f.s, ji) {
 		return cf
 	}
-	p := &aheadPlay{s: f.s, ji: ji}
+	// The passes' own copy of the jobs, its pool's alone waiting.
+	base := *f.s
+	base.Jobs = slices.Clone(f.s.Jobs)
+	onePool(&base, f.s.Jobs[ji].Pool)
+	p := &aheadPlay{s: &base, ji: ji}
 	more := f.more(&f.s.Jobs[ji], ask)
 	goneWith := func(k int) []bool {
 		gone := make([]bool, len(f.s.Allocs))
@@ -214,10 +219,10 @@ func othersWait(s *sched.Snapshot, ji int) bool {
 	return false
 }
 
-// aheadAnswer is the answer once the jobs ranked before job ji are
+// aheadAnswer is the answer once the jobs served before job ji are
 // played out: the allocations gone must end for it to start (on the
-// nodes at, where cf names nodes), and the jobs first, ranked before
-// it, would take what they free first.
+// nodes at, where cf names nodes), and the jobs first would take some
+// of what they free.
 func (f *cfFacts) aheadAnswer(ji int, cf *api.Counterfactual, ask *aheadAsk, gone []int, at []sched.NodeSlots, first []int) *api.Counterfactual {
 	s := f.s
 	e := &s.Jobs[ji]
@@ -239,7 +244,7 @@ func (f *cfFacts) aheadAnswer(ji int, cf *api.Counterfactual, ask *aheadAsk, gon
 		return out
 	}
 	// What each holds in the pool: what it frees may go to the jobs
-	// ranked before it, wherever they start.
+	// served first, wherever they start.
 	out.MustEnd, out.NotBefore = f.mustEnd(e, f.poolNodes(e), gone)
 	for _, ns := range at {
 		if int(ns.Node) < len(s.Nodes) && !slices.Contains(out.Nodes, s.Nodes[ns.Node].Name) {
@@ -261,12 +266,12 @@ func (f *cfFacts) aheadAnswer(ji int, cf *api.Counterfactual, ask *aheadAsk, gon
 }
 
 // aheadOnly is the answer when even every running job the play-out may
-// take away gone would not start job ji: the jobs ranked before it,
-// first, would start first, and it would still wait. No running job is
-// named: none's end alone would start it.
+// take away gone would not start job ji: the pool would serve the jobs
+// first first, and it would still wait. No running job is named: none's
+// end alone would start it.
 func (f *cfFacts) aheadOnly(ji int, cf *api.Counterfactual, ask *aheadAsk, first []int) *api.Counterfactual {
 	if len(first) == 0 {
-		return cf // no job ranked before it takes the room: a rule holds it
+		return cf // no other job takes the room: a rule holds it
 	}
 	s := f.s
 	e := &s.Jobs[ji]
@@ -291,8 +296,8 @@ func them(n int) string {
 	return "them"
 }
 
-// aheadRefs names the jobs ranked before it, with their slots per task,
-// as Explanation.Ahead does.
+// aheadRefs names the jobs served first, with their slots per task, as
+// Explanation.Ahead names the jobs ahead.
 func (f *cfFacts) aheadRefs(jobs []int) []api.JobRef {
 	var refs []api.JobRef
 	for _, j := range jobs {
@@ -403,23 +408,19 @@ func orderMore(s *sched.Snapshot, jobs []int, byJob map[int][]int) [][]int {
 	return out
 }
 
-// aheadState copies the last pass's snapshot for a play-out, as the
-// state after that pass: its plan (the core's, again: the same snapshot
-// gives the same plan) applied, its starts as allocations appended
-// after the snapshot's, so that their indexes hold, and its preemptions
-// under way; with the reservations it carried. A pool whose instant
-// settles in one pass (lifecycle.OneShot) leaves starts the snapshot
-// does not show. Callers hold mu.
-func (pl *planner) aheadState() *sched.Snapshot {
-	s := copySnapshot(&pl.snap)
-	// A Scheduler of its own, which has seen no earlier pass.
-	for i := range s.Jobs {
-		s.Jobs[i].Rev = 0
-	}
-	s.NodesVersion = 0
-	plan, err := sched.Schedule(&s)
+// afterPass makes s, a copy of the last pass's snapshot, the state
+// after that pass: its plan (the core's, again: the same snapshot gives
+// the same plan) applied, its starts as allocations appended after the
+// snapshot's, so that their indexes hold, and its preemptions under way;
+// with the reservations it carried. A pool whose instant settles in one
+// pass (lifecycle.OneShot) leaves starts the snapshot does not show.
+// Only pool's jobs wait in it: the others' plans are no part of the
+// answer, and cost a pass.
+func afterPass(s *sched.Snapshot, pool int) {
+	onePool(s, pool)
+	plan, err := sched.Schedule(s)
 	if err != nil {
-		return &s
+		return
 	}
 	for _, pr := range plan.Preemptions {
 		if pr.Alloc >= 0 && pr.Alloc < len(s.Allocs) {
@@ -434,7 +435,21 @@ func (pl *planner) aheadState() *sched.Snapshot {
 		j := &s.Jobs[i]
 		j.Reserved, j.ReservedNodes = at, append(j.ReservedNodes[:0], nodes...)
 	})
-	return &s
+}
+
+// onePool leaves only pool's jobs waiting in s, whose Jobs are the
+// caller's own, and no Rev: its passes run on a Scheduler of their own,
+// which has seen no earlier pass. Licenses, which count across pools,
+// are the only tie between pools, and a job short of one has its own
+// answer (licenseShort).
+func onePool(s *sched.Snapshot, pool int) {
+	for i := range s.Jobs {
+		if s.Jobs[i].Pool != pool {
+			s.Jobs[i].Waiting = 0
+		}
+		s.Jobs[i].Rev = 0
+	}
+	s.NodesVersion = 0
 }
 
 // aheadWork is a play-out prepared under mu (explain), to run outside
@@ -448,9 +463,11 @@ type aheadWork struct {
 	ask *aheadAsk
 }
 
-// run plays the answer out on its copy, naming jobs from read view v.
+// run plays the answer out on its copy, made the state after the last
+// pass (afterPass), naming jobs from read view v.
 func (w *aheadWork) run(v *readView) *api.Counterfactual {
 	s := w.s
+	afterPass(s, s.Jobs[w.ji].Pool)
 	pf := &cfFacts{s: s, cfg: w.cfg, rec: func(ji int) *store.Job {
 		if ji < 0 || ji >= len(s.Jobs) {
 			return nil
