@@ -48,8 +48,9 @@ type JobRef struct {
 	Name    string `json:"name"`
 	User    string `json:"user,omitempty"`
 	Project string `json:"project,omitempty"`
-	// Slots: per task for a job ahead; in MustEnd, all a running job
-	// holds on the counterfactual's nodes.
+	// Slots: per task for a job ahead (and in StartFirst); in MustEnd,
+	// all a running job holds on the counterfactual's nodes, or in the
+	// pool where StartFirst is given or no node is named.
 	Slots int `json:"slots"`
 	// EndsAt is when a running job's time limit runs out, when it has one
 	// (in MustEnd, the last of its tasks there that must end).
@@ -109,10 +110,21 @@ type Counterfactual struct {
 	// every pool), is that license and the running jobs whose ends would
 	// free enough of it; free slots would not start it.
 	License *LicenseWait `json:"license,omitempty"`
+	// StartFirst names the jobs of its pool that the pool's order would
+	// serve first, taking some of what MustEnd's jobs free (Slots per
+	// task, as in Ahead): the master plays its answer out with the
+	// scheduling core, so that MustEnd is what lets it start after
+	// them, not only what frees room. With MustEnd empty, even were all
+	// of the pool's running jobs (its project's, where a quota or limit
+	// binds) to end, these would be served first and it would still
+	// wait. In quota and fair-share pools the order changes as projects
+	// and users pass their quota or share: it may name jobs behind it in
+	// Ahead's order.
+	StartFirst []JobRef `json:"start_first,omitempty"`
 	// NotBefore, when each job in MustEnd that must end has a time limit,
 	// is the last of their ends: the soonest it could start on Nodes (the
-	// others preempted then), for when the forecast, which does not play
-	// out preemptions, gives none; jobs ranked before it aside.
+	// others preempted then, and the jobs of StartFirst started), for
+	// when the forecast, which does not play out preemptions, gives none.
 	NotBefore *time.Time `json:"not_before,omitempty"`
 	// Message says it in words.
 	Message string `json:"message"`

@@ -27,9 +27,12 @@ not start, the multifactor priority factor by factor (multifactor pools),
 and a counterfactual: the least that would let it start now — the running
 jobs that would have to end or be preempted and on which node, the quota
 or limit that binds, the jobs holding a license it waits for, or the
-constraint no node meets. It does not play out the jobs ranked before it:
-they may take what frees first. Preempted attempts say which job took
-their GPUs and under which rule.`,
+constraint no node meets. The answer is played out with the scheduling
+core, so that it counts the jobs the pool serves before it: where they
+would take what the running jobs free, it names the running jobs whose
+ends let it start after them, and those jobs ("the pool's order serves
+these first"); where no end alone would start it, those jobs alone.
+Preempted attempts say which job took their GPUs and under which rule.`,
 		Example:           "  allot explain 42\n  allot explain 42 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
@@ -161,9 +164,14 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	case cf.Limit != "":
 		fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
 	case len(cf.MustEnd) == 0 && len(cf.Nodes) == 0:
-		// No node to name (the pool's nodes are drained): the
-		// master's words say what it waits for.
-		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(cf.Message, 74), "\n", "\n  "))
+		// No node to name (the pool's nodes are drained, or the jobs
+		// served first would take what any end frees): the master's
+		// words say what it waits for, its quota below.
+		msg := cf.Message
+		if cf.Quota != "" {
+			msg = strings.TrimSuffix(msg, " "+cf.Quota)
+		}
+		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(msg, 74), "\n", "\n  "))
 	case len(cf.MustEnd) == 0:
 		fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
 	default:
@@ -171,10 +179,32 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 			return err
 		}
 	}
+	if len(cf.StartFirst) > 0 {
+		if err := printStartFirst(w, cf); err != nil {
+			return err
+		}
+	}
 	if cf.Quota != "" {
 		fmt.Fprintf(w, "  %s\n", cf.Quota)
 	}
 	return nil
+}
+
+// printStartFirst prints the jobs the pool's order serves before the job
+// (Counterfactual.StartFirst): with jobs that must end, those that would
+// take some of what they free; without, those it waits behind whatever
+// ends.
+func printStartFirst(w io.Writer, cf *api.Counterfactual) error {
+	if len(cf.MustEnd) > 0 {
+		fmt.Fprintln(w, "  the pool's order serves these first, taking some of what they free:")
+	} else {
+		fmt.Fprintln(w, "  the pool's order serves these first, whatever ends:")
+	}
+	t := newTable(w, "  JOB", "NAME", "USER", "PROJECT", "SLOTS")
+	for _, r := range cf.StartFirst {
+		t.row("  "+strconv.FormatInt(r.ID, 10), refName(r.Name, r.Private), orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots))
+	}
+	return t.flush()
 }
 
 // printMustEnd prints the running jobs that would have to end, or could

@@ -391,3 +391,53 @@ func TestExplainPrivateRefs(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainStartFirst: the jobs the pool's order serves first are
+// printed after those that must end, as taking some of what they free,
+// or, where no end alone would start the job, after the master's words,
+// as what it waits behind; a job the caller may not read is unnamed, and
+// the quota is said once.
+func TestExplainStartFirst(t *testing.T) {
+	fixClock(t)
+	end := t0.Add(40 * time.Minute)
+	first := []api.JobRef{{ID: 3, Name: "bert", User: "bo", Project: "vision", Slots: 4}, {ID: 7, Project: "nlp", Slots: 2, Private: true}}
+	tests := []struct {
+		name string
+		cf   api.Counterfactual
+		want []string
+		once string
+	}{
+		{"with jobs that must end", api.Counterfactual{Nodes: []string{"q1"}, StartFirst: first,
+			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 2, EndsAt: &end},
+				{ID: 2, Name: "gpt", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
+			Message: "It could start on q1 once jobs 1 and 2 end: jobs 3 and 7 would take some of what they free (the pool's order serves them first)."},
+			[]string{"  on q1, once these end:\n",
+				"  the pool's order serves these first, taking some of what they free:\n",
+				"  3    bert                     bo    vision   4\n",
+				"  7    (another project's job)  -     nlp      2\n"}, ""},
+		{"whatever ends", api.Counterfactual{StartFirst: first, Quota: "Its project vision holds 4 of its quota of 4.",
+			Message: "No running job's end alone would start it now: were all of pool research's running jobs to end, the pool's order would serve jobs 3 and 7 first, and it would still wait. Its project vision holds 4 of its quota of 4."},
+			[]string{"  No running job's end alone would start it now",
+				"  the pool's order serves these first, whatever ends:\n", "  3    bert"},
+			"Its project vision holds 4 of its quota of 4."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.WouldStart = &tt.cf
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in:\n%s", w, out)
+				}
+			}
+			if tt.once != "" && strings.Count(out, tt.once) != 1 {
+				t.Errorf("%q %d times, want once in the section:\n%s", tt.once, strings.Count(out, tt.once), out)
+			}
+		})
+	}
+}

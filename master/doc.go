@@ -87,8 +87,8 @@
 // planner's view, the job entries the snapshot copies, the fair-share
 // accounts: only a pass writes them, and no slice or map the snapshot
 // holds is changed in place), and those that read the last snapshot
-// (explain, sshare, the forecast's copy, a dry run's copy: dryrun.go) only
-// read it.
+// (explain and its play-out's copy: explainahead.go, sshare, the
+// forecast's copy, a dry run's copy: dryrun.go) only read it.
 // The other locks guard one thing each: submissions.mu the submissions
 // queued for the mirror, agents.syncMu the syncs queued for the next
 // batch, storeHealth.mu the store's health. Each may be taken with mu

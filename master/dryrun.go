@@ -165,7 +165,8 @@ func (w *dryPlan) wouldStart(v *readView, rec *store.Job) *api.Counterfactual {
 		}
 		return nil
 	}}
-	return f.counterfactual(w.ji)
+	cf := f.counterfactual(w.ji)
+	return f.playAhead(w.ji, cf, f.ask)
 }
 
 // whatIf places the job into a copy of the last pass's snapshot, as if

@@ -69,7 +69,9 @@ func dryCases() []dryCase {
 		// Past their quotas, the quota rounds serve project b, holding
 		// less of its share, before a's more urgent job: the dry run's
 		// place is its turn in them (second), not its place by priority
-		// (first), as live.
+		// (first), as live. Job 2 (b's) ending alone would bring b back
+		// under its quota, and b's job 3 would take the slots it frees:
+		// job 1 must end too.
 		{name: "waits its turn in the quota rounds", config: "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 2}\n  - {name: b, quota: 2}\n",
 			nodes: []rnode{{"n1", 4}},
 			running: []string{
@@ -78,7 +80,7 @@ func dryCases() []dryCase {
 				`{"name": "b-wait", "project": "b", "entrypoint": "x", "resources": {"slots": 2, "priority": 50, "preemptible": true}}`,
 			},
 			dry:    `{"name": "a-wait", "project": "a", "entrypoint": "x", "resources": {"slots": 2, "priority": 10, "preemptible": true}}`,
-			reason: "no_spare", message: "needs 2, 1 free", would: "It could start on n1 once job 2 ends.", position: 2},
+			reason: "no_spare", message: "needs 2, 1 free", would: "It could start on n1 once jobs 2 and 1 end: job 3 would take some of what they free", position: 2},
 		{name: "quota reclaim", config: "pools:\n  - {name: default, policy: quota}\ndefault_project: a\nprojects:\n  - {name: a, quota: 0}\n  - {name: b, quota: 4}\n",
 			nodes:   []rnode{{"n1", 4}},
 			running: []string{`{"name": "borrow", "project": "a", "entrypoint": "x", "resources": {"slots": 4, "preemptible": true}}`},

@@ -33,8 +33,12 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ja.m.lock()
-	x := ja.explain(view)
+	x, ahead := ja.explain(view)
 	ja.m.unlock()
+	if ahead != nil {
+		// The passes of the play-out run on its copy, outside mu.
+		x.WouldStart = ahead.run(ja.m.pub.reads())
+	}
 	x.AsOf = now
 	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
@@ -85,9 +89,10 @@ func (ja *jobsAPI) preemptReasons(r *http.Request, job int64, atts []store.Attem
 	return out
 }
 
-// explain builds the explanation of a job from the last pass. Callers hold
-// mu.
-func (ja *jobsAPI) explain(view api.Job) api.Explanation {
+// explain builds the explanation of a job from the last pass, and the
+// play-out of its counterfactual where other jobs of its pool wait (nil
+// where none does), for the caller to run outside mu. Callers hold mu.
+func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 	x := api.Explanation{Job: view.ID, State: view.State, Pool: view.Pool, Position: view.Position, Pending: view.Pending}
 	pi := ja.m.cfg.PoolIndex(view.Pool)
 	if pi >= 0 {
@@ -96,12 +101,12 @@ func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 	}
 	j := ja.m.jobs[view.ID]
 	if j == nil || view.Position == 0 {
-		return x // not waiting: the summary says how it stands
+		return x, nil // not waiting: the summary says how it stands
 	}
 	x.Queued, x.Ahead = ja.ahead(j)
 	ji := ja.m.planner.roster.index(j)
 	if ji < 0 || ji >= len(ja.m.planner.snap.Jobs) {
-		return x
+		return x, nil
 	}
 	if pi >= 0 && ja.m.cfg.Pools[pi].Policy == sched.PolicyMultifactor {
 		if fs, err := sched.PriorityFactors(&ja.m.planner.snap); err == nil && ji < len(fs) {
@@ -110,8 +115,13 @@ func (ja *jobsAPI) explain(view api.Job) api.Explanation {
 				Nice: f.Nice, Priority: f.Priority}
 		}
 	}
-	x.WouldStart = ja.liveFacts(ji).counterfactual(ji)
-	return x
+	f := ja.liveFacts(ji)
+	x.WouldStart = f.counterfactual(ji)
+	if f.ask == nil || !othersWait(f.s, ji) {
+		return x, nil
+	}
+	snap := copySnapshot(&ja.m.planner.snap)
+	return x, &aheadWork{s: &snap, cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask}
 }
 
 // ahead counts the jobs waiting in j's pool and lists the first ones ranked

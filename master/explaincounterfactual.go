@@ -43,6 +43,9 @@ type cfFacts struct {
 	// gone names a pool's nodes that are not up (Master.goneNodes); nil
 	// where unknown.
 	gone func(pool string) string
+	// ask is what the answer that counterfactual gave takes away, for
+	// its play-out (playAhead); nil where no running job's end is named.
+	ask *aheadAsk
 }
 
 // liveFacts are the counterfactual's facts of the last pass, for the
@@ -120,6 +123,9 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
 	cf.MustEnd, cf.NotBefore = f.mustEnd(e, chosen, ends)
+	if len(cf.MustEnd) > 0 {
+		f.ask = &aheadAsk{ends: ends, project: -1}
+	}
 	switch {
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))

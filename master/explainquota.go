@@ -119,7 +119,7 @@ func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBindin
 		excess, what = h.fixed[pr]+need-p.Quota, "quota"
 	}
 	// The project's jobs in the pool that count, by what each holds.
-	held := map[int]int{}
+	held, allocs := map[int]int{}, map[int][]int{}
 	var jobs []int
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
@@ -132,6 +132,7 @@ func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBindin
 			jobs = append(jobs, a.Job)
 		}
 		held[a.Job] += sched.Slots(a.Nodes)
+		allocs[a.Job] = append(allocs[a.Job], ai)
 	}
 	if len(jobs) == 0 {
 		return nil
@@ -146,6 +147,7 @@ func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBindin
 		return cmp.Compare(held[b], held[a])
 	})
 	cf := &api.Counterfactual{Quota: why}
+	ask := &aheadAsk{project: pr, bind: bind, what: what}
 	freed := 0
 	var until int64
 	bounded := true
@@ -154,6 +156,7 @@ func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBindin
 			break
 		}
 		freed += held[ji]
+		ask.ends = append(ask.ends, allocs[ji]...)
 		ref := f.jobRef(ji, nil)
 		ref.Slots = held[ji]
 		if t := end(ji); t != sched.Never {
@@ -169,6 +172,7 @@ func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBindin
 		t := time.Unix(max(until, s.Now), 0).UTC()
 		cf.NotBefore = &t
 	}
+	f.ask = ask
 	cf.Message = fmt.Sprintf("Only project %s's own work in pool %s ending would start it, not other projects': it could start once %s, or once the project's %s is raised. %s",
 		p.Name, s.Pools[e.Pool].Name, mustEndPhrase(cf.MustEnd), what, why)
 	return cf

@@ -106,7 +106,7 @@ func (rd redactor) dryRun(d api.DryRun) api.DryRun {
 	return d
 }
 
-// counterfactual returns cf with its MustEnd redacted, as a copy, so that
+// counterfactual returns cf with its MustEnd and StartFirst redacted, as a copy, so that
 // an answer never changes what a computation may keep.
 func (rd redactor) counterfactual(cf *api.Counterfactual) *api.Counterfactual {
 	if cf == nil {
@@ -115,6 +115,8 @@ func (rd redactor) counterfactual(cf *api.Counterfactual) *api.Counterfactual {
 	c := *cf
 	c.MustEnd = cloneRefs(c.MustEnd)
 	rd.refs(c.MustEnd)
+	c.StartFirst = cloneRefs(c.StartFirst)
+	rd.refs(c.StartFirst)
 	if c.License != nil {
 		w := *c.License
 		w.Holders = append([]api.LicenseHolder(nil), w.Holders...)

@@ -49,34 +49,47 @@ func jobRefWords(refs []api.JobRef) string {
 	return strings.Join(out, "; ")
 }
 
-// TestExplainRedacts: an explanation names the jobs ahead and those that
-// must end in full for a caller who may read them (an admin; a member of
-// their project) and by number only for another: their names and users
-// never reach a member of another project, in the fields or the words.
+// TestExplainRedacts: an explanation names the jobs ahead, those that
+// must end and those that would start first in full for a caller who
+// may read them (an admin; a member of their project) and by number
+// only for another: their names and users never reach a member of
+// another project, in the fields or the words.
 func TestExplainRedacts(t *testing.T) {
 	h := privacyHarness(t, "fifo")
-	n1 := h.agent("n1", 4)
-	train := h.submitAs("bob", `{"name": "bob-secret-train", "project": "nlp", "entrypoint": "x", "resources": {"slots": 4}}`)
+	n1, n2 := h.agent("n1", 4), h.agent("n2", 4)
+	train := h.submitAs("bob", `{"name": "bob-secret-train", "project": "nlp", "entrypoint": "x", "resources": {"slots": 4, "time_limit": 3600}}`)
+	train2 := h.submitAs("bob", `{"name": "bob-secret-tune", "project": "nlp", "entrypoint": "x", "resources": {"slots": 4, "time_limit": 7200}}`)
 	h.step()
-	h.sync(n1)
+	h.sync(n1, n2)
+	// alice's job waits 2nd: both of bob's running jobs must end, as
+	// carol's, first, takes what one frees; bob's, 3rd, waits behind
+	// carol's and alice's whatever ends.
 	carols := h.submitAs("carol", `{"name": "carol-queued", "project": "vision", "entrypoint": "x", "resources": {"slots": 4}}`)
-	bobs := h.submitAs("bob", `{"name": "bob-secret-queued", "project": "nlp", "entrypoint": "x", "resources": {"slots": 4}}`)
 	alices := h.submitAs("alice", `{"name": "alice-wait", "project": "vision", "entrypoint": "x", "resources": {"slots": 4}}`)
+	bobs := h.submitAs("bob", `{"name": "bob-secret-queued", "project": "nlp", "entrypoint": "x", "resources": {"slots": 4}}`)
 	h.step()
 	id := strconv.FormatInt
+	trains := func(private bool) string {
+		if private {
+			return refWords(train, "", "", true) + "; " + refWords(train2, "", "", true)
+		}
+		return refWords(train, "bob-secret-train", "bob", false) + "; " + refWords(train2, "bob-secret-tune", "bob", false)
+	}
 	for _, tt := range []struct {
-		name, token    string
-		job            int64
-		ahead, mustEnd string
-		hiddenNames    []string // in no part of the answer
+		name, token                string
+		job                        int64
+		ahead, mustEnd, startFirst string
+		hiddenNames                []string // in no part of the answer
 	}{
 		{"a member of another project sees numbers only", h.as("alice"), alices,
-			id(carols, 10) + " carol-queued carol; " + id(bobs, 10) + " private", id(train, 10) + " private",
+			id(carols, 10) + " carol-queued carol", trains(true), id(carols, 10) + " carol-queued carol",
 			[]string{"bob-secret", `"bob"`}},
 		{"an admin sees every job whole", h.admin, alices,
-			id(carols, 10) + " carol-queued carol; " + id(bobs, 10) + " bob-secret-queued bob", id(train, 10) + " bob-secret-train bob", nil},
+			id(carols, 10) + " carol-queued carol", trains(false), id(carols, 10) + " carol-queued carol", nil},
 		{"the owner's project is not redacted, another's is", h.as("bob"), bobs,
-			id(carols, 10) + " private", id(train, 10) + " bob-secret-train bob", []string{"carol-queued", `"carol"`}},
+			id(carols, 10) + " private; " + id(alices, 10) + " private", "",
+			id(carols, 10) + " private; " + id(alices, 10) + " private",
+			[]string{"carol-queued", `"carol"`, "alice-wait", `"alice"`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var x api.Explanation
@@ -95,6 +108,9 @@ func TestExplainRedacts(t *testing.T) {
 			}
 			if got := jobRefWords(x.WouldStart.MustEnd); got != tt.mustEnd {
 				t.Errorf("must end %q, want %q", got, tt.mustEnd)
+			}
+			if got := jobRefWords(x.WouldStart.StartFirst); got != tt.startFirst {
+				t.Errorf("start first %q, want %q", got, tt.startFirst)
 			}
 			for _, s := range tt.hiddenNames {
 				if strings.Contains(body, s) {

@@ -320,3 +320,54 @@ func TestJobDetailReadsBackHints(t *testing.T) {
 		t.Errorf("details of a job without hints show some: %q", got)
 	}
 }
+
+// TestJobDetailStartFirst: the jobs the pool's order serves first
+// (start_first) are named in Blocked by after the jobs that must end, or
+// alone where no end alone would start the job, and listed below the
+// counterfactual's message; one the viewer may not read shows its number
+// without a link.
+func TestJobDetailStartFirst(t *testing.T) {
+	ahead := api.JobRef{ID: 4, Name: "gpt-pretrain", User: "cy", Project: "vision", Slots: 4}
+	private := api.JobRef{ID: 6, Project: "nlp", Slots: 2, Private: true}
+	cases := []struct {
+		name    string
+		cf      api.Counterfactual
+		blocked string
+		heading string
+	}{
+		{"with a job that must end",
+			api.Counterfactual{Nodes: []string{"gpu-a2"}, StartFirst: []api.JobRef{ahead, private},
+				MustEnd: []api.JobRef{{ID: 2, Name: "bert-finetune", User: "bo", Slots: 4}},
+				Message: "It could start on gpu-a2 once job 2 ends: jobs 4 and 6 would take some of what they free (the pool's order serves them first)."},
+			"job 2; served first: job 4, #6", "taking some of what they free"},
+		{"whatever ends",
+			api.Counterfactual{StartFirst: []api.JobRef{ahead, private},
+				Message: "No running job's end alone would start it now: were all of pool a100's running jobs to end, the pool's order would serve jobs 4 and 6 first, and it would still wait."},
+			"jobs served first: job 4, #6", "whatever ends"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			f.mu.Lock()
+			f.wouldStart = map[int64]*api.Counterfactual{3: &c.cf}
+			f.mu.Unlock()
+			p := openPage(t, f, "#/jobs/3", wide)
+			p.waitText("#would-start", c.cf.Message)
+			if got := p.waitText("#blocked-by", "served first"); got != c.blocked {
+				t.Errorf("blocked by %q, want %q", got, c.blocked)
+			}
+			if head := p.waitText("#start-first p", c.heading); !strings.Contains(head, c.heading) {
+				t.Errorf("start first heading %q, want %q", head, c.heading)
+			}
+			if row := p.waitText(`#start-first tr[data-start-first="4"]`, "gpt-pretrain"); !strings.Contains(row, "cy") {
+				t.Errorf("row of job 4 = %q, want its user", row)
+			}
+			if row := p.waitText(`#start-first tr[data-start-first="6"]`, "another project's job"); !strings.Contains(row, "#6") {
+				t.Errorf("row of job 6 = %q, want #6", row)
+			}
+			if n := evalJS[int](p, `document.querySelectorAll('#why a[href="#/jobs/6"]').length`); n != 0 {
+				t.Errorf("%d links to the private job 6, want none", n)
+			}
+		})
+	}
+}

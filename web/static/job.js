@@ -168,9 +168,16 @@ function renderWhy(el, j, x) {
   }
   const cf = x && x.would_start;
   const mustEnd = cf && cf.must_end ? cf.must_end : [];
+  // The jobs the pool's order serves first (start_first), which take
+  // some of what those that must end free, or, with none that must end,
+  // are what it waits behind whatever ends.
+  const first = cf && cf.start_first ? cf.start_first : [];
+  const refLinks = (refs) => joinNodes(refs.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
   let blocked = '—';
   if (p.blocked_by) blocked = blockerRef(p);
-  else if (mustEnd.length) blocked = joinNodes(mustEnd.map((r) => (r.private ? '#' + r.id : jobLink(r.id))));
+  else if (mustEnd.length && first.length) blocked = [...refLinks(mustEnd), '; served first: ', ...refLinks(first)];
+  else if (mustEnd.length) blocked = refLinks(mustEnd);
+  else if (first.length) blocked = ['jobs served first: ', ...refLinks(first)];
   else if (cf && cf.never) blocked = 'no job: ' + cf.never;
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
   else if (cf && cf.license) blocked = licenseHolders(cf.license);
@@ -242,7 +249,25 @@ function wouldStart(cf, asOf, pool) {
     h('h3', {}, 'What would let it start now'),
     h('p', {}, cf.message),
     rows.length ? h('table', {}, h('thead', {}, h('tr', {}, cols.filter(Boolean).map(([c, title]) => h('th', {scope: 'col', title}, c)))),
-      h('tbody', {}, rows)) : null);
+      h('tbody', {}, rows)) : null,
+    startFirst(cf));
+}
+
+// startFirst lists the jobs the pool's order serves before this one
+// (start_first), as allot explain does: those that would take some of
+// what the jobs above free, or, with none above, those it waits behind
+// whatever ends. A job the viewer may not read shows its number only.
+function startFirst(cf) {
+  const refs = cf.start_first || [];
+  if (!refs.length) return null;
+  const title = (cf.must_end || []).length ? 'The pool\'s order serves these first, taking some of what they free'
+    : 'The pool\'s order serves these first, whatever ends';
+  return h('div', {class: 'start-first', id: 'start-first'},
+    h('p', {}, title + ':'),
+    h('table', {}, h('thead', {}, h('tr', {}, ['Job', 'Name', 'User', 'Project', 'Slots'].map((c) => h('th', {scope: 'col'}, c)))),
+      h('tbody', {}, refs.map((r) => h('tr', {'data-start-first': r.id},
+        h('td', {}, r.private ? '#' + r.id : jobLink(r.id)), h('td', {}, r.private ? "another project's job" : r.name || '—'),
+        h('td', {}, r.user || '—'), h('td', {}, r.project || '—'), h('td', {class: 'num', title: 'Slots per task'}, r.slots))))));
 }
 
 // licenseHolders names the license a job waits for and the running jobs
