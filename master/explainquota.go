@@ -25,25 +25,29 @@ const (
 
 // quotaHeld is what each project holds in one quota pool, counted as the
 // core's quota stage counts it (sched's quotaPass.count): the pool's
-// allocations not being preempted, each toward its job's project and
-// every parent; borrowing work toward the limit only, guaranteed work
-// (interactive or not preemptible) toward fixed too.
+// allocations, each toward its job's project and every parent; borrowing
+// work toward the limit only, guaranteed work (interactive or not
+// preemptible) toward fixed too, and allocations being preempted (their
+// GPUs held until their checkpoints land) toward the limit only, as
+// draining.
 type quotaHeld struct {
-	alloc, fixed, borrowed []int
+	alloc, fixed, borrowed, draining []int
 }
 
 func heldInPool(s *sched.Snapshot, pool int) quotaHeld {
 	n := len(s.Projects)
-	h := quotaHeld{alloc: make([]int, n), fixed: make([]int, n), borrowed: make([]int, n)}
+	h := quotaHeld{alloc: make([]int, n), fixed: make([]int, n), borrowed: make([]int, n), draining: make([]int, n)}
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		j := &s.Jobs[a.Job]
-		if a.Preempting || j.Pool != pool || j.Project < 0 || j.Project >= n {
+		if j.Pool != pool || j.Project < 0 || j.Project >= n {
 			continue
 		}
 		slots := sched.Slots(a.Nodes)
 		for p := j.Project; p >= 0 && p < n; p = s.Projects[p].Parent {
 			switch {
+			case a.Preempting:
+				h.draining[p] += slots
 			case j.Borrow:
 				h.borrowed[p] += slots
 			default:
@@ -79,16 +83,20 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 	}
 	h := heldInPool(s, e.Pool)
 	// The limit caps everything a project and each parent holds,
-	// borrowing work included (withinLimit).
+	// borrowing work and work being preempted included (withinLimit).
 	for p := e.Project; p >= 0 && p < len(s.Projects); p = s.Projects[p].Parent {
 		pr := &s.Projects[p]
-		if used := h.alloc[p] + h.borrowed[p]; pr.Limit > 0 && used+need > pr.Limit {
+		if used := h.alloc[p] + h.borrowed[p] + h.draining[p]; pr.Limit > 0 && used+need > pr.Limit {
 			whose := "Its project " + pr.Name
 			if p != e.Project {
 				whose = "Its project's parent " + pr.Name
 			}
-			return fmt.Sprintf("%s holds %d of its limit of %d in pool %s; this job needs %d more, %d over the limit.",
-				whose, used, pr.Limit, s.Pools[e.Pool].Name, need, used+need-pr.Limit), bindLimit, p
+			draining := ""
+			if d := h.draining[p]; d > 0 {
+				draining = fmt.Sprintf(" (%d of them held by work being preempted until its checkpoint lands)", d)
+			}
+			return fmt.Sprintf("%s holds %d of its limit of %d in pool %s%s; this job needs %d more, %d over the limit.",
+				whose, used, pr.Limit, s.Pools[e.Pool].Name, draining, need, used+need-pr.Limit), bindLimit, p
 		}
 	}
 	p := &s.Projects[e.Project]
@@ -113,10 +121,17 @@ func (f *cfFacts) projectCounterfactual(e *sched.Job, need int, bind quotaBindin
 	s := f.s
 	h := heldInPool(s, e.Pool)
 	p := &s.Projects[pr]
+	// Work being preempted frees its slots on its own once its
+	// checkpoint lands: only the rest of the excess needs work to end.
 	excess := h.alloc[pr] + h.borrowed[pr] + need - p.Limit
 	what := "limit"
 	if bind == bindWithin {
 		excess, what = h.fixed[pr]+need-p.Quota, "quota"
+	}
+	if excess <= 0 {
+		return &api.Counterfactual{Quota: why, Message: fmt.Sprintf(
+			"It could start once project %s's work being preempted in pool %s has checkpointed and let go of its %d slot(s). %s",
+			p.Name, s.Pools[e.Pool].Name, h.draining[pr], why)}
 	}
 	// The project's jobs in the pool that count, by what each holds.
 	held, allocs := map[int]int{}, map[int][]int{}
