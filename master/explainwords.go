@@ -102,11 +102,19 @@ func jobList(refs []api.JobRef) string {
 		ids[i] = strconv.FormatInt(r.ID, 10)
 	}
 	list := ids[0]
-	if n := len(ids); n > 1 {
+	switch n := len(ids); {
+	case n > maxNamed:
+		// The structured fields list them all; a sentence of hundreds of
+		// numbers is read by no one.
+		list = strings.Join(ids[:maxNamed], ", ") + fmt.Sprintf(" and %d more", n-maxNamed)
+	case n > 1:
 		list = strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
 	}
 	return plural.Noun(len(ids), "job") + " " + list
 }
+
+// maxNamed is how many jobs a sentence names before it counts the rest.
+const maxNamed = 8
 
 // stateSentence says a job's end state as a sentence start: "It failed",
 // "It was killed", "It completed"; another state as "It is <state>".
