@@ -171,7 +171,7 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	if err := ag.m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
 		return "", err
 	}
-	ag.m.access.creds.forget()
+	ag.m.access.creds.forget(ofNode(name)) // the node's earlier credentials were revoked
 	ri.principal = auth.Principal{Node: name}
 	return secret, nil
 }

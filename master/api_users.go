@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -128,29 +129,40 @@ func (ac *access) handlePatchUser(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, notFoundAs(err, "name", "user %q does not exist", name))
 		return
 	}
-	if uu.Disabled != nil {
-		if *uu.Disabled && name == principalOf(r).User {
-			ac.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
-			return
-		}
-		if err := ac.m.st.SetUserDisabled(r.Context(), name, *uu.Disabled); err != nil {
-			ac.fail(w, err)
-			return
-		}
+	if uu.Disabled != nil && *uu.Disabled && name == principalOf(r).User {
+		ac.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
+		return
 	}
-	for p, role := range roles {
-		if err := ac.m.st.SetRole(r.Context(), name, p, role); err != nil {
-			ac.fail(w, err)
-			return
-		}
+	err = ac.updateUser(r.Context(), name, uu.Disabled, roles)
+	// Its state or roles may have changed, even when a later write
+	// failed; other users' cached entries stand.
+	ac.creds.forget(ofUser(name))
+	if err != nil {
+		ac.fail(w, err)
+		return
 	}
-	ac.creds.forget()
 	u, err := ac.m.st.User(r.Context(), name)
 	if err != nil {
 		ac.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, userView(u))
+}
+
+// updateUser writes a user's new state, when disabled is set, and
+// roles.
+func (ac *access) updateUser(ctx context.Context, name string, disabled *bool, roles map[string]store.Role) error {
+	if disabled != nil {
+		if err := ac.m.st.SetUserDisabled(ctx, name, *disabled); err != nil {
+			return err
+		}
+	}
+	for p, role := range roles {
+		if err := ac.m.st.SetRole(ctx, name, p, role); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // notFoundAs turns a store.ErrNotFound into a 404 naming the field.
@@ -264,7 +276,7 @@ func (ac *access) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, notFoundAs(err, "id", "token %d does not exist", id))
 		return
 	}
-	ac.creds.forget()
+	ac.creds.forget(ofToken(id))
 	w.WriteHeader(http.StatusNoContent)
 }
 
