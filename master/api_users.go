@@ -14,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 func (ac *access) handleWhoami(w http.ResponseWriter, r *http.Request) {
@@ -68,16 +69,25 @@ func (ac *access) checkRoles(in map[string]string, allowEmpty bool) (map[string]
 	out := make(map[string]store.Role, len(in))
 	for p, r := range in {
 		if p != store.AllProjects && cfg.ProjectIndex(p) < 0 {
-			return nil, badRequest("roles", "roles: project %q is not configured (projects: %s, or * for all)",
-				p, strings.Join(cfg.ProjectNames(), ", "))
+			return nil, badRequest("roles", "roles: project %q is not configured%s (projects: %s, or * for all)",
+				p, yamlfield.Suggest(p, cfg.ProjectNames()), strings.Join(cfg.ProjectNames(), ", "))
 		}
 		role := store.Role(r)
 		if !role.Valid() && !(allowEmpty && r == "") {
-			return nil, badRequest("roles", "roles[%s]: role %q: expected viewer, member or lead", p, r)
+			return nil, badRequest("roles", "roles[%s]: role %q: expected viewer, member or lead%s", p, r, roleHint(r))
 		}
 		out[p] = role
 	}
 	return out, nil
+}
+
+// roleHint is what may have been meant by a role that is not one: a
+// typo of one, or admin, which is a user's flag and no role in a project.
+func roleHint(r string) string {
+	if strings.EqualFold(r, "admin") {
+		return "; admin is no role in a project but a user's flag, given when the user is made (allot user create NAME --admin)"
+	}
+	return yamlfield.Suggest(r, []string{string(store.RoleViewer), string(store.RoleMember), string(store.RoleLead)})
 }
 
 func (ac *access) handleCreateUser(w http.ResponseWriter, r *http.Request) {
