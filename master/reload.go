@@ -86,11 +86,16 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // in at once, between two settlings (it waits for the one in flight); an
 // invalid file changes nothing and the error (an *httpError with status
 // 400 through the API) says why. A configuration that drops a pool that
-// live jobs use is refused. Callers must not hold mu.
+// live jobs use is refused. A refusal is logged here, whoever asked
+// (SIGHUP or the API), since the log is where an operator looks for why
+// the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
 	err := m.reload(ctx)
 	if m.opt.ConfigPath != "" {
 		m.metric.reloaded(err)
+	}
+	if err != nil {
+		m.log.Error("configuration reload failed", "err", err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -182,6 +183,36 @@ func TestReloadDroppingAJobsPool(t *testing.T) {
 				t.Fatalf("reload: %v", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("reload: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReloadRefusalIsLogged: a reload refused through the API is logged
+// by the master, as a SIGHUP's is, so that the log says why the file on
+// disk is not in force whoever asked; a reload that goes through logs
+// its success.
+func TestReloadRefusalIsLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	withFile, path := withConfigFile(t, "pools:\n  - {name: default, policy: fifo}\n")
+	h := newHarness(t, withFile, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	cases := []struct {
+		name, file string
+		status     int
+		want       string
+	}{
+		{"an invalid file", "pools:\n  - {name: default, policy: fifoo}\n", 400,
+			`level=ERROR msg="configuration reload failed" err="reload ` + path},
+		{"a valid one", "pools:\n  - {name: default, policy: priority}\n", 204, `msg="configuration reloaded"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfig(t, path, tc.file)
+			if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != tc.status {
+				t.Fatalf("POST /config/reload: %d, want %d", code, tc.status)
+			}
+			if !strings.Contains(logs.String(), tc.want) {
+				t.Fatalf("the master's log lacks %q:\n%s", tc.want, logs.String())
 			}
 		})
 	}
