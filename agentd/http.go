@@ -81,7 +81,7 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 		return fmt.Errorf("POST %s: read the reply: %w", path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &statusError{path: path, status: resp.StatusCode, msg: errorMessage(data)}
+		return &statusError{path: path, status: resp.StatusCode, msg: errorMessage(path, data)}
 	}
 	if out == nil {
 		return nil
@@ -92,11 +92,24 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 	return nil
 }
 
-// errorMessage extracts an api.Error's text from a reply body, or a
-// shortened copy of the body when it is not one.
-func errorMessage(body []byte) string {
+// registerFlags names the flag of allot agent behind each field of a
+// registration that the master may refuse: the operator typed the flag.
+var registerFlags = map[string]string{
+	"name":   "--name",
+	"pool":   "--pool",
+	"labels": "--label",
+	"gpus":   "--fake-gpus, or the GPUs nvidia-smi lists",
+}
+
+// errorMessage extracts an api.Error's text from a reply body to path,
+// naming the field at fault (for a registration, the flag that set it),
+// or a shortened copy of the body when it is not one.
+func errorMessage(path string, body []byte) string {
 	var e api.Error
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		if flag := registerFlags[e.Field]; flag != "" && path == "/agents/register" {
+			return e.Error + " (" + flag + ")"
+		}
 		if e.Field != "" {
 			return e.Error + " (field " + e.Field + ")"
 		}

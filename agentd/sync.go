@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -216,22 +217,49 @@ func answered(err error) bool {
 // logRegisterFailure logs why a registration failed: at warn level when
 // the reason differs from the last one so logged (last), at debug level
 // when it repeats, so that an operator sees why a node does not come
-// back without a line per retry. It returns the reason last logged at
-// warn level.
+// back without a line per retry. Reasons that differ only in their
+// numbers are one reason: the master's refusal of a held name says how
+// long ago the holder was seen, which changes at every retry. It
+// returns the reason last logged at warn level, as reasonKey gives it.
 func (a *Agent) logRegisterFailure(ctx context.Context, last string, err error) string {
-	lvl, msg := slog.LevelDebug, err.Error()
+	lvl, key := slog.LevelDebug, reasonKey(err.Error())
 	switch {
-	case msg == last:
+	case key == last:
 	case permanent(err):
 		lvl = slog.LevelError // a 4xx: the master refuses what we send
 	default:
 		lvl = slog.LevelWarn
 	}
-	a.log.Log(ctx, lvl, "registering with the master failed; tasks keep running, retrying", "err", err)
+	msg := "registering with the master failed; retrying"
+	a.mu.Lock()
+	if len(a.tasks) > 0 {
+		msg = "registering with the master failed; tasks keep running, retrying"
+	}
+	a.mu.Unlock()
+	a.log.Log(ctx, lvl, msg, "err", err)
 	if lvl == slog.LevelDebug {
 		return last
 	}
-	return msg
+	return key
+}
+
+// reasonKey is msg with every run of digits replaced by one '#', so that
+// two failures that differ only in an age or a count compare equal.
+func reasonKey(msg string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range msg {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // refusedJoin reports whether a registration was refused for what it

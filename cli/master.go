@@ -173,7 +173,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 	}
 	// Requests share ctx, so that held syncs and log polls end at shutdown.
 	srv := master.NewServer(m.Handler(), sopt, func(net.Listener) context.Context { return ctx })
-	go reloadOnHangup(ctx, m, logger)
+	go reloadOnHangup(ctx, m)
 	loop := make(chan error, 1)
 	go func() { loop <- m.Run(ctx) }()
 	served := make(chan error, 1)
@@ -309,7 +309,7 @@ func bootstrapAdmin(ctx context.Context, st store.Store, data, db, url string, l
 }
 
 // reloadOnHangup reloads the configuration on SIGHUP until ctx ends.
-func reloadOnHangup(ctx context.Context, m *master.Master, logger *slog.Logger) {
+func reloadOnHangup(ctx context.Context, m *master.Master) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -318,9 +318,7 @@ func reloadOnHangup(ctx context.Context, m *master.Master, logger *slog.Logger) 
 		case <-ctx.Done():
 			return
 		case <-hup:
-			if err := m.Reload(ctx); err != nil {
-				logger.Error("configuration reload failed", "err", err)
-			}
+			_ = m.Reload(ctx) // it logs a refusal itself, as for the API's reloads
 		}
 	}
 }

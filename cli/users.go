@@ -257,10 +257,30 @@ func setDisabledCmd(verb string, disabled bool) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
 				u, err := c.UpdateUser(ctx, args[0], api.UserUpdate{Disabled: &disabled})
-				return fmt.Sprintf("User %s %sd", u.Name, verb), err
+				if err != nil || !disabled {
+					return fmt.Sprintf("User %s %sd", u.Name, verb), err
+				}
+				return fmt.Sprintf("User %s disabled%s", u.Name, liveJobsNote(ctx, c, u.Name)), nil
 			})
 		},
 	}
+}
+
+// liveJobsNote says what becomes of a disabled user's queued and running
+// jobs: nothing, so that an admin who wants them stopped knows to kill
+// them. It is "" when the user has none, or when they cannot be listed
+// (the change is made; this is only a note).
+func liveJobsNote(ctx context.Context, c *client.Client, user string) string {
+	jobs, err := c.Jobs(ctx, client.JobFilter{User: user, State: "queued,running"})
+	if err != nil || len(jobs) == 0 {
+		return ""
+	}
+	left := "are left as they are"
+	if len(jobs) == 1 {
+		left = "is left as it is"
+	}
+	return fmt.Sprintf("; the user's %d queued or running %s %s (allot jobs --user %s; allot job kill ID stops one)",
+		len(jobs), plural.Noun(len(jobs), "job"), left, user)
 }
 
 // mutate is the body of a command that makes one change and prints what

@@ -40,6 +40,7 @@ nodes:
 		{"a rule pins the node", "pinned", "gpu", "cpu", 200},
 		{"a rule pins the node, its agent asking for a pool the configuration lacks", "pinned2", "nosuch", "cpu", 200},
 		{"a pool the configuration lacks", "n3", "default", `is not configured (pools: gpu, cpu)`, 400},
+		{"a typo of a pool", "n4", "gpuu", `is not configured; did you mean \"gpu\"? (pools: gpu, cpu)`, 400},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 func (ag *agents) handleRegister(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +172,7 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	if err := ag.m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
 		return "", err
 	}
-	ag.m.access.creds.forget()
+	ag.m.access.creds.forget(ofNode(name)) // the node's earlier credentials were revoked
 	ri.principal = auth.Principal{Node: name}
 	return secret, nil
 }
@@ -219,7 +220,8 @@ func (ag *agents) checkRegister(reg *api.Register) error {
 	refused := poolNote(cfg, reg.Name, reg.Pool) != ""
 	ag.m.unlock()
 	if refused {
-		return badRequest("pool", "pool %q is not configured (pools: %s)", reg.Pool, strings.Join(cfg.PoolNames(), ", "))
+		return badRequest("pool", "pool %q is not configured%s (pools: %s)", reg.Pool,
+			yamlfield.Suggest(reg.Pool, cfg.PoolNames()), strings.Join(cfg.PoolNames(), ", "))
 	}
 	return nil
 }

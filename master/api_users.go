@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 func (ac *access) handleWhoami(w http.ResponseWriter, r *http.Request) {
@@ -67,16 +69,25 @@ func (ac *access) checkRoles(in map[string]string, allowEmpty bool) (map[string]
 	out := make(map[string]store.Role, len(in))
 	for p, r := range in {
 		if p != store.AllProjects && cfg.ProjectIndex(p) < 0 {
-			return nil, badRequest("roles", "roles: project %q is not configured (projects: %s, or * for all)",
-				p, strings.Join(cfg.ProjectNames(), ", "))
+			return nil, badRequest("roles", "roles: project %q is not configured%s (projects: %s, or * for all)",
+				p, yamlfield.Suggest(p, cfg.ProjectNames()), strings.Join(cfg.ProjectNames(), ", "))
 		}
 		role := store.Role(r)
 		if !role.Valid() && !(allowEmpty && r == "") {
-			return nil, badRequest("roles", "roles[%s]: role %q: expected viewer, member or lead", p, r)
+			return nil, badRequest("roles", "roles[%s]: role %q: expected viewer, member or lead%s", p, r, roleHint(r))
 		}
 		out[p] = role
 	}
 	return out, nil
+}
+
+// roleHint is what may have been meant by a role that is not one: a
+// typo of one, or admin, which is a user's flag and no role in a project.
+func roleHint(r string) string {
+	if strings.EqualFold(r, "admin") {
+		return "; admin is no role in a project but a user's flag, given when the user is made (allot user create NAME --admin)"
+	}
+	return yamlfield.Suggest(r, []string{string(store.RoleViewer), string(store.RoleMember), string(store.RoleLead)})
 }
 
 func (ac *access) handleCreateUser(w http.ResponseWriter, r *http.Request) {
@@ -128,29 +139,40 @@ func (ac *access) handlePatchUser(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, notFoundAs(err, "name", "user %q does not exist", name))
 		return
 	}
-	if uu.Disabled != nil {
-		if *uu.Disabled && name == principalOf(r).User {
-			ac.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
-			return
-		}
-		if err := ac.m.st.SetUserDisabled(r.Context(), name, *uu.Disabled); err != nil {
-			ac.fail(w, err)
-			return
-		}
+	if uu.Disabled != nil && *uu.Disabled && name == principalOf(r).User {
+		ac.fail(w, &httpError{status: http.StatusConflict, field: "disabled", msg: "you cannot disable yourself"})
+		return
 	}
-	for p, role := range roles {
-		if err := ac.m.st.SetRole(r.Context(), name, p, role); err != nil {
-			ac.fail(w, err)
-			return
-		}
+	err = ac.updateUser(r.Context(), name, uu.Disabled, roles)
+	// Its state or roles may have changed, even when a later write
+	// failed; other users' cached entries stand.
+	ac.creds.forget(ofUser(name))
+	if err != nil {
+		ac.fail(w, err)
+		return
 	}
-	ac.creds.forget()
 	u, err := ac.m.st.User(r.Context(), name)
 	if err != nil {
 		ac.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, userView(u))
+}
+
+// updateUser writes a user's new state, when disabled is set, and
+// roles.
+func (ac *access) updateUser(ctx context.Context, name string, disabled *bool, roles map[string]store.Role) error {
+	if disabled != nil {
+		if err := ac.m.st.SetUserDisabled(ctx, name, *disabled); err != nil {
+			return err
+		}
+	}
+	for p, role := range roles {
+		if err := ac.m.st.SetRole(ctx, name, p, role); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // notFoundAs turns a store.ErrNotFound into a 404 naming the field.
@@ -264,7 +286,7 @@ func (ac *access) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, notFoundAs(err, "id", "token %d does not exist", id))
 		return
 	}
-	ac.creds.forget()
+	ac.creds.forget(ofToken(id))
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -93,5 +94,63 @@ func TestReadsThroughStoreOutage(t *testing.T) {
 	var jobs []api.Job
 	if code := h.doAs(ana, "GET", "/api/v1/jobs", nil, &jobs); code != 200 || len(jobs) != 1 {
 		t.Fatalf("after the outage: %d %+v, want the one job", code, jobs)
+	}
+}
+
+// TestOutageReadsSurviveOthersChanges: a change to one user or
+// credential (a role, a disabled user, a revoked token, a node that
+// joins) drops only the cached entries it concerns, so the other users'
+// tokens still read through a store outage that follows; the changed
+// ones get what the store would answer, or 503 when it cannot (never a
+// stale 200).
+func TestOutageReadsSurviveOthersChanges(t *testing.T) {
+	var rs *readsDownStore
+	h := newHarness(t, func(o *Options) { rs = &readsDownStore{flakyStore{Store: o.Store}}; o.Store = rs })
+	h.m.health.minGap = 0
+	ana, bob, cay, dan := h.as("ana"), h.as("bob"), h.as("cay"), h.as("dan")
+	for _, tok := range []string{h.admin, ana, bob, cay, dan} {
+		if code := h.doAs(tok, "GET", "/api/v1/jobs", nil, nil); code != 200 {
+			t.Fatalf("GET /jobs before the changes: %d", code)
+		}
+	}
+	cred, err := h.st.CredentialByHash(h.ctx, auth.Hash(dan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []struct {
+		method, path string
+		body         any
+	}{
+		{"PATCH", "/api/v1/users/bob", map[string]any{"roles": map[string]string{"*": "viewer"}}},
+		{"PATCH", "/api/v1/users/cay", map[string]any{"disabled": true}},
+		{"POST", "/api/v1/tokens/" + strconv.FormatInt(cred.ID, 10) + "/revoke", nil},
+	}
+	for _, c := range changes {
+		if code := h.do(c.method, c.path, c.body, nil); code/100 != 2 {
+			t.Fatalf("%s %s: %d", c.method, c.path, code)
+		}
+	}
+	if _, err := h.agent("n2", 1).Register(h.ctx); err != nil { // a join
+		t.Fatal(err)
+	}
+
+	rs.down.Store(true)
+	h.m.Tick(h.ctx)
+	h.clock.Advance(time.Minute) // past the cache's TTL
+	for _, c := range []struct {
+		name, token string
+		want        int
+	}{
+		{"the admin who made the changes", h.admin, 200},
+		{"a user nothing changed", ana, 200},
+		{"the user whose role changed: unknown while the store is down", bob, 503},
+		{"the disabled user", cay, 503},
+		{"the revoked token", dan, 503},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if code, body := h.rawAs(c.token, "GET", "/api/v1/jobs", nil); code != c.want {
+				t.Fatalf("GET /jobs during the outage: %d %s, want %d", code, body, c.want)
+			}
+		})
 	}
 }

@@ -88,12 +88,34 @@ func (c *credCache) put(hash string, e credEntry) {
 	c.entries[hash] = e
 }
 
-// forget drops every cached credential, after a change to users or
-// credentials.
-func (c *credCache) forget() {
+// forget drops the cached credentials that a change to users or
+// credentials may have made wrong, those for which drop is true, and
+// keeps the others: a kept entry is still what the store says, and it is
+// what lets its token read through a store outage (resolve), which a
+// token whose entry was dropped cannot until it is used again.
+func (c *credCache) forget(drop func(credEntry) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries = nil
+	for hash, e := range c.entries {
+		if drop(e) {
+			delete(c.entries, hash)
+		}
+	}
+}
+
+// ofUser is true for the entries of user name's tokens.
+func ofUser(name string) func(credEntry) bool {
+	return func(e credEntry) bool { return e.cred.Kind == store.CredUser && e.cred.Subject == name }
+}
+
+// ofNode is true for the entries of node name's credentials.
+func ofNode(name string) func(credEntry) bool {
+	return func(e credEntry) bool { return e.cred.Kind == store.CredNode && e.cred.Subject == name }
+}
+
+// ofToken is true for the entry of the credential with this id.
+func ofToken(id int64) func(credEntry) bool {
+	return func(e credEntry) bool { return e.cred.ID == id }
 }
 
 var errUnauthenticated = errors.New("invalid API token")

@@ -86,11 +86,16 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // in at once, between two settlings (it waits for the one in flight); an
 // invalid file changes nothing and the error (an *httpError with status
 // 400 through the API) says why. A configuration that drops a pool that
-// live jobs use is refused. Callers must not hold mu.
+// live jobs use is refused. A refusal is logged here, whoever asked
+// (SIGHUP or the API), since the log is where an operator looks for why
+// the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
 	err := m.reload(ctx)
 	if m.opt.ConfigPath != "" {
 		m.metric.reloaded(err)
+	}
+	if err != nil {
+		m.log.Error("configuration reload failed", "err", err)
 	}
 	return err
 }
@@ -120,11 +125,8 @@ func (m *Master) reload(ctx context.Context) error {
 	for _, p := range cfg.Pools {
 		pools[p.Name] = true
 	}
-	for _, j := range m.jobs {
-		if !pools[j.rec.Pool] {
-			return badRequest("", "reload %s: job %d uses pool %q, which the new configuration drops; "+
-				"the configuration in force is unchanged", m.opt.ConfigPath, j.rec.ID, j.rec.Pool)
-		}
+	if err := m.checkJobPools(pools); err != nil {
+		return err
 	}
 	if err := m.checkNodePools(cfg, pools); err != nil {
 		return err
@@ -187,6 +189,32 @@ func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
 		return fmt.Errorf("record the nodes it moves to other pools or relabels: %w", err)
 	}
 	return nil
+}
+
+// checkJobPools refuses a reload that drops a pool that live jobs use,
+// naming them all (the first five, sorted) and what to do, so that an
+// admin does not meet them one reload at a time. Callers hold mu.
+func (m *Master) checkJobPools(pools map[string]bool) error {
+	var ids []int64
+	for id, j := range m.jobs {
+		if !pools[j.rec.Pool] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	shown := make([]string, 0, 6)
+	for _, id := range ids[:min(len(ids), 5)] {
+		shown = append(shown, fmt.Sprintf("job %d in %s", id, m.jobs[id].rec.Pool))
+	}
+	if len(ids) > 5 {
+		shown = append(shown, fmt.Sprintf("and %d more", len(ids)-5))
+	}
+	return badRequest("", "reload %s: %s still in pools that the new configuration drops (%s): "+
+		"keep the pool until they end, or kill them (allot job kill ID); "+
+		"the configuration in force is unchanged", m.opt.ConfigPath, plural.Count(len(ids), "live job"), strings.Join(shown, ", "))
 }
 
 // checkNodePools refuses a configuration that drops the pool that the

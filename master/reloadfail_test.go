@@ -3,6 +3,9 @@ package master
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,6 +136,83 @@ func checkReloads(t *testing.T, h *harness, path string, cases []reloadCase) {
 			h.do("GET", "/api/v1/nodes", nil, &nodes)
 			if len(nodes) != 1 || nodes[0].Name != "n1" || nodes[0].Pool != tc.pool {
 				t.Fatalf("nodes %+v, want n1 in %s", nodes, tc.pool)
+			}
+		})
+	}
+}
+
+// TestReloadDroppingAJobsPool: a reload that drops the pool of live jobs
+// is refused, naming every such job (the first five, in id order) and
+// what to do, not one job at a time; once they have ended it goes
+// through.
+func TestReloadDroppingAJobsPool(t *testing.T) {
+	withFile, path := withConfigFile(t, "pools:\n  - {name: default, policy: fifo}\n  - {name: old, policy: fifo}\n")
+	h := newHarness(t, withFile)
+	h.submit(jobSpec("stays", 1, ""))
+	var old []int64
+	for i := range 6 {
+		var reply api.SubmitReply
+		spec := fmt.Sprintf(`{"name": "old-%d", "pool": "old", "entrypoint": "true"}`, i)
+		if code := h.do("POST", "/api/v1/jobs?allow_infeasible=true", spec, &reply); code != http.StatusCreated {
+			t.Fatalf("submit to old: status %d", code)
+		}
+		old = append(old, reply.ID)
+	}
+	writeConfig(t, path, "pools:\n  - {name: default, policy: fifo}\n")
+	cases := []struct {
+		name string
+		kill []int64
+		want string
+	}{
+		{"six live jobs in old", nil,
+			"6 live jobs still in pools that the new configuration drops (job 2 in old, job 3 in old, job 4 in old, " +
+				"job 5 in old, job 6 in old, and 1 more): keep the pool until they end, or kill them (allot job kill ID)"},
+		{"one left", old[:5], "1 live job still in pools that the new configuration drops (job 7 in old)"},
+		{"none left", old[5:], ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, id := range tc.kill {
+				if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/kill", id), nil, nil); code/100 != 2 {
+					t.Fatalf("kill %d: status %d", id, code)
+				}
+			}
+			err := h.m.Reload(h.ctx)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("reload: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("reload: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReloadRefusalIsLogged: a reload refused through the API is logged
+// by the master, as a SIGHUP's is, so that the log says why the file on
+// disk is not in force whoever asked; a reload that goes through logs
+// its success.
+func TestReloadRefusalIsLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	withFile, path := withConfigFile(t, "pools:\n  - {name: default, policy: fifo}\n")
+	h := newHarness(t, withFile, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	cases := []struct {
+		name, file string
+		status     int
+		want       string
+	}{
+		{"an invalid file", "pools:\n  - {name: default, policy: fifoo}\n", 400,
+			`level=ERROR msg="configuration reload failed" err="reload ` + path},
+		{"a valid one", "pools:\n  - {name: default, policy: priority}\n", 204, `msg="configuration reloaded"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfig(t, path, tc.file)
+			if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != tc.status {
+				t.Fatalf("POST /config/reload: %d, want %d", code, tc.status)
+			}
+			if !strings.Contains(logs.String(), tc.want) {
+				t.Fatalf("the master's log lacks %q:\n%s", tc.want, logs.String())
 			}
 		})
 	}
