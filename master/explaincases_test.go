@@ -196,6 +196,31 @@ func TestExplainNoNodeUp(t *testing.T) {
 	}
 }
 
+// TestPoolEmptiedByReload: a job of a pool whose only node a reload
+// moved to another pool (no node of it left, up or gone) is told that
+// its pool has no node, not that no node can hold a task "with its
+// constraints", which it does not have.
+func TestPoolEmptiedByReload(t *testing.T) {
+	const pools = "pools:\n  - {name: default, policy: fifo}\n  - {name: batch, policy: fifo}\n"
+	withFile, path := withConfigFile(t, pools+"nodes:\n  - {name: n1, pool: batch}\n")
+	h := newHarness(t, withFile)
+	a := h.agent("n1", 2)
+	h.sync(a)
+	writeConfig(t, path, pools+"nodes:\n  - {name: n1, pool: default}\n")
+	if err := h.m.Reload(h.ctx); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	h.sync(a)
+	id := h.submit(`{"name": "w", "entrypoint": "e", "pool": "batch", "resources": {"slots": 1}}`)
+	h.step()
+	j := h.job(id)
+	if j.Pending == nil || j.Pending.Reason != "no_nodes" {
+		t.Fatalf("pending %+v, want no_nodes", j.Pending)
+	}
+	checkSays(t, "reason", j.Pending.Message, []string{"pool batch has no node up; it waits for a node to join or come back"},
+		[]string{"constraints"})
+}
+
 // TestQuotaPositions: in a quota pool a job's position, and the jobs its
 // explanation lists ahead of it, follow the core's rounds: a project
 // under its quota is served before one past it, whatever the priorities;
