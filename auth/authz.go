@@ -125,6 +125,18 @@ func (p Principal) CanChange(project, owner string) error {
 		ownerWords(owner), project, p.Actor(), roleWords(role))
 }
 
+// CanKill reports whether the principal may kill a job of project owned
+// by owner: as CanChange, and a job's owner may always kill it, even
+// after losing its role in the project (as Slurm's scancel of one's own
+// job): ending it only frees what the job holds, and leaving the owner
+// unable to stop a job that runs on in their name helps no one.
+func (p Principal) CanKill(project, owner string) error {
+	if owner != "" && owner == p.User {
+		return nil
+	}
+	return p.CanChange(project, owner)
+}
+
 func roleWords(r store.Role) string {
 	if r == "" {
 		return "no role"

@@ -19,7 +19,7 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	if err := ja.m.access.mayChangeJob(r, id); err != nil {
+	if err := ja.m.access.mayKillJob(r, id); err != nil {
 		ja.m.access.deny(w, r, err)
 		return
 	}

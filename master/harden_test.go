@@ -312,3 +312,33 @@ func TestBodyMustBeJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnerKillsAfterLosingRole: a job's owner who lost her role in its
+// project may still kill it (as Slurm's scancel of one's own job), but
+// not change its priority; another member still may not kill it.
+func TestOwnerKillsAfterLosingRole(t *testing.T) {
+	h := newHarness(t)
+	ann := h.as("ann", "default=member")
+	bob := h.as("bob", "default=member")
+	var reply api.SubmitReply
+	if code := h.doAs(ann, "POST", "/api/v1/jobs", jobSpec("mine", 1, ""), &reply); code != 201 {
+		t.Fatalf("submit: %d", code)
+	}
+	if code := h.do("PATCH", "/api/v1/users/ann", map[string]any{"roles": map[string]string{"default": ""}}, nil); code != 200 {
+		t.Fatalf("take ann's role: %d", code)
+	}
+	path := "/api/v1/jobs/" + strconv.FormatInt(reply.ID, 10)
+	var e api.Error
+	if code := h.doAs(ann, "PATCH", path, map[string]any{"priority": 5}, &e); code != 403 || !strings.Contains(e.Error, "member role") {
+		t.Errorf("ann changing her job after losing the role: %d %q, want 403 naming the member role", code, e.Error)
+	}
+	if code := h.doAs(bob, "POST", path+"/kill", nil, &e); code != 403 || !strings.Contains(e.Error, "lead role") {
+		t.Errorf("bob killing ann's job: %d %q, want 403 naming the lead role", code, e.Error)
+	}
+	if code := h.doAs(ann, "POST", path+"/kill", nil, nil); code != 200 {
+		t.Fatalf("ann killing her job after losing the role: %d, want 200", code)
+	}
+	if j := h.job(reply.ID); j.State != "killed" {
+		t.Errorf("job %s, want killed", j.State)
+	}
+}

@@ -353,3 +353,13 @@ func (ac *access) mayChangeJob(r *http.Request, id int64) error {
 	}
 	return principalOf(r).CanChange(project, user)
 }
+
+// mayKillJob is mayChangeJob for a kill, which a job's owner may always
+// do (auth.Principal.CanKill).
+func (ac *access) mayKillJob(r *http.Request, id int64) error {
+	project, user, err := ac.jobOwner(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return principalOf(r).CanKill(project, user)
+}

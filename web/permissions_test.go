@@ -10,9 +10,10 @@ import (
 
 // TestJobActionsOnlyWhereAllowed: the job page offers Kill and Set
 // priority on a live job the signed-in user may change, by the master's
-// rule (the owner while a member, the project's lead, an admin), and
-// neither on an ended job, one the user may only read (with a line that
-// says why) or one it cannot show.
+// rule (the owner while a member, the project's lead, an admin), Kill
+// alone to its owner without the member role (who may always kill it),
+// and neither on an ended job, one the user may only read (with a line
+// that says why) or one it cannot show.
 func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 	member := &api.Whoami{User: "ann", Roles: map[string]string{"nlp": "member"}}
 	cases := []struct {
@@ -22,14 +23,18 @@ func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 		hash   string
 		shown  bool
 		denied string // the line that says why; "" for none
+		kill   bool   // Kill shown where shown is false
 	}{
-		{"the project's lead", nil, "", "#/jobs/2", true, ""},
-		{"an admin", &api.Whoami{User: "root", Admin: true}, "", "#/jobs/2", true, ""},
-		{"the owner, a member", member, "ann", "#/jobs/2", true, ""},
-		{"a member, another user's job", member, "", "#/jobs/2", false, "only its owner (alice) while a member of project nlp"},
-		{"a viewer of every project", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "ann", "#/jobs/2", false, "ann may not kill or change"},
-		{"an ended job", nil, "", "#/jobs/6", false, ""},
-		{"no such job", nil, "", "#/jobs/99", false, ""},
+		{"the project's lead", nil, "", "#/jobs/2", true, "", false},
+		{"an admin", &api.Whoami{User: "root", Admin: true}, "", "#/jobs/2", true, "", false},
+		{"the owner, a member", member, "ann", "#/jobs/2", true, "", false},
+		{"a member, another user's job", member, "", "#/jobs/2", false, "only its owner (alice) while a member of project nlp", false},
+		{"the owner, a viewer of every project", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "ann", "#/jobs/2", false,
+			"ann owns this job and may kill it, but not change its priority", true},
+		{"a viewer of every project, another user's job", &api.Whoami{User: "ann", Roles: map[string]string{"*": "viewer"}}, "", "#/jobs/2", false,
+			"ann may not kill or change", false},
+		{"an ended job", nil, "", "#/jobs/6", false, "", false},
+		{"no such job", nil, "", "#/jobs/99", false, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,8 +51,9 @@ func TestJobActionsOnlyWhereAllowed(t *testing.T) {
 				p.waitFor(`document.getElementById('fields').textContent.includes('Kind')`, "the job")
 			}
 			for _, id := range []string{"kill", "priority-form"} {
-				if hidden := evalJS[bool](p, `document.getElementById('`+id+`').hidden`); hidden == c.shown {
-					t.Errorf("#%s hidden = %v, want shown %v", id, hidden, c.shown)
+				want := c.shown || id == "kill" && c.kill
+				if hidden := evalJS[bool](p, `document.getElementById('`+id+`').hidden`); hidden == want {
+					t.Errorf("#%s hidden = %v, want shown %v", id, hidden, want)
 				}
 			}
 			denied := evalJS[string](p, `(e => e.hidden ? '' : e.textContent)(document.getElementById('no-actions'))`)

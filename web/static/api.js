@@ -156,3 +156,9 @@ export function mayChange(w, j) {
   const r = roleIn(w, j.project);
   return w.admin || r === 'lead' || (!!j.user && j.user === w.user && (rank[r] || 0) >= rank.member);
 }
+
+// mayKill says whether the user may kill job j (auth.Principal.CanKill):
+// as mayChange, and its owner always, even after losing the role.
+export function mayKill(w, j) {
+  return mayChange(w, j) || (!!j.user && j.user === w.user);
+}

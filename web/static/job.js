@@ -2,7 +2,7 @@
 // estimated start), its tasks with every attempt, its logs, and the kill
 // and priority actions.
 
-import {call, get, mayChange, whoami} from './api.js';
+import {call, get, mayChange, mayKill, whoami} from './api.js';
 import {blockerRef, duration, estimate, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
@@ -108,11 +108,14 @@ function actions(id, ctx, render) {
     update(j) {
       const ended = terminal.has(j.state);
       const may = mayChange(act.who, j);
+      const mayEnd = mayKill(act.who, j);
       kill.disabled = prio.disabled = prioBtn.disabled = ended;
-      kill.hidden = form.hidden = ended || !may;
+      kill.hidden = ended || !mayEnd;
+      form.hidden = ended || !may;
       denied.hidden = ended || may;
-      denied.textContent = may ? '' : `${act.who.user} may not kill or change this job: only its owner (${j.user || 'no user'}) ` +
-        `while a member of project ${j.project}, the project's lead or an admin may.`;
+      const who = `only its owner (${j.user || 'no user'}) while a member of project ${j.project}, the project's lead or an admin may.`;
+      denied.textContent = may ? '' : mayEnd ? `${act.who.user} owns this job and may kill it, but not change its priority: ${who}`
+        : `${act.who.user} may not kill or change this job: ${who}`;
       if (!edited && document.activeElement !== prio) prio.value = j.priority;
     },
     // hide takes the actions away from a job that cannot be shown.
