@@ -56,6 +56,8 @@ func TestReportFormats(t *testing.T) {
 			"lost work    <0.01 slot-hours since the last checkpoints (preempted or lost)\n"},
 		{"checkpointing", sim.Metrics{Preemptions: 2, PreemptionLostSlotHours: 0.633333},
 			"lost         0.63 slot-hours checkpointing after preemption\n"},
+		{"slowdown, one precision", sim.Metrics{BoundedSlowdown: metrics.Dist{Mean: 590.054, P50: 41.407, P90: 1870.3, P99: 6703.684, Max: 17772.4}},
+			"slowdown     mean 590.05  p50 41.41  p90 1870.30  p99 6703.68  max 17772.40 (bounded"},
 		{"queue", sim.Metrics{AvgQueue: 0.961538, MaxQueue: 4}, "queue        mean 0.96 jobs, max 4\n"},
 		{"jobs, one at its time limit", sim.Metrics{Jobs: 11, Completed: 8, Killed: 3, TimeLimitKills: 1},
 			"jobs         11 submitted: 8 completed, 3 killed (1 at its time limit), 0 unfinished\n"},
