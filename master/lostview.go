@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -69,17 +70,17 @@ func heldNote(g goneNode, cfg *config.Config, j *jobRead, part taskPart) string 
 	if !lifecycle.HoldsThroughLoss(grace, j.rec.Preemptible, part.killing, part.ran) {
 		if g.since.IsZero() {
 			return fmt.Sprintf("node %s %s (since before the master started): the task %s at the master's first check unless the node returns first (lost_node_grace %s)",
-				g.name, g.state, what, grace)
+				g.name, g.state, what, configSpan(grace))
 		}
 		return fmt.Sprintf("node %s %s since %s: the task %s at the master's next check unless the node returns first (lost_node_grace %s)",
-			g.name, g.state, g.since.UTC().Format(time.RFC3339), what, grace)
+			g.name, g.state, msgTime(g.since), what, configSpan(grace))
 	}
 	if g.since.IsZero() {
 		return fmt.Sprintf("node %s %s (since before the master started): the task %s %s after the master's first check unless the node returns (lost_node_grace %s)",
-			g.name, g.state, what, grace, grace)
+			g.name, g.state, what, configSpan(grace), configSpan(grace))
 	}
 	return fmt.Sprintf("node %s %s since %s: the task %s at %s unless the node returns (lost_node_grace %s)",
-		g.name, g.state, g.since.UTC().Format(time.RFC3339), what, g.since.Add(grace).UTC().Format(time.RFC3339), grace)
+		g.name, g.state, msgTime(g.since), what, msgTime(g.since.Add(grace)), configSpan(grace))
 }
 
 // lostJobReason is the reason of a live job j with tasks held on nodes
@@ -164,4 +165,22 @@ func noteLostTasks(v *readView, view *api.Job) {
 			tk.Reason = heldNote(gone[0], v.cfg, j, j.openPart(tk.Index, gone[0].name))
 		}
 	}
+}
+
+// msgTime writes an instant in a message as `allot` tables show times
+// ("2026-11-27 16:05:34"), in UTC and saying so, not in RFC 3339 beside
+// tables that print the other form.
+func msgTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// configSpan writes a configured span as a configuration file does
+// ("5m", "1h30m", "45s"), not as Go's Duration.String ("5m0s").
+func configSpan(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

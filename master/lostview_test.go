@@ -22,7 +22,7 @@ func TestLostNodeShownOnJob(t *testing.T) {
 	lost := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).Add(DefaultAgentTimeout + 2*time.Second)
 	want := func(since time.Time) string {
 		return fmt.Sprintf("node n1 lost since %s: the task fails at %s unless the node returns (lost_node_grace %s)",
-			since.Format(time.RFC3339), since.Add(config.DefaultLostNodeGrace).Format(time.RFC3339), config.DefaultLostNodeGrace)
+			since.Format("2006-01-02 15:04:05 UTC"), since.Add(config.DefaultLostNodeGrace).Format("2006-01-02 15:04:05 UTC"), "5m")
 	}
 	tests := []struct {
 		name    string
@@ -96,29 +96,29 @@ func TestLostNodeNotes(t *testing.T) {
 		want        string
 	}{
 		{"lost", []goneNode{{"n1", store.NodeLost, since}}, "default", false, "", one(0),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task fails at 2026-05-01 12:05:00 UTC unless the node returns (lost_node_grace 5m)"},
 		{"left", []goneNode{{"n1", store.NodeLeft, since}}, "default", false, "", one(0),
-			"node n1 left since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+			"node n1 left since 2026-05-01 12:00:00 UTC: the task fails at 2026-05-01 12:05:00 UTC unless the node returns (lost_node_grace 5m)"},
 		{"held with exit actions: fails all the same", []goneNode{{"n1", store.NodeLost, since}}, "capped", false, fail, one(5),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task fails at 2026-05-01 12:05:00 UTC unless the node returns (lost_node_grace 5m)"},
 		{"preemptible: requeued", []goneNode{{"n1", store.NodeLost, since}}, "default", true, "", one(0),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m)"},
 		{"preemptible, on_preempt fail", []goneNode{{"n1", store.NodeLost, since}}, "default", true, fail, one(0),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task fails (on_preempt: fail) at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task fails (on_preempt: fail) at the master's next check unless the node returns first (lost_node_grace 5m)"},
 		{"preemptible, max_retries 2 not reached", []goneNode{{"n1", store.NodeLost, since}}, "capped", true, "", one(1),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m)"},
 		{"preemptible, max_retries 2 exhausted", []goneNode{{"n1", store.NodeLost, since}}, "capped", true, "", one(2),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task fails (max_retries 2, requeued 2 times already) at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task fails (max_retries 2, requeued 2 times already) at the master's next check unless the node returns first (lost_node_grace 5m)"},
 		{"being killed", []goneNode{{"n1", store.NodeLost, since}}, "default", false, "", []taskPart{{node: "n1", ran: true, killing: true}},
-			"node n1 lost since 2026-05-01T12:00:00Z: the task is killed at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task is killed at the master's next check unless the node returns first (lost_node_grace 5m)"},
 		{"never ran", []goneNode{{"n1", store.NodeLost, since}}, "default", false, "", []taskPart{{node: "n1"}},
-			"node n1 lost since 2026-05-01T12:00:00Z: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task is requeued at the master's next check unless the node returns first (lost_node_grace 5m)"},
 		{"before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, "default", false, "", one(0),
-			"node n1 lost (since before the master started): the task fails 5m0s after the master's first check unless the node returns (lost_node_grace 5m0s)"},
+			"node n1 lost (since before the master started): the task fails 5m after the master's first check unless the node returns (lost_node_grace 5m)"},
 		{"preemptible before a restart", []goneNode{{"n1", store.NodeLost, time.Time{}}}, "default", true, "", one(0),
-			"node n1 lost (since before the master started): the task is requeued at the master's first check unless the node returns first (lost_node_grace 5m0s)"},
+			"node n1 lost (since before the master started): the task is requeued at the master's first check unless the node returns first (lost_node_grace 5m)"},
 		{"several nodes", []goneNode{{"n1", store.NodeLost, since}, {"n2", store.NodeLost, since}, {"n3", store.NodeLeft, since}}, "default", false, "", one(0),
-			"node n1 lost since 2026-05-01T12:00:00Z: the task fails at 2026-05-01T12:05:00Z unless the node returns (lost_node_grace 5m0s); 2 more nodes of its tasks are gone too"},
+			"node n1 lost since 2026-05-01 12:00:00 UTC: the task fails at 2026-05-01 12:05:00 UTC unless the node returns (lost_node_grace 5m); 2 more nodes of its tasks are gone too"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -121,7 +121,7 @@ func (ag *agents) checkLostNodes(ctx context.Context) {
 				continue
 			}
 			reason := fmt.Sprintf("node %s lost for %s (lost_node_grace %s)", n.rec.Name,
-				now.Sub(n.lostAt).Round(time.Second), ag.m.cfg.LostNodeGrace)
+				configSpan(now.Sub(n.lostAt).Round(time.Second)), configSpan(ag.m.cfg.LostNodeGrace))
 			if err := ag.loseAttempt(ctx, t, reason, ""); err != nil {
 				ag.m.log.Error("ending an attempt on a lost node", "node", n.rec.Name, "task", t.id().String(), "err", err)
 			}

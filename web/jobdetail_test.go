@@ -42,7 +42,7 @@ func TestJobDetailShowsAttemptsAndPreemption(t *testing.T) {
 // node is lost since when and when the task fails unless it returns.
 func TestJobDetailShowsLostNode(t *testing.T) {
 	f := newFixture()
-	lost := "node gpu-a1 lost since 2026-05-01T12:00:32Z: the task fails at 2026-05-01T12:05:32Z unless the node returns (lost_node_grace 5m0s)"
+	lost := "node gpu-a1 lost since 2026-05-01 12:00:32 UTC: the task fails at 2026-05-01 12:05:32 UTC unless the node returns (lost_node_grace 5m)"
 	f.mu.Lock()
 	f.jobs[0].Reason = lost
 	f.jobs[0].TaskList[0].Reason = lost
