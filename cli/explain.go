@@ -163,17 +163,19 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		fmt.Fprintf(w, "  nothing on today's nodes: %s\n", cf.Never)
 	case cf.Limit != "":
 		fmt.Fprintf(w, "  one of its own tasks ending: %s\n", cf.Limit)
-	case len(cf.MustEnd) == 0 && len(cf.Nodes) == 0:
-		// No node to name (the pool's nodes are drained, or the jobs
-		// served first would take what any end frees): the master's
-		// words say what it waits for, its quota below.
+	case len(cf.MustEnd) == 0:
+		// No job must end: the slots are free now (and the master's words
+		// say what holds it back then: a job before it, a rule), or there
+		// is no node to name (the pool's nodes are drained, or the jobs
+		// served first would take what any end frees). Its quota below.
 		msg := cf.Message
 		if cf.Quota != "" {
 			msg = strings.TrimSuffix(msg, " "+cf.Quota)
 		}
+		if msg == "" {
+			msg = "it fits now on " + strings.Join(cf.Nodes, ", ")
+		}
 		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(msg, 74), "\n", "\n  "))
-	case len(cf.MustEnd) == 0:
-		fmt.Fprintf(w, "  it fits now on %s\n", strings.Join(cf.Nodes, ", "))
 	default:
 		if err := printMustEnd(w, cf, ref); err != nil {
 			return err

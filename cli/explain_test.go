@@ -235,9 +235,11 @@ func TestWaitStartText(t *testing.T) {
 	}
 }
 
-// TestExplainWouldStartWords: a counterfactual with no node to name (the
-// pool's only nodes are drained) prints the master's words, not an empty
-// "it fits now on" line.
+// TestExplainWouldStartWords: a counterfactual with no job to end prints
+// the master's words: with no node to name (the pool's only nodes are
+// drained), not an empty "it fits now on" line; with the slots free now,
+// what holds the job back, not only that it fits (which read as a
+// contradiction of the reason above it, "queued behind job 8").
 func TestExplainWouldStartWords(t *testing.T) {
 	drained := "It cannot start on the nodes up now: the pool's node dev-1 is drained; it waits for a resume (allot node resume) or another node."
 	tests := []struct {
@@ -246,7 +248,11 @@ func TestExplainWouldStartWords(t *testing.T) {
 		want string
 	}{
 		{"fits now", api.Counterfactual{Nodes: []string{"dgx-1"}, Message: "The slot it needs is free now on dgx-1."},
-			"  it fits now on dgx-1\n"},
+			"  The slot it needs is free now on dgx-1.\n"},
+		{"fits now, but a rule holds it", api.Counterfactual{Nodes: []string{"gpu-b"},
+			Message: "The slot it needs is free now on gpu-b, but job 8 before it is blocked and may not be passed."},
+			"  The slot it needs is free now on gpu-b, but job 8 before it is blocked and\n  may not be passed.\n"},
+		{"fits now, no words", api.Counterfactual{Nodes: []string{"dgx-1"}}, "  it fits now on dgx-1\n"},
 		{"drained", api.Counterfactual{Message: drained},
 			"  It cannot start on the nodes up now: the pool's node dev-1 is drained; it\n  waits for a resume (allot node resume) or another node.\n"},
 	}
