@@ -211,6 +211,11 @@ type LogLine struct {
 	Time    time.Time `json:"time"`
 	Stream  string    `json:"stream"` // stdout or stderr
 	Text    string    `json:"text"`
+	// Rank and Node say which part of a task across several nodes (a
+	// gang) printed the line: its rank, from 0, and its node. Absent for
+	// a task on one node.
+	Rank *int   `json:"rank,omitempty"`
+	Node string `json:"node,omitempty"`
 }
 
 // Logs answers GET /jobs/{id}/logs. Next is the cursor for the following

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -157,10 +159,22 @@ func (w *logWriter) markAttempt(l api.LogLine) error {
 	return err
 }
 
+// writeLogLine writes l, after its task's number where prefix says so
+// (a job of several tasks) and, for a task across several nodes, after
+// the rank and node of the part that printed it (as srun -l labels each
+// line with its rank): "[0] text", "[rank 1 gpu-b] text", "[0 rank 1
+// gpu-b] text".
 func writeLogLine(w io.Writer, l api.LogLine, prefix bool) error {
-	var err error
+	var label []string
 	if prefix {
-		_, err = fmt.Fprintf(w, "[%d] %s\n", l.Task, l.Text)
+		label = append(label, strconv.Itoa(l.Task))
+	}
+	if l.Rank != nil {
+		label = append(label, "rank "+strconv.Itoa(*l.Rank), l.Node)
+	}
+	var err error
+	if len(label) > 0 {
+		_, err = fmt.Fprintf(w, "[%s] %s\n", strings.Join(label, " "), l.Text)
 	} else {
 		_, err = fmt.Fprintln(w, l.Text)
 	}

@@ -17,7 +17,15 @@ func TestJobLogs(t *testing.T) {
 		{Task: 0, Attempt: 3, Stream: "stderr", Text: "starting again"},
 		{Task: 0, Attempt: 3, Stream: "stdout", Text: "step 1"},
 	}
+	r0, r1 := 0, 1
+	f.jobs = append(f.jobs, api.Job{ID: 8, Name: "gang", Kind: "command", State: "running", Tasks: 1, Running: 1})
+	f.logs[8] = []api.LogLine{
+		{Task: 0, Attempt: 1, Stream: "stdout", Text: "hello from 0", Rank: &r0, Node: "gpu-a"},
+		{Task: 0, Attempt: 1, Stream: "stdout", Text: "hello from 1", Rank: &r1, Node: "gpu-b"},
+	}
 	runCLICases(t, f, []cliCase{
+		{name: "a task across nodes: each line labelled with its part's rank and node", args: []string{"job", "logs", "8"},
+			out: "[rank 0 gpu-a] hello from 0\n[rank 1 gpu-b] hello from 1\n"},
 		{name: "every task, prefixed; stderr apart; a restart marked", args: []string{"job", "logs", "3"},
 			out: "[0] epoch 1\n--- task 0 attempt 2 (restart 1) ---\n[0] resumed from checkpoint\n", errOut: "[1] warning: slow disk\n"},
 		{name: "one task, a restart marked", args: []string{"job", "logs", "3", "--task", "0"},

@@ -141,6 +141,9 @@ func (l jobLogs) read(ctx context.Context, q store.LogQuery, wait time.Duration)
 				Stream: string(l.Stream), Text: l.Text}
 			out.Next = formatCursor(store.LogPos{Attempt: l.Attempt, Seq: l.Seq})
 		}
+		if err := l.ranks(ctx, q, out.Lines); err != nil {
+			return api.Logs{}, err
+		}
 		out.Done = !live && len(lines) < logPage
 		if len(lines) > 0 || out.Done || deadline == nil {
 			return out, nil
@@ -153,6 +156,35 @@ func (l jobLogs) read(ctx context.Context, q store.LogQuery, wait time.Duration)
 			return out, nil
 		}
 	}
+}
+
+// ranks says, of each line of an attempt across several nodes, which
+// part printed it: the master numbered the part of rank k of n's line s
+// as s*n+k (gangSeq), and the attempt's placement lists the parts in rank
+// order. Lines of single-node attempts are left as they are.
+func (l jobLogs) ranks(ctx context.Context, q store.LogQuery, lines []api.LogLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	atts, err := l.m.st.Attempts(ctx, store.AttemptFilter{JobID: q.JobID})
+	if err != nil {
+		return fmt.Errorf("attempts for the logs' ranks: %w", err)
+	}
+	placed := map[int][]store.Placement{}
+	for _, a := range atts {
+		if a.Index == q.Index && len(a.Placement) > 1 {
+			placed[a.Number] = a.Placement
+		}
+	}
+	for i := range lines {
+		ps := placed[lines[i].Attempt]
+		if len(ps) < 2 {
+			continue
+		}
+		rank := int(lines[i].Seq % int64(len(ps)))
+		lines[i].Rank, lines[i].Node = &rank, ps[rank].Node
+	}
+	return nil
 }
 
 // wake returns a channel closed when lines arrive for the job or it

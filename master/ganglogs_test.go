@@ -17,7 +17,8 @@ import (
 // the mirror or from the store (the job gone from the mirror, or the
 // master restarted): no part's line is lost to another's of the same
 // number, and a line sent again lands on the number it had. A task on
-// one node keeps its agent's numbers.
+// one node keeps its agent's numbers. Each line read back names the part
+// that printed it (rank and node), a single node's none.
 func TestGangLogsAfterTheEnd(t *testing.T) {
 	const experiment = `, "hyperparameters": {"x": {"type": "categorical", "vals": [1, 2]}}`
 	for _, c := range []struct {
@@ -60,6 +61,8 @@ func TestGangLogsAfterTheEnd(t *testing.T) {
 				t.Fatalf("task %s, want running", got)
 			}
 			want := map[string]int64{}
+			wantPart := map[string]string{} // text: "rank node"
+
 			post := func() {
 				t.Helper()
 				for _, ag := range agents {
@@ -71,6 +74,10 @@ func TestGangLogsAfterTheEnd(t *testing.T) {
 					for seq := int64(1); seq <= 3; seq++ {
 						text := fmt.Sprintf("%s line %d", ag.Name, seq)
 						want[text] = seq*int64(spec.NodeCount) + int64(spec.NodeRank)
+						wantPart[text] = "none"
+						if spec.NodeCount > 1 {
+							wantPart[text] = fmt.Sprint(spec.NodeRank, " ", ag.Name)
+						}
 						lines = append(lines, api.AgentLogLine{Task: tid(id, 0, 1), Seq: seq, Time: h.clock.Now(),
 							Stream: "stdout", Text: text})
 					}
@@ -108,6 +115,13 @@ func TestGangLogsAfterTheEnd(t *testing.T) {
 					t.Errorf("%q stored twice", l.Text)
 				}
 				got[l.Text] = l.Seq
+				part := "none"
+				if l.Rank != nil {
+					part = fmt.Sprint(*l.Rank, " ", l.Node)
+				}
+				if part != wantPart[l.Text] {
+					t.Errorf("%q read back from part %q, want %q", l.Text, part, wantPart[l.Text])
+				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("stored lines (text: seq) %v, want %v", got, want)
