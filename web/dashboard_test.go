@@ -501,3 +501,21 @@ func TestJobsProjectWithoutRole(t *testing.T) {
 		})
 	}
 }
+
+// TestLogsNameGangParts: a line of a task across several nodes shows the
+// rank and node of the part that printed it, as allot job logs does; a
+// single node's lines show none.
+func TestLogsNameGangParts(t *testing.T) {
+	f := newFixture()
+	r1 := 1
+	f.logs["1/0"] = append(f.logs["1/0"], api.LogLine{Task: 0, Attempt: 1, Seq: int64(len(f.logs["1/0"]) + 1),
+		Time: time.Now(), Stream: "stdout", Text: "hello from the second node", Rank: &r1, Node: "gpu-b1"})
+	p := openPage(t, f, "#/jobs/1", wide)
+	out := p.waitText("#log", "hello from the second node")
+	if !strings.Contains(out, "[rank 1 gpu-b1] hello from the second node") {
+		t.Errorf("log = %q, want the gang's line labelled with its rank and node", out)
+	}
+	if strings.Contains(out, "[rank 0") || strings.Count(out, "[rank") != 1 {
+		t.Errorf("log = %q, want only the gang's line labelled", out)
+	}
+}

@@ -112,6 +112,8 @@ function append(out, st, batch) {
     const ts = new Date(l.time);
     frag.append(h('span', {class: 'line', 'data-stream': l.stream},
       h('span', {class: 'ts'}, isNaN(ts) ? '' : ts.toLocaleTimeString([], {hour12: false}) + ' '),
+      // A gang's part: its rank and node, as allot job logs labels it.
+      l.rank != null ? h('span', {class: 'rank'}, `[rank ${l.rank} ${l.node}] `) : null,
       l.stream === 'stderr' ? h('span', {class: 'err'}, 'err ') : null,
       l.text + '\n'));
     st.lines++;
