@@ -371,3 +371,19 @@ func TestJobDetailStartFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestJobDetailNeverSaysItOnce: a job that can never run on today's nodes
+// is told why under What would let it start; Blocked by says there is no
+// job to wait for without a third copy of the sentence.
+func TestJobDetailNeverSaysItOnce(t *testing.T) {
+	never := "a task needs 16 slots, but the slots of pool a100 add up to 8"
+	f := newFixture()
+	f.mu.Lock()
+	f.wouldStart = map[int64]*api.Counterfactual{3: {Never: never, Message: "It can never run: " + never + "."}}
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/3", wide)
+	p.waitText("#would-start", never)
+	if got := p.waitText("#blocked-by", "no job"); got != "no job: it cannot run on today's nodes" {
+		t.Errorf("blocked by %q, want no job without the sentence again", got)
+	}
+}

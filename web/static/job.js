@@ -181,7 +181,8 @@ function renderWhy(el, j, x) {
   else if (mustEnd.length && first.length) blocked = [...refLinks(mustEnd), '; served first: ', ...refLinks(first)];
   else if (mustEnd.length) blocked = refLinks(mustEnd);
   else if (first.length) blocked = ['jobs served first: ', ...refLinks(first)];
-  else if (cf && cf.never) blocked = 'no job: ' + cf.never;
+  // The sentence why is below (What would let it start): not a third time.
+  else if (cf && cf.never) blocked = 'no job: it cannot run on today\'s nodes';
   else if (cf && cf.limit) blocked = 'its own running tasks: ' + cf.limit;
   else if (cf && cf.license) blocked = licenseHolders(cf.license);
   // No node named: the slots are not free (the pool's nodes are drained,
