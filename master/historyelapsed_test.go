@@ -31,6 +31,11 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 			{StartedAt: at(0), EndedAt: at(90), ExitedAt: at(40)},
 			{Index: 1, StartedAt: at(0), EndedAt: at(90), ExitedAt: at(45)}}, 45},
 		{"running: to now", 0, []store.Attempt{{StartedAt: at(0)}}, 1000},
+		{"killed, its silent agent ending it later", 30, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(35), ExitedAt: at(35)}}, 35},
+		{"killed, still being killed: to now", 30, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(20), ExitedAt: at(20)},
+			{Index: 1, StartedAt: at(0)}}, 1000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := store.Job{ID: 1, SubmittedAt: t0, State: store.JobRunning}
@@ -43,3 +48,4 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 		})
 	}
 }
+
