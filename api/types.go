@@ -442,7 +442,7 @@ type HistoryRecord struct {
 	Attempts    int        `json:"attempts"`
 	GPUHours    float64    `json:"gpu_hours"`
 	ExitCode    *int       `json:"exit_code,omitempty"` // the last attempt's, when it exited
-	Reason      string     `json:"reason,omitempty"`    // why it ended, when it did
+	Reason      string     `json:"reason,omitempty"`    // why it ended, when it did: the last attempt's reason, or the job's for one killed while it waited
 }
 
 // Fairness is GET /fairness: for a window, each project's entitlement

@@ -192,6 +192,11 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	}
 	if last != nil && j.State.Terminal() {
 		h.ExitCode, h.Reason = last.ExitCode, last.Reason
+		if j.State == store.JobKilled && last.EndState != store.AttemptKilled && j.Reason != "" {
+			// Killed while it waited: its last attempt (preempted,
+			// failed) is not why it ended.
+			h.Reason = j.Reason
+		}
 	}
 	return h
 }

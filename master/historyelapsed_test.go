@@ -49,3 +49,31 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 	}
 }
 
+// TestHistoryReasonOfAKilledJob: a job killed while it waited ends for
+// the kill, not for its last attempt's end (a preemption); a job whose
+// attempt the kill or time limit ended keeps the attempt's reason.
+func TestHistoryReasonOfAKilledJob(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for _, c := range []struct {
+		name  string
+		state store.JobState
+		end   store.AttemptState
+		want  string
+	}{
+		{"killed while it waited after a preemption", store.JobKilled, store.AttemptPreempted,
+			"killed through the API by user:bob"},
+		{"killed while it ran", store.JobKilled, store.AttemptKilled, "attempt's reason"},
+		{"completed", store.JobCompleted, store.AttemptCompleted, "attempt's reason"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := store.Job{ID: 1, SubmittedAt: t0, State: c.state, EndedAt: at(100),
+				Reason: "killed through the API by user:bob"}
+			atts := []store.Attempt{{StartedAt: at(0), EndedAt: at(50), EndState: c.end,
+				Reason: "attempt's reason"}}
+			if got := historyOf(j, atts, 0, at(200)).Reason; got != c.want {
+				t.Errorf("reason %q, want %q", got, c.want)
+			}
+		})
+	}
+}
