@@ -262,12 +262,13 @@ func newFairnessCmd() *cobra.Command {
 		Short: "Audit fairness: each project's entitlement against what it got and how long its jobs waited",
 		Long: `For a window (default: the last 7 days), compare each project's entitlement,
 its share of the cluster by the configuration's project shares (which
-default to the quota), with the share of the cluster's GPU-hours it got,
-and show how many of its jobs waited and how long. A project that got
-less than 90% of its entitlement while it had work waiting is flagged as
-DEPRIVED, with the reason in words, unless the waits were negligible:
-below 1% of its entitled GPU-hours, counting each wait times the GPUs of
-one of the job's tasks. A parent's figures include its sub-projects'.
+default to the quota, or 1 for a project without quota), with the share
+of the cluster's GPU-hours it got, and show how many of its jobs waited
+and how long. A project that got less than 90% of its entitlement while
+it had work waiting is flagged as DEPRIVED, with the reason in words,
+unless the waits were negligible: below 1% of its entitled GPU-hours,
+counting each wait times the GPUs of one of the job's tasks, or none of
+10 minutes. A parent's figures include its sub-projects'.
 
 On a cluster younger than the window, the window is measured from the
 cluster's start (its earliest record: a node's first registration, the
