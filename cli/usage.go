@@ -180,7 +180,9 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List every job active over a window (default: the last 24 hours): submitted
 before its end and not ended before its start, with its state, wait,
 elapsed time, attempts, GPU-hours and the last attempt's exit code, oldest
-first. The records come from the master's store, so they survive
+first. A job's elapsed time and GPU-hours are its whole run's, also where
+it ran partly outside the window; allot usage counts only the window's
+part. The records come from the master's store, so they survive
 restarts; they are fetched a page at a time.`,
 		Example: "  allot history\n  allot history --since 7d --user alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
 		Args:    cobra.NoArgs,
