@@ -97,8 +97,10 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	for _, j := range jobs {
 		notes = append(notes, x.job(j)...)
 	}
-	if note := emptyWindowNote(jobs, byJob, since, until); note != "" {
-		notes = append(notes, note)
+	for _, note := range []string{emptyWindowNote(jobs, byJob, since, until), carriedInNote(jobs, byJob, since, until)} {
+		if note != "" {
+			notes = append(notes, note)
+		}
 	}
 	subs := x.subs
 	exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)
