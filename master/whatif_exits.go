@@ -67,14 +67,16 @@ func (h *historyEvents) lateExits(atts []store.Attempt) []scenario.LateExit {
 // being killed when exported (at now: still open) took longer than until
 // the export, a second more at least, as an open checkpoint does
 // (checkpointTime): the replay ends it, and starts what waits for its
-// slots, after the decisions allot history check compares.
+// slots, after the decisions allot history check compares; unless its
+// kill is a failed start's (a gang's other parts), which start_fails
+// replays.
 func (h *historyEvents) slowKills(atts []store.Attempt, since, now time.Time) []scenario.SlowKill {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	var out []scenario.SlowKill
 	for _, a := range atts {
 		k := attemptKey{a.JobID, a.Index, a.Number}
 		at, killed := h.killing[k]
-		if !killed || !a.Open() && a.EndState != store.AttemptKilled || h.stopped[k] {
+		if !killed || !a.Open() && a.EndState != store.AttemptKilled || h.stopped[k] || a.Open() && h.startKilled[k] {
 			continue
 		}
 		end := a.EndedAt

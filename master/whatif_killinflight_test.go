@@ -1,6 +1,8 @@
 package master
 
 import (
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/master/mastertest"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,4 +42,31 @@ func TestHistoryScenarioKillInFlight(t *testing.T) {
 		t.Errorf("the export has no slow_kills for the kill under way:\n%s", body)
 	}
 	checkLiveLogBefore(t, h, q, sc, body)
+}
+
+// TestHistoryScenarioStartFailKillInFlight: a gang whose part on n2
+// could not start has its part on n1 killed; n1 silent, that kill is
+// still under way at the export. It is the failed start's kill, which the
+// replay makes by start_fails, not a slow kill: a slow_kills entry for
+// the attempt would make the scenario refuse it (an attempt whose start
+// failed never ran).
+func TestHistoryScenarioStartFailKillInFlight(t *testing.T) {
+	h := newHarness(t)
+	t0 := h.clock.Now()
+	a, b := h.agent("n1", 4), h.agent("n2", 4)
+	b.OnStart = func(agent.TaskSpec) *mastertest.Exit { return &mastertest.Exit{StartError: "no such file"} }
+	id := h.submit(jobSpec("gang", 6, ""))
+	h.step()
+	h.sync(a, b)
+	h.sync(b, b) // n2's failed start in; n1, silent, never gets the kill
+	h.step()
+	h.clock.Advance(5 * time.Second)
+	h.step()
+	if st := h.taskState(id, 0); st != "killing" {
+		t.Fatalf("the gang's task %s, want killing", st)
+	}
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now().Add(time.Second)))
+	if len(sc.Jobs) != 1 || len(sc.Jobs[0].SlowKills) != 0 {
+		t.Errorf("want the gang without slow_kills:\n%s", body)
+	}
 }
