@@ -443,11 +443,11 @@ type HistoryRecord struct {
 	StartedAt   *time.Time `json:"started_at,omitempty"` // the first attempt's start
 	EndedAt     *time.Time `json:"ended_at,omitempty"`
 	WaitS       int64      `json:"wait_s"`    // submission to first start (or to now/end if it never ran)
-	ElapsedS    int64      `json:"elapsed_s"` // first start to the last attempt's exit (ExitedAt, else its end), or to now while it has not ended
+	ElapsedS    int64      `json:"elapsed_s"` // first start to the last attempt's exit (ExitedAt, else its end), or to now while it has not ended or an attempt is being killed
 	Attempts    int        `json:"attempts"`
 	GPUHours    float64    `json:"gpu_hours"`
 	ExitCode    *int       `json:"exit_code,omitempty"` // the last attempt's, when it exited
-	Reason      string     `json:"reason,omitempty"`    // why it ended, when it did
+	Reason      string     `json:"reason,omitempty"`    // why it ended, when it did: the last attempt's reason, or the job's for one killed while it waited
 }
 
 // Fairness is GET /fairness: for a window, each project's entitlement

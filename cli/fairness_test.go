@@ -51,3 +51,17 @@ vision   ml      60.0%     10.0%  268.80     4     4       1.5h       2.2h      
 		})
 	}
 }
+
+// TestFairnessHelpStatesTheRules: the help says what the master's audit
+// does: a project without quota has one share (config.md), and a project
+// whose jobs waited less than 10 minutes is not flagged (minDeprivingWait).
+func TestFairnessHelpStatesTheRules(t *testing.T) {
+	long := newFairnessCmd().Long
+	for _, want := range []string{"or 1 for a project without quota", "none of\n10 minutes"} {
+		t.Run(want, func(t *testing.T) {
+			if !strings.Contains(long, want) {
+				t.Errorf("allot fairness --help does not say %q:\n%s", want, long)
+			}
+		})
+	}
+}

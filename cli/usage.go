@@ -180,7 +180,9 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List every job active over a window (default: the last 24 hours): submitted
 before its end and not ended before its start, with its state, wait,
 elapsed time, attempts, GPU-hours and the last attempt's exit code, oldest
-first. The records come from the master's store, so they survive
+first. A job's elapsed time and GPU-hours are its whole run's, also where
+it ran partly outside the window; allot usage counts only the window's
+part. The records come from the master's store, so they survive
 restarts; they are fetched a page at a time.`,
 		Example: "  allot history\n  allot history --since 7d --user alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
 		Args:    cobra.NoArgs,
@@ -262,12 +264,13 @@ func newFairnessCmd() *cobra.Command {
 		Short: "Audit fairness: each project's entitlement against what it got and how long its jobs waited",
 		Long: `For a window (default: the last 7 days), compare each project's entitlement,
 its share of the cluster by the configuration's project shares (which
-default to the quota), with the share of the cluster's GPU-hours it got,
-and show how many of its jobs waited and how long. A project that got
-less than 90% of its entitlement while it had work waiting is flagged as
-DEPRIVED, with the reason in words, unless the waits were negligible:
-below 1% of its entitled GPU-hours, counting each wait times the GPUs of
-one of the job's tasks. A parent's figures include its sub-projects'.
+default to the quota, or 1 for a project without quota), with the share
+of the cluster's GPU-hours it got, and show how many of its jobs waited
+and how long. A project that got less than 90% of its entitlement while
+it had work waiting is flagged as DEPRIVED, with the reason in words,
+unless the waits were negligible: below 1% of its entitled GPU-hours,
+counting each wait times the GPUs of one of the job's tasks, or none of
+10 minutes. A parent's figures include its sub-projects'.
 
 On a cluster younger than the window, the window is measured from the
 cluster's start (its earliest record: a node's first registration, the

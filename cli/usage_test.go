@@ -107,3 +107,15 @@ func TestSimFromHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryHelpSaysWholeRuns: over a window, allot history's GPU-hours
+// are each job's whole run's (historyOf), allot usage's the window's part;
+// the help says so, since the two disagree for any window a job spans.
+func TestHistoryHelpSaysWholeRuns(t *testing.T) {
+	long := strings.Join(strings.Fields(newHistoryCmd().Long), " ")
+	for _, want := range []string{"its whole run's", "allot usage counts only the window's part"} {
+		if !strings.Contains(long, want) {
+			t.Errorf("allot history --help does not say %q:\n%s", want, long)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 // The fairness audit compares, for a window, each project's entitlement
 // (its share of the cluster by the configuration's project shares, which
-// default to the quota) with the share of the cluster's GPU-hours it got,
+// default to the quota, or 1 without quota) with the share of the cluster's GPU-hours it got,
 // and with how long its jobs waited. A project that got clearly less than
 // it was entitled to while it had work waiting was deprived: the audit
 // flags it. A project that got less but had nothing waiting was not, nor

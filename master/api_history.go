@@ -145,9 +145,11 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	tasks := map[int]bool{}
 	var first, last *store.Attempt
 	var exited time.Time // the last attempt's exit
+	killing := false     // an attempt of the job is still being killed
 	for i := range atts {
 		a := &atts[i]
 		tasks[a.Index] = true
+		killing = killing || a.EndedAt.IsZero()
 		if first == nil || a.StartedAt.Before(first.StartedAt) {
 			first = a
 		}
@@ -173,10 +175,15 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 		h.StartedAt = &t
 		h.WaitS = int64(t.Sub(j.SubmittedAt).Seconds())
 		// The elapsed time of an ended job runs to its processes' exit,
-		// as its GPU-hours do, not to when the master heard of it: a
-		// master down meanwhile hears late.
+		// as its GPU-hours do, not to when the master heard of it (a
+		// master down meanwhile hears late), nor to a kill that its
+		// silent agent carried out later (the job ends at the kill).
 		runEnd := end
-		if !j.EndedAt.IsZero() && !exited.IsZero() && exited.Before(end) {
+		switch {
+		case j.EndedAt.IsZero():
+		case killing:
+			runEnd = now
+		case !exited.IsZero():
 			runEnd = exited
 		}
 		h.ElapsedS = int64(max(runEnd.Sub(t), 0).Seconds())
@@ -185,6 +192,11 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	}
 	if last != nil && j.State.Terminal() {
 		h.ExitCode, h.Reason = last.ExitCode, last.Reason
+		if j.State == store.JobKilled && last.EndState != store.AttemptKilled && j.Reason != "" {
+			// Killed while it waited: its last attempt (preempted,
+			// failed) is not why it ended.
+			h.Reason = j.Reason
+		}
 	}
 	return h
 }

@@ -31,6 +31,11 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 			{StartedAt: at(0), EndedAt: at(90), ExitedAt: at(40)},
 			{Index: 1, StartedAt: at(0), EndedAt: at(90), ExitedAt: at(45)}}, 45},
 		{"running: to now", 0, []store.Attempt{{StartedAt: at(0)}}, 1000},
+		{"killed, its silent agent ending it later", 30, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(35), ExitedAt: at(35)}}, 35},
+		{"killed, still being killed: to now", 30, []store.Attempt{
+			{StartedAt: at(0), EndedAt: at(20), ExitedAt: at(20)},
+			{Index: 1, StartedAt: at(0)}}, 1000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := store.Job{ID: 1, SubmittedAt: t0, State: store.JobRunning}
@@ -39,6 +44,35 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 			}
 			if got := historyOf(j, c.atts, 0, now).ElapsedS; got != c.want {
 				t.Errorf("elapsed %ds, want %ds", got, c.want)
+			}
+		})
+	}
+}
+
+// TestHistoryReasonOfAKilledJob: a job killed while it waited ends for
+// the kill, not for its last attempt's end (a preemption); a job whose
+// attempt the kill or time limit ended keeps the attempt's reason.
+func TestHistoryReasonOfAKilledJob(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for _, c := range []struct {
+		name  string
+		state store.JobState
+		end   store.AttemptState
+		want  string
+	}{
+		{"killed while it waited after a preemption", store.JobKilled, store.AttemptPreempted,
+			"killed through the API by user:bob"},
+		{"killed while it ran", store.JobKilled, store.AttemptKilled, "attempt's reason"},
+		{"completed", store.JobCompleted, store.AttemptCompleted, "attempt's reason"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := store.Job{ID: 1, SubmittedAt: t0, State: c.state, EndedAt: at(100),
+				Reason: "killed through the API by user:bob"}
+			atts := []store.Attempt{{StartedAt: at(0), EndedAt: at(50), EndState: c.end,
+				Reason: "attempt's reason"}}
+			if got := historyOf(j, atts, 0, at(200)).Reason; got != c.want {
+				t.Errorf("reason %q, want %q", got, c.want)
 			}
 		})
 	}

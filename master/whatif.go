@@ -97,8 +97,10 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	for _, j := range jobs {
 		notes = append(notes, x.job(j)...)
 	}
-	if note := emptyWindowNote(jobs, byJob, since, until); note != "" {
-		notes = append(notes, note)
+	for _, note := range []string{emptyWindowNote(jobs, byJob, since, until), carriedInNote(jobs, byJob, since, until)} {
+		if note != "" {
+			notes = append(notes, note)
+		}
 	}
 	subs := x.subs
 	exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)
@@ -290,7 +292,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.Lost = w.attemptLost
 	sj.AgentPreempted = w.agentPreempted
 	sj.LateExits = hist.lateExits(atts)
-	sj.SlowKills = hist.slowKills(atts, since)
+	sj.SlowKills = hist.slowKills(atts, since, now)
 	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }

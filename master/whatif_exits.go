@@ -63,17 +63,27 @@ func (h *historyEvents) lateExits(atts []store.Attempt) []scenario.LateExit {
 // attempts. A searcher's stop is left out (the simulator's stop ends the
 // attempt at once), and so is an attempt lost or failed while being
 // killed (its node lost, or a part failed: not the kill's end), or
-// continued by a move (its old placement ends preempted).
-func (h *historyEvents) slowKills(atts []store.Attempt, since time.Time) []scenario.SlowKill {
+// continued by a move (its old placement ends preempted). One still
+// being killed when exported (at now: still open) took longer than until
+// the export, a second more at least, as an open checkpoint does
+// (checkpointTime): the replay ends it, and starts what waits for its
+// slots, after the decisions allot history check compares; unless its
+// kill is a failed start's (a gang's other parts), which start_fails
+// replays.
+func (h *historyEvents) slowKills(atts []store.Attempt, since, now time.Time) []scenario.SlowKill {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	var out []scenario.SlowKill
 	for _, a := range atts {
 		k := attemptKey{a.JobID, a.Index, a.Number}
 		at, killed := h.killing[k]
-		if a.Open() || !killed || a.EndState != store.AttemptKilled || h.stopped[k] {
+		if !killed || !a.Open() && a.EndState != store.AttemptKilled || h.stopped[k] || a.Open() && h.startKilled[k] {
 			continue
 		}
-		if after := sec(a.EndedAt) - sec(at); after > 0 {
+		end := a.EndedAt
+		if a.Open() {
+			end = now.Add(time.Second)
+		}
+		if after := sec(end) - sec(at); after > 0 {
 			out = append(out, scenario.SlowKill{Task: a.Index, Attempt: h.simAttempt(atts, a), After: after})
 		}
 	}

@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/config"
@@ -91,4 +92,37 @@ func emptyWindowNote(jobs []store.Job, byJob map[int64][]store.Attempt, since, u
 	}
 	return fmt.Sprintf("no job was submitted in the window, %s: the export holds the jobs submitted in it, and the %s that ran in it %s submitted before it",
 		win, plural.Count(ran, "job"), map[bool]string{true: "was", false: "were"}[ran == 1])
+}
+
+// carriedInNote is the export's note on the jobs submitted before the
+// window that still held GPUs in it, "" when none did or no job was
+// submitted in it (emptyWindowNote says it then). The export holds the
+// jobs submitted in the window only, so the replay starts with those
+// GPUs free: what waited for them live may start earlier in the replay,
+// and allot history check then differs though nothing was wrong.
+func carriedInNote(jobs []store.Job, byJob map[int64][]store.Attempt, since, until time.Time) string {
+	var ids []string
+	submitted := false
+	for _, j := range jobs {
+		if !j.SubmittedAt.Before(since) {
+			submitted = submitted || j.SubmittedAt.Before(until)
+			continue
+		}
+		for _, a := range byJob[j.ID] {
+			if a.StartedAt.Before(until) && (a.EndedAt.IsZero() || a.EndedAt.After(since)) {
+				ids = append(ids, fmt.Sprintf("job %d", j.ID))
+				break
+			}
+		}
+	}
+	if !submitted || len(ids) == 0 {
+		return ""
+	}
+	list := strings.Join(ids, ", ")
+	if len(ids) > 3 {
+		list = strings.Join(ids[:3], ", ") + fmt.Sprintf(" and %d more", len(ids)-3)
+	}
+	return fmt.Sprintf("%s submitted before the window held GPUs in it (%s), which the replay leaves free: "+
+		"what waited for them may start earlier than live; a window from before their submission (since) includes them",
+		plural.Count(len(ids), "job"), list)
 }

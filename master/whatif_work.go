@@ -79,6 +79,9 @@ type historyEvents struct {
 	// a searcher's stop) were asked to stop: their task's transition to
 	// killing (whatif_exits.go's slowKills).
 	killing map[attemptKey]time.Time
+	// startKilled are the attempts whose kill was a failed start's
+	// (a gang's other parts killed): no kill the replay makes.
+	startKilled map[attemptKey]bool
 	// stoppedWaiting counts, by job, the tasks a searcher stopped while
 	// they waited (queued to completed), after an attempt.
 	stoppedWaiting map[int64]int
@@ -97,7 +100,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 	h := historyEvents{preempted: map[attemptKey]time.Time{}, afterPass: map[int64]bool{}, changes: map[int64][]jobChange{},
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
-		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{}}
+		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
+		startKilled: map[attemptKey]bool{}}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -139,6 +143,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.notRun[attemptKey{e.JobID, e.Index, e.Attempt}] = true
 		case e.To == string(store.TaskKilling):
 			h.killing[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
+			h.startKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseStartFailed
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseMoved || e.Cause == store.CauseResized
