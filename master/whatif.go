@@ -51,7 +51,9 @@ import (
 // the window node_down and node_up events (the store's node history),
 // one that came before a submission of its second naming it in before
 // (whatif_before.go); a node deleted in the window is kept, deleted at
-// its deletion (node_delete, whatif_deleted.go). What
+// its deletion (node_delete, whatif_deleted.go), and a pool a move left
+// with no node is kept with the node it had when the window began
+// (whatif_emptied.go). What
 // cannot be carried over is said in the file's comments.
 
 func (ca *clusterAPI) handleHistoryScenario(w http.ResponseWriter, r *http.Request) {
@@ -83,17 +85,24 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	if err != nil {
 		return nil, err
 	}
+	nevs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("read the node history: %w", err)
+	}
 	ca.m.lock()
 	cfg := ca.m.cfg
-	sc, notes := ca.scenarioCluster(cfg)
+	sc := ca.scenarioCluster(cfg)
 	ca.exportDeletedNodes(sc, dels)
 	ca.m.unlock()
+	movedOut, stuck := placeStarts(sc, cfg, nevs, since)
+	notes := dropEmptyPools(sc, cfg, stuck)
 	pools := map[string]*scenario.Pool{}
 	for i := range sc.Pools {
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
 	}
 	now := ca.m.now()
-	x := jobExport{sc: sc, cfg: cfg, pools: pools, hist: &hist, byJob: byJob, ntasks: ntasks, since: since, until: until, now: now}
+	x := jobExport{sc: sc, cfg: cfg, pools: pools, movedOut: movedOut, hist: &hist, byJob: byJob, ntasks: ntasks,
+		since: since, until: until, now: now}
 	for _, j := range jobs {
 		notes = append(notes, x.job(j)...)
 	}
@@ -106,10 +115,6 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)
 	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
 		return nil, err
-	}
-	nevs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
-	if err != nil {
-		return nil, fmt.Errorf("read the node history: %w", err)
 	}
 	notes = append(notes, exportReshapes(sc, cfg, nevs, afterPassAt(hist.decisions, since), subs, since, until)...)
 	notes = append(notes, exportJobGPUs(sc)...)
@@ -166,14 +171,14 @@ func exportHeader(since, until, now time.Time, notes []string) []byte {
 }
 
 // scenarioCluster is the scenario's cluster: the configuration's pools
-// (with the nodes registered now), projects, licenses, QOS levels and
-// decay, as the cluster spec's types that both formats share, and the
-// projects again as fair-share accounts where a pool reads them. Callers
-// hold mu.
-func (ca *clusterAPI) scenarioCluster(cfg *config.Config) (*scenario.Scenario, []string) {
+// (with the nodes registered now; a pool with none, too, which
+// placeStarts may give the nodes it had when the window began, and
+// dropEmptyPools leaves out where not), projects, licenses, QOS levels
+// and decay, as the cluster spec's types that both formats share.
+// Callers hold mu.
+func (ca *clusterAPI) scenarioCluster(cfg *config.Config) *scenario.Scenario {
 	sc := &scenario.Scenario{Cluster: spec.Cluster[scenario.Pool]{Projects: cfg.Projects, Licenses: cfg.Licenses,
 		QOS: cfg.QOS, Decay: cfg.Decay}}
-	var notes []string
 	for _, p := range cfg.Pools {
 		sp := scenario.Pool{Pool: p.Pool, Quota: -1, OnPreempt: cmp.Or(p.OnPreempt, scenario.OnPreemptReschedule), MaxRetries: p.MaxRetries}
 		for _, n := range ca.m.nodes {
@@ -187,18 +192,9 @@ func (ca *clusterAPI) scenarioCluster(cfg *config.Config) (*scenario.Scenario, [
 			sp.Nodes = append(sp.Nodes, sn)
 		}
 		slices.SortFunc(sp.Nodes, func(a, b scenario.Node) int { return cmp.Compare(a.Name, b.Name) })
-		if len(sp.Nodes) == 0 {
-			notes = append(notes, "pool "+p.Name+" left out: no node with GPUs is registered in it")
-			continue
-		}
 		sc.Pools = append(sc.Pools, sp)
 	}
-	if usesFairShareAccounts(sc.Pools) {
-		for _, p := range cfg.Projects {
-			sc.Accounts = append(sc.Accounts, scenario.Account{Name: p.Name, Parent: p.Parent, Shares: p.Shares})
-		}
-	}
-	return sc, notes
+	return sc
 }
 
 func poolSlots(p *scenario.Pool) int {
@@ -337,6 +333,7 @@ type jobExport struct {
 	sc                *scenario.Scenario
 	cfg               *config.Config
 	pools             map[string]*scenario.Pool
+	movedOut          map[string]int // placeStarts'
 	hist              *historyEvents
 	byJob             map[int64][]store.Attempt
 	ntasks            map[int64]int
@@ -358,7 +355,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 		notes = append(notes, fmt.Sprintf("job %d left out: its pool %s has no node now", j.ID, j.Pool))
 		return notes
 	}
-	if total := poolSlots(p); j.Slots > total {
+	if total := poolSlots(p) + x.movedOut[p.Name]; j.Slots > total {
 		notes = append(notes, fmt.Sprintf("job %d left out: a task of %d slots is larger than pool %s now (%d)", j.ID, j.Slots, j.Pool, total))
 		return notes
 	}
