@@ -124,7 +124,7 @@ type Counterfactual struct {
 	// NotBefore, when each job in MustEnd that must end has a time limit,
 	// is the last of their ends: the soonest it could start on Nodes (the
 	// others preempted then, and the jobs of StartFirst started), for
-	// when the forecast, which does not play out preemptions, gives none.
+	// when the forecast gives none.
 	NotBefore *time.Time `json:"not_before,omitempty"`
 	// Message says it in words.
 	Message string `json:"message"`

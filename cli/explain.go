@@ -301,7 +301,7 @@ func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string
 		return "never on today's nodes"
 	case cf.NotBefore != nil:
 		return "not before " + whenFrom(*cf.NotBefore, ref) +
-			", when the jobs that must end reach their time limits (no estimate: the forecast does not play out preemptions)"
+			", when the jobs that must end reach their time limits (the forecast gives no estimate)"
 	default:
 		for _, r := range cf.MustEnd {
 			if r.Preempt == "" && r.EndsAt == nil {

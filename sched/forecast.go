@@ -9,9 +9,13 @@ import (
 // a copy of a snapshot, every running task ends at its time limit, every
 // job that starts runs for its time limit, and each pass's starts are
 // carried out, until every job has started or no task with a time limit
-// is left to end. Preemptions, moves and resizes of the passes are not
-// carried out, so under preemptive policies the estimates err late; jobs
-// behind a task without a time limit get none. It is pure, as Schedule is:
+// is left to end. A pass's preemptions are carried out at once: the victim
+// lets go of its slots (as a task already preempting does) and waits again
+// (a preemptible task is rescheduled, as exit actions have it unless they
+// fail it), so the job it was preempted for starts at the next pass, at
+// the same instant: its checkpoint's seconds aside, when it would live.
+// Moves and resizes are not carried out; jobs behind a task without a
+// time limit get none. It is pure, as Schedule is:
 // the live master shows its estimates for every waiting job, and the
 // simulator records them at submission to measure their accuracy.
 
@@ -67,16 +71,17 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		for passes < maxForecastPasses {
 			passes++
 			plan, err := sc.Schedule(&s)
-			if err != nil || len(plan.Starts) == 0 {
+			if err != nil || len(plan.Starts)+len(plan.Preemptions) == 0 {
 				break
 			}
 			for _, st := range plan.Starts {
-				if _, ok := eta[st.Job]; !ok {
+				if _, ok := eta[st.Job]; !ok && base.Jobs[st.Job].Waiting > 0 {
 					eta[st.Job] = s.Now
 				}
 				s.Allocs = append(s.Allocs, Alloc{Job: st.Job, Nodes: slices.Clone(st.Nodes), Start: s.Now})
 				s.Jobs[st.Job].Waiting--
 			}
+			cloned = s.forecastPreempt(plan.Preemptions, cloned)
 		}
 		next := Never
 		for i := range s.Allocs {
@@ -98,6 +103,36 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		s.Allocs, s.Now = kept, next
 	}
 	return eta
+}
+
+// forecastPreempt carries out a forecast pass's preemptions: each victim
+// (by its index in s.Allocs, which the pass's starts, appended after,
+// leave as they are) lets go of its slots now and its task waits again.
+// It reports whether s.Nodes is the caller's own, as shrinkDrained.
+func (s *Snapshot) forecastPreempt(pre []Preemption, cloned bool) bool {
+	if len(pre) == 0 {
+		return cloned
+	}
+	gone := make([]bool, len(s.Allocs))
+	for _, p := range pre {
+		if p.Alloc < 0 || p.Alloc >= len(s.Allocs) || gone[p.Alloc] {
+			continue
+		}
+		gone[p.Alloc] = true
+		a := &s.Allocs[p.Alloc]
+		if !a.Moving {
+			s.Jobs[a.Job].Waiting++
+		}
+		cloned = s.shrinkDrained(a.Nodes, cloned)
+	}
+	kept := s.Allocs[:0]
+	for i, a := range s.Allocs {
+		if !gone[i] {
+			kept = append(kept, a)
+		}
+	}
+	s.Allocs = kept
+	return cloned
 }
 
 // shrinkDrained takes the slots of an ended task off the drained nodes it

@@ -211,7 +211,7 @@ function startText(p, cf, asOf) {
   if (cf && cf.never) return 'never on today\'s nodes';
   if (cf && cf.not_before) {
     return h('span', {class: 'not-before'}, 'not before ', when(cf.not_before, 'both', asOf),
-      ', when the jobs that must end reach their time limits (no estimate: the forecast does not play out preemptions)');
+      ', when the jobs that must end reach their time limits (the forecast gives no estimate)');
   }
   // A job that must end (no preempt) without a time limit is why no
   // not_before could be given.
