@@ -20,6 +20,17 @@ import (
 // etaEvery is how often the forecast runs, from the loop's tick.
 const etaEvery = 10 * time.Second
 
+// etaDue says whether the tick runs the forecast now: every etaEvery,
+// and sooner once a job was added since the last one (a user who just
+// submitted asks when it starts), but never sooner than a second, nor
+// than five times what the last forecast took after it, so that a
+// stream of submissions to a large cluster does not keep the loop
+// forecasting. Callers hold mu.
+func (pl *planner) etaDue(now time.Time) bool {
+	since := now.Sub(pl.etaAt)
+	return since >= etaEvery || pl.etaWanted && since >= max(time.Second, 5*pl.etaTook)
+}
+
 // copySnapshot copies what the next passes of the master reuse in place:
 // every slice, and the allocations' placements, which live in an arena.
 func copySnapshot(src *sched.Snapshot) sched.Snapshot {
@@ -53,7 +64,9 @@ func (pl *planner) refreshETA() {
 		ids[i] = r.jobs[ri].rec.ID
 	}
 	scale := pl.runs.typical()
+	pl.etaWanted = false // a job added from here on waits for the next
 	pl.m.unlock()
+	began := time.Now()
 	byID := func(est map[int]int64) map[int64]time.Time {
 		out := make(map[int64]time.Time, len(est))
 		for ji, at := range est {
@@ -70,6 +83,7 @@ func (pl *planner) refreshETA() {
 	}
 	pl.m.lock()
 	pl.eta, pl.etaEarly, pl.etaAt = late, early, time.Now()
+	pl.etaTook = pl.etaAt.Sub(began)
 	pl.m.pub.readStale = true
 	pl.m.unlock()
 }

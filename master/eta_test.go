@@ -76,3 +76,55 @@ func TestForecastRange(t *testing.T) {
 		t.Fatalf("pending %+v, want a start between 30m and 1h from now", p)
 	}
 }
+
+// TestETADue: the forecast runs every etaEvery, and sooner once a job
+// was added since the last one, but not sooner than a second nor than
+// five times what the last forecast took.
+func TestETADue(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name   string
+		wanted bool
+		took   time.Duration
+		since  time.Duration
+		due    bool
+	}{
+		{"nothing new, before its time", false, 0, 5 * time.Second, false},
+		{"nothing new, its time", false, 0, etaEvery, true},
+		{"a job added, a second on", true, 10 * time.Millisecond, time.Second, true},
+		{"a job added, not yet a second on", true, 10 * time.Millisecond, 500 * time.Millisecond, false},
+		{"a job added, the last forecast was slow", true, time.Second, 3 * time.Second, false},
+		{"a job added, five times the last forecast on", true, time.Second, 5 * time.Second, true},
+		{"a job added, its time whatever the forecast takes", true, 4 * time.Second, etaEvery, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pl := &planner{etaAt: at, etaWanted: c.wanted, etaTook: c.took}
+			if got := pl.etaDue(at.Add(c.since)); got != c.due {
+				t.Errorf("due %v, want %v", got, c.due)
+			}
+		})
+	}
+}
+
+// TestETAWantedAfterSubmit: a submission asks for a forecast before
+// etaEvery is up; the forecast made after it answers it.
+func TestETAWantedAfterSubmit(t *testing.T) {
+	h := newHarness(t)
+	h.m.planner.refreshETA()
+	wanted := func() bool {
+		h.m.lock()
+		defer h.m.unlock()
+		return h.m.planner.etaWanted
+	}
+	if wanted() {
+		t.Fatal("a forecast wanted with no job added since the last")
+	}
+	h.submit(jobSpec("new", 1, ""))
+	if !wanted() {
+		t.Fatal("no forecast wanted after a submission")
+	}
+	h.m.planner.refreshETA()
+	if wanted() {
+		t.Error("still wanted after the forecast")
+	}
+}

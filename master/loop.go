@@ -36,6 +36,11 @@ type planner struct {
 	// at etaAt (wall clock).
 	eta   map[int64]time.Time
 	etaAt time.Time
+	// etaWanted marks a job added since the forecast was made, which it
+	// has no estimate for: the tick then runs it before etaEvery is up
+	// (etaDue). etaTook is what the last forecast took.
+	etaWanted bool
+	etaTook   time.Duration
 	// etaEarly is the forecast with jobs running their typical share of
 	// their time limits: the early end of each estimate's range.
 	etaEarly map[int64]time.Time
