@@ -351,7 +351,12 @@ func startText(j api.Job, kind string) string {
 	}
 	if e := p.EstimatedStartEarliest; e != nil && d > 0 && kind == "range" {
 		// A forecast's range: typical run times, then whole time limits.
-		s = "in " + humanDur(max(e.Sub(ref).Round(time.Second), 0)) + "-" + humanDur(d)
+		// An early end already past reads "now", not "in 0s", which would
+		// say the job starts this instant.
+		s = "now-" + humanDur(d)
+		if de := e.Sub(ref).Round(time.Second); de > 0 {
+			s = "in " + humanDur(de) + "-" + humanDur(d)
+		}
 	}
 	if p.EstimateBasis == "forecast" {
 		s = "~" + s

@@ -494,3 +494,32 @@ func TestReadNote(t *testing.T) {
 		})
 	}
 }
+
+// TestStartText: START's forecast range reads "now-..." once its early
+// end is past, not "in 0s-...", which would say the job starts now.
+func TestStartText(t *testing.T) {
+	ref := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { x := ref.Add(d); return &x }
+	for _, c := range []struct {
+		name        string
+		late, early time.Duration
+		kind, basis string
+		want        string
+	}{
+		{"a range ahead", 2 * time.Hour, time.Hour, "range", "forecast", "~in 1h-2h"},
+		{"a range whose early end is past", 5*time.Minute + 45*time.Second, -time.Minute, "range", "forecast", "~now-5m 45s"},
+		{"a range whose early end is now", 5 * time.Minute, 0, "range", "forecast", "~now-5m"},
+		{"typical, past", 5 * time.Minute, -time.Minute, "typical", "forecast", "~now"},
+		{"a reservation", 10 * time.Minute, 0, "range", "reservation", "in 10m"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &api.Pending{EstimatedStart: at(c.late), EstimateBasis: c.basis, AsOf: &ref}
+			if c.basis == "forecast" {
+				p.EstimatedStartEarliest = at(c.early)
+			}
+			if got := startText(api.Job{Pending: p}, c.kind); got != c.want {
+				t.Errorf("START %q, want %q", got, c.want)
+			}
+		})
+	}
+}
