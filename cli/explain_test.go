@@ -17,9 +17,9 @@ func fixtureExplanation() api.Explanation {
 		WouldStart: &api.Counterfactual{Nodes: []string{"dgx-1"},
 			MustEnd: []api.JobRef{{ID: 1, Name: "resnet", User: "ann", Project: "vision", Slots: 4, EndsAt: &end}},
 			Message: "It could start on dgx-1 once job 1 ends or is preempted."},
-		Preemptions: []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before this job's 40)"},
+		Preemptions: []string{"task 0 attempt 1 at 2024-05-01T09:00:00Z: preempted for job 9 (priority 5 runs before the preempted job's 40)"},
 		Preempted: []api.Preemption{{Task: 0, Attempt: 1, At: time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC),
-			Why: "preempted for job 9 (priority 5 runs before this job's 40)"}},
+			Why: "preempted for job 9 (priority 5 runs before the preempted job's 40)"}},
 		Summary: "It is 2nd of 3 waiting in pool research. It could start on dgx-1 once job 1 ends or is preempted."}
 }
 
@@ -42,7 +42,7 @@ What would let it start now:
   1    resnet  ann   vision   4      ` + t0.Add(40*time.Minute).UTC().Format("2006-01-02 15:04") + ` (in 40m)
 
 Preempted:
-  task 0 attempt 1 at 2024-05-01 09:00:00: preempted for job 9 (priority 5 runs before this job's 40)
+  task 0 attempt 1 at 2024-05-01 09:00:00: preempted for job 9 (priority 5 runs before the preempted job's 40)
 `},
 		{name: "bad id", args: []string{"explain", "x"}, err: `job ID: expected a positive integer, got "x"`},
 	})
@@ -334,7 +334,7 @@ func TestDryRunPreemptsNoWouldStart(t *testing.T) {
 		want     bool
 	}{
 		{"would wait", nil, true},
-		{"would preempt", []api.DryRunVictim{{Job: 2, Name: "train-grid", Tasks: 2, Slots: 2, Why: "priority 10 runs before this job's 80"}}, false},
+		{"would preempt", []api.DryRunVictim{{Job: 2, Name: "train-grid", Tasks: 2, Slots: 2, Why: "priority 10 runs before the preempted job's 80"}}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := api.DryRun{Accepted: true, Name: "big", Pool: "research", Tasks: 1, Slots: 4, AsOf: t0, Preempts: tt.preempts,
@@ -364,7 +364,7 @@ func TestExplainPrivateRefs(t *testing.T) {
 	x.Ahead = []api.JobRef{{ID: 3, Slots: 8, Private: true}, {ID: 5, Name: "mine", User: "ann", Slots: 2}}
 	x.WouldStart.MustEnd = []api.JobRef{{ID: 1, Project: "nlp", Slots: 4, Private: true}}
 	d := api.DryRun{Accepted: true, Name: "big", Pool: "research", Tasks: 1, Slots: 4, AsOf: t0,
-		Preempts: []api.DryRunVictim{{Job: 2, Tasks: 1, Slots: 4, Why: "priority 10 runs before this job's 80", Private: true}},
+		Preempts: []api.DryRunVictim{{Job: 2, Tasks: 1, Slots: 4, Why: "priority 10 runs before the preempted job's 80", Private: true}},
 		Pending:  blocked}
 	for _, tt := range []struct {
 		name  string

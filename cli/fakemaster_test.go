@@ -263,7 +263,7 @@ func dryRunOf(job *jobfile.Job, tasks int) api.DryRun {
 	if job.Name == "urgent" {
 		d.Pending = &api.Pending{Reason: "checkpointing", Message: "slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs 8 slots)",
 			EstimatedStart: &d.AsOf, EstimateBasis: "forecast", AsOf: &d.AsOf}
-		d.Preempts = []api.DryRunVictim{{Job: 7, Name: "sweep", User: "bo", Tasks: 4, Slots: 8, Why: "priority 10 runs before this job's 80"}}
+		d.Preempts = []api.DryRunVictim{{Job: 7, Name: "sweep", User: "bo", Tasks: 4, Slots: 8, Why: "priority 10 runs before the preempted job's 80"}}
 		d.Summary = "It would be accepted in pool research as the 1st of 2 waiting. It would preempt 4 tasks of 1 running job and start once their checkpoints have landed."
 		return d
 	}

@@ -222,7 +222,7 @@ Start:    2024-05-01 10:00 (now), a forecast
 
 Would preempt:
   JOB  NAME   USER  TASKS  SLOTS  WHY
-  7    sweep  bo    4      8      priority 10 runs before this job's 80
+  7    sweep  bo    4      8      priority 10 runs before the preempted job's 80
 Nothing was submitted.
 `},
 		{name: "refused like a submission", args: []string{"submit", "--dry-run", tpu},

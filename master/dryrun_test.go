@@ -165,7 +165,7 @@ func TestDryRunPreempts(t *testing.T) {
 	if d.Pending.EstimatedStart == nil || !d.Pending.EstimatedStart.Equal(now) || d.Pending.EstimateBasis != "forecast" {
 		t.Fatalf("estimate %v (%s), want %v from the forecast", d.Pending.EstimatedStart, d.Pending.EstimateBasis, now)
 	}
-	want := []api.DryRunVictim{{Job: 1, Name: "victim", Tasks: 1, Slots: 2, Why: "priority 10 runs before this job's 80"}}
+	want := []api.DryRunVictim{{Job: 1, Name: "victim", Tasks: 1, Slots: 2, Why: "priority 10 runs before the preempted job's 80"}}
 	if len(d.Preempts) == 1 {
 		d.Preempts[0].User = "" // the harness's submitter
 	}

@@ -161,7 +161,7 @@ func explainPreemptions(t *testing.T, h *harness) {
 	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(low, 10)+"/explain", nil, &x); code != 200 {
 		t.Fatalf("explain: %d", code)
 	}
-	want := "preempted for job " + strconv.FormatInt(high, 10) + " (priority 10 runs before this job's 60)"
+	want := "preempted for job " + strconv.FormatInt(high, 10) + " (priority 10 runs before the preempted job's 60)"
 	if len(x.Preemptions) != 1 || !strings.Contains(x.Preemptions[0], want) ||
 		!strings.HasPrefix(x.Preemptions[0], "task 0 attempt 1 at ") {
 		t.Fatalf("preemptions %q, want one naming %q", x.Preemptions, want)
@@ -336,7 +336,7 @@ func TestExplainBackfillOnlyPreemptible(t *testing.T) {
 // TestPreemptionWhy: the rule that chose a preempted attempt, then how it
 // ended, saying "preempted" once.
 func TestPreemptionWhy(t *testing.T) {
-	rule := "preempted for job 6 (priority 10 runs before this job's 60)"
+	rule := "preempted for job 6 (priority 10 runs before the preempted job's 60)"
 	for _, c := range []struct{ name, ended, want string }{
 		{"ended by a signal", "preempted: ended by SIGTERM", rule + "; ended by SIGTERM"},
 		{"checkpointed", "checkpointed after preemption", rule + "; checkpointed after preemption"},

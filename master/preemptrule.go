@@ -18,8 +18,9 @@ func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
 }
 
 // preemptionParts is preemptionRule in two parts: who took the GPUs, and
-// the rule that let it, "" where the lead says it all. In why, "this job"
-// is the preempted one. winner names the job that took them ("" for "job
+// the rule that let it, "" where the lead says it all. Why names the
+// preempted job as such, not "this job": a dry run shows it in the table
+// of the job submitted, where "this job" would read as that one. winner names the job that took them ("" for "job
 // ID"; a dry run's job has no ID).
 func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead, why string) {
 	if p.For < 0 || p.For >= len(s.Jobs) || p.Alloc < 0 || p.Alloc >= len(s.Allocs) {
@@ -55,7 +56,7 @@ func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead
 	}
 	switch s.Pools[taker.Pool].Policy {
 	case sched.PolicyPriority:
-		return base, fmt.Sprintf("priority %d runs before this job's %d", taker.Priority, victim.Priority)
+		return base, fmt.Sprintf("priority %d runs before the preempted job's %d", taker.Priority, victim.Priority)
 	case sched.PolicyQuota:
 		if taker.Project != victim.Project {
 			return fmt.Sprintf("reclaimed for %s of project %s, within its quota; project %s was using more than its quota",
@@ -63,7 +64,7 @@ func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead
 		}
 		return base + " of the same project, which ranks it first", ""
 	case sched.PolicyFairShare:
-		return base, "fair share: its owner is below its share of the pool, this job's above"
+		return base, "fair share: its owner is below its share of the pool, the preempted job's above"
 	case sched.PolicyMultifactor:
 		return base, "higher multifactor priority"
 	}

@@ -26,7 +26,7 @@ func TestPreemptionRule(t *testing.T) {
 		want      string
 		emergency bool
 	}{
-		{"priority", snap(sched.PolicyPriority, false), "preempted for job 9 (priority 5 runs before this job's 40)", false},
+		{"priority", snap(sched.PolicyPriority, false), "preempted for job 9 (priority 5 runs before the preempted job's 40)", false},
 		{"quota reclaim", snap(sched.PolicyQuota, false), "reclaimed for job 9 of project vision, within its quota; project nlp was using more than its quota", false},
 		{"backfilled", snap(sched.PolicyPriority, true), "preempted for job 9 (this task was backfilled", false},
 		{"fair share", snap(sched.PolicyFairShare, false), "fair share", false},
