@@ -333,18 +333,29 @@ func dryRunSummary(d api.DryRun) string {
 			fmt.Fprintf(&b, " Its other tasks would wait: %s.", d.Pending.Message)
 		}
 		if d.Pending != nil && d.Pending.EstimatedStart != nil {
-			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
+			b.WriteString(" Estimated start: " + estimateWords(d.Pending) + ".")
 		}
 	case d.Pending != nil:
 		fmt.Fprintf(&b, " It would wait: %s.", d.Pending.Message)
 		if d.Pending.EstimatedStart != nil {
-			fmt.Fprintf(&b, " Estimated start: %s (%s).", d.Pending.EstimatedStart.Format(time.RFC3339), d.Pending.EstimateBasis)
+			b.WriteString(" Estimated start: " + estimateWords(d.Pending) + ".")
 		}
 		if d.WouldStart != nil {
 			b.WriteString(" " + d.WouldStart.Message)
 		}
 	}
 	return b.String()
+}
+
+// estimateWords says a pending job's estimated start as allot explain's
+// Start line does: both ends of a forecast's range where it has one,
+// times as the tables write them, and its basis.
+func estimateWords(p *api.Pending) string {
+	at := msgTime(*p.EstimatedStart)
+	if e := p.EstimatedStartEarliest; e != nil && e.Before(*p.EstimatedStart) {
+		at = msgTime(*e) + " to " + at
+	}
+	return at + " (" + p.EstimateBasis + ")"
 }
 
 // preemptedTasks counts the tasks of vs.

@@ -179,3 +179,25 @@ func TestDryRunPreempts(t *testing.T) {
 		t.Fatalf("the victim is %s after the dry run, want running", got)
 	}
 }
+
+// TestEstimateWords: a dry run's summary gives a forecast's range, both
+// ends, as the tables write times, not the late end alone in RFC 3339.
+func TestEstimateWords(t *testing.T) {
+	late := time.Date(2026, 11, 27, 16, 41, 8, 0, time.UTC)
+	early := late.Add(-7 * time.Minute)
+	for _, c := range []struct {
+		name string
+		p    api.Pending
+		want string
+	}{
+		{"a range", api.Pending{EstimatedStart: &late, EstimatedStartEarliest: &early, EstimateBasis: "forecast"},
+			"2026-11-27 16:34:08 UTC to 2026-11-27 16:41:08 UTC (forecast)"},
+		{"one end", api.Pending{EstimatedStart: &late, EstimateBasis: "reservation"}, "2026-11-27 16:41:08 UTC (reservation)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := estimateWords(&c.p); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
