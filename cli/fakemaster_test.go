@@ -218,6 +218,11 @@ func reply(w http.ResponseWriter, status int, v any) {
 func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 	data, _ := io.ReadAll(r.Body)
 	job, err := jobfile.ParseJSON("request", data)
+	if err == nil && job.Project == "audio" {
+		// As the master refuses a project the user has no role in.
+		reply(w, 403, api.Error{Error: `submitting to project "audio" needs the member or lead role there; user:ana has no role`, Field: "project"})
+		return
+	}
 	if err == nil && job.Pool == "tpu" {
 		reply(w, 400, api.Error{Error: `unknown pool "tpu" (pools: research, batch)`, Field: "pool"})
 		return

@@ -281,6 +281,8 @@ func TestSubmitOverrides(t *testing.T) {
 		{name: "a pool the master refuses, named by its flag", args: []string{"submit", "-p", "tpu", good},
 			err: `--pool: unknown pool "tpu" (pools: research, batch) (master: 400 Bad Request)`},
 		{name: "an empty name", args: []string{"submit", "-J", " ", good}, err: `--name: expected a name, got " "`},
+		{name: "a project the user has no role in, named by its flag", args: []string{"submit", "-A", "audio", good},
+			err: `--project: submitting to project "audio" needs the member or lead role there; user:ana has no role (master: 403 Forbidden)`},
 	})
 	var sent []*jobfile.Job
 	for i, r := range f.requests {
@@ -292,10 +294,10 @@ func TestSubmitOverrides(t *testing.T) {
 			sent = append(sent, j)
 		}
 	}
-	if len(sent) != 3 {
-		t.Fatalf("%d submissions sent, want 3", len(sent))
+	if len(sent) != 4 {
+		t.Fatalf("%d submissions sent, want 4", len(sent))
 	}
-	for i, want := range [][3]string{{"batch", "nlp", "sweep-2"}, {"batch", "nlp", "sweep-3"}, {"tpu", "", "sweep"}} {
+	for i, want := range [][3]string{{"batch", "nlp", "sweep-2"}, {"batch", "nlp", "sweep-3"}, {"tpu", "", "sweep"}, {"", "audio", "sweep"}} {
 		if got := [3]string{sent[i].Pool, sent[i].Project, sent[i].Name}; got != want {
 			t.Errorf("submission %d: pool, project, name %q, want %q", i, got, want)
 		}

@@ -75,7 +75,9 @@ func (ja *jobsAPI) judge(p auth.Principal, data []byte, opt SubmitOptions) (subm
 		return submission{}, alsoNeedsRole(err, p, spec.Project)
 	}
 	if err := p.CanSubmit(rec.Project); err != nil {
-		return submission{}, err
+		// The refusal names the field, so that the CLI points at the
+		// file's project: line or the -A flag that set it.
+		return submission{}, &httpError{status: http.StatusForbidden, field: "project", msg: err.Error()}
 	}
 	specTasks, err := spec.Tasks()
 	if err != nil {
