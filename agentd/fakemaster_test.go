@@ -57,6 +57,9 @@ type fakeMaster struct {
 	// dropReplies loses this many sync replies: the sync is handled, and
 	// its connection closed before the reply.
 	dropReplies int
+	// fence is what every reply says of the master's fence (api.Fence);
+	// nil is a master that does not fence.
+	fence *api.Fence
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -162,7 +165,7 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	fm.commands = nil
 	fm.broadcast()
 	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement,
-		PlacementGen: fm.placeGen})
+		PlacementGen: fm.placeGen, Fence: fm.fence})
 }
 
 func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
@@ -245,6 +248,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 	case req.PlacementGen >= gen:
 		moved = nil
 	}
+	fence := fm.fence
 	drop := fm.dropReplies > 0
 	if drop {
 		fm.dropReplies--
@@ -257,7 +261,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen})
+	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen, Fence: fence})
 }
 
 func (fm *fakeMaster) postLogs(w http.ResponseWriter, r *http.Request) {
