@@ -60,6 +60,9 @@ type fakeMaster struct {
 	// fence is what every reply says of the master's fence (api.Fence);
 	// nil is a master that does not fence.
 	fence *api.Fence
+	// repliedAt is when the last successful reply went out: the agent's
+	// last contact is no earlier.
+	repliedAt time.Time
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -164,6 +167,7 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	cmds := fm.commands
 	fm.commands = nil
 	fm.broadcast()
+	fm.repliedAt = time.Now()
 	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement,
 		PlacementGen: fm.placeGen, Fence: fm.fence})
 }
@@ -253,6 +257,8 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 	if drop {
 		fm.dropReplies--
 		fm.broadcast()
+	} else {
+		fm.repliedAt = time.Now()
 	}
 	fm.mu.Unlock()
 	if drop {
