@@ -54,7 +54,7 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 		a.log.Info("the master no longer fences: tasks run on however long it is out of reach")
 	case f != nil && (fs.f == nil || fs.f.AgentTimeoutMS != f.AgentTimeoutMS || fs.f.GraceS != f.GraceS):
 		after, grace, late := fenceTimes(f, a.holdLocked(), a.cfg.MinPollInterval, false)
-		a.log.Info("fence: out of the master's reach, the agent stops the tasks it would requeue before it loses the node",
+		a.log.Info("fence: should the master be out of reach, the agent stops the tasks it would requeue before it loses the node",
 			"after", after, "checkpoint_grace", grace, "agent_timeout", msDuration(f.AgentTimeoutMS))
 		if late && !fs.warned {
 			fs.warned = true
