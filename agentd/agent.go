@@ -189,7 +189,8 @@ type Agent struct {
 	placement api.NodePlacement
 	placeGen  int64
 
-	orph orphans // what an earlier agent process left
+	orph  orphans    // what an earlier agent process left
+	fence fenceState // fence.go
 }
 
 // attempt is one attempt the agent started and has not reported ended.
@@ -198,6 +199,9 @@ type attempt struct {
 	task   *agent.Task
 	rec    stateRecord
 	exited bool // its processes are gone; the exit report waits for its logs
+	// fenced says why the fence stopped it (fence.go), for its exit
+	// report; "" when it did not.
+	fenced string
 }
 
 // maxFinished bounds the memory of finished attempts kept to recognise
@@ -304,6 +308,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	loopCtx, cancelLoops := context.WithCancel(ctx)
 	defer cancelLoops()
 	loops.Go(func() { a.reportLoop(loopCtx) })
+	loops.Go(func() { a.fenceLoop(loopCtx) })
 	loopErr := a.syncLoop(loopCtx)
 	cancelLoops()
 	loops.Wait()

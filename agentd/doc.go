@@ -77,6 +77,20 @@
 // and a failed registration's reason is logged at warn level once per
 // distinct reason (repeats at debug level).
 //
+// # Fence
+//
+// Tasks keep running through an outage only until the master would run
+// them elsewhere: every reply of a master that fences carries
+// api.Fence (its agent timeout and lost_node_grace, the pool's
+// checkpoint grace, the attempts it holds through a loss), and
+// fenceLoop stops, as a preemption does, each attempt the master would
+// requeue before the agent timeout (less a margin) has passed since the
+// last reply, and each held one after lost_node_grace too (fenceTimes
+// says when). Their exit reports say preempted and that the fence
+// stopped them. Without api.Fence (an older master, or fence: false)
+// nothing is stopped. The task shims do not fence tasks whose agent
+// died (docs/reliability.md).
+//
 // # Restarts
 //
 // The agent records the attempts whose process groups may be alive (task

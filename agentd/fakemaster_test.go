@@ -57,6 +57,12 @@ type fakeMaster struct {
 	// dropReplies loses this many sync replies: the sync is handled, and
 	// its connection closed before the reply.
 	dropReplies int
+	// fence is what every reply says of the master's fence (api.Fence);
+	// nil is a master that does not fence.
+	fence *api.Fence
+	// repliedAt is when the last successful reply went out: the agent's
+	// last contact is no earlier.
+	repliedAt time.Time
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -161,8 +167,9 @@ func (fm *fakeMaster) register(w http.ResponseWriter, r *http.Request) {
 	cmds := fm.commands
 	fm.commands = nil
 	fm.broadcast()
+	fm.repliedAt = time.Now()
 	writeJSON(w, http.StatusOK, api.RegisterReply{SyncWaitS: fm.syncWaitS, Commands: cmds, NodePlacement: fm.placement,
-		PlacementGen: fm.placeGen})
+		PlacementGen: fm.placeGen, Fence: fm.fence})
 }
 
 func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
@@ -245,10 +252,13 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 	case req.PlacementGen >= gen:
 		moved = nil
 	}
+	fence := fm.fence
 	drop := fm.dropReplies > 0
 	if drop {
 		fm.dropReplies--
 		fm.broadcast()
+	} else {
+		fm.repliedAt = time.Now()
 	}
 	fm.mu.Unlock()
 	if drop {
@@ -257,7 +267,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen})
+	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen, Fence: fence})
 }
 
 func (fm *fakeMaster) postLogs(w http.ResponseWriter, r *http.Request) {

@@ -52,6 +52,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
 	a.placement, a.placeGen = reply.NodePlacement, reply.PlacementGen
+	a.heardLocked(time.Now(), reply.Fence)
 	a.broadcast()
 	a.mu.Unlock()
 	a.logRegistered(ctx, req, reply)
@@ -94,6 +95,9 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	a.mu.Lock()
+	a.heardLocked(time.Now(), reply.Fence)
+	a.mu.Unlock()
 	a.ack(reply.Acked)
 	a.placed(ctx, gen, reply)
 	a.execute(reply.Commands)

@@ -235,6 +235,9 @@ func (a *Agent) watch(att *attempt) {
 	a.ship.waitHandled(a.stopCtx, a.ship.mark())
 	rep := exitReport(res, a.ship.takeDropped(id))
 	a.mu.Lock()
+	if att.fenced != "" && res.Outcome == agent.OutcomePreempted {
+		rep.Error = strings.TrimSuffix(att.fenced+"; "+rep.Error, "; ")
+	}
 	if a.detached {
 		a.mu.Unlock()
 		return

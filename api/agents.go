@@ -44,6 +44,33 @@ type RegisterReply struct {
 	// acknowledges in its syncs (Sync.PlacementGen); 0 from a master
 	// older than the field, to which the agent then sends none.
 	PlacementGen int64 `json:"placement_gen,omitempty"`
+	// Fence says how the master would end the node's work were the agent
+	// to fall silent; nil from a master older than it, or whose
+	// configuration sets fence: false: the agent then fences nothing.
+	Fence *Fence `json:"fence,omitempty"`
+}
+
+// Fence is what an agent needs to stop, before the master runs them
+// elsewhere, the tasks the master would requeue were the node lost
+// (docs/reliability.md, "Fencing"): how long the master waits for the
+// agent, and which attempts it would hold through the loss. Every reply
+// of a master that fences carries it, as the held attempts change with
+// the reports and the timeouts with a reload.
+type Fence struct {
+	// AgentTimeoutMS is the master's agent_timeout: it loses the node
+	// once it has heard nothing from the agent for this long.
+	AgentTimeoutMS int64 `json:"agent_timeout_ms"`
+	// LostNodeGraceMS is lost_node_grace: the held attempts fail this
+	// long after the loss.
+	LostNodeGraceMS int64 `json:"lost_node_grace_ms"`
+	// GraceS is the checkpoint grace of a preemption in the node's pool,
+	// which the agent gives a task it stops, as far as the timeout
+	// leaves room for it.
+	GraceS int64 `json:"grace_s"`
+	// Held are the attempts the master would hold through the node's
+	// loss for lost_node_grace (non-preemptible ones that ran); it would
+	// requeue or end every other attempt on the node at once.
+	Held []agent.TaskID `json:"held,omitempty"`
 }
 
 // NodePlacement is where the master put a node: the registration reply says
@@ -148,6 +175,9 @@ type SyncReply struct {
 	// process; a new master process has the agent register again, whose
 	// reply starts them over.
 	PlacementGen int64 `json:"placement_gen,omitempty"`
+	// Fence is as in RegisterReply, as of this reply; nil says that the
+	// master does not fence (any more: a reload may turn it off).
+	Fence *Fence `json:"fence,omitempty"`
 }
 
 // Command is something the master asks an agent to do.

@@ -60,6 +60,10 @@ type Config struct {
 	// AgentTimeout is how long an agent may stay silent before its node
 	// is lost.
 	AgentTimeout time.Duration
+	// NoFence turns the agents' fence off (fence: false): an agent that
+	// has not reached the master for nearly AgentTimeout then lets the
+	// tasks the master requeues at the loss run on (docs/reliability.md).
+	NoFence bool
 	// MaxNodeGPUs caps the GPUs a registering node may declare; 0 leaves
 	// the master's --max-node-gpus in force.
 	MaxNodeGPUs int

@@ -46,7 +46,7 @@ func TestParseErrorsFile(t *testing.T) {
 		{"root is a list", "- pools\n", 1, "expected a mapping, got a list"},
 		{"unknown top-level field", "pool: []\n", 1, `unknown field "pool"; did you mean "pools"?`},
 		{"unknown field without suggestion", "zzz: 1\n", 1,
-			`unknown field "zzz" (known fields: pools, projects, nodes, default_pool, default_project, agent_timeout, lost_node_grace, max_node_gpus, history_retention, users, licenses, qos, default_qos, decay)`},
+			`unknown field "zzz" (known fields: pools, projects, nodes, default_pool, default_project, agent_timeout, lost_node_grace, fence, max_node_gpus, history_retention, users, licenses, qos, default_qos, decay)`},
 		// One error naming the other format, not one per field a
 		// scenario has and a configuration lacks.
 		{"a scenario file", "pools:\n  - {name: gpu, policy: fifo, nodes: [{name: n, count: 2, slots: 8}]}\njobs: []\nevents: []\n", 3,

@@ -78,7 +78,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 // topLevel are the file's top-level fields, in the order docs/config.md
 // and the unknown-field hint list them.
 var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_project", "agent_timeout", "lost_node_grace",
-	"max_node_gpus", "history_retention", "users", "licenses", "qos", "default_qos", "decay"}
+	"fence", "max_node_gpus", "history_retention", "users", "licenses", "qos", "default_qos", "decay"}
 
 // scenarioOnly are the top-level fields of a scenario file that the
 // master's configuration has not.
@@ -106,6 +106,9 @@ func (p *parser) settings(f *yamlfield.Fields, c *Config, cl *spec.Cluster[Pool]
 		c.AgentTimeout = time.Duration(secs) * time.Second
 	}
 	cl.LostNodeGrace = p.LostNodeGrace(f)
+	fence := true
+	yamlfield.Field(f, "fence", &fence, yamlfield.Boolean)
+	c.NoFence = !fence
 	yamlfield.Field(f, "max_node_gpus", &c.MaxNodeGPUs, yamlfield.IntIn(1, MaxNodeGPUsLimit))
 	if yamlfield.Field(f, "history_retention", &secs, yamlfield.Duration) {
 		c.HistoryRetention = time.Duration(secs) * time.Second

@@ -122,7 +122,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	ag.m.log.Info("agent registered", attrs...)
 	ag.m.kick()
 	return api.RegisterReply{SyncWaitS: int(ag.m.opt.SyncWait / time.Second), Commands: cmds,
-		NodePlacement: nodePlacement(ag.m.cfg, n)}, nil
+		NodePlacement: nodePlacement(ag.m.cfg, n), Fence: ag.fence(n)}, nil
 }
 
 // ruledLabels are node n's labels as the scheduler matches them when its

@@ -1,0 +1,196 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// The fence: an agent that cannot reach the master stops the attempts
+// that the master would run elsewhere once it loses the node, before it
+// loses it, so that two attempts of a task do not run at once (they
+// would write the same checkpoint directory). The master says in every
+// reply how long it waits for the agent and which attempts it would hold
+// through the loss (api.Fence); without it (an older master, or fence:
+// false) the agent fences nothing. docs/reliability.md, "Fencing".
+
+// Bounds of the fence's timing; variables for tests.
+var (
+	// fenceFloor is the least silence after which the fence stops
+	// anything: a long poll lost now and then must not stop tasks.
+	fenceFloor = 5 * time.Second
+	// fenceMargin is the least time between the fence's kill and the
+	// master's loss of the node, for the master's own processing of the
+	// last exchange and the reply's way back.
+	fenceMargin = time.Second
+)
+
+// fenceState is the fence as the master last told it. Guarded by
+// Agent.mu.
+type fenceState struct {
+	f    *api.Fence // nil: the master does not fence
+	held map[agent.TaskID]bool
+	// contact is when the last successful reply of the master arrived:
+	// the master's own last contact with the node (from which its
+	// agent_timeout counts) is no later, but for its processing time.
+	contact time.Time
+	warned  bool // that the timeout leaves the fence no time to stop tasks
+}
+
+// heardLocked records a successful exchange with the master, whose reply
+// arrived at at and carried fence f; the caller holds mu.
+func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
+	fs := &a.fence
+	if !at.After(fs.contact) {
+		return // an older exchange's reply, after a newer one's
+	}
+	fs.contact = at
+	switch {
+	case f == nil && fs.f != nil:
+		a.log.Info("the master no longer fences: tasks run on however long it is out of reach")
+	case f != nil && (fs.f == nil || fs.f.AgentTimeoutMS != f.AgentTimeoutMS || fs.f.GraceS != f.GraceS):
+		after, grace, late := fenceTimes(f, a.holdLocked(), a.cfg.MinPollInterval, false)
+		a.log.Info("fence: should the master be out of reach, the agent stops the tasks it would requeue before it loses the node",
+			"after", after, "checkpoint_grace", grace, "agent_timeout", msDuration(f.AgentTimeoutMS))
+		if late && !fs.warned {
+			fs.warned = true
+			a.log.Warn("fence: the master's agent_timeout is too short for the agent to stop tasks before the master loses the node; they are stopped after it",
+				"agent_timeout", msDuration(f.AgentTimeoutMS), "after", after)
+		}
+	}
+	fs.f, fs.held = f, nil
+	if f != nil {
+		fs.held = make(map[agent.TaskID]bool, len(f.Held))
+		for _, id := range f.Held {
+			fs.held[id] = true
+		}
+	}
+	a.broadcast()
+}
+
+// holdLocked is the longest the master holds a long poll of this agent:
+// the sync wait it named, at most half its agent timeout, as the master
+// caps it. The caller holds mu.
+func (a *Agent) holdLocked() time.Duration {
+	h := time.Duration(a.waitS) * time.Second
+	if a.fence.f != nil {
+		h = min(h, msDuration(a.fence.f.AgentTimeoutMS)/2)
+	}
+	return h
+}
+
+// fenceTimes says after how long without a reply from the master the
+// agent asks an attempt to checkpoint (after), and the grace it gives it,
+// under fence f, with long polls held up to hold and spaced by pace.
+// An attempt the master would requeue at the loss (not held) must be
+// gone by the loss, agent_timeout less a margin: it is asked that much
+// less the pool's checkpoint grace before, but not before a healthy
+// agent can go without a reply (two long polls, and fenceFloor), which
+// shortens its grace; late says that even that is after the margin.
+// A held attempt fails at agent_timeout + lost_node_grace: it is stopped
+// then, with the full grace.
+func fenceTimes(f *api.Fence, hold, pace time.Duration, held bool) (after, grace time.Duration, late bool) {
+	timeout, lostGrace := msDuration(f.AgentTimeoutMS), msDuration(f.LostNodeGraceMS)
+	grace = time.Duration(max(f.GraceS, 0)) * time.Second
+	margin := max(timeout/10, fenceMargin)
+	if held {
+		return timeout + lostGrace + margin, grace, false
+	}
+	quiet := max(2*min(hold, timeout/2)+pace, fenceFloor)
+	killBy := timeout - margin
+	after = max(killBy-grace, quiet)
+	return after, max(killBy-after, 0), quiet >= killBy
+}
+
+func msDuration(ms int64) time.Duration { return time.Duration(max(ms, 0)) * time.Millisecond }
+
+// fenced is an attempt the fence stops now, with the grace it gets.
+type fenced struct {
+	att   *attempt
+	grace time.Duration
+}
+
+// fenceLoop stops the attempts whose time under the fence is up, until
+// ctx is done (the agent stops: its OnExit policy decides then).
+func (a *Agent) fenceLoop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		a.mu.Lock()
+		due, next := a.fenceDueLocked(time.Now())
+		ch := a.changed
+		a.mu.Unlock()
+		for _, d := range due {
+			a.fenceStop(d)
+		}
+		timer.Reset(time.Hour)
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ch:
+		case <-timer.C:
+		}
+	}
+}
+
+// fenceDueLocked marks and returns the attempts the fence stops at now,
+// and when the next one is due (zero for none). The caller holds mu.
+func (a *Agent) fenceDueLocked(now time.Time) (due []fenced, next time.Time) {
+	fs := &a.fence
+	if fs.f == nil || fs.contact.IsZero() || a.leaving || a.closing {
+		return nil, time.Time{}
+	}
+	silent := now.Sub(fs.contact)
+	hold := a.holdLocked()
+	for id, att := range a.tasks {
+		if att.exited || att.fenced != "" {
+			continue
+		}
+		held := fs.held[id]
+		after, grace, _ := fenceTimes(fs.f, hold, a.cfg.MinPollInterval, held)
+		if silent < after {
+			if at := fs.contact.Add(after); next.IsZero() || at.Before(next) {
+				next = at
+			}
+			continue
+		}
+		att.fenced = fmt.Sprintf("stopped by the agent's fence: no reply from the master for %s; it loses the node after %s of silence",
+			silent.Round(time.Second), msDuration(fs.f.AgentTimeoutMS))
+		if held {
+			att.fenced += fmt.Sprintf(" and fails the attempt %s later (lost_node_grace)", msDuration(fs.f.LostNodeGraceMS))
+		}
+		due = append(due, fenced{att: att, grace: grace})
+	}
+	return due, next
+}
+
+// fenceStop stops one attempt as a preemption does: the checkpoint
+// request, then the kill at the end of the grace. Its exit report says
+// the fence stopped it, with the outcome preempted, so that a master
+// that did not lose the node meanwhile requeues it from its checkpoint,
+// and one that did ignores it (the attempt is no longer open).
+func (a *Agent) fenceStop(d fenced) {
+	id := d.att.spec.ID()
+	err := d.att.task.Preempt(d.grace)
+	switch {
+	case errors.Is(err, agent.ErrTaskDone):
+		// It ended by itself meanwhile: its report says how.
+		a.mu.Lock()
+		d.att.fenced = ""
+		a.mu.Unlock()
+		return
+	case err != nil:
+		a.log.Warn("fence: checkpoint request incomplete", "task", id.String(), "err", err)
+	}
+	a.mu.Lock()
+	note := d.att.fenced
+	a.mu.Unlock()
+	a.log.Warn("fence: stopping the attempt, as the master would run it elsewhere", "task", id.String(), "grace", d.grace, "why", note)
+}

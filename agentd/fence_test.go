@@ -1,0 +1,132 @@
+package agentd
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// TestFenceTimes: the fence stops an attempt the master would requeue
+// before the master loses the node (agent_timeout less the margin),
+// giving it what is left of the pool's grace after the quiet floor; a
+// held attempt once lost_node_grace is over too.
+func TestFenceTimes(t *testing.T) {
+	f := func(timeout, grace time.Duration, lostGrace time.Duration) *api.Fence {
+		return &api.Fence{AgentTimeoutMS: timeout.Milliseconds(), GraceS: int64(grace / time.Second), LostNodeGraceMS: lostGrace.Milliseconds()}
+	}
+	s := time.Second
+	tests := []struct {
+		name        string
+		fence       *api.Fence
+		hold        time.Duration
+		held        bool
+		after, gr   time.Duration
+		late        bool
+		beforeTheTO bool
+	}{
+		{"defaults: grace cut to what the quiet floor leaves", f(30*s, 30*s, 5*time.Minute), 10 * s, false, 21 * s, 6 * s, false, true},
+		{"short grace: asked late enough to keep all of it", f(120*s, 10*s, 5*time.Minute), 10 * s, false, 98 * s, 10 * s, false, true},
+		{"no grace: killed at the margin", f(60*s, 0, 0), 10 * s, false, 54 * s, 0, false, true},
+		{"hold capped at half the timeout", f(30*s, 30*s, 0), time.Minute, false, 31 * s, 0, true, false},
+		{"held: after the loss and its grace", f(30*s, 30*s, 5*time.Minute), 10 * s, true, 333 * s, 30 * s, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			after, grace, late := fenceTimes(tt.fence, tt.hold, time.Second, tt.held)
+			if after != tt.after || grace != tt.gr || late != tt.late {
+				t.Errorf("fenceTimes = %s, %s, late %v; want %s, %s, late %v", after, grace, late, tt.after, tt.gr, tt.late)
+			}
+			if timeout := msDuration(tt.fence.AgentTimeoutMS); (after+grace < timeout) != tt.beforeTheTO {
+				t.Errorf("killed at %s of silence, agent_timeout %s: before it %v, want %v", after+grace, timeout, !tt.beforeTheTO, tt.beforeTheTO)
+			}
+		})
+	}
+}
+
+// TestFenceStopsWhatTheMasterRequeues: out of the master's reach, the
+// agent stops the attempt the master would requeue at the loss before
+// the agent timeout, and the one it holds once lost_node_grace is over
+// too; while the master answers, and under a master that does not fence
+// (older, or fence: false), nothing is stopped. Back in reach, the
+// agent reports them preempted, saying the fence stopped them.
+func TestFenceStopsWhatTheMasterRequeues(t *testing.T) {
+	const timeout, lostGrace = 3 * time.Second, time.Second
+	fenceFloor, fenceMargin = 500*time.Millisecond, 500*time.Millisecond
+	t.Cleanup(func() { fenceFloor, fenceMargin = 5*time.Second, time.Second })
+	for _, fencing := range []bool{true, false} {
+		t.Run(map[bool]string{true: "fence", false: "no fence"}[fencing], func(t *testing.T) {
+			fm := newFakeMaster(t)
+			dir := t.TempDir()
+			loose, held := spec(0, 0, "while :; do sleep 0.05; done"), spec(1, 0, "while :; do sleep 0.05; done")
+			fm.set(func(fm *fakeMaster) {
+				fm.holdCap = time.Second // long polls held as long as the agent asks: one a second
+				if fencing {
+					fm.fence = &api.Fence{AgentTimeoutMS: timeout.Milliseconds(), LostNodeGraceMS: lostGrace.Milliseconds(),
+						GraceS: 1, Held: []agent.TaskID{held.ID()}}
+				}
+			})
+			startAgent(t, testConfig(t, fm, dir))
+			pids := map[agent.TaskID]int{}
+			for _, s := range []*agent.TaskSpec{loose, held} {
+				pidFile := filepath.Join(dir, fmt.Sprintf("task%d.pid", s.TaskIndex))
+				s.Entrypoint = "echo $$ > " + pidFile + "; " + s.Entrypoint
+				fm.send(startCmd(s))
+				pids[s.ID()] = readPid(t, pidFile)
+			}
+			fm.waitFor("the running reports", func(fm *fakeMaster) bool {
+				return len(fm.reportsFor(loose.ID())) == 1 && len(fm.reportsFor(held.ID())) == 1
+			})
+			time.Sleep(timeout + 500*time.Millisecond)
+			for id, pgid := range pids {
+				if !groupLive(t, pgid) {
+					t.Fatalf("the fence stopped %s while the master answered", id)
+				}
+			}
+
+			fm.set(func(fm *fakeMaster) { fm.down = true })
+			if !fencing {
+				time.Sleep(timeout + lostGrace + 2*time.Second)
+				for id, pgid := range pids {
+					if !groupLive(t, pgid) {
+						t.Fatalf("%s stopped under a master that does not fence", id)
+					}
+				}
+				return
+			}
+			groupGone(t, pids[loose.ID()])
+			// A long poll in flight when the master went down was still
+			// answered: the silence counts from the last reply.
+			var down time.Time
+			fm.locked(func(fm *fakeMaster) { down = fm.repliedAt })
+			if d := time.Since(down); d >= timeout {
+				t.Errorf("the requeued attempt was gone %s after the master went out of reach, want before the agent timeout %s", d, timeout)
+			}
+			if !groupLive(t, pids[held.ID()]) {
+				t.Fatal("the held attempt was stopped with the other, before lost_node_grace")
+			}
+			groupGone(t, pids[held.ID()])
+			if d := time.Since(down); d < timeout+lostGrace {
+				t.Errorf("the held attempt was gone %s after the master went out of reach, want after agent_timeout + lost_node_grace %s", d, timeout+lostGrace)
+			}
+			fm.set(func(fm *fakeMaster) { fm.down = false })
+			fm.waitFor("both exit reports", func(fm *fakeMaster) bool {
+				_, ok1 := fm.exitOf(loose.ID())
+				_, ok2 := fm.exitOf(held.ID())
+				return ok1 && ok2
+			})
+			fm.locked(func(fm *fakeMaster) {
+				for _, id := range []agent.TaskID{loose.ID(), held.ID()} {
+					exit, _ := fm.exitOf(id)
+					if exit.Outcome != string(agent.OutcomePreempted) || !strings.Contains(exit.Error, "stopped by the agent's fence") {
+						t.Errorf("exit of %s = %+v, want preempted, saying the fence stopped it", id, exit)
+					}
+				}
+			})
+		})
+	}
+}
