@@ -67,6 +67,7 @@ type fakeMaster struct {
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
 	down        bool          // close every connection unanswered
+	storeOut    bool          // answer syncs 503 as a master whose store is down
 	failSyncs   int           // answer this many syncs 500, storing nothing
 	withholdAck int           // answer this many syncs acknowledging one report less
 	failLogs    int           // answer this many log posts with logStatus
@@ -192,6 +193,13 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		fm.broadcast()
 		fm.mu.Unlock()
 		writeJSON(w, http.StatusInternalServerError, api.Error{Error: "injected failure"})
+		return
+	case fm.storeOut:
+		fm.mu.Unlock()
+		// As the master answers while its store is unavailable.
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set(api.StoreOutageHeader, "1")
+		writeJSON(w, http.StatusServiceUnavailable, api.Error{Error: "the master's store is unavailable: nothing was changed; retry in a few seconds"})
 		return
 	}
 	fm.syncs = append(fm.syncs, req)

@@ -130,3 +130,37 @@ func TestFenceStopsWhatTheMasterRequeues(t *testing.T) {
 		})
 	}
 }
+
+// TestFenceSparesAStoreOutage: a master whose store is down answers the
+// syncs 503 with api.StoreOutageHeader; it loses no node for the outage,
+// so the agent's fence stops nothing however long it lasts, where the
+// same silence from an unreachable master would have stopped the task.
+func TestFenceSparesAStoreOutage(t *testing.T) {
+	const timeout = 3 * time.Second
+	fenceFloor, fenceMargin = 500*time.Millisecond, 500*time.Millisecond
+	t.Cleanup(func() { fenceFloor, fenceMargin = 5*time.Second, time.Second })
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	s := spec(0, 0, "while :; do sleep 0.05; done")
+	fm.set(func(fm *fakeMaster) {
+		fm.holdCap = time.Second
+		fm.fence = &api.Fence{AgentTimeoutMS: timeout.Milliseconds(), LostNodeGraceMS: 1000, GraceS: 1}
+	})
+	startAgent(t, testConfig(t, fm, dir))
+	pidFile := filepath.Join(dir, "task0.pid")
+	s.Entrypoint = "echo $$ > " + pidFile + "; " + s.Entrypoint
+	fm.send(startCmd(s))
+	pid := readPid(t, pidFile)
+	fm.waitFor("the running report", func(fm *fakeMaster) bool { return len(fm.reportsFor(s.ID())) == 1 })
+	fm.set(func(fm *fakeMaster) { fm.storeOut = true })
+	time.Sleep(timeout + 2*time.Second)
+	if !groupLive(t, pid) {
+		t.Fatal("the fence stopped a task while the master answered that its store was down")
+	}
+	fm.set(func(fm *fakeMaster) { fm.storeOut = false })
+	fm.locked(func(fm *fakeMaster) {
+		if _, ok := fm.exitOf(s.ID()); ok {
+			t.Error("the task reported an exit")
+		}
+	})
+}

@@ -20,6 +20,9 @@ type statusError struct {
 	path   string
 	status int
 	msg    string
+	// storeOutage: the master answered that its store is unavailable
+	// (api.StoreOutageHeader); it is up and loses no node meanwhile.
+	storeOutage bool
 }
 
 func (e *statusError) Error() string {
@@ -33,6 +36,13 @@ func (e *statusError) Error() string {
 func isStatus(err error, status int) bool {
 	var se *statusError
 	return errors.As(err, &se) && se.status == status
+}
+
+// isStoreOutage reports whether err is the master's answer that its
+// store is unavailable.
+func isStoreOutage(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.storeOutage
 }
 
 // permanent reports whether re-sending the same request cannot help: the
@@ -81,7 +91,8 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 		return fmt.Errorf("POST %s: read the reply: %w", path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &statusError{path: path, status: resp.StatusCode, msg: errorMessage(path, data)}
+		return &statusError{path: path, status: resp.StatusCode, msg: errorMessage(path, data),
+			storeOutage: resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(api.StoreOutageHeader) != ""}
 	}
 	if out == nil {
 		return nil

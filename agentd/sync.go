@@ -92,6 +92,13 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		}
 		a.mu.Unlock()
 	}
+	if isStoreOutage(err) {
+		// The master is up and gives every node a fresh lease once its
+		// store is back: contact for the fence, whose terms stand.
+		a.mu.Lock()
+		a.heardLocked(time.Now(), a.fence.f)
+		a.mu.Unlock()
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -50,6 +50,13 @@ type RegisterReply struct {
 	Fence *Fence `json:"fence,omitempty"`
 }
 
+// StoreOutageHeader marks a 503 the master answers while its store is
+// unavailable: it is up, loses no node for the outage (every agent gets a
+// fresh lease once the store is back), and an agent takes the answer as
+// contact for its fence, which must not stop tasks for a database's
+// hiccup.
+const StoreOutageHeader = "X-Allot-Store-Outage"
+
 // Fence is what an agent needs to stop, before the master runs them
 // elsewhere, the tasks the master would requeue were the node lost
 // (docs/reliability.md, "Fencing"): how long the master waits for the

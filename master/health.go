@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
@@ -237,6 +238,7 @@ func isStoreFault(err error) bool {
 func (h *storeHealth) unavailable(w http.ResponseWriter) {
 	st := h.status()
 	w.Header().Set("Retry-After", retryAfterSeconds)
+	w.Header().Set(api.StoreOutageHeader, "1")
 	writeError(w, http.StatusServiceUnavailable, "",
 		"the master's store is unavailable (since %s): nothing was changed; retry in a few seconds",
 		st.Since.UTC().Format(time.RFC3339))
