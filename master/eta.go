@@ -20,15 +20,23 @@ import (
 // etaEvery is how often the forecast runs, from the loop's tick.
 const etaEvery = 10 * time.Second
 
-// etaDue says whether the tick runs the forecast now: every etaEvery,
-// and sooner once a job was added since the last one (a user who just
+// etaRun is when the forecast ran (at, wall clock) and what it took;
+// wanted marks a job added since, which it has no estimate for.
+type etaRun struct {
+	at     time.Time
+	took   time.Duration
+	wanted bool
+}
+
+// due says whether the tick runs the forecast now: every etaEvery, and
+// sooner once a job was added since the last one (a user who just
 // submitted asks when it starts), but never sooner than a second, nor
 // than five times what the last forecast took after it, so that a
 // stream of submissions to a large cluster does not keep the loop
 // forecasting. Callers hold mu.
-func (pl *planner) etaDue(now time.Time) bool {
-	since := now.Sub(pl.etaAt)
-	return since >= etaEvery || pl.etaWanted && since >= max(time.Second, 5*pl.etaTook)
+func (r *etaRun) due(now time.Time) bool {
+	since := now.Sub(r.at)
+	return since >= etaEvery || r.wanted && since >= max(time.Second, 5*r.took)
 }
 
 // copySnapshot copies what the next passes of the master reuse in place:
@@ -64,7 +72,7 @@ func (pl *planner) refreshETA() {
 		ids[i] = r.jobs[ri].rec.ID
 	}
 	scale := pl.runs.typical()
-	pl.etaWanted = false // a job added from here on waits for the next
+	pl.etaRun.wanted = false // a job added from here on waits for the next
 	pl.m.unlock()
 	began := time.Now()
 	byID := func(est map[int]int64) map[int64]time.Time {
@@ -82,8 +90,8 @@ func (pl *planner) refreshETA() {
 		early = byID(sched.ForecastScaled(&snap, scale))
 	}
 	pl.m.lock()
-	pl.eta, pl.etaEarly, pl.etaAt = late, early, time.Now()
-	pl.etaTook = pl.etaAt.Sub(began)
+	pl.eta, pl.etaEarly, pl.etaRun.at = late, early, time.Now()
+	pl.etaRun.took = pl.etaRun.at.Sub(began)
 	pl.m.pub.readStale = true
 	pl.m.unlock()
 }

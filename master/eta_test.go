@@ -98,8 +98,8 @@ func TestETADue(t *testing.T) {
 		{"a job added, its time whatever the forecast takes", true, 4 * time.Second, etaEvery, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			pl := &planner{etaAt: at, etaWanted: c.wanted, etaTook: c.took}
-			if got := pl.etaDue(at.Add(c.since)); got != c.due {
+			r := &etaRun{at: at, wanted: c.wanted, took: c.took}
+			if got := r.due(at.Add(c.since)); got != c.due {
 				t.Errorf("due %v, want %v", got, c.due)
 			}
 		})
@@ -114,7 +114,7 @@ func TestETAWantedAfterSubmit(t *testing.T) {
 	wanted := func() bool {
 		h.m.lock()
 		defer h.m.unlock()
-		return h.m.planner.etaWanted
+		return h.m.planner.etaRun.wanted
 	}
 	if wanted() {
 		t.Fatal("a forecast wanted with no job added since the last")

@@ -33,14 +33,9 @@ type planner struct {
 	// the last hour (budget.go).
 	preempted preemptBudget
 	// eta holds the forecast start of waiting jobs by id (eta.go), made
-	// at etaAt (wall clock).
-	eta   map[int64]time.Time
-	etaAt time.Time
-	// etaWanted marks a job added since the forecast was made, which it
-	// has no estimate for: the tick then runs it before etaEvery is up
-	// (etaDue). etaTook is what the last forecast took.
-	etaWanted bool
-	etaTook   time.Duration
+	// at etaRun.at (wall clock).
+	eta    map[int64]time.Time
+	etaRun etaRun
 	// etaEarly is the forecast with jobs running their typical share of
 	// their time limits: the early end of each estimate's range.
 	etaEarly map[int64]time.Time

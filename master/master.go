@@ -274,7 +274,7 @@ func (m *Master) Tick(ctx context.Context) {
 	if err := m.flushUsage(ctx); err != nil {
 		m.log.Error("recording usage", "err", err)
 	}
-	due := m.planner.etaDue(time.Now())
+	due := m.planner.etaRun.due(time.Now())
 	m.unlock()
 	between()
 	m.Step(ctx)

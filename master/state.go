@@ -496,7 +496,7 @@ func (m *Master) addJob(j *mjob) {
 	m.jobs[j.rec.ID] = j
 	if m.planner != nil {
 		m.planner.roster.touch(j)
-		m.planner.etaWanted = true
+		m.planner.etaRun.wanted = true
 	}
 	n := len(m.order)
 	if n == 0 || m.order[n-1].rec.ID < j.rec.ID {
