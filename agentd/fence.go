@@ -53,7 +53,7 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 	case f == nil && fs.f != nil:
 		a.log.Info("the master no longer fences: tasks run on however long it is out of reach")
 	case f != nil && (fs.f == nil || fs.f.AgentTimeoutMS != f.AgentTimeoutMS || fs.f.GraceS != f.GraceS):
-		after, grace, late := fenceTimes(f, a.holdLocked(), a.cfg.MinPollInterval, false)
+		after, grace, late := fenceTimes(f, fs.hold(a.waitS), a.cfg.MinPollInterval, false)
 		a.log.Info("fence: should the master be out of reach, the agent stops the tasks it would requeue before it loses the node",
 			"after", after, "checkpoint_grace", grace, "agent_timeout", msDuration(f.AgentTimeoutMS))
 		if late && !fs.warned {
@@ -72,13 +72,13 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 	a.broadcast()
 }
 
-// holdLocked is the longest the master holds a long poll of this agent:
-// the sync wait it named, at most half its agent timeout, as the master
-// caps it. The caller holds mu.
-func (a *Agent) holdLocked() time.Duration {
-	h := time.Duration(a.waitS) * time.Second
-	if a.fence.f != nil {
-		h = min(h, msDuration(a.fence.f.AgentTimeoutMS)/2)
+// hold is the longest the master holds a long poll of an agent whose
+// sync wait it named waitS: at most half its agent timeout, as the
+// master caps it.
+func (fs *fenceState) hold(waitS int) time.Duration {
+	h := time.Duration(waitS) * time.Second
+	if fs.f != nil {
+		h = min(h, msDuration(fs.f.AgentTimeoutMS)/2)
 	}
 	return h
 }
@@ -121,7 +121,7 @@ func (a *Agent) fenceLoop(ctx context.Context) {
 	defer timer.Stop()
 	for {
 		a.mu.Lock()
-		due, next := a.fenceDueLocked(time.Now())
+		due, next := a.fence.due(time.Now(), a.tasks, a.waitS, a.cfg.MinPollInterval, a.leaving || a.closing)
 		ch := a.changed
 		a.mu.Unlock()
 		for _, d := range due {
@@ -140,21 +140,22 @@ func (a *Agent) fenceLoop(ctx context.Context) {
 	}
 }
 
-// fenceDueLocked marks and returns the attempts the fence stops at now,
-// and when the next one is due (zero for none). The caller holds mu.
-func (a *Agent) fenceDueLocked(now time.Time) (due []fenced, next time.Time) {
-	fs := &a.fence
-	if fs.f == nil || fs.contact.IsZero() || a.leaving || a.closing {
+// due marks and returns the attempts of tasks the fence stops at now,
+// and when the next one is due (zero for none), for an agent whose sync
+// wait is waitS and poll interval pace; none while the agent stops
+// (stopping). The caller holds the agent's mu.
+func (fs *fenceState) due(now time.Time, tasks map[agent.TaskID]*attempt, waitS int, pace time.Duration, stopping bool) (due []fenced, next time.Time) {
+	if fs.f == nil || fs.contact.IsZero() || stopping {
 		return nil, time.Time{}
 	}
 	silent := now.Sub(fs.contact)
-	hold := a.holdLocked()
-	for id, att := range a.tasks {
+	hold := fs.hold(waitS)
+	for id, att := range tasks {
 		if att.exited || att.fenced != "" {
 			continue
 		}
 		held := fs.held[id]
-		after, grace, _ := fenceTimes(fs.f, hold, a.cfg.MinPollInterval, held)
+		after, grace, _ := fenceTimes(fs.f, hold, pace, held)
 		if silent < after {
 			if at := fs.contact.Add(after); next.IsZero() || at.Before(next) {
 				next = at
