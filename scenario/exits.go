@@ -29,28 +29,55 @@ type LateExit struct {
 // exits once; one that never ran (start_lost, or its task's failed
 // start in start_fails) has no exit to hear of late.
 func (p scriptParser) lateExits(f *yamlfield.Fields, j *Job) {
+	p.attemptItems(f, j, attemptList{list: "late_exits", what: "late exits", key: "before",
+		never: "so it has no exit to report late", dup: "exits late already (line %d); an attempt exits once"},
+		func(it timedAttempt) {
+			j.LateExits = append(j.LateExits, LateExit{Task: it.task, Attempt: it.attempt, Before: it.secs, Line: it.line})
+		})
+}
+
+// attemptList names a job's list of per-attempt script items (late_exits,
+// slow_kills) in a scenario and its errors: the list's key, what it holds
+// in words, the key of each item's duration, and the ends of the messages
+// refusing an attempt that never ran (never) and one listed twice (dup,
+// with the first's line as %d).
+type attemptList struct{ list, what, key, never, dup string }
+
+// timedAttempt is one item of such a list: the task, the attempt (1 when
+// left out), the duration in seconds and the item's line.
+type timedAttempt struct {
+	task, attempt int
+	secs          int64
+	line          int
+}
+
+// attemptItems reads job j's list l as {task, attempt, l.key}, the key a
+// positive duration, and gives add each item that names a task of the
+// job and an attempt that ran (not in start_lost, nor its task's failed
+// start in start_fails) and that no earlier item named.
+func (p scriptParser) attemptItems(f *yamlfield.Fields, j *Job, l attemptList, add func(timedAttempt)) {
 	never := neverRan(j)
 	seen := map[[2]int]int{}
-	p.eachItem(f, "late_exits", "late exits", func(g *yamlfield.Fields, line int) {
-		le := LateExit{Attempt: 1, Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &le.Task, yamlfield.IntAtLeast(0))
-		attemptOK := yamlfield.Field(g, "attempt", &le.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
-		beforeOK := g.Required("before") && yamlfield.Field(g, "before", &le.Before, yamlfield.PositiveDuration)
+	p.eachItem(f, l.list, l.what, func(g *yamlfield.Fields, line int) {
+		it := timedAttempt{attempt: 1, line: line}
+		taskOK := g.Required("task") && yamlfield.Field(g, "task", &it.task, yamlfield.IntAtLeast(0))
+		attemptOK := yamlfield.Field(g, "attempt", &it.attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
+		secsOK := g.Required(l.key) && yamlfield.Field(g, l.key, &it.secs, yamlfield.PositiveDuration)
 		g.Done()
-		if !taskOK || !attemptOK || !beforeOK || !j.names(g, le.Task) {
+		if !taskOK || !attemptOK || !secsOK || !j.names(g, it.task) {
 			return
 		}
-		k := [2]int{le.Task, le.Attempt}
+		k := [2]int{it.task, it.attempt}
 		if where, ok := never[k]; ok {
-			g.Errorf("attempt", "attempt %d of task %d never ran (%s), so it has no exit to report late", le.Attempt, le.Task, where)
+			g.Errorf("attempt", "attempt %d of task %d never ran (%s), %s", it.attempt, it.task, where, l.never)
 			return
 		}
 		if first, dup := seen[k]; dup {
-			g.Errorf("attempt", "attempt %d of task %d exits late already (line %d); an attempt exits once", le.Attempt, le.Task, first)
+			g.Errorf("attempt", "attempt %d of task %d "+l.dup, it.attempt, it.task, first)
 			return
 		}
 		seen[k] = line
-		j.LateExits = append(j.LateExits, le)
+		add(it)
 	})
 }
 
@@ -82,29 +109,11 @@ type SlowKill struct {
 // killed once; one that never ran (start_lost, or its task's failed
 // start in start_fails) has no kill to wait for.
 func (p scriptParser) slowKills(f *yamlfield.Fields, j *Job) {
-	never := neverRan(j)
-	seen := map[[2]int]int{}
-	p.eachItem(f, "slow_kills", "slow kills", func(g *yamlfield.Fields, line int) {
-		sk := SlowKill{Attempt: 1, Line: line}
-		taskOK := g.Required("task") && yamlfield.Field(g, "task", &sk.Task, yamlfield.IntAtLeast(0))
-		attemptOK := yamlfield.Field(g, "attempt", &sk.Attempt, yamlfield.IntAtLeast(1)) || g.Node("attempt") == nil
-		afterOK := g.Required("after") && yamlfield.Field(g, "after", &sk.After, yamlfield.PositiveDuration)
-		g.Done()
-		if !taskOK || !attemptOK || !afterOK || !j.names(g, sk.Task) {
-			return
-		}
-		k := [2]int{sk.Task, sk.Attempt}
-		if where, ok := never[k]; ok {
-			g.Errorf("attempt", "attempt %d of task %d never ran (%s), so no kill waits for it", sk.Attempt, sk.Task, where)
-			return
-		}
-		if first, dup := seen[k]; dup {
-			g.Errorf("attempt", "attempt %d of task %d is slow to kill already (line %d); an attempt is killed once", sk.Attempt, sk.Task, first)
-			return
-		}
-		seen[k] = line
-		j.SlowKills = append(j.SlowKills, sk)
-	})
+	p.attemptItems(f, j, attemptList{list: "slow_kills", what: "slow kills", key: "after",
+		never: "so no kill waits for it", dup: "is slow to kill already (line %d); an attempt is killed once"},
+		func(it timedAttempt) {
+			j.SlowKills = append(j.SlowKills, SlowKill{Task: it.task, Attempt: it.attempt, After: it.secs, Line: it.line})
+		})
 }
 
 // neverRan maps the attempts of job j that never ran (in start_lost, or
