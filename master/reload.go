@@ -205,16 +205,10 @@ func (m *Master) checkJobPools(pools map[string]bool) error {
 		return nil
 	}
 	slices.Sort(ids)
-	shown := make([]string, 0, 6)
-	for _, id := range ids[:min(len(ids), 5)] {
-		shown = append(shown, fmt.Sprintf("job %d in %s", id, m.jobs[id].rec.Pool))
-	}
-	if len(ids) > 5 {
-		shown = append(shown, fmt.Sprintf("and %d more", len(ids)-5))
-	}
+	shown := firstFive(ids, func(id int64) string { return fmt.Sprintf("job %d in %s", id, m.jobs[id].rec.Pool) })
 	return badRequest("", "reload %s: %s still in pools that the new configuration drops (%s): "+
 		"keep the pool until they end, or kill them (allot job kill ID); "+
-		"the configuration in force is unchanged", m.opt.ConfigPath, plural.Count(len(ids), "live job"), strings.Join(shown, ", "))
+		"the configuration in force is unchanged", m.opt.ConfigPath, plural.Count(len(ids), "live job"), shown)
 }
 
 // checkNodePools refuses a configuration that drops the pool that the
@@ -238,14 +232,21 @@ func (m *Master) checkNodePools(cfg *config.Config, pools map[string]bool) error
 		return nil
 	}
 	slices.Sort(names)
-	shown := make([]string, 0, 5)
-	for _, name := range names[:min(len(names), 5)] {
-		shown = append(shown, fmt.Sprintf("%s in %s", name, m.nodes[name].rec.Pool))
-	}
-	if len(names) > 5 {
-		shown = append(shown, fmt.Sprintf("and %d more", len(names)-5))
-	}
+	shown := firstFive(names, func(name string) string { return fmt.Sprintf("%s in %s", name, m.nodes[name].rec.Pool) })
 	return badRequest("", "reload %s: %s still in pools that the new configuration drops (%s): "+
 		"pin each to a remaining pool with a node rule, or stop its agent and delete it (allot node delete NAME); "+
-		"the configuration in force is unchanged", m.opt.ConfigPath, plural.Count(len(names), "node"), strings.Join(shown, ", "))
+		"the configuration in force is unchanged", m.opt.ConfigPath, plural.Count(len(names), "node"), shown)
+}
+
+// firstFive says the first five of items, each as say puts it, and how
+// many more: a refusal names enough to act on without listing hundreds.
+func firstFive[T any](items []T, say func(T) string) string {
+	shown := make([]string, 0, 6)
+	for _, it := range items[:min(len(items), 5)] {
+		shown = append(shown, say(it))
+	}
+	if len(items) > 5 {
+		shown = append(shown, fmt.Sprintf("and %d more", len(items)-5))
+	}
+	return strings.Join(shown, ", ")
 }
