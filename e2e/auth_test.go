@@ -150,7 +150,7 @@ func userRefusals(t *testing.T, c *cluster, tokens map[string]string) {
 	checkHTTPErrorAs(t, c, tokens["vic"], httpCase{"viewer kills", "POST", "/api/v1/jobs/" + sid + "/kill", "", 403, "",
 		[]string{"viewer role"}})
 	checkHTTPErrorAs(t, c, tokens["vic"], httpCase{"viewer submits", "POST", "/api/v1/jobs",
-		`{"name": "x", "entrypoint": "true", "project": "vision"}`, 403, "", []string{"viewer role"}})
+		`{"name": "x", "entrypoint": "true", "project": "vision"}`, 403, "project", []string{"viewer role"}})
 	lena.cliOK("job", "set-priority", sid, "20")
 	if j := alice.show(id); j.Priority != 20 {
 		t.Errorf("after the lead's change, priority %d, want 20", j.Priority)
