@@ -131,6 +131,33 @@ type Attempt struct {
 	EndState string `json:"end_state,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// PreemptedBy, for an attempt the scheduler preempted or moved (ended
+	// preempted, or preempting still), is the job it made room for and
+	// the rule that let that job take its slots; nil for any other
+	// attempt, a resize, and one preempted before the master kept it.
+	PreemptedBy *PreemptedBy `json:"preempted_by,omitempty"`
+}
+
+// PreemptedBy names who preempted an attempt, and why. Name, User and
+// Project are empty, and Private true, for a job the caller may not read
+// (as JobRef's); the job's number and the rule are every reader's.
+type PreemptedBy struct {
+	Job int64 `json:"job"`
+	// Reason is the rule, a word: priority (a higher priority), quota_reclaim
+	// (a project reclaiming GPUs within its quota from one over it),
+	// same_project (a job of the attempt's own project ranked first in a
+	// quota pool), fair_share, multifactor (a higher multifactor
+	// priority), qos (a QOS that may preempt the attempt's), backfilled
+	// (the attempt ran on slots backfilled before that job) or moved (a
+	// move, to make room for the job elsewhere); "" where no rule is
+	// named.
+	Reason string `json:"reason,omitempty"`
+	// Why says the same in words, as allot explain does.
+	Why     string `json:"why,omitempty"`
+	Name    string `json:"name,omitempty"`
+	User    string `json:"user,omitempty"`
+	Project string `json:"project,omitempty"`
+	Private bool   `json:"private,omitempty"`
 }
 
 // Placement is the part of an attempt on one node.
