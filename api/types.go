@@ -366,6 +366,17 @@ type Pool struct {
 	// BackfillWindow is what a job may backfill now without delaying
 	// any reservation.
 	BackfillWindow *BackfillWindow `json:"backfill_window,omitempty"`
+	// Elsewhere are the nodes outside the pool where its jobs hold GPUs,
+	// with their pools now: nodes a configuration reload moved to another
+	// pool while the jobs ran there. Used counts what they hold there
+	// too, so it may exceed Slots.
+	Elsewhere []PoolNode `json:"elsewhere,omitempty"`
+}
+
+// PoolNode is a node and the pool it is in.
+type PoolNode struct {
+	Node string `json:"node"`
+	Pool string `json:"pool"`
 }
 
 // Reservation is a start that a scheduling pass reserved for a job.
@@ -556,4 +567,13 @@ type TrialMetrics struct {
 	Bracket  *int   `json:"bracket,omitempty"`
 	Rung     *int   `json:"rung,omitempty"`
 	Decision string `json:"decision,omitempty"`
+}
+
+// Reload answers POST /config/reload when the configuration was taken:
+// Warnings say what it left that an admin should know of, e.g. a pool
+// with live jobs but no node ("pool batch has no node now; jobs 2
+// (running on gpu-b, now in train) and 3 (queued) are in it"); the master
+// logs them too. A master before this answer replied 204 with no body.
+type Reload struct {
+	Warnings []string `json:"warnings,omitempty"`
 }
