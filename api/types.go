@@ -523,8 +523,14 @@ type FairnessRow struct {
 	// while it had work waiting, not counting negligible waits: its jobs'
 	// waits times their GPUs must reach 1% of its entitled GPU-hours
 	// (entitled × capacity). Note says so in words.
-	Deprived bool   `json:"deprived"`
-	Note     string `json:"note,omitempty"`
+	Deprived bool `json:"deprived"`
+	// NoNode counts the project's jobs still waiting in pools with no node
+	// up now (NoNodePools): they wait for a node to join the pool, which
+	// no share of the cluster could have served, so their waits count in
+	// Waited and the waits shown but not toward Deprived. Note says so.
+	NoNode      int      `json:"no_node,omitempty"`
+	NoNodePools []string `json:"no_node_pools,omitempty"`
+	Note        string   `json:"note,omitempty"`
 }
 
 // MetricPoint is one metric report of a trial.
