@@ -131,6 +131,33 @@ type Attempt struct {
 	EndState string `json:"end_state,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// PreemptedBy, for an attempt the scheduler preempted or moved (ended
+	// preempted, or preempting still), is the job it made room for and
+	// the rule that let that job take its slots; nil for any other
+	// attempt, a resize, and one preempted before the master kept it.
+	PreemptedBy *PreemptedBy `json:"preempted_by,omitempty"`
+}
+
+// PreemptedBy names who preempted an attempt, and why. Name, User and
+// Project are empty, and Private true, for a job the caller may not read
+// (as JobRef's); the job's number and the rule are every reader's.
+type PreemptedBy struct {
+	Job int64 `json:"job"`
+	// Reason is the rule, a word: priority (a higher priority), quota_reclaim
+	// (a project reclaiming GPUs within its quota from one over it),
+	// same_project (a job of the attempt's own project ranked first in a
+	// quota pool), fair_share, multifactor (a higher multifactor
+	// priority), qos (a QOS that may preempt the attempt's), backfilled
+	// (the attempt ran on slots backfilled before that job) or moved (a
+	// move, to make room for the job elsewhere); "" where no rule is
+	// named.
+	Reason string `json:"reason,omitempty"`
+	// Why says the same in words, as allot explain does.
+	Why     string `json:"why,omitempty"`
+	Name    string `json:"name,omitempty"`
+	User    string `json:"user,omitempty"`
+	Project string `json:"project,omitempty"`
+	Private bool   `json:"private,omitempty"`
 }
 
 // Placement is the part of an attempt on one node.
@@ -339,6 +366,17 @@ type Pool struct {
 	// BackfillWindow is what a job may backfill now without delaying
 	// any reservation.
 	BackfillWindow *BackfillWindow `json:"backfill_window,omitempty"`
+	// Elsewhere are the nodes outside the pool where its jobs hold GPUs,
+	// with their pools now: nodes a configuration reload moved to another
+	// pool while the jobs ran there. Used counts what they hold there
+	// too, so it may exceed Slots.
+	Elsewhere []PoolNode `json:"elsewhere,omitempty"`
+}
+
+// PoolNode is a node and the pool it is in.
+type PoolNode struct {
+	Node string `json:"node"`
+	Pool string `json:"pool"`
 }
 
 // Reservation is a start that a scheduling pass reserved for a job.
@@ -485,8 +523,14 @@ type FairnessRow struct {
 	// while it had work waiting, not counting negligible waits: its jobs'
 	// waits times their GPUs must reach 1% of its entitled GPU-hours
 	// (entitled × capacity). Note says so in words.
-	Deprived bool   `json:"deprived"`
-	Note     string `json:"note,omitempty"`
+	Deprived bool `json:"deprived"`
+	// NoNode counts the project's jobs still waiting in pools with no node
+	// up now (NoNodePools): they wait for a node to join the pool, which
+	// no share of the cluster could have served, so their waits count in
+	// Waited and the waits shown but not toward Deprived. Note says so.
+	NoNode      int      `json:"no_node,omitempty"`
+	NoNodePools []string `json:"no_node_pools,omitempty"`
+	Note        string   `json:"note,omitempty"`
 }
 
 // MetricPoint is one metric report of a trial.
@@ -529,4 +573,13 @@ type TrialMetrics struct {
 	Bracket  *int   `json:"bracket,omitempty"`
 	Rung     *int   `json:"rung,omitempty"`
 	Decision string `json:"decision,omitempty"`
+}
+
+// Reload answers POST /config/reload when the configuration was taken:
+// Warnings say what it left that an admin should know of, e.g. a pool
+// with live jobs but no node ("pool batch has no node now; jobs 2
+// (running on gpu-b, now in train) and 3 (queued) are in it"); the master
+// logs them too. A master before this answer replied 204 with no body.
+type Reload struct {
+	Warnings []string `json:"warnings,omitempty"`
 }

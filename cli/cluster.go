@@ -190,7 +190,38 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 		}
 		t.row(row...)
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	return printPoolNotes(w, pools)
+}
+
+// printPoolNotes explains, under the pools' table, the rows that read
+// like a fault: a pool whose jobs run on nodes a reload moved to other
+// pools (SLOTS "1/0": they hold GPUs there, not in the pool), and one
+// with no node up whose jobs wait (they wait until a node joins it, not
+// for others to end).
+func printPoolNotes(w io.Writer, pools []api.Pool) error {
+	var notes []string
+	for _, p := range pools {
+		if len(p.Elsewhere) > 0 {
+			on := make([]string, len(p.Elsewhere))
+			for i, n := range p.Elsewhere {
+				on[i] = n.Node + " (now in " + n.Pool + ")"
+			}
+			notes = append(notes, fmt.Sprintf("%s: its jobs run on %s, moved out of the pool by a configuration reload; "+
+				"SLOTS counts the GPUs they hold there", p.Name, strings.Join(on, ", ")))
+		}
+		if p.Nodes == 0 && p.QueuedJobs > 0 {
+			notes = append(notes, fmt.Sprintf("%s: no node is up in the pool; its %s %s until one is",
+				p.Name, plural.Count(p.QueuedJobs, "queued job"), map[bool]string{true: "waits", false: "wait"}[p.QueuedJobs == 1]))
+		}
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, "\n"+strings.Join(notes, "\n"))
+	return err
 }
 
 // reservationsText renders "job 5 at 14:00 (8 slots), job 7 at 15:30 (2 slots)".

@@ -62,6 +62,8 @@ dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fa
 		{name: "pools", args: []string{"pools"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING
 research  priority  preemption,backfill,binpack  2m     2      8/16   1       2
 batch     fifo      -                            30s    0      0/0    1       0
+
+batch: no node is up in the pool; its 1 queued job waits until one is
 `},
 		{name: "projects", args: []string{"projects"}, out: `NAME    PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING
 ml      -       24     8     -               -     40     1       2       2
@@ -103,6 +105,8 @@ dgx-2  research  lost,drained  h100  0/8    -                  3h         bad fa
 		{name: "pools wide", args: []string{"pools", "-o", "wide"}, out: `NAME      POLICY    OPTIONS                      GRACE  NODES  SLOTS  QUEUED  RUNNING  RESERVATIONS                            BACKFILL WINDOW
 research  priority  preemption,backfill,binpack  2m     2      8/16   1       2        job 5 at 2024-05-01 10:40:00 (8 slots)  2 slots for 40m
 batch     fifo      -                            30s    0      0/0    1       0        -                                       0 slots
+
+batch: no node is up in the pool; its 1 queued job waits until one is
 `},
 		{name: "bad output", args: []string{"nodes", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"pools", "x"}, err: `allot pools: unexpected argument "x": it takes no arguments (allot pools)`},
@@ -117,6 +121,43 @@ batch     fifo      -                            30s    0      0/0    1       0 
 	f.pools = nil
 	if out, _, err := runAt(t, f, "pools", "-o", "json"); err != nil || out != "[]\n" {
 		t.Errorf("empty pools -o json = %q, %v", out, err)
+	}
+}
+
+// TestPoolsNotes: under allot pools' table, a note says why a pool's
+// SLOTS reads "1/0" (its job runs on a node a reload moved to another
+// pool) and why its queued jobs wait (no node is up in it); a pool that
+// needs neither gets no note.
+func TestPoolsNotes(t *testing.T) {
+	pool := func(name string, nodes, slots, used, queued int, away ...api.PoolNode) api.Pool {
+		return api.Pool{Name: name, Policy: "fifo", GraceS: 30, Nodes: nodes, Slots: slots, Used: used, QueuedJobs: queued,
+			Elsewhere: away}
+	}
+	table := `NAME   POLICY  OPTIONS  GRACE  NODES  SLOTS  QUEUED  RUNNING
+`
+	for _, tc := range []struct {
+		name string
+		p    api.Pool
+		want string
+	}{
+		{"a pool with nodes", pool("train", 1, 4, 1, 2), table + `train  fifo    -        30s    1      1/4    2       0
+`},
+		{"a reload moved its last node away under a running job", pool("batch", 0, 0, 1, 2, api.PoolNode{Node: "gpu-b", Pool: "train"}),
+			table + `batch  fifo    -        30s    0      1/0    2       0
+
+batch: its jobs run on gpu-b (now in train), moved out of the pool by a configuration reload; SLOTS counts the GPUs they hold there
+batch: no node is up in the pool; its 2 queued jobs wait until one is
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := printPools(&b, []api.Pool{tc.p}, false); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want {
+				t.Errorf("pools:\n%s\nwant:\n%s", b.String(), tc.want)
+			}
+		})
 	}
 }
 

@@ -43,11 +43,19 @@ configuration it has; the error names the file, line and field.`,
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
-			if err := c.ReloadConfig(ctx); err != nil {
+			r, err := c.ReloadConfig(ctx)
+			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), "configuration reloaded")
-			return err
+			if _, err := fmt.Fprintln(cmd.OutOrStdout(), "configuration reloaded"); err != nil {
+				return err
+			}
+			for _, w := range r.Warnings {
+				if _, err := fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	})
 	return cmd

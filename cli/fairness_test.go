@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestFairnessShortenedWindow: when the master measured the window from
@@ -61,6 +63,37 @@ func TestFairnessHelpStatesTheRules(t *testing.T) {
 		t.Run(want, func(t *testing.T) {
 			if !strings.Contains(long, want) {
 				t.Errorf("allot fairness --help does not say %q:\n%s", want, long)
+			}
+		})
+	}
+}
+
+// TestFairnessNoNodeFlag: a project whose jobs wait in a pool with no
+// node up is flagged NO NODE, not DEPRIVED, and -o wide's note names the
+// pool; one deprived as well stays DEPRIVED.
+func TestFairnessNoNodeFlag(t *testing.T) {
+	note := "1 job waits in pool batch, which has no node up: no share of the cluster could serve it, so its wait is not counted as deprivation"
+	for _, tt := range []struct {
+		name     string
+		row      api.FairnessRow
+		flag     string
+		wideNote string
+	}{
+		{"waits in a pool with no node", api.FairnessRow{Project: "sandbox", Entitled: 0.1, Jobs: 1, Waited: 1, MaxWaitS: 1080,
+			NoNode: 1, NoNodePools: []string{"batch"}, Note: note}, "NO NODE", note},
+		{"deprived too", api.FairnessRow{Project: "sandbox", Entitled: 0.1, Jobs: 2, Waited: 2, MaxWaitS: 1080,
+			NoNode: 1, NoNodePools: []string{"batch"}, Deprived: true, Note: "got 0.0%; " + note}, "DEPRIVED", "got 0.0%; " + note},
+		{"fair", api.FairnessRow{Project: "sandbox", Entitled: 0.1}, "-", "-"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := api.Fairness{Projects: []api.FairnessRow{tt.row}}
+			_, rows := fairnessRows(f, rowsFormat{})
+			if got := rows[0][len(rows[0])-1]; got != tt.flag {
+				t.Errorf("FLAG %q, want %q", got, tt.flag)
+			}
+			_, rows = fairnessRows(f, rowsFormat{wide: true})
+			if got := rows[0][len(rows[0])-1]; got != tt.wideNote {
+				t.Errorf("NOTE %q, want %q", got, tt.wideNote)
 			}
 		})
 	}

@@ -38,6 +38,9 @@ type fakeMaster struct {
 	requests []string // "METHOD PATH?QUERY" of every request
 	bodies   []string
 	reloads  int
+	// reloadWarnings, when set, are the reload's reply; nil answers 204
+	// with no body, as a master before api.Reload did.
+	reloadWarnings []string
 	// decisions is GET /history/decisions's answer.
 	decisions api.DecisionLog
 	// who is GET /whoami's answer; nil: 404, as from a master without it.
@@ -162,7 +165,11 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	})
 	mux.HandleFunc("POST /api/v1/config/reload", func(w http.ResponseWriter, _ *http.Request) {
 		f.reloads++
-		w.WriteHeader(http.StatusNoContent)
+		if f.reloadWarnings == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		reply(w, 200, api.Reload{Warnings: f.reloadWarnings})
 	})
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()

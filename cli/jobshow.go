@@ -97,6 +97,9 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 				exit = strconv.Itoa(*a.ExitCode)
 			}
 			reason := a.Reason
+			if a.PreemptedBy != nil {
+				reason = preemptedByText(a.PreemptedBy, a.Reason)
+			}
 			if reason == "" && i == len(tk.Attempts)-1 {
 				reason = tk.Reason
 			}
@@ -105,6 +108,26 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 		}
 	}
 	return t.flush()
+}
+
+// preemptedByText is a preempted attempt's REASON: who preempted it and
+// under which rule, as allot explain says it, then how it ended, without
+// the end reason's own "preempted: ": "preempted for alice's job 4
+// (priority 10 runs before the preempted job's 70); checkpointed after
+// preemption". A job the caller may not read is named by number alone.
+func preemptedByText(p *api.PreemptedBy, ended string) string {
+	ref := "job " + strconv.FormatInt(p.Job, 10)
+	why := p.Why
+	if !strings.Contains(why, ref) {
+		why = "preempted for " + ref
+	}
+	if p.User != "" {
+		why = strings.Replace(why, ref, p.User+"'s "+ref, 1)
+	}
+	if how := strings.TrimPrefix(ended, "preempted: "); how != "" {
+		return why + "; " + how
+	}
+	return why
 }
 
 // pendingText renders why a job waits, with what blocks it and its

@@ -150,11 +150,29 @@ func TestMasterAddress(t *testing.T) {
 	}
 }
 
+// TestConfigReload: allot config reload says the configuration was
+// reloaded, and prints the master's warnings (a pool left with live jobs
+// but no node) on stderr; a master that answers 204 with no body (before
+// its reply had warnings) reads as a reload without any.
 func TestConfigReload(t *testing.T) {
-	f := newFakeMaster(t)
-	out, _, err := runAt(t, f, "config", "reload")
-	if err != nil || out != "configuration reloaded\n" || f.reloads != 1 {
-		t.Errorf("config reload = %q, %v, %d reloads", out, err, f.reloads)
+	warning := "pool batch has no node now; jobs 2 (running on gpu-b, now in train) and 3 (queued) are in it"
+	for _, tc := range []struct {
+		name     string
+		warnings []string
+		stderr   string
+	}{
+		{"an older master", nil, ""},
+		{"no warning", []string{}, ""},
+		{"a pool left without nodes", []string{warning}, "warning: " + warning + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			f.reloadWarnings = tc.warnings
+			out, errOut, err := runAt(t, f, "config", "reload")
+			if err != nil || out != "configuration reloaded\n" || errOut != tc.stderr || f.reloads != 1 {
+				t.Errorf("config reload = %q, stderr %q, %v, %d reloads; want stderr %q", out, errOut, err, f.reloads, tc.stderr)
+			}
+		})
 	}
 }
 

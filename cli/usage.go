@@ -270,7 +270,10 @@ and how long. A project that got less than 90% of its entitlement while
 it had work waiting is flagged as DEPRIVED, with the reason in words,
 unless the waits were negligible: below 1% of its entitled GPU-hours,
 counting each wait times the GPUs of one of the job's tasks, or none of
-10 minutes. A parent's figures include its sub-projects'.
+10 minutes. A job still waiting in a pool with no node up waits for a
+node, which no share could have served: its wait is shown but not
+counted, and the project is flagged NO NODE instead (the note, -o wide,
+names the pools). A parent's figures include its sub-projects'.
 
 On a cluster younger than the window, the window is measured from the
 cluster's start (its earliest record: a node's first registration, the
@@ -309,8 +312,14 @@ func fairnessRows(v any, rf rowsFormat) ([]string, [][]string) {
 	}
 	for _, r := range f.Projects {
 		flag := "-"
-		if r.Deprived {
+		switch {
+		case r.Deprived:
 			flag = "DEPRIVED"
+		case r.NoNode > 0:
+			// Its jobs wait in a pool with no node up, which no
+			// share could have served: not deprivation (the note
+			// names the pools).
+			flag = "NO NODE"
 		}
 		row := []string{r.Project, orDash(r.Parent), pct(r.Entitled), pct(r.Got), strconv.FormatFloat(r.GPUHours, 'f', 2, 64),
 			strconv.Itoa(r.Jobs), strconv.Itoa(r.Waited), wait(r.MeanWaitS), wait(r.MaxWaitS), flag}

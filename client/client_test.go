@@ -162,10 +162,14 @@ func TestRequests(t *testing.T) {
 			func(c *Client) (any, error) { return c.Projects(ctx(t)) },
 			request{"GET", "/api/v1/projects", "", "", ""},
 			[]api.Project{{Name: "a", Quota: 4, OverQuotaWeight: 1, Used: 2}}},
-		{"reload", 204, "",
-			func(c *Client) (any, error) { return nil, c.ReloadConfig(ctx(t)) },
+		{"reload of an older master", 204, "",
+			func(c *Client) (any, error) { return c.ReloadConfig(ctx(t)) },
 			request{"POST", "/api/v1/config/reload", "", "", ""},
-			nil},
+			api.Reload{}},
+		{"reload with a warning", 200, `{"warnings":["pool batch has no node now"]}`,
+			func(c *Client) (any, error) { return c.ReloadConfig(ctx(t)) },
+			request{"POST", "/api/v1/config/reload", "", "", ""},
+			api.Reload{Warnings: []string{"pool batch has no node now"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

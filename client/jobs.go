@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -251,9 +252,22 @@ func (c *Client) Projects(ctx context.Context) ([]api.Project, error) {
 	return projects, err
 }
 
-// ReloadConfig asks the master to re-read its configuration file.
-func (c *Client) ReloadConfig(ctx context.Context) error {
-	return c.tr.do(ctx, http.MethodPost, "/config/reload", nil, nil, nil)
+// ReloadConfig asks the master to re-read its configuration file, and
+// returns the warnings of a reload taken; a master before api.Reload
+// answers 204 with no body, read as none.
+func (c *Client) ReloadConfig(ctx context.Context) (api.Reload, error) {
+	var raw rawBody
+	if err := c.tr.do(ctx, http.MethodPost, "/config/reload", nil, nil, &raw); err != nil {
+		return api.Reload{}, err
+	}
+	var r api.Reload
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return r, nil
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return api.Reload{}, fmt.Errorf("POST /config/reload: the master's answer is not the expected JSON: %w", err)
+	}
+	return r, nil
 }
 
 // JobMetrics returns the metrics a job's trials reported, with a summary

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -48,6 +49,7 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 	rv := ca.m.pub.reads()
 	loads := rv.loads(func(j *jobRead) string { return j.rec.Pool })
 	res := rv.reservations()
+	away := rv.elsewhere()
 	out := make([]api.Pool, 0, len(rv.cfg.Pools))
 	for _, p := range rv.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
@@ -63,9 +65,32 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Reservations = res[p.Name]
 		v.BackfillWindow = rv.backfillWindow(p.Name, v.Reservations, ca.m.now())
+		v.Elsewhere = away[p.Name]
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// elsewhere lists, by pool, the nodes outside it where its jobs' open
+// attempts have parts (api.Pool.Elsewhere), in name order.
+func (v *readView) elsewhere() map[string][]api.PoolNode {
+	out := map[string][]api.PoolNode{}
+	for j := range v.jobs.all() {
+		for _, name := range j.nodes {
+			n := v.node(name)
+			if n == nil || n.pool == j.rec.Pool {
+				continue
+			}
+			pn := api.PoolNode{Node: name, Pool: n.pool}
+			if !slices.Contains(out[j.rec.Pool], pn) {
+				out[j.rec.Pool] = append(out[j.rec.Pool], pn)
+			}
+		}
+	}
+	for _, ns := range out {
+		slices.SortFunc(ns, func(a, b api.PoolNode) int { return strings.Compare(a.Node, b.Node) })
+	}
+	return out
 }
 
 func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
@@ -135,11 +160,12 @@ func (ca *clusterAPI) handleReload(w http.ResponseWriter, r *http.Request) {
 	if !ca.m.access.adminOnly(w, r, "reloading the configuration") {
 		return
 	}
-	if err := ca.m.Reload(r.Context()); err != nil {
+	warnings, err := ca.m.reloadWarned(r.Context())
+	if err != nil {
 		ca.fail(w, err)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	writeJSON(w, http.StatusOK, api.Reload{Warnings: warnings})
 }
 
 // handleLive answers /livez: the process serves and its loop is not stuck.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -70,12 +72,17 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 	}
 	v := ca.m.pub.reads()
 	cfg, gpus := v.cfg, 0
+	noNode := map[string]bool{}
+	for _, p := range cfg.Pools {
+		noNode[p.Name] = true
+	}
 	for _, n := range v.nodes {
 		if n.up {
 			gpus += n.slots
+			delete(noNode, n.pool)
 		}
 	}
-	out := audit(cfg, gpus, since, until, born, usage, jobs)
+	out := audit(cfg, gpus, since, until, born, usage, jobs, noNode)
 	p := principalOf(r)
 	rows := out.Projects[:0]
 	for _, row := range out.Projects {
@@ -126,7 +133,12 @@ func (ca *clusterAPI) clusterStart(ctx context.Context) (time.Time, error) {
 // capacity counts from the later of since and born, the cluster's start:
 // a cluster younger than the window did not have the GPUs before it
 // existed, and every project would seem to have got almost nothing.
-func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []store.Usage, jobs []api.HistoryRecord) api.Fairness {
+// noNode are the pools with no node up now: a job still waiting in one
+// waits for a node to join it, which no share of the cluster could have
+// served, so its wait is shown but not counted toward Deprived (the row
+// notes it instead, NoNode).
+func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []store.Usage, jobs []api.HistoryRecord,
+	noNode map[string]bool) api.Fairness {
 	out := api.Fairness{Since: since, Until: until, Projects: []api.FairnessRow{}}
 	from := since
 	if born.After(since) {
@@ -148,10 +160,10 @@ func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []s
 		}
 	}
 	rows := map[string]*api.FairnessRow{}
-	waits := map[string]int64{}
-	waitedGPUHours := map[string]float64{}
+	w := map[string]*waited{}
 	for i, p := range cfg.Projects {
 		rows[p.Name] = &api.FairnessRow{Project: p.Name, Parent: p.Parent, Entitled: entitlement(cfg, i)}
+		w[p.Name] = &waited{}
 	}
 	for _, u := range usage {
 		for _, a := range up[u.Project] {
@@ -160,14 +172,24 @@ func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []s
 	}
 	for _, j := range jobs {
 		wait := waitIn(j, since, until)
+		stranded := wait > 0 && j.StartedAt == nil && j.State == string(store.JobQueued) && noNode[j.Pool]
 		for _, a := range up[j.Project] {
 			row := rows[a]
 			row.Jobs++
 			if wait > 0 {
 				row.Waited++
-				waits[a] += wait
-				waitedGPUHours[a] += float64(wait) * float64(max(j.Slots, 1)) / 3600
+				w[a].all += wait
 				row.MaxWaitS = max(row.MaxWaitS, wait)
+			}
+			if stranded {
+				row.NoNode++
+				if !slices.Contains(row.NoNodePools, j.Pool) {
+					row.NoNodePools = append(row.NoNodePools, j.Pool)
+				}
+			} else if wait > 0 {
+				w[a].counted++
+				w[a].gpuHours += float64(wait) * float64(max(j.Slots, 1)) / 3600
+				w[a].longest = max(w[a].longest, wait)
 			}
 		}
 	}
@@ -177,19 +199,47 @@ func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []s
 			row.Got = row.GPUHours / out.CapacityGPUHours
 		}
 		if row.Waited > 0 {
-			row.MeanWaitS = waits[p.Name] / int64(row.Waited)
+			row.MeanWaitS = w[p.Name].all / int64(row.Waited)
 		}
-		waitedEnough := waitedGPUHours[p.Name] >= negligibleWait*row.Entitled*out.CapacityGPUHours &&
-			row.MaxWaitS >= minDeprivingWait
-		if row.Waited > 0 && waitedEnough && row.Got < deprivedBelow*row.Entitled {
-			row.Deprived = true
-			row.Note = fmt.Sprintf("got %.1f%% of the cluster against an entitlement of %.1f%% while %s waited (mean %s, longest %s)",
-				100*row.Got, 100*row.Entitled, plural.Count(row.Waited, "job"),
-				sched.HumanDuration(row.MeanWaitS), sched.HumanDuration(row.MaxWaitS))
-		}
+		judge(row, w[p.Name], out.CapacityGPUHours)
 		out.Projects = append(out.Projects, *row)
 	}
 	return out
+}
+
+// waited is what a project's jobs waited in the window: all their waits
+// (seconds), and of those that count toward deprivation (not in a pool
+// with no node) how many, their GPU-hours and the longest.
+type waited struct {
+	all, longest int64
+	counted      int
+	gpuHours     float64
+}
+
+// judge flags row deprived when it got less than deprivedBelow of its
+// entitlement while its counted waits were not negligible, and notes the
+// jobs that wait in a pool with no node, whose waits it does not count.
+func judge(row *api.FairnessRow, w *waited, capacity float64) {
+	slices.Sort(row.NoNodePools)
+	waitedEnough := w.gpuHours >= negligibleWait*row.Entitled*capacity && w.longest >= minDeprivingWait
+	var notes []string
+	if w.counted > 0 && waitedEnough && row.Got < deprivedBelow*row.Entitled {
+		row.Deprived = true
+		notes = append(notes, fmt.Sprintf("got %.1f%% of the cluster against an entitlement of %.1f%% while %s waited (mean %s, longest %s)",
+			100*row.Got, 100*row.Entitled, plural.Count(row.Waited, "job"),
+			sched.HumanDuration(row.MeanWaitS), sched.HumanDuration(row.MaxWaitS)))
+	}
+	if row.NoNode > 0 {
+		pools := "pool " + row.NoNodePools[0] + ", which has"
+		if len(row.NoNodePools) > 1 {
+			pools = "pools " + andList(row.NoNodePools) + ", which have"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s in %s no node up: no share of the cluster could serve %s, "+
+			"so %s not counted as deprivation", plural.Count(row.NoNode, "job"), map[bool]string{true: "waits", false: "wait"}[row.NoNode == 1],
+			pools, map[bool]string{true: "it", false: "them"}[row.NoNode == 1],
+			map[bool]string{true: "its wait is", false: "their waits are"}[row.NoNode == 1]))
+	}
+	row.Note = strings.Join(notes, "; ")
 }
 
 // entitlement is project i's share of the cluster: its shares among its

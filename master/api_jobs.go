@@ -357,6 +357,10 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view.TaskList = taskViews(tasks, atts)
+	if err := ja.preemptedBy(r.Context(), &view); err != nil {
+		ja.fail(w, err)
+		return
+	}
 	noteLostTasks(ja.m.pub.reads(), &view)
 	// An ended job's view comes from its stored record, which does not
 	// count its tasks.

@@ -331,7 +331,7 @@ func TestConfigReload(t *testing.T) {
 	h.submit(jobSpec("a", 1, ""))
 
 	write("pools:\n  - name: default\n    policy: fair_share\n  - name: cpu\n    policy: fifo\n")
-	if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != http.StatusNoContent {
+	if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != http.StatusOK {
 		t.Fatalf("valid reload: %d", code)
 	}
 	var pools []api.Pool

@@ -116,6 +116,9 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 		case lifecycle.OpMove:
 			reason := "moving to make room for job " + pl.snap.Jobs[e.For].ID
 			op = pl.replaceOp(int(e.Task), e.Nodes, claimed, now, reason, lifecycle.Move)
+			if op != nil {
+				op.tr.ForJob = pl.snapJobID(e.For)
+			}
 		case lifecycle.OpResize:
 			reason := resizeReason + plural.Count(sched.Slots(e.Nodes), "slot")
 			op = pl.replaceOp(int(e.Task), e.Nodes, claimed, now, reason, lifecycle.Resize)
@@ -175,9 +178,23 @@ func (pl *planner) preemptOp(e *lifecycle.Effect, now time.Time) *taskOp {
 	if t == nil {
 		return nil
 	}
-	reason := preemptionRule(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For})
+	reason, cause := preemptionRule(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For})
 	return &taskOp{t: t, budget: true, tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
-		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason}}
+		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason, Cause: cause,
+		ForJob: pl.snapJobID(e.For)}}
+}
+
+// snapJobID is the ID of the snapshot's job i, 0 for none (a resize's
+// For is -1).
+func (pl *planner) snapJobID(i int) int64 {
+	if i < 0 || i >= len(pl.snap.Jobs) {
+		return 0
+	}
+	id, err := strconv.ParseInt(pl.snap.Jobs[i].ID, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return id
 }
 
 // startOp is the transition of a start: the queued task it launches

@@ -2,6 +2,8 @@ package master
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,7 +175,7 @@ func TestFairnessWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			jobs := []api.HistoryRecord{{ID: 1, Project: "b", Slots: 2, SubmittedAt: until.Add(-tt.ago), WaitS: tt.wait}}
-			f := audit(cfg, 10, since, until, tt.born, nil, jobs)
+			f := audit(cfg, 10, since, until, tt.born, nil, jobs, nil)
 			switch {
 			case tt.measured.IsZero() && f.MeasuredSince != nil:
 				t.Errorf("measured since %v, want the whole window", *f.MeasuredSince)
@@ -187,5 +189,76 @@ func TestFairnessWindow(t *testing.T) {
 				t.Errorf("row %+v, want b deprived %v", b, tt.deprived)
 			}
 		})
+	}
+}
+
+// TestFairnessNoNode: a job still waiting in a pool with no node up
+// waits for a node, which no share of the cluster could have served: its
+// wait is shown but does not flag its project deprived, and the note
+// says where it waits; the same wait in a pool with a node, or by a job
+// that started there, does.
+func TestFairnessNoNode(t *testing.T) {
+	cfg := mustConfig(t, twoHalves)
+	until := time.Date(2026, 5, 8, 0, 0, 0, 0, time.UTC)
+	since := until.Add(-time.Hour)
+	started := until.Add(-time.Minute)
+	waiting := func(pool string, start *time.Time) api.HistoryRecord {
+		state := "queued"
+		if start != nil {
+			state = "running"
+		}
+		return api.HistoryRecord{ID: 1, Project: "b", Pool: pool, State: state, Slots: 1, SubmittedAt: since, StartedAt: start,
+			WaitS: 3600}
+	}
+	empty := map[string]bool{"batch": true}
+	tests := []struct {
+		name     string
+		jobs     []api.HistoryRecord
+		noNode   map[string]bool
+		deprived bool
+		stranded int
+		note     string
+	}{
+		{"waits in a pool with no node", []api.HistoryRecord{waiting("batch", nil)}, empty, false, 1,
+			"1 job waits in pool batch, which has no node up: no share of the cluster could serve it, so its wait is not counted as deprivation"},
+		{"waits in a pool with a node", []api.HistoryRecord{waiting("default", nil)}, empty, true, 0,
+			"got 0.0% of the cluster against an entitlement of 50.0% while 1 job waited (mean 1h, longest 1h)"},
+		{"started in the pool since", []api.HistoryRecord{waiting("batch", &started)}, empty, true, 0, ""},
+		{"two pools without nodes", []api.HistoryRecord{waiting("batch", nil), waiting("t4", nil)},
+			map[string]bool{"batch": true, "t4": true}, false, 2,
+			"2 jobs wait in pools batch and t4, which have no node up: no share of the cluster could serve them, so their waits are not counted as deprivation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := audit(cfg, 4, since, until, time.Time{}, nil, tt.jobs, tt.noNode)
+			b := f.Projects[1]
+			if b.Deprived != tt.deprived || b.NoNode != tt.stranded || b.Waited != len(tt.jobs) || b.MaxWaitS != 3600 {
+				t.Errorf("row %+v, want deprived %v, %d waiting with no node, the waits shown", b, tt.deprived, tt.stranded)
+			}
+			if tt.note != "" && b.Note != tt.note {
+				t.Errorf("note %q, want %q", b.Note, tt.note)
+			}
+		})
+	}
+}
+
+// TestFairnessNoNodeAPI: the audit takes the pools with no node up from
+// the cluster: a job waiting an hour in a pool whose nodes are all in
+// another is noted, not flagged.
+func TestFairnessNoNodeAPI(t *testing.T) {
+	cfg := mustConfig(t, strings.Replace(twoHalves, "policy: fifo}\n", "policy: fifo}\n  - {name: batch, policy: fifo}\n", 1))
+	h := newHarness(t, withConfig(cfg))
+	h.agent("n1", 4)
+	h.submit(`{"name": "stuck", "project": "b", "pool": "batch", "entrypoint": "x", "resources": {"slots": 1}}`)
+	h.step()
+	h.clock.Advance(time.Hour)
+	var f api.Fairness
+	if code := h.do("GET", "/api/v1/fairness?since=1h", nil, &f); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	for _, r := range f.Projects {
+		if r.Project == "b" && (r.Deprived || r.NoNode != 1 || !slices.Equal(r.NoNodePools, []string{"batch"})) {
+			t.Errorf("row %+v, want b not deprived, its job noted waiting in batch, which has no node", r)
+		}
 	}
 }

@@ -134,6 +134,15 @@ func consolidationMoves(t *testing.T, h *harness) {
 	if got := h.causesOf(trials); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
 		t.Fatalf("causes %q, want %q", got, want)
 	}
+	// The moved attempts' views name the job they made room for.
+	for _, task := range h.job(trials).TaskList {
+		if !slices.ContainsFunc(moving, func(m store.Task) bool { return m.Index == task.Index }) {
+			continue
+		}
+		if p := task.Attempts[0].PreemptedBy; p == nil || p.Job != whole || p.Reason != string(store.CauseMoved) {
+			t.Errorf("task %d's moved attempt preempted by %+v, want job %d (moved)", task.Index, p, whole)
+		}
+	}
 }
 
 // TestMoveSurvivesRestart restarts the master while the moved trials

@@ -4,17 +4,20 @@ import (
 	"fmt"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // preemptionRule says, for the preempted attempt's record, which job took
 // the GPUs and under which rule of its pool's policy, so that a user who
-// finds an attempt preempted learns by whom and why.
-func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
-	lead, why := preemptionParts(s, p, "")
+// finds an attempt preempted learns by whom and why; and that rule in a
+// word (the transition's cause), which the attempt's view gives beside
+// the job (preempted_by).
+func preemptionRule(s *sched.Snapshot, p sched.Preemption) (string, store.Cause) {
+	lead, why, cause := preemptionAccount(s, p, "")
 	if why == "" {
-		return lead
+		return lead, cause
 	}
-	return lead + " (" + why + ")"
+	return lead + " (" + why + ")", cause
 }
 
 // preemptionParts is preemptionRule in two parts: who took the GPUs, and
@@ -23,8 +26,15 @@ func preemptionRule(s *sched.Snapshot, p sched.Preemption) string {
 // of the job submitted, where "this job" would read as that one. winner names the job that took them ("" for "job
 // ID"; a dry run's job has no ID).
 func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead, why string) {
+	lead, why, _ = preemptionAccount(s, p, winner)
+	return lead, why
+}
+
+// preemptionAccount is preemptionParts with the rule's cause, "" where
+// it names none.
+func preemptionAccount(s *sched.Snapshot, p sched.Preemption, winner string) (lead, why string, cause store.Cause) {
 	if p.For < 0 || p.For >= len(s.Jobs) || p.Alloc < 0 || p.Alloc >= len(s.Allocs) {
-		return "preempted", ""
+		return "preempted", "", ""
 	}
 	taker := &s.Jobs[p.For]
 	if winner == "" {
@@ -33,7 +43,7 @@ func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead
 	alloc := &s.Allocs[p.Alloc]
 	base := "preempted for " + winner
 	if alloc.Job < 0 || alloc.Job >= len(s.Jobs) || taker.Pool < 0 || taker.Pool >= len(s.Pools) {
-		return base, ""
+		return base, "", ""
 	}
 	victim := &s.Jobs[alloc.Job]
 	project := func(j *sched.Job) string {
@@ -50,23 +60,23 @@ func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead
 	}
 	switch {
 	case alloc.Backfilled:
-		return base, "this task was backfilled on slots the blocked job was waiting for"
+		return base, "this task was backfilled on slots the blocked job was waiting for", store.CauseBackfilled
 	case taker.QOS != victim.QOS && taker.QOS >= 0 && taker.QOS < len(s.QOS) && s.QOS[taker.QOS].Preempt:
-		return base, fmt.Sprintf("QOS %s may preempt QOS %s", qos(taker), qos(victim))
+		return base, fmt.Sprintf("QOS %s may preempt QOS %s", qos(taker), qos(victim)), store.CauseQOS
 	}
 	switch s.Pools[taker.Pool].Policy {
 	case sched.PolicyPriority:
-		return base, fmt.Sprintf("priority %d runs before the preempted job's %d", taker.Priority, victim.Priority)
+		return base, fmt.Sprintf("priority %d runs before the preempted job's %d", taker.Priority, victim.Priority), store.CausePriority
 	case sched.PolicyQuota:
 		if taker.Project != victim.Project {
 			return fmt.Sprintf("reclaimed for %s of project %s, within its quota; project %s was using more than its quota",
-				winner, project(taker), project(victim)), ""
+				winner, project(taker), project(victim)), "", store.CauseQuotaReclaim
 		}
-		return base + " of the same project, which ranks it first", ""
+		return base + " of the same project, which ranks it first", "", store.CauseSameProject
 	case sched.PolicyFairShare:
-		return base, "fair share: its owner is below its share of the pool, the preempted job's above"
+		return base, "fair share: its owner is below its share of the pool, the preempted job's above", store.CauseFairShare
 	case sched.PolicyMultifactor:
-		return base, "higher multifactor priority"
+		return base, "higher multifactor priority", store.CauseMultifactor
 	}
-	return base, ""
+	return base, "", ""
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 func TestPreemptionRule(t *testing.T) {
@@ -25,25 +26,39 @@ func TestPreemptionRule(t *testing.T) {
 		s         *sched.Snapshot
 		want      string
 		emergency bool
+		cause     store.Cause
 	}{
-		{"priority", snap(sched.PolicyPriority, false), "preempted for job 9 (priority 5 runs before the preempted job's 40)", false},
-		{"quota reclaim", snap(sched.PolicyQuota, false), "reclaimed for job 9 of project vision, within its quota; project nlp was using more than its quota", false},
-		{"backfilled", snap(sched.PolicyPriority, true), "preempted for job 9 (this task was backfilled", false},
-		{"fair share", snap(sched.PolicyFairShare, false), "fair share", false},
-		{"QOS", snap(sched.PolicyMultifactor, false), "QOS emergency may preempt QOS normal", true},
+		{"priority", snap(sched.PolicyPriority, false), "preempted for job 9 (priority 5 runs before the preempted job's 40)", false,
+			store.CausePriority},
+		{"quota reclaim", snap(sched.PolicyQuota, false), "reclaimed for job 9 of project vision, within its quota; project nlp was using more than its quota", false,
+			store.CauseQuotaReclaim},
+		{"backfilled", snap(sched.PolicyPriority, true), "preempted for job 9 (this task was backfilled", false,
+			store.CauseBackfilled},
+		{"fair share", snap(sched.PolicyFairShare, false), "fair share", false, store.CauseFairShare},
+		{"multifactor", snap(sched.PolicyMultifactor, false), "higher multifactor priority", false, store.CauseMultifactor},
+		{"QOS", snap(sched.PolicyMultifactor, false), "QOS emergency may preempt QOS normal", true, store.CauseQOS},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.emergency {
 				tt.s.Jobs[1].QOS = 1
 			}
-			if got := preemptionRule(tt.s, sched.Preemption{Alloc: 0, For: 1}); !strings.Contains(got, tt.want) {
-				t.Errorf("rule %q, want it to say %q", got, tt.want)
+			got, cause := preemptionRule(tt.s, sched.Preemption{Alloc: 0, For: 1})
+			if !strings.Contains(got, tt.want) || cause != tt.cause {
+				t.Errorf("rule %q (%s), want it to say %q (%s)", got, cause, tt.want, tt.cause)
 			}
 		})
 	}
-	if got := preemptionRule(&sched.Snapshot{}, sched.Preemption{Alloc: 3, For: 4}); got != "preempted" {
-		t.Errorf("out of range: %q", got)
+	t.Run("same project in a quota pool", func(t *testing.T) {
+		s := snap(sched.PolicyQuota, false)
+		s.Jobs[0].Project = 0
+		if got, cause := preemptionRule(s, sched.Preemption{Alloc: 0, For: 1}); !strings.Contains(got, "of the same project") ||
+			cause != store.CauseSameProject {
+			t.Errorf("rule %q (%s), want the same project's (%s)", got, cause, store.CauseSameProject)
+		}
+	})
+	if got, cause := preemptionRule(&sched.Snapshot{}, sched.Preemption{Alloc: 3, For: 4}); got != "preempted" || cause != "" {
+		t.Errorf("out of range: %q (%s)", got, cause)
 	}
 	// A dry run's job has no ID: its victims read the name it is given.
 	lead, why := preemptionParts(snap(sched.PolicyQuota, false), sched.Preemption{Alloc: 0, For: 1}, "the job submitted")

@@ -73,9 +73,17 @@ func (rd redactor) jobs(js []api.Job) []api.Job {
 	return js
 }
 
-// job marks a job view's private blocker.
+// job marks a job view's private blocker, and hides the jobs that
+// preempted its attempts that the caller may not read.
 func (rd redactor) job(j api.Job) api.Job {
 	j.Pending = rd.pending(j.Pending)
+	for i := range j.TaskList {
+		for _, a := range j.TaskList[i].Attempts {
+			if p := a.PreemptedBy; p != nil && rd.private(p.Job, p.Project, p.User) {
+				p.Name, p.User, p.Private = "", "", true
+			}
+		}
+	}
 	return j
 }
 

@@ -90,27 +90,35 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // (SIGHUP or the API), since the log is where an operator looks for why
 // the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
-	err := m.reload(ctx)
+	_, err := m.reloadWarned(ctx)
+	return err
+}
+
+// reloadWarned is Reload, with the warnings of a reload taken (logged
+// too): the pools it left with live jobs but no node
+// (emptyPoolWarnings), which the API's reply gives.
+func (m *Master) reloadWarned(ctx context.Context) ([]string, error) {
+	warnings, err := m.reload(ctx)
 	if m.opt.ConfigPath != "" {
 		m.metric.reloaded(err)
 	}
 	if err != nil {
 		m.log.Error("configuration reload failed", "err", err)
 	}
-	return err
+	return warnings, err
 }
 
-// reload is Reload without its metrics.
-func (m *Master) reload(ctx context.Context) error {
+// reload is reloadWarned without its metrics.
+func (m *Master) reload(ctx context.Context) ([]string, error) {
 	if m.opt.ConfigPath == "" {
-		return badRequest("", "the master was started without a configuration file: nothing to reload")
+		return nil, badRequest("", "the master was started without a configuration file: nothing to reload")
 	}
 	cfg, err := m.load(m.opt.ConfigPath)
 	if err == nil {
 		err = checkConfig(cfg)
 	}
 	if err != nil {
-		return badRequest("", "reload %s: %v; the configuration in force is unchanged", m.opt.ConfigPath, err)
+		return nil, badRequest("", "reload %s: %v; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
 	// A reload's moves and labels change nodes: it is taken between
 	// settlings, as the node events are (betweenSettlings), so that no
@@ -126,10 +134,10 @@ func (m *Master) reload(ctx context.Context) error {
 		pools[p.Name] = true
 	}
 	if err := m.checkJobPools(pools); err != nil {
-		return err
+		return nil, err
 	}
 	if err := m.checkNodePools(cfg, pools); err != nil {
-		return err
+		return nil, err
 	}
 	oldFair := m.fair
 	if d := decayOf(cfg); d != m.fair.decay {
@@ -142,12 +150,12 @@ func (m *Master) reload(ctx context.Context) error {
 		}
 		if err := m.restoreUsage(ctx); err != nil {
 			m.fair = oldFair
-			return fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
+			return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
 	}
 	if err := m.recordMoves(ctx, cfg); err != nil {
 		m.fair = oldFair
-		return fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
+		return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
 	m.cfg = cfg
 	m.cfgNow.Store(cfg)
@@ -166,8 +174,12 @@ func (m *Master) reload(ctx context.Context) error {
 	}
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
+	warnings := m.emptyPoolWarnings()
+	for _, w := range warnings {
+		m.log.Warn("configuration reloaded: " + w)
+	}
 	m.kick()
-	return nil
+	return warnings, nil
 }
 
 // recordMoves records, in one transaction, each node that cfg puts in

@@ -203,7 +203,7 @@ func TestReloadRefusalIsLogged(t *testing.T) {
 	}{
 		{"an invalid file", "pools:\n  - {name: default, policy: fifoo}\n", 400,
 			`level=ERROR msg="configuration reload failed" err="reload ` + path},
-		{"a valid one", "pools:\n  - {name: default, policy: priority}\n", 204, `msg="configuration reloaded"`},
+		{"a valid one", "pools:\n  - {name: default, policy: priority}\n", 200, `msg="configuration reloaded"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

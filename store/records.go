@@ -151,15 +151,16 @@ func (o *ops) event(ctx context.Context, e Event) error {
 	if e.Change != nil {
 		return o.changeEvent(ctx, e)
 	}
-	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan)
+	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran, for_job)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan,
+		forJob(e.ForJob))
 	if err != nil {
 		return fmt.Errorf("record event: %w", err)
 	}
 	return nil
 }
 
-// eventRowsPerInsert bounds the rows of one multi-row event insert: 9
+// eventRowsPerInsert bounds the rows of one multi-row event insert: 10
 // parameters a row, well under PostgreSQL's 65,535.
 const eventRowsPerInsert = 1000
 
@@ -202,12 +203,13 @@ func (o *ops) insertEvents(ctx context.Context, evs []Event, last bool) error {
 	fenced := o.fence != nil && last
 	for start := 0; start < len(evs); start += eventRowsPerInsert {
 		chunk := evs[start:min(start+eventRowsPerInsert, len(evs))]
-		args := make([]any, 0, len(chunk)*9)
+		args := make([]any, 0, len(chunk)*10)
 		for _, e := range chunk {
-			args = append(args, e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan)
+			args = append(args, e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan,
+				forJob(e.ForJob))
 		}
-		row := "(" + placeholders(9) + ")"
-		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran) VALUES ` +
+		row := "(" + placeholders(10) + ")"
+		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran, for_job) VALUES ` +
 			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
 		if fenced && start+len(chunk) == len(evs) {
 			// The last statement before the commit reads the fence too.
@@ -244,7 +246,10 @@ func (o *ops) changeEvent(ctx context.Context, e Event) error {
 }
 
 const eventCols = `seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran,
-	priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to`
+	priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to, for_job`
+
+// forJob is an event's for_job: NULL for none.
+func forJob(id int64) sql.Null[int64] { return sql.Null[int64]{V: id, Valid: id != 0} }
 
 // checkFence reads the fencing epoch in o's transaction and checks it
 // (pgfence.go).
@@ -262,11 +267,12 @@ func scanEvent(sc rowScanner) (Event, error) {
 	var prio [2]sql.Null[int64]
 	var weight [2]sql.Null[float64]
 	var pre [2]sql.Null[bool]
+	var room sql.Null[int64]
 	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason, &e.Cause, &e.PartRan,
-		&prio[0], &prio[1], &weight[0], &weight[1], &pre[0], &pre[1]); err != nil {
+		&prio[0], &prio[1], &weight[0], &weight[1], &pre[0], &pre[1], &room); err != nil {
 		return Event{}, err
 	}
-	e.At = timeOf(at)
+	e.At, e.ForJob = timeOf(at), room.V
 	if prio[1].Valid || weight[1].Valid || pre[1].Valid {
 		e.Change = &JobChange{FromPriority: nullInt(prio[0]), ToPriority: nullInt(prio[1]),
 			FromWeight: nullPtr(weight[0]), ToWeight: nullPtr(weight[1]),

@@ -163,6 +163,8 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("backfill mark given for %q → %q, only → starting opens an attempt", from, to)
 	case to != TaskPreempting && len(t.Reserve) > 0:
 		return invalidf("reserved placement given for %q → %q, only → preempting reserves one", from, to)
+	case to != TaskPreempting && t.ForJob != 0:
+		return invalidf("job made room for given for %q → %q, only → preempting makes room", from, to)
 	}
 	closes := from.Active() && !to.Active()
 	switch {

@@ -230,9 +230,12 @@ type Event struct {
 	To      string
 	At      time.Time
 	Reason  string
-	// Cause and PartRan are a task transition's (TaskTransition).
+	// Cause, PartRan and ForJob are a task transition's
+	// (TaskTransition). ForJob is 0 for the events written before the
+	// store kept it (migration 0019).
 	Cause   Cause
 	PartRan bool
+	ForJob  int64
 	// Change is, for a change of a job (UpdateJob), what it changed;
 	// nil for every other event.
 	Change *JobChange
@@ -269,6 +272,21 @@ const (
 	// a preemption.
 	CauseMoved   Cause = "moved"
 	CauseResized Cause = "resized"
+	// A preemption's transition to preempting keeps the rule of its
+	// pool's policy that let the job it makes room for (ForJob) take
+	// the task's slots: a higher priority, a project reclaiming GPUs
+	// within its quota from one over it, a job of the same project ranked
+	// first, fair share, multifactor priority, a QOS that may preempt
+	// the task's, or a backfilled task yielding to the job it was
+	// backfilled before. "" for one recorded before the store kept it
+	// (migration 0019) or under no rule the master names.
+	CausePriority     Cause = "priority"
+	CauseQuotaReclaim Cause = "quota_reclaim"
+	CauseSameProject  Cause = "same_project"
+	CauseFairShare    Cause = "fair_share"
+	CauseMultifactor  Cause = "multifactor"
+	CauseQOS          Cause = "qos"
+	CauseBackfilled   Cause = "backfilled"
 	// CauseTimeLimit kills a task past its job's time limit: its
 	// transition to killing, and that kill's end.
 	CauseTimeLimit Cause = "time_limit"
@@ -443,6 +461,11 @@ type TaskTransition struct {
 	// preemption budgets.
 	Cause   Cause
 	PartRan bool
+	// ForJob, allowed only when To is preempting, is the job the
+	// preemption or move makes room for (0: none, as for a resize); the
+	// event keeps it (Event.ForJob), so that an attempt's view names who
+	// preempted it after a restart too.
+	ForJob int64
 }
 
 // Reservation is what conservative backfilling carries for a waiting job

@@ -315,6 +315,7 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		{"#/projects", `#projects tr[data-project="nlp"]`, []string{"4 of quota 12", "in research"}, nil},
 		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}, nil},
 		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}, nil},
+		{"#/projects", `#fairness tr[data-fair="sandbox"]`, []string{"waits for a node", "pool batch, which has no node up", "not counted as deprivation"}, nil},
 		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2 days ago", "the window began before it"}, nil},
 		// The reservation's start counts from the package's start (at), so
 		// "in 40 min" may read 39 by the time a loaded machine gets here.

@@ -254,6 +254,8 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 			{Project: "research", Entitled: 1, Got: 0.45, GPUHours: 1209.6, Jobs: 9, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400},
 			{Project: "nlp", Parent: "research", Entitled: 0.75, Got: 0.1, GPUHours: 268.8, Jobs: 3, Waited: 3, MeanWaitS: 1800, MaxWaitS: 5400,
 				Deprived: true, Note: "got 10.0% of the cluster against an entitlement of 75.0% while 3 jobs waited (mean 30m, longest 1h 30m)"},
+			{Project: "sandbox", Entitled: 0.1, Jobs: 1, Waited: 1, MeanWaitS: 1080, MaxWaitS: 1080, NoNode: 1, NoNodePools: []string{"batch"},
+				Note: "1 job waits in pool batch, which has no node up: no share of the cluster could serve it, so its wait is not counted as deprivation"},
 		}})
 	})
 	mux.HandleFunc("GET /api/v1/whoami", func(w http.ResponseWriter, r *http.Request) {

@@ -387,3 +387,37 @@ func TestJobDetailNeverSaysItOnce(t *testing.T) {
 		t.Errorf("blocked by %q, want no job without the sentence again", got)
 	}
 }
+
+// TestJobDetailPreemptedBy: a preempted attempt's reason names the job
+// that preempted it, linked, with its user and name, and the rule; one
+// the viewer may not read by number alone, with no link that would lead
+// to a refusal; and then how the attempt ended.
+func TestJobDetailPreemptedBy(t *testing.T) {
+	why := "preempted for job 2 (priority 20 runs before the preempted job's 42)"
+	for _, tc := range []struct {
+		name    string
+		by      api.PreemptedBy
+		want    string
+		linkArg bool
+	}{
+		{"readable", api.PreemptedBy{Job: 2, Reason: "priority", Why: why, User: "bob", Name: "bert-finetune", Project: "nlp"},
+			"preempted for job 2 (bob, bert-finetune) (priority 20 runs before the preempted job's 42); checkpointed after preemption", true},
+		{"private", api.PreemptedBy{Job: 2, Reason: "priority", Why: why, Project: "nlp", Private: true},
+			"preempted for #2 (another project's job) (priority 20 runs before the preempted job's 42); checkpointed after preemption", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			a := &f.jobs[0].TaskList[1].Attempts[0]
+			a.Reason, a.PreemptedBy = "checkpointed after preemption", &tc.by
+			p := openPage(t, f, "#/jobs/1", wide)
+			sel := `#attempts tbody[data-task="1"] tr[data-attempt="1"] .preempted-by`
+			if got := p.waitText(sel, "preempted for"); got != tc.want {
+				t.Errorf("reason = %q, want %q", got, tc.want)
+			}
+			links := evalJS[float64](p, `document.querySelectorAll('`+sel+` a[href="#/jobs/2"]').length`)
+			if (links == 1) != tc.linkArg {
+				t.Errorf("%v links to job 2, want a link: %v", links, tc.linkArg)
+			}
+		})
+	}
+}

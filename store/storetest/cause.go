@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -114,4 +115,51 @@ func show[T any](p *T) string {
 		return "-"
 	}
 	return fmt.Sprint(*p)
+}
+
+// testEventForJob: a preemption's transition keeps the job it makes room
+// for and its rule, written alone and within an Update, and read back
+// (the job view's preempted_by); a transition to anything but
+// preempting may not name one.
+func testEventForJob(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	victim := mustCreate(t, s, sampleJob("victim"), 2)
+	winner := mustCreate(t, s, sampleJob("winner"), 1)
+	start := func(i int) store.TaskTransition {
+		return withPlacement(store.TaskTransition{JobID: victim.ID, Index: i, From: store.TaskQueued, To: store.TaskStarting,
+			Reason: "started"}, placement("n1", i))
+	}
+	preempt := func(i int) store.TaskTransition {
+		return store.TaskTransition{JobID: victim.ID, Index: i, From: store.TaskStarting, To: store.TaskPreempting,
+			Reason: "preempted for job", Cause: store.CausePriority, ForJob: winner.ID}
+	}
+	move(t, s, start(0))
+	move(t, s, preempt(0))
+	err := s.Update(ctx, func(tx store.Tx) error {
+		for _, tr := range []store.TaskTransition{start(1), preempt(1)} {
+			if _, err := tx.TransitionTask(ctx, tr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: victim.ID})
+	if err != nil {
+		t.Fatalf("events: %v", err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprintf("%d %s %s %d", e.Index, e.To, e.Cause, e.ForJob))
+	}
+	w := winner.ID
+	wantEqual(t, "events", got, []string{"-1 queued  0", "0 starting  0", fmt.Sprintf("0 preempting priority %d", w),
+		"1 starting  0", fmt.Sprintf("1 preempting priority %d", w)})
+	bad := store.TaskTransition{JobID: victim.ID, Index: 0, From: store.TaskPreempting, To: store.TaskRunning, ForJob: w}
+	if _, err := s.TransitionTask(ctx, bad); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("→ running naming a job made room for: %v, want ErrInvalid", err)
+	}
 }

@@ -53,6 +53,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Marks", testMarks},
 		{"Events", testEvents},
 		{"EventCause", testEventCause},
+		{"EventForJob", testEventForJob},
 		{"JobChange", testJobChange},
 		{"Metrics", testMetrics},
 		{"ReopenKeepsEverything", testReopen},

@@ -361,8 +361,26 @@ function taskBody(task) {
     h('td', {class: 'num'}, a.exit_code === undefined || a.exit_code === null ? '—' : a.exit_code),
     // An open attempt has no reason of its own: the task's says how it
     // stands (e.g. held on a lost node until lost_node_grace ends).
-    h('td', {}, a.reason || (!a.end_state && i === attempts.length - 1 ? task.reason || '' : '')),
+    h('td', {}, a.preempted_by ? preemptedBy(a.preempted_by, a.reason)
+      : a.reason || (!a.end_state && i === attempts.length - 1 ? task.reason || '' : '')),
   )));
+}
+
+// preemptedBy says who preempted an attempt and under which rule, as
+// allot explain does, with the job that took its slots as a link (its
+// number alone for one the viewer may not read, whose page would refuse)
+// and its user, then how the attempt ended without the end reason's own
+// "preempted: ".
+function preemptedBy(p, ended) {
+  const ref = 'job ' + p.job;
+  const why = p.why && p.why.includes(ref) ? p.why : 'preempted for ' + ref;
+  const at = why.indexOf(ref);
+  const who = p.private
+    ? h('span', {class: 'private-job'}, `#${p.job} (another project's job)`)
+    : [jobLink(p.job), p.user ? ` (${p.user}${p.name ? ', ' + p.name : ''})` : ''];
+  const how = (ended || '').replace(/^preempted: /, '');
+  return h('span', {class: 'preempted-by', 'data-reason': p.reason || ''},
+    why.slice(0, at), who, why.slice(at + ref.length), how ? '; ' + how : '');
 }
 
 function hyper(raw) {

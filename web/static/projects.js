@@ -59,7 +59,11 @@ function duration(s) {
 }
 
 function fairRow(r) {
-  const verdict = r.deprived ? h('span', {class: 'flag over', title: r.note}, 'deprived') : h('span', {class: 'muted'}, 'fair');
+  // A job waiting in a pool with no node up is noted, not counted as
+  // deprivation: no share of the cluster could have served it.
+  const verdict = r.deprived ? h('span', {class: 'flag over', title: r.note}, 'deprived')
+    : r.no_node ? h('span', {class: 'flag', title: r.note}, 'waits for a node')
+      : h('span', {class: 'muted'}, 'fair');
   return h('tr', {'data-fair': r.project, class: r.deprived ? 'over-quota' : ''},
     h('th', {scope: 'row'}, r.project, r.parent ? h('span', {class: 'muted small'}, ` in ${r.parent}`) : null),
     h('td', {class: 'num'}, pct(r.entitled)),
@@ -69,7 +73,7 @@ function fairRow(r) {
     h('td', {class: 'num'}, r.waited),
     h('td', {class: 'num'}, duration(r.mean_wait_s)),
     h('td', {class: 'num'}, duration(r.max_wait_s)),
-    h('td', {}, verdict, r.deprived ? h('div', {class: 'small'}, r.note) : null),
+    h('td', {}, verdict, r.note ? h('div', {class: 'small'}, r.note) : null),
   );
 }
 
