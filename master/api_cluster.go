@@ -160,7 +160,7 @@ func (ca *clusterAPI) handleReload(w http.ResponseWriter, r *http.Request) {
 	if !ca.m.access.adminOnly(w, r, "reloading the configuration") {
 		return
 	}
-	warnings, err := ca.m.reloadWarned(r.Context())
+	warnings, err := reloader{ca.m}.reloadWarned(r.Context())
 	if err != nil {
 		ca.fail(w, err)
 		return

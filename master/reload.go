@@ -90,15 +90,16 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // (SIGHUP or the API), since the log is where an operator looks for why
 // the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
-	_, err := m.reloadWarned(ctx)
+	_, err := reloader{m}.reloadWarned(ctx)
 	return err
 }
 
 // reloadWarned is Reload, with the warnings of a reload taken (logged
 // too): the pools it left with live jobs but no node
 // (emptyPoolWarnings), which the API's reply gives.
-func (m *Master) reloadWarned(ctx context.Context) ([]string, error) {
-	warnings, err := m.reload(ctx)
+func (rl reloader) reloadWarned(ctx context.Context) ([]string, error) {
+	m := rl.m
+	warnings, err := rl.reload(ctx)
 	if m.opt.ConfigPath != "" {
 		m.metric.reloaded(err)
 	}
@@ -109,7 +110,8 @@ func (m *Master) reloadWarned(ctx context.Context) ([]string, error) {
 }
 
 // reload is reloadWarned without its metrics.
-func (m *Master) reload(ctx context.Context) ([]string, error) {
+func (rl reloader) reload(ctx context.Context) ([]string, error) {
+	m := rl.m
 	if m.opt.ConfigPath == "" {
 		return nil, badRequest("", "the master was started without a configuration file: nothing to reload")
 	}
@@ -133,10 +135,10 @@ func (m *Master) reload(ctx context.Context) ([]string, error) {
 	for _, p := range cfg.Pools {
 		pools[p.Name] = true
 	}
-	if err := m.checkJobPools(pools); err != nil {
+	if err := rl.checkJobPools(pools); err != nil {
 		return nil, err
 	}
-	if err := m.checkNodePools(cfg, pools); err != nil {
+	if err := rl.checkNodePools(cfg, pools); err != nil {
 		return nil, err
 	}
 	oldFair := m.fair
@@ -153,7 +155,7 @@ func (m *Master) reload(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
 	}
-	if err := m.recordMoves(ctx, cfg); err != nil {
+	if err := rl.recordMoves(ctx, cfg); err != nil {
 		m.fair = oldFair
 		return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
@@ -174,7 +176,7 @@ func (m *Master) reload(ctx context.Context) ([]string, error) {
 	}
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
-	warnings := m.emptyPoolWarnings()
+	warnings := rl.emptyPoolWarnings()
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)
 	}
@@ -188,7 +190,8 @@ func (m *Master) reload(ctx context.Context) ([]string, error) {
 // node's pool and labels from the history, as the rules that gave them
 // are gone at the next reload. A failure records none, and the reload
 // swaps nothing in. Callers hold mu.
-func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
+func (rl reloader) recordMoves(ctx context.Context, cfg *config.Config) error {
+	m := rl.m
 	var moves []store.NodeMove
 	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
 		n := m.nodes[name]
@@ -206,7 +209,8 @@ func (m *Master) recordMoves(ctx context.Context, cfg *config.Config) error {
 // checkJobPools refuses a reload that drops a pool that live jobs use,
 // naming them all (the first five, sorted) and what to do, so that an
 // admin does not meet them one reload at a time. Callers hold mu.
-func (m *Master) checkJobPools(pools map[string]bool) error {
+func (rl reloader) checkJobPools(pools map[string]bool) error {
+	m := rl.m
 	var ids []int64
 	for id, j := range m.jobs {
 		if !pools[j.rec.Pool] {
@@ -231,7 +235,8 @@ func (m *Master) checkJobPools(pools map[string]bool) error {
 // it) goes to the default pool when the new one does not pin it, with a
 // warning (poolNote). A node that left registers again and is judged
 // then. Callers hold mu.
-func (m *Master) checkNodePools(cfg *config.Config, pools map[string]bool) error {
+func (rl reloader) checkNodePools(cfg *config.Config, pools map[string]bool) error {
+	m := rl.m
 	var names []string
 	for _, n := range m.nodes {
 		own := n.rec.Pool
@@ -262,3 +267,7 @@ func firstFive[T any](items []T, say func(T) string) string {
 	}
 	return strings.Join(shown, ", ")
 }
+
+// reloader is a configuration reload of its master: the checks that
+// refuse one, the node moves it records and the warnings it gives.
+type reloader struct{ m *Master }

@@ -21,7 +21,8 @@ const maxEmptyPoolJobs = 5
 // again. A reload that moved the last node out of a pool is taken, but
 // the admin learns of it from the reply and the log, not from allot
 // pools' "SLOTS 1/0" later. Callers hold mu.
-func (m *Master) emptyPoolWarnings() []string {
+func (rl reloader) emptyPoolWarnings() []string {
+	m := rl.m
 	nodes := map[string]int{}
 	for _, n := range m.nodes {
 		if n.rec.State != store.NodeLeft {
@@ -40,7 +41,7 @@ func (m *Master) emptyPoolWarnings() []string {
 		slices.SortFunc(js, func(a, b *mjob) int { return int(a.rec.ID - b.rec.ID) })
 		named := make([]string, 0, maxEmptyPoolJobs+1)
 		for _, j := range js[:min(len(js), maxEmptyPoolJobs)] {
-			named = append(named, j.idString()+" ("+m.whereJob(j)+")")
+			named = append(named, j.idString()+" ("+rl.whereJob(j)+")")
 		}
 		if len(js) > maxEmptyPoolJobs {
 			named = append(named, fmt.Sprintf("%d more", len(js)-maxEmptyPoolJobs))
@@ -53,7 +54,8 @@ func (m *Master) emptyPoolWarnings() []string {
 
 // whereJob says how a live job of a pool without nodes stands: running
 // on which nodes, and their pools now where not its own, or queued.
-func (m *Master) whereJob(j *mjob) string {
+func (rl reloader) whereJob(j *mjob) string {
+	m := rl.m
 	var on []string
 	for _, t := range j.tasks {
 		if t.att == nil {
