@@ -20,18 +20,12 @@ func preemptionRule(s *sched.Snapshot, p sched.Preemption) (string, store.Cause)
 	return lead + " (" + why + ")", cause
 }
 
-// preemptionParts is preemptionRule in two parts: who took the GPUs, and
-// the rule that let it, "" where the lead says it all. Why names the
-// preempted job as such, not "this job": a dry run shows it in the table
-// of the job submitted, where "this job" would read as that one. winner names the job that took them ("" for "job
-// ID"; a dry run's job has no ID).
-func preemptionParts(s *sched.Snapshot, p sched.Preemption, winner string) (lead, why string) {
-	lead, why, _ = preemptionAccount(s, p, winner)
-	return lead, why
-}
-
-// preemptionAccount is preemptionParts with the rule's cause, "" where
-// it names none.
+// preemptionAccount is preemptionRule in parts: who took the GPUs, the
+// rule that let it ("" where the lead says it all) and that rule in a
+// word ("" where it names none). Why names the preempted job as such,
+// not "this job": a dry run shows it in the table of the job submitted,
+// where "this job" would read as that one. winner names the job that
+// took them ("" for "job ID"; a dry run's job has no ID).
 func preemptionAccount(s *sched.Snapshot, p sched.Preemption, winner string) (lead, why string, cause store.Cause) {
 	if p.For < 0 || p.For >= len(s.Jobs) || p.Alloc < 0 || p.Alloc >= len(s.Allocs) {
 		return "preempted", "", ""
