@@ -61,21 +61,73 @@ type Decision struct {
 	How           string // End
 }
 
-// Sort puts decisions in the log's order.
+// Sort puts decisions in the log's order: by time, and within one second
+// in the order things cause each other there (phase), then by job, task,
+// attempt and kind.
 func Sort(ds []Decision) {
-	slices.SortStableFunc(ds, compare)
+	keys := phases(ds)
+	idx := make([]int, len(ds))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(ds[a].At, ds[b].At); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return compare(ds[a], ds[b])
+	})
+	sorted := make([]Decision, len(ds))
+	for i, j := range idx {
+		sorted[i] = ds[j]
+	}
+	copy(ds, sorted)
 }
 
-func compare(a, b Decision) int {
-	if c := cmp.Compare(a.At, b.At); c != 0 {
-		return c
+// The phases of one second, in the order one causes the next: a job is
+// killed; attempts end and let go of their slots (a kill's, a time
+// limit's, a completion, a failure, a loss); a pass preempts, moves and
+// resizes; the preempted attempts' checkpoints land; the pass (or the
+// next one) starts tasks on what all that freed.
+const (
+	phaseKill = iota
+	phaseEnd
+	phasePreempt
+	phaseReplace
+	phaseLanded
+	phaseStart
+)
+
+// phaseOf is a decision's phase taken alone.
+func phaseOf(d Decision) int {
+	switch d.Kind {
+	case Kill:
+		return phaseKill
+	case Preempt:
+		return phasePreempt
+	case Move, Resize:
+		return phaseReplace
+	case Start:
+		return phaseStart
 	}
+	if d.How == Preempted {
+		return phaseLanded
+	}
+	return phaseEnd
+}
+
+// compare orders decisions of one time and phase: by job, the job's
+// kill before its attempts' lines, then by task, attempt and kind in the
+// order an attempt lives them.
+func compare(a, b Decision) int {
 	if c := strings.Compare(a.Job, b.Job); c != 0 {
 		return c
 	}
 	if ka, kb := a.Kind == Kill, b.Kind == Kill; ka != kb {
 		if ka {
-			return -1 // a job's kill before its attempts' lines
+			return -1
 		}
 		return 1
 	}
@@ -86,6 +138,40 @@ func compare(a, b Decision) int {
 		return c
 	}
 	return cmp.Compare(a.Kind, b.Kind)
+}
+
+// attemptKey names an attempt's lines at one time.
+type attemptKey struct {
+	at            int64
+	job           string
+	task, attempt int
+}
+
+// phases gives each decision its phase, raised where an attempt lives
+// more than one line in one second so that its lines keep the order it
+// lived them (a start before the end of an attempt that failed at once,
+// whose end alone would come first). It depends only on the set of
+// decisions, as the order must.
+func phases(ds []Decision) []int {
+	keys := make([]int, len(ds))
+	lines := map[attemptKey][]int{}
+	for i, d := range ds {
+		keys[i] = phaseOf(d)
+		if d.Kind != Kill {
+			k := attemptKey{d.At, d.Job, d.Task, d.Attempt}
+			lines[k] = append(lines[k], i)
+		}
+	}
+	for _, is := range lines {
+		if len(is) < 2 {
+			continue
+		}
+		slices.SortStableFunc(is, func(a, b int) int { return cmp.Compare(ds[a].Kind, ds[b].Kind) })
+		for n := 1; n < len(is); n++ {
+			keys[is[n]] = max(keys[is[n]], keys[is[n-1]])
+		}
+	}
+	return keys
 }
 
 // Line is one decision as the log writes it, without a newline.

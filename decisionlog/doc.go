@@ -20,8 +20,14 @@
 // no task; the ends of its attempts follow as their own lines.
 //
 // Invariants: Format's output depends only on the set of decisions, not
-// their order: lines are sorted by time, then job, task, attempt and
-// kind in the order an attempt lives them (kill, start, preempt, move,
-// resize, end). The package has no dependencies beyond the standard
+// their order: lines are sorted by time; within one second in the order
+// its decisions cause each other (a job's kill; ends that let go of
+// slots, by completion, failure, kill, time limit or loss; preemptions;
+// moves and resizes; the ends of preempted attempts, whose checkpoints
+// landed; starts), an attempt's own lines keeping the order it lived them
+// (start, preempt, move, resize, end; so a start that failed at once
+// comes before its end); then by job, task, attempt and kind. Which of
+// two things came first within a second is not in either log, so this
+// order is the likely cause's, not a record of it. The package has no dependencies beyond the standard
 // library, so that both drivers can use it without a cycle.
 package decisionlog

@@ -24,12 +24,12 @@ jobs:
 	want := `0 start n task=0 attempt=1 nodes=n1:1
 0 start p task=0 attempt=1 nodes=n1:1
 0 start s task=0 attempt=1 nodes=n2:2
-50 start h task=0 attempt=1 nodes=n2:2
 50 preempt s task=0 attempt=1 nodes=n2:2
 50 end s task=0 attempt=1 how=preempted
+50 start h task=0 attempt=1 nodes=n2:2
 100 end n task=0 attempt=1 how=preempted
-100 start n task=0 attempt=2 nodes=n1:1
 100 end p task=0 attempt=1 how=preempted
+100 start n task=0 attempt=2 nodes=n1:1
 100 start p task=0 attempt=2 nodes=n1:1
 250 end h task=0 attempt=1 how=completed
 250 start s task=0 attempt=2 nodes=n2:2

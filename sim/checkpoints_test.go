@@ -30,17 +30,17 @@ jobs:
 	want := `0 start f task=0 attempt=1 nodes=n1:2
 0 start s task=0 attempt=1 nodes=n1:2
 100 preempt s task=0 attempt=1 nodes=n1:2
-105 start h task=0 attempt=1 nodes=n1:2
 105 end s task=0 attempt=1 how=preempted
+105 start h task=0 attempt=1 nodes=n1:2
 205 end h task=0 attempt=1 how=completed
 205 start s task=0 attempt=2 nodes=n1:2
 400 preempt f task=0 attempt=1 nodes=n1:2
 400 preempt s task=0 attempt=2 nodes=n1:2
 410 end f task=0 attempt=1 how=preempted
-440 start h2 task=0 attempt=1 nodes=n1:4
 440 end s task=0 attempt=2 how=preempted
-540 start f task=0 attempt=2 nodes=n1:2
+440 start h2 task=0 attempt=1 nodes=n1:4
 540 end h2 task=0 attempt=1 how=completed
+540 start f task=0 attempt=2 nodes=n1:2
 540 start s task=0 attempt=3 nodes=n1:2
 2140 end f task=0 attempt=2 how=completed
 2245 end s task=0 attempt=3 how=completed
@@ -105,8 +105,8 @@ func TestNthCheckpointTimes(t *testing.T) {
 60 move p3 task=0 attempt=1 nodes=n1:1
 90 start b task=0 attempt=1 nodes=n2:2
 100 preempt p3 task=0 attempt=1 nodes=n1:1
-110 start f task=0 attempt=1 nodes=n1:1
 110 end p3 task=0 attempt=1 how=preempted
+110 start f task=0 attempt=1 nodes=n1:1
 390 end b task=0 attempt=1 how=completed
 390 start p3 task=0 attempt=2 nodes=n2:1
 723 end p3 task=0 attempt=2 how=completed
@@ -135,8 +135,8 @@ events:
 51 end p1 task=0 attempt=1 how=completed
 60 preempt p3 task=0 attempt=1 nodes=n2:1
 65 end a task=0 attempt=1 how=lost
-70 start b task=0 attempt=1 nodes=n2:2
 70 end p3 task=0 attempt=1 how=preempted
+70 start b task=0 attempt=1 nodes=n2:2
 370 end b task=0 attempt=1 how=completed
 370 start p3 task=0 attempt=2 nodes=n2:1
 713 end p3 task=0 attempt=2 how=completed

@@ -27,9 +27,9 @@ func TestDrain(t *testing.T) {
 			"3600 preempt low task=0 attempt=1 nodes=node-1:8",
 			"3600 end low task=0 attempt=1 how=preempted",
 			"3600 start urgent task=0 attempt=1 nodes=node-1:4",
-			"7200 start low task=0 attempt=2 nodes=node-1:8",
 			"7200 end mid task=0 attempt=1 how=completed",
 			"7200 end urgent task=0 attempt=1 how=completed",
+			"7200 start low task=0 attempt=2 nodes=node-1:8",
 			"14400 end low task=0 attempt=2 how=completed",
 		}},
 	} {

@@ -41,8 +41,8 @@ func TestLateExits(t *testing.T) {
 800 end b2 task=0 attempt=1 how=completed
 `
 	bFirst := head + `600 start b2 task=0 attempt=1 nodes=n1:4
-700 start a2 task=0 attempt=1 nodes=n1:4
 700 end b2 task=0 attempt=1 how=completed
+700 start a2 task=0 attempt=1 nodes=n1:4
 800 end a2 task=0 attempt=1 how=completed
 800 end b1 task=0 attempt=1 how=completed
 `

@@ -52,8 +52,8 @@ func TestNodeReshapeMovesPool(t *testing.T) {
 			"0 start a task=0 attempt=1 nodes=node-1:4",
 			"3600 end a task=0 attempt=1 how=completed",
 			"3600 start c task=0 attempt=1 nodes=node-1:4",
-			"7200 start b task=0 attempt=1 nodes=node-1:4",
 			"7200 end c task=0 attempt=1 how=completed",
+			"7200 start b task=0 attempt=1 nodes=node-1:4",
 			"10800 end b task=0 attempt=1 how=completed",
 		}},
 	} {
