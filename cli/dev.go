@@ -47,6 +47,7 @@ type devNode struct {
 var devNodes = []devNode{
 	{name: "dev-1", pool: "default", gpus: 8, gpuType: "h100"},
 	{name: "dev-2", pool: "batch", gpus: 4, gpuType: "a100"},
+	{name: "dev-3", pool: "shared", gpus: 4, gpuType: "l40s"},
 }
 
 // Timeouts of the dev cluster.
@@ -70,12 +71,13 @@ func newDevCmd() *cobra.Command {
 	var f devFlags
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Run a local cluster: a master, two agents with fake GPUs and the dashboard",
+		Short: "Run a local cluster: a master, three agents with fake GPUs and the dashboard",
 		Long: `Run a whole Allot cluster in one process, for trying Allot out and for
 development: a master with SQLite in the data directory, the dashboard at
-its root, and two agents with fake GPUs: dev-1 (8 h100) in the pool
-"default" (priority with preemption and backfill) and dev-2 (4 a100) in
-the pool "batch" (EASY backfill). Tasks run as real processes
+its root, and three agents with fake GPUs: dev-1 (8 h100) in the pool
+"default" (priority with preemption and backfill), dev-2 (4 a100) in the
+pool "batch" (EASY backfill) and dev-3 (4 l40s) in the pool "shared"
+(multi-factor priority with decayed fair share). Tasks run as real processes
 on this machine, in DATA/agents/NODE/jobs/JOB/TASK; CUDA_VISIBLE_DEVICES
 names the fake GPUs.
 

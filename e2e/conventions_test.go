@@ -44,9 +44,9 @@ func TestCLIConventions(t *testing.T) {
 		stderr string
 		stdout string
 	}{
-		{"unknown pool", []string{"jobs", "--pool", "nosuch"}, 1, `pool "nosuch": no such pool (pools: default, batch)`, ""},
+		{"unknown pool", []string{"jobs", "--pool", "nosuch"}, 1, `pool "nosuch": no such pool (pools: default, batch, shared)`, ""},
 		{"unknown project", []string{"jobs", "--project", "nosuch"}, 1, `no such project (projects: default, vision, nlp)`, ""},
-		{"unknown node", []string{"jobs", "--node", "nosuch"}, 1, `no such node (nodes: dev-1, dev-2)`, ""},
+		{"unknown node", []string{"jobs", "--node", "nosuch"}, 1, `no such node (nodes: dev-1, dev-2, dev-3)`, ""},
 		{"unknown user", []string{"jobs", "--user", "nosuch"}, 1, `user "nosuch": no such user (users: admin)`, ""},
 		{"known node", []string{"jobs", "--node", "dev-1"}, 0, "", "POS"},
 		{"unknown flag", []string{"jobs", "--bogus"}, 2, "unknown flag: --bogus", ""},

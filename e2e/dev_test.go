@@ -27,7 +27,7 @@ func startDev(t *testing.T, data string) *cluster {
 	c.login(filepath.Join(data, "admin.token"))
 	// The CLI must find its credentials where allot dev saved them.
 	c.token = ""
-	for _, n := range []string{"dev-1", "dev-2"} {
+	for _, n := range []string{"dev-1", "dev-2", "dev-3"} {
 		c.waitNode(n, "up")
 	}
 	return c
