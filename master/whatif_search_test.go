@@ -13,6 +13,7 @@ import (
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/store"
 )
 
 // TestHistoryScenarioStoppedTrials: an ASHA experiment on two GPUs whose
@@ -150,6 +151,57 @@ func TestHistoryScenarioLateStop(t *testing.T) {
 		len(sj.Runs) != 1 || sj.Runs[0].Task != 1 || sj.Runs[0].Work != 40 {
 		t.Errorf("duration %d, runs %+v, stops %+v; want 10 s, and task 1 running 40 s of its own, stopped after 40 s:\n%s",
 			sj.Duration, sj.Runs, sj.Stops, body)
+	}
+	checkLiveLog(t, h, window(t0, h.clock.Now().Add(time.Second)), sc, body)
+}
+
+// TestHistoryScenarioSlowStop: a trial its searcher stops while its
+// agent is silent holds its GPU, killing, until the agent hears the kill
+// (5 s later), so the next trial starts then live, not at the stop.
+// Exported while the kill is under way, the stop is a slow kill that ends
+// a second after the export; exported after it, the trial is stopped
+// where its attempt ended live (15 s: its GPU held until then, no slow
+// kill). Either way the replay's decisions are the live ones, line for
+// line (the end of an attempt a searcher stopped has no kill line).
+func TestHistoryScenarioSlowStop(t *testing.T) {
+	h, a, t0, job := ashaOnTwoGPUs(t)
+	h.clock.Advance(10 * time.Second)
+	metricReport(a, job, 0, 1, 5)
+	metricReport(a, job, 1, 1, 9) // behind trial 0 at rung 0: stopped at 10 s
+	h.sync(a)                     // the metrics: the stop's kill waits for the agent's next sync
+	h.step()
+	if st := h.taskState(job, 1); st != store.TaskKilling {
+		t.Fatalf("stopped trial %s, want killing while its agent is silent", st)
+	}
+	h.clock.Advance(2 * time.Second)
+	mid, midBody := exportScenario(t, h, window(t0, h.clock.Now()))
+	if n := len(mid.Jobs[0].SlowKills); n != 1 {
+		t.Errorf("export during the kill: %d slow kills, want 1:\n%s", n, midBody)
+	}
+	checkLiveLog(t, h, window(t0, h.clock.Now().Add(time.Second)), mid, midBody)
+
+	h.clock.Advance(3 * time.Second)
+	h.sync(a, a, a) // the kill at 15 s, the trial's end reported
+	h.step()
+	h.sync(a, a) // trial 2 starts at 15 s
+	h.clock.Advance(20 * time.Second)
+	a.Exit(tid(job, 0, 1), agent.OutcomeCompleted, 0) // trial 0 completes at 35 s
+	a.Exit(tid(job, 2, 1), agent.OutcomeCompleted, 0) // trial 2 at 35 s
+	h.sync(a)
+	h.step()
+	h.sync(a, a) // trial 3 starts at 35 s
+	h.clock.Advance(20 * time.Second)
+	a.Exit(tid(job, 3, 1), agent.OutcomeCompleted, 0)
+	h.sync(a)
+	h.step()
+	if st := h.job(job).State; st != "completed" {
+		t.Fatalf("live job %s, want completed", st)
+	}
+	sc, body := exportScenario(t, h, window(t0, h.clock.Now()))
+	sj := sc.Jobs[0]
+	if len(sj.Stops) != 1 || sj.Stops[0].Task != 1 || sj.Stops[0].After != 15 || len(sj.SlowKills) != 0 {
+		t.Errorf("stops %+v, slow kills %+v; want task 1 stopped after 15 s, where it ended, and no slow kill:\n%s",
+			sj.Stops, sj.SlowKills, body)
 	}
 	checkLiveLog(t, h, window(t0, h.clock.Now().Add(time.Second)), sc, body)
 }
