@@ -13,7 +13,8 @@ import (
 // ends", said of job 1, which ending would not start its waiting tasks).
 // Where another job's end would make room, that job is named; where only
 // the job's own tasks hold the slots, the message says so and must_end
-// names no job.
+// names no job. LOW work in a quota pool is told that it borrows and is
+// reclaimed first.
 func TestCounterfactualNotItself(t *testing.T) {
 	const quota = "default_project: sandbox\npools:\n  - {name: default, policy: quota}\n" +
 		"projects:\n  - {name: vision, quota: 2}\n  - {name: sandbox, quota: 0}\n"
@@ -24,11 +25,13 @@ func TestCounterfactualNotItself(t *testing.T) {
 		ask    int64 // the job explained
 		want   []int64
 		msg    string
+		quota  string // the start of the counterfactual's quota note
 	}{
 		{name: "borrowed GPUs reclaimed: the owner's job is named", config: quota,
 			jobs: []string{trialsSpec("sweep", 1, `, "priority": 80`, 4),
 				strings.Replace(jobSpec("owner", 2, ""), `"name"`, `"project": "vision", "name"`, 1)},
-			ask: 1, want: []int64{2}, msg: "It could start on n1 once job 2 ends."},
+			ask: 1, want: []int64{2}, msg: "It could start on n1 once job 2 ends.",
+			quota: "It is LOW-class work, which counts toward no quota: it borrows idle slots of pool default"},
 		{name: "only its own tasks hold the slots",
 			config: "pools:\n  - {name: default, policy: fifo}\n",
 			jobs:   []string{trialsSpec("sweep", 1, "", 6)},
@@ -60,6 +63,9 @@ func TestCounterfactualNotItself(t *testing.T) {
 			}
 			if !strings.HasPrefix(cf.Message, tt.msg) || len(got) != len(tt.want) || (len(got) > 0 && got[0] != tt.want[0]) {
 				t.Fatalf("message %q, must end %v; want %q, %v", cf.Message, got, tt.msg, tt.want)
+			}
+			if !strings.HasPrefix(cf.Quota, tt.quota) || (tt.quota == "") != (cf.Quota == "") {
+				t.Fatalf("quota note %q, want %q", cf.Quota, tt.quota)
 			}
 		})
 	}
