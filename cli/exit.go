@@ -194,7 +194,7 @@ func unknownCommand(c *cobra.Command, word string) error {
 // in words by argsError), and unknown subcommands of a command that only
 // groups others (which cobra would answer with its help and exit 0).
 func markUsageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return asUsage(negativeArg(c, err)) })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return asUsage(flagTypo(c, negativeArg(c, err))) })
 	switch {
 	case cmd.HasSubCommands() && !cmd.Runnable():
 		cmd.SuggestionsMinimumDistance = 2

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,11 +13,32 @@ import (
 )
 
 func newExperimentCmd() *cobra.Command {
+	show := newExperimentShowCmd()
 	cmd := &cobra.Command{
-		Use:   "experiment",
+		Use:   "experiment [ID]",
 		Short: "Show an experiment's trials and the metrics they reported",
+		Long: `Show an experiment's trials and the metrics they reported.
+allot experiment ID is allot experiment show ID, with the same -o.`,
+		Example:                    "  allot experiment 12\n  allot experiment 12 -o wide",
+		Args:                       cobra.MaximumNArgs(1),
+		ValidArgsFunction:          completeJobID,
+		SuggestionsMinimumDistance: 2,
+		// As allot job 12 is allot job show 12: an ID is what people
+		// type after the noun; any other word is an unknown command.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			if _, err := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64); err != nil {
+				return unknownCommand(c, args[0])
+			}
+			return show.RunE(c, args)
+		},
 	}
-	cmd.AddCommand(newExperimentShowCmd())
+	// show's -o, shared: parsed for allot experiment ID, it is the one
+	// show reads.
+	cmd.Flags().AddFlagSet(show.Flags())
+	cmd.AddCommand(show)
 	return cmd
 }
 

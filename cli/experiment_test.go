@@ -24,6 +24,16 @@ TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
 		{name: "a notebook", args: []string{"experiment", "show", "6"}, err: "job 6 is a notebook job, not an experiment"},
 		{name: "bad output", args: []string{"experiment", "show", "3", "-o", "xml"}, err: `--output: expected one of`},
 	})
+	// allot experiment ID is allot experiment show ID, as allot job ID is
+	// allot job show ID; a word that is no ID is an unknown command.
+	short, _, err := runAt(t, f, "experiment", "3")
+	long, _, _ := runAt(t, f, "experiment", "show", "3")
+	if err != nil || short != long || !strings.HasPrefix(short, "Experiment 3  searcher asha") {
+		t.Errorf("experiment 3: %v\n%s", err, short)
+	}
+	if _, _, err := runAt(t, f, "experiment", "shwo"); err == nil || !strings.Contains(err.Error(), "did you mean show?") {
+		t.Errorf("experiment shwo: %v", err)
+	}
 	out, _, err := runAt(t, f, "experiment", "show", "3", "-o", "json")
 	var m api.JobMetrics
 	if err != nil || json.Unmarshal([]byte(out), &m) != nil || len(m.Points) != 4 || m.Trials[1].Decision != "stopped" {

@@ -193,6 +193,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	if onSet, maxSet := spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries); onSet || maxSet {
 		defer func() { p.exitActions = append(p.exitActions, poolFields{f: f, pl: pl.Pool}) }()
 	}
+	scenarioPoolOnly(f)
 	f.Done()
 	p.CheckPolicy(f, &pl.Pool)
 	if pl.Policy != sched.PolicyMultifactor {
@@ -246,3 +247,23 @@ func (p *parser) nodeList(raw *yaml.Node) []NodeRule {
 // name checks the names of the master's file (package spec's strict
 // names).
 var name = spec.StrictName
+
+// scenarioPoolFields are the pool fields only a scenario has, with what
+// this file says instead: a pool copied from a scenario (or OSMO's
+// docs) was refused with "unknown field" and no word why.
+var scenarioPoolFields = []struct{ key, instead string }{
+	{"shares_nodes_with", "pools that share another's nodes (OSMO pools) are a scenario's only: here, make one quota pool with a project per team, each with its quota"},
+	{"quota", "a pool's quota is a scenario's (OSMO pools): here quotas are the projects', enforced in every quota pool"},
+	{"nodes", "a pool's list of nodes is a scenario's: here agents join a pool (allot agent --pool) or a top-level nodes rule pins them"},
+	{"checkpoint_cost", "checkpoint_cost is a scenario's (how long a simulated checkpoint takes): here grace says how long a preempted task may take"},
+}
+
+// scenarioPoolOnly reports each scenario-only field of pool f with what to
+// write instead.
+func scenarioPoolOnly(f *yamlfield.Fields) {
+	for _, s := range scenarioPoolFields {
+		if f.Lookup(s.key) != nil {
+			f.Errorf(s.key, "%s", s.instead)
+		}
+	}
+}

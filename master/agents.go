@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -494,7 +495,13 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}
 		switch {
 		case v.Restarts():
+			// A resize is no move: an elastic task growing in place read
+			// "checkpointed to move" (its preempting reason, kept in
+			// t.rec.Reason until now, tells them apart).
 			tr.Reason = "checkpointed to move"
+			if strings.HasPrefix(t.rec.Reason, resizeReason) {
+				tr.Reason = "checkpointed to resize"
+			}
 			then.Placement, then.Reason = placementOf(t.next), "restarted on its new placement"
 		case v.Unplaced:
 			then.Reason, then.Cause = unplacedReason, store.CauseUnplaced

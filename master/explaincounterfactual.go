@@ -118,7 +118,13 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		}
 	}
 	cf := &api.Counterfactual{Quota: why}
-	chosen, ends := pickNodes(s, nodes, need)
+	// Other jobs' ends first: the job ending would not start its own
+	// waiting tasks (explainown.go).
+	chosen, ends := pickNodes(s, othersOnly(s, nodes, ji), need)
+	own := !freesEnough(s, chosen, ends, need) && holdsOwn(s, nodes, ji)
+	if own {
+		chosen, ends = pickNodes(s, nodes, need)
+	}
 	for _, n := range chosen {
 		cf.Nodes = append(cf.Nodes, n.name)
 	}
@@ -127,6 +133,12 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		f.ask = &aheadAsk{ends: ends, project: -1}
 	}
 	switch {
+	case own:
+		rec := f.rec(ji)
+		if rec != nil {
+			cf.MustEnd = withoutJob(cf.MustEnd, rec.ID)
+		}
+		cf.Message = ownEndMessage(cf.Nodes, cf.MustEnd)
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))
 	default:

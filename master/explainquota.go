@@ -102,6 +102,10 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 	p := &s.Projects[e.Project]
 	switch {
 	case e.Borrow:
+		// Nothing of its project binds, but a Run:ai or OSMO user asks
+		// why its GPUs were taken back and whether they will be again.
+		return fmt.Sprintf("It is LOW-class work, which counts toward no quota: it borrows idle slots of pool %s and is the first reclaimed when a project under its quota needs them.",
+			s.Pools[e.Pool].Name), bindOver, e.Project
 	case guaranteed(e) && h.fixed[e.Project]+need > p.Quota:
 		return quotaWithin(p, h.fixed[e.Project], need, s.BorrowIdle(ji, need)), bindWithin, e.Project
 	case !guaranteed(e) && h.alloc[e.Project]+need > p.Quota:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/master/mastertest"
 	"github.com/allot-sched/allot/store"
 )
@@ -269,6 +270,16 @@ func elasticGrows(t *testing.T, h *harness) {
 	tasks, _ = h.st.Tasks(h.ctx, store.TaskFilter{JobID: elastic})
 	if task := tasks[0]; task.State != store.TaskRunning || task.Attempt != 3 || task.Restarts != 2 || task.Reserved != nil {
 		t.Fatalf("elastic task %+v, want running its third attempt", task)
+	}
+	// Each resized attempt says so, not "checkpointed to move".
+	var j api.Job
+	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(elastic, 10), nil, &j); code != 200 || len(j.TaskList) != 1 {
+		t.Fatalf("job %d: status %d, %+v", elastic, code, j)
+	}
+	for _, at := range j.TaskList[0].Attempts[:2] {
+		if at.Reason != "checkpointed to resize" {
+			t.Fatalf("attempt %d ended %q, want checkpointed to resize", at.Number, at.Reason)
+		}
 	}
 	// Resizes are not preemptions: they do not count against a budget.
 	h.m.lock()

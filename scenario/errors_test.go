@@ -86,6 +86,8 @@ func TestParseErrorsPools(t *testing.T) {
 			"policy: expected one of fifo, backfill, fair_share, priority, quota, multifactor, got a list"},
 		{"unknown pool field", "pools:\n- name: a\n  polcy: fifo\n  policy: fifo\n  nodes: [{name: n, slots: 1}]\n", 3,
 			`pools[0] "a": unknown field "polcy"; did you mean "policy"?`},
+		{"the configuration's grace", "pools:\n- name: a\n  policy: priority\n  grace: 20s\n  nodes: [{name: n, slots: 1}]\n", 4,
+			`pools[0] "a": grace: grace is the master's configuration's (how long a preempted task may take to checkpoint): a scenario gives how long its checkpoints take, checkpoint_cost`},
 		{"duplicate pool", pools + "  - {name: gpu, policy: fifo, nodes: [{name: z, slots: 1}]}\n", 9,
 			// The cluster spec's path names the entry, as the master's does.
 			`pools[2] "gpu": name: duplicate pool name "gpu" (first at line 2)`},

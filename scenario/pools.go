@@ -138,6 +138,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	}
 	yamlfield.Field(f, "quota", &pl.Quota, yamlfield.IntAtLeast(0))
 	spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries)
+	configOnly(f)
 	f.Done()
 	p.CheckPolicy(f, &pl.Pool)
 	if pl.Policy != "" {
@@ -297,4 +298,21 @@ func masterKeys(f *yamlfield.Fields) []string {
 		}
 	}
 	return keys
+}
+
+// configPoolFields are the pool fields only the master's configuration
+// has, with what a scenario says instead: a pool copied from a
+// configuration file was refused with "unknown field" and no word why.
+var configPoolFields = []struct{ key, instead string }{
+	{"grace", "grace is the master's configuration's (how long a preempted task may take to checkpoint): a scenario gives how long its checkpoints take, checkpoint_cost"},
+}
+
+// configOnly reports each configuration-only field of pool f with what
+// to write instead.
+func configOnly(f *yamlfield.Fields) {
+	for _, c := range configPoolFields {
+		if f.Lookup(c.key) != nil {
+			f.Errorf(c.key, "%s", c.instead)
+		}
+	}
 }

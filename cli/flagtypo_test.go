@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestUnknownFlagSuggests: a mistyped long flag names the flag meant, a
+// typo away or the only one the word begins, the command's own or a
+// global one; a word like no flag gets none; it stays a usage error.
+func TestUnknownFlagSuggests(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"jobs", "--projct", "x"}, "unknown flag: --projct; did you mean --project?"},
+		{[]string{"jobs", "--al"}, "unknown flag: --al; did you mean --all?"},
+		{[]string{"usage", "--sinse", "1d"}, "unknown flag: --sinse; did you mean --since?"},
+		{[]string{"jobs", "--mastr", "x"}, "unknown flag: --mastr; did you mean --master?"},
+		{[]string{"jobs", "--xyzzy"}, "unknown flag: --xyzzy\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(tt.args, &out, &errOut)
+			if code != ExitUsage || !strings.HasPrefix(errOut.String(), "allot: "+tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), ExitUsage, tt.want)
+			}
+		})
+	}
+}
