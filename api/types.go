@@ -41,6 +41,11 @@ type Job struct {
 	Environment   map[string]string `json:"environment,omitempty"`
 	SubmittedAt   time.Time         `json:"submitted_at"`
 	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	// Ending says the job has ended in the store (State killed, EndedAt
+	// the kill's time) but Running of its tasks still hold their GPUs,
+	// being killed, until their agents report the end: clients show it
+	// as JobStateKilling (ShownState), not as ended.
+	Ending bool `json:"ending,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`
@@ -582,4 +587,18 @@ type TrialMetrics struct {
 // logs them too. A master before this answer replied 204 with no body.
 type Reload struct {
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// JobStateKilling is the state a client shows for a job that is Ending,
+// and the state filter of GET /jobs that selects those jobs; no job is
+// stored in it (Job.State stays killed).
+const JobStateKilling = "killing"
+
+// ShownState is the state to show a user: killing while the job is
+// Ending, else its State.
+func (j Job) ShownState() string {
+	if j.Ending {
+		return JobStateKilling
+	}
+	return j.State
 }
