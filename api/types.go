@@ -41,6 +41,11 @@ type Job struct {
 	Environment   map[string]string `json:"environment,omitempty"`
 	SubmittedAt   time.Time         `json:"submitted_at"`
 	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	// Ending says the job has ended in the store (State killed, EndedAt
+	// the kill's time) but Running of its tasks still hold their GPUs,
+	// being killed, until their agents report the end: clients show it
+	// as JobStateKilling (ShownState), not as ended.
+	Ending bool `json:"ending,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`

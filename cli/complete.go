@@ -120,7 +120,7 @@ func nameList[T any](items []T, err error) func(name func(T) string) ([]string, 
 func registerJobsCompletion(cmd *cobra.Command) {
 	for flag, f := range map[string]cobra.CompletionFunc{
 		"pool": completePools, "project": completeProjects, "node": completeNodes, "user": completeUsers,
-		"state": cobra.FixedCompletions(jobStates, noFiles),
+		"state": cobra.FixedCompletions(listStates, noFiles),
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(flag, f)
 	}

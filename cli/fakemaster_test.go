@@ -322,7 +322,7 @@ func (f *fakeMaster) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []api.Job{}
 	for _, j := range f.jobs {
-		if s := q.Get("state"); s != "" && !slices.Contains(strings.Split(s, ","), j.State) {
+		if s := strings.Split(q.Get("state"), ","); s[0] != "" && !slices.Contains(s, j.State) && !(j.Ending && slices.Contains(s, "killing")) {
 			continue
 		}
 		if p := q.Get("pool"); p != "" && j.Pool != p {

@@ -15,9 +15,11 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/plural"
 )
 
-// Job states as the API shows them; the last three are terminal.
+// Job states as the API shows them; the last three are terminal. allot
+// jobs --state takes killing too (listStates, jobstate.go).
 var (
 	jobStates      = []string{"queued", "running", "completed", "failed", "killed"}
 	terminalStates = []string{"completed", "failed", "killed"}
@@ -169,8 +171,10 @@ func newJobsCmd() *cobra.Command {
 		Short: "List the queue in scheduling order",
 		Long: `List jobs in scheduling order with their place in their pool's queue and,
 for waiting jobs, why they wait. By default only queued and running jobs
-are shown; --all adds completed, failed and killed ones, newest first,
-and --state shows one state. --node shows the jobs with a task on that
+are shown, and killing ones: killed, but with tasks that still hold
+their GPUs until their agents confirm the end; --all adds completed,
+failed and killed ones, newest first, and --state shows one state
+(killed includes the jobs still killing). --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
 allot projects counts them; where you have no role, only your own jobs
@@ -199,7 +203,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, completed, failed or killed")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (killed, tasks still stopping), completed, failed or killed")
 	fl.StringVar(&f.user, "user", "", "only jobs of this user")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -214,8 +218,8 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
-	if f.state != "" && !slices.Contains(jobStates, f.state) {
-		return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.state)
+	if f.state != "" && !slices.Contains(listStates, f.state) {
+		return usageErrorf("--state: expected one of %s, got %q", strings.Join(listStates, ", "), f.state)
 	}
 	if f.subprojects && f.project == "" {
 		return usageErrorf("--subprojects: needs --project")
@@ -261,7 +265,7 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 // jobs than one answer should carry.
 func fetchJobs(ctx context.Context, c *client.Client, filter client.JobFilter, all bool) ([]api.Job, error) {
 	live, ended := filter, filter
-	live.State, ended.State = "queued,running", strings.Join(terminalStates, ",")
+	live.State, ended.State = liveStates, strings.Join(terminalStates, ",")
 	wantLive, wantEnded := true, all && filter.Node == ""
 	if filter.State != "" {
 		isEnded := slices.Contains(terminalStates, filter.State)
@@ -271,7 +275,7 @@ func fetchJobs(ctx context.Context, c *client.Client, filter client.JobFilter, a
 	jobs := []api.Job{}
 	if wantLive {
 		var err error
-		if jobs, err = c.Jobs(ctx, live); err != nil {
+		if jobs, err = liveJobs(ctx, c, live); err != nil {
 			return nil, err
 		}
 	}
@@ -316,7 +320,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 		if j.Position > 0 {
 			pos = strconv.Itoa(j.Position)
 		}
-		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.State, j.Pool, j.Project, strconv.Itoa(j.Slots),
+		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project, strconv.Itoa(j.Slots),
 			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
 			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
@@ -367,13 +371,13 @@ func startText(j api.Job, kind string) string {
 // keepJob applies the filter, and without --all or --state hides ended jobs.
 func keepJob(j api.Job, f client.JobFilter, all bool) bool {
 	switch {
-	case f.State != "" && j.State != f.State,
+	case f.State != "" && !inState(j, f.State),
 		f.Pool != "" && j.Pool != f.Pool,
 		f.Project != "" && j.Project != f.Project && !f.Subprojects, // the master knows the tree
 		f.User != "" && j.User != f.User:
 		return false
 	}
-	return all || f.State != "" || !slices.Contains(terminalStates, j.State)
+	return all || f.State != "" || j.Ending || !slices.Contains(terminalStates, j.State)
 }
 
 // jobReason is why a job waits, or how it ended.
@@ -500,6 +504,8 @@ func printKilled(w io.Writer, r api.KillReply) error {
 	switch {
 	case !r.AlreadyEnded:
 		err = printJobState(w, j)
+	case j.Ending:
+		_, err = fmt.Fprintf(w, "job %d (%s) is already being killed: %s still stopping\n", j.ID, j.Name, plural.Count(j.Running, "task"))
 	case j.State == "killed":
 		_, err = fmt.Fprintf(w, "job %d (%s) was already killed\n", j.ID, j.Name)
 	default:
@@ -551,7 +557,7 @@ func newJobSetWeightCmd() *cobra.Command {
 }
 
 func printJobState(w io.Writer, j api.Job) error {
-	_, err := fmt.Fprintf(w, "job %d (%s): %s\n", j.ID, j.Name, j.State)
+	_, err := fmt.Fprintf(w, "job %d (%s): %s\n", j.ID, j.Name, j.ShownState())
 	return err
 }
 

@@ -136,16 +136,16 @@ func TestJobs(t *testing.T) {
 1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
 2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -          behind job 5
 `},
-		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
+		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed, got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"jobs", "3"}, err: `allot jobs: unexpected argument "3": it takes no arguments (allot jobs)`},
 	})
 	// The filters went to the master too.
 	for _, want := range []string{
 		"GET /api/v1/jobs?project=vision&state=queued&user=ana",
-		"GET /api/v1/jobs?project=ml&state=queued%2Crunning&subprojects=true",
+		"GET /api/v1/jobs?project=ml&state=queued%2Crunning%2Ckilling&subprojects=true",
 		// live jobs in one answer, ended ones a page at a time
-		"GET /api/v1/jobs?state=queued%2Crunning",
+		"GET /api/v1/jobs?state=queued%2Crunning%2Ckilling",
 		"GET /api/v1/jobs?limit=500&state=completed%2Cfailed%2Ckilled",
 		"GET /api/v1/jobs?limit=500&state=completed",
 	} {

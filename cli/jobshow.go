@@ -16,7 +16,7 @@ func printJob(w io.Writer, j api.Job) error {
 	t := newTable(w, "ID", strconv.FormatInt(j.ID, 10))
 	t.row("Name", j.Name)
 	t.row("Kind", orDash(j.Kind))
-	t.row("State", j.State)
+	t.row("State", j.ShownState())
 	if j.Reason != "" {
 		t.row("Reason", j.Reason)
 	}
@@ -36,7 +36,7 @@ func printJob(w io.Writer, j api.Job) error {
 		t.row("On preempt", exitActionsText(j))
 	}
 	t.row("Slots", slotsText(j))
-	t.row("Tasks", fmt.Sprintf("%d running of %d", j.Running, j.Tasks))
+	t.row("Tasks", tasksText(j))
 	if j.Holding > 0 {
 		t.row("Holding", fmt.Sprintf("%d GPUs now", j.Holding))
 	}
@@ -49,7 +49,9 @@ func printJob(w io.Writer, j api.Job) error {
 	}
 	t.row("Time limit", limit)
 	t.row("Submitted", formatTime(&j.SubmittedAt))
-	t.row("Ended", formatTime(j.EndedAt))
+	for _, r := range endedRows(j) {
+		t.row(r[0], r[1])
+	}
 	// A script keeps its lines, each under the one before it, so that
 	// it reads as the shell runs it.
 	lines := strings.Split(strings.TrimRight(j.Entrypoint, "\n"), "\n")

@@ -294,7 +294,7 @@ func (ja *jobsAPI) liveJobs(sel jobsSel) []api.Job {
 	}
 	var jobs []*jobRead
 	for j := range v.jobs.all() {
-		if sel.matches(j.rec) && (sel.node == "" || j.on(v, sel.node)) {
+		if sel.matches(j) && (sel.node == "" || j.on(v, sel.node)) {
 			jobs = append(jobs, j)
 		}
 	}

@@ -52,7 +52,7 @@ func (jq jobsQuery) filter(ctx context.Context, r *http.Request) (store.JobFilte
 		return store.JobFilter{}, "", err
 	}
 	f := store.JobFilter{Pool: q.Get("pool"), Project: q.Get("project"), User: q.Get("user")}
-	states, err := parseStates(q.Get("state"))
+	states, err := parseJobStates(q.Get("state"))
 	if err != nil {
 		return f, "", err
 	}
@@ -145,17 +145,32 @@ func unknownValue(what, value string, valid []string) error {
 	return badRequest(what, "%s %q: no such %s (%ss: %s)", what, value, what, what, list)
 }
 
+// parseJobStates reads GET /jobs's state filter: parseStates's, and
+// killing (stateKilling: the jobs still ending, readview_ending.go), which
+// the live jobs answer (jobsSel.matches) and endedFilter keeps from the
+// store.
+func parseJobStates(s string) ([]store.JobState, error) {
+	return statesIn(s, []store.JobState{store.JobQueued, store.JobRunning, stateKilling, store.JobCompleted, store.JobFailed, store.JobKilled})
+}
+
 // parseStates reads a state filter: one job state or several separated
 // by commas ("queued,running": the live jobs); "" selects every state.
-func parseStates(s string) ([]store.JobState, error) {
+func parseStates(s string) ([]store.JobState, error) { return statesIn(s, jobStates) }
+
+// statesIn reads a state filter of the states in allowed.
+func statesIn(s string, allowed []store.JobState) ([]store.JobState, error) {
 	if s == "" {
 		return nil, nil
 	}
 	var out []store.JobState
 	for _, v := range strings.Split(s, ",") {
 		st := store.JobState(strings.TrimSpace(v))
-		if !slices.Contains(jobStates, st) {
-			return nil, badRequest("state", "state %q: expected one of queued, running, completed, failed, killed, or several separated by commas", v)
+		if !slices.Contains(allowed, st) {
+			names := make([]string, len(allowed))
+			for i, a := range allowed {
+				names[i] = string(a)
+			}
+			return nil, badRequest("state", "state %q: expected one of %s, or several separated by commas", v, strings.Join(names, ", "))
 		}
 		if !slices.Contains(out, st) {
 			out = append(out, st)

@@ -19,10 +19,15 @@ type jobsSel struct {
 	under []string
 }
 
-// matches reports whether a live job's record passes the selection but
-// its node.
-func (s jobsSel) matches(rec store.Job) bool {
-	return matchesLive(rec, s.f) && (s.under == nil || slices.Contains(s.under, rec.Project))
+// matches reports whether a live job passes the selection but its node.
+// A job still ending (jobRead.ending) passes state=killing, and the state
+// it is stored in, killed.
+func (s jobsSel) matches(j *jobRead) bool {
+	f := s.f
+	if j.ending() && slices.Contains(f.States, stateKilling) {
+		f.States = nil
+	}
+	return matchesLive(j.rec, f) && (s.under == nil || slices.Contains(s.under, j.rec.Project))
 }
 
 // subtree lists project and the projects under it in projects, in file

@@ -124,7 +124,7 @@ func livePage(v *readView, p auth.Principal, sel jobsSel, pg pageReq) []*jobRead
 		if len(out) == pg.limit {
 			break
 		}
-		if !sel.matches(j.rec) || (sel.node != "" && !j.on(v, sel.node)) || p.CanRead(j.rec.Project, j.rec.User) != nil {
+		if !sel.matches(j) || (sel.node != "" && !j.on(v, sel.node)) || p.CanRead(j.rec.Project, j.rec.User) != nil {
 			continue
 		}
 		out = append(out, j)

@@ -29,9 +29,11 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	out.Tasks = j.tasks
 	out.Running = j.active
 	out.Holding = j.used
-	if lost := lostReasonOf(v, j.rec.ID); lost != "" {
+	lost := lostReasonOf(v, j.rec.ID)
+	if lost != "" {
 		out.Reason = lost
 	}
+	showEnding(&out, j, now, lost != "") // readview_ending.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if pos > 0 && j.pending != nil {

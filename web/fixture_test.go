@@ -336,7 +336,9 @@ func (f *fixture) listJobs(w http.ResponseWriter, r *http.Request) {
 		projects = f.subtree(q.Get("project"))
 	}
 	for _, j := range f.jobs {
-		if matchAny(q.Get("state"), j.State) && match(q.Get("pool"), j.Pool) &&
+		// As the master, state=killing selects the jobs still ending.
+		inState := matchAny(q.Get("state"), j.State) || (j.Ending && q.Get("state") != "" && matchAny(q.Get("state"), "killing"))
+		if inState && match(q.Get("pool"), j.Pool) &&
 			(projects[0] == "" || slices.Contains(projects, j.Project)) && match(q.Get("user"), j.User) {
 			c := *j
 			c.TaskList = nil

@@ -122,6 +122,13 @@ export function bar(used, total, label, mark) {
   return h('span', {class: 'bar-wrap'}, b, h('span', {class: 'bar-text'}, label || `${used} / ${total}`));
 }
 
+// shownState is the state to show of a job: killing while it is ending
+// (the API's ending: killed, but tasks still hold their GPUs until their
+// agents confirm the end), else its state.
+export function shownState(j) {
+  return j.ending ? 'killing' : j.state;
+}
+
 // stateBadge shows a state as a word; the colour only repeats it.
 export function stateBadge(state) {
   return h('span', {class: 'state state-' + String(state || 'unknown').replace(/[^a-z_]/g, '')}, state || 'unknown');

@@ -3,7 +3,7 @@
 // and priority actions.
 
 import {call, get, mayChange, mayKill, whoami} from './api.js';
-import {blockerRef, duration, estimate, fill, h, jobLink, memo, stateBadge, when, yesNo} from './dom.js';
+import {blockerRef, duration, estimate, fill, h, jobLink, memo, shownState, stateBadge, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
 
@@ -24,7 +24,7 @@ export function mount(root, ctx) {
   const render = (j) => {
     act.job = j;
     if (same(j)) return;
-    fill(title, `Job ${j.id} · ${j.name || '(unnamed)'} `, stateBadge(j.state));
+    fill(title, `Job ${j.id} · ${j.name || '(unnamed)'} `, stateBadge(shownState(j)));
     renderWhy(why, j);
     renderFields(fields, j);
     renderTasks(tasks, j);
@@ -291,12 +291,21 @@ function joinNodes(nodes) {
   return out;
 }
 
+// endedRows are a job's rows of its end: Ended, or for a job still
+// ending (killed, its tasks still stopping), when the kill was asked for
+// and an Ended yet to come, so that no one reads its GPUs as free.
+function endedRows(j) {
+  if (!j.ending) return [['Ended', j.ended_at ? when(j.ended_at) : '—']];
+  const n = j.running === 1 ? '1 task' : `${j.running} tasks`;
+  return [['Kill requested', when(j.ended_at)], ['Ended', `not yet: ${n} still stopping`]];
+}
+
 function renderFields(el, j) {
   const env = Object.keys(j.environment || {}).sort();
   const rows = [
-    ['Kind', j.kind], ['State', j.reason ? [stateBadge(j.state), ' ', j.reason] : stateBadge(j.state)],
+    ['Kind', j.kind], ['State', j.reason ? [stateBadge(shownState(j)), ' ', j.reason] : stateBadge(shownState(j))],
     ['Project', j.project], ['User', j.user || '—'], ['Pool', j.pool],
-    ['Tasks', `${j.running} running of ${j.tasks}`],
+    ['Tasks', `${j.running} ${j.ending ? 'still stopping' : 'running'} of ${j.tasks}`],
     ['Slots per task', j.min_slots ? `${j.slots} (elastic down to ${j.min_slots})` : j.slots],
     ...requested(j),
     ['Priority', j.priority_class ? `${j.priority} (${j.priority_class})` : j.priority],
@@ -305,7 +314,7 @@ function renderFields(el, j) {
     ['Entrypoint', h('code', {}, j.entrypoint || '—')],
     ['Environment', env.length ? h('ul', {class: 'chips'}, env.map((k) => h('li', {}, `${k}=${j.environment[k]}`))) : '—'],
     ['Submitted', when(j.submitted_at)],
-    ['Ended', j.ended_at ? when(j.ended_at) : '—'],
+    ...endedRows(j),
   ];
   fill(el, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }

@@ -4,9 +4,11 @@
 // (#/jobs?state=queued&pool=a100).
 
 import {get, readsProject, whoami} from './api.js';
-import {blockerRef, estimate, fill, h, jobLink, memo, stateBadge, table} from './dom.js';
+import {blockerRef, estimate, fill, h, jobLink, memo, shownState, stateBadge, table} from './dom.js';
 
-const states = ['queued', 'running', 'completed', 'failed', 'killed'];
+// killing: killed jobs whose tasks still stop (the API's ending), which
+// the master's state filter selects too.
+const states = ['queued', 'running', 'killing', 'completed', 'failed', 'killed'];
 const ended = ['completed', 'failed', 'killed'];
 const pageSize = 200;
 const filters = ['state', 'pool', 'project', 'subprojects', 'user'];
@@ -72,7 +74,7 @@ export function mount(root, ctx) {
       if (!params.project) params.subprojects = '';
       const st = params.state;
       const [live, old, pools, projects, w] = await Promise.all([
-        ended.includes(st) ? [] : get('/jobs', signal, {...params, state: st || 'queued,running'}),
+        ended.includes(st) ? [] : get('/jobs', signal, {...params, state: st || 'queued,running,killing'}),
         st && !ended.includes(st) ? {jobs: [], more: false} : endedJobs({...params, state: st || ended.join(',')}, want, signal),
         get('/pools', signal),
         get('/projects', signal),
@@ -136,11 +138,11 @@ function setValue(el, v) {
 
 function row(j) {
   const p = j.pending;
-  return h('tr', {'data-job': j.id, class: 'state-row-' + j.state},
+  return h('tr', {'data-job': j.id, class: 'state-row-' + shownState(j)},
     h('td', {class: 'num'}, j.position || '—'),
     h('td', {class: 'num'}, jobLink(j.id, String(j.id))),
     h('td', {class: 'name'}, jobLink(j.id, j.name || '(unnamed)')),
-    h('td', {}, stateBadge(j.state)),
+    h('td', {}, stateBadge(shownState(j))),
     h('td', {}, j.pool),
     h('td', {}, j.project),
     h('td', {}, j.user || '—'),

@@ -28,7 +28,7 @@ export function mount(root) {
       const [pools, nodes, running, queued] = await Promise.all([
         get('/pools', signal),
         get('/nodes', signal),
-        get('/jobs', signal, {state: 'running'}),
+        get('/jobs', signal, {state: 'running,killing'}), // killing: tasks still hold GPUs
         get('/jobs', signal, {state: 'queued'}),
       ]);
       const holding = running.concat(queued.filter((j) => j.running > 0));
@@ -66,7 +66,7 @@ async function updateHolders(cache, jobs, signal) {
 }
 
 function sig(j) {
-  return `${j.state}/${j.running}`;
+  return `${j.state}/${j.ending}/${j.running}`;
 }
 
 // gpuHolders maps "node/gpu" to the job and task of an open attempt there.
@@ -153,7 +153,7 @@ function nodeCard(n, held, legend, others) {
     const type = gpu ? gpu.type || gpu.name || '' : '';
     if (who) {
       legend.set(who.id, who);
-      const cell = h('li', {class: 'gpu held', title: `GPU ${idx}${type ? ' (' + type + ')' : ''}: job ${who.id} ${who.name}, task ${who.task}`},
+      const cell = h('li', {class: 'gpu held', title: `GPU ${idx}${type ? ' (' + type + ')' : ''}: job ${who.id} ${who.name}, task ${who.task}${who.state === 'killing' ? ', being killed' : ''}`},
         h('span', {class: 'gpu-i'}, idx), h('a', {href: '#/jobs/' + who.id, 'aria-label': `GPU ${idx}: job ${who.id}, task ${who.task}`}, '#' + who.id));
       cell.style.setProperty('--hue', jobHue(who.id));
       cells.push(cell);

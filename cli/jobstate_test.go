@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// endingJob is a job killed while its agent has not confirmed the end:
+// stored killed, its task still stopping (api.Job.Ending).
+func endingJob() api.Job {
+	return api.Job{ID: 7, Name: "sweep", Kind: "command", State: "killed", Ending: true, Project: "vision", User: "ana",
+		Pool: "batch", Slots: 2, Tasks: 1, Running: 1, Holding: 2, Priority: 42, Weight: 1, SubmittedAt: t0.Add(-10 * time.Minute),
+		EndedAt: ptr(t0), Entrypoint: "python sweep.py",
+		Reason: "being killed: 1 task still stopping on dgx-1, its agent has not confirmed the end (for 5s); killed through the API by user:ana"}
+}
+
+// TestJobsKilling: allot jobs and allot job show call a job still being
+// killed killing, with the master's reason, not killed, and list it by
+// default; --state killing lists it alone, --state killed with the
+// killed jobs, --state running not.
+func TestJobsKilling(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	f.jobs = append(f.jobs, endingJob())
+	const head = "POS  ID  NAME   STATE    POOL   PROJECT  SLOTS  TASKS  START  REASON\n"
+	const row = "-    7   sweep  killing  batch  vision   2      1/1    -      being killed: 1 task still stopping on dgx-1, its agent has not confirmed the end (for 5s); killed through the API by user:ana\n"
+	runCLICases(t, f, []cliCase{
+		{name: "killing", args: []string{"jobs", "--state", "killing"}, out: head + row},
+		{name: "killed takes the jobs still killing", args: []string{"jobs", "--state", "killed", "--pool", "batch"}, out: head + row},
+		{name: "not running", args: []string{"jobs", "--state", "running", "--pool", "batch"},
+			out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  START  REASON\n"},
+		{name: "kill again", args: []string{"job", "kill", "7"}, out: "job 7 (sweep) is already being killed: 1 task still stopping\n"},
+	})
+	out, _, err := runAt(t, f, "jobs", "--pool", "batch")
+	if err != nil || !strings.Contains(out, "\n-    7   sweep     killing  batch") || !strings.Contains(out, "1/1    -      being killed: 1 task") {
+		t.Errorf("allot jobs: %v\n%s\nwant job 7 killing", err, out)
+	}
+	out, _, err = runAt(t, f, "job", "show", "7")
+	for _, want := range []string{"\nState           killing\n", "\nTasks           1 still stopping of 1\n",
+		"\nKill requested  2024-05-01 10:00:00\n", "\nEnded           not yet: 1 task still stopping\n", "Reason          being killed: 1 task"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("allot job show 7: %v; want %q in\n%s", err, want, out)
+		}
+	}
+}
+
+// TestJobsOlderMaster: a master that does not know the killing filter
+// refuses it; allot jobs asks again without it.
+func TestJobsOlderMaster(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := r.URL.Query().Get("state")
+		asked = append(asked, s)
+		if strings.Contains(s, "killing") {
+			reply(w, 400, api.Error{Error: `state "killing": expected one of queued, running, completed, failed, killed`, Field: "state"})
+			return
+		}
+		reply(w, 200, []api.Job{{ID: 1, Name: "a", State: "running", Pool: "p", Project: "q", Slots: 1, Tasks: 1, Running: 1}})
+	}))
+	t.Cleanup(srv.Close)
+	out, _, err := run(t, "--master", srv.URL, "jobs")
+	if err != nil || !strings.Contains(out, "running") || strings.Join(asked, " ") != "queued,running,killing queued,running" {
+		t.Errorf("allot jobs: %v, asked %q\n%s", err, asked, out)
+	}
+	if _, _, err := run(t, "--master", srv.URL, "jobs", "--state", "killing"); err == nil || !strings.Contains(err.Error(), "killing") {
+		t.Errorf("--state killing of an older master: %v, want its error", err)
+	}
+}

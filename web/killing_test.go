@@ -1,0 +1,54 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// endingFixture is the fixture with job 2 killed while its agent has not
+// confirmed the end: stored killed, its task still killing on gpu-a2,
+// holding GPUs 0-3 (the API's ending).
+func endingFixture() *fixture {
+	f := newFixture()
+	j := f.jobs[1]
+	j.State, j.Ending, j.EndedAt = "killed", true, atp(-5*time.Second)
+	j.Reason = "being killed: 1 task still stopping on gpu-a2, its agent has not confirmed the end (for 5s); killed through the API by user:root"
+	j.TaskList[0].State = "killing"
+	return f
+}
+
+// TestJobStillKilling: the dashboard shows a job whose kill its agent has
+// not confirmed as killing, not killed, in the job list (by default, and
+// under the killing filter), on its page (no Ended yet), and holding its
+// GPUs in the overview.
+func TestJobStillKilling(t *testing.T) {
+	f := endingFixture()
+	p := openPage(t, f, "#/jobs", wide)
+	row := p.waitText(`tr[data-job="2"]`, "killing")
+	if strings.Contains(row, "killed\t") || !strings.Contains(row, "being killed: 1 task still stopping on gpu-a2") {
+		t.Errorf("job 2's row = %q, want killing with the reason", row)
+	}
+	if cls := evalJS[string](p, `document.querySelector('tr[data-job="2"] .state').className`); cls != "state state-killing" {
+		t.Errorf("job 2's badge class = %q, want state state-killing", cls)
+	}
+	p.goTo("#/jobs?state=killing")
+	p.waitFor(`document.querySelectorAll('tr[data-job]').length === 1 && !!document.querySelector('tr[data-job="2"]')`, "job 2 alone under state=killing")
+
+	p.goTo("#/jobs/2")
+	fields := p.waitText("#fields", "Kill requested")
+	for _, want := range []string{"killing being killed: 1 task", "1 still stopping of 1", "not yet: 1 task still stopping"} {
+		if !strings.Contains(fields, want) {
+			t.Errorf("job 2's fields = %q, want %q", fields, want)
+		}
+	}
+	if title := p.waitText("h1", "killing"); strings.Contains(title, "killed") {
+		t.Errorf("job 2's title = %q, want killing", title)
+	}
+
+	p.goTo("#/")
+	p.waitFor(`document.querySelectorAll('[data-node="gpu-a2"] .gpu.held:not(.other)').length === 4`, "job 2's four GPUs on gpu-a2 held by it")
+	if title := evalJS[string](p, `document.querySelector('[data-node="gpu-a2"] .gpu.held').title`); title != "GPU 0 (A100): job 2 bert-finetune, task 0, being killed" {
+		t.Errorf("gpu-a2's GPU 0 = %q, want it held by job 2, being killed", title)
+	}
+}
