@@ -107,6 +107,10 @@ type Pending struct {
 	// request, one for every job of an answer, so that a client counting
 	// to EstimatedStart from it says what the message says.
 	AsOf *time.Time `json:"as_of,omitempty"`
+	// Priority is, in a multifactor pool, the job's multi-factor priority
+	// in the last pass (Slurm's number, higher runs first; squeue's %Q),
+	// never the 1-99 priority; absent elsewhere.
+	Priority float64 `json:"priority,omitempty"`
 }
 
 // Task is one task of a job with its attempts.

@@ -323,7 +323,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project, strconv.Itoa(j.Slots),
 			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
-			row = slices.Insert(row, 6, orDash(j.User), priorityText(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
+			row = slices.Insert(row, 6, orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
 		}
 		t.row(row...)
 	}
@@ -564,6 +564,16 @@ func printJobState(w io.Writer, j api.Job) error {
 func printJobPriority(w io.Writer, j api.Job) error {
 	_, err := fmt.Fprintf(w, "job %d (%s): priority %s\n", j.ID, j.Name, priorityText(j))
 	return err
+}
+
+// listedPriority is the PRIORITY of allot jobs -o wide: a waiting job's
+// multi-factor priority in a multifactor pool, which orders its queue
+// there ("10500.0050 (multifactor)", as squeue's %Q), else priorityText.
+func listedPriority(j api.Job) string {
+	if j.Pending != nil && j.Pending.Priority != 0 {
+		return strconv.FormatFloat(j.Pending.Priority, 'f', 4, 64) + " (multifactor)"
+	}
+	return priorityText(j)
 }
 
 // priorityText renders "40 (NORMAL)".

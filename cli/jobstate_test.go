@@ -71,3 +71,25 @@ func TestJobsOlderMaster(t *testing.T) {
 		t.Errorf("--state killing of an older master: %v, want its error", err)
 	}
 }
+
+// TestListedPriority: allot jobs -o wide gives a job waiting in a
+// multifactor pool its multi-factor priority, which orders that queue,
+// and every other job its 1-99 priority with its class.
+func TestListedPriority(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		job  api.Job
+		want string
+	}{
+		{"waiting in a multifactor pool", api.Job{Priority: 42, Pending: &api.Pending{Priority: 10500.005}},
+			"10500.0050 (multifactor)"},
+		{"waiting elsewhere", api.Job{Priority: 42, Pending: &api.Pending{Reason: "no_capacity"}}, "42 (NORMAL)"},
+		{"running", api.Job{Priority: 20, PriorityClass: "HIGH"}, "20 (HIGH)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := listedPriority(tc.job); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

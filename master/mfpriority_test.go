@@ -1,0 +1,46 @@
+package master
+
+import (
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestPendingMultifactorPriority: a job waiting in a multifactor pool
+// carries its multi-factor priority (what orders that queue, squeue's
+// %Q) in its pending explanation, in the list and on its own; one
+// waiting in a FIFO pool has none.
+func TestPendingMultifactorPriority(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         bool
+	}{
+		{"multifactor", lateExitConfig, true},
+		{"fifo", "pools:\n  - {name: default, policy: fifo}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, tc.config)))
+			a := h.agent("n1", 1)
+			h.submit(`{"name": "a", "entrypoint": "x", "resources": {"slots": 1}}`)
+			waiting := h.submit(`{"name": "b", "entrypoint": "x", "resources": {"slots": 1}}`)
+			h.step()
+			h.sync(a)
+			j := h.job(waiting)
+			if j.Pending == nil {
+				t.Fatalf("job %d: no pending explanation (state %s)", waiting, j.State)
+			}
+			if got := j.Pending.Priority > 0; got != tc.want {
+				t.Errorf("GET /jobs/%d: pending priority %v, want one: %v", waiting, j.Pending.Priority, tc.want)
+			}
+			var list []api.Job
+			if code := h.do("GET", "/api/v1/jobs", nil, &list); code != 200 {
+				t.Fatalf("GET /jobs: %d", code)
+			}
+			for _, l := range list {
+				if l.ID == waiting && (l.Pending == nil || l.Pending.Priority != j.Pending.Priority) {
+					t.Errorf("GET /jobs lists job %d with pending %+v, want priority %v", waiting, l.Pending, j.Pending.Priority)
+				}
+			}
+		})
+	}
+}
