@@ -17,9 +17,11 @@ import (
 
 // argSpec is what a Use line says of the positional arguments: the
 // required ones in order, then the optional ones (in [brackets]; flags
-// among a bracket's alternatives are not arguments).
+// among a bracket's alternatives are not arguments). variadic says the
+// last may repeat ("kill ID [ID...]").
 type argSpec struct {
 	required, optional []string
+	variadic           bool
 }
 
 // parseUse reads the arguments of a Use line.
@@ -31,6 +33,7 @@ func parseUse(use string) argSpec {
 			group, after, _ := strings.Cut(rest[1:], "]")
 			for _, alt := range strings.Split(group, "|") {
 				if alt = strings.TrimSpace(alt); alt != "" && !strings.HasPrefix(alt, "-") {
+					alt, s.variadic = strings.CutSuffix(alt, "...")
 					s.optional = append(s.optional, alt)
 					break
 				}

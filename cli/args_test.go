@@ -31,7 +31,7 @@ func TestArgsMatchUse(t *testing.T) {
 			if err := c.Args(c, n(most)); err != nil {
 				t.Errorf("%d arguments (%s): %v", most, c.Use, err)
 			}
-			if c.Args(c, n(most+1)) == nil {
+			if !spec.variadic && c.Args(c, n(most+1)) == nil {
 				t.Errorf("%d arguments accepted; Use %q says at most %d", most+1, c.Use, most)
 			}
 			if req > 0 && c.Args(c, n(req-1)) == nil {
@@ -68,17 +68,19 @@ func TestParseUse(t *testing.T) {
 	tests := []struct {
 		use                string
 		required, optional []string
+		variadic           bool
 	}{
-		{"jobs", nil, nil},
-		{"show ID", []string{"ID"}, nil},
-		{"set-weight ID WEIGHT", []string{"ID", "WEIGHT"}, nil},
-		{"sim [FILE | --from-history]", nil, []string{"FILE"}},
-		{"x [--flag]", nil, nil},
+		{"jobs", nil, nil, false},
+		{"show ID", []string{"ID"}, nil, false},
+		{"set-weight ID WEIGHT", []string{"ID", "WEIGHT"}, nil, false},
+		{"sim [FILE | --from-history]", nil, []string{"FILE"}, false},
+		{"x [--flag]", nil, nil, false},
+		{"kill ID [ID...]", []string{"ID"}, []string{"ID"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.use, func(t *testing.T) {
 			s := parseUse(tt.use)
-			if !slices.Equal(s.required, tt.required) || !slices.Equal(s.optional, tt.optional) {
+			if !slices.Equal(s.required, tt.required) || !slices.Equal(s.optional, tt.optional) || s.variadic != tt.variadic {
 				t.Errorf("parseUse(%q) = %+v, want required %q, optional %q", tt.use, s, tt.required, tt.optional)
 			}
 		})
@@ -101,8 +103,10 @@ func TestUsageErrors(t *testing.T) {
 			"allot job show: expected a job ID (allot job show ID)\nRun 'allot job show --help' for usage.\n"},
 		{"extra id", []string{"job", "show", "1", "2"},
 			"allot job show: unexpected argument \"2\": expected only a job ID (allot job show ID)\nRun 'allot job show --help' for usage.\n"},
-		{"extra ids", []string{"job", "kill", "1", "2", "3"},
-			"allot job kill: unexpected arguments \"2\", \"3\": expected only a job ID (allot job kill ID)\nRun 'allot job kill --help' for usage.\n"},
+		{"extra ids", []string{"job", "logs", "1", "2", "3"},
+			"allot job logs: unexpected arguments \"2\", \"3\": expected only a job ID (allot job logs ID)\nRun 'allot job logs --help' for usage.\n"},
+		{"kill with no id", []string{"job", "kill"},
+			"allot job kill: expected a job ID (allot job kill ID [ID...])\nRun 'allot job kill --help' for usage.\n"},
 		{"missing weight", []string{"job", "set-weight", "1"},
 			"allot job set-weight: expected a weight (allot job set-weight ID WEIGHT)\nRun 'allot job set-weight --help' for usage.\n"},
 		{"missing both", []string{"job", "set-priority"},

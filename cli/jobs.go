@@ -15,7 +15,6 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/client"
 	"github.com/allot-sched/allot/jobfile"
-	"github.com/allot-sched/allot/plural"
 )
 
 // Job states as the API shows them; the last three are terminal. allot
@@ -478,40 +477,6 @@ func newJobShowCmd() *cobra.Command {
 			defer cancel()
 			return c.Job(ctx, id)
 		}, printJob)
-}
-
-func newJobKillCmd() *cobra.Command {
-	cmd := jobCommand("kill ID", "Kill a job's tasks", "  allot job kill 12\n  allot job kill 12 -o json", 1,
-		func(cmd *cobra.Command, c *client.Client, id int64, _ []string) (api.KillReply, error) {
-			ctx, cancel := requestContext(cmd)
-			defer cancel()
-			return c.Kill(ctx, id)
-		}, printKilled)
-	cmd.Long = `Kill a job's tasks: queued ones at once, running ones through their agents
-(the job is killed at once, its tasks when their agents report them). A job
-that has already ended is left as it is, and the command says so; it still
-succeeds, so that a kill can be repeated. -o json and yaml print the master's
-reply: the job's fields and, for a job that had already ended,
-"already_ended": true.`
-	return cmd
-}
-
-// printKilled says what a kill did: killed the job, or nothing, as the
-// job had already ended (the master's already_ended).
-func printKilled(w io.Writer, r api.KillReply) error {
-	j := r.Job
-	var err error
-	switch {
-	case !r.AlreadyEnded:
-		err = printJobState(w, j)
-	case j.Ending:
-		_, err = fmt.Fprintf(w, "job %d (%s) is already being killed: %s still stopping\n", j.ID, j.Name, plural.Count(j.Running, "task"))
-	case j.State == "killed":
-		_, err = fmt.Fprintf(w, "job %d (%s) was already killed\n", j.ID, j.Name)
-	default:
-		_, err = fmt.Fprintf(w, "job %d (%s) had already ended: %s\n", j.ID, j.Name, j.State)
-	}
-	return err
 }
 
 func newJobSetPriorityCmd() *cobra.Command {

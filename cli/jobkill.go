@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/plural"
+)
+
+func newJobKillCmd() *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:               "kill ID [ID...]",
+		Short:             "Kill jobs' tasks",
+		Example:           "  allot job kill 12\n  allot job kill 12 13 14\n  allot job kill 12 -o json",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeJobID,
+		RunE:              func(cmd *cobra.Command, args []string) error { return runKills(cmd, &out, args) },
+	}
+	cmd.Long = `Kill jobs' tasks: queued ones at once, running ones through their agents
+(the job is killed at once, its tasks when their agents report them; until
+then it reads killing). A job that has already ended is left as it is, and
+the command says so; it still succeeds, so that a kill can be repeated.
+Several IDs are killed one after the other, as scancel does: a job that
+cannot be killed (no such job, not yours) is reported and the others are
+still killed; the command then exits 1. -o json and yaml print the
+master's reply: the job's fields and, for a job that had already ended,
+"already_ended": true; for several IDs, a list of the replies of the jobs
+killed.`
+	out.register(cmd)
+	return cmd
+}
+
+// runKills kills each job of args in turn, going on past the ones the
+// master refuses, and fails at the end if any was refused.
+func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	ids := make([]int64, len(args))
+	for i, a := range args {
+		id, err := parseJobID(a)
+		if err != nil {
+			return err
+		}
+		ids[i] = id
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	structured := out.format == outputJSON || out.format == outputYAML
+	replies := []api.KillReply{}
+	var failed []error
+	for _, id := range ids {
+		ctx, cancel := requestContext(cmd)
+		r, err := c.Kill(ctx, id)
+		cancel()
+		if err != nil {
+			// Only a refusal of this job lets the others go on; an
+			// unreachable master or a bad login would refuse them all.
+			var ae *client.Error
+			if len(ids) == 1 || !errors.As(err, &ae) || (ae.Status != http.StatusNotFound && ae.Status != http.StatusForbidden) {
+				return err
+			}
+			err = fmt.Errorf("job %d: %w", id, err)
+			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", err)
+			failed = append(failed, err)
+			continue
+		}
+		replies = append(replies, r)
+		if !structured {
+			if err := printKilled(w, r); err != nil {
+				return err
+			}
+		}
+	}
+	if structured {
+		// One ID keeps the one reply it always printed; several, a list.
+		var v any = replies
+		if len(ids) == 1 {
+			v = replies[0]
+		}
+		if _, err := out.structured(w, v); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s of %d not killed", plural.Count(len(failed), "job"), len(ids))
+	}
+	return nil
+}
+
+// printKilled says what a kill did: killed the job, or nothing, as the
+// job had already ended (the master's already_ended).
+func printKilled(w io.Writer, r api.KillReply) error {
+	j := r.Job
+	var err error
+	switch {
+	case !r.AlreadyEnded:
+		err = printJobState(w, j)
+	case j.Ending:
+		_, err = fmt.Fprintf(w, "job %d (%s) is already being killed: %s still stopping\n", j.ID, j.Name, plural.Count(j.Running, "task"))
+	case j.State == "killed":
+		_, err = fmt.Fprintf(w, "job %d (%s) was already killed\n", j.ID, j.Name)
+	default:
+		_, err = fmt.Fprintf(w, "job %d (%s) had already ended: %s\n", j.ID, j.Name, j.State)
+	}
+	return err
+}
