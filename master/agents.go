@@ -206,6 +206,7 @@ func (ag *agents) take(n *mnode) []api.Command {
 		if t := ag.lookup(c.Task); t != nil {
 			if p := t.part(n.rec.Name); p != nil {
 				p.delivered, p.deliveredSync, p.deliveredAt = true, n.syncs, ag.m.now()
+				ag.m.pub.markJob(t.job) // its notes: it may have run now (mayHaveRun)
 			}
 		}
 	}
@@ -546,18 +547,17 @@ func (ag *agents) loseAttempt(ctx context.Context, t *mtask, reason string, caus
 // endAttempt ends t's attempt, which no agent will report on, as kind
 // (lifecycle.EndLost, or lifecycle.EndKilled: killHeld) says, by
 // lifecycle.Ending.Decide, as loseAttempt says. The
-// transition keeps cause, and whether a part of a gang still starting
-// ran (PartRan: the master takes the task to have run, which the
-// store's attempt, running only once every part is, does not say), for
-// the what-if export (historyEvents): a start no agent answered is
-// start_lost, an attempt that ran on a node not lost meanwhile lost
-// (lostOnUpNode).
+// transition keeps cause, and whether an attempt still starting may have
+// run (PartRan: a part of a gang ran, or a start reached its agent, so
+// the master takes the task to have run, which the store's attempt,
+// running only once every part is, does not say), for the what-if
+// export (historyEvents): a start that never reached an agent, or that
+// its agent, heard from, does not run, is start_lost, an attempt that ran
+// on a node not lost meanwhile lost (lostOnUpNode).
 func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause store.Cause, kind lifecycle.EndKind) error {
-	ran := false
-	for _, p := range t.att.parts {
-		if p.state != partStarting {
-			ran = true
-		}
+	ran := t.mayHaveRun()
+	if cause == store.CauseNotRun {
+		ran = t.reportedRun() // its agent, heard from, does not run it
 	}
 	e, ea := ag.m.ending(t, kind, ran)
 	v := e.Decide()

@@ -235,9 +235,13 @@
 //
 // Agents that stay silent longer than the configured agent timeout are
 // marked lost, and their attempts end as lost: preemptible tasks (and
-// tasks that never ran) are requeued, others fail with the reason, or
+// tasks whose start never reached their agent) are requeued, others fail
+// with the reason, or
 // are held for lost_node_grace first (lifecycle.HoldsThroughLoss and
-// GraceOver, the rules the simulator's lost nodes follow). How a lost
+// GraceOver, the rules the simulator's lost nodes follow). A start that
+// reached its agent counts as run there (mtask.mayHaveRun): the agent may
+// have started the process and frozen before reporting it, so a task
+// that must not run twice is not started elsewhere meanwhile. How a lost
 // attempt ends its task is decided by lostEnd (exitactions.go), which
 // the notes of the tasks held on gone nodes follow too (lostview.go,
 // from the read view's records of the job's exit actions and each

@@ -70,14 +70,10 @@ func (ag *agents) nodeGone(ctx context.Context, n *mnode, to store.NodeState, re
 // holdsThroughLoss reports whether a task on a lost node keeps its attempt
 // for lost_node_grace, by the rule the simulator follows
 // (lifecycle.HoldsThroughLoss): a task that must not run twice (not
-// preemptible), is not being killed, and has run (a part reported
-// running).
+// preemptible), is not being killed, and may have run (mayHaveRun: a
+// part reported running, or its start reached the agent).
 func (ag *agents) holdsThroughLoss(t *mtask) bool {
-	ran := false
-	for _, p := range t.att.parts {
-		ran = ran || p.state != partStarting
-	}
-	return lifecycle.HoldsThroughLoss(ag.m.cfg.LostNodeGrace, t.job.rec.Preemptible, t.rec.State == store.TaskKilling, ran)
+	return lifecycle.HoldsThroughLoss(ag.m.cfg.LostNodeGrace, t.job.rec.Preemptible, t.rec.State == store.TaskKilling, t.mayHaveRun())
 }
 
 // killHeld ends at once, killed, the attempts of job j being killed that

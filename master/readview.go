@@ -115,10 +115,7 @@ func captureJob(j *mjob) *jobRead {
 			continue
 		}
 		r.holding++
-		ran := false
-		for _, p := range t.att.parts {
-			ran = ran || p.state != partStarting
-		}
+		ran := t.mayHaveRun()
 		for _, p := range t.att.parts {
 			r.used += len(p.gpus)
 			if !slices.Contains(r.nodes, p.node) {

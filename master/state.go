@@ -302,6 +302,33 @@ func (t *mtask) part(node string) *mpart {
 	return nil
 }
 
+// mayHaveRun reports whether t's attempt may have run, as a node's loss
+// decides it: a part reported running, or its start command reached the
+// agent (delivered), which may have started the process and frozen (a
+// SIGSTOPped agent, a cut network) before its report came. A task that
+// must not run twice is then held through the loss, or fails, rather
+// than started again elsewhere while it may still run there. An agent
+// that is heard from and does not run the attempt (settleMissing) is
+// taken at its word instead: reportedRun.
+func (t *mtask) mayHaveRun() bool {
+	for _, p := range t.att.parts {
+		if p.state != partStarting || p.delivered {
+			return true
+		}
+	}
+	return false
+}
+
+// reportedRun reports whether a part of t's attempt reported running.
+func (t *mtask) reportedRun() bool {
+	for _, p := range t.att.parts {
+		if p.state != partStarting {
+			return true
+		}
+	}
+	return false
+}
+
 func newNode(rec store.Node) *mnode {
 	return &mnode{rec: rec, used: map[int]*mtask{}, wake: make(chan struct{})}
 }
