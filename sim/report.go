@@ -155,11 +155,32 @@ func writeJobs(w io.Writer, jobs []JobResult) error {
 	return err
 }
 
-// writeAccounts prints each fair-share account's decayed usage.
+// writeAccounts prints each fair-share account's decayed usage. An
+// account with sub-accounts gives its subtree's, as allot usage does on
+// the live cluster, and its own beside it: the JSON result's usage is
+// its own only, which read alone makes a project whose users did the
+// work look idle.
 func writeAccounts(w io.Writer, as []AccountResult) {
+	tree := map[string]float64{}
+	parent := map[string]string{}
 	for _, a := range as {
-		fmt.Fprintf(w, "account      %s (shares %s): usage %s\n", a.Name,
-			strconv.FormatFloat(a.Shares, 'f', -1, 64), strconv.FormatFloat(round(a.Usage, 4), 'f', -1, 64))
+		parent[a.Name] = a.Parent
+	}
+	hasSub := map[string]bool{}
+	for _, a := range as {
+		tree[a.Name] += a.Usage
+		for p, seen := a.Parent, 0; p != "" && seen < len(as); p, seen = parent[p], seen+1 {
+			tree[p] += a.Usage
+			hasSub[p] = true
+		}
+	}
+	num := func(v float64) string { return strconv.FormatFloat(round(v, 4), 'f', -1, 64) }
+	for _, a := range as {
+		fmt.Fprintf(w, "account      %s (shares %s): usage %s", a.Name, strconv.FormatFloat(a.Shares, 'f', -1, 64), num(tree[a.Name]))
+		if hasSub[a.Name] {
+			fmt.Fprintf(w, " with its sub-accounts (own %s)", num(a.Usage))
+		}
+		fmt.Fprintln(w)
 	}
 }
 
