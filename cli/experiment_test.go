@@ -19,7 +19,7 @@ TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
 1      completed  3     1.2     1.2   3          0        1      stopped
 2      queued     -     -       -     -          0        0      continue
 `},
-		{name: "unknown job", args: []string{"experiment", "show", "99"}, err: "master: 404 Not Found: id: job 99 does not exist"},
+		{name: "unknown job", args: []string{"experiment", "show", "99"}, err: "master: 404 Not Found: job 99 does not exist"},
 		{name: "a command job", args: []string{"experiment", "show", "2"}, err: "job 2 is a command job, not an experiment: allot job show 2 shows it"},
 		{name: "a notebook", args: []string{"experiment", "show", "6"}, err: "job 6 is a notebook job, not an experiment"},
 		{name: "bad output", args: []string{"experiment", "show", "3", "-o", "xml"}, err: `--output: expected one of`},

@@ -293,7 +293,7 @@ Entrypoint   set -e
                python eval.py --split $s
              done
 `},
-		{name: "unknown job", args: []string{"job", "show", "99"}, err: "master: 404 Not Found: id: job 99 does not exist"},
+		{name: "unknown job", args: []string{"job", "show", "99"}, err: "master: 404 Not Found: job 99 does not exist"},
 		{name: "id not a number", args: []string{"job", "show", "abc"}, err: `job ID: expected a positive integer, got "abc"`},
 		{name: "id zero", args: []string{"job", "show", "0"}, err: `job ID: expected a positive integer, got "0"`},
 		{name: "id negative", args: []string{"job", "show", "--", "-3"}, err: `job ID: expected a positive integer, got "-3"`},
@@ -320,7 +320,7 @@ func TestJobChanges(t *testing.T) {
 		{name: "weight NaN", args: []string{"job", "set-weight", "5", "NaN"}, err: `weight: expected a number > 0, got "NaN"`},
 		{name: "weight infinite", args: []string{"job", "set-weight", "5", "inf"}, err: `weight: expected a number > 0, got "inf"`},
 		{name: "weight word", args: []string{"job", "set-weight", "5", "heavy"}, err: `weight: expected a number > 0, got "heavy"`},
-		{name: "weight of an unknown job", args: []string{"job", "set-weight", "77", "2"}, err: "master: 404 Not Found: id: job 77 does not exist"},
+		{name: "weight of an unknown job", args: []string{"job", "set-weight", "77", "2"}, err: "master: 404 Not Found: job 77 does not exist"},
 		{name: "kill", args: []string{"job", "kill", "6"}, out: "job 6 (notebook): killed\n"},
 		{name: "kill again", args: []string{"job", "kill", "6"}, out: "job 6 (notebook) was already killed\n"},
 		{name: "kill of a completed job", args: []string{"job", "kill", "2"}, out: "job 2 (old-eval) had already ended: completed\n"},

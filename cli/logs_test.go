@@ -39,7 +39,7 @@ func TestJobLogs(t *testing.T) {
 		{name: "ended, no output", args: []string{"job", "logs", "2"}},
 		{name: "task out of range", args: []string{"job", "logs", "3", "--task", "2"}, err: "--task: job 3 has 2 tasks, numbered from 0; got 2"},
 		{name: "negative task", args: []string{"job", "logs", "3", "--task", "-1"}, err: "--task: expected a task index >= 0, got -1"},
-		{name: "unknown job", args: []string{"job", "logs", "42"}, err: "master: 404 Not Found: id: job 42 does not exist"},
+		{name: "unknown job", args: []string{"job", "logs", "42"}, err: "master: 404 Not Found: job 42 does not exist"},
 		{name: "bad id", args: []string{"job", "logs", "x1"}, err: `job ID: expected a positive integer, got "x1"`},
 	})
 }

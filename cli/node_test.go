@@ -28,7 +28,7 @@ dgx-1  research  up,draining  h100  8/8    rack=r1,switch=s1  5s         new PSU
 }
 `},
 		{name: "drain without a reason", args: []string{"node", "drain", "dgx-1"}, err: "--reason: say why"},
-		{name: "drain an unknown node", args: []string{"node", "drain", "dgx-9", "--reason", "x"}, err: `404 Not Found: name: node "dgx-9": no such node`},
+		{name: "drain an unknown node", args: []string{"node", "drain", "dgx-9", "--reason", "x"}, err: `404 Not Found: node "dgx-9": no such node`},
 		{name: "resume yaml", args: []string{"node", "resume", "dgx-2", "-o", "yaml"}, out: `name: dgx-2
 pool: research
 state: lost

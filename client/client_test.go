@@ -215,6 +215,8 @@ func TestErrors(t *testing.T) {
 		{"field named inside the message", 400, `{"error":"unknown pool \"tpu\"","field":"pool"}`,
 			Error{400, `unknown pool "tpu"`, "pool"}, `master: 400 Bad Request: pool: unknown pool "tpu"`},
 		{"not found", 404, `{"error":"no job 99"}`, Error{404, "no job 99", ""}, "master: 404 Not Found: no job 99"},
+		{"not found, its path field left out", 404, `{"error":"job 99 does not exist","field":"id"}`,
+			Error{404, "job 99 does not exist", "id"}, "master: 404 Not Found: job 99 does not exist"},
 		{"plain text", 502, "upstream down\nmore detail", Error{502, "upstream down", ""}, "master: 502 Bad Gateway: upstream down"},
 		{"html", 503, "<html><body>busy</body></html>", Error{503, "", ""}, "master: 503 Service Unavailable"},
 		{"empty", 500, "", Error{500, "", ""}, "master: 500 Internal Server Error"},
