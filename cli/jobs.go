@@ -319,7 +319,7 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 		if j.Position > 0 {
 			pos = strconv.Itoa(j.Position)
 		}
-		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project, strconv.Itoa(j.Slots),
+		row := []string{pos, strconv.FormatInt(j.ID, 10), j.Name, j.ShownState(), j.Pool, j.Project, listedSlots(j),
 			fmt.Sprintf("%d/%d", j.Running, j.Tasks), startText(j, f.estimate), orDash(jobReason(j))}
 		if f.out.wide() {
 			row = slices.Insert(row, 6, orDash(j.User), listedPriority(j), strconv.FormatFloat(j.Weight, 'g', -1, 64), age(j.SubmittedAt))
@@ -529,6 +529,18 @@ func printJobState(w io.Writer, j api.Job) error {
 func printJobPriority(w io.Writer, j api.Job) error {
 	_, err := fmt.Fprintf(w, "job %d (%s): priority %s\n", j.ID, j.Name, priorityText(j))
 	return err
+}
+
+// listedSlots is the SLOTS of allot jobs: the GPUs a task asks, and what
+// the job's tasks hold where that is not as many per running task (an
+// elastic task running shrunk, a move's old placement still draining):
+// "4 (2 held)".
+func listedSlots(j api.Job) string {
+	s := strconv.Itoa(j.Slots)
+	if j.Holding > 0 && j.Holding != j.Slots*j.Running {
+		s += " (" + strconv.Itoa(j.Holding) + " held)"
+	}
+	return s
 }
 
 // listedPriority is the PRIORITY of allot jobs -o wide: a waiting job's

@@ -93,3 +93,23 @@ func TestListedPriority(t *testing.T) {
 		})
 	}
 }
+
+// TestListedSlots: SLOTS adds what a job holds only where it differs from
+// its slots per running task (an elastic task running shrunk).
+func TestListedSlots(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		job  api.Job
+		want string
+	}{
+		{"queued", api.Job{Slots: 4}, "4"},
+		{"two tasks at full size", api.Job{Slots: 4, Running: 2, Holding: 8}, "4"},
+		{"elastic, running shrunk", api.Job{Slots: 4, Running: 1, Holding: 2}, "4 (2 held)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := listedSlots(tc.job); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
