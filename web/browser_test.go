@@ -84,10 +84,11 @@ func (p *page) expect(substrings ...string) {
 const pageTimeout = 60 * time.Second
 
 // openPage opens the dashboard of f at hash (e.g. "#/jobs") in a new tab
-// of the given width, refreshing every 0.2 s so that tests wait little.
+// of the given width, refreshing every 0.2 s so that tests wait little;
+// before, when given, runs in the tab before the page loads (emulateZone).
 // At the end of the test it fails on any console error or exception the
 // test did not expect (see expect).
-func openPage(t *testing.T, f *fixture, hash string, width int64) *page {
+func openPage(t *testing.T, f *fixture, hash string, width int64, before ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
 	browserOnce.Do(startBrowser)
 	if browserErr != nil {
@@ -115,6 +116,7 @@ func openPage(t *testing.T, f *fixture, hash string, width int64) *page {
 	}()
 	t.Cleanup(p.checkConsole)
 	p.do(chromedp.EmulateViewport(width, 900))
+	p.do(before...)
 	p.do(chromedp.Navigate(srv.URL + "/?refresh=0.2" + hash))
 	return p
 }

@@ -304,9 +304,9 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		want      []string
 		change    func(*fixture) // of the fixture, before the page opens
 	}{
-		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "min ago"}, nil},
+		{"#/nodes", `#nodes tr[data-node="t4-1"]`, []string{"lost", "T4", "0 / 4", "rack=r1", "5m"}, nil},
 		{"#/nodes", `#nodes tr[data-node="gpu-a1"]`, []string{"up", "8 / 8", "8 × NVIDIA A100", "s ago"}, nil},
-		{"#/nodes", `#nodes tr[data-node="gpu-a2"]`, []string{"draining", "up", "4 / 8", "new PSU", "root", "min ago"}, nil},
+		{"#/nodes", `#nodes tr[data-node="gpu-a2"]`, []string{"draining", "up", "4 / 8", "new PSU", "root", " ago)"}, nil},
 		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 drained."}, nil},
 		{"#/nodes", `#nodes tr[data-node="gpu-a1"].row-warn`, []string{"up leaving", "8 / 8"}, leaving},
 		{"#/nodes", `#nodes-summary`, []string{"3 nodes, 1 not up, 1 leaving, 1 drained."}, leaving},
@@ -316,9 +316,9 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		{"#/projects", `#fairness tr[data-fair="nlp"]`, []string{"deprived", "75.0%", "10.0%", "1h 30m", "while 3 jobs waited"}, nil},
 		{"#/projects", `#fairness tr[data-fair="research"]`, []string{"fair", "100.0%", "45.0%", "30m"}, nil},
 		{"#/projects", `#fairness tr[data-fair="sandbox"]`, []string{"waits for a node", "pool batch, which has no node up", "not counted as deprivation"}, nil},
-		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2 days ago", "the window began before it"}, nil},
+		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2d ago", "the window began before it"}, nil},
 		// The reservation's start counts from the package's start (at), so
-		// "in 40 min" may read 39 by the time a loaded machine gets here.
+		// "in 40m" may read 39m by the time a loaded machine gets here.
 		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16", "job 3 (8 slots) in ", "4 slots for 40 min"}, nil},
 		{"#/pools", `#pools tr[data-pool="t4"]`, []string{"fair_share", "0 slots, no reservation ahead"}, nil},
 	}

@@ -208,20 +208,20 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 		{"must end and could be preempted, not before",
 			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{bert, resnet}, NotBefore: atp(time.Hour),
 				Message: "It could start on gpu-a1 once job 1 (resnet-sweep) ends and job 2 (bert-finetune) ends or is preempted."},
-			"not before in 1 h 0 min", map[string][]string{
-				"1": {"resnet-sweep", "vision", "8", "in 1 h 0 min"},
-				"2": {"bert-finetune", "nlp", "4", "in 40 min"}},
+			"not before in 1h (", map[string][]string{
+				"1": {"resnet-sweep", "vision", "8", "in 1h ("},
+				"2": {"bert-finetune", "nlp", "4", "in 40m ("}},
 			map[string]string{"1": "its end", "2": "its end or preemption"}},
 		{"one that must end has no time limit",
 			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{bert, endless},
 				Message: "It could start on gpu-a1 once job 1 (resnet-sweep) ends and job 2 (bert-finetune) ends or is preempted."},
 			"unknown (job 1, which must end for it, has no time limit)", map[string][]string{
-				"1": {"no time limit"}, "2": {"in 40 min"}},
+				"1": {"no time limit"}, "2": {"in 40m ("}},
 			map[string]string{"1": "its end", "2": "its end or preemption"}},
 		{"only being preempted",
 			api.Counterfactual{Nodes: []string{"gpu-a2"}, MustEnd: []api.JobRef{stopping},
 				Message: "It could start on gpu-a2 once job 2 (bert-finetune) is preempted."},
-			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 40 min"}}, nil},
+			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 40m ("}}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -272,8 +272,8 @@ func TestJobDetailCountsEstimateFromAsOf(t *testing.T) {
 		asOf *time.Time
 		want string
 	}{
-		{"as_of half an hour before the browser", atp(-30 * time.Minute), "in 1 h 10 min"},
-		{"no as_of", nil, "in 40 min"},
+		{"as_of half an hour before the browser", atp(-30 * time.Minute), "in 1h 10m ("},
+		{"no as_of", nil, "in 40m"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,9 +283,10 @@ func TestJobDetailCountsEstimateFromAsOf(t *testing.T) {
 			if c.asOf == nil {
 				// Counted from the browser's clock: from now, not from the
 				// fixture's anchor, which earlier tests leave behind. The
-				// page rounds to the nearest minute: ten seconds over
-				// keeps "40 min" for a page up to 40 s slow.
-				start := time.Now().Add(40*time.Minute + 10*time.Second)
+				// page counts whole seconds, as the command line does:
+				// half a minute over keeps "in 40m" for a page up to
+				// 30 s slow.
+				start := time.Now().Add(40*time.Minute + 30*time.Second)
 				f.jobs[2].Pending.EstimatedStart = &start
 			}
 			f.mu.Unlock()

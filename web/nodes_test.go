@@ -55,14 +55,15 @@ func TestNodeLossView(t *testing.T) {
 	f := newFixture()
 	f.mu.Lock()
 	// From the clock now, not the fixture's: the page counts from the
-	// browser's clock, and the package's tests run for a minute.
-	lost, until := time.Now().UTC().Add(-10*time.Minute), time.Now().UTC().Add(10*time.Minute)
+	// browser's clock, and the package's tests run for a minute. Half a
+	// minute over keeps "in 10m" for a page up to 30 s slow.
+	lost, until := time.Now().UTC().Add(-10*time.Minute), time.Now().UTC().Add(10*time.Minute+30*time.Second)
 	f.nodes[0].State, f.nodes[0].LostAt, f.nodes[0].HeldUntil = "lost", &lost, &until
 	f.mu.Unlock()
 	p := openPage(t, f, "#/nodes", wide)
 	name := f.nodes[0].Name
 	got := p.waitText(fmt.Sprintf(`#nodes tr[data-node=%q] td:nth-of-type(2)`, name), "since")
-	for _, want := range []string{"lost", "since 10 min ago", "tasks held until in 10 min"} {
+	for _, want := range []string{"lost", "since 10m", "tasks held until in 10m"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("state of lost %s = %q, want %q", name, got, want)
 		}

@@ -5,7 +5,7 @@
 // shell decides what they mean for the page.
 
 import {ApiError, Unauthorized, Unreachable, get, setToken, token} from './api.js';
-import {fill, h, relative, tickTimes} from './dom.js';
+import {fill, h, relative, stamp, tickTimes, zoneNote} from './dom.js';
 import * as overview from './overview.js';
 import * as jobs from './jobs.js';
 import * as job from './job.js';
@@ -153,7 +153,7 @@ async function checkStore() {
     el.hidden = true;
     return;
   }
-  const since = st.store && st.store.since ? new Date(st.store.since).toLocaleString() : 'a moment ago';
+  const since = st.store && st.store.since ? stamp(new Date(st.store.since)) : 'a moment ago';
   const why = st.store && st.store.error ? ` (${st.store.error})` : '';
   el.textContent = `The master cannot write to its database since ${since}${why}. ` +
     'It refuses changes until the database is back and retries by itself; running jobs go on.';
@@ -275,5 +275,8 @@ document.addEventListener('visibilitychange', () => {
   if (!document.hidden) refreshNow();
 });
 window.addEventListener('hashchange', route);
+// The times are the viewer's local ones, as the command line's are: say
+// once which zone that is.
+document.getElementById('zone').textContent = zoneNote();
 setInterval(tick, 1000);
 route();

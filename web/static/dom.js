@@ -33,17 +33,64 @@ export function fill(el, ...kids) {
   return el;
 }
 
-// relative says how far a time (ms from now) is, in words.
+// humanDur renders whole seconds as people read a wait, as the command
+// line and the scheduler's messages do (sched.HumanDuration): "45s",
+// "12m", "2h 10m", "3d 4h"; the two largest units, rounded down.
+export function humanDur(s) {
+  const units = [[86400, 'd'], [3600, 'h'], [60, 'm'], [1, 's']];
+  s = Math.max(0, Math.floor(s || 0));
+  for (let i = 0; i < units.length - 1; i++) {
+    const [n, name] = units[i];
+    if (s < n) continue;
+    const rest = Math.floor((s % n) / units[i + 1][0]);
+    return `${Math.floor(s / n)}${name}` + (rest > 0 ? ` ${rest}${units[i + 1][1]}` : '');
+  }
+  return `${s}s`;
+}
+
+// relative says how far a time (ms from now) is, as allot explain does:
+// "in 2h 10m", "5m 3s ago", "now".
 export function relative(ms) {
   const s = Math.round(ms / 1000);
-  const a = Math.abs(s);
-  if (a < 1) return 'now';
-  let txt;
-  if (a < 60) txt = `${a} s`;
-  else if (a < 3600) txt = `${Math.round(a / 60)} min`;
-  else if (a < 48 * 3600) txt = `${Math.floor(a / 3600)} h ${Math.round((a % 3600) / 60)} min`;
-  else txt = `${Math.round(a / 86400)} days`;
-  return s < 0 ? `${txt} ago` : `in ${txt}`;
+  if (s === 0) return 'now';
+  return s < 0 ? `${humanDur(-s)} ago` : `in ${humanDur(s)}`;
+}
+
+const pad = (n) => String(n).padStart(2, '0');
+
+// stamp writes a time as the command line does (allot job show):
+// "2026-11-20 19:06:02", in the viewer's time zone whatever the browser's
+// language, so that a date never reads 11/12 to one reader and 12/11 to
+// another. part 'minute' drops the seconds, as allot explain writes an
+// estimate; 'clock' keeps the time of day alone, for a log line.
+export function stamp(d, part) {
+  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const hm = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  if (part === 'minute') return `${date} ${hm}`;
+  const hms = `${hm}:${pad(d.getSeconds())}`;
+  return part === 'clock' ? hms : `${date} ${hms}`;
+}
+
+// zone names the viewer's offset from UTC at d ("UTC+01:00", "UTC"):
+// digits, not an abbreviation, which the browser's language would pick.
+export function zone(d) {
+  const off = -d.getTimezoneOffset();
+  if (!off) return 'UTC';
+  const a = Math.abs(off);
+  return `UTC${off < 0 ? '-' : '+'}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
+}
+
+// zoneNote says once per page which zone the times are in, with the
+// zone's name where the browser knows it.
+export function zoneNote() {
+  let name = '';
+  try {
+    name = Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+  } catch {
+    // An old browser without time zone names: the offset says enough.
+  }
+  const off = zone(new Date());
+  return `Times in ${name && name !== 'UTC' ? `${name}, ${off}` : off}`;
 }
 
 // duration renders whole seconds.
@@ -59,28 +106,25 @@ export function duration(s) {
   return parts.join(' ');
 }
 
-function clock(d) {
-  return d.toLocaleTimeString([], {hour: '2-digit', minute: '2-digit'});
-}
-
 function timeText(el) {
   const d = new Date(el.dateTime);
   // A master's as_of, when given, beats the browser's clock: the message
   // beside the time counts from it, and the two clocks may disagree.
   const from = el.dataset.from ? new Date(el.dataset.from).getTime() : NaN;
   const rel = relative(d - (isNaN(from) ? Date.now() : from));
-  return el.dataset.rel === 'both' ? `${rel} (${clock(d)})` : rel;
+  return el.dataset.rel === 'both' ? `${rel} (${stamp(d, 'minute')})` : rel;
 }
 
 // when is a <time> that shows how far the time is and keeps that current
-// (see tickTimes); the exact time is in its title. mode 'both' also shows
-// the clock time. from, when given, is the master's time to count from
-// (a pending's as_of) instead of the browser's clock.
+// (see tickTimes); the exact time, with its zone, is in its title. mode
+// 'both' also shows the date and time to the minute. from, when given,
+// is the master's time to count from (a pending's as_of) instead of the
+// browser's clock.
 export function when(iso, mode, from) {
   if (!iso) return '—';
   const d = new Date(iso);
   if (isNaN(d)) return String(iso);
-  const el = h('time', {datetime: iso, title: d.toLocaleString(), 'data-rel': mode || 'rel', 'data-from': from || null});
+  const el = h('time', {datetime: iso, title: `${stamp(d)} ${zone(d)}`, 'data-rel': mode || 'rel', 'data-from': from || null});
   el.textContent = timeText(el);
   return el;
 }

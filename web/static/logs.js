@@ -3,7 +3,7 @@
 // until the job ends.
 
 import {Unreachable, get} from './api.js';
-import {fill, h} from './dom.js';
+import {fill, h, stamp, zone} from './dom.js';
 
 const pollWait = 20; // seconds the master may hold a follow request
 const maxLines = 5000; // lines kept on screen; older ones scroll away
@@ -111,7 +111,7 @@ function append(out, st, batch) {
     }
     const ts = new Date(l.time);
     frag.append(h('span', {class: 'line', 'data-stream': l.stream},
-      h('span', {class: 'ts'}, isNaN(ts) ? '' : ts.toLocaleTimeString([], {hour12: false}) + ' '),
+      isNaN(ts) ? null : h('span', {class: 'ts', title: `${stamp(ts)} ${zone(ts)}`}, stamp(ts, 'clock') + ' '),
       // A gang's part: its rank and node, as allot job logs labels it.
       l.rank != null ? h('span', {class: 'rank'}, `[rank ${l.rank} ${l.node}] `) : null,
       l.stream === 'stderr' ? h('span', {class: 'err'}, 'err ') : null,

@@ -2,7 +2,7 @@
 // with use above quota in the quota pools called out in words.
 
 import {get} from './api.js';
-import {bar, fill, h, memo, table, when} from './dom.js';
+import {bar, fill, h, humanDur, memo, table, when} from './dom.js';
 
 export function mount(root) {
   const t = table('projects', 'Projects, their quota and their use', ['Project', ['Use against quota', 'In the quota pools only, where the quota applies'], 'Quota',
@@ -41,23 +41,6 @@ export function mount(root) {
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
-// duration renders whole seconds as "2h 10m", like the command line.
-function duration(s) {
-  if (!s) return '0s';
-  const units = [[86400, 'd'], [3600, 'h'], [60, 'm'], [1, 's']];
-  for (let i = 0; i < units.length; i++) {
-    const [n, name] = units[i];
-    if (s < n && i < units.length - 1) continue;
-    let out = `${Math.floor(s / n)}${name}`;
-    if (i < units.length - 1) {
-      const rest = Math.floor((s % n) / units[i + 1][0]);
-      if (rest > 0) out += ` ${rest}${units[i + 1][1]}`;
-    }
-    return out;
-  }
-  return '0s';
-}
-
 function fairRow(r) {
   // A job waiting in a pool with no node up is noted, not counted as
   // deprivation: no share of the cluster could have served it.
@@ -71,8 +54,8 @@ function fairRow(r) {
     h('td', {class: 'num'}, r.gpu_hours.toFixed(2)),
     h('td', {class: 'num'}, r.jobs),
     h('td', {class: 'num'}, r.waited),
-    h('td', {class: 'num'}, duration(r.mean_wait_s)),
-    h('td', {class: 'num'}, duration(r.max_wait_s)),
+    h('td', {class: 'num'}, humanDur(r.mean_wait_s)),
+    h('td', {class: 'num'}, humanDur(r.max_wait_s)),
     h('td', {}, verdict, r.note ? h('div', {class: 'small'}, r.note) : null),
   );
 }

@@ -5,7 +5,7 @@
 // those, which the page then says.
 
 import {get, readsAll, whoami} from './api.js';
-import {bar, fill, h, memo, table} from './dom.js';
+import {bar, fill, h, memo, stamp, table} from './dom.js';
 
 const windows = [['24h', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 30 days']];
 const groupings = [['project', 'Project'], ['user', 'User'], ['pool', 'Pool'], ['all', 'Pool, project and user']];
@@ -52,7 +52,7 @@ export function mount(root, ctx) {
       const all = readsAll(w);
       if (same([u, all])) return;
       scope.hidden = all || !w;
-      fill(total, `${u.total_gpu_hours.toFixed(2)} GPU-hours from ${new Date(u.since).toLocaleString()} to ${new Date(u.until).toLocaleString()}`);
+      fill(total, `${u.total_gpu_hours.toFixed(2)} GPU-hours from ${stamp(new Date(u.since))} to ${stamp(new Date(u.until))}`);
       const rows = u.rows || [];
       fill(t.tbody, rows.length ? rows.map((r) => row(r, u.total_gpu_hours, all))
         : h('tr', {}, h('td', {colspan: 7, class: 'muted'}, 'No GPU was used in this window.')));
