@@ -127,8 +127,8 @@ func (sc *Scheduler) probeCounts(s *Snapshot, pool int) []int32 {
 
 // waterFill computes shares without looking at placement: the most
 // deprived job (share / (demand × weight), then submission) takes its
-// next task's slots, until no job's next task fits in what is left or
-// under its demand.
+// next task's slots (an elastic job's next min_slots, fillStep), until no
+// job's next step fits in what is left or under its demand.
 //
 // Every job starts at share 0, where the deprivation of all jobs ties and
 // submission order decides; a job that took a task ranks after every job

@@ -41,13 +41,17 @@ func (s *sharePreempt) shrinkables(p *pass) {
 // it gives back make the task fit, and reports held (the task waits for
 // the checkpoint), or failed having changed nothing.
 func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
+	if len(s.shrink) == 0 {
+		return failed
+	}
 	r := p.request(j, true)
-	if len(s.shrink) == 0 || !p.st.oneNode(&r) {
+	if !p.st.oneNode(&r) {
 		return failed
 	}
 	f := &p.sc.fs
 	for _, a := range s.shrink {
-		if p.vic.gone(a) || p.sc.evicted[a] {
+		// A project whose preemption budget is spent gives nothing back.
+		if p.vic.gone(a) || p.sc.evicted[a] || p.vic.budgetSpent(&p.s.Jobs[p.s.Allocs[a].Job]) {
 			continue
 		}
 		al := &p.s.Allocs[a]
