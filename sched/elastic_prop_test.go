@@ -136,7 +136,7 @@ func (m *moveCheck) resizes() {
 		old := Slots(a.Nodes)
 		want := min(2*old, j.Slots)
 		// A fair-share pool that preempts may shrink a grown task in
-		// place, halving at most, for a job below its share.
+		// place, not below its min, for a job below its share.
 		shrunk := Slots(rs.Nodes) < old
 		pl := &s.Pools[j.Pool]
 		switch {
@@ -147,7 +147,7 @@ func (m *moveCheck) resizes() {
 		case m.young(a, j):
 			m.fail("alloc %d of %s resized before its minimum run time", rs.Alloc, j.ID)
 		case shrunk && (pl.Policy != PolicyFairShare || !pl.Preemption || !j.Preemptible || len(a.Nodes) != 1 ||
-			len(rs.Nodes) != 1 || rs.Nodes[0].Node != a.Nodes[0].Node || Slots(rs.Nodes) < max(old/2, j.MinSlots)):
+			len(rs.Nodes) != 1 || rs.Nodes[0].Node != a.Nodes[0].Node || Slots(rs.Nodes) < j.MinSlots):
 			m.fail("alloc %d of %s shrunk from %d to %d slots (min %d) on %v", rs.Alloc, j.ID, old, Slots(rs.Nodes), j.MinSlots, rs.Nodes)
 		case !shrunk && (want <= old || Slots(rs.Nodes) != want):
 			m.fail("alloc %d of %s resized from %d to %d slots, want %d (max %d)", rs.Alloc, j.ID, old, Slots(rs.Nodes), want, j.Slots)

@@ -8,9 +8,11 @@ package sched
 // stay at or above theirs (a grown task is often the only one of its job,
 // and evicting it would take the job below its share), the sharePreempt
 // stage shrinks such a task instead (shrinkFor): the task restarts from a
-// checkpoint at a smaller size (a Resize), halving as it grew but never
-// below min_slots nor its job below its share, and the slots it gives
-// back drain to the waiting task, which is held until they land.
+// checkpoint at a smaller size (a Resize), giving back what the waiting
+// task needs on its node but never going below min_slots nor its job
+// below its share, and the slots it gives back drain to the waiting
+// task, which is held until they land. It grows again, doubling, once the
+// pool has slots to spare.
 
 // fillStep is the slots j's share grows by in the water fill, from share:
 // a task's size, or for an elastic job its min_slots, the last step
@@ -57,8 +59,13 @@ func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
 		al := &p.s.Allocs[a]
 		v, n := al.Job, al.Nodes[0].Node
 		cur := al.Nodes[0].Slots
-		to := max(cur/2, int32(p.s.Jobs[v].MinSlots), cur-(f.alloc[v]-f.share[v]))
-		if to >= cur || !p.elastic.fitsJob(n, &p.s.Jobs[j]) || p.st.avail(n)+cur-to < r.slots {
+		if !p.elastic.fitsJob(n, &p.s.Jobs[j]) {
+			continue
+		}
+		// Give back what the task needs on n, no more: never below
+		// min_slots, nor the job below its share.
+		to := max(cur-(r.slots-p.st.avail(n)), int32(p.s.Jobs[v].MinSlots), cur-(f.alloc[v]-f.share[v]))
+		if to >= cur || p.st.avail(n)+cur-to < r.slots {
 			continue
 		}
 		p.st.addDrain(n, cur-to)
