@@ -23,7 +23,8 @@
 //     nodes of one size first, else of mixed sizes. Feasible tells at
 //     submit whether any set of a pool's nodes could ever hold a task.
 //   - Non-preemptible tasks are never chosen as victims, and a victim is
-//     only preempted when that makes the waiting task fit.
+//     only preempted (or, elastic, shrunk) when that makes the waiting
+//     task fit.
 //
 // Each pool's policy is a declared list of stages (policies.go, declare),
 // run by one driver (stages.go): runStages walks the pool's slot jobs as
@@ -86,7 +87,10 @@
 // in the same plan (Plan.Moves) or nothing moves. Elastic jobs (elastic.go,
 // Job.MinSlots) start tasks at halved sizes when the full size does not
 // fit, and double running tasks when the pool has spare slots
-// (Plan.Resizes). Moves and resizes keep the invariants above: the slots
+// (Plan.Resizes); in a fair-share pool their share counts in min_slots
+// steps, and the fair-share preempt stage shrinks a grown task of a job
+// above its share, in place, for a job below its share
+// (fairshare_shrink.go). Moves and resizes keep the invariants above: the slots
 // a moved or resized task leaves drain like a preempted task's, and its
 // new slots are taken from free ones.
 //

@@ -32,7 +32,9 @@ import (
 // younger than the pool's minimum run time do not grow; under quota the
 // project's limit (and, for non-preemptible work, its quota) still holds.
 
-// Resize grows a running task of an elastic job to a new placement. The
+// Resize grows a running task of an elastic job to a new placement, or in
+// a fair-share pool shrinks it in place to make room for a job below its
+// share (fairshare_shrink.go). The
 // task checkpoints and restarts on Nodes (its new, complete placement);
 // the slots of Nodes it does not hold yet are claimed from this plan on.
 // Until its checkpoint lands the caller reports it as two allocations: the

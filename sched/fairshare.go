@@ -127,8 +127,8 @@ func (sc *Scheduler) probeCounts(s *Snapshot, pool int) []int32 {
 
 // waterFill computes shares without looking at placement: the most
 // deprived job (share / (demand × weight), then submission) takes its
-// next task's slots, until no job's next task fits in what is left or
-// under its demand.
+// next task's slots (an elastic job's next min_slots, fillStep), until no
+// job's next step fits in what is left or under its demand.
 //
 // Every job starts at share 0, where the deprivation of all jobs ties and
 // submission order decides; a job that took a task ranks after every job
@@ -153,8 +153,8 @@ func (f *fairShare) waterFill(p *pass, pool int, jobs []int32, capacity int32) {
 	q.init()
 	for q.Len() > 0 {
 		j := q.top()
-		step := int32(p.s.Jobs[j].Slots)
-		if f.share[j]+step > f.demand[j] || step > left {
+		step := fillStep(&p.s.Jobs[j], f.share[j], f.demand[j])
+		if step == 0 || f.share[j]+step > f.demand[j] || step > left {
 			q.popTop()
 			continue
 		}
@@ -194,13 +194,13 @@ func (f *fairShare) firstRound(p *pass, pool int, jobs []int32, capacity int32) 
 	f.ordered = true
 	left := capacity
 	for _, j := range order {
-		if step := int32(p.s.Jobs[j].Slots); step <= f.demand[j] && step <= left {
+		if step := fillStep(&p.s.Jobs[j], 0, f.demand[j]); step <= f.demand[j] && step <= left {
 			f.share[j] = step
 			left -= step
 		}
 	}
 	for _, j := range order {
-		if step := int32(p.s.Jobs[j].Slots); f.share[j] > 0 && f.share[j]+step <= f.demand[j] && step <= left {
+		if step := fillStep(&p.s.Jobs[j], f.share[j], f.demand[j]); f.share[j] > 0 && step > 0 && f.share[j]+step <= f.demand[j] && step <= left {
 			f.q.push(j)
 		}
 	}
@@ -208,7 +208,10 @@ func (f *fairShare) firstRound(p *pass, pool int, jobs []int32, capacity int32) 
 }
 
 func (f *fairShare) fail(p *pass, j int32) {
-	if f.alloc[j] >= f.share[j] && p.lic.licensesFit(j) {
+	// A job holding nothing whose share came to nothing (the jobs ahead
+	// took the pool's slots at their task sizes) does not hold its share:
+	// it waits for room.
+	if f.alloc[j] > 0 && f.alloc[j] >= f.share[j] && p.lic.licensesFit(j) {
 		job := &p.s.Jobs[j]
 		p.addPending(Pending{Job: int(j), Reason: ReasonAboveShare, Blocker: -1,
 			Need: job.Slots, Free: p.st.groupsAvail(job.Pool), At: -1})

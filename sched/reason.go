@@ -36,8 +36,9 @@ const (
 	ReasonWouldDelay
 	// ReasonMaxConcurrent: the job already runs as many tasks as it may.
 	ReasonMaxConcurrent
-	// ReasonAboveShare: under fair share the job has its share and no slots
-	// are idle.
+	// ReasonAboveShare: under fair share the job holds slots, at least its
+	// share, and no slots are idle. A job holding nothing gets the room's
+	// reason instead.
 	ReasonAboveShare
 	// ReasonZeroSlotFull: every node runs its limit of zero-slot tasks.
 	ReasonZeroSlotFull

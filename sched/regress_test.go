@@ -195,7 +195,10 @@ func TestBugFairShareStaleHeap(t *testing.T) {
 		// Jobs below their share go first: j2 (share 2) holds the two
 		// draining slots before j1 (share 0) is tried, whatever the order
 		// of jobs in the snapshot.
-		pe := mustPending(t, s, &p, j1, ReasonAboveShare)
+		// j1, preempted, holds nothing and its share came to nothing
+		// (3 slots do not fit beside j0's and j2's first tasks): it waits
+		// for room, not "holding its share".
+		pe := mustPending(t, s, &p, j1, ReasonNoCapacity)
 		if pe.Free != 0 {
 			t.Errorf("order %v: j1 pending free = %d, want 0 (j2, below its share, goes first)\n%s", order, pe.Free, fmtPlan(s, &p))
 		}

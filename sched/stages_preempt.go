@@ -81,14 +81,17 @@ type sharePreempt struct {
 	on      bool // the pool's preemption
 	victims []int32
 	fails   shareFails // failed searches (sharefails.go)
+	shrink  []int32    // grown elastic victims (fairshare_shrink.go)
 }
 
 func (s *sharePreempt) begin(p *pass, pool int) {
 	s.on = p.s.Pools[pool].Preemption
 	s.victims = p.sc.fs.victims(p, pool)
 	s.fails.begin(p.st)
+	s.shrink = s.shrink[:0]
 	if s.on {
 		p.vic.indexVictims(p.vic.facts, victimsAboveShare)
+		s.shrinkables(p)
 	}
 }
 
@@ -108,13 +111,14 @@ func (s *sharePreempt) try(p *pass, j, slots int32) outcome {
 	}
 	r := p.request(j, true)
 	if s.fails.known(p.st, &r) {
-		return failed
+		return s.shrinkFor(p, j)
 	}
 	before := p.st.changes
 	rule := victimRule{kind: victimsAboveShare, next: p.vic.next, facts: p.vic.facts}
 	o := p.pre.preempt(j, s.victims, &rule)
 	if o == failed {
 		s.fails.failed(p.st, before, &r)
+		o = s.shrinkFor(p, j) // after the memo: a shrink moves the state
 	}
 	return o
 }

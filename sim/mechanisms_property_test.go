@@ -272,7 +272,11 @@ func (mc *mechChecker) checkSlots(now int64, s *sched.Snapshot, p *sched.Plan) {
 	for _, r := range p.Resizes {
 		old := s.Allocs[r.Alloc].Nodes
 		j := &s.Jobs[s.Allocs[r.Alloc].Job]
-		if got := sched.Slots(r.Nodes); got <= sched.Slots(old) || got > j.Slots || j.MinSlots == 0 {
+		// A fair-share pool shrinks a grown task (not below its min) for
+		// a job below its share; every other resize grows.
+		pl := &s.Pools[j.Pool]
+		shrinks := pl.Policy == sched.PolicyFairShare && pl.Preemption
+		if got := sched.Slots(r.Nodes); (got <= sched.Slots(old) && !shrinks) || got < j.MinSlots || got > j.Slots || j.MinSlots == 0 {
 			mc.failf(now, "resize of %s from %d to %d slots (max %d, elastic %v)", j.ID, sched.Slots(old), got, j.Slots, j.MinSlots > 0)
 		}
 		for _, ns := range r.Nodes {

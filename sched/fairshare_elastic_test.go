@@ -1,0 +1,69 @@
+package sched
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestFairShareElasticGivesBack: on 2 slots alice's elastic job (slots 2,
+// min 1) runs one task at full size when bob (weight 3) submits a 1-slot
+// task. alice's share counts from her min_slots steps, so bob is entitled
+// to a slot; with preemption her grown task shrinks to give it back
+// (a resize, not an eviction), and without it bob waits for room, never
+// told that he, holding nothing, holds his fair share.
+func TestFairShareElasticGivesBack(t *testing.T) {
+	tests := []struct {
+		name       string
+		gpus       int // the node's, all alice's
+		min        int // alice's min slots; 0: not elastic
+		preemption bool
+		resizes    []string
+		bob        Reason
+		alice      int // alice's slots once settled
+		bobSlots   int
+	}{
+		{"elastic, preemption: shrinks", 2, 1, true, []string{"alice:p-1:2>p-1:1"}, ReasonCheckpointing, 1, 1},
+		{"elastic, no preemption: waits for room", 2, 1, false, nil, ReasonNoCapacity, 2, 1},
+		{"not elastic: whole task, waits for room", 2, 0, true, nil, ReasonNoCapacity, 2, 1},
+		// Shares 3 and 1: alice gives back one slot, not half her task.
+		{"never below the victim's share", 4, 1, true, []string{"alice:p-1:4>p-1:3"}, ReasonCheckpointing, 3, 1},
+		// min 4 of 4: nothing to give back.
+		{"never below min_slots", 4, 4, true, nil, ReasonNoCapacity, 4, 1},
+		// Shares 2 and 6: alice gives back the 6 bob needs at once.
+		{"gives back what the waiting task lacks", 8, 1, true, []string{"alice:p-1:8>p-1:2"}, ReasonCheckpointing, 2, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []poolOpt
+			if tc.preemption {
+				opts = append(opts, withPreemption())
+			}
+			b := newCluster(t).pool("p", PolicyFairShare, opts...).nodes("p", 1, tc.gpus, "").now(100)
+			alice := b.job("alice", slots(tc.gpus), minSlots(tc.min), waiting(0), weight(1), preemptible(), submit(0))
+			b.running(alice, start(0), on("p-1", tc.gpus))
+			bob := b.job("bob", slots(tc.bobSlots), waiting(1), weight(3), submit(50))
+			s := b.snapshot()
+			p := mustSchedule(t, s)
+			if got := resizeList(s, &p); !slices.Equal(got, tc.resizes) {
+				t.Fatalf("resizes %v, want %v\n%s", got, tc.resizes, fmtPlan(s, &p))
+			}
+			if len(p.Preemptions) != 0 || len(p.Starts) != 0 {
+				t.Fatalf("want no preemption or start\n%s", fmtPlan(s, &p))
+			}
+			mustPending(t, s, &p, bob, tc.bob)
+			if tc.resizes == nil {
+				return
+			}
+			// Once the checkpoint lands bob runs his slot, alice keeps
+			// her min, and nothing moves again (no growing back).
+			s2, last, _ := settle(t, s, 10)
+			held := map[int]int{}
+			for _, al := range s2.Allocs {
+				held[al.Job] += Slots(al.Nodes)
+			}
+			if held[alice] != tc.alice || held[bob] != tc.bobSlots {
+				t.Fatalf("settled holdings alice=%d bob=%d, want %d and %d\n%s", held[alice], held[bob], tc.alice, tc.bobSlots, fmtPlan(s2, &last))
+			}
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package sched
+
+// Fair share and elastic jobs. An elastic job's share counts from its
+// min_slots steps (fillStep): what it runs past them is opportunistic,
+// as in Run:ai, so a job that started or grew at full size while nothing
+// else waited is above its share once others come. When a job below its
+// share finds no room, not even by preempting whole tasks of jobs that
+// stay at or above theirs (a grown task is often the only one of its job,
+// and evicting it would take the job below its share), the sharePreempt
+// stage shrinks such a task instead (shrinkFor): the task restarts from a
+// checkpoint at a smaller size (a Resize), giving back what the waiting
+// task needs on its node but never going below min_slots nor its job
+// below its share, and the slots it gives back drain to the waiting
+// task, which is held until they land. It grows again, doubling, once the
+// pool has slots to spare.
+
+// fillStep is the slots j's share grows by in the water fill, from share:
+// a task's size, or for an elastic job its min_slots, the last step
+// topping up to its demand. 0 means the share is complete.
+func fillStep(job *Job, share, demand int32) int32 {
+	if job.MinSlots == 0 {
+		return int32(job.Slots)
+	}
+	return max(min(int32(job.MinSlots), demand-share), 0)
+}
+
+// shrinkables lists, in victim order, the victims that shrinkFor may
+// shrink: tasks of elastic jobs holding more than min_slots on one node.
+// Most pools have none, and then a failed search costs nothing more.
+func (s *sharePreempt) shrinkables(p *pass) {
+	s.shrink = s.shrink[:0]
+	for _, a := range s.victims {
+		al := &p.s.Allocs[a]
+		job := &p.s.Jobs[al.Job]
+		if job.MinSlots > 0 && !job.Interactive && len(al.Nodes) == 1 && al.Nodes[0].Slots > int32(job.MinSlots) {
+			s.shrink = append(s.shrink, a)
+		}
+	}
+}
+
+// shrinkFor places one task of j, a single-node task, by shrinking a
+// grown elastic task of a job above its share on a node where the slots
+// it gives back make the task fit, and reports held (the task waits for
+// the checkpoint), or failed having changed nothing.
+func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
+	if len(s.shrink) == 0 {
+		return failed
+	}
+	r := p.request(j, true)
+	if !p.st.oneNode(&r) {
+		return failed
+	}
+	f := &p.sc.fs
+	for _, a := range s.shrink {
+		// A project whose preemption budget is spent gives nothing back.
+		if p.vic.gone(a) || p.sc.evicted[a] || p.vic.budgetSpent(&p.s.Jobs[p.s.Allocs[a].Job]) {
+			continue
+		}
+		al := &p.s.Allocs[a]
+		v, n := al.Job, al.Nodes[0].Node
+		cur := al.Nodes[0].Slots
+		if !p.elastic.fitsJob(n, &p.s.Jobs[j]) {
+			continue
+		}
+		// Give back what the task needs on n, no more: never below
+		// min_slots, nor the job below its share.
+		to := max(cur-(r.slots-p.st.avail(n)), int32(p.s.Jobs[v].MinSlots), cur-(f.alloc[v]-f.share[v]))
+		if to >= cur || p.st.avail(n)+cur-to < r.slots {
+			continue
+		}
+		p.st.addDrain(n, cur-to)
+		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
+		p.sc.scratch = nodes[:0]
+		if !ok { // cannot happen: n has the room
+			p.st.removeDrain(n, cur-to)
+			continue
+		}
+		p.pre.setFinal(a)
+		f.took(int32(v), to-cur)
+		at := len(p.sc.arena)
+		p.sc.arena = append(p.sc.arena, NodeSlots{Node: n, Slots: to})
+		p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)]})
+		return p.commit(j, nodes, false)
+	}
+	return failed
+}
