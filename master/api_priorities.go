@@ -39,10 +39,12 @@ func (pa prioritiesAPI) handle(w http.ResponseWriter, r *http.Request) {
 			poolAt[p.Name] = i
 		}
 	}
+	// The jobs a caller may read, by GET /jobs's rule (readable).
+	who := principalOf(r)
 	var queue []*jobRead
 	for j := range v.jobs.all() {
 		_, mf := poolAt[j.rec.Pool]
-		if mf && ranks[j.rec.ID] > 0 && sel.matches(j) && principalOf(r).CanRead(j.rec.Project, j.rec.User) == nil {
+		if mf && ranks[j.rec.ID] > 0 && sel.matches(j) && who.CanRead(j.rec.Project, j.rec.User) == nil {
 			queue = append(queue, j)
 		}
 	}
