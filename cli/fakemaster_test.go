@@ -142,6 +142,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 	mux.HandleFunc("GET /api/v1/usage", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureUsage()) })
 	mux.HandleFunc("GET /api/v1/jobs/{id}/explain", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureExplanation()) })
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, fixtureFairness()) })
+	mux.HandleFunc("GET /api/v1/priorities", fakePriorities) // priorities_test.go
 	mux.HandleFunc("GET /api/v1/history/scenario", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
 		io.WriteString(w, "# Exported by a fake master.\n# Note: job 3 (j3-live) was still running when exported\n"+

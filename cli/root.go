@@ -33,6 +33,7 @@ func New() *cobra.Command {
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newLoginCmd(), newLogoutCmd(), newWhoamiCmd(), newUserCmd(), newTokenCmd(), newAuditCmd())
 	root.AddCommand(newUsageCmd(), newHistoryCmd(), newFairnessCmd(), newExplainCmd())
+	root.AddCommand(newPrioritiesCmd())
 	markUsageErrors(root)
 	return root
 }

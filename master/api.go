@@ -68,6 +68,7 @@ var routes = []route{
 	{"GET", "/history/scenario", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistoryScenario }},
 	{"GET", "/history/decisions", func(p *apiParts) http.HandlerFunc { return p.cluster.handleHistoryDecisions }},
 	{"GET", "/fairness", func(p *apiParts) http.HandlerFunc { return p.cluster.handleFairness }},
+	{"GET", "/priorities", func(p *apiParts) http.HandlerFunc { return prioritiesAPI{p.cluster.server}.handle }},
 	{"POST", "/agents/register", func(p *apiParts) http.HandlerFunc { return p.agents.handleRegister }},
 	{"POST", "/agents/{name}/sync", func(p *apiParts) http.HandlerFunc { return p.agents.handleSync }},
 	{"POST", "/agents/{name}/logs", func(p *apiParts) http.HandlerFunc { return p.logs.handleAgentLogs }},
