@@ -20,26 +20,31 @@ func newExperimentCmd() *cobra.Command {
 		Long: `Show an experiment's trials and the metrics they reported.
 allot experiment ID is allot experiment show ID, with the same -o.`,
 		Example:                    "  allot experiment 12\n  allot experiment 12 -o wide",
-		Args:                       cobra.MaximumNArgs(1),
 		ValidArgsFunction:          completeJobID,
 		SuggestionsMinimumDistance: 2,
-		// As allot job 12 is allot job show 12: an ID is what people
-		// type after the noun; any other word is an unknown command.
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return c.Help()
-			}
-			if _, err := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64); err != nil {
-				return unknownCommand(c, args[0])
-			}
-			return show.RunE(c, args)
-		},
 	}
-	// show's -o, shared: parsed for allot experiment ID, it is the one
-	// show reads.
-	cmd.Flags().AddFlagSet(show.Flags())
-	cmd.AddCommand(show)
+	showsID(cmd, show)
 	return cmd
+}
+
+// showsID makes group, a noun's command, run show for an ID (allot job 12
+// is allot job show 12, as kubectl users type it): any other word is an
+// unknown command, with suggestions, as in the other groups, and no
+// argument prints the group's help. show's -o is shared: parsed for
+// allot NOUN ID, it is the one show reads.
+func showsID(group, show *cobra.Command) {
+	group.Args = cobra.MaximumNArgs(1)
+	group.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		if _, err := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64); err != nil {
+			return unknownCommand(c, args[0])
+		}
+		return show.RunE(c, args)
+	}
+	group.Flags().AddFlagSet(show.Flags())
+	group.AddCommand(show)
 }
 
 func newExperimentShowCmd() *cobra.Command {

@@ -398,25 +398,11 @@ func newJobCmd() *cobra.Command {
 		Long: `List jobs; show, change, kill and read the logs of one job.
 allot job ID is allot job show ID, with the same -o.`,
 		Example:                    "  allot job 12\n  allot job 12 -o yaml",
-		Args:                       cobra.MaximumNArgs(1),
 		ValidArgsFunction:          completeJobArg,
 		SuggestionsMinimumDistance: 2,
-		// People who know kubectl type allot job 12 for allot job show
-		// 12; anything else that is not one of the group's commands is
-		// an unknown command, with suggestions, as in the other groups.
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return c.Help()
-			}
-			if _, err := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64); err != nil {
-				return unknownCommand(c, args[0])
-			}
-			return show.RunE(c, args)
-		},
 	}
-	// show's -o, shared: parsed for allot job ID, it is the one show reads.
-	cmd.Flags().AddFlagSet(show.Flags())
-	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), show, newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	showsID(cmd, show)
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
 	return cmd
 }
 

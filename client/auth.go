@@ -60,17 +60,18 @@ func (c *Client) RevokeToken(ctx context.Context, id int64) error {
 // Audit reads the audit log after seq (admins only), the oldest limit
 // entries.
 func (c *Client) Audit(ctx context.Context, after int64, actor string, limit int) ([]api.AuditEntry, error) {
-	return c.audit(ctx, after, actor, "limit", limit)
+	return auditLog(ctx, &c.tr, after, actor, "limit", limit)
 }
 
 // AuditLast reads the newest last entries of the audit log after seq
 // (admins only), listed oldest first.
 func (c *Client) AuditLast(ctx context.Context, after int64, actor string, last int) ([]api.AuditEntry, error) {
-	return c.audit(ctx, after, actor, "last", last)
+	return auditLog(ctx, &c.tr, after, actor, "last", last)
 }
 
-// audit reads the audit log, count entries as param (limit or last) says.
-func (c *Client) audit(ctx context.Context, after int64, actor, param string, count int) ([]api.AuditEntry, error) {
+// auditLog reads the audit log through tr, count entries as param (limit
+// or last) says.
+func auditLog(ctx context.Context, tr *transport, after int64, actor, param string, count int) ([]api.AuditEntry, error) {
 	q := url.Values{}
 	if after > 0 {
 		q.Set("after", fmt.Sprint(after))
@@ -82,5 +83,5 @@ func (c *Client) audit(ctx context.Context, after int64, actor, param string, co
 		q.Set(param, fmt.Sprint(count))
 	}
 	var out []api.AuditEntry
-	return out, c.tr.do(ctx, "GET", "/audit", q, nil, &out)
+	return out, tr.do(ctx, "GET", "/audit", q, nil, &out)
 }
