@@ -57,9 +57,9 @@ that names its policy.`,
 // weighted part; wide adds the factors (0..1) and the pools' weights. An
 // empty list prints the header, and a note on errOut says why.
 func printPriorities(w, errOut io.Writer, p api.Priorities, wide bool) error {
-	header := []string{"JOB", "USER", "PROJECT", "POOL", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "QOS", "POOL", "NICE"}
+	header := []string{"JOB", "USER", "PROJECT", "POOL", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "QOS", "POOLFACTOR", "NICE"}
 	if wide {
-		header = append(header, "NAME", "AGE%", "FAIRSHARE%", "JOBSIZE%", "QOS%", "POOL%")
+		header = append(header, "NAME", "AGE%", "FAIRSHARE%", "JOBSIZE%", "QOS%", "POOLFACTOR%")
 	}
 	t := newTable(w, header...)
 	for _, j := range p.Jobs {

@@ -45,20 +45,20 @@ func fixturePriorities() api.Priorities {
 // the header and a note; the master's 400s come through.
 func TestPriorities(t *testing.T) {
 	f := newFakeMaster(t)
-	table := `JOB  USER  PROJECT  POOL      PRIORITY  AGE   FAIRSHARE  JOBSIZE  QOS  POOL  NICE
-5    bo    nlp      research  83.33     5     78.33      0        5    0     0
-7    ana   vision   research  20.25     1.25  20         0        0    0     1
+	table := `JOB  USER  PROJECT  POOL      PRIORITY  AGE   FAIRSHARE  JOBSIZE  QOS  POOLFACTOR  NICE
+5    bo    nlp      research  83.33     5     78.33      0        5    0           0
+7    ana   vision   research  20.25     1.25  20         0        0    0           1
 `
 	runCLICases(t, f, []cliCase{
 		{name: "table", args: []string{"priorities"}, out: table},
 		{name: "sprio", args: []string{"sprio", "--pool", "research"}, out: table},
-		{name: "wide", args: []string{"priorities", "-o", "wide"}, out: `JOB  USER  PROJECT  POOL      PRIORITY  AGE   FAIRSHARE  JOBSIZE  QOS  POOL  NICE  NAME   AGE%   FAIRSHARE%  JOBSIZE%  QOS%  POOL%
-5    bo    nlp      research  83.33     5     78.33      0        5    0     0     asha   50%    78.3%       0%        10%   0%
-7    ana   vision   research  20.25     1.25  20         0        0    0     1     sweep  12.5%  20%         0%        0%    0%
+		{name: "wide", args: []string{"priorities", "-o", "wide"}, out: `JOB  USER  PROJECT  POOL      PRIORITY  AGE   FAIRSHARE  JOBSIZE  QOS  POOLFACTOR  NICE  NAME   AGE%   FAIRSHARE%  JOBSIZE%  QOS%  POOLFACTOR%
+5    bo    nlp      research  83.33     5     78.33      0        5    0           0     asha   50%    78.3%       0%        10%   0%
+7    ana   vision   research  20.25     1.25  20         0        0    0           1     sweep  12.5%  20%         0%        0%    0%
 weights of research: age 10, fair share 100, job size 0, qos 50, pool 0
 `},
 		{name: "empty", args: []string{"priorities", "--project", "ml"},
-			out:    "JOB  USER  PROJECT  POOL  PRIORITY  AGE  FAIRSHARE  JOBSIZE  QOS  POOL  NICE\n",
+			out:    "JOB  USER  PROJECT  POOL  PRIORITY  AGE  FAIRSHARE  JOBSIZE  QOS  POOLFACTOR  NICE\n",
 			errOut: "note: no job waits in a multifactor pool\n"},
 		{name: "json", args: []string{"priorities", "--project", "ml", "-o", "json"},
 			out: "{\n  \"as_of\": \"2024-05-01T10:00:00Z\",\n  \"pools\": [\n    {\n      \"pool\": \"research\",\n      \"age\": 10,\n      \"fair_share\": 100,\n      \"job_size\": 0,\n      \"qos\": 50,\n      \"pool_weight\": 0\n    }\n  ],\n  \"jobs\": []\n}\n"},
