@@ -140,10 +140,11 @@ type Attempt struct {
 	EndState string `json:"end_state,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Reason   string `json:"reason,omitempty"`
-	// PreemptedBy, for an attempt the scheduler preempted or moved (ended
-	// preempted, or preempting still), is the job it made room for and
-	// the rule that let that job take its slots; nil for any other
-	// attempt, a resize, and one preempted before the master kept it.
+	// PreemptedBy, for an attempt the scheduler preempted, moved or
+	// shrank for another job (ended preempted, or preempting still), is
+	// the job it made room for and the rule that let that job take its
+	// slots; nil for any other attempt, a resize that grew the task, and
+	// one preempted before the master kept it.
 	PreemptedBy *PreemptedBy `json:"preempted_by,omitempty"`
 }
 
@@ -157,9 +158,10 @@ type PreemptedBy struct {
 	// same_project (a job of the attempt's own project ranked first in a
 	// quota pool), fair_share, multifactor (a higher multifactor
 	// priority), qos (a QOS that may preempt the attempt's), backfilled
-	// (the attempt ran on slots backfilled before that job) or moved (a
-	// move, to make room for the job elsewhere); "" where no rule is
-	// named.
+	// (the attempt ran on slots backfilled before that job), moved (a
+	// move, to make room for the job elsewhere) or resized (an elastic
+	// task shrunk to give slots back to the job in a fair-share pool);
+	// "" where no rule is named.
 	Reason string `json:"reason,omitempty"`
 	// Why says the same in words, as allot explain does.
 	Why     string `json:"why,omitempty"`

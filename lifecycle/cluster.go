@@ -142,11 +142,11 @@ func (c *Cluster) Preempt(ti int32, now int64) int64 {
 // Replace re-places task ti on nodes at now as r says: it checkpoints,
 // holding nodes reserved and what of its old placement drains
 // (Draining), until its checkpoint lands (Landed); its project's
-// preemption budget is charged for a move.
-func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, now int64) Replaced {
+// preemption budget is charged when charge says (Effect.ChargesBudget).
+func (c *Cluster) Replace(ti int32, nodes []sched.NodeSlots, r Replace, charge bool, now int64) Replaced {
 	t := c.Tasks.At(ti)
 	j := &c.Jobs[t.Job]
-	if r.ChargesBudget() {
+	if charge {
 		c.Ledgers.NoteBudget(j.Project, now)
 	}
 	c.drain = Draining(c.drain[:0], r, t.Nodes, nodes)

@@ -114,7 +114,8 @@ func randomOp(rng *rand.Rand, c *lifecycle.Cluster, now int64) string {
 		c.Preempt(ti, now)
 		name = fmt.Sprintf("preempt t%d", ti)
 	case op == 3:
-		c.Replace(ti, randomNodes(rng), lifecycle.Replace(rng.IntN(2)), now)
+		r := lifecycle.Replace(rng.IntN(2))
+		c.Replace(ti, randomNodes(rng), r, r == lifecycle.Move, now)
 		name = fmt.Sprintf("replace t%d", ti)
 	default:
 		ji := t.Job

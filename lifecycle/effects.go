@@ -36,6 +36,21 @@ func (o Op) Replace() Replace {
 	return Move
 }
 
+// ChargesBudget reports whether e counts as a preemption of its task's
+// project for the preemption budget: a preemption and a move make room
+// for another job and do; a resize does when it shrinks the task for
+// another job (For, a fair-share pool giving back), not when the task
+// grows for its own sake on spare slots. Both drivers charge by it.
+func (e *Effect) ChargesBudget() bool {
+	switch e.Op {
+	case OpPreempt, OpMove:
+		return true
+	case OpResize:
+		return e.For >= 0
+	}
+	return false
+}
+
 // Effect is one decision of a plan, named in the driver's terms: the task
 // record it acts on rather than the snapshot's allocation. A live driver
 // persists effects before acting on them, so that a restart neither
@@ -49,8 +64,9 @@ type Effect struct {
 	Task int32
 	// Job is the snapshot's job to start a task of (start), -1 otherwise.
 	Job int
-	// For is the snapshot's job a preemption or move makes room for (the
-	// plan's For), -1 otherwise: what the master's reasons name.
+	// For is the snapshot's job a preemption, move or shrink makes room
+	// for (the plan's For), -1 otherwise (a start, an elastic task's
+	// growth): what the master's reasons name.
 	For int
 	// Nodes is the new placement (move, resize, start). It is the plan's
 	// slice, valid until the scheduler's next pass.
@@ -89,7 +105,7 @@ func Decide(dst []Effect, plan *sched.Plan, tasks []int32) []Effect {
 		dst = append(dst, Effect{Op: OpMove, Task: taskOf(tasks, m.Alloc), Job: -1, For: m.For, Nodes: m.Nodes})
 	}
 	for _, r := range plan.Resizes {
-		dst = append(dst, Effect{Op: OpResize, Task: taskOf(tasks, r.Alloc), Job: -1, For: -1, Nodes: r.Nodes})
+		dst = append(dst, Effect{Op: OpResize, Task: taskOf(tasks, r.Alloc), Job: -1, For: r.For, Nodes: r.Nodes})
 	}
 	for _, st := range plan.Starts {
 		dst = append(dst, Effect{Op: OpStart, Task: -1, Job: st.Job, For: -1, Nodes: st.Nodes, Backfill: st.Backfill})

@@ -52,7 +52,7 @@ func (p *player) runJob(cmd string, args args) ([]string, error) {
 			r = lifecycle.Resize
 		}
 		nodes := args.nodes("nodes")
-		res := p.c.Replace(ti, nodes, r, args.int("at"))
+		res := p.c.Replace(ti, nodes, r, r == lifecycle.Move, args.int("at"))
 		out = append(out, fmt.Sprintf("lost=%d delta=%d", res.Lost, res.Delta))
 		if res.Drain >= 0 {
 			out = append(out, p.describeBy(res.Drain, p.c.Jobs[p.c.Tasks.At(ti).Job].Shape))

@@ -20,11 +20,6 @@ const (
 	Resize
 )
 
-// ChargesBudget reports whether the re-placement counts as a preemption
-// of the task's project for its preemption budget: a move does; a resize
-// does not, since the task grows for its own sake, on spare slots.
-func (r Replace) ChargesBudget() bool { return r == Move }
-
 // Kept appends to dst what of old a re-placement on next keeps, per node
 // of old, in old's order, leaving out nodes where it keeps nothing.
 func Kept(dst []sched.NodeSlots, r Replace, old, next []sched.NodeSlots) []sched.NodeSlots {

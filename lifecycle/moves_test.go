@@ -43,7 +43,25 @@ func TestDraining(t *testing.T) {
 			}
 		})
 	}
-	if !Move.ChargesBudget() || Resize.ChargesBudget() {
-		t.Error("a move charges the budget, a resize does not")
+}
+
+func TestChargesBudget(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		e    Effect
+		want bool
+	}{
+		{"preemption", Effect{Op: OpPreempt, For: 3}, true},
+		{"move", Effect{Op: OpMove, For: 3}, true},
+		{"growth", Effect{Op: OpResize, For: -1}, false},
+		{"shrink for another job", Effect{Op: OpResize, For: 3}, true},
+		{"shrink for the first job", Effect{Op: OpResize, For: 0}, true},
+		{"start", Effect{Op: OpStart, For: -1}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.e.ChargesBudget(); got != tt.want {
+				t.Errorf("ChargesBudget() = %t, want %t", got, tt.want)
+			}
+		})
 	}
 }

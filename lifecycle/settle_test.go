@@ -115,7 +115,7 @@ func TestSettleSkips(t *testing.T) {
 	plan := &sched.Plan{
 		Preemptions: []sched.Preemption{{Alloc: 0, For: 5}, {Alloc: 1, For: 5}, {Alloc: 2, For: 6}},
 		Moves:       []sched.Move{{Alloc: 3, For: 7}, {Alloc: 4, For: 7}},
-		Resizes:     []sched.Resize{{Alloc: 5}, {Alloc: 6}},
+		Resizes:     []sched.Resize{{Alloc: 5, For: -1}, {Alloc: 6, For: -1}},
 		Starts:      []sched.Start{{Job: 1}},
 	}
 	tests := []struct {

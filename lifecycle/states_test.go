@@ -82,7 +82,7 @@ func TestTaskEndStates(t *testing.T) {
 		}
 	}
 	preempt := func(c *lifecycle.Cluster) { c.Preempt(0, 5) }
-	move := func(c *lifecycle.Cluster) { c.Replace(0, elsewhere, lifecycle.Move, 5) }
+	move := func(c *lifecycle.Cluster) { c.Replace(0, elsewhere, lifecycle.Move, true, 5) }
 	for _, c := range []struct {
 		name          string
 		failOnPreempt bool

@@ -236,7 +236,7 @@ func (st *stepper) apply(e *Effect) {
 		e.Slots = sched.Slots(c.Tasks.At(e.Task).Nodes)
 		e.LostWork = c.Preempt(e.Task, now) * int64(e.Slots)
 	case OpMove, OpResize:
-		e.Replaced = c.Replace(e.Task, e.Nodes, e.Op.Replace(), now)
+		e.Replaced = c.Replace(e.Task, e.Nodes, e.Op.Replace(), e.ChargesBudget(), now)
 		e.LostWork = e.Replaced.LostWork
 		e.Slots = e.Replaced.Delta
 	case OpStart:

@@ -151,14 +151,14 @@ func (p *player) run(line string) ([]string, error) {
 
 func (p *player) replace(op string, args args) ([]string, error) {
 	ti := int32(args.int("t"))
-	r := lifecycle.Move
+	r, e := lifecycle.Move, lifecycle.Effect{Op: lifecycle.OpMove, For: -1}
 	if op == "resize" {
-		r = lifecycle.Resize
+		r, e.Op = lifecycle.Resize, lifecycle.OpResize
 	}
 	nodes := args.nodes("nodes")
 	drain := lifecycle.Draining(nil, r, p.c.Tasks.At(ti).Nodes, nodes)
 	res := p.c.Tasks.Replace(ti, nodes, drain, args.int("at"), p.shape)
-	out := []string{fmt.Sprintf("lost=%d lost_work=%d delta=%d budget=%t", res.Lost, res.LostWork, res.Delta, r.ChargesBudget()),
+	out := []string{fmt.Sprintf("lost=%d lost_work=%d delta=%d budget=%t", res.Lost, res.LostWork, res.Delta, e.ChargesBudget()),
 		p.describe(ti)}
 	if res.Drain >= 0 {
 		out = append(out, p.describe(res.Drain))
@@ -203,7 +203,7 @@ func (p *player) decide(args args) ([]string, error) {
 		case "move":
 			plan.Moves = append(plan.Moves, sched.Move{Alloc: n, Nodes: nodes})
 		case "resize":
-			plan.Resizes = append(plan.Resizes, sched.Resize{Alloc: n, Nodes: nodes})
+			plan.Resizes = append(plan.Resizes, sched.Resize{Alloc: n, Nodes: nodes, For: -1})
 		case "start", "backfill":
 			plan.Starts = append(plan.Starts, sched.Start{Job: n, Nodes: nodes, Backfill: key == "backfill"})
 		default:

@@ -11,7 +11,6 @@ import (
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/lifecycle"
-	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -113,15 +112,8 @@ func (pl *planner) apply(ctx context.Context, effects []lifecycle.Effect) (start
 		switch e := &effects[i]; e.Op {
 		case lifecycle.OpPreempt:
 			op = pl.preemptOp(e, now)
-		case lifecycle.OpMove:
-			reason := "moving to make room for job " + pl.snap.Jobs[e.For].ID
-			op = pl.replaceOp(int(e.Task), e.Nodes, claimed, now, reason, lifecycle.Move)
-			if op != nil {
-				op.tr.ForJob = pl.snapJobID(e.For)
-			}
-		case lifecycle.OpResize:
-			reason := resizeReason + plural.Count(sched.Slots(e.Nodes), "slot")
-			op = pl.replaceOp(int(e.Task), e.Nodes, claimed, now, reason, lifecycle.Resize)
+		case lifecycle.OpMove, lifecycle.OpResize:
+			op = pl.replaceOp(e, claimed, now)
 		case lifecycle.OpStart:
 			op = pl.startOp(e, claimed, picked, now)
 		}

@@ -14,8 +14,9 @@ import (
 // The master counts every transition to preempting that a preemption or a
 // move makes, by project, in a lifecycle.Budget (the simulator's count
 // too), in Unix seconds like the snapshot's time; on start it rebuilds the
-// counts from the store's events of the last hour. Resizes do not count:
-// the core does not charge them to the budget.
+// counts from the store's events of the last hour. A resize counts when it
+// shrank the task for another job (its event names that job, ForJob), as
+// the core charges it; growth does not.
 
 // budgetWindow is the period a preemption budget covers.
 const budgetWindow = time.Hour
@@ -55,7 +56,7 @@ func (pl *planner) restoreBudgets(ctx context.Context) error {
 	}
 	projects := map[int64]string{}
 	for _, e := range events {
-		if e.Index < 0 || e.Cause == store.CauseResized {
+		if e.Index < 0 || e.Cause == store.CauseResized && e.ForJob == 0 {
 			continue
 		}
 		project, ok := projects[e.JobID]

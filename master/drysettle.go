@@ -184,7 +184,7 @@ func (d *drySettling) replace(e *lifecycle.Effect) {
 		d.replacing = append(d.replacing, true)
 		d.onDrained = append(d.onDrained, d.onDrained[a])
 	}
-	if e.Op.Replace().ChargesBudget() {
+	if e.ChargesBudget() {
 		d.charge(a)
 	}
 }

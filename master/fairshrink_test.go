@@ -2,8 +2,10 @@ package master
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -41,5 +43,35 @@ func TestFairShareShrinkLive(t *testing.T) {
 	}
 	if len(sizes) != 2 || sizes[0] != 2 || sizes[1] != 1 {
 		t.Fatalf("alice's task started with %v GPUs, want 2 then 1", sizes)
+	}
+	// The shrink names bob's job, as a preemption would: in the event
+	// log, on alice's attempt, and in her project's preemption budget,
+	// live and as a restart counts it again from the log.
+	evs, err := h.st.Events(h.ctx, store.EventFilter{JobID: alice, To: string(store.TaskPreempting)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobRef := "job " + strconv.FormatInt(bob, 10)
+	if len(evs) != 1 || evs[0].Cause != store.CauseResized || evs[0].ForJob != bob || !strings.Contains(evs[0].Reason, bobRef) {
+		t.Fatalf("alice's preempting events %+v, want one resize for bob's job %d", evs, bob)
+	}
+	var j api.Job
+	if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(alice, 10), nil, &j); code != 200 || len(j.TaskList) != 1 {
+		t.Fatalf("job %d: status %d, %+v", alice, code, j)
+	}
+	if by := j.TaskList[0].Attempts[0].PreemptedBy; by == nil || by.Job != bob || by.Reason != string(store.CauseResized) {
+		t.Fatalf("alice's first attempt preempted by %+v, want bob's job %d (resized)", by, bob)
+	}
+	h.m.lock()
+	live := h.m.planner.preemptedCount("default", h.clock.Now())
+	h.m.planner.preempted = newPreemptBudget()
+	err = h.m.planner.restoreBudgets(h.ctx)
+	restored := h.m.planner.preemptedCount("default", h.clock.Now())
+	h.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live != 1 || restored != 1 {
+		t.Fatalf("preemptions counted for the shrink: %d live, %d restored; want 1 and 1", live, restored)
 	}
 }

@@ -2,9 +2,11 @@ package master
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -53,25 +55,34 @@ func (pl *planner) current(a int) *mtask {
 	return t
 }
 
-// replaceOp is the transition of a move or resize (r), which charges the
-// budget as lifecycle says (the core counts a move as a preemption).
-func (pl *planner) replaceOp(alloc int, ns []sched.NodeSlots, claimed map[string]map[int]bool, now time.Time,
-	reason string, r lifecycle.Replace) *taskOp {
-	t := pl.current(alloc)
+// replaceOp is the transition of a move or resize e, which charges the
+// budget as lifecycle says (a move and a shrink for another job count as
+// preemptions, growth does not) and names the job it makes room for.
+func (pl *planner) replaceOp(e *lifecycle.Effect, claimed map[string]map[int]bool, now time.Time) *taskOp {
+	t := pl.current(int(e.Task))
 	if t == nil {
 		return nil
 	}
-	parts, ok := pl.placeReserved(t, ns, claimed, r)
+	r := e.Op.Replace()
+	parts, ok := pl.placeReserved(t, e.Nodes, claimed, r)
 	if !ok {
 		return nil
 	}
-	cause := store.CauseMoved
+	reason, cause := "", store.CauseMoved
 	if r == lifecycle.Resize {
-		cause = store.CauseResized
+		reason, cause = resizeReason+plural.Count(sched.Slots(e.Nodes), "slot"), store.CauseResized
 	}
-	return &taskOp{t: t, next: parts, budget: r.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
+	if e.For >= 0 && e.For < len(pl.snap.Jobs) {
+		if r == lifecycle.Move {
+			reason = "moving to make room for job " + pl.snap.Jobs[e.For].ID
+		} else {
+			_, why, _ := preemptionAccount(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For}, "")
+			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + strings.Replace(why, "preempted job", "resized job", 1) + ")"
+		}
+	}
+	return &taskOp{t: t, next: parts, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
-		Reserve: placementOf(parts), Cause: cause}}
+		Reserve: placementOf(parts), Cause: cause, ForJob: pl.snapJobID(e.For)}}
 }
 
 // placeReserved turns a move's or resize's slot counts into GPUs: for a

@@ -43,6 +43,11 @@ import (
 type Resize struct {
 	Alloc int
 	Nodes []NodeSlots
+	// For is the waiting job a shrink gives its slots back to, as a
+	// Preemption's For, or -1 when the task grows on spare slots: a
+	// shrink for another job counts against the task's project's
+	// preemption budget, growth does not.
+	For int
 }
 
 // elasticPass is the elastic stage: the task sizes jobs shrink to when the
@@ -207,7 +212,7 @@ func (e *elasticPass) grow(a int32) {
 			q.add(e.s, q.fixed, int32(job.Project), want-cur)
 		}
 	}
-	e.p.plan.Resizes = append(e.p.plan.Resizes, Resize{Alloc: int(a), Nodes: e.p.sc.arena[at:len(e.p.sc.arena):len(e.p.sc.arena)]})
+	e.p.plan.Resizes = append(e.p.plan.Resizes, Resize{Alloc: int(a), Nodes: e.p.sc.arena[at:len(e.p.sc.arena):len(e.p.sc.arena)], For: -1})
 }
 
 // regrow places the task anew at want slots, its own slots counted as

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,46 @@ func TestFairShareElasticGivesBack(t *testing.T) {
 			}
 			if held[alice] != tc.alice || held[bob] != tc.bobSlots {
 				t.Fatalf("settled holdings alice=%d bob=%d, want %d and %d\n%s", held[alice], held[bob], tc.alice, tc.bobSlots, fmtPlan(s2, &last))
+			}
+		})
+	}
+}
+
+// TestFairShareShrinkChargesBudget: a shrink for another job counts
+// against the shrunk task's project's preemption budget, as a
+// preemption does, within the pass as well: two of alice's grown elastic
+// tasks (2 slots, min 1, one per node) are above their share while two of
+// bob's 1-slot jobs wait, and her project's budget says how many shrink.
+func TestFairShareShrinkChargesBudget(t *testing.T) {
+	tests := []struct {
+		name          string
+		budget, spent int
+		resizes       int
+	}{
+		{"no budget: both shrink", 0, 0, 2},
+		{"budget of two: both shrink", 2, 0, 2},
+		{"budget of one: one shrinks", 1, 0, 1},
+		{"budget spent: none shrinks", 1, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newCluster(t).pool("p", PolicyFairShare, withPreemption()).nodes("p", 2, 2, "").now(100)
+			a1 := b.job("alice-1", slots(2), minSlots(1), waiting(0), weight(1), preemptible(), submit(0), project(0))
+			a2 := b.job("alice-2", slots(2), minSlots(1), waiting(0), weight(1), preemptible(), submit(1), project(0))
+			b.running(a1, start(0), on("p-1", 2))
+			b.running(a2, start(0), on("p-2", 2))
+			b.job("bob-1", slots(1), waiting(1), weight(3), submit(50), project(1))
+			b.job("bob-2", slots(1), waiting(1), weight(3), submit(51), project(1))
+			s := b.snapshot()
+			s.Projects = []Project{{Name: "team", Parent: -1, PreemptBudget: tc.budget, Preempted: tc.spent}, {Name: "other", Parent: -1}}
+			p := mustSchedule(t, s)
+			if len(p.Resizes) != tc.resizes {
+				t.Fatalf("%d resizes, want %d\n%s", len(p.Resizes), tc.resizes, fmtPlan(s, &p))
+			}
+			for _, r := range p.Resizes {
+				if r.For < 0 || !strings.HasPrefix(s.Jobs[r.For].ID, "bob") {
+					t.Fatalf("resize %+v names no waiting job of bob's as the one it gives back to\n%s", r, fmtPlan(s, &p))
+				}
 			}
 		})
 	}

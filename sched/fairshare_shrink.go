@@ -12,7 +12,9 @@ package sched
 // task needs on its node but never going below min_slots nor its job
 // below its share, and the slots it gives back drain to the waiting
 // task, which is held until they land. It grows again, doubling, once the
-// pool has slots to spare.
+// pool has slots to spare. A shrink names the job it gives back to
+// (Resize.For) and counts against the shrunk job's project's preemption
+// budget, within the pass as the drivers count it after.
 
 // fillStep is the slots j's share grows by in the water fill, from share:
 // a task's size, or for an elastic job its min_slots, the last step
@@ -79,7 +81,10 @@ func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
 		f.took(int32(v), to-cur)
 		at := len(p.sc.arena)
 		p.sc.arena = append(p.sc.arena, NodeSlots{Node: n, Slots: to})
-		p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)]})
+		p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)], For: int(j)})
+		if pr := p.vic.allocProject[a]; pr >= 0 {
+			p.vic.preempts[pr]++ // counts as a preemption, as the drivers charge it
+		}
 		return p.commit(j, nodes, false)
 	}
 	return failed

@@ -86,7 +86,9 @@ func planHash(p *Plan) []byte {
 		fmt.Fprintf(h, "M%+v\n", m)
 	}
 	for _, r := range p.Resizes {
-		fmt.Fprintf(h, "R%+v\n", r)
+		// As %+v printed it before For: For names whom a shrink is
+		// for, which the victim and its new size already decide.
+		fmt.Fprintf(h, "R{Alloc:%d Nodes:%+v}\n", r.Alloc, r.Nodes)
 	}
 	return h.Sum(nil)[:12]
 }

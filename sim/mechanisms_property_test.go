@@ -328,7 +328,8 @@ func checkLicensesInto(mc *mechChecker, now int64, s *sched.Snapshot, p *sched.P
 }
 
 // checkGuards: no victim, moved or resized task younger than its pool's
-// minimum run time, nor non-preemptible or already draining; the
+// minimum run time, nor a victim, moved or shrunk one non-preemptible or
+// already draining (a shrink for another job counts as a preemption); the
 // simulator's count of each project's last hour is right, and no pass
 // spends more than a budget allows.
 func (mc *mechChecker) checkGuards(now int64, s *sched.Snapshot, p *sched.Plan) {
@@ -371,6 +372,10 @@ func (mc *mechChecker) checkGuards(now int64, s *sched.Snapshot, p *sched.Plan) 
 		hit(m.Alloc, "moved")
 	}
 	for _, r := range p.Resizes {
+		if r.For >= 0 { // a shrink for another job: a preemption's guards and charge
+			hit(r.Alloc, "shrunk")
+			continue
+		}
 		if young(r.Alloc) {
 			mc.failf(now, "resized %s, younger than its pool's minimum run time", s.Jobs[s.Allocs[r.Alloc].Job].ID)
 		}

@@ -22,7 +22,7 @@ func (s *sim) replaced(e *lifecycle.Effect) {
 	t := s.c.Tasks.At(e.Task)
 	ji := t.Job
 	j := &s.jobs[ji]
-	if e.Op.Replace().ChargesBudget() {
+	if e.ChargesBudget() {
 		s.wakeBudget(j.qp)
 	}
 	s.q.push(event{at: s.now + s.checkpointCost(t), kind: evCheckpoint, ref: e.Task, ver: t.Ver})
