@@ -4,18 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // Submit-time feasibility. A job that no node of its pool could ever
 // hold, even with the pool empty (more slots per task than the pool's
 // matching nodes have, a GPU type no node has, more of a license than
 // exist), would otherwise wait forever. It is refused at submission, with
-// the field and the most that could fit, by the same check the simulator
+// the field and the most that could fit (for a GPU type, the types there
+// and the likely one for a typo), by the same check the simulator
 // makes (sched.Feasible). The nodes it counts are every node registered
 // in the pool, up or lost, since a lost node may come back. A user who
 // expects the cluster to grow (new nodes, a config change) can submit
@@ -107,11 +111,30 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 			field = "resources.min_slots"
 		}
 	}
-	msg := fmt.Sprintf("%s: %s. ", field, ie.Error())
+	detail := ie.Error()
+	if ie.Field == "gpu" {
+		detail += yamlfield.Suggest(f.GPU, v.poolGPUTypes(pool))
+	}
+	if !strings.HasSuffix(detail, "?") {
+		detail += "."
+	}
+	msg := fmt.Sprintf("%s: %s ", field, detail)
 	if ie.Field == "slots" || ie.Field == "licenses" {
 		msg += fmt.Sprintf("The most that could fit is %d. ", ie.Max)
 	}
 	msg += "Submit it with " + AllowInfeasibleParam + "=true (allot submit --allow-infeasible) to queue it anyway, " +
 		"for nodes yet to join or a configuration yet to change."
 	return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: msg}
+}
+
+// poolGPUTypes lists the GPU types of the pool's nodes, for a mistyped
+// type's did-you-mean.
+func (v *feasView) poolGPUTypes(pool int) []string {
+	var types []string
+	for _, n := range v.snap.Nodes {
+		if n.Pool == pool && n.GPU != "" && !slices.Contains(types, n.GPU) {
+			types = append(types, n.GPU)
+		}
+	}
+	return types
 }

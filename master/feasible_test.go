@@ -1,10 +1,12 @@
 package master
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/master/mastertest"
 )
 
 // TestSubmitRefusesInfeasibleJobs: a job that no registered node could
@@ -85,6 +87,41 @@ func TestSubmitRefusesInfeasibleZeroSlotJobs(t *testing.T) {
 				if !strings.Contains(e.Error, s) {
 					t.Errorf("error %q does not say %q", e.Error, s)
 				}
+			}
+		})
+	}
+}
+
+// TestSubmitSuggestsGPUType: a GPU type no node of the pool has, but
+// that is a likely typo of one there, gets a did-you-mean after the types
+// there, as a mistyped pool or flag does; one that is no typo gets none.
+func TestSubmitSuggestsGPUType(t *testing.T) {
+	h := newHarness(t)
+	h.agent("n1", 8) // h100
+	l40s := &mastertest.Agent{Master: h.srv.URL, Name: "n2", GPUs: 4, GPUType: "l40s", Token: h.tokenFor("/api/v1/agents/n2", nil)}
+	if _, err := l40s.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, gpu, says string // says: the did-you-mean, "" for none
+	}{
+		{"another case", "H100", `no node of type H100 in pool default (types there: h100, l40s); did you mean "h100"? Submit it with`},
+		{"a letter short", "l40", `(types there: h100, l40s); did you mean "l40s"? Submit it with`},
+		{"swapped letters", "1h00", `did you mean "h100"?`},
+		{"no typo of any", "b200", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e api.Error
+			code := h.do("POST", "/api/v1/jobs", jobSpec("typo", 1, fmt.Sprintf(`, "gpu": %q`, tt.gpu)), &e)
+			if code != 422 || e.Field != "resources.gpu" {
+				t.Fatalf("status %d field %q (%s), want 422 field resources.gpu", code, e.Field, e.Error)
+			}
+			if tt.says == "" && strings.Contains(e.Error, "did you mean") {
+				t.Errorf("error %q suggests a type for %q, no typo of one", e.Error, tt.gpu)
+			}
+			if !strings.Contains(e.Error, tt.says) || !strings.Contains(e.Error, "types there: h100, l40s") {
+				t.Errorf("error %q does not say %q", e.Error, tt.says)
 			}
 		})
 	}

@@ -319,7 +319,7 @@ func TestNodesProjectsPoolsViews(t *testing.T) {
 		{"#/projects", `#fairness-since`, []string{"Measured since the cluster started", "2d ago", "the window began before it"}, nil},
 		// The reservation's start counts from the package's start (at), so
 		// "in 40m" may read 39m by the time a loaded machine gets here.
-		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1 min", "pack", "12 / 16", "job 3 (8 slots) in ", "4 slots for 40 min"}, nil},
+		{"#/pools", `#pools tr[data-pool="a100"]`, []string{"priority", "1m", "pack", "12 / 16", "job 3 (8 slots) in ", "4 slots for 40m"}, nil},
 		{"#/pools", `#pools tr[data-pool="t4"]`, []string{"fair_share", "0 slots, no reservation ahead"}, nil},
 	}
 	for _, c := range cases {

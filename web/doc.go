@@ -23,7 +23,8 @@
 //     Security Policy allows scripts, styles and connections to this
 //     origin only. The page never builds HTML from data (no innerHTML), so
 //     job names and log lines cannot inject markup.
-//   - Every time is written by dom.js (stamp, relative) as the CLI writes
-//     it, never in the browser's locale, so that screenshots and the CLI's
-//     output read alike (docs/dashboard.md#times).
+//   - Every time and span is written by dom.js (stamp, relative,
+//     humanDur, duration) as the CLI writes it, never in the browser's
+//     locale, so that screenshots and the CLI's output read alike
+//     (docs/dashboard.md#times).
 package web

@@ -311,7 +311,7 @@ func TestJobDetailReadsBackHints(t *testing.T) {
 	f.mu.Unlock()
 	p := openPage(t, f, "#/jobs/1", wide)
 	got := p.waitText("#fields", "Holding")
-	for _, want := range []string{"4 (elastic down to 2)", "2 GPUs now", "8 in all", "h100", "matlab: 1 per task", "urgent", "Checkpoint every\n10 min"} {
+	for _, want := range []string{"4 (elastic down to 2)", "2 GPUs now", "8 in all", "h100", "matlab: 1 per task", "urgent", "Checkpoint every\n10m"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("details %q lack %q", got, want)
 		}

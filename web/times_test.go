@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +84,55 @@ func TestTimesReadAsTheCommandLineWrites(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSpansReadAsTheCommandLineWrites: a configured span (a job's time
+// limit and checkpoint interval, a pool's grace) reads exactly as allot
+// job show and allot pools print it, as a job file writes it ("1h30m",
+// not "1 h 30 min"; cli's TestExactDuration has the same table), and the
+// backfill window's measured span as allot pools -o wide does ("40m").
+func TestSpansReadAsTheCommandLineWrites(t *testing.T) {
+	spans := []struct {
+		s    int64
+		want string
+	}{{45, "45s"}, {120, "2m"}, {5400, "1h30m"}, {3605, "1h0m5s"}, {86400, "24h"}}
+	// ddOf is the JS for the text of the job page's detail named dt.
+	ddOf := func(dt string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll('#fields dt')].find((d) => d.innerText === %q)?.nextElementSibling.innerText`, dt)
+	}
+	cases := []struct {
+		name, hash, text string // text: a JS expression for the span's text
+		set              func(f *fixture, s int64)
+	}{
+		{"job's time limit", "#/jobs/1", ddOf("Time limit"), func(f *fixture, s int64) { f.jobs[0].TimeLimitS = s }},
+		{"job's checkpoint interval", "#/jobs/1", ddOf("Checkpoint every"), func(f *fixture, s int64) { f.jobs[0].CheckpointEvery = s }},
+		{"pool's grace", "#/pools", `document.querySelector('#pools tr[data-pool="a100"] td:nth-of-type(3)')?.innerText`,
+			func(f *fixture, s int64) { f.pools[0].GraceS = s }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture()
+			p := openPage(t, f, c.hash, wide)
+			for _, sp := range spans {
+				f.mu.Lock()
+				c.set(f, sp.s)
+				f.mu.Unlock()
+				// The page refreshes every 0.2 s; it shows the new span soon.
+				p.waitFor(fmt.Sprintf("(%s) === %q", c.text, sp.want), fmt.Sprintf("%d s to read %q", sp.s, sp.want))
+			}
+		})
+	}
+	t.Run("pool's grace of 0", func(t *testing.T) {
+		f := newFixture()
+		f.pools[0].GraceS = 0
+		p := openPage(t, f, "#/pools", wide)
+		p.waitFor(`document.querySelector('#pools tr[data-pool="a100"] td:nth-of-type(3)')?.innerText === '0s'`, "a grace of 0 to read 0s")
+	})
+	t.Run("backfill window", func(t *testing.T) {
+		p := openPage(t, newFixture(), "#/pools", wide)
+		got := p.waitText(`#pools tr[data-pool="a100"] td.window`, "4 slots")
+		if !strings.HasPrefix(got, "4 slots for 40m (until ") {
+			t.Errorf("backfill window = %q, want 4 slots for 40m (until …)", got)
+		}
+	})
 }

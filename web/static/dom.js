@@ -93,17 +93,17 @@ export function zoneNote() {
   return `Times in ${name && name !== 'UTC' ? `${name}, ${off}` : off}`;
 }
 
-// duration renders whole seconds.
+// duration writes a configured span (a time limit, a grace period, a
+// checkpoint interval) exactly, as the command line does (allot job show,
+// allot pools) and as a job or configuration file writes it: "1h30m",
+// "45s", "1h0m5s", "0s". A measured span (a wait, a window) is humanDur's.
 export function duration(s) {
-  if (!s) return '—';
-  const d = Math.floor(s / 86400), hh = Math.floor((s % 86400) / 3600);
-  const mm = Math.floor((s % 3600) / 60), ss = s % 60;
-  const parts = [];
-  if (d) parts.push(d + ' d');
-  if (hh) parts.push(hh + ' h');
-  if (mm) parts.push(mm + ' min');
-  if (ss && !d) parts.push(ss + ' s');
-  return parts.join(' ');
+  s = Math.max(0, Math.floor(s || 0));
+  const hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
+  // Go's Duration.String less a trailing "0s", then a trailing "0m".
+  if (hh) return `${hh}h` + (mm || ss ? `${mm}m` : '') + (ss ? `${ss}s` : '');
+  if (mm) return `${mm}m` + (ss ? `${ss}s` : '');
+  return `${ss}s`;
 }
 
 function timeText(el) {

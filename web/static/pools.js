@@ -2,7 +2,7 @@
 // of the last scheduling pass with the backfill window they leave.
 
 import {get} from './api.js';
-import {bar, duration, fill, h, jobLink, memo, table, when, yesNo} from './dom.js';
+import {bar, duration, fill, h, humanDur, jobLink, memo, table, when, yesNo} from './dom.js';
 
 export function mount(root) {
   const t = table('pools', 'Resource pools', ['Pool', 'Policy', 'Preemption', ['Grace', 'Checkpoint deadline of a preempted task'],
@@ -25,7 +25,7 @@ function row(p) {
     h('th', {scope: 'row'}, p.name),
     h('td', {}, p.policy),
     h('td', {}, yesNo(p.preemption)),
-    h('td', {}, p.preemption ? duration(p.grace_s) || '0 s' : '—'),
+    h('td', {}, p.preemption ? duration(p.grace_s) : '—'),
     h('td', {}, yesNo(p.backfill)),
     h('td', {}, p.placement || '—'),
     h('td', {class: 'num'}, p.nodes),
@@ -46,5 +46,5 @@ function reservations(rs) {
 function windowOf(w) {
   if (!w) return '—';
   const slots = `${w.slots} slot${w.slots === 1 ? '' : 's'}`;
-  return w.until ? [slots, ' for ', w.seconds ? duration(w.seconds) : '0 s', ' (until ', when(w.until), ')'] : [slots, ', no reservation ahead'];
+  return w.until ? [slots, ' for ', humanDur(w.seconds), ' (until ', when(w.until), ')'] : [slots, ', no reservation ahead'];
 }
