@@ -27,7 +27,7 @@ func WriteReport(w io.Writer, res *Result) error {
 	fmt.Fprintf(w, "makespan     %s\n", Duration(float64(m.Makespan)))
 	fmt.Fprintf(w, "utilisation  %.1f%%\n", 100*m.Utilization)
 	fmt.Fprintf(w, "avg wait     %s\n", Duration(m.AvgWait))
-	fmt.Fprintf(w, "avg JCT      %s\n", Duration(m.AvgJCT))
+	fmt.Fprintf(w, "avg JCT      %s\n", endedOr(&m, Duration(m.AvgJCT)))
 	fmt.Fprintf(w, "preemptions  %d\n", m.Preemptions)
 	writeDetails(w, &m)
 	writeProjects(w, res.Projects)
@@ -50,6 +50,19 @@ func WriteReport(w io.Writer, res *Result) error {
 	return nil
 }
 
+// ended reports whether some job ended, so that the figures over ended
+// jobs (JCT, slowdown) mean something: a run cut off before any job ended
+// would print 0s, which reads as instant.
+func ended(m *Metrics) bool { return m.Completed+m.Killed+m.Failed > 0 }
+
+// endedOr is s when some job ended, else "-".
+func endedOr(m *Metrics, s string) string {
+	if ended(m) {
+		return s
+	}
+	return "-"
+}
+
 // writeDetails prints the distributions, queue and fairness metrics.
 func writeDetails(w io.Writer, m *Metrics) {
 	fmt.Fprintf(w, "jobs         %s\n", jobCounts(m))
@@ -58,14 +71,22 @@ func writeDetails(w io.Writer, m *Metrics) {
 			format(d.P50), format(d.P90), format(d.P99), format(d.Max))
 	}
 	dist("wait", m.Wait, Duration)
-	dist("JCT", m.JCT, Duration)
+	if ended(m) {
+		dist("JCT", m.JCT, Duration)
+	} else {
+		fmt.Fprintf(w, "%-12s - (no job ended)\n", "JCT")
+	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	// One precision for the whole line, so that its figures line up in
 	// the reader's eye (the shortest form gave 590.054 beside 1870.3).
 	sd := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
-	fmt.Fprintf(w, "slowdown     mean %s  p50 %s  p90 %s  p99 %s  max %s (bounded: max(1, JCT / max(run, 10s)))\n",
-		sd(m.BoundedSlowdown.Mean), sd(m.BoundedSlowdown.P50), sd(m.BoundedSlowdown.P90),
-		sd(m.BoundedSlowdown.P99), sd(m.BoundedSlowdown.Max))
+	if ended(m) {
+		fmt.Fprintf(w, "slowdown     mean %s  p50 %s  p90 %s  p99 %s  max %s (bounded: max(1, JCT / max(run, 10s)))\n",
+			sd(m.BoundedSlowdown.Mean), sd(m.BoundedSlowdown.P50), sd(m.BoundedSlowdown.P90),
+			sd(m.BoundedSlowdown.P99), sd(m.BoundedSlowdown.Max))
+	} else {
+		fmt.Fprintf(w, "slowdown     - (no job ended)\n")
+	}
 	fmt.Fprintf(w, "queue        mean %s, max %d\n", numCount(m.AvgQueue, "job"), m.MaxQueue)
 	if m.Preemptions > 0 {
 		fmt.Fprintf(w, "lost         %s checkpointing after preemption\n", numCount(m.PreemptionLostSlotHours, "slot-hour"))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // Settings override the scheduling settings of every pool for one run, so
@@ -128,7 +129,7 @@ func (s *Settings) set(key, val string) error {
 		}
 		s.CheckpointCost = &d
 	default:
-		return fmt.Errorf("unknown key (keys: %s)", strings.Join(settingKeys, ", "))
+		return fmt.Errorf("unknown key (keys: %s)%s", strings.Join(settingKeys, ", "), yamlfield.Suggest(key, settingKeys))
 	}
 	return nil
 }

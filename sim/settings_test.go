@@ -28,6 +28,7 @@ func TestParseSettings(t *testing.T) {
 		{text: "name=a,name=b", err: "name is given twice"},
 		{text: "serial=maybe", err: "serial: want true or false"},
 		{text: "speed=fast", err: "unknown key"},
+		{text: "reservation=easy", err: `; did you mean "reservations"?`},
 		{text: "checkpoint_cost=1.5s", err: "checkpoint_cost: want whole seconds"},
 	}
 	for _, c := range cases {
