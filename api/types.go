@@ -395,6 +395,9 @@ type Reservation struct {
 	Job   int64     `json:"job"`
 	Start time.Time `json:"start"`
 	Slots int       `json:"slots"` // per task
+	// License names the license the job waits for, when its start is
+	// reserved at that license's release rather than at free slots.
+	License string `json:"license,omitempty"`
 }
 
 // BackfillWindow is the room free in a pool until its next reservation:

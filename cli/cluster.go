@@ -228,7 +228,11 @@ func printPoolNotes(w io.Writer, pools []api.Pool) error {
 func reservationsText(rs []api.Reservation) string {
 	var parts []string
 	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("job %d at %s (%s)", r.Job, formatTime(&r.Start), plural.Count(r.Slots, "slot")))
+		what := plural.Count(r.Slots, "slot")
+		if r.License != "" {
+			what += ", license " + r.License
+		}
+		parts = append(parts, fmt.Sprintf("job %d at %s (%s)", r.Job, formatTime(&r.Start), what))
 	}
 	return orDash(strings.Join(parts, ", "))
 }

@@ -311,3 +311,32 @@ func TestFairShareCapacityKeepsNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolsShowLicenseReservations: a job short of a license whose start
+// the pass reserved (at the holder's time limit) is among the pool's
+// reservations, naming the license, as a slot reservation is.
+func TestPoolsShowLicenseReservations(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, `
+default_pool: bf
+licenses: {matlab: 1}
+pools:
+  - {name: bf, policy: backfill}
+`)))
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("holder", 1, `, "time_limit": 3600, "licenses": {"matlab": 1}`))
+	h.step()
+	h.sync(a)
+	start := h.clock.Now()
+	waiter := h.submit(jobSpec("waiter", 1, `, "time_limit": 600, "licenses": {"matlab": 1}`))
+	h.step()
+	h.step()
+	var pools []api.Pool
+	if code := h.do("GET", "/api/v1/pools", nil, &pools); code != http.StatusOK || len(pools) != 1 {
+		t.Fatalf("pools: %d %+v", code, pools)
+	}
+	want := start.Add(time.Hour)
+	r := pools[0].Reservations
+	if len(r) != 1 || r[0].Job != waiter || !r[0].Start.Equal(want) || r[0].Slots != 1 || r[0].License != "matlab" {
+		t.Fatalf("reservations %+v, want job %d at %s for 1 slot, license matlab", r, waiter, want)
+	}
+}

@@ -20,11 +20,17 @@ func (v *readView) reservations() map[string][]api.Reservation {
 	out := map[string][]api.Reservation{}
 	for j := range v.jobs.all() {
 		p := j.pending
-		if p == nil || p.code != "" || p.p.Reason != sched.ReasonReserved || p.p.At < 0 || p.p.At == sched.Never {
+		// A job short of a license whose start the pass reserved (at the
+		// license's release) holds its start as a slot reservation does.
+		reserved := p != nil && (p.p.Reason == sched.ReasonReserved || p.p.Reason == sched.ReasonLicense)
+		if !reserved || p.code != "" || p.p.At < 0 || p.p.At == sched.Never {
 			continue
 		}
-		out[j.rec.Pool] = append(out[j.rec.Pool], api.Reservation{Job: j.rec.ID,
-			Start: time.Unix(p.p.At, 0).UTC(), Slots: p.p.Need})
+		r := api.Reservation{Job: j.rec.ID, Start: time.Unix(p.p.At, 0).UTC(), Slots: p.p.Need}
+		if p.p.Reason == sched.ReasonLicense {
+			r.License = p.ctx.license.Name
+		}
+		out[j.rec.Pool] = append(out[j.rec.Pool], r)
 	}
 	for _, rs := range out {
 		slices.SortFunc(rs, func(a, b api.Reservation) int {
