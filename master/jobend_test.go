@@ -9,6 +9,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/decisionlog"
 	"github.com/allot-sched/allot/master/mastertest"
+	"github.com/allot-sched/allot/scenario"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -22,7 +23,9 @@ func TestKilledJobEndsWithLastTask(t *testing.T) { onBackends(t, killedJobEndsWi
 func killedJobEndsWithLastTask(t *testing.T, h *harness) {
 	t0 := h.clock.Now()
 	a := h.agent("n1", 2)
-	id := h.submit(jobSpec("one", 1, ""))
+	// Its time limit passes before the kill's end, which no tick sees:
+	// its attempt ran past it, but the kill, not the limit, ended it.
+	id := h.submit(jobSpec("one", 1, `, "time_limit": 15`))
 	h.step()
 	h.sync(a, a)
 	h.clock.Advance(10 * time.Second)
@@ -59,6 +62,10 @@ func killedJobEndsWithLastTask(t *testing.T, h *harness) {
 		}
 		if log := decisionlog.Format(ds); !strings.Contains(log, "10 kill ") {
 			t.Errorf("%s: decision log\n%s\nwant the kill at 10 s, its request", when, log)
+		}
+		sc, body := exportScenario(t, h, window(t0, h.clock.Now().Add(time.Second)))
+		if len(sc.Events) != 1 || sc.Events[0].Kind != scenario.EventKill || sc.Events[0].At != 10 {
+			t.Errorf("%s: the what-if export's events %+v, want the kill at 10 s:\n%s", when, sc.Events, body)
 		}
 	}
 	check("after the end")
