@@ -28,9 +28,9 @@ import (
 // the jobs still ending; no job is stored in it.
 const stateKilling = store.JobState(api.JobStateKilling)
 
-// ending reports whether the job's tasks that hold slots are all being
-// killed, and no other waits: it has ended in the store (killed) while
-// some still hold their slots, or it will end once they stop.
+// ending reports whether some of the job's tasks still hold their slots,
+// being killed, and it has ended in the store (killed), or will end once
+// they stop: no task of it is left that runs or waits.
 func (j *jobRead) ending() bool {
 	return j.active > 0 && (j.rec.State.Terminal() || j.stopping == j.tasks-j.ended)
 }
