@@ -2,7 +2,7 @@ package api
 
 // JobStateKilling is the state a client shows for a job that is Ending,
 // and the state filter of GET /jobs that selects those jobs; no job is
-// stored in it (Job.State stays killed).
+// stored in it (Job.State stays killed, or running).
 const JobStateKilling = "killing"
 
 // ShownState is the state to show a user: killing while the job is

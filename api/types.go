@@ -41,11 +41,16 @@ type Job struct {
 	Environment   map[string]string `json:"environment,omitempty"`
 	SubmittedAt   time.Time         `json:"submitted_at"`
 	EndedAt       *time.Time        `json:"ended_at,omitempty"`
-	// Ending says the job has ended in the store (State killed, EndedAt
-	// the kill's time) but Running of its tasks still hold their GPUs,
-	// being killed, until their agents report the end: clients show it
-	// as JobStateKilling (ShownState), not as ended.
+	// Ending says every task of the job not ended is being killed,
+	// Running of them holding their GPUs until their agents report the
+	// end: the job is killed in the store (EndedAt the kill's time until
+	// its last task ends), or running and ends once they stop (a time
+	// limit, a gang's failed part). Clients show it as JobStateKilling.
 	Ending bool `json:"ending,omitempty"`
+	// KillRequestedAt is when the kill began, while Ending; for a killed
+	// job whose last task ended after the kill (EndedAt), the kill's
+	// time (GET /jobs/{id} alone). Nil otherwise.
+	KillRequestedAt *time.Time `json:"kill_requested_at,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`

@@ -170,10 +170,11 @@ func newJobsCmd() *cobra.Command {
 		Short: "List the queue in scheduling order",
 		Long: `List jobs in scheduling order with their place in their pool's queue and,
 for waiting jobs, why they wait. By default only queued and running jobs
-are shown, and killing ones: killed, but with tasks that still hold
-their GPUs until their agents confirm the end; --all adds completed,
-failed and killed ones, newest first, and --state shows one state
-(killed includes the jobs still killing). --node shows the jobs with a task on that
+are shown, and killing ones: jobs whose tasks are all being killed (a
+kill, a time limit, a gang's failed part) but still hold their GPUs
+until their agents confirm the end; --all adds completed, failed and
+killed ones, newest first, and --state shows one state (killed and
+running include the killing jobs stored so). --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
 allot projects counts them; where you have no role, only your own jobs
@@ -202,7 +203,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (killed, tasks still stopping), completed, failed or killed")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed")
 	fl.StringVar(&f.user, "user", "", "only jobs of this user")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")

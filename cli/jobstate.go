@@ -12,11 +12,13 @@ import (
 	"github.com/allot-sched/allot/plural"
 )
 
-// A job still ending: killed in the master's store, its tasks still
-// stopping until their agents report the end, holding their GPUs
-// meanwhile (api.Job.Ending). allot jobs and allot job show call it
-// killing, as Slurm calls such a job COMPLETING, so that no one reads
-// its GPUs as free; the default list keeps it with the live jobs.
+// A job still ending: every task it has not ended is being killed, and
+// holds its GPUs until its agent reports the end (api.Job.Ending): the
+// job was killed (stored killed), or it runs and ends once they stop (a
+// time limit, a gang's failed part). allot jobs and allot job show call
+// it killing, as Slurm calls such a job COMPLETING, so that no one reads
+// its GPUs as free nor its work as going on; the default list keeps it
+// with the live jobs.
 
 // listStates are the states allot jobs --state takes: the job states, and
 // killing for the jobs still ending.
@@ -26,8 +28,9 @@ var listStates = []string{"queued", "running", api.JobStateKilling, "completed",
 // by default: those that wait or hold GPUs.
 const liveStates = "queued,running," + api.JobStateKilling
 
-// inState reports whether j is listed under --state s: killed takes the
-// jobs still being killed too (shown killing), killing only those.
+// inState reports whether j is listed under --state s: the state it is
+// stored in, killed or running, takes the jobs still ending too (shown
+// killing); killing takes only those.
 func inState(j api.Job, s string) bool {
 	return j.State == s || (s == api.JobStateKilling && j.Ending)
 }
@@ -54,13 +57,26 @@ func tasksText(j api.Job) string {
 	return fmt.Sprintf("%d running of %d", j.Running, j.Tasks)
 }
 
-// endedRows are allot job show's rows of its end: Ended, or for a job
-// still ending, when the kill was asked for and an Ended that says the
-// end is yet to come.
+// endedRows are allot job show's rows of its end: when its kill began,
+// if it was killed while its tasks ran (Kill requested) or its tasks are
+// being killed while it runs (Killing since: a time limit, a gang's
+// failed part), and Ended: when its last task ended, or, while it is
+// ending, that the end is yet to come.
 func endedRows(j api.Job) [][2]string {
-	if !j.Ending {
-		return [][2]string{{"Ended", formatTime(j.EndedAt)}}
+	var rows [][2]string
+	kill := j.KillRequestedAt
+	if kill == nil && j.Ending && j.State == "killed" {
+		kill = j.EndedAt // a master older than kill_requested_at
 	}
-	return [][2]string{{"Kill requested", formatTime(j.EndedAt)},
-		{"Ended", "not yet: " + plural.Count(j.Running, "task") + " still stopping"}}
+	if kill != nil {
+		label := "Kill requested"
+		if j.State != "killed" {
+			label = "Killing since"
+		}
+		rows = append(rows, [2]string{label, formatTime(kill)})
+	}
+	if !j.Ending {
+		return append(rows, [2]string{"Ended", formatTime(j.EndedAt)})
+	}
+	return append(rows, [2]string{"Ended", "not yet: " + plural.Count(j.Running, "task") + " still stopping"})
 }

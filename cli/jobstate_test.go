@@ -49,6 +49,53 @@ func TestJobsKilling(t *testing.T) {
 	}
 }
 
+// TestJobShowKillTimes: allot job show gives a job killed while its
+// task ran both when the kill was requested and when it ended, its last
+// task's end; a running job whose task its time limit is killing shows
+// killing, since when, and no end yet, and --state running and killing
+// both list it.
+func TestJobShowKillTimes(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	killed := endingJob()
+	killed.ID, killed.Ending, killed.Running = 8, false, 0
+	killed.KillRequestedAt, killed.EndedAt = ptr(t0.Add(-time.Minute)), ptr(t0)
+	killed.Reason = "killed through the API by user:ana"
+	limited := endingJob()
+	limited.ID, limited.State, limited.KillRequestedAt, limited.EndedAt = 9, "running", ptr(t0.Add(-5*time.Second)), nil
+	limited.Reason = "being killed: 1 task still stopping on dgx-1, its agent has not confirmed the end (for 5s); time limit of 1h0m0s reached"
+	f.jobs = append(f.jobs, killed, limited)
+	for _, tc := range []struct {
+		id         string
+		want, nots []string
+	}{
+		{"8", []string{"\nState           killed\n", "\nKill requested  2024-05-01 09:59:00\n", "\nEnded           2024-05-01 10:00:00\n"},
+			[]string{"not yet", "Killing since"}},
+		{"9", []string{"\nState          killing\n", "\nKilling since  2024-05-01 09:59:55\n",
+			"\nEnded          not yet: 1 task still stopping\n", "time limit of 1h0m0s reached"}, []string{"Kill requested"}},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			out, _, err := runAt(t, f, "job", "show", tc.id)
+			for _, want := range tc.want {
+				if err != nil || !strings.Contains(out, want) {
+					t.Errorf("allot job show %s: %v; want %q in\n%s", tc.id, err, want, out)
+				}
+			}
+			for _, not := range tc.nots {
+				if strings.Contains(out, not) {
+					t.Errorf("allot job show %s: %q in\n%s", tc.id, not, out)
+				}
+			}
+		})
+	}
+	for _, state := range []string{"running", "killing"} {
+		out, _, err := runAt(t, f, "jobs", "--state", state, "--pool", "batch")
+		if err != nil || !strings.Contains(out, "\n-    9   sweep  killing  batch") {
+			t.Errorf("allot jobs --state %s: %v\n%s\nwant job 9 killing", state, err, out)
+		}
+	}
+}
+
 // TestJobsOlderMaster: a master that does not know the killing filter
 // refuses it; allot jobs asks again without it.
 func TestJobsOlderMaster(t *testing.T) {

@@ -362,6 +362,10 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noteLostTasks(ja.m.pub.reads(), &view)
+	if err := ja.killRequested(r.Context(), &view); err != nil { // jobend.go
+		ja.fail(w, err)
+		return
+	}
 	// An ended job's view comes from its stored record, which does not
 	// count its tasks.
 	view.Tasks = len(tasks)

@@ -56,7 +56,8 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
 	l := decisionLogger{since: since, names: map[int64]string{}, stops: map[attemptKey]stopRequest{},
-		limited: map[attemptKey]bool{}, timedOut: map[int64]bool{}, unplaced: map[attemptKey]bool{}}
+		limited: map[attemptKey]bool{}, timedOut: map[int64]bool{}, unplaced: map[attemptKey]bool{},
+		kills: killTimes(events)}
 	for _, j := range jobs {
 		if !j.SubmittedAt.Before(since) && j.SubmittedAt.Before(until) {
 			l.names[j.ID] = exportName(j)
@@ -96,7 +97,7 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 	}
 	for _, j := range jobs {
 		if l.names[j.ID] != "" && j.State == store.JobKilled && !l.timedOut[j.ID] && !j.EndedAt.IsZero() {
-			l.ds = append(l.ds, decisionlog.Decision{At: l.at(j.EndedAt), Kind: decisionlog.Kill, Job: l.names[j.ID]})
+			l.ds = append(l.ds, decisionlog.Decision{At: l.at(killTime(j, l.kills)), Kind: decisionlog.Kill, Job: l.names[j.ID]})
 		}
 	}
 	decisionlog.Sort(l.ds)
@@ -119,6 +120,7 @@ type decisionLogger struct {
 	// unplaced are the attempts whose move or resize became a
 	// preemption (store.CauseUnplaced).
 	unplaced map[attemptKey]bool
+	kills    map[int64]time.Time // killTimes
 	ds       []decisionlog.Decision
 }
 

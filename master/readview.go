@@ -63,6 +63,12 @@ type jobRead struct {
 	// index and node: a lost node holds those only (lostview.go), while
 	// nodes keeps a part that exited, as the node filter does.
 	open []taskPart
+	// stopping counts its tasks being killed, ended those that ended;
+	// killedAt and killWhy are the first kill of those still stopping,
+	// when and why it was made (readview_ending.go).
+	stopping, ended int
+	killedAt        time.Time
+	killWhy         string
 	// ownOnPreempt and ownMaxRetries are the job file's exit actions
 	// (specHints), which the notes of its tasks on lost nodes resolve
 	// against the view's configuration (exitActionsIn), as a reload
@@ -110,7 +116,11 @@ func captureJob(j *mjob) *jobRead {
 		p.now = 0       // views count from the request's time (jobView), and it is new every pass
 		r.pending = &p
 	}
+	r.stopping, r.ended = j.count.get(store.TaskKilling), j.terminal()
 	for _, t := range j.tasks {
+		if t.rec.State == store.TaskKilling && (r.killedAt.IsZero() || t.rec.UpdatedAt.Before(r.killedAt)) {
+			r.killedAt, r.killWhy = t.rec.UpdatedAt, t.rec.Reason
+		}
 		if t.att == nil {
 			continue
 		}

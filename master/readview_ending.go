@@ -12,21 +12,39 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// A job still ending. A kill (api_kill.go) stores the job killed at once,
-// and its active tasks killing until their agents report the end, which a
-// silent node can make take long; meanwhile the tasks hold their GPUs,
-// still charged. The views show such a job as killing, not killed (as
-// Slurm shows COMPLETING), so that no one reads its GPUs as free: the
-// stored state, which the scheduling core and the replays read, stays
-// killed, and the API adds ending (api.Job.Ending) beside it.
+// A job still ending: every task it has not ended is being killed, and
+// they hold their GPUs, still charged, until their agents report the
+// end, which a silent node can make take long. A kill (api_kill.go)
+// stores the job killed at once, its active tasks killing; a time limit
+// (killOverLimit), a gang's failed part (partExited) or a searcher's stop
+// (stopTrial) kills a task while its job stays running, and the job ends
+// with that task when no other is left. The views show such a job as
+// killing (as Slurm shows COMPLETING), not as killed or running, so that
+// no one reads its GPUs as free nor its work as going on: the stored
+// state, which the scheduling core and the replays read, stays as it
+// is, and the API adds ending (api.Job.Ending) beside it.
 
 // stateKilling is the state filter (GET /jobs?state=killing) that selects
 // the jobs still ending; no job is stored in it.
 const stateKilling = store.JobState(api.JobStateKilling)
 
-// ending reports whether the job has ended in the store while some of its
-// tasks still hold their slots, being killed.
-func (j *jobRead) ending() bool { return j.rec.State.Terminal() && j.active > 0 }
+// ending reports whether some of the job's tasks still hold their slots,
+// being killed, and it has ended in the store (killed), or will end once
+// they stop: no task of it is left that runs or waits.
+func (j *jobRead) ending() bool {
+	return j.active > 0 && (j.rec.State.Terminal() || j.stopping == j.tasks-j.ended)
+}
+
+// killStart is when and why the kill of the job still ending began: the
+// job's kill (its stored end until the last task ends, endWithLastTask,
+// and its reason, who killed it), else the first kill of a task still
+// stopping, and that kill's reason (a time limit, a failed part).
+func (j *jobRead) killStart() (time.Time, string) {
+	if j.rec.State.Terminal() {
+		return j.rec.EndedAt, j.rec.Reason
+	}
+	return j.killedAt, j.killWhy
+}
 
 // stoppingNodes lists, in name order, the nodes where the job's killed
 // tasks have parts not yet exited: the agents whose word the end waits
@@ -54,6 +72,9 @@ func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool) {
 		return
 	}
 	out.Ending = true
+	if at, _ := j.killStart(); !at.IsZero() {
+		out.KillRequestedAt = &at
+	}
 	if lost {
 		return
 	}
@@ -62,7 +83,8 @@ func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool) {
 
 // endingReason is "being killed: 1 task still stopping on dev-3, its
 // agent has not confirmed the end (for 5s); killed through the API by
-// alice".
+// alice", or "...; time limit of 1h0m0s reached" for a job still
+// running.
 func endingReason(j *jobRead, now time.Time) string {
 	nodes := j.stoppingNodes()
 	where := ""
@@ -75,11 +97,12 @@ func endingReason(j *jobRead, now time.Time) string {
 	}
 	msg := fmt.Sprintf("being killed: %s still stopping%s, %s not confirmed the end",
 		plural.Count(j.active, "task"), where, agents)
-	if at := j.rec.EndedAt; !at.IsZero() {
+	at, why := j.killStart()
+	if !at.IsZero() {
 		msg += fmt.Sprintf(" (for %s)", sched.HumanDuration(max(int64(now.Sub(at)/time.Second), 0)))
 	}
-	if j.rec.Reason != "" {
-		msg += "; " + j.rec.Reason
+	if why != "" {
+		msg += "; " + why
 	}
 	return msg
 }

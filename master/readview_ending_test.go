@@ -10,8 +10,10 @@ import (
 )
 
 // TestEndingReason: a job killed while its tasks still stop is shown
-// ending, with where they stop, for how long, and who killed it; a job
-// whose tasks have all ended, or a live one, is not.
+// ending, with where they stop, for how long, and who killed it; so is a
+// running job whose every task not ended is being killed, with why; a
+// job whose tasks have all ended, or one with a task still running or
+// waiting, is not.
 func TestEndingReason(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	killed := store.Job{ID: 1, State: store.JobKilled, EndedAt: at, Reason: "killed through the API by alice"}
@@ -30,8 +32,20 @@ func TestEndingReason(t *testing.T) {
 		{"parts exited, task not yet ended", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, true,
 			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s); killed through the API by alice"},
 		{"every task ended", jobRead{rec: killed, tasks: 1}, false, killed.Reason},
-		{"running, a task killed by its time limit", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
-			tasks: 1, active: 1, nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, false, "a task started"},
+		{"running, its task killed by its time limit", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
+			tasks: 1, active: 1, stopping: 1, killedAt: at, killWhy: "time limit of 1h0m0s reached",
+			nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s); time limit of 1h0m0s reached"},
+		{"running, one task killed, one ended", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
+			tasks: 2, active: 1, stopping: 1, ended: 1, killedAt: at, killWhy: "the part on node a failed with exit code 3",
+			nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s); the part on node a failed with exit code 3"},
+		{"running, one task killed, one running", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
+			tasks: 2, active: 2, stopping: 1, killedAt: at, killWhy: "time limit of 1h0m0s reached",
+			nodes: []string{"a", "b"}, open: []taskPart{{task: 0, node: "a"}, {task: 1, node: "b", killing: true}}}, false, "a task started"},
+		{"running, one task killed, one queued", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
+			tasks: 2, active: 1, queued: 1, stopping: 1, killedAt: at, killWhy: "time limit of 1h0m0s reached",
+			nodes: []string{"b"}, open: []taskPart{{task: 1, node: "b", killing: true}}}, false, "a task started"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

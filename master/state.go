@@ -451,9 +451,10 @@ func killedReason(j *mjob, killed int) string {
 // an attempt, queued when none does (lifecycle.LiveJob), and once every
 // task is terminal, failed if any failed, else killed if any was killed,
 // else completed (lifecycle.EndedJob). A job that was killed stays
-// killed. It drops the job from the mirror once it is no longer live.
+// killed, and ends with its last task (endWithLastTask). It drops the
+// job from the mirror once it is no longer live.
 func (m *Master) settleJob(ctx context.Context, j *mjob) error {
-	to := j.rec.State
+	to, killed := j.rec.State, j.rec.State.Terminal()
 	reason := ""
 	switch {
 	case j.rec.State.Terminal():
@@ -490,6 +491,9 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 		}
 	}
 	if !j.live() {
+		if err := m.endWithLastTask(ctx, j, killed); err != nil {
+			return err
+		}
 		delete(m.jobs, j.rec.ID)
 		j.gone = true
 		m.goneJobs++

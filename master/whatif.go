@@ -388,7 +388,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	x.subs = append(x.subs, exportedSub{sj.Name, j.SubmittedAt})
 	sc.Events = append(sc.Events, changes...)
 	if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], hist) {
-		sc.Events = append(sc.Events, killEvent(sj.Name, j.EndedAt, hist.decisions, since))
+		sc.Events = append(sc.Events, killEvent(sj.Name, killTime(j, hist.kills), hist.decisions, since))
 	}
 	return notes
 }

@@ -90,6 +90,9 @@ type historyEvents struct {
 	// of a second that came after one are exported with after_pass
 	// (exportNodeEvents).
 	decisions []time.Time
+	// kills are when the jobs were killed (killTimes): the end of one
+	// killed while its tasks ran is its last task's.
+	kills map[int64]time.Time
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -101,7 +104,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
 		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
-		startKilled: map[attemptKey]bool{}}
+		startKilled: map[attemptKey]bool{}, kills: killTimes(evs)}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -388,7 +391,7 @@ func (tw *taskWork) sum(w *jobWork, slots int64, elastic bool) {
 // apart on a real one, so "the same time" is within a second.
 func killedByLimit(j store.Job, atts []store.Attempt, hist *historyEvents) bool {
 	for _, a := range atts {
-		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && sameMoment(a.EndedAt, j.EndedAt) &&
+		if j.TimeLimit > 0 && a.EndState == store.AttemptKilled && sameMoment(a.EndedAt, killTime(j, hist.kills)) &&
 			a.EndedAt.Sub(hist.first(atts, a)) >= j.TimeLimit {
 			return true
 		}

@@ -330,6 +330,34 @@ func (o *ops) TransitionJob(ctx context.Context, t JobTransition) (Job, error) {
 	return j, nil
 }
 
+func (o *ops) MoveJobEnd(ctx context.Context, id int64, state JobState, at time.Time) (Job, error) {
+	if !state.Terminal() {
+		return Job{}, fmt.Errorf("move the end of job %d: %w", id, invalidf("job state %q is not terminal", state))
+	}
+	if at.IsZero() {
+		return Job{}, fmt.Errorf("move the end of job %d: %w", id, invalidf("no time to end at"))
+	}
+	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q(`UPDATE jobs SET ended_ns = ?
+		WHERE id = ? AND state = ? AND ended_ns <= ? RETURNING `+jobCols),
+		nsOf(at), id, string(state), nsOf(at)))
+	if errors.Is(err, sql.ErrNoRows) {
+		j, err := o.Job(ctx, id)
+		switch {
+		case err != nil:
+			return Job{}, fmt.Errorf("move the end of job %d: %w", id, err)
+		case j.State != state:
+			return Job{}, fmt.Errorf("move the end of job %d: %w", id, &ConflictError{What: fmt.Sprintf("job %d", id),
+				Field: "state", Expected: string(state), Actual: string(j.State)})
+		}
+		return Job{}, fmt.Errorf("move the end of job %d: %w", id,
+			invalidf("it ended at %s, after %s", j.EndedAt.Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano)))
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("move the end of job %d: %w", id, err)
+	}
+	return j, nil
+}
+
 // jobMismatch explains why a compare-and-set on a job matched no row.
 func (o *ops) jobMismatch(ctx context.Context, id int64, expected string) error {
 	var state string

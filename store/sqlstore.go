@@ -221,6 +221,11 @@ func (s *sqlStore) TransitionJob(ctx context.Context, t JobTransition) (out Job,
 	return out, err
 }
 
+func (s *sqlStore) MoveJobEnd(ctx context.Context, id int64, state JobState, at time.Time) (out Job, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.MoveJobEnd(ctx, id, state, at); return err })
+	return out, err
+}
+
 func (s *sqlStore) UpdateJob(ctx context.Context, u JobUpdate) (out Job, err error) {
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.UpdateJob(ctx, u); return err })
 	return out, err

@@ -86,6 +86,12 @@ type Writer interface {
 	// UpdateJob changes a live job's priority, class, weight or
 	// preemptibility.
 	UpdateJob(ctx context.Context, u JobUpdate) (Job, error)
+	// MoveJobEnd moves the end of a job that ended in state (a
+	// compare-and-set: ErrConflict when it is not ended so) to at, later
+	// than the end it has: a killed job ends when its last task does,
+	// after the kill that stored it killed. It writes no event: the
+	// event log keeps the kill (the job's transition) and the task's end.
+	MoveJobEnd(ctx context.Context, id int64, state JobState, at time.Time) (Job, error)
 	// TransitionTask moves a task from t.From to t.To, opening or closing
 	// its attempt as the transition requires.
 	TransitionTask(ctx context.Context, t TaskTransition) (Task, error)

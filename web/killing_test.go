@@ -52,3 +52,37 @@ func TestJobStillKilling(t *testing.T) {
 		t.Errorf("gpu-a2's GPU 0 = %q, want it held by job 2, being killed", title)
 	}
 }
+
+// TestJobKillTimes: a running job whose task its time limit is killing
+// shows as killing, with since when and no end yet; a job killed while
+// its task ran shows when the kill was requested and when it ended.
+func TestJobKillTimes(t *testing.T) {
+	f := newFixture()
+	j := f.jobs[1]
+	j.Ending, j.KillRequestedAt, j.EndedAt = true, atp(-5*time.Second), nil
+	j.Reason = "being killed: 1 task still stopping on gpu-a2, its agent has not confirmed the end (for 5s); time limit of 1h0m0s reached"
+	j.TaskList[0].State = "killing"
+	p := openPage(t, f, "#/jobs?state=killing", wide)
+	p.waitFor(`document.querySelectorAll('tr[data-job]').length === 1 && !!document.querySelector('tr[data-job="2"]')`, "job 2 alone under state=killing")
+	p.goTo("#/jobs/2")
+	fields := p.waitText("#fields", "Killing since")
+	for _, want := range []string{"killing being killed: 1 task", "time limit of 1h0m0s reached", "not yet: 1 task still stopping"} {
+		if !strings.Contains(fields, want) {
+			t.Errorf("job 2's fields = %q, want %q", fields, want)
+		}
+	}
+	if strings.Contains(fields, "Kill requested") {
+		t.Errorf("job 2's fields = %q, want no Kill requested for a job not killed", fields)
+	}
+
+	f.mu.Lock() // the fixture serves meanwhile
+	j.State, j.Ending, j.KillRequestedAt, j.EndedAt = "killed", false, atp(-time.Minute), atp(-5*time.Second)
+	j.Reason, j.Running, j.TaskList[0].State = "killed through the API by user:root", 0, "killed"
+	f.mu.Unlock()
+	p.goTo("#/jobs")
+	p.goTo("#/jobs/2")
+	fields = p.waitText("#fields", "Kill requested")
+	if !strings.Contains(fields, "Ended") || strings.Contains(fields, "not yet") {
+		t.Errorf("job 2's fields = %q, want Kill requested and Ended", fields)
+	}
+}

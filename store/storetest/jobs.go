@@ -222,6 +222,58 @@ func testJobTransitions(t *testing.T, target Target) {
 	wantErr(t, err, store.ErrInvalid, "leaving a terminal state")
 }
 
+// testMoveJobEnd: a killed job's end moves later, to its last task's,
+// with no event; a job not ended so, or an end earlier than the one it
+// has, is refused and changes nothing.
+func testMoveJobEnd(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("j"), 1)
+	live := mustCreate(t, s, sampleJob("live"), 1)
+	if _, err := s.TransitionJob(ctx, store.JobTransition{ID: job.ID, From: store.JobQueued, To: store.JobKilled,
+		At: at(time.Minute), Reason: "killed"}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		id    int64
+		state store.JobState
+		at    time.Time
+		want  error
+	}{
+		{"not ended so", job.ID, store.JobFailed, at(time.Hour), store.ErrConflict},
+		{"a live job", live.ID, store.JobKilled, at(time.Hour), store.ErrConflict},
+		{"a live state", job.ID, store.JobRunning, at(time.Hour), store.ErrInvalid},
+		{"earlier", job.ID, store.JobKilled, at(time.Second), store.ErrInvalid},
+		{"no time", job.ID, store.JobKilled, time.Time{}, store.ErrInvalid},
+		{"missing job", job.ID + 9, store.JobKilled, at(time.Hour), store.ErrNotFound},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.MoveJobEnd(ctx, c.id, c.state, c.at)
+			wantErr(t, err, c.want, "move the end")
+		})
+	}
+	if got, err := s.Job(ctx, job.ID); err != nil || !got.EndedAt.Equal(at(time.Minute)) {
+		t.Fatalf("after the refusals: ended %v, error %v; want %v", got.EndedAt, err, at(time.Minute))
+	}
+	moved, err := s.MoveJobEnd(ctx, job.ID, store.JobKilled, at(time.Hour))
+	if err != nil || !moved.EndedAt.Equal(at(time.Hour)) || moved.State != store.JobKilled || moved.Reason != "killed" {
+		t.Fatalf("moved: %+v, %v; want killed, ended at %v, reason kept", moved, err, at(time.Hour))
+	}
+	if got, err := s.Job(ctx, job.ID); err != nil || !got.EndedAt.Equal(at(time.Hour)) {
+		t.Fatalf("read back: ended %v, error %v; want %v", got.EndedAt, err, at(time.Hour))
+	}
+	after, err := s.Events(ctx, store.EventFilter{JobID: job.ID})
+	if err != nil || len(after) != len(before) {
+		t.Fatalf("events: %d then %d, error %v; want none added", len(before), len(after), err)
+	}
+}
+
 func testUpdateJob(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)

@@ -30,6 +30,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"CreateJobIsAtomic", testCreateJobIsAtomic},
 		{"UpdateRollsBack", testUpdateRollsBack},
 		{"JobTransitions", testJobTransitions},
+		{"MoveJobEnd", testMoveJobEnd},
 		{"UpdateJob", testUpdateJob},
 		{"TaskLifecycleNumbersAttempts", testTaskLifecycle},
 		{"TaskTransitionRejects", testTaskTransitionRejects},

@@ -291,13 +291,17 @@ function joinNodes(nodes) {
   return out;
 }
 
-// endedRows are a job's rows of its end: Ended, or for a job still
-// ending (killed, its tasks still stopping), when the kill was asked for
-// and an Ended yet to come, so that no one reads its GPUs as free.
+// endedRows are a job's rows of its end: when its kill began, if it was
+// killed while its tasks ran (Kill requested) or its tasks are being
+// killed while it runs (Killing since: a time limit, a gang's failed
+// part), and Ended: its last task's end, or, while it is ending, an end
+// yet to come, so that no one reads its GPUs as free.
 function endedRows(j) {
-  if (!j.ending) return [['Ended', j.ended_at ? when(j.ended_at) : '—']];
+  const kill = j.kill_requested_at || (j.ending && j.state === 'killed' ? j.ended_at : null);
+  const rows = kill ? [[j.state === 'killed' ? 'Kill requested' : 'Killing since', when(kill)]] : [];
+  if (!j.ending) return [...rows, ['Ended', j.ended_at ? when(j.ended_at) : '—']];
   const n = j.running === 1 ? '1 task' : `${j.running} tasks`;
-  return [['Kill requested', when(j.ended_at)], ['Ended', `not yet: ${n} still stopping`]];
+  return [...rows, ['Ended', `not yet: ${n} still stopping`]];
 }
 
 function renderFields(el, j) {

@@ -1,0 +1,81 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// endWithLastTask moves the stored end of j, which was killed (killed)
+// while its tasks still held their slots, to the end of its last task
+// (store.MoveJobEnd), in the transaction or batch that stores that end:
+// the job's Ended is then when it stopped, as a job that ended by
+// itself has, and the kill keeps its own time in the event log (the
+// job's transition to killed, killTimes), which the decision log, the
+// what-if export and allot job show's Kill requested read. A job killed
+// with no task holding slots ended at the kill, and keeps that time.
+// Callers hold mu and have touched j (settleJob).
+func (m *Master) endWithLastTask(ctx context.Context, j *mjob, killed bool) error {
+	if !killed {
+		return nil
+	}
+	last := j.rec.EndedAt
+	for _, t := range j.tasks {
+		if t.rec.UpdatedAt.After(last) {
+			last = t.rec.UpdatedAt
+		}
+	}
+	if !last.After(j.rec.EndedAt) {
+		return nil
+	}
+	rec, err := m.batches.w().MoveJobEnd(ctx, j.rec.ID, j.rec.State, last)
+	if err != nil {
+		return fmt.Errorf("end job %d with its last task: %w", j.rec.ID, err)
+	}
+	j.rec = rec
+	return nil
+}
+
+// killTimes maps each job that evs (the event log) has a transition to
+// killed of to its time: when the job was killed, which its stored end
+// (store.Job.EndedAt) is no longer once its last task ended later
+// (endWithLastTask).
+func killTimes(evs []store.Event) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, e := range evs {
+		if e.Index < 0 && e.To == string(store.JobKilled) && e.From != e.To {
+			out[e.JobID] = e.At
+		}
+	}
+	return out
+}
+
+// killTime is when killed job j was killed: its transition's (kills,
+// killTimes), else its end, for a job whose transition the events read
+// do not have.
+func killTime(j store.Job, kills map[int64]time.Time) time.Time {
+	if at, ok := kills[j.ID]; ok {
+		return at
+	}
+	return j.EndedAt
+}
+
+// killRequested gives the view v of a killed job that has left the read
+// view the time of its kill (KillRequestedAt), from the event log, where
+// its last task ended later: its Ended is that end (endWithLastTask).
+func (ja *jobsAPI) killRequested(ctx context.Context, v *api.Job) error {
+	if v.State != string(store.JobKilled) || v.Ending || v.EndedAt == nil {
+		return nil
+	}
+	evs, err := ja.m.st.Events(ctx, store.EventFilter{JobID: v.ID, To: string(store.JobKilled)})
+	if err != nil {
+		return fmt.Errorf("read when job %d was killed: %w", v.ID, err)
+	}
+	if at, ok := killTimes(evs)[v.ID]; ok && at.Before(*v.EndedAt) {
+		v.KillRequestedAt = &at
+	}
+	return nil
+}
