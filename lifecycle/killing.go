@@ -43,9 +43,13 @@ func (k *kills) ended(c *Cluster, now int64, e Event) Outcome {
 		return Outcome{Job: -1}
 	}
 	t := c.Tasks.At(e.Task)
-	o := Outcome{Applied: true, Job: t.Job, TimedOut: t.Limited}
+	// Limited says the attempt's end was due at its time limit, not that
+	// the limit killed it: a user's kill before the limit (which ended
+	// the job killed at once) ends it killed, as the master records it.
+	timedOut := t.Limited && !c.Jobs[t.Job].State.Terminal()
+	o := Outcome{Applied: true, Job: t.Job, TimedOut: timedOut}
 	kind := EndCompleted
-	if t.Limited {
+	if timedOut {
 		kind = EndLimited
 	}
 	var ended bool

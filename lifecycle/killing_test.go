@@ -26,6 +26,9 @@ func TestSlowKill(t *testing.T) {
 		jobDuring lifecycle.JobState // while killing
 	}{
 		{"a user's kill", 5, 0, true, lifecycle.JobKilled},
+		// Its end was due at its time limit (103), after the kill at 100
+		// and before the kill's end at 105: killed, not timed out.
+		{"a user's kill before a time limit", 5, 103, true, lifecycle.JobKilled},
 		{"a time limit", 5, 100, false, lifecycle.JobRunning},
 		{"a user's kill at once", 0, 0, true, ""},
 		{"a time limit at once", 0, 100, false, ""},

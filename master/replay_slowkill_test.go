@@ -35,6 +35,14 @@ func slowKillCases() []replayCase {
 			{name: "a", slots: 4, submit: 0, run: 1000, extra: `, "time_limit": 100`, killSilent: 5},
 			slowKillJobs[1], slowKillJobs[2],
 		}},
+		// A user's kill at 100 of a whose time limit (103) falls while
+		// its node is silent: live it ends killed at 105, not by its
+		// limit, and so does the replay (its end was due at the limit,
+		// which does not make the kill a time limit's).
+		{name: "fifo-slow-kill-before-limit", config: fifo, nodes: replayNodes, jobs: []rjob{
+			{name: "a", slots: 4, submit: 0, run: 1000, kill: 100, extra: `, "time_limit": 103`, killSilent: 5},
+			slowKillJobs[1], slowKillJobs[2],
+		}},
 		// A job of two trials on n1, both killed at 100: one node is
 		// silent for 3 s, so both end at 103, and b, which needs all of
 		// n1, starts then.
