@@ -26,7 +26,7 @@ const (
 	// MaxNodeGPUsLimit bounds max_node_gpus.
 	MaxNodeGPUsLimit       = 4096
 	DefaultGrace           = 30 * time.Second
-	DefaultZeroSlotLimit   = 100
+	DefaultZeroSlotLimit   = spec.DefaultZeroSlotLimit
 	DefaultOverQuotaWeight = 1.0
 	// DefaultMaxAge is a multifactor pool's max_age when its multifactor
 	// block leaves it out.
@@ -111,8 +111,6 @@ type Pool struct {
 	// Grace is how long a preempted task has to checkpoint before it is
 	// killed.
 	Grace time.Duration
-	// ZeroSlotLimit caps the zero-slot tasks on each node of the pool.
-	ZeroSlotLimit int
 	// OnPreempt and MaxRetries are the pool's default exit actions, which
 	// its jobs take unless their files say otherwise, as a scenario
 	// pool's (spec.ExitActionFields): spec.OnPreemptReschedule or
@@ -178,16 +176,16 @@ func Default() *Config {
 func defaultPool() Pool {
 	return Pool{
 		Pool: spec.Pool{
-			Name:       DefaultPoolName,
-			Policy:     sched.PolicyPriority,
-			Preemption: true,
-			Backfill:   true,
-			Placement:  sched.PlaceBinpack,
+			Name:          DefaultPoolName,
+			Policy:        sched.PolicyPriority,
+			Preemption:    true,
+			Backfill:      true,
+			Placement:     sched.PlaceBinpack,
+			ZeroSlotLimit: DefaultZeroSlotLimit,
 		},
-		Grace:         DefaultGrace,
-		ZeroSlotLimit: DefaultZeroSlotLimit,
-		OnPreempt:     spec.OnPreemptReschedule,
-		MaxRetries:    spec.NoRetryCap,
+		Grace:      DefaultGrace,
+		OnPreempt:  spec.OnPreemptReschedule,
+		MaxRetries: spec.NoRetryCap,
 	}
 }
 

@@ -179,7 +179,7 @@ func (p *parser) poolList(raw *yaml.Node) []Pool {
 // options), then the master's own fields.
 func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	f, sp, ok := p.PoolFields(raw, i)
-	pl := Pool{Pool: sp, Grace: DefaultGrace, ZeroSlotLimit: DefaultZeroSlotLimit,
+	pl := Pool{Pool: sp, Grace: DefaultGrace,
 		OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}
 	if !ok {
 		return pl
@@ -189,7 +189,6 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	if yamlfield.Field(f, "grace", &grace, yamlfield.Duration) {
 		pl.Grace = time.Duration(grace) * time.Second
 	}
-	yamlfield.Field(f, "zero_slot_limit", &pl.ZeroSlotLimit, yamlfield.IntAtLeast(0))
 	if onSet, maxSet := spec.ExitActionFields(f, &pl.OnPreempt, &pl.MaxRetries); onSet || maxSet {
 		defer func() { p.exitActions = append(p.exitActions, poolFields{f: f, pl: pl.Pool}) }()
 	}

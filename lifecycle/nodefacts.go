@@ -9,7 +9,8 @@ import "github.com/allot-sched/allot/sched"
 const SwitchLabel = "switch"
 
 // DefaultZeroSlotLimit caps the zero-slot tasks on a node whose pool
-// sets no cap (a pool's zero_slot_limit of 0; every simulated node).
+// sets no cap (a pool without zero_slot_limit, a trace's nodes): the
+// cluster spec's spec.DefaultZeroSlotLimit, which a test keeps equal.
 const DefaultZeroSlotLimit = 100
 
 // NodeFacts are what a driver knows of a node, resolved against its
@@ -41,8 +42,9 @@ type NodeFacts struct {
 	// configuration's node rule for it, go on top (NodeLabels; nil for
 	// none). Node may return Labels itself: neither is changed.
 	Labels, Rule map[string]string
-	// ZeroSlotLimit is its pool's cap on zero-slot tasks; 0 (or less)
-	// is the default (ZeroSlotLimit).
+	// ZeroSlotLimit is its pool's cap on zero-slot tasks, 0 for none (a
+	// pool's zero_slot_limit: 0); a driver whose pool sets none passes
+	// DefaultZeroSlotLimit.
 	ZeroSlotLimit int
 	// Drained says the node takes no start (a drain, its agent leaving):
 	// it offers what its tasks hold (NodeSlots), which CapDrained makes
@@ -66,7 +68,7 @@ func (f *NodeFacts) Node() sched.Node {
 		GPU:           f.GPU,
 		Labels:        labels,
 		Switch:        labels[SwitchLabel],
-		ZeroSlotLimit: ZeroSlotLimit(f.ZeroSlotLimit),
+		ZeroSlotLimit: max(f.ZeroSlotLimit, 0),
 	}
 }
 
@@ -96,15 +98,6 @@ func NodeLabels(own, rule map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// ZeroSlotLimit is the cap on zero-slot tasks of a node whose pool sets
-// limit: DefaultZeroSlotLimit where it sets none (0 or less).
-func ZeroSlotLimit(limit int) int {
-	if limit > 0 {
-		return limit
-	}
-	return DefaultZeroSlotLimit
 }
 
 // FairShareSlots is what a node adds to the capacity that fair-share

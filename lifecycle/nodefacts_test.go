@@ -30,8 +30,8 @@ func TestNodeFactsNode(t *testing.T) {
 		{"drained holding nothing", func(f *NodeFacts) { f.Drained = true }, func(n *sched.Node) { n.Slots = 0 }},
 		{"drained holding more than own", func(f *NodeFacts) { f.Held, f.Drained = 11, true }, func(n *sched.Node) { n.Slots = 11 }},
 		{"no GPUs", func(f *NodeFacts) { f.Slots, f.GPU = 0, "" }, func(n *sched.Node) { n.Slots, n.GPU = 0, "" }},
-		{"default zero-slot limit", func(f *NodeFacts) { f.ZeroSlotLimit = 0 }, func(n *sched.Node) { n.ZeroSlotLimit = DefaultZeroSlotLimit }},
-		{"negative zero-slot limit", func(f *NodeFacts) { f.ZeroSlotLimit = -1 }, func(n *sched.Node) { n.ZeroSlotLimit = DefaultZeroSlotLimit }},
+		{"no zero-slot tasks", func(f *NodeFacts) { f.ZeroSlotLimit = 0 }, func(n *sched.Node) { n.ZeroSlotLimit = 0 }},
+		{"negative zero-slot limit", func(f *NodeFacts) { f.ZeroSlotLimit = -1 }, func(n *sched.Node) { n.ZeroSlotLimit = 0 }},
 		{"no labels", func(f *NodeFacts) { f.Labels = nil }, func(n *sched.Node) { n.Labels, n.Switch = nil, "" }},
 		{"no switch label", func(f *NodeFacts) { f.Labels = map[string]string{"rack": "r1"} },
 			func(n *sched.Node) { n.Labels, n.Switch = map[string]string{"rack": "r1"}, "" }},
@@ -73,6 +73,9 @@ func TestNodeFactsNode(t *testing.T) {
 func TestSwitchLabelIsSpecs(t *testing.T) {
 	if SwitchLabel != spec.SwitchLabel {
 		t.Errorf("SwitchLabel = %q, spec.SwitchLabel = %q", SwitchLabel, spec.SwitchLabel)
+	}
+	if DefaultZeroSlotLimit != spec.DefaultZeroSlotLimit {
+		t.Errorf("DefaultZeroSlotLimit = %d, spec.DefaultZeroSlotLimit = %d", DefaultZeroSlotLimit, spec.DefaultZeroSlotLimit)
 	}
 }
 

@@ -143,6 +143,10 @@ func TestParseErrorsMultifactor(t *testing.T) {
 			`min_run_time: expected a duration > 0`},
 		{"min_run_time on a sharing pool", "pools:\n  - {name: a, policy: quota, quota: 1, nodes: [{name: n, slots: 2}]}\n  - {name: b, quota: 1, shares_nodes_with: a, min_run_time: 1h}\n", 3,
 			`min_run_time: this pool shares the nodes of pool "a" and takes its min_run_time from there`},
+		{"zero_slot_limit on a sharing pool", "pools:\n  - {name: a, policy: quota, quota: 1, nodes: [{name: n, slots: 2}]}\n  - {name: b, quota: 1, shares_nodes_with: a, zero_slot_limit: 2}\n", 3,
+			`zero_slot_limit: this pool shares the nodes of pool "a" and takes its zero_slot_limit from there`},
+		{"negative zero_slot_limit", "pools: [{name: a, policy: fifo, zero_slot_limit: -1, nodes: [{name: n, slots: 1}]}]", 1,
+			`zero_slot_limit: expected an integer >= 0, got "-1"`},
 		{"on_preempt in a multifactor pool that never preempts", mf("{qos: 1}") + "    on_preempt: fail\n", 6,
 			`on_preempt: this pool never preempts (policy multifactor without preemption or a QOS that preempts)`},
 	})

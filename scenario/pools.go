@@ -174,7 +174,7 @@ func (p *parser) ownPool(f *yamlfield.Fields, pl *Pool) {
 // from that pool: one set of nodes has one policy and one placement.
 func (p *parser) sharingPool(f *yamlfield.Fields, owner string) {
 	for _, key := range []string{"policy", "preemption", "backfill", "serial", "reservations", "placement", "checkpoint_cost",
-		"min_run_time", "multifactor", "nodes"} {
+		"min_run_time", "multifactor", "nodes", "zero_slot_limit"} {
 		if f.Has(key) {
 			f.Errorf(key, "this pool shares the nodes of pool %s and takes its %s from there; set it on that pool",
 				yamlfield.Quote(owner), key)

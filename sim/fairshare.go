@@ -52,13 +52,17 @@ func chargedSlots(in *Input, gone map[int32]bool, own, moved map[int32]int) int 
 // reshape gives node e.Node e.Shape (lifecycle's EventNodeReshape), in
 // pool e.Pool when it names one, and sets the fair-share capacity again,
 // with its new slots in its pool now. The node keeps its zero-slot limit,
-// which a simulated node has whatever its pool.
+// until it moves to another pool, whose limit it takes then, as a live
+// node a configuration reload moves does.
 func (s *sim) reshape(e Event) {
 	n := s.nodeIdx[e.Node]
 	sh := *e.Shape
-	sh.Pool, sh.ZeroSlotLimit = s.c.Snap.Nodes[n].Pool, s.inputNode(n).ZeroSlotLimit
+	sh.Pool, sh.ZeroSlotLimit = s.c.Snap.Nodes[n].Pool, s.c.Snap.Nodes[n].ZeroSlotLimit
 	if e.Pool != "" {
 		sh.Pool = s.poolNamed(e.Pool)
+		if sh.Pool != s.c.Snap.Nodes[n].Pool {
+			sh.ZeroSlotLimit = s.in.Pools[sh.Pool].ZeroSlotLimit
+		}
 	}
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNodeReshape, Node: n, Shape: &sh})
 	if !o.Applied {

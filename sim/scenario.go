@@ -94,7 +94,7 @@ func eventsFromScenario(sc *scenario.Scenario) ([]Event, error) {
 		if kind == EventNodeReshape {
 			// Built as the node was (scenarioNode); reshape gives it the
 			// node's pool (or Pool) and zero-slot limit.
-			sh := scenarioNode(e.Node, 0, e.Shape)
+			sh := scenarioNode(e.Node, 0, 0, e.Shape)
 			ev.Shape, ev.Pool = &sh, e.Pool
 		}
 		out = append(out, ev)
@@ -130,10 +130,10 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 			continue
 		}
 		i := len(pools)
-		sp := Pool{Pool: p.Pool.Sched(), CheckpointCost: p.CheckpointCost}
+		sp := Pool{Pool: p.Pool.Sched(), CheckpointCost: p.CheckpointCost, ZeroSlotLimit: p.ZeroSlotLimit}
 		sp.Serial = p.Serial
 		for j := range p.Nodes {
-			sp.Nodes = append(sp.Nodes, scenarioNode(p.Nodes[j].Name, i, &p.Nodes[j]))
+			sp.Nodes = append(sp.Nodes, scenarioNode(p.Nodes[j].Name, i, p.ZeroSlotLimit, &p.Nodes[j]))
 		}
 		pools = append(pools, sp)
 	}
@@ -142,10 +142,9 @@ func poolsFromScenario(sc *scenario.Scenario) []Pool {
 
 // scenarioNode is scenario node n, named name, in pool, made as the
 // master makes a node that registers so (lifecycle.NodeFacts: its
-// switch from its labels, the default zero-slot limit, which a
-// scenario's pool does not set).
-func scenarioNode(name string, pool int, n *scenario.Node) sched.Node {
-	f := lifecycle.NodeFacts{Name: name, Pool: pool, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels}
+// switch from its labels, its pool's zero-slot limit, zero).
+func scenarioNode(name string, pool, zero int, n *scenario.Node) sched.Node {
+	f := lifecycle.NodeFacts{Name: name, Pool: pool, Slots: n.Slots, GPU: n.GPU, Labels: n.Labels, ZeroSlotLimit: zero}
 	return f.Node()
 }
 
@@ -337,8 +336,8 @@ func checkFeasible(in *Input, specs []JobSpec) error {
 			}
 			nd := *e.Shape
 			nd.Pool, nd.ZeroSlotLimit = s.Nodes[i].Pool, s.Nodes[i].ZeroSlotLimit
-			if to, ok := poolNow[e.Node]; ok {
-				nd.Pool = to
+			if to, ok := poolNow[e.Node]; ok && to != nd.Pool {
+				nd.Pool, nd.ZeroSlotLimit = to, in.Pools[to].ZeroSlotLimit
 			}
 			s.Nodes = append(s.Nodes, nd)
 		}

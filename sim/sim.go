@@ -82,6 +82,10 @@ type Pool struct {
 	// checkpoints.
 	CheckpointCost int64
 	Nodes          []sched.Node
+	// ZeroSlotLimit caps the zero-slot tasks on each node the pool gets
+	// by a node_reshape into it, as its own nodes' ZeroSlotLimit does;
+	// 0 for none.
+	ZeroSlotLimit int
 }
 
 // JobSpec is one submitted job.

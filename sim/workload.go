@@ -191,10 +191,10 @@ func shape(nodes, slots int) string {
 // settings say otherwise.
 func clusterPool(nodes, slots int) Pool {
 	p := Pool{Pool: sched.Pool{Name: "cluster", Policy: sched.PolicyBackfill,
-		Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack}}
+		Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack}, ZeroSlotLimit: lifecycle.DefaultZeroSlotLimit}
 	p.Nodes = make([]sched.Node, nodes)
 	for i := range p.Nodes {
-		f := lifecycle.NodeFacts{Name: fmt.Sprintf("node-%d", i+1), Slots: slots}
+		f := lifecycle.NodeFacts{Name: fmt.Sprintf("node-%d", i+1), Slots: slots, ZeroSlotLimit: lifecycle.DefaultZeroSlotLimit}
 		p.Nodes[i] = f.Node()
 	}
 	return p

@@ -30,8 +30,16 @@ type Pool struct {
 	// Multifactor holds the weights of a multifactor pool; zero for other
 	// policies.
 	Multifactor sched.Multifactor
-	Line        int
+	// ZeroSlotLimit caps the zero-slot tasks (CPU notebooks,
+	// TensorBoards) on each node of the pool, 0 for none;
+	// DefaultZeroSlotLimit unless given.
+	ZeroSlotLimit int
+	Line          int
 }
+
+// DefaultZeroSlotLimit is a pool's zero_slot_limit when its file gives
+// none: lifecycle.DefaultZeroSlotLimit, which a test keeps equal.
+const DefaultZeroSlotLimit = 100
 
 // Sched returns the pool as the scheduling core takes it; a format adds
 // what only it has (a scenario's Serial).
@@ -65,7 +73,7 @@ func (p *Parser) PoolEntries(raw *yaml.Node) []*yaml.Node {
 // it is unique, and returns the entry's fields for the rest. ok is false
 // when the entry is not a mapping.
 func (p *Parser) PoolFields(raw *yaml.Node, i int) (f *yamlfield.Fields, pl Pool, ok bool) {
-	pl = Pool{Placement: sched.PlaceBinpack, Line: raw.Line}
+	pl = Pool{Placement: sched.PlaceBinpack, ZeroSlotLimit: DefaultZeroSlotLimit, Line: raw.Line}
 	path := yamlfield.Index("pools", i)
 	f, ok = p.Fields(raw, path)
 	if !ok {
@@ -117,6 +125,7 @@ func (p *Parser) PoolOptions(f *yamlfield.Fields, pl *Pool) bool {
 	if yamlfield.Field(f, "min_run_time", &secs, minRun) {
 		pl.MinRunTime = time.Duration(secs) * time.Second
 	}
+	yamlfield.Field(f, "zero_slot_limit", &pl.ZeroSlotLimit, yamlfield.IntAtLeast(0))
 	mf, _ := p.Multifactor(f, pl.Policy)
 	if pl.Policy == sched.PolicyMultifactor {
 		pl.Multifactor = mf
