@@ -46,6 +46,9 @@ type cfFacts struct {
 	// ask is what the answer that counterfactual gave takes away, for
 	// its play-out (playAhead); nil where no running job's end is named.
 	ask *aheadAsk
+	// shares are the jobs' fair shares (fairShares), once sharesDone.
+	shares     []int
+	sharesDone bool
 }
 
 // liveFacts are the counterfactual's facts of the last pass, for the
@@ -143,6 +146,9 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))
 	default:
 		cf.Message = fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
+		if note := f.shareNote(ji, cf.MustEnd); note != "" {
+			cf.Message += " " + note
+		}
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
@@ -244,8 +250,9 @@ func (f *cfFacts) idleRule(e *sched.Job) string {
 // its job is less important than e (a larger number), or e's QOS preempts
 // and the job's QOS ranks below it: a job of the same priority is never
 // preempted for it, so "ends or is preempted" would mislead. Other
-// policies preempt by rules of their own (shares, quotas, factors) and
-// keep mayPreempt's answer for a preemptible job.
+// policies preempt by rules of their own: quota and fair share are
+// replayed (quotaCouldPreempt, shareCouldPreempt); multifactor keeps
+// mayPreempt's answer for a preemptible job.
 func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	s := f.s
 	a := &s.Allocs[ai]
@@ -259,6 +266,9 @@ func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	}
 	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyQuota {
 		return f.quotaCouldPreempt(e, ai)
+	}
+	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyFairShare {
+		return f.shareCouldPreempt(e, ai)
 	}
 	if pi < 0 || f.cfg.Pools[pi].Policy != sched.PolicyPriority {
 		return true
