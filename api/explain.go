@@ -59,8 +59,21 @@ type JobRef struct {
 	// not preempt it for this one), PreemptPossible it could be preempted
 	// instead, PreemptUnderWay the master already asked it to stop.
 	Preempt string `json:"preempt,omitempty"`
+	// Resize, in MustEnd, marks a job whose task the master is resizing
+	// rather than preempting (Preempt is under_way): a fair-share shrink
+	// for a job below its share. The task checkpoints and restarts at
+	// once with To slots of its From; what it gives back is what the
+	// job waits for.
+	Resize *SlotChange `json:"resize,omitempty"`
 	// Private: the caller may not read the job; Name and User are empty.
 	Private bool `json:"private,omitempty"`
+}
+
+// SlotChange is a task's resize: the slots it held and those it
+// restarts with.
+type SlotChange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
 }
 
 // The values of JobRef.Preempt.

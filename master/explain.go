@@ -121,7 +121,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 		return x, nil
 	}
 	snap := copySnapshot(&ja.m.planner.snap)
-	return x, &aheadWork{s: &snap, cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask}
+	return x, &aheadWork{s: &snap, cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask, resized: f.resized}
 }
 
 // ahead counts the jobs waiting in j's pool and lists the first ones ranked

@@ -514,6 +514,9 @@ type aheadWork struct {
 	ji  int
 	cf  *api.Counterfactual
 	ask *aheadAsk
+	// resized is the counterfactual's (cfFacts.resized): afterPass
+	// keeps the snapshot's allocations at their indexes.
+	resized map[int]api.SlotChange
 }
 
 // run plays the answer out on its copy, made the state after the last
@@ -521,7 +524,7 @@ type aheadWork struct {
 func (w *aheadWork) run(v *readView) *api.Counterfactual {
 	s := w.s
 	afterPass(s, s.Jobs[w.ji].Pool)
-	pf := &cfFacts{s: s, cfg: w.cfg, rec: func(ji int) *store.Job {
+	pf := &cfFacts{s: s, cfg: w.cfg, resized: w.resized, rec: func(ji int) *store.Job {
 		if ji < 0 || ji >= len(s.Jobs) {
 			return nil
 		}

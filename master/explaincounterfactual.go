@@ -46,6 +46,9 @@ type cfFacts struct {
 	// ask is what the answer that counterfactual gave takes away, for
 	// its play-out (playAhead); nil where no running job's end is named.
 	ask *aheadAsk
+	// resized maps the allocations a resize leaves draining to the
+	// task's resize (resizedAllocs); nil where none is.
+	resized map[int]api.SlotChange
 	// shares are the jobs' fair shares (fairShares), once sharesDone.
 	shares     []int
 	sharesDone bool
@@ -60,7 +63,7 @@ func (ja *jobsAPI) liveFacts(ji int) *cfFacts {
 			return nil
 		}
 		return &r.at(i).rec
-	}, gone: ja.m.goneNodes}
+	}, gone: ja.m.goneNodes, resized: ja.m.planner.resizedAllocs()}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
 			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
@@ -322,6 +325,9 @@ func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []a
 	for j, i := range byJob {
 		r := &refs[i]
 		r.Preempt = class[j]
+		if r.Preempt == api.PreemptUnderWay {
+			r.Resize = f.resizeOfRef(j, ends)
+		}
 		if end := last[j]; end != sched.Never {
 			t := time.Unix(end, 0).UTC()
 			r.EndsAt = &t

@@ -110,6 +110,7 @@ func (rd redactor) dryRun(d api.DryRun) api.DryRun {
 			v.Name, v.User, v.Private = "", "", true
 		}
 	}
+	d.Resizes = rd.resizes(d.Resizes)
 	d.WouldStart = rd.counterfactual(d.WouldStart)
 	return d
 }
