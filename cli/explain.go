@@ -31,8 +31,13 @@ constraint no node meets. The answer is played out with the scheduling
 core, so that it counts the jobs the pool serves before it: where they
 would take what the running jobs free, it names the running jobs whose
 ends let it start after them, and those jobs ("the pool's order serves
-these first"); where no end alone would start it, those jobs alone.
-Preempted attempts say which job took their GPUs and under which rule.`,
+these first"); where no end alone would start it, those jobs alone. In
+backfill pools it replays the head's reservation (a job the ends would
+fit but that would delay it is told so); in fair-share pools it calls a
+job preemptible only when the share rule could take it, and names a
+shrink under way as one. A running elastic job held below its size is
+told what it holds and which growth rule keeps it there. Preempted
+attempts say which job took their GPUs and under which rule.`,
 		Example:           "  allot explain 42\n  allot explain 42 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
