@@ -38,7 +38,10 @@ import (
 // conservative backfilling), the named jobs' ends would not start it
 // either: the play-out goes on taking more away, as above, and the
 // answer says that once they end it would still wait for that
-// reservation. A job alone in its pool's queue is not played out.
+// reservation; as the reservation moves when jobs end (the head may
+// start elsewhere), the jobs found are then pruned, one by one, to those
+// whose ends it needs. A job alone in its pool's queue is not played
+// out.
 
 // maxAheadPasses bounds the passes a play-out runs: enough for the fewest
 // of 2,000 running jobs, a pass each over the whole snapshot.
@@ -168,18 +171,7 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 	onePool(&base, f.s.Jobs[ji].Pool)
 	p := &aheadPlay{s: &base, ji: ji}
 	more := f.more(&f.s.Jobs[ji], ask)
-	goneWith := func(k int) []bool {
-		gone := make([]bool, len(f.s.Allocs))
-		for _, ai := range ask.ends {
-			gone[ai] = true
-		}
-		for _, allocs := range more[:k] {
-			for _, ai := range allocs {
-				gone[ai] = true
-			}
-		}
-		return gone
-	}
+	goneWith := func(k int) []bool { return goneOf(len(f.s.Allocs), ask.ends, more[:k]) }
 	// failed is the pass with the most gone that gave it no room.
 	failed := p.trial(goneWith(0))
 	if failed.room || (len(failed.first) == 0 && failed.delays < 0) {
@@ -210,8 +202,14 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 	for ok-fail > 1 && p.passes < maxAheadPasses {
 		try((fail + ok) / 2)
 	}
+	chosen := more[:ok]
+	if held >= 0 {
+		// A reservation moves as jobs end: the soonest to end first is
+		// no longer the fewest to name (the head may start elsewhere).
+		chosen, won = p.prune(len(f.s.Allocs), ask.ends, chosen, won)
+	}
 	gone := slices.Clone(ask.ends)
-	for _, allocs := range more[:ok] {
+	for _, allocs := range chosen {
 		gone = append(gone, allocs...)
 	}
 	// Those served before it, and those that took what fewer gone freed
@@ -260,6 +258,37 @@ func (f *cfFacts) label(ji int) string {
 		return strconv.FormatInt(rec.ID, 10)
 	}
 	return f.s.Jobs[ji].ID
+}
+
+// goneOf marks the allocations ends and those of more gone, of n.
+func goneOf(n int, ends []int, more [][]int) []bool {
+	gone := make([]bool, n)
+	for _, ai := range ends {
+		gone[ai] = true
+	}
+	for _, allocs := range more {
+		for _, ai := range allocs {
+			gone[ai] = true
+		}
+	}
+	return gone
+}
+
+// prune drops from chosen, which with ends gone gave the job room (won),
+// each running job whose allocations it still gets room without, first
+// to last, while passes are left: the fewest whose ends let it start
+// past a reservation, which doubling over the soonest to end misses.
+func (p *aheadPlay) prune(n int, ends []int, chosen [][]int, won outcome) ([][]int, outcome) {
+	chosen = slices.Clone(chosen)
+	for i := 0; i < len(chosen) && p.passes < maxAheadPasses; {
+		without := slices.Delete(slices.Clone(chosen), i, i+1)
+		if o := p.trial(goneOf(n, ends, without)); o.room {
+			chosen, won = without, o
+			continue
+		}
+		i++
+	}
+	return chosen, won
 }
 
 // othersWait says whether a job of job ji's pool other than it waits.

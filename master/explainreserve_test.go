@@ -70,3 +70,29 @@ func TestExplainBackfillReservation(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainBackfillReservationMoves: the same on two nodes, where e
+// holds n2 (8 minutes): once c ends the head's reservation on n1 still
+// holds d back, and the fewest ends that let d start are c's and e's
+// (the head then starts on n2, d on n1), not a's too, which ends
+// sooner: a reservation moves as jobs end, and the answer is pruned to
+// the jobs that matter.
+func TestExplainBackfillReservationMoves(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: backfill}\n")))
+	n1, n2 := h.agent("n1", 4), h.agent("n2", 4)
+	ids := map[string]int64{}
+	ids["a"] = h.submit(jobSpec("a", 2, `, "time_limit": 240`))
+	ids["e"] = h.submit(jobSpec("e", 4, `, "time_limit": 480`))
+	h.step()
+	h.sync(n1, n2, n1, n2)
+	ids["head"] = h.submit(jobSpec("head", 4, `, "time_limit": 600`))
+	ids["c"] = h.submit(jobSpec("c", 2, `, "time_limit": 120`))
+	h.step()
+	h.sync(n1, n2, n1, n2)
+	ids["d"] = h.submit(jobSpec("d", 2, `, "time_limit": 600`))
+	h.step()
+	x := explainAs(t, h, h.admin, ids["d"])
+	checkAhead(t, x, aheadCase{nodes2: "n1", mustEnd: []string{"c", "e"}, startFirst: []string{"head"},
+		says: []string{"Once job {c} ends it would still wait: starting then would delay the reservation of job {head}. " +
+			"It could start on n1 once jobs {c} and {e} end: job {head} would take some of what they free (the pool's order serves it first)."}}, ids)
+}
