@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -148,10 +147,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))
 	default:
-		cf.Message = fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
-		if note := f.shareNote(ji, cf.MustEnd); note != "" {
-			cf.Message += " " + note
-		}
+		cf.Message = f.mustEndMessage(ji, cf)
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota

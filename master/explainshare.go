@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/sched"
@@ -132,6 +133,17 @@ func (f *cfFacts) shareNote(ji int, refs []api.JobRef) string {
 	}
 	return fmt.Sprintf("Fair share preempts no job for it: %s would fall below %s own fair share; it waits for %s to end.",
 		jobList(kept), whose, them(len(kept)))
+}
+
+// mustEndMessage is the words of job ji's counterfactual cf where
+// running jobs must end (or be preempted) on its nodes, with why the
+// fair-share rule takes none of those that must end (shareNote).
+func (f *cfFacts) mustEndMessage(ji int, cf *api.Counterfactual) string {
+	m := fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
+	if note := f.shareNote(ji, cf.MustEnd); note != "" {
+		m += " " + note
+	}
+	return m
 }
 
 // preemptibleRef says whether the running job ref names is preemptible.
