@@ -34,12 +34,28 @@ type Explanation struct {
 	// what becomes of the task at the end of the grace unless the node
 	// returns; the job's reason says the same.
 	NodeLost string `json:"node_lost,omitempty"`
+	// Elastic, for a running elastic job whose tasks hold fewer slots
+	// than it asks for, says what they hold and what keeps them from
+	// growing.
+	Elastic *ElasticHold `json:"elastic,omitempty"`
 	// Summary is the explanation in a few sentences.
 	Summary string `json:"summary"`
 	// AsOf is the master's time, to the second, that the countdowns in
 	// its messages ("reserved to start in 9m 57s") count from; a client
 	// counting to EstimatedStart from it says the same.
 	AsOf time.Time `json:"as_of"`
+}
+
+// ElasticHold is a running elastic job held below its size
+// (Explanation.Elastic): the slots its running tasks hold, each, and the
+// slots a task asks for; the jobs of its pool waiting for slots, which
+// keep it from growing (growth takes only spare slots: no job of the pool
+// may wait for slots); and why it does not grow, in words.
+type ElasticHold struct {
+	Held    []int    `json:"held"`
+	Slots   int      `json:"slots"`
+	Waiting []JobRef `json:"waiting,omitempty"`
+	Why     string   `json:"why"`
 }
 
 // JobRef names another job in an explanation.
@@ -59,8 +75,21 @@ type JobRef struct {
 	// not preempt it for this one), PreemptPossible it could be preempted
 	// instead, PreemptUnderWay the master already asked it to stop.
 	Preempt string `json:"preempt,omitempty"`
+	// Resize, in MustEnd, marks a job whose task the master is resizing
+	// rather than preempting (Preempt is under_way): a fair-share shrink
+	// for a job below its share. The task checkpoints and restarts at
+	// once with To slots of its From; what it gives back is what the
+	// job waits for.
+	Resize *SlotChange `json:"resize,omitempty"`
 	// Private: the caller may not read the job; Name and User are empty.
 	Private bool `json:"private,omitempty"`
+}
+
+// SlotChange is a task's resize: the slots it held and those it
+// restarts with.
+type SlotChange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
 }
 
 // The values of JobRef.Preempt.

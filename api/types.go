@@ -214,11 +214,16 @@ type DryRun struct {
 	// preempt to make room for it (it starts once their checkpoints have
 	// landed), one entry per job; absent when it preempts nothing.
 	Preempts []DryRunVictim `json:"preempts,omitempty"`
+	// Resizes lists the running tasks that scheduling would shrink to
+	// give it slots (a fair-share pool's elastic jobs above their share):
+	// each checkpoints and restarts smaller, and it starts once their
+	// checkpoints have landed; absent when it shrinks nothing.
+	Resizes []DryRunResize `json:"resizes,omitempty"`
 	// WouldStart is what would let it start now, for a job that would
-	// wait without preempting anything: the counterfactual that GET
+	// wait without preempting or shrinking anything: the counterfactual that GET
 	// /jobs/{id}/explain gives a waiting job (Explanation.WouldStart),
 	// found on the state the submission's passes would leave; absent when
-	// it would start now or would preempt (Preempts says for what).
+	// it would start now, preempt or shrink (Preempts, Resizes say for what).
 	WouldStart *Counterfactual `json:"would_start,omitempty"`
 	// AsOf is the master's time that it is judged at, as if submitted then.
 	AsOf    time.Time `json:"as_of"`
@@ -234,6 +239,21 @@ type DryRunVictim struct {
 	Slots int    `json:"slots"` // slots they hold
 	// Why is the rule of the pool's policy that lets it (its priority
 	// runs first, a QOS that preempts, a quota's reclaim, ...).
+	Why string `json:"why"`
+	// Private: the caller may not read the job; Name and User are empty.
+	Private bool `json:"private,omitempty"`
+}
+
+// DryRunResize is a running task that a dry run's job would shrink: its
+// job, the slots it holds and would restart with, and the rule.
+type DryRunResize struct {
+	Job  int64  `json:"job"`
+	Name string `json:"name,omitempty"`
+	User string `json:"user,omitempty"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	// Why is the rule that lets it (fair share: the job stays at or
+	// above its share).
 	Why string `json:"why"`
 	// Private: the caller may not read the job; Name and User are empty.
 	Private bool `json:"private,omitempty"`

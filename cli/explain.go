@@ -31,8 +31,13 @@ constraint no node meets. The answer is played out with the scheduling
 core, so that it counts the jobs the pool serves before it: where they
 would take what the running jobs free, it names the running jobs whose
 ends let it start after them, and those jobs ("the pool's order serves
-these first"); where no end alone would start it, those jobs alone.
-Preempted attempts say which job took their GPUs and under which rule.`,
+these first"); where no end alone would start it, those jobs alone. In
+backfill pools it replays the head's reservation (a job the ends would
+fit but that would delay it is told so); in fair-share pools it calls a
+job preemptible only when the share rule could take it, and names a
+shrink under way as one. A running elastic job held below its size is
+told what it holds and which growth rule keeps it there. Preempted
+attempts say which job took their GPUs and under which rule.`,
 		Example:           "  allot explain 42\n  allot explain 42 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
@@ -86,15 +91,32 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 			return err
 		}
 	}
-	// A job that would preempt waits only for its victims' checkpoints
+	if len(d.Resizes) > 0 {
+		if err := printResizes(w, d.Resizes); err != nil {
+			return err
+		}
+	}
+	// A job that would preempt or shrink waits only for the checkpoints
 	// (an older master sent what would let it start all the same).
-	if cf := d.WouldStart; cf != nil && !d.StartsNow && len(d.Preempts) == 0 {
+	if cf := d.WouldStart; cf != nil && !d.StartsNow && len(d.Preempts) == 0 && len(d.Resizes) == 0 {
 		if err := printWouldStart(w, cf, ref); err != nil {
 			return err
 		}
 	}
 	_, err := fmt.Fprintln(w, "Nothing was submitted.")
 	return err
+}
+
+// printResizes is a dry run's "Would resize" table: the running tasks
+// that would shrink to give the job slots, from and to how many.
+func printResizes(w io.Writer, rs []api.DryRunResize) error {
+	fmt.Fprintln(w, "\nWould resize:")
+	t := newTable(w, "  JOB", "NAME", "USER", "SLOTS", "WHY")
+	for _, r := range rs {
+		t.row("  "+strconv.FormatInt(r.Job, 10), refName(r.Name, r.Private), orDash(r.User),
+			fmt.Sprintf("%d → %d", r.From, r.To), r.Why)
+	}
+	return t.flush()
 }
 
 // printExplanation prints an explanation; its times count from the
@@ -216,13 +238,15 @@ func printStartFirst(w io.Writer, cf *api.Counterfactual) error {
 func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	kinds := map[string]bool{}
 	for _, r := range cf.MustEnd {
-		kinds[r.Preempt] = true
+		kinds[waitKind(r)] = true
 	}
 	ends := "end or are preempted"
 	switch {
 	case len(kinds) > 1:
 	case kinds[api.PreemptUnderWay]:
 		ends = "are preempted"
+	case kinds[kindResize]:
+		ends = "are resized"
 	case kinds[""] && (len(cf.Nodes) == 0 || !strings.Contains(cf.Message, "preempted")):
 		// Every job must end. (A master older than JobRef.Preempt
 		// worded the message by the pool alone: "ends or is preempted"
@@ -248,7 +272,7 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		}
 		row := []string{"  " + strconv.FormatInt(r.ID, 10), refName(r.Name, r.Private), orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends}
 		if len(kinds) > 1 {
-			row = append(row, mustEndWaitFor(r.Preempt))
+			row = append(row, mustEndWaitFor(r))
 		}
 		t.row(row...)
 	}
@@ -277,9 +301,24 @@ func blockerText(p *api.Pending) string {
 	return s
 }
 
+// kindResize is waitKind's kind of a job being resized.
+const kindResize = "resize"
+
+// waitKind is what the job waits for of r, for the table's columns: its
+// Preempt, or kindResize for a job being resized rather than preempted.
+func waitKind(r api.JobRef) string {
+	if r.Preempt == api.PreemptUnderWay && r.Resize != nil {
+		return kindResize
+	}
+	return r.Preempt
+}
+
 // mustEndWaitFor says what the job waits for of a job in MustEnd.
-func mustEndWaitFor(preempt string) string {
-	switch preempt {
+func mustEndWaitFor(r api.JobRef) string {
+	if waitKind(r) == kindResize {
+		return fmt.Sprintf("its shrink to %s", plural.Count(r.Resize.To, "slot"))
+	}
+	switch r.Preempt {
 	case api.PreemptPossible:
 		return "its end or preemption"
 	case api.PreemptUnderWay:

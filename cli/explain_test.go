@@ -301,6 +301,10 @@ func TestExplainMustEndKinds(t *testing.T) {
 		{"one being preempted, one must end", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay},
 			{ID: 5, Name: "b", Slots: 1}}, nil, []string{"its preemption\n", "its end\n",
 			"Start:    unknown (job 5, which must end for it, has no time limit)\n"}},
+		{"one being shrunk, one must end", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay,
+			Resize: &api.SlotChange{From: 2, To: 1}}, {ID: 5, Name: "b", Slots: 1}}, nil, []string{"its shrink to 1 slot\n", "its end\n"}},
+		{"all being shrunk", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay,
+			Resize: &api.SlotChange{From: 2, To: 1}}}, nil, []string{"  on dev-1, once these are resized:\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -445,5 +449,29 @@ func TestExplainStartFirst(t *testing.T) {
 				t.Errorf("%q %d times, want once in the section:\n%s", tt.once, strings.Count(out, tt.once), out)
 			}
 		})
+	}
+}
+
+// TestDryRunResizes: a dry run that would shrink a running elastic task
+// lists it (Would resize: from and to slots, why), and not what would
+// let it start, as for one that would preempt.
+func TestDryRunResizes(t *testing.T) {
+	fixClock(t)
+	d := api.DryRun{Accepted: true, Name: "bob", Pool: "fs", Tasks: 1, Slots: 1, AsOf: t0,
+		Summary:    "It would be accepted in pool fs as the 1st of 1 waiting. It would shrink job 15 from 2 slots to 1 and start once its checkpoint has landed.",
+		Pending:    &api.Pending{Reason: "checkpointing", Message: "slots were freed by preemption"},
+		Resizes:    []api.DryRunResize{{Job: 15, Name: "el", User: "alice", From: 2, To: 1, Why: "fair share: ..."}},
+		WouldStart: &api.Counterfactual{Message: "It could start on n2 once job 15 shrinks to 1 slot and checkpoints."}}
+	var b bytes.Buffer
+	if err := printDryRun(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"\nWould resize:\n", "  JOB  NAME  USER   SLOTS  WHY\n", "  15   el    alice  2 → 1  fair share: ...\n"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "What would let it start now") {
+		t.Errorf("what would let it start, next to the shrink it waits for:\n%s", b.String())
 	}
 }

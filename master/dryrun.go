@@ -116,10 +116,10 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 	}
 	// What would let it start now is for a job that would wait: one that
 	// preempts its way in waits only for its victims' checkpoints.
-	if !out.StartsNow && w.ji >= 0 && len(w.victims) == 0 {
+	if !out.StartsNow && w.ji >= 0 && len(w.victims) == 0 && len(w.resizes) == 0 {
 		out.WouldStart = w.wouldStart(ja.m.pub.reads(), &sub.rec)
 	}
-	out.Preempts = ja.named(w.victims)
+	out.Preempts, out.Resizes = ja.named(w.victims), ja.namedResizes(w.resizes)
 	if w.pending != nil && w.pending.p.Turn > 0 {
 		// Its turn in the settled instant's last pass: the position the
 		// live master gives it once submitted, in every policy's order.
@@ -136,6 +136,7 @@ type dryPlan struct {
 	startsNow bool
 	pending   *pendingInfo
 	victims   []api.DryRunVictim // the jobs its pass preempts for it
+	resizes   []api.DryRunResize // the tasks its passes shrink for it
 	mf        float64            // its multifactor priority, 0 when the pass gives none
 	others    int                // the other jobs its pool's last pass left waiting
 	// snap is the what-if snapshot, the job at ji, for the forecast;
@@ -145,13 +146,15 @@ type dryPlan struct {
 	scale float64
 	// cfg is the configuration the snapshot's pools were made from.
 	cfg *config.Config
+	// resized is drySettling.resized, for the counterfactual.
+	resized map[int]api.SlotChange
 }
 
 // wouldStart is explain's counterfactual of the job (cfFacts) on the
 // state its settling left, its other jobs named from read view v and
 // the job itself by rec.
 func (w *dryPlan) wouldStart(v *readView, rec *store.Job) *api.Counterfactual {
-	f := &cfFacts{s: &w.snap, cfg: w.cfg, rec: func(ji int) *store.Job {
+	f := &cfFacts{s: &w.snap, cfg: w.cfg, resized: w.resized, rec: func(ji int) *store.Job {
 		if ji == w.ji {
 			return rec
 		}
@@ -207,6 +210,7 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 	settler := lifecycle.Settler{MaxPasses: maxPasses}
 	_, err := settler.Settle(d, &sc, true)
 	w.snap, w.startsNow, w.victims = d.snap, d.started(), d.victims
+	w.resizes, w.resized = d.resizes, d.resized
 	switch {
 	case w.startsNow:
 		// A pass's error after the start would leave it started, as
@@ -326,6 +330,8 @@ func dryRunSummary(d api.DryRun) string {
 			fmt.Fprintf(&b, " For its other tasks it would preempt %s of %s, and start them once their checkpoints have landed.",
 				plural.Count(preemptedTasks(d.Preempts), "task"), plural.Count(n, "running job"))
 		}
+	case len(d.Resizes) > 0 && len(d.Preempts) == 0:
+		b.WriteString(resizeSummary(d))
 	case len(d.Preempts) > 0:
 		fmt.Fprintf(&b, " It would preempt %s of %s and start once their checkpoints have landed.",
 			plural.Count(preemptedTasks(d.Preempts), "task"), plural.Count(len(d.Preempts), "running job"))

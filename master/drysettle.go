@@ -51,6 +51,11 @@ type drySettling struct {
 	// What the passes did for the job: the preemptions made for it, and
 	// the last pass's pending reason and multifactor priority.
 	victims []api.DryRunVictim
+	// resizes are the shrinks made for it; resized maps the allocations
+	// a resize leaves draining, the live ones' and the passes', to the
+	// task's resize (cfFacts.resized).
+	resizes []api.DryRunResize
+	resized map[int]api.SlotChange
 	pending *pendingInfo
 	mf      float64
 	// others counts the other jobs the last pass left waiting in the
@@ -71,6 +76,7 @@ func newDrySettling(pl *planner, e sched.Job) *drySettling {
 			s.Jobs[i].Reserved, s.Jobs[i].ReservedNodes = c.at, slices.Clone(c.nodes)
 		}
 	}
+	d.resized = pl.resizedAllocs()
 	live := settling{pl: pl}
 	d.replacing = make([]bool, len(s.Allocs))
 	d.onDrained = make([]bool, len(s.Allocs))
@@ -174,12 +180,21 @@ func (d *drySettling) Apply(plan *sched.Plan, effects []lifecycle.Effect) (start
 func (d *drySettling) replace(e *lifecycle.Effect) {
 	s := &d.snap
 	a := int(e.Task)
+	if e.Op == lifecycle.OpResize && e.For == d.ji {
+		d.resizes = addResize(d.resizes, s, e)
+	}
 	old := s.Allocs[a]
 	h := lifecycle.Hold{Start: old.Start, From: max(old.Start, old.Checkpoint), Nodes: old.Nodes, Backfilled: old.Backfilled}
 	placed, drained := h.Replaced(slices.Clone(e.Nodes), lifecycle.Draining(nil, e.Op.Replace(), old.Nodes, e.Nodes), s.Now)
 	s.Allocs[a] = placed.Alloc(old.Job, s.Now, 0)
 	d.replacing[a] = true
 	if len(drained.Nodes) > 0 {
+		if e.Op == lifecycle.OpResize {
+			if d.resized == nil {
+				d.resized = map[int]api.SlotChange{}
+			}
+			d.resized[len(s.Allocs)] = api.SlotChange{From: sched.Slots(old.Nodes), To: sched.Slots(e.Nodes)}
+		}
 		s.Allocs = append(s.Allocs, drained.Alloc(old.Job, s.Now, 0))
 		d.replacing = append(d.replacing, true)
 		d.onDrained = append(d.onDrained, d.onDrained[a])

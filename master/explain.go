@@ -100,6 +100,9 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 		x.Order = orderOf(ja.m.cfg.Pools[pi].Policy)
 	}
 	j := ja.m.jobs[view.ID]
+	if j != nil && view.Position == 0 && view.State == string(store.JobRunning) {
+		x.Elastic = ja.elasticHold(j)
+	}
 	if j == nil || view.Position == 0 {
 		return x, nil // not waiting: the summary says how it stands
 	}
@@ -121,7 +124,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 		return x, nil
 	}
 	snap := copySnapshot(&ja.m.planner.snap)
-	return x, &aheadWork{s: &snap, cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask}
+	return x, &aheadWork{s: &snap, cfg: ja.m.cfg, ji: ji, cf: x.WouldStart, ask: f.ask, resized: f.resized}
 }
 
 // ahead counts the jobs waiting in j's pool and lists the first ones ranked
@@ -174,6 +177,9 @@ func summary(x api.Explanation) string {
 	switch {
 	case x.Position == 0 && x.State == "running":
 		b.WriteString("It is running.")
+		if x.Elastic != nil {
+			b.WriteString(" " + x.Elastic.Why)
+		}
 		if x.NodeLost != "" {
 			fmt.Fprintf(&b, " But %s.", x.NodeLost)
 		}

@@ -31,9 +31,17 @@ import (
 // jobs that would take some of what they free (StartFirst). When even
 // all of them gone would not let it start, the answer names no running
 // job, only the jobs the pool would serve first. When it gets no room
-// and no other job starts, something else holds it (a rule, a
-// reservation), and the answer stays as it was; so it does when it gets
-// room at once. A job alone in its pool's queue is not played out.
+// and no other job starts, something else holds it (a rule), and the
+// answer stays as it was; so it does when it gets room at once. But when
+// what holds it is a reservation (it would fit, but starting would delay
+// an earlier job's reserved start: would_delay, under EASY or
+// conservative backfilling), the named jobs' ends would not start it
+// either: the play-out goes on taking more away, as above, and the
+// answer says that once they end it would still wait for that
+// reservation; as the reservation moves when jobs end (the head may
+// start elsewhere), the jobs found are then pruned, one by one, to those
+// whose ends it needs. A job alone in its pool's queue is not played
+// out.
 
 // maxAheadPasses bounds the passes a play-out runs: enough for the fewest
 // of 2,000 running jobs, a pass each over the whole snapshot.
@@ -96,6 +104,9 @@ type outcome struct {
 	room           bool
 	at             []sched.NodeSlots
 	first, started []int
+	// delays is the job whose reservation it would delay (it waits
+	// would_delay), -1 when it waits for no reservation.
+	delays int
 }
 
 // trial runs a pass over the state with the allocations gone (by index)
@@ -109,7 +120,7 @@ func (p *aheadPlay) trial(gone []bool) outcome {
 			s.Allocs = append(s.Allocs, a)
 		}
 	}
-	var o outcome
+	o := outcome{delays: -1}
 	plan, err := p.sc.Schedule(&s)
 	if err != nil {
 		return o
@@ -138,6 +149,11 @@ func (p *aheadPlay) trial(gone []bool) outcome {
 			took(pr.For)
 		}
 	}
+	for _, pe := range plan.Pending {
+		if pe.Job == p.ji && pe.Reason == sched.ReasonWouldDelay && !o.room {
+			o.delays = pe.Blocker
+		}
+	}
 	return o
 }
 
@@ -155,23 +171,15 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 	onePool(&base, f.s.Jobs[ji].Pool)
 	p := &aheadPlay{s: &base, ji: ji}
 	more := f.more(&f.s.Jobs[ji], ask)
-	goneWith := func(k int) []bool {
-		gone := make([]bool, len(f.s.Allocs))
-		for _, ai := range ask.ends {
-			gone[ai] = true
-		}
-		for _, allocs := range more[:k] {
-			for _, ai := range allocs {
-				gone[ai] = true
-			}
-		}
-		return gone
-	}
+	goneWith := func(k int) []bool { return goneOf(len(f.s.Allocs), ask.ends, more[:k]) }
 	// failed is the pass with the most gone that gave it no room.
 	failed := p.trial(goneWith(0))
-	if failed.room || len(failed.first) == 0 {
+	if failed.room || (len(failed.first) == 0 && failed.delays < 0) {
 		return cf
 	}
+	// held is the reservation the named ends alone would leave it
+	// waiting for, -1 for none.
+	held := failed.delays
 	// The fewest more: double until it gets room, then halve between.
 	fail, ok := 0, -1
 	var won outcome
@@ -189,13 +197,19 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 		try(min(k, len(more)))
 	}
 	if ok < 0 {
-		return f.aheadOnly(ji, cf, ask, failed.first)
+		return f.heldBy(ji, cf, ask, held, f.aheadOnly(ji, cf, ask, failed.first))
 	}
 	for ok-fail > 1 && p.passes < maxAheadPasses {
 		try((fail + ok) / 2)
 	}
+	chosen := more[:ok]
+	if held >= 0 {
+		// A reservation moves as jobs end: the soonest to end first is
+		// no longer the fewest to name (the head may start elsewhere).
+		chosen, won = p.prune(len(f.s.Allocs), ask.ends, chosen, won)
+	}
 	gone := slices.Clone(ask.ends)
-	for _, allocs := range more[:ok] {
+	for _, allocs := range chosen {
 		gone = append(gone, allocs...)
 	}
 	// Those served before it, and those that took what fewer gone freed
@@ -206,7 +220,75 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 			first = append(first, j)
 		}
 	}
-	return f.aheadAnswer(ji, cf, ask, gone, won.at, first)
+	return f.heldBy(ji, cf, ask, held, f.aheadAnswer(ji, cf, ask, gone, won.at, first))
+}
+
+// heldBy leads answer out with what the ends cf named would leave job ji
+// waiting for, the reservation of job held (would_delay): "Once job 11
+// ends it would still wait: starting then would delay the reservation
+// of job 10." The answer without that is kept when held is -1; when it
+// is cf itself (no running job's end, nor the jobs served first, say
+// what would start it), the reservation alone is said.
+func (f *cfFacts) heldBy(ji int, cf *api.Counterfactual, ask *aheadAsk, held int, answer *api.Counterfactual) *api.Counterfactual {
+	if held < 0 || held >= len(f.s.Jobs) {
+		return answer
+	}
+	named := cf.MustEnd
+	if len(named) == 0 {
+		named, _ = f.heldRefs(ask.ends)
+	}
+	lead := fmt.Sprintf("Once %s it would still wait: starting then would delay the reservation of job %s.",
+		mustEndPhrase(named), f.label(held))
+	if answer == cf {
+		out := *cf
+		out.MustEnd, out.NotBefore, out.Nodes = nil, nil, nil
+		out.Message = lead
+		if out.Quota != "" {
+			out.Message += " " + out.Quota
+		}
+		return &out
+	}
+	answer.Message = lead + " " + answer.Message
+	return answer
+}
+
+// label names snapshot job ji by number, as messages name jobs.
+func (f *cfFacts) label(ji int) string {
+	if rec := f.rec(ji); rec != nil && rec.ID != 0 {
+		return strconv.FormatInt(rec.ID, 10)
+	}
+	return f.s.Jobs[ji].ID
+}
+
+// goneOf marks the allocations ends and those of more gone, of n.
+func goneOf(n int, ends []int, more [][]int) []bool {
+	gone := make([]bool, n)
+	for _, ai := range ends {
+		gone[ai] = true
+	}
+	for _, allocs := range more {
+		for _, ai := range allocs {
+			gone[ai] = true
+		}
+	}
+	return gone
+}
+
+// prune drops from chosen, which with ends gone gave the job room (won),
+// each running job whose allocations it still gets room without, first
+// to last, while passes are left: the fewest whose ends let it start
+// past a reservation, which doubling over the soonest to end misses.
+func (p *aheadPlay) prune(n int, ends []int, chosen [][]int, won outcome) ([][]int, outcome) {
+	chosen = slices.Clone(chosen)
+	for i := 0; i < len(chosen) && p.passes < maxAheadPasses; {
+		without := slices.Delete(slices.Clone(chosen), i, i+1)
+		if o := p.trial(goneOf(n, ends, without)); o.room {
+			chosen, won = without, o
+			continue
+		}
+		i++
+	}
+	return chosen, won
 }
 
 // othersWait says whether a job of job ji's pool other than it waits.
@@ -461,6 +543,9 @@ type aheadWork struct {
 	ji  int
 	cf  *api.Counterfactual
 	ask *aheadAsk
+	// resized is the counterfactual's (cfFacts.resized): afterPass
+	// keeps the snapshot's allocations at their indexes.
+	resized map[int]api.SlotChange
 }
 
 // run plays the answer out on its copy, made the state after the last
@@ -468,7 +553,7 @@ type aheadWork struct {
 func (w *aheadWork) run(v *readView) *api.Counterfactual {
 	s := w.s
 	afterPass(s, s.Jobs[w.ji].Pool)
-	pf := &cfFacts{s: s, cfg: w.cfg, rec: func(ji int) *store.Job {
+	pf := &cfFacts{s: s, cfg: w.cfg, resized: w.resized, rec: func(ji int) *store.Job {
 		if ji < 0 || ji >= len(s.Jobs) {
 			return nil
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -46,6 +45,12 @@ type cfFacts struct {
 	// ask is what the answer that counterfactual gave takes away, for
 	// its play-out (playAhead); nil where no running job's end is named.
 	ask *aheadAsk
+	// resized maps the allocations a resize leaves draining to the
+	// task's resize (resizedAllocs); nil where none is.
+	resized map[int]api.SlotChange
+	// shares are the jobs' fair shares (fairShares), once sharesDone.
+	shares     []int
+	sharesDone bool
 }
 
 // liveFacts are the counterfactual's facts of the last pass, for the
@@ -57,7 +62,7 @@ func (ja *jobsAPI) liveFacts(ji int) *cfFacts {
 			return nil
 		}
 		return &r.at(i).rec
-	}, gone: ja.m.goneNodes}
+	}, gone: ja.m.goneNodes, resized: ja.m.planner.resizedAllocs()}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
 			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {
@@ -142,7 +147,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 	case len(cf.MustEnd) == 0:
 		cf.Message = fitsNowMessage(need, cf.Nodes, f.idleRule(e))
 	default:
-		cf.Message = fmt.Sprintf("It could start on %s once %s.", strings.Join(cf.Nodes, ", "), mustEndPhrase(cf.MustEnd))
+		cf.Message = f.mustEndMessage(ji, cf)
 	}
 	if cf.Quota != "" {
 		cf.Message += " " + cf.Quota
@@ -244,8 +249,9 @@ func (f *cfFacts) idleRule(e *sched.Job) string {
 // its job is less important than e (a larger number), or e's QOS preempts
 // and the job's QOS ranks below it: a job of the same priority is never
 // preempted for it, so "ends or is preempted" would mislead. Other
-// policies preempt by rules of their own (shares, quotas, factors) and
-// keep mayPreempt's answer for a preemptible job.
+// policies preempt by rules of their own: quota and fair share are
+// replayed (quotaCouldPreempt, shareCouldPreempt); multifactor keeps
+// mayPreempt's answer for a preemptible job.
 func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	s := f.s
 	a := &s.Allocs[ai]
@@ -259,6 +265,9 @@ func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	}
 	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyQuota {
 		return f.quotaCouldPreempt(e, ai)
+	}
+	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyFairShare {
+		return f.shareCouldPreempt(e, ai)
 	}
 	if pi < 0 || f.cfg.Pools[pi].Policy != sched.PolicyPriority {
 		return true
@@ -312,6 +321,9 @@ func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []a
 	for j, i := range byJob {
 		r := &refs[i]
 		r.Preempt = class[j]
+		if r.Preempt == api.PreemptUnderWay {
+			r.Resize = f.resizeOfRef(j, ends)
+		}
 		if end := last[j]; end != sched.Never {
 			t := time.Unix(end, 0).UTC()
 			r.EndsAt = &t

@@ -48,15 +48,18 @@ func slotsOf(nodes []*nodeUse) int {
 // that must end ("job 6 ends"), those the pool's policy could preempt
 // for the job instead ("jobs 2 and 3 end or are preempted"), and those
 // the core already asked to stop, whose checkpoint it waits for ("job 4
-// is preempted and checkpoints"): "job 6 ends and job 2 ends or is
-// preempted".
+// is preempted and checkpoints"), or, resized, for what they give back
+// ("job 5 shrinks to 1 slot and checkpoints"): "job 6 ends and job 2
+// ends or is preempted".
 func mustEndPhrase(refs []api.JobRef) string {
-	var ending, possible, stopped []api.JobRef
+	var ending, possible, stopped, resized []api.JobRef
 	for _, r := range refs {
-		switch r.Preempt {
-		case api.PreemptUnderWay:
+		switch {
+		case r.Preempt == api.PreemptUnderWay && r.Resize != nil:
+			resized = append(resized, r)
+		case r.Preempt == api.PreemptUnderWay:
 			stopped = append(stopped, r)
-		case api.PreemptPossible:
+		case r.Preempt == api.PreemptPossible:
 			possible = append(possible, r)
 		default:
 			ending = append(ending, r)
@@ -72,6 +75,10 @@ func mustEndPhrase(refs []api.JobRef) string {
 	if len(stopped) > 0 {
 		// Preempted already: what it waits for is the checkpoint.
 		parts = append(parts, jobList(stopped)+" "+plural.Be(len(stopped))+" preempted and "+checkpointVerb(len(stopped)))
+	}
+	if len(resized) > 0 {
+		// Resized: it waits for the checkpoint of what they give back.
+		parts = append(parts, resizedPhrase(resized))
 	}
 	if n := len(parts); n > 2 {
 		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]

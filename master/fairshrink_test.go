@@ -75,3 +75,41 @@ func TestFairShareShrinkLive(t *testing.T) {
 		t.Fatalf("preemptions counted for the shrink: %d live, %d restored; want 1 and 1", live, restored)
 	}
 }
+
+// TestFairShareShrinkExplained: bob's dry run next to alice's grown
+// elastic job in a fair-share pool read "once job 1 is preempted and
+// checkpoints", with no table: it now lists the shrink the submission
+// would set off (Would resize: job, from and to slots, why) and says it
+// would start once that checkpoint lands; once submitted, explain says
+// what it waits for as a shrink, not a preemption.
+func TestFairShareShrinkExplained(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fair_share, preemption: true}\n")))
+	a := h.agent("n1", 2)
+	alice := h.submit(jobSpec("alice", 2, `, "min_slots": 1, "preemptible": true`))
+	h.step()
+	h.sync(a, a)
+	bobSpec := jobSpec("bob", 1, "")
+	var d api.DryRun
+	if code := h.do("POST", "/api/v1/jobs?dry_run=true", bobSpec, &d); code != 200 {
+		t.Fatalf("dry run: %d", code)
+	}
+	if len(d.Resizes) != 1 || d.Resizes[0].Job != alice || d.Resizes[0].From != 2 || d.Resizes[0].To != 1 ||
+		d.Resizes[0].Name != "alice" || !strings.Contains(d.Resizes[0].Why, "fair share") {
+		t.Fatalf("dry run resizes %+v, want alice's job %d from 2 slots to 1, for fair share", d.Resizes, alice)
+	}
+	ref := "job " + strconv.FormatInt(alice, 10)
+	if len(d.Preempts) != 0 || d.WouldStart != nil || d.StartsNow ||
+		!strings.Contains(d.Summary, "It would shrink "+ref+" from 2 slots to 1 and start once its checkpoint has landed.") {
+		t.Fatalf("dry run %+v, want the shrink in its summary and no preemption", d)
+	}
+	bob := h.submit(bobSpec)
+	h.step()
+	x := explainAs(t, h, h.admin, bob)
+	cf := x.WouldStart
+	if cf == nil || len(cf.MustEnd) != 1 || cf.MustEnd[0].ID != alice || cf.MustEnd[0].Resize == nil ||
+		*cf.MustEnd[0].Resize != (api.SlotChange{From: 2, To: 1}) {
+		t.Fatalf("would start %+v, want alice's job resized from 2 slots to 1", cf)
+	}
+	checkSays(t, "message", cf.Message, []string{"It could start on n1 once " + ref + " shrinks to 1 slot and checkpoints."},
+		[]string{"preempted"})
+}

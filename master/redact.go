@@ -94,6 +94,12 @@ func (rd redactor) explanation(x api.Explanation) api.Explanation {
 	x.Ahead = cloneRefs(x.Ahead)
 	rd.refs(x.Ahead)
 	x.WouldStart = rd.counterfactual(x.WouldStart)
+	if x.Elastic != nil {
+		e := *x.Elastic
+		e.Waiting = cloneRefs(e.Waiting)
+		rd.refs(e.Waiting)
+		x.Elastic = &e
+	}
 	return x
 }
 
@@ -110,6 +116,7 @@ func (rd redactor) dryRun(d api.DryRun) api.DryRun {
 			v.Name, v.User, v.Private = "", "", true
 		}
 	}
+	d.Resizes = rd.resizes(d.Resizes)
 	d.WouldStart = rd.counterfactual(d.WouldStart)
 	return d
 }

@@ -140,6 +140,11 @@ func blocksExpansion(r Reason) bool {
 	return true
 }
 
+// BlocksGrowth reports whether a job waiting for reason r keeps its
+// pool's elastic tasks from growing (blocksExpansion): it waits for
+// slots, which growth would take.
+func (r Reason) BlocksGrowth() bool { return blocksExpansion(r) }
+
 // expand doubles the pool's shrunk elastic tasks when its pass left slots
 // spare; pendMark is where the pool's pending entries start in the plan.
 func (e *elasticPass) expand(pool int, pendMark int) {

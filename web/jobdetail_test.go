@@ -198,6 +198,8 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 	endless.EndsAt = nil
 	stopping := bert
 	stopping.Preempt = api.PreemptUnderWay
+	shrinking := stopping
+	shrinking.Resize = &api.SlotChange{From: 8, To: 4}
 	cases := []struct {
 		name    string
 		cf      api.Counterfactual
@@ -222,6 +224,11 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 			api.Counterfactual{Nodes: []string{"gpu-a2"}, MustEnd: []api.JobRef{stopping},
 				Message: "It could start on gpu-a2 once job 2 (bert-finetune) is preempted."},
 			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 40m ("}}, nil},
+		{"one shrinking, one must end",
+			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{shrinking, resnet}, NotBefore: atp(time.Hour),
+				Message: "It could start on gpu-a1 once job 1 ends and job 2 shrinks to 4 slots and checkpoints."},
+			"not before in 1h (", map[string][]string{"2": {"bert-finetune"}},
+			map[string]string{"1": "its end", "2": "its shrink to 4 slots"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -229,6 +229,13 @@ function startText(p, cf, asOf) {
 // allot explain's WAIT FOR column says it.
 const waitFor = {'': 'its end', possible: 'its end or preemption', under_way: 'its preemption'};
 
+// waitForOf is what the job waits for of r: a job being resized (a
+// fair-share shrink, resize) gives back slots, it is not preempted.
+function waitForOf(r) {
+  if (r.preempt === 'under_way' && r.resize) return `its shrink to ${r.resize.to} slot${r.resize.to === 1 ? '' : 's'}`;
+  return waitFor[r.preempt || ''] || r.preempt;
+}
+
 // wouldStart renders the counterfactual: the running jobs that would have
 // to end or could be preempted, what each holds on the nodes, and when
 // its time limit runs out (counted from the master's asOf). As in allot
@@ -237,14 +244,14 @@ const waitFor = {'': 'its end', possible: 'its end or preemption', under_way: 'i
 // holds is then in the job's pool.
 function wouldStart(cf, asOf, pool) {
   const refs = cf.must_end || [];
-  const mixed = new Set(refs.map((r) => r.preempt || '')).size > 1;
+  const mixed = new Set(refs.map((r) => waitForOf(r))).size > 1;
   const rows = refs.map((r) => h('tr', {'data-must-end': r.id, 'data-preempt': r.preempt || 'no'},
     // A job the viewer may not read comes without name or user (private).
     h('td', {}, r.private ? '#' + r.id : jobLink(r.id)), h('td', {}, r.private ? "another project's job" : r.name || '—'),
     h('td', {}, r.user || '—'), h('td', {}, r.project || '—'),
     h('td', {class: 'num'}, r.slots),
     h('td', {}, r.ends_at ? when(r.ends_at, 'both', asOf) : 'no time limit'),
-    mixed ? h('td', {class: 'wait-for'}, waitFor[r.preempt || ''] || r.preempt) : null));
+    mixed ? h('td', {class: 'wait-for'}, waitForOf(r)) : null));
   const on = (cf.nodes || []).join(', ');
   const held = on ? `What it holds on ${on}` : pool ? `What it holds in pool ${pool}` : 'What it holds';
   const cols = [['Job'], ['Name'], ['User'], ['Project'], ['Slots', held],

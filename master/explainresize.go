@@ -1,0 +1,165 @@
+package master
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+)
+
+// Resizes in explanations and dry runs. A task the core resizes (a
+// fair-share shrink for a job below its share, sched.Resize) runs on in
+// its new placement while what of the old one it does not keep drains,
+// preempting and moving, until its checkpoint lands. What a waiting job
+// waits for is then that checkpoint, but the task is not preempted: it
+// shrinks, and restarts at once. The counterfactual names it so ("once
+// job 15 shrinks to 1 slot and checkpoints"), and a dry run lists the
+// shrinks it would set off ("Would resize") as it lists its victims.
+
+// resizedAllocs maps the snapshot's allocations that a resize leaves
+// draining to the task's slots before and after it. Callers hold mu.
+func (pl *planner) resizedAllocs() map[int]api.SlotChange {
+	s := &pl.snap
+	if len(pl.view.allocs) != len(s.Allocs) {
+		return nil
+	}
+	var out map[int]api.SlotChange
+	for a := range s.Allocs {
+		if !s.Allocs[a].Moving {
+			continue
+		}
+		if c, ok := resizeOf(pl.view.allocs[a]); ok {
+			if out == nil {
+				out = map[int]api.SlotChange{}
+			}
+			out[a] = c
+		}
+	}
+	return out
+}
+
+// resizeOf is the resize of the task whose old placement r stands for:
+// the slots of its attempt and of the placement it restarts on, which a
+// resize changes and a move keeps.
+func resizeOf(r allocRef) (api.SlotChange, bool) {
+	t := r.t
+	if r.next || t == nil || t.next == nil || t.att == nil {
+		return api.SlotChange{}, false
+	}
+	var c api.SlotChange
+	for _, p := range t.att.parts {
+		c.From += len(p.gpus)
+	}
+	for _, p := range t.next {
+		c.To += len(p.gpus)
+	}
+	return c, c.From != c.To
+}
+
+// resizeWords is what a job being resized does, for mustEndPhrase:
+// "shrinks to 1 slot", or "grows to 4 slots" for a task whose growth
+// leaves part of its old placement.
+func resizeWords(c *api.SlotChange) string {
+	if c.To < c.From {
+		return "shrinks to " + slotWord(c.To)
+	}
+	return "grows to " + slotWord(c.To)
+}
+
+// resizedPhrase says the jobs of refs, each resized, in the present tense
+// that follows "once": "job 15 shrinks to 1 slot and checkpoints".
+func resizedPhrase(refs []api.JobRef) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = fmt.Sprintf("job %d %s and checkpoints", r.ID, resizeWords(r.Resize))
+	}
+	if n := len(parts); n > 1 {
+		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
+	}
+	return parts[0]
+}
+
+// resizeOfRef is the resize of job j's allocations among ends, when
+// every one of them is what a resize leaves draining: the first's.
+func (f *cfFacts) resizeOfRef(j int, ends []int) *api.SlotChange {
+	var c *api.SlotChange
+	for _, ai := range ends {
+		if f.s.Allocs[ai].Job != j {
+			continue
+		}
+		rc, ok := f.resized[ai]
+		if !ok {
+			return nil
+		}
+		if c == nil {
+			c = &rc
+		}
+	}
+	return c
+}
+
+// addResize counts resize e, which makes room for the dry run's job,
+// against the resized task's job in rs, with the rule that lets it, as
+// the live master's resize reason words it (replaceOp).
+func addResize(rs []api.DryRunResize, s *sched.Snapshot, e *lifecycle.Effect) []api.DryRunResize {
+	a := &s.Allocs[e.Task]
+	id, err := parseJobID(s.Jobs[a.Job].ID)
+	if err != nil {
+		return rs
+	}
+	_, why, _ := preemptionAccount(s, sched.Preemption{Alloc: int(e.Task), For: e.For}, "the job submitted")
+	return append(rs, api.DryRunResize{Job: id, From: sched.Slots(a.Nodes), To: sched.Slots(e.Nodes),
+		Why: strings.Replace(why, "preempted job", "resized job", 1)})
+}
+
+// namedResizes gives the resized jobs their names and users, from the
+// read view (a job that ended since keeps neither).
+func (ja *jobsAPI) namedResizes(rs []api.DryRunResize) []api.DryRunResize {
+	if len(rs) == 0 {
+		return nil
+	}
+	v := ja.m.pub.reads()
+	for i := range rs {
+		if j := v.job(rs[i].Job); j != nil {
+			rs[i].Name, rs[i].User = j.rec.Name, j.rec.User
+		}
+	}
+	return rs
+}
+
+// resizeSummary is a dry run's sentence for the shrinks it would set
+// off, and why its other tasks would wait, for dryRunSummary.
+func resizeSummary(d api.DryRun) string {
+	var jobs []string
+	for _, r := range d.Resizes {
+		jobs = append(jobs, fmt.Sprintf("job %d from %s to %d", r.Job, slotWord(r.From), r.To))
+	}
+	landed := "its checkpoint has"
+	if len(d.Resizes) > 1 {
+		landed = "their checkpoints have"
+	}
+	m := fmt.Sprintf(" It would shrink %s and start once %s landed.", strings.Join(jobs, ", "), landed)
+	if d.Pending != nil && d.Pending.Reason != sched.ReasonCheckpointing.String() {
+		m += fmt.Sprintf(" Its other tasks would wait: %s.", d.Pending.Message)
+	}
+	if d.Pending != nil && d.Pending.EstimatedStart != nil {
+		m += " Estimated start: " + estimateWords(d.Pending) + "."
+	}
+	return m
+}
+
+// resizes redacts the resized jobs the caller may not read.
+func (rd redactor) resizes(rs []api.DryRunResize) []api.DryRunResize {
+	if rs == nil {
+		return nil
+	}
+	rs = append([]api.DryRunResize(nil), rs...)
+	for i := range rs {
+		if r := &rs[i]; rd.private(r.Job, "", r.User) {
+			r.Name, r.User, r.Private = "", "", true
+		}
+	}
+	return rs
+}
