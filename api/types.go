@@ -503,7 +503,10 @@ type Share struct {
 	RawShares      float64 `json:"raw_shares"`
 	NormShares     float64 `json:"norm_shares"`
 	EffectiveUsage float64 `json:"effective_usage"`
-	FairShare      float64 `json:"fair_share"`
+	// FairShare is absent for an account that has no factor of its own:
+	// under fair tree, a project (its users are ranked, not it) and a
+	// user's leaf with neither jobs nor usage, which takes no rank.
+	FairShare *float64 `json:"fair_share,omitempty"`
 }
 
 // HistoryRecord is one job in GET /history, as Slurm's sacct shows it.

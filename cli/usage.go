@@ -97,8 +97,14 @@ func printShares(w io.Writer, shares []api.Share) error {
 	fmt.Fprintln(w)
 	t := newTable(w, "ACCOUNT", "RAW SHARES", "NORM SHARES", "EFFECTIVE USAGE", "FAIR SHARE")
 	for _, s := range shares {
+		// An account with no factor of its own (fair tree's projects and
+		// idle leaves) shows "-", as sshare leaves the column empty.
+		fs := "-"
+		if s.FairShare != nil {
+			fs = fmt.Sprintf("%.4f", *s.FairShare)
+		}
 		t.row(s.Account, strconv.FormatFloat(s.RawShares, 'g', -1, 64), fmt.Sprintf("%.4f", s.NormShares),
-			fmt.Sprintf("%.4f", s.EffectiveUsage), fmt.Sprintf("%.4f", s.FairShare))
+			fmt.Sprintf("%.4f", s.EffectiveUsage), fs)
 	}
 	return t.flush()
 }

@@ -12,8 +12,9 @@ import (
 
 func fixtureUsage() api.Usage {
 	return api.Usage{Since: t0.Add(-7 * 24 * time.Hour), Until: t0, By: "project", TotalGPUHours: 12.5,
-		Rows:   []api.UsageRow{{Project: "vision", GPUHours: 10, Jobs: 3, Attempts: 4}, {Project: "nlp", GPUHours: 2.5, Jobs: 1, Attempts: 1}},
-		Shares: []api.Share{{Account: "ml", RawShares: 1, NormShares: 1, EffectiveUsage: 0.3, FairShare: 0.7}}}
+		Rows: []api.UsageRow{{Project: "vision", GPUHours: 10, Jobs: 3, Attempts: 4}, {Project: "nlp", GPUHours: 2.5, Jobs: 1, Attempts: 1}},
+		Shares: []api.Share{{Account: "ml", RawShares: 1, NormShares: 1, EffectiveUsage: 0.3},
+			{Account: "ml/ann", RawShares: 1, NormShares: 1, EffectiveUsage: 0.3, FairShare: new(0.7)}}}
 }
 
 func fixtureHistory() []api.HistoryRecord {
@@ -43,7 +44,8 @@ func TestAccounting(t *testing.T) {
 TOTAL                 12.50            
 
 ACCOUNT  RAW SHARES  NORM SHARES  EFFECTIVE USAGE  FAIR SHARE
-ml       1           1.0000       0.3000           0.7000
+ml       1           1.0000       0.3000           -
+ml/ann   1           1.0000       0.3000           0.7000
 `},
 		{name: "usage wide adds each row's share", args: []string{"usage", "-o", "wide"}, out: `POOL   PROJECT  USER  GPU-HOURS  JOBS  ATTEMPTS  SHARE
 -      vision   -     10.00      3     4         80.0%
@@ -51,7 +53,8 @@ ml       1           1.0000       0.3000           0.7000
 TOTAL                 12.50                      100.0%
 
 ACCOUNT  RAW SHARES  NORM SHARES  EFFECTIVE USAGE  FAIR SHARE
-ml       1           1.0000       0.3000           0.7000
+ml       1           1.0000       0.3000           -
+ml/ann   1           1.0000       0.3000           0.7000
 `},
 		{name: "usage csv has every column", args: []string{"usage", "--since", "30d", "-o", "csv"}, out: `POOL,PROJECT,USER,GPU-HOURS,JOBS,ATTEMPTS,SHARE
 -,vision,-,10.00,3,4,80.0%

@@ -214,8 +214,12 @@ func (ca *clusterAPI) shares(p auth.Principal) []api.Share {
 		if p.CanRead(project, user) != nil {
 			continue
 		}
-		out = append(out, api.Share{Account: a.Name, RawShares: a.Shares, NormShares: st[i].NormShares,
-			EffectiveUsage: st[i].EffectiveUsage, FairShare: st[i].Factor})
+		sh := api.Share{Account: a.Name, RawShares: a.Shares, NormShares: st[i].NormShares,
+			EffectiveUsage: st[i].EffectiveUsage}
+		if st[i].Ranked {
+			sh.FairShare = &st[i].Factor
+		}
+		out = append(out, sh)
 	}
 	return out
 }

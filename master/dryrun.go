@@ -198,6 +198,11 @@ func (ja *jobsAPI) whatIf(sub submission, now time.Time) *dryPlan {
 		// the same second, as its id, the next, would put it.
 		e.ID, e.Seq, e.Waiting = dryRunID, math.MaxInt64, len(sub.tasks)
 		d = newDrySettling(pl, e)
+		if e.Account < 0 && ja.m.cfg.ProjectIndex(sub.rec.Project) >= 0 {
+			// The user's first job in the project: the submission makes
+			// its fair-share leaf before the pass; the copy gets it alone.
+			d.snap.Jobs[d.ji].Account = ja.m.fair.leafIn(&d.snap, ja.m.cfg, sub.rec.Project, sub.rec.User)
+		}
 	}
 	scale, cfg := pl.runs.typical(), ja.m.cfg
 	ja.m.unlock()

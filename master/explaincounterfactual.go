@@ -106,7 +106,7 @@ func (f *cfFacts) counterfactual(ji int) *api.Counterfactual {
 		return cf
 	}
 	if need == 0 {
-		return &api.Counterfactual{Message: "It needs no GPU; it waits for a node below its limit of zero-slot tasks."}
+		return f.zeroSlotCounterfactual(e)
 	}
 	if cf := capped(e, f.rec(ji), f.running); cf != nil {
 		return cf

@@ -99,22 +99,66 @@ func (f *fairShare) rebuild(cfg *config.Config) {
 			delete(f.leaves, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b leafKey) int {
-		if c := cmp.Compare(cfg.ProjectIndex(a.project), cfg.ProjectIndex(b.project)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.user, b.user)
-	})
+	slices.SortFunc(keys, func(a, b leafKey) int { return cmpLeaves(cfg, a, b) })
 	for _, k := range keys {
-		shares := 1.0
-		if u, ok := cfg.User(k.user); ok {
-			shares = u.Shares
-		}
 		f.leaves[k] = len(f.accounts)
-		f.accounts = append(f.accounts, sched.Account{Name: k.project + "/" + k.user,
-			Parent: cfg.ProjectIndex(k.project), Shares: shares})
+		f.accounts = append(f.accounts, leafAccount(cfg, k))
 		f.leafOf = append(f.leafOf, k)
 	}
+}
+
+// cmpLeaves orders leaves as rebuild lays them out: by their project's
+// place in the configuration, then by user.
+func cmpLeaves(cfg *config.Config, a, b leafKey) int {
+	if c := cmp.Compare(cfg.ProjectIndex(a.project), cfg.ProjectIndex(b.project)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.user, b.user)
+}
+
+// leafAccount is leaf k's account: under its project, with its user's
+// shares (1 for a user the configuration does not list).
+func leafAccount(cfg *config.Config, k leafKey) sched.Account {
+	shares := 1.0
+	if u, ok := cfg.User(k.user); ok {
+		shares = u.Shares
+	}
+	return sched.Account{Name: k.project + "/" + k.user, Parent: cfg.ProjectIndex(k.project), Shares: shares}
+}
+
+// leafIn returns the index of (project, user)'s leaf in s, a copy of the
+// last pass's snapshot, making it there when it is not made yet: a dry
+// run's job may be its user's first in the project, whose leaf the
+// submission would make (addLeaf) before the next pass. It goes where
+// rebuild would put it, the accounts after it and the jobs charging them
+// shifted by one, so that fair tree's ties, broken by index, come out as
+// they would; it has no usage yet. Only s changes: the master's tree is
+// left as it is, as a dry run changes nothing. Callers hold mu.
+func (f *fairShare) leafIn(s *sched.Snapshot, cfg *config.Config, project, user string) int {
+	k := leafOf(project, user)
+	if i, ok := f.leaves[k]; ok && i >= 0 && i < len(s.Accounts) {
+		return i
+	}
+	pos := len(s.Accounts)
+	if len(f.leafOf) == len(s.Accounts) {
+		for i, o := range f.leafOf {
+			if o != (leafKey{}) && cmpLeaves(cfg, o, k) > 0 {
+				pos = i
+				break
+			}
+		}
+	}
+	acc := leafAccount(cfg, k)
+	if acc.Parent >= pos {
+		pos = len(s.Accounts) // a configuration reloaded since the pass
+	}
+	s.Accounts = slices.Insert(s.Accounts, pos, acc)
+	for i := range s.Jobs {
+		if s.Jobs[i].Account >= pos {
+			s.Jobs[i].Account++
+		}
+	}
+	return pos
 }
 
 // account returns the leaf index of (project, user), or -1.

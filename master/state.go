@@ -83,6 +83,10 @@ type pendingContext struct {
 	// its task (noNodeUpMessage).
 	noneUp bool
 	gone   string
+	// zeroFull is a zero_slot_full job's message, with the limit and the
+	// jobs holding it (sched.ZeroSlotHolders), which the view's snapshot
+	// of a few names cannot give: at most one job of a pool a pass.
+	zeroFull string
 }
 
 // mtask is the mirror of a task.

@@ -179,6 +179,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonNoNodes && p.ctx.noneUp {
 		v.Message = noNodeUpMessage(p.ctx.pool, p.ctx.gone)
 	}
+	if pe.Reason == sched.ReasonZeroSlotFull && p.ctx.zeroFull != "" {
+		v.Message = p.ctx.zeroFull
+	}
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -214,6 +217,10 @@ func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, 
 	if pe.Reason == sched.ReasonNoNodes && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		pool := snap.Jobs[pe.Job].Pool
 		c.noneUp = !slices.ContainsFunc(snap.Nodes, func(n sched.Node) bool { return n.Pool == pool })
+	}
+	if pe.Reason == sched.ReasonZeroSlotFull && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
+		// The others of its pool wait behind it: one scan a pool.
+		c.zeroFull = sched.ZeroSlotFullMessage(snap.ZeroSlotHolders(&snap.Jobs[pe.Job], plan))
 	}
 	if pe.Reason == sched.ReasonOverQuota && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]

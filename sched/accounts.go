@@ -50,6 +50,8 @@ type accountPass struct {
 	// lf is the level fair share of fair tree: sib / (total among
 	// siblings).
 	lf []float64
+	// ranked marks, under fair tree, the accounts it ranks (rankedLeaf).
+	ranked []bool
 	// factor and level, per mode: the fair-share factor in 0..1, and the
 	// unclamped value that breaks ties (classic: S − U).
 	factor [2][]float64
@@ -188,8 +190,11 @@ func (ap *accountPass) factors(s *Snapshot, m FairShareMode) (factor, level []fl
 // fairTree ranks the leaves (Slurm's Fair Tree): siblings are sorted by
 // level fair share, LF = S / U with both S and U taken among the siblings
 // only, higher first (ties to more shares, then to the lower index), and
-// the tree is walked depth first. The first leaf reached gets factor 1, the
-// last 1/leaves; accounts with children get 0, as jobs may not charge them.
+// the tree is walked depth first. The first ranked leaf reached gets
+// factor 1, the last 1/leaves. Only the leaves that stand for users are
+// ranked (markRanked): an account with children gets 0, as jobs may not
+// charge it, and so does a leaf with neither jobs nor usage, such as a
+// project no user has run in, which must not push the users down.
 func (ap *accountPass) fairTree(s *Snapshot, factor []float64) {
 	ap.levelShares(ap.roots)
 	for i := range s.Accounts {
@@ -204,12 +209,7 @@ func (ap *accountPass) fairTree(s *Snapshot, factor []float64) {
 		}
 		return int(a - b)
 	}
-	leaves := 0
-	for i := range s.Accounts {
-		if len(ap.kids[i]) == 0 {
-			leaves++
-		}
-	}
+	leaves := ap.markRanked(s)
 	// Walk with an explicit stack; children are pushed in reverse so the
 	// best one is visited first.
 	sorted := append(ap.tmp[:0], ap.roots...)
@@ -224,17 +224,47 @@ func (ap *accountPass) fairTree(s *Snapshot, factor []float64) {
 		a := ap.stack[len(ap.stack)-1]
 		ap.stack = ap.stack[:len(ap.stack)-1]
 		kids := ap.kids[a]
-		if len(kids) == 0 {
+		factor[a] = 0
+		if ap.ranked[a] {
 			factor[a] = float64(rank) / float64(leaves)
 			rank--
 			continue
 		}
-		factor[a] = 0
 		slices.SortFunc(kids, byLF)
 		for i := len(kids) - 1; i >= 0; i-- {
 			ap.stack = append(ap.stack, kids[i])
 		}
 	}
+}
+
+// markRanked marks the accounts fair tree ranks and counts them: those
+// without children that have usage of their own or a job that charges
+// them (in a multifactor pool that weighs fair share, the only jobs whose
+// account the core reads). Slurm ranks user associations; here an
+// account a job may charge is a user's, whatever its name (a scenario's
+// jobs may charge an account with no user under it), and one with
+// neither jobs nor usage is no user's yet.
+func (ap *accountPass) markRanked(s *Snapshot) int {
+	ap.ranked = resize(ap.ranked, len(s.Accounts))
+	clear(ap.ranked)
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		if j.Pool < 0 || j.Pool >= len(s.Pools) || j.Account < 0 || j.Account >= len(s.Accounts) {
+			continue
+		}
+		if pl := &s.Pools[j.Pool]; pl.Policy == PolicyMultifactor && pl.Multifactor.FairShare > 0 {
+			ap.ranked[j.Account] = true
+		}
+	}
+	n := 0
+	for a := range s.Accounts {
+		r := len(ap.kids[a]) == 0 && (ap.ranked[a] || ap.total[a] > 0)
+		ap.ranked[a] = r
+		if r {
+			n++
+		}
+	}
+	return n
 }
 
 // levelShares computes each sibling's level fair share.

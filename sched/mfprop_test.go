@@ -103,13 +103,17 @@ func oracleFairShare(s *Snapshot, mode FairShareMode, a int) float64 {
 		}
 		return math.Min(math.Max(share-oracleSubtreeUsage(s, a), 0), 1)
 	}
-	// Fair tree: rank leaves depth first, siblings by S/U among siblings.
+	// Fair tree: rank users depth first, siblings by S/U among siblings;
+	// a user is an account without children that a job (of a pool that
+	// weighs fair share) charges or that has usage.
 	var leaves []int
 	var walk func(parent int)
 	walk = func(parent int) {
 		kids := oracleKids(s, parent)
 		if parent >= 0 && len(kids) == 0 {
-			leaves = append(leaves, parent)
+			if oracleUser(s, parent) {
+				leaves = append(leaves, parent)
+			}
 			return
 		}
 		lf := map[int]float64{}
@@ -156,6 +160,21 @@ func oracleFairShare(s *Snapshot, mode FairShareMode, a int) float64 {
 		return 0
 	}
 	return float64(len(leaves)-pos) / float64(len(leaves))
+}
+
+// oracleUser reports whether account a stands for a user: it has usage
+// or a job in a multifactor pool with a fair-share weight charges it.
+func oracleUser(s *Snapshot, a int) bool {
+	if s.Accounts[a].Usage > 0 {
+		return true
+	}
+	for _, j := range s.Jobs {
+		if j.Account == a && j.Pool >= 0 && j.Pool < len(s.Pools) &&
+			s.Pools[j.Pool].Policy == PolicyMultifactor && s.Pools[j.Pool].Multifactor.FairShare > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // randMultifactor fills in what multifactor pools and licenses read: pool

@@ -56,8 +56,13 @@ func (p *pass) zeroSlotJobs(jobs []int32) {
 			r := p.request(j, false)
 			n := p.st.findZero(&r, p.s)
 			if n < 0 {
-				p.addPending(Pending{Job: int(j), Reason: ReasonZeroSlotFull, Blocker: -1, At: -1})
-				blocker = j
+				pe := p.zeroWait(j, &r)
+				p.addPending(pe)
+				if pe.Reason == ReasonZeroSlotFull {
+					// The others wait behind it; a job no node up could
+					// take blocks no one (zeroslot.go).
+					blocker = j
+				}
 				break
 			}
 			p.st.zeroUsed[n]++

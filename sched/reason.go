@@ -40,7 +40,9 @@ const (
 	// share, and no slots are idle. A job holding nothing gets the room's
 	// reason instead.
 	ReasonAboveShare
-	// ReasonZeroSlotFull: every node runs its limit of zero-slot tasks.
+	// ReasonZeroSlotFull: every node up that could take the job's
+	// zero-slot task runs its limit of them (a job no node up could take
+	// waits with ReasonNoNodes or ReasonGPUType instead).
 	ReasonZeroSlotFull
 	// ReasonNoNodes: no node of the pool can ever hold a task of the job
 	// (for example no node of the requested GPU type, or too few slots).
@@ -177,8 +179,11 @@ func (p Pending) drainedMessage(s *Snapshot) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("needs %s, but the pool's %s drained; it waits for a resume",
-		slotCount(p.Need), DrainedPhrase(names))
+	need := "needs " + slotCount(p.Need)
+	if p.Need == 0 {
+		need = "needs no slot, only a node for its zero-slot task"
+	}
+	return fmt.Sprintf("%s, but the pool's %s drained; it waits for a resume", need, DrainedPhrase(names))
 }
 
 // drainedNames is s.DrainedNodes for p's job, nil for none.
@@ -250,10 +255,13 @@ func (p Pending) message(s *Snapshot, plan *Plan) string {
 	case ReasonAboveShare:
 		return fmt.Sprintf("holds its fair share; needs %s and %d %s free", slotCount(p.Need), p.Free, plural.Be(p.Free))
 	case ReasonZeroSlotFull:
-		return "every node already runs its limit of zero-slot tasks"
+		return p.zeroFullMessage(s, plan)
 	case ReasonNoNodes:
 		if m := p.drainedMessage(s); m != "" {
 			return m
+		}
+		if p.Need == 0 {
+			return "no node of the pool up can take a zero-slot task with its constraints"
 		}
 		if p.Free > 0 && p.Free < p.Need {
 			// Free holds the largest task the pool could ever hold.

@@ -8,6 +8,11 @@ type AccountShare struct {
 	NormShares     float64
 	EffectiveUsage float64
 	Factor         float64
+	// Ranked says the account has a factor of its own. Classic gives
+	// every account one; fair tree ranks only the leaves with jobs or
+	// usage (the users), and gives the others, accounts with children and
+	// leaves no job has charged, a Factor of 0 that no job gets.
+	Ranked bool
 }
 
 // AccountShares computes every account's standing in s, indexed like
@@ -22,7 +27,8 @@ func AccountShares(s *Snapshot, m FairShareMode) ([]AccountShare, error) {
 	factor, _ := ap.factors(s, m)
 	out := make([]AccountShare, len(s.Accounts))
 	for a := range out {
-		out[a] = AccountShare{NormShares: ap.norm[a], EffectiveUsage: ap.total[a], Factor: factor[a]}
+		out[a] = AccountShare{NormShares: ap.norm[a], EffectiveUsage: ap.total[a], Factor: factor[a],
+			Ranked: m != FairShareTree || ap.ranked[a]}
 	}
 	return out, nil
 }

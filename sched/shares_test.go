@@ -21,7 +21,7 @@ func TestAccountShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []AccountShare{{1, 0.7, 0.3}, {0.5, 0.6, 0}, {0.5, 0.1, 0.4}}
+	want := []AccountShare{{1, 0.7, 0.3, true}, {0.5, 0.6, 0, true}, {0.5, 0.1, 0.4, true}}
 	for i := range want {
 		for _, c := range []struct {
 			name      string

@@ -248,7 +248,11 @@ func TestUsageView(t *testing.T) {
 		t.Errorf("vision row %q, want its share of the total", row)
 	}
 	p.waitText("#usage-total", "40.00 GPU-hours")
-	p.waitText(`#shares tr[data-account="research"]`, "0.6000")
+	p.waitText(`#shares tr[data-account="research/ann"]`, "0.6000")
+	// A project has no factor of its own under fair tree: "-", not 0.
+	if acc := p.waitText(`#shares tr[data-account="research"]`, "0.4000"); !strings.HasSuffix(strings.TrimSpace(acc), "-") {
+		t.Errorf("research row %q, want no fair-share factor (-)", acc)
+	}
 	p.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('u-by'); s.value = 'user'; s.dispatchEvent(new Event('change')); })()`))
 	p.waitText(`#usage tr[data-usage="ann"]`, "25.00")
 	if got := f.seen("GET /usage?since=7d&by=user"); len(got) == 0 {

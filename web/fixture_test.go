@@ -245,7 +245,8 @@ func (f *fixture) serve(t *testing.T) *httptest.Server {
 			rows = []api.UsageRow{{User: "ann", GPUHours: 25, Jobs: 3, Attempts: 3}, {User: "bo", GPUHours: 15, Jobs: 3, Attempts: 4}}
 		}
 		f.reply(w, 200, api.Usage{Since: at(-7 * 24 * time.Hour), Until: now, By: by, Rows: rows, TotalGPUHours: 40,
-			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: 0.6}}})
+			Shares: []api.Share{{Account: "research", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4},
+				{Account: "research/ann", RawShares: 1, NormShares: 1, EffectiveUsage: 0.4, FairShare: new(0.6)}}})
 	})
 	mux.HandleFunc("GET /api/v1/fairness", func(w http.ResponseWriter, r *http.Request) {
 		// A cluster two days old: the window is measured from its start.

@@ -61,7 +61,7 @@ export function mount(root, ctx) {
       fill(shares.tbody, sh.map((s) => h('tr', {'data-account': s.account},
         h('th', {scope: 'row'}, s.account), h('td', {class: 'num'}, s.raw_shares),
         h('td', {class: 'num'}, s.norm_shares.toFixed(4)), h('td', {class: 'num'}, s.effective_usage.toFixed(4)),
-        h('td', {class: 'num'}, s.fair_share.toFixed(4)))));
+        h('td', {class: 'num'}, s.fair_share == null ? '-' : s.fair_share.toFixed(4)))));
     },
   };
 }
