@@ -13,7 +13,6 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
-	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
@@ -48,45 +47,6 @@ type mjob struct {
 	// search is the adaptive searcher of an asha or adaptive_asha
 	// experiment (experiments.go); nil otherwise.
 	search *searcher.Search
-}
-
-// pendingInfo is a sched.Pending with the blocker named by job id, so that
-// it stays meaningful after the snapshot is gone.
-type pendingInfo struct {
-	p         sched.Pending
-	now       int64 // the time messages count from: the pass's Snapshot.Now; the API's views give the request's (viewAt)
-	blockerID string
-	code      string // overrides p.Reason when the core never saw the job
-	msg       string
-	// ctx is what of the pass's snapshot the message names: the job's
-	// pool and GPU type, and the license it is short of.
-	ctx pendingContext
-}
-
-// pendingContext is the part of a pass's snapshot that a pending
-// reason's message reads besides the blocker (sched.Pending.Message):
-// strings the snapshot already holds, so keeping them allocates nothing.
-type pendingContext struct {
-	pool, gpu string
-	license   sched.License
-	// drained names the job's pool's drained nodes, for the reasons whose
-	// message says it waits for their resume (sched.Snapshot.DrainedNodes),
-	// joined by newlines: a string keeps the context comparable.
-	drained string
-	// borrow is, for over_quota, the idle slots the job could borrow if
-	// preemptible once the pass's plan holds what it placed
-	// (sched.Plan.BorrowIdle): the message's advice.
-	borrow int
-	// noneUp marks a no_nodes job whose pool has no node up at all, and
-	// gone names the pool's nodes that left or are lost ("n1 (left)",
-	// comma-separated): its message says that, not that no node can hold
-	// its task (noNodeUpMessage).
-	noneUp bool
-	gone   string
-	// zeroFull is a zero_slot_full job's message, with the limit and the
-	// jobs holding it (sched.ZeroSlotHolders), which the view's snapshot
-	// of a few names cannot give: at most one job of a pool a pass.
-	zeroFull string
 }
 
 // mtask is the mirror of a task.
