@@ -76,7 +76,7 @@ func newDrySettling(pl *planner, e sched.Job) *drySettling {
 			s.Jobs[i].Reserved, s.Jobs[i].ReservedNodes = c.at, slices.Clone(c.nodes)
 		}
 	}
-	d.resized = pl.resizedAllocs()
+	d.resized = resizedAllocs(pl)
 	live := settling{pl: pl}
 	d.replacing = make([]bool, len(s.Allocs))
 	d.onDrained = make([]bool, len(s.Allocs))

@@ -62,7 +62,7 @@ func (ja *jobsAPI) liveFacts(ji int) *cfFacts {
 			return nil
 		}
 		return &r.at(i).rec
-	}, gone: ja.m.goneNodes, resized: ja.m.planner.resizedAllocs()}
+	}, gone: ja.m.goneNodes, resized: resizedAllocs(ja.m.planner)}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
 			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {

@@ -18,9 +18,10 @@ import (
 // job 15 shrinks to 1 slot and checkpoints"), and a dry run lists the
 // shrinks it would set off ("Would resize") as it lists its victims.
 
-// resizedAllocs maps the snapshot's allocations that a resize leaves
-// draining to the task's slots before and after it. Callers hold mu.
-func (pl *planner) resizedAllocs() map[int]api.SlotChange {
+// resizedAllocs maps the planner's snapshot's allocations that a resize
+// leaves draining to the task's slots before and after it. Callers hold
+// mu. A function, not a method: the planner's methods are its passes'.
+func resizedAllocs(pl *planner) map[int]api.SlotChange {
 	s := &pl.snap
 	if len(pl.view.allocs) != len(s.Allocs) {
 		return nil
