@@ -75,7 +75,10 @@
 // retries) and is capped at 5 s while the master answers with an error
 // (log batches' too, whose delivery holds exit reports back),
 // and a failed registration's reason is logged at warn level once per
-// distinct reason (repeats at debug level).
+// distinct reason (repeats at debug level). The 404 may come to another
+// loop first (the report loop's exit reports after an outage): the sync
+// loop, which alone registers, wakes from its backoff when another loop
+// unregisters the node or hears from the master (awaitRetry).
 //
 // # Fence
 //
@@ -89,7 +92,14 @@
 // says when). Their exit reports say preempted and that the fence
 // stopped them. Without api.Fence (an older master, or fence: false)
 // nothing is stopped. The task shims do not fence tasks whose agent
-// died (docs/reliability.md).
+// died (docs/reliability.md). Contact is a reply, a 503 of a master
+// whose store is down (it loses no node meanwhile), and a restarted
+// master's 404 that says how long it still holds the node
+// (api.NodeLeaseHeader), as of when its count began (leasedLocked); a
+// 404 without it (a lost node, whose attempts may run elsewhere) is
+// not. Through an outage the sync loop's retries do not outlast the
+// fence: each delay is cut to end fenceTryMargin before the fence's
+// next stop (fenceRetryCap), so that a master back by then is heard.
 //
 // # Restarts
 //

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -75,8 +76,12 @@ type fakeMaster struct {
 	// nothing, as a master whose store is not ready yet.
 	failRegisters int
 	notFoundAt    time.Time // when a sync was first answered 404
-	registeredAt  time.Time // when the last registration succeeded
-	logStatus     int
+	// lease, when sayLease, is what a 404 says of the node's lease
+	// (api.NodeLeaseHeader), as a restarted master's does.
+	lease        time.Duration
+	sayLease     bool
+	registeredAt time.Time // when the last registration succeeded
+	logStatus    int
 }
 
 type logKey struct {
@@ -185,6 +190,10 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		if fm.notFoundAt.IsZero() {
 			fm.notFoundAt = time.Now()
 		}
+		if fm.sayLease {
+			w.Header().Set(api.NodeLeaseHeader, strconv.FormatInt(fm.lease.Milliseconds(), 10))
+		}
+		fm.broadcast()
 		fm.mu.Unlock()
 		writeJSON(w, http.StatusNotFound, api.Error{Error: "unknown node " + r.PathValue("name")})
 		return

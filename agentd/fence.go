@@ -27,6 +27,11 @@ var (
 	// master's loss of the node, for the master's own processing of the
 	// last exchange and the reply's way back.
 	fenceMargin = time.Second
+	// fenceTryMargin is how long before the fence would stop an attempt
+	// the sync loop tries the master a last time, whatever its backoff
+	// (fenceRetryCap): a master back by then answers, and its answer,
+	// even the 404 of a restarted master (leasedLocked), is contact.
+	fenceTryMargin = 2 * time.Second
 )
 
 // fenceState is the fence as the master last told it. Guarded by
@@ -70,6 +75,20 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 		}
 	}
 	a.broadcast()
+}
+
+// leasedLocked records the answer, arrived at at, of a master that does
+// not know the node but has not lost it either (it restarted): it loses
+// the node unless the agent registers within lease (api.NodeLeaseHeader).
+// That is contact for the fence, under its standing terms, as of when
+// the master's own count began: lease before its agent timeout runs
+// out. The fence's margin covers the reply's way back, as for any reply.
+// The caller holds mu.
+func (a *Agent) leasedLocked(at time.Time, lease time.Duration) {
+	if a.fence.f == nil {
+		return
+	}
+	a.heardLocked(at.Add(lease-msDuration(a.fence.f.AgentTimeoutMS)), a.fence.f)
 }
 
 // hold is the longest the master holds a long poll of an agent whose
@@ -170,6 +189,42 @@ func (fs *fenceState) due(now time.Time, tasks map[agent.TaskID]*attempt, waitS 
 		due = append(due, fenced{att: att, grace: grace})
 	}
 	return due, next
+}
+
+// nextStop is when the fence would stop the next attempt, zero for none,
+// for an agent whose sync wait is waitS and poll interval pace. The
+// caller holds the agent's mu.
+func (fs *fenceState) nextStop(tasks map[agent.TaskID]*attempt, waitS int, pace time.Duration) time.Time {
+	var next time.Time
+	if fs.f == nil || fs.contact.IsZero() {
+		return next
+	}
+	hold := fs.hold(waitS)
+	for id, att := range tasks {
+		if att.exited || att.fenced != "" {
+			continue
+		}
+		after, _, _ := fenceTimes(fs.f, hold, pace, fs.held[id])
+		if at := fs.contact.Add(after); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next
+}
+
+// fenceRetryCap cuts d, the sync loop's delay before its next try at
+// now, so that the try comes fenceTryMargin before the fence would stop
+// an attempt: a backoff grown through a master's outage (up to
+// BackoffMax) must not sleep through its return until the fence fires.
+// Within the margin the tries come every eighth of it.
+func (a *Agent) fenceRetryCap(d time.Duration, now time.Time) time.Duration {
+	a.mu.Lock()
+	next := a.fence.nextStop(a.tasks, a.waitS, a.cfg.MinPollInterval)
+	a.mu.Unlock()
+	if next.IsZero() {
+		return d
+	}
+	return min(d, max(next.Sub(now)-fenceTryMargin, fenceTryMargin/8))
 }
 
 // fenceStop stops one attempt as a preemption does: the checkpoint

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +25,10 @@ type statusError struct {
 	// storeOutage: the master answered that its store is unavailable
 	// (api.StoreOutageHeader); it is up and loses no node meanwhile.
 	storeOutage bool
+	// lease, on a 404 when leased, is how much longer the master waits
+	// for the node to register before it loses it (api.NodeLeaseHeader).
+	lease  time.Duration
+	leased bool
 }
 
 func (e *statusError) Error() string {
@@ -43,6 +49,26 @@ func isStatus(err error, status int) bool {
 func isStoreOutage(err error) bool {
 	var se *statusError
 	return errors.As(err, &se) && se.storeOutage
+}
+
+// nodeLease returns the lease a 404 said the master still gives the
+// node (api.NodeLeaseHeader), and whether it said one.
+func nodeLease(err error) (time.Duration, bool) {
+	var se *statusError
+	if !errors.As(err, &se) || se.status != http.StatusNotFound || !se.leased {
+		return 0, false
+	}
+	return se.lease, true
+}
+
+// parseLease reads api.NodeLeaseHeader, milliseconds >= 0; ok is false
+// when it is absent or not that.
+func parseLease(h string) (lease time.Duration, ok bool) {
+	ms, err := strconv.ParseInt(h, 10, 64)
+	if err != nil || ms < 0 || ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
 }
 
 // permanent reports whether re-sending the same request cannot help: the
@@ -91,8 +117,10 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 		return fmt.Errorf("POST %s: read the reply: %w", path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &statusError{path: path, status: resp.StatusCode, msg: errorMessage(path, data),
+		se := &statusError{path: path, status: resp.StatusCode, msg: errorMessage(path, data),
 			storeOutage: resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(api.StoreOutageHeader) != ""}
+		se.lease, se.leased = parseLease(resp.Header.Get(api.NodeLeaseHeader))
+		return se
 	}
 	if out == nil {
 		return nil

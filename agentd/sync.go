@@ -85,6 +85,10 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	err := a.post(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply)
 	if isStatus(err, http.StatusNotFound) {
 		a.mu.Lock()
+		if lease, ok := nodeLease(err); ok {
+			// A restarted master: it holds the node for lease more.
+			a.leasedLocked(time.Now(), lease)
+		}
 		if a.gen == gen && a.registered {
 			a.registered = false
 			a.broadcast()
@@ -196,9 +200,40 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		} else {
 			lastRegErr = a.logRegisterFailure(ctx, lastRegErr, err)
 		}
-		sleep(ctx, retryDelay(bo, err))
+		a.awaitRetry(ctx, a.fenceRetryCap(retryDelay(bo, err), time.Now()), registered)
 	}
 	return nil
+}
+
+// awaitRetry waits d before the sync loop's next try, or less: until
+// another loop hears from the master, whose answer says it is back. A
+// 404 there (the report loop's, as exit reports go out first after an
+// outage) unregisters the node, which only this loop registers again;
+// a success there is contact. Either way the loop tries at once rather
+// than sleep out the delay its failures built up, which could outlast
+// the fence. registered is whether the node was registered at the try.
+func (a *Agent) awaitRetry(ctx context.Context, d time.Duration, registered bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	a.mu.Lock()
+	contact := a.fence.contact
+	a.mu.Unlock()
+	for {
+		a.mu.Lock()
+		heard := a.registered != registered || a.fence.contact.After(contact)
+		ch := a.changed
+		a.mu.Unlock()
+		if heard {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		case <-ch:
+		}
+	}
 }
 
 // reachableRetryMax caps the delay between tries while the master

@@ -57,6 +57,17 @@ type RegisterReply struct {
 // hiccup.
 const StoreOutageHeader = "X-Allot-Store-Outage"
 
+// NodeLeaseHeader, on the 404 that answers a sync of a node the master
+// knows and has not lost but whose agent has not registered with this
+// master process (it restarted), says in milliseconds how much longer it
+// waits for the agent to register before it loses the node: a restarted
+// master gives every node one agent timeout from its start. The agent
+// counts the answer as contact for its fence as of that lease, so that
+// registering again does not race the fence. A node the master lost,
+// deleted or never knew gets the 404 without it: the master may run its
+// attempts elsewhere, and the fence goes on counting.
+const NodeLeaseHeader = "X-Allot-Node-Lease-Ms"
+
 // Fence is what an agent needs to stop, before the master runs them
 // elsewhere, the tasks the master would requeue were the node lost
 // (docs/reliability.md, "Fencing"): how long the master waits for the

@@ -84,5 +84,7 @@
 // A sync for a node the master does not know (it lost its database, or
 // the node was never registered, or the master restarted since the node
 // registered) gets 404, and the agent registers again, which reconciles
-// it after a master restart.
+// it after a master restart. For a node the master knows and has not
+// lost, the 404 says how long it waits for the registration
+// (NodeLeaseHeader).
 package api

@@ -40,6 +40,10 @@
 //     submissions in flight, twice in a row; no job is lost, duplicated or
 //     half-created, running attempts are taken back without a restart,
 //     and everything completes with all its output.
+//   - TestMasterOutageKeepsTasks (outage_test.go): kill -9 of the
+//     master for 12 s, under the fence's 21 s, while a preemptible task
+//     runs: the agent's fence stops nothing, the restarted master takes
+//     the attempt back, and it completes on its one attempt.
 //   - TestSeed001PriorityWalkthrough (seed001_test.go): seed 001's
 //     priority example, live, step by step, holding after every step the
 //     slots the simulator holds in its replay of
