@@ -84,7 +84,7 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 // the master's own count began: lease before its agent timeout runs
 // out. The fence's margin covers the reply's way back, as for any reply.
 // The caller holds mu.
-func (a *Agent) leasedLocked(at time.Time, lease time.Duration) {
+func leasedLocked(a *Agent, at time.Time, lease time.Duration) {
 	if a.fence.f == nil {
 		return
 	}
@@ -217,7 +217,7 @@ func (fs *fenceState) nextStop(tasks map[agent.TaskID]*attempt, waitS int, pace 
 // an attempt: a backoff grown through a master's outage (up to
 // BackoffMax) must not sleep through its return until the fence fires.
 // Within the margin the tries come every eighth of it.
-func (a *Agent) fenceRetryCap(d time.Duration, now time.Time) time.Duration {
+func fenceRetryCap(a *Agent, d time.Duration, now time.Time) time.Duration {
 	a.mu.Lock()
 	next := a.fence.nextStop(a.tasks, a.waitS, a.cfg.MinPollInterval)
 	a.mu.Unlock()

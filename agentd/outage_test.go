@@ -114,7 +114,7 @@ func TestFenceRetryCap(t *testing.T) {
 			for _, att := range tt.tasks {
 				a.tasks[att.spec.ID()] = att
 			}
-			if got := a.fenceRetryCap(tt.d, now.Add(tt.at)); got != tt.want {
+			if got := fenceRetryCap(a, tt.d, now.Add(tt.at)); got != tt.want {
 				t.Errorf("fenceRetryCap(%s) at %s after the contact = %s, want %s", tt.d, tt.at, got, tt.want)
 			}
 		})

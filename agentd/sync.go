@@ -87,7 +87,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		a.mu.Lock()
 		if lease, ok := nodeLease(err); ok {
 			// A restarted master: it holds the node for lease more.
-			a.leasedLocked(time.Now(), lease)
+			leasedLocked(a, time.Now(), lease)
 		}
 		if a.gen == gen && a.registered {
 			a.registered = false
@@ -200,7 +200,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		} else {
 			lastRegErr = a.logRegisterFailure(ctx, lastRegErr, err)
 		}
-		a.awaitRetry(ctx, a.fenceRetryCap(retryDelay(bo, err), time.Now()), registered)
+		awaitRetry(ctx, a, fenceRetryCap(a, retryDelay(bo, err), time.Now()), registered)
 	}
 	return nil
 }
@@ -212,7 +212,7 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 // a success there is contact. Either way the loop tries at once rather
 // than sleep out the delay its failures built up, which could outlast
 // the fence. registered is whether the node was registered at the try.
-func (a *Agent) awaitRetry(ctx context.Context, d time.Duration, registered bool) {
+func awaitRetry(ctx context.Context, a *Agent, d time.Duration, registered bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	a.mu.Lock()

@@ -275,7 +275,7 @@ func (ag *agents) handleSync(w http.ResponseWriter, r *http.Request) {
 	reply, err := ag.sync(r.Context(), r.PathValue("name"), s)
 	if errors.Is(err, errUnknownNode) {
 		infoOf(r).reRegister = true
-		if lease, ok := ag.lease(r.PathValue("name")); ok {
+		if lease, ok := nodeLease(ag, r.PathValue("name")); ok {
 			w.Header().Set(api.NodeLeaseHeader, strconv.FormatInt(lease.Milliseconds(), 10))
 		}
 		writeError(w, http.StatusNotFound, "name", "%s: %v", r.PathValue("name"), err)
@@ -288,14 +288,14 @@ func (ag *agents) handleSync(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, reply)
 }
 
-// lease is how much longer the master waits for node name's agent to
+// nodeLease is how much longer the master waits for node name's agent to
 // register before it loses the node, for the 404 that answers a sync of
 // an agent it does not know (api.NodeLeaseHeader): only for a node it
 // knows, up, and not registered with this process (it restarted, and
 // gave the node one agent timeout from its start). A lost or deleted
 // node has none: its attempts may run elsewhere, and the agent's fence
 // must go on counting.
-func (ag *agents) lease(name string) (time.Duration, bool) {
+func nodeLease(ag *agents, name string) (time.Duration, bool) {
 	ag.m.lock()
 	defer ag.m.unlock()
 	n := ag.m.nodes[name]
