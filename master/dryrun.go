@@ -119,7 +119,9 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 	if !out.StartsNow && w.ji >= 0 && len(w.victims) == 0 && len(w.resizes) == 0 {
 		out.WouldStart = w.wouldStart(ja.m.pub.reads(), &sub.rec)
 	}
-	out.Preempts, out.Resizes = ja.named(w.victims), ja.namedResizes(w.resizes)
+	v := ja.m.pub.reads()
+	out.Preempts = named(v, w.victims, func(x *api.DryRunVictim) (int64, *string, *string) { return x.Job, &x.Name, &x.User })
+	out.Resizes = named(v, w.resizes, func(x *api.DryRunResize) (int64, *string, *string) { return x.Job, &x.Name, &x.User })
 	if w.pending != nil && w.pending.p.Turn > 0 {
 		// Its turn in the settled instant's last pass: the position the
 		// live master gives it once submitted, in every policy's order.
@@ -258,19 +260,20 @@ func addVictim(vs []api.DryRunVictim, s *sched.Snapshot, p sched.Preemption) []a
 	return vs
 }
 
-// named gives the victims their jobs' names and users, from the read
-// view (a job that ended since keeps neither).
-func (ja *jobsAPI) named(vs []api.DryRunVictim) []api.DryRunVictim {
-	if len(vs) == 0 {
+// named gives the dry run's victims or resized tasks (items, whose job,
+// name and user ref gives) their jobs' names and users, from read view v
+// (a job that ended since keeps neither).
+func named[T any](v *readView, items []T, ref func(*T) (job int64, name, user *string)) []T {
+	if len(items) == 0 {
 		return nil
 	}
-	v := ja.m.pub.reads()
-	for i := range vs {
-		if j := v.job(vs[i].Job); j != nil {
-			vs[i].Name, vs[i].User = j.rec.Name, j.rec.User
+	for i := range items {
+		id, name, user := ref(&items[i])
+		if j := v.job(id); j != nil {
+			*name, *user = j.rec.Name, j.rec.User
 		}
 	}
-	return vs
+	return items
 }
 
 // estimate gives a waiting job's pending the start a submission would

@@ -115,21 +115,6 @@ func addResize(rs []api.DryRunResize, s *sched.Snapshot, e *lifecycle.Effect) []
 		Why: strings.Replace(why, "preempted job", "resized job", 1)})
 }
 
-// namedResizes gives the resized jobs their names and users, from the
-// read view (a job that ended since keeps neither).
-func (ja *jobsAPI) namedResizes(rs []api.DryRunResize) []api.DryRunResize {
-	if len(rs) == 0 {
-		return nil
-	}
-	v := ja.m.pub.reads()
-	for i := range rs {
-		if j := v.job(rs[i].Job); j != nil {
-			rs[i].Name, rs[i].User = j.rec.Name, j.rec.User
-		}
-	}
-	return rs
-}
-
 // resizeSummary is a dry run's sentence for the shrinks it would set
 // off, and why its other tasks would wait, for dryRunSummary.
 func resizeSummary(d api.DryRun) string {
