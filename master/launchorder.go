@@ -98,6 +98,9 @@ func (r *restorer) restoreLaunches(ctx context.Context) error {
 				t.preempted = e.Seq
 			case e.To == string(store.TaskQueued):
 				t.retries++ // a task is created queued with no event of its own
+				if e.From != string(store.TaskPreempting) {
+					t.preempted = e.Seq // as setTask orders it
+				}
 			}
 			last = max(last, e.Seq)
 		}

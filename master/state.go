@@ -78,7 +78,9 @@ type mtask struct {
 	// (launchorder.go).
 	launch, drainLaunch int64
 	// preempted orders the task's last preemption, move or resize among
-	// the others (launchorder.go); 0 for none since the master started.
+	// the others, or its last return to waiting otherwise (a lost
+	// attempt or start; launchorder.go); 0 for none since the master
+	// started.
 	preempted int64
 	// retries counts the task's requeues, after a preemption or a lost
 	// attempt (not a move's restart), which its job's exit actions cap
@@ -318,6 +320,13 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 		t.job.count.add(rec.State, 1)
 		if rec.State == store.TaskQueued {
 			t.retries++
+			if old != store.TaskPreempting {
+				// Requeued without a preemption (its node or start
+				// lost): it resumes first among its job's waiting
+				// tasks, as the simulator's job resumes the last
+				// requeued first.
+				t.preempted = m.planner.nextLaunch()
+			}
 		}
 	}
 	if t.att != nil && (!rec.State.Active() || rec.Attempt != t.att.number) {
