@@ -83,6 +83,12 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 	if pool < 0 {
 		return nil // jobRecord resolved it; a reload since is the pass's to report
 	}
+	if rec.Slots == 0 && v.cfg.Pools[pool].ZeroSlotLimit == 0 {
+		return &httpError{status: http.StatusUnprocessableEntity, field: "pool", msg: fmt.Sprintf(
+			"pool: pool %s runs no zero-slot tasks (zero_slot_limit: 0), so this job, which asks for no GPU, would never start. "+
+				"Submit it to a pool that does, or with %s=true (allot submit --allow-infeasible) to queue it for a configuration yet to change.",
+			rec.Pool, AllowInfeasibleParam)}
+	}
 	if v.inPool[pool] == 0 {
 		// No node has joined the pool yet (a master just started): there
 		// is nothing to judge by, and the job waits with reason no_nodes.

@@ -136,3 +136,24 @@ func TestSubmitBeforeAnyNodeJoined(t *testing.T) {
 		t.Fatalf("job %s, want queued", j.State)
 	}
 }
+
+// TestSubmitToPoolWithoutZeroSlotTasks: a job that asks for no GPU in a
+// pool whose zero_slot_limit is 0 would wait for ever: refused with 422
+// naming the pool and the setting, queued with allow_infeasible, and a
+// GPU job there is accepted as usual.
+func TestSubmitToPoolWithoutZeroSlotTasks(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo, zero_slot_limit: 0}\n")))
+	h.agent("n1", 4)
+	var e api.Error
+	if code := h.do("POST", "/api/v1/jobs", jobSpec("nb", 0, ""), &e); code != 422 || e.Field != "pool" ||
+		!strings.Contains(e.Error, "pool default runs no zero-slot tasks (zero_slot_limit: 0)") {
+		t.Fatalf("status %d field %q (%s), want 422 field pool naming zero_slot_limit: 0", code, e.Field, e.Error)
+	}
+	var r api.SubmitReply
+	if code := h.do("POST", "/api/v1/jobs?"+AllowInfeasibleParam+"=true", jobSpec("nb", 0, ""), &r); code != 201 || r.ID == 0 {
+		t.Fatalf("with %s: status %d %+v, want it queued", AllowInfeasibleParam, code, r)
+	}
+	if code := h.do("POST", "/api/v1/jobs", jobSpec("gpu", 1, ""), &r); code != 201 {
+		t.Fatalf("a GPU job: status %d, want 201", code)
+	}
+}
