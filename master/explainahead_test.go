@@ -75,6 +75,18 @@ func TestExplainJobsAhead(t *testing.T) {
 			says: []string{"Only project alpha's own work in pool default ending would start it, not other projects': " +
 				"it could start once jobs {r1} and {r2} end (job {g1} would take some of what they free first), or once the project's quota is raised."},
 			not: []string{"once job {r1} ends"}},
+		// Trial i item 2: vision is over its quota only in one task larger
+		// than its excess, which reclaim may not take; the answer says so.
+		{name: "quota: reclaim frees nothing from one task larger than the excess",
+			config: "pools:\n  - {name: default, policy: quota}\ndefault_project: vision\nprojects:\n" +
+				"  - {name: vision, quota: 2}\n  - {name: nlp, quota: 2}\n",
+			nodes:   []rnode{{"n1", 4}},
+			running: []string{`{"name": "big", "project": "vision", "entrypoint": "x", "resources": {"slots": 4, "preemptible": true}}`},
+			waiting: []string{`{"name": "owed", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`},
+			explain: "owed", nodes2: "n1", mustEnd: []string{"r1"},
+			says: []string{"It could start on n1 once job {r1} ends.",
+				"Reclaim frees nothing for it: project vision is 2 over its quota of 2, but only in tasks of 4 or more slots, " +
+					"which reclaim may not take (the project would fall below its quota) nor shrink (not elastic)."}},
 		{name: "fifo: the head takes the node that frees first", config: fifo, nodes: twoNodes,
 			running: []string{jobSpec("r1", 4, `, "time_limit": 3600`), jobSpec("r2", 4, `, "time_limit": 7200`)},
 			waiting: []string{jobSpec("head", 4, ""), jobSpec("next", 4, "")}, explain: "next",

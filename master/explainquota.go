@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -112,7 +113,56 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 		return fmt.Sprintf("Its project %s holds %d of its quota of %d in pool %s; with this job's %d it would be %d over quota, so it runs only on idle slots (and may be reclaimed).",
 			p.Name, h.alloc[e.Project], p.Quota, s.Pools[e.Pool].Name, need, h.alloc[e.Project]+need-p.Quota), bindOver, e.Project
 	}
-	return "", bindNone, -1
+	return reclaimBlocked(s, e, h), bindNone, -1
+}
+
+// reclaimBlocked explains, for a job within its project's quota, why
+// reclaim frees nothing for it where another project holds more than its
+// quota: every preemptible task of such a project is larger than its
+// excess, so taking one would put the project below its quota, and none
+// is an elastic task that could shrink (sched's quota_shrink.go). "" when
+// no project is over its quota, or one has a task reclaim may take.
+func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	if e.Borrow || h.alloc[e.Project]+need > s.Projects[e.Project].Quota {
+		return "" // reclaim serves a project only up to its quota
+	}
+	excess := make([]int, len(s.Projects))
+	smallest := make([]int, len(s.Projects))
+	for v := range s.Projects {
+		excess[v] = h.alloc[v] - s.Projects[v].Quota
+	}
+	for ai := range s.Allocs {
+		a := &s.Allocs[ai]
+		j := &s.Jobs[a.Job]
+		v := j.Project
+		if j.Pool != e.Pool || v < 0 || v >= len(s.Projects) || v == e.Project || excess[v] <= 0 ||
+			a.Preempting || j.Borrow || j.Interactive || !j.Preemptible {
+			continue
+		}
+		slots := sched.Slots(a.Nodes)
+		if slots <= excess[v] || j.MinSlots > 0 && len(a.Nodes) == 1 && slots > j.MinSlots {
+			return "" // reclaim may take or shrink it
+		}
+		if smallest[v] == 0 || slots < smallest[v] {
+			smallest[v] = slots
+		}
+	}
+	var parts []string
+	for v := range s.Projects {
+		if smallest[v] > 0 {
+			parts = append(parts, fmt.Sprintf("project %s is %d over its quota of %d, but only in tasks of %d or more slots",
+				s.Projects[v].Name, excess[v], s.Projects[v].Quota, smallest[v]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Reclaim frees nothing for it: " + strings.Join(parts, "; ") +
+		", which reclaim may not take (the project would fall below its quota) nor shrink (not elastic)."
 }
 
 // projectCounterfactual is the counterfactual of a job that its project's

@@ -2,7 +2,6 @@ package master
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -76,8 +75,7 @@ func (pl *planner) replaceOp(e *lifecycle.Effect, claimed map[string]map[int]boo
 		if r == lifecycle.Move {
 			reason = "moving to make room for job " + pl.snap.Jobs[e.For].ID
 		} else {
-			_, why, _ := preemptionAccount(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For}, "")
-			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + strings.Replace(why, "preempted job", "resized job", 1) + ")"
+			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + resizeWhy(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For}) + ")"
 		}
 	}
 	return &taskOp{t: t, next: parts, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,

@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
@@ -73,4 +74,22 @@ func preemptionAccount(s *sched.Snapshot, p sched.Preemption, winner string) (le
 		return base, "higher multifactor priority", store.CauseMultifactor
 	}
 	return base, "", ""
+}
+
+// resizeWhy is the rule that let a shrink give slots to job p.For: the
+// preemption's rule, said of the resized job; for a quota reclaim, which
+// names its projects in the lead, the projects' standing.
+func resizeWhy(s *sched.Snapshot, p sched.Preemption) string {
+	_, why, cause := preemptionAccount(s, p, "")
+	if cause == store.CauseQuotaReclaim {
+		name := func(j *sched.Job) string {
+			if j.Project >= 0 && j.Project < len(s.Projects) {
+				return s.Projects[j.Project].Name
+			}
+			return "?"
+		}
+		return fmt.Sprintf("quota reclaim: project %s is below its quota, project %s over it",
+			name(&s.Jobs[p.For]), name(&s.Jobs[s.Allocs[p.Alloc].Job]))
+	}
+	return strings.Replace(why, "preempted job", "resized job", 1)
 }

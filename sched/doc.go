@@ -90,7 +90,9 @@
 // (Plan.Resizes); in a fair-share pool their share counts in min_slots
 // steps, and the fair-share preempt stage shrinks a grown task of a job
 // above its share, in place, for a job below its share
-// (fairshare_shrink.go). Moves and resizes keep the invariants above: the slots
+// (fairshare_shrink.go), as quota reclaim shrinks one of a project over its
+// quota, never below that quota, where no whole task may go
+// (quota_shrink.go). Moves and resizes keep the invariants above: the slots
 // a moved or resized task leaves drain like a preempted task's, and its
 // new slots are taken from free ones.
 //

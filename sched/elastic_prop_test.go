@@ -135,8 +135,9 @@ func (m *moveCheck) resizes() {
 		j := &s.Jobs[a.Job]
 		old := Slots(a.Nodes)
 		want := min(2*old, j.Slots)
-		// A fair-share pool that preempts may shrink a grown task in
-		// place, not below its min, for a job below its share.
+		// A fair-share pool that preempts, or a quota pool's reclaim, may
+		// shrink a grown task in place, not below its min, for a job
+		// below its share or quota.
 		shrunk := Slots(rs.Nodes) < old
 		pl := &s.Pools[j.Pool]
 		switch {
@@ -146,7 +147,7 @@ func (m *moveCheck) resizes() {
 			m.fail("alloc %d of %s resized: min slots %d, interactive %v, preempting %v", rs.Alloc, j.ID, j.MinSlots, j.Interactive, a.Preempting)
 		case m.young(a, j):
 			m.fail("alloc %d of %s resized before its minimum run time", rs.Alloc, j.ID)
-		case shrunk && (pl.Policy != PolicyFairShare || !pl.Preemption || !j.Preemptible || len(a.Nodes) != 1 ||
+		case shrunk && ((pl.Policy != PolicyFairShare || !pl.Preemption) && pl.Policy != PolicyQuota || !j.Preemptible || len(a.Nodes) != 1 ||
 			len(rs.Nodes) != 1 || rs.Nodes[0].Node != a.Nodes[0].Node || Slots(rs.Nodes) < j.MinSlots):
 			m.fail("alloc %d of %s shrunk from %d to %d slots (min %d) on %v", rs.Alloc, j.ID, old, Slots(rs.Nodes), j.MinSlots, rs.Nodes)
 		case !shrunk && (want <= old || Slots(rs.Nodes) != want):

@@ -44,7 +44,8 @@ func TestPassProperties(t *testing.T) {
 				}
 			}
 			t.Logf("%+v", st)
-			if st.starts == 0 || st.reserved == 0 && pl(v.pool) == ReserveConservative {
+			if st.starts == 0 || st.reserved == 0 && pl(v.pool) == ReserveConservative ||
+				st.shrinks == 0 && v.pool.Policy == PolicyQuota {
 				t.Errorf("the cases exercised nothing: %+v", st)
 			}
 		})
@@ -90,6 +91,9 @@ func passCluster(rng *rand.Rand, pl Pool) (*Snapshot, []Job) {
 		if pl.Policy == PolicyQuota && rng.IntN(6) == 0 {
 			j.Borrow, j.Preemptible = true, true
 		}
+		if pl.Policy == PolicyQuota && j.Slots > 1 && rng.IntN(2) == 0 {
+			j.MinSlots = 1 + rng.IntN(j.Slots-1) // elastic: reclaim may shrink it
+		}
 		if len(leaves) > 0 {
 			j.Account = leaves[rng.IntN(len(leaves))]
 		}
@@ -103,7 +107,7 @@ func passCluster(rng *rand.Rand, pl Pool) (*Snapshot, []Job) {
 }
 
 // passStats counts what the passes did, to show the cases exercise it.
-type passStats struct{ passes, starts, gangs, preemptions, reserved int }
+type passStats struct{ passes, starts, gangs, preemptions, shrinks, reserved int }
 
 func pl(p Pool) Reservations {
 	if p.Policy == PolicyBackfill {
@@ -124,6 +128,11 @@ func runPasses(s *Snapshot, future []Job, st *passStats) string {
 		st.passes++
 		st.starts += len(p.Starts)
 		st.preemptions += len(p.Preemptions)
+		for _, rs := range p.Resizes {
+			if Slots(rs.Nodes) < Slots(s.Allocs[rs.Alloc].Nodes) {
+				st.shrinks++
+			}
+		}
 		for _, x := range p.Starts {
 			if len(x.Nodes) > 1 {
 				st.gangs++
@@ -195,19 +204,31 @@ func passProblems(s *Snapshot, p *Plan, promised map[string]int64) string {
 }
 
 // quotaVictimProblems: after the plan, no project that lost counted work
-// to another project's reclaim holds less than its quota.
+// to another project's reclaim (an eviction or a shrink) holds less than
+// its quota.
 func quotaVictimProblems(s *Snapshot, p *Plan) string {
-	if s.Pools[0].Policy != PolicyQuota || len(p.Preemptions) == 0 {
+	if s.Pools[0].Policy != PolicyQuota || len(p.Preemptions)+len(p.Resizes) == 0 {
 		return ""
 	}
 	held := make([]int, len(s.Projects))
 	gone := map[int]bool{}
 	for _, pr := range p.Preemptions {
-		gone[pr.Alloc] = true
+		// Work preempted for its own project's task is replaced by that
+		// task, which is held until the checkpoints land: its project
+		// does not lose those slots.
+		if s.Jobs[s.Allocs[pr.Alloc].Job].Project != s.Jobs[pr.For].Project {
+			gone[pr.Alloc] = true
+		}
 	}
 	for i, a := range s.Allocs {
 		if j := &s.Jobs[a.Job]; !gone[i] && !a.Preempting && !j.Borrow {
 			held[j.Project] += Slots(a.Nodes)
+		}
+	}
+	for _, rs := range p.Resizes {
+		a := &s.Allocs[rs.Alloc]
+		if j := &s.Jobs[a.Job]; !j.Borrow {
+			held[j.Project] += Slots(rs.Nodes) - Slots(a.Nodes)
 		}
 	}
 	for _, st := range p.Starts {
@@ -219,6 +240,16 @@ func quotaVictimProblems(s *Snapshot, p *Plan) string {
 		v, f := &s.Jobs[s.Allocs[pr.Alloc].Job], &s.Jobs[pr.For]
 		if !v.Borrow && v.Project != f.Project && held[v.Project] < s.Projects[v.Project].Quota {
 			return fmt.Sprintf("reclaim for %s took %s's project %s below its quota: %d < %d",
+				f.ID, v.ID, s.Projects[v.Project].Name, held[v.Project], s.Projects[v.Project].Quota)
+		}
+	}
+	for _, rs := range p.Resizes {
+		if rs.For < 0 {
+			continue
+		}
+		v, f := &s.Jobs[s.Allocs[rs.Alloc].Job], &s.Jobs[rs.For]
+		if v.Project != f.Project && held[v.Project] < s.Projects[v.Project].Quota {
+			return fmt.Sprintf("shrink for %s took %s's project %s below its quota: %d < %d",
 				f.ID, v.ID, s.Projects[v.Project].Name, held[v.Project], s.Projects[v.Project].Quota)
 		}
 	}

@@ -126,13 +126,19 @@ func (s *sharePreempt) try(p *pass, j, slots int32) outcome {
 // reclaimPreempt is the quota rule: guaranteed work within quota first
 // evicts its own project's preemptible work; then a project below its
 // quota and fair share reclaims from borrowing work and from projects
-// over their quota, never pushing one below it (quotaPass.reclaimable).
-type reclaimPreempt struct{ victims []int32 }
+// over their quota, never pushing one below it (quotaPass.reclaimable),
+// and where no whole task may go, shrinks a grown elastic one
+// (quota_shrink.go).
+type reclaimPreempt struct {
+	victims []int32
+	shrink  []int32 // grown elastic victims
+}
 
 func (s *reclaimPreempt) begin(p *pass, pool int) {
 	q := &p.sc.quota
 	s.victims = p.sc.quota.victims(p, pool)
 	q.next = resize(q.next, len(s.victims))
+	s.shrinkables(p)
 }
 
 func (s *reclaimPreempt) end(*pass) {}
@@ -152,6 +158,9 @@ func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
 		o = p.pre.preempt(j, s.victims, &victimRule{kind: victimsReclaim, project: pr,
 			blockEnd: q.blockEnd, next: q.next, facts: p.vic.facts})
+		if o == failed {
+			o = s.shrinkFor(p, j, pr)
+		}
 		if o == failed {
 			q.failReclaim[pr] = slots
 		}

@@ -332,3 +332,18 @@ jobs:
 		t.Errorf("old preempted %d times, new %d; want old once (it loses 5 minutes, new would lose 10)", o, n)
 	}
 }
+
+// TestQuotaElasticReclaim: nlp, below its quota, gets its 2 GPUs from
+// vision's grown elastic job by a shrink, since evicting the one task
+// would take vision below its quota; the job grows back once nlp's ends.
+func TestQuotaElasticReclaim(t *testing.T) {
+	res := runQuota(t, "quota-elastic-reclaim.yaml", sim.Settings{})
+	checkProjects(t, res, []projectStep{
+		{"vision's elastic job takes the idle node", 0, map[string]int{"vision": 4, "nlp": 0}, nil},
+		{"nlp's job starts once the shrink's checkpoint lands", 10*minute + 10, map[string]int{"vision": 2, "nlp": 2}, nil},
+		{"vision grows back when nlp's job ends", hour + 10*minute + 10, map[string]int{"vision": 4, "nlp": 0}, nil},
+	})
+	if n := res.Metrics.Preemptions; n != 0 {
+		t.Errorf("%d preemptions, want none: the reclaim is a resize", n)
+	}
+}
