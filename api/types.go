@@ -379,6 +379,10 @@ type Project struct {
 	// OverQuota is by how much the project's use exceeds its Quota in its
 	// most over-quota pool: 0 when within its quota in every quota pool.
 	OverQuota int `json:"over_quota"`
+	// QOS lists the QOS levels the project's jobs may name (its qos, else
+	// its nearest ancestor's, named by QOSFrom); absent: every level.
+	QOS     []string `json:"qos,omitempty"`
+	QOSFrom string   `json:"qos_from,omitempty"`
 }
 
 // ProjectPoolUse is a project's use of one quota pool. Borrowed is the

@@ -77,7 +77,7 @@ func newPoolsCmd() *cobra.Command {
 }
 
 func newProjectsCmd() *cobra.Command {
-	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, narrow(printProjects))
+	return listCommand("projects", "List the projects with their quota, use and limit", (*client.Client).Projects, printProjects)
 }
 
 // narrow adapts a table printer without extra columns to listCommand:
@@ -252,9 +252,14 @@ func windowText(bw *api.BackfillWindow) string {
 // printProjects prints the projects. QUOTA applies only in quota pools,
 // each on its own, so IN QUOTA POOLS gives the use there (pool by pool
 // when there are several) and OVER the excess in the most over-quota
-// pool; USED counts every pool.
-func printProjects(w io.Writer, projects []api.Project) error {
-	t := newTable(w, "NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT", "QUEUED", "RUNNING")
+// pool; USED counts every pool. Wide adds the QOS levels its jobs may
+// name.
+func printProjects(w io.Writer, projects []api.Project, wide bool) error {
+	header := []string{"NAME", "PARENT", "QUOTA", "USED", "IN QUOTA POOLS", "OVER", "LIMIT", "WEIGHT", "QUEUED", "RUNNING"}
+	if wide {
+		header = append(header, "QOS")
+	}
+	t := newTable(w, header...)
 	for _, p := range projects {
 		limit := "-"
 		if p.Limit > 0 {
@@ -264,8 +269,12 @@ func printProjects(w io.Writer, projects []api.Project) error {
 		if p.OverQuota > 0 {
 			over = strconv.Itoa(p.OverQuota)
 		}
-		t.row(p.Name, orDash(p.Parent), strconv.Itoa(p.Quota), strconv.Itoa(p.Used), quotaPoolUse(p.QuotaPools), over, limit,
-			strconv.FormatFloat(p.OverQuotaWeight, 'g', -1, 64), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks))
+		row := []string{p.Name, orDash(p.Parent), strconv.Itoa(p.Quota), strconv.Itoa(p.Used), quotaPoolUse(p.QuotaPools), over, limit,
+			strconv.FormatFloat(p.OverQuotaWeight, 'g', -1, 64), strconv.Itoa(p.QueuedJobs), strconv.Itoa(p.RunningTasks)}
+		if wide {
+			row = append(row, projectQOS(p))
+		}
+		t.row(row...)
 	}
 	return t.flush()
 }
@@ -293,4 +302,17 @@ func poolHeld(p api.ProjectPoolUse) string {
 		return strconv.Itoa(p.Used)
 	}
 	return fmt.Sprintf("%d(%d borrowed)", p.Used, p.Borrowed)
+}
+
+// projectQOS renders the QOS levels a project's jobs may name: "any",
+// "normal,high", or "normal,high (org's)" for a parent's list.
+func projectQOS(p api.Project) string {
+	if len(p.QOS) == 0 {
+		return "any"
+	}
+	s := strings.Join(p.QOS, ",")
+	if p.QOSFrom != "" {
+		s += " (" + p.QOSFrom + "'s)"
+	}
+	return s
 }

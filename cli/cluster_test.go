@@ -12,6 +12,24 @@ import (
 // TestProjectsQuotaPools: allot projects compares quota with the use in
 // quota pools only, pool by pool when there are several, and still shows
 // the use in every pool under USED.
+// TestProjectsWideQOS: -o wide adds the QOS levels each project's jobs
+// may name, a parent's list named as such.
+func TestProjectsWideQOS(t *testing.T) {
+	fixClock(t)
+	f := newFakeMaster(t)
+	f.projects = []api.Project{
+		{Name: "org", Quota: 4, OverQuotaWeight: 1, QOS: []string{"normal", "high"}},
+		{Name: "team", Parent: "org", Quota: 2, OverQuotaWeight: 1, QOS: []string{"normal", "high"}, QOSFrom: "org"},
+		{Name: "open", Quota: 1, OverQuotaWeight: 1},
+	}
+	runCLICases(t, f, []cliCase{{name: "wide", args: []string{"projects", "-o", "wide"},
+		out: `NAME  PARENT  QUOTA  USED  IN QUOTA POOLS  OVER  LIMIT  WEIGHT  QUEUED  RUNNING  QOS
+org   -       4      0     -               -     -      1       0       0        normal,high
+team  org     2      0     -               -     -      1       0       0        normal,high (org's)
+open  -       1      0     -               -     -      1       0       0        any
+`}})
+}
+
 func TestProjectsQuotaPools(t *testing.T) {
 	fixClock(t)
 	one := []api.Project{

@@ -103,6 +103,12 @@ func (ca *clusterAPI) handleProjects(w http.ResponseWriter, r *http.Request) {
 	for _, p := range rv.cfg.Projects {
 		seen[p.Name] = true
 		v := api.Project{Name: p.Name, Parent: p.Parent, Quota: p.Quota, OverQuotaWeight: p.OverQuotaWeight, Limit: p.Limit}
+		if levels, from := spec.AllowedQOS(rv.cfg.Projects, p.Name); levels != nil {
+			v.QOS = levels
+			if from != p.Name {
+				v.QOSFrom = from
+			}
+		}
 		if l := trees[p.Name]; l != nil {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}

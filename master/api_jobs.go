@@ -166,6 +166,9 @@ func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store
 	if err != nil {
 		return store.Job{}, badRequest("project", "%v", err)
 	}
+	if err := checkProjectQOS(cfg, project, spec.Resources.QOS); err != nil {
+		return store.Job{}, err
+	}
 	maxConc := 0
 	if spec.Searcher != nil {
 		maxConc = spec.Searcher.MaxConcurrentTrials

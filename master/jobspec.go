@@ -11,6 +11,7 @@ import (
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -112,6 +113,23 @@ func checkSpecAgainst(cfg *config.Config, pool string, r jobfile.Resources) erro
 		}
 	}
 	return nil
+}
+
+// checkProjectQOS refuses a job whose QOS (named, or the configuration's
+// default) its project's qos list does not allow (Slurm's AllowQOS).
+func checkProjectQOS(cfg *config.Config, project, qos string) error {
+	named := qos != ""
+	if !named {
+		qos = cfg.DefaultQOS
+	}
+	err := spec.CheckQOSAllowed(cfg.Projects, project, qos)
+	if err == nil {
+		return nil
+	}
+	if !named {
+		return badRequest("resources.qos", "resources.qos: %v; the job names none, so it would take the default QOS: name one the project may use", err)
+	}
+	return badRequest("resources.qos", "resources.qos: %v", err)
 }
 
 // schedHints fills in a job's facts for its snapshot entry

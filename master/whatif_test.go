@@ -2,6 +2,7 @@ package master
 
 import (
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ nodes:
   - {name: n-mf2, pool: mf2}
 projects:
   - {name: lab, quota: 8, over_quota_weight: 2.5, limit: 12, preempt_budget: 3, shares: 4}
-  - {name: a, parent: lab, quota: 5, limit: 6, preempt_budget: 1}
+  - {name: a, parent: lab, quota: 5, limit: 6, preempt_budget: 1, qos: [normal, urgent]}
   - {name: b, parent: lab, quota: 0, over_quota_weight: 0.5}
   - {name: default}
 default_pool: fifo
@@ -170,7 +171,7 @@ func TestHistoryScenarioCluster(t *testing.T) {
 	}
 	for i, want := range cfg.Projects {
 		want.Line, want.Shares = 0, 0
-		if got := sc.Projects[i]; i >= len(sc.Projects) || noLine(got) != want {
+		if got := sc.Projects[i]; i >= len(sc.Projects) || !reflect.DeepEqual(noLine(got), want) {
 			t.Errorf("project %d came back as %+v, want %+v", i, sc.Projects, want)
 		}
 	}

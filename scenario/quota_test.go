@@ -46,6 +46,13 @@ licenses: {matlab: 4, ansys: 2}
 jobs:
 `
 
+// projectQOS is pools plus projects with qos lists and QOS levels, and a
+// jobs section whose first job is on line 12.
+const projectQOS = pools + `projects: [{name: lab, quota: 0, qos: [normal]}, {name: strict, quota: 0, qos: [emergency]}, {name: sub, parent: strict, quota: 0}]
+qos: [{name: normal}, {name: emergency, priority: 100, preempt: true}]
+jobs:
+`
+
 func TestParseQuota(t *testing.T) {
 	runGoodCases(t, []goodCase{
 		{"projects", quotaPools, func(t *testing.T, s *Scenario) {
@@ -222,6 +229,10 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"trace into a quota pool", quotaPools + "jobs: {trace: x.swf}\n", 13, `jobs: trace: not supported yet`},
 		{"qos without a qos section", jobs + "    qos: emergency\n", 12, `qos: unknown QOS "emergency": the file has no qos section`},
 		{"unknown qos", withQOS + "  - {name: j, qos: emergncy}\n", 12, `qos: unknown QOS "emergncy"; did you mean "emergency"? (QOS: normal, emergency)`},
+		{"qos the project may not use", projectQOS + "  - {name: j, project: lab, qos: emergency}\n", 12,
+			`jobs[0] "j": qos: project lab may not use QOS "emergency" (its qos: normal)`},
+		{"default qos the project may not use", projectQOS + "  - {name: j, project: sub}\n", 12,
+			`jobs[0] "j": project: project sub may not use QOS "normal" (the qos of its parent strict: emergency); the job names no qos`},
 		{"qos in a fifo pool", withQOS + "  - {name: j, pool: cpu, qos: emergency}\n", 12, `qos: only priority and multifactor pools use a job's QOS`},
 		{"duplicate qos", pools + "qos: [{name: a}, {name: a}]\n", 9, `qos[1] "a": name: duplicate QOS name "a"`},
 		{"qos priority negative", pools + "qos: [{name: a, priority: -1}]\n", 9, `qos[0] "a": priority: expected an integer >= 0`},

@@ -34,6 +34,7 @@ func (p *parser) checkJobResources(f *yamlfield.Fields, j *Job, info *poolInfo) 
 				yamlfield.Quote(j.Pool), info.policy)
 		}
 	}
+	p.checkAllowedQOS(f, j)
 	names := make([]string, 0, len(j.Licenses))
 	for name := range j.Licenses {
 		names = append(names, name)
@@ -51,5 +52,27 @@ func (p *parser) checkJobResources(f *yamlfield.Fields, j *Job, info *poolInfo) 
 		case total >= 0 && j.Licenses[name] > total:
 			f.Errorf("licenses", "a task needs %d %s licenses, but there are only %d in all", j.Licenses[name], yamlfield.Quote(name), total)
 		}
+	}
+}
+
+// checkAllowedQOS refuses a job whose QOS its project's qos list does not
+// allow; a job that names none takes the first QOS level, as the
+// simulator gives it.
+func (p *parser) checkAllowedQOS(f *yamlfield.Fields, j *Job) {
+	if j.Project == "" || !p.QOSKnown || len(p.QOSOrder) == 0 {
+		return
+	}
+	qos := j.QOS
+	if qos == "" {
+		qos = p.QOSOrder[0]
+	} else if !p.HasQOS(qos) {
+		return // reported above
+	}
+	if err := p.CheckProjectQOS(j.Project, qos); err != nil {
+		if j.QOS == "" {
+			f.Errorf("project", "%v; the job names no qos, so it would take the first level, %s: name one the project may use", err, yamlfield.Quote(qos))
+			return
+		}
+		f.Errorf("qos", "%v", err)
 	}
 }

@@ -84,6 +84,7 @@ func ReadCluster[P any](p *Parser, f *yamlfield.Fields, s Sections[P]) Cluster[P
 	}
 	c.Licenses = p.Licenses(f.Lookup("licenses"))
 	c.QOS = p.QOSList(f.Lookup("qos"))
+	p.checkProjectQOS()
 	if s.AfterQOS != nil {
 		s.AfterQOS(&c)
 	}

@@ -111,6 +111,7 @@ func (d Dialect) ProjectNode(pr Project) Mapping {
 	m.SetIf(pr.Limit > 0, "limit", pr.Limit)
 	m.SetIf(pr.PreemptBudget > 0, "preempt_budget", pr.PreemptBudget)
 	m.SetIf(d.ProjectShares, "shares", pr.Shares)
+	m.SetIf(len(pr.QOS) > 0, "qos", pr.QOS)
 	return m
 }
 

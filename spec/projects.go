@@ -18,6 +18,8 @@ type projectInfo struct {
 	path       string // e.g. `projects[1] "vision"`
 	parentLine int
 	quotaLine  int
+	qosLine    int
+	qosBad     bool // its qos list names an unknown level
 	clean      bool // the entry had no errors, so its numbers can be trusted
 }
 
@@ -88,6 +90,9 @@ func (p *Parser) project(raw *yaml.Node, i int) Project {
 	yamlfield.Field(f, "preempt_budget", &pi.PreemptBudget, yamlfield.IntAtLeast(least))
 	if p.ProjectShares && !yamlfield.Field(f, "shares", &pi.Shares, yamlfield.PositiveNumber) {
 		pi.Shares = float64(max(pi.Quota, 1))
+	}
+	if yamlfield.Field(f, "qos", &pi.QOS, p.qosNames) {
+		pi.qosLine = f.ValueLine("qos")
 	}
 	pi.parentLine, pi.quotaLine = f.ValueLine("parent"), f.ValueLine("quota")
 	f.Done()

@@ -23,7 +23,11 @@ type Project struct {
 	// Dialect.ProjectShares): the file's shares, else Quota when it is
 	// positive, else 1. 0 in the others.
 	Shares float64
-	Line   int // 0 for a project no file gave
+	// QOS lists the QOS levels the project's jobs may name (Slurm's
+	// AllowQOS); nil: its parent's list, and at the top every level
+	// (AllowedQOS).
+	QOS  []string
+	Line int // 0 for a project no file gave
 }
 
 // License is a cluster-wide consumable resource, such as commercial

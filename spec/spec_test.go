@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"reflect"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -97,7 +98,7 @@ func TestDefaults(t *testing.T) {
 	if !c.Pools[1].Preemption || len(c.QOS) != len(sched.DefaultQOS()) {
 		t.Errorf("quota pool = %+v, QOS = %+v", c.Pools[1], c.QOS)
 	}
-	if want := (Project{Name: "a", Quota: 4, OverQuotaWeight: 4, Shares: 4, Line: 2}); c.Projects[0] != want {
+	if want := (Project{Name: "a", Quota: 4, OverQuotaWeight: 4, Shares: 4, Line: 2}); !reflect.DeepEqual(c.Projects[0], want) {
 		t.Errorf("project = %+v, want %+v", c.Projects[0], want)
 	}
 }

@@ -1,0 +1,61 @@
+package master
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestSubmitChecksProjectQOS: a project's qos list (Slurm's AllowQOS)
+// refuses jobs naming another level, or naming none when the default is
+// not on the list; a project without a list takes its parent's; others
+// may name any level. The refusal names resources.qos and whose list.
+func TestSubmitChecksProjectQOS(t *testing.T) {
+	cfg := mustConfig(t, `
+pools: [{name: default, policy: priority}]
+default_project: open
+qos:
+  - {name: normal}
+  - {name: high, priority: 10}
+  - {name: emergency, priority: 100, preempt: true}
+projects:
+  - {name: open}
+  - {name: org, qos: [normal, high]}
+  - {name: team, parent: org}
+  - {name: lab, parent: org, qos: [normal, high]}
+  - {name: strict, qos: [high]}
+`)
+	h := newHarness(t, withConfig(cfg))
+	job := func(project, qos string) string {
+		q := ""
+		if qos != "" {
+			q = `, "qos": "` + qos + `"`
+		}
+		return `{"name": "j", "project": "` + project + `", "entrypoint": "x", "resources": {"slots": 1` + q + `}}`
+	}
+	tests := []struct {
+		name, body string
+		status     int
+		says       string
+	}{
+		{"a project without a list names any level", job("open", "emergency"), 201, ""},
+		{"a level on the list", job("lab", "high"), 201, ""},
+		{"a level off the list", job("lab", "emergency"), 400, `project lab may not use QOS "emergency" (its qos: normal, high)`},
+		{"the parent's list", job("team", "emergency"), 400, `(the qos of its parent org: normal, high)`},
+		{"the default, off the list", job("strict", ""), 400, "the job names none, so it would take the default QOS"},
+		{"the default, on the list", job("lab", ""), 201, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var e api.Error
+			code := h.do("POST", "/api/v1/jobs", tc.body, &e)
+			if code != tc.status {
+				t.Fatalf("status %d (%+v), want %d", code, e, tc.status)
+			}
+			if tc.status != 201 && (e.Field != "resources.qos" || !strings.Contains(e.Error, tc.says)) {
+				t.Fatalf("refusal %+v, want field resources.qos saying %q", e, tc.says)
+			}
+		})
+	}
+}
