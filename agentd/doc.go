@@ -88,11 +88,12 @@
 // checkpoint grace, the attempts it holds through a loss), and
 // fenceLoop stops, as a preemption does, each attempt the master would
 // requeue before the agent timeout (less a margin) has passed since the
-// last reply, and each held one after lost_node_grace too (fenceTimes
+// last contact, and each held one after lost_node_grace too (fenceTimes
 // says when). Their exit reports say preempted and that the fence
 // stopped them. Without api.Fence (an older master, or fence: false)
 // nothing is stopped. The task shims do not fence tasks whose agent
-// died (docs/reliability.md). Contact is a reply, a 503 of a master
+// died (docs/reliability.md). Contact is a reply; a heartbeat of a held
+// long poll (below); a 503 of a master
 // whose store is down (it loses no node meanwhile), and a restarted
 // master's 404 that says how long it still holds the node
 // (api.NodeLeaseHeader), as of when its count began (leasedLocked); a
@@ -100,6 +101,30 @@
 // not. Through an outage the sync loop's retries do not outlast the
 // fence: each delay is cut to end fenceTryMargin before the fence's
 // next stop (fenceRetryCap), so that a master back by then is heard.
+//
+// A long poll asks for heartbeats (api.SyncHeartbeatHeader): a master
+// that sends them answers with its headers when it begins to hold the
+// poll, then a byte of JSON whitespace every second or so, and the
+// agent counts the headers and each read that brings bytes as contact
+// (Agent.heartbeat, under the fence's standing terms; the reply brings
+// new ones). That is sound, in a partition too, because the master
+// never counts a node silent while it holds the node's sync (its count
+// starts at the hold's end), so every byte left it at a moment before
+// its count began, and the margin covers the byte's way as it covers a
+// reply's; none counts later than the longest the master may hold the
+// poll after it was sent (fenceState.hold), for bytes held back on the
+// way. Counting from the last reply alone left the agent, whose
+// master died late in a poll, the fence's wait less the poll's hold
+// (up to 10 s): a 12 s master restart stopped preemptible work about
+// one time in ten. The alternatives were worse: counting from when the
+// poll was sent assumes the master counts from then, which it does not
+// (a partition before the request arrived would have the fence late);
+// shorter polls cost every node more requests and bound the loss only
+// by their length. A master older than the heartbeats sends no header
+// and the reply at the hold's end, and the fence counts from the reply,
+// as before. The headers' 200 cannot be taken back: a sync the master
+// fails after them (the node deleted during the hold) says so in the
+// body (api.SyncReply.Status), and the agent treats it as that status.
 //
 // # Restarts
 //

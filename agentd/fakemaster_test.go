@@ -65,9 +65,18 @@ type fakeMaster struct {
 	// last contact is no earlier.
 	repliedAt time.Time
 
+	// heartbeat, when set, is the interval of the heartbeats a held sync
+	// that asks for them gets (api.SyncHeartbeatHeader), as a master
+	// that sends them does; 0 is a master older than them. beatAt is
+	// when the last one went out, holdAt when the last hold began.
+	heartbeat time.Duration
+	beatAt    time.Time
+	holdAt    time.Time
+
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
 	down        bool          // close every connection unanswered
+	dead        bool          // and write nothing more on those open (killHold)
 	storeOut    bool          // answer syncs 503 as a master whose store is down
 	failSyncs   int           // answer this many syncs 500, storing nothing
 	withholdAck int           // answer this many syncs acknowledging one report less
@@ -239,6 +248,7 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 	// Hold the long poll until there is a command, as the master does.
 	hold := time.NewTimer(min(time.Duration(req.WaitS)*time.Second, fm.holdCap))
 	defer hold.Stop()
+	beats := fm.beginHold(w, r, req)
 	for {
 		fm.mu.Lock()
 		if len(fm.commands) > 0 || req.WaitS == 0 {
@@ -249,11 +259,25 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ch:
 			continue
+		case <-beats:
+			fm.beat(w)
+			continue
 		case <-hold.C:
 		case <-r.Context().Done():
 		}
 		fm.mu.Lock()
 		break
+	}
+	if fm.dead {
+		// Died in the hold (killHold): nothing more goes out.
+		fm.mu.Unlock()
+		return
+	}
+	if beats != nil && !fm.known {
+		// The node was forgotten during the hold: the 200 is out.
+		fm.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(api.SyncReply{Status: http.StatusNotFound, Error: "unknown node " + r.PathValue("name")})
+		return
 	}
 	cmds := fm.commands
 	fm.commands = nil
@@ -284,7 +308,55 @@ func (fm *fakeMaster) sync(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSON(w, http.StatusOK, api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen, Fence: fence})
+	reply := api.SyncReply{Acked: acked, Commands: cmds, Placement: moved, PlacementGen: gen, Fence: fence}
+	if beats != nil {
+		_ = json.NewEncoder(w).Encode(reply) // the 200 is out
+		return
+	}
+	writeJSON(w, http.StatusOK, reply)
+}
+
+// killHold stops the fake as a kill -9 would in a held sync: nothing
+// more is written, and every connection is closed.
+func (fm *fakeMaster) killHold() {
+	fm.set(func(fm *fakeMaster) { fm.down, fm.dead = true, true })
+	fm.srv.CloseClientConnections()
+}
+
+// beginHold notes when a held sync begins, sends its headers when it
+// asks for heartbeats and the fake sends them, and returns their ticks
+// (nil: none).
+func (fm *fakeMaster) beginHold(w http.ResponseWriter, r *http.Request, req api.Sync) <-chan time.Time {
+	fm.mu.Lock()
+	every := fm.heartbeat
+	if req.WaitS > 0 {
+		fm.holdAt = time.Now()
+		fm.broadcast()
+	}
+	fm.mu.Unlock()
+	if every <= 0 || req.WaitS == 0 || r.Header.Get(api.SyncHeartbeatHeader) == "" {
+		return nil
+	}
+	w.Header().Set(api.SyncHeartbeatHeader, strconv.FormatInt(every.Milliseconds(), 10))
+	w.WriteHeader(http.StatusOK)
+	fm.beat(w)
+	tk := time.NewTicker(every)
+	fm.t.Cleanup(tk.Stop)
+	return tk.C
+}
+
+// beat writes a heartbeat, unless the fake is down (dead: it writes
+// nothing more), and records when.
+func (fm *fakeMaster) beat(w http.ResponseWriter) {
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	if fm.down {
+		return
+	}
+	_, _ = w.Write([]byte{' '})
+	_ = http.NewResponseController(w).Flush()
+	fm.beatAt = time.Now()
+	fm.broadcast()
 }
 
 func (fm *fakeMaster) postLogs(w http.ResponseWriter, r *http.Request) {

@@ -43,7 +43,19 @@ type fenceState struct {
 	// the master's own last contact with the node (from which its
 	// agent_timeout counts) is no later, but for its processing time.
 	contact time.Time
-	warned  bool // that the timeout leaves the fence no time to stop tasks
+	// beat is when the last heartbeat of a master holding the agent's
+	// long poll came (Agent.heartbeat): contact too, kept apart so that
+	// a reply read before it still brings its terms.
+	beat   time.Time
+	warned bool // that the timeout leaves the fence no time to stop tasks
+}
+
+// last is the last contact with the master: a reply, or a heartbeat.
+func (fs *fenceState) last() time.Time {
+	if fs.beat.After(fs.contact) {
+		return fs.beat
+	}
+	return fs.contact
 }
 
 // heardLocked records a successful exchange with the master, whose reply
@@ -75,6 +87,19 @@ func (a *Agent) heardLocked(at time.Time, f *api.Fence) {
 		}
 	}
 	a.broadcast()
+}
+
+// heartbeat records that the master, holding the agent's long poll,
+// was heard at at (api.SyncHeartbeatHeader): contact for the fence under
+// its standing terms, as the master does not count the node silent while
+// it holds its poll. Unlike a reply it wakes no loop: the fence's timer
+// finds the later contact when it fires.
+func (a *Agent) heartbeat(at time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if at.After(a.fence.beat) {
+		a.fence.beat = at
+	}
 }
 
 // leasedLocked records the answer, arrived at at, of a master that does
@@ -167,7 +192,8 @@ func (fs *fenceState) due(now time.Time, tasks map[agent.TaskID]*attempt, waitS 
 	if fs.f == nil || fs.contact.IsZero() || stopping {
 		return nil, time.Time{}
 	}
-	silent := now.Sub(fs.contact)
+	last := fs.last()
+	silent := now.Sub(last)
 	hold := fs.hold(waitS)
 	for id, att := range tasks {
 		if att.exited || att.fenced != "" {
@@ -176,7 +202,7 @@ func (fs *fenceState) due(now time.Time, tasks map[agent.TaskID]*attempt, waitS 
 		held := fs.held[id]
 		after, grace, _ := fenceTimes(fs.f, hold, pace, held)
 		if silent < after {
-			if at := fs.contact.Add(after); next.IsZero() || at.Before(next) {
+			if at := last.Add(after); next.IsZero() || at.Before(next) {
 				next = at
 			}
 			continue
@@ -205,7 +231,7 @@ func (fs *fenceState) nextStop(tasks map[agent.TaskID]*attempt, waitS int, pace 
 			continue
 		}
 		after, _, _ := fenceTimes(fs.f, hold, pace, fs.held[id])
-		if at := fs.contact.Add(after); next.IsZero() || at.Before(next) {
+		if at := fs.last().Add(after); next.IsZero() || at.Before(next) {
 			next = at
 		}
 	}

@@ -93,6 +93,15 @@ const maxReplyBytes = 32 << 20
 // post sends in as JSON to the master's path under /api/v1 and decodes
 // the reply into out (nil: the body is discarded).
 func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in, out any) error {
+	return a.postHeard(ctx, path, timeout, in, out, nil)
+}
+
+// postHeard is post for a sync that asks for heartbeats
+// (api.SyncHeartbeatHeader) when heard is not nil: if the master says it
+// sends them, heard gets the time its headers came and the time each
+// part of the body came, each a moment at which the master held the
+// sync (api.SyncHeartbeatHeader says why that is contact).
+func (a *Agent) postHeard(ctx context.Context, path string, timeout time.Duration, in, out any, heard func(time.Time)) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("POST %s: encode: %w", path, err)
@@ -107,12 +116,20 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 	if tok := a.cred.bearer(); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
+	if heard != nil {
+		req.Header.Set(api.SyncHeartbeatHeader, "1")
+	}
 	resp, err := a.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", path, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
+	var rd io.Reader = resp.Body
+	if heard != nil && resp.StatusCode == http.StatusOK && resp.Header.Get(api.SyncHeartbeatHeader) != "" {
+		heard(time.Now())
+		rd = heardReader{r: rd, heard: heard}
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, maxReplyBytes))
 	if err != nil {
 		return fmt.Errorf("POST %s: read the reply: %w", path, err)
 	}
@@ -129,6 +146,20 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 		return fmt.Errorf("POST %s: decode the reply: %w", path, err)
 	}
 	return nil
+}
+
+// heardReader calls heard with the time of every read that brings bytes.
+type heardReader struct {
+	r     io.Reader
+	heard func(time.Time)
+}
+
+func (h heardReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if n > 0 {
+		h.heard(time.Now())
+	}
+	return n, err
 }
 
 // registerFlags names the flag of allot agent behind each field of a

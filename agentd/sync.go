@@ -79,10 +79,28 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	// Final: the agent runs nothing and every report it has is in this
 	// sync; once it is stored, the agent has nothing more to say.
 	req.Final = a.leaving && len(a.tasks) == 0 && n == len(a.reports)
+	hold := a.fence.hold(waitS) // the longest the master holds the poll
 	a.mu.Unlock()
 	var reply api.SyncReply
 	path := "/agents/" + url.PathEscape(a.cfg.Name) + "/sync"
-	err := a.post(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply)
+	var heard func(time.Time)
+	if waitS > 0 {
+		// The master's heartbeats while it holds the poll are contact,
+		// none later than the hold's end: bytes a middlebox held back
+		// tell of no later moment.
+		end := time.Now().Add(hold)
+		heard = func(at time.Time) {
+			if at.After(end) {
+				at = end
+			}
+			a.heartbeat(at)
+		}
+	}
+	err := a.postHeard(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply, heard)
+	if err == nil && reply.Status != 0 {
+		// The master failed the sync after it sent its headers.
+		err = &statusError{path: path, status: reply.Status, msg: reply.Error}
+	}
 	if isStatus(err, http.StatusNotFound) {
 		a.mu.Lock()
 		if lease, ok := nodeLease(err); ok {

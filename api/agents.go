@@ -68,6 +68,23 @@ const StoreOutageHeader = "X-Allot-Store-Outage"
 // attempts elsewhere, and the fence goes on counting.
 const NodeLeaseHeader = "X-Allot-Node-Lease-Ms"
 
+// SyncHeartbeatHeader, on a sync, asks the master to send the reply's
+// headers as soon as it begins to hold the sync and then a heartbeat, a
+// byte of JSON whitespace (which a JSON decoder skips), at intervals
+// while it holds it; on the reply (200), it says that the master does,
+// with the interval in milliseconds. The master writes a heartbeat only
+// while it holds the node's sync, during which it does not count the
+// node silent (its agent timeout counts from the hold's end), so the
+// agent takes each byte it reads as contact for its fence: without it,
+// a master that died late in a long poll left the agent the fence's
+// wait less the poll's hold (docs/reliability.md, "Fencing"). A
+// master older than the header holds the reply as before, and ignores
+// the header; an agent older than it does not send it, and gets the
+// reply as before. Once the headers are out, an error the master finds
+// later (the node deleted during the hold) cannot change the status:
+// the body carries it instead (SyncReply.Status).
+const SyncHeartbeatHeader = "X-Allot-Sync-Heartbeat"
+
 // Fence is what an agent needs to stop, before the master runs them
 // elsewhere, the tasks the master would requeue were the node lost
 // (docs/reliability.md, "Fencing"): how long the master waits for the
@@ -196,6 +213,14 @@ type SyncReply struct {
 	// Fence is as in RegisterReply, as of this reply; nil says that the
 	// master does not fence (any more: a reload may turn it off).
 	Fence *Fence `json:"fence,omitempty"`
+	// Status, when not 0, says that the sync failed after the master had
+	// sent the reply's headers (SyncHeartbeatHeader: the 200 went out
+	// when the hold began): it is the status the master would have
+	// answered with (404: register again), Error says why, and nothing
+	// else in the reply counts. Only a sync that asked for heartbeats
+	// gets it.
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Command is something the master asks an agent to do.

@@ -61,6 +61,9 @@
 //     reports and re-sends the others, so a lost reply loses nothing.
 //     The master holds the request up to WaitS seconds when it has no
 //     command, which makes the sync both the heartbeat and a long poll.
+//     An agent that sends SyncHeartbeatHeader gets the headers when the
+//     hold begins and a whitespace byte every second or so until the
+//     reply, each of which its fence counts as contact.
 //     A reload of the configuration that changes the node's placement
 //     (NodePlacement) reaches the agent in the next SyncReply, and in
 //     every one after until a Sync acknowledges its PlacementGen (an

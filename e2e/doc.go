@@ -42,8 +42,10 @@
 //     and everything completes with all its output.
 //   - TestMasterOutageKeepsTasks (outage_test.go): kill -9 of the
 //     master for 12 s, under the fence's 21 s, while a preemptible task
-//     runs: the agent's fence stops nothing, the restarted master takes
-//     the attempt back, and it completes on its one attempt.
+//     runs, right after a reply and 9 s into an idle long poll (whose
+//     heartbeats the fence counts as contact): the agent's fence stops
+//     nothing, the restarted master takes the attempt back, and it
+//     completes on its one attempt.
 //   - TestSeed001PriorityWalkthrough (seed001_test.go): seed 001's
 //     priority example, live, step by step, holding after every step the
 //     slots the simulator holds in its replay of

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -272,7 +273,23 @@ func (ag *agents) handleSync(w http.ResponseWriter, r *http.Request) {
 		ag.fail(w, err)
 		return
 	}
-	reply, err := ag.sync(r.Context(), r.PathValue("name"), s)
+	st := newSyncStream(w, r)
+	reply, err := ag.sync(r.Context(), r.PathValue("name"), s, st)
+	if st.began {
+		// The 200 went out when the hold began: only the node's loss
+		// meanwhile fails the sync then, said in the body.
+		if err != nil {
+			status := http.StatusInternalServerError
+			if errors.Is(err, errUnknownNode) {
+				status = http.StatusNotFound
+			}
+			reply = api.SyncReply{Status: status, Error: fmt.Sprintf("%s: %v", r.PathValue("name"), err)}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.Encode(reply) // a failed write means the agent went away
+		return
+	}
 	if errors.Is(err, errUnknownNode) {
 		infoOf(r).reRegister = true
 		if lease, ok := nodeLease(ag, r.PathValue("name")); ok {

@@ -21,8 +21,11 @@ type syncReq struct {
 }
 
 // sync handles one agent sync: it stores the reports, then answers with
-// the node's commands, holding the request while there are none.
-func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncReply, error) {
+// the node's commands, holding the request while there are none, on st
+// (synchold.go), which sends heartbeats during the hold when the agent
+// asked for them. Every error but the node's loss during the hold is
+// decided before it: st may have sent the headers by then.
+func (ag *agents) sync(ctx context.Context, name string, s api.Sync, st *syncStream) (api.SyncReply, error) {
 	req := &syncReq{name: name, s: s}
 	between := func() {}
 	if s.Leaving || s.Final {
@@ -52,14 +55,11 @@ func (ag *agents) sync(ctx context.Context, name string, s api.Sync) (api.SyncRe
 	if len(n.commands) == 0 && wait > 0 && !ag.placementDue(n, s.PlacementGen) {
 		wake := n.wake
 		n.polling++
-		ag.m.unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-ctx.Done():
+		if st.asked {
+			st.every = syncHeartbeat(agentTimeout(ag.m.cfg))
 		}
-		t.Stop()
+		ag.m.unlock()
+		st.hold(ctx, wait, wake)
 		ag.m.lock()
 		n.polling--
 		n.lastSeen = ag.m.now()
