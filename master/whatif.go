@@ -288,7 +288,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.Lost = w.attemptLost
 	sj.AgentPreempted = w.agentPreempted
 	sj.LateExits = hist.lateExits(atts)
-	sj.SlowKills = hist.slowKills(atts, since, now)
+	sj.SlowKills = hist.slowKills(j, atts, since, now)
 	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }
