@@ -17,7 +17,10 @@ package lifecycle
 // driver hears of its end (Outcome.Over) once the last of them has ended;
 // a job whose task reached its time limit stays running (LiveJob: the
 // task holds slots) until that task's kill has ended, and then ends as
-// its tasks put it (EndedJob) or runs on.
+// its tasks put it (EndedJob) or runs on. A user's kill of that job
+// meanwhile ends the job killed but leaves the task's kill alone, as the
+// master's killTask leaves a killing task: the task still ends by its
+// time limit (Task.LimitKilled).
 
 // kills ends the kills that take their time; left is what the last Kill
 // or time limit left killing (Outcome.Killing), valid until the next.

@@ -74,10 +74,11 @@ func (tl *timeLimits) next(tick time.Duration) (time.Time, bool) {
 // or check, which are what start tasks or end them.
 func (tl *timeLimits) arm(timer *time.Timer) {
 	m := tl.m
-	m.lock()
+	// It reads the mirror only: mu alone, nothing admitted or published.
+	m.mu.Lock()
 	due, ok := tl.next(m.opt.Tick)
 	now := m.now()
-	m.unlock()
+	m.mu.Unlock()
 	if !ok {
 		timer.Stop()
 		return
