@@ -17,7 +17,10 @@ package lifecycle
 // driver hears of its end (Outcome.Over) once the last of them has ended;
 // a job whose task reached its time limit stays running (LiveJob: the
 // task holds slots) until that task's kill has ended, and then ends as
-// its tasks put it (EndedJob) or runs on.
+// its tasks put it (EndedJob) or runs on. A user's kill of that job
+// meanwhile ends the job killed but leaves the task's kill alone, as the
+// master's killTask leaves a killing task: the task still ends by its
+// time limit (Task.LimitKilled).
 
 // kills ends the kills that take their time; left is what the last Kill
 // or time limit left killing (Outcome.Killing), valid until the next.
@@ -29,6 +32,7 @@ type kills struct{ left []int32 }
 // kill asks for a pass, as a user's does.
 func (k *kills) limited(c *Cluster, ti int32, o Outcome) Outcome {
 	c.Tasks.Kill(ti)
+	c.Tasks.At(ti).LimitKilled = true
 	k.left = append(k.left[:0], ti)
 	o.Killing = k.left
 	c.step.wake()
@@ -43,10 +47,12 @@ func (k *kills) ended(c *Cluster, now int64, e Event) Outcome {
 		return Outcome{Job: -1}
 	}
 	t := c.Tasks.At(e.Task)
-	// Limited says the attempt's end was due at its time limit, not that
-	// the limit killed it: a user's kill before the limit (which ended
-	// the job killed at once) ends it killed, as the master records it.
-	timedOut := t.Limited && !c.Jobs[t.Job].State.Terminal()
+	// The kill that moved it to killing decides, as the master's task
+	// keeps that kill's cause (killTask leaves a killing task alone): a
+	// user's kill before the limit ends it killed though its end was due
+	// at the limit (Limited), and a user's kill of its job while its
+	// limit's kill is under way (LimitKilled) leaves it timed out.
+	timedOut := t.LimitKilled
 	o := Outcome{Applied: true, Job: t.Job, TimedOut: timedOut}
 	kind := EndCompleted
 	if timedOut {

@@ -98,3 +98,29 @@ func TestSlowKill(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowLimitKillThenUserKill: a user's kill of a job whose task its
+// time limit is killing already (slowly, KillAfter) leaves that kill as
+// it is, as the master's killTask leaves a killing task: the task ends
+// timed out at the kill's end, not killed, while the job, killed by the
+// user, ends killed then.
+func TestSlowLimitKillThenUserKill(t *testing.T) {
+	var cl lifecycle.Cluster
+	cl.Snap.Nodes = []sched.Node{{Slots: 4}}
+	ji := cl.Observe(0, lifecycle.Event{Kind: lifecycle.EventSubmit, Submission: lifecycle.Submission{Tasks: 1,
+		Fresh: 1000, Shape: lifecycle.Shape{Limit: 100}, Project: -1, Account: -1}, Entry: &sched.Job{Slots: 2}}).Job
+	ti := cl.Launch(ji, []sched.NodeSlots{{Node: 0, Slots: 2}}, false, 0)
+	cl.Tasks.At(ti).KillAfter = 5
+	if o := cl.Observe(100, lifecycle.Event{Kind: lifecycle.EventEnded, Task: ti, Ver: cl.Tasks.At(ti).Ver}); len(o.Killing) != 1 {
+		t.Fatalf("the time limit: killing %v, want the task", o.Killing)
+	}
+	ver := cl.Tasks.At(ti).Ver
+	cl.Observe(102, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji})
+	if st := cl.Jobs[ji].State; st != lifecycle.JobKilled || cl.Tasks.At(ti).Ver != ver {
+		t.Fatalf("after the user's kill: job %s, task version %d; want killed, %d (the limit's kill goes on)", st, cl.Tasks.At(ti).Ver, ver)
+	}
+	end := cl.Observe(105, lifecycle.Event{Kind: lifecycle.EventKillEnded, Task: ti, Ver: ver})
+	if !end.Applied || !end.TimedOut || end.Attempt != lifecycle.AttemptKilled || !end.Over || end.State != lifecycle.JobKilled {
+		t.Errorf("the kill's end: %+v; want applied, timed out, attempt killed, the job over, killed", end)
+	}
+}

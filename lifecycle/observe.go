@@ -183,8 +183,9 @@ type Outcome struct {
 	// left killing, their slots held (Task.KillAfter): the driver sends
 	// EventKillEnded for each, at its version, KillAfter later. A job a
 	// user killed has ended (Over), but the driver hears of its end once
-	// the last of them has ended (EventKillEnded's Over). Valid until the
-	// next Observe.
+	// the last of them has ended (EventKillEnded's Over), or of a task its
+	// time limit left killing before, which the kill leaves alone (not
+	// listed; Job.Running counts it). Valid until the next Observe.
 	Killing []int32
 }
 

@@ -56,6 +56,11 @@ type Task struct {
 	Old        []sched.NodeSlots
 	Backfilled bool
 	Limited    bool // the attempt ends at its time limit, killed
+	// LimitKilled says its time limit's kill is under way (its KillAfter
+	// holds it killing, kills.limited): it ends timed out even where a
+	// user's kill of its job comes meanwhile, as the master's task keeps
+	// the cause of the kill that moved it to killing. A launch clears it.
+	LimitKilled bool
 	// Unanswered marks an attempt whose start no agent answers: the
 	// driver set it when it launched the start (the simulator's
 	// start_lost script, JobSpec.StartLost) and gives the start up
@@ -251,6 +256,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Ver++
 	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
 	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = false, -1, false, 0, 0
+	t.LimitKilled = false
 	ts.running = append(ts.running, ti)
 	return ti
 }

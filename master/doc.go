@@ -52,7 +52,9 @@
 //     GPUs chosen, persisted in one transaction of the batch, then sent),
 //     carries reservations into the mirror's jobs (reservations.go),
 //     notes the pending reasons and the pass's time; its own are also
-//     the forecasts, preemption budgets and time limits. Settle carries
+//     the forecasts, preemption budgets and time limits (timeLimits,
+//     timelimits.go: killed at the earliest deadline by the loop's
+//     timer, and checked on the tick). Settle carries
 //     no reservations on an idle tick's first pass; what the passes
 //     leave (grew, reservations) is stored once they have settled.
 //   - agents speaks the agent protocol: registration, syncs, the reports

@@ -18,8 +18,8 @@ import (
 // apply.go, moves.go), carries reservations between passes (roster.go,
 // stored by reservations.go), and keeps what the passes leave for readers: the
 // jobs' pending reasons, the forecasts of their starts (eta.go) and the
-// projects' preemption budgets (budget.go). On the tick it also ends the
-// tasks past their time limits. It runs with Master.mu held but for the
+// projects' preemption budgets (budget.go). Its limits end the tasks
+// past their time limits (timelimits.go). It runs with Master.mu held but for the
 // core's Schedule, during which it reads only its snapshot (stale.go),
 // and mu guards its fields; passMu keeps its passes one at a time. The
 // mirror it reads and changes is the Master's, under the same lock, and
@@ -62,6 +62,8 @@ type planner struct {
 	passMu sync.Mutex
 	// built is what the applier re-checks the plan against (stale.go).
 	built builtFacts
+	// limits kills the tasks past their time limits (timelimits.go).
+	limits timeLimits
 }
 
 // schedule runs passes of the core and applies their plans, by the
@@ -240,62 +242,6 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		pl.m.pub.notePendingOf(r.jobs[ri])
 	}
 	pl.m.pub.noteTurns(pl.snap.Pools)
-}
-
-// checkTimeLimits kills the tasks that have run past their job's time
-// limit (lifecycle.PastLimit, the simulator's rule too). Callers hold mu.
-func (pl *planner) checkTimeLimits(ctx context.Context) {
-	now := pl.m.now()
-	var over []*mtask
-	for _, j := range pl.m.jobs {
-		if j.rec.TimeLimit <= 0 {
-			continue
-		}
-		for _, t := range j.tasks {
-			if t.att != nil && (t.rec.State == store.TaskRunning || t.rec.State == store.TaskStarting) &&
-				lifecycle.PastLimit(now.Sub(t.att.first()), j.rec.TimeLimit) {
-				over = append(over, t)
-			}
-		}
-	}
-	if len(over) == 0 {
-		return
-	}
-	// One transaction for every kill of the tick, not one per task: a
-	// burst of jobs submitted together reaches its limit together. The
-	// kill commands wait for the commit (persist before act).
-	err := pl.m.batches.inBatch(ctx, func() error { return pl.killOverLimit(ctx, over) })
-	if err == nil {
-		return
-	}
-	pl.m.log.Error("killing tasks past their time limit", "tasks", len(over), "err", err)
-	if len(over) == 1 {
-		return // the next tick tries again
-	}
-	// The batch put the mirror back. One at a time, so that a task whose
-	// kill cannot be stored does not hold up the others.
-	for _, t := range over {
-		if err := pl.m.batches.inBatch(ctx, func() error { return pl.killOverLimit(ctx, []*mtask{t}) }); err != nil {
-			pl.m.log.Error("killing a task past its time limit", "task", t.id().String(), "err", err)
-		}
-	}
-}
-
-// killOverLimit kills tasks past their time limit within the open batch.
-// A kill that found the task in another state (it ended meanwhile) is
-// logged and skipped; any other error fails the batch. Callers hold mu.
-func (pl *planner) killOverLimit(ctx context.Context, over []*mtask) error {
-	for _, t := range over {
-		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
-		err := pl.m.killTask(ctx, t, store.TaskKilled, reason, store.CauseTimeLimit)
-		if batchFatal(err) {
-			return fmt.Errorf("kill task %s past its time limit: %w", t.id(), err)
-		}
-		if err != nil {
-			pl.m.log.Warn("a task past its time limit changed state meanwhile", "task", t.id().String(), "err", err)
-		}
-	}
-	return nil
 }
 
 // killTask moves an active task to killing, persisted, then sends kill

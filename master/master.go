@@ -211,6 +211,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.cfgNow.Store(opt.Config)
 	m.pub.m, m.batches.m = m, m
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
+	m.planner.limits.m = m
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}}
 	m.metric = newMetrics(m)
@@ -227,12 +228,16 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 }
 
 // Run runs the scheduling loop until ctx ends: a pass on every event and
-// on every tick, with agent-loss and time-limit checks on the tick.
+// on every tick, with agent-loss and time-limit checks on the tick, and
+// the time limits' kills at the earliest deadline (timelimits.go).
 func (m *Master) Run(ctx context.Context) error {
 	t := time.NewTicker(m.opt.Tick)
 	defer t.Stop()
+	limit := time.NewTimer(time.Hour)
+	defer limit.Stop()
 	m.Step(ctx)
 	for {
+		m.planner.limits.arm(limit)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -251,6 +256,8 @@ func (m *Master) Run(ctx context.Context) error {
 			}
 		case <-t.C:
 			m.Tick(ctx)
+		case <-limit.C:
+			m.planner.limits.fire(ctx)
 		}
 	}
 }
@@ -270,7 +277,7 @@ func (m *Master) Tick(ctx context.Context) {
 	between := m.betweenSettlings()
 	m.lock()
 	m.agents.checkAgents(ctx)
-	m.planner.checkTimeLimits(ctx)
+	m.planner.limits.checkTimeLimits(ctx)
 	if err := m.flushUsage(ctx); err != nil {
 		m.log.Error("recording usage", "err", err)
 	}

@@ -491,7 +491,7 @@ func (d *replayDriver) track(t *testing.T) {
 		}
 		if lim := d.timeLimit(jid); lim > 0 {
 			// From the start of the attempt a move or resize continues.
-			a.limit = d.first(jid, id.TaskIndex) + lim.Seconds()
+			a.limit = d.first(jid, id.TaskIndex) + lim.Seconds() + j.limitLate
 		}
 		d.att[id] = a
 	}

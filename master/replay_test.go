@@ -97,6 +97,10 @@ type rjob struct {
 	// end, only then, and the master holds its GPUs, killing, until then
 	// (replay_slowkill_test.go).
 	killSilent float64
+	// limitLate, when positive, runs the master's time-limit check that
+	// long after its limit, as a master that kills late (on a tick, or
+	// after a restart) does (replay_limitkill_test.go).
+	limitLate float64
 }
 
 // rchange is a change of a job's priority or weight (PATCH /jobs/{id}).

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func overLimit(t *testing.T, h *harness) (*mastertest.Agent, []int64) {
 func checkLimits(h *harness) {
 	h.m.lock()
 	defer h.m.mu.Unlock()
-	h.m.planner.checkTimeLimits(h.ctx)
+	h.m.planner.limits.checkTimeLimits(h.ctx)
 }
 
 // TestTimeLimitKillsShareOneCommit: the tasks that reach their time limit
@@ -107,5 +108,68 @@ func TestFailedTimeLimitKillsSendNothing(t *testing.T) {
 	h.sync(a, a)
 	if got := killCommands(a); got != 4 {
 		t.Fatalf("the agent got %d kill commands after the next check, want 4", got)
+	}
+}
+
+// TestTimeLimitNext: the loop's timer is set to the earliest deadline of
+// a running task, its start plus its limit; after a check whose kill of
+// it could not be stored, to a tick after that check (not at once again,
+// which would spin); with no limit to reach, to none.
+func TestTimeLimitNext(t *testing.T) {
+	var cs *countingStore
+	h := newHarness(t, func(o *Options) { cs = &countingStore{Store: o.Store}; o.Store = cs })
+	a := h.agent("n1", 4)
+	t0 := h.clock.Now()
+	h.submit(jobSpec("long", 1, `, "time_limit": 90`))
+	h.submit(jobSpec("free", 1, ``))
+	h.clock.Advance(500 * time.Millisecond)
+	h.submit(jobSpec("short", 1, `, "time_limit": 15`))
+	h.step()
+	h.sync(a, a)
+	next := func() (time.Time, bool) {
+		h.m.lock()
+		defer h.m.mu.Unlock()
+		return h.m.planner.limits.next(time.Second)
+	}
+	if due, ok := next(); !ok || !due.Equal(t0.Add(15500*time.Millisecond)) {
+		t.Fatalf("next check at %v (%t), want %v: short's start plus its 15 s", due.Sub(t0), ok, 15500*time.Millisecond)
+	}
+	h.clock.Advance(15 * time.Second)
+	cs.failCommit.Store(true)
+	checkLimits(h)
+	cs.failCommit.Store(false)
+	if due, ok := next(); !ok || !due.Equal(h.clock.Now().Add(time.Second)) {
+		t.Fatalf("after a kill that could not be stored, next check at %v (%t), want a tick later", due.Sub(t0), ok)
+	}
+	checkLimits(h)
+	if due, ok := next(); !ok || !due.Equal(t0.Add(90500*time.Millisecond)) {
+		t.Fatalf("after short's kill, next check at %v (%t), want 1m30.5s: long's", due.Sub(t0), ok)
+	}
+	h.clock.Advance(80 * time.Second)
+	checkLimits(h)
+	h.sync(a, a)
+	if due, ok := next(); ok {
+		t.Fatalf("next check at %v with no limit left to reach, want none", due.Sub(t0))
+	}
+}
+
+// TestRunKillsAtTheLimit: the loop kills a task whose time limit has
+// come by its timer, without waiting for a tick (an hour here).
+func TestRunKillsAtTheLimit(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Tick = time.Hour })
+	a := h.agent("n1", 1)
+	id := h.submit(jobSpec("short", 1, `, "time_limit": 15`))
+	h.step()
+	h.sync(a, a)
+	h.clock.Advance(15 * time.Second)
+	ctx, cancel := context.WithCancel(h.ctx)
+	done := make(chan struct{})
+	go func() { h.m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	for deadline := time.Now().Add(5 * time.Second); h.taskState(id, 0) != store.TaskKilling; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the task is %s 5s after its limit came, want killing", h.taskState(id, 0))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -111,15 +111,19 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 			notes = append(notes, note)
 		}
 	}
-	subs := x.subs
+	subs, times := x.subs, x.times
 	exportCheckpointCosts(sc, jobs, byJob, &hist, since, until, now)
-	if err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until); err != nil {
+	nodeTimes, err := ca.exportNodeEvents(ctx, sc, cfg, hist.decisions, subs, since, until)
+	if err != nil {
 		return nil, err
 	}
-	notes = append(notes, exportReshapes(sc, cfg, nevs, afterPassAt(hist.decisions, since), subs, since, until)...)
+	reshapeNotes, reshapeTimes := exportReshapes(sc, cfg, nevs, afterPassAt(hist.decisions, since), subs, since, until)
+	notes = append(notes, reshapeNotes...)
 	notes = append(notes, exportJobGPUs(sc)...)
 	exportJobTopology(sc)
-	slices.SortStableFunc(sc.Events, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
+	if sc.Events, err = liveOrder(sc.Events, slices.Concat(times, nodeTimes, reshapeTimes)); err != nil {
+		return nil, err
+	}
 	usageNotes, err := ca.exportUsage(ctx, sc, cfg, since)
 	if err != nil {
 		return nil, err
@@ -288,7 +292,7 @@ func scenarioJob(j store.Job, atts []store.Attempt, hist *historyEvents, tasks i
 	sj.Lost = w.attemptLost
 	sj.AgentPreempted = w.agentPreempted
 	sj.LateExits = hist.lateExits(atts)
-	sj.SlowKills = hist.slowKills(atts, since, now)
+	sj.SlowKills = hist.slowKills(j, atts, since, now)
 	return sj, slices.DeleteFunc([]string{note, stoppedNote(j, sj.Name, len(w.stopped), hist.stoppedWaiting[j.ID])},
 		func(n string) bool { return n == "" }), true
 }
@@ -339,6 +343,8 @@ type jobExport struct {
 	ntasks            map[int64]int
 	since, until, now time.Time
 	subs              []exportedSub // the jobs exported, with their submission
+	// times are the live times of the events added to sc (liveOrder).
+	times []time.Time
 }
 
 // job exports stored job j into the scenario, with its changes and its
@@ -372,7 +378,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	notes = append(notes, notes1...)
 	lateRuns(&sj)
 	sj.AfterPass = hist.afterPass[j.ID]
-	changes := exportChanges(&sj, hist.changes[j.ID], since, p)
+	changes, changeTimes := exportChanges(&sj, hist.changes[j.ID], since, p)
 	note, ok := exportHints(j, &sj, p, cfg)
 	if note != "" {
 		notes = append(notes, note)
@@ -387,8 +393,11 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	sc.Jobs = append(sc.Jobs, sj)
 	x.subs = append(x.subs, exportedSub{sj.Name, j.SubmittedAt})
 	sc.Events = append(sc.Events, changes...)
+	x.times = append(x.times, changeTimes...)
 	if j.State == store.JobKilled && !j.EndedAt.IsZero() && !killedByLimit(j, byJob[j.ID], hist) {
-		sc.Events = append(sc.Events, killEvent(sj.Name, killTime(j, hist.kills), hist.decisions, since))
+		at := killTime(j, hist.kills)
+		sc.Events = append(sc.Events, killEvent(sj.Name, at, hist.decisions, since))
+		x.times = append(x.times, at)
 	}
 	return notes
 }

@@ -49,10 +49,11 @@ func jobChangeOf(e store.Event) (jobChange, bool) {
 
 // exportChanges sets sj's priority, weight and preemptibility to what they
 // were at submission (dropping a checkpoint_every the scenario would then
-// refuse) and appends its changes as scenario events, times counted from
-// since.
-func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) []scenario.Event {
+// refuse) and returns its changes as scenario events, times counted from
+// since, with the live time of each (liveOrder).
+func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool) ([]scenario.Event, []time.Time) {
 	var evs []scenario.Event
+	var times []time.Time
 	prioSet, weightSet, preSet := false, false, false
 	for _, c := range changes {
 		at := int64(c.at.Sub(since) / time.Second)
@@ -62,6 +63,7 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 			}
 			if *c.toPrio >= scenario.MinPriority && *c.toPrio <= scenario.MaxPriority {
 				evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetPriority, Job: sj.Name, Priority: *c.toPrio})
+				times = append(times, c.at)
 			}
 		}
 		prioSet = prioSet || c.toPrio != nil
@@ -70,6 +72,7 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 				sj.Weight = *c.fromWeight
 			}
 			evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetWeight, Job: sj.Name, Weight: *c.toWeight})
+			times = append(times, c.at)
 			weightSet = true
 		}
 		if c.fromPre != nil && !preSet {
@@ -87,7 +90,7 @@ func exportChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *sc
 		// only when it is preemptible, so these are its pool's anyway.
 		sj.OnPreempt, sj.MaxRetries = p.OnPreempt, p.MaxRetries
 	}
-	return evs
+	return evs, times
 }
 
 // exportFails are the failures of the tasks that failed live (failed:
@@ -164,14 +167,16 @@ func exportStartFails(startFailed map[int]int) []scenario.StartFail {
 // deleted then (node_delete). A node event that a pass deciding something preceded
 // within its second (decisions; afterPassAt) is marked after_pass, and
 // one that came before a submission of its second (subs, the exported
-// jobs) names it in before (whatif_before.go).
+// jobs) names it in before (whatif_before.go). It returns the live time
+// of each event it added (liveOrder): since for the state at the
+// window's start.
 func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenario, cfg *config.Config, decisions []time.Time,
-	subs []exportedSub, since, until time.Time) error {
+	subs []exportedSub, since, until time.Time) ([]time.Time, error) {
 	// The whole history: whether a node was drained at since is its
 	// last drain or resume before.
 	evs, err := ca.m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
-		return fmt.Errorf("read the node history: %w", err)
+		return nil, fmt.Errorf("read the node history: %w", err)
 	}
 	inFile := map[string]bool{}
 	for _, p := range sc.Pools {
@@ -185,6 +190,10 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 	for _, e := range atStart {
 		ns.admin[e.Node], ns.drained[e.Node] = true, true
 	}
+	var times []time.Time
+	for range len(atStart) + len(out) {
+		times = append(times, since)
+	}
 	after := afterPassAt(decisions, since)
 	for _, e := range evs {
 		if !e.At.Before(until) || !inFile[e.Node] || e.At.Before(since) {
@@ -197,6 +206,7 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 			ev.AfterPass = after(e.At)
 			ev.Before = beforeJob(subs, e.At, since, at)
 			out = append(out, ev)
+			times = append(times, e.At)
 		}
 	}
 	out = append(atStart, out...)
@@ -204,7 +214,7 @@ func (ca *clusterAPI) exportNodeEvents(ctx context.Context, sc *scenario.Scenari
 	if slices.ContainsFunc(out, func(e scenario.Event) bool { return e.Kind == scenario.EventNodeDown }) {
 		sc.LostNodeGrace = cfg.LostNodeGrace.Truncate(time.Second)
 	}
-	return nil
+	return times, nil
 }
 
 // drainedAtStart are drain events at 0 for the nodes of the file that

@@ -56,6 +56,12 @@ func (h *historyEvents) lateExits(atts []store.Attempt) []scenario.LateExit {
 // job's slow_kills (scenario.SlowKill), and the simulator holds such an
 // attempt's slots, killing, until then (lifecycle.Task.KillAfter); a job
 // a user killed still ends at the kill, as the master ends it.
+//
+// A time limit's kill counts from the second the replay's limit makes
+// it in (limitSecond), not the master's: a master that killed late (its
+// timer a moment past the second's end, a store outage, a restart) held
+// the task's GPUs from there until the kill's end, running then killing,
+// and the replay holds them, killing, as long.
 
 // slowKills are the slow kills of a job's attempts atts: each that a
 // kill ended, killed, a whole second or more after the kill (in the
@@ -70,7 +76,7 @@ func (h *historyEvents) lateExits(atts []store.Attempt) []scenario.LateExit {
 // slots, after the decisions allot history check compares; unless its
 // kill is a failed start's (a gang's other parts), which start_fails
 // replays.
-func (h *historyEvents) slowKills(atts []store.Attempt, since, now time.Time) []scenario.SlowKill {
+func (h *historyEvents) slowKills(j store.Job, atts []store.Attempt, since, now time.Time) []scenario.SlowKill {
 	sec := func(t time.Time) int64 { return int64(t.Sub(since) / time.Second) }
 	var out []scenario.SlowKill
 	for _, a := range atts {
@@ -83,9 +89,22 @@ func (h *historyEvents) slowKills(atts []store.Attempt, since, now time.Time) []
 		if a.Open() {
 			end = now.Add(time.Second)
 		}
-		if after := sec(end) - sec(at); after > 0 {
+		from := sec(at)
+		if h.limitKilled[k] {
+			from = min(from, h.limitSecond(j, atts, a, sec))
+		}
+		if after := sec(end) - from; after > 0 {
 			out = append(out, scenario.SlowKill{Task: a.Index, Attempt: h.simAttempt(atts, a), After: after})
 		}
 	}
 	return out
+}
+
+// limitSecond is the second in which the replay's time limit of job j
+// ends attempt a (counted by sec): its first start's second plus the
+// limit (a move or resize continues the attempt, first), or the second
+// it last started, where a move's checkpoint ran past the limit
+// (lifecycle.Task.Due's rule, and the master's deadline).
+func (h *historyEvents) limitSecond(j store.Job, atts []store.Attempt, a store.Attempt, sec func(time.Time) int64) int64 {
+	return max(sec(h.first(atts, a))+int64(j.TimeLimit/time.Second), sec(a.StartedAt))
 }

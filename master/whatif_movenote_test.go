@@ -50,7 +50,7 @@ func TestExportMoveNoteCause(t *testing.T) {
 			sc := &scenario.Scenario{}
 			sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
 				{Node: spec.Node{Name: "n3"}, Slots: 1, GPU: "h100"}}}, {Pool: spec.Pool{Name: "other"}}}
-			notes := exportReshapes(sc, cfg, recordedFree(c.evs), func(time.Time) bool { return false }, nil, since, at(1000))
+			notes, _ := exportReshapes(sc, cfg, recordedFree(c.evs), func(time.Time) bool { return false }, nil, since, at(1000))
 			if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, c.note) }) {
 				t.Errorf("notes %q\nwant one starting %q", notes, c.note)
 			}

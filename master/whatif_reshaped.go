@@ -64,9 +64,10 @@ type nodeShapes struct {
 // [since, until) began and adds node_reshape events for the changes
 // within it, from the whole node history evs, with the after_pass and
 // before of any node event (after: afterPassAt's; subs, the exported
-// submissions). It returns notes for what a scenario cannot carry.
+// submissions). It returns notes for what a scenario cannot carry, and
+// the live time of each event it added (liveOrder).
 func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeEvent, after func(time.Time) bool,
-	subs []exportedSub, since, until time.Time) []string {
+	subs []exportedSub, since, until time.Time) ([]string, []time.Time) {
 	ns := &nodeShapes{sc: sc, cfg: cfg, since: since, at: map[string]store.Node{}, start: map[string]store.Node{},
 		moved: map[string]bool{}}
 	ns.ruleBefore, ns.ruleKnown, _ = nodeRules(evs)
@@ -83,6 +84,7 @@ func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeE
 	}
 	maps.Copy(ns.start, ns.at)
 	var out []scenario.Event
+	var times []time.Time
 	for i, e := range evs {
 		if e.At.Before(since) || !e.At.Before(until) || !inFile[e.Node] {
 			continue
@@ -98,6 +100,7 @@ func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeE
 			ev.AfterPass = afterPass && (e.From == store.NodeUp || e.From == store.NodeReconfigured)
 			ev.Before = beforeJob(subs, e.At, since, ev.At)
 			out = append(out, ev)
+			times = append(times, e.At)
 		}
 	}
 	ns.setStarts()
@@ -107,7 +110,7 @@ func exportReshapes(sc *scenario.Scenario, cfg *config.Config, evs []store.NodeE
 		}
 	}
 	sc.Events = append(sc.Events, out...)
-	return ns.notes
+	return ns.notes, times
 }
 
 // note takes history event e, the i-th, before the window, into the

@@ -88,7 +88,7 @@ func TestExportReshapes(t *testing.T) {
 			sc := &scenario.Scenario{}
 			sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
 				{Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}}, {Pool: spec.Pool{Name: "other"}}}
-			notes := exportReshapes(sc, cfg, recordedFree(c.evs), func(time.Time) bool { return false }, nil, since, at(1000))
+			notes, _ := exportReshapes(sc, cfg, recordedFree(c.evs), func(time.Time) bool { return false }, nil, since, at(1000))
 			if got := shapeLine(sc.Pools[0].Nodes[0]); got != c.start {
 				t.Errorf("n3 written as %s, want %s", got, c.start)
 			}
@@ -220,7 +220,7 @@ func TestExportReloadMoves(t *testing.T) {
 				{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{{Node: spec.Node{Name: "n1"}, Slots: 4, GPU: "h100"},
 					{Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}},
 				{Pool: spec.Pool{Name: "other"}}}
-			notes := exportReshapes(sc, c.cfg, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
+			notes, _ := exportReshapes(sc, c.cfg, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
 			p := sc.Pools[poolOfNode(sc, "n3")]
 			n := p.Nodes[slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == "n3" })]
 			if got := p.Name + " " + shapeLine(n); got != c.start {
@@ -291,7 +291,7 @@ func TestExportRelabels(t *testing.T) {
 			sc := &scenario.Scenario{}
 			sc.Pools = []scenario.Pool{{Pool: spec.Pool{Name: "default"}, Nodes: []scenario.Node{
 				{Node: spec.Node{Name: "n1"}, Slots: 4, GPU: "h100"}, {Node: spec.Node{Name: "n3"}, Slots: 3, GPU: "h100"}}}}
-			notes := exportReshapes(sc, now, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
+			notes, _ := exportReshapes(sc, now, c.evs, func(time.Time) bool { return false }, nil, since, at(1000))
 			p := sc.Pools[0]
 			n := p.Nodes[slices.IndexFunc(p.Nodes, func(n scenario.Node) bool { return n.Name == "n3" })]
 			if got := shapeLine(n); got != c.start {

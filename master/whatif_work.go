@@ -79,6 +79,9 @@ type historyEvents struct {
 	// a searcher's stop) were asked to stop: their task's transition to
 	// killing (whatif_exits.go's slowKills).
 	killing map[attemptKey]time.Time
+	// limitKilled are the attempts whose kill was their time limit's
+	// (store.CauseTimeLimit).
+	limitKilled map[attemptKey]bool
 	// startKilled are the attempts whose kill was a failed start's
 	// (a gang's other parts killed): no kill the replay makes.
 	startKilled map[attemptKey]bool
@@ -104,7 +107,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
 		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
-		startKilled: map[attemptKey]bool{}, kills: killTimes(evs)}
+		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs)}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -147,6 +150,7 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		case e.To == string(store.TaskKilling):
 			h.killing[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.startKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseStartFailed
+			h.limitKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseTimeLimit
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseMoved || e.Cause == store.CauseResized

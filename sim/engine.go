@@ -514,9 +514,11 @@ func (s *sim) killed(ji int32, freed []lifecycle.Freed, killing []int32) {
 		held -= f.Slots
 		s.released(f.Task, f.Slots, held, f.From)
 	}
-	if len(killing) > 0 {
+	if len(killing) > 0 || s.c.Jobs[ji].Running > 0 {
 		// Its killing tasks hold their slots until their kill's end, after
-		// which the job is reported ended (killEnded).
+		// which the job is reported ended (killEnded): those the kill left
+		// killing, and one its time limit left killing before (its kill's
+		// end already promised), which the kill leaves alone.
 		s.touch(ji)
 		s.killings(killing)
 		return
