@@ -298,14 +298,15 @@ function joinNodes(nodes) {
   return out;
 }
 
-// endedRows are a job's rows of its end: when its kill began, if it was
-// killed while its tasks ran (Kill requested) or its tasks are being
-// killed while it runs (Killing since: a time limit, a gang's failed
-// part), and Ended: its last task's end, or, while it is ending, an end
-// yet to come, so that no one reads its GPUs as free.
+// endedRows are a job's rows of its end: Kill requested, when its kill
+// began, if it was killed while its tasks ran or its tasks are being
+// killed while it runs (a time limit, a gang's failed part): one name for
+// the one field, as allot job show says it; and Ended: its last task's
+// end, or, while it is ending, an end yet to come, so that no one reads
+// its GPUs as free.
 function endedRows(j) {
   const kill = j.kill_requested_at || (j.ending && j.state === 'killed' ? j.ended_at : null);
-  const rows = kill ? [[j.state === 'killed' ? 'Kill requested' : 'Killing since', when(kill)]] : [];
+  const rows = kill ? [['Kill requested', when(kill)]] : [];
   if (!j.ending) return [...rows, ['Ended', j.ended_at ? when(j.ended_at) : '—']];
   const n = j.running === 1 ? '1 task' : `${j.running} tasks`;
   return [...rows, ['Ended', `not yet: ${n} still stopping`]];
