@@ -239,6 +239,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}
 		j.pending = &j.pendBuf
+		if pe.Priority != 0 {
+			j.startMF = pe.Priority // its pending changed with it: the view is marked
+		}
 		pl.m.pub.addTurn(pe, j.rec.ID, pl.snap.Jobs[pe.Job].Pool)
 	}
 	for _, ri := range r.List() {

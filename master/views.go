@@ -36,6 +36,9 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	showEnding(&out, j, now, lost != "") // readview_ending.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
+	if j.pending == nil && j.active > 0 {
+		out.MultifactorPriority = j.startMF
+	}
 	if pos > 0 && j.pending != nil {
 		out.Pending = j.pending.viewAt(now)
 		switch at, ok := v.eta[j.rec.ID]; {
