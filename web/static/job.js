@@ -378,13 +378,25 @@ function taskBody(task) {
     h('td', {}, placement(a.placement)),
     h('td', {}, when(a.started_at)),
     h('td', {}, a.ended_at ? when(a.ended_at) : '—'),
-    h('td', {}, a.end_state ? stateBadge(a.end_state) : (a.running_at ? 'running' : 'starting')),
+    h('td', {}, a.end_state ? stateBadge(attemptEnd(a)) : (a.running_at ? 'running' : 'starting')),
     h('td', {class: 'num'}, a.exit_code === undefined || a.exit_code === null ? '—' : a.exit_code),
     // An open attempt has no reason of its own: the task's says how it
     // stands (e.g. held on a lost node until lost_node_grace ends).
     h('td', {}, a.preempted_by ? preemptedBy(a.preempted_by, a.reason)
       : a.reason || (!a.end_state && i === attempts.length - 1 ? task.reason || '' : '')),
   )));
+}
+
+// attemptEnd is how an attempt ended, as allot job show's END says it:
+// resized or moved for an attempt the scheduler resized or moved, which
+// the API ends as preempted (they checkpoint and stop the same way), as
+// its task restarted at once in its new placement.
+function attemptEnd(a) {
+  if (a.end_state !== 'preempted') return a.end_state;
+  const rule = a.preempted_by ? a.preempted_by.reason : '';
+  if (rule === 'resized' || (a.reason || '').endsWith('checkpointed to resize')) return 'resized';
+  if (rule === 'moved' || (a.reason || '').endsWith('checkpointed to move')) return 'moved';
+  return a.end_state;
 }
 
 // preemptedBy says who preempted an attempt and under which rule, as
