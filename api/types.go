@@ -57,6 +57,13 @@ type Job struct {
 	// Pending explains why a queued job is not running, from the last
 	// scheduling pass.
 	Pending *Pending `json:"pending,omitempty"`
+	// MultifactorPriority is, for a running job of a multifactor pool,
+	// the multi-factor priority it had in the last pass that found it
+	// waiting: the one it started with, which it keeps, as Slurm keeps a
+	// running job's (squeue's %Q). A waiting job's is pending.priority.
+	// Absent elsewhere, and for a job the master has not seen waiting
+	// since it started (a restart of the master).
+	MultifactorPriority float64 `json:"multifactor_priority,omitempty"`
 	// OnPreempt and MaxRetries are the job's exit actions in force (its
 	// file's, else its pool's): GET /jobs/{id} gives them when they are
 	// not the default (reschedule, no cap); MaxRetries is nil for no cap.

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // The positional arguments of every command are described once, by its
@@ -143,5 +145,39 @@ func argsError(c *cobra.Command, args []string) error {
 	default:
 		want = "expected " + nouns(spec.required) + " and at most " + nouns(spec.optional)
 	}
-	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s: %s (%s)", what, want, usage)}
+	return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s: %s (%s)%s", what, want, usage, assignHint(c, args[most:]))}
 }
+
+// assignHint is, for an unexpected argument KEY=VALUE given to a command
+// with one flag that takes KEY=VALUE values (allot user create alice
+// vision=member, for --role PROJECT=ROLE), the command line meant:
+// "; did you mean --role vision=member?".
+func assignHint(c *cobra.Command, extra []string) string {
+	var flag string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Value.Type() == "bool" {
+			return
+		}
+		if word, _, _ := strings.Cut(f.Usage, " "); assignPlaceholder.MatchString(word) {
+			if flag != "" {
+				flag = "-" // more than one: no guess
+				return
+			}
+			flag = f.Name
+		}
+	})
+	if flag == "" || flag == "-" {
+		return ""
+	}
+	var meant []string
+	for _, a := range extra {
+		if k, _, ok := strings.Cut(a, "="); !ok || k == "" || strings.HasPrefix(a, "-") {
+			return ""
+		}
+		meant = append(meant, "--"+flag+" "+a)
+	}
+	return "; did you mean " + strings.Join(meant, " ") + "?"
+}
+
+// assignPlaceholder is a flag usage's leading KEY=VALUE placeholder.
+var assignPlaceholder = regexp.MustCompile(`^[A-Z][A-Z_]*=[A-Z][A-Z_]*,?$`)

@@ -189,12 +189,27 @@ func unknownCommand(c *cobra.Command, word string) error {
 	return usageErrorf("%s", msg)
 }
 
+// flagError is the usage error for pflag's err on c's command line, with
+// a guess at the flag meant, and named after c, as its argument errors
+// are ("allot token create: unknown shorthand flag: 'o' in -o"): "allot:"
+// alone does not say which command has no such flag.
+func flagError(c *cobra.Command, err error) error {
+	if arg := negativeArg(c, err); arg != err {
+		return asUsage(arg) // an argument's error, which says its own words
+	}
+	err = asUsage(flagTypo(c, err))
+	if ue, ok := err.(*usageError); ok && ue.cmd == "" && c.HasParent() {
+		ue.cmd = c.CommandPath()
+	}
+	return err
+}
+
 // markUsageErrors makes cobra's own command-line errors usage errors, in
 // cmd and every command under it: wrong flags, wrong argument counts (said
 // in words by argsError), and unknown subcommands of a command that only
 // groups others (which cobra would answer with its help and exit 0).
 func markUsageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return asUsage(flagTypo(c, negativeArg(c, err))) })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err) })
 	switch {
 	case cmd.HasSubCommands() && !cmd.Runnable():
 		cmd.SuggestionsMinimumDistance = 2

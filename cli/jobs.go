@@ -482,7 +482,12 @@ func newJobSetPriorityCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
-			return c.Update(ctx, id, u)
+			j, err := c.Update(ctx, id, u)
+			if err == nil {
+				multifactorNote(ctx, cmd, c, j, "priority (1-99)",
+					" (A move into or out of LOW still makes it preemptible or not.)")
+			}
+			return j, err
 		}, printJobPriority)
 	cmd.Long = `Change a job's priority. A number from 1 to 99 sets it exactly; a class
 sets the class's canonical number (HIGH 10, NORMAL 42, LOW 80). On waiting
@@ -501,11 +506,35 @@ func newJobSetWeightCmd() *cobra.Command {
 			}
 			ctx, cancel := requestContext(cmd)
 			defer cancel()
-			return c.Update(ctx, id, api.JobUpdate{Weight: &w})
+			j, err := c.Update(ctx, id, api.JobUpdate{Weight: &w})
+			if err == nil {
+				multifactorNote(ctx, cmd, c, j, "fair-share weight", "")
+			}
+			return j, err
 		}, func(w io.Writer, j api.Job) error {
 			_, err := fmt.Fprintf(w, "job %d (%s): weight %s\n", j.ID, j.Name, strconv.FormatFloat(j.Weight, 'g', -1, 64))
 			return err
 		})
+}
+
+// multifactorNote tells, on stderr, whoever changed what of job j that
+// its pool orders its queue by multi-factor priority, which reads neither
+// the 1-99 priority nor the fair-share weight (sched ignores both there):
+// the master keeps the change, but a user who reads "priority 10 (HIGH)"
+// would wait for a move up the queue that never comes. extra is what the
+// change still does there. Best effort: without the pools, no note.
+func multifactorNote(ctx context.Context, cmd *cobra.Command, c *client.Client, j api.Job, what, extra string) {
+	pools, err := c.Pools(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range pools {
+		if p.Name == j.Pool && p.Policy == "multifactor" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: pool %s orders its queue by multifactor priority (age, fair share, job size, QOS, nice), "+
+				"which does not read a job's %s: job %d keeps its place in the queue.%s "+
+				"The job file's qos and nice set that place (allot explain %d shows its factors).\n", p.Name, what, j.ID, extra, j.ID)
+		}
+	}
 }
 
 func printJobState(w io.Writer, j api.Job) error {
@@ -530,12 +559,19 @@ func listedSlots(j api.Job) string {
 	return s
 }
 
-// listedPriority is the PRIORITY of allot jobs -o wide: a waiting job's
-// multi-factor priority in a multifactor pool, which orders its queue
-// there ("10500.0050 (multifactor)", as squeue's %Q), else priorityText.
+// listedPriority is the PRIORITY of allot jobs -o wide: in a multifactor
+// pool, the multi-factor priority that orders its queue there
+// ("10500.0050 (multifactor)", as squeue's %Q): a waiting job's now, a
+// running one's as it started ("10500.0011 (multifactor, at start)"),
+// which it keeps, as Slurm keeps a running job's; else priorityText. A
+// running job beside waiting ones then shows a number of the same kind,
+// not its 1-99 priority, which that pool does not read.
 func listedPriority(j api.Job) string {
-	if j.Pending != nil && j.Pending.Priority != 0 {
+	switch {
+	case j.Pending != nil && j.Pending.Priority != 0:
 		return strconv.FormatFloat(j.Pending.Priority, 'f', 4, 64) + " (multifactor)"
+	case j.MultifactorPriority != 0:
+		return strconv.FormatFloat(j.MultifactorPriority, 'f', 4, 64) + " (multifactor, at start)"
 	}
 	return priorityText(j)
 }

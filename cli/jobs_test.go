@@ -306,6 +306,36 @@ Entrypoint   set -e
 	}
 }
 
+// TestJobChangesMultifactorNote: set-priority and set-weight of a job in
+// a multifactor pool, whose order reads neither, say so on stderr (their
+// output reads as if they had moved the job); elsewhere TestJobChanges
+// prints nothing there.
+func TestJobChangesMultifactorNote(t *testing.T) {
+	f := newFakeMaster(t)
+	var pool string
+	for _, j := range f.jobs {
+		if j.ID == 5 {
+			pool = j.Pool
+		}
+	}
+	for i := range f.pools {
+		if f.pools[i].Name == pool {
+			f.pools[i].Policy = "multifactor"
+		}
+	}
+	note := func(what, extra string) string {
+		return "note: pool " + pool + " orders its queue by multifactor priority (age, fair share, job size, QOS, nice), " +
+			"which does not read a job's " + what + ": job 5 keeps its place in the queue." + extra +
+			" The job file's qos and nice set that place (allot explain 5 shows its factors).\n"
+	}
+	runCLICases(t, f, []cliCase{
+		{name: "priority", args: []string{"job", "set-priority", "5", "12"}, out: "job 5 (asha): priority 12 (HIGH)\n",
+			errOut: note("priority (1-99)", " (A move into or out of LOW still makes it preemptible or not.)")},
+		{name: "weight", args: []string{"job", "set-weight", "5", "2"}, out: "job 5 (asha): weight 2\n",
+			errOut: note("fair-share weight", "")},
+	})
+}
+
 func TestJobChanges(t *testing.T) {
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
@@ -335,8 +365,10 @@ func TestJobChanges(t *testing.T) {
 	if strings.Join(patches, " ") != strings.Join(want, " ") {
 		t.Errorf("PATCH bodies = %q, want %q", patches, want)
 	}
-	// Invalid arguments send nothing.
-	if n := len(f.requests); n != 7 {
+	// Invalid arguments send nothing. (Each update also reads the pools,
+	// for multifactorNote.)
+	changes := slices.DeleteFunc(slices.Clone(f.requests), func(r string) bool { return r == "GET /api/v1/pools" })
+	if n := len(changes); n != 7 {
 		t.Errorf("%d requests, want 7 (3 updates, 1 refused update, 3 kills): %q", n, f.requests)
 	}
 	// -o json and yaml print the master's KillReply: the job's fields, and

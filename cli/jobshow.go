@@ -106,10 +106,28 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 				reason = tk.Reason
 			}
 			t.row(append(slices.Clone(cols), strconv.Itoa(a.Number), placementText(a.Placement),
-				formatTime(&a.StartedAt), formatTime(a.EndedAt), orDash(a.EndState), exit, orDash(reason))...)
+				formatTime(&a.StartedAt), formatTime(a.EndedAt), orDash(attemptEnd(a)), exit, orDash(reason))...)
 		}
 	}
 	return t.flush()
+}
+
+// attemptEnd is an attempt's END: its end state, but resized or moved
+// for an attempt the core resized (a fair-share shrink, a growth) or
+// moved: the store ends those as preempted, as they checkpoint and stop
+// the same way, but the task runs on at once in its new placement, and
+// "preempted" tells its owner the job was pushed out.
+func attemptEnd(a api.Attempt) string {
+	if a.EndState != "preempted" {
+		return a.EndState
+	}
+	switch {
+	case a.PreemptedBy != nil && a.PreemptedBy.Reason == "resized", strings.HasSuffix(a.Reason, "checkpointed to resize"):
+		return "resized"
+	case a.PreemptedBy != nil && a.PreemptedBy.Reason == "moved", strings.HasSuffix(a.Reason, "checkpointed to move"):
+		return "moved"
+	}
+	return a.EndState
 }
 
 // preemptedByText is a preempted attempt's REASON: who preempted it and

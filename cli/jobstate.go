@@ -57,11 +57,12 @@ func tasksText(j api.Job) string {
 	return fmt.Sprintf("%d running of %d", j.Running, j.Tasks)
 }
 
-// endedRows are allot job show's rows of its end: when its kill began,
-// if it was killed while its tasks ran (Kill requested) or its tasks are
-// being killed while it runs (Killing since: a time limit, a gang's
-// failed part), and Ended: when its last task ended, or, while it is
-// ending, that the end is yet to come.
+// endedRows are allot job show's rows of its end: Kill requested, when
+// its kill began, if it was killed while its tasks ran or its tasks are
+// being killed while it runs (a time limit, a gang's failed part): one
+// name for the one field, whoever asked (a user, the time limit); and
+// Ended: when its last task ended, or, while it is ending, that the end
+// is yet to come.
 func endedRows(j api.Job) [][2]string {
 	var rows [][2]string
 	kill := j.KillRequestedAt
@@ -69,11 +70,7 @@ func endedRows(j api.Job) [][2]string {
 		kill = j.EndedAt // a master older than kill_requested_at
 	}
 	if kill != nil {
-		label := "Kill requested"
-		if j.State != "killed" {
-			label = "Killing since"
-		}
-		rows = append(rows, [2]string{label, formatTime(kill)})
+		rows = append(rows, [2]string{"Kill requested", formatTime(kill)})
 	}
 	if !j.Ending {
 		return append(rows, [2]string{"Ended", formatTime(j.EndedAt)})

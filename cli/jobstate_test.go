@@ -71,8 +71,10 @@ func TestJobShowKillTimes(t *testing.T) {
 	}{
 		{"8", []string{"\nState           killed\n", "\nKill requested  2024-05-01 09:59:00\n", "\nEnded           2024-05-01 10:00:00\n"},
 			[]string{"not yet", "Killing since"}},
-		{"9", []string{"\nState          killing\n", "\nKilling since  2024-05-01 09:59:55\n",
-			"\nEnded          not yet: 1 task still stopping\n", "time limit of 1h0m0s reached"}, []string{"Kill requested"}},
+		// One name for the one field, whoever asked for the kill: the
+		// time limit here (it read "Killing since").
+		{"9", []string{"\nState           killing\n", "\nKill requested  2024-05-01 09:59:55\n",
+			"\nEnded           not yet: 1 task still stopping\n", "time limit of 1h0m0s reached"}, []string{"Killing since"}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			out, _, err := runAt(t, f, "job", "show", tc.id)
@@ -121,7 +123,8 @@ func TestJobsOlderMaster(t *testing.T) {
 
 // TestListedPriority: allot jobs -o wide gives a job waiting in a
 // multifactor pool its multi-factor priority, which orders that queue,
-// and every other job its 1-99 priority with its class.
+// one running there the one it started with, and every other job its
+// 1-99 priority with its class.
 func TestListedPriority(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -132,6 +135,13 @@ func TestListedPriority(t *testing.T) {
 			"10500.0050 (multifactor)"},
 		{"waiting elsewhere", api.Job{Priority: 42, Pending: &api.Pending{Reason: "no_capacity"}}, "42 (NORMAL)"},
 		{"running", api.Job{Priority: 20, PriorityClass: "HIGH"}, "20 (HIGH)"},
+		// Beside the waiting ones, the priority it started with, which it
+		// keeps, as squeue shows a running job's; not its 1-99 priority,
+		// which the pool does not read.
+		{"running in a multifactor pool", api.Job{Priority: 42, Running: 1, MultifactorPriority: 10500.0011},
+			"10500.0011 (multifactor, at start)"},
+		{"running with tasks waiting in a multifactor pool", api.Job{Priority: 42, Running: 1, MultifactorPriority: 10500.0011,
+			Pending: &api.Pending{Priority: 10600.5}}, "10600.5000 (multifactor)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := listedPriority(tc.job); got != tc.want {

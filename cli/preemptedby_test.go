@@ -44,3 +44,35 @@ func TestJobShowPreemptedBy(t *testing.T) {
 		})
 	}
 }
+
+// TestJobShowResizedEnd: the END of an attempt the core resized (a
+// fair-share shrink, a growth) or moved reads resized or moved, not
+// preempted: the store ends it as preempted, but the task ran on at once.
+func TestJobShowResizedEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    api.Attempt
+		want string
+	}{
+		{"shrunk for a job", api.Attempt{EndState: "preempted", Reason: "checkpointed to resize",
+			PreemptedBy: &api.PreemptedBy{Job: 10, Reason: "resized", Why: "resizing to 1 slot for job 10"}}, "resized"},
+		{"grown", api.Attempt{EndState: "preempted", Reason: "checkpointed to resize"}, "resized"},
+		{"moved", api.Attempt{EndState: "preempted", Reason: "checkpointed to move",
+			PreemptedBy: &api.PreemptedBy{Job: 7, Reason: "moved"}}, "moved"},
+		{"preempted", api.Attempt{EndState: "preempted", Reason: "checkpointed after preemption",
+			PreemptedBy: &api.PreemptedBy{Job: 4, Reason: "priority"}}, "preempted"},
+		{"completed", api.Attempt{EndState: "completed", Reason: "completed"}, "completed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			tc.a.Number = 1
+			if err := printTasks(&b, []api.Task{{Index: 0, State: "running", Attempts: []api.Attempt{tc.a}}}); err != nil {
+				t.Fatal(err)
+			}
+			// No start or end time: each column is one field, END the 8th.
+			if row := strings.Fields(strings.Split(b.String(), "\n")[1]); len(row) < 8 || row[7] != tc.want {
+				t.Errorf("tasks:\n%s\nwant END %s", b.String(), tc.want)
+			}
+		})
+	}
+}

@@ -149,28 +149,43 @@ role and their own usage; admins see everything.`,
 // it (printShares), in the table formats only. Wide adds SHARE, each
 // row's part of the window's GPU-hours, as sreport's percent does: the
 // rows carry nothing more, and the part is what comparing groups needs.
+// csv is for programs, as sreport -P gives raw values: an empty cell for
+// a group left out (not "-"), GPU-hours at full precision (not rounded
+// to 2 decimals) and SHARE as a fraction (0.8, not "80.0%").
 func usageRows(v any, f rowsFormat) ([]string, [][]string) {
 	u := v.(api.Usage)
 	header := []string{"POOL", "PROJECT", "USER", "GPU-HOURS", "JOBS", "ATTEMPTS"}
+	hours := func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) }
 	share := func(h float64) string {
 		if u.TotalGPUHours <= 0 {
 			return "-"
 		}
 		return strconv.FormatFloat(100*h/u.TotalGPUHours, 'f', 1, 64) + "%"
 	}
+	group := orDash
+	if f.csv {
+		hours = func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) }
+		share = func(h float64) string {
+			if u.TotalGPUHours <= 0 {
+				return ""
+			}
+			return strconv.FormatFloat(h/u.TotalGPUHours, 'f', -1, 64)
+		}
+		group = func(s string) string { return s }
+	}
 	if f.wide {
 		header = append(header, "SHARE")
 	}
 	var body [][]string
 	for _, r := range u.Rows {
-		row := []string{orDash(r.Pool), orDash(r.Project), orDash(r.User),
-			strconv.FormatFloat(r.GPUHours, 'f', 2, 64), strconv.Itoa(r.Jobs), strconv.Itoa(r.Attempts)}
+		row := []string{group(r.Pool), group(r.Project), group(r.User),
+			hours(r.GPUHours), strconv.Itoa(r.Jobs), strconv.Itoa(r.Attempts)}
 		if f.wide {
 			row = append(row, share(r.GPUHours))
 		}
 		body = append(body, row)
 	}
-	total := []string{"TOTAL", "", "", strconv.FormatFloat(u.TotalGPUHours, 'f', 2, 64), "", ""}
+	total := []string{"TOTAL", "", "", hours(u.TotalGPUHours), "", ""}
 	if f.wide {
 		total = append(total, share(u.TotalGPUHours))
 	}

@@ -56,10 +56,12 @@ ACCOUNT  RAW SHARES  NORM SHARES  EFFECTIVE USAGE  FAIR SHARE
 ml       1           1.0000       0.3000           -
 ml/ann   1           1.0000       0.3000           0.7000
 `},
+		// Raw values for programs, as sreport -P: empty cells, not "-";
+		// hours unrounded; SHARE a fraction, not "80.0%".
 		{name: "usage csv has every column", args: []string{"usage", "--since", "30d", "-o", "csv"}, out: `POOL,PROJECT,USER,GPU-HOURS,JOBS,ATTEMPTS,SHARE
--,vision,-,10.00,3,4,80.0%
--,nlp,-,2.50,1,1,20.0%
-TOTAL,,,12.50,,,100.0%
+,vision,,10,3,4,0.8
+,nlp,,2.5,1,1,0.2
+TOTAL,,,12.5,,,1
 `},
 		{name: "history", args: []string{"history", "--since", "7d", "--user", "ann"}, out: `ID  NAME  USER  PROJECT  POOL      STATE      SUBMITTED            WAIT  ELAPSED  GPU-HOURS  EXIT
 4   done  ann   vision   research  completed  ` + t0.Add(-2*time.Hour).Local().Format(time.DateTime) + `  30m   1h       2.00       0

@@ -86,8 +86,9 @@ func (m *Master) Handler() http.Handler {
 	mux.HandleFunc(api.Version+"/", func(w http.ResponseWriter, r *http.Request) {
 		if allow := allowedMethods(strings.TrimPrefix(r.URL.Path, api.Version)); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			writeError(w, http.StatusMethodNotAllowed, "", "%s %s: method not allowed; %s allows %s",
-				r.Method, r.URL.Path, r.URL.Path, strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, "", "%s %s: method not allowed; %s allows %s%s",
+				r.Method, r.URL.Path, r.URL.Path, strings.Join(allow, ", "),
+				methodHint(r.Method, strings.TrimPrefix(r.URL.Path, api.Version), strings.TrimSuffix(r.URL.Path, "/")))
 			return
 		}
 		writeError(w, http.StatusNotFound, "", "no endpoint %s %s", r.Method, r.URL.Path)
@@ -266,7 +267,7 @@ func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
+		return decodeError(err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badRequest("", "unexpected data after the JSON object at byte %d", dec.InputOffset())
@@ -275,8 +276,9 @@ func decodeStrict(data []byte, v any) error {
 }
 
 // decodeError turns encoding/json's errors into messages that name the
-// field and what was expected.
-func decodeError(err error) error {
+// field and what was expected, and the field of v meant by an unknown
+// one that is a likely typo.
+func decodeError(err error, v any) error {
 	var typ *json.UnmarshalTypeError
 	var syn *json.SyntaxError
 	switch {
@@ -287,7 +289,7 @@ func decodeError(err error) error {
 		return badRequest("", "invalid JSON at byte %d: %v", syn.Offset, strings.TrimPrefix(err.Error(), "json: "))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-		return badRequest(name, "unknown field %q", name)
+		return badRequest(name, "unknown field %q%s", name, unknownFieldHint(name, v))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("", "truncated JSON")
 	}

@@ -119,7 +119,7 @@ func (d *drySettling) Scheduled(plan *sched.Plan, err error) error {
 			}
 			continue
 		}
-		pi := &pendingInfo{p: pe, now: d.snap.Now, ctx: pendingContextOf(&d.snap, plan, pe, map[borrowKey]int{})}
+		pi := &pendingInfo{p: pe, now: d.snap.Now, ctx: pendingContextOf(&d.snap, plan, pe, map[borrowKey]int{}, d.resized)}
 		if pe.Blocker >= 0 && pe.Blocker < len(d.snap.Jobs) {
 			pi.blockerID = d.snap.Jobs[pe.Blocker].ID
 		}

@@ -102,9 +102,25 @@ func TestFairShareShrinkExplained(t *testing.T) {
 		!strings.Contains(d.Summary, "It would shrink "+ref+" from 2 slots to 1 and start once its checkpoint has landed.") {
 		t.Fatalf("dry run %+v, want the shrink in its summary and no preemption", d)
 	}
+	// Its reason says what frees the slot: a resize, not a preemption.
+	if d.Pending == nil {
+		t.Fatalf("dry run %+v has no reason", d)
+	}
+	checkSays(t, "dry run reason", d.Pending.Message,
+		[]string{"slots are being freed by resizing " + ref + "; waiting for its checkpoint (needs 1 slot)"}, []string{"preempt"})
 	bob := h.submit(bobSpec)
 	h.step()
 	x := explainAs(t, h, h.admin, bob)
+	if x.Pending == nil {
+		t.Fatalf("explain %+v has no reason", x)
+	}
+	checkSays(t, "explain reason", x.Pending.Message, []string{"slots are being freed by resizing " + ref}, []string{"preempt"})
+	h.step() // a later pass: the plan no longer holds the resize
+	x = explainAs(t, h, h.admin, bob)
+	if x.Pending == nil {
+		t.Fatalf("explain after a second pass %+v has no reason", x)
+	}
+	checkSays(t, "explain reason after a second pass", x.Pending.Message, []string{"slots are being freed by resizing " + ref}, []string{"preempt"})
 	cf := x.WouldStart
 	if cf == nil || len(cf.MustEnd) != 1 || cf.MustEnd[0].ID != alice || cf.MustEnd[0].Resize == nil ||
 		*cf.MustEnd[0].Resize != (api.SlotChange{From: 2, To: 1}) {

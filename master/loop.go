@@ -220,6 +220,8 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		r.jobs[ri].pending = nil
 	}
 	var borrow map[borrowKey]int // over_quota only; nil until one
+	var resized map[int]api.SlotChange
+	resizedKnown := false // checkpointing only; looked up at the first
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
@@ -228,7 +230,10 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		if pe.Reason == sched.ReasonOverQuota && borrow == nil {
 			borrow = map[borrowKey]int{}
 		}
-		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow)}
+		if pe.Reason == sched.ReasonCheckpointing && !resizedKnown {
+			resized, resizedKnown = resizedAllocs(pl), true
+		}
+		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow, resized)}
 		if j.pendBuf.ctx.noneUp {
 			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)
 		}
@@ -236,6 +241,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			j.pendBuf.blockerID = pl.snap.Jobs[pe.Blocker].ID
 		}
 		j.pending = &j.pendBuf
+		if pe.Priority != 0 {
+			j.startMF = pe.Priority // its pending changed with it: the view is marked
+		}
 		pl.m.pub.addTurn(pe, j.rec.ID, pl.snap.Jobs[pe.Job].Pool)
 	}
 	for _, ri := range r.List() {

@@ -3,6 +3,7 @@ package master
 import (
 	"testing"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 )
 
@@ -40,6 +41,49 @@ func TestPendingMultifactorPriority(t *testing.T) {
 				if l.ID == waiting && (l.Pending == nil || l.Pending.Priority != j.Pending.Priority) {
 					t.Errorf("GET /jobs lists job %d with pending %+v, want priority %v", waiting, l.Pending, j.Pending.Priority)
 				}
+			}
+		})
+	}
+}
+
+// TestRunningMultifactorPriority: a job that waited in a multifactor pool
+// and then started keeps, as multifactor_priority, the multi-factor
+// priority of the last pass that found it waiting, as Slurm keeps a
+// running job's: allot jobs -o wide then shows one kind of number for
+// running and waiting jobs. A job that never waited, or one in a FIFO
+// pool, has none.
+func TestRunningMultifactorPriority(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         bool
+	}{
+		{"multifactor", lateExitConfig, true},
+		{"fifo", "pools:\n  - {name: default, policy: fifo}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, tc.config)))
+			a := h.agent("n1", 1)
+			first := h.submit(`{"name": "a", "entrypoint": "x", "resources": {"slots": 1}}`)
+			second := h.submit(`{"name": "b", "entrypoint": "x", "resources": {"slots": 1}}`)
+			h.step()
+			h.sync(a)
+			var waited float64
+			if p := h.job(second).Pending; p != nil {
+				waited = p.Priority
+			}
+			if j := h.job(first); j.State != "running" || j.MultifactorPriority != 0 {
+				t.Fatalf("job %d: %s with multifactor_priority %v, want running with none (it never waited)", first, j.State, j.MultifactorPriority)
+			}
+			a.Exit(tid(first, 0, 1), agent.OutcomeCompleted, 0)
+			h.sync(a)
+			h.step()
+			h.sync(a)
+			j := h.job(second)
+			if j.State != "running" || j.Pending != nil {
+				t.Fatalf("job %d: %s, pending %+v; want running", second, j.State, j.Pending)
+			}
+			if got := j.MultifactorPriority; (got != 0) != tc.want || tc.want && got != waited {
+				t.Errorf("job %d running: multifactor_priority %v, want %v (its last while waiting: %v)", second, got, tc.want, waited)
 			}
 		})
 	}

@@ -55,6 +55,7 @@ type jobRead struct {
 	rec                   store.Job
 	tasks, active, queued int
 	pending               *pendingInfo // a copy; nil when not pending
+	startMF               float64      // mjob.startMF
 	// nodes are where its open attempts have parts, in name order; used
 	// the GPUs they hold and holding how many tasks have one.
 	nodes         []string
@@ -108,7 +109,7 @@ var verifyReads func(difference string)
 
 func captureJob(j *mjob) *jobRead {
 	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
-		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries}
+		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF}
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it

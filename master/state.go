@@ -30,6 +30,10 @@ type mjob struct {
 	// out of the snapshot.
 	pending *pendingInfo
 	pendBuf pendingInfo
+	// startMF is the multi-factor priority of the last pass that found
+	// it pending in a multifactor pool (0 for none): a running job's
+	// priority, as it started with it (api.Job.MultifactorPriority).
+	startMF float64
 	// entryGen is the configuration generation the job's snapshot entry
 	// was made at, its entry on the planner's roster (roster.go) while
 	// rostered, with ri its record; entryOK says the job belongs in the

@@ -36,6 +36,9 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	showEnding(&out, j, now, lost != "") // readview_ending.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
+	if j.pending == nil && j.active > 0 {
+		out.MultifactorPriority = j.startMF
+	}
 	if pos > 0 && j.pending != nil {
 		out.Pending = j.pending.viewAt(now)
 		switch at, ok := v.eta[j.rec.ID]; {
@@ -182,6 +185,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonZeroSlotFull && p.ctx.zeroFull != "" {
 		v.Message = p.ctx.zeroFull
 	}
+	if pe.Reason == sched.ReasonCheckpointing && p.ctx.checkpointing != "" {
+		v.Message = p.ctx.checkpointing
+	}
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -196,8 +202,11 @@ func (p *pendingInfo) view() *api.Pending {
 // blocker (pendingInfo.view), and the over_quota advice in the state
 // plan, made from snap, leaves (sched.Plan.BorrowIdle): not the slots
 // the pass gave away. borrow memoizes that advice by job shape, for one
-// plan: a long queue over quota scans the pool once per shape.
-func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, borrow map[borrowKey]int) pendingContext {
+// plan: a long queue over quota scans the pool once per shape. resized
+// maps the allocations a resize leaves draining (resizedAllocs), which a
+// checkpointing job's message names as resized rather than moved.
+func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, borrow map[borrowKey]int,
+	resized map[int]api.SlotChange) pendingContext {
 	var c pendingContext
 	if pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]
@@ -221,6 +230,15 @@ func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, 
 	if pe.Reason == sched.ReasonZeroSlotFull && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		// The others of its pool wait behind it: one scan a pool.
 		c.zeroFull = sched.ZeroSlotFullMessage(snap.ZeroSlotHolders(&snap.Jobs[pe.Job], plan))
+	}
+	if pe.Reason == sched.ReasonCheckpointing {
+		// resizedAllocs gives nil for no resize as for a view out of
+		// step: then the message does not tell moves from resizes.
+		var isResize func(int) bool
+		if resized != nil {
+			isResize = func(a int) bool { _, ok := resized[a]; return ok }
+		}
+		c.checkpointing = sched.CheckpointingMessage(snap, plan, pe.Job, pe.Need, isResize)
 	}
 	if pe.Reason == sched.ReasonOverQuota && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		j := &snap.Jobs[pe.Job]
@@ -324,4 +342,8 @@ type pendingContext struct {
 	// jobs holding it (sched.ZeroSlotHolders), which the view's snapshot
 	// of a few names cannot give: at most one job of a pool a pass.
 	zeroFull string
+	// checkpointing is a checkpointing job's message, which names the
+	// jobs resized or moved for it (sched.CheckpointingMessage) from the
+	// pass's plan and allocations, which the view's snapshot has not.
+	checkpointing string
 }

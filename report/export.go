@@ -55,33 +55,36 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 var csvColumns = []struct {
 	name  string
 	value func(m *sim.Metrics) float64
+	// overEnded marks a figure over ended jobs, an empty cell in a run
+	// where none ended (null in the JSON).
+	overEnded bool
 }{
-	{"jobs", func(m *sim.Metrics) float64 { return float64(m.Jobs) }},
-	{"completed", func(m *sim.Metrics) float64 { return float64(m.Completed) }},
-	{"killed", func(m *sim.Metrics) float64 { return float64(m.Killed) }},
-	{"unfinished", func(m *sim.Metrics) float64 { return float64(m.Unfinished) }},
-	{"time_limit_kills", func(m *sim.Metrics) float64 { return float64(m.TimeLimitKills) }},
-	{"makespan_s", func(m *sim.Metrics) float64 { return float64(m.Makespan) }},
-	{"utilization", func(m *sim.Metrics) float64 { return m.Utilization }},
-	{"wait_mean_s", func(m *sim.Metrics) float64 { return m.Wait.Mean }},
-	{"wait_p50_s", func(m *sim.Metrics) float64 { return m.Wait.P50 }},
-	{"wait_p90_s", func(m *sim.Metrics) float64 { return m.Wait.P90 }},
-	{"wait_p99_s", func(m *sim.Metrics) float64 { return m.Wait.P99 }},
-	{"wait_max_s", func(m *sim.Metrics) float64 { return m.Wait.Max }},
-	{"jct_mean_s", func(m *sim.Metrics) float64 { return m.JCT.Mean }},
-	{"jct_p50_s", func(m *sim.Metrics) float64 { return m.JCT.P50 }},
-	{"jct_p90_s", func(m *sim.Metrics) float64 { return m.JCT.P90 }},
-	{"jct_p99_s", func(m *sim.Metrics) float64 { return m.JCT.P99 }},
-	{"bsld_mean", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Mean }},
-	{"bsld_p50", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 }},
-	{"bsld_p90", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 }},
-	{"bsld_p99", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 }},
-	{"bsld_max", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Max }},
-	{"avg_queue", func(m *sim.Metrics) float64 { return m.AvgQueue }},
-	{"max_queue", func(m *sim.Metrics) float64 { return float64(m.MaxQueue) }},
-	{"preemptions", func(m *sim.Metrics) float64 { return float64(m.Preemptions) }},
-	{"preemption_lost_slot_hours", func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours }},
-	{"jain_fairness", func(m *sim.Metrics) float64 { return m.JainFairness }},
+	{"jobs", func(m *sim.Metrics) float64 { return float64(m.Jobs) }, false},
+	{"completed", func(m *sim.Metrics) float64 { return float64(m.Completed) }, false},
+	{"killed", func(m *sim.Metrics) float64 { return float64(m.Killed) }, false},
+	{"unfinished", func(m *sim.Metrics) float64 { return float64(m.Unfinished) }, false},
+	{"time_limit_kills", func(m *sim.Metrics) float64 { return float64(m.TimeLimitKills) }, false},
+	{"makespan_s", func(m *sim.Metrics) float64 { return float64(m.Makespan) }, false},
+	{"utilization", func(m *sim.Metrics) float64 { return m.Utilization }, false},
+	{"wait_mean_s", func(m *sim.Metrics) float64 { return m.Wait.Mean }, false},
+	{"wait_p50_s", func(m *sim.Metrics) float64 { return m.Wait.P50 }, false},
+	{"wait_p90_s", func(m *sim.Metrics) float64 { return m.Wait.P90 }, false},
+	{"wait_p99_s", func(m *sim.Metrics) float64 { return m.Wait.P99 }, false},
+	{"wait_max_s", func(m *sim.Metrics) float64 { return m.Wait.Max }, false},
+	{"jct_mean_s", func(m *sim.Metrics) float64 { return m.JCT.Mean }, true},
+	{"jct_p50_s", func(m *sim.Metrics) float64 { return m.JCT.P50 }, true},
+	{"jct_p90_s", func(m *sim.Metrics) float64 { return m.JCT.P90 }, true},
+	{"jct_p99_s", func(m *sim.Metrics) float64 { return m.JCT.P99 }, true},
+	{"bsld_mean", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Mean }, true},
+	{"bsld_p50", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 }, true},
+	{"bsld_p90", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 }, true},
+	{"bsld_p99", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 }, true},
+	{"bsld_max", func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Max }, true},
+	{"avg_queue", func(m *sim.Metrics) float64 { return m.AvgQueue }, false},
+	{"max_queue", func(m *sim.Metrics) float64 { return float64(m.MaxQueue) }, false},
+	{"preemptions", func(m *sim.Metrics) float64 { return float64(m.Preemptions) }, false},
+	{"preemption_lost_slot_hours", func(m *sim.Metrics) float64 { return m.PreemptionLostSlotHours }, false},
+	{"jain_fairness", func(m *sim.Metrics) float64 { return m.JainFairness }, false},
 }
 
 // WriteCSV writes one row per run: its name, its policy and its metrics.
@@ -97,6 +100,10 @@ func WriteCSV(w io.Writer, c *Comparison) error {
 	for _, r := range c.Runs {
 		rec := []string{r.Name, r.Policy}
 		for _, col := range csvColumns {
+			if col.overEnded && !r.Result.Metrics.AnyEnded() {
+				rec = append(rec, "")
+				continue
+			}
 			rec = append(rec, strconv.FormatFloat(col.value(&r.Result.Metrics), 'f', -1, 64))
 		}
 		if err := cw.Write(rec); err != nil {

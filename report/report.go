@@ -43,6 +43,16 @@ func rows() []row {
 	num := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
 		return func(m *sim.Metrics) string { return Significant(f(m)) }
 	}
+	// Figures over ended jobs are "-" in a run where none ended: 0s
+	// would read as instant.
+	ended := func(f func(m *sim.Metrics) string) func(m *sim.Metrics) string {
+		return func(m *sim.Metrics) string {
+			if !m.AnyEnded() {
+				return "-"
+			}
+			return f(m)
+		}
+	}
 	return []row{
 		{"jobs", func(m *sim.Metrics) string { return fmt.Sprint(m.Jobs) }},
 		{"completed / killed", func(m *sim.Metrics) string { return fmt.Sprintf("%d / %d", m.Completed, m.Killed) }},
@@ -54,12 +64,12 @@ func rows() []row {
 		{"wait p90", dur(func(m *sim.Metrics) float64 { return m.Wait.P90 })},
 		{"wait p99", dur(func(m *sim.Metrics) float64 { return m.Wait.P99 })},
 		{"wait max", dur(func(m *sim.Metrics) float64 { return m.Wait.Max })},
-		{"JCT mean", dur(func(m *sim.Metrics) float64 { return m.JCT.Mean })},
-		{"JCT p90", dur(func(m *sim.Metrics) float64 { return m.JCT.P90 })},
-		{"bounded slowdown mean", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Mean })},
-		{"bounded slowdown p50", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 })},
-		{"bounded slowdown p90", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 })},
-		{"bounded slowdown p99", num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 })},
+		{"JCT mean", ended(dur(func(m *sim.Metrics) float64 { return m.JCT.Mean }))},
+		{"JCT p90", ended(dur(func(m *sim.Metrics) float64 { return m.JCT.P90 }))},
+		{"bounded slowdown mean", ended(num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.Mean }))},
+		{"bounded slowdown p50", ended(num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P50 }))},
+		{"bounded slowdown p90", ended(num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P90 }))},
+		{"bounded slowdown p99", ended(num(func(m *sim.Metrics) float64 { return m.BoundedSlowdown.P99 }))},
 		{"queue mean / max", func(m *sim.Metrics) string { return fmt.Sprintf("%s / %d", Significant(m.AvgQueue), m.MaxQueue) }},
 		{"killed at time limit", func(m *sim.Metrics) string { return fmt.Sprint(m.TimeLimitKills) }},
 		{"preemptions", func(m *sim.Metrics) string { return fmt.Sprint(m.Preemptions) }},

@@ -245,7 +245,7 @@ func (p Pending) message(s *Snapshot, plan *Plan) string {
 	case ReasonSerial:
 		return "the pool runs one job at a time; waiting for " + blocker() + " to finish"
 	case ReasonCheckpointing:
-		return fmt.Sprintf("slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs %s)", slotCount(p.Need))
+		return CheckpointingMessage(s, plan, p.Job, p.Need, nil)
 	case ReasonReserved:
 		return p.reservedMessage(s)
 	case ReasonWouldDelay:

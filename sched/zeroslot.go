@@ -3,7 +3,6 @@ package sched
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Zero-slot tasks (a notebook that needs no GPU) take no slot, only a
@@ -95,16 +94,7 @@ func ZeroSlotFullMessage(limit int, ids []string) string {
 	if limit <= 0 || len(ids) == 0 {
 		return full
 	}
-	var list string
-	switch n := len(ids); {
-	case n == 1:
-		list = "job " + ids[0]
-	case n <= maxHolders:
-		list = "jobs " + strings.Join(ids[:n-1], ", ") + " and " + ids[n-1]
-	default:
-		list = fmt.Sprintf("jobs %s and %d more", strings.Join(ids[:maxHolders], ", "), n-maxHolders)
-	}
-	return fmt.Sprintf("%s (%d per node), held by %s", full, limit, list)
+	return fmt.Sprintf("%s (%d per node), held by %s", full, limit, jobsPhrase(ids))
 }
 
 // zeroFullMessage is p's zero_slot_full message on s after plan.

@@ -53,7 +53,13 @@ func WriteReport(w io.Writer, res *Result) error {
 // ended reports whether some job ended, so that the figures over ended
 // jobs (JCT, slowdown) mean something: a run cut off before any job ended
 // would print 0s, which reads as instant.
-func ended(m *Metrics) bool { return m.Completed+m.Killed+m.Failed > 0 }
+func ended(m *Metrics) bool { return m.AnyEnded() }
+
+// AnyEnded reports whether some job ended (completed, killed or failed):
+// without one, the figures over ended jobs (avg_jct, jct,
+// bounded_slowdown) are undefined, not 0; reports print "-" for them and
+// the JSON null.
+func (m *Metrics) AnyEnded() bool { return m.Completed+m.Killed+m.Failed > 0 }
 
 // endedOr is s when some job ended, else "-".
 func endedOr(m *Metrics, s string) string {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -449,4 +450,22 @@ func round(x float64, digits int) float64 {
 		return -float64(int64(-v+0.5)) / p
 	}
 	return float64(int64(v+0.5)) / p
+}
+
+// MarshalJSON writes the metrics, with avg_jct, jct and bounded_slowdown
+// null when no job ended: they are defined over ended jobs only, and a
+// 0 would read as instant completion to a script (docs/simulator.md).
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	type plain Metrics // without this method
+	if m.AnyEnded() {
+		return json.Marshal(plain(m))
+	}
+	// The outer fields, being shallower, hide the embedded ones of the
+	// same JSON names.
+	return json.Marshal(struct {
+		plain
+		AvgJCT          *float64      `json:"avg_jct"`
+		JCT             *metrics.Dist `json:"jct"`
+		BoundedSlowdown *metrics.Dist `json:"bounded_slowdown"`
+	}{plain: plain(m)})
 }

@@ -429,3 +429,20 @@ func TestJobDetailPreemptedBy(t *testing.T) {
 		})
 	}
 }
+
+// TestJobDetailResizedAttempt: an attempt the scheduler resized ends
+// "preempted" in the API but reads resized, as allot job show's END: its
+// task restarted at once in its new placement.
+func TestJobDetailResizedAttempt(t *testing.T) {
+	f := newFixture()
+	f.mu.Lock()
+	a := &f.jobs[0].TaskList[1].Attempts[0]
+	a.Reason = "checkpointed to resize"
+	a.PreemptedBy = &api.PreemptedBy{Job: 2, Reason: "resized", Why: "resizing to 2 slots for job 2 (fair share)"}
+	f.mu.Unlock()
+	p := openPage(t, f, "#/jobs/1", wide)
+	row := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="1"]`, "resized")
+	if !strings.Contains(row, "\tresized\t143\t") || strings.Contains(row, "\tpreempted\t") {
+		t.Errorf("resized attempt's row = %q, want its end resized, not preempted", row)
+	}
+}

@@ -298,14 +298,15 @@ function joinNodes(nodes) {
   return out;
 }
 
-// endedRows are a job's rows of its end: when its kill began, if it was
-// killed while its tasks ran (Kill requested) or its tasks are being
-// killed while it runs (Killing since: a time limit, a gang's failed
-// part), and Ended: its last task's end, or, while it is ending, an end
-// yet to come, so that no one reads its GPUs as free.
+// endedRows are a job's rows of its end: Kill requested, when its kill
+// began, if it was killed while its tasks ran or its tasks are being
+// killed while it runs (a time limit, a gang's failed part): one name for
+// the one field, as allot job show says it; and Ended: its last task's
+// end, or, while it is ending, an end yet to come, so that no one reads
+// its GPUs as free.
 function endedRows(j) {
   const kill = j.kill_requested_at || (j.ending && j.state === 'killed' ? j.ended_at : null);
-  const rows = kill ? [[j.state === 'killed' ? 'Kill requested' : 'Killing since', when(kill)]] : [];
+  const rows = kill ? [['Kill requested', when(kill)]] : [];
   if (!j.ending) return [...rows, ['Ended', j.ended_at ? when(j.ended_at) : '—']];
   const n = j.running === 1 ? '1 task' : `${j.running} tasks`;
   return [...rows, ['Ended', `not yet: ${n} still stopping`]];
@@ -377,13 +378,25 @@ function taskBody(task) {
     h('td', {}, placement(a.placement)),
     h('td', {}, when(a.started_at)),
     h('td', {}, a.ended_at ? when(a.ended_at) : '—'),
-    h('td', {}, a.end_state ? stateBadge(a.end_state) : (a.running_at ? 'running' : 'starting')),
+    h('td', {}, a.end_state ? stateBadge(attemptEnd(a)) : (a.running_at ? 'running' : 'starting')),
     h('td', {class: 'num'}, a.exit_code === undefined || a.exit_code === null ? '—' : a.exit_code),
     // An open attempt has no reason of its own: the task's says how it
     // stands (e.g. held on a lost node until lost_node_grace ends).
     h('td', {}, a.preempted_by ? preemptedBy(a.preempted_by, a.reason)
       : a.reason || (!a.end_state && i === attempts.length - 1 ? task.reason || '' : '')),
   )));
+}
+
+// attemptEnd is how an attempt ended, as allot job show's END says it:
+// resized or moved for an attempt the scheduler resized or moved, which
+// the API ends as preempted (they checkpoint and stop the same way), as
+// its task restarted at once in its new placement.
+function attemptEnd(a) {
+  if (a.end_state !== 'preempted') return a.end_state;
+  const rule = a.preempted_by ? a.preempted_by.reason : '';
+  if (rule === 'resized' || (a.reason || '').endsWith('checkpointed to resize')) return 'resized';
+  if (rule === 'moved' || (a.reason || '').endsWith('checkpointed to move')) return 'moved';
+  return a.end_state;
 }
 
 // preemptedBy says who preempted an attempt and under which rule, as

@@ -1,0 +1,48 @@
+package master
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestAPIHints: a refused request a client got almost right says what it
+// meant: a misspelt field of a PATCH or a submission names the field, as
+// job files and --set do, and DELETE of a job points at its kill.
+func TestAPIHints(t *testing.T) {
+	h := newHarness(t)
+	id := h.submit(jobSpec("a", 1, ""))
+	ref := "/api/v1/jobs/" + strconv.FormatInt(id, 10)
+	for _, tc := range []struct {
+		name, method, path, body string
+		code                     int
+		want                     string
+	}{
+		{"patch typo", "PATCH", ref, `{"priorty": 5}`, 400, `unknown field "priorty"; did you mean "priority"?`},
+		{"patch class typo", "PATCH", ref, `{"priority_clas": "LOW"}`, 400, `did you mean "priority_class"?`},
+		{"submit typo", "POST", "/api/v1/jobs", `{"name": "x", "entrypont": "e"}`, 400, `did you mean "entrypoint"?`},
+		{"nested typo", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "resources": {"slot": 1}}`, 400, `did you mean "slots"?`},
+		{"no guess", "PATCH", ref, `{"color": "red"}`, 400, `unknown field "color"`},
+		{"delete a job", "DELETE", ref, "", 405, "allows GET, PATCH; to kill the job, POST " + ref + "/kill"},
+		{"delete the list", "DELETE", "/api/v1/jobs", "", 405, "allows GET, POST"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			var e api.Error
+			if code := h.do(tc.method, tc.path, body, &e); code != tc.code || !strings.Contains(e.Error, tc.want) {
+				t.Fatalf("%s %s: %d %q, want %d and %q", tc.method, tc.path, code, e.Error, tc.code, tc.want)
+			}
+			if tc.want == `unknown field "color"` && strings.Contains(e.Error, "did you mean") {
+				t.Errorf("a guess for a word like no field: %q", e.Error)
+			}
+			if tc.name == "delete the list" && strings.Contains(e.Error, "kill") {
+				t.Errorf("the list's DELETE points at a kill: %q", e.Error)
+			}
+		})
+	}
+}
