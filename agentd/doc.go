@@ -125,6 +125,10 @@
 // as before. The headers' 200 cannot be taken back: a sync the master
 // fails after them (the node deleted during the hold) says so in the
 // body (api.SyncReply.Status), and the agent treats it as that status.
+// A held poll that brings no byte for three heartbeats and 2 s
+// (heartbeatSilence) is given up and the agent syncs again: a connection
+// gone without a word would hold it until its timeout, past the fence's
+// stop, where a master back sooner could have been heard.
 //
 // # Restarts
 //

@@ -72,6 +72,9 @@ type fakeMaster struct {
 	heartbeat time.Duration
 	beatAt    time.Time
 	holdAt    time.Time
+	// mute stops the heartbeats of held syncs, the connections left
+	// open: a master whose host or network went away without a word.
+	mute bool
 
 	syncWaitS   int
 	holdCap     time.Duration // a long poll holds at most this long
@@ -350,7 +353,7 @@ func (fm *fakeMaster) beginHold(w http.ResponseWriter, r *http.Request, req api.
 func (fm *fakeMaster) beat(w http.ResponseWriter) {
 	fm.mu.Lock()
 	defer fm.mu.Unlock()
-	if fm.down {
+	if fm.down || fm.mute {
 		return
 	}
 	_, _ = w.Write([]byte{' '})

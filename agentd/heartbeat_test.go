@@ -120,3 +120,26 @@ func TestHeartbeatsNoLaterThanTheHold(t *testing.T) {
 		t.Errorf("the last heartbeat counted %s into the poll; want up to 2 s, half the agent timeout", d)
 	}
 }
+
+// TestSilentPollGivenUp: a held sync whose heartbeats stop, its
+// connection open (the master's host or the network gone without a
+// word), is given up after a few missed heartbeats (heartbeatSilence)
+// and the agent syncs again, rather than waiting out the poll's timeout,
+// which runs past the fence's stop: a master back soon is heard soon.
+func TestSilentPollGivenUp(t *testing.T) {
+	fm := newFakeMaster(t)
+	fm.set(func(fm *fakeMaster) { fm.syncWaitS, fm.holdCap, fm.heartbeat = 30, 30*time.Second, 100*time.Millisecond })
+	startAgent(t, testConfig(t, fm, t.TempDir()))
+	var holdAt time.Time
+	fm.waitFor("a long poll held", func(fm *fakeMaster) bool { holdAt = fm.holdAt; return !fm.holdAt.IsZero() })
+	fm.set(func(fm *fakeMaster) { fm.mute = true })
+	muted := time.Now()
+	fm.waitFor("the agent to sync again", func(fm *fakeMaster) bool { return fm.holdAt.After(holdAt) && fm.holdAt.After(muted) })
+	var again time.Time
+	fm.locked(func(fm *fakeMaster) { again = fm.holdAt })
+	silence := heartbeatSilence("100")
+	if waited := again.Sub(muted); waited < silence-200*time.Millisecond || waited > silence+3*time.Second {
+		t.Fatalf("the agent synced again %s after the heartbeats stopped, want about %s (not the poll's 30 s)",
+			waited.Round(time.Millisecond), silence)
+	}
+}

@@ -108,6 +108,8 @@ func (a *Agent) postHeard(ctx context.Context, path string, timeout time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ctx, giveUp := context.WithCancelCause(ctx)
+	defer giveUp(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+api.Version+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", path, err)
@@ -127,10 +129,19 @@ func (a *Agent) postHeard(ctx context.Context, path string, timeout time.Duratio
 	var rd io.Reader = resp.Body
 	if heard != nil && resp.StatusCode == http.StatusOK && resp.Header.Get(api.SyncHeartbeatHeader) != "" {
 		heard(time.Now())
-		rd = heardReader{r: rd, heard: heard}
+		idle := heartbeatSilence(resp.Header.Get(api.SyncHeartbeatHeader))
+		watch := time.AfterFunc(idle, func() { giveUp(fmt.Errorf("%w: no heartbeat for %s", errSilent, idle)) })
+		defer watch.Stop()
+		rd = heardReader{r: rd, heard: func(at time.Time) {
+			watch.Reset(idle)
+			heard(at)
+		}}
 	}
 	data, err := io.ReadAll(io.LimitReader(rd, maxReplyBytes))
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errSilent) {
+			err = cause
+		}
 		return fmt.Errorf("POST %s: read the reply: %w", path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -146,6 +157,24 @@ func (a *Agent) postHeard(ctx context.Context, path string, timeout time.Duratio
 		return fmt.Errorf("POST %s: decode the reply: %w", path, err)
 	}
 	return nil
+}
+
+// errSilent is why a held sync was given up: its heartbeats stopped.
+var errSilent = errors.New("the master stopped sending heartbeats while holding the sync")
+
+// heartbeatSilence is how long a sync whose master sends heartbeats every
+// interval (the header's milliseconds) may bring no byte before the agent
+// gives it up: a connection gone without a word (the master's host lost,
+// a network cut) would otherwise hold the poll until its timeout, past
+// the fence's stop, where the agent could have registered again with a
+// master back sooner. Commands in a reply given up are not lost: the
+// master sends them again until the agent acknowledges them.
+func heartbeatSilence(header string) time.Duration {
+	interval := time.Second
+	if ms, err := strconv.ParseInt(header, 10, 64); err == nil && ms > 0 && ms <= 60_000 {
+		interval = time.Duration(ms) * time.Millisecond
+	}
+	return 3*interval + 2*time.Second
 }
 
 // heardReader calls heard with the time of every read that brings bytes.
