@@ -128,7 +128,9 @@ func TestHeartbeatsNoLaterThanTheHold(t *testing.T) {
 // which runs past the fence's stop: a master back soon is heard soon.
 func TestSilentPollGivenUp(t *testing.T) {
 	fm := newFakeMaster(t)
-	fm.set(func(fm *fakeMaster) { fm.syncWaitS, fm.holdCap, fm.heartbeat = 30, 30*time.Second, 100*time.Millisecond })
+	fm.set(func(fm *fakeMaster) {
+		fm.syncWaitS, fm.holdCap, fm.heartbeat = 30, 30*time.Second, 100*time.Millisecond
+	})
 	startAgent(t, testConfig(t, fm, t.TempDir()))
 	var holdAt time.Time
 	fm.waitFor("a long poll held", func(fm *fakeMaster) bool { holdAt = fm.holdAt; return !fm.holdAt.IsZero() })
