@@ -99,7 +99,7 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 	// A job that would preempt or shrink waits only for the checkpoints
 	// (an older master sent what would let it start all the same).
 	if cf := d.WouldStart; cf != nil && !d.StartsNow && len(d.Preempts) == 0 && len(d.Resizes) == 0 {
-		if err := printWouldStart(w, cf, ref); err != nil {
+		if err := printWouldStart(w, cf, ref, d.Summary); err != nil {
 			return err
 		}
 	}
@@ -157,7 +157,7 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			f.Priority, f.Age, f.FairShare, f.JobSize, f.QOS, f.Pool, f.Nice)
 	}
 	if cf := x.WouldStart; cf != nil {
-		if err := printWouldStart(w, cf, ref); err != nil {
+		if err := printWouldStart(w, cf, ref, x.Summary); err != nil {
 			return err
 		}
 	}
@@ -177,8 +177,10 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	return nil
 }
 
-// printWouldStart is explain's "What would let it start now" section.
-func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
+// printWouldStart is explain's "What would let it start now" section;
+// summary is what was printed above it, whose quota sentence is not
+// printed again.
+func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time, summary string) error {
 	fmt.Fprintln(w, "\nWhat would let it start now:")
 	switch {
 	case cf.Never != "":
@@ -208,8 +210,8 @@ func printWouldStart(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 			return err
 		}
 	}
-	if cf.Quota != "" {
-		fmt.Fprintf(w, "  %s\n", cf.Quota)
+	if cf.Quota != "" && !strings.Contains(summary, cf.Quota) {
+		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(cf.Quota, 74), "\n", "\n  "))
 	}
 	return nil
 }

@@ -86,7 +86,8 @@ func TestExplainJobsAhead(t *testing.T) {
 			explain: "owed", nodes2: "n1", mustEnd: []string{"r1"},
 			says: []string{"It could start on n1 once job {r1} ends.",
 				"Reclaim frees nothing for it: project vision is 2 over its quota of 2, but only in tasks of 4 or more slots, " +
-					"which reclaim may not take (the project would fall below its quota) nor shrink (not elastic)."}},
+					"which reclaim may not take (the project would fall below its quota) nor shrink far enough " +
+					"(a task shrinks only if elastic, down to its min_slots and its project's quota)."}},
 		{name: "fifo: the head takes the node that frees first", config: fifo, nodes: twoNodes,
 			running: []string{jobSpec("r1", 4, `, "time_limit": 3600`), jobSpec("r2", 4, `, "time_limit": 7200`)},
 			waiting: []string{jobSpec("head", 4, ""), jobSpec("next", 4, "")}, explain: "next",

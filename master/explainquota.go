@@ -120,7 +120,7 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 // reclaim frees nothing for it where another project holds more than its
 // quota: every preemptible task of such a project is larger than its
 // excess, so taking one would put the project below its quota, and none
-// is an elastic task that could shrink (sched's quota_shrink.go). "" when
+// is an elastic task that could shrink enough (sched's quota_shrink.go). "" when
 // no project is over its quota, or one has a task reclaim may take.
 func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 	need := e.Slots
@@ -144,7 +144,13 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 			continue
 		}
 		slots := sched.Slots(a.Nodes)
-		if slots <= excess[v] || j.MinSlots > 0 && len(a.Nodes) == 1 && slots > j.MinSlots {
+		// A shrink gives back at most down to min_slots and the
+		// project's quota (sched's quota_shrink.go).
+		giveable := 0
+		if j.MinSlots > 0 && len(a.Nodes) == 1 {
+			giveable = min(slots-j.MinSlots, excess[v])
+		}
+		if slots <= excess[v] || giveable >= need {
 			return "" // reclaim may take or shrink it
 		}
 		if smallest[v] == 0 || slots < smallest[v] {
@@ -162,7 +168,8 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 		return ""
 	}
 	return "Reclaim frees nothing for it: " + strings.Join(parts, "; ") +
-		", which reclaim may not take (the project would fall below its quota) nor shrink (not elastic)."
+		", which reclaim may not take (the project would fall below its quota) nor shrink far enough " +
+		"(a task shrinks only if elastic, down to its min_slots and its project's quota)."
 }
 
 // projectCounterfactual is the counterfactual of a job that its project's

@@ -110,9 +110,8 @@ func addResize(rs []api.DryRunResize, s *sched.Snapshot, e *lifecycle.Effect) []
 	if err != nil {
 		return rs
 	}
-	_, why, _ := preemptionAccount(s, sched.Preemption{Alloc: int(e.Task), For: e.For}, "the job submitted")
 	return append(rs, api.DryRunResize{Job: id, From: sched.Slots(a.Nodes), To: sched.Slots(e.Nodes),
-		Why: strings.Replace(why, "preempted job", "resized job", 1)})
+		Why: resizeWhy(s, sched.Preemption{Alloc: int(e.Task), For: e.For})})
 }
 
 // resizeSummary is a dry run's sentence for the shrinks it would set

@@ -8,8 +8,11 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/yamlfield"
 )
@@ -94,7 +97,9 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 		// is nothing to judge by, and the job waits with reason no_nodes.
 		return nil
 	}
-	f := lifecycle.JobFacts{ID: rec.Name, Pool: pool, Slots: rec.Slots}
+	f := lifecycle.JobFacts{ID: rec.Name, Pool: pool, Slots: rec.Slots, Preemptible: rec.Preemptible,
+		Low: rec.PriorityClass == string(jobfile.ClassLow), QuotaPool: v.cfg.Pools[pool].Policy == sched.PolicyQuota,
+		Interactive: lifecycle.InteractiveKind(sched.Kind(rec.Kind))}
 	if p := schedHints(v.cfg, j, &f); p != nil {
 		return nil // an unknown QOS or license: the pass reports it
 	}
@@ -102,6 +107,9 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 	// ever for a GPU type no node of its pool has (the core's findZero
 	// matches the type) or for more of a license than exist.
 	e := f.Entry()
+	if err := quotaFeasible(v.cfg, pool, rec.Project, &e); err != nil {
+		return err
+	}
 	s := v.snap // Feasible reads it only; the copy keeps the view's slices shared, unchanged
 	err := sched.Feasible(&s, &e)
 	var ie *sched.InfeasibleError
@@ -143,4 +151,56 @@ func (v *feasView) poolGPUTypes(pool int) []string {
 		}
 	}
 	return types
+}
+
+// quotaFeasible refuses, in a quota pool, work that may only run within
+// its project's quota (interactive or not preemptible) whose smallest
+// task is larger than that quota, or than the limit of the project or a
+// parent: it would wait for ever, however idle the pool (the scenario
+// parser's rule too).
+func quotaFeasible(cfg *config.Config, pool int, project string, e *sched.Job) error {
+	if cfg.Pools[pool].Policy != sched.PolicyQuota || e.Borrow {
+		return nil
+	}
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	field := "resources.slots"
+	if e.MinSlots > 0 {
+		field = "resources.min_slots"
+	}
+	byName := func(name string) *spec.Project {
+		i := slices.IndexFunc(cfg.Projects, func(p spec.Project) bool { return p.Name == name })
+		if i < 0 {
+			return nil
+		}
+		return &cfg.Projects[i]
+	}
+	pr := byName(project)
+	if pr == nil {
+		return nil
+	}
+	tail := fmt.Sprintf(" Submit it with %s=true (allot submit --allow-infeasible) to queue it anyway, for a configuration yet to change.", AllowInfeasibleParam)
+	if guaranteed := e.Interactive || !e.Preemptible; guaranteed && need > pr.Quota {
+		why := "not preemptible"
+		if e.Interactive {
+			why = "interactive"
+		}
+		return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(
+			"%s: a task of %s can never run within project %s's quota of %d in quota pool %s, and this job may only run within "+
+				"its project's quota (it is %s). Submit it preemptible (resources.preemptible: true) to run over quota on idle GPUs, "+
+				"or to a project with a larger quota.%s", field, plural.Count(need, "slot"), pr.Name, pr.Quota, cfg.Pools[pool].Name, why, tail)}
+	}
+	for p := pr; p != nil; p = byName(p.Parent) {
+		if p.Limit > 0 && need > p.Limit {
+			return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(
+				"%s: a task of %s can never run under project %s's limit of %d in quota pool %s.%s",
+				field, plural.Count(need, "slot"), p.Name, p.Limit, cfg.Pools[pool].Name, tail)}
+		}
+		if p.Parent == "" {
+			break
+		}
+	}
+	return nil
 }

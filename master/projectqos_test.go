@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,6 +56,53 @@ projects:
 			}
 			if tc.status != 201 && (e.Field != "resources.qos" || !strings.Contains(e.Error, tc.says)) {
 				t.Fatalf("refusal %+v, want field resources.qos saying %q", e, tc.says)
+			}
+		})
+	}
+}
+
+// TestSubmitRefusesWorkBeyondQuota: in a quota pool, work that may only
+// run within its project's quota (not preemptible, or interactive) with
+// a task larger than that quota, or than a limit, would wait for ever:
+// refused (422) naming the field and the way out, as the simulator
+// refuses it; preemptible work may run over quota on idle GPUs.
+func TestSubmitRefusesWorkBeyondQuota(t *testing.T) {
+	cfg := mustConfig(t, `
+pools: [{name: default, policy: quota}]
+default_project: sandbox
+projects:
+  - {name: sandbox, quota: 0}
+  - {name: org, quota: 4, limit: 4}
+  - {name: lab, parent: org, quota: 2}
+`)
+	h := newHarness(t, withConfig(cfg))
+	h.agent("n1", 8)
+	job := func(project string, slots int, extra string) string {
+		return fmt.Sprintf(`{"name": "j", "project": %q, "entrypoint": "x", "resources": {"slots": %d%s}}`, project, slots, extra)
+	}
+	tests := []struct {
+		name, path, body string
+		status           int
+		field, says      string
+	}{
+		{"not preemptible, beyond the quota", "/api/v1/jobs", job("sandbox", 1, ""), 422, "resources.slots",
+			"can never run within project sandbox's quota of 0 in quota pool default"},
+		{"preemptible: idle GPUs over quota", "/api/v1/jobs", job("sandbox", 1, `, "preemptible": true`), 201, "", ""},
+		{"elastic: its smallest task counts", "/api/v1/jobs", job("lab", 4, `, "min_slots": 3`), 422, "resources.min_slots",
+			"a task of 3 slots can never run within project lab's quota of 2"},
+		{"a parent's limit", "/api/v1/jobs", job("lab", 6, `, "preemptible": true`), 422, "resources.slots",
+			"can never run under project org's limit of 4"},
+		{"allow_infeasible queues it", "/api/v1/jobs?allow_infeasible=true", job("sandbox", 1, ""), 201, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var e api.Error
+			code := h.do("POST", tc.path, tc.body, &e)
+			if code != tc.status {
+				t.Fatalf("status %d (%+v), want %d", code, e, tc.status)
+			}
+			if tc.status != 201 && (e.Field != tc.field || !strings.Contains(e.Error, tc.says)) {
+				t.Fatalf("refusal %+v, want field %s saying %q", e, tc.field, tc.says)
 			}
 		})
 	}

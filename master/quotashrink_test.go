@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -25,7 +26,17 @@ func TestQuotaShrinkLive(t *testing.T) {
 	if on := nodesOf(t, h, el); on["n1"] != 4 {
 		t.Fatalf("el holds %v, want all 4 GPUs of n1", on)
 	}
-	nlp := h.submit(`{"name": "nlp2", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`)
+	nlpSpec := `{"name": "nlp2", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`
+	// The dry run names the shrink and the quota rule behind it.
+	var d api.DryRun
+	if code := h.do("POST", "/api/v1/jobs?dry_run=true", nlpSpec, &d); code != 200 {
+		t.Fatalf("dry run: %d", code)
+	}
+	if len(d.Resizes) != 1 || d.Resizes[0].Job != el || d.Resizes[0].To != 2 ||
+		d.Resizes[0].Why != "quota reclaim: project nlp is below its quota, project vision over it" {
+		t.Fatalf("dry run's resizes %+v, want el from 4 to 2 by quota reclaim", d.Resizes)
+	}
+	nlp := h.submit(nlpSpec)
 	for range 4 {
 		h.step()
 		h.sync(a, a)

@@ -18,6 +18,9 @@ func (s *sim) Applied(now int64, e *lifecycle.Effect) {
 		s.replaced(e)
 	case lifecycle.OpResize:
 		s.rec.resizes++
+		if e.For >= 0 {
+			s.rec.shrinks++ // a shrink names the job it gives back to
+		}
 		s.replaced(e)
 	case lifecycle.OpStart:
 		s.started(e)

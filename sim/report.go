@@ -95,14 +95,18 @@ func writeDetails(w io.Writer, m *Metrics) {
 	}
 	fmt.Fprintf(w, "queue        mean %s, max %d\n", numCount(m.AvgQueue, "job"), m.MaxQueue)
 	if m.Preemptions > 0 {
-		fmt.Fprintf(w, "lost         %s checkpointing after preemption\n", numCount(m.PreemptionLostSlotHours, "slot-hour"))
+		fmt.Fprintf(w, "lost         %s checkpointing after preemption, move or resize\n", numCount(m.PreemptionLostSlotHours, "slot-hour"))
 	}
 	if m.LostWorkSlotHours > 0 {
 		fmt.Fprintf(w, "lost work    %s since the last checkpoints (preempted or lost)\n", numCount(m.LostWorkSlotHours, "slot-hour"))
 	}
 	if m.Moves > 0 || m.Resizes > 0 {
-		fmt.Fprintf(w, "moved        %s (consolidation); %s grown\n", plural.Count(m.Moves, "task"),
-			plural.Count(m.Resizes, "elastic task"))
+		shrunk := ""
+		if m.Shrinks > 0 {
+			shrunk = fmt.Sprintf(", %d shrunk for other jobs", m.Shrinks)
+		}
+		fmt.Fprintf(w, "moved        %s (consolidation); %s grown%s\n", plural.Count(m.Moves, "task"),
+			plural.Count(m.Resizes-m.Shrinks, "elastic task"), shrunk)
 	}
 	fmt.Fprintf(w, "fairness     Jain %s over %s\n", num(m.JainFairness), plural.Count(len(m.Projects), "project"))
 }

@@ -58,7 +58,7 @@ func TestReportFormats(t *testing.T) {
 		{"lost work under a hundredth", sim.Metrics{LostWorkSlotHours: 0.000278},
 			"lost work    <0.01 slot-hours since the last checkpoints (preempted or lost)\n"},
 		{"checkpointing", sim.Metrics{Preemptions: 2, PreemptionLostSlotHours: 0.633333},
-			"lost         0.63 slot-hours checkpointing after preemption\n"},
+			"lost         0.63 slot-hours checkpointing after preemption, move or resize\n"},
 		{"slowdown, one precision", sim.Metrics{Failed: 1, BoundedSlowdown: metrics.Dist{Mean: 590.054, P50: 41.407, P90: 1870.3, P99: 6703.684, Max: 17772.4}},
 			"slowdown     mean 590.05  p50 41.41  p90 1870.30  p99 6703.68  max 17772.40 (bounded"},
 		{"queue", sim.Metrics{AvgQueue: 0.961538, MaxQueue: 4}, "queue        mean 0.96 jobs, max 4\n"},

@@ -130,8 +130,12 @@ type Metrics struct {
 	// Moves counts tasks the core moved between nodes to gather slots for
 	// a waiting task (consolidation); left out of the JSON when zero.
 	Moves int `json:"moves,omitempty"`
-	// Resizes counts elastic tasks grown by doubling; left out when zero.
+	// Resizes counts elastic tasks resized in place: grown by doubling,
+	// or shrunk for another job, which Shrinks counts among them (a
+	// fair-share pool giving back, a quota pool's reclaim); each is left
+	// out when zero.
 	Resizes int `json:"resizes,omitempty"`
+	Shrinks int `json:"shrinks,omitempty"`
 
 	// Jobs counts submitted jobs: Completed and Killed ones ended,
 	// Unfinished ones were still running or waiting when the run stopped.
@@ -156,7 +160,8 @@ type Metrics struct {
 	AvgQueue float64 `json:"avg_queue"`
 	MaxQueue int     `json:"max_queue"`
 	// PreemptionLostSlotHours is slot (GPU) time spent checkpointing
-	// after preemption requests, when the slots did no useful work.
+	// after preemption requests (moves and resizes included), when the
+	// slots did no useful work.
 	PreemptionLostSlotHours float64 `json:"preemption_lost_slot_hours"`
 	// LostWorkSlotHours is the work preemptions, moves, resizes and lost
 	// nodes threw away: the run time since each task's last checkpoint,
@@ -190,6 +195,7 @@ type recorder struct {
 	failed     int
 	moves      int
 	resizes    int
+	shrinks    int
 	lostWork   int64 // slot-seconds of work thrown away
 	limitKills int
 	usage      usage
@@ -408,7 +414,7 @@ func (s *sim) finalReasons() (out, fallback map[int32]string, prios map[int32]fl
 
 func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m := Metrics{Preemptions: r.preempts, Jobs: r.submits, Completed: r.completed, Killed: r.killed,
-		Failed: r.failed, Moves: r.moves, Resizes: r.resizes, TimeLimitKills: r.limitKills,
+		Failed: r.failed, Moves: r.moves, Resizes: r.resizes, Shrinks: r.shrinks, TimeLimitKills: r.limitKills,
 		LostWorkSlotHours: round(float64(r.lostWork)/3600, 6)}
 	m.Unfinished = m.Jobs - m.Completed - m.Killed - m.Failed
 	end := r.lastEnd

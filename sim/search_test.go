@@ -202,7 +202,7 @@ func TestReportPlurals(t *testing.T) {
 	}{
 		{"one", 1, 1, []string{
 			"queue        mean 1 job, max 1\n",
-			"lost         1 slot-hour checkpointing after preemption\n",
+			"lost         1 slot-hour checkpointing after preemption, move or resize\n",
 			"lost work    1 slot-hour since the last checkpoints (preempted or lost)\n",
 			"moved        1 task (consolidation); 1 elastic task grown\n",
 			"Jain 1 over 1 project\n",
@@ -211,7 +211,7 @@ func TestReportPlurals(t *testing.T) {
 		}},
 		{"several", 2, 2.5, []string{
 			"queue        mean 2.5 jobs, max 2\n",
-			"lost         2.5 slot-hours checkpointing after preemption\n",
+			"lost         2.5 slot-hours checkpointing after preemption, move or resize\n",
 			"lost work    2.5 slot-hours since the last checkpoints (preempted or lost)\n",
 			"moved        2 tasks (consolidation); 2 elastic tasks grown\n",
 			"Jain 1 over 2 projects\n",
