@@ -145,7 +145,7 @@ func TestAdopt(t *testing.T) {
 		{name: "exit 3 is failed", entrypoint: "sleep 0.3; exit 3", outcome: OutcomeFailed, code: 3},
 		{name: "kill", entrypoint: "sleep 600", outcome: OutcomeKilled, code: -1, errHas: "without recording the exit status",
 			act: func(t *testing.T, task *Task, _ Orphan) {
-				if err := task.Kill(); err != nil {
+				if err := task.Kill(0); err != nil {
 					t.Fatal(err)
 				}
 			}},
@@ -321,7 +321,7 @@ func TestAdoptedOutputFile(t *testing.T) {
 			if got := task.OutputFile(); got != want {
 				t.Errorf("OutputFile() = %q, want %q", got, want)
 			}
-			if err := task.Kill(); err != nil {
+			if err := task.Kill(0); err != nil {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait() // the test reaps the leader, its parent
