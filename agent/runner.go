@@ -101,6 +101,12 @@ type TaskSpec struct {
 	// PodSpec is the job's pod_spec (package jobfile) for an agent that
 	// runs tasks as Kubernetes pods (k8s/podagent); others ignore it.
 	PodSpec json.RawMessage `json:"pod_spec,omitempty"`
+	// KillGraceS is the pool's kill_grace in seconds, for an agent that
+	// runs tasks as pods: a pod_spec without terminationGracePeriodSeconds
+	// gets it, so that a kill, which deletes the pod with its own grace,
+	// takes the pool's. nil from a master that sends none. A process
+	// agent takes a kill's grace from the kill command instead.
+	KillGraceS *int64 `json:"kill_grace_s,omitempty"`
 }
 
 // ID returns the spec's TaskID.
