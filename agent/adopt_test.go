@@ -149,6 +149,23 @@ func TestAdopt(t *testing.T) {
 					t.Fatal(err)
 				}
 			}},
+		{name: "kill with a grace, the task's trap exits 4", outcome: OutcomeKilled, code: 4,
+			entrypoint: `trap 'exit 4' TERM; touch ready; while :; do sleep 0.05; done`,
+			act: func(t *testing.T, task *Task, o Orphan) {
+				awaitFile(t, filepath.Join(o.WorkDir, "ready"))
+				if err := task.Kill(time.Minute); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "kill with a grace, TERM ignored: SIGKILL at its end", outcome: OutcomeKilled, code: -1, atDeadline: true,
+			errHas:     "without recording the exit status",
+			entrypoint: `trap '' TERM; touch ready; while :; do sleep 0.05; done`,
+			act: func(t *testing.T, task *Task, o Orphan) {
+				awaitFile(t, filepath.Join(o.WorkDir, "ready"))
+				if err := task.Kill(500 * time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+			}},
 		{name: "preempt, the task checkpoints", outcome: OutcomePreempted,
 			entrypoint: `trap 'exit 0' TERM; touch ready; while :; do sleep 0.05; done`,
 			act: func(t *testing.T, task *Task, o Orphan) {
