@@ -216,7 +216,8 @@ func (t *Task) wait() {
 // followAdopted: nothing of the task outlives it, so background children
 // and orphans of the group are killed, and the result waits until they
 // are gone; a preempted group, or one killed with a grace, first gets
-// until the deadline to finish its checkpoint or its trap. It returns the problem to report, "" if none.
+// until the deadline to finish its checkpoint or its trap. It returns
+// the problem to report, "" if none.
 func (t *Task) endGroup() (problem string) {
 	t.mu.Lock()
 	t.leaderExited = true
