@@ -210,13 +210,16 @@ func (o *outputTail) finish(res *Result) (problems []string) {
 // finishResult sets the outcome, publishes the result and closes done.
 func (t *Task) finishResult(res Result, problems []string) {
 	t.mu.Lock()
-	if t.timer != nil {
-		t.timer.Stop()
+	for _, tm := range []*time.Timer{t.timer, t.killTimer} {
+		if tm != nil {
+			tm.Stop()
+		}
 	}
 	res.PreemptedAt = t.preemptAt
 	switch {
 	case t.killRequested:
 		res.Outcome = OutcomeKilled
+		res.KilledAtDeadline = t.killedAtDeadline
 	case !t.preemptAt.IsZero():
 		res.Outcome = OutcomePreempted
 		res.KilledAtDeadline = t.killedAtDeadline

@@ -145,7 +145,24 @@ func TestAdopt(t *testing.T) {
 		{name: "exit 3 is failed", entrypoint: "sleep 0.3; exit 3", outcome: OutcomeFailed, code: 3},
 		{name: "kill", entrypoint: "sleep 600", outcome: OutcomeKilled, code: -1, errHas: "without recording the exit status",
 			act: func(t *testing.T, task *Task, _ Orphan) {
-				if err := task.Kill(); err != nil {
+				if err := task.Kill(0); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "kill with a grace, the task's trap exits 4", outcome: OutcomeKilled, code: 4,
+			entrypoint: `trap 'exit 4' TERM; touch ready; while :; do sleep 0.05; done`,
+			act: func(t *testing.T, task *Task, o Orphan) {
+				awaitFile(t, filepath.Join(o.WorkDir, "ready"))
+				if err := task.Kill(time.Minute); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "kill with a grace, TERM ignored: SIGKILL at its end", outcome: OutcomeKilled, code: -1, atDeadline: true,
+			errHas:     "without recording the exit status",
+			entrypoint: `trap '' TERM; touch ready; while :; do sleep 0.05; done`,
+			act: func(t *testing.T, task *Task, o Orphan) {
+				awaitFile(t, filepath.Join(o.WorkDir, "ready"))
+				if err := task.Kill(500 * time.Millisecond); err != nil {
 					t.Fatal(err)
 				}
 			}},
@@ -321,7 +338,7 @@ func TestAdoptedOutputFile(t *testing.T) {
 			if got := task.OutputFile(); got != want {
 				t.Errorf("OutputFile() = %q, want %q", got, want)
 			}
-			if err := task.Kill(); err != nil {
+			if err := task.Kill(0); err != nil {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait() // the test reaps the leader, its parent

@@ -55,7 +55,13 @@
 // start resume from what it finds there (examples/train does both). At the
 // deadline the agent SIGKILLs the whole group. Either way the attempt's
 // outcome is OutcomePreempted; Result.KilledAtDeadline tells whether it
-// had to be killed. Task.Kill SIGKILLs the group at once (OutcomeKilled).
+// had to be killed. Task.Kill(grace) ends the attempt as killed
+// (OutcomeKilled): SIGTERM to the group, so that a task that traps it
+// can save its state and exit, and SIGKILL of what is left of the group
+// when the grace is over (at once for a grace of 0); a leader that exits
+// first leaves the rest of its group until then, as in a preemption, and
+// Result.KilledAtDeadline says whether the SIGKILL was needed. A kill
+// during a preemption keeps the preemption's deadline if it is earlier.
 // Otherwise an attempt is OutcomeCompleted (exit 0) or OutcomeFailed.
 // Result.ExitedAt is the exit time the task's shim recorded in its exit
 // file, within the attempt's start and when the agent saw the leader
@@ -94,9 +100,9 @@
 //   - No process of a task outlives it: when the group leader exits, the
 //     rest of the group is SIGKILLed, and Wait returns only once no live
 //     process is left in the group. The one exception is during a
-//     preemption: if the leader exits first (a shell killed by SIGTERM),
-//     the rest of the group gets until the deadline to finish its
-//     checkpoint. A process that leaves the group (setsid) escapes this;
+//     preemption or a kill with a grace: if the leader exits first (a
+//     shell killed by SIGTERM), the rest of the group gets until the
+//     deadline to finish its checkpoint or its trap. A process that leaves the group (setsid) escapes this;
 //     if it holds the output open, the agent closes its end after
 //     Runner.OutputGrace and says so in Result.Error.
 //   - On Linux the leader is not reaped until the group has been killed
@@ -121,7 +127,8 @@
 //     sees every delivered line before the result. A consumer that blocks
 //     forever therefore blocks the result.
 //   - Preempt and Kill are safe to call from any goroutine, any number of
-//     times; a second Preempt keeps the first deadline, and both return
+//     times; a second Preempt keeps the first deadline, a second Kill
+//     may bring its deadline forward but never back, and both return
 //     ErrTaskDone once the task has exited by itself.
 //
 // The preemption and exit semantics are those the master's state machine

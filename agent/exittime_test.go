@@ -87,7 +87,7 @@ func TestExitTimeFromShim(t *testing.T) {
 			if tt.kill {
 				l.waitFor(t, "up", func(s string) bool { return s == "up" })
 				before = time.Now()
-				if err := task.Kill(); err != nil {
+				if err := task.Kill(0); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -192,7 +192,7 @@ func TestKillDuringPreempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := time.Now()
-	if err := task.Kill(); err != nil {
+	if err := task.Kill(0); err != nil {
 		t.Fatal(err)
 	}
 	res := wait(t, task)

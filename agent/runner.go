@@ -101,6 +101,12 @@ type TaskSpec struct {
 	// PodSpec is the job's pod_spec (package jobfile) for an agent that
 	// runs tasks as Kubernetes pods (k8s/podagent); others ignore it.
 	PodSpec json.RawMessage `json:"pod_spec,omitempty"`
+	// KillGraceS is the pool's kill_grace in seconds, for an agent that
+	// runs tasks as pods: a pod_spec without terminationGracePeriodSeconds
+	// gets it, so that a kill, which deletes the pod with its own grace,
+	// takes the pool's. nil from a master that sends none. A process
+	// agent takes a kill's grace from the kill command instead.
+	KillGraceS *int64 `json:"kill_grace_s,omitempty"`
 }
 
 // ID returns the spec's TaskID.
@@ -156,7 +162,9 @@ type Result struct {
 	ExitCode int    `json:"exit_code"`
 	Signal   string `json:"signal,omitempty"`
 	// KilledAtDeadline is set when a preempted task was still running at
-	// its grace deadline and was killed (Outcome is still preempted).
+	// its grace deadline and was killed (Outcome is still preempted), or a
+	// task killed with a grace was still running at the grace's end and
+	// was SIGKILLed (Outcome is killed).
 	KilledAtDeadline bool      `json:"killed_at_deadline,omitempty"`
 	StartedAt        time.Time `json:"started_at"`
 	// ExitedAt is when the task exited: the time its shim recorded (the
@@ -196,7 +204,7 @@ type Task struct {
 	rOut, rErr  *os.File
 	readersDone chan struct{}
 	deliverDone chan struct{}
-	hardKill    chan struct{} // closed once SIGKILL was sent by Kill or at the deadline
+	hardKill    chan struct{} // closed once SIGKILL was sent by Kill or at a deadline
 	killOnce    sync.Once
 	done        chan struct{}
 
@@ -205,8 +213,10 @@ type Task struct {
 	reaped           bool // the leader's pid may be reused: no more group signals
 	finished         bool
 	preemptAt        time.Time
-	timer            *time.Timer
+	timer            *time.Timer // the preemption's deadline
 	killRequested    bool
+	killAt           time.Time   // the kill's deadline, once killRequested
+	killTimer        *time.Timer // the kill's deadline, for a kill with a grace
 	killedAtDeadline bool
 	result           Result
 }

@@ -111,7 +111,7 @@ func start(t *testing.T, r *Runner, spec TaskSpec) *Task {
 		select {
 		case <-task.Done():
 		default:
-			_ = task.Kill()
+			_ = task.Kill(0)
 			<-task.Done()
 		}
 	})
@@ -125,7 +125,7 @@ func wait(t *testing.T, task *Task) Result {
 	case <-task.Done():
 		return task.Wait()
 	case <-time.After(10 * time.Second):
-		_ = task.Kill()
+		_ = task.Kill(0)
 		t.Fatalf("task %s did not end within 10s", task.ID())
 		return Result{}
 	}
@@ -407,7 +407,9 @@ func TestNoOrphans(t *testing.T) {
 	}{
 		{"leader exits 0", spawn + "sleep 0.1; exit 0", nil, OutcomeCompleted},
 		{"leader fails", spawn + "sleep 0.1; exit 4", nil, OutcomeFailed},
-		{"killed", spawn + "sleep 30", (*Task).Kill, OutcomeKilled},
+		{"killed", spawn + "sleep 30", func(t *Task) error { return t.Kill(0) }, OutcomeKilled},
+		{"killed at the end of the kill grace", "trap '' TERM; " + spawn + "sleep 30",
+			func(t *Task) error { return t.Kill(100 * time.Millisecond) }, OutcomeKilled},
 		{"killed at the preemption deadline", "trap '' TERM; " + spawn + "sleep 30",
 			func(t *Task) error { return t.Preempt(100 * time.Millisecond) }, OutcomePreempted},
 	}
@@ -446,7 +448,7 @@ func TestKillAndPreemptAfterExit(t *testing.T) {
 	r, _ := testRunner()
 	task := start(t, r, testSpec(t, "exit 0"))
 	res := wait(t, task)
-	if err := task.Kill(); !errors.Is(err, ErrTaskDone) {
+	if err := task.Kill(0); !errors.Is(err, ErrTaskDone) {
 		t.Errorf("Kill after exit: %v", err)
 	}
 	if err := task.Preempt(time.Second); !errors.Is(err, ErrTaskDone) {

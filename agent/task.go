@@ -1,8 +1,8 @@
 package agent
 
 // The life of a started task: its accessors, the preemption protocol
-// (request, grace deadline, kill) and following the process group to its
-// end.
+// (request, grace deadline, kill), the kill (SIGTERM, grace, SIGKILL) and
+// following the process group to its end.
 
 import (
 	"fmt"
@@ -87,31 +87,68 @@ func (t *Task) Preempt(grace time.Duration) error {
 	return nil
 }
 
-// Kill kills the task's whole process group at once; the outcome is
-// OutcomeKilled. It returns ErrTaskDone if the task had already exited on
-// its own.
-func (t *Task) Kill() error {
+// Kill ends the task; the outcome is OutcomeKilled. With a grace of 0 or
+// less it SIGKILLs the whole process group at once. Otherwise it sends
+// SIGTERM to the group, so that a task that traps it (a batch script's
+// `trap 'save; exit' TERM`) can save its state and exit, and SIGKILLs what
+// is left of the group at now + grace; a group gone earlier ends the
+// attempt then, and a leader that exits first leaves the rest of its
+// group until the deadline, as in a preemption. A later call may bring
+// the deadline forward (a kill with grace 0 after one with a grace is a
+// SIGKILL now), never back. A kill during a preemption keeps the
+// preemption's deadline if it is earlier. It returns ErrTaskDone if the
+// task had already exited on its own.
+func (t *Task) Kill(grace time.Duration) error {
+	grace = max(grace, 0)
 	t.mu.Lock()
-	if t.finished || (t.leaderExited && t.preemptAt.IsZero()) {
+	if t.finished || (t.leaderExited && t.preemptAt.IsZero() && !t.killRequested) {
 		t.mu.Unlock()
 		return ErrTaskDone
 	}
-	t.killRequested = true
+	first := !t.killRequested
+	deadline := time.Now().Add(grace)
+	if !first && !deadline.Before(t.killAt) {
+		t.mu.Unlock()
+		return nil
+	}
+	t.killRequested, t.killAt = true, deadline
+	if t.killTimer != nil {
+		t.killTimer.Stop()
+	}
+	if grace == 0 {
+		t.mu.Unlock()
+		t.hardKillGroup()
+		return nil
+	}
+	t.killTimer = time.AfterFunc(grace, t.deadlineKill)
 	t.mu.Unlock()
-	t.signalGroup(syscall.SIGKILL)
-	t.killOnce.Do(func() { close(t.hardKill) })
+	if first {
+		t.signalGroup(syscall.SIGTERM)
+	}
 	return nil
 }
 
-// deadlineKill runs at a preemption's deadline.
+// hardKillGroup SIGKILLs the group and wakes those waiting for it.
+func (t *Task) hardKillGroup() {
+	t.signalGroup(syscall.SIGKILL)
+	t.killOnce.Do(func() { close(t.hardKill) })
+}
+
+// deadlineKill runs at a preemption's deadline and at the end of a kill's
+// grace, whichever comes first: it SIGKILLs what is left of the group.
 func (t *Task) deadlineKill() {
 	t.mu.Lock()
-	if t.finished || t.killRequested {
+	if t.finished {
 		t.mu.Unlock()
 		return
 	}
 	leaderExited := t.leaderExited
 	t.mu.Unlock()
+	select {
+	case <-t.hardKill:
+		return // killed already, at once or at the other deadline
+	default:
+	}
 	// The flag is set before the signal, so that the result, which the
 	// signal may bring about at once, sees it.
 	if !leaderExited || groupAlive(t.pid) {
@@ -119,8 +156,7 @@ func (t *Task) deadlineKill() {
 		t.killedAtDeadline = true
 		t.mu.Unlock()
 	}
-	t.signalGroup(syscall.SIGKILL)
-	t.killOnce.Do(func() { close(t.hardKill) })
+	t.hardKillGroup()
 }
 
 // signalGroup sends sig to the task's process group, unless the leader has
@@ -179,14 +215,16 @@ func (t *Task) wait() {
 // endGroup ends the group once its leader has exited, for wait and
 // followAdopted: nothing of the task outlives it, so background children
 // and orphans of the group are killed, and the result waits until they
-// are gone; a preempted group first gets until the deadline to finish
-// its checkpoint. It returns the problem to report, "" if none.
+// are gone; a preempted group, or one killed with a grace, first gets
+// until the deadline to finish its checkpoint or its trap. It returns
+// the problem to report, "" if none.
 func (t *Task) endGroup() (problem string) {
 	t.mu.Lock()
 	t.leaderExited = true
-	preempting := !t.preemptAt.IsZero() && !t.killRequested
+	// A kill at once has closed hardKill already, so awaitGroup returns.
+	stopping := !t.preemptAt.IsZero() || t.killRequested
 	t.mu.Unlock()
-	if preempting {
+	if stopping {
 		t.awaitGroup()
 	}
 	t.signalGroup(syscall.SIGKILL)
@@ -251,9 +289,9 @@ func (t *Task) awaitGone(timeout time.Duration) bool {
 	return true
 }
 
-// awaitGroup waits, after the leader's exit during a preemption, until no
-// live process is left in the group or a SIGKILL was sent (at the deadline
-// or by Kill).
+// awaitGroup waits, after the leader's exit during a preemption or a
+// kill with a grace, until no live process is left in the group or a
+// SIGKILL was sent (at a deadline or by a kill at once).
 func (t *Task) awaitGroup() {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

@@ -146,12 +146,18 @@ func (o orphans) watchAdopted(adopted []*attempt) {
 	}
 }
 
-// awaitKilled waits, after a kill, until an adopted attempt's group is
-// gone. The master kills an adopted attempt when it ended it as lost
-// already, and may have placed its next attempt on the same GPUs and
-// checkpoint directory in the same reply: commands are carried out in
-// order, so the next start waits for this. Done comes once no process of
-// the group is left (or agent.Task gave up on one stuck in the kernel).
+// awaitKilled waits, after a kill at once (grace 0), until an adopted
+// attempt's group is gone. The master kills an adopted attempt at once
+// when it ended it as lost already, and may have placed its next attempt
+// on the same GPUs and checkpoint directory in the same reply: commands
+// are carried out in order, so the next start waits for this. Done comes
+// once no process of the group is left (or agent.Task gave up on one
+// stuck in the kernel). A kill with a grace is not awaited: it is a kill
+// of an attempt the master holds, killing, until its end is reported, so
+// nothing the master sends goes onto its GPUs meanwhile, and waiting
+// would hold every later command (other attempts' starts) for up to the
+// grace; a kill at once that follows it cuts the grace short and is
+// awaited.
 func (o orphans) awaitKilled(att *attempt) {
 	if att.task.Adopted() {
 		<-att.task.Done()

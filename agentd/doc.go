@@ -37,9 +37,14 @@
 //     (WorkDir/checkpoint) carries over. A spec that cannot start is
 //     reported exited, outcome failed, with the reason in Error; a
 //     started one is reported running.
-//   - preempt calls Task.Preempt with GraceS, kill calls Task.Kill (for
-//     an attempt adopted from an earlier agent process, the next command
-//     waits until its group is gone: see Restarts). For an attempt the
+//   - preempt calls Task.Preempt with GraceS; kill calls Task.Kill with
+//     GraceS, the pool's kill_grace: SIGTERM to the group, SIGKILL of
+//     what is left of it when the grace is over (at once for GraceS 0,
+//     which the master sends for attempts it has ended already). After a
+//     kill at once of an attempt adopted from an earlier agent process,
+//     the next command waits until its group is gone (see Restarts;
+//     after a kill with a grace it does not: the master holds that
+//     attempt's GPUs until its end is reported). For an attempt the
 //     agent does not know, it reports exited with outcome killed, so
 //     that the master can close it; for one already ending or ended,
 //     the exit report is on its way and nothing more is done.
@@ -171,8 +176,9 @@
 //     than agent.ShimOutputGrace after its shell exited. A shim an older
 //     agent started keeps no output file (agent.Task.OutputFile is ""):
 //     the line says that the output since the death is lost.
-//   - otherwise kills (SIGKILL) the group when it is provably the
-//     attempt's: its leader alive with the recorded start time, or a
+//   - otherwise kills the group at once (SIGKILL, no kill_grace: the
+//     master ends such an attempt and may run its task again on the same
+//     GPUs and checkpoint directory) when it is provably the attempt's: its leader alive with the recorded start time, or a
 //     member carrying the attempt's ALLOT_JOB_ID, ALLOT_TASK_INDEX and
 //     ALLOT_ATTEMPT; a group id reused by something else is left alone.
 //     The master ends such an attempt as lost, unless the exit file its
@@ -197,10 +203,10 @@
 // reconciles it: an adopted attempt the master still expects on the
 // node stays running; one it has ended meanwhile (as lost, and perhaps
 // started again here on the same GPUs and checkpoint directory) gets a
-// kill command in the registration's reply, ahead of any start. Commands
-// run in order, and a kill of an adopted attempt returns only once its
-// group is gone (awaitKilled), so nothing the reply starts runs beside
-// it. An unreadable state file stops the agent with an error naming it
+// kill command at once (GraceS 0) in the registration's reply, ahead of
+// any start. Commands run in order, and such a kill of an adopted
+// attempt returns only once its group is gone (awaitKilled), so nothing
+// the reply starts runs beside it. An unreadable state file stops the agent with an error naming it
 // rather than risk leaving orphans unknown.
 //
 // # Shutdown

@@ -191,11 +191,12 @@ func (a *Agent) stop(c api.Command) {
 			Error: "the attempt is not running on this node", At: time.Now().UTC()})
 		return
 	}
+	grace := time.Duration(max(c.GraceS, 0)) * time.Second
 	var err error
 	if c.Type == api.CommandPreempt {
-		err = att.task.Preempt(time.Duration(max(c.GraceS, 0)) * time.Second)
+		err = att.task.Preempt(grace)
 	} else {
-		err = att.task.Kill()
+		err = att.task.Kill(grace)
 	}
 	switch {
 	case errors.Is(err, agent.ErrTaskDone):
@@ -205,7 +206,7 @@ func (a *Agent) stop(c api.Command) {
 	default:
 		log.Info("stopping attempt", "grace_s", c.GraceS)
 	}
-	if c.Type == api.CommandKill {
+	if c.Type == api.CommandKill && grace == 0 {
 		a.orph.awaitKilled(att) // also when it had exited: what is left of its group may still be dying
 	}
 }
@@ -267,7 +268,10 @@ func exitReport(res agent.Result, dropped uint64) api.Report {
 	} else if res.Signal != "" {
 		notes = append(notes, "ended by "+res.Signal)
 	}
-	if res.KilledAtDeadline {
+	switch {
+	case res.KilledAtDeadline && res.Outcome == agent.OutcomeKilled:
+		notes = append(notes, "SIGKILLed at the end of the kill grace (it was still running after SIGTERM)")
+	case res.KilledAtDeadline:
 		notes = append(notes, "killed at the checkpoint deadline")
 	}
 	if res.Error != "" {

@@ -90,6 +90,9 @@ func TestExitReport(t *testing.T) {
 		{"signalled", agent.Result{Outcome: agent.OutcomeKilled, ExitCode: -1, Signal: "SIGKILL"}, 0, -1, "ended by SIGKILL"},
 		{"killed at the deadline", agent.Result{Outcome: agent.OutcomePreempted, ExitCode: -1, Signal: "SIGKILL", KilledAtDeadline: true}, 0,
 			-1, "ended by SIGKILL; killed at the checkpoint deadline"},
+		{"killed at the end of the kill grace", agent.Result{Outcome: agent.OutcomeKilled, ExitCode: -1, Signal: "SIGKILL", KilledAtDeadline: true}, 0,
+			-1, "ended by SIGKILL; SIGKILLed at the end of the kill grace (it was still running after SIGTERM)"},
+		{"killed, its trap exited 0", agent.Result{Outcome: agent.OutcomeKilled, ExitCode: 0}, 0, 0, ""},
 		{"dropped lines add up", agent.Result{Outcome: agent.OutcomeCompleted, DroppedLines: 3, Error: "output still open"}, 4,
 			0, "output still open; 7 output lines were dropped (the log buffer was full)"},
 	}

@@ -231,7 +231,10 @@ type Command struct {
 	Start *agent.TaskSpec `json:"start,omitempty"`
 	// Task names the attempt, for preempt and kill.
 	Task agent.TaskID `json:"task"`
-	// GraceS is the checkpoint deadline for preempt.
+	// GraceS is, for preempt, the checkpoint grace in seconds; for kill,
+	// the pool's kill_grace: SIGTERM to the task's process group, then
+	// SIGKILL of what is left of it after GraceS seconds (0: SIGKILL at
+	// once, as for attempts the master has ended already).
 	GraceS int64 `json:"grace_s,omitempty"`
 }
 

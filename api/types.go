@@ -320,7 +320,8 @@ type Pool struct {
 	Preemption   bool   `json:"preemption"`
 	Backfill     bool   `json:"backfill"`
 	Placement    string `json:"placement,omitempty"`
-	GraceS       int64  `json:"grace_s"` // preemption grace period
+	GraceS       int64  `json:"grace_s"`      // preemption grace period
+	KillGraceS   int64  `json:"kill_grace_s"` // kill_grace: from a kill's SIGTERM to its SIGKILL
 	Nodes        int    `json:"nodes"`
 	Slots        int    `json:"slots"`
 	Used         int    `json:"used"`

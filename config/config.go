@@ -27,6 +27,7 @@ const (
 	MaxNodeGPUsLimit       = 4096
 	DefaultGrace           = 30 * time.Second
 	DefaultZeroSlotLimit   = spec.DefaultZeroSlotLimit
+	DefaultKillGrace       = spec.DefaultKillGrace
 	DefaultOverQuotaWeight = 1.0
 	// DefaultMaxAge is a multifactor pool's max_age when its multifactor
 	// block leaves it out.
@@ -182,6 +183,7 @@ func defaultPool() Pool {
 			Backfill:      true,
 			Placement:     sched.PlaceBinpack,
 			ZeroSlotLimit: DefaultZeroSlotLimit,
+			KillGrace:     DefaultKillGrace,
 		},
 		Grace:      DefaultGrace,
 		OnPreempt:  spec.OnPreemptReschedule,

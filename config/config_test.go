@@ -32,7 +32,7 @@ func TestDefault(t *testing.T) {
 		Cluster: spec.Cluster[Pool]{
 			LostNodeGrace: 5 * time.Minute,
 			Pools: []Pool{{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Backfill: true,
-				Placement: sched.PlaceBinpack, ZeroSlotLimit: 100}, Grace: 30 * time.Second, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+				Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace}, Grace: 30 * time.Second, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 			Projects: []Project{{Name: "default", OverQuotaWeight: 1, Shares: 1}},
 			QOS:      []spec.QOS{{Name: "normal"}, {Name: "high", Priority: 10}, {Name: "emergency", Priority: 100, Preempt: true}},
 			Decay:    spec.Decay{Period: 86400, HalfLife: 7 * 86400},
@@ -55,21 +55,23 @@ func TestParseFilledDefaults(t *testing.T) {
 		src  string
 		want Pool
 	}{
-		{"fifo", "{name: default, policy: fifo}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
-		{"backfill gets easy", "{name: default, policy: backfill}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
-		{"conservative", "{name: default, policy: backfill, reservations: conservative, placement: spread}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative, Placement: sched.PlaceSpread, ZeroSlotLimit: 100, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
-		{"quota preempts", "{name: default, policy: quota, grace: 90}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1}, Grace: 90 * time.Second, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
-		{"quota with preemption true", "{name: default, policy: quota, preemption: true}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
-		{"priority with backfill takes grace", "{name: default, policy: priority, backfill: true, grace: 0, zero_slot_limit: 0}",
+		{"fifo", "{name: default, policy: fifo}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"backfill gets easy", "{name: default, policy: backfill}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveEASY, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"conservative", "{name: default, policy: backfill, reservations: conservative, placement: spread}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative, Placement: sched.PlaceSpread, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"quota preempts", "{name: default, policy: quota, grace: 90}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: 90 * time.Second, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"quota with preemption true", "{name: default, policy: quota, preemption: true}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"priority with backfill takes grace", "{name: default, policy: priority, backfill: true, grace: 0, zero_slot_limit: 0, kill_grace: 0}",
 			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Backfill: true, Placement: sched.PlaceBinpack, Line: 1},
 				OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"kill grace", "{name: default, policy: fifo, kill_grace: 2m}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: 2 * time.Minute, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"kill grace in seconds", "{name: default, policy: fifo, kill_grace: 5}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: 5 * time.Second, Line: 1}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 		{"exit actions", "{name: default, policy: priority, preemption: true, on_preempt: fail, max_retries: 2}",
-			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1},
+			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1},
 				Grace: DefaultGrace, OnPreempt: spec.OnPreemptFail, MaxRetries: 2}},
 		{"max_retries 0", "{name: default, policy: quota, max_retries: 0}",
-			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1},
+			Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyQuota, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1},
 				Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: 0}},
-		{"fair share", "{name: default, policy: fair_share, preemption: true, grace: 1h}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFairShare, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 1}, Grace: time.Hour, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
+		{"fair share", "{name: default, policy: fair_share, preemption: true, grace: 1h}", Pool{Pool: spec.Pool{Name: "default", Policy: sched.PolicyFairShare, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 1}, Grace: time.Hour, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,8 +115,8 @@ users:
 		Cluster: spec.Cluster[Pool]{
 			LostNodeGrace: 90 * time.Second,
 			Pools: []Pool{
-				{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 8}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap},
-				{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, Line: 9}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap},
+				{Pool: spec.Pool{Name: "gpu", Policy: sched.PolicyPriority, Preemption: true, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 8}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap},
+				{Pool: spec.Pool{Name: "cpu", Policy: sched.PolicyFIFO, Placement: sched.PlaceBinpack, ZeroSlotLimit: 100, KillGrace: DefaultKillGrace, Line: 9}, Grace: DefaultGrace, OnPreempt: spec.OnPreemptReschedule, MaxRetries: spec.NoRetryCap},
 			},
 			Projects: []Project{
 				{Name: "a", Parent: "lab", Quota: 3, OverQuotaWeight: 2.5, Shares: 3, Line: 14},

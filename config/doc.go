@@ -33,8 +33,8 @@
 //     and multifactor pools with backfill, a multifactor block only on
 //     multifactor pools. Reservations is easy (the default) or
 //     conservative where allowed and "" elsewhere. Placement defaults to
-//     binpack, Grace to 30s, ZeroSlotLimit (>= 0) to 100, MinRunTime
-//     (>= 0) to 0. Multifactor is set exactly for multifactor pools:
+//     binpack, Grace to 30s, ZeroSlotLimit (>= 0) to 100, KillGrace
+//     (>= 0) to 30s (spec.DefaultKillGrace), MinRunTime (>= 0) to 0. Multifactor is set exactly for multifactor pools:
 //     finite weights >= 0, at least one of age, fair_share, job_size, qos
 //     and pool positive, MaxAge > 0 (default 7 days), FairShareMode
 //     classic or fair_tree (default); sched.DefaultMultifactor without a

@@ -70,7 +70,7 @@ func checkInvariants(t *testing.T, c *Config) {
 			(!p.Backfill || p.Policy == sched.PolicyPriority || mf) &&
 			(p.Policy != sched.PolicyQuota || p.Preemption) &&
 			mf == (p.Multifactor != sched.Multifactor{}) &&
-			p.Grace >= 0 && p.ZeroSlotLimit >= 0 && p.MinRunTime >= 0 && c.PoolIndex(p.Name) >= 0
+			p.Grace >= 0 && p.ZeroSlotLimit >= 0 && p.KillGrace >= 0 && p.MinRunTime >= 0 && c.PoolIndex(p.Name) >= 0
 		if !ok {
 			t.Errorf("pool breaks an invariant: %+v", p)
 		}

@@ -19,11 +19,14 @@ import (
 const onePool = `
 agent_timeout: 20s
 pools:
-  - {name: default, policy: priority, preemption: true, backfill: true, grace: 3s}
+  - {name: default, policy: priority, preemption: true, backfill: true, grace: 3s, kill_grace: 2s}
 `
 
-// preemptGrace is onePool's grace.
-const preemptGrace = 3 * time.Second
+// preemptGrace and killGrace are onePool's grace and kill_grace.
+const (
+	preemptGrace = 3 * time.Second
+	killGrace    = 2 * time.Second
+)
 
 // urgentJob needs both GPUs of the test's node.
 const urgentJob = `{name: urgent, resources: {slots: 2, priority_class: HIGH}, entrypoint: 'echo "urgent on [$CUDA_VISIBLE_DEVICES]"'}`
@@ -159,7 +162,9 @@ entrypoint: >-
 
 // TestPreemptionKilledAtGraceDeadline: a preempted task that ignores
 // SIGTERM and the preempt file is killed at the pool's grace deadline,
-// and its attempt still ends as preempted, so it is requeued.
+// and its attempt still ends as preempted, so it is requeued. Killed by
+// allot job kill, it gets SIGTERM, which it ignores too, and is SIGKILLed
+// at the end of the pool's kill_grace.
 func TestPreemptionKilledAtGraceDeadline(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, clusterSpec{config: onePool, agents: []agentSpec{{name: "node-1", pool: "default", gpus: 2}}})
@@ -197,8 +202,33 @@ func TestPreemptionKilledAtGraceDeadline(t *testing.T) {
 	if left := findProcs(markerEnv+"="+c.marker, "ALLOT_JOB_ID="+strconv.FormatInt(id, 10), "ALLOT_ATTEMPT=1"); len(left) > 0 {
 		t.Errorf("processes of the killed attempt still run: %s", describeProcs(left))
 	}
+	killAt := time.Now()
 	c.cliOK("job", "kill", strconv.FormatInt(id, 10))
-	if k := c.waitEnded(id); k.State != "killed" {
+	k := c.waitEnded(id)
+	if k.State != "killed" {
 		t.Errorf("after allot job kill the job is %s", k.State)
+	}
+	k = c.waitJob(id, "its task to end killed", func(j api.Job) bool {
+		return len(j.TaskList) == 1 && j.TaskList[0].State == "killed"
+	})
+	if len(k.TaskList[0].Attempts) != 2 {
+		t.Fatalf("after the kill: %s, want one task with two attempts", describeJob(k))
+	}
+	// It ignored the SIGTERM: the SIGKILL came at the kill grace's end.
+	a := k.TaskList[0].Attempts[1]
+	if a.EndState != "killed" || a.EndedAt == nil {
+		t.Fatalf("second attempt ended %q at %v, want killed: %s", a.EndState, a.EndedAt, describeJob(k))
+	}
+	if took := a.EndedAt.Sub(killAt); took < killGrace {
+		t.Errorf("second attempt ended %v after the kill, sooner than the %v kill_grace", took, killGrace)
+	}
+	var second []string
+	for _, l := range c.logLines(id, 0) {
+		if l.Attempt == 2 {
+			second = append(second, l.Text)
+		}
+	}
+	if !strings.Contains(strings.Join(second, "\n"), "SIGTERM ignored") {
+		t.Errorf("the killed attempt's output lacks %q (the kill's SIGTERM):\n%s", "SIGTERM ignored", strings.Join(second, "\n"))
 	}
 }

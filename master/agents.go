@@ -102,6 +102,10 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	}
 	var cmds []api.Command
 	for _, id := range reg.Running {
+		// A stray attempt (one the master ended, or never knew) is
+		// killed at once, without the pool's kill_grace: its GPUs are
+		// free in the master's view and may get a start in this very
+		// reply, which the agent runs only once the group is gone.
 		if !ag.heardRunning(id, n.rec.Name, now) {
 			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
 		}
@@ -239,6 +243,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	for _, id := range s.Running {
 		runs[id] = true
 		if !ag.heardRunning(id, n.rec.Name, now) {
+			// At once, as at registration: a stray's GPUs are free.
 			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
 		}
 	}
@@ -567,6 +572,9 @@ func (ag *agents) endAttempt(ctx context.Context, t *mtask, reason string, cause
 	if v.ByExit {
 		tr.Reason = ea.failReason(reason, t.retries)
 	}
+	// The parts left are killed at once, without the pool's kill_grace:
+	// the attempt ends now and frees its GPUs, which the next pass may
+	// give to another start.
 	for _, p := range t.att.parts {
 		if n := ag.m.nodes[p.node]; p.state != partExited && n != nil && n.up() && n.registered {
 			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: t.id()})

@@ -53,7 +53,8 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 	out := make([]api.Pool, 0, len(rv.cfg.Pools))
 	for _, p := range rv.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
-			Placement: string(p.Placement), GraceS: int64(poolGrace(rv.cfg, p.Name) / time.Second)}
+			Placement: string(p.Placement), GraceS: int64(poolGrace(rv.cfg, p.Name) / time.Second),
+			KillGraceS: int64(p.KillGrace / time.Second)}
 		for _, n := range rv.nodes {
 			if n.pool == p.Name && n.up {
 				v.Nodes++

@@ -89,7 +89,7 @@ func (ja *jobsAPI) kill(ctx context.Context, j *mjob, reason string) error {
 		ja.m.setTask(op.t, op.rec)
 		if op.rec.State == store.TaskKilling {
 			op.t.endTo = store.TaskKilled
-			ja.m.sendAll(op.t, api.CommandKill, 0)
+			ja.m.sendAll(op.t, api.CommandKill, poolKillGrace(ja.m.cfg, j.rec.Pool))
 		}
 	}
 	ja.m.metric.jobEnded(j.rec.State, rec.State)

@@ -271,6 +271,7 @@ func (pl *planner) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]b
 // sendStarts queues one start command per part of t's new attempt.
 func (pl *planner) sendStarts(t *mtask) {
 	j := t.job
+	killGraceS := int64(poolKillGrace(pl.m.cfg, j.rec.Pool) / time.Second)
 	for rank, p := range t.att.parts {
 		gpus := make([]int, len(p.gpus))
 		for i, g := range p.gpus {
@@ -291,6 +292,7 @@ func (pl *planner) sendStarts(t *mtask) {
 			NodeRank:        rank,
 			NodeCount:       len(t.att.parts),
 			PodSpec:         j.spec.podSpec,
+			KillGraceS:      &killGraceS,
 		}
 		if j.search != nil && t.rec.Index < j.search.Trials() {
 			spec.MaxSteps = j.search.MaxSteps(t.rec.Index)

@@ -125,8 +125,9 @@ func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric)
 	return ag.stopTrial(ctx, t)
 }
 
-// stopTrial ends a trial that the searcher stopped: killed at once when
-// it holds an attempt, ended at once when it waits in the queue. Either
+// stopTrial ends a trial that the searcher stopped: killed (SIGTERM, and
+// SIGKILL after its pool's kill_grace) when it holds an attempt, ended at
+// once when it waits in the queue. Either
 // way it ends completed: stopping early is the search working, not a
 // failure of the trial or a kill by a user.
 func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {

@@ -126,7 +126,7 @@ func TestJobEndingWhileRunning(t *testing.T) {
 				t.Fatalf("ending: %s ending %v running %d, kill requested %v, ended %v; want running, ending, 1 running, kill requested at %v, no end",
 					j.State, j.Ending, j.Running, j.KillRequestedAt, j.EndedAt, killAt)
 			}
-			want := "being killed: 1 task still stopping on " + tt.on + ", its agent has not confirmed the end (for 5s); " + tt.why
+			want := "being killed: 1 task still stopping on " + tt.on + ", its agent has not confirmed the end (for 5s, of a kill_grace of 30s); " + tt.why
 			if !strings.HasPrefix(j.Reason, want) {
 				t.Errorf("reason %q, want %q...", j.Reason, want)
 			}

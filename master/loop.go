@@ -253,7 +253,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 }
 
 // killTask moves an active task to killing, persisted, then sends kill
-// commands to its parts. endTo is the terminal state it ends in; the
+// commands to its parts with the pool's kill_grace: SIGTERM, and SIGKILL
+// of what is left once the grace is over. The task holds its GPUs,
+// killing, until its parts report their ends. endTo is the terminal state it ends in; the
 // kill and its end keep cause (store.TaskTransition).
 func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, reason string, cause store.Cause) error {
 	if t.att == nil || t.rec.State == store.TaskKilling {
@@ -266,7 +268,7 @@ func (m *Master) killTask(ctx context.Context, t *mtask, endTo store.TaskState, 
 	}
 	m.setTask(t, rec)
 	t.endTo, t.endCause = endTo, cause
-	m.sendAll(t, api.CommandKill, 0)
+	m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, t.job.rec.Pool))
 	m.log.Info("killing task", "task", t.id().String(), "reason", reason)
 	return nil
 }

@@ -66,8 +66,9 @@ func (j *jobRead) stoppingNodes() []string {
 // showEnding marks the view of a job still ending (ending) and says why
 // it has not ended yet, counting from now; the stored reason (who killed
 // it) follows. It leaves a reason about lost nodes (lostReasonOf), which
-// says more.
-func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool) {
+// says more. killGrace is the job's pool's kill_grace, which the reason
+// measures the wait against.
+func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool, killGrace time.Duration) {
 	if !j.ending() {
 		return
 	}
@@ -78,14 +79,16 @@ func showEnding(out *api.Job, j *jobRead, now time.Time, lost bool) {
 	if lost {
 		return
 	}
-	out.Reason = endingReason(j, now)
+	out.Reason = endingReason(j, now, killGrace)
 }
 
 // endingReason is "being killed: 1 task still stopping on dev-3, its
-// agent has not confirmed the end (for 5s); killed through the API by
-// alice", or "...; time limit of 1h0m0s reached" for a job still
-// running.
-func endingReason(j *jobRead, now time.Time) string {
+// agent has not confirmed the end (for 5s, of a kill_grace of 30s);
+// killed through the API by alice", or "...; time limit of 1h0m0s
+// reached" for a job still running. Within the kill grace a task may be
+// saving its state after the SIGTERM; past it, it was SIGKILLed, and the
+// wait is its agent's report.
+func endingReason(j *jobRead, now time.Time, killGrace time.Duration) string {
 	nodes := j.stoppingNodes()
 	where := ""
 	if len(nodes) > 0 {
@@ -99,7 +102,16 @@ func endingReason(j *jobRead, now time.Time) string {
 		plural.Count(j.active, "task"), where, agents)
 	at, why := j.killStart()
 	if !at.IsZero() {
-		msg += fmt.Sprintf(" (for %s)", sched.HumanDuration(max(int64(now.Sub(at)/time.Second), 0)))
+		since := max(int64(now.Sub(at)/time.Second), 0)
+		grace := int64(killGrace / time.Second)
+		switch {
+		case grace <= 0:
+			msg += fmt.Sprintf(" (for %s)", sched.HumanDuration(since))
+		case since < grace:
+			msg += fmt.Sprintf(" (for %s, of a kill_grace of %s)", sched.HumanDuration(since), sched.HumanDuration(grace))
+		default:
+			msg += fmt.Sprintf(" (for %s, past the kill_grace of %s)", sched.HumanDuration(since), sched.HumanDuration(grace))
+		}
 	}
 	if why != "" {
 		msg += "; " + why

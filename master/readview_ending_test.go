@@ -20,37 +20,42 @@ func TestEndingReason(t *testing.T) {
 	tests := []struct {
 		name       string
 		job        jobRead
+		grace      time.Duration
 		wantEnding bool
 		want       string
 	}{
 		{"one task on one node", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"dev-3"},
-			open: []taskPart{{task: 0, node: "dev-3", killing: true}}}, true,
+			open: []taskPart{{task: 0, node: "dev-3", killing: true}}}, 0, true,
 			"being killed: 1 task still stopping on dev-3, its agent has not confirmed the end (for 5s); killed through the API by alice"},
 		{"a gang on two nodes", jobRead{rec: killed, tasks: 3, active: 2, nodes: []string{"a", "b", "c"},
-			open: []taskPart{{task: 1, node: "c", killing: true}, {task: 2, node: "a", killing: true}}}, true,
+			open: []taskPart{{task: 1, node: "c", killing: true}, {task: 2, node: "a", killing: true}}}, 0, true,
 			"being killed: 2 tasks still stopping on a, c, their agents have not confirmed the end (for 5s); killed through the API by alice"},
-		{"parts exited, task not yet ended", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, true,
+		{"parts exited, task not yet ended", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, 0, true,
 			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s); killed through the API by alice"},
-		{"every task ended", jobRead{rec: killed, tasks: 1}, false, killed.Reason},
+		{"within the kill grace", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, 30 * time.Second, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, of a kill_grace of 30s); killed through the API by alice"},
+		{"past the kill grace", jobRead{rec: killed, tasks: 1, active: 1, nodes: []string{"b"}}, 3 * time.Second, true,
+			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s, past the kill_grace of 3s); killed through the API by alice"},
+		{"every task ended", jobRead{rec: killed, tasks: 1}, 0, false, killed.Reason},
 		{"running, its task killed by its time limit", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
 			tasks: 1, active: 1, stopping: 1, killedAt: at, killWhy: "time limit of 1h0m0s reached",
-			nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, true,
+			nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, 0, true,
 			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s); time limit of 1h0m0s reached"},
 		{"running, one task killed, one ended", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
 			tasks: 2, active: 1, stopping: 1, ended: 1, killedAt: at, killWhy: "the part on node a failed with exit code 3",
-			nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, true,
+			nodes: []string{"b"}, open: []taskPart{{node: "b", killing: true}}}, 0, true,
 			"being killed: 1 task still stopping on b, its agent has not confirmed the end (for 5s); the part on node a failed with exit code 3"},
 		{"running, one task killed, one running", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
 			tasks: 2, active: 2, stopping: 1, killedAt: at, killWhy: "time limit of 1h0m0s reached",
-			nodes: []string{"a", "b"}, open: []taskPart{{task: 0, node: "a"}, {task: 1, node: "b", killing: true}}}, false, "a task started"},
+			nodes: []string{"a", "b"}, open: []taskPart{{task: 0, node: "a"}, {task: 1, node: "b", killing: true}}}, 0, false, "a task started"},
 		{"running, one task killed, one queued", jobRead{rec: store.Job{ID: 2, State: store.JobRunning, Reason: "a task started"},
 			tasks: 2, active: 1, queued: 1, stopping: 1, killedAt: at, killWhy: "time limit of 1h0m0s reached",
-			nodes: []string{"b"}, open: []taskPart{{task: 1, node: "b", killing: true}}}, false, "a task started"},
+			nodes: []string{"b"}, open: []taskPart{{task: 1, node: "b", killing: true}}}, 0, false, "a task started"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := api.Job{State: string(tt.job.rec.State), Reason: tt.job.rec.Reason}
-			showEnding(&out, &tt.job, at.Add(5*time.Second), false)
+			showEnding(&out, &tt.job, at.Add(5*time.Second), false, tt.grace)
 			if out.Ending != tt.wantEnding || out.Reason != tt.want {
 				t.Errorf("ending %v, reason %q; want %v, %q", out.Ending, out.Reason, tt.wantEnding, tt.want)
 			}
@@ -79,7 +84,7 @@ func TestKilledJobEndingView(t *testing.T) {
 	if j.State != "killed" || !j.Ending || j.Running != 1 || j.TaskList[0].State != "killing" {
 		t.Fatalf("job %s ending %v running %d, task %s; want killed, ending, 1 running, task killing", j.State, j.Ending, j.Running, j.TaskList[0].State)
 	}
-	want := "being killed: 1 task still stopping on n1, its agent has not confirmed the end (for 5s); killed through the API by user:root"
+	want := "being killed: 1 task still stopping on n1, its agent has not confirmed the end (for 5s, of a kill_grace of 30s); killed through the API by user:root"
 	if j.Reason != want {
 		t.Errorf("reason %q, want %q", j.Reason, want)
 	}

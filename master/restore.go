@@ -176,7 +176,9 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
 		case store.TaskKilling:
 			t.endTo = store.TaskKilled
-			m.sendAll(t, api.CommandKill, 0)
+			// The grace again, in full: an agent still killing the
+			// attempt keeps its first deadline (agent.Task.Kill).
+			m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, j.rec.Pool))
 		}
 	}
 	// A crash between preempted and queued cannot happen (both go in one

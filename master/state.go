@@ -525,6 +525,18 @@ func poolGrace(cfg *config.Config, pool string) time.Duration {
 	return DefaultGrace
 }
 
+// poolKillGrace is the kill_grace of a pool: how long its killed tasks
+// have between SIGTERM and SIGKILL. 0 is a setting (kill at once); a
+// pool a reload removed has the default.
+func poolKillGrace(cfg *config.Config, pool string) time.Duration {
+	for _, p := range cfg.Pools {
+		if p.Name == pool {
+			return p.KillGrace
+		}
+	}
+	return config.DefaultKillGrace
+}
+
 // agentTimeout is how long a silent agent stays up.
 func agentTimeout(cfg *config.Config) time.Duration {
 	if cfg.AgentTimeout > 0 {

@@ -285,8 +285,8 @@ func TestRegisterReconciles(t *testing.T) {
 	if code := h.do("POST", "/api/v1/agents/register", reg, &rr); code != 200 {
 		t.Fatalf("register: %d", code)
 	}
-	if len(rr.Commands) != 1 || rr.Commands[0].Type != api.CommandKill || rr.Commands[0].Task != stray {
-		t.Fatalf("register reply %+v, want a kill of %v", rr.Commands, stray)
+	if len(rr.Commands) != 1 || rr.Commands[0].Type != api.CommandKill || rr.Commands[0].Task != stray || rr.Commands[0].GraceS != 0 {
+		t.Fatalf("register reply %+v, want a kill at once (no kill_grace) of %v", rr.Commands, stray)
 	}
 }
 

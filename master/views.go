@@ -33,7 +33,7 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	if lost != "" {
 		out.Reason = lost
 	}
-	showEnding(&out, j, now, lost != "") // readview_ending.go
+	showEnding(&out, j, now, lost != "", poolKillGrace(v.cfg, j.rec.Pool)) // readview_ending.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if j.pending == nil && j.active > 0 {

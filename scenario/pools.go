@@ -133,6 +133,7 @@ func (p *parser) pool(raw *yaml.Node, i int) Pool {
 	if yamlfield.Field(f, "shares_nodes_with", &pl.SharesNodesWith, name) {
 		info.shares, info.sharesAt = pl.SharesNodesWith, f.ValueLine("shares_nodes_with")
 		p.sharingPool(f, pl.SharesNodesWith)
+		spec.KillGraceField(f, &pl.Pool) // a pool's own, as in the master's file
 	} else {
 		p.ownPool(f, &pl)
 	}

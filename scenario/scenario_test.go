@@ -30,7 +30,7 @@ func TestLoadExample(t *testing.T) {
 		Cluster: spec.Cluster[Pool]{Pools: []Pool{
 			{
 				Pool: spec.Pool{Name: "gpu", Policy: PolicyPriority, Preemption: true, Backfill: true,
-					Placement: PlacementSpread, ZeroSlotLimit: 100, Line: 4},
+					Placement: PlacementSpread, ZeroSlotLimit: 100, KillGrace: spec.DefaultKillGrace, Line: 4},
 				CheckpointCost: 30,
 				Quota:          -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
@@ -41,7 +41,7 @@ func TestLoadExample(t *testing.T) {
 			},
 			{
 				Pool: spec.Pool{Name: "batch", Policy: PolicyBackfill, Reservations: ReservationsEasy,
-					Placement: PlacementBinpack, ZeroSlotLimit: 100, Line: 13},
+					Placement: PlacementBinpack, ZeroSlotLimit: 100, KillGrace: spec.DefaultKillGrace, Line: 13},
 				Quota: -1, OnPreempt: OnPreemptReschedule, MaxRetries: -1,
 				Nodes: []Node{
 					{Node: spec.Node{Name: "cpu-1"}, Slots: 4, Line: 16},

@@ -77,6 +77,7 @@ func (d Dialect) PoolNode(pl Pool) Mapping {
 	m.SetIf(pl.Placement != "", "placement", string(pl.Placement))
 	m.SetIf(pl.MinRunTime > 0, "min_run_time", int64(pl.MinRunTime/time.Second))
 	m.SetIf(pl.ZeroSlotLimit != DefaultZeroSlotLimit, "zero_slot_limit", pl.ZeroSlotLimit)
+	m.SetIf(pl.KillGrace != DefaultKillGrace, "kill_grace", int64(pl.KillGrace/time.Second))
 	if pl.Policy == sched.PolicyMultifactor {
 		m.Set("multifactor", d.multifactorNode(pl.Multifactor).Node)
 	}

@@ -12,8 +12,8 @@ import (
 func TestEncodeRoundTrip(t *testing.T) {
 	both := `
 pools:
-  - {name: f, policy: fifo, placement: spread, min_run_time: 90s}
-  - {name: b, policy: backfill, reservations: conservative}
+  - {name: f, policy: fifo, placement: spread, min_run_time: 90s, kill_grace: 2m}
+  - {name: b, policy: backfill, reservations: conservative, kill_grace: 0}
   - {name: p, policy: priority, preemption: true, backfill: true}
   - {name: s, policy: fair_share, preemption: true}
   - {name: q, policy: quota}

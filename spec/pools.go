@@ -34,12 +34,26 @@ type Pool struct {
 	// TensorBoards) on each node of the pool, 0 for none;
 	// DefaultZeroSlotLimit unless given.
 	ZeroSlotLimit int
-	Line          int
+	// KillGrace is how long a killed task (allot job kill, a time limit,
+	// a failed gang part) has between the SIGTERM to its process group
+	// and the SIGKILL of what is left of it; 0 kills at once.
+	// DefaultKillGrace unless given. The simulator does not model it: a
+	// scenario's kills end at once, or as its slow_kills say.
+	KillGrace time.Duration
+	Line      int
 }
 
 // DefaultZeroSlotLimit is a pool's zero_slot_limit when its file gives
 // none: lifecycle.DefaultZeroSlotLimit, which a test keeps equal.
 const DefaultZeroSlotLimit = 100
+
+// DefaultKillGrace is a pool's kill_grace when its file gives none:
+// Slurm's KillWait and Kubernetes' terminationGracePeriodSeconds default
+// to 30 s, so a batch script's `trap 'save; exit' TERM` written for
+// either gets here the time it gets there. Most tasks do not trap
+// SIGTERM and die of it at once; only those that trap it and then hang
+// hold their GPUs (the task stays killing) for the whole grace.
+const DefaultKillGrace = 30 * time.Second
 
 // Sched returns the pool as the scheduling core takes it; a format adds
 // what only it has (a scenario's Serial).
@@ -73,7 +87,7 @@ func (p *Parser) PoolEntries(raw *yaml.Node) []*yaml.Node {
 // it is unique, and returns the entry's fields for the rest. ok is false
 // when the entry is not a mapping.
 func (p *Parser) PoolFields(raw *yaml.Node, i int) (f *yamlfield.Fields, pl Pool, ok bool) {
-	pl = Pool{Placement: sched.PlaceBinpack, ZeroSlotLimit: DefaultZeroSlotLimit, Line: raw.Line}
+	pl = Pool{Placement: sched.PlaceBinpack, ZeroSlotLimit: DefaultZeroSlotLimit, KillGrace: DefaultKillGrace, Line: raw.Line}
 	path := yamlfield.Index("pools", i)
 	f, ok = p.Fields(raw, path)
 	if !ok {
@@ -108,7 +122,7 @@ func (p *Parser) HasPool(name string) bool {
 
 // PoolOptions reads a pool's policy and the policy's options: policy
 // (required), preemption, backfill, reservations, placement,
-// min_run_time and multifactor. It reports whether the policy is valid.
+// min_run_time, zero_slot_limit, kill_grace and multifactor. It reports whether the policy is valid.
 // CheckPolicy then checks the options against the policy, once the
 // format has read its own fields.
 func (p *Parser) PoolOptions(f *yamlfield.Fields, pl *Pool) bool {
@@ -126,6 +140,7 @@ func (p *Parser) PoolOptions(f *yamlfield.Fields, pl *Pool) bool {
 		pl.MinRunTime = time.Duration(secs) * time.Second
 	}
 	yamlfield.Field(f, "zero_slot_limit", &pl.ZeroSlotLimit, yamlfield.IntAtLeast(0))
+	KillGraceField(f, pl)
 	mf, _ := p.Multifactor(f, pl.Policy)
 	if pl.Policy == sched.PolicyMultifactor {
 		pl.Multifactor = mf
@@ -134,6 +149,17 @@ func (p *Parser) PoolOptions(f *yamlfield.Fields, pl *Pool) bool {
 		}
 	}
 	return policyOK
+}
+
+// KillGraceField reads a pool's kill_grace (a duration >= 0), which
+// every pool takes whatever its policy; PoolOptions reads it, and a
+// format calls it for a pool whose options come from elsewhere (a
+// scenario pool that shares another's nodes keeps its own kill grace).
+func KillGraceField(f *yamlfield.Fields, pl *Pool) {
+	var secs int64
+	if yamlfield.Field(f, "kill_grace", &secs, yamlfield.Duration) {
+		pl.KillGrace = time.Duration(secs) * time.Second
+	}
 }
 
 // CheckPolicy rejects options the pool's policy would ignore, since a

@@ -418,8 +418,11 @@ func (a *Agent) acked(l *link, seq int64) {
 // stopPart turns a preempt or kill into a graceful delete of the pod: the
 // kubelet sends SIGTERM, which is the checkpoint request, and SIGKILL
 // once the grace is over. A preempt gets the master's grace, a kill the
-// pod's own terminationGracePeriodSeconds (default 30s): a force delete
-// would only drop the API object and leave the containers running.
+// pod's own terminationGracePeriodSeconds (the job's pod_spec's, else the
+// pool's kill_grace, which buildPod sets; a kill command's GraceS is the
+// same kill_grace, or 0 for a stray attempt, which gets the pod's grace
+// too): a force delete would only drop the API object and leave the
+// containers running.
 func (a *Agent) stopPart(ctx context.Context, l *link, c api.Command) {
 	key := partKey{node: l.name, id: c.Task}
 	a.mu.Lock()

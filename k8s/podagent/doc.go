@@ -58,7 +58,9 @@
 // back-off, a volume that does not mount) fails it with what it waits
 // for (startOverdue). A preempt is a delete with the master's grace as
 // gracePeriodSeconds, a kill a delete with the pod's own
-// terminationGracePeriodSeconds: the kubelet sends SIGTERM, the
+// terminationGracePeriodSeconds (the job's pod_spec's, else the pool's
+// kill_grace, agent.TaskSpec.KillGraceS, set when the pod is made): the
+// kubelet sends SIGTERM, the
 // checkpoint request of the preemption protocol, and SIGKILL at the
 // deadline; the attempt then ends preempted or killed, whatever the exit
 // code. Once the master has acknowledged a pod's exit report, the pod is

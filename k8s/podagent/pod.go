@@ -97,6 +97,12 @@ func buildPod(spec agent.TaskSpec, node, namespace, image string) (*v1.Pod, erro
 		// process agent.
 		main.Env = append(main.Env, v1.EnvVar{Name: nvidiaDevices, Value: "void"})
 	}
+	if ps.TerminationGracePeriodSeconds == nil && spec.KillGraceS != nil {
+		// A kill deletes the pod with its own grace (stopPart): the
+		// pool's kill_grace unless the job's pod_spec says otherwise.
+		g := max(*spec.KillGraceS, 0)
+		ps.TerminationGracePeriodSeconds = &g
+	}
 	ps.NodeName = node
 	ps.RestartPolicy = v1.RestartPolicyNever
 	labels := map[string]string{}

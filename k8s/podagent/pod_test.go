@@ -127,3 +127,34 @@ func TestStuckPod(t *testing.T) {
 		t.Errorf("an image pull back-off is stuck: %q", got)
 	}
 }
+
+// TestBuildPodKillGrace: a pod gets the pool's kill_grace as its
+// terminationGracePeriodSeconds, which a kill's delete takes, unless the
+// job's pod_spec sets one or the master sends none.
+func TestBuildPodKillGrace(t *testing.T) {
+	grace := func(v int64) *int64 { return &v }
+	tests := []struct {
+		name    string
+		podSpec string
+		kill    *int64
+		want    *int64
+	}{
+		{"the pool's", "", grace(45), grace(45)},
+		{"the pool's 0", "", grace(0), grace(0)},
+		{"the pod_spec's", `{"spec": {"terminationGracePeriodSeconds": 120}}`, grace(45), grace(120)},
+		{"none from the master", "", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := agent.TaskSpec{JobID: "7", Entrypoint: "run", KillGraceS: tt.kill, PodSpec: json.RawMessage(tt.podSpec)}
+			p, err := buildPod(spec, "n1", "ns", "python:3")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := p.Spec.TerminationGracePeriodSeconds
+			if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+				t.Errorf("terminationGracePeriodSeconds %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ type Exit struct {
 
 // Agent is a fake node agent. It registers, syncs, and "runs" start
 // commands by reporting them running; it reports preempted and killed
-// attempts as exited at once (unless HoldPreempt), and exits others when
+// attempts as exited at once (unless HoldPreempt or HoldKill), and exits others when
 // OnStart says so or when the test calls Exit. Set the fields before the
 // first call; the methods are safe for concurrent use.
 type Agent struct {
@@ -62,6 +62,10 @@ type Agent struct {
 	// HoldPreempt keeps preempted attempts running until Exit is called,
 	// as a task that takes its time to checkpoint would.
 	HoldPreempt bool
+	// HoldKill keeps killed attempts running until Exit is called, as a
+	// task that traps SIGTERM and takes its kill grace would; a kill at
+	// once (GraceS 0) still ends them at once.
+	HoldKill bool
 	// Token is the join token the agent registers with; once the master
 	// issues the node's credential, the agent presents that instead.
 	Token string
@@ -393,7 +397,9 @@ func (a *Agent) handle(cmds []api.Command) {
 				a.exitLocked(c.Task, agent.OutcomePreempted, 0)
 			}
 		case api.CommandKill:
-			a.exitLocked(c.Task, agent.OutcomeKilled, -1)
+			if !a.HoldKill || c.GraceS == 0 {
+				a.exitLocked(c.Task, agent.OutcomeKilled, -1)
+			}
 		}
 	}
 }
