@@ -108,6 +108,8 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 		// reply, which the agent runs only once the group is gone.
 		if !ag.heardRunning(id, n.rec.Name, now) {
 			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
+		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok {
+			cmds = append(cmds, c) // a new agent process may never have had it
 		}
 	}
 	kills := len(cmds)
@@ -245,6 +247,8 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 		if !ag.heardRunning(id, n.rec.Name, now) {
 			// At once, as at registration: a stray's GPUs are free.
 			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
+		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, stopResend); ok {
+			ag.m.batches.send(n, c)
 		}
 	}
 	if err := ag.settleMissing(ctx, n, runs); err != nil {

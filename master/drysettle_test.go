@@ -246,7 +246,7 @@ func TestDryRunWouldStart(t *testing.T) {
 			func(cf *api.Counterfactual) bool {
 				return cf != nil && strings.HasPrefix(cf.Never, "job huge can never run") && strings.HasPrefix(cf.Message, "It cannot start")
 			}},
-		{"the quota binds", "/api/v1/jobs?dry_run=true", `{"name": "nb", "project": "a", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`,
+		{"the quota binds", "/api/v1/jobs?dry_run=true&allow_infeasible=true", `{"name": "nb", "project": "a", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`,
 			func(cf *api.Counterfactual) bool {
 				return cf != nil && strings.Contains(cf.Quota, "Its project a holds 0 of its quota of 0")
 			}},

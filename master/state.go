@@ -111,6 +111,9 @@ type mattempt struct {
 	// runs (its sync's or registration's running list): the periodic
 	// usage records end there at the latest (flushUsage). Zero until then.
 	heardTo time.Time
+	// stop is the last preempt or kill sent for the attempt (sendAll),
+	// which an agent still running a part of it gets again (stopresend.go).
+	stop api.Command
 }
 
 // partState is where one node's part of an attempt is.
@@ -144,6 +147,8 @@ type mpart struct {
 	// deliveredAt the time.
 	deliveredSync int64
 	deliveredAt   time.Time
+	// stopAt is when the attempt's stop last went to this part's node.
+	stopAt time.Time
 }
 
 // mnode is the mirror of a node.
@@ -392,12 +397,15 @@ func (m *Master) holdParts(t *mtask, parts []*mpart) {
 // sendAll queues a preempt or kill command for every part of t's attempt
 // that has not exited.
 func (m *Master) sendAll(t *mtask, typ string, grace time.Duration) {
+	t.att.stop = api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)}
+	now := m.now()
 	for _, p := range t.att.parts {
 		if p.state == partExited {
 			continue
 		}
 		if n := m.nodes[p.node]; n != nil && n.up() {
-			m.batches.send(n, api.Command{Type: typ, Task: t.id(), GraceS: int64(grace / time.Second)})
+			m.batches.send(n, t.att.stop)
+			p.stopAt = now
 		}
 	}
 }

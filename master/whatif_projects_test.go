@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/scenario"
 )
@@ -29,8 +30,9 @@ default_pool: q
 default_project: team
 `
 
-// TestHistoryScenarioAlwaysParses: the live master accepts a job that can
-// never run within its project's quota (it waits), and keeps the jobs of a
+// TestHistoryScenarioAlwaysParses: the live master accepts, with
+// allow_infeasible, a job that can never run within its project's quota
+// (it waits), and keeps the jobs of a
 // project a reload removed; the export of either parsed to an error, as
 // did a job of a multifactor pool without a fair_share weight next to one
 // with (it named an account). Now
@@ -46,7 +48,11 @@ func TestHistoryScenarioAlwaysParses(t *testing.T) {
 	}
 	h := newHarness(t, withConfig(cfg))
 	aq, amf, amf0 := h.agent("n-q", 4), h.agent("n-mf", 2), h.agent("n-mf0", 1)
-	big := h.submit(`{"name": "big", "project": "team", "pool": "q", "entrypoint": "x", "resources": {"slots": 4, "preemptible": false, "time_limit": 3600}}`)
+	var reply api.SubmitReply
+	if code := h.do("POST", "/api/v1/jobs?allow_infeasible=true", `{"name": "big", "project": "team", "pool": "q", "entrypoint": "x", "resources": {"slots": 4, "preemptible": false, "time_limit": 3600}}`, &reply); code != 201 {
+		t.Fatalf("submit big: %d", code)
+	}
+	big := reply.ID
 	gq := h.submit(`{"name": "gq", "project": "gone", "pool": "q", "entrypoint": "x", "resources": {"slots": 1, "preemptible": false}}`)
 	gmf := h.submit(`{"name": "gmf", "project": "gone", "pool": "mf", "entrypoint": "x", "resources": {"slots": 1}}`)
 	mf0 := h.submit(`{"name": "mf0", "project": "team", "pool": "mf0", "entrypoint": "x", "resources": {"slots": 1, "time_limit": 60}}`)

@@ -62,6 +62,9 @@ type Agent struct {
 	// HoldPreempt keeps preempted attempts running until Exit is called,
 	// as a task that takes its time to checkpoint would.
 	HoldPreempt bool
+	// DropReplies loses the next that many sync replies, as a reply cut
+	// off on its way: their commands and acknowledgements never arrive.
+	DropReplies int
 	// HoldKill keeps killed attempts running until Exit is called, as a
 	// task that traps SIGTERM and takes its kill grace would; a kill at
 	// once (GraceS 0) still ends them at once.
@@ -163,6 +166,11 @@ func (a *Agent) Sync(ctx context.Context, waitS int) (api.SyncReply, error) {
 		return reply, err
 	}
 	a.mu.Lock()
+	if a.DropReplies > 0 {
+		a.DropReplies--
+		a.mu.Unlock()
+		return api.SyncReply{}, nil
+	}
 	a.placeGen = max(a.placeGen, reply.PlacementGen)
 	var acked []api.Report
 	a.pending = slices.DeleteFunc(a.pending, func(r api.Report) bool {

@@ -1,0 +1,42 @@
+package master
+
+import (
+	"time"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// A node's commands leave its queue as the master writes a reply, so a
+// reply lost on its way (a connection cut after the write, an agent
+// given up on a silent poll) loses them. A lost start shows: the agent
+// does not list the attempt, and the master reconciles it. A lost
+// preempt or kill does not: the agent lists the attempt running, as it
+// would while it checkpoints or dies, and the task would stay preempting
+// or killing, its GPUs held, for ever. So an agent that still lists a
+// part of an attempt being stopped gets its stop again once stopResend
+// has passed since the last one (a long poll's hold and more, so that a
+// stop on its way is not doubled), and a registering agent at once: its
+// process may be new. Both commands are idempotent on the agent: a
+// second preempt changes nothing, a second kill never moves its deadline
+// later.
+
+// stopResend is how long after a stop went to a node that node's agent,
+// still running the part, gets it again.
+const stopResend = 30 * time.Second
+
+// stopAgain returns the stop to send again to node's agent, which lists
+// task t's attempt running, when t is being preempted or killed and its
+// stop went there at least after ago; it notes the send.
+func stopAgain(t *mtask, node string, now time.Time, after time.Duration) (api.Command, bool) {
+	if t == nil || t.att == nil || t.att.stop.Type == "" ||
+		t.rec.State != store.TaskPreempting && t.rec.State != store.TaskKilling {
+		return api.Command{}, false
+	}
+	p := t.part(node)
+	if p == nil || p.state == partExited || now.Sub(p.stopAt) < after {
+		return api.Command{}, false
+	}
+	p.stopAt = now
+	return t.att.stop, true
+}
