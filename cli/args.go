@@ -108,6 +108,16 @@ var argChecks = map[string]func(c *cobra.Command, s string) error{
 // argsError says what is wrong with the count of args, which c's Args
 // validator refused.
 func argsError(c *cobra.Command, args []string) error {
+	// A command with commands of its own whose first word is no valid
+	// argument but close to one of its commands ("allot job kil 15"):
+	// the command was meant.
+	if len(args) > 0 && c.HasAvailableSubCommands() {
+		if _, err := strconv.ParseInt(args[0], 10, 64); err != nil {
+			if len(namedFor(c, args[0])) > 0 || len(c.SuggestionsFor(args[0])) > 0 {
+				return unknownCommand(c, args[0])
+			}
+		}
+	}
 	spec := parseUse(c.Use)
 	nouns := func(placeholders []string) string {
 		words := make([]string, len(placeholders))

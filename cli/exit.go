@@ -144,13 +144,15 @@ func negativeArg(c *cobra.Command, err error) error {
 }
 
 // nestedCommands names the commands one level further down that are
-// called name: "allot logs" is "allot job logs", as kubectl and Slurm
-// users may look for it at the top.
+// called name, or name it in their SuggestFor (another tool's name for
+// them): "allot logs" is "allot job logs", "allot scancel" is "allot job
+// kill", as kubectl and Slurm users may look for them at the top.
 func nestedCommands(c *cobra.Command, name string) []string {
 	var found []string
 	for _, group := range c.Commands() {
 		for _, sub := range group.Commands() {
-			if sub.IsAvailableCommand() && (sub.Name() == name || sub.HasAlias(name)) {
+			if sub.IsAvailableCommand() && (sub.Name() == name || sub.HasAlias(name) ||
+				slices.ContainsFunc(sub.SuggestFor, func(w string) bool { return strings.EqualFold(w, name) })) {
 				found = append(found, sub.CommandPath())
 			}
 		}

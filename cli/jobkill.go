@@ -22,6 +22,8 @@ func newJobKillCmd() *cobra.Command {
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeJobID,
 		RunE:              func(cmd *cobra.Command, args []string) error { return runKills(cmd, &out, args) },
+		// Slurm's and Kubernetes' words for it.
+		SuggestFor: []string{"cancel", "scancel"},
 	}
 	cmd.Long = `Kill jobs' tasks: queued ones at once, running ones through their agents
 (the job is killed at once, its tasks when their agents report them; until

@@ -173,6 +173,10 @@ func (p *parser) resources(raw *yaml.Node, kind Kind) (r Resources) {
 		return r
 	}
 	defer f.Done()
+	// Slurm's and Kubernetes' words for the GPUs a task asks for.
+	for _, key := range []string{"gpus", "gres", "nvidia.com/gpu", "num_gpus"} {
+		f.Say(key, "the GPUs a task asks for are slots (slots: 2); gpu names their type (gpu: h100)")
+	}
 	slotsOK := yamlfield.Field(f, "slots", &r.Slots, yamlfield.IntAtLeast(0))
 	if !f.Has("slots") {
 		slotsOK = true // the default, 1, is checked against like a given one

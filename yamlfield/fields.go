@@ -180,6 +180,20 @@ type Fields struct {
 	known []string
 	// under are the fields of mappings nested in this one (Under).
 	under []nestedFields
+	// said are hints for keys other tools use (Say), which a spelling
+	// guess would get wrong.
+	said map[string]string
+}
+
+// Say gives the hint for an unknown key that another tool uses for what
+// this mapping calls otherwise ("gpus" for slots): Done reports it in
+// place of a spelling guess, which could point at a field of another
+// meaning ("gpu", the GPU type).
+func (f *Fields) Say(key, hint string) {
+	if f.said == nil {
+		f.said = map[string]string{}
+	}
+	f.said[key] = hint
 }
 
 // nestedFields are the fields of the mapping at key path of another.
@@ -297,6 +311,9 @@ func (f *Fields) Done() {
 			continue
 		}
 		hint := Suggest(pr.Key.Value, list)
+		if said, ok := f.said[pr.Key.Value]; ok {
+			hint = "; " + said
+		}
 		if hint == "" {
 			hint = f.misplaced(pr.Key.Value)
 		}
