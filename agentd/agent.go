@@ -147,8 +147,7 @@ func (c *Config) validate() error {
 type Agent struct {
 	cfg    Config
 	log    *slog.Logger
-	base   string // the master's URL without a trailing slash
-	client *http.Client
+	conn   masterConn
 	runner agent.Runner
 	gpus   map[int]bool
 	ship   *shipper
@@ -231,8 +230,6 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{
 		cfg:      cfg,
 		log:      cmpOr(cfg.Logger, slog.Default()).With("node", cfg.Name),
-		base:     strings.TrimRight(cfg.Master, "/"),
-		client:   cmpOr(cfg.Client, &http.Client{}),
 		runner:   cfg.Runner,
 		gpus:     map[int]bool{},
 		bootID:   bootID(),
@@ -261,6 +258,7 @@ func New(cfg Config) (*Agent, error) {
 		a.ship.push(id, l)
 	}
 	a.cred = newCredential(cfg.WorkDir, cfg.JoinToken, a.log)
+	a.conn = masterConn{base: strings.TrimRight(cfg.Master, "/"), client: cmpOr(cfg.Client, &http.Client{}), cred: a.cred}
 	a.journal = journal{path: filepath.Join(cfg.WorkDir, JournalFileName), log: a.log}
 	a.ship = newShipper(cfg.LogBufferLines, a.newBackoff(3), a.log, a.postLogs)
 	return a, nil
@@ -294,7 +292,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.log.Info("agent starting", "master", a.base, "pool", cmp.Or(a.cfg.Pool, "(the master's default)"), "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
+	a.log.Info("agent starting", "master", a.conn.base, "pool", cmp.Or(a.cfg.Pool, "(the master's default)"), "gpus", len(a.cfg.GPUs), "work_dir", a.cfg.WorkDir)
 
 	// The shipper and the watchers outlive ctx: logs and exit reports are
 	// still delivered during shutdown.

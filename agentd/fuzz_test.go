@@ -51,7 +51,7 @@ func FuzzMasterReply(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var reply api.SyncReply
-		err := a.post(ctx, "/agents/node-1/sync", 5*time.Second, api.Sync{}, &reply)
+		err := a.conn.post(ctx, "/agents/node-1/sync", 5*time.Second, api.Sync{}, &reply)
 		if st < 200 || st > 299 {
 			if err == nil {
 				t.Fatalf("status %d accepted", st)

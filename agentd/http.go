@@ -90,10 +90,19 @@ func permanent(err error) bool {
 // a thousand start commands is far below it.
 const maxReplyBytes = 32 << 20
 
+// masterConn is how the agent reaches the master: its URL (without a
+// trailing slash), the client that sends the requests and the credential
+// they present.
+type masterConn struct {
+	base   string
+	client *http.Client
+	cred   *credential
+}
+
 // post sends in as JSON to the master's path under /api/v1 and decodes
 // the reply into out (nil: the body is discarded).
-func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in, out any) error {
-	return a.postHeard(ctx, path, timeout, in, out, nil)
+func (c masterConn) post(ctx context.Context, path string, timeout time.Duration, in, out any) error {
+	return c.postHeard(ctx, path, timeout, in, out, nil)
 }
 
 // postHeard is post for a sync that asks for heartbeats
@@ -101,7 +110,7 @@ func (a *Agent) post(ctx context.Context, path string, timeout time.Duration, in
 // sends them, heard gets the time its headers came and the time each
 // part of the body came, each a moment at which the master held the
 // sync (api.SyncHeartbeatHeader says why that is contact).
-func (a *Agent) postHeard(ctx context.Context, path string, timeout time.Duration, in, out any, heard func(time.Time)) error {
+func (c masterConn) postHeard(ctx context.Context, path string, timeout time.Duration, in, out any, heard func(time.Time)) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("POST %s: encode: %w", path, err)
@@ -110,18 +119,18 @@ func (a *Agent) postHeard(ctx context.Context, path string, timeout time.Duratio
 	defer cancel()
 	ctx, giveUp := context.WithCancelCause(ctx)
 	defer giveUp(nil)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+api.Version+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+api.Version+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if tok := a.cred.bearer(); tok != "" {
+	if tok := c.cred.bearer(); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	if heard != nil {
 		req.Header.Set(api.SyncHeartbeatHeader, "1")
 	}
-	resp, err := a.client.Do(req)
+	resp, err := c.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", path, err)
 	}

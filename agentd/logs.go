@@ -240,5 +240,5 @@ func (s *shipper) run(ctx context.Context) {
 
 // postLogs sends one batch to the master.
 func (a *Agent) postLogs(ctx context.Context, batch api.LogBatch) error {
-	return a.post(ctx, "/agents/"+url.PathEscape(a.cfg.Name)+"/logs", a.cfg.RequestTimeout, batch, nil)
+	return a.conn.post(ctx, "/agents/"+url.PathEscape(a.cfg.Name)+"/logs", a.cfg.RequestTimeout, batch, nil)
 }

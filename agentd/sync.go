@@ -33,10 +33,10 @@ func (a *Agent) register(ctx context.Context) error {
 	}
 	a.mu.Unlock()
 	var reply api.RegisterReply
-	err := a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
+	err := a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
 	if isStatus(err, http.StatusUnauthorized) && a.cred.drop() {
 		a.log.Warn("the master refused the node's credential; registering with the join token", "err", err)
-		err = a.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
+		err = a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
 	}
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 			a.heartbeat(at)
 		}
 	}
-	err := a.postHeard(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply, heard)
+	err := a.conn.postHeard(ctx, path, a.cfg.RequestTimeout+time.Duration(waitS)*time.Second, req, &reply, heard)
 	if err == nil && reply.Status != 0 {
 		// The master failed the sync after it sent its headers.
 		err = &statusError{path: path, status: reply.Status, msg: reply.Error}

@@ -85,34 +85,7 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	case wasLeaving && !reg.Leaving:
 		ag.m.log.Info("agent no longer leaving: it registered again", "node", reg.Name)
 	}
-	runs := map[agent.TaskID]bool{}
-	for _, id := range reg.Running {
-		runs[id] = true
-	}
-	n.reconcile = map[agent.TaskID]bool{}
-	for _, t := range ag.m.tasksOn(n.rec.Name) {
-		p := t.part(n.rec.Name)
-		switch {
-		case runs[t.id()] || p.state == partExited:
-		case !p.delivered:
-			// Its start command is still queued and goes out with this reply.
-		default:
-			n.reconcile[t.id()] = true
-		}
-	}
-	var cmds []api.Command
-	for _, id := range reg.Running {
-		// A stray attempt (one the master ended, or never knew) is
-		// killed at once, without the pool's kill_grace: its GPUs are
-		// free in the master's view and may get a start in this very
-		// reply, which the agent runs only once the group is gone.
-		if !ag.heardRunning(id, n.rec.Name, now) {
-			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
-		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok {
-			cmds = append(cmds, c) // a new agent process may never have had it
-		}
-	}
-	kills := len(cmds)
+	cmds, kills := registeredRunning(ag, n, reg.Running, now)
 	cmds = append(cmds, ag.take(n)...)
 	ag.m.metric.agentRegistrations.Inc()
 	// A node back from a loss, and the attempts its agent still runs that

@@ -1,0 +1,44 @@
+package master
+
+import (
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// registeredRunning reconciles the attempts a registering agent runs
+// with the master's: the master's attempts on the node that the agent
+// does not list wait for their reports (n.reconcile); a stray one the
+// agent runs is killed, kills counting those; one being stopped gets its
+// stop again (stopAgain). It returns the commands for the reply.
+func registeredRunning(ag *agents, n *mnode, running []agent.TaskID, now time.Time) (cmds []api.Command, kills int) {
+	runs := map[agent.TaskID]bool{}
+	for _, id := range running {
+		runs[id] = true
+	}
+	n.reconcile = map[agent.TaskID]bool{}
+	for _, t := range ag.m.tasksOn(n.rec.Name) {
+		p := t.part(n.rec.Name)
+		switch {
+		case runs[t.id()] || p.state == partExited:
+		case !p.delivered:
+			// Its start command is still queued and goes out with this reply.
+		default:
+			n.reconcile[t.id()] = true
+		}
+	}
+	for _, id := range running {
+		// A stray attempt (one the master ended, or never knew) is
+		// killed at once, without the pool's kill_grace: its GPUs are
+		// free in the master's view and may get a start in this very
+		// reply, which the agent runs only once the group is gone.
+		if !ag.heardRunning(id, n.rec.Name, now) {
+			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
+			kills++
+		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok {
+			cmds = append(cmds, c) // a new agent process may never have had it
+		}
+	}
+	return cmds, kills
+}
