@@ -1,11 +1,18 @@
 package master
 
 import (
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 )
+
+// queued reports whether c is in node n's queue already (a restarted
+// master queues the stops of the tasks it finds being stopped).
+func queued(n *mnode, c api.Command) bool {
+	return slices.ContainsFunc(n.commands, func(q api.Command) bool { return q.Type == c.Type && q.Task == c.Task })
+}
 
 // registeredRunning reconciles the attempts a registering agent runs
 // with the master's: the master's attempts on the node that the agent
@@ -36,7 +43,7 @@ func registeredRunning(ag *agents, n *mnode, running []agent.TaskID, now time.Ti
 		if !ag.heardRunning(id, n.rec.Name, now) {
 			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
 			kills++
-		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok {
+		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok && !queued(n, c) {
 			cmds = append(cmds, c) // a new agent process may never have had it
 		}
 	}
