@@ -58,34 +58,46 @@ func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
 		if p.vic.gone(a) || p.sc.evicted[a] || p.vic.budgetSpent(&p.s.Jobs[p.s.Allocs[a].Job]) {
 			continue
 		}
-		al := &p.s.Allocs[a]
-		v, n := al.Job, al.Nodes[0].Node
-		cur := al.Nodes[0].Slots
-		if !p.elastic.fitsJob(n, &p.s.Jobs[j]) {
-			continue
+		v := p.s.Allocs[a].Job
+		// Never the job below its share.
+		if o := p.shrinkTo(a, j, &r, f.alloc[v]-f.share[v], func(given int32) { f.took(int32(v), -given) }); o != failed {
+			return o
 		}
-		// Give back what the task needs on n, no more: never below
-		// min_slots, nor the job below its share.
-		to := max(cur-(r.slots-p.st.avail(n)), int32(p.s.Jobs[v].MinSlots), cur-(f.alloc[v]-f.share[v]))
-		if to >= cur || p.st.avail(n)+cur-to < r.slots {
-			continue
-		}
-		p.st.addDrain(n, cur-to)
-		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
-		p.sc.scratch = nodes[:0]
-		if !ok { // cannot happen: n has the room
-			p.st.removeDrain(n, cur-to)
-			continue
-		}
-		p.pre.setFinal(a)
-		f.took(int32(v), to-cur)
-		at := len(p.sc.arena)
-		p.sc.arena = append(p.sc.arena, NodeSlots{Node: n, Slots: to})
-		p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)], For: int(j)})
-		if pr := p.vic.allocProject[a]; pr >= 0 {
-			p.vic.preempts[pr]++ // counts as a preemption, as the drivers charge it
-		}
-		return p.commit(j, nodes, false)
 	}
 	return failed
+}
+
+// shrinkTo shrinks allocation a, a grown elastic task on one node, for
+// job j's single-node request r: it gives back what r needs on the node,
+// no more, never below its job's min_slots nor more than most (what its
+// owner may give: the job's excess over its share, the project's over
+// its quota), and holds j there until the slots drain. account takes
+// the slots given before j is placed. failed, having changed nothing,
+// where the node does not fit j or the task cannot give enough.
+func (p *pass) shrinkTo(a, j int32, r *request, most int32, account func(given int32)) outcome {
+	al := &p.s.Allocs[a]
+	n, cur := al.Nodes[0].Node, al.Nodes[0].Slots
+	if !p.elastic.fitsJob(n, &p.s.Jobs[j]) {
+		return failed
+	}
+	to := max(cur-(r.slots-p.st.avail(n)), int32(p.s.Jobs[al.Job].MinSlots), cur-most)
+	if to >= cur || p.st.avail(n)+cur-to < r.slots {
+		return failed
+	}
+	p.st.addDrain(n, cur-to)
+	nodes, ok := p.st.find(r, p.sc.scratch[:0])
+	p.sc.scratch = nodes[:0]
+	if !ok { // cannot happen: n has the room
+		p.st.removeDrain(n, cur-to)
+		return failed
+	}
+	p.pre.setFinal(a)
+	account(cur - to)
+	at := len(p.sc.arena)
+	p.sc.arena = append(p.sc.arena, NodeSlots{Node: n, Slots: to})
+	p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)], For: int(j)})
+	if pr := p.vic.allocProject[a]; pr >= 0 {
+		p.vic.preempts[pr]++ // counts as a preemption, as the drivers charge it
+	}
+	return p.commit(j, nodes, false)
 }

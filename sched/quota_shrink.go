@@ -47,32 +47,10 @@ func (s *reclaimPreempt) shrinkFor(p *pass, j, pr int32) outcome {
 		if v == pr || p.vic.gone(a) || p.sc.evicted[a] || p.vic.budgetSpent(vj) {
 			continue
 		}
-		n, cur := al.Nodes[0].Node, al.Nodes[0].Slots
-		if !p.elastic.fitsJob(n, &p.s.Jobs[j]) {
-			continue
+		// Never a project below its quota.
+		if o := p.shrinkTo(a, j, &r, q.excess(p.s, v, pr), func(given int32) { q.add(p.s, q.alloc, v, -given) }); o != failed {
+			return o
 		}
-		// Give back what the task needs on n, no more: never below
-		// min_slots, nor a project below its quota.
-		to := max(cur-(r.slots-p.st.avail(n)), int32(vj.MinSlots), cur-q.excess(p.s, v, pr))
-		if to >= cur || p.st.avail(n)+cur-to < r.slots {
-			continue
-		}
-		p.st.addDrain(n, cur-to)
-		nodes, ok := p.st.find(&r, p.sc.scratch[:0])
-		p.sc.scratch = nodes[:0]
-		if !ok { // cannot happen: n has the room
-			p.st.removeDrain(n, cur-to)
-			continue
-		}
-		p.pre.setFinal(a)
-		q.add(p.s, q.alloc, v, to-cur)
-		at := len(p.sc.arena)
-		p.sc.arena = append(p.sc.arena, NodeSlots{Node: n, Slots: to})
-		p.plan.Resizes = append(p.plan.Resizes, Resize{Alloc: int(a), Nodes: p.sc.arena[at:len(p.sc.arena):len(p.sc.arena)], For: int(j)})
-		if vp := p.vic.allocProject[a]; vp >= 0 {
-			p.vic.preempts[vp]++ // counts as a preemption, as the drivers charge it
-		}
-		return p.commit(j, nodes, false)
 	}
 	return failed
 }
