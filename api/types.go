@@ -60,9 +60,10 @@ type Job struct {
 	// MultifactorPriority is, for a running job of a multifactor pool,
 	// the multi-factor priority it had in the last pass that found it
 	// waiting: the one it started with, which it keeps, as Slurm keeps a
-	// running job's (squeue's %Q). A waiting job's is pending.priority.
-	// Absent elsewhere, and for a job the master has not seen waiting
-	// since it started (a restart of the master).
+	// running job's (squeue's %Q), or, for one that started in the first
+	// pass to see it, its priority in that pass. A waiting job's is
+	// pending.priority. Absent elsewhere, and for a job that started
+	// before the master last restarted.
 	MultifactorPriority float64 `json:"multifactor_priority,omitempty"`
 	// OnPreempt and MaxRetries are the job's exit actions in force (its
 	// file's, else its pool's): GET /jobs/{id} gives them when they are

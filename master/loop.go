@@ -155,6 +155,7 @@ func (s *settling) Scheduled(plan *sched.Plan, err error) error {
 		return nil
 	}
 	s.pl.notePending(plan)
+	noteStartPriorities(s.pl, plan)
 	return nil
 }
 

@@ -50,8 +50,9 @@ func TestPendingMultifactorPriority(t *testing.T) {
 // and then started keeps, as multifactor_priority, the multi-factor
 // priority of the last pass that found it waiting, as Slurm keeps a
 // running job's: allot jobs -o wide then shows one kind of number for
-// running and waiting jobs. A job that never waited, or one in a FIFO
-// pool, has none.
+// running and waiting jobs. A job that started in its first pass keeps
+// the priority it started with (noteStartPriorities); one in a FIFO pool
+// has none.
 func TestRunningMultifactorPriority(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
@@ -71,8 +72,9 @@ func TestRunningMultifactorPriority(t *testing.T) {
 			if p := h.job(second).Pending; p != nil {
 				waited = p.Priority
 			}
-			if j := h.job(first); j.State != "running" || j.MultifactorPriority != 0 {
-				t.Fatalf("job %d: %s with multifactor_priority %v, want running with none (it never waited)", first, j.State, j.MultifactorPriority)
+			if j := h.job(first); j.State != "running" || (j.MultifactorPriority != 0) != tc.want {
+				t.Fatalf("job %d: %s with multifactor_priority %v, want running with one: %v (it started at once)",
+					first, j.State, j.MultifactorPriority, tc.want)
 			}
 			a.Exit(tid(first, 0, 1), agent.OutcomeCompleted, 0)
 			h.sync(a)
