@@ -211,3 +211,18 @@ agent_timeout: 0
 		t.Errorf("errors:\n%s\nwant:\n%s", err, strings.Join(want, "\n"))
 	}
 }
+
+// TestParseErrorsDefaultQOS: a default project whose qos list leaves out
+// the default QOS is refused, at default_qos when given, else at
+// default_project: every job there naming none would be refused.
+func TestParseErrorsDefaultQOS(t *testing.T) {
+	const head = "pools: [{name: default, policy: priority}]\ndefault_project: a\n"
+	runErrorCases(t, []errorCase{
+		{"at default_project", head + "projects:\n  - {name: a, qos: [high]}\n", 2,
+			`default_project: project a may not use QOS "normal" (its qos: high), and "normal" is the default QOS of the default project`},
+		{"at default_qos", head + "default_qos: normal\nprojects:\n  - {name: a, qos: [high]}\n", 3,
+			`default_qos: project a may not use QOS "normal" (its qos: high)`},
+		{"a parent's list", head + "projects:\n  - {name: org, qos: [high]}\n  - {name: a, parent: org}\n", 2,
+			`(the qos of its parent org: high)`},
+	})
+}

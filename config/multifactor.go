@@ -29,3 +29,24 @@ func (p *parser) defaultQOS(f *yamlfield.Fields, list []spec.QOS) string {
 		strings.Join(names, ", "))
 	return ""
 }
+
+// checkDefaultQOS refuses a default project whose qos list (its own or a
+// parent's) leaves out the default QOS: every job submitted there
+// without a QOS would be refused.
+func (p *parser) checkDefaultQOS(f *yamlfield.Fields, c *Config) {
+	if c.DefaultQOS == "" || !p.QOSKnown {
+		return
+	}
+	if err := p.CheckProjectQOS(c.DefaultProject, c.DefaultQOS); err != nil {
+		key, line := "default_qos", f.ValueLine("default_qos")
+		switch {
+		case f.Has("default_qos"):
+		case f.Has("default_project"):
+			key, line = "default_project", f.ValueLine("default_project")
+		default:
+			key, line = "projects", f.KeyLine("projects")
+		}
+		p.ErrorAt(line, key, nil, "%v, and %s is the default QOS of the default project: every job there that names none would be refused; "+
+			"add it to the project's qos or set default_qos to a level the project may use", err, yamlfield.Quote(c.DefaultQOS))
+	}
+}

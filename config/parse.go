@@ -70,6 +70,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 	userDefault := ""
 	if p.checkDefaults(f, c, defPool, defProject) {
 		userDefault = c.DefaultProject
+		p.checkDefaultQOS(f, c)
 	}
 	c.Users = p.userList(usersRaw, userDefault)
 	return c
