@@ -44,27 +44,7 @@ func TestFairShareElasticGivesBack(t *testing.T) {
 			b.running(alice, start(0), on("p-1", tc.gpus))
 			bob := b.job("bob", slots(tc.bobSlots), waiting(1), weight(3), submit(50))
 			s := b.snapshot()
-			p := mustSchedule(t, s)
-			if got := resizeList(s, &p); !slices.Equal(got, tc.resizes) {
-				t.Fatalf("resizes %v, want %v\n%s", got, tc.resizes, fmtPlan(s, &p))
-			}
-			if len(p.Preemptions) != 0 || len(p.Starts) != 0 {
-				t.Fatalf("want no preemption or start\n%s", fmtPlan(s, &p))
-			}
-			mustPending(t, s, &p, bob, tc.bob)
-			if tc.resizes == nil {
-				return
-			}
-			// Once the checkpoint lands bob runs his slot, alice keeps
-			// her min, and nothing moves again (no growing back).
-			s2, last, _ := settle(t, s, 10)
-			held := map[int]int{}
-			for _, al := range s2.Allocs {
-				held[al.Job] += Slots(al.Nodes)
-			}
-			if held[alice] != tc.alice || held[bob] != tc.bobSlots {
-				t.Fatalf("settled holdings alice=%d bob=%d, want %d and %d\n%s", held[alice], held[bob], tc.alice, tc.bobSlots, fmtPlan(s2, &last))
-			}
+			checkShrink(t, s, tc.resizes, bob, tc.bob, alice, tc.alice, tc.bobSlots)
 		})
 	}
 }
@@ -106,5 +86,33 @@ func TestFairShareShrinkChargesBudget(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkShrink checks a pass whose only changes are the shrinks resizes
+// (nil: none) for job waiter, pending with reason; then, once the
+// checkpoints land and the passes settle, that victim holds vSlots and
+// waiter wSlots, and nothing moves again (no growing back).
+func checkShrink(t *testing.T, s *Snapshot, resizes []string, waiter int, reason Reason, victim, vSlots, wSlots int) {
+	t.Helper()
+	p := mustSchedule(t, s)
+	if got := resizeList(s, &p); !slices.Equal(got, resizes) {
+		t.Fatalf("resizes %v, want %v\n%s", got, resizes, fmtPlan(s, &p))
+	}
+	if len(p.Preemptions) != 0 || len(p.Starts) != 0 {
+		t.Fatalf("want no preemption or start\n%s", fmtPlan(s, &p))
+	}
+	mustPending(t, s, &p, waiter, reason)
+	if resizes == nil {
+		return
+	}
+	s2, last, _ := settle(t, s, 10)
+	held := map[int]int{}
+	for _, al := range s2.Allocs {
+		held[al.Job] += Slots(al.Nodes)
+	}
+	if held[victim] != vSlots || held[waiter] != wSlots {
+		t.Fatalf("settled holdings %s=%d %s=%d, want %d and %d\n%s", s.Jobs[victim].ID, held[victim], s.Jobs[waiter].ID, held[waiter],
+			vSlots, wSlots, fmtPlan(s2, &last))
 	}
 }

@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
 // TestQuotaReclaimShrinks: vision (quota qv) runs one grown elastic task
 // on a node of 4 when nlp (quota 2) asks for 2 slots. Reclaim never takes
@@ -40,27 +37,7 @@ func TestQuotaReclaimShrinks(t *testing.T) {
 			c.running(el, start(0), on("q-1", 4))
 			want := c.job("nlp2", inProject(nlp), slots(2), waiting(1), submit(50))
 			s := c.snapshot()
-			p := mustSchedule(t, s)
-			if got := resizeList(s, &p); !slices.Equal(got, tc.resizes) {
-				t.Fatalf("resizes %v, want %v\n%s", got, tc.resizes, fmtPlan(s, &p))
-			}
-			if len(p.Preemptions) != 0 || len(p.Starts) != 0 {
-				t.Fatalf("want no preemption or start\n%s", fmtPlan(s, &p))
-			}
-			mustPending(t, s, &p, want, tc.nlp)
-			if tc.resizes == nil {
-				return
-			}
-			// Once the checkpoint lands nlp runs, vision keeps its quota,
-			// and nothing moves again.
-			s2, last, _ := settle(t, s, 10)
-			held := map[int]int{}
-			for _, al := range s2.Allocs {
-				held[al.Job] += Slots(al.Nodes)
-			}
-			if held[el] != tc.vision || held[want] != tc.nlpSlots {
-				t.Fatalf("settled holdings el=%d nlp2=%d, want %d and %d\n%s", held[el], held[want], tc.vision, tc.nlpSlots, fmtPlan(s2, &last))
-			}
+			checkShrink(t, s, tc.resizes, want, tc.nlp, el, tc.vision, tc.nlpSlots)
 		})
 	}
 }
