@@ -26,41 +26,56 @@ func fillStep(job *Job, share, demand int32) int32 {
 	return max(min(int32(job.MinSlots), demand-share), 0)
 }
 
-// shrinkables lists, in victim order, the victims that shrinkFor may
-// shrink: tasks of elastic jobs holding more than min_slots on one node.
-// Most pools have none, and then a failed search costs nothing more.
-func (s *sharePreempt) shrinkables(p *pass) {
-	s.shrink = s.shrink[:0]
-	for _, a := range s.victims {
+// grownElastic fills dst (reusing it), in victims' order, with the tasks a shrink may
+// take from: tasks of elastic jobs, not interactive nor borrowing,
+// holding more than min_slots on one node. Most pools have none, and
+// then a failed search costs nothing more.
+func grownElastic(p *pass, victims, dst []int32) []int32 {
+	dst = dst[:0]
+	for _, a := range victims {
 		al := &p.s.Allocs[a]
 		job := &p.s.Jobs[al.Job]
-		if job.MinSlots > 0 && !job.Interactive && len(al.Nodes) == 1 && al.Nodes[0].Slots > int32(job.MinSlots) {
-			s.shrink = append(s.shrink, a)
+		if job.MinSlots > 0 && !job.Interactive && !job.Borrow && len(al.Nodes) == 1 && al.Nodes[0].Slots > int32(job.MinSlots) {
+			dst = append(dst, a)
 		}
 	}
+	return dst
 }
 
 // shrinkFor places one task of j, a single-node task, by shrinking a
-// grown elastic task of a job above its share on a node where the slots
-// it gives back make the task fit, and reports held (the task waits for
-// the checkpoint), or failed having changed nothing.
+// grown elastic task of a job above its share, never below it.
 func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
-	if len(s.shrink) == 0 {
+	f := &p.sc.fs
+	return p.shrinkOne(j, s.shrink, func(a int32) (int32, func(int32), bool) {
+		v := p.s.Allocs[a].Job
+		return f.alloc[v] - f.share[v], func(given int32) { f.took(int32(v), -given) }, true
+	})
+}
+
+// shrinkOne places one task of j, a single-node task, by shrinking one of
+// the grown tasks in shrink (grownElastic) on a node where the slots it
+// gives back make the task fit, and reports held (the task waits for the
+// checkpoint), or failed having changed nothing. give says how much a's
+// owner may give and how to count it, or that a may not be shrunk for
+// j. A task gone or evicted in this pass, or one of a project whose
+// preemption budget is spent, gives nothing back.
+func (p *pass) shrinkOne(j int32, shrink []int32, give func(a int32) (most int32, account func(int32), ok bool)) outcome {
+	if len(shrink) == 0 {
 		return failed
 	}
 	r := p.request(j, true)
 	if !p.st.oneNode(&r) {
 		return failed
 	}
-	f := &p.sc.fs
-	for _, a := range s.shrink {
-		// A project whose preemption budget is spent gives nothing back.
+	for _, a := range shrink {
 		if p.vic.gone(a) || p.sc.evicted[a] || p.vic.budgetSpent(&p.s.Jobs[p.s.Allocs[a].Job]) {
 			continue
 		}
-		v := p.s.Allocs[a].Job
-		// Never the job below its share.
-		if o := p.shrinkTo(a, j, &r, f.alloc[v]-f.share[v], func(given int32) { f.took(int32(v), -given) }); o != failed {
+		most, account, ok := give(a)
+		if !ok {
+			continue
+		}
+		if o := p.shrinkTo(a, j, &r, most, account); o != failed {
 			return o
 		}
 	}

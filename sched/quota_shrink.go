@@ -12,47 +12,15 @@ package sched
 // reclaimer's branch) below its quota. The slots drain to the waiting
 // task, held until they land, as a fair-share shrink does.
 
-// shrinkables lists, in victim order, the victims shrinkFor may shrink:
-// tasks of elastic jobs, not interactive nor borrowing, holding more than
-// min_slots on one node.
-func (s *reclaimPreempt) shrinkables(p *pass) {
-	s.shrink = s.shrink[:0]
-	for _, a := range s.victims {
-		al := &p.s.Allocs[a]
-		job := &p.s.Jobs[al.Job]
-		if job.MinSlots > 0 && !job.Interactive && !job.Borrow && len(al.Nodes) == 1 &&
-			al.Nodes[0].Slots > int32(job.MinSlots) {
-			s.shrink = append(s.shrink, a)
-		}
-	}
-}
-
 // shrinkFor places one task of j, a single-node task of project pr, by
-// shrinking a grown elastic task of another project over its quota on a
-// node where the slots it gives back make the task fit, and reports held
-// (the task waits for the checkpoint), or failed having changed nothing.
+// shrinking a grown elastic task of another project over its quota, never
+// taking that project below it.
 func (s *reclaimPreempt) shrinkFor(p *pass, j, pr int32) outcome {
-	if len(s.shrink) == 0 {
-		return failed
-	}
-	r := p.request(j, true)
-	if !p.st.oneNode(&r) {
-		return failed
-	}
 	q := &p.sc.quota
-	for _, a := range s.shrink {
-		al := &p.s.Allocs[a]
-		vj := &p.s.Jobs[al.Job]
-		v := int32(vj.Project)
-		if v == pr || p.vic.gone(a) || p.sc.evicted[a] || p.vic.budgetSpent(vj) {
-			continue
-		}
-		// Never a project below its quota.
-		if o := p.shrinkTo(a, j, &r, q.excess(p.s, v, pr), func(given int32) { q.add(p.s, q.alloc, v, -given) }); o != failed {
-			return o
-		}
-	}
-	return failed
+	return p.shrinkOne(j, s.shrink, func(a int32) (int32, func(int32), bool) {
+		v := int32(p.s.Jobs[p.s.Allocs[a].Job].Project)
+		return q.excess(p.s, v, pr), func(given int32) { q.add(p.s, q.alloc, v, -given) }, v != pr
+	})
 }
 
 // excess is what project v may give to pr's reclaim: the least, over v

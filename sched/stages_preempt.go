@@ -91,7 +91,7 @@ func (s *sharePreempt) begin(p *pass, pool int) {
 	s.shrink = s.shrink[:0]
 	if s.on {
 		p.vic.indexVictims(p.vic.facts, victimsAboveShare)
-		s.shrinkables(p)
+		s.shrink = grownElastic(p, s.victims, s.shrink)
 	}
 }
 
@@ -138,7 +138,7 @@ func (s *reclaimPreempt) begin(p *pass, pool int) {
 	q := &p.sc.quota
 	s.victims = p.sc.quota.victims(p, pool)
 	q.next = resize(q.next, len(s.victims))
-	s.shrinkables(p)
+	s.shrink = grownElastic(p, s.victims, s.shrink)
 }
 
 func (s *reclaimPreempt) end(*pass) {}
