@@ -12,7 +12,6 @@ import (
 	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
-	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 	"github.com/allot-sched/allot/yamlfield"
 )
@@ -170,15 +169,8 @@ func quotaFeasible(cfg *config.Config, pool int, project string, e *sched.Job) e
 	if e.MinSlots > 0 {
 		field = "resources.min_slots"
 	}
-	byName := func(name string) *spec.Project {
-		i := slices.IndexFunc(cfg.Projects, func(p spec.Project) bool { return p.Name == name })
-		if i < 0 {
-			return nil
-		}
-		return &cfg.Projects[i]
-	}
-	pr := byName(project)
-	if pr == nil {
+	pr, ok := cfg.Project(project)
+	if !ok {
 		return nil
 	}
 	tail := fmt.Sprintf(" Submit it with %s=true (allot submit --allow-infeasible) to queue it anyway, for a configuration yet to change.", AllowInfeasibleParam)
@@ -192,14 +184,11 @@ func quotaFeasible(cfg *config.Config, pool int, project string, e *sched.Job) e
 				"its project's quota (it is %s). Submit it preemptible (resources.preemptible: true) to run over quota on idle GPUs, "+
 				"or to a project with a larger quota.%s", field, plural.Count(need, "slot"), pr.Name, pr.Quota, cfg.Pools[pool].Name, why, tail)}
 	}
-	for p := pr; p != nil; p = byName(p.Parent) {
+	for p, ok := pr, true; ok; p, ok = cfg.Project(p.Parent) {
 		if p.Limit > 0 && need > p.Limit {
 			return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(
 				"%s: a task of %s can never run under project %s's limit of %d in quota pool %s.%s",
 				field, plural.Count(need, "slot"), p.Name, p.Limit, cfg.Pools[pool].Name, tail)}
-		}
-		if p.Parent == "" {
-			break
 		}
 	}
 	return nil
