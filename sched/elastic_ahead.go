@@ -95,3 +95,12 @@ func (e *elasticPass) older(a, b int32) int {
 	}
 	return int(a - b)
 }
+
+// GrowthBlockedBy reports whether job w of pool pl, left waiting for
+// reason r, keeps the running elastic tasks of job e (of the same pool)
+// from growing: it waits for slots (Reason.BlocksGrowth) and, in a
+// priority pool, is at least as important as e, since growth there comes
+// before the starts of strictly less important jobs.
+func GrowthBlockedBy(pl *Pool, e, w *Job, r Reason) bool {
+	return blocksExpansion(r) && (pl.Policy != PolicyPriority || w.Priority <= e.Priority)
+}
