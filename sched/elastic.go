@@ -31,10 +31,13 @@ import (
 // tasks that are draining, moved or preempted in this plan, interactive, or
 // younger than the pool's minimum run time do not grow; under quota the
 // project's limit (and, for non-preemptible work, its quota) still holds.
+// A priority pool also grows its tasks during the walk, ahead of strictly
+// less important jobs (elastic_ahead.go).
 
-// Resize grows a running task of an elastic job to a new placement, or in
-// a fair-share pool shrinks it in place to make room for a job below its
-// share (fairshare_shrink.go). The
+// Resize grows a running task of an elastic job to a new placement, or
+// shrinks it in place to make room for a job below its fair share
+// (fairshare_shrink.go) or quota, or for work within its own project's
+// quota (quota_shrink.go). The
 // task checkpoints and restarts on Nodes (its new, complete placement);
 // the slots of Nodes it does not hold yet are claimed from this plan on.
 // Until its checkpoint lands the caller reports it as two allocations: the
