@@ -13,7 +13,8 @@ import (
 // A running elastic job held below its size. Its tasks grow, doubling,
 // only on spare slots (sched/elastic.go, policies.md "Expanding"): after
 // its pool's pass no slot job of the pool may wait for slots (a job
-// waiting for a reason more slots would not cure does not count), the
+// waiting for a reason more slots would not cure does not count; in a
+// priority pool, a job less important than it either, sched/elastic_ahead.go), the
 // task is neither interactive nor being stopped, it has run the pool's
 // min_run_time, and the doubled task fits on free slots (its own
 // counted). In a busy pool that is never, and "It is running." alone
@@ -52,8 +53,9 @@ func (ja *jobsAPI) elasticHold(j *mjob) *api.ElasticHold {
 }
 
 // growthBlockers names the slot jobs of job ji's pool that the last pass
-// left waiting for slots (sched.Reason.BlocksGrowth), in the snapshot's
-// order: while one does, the pool has no slots to spare. Callers hold mu.
+// left waiting for slots and that keep it from growing
+// (sched.GrowthBlockedBy: in a priority pool, those at least as important),
+// in the snapshot's order. Callers hold mu.
 func (ja *jobsAPI) growthBlockers(ji int) []api.JobRef {
 	s := &ja.m.planner.snap
 	var out []api.JobRef
@@ -67,7 +69,7 @@ func (ja *jobsAPI) growthBlockers(ji int) []api.JobRef {
 			continue
 		}
 		mj := ja.m.jobs[id]
-		if mj == nil || mj.pending == nil || mj.pending.code != "" || !mj.pending.p.Reason.BlocksGrowth() {
+		if mj == nil || mj.pending == nil || mj.pending.code != "" || !sched.GrowthBlockedBy(&s.Pools[o.Pool], &s.Jobs[ji], o, mj.pending.p.Reason) {
 			continue
 		}
 		out = append(out, api.JobRef{ID: id, Name: mj.rec.Name, User: mj.rec.User, Project: mj.rec.Project, Slots: o.Slots})
@@ -92,9 +94,15 @@ func growthRule(s *sched.Snapshot, e *sched.Job, h *api.ElasticHold, stopping bo
 	case pool.MinRunTime > 0 && s.Now-start < pool.MinRunTime:
 		return fmt.Sprintf("%s; it grows no sooner than the pool's min_run_time (%s) after its start, at %s.",
 			held, sched.HumanDuration(pool.MinRunTime), msgTime(time.Unix(start+pool.MinRunTime, 0)))
+	case len(h.Waiting) > 0 && pool.Policy == sched.PolicyPriority:
+		return fmt.Sprintf("%s; it grows before less important jobs start, when no job of pool %s at least as important waits for slots (%s %s).",
+			held, pool.Name, jobList(h.Waiting), waitVerb(len(h.Waiting)))
 	case len(h.Waiting) > 0:
 		return fmt.Sprintf("%s; it grows only on spare slots, when no job of pool %s waits for slots (%s %s).",
 			held, pool.Name, jobList(h.Waiting), waitVerb(len(h.Waiting)))
+	case pool.Policy == sched.PolicyPriority:
+		return fmt.Sprintf("%s; no job of pool %s at least as important waits for slots, so it grows, doubling, at a pass where the doubled task fits on free slots.",
+			held, pool.Name)
 	}
 	return fmt.Sprintf("%s; no job of pool %s waits for slots, so it grows, doubling, at a pass where the doubled task fits on free slots.",
 		held, pool.Name)

@@ -17,11 +17,11 @@ func TestExplainElasticHeld(t *testing.T) {
 		waiter       bool
 		says         string
 	}{
-		{"a job waits for slots", "pools:\n  - {name: default, policy: priority}\n", true,
+		{"a job waits for slots", "pools:\n  - {name: default, policy: fifo}\n", true,
 			"It is running. It holds 2 of its 4 slots; it grows only on spare slots, when no job of pool default waits for slots (job {w} waits)."},
 		{"min_run_time", "pools:\n  - {name: default, policy: priority, preemption: true, min_run_time: 10m}\n", false,
 			"It holds 2 of its 4 slots; it grows no sooner than the pool's min_run_time (10m) after its start, at "},
-		{"nothing waits", "pools:\n  - {name: default, policy: priority}\n", false,
+		{"nothing waits", "pools:\n  - {name: default, policy: fifo}\n", false,
 			"It holds 2 of its 4 slots; no job of pool default waits for slots, so it grows, doubling, at a pass where the doubled task fits on free slots."},
 	}
 	for _, tt := range tests {

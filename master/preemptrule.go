@@ -78,9 +78,14 @@ func preemptionAccount(s *sched.Snapshot, p sched.Preemption, winner string) (le
 
 // resizeWhy is the rule that let a shrink give slots to job p.For: the
 // preemption's rule, said of the resized job; for a quota reclaim, which
-// names its projects in the lead, the projects' standing.
+// names its projects in the lead, the projects' standing; for work of the
+// resized job's own project (a quota pool's work within quota taking the
+// place of the project's preemptible work), that rule.
 func resizeWhy(s *sched.Snapshot, p sched.Preemption) string {
 	_, why, cause := preemptionAccount(s, p, "")
+	if cause == store.CauseSameProject {
+		return "the same project's work within its quota goes before its preemptible work"
+	}
 	if cause == store.CauseQuotaReclaim {
 		name := func(j *sched.Job) string {
 			if j.Project >= 0 && j.Project < len(s.Projects) {

@@ -33,7 +33,7 @@
 // free then draining slots, with consolidation and elastic shrinking, and
 // the preempt stage makes room when that fails; a gate stage is told of
 // each job that could not start. Zero-slot tasks and elastic growth come
-// after the walk. The stages:
+// after the walk (in a priority pool growth also comes during it). The stages:
 //   - order: FIFO, priority and multifactor are static (sorted once, a
 //     turn runs all of a job's waiting tasks); fair-share deficit
 //     (fairshare.go) and quota deprivation rounds (quota_rounds.go) are
@@ -87,12 +87,14 @@
 // in the same plan (Plan.Moves) or nothing moves. Elastic jobs (elastic.go,
 // Job.MinSlots) start tasks at halved sizes when the full size does not
 // fit, and double running tasks when the pool has spare slots
-// (Plan.Resizes); in a fair-share pool their share counts in min_slots
+// (Plan.Resizes), in a priority pool before strictly less important jobs
+// start (elastic_ahead.go); in a fair-share pool their share counts in min_slots
 // steps, and the fair-share preempt stage shrinks a grown task of a job
 // above its share, in place, for a job below its share
 // (fairshare_shrink.go), as quota reclaim shrinks one of a project over its
-// quota, never below that quota, where no whole task may go
-// (quota_shrink.go). Moves and resizes keep the invariants above: the slots
+// quota, never below that quota, where no whole task may go, and work
+// within quota shrinks one of its own project before evicting the
+// project's work whole (quota_shrink.go). Moves and resizes keep the invariants above: the slots
 // a moved or resized task leaves drain like a preempted task's, and its
 // new slots are taken from free ones.
 //

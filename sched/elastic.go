@@ -31,10 +31,13 @@ import (
 // tasks that are draining, moved or preempted in this plan, interactive, or
 // younger than the pool's minimum run time do not grow; under quota the
 // project's limit (and, for non-preemptible work, its quota) still holds.
+// A priority pool also grows its tasks during the walk, ahead of strictly
+// less important jobs (elastic_ahead.go).
 
-// Resize grows a running task of an elastic job to a new placement, or in
-// a fair-share pool shrinks it in place to make room for a job below its
-// share (fairshare_shrink.go). The
+// Resize grows a running task of an elastic job to a new placement, or
+// shrinks it in place to make room for a job below its fair share
+// (fairshare_shrink.go) or quota, or for work within its own project's
+// quota (quota_shrink.go). The
 // task checkpoints and restarts on Nodes (its new, complete placement);
 // the slots of Nodes it does not hold yet are claimed from this plan on.
 // Until its checkpoint lands the caller reports it as two allocations: the
@@ -64,8 +67,11 @@ type elasticPass struct {
 	st *state
 	// sizes holds each elastic job's current task size in this pass; 0
 	// means Job.Slots.
-	sizes    []int32
+	sizes []int32
+	// growable is the pool's tasks that may grow (candidates), and
+	// ahead the walk's growth in a priority pool (elastic_ahead.go).
 	growable []int32
+	ahead    ahead
 }
 
 func (e *elasticPass) reset(s *Snapshot) {
@@ -148,13 +154,8 @@ func (r Reason) BlocksGrowth() bool { return blocksExpansion(r) }
 // expand doubles the pool's shrunk elastic tasks when its pass left slots
 // spare; pendMark is where the pool's pending entries start in the plan.
 func (e *elasticPass) expand(pool int, pendMark int) {
-	cands := e.growable[:0]
-	for _, a := range e.p.sc.poolRuns[pool] {
-		if e.canGrow(a) {
-			cands = append(cands, a)
-		}
-	}
-	e.growable = cands
+	e.candidates(pool)
+	cands := e.growable
 	if len(cands) == 0 {
 		return
 	}
@@ -163,12 +164,7 @@ func (e *elasticPass) expand(pool int, pendMark int) {
 			return
 		}
 	}
-	slices.SortFunc(cands, func(a, b int32) int {
-		if c := cmp64(e.s.Allocs[a].Start, e.s.Allocs[b].Start); c != 0 {
-			return c
-		}
-		return int(a - b)
-	})
+	slices.SortFunc(cands, e.older)
 	for _, a := range cands {
 		e.grow(a)
 	}

@@ -126,6 +126,10 @@ func (m *moveCheck) moves() {
 func (m *moveCheck) resizes() {
 	s := m.s
 	grew := make([]bool, len(s.Pools))
+	// grewPrio is, per pool, the least important priority of a job that
+	// grew: in a priority pool a task grows ahead of strictly less
+	// important jobs (elastic_ahead.go).
+	grewPrio := make([]int, len(s.Pools))
 	for _, rs := range m.p.Resizes {
 		if rs.Alloc < 0 || rs.Alloc >= len(s.Allocs) {
 			m.fail("resize %+v out of range", rs)
@@ -154,6 +158,9 @@ func (m *moveCheck) resizes() {
 			m.fail("alloc %d of %s resized from %d to %d slots, want %d (max %d)", rs.Alloc, j.ID, old, Slots(rs.Nodes), want, j.Slots)
 		}
 		m.seen[rs.Alloc] = true
+		if !shrunk {
+			grewPrio[j.Pool] = max(grewPrio[j.Pool], j.Priority)
+		}
 		grew[j.Pool] = grew[j.Pool] || !shrunk
 		if !m.placed("resize", j, rs.Nodes) {
 			continue
@@ -165,12 +172,16 @@ func (m *moveCheck) resizes() {
 			}
 		}
 	}
-	// Tasks grow only when no slot job of the pool waits for slots.
+	// Tasks grow only when no slot job of the pool waits for slots; in a
+	// priority pool, none at least as important as a job that grew.
 	for _, pe := range m.p.Pending {
 		if pe.Job < 0 || pe.Job >= len(s.Jobs) {
 			continue
 		}
 		j := &s.Jobs[pe.Job]
+		if s.Pools[j.Pool].Policy == PolicyPriority && j.Priority > grewPrio[j.Pool] {
+			continue
+		}
 		if grew[j.Pool] && j.Slots > 0 && blocksExpansion(pe.Reason) {
 			m.fail("pool %s expands elastic tasks while %s waits with %v", s.Pools[j.Pool].Name, j.ID, pe.Reason)
 		}

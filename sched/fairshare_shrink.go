@@ -46,7 +46,7 @@ func grownElastic(p *pass, victims, dst []int32) []int32 {
 // grown elastic task of a job above its share, never below it.
 func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
 	f := &p.sc.fs
-	return p.shrinkOne(j, s.shrink, func(a int32) (int32, func(int32), bool) {
+	return p.shrinkOne(j, s.shrink, 0, func(a int32) (int32, func(int32), bool) {
 		v := p.s.Allocs[a].Job
 		return f.alloc[v] - f.share[v], func(given int32) { f.took(int32(v), -given) }, true
 	})
@@ -54,12 +54,13 @@ func (s *sharePreempt) shrinkFor(p *pass, j int32) outcome {
 
 // shrinkOne places one task of j, a single-node task, by shrinking one of
 // the grown tasks in shrink (grownElastic) on a node where the slots it
-// gives back make the task fit, and reports held (the task waits for the
-// checkpoint), or failed having changed nothing. give says how much a's
+// gives back make the task fit, giving at least least slots, and reports
+// held (the task waits for the checkpoint), or failed having changed
+// nothing. give says how much a's
 // owner may give and how to count it, or that a may not be shrunk for
 // j. A task gone or evicted in this pass, or one of a project whose
 // preemption budget is spent, gives nothing back.
-func (p *pass) shrinkOne(j int32, shrink []int32, give func(a int32) (most int32, account func(int32), ok bool)) outcome {
+func (p *pass) shrinkOne(j int32, shrink []int32, least int32, give func(a int32) (most int32, account func(int32), ok bool)) outcome {
 	if len(shrink) == 0 {
 		return failed
 	}
@@ -75,7 +76,7 @@ func (p *pass) shrinkOne(j int32, shrink []int32, give func(a int32) (most int32
 		if !ok {
 			continue
 		}
-		if o := p.shrinkTo(a, j, &r, most, account); o != failed {
+		if o := p.shrinkTo(a, j, &r, least, most, account); o != failed {
 			return o
 		}
 	}
@@ -86,17 +87,19 @@ func (p *pass) shrinkOne(j int32, shrink []int32, give func(a int32) (most int32
 // job j's single-node request r: it gives back what r needs on the node,
 // no more, never below its job's min_slots nor more than most (what its
 // owner may give: the job's excess over its share, the project's over
-// its quota), and holds j there until the slots drain. account takes
+// its quota), but at least least (what a limit asks the project to give
+// up; 0 for none), and holds j there until the slots drain. account takes
 // the slots given before j is placed. failed, having changed nothing,
 // where the node does not fit j or the task cannot give enough.
-func (p *pass) shrinkTo(a, j int32, r *request, most int32, account func(given int32)) outcome {
+func (p *pass) shrinkTo(a, j int32, r *request, least, most int32, account func(given int32)) outcome {
 	al := &p.s.Allocs[a]
 	n, cur := al.Nodes[0].Node, al.Nodes[0].Slots
 	if !p.elastic.fitsJob(n, &p.s.Jobs[j]) {
 		return failed
 	}
-	to := max(cur-(r.slots-p.st.avail(n)), int32(p.s.Jobs[al.Job].MinSlots), cur-most)
-	if to >= cur || p.st.avail(n)+cur-to < r.slots {
+	floor := int32(p.s.Jobs[al.Job].MinSlots)
+	to := min(max(cur-(r.slots-p.st.avail(n)), floor, cur-most), cur-least)
+	if to >= cur || to < floor || p.st.avail(n)+cur-to < r.slots {
 		return failed
 	}
 	p.st.addDrain(n, cur-to)

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -11,8 +12,10 @@ import (
 // limits, letting jobs arrive and carrying conservative reservations as
 // callers do, and checks after every pass: no node over capacity; gangs
 // all or nothing; under conservative no reservation moved later; no
-// reclaim victim below its quota. At the end, every job that fits an
-// empty cluster has run (no starvation).
+// reclaim victim below its quota; a shrink for its own project's job
+// only for work within quota; in a priority pool growth only while no
+// job at least as important waits for slots. At the end, every job that
+// fits an empty cluster has run (no starvation).
 func TestPassProperties(t *testing.T) {
 	type variant struct {
 		name string
@@ -45,7 +48,8 @@ func TestPassProperties(t *testing.T) {
 			}
 			t.Logf("%+v", st)
 			if st.starts == 0 || st.reserved == 0 && pl(v.pool) == ReserveConservative ||
-				st.shrinks == 0 && v.pool.Policy == PolicyQuota {
+				(st.shrinks == 0 || st.ownShrinks == 0) && v.pool.Policy == PolicyQuota ||
+				st.growsAhead == 0 && v.pool.Policy == PolicyPriority {
 				t.Errorf("the cases exercised nothing: %+v", st)
 			}
 		})
@@ -91,8 +95,13 @@ func passCluster(rng *rand.Rand, pl Pool) (*Snapshot, []Job) {
 		if pl.Policy == PolicyQuota && rng.IntN(6) == 0 {
 			j.Borrow, j.Preemptible = true, true
 		}
-		if pl.Policy == PolicyQuota && j.Slots > 1 && rng.IntN(2) == 0 {
-			j.MinSlots = 1 + rng.IntN(j.Slots-1) // elastic: reclaim may shrink it
+		if (pl.Policy == PolicyQuota || pl.Policy == PolicyPriority) && j.Slots > 1 && rng.IntN(2) == 0 {
+			j.MinSlots = 1 + rng.IntN(j.Slots-1) // elastic: reclaim may shrink it, a priority pool grow it ahead
+		}
+		if pl.Policy == PolicyQuota && j.MinSlots == 0 && !j.Borrow && rng.IntN(5) == 0 {
+			// A notebook: work within quota, which shrinks its own
+			// project's grown elastic task before evicting its work.
+			j.Kind, j.Interactive, j.Preemptible = KindNotebook, true, false
 		}
 		if len(leaves) > 0 {
 			j.Account = leaves[rng.IntN(len(leaves))]
@@ -107,7 +116,11 @@ func passCluster(rng *rand.Rand, pl Pool) (*Snapshot, []Job) {
 }
 
 // passStats counts what the passes did, to show the cases exercise it.
-type passStats struct{ passes, starts, gangs, preemptions, shrinks, reserved int }
+type passStats struct {
+	passes, starts, gangs, preemptions, shrinks, reserved int
+	ownShrinks                                            int // shrinks for a job of the shrunk task's own project
+	growsAhead                                            int // growths in a pass that left a slot job waiting for slots
+}
 
 func pl(p Pool) Reservations {
 	if p.Policy == PolicyBackfill {
@@ -131,6 +144,11 @@ func runPasses(s *Snapshot, future []Job, st *passStats) string {
 		for _, rs := range p.Resizes {
 			if Slots(rs.Nodes) < Slots(s.Allocs[rs.Alloc].Nodes) {
 				st.shrinks++
+				if s.Jobs[s.Allocs[rs.Alloc].Job].Project == s.Jobs[rs.For].Project {
+					st.ownShrinks++
+				}
+			} else if slices.ContainsFunc(p.Pending, func(pe Pending) bool { return blocksExpansion(pe.Reason) }) {
+				st.growsAhead++
 			}
 		}
 		for _, x := range p.Starts {
@@ -200,7 +218,35 @@ func passProblems(s *Snapshot, p *Plan, promised map[string]int64) string {
 			promised[j.ID] = pe.At
 		}
 	}
+	if msg := growthProblems(s, p); msg != "" {
+		return msg
+	}
 	return quotaVictimProblems(s, p)
+}
+
+// growthProblems: a shrink for a job of the shrunk task's own project is
+// for work within quota (interactive or non-preemptible) in a quota
+// pool; in a priority pool a task grows only while no job at least as
+// important as its own waits for slots (elastic_ahead.go).
+func growthProblems(s *Snapshot, p *Plan) string {
+	for _, rs := range p.Resizes {
+		a := &s.Allocs[rs.Alloc]
+		v := &s.Jobs[a.Job]
+		if Slots(rs.Nodes) < Slots(a.Nodes) {
+			f := &s.Jobs[rs.For]
+			if v.Project == f.Project && (s.Pools[0].Policy != PolicyQuota || f.Preemptible && !f.Interactive) {
+				return fmt.Sprintf("%s shrunk for %s of its own project, not work within quota", v.ID, f.ID)
+			}
+			continue
+		}
+		for _, pe := range p.Pending {
+			w := &s.Jobs[pe.Job]
+			if w.Slots > 0 && blocksExpansion(pe.Reason) && (s.Pools[0].Policy != PolicyPriority || w.Priority <= v.Priority) {
+				return fmt.Sprintf("%s grew while %s waits with %v", v.ID, w.ID, pe.Reason)
+			}
+		}
+	}
+	return ""
 }
 
 // quotaVictimProblems: after the plan, no project that lost counted work

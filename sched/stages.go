@@ -102,6 +102,7 @@ type gateStage interface {
 func (p *pass) runStages(pool int, sl *stageList) {
 	pendMark := len(p.plan.Pending)
 	p.sc.turns.begin(pendMark)
+	p.elastic.beginPool(pool, pendMark)
 	jobs, zero := p.sc.poolJobs[pool], p.sc.zeroJobs[pool]
 	ord, flt, pre, gate := p.sc.stg.resolve(sl)
 	ord.begin(p, pool, jobs)
@@ -217,6 +218,9 @@ func (o *staticOrder) next(p *pass) int32 {
 		j := o.jobs[o.i]
 		o.i++
 		if !p.impossible(j) {
+			if o.by == byPriority {
+				p.elastic.growAhead(p.s.Jobs[j].Priority) // elastic_ahead.go
+			}
 			return j
 		}
 	}

@@ -124,7 +124,8 @@ func (s *sharePreempt) try(p *pass, j, slots int32) outcome {
 }
 
 // reclaimPreempt is the quota rule: guaranteed work within quota first
-// evicts its own project's preemptible work; then a project below its
+// shrinks a grown elastic task of its own project's preemptible work, or
+// else evicts that work (quota_shrink.go); then a project below its
 // quota and fair share reclaims from borrowing work and from projects
 // over their quota, never pushing one below it (quotaPass.reclaimable),
 // and where no whole task may go, shrinks a grown elastic one
@@ -151,8 +152,10 @@ func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 	}
 	o := failed
 	if q.guaranteed(p.s, j) && q.blockStop[pr] > q.blockStart[pr] {
-		own := s.victims[q.blockStart[pr]:q.blockStop[pr]]
-		o = p.pre.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
+		if o = s.shrinkOwn(p, j, pr, 0); o == failed {
+			own := s.victims[q.blockStart[pr]:q.blockStop[pr]]
+			o = p.pre.preempt(j, own, &victimRule{kind: victimsOwnProject, project: pr})
+		}
 	}
 	room := min(q.quota[pr], q.share[pr])
 	if o == failed && q.alloc[pr]+slots <= room && (q.failReclaim[pr] == 0 || slots < q.failReclaim[pr]) {
@@ -175,14 +178,26 @@ func (s *reclaimPreempt) try(p *pass, j, slots int32) outcome {
 // do not lower the project's total, so the victims are taken even where
 // the task could be placed without them. The victims' slots count until
 // their checkpoints land, so the task is held until then (pass.hold).
+// Where the project runs a grown elastic task, its borrowing work goes
+// first, then that task gives back at least what the limit asks
+// (shrinkOwn), and only then may whole tasks of the project go.
 func (s *reclaimPreempt) displace(p *pass, j, slots int32) outcome {
 	q := &p.sc.quota
 	pr := q.cur
+	rule := victimRule{kind: victimsOwnProject, project: pr}
+	o := failed
+	if s.grownOwn(p, pr) {
+		if lend := s.victims[q.lendStart[pr]:q.lendStop[pr]]; len(lend) > 0 {
+			o = p.pre.preemptFreeing(j, lend, &rule, q.limitNeed)
+		}
+		if o == failed {
+			o = s.shrinkOwn(p, j, pr, q.limitNeed)
+		}
+	}
 	q.own = append(q.own[:0], s.victims[q.lendStart[pr]:q.lendStop[pr]]...)
 	q.own = append(q.own, s.victims[q.blockStart[pr]:q.blockStop[pr]]...)
-	o := failed
-	if len(q.own) > 0 {
-		o = p.pre.preemptFreeing(j, q.own, &victimRule{kind: victimsOwnProject, project: pr}, q.limitNeed)
+	if o == failed && len(q.own) > 0 {
+		o = p.pre.preemptFreeing(j, q.own, &rule, q.limitNeed)
 	}
 	if o == failed {
 		p.addPending(Pending{Job: int(j), Reason: ReasonLimit, Blocker: -1, Need: int(slots),
