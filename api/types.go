@@ -51,6 +51,12 @@ type Job struct {
 	// job whose last task ended after the kill (EndedAt), the kill's
 	// time (GET /jobs/{id} alone). Nil otherwise.
 	KillRequestedAt *time.Time `json:"kill_requested_at,omitempty"`
+	// Resizing, while the master resizes a task of the running elastic
+	// job in place (the task checkpoints on the slots it holds, then runs
+	// on at once with its new ones), says which task, from and to how many
+	// slots, and why. Clients show the job as JobStateResizing; it stays
+	// running in the store, and the task preempting. Nil otherwise.
+	Resizing *Resizing `json:"resizing,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`
@@ -135,6 +141,37 @@ type Task struct {
 	CheckpointDir   string          `json:"checkpoint_dir,omitempty"`
 	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
 	Attempts        []Attempt       `json:"attempts"`
+	// Resize, for a task preempting to be resized in place (it restarts
+	// at once on a placement of another size, reserved for it), is the
+	// slots of its attempt and of that placement; clients show the task
+	// as JobStateResizing. Nil otherwise (a move keeps its size).
+	Resize *SlotChange `json:"resize,omitempty"`
+}
+
+// ShownState is the state to show of a task: resizing while it
+// checkpoints to be resized (Resize), else its State.
+func (t Task) ShownState() string {
+	if t.Resize != nil && t.State == "preempting" {
+		return JobStateResizing
+	}
+	return t.State
+}
+
+// Resizing is a task of a running job being resized in place
+// (Job.Resizing): it checkpoints, holding From slots, since Since, and
+// then runs on at once with To. ForJob is the job it shrinks for (0 for
+// growth) and Why the rule that lets that job take its slots, as the
+// resize's reason says it ("quota reclaim: project nlp is below its
+// quota, project vision over it"). Tasks counts the job's tasks being
+// resized; Task, From and To are the first's.
+type Resizing struct {
+	Task   int       `json:"task"`
+	Tasks  int       `json:"tasks"`
+	From   int       `json:"from"`
+	To     int       `json:"to"`
+	ForJob int64     `json:"for_job,omitempty"`
+	Why    string    `json:"why,omitempty"`
+	Since  time.Time `json:"since"`
 }
 
 // Attempt is one run of a task.
