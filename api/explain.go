@@ -86,7 +86,7 @@ type JobRef struct {
 	Preempt string `json:"preempt,omitempty"`
 	// Resize, in MustEnd, marks a job whose task the master is resizing
 	// rather than preempting (Preempt is under_way): a fair-share shrink
-	// for a job below its share. The task checkpoints and restarts at
+	// for a job below its share, or a quota pool's reclaim. The task checkpoints and restarts at
 	// once with To slots of its From; what it gives back is what the
 	// job waits for.
 	Resize *SlotChange `json:"resize,omitempty"`

@@ -148,32 +148,6 @@ type Task struct {
 	Resize *SlotChange `json:"resize,omitempty"`
 }
 
-// ShownState is the state to show of a task: resizing while it
-// checkpoints to be resized (Resize), else its State.
-func (t Task) ShownState() string {
-	if t.Resize != nil && t.State == "preempting" {
-		return JobStateResizing
-	}
-	return t.State
-}
-
-// Resizing is a task of a running job being resized in place
-// (Job.Resizing): it checkpoints, holding From slots, since Since, and
-// then runs on at once with To. ForJob is the job it shrinks for (0 for
-// growth) and Why the rule that lets that job take its slots, as the
-// resize's reason says it ("quota reclaim: project nlp is below its
-// quota, project vision over it"). Tasks counts the job's tasks being
-// resized; Task, From and To are the first's.
-type Resizing struct {
-	Task   int       `json:"task"`
-	Tasks  int       `json:"tasks"`
-	From   int       `json:"from"`
-	To     int       `json:"to"`
-	ForJob int64     `json:"for_job,omitempty"`
-	Why    string    `json:"why,omitempty"`
-	Since  time.Time `json:"since"`
-}
-
 // Attempt is one run of a task.
 type Attempt struct {
 	Number    int         `json:"number"`
@@ -210,7 +184,8 @@ type PreemptedBy struct {
 	// priority), qos (a QOS that may preempt the attempt's), backfilled
 	// (the attempt ran on slots backfilled before that job), moved (a
 	// move, to make room for the job elsewhere) or resized (an elastic
-	// task shrunk to give slots back to the job in a fair-share pool);
+	// task shrunk to give slots back to the job: a fair-share pool's, or
+	// a quota pool's reclaim);
 	// "" where no rule is named.
 	Reason string `json:"reason,omitempty"`
 	// Why says the same in words, as allot explain does.
