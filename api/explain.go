@@ -27,8 +27,17 @@ type Explanation struct {
 	// Preemptions lists how its preempted attempts were taken: by which
 	// job, under which rule, one line each ("task 0 attempt 1 at
 	// RFC3339: why"). Preempted says the same with its parts apart.
+	// Neither lists an elastic task's resizes, which Resized lists.
 	Preemptions []string     `json:"preemptions,omitempty"`
 	Preempted   []Preemption `json:"preempted,omitempty"`
+	// Resized lists the attempts of its elastic tasks that ended resized
+	// in place (shrunk for another job, or grown): each checkpointed and
+	// ran on at once with another size, which is no preemption.
+	Resized []Resize `json:"resized,omitempty"`
+	// Resizing, while a task of the running job is being resized (its
+	// checkpoint not yet landed), says which, from and to how many slots,
+	// for which job and since when (Job.Resizing).
+	Resizing *Resizing `json:"resizing,omitempty"`
 	// NodeLost, while a task of the job is held on a node that is lost
 	// (or left) within lost_node_grace, says which node since when and
 	// what becomes of the task at the end of the grace unless the node
@@ -77,7 +86,7 @@ type JobRef struct {
 	Preempt string `json:"preempt,omitempty"`
 	// Resize, in MustEnd, marks a job whose task the master is resizing
 	// rather than preempting (Preempt is under_way): a fair-share shrink
-	// for a job below its share. The task checkpoints and restarts at
+	// for a job below its share, or a quota pool's reclaim. The task checkpoints and restarts at
 	// once with To slots of its From; what it gives back is what the
 	// job waits for.
 	Resize *SlotChange `json:"resize,omitempty"`
@@ -117,6 +126,22 @@ type Preemption struct {
 	Task    int       `json:"task"`
 	Attempt int       `json:"attempt"`
 	At      time.Time `json:"at"`
+	Why     string    `json:"why"`
+}
+
+// Resize is one attempt of an elastic task that ended resized in place:
+// its task and attempt number, when it ended, the slots it held (From)
+// and those the next attempt ran on (To), the job it shrank for (ForJob,
+// 0 for growth or one resized before the master kept it), and the
+// resize in words: "shrunk from 4 to 2 slots for job 2 (quota reclaim:
+// ...)", "grown from 2 to 4 slots".
+type Resize struct {
+	Task    int       `json:"task"`
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+	From    int       `json:"from"`
+	To      int       `json:"to"`
+	ForJob  int64     `json:"for_job,omitempty"`
 	Why     string    `json:"why"`
 }
 

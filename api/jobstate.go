@@ -1,15 +1,52 @@
 package api
 
+import "time"
+
 // JobStateKilling is the state a client shows for a job that is Ending,
 // and the state filter of GET /jobs that selects those jobs; no job is
 // stored in it (Job.State stays killed, or running).
 const JobStateKilling = "killing"
 
+// JobStateResizing is the state a client shows for a running job while
+// a task of it is being resized in place (Job.Resizing), and for that
+// task (Task.Resize); nothing is stored in it (the job stays running, the
+// task preempting) and no filter takes it.
+const JobStateResizing = "resizing"
+
 // ShownState is the state to show a user: killing while the job is
-// Ending, else its State.
+// Ending, resizing while a task of it is being resized, else its State.
 func (j Job) ShownState() string {
-	if j.Ending {
+	switch {
+	case j.Ending:
 		return JobStateKilling
+	case j.Resizing != nil && j.State == "running":
+		return JobStateResizing
 	}
 	return j.State
+}
+
+// ShownState is the state to show of a task: resizing while it
+// checkpoints to be resized (Resize), else its State.
+func (t Task) ShownState() string {
+	if t.Resize != nil && t.State == "preempting" {
+		return JobStateResizing
+	}
+	return t.State
+}
+
+// Resizing is a task of a running job being resized in place
+// (Job.Resizing): it checkpoints, holding From slots, since Since, and
+// then runs on at once with To. ForJob is the job it shrinks for (0 for
+// growth) and Why the rule that lets that job take its slots, as the
+// resize's reason says it ("quota reclaim: project nlp is below its
+// quota, project vision over it"). Tasks counts the job's tasks being
+// resized; Task, From and To are the first's.
+type Resizing struct {
+	Task   int       `json:"task"`
+	Tasks  int       `json:"tasks"`
+	From   int       `json:"from"`
+	To     int       `json:"to"`
+	ForJob int64     `json:"for_job,omitempty"`
+	Why    string    `json:"why,omitempty"`
+	Since  time.Time `json:"since"`
 }

@@ -51,6 +51,12 @@ type Job struct {
 	// job whose last task ended after the kill (EndedAt), the kill's
 	// time (GET /jobs/{id} alone). Nil otherwise.
 	KillRequestedAt *time.Time `json:"kill_requested_at,omitempty"`
+	// Resizing, while the master resizes a task of the running elastic
+	// job in place (the task checkpoints on the slots it holds, then runs
+	// on at once with its new ones), says which task, from and to how many
+	// slots, and why. Clients show the job as JobStateResizing; it stays
+	// running in the store, and the task preempting. Nil otherwise.
+	Resizing *Resizing `json:"resizing,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`
@@ -135,6 +141,11 @@ type Task struct {
 	CheckpointDir   string          `json:"checkpoint_dir,omitempty"`
 	Hyperparameters json.RawMessage `json:"hyperparameters,omitempty"`
 	Attempts        []Attempt       `json:"attempts"`
+	// Resize, for a task preempting to be resized in place (it restarts
+	// at once on a placement of another size, reserved for it), is the
+	// slots of its attempt and of that placement; clients show the task
+	// as JobStateResizing. Nil otherwise (a move keeps its size).
+	Resize *SlotChange `json:"resize,omitempty"`
 }
 
 // Attempt is one run of a task.
@@ -173,7 +184,8 @@ type PreemptedBy struct {
 	// priority), qos (a QOS that may preempt the attempt's), backfilled
 	// (the attempt ran on slots backfilled before that job), moved (a
 	// move, to make room for the job elsewhere) or resized (an elastic
-	// task shrunk to give slots back to the job in a fair-share pool);
+	// task shrunk to give slots back to the job: a fair-share pool's, or
+	// a quota pool's reclaim);
 	// "" where no rule is named.
 	Reason string `json:"reason,omitempty"`
 	// Why says the same in words, as allot explain does.

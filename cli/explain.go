@@ -36,8 +36,10 @@ backfill pools it replays the head's reservation (a job the ends would
 fit but that would delay it is told so); in fair-share pools it calls a
 job preemptible only when the share rule could take it, and names a
 shrink under way as one. A running elastic job held below its size is
-told what it holds and which growth rule keeps it there. Preempted
-attempts say which job took their GPUs and under which rule.`,
+told what it holds and which growth rule keeps it there; one whose task
+is being resized, from and to how many slots, for which job. Preempted
+attempts say which job took their GPUs and under which rule; resized
+ones (an elastic task shrunk for another job, or grown) are listed apart.`,
 		Example:           "  allot explain 42\n  allot explain 42 -o json",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeJobID,
@@ -128,7 +130,11 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	if ref.IsZero() {
 		ref = now()
 	}
-	fmt.Fprintf(w, "Job %d (%s, pool %s, %s)\n\n%s\n", x.Job, x.State, x.Pool, x.Policy, wrap(x.Summary, 76))
+	state := x.State
+	if x.Resizing != nil && state == "running" {
+		state = api.JobStateResizing
+	}
+	fmt.Fprintf(w, "Job %d (%s, pool %s, %s)\n\n%s\n", x.Job, state, x.Pool, x.Policy, wrap(x.Summary, 76))
 	if x.Position > 0 {
 		fmt.Fprintf(w, "\nQueue:    %d of %d, ordered %s\n", x.Position, x.Queued, x.Order)
 	}
@@ -172,6 +178,12 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		fmt.Fprintln(w, "\nPreempted:")
 		for _, p := range x.Preemptions {
 			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+	if len(x.Resized) > 0 {
+		fmt.Fprintln(w, "\nResized:")
+		for _, r := range x.Resized {
+			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", r.Task, r.Attempt, formatTime(&r.At), r.Why)
 		}
 	}
 	return nil
@@ -272,7 +284,11 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		if r.EndsAt != nil {
 			ends = whenFrom(*r.EndsAt, ref)
 		}
-		row := []string{"  " + strconv.FormatInt(r.ID, 10), refName(r.Name, r.Private), orDash(r.User), orDash(r.Project), strconv.Itoa(r.Slots), ends}
+		slots := strconv.Itoa(r.Slots)
+		if r.Resize != nil {
+			slots = fmt.Sprintf("%d → %d", r.Resize.From, r.Resize.To)
+		}
+		row := []string{"  " + strconv.FormatInt(r.ID, 10), refName(r.Name, r.Private), orDash(r.User), orDash(r.Project), slots, ends}
 		if len(kinds) > 1 {
 			row = append(row, mustEndWaitFor(r))
 		}

@@ -125,6 +125,34 @@ func TestExplainPreemptionTimes(t *testing.T) {
 	}
 }
 
+// TestExplainResized: an elastic task's resizes are listed under their
+// own heading, not Preempted (trial k C1), and a job whose task is being
+// resized reads resizing in the heading (C2).
+func TestExplainResized(t *testing.T) {
+	fixClock(t)
+	displayZone = time.UTC
+	at := time.Date(2024, 5, 1, 23, 30, 5, 0, time.UTC)
+	x := fixtureExplanation()
+	x.State, x.Position, x.Pending, x.WouldStart, x.Ahead = "running", 0, nil, nil, nil
+	x.Preemptions, x.Preempted = nil, nil
+	x.Resized = []api.Resize{{Task: 0, Attempt: 1, At: at, From: 4, To: 2, ForJob: 2, Why: "shrunk from 4 to 2 slots for job 2 (quota reclaim: ...)"},
+		{Task: 0, Attempt: 2, At: at, From: 2, To: 4, Why: "grown from 2 to 4 slots"}}
+	x.Resizing = &api.Resizing{Task: 0, Tasks: 1, From: 4, To: 2, ForJob: 3, Since: at}
+	var b bytes.Buffer
+	if err := printExplanation(&b, x); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"(resizing, pool ", "\nResized:\n  task 0 attempt 1 at 2024-05-01 23:30:05: shrunk from 4 to 2 slots for job 2 (quota reclaim: ...)\n" +
+		"  task 0 attempt 2 at 2024-05-01 23:30:05: grown from 2 to 4 slots\n"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "Preempted:") {
+		t.Errorf("resizes listed as preemptions:\n%s", b.String())
+	}
+}
+
 // TestExplainCountsFromAsOf: the Start line and the must-end times count
 // from the master's as_of, as the reason's countdown does, not from the
 // client's clock read a moment later; without as_of (an older master),
@@ -304,7 +332,7 @@ func TestExplainMustEndKinds(t *testing.T) {
 		{"one being shrunk, one must end", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay,
 			Resize: &api.SlotChange{From: 2, To: 1}}, {ID: 5, Name: "b", Slots: 1}}, nil, []string{"its shrink to 1 slot\n", "its end\n"}},
 		{"all being shrunk", []api.JobRef{{ID: 4, Name: "a", Slots: 1, Preempt: api.PreemptUnderWay,
-			Resize: &api.SlotChange{From: 2, To: 1}}}, nil, []string{"  on dev-1, once these are resized:\n"}},
+			Resize: &api.SlotChange{From: 2, To: 1}}}, nil, []string{"  on dev-1, once these are resized:\n", " 2 → 1  "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

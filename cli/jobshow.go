@@ -83,7 +83,7 @@ func printJob(w io.Writer, j api.Job) error {
 func printTasks(w io.Writer, tasks []api.Task) error {
 	t := newTable(w, "TASK", "STATE", "RESTARTS", "ATTEMPT", "PLACEMENT", "STARTED", "ENDED", "END", "EXIT", "REASON")
 	for _, tk := range tasks {
-		head := []string{strconv.Itoa(tk.Index), tk.State, strconv.Itoa(tk.Restarts)}
+		head := []string{strconv.Itoa(tk.Index), tk.ShownState(), strconv.Itoa(tk.Restarts)}
 		blank := []string{"", "", ""}
 		if len(tk.Attempts) == 0 {
 			t.row(append(head, "-", "-", "-", "-", "-", "-", orDash(tk.Reason))...)

@@ -76,3 +76,41 @@ func TestJobShowResizedEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestJobShowResizingState: a task preempting to be resized in place
+// (the master's resize) reads resizing in STATE, and its job in the State
+// row (allot jobs reads the same ShownState); a task preempted for good,
+// or moved, reads preempting, and a job ending killing (trial k C2).
+func TestJobShowResizingState(t *testing.T) {
+	resize := &api.SlotChange{From: 4, To: 2}
+	for _, tc := range []struct {
+		name              string
+		task              api.Task
+		job               api.Job
+		wantTask, wantJob string
+	}{
+		{"resizing", api.Task{State: "preempting", Resize: resize},
+			api.Job{State: "running", Resizing: &api.Resizing{From: 4, To: 2}}, "resizing", "resizing"},
+		{"preempting", api.Task{State: "preempting"}, api.Job{State: "running"}, "preempting", "running"},
+		{"a killed job ending", api.Task{State: "killing"}, api.Job{State: "killed", Ending: true,
+			Resizing: &api.Resizing{From: 4, To: 2}}, "killing", "killing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			tc.task.Attempts = []api.Attempt{{Number: 1}}
+			if err := printTasks(&b, []api.Task{tc.task}); err != nil {
+				t.Fatal(err)
+			}
+			if row := strings.Fields(strings.Split(b.String(), "\n")[1]); len(row) < 2 || row[1] != tc.wantTask {
+				t.Errorf("tasks:\n%s\nwant STATE %s", b.String(), tc.wantTask)
+			}
+			b.Reset()
+			if err := printJob(&b, tc.job); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "State "+tc.wantJob+" ") {
+				t.Errorf("job:\n%s\nwant State %s", b.String(), tc.wantJob)
+			}
+		})
+	}
+}

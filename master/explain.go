@@ -43,17 +43,23 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
 	for _, a := range atts {
-		if a.EndState == store.AttemptPreempted {
-			why := a.Reason
-			if d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]; ok && d != "" {
-				why = preemptionWhy(d, a.Reason)
-			}
-			x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
-				a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
-			x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
+		if a.EndState != store.AttemptPreempted {
+			continue
 		}
+		d, ok := decided[attemptKey{a.JobID, a.Index, a.Number}]
+		if rz, ok := resizedAttempt(a, d, atts); ok { // explainresize.go
+			x.Resized = append(x.Resized, rz)
+			continue
+		}
+		why := a.Reason
+		if ok && d.Reason != "" {
+			why = preemptionWhy(d.Reason, a.Reason)
+		}
+		x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
+			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
+		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 	}
-	x.Summary = summary(x)
+	x.Summary = summary(x, view.Tasks)
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).explanation(x)) // redact.go
 }
 
@@ -69,11 +75,12 @@ func preemptionWhy(rule, ended string) string {
 }
 
 // preemptReasons reads why each of a job's preempted attempts was asked to
-// stop, as the pass decided it (the preempting transition's reason: by
-// which job, under which rule); the attempt's own end reason is the
-// agent's. Nil when the job has no preempted attempt; on a store error
-// the explanation goes on with the end reasons alone.
-func (ja *jobsAPI) preemptReasons(r *http.Request, job int64, atts []store.Attempt) map[attemptKey]string {
+// stop, as the pass decided it (the preempting transition's event: its
+// reason, by which job, under which rule, and its cause, which tells a
+// resize apart); the attempt's own end reason is the agent's. Nil when
+// the job has no preempted attempt; on a store error the explanation
+// goes on with the end reasons alone.
+func (ja *jobsAPI) preemptReasons(r *http.Request, job int64, atts []store.Attempt) map[attemptKey]store.Event {
 	if !slices.ContainsFunc(atts, func(a store.Attempt) bool { return a.EndState == store.AttemptPreempted }) {
 		return nil
 	}
@@ -82,9 +89,9 @@ func (ja *jobsAPI) preemptReasons(r *http.Request, job int64, atts []store.Attem
 		ja.m.log.Warn("explain: reading the preemptions' reasons", "job", job, "err", err)
 		return nil
 	}
-	out := make(map[attemptKey]string, len(evs))
+	out := make(map[attemptKey]store.Event, len(evs))
 	for _, e := range evs {
-		out[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Reason
+		out[attemptKey{e.JobID, e.Index, e.Attempt}] = e
 	}
 	return out
 }
@@ -100,7 +107,11 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 		x.Order = orderOf(ja.m.cfg.Pools[pi].Policy)
 	}
 	j := ja.m.jobs[view.ID]
-	if j != nil && view.Position == 0 && view.State == string(store.JobRunning) {
+	switch {
+	case view.Resizing != nil:
+		// What it holds and why it does not grow wait for the resize.
+		x.Resizing = view.Resizing
+	case j != nil && view.Position == 0 && view.State == string(store.JobRunning):
 		x.Elastic = ja.elasticHold(j)
 	}
 	if j == nil || view.Position == 0 {
@@ -171,12 +182,16 @@ func orderOf(p sched.Policy) string {
 
 func slotWord(n int) string { return plural.Count(n, "slot") }
 
-// summary says the explanation in a few sentences.
-func summary(x api.Explanation) string {
+// summary says the explanation of a job of tasks tasks in a few
+// sentences.
+func summary(x api.Explanation, tasks int) string {
 	var b strings.Builder
 	switch {
 	case x.Position == 0 && x.State == "running":
 		b.WriteString("It is running.")
+		if x.Resizing != nil {
+			b.WriteString(" " + resizingSentence(x.Resizing, tasks))
+		}
 		if x.Elastic != nil {
 			b.WriteString(" " + x.Elastic.Why)
 		}
@@ -212,6 +227,9 @@ func summary(x api.Explanation) string {
 	}
 	if len(x.Preemptions) > 0 {
 		b.WriteString(" " + preemptedSentence(x))
+	}
+	if len(x.Resized) > 0 {
+		b.WriteString(" " + resizedSentence(x.Resized))
 	}
 	return b.String()
 }

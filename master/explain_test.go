@@ -419,3 +419,29 @@ func TestPreemptedSentence(t *testing.T) {
 		})
 	}
 }
+
+// TestResizedSentence: resizes are counted apart from preemptions (trial
+// k C1), by task, shrinks and growths apart, naming the jobs shrunk for.
+func TestResizedSentence(t *testing.T) {
+	shrink := func(task int, forJob int64) api.Resize { return api.Resize{Task: task, From: 4, To: 2, ForJob: forJob} }
+	grow := func(task int) api.Resize { return api.Resize{Task: task, From: 2, To: 4} }
+	for _, tt := range []struct {
+		name string
+		rs   []api.Resize
+		want string
+	}{
+		{"shrunk and grown", []api.Resize{shrink(0, 2), grow(0)}, "Its task 0 was resized twice (shrunk once for job 2, grown once)."},
+		{"shrunk once", []api.Resize{shrink(1, 7)}, "Its task 1 was resized once (shrunk once for job 7)."},
+		{"grown once", []api.Resize{grow(0)}, "Its task 0 was resized once (grown once)."},
+		{"a shrink of an old master names no job", []api.Resize{shrink(0, 0)}, "Its task 0 was resized once (shrunk once)."},
+		{"two tasks once each", []api.Resize{shrink(0, 2), shrink(1, 2)}, "2 of its tasks were resized, once each (shrunk twice for job 2)."},
+		{"two tasks, for two jobs, grown", []api.Resize{shrink(0, 2), shrink(1, 5), grow(1)},
+			"2 of its tasks were resized, 3 times in all (shrunk twice for jobs 2 and 5, grown once)."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := resizedSentence(tt.rs); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -120,8 +120,10 @@ func (f *cfFacts) quotaBind(ji, need int) (string, quotaBinding, int) {
 // reclaim frees nothing for it where another project holds more than its
 // quota: every preemptible task of such a project is larger than its
 // excess, so taking one would put the project below its quota, and none
-// is an elastic task that could shrink enough (sched's quota_shrink.go). "" when
-// no project is over its quota, or one has a task reclaim may take.
+// is an elastic task that could shrink enough (sched's quota_shrink.go):
+// an elastic one that could shrink some is named, with what it would
+// free (trial k E). "" when no project is over its quota, or one has a
+// task reclaim may take.
 func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 	need := e.Slots
 	if e.MinSlots > 0 {
@@ -135,6 +137,7 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 	for v := range s.Projects {
 		excess[v] = h.alloc[v] - s.Projects[v].Quota
 	}
+	var partial []string
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		j := &s.Jobs[a.Job]
@@ -153,6 +156,9 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 		if slots <= excess[v] || giveable >= need {
 			return "" // reclaim may take or shrink it
 		}
+		if giveable > 0 {
+			partial = append(partial, partialShrink(j, slots, giveable, need))
+		}
 		if smallest[v] == 0 || slots < smallest[v] {
 			smallest[v] = slots
 		}
@@ -167,9 +173,25 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 	if len(parts) == 0 {
 		return ""
 	}
+	enough := " (a task shrinks only if elastic, down to its min_slots and its project's quota)."
+	if len(partial) > 0 {
+		enough = ": " + strings.Join(partial, "; ") + "."
+	}
 	return "Reclaim frees nothing for it: " + strings.Join(parts, "; ") +
-		", which reclaim may not take (the project would fall below its quota) nor shrink far enough " +
-		"(a task shrinks only if elastic, down to its min_slots and its project's quota)."
+		", which reclaim may not take (the project would fall below its quota) nor shrink far enough" + enough
+}
+
+// partialShrink says of elastic job j, whose task of slots may give back
+// only giveable of the need slots a job waits for, how far it may
+// shrink and what binds it: "job 9 may shrink only to 3 slots
+// (min_slots), freeing 1 of the 2 it needs", or "(its project's quota)".
+func partialShrink(j *sched.Job, slots, giveable, need int) string {
+	binds := "min_slots"
+	if slots-giveable > j.MinSlots {
+		binds = "its project's quota"
+	}
+	return fmt.Sprintf("job %s may shrink only to %s (%s), freeing %d of the %d it needs",
+		j.ID, slotWord(slots-giveable), binds, giveable, need)
 }
 
 // projectCounterfactual is the counterfactual of a job that its project's

@@ -2,11 +2,15 @@ package master
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // Resizes in explanations and dry runs. A task the core resizes (a
@@ -147,4 +151,113 @@ func (rd redactor) resizes(rs []api.DryRunResize) []api.DryRunResize {
 		}
 	}
 	return rs
+}
+
+// resizedAttempt is preempted attempt a's account as a resize, when it
+// ended resized in place (its preempting event's cause, else its end
+// reason, agents.go's "checkpointed to resize"): the slots it held and
+// those its task's next attempt ran on (the event's "resizing to N
+// slots" while none has started), and the job it shrank for, in words.
+// d is the event, zero when the store has none.
+func resizedAttempt(a store.Attempt, d store.Event, atts []store.Attempt) (api.Resize, bool) {
+	if d.Cause != store.CauseResized && !strings.HasSuffix(a.Reason, resizedEnd) {
+		return api.Resize{}, false
+	}
+	rz := api.Resize{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), From: placedSlots(a.Placement)}
+	for _, n := range atts {
+		if n.Index == a.Index && n.Number == a.Number+1 {
+			rz.To = placedSlots(n.Placement)
+		}
+	}
+	if rz.To == 0 {
+		if to, ok := strings.CutPrefix(d.Reason, resizeReason); ok {
+			rz.To, _ = strconv.Atoi(strings.Fields(to + " 0")[0])
+		}
+	}
+	verb := "grown"
+	if rz.To < rz.From {
+		verb = "shrunk"
+	}
+	rz.Why = fmt.Sprintf("%s from %d to %s", verb, rz.From, slotWord(rz.To))
+	if rz.To == 0 {
+		rz.Why = "resized from " + slotWord(rz.From)
+	}
+	if id, rule := resizeFor(d.Reason, rz.To); id != 0 {
+		rz.ForJob = id
+		rz.Why += fmt.Sprintf(" for job %d", id)
+		if rule != "" {
+			rz.Why += " (" + rule + ")"
+		}
+	}
+	if how := strings.TrimPrefix(a.Reason, "preempted: "); how != "" && how != resizedEnd {
+		rz.Why += "; " + how
+	}
+	return rz, true
+}
+
+// resizedEnd is the end reason of an attempt resized in place
+// (finishTransitions).
+const resizedEnd = "checkpointed to resize"
+
+// placedSlots counts the GPUs of a placement.
+func placedSlots(ps []store.Placement) int {
+	n := 0
+	for _, p := range ps {
+		n += len(p.GPUs)
+	}
+	return n
+}
+
+// resizedSentence counts a job's resized attempts by task, shrinks and
+// growths apart, as preemptedSentence counts preemptions: "Its task 0
+// was resized twice (shrunk once for job 2, grown once).", "2 of its
+// tasks were resized, 3 times in all (shrunk twice for jobs 2 and 5,
+// grown once)."
+func resizedSentence(rs []api.Resize) string {
+	tasks := map[int]bool{}
+	shrunk, grown := 0, 0
+	var forJobs []int64
+	for _, r := range rs {
+		tasks[r.Task] = true
+		if r.To >= r.From {
+			grown++
+			continue
+		}
+		shrunk++
+		if r.ForJob != 0 && !slices.Contains(forJobs, r.ForJob) {
+			forJobs = append(forJobs, r.ForJob)
+		}
+	}
+	var kinds []string
+	if shrunk > 0 {
+		k := "shrunk " + plural.Times(shrunk)
+		if len(forJobs) > 0 {
+			k += " for " + joinJobs(forJobs)
+		}
+		kinds = append(kinds, k)
+	}
+	if grown > 0 {
+		kinds = append(kinds, "grown "+plural.Times(grown))
+	}
+	how := " (" + strings.Join(kinds, ", ") + ")."
+	n := len(rs)
+	switch {
+	case len(tasks) == 1:
+		return fmt.Sprintf("Its task %d was resized %s%s", rs[0].Task, plural.Times(n), how)
+	case len(tasks) == n:
+		return fmt.Sprintf("%d of its tasks were resized, once each%s", n, how)
+	}
+	return fmt.Sprintf("%d of its tasks were resized, %s in all%s", len(tasks), plural.Times(n), how)
+}
+
+// joinJobs writes "job 2", "jobs 2 and 5", "jobs 2, 5 and 8".
+func joinJobs(ids []int64) string {
+	nums := make([]string, len(ids))
+	for i, id := range ids {
+		nums[i] = strconv.FormatInt(id, 10)
+	}
+	if len(nums) == 1 {
+		return "job " + nums[0]
+	}
+	return "jobs " + strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
 }

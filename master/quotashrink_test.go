@@ -57,3 +57,47 @@ func TestQuotaShrinkLive(t *testing.T) {
 		t.Fatalf("el's preempting events %+v, want one resize: %q", evs, want)
 	}
 }
+
+// TestQuotaShrinkNotEnough: trial k E. Reclaim could shrink vision's
+// grown elastic task, but not by the 2 slots nlp's job needs: its
+// min_slots, or vision's quota, stops it first. The dry run and explain
+// said only "It could start on n1 once job 9 ends"; they now say how far
+// it may shrink, what binds it, and what that would free.
+func TestQuotaShrinkNotEnough(t *testing.T) {
+	for _, tt := range []struct {
+		name, quota, elastic, says string
+	}{
+		{"min_slots", "2", `"slots": 4, "min_slots": 3`, "may shrink only to 3 slots (min_slots), freeing 1 of the 2 it needs."},
+		{"the project's quota", "3", `"slots": 4, "min_slots": 1`, "may shrink only to 3 slots (its project's quota), freeing 1 of the 2 it needs."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := "pools:\n  - {name: default, policy: quota}\ndefault_project: vision\nprojects:\n" +
+				"  - {name: vision, quota: " + tt.quota + "}\n  - {name: nlp, quota: 2}\n"
+			h := newHarness(t, withConfig(mustConfig(t, cfg)))
+			a := h.agent("n1", 4)
+			el := h.submit(`{"name": "el", "project": "vision", "entrypoint": "x", "resources": {` + tt.elastic + `, "preemptible": true}}`)
+			h.step()
+			h.sync(a, a)
+			if on := nodesOf(t, h, el); on["n1"] != 4 {
+				t.Fatalf("el holds %v, want all 4 GPUs of n1", on)
+			}
+			says := []string{"Reclaim frees nothing for it: ", "job " + strconv.FormatInt(el, 10) + " " + tt.says}
+			nlpSpec := `{"name": "nlp2", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`
+			var d api.DryRun
+			if code := h.do("POST", "/api/v1/jobs?dry_run=true", nlpSpec, &d); code != 200 {
+				t.Fatalf("dry run: %d", code)
+			}
+			if len(d.Resizes) != 0 || len(d.Preempts) != 0 {
+				t.Fatalf("dry run resizes %+v, preempts %+v; want neither", d.Resizes, d.Preempts)
+			}
+			checkSays(t, "dry run", d.Summary, says, nil)
+			if n := strings.Count(d.Summary, "Reclaim frees nothing"); n != 1 {
+				t.Errorf("dry run says the reclaim sentence %d times: %q", n, d.Summary)
+			}
+			nlp := h.submit(nlpSpec)
+			h.step()
+			x := explainAs(t, h, h.admin, nlp)
+			checkSays(t, "explain", x.Summary, says, nil)
+		})
+	}
+}

@@ -77,6 +77,9 @@ type jobRead struct {
 	// hints' own pointer, which nothing changes.
 	ownOnPreempt  string
 	ownMaxRetries *int
+	// resizing is its tasks being resized in place, nil when none is
+	// (readview_resizing.go).
+	resizing *api.Resizing
 }
 
 // taskPart is one part not yet exited: its task's index and its node,
@@ -109,7 +112,7 @@ var verifyReads func(difference string)
 
 func captureJob(j *mjob) *jobRead {
 	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
-		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF}
+		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF, resizing: resizingOf(j)}
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it

@@ -34,6 +34,7 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 		out.Reason = lost
 	}
 	showEnding(&out, j, now, lost != "", poolKillGrace(v.cfg, j.rec.Pool)) // readview_ending.go
+	showResizing(&out, j, lost != "")                                      // readview_resizing.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if j.pending == nil && j.active > 0 {
@@ -280,8 +281,33 @@ func taskViews(tasks []store.Task, atts []store.Attempt) []api.Task {
 		if out[i].Attempts == nil {
 			out[i].Attempts = []api.Attempt{}
 		}
+		out[i].Resize = storedResize(t, atts)
 	}
 	return out
+}
+
+// storedResize is the resize under way of stored task t (preempting, with
+// a placement of another size reserved; readview_resizing.go): the slots
+// of its open attempt and of that placement. Nil otherwise.
+func storedResize(t store.Task, atts []store.Attempt) *api.SlotChange {
+	if t.State != store.TaskPreempting || len(t.Reserved) == 0 {
+		return nil
+	}
+	var c api.SlotChange
+	for _, p := range t.Reserved {
+		c.To += len(p.GPUs)
+	}
+	for _, a := range atts {
+		if a.Index == t.Index && a.Number == t.Attempt {
+			for _, p := range a.Placement {
+				c.From += len(p.GPUs)
+			}
+		}
+	}
+	if c.From == 0 || c.From == c.To {
+		return nil
+	}
+	return &c
 }
 
 func attemptView(a store.Attempt) api.Attempt {

@@ -94,21 +94,59 @@ func writeDetails(w io.Writer, m *Metrics) {
 		fmt.Fprintf(w, "slowdown     - (no job ended)\n")
 	}
 	fmt.Fprintf(w, "queue        mean %s, max %d\n", numCount(m.AvgQueue, "job"), m.MaxQueue)
-	if m.Preemptions > 0 {
-		fmt.Fprintf(w, "lost         %s checkpointing after preemption, move or resize\n", numCount(m.PreemptionLostSlotHours, "slot-hour"))
+	if m.Preemptions > 0 || m.PreemptionLostSlotHours > 0 {
+		fmt.Fprintf(w, "lost         %s checkpointing after %s\n", numCount(m.PreemptionLostSlotHours, "slot-hour"), checkpointedAfter(m))
 	}
 	if m.LostWorkSlotHours > 0 {
 		fmt.Fprintf(w, "lost work    %s since the last checkpoints (preempted or lost)\n", numCount(m.LostWorkSlotHours, "slot-hour"))
 	}
-	if m.Moves > 0 || m.Resizes > 0 {
-		shrunk := ""
-		if m.Shrinks > 0 {
-			shrunk = fmt.Sprintf(", %d shrunk for other jobs", m.Shrinks)
-		}
-		fmt.Fprintf(w, "moved        %s (consolidation); %s grown%s\n", plural.Count(m.Moves, "task"),
-			plural.Count(m.Resizes-m.Shrinks, "elastic task"), shrunk)
+	if m.Moves > 0 {
+		fmt.Fprintf(w, "moved        %s (consolidation)\n", plural.Count(m.Moves, "task"))
+	}
+	if m.Resizes > 0 {
+		fmt.Fprintf(w, "resized      %s\n", resizedText(m))
 	}
 	fmt.Fprintf(w, "fairness     Jain %s over %s\n", num(m.JainFairness), plural.Count(len(m.Projects), "project"))
+}
+
+// checkpointedAfter names what the checkpoints of
+// PreemptionLostSlotHours followed, of preemptions, moves and resizes,
+// those that happened: "preemption", "resize", "preemption or resize".
+func checkpointedAfter(m *Metrics) string {
+	var kinds []string
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{m.Preemptions, "preemption"}, {m.Moves, "move"}, {m.Resizes, "resize"}} {
+		if k.n > 0 {
+			kinds = append(kinds, k.what)
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		return "preemption, move or resize"
+	case 1:
+		return kinds[0]
+	}
+	return strings.Join(kinds[:len(kinds)-1], ", ") + " or " + kinds[len(kinds)-1]
+}
+
+// resizedText says the elastic tasks resized in place, shrinks (for
+// another job) and growths apart: "1 elastic task shrunk for another
+// job, 1 grown", "2 elastic tasks grown".
+func resizedText(m *Metrics) string {
+	grown := m.Resizes - m.Shrinks
+	if m.Shrinks == 0 {
+		return plural.Count(grown, "elastic task") + " grown"
+	}
+	s := plural.Count(m.Shrinks, "elastic task") + " shrunk for another job"
+	if m.Shrinks > 1 {
+		s = plural.Count(m.Shrinks, "elastic task") + " shrunk for other jobs"
+	}
+	if grown > 0 {
+		s += fmt.Sprintf(", %d grown", grown)
+	}
+	return s
 }
 
 // jobCounts says how the submitted jobs ended: "11 submitted: 8

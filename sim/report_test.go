@@ -58,7 +58,17 @@ func TestReportFormats(t *testing.T) {
 		{"lost work under a hundredth", sim.Metrics{LostWorkSlotHours: 0.000278},
 			"lost work    <0.01 slot-hours since the last checkpoints (preempted or lost)\n"},
 		{"checkpointing", sim.Metrics{Preemptions: 2, PreemptionLostSlotHours: 0.633333},
-			"lost         0.63 slot-hours checkpointing after preemption, move or resize\n"},
+			"lost         0.63 slot-hours checkpointing after preemption\n"},
+		// Trial k D: a shrink and a growth, no preemption, read "2 elastic
+		// tasks grown" and no lost line.
+		{"checkpointing after resizes alone", sim.Metrics{Resizes: 2, Shrinks: 1, PreemptionLostSlotHours: 0.005556},
+			"lost         0.01 slot-hours checkpointing after resize\n"},
+		{"checkpointing after preemptions and resizes", sim.Metrics{Preemptions: 1, Resizes: 1, PreemptionLostSlotHours: 0.5},
+			"lost         0.5 slot-hours checkpointing after preemption or resize\n"},
+		{"a shrink and a growth", sim.Metrics{Resizes: 2, Shrinks: 1}, "resized      1 elastic task shrunk for another job, 1 grown\n"},
+		{"shrinks alone", sim.Metrics{Resizes: 2, Shrinks: 2}, "resized      2 elastic tasks shrunk for other jobs\n"},
+		{"growth alone", sim.Metrics{Resizes: 1}, "resized      1 elastic task grown\n"},
+		{"moves", sim.Metrics{Moves: 3, Preemptions: 1}, "moved        3 tasks (consolidation)\n"},
 		{"slowdown, one precision", sim.Metrics{Failed: 1, BoundedSlowdown: metrics.Dist{Mean: 590.054, P50: 41.407, P90: 1870.3, P99: 6703.684, Max: 17772.4}},
 			"slowdown     mean 590.05  p50 41.41  p90 1870.30  p99 6703.68  max 17772.40 (bounded"},
 		{"queue", sim.Metrics{AvgQueue: 0.961538, MaxQueue: 4}, "queue        mean 0.96 jobs, max 4\n"},

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // endingFixture is the fixture with job 2 killed while its agent has not
@@ -84,5 +86,26 @@ func TestJobKillTimes(t *testing.T) {
 	fields = p.waitText("#fields", "Kill requested")
 	if !strings.Contains(fields, "Ended") || strings.Contains(fields, "not yet") {
 		t.Errorf("job 2's fields = %q, want Kill requested and Ended", fields)
+	}
+}
+
+// TestJobResizing: a running job whose task is being resized in place
+// (the API's resizing; its task preempting with a resize) shows as
+// resizing in the job list and on its page, and its task too, not running
+// and preempting (trial k C2).
+func TestJobResizing(t *testing.T) {
+	f := newFixture()
+	j := f.jobs[1]
+	j.Resizing = &api.Resizing{Task: 0, Tasks: 1, From: 4, To: 2, ForJob: 9, Why: "quota reclaim: ...", Since: time.Now().Add(-5 * time.Second)}
+	j.Reason = "resizing from 4 to 2 slots for job 9 (quota reclaim: ...); checkpointing since ..."
+	j.TaskList[0].State, j.TaskList[0].Resize = "preempting", &api.SlotChange{From: 4, To: 2}
+	p := openPage(t, f, "#/jobs", wide)
+	if row := p.waitText(`tr[data-job="2"]`, "resizing"); !strings.Contains(row, "resizing from 4 to 2 slots") {
+		t.Errorf("job 2's row = %q, want resizing with the reason", row)
+	}
+	p.goTo("#/jobs/2")
+	p.waitText("h1", "resizing")
+	if task := p.waitText(`#attempts tbody[data-task="0"]`, "resizing"); strings.Contains(task, "preempting") {
+		t.Errorf("task 0 = %q, want resizing, not preempting", task)
 	}
 }

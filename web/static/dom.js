@@ -168,9 +168,18 @@ export function bar(used, total, label, mark) {
 
 // shownState is the state to show of a job: killing while it is ending
 // (the API's ending: killed, but tasks still hold their GPUs until their
-// agents confirm the end), else its state.
+// agents confirm the end), resizing while a task of it is being resized
+// in place (the API's resizing: running, the task checkpointing), else
+// its state.
 export function shownState(j) {
-  return j.ending ? 'killing' : j.state;
+  if (j.ending) return 'killing';
+  return j.resizing && j.state === 'running' ? 'resizing' : j.state;
+}
+
+// taskState is the state to show of a task: resizing while it
+// checkpoints to be resized (the API's resize), else its state.
+export function taskState(t) {
+  return t.resize && t.state === 'preempting' ? 'resizing' : t.state;
 }
 
 // stateBadge shows a state as a word; the colour only repeats it.

@@ -3,7 +3,7 @@
 // and priority actions.
 
 import {call, get, mayChange, mayKill, whoami} from './api.js';
-import {blockerRef, duration, estimate, fill, h, jobLink, memo, shownState, stateBadge, when, yesNo} from './dom.js';
+import {blockerRef, duration, estimate, fill, h, jobLink, memo, shownState, stateBadge, taskState, when, yesNo} from './dom.js';
 import {logPanel} from './logs.js';
 import {metricPanel} from './metrics.js';
 
@@ -367,7 +367,7 @@ function taskBody(task) {
   const n = Math.max(attempts.length, 1);
   const head = [
     h('th', {scope: 'rowgroup', rowspan: n}, `task ${task.index}`, hyper(task.hyperparameters)),
-    h('td', {rowspan: n}, stateBadge(task.state), task.restarts ? h('div', {class: 'muted small'}, `${task.restarts} restart${task.restarts === 1 ? '' : 's'}`) : null),
+    h('td', {rowspan: n}, stateBadge(taskState(task)), task.restarts ? h('div', {class: 'muted small'}, `${task.restarts} restart${task.restarts === 1 ? '' : 's'}`) : null),
   ];
   if (!attempts.length) {
     return h('tbody', {'data-task': task.index}, h('tr', {}, head, h('td', {colspan: 7, class: 'muted'}, task.reason || 'not started yet')));

@@ -1,0 +1,131 @@
+package master
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/store"
+)
+
+// A job being resized. While a resize's checkpoint runs, the task is
+// preempting in the store, holding its old slots, with its new placement
+// reserved (mtask.next), and its job is running: a list that showed that
+// alone said nothing of the shrink, and explain read the reserved
+// placement as what the task holds. The views say it (api.Job.Resizing,
+// api.Task.Resize), as they say a job still ending: the stored states,
+// which the core and the replays read, stay as they are.
+
+// taskResize is the resize under way of task t: the slots of its open
+// attempt and of the placement reserved for it, which a resize changes
+// and a move keeps; false for a task not being resized.
+func taskResize(t *mtask) (api.SlotChange, bool) {
+	if t == nil || t.rec.State != store.TaskPreempting || t.next == nil || t.att == nil {
+		return api.SlotChange{}, false
+	}
+	var c api.SlotChange
+	for _, p := range t.att.parts {
+		c.From += len(p.gpus)
+	}
+	for _, p := range t.next {
+		c.To += len(p.gpus)
+	}
+	return c, c.From != c.To
+}
+
+// resizingOf is what the view of job j says of its tasks being resized:
+// the first's resize, who for and why, and how many; nil when none is.
+func resizingOf(j *mjob) *api.Resizing {
+	var r *api.Resizing
+	for _, t := range j.tasks {
+		c, ok := taskResize(t)
+		if !ok {
+			continue
+		}
+		if r != nil {
+			r.Tasks++
+			continue
+		}
+		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: t.nextAt}
+		r.ForJob, r.Why = resizeFor(t.rec.Reason, c.To)
+	}
+	return r
+}
+
+// resizeFor reads, from a resize's preempting reason as replaceOp words
+// it ("resizing to 2 slots for job 16 (quota reclaim: ...)"), the job it
+// shrinks for and the rule; 0 and "" for growth.
+func resizeFor(reason string, to int) (int64, string) {
+	rest, ok := strings.CutPrefix(reason, resizeReason+plural.Count(to, "slot")+" for job ")
+	if !ok {
+		return 0, ""
+	}
+	id, why, _ := strings.Cut(rest, " ")
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return 0, ""
+	}
+	return n, strings.TrimSuffix(strings.TrimPrefix(why, "("), ")")
+}
+
+// resizingTail is what follows a resize's subject: "from 4 to 2 slots
+// for job 16 (quota reclaim: ...); checkpointing since 2026-11-28
+// 01:49:49 UTC", or "from 2 to 4 slots; ..." for growth.
+func resizingTail(r *api.Resizing) string {
+	s := fmt.Sprintf("from %d to %s", r.From, slotWord(r.To))
+	if r.ForJob != 0 {
+		s += fmt.Sprintf(" for job %d", r.ForJob)
+		if r.Why != "" {
+			s += " (" + r.Why + ")"
+		}
+	}
+	if !r.Since.IsZero() {
+		s += "; checkpointing since " + msgTime(r.Since)
+	}
+	return s
+}
+
+// resizingReason is a list's reason for a job being resized: "resizing
+// from 4 to 2 slots for job 16 (...); checkpointing since ...", naming
+// the task in a job of several ("resizing task 1 (of 2 being resized)
+// from ...").
+func resizingReason(r *api.Resizing, tasks int) string {
+	what := "resizing"
+	if tasks > 1 {
+		what = fmt.Sprintf("resizing task %d", r.Task)
+		if r.Tasks > 1 {
+			what += fmt.Sprintf(" (of %d being resized)", r.Tasks)
+		}
+	}
+	return what + " " + resizingTail(r)
+}
+
+// resizingSentence is explain's sentence for a job being resized: "It
+// is being resized from 4 to 2 slots for job 16 (...); checkpointing
+// since ...", "Its task 1 is being resized from ...".
+func resizingSentence(r *api.Resizing, tasks int) string {
+	what := "It is being resized"
+	if tasks > 1 {
+		what = fmt.Sprintf("Its task %d is being resized", r.Task)
+		if r.Tasks > 1 {
+			what = fmt.Sprintf("%d of its tasks are being resized; task %d", r.Tasks, r.Task)
+		}
+	}
+	return what + " " + resizingTail(r) + "."
+}
+
+// showResizing marks the view of a running job whose task is being
+// resized, and says so in its reason, unless a reason about lost nodes
+// or its end says more (lost, out.Ending).
+func showResizing(out *api.Job, j *jobRead, lost bool) {
+	if j.resizing == nil || j.rec.State != store.JobRunning {
+		return
+	}
+	r := *j.resizing
+	out.Resizing = &r
+	if !lost && !out.Ending {
+		out.Reason = resizingReason(&r, j.tasks)
+	}
+}
