@@ -28,9 +28,9 @@ var (
 type submitFlags struct {
 	allow, dry bool
 	out        outputFlag
-	// pool, project and name override the job file's (sbatch's -p, -A
-	// and -J), so that one file serves several of each.
-	pool, project, name string
+	// pool, project, name and qos override the job file's (sbatch's -p,
+	// -A, -J and -q), so that one file serves several of each.
+	pool, project, name, qos string
 }
 
 // override puts the flags given over the job's fields, and returns the
@@ -41,7 +41,12 @@ func (f *submitFlags) override(cmd *cobra.Command, job *jobfile.Job) map[string]
 		flag, field string
 		to          *string
 		v           string
-	}{{"pool", "pool", &job.Pool, f.pool}, {"project", "project", &job.Project, f.project}, {"name", "name", &job.Name, f.name}} {
+	}{
+		{"pool", "pool", &job.Pool, f.pool},
+		{"project", "project", &job.Project, f.project},
+		{"name", "name", &job.Name, f.name},
+		{"qos", "resources.qos", &job.Resources.QOS, f.qos},
+	} {
 		if cmd.Flags().Changed(o.flag) {
 			*o.to = o.v
 			set[o.field] = "--" + o.flag
@@ -73,13 +78,17 @@ wait, what would let it start, its place in the pool's queue and its
 estimated start, as if submitted now. A job a submission would refuse gets the same
 error and exit code; one that would be accepted exits 0.
 
---pool (-p), --project (-A) and --name (-J), as sbatch's, replace the job
-file's pool, project and name, so that one file serves several.`,
+--pool (-p), --project (-A), --name (-J) and --qos (-q), as sbatch's,
+replace the job file's pool, project, name and resources.qos, so that one
+file serves several. The master checks --qos as it checks the file's qos
+(a level the configuration defines, and one the job's project may use),
+and names the flag when it refuses it.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
   allot submit --dry-run train.yaml          # would it start, and when?
   allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
+  allot submit -q high --dry-run train.yaml  # would it start sooner at QOS high?
   allot submit --test-only train.yaml -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,6 +103,7 @@ file's pool, project and name, so that one file serves several.`,
 	cmd.Flags().StringVarP(&f.pool, "pool", "p", "", "the pool to submit to, over the job file's pool: (sbatch -p)")
 	cmd.Flags().StringVarP(&f.project, "project", "A", "", "the project to submit to, over the job file's project: (sbatch -A)")
 	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
+	cmd.Flags().StringVarP(&f.qos, "qos", "q", "", "the job's QOS level, over the job file's resources.qos: (sbatch -q)")
 	f.out.register(cmd)
 	return cmd
 }
@@ -113,6 +123,9 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 	flags := f.override(cmd, job)
 	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
 		return usageErrorf("%s: expected a name, got %q", n, job.Name)
+	}
+	if q, ok := flags["resources.qos"]; ok && job.Resources.QOS == "" {
+		return usageErrorf("%s: expected a QOS name, got %q (leave the flag out for the job file's or the default QOS)", q, job.Resources.QOS)
 	}
 	spec, err := json.Marshal(job)
 	if err != nil {
