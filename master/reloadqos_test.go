@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
@@ -88,5 +89,47 @@ func TestReloadWarnsOfDisallowedQOS(t *testing.T) {
 	h.start()
 	if !strings.Contains(logs.String(), strings.TrimSuffix(strconv.Quote("configuration: "+wantNone), `"`)) {
 		t.Errorf("the master's log at start lacks %q:\n%s", wantNone, logs.String())
+	}
+}
+
+// TestHistoryScenarioKeepsDisallowedQOS: a job accepted at a QOS that a
+// reload then took off its project's list keeps it live, and the what-if
+// export of its window marks it keep_qos, with a note, so that the file
+// parses (the scenario parser refused it) and replays the job at it; a
+// job whose QOS the list still allows is not marked.
+func TestHistoryScenarioKeepsDisallowedQOS(t *testing.T) {
+	const head = "pools: [{name: mf, policy: multifactor, multifactor: {qos: 1000, age: 1, max_age: 1h}}]\n" +
+		"default_pool: mf\ndefault_project: ops\nqos:\n  - {name: normal}\n  - {name: high, priority: 50}\n" +
+		"projects:\n  - {name: research, qos: [normal, high]}\n  - {name: rl, parent: research}\n"
+	withFile, path := withConfigFile(t, head+"  - {name: ops, qos: [normal, high]}\n")
+	h := newHarness(t, withFile)
+	a := h.agent("n1", 1)
+	job := func(project, qos string) int64 {
+		return h.submit(`{"name": "j", "project": "` + project + `", "entrypoint": "x", "resources": {"slots": 1, "time_limit": 3600, "qos": "` + qos + `"}}`)
+	}
+	kept, allowed := job("rl", "high"), job("ops", "high")
+	h.step()
+	h.sync(a)
+	writeConfig(t, path, strings.Replace(head, "{name: research, qos: [normal, high]}", "{name: research, qos: [normal]}", 1)+
+		"  - {name: ops, qos: [normal, high]}\n")
+	if code := h.do("POST", "/api/v1/config/reload", nil, nil); code != 200 {
+		t.Fatalf("POST /config/reload: %d", code)
+	}
+	h.clock.Advance(time.Minute)
+	sc, body := exportScenario(t, h, "?since=7d")
+	marked := map[string]bool{}
+	for _, j := range sc.Jobs {
+		marked[j.Name] = j.KeepQOS
+	}
+	name := func(id int64) string { return "j" + strconv.FormatInt(id, 10) + "-j" }
+	if got, ok := marked[name(kept)]; !ok || !got {
+		t.Errorf("job %d exported without keep_qos (%v, %v):\n%s", kept, got, ok, body)
+	}
+	if got, ok := marked[name(allowed)]; !ok || got {
+		t.Errorf("job %d exported with keep_qos (%v, %v):\n%s", allowed, got, ok, body)
+	}
+	want := fmt.Sprintf(`job %d keeps its QOS, as the live job does, though its project's list no longer allows it: project rl may not use QOS "high"`, kept)
+	if !strings.Contains(body, want) {
+		t.Errorf("the header does not say %q:\n%s", want, body)
 	}
 }
