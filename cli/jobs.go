@@ -187,7 +187,9 @@ are shown, and killing ones: jobs whose tasks are all being killed (a
 kill, a time limit, a gang's failed part) but still hold their GPUs
 until their agents confirm the end; --all adds completed, failed and
 killed ones, newest first, and --state shows one state (killed and
-running include the killing jobs stored so). --node shows the jobs with a task on that
+running include the killing jobs stored so); it takes squeue's words
+too: pending or PD (queued), R, CG (killing), CD, F and CA (killed), in
+any case. --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
 allot projects counts them; where you have no role, only your own jobs
@@ -203,6 +205,7 @@ redrawn in place) until Ctrl-C.`,
   allot jobs --pool research --project vision
   allot jobs --project ml --subprojects
   allot jobs --node dgx-1 -o wide
+  allot jobs -u ana --state pending
   allot jobs --watch
   allot jobs --all --since 7d -o json`,
 		Args: cobra.NoArgs,
@@ -216,8 +219,8 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed")
-	fl.StringVar(&f.user, "user", "", "only jobs of this user")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed; or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
 	fl.StringVar(&f.since, "since", "", `only jobs submitted since: an RFC 3339 time or a duration ago ("36h", "7d")`)
@@ -231,8 +234,12 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
-	if f.state != "" && !slices.Contains(listStates, f.state) {
-		return usageErrorf("--state: expected one of %s, got %q", strings.Join(listStates, ", "), f.state)
+	if f.state != "" {
+		s, ok := listState(f.state)
+		if !ok {
+			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA), got %q", strings.Join(listStates, ", "), f.state)
+		}
+		f.state = s
 	}
 	if f.subprojects && f.project == "" {
 		return usageErrorf("--subprojects: needs --project")
