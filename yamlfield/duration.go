@@ -32,28 +32,28 @@ func parseDurationString(s, got string) (secs int64, approx float64, bad *durati
 	if strings.ContainsAny(s, ":") || isSlurmDays(s) {
 		return parseSlurmTime(s, got)
 	}
-	sign, rest := 1.0, s
+	// Whole days first ("-2d12h"), the rest a Go duration; without days
+	// the whole string is one, its sign its own.
+	sign, unsigned := 1.0, strings.TrimPrefix(s, "+")
 	if r, ok := strings.CutPrefix(s, "-"); ok {
-		sign, rest = -1, r
-	} else {
-		rest = strings.TrimPrefix(s, "+")
+		sign, unsigned = -1, r
 	}
 	var days int64
-	if i := strings.IndexByte(rest, 'd'); i > 0 && allDigits(rest[:i]) {
-		if i > 7 { // more than 9,999,999 days is past any limit
-			return 0, sign * math.MaxFloat64, nil
-		}
-		days, _ = strconv.ParseInt(rest[:i], 10, 64)
-		rest = rest[i+1:]
+	i := strings.IndexByte(unsigned, 'd')
+	if i <= 0 || !allDigits(unsigned[:i]) {
+		sign, i, unsigned = 1, -1, s
+	} else if i > 7 { // more than 9,999,999 days is past any limit
+		return 0, sign * math.MaxFloat64, nil
+	}
+	rest := unsigned[i+1:]
+	if i > 0 {
+		days, _ = strconv.ParseInt(unsigned[:i], 10, 64)
 		if rest == "" {
 			return int64(sign) * days * 86400, sign * float64(days) * 86400, nil
 		}
 		if rest[0] == '-' || rest[0] == '+' {
 			return 0, 0, &durationProblem{msg: durationWant + ", got " + got}
 		}
-	} else {
-		rest = s
-		sign = 1
 	}
 	d, err := time.ParseDuration(rest)
 	if err != nil {
