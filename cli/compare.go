@@ -20,7 +20,7 @@ type compareFlags struct {
 	policies []string
 	sets     []string
 	html     string
-	json     string
+	json     jsonOutput
 	csv      string
 	parallel int
 	history  historyFlags
@@ -43,7 +43,10 @@ compared.
 
 --html writes a self-contained report with charts (utilisation and queue
 length over time, slots held per project, the CDF of wait) that loads
-nothing from the network; --json and --csv write the numbers.
+nothing from the network; --csv writes the numbers to a file, and --json
+prints them as JSON instead of the table, as allot sim --json does
+(--json=FILE writes them to FILE, beside the table; the older --json FILE
+still does).
 
 --policy current is a run under the workload's own settings. With
 --from-history the workload is the live cluster's own jobs (admins only:
@@ -52,11 +55,18 @@ pools, projects and nodes as a scenario; --save keeps it), and the default
 runs are current, fcfs, easy and conservative: what the cluster did under
 its configuration against what other policies would have done.`,
 		Example: `  allot sim compare SDSC-SP2-1998-4.2-cln.swf.gz
-  allot sim compare trace.swf --policy fcfs --policy easy --policy conservative --html out.html --json out.json --csv out.csv
+  allot sim compare trace.swf --policy fcfs --policy easy --policy conservative --html out.html --json=out.json --csv out.csv
+  allot sim compare trace.swf --json | jq '.runs[].metrics'
   allot sim compare trace.swf --policy easy --set name=easy-spread,policy=backfill,reservations=easy,placement=spread
   allot sim compare --from-history --since 7d --policy current --policy conservative --html whatif.html`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			_, args = f.json.legacyFile(args, f.history.from)
+			return cobra.MaximumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if file, rest := f.json.legacyFile(args, f.history.from); file != "" {
+				f.json.path, args = file, rest
+			}
 			path, done, err := f.history.path(cmd, args)
 			if err != nil {
 				return err
@@ -75,7 +85,7 @@ its configuration against what other policies would have done.`,
 	fl.StringArrayVar(&f.policies, "policy", nil, "a run under this policy (repeatable): current (the workload's own), fcfs, easy, conservative, fifo, backfill, fair_share, priority")
 	fl.StringArrayVar(&f.sets, "set", nil, "a run under an option set (repeatable), e.g. name=easy-spread,policy=backfill,reservations=easy,placement=spread")
 	fl.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
-	fl.StringVar(&f.json, "json", "", "write the comparison as JSON to this file")
+	f.json.register(fl)
 	fl.StringVar(&f.csv, "csv", "", "write one CSV row of metrics per run to this file")
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs replayed at once")
 	f.history.register(cmd)
@@ -125,7 +135,11 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 		c.Runs = append(c.Runs, report.Run{Name: sets[i].Name, Policy: replays[i].Input.Policy(), Result: res})
 	}
 	c.Skipped, c.Notes = results[0].Skipped, results[0].Notes
-	if err := report.WriteTable(stdout, c); err != nil {
+	write := report.WriteTable
+	if f.json.path == jsonStdout {
+		write = report.WriteJSON
+	}
+	if err := write(stdout, c); err != nil {
 		return err
 	}
 	ok = true
@@ -211,8 +225,8 @@ type outputs []output
 func checkOutputs(f compareFlags) (outputs, error) {
 	var outs outputs
 	for _, o := range []output{{flag: "--html", path: f.html, write: report.WriteHTML},
-		{flag: "--json", path: f.json, write: report.WriteJSON}, {flag: "--csv", path: f.csv, write: report.WriteCSV}} {
-		if o.path == "" {
+		{flag: "--json", path: f.json.path, write: report.WriteJSON}, {flag: "--csv", path: f.csv, write: report.WriteCSV}} {
+		if o.path == "" || o.path == jsonStdout {
 			continue
 		}
 		_, statErr := os.Stat(o.path)

@@ -196,3 +196,101 @@ func TestCompareOutputUnwritable(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareJSON: a bare --json prints the comparison as JSON on stdout
+// instead of the table, as allot sim --json prints its result, wherever
+// it stands; --json=FILE writes FILE beside the table; and the older
+// --json FILE, before or after the workload or with --from-history's
+// none, still writes FILE.
+func TestCompareJSON(t *testing.T) {
+	trace := filepath.Join(traceDir, "backfill.swf")
+	runs := func(t *testing.T, b []byte) int {
+		t.Helper()
+		var doc struct {
+			Runs []struct{ Name string } `json:"runs"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("not the JSON comparison: %v\n%s", err, b)
+		}
+		return len(doc.Runs)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string // FILE stands for the output file
+		stdout bool     // JSON on stdout, else the table and FILE written
+	}{
+		{"bare, after the workload", []string{trace, "--json"}, true},
+		{"bare, before the workload", []string{"--json", trace}, true},
+		{"stdout named", []string{trace, "--json=-"}, true},
+		{"a file with =", []string{trace, "--json=FILE"}, false},
+		{"the older --json FILE, after the workload", []string{trace, "--json", "FILE"}, false},
+		{"the older --json FILE, before the workload", []string{"--json", "FILE", trace}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "out.json")
+			args := []string{"sim", "compare"}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "FILE", file))
+			}
+			out, errOut, err := run(t, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stdout {
+				if n := runs(t, []byte(out)); n != 3 {
+					t.Errorf("%d runs on stdout, want 3", n)
+				}
+				if strings.Contains(errOut, "wrote") {
+					t.Errorf("stderr %q: a file written", errOut)
+				}
+				return
+			}
+			if !strings.Contains(out, "makespan") || !strings.Contains(errOut, "wrote "+file) {
+				t.Errorf("stdout %q, stderr %q: want the table, and %s written", out, errOut, file)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := runs(t, b); n != 3 {
+				t.Errorf("%d runs in %s, want 3", n, file)
+			}
+		})
+	}
+	if _, _, err := run(t, "sim", "compare", trace, "--json="); err == nil || !strings.Contains(err.Error(), "expected a file name (--json=FILE), or no value for JSON on stdout") {
+		t.Errorf("--json= : %v", err)
+	}
+	if _, _, err := run(t, "sim", "compare", trace, "--json", "a.json", "b.json"); err == nil {
+		t.Error("two arguments after --json accepted")
+	}
+}
+
+// TestCompareJSONLegacyFile: the older --json FILE is read from the
+// positional arguments only when one is left over, the workload's or, with
+// --from-history, none.
+func TestCompareJSONLegacyFile(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		path        string
+		at          int
+		args        []string
+		fromHistory bool
+		file        string
+		rest        []string
+	}{
+		{"bare, workload after", jsonStdout, 0, []string{"w.swf"}, false, "", []string{"w.swf"}},
+		{"older spelling, after the workload", jsonStdout, 1, []string{"w.swf", "out.json"}, false, "out.json", []string{"w.swf"}},
+		{"older spelling, before the workload", jsonStdout, 0, []string{"out.json", "w.swf"}, false, "out.json", []string{"w.swf"}},
+		{"older spelling, from history", jsonStdout, 0, []string{"out.json"}, true, "out.json", []string{}},
+		{"bare, from history", jsonStdout, 0, nil, true, "", nil},
+		{"a file with =", "out.json", -1, []string{"w.swf", "x"}, false, "", []string{"w.swf", "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := jsonOutput{path: tc.path, at: tc.at}
+			file, rest := o.legacyFile(tc.args, tc.fromHistory)
+			if file != tc.file || strings.Join(rest, " ") != strings.Join(tc.rest, " ") {
+				t.Errorf("legacyFile = %q, %q; want %q, %q", file, rest, tc.file, tc.rest)
+			}
+		})
+	}
+}

@@ -231,6 +231,11 @@ func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 		reply(w, 403, api.Error{Error: `submitting to project "audio" needs the member or lead role there; user:ana has no role`, Field: "project"})
 		return
 	}
+	if err == nil && job.Resources.QOS == "emergency" {
+		// As the master's checkProjectQOS words it.
+		reply(w, 400, api.Error{Error: `resources.qos: project vision may not use QOS "emergency" (its qos: normal, high)`, Field: "resources.qos"})
+		return
+	}
 	if err == nil && job.Pool == "tpu" {
 		reply(w, 400, api.Error{Error: `unknown pool "tpu" (pools: research, batch)`, Field: "pool"})
 		return

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -23,129 +22,6 @@ var (
 	jobStates      = []string{"queued", "running", "completed", "failed", "killed"}
 	terminalStates = []string{"completed", "failed", "killed"}
 )
-
-// submitFlags are allot submit's flags.
-type submitFlags struct {
-	allow, dry bool
-	out        outputFlag
-	// pool, project and name override the job file's (sbatch's -p, -A
-	// and -J), so that one file serves several of each.
-	pool, project, name string
-}
-
-// override puts the flags given over the job's fields, and returns the
-// fields they set, by the name the master gives a refused field.
-func (f *submitFlags) override(cmd *cobra.Command, job *jobfile.Job) map[string]string {
-	set := map[string]string{}
-	for _, o := range []struct {
-		flag, field string
-		to          *string
-		v           string
-	}{{"pool", "pool", &job.Pool, f.pool}, {"project", "project", &job.Project, f.project}, {"name", "name", &job.Name, f.name}} {
-		if cmd.Flags().Changed(o.flag) {
-			*o.to = o.v
-			set[o.field] = "--" + o.flag
-		}
-	}
-	return set
-}
-
-func newSubmitCmd() *cobra.Command {
-	var f submitFlags
-	cmd := &cobra.Command{
-		Use:   "submit FILE",
-		Short: "Submit a job file and print the new job's ID",
-		Long: `Check a job file (docs/jobfile.md) locally, so that mistakes are reported
-with their line before anything is sent, then submit it to the master and
-print the new job's ID alone on stdout, for scripts to capture. FILE "-"
-reads the job file from stdin.
-
-A job that no node of its pool could ever run (a task larger than the
-pool's nodes hold together, a GPU type no node has, more of a license than
-exist) is refused, naming the field and the most that could fit;
---allow-infeasible queues it anyway, to wait for nodes or a configuration
-that does not exist yet.
-
---dry-run (or --test-only, Slurm's name) submits nothing: the master judges
-the job exactly as a submission, settles its scheduling as the master
-would live, and says whether it would start now, or the reason it would
-wait, what would let it start, its place in the pool's queue and its
-estimated start, as if submitted now. A job a submission would refuse gets the same
-error and exit code; one that would be accepted exits 0.
-
---pool (-p), --project (-A) and --name (-J), as sbatch's, replace the job
-file's pool, project and name, so that one file serves several.`,
-		Example: `  allot submit train.yaml
-  id=$(allot submit sweep.yaml) && allot job logs "$id" -f
-  allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
-  allot submit --dry-run train.yaml          # would it start, and when?
-  allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
-  allot submit --test-only train.yaml -o json`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd, args[0], &f)
-		},
-	}
-	cmd.Flags().BoolVar(&f.allow, "allow-infeasible", false,
-		"queue the job even if no node registered now could ever run it")
-	cmd.Flags().BoolVar(&f.dry, "dry-run", false,
-		"judge the job as a submission and say when it would start, without submitting it")
-	cmd.Flags().BoolVar(&f.dry, "test-only", false, "the same as --dry-run (Slurm's sbatch --test-only)")
-	cmd.Flags().StringVarP(&f.pool, "pool", "p", "", "the pool to submit to, over the job file's pool: (sbatch -p)")
-	cmd.Flags().StringVarP(&f.project, "project", "A", "", "the project to submit to, over the job file's project: (sbatch -A)")
-	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
-	f.out.register(cmd)
-	return cmd
-}
-
-func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
-	if err := f.out.check(); err != nil {
-		return err
-	}
-	name, data, err := readJobFile(cmd, path)
-	if err != nil {
-		return err
-	}
-	job, err := jobfile.Parse(name, data)
-	if err != nil {
-		return err
-	}
-	flags := f.override(cmd, job)
-	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
-		return usageErrorf("%s: expected a name, got %q", n, job.Name)
-	}
-	spec, err := json.Marshal(job)
-	if err != nil {
-		return fmt.Errorf("encode the job spec: %w", err)
-	}
-	c, err := newClient(cmd)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := requestContext(cmd)
-	defer cancel()
-	opt := client.SubmitOptions{AllowInfeasible: f.allow}
-	w := cmd.OutOrStdout()
-	if f.dry {
-		d, err := c.DryRun(ctx, spec, opt)
-		if err != nil {
-			return submitError("dry run", path, name, data, flags, err)
-		}
-		if done, err := f.out.structured(w, d); done {
-			return err
-		}
-		return printDryRun(w, d)
-	}
-	r, err := c.SubmitWith(ctx, spec, opt)
-	if err != nil {
-		return submitError("submit", path, name, data, flags, err)
-	}
-	if done, err := f.out.structured(w, r); done {
-		return err
-	}
-	_, err = fmt.Fprintln(w, r.ID)
-	return err
-}
 
 type jobsFlags struct {
 	out                                     outputFlag
@@ -174,7 +50,9 @@ are shown, and killing ones: jobs whose tasks are all being killed (a
 kill, a time limit, a gang's failed part) but still hold their GPUs
 until their agents confirm the end; --all adds completed, failed and
 killed ones, newest first, and --state shows one state (killed and
-running include the killing jobs stored so). --node shows the jobs with a task on that
+running include the killing jobs stored so); it takes squeue's words
+too: pending or PD (queued), R, CG (killing), CD, F and CA (killed), in
+any case. --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
 allot projects counts them; where you have no role, only your own jobs
@@ -190,6 +68,7 @@ redrawn in place) until Ctrl-C.`,
   allot jobs --pool research --project vision
   allot jobs --project ml --subprojects
   allot jobs --node dgx-1 -o wide
+  allot jobs -u ana --state pending
   allot jobs --watch
   allot jobs --all --since 7d -o json`,
 		Args: cobra.NoArgs,
@@ -203,8 +82,8 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed")
-	fl.StringVar(&f.user, "user", "", "only jobs of this user")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed; or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
 	fl.StringVar(&f.since, "since", "", `only jobs submitted since: an RFC 3339 time or a duration ago ("36h", "7d")`)
@@ -218,8 +97,12 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	if err := f.out.check(); err != nil {
 		return err
 	}
-	if f.state != "" && !slices.Contains(listStates, f.state) {
-		return usageErrorf("--state: expected one of %s, got %q", strings.Join(listStates, ", "), f.state)
+	if f.state != "" {
+		s, ok := listState(f.state)
+		if !ok {
+			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA), got %q", strings.Join(listStates, ", "), f.state)
+		}
+		f.state = s
 	}
 	if f.subprojects && f.project == "" {
 		return usageErrorf("--subprojects: needs --project")

@@ -81,6 +81,25 @@ func TestJobsEstimate(t *testing.T) {
 	})
 }
 
+// completedYAML is allot jobs --state completed -o yaml on the fake master.
+const completedYAML = `- id: 2
+  name: old-eval
+  kind: command
+  state: completed
+  project: nlp
+  user: bo
+  pool: batch
+  slots: 2
+  tasks: 1
+  running: 0
+  priority: 42
+  weight: 1
+  preemptible: false
+  entrypoint: ""
+  submitted_at: "2024-05-01T09:00:00Z"
+  ended_at: "2024-05-01T10:00:00Z"
+`
+
 func TestJobs(t *testing.T) {
 	fixClock(t)
 	f := newFakeMaster(t)
@@ -99,23 +118,7 @@ func TestJobs(t *testing.T) {
 		{name: "project and user", args: []string{"jobs", "--project", "vision", "--user", "ana", "--state", "queued"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
 2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5
 `},
-		{name: "a terminal state without --all", args: []string{"jobs", "--state", "completed", "-o", "yaml"}, out: `- id: 2
-  name: old-eval
-  kind: command
-  state: completed
-  project: nlp
-  user: bo
-  pool: batch
-  slots: 2
-  tasks: 1
-  running: 0
-  priority: 42
-  weight: 1
-  preemptible: false
-  entrypoint: ""
-  submitted_at: "2024-05-01T09:00:00Z"
-  ended_at: "2024-05-01T10:00:00Z"
-`},
+		{name: "a terminal state without --all", args: []string{"jobs", "--state", "completed", "-o", "yaml"}, out: completedYAML},
 		{name: "nothing matches", args: []string{"jobs", "--project", "ml", "-o", "json"}, out: "[]\n"},
 		{name: "empty table", args: []string{"jobs", "--project", "ml"}, out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  START  REASON\n"},
 		{name: "sub-projects", args: []string{"jobs", "--project", "ml", "--subprojects"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START      REASON
@@ -136,7 +139,16 @@ func TestJobs(t *testing.T) {
 1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
 2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -          behind job 5
 `},
-		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed, got "done"`},
+		{name: "squeue's pending and -u", args: []string{"jobs", "--project", "vision", "-u", "ana", "--state", "pending"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
+2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5
+`},
+		{name: "squeue's PD", args: []string{"jobs", "--pool", "batch", "--state", "PD"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
+2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5
+`},
+		{name: "squeue's CD", args: []string{"jobs", "--state", "CD", "-o", "yaml"}, out: completedYAML},
+		{name: "Slurm's TIMEOUT, with no counterpart", args: []string{"jobs", "--state", "TO"},
+			err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "TO"`},
+		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "done"`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"jobs", "3"}, err: `allot jobs: unexpected argument "3": it takes no arguments (allot jobs)`},
 	})
@@ -148,6 +160,7 @@ func TestJobs(t *testing.T) {
 		"GET /api/v1/jobs?state=queued%2Crunning%2Ckilling",
 		"GET /api/v1/jobs?limit=500&state=completed%2Cfailed%2Ckilled",
 		"GET /api/v1/jobs?limit=500&state=completed",
+		"GET /api/v1/jobs?pool=batch&state=queued",
 	} {
 		if !slices.Contains(f.requests, want) {
 			t.Errorf("no request %q among %q", want, f.requests)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/allot-sched/allot/api"
@@ -23,6 +24,32 @@ import (
 // listStates are the states allot jobs --state takes: the job states, and
 // killing for the jobs still ending.
 var listStates = []string{"queued", "running", api.JobStateKilling, "completed", "failed", "killed"}
+
+// slurmStates are the words of squeue --states (and their short forms)
+// that allot jobs --state takes for its own, case aside, so that a Slurm
+// user's habit works: PENDING is queued, COMPLETING is killing (see
+// above), CANCELLED is killed. Slurm's states with no counterpart here
+// (TIMEOUT, PREEMPTED, NODE_FAIL, ...) stay errors: a job that reached its
+// time limit, or was preempted, ends as its tasks put it.
+var slurmStates = map[string]string{
+	"pending": "queued", "pd": "queued",
+	"r":          "running",
+	"completing": api.JobStateKilling, "cg": api.JobStateKilling,
+	"cd":        "completed",
+	"f":         "failed",
+	"cancelled": "killed", "canceled": "killed", "ca": "killed",
+}
+
+// listState is the state allot jobs --state s names: one of listStates,
+// in any case, or a Slurm word for one (slurmStates); ok is false for
+// none.
+func listState(s string) (string, bool) {
+	s = strings.ToLower(s)
+	if to, ok := slurmStates[s]; ok {
+		return to, true
+	}
+	return s, slices.Contains(listStates, s)
+}
 
 // liveStates is the master's state filter for the jobs allot jobs shows
 // by default: those that wait or hold GPUs.

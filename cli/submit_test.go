@@ -287,8 +287,8 @@ Nothing was submitted.
 	}
 }
 
-// TestSubmitOverrides: --pool (-p), --project (-A) and --name (-J) replace
-// the job file's, as sbatch's do; a refusal of a field a flag set names
+// TestSubmitOverrides: --pool (-p), --project (-A), --name (-J) and --qos
+// (-q) replace the job file's, as sbatch's do; a refusal of a field a flag set names
 // the flag, not the file's line.
 func TestSubmitOverrides(t *testing.T) {
 	f := newFakeMaster(t)
@@ -301,6 +301,13 @@ func TestSubmitOverrides(t *testing.T) {
 		{name: "an empty name", args: []string{"submit", "-J", " ", good}, err: `--name: expected a name, got " "`},
 		{name: "a project the user has no role in, named by its flag", args: []string{"submit", "-A", "audio", good},
 			err: `--project: submitting to project "audio" needs the member or lead role there; user:ana has no role (master: 403 Forbidden)`},
+		{name: "sbatch's -q", args: []string{"submit", "-q", "high", good}, out: "106\n"},
+		{name: "a QOS the project may not use, named by its flag", args: []string{"submit", "--qos", "emergency", good},
+			err: `--qos: project vision may not use QOS "emergency" (its qos: normal, high) (master: 400 Bad Request)`},
+		{name: "the same in a dry run", args: []string{"submit", "--dry-run", "-q", "emergency", good},
+			err: `--qos: project vision may not use QOS "emergency" (its qos: normal, high) (master: 400 Bad Request)`},
+		{name: "an empty QOS", args: []string{"submit", "-q", "", good},
+			err: `--qos: expected a QOS name, got "" (leave the flag out for the job file's or the default QOS)`},
 	})
 	var sent []*jobfile.Job
 	for i, r := range f.requests {
@@ -312,12 +319,13 @@ func TestSubmitOverrides(t *testing.T) {
 			sent = append(sent, j)
 		}
 	}
-	if len(sent) != 4 {
-		t.Fatalf("%d submissions sent, want 4", len(sent))
+	if len(sent) != 6 {
+		t.Fatalf("%d submissions sent, want 6", len(sent))
 	}
-	for i, want := range [][3]string{{"batch", "nlp", "sweep-2"}, {"batch", "nlp", "sweep-3"}, {"tpu", "", "sweep"}, {"", "audio", "sweep"}} {
-		if got := [3]string{sent[i].Pool, sent[i].Project, sent[i].Name}; got != want {
-			t.Errorf("submission %d: pool, project, name %q, want %q", i, got, want)
+	for i, want := range [][4]string{{"batch", "nlp", "sweep-2", ""}, {"batch", "nlp", "sweep-3", ""}, {"tpu", "", "sweep", ""}, {"", "audio", "sweep", ""},
+		{"", "", "sweep", "high"}, {"", "", "sweep", "emergency"}} {
+		if got := [4]string{sent[i].Pool, sent[i].Project, sent[i].Name, sent[i].Resources.QOS}; got != want {
+			t.Errorf("submission %d: pool, project, name, qos %q, want %q", i, got, want)
 		}
 	}
 }

@@ -124,8 +124,9 @@ func TestParseErrorsResources(t *testing.T) {
 		{"time_limit negative", head + "resources: {time_limit: -5s}\n", 3, `expected a duration >= 0, got "-5s"`},
 		{"time_limit fractional", head + "resources: {time_limit: 1.5}\n", 3, "expected a whole number of seconds, got 1.5"},
 		{"time_limit sub-second", head + "resources: {time_limit: 1500ms}\n", 3, `expected a whole number of seconds, got "1500ms"`},
-		{"time_limit garbage", head + "resources: {time_limit: soon}\n", 3, `expected a duration (whole seconds like 90, or a string like 90s or 1h30m), got "soon"`},
+		{"time_limit garbage", head + "resources: {time_limit: soon}\n", 3, `expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "soon"`},
 		{"time_limit too long", head + "resources: {time_limit: 1e30}\n", 3, "is too long"},
+		{"time_limit Slurm minutes out of range", head + "resources:\n  time_limit: 1:75:00\n", 4, `resources.time_limit: expected minutes from 0 to 59 in H:MM:SS, got "1:75:00"`},
 		{"merge of a scalar", head + "resources: {<<: 3}\n", 3, "resources.<<: expected a mapping or a list of mappings to merge, got 3"},
 	})
 }

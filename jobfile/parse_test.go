@@ -133,6 +133,9 @@ func TestParseDefaults(t *testing.T) {
 		{"null resources", "resources:\n", Resources{Slots: 1, Priority: 42, PriorityClass: ClassNormal, Weight: 1}, KindCommand},
 		{"time limit in seconds", "resources: {time_limit: 90}\n", Resources{Slots: 1, Priority: 42, PriorityClass: ClassNormal, Weight: 1, TimeLimit: 90}, KindCommand},
 		{"time limit as a string", "resources: {time_limit: 1h30m}\n", Resources{Slots: 1, Priority: 42, PriorityClass: ClassNormal, Weight: 1, TimeLimit: 5400}, KindCommand},
+		{"time limit in days", "resources: {time_limit: 2d}\n", Resources{Slots: 1, Priority: 42, PriorityClass: ClassNormal, Weight: 1, TimeLimit: 2 * 86400}, KindCommand},
+		{"time limit as Slurm's H:MM:SS", "resources: {time_limit: \"1:30:00\"}\n", Resources{Slots: 1, Priority: 42, PriorityClass: ClassNormal, Weight: 1, TimeLimit: 5400}, KindCommand},
+		{"time limit as Slurm's D-HH:MM:SS", "resources: {time_limit: 1-00:00:00}\n", Resources{Slots: 1, Priority: 42, PriorityClass: ClassNormal, Weight: 1, TimeLimit: 86400}, KindCommand},
 		{"merge keys", "resources: {<<: {slots: 4, weight: 3}, slots: 2}\n", Resources{Slots: 2, Priority: 42, PriorityClass: ClassNormal, Weight: 3}, KindCommand},
 	}
 	for _, tt := range tests {

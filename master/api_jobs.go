@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -428,7 +430,7 @@ func (ja *jobsAPI) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 	}
 	var u api.JobUpdate
 	if err := decodeBody(w, r, &u); err != nil {
-		ja.fail(w, err)
+		ja.fail(w, patchFieldHint(err))
 		return
 	}
 	su, err := checkUpdate(id, u)
@@ -442,6 +444,27 @@ func (ja *jobsAPI) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
+}
+
+// patchFieldHint adds to the refusal of a PATCH naming a field it does
+// not take (and that is no likely typo of one, which the refusal already
+// names) the fields it does take, and, for a field of the job file (qos,
+// time_limit, nice), that it is fixed at submission: the bare `unknown
+// field "qos"` left the caller guessing whether PATCH can change a job's
+// QOS at all.
+func patchFieldHint(err error) error {
+	var he *httpError
+	if !errors.As(err, &he) || !strings.HasPrefix(he.msg, "unknown field ") || strings.Contains(he.msg, "did you mean") {
+		return err
+	}
+	takes := jsonFieldNames(reflect.TypeOf(api.JobUpdate{}), nil, 0)
+	list := strings.Join(takes[:len(takes)-1], ", ") + " and " + takes[len(takes)-1]
+	msg := fmt.Sprintf("%s: PATCH changes a job's %s only", he.msg, list)
+	if slices.Contains(jsonFieldNames(reflect.TypeOf(jobfile.Job{}), nil, 0), he.field) {
+		msg = fmt.Sprintf("%s: a job's %s is fixed when it is submitted (kill the job and submit it again to change it); PATCH changes its %s only",
+			he.msg, he.field, list)
+	}
+	return &httpError{status: he.status, field: he.field, msg: msg}
 }
 
 // checkUpdate validates a PATCH and makes priority and class agree: a class

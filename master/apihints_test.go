@@ -10,7 +10,9 @@ import (
 
 // TestAPIHints: a refused request a client got almost right says what it
 // meant: a misspelt field of a PATCH or a submission names the field, as
-// job files and --set do, and DELETE of a job points at its kill.
+// job files and --set do; a PATCH of a field it does not take lists those
+// it takes, and says that a job file's field is fixed at submission; and
+// DELETE of a job points at its kill.
 func TestAPIHints(t *testing.T) {
 	h := newHarness(t)
 	id := h.submit(jobSpec("a", 1, ""))
@@ -24,7 +26,11 @@ func TestAPIHints(t *testing.T) {
 		{"patch class typo", "PATCH", ref, `{"priority_clas": "LOW"}`, 400, `did you mean "priority_class"?`},
 		{"submit typo", "POST", "/api/v1/jobs", `{"name": "x", "entrypont": "e"}`, 400, `did you mean "entrypoint"?`},
 		{"nested typo", "POST", "/api/v1/jobs", `{"name": "x", "entrypoint": "e", "resources": {"slot": 1}}`, 400, `did you mean "slots"?`},
-		{"no guess", "PATCH", ref, `{"color": "red"}`, 400, `unknown field "color"`},
+		{"no guess", "PATCH", ref, `{"color": "red"}`, 400, `unknown field "color": PATCH changes a job's priority, priority_class and weight only`},
+		{"patch of the QOS", "PATCH", ref, `{"qos": "high"}`, 400,
+			`unknown field "qos": a job's qos is fixed when it is submitted (kill the job and submit it again to change it); PATCH changes its priority, priority_class and weight only`},
+		{"patch of the time limit", "PATCH", ref, `{"time_limit": 60}`, 400, `unknown field "time_limit": a job's time_limit is fixed when it is submitted`},
+		{"patch of nice", "PATCH", ref, `{"nice": 10, "priority": 5}`, 400, `unknown field "nice": a job's nice is fixed when it is submitted`},
 		{"delete a job", "DELETE", ref, "", 405, "allows GET, PATCH; to kill the job, POST " + ref + "/kill"},
 		{"delete the list", "DELETE", "/api/v1/jobs", "", 405, "allows GET, POST"},
 	} {
@@ -37,7 +43,7 @@ func TestAPIHints(t *testing.T) {
 			if code := h.do(tc.method, tc.path, body, &e); code != tc.code || !strings.Contains(e.Error, tc.want) {
 				t.Fatalf("%s %s: %d %q, want %d and %q", tc.method, tc.path, code, e.Error, tc.code, tc.want)
 			}
-			if tc.want == `unknown field "color"` && strings.Contains(e.Error, "did you mean") {
+			if tc.name == "no guess" && strings.Contains(e.Error, "did you mean") {
 				t.Errorf("a guess for a word like no field: %q", e.Error)
 			}
 			if tc.name == "delete the list" && strings.Contains(e.Error, "kill") {

@@ -96,7 +96,8 @@ func (m *Master) Reload(ctx context.Context) error {
 
 // reloadWarned is Reload, with the warnings of a reload taken (logged
 // too): the pools it left with live jobs but no node
-// (emptyPoolWarnings), which the API's reply gives.
+// (emptyPoolWarnings), and the live jobs whose QOS their project's list
+// no longer allows (disallowedQOSWarnings), which the API's reply gives.
 func (rl reloader) reloadWarned(ctx context.Context) ([]string, error) {
 	m := rl.m
 	warnings, err := rl.reload(ctx)
@@ -176,7 +177,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	}
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
-	warnings := rl.emptyPoolWarnings()
+	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)
 	}

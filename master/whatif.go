@@ -390,6 +390,12 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 		sj.AllowInfeasible = true
 		notes = append(notes, fmt.Sprintf("job %d can never run here now (%s); it waits, as the live master keeps it waiting (allow_infeasible)", j.ID, why))
 	}
+	if err := scenario.DisallowedQOS(sc, &sj); err != nil {
+		// A reload took its level off the list after the master accepted
+		// it; the live job keeps it (disallowedQOSWarnings).
+		sj.KeepQOS = true
+		notes = append(notes, fmt.Sprintf("job %d keeps its QOS, as the live job does, though its project's list no longer allows it: %v (keep_qos)", j.ID, err))
+	}
 	sc.Jobs = append(sc.Jobs, sj)
 	x.subs = append(x.subs, exportedSub{sj.Name, j.SubmittedAt})
 	sc.Events = append(sc.Events, changes...)

@@ -196,6 +196,7 @@ func jobNode(j *Job, pl *Pool) (*yaml.Node, error) {
 	m.SetIf(j.Nice != 0, "nice", j.Nice)
 	m.SetIf(j.Topology != "", "topology", j.Topology)
 	m.SetIf(j.AllowInfeasible, "allow_infeasible", true)
+	m.SetIf(j.KeepQOS, "keep_qos", true)
 	m.SetIf(j.AfterPass, "after_pass", true)
 	scriptFields(m, j)
 	if j.Searcher != nil {

@@ -232,7 +232,7 @@ func TestParseErrorsQuota(t *testing.T) {
 		{"qos the project may not use", projectQOS + "  - {name: j, project: lab, qos: emergency}\n", 12,
 			`jobs[0] "j": qos: project lab may not use QOS "emergency" (its qos: normal)`},
 		{"default qos the project may not use", projectQOS + "  - {name: j, project: sub}\n", 12,
-			`jobs[0] "j": project: project sub may not use QOS "normal" (the qos of its parent strict: emergency); the job names no qos`},
+			`jobs[0] "j": qos: project sub may not use QOS "normal" (the qos of its parent strict: emergency); the job names none, so it would take the first QOS level, "normal": name one the project may use`},
 		{"qos in a fifo pool", withQOS + "  - {name: j, pool: cpu, qos: emergency}\n", 12, `qos: only priority and multifactor pools use a job's QOS`},
 		{"duplicate qos", pools + "qos: [{name: a}, {name: a}]\n", 9, `qos[1] "a": name: duplicate QOS name "a"`},
 		{"qos priority negative", pools + "qos: [{name: a, priority: -1}]\n", 9, `qos[0] "a": priority: expected an integer >= 0`},

@@ -34,7 +34,7 @@ func (p *parser) checkJobResources(f *yamlfield.Fields, j *Job, info *poolInfo) 
 				yamlfield.Quote(j.Pool), info.policy)
 		}
 	}
-	p.checkAllowedQOS(f, j)
+	p.checkAllowedQOS(f, j, info)
 	names := make([]string, 0, len(j.Licenses))
 	for name := range j.Licenses {
 		names = append(names, name)
@@ -56,10 +56,20 @@ func (p *parser) checkJobResources(f *yamlfield.Fields, j *Job, info *poolInfo) 
 }
 
 // checkAllowedQOS refuses a job whose QOS its project's qos list does not
-// allow; a job that names none takes the first QOS level, as the
-// simulator gives it.
-func (p *parser) checkAllowedQOS(f *yamlfield.Fields, j *Job) {
-	if j.Project == "" || !p.QOSKnown || len(p.QOSOrder) == 0 {
+// allow, worded as the master refuses it (resources.qos there, the job's
+// qos here, or its line when it names none); a job that names none takes
+// the first QOS level, as the simulator gives it. Only priority and
+// multifactor pools take a job's QOS, so elsewhere there is nothing to
+// check: the live job named a level its project allows, which the format
+// leaves out there. keep_qos keeps a job the list refuses, as the live
+// master keeps a job accepted before a reload took its level off the
+// list; on a job the list allows it would never apply.
+func (p *parser) checkAllowedQOS(f *yamlfield.Fields, j *Job, info *poolInfo) {
+	if j.Project == "" || !p.QOSKnown || len(p.QOSOrder) == 0 || !readsQOS(info) {
+		if j.KeepQOS && info != nil && info.policy != "" && !readsQOS(info) {
+			f.Errorf("keep_qos", "only priority and multifactor pools use a job's QOS, and pool %s's policy is %s, so keep_qos would never apply",
+				yamlfield.Quote(j.Pool), info.policy)
+		}
 		return
 	}
 	qos := j.QOS
@@ -68,11 +78,44 @@ func (p *parser) checkAllowedQOS(f *yamlfield.Fields, j *Job) {
 	} else if !p.HasQOS(qos) {
 		return // reported above
 	}
-	if err := p.CheckProjectQOS(j.Project, qos); err != nil {
-		if j.QOS == "" {
-			f.Errorf("project", "%v; the job names no qos, so it would take the first level, %s: name one the project may use", err, yamlfield.Quote(qos))
-			return
-		}
+	err := p.CheckProjectQOS(j.Project, qos)
+	switch {
+	case err != nil && j.KeepQOS:
+	case err != nil && j.QOS == "":
+		f.Errorf("qos", "%v; the job names none, so it would take the first QOS level, %s: name one the project may use",
+			err, yamlfield.Quote(qos))
+	case err != nil:
 		f.Errorf("qos", "%v", err)
+	case j.KeepQOS:
+		f.Errorf("keep_qos", "project %s may use QOS %s, so keep_qos would never apply", j.Project, yamlfield.Quote(qos))
 	}
+}
+
+// readsQOS says whether a job's pool takes its QOS; true when the pool is
+// not known (its own error is reported).
+func readsQOS(info *poolInfo) bool {
+	return info == nil || info.policy == "" || info.policy == PolicyPriority || info.policy == PolicyMultifactor
+}
+
+// DisallowedQOS says why the QOS of job j (named, or the first level it
+// takes) is one its project's qos list does not allow, as Parse judges it
+// (so that the file is rejected unless j says keep_qos), or nil. It is
+// for writers of scenarios, such as the master's history export.
+func DisallowedQOS(s *Scenario, j *Job) error {
+	if j.Project == "" || len(s.QOS) == 0 {
+		return nil
+	}
+	pool := j.Pool
+	if pool == "" && len(s.Pools) > 0 {
+		pool = s.Pools[0].Name
+	}
+	i := slices.IndexFunc(s.Pools, func(p Pool) bool { return p.Name == pool })
+	if i < 0 || (s.Pools[i].Policy != PolicyPriority && s.Pools[i].Policy != PolicyMultifactor) {
+		return nil
+	}
+	qos := j.QOS
+	if qos == "" {
+		qos = s.QOS[0].Name
+	}
+	return spec.CheckQOSAllowed(s.Projects, j.Project, qos)
 }

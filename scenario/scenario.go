@@ -276,6 +276,13 @@ type Job struct {
 	// quota or under a limit (a quota pool): it waits, as the live master
 	// keeps such a job waiting, instead of the file being rejected.
 	AllowInfeasible bool
+	// KeepQOS keeps a job whose QOS (named, or the first level it takes)
+	// its project's qos list does not allow (priority and multifactor
+	// pools): the live master checks the list at submission only, so a
+	// job accepted before a reload took its level off the list keeps it,
+	// and a history export marks such a job so, instead of the file
+	// being rejected.
+	KeepQOS bool
 	// AfterPass settles the instant before the job is submitted: the
 	// jobs submitted before it in the same second, and the ends due then,
 	// get their passes first, as a live master that ran a pass between

@@ -140,13 +140,14 @@ func Enum[S ~string](what string, values ...S) ValueParser[S] {
 }
 
 // Duration accepts whole seconds >= 0: an integer, a float with a whole
-// value, or a Go duration string such as "1h30m". The result always
-// converts to time.Duration without overflow.
+// value, or a string: a Go duration such as "1h30m", one with whole days
+// first ("2d", "1d12h"), or one of Slurm's forms ("1:30:00", "2-12:00:00";
+// see parseDurationString). The result always converts to time.Duration
+// without overflow.
 func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
-	const want = "expected a duration (whole seconds like 90, or a string like 90s or 1h30m)"
 	n, ok := Scalar(raw, "!!int", "!!float", "!!str")
 	if !ok {
-		p.Errorf(raw, path, "%s, got %s", want, p.Describe(n))
+		p.Errorf(raw, path, "%s, got %s", durationWant, p.Describe(n))
 		return 0, false
 	}
 	got := p.Describe(n)
@@ -154,14 +155,14 @@ func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
 	case "!!int":
 		var v int64
 		if !DecodeScalar(n, &v) {
-			p.Errorf(raw, path, "%s, got %s", want, got)
+			p.Errorf(raw, path, "%s, got %s", durationWant, got)
 			return 0, false
 		}
 		return checkSeconds(p, raw, path, got, float64(v), v)
 	case "!!float":
 		var v float64
 		if !DecodeScalar(n, &v) || math.IsNaN(v) {
-			p.Errorf(raw, path, "%s, got %s", want, got)
+			p.Errorf(raw, path, "%s, got %s", durationWant, got)
 			return 0, false
 		}
 		if v != math.Trunc(v) {
@@ -170,16 +171,12 @@ func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
 		}
 		return checkSeconds(p, raw, path, got, v, int64(math.Min(v, float64(maxDurationSeconds))))
 	}
-	d, err := time.ParseDuration(n.Value)
-	if err != nil {
-		p.ErrorAt(raw.Line, path, err, "%s, got %s", want, got)
+	secs, approx, bad := parseDurationString(n.Value, got)
+	if bad != nil {
+		p.ErrorAt(raw.Line, path, bad.cause, "%s", bad.msg)
 		return 0, false
 	}
-	if d%time.Second != 0 {
-		p.Errorf(raw, path, "expected a whole number of seconds, got %s", got)
-		return 0, false
-	}
-	return checkSeconds(p, raw, path, got, d.Seconds(), int64(d/time.Second))
+	return checkSeconds(p, raw, path, got, approx, secs)
 }
 
 // checkSeconds applies the range check shared by all duration spellings;

@@ -429,7 +429,6 @@ func TestValues(t *testing.T) {
 		v   any
 		msg string
 	}
-	const durationWant = "expected a duration (whole seconds like 90, or a string like 90s or 1h30m)"
 	tests := []struct {
 		name  string
 		parse ValueParser[any]

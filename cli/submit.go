@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/allot-sched/allot/client"
+	"github.com/allot-sched/allot/jobfile"
+)
+
+// submitFlags are allot submit's flags.
+type submitFlags struct {
+	allow, dry bool
+	out        outputFlag
+	// pool, project, name and qos override the job file's (sbatch's -p,
+	// -A, -J and -q), so that one file serves several of each.
+	pool, project, name, qos string
+}
+
+// override puts the flags given over the job's fields, and returns the
+// fields they set, by the name the master gives a refused field.
+func (f *submitFlags) override(cmd *cobra.Command, job *jobfile.Job) map[string]string {
+	set := map[string]string{}
+	for _, o := range []struct {
+		flag, field string
+		to          *string
+		v           string
+	}{
+		{"pool", "pool", &job.Pool, f.pool},
+		{"project", "project", &job.Project, f.project},
+		{"name", "name", &job.Name, f.name},
+		{"qos", "resources.qos", &job.Resources.QOS, f.qos},
+	} {
+		if cmd.Flags().Changed(o.flag) {
+			*o.to = o.v
+			set[o.field] = "--" + o.flag
+		}
+	}
+	return set
+}
+
+func newSubmitCmd() *cobra.Command {
+	var f submitFlags
+	cmd := &cobra.Command{
+		Use:   "submit FILE",
+		Short: "Submit a job file and print the new job's ID",
+		Long: `Check a job file (docs/jobfile.md) locally, so that mistakes are reported
+with their line before anything is sent, then submit it to the master and
+print the new job's ID alone on stdout, for scripts to capture. FILE "-"
+reads the job file from stdin.
+
+A job that no node of its pool could ever run (a task larger than the
+pool's nodes hold together, a GPU type no node has, more of a license than
+exist) is refused, naming the field and the most that could fit;
+--allow-infeasible queues it anyway, to wait for nodes or a configuration
+that does not exist yet.
+
+--dry-run (or --test-only, Slurm's name) submits nothing: the master judges
+the job exactly as a submission, settles its scheduling as the master
+would live, and says whether it would start now, or the reason it would
+wait, what would let it start, its place in the pool's queue and its
+estimated start, as if submitted now. A job a submission would refuse gets the same
+error and exit code; one that would be accepted exits 0.
+
+--pool (-p), --project (-A), --name (-J) and --qos (-q), as sbatch's,
+replace the job file's pool, project, name and resources.qos, so that one
+file serves several. The master checks --qos as it checks the file's qos
+(a level the configuration defines, and one the job's project may use),
+and names the flag when it refuses it.`,
+		Example: `  allot submit train.yaml
+  id=$(allot submit sweep.yaml) && allot job logs "$id" -f
+  allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
+  allot submit --dry-run train.yaml          # would it start, and when?
+  allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
+  allot submit -q high --dry-run train.yaml  # would it start sooner at QOS high?
+  allot submit --test-only train.yaml -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSubmit(cmd, args[0], &f)
+		},
+	}
+	cmd.Flags().BoolVar(&f.allow, "allow-infeasible", false,
+		"queue the job even if no node registered now could ever run it")
+	cmd.Flags().BoolVar(&f.dry, "dry-run", false,
+		"judge the job as a submission and say when it would start, without submitting it")
+	cmd.Flags().BoolVar(&f.dry, "test-only", false, "the same as --dry-run (Slurm's sbatch --test-only)")
+	cmd.Flags().StringVarP(&f.pool, "pool", "p", "", "the pool to submit to, over the job file's pool: (sbatch -p)")
+	cmd.Flags().StringVarP(&f.project, "project", "A", "", "the project to submit to, over the job file's project: (sbatch -A)")
+	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
+	cmd.Flags().StringVarP(&f.qos, "qos", "q", "", "the job's QOS level, over the job file's resources.qos: (sbatch -q)")
+	f.out.register(cmd)
+	return cmd
+}
+
+func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
+	if err := f.out.check(); err != nil {
+		return err
+	}
+	name, data, err := readJobFile(cmd, path)
+	if err != nil {
+		return err
+	}
+	job, err := jobfile.Parse(name, data)
+	if err != nil {
+		return err
+	}
+	flags := f.override(cmd, job)
+	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
+		return usageErrorf("%s: expected a name, got %q", n, job.Name)
+	}
+	if q, ok := flags["resources.qos"]; ok && job.Resources.QOS == "" {
+		return usageErrorf("%s: expected a QOS name, got %q (leave the flag out for the job file's or the default QOS)", q, job.Resources.QOS)
+	}
+	spec, err := json.Marshal(job)
+	if err != nil {
+		return fmt.Errorf("encode the job spec: %w", err)
+	}
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	opt := client.SubmitOptions{AllowInfeasible: f.allow}
+	w := cmd.OutOrStdout()
+	if f.dry {
+		d, err := c.DryRun(ctx, spec, opt)
+		if err != nil {
+			return submitError("dry run", path, name, data, flags, err)
+		}
+		if done, err := f.out.structured(w, d); done {
+			return err
+		}
+		return printDryRun(w, d)
+	}
+	r, err := c.SubmitWith(ctx, spec, opt)
+	if err != nil {
+		return submitError("submit", path, name, data, flags, err)
+	}
+	if done, err := f.out.structured(w, r); done {
+		return err
+	}
+	_, err = fmt.Fprintln(w, r.ID)
+	return err
+}

@@ -1,0 +1,94 @@
+package master
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/spec"
+)
+
+// qosKept is a group of live jobs of one project at one QOS level that
+// the project's qos list does not allow: named is whether they name the
+// level (else they name none and take the default).
+type qosKept struct {
+	project, qos string
+	named        bool
+	refused      error // spec.CheckQOSAllowed's words
+	jobs         []*mjob
+}
+
+// disallowedQOSWarnings says, under cfg, of the live jobs whose QOS their
+// project's qos list does not allow (a reload took the level off the
+// list, or the master started with such a configuration), which they
+// are and what becomes of them: nothing. A list is checked at
+// submission only, as Slurm's AllowQOS is: a job keeps the QOS it was
+// accepted with, waits, starts and runs at it, and only new submissions
+// are refused. Without the warning the admin would not learn that a
+// level the reload meant to take away is still in use. Callers hold mu.
+func (m *Master) disallowedQOSWarnings(cfg *config.Config) []string {
+	groups := map[[2]string]*qosKept{}
+	var order []*qosKept
+	for _, j := range m.jobs {
+		if !j.live() {
+			continue
+		}
+		qos, named := j.spec.qos, j.spec.qos != ""
+		if !named {
+			qos = cfg.DefaultQOS
+		}
+		if qos == "" {
+			continue
+		}
+		key := [2]string{j.rec.Project, strconv.Quote(qos) + strconv.FormatBool(named)}
+		g := groups[key]
+		if g == nil {
+			err := spec.CheckQOSAllowed(cfg.Projects, j.rec.Project, qos)
+			if err == nil {
+				groups[key] = &qosKept{}
+				continue
+			}
+			g = &qosKept{project: j.rec.Project, qos: qos, named: named, refused: err}
+			groups[key], order = g, append(order, g)
+		}
+		if g.refused != nil {
+			g.jobs = append(g.jobs, j)
+		}
+	}
+	for _, g := range order {
+		slices.SortFunc(g.jobs, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+	}
+	slices.SortFunc(order, func(a, b *qosKept) int { return cmp.Compare(a.jobs[0].rec.ID, b.jobs[0].rec.ID) })
+	out := make([]string, 0, len(order))
+	for _, g := range order {
+		out = append(out, g.warning())
+	}
+	return out
+}
+
+// warning words one group: `project rl may not use QOS "high" (the qos
+// of its parent research: normal), but job 19 (queued) has it: ...`.
+func (g *qosKept) warning() string {
+	named := make([]string, 0, maxEmptyPoolJobs+1)
+	for _, j := range g.jobs[:min(len(g.jobs), maxEmptyPoolJobs)] {
+		named = append(named, j.idString()+" ("+string(j.rec.State)+")")
+	}
+	if len(g.jobs) > maxEmptyPoolJobs {
+		named = append(named, fmt.Sprintf("%d more", len(g.jobs)-maxEmptyPoolJobs))
+	}
+	verb := func(one, many string) string {
+		if len(g.jobs) == 1 {
+			return one
+		}
+		return many
+	}
+	has := verb("has", "have") + " it"
+	if !g.named {
+		has = verb("names", "name") + " no QOS and so " + verb("takes", "take") + " it, the default"
+	}
+	return fmt.Sprintf("%v, but %s %s %s: jobs keep the QOS they were accepted with, and wait, start and run at it; only new submissions with it are refused",
+		g.refused, plural.Noun(len(g.jobs), "job"), andList(named), has)
+}
