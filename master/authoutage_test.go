@@ -16,6 +16,7 @@ import (
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/store"
+	"github.com/allot-sched/allot/store/pgtest"
 )
 
 // readsDownStore fails the reads of credentials and users too while
@@ -327,9 +328,10 @@ func TestReadsThroughDeadStore(t *testing.T) {
 	if h.taskState(run, 0) != store.TaskRunning || h.m.pub.reads().job(done) != nil {
 		t.Fatalf("setup: job %d %s, want running; job %d still in memory", run, h.taskState(run, 0), done)
 	}
+	h.m.Tick(h.ctx) // a probe finds the store up: the next is a second away
 	logs.take()
 
-	ds.down.Store(true) // no tick: no probe has seen it
+	ds.down.Store(true) // no probe sees it before the requests below
 	h.clock.Advance(time.Minute)
 	id := func(n int64) string { return "/api/v1/jobs/" + strconv.FormatInt(n, 10) }
 	for _, c := range []struct {
@@ -389,5 +391,88 @@ func TestReadsThroughDeadStore(t *testing.T) {
 	h.m.Tick(h.ctx)
 	if code, got, hdr := h.raw("GET", "/api/v1/jobs", ""); code != 200 || !strings.Contains(got, `"done"`) || hdr.Get(api.PartialHeader) != "" {
 		t.Fatalf("after the outage: %d %s, want every job, not partial", code, got)
+	}
+}
+
+// TestReadsThroughPostgresStop is TestReadsThroughDeadStore against a
+// real PostgreSQL stopped under the master (a fast shutdown, as pg_ctl
+// -m fast stop): the first request after the stop, before any probe,
+// gets the live job from memory or 503, never 500.
+func TestReadsThroughPostgresStop(t *testing.T) {
+	srv := pgtest.Start(t, pgtest.Options{})
+	dsn, err := srv.NewSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, dsn, t.TempDir())
+	a := h.agent("n1", 1)
+	run := h.submit(jobSpec("train", 1, ""))
+	h.step()
+	h.sync(a, a)
+	h.m.Tick(h.ctx) // a probe finds the store up: the next is a second away
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	id := "/api/v1/jobs/" + strconv.FormatInt(run, 10)
+	for _, c := range []struct {
+		method, path string
+		want         int
+		says         string
+	}{
+		{"GET", id, 200, `"train"`},
+		{"GET", "/api/v1/jobs", 200, `"train"`},
+		{"GET", id + "/explain", 200, `"summary"`},
+		{"GET", id + "/logs", 503, "logs are kept there"},
+		{"POST", "/api/v1/jobs", 503, "nothing was changed"},
+	} {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			body := ""
+			if c.method == "POST" {
+				body = jobSpec("late", 1, "")
+			}
+			if code, got, _ := h.raw(c.method, c.path, body); code != c.want || !strings.Contains(got, c.says) {
+				t.Fatalf("%d %s, want %d with %q", code, got, c.want, c.says)
+			}
+		})
+	}
+	if !h.m.health.isDown() {
+		t.Fatal("the store is not marked down")
+	}
+}
+
+// TestUnavailableStoreIs503BeforeProbe: in the first second of an
+// outage, before the next probe, a request whose store call fails with a
+// connection-class error (store.IsUnavailable) gets 503 with Retry-After
+// (the transaction failed: nothing changed), not 500; the store is
+// marked down at once, and the log has the one line that says so, not
+// an error per request.
+func TestUnavailableStoreIs503BeforeProbe(t *testing.T) {
+	for _, c := range []struct{ name, method, path, body string }{
+		{"a submission", "POST", "/api/v1/jobs", jobSpec("late", 1, "")},
+		{"an agent's sync", "POST", "/api/v1/agents/n1/sync", `{"running": []}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ds *deadStore
+			logs := &lockedBuffer{}
+			h := newHarness(t, func(o *Options) {
+				ds = &deadStore{Store: o.Store}
+				o.Store = ds
+				o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			})
+			h.agent("n1", 1)
+			h.m.Tick(h.ctx) // a probe finds the store up: the next is a second away
+			logs.take()
+			ds.down.Store(true)
+			code, got, hdr := h.raw(c.method, c.path, c.body)
+			if code != 503 || hdr.Get("Retry-After") == "" || !strings.Contains(got, "nothing was changed") {
+				t.Fatalf("%s %s: %d %s (Retry-After %q), want 503 with Retry-After", c.method, c.path, code, got, hdr.Get("Retry-After"))
+			}
+			if !h.m.health.isDown() {
+				t.Fatal("the store is not marked down")
+			}
+			if lines := logs.take(); len(lines) != 1 || !strings.Contains(lines[0], "store unavailable") {
+				t.Fatalf("log:\n%s\nwant the one line saying the store is unavailable", strings.Join(lines, "\n"))
+			}
+		})
 	}
 }
