@@ -57,6 +57,11 @@ type RegisterReply struct {
 // hiccup.
 const StoreOutageHeader = "X-Allot-Store-Outage"
 
+// PartialHeader, on a 200 the master answers from memory while its store
+// is unavailable, says what the answer leaves out until the store is
+// back (ended jobs no longer in memory, a job's earlier attempts).
+const PartialHeader = "X-Allot-Partial"
+
 // NodeLeaseHeader, on the 404 that answers a sync of a node the master
 // knows and has not lost but whose agent has not registered with this
 // master process (it restarted), says in milliseconds how much longer it

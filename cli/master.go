@@ -29,6 +29,7 @@ type masterFlags struct {
 	listen   string
 	data     string
 	db       string
+	dbWait   time.Duration
 	config   string
 	ckpt     string
 	logLevel string
@@ -111,6 +112,7 @@ exits at once; nothing stored is lost).`,
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve the API on")
 	fl.StringVar(&f.data, "data", "", "data directory: the SQLite database and task checkpoints (required)")
 	fl.StringVar(&f.db, "db", "", "database URL: sqlite://PATH or postgres://...; default SQLite in the data directory")
+	fl.DurationVar(&f.dbWait, "db-wait", store.DefaultOpenWait, "how long to wait at start for a PostgreSQL --db that cannot be reached yet, retrying with backoff; 0 to try once")
 	fl.StringVar(&f.config, "config", "", "configuration file (pools, nodes, projects, users)")
 	fl.StringVar(&f.ckpt, "checkpoint-root", "", "absolute path under which tasks' checkpoint directories are made, on storage every node mounts there (default DATA/checkpoints)")
 	registerLogFlags(fl, &f.logLevel, &f.logFormat, &f.logJSON)
@@ -150,7 +152,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer release()
-	st, err := store.Open(ctx, f.db, f.data)
+	st, err := store.OpenWait(ctx, f.db, f.data, f.dbWait, logger)
 	if err != nil {
 		return err
 	}
@@ -211,6 +213,9 @@ func checkMasterFlags(stderr io.Writer, f *masterFlags) (master.ServerOptions, *
 	}
 	if err := checkDB("--db", f.db); err != nil {
 		return none, nil, nil, err
+	}
+	if f.dbWait < 0 {
+		return none, nil, nil, usageErrorf("--db-wait %s: expected a duration >= 0", f.dbWait)
 	}
 	sopt, err := f.serve.options()
 	if err != nil {

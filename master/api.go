@@ -213,7 +213,7 @@ func (s server) fail(w http.ResponseWriter, err error) {
 	// The cause may name the database's host, user or files: it goes to
 	// the log, and the client gets the id to find it there.
 	id := w.Header().Get("X-Request-Id")
-	if isStoreFault(err) && s.m.health.probe(context.Background()) != nil {
+	if isStoreFault(err) && s.m.health.failing(context.Background(), err) {
 		s.m.log.Debug("request refused: store unavailable", "request_id", id, "err", err)
 		s.m.health.countRefused()
 		s.m.health.unavailable(w)

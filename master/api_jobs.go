@@ -209,10 +209,13 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if pg != nil {
-		page, err := ja.jobsPage(r.Context(), principalOf(r), sel, *pg)
+		page, missing, err := ja.jobsPage(r.Context(), principalOf(r), sel, *pg)
 		if err != nil {
 			ja.fail(w, err)
 			return
+		}
+		if missing {
+			w.Header().Set(api.PartialHeader, partialEnded) // outageread.go
 		}
 		ja.redactorFor(r).jobs(page.Jobs) // redact.go
 		writeJSON(w, http.StatusOK, page)
@@ -223,7 +226,7 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 	if tf, ok := endedFilter(sel.f); ok && sel.node == "" {
 		tf.Projects, tf.OrUser = visibleTo(principalOf(r))
 		ended, err := ja.storedJobs(r.Context(), tf, sel.under)
-		if err != nil {
+		if err != nil && !ja.partial(w, err, partialEnded) { // outageread.go
 			ja.fail(w, err)
 			return
 		}
@@ -358,16 +361,21 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 	}
 	tasks, err := ja.m.st.Tasks(r.Context(), store.TaskFilter{JobID: view.ID})
 	if err != nil {
-		ja.fail(w, err)
-		return
+		// A live job's tasks are in memory (outageread.go).
+		mem, _, live := ja.m.memoryTasks(view.ID)
+		if !live || !ja.partial(w, err, partialJob) {
+			ja.fail(w, err)
+			return
+		}
+		tasks = mem
 	}
 	view.TaskList = taskViews(tasks, atts)
-	if err := ja.preemptedBy(r.Context(), &view); err != nil {
+	if err := ja.preemptedBy(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) {
 		ja.fail(w, err)
 		return
 	}
 	noteLostTasks(ja.m.pub.reads(), &view)
-	if err := ja.killRequested(r.Context(), &view); err != nil { // jobend.go
+	if err := ja.killRequested(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) { // jobend.go
 		ja.fail(w, err)
 		return
 	}
@@ -396,8 +404,13 @@ func (ja *jobsAPI) jobAttempts(w http.ResponseWriter, r *http.Request, now time.
 	}
 	atts, err := ja.m.st.Attempts(r.Context(), store.AttemptFilter{JobID: id})
 	if err != nil {
-		ja.fail(w, err)
-		return api.Job{}, nil, false
+		// A live job's open attempts are in memory (outageread.go).
+		_, mem, live := ja.m.memoryTasks(id)
+		if !live || !ja.partial(w, err, partialJob) {
+			ja.fail(w, err)
+			return api.Job{}, nil, false
+		}
+		atts = mem
 	}
 	return view, atts, true
 }

@@ -45,7 +45,7 @@ func (l jobLogs) handleLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	logs, err := l.read(r.Context(), q, wait)
 	if err != nil {
-		l.fail(w, err)
+		l.readUnavailable(w, err, "a job's logs") // outageread.go
 		return
 	}
 	writeJSON(w, http.StatusOK, logs)

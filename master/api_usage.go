@@ -42,7 +42,7 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 	}
 	recs, err := ca.usageIn(r.Context(), since, until)
 	if err != nil {
-		ca.fail(w, err)
+		ca.readUnavailable(w, err, "the usage records") // outageread.go
 		return
 	}
 	p := principalOf(r)

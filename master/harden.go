@@ -184,7 +184,7 @@ func (ac *access) audit(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 		defer cancel()
-		if err := ac.m.st.AppendAudit(ctx, e); err != nil && !ac.m.health.countAuditLost(ctx) {
+		if err := ac.m.st.AppendAudit(ctx, e); err != nil && !ac.m.health.countAuditLost(ctx, err) {
 			ac.m.log.Error("audit log write failed", "request_id", ri.id, "action", e.Action, "err", err)
 		}
 	})

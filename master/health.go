@@ -159,6 +159,21 @@ func (h *storeHealth) record(err error) {
 	}
 }
 
+// failing reports whether err, a store fault, comes from a failing
+// store, so that the request gets 503 rather than 500. An error the
+// store classes as its database being unreachable or gone
+// (store.IsUnavailable) is that at once, and marks the store down
+// without waiting for the next probe: in the first second of an outage
+// requests would otherwise fail as internal errors, each logged, before
+// the probe's one line. Any other fault is judged by a probe.
+func (h *storeHealth) failing(ctx context.Context, err error) bool {
+	if store.IsUnavailable(err) {
+		h.record(err)
+		return true
+	}
+	return h.probe(ctx) != nil
+}
+
 // countRefused counts a request refused for the outage.
 func (h *storeHealth) countRefused() {
 	h.mu.Lock()
@@ -167,10 +182,10 @@ func (h *storeHealth) countRefused() {
 }
 
 // countAuditLost counts an audit entry that the failing store did not
-// take, and reports whether the store is known down: if it is not, the
-// failure is news and the caller logs it.
-func (h *storeHealth) countAuditLost(ctx context.Context) bool {
-	if h.probe(ctx) == nil {
+// take (with err), and reports whether the store is known down: if it
+// is not, the failure is news and the caller logs it.
+func (h *storeHealth) countAuditLost(ctx context.Context, err error) bool {
+	if !h.failing(ctx, err) {
 		return false
 	}
 	h.mu.Lock()

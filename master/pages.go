@@ -82,14 +82,18 @@ func matchesLive(rec store.Job, f store.JobFilter) bool {
 // source gives at most a page, so a page costs O(limit) reads whatever
 // the store's size. A job that ends between two pages stays on the side
 // of the cursor it was on, so none is listed twice or skipped.
-func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, sel jobsSel, pg pageReq) (api.JobPage, error) {
+func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, sel jobsSel, pg pageReq) (page api.JobPage, missing bool, err error) {
 	var stored []store.Job
 	if tf, ok := endedFilter(sel.f); ok && sel.node == "" {
 		tf.Projects, tf.OrUser = visibleTo(p)
 		tf.BeforeID, tf.Desc, tf.Limit = pg.cursor, true, pg.limit
-		var err error
 		if stored, err = ja.storedJobs(ctx, tf, sel.under); err != nil {
-			return api.JobPage{}, err
+			// Through a store outage the page has the live jobs alone
+			// (outageread.go).
+			if !ja.outage(err) {
+				return api.JobPage{}, false, err
+			}
+			missing, err = true, nil
 		}
 	}
 	v, now := ja.m.pub.reads(), ja.asOf()
@@ -109,11 +113,11 @@ func (ja *jobsAPI) jobsPage(ctx context.Context, p auth.Principal, sel jobsSel, 
 			k++
 		}
 	}
-	page := api.JobPage{Jobs: out}
+	page = api.JobPage{Jobs: out}
 	if len(out) > 0 {
 		page.Next = nextCursor(len(out), pg.limit, out[len(out)-1].ID)
 	}
-	return page, nil
+	return page, missing, nil
 }
 
 // livePage lists, newest first, up to a page of v's jobs below the
