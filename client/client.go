@@ -42,7 +42,7 @@ type transport struct {
 	http  *http.Client
 	token string
 	// notes, when set, hears a line for each retry of a request the
-	// master could not serve for the moment.
+	// master could not serve for the moment, and for each partial answer.
 	notes io.Writer
 }
 
@@ -57,7 +57,9 @@ func (c *Client) WithToken(token string) *Client {
 // WithNotes returns a copy of c that writes a one-line note to w before
 // each retry of a request the master could not serve for the moment (its
 // store unavailable), so that a person waiting for an answer knows why
-// none comes yet.
+// none comes yet, and for an answer the master gave from its memory
+// during such an outage (api.PartialHeader), which lacks what only the
+// store holds.
 func (c *Client) WithNotes(w io.Writer) *Client {
 	cp := *c
 	cp.tr.notes = w
@@ -235,6 +237,11 @@ func (c *transport) once(ctx context.Context, method, path string, query url.Val
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return retryAfter(resp), responseError(resp.StatusCode, raw)
+	}
+	if note := resp.Header.Get(api.PartialHeader); note != "" && c.notes != nil {
+		// An answer from the master's memory during a store outage: the
+		// reader must not take the missing ended jobs or attempts as none.
+		fmt.Fprintf(c.notes, "note: %s\n", note)
 	}
 	if out == nil {
 		return 0, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestRetriesStoreOutage: a 503 with Retry-After (the master's store
@@ -117,6 +119,46 @@ func TestRetryNotesAndReadWording(t *testing.T) {
 			lines := strings.Split(strings.TrimSpace(notes.String()), "\n")
 			if len(lines) != maxUnavailableRetries || lines[0] != tt.wantNote {
 				t.Errorf("notes %q, want %d lines, the first %q", notes.String(), maxUnavailableRetries, tt.wantNote)
+			}
+		})
+	}
+}
+
+// TestPartialAnswerNoted: a 200 the master answered from its memory
+// during a store outage (api.PartialHeader) is decoded as usual and its
+// note reaches the notes writer, so that a list lacking the ended jobs
+// is not taken for the whole; an answer without the header notes nothing.
+func TestPartialAnswerNoted(t *testing.T) {
+	const note = "the master's store is unavailable: ended jobs that left the master's memory are not listed until it is back"
+	tests := []struct {
+		name     string
+		header   string
+		wantNote string
+	}{
+		{"partial", note, "note: " + note + "\n"},
+		{"whole", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if tt.header != "" {
+					w.Header().Set(api.PartialHeader, tt.header)
+				}
+				io.WriteString(w, `{"user": "alice"}`)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(srv.URL, srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes strings.Builder
+			who, err := c.WithNotes(&notes).Whoami(ctx(t))
+			if err != nil || who.User != "alice" {
+				t.Fatalf("Whoami = %+v, %v; want alice", who, err)
+			}
+			if notes.String() != tt.wantNote {
+				t.Errorf("notes %q, want %q", notes.String(), tt.wantNote)
 			}
 		})
 	}

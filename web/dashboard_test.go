@@ -228,7 +228,8 @@ func TestStoreBanner(t *testing.T) {
 	}
 	f.setStoreOut(true)
 	got := p.waitText("#store-banner", "cannot write to its database")
-	if !strings.Contains(got, "connection refused") || !strings.Contains(got, "refuses changes") {
+	if !strings.Contains(got, "connection refused") || !strings.Contains(got, "refuses changes") ||
+		!strings.Contains(got, "without the ended jobs") {
 		t.Errorf("store banner = %q, want the cause and what it means", got)
 	}
 	if n := evalJS[int](p, `document.querySelectorAll('#jobs tbody tr[data-job]').length`); n != 7 {

@@ -156,7 +156,9 @@ async function checkStore() {
   const since = st.store && st.store.since ? stamp(new Date(st.store.since)) : 'a moment ago';
   const why = st.store && st.store.error ? ` (${st.store.error})` : '';
   el.textContent = `The master cannot write to its database since ${since}${why}. ` +
-    'It refuses changes until the database is back and retries by itself; running jobs go on.';
+    'It refuses changes until the database is back and retries by itself; running jobs go on. ' +
+    'What is shown meanwhile comes from its memory: the live jobs, without the ended jobs and attempts ' +
+    'only the database keeps; logs, metrics and usage wait for it.';
   el.hidden = false;
 }
 
