@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
@@ -292,4 +293,20 @@ func trialSummaries(tasks []store.Task, mets []store.Metric, metric string, smal
 		}
 	}
 	return out
+}
+
+// cappedMessage is the pending message of experiment rec (snapshot
+// entry e) that runs as many trials as it may, naming the job file's
+// field that caps them (max_concurrent_trials, or max_slots: capOf),
+// not the core's max_concurrent, which only a scenario spells so; ""
+// for any other job, which keeps the core's message.
+func cappedMessage(e *sched.Job, rec *store.Job) string {
+	if rec.Kind != store.KindExperiment {
+		return ""
+	}
+	field, _, _ := capOf(e, rec)
+	if field == "max_concurrent" {
+		field = "max_concurrent_trials"
+	}
+	return "already running as many trials as " + field + " allows"
 }

@@ -80,3 +80,72 @@ func TestTrialExitOutrunsStop(t *testing.T) {
 		})
 	}
 }
+
+// TestExperimentWithFailedTrials: an experiment ends completed once one
+// trial completed, whatever the others did, its reason counting those
+// that failed, and the failed trials show DECISION failed; one none of
+// whose trials completed fails as any job.
+func TestExperimentWithFailedTrials(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		failed int // trials 0..failed-1 exit 7, the others 0
+		state  store.JobState
+		reason string
+	}{
+		{"one trial failed", 1, store.JobCompleted, "3 of 4 trials completed; 1 failed"},
+		{"every trial failed", 4, store.JobFailed, "4 of 4 tasks failed"},
+		{"none failed", 0, store.JobCompleted, "every task completed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 4)
+			job := h.submit(ashaSpec)
+			h.step()
+			h.sync(a, a)
+			for i := range 4 {
+				outcome, code := agent.OutcomeCompleted, 0
+				if i < c.failed {
+					outcome, code = agent.OutcomeFailed, 7
+				}
+				a.Exit(tid(job, i, 1), outcome, code)
+			}
+			h.sync(a, a)
+			j := h.job(job)
+			if j.State != string(c.state) || j.Reason != c.reason {
+				t.Errorf("experiment %s %q, want %s %q", j.State, j.Reason, c.state, c.reason)
+			}
+			for i, tr := range h.metrics(job).Trials {
+				want := "done"
+				if i < c.failed {
+					want = "failed"
+				}
+				if tr.Decision != want {
+					t.Errorf("trial %d (%s): decision %q, want %q", i, tr.State, tr.Decision, want)
+				}
+			}
+		})
+	}
+}
+
+// TestExperimentCapReason: an experiment held by its cap on running
+// trials says so with the job file's field, max_concurrent_trials or
+// max_slots, where allot jobs lists it.
+func TestExperimentCapReason(t *testing.T) {
+	for _, c := range []struct{ name, resources, searcher, want string }{
+		{"max_concurrent_trials", "", `, "max_concurrent_trials": 2`,
+			"already running as many trials as max_concurrent_trials allows"},
+		{"max_slots", `, "max_slots": 2`, "", "already running as many trials as max_slots allows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")))
+			h.agent("n1", 4)
+			id := h.submit(`{"name": "hp", "entrypoint": "train", "resources": {"slots": 1` + c.resources + `},
+				"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3, 4]}},
+				"searcher": {"name": "grid"` + c.searcher + `}}`)
+			h.step()
+			if p := h.job(id).Pending; p == nil || p.Message != c.want {
+				t.Errorf("pending %+v, want message %q", p, c.want)
+			}
+		})
+	}
+}
