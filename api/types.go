@@ -559,7 +559,9 @@ type TrialMetrics struct {
 	BestStep   *int64   `json:"best_step,omitempty"`
 	Best       *float64 `json:"best,omitempty"`
 	// Bracket, Rung and Decision are the ASHA searcher's: the trial's
-	// bracket, the highest rung it reached, and continue, stopped or done.
+	// bracket, the highest rung it reached, and continue, stopped or done
+	// (done too for a trial that completed on its own; failed or killed
+	// for one that ended so).
 	Bracket  *int   `json:"bracket,omitempty"`
 	Rung     *int   `json:"rung,omitempty"`
 	Decision string `json:"decision,omitempty"`

@@ -12,6 +12,10 @@ import (
 	"github.com/allot-sched/allot/api"
 )
 
+// searcherStopped leads the reason of a trial that its searcher stopped
+// (searcher.Search.Reason), whose attempt allot job show ends stopped.
+const searcherStopped = "stopped early by the searcher"
+
 func newExperimentCmd() *cobra.Command {
 	show := newExperimentShowCmd()
 	cmd := &cobra.Command{
@@ -114,7 +118,11 @@ func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
 	if searcher == "" {
 		searcher = "none"
 	}
-	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s  reports %d\n\n", m.JobID, searcher, metric, len(m.Points))
+	fmt.Fprintf(w, "Experiment %d  searcher %s  metric %s  reports %d\n", m.JobID, searcher, metric, len(m.Points))
+	if b := bestTrial(m); b != nil {
+		fmt.Fprintf(w, "Best: trial %d, %s %s at step %d\n", b.Task, m.Metric, optFloat(b.Best), *b.BestStep)
+	}
+	fmt.Fprintln(w)
 	header := []string{"TRIAL", "STATE", "STEP", "LATEST", "BEST", "BEST STEP"}
 	adaptive := len(m.Trials) > 0 && m.Trials[0].Decision != ""
 	if adaptive {
@@ -135,6 +143,23 @@ func printExperiment(w io.Writer, m api.JobMetrics, wide bool) error {
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// bestTrial is the trial with the best value of the metric, by its
+// order (SmallerIsBetter, the searcher's), the first of equals; nil
+// before any report.
+func bestTrial(m api.JobMetrics) *api.TrialMetrics {
+	var best *api.TrialMetrics
+	for i := range m.Trials {
+		tr := &m.Trials[i]
+		if tr.Best == nil || tr.BestStep == nil {
+			continue
+		}
+		if best == nil || (m.SmallerIsBetter && *tr.Best < *best.Best) || (!m.SmallerIsBetter && *tr.Best > *best.Best) {
+			best = tr
+		}
+	}
+	return best
 }
 
 func optInt(v *int64) string {

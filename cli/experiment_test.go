@@ -13,6 +13,7 @@ func TestExperimentShow(t *testing.T) {
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
 		{name: "trials with the searcher's standing", args: []string{"experiment", "show", "3"}, out: `Experiment 3  searcher asha  metric loss (smaller is better)  reports 4
+Best: trial 0, loss 0.4 at step 9
 
 TRIAL  STATE      STEP  LATEST  BEST  BEST STEP  BRACKET  RUNGS  DECISION
 0      running    12    0.5     0.4   9          0        1      continue
@@ -52,5 +53,57 @@ func TestExperimentBeforeReports(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(b.String(), "\n"); first != "Experiment 1  searcher grid  metric none reported yet  reports 0" {
 		t.Errorf("first line %q", first)
+	}
+}
+
+// TestBestTrial: the Best line names the trial with the best value by
+// the metric's order, the first of equals, and is left out before any
+// report.
+func TestBestTrial(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	i := func(v int64) *int64 { return &v }
+	trials := []api.TrialMetrics{{Task: 0, State: "queued"}, {Task: 1, Best: f(0.5), BestStep: i(9)},
+		{Task: 2, Best: f(0.1146), BestStep: i(27)}, {Task: 3, Best: f(0.1146), BestStep: i(3)}, {Task: 4, Best: f(2), BestStep: i(1)}}
+	for _, c := range []struct {
+		name    string
+		smaller bool
+		trials  []api.TrialMetrics
+		want    string
+	}{
+		{"smaller is better", true, trials, "Best: trial 2, loss 0.1146 at step 27"},
+		{"larger is better", false, trials, "Best: trial 4, loss 2 at step 1"},
+		{"no report yet", true, trials[:1], ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			m := api.JobMetrics{JobID: 1, Searcher: "asha", Metric: "loss", SmallerIsBetter: c.smaller, Trials: c.trials}
+			if err := printExperiment(&b, m, false); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(b.String(), "\n")
+			got := lines[1]
+			if got != c.want {
+				t.Errorf("second line %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestAttemptEndStopped: an attempt its searcher stopped reads END
+// stopped, one a user killed killed.
+func TestAttemptEndStopped(t *testing.T) {
+	for _, c := range []struct {
+		a    api.Attempt
+		want string
+	}{
+		{api.Attempt{EndState: "killed", Reason: searcherStopped + " at step 3: loss 0.87 is not in the top 1/3"}, "stopped"},
+		{api.Attempt{EndState: "killed", Reason: "killed by alice"}, "killed"},
+		{api.Attempt{EndState: "completed", Reason: "completed"}, "completed"},
+	} {
+		t.Run(c.want+" "+c.a.Reason, func(t *testing.T) {
+			if got := attemptEnd(c.a); got != c.want {
+				t.Errorf("attemptEnd = %q, want %q", got, c.want)
+			}
+		})
 	}
 }

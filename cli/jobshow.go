@@ -116,8 +116,13 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 // for an attempt the core resized (a fair-share shrink, a growth) or
 // moved: the store ends those as preempted, as they checkpoint and stop
 // the same way, but the task runs on at once in its new placement, and
-// "preempted" tells its owner the job was pushed out.
+// "preempted" tells its owner the job was pushed out. An attempt its
+// searcher stopped (killed, the task completed) is stopped: the kill is
+// how a stop ends it, not a user's (docs/experiments.md).
 func attemptEnd(a api.Attempt) string {
+	if a.EndState == "killed" && strings.HasPrefix(a.Reason, searcherStopped) {
+		return "stopped"
+	}
 	if a.EndState != "preempted" {
 		return a.EndState
 	}

@@ -44,6 +44,8 @@ type Job struct {
 	// terminal (Finish).
 	State         JobState
 	FailOnPreempt bool
+	// Experiment: the tasks are the trials of a search (EndedJob).
+	Experiment bool
 }
 
 // Submission is what the lifecycle needs of a submitted job.
@@ -56,6 +58,9 @@ type Submission struct {
 	Shape         Shape
 	FailOnPreempt bool
 	MaxRetries    int
+	// Experiment: the job is an experiment, its tasks trials, which ends
+	// completed once one of them completed (EndedJob).
+	Experiment bool
 	// Project is the project whose preemption budget the job's
 	// preemptions and moves count against, Account the account its slots
 	// are charged to; -1 for none.
@@ -69,7 +74,7 @@ type Submission struct {
 // NewJob is the record of a job just submitted; resume lends its buffer.
 func NewJob(sub Submission, resume []Resumed) Job {
 	return Job{Tasks: sub.Tasks, Fresh: sub.Fresh, Works: sub.Works, Shape: sub.Shape, FailOnPreempt: sub.FailOnPreempt,
-		MaxRetries: int32(sub.MaxRetries), Project: sub.Project, Account: sub.Account,
+		MaxRetries: int32(sub.MaxRetries), Experiment: sub.Experiment, Project: sub.Project, Account: sub.Account,
 		Waiting: sub.Tasks, Resume: resume[:0], State: JobQueued, Start: -1, End: -1}
 }
 
@@ -238,12 +243,12 @@ func (j *Job) Drained(ts *Tasks, oi int32, st TaskState) int {
 
 // Over reports whether every task has ended, and the state the job ends
 // in then (EndedJob): failed if a task failed, killed if one reached its
-// time limit, else completed.
+// time limit, else completed; an experiment completed once a trial did.
 func (j *Job) Over() (JobState, bool) {
 	if j.Done < j.Tasks {
 		return j.State, false
 	}
-	return EndedJob(j.Failed, j.Timeout), true
+	return EndedJob(j.Tasks, j.Failed, j.Timeout, j.Experiment), true
 }
 
 // Cancel drops the job's waiting tasks, as a kill does; the driver ends

@@ -52,7 +52,10 @@ type Ending struct {
 	// killing.go). An
 	// attempt that exited then ends its task in KillTo ("" is killed:
 	// failed when a part failed or could not start, completed when a
-	// searcher stopped it); one lost ends it killed.
+	// searcher stopped it); one lost ends it killed. A searcher's stop
+	// (KillTo completed) that the attempt outran, every part having
+	// exited completed on its own before the kill reached it, is no
+	// kill: the attempt ends completed, as it would have unstopped.
 	Killing bool
 	KillTo  TaskState
 	// Replacing: a move or resize re-placed the task, whose checkpoint
@@ -106,7 +109,8 @@ func (v Verdict) Waits() bool { return v.Final() == TaskQueued }
 func (v Verdict) Restarts() bool { return v.Then == TaskStarting }
 
 // Decide is what the attempt's end does to its task. A task being killed
-// ends as its kill said; a completed, stopped or limited attempt ends it
+// ends as its kill said (but for a searcher's stop that its attempt
+// outran: completed, Killing); a completed, stopped or limited attempt ends it
 // completed, completed and killed; a failed one failed, one that could
 // not start as StartFailed says; a preempted one restarts on its
 // reserved placement when Restartable, else waits again by its job's
@@ -146,13 +150,19 @@ func (e Ending) Decide() Verdict {
 
 // killed is the verdict on an attempt that a kill ended: a lost one's
 // task ends killed, its attempt lost; one ended on no agent's word ends
-// killed, and its attempt; one that exited ends as its kill said.
+// killed, and its attempt; one that exited ends as its kill said, but
+// for a searcher's stop that it outran (Killing).
 func (e Ending) killed() Verdict {
-	switch e.Kind {
-	case EndLost:
+	switch {
+	case e.Kind == EndLost:
 		return Verdict{Attempt: AttemptLost, Task: TaskKilled}
-	case EndKilled:
+	case e.Kind == EndKilled:
 		return Verdict{Attempt: AttemptKilled, Task: TaskKilled}
+	case e.Kind == EndCompleted && e.KillTo == TaskCompleted:
+		// A stop frees the GPUs of a trial that would train on; one
+		// that was done had nothing left to stop. (A user's kill or a
+		// time limit still ends such an attempt killed.)
+		return Verdict{Attempt: AttemptCompleted, Task: TaskCompleted}
 	}
 	v := Verdict{Attempt: AttemptKilled, Task: e.KillTo}
 	if v.Task == "" {

@@ -54,6 +54,8 @@ func TestDecide(t *testing.T) {
 		{"killing, exited", Ending{Kind: EndCompleted, Killing: true}, Verdict{Attempt: AttemptKilled, Task: TaskKilled}},
 		{"killing to failed, a part failed", Ending{Kind: EndFailed, Killing: true, KillTo: TaskFailed},
 			Verdict{Attempt: AttemptFailed, Task: TaskFailed}},
+		{"killing to completed, a searcher's stop outrun: completed", Ending{Kind: EndCompleted, Killing: true, KillTo: TaskCompleted},
+			Verdict{Attempt: AttemptCompleted, Task: TaskCompleted}},
 		{"killing to completed, a searcher's stop", Ending{Kind: EndPreempted, Killing: true, KillTo: TaskCompleted},
 			Verdict{Attempt: AttemptKilled, Task: TaskCompleted}},
 		{"killing, preempted: no requeue", Ending{Kind: EndPreempted, Killing: true, Replacing: true},

@@ -247,13 +247,20 @@ func StartLost() bool { return true }
 // deletion forgets the node; both count a node by FairShareSlots.
 func InFairShareCapacity(deleted bool) bool { return !deleted }
 
-// EndedJob is the state a job ends in once every one of its tasks has
-// ended: failed if one failed, else killed if one was killed (its time
-// limit; the master's kill of a task too), else completed. The master
-// settles its jobs by it (settleJob) and the Cluster ends them by it
-// (Job.Over), so that a job ends alike live and in simulation.
-func EndedJob(failed, killed int) JobState {
+// EndedJob is the state a job of tasks tasks ends in once every one of
+// them has ended: failed if one failed, else killed if one was killed
+// (its time limit; the master's kill of a task too), else completed. An
+// experiment (experiment) ends completed once one of its trials
+// completed (a trial its searcher stopped early completed), however the
+// others ended, as Determined's experiment does: a trial that fails is
+// one point of the search, which goes on without it; one none of whose
+// trials completed ends as any job. The master settles its jobs by it
+// (settleJob) and the Cluster ends them by it (Job.Over), so that a job
+// ends alike live and in simulation.
+func EndedJob(tasks, failed, killed int, experiment bool) JobState {
 	switch {
+	case experiment && failed+killed < tasks:
+		return JobCompleted
 	case failed > 0:
 		return JobFailed
 	case killed > 0:

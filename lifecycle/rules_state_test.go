@@ -9,18 +9,26 @@ import (
 
 func TestEndedJob(t *testing.T) {
 	for _, c := range []struct {
-		name           string
-		failed, killed int
-		want           JobState
+		name                  string
+		tasks, failed, killed int
+		experiment            bool
+		want                  JobState
 	}{
-		{"every task completed", 0, 0, JobCompleted},
-		{"one killed", 0, 1, JobKilled},
-		{"one failed", 1, 0, JobFailed},
-		{"failed before killed", 1, 2, JobFailed},
+		{"every task completed", 3, 0, 0, false, JobCompleted},
+		{"one killed", 3, 0, 1, false, JobKilled},
+		{"one failed", 3, 1, 0, false, JobFailed},
+		{"failed before killed", 3, 1, 2, false, JobFailed},
+		{"experiment, every trial completed", 3, 0, 0, true, JobCompleted},
+		{"experiment, one trial failed, the others completed", 3, 1, 0, true, JobCompleted},
+		{"experiment, one trial completed", 3, 1, 1, true, JobCompleted},
+		{"experiment, every trial failed", 3, 3, 0, true, JobFailed},
+		{"experiment, none completed, failed before killed", 3, 1, 2, true, JobFailed},
+		{"experiment, every trial killed", 2, 0, 2, true, JobKilled},
+		{"experiment of one trial that failed", 1, 1, 0, true, JobFailed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := EndedJob(c.failed, c.killed); got != c.want {
-				t.Errorf("EndedJob(%d, %d) = %s, want %s", c.failed, c.killed, got, c.want)
+			if got := EndedJob(c.tasks, c.failed, c.killed, c.experiment); got != c.want {
+				t.Errorf("EndedJob(%d, %d, %d, %t) = %s, want %s", c.tasks, c.failed, c.killed, c.experiment, got, c.want)
 			}
 		})
 	}

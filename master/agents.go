@@ -467,7 +467,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		Attempt: t.rec.Attempt, At: now, End: &store.AttemptEnd{State: v.Attempt, ExitCode: exitCode(t, first),
 			ExitedAt: exitOf(t.att, now)}}
 	switch {
-	case e.Killing:
+	case e.Killing && v.Attempt != lifecycle.AttemptCompleted: // not a stop it outran
 		tr.Reason, tr.Cause = t.rec.Reason, t.endCause
 	case e.Kind == lifecycle.EndCompleted:
 		tr.Reason = "completed"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/searcher"
 	"github.com/allot-sched/allot/store"
 )
@@ -129,7 +130,11 @@ func (ag *agents) observeMetric(ctx context.Context, t *mtask, met store.Metric)
 // SIGKILL after its pool's kill_grace) when it holds an attempt, ended at
 // once when it waits in the queue. Either
 // way it ends completed: stopping early is the search working, not a
-// failure of the trial or a kill by a user.
+// failure of the trial or a kill by a user. An attempt whose agent then
+// reports it exited completed on its own, before the kill reached it,
+// ends completed too, not killed (lifecycle.Ending.Decide); reports that
+// come with the exit in one sync are seen after it (recordMetric), when
+// there is nothing left to stop.
 func (ag *agents) stopTrial(ctx context.Context, t *mtask) error {
 	reason := t.job.search.Reason(t.rec.Index)
 	switch {
@@ -186,6 +191,10 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 	if err != nil {
 		return api.JobMetrics{}, err
 	}
+	atts, err := jm.m.st.Attempts(ctx, store.AttemptFilter{JobID: id})
+	if err != nil {
+		return api.JobMetrics{}, err
+	}
 	s, name, err := searchOf(rec)
 	if err != nil {
 		jm.m.log.Warn("job file unreadable; metrics without the searcher's standing", "job", id, "err", err)
@@ -203,7 +212,44 @@ func (jm jobMetrics) read(ctx context.Context, id int64) (api.JobMetrics, error)
 		}
 	}
 	out.Trials = trialSummaries(tasks, mets, out.Metric, out.SmallerIsBetter, s)
+	if s != nil {
+		ends := lastEnds(atts)
+		for i := range out.Trials {
+			tm := &out.Trials[i]
+			tm.Decision = shownDecision(store.TaskState(tm.State), ends[tm.Task], searcher.Decision(tm.Decision))
+		}
+	}
 	return out, nil
+}
+
+// lastEnds maps each task index to how its last attempt ended ("" while
+// it runs).
+func lastEnds(atts []store.Attempt) map[int]store.AttemptState {
+	out := map[int]store.AttemptState{}
+	last := map[int]int{}
+	for _, a := range atts {
+		if a.Number > last[a.Index] {
+			last[a.Index], out[a.Index] = a.Number, a.EndState
+		}
+	}
+	return out
+}
+
+// shownDecision is a trial's DECISION: the searcher's (d), but for a
+// trial that ended otherwise than the searcher says. One that failed or
+// was killed shows failed or killed, not the continue it stopped at; one
+// whose attempt completed on its own shows done, though its last
+// reports, heard with or after its exit, had the searcher stop it at a
+// rung: nothing was stopped (lifecycle.Ending.Decide ends such an
+// attempt completed).
+func shownDecision(state store.TaskState, lastEnd store.AttemptState, d searcher.Decision) string {
+	switch {
+	case state == store.TaskFailed, state == store.TaskKilled:
+		return string(state)
+	case state == store.TaskCompleted && lastEnd == store.AttemptCompleted:
+		return string(searcher.Done)
+	}
+	return string(d)
 }
 
 // firstName is the first metric name in byte order.
@@ -247,4 +293,20 @@ func trialSummaries(tasks []store.Task, mets []store.Metric, metric string, smal
 		}
 	}
 	return out
+}
+
+// cappedMessage is the pending message of experiment rec (snapshot
+// entry e) that runs as many trials as it may, naming the job file's
+// field that caps them (max_concurrent_trials, or max_slots: capOf),
+// not the core's max_concurrent, which only a scenario spells so; ""
+// for any other job, which keeps the core's message.
+func cappedMessage(e *sched.Job, rec *store.Job) string {
+	if rec.Kind != store.KindExperiment {
+		return ""
+	}
+	field, _, _ := capOf(e, rec)
+	if field == "max_concurrent" {
+		field = "max_concurrent_trials"
+	}
+	return "already running as many trials as " + field + " allows"
 }

@@ -3,11 +3,41 @@ package master
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
+
+// endedState is the state job j, every task of which has ended, ends in
+// (lifecycle.EndedJob) and its reason: an experiment one of whose
+// trials completed is completed, and its reason counts the trials that
+// did not ("8 of 10 trials completed; 1 failed, 1 killed"), so that
+// allot jobs shows the search succeeded and what it lost.
+func endedState(j *mjob) (store.JobState, string) {
+	failed, killed := j.count.get(store.TaskFailed), j.count.get(store.TaskKilled)
+	to := lifecycle.EndedJob(len(j.tasks), failed, killed, j.rec.Kind == store.KindExperiment)
+	switch {
+	case to == store.JobCompleted && failed+killed > 0:
+		var lost []string
+		if failed > 0 {
+			lost = append(lost, fmt.Sprintf("%d failed", failed))
+		}
+		if killed > 0 {
+			lost = append(lost, fmt.Sprintf("%d killed", killed))
+		}
+		return to, fmt.Sprintf("%d of %s completed; %s", len(j.tasks)-failed-killed,
+			plural.Count(len(j.tasks), "trial"), strings.Join(lost, ", "))
+	case to == store.JobFailed:
+		return to, fmt.Sprintf("%d of %s failed", failed, plural.Count(len(j.tasks), "task"))
+	case to == store.JobKilled:
+		return to, killedReason(j, killed)
+	}
+	return to, "every task completed"
+}
 
 // endWithLastTask moves the stored end of j, which was killed (killed)
 // while its tasks still held their slots, to the end of its last task

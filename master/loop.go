@@ -235,6 +235,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			resized, resizedKnown = resizedAllocs(pl), true
 		}
 		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow, resized)}
+		if pe.Reason == sched.ReasonMaxConcurrent {
+			j.pendBuf.ctx.capped = cappedMessage(&pl.snap.Jobs[pe.Job], &j.rec)
+		}
 		if j.pendBuf.ctx.noneUp {
 			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)
 		}

@@ -435,7 +435,8 @@ func killedReason(j *mjob, killed int) string {
 // the simulator's lifecycle.Cluster follows: running while a task holds
 // an attempt, queued when none does (lifecycle.LiveJob), and once every
 // task is terminal, failed if any failed, else killed if any was killed,
-// else completed (lifecycle.EndedJob). A job that was killed stays
+// else completed, an experiment completed once a trial did
+// (lifecycle.EndedJob, endedState). A job that was killed stays
 // killed, and ends with its last task (endWithLastTask). It drops the
 // job from the mirror once it is no longer live.
 func (m *Master) settleJob(ctx context.Context, j *mjob) error {
@@ -444,15 +445,7 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	switch {
 	case j.rec.State.Terminal():
 	case j.terminal() == len(j.tasks):
-		failed, killed := j.count.get(store.TaskFailed), j.count.get(store.TaskKilled)
-		switch to = lifecycle.EndedJob(failed, killed); to {
-		case store.JobFailed:
-			reason = fmt.Sprintf("%d of %s failed", failed, plural.Count(len(j.tasks), "task"))
-		case store.JobKilled:
-			reason = killedReason(j, killed)
-		default:
-			reason = "every task completed"
-		}
+		to, reason = endedState(j)
 	default:
 		switch to = lifecycle.LiveJob(j.active()); to {
 		case store.JobRunning:

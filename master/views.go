@@ -189,6 +189,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonCheckpointing && p.ctx.checkpointing != "" {
 		v.Message = p.ctx.checkpointing
 	}
+	if pe.Reason == sched.ReasonMaxConcurrent && p.ctx.capped != "" {
+		v.Message = p.ctx.capped
+	}
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -372,4 +375,7 @@ type pendingContext struct {
 	// jobs resized or moved for it (sched.CheckpointingMessage) from the
 	// pass's plan and allocations, which the view's snapshot has not.
 	checkpointing string
+	// capped is a max_concurrent job's message where the job file names
+	// its cap otherwise (cappedMessage); "" keeps the core's.
+	capped string
 }

@@ -412,7 +412,8 @@ func (s *sim) submit(spec JobSpec) {
 	// waiting for it could apply.
 	o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventSubmit, Entry: &entry,
 		Submission: lifecycle.Submission{Tasks: spec.Tasks, Fresh: freshWork(&spec), Works: taskWorks(&spec), Shape: shapeOf(&spec),
-			FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Project: qp, Account: acct}})
+			FailOnPreempt: spec.OnPreempt == PreemptFail, MaxRetries: spec.MaxRetries, Experiment: spec.Kind == sched.KindExperiment,
+			Project: qp, Account: acct}})
 	ji := o.Job
 	if int(ji) == len(s.jobs) {
 		s.jobs = append(s.jobs, job{})

@@ -52,6 +52,31 @@ jobs:
 	checkAttempts(t, res, want)
 }
 
+// TestExperimentTrialFails: an experiment one of whose trials failed
+// ends completed when another completed (lifecycle.EndedJob, as the
+// master's), failed when none did; a command job of two tasks fails.
+func TestExperimentTrialFails(t *testing.T) {
+	const src = `
+pools:
+  - name: default
+    policy: fifo
+    nodes: [{name: n1, slots: 6}]
+jobs:
+  - {name: one, kind: experiment, tasks: 2, duration: 100, fails: [{task: 1, after: 30}]}
+  - {name: all, kind: experiment, tasks: 2, duration: 100, fails: [{task: 0, after: 30}, {task: 1, after: 40}]}
+  - {name: cmd, tasks: 2, duration: 100, fails: [{task: 1, after: 30}]}
+`
+	sc, err := scenario.Parse("trialfails.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAttempts(t, runAttempts(t, sc), map[string]string{
+		"one": "completed: 0@0-100 COMPLETED, 1@0-30 FAILED",
+		"all": "failed: 0@0-30 FAILED, 1@0-40 FAILED",
+		"cmd": "failed: 0@0-100 COMPLETED, 1@0-30 FAILED",
+	})
+}
+
 // TestScriptedStartFails: a start that fails ends its task failed at the
 // instant it started, never retried, and its slots start other work in
 // the same instant; the attempt named may be a resume after a

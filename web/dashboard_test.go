@@ -440,7 +440,8 @@ func TestViewsFitNarrowScreen(t *testing.T) {
 func TestJobDetailChartsMetrics(t *testing.T) {
 	p := openPage(t, newFixture(), "#/jobs/1", wide)
 	caption := p.waitText("#metric-caption", "loss over steps")
-	if !strings.Contains(caption, "1 trials stopped early") || !strings.Contains(caption, "5 reports") {
+	if !strings.Contains(caption, "1 trials stopped early") || !strings.Contains(caption, "5 reports") ||
+		!strings.Contains(caption, "Best: trial 0, loss 0.2 at step 9") {
 		t.Errorf("caption = %q", caption)
 	}
 	if n := evalJS[int](p, `document.querySelectorAll('#metric-chart polyline.trial').length`); n != 2 {

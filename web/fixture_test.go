@@ -537,6 +537,7 @@ func fixtureMetrics(id int64) api.JobMetrics {
 		m.Points = append(m.Points, api.MetricPoint{Task: p.task, Attempt: 1, Step: p.step, Time: at(0),
 			Metrics: map[string]float64{"loss": p.loss}})
 	}
-	m.Trials = []api.TrialMetrics{{Task: 0, State: "running", Decision: "continue"}, {Task: 1, State: "completed", Decision: "stopped"}}
+	m.Trials = []api.TrialMetrics{{Task: 0, State: "running", Decision: "continue", Best: new(0.2), BestStep: new(int64(9))},
+		{Task: 1, State: "completed", Decision: "stopped", Best: new(1.3), BestStep: new(int64(3))}}
 	return m
 }

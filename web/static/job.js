@@ -390,8 +390,10 @@ function taskBody(task) {
 // attemptEnd is how an attempt ended, as allot job show's END says it:
 // resized or moved for an attempt the scheduler resized or moved, which
 // the API ends as preempted (they checkpoint and stop the same way), as
-// its task restarted at once in its new placement.
+// its task restarted at once in its new placement; stopped for one that
+// its searcher stopped (killed, its task completed).
 function attemptEnd(a) {
+  if (a.end_state === 'killed' && (a.reason || '').startsWith('stopped early by the searcher')) return 'stopped';
   if (a.end_state !== 'preempted') return a.end_state;
   const rule = a.preempted_by ? a.preempted_by.reason : '';
   if (rule === 'resized' || (a.reason || '').endsWith('checkpointed to resize')) return 'resized';

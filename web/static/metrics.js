@@ -34,11 +34,28 @@ export function metricPanel() {
 }
 
 function caption(m) {
-  const stopped = (m.trials || []).filter((t) => t.decision === 'stopped').length;
+  const trials = m.trials || [];
+  const stopped = trials.filter((t) => t.decision === 'stopped').length;
+  const failed = trials.filter((t) => t.state === 'failed').length;
   const way = m.smaller_is_better ? 'smaller is better' : 'larger is better';
   const search = m.searcher ? `searcher ${m.searcher}, ` : '';
+  const b = best(m);
   return h('p', {class: 'muted', id: 'metric-caption'},
-    `${m.metric} over steps (${way}); ${search}${m.points.length} reports` + (stopped ? `, ${stopped} trials stopped early (dashed)` : ''));
+    `${m.metric} over steps (${way}); ${search}${m.points.length} reports` +
+    (stopped ? `, ${stopped} trials stopped early (dashed)` : '') + (failed ? `, ${failed} failed` : '') +
+    (b ? `. Best: trial ${b.task}, ${m.metric} ${+b.best.toPrecision(6)} at step ${b.best_step}` : ''));
+}
+
+// best is the trial with the best value of the metric by its order (the
+// searcher's), the first of equals, as allot experiment show's Best line;
+// undefined before any report.
+function best(m) {
+  let b;
+  for (const t of m.trials || []) {
+    if (t.best === undefined || t.best_step === undefined) continue;
+    if (!b || (m.smaller_is_better ? t.best < b.best : t.best > b.best)) b = t;
+  }
+  return b;
 }
 
 function chart(m, name, pts) {
