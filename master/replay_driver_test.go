@@ -75,6 +75,8 @@ type replayDriver struct {
 	asked map[taskKey]int
 	// quietUntil is, by agent, when one a kill silenced syncs again (up).
 	quietUntil []float64
+	// outaged counts the case's outages done.
+	outaged int
 }
 
 type taskKey struct {
@@ -164,7 +166,7 @@ func (d *replayDriver) run(t *testing.T) {
 				next = min(next, j.changes[d.changed[i]].at)
 			}
 		}
-		next = min(next, d.nextDown(), d.nextLeave(), d.nextHeard())
+		next = min(next, d.nextDown(), d.nextLeave(), d.nextHeard(), d.nextOutage())
 		for id, at := range d.silent {
 			if at <= d.now()+1e-9 {
 				delete(d.silent, id) // given up at the instant it was due
@@ -200,6 +202,11 @@ func (d *replayDriver) run(t *testing.T) {
 		}
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
+		}
+		if d.outage(t) {
+			for d.c.tick > 0 && nextTick <= d.now() {
+				nextTick += d.c.tick // no tick while the master is down
+			}
 		}
 		d.at = d.now()
 		d.restart(t)
