@@ -75,8 +75,7 @@ type replayDriver struct {
 	asked map[taskKey]int
 	// quietUntil is, by agent, when one a kill silenced syncs again (up).
 	quietUntil []float64
-	// outaged counts the case's outages done.
-	outaged int
+	outaged    int // the case's outages done
 }
 
 type taskKey struct {
@@ -203,11 +202,7 @@ func (d *replayDriver) run(t *testing.T) {
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
 		}
-		if d.outage(t) {
-			for d.c.tick > 0 && nextTick <= d.now() {
-				nextTick += d.c.tick // no tick while the master is down
-			}
-		}
+		d.outage(t, &nextTick)
 		d.at = d.now()
 		d.restart(t)
 		d.instant(t)

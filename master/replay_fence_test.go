@@ -115,22 +115,26 @@ func (d *replayDriver) nextOutage() float64 {
 	return math.Inf(1)
 }
 
-// outage, when an outage of the case is due, runs it and says so: no
-// agent hears the master from its start to its back, when the master is
-// restarted on its store and the agents register again; their fences
-// meanwhile stop the attempts the master would requeue at a loss
-// fenceWait after the start, and those it would hold through one once
-// agent_timeout, lost_node_grace and the fence's margin have passed.
+// outage, when an outage of the case is due, runs it: no agent hears
+// the master from its start to its back (nor does a tick come: nextTick
+// moves past it), when the master is restarted on its store and the
+// agents register again; their fences meanwhile stop the attempts the
+// master would requeue at a loss fenceWait after the start, and those
+// it would hold through one once agent_timeout, lost_node_grace and the
+// fence's margin have passed.
 // Each stopped attempt is gone from its agent's running list and
 // reported preempted, with the time it stopped, as agentd reports it.
-func (d *replayDriver) outage(t *testing.T) bool {
+func (d *replayDriver) outage(t *testing.T, nextTick *float64) {
 	if d.outaged >= len(d.c.outages) || d.c.outages[d.outaged].at > d.now()+1e-9 {
-		return false
+		return
 	}
 	o := d.c.outages[d.outaged]
 	d.outaged++
 	stops := d.fenceStops(o)
 	d.h.clock.Advance(time.Duration(math.Round((o.back - d.now()) * 1e9)))
+	for d.c.tick > 0 && *nextTick <= d.now() {
+		*nextTick += d.c.tick
+	}
 	for _, ag := range d.up() {
 		for id, at := range stops {
 			if !ag.Forget(id) {
@@ -149,7 +153,6 @@ func (d *replayDriver) outage(t *testing.T) bool {
 	d.h.start()
 	checkLimits(d.h)
 	d.reregister(t)
-	return true
 }
 
 // fenceStops maps the attempts the agents run that their fences stop in
