@@ -261,6 +261,7 @@ func New(cfg Config) (*Agent, error) {
 	a.conn = masterConn{base: strings.TrimRight(cfg.Master, "/"), client: cmpOr(cfg.Client, &http.Client{}), cred: a.cred}
 	a.journal = journal{path: filepath.Join(cfg.WorkDir, JournalFileName), log: a.log}
 	a.ship = newShipper(cfg.LogBufferLines, a.newBackoff(3), a.log, a.postLogs)
+	a.ship.maxDelay = func() time.Duration { return a.retryLimit(time.Now()) }
 	return a, nil
 }
 

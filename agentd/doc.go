@@ -72,9 +72,13 @@
 // When the master is unreachable or failing, tasks keep running, reports
 // and logs wait (logs within the buffer), and the loops retry with
 // capped exponential backoff whose jitter comes from a source seeded by
-// Config.Seed (default: a hash of the name). The first sync after a
-// failure does not wait, so a returning master hears from the node at
-// once. A sync answered 404 (the master lost the node) makes the agent
+// Config.Seed (default: a hash of the name). While the master was last
+// heard less than its agent timeout ago, the sync loop's and the log
+// loop's delays are cut to outageRetryMax (1 s), their jitter kept
+// (retryLimit), so that a restarted master hears from the node within
+// about a second; past it they grow on to Config.BackoffMax. The first
+// sync after a failure does not wait, so a returning master hears from
+// the node at once. A sync answered 404 (the master lost the node) makes the agent
 // register again, listing what it runs; the reports still pending follow.
 // Since that master answers, the backoff starts over (short first
 // retries) and is capped at 5 s while the master answers with an error

@@ -246,14 +246,22 @@ func newBackoff(minD, maxD time.Duration, seed uint64) *backoff {
 }
 
 // next returns the delay before the next try.
-func (b *backoff) next() time.Duration {
+func (b *backoff) next() time.Duration { return b.nextWithin(b.max) }
+
+// nextWithin returns the delay before the next try, bounded by limit:
+// the jitter spreads it over [c/2, c] for c = min(d, limit), so that
+// nodes whose delays are all cut (retryLimit) still spread their tries
+// rather than all come at once. The failures go on doubling d, so a
+// delay no longer cut grows on from where the outage has got to.
+func (b *backoff) nextWithin(limit time.Duration) time.Duration {
 	if b.cur == 0 {
 		b.cur = b.min
 	} else {
 		b.cur = min(2*b.cur, b.max)
 	}
-	half := b.cur / 2
-	return half + time.Duration(b.rnd.Int64N(int64(b.cur-half)+1))
+	c := max(min(b.cur, limit), 1)
+	half := c / 2
+	return half + time.Duration(b.rnd.Int64N(int64(c-half)+1))
 }
 
 // reset starts over after a success.

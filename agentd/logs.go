@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
@@ -28,6 +29,10 @@ type shipper struct {
 	log     *slog.Logger
 	limit   int // lines buffered and in flight, at most
 	backoff *backoff
+	// maxDelay, when set, bounds each retry's delay (Agent.retryLimit):
+	// a finished attempt's exit report waits for its output, so a batch
+	// must not sleep through the master's return.
+	maxDelay func() time.Duration
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced when lines are pushed or handled
@@ -231,11 +236,20 @@ func (s *shipper) run(ctx context.Context) {
 				lvl = slog.LevelWarn
 			}
 			s.log.Log(ctx, lvl, "log delivery failed; will retry", "lines", len(batch), "failures", failures, "err", err)
-			if !sleep(ctx, retryDelay(s.backoff, err)) {
+			if !sleep(ctx, retryDelay(s.backoff, err, s.retryLimit())) {
 				return
 			}
 		}
 	}
+}
+
+// retryLimit is the longest delay before the next try: maxDelay's, else
+// the backoff's own.
+func (s *shipper) retryLimit() time.Duration {
+	if s.maxDelay == nil {
+		return s.backoff.max
+	}
+	return s.maxDelay()
 }
 
 // postLogs sends one batch to the master.

@@ -218,7 +218,8 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		} else {
 			lastRegErr = a.logRegisterFailure(ctx, lastRegErr, err)
 		}
-		awaitRetry(ctx, a, fenceRetryCap(a, retryDelay(bo, err), time.Now()), registered)
+		now := time.Now()
+		awaitRetry(ctx, a, fenceRetryCap(a, retryDelay(bo, err, a.retryLimit(now)), now), registered)
 	}
 	return nil
 }
@@ -259,16 +260,61 @@ func awaitRetry(ctx context.Context, a *Agent, d time.Duration, registered bool)
 // brief, such as its store starting.
 var reachableRetryMax = 5 * time.Second // a variable for tests
 
+// outageRetryMax caps the delay between tries while the master has been
+// out of reach for less than its agent timeout (retryLimit). A variable
+// for tests.
+var outageRetryMax = time.Second
+
+// defaultAgentTimeout is the master's default agent_timeout, which
+// retryLimit assumes of a master that has not said its own (one that
+// does not fence, or has not answered yet).
+const defaultAgentTimeout = 30 * time.Second
+
 // retryDelay is the delay before the next try after err: the backoff's,
-// capped at reachableRetryMax when the master answered, so that every
-// loop (syncs, logs) is back within seconds of an outage's end instead
-// of sleeping out the long delays the outage built up.
-func retryDelay(bo *backoff, err error) time.Duration {
-	d := bo.next()
+// bounded by limit (retryLimit) and by reachableRetryMax when the master
+// answered, so that every loop (syncs, logs) is back within seconds of
+// an outage's end instead of sleeping out the long delays the outage
+// built up. The bound keeps the backoff's jitter (backoff.nextWithin).
+func retryDelay(bo *backoff, err error, limit time.Duration) time.Duration {
 	if answered(err) {
-		d = min(d, reachableRetryMax)
+		limit = min(limit, reachableRetryMax)
 	}
-	return d
+	return bo.nextWithin(limit)
+}
+
+// retryLimit is the longest delay before a try at the master at now:
+// outageRetryMax while the master was last heard less than its agent
+// timeout ago (the one its last reply said, else the default), so that
+// a master restarted within that time hears from the node within about
+// a second, not after the delays of up to BackoffMax that the failures
+// built up (a trial's agents came back up to 4.3 s after a 9 s outage,
+// and a time limit that ran out meanwhile reached its task as late,
+// the cluster idle meanwhile). Until then the master, up or back, still
+// holds the node and its tasks, which run on under the fence; and its
+// return is likely soon (a restart, an upgrade). Past it the delays grow
+// on to BackoffMax: the master, if up, has lost the node, and an outage
+// that long (a lost host, a long maintenance) is not worth a try every
+// second from every node for as long as it lasts. Before the first
+// contact (a node that never registered) the backoff stands.
+func (a *Agent) retryLimit(now time.Time) time.Duration {
+	a.mu.Lock()
+	last, f := a.fence.last(), a.fence.f
+	a.mu.Unlock()
+	return outageLimit(last, f, now, a.cfg.BackoffMax)
+}
+
+// outageLimit is retryLimit's rule: outageRetryMax while now is less
+// than the agent timeout of fence f (or defaultAgentTimeout without one)
+// after the last contact last, else longest.
+func outageLimit(last time.Time, f *api.Fence, now time.Time, longest time.Duration) time.Duration {
+	window := defaultAgentTimeout
+	if f != nil && f.AgentTimeoutMS > 0 {
+		window = msDuration(f.AgentTimeoutMS)
+	}
+	if last.IsZero() || now.Sub(last) >= window {
+		return longest
+	}
+	return min(outageRetryMax, longest)
 }
 
 // answered reports whether err is the master's answer rather than a

@@ -84,7 +84,8 @@ const (
 	EventNodeReshape
 	// EventAgentPreempted: the attempt of task Task (version Ver) was
 	// preempted by its agent, which shut down (allot agent --on-exit
-	// kill), and its checkpoint has landed: the task keeps what a
+	// kill) or whose fence stopped it in a master outage, and its
+	// checkpoint has landed: the task keeps what a
 	// preemption's checkpoint keeps (Tasks.Preempt) and waits again by
 	// its job's exit actions, or fails, as after a preemption (Decide
 	// of EndPreempted), though no pass asked for it: it counts against

@@ -75,6 +75,7 @@ type replayDriver struct {
 	asked map[taskKey]int
 	// quietUntil is, by agent, when one a kill silenced syncs again (up).
 	quietUntil []float64
+	outaged    int // the case's outages done
 }
 
 type taskKey struct {
@@ -164,7 +165,7 @@ func (d *replayDriver) run(t *testing.T) {
 				next = min(next, j.changes[d.changed[i]].at)
 			}
 		}
-		next = min(next, d.nextDown(), d.nextLeave(), d.nextHeard())
+		next = min(next, d.nextDown(), d.nextLeave(), d.nextHeard(), d.nextOutage())
 		for id, at := range d.silent {
 			if at <= d.now()+1e-9 {
 				delete(d.silent, id) // given up at the instant it was due
@@ -201,6 +202,7 @@ func (d *replayDriver) run(t *testing.T) {
 		if at := d.now(); next > at {
 			d.h.clock.Advance(time.Duration(math.Round((next - at) * 1e9)))
 		}
+		d.outage(t, &nextTick)
 		d.at = d.now()
 		d.restart(t)
 		d.instant(t)

@@ -186,10 +186,16 @@ func (d *replayDriver) restart(t *testing.T) {
 }
 
 // restartNow restarts the master on its store, and the agents that are
-// up register again: a leaving one still leaving (Rejoin), as agentd's
-// does, but for those whose case silences them (silenceLeaving).
+// up register again (reregister).
 func (d *replayDriver) restartNow(t *testing.T) {
 	d.h.start()
+	d.reregister(t)
+}
+
+// reregister has the agents that are up register with a restarted
+// master: a leaving one still leaving (Rejoin), as agentd's does, but
+// for those whose case silences them (silenceLeaving).
+func (d *replayDriver) reregister(t *testing.T) {
 	d.silenceLeaving()
 	for _, ag := range d.up() {
 		ag.Master = d.h.srv.URL

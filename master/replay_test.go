@@ -161,6 +161,10 @@ type replayCase struct {
 	// reloads are configuration reloads (allot config reload) of the
 	// files they give at their instants (replay_reload_test.go).
 	reloads []rreload
+	// outages are master outages, from at to back, when the master is
+	// restarted on its store; the agents' fences stop tasks meanwhile
+	// (replay_fence_test.go).
+	outages []rdown
 }
 
 // rdown is a node lost at at and, when back is positive, back then.

@@ -24,11 +24,24 @@ import (
 // keeps it. The node takes no new task from the agent's goodbye to its
 // return: the store records the goodbye (store.NodeLeaving), and the
 // export drains the node then (whatif_nodestates.go).
+//
+// An agent whose fence stops its tasks in a master outage longer than
+// the fence's wait (docs/reliability.md, "Fencing") reports them
+// preempted too, once the restarted master hears it, which requeues them
+// as after a preemption: the export writes them the same way, from the
+// start of the attempt as the simulator counts it (a restart on a move's
+// or resize's placement continues it), and the simulator's landing of a
+// re-placement promises the preemption again (sim's relanded), so that
+// an elastic task grown or shrunk before the outage is stopped in the
+// replay too (replay_fence_test.go). Before, the replay ran it on, and
+// allot history check reported the stop and the restart as differences.
 
 // agentPreempted says whether attempt a ended preempted with no
 // transition to preempting (its agent stopped it), and gives it as a
 // scenario's agent_preempted: its number as the simulator counts
-// attempts, and the whole seconds (sec) from its start to its end.
+// attempts, and the whole seconds (sec) from its start as the simulator
+// counts it (first: a restart on a move's or resize's placement
+// continues the attempt before it) to its end.
 func (h *historyEvents) agentPreempted(atts []store.Attempt, a store.Attempt, sec func(time.Time) int64) (scenario.StartLost, bool) {
 	if a.EndState != store.AttemptPreempted {
 		return scenario.StartLost{}, false
@@ -36,5 +49,5 @@ func (h *historyEvents) agentPreempted(atts []store.Attempt, a store.Attempt, se
 	if _, asked := h.preempted[attemptKey{a.JobID, a.Index, a.Number}]; asked {
 		return scenario.StartLost{}, false
 	}
-	return scenario.StartLost{Task: a.Index, Attempt: h.simAttempt(atts, a), After: sec(a.EndedAt) - sec(a.StartedAt)}, true
+	return scenario.StartLost{Task: a.Index, Attempt: h.simAttempt(atts, a), After: sec(a.EndedAt) - sec(h.first(atts, a))}, true
 }

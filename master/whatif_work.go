@@ -264,10 +264,12 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			after := sec(a.EndedAt) - sec(a.StartedAt) + 1
 			w.startLost = append(w.startLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
 		}
-		if hist.lostOnUpNode(atts, a) {
+		if hist.lostOnUpNode(a) {
 			// After 0 too: lost in the second it started, which the
-			// simulator applies once that instant has settled.
-			after := sec(a.EndedAt) - sec(a.StartedAt)
+			// simulator applies once that instant has settled. From the
+			// start of the attempt a move or resize continued, as the
+			// simulator counts it.
+			after := sec(a.EndedAt) - sec(hist.first(atts, a))
 			w.attemptLost = append(w.attemptLost, scenario.StartLost{Task: a.Index, Attempt: hist.simAttempt(atts, a), After: after})
 		}
 		// A failed task, whose start failed or not, is never retried.
@@ -454,14 +456,11 @@ func (h *historyEvents) simAttempt(atts []store.Attempt, a store.Attempt) int {
 // lostOnUpNode says whether attempt a ended lost, its agent not running
 // it, with no node of its placement lost from its start to its end: the
 // simulator's EventAttemptLost (a loss on a lost node's return is the
-// node's). One that continues a move or resize is left out: to the
-// simulator the re-placement is the same attempt, whose loss the move
-// made stale.
-func (h *historyEvents) lostOnUpNode(atts []store.Attempt, a store.Attempt) bool {
+// node's). One that continues a move or resize is the same attempt to
+// the simulator, whose re-placement's landing promises the loss again
+// (sim's relanded).
+func (h *historyEvents) lostOnUpNode(a store.Attempt) bool {
 	if !h.notRun[attemptKey{a.JobID, a.Index, a.Number}] || a.EndState != store.AttemptLost {
-		return false
-	}
-	if _, ok := h.continues(atts, a); ok {
 		return false
 	}
 	return !h.nodeLostUnder(a)
@@ -486,8 +485,9 @@ func (h *historyEvents) nodeLostUnder(a store.Attempt) bool {
 // and held it through no grace): the simulator's start_lost, which the
 // node_down catches first. A gang's attempt some of whose parts ran is
 // not (partRan): the master took it to have run, so the replay loses it
-// as an attempt that ran. One that continues a move or
-// resize is left out, as in lostOnUpNode.
+// as an attempt that ran. One that continues a move or resize is left
+// out: the simulator restarts a re-placed task without a start of its
+// own to give up.
 func (h *historyEvents) startCaughtByLoss(atts []store.Attempt, a store.Attempt) bool {
 	k := attemptKey{a.JobID, a.Index, a.Number}
 	if a.EndState != store.AttemptLost || !a.RunningAt.IsZero() || h.startLost[k] || h.notRun[k] || h.partRan[k] {

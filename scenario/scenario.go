@@ -320,7 +320,8 @@ type Job struct {
 	// in at most one of Fails, StartFails and Stops.
 	Stops []TaskStop
 	// AgentPreempted scripts attempts that their agent preempted as it
-	// shut down (allot agent --on-exit kill), in the file's order; nil
+	// shut down (allot agent --on-exit kill) or as its fence stopped them
+	// in a master outage (docs/reliability.md), in the file's order; nil
 	// for none: task Task's attempt Attempt ends preempted After seconds
 	// after its start, its checkpoint landing at once, as after a
 	// preemption no pass decided (lifecycle.EventAgentPreempted). An

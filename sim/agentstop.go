@@ -2,19 +2,25 @@ package sim
 
 import "github.com/allot-sched/allot/lifecycle"
 
-// Attempts their agent preempted as it shut down (JobSpec.AgentPreempted,
+// Attempts their agent preempted (JobSpec.AgentPreempted,
 // scenario.Job.AgentPreempted): an agent under allot agent --on-exit
-// kill stops its tasks and reports them preempted, and the master
-// requeues them by their exit actions, though no pass asked.
+// kill stops its tasks and reports them preempted, as does one whose
+// fence stops them in a master outage, and the master requeues them by
+// their exit actions, though no pass asked.
 
 // agentPreempts pushes the agent's preemption of task ti's attempt, just
-// started, if its job scripts one: After seconds later, for the task's
-// version now, so that a preemption, move, resize or end before then
-// makes it stale.
+// started or restarted on a move's or resize's placement (relanded), if
+// its job scripts one: After seconds after the attempt's start, for the
+// task's version now, so that a preemption, move, resize or end before
+// then makes it stale. A re-placement continues the attempt, so its
+// landing pushes the preemption again for the new version: live, an
+// agent (its fence, in a master outage) stops a resized task as any
+// other.
 func (s *world) agentPreempts(ti int32) {
 	t := s.c.Tasks.At(ti)
-	if after, ok := s.jobs[t.Job].spec.AgentPreempted[[2]int{int(t.ID), int(t.Retries) + 1}]; ok {
-		s.q.push(event{at: s.now + after, kind: evAgentPreempted, ref: ti, ver: t.Ver})
+	after, ok := s.jobs[t.Job].spec.AgentPreempted[[2]int{int(t.ID), int(t.Retries) + 1}]
+	if ok && t.Start+after >= s.now {
+		s.q.push(event{at: t.Start + after, kind: evAgentPreempted, ref: ti, ver: t.Ver})
 	}
 }
 

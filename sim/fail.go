@@ -86,13 +86,17 @@ func (s *world) startLost(ti int32) bool {
 	return true
 }
 
-// attemptLost pushes the loss of task ti's attempt, just started, if its
-// job scripts one: After seconds later, for the task's version now, so
-// that a preemption, move, resize or end before then makes it stale.
+// attemptLost pushes the loss of task ti's attempt, just started or
+// restarted on a move's or resize's placement (relanded), if its job
+// scripts one: After seconds after the attempt's start, for the task's
+// version now, so that a preemption, move, resize or end before then
+// makes it stale; a re-placement's landing pushes it again, as for an
+// agent's preemption (agentPreempts).
 func (s *world) attemptLost(ti int32) {
 	t := s.c.Tasks.At(ti)
-	if after, ok := s.jobs[t.Job].spec.Lost[[2]int{int(t.ID), int(t.Retries) + 1}]; ok {
-		s.q.push(event{at: s.now + after, kind: evAttemptLost, ref: ti, ver: t.Ver})
+	after, ok := s.jobs[t.Job].spec.Lost[[2]int{int(t.ID), int(t.Retries) + 1}]
+	if ok && t.Start+after >= s.now {
+		s.q.push(event{at: t.Start + after, kind: evAttemptLost, ref: ti, ver: t.Ver})
 	}
 }
 

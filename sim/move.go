@@ -34,7 +34,9 @@ func (s *sim) replaced(e *lifecycle.Effect) {
 // relanded reacts to the landing of re-placed task ti's checkpoint
 // (lifecycle.Cluster.Observe): the drained part of its old placement is
 // free, and the task runs on its new placement from now, so its end,
-// failure and reports are promised from now.
+// failure and reports are promised from now; the losses and agents'
+// preemptions scripted for its attempt, which the re-placement
+// continues, are promised again.
 func (s *sim) relanded(ti int32, o *lifecycle.Outcome) {
 	for _, f := range o.Freed {
 		s.freed(f.Task, f.Slots, f.From)
@@ -45,4 +47,6 @@ func (s *sim) relanded(ti int32, o *lifecycle.Outcome) {
 	}
 	s.scheduleFail(ti)
 	s.scheduleReport(ti)
+	s.attemptLost(ti)
+	s.agentPreempts(ti)
 }

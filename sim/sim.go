@@ -172,8 +172,9 @@ type JobSpec struct {
 	// Lost maps a task's number and attempt (numbered as in StartFails)
 	// to the seconds after that start at which the attempt is lost, its
 	// node up (scenario.Job.Lost): it ends as on a lost node
-	// (lifecycle.EventAttemptLost), unless it was preempted, moved,
-	// resized or ended by then. At 0 seconds the loss comes once the
+	// (lifecycle.EventAttemptLost), unless it was preempted or ended by
+	// then (a move or resize continues the attempt, and its landing
+	// promises the loss again). At 0 seconds the loss comes once the
 	// start's instant has settled, as a live master hears of it after
 	// the pass that started the attempt.
 	Lost map[[2]int]int64
@@ -189,10 +190,11 @@ type JobSpec struct {
 	Stops map[int]int64
 	// AgentPreempted maps a task's number and attempt (numbered as in
 	// StartFails) to the seconds after that start at which its agent
-	// preempts it as it shuts down (scenario.Job.AgentPreempted): it
+	// preempts it, as it shuts down or as its fence does in a master
+	// outage (scenario.Job.AgentPreempted): it
 	// ends preempted, its checkpoint landing at once
-	// (lifecycle.EventAgentPreempted), unless it was preempted, moved,
-	// resized or ended by then.
+	// (lifecycle.EventAgentPreempted), unless it was preempted or ended
+	// by then (a move or resize continues the attempt, as for Lost).
 	AgentPreempted map[[2]int]int64
 	// Checkpoints maps a task's number and attempt (numbered as in
 	// StartFails) to how long its checkpoint takes to land once a pass
