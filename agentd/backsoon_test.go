@@ -24,9 +24,11 @@ func TestOutageLimit(t *testing.T) {
 		{"no contact yet", time.Time{}, nil, 0, 30 * s},
 		{"just after the contact", last, nil, 100 * time.Millisecond, outageRetryMax},
 		{"within the default agent timeout", last, nil, 29 * s, outageRetryMax},
-		{"past the default agent timeout", last, nil, 30 * s, 30 * s},
+		{"past the default agent timeout: half of it", last, nil, 30 * s, 15 * s},
+		{"long past the default agent timeout: half of it still", last, nil, 10 * time.Minute, 15 * s},
 		{"within the master's own agent timeout", last, short, 5 * s, outageRetryMax},
-		{"past the master's own agent timeout", last, short, 6 * s, 30 * s},
+		{"past the master's own agent timeout: half of it", last, short, 6 * s, 3 * s},
+		{"a tiny agent timeout: not under outageRetryMax", last, &api.Fence{AgentTimeoutMS: 1000}, 2 * s, outageRetryMax},
 		{"a fence that says no timeout: the default", last, &api.Fence{}, 29 * s, outageRetryMax},
 	}
 	for _, tt := range tests {

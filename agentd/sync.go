@@ -305,14 +305,22 @@ func (a *Agent) retryLimit(now time.Time) time.Duration {
 
 // outageLimit is retryLimit's rule: outageRetryMax while now is less
 // than the agent timeout of fence f (or defaultAgentTimeout without one)
-// after the last contact last, else longest.
+// after the last contact last, else longest, but never more than half
+// that timeout once the node was in contact: a master that comes back
+// after a long outage gives each node its agent timeout to register
+// before it takes the node for lost, so a node must try at least twice
+// within it (a BackoffMax of 30 s under an agent_timeout of 20 s would
+// lose the node and, past lost_node_grace, the work it runs).
 func outageLimit(last time.Time, f *api.Fence, now time.Time, longest time.Duration) time.Duration {
 	window := defaultAgentTimeout
 	if f != nil && f.AgentTimeoutMS > 0 {
 		window = msDuration(f.AgentTimeoutMS)
 	}
-	if last.IsZero() || now.Sub(last) >= window {
+	switch {
+	case last.IsZero():
 		return longest
+	case now.Sub(last) >= window:
+		return min(longest, max(window/2, outageRetryMax))
 	}
 	return min(outageRetryMax, longest)
 }
