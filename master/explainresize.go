@@ -45,12 +45,20 @@ func resizedAllocs(pl *planner) map[int]api.SlotChange {
 	return out
 }
 
-// resizeOf is the resize of the task whose old placement r stands for:
-// the slots of its attempt and of the placement it restarts on, which a
-// resize changes and a move keeps.
+// resizeOf is the resize of the task whose old placement r stands for
+// (taskSlots).
 func resizeOf(r allocRef) (api.SlotChange, bool) {
-	t := r.t
-	if r.next || t == nil || t.next == nil || t.att == nil {
+	if r.next {
+		return api.SlotChange{}, false
+	}
+	return taskSlots(r.t)
+}
+
+// taskSlots is the slots of task t's open attempt and of the placement
+// reserved for it, which a resize changes and a move keeps; false for a
+// task with none reserved or one they do not change.
+func taskSlots(t *mtask) (api.SlotChange, bool) {
+	if t == nil || t.next == nil || t.att == nil {
 		return api.SlotChange{}, false
 	}
 	var c api.SlotChange

@@ -18,21 +18,13 @@ import (
 // api.Task.Resize), as they say a job still ending: the stored states,
 // which the core and the replays read, stay as they are.
 
-// taskResize is the resize under way of task t: the slots of its open
-// attempt and of the placement reserved for it, which a resize changes
-// and a move keeps; false for a task not being resized.
+// taskResize is the resize under way of task t (taskSlots), false for a
+// task not being resized.
 func taskResize(t *mtask) (api.SlotChange, bool) {
-	if t == nil || t.rec.State != store.TaskPreempting || t.next == nil || t.att == nil {
+	if t == nil || t.rec.State != store.TaskPreempting {
 		return api.SlotChange{}, false
 	}
-	var c api.SlotChange
-	for _, p := range t.att.parts {
-		c.From += len(p.gpus)
-	}
-	for _, p := range t.next {
-		c.To += len(p.gpus)
-	}
-	return c, c.From != c.To
+	return taskSlots(t)
 }
 
 // resizingOf is what the view of job j says of its tasks being resized:
