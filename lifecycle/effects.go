@@ -86,7 +86,11 @@ type Effect struct {
 	HeldBefore int
 	// First says a start is the first of a job of a multifactor pool,
 	// which started with priority Priority.
-	First    bool
+	First bool
+
+	// Priority is a start's multi-factor priority in its pass (the
+	// plan's, sched.Start.Priority; 0 outside multifactor pools), set by
+	// Decide.
 	Priority float64
 }
 
@@ -108,7 +112,8 @@ func Decide(dst []Effect, plan *sched.Plan, tasks []int32) []Effect {
 		dst = append(dst, Effect{Op: OpResize, Task: taskOf(tasks, r.Alloc), Job: -1, For: r.For, Nodes: r.Nodes})
 	}
 	for _, st := range plan.Starts {
-		dst = append(dst, Effect{Op: OpStart, Task: -1, Job: st.Job, For: -1, Nodes: st.Nodes, Backfill: st.Backfill})
+		dst = append(dst, Effect{Op: OpStart, Task: -1, Job: st.Job, For: -1, Nodes: st.Nodes, Backfill: st.Backfill,
+			Priority: st.Priority})
 	}
 	return dst
 }

@@ -71,7 +71,6 @@ type stepper struct {
 	// asks; woken says an event since then asked for a pass (wake).
 	smallest int
 	woken    bool
-	factors  []sched.Factors
 	// During a Step, the Cluster it drives Settle for, the driver's
 	// Applier and the instant.
 	c       *Cluster
@@ -200,9 +199,7 @@ func (st *stepper) OnDrained(ti int32) bool { return st.c.nodes.onDrained(st.c.T
 // Apply makes each effect's transition and tells the Applier of it
 // right after; it counts every start of the plan, since none is skipped.
 func (st *stepper) Apply(plan *sched.Plan, effects []Effect) (starts, changes int, err error) {
-	if err := st.firstPriorities(effects); err != nil {
-		return 0, 0, err
-	}
+	st.firstPriorities(effects)
 	for i := range effects {
 		e := &effects[i]
 		st.apply(e)
@@ -247,34 +244,24 @@ func (st *stepper) apply(e *Effect) {
 	}
 }
 
-// firstPriorities gives each start of a job of a multifactor pool that
-// never ran the priority it starts with: the order the pool ran it in.
-// Only then are the factors computed.
-func (st *stepper) firstPriorities(effects []Effect) error {
+// firstPriorities marks each start of a job of a multifactor pool that
+// never ran (First): it starts with the priority the pass ordered it by,
+// which Decide copied from the plan's start (sched.Start.Priority).
+func (st *stepper) firstPriorities(effects []Effect) {
 	if !st.multifactor {
-		return nil
+		return
 	}
 	c := st.c
-	computed := false
 	for i := range effects {
 		e := &effects[i]
 		if e.Op != OpStart {
 			continue
 		}
 		ji := c.Roster.List()[e.Job]
-		if c.Jobs[ji].Start >= 0 || c.Snap.Pools[c.Snap.Jobs[e.Job].Pool].Policy != sched.PolicyMultifactor {
-			continue
+		if c.Jobs[ji].Start < 0 && c.Snap.Pools[c.Snap.Jobs[e.Job].Pool].Policy == sched.PolicyMultifactor {
+			e.First = true
 		}
-		if !computed {
-			f, err := sched.PriorityFactors(&c.Snap)
-			if err != nil {
-				return err
-			}
-			st.factors, computed = f, true
-		}
-		e.First, e.Priority = true, st.factors[e.Job].Priority
 	}
-	return nil
 }
 
 // build refreshes Snap from the live state for a pass at now, its jobs

@@ -7,10 +7,9 @@ import "github.com/allot-sched/allot/sched"
 // reasons carry the others' priorities, notePending), the multifactor
 // priority it started with, as Slurm keeps a running job's: otherwise
 // its listing would show its 1-99 number, which a multifactor pool does
-// not read. The factors are computed once per plan, only when such a
-// job starts.
+// not read. The core's start carries the priority its pool ordered the
+// job by (sched.Start.Priority), as the simulator's start effect does.
 func noteStartPriorities(pl *planner, plan *sched.Plan) {
-	var factors []sched.Factors
 	for _, st := range plan.Starts {
 		e := &pl.snap.Jobs[st.Job]
 		if e.Pool < 0 || e.Pool >= len(pl.snap.Pools) || pl.snap.Pools[e.Pool].Policy != sched.PolicyMultifactor {
@@ -20,14 +19,7 @@ func noteStartPriorities(pl *planner, plan *sched.Plan) {
 		if j == nil || j.startMF != 0 {
 			continue
 		}
-		if factors == nil {
-			f, err := sched.PriorityFactors(&pl.snap)
-			if err != nil {
-				return // the pass took the snapshot: it cannot fail here
-			}
-			factors = f
-		}
-		j.startMF = factors[st.Job].Priority
+		j.startMF = st.Priority
 		pl.m.pub.markJob(j)
 	}
 }

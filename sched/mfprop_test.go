@@ -285,6 +285,13 @@ func multifactorProblems(s *Snapshot, p *Plan) []string {
 			bad = append(bad, fmt.Sprintf("job %s: pending priority %v, oracle %v", s.Jobs[pe.Job].ID, pe.Priority, prio[pe.Job]))
 		}
 	}
+	for _, st := range p.Starts {
+		// A start carries the priority its job starts with: the
+		// oracle's in a multifactor pool, 0 elsewhere.
+		if math.Abs(st.Priority-prio[st.Job]) > eps(prio[st.Job]) {
+			bad = append(bad, fmt.Sprintf("job %s: start priority %v, oracle %v", s.Jobs[st.Job].ID, st.Priority, prio[st.Job]))
+		}
+	}
 	for _, pr := range p.Preemptions {
 		a := &s.Allocs[pr.Alloc]
 		if s.Pools[s.Jobs[pr.For].Pool].Policy == PolicyMultifactor && prio[a.Job] > prio[pr.For]-eps(prio[pr.For]) {

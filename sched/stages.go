@@ -100,7 +100,7 @@ type gateStage interface {
 // runStages runs one pool from its stages: the walk over slot jobs,
 // then the zero-slot tasks, then elastic growth.
 func (p *pass) runStages(pool int, sl *stageList) {
-	pendMark := len(p.plan.Pending)
+	pendMark, startMark := len(p.plan.Pending), len(p.plan.Starts)
 	p.sc.turns.begin(pendMark)
 	p.elastic.beginPool(pool, pendMark)
 	jobs, zero := p.sc.poolJobs[pool], p.sc.zeroJobs[pool]
@@ -118,10 +118,15 @@ func (p *pass) runStages(pool int, sl *stageList) {
 		p.zeroSlotJobs(zero)
 	}
 	if sl.order == byMultifactor {
-		// Each pending job of the pool shows its computed priority.
+		// Each pending or started job of the pool shows its computed
+		// priority.
 		for i := pendMark; i < len(p.plan.Pending); i++ {
 			pe := &p.plan.Pending[i]
 			pe.Priority = p.sc.mf.prio[pe.Job]
+		}
+		for i := startMark; i < len(p.plan.Starts); i++ {
+			st := &p.plan.Starts[i]
+			st.Priority = p.sc.mf.prio[st.Job]
 		}
 	}
 	p.numberTurns(pendMark, offered, zero)

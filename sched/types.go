@@ -295,6 +295,11 @@ type Start struct {
 	// Backfill marks a start that only happened because a blocked
 	// higher-priority or earlier job left idle slots.
 	Backfill bool
+	// Priority is the job's multi-factor priority in this pass, by
+	// which its multifactor pool ordered it (0 in other pools): the
+	// priority a job starts with, which both drivers keep for a running
+	// job as Slurm does.
+	Priority float64
 }
 
 // Preemption asks a running task to checkpoint and release its slots.
