@@ -167,8 +167,10 @@ func protocolRefusal(err error) bool {
 	return false
 }
 
-// checkMirror checks that no GPU is held by two tasks and that every
-// task of the mirror is in the state the store has.
+// checkMirror checks that no GPU is held by two tasks, that every task
+// of the mirror is in the state the store has, and that the open set
+// (Master.open, which the time limits scan) is the tasks with an open
+// attempt.
 func checkMirror(t *testing.T, h *harness, step int) {
 	t.Helper()
 	h.m.lock()
@@ -191,6 +193,7 @@ func checkMirror(t *testing.T, h *harness, step int) {
 			}
 		}
 	}
+	open := 0
 	for id, j := range h.m.jobs {
 		recs, err := h.st.Tasks(h.ctx, store.TaskFilter{JobID: id})
 		if err != nil {
@@ -200,6 +203,15 @@ func checkMirror(t *testing.T, h *harness, step int) {
 			if i >= len(recs) || recs[i].State != task.rec.State {
 				t.Fatalf("step %d: job %d task %d is %s in the mirror but %v in the store", step, id, i, task.rec.State, recs)
 			}
+			if _, in := h.m.open[task]; in != (task.att != nil) {
+				t.Fatalf("step %d: task %s: in the open set %t, open attempt %t", step, task.id(), in, task.att != nil)
+			}
+			if task.att != nil {
+				open++
+			}
 		}
+	}
+	if open != len(h.m.open) {
+		t.Fatalf("step %d: %d tasks have an open attempt, the open set has %d", step, open, len(h.m.open))
 	}
 }

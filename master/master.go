@@ -147,6 +147,9 @@ type Master struct {
 	// account tree; it invalidates every job's snapshot entry
 	// (mjob.entryGen) and rebuilds the planner's roster (roster.go).
 	cfgGen int
+	// open holds the tasks with an open attempt (hold adds, release
+	// drops), the few the time limits scan rather than every job.
+	open   map[*mtask]struct{}
 	nodes  map[string]*mnode
 	event  bool // an event happened since the last event pass
 	logc   map[int64]chan struct{}
@@ -200,6 +203,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		cfg:    opt.Config,
 		cfgGen: 1,
 		jobs:   map[int64]*mjob{},
+		open:   map[*mtask]struct{}{},
 		nodes:  map[string]*mnode{},
 		logc:   map[int64]chan struct{}{},
 		fair:   newFairShare(decayOf(opt.Config)),

@@ -353,10 +353,16 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 }
 
 // release frees the GPUs that t's attempt holds.
-func (m *Master) release(t *mtask) { m.releaseParts(t, t.att.parts) }
+func (m *Master) release(t *mtask) {
+	delete(m.open, t)
+	m.releaseParts(t, t.att.parts)
+}
 
 // hold marks the GPUs of t's attempt as used.
-func (m *Master) hold(t *mtask) { m.holdParts(t, t.att.parts) }
+func (m *Master) hold(t *mtask) {
+	m.open[t] = struct{}{}
+	m.holdParts(t, t.att.parts)
+}
 
 // releaseParts frees the GPUs that parts hold for t.
 func (m *Master) releaseParts(t *mtask, parts []*mpart) {

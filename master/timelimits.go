@@ -1,8 +1,10 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -20,8 +22,10 @@ import (
 // late, and the replay's end fell a second earlier). The tick checks
 // too, and tries again a kill that could not be stored.
 
-// timeLimits kills the tasks past their time limits. Its fields are
-// guarded by Master.mu.
+// timeLimits kills the tasks past their time limits. It scans the tasks
+// with an open attempt (Master.open), not every job: a large queue
+// waits, and only what runs can reach a limit. Its fields are guarded by
+// Master.mu.
 type timeLimits struct {
 	m *Master
 	// checked is when the last check ran: a deadline not after it whose
@@ -53,14 +57,9 @@ func deadline(t *mtask) (time.Time, bool) {
 func (tl *timeLimits) next(tick time.Duration) (time.Time, bool) {
 	var due time.Time
 	found := false
-	for _, j := range tl.m.jobs {
-		if j.rec.TimeLimit <= 0 {
-			continue
-		}
-		for _, t := range j.tasks {
-			if at, ok := deadline(t); ok && (!found || at.Before(due)) {
-				due, found = at, true
-			}
+	for t := range tl.m.open {
+		if at, ok := deadline(t); ok && (!found || at.Before(due)) {
+			due, found = at, true
 		}
 	}
 	if found && !due.After(tl.checked) {
@@ -109,20 +108,20 @@ func (tl *timeLimits) checkTimeLimits(ctx context.Context) {
 	now := tl.m.now()
 	tl.checked = now
 	var over []*mtask
-	for _, j := range tl.m.jobs {
-		if j.rec.TimeLimit <= 0 {
-			continue
-		}
-		for _, t := range j.tasks {
-			if t.att != nil && (t.rec.State == store.TaskRunning || t.rec.State == store.TaskStarting) &&
-				lifecycle.PastLimit(now.Sub(t.att.first()), j.rec.TimeLimit) {
-				over = append(over, t)
-			}
+	for t := range tl.m.open {
+		if limit := t.job.rec.TimeLimit; limit > 0 && (t.rec.State == store.TaskRunning || t.rec.State == store.TaskStarting) &&
+			lifecycle.PastLimit(now.Sub(t.att.first()), limit) {
+			over = append(over, t)
 		}
 	}
 	if len(over) == 0 {
 		return
 	}
+	// In the order of the tasks, not of the map: the kills' events and
+	// commands come out alike from run to run.
+	slices.SortFunc(over, func(a, b *mtask) int {
+		return cmp.Or(cmp.Compare(a.job.rec.ID, b.job.rec.ID), cmp.Compare(a.rec.Index, b.rec.Index))
+	})
 	// One transaction for every kill of the tick, not one per task: a
 	// burst of jobs submitted together reaches its limit together. The
 	// kill commands wait for the commit (persist before act).
