@@ -411,6 +411,15 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 // (api.Register.Leaving), and syncs on. The first exchange is bounded by first, not by ctx:
 // an agent that runs nothing still says goodbye.
 func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
+	a.mu.Lock()
+	unknown := a.gen == 0 && len(a.tasks) == 0 && len(a.reports) == 0
+	a.mu.Unlock()
+	if unknown {
+		// The master never knew the node (its join refused, or the stop
+		// came first), and it has nothing to report: no goodbye, which
+		// would be one more registration to refuse, log and audit.
+		return
+	}
 	waitS := 0
 	for c := first; ; c = ctx {
 		a.mu.Lock()

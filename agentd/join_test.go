@@ -68,9 +68,13 @@ func TestJoinAndCredential(t *testing.T) {
 		t.Fatalf("credential file: %v, %v", st, err)
 	}
 
-	// A fresh node whose join is refused stops with the master's reason.
+	// A fresh node whose join is refused stops with the master's reason,
+	// after one request: a node the master never knew, which runs and
+	// reports nothing, has no goodbye to send (a second registration
+	// saying it leaves was logged and audited as a second refusal).
 	mu.Lock()
 	refuse = true
+	auths = nil
 	mu.Unlock()
 	cfg2 := testConfig(t, &fakeMaster{srv: srv}, t.TempDir())
 	cfg2.JoinToken = "allot_j_join"
@@ -83,5 +87,10 @@ func TestJoinAndCredential(t *testing.T) {
 	err = a.Run(ctx)
 	if err == nil || !strings.Contains(err.Error(), "refused to register node node-1") || !strings.Contains(err.Error(), "too many") {
 		t.Fatalf("Run = %v, want the refusal", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) != 1 {
+		t.Fatalf("requests %q after a refused join, want the one registration", auths)
 	}
 }
