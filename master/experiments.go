@@ -305,8 +305,5 @@ func cappedMessage(e *sched.Job, rec *store.Job) string {
 		return ""
 	}
 	field, _, _ := capOf(e, rec)
-	if field == "max_concurrent" {
-		field = "max_concurrent_trials"
-	}
 	return "already running as many trials as " + field + " allows"
 }

@@ -114,7 +114,7 @@ func TestExplainMaxConcurrent(t *testing.T) {
 		{"max_concurrent", `{"name": "hp", "entrypoint": "train", "resources": {"slots": 1},
 			"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3, 4]}},
 			"searcher": {"name": "grid", "max_concurrent_trials": 2}}`,
-			"max_concurrent is 2 and 2 of its tasks run", "its max_concurrent (2) allows"},
+			"max_concurrent_trials is 2 and 2 of its trials run", "It runs as many trials as its max_concurrent_trials (2) allows: the next starts when one of its own trials ends."},
 		{"max_slots", `{"name": "hp", "entrypoint": "train", "resources": {"slots": 1, "max_slots": 2},
 			"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2, 3, 4]}},
 			"searcher": {"name": "grid"}}`,
@@ -134,7 +134,7 @@ func TestExplainMaxConcurrent(t *testing.T) {
 			if cf == nil || cf.Limit != c.limit || len(cf.Nodes) != 0 || len(cf.MustEnd) != 0 {
 				t.Fatalf("counterfactual %+v, want limit %q and no nodes", cf, c.limit)
 			}
-			if !strings.Contains(cf.Message, c.message) || !strings.Contains(x.Summary, "one of its own tasks ends") ||
+			if !strings.Contains(cf.Message, c.message) || !strings.Contains(x.Summary, c.message) ||
 				strings.Contains(x.Summary, "free now") {
 				t.Errorf("message %q, summary %q: want %q and the cap named, not free slots", cf.Message, x.Summary, c.message)
 			}

@@ -351,19 +351,28 @@ func capped(e *sched.Job, rec *store.Job, running int) *api.Counterfactual {
 		return nil
 	}
 	field, value, detail := capOf(e, rec)
-	limit := fmt.Sprintf("%s is %d%s and %d of its tasks run", field, value, detail, running)
+	tasks := "tasks"
+	if field == "max_concurrent_trials" {
+		tasks = "trials"
+	}
+	limit := fmt.Sprintf("%s is %d%s and %d of its %s run", field, value, detail, running, tasks)
 	return &api.Counterfactual{Limit: limit,
-		Message: fmt.Sprintf("It runs as many tasks as its %s (%d) allows: the next starts when one of its own tasks ends.",
-			field, value)}
+		Message: fmt.Sprintf("It runs as many %s as its %s (%d) allows: the next starts when one of its own %s ends.",
+			tasks, field, value, tasks)}
 }
 
-// capOf names the field that caps e's running tasks (lifecycle.MaxRunning:
-// max_concurrent, or max_slots over the slots of a task), its value, and
-// for max_slots how many tasks that is ("(2 tasks of 4 slots)").
+// capOf names the job file's field that caps e's running tasks
+// (lifecycle.MaxRunning: an experiment's max_concurrent_trials, which a
+// scenario spells max_concurrent, or max_slots over the slots of a task),
+// its value, and for max_slots how many tasks that is ("(2 tasks of 4
+// slots)").
 func capOf(e *sched.Job, r *store.Job) (field string, value int, detail string) {
 	if r.MaxSlots > 0 && r.Slots > 0 && max(r.MaxSlots/r.Slots, 1) == e.MaxRunning &&
 		(r.MaxConcurrent <= 0 || r.MaxConcurrent > e.MaxRunning) {
 		return "max_slots", r.MaxSlots, fmt.Sprintf(" (%s of %s)", plural.Count(e.MaxRunning, "task"), plural.Count(r.Slots, "slot"))
+	}
+	if r.Kind == store.KindExperiment {
+		return "max_concurrent_trials", e.MaxRunning, ""
 	}
 	return "max_concurrent", e.MaxRunning, ""
 }
