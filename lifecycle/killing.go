@@ -54,7 +54,7 @@ func (k *kills) ended(c *Cluster, now int64, e Event) Outcome {
 	// limit's kill is under way (LimitKilled) leaves it timed out.
 	timedOut := t.LimitKilled
 	o := Outcome{Applied: true, Job: t.Job, TimedOut: timedOut}
-	kind := EndCompleted
+	kind := EndKilled
 	if timedOut {
 		kind = EndLimited
 	}

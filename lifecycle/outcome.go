@@ -38,8 +38,11 @@ const (
 	// start (Ending.Ran false: EventStartLost, and a start whose parts
 	// all still start); EventAttemptLost, a node's loss.
 	EndLost
-	// EndKilled: a kill ended it on no agent's word (its node is gone:
-	// the master's killHeld).
+	// EndKilled: a kill ended it: on no agent's word (its node is gone:
+	// the master's killHeld), or, in the Cluster, a user's kill that
+	// took its time (EventKillEnded). (An agent reports a part its kill
+	// reached as killed, which the master counts as EndFailed; one that
+	// exited 0 on its own first as completed.)
 	EndKilled
 )
 
@@ -52,10 +55,12 @@ type Ending struct {
 	// killing.go). An
 	// attempt that exited then ends its task in KillTo ("" is killed:
 	// failed when a part failed or could not start, completed when a
-	// searcher stopped it); one lost ends it killed. A searcher's stop
-	// (KillTo completed) that the attempt outran, every part having
-	// exited completed on its own before the kill reached it, is no
-	// kill: the attempt ends completed, as it would have unstopped.
+	// searcher stopped it); one lost ends it killed. A kill that the
+	// attempt outran (Kind EndCompleted: every part exited completed on
+	// its own before the kill reached it), a searcher's stop, a user's
+	// kill or a time limit's, is no kill: the attempt ends completed, as
+	// it would have unkilled, as Slurm keeps a job that completed before
+	// its cancel arrived.
 	Killing bool
 	KillTo  TaskState
 	// Replacing: a move or resize re-placed the task, whose checkpoint
@@ -109,8 +114,8 @@ func (v Verdict) Waits() bool { return v.Final() == TaskQueued }
 func (v Verdict) Restarts() bool { return v.Then == TaskStarting }
 
 // Decide is what the attempt's end does to its task. A task being killed
-// ends as its kill said (but for a searcher's stop that its attempt
-// outran: completed, Killing); a completed, stopped or limited attempt ends it
+// ends as its kill said (but for a kill that its attempt outran:
+// completed, Killing); a completed, stopped or limited attempt ends it
 // completed, completed and killed; a failed one failed, one that could
 // not start as StartFailed says; a preempted one restarts on its
 // reserved placement when Restartable, else waits again by its job's
@@ -149,19 +154,18 @@ func (e Ending) Decide() Verdict {
 }
 
 // killed is the verdict on an attempt that a kill ended: a lost one's
-// task ends killed, its attempt lost; one ended on no agent's word ends
+// task ends killed, its attempt lost; one a kill ended (EndKilled) ends
 // killed, and its attempt; one that exited ends as its kill said, but
-// for a searcher's stop that it outran (Killing).
+// for a kill that it outran (Killing).
 func (e Ending) killed() Verdict {
-	switch {
-	case e.Kind == EndLost:
+	switch e.Kind {
+	case EndLost:
 		return Verdict{Attempt: AttemptLost, Task: TaskKilled}
-	case e.Kind == EndKilled:
+	case EndKilled:
 		return Verdict{Attempt: AttemptKilled, Task: TaskKilled}
-	case e.Kind == EndCompleted && e.KillTo == TaskCompleted:
-		// A stop frees the GPUs of a trial that would train on; one
-		// that was done had nothing left to stop. (A user's kill or a
-		// time limit still ends such an attempt killed.)
+	case EndCompleted:
+		// A kill frees GPUs and stops work that would go on; an attempt
+		// whose work was done had nothing left to stop.
 		return Verdict{Attempt: AttemptCompleted, Task: TaskCompleted}
 	}
 	v := Verdict{Attempt: AttemptKilled, Task: e.KillTo}

@@ -1,8 +1,10 @@
 package master
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/store"
@@ -145,6 +147,64 @@ func TestExperimentCapReason(t *testing.T) {
 			h.step()
 			if p := h.job(id).Pending; p == nil || p.Message != c.want {
 				t.Errorf("pending %+v, want message %q", p, c.want)
+			}
+		})
+	}
+}
+
+// TestKillOutrunByExit: a task that exited 0 on its own before a user's
+// kill or its time limit's reached it (its agent reports it completed,
+// not killed) ends completed, its attempt completed, as Slurm keeps a job
+// that completed before its cancel arrived; one the kill reached ends
+// killed. A job the user killed stays killed either way.
+func TestKillOutrunByExit(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		limit   bool // the kill is the time limit's, not the user's
+		outcome agent.Outcome
+		task    store.TaskState
+		end     store.AttemptState
+		job     store.JobState
+	}{
+		{"user's kill outrun", false, agent.OutcomeCompleted, store.TaskCompleted, store.AttemptCompleted, store.JobKilled},
+		{"user's kill reached it", false, agent.OutcomeKilled, store.TaskKilled, store.AttemptKilled, store.JobKilled},
+		{"time limit's kill outrun", true, agent.OutcomeCompleted, store.TaskCompleted, store.AttemptCompleted, store.JobCompleted},
+		{"time limit's kill reached it", true, agent.OutcomeKilled, store.TaskKilled, store.AttemptKilled, store.JobKilled},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 4)
+			a.HoldKill = true
+			job := h.submit(jobSpec("j", 1, `, "time_limit": 10`))
+			h.step()
+			h.sync(a, a)
+			if c.limit {
+				h.clock.Advance(11 * time.Second)
+				h.m.Tick(h.ctx)
+			} else if code := h.do("POST", "/api/v1/jobs/"+strconv.FormatInt(job, 10)+"/kill", nil, nil); code != 200 {
+				t.Fatalf("kill: %d", code)
+			}
+			h.sync(a) // the kill reaches the agent, which holds it
+			if got := h.taskState(job, 0); got != store.TaskKilling {
+				t.Fatalf("task is %s after the kill, want killing", got)
+			}
+			code := 0
+			if c.outcome == agent.OutcomeKilled {
+				code = -1
+			}
+			if !a.Exit(tid(job, 0, 1), c.outcome, code) {
+				t.Fatal("the task is not running on the agent")
+			}
+			h.sync(a, a)
+			if got := h.taskState(job, 0); got != c.task {
+				t.Errorf("task %s, want %s", got, c.task)
+			}
+			atts, err := h.st.Attempts(h.ctx, store.AttemptFilter{JobID: job})
+			if err != nil || len(atts) != 1 || atts[0].EndState != c.end {
+				t.Errorf("attempts %+v, %v: want one, ended %s", atts, err, c.end)
+			}
+			if j := h.job(job); j.State != string(c.job) {
+				t.Errorf("job %s (%s), want %s", j.State, j.Reason, c.job)
 			}
 		})
 	}
