@@ -115,7 +115,10 @@ func (o orphans) adopt(r stateRecord) (*attempt, error) {
 	a.tasks[r.Task] = att
 	a.enqueueLocked(api.Report{Task: r.Task, Event: api.EventRunning, At: r.StartedAt})
 	a.mu.Unlock()
-	a.log.Warn("adopted the attempt of an earlier agent process; it runs on, its output read from its shim's output file if it keeps one",
+	// Logged before the master's answer to the registration, which may
+	// stop the attempt (it ended it as lost): so not "it runs on".
+	a.log.Warn("found the attempt of an earlier agent process running and took it over; "+
+		"the master's answer to the registration says whether it goes on (its output read from its shim's output file if it keeps one)",
 		"task", r.Task.String(), "pgid", r.Pgid, "started_at", r.StartedAt, "output_file", t.OutputFile())
 	return att, nil
 }

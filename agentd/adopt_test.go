@@ -3,6 +3,7 @@
 package agentd
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,7 +108,10 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 				})
 			}
 
-			startAgent(t, testConfig(t, fm, dir))
+			cfg := testConfig(t, fm, dir)
+			logs := &syncBuffer{}
+			cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+			startAgent(t, cfg)
 			fm.waitFor("the new agent's registration", func(fm *fakeMaster) bool { return len(fm.registers) == 2 })
 			fm.locked(func(fm *fakeMaster) {
 				if got := fm.registers[1].Running; !slices.Equal(got, []agent.TaskID{s.ID()}) {
@@ -159,6 +163,11 @@ func TestRestartAdoptsAfterKill9(t *testing.T) {
 			}
 			if st := readStateFile(t, dir); len(st.Attempts) != 0 {
 				t.Errorf("state file after the end = %+v, want empty", st)
+			}
+			// The adoption is logged before the master's answer: it must
+			// not say the attempt runs on, which a kill may belie.
+			if l := logs.String(); !strings.Contains(l, "took it over; the master's answer") || strings.Contains(l, "it runs on") {
+				t.Errorf("agent log:\n%s\nwant the adoption logged as taken over, pending the master's answer", l)
 			}
 		})
 	}

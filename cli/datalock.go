@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -19,12 +20,19 @@ const DataLockFile = "allot.lock"
 // "" for DATA/allot.db), so that a master pointed at another's database
 // through its own data directory is refused too. release frees both.
 func lockData(db, data string) (release func(), err error) {
+	_, statErr := os.Stat(filepath.Join(data, DataLockFile))
+	created := errors.Is(statErr, fs.ErrNotExist)
 	dir, err := lockDataDir(data)
 	if err != nil {
 		return nil, err
 	}
 	file, err := lockSQLiteFile(db, data)
 	if err != nil {
+		if created {
+			// Removed while still held, so that no other start locks
+			// the file as it goes: a refused start leaves nothing.
+			os.Remove(filepath.Join(data, DataLockFile))
+		}
 		dir.Release()
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -106,10 +107,31 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 				reason = tk.Reason
 			}
 			t.row(append(slices.Clone(cols), strconv.Itoa(a.Number), placementText(a.Placement),
-				formatTime(&a.StartedAt), formatTime(a.EndedAt), orDash(attemptEnd(a)), exit, orDash(reason))...)
+				formatTime(&a.StartedAt), endedText(a), orDash(attemptEnd(a)), exit, orDash(reason))...)
 		}
 	}
 	return t.flush()
+}
+
+// heardLate is how much later than the attempt's exit the master may
+// hear of it before ENDED says when it exited: more than a few syncs,
+// so only an outage (of the master, its store or the node's network)
+// shows it.
+const heardLate = 30 * time.Second
+
+// endedText is an attempt's ENDED: when the master ended it, and when its
+// processes exited if that was materially earlier ("(exited 04:30:20)"),
+// since usage is charged to the exit, not to when the master heard.
+func endedText(a api.Attempt) string {
+	ended := formatTime(a.EndedAt)
+	if a.EndedAt == nil || a.ExitedAt == nil || a.EndedAt.Sub(*a.ExitedAt) <= heardLate {
+		return ended
+	}
+	layout := "15:04:05"
+	if e, x := a.EndedAt.In(displayZone), a.ExitedAt.In(displayZone); e.YearDay() != x.YearDay() || e.Year() != x.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	return ended + " (exited " + a.ExitedAt.In(displayZone).Format(layout) + ")"
 }
 
 // attemptEnd is an attempt's END: its end state, but resized or moved

@@ -147,11 +147,25 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 			}
 		}()
 	}
+	lockPath := filepath.Join(f.data, DataLockFile)
+	_, lockStatErr := os.Stat(lockPath)
 	release, err := lockData(f.db, f.data)
 	if err != nil {
 		return err
 	}
 	defer release()
+	if errors.Is(lockStatErr, fs.ErrNotExist) {
+		// A lock file made by this start in a data directory that was
+		// there goes too when the start is refused (the database locked
+		// by another master, or not openable); removed while still held
+		// (this defer runs before release's), so no other start locks
+		// the file as it goes.
+		defer func() {
+			if !serving {
+				os.Remove(lockPath)
+			}
+		}()
+	}
 	st, err := store.OpenWait(ctx, f.db, f.data, f.dbWait, logger)
 	if err != nil {
 		return err

@@ -34,6 +34,9 @@ func TestMasterFlagErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
+	// A data directory made before the start: a refused start leaves
+	// no lock file in it either.
+	existing := t.TempDir()
 	// A zero-length database file, which the store refuses to open.
 	emptyDB := filepath.Join(t.TempDir(), "empty.db")
 	if err := os.WriteFile(emptyDB, nil, 0o600); err != nil {
@@ -64,6 +67,11 @@ func TestMasterFlagErrors(t *testing.T) {
 			"the SQLite database " + filepath.Join(dev, "allot.db") + " is in use by process " + strconv.Itoa(os.Getpid()), true},
 		{"a database that cannot be opened", masterFlags{data: filepath.Join(dir, "other2"), listen: "127.0.0.1:0",
 			logLevel: "info", db: "sqlite://" + emptyDB}, "empty", true},
+		{"a locked database through an existing empty data directory", masterFlags{data: existing,
+			listen: "127.0.0.1:0", logLevel: "info", db: "sqlite://" + filepath.Join(dev, "allot.db")},
+			"is in use by process", false},
+		{"an unopenable database through an existing empty data directory", masterFlags{data: existing,
+			listen: "127.0.0.1:0", logLevel: "info", db: "sqlite://" + emptyDB}, "empty", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +84,11 @@ func TestMasterFlagErrors(t *testing.T) {
 			}
 			if _, serr := os.Stat(tt.f.data); tt.fresh && serr == nil {
 				t.Errorf("the refused start made its data directory %s; logs:\n%s", tt.f.data, logs.String())
+			}
+			if tt.f.data == existing {
+				if ents, _ := os.ReadDir(existing); len(ents) != 0 {
+					t.Errorf("the refused start left %v in the data directory %s", ents, existing)
+				}
 			}
 		})
 	}

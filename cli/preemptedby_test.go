@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/allot-sched/allot/api"
 )
@@ -110,6 +111,40 @@ func TestJobShowResizingState(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "State "+tc.wantJob+" ") {
 				t.Errorf("job:\n%s\nwant State %s", b.String(), tc.wantJob)
+			}
+		})
+	}
+}
+
+// TestJobShowExitedEarlier: an attempt the master heard of materially
+// after it exited (an outage) shows when it exited beside ENDED, since
+// usage is charged to the exit; one heard of within a sync or two, or
+// with no exit time, shows ENDED alone.
+func TestJobShowExitedEarlier(t *testing.T) {
+	ended := time.Date(2026, 11, 28, 4, 31, 57, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { x := ended.Add(d); return &x }
+	for _, tc := range []struct {
+		name   string
+		exited *time.Time
+		want   string
+	}{
+		{"heard after an outage", at(-97 * time.Second), "(exited 04:30:20)"},
+		{"heard the day after", at(-5 * time.Hour), "(exited 2026-11-27 23:31:57)"},
+		{"heard at the next sync", at(-2 * time.Second), ""},
+		{"no exit time", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(z *time.Location) { displayZone = z }(displayZone)
+			displayZone = time.UTC
+			var b strings.Builder
+			a := api.Attempt{Number: 1, EndState: "completed", EndedAt: &ended, ExitedAt: tc.exited}
+			if err := printTasks(&b, []api.Task{{Index: 0, State: "completed", Attempts: []api.Attempt{a}}}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !strings.Contains(out, "2026-11-28 04:31:57") || (tc.want != "" && !strings.Contains(out, "04:31:57 "+tc.want)) ||
+				(tc.want == "" && strings.Contains(out, "exited")) {
+				t.Errorf("tasks:\n%s\nwant ENDED 04:31:57 %s", out, tc.want)
 			}
 		})
 	}

@@ -141,7 +141,7 @@ func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) 
 	case ok && !cached.cred.Live(now):
 		// Expired since it was cached: the store would say so too (a
 		// revocation through this master empties the cache).
-		return credEntry{}, fmt.Errorf("%w: %s", errUnauthenticated, whyDead(cached.cred))
+		return credEntry{cred: cached.cred}, fmt.Errorf("%w: %s", errUnauthenticated, whyDead(cached.cred))
 	case ok && fresh:
 		return cached, nil
 	}
@@ -153,7 +153,8 @@ func (ac *access) resolve(ctx context.Context, token string) (credEntry, error) 
 }
 
 // lookup resolves the credential whose token hashes to hash from the
-// store, and caches it.
+// store, and caches it. A credential known but no longer live comes back
+// with the error, for the audit to name (it admits nothing).
 func (ac *access) lookup(ctx context.Context, hash string, now time.Time) (credEntry, error) {
 	c, err := ac.m.st.CredentialByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
@@ -163,7 +164,7 @@ func (ac *access) lookup(ctx context.Context, hash string, now time.Time) (credE
 		return credEntry{}, err
 	}
 	if !c.Live(now) {
-		return credEntry{}, fmt.Errorf("%w: %s", errUnauthenticated, whyDead(c))
+		return credEntry{cred: c}, fmt.Errorf("%w: %s", errUnauthenticated, whyDead(c))
 	}
 	e := credEntry{cred: c, until: now.Add(credCacheTTL)}
 	if c.Kind == store.CredUser {
@@ -225,6 +226,11 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 					"(an admin makes one with allot token create --join)"
 			case errors.As(err, &off):
 				hint = fmt.Sprintf("; its tokens work again once an admin enables it (allot user enable %s)", off.user)
+			}
+			if e.cred.Kind == store.CredJoin {
+				// A join token the master knows, expired or revoked, is
+				// audited by its id (join-token:ID), as a live one is.
+				ri.cred = e.cred
 			}
 			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
 			return

@@ -133,11 +133,13 @@ func queueChart(c *Comparison) string {
 	ymax = niceMax(ymax)
 	p := timePlot(c, ymax)
 	p.yticks = linearTicks(ymax, trim)
-	p.ylabel = "jobs waiting"
+	// The series holds each bucket's time-average, so a short peak (the
+	// table's queue max) is flattened: the labels say so.
+	p.ylabel = "jobs waiting (mean per bucket)"
 	for i, r := range c.Runs {
 		p.steps(edges(r.Result), r.Result.Series.Queue, runColor(i), r.Name)
 	}
-	return p.svg("queue length over time")
+	return p.svg("queue length over time (mean per bucket; the table's max is the peak)")
 }
 
 // waitChart plots each run's wait CDF from its quantiles on a logarithmic

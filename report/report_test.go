@@ -157,6 +157,10 @@ func TestWriteHTML(t *testing.T) {
 	if n := strings.Count(page, "<svg"); n != 3+3 {
 		t.Errorf("%d charts, want 6", n)
 	}
+	// The queue chart plots bucket means, not the table's peak: it says so.
+	if !strings.Contains(page, "jobs waiting (mean per bucket)") {
+		t.Error("the queue chart's axis does not say it plots the mean per bucket")
+	}
 	if !strings.Contains(page, "&lt;b&gt;&#34;x&#34;&amp;y&lt;/b&gt;") {
 		t.Error("the run name is not escaped as expected")
 	}

@@ -446,3 +446,33 @@ func TestJobDetailResizedAttempt(t *testing.T) {
 		t.Errorf("resized attempt's row = %q, want its end resized, not preempted", row)
 	}
 }
+
+// TestJobDetailShowsExitedEarlier: an attempt the master heard of more
+// than 30 s after its processes exited (an outage) shows when they
+// exited under Ended, as allot job show does; one heard of at once does not.
+func TestJobDetailShowsExitedEarlier(t *testing.T) {
+	f := newFixture()
+	var j1 *api.Job
+	for _, j := range f.jobs {
+		if j.ID == 1 {
+			j1 = j
+		}
+	}
+	for i := range j1.TaskList {
+		tk := &j1.TaskList[i]
+		for k := range tk.Attempts {
+			if a := &tk.Attempts[k]; tk.Index == 1 && a.Number == 1 && a.EndedAt != nil {
+				x := a.EndedAt.Add(-5 * time.Minute)
+				a.ExitedAt = &x
+			}
+		}
+	}
+	p := openPage(t, f, "#/jobs/1", wide)
+	row := p.waitText(`#attempts tbody[data-task="1"] tr[data-attempt="1"]`, "exited")
+	if !strings.Contains(row, "preempted") {
+		t.Errorf("attempt row = %q, want the preempted attempt with its exit noted", row)
+	}
+	if n := evalJS[int](p, `document.querySelectorAll('#attempts .exited').length`); n != 1 {
+		t.Errorf("%d exit notes, want 1 (only the attempt heard of late)", n)
+	}
+}

@@ -377,7 +377,7 @@ function taskBody(task) {
     h('td', {class: 'num'}, a.number),
     h('td', {}, placement(a.placement)),
     h('td', {}, when(a.started_at)),
-    h('td', {}, a.ended_at ? when(a.ended_at) : '—'),
+    h('td', {}, a.ended_at ? when(a.ended_at) : '—', exitedEarlier(a)),
     h('td', {}, a.end_state ? stateBadge(attemptEnd(a)) : (a.running_at ? 'running' : 'starting')),
     h('td', {class: 'num'}, a.exit_code === undefined || a.exit_code === null ? '—' : a.exit_code),
     // An open attempt has no reason of its own: the task's says how it
@@ -385,6 +385,15 @@ function taskBody(task) {
     h('td', {}, a.preempted_by ? preemptedBy(a.preempted_by, a.reason)
       : a.reason || (!a.end_state && i === attempts.length - 1 ? task.reason || '' : '')),
   )));
+}
+
+// exitedEarlier notes when an attempt's processes exited, if the master
+// heard of it more than 30 s later (an outage): usage is charged to the
+// exit, as allot job show's ENDED says.
+function exitedEarlier(a) {
+  if (!a.ended_at || !a.exited_at) return null;
+  if (Date.parse(a.ended_at) - Date.parse(a.exited_at) <= 30000) return null;
+  return h('div', {class: 'muted small exited'}, 'exited ', when(a.exited_at));
 }
 
 // attemptEnd is how an attempt ended, as allot job show's END says it:
