@@ -202,10 +202,7 @@ func (s *deadStore) CreateJob(ctx context.Context, j store.Job, ts []store.Task)
 }
 
 func (s *deadStore) TransitionTask(ctx context.Context, t store.TaskTransition) (store.Task, error) {
-	if err := s.err(); err != nil {
-		return store.Task{}, err
-	}
-	return s.Store.TransitionTask(ctx, t)
+	return unlessDead(s, func() (store.Task, error) { return s.Store.TransitionTask(ctx, t) })
 }
 
 func (s *deadStore) Heartbeat(ctx context.Context, name string, at time.Time) error {
@@ -230,73 +227,43 @@ func (s *deadStore) AppendLogs(ctx context.Context, lines []store.LogLine) error
 }
 
 func (s *deadStore) CredentialByHash(ctx context.Context, hash string) (store.Credential, error) {
-	if err := s.err(); err != nil {
-		return store.Credential{}, err
-	}
-	return s.Store.CredentialByHash(ctx, hash)
+	return unlessDead(s, func() (store.Credential, error) { return s.Store.CredentialByHash(ctx, hash) })
 }
 
 func (s *deadStore) User(ctx context.Context, name string) (store.User, error) {
-	if err := s.err(); err != nil {
-		return store.User{}, err
-	}
-	return s.Store.User(ctx, name)
+	return unlessDead(s, func() (store.User, error) { return s.Store.User(ctx, name) })
 }
 
 func (s *deadStore) Job(ctx context.Context, id int64) (store.Job, error) {
-	if err := s.err(); err != nil {
-		return store.Job{}, err
-	}
-	return s.Store.Job(ctx, id)
+	return unlessDead(s, func() (store.Job, error) { return s.Store.Job(ctx, id) })
 }
 
 func (s *deadStore) Jobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Jobs(ctx, f)
+	return unlessDead(s, func() ([]store.Job, error) { return s.Store.Jobs(ctx, f) })
 }
 
 func (s *deadStore) Tasks(ctx context.Context, f store.TaskFilter) ([]store.Task, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Tasks(ctx, f)
+	return unlessDead(s, func() ([]store.Task, error) { return s.Store.Tasks(ctx, f) })
 }
 
 func (s *deadStore) Attempts(ctx context.Context, f store.AttemptFilter) ([]store.Attempt, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Attempts(ctx, f)
+	return unlessDead(s, func() ([]store.Attempt, error) { return s.Store.Attempts(ctx, f) })
 }
 
 func (s *deadStore) Logs(ctx context.Context, q store.LogQuery) ([]store.LogLine, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Logs(ctx, q)
+	return unlessDead(s, func() ([]store.LogLine, error) { return s.Store.Logs(ctx, q) })
 }
 
 func (s *deadStore) Usage(ctx context.Context, f store.UsageFilter) ([]store.Usage, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Usage(ctx, f)
+	return unlessDead(s, func() ([]store.Usage, error) { return s.Store.Usage(ctx, f) })
 }
 
 func (s *deadStore) Events(ctx context.Context, f store.EventFilter) ([]store.Event, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Events(ctx, f)
+	return unlessDead(s, func() ([]store.Event, error) { return s.Store.Events(ctx, f) })
 }
 
 func (s *deadStore) Metrics(ctx context.Context, f store.MetricFilter) ([]store.Metric, error) {
-	if err := s.err(); err != nil {
-		return nil, err
-	}
-	return s.Store.Metrics(ctx, f)
+	return unlessDead(s, func() ([]store.Metric, error) { return s.Store.Metrics(ctx, f) })
 }
 
 // TestReadsThroughDeadStore: with a store that fails every call with a
@@ -475,4 +442,13 @@ func TestUnavailableStoreIs503BeforeProbe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unlessDead is read's answer, or the dead store's error while it fails.
+func unlessDead[T any](s *deadStore, read func() (T, error)) (T, error) {
+	if err := s.err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return read()
 }
