@@ -29,19 +29,7 @@ func TestDeadTokenSaysWhich(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			secret := "dead-token-" + string(rune('a'+i))
-			cred := store.Credential{Kind: store.CredUser, Subject: "ann", Hash: auth.Hash(secret), CreatedAt: now.Add(-2 * time.Hour)}
-			if c.expires != 0 {
-				cred.ExpiresAt = now.Add(c.expires)
-			}
-			cred, err := h.st.CreateCredential(h.ctx, cred)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.revoked != 0 {
-				if err := h.st.RevokeCredential(h.ctx, cred.ID, now.Add(c.revoked)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			deadCredential(t, h, store.CredUser, "ann", secret, c.expires, c.revoked)
 			var e api.Error
 			if code := h.doAs(secret, "GET", "/api/v1/whoami", nil, &e); code != 401 || !strings.Contains(e.Error, c.want) {
 				t.Fatalf("whoami: %d %q, want 401 saying %q", code, e.Error, c.want)
@@ -55,7 +43,6 @@ func TestDeadTokenSaysWhich(t *testing.T) {
 // join token is, not as anonymous; an unknown token stays anonymous.
 func TestDeadJoinTokenAudited(t *testing.T) {
 	h := newHarness(t)
-	now := h.clock.Now()
 	for i, c := range []struct {
 		name             string
 		expires, revoked time.Duration // from now; 0: never
@@ -69,19 +56,7 @@ func TestDeadJoinTokenAudited(t *testing.T) {
 			secret := "dead-join-" + string(rune('a'+i))
 			want := "anonymous"
 			if c.known {
-				cred := store.Credential{Kind: store.CredJoin, Subject: "root", Hash: auth.Hash(secret), CreatedAt: now.Add(-2 * time.Hour)}
-				if c.expires != 0 {
-					cred.ExpiresAt = now.Add(c.expires)
-				}
-				cred, err := h.st.CreateCredential(h.ctx, cred)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.revoked != 0 {
-					if err := h.st.RevokeCredential(h.ctx, cred.ID, now.Add(c.revoked)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				cred := deadCredential(t, h, store.CredJoin, "root", secret, c.expires, c.revoked)
 				want = "join-token:" + strconv.FormatInt(cred.ID, 10)
 			}
 			var e api.Error
@@ -97,4 +72,26 @@ func TestDeadJoinTokenAudited(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deadCredential stores a credential of kind for subject with secret,
+// made two hours ago, expiring and revoked at those offsets from now
+// (0: never).
+func deadCredential(t *testing.T, h *harness, kind store.CredentialKind, subject, secret string, expires, revoked time.Duration) store.Credential {
+	t.Helper()
+	now := h.clock.Now()
+	cred := store.Credential{Kind: kind, Subject: subject, Hash: auth.Hash(secret), CreatedAt: now.Add(-2 * time.Hour)}
+	if expires != 0 {
+		cred.ExpiresAt = now.Add(expires)
+	}
+	cred, err := h.st.CreateCredential(h.ctx, cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if revoked != 0 {
+		if err := h.st.RevokeCredential(h.ctx, cred.ID, now.Add(revoked)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cred
 }
