@@ -133,39 +133,12 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer ln.Close() // a no-op once served: the server closes it first
-	_, statErr := os.Stat(f.data)
-	if err := os.MkdirAll(f.data, 0o700); err != nil {
-		return fmt.Errorf("--data: %w", err)
-	}
 	serving := false
-	if errors.Is(statErr, fs.ErrNotExist) {
-		// Made by this start: one refused below (the database locked
-		// or unreachable) takes it away again, after the lock's release.
-		defer func() {
-			if !serving {
-				os.RemoveAll(f.data)
-			}
-		}()
-	}
-	lockPath := filepath.Join(f.data, DataLockFile)
-	_, lockStatErr := os.Stat(lockPath)
-	release, err := lockData(f.db, f.data)
+	release, err := claimData(f.db, f.data)
 	if err != nil {
 		return err
 	}
-	defer release()
-	if errors.Is(lockStatErr, fs.ErrNotExist) {
-		// A lock file made by this start in a data directory that was
-		// there goes too when the start is refused (the database locked
-		// by another master, or not openable); removed while still held
-		// (this defer runs before release's), so no other start locks
-		// the file as it goes.
-		defer func() {
-			if !serving {
-				os.Remove(lockPath)
-			}
-		}()
-	}
+	defer func() { release(serving) }()
 	st, err := store.OpenWait(ctx, f.db, f.data, f.dbWait, logger)
 	if err != nil {
 		return err
@@ -214,6 +187,39 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--db: %w", lostErr)
 	}
 	return err
+}
+
+// claimData makes the data directory and takes its lock. The returned
+// release lets the lock go; given false (the start was refused: the
+// database locked by another master, or not openable) it also takes away
+// what this start made, a start that cannot serve leaving nothing
+// behind: the lock file, removed while still held so that no other start
+// locks the file as it goes, then the data directory.
+func claimData(db, data string) (func(served bool), error) {
+	_, statErr := os.Stat(data)
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	madeDir := errors.Is(statErr, fs.ErrNotExist)
+	lockPath := filepath.Join(data, DataLockFile)
+	_, lockStatErr := os.Stat(lockPath)
+	unlock, err := lockData(db, data)
+	if err != nil {
+		if madeDir {
+			os.RemoveAll(data)
+		}
+		return nil, err
+	}
+	madeLock := errors.Is(lockStatErr, fs.ErrNotExist)
+	return func(served bool) {
+		if !served && madeLock {
+			os.Remove(lockPath)
+		}
+		unlock()
+		if !served && madeDir {
+			os.RemoveAll(data)
+		}
+	}, nil
 }
 
 // checkMasterFlags checks f before anything is created, makes --data
