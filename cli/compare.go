@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/report"
 	"github.com/allot-sched/allot/sim"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 type compareFlags struct {
@@ -24,7 +26,13 @@ type compareFlags struct {
 	csv      string
 	parallel int
 	history  historyFlags
+	// starveAfter is --starve-after as given; starveAfterDefault if not.
+	starveAfter string
 }
+
+// starveAfterDefault is the wait over which a job counts as starved: a
+// day, the longest a batch job is commonly expected to queue.
+const starveAfterDefault = "24h"
 
 // defaultPolicies are compared when no --policy or --set is given: the
 // three textbook batch policies.
@@ -40,6 +48,15 @@ option sets and print a side-by-side table of their metrics. Each --policy
 and each --set is one run: the --policy runs first, then the --set runs,
 each in the order given. Without either, fcfs, easy and conservative are
 compared.
+
+Each run's column is headed by its name and its configuration: per pool
+the policy, what is on (serial, preemption, backfill), the backfill mode
+(easy, conservative) and spread placement, and what is off where another
+run has it on (priority/no-preemption beside priority/preemption). Two
+runs configured alike say so: backfill/easy (same as easy). The last rows
+count each run's starved jobs, those that waited over --starve-after
+(default 24h) to start, and the job that waited longest; a job that never
+started counts with its wait until the run stopped.
 
 --html writes a self-contained report with charts (utilisation and queue
 length over time, slots held per project, the CDF of wait) that loads
@@ -58,6 +75,7 @@ its configuration against what other policies would have done.`,
   allot sim compare trace.swf --policy fcfs --policy easy --policy conservative --html out.html --json=out.json --csv out.csv
   allot sim compare trace.swf --json | jq '.runs[].metrics'
   allot sim compare trace.swf --policy easy --set name=easy-spread,policy=backfill,reservations=easy,placement=spread
+  allot sim compare trace.swf --starve-after 2d
   allot sim compare --from-history --since 7d --policy current --policy conservative --html whatif.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			_, args = f.json.legacyFile(args, f.history.from)
@@ -88,6 +106,7 @@ its configuration against what other policies would have done.`,
 	f.json.register(fl)
 	fl.StringVar(&f.csv, "csv", "", "write one CSV row of metrics per run to this file")
 	fl.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), "runs replayed at once")
+	fl.StringVar(&f.starveAfter, "starve-after", starveAfterDefault, "count as starved each job that waited longer than this `DURATION` to start (90m, 2d, 1:30:00; seconds if bare)")
 	f.history.register(cmd)
 	return cmd
 }
@@ -102,6 +121,9 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 		return err
 	}
 	opt.OmitJobs, opt.Series = true, true
+	if opt.StarveAfter, err = parseStarveAfter(f.starveAfter); err != nil {
+		return err
+	}
 	outs, err := checkOutputs(f)
 	if err != nil {
 		return err
@@ -132,7 +154,8 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 		return err
 	}
 	for i, res := range results {
-		c.Runs = append(c.Runs, report.Run{Name: sets[i].Name, Policy: replays[i].Input.Policy(), Result: res})
+		in := replays[i].Input
+		c.Runs = append(c.Runs, report.Run{Name: sets[i].Name, Policy: in.Policy(), Config: in.Config(), Result: res})
 	}
 	c.Skipped, c.Notes = results[0].Skipped, results[0].Notes
 	write := report.WriteTable
@@ -144,6 +167,19 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 	}
 	ok = true
 	return writeOutputs(stderr, c, outs)
+}
+
+// parseStarveAfter reads --starve-after: a duration as a file's are
+// written, over 0 (every job that waited at all is no threshold).
+func parseStarveAfter(v string) (int64, error) {
+	secs, err := yamlfield.ParseDuration(v)
+	if err != nil {
+		return 0, usageErrorf("--starve-after: %w", err)
+	}
+	if secs == 0 {
+		return 0, usageErrorf("--starve-after: expected a duration > 0, got %q", strings.TrimSpace(v))
+	}
+	return secs, nil
 }
 
 // compareSettings turns --policy and --set into runs with unique names.

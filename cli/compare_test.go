@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,34 +125,112 @@ func TestSharedTraces(t *testing.T) {
 	}
 }
 
-// TestComparePolicyLabels: the policy row says what each run replays: a
-// single pool's policy as it is, and with several pools each pool by
-// name, so that one policy given to every pool does not read "fifo, fifo".
+// TestComparePolicyLabels: the configuration row says what each run
+// replays: a single pool's policy with what is on, and what is off where
+// another run has it on; with several pools each pool by name, so that
+// one policy given to every pool does not read "fifo, fifo"; and runs
+// configured alike say so, so that no two columns read the same.
 func TestComparePolicyLabels(t *testing.T) {
+	trace := filepath.Join(traceDir, "backfill.swf")
 	cases := []struct {
 		name, path string
 		args       []string
-		want       []string // the policy row's cells
+		want       []string // the configuration row's cells, split at spaces
 	}{
-		{"one pool", filepath.Join(traceDir, "backfill.swf"), []string{"--policy", "fcfs", "--policy", "easy"},
+		{"one pool", trace, []string{"--policy", "fcfs", "--policy", "easy"},
 			[]string{"fifo", "backfill/easy"}},
 		{"two pools, one policy", "../examples/quickstart.yaml", []string{"--policy", "fifo"},
 			[]string{"research: fifo, batch: fifo"}},
 		{"two pools as configured", "../examples/quickstart.yaml", []string{"--policy", "current"},
 			[]string{"research: priority/preemption/backfill, batch: backfill/easy"}},
+		{"what one run turns on reads as off in another", "../examples/quickstart.yaml",
+			[]string{"--policy", "current", "--policy", "priority"},
+			[]string{"research: priority/preemption/backfill, batch: backfill/easy",
+				"research: priority/no-preemption/no-backfill, batch: priority"}},
+		{"presets alike", trace, []string{"--policy", "easy", "--policy", "backfill", "--policy", "conservative"},
+			[]string{"backfill/easy", "backfill/easy (same as easy)", "backfill/conservative"}},
+		{"placement apart", trace, []string{"--policy", "easy", "--set", "name=easy-spread,policy=easy,placement=spread"},
+			[]string{"backfill/easy/binpack", "backfill/easy/spread"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := mustRun(t, append([]string{"sim", "compare", c.path, "--until", "1h"}, c.args...)...)
 			var row string
 			for line := range strings.Lines(out) {
-				if strings.HasPrefix(line, "policy ") {
+				if strings.HasPrefix(line, "configuration ") {
 					row = line
 				}
 			}
-			cells := strings.Fields(strings.TrimPrefix(row, "policy "))
+			cells := strings.Fields(strings.TrimPrefix(row, "configuration "))
 			if got := strings.Join(cells, " "); got != strings.Join(c.want, " ") {
-				t.Errorf("policy row %q, want the cells %q:\n%s", row, c.want, out)
+				t.Errorf("configuration row %q, want the cells %q:\n%s", row, c.want, out)
+			}
+		})
+	}
+}
+
+// TestCompareStarveAfter: --starve-after sets the threshold of the
+// starvation rows (a day by default) and takes a duration as a file's
+// are written; what is no duration over 0 is a usage error naming the
+// flag, given before any replay.
+func TestCompareStarveAfter(t *testing.T) {
+	trace := filepath.Join(traceDir, "backfill.swf")
+	row := func(out, label string) string {
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(line, label+" ") {
+				return strings.Join(strings.Fields(strings.TrimPrefix(line, label)), " ")
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		label   string // the starved row's
+		starved string
+		longest string
+	}{
+		{"a day by default", nil, "starved (wait over 24h)", "0 0 0", "27s (job 4) 21s (job 3) 27s (job 4)"},
+		{"seconds", []string{"--starve-after", "20"}, "starved (wait over 20s)", "2 1 1", "27s (job 4) 21s (job 3) 27s (job 4)"},
+		{"exactly the longest wait is not over it", []string{"--starve-after=27s"}, "starved (wait over 27s)", "0 0 0", ""},
+		{"slurm's clock", []string{"--starve-after", "0:26"}, "starved (wait over 26s)", "1 0 1", ""},
+		{"cut short: never started", []string{"--starve-after", "5", "--until", "12"}, "starved (wait over 5s)",
+			"4 (3 never started) 2 (1 never started) 3 (2 never started)", "10s (job 3, never started) 10s (job 3, never started) 10s (job 3, never started)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mustRun(t, append([]string{"sim", "compare", trace}, tc.args...)...)
+			if got := row(out, tc.label); got != tc.starved {
+				t.Errorf("row %q = %q, want %q:\n%s", tc.label, got, tc.starved, out)
+			}
+			if got := row(out, "longest wait"); tc.longest != "" && got != tc.longest {
+				t.Errorf("longest wait = %q, want %q", got, tc.longest)
+			}
+			if !strings.Contains(out, "one that never started counts its wait until it was killed or the run stopped") {
+				t.Errorf("the table does not define starved:\n%s", out)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"a word", "soon", `--starve-after: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "soon"`},
+		{"negative", "-1h", `--starve-after: expected a duration >= 0, got "-1h"`},
+		{"zero", "0s", `--starve-after: expected a duration > 0, got "0s"`},
+		{"not whole seconds", "1.5s", `--starve-after: expected a whole number of seconds, got "1.5s"`},
+		{"empty", "", `--starve-after: expected a duration`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			html := filepath.Join(t.TempDir(), "out.html")
+			out, _, err := run(t, "sim", "compare", trace, "--html", html, "--starve-after", tc.value)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Errorf("error %v is no usage error: allot would not exit %d", err, ExitUsage)
+			}
+			if _, statErr := os.Stat(html); out != "" || statErr == nil {
+				t.Errorf("stdout %q, %s written: the flag is checked before any replay or output", out, html)
 			}
 		})
 	}

@@ -10,6 +10,8 @@
 //     its style is inline CSS, and it has no scripts or external links.
 //     Every name from the workload is escaped.
 //   - Output is deterministic: the same Comparison gives the same bytes.
+//   - Every writer labels a run alike (Comparison.Labels), and no two
+//     runs' labels are the same.
 //   - The JSON and CSV carry the numbers at full precision, in seconds;
 //     the table and the page round them for reading.
 package report

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/allot-sched/allot/metrics"
 	"github.com/allot-sched/allot/sim"
@@ -24,10 +25,15 @@ const topProjects = 8
 func WriteHTML(w io.Writer, c *Comparison) error {
 	page := htmlPage{Title: filepath.Base(c.Workload), Workload: c.Workload, Slots: c.Slots,
 		Skipped: c.Skipped, Notes: c.Notes}
+	labels := c.Labels()
 	for i, r := range c.Runs {
-		page.Runs = append(page.Runs, htmlRun{Name: r.Name, Policy: r.Policy, Color: runColor(i)})
+		page.Runs = append(page.Runs, htmlRun{Name: r.Name, Label: labels[i], Color: runColor(i)})
 	}
-	for _, rw := range rows() {
+	if after, ok := starveAfter(c); ok {
+		note := starveNote(after)
+		page.Starved = strings.ToUpper(note[:1]) + note[1:]
+	}
+	for _, rw := range rows(c) {
 		hr := htmlRow{Label: rw.label}
 		for _, r := range c.Runs {
 			hr.Values = append(hr.Values, rw.value(&r.Result.Metrics))
@@ -41,7 +47,7 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 		top := topNames(c)
 		for i := range c.Runs {
 			svg, legend := projectChart(c, i, top)
-			page.Projects = append(page.Projects, htmlStack{Run: c.Runs[i].Name, SVG: template.HTML(svg), Legend: legend})
+			page.Projects = append(page.Projects, htmlStack{Run: c.Runs[i].Name, Label: labels[i], SVG: template.HTML(svg), Legend: legend})
 		}
 	}
 	page.Fairness = fairnessRows(c)
@@ -59,9 +65,13 @@ type htmlPage struct {
 	Fairness        []htmlRow
 	Skipped         []sim.Skip
 	Notes           []string
+	// Starved defines the starvation rows, when the runs counted it.
+	Starved string
 }
 
-type htmlRun struct{ Name, Policy, Color string }
+// htmlRun is a run in the legend (Label its configuration, Comparison's
+// Labels), or a project in a stacked chart's.
+type htmlRun struct{ Name, Label, Color string }
 
 type htmlRow struct {
 	Label  string
@@ -70,9 +80,14 @@ type htmlRow struct {
 
 type htmlStack struct {
 	Run    string
+	Label  string
 	SVG    template.HTML
 	Legend []htmlRun
 }
+
+// runTitle names a run with its configuration, as a chart's line is
+// titled: easy (backfill/easy).
+func runTitle(name, label string) string { return name + " (" + label + ")" }
 
 func hasSeries(c *Comparison) bool {
 	for _, r := range c.Runs {
@@ -117,8 +132,9 @@ func utilChart(c *Comparison) string {
 	p := timePlot(c, 1)
 	p.yticks = linearTicks(1, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 	p.ylabel = "slots held"
+	labels := c.Labels()
 	for i, r := range c.Runs {
-		p.steps(edges(r.Result), r.Result.Series.Utilization, runColor(i), r.Name)
+		p.steps(edges(r.Result), r.Result.Series.Utilization, runColor(i), runTitle(r.Name, labels[i]))
 	}
 	return p.svg("utilisation over time")
 }
@@ -136,8 +152,9 @@ func queueChart(c *Comparison) string {
 	// The series holds each bucket's time-average, so a short peak (the
 	// table's queue max) is flattened: the labels say so.
 	p.ylabel = "jobs waiting (mean per bucket)"
+	labels := c.Labels()
 	for i, r := range c.Runs {
-		p.steps(edges(r.Result), r.Result.Series.Queue, runColor(i), r.Name)
+		p.steps(edges(r.Result), r.Result.Series.Queue, runColor(i), runTitle(r.Name, labels[i]))
 	}
 	return p.svg("queue length over time (mean per bucket; the table's max is the peak)")
 }
@@ -155,6 +172,7 @@ func waitChart(c *Comparison) string {
 	p.xticks = waitTicks(wmax)
 	p.yticks = linearTicks(1, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 	p.xlabel, p.ylabel = "wait (logarithmic)", "jobs waiting at most that long"
+	labels := c.Labels()
 	for i, r := range c.Runs {
 		q := r.Result.Series.WaitQuantiles
 		if len(q) < 2 {
@@ -164,7 +182,7 @@ func waitChart(c *Comparison) string {
 		for k, w := range q {
 			xs[k], ys[k] = logWait(w), float64(k)/float64(len(q)-1)
 		}
-		p.curve(xs, ys, runColor(i), r.Name)
+		p.curve(xs, ys, runColor(i), runTitle(r.Name, labels[i]))
 	}
 	return p.svg("CDF of wait")
 }
@@ -203,7 +221,7 @@ func projectChart(c *Comparison, run int, top []string) (string, []htmlRun) {
 		stack(p, xs, lower, other, color, fmt.Sprintf("%d other projects", rest))
 		legend = append(legend, htmlRun{Name: fmt.Sprintf("%d others", rest), Color: color})
 	}
-	return p.svg("slots held per project, " + c.Runs[run].Name), legend
+	return p.svg("slots held per project, " + runTitle(c.Runs[run].Name, c.Labels()[run])), legend
 }
 
 // topNames are the projects that held the most slot-hours over all runs,

@@ -41,6 +41,9 @@ func TestNoJobEnded(t *testing.T) {
 		if !strings.Contains(b.String(), "10m") {
 			t.Errorf("the run where a job ended lost its JCT:\n%s", b.String())
 		}
+		if strings.Contains(b.String(), "starved") {
+			t.Errorf("starvation rows for runs that did not count it:\n%s", b.String())
+		}
 	})
 	t.Run("csv", func(t *testing.T) {
 		var b bytes.Buffer

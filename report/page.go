@@ -43,16 +43,17 @@ thead th { border-bottom: 2px solid #999; }
 <body>
 <h1>Replay of {{.Workload}}</h1>
 <p class="muted">{{.Slots}} slots; {{len .Runs}} runs through Allot's scheduling core. Times are simulated.</p>
-<p class="legend">{{range .Runs}}<span><span class="swatch" style="background: {{.Color}}"></span><b>{{.Name}}</b> <span class="muted">{{.Policy}}</span></span>{{end}}</p>
+<p class="legend">{{range .Runs}}<span><span class="swatch" style="background: {{.Color}}"></span><b>{{.Name}}</b> <span class="muted">{{.Label}}</span></span>{{end}}</p>
 
 <h2>Summary</h2>
 <table>
-<thead><tr><th>metric</th>{{range .Runs}}<th>{{.Name}}</th>{{end}}</tr></thead>
+<thead><tr><th>metric</th>{{range .Runs}}<th>{{.Name}}</th>{{end}}</tr>
+<tr><th class="muted">configuration</th>{{range .Runs}}<th class="muted">{{.Label}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr><td>{{.Label}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
-<p class="muted">Wait is start − submit; JCT is end − submit; bounded slowdown is max(1, JCT ÷ max(run, 10 s)); percentiles are nearest-rank. docs/metrics.md defines every number.</p>
+<p class="muted">Wait is start − submit; JCT is end − submit; bounded slowdown is max(1, JCT ÷ max(run, 10 s)); percentiles are nearest-rank.{{if .Starved}} {{.Starved}}.{{end}} docs/metrics.md defines every number.</p>
 {{if .Util}}
 <h2>Utilisation over time</h2>
 {{.Util}}
@@ -61,7 +62,7 @@ thead th { border-bottom: 2px solid #999; }
 <h2>Wait: cumulative distribution</h2>
 {{.Wait}}
 <h2>Slots held per project</h2>
-{{range .Projects}}<h3>{{.Run}}</h3>
+{{range .Projects}}<h3>{{.Run}} <span class="muted">{{.Label}}</span></h3>
 {{.SVG}}
 <p class="legend">{{range .Legend}}<span><span class="swatch" style="background: {{.Color}}"></span>{{.Name}}</span>{{end}}</p>
 {{end}}{{end}}

@@ -24,8 +24,13 @@ type Comparison struct {
 // Run is one replay of the workload.
 type Run struct {
 	Name string
-	// Policy describes the pools' settings in the run, e.g. backfill/easy.
+	// Policy describes the pools' settings in the run on its own, e.g.
+	// backfill/easy (sim.Input.Policy).
 	Policy string
+	// Config is each pool's configuration in the run (sim.Input.Config),
+	// from which Labels tells the runs apart; nil to label the run by
+	// Policy.
+	Config []sim.PoolConfig
 	Result *sim.Result
 }
 
@@ -36,7 +41,19 @@ type row struct {
 	value func(m *sim.Metrics) string
 }
 
-func rows() []row {
+// rows are the table's rows for c: the metrics, then, where the runs
+// counted starvation, the starved jobs and the longest wait.
+func rows(c *Comparison) []row {
+	rs := metricRows()
+	if after, ok := starveAfter(c); ok {
+		rs = append(rs,
+			row{"starved (wait over " + sim.Clock(after) + ")", starvedCell},
+			row{"longest wait", longestCell})
+	}
+	return rs
+}
+
+func metricRows() []row {
 	dur := func(f func(m *sim.Metrics) float64) func(m *sim.Metrics) string {
 		return func(m *sim.Metrics) string { return sim.Duration(f(m)) }
 	}
@@ -99,4 +116,58 @@ func trim(x float64) string {
 	s := fmt.Sprintf("%.3f", x)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// starveAfter is the starvation threshold of c's runs (Options.StarveAfter,
+// one for the whole comparison), if they counted starvation.
+func starveAfter(c *Comparison) (int64, bool) {
+	for _, r := range c.Runs {
+		if st := r.Result.Metrics.Starvation; st != nil {
+			return st.After, true
+		}
+	}
+	return 0, false
+}
+
+// starvedCell reads "3 (1 never started)": the starved jobs, and those of
+// them that never started, counted by their wait until the run stopped.
+func starvedCell(m *sim.Metrics) string {
+	st := m.Starvation
+	switch {
+	case st == nil:
+		return "-"
+	case st.NeverStarted > 0:
+		return fmt.Sprintf("%d (%d never started)", st.Jobs, st.NeverStarted)
+	}
+	return fmt.Sprint(st.Jobs)
+}
+
+// longestCell reads "5.2h (job 17)", or "3.1d (job 9, never started)".
+func longestCell(m *sim.Metrics) string {
+	if m.Starvation == nil || m.Starvation.Longest == nil {
+		return "-"
+	}
+	l := m.Starvation.Longest
+	never := ""
+	if !l.Started {
+		never = ", never started"
+	}
+	return fmt.Sprintf("%s (job %s%s)", waitNear(l.Wait, m.Starvation.After), l.Job, never)
+}
+
+// waitNear prints a wait as the table does, rounded (1d), or exactly
+// (24h10m) where rounding would make it read as the threshold, after: a
+// starved job's wait must not read as not over it.
+func waitNear(wait, after int64) string {
+	w := sim.Duration(float64(wait))
+	if wait != after && (w == sim.Duration(float64(after)) || w == sim.Clock(after)) {
+		return sim.Clock(wait)
+	}
+	return w
+}
+
+// starveNote defines the starvation rows, under the table and the page's.
+func starveNote(after int64) string {
+	return fmt.Sprintf("starved: jobs that waited over %s to start (wait = start − submit); "+
+		"one that never started counts its wait until it was killed or the run stopped", sim.Clock(after))
 }

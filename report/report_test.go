@@ -15,6 +15,11 @@ import (
 	"github.com/allot-sched/allot/sim"
 )
 
+// compareStarveAfter is the fixture's starvation threshold: its waits
+// are seconds long, so that fcfs starves two jobs (waits 27 and 26 s),
+// easy and conservative one each.
+const compareStarveAfter = 20
+
 // compare replays testdata/traces/backfill.swf, whose schedules
 // sim/replay_test.go works out by hand: makespans 50, 33 and 50 s.
 func compare(t *testing.T, names ...string) *Comparison {
@@ -34,7 +39,7 @@ func compare(t *testing.T, names ...string) *Comparison {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := sim.Run(rp.Input, sim.Options{Until: -1, OmitJobs: true, Series: true})
+		res, err := sim.Run(rp.Input, sim.Options{Until: -1, OmitJobs: true, Series: true, StarveAfter: compareStarveAfter})
 		rp.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +48,7 @@ func compare(t *testing.T, names ...string) *Comparison {
 		if i < len(names) {
 			name = names[i]
 		}
-		c.Runs = append(c.Runs, Run{Name: name, Policy: rp.Input.Policy(), Result: res})
+		c.Runs = append(c.Runs, Run{Name: name, Policy: rp.Input.Policy(), Config: rp.Input.Config(), Result: res})
 		c.Skipped, c.Notes = res.Skipped, res.Notes
 	}
 	return c
@@ -61,7 +66,7 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 	for _, want := range [][]string{
-		{"policy", "fifo", "backfill/easy", "backfill/conservative"},
+		{"configuration", "fifo", "backfill/easy", "backfill/conservative"},
 		{"makespan", "50s", "33s", "50s"},
 		{"utilisation", "57.5%", "87.1%", "57.5%"},
 	} {
@@ -86,8 +91,8 @@ func TestWriteCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 4 || len(recs[0]) != 2+len(csvColumns) {
-		t.Fatalf("%d rows of %d cells, want a header and 3 runs of %d", len(recs), len(recs[0]), 2+len(csvColumns))
+	if len(recs) != 4 || len(recs[0]) != 4+len(csvColumns) {
+		t.Fatalf("%d rows of %d cells, want a header and 3 runs of %d", len(recs), len(recs[0]), 4+len(csvColumns))
 	}
 	col := map[string]int{}
 	for i, name := range recs[0] {
@@ -100,6 +105,16 @@ func TestWriteCSV(t *testing.T) {
 	}
 	if got := recs[2][col["utilization"]]; got != "0.871212" {
 		t.Errorf("easy utilization = %s, want 0.871212 (115/132)", got)
+	}
+	for i, want := range [][]string{{"20", "2", "0", "27", "4", "fifo"}, {"20", "1", "0", "21", "3", "backfill/easy"},
+		{"20", "1", "0", "27", "4", "backfill/conservative"}} {
+		var got []string
+		for _, name := range []string{"starve_after_s", "starved", "starved_never_started", "longest_wait_s", "longest_wait_job", "label"} {
+			got = append(got, recs[i+1][col[name]])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("run %s starvation and label %q, want %q", recs[i+1][0], got, want)
+		}
 	}
 }
 
@@ -114,10 +129,13 @@ func TestWriteJSON(t *testing.T) {
 			Notes []string `json:"notes"`
 		} `json:"workload"`
 		Runs []struct {
-			Name    string `json:"name"`
-			Policy  string `json:"policy"`
+			Name    string           `json:"name"`
+			Policy  string           `json:"policy"`
+			Label   string           `json:"label"`
+			Config  []sim.PoolConfig `json:"config"`
 			Metrics struct {
-				Makespan int64 `json:"makespan"`
+				Makespan   int64           `json:"makespan"`
+				Starvation *sim.Starvation `json:"starvation"`
 			} `json:"metrics"`
 			Series *struct {
 				Utilization []float64 `json:"utilization"`
@@ -135,6 +153,17 @@ func TestWriteJSON(t *testing.T) {
 		if r.Metrics.Makespan != want || r.Series == nil || len(r.Series.Utilization) == 0 {
 			t.Errorf("run %s: makespan %d, series %v; want %d and a series", r.Name, r.Metrics.Makespan, r.Series, want)
 		}
+	}
+	for i, want := range []string{"fifo", "backfill/easy", "backfill/conservative"} {
+		r := got.Runs[i]
+		if r.Label != want || len(r.Config) != 1 || r.Config[0].Pool != "cluster" {
+			t.Errorf("run %s: label %q, config %+v; want %q and the cluster pool's", r.Name, r.Label, r.Config, want)
+		}
+	}
+	want := sim.Starvation{After: compareStarveAfter, Jobs: 2, Longest: &sim.LongestWait{Job: "4", Wait: 27, Started: true}}
+	if st := got.Runs[0].Metrics.Starvation; st == nil || st.After != want.After || st.Jobs != want.Jobs ||
+		st.Longest == nil || *st.Longest != *want.Longest {
+		t.Errorf("fcfs starvation %+v, want %+v", st, want)
 	}
 }
 
@@ -163,6 +192,14 @@ func TestWriteHTML(t *testing.T) {
 	}
 	if !strings.Contains(page, "&lt;b&gt;&#34;x&#34;&amp;y&lt;/b&gt;") {
 		t.Error("the run name is not escaped as expected")
+	}
+	// Every run's configuration heads its column and titles its lines.
+	for _, want := range []string{`<th class="muted">configuration</th><th class="muted">fifo</th><th class="muted">backfill/easy</th>`,
+		`<b>easy</b> <span class="muted">backfill/easy</span>`, "<title>conservative (backfill/conservative)</title>",
+		"<td>starved (wait over 20s)</td><td>2</td>", "Starved: jobs that waited over 20s to start"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 	dec := xml.NewDecoder(strings.NewReader(page))
 	for {

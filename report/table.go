@@ -17,10 +17,10 @@ const gap = 3
 // WriteTable prints the runs side by side, one column per run, then how
 // the workload was read.
 func WriteTable(w io.Writer, c *Comparison) error {
-	rs := rows()
+	rs := rows(c)
 	// Labels are padded to one width so that right-aligning every column
 	// leaves them flush left.
-	width := len("policy")
+	width := len("configuration")
 	for _, rw := range rs {
 		width = max(width, len(rw.label))
 	}
@@ -28,10 +28,10 @@ func WriteTable(w io.Writer, c *Comparison) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 2, 4, gap, ' ', tabwriter.AlignRight)
 	head := []string{pad("")}
-	pol := []string{pad("policy")}
-	for _, r := range c.Runs {
-		head = append(head, r.Name)
-		pol = append(pol, r.Policy)
+	pol := []string{pad("configuration")}
+	for i, l := range c.Labels() {
+		head = append(head, c.Runs[i].Name)
+		pol = append(pol, l)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	fmt.Fprintln(tw, strings.Join(pol, "\t")+"\t")
@@ -50,6 +50,9 @@ func WriteTable(w io.Writer, c *Comparison) error {
 		if _, err := io.WriteString(w, strings.TrimPrefix(line, strings.Repeat(" ", gap))); err != nil {
 			return err
 		}
+	}
+	if after, ok := starveAfter(c); ok {
+		fmt.Fprintf(w, "\n%s\n", starveNote(after))
 	}
 	return WriteInput(w, c.Skipped, c.Notes)
 }

@@ -173,6 +173,9 @@ type Metrics struct {
 	// slot-hours; Projects gives each project's numbers.
 	JainFairness float64                  `json:"jain_fairness"`
 	Projects     []metrics.ProjectSummary `json:"projects"`
+	// Starvation counts the jobs that waited over Options.StarveAfter;
+	// absent without it.
+	Starvation *Starvation `json:"starvation,omitempty"`
 }
 
 // NoProject names the project of jobs that have none.
@@ -199,6 +202,7 @@ type recorder struct {
 	lostWork   int64 // slot-seconds of work thrown away
 	limitKills int
 	usage      usage
+	starve     starveCounter
 }
 
 func (r *recorder) init(s *sim) {
@@ -208,6 +212,7 @@ func (r *recorder) init(s *sim) {
 		r.totalSlots += s.c.Snap.Nodes[i].Slots
 	}
 	r.col = metrics.NewCollector(r.totalSlots, s.opt.Series)
+	r.starve = newStarveCounter(s.opt.StarveAfter)
 	r.usage.init(s.in.Projects, s.opt.Timeline)
 }
 
@@ -262,6 +267,7 @@ func (r *recorder) finished(ji int32) {
 		r.failed++
 	}
 	r.col.Job(j.project, sample(j, lj))
+	r.starved(j, lj)
 	if !r.s.opt.OmitJobs {
 		r.jobs = append(r.jobs, r.jobResult(j, lj))
 	}
@@ -278,6 +284,14 @@ func sample(j *job, lj *lifecycle.Job) metrics.Sample {
 		x.Response = lj.End - j.spec.Submit
 	}
 	return x
+}
+
+// starved counts job j for Metrics.Starvation, when the run counts it.
+func (r *recorder) starved(j *job, lj *lifecycle.Job) {
+	if r.s.opt.StarveAfter > 0 {
+		wait, started := waited(j, lj, r.s.now)
+		r.starve.add(j.spec.Name, j.seq, wait, started)
+	}
 }
 
 // settled records a timeline entry if allocations changed at this time.
@@ -349,6 +363,7 @@ func (s *sim) result() *Result {
 			j.busySince = s.now
 		}
 		r.col.Job(j.project, sample(j, lj))
+		r.starved(j, lj)
 		if s.opt.OmitJobs {
 			continue
 		}
@@ -433,6 +448,10 @@ func (r *recorder) metrics(res *Result, s *sim) Metrics {
 	m.AvgQueue, m.MaxQueue = sum.AvgQueue, sum.MaxQueue
 	m.PreemptionLostSlotHours = sum.PreemptionLostSlotHours
 	m.JainFairness, m.Projects = sum.Jain, sum.Projects
+	if s.opt.StarveAfter > 0 {
+		st := r.starve.st
+		m.Starvation = &st
+	}
 	res.Series = sum.Series
 	return m
 }

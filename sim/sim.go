@@ -342,6 +342,9 @@ type Options struct {
 	// plan, before the plan is applied. Both are only valid during the
 	// call. Tests use it to check properties of the schedule.
 	Inspect func(now int64, snap *sched.Snapshot, plan *sched.Plan)
+	// StarveAfter, when positive, counts the jobs that waited longer than
+	// this many seconds to start, as Metrics.Starvation; 0 leaves it out.
+	StarveAfter int64
 
 	// confirm forces a confirming pass after every plan, even where the
 	// policies make it redundant; tests compare results with and without.

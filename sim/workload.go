@@ -231,34 +231,13 @@ func (w *Workload) Slots() int {
 // Policy describes the workload's own policies, for labels.
 func (w *Workload) Policy() string { return describePools(w.pools) }
 
-// Policy describes the input's policies, for labels: one entry per pool,
-// such as backfill/easy or fifo/serial, with /spread for spread placement.
-// With several pools each entry names its pool (research: fifo, batch:
-// fifo), so that a run that gives every pool one policy reads as that,
-// not as a list of the same word.
+// Policy describes the input's policies on their own, for labels: one
+// entry per pool, such as backfill/easy or fifo/serial, with /spread for
+// spread placement (DescribeRuns, of one run).
 func (in *Input) Policy() string { return describePools(in.Pools) }
 
 func describePools(pools []Pool) string {
-	parts := make([]string, 0, len(pools))
-	for _, p := range pools {
-		s := string(p.Policy)
-		if len(pools) > 1 {
-			s = p.Name + ": " + s
-		}
-		if p.Reservations != "" {
-			s += "/" + string(p.Reservations)
-		}
-		for _, flag := range []struct {
-			on   bool
-			name string
-		}{{p.Serial, "serial"}, {p.Preemption, "preemption"}, {p.Backfill, "backfill"}, {p.Placement == sched.PlaceSpread, "spread"}} {
-			if flag.on {
-				s += "/" + flag.name
-			}
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
+	return DescribeRuns([][]PoolConfig{poolConfigs(pools)})[0]
 }
 
 // Replay is one opened replay of a workload.

@@ -182,15 +182,23 @@ func Duration(p *Parser, raw *yaml.Node, path string) (int64, bool) {
 // checkSeconds applies the range check shared by all duration spellings;
 // approx is the value as a float so that huge floats compare correctly.
 func checkSeconds(p *Parser, raw *yaml.Node, path, got string, approx float64, secs int64) (int64, bool) {
-	switch {
-	case approx < 0:
-		p.Errorf(raw, path, "expected a duration >= 0, got %s", got)
-		return 0, false
-	case approx > float64(maxDurationSeconds):
-		p.Errorf(raw, path, "duration %s is too long (the limit is %ds, about 292 years)", got, maxDurationSeconds)
+	if msg := rangeProblem(got, approx); msg != "" {
+		p.Errorf(raw, path, "%s", msg)
 		return 0, false
 	}
 	return secs, true
+}
+
+// rangeProblem says why a duration of about approx seconds is out of
+// range, or "" when it is not.
+func rangeProblem(got string, approx float64) string {
+	switch {
+	case approx < 0:
+		return "expected a duration >= 0, got " + got
+	case approx > float64(maxDurationSeconds):
+		return fmt.Sprintf("duration %s is too long (the limit is %ds, about 292 years)", got, maxDurationSeconds)
+	}
+	return ""
 }
 
 // PositiveDuration is Duration, but 0 is rejected too.
