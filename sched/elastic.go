@@ -31,8 +31,9 @@ import (
 // tasks that are draining, moved or preempted in this plan, interactive, or
 // younger than the pool's minimum run time do not grow; under quota the
 // project's limit (and, for non-preemptible work, its quota) still holds.
-// A priority pool also grows its tasks during the walk, ahead of strictly
-// less important jobs (elastic_ahead.go).
+// A priority or multifactor pool also grows its tasks during the walk,
+// ahead of strictly less important jobs, there by as much of the
+// doubling as fits (elastic_ahead.go).
 
 // Resize grows a running task of an elastic job to a new placement, or
 // shrinks it in place to make room for a job below its fair share
@@ -69,7 +70,8 @@ type elasticPass struct {
 	// means Job.Slots.
 	sizes []int32
 	// growable is the pool's tasks that may grow (candidates), and
-	// ahead the walk's growth in a priority pool (elastic_ahead.go).
+	// ahead the walk's growth in a priority or multifactor pool
+	// (elastic_ahead.go).
 	growable []int32
 	ahead    ahead
 }
