@@ -37,6 +37,15 @@ func (g *easyGate) reserveHead(p *pass, pool int, head int32, firstStart int) in
 		if al.Preempting || p.sc.evicted[a] {
 			continue // already counted as draining
 		}
+		if nodes, ok := p.elastic.resizedTo(a); ok {
+			// A task grown ahead (elastic_ahead.go) restarts now on its
+			// new placement, as a moved one; what of its old placement
+			// that one does not reuse is draining, counted already.
+			if lim := p.s.Jobs[al.Job].TimeLimit; lim > 0 {
+				ends = append(ends, release{at: p.s.Now + lim, nodes: nodes, job: int32(al.Job)})
+			}
+			continue
+		}
 		if end := al.End(p.s.Jobs); end != Never {
 			// A task past its limit whose kill has not landed yet ends
 			// "now", not in the past.

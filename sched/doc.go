@@ -87,8 +87,9 @@
 // in the same plan (Plan.Moves) or nothing moves. Elastic jobs (elastic.go,
 // Job.MinSlots) start tasks at halved sizes when the full size does not
 // fit, and double running tasks when the pool has spare slots
-// (Plan.Resizes), in a priority pool before strictly less important jobs
-// start (elastic_ahead.go); in a fair-share pool their share counts in min_slots
+// (Plan.Resizes), in a priority or multifactor pool before strictly less
+// important jobs start, by as much of the doubling as fits
+// (elastic_ahead.go); in a fair-share pool their share counts in min_slots
 // steps, and the fair-share preempt stage shrinks a grown task of a job
 // above its share, in place, for a job below its share
 // (fairshare_shrink.go), as quota reclaim shrinks one of a project over its

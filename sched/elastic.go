@@ -31,8 +31,9 @@ import (
 // tasks that are draining, moved or preempted in this plan, interactive, or
 // younger than the pool's minimum run time do not grow; under quota the
 // project's limit (and, for non-preemptible work, its quota) still holds.
-// A priority pool also grows its tasks during the walk, ahead of strictly
-// less important jobs (elastic_ahead.go).
+// A priority or multifactor pool also grows its tasks during the walk,
+// ahead of strictly less important jobs, there by as much of the
+// doubling as fits (elastic_ahead.go).
 
 // Resize grows a running task of an elastic job to a new placement, or
 // shrinks it in place to make room for a job below its fair share
@@ -69,7 +70,8 @@ type elasticPass struct {
 	// means Job.Slots.
 	sizes []int32
 	// growable is the pool's tasks that may grow (candidates), and
-	// ahead the walk's growth in a priority pool (elastic_ahead.go).
+	// ahead the walk's growth in a priority or multifactor pool
+	// (elastic_ahead.go).
 	growable []int32
 	ahead    ahead
 }
@@ -166,7 +168,7 @@ func (e *elasticPass) expand(pool int, pendMark int) {
 	}
 	slices.SortFunc(cands, e.older)
 	for _, a := range cands {
-		e.grow(a)
+		e.grow(a, false)
 	}
 }
 
@@ -190,8 +192,11 @@ func (e *elasticPass) canGrow(a int32) bool {
 	return held < job.Slots
 }
 
-// grow doubles one task if the new size fits, and records the resize.
-func (e *elasticPass) grow(a int32) {
+// grow doubles one task (capped at Job.Slots) if the doubled task fits,
+// and records the resize. With partial (the walk's growth ahead of less
+// important jobs, elastic_ahead.go) a task whose doubling does not fit
+// grows to the largest size short of it that does, by one slot at least.
+func (e *elasticPass) grow(a int32, partial bool) {
 	al := &e.s.Allocs[a]
 	job := &e.s.Jobs[al.Job]
 	cur := int32(Slots(al.Nodes))
@@ -199,21 +204,79 @@ func (e *elasticPass) grow(a int32) {
 	if !e.quotaAllowsGrowth(job, want-cur) {
 		return
 	}
+	lo := want
+	if partial {
+		lo = cur + 1
+	}
 	at := len(e.p.sc.arena)
-	if n := al.Nodes[0].Node; len(al.Nodes) == 1 && e.fitsJob(n, job) && e.st.free[n] >= want-cur {
-		e.st.take(n, want-cur)
-		e.p.sc.arena = append(e.p.sc.arena, NodeSlots{Node: n, Slots: want})
-	} else if !e.regrow(al, want) {
+	size := e.placeGrown(al, job, cur, lo, want)
+	if size == 0 {
 		return
 	}
 	e.p.pre.setFinal(a)
 	if q := &e.p.sc.quota; e.s.Pools[job.Pool].Policy == PolicyQuota && !job.Borrow {
-		q.add(e.s, q.alloc, int32(job.Project), want-cur)
+		q.add(e.s, q.alloc, int32(job.Project), size-cur)
 		if !job.Preemptible {
-			q.add(e.s, q.fixed, int32(job.Project), want-cur)
+			q.add(e.s, q.fixed, int32(job.Project), size-cur)
 		}
 	}
 	e.p.plan.Resizes = append(e.p.plan.Resizes, Resize{Alloc: int(a), Nodes: e.p.sc.arena[at:len(e.p.sc.arena):len(e.p.sc.arena)], For: -1})
+}
+
+// placeGrown places the task of cur slots at the largest size from want
+// down to lo that fits, appends the placement to the arena and returns
+// the size, or 0 when none fits. A size goes in place when the task's
+// one node has the room, or else to the best placement anew (regrow):
+// a resize restarts the task either way, and the largest size wins.
+// Sizes past what the pool's available slots could hold are not tried.
+func (e *elasticPass) placeGrown(al *Alloc, job *Job, cur, lo, want int32) int32 {
+	n := al.Nodes[0].Node
+	inPlace := int32(0) // the largest size the task's own node holds
+	if len(al.Nodes) == 1 && e.fitsJob(n, job) {
+		inPlace = cur + e.st.free[n]
+	}
+	top := want
+	if lo < want {
+		top = min(want, cur+e.availFor(job))
+	}
+	for size := top; size >= lo; size-- {
+		if inPlace >= size {
+			e.st.take(n, size-cur)
+			e.p.sc.arena = append(e.p.sc.arena, NodeSlots{Node: n, Slots: size})
+			return size
+		}
+		if e.regrow(al, size) {
+			return size
+		}
+	}
+	return 0
+}
+
+// availFor bounds the slots a new placement of job could take besides
+// its own: the available slots of the pool's nodes of its GPU type.
+func (e *elasticPass) availFor(job *Job) int32 {
+	k := 0
+	for _, gi := range e.st.poolGroups[job.Pool] {
+		if g := &e.st.groups[gi]; job.GPU == "" || g.gpu == job.GPU {
+			k += g.avail
+		}
+	}
+	return int32(min(k, 1<<30))
+}
+
+// resizedTo returns the placement this plan resizes allocation a to, if
+// it does. Only a task marked final and not evicted can be resized, and
+// resizes are few.
+func (e *elasticPass) resizedTo(a int32) ([]NodeSlots, bool) {
+	if !e.p.sc.final[a] || e.p.sc.evicted[a] {
+		return nil, false
+	}
+	for i := range e.p.plan.Resizes {
+		if rs := &e.p.plan.Resizes[i]; rs.Alloc == int(a) {
+			return rs.Nodes, true
+		}
+	}
+	return nil, false
 }
 
 // regrow places the task anew at want slots, its own slots counted as

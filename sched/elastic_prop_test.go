@@ -1,6 +1,9 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Property-test helpers for elastic jobs, moves and resizes.
 
@@ -126,10 +129,20 @@ func (m *moveCheck) moves() {
 func (m *moveCheck) resizes() {
 	s := m.s
 	grew := make([]bool, len(s.Pools))
-	// grewPrio is, per pool, the least important priority of a job that
-	// grew: in a priority pool a task grows ahead of strictly less
-	// important jobs (elastic_ahead.go).
-	grewPrio := make([]int, len(s.Pools))
+	// grewRank is, per pool, the rank of the least important job that
+	// grew: in a priority or multifactor pool a task grows ahead of
+	// strictly less important jobs (elastic_ahead.go).
+	grewRank := make([]float64, len(s.Pools))
+	for i := range grewRank {
+		grewRank[i] = math.Inf(1)
+	}
+	mf, _ := PriorityFactors(s)
+	rank := func(j int) float64 {
+		if s.Pools[s.Jobs[j].Pool].Policy == PolicyMultifactor && j < len(mf) {
+			return mf[j].Priority
+		}
+		return -float64(s.Jobs[j].Priority)
+	}
 	for _, rs := range m.p.Resizes {
 		if rs.Alloc < 0 || rs.Alloc >= len(s.Allocs) {
 			m.fail("resize %+v out of range", rs)
@@ -144,6 +157,9 @@ func (m *moveCheck) resizes() {
 		// below its share or quota.
 		shrunk := Slots(rs.Nodes) < old
 		pl := &s.Pools[j.Pool]
+		// Ahead of less important jobs a task grows to as much of its
+		// doubling as fits; elsewhere it doubles.
+		short := GrowsAhead(pl.Policy) && Slots(rs.Nodes) > old && Slots(rs.Nodes) < want
 		switch {
 		case m.seen[rs.Alloc]:
 			m.fail("alloc %d resized twice, or resized and preempted or moved", rs.Alloc)
@@ -154,12 +170,12 @@ func (m *moveCheck) resizes() {
 		case shrunk && ((pl.Policy != PolicyFairShare || !pl.Preemption) && pl.Policy != PolicyQuota || !j.Preemptible || len(a.Nodes) != 1 ||
 			len(rs.Nodes) != 1 || rs.Nodes[0].Node != a.Nodes[0].Node || Slots(rs.Nodes) < j.MinSlots):
 			m.fail("alloc %d of %s shrunk from %d to %d slots (min %d) on %v", rs.Alloc, j.ID, old, Slots(rs.Nodes), j.MinSlots, rs.Nodes)
-		case !shrunk && (want <= old || Slots(rs.Nodes) != want):
+		case !shrunk && !short && (want <= old || Slots(rs.Nodes) != want):
 			m.fail("alloc %d of %s resized from %d to %d slots, want %d (max %d)", rs.Alloc, j.ID, old, Slots(rs.Nodes), want, j.Slots)
 		}
 		m.seen[rs.Alloc] = true
 		if !shrunk {
-			grewPrio[j.Pool] = max(grewPrio[j.Pool], j.Priority)
+			grewRank[j.Pool] = min(grewRank[j.Pool], rank(a.Job))
 		}
 		grew[j.Pool] = grew[j.Pool] || !shrunk
 		if !m.placed("resize", j, rs.Nodes) {
@@ -173,13 +189,14 @@ func (m *moveCheck) resizes() {
 		}
 	}
 	// Tasks grow only when no slot job of the pool waits for slots; in a
-	// priority pool, none at least as important as a job that grew.
+	// priority or multifactor pool, none at least as important as a job
+	// that grew.
 	for _, pe := range m.p.Pending {
 		if pe.Job < 0 || pe.Job >= len(s.Jobs) {
 			continue
 		}
 		j := &s.Jobs[pe.Job]
-		if s.Pools[j.Pool].Policy == PolicyPriority && j.Priority > grewPrio[j.Pool] {
+		if GrowsAhead(s.Pools[j.Pool].Policy) && rank(pe.Job) < grewRank[j.Pool] {
 			continue
 		}
 		if grew[j.Pool] && j.Slots > 0 && blocksExpansion(pe.Reason) {

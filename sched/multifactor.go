@@ -343,6 +343,10 @@ func (m *mfPass) victims(p *pass, pool int) []int32 {
 	return v
 }
 
+// FormatPriority renders a multifactor priority as reasons and
+// explanations print it: at most four decimals, no trailing zeros.
+func FormatPriority(x float64) string { return fmtPriority(x) }
+
 // fmtPriority renders a priority for people: at most four decimals, no
 // trailing zeros.
 func fmtPriority(x float64) string {

@@ -234,6 +234,13 @@ func (g *conservativeGate) buildProfile(p *pass, pool int, firstStart int) {
 		if al.Preempting || p.sc.evicted[a] {
 			continue
 		}
+		if nodes, ok := p.elastic.resizedTo(a); ok {
+			// Grown ahead: it restarts now on its new placement (reserveHead).
+			if lim := p.s.Jobs[al.Job].TimeLimit; lim > 0 {
+				ends = append(ends, release{at: p.s.Now + lim, nodes: nodes})
+			}
+			continue
+		}
 		if end := al.End(p.s.Jobs); end != Never {
 			ends = append(ends, release{at: max(end, p.s.Now), nodes: al.Nodes, from: a + 1})
 		}

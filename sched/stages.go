@@ -223,8 +223,8 @@ func (o *staticOrder) next(p *pass) int32 {
 		j := o.jobs[o.i]
 		o.i++
 		if !p.impossible(j) {
-			if o.by == byPriority {
-				p.elastic.growAhead(p.s.Jobs[j].Priority) // elastic_ahead.go
+			if o.by == byPriority || o.by == byMultifactor {
+				p.elastic.growAhead(j) // elastic_ahead.go
 			}
 			return j
 		}
