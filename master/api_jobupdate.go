@@ -101,6 +101,9 @@ func checkUpdate(id int64, u api.JobUpdate) (store.JobUpdate, error) {
 // updateTimeLimit reads a PATCH's time limit: time_limit in the job
 // file's forms, or time_limit_s in seconds; nil for neither.
 func updateTimeLimit(u api.JobUpdate) (*time.Duration, error) {
+	if string(bytes.TrimSpace(u.TimeLimit)) == "null" {
+		u.TimeLimit = nil // kept, as a null of any other field
+	}
 	var secs int64
 	switch {
 	case len(u.TimeLimit) > 0 && u.TimeLimitS != nil:

@@ -60,6 +60,8 @@ func TestPatchJobLimits(t *testing.T) {
 			check: func(j api.Job) bool { return j.TimeLimitS == 0 }},
 		{name: "not a duration", who: "ana", body: `{"time_limit": "2x"}`, status: 400, field: "time_limit",
 			says: `time_limit: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "2x"`},
+		{name: "a null time limit keeps it", who: "ana", body: `{"time_limit": null, "nice": 11}`, status: 200,
+			check: func(j api.Job) bool { return j.TimeLimitS == 7200 && j.Nice == 11 }},
 		{name: "both forms", who: "ana", body: `{"time_limit": "1h", "time_limit_s": 60}`, status: 400, field: "time_limit",
 			says: "give one of them"},
 		{name: "a QOS the project allows", who: "ana", body: `{"qos": "high"}`, status: 200,
