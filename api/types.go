@@ -203,10 +203,24 @@ type Placement struct {
 }
 
 // JobUpdate is the body of PATCH /jobs/{id}. Nil fields are kept.
+//
+// TimeLimit is the job file's time_limit: a duration string ("2h",
+// "1d12h", "1-00:00:00") or whole seconds; TimeLimitS is the same in
+// seconds, as Job shows it. Give one of them; 0 removes the limit. A
+// job's owner may lower its time limit, also while it runs; raising or
+// removing it needs the admin role, or the lead role in the job's
+// project. QOS must be one the job's project allows. Nice is 0..
+// 1000000000, as in the job file; lowering it (raising the job's
+// priority) needs the admin or lead role, as a negative nice does in
+// Slurm.
 type JobUpdate struct {
-	Priority      *int     `json:"priority,omitempty"`
-	PriorityClass *string  `json:"priority_class,omitempty"`
-	Weight        *float64 `json:"weight,omitempty"`
+	Priority      *int            `json:"priority,omitempty"`
+	PriorityClass *string         `json:"priority_class,omitempty"`
+	Weight        *float64        `json:"weight,omitempty"`
+	TimeLimit     json.RawMessage `json:"time_limit,omitempty"`
+	TimeLimitS    *int64          `json:"time_limit_s,omitempty"`
+	QOS           *string         `json:"qos,omitempty"`
+	Nice          *int            `json:"nice,omitempty"`
 }
 
 // LogLine is one line of a task's output.

@@ -125,6 +125,18 @@ func (p Principal) CanChange(project, owner string) error {
 		ownerWords(owner), project, p.Actor(), roleWords(role))
 }
 
+// CanRaise allows what only an admin, or the lead of the job's project,
+// may do to a job it may change (CanChange): raise or remove its time
+// limit, or lower its nice (Slurm's operators and account
+// coordinators). what says the change, for the refusal.
+func (p Principal) CanRaise(project, what string) error {
+	if p.Admin || p.RoleIn(project) == store.RoleLead {
+		return nil
+	}
+	return forbidden("%s needs the admin role or the lead role in project %q; %s has %s",
+		what, project, p.Actor(), roleWords(p.RoleIn(project)))
+}
+
 // CanKill reports whether the principal may kill a job of project owned
 // by owner: as CanChange, and a job's owner may always kill it, even
 // after losing its role in the project (as Slurm's scancel of one's own

@@ -17,6 +17,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/yamlfield"
 )
 
 // fakeMaster serves the user endpoints of api/doc.go from canned api
@@ -424,6 +425,23 @@ func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {
 	}
 	if u.Weight != nil {
 		j.Weight = *u.Weight
+	}
+	if u.TimeLimit != nil {
+		var text string
+		if err := json.Unmarshal(u.TimeLimit, &text); err != nil {
+			return api.Error{Error: err.Error(), Field: "time_limit"}, 400
+		}
+		secs, err := yamlfield.DurationText(text)
+		if err != nil {
+			return api.Error{Error: "time_limit: " + err.Error(), Field: "time_limit"}, 400
+		}
+		j.TimeLimitS = secs
+	}
+	if u.QOS != nil {
+		j.QOS = *u.QOS
+	}
+	if u.Nice != nil {
+		j.Nice = *u.Nice
 	}
 	return *j, 200
 }

@@ -286,7 +286,7 @@ allot job ID is allot job show ID, with the same -o.`,
 		SuggestionsMinimumDistance: 2,
 	}
 	showsID(cmd, show)
-	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd())
+	cmd.AddCommand(listAlias(newJobsCmd(), "jobs"), newJobKillCmd(), newJobLogsCmd(), newJobSetPriorityCmd(), newJobSetWeightCmd(), newJobUpdateCmd())
 	return cmd
 }
 
@@ -415,7 +415,8 @@ func multifactorNote(ctx context.Context, cmd *cobra.Command, c *client.Client, 
 		if p.Name == j.Pool && p.Policy == "multifactor" {
 			fmt.Fprintf(cmd.ErrOrStderr(), "note: pool %s orders its queue by multifactor priority (age, fair share, job size, QOS, nice), "+
 				"which does not read a job's %s: job %d keeps its place in the queue.%s "+
-				"The job file's qos and nice set that place (allot explain %d shows its factors).\n", p.Name, what, j.ID, extra, j.ID)
+				"Its qos and nice set that place (allot job update %d --qos/--nice changes them; allot explain %d shows its factors).\n",
+				p.Name, what, j.ID, extra, j.ID, j.ID)
 		}
 	}
 }

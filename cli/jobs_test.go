@@ -339,7 +339,7 @@ func TestJobChangesMultifactorNote(t *testing.T) {
 	note := func(what, extra string) string {
 		return "note: pool " + pool + " orders its queue by multifactor priority (age, fair share, job size, QOS, nice), " +
 			"which does not read a job's " + what + ": job 5 keeps its place in the queue." + extra +
-			" The job file's qos and nice set that place (allot explain 5 shows its factors).\n"
+			" Its qos and nice set that place (allot job update 5 --qos/--nice changes them; allot explain 5 shows its factors).\n"
 	}
 	runCLICases(t, f, []cliCase{
 		{name: "priority", args: []string{"job", "set-priority", "5", "12"}, out: "job 5 (asha): priority 12 (HIGH)\n",

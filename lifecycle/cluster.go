@@ -32,6 +32,7 @@ type Cluster struct {
 	// allocTask maps the last snapshot's allocations to task records.
 	allocTask []int32
 	freedRecs []Freed           // Observe's scratch
+	retimed   []int32           // Observe's scratch (EventTimeLimit)
 	kills     kills             // killing.go's
 	ended     []int32           // Observe's scratch: jobs a node loss ended
 	nodes     nodeBook          // the nodes that are down or drained (nodes.go)
@@ -92,6 +93,50 @@ func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow, inter
 func (c *Cluster) SetWeight(ji int32, weight float64) {
 	en := c.Roster.Entry(ji)
 	en.Weight = weight
+	c.revise(en)
+}
+
+// SetTimeLimit changes job ji's time limit to limit seconds (0: none),
+// in its snapshot entry (backfill's reservations read it) and in the
+// shape its running tasks' ends follow, and appends to out the running
+// tasks whose end it moved (Outcome.Retimed). A task checkpointing, or
+// re-placed and not yet landed, is promised its end as it resumes
+// (Job.Landed), by the new limit; one being killed ends as its kill
+// does.
+func (c *Cluster) SetTimeLimit(out []int32, ji int32, limit int64) []int32 {
+	en := c.Roster.Entry(ji)
+	en.TimeLimit = limit
+	c.revise(en)
+	j := &c.Jobs[ji]
+	old := j.Shape
+	j.Shape.Limit = limit
+	for _, ti := range c.Tasks.Running() {
+		t := c.Tasks.At(ti)
+		if t.Job != ji || t.State != TaskRunning || t.Moving || t.Replacing {
+			continue
+		}
+		before, _ := t.Due(old)
+		due, limited := t.Due(j.Shape)
+		t.Limited = limited
+		if due != before {
+			out = append(out, ti)
+		}
+	}
+	return out
+}
+
+// SetNice changes job ji's nice in its snapshot entry.
+func (c *Cluster) SetNice(ji int32, nice int) {
+	en := c.Roster.Entry(ji)
+	en.Nice = nice
+	c.revise(en)
+}
+
+// SetQOS changes job ji's QOS level (an index into the snapshot's QOS)
+// in its snapshot entry.
+func (c *Cluster) SetQOS(ji int32, qos int) {
+	en := c.Roster.Entry(ji)
+	en.QOS = qos
 	c.revise(en)
 }
 

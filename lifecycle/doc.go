@@ -23,7 +23,7 @@
 // told to the driver's Applier) and takes events (Cluster.Observe: a submission; a
 // task ended, stopped from outside, its start failed, its checkpoint
 // landed or its agent preempted it, each by version; a kill, and the end
-// of one that took its time (killing.go); a priority or weight change; a node going down or
+// of one that took its time (killing.go); a priority, weight, time limit, QOS or nice change; a node going down or
 // coming back; a tick), finishing a job whose tasks have all ended, that
 // was killed or that has no tasks. It is growing into the cluster's
 // state machine of issue 13 (docs/architecture.md says where it

@@ -98,6 +98,16 @@ const (
 	// once its last such task has (Outcome.Over), and one whose task
 	// reached its time limit ends as its tasks put it, or runs on.
 	EventKillEnded
+	// EventTimeLimit sets Job's time limit to Limit (0: none) from now
+	// on (SetTimeLimit): its running tasks' attempts end at the new
+	// limit, counted from their starts, or at once where they are past
+	// it already; the driver promises their ends again (Outcome.Retimed).
+	EventTimeLimit
+	// EventNice sets Job's nice (SetNice), EventQOS its QOS level, an
+	// index into the snapshot's QOS (SetQOS): both weigh in multifactor
+	// priority, and a QOS decides what may preempt what.
+	EventNice
+	EventQOS
 )
 
 // Event is what Observe takes. An outcome (ended, landed, stopped,
@@ -118,6 +128,11 @@ type Event struct {
 	Borrow      bool
 	Interactive bool
 	Weight      float64
+	// Limit, Nice and QOS are an EventTimeLimit's, EventNice's and
+	// EventQOS's new values.
+	Limit int64
+	Nice  int
+	QOS   int
 
 	Submission Submission
 	// Entry is read during Observe only; nil is an empty entry.
@@ -188,6 +203,12 @@ type Outcome struct {
 	// time limit left killing before, which the kill leaves alone (not
 	// listed; Job.Running counts it). Valid until the next Observe.
 	Killing []int32
+	// Retimed lists the running tasks whose end a time limit's change
+	// moved (EventTimeLimit): the driver promises each its end again,
+	// Task.Due, or now where that has passed, and drops an end promised
+	// before that is not due when it comes (its Due is later: a raised
+	// limit). Valid until the next Observe.
+	Retimed []int32
 }
 
 // Observe applies event e at now. An outcome applies if it still does
@@ -223,7 +244,7 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 		return c.nodes.event(c, now, e)
 	case EventNodeReshape:
 		return c.reshapeNode(e)
-	case EventKill, EventPriority, EventWeight:
+	case EventKill, EventPriority, EventWeight, EventTimeLimit, EventNice, EventQOS:
 		if e.Job < 0 || int(e.Job) >= len(c.Jobs) || c.Jobs[e.Job].State.Terminal() {
 			return Outcome{Job: -1}
 		}
@@ -242,6 +263,13 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow, e.Interactive)
 		case EventWeight:
 			c.SetWeight(e.Job, e.Weight)
+		case EventTimeLimit:
+			c.retimed = c.SetTimeLimit(c.retimed[:0], e.Job, e.Limit)
+			o.Retimed = c.retimed
+		case EventNice:
+			c.SetNice(e.Job, e.Nice)
+		case EventQOS:
+			c.SetQOS(e.Job, e.QOS)
 		}
 		return o
 	}

@@ -5,18 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/auth"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
-	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -168,7 +164,7 @@ func (ja *jobsAPI) jobRecord(spec *jobfile.Job, user string, data []byte) (store
 	if err != nil {
 		return store.Job{}, badRequest("project", "%v", err)
 	}
-	if err := checkProjectQOS(cfg, project, spec.Resources.QOS); err != nil {
+	if err := checkProjectQOS(cfg, project, spec.Resources.QOS, "resources.qos"); err != nil {
 		return store.Job{}, err
 	}
 	maxConc := 0
@@ -451,105 +447,10 @@ func (ja *jobsAPI) handlePatchJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	view, err := ja.updateJob(r.Context(), su)
+	view, err := ja.updateJob(r.Context(), principalOf(r), su)
 	if err != nil {
-		ja.fail(w, err)
+		ja.m.access.deny(w, r, err) // a refused raise is audited as a refusal
 		return
 	}
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
-}
-
-// patchFieldHint adds to the refusal of a PATCH naming a field it does
-// not take (and that is no likely typo of one, which the refusal already
-// names) the fields it does take, and, for a field of the job file (qos,
-// time_limit, nice), that it is fixed at submission: the bare `unknown
-// field "qos"` left the caller guessing whether PATCH can change a job's
-// QOS at all.
-func patchFieldHint(err error) error {
-	var he *httpError
-	if !errors.As(err, &he) || !strings.HasPrefix(he.msg, "unknown field ") || strings.Contains(he.msg, "did you mean") {
-		return err
-	}
-	takes := jsonFieldNames(reflect.TypeOf(api.JobUpdate{}), nil, 0)
-	list := strings.Join(takes[:len(takes)-1], ", ") + " and " + takes[len(takes)-1]
-	msg := fmt.Sprintf("%s: PATCH changes a job's %s only", he.msg, list)
-	if slices.Contains(jsonFieldNames(reflect.TypeOf(jobfile.Job{}), nil, 0), he.field) {
-		msg = fmt.Sprintf("%s: a job's %s is fixed when it is submitted (kill the job and submit it again to change it); PATCH changes its %s only",
-			he.msg, he.field, list)
-	}
-	return &httpError{status: he.status, field: he.field, msg: msg}
-}
-
-// checkUpdate validates a PATCH and makes priority and class agree: a class
-// alone sets its canonical number, a number alone sets its class.
-func checkUpdate(id int64, u api.JobUpdate) (store.JobUpdate, error) {
-	su := store.JobUpdate{ID: id, Weight: u.Weight, Reason: "changed through the API"}
-	if u.Priority != nil && (*u.Priority < jobfile.MinPriority || *u.Priority > jobfile.MaxPriority) {
-		return su, badRequest("priority", "priority %d: expected 1..99 (lower is more important)", *u.Priority)
-	}
-	if u.PriorityClass != nil {
-		c := jobfile.PriorityClass(*u.PriorityClass)
-		if c.Priority() == 0 {
-			return su, badRequest("priority_class", "priority class %q: expected HIGH, NORMAL or LOW", *u.PriorityClass)
-		}
-		if u.Priority != nil && jobfile.ClassOf(*u.Priority) != c {
-			return su, badRequest("priority_class", "priority %d is in class %s, not %s", *u.Priority, jobfile.ClassOf(*u.Priority), c)
-		}
-		if u.Priority == nil {
-			p := c.Priority()
-			u.Priority = &p
-		}
-	}
-	if u.Priority != nil {
-		c := string(jobfile.ClassOf(*u.Priority))
-		su.Priority, su.PriorityClass = u.Priority, &c
-	}
-	if u.Weight != nil && (!(*u.Weight > 0) || math.IsInf(*u.Weight, 0)) {
-		return su, badRequest("weight", "weight %v: expected a positive number", *u.Weight)
-	}
-	return su, nil
-}
-
-// updateJob changes a live job's priority, class or weight and triggers a
-// pass.
-func (ja *jobsAPI) updateJob(ctx context.Context, u store.JobUpdate) (api.Job, error) {
-	v, err := ja.changeJob(ctx, u)
-	if err != nil {
-		return api.Job{}, err
-	}
-	return ja.jobView(v, v.job(u.ID), ja.asOf()), nil
-}
-
-// changeJob makes updateJob's change and returns the view that shows it.
-func (ja *jobsAPI) changeJob(ctx context.Context, u store.JobUpdate) (*readView, error) {
-	ja.m.lock()
-	defer ja.m.unlock()
-	j, ok := ja.m.jobs[u.ID]
-	if !ok || j.rec.State.Terminal() {
-		return nil, ja.notLive(ctx, u.ID)
-	}
-	u.At = ja.m.now()
-	if u.PriorityClass != nil {
-		// LOW work is always preemptible; outside LOW a job is what its
-		// file said explicitly, else its kind's default, whatever class
-		// it was filed in (specHints.preemptible): the simulator's rule
-		// too (lifecycle.PreemptibleIn).
-		p := j.spec.preemptible
-		if len(j.rec.Spec) == 0 {
-			p = j.rec.Preemptible // no job file to go back to
-		}
-		p = lifecycle.PreemptibleIn(jobfile.PriorityClass(*u.PriorityClass) == jobfile.ClassLow, p)
-		u.Preemptible = &p
-	}
-	rec, err := ja.m.st.UpdateJob(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	j.rec = rec
-	j.entryGen = 0
-	ja.m.planner.roster.touch(j)
-	ja.m.pub.markJob(j)
-	ja.m.kick()
-	ja.m.pub.publish()
-	return ja.m.pub.read.Load(), nil
 }

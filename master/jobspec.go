@@ -64,8 +64,9 @@ func specOf(kind jobfile.Kind, r jobfile.Resources) specHints {
 // decodeSpec reads the hints from a stored spec of a job of kind (the
 // record's: a spec may leave its kind to be inferred). Specs were
 // validated when they were submitted, so a plain decode of the resources
-// suffices, but for preemptible, which a spec may leave to its kind's
-// default; a job stored without a spec has none.
+// suffices, but for a duration given as a string (time_limit: "2h"),
+// which the job file's parser reads, and preemptible, which a spec may
+// leave to its kind's default; a job stored without a spec has none.
 func decodeSpec(raw json.RawMessage, kind store.Kind) (specHints, error) {
 	if len(raw) == 0 {
 		return specHints{}, nil
@@ -80,10 +81,20 @@ func decodeSpec(raw json.RawMessage, kind store.Kind) (specHints, error) {
 		} `json:"resources"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return specHints{}, fmt.Errorf("decode job spec: %w", err)
+		// The job file as submitted: a duration may be a string ("2h"),
+		// which only the job file's parser reads.
+		parsed, perr := jobfile.ParseJSON("stored job file", raw)
+		if perr != nil {
+			return specHints{}, fmt.Errorf("decode job spec: %w", err)
+		}
+		doc.Resources = parsed.Resources
 	}
-	if json.Unmarshal(raw, &said) == nil && said.Resources.Preemptible == nil {
-		doc.Resources.Preemptible = jobfile.DefaultPreemptible(jobfile.Kind(kind))
+	if json.Unmarshal(raw, &said) == nil {
+		if said.Resources.Preemptible == nil {
+			doc.Resources.Preemptible = jobfile.DefaultPreemptible(jobfile.Kind(kind))
+		} else {
+			doc.Resources.Preemptible = *said.Resources.Preemptible
+		}
 	}
 	s := specOf(jobfile.Kind(kind), doc.Resources)
 	if string(doc.PodSpec) != "null" {
@@ -116,8 +127,9 @@ func checkSpecAgainst(cfg *config.Config, pool string, r jobfile.Resources) erro
 }
 
 // checkProjectQOS refuses a job whose QOS (named, or the configuration's
-// default) its project's qos list does not allow (Slurm's AllowQOS).
-func checkProjectQOS(cfg *config.Config, project, qos string) error {
+// default) its project's qos list does not allow (Slurm's AllowQOS),
+// naming field: the job file's resources.qos, or a change's qos.
+func checkProjectQOS(cfg *config.Config, project, qos, field string) error {
 	named := qos != ""
 	if !named {
 		qos = cfg.DefaultQOS
@@ -127,9 +139,20 @@ func checkProjectQOS(cfg *config.Config, project, qos string) error {
 		return nil
 	}
 	if !named {
-		return badRequest("resources.qos", "resources.qos: %v; the job names none, so it would take the default QOS: name one the project may use", err)
+		return badRequest(field, "%s: %v; the job names none, so it would take the default QOS: name one the project may use", field, err)
 	}
-	return badRequest("resources.qos", "resources.qos: %v", err)
+	return badRequest(field, "%s: %v", field, err)
+}
+
+// changed gives the hints a change of the job (store.Job's QOS and
+// Nice, set by UpdateJob) has overridden since its submission.
+func (s *specHints) changed(rec store.Job) {
+	if rec.QOS != nil {
+		s.qos = *rec.QOS
+	}
+	if rec.Nice != nil {
+		s.nice = *rec.Nice
+	}
 }
 
 // schedHints fills in a job's facts for its snapshot entry

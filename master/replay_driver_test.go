@@ -349,10 +349,37 @@ func (d *replayDriver) changes(t *testing.T, now float64) {
 			if ch.weight > 0 {
 				body = append(body, `"weight": `+strconv.FormatFloat(ch.weight, 'g', -1, 64))
 			}
+			if ch.limit != "" {
+				body = append(body, `"time_limit": `+strconv.Quote(ch.limit))
+			}
+			if ch.qos != "" {
+				body = append(body, `"qos": `+strconv.Quote(ch.qos))
+			}
+			if ch.nice != 0 {
+				body = append(body, `"nice": `+strconv.Itoa(ch.nice))
+			}
 			path := "/api/v1/jobs/" + strconv.FormatInt(d.ids[i], 10)
 			if code := d.h.do("PATCH", path, "{"+strings.Join(body, ", ")+"}", nil); code/100 != 2 && code != 409 {
 				t.Fatalf("change %s: %d", j.name, code)
 			}
+			if ch.limit != "" {
+				d.relimit(d.ids[i], j.limitLate)
+			}
+		}
+	}
+}
+
+// relimit gives the open attempts of job id the time limit a change set
+// (a lowered one past what they ran has killed them already).
+func (d *replayDriver) relimit(id int64, late float64) {
+	lim := d.timeLimit(id)
+	for tid, a := range d.att {
+		if tid.JobID != strconv.FormatInt(id, 10) || a.exited {
+			continue
+		}
+		a.limit = math.Inf(1)
+		if lim > 0 {
+			a.limit = d.first(id, tid.TaskIndex) + lim.Seconds() + late
 		}
 	}
 }

@@ -54,7 +54,8 @@ type rjob struct {
 	// size: the work is run*slots slot-seconds, which an attempt does at
 	// the rate of the slots it holds (the simulator's model).
 	minSlots int
-	// changes are priority or weight changes a user makes, in order.
+	// changes are priority, weight, time limit, QOS or nice changes made
+	// while the job is live, in order.
 	changes []rchange
 	// fail, when positive, makes task failTask exit with an error once
 	// it has done that much work (at full size for an elastic job).
@@ -103,11 +104,15 @@ type rjob struct {
 	limitLate float64
 }
 
-// rchange is a change of a job's priority or weight (PATCH /jobs/{id}).
+// rchange is a change of a job's priority, weight, time limit, QOS or
+// nice (PATCH /jobs/{id}), made by an admin.
 type rchange struct {
 	at       float64
 	priority int     // 0: unchanged
 	weight   float64 // 0: unchanged
+	limit    string  // the new time limit, as PATCH's time_limit takes it; "": unchanged, "0": none
+	qos      string  // "": unchanged
+	nice     int     // 0: unchanged
 }
 
 type rnode struct {

@@ -132,6 +132,7 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	if err != nil {
 		m.log.Warn("job spec unreadable; scheduling without its hints", "job", id, "err", err)
 	}
+	spec.changed(j.rec)
 	j.spec = spec
 	tasks, err := m.st.Tasks(ctx, store.TaskFilter{JobID: id})
 	if err != nil {

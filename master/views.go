@@ -114,6 +114,7 @@ func (ja *jobsAPI) specView(ctx context.Context, v *api.Job) error {
 	if err != nil {
 		return nil // a spec that does not decode gives no hints either
 	}
+	h.changed(rec)
 	hintsView(v, h)
 	ea := exitActionsOf(ja.m.Config(), &mjob{rec: rec, spec: h})
 	if ea.isDefault() {

@@ -23,12 +23,15 @@ import (
 // simulator replays them (sim's script, lifecycle.EventPriority and
 // EventWeight).
 
-// jobChange is one change of a job's priority or weight; a field not
-// changed is nil.
+// jobChange is one change of a job's priority, weight, time limit, QOS
+// or nice; a field not changed is nil.
 type jobChange struct {
 	at                   time.Time
 	fromPrio, toPrio     *int
 	fromWeight, toWeight *float64
+	fromLimit, toLimit   *time.Duration
+	fromQOS, toQOS       *string
+	fromNice, toNice     *int
 	// fromPre is the job's preemptibility before a change that moved it
 	// into or out of the LOW class (LOW work is always preemptible); the
 	// simulator's set_priority makes the same move (sim.ClassRule).
@@ -36,15 +39,51 @@ type jobChange struct {
 }
 
 // jobChangeOf is the change event e of store.UpdateJob made; false when
-// it changed neither priority nor weight.
+// it changed none of priority, weight, time limit, QOS and nice.
 func jobChangeOf(e store.Event) (jobChange, bool) {
 	ch := e.Change
 	if ch == nil {
 		return jobChange{}, false
 	}
 	c := jobChange{at: e.At, fromPrio: ch.FromPriority, toPrio: ch.ToPriority, fromWeight: ch.FromWeight, toWeight: ch.ToWeight,
-		fromPre: ch.FromPreemptible}
-	return c, c.toPrio != nil || c.toWeight != nil
+		fromPre: ch.FromPreemptible, fromLimit: ch.FromTimeLimit, toLimit: ch.ToTimeLimit, fromQOS: ch.FromQOS, toQOS: ch.ToQOS,
+		fromNice: ch.FromNice, toNice: ch.ToNice}
+	return c, c.toPrio != nil || c.toWeight != nil || c.toLimit != nil || c.toQOS != nil || c.toNice != nil
+}
+
+// exportLimitChanges sets sj's time limit to what it was at submission
+// (its QOS and nice are its job file's already, exportHints) and returns
+// its changes of time limit, QOS and nice as set_time_limit, set_qos and
+// set_nice events, times counted from since, with the live time of each
+// (liveOrder). A QOS and a nice are changes only where p's policy reads
+// them, as a scenario takes them; a QOS no longer configured is left
+// out, as at submission (exportHints).
+func exportLimitChanges(sj *scenario.Job, changes []jobChange, since time.Time, p *scenario.Pool, cfg *config.Config) ([]scenario.Event, []time.Time) {
+	var evs []scenario.Event
+	var times []time.Time
+	limitSet := false
+	qos := p.Policy == sched.PolicyPriority || p.Policy == sched.PolicyMultifactor
+	for _, c := range changes {
+		at := int64(c.at.Sub(since) / time.Second)
+		if c.toLimit != nil {
+			if !limitSet {
+				sj.TimeLimit, limitSet = int64(c.fromLimit.Seconds()), true
+			}
+			evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetTimeLimit, Job: sj.Name, TimeLimit: int64(c.toLimit.Seconds())})
+			times = append(times, c.at)
+		}
+		if c.toQOS != nil && qos && len(cfg.QOS) > 0 {
+			if name, err := cfg.ResolveQOS(*c.toQOS); err == nil {
+				evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetQOS, Job: sj.Name, QOS: name})
+				times = append(times, c.at)
+			}
+		}
+		if c.toNice != nil && p.Policy == sched.PolicyMultifactor {
+			evs = append(evs, scenario.Event{At: at, Kind: scenario.EventSetNice, Job: sj.Name, Nice: *c.toNice})
+			times = append(times, c.at)
+		}
+	}
+	return evs, times
 }
 
 // exportChanges sets sj's priority, weight and preemptibility to what they

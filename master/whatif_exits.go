@@ -104,7 +104,15 @@ func (h *historyEvents) slowKills(j store.Job, atts []store.Attempt, since, now 
 // ends attempt a (counted by sec): its first start's second plus the
 // limit (a move or resize continues the attempt, first), or the second
 // it last started, where a move's checkpoint ran past the limit
-// (lifecycle.Task.Due's rule, and the master's deadline).
+// (lifecycle.Task.Due's rule, and the master's deadline), or the second
+// of the change that lowered the limit below what it had run already
+// (set_time_limit ends it then, as the master killed it at the change).
 func (h *historyEvents) limitSecond(j store.Job, atts []store.Attempt, a store.Attempt, sec func(time.Time) int64) int64 {
-	return max(sec(h.first(atts, a))+int64(j.TimeLimit/time.Second), sec(a.StartedAt))
+	at := max(sec(h.first(atts, a))+int64(j.TimeLimit/time.Second), sec(a.StartedAt))
+	for _, c := range h.changes[j.ID] {
+		if c.toLimit != nil && (a.Open() || !c.at.After(a.EndedAt)) {
+			at = max(at, sec(c.at))
+		}
+	}
+	return at
 }

@@ -40,6 +40,9 @@ func exportHints(j store.Job, sj *scenario.Job, p *scenario.Pool, cfg *config.Co
 	if (p.Policy == sched.PolicyPriority || p.Policy == sched.PolicyMultifactor) && len(cfg.QOS) > 0 && qos != cfg.QOS[0].Name {
 		sj.QOS = qos
 	}
+	if p.Policy == sched.PolicyMultifactor {
+		sj.Nice = h.nice // the job file's; a change is a set_nice (exportLimitChanges)
+	}
 	for _, u := range h.licenses {
 		i := cfg.LicenseIndex(u.name)
 		switch {

@@ -99,6 +99,12 @@ func eventNode(e Event) (*yaml.Node, error) {
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "priority": e.Priority})
 	case EventSetWeight:
 		m.Set(string(e.Kind), map[string]any{"job": e.Job, "weight": e.Weight})
+	case EventSetTimeLimit:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "time_limit": e.TimeLimit})
+	case EventSetQOS:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "qos": e.QOS})
+	case EventSetNice:
+		m.Set(string(e.Kind), map[string]any{"job": e.Job, "nice": e.Nice})
 	case EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete:
 		m.Set(string(e.Kind), e.Node)
 	case EventNodeReshape:

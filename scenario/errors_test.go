@@ -199,7 +199,7 @@ func TestParseErrorsJobs(t *testing.T) {
 func TestParseErrorsEvents(t *testing.T) {
 	runErrorCases(t, []errorCase{
 		{"events is a mapping", jobs + "events: {at: 1}\n", 12, "events: expected a list of events, got a mapping"},
-		{"event without action", jobs + "events:\n  - {at: 1h}\n", 13, "events[0]: missing action: expected one of kill, set_priority, set_weight, node_down, node_up, drain, resume"},
+		{"event without action", jobs + "events:\n  - {at: 1h}\n", 13, "events[0]: missing action: expected one of kill, set_priority, set_weight, set_time_limit, set_qos, set_nice, node_down, node_up, drain, resume"},
 		{"node_down past a count", jobs + "events:\n  - {at: 1h, node_down: g-3}\n", 13,
 			`events[0]: node_down: unknown node "g-3": the entry "g" on line 5 (count: 2) makes the nodes "g-1" to "g-2"`},
 		{"node_down counted from 0", jobs + "events:\n  - {at: 1h, node_down: g-0}\n", 13,
@@ -255,7 +255,7 @@ func TestParseErrorsEvents(t *testing.T) {
 			`set_priority: unknown field "weight" (known fields: job, priority)`},
 		{"event set_priority is a scalar", jobs + "events:\n  - {at: 1h, set_priority: asha}\n", 13, `set_priority: expected a mapping, got "asha"`},
 		{"event negative at", jobs + "events:\n  - {at: -5, kill: asha}\n", 13, `at: expected a duration >= 0, got "-5"`},
-		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, node_down, node_up, drain, resume, node_delete, node_reshape, after_pass, before)`},
+		{"event unknown field", jobs + "events:\n  - {at: 1h, kill: asha, jbo: asha}\n", 13, `events[0]: unknown field "jbo" (known fields: at, kill, set_priority, set_weight, set_time_limit, set_qos, set_nice, node_down, node_up, drain, resume, node_delete, node_reshape, after_pass, before)`},
 		{"event before unknown job", jobs + "events:\n  - {at: 0, drain: c, before: ash}\n", 13, `events[0]: before: unknown job "ash"; did you mean "asha"?`},
 		{"event before another instant", jobs + "events:\n  - {at: 1h, drain: c, before: asha}\n", 13,
 			`events[0]: before: job "asha" is submitted at 0s, not at the event's time (3600s)`},

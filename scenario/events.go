@@ -125,8 +125,48 @@ func (p eventParser) action(f *yamlfield.Fields, e *Event, checkJobs bool) {
 		if g.Required("weight") {
 			yamlfield.Field(g, "weight", &e.Weight, yamlfield.PositiveNumber)
 		}
+	case EventSetTimeLimit:
+		if g.Required("time_limit") {
+			yamlfield.Field(g, "time_limit", &e.TimeLimit, yamlfield.Duration)
+		}
+	case EventSetQOS, EventSetNice:
+		p.setQOSNice(g, e, checkJobs)
 	}
 	g.Done()
+}
+
+// setQOSNice parses a set_qos's QOS, which must be one of the file's
+// levels, or a set_nice's nice, in a job's range; both only for a job
+// of a pool that reads them, as a job's own qos and nice.
+func (p eventParser) setQOSNice(g *yamlfield.Fields, e *Event, checkJobs bool) {
+	key := "qos"
+	if e.Kind == EventSetNice {
+		key = "nice"
+	}
+	if !g.Required(key) {
+		return
+	}
+	if e.Kind == EventSetNice {
+		yamlfield.Field(g, "nice", &e.Nice, yamlfield.IntIn(-MaxNice, MaxNice))
+	} else if yamlfield.Field(g, "qos", &e.QOS, name) && p.QOSKnown && !p.HasQOS(e.QOS) {
+		if len(p.QOSOrder) == 0 {
+			g.Errorf("qos", "unknown QOS %s: the file has no qos section", yamlfield.Quote(e.QOS))
+		} else {
+			g.Errorf("qos", "unknown QOS %s%s (QOS: %s)", yamlfield.Quote(e.QOS), yamlfield.Suggest(e.QOS, p.QOSOrder), yamlfield.OneOf(p.QOSOrder))
+		}
+	}
+	pool := p.jobPools[e.Job]
+	if !checkJobs || pool == "" || p.pools[pool] == nil {
+		return
+	}
+	switch policy := p.pools[pool].policy; {
+	case e.Kind == EventSetNice && policy != PolicyMultifactor:
+		g.Errorf("job", "job %s runs in pool %s, whose policy is %s: only multifactor pools compute a priority for nice to adjust",
+			yamlfield.Quote(e.Job), yamlfield.Quote(pool), policy)
+	case e.Kind == EventSetQOS && policy != PolicyPriority && policy != PolicyMultifactor:
+		g.Errorf("job", "job %s runs in pool %s, whose policy is %s: only priority and multifactor pools use a job's QOS",
+			yamlfield.Quote(e.Job), yamlfield.Quote(pool), policy)
+	}
 }
 
 // reshape parses a node_reshape's value: the node and its new shape,

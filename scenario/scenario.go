@@ -389,6 +389,15 @@ const (
 	EventKill        EventKind = "kill"
 	EventSetPriority EventKind = "set_priority"
 	EventSetWeight   EventKind = "set_weight"
+	// EventSetTimeLimit changes a job's time limit (Event.TimeLimit, 0
+	// for none) from then on, as allot job update --time-limit does: its
+	// running tasks end at the new limit, counted from their attempts'
+	// starts, at once where they are past it already.
+	EventSetTimeLimit EventKind = "set_time_limit"
+	// EventSetQOS changes a job's QOS level (Event.QOS), EventSetNice its
+	// nice (Event.Nice), as allot job update --qos and --nice do.
+	EventSetQOS  EventKind = "set_qos"
+	EventSetNice EventKind = "set_nice"
 	// EventNodeDown: a node is lost. The attempts on it end as lost (a
 	// preemptible job's task is requeued by its job's exit actions,
 	// another's fails) and it offers no slots until EventNodeUp.
@@ -414,7 +423,7 @@ const (
 	EventNodeReshape EventKind = "node_reshape"
 )
 
-var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventNodeDown, EventNodeUp, EventDrain, EventResume,
+var eventKinds = []EventKind{EventKill, EventSetPriority, EventSetWeight, EventSetTimeLimit, EventSetQOS, EventSetNice, EventNodeDown, EventNodeUp, EventDrain, EventResume,
 	EventNodeDelete, EventNodeReshape}
 
 // OfNode reports an event that names a node rather than a job.
@@ -430,7 +439,12 @@ type Event struct {
 	Job      string
 	Priority int     // for EventSetPriority
 	Weight   float64 // for EventSetWeight
-	Node     string  // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete, EventNodeReshape
+	// TimeLimit (seconds, 0 for none), QOS and Nice are for
+	// EventSetTimeLimit, EventSetQOS and EventSetNice.
+	TimeLimit int64
+	QOS       string
+	Nice      int
+	Node      string // for EventNodeDown, EventNodeUp, EventDrain, EventResume, EventNodeDelete, EventNodeReshape
 	// Shape is, for EventNodeReshape, the node's slots, GPU type and
 	// labels from the event on (its Name is Node); nil otherwise.
 	Shape *Node

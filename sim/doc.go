@@ -22,7 +22,7 @@
 // told to the lifecycle.Cluster as an event (Observe: a submission, an
 // end, a landed checkpoint, a searcher's stop, a failed or lost start,
 // an agent's preemption,
-// a kill, a priority or weight change, a node going down or coming back
+// a kill, a priority, weight, time limit, QOS or nice change, a node going down or coming back
 // or its grace running out, a tick; a scripted failure by
 // Cluster.Fail), then
 // settle the cluster (lifecycle.Cluster.Step: passes, each plan applied,

@@ -355,7 +355,14 @@ func (s *sim) handle(e event) {
 		s.ends.agentPreempted(e)
 	case evEnd:
 		// A stale end or checkpoint (the task was re-planned since) is
-		// dropped by Observe.
+		// dropped by Observe; an end that a raised time limit postponed
+		// (set_time_limit) is promised again, later.
+		if s.c.Tasks.Current(e.ref, e.ver) {
+			t := s.c.Tasks.At(e.ref)
+			if due, _ := t.Due(s.c.Jobs[t.Job].Shape); due > s.now {
+				break
+			}
+		}
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventEnded, Task: e.ref, Ver: e.ver}); o.Applied {
 			s.ended(e.ref, &o)
 		}
@@ -492,6 +499,23 @@ func (s *sim) script(e Event) {
 	case EventSetWeight:
 		j.spec.Weight = e.Weight
 		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventWeight, Job: ji, Weight: e.Weight})
+	case EventSetTimeLimit:
+		j.spec.TimeLimit = e.TimeLimit
+		o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventTimeLimit, Job: ji, Limit: e.TimeLimit})
+		for _, ti := range o.Retimed {
+			// Promised again at the new limit, or now where it has
+			// passed; the end promised before is dropped if not due.
+			t := s.c.Tasks.At(ti)
+			if end, _ := t.Due(s.c.Jobs[ji].Shape); end >= 0 {
+				s.q.push(event{at: max(end, s.now), kind: evEnd, ref: ti, ver: t.Ver})
+			}
+		}
+	case EventSetQOS:
+		j.spec.QOS = e.QOS
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventQOS, Job: ji, QOS: e.QOS})
+	case EventSetNice:
+		j.spec.Nice = e.Nice
+		s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventNice, Job: ji, Nice: e.Nice})
 	case EventKill:
 		if o := s.c.Observe(s.now, lifecycle.Event{Kind: lifecycle.EventKill, Job: ji}); o.Applied {
 			s.killed(ji, o.Freed, o.Killing)

@@ -79,6 +79,7 @@ var eventKinds = map[scenario.EventKind]EventKind{
 	scenario.EventKill: EventKill, scenario.EventSetPriority: EventSetPriority, scenario.EventSetWeight: EventSetWeight,
 	scenario.EventNodeDown: EventNodeDown, scenario.EventNodeUp: EventNodeUp, scenario.EventDrain: EventNodeDrain,
 	scenario.EventResume: EventNodeResume, scenario.EventNodeDelete: EventNodeDelete, scenario.EventNodeReshape: EventNodeReshape,
+	scenario.EventSetTimeLimit: EventSetTimeLimit, scenario.EventSetQOS: EventSetQOS, scenario.EventSetNice: EventSetNice,
 }
 
 // eventsFromScenario converts the scenario's scripted events, in order.
@@ -89,8 +90,14 @@ func eventsFromScenario(sc *scenario.Scenario) ([]Event, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s:%d: unknown event kind %q", sc.Name, e.Line, e.Kind)
 		}
-		ev := Event{Kind: kind, At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, Node: e.Node, AfterPass: e.AfterPass,
-			Before: e.Before, Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
+		ev := Event{Kind: kind, At: e.At, Job: e.Job, Priority: e.Priority, Weight: e.Weight, TimeLimit: e.TimeLimit, Nice: e.Nice,
+			Node: e.Node, AfterPass: e.AfterPass, Before: e.Before, Where: fmt.Sprintf("%s:%d", sc.Name, e.Line)}
+		if kind == EventSetQOS {
+			ev.QOS = slices.IndexFunc(sc.QOS, func(q scenario.QOS) bool { return q.Name == e.QOS })
+			if ev.QOS < 0 {
+				return nil, fmt.Errorf("%s:%d: set_qos: unknown QOS %q", sc.Name, e.Line, e.QOS)
+			}
+		}
 		if kind == EventNodeReshape {
 			// Built as the node was (scenarioNode); reshape gives it the
 			// node's pool (or Pool) and zero-slot limit.

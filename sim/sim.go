@@ -279,6 +279,13 @@ const (
 	// EventNodeReshape), and fair-share usage is a share of the new
 	// slots, in the new pool, from then on.
 	EventNodeReshape
+	// EventSetTimeLimit, EventSetQOS and EventSetNice change a job's
+	// time limit (Event.TimeLimit), QOS (Event.QOS, an index into
+	// Input.QOS) and nice (Event.Nice), through the lifecycle
+	// (lifecycle's EventTimeLimit, EventQOS, EventNice).
+	EventSetTimeLimit
+	EventSetQOS
+	EventSetNice
 )
 
 // Event is a scripted change at a given time: to Job, or for a node
@@ -289,7 +296,12 @@ type Event struct {
 	Job      string
 	Priority int
 	Weight   float64
-	Node     string
+	// TimeLimit (seconds, 0 for none), QOS and Nice are an
+	// EventSetTimeLimit's, EventSetQOS's and EventSetNice's.
+	TimeLimit int64
+	QOS       int
+	Nice      int
+	Node      string
 	// Shape is an EventNodeReshape's new shape of Node: its Slots, GPU,
 	// Labels and Switch.
 	Shape *sched.Node

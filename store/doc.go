@@ -114,9 +114,12 @@
 //     where it restarts as soon as its attempt ends, for a move or a
 //     resize. Only the transition to preempting sets it and every
 //     transition replaces it, so a task outside preempting has none.
+//   - A job's QOS and nice are its job file's (Job.Spec) until a change
+//     (UpdateJob) sets them (Job.QOS, Job.Nice; Job.QOSNice reads both).
 //   - Every job creation ("" → queued, one event per job, none per task),
-//     job and task transition, and change of a job's priority, weight or
-//     preemptibility appends an Event in the same transaction: the event
+//     job and task transition, and change of a job's priority, weight,
+//     preemptibility, time limit, QOS or nice appends an Event in the
+//     same transaction: the event
 //     log is complete and ordered by Event.Seq. What programs read of
 //     it they read off facts, never off reasons, which are for users and
 //     may be reworded: a task transition's Cause and PartRan, a job

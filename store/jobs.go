@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,7 +13,7 @@ import (
 
 const jobCols = `id, name, kind, project, user_name, pool, state, reason, priority, priority_class,
 	weight, preemptible, slots, max_concurrent, max_slots, time_limit_ns, entrypoint, environment,
-	spec, submitted_ns, ended_ns`
+	spec, submitted_ns, ended_ns, qos, nice`
 
 // taskRowsPerInsert bounds a multi-row INSERT of tasks.
 const taskRowsPerInsert = 500
@@ -25,13 +26,16 @@ func scanJob(sc rowScanner) (Job, error) {
 		spec      sql.NullString
 		submitted int64
 		ended     sql.NullInt64
+		qos       sql.Null[string]
+		nice      sql.Null[int64]
 	)
 	err := sc.Scan(&j.ID, &j.Name, &j.Kind, &j.Project, &j.User, &j.Pool, &j.State, &j.Reason,
 		&j.Priority, &j.PriorityClass, &j.Weight, &j.Preemptible, &j.Slots, &j.MaxConcurrent,
-		&j.MaxSlots, &timeLimit, &j.Entrypoint, &env, &spec, &submitted, &ended)
+		&j.MaxSlots, &timeLimit, &j.Entrypoint, &env, &spec, &submitted, &ended, &qos, &nice)
 	if err != nil {
 		return Job{}, err
 	}
+	j.QOS, j.Nice = nullPtr(qos), nullInt(nice)
 	j.TimeLimit = time.Duration(timeLimit)
 	if err := decodeJSON("job environment", env, &j.Environment); err != nil {
 		return Job{}, err
@@ -403,14 +407,16 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 		c.FromPreemptible, c.ToPreemptible = ptr(j.Preemptible), ptr(*u.Preemptible)
 		j.Preemptible = *u.Preemptible
 	}
+	changes = append(changes, changeLimits(&j, u, &c)...)
 	if err := validateJob(j); err != nil {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
 	}
 	if len(changes) == 0 {
 		return j, nil
 	}
-	if _, err := o.q.ExecContext(ctx, o.d.q("UPDATE jobs SET priority = ?, priority_class = ?, weight = ?, preemptible = ? WHERE id = ?"),
-		j.Priority, j.PriorityClass, j.Weight, j.Preemptible, u.ID); err != nil {
+	if _, err := o.q.ExecContext(ctx, o.d.q(`UPDATE jobs SET priority = ?, priority_class = ?, weight = ?, preemptible = ?,
+		time_limit_ns = ?, qos = ?, nice = ? WHERE id = ?`),
+		j.Priority, j.PriorityClass, j.Weight, j.Preemptible, int64(j.TimeLimit), j.QOS, j.Nice, u.ID); err != nil {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
 	}
 	reason := strings.Join(changes, ", ")
@@ -423,6 +429,60 @@ func (o *ops) UpdateJob(ctx context.Context, u JobUpdate) (Job, error) {
 		return Job{}, fmt.Errorf("update job %d: %w", u.ID, err)
 	}
 	return j, nil
+}
+
+// changeLimits applies u's time limit, QOS and nice to j, records them
+// in c and returns the words of the reason that name them. A job's QOS
+// and nice are its job file's until a change sets them (Job.QOS, Nice).
+func changeLimits(j *Job, u JobUpdate, c *JobChange) []string {
+	var changes []string
+	if u.TimeLimit != nil && *u.TimeLimit != j.TimeLimit {
+		changes = append(changes, fmt.Sprintf("time limit %s → %s", limitWords(j.TimeLimit), limitWords(*u.TimeLimit)))
+		c.FromTimeLimit, c.ToTimeLimit = ptr(j.TimeLimit), ptr(*u.TimeLimit)
+		j.TimeLimit = *u.TimeLimit
+	}
+	qos, nice := j.QOSNice()
+	if u.QOS != nil && *u.QOS != qos {
+		changes = append(changes, fmt.Sprintf("qos %q → %q", qos, *u.QOS))
+		c.FromQOS, c.ToQOS = ptr(qos), ptr(*u.QOS)
+		j.QOS = ptr(*u.QOS)
+	}
+	if u.Nice != nil && *u.Nice != nice {
+		changes = append(changes, fmt.Sprintf("nice %d → %d", nice, *u.Nice))
+		c.FromNice, c.ToNice = ptr(nice), ptr(*u.Nice)
+		j.Nice = ptr(*u.Nice)
+	}
+	return changes
+}
+
+// limitWords is a time limit in a reason: its duration, or none.
+func limitWords(d time.Duration) string {
+	if d <= 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+// QOSNice is the job's QOS ("" for the configuration's default) and
+// nice: a change's (QOS, Nice), else its job file's.
+func (j Job) QOSNice() (string, int) {
+	var doc struct {
+		Resources struct {
+			QOS  string `json:"qos"`
+			Nice int    `json:"nice"`
+		} `json:"resources"`
+	}
+	if len(j.Spec) > 0 && (j.QOS == nil || j.Nice == nil) {
+		_ = json.Unmarshal(j.Spec, &doc) // a spec that does not decode names neither
+	}
+	qos, nice := doc.Resources.QOS, doc.Resources.Nice
+	if j.QOS != nil {
+		qos = *j.QOS
+	}
+	if j.Nice != nil {
+		nice = *j.Nice
+	}
+	return qos, nice
 }
 
 // ptr is a pointer to a copy of v.

@@ -36,11 +36,15 @@ type Job struct {
 	MaxConcurrent int           // tasks running at once, 0 = no cap
 	MaxSlots      int           // slots held at once, 0 = no cap
 	TimeLimit     time.Duration // 0 = none
-	Entrypoint    string
-	Environment   map[string]string
-	Spec          json.RawMessage // the original job file as JSON; nil = none
-	SubmittedAt   time.Time       // zero on CreateJob = now
-	EndedAt       time.Time       // zero until the job reaches a terminal state
+	// QOS and Nice are set by a change (UpdateJob) after submission;
+	// nil keeps the job file's (Spec's resources.qos and nice).
+	QOS         *string
+	Nice        *int
+	Entrypoint  string
+	Environment map[string]string
+	Spec        json.RawMessage // the original job file as JSON; nil = none
+	SubmittedAt time.Time       // zero on CreateJob = now
+	EndedAt     time.Time       // zero until the job reaches a terminal state
 }
 
 // Task is one unit that holds an allocation: a trial, a command, a notebook.
@@ -218,7 +222,8 @@ type UsageFilter struct {
 }
 
 // Event is one entry of the event log: a job or task transition, or a
-// change of a job's priority, weight or preemptibility (then From == To,
+// change of a job's priority, weight, preemptibility, time limit, QOS or
+// nice (then From == To,
 // Reason says what changed and Change the same as values). The store
 // writes it in the transaction of the change.
 type Event struct {
@@ -241,15 +246,19 @@ type Event struct {
 	Change *JobChange
 }
 
-// JobChange is what a change of a job's priority, weight or
-// preemptibility changed, each field before and after, both nil for a
-// field it left as it was. The priority class is not kept: it follows
-// from the priority wherever the master changes it (the reason still
-// names it).
+// JobChange is what a change of a job's priority, weight,
+// preemptibility, time limit, QOS or nice changed, each field before and
+// after, both nil for a field it left as it was. The priority class is
+// not kept: it follows from the priority wherever the master changes it
+// (the reason still names it). A QOS of "" is the configuration's
+// default.
 type JobChange struct {
 	FromPriority, ToPriority       *int
 	FromWeight, ToWeight           *float64
 	FromPreemptible, ToPreemptible *bool
+	FromTimeLimit, ToTimeLimit     *time.Duration
+	FromQOS, ToQOS                 *string
+	FromNice, ToNice               *int
 }
 
 // Cause says, in a word a program reads, why a task's transition was
@@ -405,13 +414,17 @@ type JobTransition struct {
 }
 
 // JobUpdate changes the fields of a live (non-terminal) job that users may
-// change. Nil fields are kept.
+// change. Nil fields are kept. TimeLimit 0 removes the limit; QOS ""
+// is the configuration's default QOS.
 type JobUpdate struct {
 	ID            int64
 	Priority      *int
 	PriorityClass *string
 	Weight        *float64
 	Preemptible   *bool
+	TimeLimit     *time.Duration
+	QOS           *string
+	Nice          *int
 	At            time.Time // zero = now
 	Reason        string
 }

@@ -1,11 +1,14 @@
 package yamlfield
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // durationWant is the message for a value that is no duration at all.
@@ -149,4 +152,25 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// DurationText reads a duration given as text outside a YAML file (a
+// JSON value, a command-line flag) as a file's duration field takes it
+// (Duration): whole seconds ("90", or a whole float such as "90.0") or
+// a string form ("90s", "1h30m", "2d", "1d12h", "1:30:00",
+// "2-12:00:00"). Its error is the message Duration gives, without a
+// file, line or field: the caller names the field.
+func DurationText(text string) (int64, error) {
+	tag := "!!str"
+	if _, err := strconv.ParseInt(text, 10, 64); err == nil {
+		tag = "!!int"
+	} else if _, err := strconv.ParseFloat(text, 64); err == nil && strings.Trim(text, "0123456789.eE+-") == "" {
+		tag = "!!float" // "1e3", not "Inf" nor "0x10"
+	}
+	p := New("", Options{BareNumbers: true})
+	v, ok := Duration(p, &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: text}, "")
+	if !ok {
+		return 0, errors.New(p.errs[0].Msg)
+	}
+	return v, nil
 }

@@ -75,3 +75,32 @@ func FuzzDuration(f *testing.F) {
 		}
 	})
 }
+
+// TestDurationText: a duration given outside a file reads as a file's
+// duration field does, and a bad one says why without a file or line.
+func TestDurationText(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     int64
+		err      string
+	}{
+		{"go duration", "2h", 7200, ""},
+		{"days", "1d12h", 129600, ""},
+		{"slurm days", "1-00:00:00", 86400, ""},
+		{"seconds", "7200", 7200, ""},
+		{"whole float", "90.0", 90, ""},
+		{"exponent", "1e3", 1000, ""},
+		{"zero", "0", 0, ""},
+		{"fraction", "90.5", 0, "expected a whole number of seconds, got 90.5"},
+		{"negative", "-5", 0, "expected a duration >= 0, got -5"},
+		{"words", "abc", 0, `expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "abc"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := DurationText(c.in)
+			if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+				t.Errorf("DurationText(%q) = %d, %v; want %d, %q", c.in, got, err, c.want, c.err)
+			}
+		})
+	}
+}

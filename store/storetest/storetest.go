@@ -32,6 +32,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"JobTransitions", testJobTransitions},
 		{"MoveJobEnd", testMoveJobEnd},
 		{"UpdateJob", testUpdateJob},
+		{"UpdateJobLimits", testUpdateJobLimits},
 		{"TaskLifecycleNumbersAttempts", testTaskLifecycle},
 		{"TaskTransitionRejects", testTaskTransitionRejects},
 		{"ReservedRestart", testReservedRestart},

@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestJobUpdate: allot job update sends one PATCH of what its flags name,
+// the time limit as typed (the master reads the job file's forms), and
+// says what the job has now; bad flags send nothing.
+func TestJobUpdate(t *testing.T) {
+	f := newFakeMaster(t)
+	runCLICases(t, f, []cliCase{
+		{name: "time limit", args: []string{"job", "update", "5", "--time-limit", "2h"}, out: "job 5 (asha): time limit 2h\n"},
+		{name: "slurm's form", args: []string{"job", "update", "5", "--time-limit", "1-00:00:00"}, out: "job 5 (asha): time limit 24h\n"},
+		{name: "no time limit", args: []string{"job", "update", "5", "--time-limit", "0"}, out: "job 5 (asha): time limit none\n"},
+		{name: "qos and nice", args: []string{"job", "update", "5", "--qos", "normal", "--nice", "10"}, out: "job 5 (asha): qos normal, nice 10\n"},
+		{name: "priority and weight", args: []string{"job", "update", "5", "--priority", "low", "--weight", "2"},
+			out: "job 5 (asha): priority 80 (LOW), weight 2\n"},
+		{name: "nothing to change", args: []string{"job", "update", "5"},
+			err: "allot job update: expected a change: --priority, --weight, --time-limit, --qos or --nice"},
+		{name: "not a duration", args: []string{"job", "update", "5", "--time-limit", "2x"},
+			err: `--time-limit: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "2x"`},
+		{name: "negative nice", args: []string{"job", "update", "5", "--nice", "-5"}, err: `--nice: expected a whole number from 0 to 1000000000, got "-5"`},
+		{name: "bad priority", args: []string{"job", "update", "5", "--priority", "100"}, err: "priority: expected 1 to 99"},
+		{name: "unknown job", args: []string{"job", "update", "77", "--qos", "high"}, err: "master: 404 Not Found: job 77 does not exist"},
+	})
+	want := []string{`{"time_limit":"2h"}`, `{"time_limit":"1-00:00:00"}`, `{"time_limit":"0"}`, `{"qos":"normal","nice":10}`,
+		`{"priority_class":"LOW","weight":2}`}
+	var patches []string
+	for i, r := range f.requests {
+		if strings.HasPrefix(r, "PATCH /api/v1/jobs/5") {
+			patches = append(patches, f.bodies[i])
+		}
+	}
+	if strings.Join(patches, " ") != strings.Join(want, " ") {
+		t.Errorf("PATCH bodies = %q, want %q", patches, want)
+	}
+}
