@@ -193,6 +193,9 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			m.setTask(t, rec)
 		}
 	}
+	if err := r.m.restoreNextFor(ctx, j); err != nil {
+		return fmt.Errorf("job %d: %w", id, err)
+	}
 	if err := r.restoreSearch(ctx, j); err != nil {
 		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
 	}

@@ -74,9 +74,16 @@ type mtask struct {
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on. nextAt is when it was
-	// reserved. nil for every other task.
-	next   []*mpart
-	nextAt time.Time
+	// reserved. nil for every other task. nextFor and nextWhy are the
+	// job the move or resize makes room for (0: none, as for growth)
+	// and, for a shrink, the rule that lets that job take its slots, in
+	// words (resizeWhy), which the views show (readview_resizing.go); the
+	// transition's event keeps them (store.Event.ForJob, Why), whence a
+	// restarted master reads them back (restoreNextFor).
+	next    []*mpart
+	nextAt  time.Time
+	nextFor int64
+	nextWhy string
 	// launch is the task's place in the order attempts were launched,
 	// and drainLaunch that of the placement a move or resize drains
 	// (launchorder.go).
@@ -344,7 +351,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 	}
 	if t.next != nil && rec.State != store.TaskPreempting {
 		m.releaseParts(t, t.next)
-		t.next = nil
+		t.next, t.nextFor, t.nextWhy = nil, 0, ""
 	}
 	if rec.State != store.TaskKilling {
 		t.limited = rec.State == store.TaskKilled && old == store.TaskKilling && t.endCause == store.CauseTimeLimit

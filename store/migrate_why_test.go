@@ -7,18 +7,20 @@ import (
 )
 
 // TestEventWhyBackfill: migration 0020 reads the rule of a shrink for
-// another job off the reason of the resize events written before it, in
-// both dialects; growth, moves and preemptions keep none.
+// another job, and the job where 0019 did not keep it, off the reason of
+// the resize events written before it, in both dialects; growth, moves
+// and preemptions keep neither.
 func TestEventWhyBackfill(t *testing.T) {
 	events := []struct {
 		name, reason string
 		cause        Cause
 		want         string
+		forJob       int64
 	}{
 		{name: "a shrink for a job", reason: "resizing to 2 slots for job 16 (quota reclaim: project nlp is below its quota, project vision over it)",
-			cause: CauseResized, want: "quota reclaim: project nlp is below its quota, project vision over it"},
+			cause: CauseResized, want: "quota reclaim: project nlp is below its quota, project vision over it", forJob: 16},
 		{name: "a shrink to one slot", reason: "resizing to 1 slot for job 7 (fair share: its owner is below its share (of the pool))",
-			cause: CauseResized, want: "fair share: its owner is below its share (of the pool)"},
+			cause: CauseResized, want: "fair share: its owner is below its share (of the pool)", forJob: 7},
 		{name: "growth", reason: "resizing to 4 slots", cause: CauseResized},
 		{name: "a move", reason: "moving to make room for job 3 (x)", cause: CauseMoved},
 		{name: "a preemption", reason: "preempted for job 3 (priority 10 runs before the preempted job's 40)", cause: CausePriority},
@@ -43,8 +45,8 @@ func TestEventWhyBackfill(t *testing.T) {
 			}
 			for i, e := range events {
 				t.Run(e.name, func(t *testing.T) {
-					if evs[i].Why != e.want {
-						t.Errorf("%q: why %q, want %q", e.reason, evs[i].Why, e.want)
+					if evs[i].Why != e.want || evs[i].ForJob != e.forJob {
+						t.Errorf("%q: why %q for job %d, want %q for job %d", e.reason, evs[i].Why, evs[i].ForJob, e.want, e.forJob)
 					}
 				})
 			}
