@@ -156,7 +156,8 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 		if !ok || a.Number != rec.Attempt {
 			return fmt.Errorf("task %d/%d is %s without its open attempt %d", id, rec.Index, rec.State, rec.Attempt)
 		}
-		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt}
+		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt,
+			runningAt: a.RunningAt}
 		for _, p := range a.Placement {
 			st := partStarting
 			if rec.State != store.TaskStarting {

@@ -75,11 +75,9 @@ type mtask struct {
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on. nextAt is when it was
 	// reserved. nil for every other task. nextFor and nextWhy are the
-	// job the move or resize makes room for (0: none, as for growth)
-	// and, for a shrink, the rule that lets that job take its slots, in
-	// words (resizeWhy), which the views show (readview_resizing.go); the
-	// transition's event keeps them (store.Event.ForJob, Why), whence a
-	// restarted master reads them back (restoreNextFor).
+	// job it makes room for (0: none) and a shrink's rule in words
+	// (resizeWhy), for the views; a restart reads them back from the
+	// transition's event (restoreNextFor).
 	next    []*mpart
 	nextAt  time.Time
 	nextFor int64
@@ -112,6 +110,9 @@ type mattempt struct {
 	continues  time.Time
 	parts      []*mpart
 	backfilled bool
+	// runningAt is when its task first went running in it, as the store
+	// keeps it (store.Attempt.RunningAt); zero until then.
+	runningAt time.Time
 	// usedTo is the end of the attempt's last usage record, or its start.
 	usedTo time.Time
 	// heardTo is the last time an agent of the attempt said a part of it
