@@ -13,23 +13,39 @@ const JobStateKilling = "killing"
 // task preempting) and no filter takes it.
 const JobStateResizing = "resizing"
 
+// JobStateMoving is the state a client shows for a running job while a
+// task of it is being moved to another placement (Job.Moving), and for
+// that task (Task.Move): a consolidation making room for another job,
+// or a re-placement. Nothing is stored in it (the job stays running, the
+// task preempting) and, as for resizing, no filter takes it.
+const JobStateMoving = "moving"
+
 // ShownState is the state to show a user: killing while the job is
-// Ending, resizing while a task of it is being resized, else its State.
+// Ending, resizing while a task of it is being resized, moving while one
+// is being moved, else its State.
 func (j Job) ShownState() string {
 	switch {
 	case j.Ending:
 		return JobStateKilling
 	case j.Resizing != nil && j.State == "running":
 		return JobStateResizing
+	case j.Moving != nil && j.State == "running":
+		return JobStateMoving
 	}
 	return j.State
 }
 
 // ShownState is the state to show of a task: resizing while it
-// checkpoints to be resized (Resize), else its State.
+// checkpoints to be resized (Resize), moving while it checkpoints to be
+// moved (Move), else its State.
 func (t Task) ShownState() string {
-	if t.Resize != nil && t.State == "preempting" {
+	switch {
+	case t.State != "preempting":
+		return t.State
+	case t.Resize != nil:
 		return JobStateResizing
+	case t.Move != nil:
+		return JobStateMoving
 	}
 	return t.State
 }
@@ -49,4 +65,26 @@ type Resizing struct {
 	ForJob int64     `json:"for_job,omitempty"`
 	Why    string    `json:"why,omitempty"`
 	Since  time.Time `json:"since"`
+}
+
+// Moving is a task of a running job being moved to another placement
+// (Job.Moving): it checkpoints on the nodes From since Since, and then
+// restarts at once on To, the nodes of the placement reserved for it,
+// with as many slots. ForJob is the job the move makes room for (0 for
+// none). Tasks counts the job's tasks being moved; Task, From, To and
+// ForJob are the first's.
+type Moving struct {
+	Task   int       `json:"task"`
+	Tasks  int       `json:"tasks"`
+	From   []string  `json:"from"`
+	To     []string  `json:"to"`
+	ForJob int64     `json:"for_job,omitempty"`
+	Since  time.Time `json:"since"`
+}
+
+// NodeChange is a task's move (Task.Move): the nodes of the attempt that
+// checkpoints and of the placement it restarts on.
+type NodeChange struct {
+	From []string `json:"from"`
+	To   []string `json:"to"`
 }

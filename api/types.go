@@ -57,6 +57,13 @@ type Job struct {
 	// slots, and why. Clients show the job as JobStateResizing; it stays
 	// running in the store, and the task preempting. Nil otherwise.
 	Resizing *Resizing `json:"resizing,omitempty"`
+	// Moving, while the master moves a task of the running job to
+	// another placement (the task checkpoints, then restarts at once
+	// there), says which task, from and to which nodes, for which job
+	// and since when. Clients show the job as JobStateMoving (Resizing
+	// first where both are set); it stays running in the store, and the
+	// task preempting. Nil otherwise.
+	Moving *Moving `json:"moving,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`
@@ -146,6 +153,11 @@ type Task struct {
 	// slots of its attempt and of that placement; clients show the task
 	// as JobStateResizing. Nil otherwise (a move keeps its size).
 	Resize *SlotChange `json:"resize,omitempty"`
+	// Move, for a task preempting to be moved (it restarts at once on a
+	// placement reserved for it, with as many slots), is the nodes of its
+	// attempt and of that placement; clients show the task as
+	// JobStateMoving. Nil otherwise.
+	Move *NodeChange `json:"move,omitempty"`
 }
 
 // Attempt is one run of a task.

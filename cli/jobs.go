@@ -82,7 +82,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.project, "project", "", "only jobs of this project")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed; or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing or moving); or Slurm's pending (PD), R, CG, CD, F, CA")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -99,6 +99,9 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 	}
 	if f.state != "" {
 		s, ok := listState(f.state)
+		if !ok && slices.Contains(shownOnly, s) {
+			return usageErrorf("--state: a job shown %s is stored running, and --state running lists it", s)
+		}
 		if !ok {
 			return usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CG, CD, F, CA), got %q", strings.Join(listStates, ", "), f.state)
 		}

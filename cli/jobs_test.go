@@ -149,6 +149,10 @@ func TestJobs(t *testing.T) {
 		{name: "Slurm's TIMEOUT, with no counterpart", args: []string{"jobs", "--state", "TO"},
 			err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "TO"`},
 		{name: "bad state", args: []string{"jobs", "--state", "done"}, err: `--state: expected one of queued, running, killing, completed, failed, killed (or Slurm's pending, PD, R, CG, CD, F, CA), got "done"`},
+		{name: "resizing, a shown state only", args: []string{"jobs", "--state", "resizing"},
+			err: `--state: a job shown resizing is stored running, and --state running lists it`},
+		{name: "moving, a shown state only", args: []string{"jobs", "--state", "Moving"},
+			err: `--state: a job shown moving is stored running, and --state running lists it`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"jobs", "3"}, err: `allot jobs: unexpected argument "3": it takes no arguments (allot jobs)`},
 	})

@@ -80,10 +80,14 @@ func TestJobShowResizedEnd(t *testing.T) {
 
 // TestJobShowResizingState: a task preempting to be resized in place
 // (the master's resize) reads resizing in STATE, and its job in the State
-// row (allot jobs reads the same ShownState); a task preempted for good,
-// or moved, reads preempting, and a job ending killing (trial k C2).
+// row (allot jobs reads the same ShownState); one preempting to be moved
+// reads moving, its job too, unless another is being resized; a task
+// preempted for good reads preempting, and a job ending killing (trial k
+// C2).
 func TestJobShowResizingState(t *testing.T) {
 	resize := &api.SlotChange{From: 4, To: 2}
+	move := &api.NodeChange{From: []string{"node-a"}, To: []string{"node-b"}}
+	moving := &api.Moving{Tasks: 1, From: move.From, To: move.To}
 	for _, tc := range []struct {
 		name              string
 		task              api.Task
@@ -92,9 +96,14 @@ func TestJobShowResizingState(t *testing.T) {
 	}{
 		{"resizing", api.Task{State: "preempting", Resize: resize},
 			api.Job{State: "running", Resizing: &api.Resizing{From: 4, To: 2}}, "resizing", "resizing"},
+		{"moving", api.Task{State: "preempting", Move: move}, api.Job{State: "running", Moving: moving}, "moving", "moving"},
+		{"a job with a task resized, another moved", api.Task{State: "preempting", Move: move},
+			api.Job{State: "running", Moving: moving, Resizing: &api.Resizing{From: 4, To: 2}}, "moving", "resizing"},
 		{"preempting", api.Task{State: "preempting"}, api.Job{State: "running"}, "preempting", "running"},
+		{"a moved task since running", api.Task{State: "running", Move: move}, api.Job{State: "queued", Moving: moving},
+			"running", "queued"},
 		{"a killed job ending", api.Task{State: "killing"}, api.Job{State: "killed", Ending: true,
-			Resizing: &api.Resizing{From: 4, To: 2}}, "killing", "killing"},
+			Resizing: &api.Resizing{From: 4, To: 2}, Moving: moving}, "killing", "killing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder

@@ -326,6 +326,9 @@ func (ag *agents) maybeRunning(ctx context.Context, t *mtask) error {
 		return err
 	}
 	ag.m.setTask(t, rec)
+	if t.att.runningAt.IsZero() {
+		t.att.runningAt = rec.UpdatedAt
+	}
 	return nil
 }
 

@@ -165,7 +165,8 @@ func (rd redactor) resizes(rs []api.DryRunResize) []api.DryRunResize {
 // ended resized in place (its preempting event's cause, else its end
 // reason, agents.go's "checkpointed to resize"): the slots it held and
 // those its task's next attempt ran on (the event's "resizing to N
-// slots" while none has started), and the job it shrank for, in words.
+// slots" while none has started), and the job it shrank for and why, as
+// the event keeps them (store.Event.ForJob, Why), in words.
 // d is the event, zero when the store has none.
 func resizedAttempt(a store.Attempt, d store.Event, atts []store.Attempt) (api.Resize, bool) {
 	if d.Cause != store.CauseResized && !strings.HasSuffix(a.Reason, resizedEnd) {
@@ -190,11 +191,11 @@ func resizedAttempt(a store.Attempt, d store.Event, atts []store.Attempt) (api.R
 	if rz.To == 0 {
 		rz.Why = "resized from " + slotWord(rz.From)
 	}
-	if id, rule := resizeFor(d.Reason, rz.To); id != 0 {
-		rz.ForJob = id
-		rz.Why += fmt.Sprintf(" for job %d", id)
-		if rule != "" {
-			rz.Why += " (" + rule + ")"
+	if d.ForJob != 0 {
+		rz.ForJob = d.ForJob
+		rz.Why += fmt.Sprintf(" for job %d", d.ForJob)
+		if d.Why != "" {
+			rz.Why += " (" + d.Why + ")"
 		}
 	}
 	if how := strings.TrimPrefix(a.Reason, "preempted: "); how != "" && how != resizedEnd {

@@ -1,6 +1,8 @@
 package master
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -67,7 +69,7 @@ func (pl *planner) replaceOp(e *lifecycle.Effect, claimed map[string]map[int]boo
 	if !ok {
 		return nil
 	}
-	reason, cause := "", store.CauseMoved
+	reason, cause, why := "", store.CauseMoved, ""
 	if r == lifecycle.Resize {
 		reason, cause = resizeReason+plural.Count(sched.Slots(e.Nodes), "slot"), store.CauseResized
 	}
@@ -75,12 +77,13 @@ func (pl *planner) replaceOp(e *lifecycle.Effect, claimed map[string]map[int]boo
 		if r == lifecycle.Move {
 			reason = "moving to make room for job " + pl.snap.Jobs[e.For].ID
 		} else {
-			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + resizeWhy(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For}) + ")"
+			why = resizeWhy(&pl.snap, sched.Preemption{Alloc: int(e.Task), For: e.For})
+			reason += " for job " + pl.snap.Jobs[e.For].ID + " (" + why + ")"
 		}
 	}
 	return &taskOp{t: t, next: parts, budget: e.ChargesBudget(), tr: store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index,
 		From: t.rec.State, To: store.TaskPreempting, Attempt: t.rec.Attempt, At: now, Reason: reason,
-		Reserve: placementOf(parts), Cause: cause, ForJob: pl.snapJobID(e.For)}}
+		Reserve: placementOf(parts), Cause: cause, ForJob: pl.snapJobID(e.For), Why: why}}
 }
 
 // placeReserved turns a move's or resize's slot counts into GPUs: for a
@@ -191,4 +194,38 @@ func (a *mattempt) first() time.Time {
 		return a.started
 	}
 	return a.continues
+}
+
+// restoreNextFor reads back, for job j's tasks restored with a move or
+// resize under way, who it makes room for and why (mtask.nextFor,
+// nextWhy) from the event of its transition to preempting, which keeps
+// them (store.Event.ForJob, Why): a restarted master's views say what
+// they said before it. It reads the job's events from the first such
+// transition on, none when no task of j has a reservation.
+func (m *Master) restoreNextFor(ctx context.Context, j *mjob) error {
+	var since time.Time
+	for _, t := range j.tasks {
+		if t.next != nil && (since.IsZero() || t.nextAt.Before(since)) {
+			since = t.nextAt
+		}
+	}
+	if since.IsZero() {
+		return nil
+	}
+	evs, err := m.st.Events(ctx, store.EventFilter{JobID: j.rec.ID, To: string(store.TaskPreempting), Since: since})
+	if err != nil {
+		return fmt.Errorf("read who its moves and resizes make room for: %w", err)
+	}
+	reserved := map[int]*mtask{}
+	for _, t := range j.tasks {
+		if t.next != nil {
+			reserved[t.rec.Index] = t
+		}
+	}
+	for _, e := range evs {
+		if t := reserved[e.Index]; t != nil && e.Attempt == t.rec.Attempt {
+			t.nextFor, t.nextWhy = e.ForJob, e.Why // the attempt's last
+		}
+	}
+	return nil
 }

@@ -64,9 +64,9 @@ func (s server) readUnavailable(w http.ResponseWriter, err error, what string) {
 
 // memoryTasks returns a live job's tasks and their open attempts as the
 // mirror holds them; ok is false when the job is not in the mirror. An
-// attempt's running time is its task's last transition while the task
-// is running (the one into running); it is unknown, zero, once the task
-// is being stopped.
+// attempt's running time is the one the mirror noted when its task went
+// running (mattempt.runningAt), which a task being stopped (preempting,
+// killing) keeps, as the store does.
 func (m *Master) memoryTasks(id int64) (tasks []store.Task, atts []store.Attempt, ok bool) {
 	m.lock()
 	defer m.unlock()
@@ -80,10 +80,7 @@ func (m *Master) memoryTasks(id int64) (tasks []store.Task, atts []store.Attempt
 			continue
 		}
 		a := store.Attempt{JobID: id, Index: t.rec.Index, Number: t.att.number, StartedAt: t.att.started,
-			Backfilled: t.att.backfilled}
-		if t.rec.State == store.TaskRunning {
-			a.RunningAt = t.rec.UpdatedAt
-		}
+			Backfilled: t.att.backfilled, RunningAt: t.att.runningAt}
 		for _, p := range t.att.parts {
 			a.Placement = append(a.Placement, store.Placement{Node: p.node, GPUs: append([]store.GPURef(nil), p.gpus...)})
 		}

@@ -80,6 +80,9 @@ type jobRead struct {
 	// resizing is its tasks being resized in place, nil when none is
 	// (readview_resizing.go).
 	resizing *api.Resizing
+	// moving is its tasks being moved, nil when none is
+	// (readview_moving.go).
+	moving *api.Moving
 }
 
 // taskPart is one part not yet exited: its task's index and its node,
@@ -112,7 +115,8 @@ var verifyReads func(difference string)
 
 func captureJob(j *mjob) *jobRead {
 	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
-		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF, resizing: resizingOf(j)}
+		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF, resizing: resizingOf(j),
+		moving: movingOf(j)}
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it

@@ -2,11 +2,8 @@ package master
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/allot-sched/allot/api"
-	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -28,7 +25,9 @@ func taskResize(t *mtask) (api.SlotChange, bool) {
 }
 
 // resizingOf is what the view of job j says of its tasks being resized:
-// the first's resize, who for and why, and how many; nil when none is.
+// the first's resize, who for and why (as the master applied it, or read
+// it back from its event after a restart: mtask.nextFor, nextWhy), and
+// how many; nil when none is.
 func resizingOf(j *mjob) *api.Resizing {
 	var r *api.Resizing
 	for _, t := range j.tasks {
@@ -40,26 +39,10 @@ func resizingOf(j *mjob) *api.Resizing {
 			r.Tasks++
 			continue
 		}
-		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: t.nextAt}
-		r.ForJob, r.Why = resizeFor(t.rec.Reason, c.To)
+		r = &api.Resizing{Task: t.rec.Index, Tasks: 1, From: c.From, To: c.To, Since: t.nextAt, ForJob: t.nextFor,
+			Why: t.nextWhy}
 	}
 	return r
-}
-
-// resizeFor reads, from a resize's preempting reason as replaceOp words
-// it ("resizing to 2 slots for job 16 (quota reclaim: ...)"), the job it
-// shrinks for and the rule; 0 and "" for growth.
-func resizeFor(reason string, to int) (int64, string) {
-	rest, ok := strings.CutPrefix(reason, resizeReason+plural.Count(to, "slot")+" for job ")
-	if !ok {
-		return 0, ""
-	}
-	id, why, _ := strings.Cut(rest, " ")
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil {
-		return 0, ""
-	}
-	return n, strings.TrimSuffix(strings.TrimPrefix(why, "("), ")")
 }
 
 // resizingTail is what follows a resize's subject: "from 4 to 2 slots

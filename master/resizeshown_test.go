@@ -9,6 +9,26 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
+// resizeCases are resizes that shrink a task for another job: the
+// rules of a quota pool's reclaim and of fair share.
+var resizeCases = []struct {
+	name, config, victim, taker string
+	from, to                    int
+	why                         string
+}{
+	{name: "quota reclaim",
+		config: "pools:\n  - {name: default, policy: quota}\ndefault_project: vision\nprojects:\n" +
+			"  - {name: vision, quota: 2}\n  - {name: nlp, quota: 2}\n",
+		victim: `{"name": "el", "project": "vision", "entrypoint": "x", "resources": {"slots": 4, "min_slots": 2, "preemptible": true}}`,
+		taker:  `{"name": "nlp2", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`,
+		from:   4, to: 2, why: "quota reclaim: project nlp is below its quota, project vision over it"},
+	{name: "fair share",
+		config: "pools:\n  - {name: default, policy: fair_share, preemption: true}\n",
+		victim: jobSpec("alice", 4, `, "min_slots": 2, "preemptible": true`),
+		taker:  jobSpec("bob", 2, `, "weight": 3`),
+		from:   4, to: 2, why: "fair share: its owner is below its share of the pool, the resized job's above"},
+}
+
 // TestResizeShown: trial k C. While a resize's checkpoint runs, the job
 // shrunk says so (allot jobs, job show, explain: resizing, from and to
 // how many slots, for which job and why), where it read running, its
@@ -17,24 +37,7 @@ import (
 // preemptions ("resized twice (shrunk once for job 2, grown once)"),
 // where it said "preempted twice".
 func TestResizeShown(t *testing.T) {
-	tests := []struct {
-		name, config, victim, taker string
-		from, to                    int
-		why                         string
-	}{
-		{name: "quota reclaim",
-			config: "pools:\n  - {name: default, policy: quota}\ndefault_project: vision\nprojects:\n" +
-				"  - {name: vision, quota: 2}\n  - {name: nlp, quota: 2}\n",
-			victim: `{"name": "el", "project": "vision", "entrypoint": "x", "resources": {"slots": 4, "min_slots": 2, "preemptible": true}}`,
-			taker:  `{"name": "nlp2", "project": "nlp", "entrypoint": "x", "resources": {"slots": 2}}`,
-			from:   4, to: 2, why: "quota reclaim: project nlp is below its quota, project vision over it"},
-		{name: "fair share",
-			config: "pools:\n  - {name: default, policy: fair_share, preemption: true}\n",
-			victim: jobSpec("alice", 4, `, "min_slots": 2, "preemptible": true`),
-			taker:  jobSpec("bob", 2, `, "weight": 3`),
-			from:   4, to: 2, why: "fair share: its owner is below its share of the pool, the resized job's above"},
-	}
-	for _, tt := range tests {
+	for _, tt := range resizeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, withConfig(mustConfig(t, tt.config)))
 			a := h.agent("n1", 4)
@@ -110,4 +113,59 @@ func checkResizing(t *testing.T, h *harness, victim, taker int64, resizing strin
 		t.Fatalf("explain while resized: resizing %+v, elastic %+v; want the resize, no growth rule", x.Resizing, x.Elastic)
 	}
 	checkSays(t, "explain", x.Summary, []string{"It is running. It is being resized " + resizing}, []string{"It holds"})
+}
+
+// TestResizeShownAfterRestart: who a resize under way shrinks its task
+// for and why are what the master applied (mtask.nextFor, nextWhy), not
+// read back from the reason, and a master restarted while the
+// checkpoint runs reads them back from the transition's event: its
+// views say the same as before the restart (for_job, why, and the
+// reason), and so once it is back does explain's account of the resize.
+func TestResizeShownAfterRestart(t *testing.T) {
+	for _, tt := range resizeCases {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, tt.config)))
+			a := h.agent("n1", 4)
+			a.HoldPreempt = true // the checkpoint runs across the restart
+			victim := h.submit(tt.victim)
+			h.step()
+			h.sync(a, a)
+			taker := h.submit(tt.taker)
+			h.step()
+			resizing := "from 4 to 2 slots for job " + strconv.FormatInt(taker, 10) + " (" + tt.why + "); checkpointing since "
+			before := h.job(victim)
+			for _, when := range []string{"before the restart", "after the restart"} {
+				t.Run(when, func(t *testing.T) {
+					checkResizing(t, h, victim, taker, resizing)
+					j := h.job(victim)
+					if j.Resizing.Why != tt.why || j.Reason != before.Reason || !j.Resizing.Since.Equal(before.Resizing.Since) {
+						t.Fatalf("resizing %+v, reason %q; want why %q, reason and since as before the restart: %q, %s",
+							j.Resizing, j.Reason, tt.why, before.Reason, before.Resizing.Since)
+					}
+				})
+				if when == "before the restart" {
+					h.start()
+					a.Master = h.srv.URL
+					if _, err := a.Register(h.ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, c := range a.Commands() {
+				if c.Type == "preempt" {
+					a.Exit(c.Task, agent.OutcomePreempted, 0)
+				}
+			}
+			for range 3 {
+				h.sync(a, a)
+				h.step()
+			}
+			x := explainAs(t, h, h.admin, victim)
+			if len(x.Resized) != 1 || x.Resized[0].ForJob != taker {
+				t.Fatalf("explain once shrunk: resized %+v, want one resize for job %d", x.Resized, taker)
+			}
+			checkSays(t, "shrink", x.Resized[0].Why, []string{"shrunk from 4 to 2 slots for job " + strconv.FormatInt(taker, 10) +
+				" (" + tt.why + ")"}, nil)
+		})
+	}
 }

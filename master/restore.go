@@ -157,7 +157,8 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 		if !ok || a.Number != rec.Attempt {
 			return fmt.Errorf("task %d/%d is %s without its open attempt %d", id, rec.Index, rec.State, rec.Attempt)
 		}
-		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt}
+		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt,
+			runningAt: a.RunningAt}
 		for _, p := range a.Placement {
 			st := partStarting
 			if rec.State != store.TaskStarting {
@@ -193,6 +194,9 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			}
 			m.setTask(t, rec)
 		}
+	}
+	if err := r.m.restoreNextFor(ctx, j); err != nil {
+		return fmt.Errorf("job %d: %w", id, err)
 	}
 	if err := r.restoreSearch(ctx, j); err != nil {
 		return fmt.Errorf("job %d: restore its searcher: %w", id, err)

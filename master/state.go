@@ -74,9 +74,14 @@ type mtask struct {
 	// next is where a preempting task that a plan moved or resized
 	// restarts as soon as its attempt ends (store.Task.Reserved); its
 	// GPUs are held for it from the plan on. nextAt is when it was
-	// reserved. nil for every other task.
-	next   []*mpart
-	nextAt time.Time
+	// reserved. nil for every other task. nextFor and nextWhy are the
+	// job it makes room for (0: none) and a shrink's rule in words
+	// (resizeWhy), for the views; a restart reads them back from the
+	// transition's event (restoreNextFor).
+	next    []*mpart
+	nextAt  time.Time
+	nextFor int64
+	nextWhy string
 	// launch is the task's place in the order attempts were launched,
 	// and drainLaunch that of the placement a move or resize drains
 	// (launchorder.go).
@@ -105,6 +110,9 @@ type mattempt struct {
 	continues  time.Time
 	parts      []*mpart
 	backfilled bool
+	// runningAt is when its task first went running in it, as the store
+	// keeps it (store.Attempt.RunningAt); zero until then.
+	runningAt time.Time
 	// usedTo is the end of the attempt's last usage record, or its start.
 	usedTo time.Time
 	// heardTo is the last time an agent of the attempt said a part of it
@@ -344,7 +352,7 @@ func (m *Master) setTask(t *mtask, rec store.Task) {
 	}
 	if t.next != nil && rec.State != store.TaskPreempting {
 		m.releaseParts(t, t.next)
-		t.next = nil
+		t.next, t.nextFor, t.nextWhy = nil, 0, ""
 	}
 	if rec.State != store.TaskKilling {
 		t.limited = rec.State == store.TaskKilled && old == store.TaskKilling && t.endCause == store.CauseTimeLimit

@@ -35,6 +35,7 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	}
 	showEnding(&out, j, now, lost != "", poolKillGrace(v.cfg, j.rec.Pool)) // readview_ending.go
 	showResizing(&out, j, lost != "")                                      // readview_resizing.go
+	showMoving(&out, j, lost != "")                                        // readview_moving.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if j.pending == nil && j.active > 0 {
@@ -285,7 +286,7 @@ func taskViews(tasks []store.Task, atts []store.Attempt) []api.Task {
 		if out[i].Attempts == nil {
 			out[i].Attempts = []api.Attempt{}
 		}
-		out[i].Resize = storedResize(t, atts)
+		out[i].Resize, out[i].Move = storedResize(t, atts), storedMove(t, atts)
 	}
 	return out
 }

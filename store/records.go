@@ -152,16 +152,16 @@ func (o *ops) event(ctx context.Context, e Event) error {
 	if e.Change != nil {
 		return o.changeEvent(ctx, e)
 	}
-	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran, for_job)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan,
-		forJob(e.ForJob))
+	_, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran, for_job, why)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan,
+		forJob(e.ForJob), e.Why)
 	if err != nil {
 		return fmt.Errorf("record event: %w", err)
 	}
 	return nil
 }
 
-// eventRowsPerInsert bounds the rows of one multi-row event insert: 10
+// eventRowsPerInsert bounds the rows of one multi-row event insert: 11
 // parameters a row, well under PostgreSQL's 65,535.
 const eventRowsPerInsert = 1000
 
@@ -204,13 +204,13 @@ func (o *ops) insertEvents(ctx context.Context, evs []Event, last bool) error {
 	fenced := o.fence != nil && last
 	for start := 0; start < len(evs); start += eventRowsPerInsert {
 		chunk := evs[start:min(start+eventRowsPerInsert, len(evs))]
-		args := make([]any, 0, len(chunk)*10)
+		args := make([]any, 0, len(chunk)*11)
 		for _, e := range chunk {
 			args = append(args, e.JobID, e.Index, e.Attempt, e.From, e.To, nsOf(e.At), e.Reason, string(e.Cause), e.PartRan,
-				forJob(e.ForJob))
+				forJob(e.ForJob), e.Why)
 		}
-		row := "(" + placeholders(10) + ")"
-		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran, for_job) VALUES ` +
+		row := "(" + placeholders(11) + ")"
+		query := `INSERT INTO events (job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran, for_job, why) VALUES ` +
 			strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ")
 		if fenced && start+len(chunk) == len(evs) {
 			// The last statement before the commit reads the fence too.
@@ -250,7 +250,7 @@ func (o *ops) changeEvent(ctx context.Context, e Event) error {
 
 const eventCols = `seq, job_id, idx, attempt, from_state, to_state, at_ns, reason, cause, part_ran,
 	priority_from, priority_to, weight_from, weight_to, preemptible_from, preemptible_to, for_job,
-	time_limit_from_ns, time_limit_to_ns, qos_from, qos_to, nice_from, nice_to`
+	time_limit_from_ns, time_limit_to_ns, qos_from, qos_to, nice_from, nice_to, why`
 
 // forJob is an event's for_job: NULL for none.
 func forJob(id int64) sql.Null[int64] { return sql.Null[int64]{V: id, Valid: id != 0} }
@@ -276,7 +276,7 @@ func scanEvent(sc rowScanner) (Event, error) {
 	var qos [2]sql.Null[string]
 	if err := sc.Scan(&e.Seq, &e.JobID, &e.Index, &e.Attempt, &e.From, &e.To, &at, &e.Reason, &e.Cause, &e.PartRan,
 		&prio[0], &prio[1], &weight[0], &weight[1], &pre[0], &pre[1], &room,
-		&limit[0], &limit[1], &qos[0], &qos[1], &nice[0], &nice[1]); err != nil {
+		&limit[0], &limit[1], &qos[0], &qos[1], &nice[0], &nice[1], &e.Why); err != nil {
 		return Event{}, err
 	}
 	e.At, e.ForJob = timeOf(at), room.V

@@ -165,6 +165,8 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("reserved placement given for %q → %q, only → preempting reserves one", from, to)
 	case to != TaskPreempting && t.ForJob != 0:
 		return invalidf("job made room for given for %q → %q, only → preempting makes room", from, to)
+	case to != TaskPreempting && t.Why != "":
+		return invalidf("rule of a shrink given for %q → %q, only → preempting shrinks a task", from, to)
 	}
 	closes := from.Active() && !to.Active()
 	switch {

@@ -118,7 +118,8 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 		return Task{}, fmt.Errorf("%s: %w", what, err)
 	}
 	err = o.event(ctx, Event{JobID: t.JobID, Index: t.Index, Attempt: task.Attempt,
-		From: string(t.From), To: string(t.To), At: at, Reason: t.Reason, Cause: t.Cause, PartRan: t.PartRan, ForJob: t.ForJob})
+		From: string(t.From), To: string(t.To), At: at, Reason: t.Reason, Cause: t.Cause, PartRan: t.PartRan, ForJob: t.ForJob,
+		Why: t.Why})
 	if err != nil {
 		return Task{}, fmt.Errorf("%s: %w", what, err)
 	}

@@ -235,12 +235,14 @@ type Event struct {
 	To      string
 	At      time.Time
 	Reason  string
-	// Cause, PartRan and ForJob are a task transition's
+	// Cause, PartRan, ForJob and Why are a task transition's
 	// (TaskTransition). ForJob is 0 for the events written before the
-	// store kept it (migration 0019).
+	// store kept it (migration 0019), Why "" for those written before
+	// migration 0021.
 	Cause   Cause
 	PartRan bool
 	ForJob  int64
+	Why     string
 	// Change is, for a change of a job (UpdateJob), what it changed;
 	// nil for every other event.
 	Change *JobChange
@@ -475,10 +477,17 @@ type TaskTransition struct {
 	Cause   Cause
 	PartRan bool
 	// ForJob, allowed only when To is preempting, is the job the
-	// preemption or move makes room for (0: none, as for a resize); the
-	// event keeps it (Event.ForJob), so that an attempt's view names who
-	// preempted it after a restart too.
+	// preemption, move or shrink makes room for (0: none, as for
+	// growth); the event keeps it (Event.ForJob), so that an attempt's
+	// view names who preempted it after a restart too.
 	ForJob int64
+	// Why, allowed only when To is preempting, is for a resize that
+	// shrinks the task for ForJob the rule that lets that job take its
+	// slots, in words ("quota reclaim: project nlp is below its quota,
+	// project vision over it"), which the reason says too: the event
+	// keeps it apart (Event.Why), so that a restarted master's views say
+	// it without reading it back from the reason. "" otherwise.
+	Why string
 }
 
 // Reservation is what conservative backfilling carries for a waiting job

@@ -89,23 +89,41 @@ func TestJobKillTimes(t *testing.T) {
 	}
 }
 
-// TestJobResizing: a running job whose task is being resized in place
-// (the API's resizing; its task preempting with a resize) shows as
-// resizing in the job list and on its page, and its task too, not running
-// and preempting (trial k C2).
-func TestJobResizing(t *testing.T) {
-	f := newFixture()
-	j := f.jobs[1]
-	j.Resizing = &api.Resizing{Task: 0, Tasks: 1, From: 4, To: 2, ForJob: 9, Why: "quota reclaim: ...", Since: time.Now().Add(-5 * time.Second)}
-	j.Reason = "resizing from 4 to 2 slots for job 9 (quota reclaim: ...); checkpointing since ..."
-	j.TaskList[0].State, j.TaskList[0].Resize = "preempting", &api.SlotChange{From: 4, To: 2}
-	p := openPage(t, f, "#/jobs", wide)
-	if row := p.waitText(`tr[data-job="2"]`, "resizing"); !strings.Contains(row, "resizing from 4 to 2 slots") {
-		t.Errorf("job 2's row = %q, want resizing with the reason", row)
-	}
-	p.goTo("#/jobs/2")
-	p.waitText("h1", "resizing")
-	if task := p.waitText(`#attempts tbody[data-task="0"]`, "resizing"); strings.Contains(task, "preempting") {
-		t.Errorf("task 0 = %q, want resizing, not preempting", task)
+// TestJobResizingOrMoving: a running job whose task is being resized in
+// place (the API's resizing; its task preempting with a resize) or moved
+// (moving; move) shows as resizing or moving in the job list and on its
+// page, and its task too, not running and preempting (trial k C2).
+func TestJobResizingOrMoving(t *testing.T) {
+	since := time.Now().Add(-5 * time.Second)
+	for _, tc := range []struct {
+		name, state, reason string
+		set                 func(j *api.Job)
+	}{
+		{name: "resizing", state: "resizing", reason: "resizing from 4 to 2 slots for job 9 (quota reclaim: ...); checkpointing since ...",
+			set: func(j *api.Job) {
+				j.Resizing = &api.Resizing{Task: 0, Tasks: 1, From: 4, To: 2, ForJob: 9, Why: "quota reclaim: ...", Since: since}
+				j.TaskList[0].Resize = &api.SlotChange{From: 4, To: 2}
+			}},
+		{name: "moving", state: "moving", reason: "moving to node-b to make room for job 9; checkpointing since ...",
+			set: func(j *api.Job) {
+				j.Moving = &api.Moving{Task: 0, Tasks: 1, From: []string{"node-a"}, To: []string{"node-b"}, ForJob: 9, Since: since}
+				j.TaskList[0].Move = &api.NodeChange{From: []string{"node-a"}, To: []string{"node-b"}}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture()
+			j := f.jobs[1]
+			tc.set(j)
+			j.Reason, j.TaskList[0].State = tc.reason, "preempting"
+			p := openPage(t, f, "#/jobs", wide)
+			if row := p.waitText(`tr[data-job="2"]`, tc.state); !strings.Contains(row, tc.reason[:20]) {
+				t.Errorf("job 2's row = %q, want %s with the reason", row, tc.state)
+			}
+			p.goTo("#/jobs/2")
+			p.waitText("h1", tc.state)
+			if task := p.waitText(`#attempts tbody[data-task="0"]`, tc.state); strings.Contains(task, "preempting") {
+				t.Errorf("task 0 = %q, want %s, not preempting", task, tc.state)
+			}
+		})
 	}
 }

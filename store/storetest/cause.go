@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,13 +119,14 @@ func show[T any](p *T) string {
 }
 
 // testEventForJob: a preemption's transition keeps the job it makes room
-// for and its rule, written alone and within an Update, and read back
-// (the job view's preempted_by); a transition to anything but
-// preempting may not name one.
+// for and its rule, a shrink's its rule in words too (Why), written
+// alone and within an Update, and read back (the job view's
+// preempted_by, resizing); a transition to anything but preempting may
+// name neither.
 func testEventForJob(t *testing.T, target Target) {
 	s := open(t, target)
 	ctx := ctxOf(t)
-	victim := mustCreate(t, s, sampleJob("victim"), 2)
+	victim := mustCreate(t, s, sampleJob("victim"), 3)
 	winner := mustCreate(t, s, sampleJob("winner"), 1)
 	start := func(i int) store.TaskTransition {
 		return withPlacement(store.TaskTransition{JobID: victim.ID, Index: i, From: store.TaskQueued, To: store.TaskStarting,
@@ -134,10 +136,15 @@ func testEventForJob(t *testing.T, target Target) {
 		return store.TaskTransition{JobID: victim.ID, Index: i, From: store.TaskStarting, To: store.TaskPreempting,
 			Reason: "preempted for job", Cause: store.CausePriority, ForJob: winner.ID}
 	}
+	shrink := func(i int) store.TaskTransition { // a resize keeps its rule apart (Why)
+		return store.TaskTransition{JobID: victim.ID, Index: i, From: store.TaskStarting, To: store.TaskPreempting,
+			Reason: "resizing to 1 slot for job", Cause: store.CauseResized, ForJob: winner.ID, Why: "the rule",
+			Reserve: placement("n1", i)}
+	}
 	move(t, s, start(0))
 	move(t, s, preempt(0))
 	err := s.Update(ctx, func(tx store.Tx) error {
-		for _, tr := range []store.TaskTransition{start(1), preempt(1)} {
+		for _, tr := range []store.TaskTransition{start(1), preempt(1), start(2), shrink(2)} {
 			if _, err := tx.TransitionTask(ctx, tr); err != nil {
 				return err
 			}
@@ -153,13 +160,17 @@ func testEventForJob(t *testing.T, target Target) {
 	}
 	var got []string
 	for _, e := range evs {
-		got = append(got, fmt.Sprintf("%d %s %s %d", e.Index, e.To, e.Cause, e.ForJob))
+		got = append(got, strings.TrimSpace(fmt.Sprintf("%d %s %s %d %s", e.Index, e.To, e.Cause, e.ForJob, e.Why)))
 	}
 	w := winner.ID
 	wantEqual(t, "events", got, []string{"-1 queued  0", "0 starting  0", fmt.Sprintf("0 preempting priority %d", w),
-		"1 starting  0", fmt.Sprintf("1 preempting priority %d", w)})
-	bad := store.TaskTransition{JobID: victim.ID, Index: 0, From: store.TaskPreempting, To: store.TaskRunning, ForJob: w}
-	if _, err := s.TransitionTask(ctx, bad); !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("→ running naming a job made room for: %v, want ErrInvalid", err)
+		"1 starting  0", fmt.Sprintf("1 preempting priority %d", w), "2 starting  0", fmt.Sprintf("2 preempting resized %d the rule", w)})
+	for _, bad := range []store.TaskTransition{
+		{JobID: victim.ID, Index: 0, From: store.TaskPreempting, To: store.TaskRunning, ForJob: w},
+		{JobID: victim.ID, Index: 0, From: store.TaskPreempting, To: store.TaskRunning, Why: "the rule"},
+	} {
+		if _, err := s.TransitionTask(ctx, bad); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("→ running naming a job made room for (%d) or a shrink's rule (%q): %v, want ErrInvalid", bad.ForJob, bad.Why, err)
+		}
 	}
 }

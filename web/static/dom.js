@@ -169,17 +169,22 @@ export function bar(used, total, label, mark) {
 // shownState is the state to show of a job: killing while it is ending
 // (the API's ending: killed, but tasks still hold their GPUs until their
 // agents confirm the end), resizing while a task of it is being resized
-// in place (the API's resizing: running, the task checkpointing), else
-// its state.
+// in place (the API's resizing: running, the task checkpointing), moving
+// while one is being moved (the API's moving), else its state.
 export function shownState(j) {
   if (j.ending) return 'killing';
-  return j.resizing && j.state === 'running' ? 'resizing' : j.state;
+  if (j.state !== 'running') return j.state;
+  if (j.resizing) return 'resizing';
+  return j.moving ? 'moving' : j.state;
 }
 
 // taskState is the state to show of a task: resizing while it
-// checkpoints to be resized (the API's resize), else its state.
+// checkpoints to be resized (the API's resize), moving while it
+// checkpoints to be moved (the API's move), else its state.
 export function taskState(t) {
-  return t.resize && t.state === 'preempting' ? 'resizing' : t.state;
+  if (t.state !== 'preempting') return t.state;
+  if (t.resize) return 'resizing';
+  return t.move ? 'moving' : t.state;
 }
 
 // stateBadge shows a state as a word; the colour only repeats it.
