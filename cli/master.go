@@ -139,6 +139,7 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return err
 	}
 	defer func() { release(serving) }()
+	warnOpenData(logger, f.data)
 	st, err := store.OpenWait(ctx, f.db, f.data, f.dbWait, logger)
 	if err != nil {
 		return err
@@ -187,6 +188,16 @@ func runMaster(ctx context.Context, stderr io.Writer, f masterFlags) error {
 		return fmt.Errorf("--db: %w", lostErr)
 	}
 	return err
+}
+
+// warnOpenData warns of a data directory others may read (one made
+// before the start, under a umask of 022): it holds the database, with
+// every job's environment and logs, and the admin's token file.
+func warnOpenData(logger *slog.Logger, data string) {
+	if st, err := os.Stat(data); err == nil && st.Mode().Perm()&0o077 != 0 {
+		logger.Warn("the data directory is readable by other users: it holds the database (jobs' environments and logs) and the admin token; chmod 700 it",
+			"data", data, "mode", fmt.Sprintf("%#o", st.Mode().Perm()))
+	}
 }
 
 // claimData makes the data directory and takes its lock. The returned

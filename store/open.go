@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -101,6 +102,8 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	if err := checkNotEmpty(path); err != nil {
 		return nil, fmt.Errorf("open sqlite store: %w", err)
 	}
+	_, statErr := os.Stat(path)
+	isNew := errors.Is(statErr, fs.ErrNotExist)
 	common := "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	// One writer connection: writes queue in Go rather than spinning on
 	// SQLITE_BUSY, and BEGIN IMMEDIATE takes the write lock up front so a
@@ -125,6 +128,12 @@ func openSQLite(ctx context.Context, dsn, dataDir string) (Store, error) {
 	if err := quickCheck(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w%s", path, err, damageHint(err))
+	}
+	if isNew {
+		if err := makePrivate(path); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		}
 	}
 	// Readers run beside the writer thanks to WAL.
 	r, err := sql.Open("sqlite", path+common+"&_pragma=query_only(1)")
@@ -208,6 +217,20 @@ func redact(dsn string) string {
 // over what was lost (a truncated copy, a failed restore). A missing file
 // is a new cluster; a zero-length one with a write-ahead log is a database
 // whose pages are all still in the log, which SQLite recovers.
+// makePrivate makes a database file this start created, and its WAL and
+// shared-memory files, readable by their owner only: SQLite creates them
+// with the umask's mode (0644 under the usual 022), and the database
+// holds every job's environment (where users put API tokens), its logs
+// and the audit log.
+func makePrivate(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("make the database private: %w", err)
+		}
+	}
+	return nil
+}
+
 func checkNotEmpty(path string) error {
 	st, err := os.Stat(path)
 	if err != nil || st.Size() > 0 {

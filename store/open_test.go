@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/allot-sched/allot/store/pgtest"
@@ -201,5 +203,24 @@ func TestSQLiteFileIsInDataDir(t *testing.T) {
 	var mode string
 	if err := openRaw(t, "", dir).w.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Fatalf("journal mode %q (%v), want wal", mode, err)
+	}
+}
+
+func TestNewSQLiteFileIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	raw := openRaw(t, "", dir)
+	if _, err := raw.w.Exec("CREATE TABLE IF NOT EXISTS privacy_probe (x INTEGER)"); err != nil {
+		t.Fatal(err) // a write, so that the WAL file exists too
+	}
+	for _, name := range []string{DefaultSQLiteFile, DefaultSQLiteFile + "-wal"} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := st.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s has mode %v under umask 022, want readable by its owner only", name, perm)
+		}
 	}
 }
