@@ -80,7 +80,7 @@ redrawn in place) until Ctrl-C.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.all, "all", false, "include completed, failed and killed jobs")
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
-	fl.StringVar(&f.project, "project", "", "only jobs of this project")
+	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
 	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing or moving); or Slurm's pending (PD), R, CG, CD, F, CA")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
