@@ -206,7 +206,11 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List every job active over a window (default: the last 24 hours): submitted
 before its end and not ended before its start, with its state, wait,
 elapsed time, attempts, GPU-hours and the last attempt's exit code, oldest
-first. A job's elapsed time and GPU-hours are its whole run's, also where
+first. WAIT is all the time the job was queued: to its first start and,
+once preempted and requeued, each wait again (to now while it waits);
+ELAPSED the time its attempts ran, each to its exit (to now while one
+runs), not the time since its first start, as sacct's figures read. A
+job's elapsed time and GPU-hours are its whole run's, also where
 it ran partly outside the window; allot usage counts only the window's
 part. The records come from the master's store, so they survive
 restarts; they are fetched a page at a time.`,
