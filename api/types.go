@@ -496,8 +496,8 @@ type HistoryRecord struct {
 	SubmittedAt time.Time  `json:"submitted_at"`
 	StartedAt   *time.Time `json:"started_at,omitempty"` // the first attempt's start
 	EndedAt     *time.Time `json:"ended_at,omitempty"`
-	WaitS       int64      `json:"wait_s"`    // submission to first start (or to now/end if it never ran)
-	ElapsedS    int64      `json:"elapsed_s"` // first start to the last attempt's exit (ExitedAt, else its end), or to now while it has not ended or an attempt is being killed
+	WaitS       int64      `json:"wait_s"`    // all the time queued: to the first start, and each requeue's wait (to now, or to a kill while queued)
+	ElapsedS    int64      `json:"elapsed_s"` // the attempts' runs, merged: each from its start to its exit (ExitedAt, else its end), or to now while it is open
 	Attempts    int        `json:"attempts"`
 	GPUHours    float64    `json:"gpu_hours"`
 	ExitCode    *int       `json:"exit_code,omitempty"` // the last attempt's, when it exited

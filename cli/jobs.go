@@ -56,7 +56,10 @@ any case. --node shows the jobs with a task on that
 node now; --since those submitted since a time; --project with
 --subprojects the jobs of a project and of the projects under it, as
 allot projects counts them; where you have no role, only your own jobs
-are listed, and a note on stderr says so. Ended jobs are fetched a
+are listed, and a note on stderr says so. An unfiltered table (a --pool
+aside) of a user who may not read every project ends with a note on
+stderr counting the queued jobs and running tasks of other projects it
+leaves out, and which pools are full. Ended jobs are fetched a
 page at a time, so that a master with a long history answers each request
 quickly.
 
@@ -80,7 +83,7 @@ redrawn in place) until Ctrl-C.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.all, "all", false, "include completed, failed and killed jobs")
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
-	fl.StringVar(&f.project, "project", "", "only jobs of this project")
+	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
 	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing or moving); or Slurm's pending (PD), R, CG, CD, F, CA")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
@@ -134,7 +137,12 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		if err != nil {
 			return err
 		}
-		return printJobs(w, jobs, filter, f)
+		if err := printJobs(w, jobs, filter, f); err != nil || f.watch || (f.out.format != outputTable && !f.out.wide()) {
+			return err
+		}
+		// Tables only: stdout stays the list, and -o json|yaml as it was.
+		printHiddenNote(ctx, cmd.ErrOrStderr(), c, f, jobs)
+		return nil
 	}
 	ctx, cancel := requestContext(cmd)
 	printReadNote(ctx, cmd.ErrOrStderr(), c, f.project, f.subprojects, f.user)

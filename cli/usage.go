@@ -113,6 +113,7 @@ func newUsageCmd() *cobra.Command {
 	var out csvFlag
 	var win client.Window
 	var by string
+	var only client.UsageFilter
 	cmd := &cobra.Command{
 		Use:   "usage",
 		Short: "Show GPU-hours used per project, user or pool over a window, and fair-share standing",
@@ -122,8 +123,10 @@ them; the part of running attempts is counted up to now. When a pool uses
 multifactor fair share, the accounts' standing follows, as Slurm's sshare
 shows it: shares, normalised share of the cluster, effective (decayed)
 usage and the fair-share factor. Users see the projects where they have a
-role and their own usage; admins see everything.`,
-		Example: "  allot usage\n  allot usage --since 30d --by user\n  allot usage --since 2026-11-01T00:00:00Z --until 2026-11-08T00:00:00Z -o csv",
+role and their own usage; admins see everything. --user and --project
+(sacct's -u and -A) keep only that user's or project's GPU-hours among
+those; the fair-share standing is not narrowed.`,
+		Example: "  allot usage\n  allot usage --since 30d --by user\n  allot usage --since 30d -u ana -A vision\n  allot usage --since 2026-11-01T00:00:00Z --until 2026-11-08T00:00:00Z -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkWindow(win, "--until"); err != nil {
@@ -133,13 +136,15 @@ role and their own usage; admins see everything.`,
 				return usageErrorf("--by: expected one of %s, got %q", strings.Join(api.UsageGroupings, ", "), by)
 			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
-				return c.Usage(ctx, win, by)
+				return c.Usage(ctx, win, by, only)
 			}, usageRows)
 		},
 	}
 	cmd.Flags().StringVar(&win.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 7d`)
 	cmd.Flags().StringVar(&win.Until, "until", "", "end of the window, as --since; default now")
 	cmd.Flags().StringVar(&by, "by", "project", "group by project, user, pool or all")
+	cmd.Flags().StringVarP(&only.User, "user", "u", "", "only the usage of this user (sacct -u)")
+	cmd.Flags().StringVarP(&only.Project, "project", "A", "", "only the usage of this project (sacct -A)")
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions(api.UsageGroupings, cobra.ShellCompDirectiveNoFileComp))
 	out.register(cmd)
 	return cmd
@@ -201,11 +206,15 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List every job active over a window (default: the last 24 hours): submitted
 before its end and not ended before its start, with its state, wait,
 elapsed time, attempts, GPU-hours and the last attempt's exit code, oldest
-first. A job's elapsed time and GPU-hours are its whole run's, also where
+first. WAIT is all the time the job was queued: to its first start and,
+once preempted and requeued, each wait again (to now while it waits);
+ELAPSED the time its attempts ran, each to its exit (to now while one
+runs), not the time since its first start, as sacct's figures read. A
+job's elapsed time and GPU-hours are its whole run's, also where
 it ran partly outside the window; allot usage counts only the window's
 part. The records come from the master's store, so they survive
 restarts; they are fetched a page at a time.`,
-		Example: "  allot history\n  allot history --since 7d --user alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
+		Example: "  allot history\n  allot history --since 7d -u alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.State != "" && !slices.Contains(jobStates, f.State) {
@@ -231,8 +240,8 @@ restarts; they are fetched a page at a time.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 24h`)
 	fl.StringVar(&f.Until, "until", "", "end of the window, as --since; default now")
-	fl.StringVar(&f.User, "user", "", "only jobs of this user")
-	fl.StringVar(&f.Project, "project", "", "only jobs of this project")
+	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
+	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
 	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
 	fl.StringVar(&f.State, "state", "", "only jobs in this state: "+strings.Join(jobStates, ", "))
 	out.register(cmd)

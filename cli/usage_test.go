@@ -124,3 +124,36 @@ func TestHistoryHelpSaysWholeRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountingFilters: usage and history take sacct's -u and -A (and
+// the long --user and --project), sent to the master, which narrows what
+// the caller may read.
+func TestAccountingFilters(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"usage short", []string{"usage", "-u", "ana", "-A", "vision"}, "GET /api/v1/usage?by=project&project=vision&user=ana"},
+		{"usage long", []string{"usage", "--user", "bo", "--by", "user"}, "GET /api/v1/usage?by=user&user=bo"},
+		{"usage project only", []string{"usage", "--project", "nlp"}, "GET /api/v1/usage?by=project&project=nlp"},
+		{"history short", []string{"history", "-u", "ana", "-A", "vision"}, "project=vision"},
+		{"history user", []string{"history", "-u", "ana"}, "user=ana"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			if _, _, err := runAt(t, f, tc.args...); err != nil {
+				t.Fatalf("%v: %v", tc.args, err)
+			}
+			found := false
+			for _, r := range f.requests {
+				if strings.HasPrefix(r, "GET /api/v1/usage") || strings.HasPrefix(r, "GET /api/v1/history") {
+					found = found || r == tc.want || (!strings.HasPrefix(tc.want, "GET") && strings.Contains(r, tc.want))
+				}
+			}
+			if !found {
+				t.Errorf("requests %q, want one %q", f.requests, tc.want)
+			}
+		})
+	}
+}

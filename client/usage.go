@@ -24,14 +24,20 @@ func (w Window) values() url.Values {
 
 // Usage returns the GPU-hours used in the window, grouped by "project",
 // "user", "pool" or "all" ("" for the master's default, project).
-func (c *Client) Usage(ctx context.Context, w Window, by string) (api.Usage, error) {
+func (c *Client) Usage(ctx context.Context, w Window, by string, only UsageFilter) (api.Usage, error) {
 	q := w.values()
-	if by != "" {
-		q.Set("by", by)
+	for k, v := range map[string]string{"by": by, "user": only.User, "project": only.Project} {
+		if v != "" {
+			q.Set(k, v)
+		}
 	}
 	var out api.Usage
 	return out, c.tr.do(ctx, "GET", "/usage", q, nil, &out)
 }
+
+// UsageFilter narrows GET /usage to one user's or one project's records;
+// empty fields select all the caller may read.
+type UsageFilter struct{ User, Project string }
 
 // HistoryFilter selects jobs of GET /history; empty fields select all.
 type HistoryFilter struct {

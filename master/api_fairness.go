@@ -265,9 +265,12 @@ func entitlement(cfg *config.Config, i int) float64 {
 	return share
 }
 
-// waitIn is how long a job waited within [since, until): from its
-// submission to its first start, or to now for a job that has not
-// started, clipped to the window.
+// waitIn is how long a job waited within [since, until): its history
+// wait (historyOf: to its first start, and each requeue's wait since, as
+// allot history's WAIT), clipped to the window as one span from its
+// submission. The record keeps the total, not each requeue's span, so a
+// requeue's wait in a job submitted before the window counts as if it came
+// first; over a window that holds the whole job the total is exact.
 func waitIn(j api.HistoryRecord, since, until time.Time) int64 {
 	from := j.SubmittedAt
 	to := j.SubmittedAt.Add(time.Duration(j.WaitS) * time.Second)

@@ -1,8 +1,10 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -173,20 +175,11 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 	if first != nil {
 		t := first.StartedAt
 		h.StartedAt = &t
-		h.WaitS = int64(t.Sub(j.SubmittedAt).Seconds())
-		// The elapsed time of an ended job runs to its processes' exit,
-		// as its GPU-hours do, not to when the master heard of it (a
-		// master down meanwhile hears late), nor to a kill that its
-		// silent agent carried out later (the job ends at the kill).
-		runEnd := end
-		switch {
-		case j.EndedAt.IsZero():
-		case killing:
-			runEnd = now
-		case !exited.IsZero():
-			runEnd = exited
+		runs := attemptRuns(atts, now)
+		for _, r := range runs {
+			h.ElapsedS += int64(r[1].Sub(r[0]).Seconds())
 		}
-		h.ElapsedS = int64(max(runEnd.Sub(t), 0).Seconds())
+		h.WaitS = int64(queuedFor(j, runs, last, end).Seconds())
 	} else {
 		h.WaitS = int64(end.Sub(j.SubmittedAt).Seconds())
 	}
@@ -199,4 +192,57 @@ func historyOf(j store.Job, atts []store.Attempt, gpuSeconds float64, now time.T
 		}
 	}
 	return h
+}
+
+// attemptRuns are the spans when some attempt of the job ran, merged and
+// in order: an attempt runs from its start to its processes' exit, as its
+// GPU-hours do (not to when the master heard of it, which a master or
+// agent outage delays), or to now while it is open (also one whose kill
+// is under way). ELAPSED is their sum, as sacct's Elapsed counts the
+// runs of a requeued job and not the time it was queued again.
+func attemptRuns(atts []store.Attempt, now time.Time) [][2]time.Time {
+	var runs [][2]time.Time
+	for _, a := range atts {
+		end := cmp.Or(a.ExitedAt, a.EndedAt)
+		if a.EndedAt.IsZero() {
+			end = now
+		}
+		if end.After(a.StartedAt) {
+			runs = append(runs, [2]time.Time{a.StartedAt, end})
+		}
+	}
+	slices.SortFunc(runs, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var merged [][2]time.Time
+	for _, r := range runs {
+		if n := len(merged); n > 0 && !r[0].After(merged[n-1][1]) {
+			if r[1].After(merged[n-1][1]) {
+				merged[n-1][1] = r[1]
+			}
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// queuedFor is how long the job waited with none of its attempts running:
+// from submission to its first start, each requeue's wait between runs,
+// and the wait since its last run while it is queued again (to now), or
+// until it was killed waiting. A job that ended with its last run waited
+// no more.
+func queuedFor(j store.Job, runs [][2]time.Time, last *store.Attempt, end time.Time) time.Duration {
+	if len(runs) == 0 {
+		return max(end.Sub(j.SubmittedAt), 0)
+	}
+	wait := max(runs[0][0].Sub(j.SubmittedAt), 0)
+	for i := 1; i < len(runs); i++ {
+		wait += runs[i][0].Sub(runs[i-1][1])
+	}
+	tail := end.Sub(runs[len(runs)-1][1])
+	waiting := !j.State.Terminal() && j.State != store.JobRunning
+	killedWaiting := j.State == store.JobKilled && last != nil && last.EndState != store.AttemptKilled
+	if tail > 0 && (waiting || killedWaiting) {
+		wait += tail
+	}
+	return wait
 }

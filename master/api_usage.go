@@ -26,7 +26,7 @@ const defaultUsageWindow = 7 * 24 * time.Hour
 
 func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "since", "until", "by"); err != nil {
+	if err := onlyParams(q, "since", "until", "by", "user", "project"); err != nil {
 		ca.fail(w, err)
 		return
 	}
@@ -46,6 +46,9 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalOf(r)
+	// user and project narrow what the caller may read anyway (as sacct's
+	// -u and -A do): a filter never shows more.
+	user, project := q.Get("user"), q.Get("project")
 	out := api.Usage{Since: since, Until: until, By: by, Rows: []api.UsageRow{}}
 	type acc struct {
 		row      api.UsageRow
@@ -54,7 +57,8 @@ func (ca *clusterAPI) handleUsage(w http.ResponseWriter, r *http.Request) {
 	}
 	groups := map[api.UsageRow]*acc{}
 	for _, u := range recs {
-		if p.CanRead(u.Project, u.User) != nil {
+		if p.CanRead(u.Project, u.User) != nil ||
+			(user != "" && cmp.Or(u.User, noUser) != user) || (project != "" && u.Project != project) {
 			continue
 		}
 		key := groupKey(u, by)

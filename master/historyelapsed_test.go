@@ -8,8 +8,8 @@ import (
 )
 
 // TestHistoryElapsedRunsToTheExit: a job's elapsed time in the history
-// runs from its first start to its last attempt's exit, as its GPU-hours
-// do, not to when the master heard of the end (later, when it was down).
+// is its attempts' runs, each to its exit, as its GPU-hours are, not to
+// when the master heard of the end (later, when it was down).
 func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
@@ -26,7 +26,7 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 			{StartedAt: at(0), EndedAt: at(56)}}, 56},
 		{"the last of several attempts", 300, []store.Attempt{
 			{StartedAt: at(0), EndedAt: at(60), ExitedAt: at(50)},
-			{Number: 2, StartedAt: at(100), EndedAt: at(300), ExitedAt: at(250)}}, 250},
+			{Number: 2, StartedAt: at(100), EndedAt: at(300), ExitedAt: at(250)}}, 50 + 150},
 		{"a gang's parts: the last exit", 90, []store.Attempt{
 			{StartedAt: at(0), EndedAt: at(90), ExitedAt: at(40)},
 			{Index: 1, StartedAt: at(0), EndedAt: at(90), ExitedAt: at(45)}}, 45},
@@ -44,6 +44,44 @@ func TestHistoryElapsedRunsToTheExit(t *testing.T) {
 			}
 			if got := historyOf(j, c.atts, 0, now).ElapsedS; got != c.want {
 				t.Errorf("elapsed %ds, want %ds", got, c.want)
+			}
+		})
+	}
+}
+
+// TestHistoryWaitAndElapsedOfARequeuedJob: a preempted and requeued job's
+// ELAPSED counts its runs only, not the time it is queued again, and its
+// WAIT every wait: to its first start, between runs and since its last
+// (trial m F5), as sacct's figures read.
+func TestHistoryWaitAndElapsedOfARequeuedJob(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	now := at(1000)
+	preempted := store.Attempt{StartedAt: at(10), EndedAt: at(60), ExitedAt: at(60), EndState: store.AttemptPreempted}
+	for _, c := range []struct {
+		name          string
+		state         store.JobState
+		ended         int
+		atts          []store.Attempt
+		wait, elapsed int64
+	}{
+		{"first attempt running", store.JobRunning, 0, []store.Attempt{{StartedAt: at(10)}}, 10, 990},
+		{"queued again after a preemption", store.JobQueued, 0, []store.Attempt{preempted}, 10 + 940, 50},
+		{"ran again and completed", store.JobCompleted, 300, []store.Attempt{preempted,
+			{Number: 2, StartedAt: at(100), EndedAt: at(300), ExitedAt: at(300), EndState: store.AttemptCompleted}}, 10 + 40, 50 + 200},
+		{"running again", store.JobRunning, 0, []store.Attempt{preempted, {Number: 2, StartedAt: at(100)}}, 10 + 40, 50 + 900},
+		{"killed while queued again", store.JobKilled, 500, []store.Attempt{preempted}, 10 + 440, 50},
+		{"killed running", store.JobKilled, 60, []store.Attempt{{StartedAt: at(10), EndedAt: at(60), ExitedAt: at(60),
+			EndState: store.AttemptKilled}}, 10, 50},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := store.Job{ID: 1, SubmittedAt: t0, State: c.state}
+			if c.ended != 0 {
+				j.EndedAt = at(c.ended)
+			}
+			h := historyOf(j, c.atts, 0, now)
+			if h.WaitS != c.wait || h.ElapsedS != c.elapsed {
+				t.Errorf("wait %ds elapsed %ds, want %ds and %ds", h.WaitS, h.ElapsedS, c.wait, c.elapsed)
 			}
 		})
 	}

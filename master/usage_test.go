@@ -37,6 +37,10 @@ func TestUsageAndHistory(t *testing.T) {
 		{"every group", "?since=2h&by=all", 1, 2.5},
 		{"the last 45 minutes", "?since=45m", 1, 2*0.25 + 0.5},
 		{"a window before anything ran", "?since=5h&until=4h", 0, 0},
+		{"one user's", "?since=2h&by=user&user=root", 1, 2.5},
+		{"another user's", "?since=2h&user=ana", 0, 0},
+		{"one project's", "?since=2h&project=default", 1, 2.5},
+		{"another project's", "?since=2h&project=nlp&user=root", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
