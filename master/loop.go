@@ -238,6 +238,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		if pe.Reason == sched.ReasonMaxConcurrent {
 			j.pendBuf.ctx.capped = cappedMessage(&pl.snap.Jobs[pe.Job], &j.rec)
 		}
+		j.pendBuf.ctx.down = pl.m.downMessage(&pl.snap, pe)
 		if j.pendBuf.ctx.noneUp {
 			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)
 		}

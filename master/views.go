@@ -182,7 +182,10 @@ func (p *pendingInfo) view() *api.Pending {
 	// advice to borrow, and the kept one goes where it would.
 	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s) + sched.BorrowHint(p.ctx.borrow),
 		Priority: pe.Priority}
-	if pe.Reason == sched.ReasonNoNodes && p.ctx.noneUp {
+	if p.ctx.down != "" {
+		v.Message = p.ctx.down
+	}
+	if p.ctx.noneUp {
 		v.Message = noNodeUpMessage(p.ctx.pool, p.ctx.gone)
 	}
 	if pe.Reason == sched.ReasonZeroSlotFull && p.ctx.zeroFull != "" {
@@ -229,7 +232,9 @@ func pendingContextOf(snap *sched.Snapshot, plan *sched.Plan, pe sched.Pending, 
 	if (pe.Reason == sched.ReasonNoNodes || noStart) && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		c.drained = strings.Join(snap.DrainedNodes(&snap.Jobs[pe.Job]), "\n")
 	}
-	if pe.Reason == sched.ReasonNoNodes && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
+	// Every job of a pool with no node up says so, whatever the core's
+	// reason (no_nodes for one, no_spare for the next; trial F14).
+	if (pe.Reason == sched.ReasonNoNodes || pe.Reason == sched.ReasonNoSpare || noStart) && pe.Job >= 0 && pe.Job < len(snap.Jobs) {
 		pool := snap.Jobs[pe.Job].Pool
 		c.noneUp = !slices.ContainsFunc(snap.Nodes, func(n sched.Node) bool { return n.Pool == pool })
 	}
@@ -380,4 +385,7 @@ type pendingContext struct {
 	// capped is a max_concurrent job's message where the job file names
 	// its cap otherwise (cappedMessage); "" keeps the core's.
 	capped string
+	// down is the message of a job that waits on its pool's lost or
+	// left nodes (Master.downMessage); "" keeps the core's.
+	down string
 }
