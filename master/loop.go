@@ -223,6 +223,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var borrow map[borrowKey]int // over_quota only; nil until one
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
+	down := pl.m.newDownView(&pl.snap)
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
@@ -238,7 +239,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		if pe.Reason == sched.ReasonMaxConcurrent {
 			j.pendBuf.ctx.capped = cappedMessage(&pl.snap.Jobs[pe.Job], &j.rec)
 		}
-		j.pendBuf.ctx.down = pl.m.downMessage(&pl.snap, pe)
+		j.pendBuf.ctx.down = down.message(pe)
 		if j.pendBuf.ctx.noneUp {
 			j.pendBuf.ctx.gone = pl.m.goneNodes(j.pendBuf.ctx.pool)
 		}

@@ -386,6 +386,6 @@ type pendingContext struct {
 	// its cap otherwise (cappedMessage); "" keeps the core's.
 	capped string
 	// down is the message of a job that waits on its pool's lost or
-	// left nodes (Master.downMessage); "" keeps the core's.
+	// left nodes (downView.message); "" keeps the core's.
 	down string
 }
