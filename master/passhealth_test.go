@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestPassHealth: failed passes count each, the log gets a line when the
