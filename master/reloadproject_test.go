@@ -1,7 +1,10 @@
 package master
 
 import (
+	"fmt"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +79,68 @@ func TestProjectBackSchedules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReloadRefusesDroppingLiveProject: a reload that drops a project
+// that live jobs belong to is refused, naming the project, its jobs and
+// what to do, and nothing of it applies; one that drops a project with no
+// live job is taken. A master that starts without such a project keeps
+// the jobs and says so in its log.
+func TestReloadRefusesDroppingLiveProject(t *testing.T) {
+	logs := &lockedBuffer{}
+	withFile, path := withConfigFile(t, projectsConfig("a", "b", "c"))
+	h := newHarness(t, withFile, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	var ids []int64
+	for range 6 {
+		ids = append(ids, h.submit(`{"name": "w", "project": "b", "entrypoint": "x", "resources": {"slots": 1}}`))
+	}
+	cases := []struct {
+		name     string
+		file     string
+		wantErr  string // "" for a reload taken
+		projects int    // projects in force after it
+	}{
+		{"dropping b, with 6 queued jobs", projectsConfig("a", "c"),
+			fmt.Sprintf("drops the project that live jobs belong to: project b has 6 live jobs (job %d (queued), job %d (queued), job %d (queued), job %d (queued), job %d (queued), and 1 more): keep the project until its jobs end, or kill them",
+				ids[0], ids[1], ids[2], ids[3], ids[4]), 3},
+		{"dropping c, with none", projectsConfig("a", "b"), "", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfig(t, path, tc.file)
+			err := h.m.Reload(h.ctx)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("reload: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("reload: %v, want an error with %q", err, tc.wantErr)
+			}
+			if got := len(h.m.Config().Projects); got != tc.projects {
+				t.Errorf("%d projects in force, want %d", got, tc.projects)
+			}
+		})
+	}
+	t.Run("a start without b keeps its jobs and warns", func(t *testing.T) {
+		cfg, err := config.Load(writeTemp(t, projectsConfig("a")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs.take()
+		h.opt.Config = cfg
+		h.start()
+		want := "project b has 6 live jobs"
+		if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "the jobs are kept") {
+			t.Errorf("the log at start lacks %q:\n%s", want, logs.String())
+		}
+		if s := h.job(ids[0]).State; s != "queued" {
+			t.Errorf("job %d %s, want queued (kept)", ids[0], s)
+		}
+	})
+}
+
+// writeTemp writes text to a configuration file of its own.
+func writeTemp(t *testing.T, text string) string {
+	path := filepath.Join(t.TempDir(), "allot.yaml")
+	writeConfig(t, path, text)
+	return path
 }
