@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestPassHealth: failed passes count each, the log gets a line when the
@@ -42,6 +44,13 @@ func TestPassHealth(t *testing.T) {
 			}
 			if got := strings.Count(logs.String(), "\n"); got != tc.wantLines {
 				t.Errorf("%d log lines, want %d:\n%s", got, tc.wantLines, logs.String())
+			}
+			var pools []api.Pool
+			if code := h.do("GET", "/api/v1/pools", nil, &pools); code != http.StatusOK || len(pools) == 0 {
+				t.Fatalf("GET /pools: %d, %d pools", code, len(pools))
+			}
+			if failing := tc.wantHealth != http.StatusOK; failing != strings.Contains(pools[0].SchedulerError, tc.wantBody) {
+				t.Errorf("pool's scheduler_error %q, want it with %q: %v", pools[0].SchedulerError, tc.wantBody, failing)
 			}
 			code, body, _ := h.raw("GET", "/healthz", "")
 			if code != tc.wantHealth || !strings.Contains(body, tc.wantBody) {
