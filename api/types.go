@@ -377,6 +377,10 @@ type Pool struct {
 	// pool while the jobs ran there. Used counts what they hold there
 	// too, so it may exceed Slots.
 	Elsewhere []PoolNode `json:"elsewhere,omitempty"`
+	// SchedulerError is, while the master's scheduling passes fail, the
+	// last failure: no pool schedules until a pass succeeds, whatever
+	// its reservations and reasons say.
+	SchedulerError string `json:"scheduler_error,omitempty"`
 }
 
 // PoolNode is a node and the pool it is in.

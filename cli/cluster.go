@@ -200,9 +200,13 @@ func printPools(w io.Writer, pools []api.Pool, wide bool) error {
 // like a fault: a pool whose jobs run on nodes a reload moved to other
 // pools (SLOTS "1/0": they hold GPUs there, not in the pool), and one
 // with no node up whose jobs wait (they wait until a node joins it, not
-// for others to end).
+// for others to end); and, first, a master whose scheduling passes fail.
 func printPoolNotes(w io.Writer, pools []api.Pool) error {
 	var notes []string
+	if len(pools) > 0 && pools[0].SchedulerError != "" {
+		notes = append(notes, "the master's scheduling passes fail, so no pool schedules (queued jobs stay queued "+
+			"whatever their reasons and ETAs say): "+pools[0].SchedulerError+"; see the master's log and /healthz")
+	}
 	for _, p := range pools {
 		if len(p.Elsewhere) > 0 {
 			on := make([]string, len(p.Elsewhere))

@@ -51,6 +51,7 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 	res := rv.reservations()
 	away := rv.elsewhere()
 	out := make([]api.Pool, 0, len(rv.cfg.Pools))
+	failing := ca.m.passes.status().Error
 	for _, p := range rv.cfg.Pools {
 		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
 			Placement: string(p.Placement), GraceS: int64(poolGrace(rv.cfg, p.Name) / time.Second),
@@ -67,6 +68,7 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 		v.Reservations = res[p.Name]
 		v.BackfillWindow = rv.backfillWindow(p.Name, v.Reservations, ca.m.now())
 		v.Elsewhere = away[p.Name]
+		v.SchedulerError = failing
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -62,7 +62,9 @@
 //     agentLogs' (agentlogs.go), a part over the same server.
 //   - access authenticates requests, checks rights on jobs, limits rates,
 //     audits, and serves users and tokens.
-//   - storeHealth probes the store and answers /readyz.
+//   - storeHealth probes the store and answers /readyz and /healthz;
+//     passHealth records whether the scheduling passes fail, which
+//     /healthz, GET /pools and a metric report.
 //   - jobsAPI and clusterAPI serve the rest of the REST API; they embed
 //     server (the Master and how a failure is answered) and hold no state.
 //     A job's logs (jobLogs), its metrics (jobMetrics) and GET /jobs's

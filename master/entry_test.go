@@ -10,7 +10,8 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
-// TestGoneProjectIsNoProject: a job whose project a reload removed runs
+// TestGoneProjectIsNoProject: a job whose project the configuration lost
+// (at a restart: a reload that drops it is refused) runs
 // on in a pool that reads no project for it, with no project and no
 // account in its snapshot entry (-1), as the simulator gives a job of a
 // project it does not know and as the what-if export replays it (a
@@ -92,9 +93,14 @@ default_project: team
 			if got := h.taskState(gone, 0); got != store.TaskRunning {
 				t.Fatalf("gone's task is %s, want running", got)
 			}
-			if err := h.m.Reload(h.ctx); err != nil {
-				t.Fatal(err)
+			// A reload that drops gone is refused while its job lives
+			// (TestReloadRefusesDroppingLiveProject); a master started
+			// without it keeps the job.
+			if err := h.m.Reload(h.ctx); err == nil {
+				t.Fatal("a reload dropping gone, whose job runs, was taken")
 			}
+			h.opt.Config = after
+			h.start()
 			c.run(t, h, gone)
 		})
 	}

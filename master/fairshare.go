@@ -81,8 +81,11 @@ func (f *fairShare) addLeaf(project, user string) {
 }
 
 // rebuild lays the tree out again for cfg. Leaves of projects the
-// configuration no longer has are dropped (their jobs are left out of the
-// snapshot as unknown_project).
+// configuration no longer has are kept out of the tree (index -1: their
+// jobs are left out of the snapshot as unknown_project) but stay known,
+// so that a later configuration that has the project again lays them out
+// again: dropping them left the live jobs of a project removed and then
+// re-added with no leaf, and every pass failing on their account -1.
 func (f *fairShare) rebuild(cfg *config.Config) {
 	f.dirty = false
 	f.accounts = f.accounts[:0]
@@ -96,7 +99,7 @@ func (f *fairShare) rebuild(cfg *config.Config) {
 		if cfg.ProjectIndex(k.project) >= 0 {
 			keys = append(keys, k)
 		} else {
-			delete(f.leaves, k)
+			f.leaves[k] = -1
 		}
 	}
 	slices.SortFunc(keys, func(a, b leafKey) int { return cmpLeaves(cfg, a, b) })

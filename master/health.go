@@ -50,6 +50,9 @@ type storeHealth struct {
 	clock Clock
 	// up is the allot_store_up gauge.
 	up prometheus.Gauge
+	// passes is the scheduling passes' health, which /healthz reports
+	// too; nil in tests that build a storeHealth alone.
+	passes *passHealth
 
 	mu        sync.Mutex
 	down      bool
@@ -285,28 +288,44 @@ func redactStoreError(err error) string {
 }
 
 // handleReady answers /readyz and /healthz: 200 when the store takes
-// writes, 503 otherwise; JSON when the client asks for it.
+// writes, 503 otherwise; JSON when the client asks for it. While the
+// scheduling passes fail, both say so, and /healthz answers 503: the
+// master serves requests (it is ready) but schedules nothing, which a
+// liveness check should see.
 func (h *storeHealth) handleReady(w http.ResponseWriter, r *http.Request) {
 	h.probe(r.Context())
 	st := h.status()
+	var ps PassStatus
+	if h.passes != nil {
+		ps = h.passes.status()
+	}
 	status := http.StatusOK
 	if !st.Up {
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", retryAfterSeconds)
+	} else if ps.Failing && r.URL.Path == "/healthz" {
+		status = http.StatusServiceUnavailable
 	}
 	if acceptsJSON(r) {
-		ans := Health{Status: "ok", Version: version.String(), Ready: st.Up, Store: st}
-		if !st.Up {
+		ans := Health{Status: "ok", Version: version.String(), Ready: st.Up, Store: st, Scheduler: ps}
+		switch {
+		case !st.Up:
 			ans.Status = "unavailable"
+		case ps.Failing:
+			ans.Status = "scheduler failing"
 		}
 		writeJSON(w, status, ans)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	if st.Up {
-		io.WriteString(w, "ok\n")
-		return
+	if !st.Up {
+		fmt.Fprintf(w, "store unavailable since %s: %s\n", st.Since.UTC().Format(time.RFC3339), st.Error)
 	}
-	fmt.Fprintf(w, "store unavailable since %s: %s\n", st.Since.UTC().Format(time.RFC3339), st.Error)
+	if ps.Failing {
+		fmt.Fprintf(w, "scheduling passes failing since %s (no pool schedules): %s\n", ps.Since.UTC().Format(time.RFC3339), ps.Error)
+	}
+	if st.Up && !ps.Failing {
+		io.WriteString(w, "ok\n")
+	}
 }

@@ -114,6 +114,9 @@ type Master struct {
 	access  *access
 	// health is the store's health (health.go); it has its own lock.
 	health storeHealth
+	// passes is whether the scheduling passes fail (passhealth.go); it
+	// has its own lock.
+	passes passHealth
 	// The parts that the changes of the mirror call: pub publishes the
 	// read view (readview.go), batches opens, commits and undoes the
 	// batches (batch.go). Their fields are guarded by mu, except the
@@ -220,13 +223,15 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.agents = &agents{server: server{m}}
 	m.metric = newMetrics(m)
 	m.health.up = m.metric.storeUp
+	m.passes.log, m.passes.failures = opt.Logger, m.metric.passFailures
+	m.health.passes = &m.passes
 	if opt.UserRate >= 0 {
 		m.access.limits = newUserLimits(cmp.Or(opt.UserRate, DefaultUserRate), cmp.Or(opt.UserBurst, DefaultUserBurst))
 	}
 	if err := (&restorer{m: m}).restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
-	for _, w := range m.disallowedQOSWarnings(m.cfg) {
+	for _, w := range append(m.orphanWarnings(), m.disallowedQOSWarnings(m.cfg)...) {
 		m.log.Warn("configuration: " + w)
 	}
 	m.event = true
@@ -309,9 +314,7 @@ func (m *Master) Step(ctx context.Context) {
 	defer m.planner.passMu.Unlock()
 	m.lock()
 	defer m.unlock()
-	if err := m.planner.schedule(ctx); err != nil {
-		m.log.Error("scheduling pass failed", "err", err)
-	}
+	m.passes.record(m.planner.schedule(ctx), m.now())
 }
 
 // kick asks the loop for an event-driven pass. Callers hold mu.

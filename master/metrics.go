@@ -22,6 +22,7 @@ type metrics struct {
 	syncBatchRetries   prometheus.Counter
 	reloads            *prometheus.CounterVec
 	reloadOK           prometheus.Gauge
+	passFailures       prometheus.Counter
 }
 
 func newMetrics(m *Master) *metrics {
@@ -61,12 +62,15 @@ func newMetrics(m *Master) *metrics {
 			Name: "allot_config_last_reload_ok",
 			Help: "0 while the last configuration reload failed (the file on disk is not the one in force), else 1."}),
 	}
+	x.passFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "allot_scheduling_pass_failures_total",
+		Help: "Scheduling passes that failed: while they fail no pool schedules (see /healthz and the master's log)."})
 	x.storeUp.Set(1)
 	x.reloadOK.Set(1)
 	x.reloads.WithLabelValues("ok")
 	x.reloads.WithLabelValues("failed")
 	x.reg.MustRegister(x.passSeconds, x.submissions, x.agentSyncs, x.agentRegistrations, x.jobsEnded, x.storeUp, x.gpuSeconds,
-		x.syncBatch, x.syncBatchRetries, x.reloads, x.reloadOK, &mirrorCollector{m: m})
+		x.syncBatch, x.syncBatchRetries, x.reloads, x.reloadOK, x.passFailures, &mirrorCollector{m: m})
 	return x
 }
 

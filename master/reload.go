@@ -86,7 +86,8 @@ func poolConfig(cfg *config.Config, name string) *config.Pool {
 // in at once, between two settlings (it waits for the one in flight); an
 // invalid file changes nothing and the error (an *httpError with status
 // 400 through the API) says why. A configuration that drops a pool that
-// live jobs use is refused. A refusal is logged here, whoever asked
+// live jobs use is refused, and so is one that drops a project that
+// live jobs belong to (checkJobProjects). A refusal is logged here, whoever asked
 // (SIGHUP or the API), since the log is where an operator looks for why
 // the file on disk is not in force. Callers must not hold mu.
 func (m *Master) Reload(ctx context.Context) error {
@@ -140,6 +141,9 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	if err := rl.checkNodePools(cfg, pools); err != nil {
+		return nil, err
+	}
+	if err := rl.checkJobProjects(cfg); err != nil {
 		return nil, err
 	}
 	oldFair := m.fair

@@ -16,6 +16,8 @@ type Health struct {
 	Version string      `json:"version"`
 	Ready   bool        `json:"ready"`
 	Store   StoreStatus `json:"store"`
+	// Scheduler says whether the scheduling passes fail (passHealth).
+	Scheduler PassStatus `json:"scheduler"`
 }
 
 // acceptsJSON reports whether the Accept header lists application/json.
