@@ -79,20 +79,15 @@ func (c *Cluster) submit(sub Submission, entry *sched.Job) int32 {
 	return ji
 }
 
-// SetPriority changes job ji's priority in its snapshot entry, with the
-// preemptibility, borrowing and interactivity that follow from it (the
-// driver's: OSMO's priority classes, Class.In, whose rules JobFacts.Entry
-// applies at submission).
-func (c *Cluster) SetPriority(ji int32, priority int, preemptible, borrow, interactive bool) {
+// amend changes job ji's snapshot entry by change and gives it a new
+// Rev: a priority change, with the preemptibility, borrowing and
+// interactivity that follow from it (the driver's: OSMO's priority
+// classes, Class.In, whose rules JobFacts.Entry applies at submission),
+// or a change of its weight, nice or QOS level (an index into the
+// snapshot's QOS).
+func (c *Cluster) amend(ji int32, change func(en *sched.Job)) {
 	en := c.Roster.Entry(ji)
-	en.Priority, en.Preemptible, en.Borrow, en.Interactive = priority, preemptible, borrow, interactive
-	c.revise(en)
-}
-
-// SetWeight changes job ji's weight in its snapshot entry.
-func (c *Cluster) SetWeight(ji int32, weight float64) {
-	en := c.Roster.Entry(ji)
-	en.Weight = weight
+	change(en)
 	c.revise(en)
 }
 
@@ -123,21 +118,6 @@ func (c *Cluster) SetTimeLimit(out []int32, ji int32, limit int64) []int32 {
 		}
 	}
 	return out
-}
-
-// SetNice changes job ji's nice in its snapshot entry.
-func (c *Cluster) SetNice(ji int32, nice int) {
-	en := c.Roster.Entry(ji)
-	en.Nice = nice
-	c.revise(en)
-}
-
-// SetQOS changes job ji's QOS level (an index into the snapshot's QOS)
-// in its snapshot entry.
-func (c *Cluster) SetQOS(ji int32, qos int) {
-	en := c.Roster.Entry(ji)
-	en.QOS = qos
-	c.revise(en)
 }
 
 // revise gives a roster entry a new Rev after it changed (Roster.Revise).

@@ -25,9 +25,9 @@ const (
 	EventKill
 	// EventPriority sets Job's priority, with the preemptibility,
 	// borrowing and interactivity that follow from it by the driver's
-	// rule (SetPriority).
+	// rule (amend).
 	EventPriority
-	// EventWeight sets Job's weight (SetWeight).
+	// EventWeight sets Job's weight (amend).
 	EventWeight
 	// EventSubmit adds a job: Submission, with Entry, the snapshot entry
 	// the driver built from its spec (whose waiting count the Cluster
@@ -103,8 +103,8 @@ const (
 	// limit, counted from their starts, or at once where they are past
 	// it already; the driver promises their ends again (Outcome.Retimed).
 	EventTimeLimit
-	// EventNice sets Job's nice (SetNice), EventQOS its QOS level, an
-	// index into the snapshot's QOS (SetQOS): both weigh in multifactor
+	// EventNice sets Job's nice, EventQOS its QOS level, an
+	// index into the snapshot's QOS (both by amend): both weigh in multifactor
 	// priority, and a QOS decides what may preempt what.
 	EventNice
 	EventQOS
@@ -260,16 +260,18 @@ func (c *Cluster) Observe(now int64, e Event) Outcome {
 			o.Over, o.State = true, JobKilled
 			c.Finish(e.Job, JobKilled, now)
 		case EventPriority:
-			c.SetPriority(e.Job, e.Priority, e.Preemptible, e.Borrow, e.Interactive)
+			c.amend(e.Job, func(en *sched.Job) {
+				en.Priority, en.Preemptible, en.Borrow, en.Interactive = e.Priority, e.Preemptible, e.Borrow, e.Interactive
+			})
 		case EventWeight:
-			c.SetWeight(e.Job, e.Weight)
+			c.amend(e.Job, func(en *sched.Job) { en.Weight = e.Weight })
 		case EventTimeLimit:
 			c.retimed = c.SetTimeLimit(c.retimed[:0], e.Job, e.Limit)
 			o.Retimed = c.retimed
 		case EventNice:
-			c.SetNice(e.Job, e.Nice)
+			c.amend(e.Job, func(en *sched.Job) { en.Nice = e.Nice })
 		case EventQOS:
-			c.SetQOS(e.Job, e.QOS)
+			c.amend(e.Job, func(en *sched.Job) { en.QOS = e.QOS })
 		}
 		return o
 	}

@@ -27,10 +27,10 @@ type downView struct {
 }
 
 // newDownView names the nodes that are not up, by pool. Callers hold mu.
-func (m *Master) newDownView(snap *sched.Snapshot) *downView {
+func newDownView(nodes map[string]*mnode, snap *sched.Snapshot) *downView {
 	v := &downView{snap: snap}
 	byPool := map[string][]string{}
-	for name, n := range m.nodes {
+	for name, n := range nodes {
 		if n.up() {
 			continue
 		}

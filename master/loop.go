@@ -223,7 +223,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var borrow map[borrowKey]int // over_quota only; nil until one
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
-	down := pl.m.newDownView(&pl.snap)
+	down := newDownView(pl.m.nodes, &pl.snap)
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a

@@ -231,7 +231,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if err := (&restorer{m: m}).restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
-	for _, w := range append(m.orphanWarnings(), m.disallowedQOSWarnings(m.cfg)...) {
+	for _, w := range append(orphanWarnings(m.jobs, m.cfg), m.disallowedQOSWarnings(m.cfg)...) {
 		m.log.Warn("configuration: " + w)
 	}
 	m.event = true

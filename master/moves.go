@@ -196,13 +196,13 @@ func (a *mattempt) first() time.Time {
 	return a.continues
 }
 
-// restoreNextFor reads back, for job j's tasks restored with a move or
+// nextFor reads back, for job j's tasks restored with a move or
 // resize under way, who it makes room for and why (mtask.nextFor,
 // nextWhy) from the event of its transition to preempting, which keeps
 // them (store.Event.ForJob, Why): a restarted master's views say what
 // they said before it. It reads the job's events from the first such
 // transition on, none when no task of j has a reservation.
-func (m *Master) restoreNextFor(ctx context.Context, j *mjob) error {
+func (r *restorer) nextFor(ctx context.Context, j *mjob) error {
 	var since time.Time
 	for _, t := range j.tasks {
 		if t.next != nil && (since.IsZero() || t.nextAt.Before(since)) {
@@ -212,7 +212,7 @@ func (m *Master) restoreNextFor(ctx context.Context, j *mjob) error {
 	if since.IsZero() {
 		return nil
 	}
-	evs, err := m.st.Events(ctx, store.EventFilter{JobID: j.rec.ID, To: string(store.TaskPreempting), Since: since})
+	evs, err := r.m.st.Events(ctx, store.EventFilter{JobID: j.rec.ID, To: string(store.TaskPreempting), Since: since})
 	if err != nil {
 		return fmt.Errorf("read who its moves and resizes make room for: %w", err)
 	}

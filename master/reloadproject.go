@@ -14,9 +14,9 @@ import (
 // project, each list in id order; with had set, only projects that had
 // has (a project an earlier configuration lost already is not counted
 // again). Callers hold mu.
-func (m *Master) orphanedJobs(cfg, had *config.Config) map[string][]*mjob {
+func orphanedJobs(jobs map[int64]*mjob, cfg, had *config.Config) map[string][]*mjob {
 	out := map[string][]*mjob{}
-	for _, j := range m.jobs {
+	for _, j := range jobs {
 		p := j.rec.Project
 		if p == "" || j.gone || !j.live() || cfg.ProjectIndex(p) >= 0 || (had != nil && had.ProjectIndex(p) < 0) {
 			continue
@@ -51,7 +51,7 @@ func sayOrphans(orphans map[string][]*mjob) []string {
 // mu.
 func (rl reloader) checkJobProjects(cfg *config.Config) error {
 	m := rl.m
-	orphans := m.orphanedJobs(cfg, m.cfg)
+	orphans := orphanedJobs(m.jobs, cfg, m.cfg)
 	if len(orphans) == 0 {
 		return nil
 	}
@@ -67,9 +67,9 @@ func (rl reloader) checkJobProjects(cfg *config.Config) error {
 // lacks, but in a pool with quotas or fair share they are left out of
 // the scheduling until the project is back (unknown_project). Callers
 // hold mu.
-func (m *Master) orphanWarnings() []string {
+func orphanWarnings(jobs map[int64]*mjob, cfg *config.Config) []string {
 	var out []string
-	for _, s := range sayOrphans(m.orphanedJobs(m.cfg, nil)) {
+	for _, s := range sayOrphans(orphanedJobs(jobs, cfg, nil)) {
 		out = append(out, s+", but the configuration does not define it: the jobs are kept; "+
 			"in pools with quotas or fair share they are not scheduled, and their slots not counted, "+
 			"until the project is back (add it to the configuration and reload), or kill them (allot job kill ID)")

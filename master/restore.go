@@ -195,7 +195,7 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 			m.setTask(t, rec)
 		}
 	}
-	if err := r.m.restoreNextFor(ctx, j); err != nil {
+	if err := r.nextFor(ctx, j); err != nil {
 		return fmt.Errorf("job %d: %w", id, err)
 	}
 	if err := r.restoreSearch(ctx, j); err != nil {

@@ -77,7 +77,7 @@ type mtask struct {
 	// reserved. nil for every other task. nextFor and nextWhy are the
 	// job it makes room for (0: none) and a shrink's rule in words
 	// (resizeWhy), for the views; a restart reads them back from the
-	// transition's event (restoreNextFor).
+	// transition's event (restorer.nextFor).
 	next    []*mpart
 	nextAt  time.Time
 	nextFor int64
