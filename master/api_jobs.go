@@ -364,6 +364,14 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		tasks = mem
+	} else if endedBetween(tasks, atts) {
+		// Two reads, not one transaction: an attempt that ended after
+		// the attempts were read and before its task was is read again,
+		// so that a task shown ended shows its attempt's end (on an
+		// error the first read stands).
+		if again, err := ja.m.st.Attempts(r.Context(), store.AttemptFilter{JobID: view.ID}); err == nil {
+			atts = again
+		}
 	}
 	view.TaskList = taskViews(tasks, atts)
 	if err := ja.preemptedBy(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) {
@@ -383,6 +391,23 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
+}
+
+// endedBetween reports whether an attempt read open belongs to a task
+// read holding no slots: it ended between the two reads.
+func endedBetween(tasks []store.Task, atts []store.Attempt) bool {
+	idle := map[int]bool{}
+	for _, t := range tasks {
+		if !t.State.Active() {
+			idle[t.Index] = true
+		}
+	}
+	for _, a := range atts {
+		if a.EndedAt.IsZero() && idle[a.Index] {
+			return true
+		}
+	}
+	return false
 }
 
 // jobAttempts reads the job the request names, if the caller may read
