@@ -16,8 +16,10 @@ type Health struct {
 	Version string      `json:"version"`
 	Ready   bool        `json:"ready"`
 	Store   StoreStatus `json:"store"`
-	// Scheduler says whether the scheduling passes fail (passHealth).
-	Scheduler PassStatus `json:"scheduler"`
+	// Scheduler says, while the scheduling passes fail, since when and
+	// why (passHealth); left out while they succeed, so that a healthy
+	// master answers as before.
+	Scheduler PassStatus `json:"scheduler,omitzero"`
 }
 
 // acceptsJSON reports whether the Accept header lists application/json.
