@@ -90,14 +90,7 @@ func placedNodes(ps []store.Placement) []string {
 // 01:49:49 UTC", naming the task in a job of several ("moving task 1
 // (of 2 being moved) to ...").
 func movingReason(r *api.Moving, tasks int) string {
-	s := "moving"
-	if tasks > 1 {
-		s = fmt.Sprintf("moving task %d", r.Task)
-		if r.Tasks > 1 {
-			s += fmt.Sprintf(" (of %d being moved)", r.Tasks)
-		}
-	}
-	s += " to " + andList(r.To)
+	s := reasonSubject("moving", "moved", r.Task, r.Tasks, tasks) + " to " + andList(r.To)
 	if r.ForJob != 0 {
 		s += fmt.Sprintf(" to make room for job %d", r.ForJob)
 	}

@@ -67,14 +67,23 @@ func resizingTail(r *api.Resizing) string {
 // the task in a job of several ("resizing task 1 (of 2 being resized)
 // from ...").
 func resizingReason(r *api.Resizing, tasks int) string {
-	what := "resizing"
-	if tasks > 1 {
-		what = fmt.Sprintf("resizing task %d", r.Task)
-		if r.Tasks > 1 {
-			what += fmt.Sprintf(" (of %d being resized)", r.Tasks)
-		}
+	return reasonSubject("resizing", "resized", r.Task, r.Tasks, tasks) + " " + resizingTail(r)
+}
+
+// reasonSubject begins a list's reason for a job whose tasks are being
+// resized or moved (verb "resizing", participle "resized"): the verb
+// alone for a job of one task, else naming the first such task and,
+// when there are several, how many ("resizing task 1 (of 2 being
+// resized)").
+func reasonSubject(verb, participle string, task, changing, tasks int) string {
+	if tasks <= 1 {
+		return verb
 	}
-	return what + " " + resizingTail(r)
+	s := fmt.Sprintf("%s task %d", verb, task)
+	if changing > 1 {
+		s += fmt.Sprintf(" (of %d being %s)", changing, participle)
+	}
+	return s
 }
 
 // resizingSentence is explain's sentence for a job being resized: "It
