@@ -38,6 +38,13 @@ type Explanation struct {
 	// checkpoint not yet landed), says which, from and to how many slots,
 	// for which job and since when (Job.Resizing).
 	Resizing *Resizing `json:"resizing,omitempty"`
+	// SchedulerError is, while the master's scheduling passes fail, the
+	// last failure, and SchedulerFailingSince when they began to fail:
+	// nothing starts in any pool until a pass succeeds, so the rest of
+	// the explanation is the last successful pass's (GET /pools says the
+	// same).
+	SchedulerError        string     `json:"scheduler_error,omitempty"`
+	SchedulerFailingSince *time.Time `json:"scheduler_failing_since,omitempty"`
 	// NodeLost, while a task of the job is held on a node that is lost
 	// (or left) within lost_node_grace, says which node since when and
 	// what becomes of the task at the end of the grace unless the node
