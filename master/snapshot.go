@@ -87,6 +87,7 @@ func (pl *planner) buildSnapshot() {
 		}
 	}
 	pl.orderAllocs()
+	pl.holdOutside()
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts
