@@ -44,6 +44,10 @@ type mjob struct {
 	ri       int32
 	rostered bool
 	gone     bool // left the mirror; dropped from Master.order lazily
+	// refused is why the core refused the job's entry, at configuration
+	// generation refusedGen (setaside.go); "" for none.
+	refused    string
+	refusedGen int
 	// dirty marks a change since the read view was last published, and
 	// read is what it published of the job (readview.go).
 	dirty bool
