@@ -1,6 +1,7 @@
 package master
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -148,6 +149,27 @@ func TestMultifactorPriorityAfterRestart(t *testing.T) {
 			h.step()
 			h.sync(a)
 			check("after the restarted master's first pass")
+		})
+	}
+}
+
+// TestStoredPriority: a start stores a finite priority as it is, and
+// one that is not finite (which the store refuses) as none, so that the
+// start is not failed for it.
+func TestStoredPriority(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		p, out float64
+	}{
+		{"finite", 10125.5, 10125.5},
+		{"none", 0, 0},
+		{"NaN", math.NaN(), 0},
+		{"infinite", math.Inf(-1), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := storedPriority(tc.p); got != tc.out {
+				t.Errorf("storedPriority(%v) = %v, want %v", tc.p, got, tc.out)
+			}
 		})
 	}
 }
