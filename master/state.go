@@ -33,6 +33,9 @@ type mjob struct {
 	// startMF is the multi-factor priority of the last pass that found
 	// it pending in a multifactor pool (0 for none): a running job's
 	// priority, as it started with it (api.Job.MultifactorPriority).
+	// Each start stores it with the attempt it opens
+	// (store.TaskTransition.StartPriority), from which a restart
+	// restores it (restoreJob).
 	startMF float64
 	// entryGen is the configuration generation the job's snapshot entry
 	// was made at, its entry on the planner's roster (roster.go) while
