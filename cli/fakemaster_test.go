@@ -436,6 +436,9 @@ func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {
 			return api.Error{Error: "time_limit: " + err.Error(), Field: "time_limit"}, 400
 		}
 		j.TimeLimitS = secs
+		// The fake's stand-in for a running task already past its new
+		// limit, which the master kills at once.
+		j.Ending = secs > 0 && secs <= 30
 	}
 	if u.QOS != nil {
 		j.QOS = *u.QOS

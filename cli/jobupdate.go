@@ -46,7 +46,10 @@ scontrol update job does, in one change that the master stores and logs in
 the job's events, and then schedules by.
 
 A job's owner may lower its time limit, also while it runs: a task that has
-run past the new limit is killed at once, as at its limit. Raising a time
+run past the new limit is killed at once, as at its limit, and the answer
+says so. --time-limit takes a unit (90m, 2h, 90s) or Slurm's form
+(1:30:00, 1-00:00:00); a bare number is refused, since Slurm reads it as
+minutes and job files as seconds. Raising a time
 limit or removing it (--time-limit 0) needs the admin role, or the lead role
 in the job's project. --qos names a QOS level the job's project may use; in
 a multifactor pool it moves the job by the QOS factor. --nice (0 to
@@ -56,7 +59,7 @@ does in Slurm.`
 	fl := cmd.Flags()
 	fl.StringVar(&f.priority, "priority", "", "priority: 1..99 (lower is more important) or HIGH, NORMAL, LOW (as set-priority)")
 	fl.StringVar(&f.weight, "weight", "", "fair-share weight, a number > 0 (as set-weight)")
-	fl.StringVar(&f.timeLimit, "time-limit", "", `time limit per task: 90m, 2h, 1d12h, 1-00:00:00 or seconds; 0 removes it`)
+	fl.StringVar(&f.timeLimit, "time-limit", "", `time limit per task, with its unit: 90m, 2h, 1d12h, 90s or 1-00:00:00; 0 removes it`)
 	fl.StringVar(&f.qos, "qos", "", "QOS level, one the job's project may use")
 	fl.StringVar(&f.nice, "nice", "", "nice, 0..1000000000: lowers the job's multifactor priority by that much")
 	return cmd
@@ -87,6 +90,12 @@ func (f *jobUpdateFlags) update() (api.JobUpdate, error) {
 		u.Weight = &w
 	}
 	if f.timeLimit != "" {
+		if t := strings.TrimSpace(f.timeLimit); t != "0" && strings.Trim(t, "0123456789") == "" {
+			// scontrol and sbatch read a bare number as minutes, a job
+			// file as seconds: a limit lowered by a misreading kills a
+			// running job at once, so the flag asks for the unit.
+			return u, usageErrorf("--time-limit %s: a bare number is ambiguous (Slurm reads minutes, job files seconds); give its unit: %sm, %ss, or Slurm's form such as 1:30:00", t, t, t)
+		}
 		if _, err := yamlfield.DurationText(f.timeLimit); err != nil {
 			return u, usageErrorf("--time-limit: %v", err)
 		}
@@ -131,6 +140,12 @@ func (f *jobUpdateFlags) print(w io.Writer, j api.Job) error {
 	if f.nice != "" {
 		parts = append(parts, "nice "+strconv.Itoa(j.Nice))
 	}
-	_, err := fmt.Fprintf(w, "job %d (%s): %s\n", j.ID, j.Name, strings.Join(parts, ", "))
-	return err
+	if _, err := fmt.Fprintf(w, "job %d (%s): %s\n", j.ID, j.Name, strings.Join(parts, ", ")); err != nil {
+		return err
+	}
+	if f.timeLimit != "" && (j.Ending || j.State == "killed") {
+		_, err := fmt.Fprintf(w, "job %d has run past its new time limit: its tasks are stopped now, as at their limit\n", j.ID)
+		return err
+	}
+	return nil
 }

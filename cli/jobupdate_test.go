@@ -21,12 +21,16 @@ func TestJobUpdate(t *testing.T) {
 			err: "allot job update: expected a change: --priority, --weight, --time-limit, --qos or --nice"},
 		{name: "not a duration", args: []string{"job", "update", "5", "--time-limit", "2x"},
 			err: `--time-limit: expected a duration (whole seconds like 90, or a string like 90s, 1h30m, 2d or 1:30:00), got "2x"`},
+		{name: "a bare number", args: []string{"job", "update", "5", "--time-limit", "90"},
+			err: "--time-limit 90: a bare number is ambiguous (Slurm reads minutes, job files seconds); give its unit: 90m, 90s, or Slurm's form such as 1:30:00"},
+		{name: "past the new limit", args: []string{"job", "update", "5", "--time-limit", "30s"},
+			out: "job 5 (asha): time limit 30s\njob 5 has run past its new time limit: its tasks are stopped now, as at their limit\n"},
 		{name: "negative nice", args: []string{"job", "update", "5", "--nice", "-5"}, err: `--nice: expected a whole number from 0 to 1000000000, got "-5"`},
 		{name: "bad priority", args: []string{"job", "update", "5", "--priority", "100"}, err: "priority: expected 1 to 99"},
 		{name: "unknown job", args: []string{"job", "update", "77", "--qos", "high"}, err: "master: 404 Not Found: job 77 does not exist"},
 	})
 	want := []string{`{"time_limit":"2h"}`, `{"time_limit":"1-00:00:00"}`, `{"time_limit":"0"}`, `{"qos":"normal","nice":10}`,
-		`{"priority_class":"LOW","weight":2}`}
+		`{"priority_class":"LOW","weight":2}`, `{"time_limit":"30s"}`}
 	var patches []string
 	for i, r := range f.requests {
 		if strings.HasPrefix(r, "PATCH /api/v1/jobs/5") {
