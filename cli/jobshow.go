@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
 )
 
 // printJob prints a job's fields, then one row per attempt of each task.
@@ -39,7 +40,7 @@ func printJob(w io.Writer, j api.Job) error {
 	t.row("Slots", slotsText(j))
 	t.row("Tasks", tasksText(j))
 	if j.Holding > 0 {
-		t.row("Holding", fmt.Sprintf("%d GPUs now", j.Holding))
+		t.row("Holding", plural.Count(j.Holding, "GPU")+" now")
 	}
 	for _, r := range requestedRows(j) {
 		t.row(r[0], r[1])

@@ -248,7 +248,7 @@ func addVictim(vs []api.DryRunVictim, s *sched.Snapshot, p sched.Preemption) []a
 	}
 	i := slices.IndexFunc(vs, func(v api.DryRunVictim) bool { return v.Job == id })
 	if i < 0 {
-		lead, why, _ := preemptionAccount(s, p, "the job submitted")
+		lead, why, _ := preemptionAccount(s, p, "the submitted job")
 		if why == "" {
 			why = lead
 		}

@@ -61,8 +61,8 @@ func TestPreemptionRule(t *testing.T) {
 		t.Errorf("out of range: %q (%s)", got, cause)
 	}
 	// A dry run's job has no ID: its victims read the name it is given.
-	lead, why, _ := preemptionAccount(snap(sched.PolicyQuota, false), sched.Preemption{Alloc: 0, For: 1}, "the job submitted")
-	if want := "reclaimed for the job submitted of project vision"; !strings.HasPrefix(lead, want) || why != "" {
+	lead, why, _ := preemptionAccount(snap(sched.PolicyQuota, false), sched.Preemption{Alloc: 0, For: 1}, "the submitted job")
+	if want := "reclaimed for the submitted job of project vision"; !strings.HasPrefix(lead, want) || why != "" {
 		t.Errorf("parts %q, %q; want a lead starting %q alone", lead, why, want)
 	}
 }
