@@ -51,6 +51,8 @@ func TestParseErrorsFile(t *testing.T) {
 		// scenario has and a configuration lacks.
 		{"a scenario file", "pools:\n  - {name: gpu, policy: fifo, nodes: [{name: n, count: 2, slots: 8}]}\njobs: []\nevents: []\n", 3,
 			"this looks like a scenario file (it has jobs, events), which allot sim reads"},
+		{"a job file", "name: train\nproject: vision\nentrypoint: python train.py\nresources: {slots: 4}\n", 3,
+			"this looks like a job file (it has entrypoint, resources), which allot submit reads"},
 		{"duplicate key", onePool + "pools: []\n", 5, `duplicate key "pools" (first at line 2)`},
 		{"null key", "~: 1\n", 1, "expected a field name, got null"},
 		{"agent timeout zero", "agent_timeout: 0\n", 1, "agent_timeout: expected a duration > 0, got 0"},

@@ -49,6 +49,11 @@ func (p *parser) config(root *yaml.Node) *Config {
 			strings.Join(keys, ", "))
 		return c
 	}
+	if keys := jobFileKeys(f); len(keys) > 0 {
+		f.Errorf(keys[0], "this looks like a job file (it has %s), which allot submit reads (allot submit FILE --dry-run checks one); allot master --config and allot config check read the master's configuration: pools, the nodes pinned to them, projects and users (docs/config.md)",
+			strings.Join(keys, ", "))
+		return c
+	}
 	f.Known(topLevel...)
 	var defPool, defProject bool
 	c.Cluster = spec.ReadCluster(p.Parser, f, spec.Sections[Pool]{
@@ -89,6 +94,21 @@ var scenarioOnly = []string{"jobs", "events", "accounts", "epoch"}
 func scenarioKeys(f *yamlfield.Fields) []string {
 	var keys []string
 	for _, k := range scenarioOnly {
+		if f.Node(k) != nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// jobFileOnly are the keys that only a job file has at its top level.
+var jobFileOnly = []string{"entrypoint", "resources", "searcher", "hyperparameters", "environment"}
+
+// jobFileKeys lists the job-file keys f has, for a job file given where
+// the master's configuration belongs.
+func jobFileKeys(f *yamlfield.Fields) []string {
+	var keys []string
+	for _, k := range jobFileOnly {
 		if f.Node(k) != nil {
 			keys = append(keys, k)
 		}
