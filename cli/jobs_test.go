@@ -508,7 +508,8 @@ func TestJobsStartCountsFromAsOf(t *testing.T) {
 // TestReadNote: a listing by project where the caller has no role says
 // on stderr that only the caller's own jobs there are listed, for allot
 // jobs (with the projects under it, with --subprojects) and allot
-// history; nothing where the caller reads them all.
+// history; a listing of another user's jobs or usage says where the
+// caller reads them; nothing where the caller reads them all.
 func TestReadNote(t *testing.T) {
 	fixClock(t)
 	note := func(projects, first string) string {
@@ -516,6 +517,8 @@ func TestReadNote(t *testing.T) {
 			"(allot whoami shows ana's roles; an admin grants one with: allot user role ana --role " + first + "=viewer)\n"
 	}
 	member := &api.Whoami{User: "ana", Roles: map[string]string{"vision": "member"}}
+	userNote := "note: ana has a role in project vision only, so bo's jobs elsewhere are not listed " +
+		"(allot whoami shows ana's roles; an admin grants one with: allot user role ana --role PROJECT=viewer)\n"
 	for _, c := range []struct {
 		name string
 		who  *api.Whoami
@@ -532,6 +535,11 @@ func TestReadNote(t *testing.T) {
 		{"an admin", &api.Whoami{User: "root", Admin: true}, []string{"jobs", "--project", "nlp"}, ""},
 		{"a role in every project", &api.Whoami{User: "ana", Roles: map[string]string{"*": "viewer"}}, []string{"history", "--project", "nlp"}, ""},
 		{"a master without whoami", nil, []string{"jobs", "--project", "nlp"}, ""},
+		{"another user's jobs", member, []string{"jobs", "--user", "bo"}, userNote},
+		{"another user's history", member, []string{"history", "-u", "bo"}, userNote},
+		{"another user's usage", member, []string{"usage", "-u", "bo"}, userNote},
+		{"her own usage", member, []string{"usage", "-u", "ana"}, ""},
+		{"another user's, as an admin", &api.Whoami{User: "root", Admin: true}, []string{"usage", "-u", "bo"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFakeMaster(t)

@@ -18,11 +18,15 @@ import (
 // jobs. Nothing is said when the caller's roles cannot be read (a master
 // that does not answer whoami): the note is extra.
 func printReadNote(ctx context.Context, w io.Writer, c *client.Client, project string, subprojects bool, user string) {
-	if project == "" {
+	if project == "" && user == "" {
 		return
 	}
 	who, err := c.Whoami(ctx)
 	if err != nil || who.Admin || who.Roles["*"] != "" || (user != "" && user == who.User) {
+		return
+	}
+	if project == "" {
+		userReadNote(w, who, user)
 		return
 	}
 	wanted := []string{project}
@@ -49,6 +53,27 @@ func printReadNote(ctx context.Context, w io.Writer, c *client.Client, project s
 	fmt.Fprintf(w, "note: %s has no role in %s, so only %s own jobs there are listed "+
 		"(allot whoami shows %s roles; an admin grants one with: allot user role %s --role %s=viewer)\n",
 		who.User, what, who.User+"'s", who.User+"'s", who.User, none[0])
+}
+
+// userReadNote is the note for --user naming another user, whose jobs
+// the master lists only in the projects where the caller has a role: an
+// empty table would read as a user who runs nothing.
+func userReadNote(w io.Writer, who api.Whoami, user string) {
+	var mine []string
+	for p := range who.Roles {
+		mine = append(mine, p)
+	}
+	slices.Sort(mine)
+	where := "no project"
+	if len(mine) > 0 {
+		where = "project " + strings.Join(mine, ", ")
+		if len(mine) > 1 {
+			where = "projects " + strings.Join(mine, ", ")
+		}
+	}
+	fmt.Fprintf(w, "note: %s has a role in %s only, so %s's jobs elsewhere are not listed "+
+		"(allot whoami shows %s roles; an admin grants one with: allot user role %s --role PROJECT=viewer)\n",
+		who.User, where, user, who.User+"'s", who.User)
 }
 
 // subtree is project and every project under it, in the master's order.

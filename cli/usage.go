@@ -136,7 +136,11 @@ those; the fair-share standing is not narrowed.`,
 				return usageErrorf("--by: expected one of %s, got %q", strings.Join(api.UsageGroupings, ", "), by)
 			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
-				return c.Usage(ctx, win, by, only)
+				u, err := c.Usage(ctx, win, by, only)
+				if err == nil {
+					printReadNote(ctx, cmd.ErrOrStderr(), c, only.Project, false, only.User)
+				}
+				return u, err
 			}, usageRows)
 		},
 	}
