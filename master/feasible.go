@@ -175,38 +175,46 @@ func (v *feasView) poolsWithGPU(gpu string) []string {
 // parent: it would wait for ever, however idle the pool (the scenario
 // parser's rule too).
 func quotaFeasible(cfg *config.Config, pool int, project string, e *sched.Job) error {
-	if cfg.Pools[pool].Policy != sched.PolicyQuota || e.Borrow {
+	field, why, advice := quotaNever(cfg, pool, project, e)
+	if why == "" {
 		return nil
 	}
-	need := e.Slots
-	if e.MinSlots > 0 {
-		need = e.MinSlots
+	return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(
+		"%s: %s.%s Submit it with %s=true (allot submit --allow-infeasible) to queue it anyway, for a configuration yet to change.",
+		field, why, advice, AllowInfeasibleParam)}
+}
+
+// quotaNever says why job e of project can never run in quota pool pool
+// under cfg (quotaFeasible's rule), naming the field at fault, with
+// advice for a submission; why is "" when it can run.
+func quotaNever(cfg *config.Config, pool int, project string, e *sched.Job) (field, why, advice string) {
+	if cfg.Pools[pool].Policy != sched.PolicyQuota || e.Borrow {
+		return "", "", ""
 	}
-	field := "resources.slots"
+	need := e.Slots
+	field = "resources.slots"
 	if e.MinSlots > 0 {
-		field = "resources.min_slots"
+		need, field = e.MinSlots, "resources.min_slots"
 	}
 	pr, ok := cfg.Project(project)
 	if !ok {
-		return nil
+		return "", "", ""
 	}
-	tail := fmt.Sprintf(" Submit it with %s=true (allot submit --allow-infeasible) to queue it anyway, for a configuration yet to change.", AllowInfeasibleParam)
-	if guaranteed := e.Interactive || !e.Preemptible; guaranteed && need > pr.Quota {
-		why := "not preemptible"
-		if e.Interactive {
-			why = "interactive"
-		}
-		return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(
-			"%s: a task of %s can never run within project %s's quota of %d in quota pool %s, and this job may only run within "+
-				"its project's quota (it is %s). Submit it preemptible (resources.preemptible: true) to run over quota on idle GPUs, "+
-				"or to a project with a larger quota.%s", field, plural.Count(need, "slot"), pr.Name, pr.Quota, cfg.Pools[pool].Name, why, tail)}
-	}
+	// A limit binds first: running preemptible over quota would not help.
 	for p, ok := pr, true; ok; p, ok = cfg.Project(p.Parent) {
 		if p.Limit > 0 && need > p.Limit {
-			return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: fmt.Sprintf(
-				"%s: a task of %s can never run under project %s's limit of %d in quota pool %s.%s",
-				field, plural.Count(need, "slot"), p.Name, p.Limit, cfg.Pools[pool].Name, tail)}
+			return field, fmt.Sprintf("a task of %s can never run under project %s's limit of %d in quota pool %s",
+				plural.Count(need, "slot"), p.Name, p.Limit, cfg.Pools[pool].Name), ""
 		}
 	}
-	return nil
+	if guaranteed := e.Interactive || !e.Preemptible; guaranteed && need > pr.Quota {
+		kind := "not preemptible"
+		if e.Interactive {
+			kind = "interactive"
+		}
+		return field, fmt.Sprintf("a task of %s can never run within project %s's quota of %d in quota pool %s, and this job may only run within "+
+				"its project's quota (it is %s)", plural.Count(need, "slot"), pr.Name, pr.Quota, cfg.Pools[pool].Name, kind),
+			" Submit it preemptible (resources.preemptible: true) to run over quota on idle GPUs, or to a project with a larger quota."
+	}
+	return "", "", ""
 }

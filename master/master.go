@@ -232,6 +232,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
 	warnings := append(orphanWarnings(m.jobs, m.cfg), m.disallowedQOSWarnings(m.cfg)...)
+	warnings = append(warnings, m.neverRunsWarnings(m.cfg)...)
 	if w := AgentTimeoutWarning(opt.ConfigPath, m.cfg, opt.SyncWait); w != "" {
 		warnings = append(warnings, w)
 	}

@@ -184,6 +184,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
+	warnings = append(warnings, m.neverRunsWarnings(cfg)...)
 	if w := AgentTimeoutWarning(m.opt.ConfigPath, cfg, m.opt.SyncWait); w != "" {
 		warnings = append(warnings, w)
 	}

@@ -1,0 +1,48 @@
+package master
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/jobfile"
+	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
+)
+
+// neverRunsWarnings says, under cfg, of the live jobs with tasks waiting
+// that can never start in their quota pool (a reload lowered their
+// project's limit or quota below a task: quotaNever, the rule that
+// refuses such a submission), which they are and what to do. They are
+// kept, as Kueue keeps a workload it cannot admit: the admin may mean to
+// raise the limit again. Callers hold mu.
+func (m *Master) neverRunsWarnings(cfg *config.Config) []string {
+	var out []string
+	var jobs []*mjob
+	for _, j := range m.jobs {
+		if j.live() && !j.rec.State.Terminal() && j.count.get(store.TaskQueued) > 0 {
+			jobs = append(jobs, j)
+		}
+	}
+	slices.SortFunc(jobs, func(a, b *mjob) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+	for _, j := range jobs {
+		pool := cfg.PoolIndex(j.rec.Pool)
+		if pool < 0 || cfg.Pools[pool].Policy != sched.PolicyQuota {
+			continue
+		}
+		f := lifecycle.JobFacts{ID: j.idString(), Pool: pool, Slots: j.rec.Slots, Preemptible: j.rec.Preemptible,
+			Low: j.rec.PriorityClass == string(jobfile.ClassLow), QuotaPool: true,
+			Interactive: lifecycle.InteractiveKind(sched.Kind(j.rec.Kind))}
+		if schedHints(cfg, j, &f) != nil {
+			continue // an unknown QOS or license: its own reason says so
+		}
+		e := f.Entry()
+		if _, why, _ := quotaNever(cfg, pool, j.rec.Project, &e); why != "" {
+			out = append(out, fmt.Sprintf("job %d (%s, %s) can never start now: %s; it waits until the configuration allows it (raise the limit or quota again, or kill it: allot job kill %d)",
+				j.rec.ID, j.rec.Name, j.rec.State, why, j.rec.ID))
+		}
+	}
+	return out
+}
