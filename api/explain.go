@@ -84,6 +84,12 @@ type JobRef struct {
 	// not preempt it for this one), PreemptPossible it could be preempted
 	// instead, PreemptUnderWay the master already asked it to stop.
 	Preempt string `json:"preempt,omitempty"`
+	// CheckpointBy, in MustEnd, for a job being preempted (Preempt
+	// under_way, a resize's shrink included), is when its tasks there
+	// have their GPUs free at the latest: the checkpoint request plus the
+	// pool's grace, when the master kills what has not stopped (the last
+	// of its tasks there). Its time limit (EndsAt) does not matter then.
+	CheckpointBy *time.Time `json:"checkpoint_by,omitempty"`
 	// Resize, in MustEnd, marks a job whose task the master is resizing
 	// rather than preempting (Preempt is under_way): a fair-share shrink
 	// for a job below its share, or a quota pool's reclaim. The task checkpoints and restarts at
