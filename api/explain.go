@@ -38,6 +38,10 @@ type Explanation struct {
 	// checkpoint not yet landed), says which, from and to how many slots,
 	// for which job and since when (Job.Resizing).
 	Resizing *Resizing `json:"resizing,omitempty"`
+	// Preempting, while a task of the running job is being preempted
+	// (its checkpoint not yet landed), says which, why, since when and
+	// by when it is killed if it has not stopped (Job.Preempting).
+	Preempting *Preempting `json:"preempting,omitempty"`
 	// NodeLost, while a task of the job is held on a node that is lost
 	// (or left) within lost_node_grace, says which node since when and
 	// what becomes of the task at the end of the grace unless the node

@@ -131,8 +131,12 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		ref = now()
 	}
 	state := x.State
-	if x.Resizing != nil && state == "running" {
+	switch {
+	case state != "running":
+	case x.Resizing != nil:
 		state = api.JobStateResizing
+	case x.Preempting != nil:
+		state = api.JobStatePreempting
 	}
 	fmt.Fprintf(w, "Job %d (%s, pool %s, %s)\n\n%s\n", x.Job, state, x.Pool, x.Policy, wrap(x.Summary, 76))
 	if x.Position > 0 {

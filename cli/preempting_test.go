@@ -122,3 +122,29 @@ func TestExplainCheckpointing(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainPreemptingHeading: explain of a job whose task is being
+// preempted heads it preempting, as allot jobs shows it, not running.
+func TestExplainPreemptingHeading(t *testing.T) {
+	victim, _ := f16Jobs(t0)
+	for _, tc := range []struct {
+		name       string
+		preempting *api.Preempting
+		want       string
+	}{
+		{name: "being preempted", preempting: victim.Preempting, want: "Job 16 (preempting, pool research, quota)\n"},
+		{name: "running", want: "Job 16 (running, pool research, quota)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := api.Explanation{Job: 16, State: "running", Pool: "research", Policy: "quota", Preempting: tc.preempting, AsOf: t0,
+				Summary: "It is running."}
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(b.String(), tc.want) {
+				t.Errorf("output does not begin %q:\n%s", tc.want, b.String())
+			}
+		})
+	}
+}

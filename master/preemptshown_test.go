@@ -73,6 +73,16 @@ func TestPreemptShown(t *testing.T) {
 				t.Errorf("taker's estimate %v before its as_of %v", p.EstimatedStart, p.AsOf)
 			}
 
+			var vx api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(victim, 10)+"/explain", nil, &vx); code != 200 {
+				t.Fatalf("explain the victim: %d", code)
+			}
+			if vx.Preempting == nil || !vx.Preempting.Deadline.Equal(deadline) {
+				t.Errorf("victim's explanation preempting %+v, want the deadline %v", vx.Preempting, deadline)
+			}
+			checkSays(t, "victim's summary", vx.Summary, []string{"It is running. It is being preempted: preempted for job " +
+				strconv.FormatInt(taker, 10)}, nil)
+
 			var x api.Explanation
 			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(taker, 10)+"/explain", nil, &x); code != 200 {
 				t.Fatalf("explain: %d", code)
@@ -114,6 +124,30 @@ func TestPreemptingReason(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := preemptingReason(&tc.p, tc.tasks); got != tc.want {
 				t.Errorf("preemptingReason = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPreemptingSentence: explain's sentence for a job being preempted
+// names the task in a job of several, and how many.
+func TestPreemptingSentence(t *testing.T) {
+	since := time.Date(2026, 11, 28, 9, 10, 37, 0, time.UTC)
+	const tail = "preempted for job 17; checkpointing since 2026-11-28 09:10:37 UTC, killed at 09:10:57 UTC if not stopped by then."
+	for _, tc := range []struct {
+		name        string
+		task, tasks int
+		of          int
+		want        string
+	}{
+		{name: "a single task", tasks: 1, of: 1, want: "It is being preempted: " + tail},
+		{name: "one of several", task: 2, tasks: 1, of: 4, want: "Its task 2 is being preempted: " + tail},
+		{name: "two of several", task: 1, tasks: 2, of: 4, want: "2 of its tasks are being preempted; task 1: " + tail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := api.Preempting{Task: tc.task, Tasks: tc.tasks, Since: since, Deadline: since.Add(20 * time.Second), Why: "preempted for job 17"}
+			if got := preemptingSentence(&p, tc.of); got != tc.want {
+				t.Errorf("preemptingSentence = %q, want %q", got, tc.want)
 			}
 		})
 	}

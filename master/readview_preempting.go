@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -87,6 +88,23 @@ func preemptingReason(r *api.Preempting, tasks int) string {
 	}
 	return why + "; checkpointing since " + msgTime(r.Since) + ", killed at " +
 		r.Deadline.UTC().Format("15:04:05 UTC") + " if not stopped by then"
+}
+
+// preemptingSentence is explain's sentence for a job being preempted:
+// "It is being preempted: preempted for job 17 (...); checkpointing
+// since ..., killed at ... if not stopped by then.", naming the task in
+// a job of several.
+func preemptingSentence(r *api.Preempting, tasks int) string {
+	what := "It is being preempted: "
+	if tasks > 1 {
+		what = fmt.Sprintf("Its task %d is being preempted: ", r.Task)
+		if r.Tasks > 1 {
+			what = fmt.Sprintf("%d of its tasks are being preempted; task %d: ", r.Tasks, r.Task)
+		}
+	}
+	r1 := *r
+	r1.Task, r1.Tasks = 0, 1
+	return what + preemptingReason(&r1, 1) + "."
 }
 
 // showPreempting marks the view of a running job whose task is being
