@@ -163,15 +163,16 @@ var fakeMemory = map[string]int64{
 	"h100": 81559, "h200": 143771, "a100": 81920, "l40s": 46068, "a10g": 23028, "t4": 15360, "v100": 32768, "b200": 183359,
 }
 
-// Fake returns a declared inventory of n GPUs of gpuType (lower-cased and
-// reduced like GPUType's rule 3; "fake" when empty) with indexes 0..n-1,
+// Fake returns a declared inventory of n GPUs of gpuType (reduced by
+// GPUType's rule, as a detected GPU's name is and a job's resources.gpu,
+// so --gpu-type H100 is h100; "fake" when empty) with indexes 0..n-1,
 // for development and tests. UUIDs are stable, GPU-fake-<type>-<index>,
 // and unique within the node but not across nodes. MemoryMiB is that of
 // the real part for common types, else 0. Fake(0, ...) is empty.
 func Fake(n int, gpuType string) []GPU {
-	t := strings.Trim(nonWord.ReplaceAllString(strings.ToLower(gpuType), "-"), "-")
-	if t == "" {
-		t = "fake"
+	t := "fake"
+	if strings.Trim(nonWord.ReplaceAllString(strings.ToLower(gpuType), "-"), "-") != "" {
+		t = GPUType(gpuType)
 	}
 	gpus := make([]GPU, 0, max(n, 0))
 	for i := range max(n, 0) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/fencing"
 )
 
 // OnExit is what a stopping agent does with the tasks it runs.
@@ -42,7 +43,7 @@ const (
 const (
 	DefaultBackoffMin      = 250 * time.Millisecond
 	DefaultBackoffMax      = 30 * time.Second
-	DefaultMinPollInterval = time.Second
+	DefaultMinPollInterval = fencing.DefaultPollInterval // what the master's agent_timeout warning assumes
 	DefaultRequestTimeout  = 30 * time.Second
 	DefaultFinalTimeout    = 10 * time.Second
 	DefaultLogBufferLines  = 100_000

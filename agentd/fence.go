@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/fencing"
 )
 
 // The fence: an agent that cannot reach the master stops the attempts
@@ -18,15 +19,14 @@ import (
 // through the loss (api.Fence); without it (an older master, or fence:
 // false) the agent fences nothing. docs/reliability.md, "Fencing".
 
-// Bounds of the fence's timing; variables for tests.
+// Bounds of the fence's timing (fencing.Default); variables for tests.
 var (
 	// fenceFloor is the least silence after which the fence stops
-	// anything: a long poll lost now and then must not stop tasks.
-	fenceFloor = 5 * time.Second
+	// anything (fencing.Bounds.Floor).
+	fenceFloor = fencing.Default.Floor
 	// fenceMargin is the least time between the fence's kill and the
-	// master's loss of the node, for the master's own processing of the
-	// last exchange and the reply's way back.
-	fenceMargin = time.Second
+	// master's loss of the node (fencing.Bounds.Margin).
+	fenceMargin = fencing.Default.Margin
 	// fenceTryMargin is how long before the fence would stop an attempt
 	// the sync loop tries the master a last time, whatever its backoff
 	// (fenceRetryCap): a master back by then answers, and its answer,
@@ -127,27 +127,13 @@ func (fs *fenceState) hold(waitS int) time.Duration {
 	return h
 }
 
-// fenceTimes says after how long without a reply from the master the
-// agent asks an attempt to checkpoint (after), and the grace it gives it,
-// under fence f, with long polls held up to hold and spaced by pace.
-// An attempt the master would requeue at the loss (not held) must be
-// gone by the loss, agent_timeout less a margin: it is asked that much
-// less the pool's checkpoint grace before, but not before a healthy
-// agent can go without a reply (two long polls, and fenceFloor), which
-// shortens its grace; late says that even that is after the margin.
-// A held attempt fails at agent_timeout + lost_node_grace: it is stopped
-// then, with the full grace.
+// fenceTimes is the fence's rule (fencing.Bounds.Times, which the master
+// and allot config check share to warn of a short agent_timeout) under
+// the agent's bounds: after how long without a reply from the master the
+// agent asks an attempt to checkpoint, the grace it gives it, and
+// whether that is after the master loses the node (late).
 func fenceTimes(f *api.Fence, hold, pace time.Duration, held bool) (after, grace time.Duration, late bool) {
-	timeout, lostGrace := msDuration(f.AgentTimeoutMS), msDuration(f.LostNodeGraceMS)
-	grace = time.Duration(max(f.GraceS, 0)) * time.Second
-	margin := max(timeout/10, fenceMargin)
-	if held {
-		return timeout + lostGrace + margin, grace, false
-	}
-	quiet := max(2*min(hold, timeout/2)+pace, fenceFloor)
-	killBy := timeout - margin
-	after = max(killBy-grace, quiet)
-	return after, max(killBy-after, 0), quiet >= killBy
+	return fencing.Bounds{Floor: fenceFloor, Margin: fenceMargin}.Times(f, hold, pace, held)
 }
 
 func msDuration(ms int64) time.Duration { return time.Duration(max(ms, 0)) * time.Millisecond }

@@ -42,6 +42,13 @@ type Explanation struct {
 	// (its checkpoint not yet landed), says which, why, since when and
 	// by when it is killed if it has not stopped (Job.Preempting).
 	Preempting *Preempting `json:"preempting,omitempty"`
+	// SchedulerError is, while the master's scheduling passes fail, the
+	// last failure, and SchedulerFailingSince when they began to fail:
+	// nothing starts in any pool until a pass succeeds, so the rest of
+	// the explanation is the last successful pass's (GET /pools says the
+	// same).
+	SchedulerError        string     `json:"scheduler_error,omitempty"`
+	SchedulerFailingSince *time.Time `json:"scheduler_failing_since,omitempty"`
 	// NodeLost, while a task of the job is held on a node that is lost
 	// (or left) within lost_node_grace, says which node since when and
 	// what becomes of the task at the end of the grace unless the node

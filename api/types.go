@@ -83,8 +83,10 @@ type Job struct {
 	// waiting: the one it started with, which it keeps, as Slurm keeps a
 	// running job's (squeue's %Q), or, for one that started in the first
 	// pass to see it, its priority in that pass. A waiting job's is
-	// pending.priority. Absent elsewhere, and for a job that started
-	// before the master last restarted.
+	// pending.priority. The start stores it with its attempt, so a
+	// restarted master shows the same. Absent elsewhere, and after a
+	// restart for a job started by an older master, which did not
+	// store it.
 	MultifactorPriority float64 `json:"multifactor_priority,omitempty"`
 	// OnPreempt and MaxRetries are the job's exit actions in force (its
 	// file's, else its pool's): GET /jobs/{id} gives them when they are

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/master"
 	"github.com/allot-sched/allot/plural"
 )
 
@@ -21,11 +22,15 @@ func newConfigCmd() *cobra.Command {
 		Long: `Parse and validate a master configuration file (pools, nodes, projects,
 users) without starting anything. Prints "FILE: ok" with a count of what
 it defines, or every problem found with its line; the exit status is 1
-when the file has errors. docs/config.md describes the format.`,
+when the file has errors. A setting that is valid but works against the
+cluster (an agent_timeout too short for the agents' fence, judged with
+the master's and agents' default settings) gets a "warning:" line on
+stderr, as the master's start and a reload log it; the status stays 0.
+docs/config.md describes the format.`,
 		Example: "  allot config check examples/cluster.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runConfigCheck(cmd.OutOrStdout(), args[0])
+			return runConfigCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -61,12 +66,21 @@ configuration it has; the error names the file, line and field.`,
 	return cmd
 }
 
-func runConfigCheck(out io.Writer, path string) error {
+// runConfigCheck checks the configuration file at path: ok to out, or
+// its error; a warning of what the master would warn of at its start to
+// errOut, for a master and agents with their default settings.
+func runConfigCheck(out, errOut io.Writer, path string) error {
 	c, err := config.Load(path)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(out, "%s: ok (%s, %s, %s)\n", path,
 		plural.Count(len(c.Pools), "pool"), plural.Count(len(c.Projects), "project"), plural.Count(len(c.Users), "user"))
+	if err != nil {
+		return err
+	}
+	if w := master.AgentTimeoutWarning(path, c, master.DefaultSyncWait); w != "" {
+		_, err = fmt.Fprintln(errOut, "warning: "+w)
+	}
 	return err
 }

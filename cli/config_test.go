@@ -21,23 +21,38 @@ func TestConfigCheck(t *testing.T) {
 	}
 	good := write("good.yaml", "projects: [{name: default}, {name: b}]\nusers: [{name: u}]\n")
 	bad := write("bad.yaml", "pools:\n  - {name: default, policy: fifo, preemption: true}\n")
+	short := write("short.yaml", "agent_timeout: 20s\n")
+	enough := write("enough.yaml", "agent_timeout: 24s\n")
+	unfenced := write("unfenced.yaml", "agent_timeout: 20s\nfence: false\n")
 	example := filepath.Join("..", "examples", "cluster.yaml")
 	tests := []struct {
-		name string
-		file string
-		out  string
-		err  string
+		name   string
+		file   string
+		out    string
+		stderr string
+		err    string
 	}{
-		{"good", good, good + ": ok (1 pool, 2 projects, 1 user)\n", ""},
-		{"example", example, example + ": ok (6 pools, 5 projects, 3 users)\n", ""},
-		{"bad", bad, "", bad + `:2: pools[0] "default": preemption: only priority, fair_share, quota and multifactor pools preempt`},
-		{"missing", filepath.Join(dir, "absent.yaml"), "", "load config: open "},
+		{"good", good, good + ": ok (1 pool, 2 projects, 1 user)\n", "", ""},
+		{"example", example, example + ": ok (6 pools, 5 projects, 3 users)\n", "", ""},
+		{"bad", bad, "", "", bad + `:2: pools[0] "default": preemption: only priority, fair_share, quota and multifactor pools preempt`},
+		{"missing", filepath.Join(dir, "absent.yaml"), "", "", "load config: open "},
+		// Valid, but the agents' fence would stop tasks after the loss:
+		// a warning on stderr, the status still 0.
+		{"agent_timeout too short for the fence", short, short + ": ok (1 pool, 1 project, 0 users)\n",
+			"warning: " + short + ": agent_timeout: 20s is too short for agents to stop tasks before the master loses their node " +
+				"(with the master's 10s long poll and the agents' default settings, 1s between polls, it needs at least 24s): " +
+				"an agent cut off from the master stops the tasks the master requeues only after the loss, when they may already run elsewhere\n", ""},
+		{"agent_timeout just long enough", enough, enough + ": ok (1 pool, 1 project, 0 users)\n", "", ""},
+		{"short agent_timeout without the fence", unfenced, unfenced + ": ok (1 pool, 1 project, 0 users)\n", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, err := run(t, "config", "check", tt.file)
+			out, stderr, err := run(t, "config", "check", tt.file)
 			if out != tt.out {
 				t.Errorf("stdout = %q, want %q", out, tt.out)
+			}
+			if tt.err == "" && stderr != tt.stderr {
+				t.Errorf("stderr = %q, want %q", stderr, tt.stderr)
 			}
 			switch {
 			case tt.err == "" && err != nil:

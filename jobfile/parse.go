@@ -236,7 +236,7 @@ func (p *parser) scheduling(f *yamlfield.Fields, r *Resources, slotsOK bool) {
 			f.Errorf("min_slots", "min_slots %d is more than the %s of one task (slots, default 1)", r.MinSlots, slotWords(r.Slots))
 		}
 	}
-	yamlfield.Field(f, "gpu", &r.GPU, name)
+	yamlfield.Field(f, "gpu", &r.GPU, gpuType)
 	yamlfield.Field(f, "topology", &r.Topology, yamlfield.Enum("topology", topologies...))
 	yamlfield.Field(f, "licenses", &r.Licenses, licenses)
 	yamlfield.Field(f, "qos", &r.QOS, name)

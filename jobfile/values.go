@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/allot-sched/allot/agent/gpumodel"
 	"github.com/allot-sched/allot/yamlfield"
 )
 
@@ -28,6 +29,23 @@ func name(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// gpuType accepts a GPU type as a name and reduces it by the agents' rule
+// (gpumodel.Type), so that a type matches the nodes' whatever its case
+// and however the model is spelled: H100, h100 and "NVIDIA H100 80GB
+// HBM3" are all h100, as the agent on such a node reports it.
+func gpuType(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
+	s, ok := name(p, raw, path)
+	if !ok {
+		return "", false
+	}
+	t := gpumodel.Type(s)
+	if t == "unknown" && !strings.EqualFold(s, t) {
+		p.Errorf(raw, path, "expected a GPU type such as h100 or a model name such as \"NVIDIA H100 80GB HBM3\", got %s", yamlfield.Quote(s))
+		return "", false
+	}
+	return t, true
 }
 
 // checkName returns what is wrong with a name, or "".

@@ -138,7 +138,13 @@ func (ja *jobsAPI) updateJob(ctx context.Context, p auth.Principal, u store.JobU
 	if err != nil {
 		return api.Job{}, err
 	}
-	return ja.jobView(v, v.job(u.ID), ja.asOf()), nil
+	view := ja.jobView(v, v.job(u.ID), ja.asOf())
+	// The reply shows the job as GET /jobs/{id} does, its QOS and nice
+	// (the spec's, as changed) included, which the change may be of.
+	if err := ja.specView(ctx, &view); err != nil {
+		return api.Job{}, err
+	}
+	return view, nil
 }
 
 // changeJob makes updateJob's change and returns the view that shows it.

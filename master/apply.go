@@ -208,7 +208,7 @@ func (pl *planner) startOp(e *lifecycle.Effect, claimed map[string]map[int]bool,
 	picked[t] = true
 	tr := store.TaskTransition{JobID: j.rec.ID, Index: t.rec.Index, From: store.TaskQueued,
 		To: store.TaskStarting, Attempt: t.rec.Attempt, At: now, Placement: placementOf(parts), Reason: "scheduled",
-		Backfill: e.Backfill}
+		Backfill: e.Backfill, StartPriority: storedPriority(j.startMF)}
 	if e.Backfill {
 		tr.Reason = "scheduled (backfill)"
 	}

@@ -60,7 +60,21 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		x.Preempted = append(x.Preempted, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: why})
 	}
 	x.Summary = summary(x, view.Tasks)
+	if ps := ja.m.passes.status(); ps.Failing {
+		since := ps.Since.UTC()
+		x.SchedulerError, x.SchedulerFailingSince = ps.Error, &since
+		x.Summary = failingSentence(since, now) + " " + x.Summary
+	}
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).explanation(x)) // redact.go
+}
+
+// failingSentence warns, ahead of an explanation's summary, that the
+// scheduling passes fail: what the summary says of starting is then what
+// the last successful pass found, and no job starts meanwhile.
+func failingSentence(since, now time.Time) string {
+	return fmt.Sprintf("No scheduling pass has succeeded since %s (%s ago), so no job starts in any pool until one does, "+
+		"whatever follows says (scheduler_error has the failure; an admin sees it in /healthz and the master's log).",
+		since.Format(time.RFC3339), now.Sub(since).Round(time.Second))
 }
 
 // preemptionWhy is a preempted attempt's account: the rule that chose

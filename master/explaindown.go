@@ -35,6 +35,9 @@ func newDownView(nodes map[string]*mnode, snap *sched.Snapshot) *downView {
 			continue
 		}
 		s := name + " (" + string(n.rec.State)
+		if !n.lostAt.IsZero() {
+			s += " at " + n.lostAt.UTC().Format("15:04:05")
+		}
 		if n.rec.State == store.NodeLost && !n.rec.HeartbeatAt.IsZero() {
 			s += ", no contact since " + n.rec.HeartbeatAt.UTC().Format("15:04:05")
 		}

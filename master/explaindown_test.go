@@ -20,7 +20,7 @@ func TestDownNodeReason(t *testing.T) {
 		says    string
 		not     string
 	}{
-		{"within quota", "a", "within its project's quota (0 of 2 held), but nodes of pool default are down: n2 (lost, no contact since",
+		{"within quota", "a", "within its project's quota (0 of 2 held), but nodes of pool default are down: n2 (lost at 12:00:32, no contact since 12:00:00)",
 			"past its quota"},
 		{"past quota", "b", "past its quota or fair share", "are down"},
 	} {

@@ -127,6 +127,10 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 	detail := ie.Error()
 	if ie.Field == "gpu" {
 		detail += yamlfield.Suggest(f.GPU, v.poolGPUTypes(pool))
+		if others := v.poolsWithGPU(f.GPU); len(others) > 0 {
+			detail += fmt.Sprintf("; %s nodes are in %s %s (submit with pool: %s)",
+				f.GPU, plural.Noun(len(others), "pool"), strings.Join(others, ", "), others[0])
+		}
 	}
 	if !strings.HasSuffix(detail, "?") {
 		detail += "."
@@ -150,6 +154,19 @@ func (v *feasView) poolGPUTypes(pool int) []string {
 		}
 	}
 	return types
+}
+
+// poolsWithGPU names the pools that have nodes of the GPU type, for a job
+// that asked for it in another pool.
+func (v *feasView) poolsWithGPU(gpu string) []string {
+	var pools []string
+	for _, n := range v.snap.Nodes {
+		if n.GPU == gpu && n.Pool >= 0 && n.Pool < len(v.cfg.Pools) && !slices.Contains(pools, v.cfg.Pools[n.Pool].Name) {
+			pools = append(pools, v.cfg.Pools[n.Pool].Name)
+		}
+	}
+	slices.Sort(pools)
+	return pools
 }
 
 // quotaFeasible refuses, in a quota pool, work that may only run within

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/master/mastertest"
 )
 
@@ -105,7 +106,6 @@ func TestSubmitSuggestsGPUType(t *testing.T) {
 	tests := []struct {
 		name, gpu, says string // says: the did-you-mean, "" for none
 	}{
-		{"another case", "H100", `no node of type H100 in pool default (types there: h100, l40s); did you mean "h100"? Submit it with`},
 		{"a letter short", "l40", `(types there: h100, l40s); did you mean "l40s"? Submit it with`},
 		{"swapped letters", "1h00", `did you mean "h100"?`},
 		{"no typo of any", "b200", ""},
@@ -122,6 +122,62 @@ func TestSubmitSuggestsGPUType(t *testing.T) {
 			}
 			if !strings.Contains(e.Error, tt.says) || !strings.Contains(e.Error, "types there: h100, l40s") {
 				t.Errorf("error %q does not say %q", e.Error, tt.says)
+			}
+		})
+	}
+}
+
+// TestSubmitGPUTypeSpelling: a GPU type matches the nodes' whatever its
+// case and however the model is spelled, by the agents' rule (the type an
+// agent reports for a detected GPU); a type that only another pool has is
+// refused naming that pool.
+func TestSubmitGPUTypeSpelling(t *testing.T) {
+	cfg, err := config.Parse("pools.yaml", []byte(`default_pool: train
+pools:
+  - {name: train, policy: fifo}
+  - {name: campus, policy: fifo}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, withConfig(cfg))
+	for _, a := range []*mastertest.Agent{
+		{Master: h.srv.URL, Name: "n1", GPUs: 8, GPUType: "h100", Pool: "train", Token: h.tokenFor("/api/v1/agents/n1", nil)},
+		{Master: h.srv.URL, Name: "n2", GPUs: 4, GPUType: "l40s", Pool: "campus", Token: h.tokenFor("/api/v1/agents/n2", nil)},
+	} {
+		if _, err := a.Register(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, gpu string
+		status    int
+		says      string // the job's type when accepted, else the error's text
+	}{
+		{"upper case", "H100", 201, "h100"},
+		{"the model's full name", "NVIDIA H100 80GB HBM3", 201, "h100"},
+		{"a form factor's name", "H100-SXM5-80GB", 201, "h100"},
+		{"a type of another pool", "L40S", 422, `no node of type l40s in pool train (types there: h100); l40s nodes are in pool campus (submit with pool: campus)`},
+		{"no type at all", "---", 400, `expected a GPU type such as h100`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var reply api.SubmitReply
+			body := jobSpec("spelled", 1, fmt.Sprintf(`, "gpu": %q`, tt.gpu))
+			if tt.status != 201 {
+				var e api.Error
+				if code := h.do("POST", "/api/v1/jobs", body, &e); code != tt.status || !strings.Contains(e.Error, tt.says) {
+					t.Fatalf("status %d (%s), want %d saying %q", code, e.Error, tt.status, tt.says)
+				}
+				return
+			}
+			if code := h.do("POST", "/api/v1/jobs", body, &reply); code != 201 {
+				t.Fatalf("status %d, want 201", code)
+			}
+			var j api.Job
+			h.do("GET", fmt.Sprintf("/api/v1/jobs/%d", reply.ID), nil, &j)
+			if j.GPU != tt.says {
+				t.Errorf("job's GPU type %q, want %q", j.GPU, tt.says)
 			}
 		})
 	}

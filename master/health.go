@@ -287,6 +287,10 @@ func redactStoreError(err error) string {
 	return "write failed"
 }
 
+// passErrorWhere stands in the health endpoints for the error of the
+// failing scheduling passes.
+const passErrorWhere = "the error is in GET /api/v1/pools (scheduler_error, for a signed-in user) and the master's log"
+
 // handleReady answers /readyz and /healthz: 200 when the store takes
 // writes, 503 otherwise; JSON when the client asks for it. While the
 // scheduling passes fail, both say so, and /healthz answers 503: the
@@ -298,6 +302,12 @@ func (h *storeHealth) handleReady(w http.ResponseWriter, r *http.Request) {
 	var ps PassStatus
 	if h.passes != nil {
 		ps = h.passes.status()
+		if ps.Failing {
+			// The core's error names jobs and pools, which the open
+			// health endpoints do not show; those who may read them
+			// find it in GET /pools and the master's log.
+			ps.Error = passErrorWhere
+		}
 	}
 	status := http.StatusOK
 	if !st.Up {

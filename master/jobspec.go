@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/allot-sched/allot/agent/gpumodel"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/jobfile"
 	"github.com/allot-sched/allot/lifecycle"
@@ -51,6 +52,11 @@ type licenseUse struct {
 // specOf takes the hints from a parsed job file of kind.
 func specOf(kind jobfile.Kind, r jobfile.Resources) specHints {
 	filedLow := r.PriorityClass == jobfile.ClassLow || jobfile.ClassOf(r.Priority) == jobfile.ClassLow
+	if r.GPU != "" {
+		// A spec stored before job files reduced the type, or as its
+		// request body said it, is matched by the agents' rule too.
+		r.GPU = gpumodel.Type(r.GPU)
+	}
 	s := specHints{minSlots: r.MinSlots, gpu: r.GPU, topology: sched.Topology(r.Topology), qos: r.QOS,
 		nice: r.Nice, checkpointEvery: r.CheckpointEvery, onPreempt: r.OnPreempt, maxRetries: r.MaxRetries,
 		preemptible: lifecycle.PreemptibleOutsideLow(filedLow, r.Preemptible, jobfile.DefaultPreemptible(kind))}

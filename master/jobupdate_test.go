@@ -94,7 +94,12 @@ func TestPatchJobLimits(t *testing.T) {
 				token = h.as(tc.who)
 			}
 			var e api.Error
-			code := h.doAs(token, "PATCH", fmt.Sprintf("/api/v1/jobs/%d", id), tc.body, &e)
+			var reply api.Job
+			out := any(&e)
+			if tc.status == 200 {
+				out = &reply
+			}
+			code := h.doAs(token, "PATCH", fmt.Sprintf("/api/v1/jobs/%d", id), tc.body, out)
 			if code != tc.status {
 				t.Fatalf("status %d (%+v), want %d", code, e, tc.status)
 			}
@@ -103,6 +108,10 @@ func TestPatchJobLimits(t *testing.T) {
 			}
 			if tc.check != nil && !tc.check(h.job(id)) {
 				t.Fatalf("job after the change: %+v", h.job(id))
+			}
+			// The reply shows the job as changed, as GET /jobs/{id} does.
+			if tc.check != nil && !tc.check(reply) {
+				t.Fatalf("the change's reply: %+v", reply)
 			}
 		})
 	}

@@ -80,8 +80,14 @@ func (pl *planner) schedule(ctx context.Context) error {
 	event := pl.m.event
 	pl.m.event = false
 	pl.settler.MaxPasses = maxPasses
-	if _, err := pl.settler.Settle(&settling{pl: pl, ctx: ctx}, &pl.sc, event); err != nil {
-		return err
+	for refused := 0; ; refused++ {
+		_, err := pl.settler.Settle(&settling{pl: pl, ctx: ctx}, &pl.sc, event)
+		if err == nil {
+			break
+		}
+		if refused == maxSetAside || !pl.setAside(err) {
+			return err
+		}
 	}
 	if err := pl.saveGrew(ctx); err != nil {
 		return err

@@ -231,7 +231,11 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	if err := (&restorer{m: m}).restore(ctx); err != nil {
 		return nil, fmt.Errorf("master: restore state: %w", err)
 	}
-	for _, w := range append(orphanWarnings(m.jobs, m.cfg), m.disallowedQOSWarnings(m.cfg)...) {
+	warnings := append(orphanWarnings(m.jobs, m.cfg), m.disallowedQOSWarnings(m.cfg)...)
+	if w := AgentTimeoutWarning(opt.ConfigPath, m.cfg, opt.SyncWait); w != "" {
+		warnings = append(warnings, w)
+	}
+	for _, w := range warnings {
 		m.log.Warn("configuration: " + w)
 	}
 	m.event = true

@@ -14,7 +14,9 @@ import (
 
 // TestPassHealth: failed passes count each, the log gets a line when the
 // failure starts or changes and one when passes succeed again, not one a
-// pass, and /healthz answers 503 with the error while they fail.
+// pass, and /healthz answers 503 while they fail (the error, which names
+// jobs and pools, only in GET /pools and the log), as a waiting job's
+// explanation says first.
 func TestPassHealth(t *testing.T) {
 	logs := &lockedBuffer{}
 	h := newHarness(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
@@ -31,6 +33,8 @@ func TestPassHealth(t *testing.T) {
 		{"another error", []error{errB, errB}, 5, 1, http.StatusServiceUnavailable, "core refused B"},
 		{"succeeding again", []error{nil, nil}, 5, 1, http.StatusOK, "ok"},
 	}
+	id := h.submit(jobSpec("waiting", 1, "")) // no node: it waits
+	h.step()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			logs.take()
@@ -52,9 +56,26 @@ func TestPassHealth(t *testing.T) {
 			if failing := tc.wantHealth != http.StatusOK; failing != strings.Contains(pools[0].SchedulerError, tc.wantBody) {
 				t.Errorf("pool's scheduler_error %q, want it with %q: %v", pools[0].SchedulerError, tc.wantBody, failing)
 			}
+			var x api.Explanation
+			if code := h.do("GET", fmt.Sprintf("/api/v1/jobs/%d/explain", id), nil, &x); code != http.StatusOK {
+				t.Fatalf("explain: %d", code)
+			}
+			warned := strings.HasPrefix(x.Summary, "No scheduling pass has succeeded since")
+			if failing := tc.wantHealth != http.StatusOK; failing != warned || failing != strings.Contains(x.SchedulerError, tc.wantBody) ||
+				failing != (x.SchedulerFailingSince != nil) {
+				t.Errorf("explanation's summary %q, scheduler_error %q, failing since %v; want the failure said: %v",
+					x.Summary, x.SchedulerError, x.SchedulerFailingSince, failing)
+			}
 			code, body, _ := h.raw("GET", "/healthz", "")
-			if code != tc.wantHealth || !strings.Contains(body, tc.wantBody) {
-				t.Errorf("/healthz %d %q, want %d with %q", code, body, tc.wantHealth, tc.wantBody)
+			healthSays := tc.wantBody
+			if tc.wantHealth != http.StatusOK {
+				healthSays = "scheduling passes failing since"
+				if strings.Contains(body, tc.wantBody) {
+					t.Errorf("/healthz %q shows the core's error to anyone", body)
+				}
+			}
+			if code != tc.wantHealth || !strings.Contains(body, healthSays) {
+				t.Errorf("/healthz %d %q, want %d with %q", code, body, tc.wantHealth, healthSays)
 			}
 		})
 	}

@@ -97,8 +97,10 @@ func (m *Master) Reload(ctx context.Context) error {
 
 // reloadWarned is Reload, with the warnings of a reload taken (logged
 // too): the pools it left with live jobs but no node
-// (emptyPoolWarnings), and the live jobs whose QOS their project's list
-// no longer allows (disallowedQOSWarnings), which the API's reply gives.
+// (emptyPoolWarnings), the live jobs whose QOS their project's list
+// no longer allows (disallowedQOSWarnings), and an agent_timeout too
+// short for the agents' fence (AgentTimeoutWarning), which the API's
+// reply gives.
 func (rl reloader) reloadWarned(ctx context.Context) ([]string, error) {
 	m := rl.m
 	warnings, err := rl.reload(ctx)
@@ -182,6 +184,9 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
+	if w := AgentTimeoutWarning(m.opt.ConfigPath, cfg, m.opt.SyncWait); w != "" {
+		warnings = append(warnings, w)
+	}
 	for _, w := range warnings {
 		m.log.Warn("configuration reloaded: " + w)
 	}

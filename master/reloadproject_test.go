@@ -144,3 +144,69 @@ func writeTemp(t *testing.T, text string) string {
 	writeConfig(t, path, text)
 	return path
 }
+
+// TestOutsideJobHoldsItsGPUs: a job left out of the snapshot while it
+// runs (the master started without its project) keeps its GPUs: the
+// core sees its node with that many slots less, so no other job is
+// planned onto them (the applier refused such a start, and the core
+// planned it again every pass), and a job that fits in the rest starts.
+func TestOutsideJobHoldsItsGPUs(t *testing.T) {
+	withFile, path := withConfigFile(t, projectsConfig("a", "b"))
+	h := newHarness(t, withFile)
+	a := h.agent("n1", 2)
+	held := h.submit(`{"name": "held", "project": "b", "entrypoint": "x", "resources": {"slots": 1}}`)
+	h.step()
+	h.sync(a)
+	if s := h.job(held).State; s != "running" {
+		t.Fatalf("job %d %s, want running", held, s)
+	}
+	writeConfig(t, path, projectsConfig("a"))
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.opt.Config = cfg
+	h.start()
+	a.Master = h.srv.URL
+	if _, err := a.Rejoin(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	big := h.submit(`{"name": "big", "project": "a", "entrypoint": "x", "resources": {"slots": 2}}`)
+	small := h.submit(`{"name": "small", "project": "a", "entrypoint": "x", "resources": {"slots": 1}}`)
+	h.step()
+	h.sync(a)
+	cases := []struct {
+		name string
+		id   int64
+		want string
+	}{
+		{"the job left out still runs", held, "running"},
+		{"a job needing its GPU waits", big, "queued"},
+		{"a job fitting in the rest starts", small, "running"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if s := h.job(tc.id).State; s != tc.want {
+				t.Errorf("job %d %s, want %s", tc.id, s, tc.want)
+			}
+		})
+	}
+	used := map[int]int64{}
+	for _, id := range []int64{held, big, small} {
+		for _, tk := range h.job(id).TaskList {
+			for _, at := range tk.Attempts {
+				if at.EndedAt != nil {
+					continue
+				}
+				for _, p := range at.Placement {
+					for _, g := range p.GPUs {
+						if other, ok := used[g]; ok {
+							t.Errorf("GPU %d held by jobs %d and %d", g, other, id)
+						}
+						used[g] = id
+					}
+				}
+			}
+		}
+	}
+}

@@ -143,9 +143,17 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 		return err
 	}
 	open := map[int]store.Attempt{}
+	var last store.Attempt
 	for _, a := range atts {
 		open[a.Index] = a
+		if !a.StartedAt.Before(last.StartedAt) {
+			last = a
+		}
 	}
+	// The priority the job last started a task with, as the master that
+	// started it kept it (startMF): a pass that finds the job pending
+	// again replaces it, as before the restart.
+	j.startMF = last.StartPriority
 	for _, rec := range tasks {
 		t := &mtask{job: j, rec: rec}
 		j.tasks = append(j.tasks, t)

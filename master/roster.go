@@ -49,6 +49,9 @@ type jobRoster struct {
 	// carriedOf[ri] is 1 + the index in carried of record ri's, 0 for
 	// none: a plan may carry a job's twice (pending, then started).
 	carriedOf []int32
+	// outside are the jobs left out of the snapshot at their last entry
+	// (holdOutside, outside.go).
+	outside map[*mjob]struct{}
 }
 
 // carry notes reservation at, on nodes (copied), for record ri, for the
@@ -272,6 +275,7 @@ func (pl *planner) rebuildRoster() {
 func (pl *planner) entryOf(j *mjob) (sched.Job, bool) {
 	e, ok := pl.snapJob(j)
 	j.entryOK, j.entryGen = ok, pl.m.cfgGen
+	pl.roster.noteOutside(j, ok)
 	pl.m.pub.notePendingOf(j)
 	pl.grew = pl.grew || (ok && lifecycle.Grows(&e))
 	return e, ok

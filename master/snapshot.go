@@ -87,6 +87,7 @@ func (pl *planner) buildSnapshot() {
 		}
 	}
 	pl.orderAllocs()
+	pl.holdOutside()
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts
@@ -302,6 +303,9 @@ func (pl *planner) compactOrder() {
 // pending reason of the master's own; elsewhere such a job has no
 // project and no account (-1), as in the simulator.
 func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
+	if pl.stillRefused(j) {
+		return sched.Job{}, false
+	}
 	pool, ok := pl.view.pools[j.rec.Pool]
 	if !ok {
 		j.pending = &pendingInfo{code: "unknown_pool", msg: "pool " + strconv.Quote(j.rec.Pool) + " is not configured"}

@@ -1,6 +1,10 @@
 package master
 
-import "github.com/allot-sched/allot/sched"
+import (
+	"math"
+
+	"github.com/allot-sched/allot/sched"
+)
 
 // noteStartPriorities gives a job of a multifactor pool that starts in
 // the first pass to see it, and so was never pending there (the pending
@@ -22,4 +26,15 @@ func noteStartPriorities(pl *planner, plan *sched.Plan) {
 		j.startMF = st.Priority
 		pl.m.pub.markJob(j)
 	}
+}
+
+// storedPriority is p as a start stores it with its attempt
+// (store.TaskTransition.StartPriority), which refuses a priority that is
+// not finite: such a one, which no sane weights give, is stored as none
+// rather than failing the start.
+func storedPriority(p float64) float64 {
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return 0
+	}
+	return p
 }

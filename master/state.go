@@ -33,6 +33,9 @@ type mjob struct {
 	// startMF is the multi-factor priority of the last pass that found
 	// it pending in a multifactor pool (0 for none): a running job's
 	// priority, as it started with it (api.Job.MultifactorPriority).
+	// Each start stores it with the attempt it opens
+	// (store.TaskTransition.StartPriority), from which a restart
+	// restores it (restoreJob).
 	startMF float64
 	// entryGen is the configuration generation the job's snapshot entry
 	// was made at, its entry on the planner's roster (roster.go) while
@@ -44,6 +47,10 @@ type mjob struct {
 	ri       int32
 	rostered bool
 	gone     bool // left the mirror; dropped from Master.order lazily
+	// refused is why the core refused the job's entry, at configuration
+	// generation refusedGen (setaside.go); "" for none.
+	refused    string
+	refusedGen int
 	// dirty marks a change since the read view was last published, and
 	// read is what it published of the job (readview.go).
 	dirty bool

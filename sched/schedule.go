@@ -155,7 +155,7 @@ func validate(s *Snapshot, parents *[]bool, memo *jobMemo) error {
 			continue
 		}
 		if err := validateJob(s, &s.Jobs[i], accountParents); err != nil {
-			return err
+			return &JobError{Job: s.Jobs[i].ID, Err: err}
 		}
 		if memo != nil {
 			memo.note(i)
@@ -163,6 +163,19 @@ func validate(s *Snapshot, parents *[]bool, memo *jobMemo) error {
 	}
 	return validateMoving(s)
 }
+
+// JobError is a snapshot refused for one job's fields, which a caller
+// may leave out of its next snapshot rather than plan nothing at all.
+// Its message is the job's error as it is.
+type JobError struct {
+	// Job is the job's ID in the snapshot.
+	Job string
+	Err error
+}
+
+func (e *JobError) Error() string { return e.Err.Error() }
+
+func (e *JobError) Unwrap() error { return e.Err }
 
 // validateJob checks one job's fields against the snapshot.
 func validateJob(s *Snapshot, j *Job, parents []bool) error {

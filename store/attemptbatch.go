@@ -15,12 +15,14 @@ type attemptWrite struct {
 	index     int
 	attempt   int
 	at        int64
-	placement string        // open
-	backfill  bool          // open
-	endState  string        // close
-	exitCode  sql.NullInt64 // close
-	reason    string        // close
-	exited    int64         // close: AttemptEnd.ExitedAt, else at
+	placement string // open
+	backfill  bool   // open
+	// startPriority is the open's TaskTransition.StartPriority.
+	startPriority float64
+	endState      string        // close
+	exitCode      sql.NullInt64 // close
+	reason        string        // close
+	exited        int64         // close: AttemptEnd.ExitedAt, else at
 }
 
 type attemptWriteKind int
@@ -79,11 +81,11 @@ func (o *ops) writeAttempts(ctx context.Context, ws []attemptWrite) error {
 	)
 	switch ws[0].kind {
 	case attemptOpen:
-		b.WriteString(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns, backfilled) VALUES `)
+		b.WriteString(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns, backfilled, start_priority) VALUES `)
 		for i, w := range ws {
 			sep(&b, i)
-			b.WriteString("(" + placeholders(6) + ")")
-			args = append(args, w.jobID, w.index, w.attempt, w.placement, w.at, w.backfill)
+			b.WriteString("(" + placeholders(7) + ")")
+			args = append(args, w.jobID, w.index, w.attempt, w.placement, w.at, w.backfill, w.startPriority)
 		}
 		if _, err := o.q.ExecContext(ctx, o.d.q(b.String()), args...); err != nil {
 			return fmt.Errorf("open %d attempts: %w", len(ws), err)

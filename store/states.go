@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"time"
 
 	"github.com/allot-sched/allot/lifecycle"
@@ -161,6 +162,10 @@ func checkTaskEdge(t TaskTransition) error {
 		return invalidf("placement given for %q → %q, only → starting opens an attempt", from, to)
 	case to != TaskStarting && t.Backfill:
 		return invalidf("backfill mark given for %q → %q, only → starting opens an attempt", from, to)
+	case to != TaskStarting && t.StartPriority != 0:
+		return invalidf("start priority given for %q → %q, only → starting opens an attempt", from, to)
+	case math.IsNaN(t.StartPriority) || math.IsInf(t.StartPriority, 0):
+		return invalidf("start priority %v is not a finite number", t.StartPriority)
 	case to != TaskPreempting && len(t.Reserve) > 0:
 		return invalidf("reserved placement given for %q → %q, only → preempting reserves one", from, to)
 	case to != TaskPreempting && t.ForJob != 0:

@@ -13,7 +13,7 @@ import (
 const taskCols = `job_id, idx, state, reason, hyperparameters, restarts, checkpoint_dir, attempt, updated_ns, reserved`
 
 const attemptCols = `job_id, idx, attempt, placement, started_ns, running_ns, ended_ns, end_state, exit_code, reason,
-	backfilled, exited_ns`
+	backfilled, exited_ns, start_priority`
 
 func scanTask(sc rowScanner) (Task, error) {
 	var (
@@ -45,7 +45,7 @@ func scanAttempt(sc rowScanner) (Attempt, error) {
 		exited                 sql.NullInt64
 	)
 	if err := sc.Scan(&a.JobID, &a.Index, &a.Number, &placement, &started, &running, &ended,
-		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited); err != nil {
+		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited, &a.StartPriority); err != nil {
 		return Attempt{}, err
 	}
 	if err := decodeJSON("attempt placement", placement, &a.Placement); err != nil {
@@ -104,7 +104,7 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 	}
 	switch {
 	case opens:
-		err = o.openAttempt(ctx, task, t.Placement, t.Backfill, at)
+		err = o.openAttempt(ctx, task, t.Placement, t.Backfill, t.StartPriority, at)
 	case closes:
 		err = o.closeAttempt(ctx, task, t.End, t.Reason, at)
 	case t.To == TaskRunning && o.deferAttempt(attemptWrite{kind: attemptRunning, jobID: task.JobID,
@@ -126,17 +126,17 @@ func (o *ops) TransitionTask(ctx context.Context, t TaskTransition) (Task, error
 	return task, nil
 }
 
-func (o *ops) openAttempt(ctx context.Context, task Task, placement []Placement, backfill bool, at time.Time) error {
+func (o *ops) openAttempt(ctx context.Context, task Task, placement []Placement, backfill bool, prio float64, at time.Time) error {
 	p, err := encodeJSON(placement, "[]")
 	if err != nil {
 		return fmt.Errorf("encode placement: %w", err)
 	}
 	if o.deferAttempt(attemptWrite{kind: attemptOpen, jobID: task.JobID, index: task.Index, attempt: task.Attempt,
-		at: nsOf(at), placement: p, backfill: backfill}) {
+		at: nsOf(at), placement: p, backfill: backfill, startPriority: prio}) {
 		return nil
 	}
-	if _, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns, backfilled)
-		VALUES (?, ?, ?, ?, ?, ?)`), task.JobID, task.Index, task.Attempt, p, nsOf(at), backfill); err != nil {
+	if _, err := o.q.ExecContext(ctx, o.d.q(`INSERT INTO attempts (job_id, idx, attempt, placement, started_ns, backfilled,
+		start_priority) VALUES (?, ?, ?, ?, ?, ?, ?)`), task.JobID, task.Index, task.Attempt, p, nsOf(at), backfill, prio); err != nil {
 		return fmt.Errorf("open attempt %d: %w", task.Attempt, err)
 	}
 	return nil

@@ -103,6 +103,10 @@ type Attempt struct {
 	// Backfilled marks an attempt started on slots that a blocked job
 	// could not use (TaskTransition.Backfill).
 	Backfilled bool
+	// StartPriority is the multi-factor priority its job started it
+	// with (TaskTransition.StartPriority); 0 for none, and for the
+	// attempts started before migration 0022.
+	StartPriority float64
 }
 
 // Open reports whether the attempt has not ended.
@@ -467,6 +471,13 @@ type TaskTransition struct {
 	// Backfill, allowed only when To is starting, marks the attempt it
 	// opens as started by backfill (Attempt.Backfilled).
 	Backfill bool
+	// StartPriority, allowed only when To is starting, is the
+	// multi-factor priority the task's job starts the attempt with, in
+	// a multifactor pool (0: none); the attempt keeps it
+	// (Attempt.StartPriority), so that a restarted master shows a
+	// running job's priority as it started, as it did before. It must
+	// be finite.
+	StartPriority float64
 	// Cause says why the transition was made, where a program needs to
 	// know (the Cause constants); PartRan, for one from starting that
 	// ends an attempt no agent reported on, that a part of the task's

@@ -89,6 +89,12 @@ func TestOverviewShowsPoolsAndGPUsByJob(t *testing.T) {
 	if first := evalJS[string](p, `document.querySelector('[data-pool="a100"] .queue-head li').dataset.job`); first != "3" {
 		t.Errorf("queue head of a100 starts with job %s, want 3", first)
 	}
+	// A reserved job's message counts down to its start already: the
+	// queue adds the date and time only, not the countdown again.
+	head := evalJS[string](p, `document.querySelector('[data-pool="a100"] .queue-head li').innerText`)
+	if !strings.Contains(head, "reserved to start when job 2 ends (at ") || strings.Contains(head, "(start in") {
+		t.Errorf("queue head %q, want the reservation's message and its time only", head)
+	}
 	p.waitFor(`document.querySelectorAll('#ov-nodes .gpu.held').length === 12`, "twelve held GPU cells")
 	cells := evalJS[[]string](p, `[...document.querySelectorAll('[data-node="gpu-a1"] .gpu, [data-node="gpu-a2"] .gpu')].map(c => c.innerText.replace(/\s+/g, ' ').trim())`)
 	want := []string{"0 #1", "1 #1", "2 #1", "3 #1", "4 #1", "5 #1", "6 #1", "7 #1",

@@ -112,12 +112,14 @@ function timeText(el) {
   // beside the time counts from it, and the two clocks may disagree.
   const from = el.dataset.from ? new Date(el.dataset.from).getTime() : NaN;
   const rel = relative(d - (isNaN(from) ? Date.now() : from));
+  if (el.dataset.rel === 'at') return stamp(d, 'minute');
   return el.dataset.rel === 'both' ? `${rel} (${stamp(d, 'minute')})` : rel;
 }
 
 // when is a <time> that shows how far the time is and keeps that current
 // (see tickTimes); the exact time, with its zone, is in its title. mode
-// 'both' also shows the date and time to the minute. from, when given,
+// 'both' also shows the date and time to the minute, and 'at' only
+// those (beside a message that counts down already). from, when given,
 // is the master's time to count from (a pending's as_of) instead of the
 // browser's clock.
 export function when(iso, mode, from) {

@@ -114,7 +114,17 @@ function queueItem(j) {
   return h('li', {'data-job': j.id},
     jobLink(j.id, `#${j.id} ${j.name}`),
     p ? [' — ', p.message] : ' — waiting for the next scheduling pass',
-    p && p.estimated_start ? [' (start ', when(p.estimated_start, 'both'), ')'] : null);
+    queueStart(p));
+}
+
+// queueStart is a queued job's estimated start beside its message: only
+// the date and time where the message counts down to its reservation
+// already, which said the start twice.
+function queueStart(p) {
+  if (!p || !p.estimated_start) return null;
+  if (p.reason === 'reserved') return [' (at ', when(p.estimated_start, 'at', p.as_of), ')'];
+  const basis = p.estimate_basis === 'forecast' ? 'forecast start ' : 'start ';
+  return [` (${basis}`, when(p.estimated_start, 'both', p.as_of), ')'];
 }
 
 function renderNodes(el, nodes, held, pools) {

@@ -1,0 +1,11 @@
+-- An attempt keeps the multi-factor priority its job started it with in
+-- a multifactor pool (start_priority; 0 for none, as in every other
+-- pool), written with the attempt in the start's transaction, so that a
+-- restarted master shows a running job's priority as it started, as the
+-- master that started it did (allot jobs: "10125.0000 (multifactor, at
+-- start)"), not its 1-99 number, which a multifactor pool does not read.
+-- Only what the master shows reads it; no decision does. The attempts
+-- started before this migration read 0: their jobs show their 1-99
+-- number after a restart, as they did before.
+-- Keep in step with migrations/postgres/0022_attempt_start_priority.sql.
+ALTER TABLE attempts ADD COLUMN start_priority REAL NOT NULL DEFAULT 0;
