@@ -289,14 +289,13 @@ func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 // last end of its allocations there that must end, and whether it must
 // end, could be preempted for e, or is being preempted (Alloc.Preempting:
 // the core already asked it to stop), and, for one being preempted, by
-// when its checkpoints there are due (Alloc.FreeBy, the last; none where
-// one is not known). notBefore is the last end of those that must end
-// (now, if they are overdue), nil when one of them has no time limit or
-// none must end.
+// when its checkpoints there are due (checkpointBy). notBefore is the
+// last end of those that must end (now, if they are overdue), nil when
+// one of them has no time limit or none must end.
 func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []api.JobRef, notBefore *time.Time) {
 	s := f.s
 	byJob := map[int]int{}
-	last, freeBy := map[int]int64{}, map[int]int64{}
+	last := map[int]int64{}
 	// A job is being preempted when all its allocations here are, could
 	// be when each of the others could be, else it must end.
 	class := map[int]string{}
@@ -310,11 +309,6 @@ func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []a
 		last[a.Job] = max(last[a.Job], a.End(s.Jobs))
 		switch {
 		case a.Preempting:
-			if by, ok := freeBy[a.Job]; !ok || by > 0 && a.FreeBy > 0 {
-				freeBy[a.Job] = max(by, a.FreeBy) // 0 for one not known: none
-			} else {
-				freeBy[a.Job] = 0
-			}
 		case f.couldPreempt(e, ai):
 			if class[a.Job] == api.PreemptUnderWay {
 				class[a.Job] = api.PreemptPossible
@@ -329,11 +323,7 @@ func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []a
 		r := &refs[i]
 		r.Preempt = class[j]
 		if r.Preempt == api.PreemptUnderWay {
-			r.Resize = f.resizeOfRef(j, ends)
-			if by := freeBy[j]; by > 0 {
-				t := time.Unix(by, 0).UTC()
-				r.CheckpointBy = &t
-			}
+			r.Resize, r.CheckpointBy = f.resizeOfRef(j, ends), checkpointBy(s, j, ends)
 		}
 		if end := last[j]; end != sched.Never {
 			t := time.Unix(end, 0).UTC()

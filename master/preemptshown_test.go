@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
 )
 
 // TestPreemptShown: while a job's task checkpoints after a preemption,
@@ -148,6 +149,40 @@ func TestPreemptingSentence(t *testing.T) {
 			p := api.Preempting{Task: tc.task, Tasks: tc.tasks, Since: since, Deadline: since.Add(20 * time.Second), Why: "preempted for job 17"}
 			if got := preemptingSentence(&p, tc.of); got != tc.want {
 				t.Errorf("preemptingSentence = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckpointBy: a job being preempted frees its slots among the
+// allocations waited for by the last of its deadlines; none where one is
+// not known, and other jobs' allocations do not count.
+func TestCheckpointBy(t *testing.T) {
+	alloc := func(job int, freeBy int64) sched.Alloc {
+		return sched.Alloc{Job: job, Preempting: true, FreeBy: freeBy}
+	}
+	for _, tc := range []struct {
+		name   string
+		allocs []sched.Alloc
+		want   int64 // 0 for none
+	}{
+		{name: "one task", allocs: []sched.Alloc{alloc(1, 1020)}, want: 1020},
+		{name: "two tasks: the later", allocs: []sched.Alloc{alloc(1, 1030), alloc(1, 1020)}, want: 1030},
+		{name: "one deadline not known", allocs: []sched.Alloc{alloc(1, 1020), alloc(1, 0)}},
+		{name: "another job's later deadline", allocs: []sched.Alloc{alloc(1, 1020), alloc(2, 1090)}, want: 1020},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &sched.Snapshot{Allocs: tc.allocs}
+			ends := make([]int, len(tc.allocs))
+			for i := range ends {
+				ends[i] = i
+			}
+			got := checkpointBy(s, 1, ends)
+			switch {
+			case tc.want == 0 && got != nil:
+				t.Errorf("checkpointBy = %v, want none", got)
+			case tc.want != 0 && (got == nil || got.Unix() != tc.want):
+				t.Errorf("checkpointBy = %v, want %d", got, tc.want)
 			}
 		})
 	}

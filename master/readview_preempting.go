@@ -6,6 +6,7 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -121,4 +122,26 @@ func showPreempting(out *api.Job, j *jobRead, lost bool, grace time.Duration) {
 	if !lost && !out.Ending && out.Resizing == nil && out.Moving == nil {
 		out.Reason = preemptingReason(&r, j.tasks)
 	}
+}
+
+// checkpointBy is when job ji's allocations among ends of the snapshot,
+// each being preempted, have their slots free at the latest: the last of
+// their deadlines (sched.Alloc.FreeBy); nil where one is not known.
+func checkpointBy(s *sched.Snapshot, ji int, ends []int) *time.Time {
+	var last int64
+	for _, ai := range ends {
+		a := &s.Allocs[ai]
+		if a.Job != ji {
+			continue
+		}
+		if a.FreeBy <= 0 {
+			return nil
+		}
+		last = max(last, a.FreeBy)
+	}
+	if last == 0 {
+		return nil
+	}
+	t := time.Unix(last, 0).UTC()
+	return &t
 }
