@@ -38,6 +38,10 @@ type Explanation struct {
 	// checkpoint not yet landed), says which, from and to how many slots,
 	// for which job and since when (Job.Resizing).
 	Resizing *Resizing `json:"resizing,omitempty"`
+	// Preempting, while a task of the running job is being preempted
+	// (its checkpoint not yet landed), says which, why, since when and
+	// by when it is killed if it has not stopped (Job.Preempting).
+	Preempting *Preempting `json:"preempting,omitempty"`
 	// SchedulerError is, while the master's scheduling passes fail, the
 	// last failure, and SchedulerFailingSince when they began to fail:
 	// nothing starts in any pool until a pass succeeds, so the rest of
@@ -91,6 +95,12 @@ type JobRef struct {
 	// not preempt it for this one), PreemptPossible it could be preempted
 	// instead, PreemptUnderWay the master already asked it to stop.
 	Preempt string `json:"preempt,omitempty"`
+	// CheckpointBy, in MustEnd, for a job being preempted (Preempt
+	// under_way, a resize's shrink included), is when its tasks there
+	// have their GPUs free at the latest: the checkpoint request plus the
+	// pool's grace, when the master kills what has not stopped (the last
+	// of its tasks there). Its time limit (EndsAt) does not matter then.
+	CheckpointBy *time.Time `json:"checkpoint_by,omitempty"`
 	// Resize, in MustEnd, marks a job whose task the master is resizing
 	// rather than preempting (Preempt is under_way): a fair-share shrink
 	// for a job below its share, or a quota pool's reclaim. The task checkpoints and restarts at

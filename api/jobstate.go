@@ -20,17 +20,31 @@ const JobStateResizing = "resizing"
 // task preempting) and, as for resizing, no filter takes it.
 const JobStateMoving = "moving"
 
+// JobStatePreempting is the state a client shows for a running job while
+// a task of it is being preempted (Job.Preempting): asked to checkpoint
+// and stop, the task holds its GPUs until it stops or its grace ends,
+// when the master has it killed, and then waits again, or ends, as its
+// exit actions say. The task's own state is preempting; nothing of the
+// job is stored in it (it stays running) and, as for resizing, no
+// filter takes it.
+const JobStatePreempting = "preempting"
+
 // ShownState is the state to show a user: killing while the job is
 // Ending, resizing while a task of it is being resized, moving while one
-// is being moved, else its State.
+// is being moved, preempting while one is being preempted, else its
+// State.
 func (j Job) ShownState() string {
 	switch {
 	case j.Ending:
 		return JobStateKilling
-	case j.Resizing != nil && j.State == "running":
+	case j.State != "running":
+		return j.State
+	case j.Resizing != nil:
 		return JobStateResizing
-	case j.Moving != nil && j.State == "running":
+	case j.Moving != nil:
 		return JobStateMoving
+	case j.Preempting != nil:
+		return JobStatePreempting
 	}
 	return j.State
 }
@@ -87,4 +101,19 @@ type Moving struct {
 type NodeChange struct {
 	From []string `json:"from"`
 	To   []string `json:"to"`
+}
+
+// Preempting is a task of a running job being preempted (Job.Preempting):
+// asked to checkpoint and stop at Since, for the reason Why ("preempted
+// for job 17 (...)"), it holds its GPUs until it stops, and at Deadline,
+// Since plus its pool's grace, the master's kill comes for what has not
+// stopped: its GPUs are free by then (the end confirmed by its agent
+// aside). Tasks counts the job's tasks being preempted; Task, Since,
+// Deadline and Why are the first's.
+type Preempting struct {
+	Task     int       `json:"task"`
+	Tasks    int       `json:"tasks"`
+	Since    time.Time `json:"since"`
+	Deadline time.Time `json:"deadline"`
+	Why      string    `json:"why,omitempty"`
 }

@@ -64,6 +64,14 @@ type Job struct {
 	// first where both are set); it stays running in the store, and the
 	// task preempting. Nil otherwise.
 	Moving *Moving `json:"moving,omitempty"`
+	// Preempting, while a task of the running job is being preempted
+	// (asked to checkpoint and stop, and neither moved nor resized: it
+	// waits again once it stops), says which task, why, since when and
+	// by when its GPUs are free (the grace's end, when the master kills
+	// what has not stopped). Clients show the job as JobStatePreempting
+	// (Resizing and Moving first where set); it stays running in the
+	// store. Nil otherwise.
+	Preempting *Preempting `json:"preempting,omitempty"`
 	// Position is the job's place in its pool's scheduling order, from 1,
 	// for queued jobs with waiting tasks; 0 otherwise.
 	Position int `json:"position,omitempty"`
@@ -120,11 +128,17 @@ type Pending struct {
 	BlockedByPrivate bool `json:"blocked_by_private,omitempty"`
 	// EstimatedStart is when it should start: the reservation's start,
 	// when the policy holds one, else the master's forecast (running tasks
-	// end at their time limits); absent when a task without a time limit
-	// stands in the way.
+	// end at their time limits, tasks being preempted at their grace's
+	// end); absent when a task without a time limit stands in the way.
+	// Never before AsOf: a start due already (the pass that starts it
+	// has not run yet) is AsOf.
 	EstimatedStart *time.Time `json:"estimated_start,omitempty"`
-	// EstimateBasis says where EstimatedStart comes from: "reservation"
-	// or "forecast".
+	// EstimateBasis says where EstimatedStart comes from: "reservation",
+	// "forecast", or "checkpoint" for a job waiting for the GPUs of
+	// tasks being preempted, moved or resized for it (reason
+	// checkpointing): it starts by the end of their checkpoint grace, when
+	// the master kills what has not stopped, and sooner if they stop
+	// sooner.
 	EstimateBasis string `json:"estimate_basis,omitempty"`
 	// EstimatedStartEarliest is the early end of a forecast's range: the
 	// start if jobs run for the share of their time limits that recent

@@ -131,8 +131,12 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 		ref = now()
 	}
 	state := x.State
-	if x.Resizing != nil && state == "running" {
+	switch {
+	case state != "running":
+	case x.Resizing != nil:
 		state = api.JobStateResizing
+	case x.Preempting != nil:
+		state = api.JobStatePreempting
 	}
 	fmt.Fprintf(w, "Job %d (%s, pool %s, %s)\n\n%s\n", x.Job, state, x.Pool, x.Policy, wrap(x.Summary, 76))
 	if x.Position > 0 {
@@ -247,7 +251,8 @@ func printStartFirst(w io.Writer, cf *api.Counterfactual) error {
 
 // printMustEnd prints the running jobs that would have to end, or could
 // be preempted, for the job to start on cf.Nodes, with what each holds
-// there and when its time limit ends. Where they differ (one must end,
+// there and when its time limit ends, or, for one being preempted, its
+// checkpoint's deadline (endsColumn). Where they differ (one must end,
 // another could be preempted) a column says which.
 func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	kinds := map[string]bool{}
@@ -274,14 +279,18 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 	} else {
 		fmt.Fprintf(w, "  on %s, once these %s:\n", strings.Join(cf.Nodes, ", "), ends)
 	}
-	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", "LIMIT ENDS"}
+	cols := []string{"  JOB", "NAME", "USER", "PROJECT", "SLOTS", endsColumn(cf.MustEnd)}
 	if len(kinds) > 1 {
 		cols = append(cols, "WAIT FOR")
 	}
 	t := newTable(w, cols...)
 	for _, r := range cf.MustEnd {
 		ends := "no time limit"
-		if r.EndsAt != nil {
+		switch {
+		case r.CheckpointBy != nil:
+			// Being preempted: its time limit no longer matters.
+			ends = whenSecFrom(*r.CheckpointBy, ref)
+		case r.EndsAt != nil:
 			ends = whenFrom(*r.EndsAt, ref)
 		}
 		slots := strconv.Itoa(r.Slots)
@@ -295,6 +304,27 @@ func printMustEnd(w io.Writer, cf *api.Counterfactual, ref time.Time) error {
 		t.row(row...)
 	}
 	return t.flush()
+}
+
+// endsColumn is the heading of the column of when each job in refs
+// lets go of its GPUs: LIMIT ENDS, its time limit's end; CHECKPOINT BY
+// where every one is being preempted and the master gives the deadline
+// of its checkpoints (JobRef.CheckpointBy); FREES BY where some are and
+// some are not, each row its own.
+func endsColumn(refs []api.JobRef) string {
+	by := 0
+	for _, r := range refs {
+		if r.CheckpointBy != nil {
+			by++
+		}
+	}
+	switch by {
+	case 0:
+		return "LIMIT ENDS"
+	case len(refs):
+		return "CHECKPOINT BY"
+	}
+	return "FREES BY"
 }
 
 // privateName stands for the name of a job the caller may not read: the
@@ -351,6 +381,8 @@ func mustEndWaitFor(r api.JobRef) string {
 // by the cause the counterfactual names.
 func waitStartText(p *api.Pending, cf *api.Counterfactual, ref time.Time) string {
 	switch {
+	case p != nil && p.EstimatedStart != nil && p.EstimateBasis == basisCheckpoint:
+		return checkpointStartText(*p.EstimatedStart, cf, ref)
 	case p != nil && p.EstimatedStart != nil:
 		return estimateText(p, ref)
 	case cf == nil:
@@ -387,6 +419,48 @@ func estimateText(p *api.Pending, ref time.Time) string {
 		s += ", a forecast"
 	}
 	return s
+}
+
+// checkpointStartText is the Start line of a job waiting for the
+// checkpoints of jobs being preempted for it: "by 2026-11-28 09:10:57 (in
+// 20s), when job 16's checkpoint grace ends", naming the jobs of the
+// table below (cf.MustEnd) whose deadline is the estimate's; once it has
+// passed (the master's kill is sent, the agents have not yet confirmed
+// the end), "now: ... ended at ...".
+func checkpointStartText(at time.Time, cf *api.Counterfactual, ref time.Time) string {
+	var ids []string
+	var due time.Time
+	if cf != nil {
+		for _, r := range cf.MustEnd {
+			if r.CheckpointBy == nil {
+				continue
+			}
+			switch by := *r.CheckpointBy; {
+			case by.After(due):
+				due, ids = by, []string{strconv.FormatInt(r.ID, 10)}
+			case by.Equal(due):
+				ids = append(ids, strconv.FormatInt(r.ID, 10))
+			}
+		}
+	}
+	whose := "the preempted tasks' checkpoint grace"
+	if len(ids) > 0 {
+		whose = plural.Noun(len(ids), "job") + " " + strings.Join(ids, ", ") + "'s checkpoint grace"
+	}
+	if !due.IsZero() && due.Before(ref) {
+		return fmt.Sprintf("now: %s ended %s; it starts once the end is confirmed", whose, whenSecFrom(due, ref))
+	}
+	if !at.After(ref) {
+		return "now: " + whose + " has ended; it starts once the end is confirmed"
+	}
+	return "by " + whenSecFrom(at, ref) + ", when " + whose + " ends"
+}
+
+// whenSecFrom is whenFrom to the second, for a deadline seconds away:
+// "2026-11-28 09:10:57 (in 20s)".
+func whenSecFrom(t, ref time.Time) string {
+	s := whenFrom(t, ref)
+	return t.In(displayZone).Format("2006-01-02 15:04:05") + s[len("2006-01-02 15:04"):]
 }
 
 // when shows a time as a local date-time with how far it is from now:

@@ -85,7 +85,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing or moving); or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -225,7 +225,8 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 }
 
 // startText is when a waiting job should start: "in 2h 10m" ("~" for a
-// forecast rather than a reservation), or "-". It counts from the
+// forecast rather than a reservation, "in ≤20s" for one waiting for
+// checkpoints, which it starts by), or "-". It counts from the
 // master's as_of, the time the reason's message counts from, so that
 // START and REASON agree ("in 9m 57s" in both); from the client's clock
 // for a master that does not send it.
@@ -256,11 +257,20 @@ func startText(j api.Job, kind string) string {
 			s = "in " + humanDur(de) + "-" + humanDur(d)
 		}
 	}
-	if p.EstimateBasis == "forecast" {
+	switch p.EstimateBasis {
+	case "forecast":
 		s = "~" + s
+	case basisCheckpoint:
+		if d > 0 {
+			s = "in ≤" + humanDur(d)
+		}
 	}
 	return s
 }
+
+// basisCheckpoint is api.Pending.EstimateBasis for a job waiting for
+// checkpoints: it starts by their grace's end.
+const basisCheckpoint = "checkpoint"
 
 // keepJob applies the filter, and without --all or --state hides ended jobs.
 func keepJob(j api.Job, f client.JobFilter, all bool) bool {

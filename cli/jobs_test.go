@@ -153,6 +153,8 @@ func TestJobs(t *testing.T) {
 			err: `--state: a job shown resizing is stored running, and --state running lists it`},
 		{name: "moving, a shown state only", args: []string{"jobs", "--state", "Moving"},
 			err: `--state: a job shown moving is stored running, and --state running lists it`},
+		{name: "preempting, a shown state only", args: []string{"jobs", "--state", "preempting"},
+			err: `--state: a job shown preempting is stored running, and --state running lists it`},
 		{name: "bad output", args: []string{"jobs", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, got "xml"`},
 		{name: "arguments", args: []string{"jobs", "3"}, err: `allot jobs: unexpected argument "3": it takes no arguments (allot jobs)`},
 	})
@@ -568,6 +570,8 @@ func TestStartText(t *testing.T) {
 		{"a range whose early end is now", 5 * time.Minute, 0, "range", "forecast", "~now-5m"},
 		{"typical, past", 5 * time.Minute, -time.Minute, "typical", "forecast", "~now"},
 		{"a reservation", 10 * time.Minute, 0, "range", "reservation", "in 10m"},
+		{"checkpoints due within their grace", 20 * time.Second, 0, "range", "checkpoint", "in ≤20s"},
+		{"checkpoints due now", 0, 0, "range", "checkpoint", "now"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &api.Pending{EstimatedStart: at(c.late), EstimateBasis: c.basis, AsOf: &ref}

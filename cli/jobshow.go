@@ -196,8 +196,11 @@ func pendingText(p *api.Pending) string {
 		if e := p.EstimatedStartEarliest; e != nil && e.Before(*p.EstimatedStart) {
 			est = formatTime(e) + " to " + est
 		}
-		if p.EstimateBasis == "forecast" {
+		switch p.EstimateBasis {
+		case "forecast":
 			est += ", a forecast"
+		case basisCheckpoint:
+			est = "by " + est + ", when the checkpoints it waits for are due"
 		}
 		more = append(more, "estimated start "+est)
 	}

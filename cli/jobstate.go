@@ -41,9 +41,10 @@ var slurmStates = map[string]string{
 }
 
 // shownOnly are the states allot jobs shows of a running job while a
-// task of it is being resized or moved, which no filter takes: --state
-// running lists those jobs (api.JobStateResizing, JobStateMoving).
-var shownOnly = []string{api.JobStateResizing, api.JobStateMoving}
+// task of it is being resized, moved or preempted, which no filter
+// takes: --state running lists those jobs (api.JobStateResizing,
+// JobStateMoving, JobStatePreempting).
+var shownOnly = []string{api.JobStateResizing, api.JobStateMoving, api.JobStatePreempting}
 
 // listState is the state allot jobs --state s names: one of listStates,
 // in any case, or a Slurm word for one (slurmStates); ok is false for

@@ -125,6 +125,9 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 	case view.Resizing != nil:
 		// What it holds and why it does not grow wait for the resize.
 		x.Resizing = view.Resizing
+	case view.Preempting != nil && view.Moving == nil:
+		// It is stopping: nothing to say of its growth.
+		x.Preempting = view.Preempting
 	case j != nil && view.Position == 0 && view.State == string(store.JobRunning):
 		x.Elastic = ja.elasticHold(j)
 	}
@@ -205,6 +208,9 @@ func summary(x api.Explanation, tasks int) string {
 		b.WriteString("It is running.")
 		if x.Resizing != nil {
 			b.WriteString(" " + resizingSentence(x.Resizing, tasks))
+		}
+		if x.Preempting != nil {
+			b.WriteString(" " + preemptingSentence(x.Preempting, tasks))
 		}
 		if x.Elastic != nil {
 			b.WriteString(" " + x.Elastic.Why)

@@ -288,9 +288,10 @@ func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 // each once, soonest to end first: what each holds on those nodes, the
 // last end of its allocations there that must end, and whether it must
 // end, could be preempted for e, or is being preempted (Alloc.Preempting:
-// the core already asked it to stop). notBefore is the last end of those
-// that must end (now, if they are overdue), nil when one of them has no
-// time limit or none must end.
+// the core already asked it to stop), and, for one being preempted, by
+// when its checkpoints there are due (checkpointBy). notBefore is the
+// last end of those that must end (now, if they are overdue), nil when
+// one of them has no time limit or none must end.
 func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []api.JobRef, notBefore *time.Time) {
 	s := f.s
 	byJob := map[int]int{}
@@ -322,7 +323,7 @@ func (f *cfFacts) mustEnd(e *sched.Job, chosen []*nodeUse, ends []int) (refs []a
 		r := &refs[i]
 		r.Preempt = class[j]
 		if r.Preempt == api.PreemptUnderWay {
-			r.Resize = f.resizeOfRef(j, ends)
+			r.Resize, r.CheckpointBy = f.resizeOfRef(j, ends), checkpointBy(s, j, ends)
 		}
 		if end := last[j]; end != sched.Never {
 			t := time.Unix(end, 0).UTC()

@@ -83,6 +83,9 @@ type jobRead struct {
 	// moving is its tasks being moved, nil when none is
 	// (readview_moving.go).
 	moving *api.Moving
+	// preempting is its tasks being preempted, nil when none is
+	// (readview_preempting.go).
+	preempting *api.Preempting
 }
 
 // taskPart is one part not yet exited: its task's index and its node,
@@ -116,7 +119,7 @@ var verifyReads func(difference string)
 func captureJob(j *mjob) *jobRead {
 	r := &jobRead{rec: j.rec, tasks: len(j.tasks), active: j.active(), queued: j.count.get(store.TaskQueued),
 		ownOnPreempt: j.spec.onPreempt, ownMaxRetries: j.spec.maxRetries, startMF: j.startMF, resizing: resizingOf(j),
-		moving: movingOf(j)}
+		moving: movingOf(j), preempting: preemptingOf(j)}
 	if j.pending != nil {
 		p := *j.pending
 		p.p.Nodes = nil // owned by the core, and no view shows it

@@ -123,6 +123,9 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 		s.Allocs = append(s.Allocs, sched.Alloc{})
 		a := &s.Allocs[len(s.Allocs)-1]
 		h.Fill(a, ji, s.Now, every)
+		if h.Preempting {
+			a.FreeBy = pl.freeBy(t)
+		}
 		if a.Nodes = snapNodesOf(nil, t.att.parts, nodeIdx); len(a.Nodes) == 0 {
 			s.Allocs = s.Allocs[:len(s.Allocs)-1]
 			return
@@ -148,6 +151,7 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	}
 	if len(drained.Nodes) > 0 {
 		s.Allocs = append(s.Allocs, drained.Alloc(ji, s.Now, every))
+		s.Allocs[len(s.Allocs)-1].FreeBy = pl.freeBy(t)
 		v.allocs = append(v.allocs, allocRef{t: t})
 	}
 }

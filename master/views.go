@@ -36,6 +36,7 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	showEnding(&out, j, now, lost != "", poolKillGrace(v.cfg, j.rec.Pool)) // readview_ending.go
 	showResizing(&out, j, lost != "")                                      // readview_resizing.go
 	showMoving(&out, j, lost != "")                                        // readview_moving.go
+	showPreempting(&out, j, lost != "", poolGrace(v.cfg, j.rec.Pool))      // readview_preempting.go
 	pos := v.positions()[j.rec.ID]
 	out.Position = pos
 	if j.pending == nil && j.active > 0 {
@@ -45,15 +46,44 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 		out.Pending = j.pending.viewAt(now)
 		switch at, ok := v.eta[j.rec.ID]; {
 		case out.Pending.EstimatedStart != nil:
-			out.Pending.EstimateBasis = "reservation"
+			// A reservation counts from its pass, too: due, not past.
+			at := maxTime(*out.Pending.EstimatedStart, now)
+			out.Pending.EstimatedStart, out.Pending.EstimateBasis = &at, "reservation"
 		case ok:
-			out.Pending.EstimatedStart, out.Pending.EstimateBasis = &at, "forecast"
-			if early, ok := v.etaEarly[j.rec.ID]; ok && early.Before(at) {
-				out.Pending.EstimatedStartEarliest = &early
-			}
+			forecastView(out.Pending, at, v.etaEarly, j.rec.ID, now)
 		}
 	}
 	return out
+}
+
+// forecastView gives pending p the forecast's estimate at (early, the
+// range's early end, where the forecast has one), never before now: a
+// forecast runs every few seconds from the last pass's snapshot, so the
+// start it gave may have passed while the job still waits for the next
+// pass; it is due now, not in the past. A job waiting for checkpoints
+// (sched.ReasonCheckpointing) starts by their deadline, which the
+// forecast frees their GPUs at (sched.Alloc.FreeBy): basis "checkpoint",
+// with no range, as no run time is in it.
+func forecastView(p *api.Pending, at time.Time, early map[int64]time.Time, id int64, now time.Time) {
+	at = maxTime(at, now)
+	p.EstimatedStart, p.EstimateBasis = &at, "forecast"
+	if p.Reason == sched.ReasonCheckpointing.String() {
+		p.EstimateBasis = "checkpoint"
+		return
+	}
+	if e, ok := early[id]; ok {
+		if e = maxTime(e, now); e.Before(at) {
+			p.EstimatedStartEarliest = &e
+		}
+	}
+}
+
+// maxTime is the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // storedJobView renders a job record.

@@ -9,7 +9,10 @@ import (
 // a copy of a snapshot, every running task ends at its time limit, every
 // job that starts runs for its time limit, and each pass's starts are
 // carried out, until every job has started or no task with a time limit
-// is left to end. A pass's preemptions are carried out at once: the victim
+// is left to end. A task already preempting (Alloc.Preempting) lets go
+// of its slots at its FreeBy, the deadline of its checkpoint, or at once
+// where that is not known or already past. A pass's preemptions are
+// carried out at once: the victim
 // lets go of its slots (as a task already preempting does) and waits again
 // (a preemptible task is rescheduled, as exit actions have it unless they
 // fail it), so the job it was preempted for starts at the next pass, at
@@ -53,13 +56,17 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 	cloned := false
 	for _, a := range base.Allocs {
 		if a.Preempting {
-			// Its slots are as good as free, but a drained node's
-			// go with it.
-			cloned = s.shrinkDrained(a.Nodes, cloned)
-			continue
+			// It frees its slots by its deadline (or its time limit,
+			// unscaled: a checkpoint takes what it takes), never before
+			// now; with neither ahead they are as good as free, but a
+			// drained node's go with it.
+			if a.FreeBy = min(a.FreeBy, a.End(base.Jobs)); a.FreeBy <= s.Now {
+				cloned = s.shrinkDrained(a.Nodes, cloned)
+				continue
+			}
 		}
 		a.Nodes = slices.Clone(a.Nodes)
-		if end := a.End(s.Jobs); end != Never && end <= s.Now {
+		if end := a.End(s.Jobs); !a.Preempting && end != Never && end <= s.Now {
 			a.Start += s.Now + 1 - end
 		}
 		s.Allocs = append(s.Allocs, a)
@@ -85,7 +92,7 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		}
 		next := Never
 		for i := range s.Allocs {
-			if end := s.Allocs[i].End(s.Jobs); end > s.Now && end < next {
+			if end := forecastEnd(&s.Allocs[i], s.Jobs); end > s.Now && end < next {
 				next = end
 			}
 		}
@@ -94,7 +101,7 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		}
 		kept := s.Allocs[:0]
 		for _, a := range s.Allocs {
-			if a.End(s.Jobs) > next {
+			if forecastEnd(&a, s.Jobs) > next {
 				kept = append(kept, a)
 			} else {
 				cloned = s.shrinkDrained(a.Nodes, cloned)
@@ -103,6 +110,16 @@ func ForecastScaled(base *Snapshot, scale float64) map[int]int64 {
 		s.Allocs, s.Now = kept, next
 	}
 	return eta
+}
+
+// forecastEnd is when allocation a lets go of its slots in a forecast:
+// a preempting one by its deadline (ForecastScaled set its FreeBy to
+// the sooner of that and its time limit), any other at its time limit.
+func forecastEnd(a *Alloc, jobs []Job) int64 {
+	if a.Preempting {
+		return a.FreeBy
+	}
+	return a.End(jobs)
 }
 
 // forecastPreempt carries out a forecast pass's preemptions: each victim

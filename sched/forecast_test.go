@@ -40,3 +40,43 @@ func TestForecastPlaysOutPreemption(t *testing.T) {
 		})
 	}
 }
+
+// TestForecastWaitsForCheckpoint: a task already preempting lets go of
+// its slots at its checkpoint's deadline (Alloc.FreeBy), or at its time
+// limit if that comes first; one whose deadline is unknown or past frees
+// them at once, never before the snapshot's now.
+func TestForecastWaitsForCheckpoint(t *testing.T) {
+	snap := func(freeBy int64) *Snapshot {
+		return &Snapshot{
+			Now:   1000,
+			Pools: []Pool{{Name: "p", Policy: PolicyPriority, Preemption: true}},
+			Nodes: []Node{{Name: "n", Pool: 0, Slots: 4}},
+			Jobs: []Job{
+				{ID: "victim", Pool: 0, Slots: 4, TimeLimit: 7200, MaxRunning: 1, Weight: 1, Priority: 80, Preemptible: true, Seq: 1},
+				{ID: "taker", Pool: 0, Slots: 4, TimeLimit: 600, Waiting: 1, MaxRunning: 1, Weight: 1, Priority: 10, Submit: 990, Seq: 2},
+			},
+			Allocs: []Alloc{{Job: 0, Nodes: []NodeSlots{{Node: 0, Slots: 4}}, Start: 0, Preempting: true, FreeBy: freeBy}},
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		freeBy int64
+		want   int64
+	}{
+		{"deadline ahead: starts when the grace ends", 1020, 1020},
+		{"deadline unknown: as good as free", 0, 1000},
+		{"deadline past: now, not then", 990, 1000},
+		{"time limit before the deadline: at the limit", 9000, 7200},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := snap(tt.freeBy)
+			got, ok := Forecast(s)[1]
+			if !ok || got != tt.want {
+				t.Errorf("taker forecast at %d (%v), want %d", got, ok, tt.want)
+			}
+			if s.Allocs[0].FreeBy != tt.freeBy {
+				t.Error("the forecast changed its snapshot")
+			}
+		})
+	}
+}

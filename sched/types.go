@@ -259,6 +259,12 @@ type Alloc struct {
 	// like a preempted task, but the task runs on in its new allocation
 	// and does not go back to its job's waiting tasks.
 	Moving bool
+	// FreeBy, for a Preempting allocation, is when its slots are free
+	// at the latest: the stop request's time plus the grace after which
+	// what has not stopped is killed (a pool's checkpoint grace, or a
+	// kill's kill_grace). 0 when not known. Schedule does not read it;
+	// Forecast frees the slots then rather than at once.
+	FreeBy int64
 }
 
 // Lost is the work, in seconds, that preempting the task at now would

@@ -200,6 +200,8 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 	stopping.Preempt = api.PreemptUnderWay
 	shrinking := stopping
 	shrinking.Resize = &api.SlotChange{From: 8, To: 4}
+	deadline := stopping
+	deadline.CheckpointBy = atp(20 * time.Second)
 	cases := []struct {
 		name    string
 		cf      api.Counterfactual
@@ -224,6 +226,11 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 			api.Counterfactual{Nodes: []string{"gpu-a2"}, MustEnd: []api.JobRef{stopping},
 				Message: "It could start on gpu-a2 once job 2 (bert-finetune) is preempted."},
 			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 40m ("}}, nil},
+		// Its checkpoint's deadline, not its time limit (trial F16).
+		{"being preempted, by its deadline",
+			api.Counterfactual{Nodes: []string{"gpu-a2"}, MustEnd: []api.JobRef{deadline},
+				Message: "It could start on gpu-a2 once job 2 (bert-finetune) is preempted."},
+			"unknown (a task without a time limit stands in the way)", map[string][]string{"2": {"bert-finetune", "in 20s ("}}, nil},
 		{"one shrinking, one must end",
 			api.Counterfactual{Nodes: []string{"gpu-a1"}, MustEnd: []api.JobRef{shrinking, resnet}, NotBefore: atp(time.Hour),
 				Message: "It could start on gpu-a1 once job 1 ends and job 2 shrinks to 4 slots and checkpoints."},
@@ -249,8 +256,12 @@ func TestJobDetailSaysWhatMustEnd(t *testing.T) {
 				t.Errorf("would start = %q, want the master's message %q", got, c.cf.Message)
 			}
 			head := evalJS[string](p, `document.querySelector('#would-start thead').innerText`)
-			if !strings.Contains(head, "Limit ends") || strings.Contains(head, "Wait for") != (c.waitFor != nil) {
-				t.Errorf("header = %q, want Limit ends and Wait for: %v", head, c.waitFor != nil)
+			ends := "Limit ends"
+			if c.cf.MustEnd[0].CheckpointBy != nil {
+				ends = "Checkpoint by"
+			}
+			if !strings.Contains(head, ends) || strings.Contains(head, "Wait for") != (c.waitFor != nil) {
+				t.Errorf("header = %q, want %s and Wait for: %v", head, ends, c.waitFor != nil)
 			}
 			for id, words := range c.rows {
 				row := evalJS[string](p, fmt.Sprintf(`document.querySelector('#would-start tr[data-must-end="%s"]')?.innerText || ''`, id))

@@ -92,7 +92,9 @@ func TestJobKillTimes(t *testing.T) {
 // TestJobResizingOrMoving: a running job whose task is being resized in
 // place (the API's resizing; its task preempting with a resize) or moved
 // (moving; move) shows as resizing or moving in the job list and on its
-// page, and its task too, not running and preempting (trial k C2).
+// page, and its task too, not running and preempting (trial k C2); one
+// whose task is being preempted (preempting) shows as preempting, not
+// running (trial F16).
 func TestJobResizingOrMoving(t *testing.T) {
 	since := time.Now().Add(-5 * time.Second)
 	for _, tc := range []struct {
@@ -109,6 +111,11 @@ func TestJobResizingOrMoving(t *testing.T) {
 				j.Moving = &api.Moving{Task: 0, Tasks: 1, From: []string{"node-a"}, To: []string{"node-b"}, ForJob: 9, Since: since}
 				j.TaskList[0].Move = &api.NodeChange{From: []string{"node-a"}, To: []string{"node-b"}}
 			}},
+		{name: "preempting", state: "preempting", reason: "preempted for job 9 (quota reclaim: ...); checkpointing since ...",
+			set: func(j *api.Job) {
+				j.Preempting = &api.Preempting{Task: 0, Tasks: 1, Since: since, Deadline: since.Add(20 * time.Second),
+					Why: "preempted for job 9 (quota reclaim: ...)"}
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture()
@@ -121,7 +128,7 @@ func TestJobResizingOrMoving(t *testing.T) {
 			}
 			p.goTo("#/jobs/2")
 			p.waitText("h1", tc.state)
-			if task := p.waitText(`#attempts tbody[data-task="0"]`, tc.state); strings.Contains(task, "preempting") {
+			if task := p.waitText(`#attempts tbody[data-task="0"]`, tc.state); tc.state != "preempting" && strings.Contains(task, "preempting") {
 				t.Errorf("task 0 = %q, want %s, not preempting", task, tc.state)
 			}
 		})

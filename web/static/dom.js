@@ -132,13 +132,16 @@ export function when(iso, mode, from) {
 }
 
 // estimate shows a pending job's estimated start: a reservation's time,
-// or a forecast, as a range when the master gives one.
+// or a forecast, as a range when the master gives one; by the end of
+// the checkpoint grace of the tasks preempted for it (basis checkpoint).
 export function estimate(p) {
   if (!p || !p.estimated_start) return '—';
   const out = [];
+  if (p.estimate_basis === 'checkpoint') out.push('by ');
   if (p.estimated_start_earliest) out.push(when(p.estimated_start_earliest, 'both', p.as_of), ' to ');
   out.push(when(p.estimated_start, 'both', p.as_of));
   if (p.estimate_basis === 'forecast') out.push(h('span', {class: 'muted small'}, ' (forecast)'));
+  if (p.estimate_basis === 'checkpoint') out.push(h('span', {class: 'muted small'}, ' (checkpoint grace ends)'));
   return h('span', {class: 'estimate'}, out);
 }
 
@@ -172,12 +175,14 @@ export function bar(used, total, label, mark) {
 // (the API's ending: killed, but tasks still hold their GPUs until their
 // agents confirm the end), resizing while a task of it is being resized
 // in place (the API's resizing: running, the task checkpointing), moving
-// while one is being moved (the API's moving), else its state.
+// while one is being moved (the API's moving), preempting while one is
+// being preempted (the API's preempting), else its state.
 export function shownState(j) {
   if (j.ending) return 'killing';
   if (j.state !== 'running') return j.state;
   if (j.resizing) return 'resizing';
-  return j.moving ? 'moving' : j.state;
+  if (j.moving) return 'moving';
+  return j.preempting ? 'preempting' : j.state;
 }
 
 // taskState is the state to show of a task: resizing while it

@@ -238,8 +238,10 @@ function waitForOf(r) {
 
 // wouldStart renders the counterfactual: the running jobs that would have
 // to end or could be preempted, what each holds on the nodes, and when
-// its time limit runs out (counted from the master's asOf). As in allot
-// explain, a column says what it waits for of each only where they differ.
+// its time limit runs out (counted from the master's asOf), or, for one
+// being preempted, its checkpoint's deadline (checkpoint_by), its time
+// limit no longer mattering. As in allot explain, a column says what it
+// waits for of each only where they differ.
 // Where its project's quota or limit binds no node is named: what each
 // holds is then in the job's pool.
 function wouldStart(cf, asOf, pool) {
@@ -250,12 +252,17 @@ function wouldStart(cf, asOf, pool) {
     h('td', {}, r.private ? '#' + r.id : jobLink(r.id)), h('td', {}, r.private ? "another project's job" : r.name || '—'),
     h('td', {}, r.user || '—'), h('td', {}, r.project || '—'),
     h('td', {class: 'num'}, r.slots),
-    h('td', {}, r.ends_at ? when(r.ends_at, 'both', asOf) : 'no time limit'),
+    h('td', {}, r.checkpoint_by ? when(r.checkpoint_by, 'both', asOf)
+      : r.ends_at ? when(r.ends_at, 'both', asOf) : 'no time limit'),
     mixed ? h('td', {class: 'wait-for'}, waitForOf(r)) : null));
   const on = (cf.nodes || []).join(', ');
   const held = on ? `What it holds on ${on}` : pool ? `What it holds in pool ${pool}` : 'What it holds';
+  const by = refs.filter((r) => r.checkpoint_by).length;
+  const ends = !by ? ['Limit ends', 'When its time limit runs out']
+    : by === refs.length ? ['Checkpoint by', 'When the master kills what has not stopped: its GPUs are free by then']
+      : ['Frees by', 'Its checkpoint deadline where it is being preempted, else its time limit\'s end'];
   const cols = [['Job'], ['Name'], ['User'], ['Project'], ['Slots', held],
-    ['Limit ends', 'When its time limit runs out'], mixed ? ['Wait for', 'Its end, or its preemption instead'] : null];
+    ends, mixed ? ['Wait for', 'Its end, or its preemption instead'] : null];
   return h('div', {class: 'would-start', id: 'would-start'},
     h('h3', {}, 'What would let it start now'),
     h('p', {}, cf.message),
