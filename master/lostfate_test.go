@@ -152,8 +152,8 @@ func TestRegisterLogsReturnAndKills(t *testing.T) {
 		name     string
 		has, not []string
 	}{
-		{"first registration", nil, []string{"was=", "killing="}},
-		{"back from a loss", []string{"was=lost", "killing=1"}, nil},
+		{"first registration", nil, []string{"was=", "stopping="}},
+		{"back from a loss", []string{"was=lost", "stopping=1"}, nil},
 	}
 	if len(lines) != len(cases) {
 		t.Fatalf("%d agent registered lines, want %d:\n%s", len(lines), len(cases), logs.String())
