@@ -212,7 +212,8 @@ func (ag *agents) syncStrays(n *mnode, runs map[agent.TaskID]bool, now time.Time
 }
 
 // checkStrays kills the strays whose grace (and strayMargin) has run
-// out, and lets go of those whose node is no longer up (lost, left or
+// out, or whose task no longer waits to resume (a user killed its job),
+// and lets go of those whose node is no longer up (lost, left or
 // deleted): what ran there is gone or out of reach.
 func (ag *agents) checkStrays(now time.Time) {
 	for key, h := range ag.strays {
@@ -220,13 +221,22 @@ func (ag *agents) checkStrays(now time.Time) {
 		switch {
 		case n == nil || !n.up():
 			ag.releaseStray(key, "its node is no longer up")
-		case !h.killed && !now.Before(h.until):
-			h.killed, h.sentAt = true, now
-			ag.m.log.Warn("an attempt asked to checkpoint is still running past its grace; killing it",
-				"node", key.node, "task", key.id.String())
-			n.send(h.stop(key.id, 0))
+		case h.killed:
+		case !now.Before(h.until):
+			ag.killStray(n, key, h, now, "it still runs past its grace")
+		case h.t.rec.State != store.TaskQueued || h.t.job.rec.State.Terminal():
+			ag.killStray(n, key, h, now, "its task no longer waits to resume")
 		}
 	}
+}
+
+// killStray sends stray h, asked to checkpoint, a kill, and holds its
+// GPUs on until it has ended.
+func (ag *agents) killStray(n *mnode, key strayKey, h *strayHold, now time.Time, why string) {
+	h.killed, h.sentAt = true, now
+	ag.m.log.Warn("killing an attempt the master ended that was asked to checkpoint", "node", key.node,
+		"task", key.id.String(), "why", why)
+	n.send(h.stop(key.id, 0))
 }
 
 // releaseStrays lets go of node n's strays that the registering agent

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -223,5 +224,33 @@ func TestStrayHoldsItsGPUs(t *testing.T) {
 	h.sync(a, a)
 	if got := h.taskState(other, 0); got != store.TaskRunning {
 		t.Fatalf("another job's task %s once the stray ended, want running", got)
+	}
+}
+
+// TestStrayKilledWithItsJob: a user's kill of the job of a stray asked
+// to checkpoint turns its checkpoint into a kill (there is nothing to
+// resume); its GPU stays held until it has ended.
+func TestStrayKilledWithItsJob(t *testing.T) {
+	h, ag, id := strayCase(t, 1)
+	a := ag[0]
+	a.HoldKill = true // a kill with a grace is held; ours has none
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.do("POST", fmt.Sprintf("/api/v1/jobs/%d/kill", id), nil, nil); code != 200 {
+		t.Fatalf("kill: %d", code)
+	}
+	h.m.Tick(h.ctx)
+	if h.m.agents.strayHeld("n1") == nil {
+		t.Fatal("the stray's GPU is not held until its kill has ended")
+	}
+	h.sync(a) // takes the kill
+	_, kills := stops(a.Commands())
+	if len(kills) != 1 || kills[0].GraceS != 0 || kills[0].Task != tid(id, 0, 1) {
+		t.Fatalf("kills %+v, want one of attempt 1 at once", kills)
+	}
+	h.sync(a)
+	if len(h.m.agents.strays) != 0 {
+		t.Fatalf("strays held after the kill ended: %v", h.m.agents.strays)
 	}
 }
