@@ -52,6 +52,10 @@ func TestLostNoteMatchesOutcome(t *testing.T) {
 				if _, err := a.Register(h.ctx); err != nil {
 					t.Fatal(err)
 				}
+				// The lost attempt, which the agent still ran, is asked
+				// to checkpoint: the task starts again once a sync no
+				// longer lists it (stray.go).
+				h.sync(a)
 				h.step()
 				h.sync(a, a)
 				setPriority(t, h, id, 40)
