@@ -30,6 +30,10 @@ type agents struct {
 	server
 	syncMu sync.Mutex
 	syncQ  []*syncReq
+	// strays are the attempts the master ended that agents still run
+	// and that are asked to checkpoint, holding their GPUs (stray.go);
+	// guarded by Master.mu.
+	strays map[strayKey]*strayHold
 }
 
 // errUnknownNode answers a sync from an agent that has not registered with
@@ -85,19 +89,22 @@ func (ag *agents) register(ctx context.Context, reg api.Register) (api.RegisterR
 	case wasLeaving && !reg.Leaving:
 		ag.m.log.Info("agent no longer leaving: it registered again", "node", reg.Name)
 	}
-	cmds, kills := registeredRunning(ag, n, reg.Running, now)
+	cmds, strays, err := registeredRunning(ctx, ag, n, reg.Running, now)
+	if err != nil {
+		return api.RegisterReply{}, err
+	}
 	cmds = append(cmds, ag.take(n)...)
 	ag.m.metric.agentRegistrations.Inc()
 	// A node back from a loss, and the attempts its agent still runs that
-	// the master ended meanwhile (killed now), are what an operator looks
+	// the master ended meanwhile (stopped now), are what an operator looks
 	// for after an agent restart: say them.
 	attrs := []any{"node", reg.Name, "pool", n.pool, "gpus", len(gpus),
 		"running", len(reg.Running), "unsettled", len(n.reconcile), "version", reg.Version}
 	if !fresh && was.State == store.NodeLost {
 		attrs = append(attrs, "was", "lost")
 	}
-	if kills > 0 {
-		attrs = append(attrs, "killing", kills)
+	if strays > 0 {
+		attrs = append(attrs, "stopping", strays)
 	}
 	ag.m.log.Info("agent registered", attrs...)
 	ag.m.kick()
@@ -218,12 +225,20 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	for _, id := range s.Running {
 		runs[id] = true
 		if !ag.heardRunning(id, n.rec.Name, now) {
-			// At once, as at registration: a stray's GPUs are free.
-			ag.m.batches.send(n, api.Command{Type: api.CommandKill, Task: id})
+			if _, held := ag.strays[strayKey{id, n.rec.Name}]; held {
+				continue // syncStrays follows it
+			}
+			// As at registration (stray.go).
+			c, err := ag.stray(ctx, n, id, now)
+			if err != nil {
+				return n.acked, err
+			}
+			ag.m.batches.send(n, c)
 		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, stopResend); ok {
 			ag.m.batches.send(n, c)
 		}
 	}
+	ag.syncStrays(n, runs, now)
 	if err := ag.settleMissing(ctx, n, runs); err != nil {
 		return n.acked, err
 	}

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -17,13 +18,16 @@ func queued(n *mnode, c api.Command) bool {
 // registeredRunning reconciles the attempts a registering agent runs
 // with the master's: the master's attempts on the node that the agent
 // does not list wait for their reports (n.reconcile); a stray one the
-// agent runs is killed, kills counting those; one being stopped gets its
-// stop again (stopAgain). It returns the commands for the reply.
-func registeredRunning(ag *agents, n *mnode, running []agent.TaskID, now time.Time) (cmds []api.Command, kills int) {
+// agent runs (one the master ended, or never knew) is asked to
+// checkpoint or killed (stray.go), strays counting those; one being
+// stopped gets its stop again (stopAgain). It returns the commands for
+// the reply.
+func registeredRunning(ctx context.Context, ag *agents, n *mnode, running []agent.TaskID, now time.Time) (cmds []api.Command, strays int, err error) {
 	runs := map[agent.TaskID]bool{}
 	for _, id := range running {
 		runs[id] = true
 	}
+	ag.releaseStrays(n, runs)
 	n.reconcile = map[agent.TaskID]bool{}
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
@@ -36,16 +40,16 @@ func registeredRunning(ag *agents, n *mnode, running []agent.TaskID, now time.Ti
 		}
 	}
 	for _, id := range running {
-		// A stray attempt (one the master ended, or never knew) is
-		// killed at once, without the pool's kill_grace: its GPUs are
-		// free in the master's view and may get a start in this very
-		// reply, which the agent runs only once the group is gone.
 		if !ag.heardRunning(id, n.rec.Name, now) {
-			cmds = append(cmds, api.Command{Type: api.CommandKill, Task: id})
-			kills++
+			c, err := ag.stray(ctx, n, id, now)
+			if err != nil {
+				return nil, 0, err
+			}
+			cmds = append(cmds, c)
+			strays++
 		} else if c, ok := stopAgain(ag.lookup(id), n.rec.Name, now, 0); ok && !queued(n, c) {
 			cmds = append(cmds, c) // a new agent process may never have had it
 		}
 	}
-	return cmds, kills
+	return cmds, strays, nil
 }

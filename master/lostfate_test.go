@@ -52,6 +52,10 @@ func TestLostNoteMatchesOutcome(t *testing.T) {
 				if _, err := a.Register(h.ctx); err != nil {
 					t.Fatal(err)
 				}
+				// The lost attempt, which the agent still ran, is asked
+				// to checkpoint: the task starts again once a sync no
+				// longer lists it (stray.go).
+				h.sync(a)
 				h.step()
 				h.sync(a, a)
 				setPriority(t, h, id, 40)
@@ -152,8 +156,8 @@ func TestRegisterLogsReturnAndKills(t *testing.T) {
 		name     string
 		has, not []string
 	}{
-		{"first registration", nil, []string{"was=", "killing="}},
-		{"back from a loss", []string{"was=lost", "killing=1"}, nil},
+		{"first registration", nil, []string{"was=", "stopping="}},
+		{"back from a loss", []string{"was=lost", "stopping=1"}, nil},
 	}
 	if len(lines) != len(cases) {
 		t.Fatalf("%d agent registered lines, want %d:\n%s", len(lines), len(cases), logs.String())

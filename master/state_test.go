@@ -201,9 +201,13 @@ func TestAgentLoss(t *testing.T) {
 		name        string
 		preemptible bool
 		want        store.TaskState
+		// stop is what the attempt the agent still runs gets when it
+		// registers again: a checkpoint request for a task that waits
+		// to resume (stray.go), a kill otherwise.
+		stop string
 	}{
-		{"preemptible task is requeued", true, store.TaskQueued},
-		{"other task fails", false, store.TaskFailed},
+		{"preemptible task is requeued", true, store.TaskQueued, api.CommandPreempt},
+		{"other task fails", false, store.TaskFailed, api.CommandKill},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,8 +249,8 @@ func TestAgentLoss(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.sync(a)
-			if last := a.Commands()[len(a.Commands())-1]; last.Type != api.CommandKill || last.Task != tid(id, 0, 1) {
-				t.Fatalf("after re-registering: last command %+v, want kill of the lost attempt", last)
+			if last := a.Commands()[len(a.Commands())-1]; last.Type != tt.stop || last.Task != tid(id, 0, 1) {
+				t.Fatalf("after re-registering: last command %+v, want %s of the lost attempt", last, tt.stop)
 			}
 		})
 	}

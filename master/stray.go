@@ -1,0 +1,314 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/store"
+)
+
+// Superseded attempts (trial F13). An agent killed with kill -9 leaves
+// its tasks running; past agent_timeout the master loses the node, ends
+// the attempts there lost and requeues the preemptible tasks, to resume
+// from their last checkpoint. When the agent comes back it adopts the
+// processes still running and lists them: attempts the master ended. A
+// SIGKILL at once threw away everything they did since their last
+// checkpoint, and their task then restarted from it. Instead, when no
+// later attempt of the task has started and its job is preemptible, the
+// listed attempt (the stray) is asked to checkpoint as a preemption asks
+// (CommandPreempt with the pool's grace: the preempt file and SIGTERM,
+// the agent's SIGKILL at the deadline), and until it has ended nothing
+// is placed on its GPUs and its task does not start again, anywhere:
+// its next attempt resumes from the checkpoint the stray writes, and no
+// two attempts of one task ever write the same checkpoint at once. The
+// hold ends when the agent no longer lists the stray (it ended), or when
+// the node is lost again, left or deleted; past the grace and
+// strayMargin the master sends a kill (the agent's own deadline kill
+// lost, or the agent restarted in the grace) and holds on until the end.
+//
+// Otherwise the stray is killed at once, without a grace, as before:
+// a later attempt of its task started already (two attempts would
+// write one checkpoint), its task ended or its job is not preemptible
+// (there is nothing to resume), or its GPUs went to another task in
+// the meantime (that task's start waits for the stray's group to be
+// gone).
+//
+// The hold lives in the master's memory only. It is derived from the
+// agent's running list: a restarted master decides again when the agent
+// registers with it, as the first master did (a new grace; the agent
+// keeps the first deadline: a second preempt changes nothing). Nothing is
+// lost by not storing it: the work the grace saves is the stray's own
+// checkpoint, on disk.
+
+// strayMargin is how long past its grace a stray is given before the
+// master sends it a kill.
+const strayMargin = 15 * time.Second
+
+// strayKey names one part of a stray: an attempt of a gang lists on each
+// of its nodes.
+type strayKey struct {
+	id   agent.TaskID
+	node string
+}
+
+// strayHold is a stray part being checkpointed: the GPUs it holds on its
+// node, when its grace (and strayMargin) runs out, when its stop last
+// went out, and whether the kill after the grace did.
+type strayHold struct {
+	t      *mtask
+	gpus   []int
+	until  time.Time
+	sentAt time.Time
+	killed bool
+}
+
+// stop is the command the stray gets: its preempt, or the kill once
+// its grace has run out.
+func (h *strayHold) stop(id agent.TaskID, grace time.Duration) api.Command {
+	if h.killed {
+		return api.Command{Type: api.CommandKill, Task: id}
+	}
+	return api.Command{Type: api.CommandPreempt, Task: id, GraceS: int64(grace / time.Second)}
+}
+
+// strayFacts are what decides a stray's stop (preemptStray).
+type strayFacts struct {
+	// known: the task exists (its job was not deleted).
+	known bool
+	// waiting: the task is queued with the stray's attempt its last: no
+	// later attempt started, and it did not end.
+	waiting bool
+	// preemptible: its job is.
+	preemptible bool
+	// gpus: the stray's GPUs on the node are known (the attempt's
+	// placement), and taken: another task holds one of them.
+	gpus, taken bool
+}
+
+// preemptStray says whether a stray gets the checkpoint grace (true) or
+// a kill at once, and why, for the log.
+func preemptStray(f strayFacts) (bool, string) {
+	switch {
+	case !f.known:
+		return false, "its task is gone"
+	case !f.waiting:
+		return false, "its task ended or started again since"
+	case !f.preemptible:
+		return false, "its job is not preemptible"
+	case !f.gpus:
+		return false, "its placement is not known"
+	case f.taken:
+		return false, "its GPUs went to another task"
+	}
+	return true, "its task waits to resume from its checkpoint"
+}
+
+// strayTask is the task of attempt id, nil when it is gone.
+func (ag *agents) strayTask(id agent.TaskID) *mtask {
+	jid, err := strconv.ParseInt(id.JobID, 10, 64)
+	if err != nil {
+		return nil
+	}
+	j := ag.m.jobs[jid]
+	if j == nil || id.TaskIndex < 0 || id.TaskIndex >= len(j.tasks) {
+		return nil
+	}
+	return j.tasks[id.TaskIndex]
+}
+
+// strayGPUs are the GPU indexes attempt id of task t held on node: its
+// closed attempt's, or the store's after a restart of the master.
+func (ag *agents) strayGPUs(ctx context.Context, t *mtask, id agent.TaskID, node string) ([]int, bool, error) {
+	var parts []store.Placement
+	if c := t.closed; c != nil && c.number == id.Attempt {
+		for _, p := range c.parts {
+			parts = append(parts, store.Placement{Node: p.node, GPUs: p.gpus})
+		}
+	} else {
+		atts, err := ag.m.st.Attempts(ctx, store.AttemptFilter{JobID: t.job.rec.ID})
+		if err != nil {
+			return nil, false, fmt.Errorf("read the placement of stray attempt %s: %w", id, err)
+		}
+		for _, a := range atts {
+			if a.Index == id.TaskIndex && a.Number == id.Attempt {
+				parts = a.Placement
+			}
+		}
+	}
+	for _, p := range parts {
+		if p.Node != node {
+			continue
+		}
+		gpus := make([]int, 0, len(p.GPUs))
+		for _, g := range p.GPUs {
+			gpus = append(gpus, g.Index)
+		}
+		return gpus, true, nil
+	}
+	return nil, false, nil
+}
+
+// stray answers attempt id, which node n's agent runs and the master
+// ended: the stop it gets (preemptStray), which it returns after holding
+// its GPUs when it is a preempt. One held already gets its stop again.
+func (ag *agents) stray(ctx context.Context, n *mnode, id agent.TaskID, now time.Time) (api.Command, error) {
+	key := strayKey{id, n.rec.Name}
+	if h := ag.strays[key]; h != nil {
+		h.sentAt = now
+		return h.stop(id, poolGrace(ag.m.cfg, h.t.job.rec.Pool)), nil
+	}
+	t := ag.strayTask(id)
+	f := strayFacts{known: t != nil}
+	var gpus []int
+	if t != nil {
+		f.waiting = t.att == nil && t.rec.State == store.TaskQueued && t.rec.Attempt == id.Attempt &&
+			!t.job.rec.State.Terminal()
+		f.preemptible = t.job.rec.Preemptible
+	}
+	if f.known && f.waiting && f.preemptible {
+		var err error
+		if gpus, f.gpus, err = ag.strayGPUs(ctx, t, id, n.rec.Name); err != nil {
+			return api.Command{}, err
+		}
+		f.taken = slices.ContainsFunc(gpus, func(g int) bool { return n.used[g] != nil })
+	}
+	ok, why := preemptStray(f)
+	if !ok {
+		ag.m.log.Warn("killing an attempt the master ended, which the agent still runs", "node", n.rec.Name,
+			"task", id.String(), "why", why)
+		return api.Command{Type: api.CommandKill, Task: id}, nil
+	}
+	grace := poolGrace(ag.m.cfg, t.job.rec.Pool)
+	if ag.strays == nil {
+		ag.strays = map[strayKey]*strayHold{}
+	}
+	h := &strayHold{t: t, gpus: gpus, until: now.Add(grace + strayMargin), sentAt: now}
+	ag.strays[key] = h
+	ag.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
+		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus,
+		"grace", grace, "why", why)
+	return h.stop(id, grace), nil
+}
+
+// syncStrays follows node n's strays by a sync's running list: those
+// it no longer lists have ended, and let go of their GPUs and tasks;
+// those it lists get their stop again once stopResend has passed.
+func (ag *agents) syncStrays(n *mnode, runs map[agent.TaskID]bool, now time.Time) {
+	for key, h := range ag.strays {
+		switch {
+		case key.node != n.rec.Name:
+		case !runs[key.id]:
+			ag.releaseStray(key, "the agent no longer runs it")
+		case now.Sub(h.sentAt) >= stopResend:
+			h.sentAt = now
+			ag.m.batches.send(n, h.stop(key.id, poolGrace(ag.m.cfg, h.t.job.rec.Pool)))
+		}
+	}
+}
+
+// checkStrays kills the strays whose grace (and strayMargin) has run
+// out, or whose task no longer waits to resume (a user killed its job),
+// and lets go of those whose node is no longer up (lost, left or
+// deleted): what ran there is gone or out of reach.
+func (ag *agents) checkStrays(now time.Time) {
+	for key, h := range ag.strays {
+		n := ag.m.nodes[key.node]
+		switch {
+		case n == nil || !n.up():
+			ag.releaseStray(key, "its node is no longer up")
+		case h.killed:
+		case !now.Before(h.until):
+			ag.killStray(n, key, h, now, "it still runs past its grace")
+		case h.t.rec.State != store.TaskQueued || h.t.job.rec.State.Terminal():
+			ag.killStray(n, key, h, now, "its task no longer waits to resume")
+		}
+	}
+}
+
+// killStray sends stray h, asked to checkpoint, a kill, and holds its
+// GPUs on until it has ended.
+func (ag *agents) killStray(n *mnode, key strayKey, h *strayHold, now time.Time, why string) {
+	h.killed, h.sentAt = true, now
+	ag.m.log.Warn("killing an attempt the master ended that was asked to checkpoint", "node", key.node,
+		"task", key.id.String(), "why", why)
+	n.send(h.stop(key.id, 0))
+}
+
+// releaseStrays lets go of node n's strays that the registering agent
+// does not list (registeredRunning).
+func (ag *agents) releaseStrays(n *mnode, runs map[agent.TaskID]bool) {
+	for key := range ag.strays {
+		if key.node == n.rec.Name && !runs[key.id] {
+			ag.releaseStray(key, "the agent no longer runs it")
+		}
+	}
+}
+
+func (ag *agents) releaseStray(key strayKey, why string) {
+	delete(ag.strays, key)
+	ag.m.log.Info("an attempt the master ended has ended; its GPUs and task are free", "node", key.node,
+		"task", key.id.String(), "why", why)
+	ag.m.kick()
+}
+
+// strayHeld says which GPUs of node strays hold (nil for none).
+func (ag *agents) strayHeld(node string) map[int]bool {
+	var out map[int]bool
+	for key, h := range ag.strays {
+		if key.node != node {
+			continue
+		}
+		if out == nil {
+			out = map[int]bool{}
+		}
+		for _, g := range h.gpus {
+			out[g] = true
+		}
+	}
+	return out
+}
+
+// strayWaits says whether task t waits for a stray of it to end.
+func (ag *agents) strayWaits(t *mtask) bool {
+	for _, h := range ag.strays {
+		if h.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// strayTasks counts, by job, the queued tasks that wait for a stray to
+// end: they are not waiting to the scheduler. nil when there are none.
+func (ag *agents) strayTasks() map[*mjob]int {
+	if len(ag.strays) == 0 {
+		return nil
+	}
+	seen := map[*mtask]bool{}
+	out := map[*mjob]int{}
+	for _, h := range ag.strays {
+		if !seen[h.t] && h.t.rec.State == store.TaskQueued {
+			seen[h.t] = true
+			out[h.t.job]++
+		}
+	}
+	return out
+}
+
+// strayOnly counts the GPUs of node n that strays hold (held) and no
+// task of the master's does: the node's own slots less these are what
+// the scheduler may place on (snapNodes).
+func strayOnly(held map[int]bool, n *mnode) int {
+	c := 0
+	for _, g := range n.rec.GPUs {
+		if held[g.Index] && n.used[g.Index] == nil {
+			c++
+		}
+	}
+	return c
+}
