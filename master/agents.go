@@ -360,7 +360,7 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 	if left > 0 && failed && t.rec.State != store.TaskKilling {
 		// The task ends, once its other parts are killed, as its
 		// attempt's end would end it (lifecycle.Ending.Decide).
-		kind, reason, cause := lifecycle.EndFailed, fmt.Sprintf("the part on node %s %s", node, describeExit(p)), store.Cause("")
+		kind, reason, cause := lifecycle.EndFailed, partEnd(p, len(t.att.parts)), store.Cause("")
 		if p.noStart {
 			kind, reason, cause = lifecycle.EndStartFailed, startFailure(p), store.CauseStartFailed
 		}
@@ -389,11 +389,34 @@ func describeExit(p *mpart) string {
 	s := string(p.outcome)
 	if p.exitCode != nil {
 		s += " with exit code " + strconv.Itoa(*p.exitCode)
+		if meaning := exitMeanings[*p.exitCode]; meaning != "" {
+			s += " (" + meaning + ")"
+		}
 	}
 	if p.err != "" {
 		s += ": " + p.err
 	}
 	return s
+}
+
+// exitMeanings are what the shell's exit codes that users meet most
+// mean, as sacct's users look them up.
+var exitMeanings = map[int]string{
+	126: "command not executable",
+	127: "command not found",
+	137: "killed by SIGKILL, often out of memory",
+	139: "segmentation fault",
+	143: "killed by SIGTERM",
+}
+
+// partEnd says how part p of an attempt of parts parts ended: a gang
+// names the part's node as "the part on node", a one-node attempt is
+// the task's own exit.
+func partEnd(p *mpart, parts int) string {
+	if parts > 1 {
+		return "the part on node " + p.node + " " + describeExit(p)
+	}
+	return describeExit(p) + " on node " + p.node
 }
 
 // preemptReason says how a preempted attempt ended: by itself after the
@@ -513,7 +536,7 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		// lifecycle.EventStartFailed follows too (lifecycle.StartFailed).
 		tr.Reason, tr.Cause = startFailure(first), store.CauseStartFailed
 	default:
-		tr.Reason = "the part on node " + first.node + " " + describeExit(first)
+		tr.Reason = partEnd(first, len(t.att.parts))
 	}
 	return tr, nil
 }

@@ -43,7 +43,7 @@ func TestStartFails(t *testing.T) {
 			causes: []string{"0 starting → killing: start_failed", "0 killing → failed: start_failed"}},
 		{name: "a part that ran", slots: 2, onStart: [2]func(agent.TaskSpec) *mastertest.Exit{func(agent.TaskSpec) *mastertest.Exit {
 			return &mastertest.Exit{Outcome: agent.OutcomeFailed, ExitCode: 127}
-		}, nil}, reason: "the part on node n1 failed with exit code 127"},
+		}, nil}, reason: "failed with exit code 127 (command not found) on node n1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t)
