@@ -133,12 +133,14 @@ type Error struct {
 }
 
 // Error reads "master: 400 Bad Request: resources.slots: expected ...".
-// A 404's field is the path's (id, name), which its message names
-// already ("job 999 does not exist"), so it is left out.
+// A 404's or a 409's field is the path's (id, name), which its message
+// names already ("job 999 does not exist", "node dgx-1 runs 2 tasks"),
+// so it is left out.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "master: %d %s", e.Status, http.StatusText(e.Status))
-	if e.Field != "" && e.Status != http.StatusNotFound && !strings.HasPrefix(e.Message, e.Field) {
+	pathField := e.Status == http.StatusNotFound || e.Status == http.StatusConflict
+	if e.Field != "" && !pathField && !strings.HasPrefix(e.Message, e.Field) {
 		b.WriteString(": " + e.Field)
 	}
 	if e.Message != "" {
