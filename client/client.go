@@ -190,14 +190,19 @@ func (c *transport) do(ctx context.Context, method, path string, query url.Value
 	}
 }
 
-// gaveUp words the last refusal of a read that was retried: the master's
-// "nothing was changed" is for requests that change something, and the
-// reader is told how long it waited instead.
+// gaveUp words the last refusal of a request that was retried: the
+// master's "retry in a few seconds" was done already, and its "nothing
+// was changed" is for requests that change something, so a reader is
+// told how often it was retried instead.
 func gaveUp(method string, retries int, err error) error {
 	var e *Error
-	if retries == 0 || (method != http.MethodGet && method != http.MethodHead) || !errors.As(err, &e) ||
-		e.Status != http.StatusServiceUnavailable {
+	if retries == 0 || !errors.As(err, &e) || e.Status != http.StatusServiceUnavailable {
 		return err
+	}
+	if method != http.MethodGet && method != http.MethodHead {
+		msg := strings.TrimSuffix(e.Message, "; retry in a few seconds")
+		return &Error{Status: e.Status, Field: e.Field,
+			Message: fmt.Sprintf("%s; still so after %d retries: try again later", msg, retries)}
 	}
 	msg, _, _ := strings.Cut(e.Message, ": nothing was changed")
 	return &Error{Status: e.Status, Field: e.Field,

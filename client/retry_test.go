@@ -74,7 +74,8 @@ func TestRetriesStoreOutage(t *testing.T) {
 
 // TestRetryNotesAndReadWording: each retry of a 503 is announced on the
 // notes writer, and a read that is still refused ends with an error that
-// does not say "nothing was changed", which only a change can mean.
+// does not say "nothing was changed", which only a change can mean; a
+// change still refused says it was retried, not to retry in a few seconds.
 func TestRetryNotesAndReadWording(t *testing.T) {
 	const refusal = `{"error": "the master's store is unavailable (since 2026-05-01T12:00:00Z): nothing was changed; retry in a few seconds"}`
 	tests := []struct {
@@ -88,7 +89,7 @@ func TestRetryNotesAndReadWording(t *testing.T) {
 			[]string{"store is unavailable (since 2026-05-01T12:00:00Z)", "still so after 3 retries"}, "nothing was changed",
 			"master: store unavailable, retrying in 1s (1/3)..."},
 		{"write", func(c *Client) error { _, err := c.Submit(ctx(t), []byte(`{"name": "x"}`)); return err },
-			[]string{"nothing was changed"}, "", "master: store unavailable, retrying in 1s (1/3)..."},
+			[]string{"nothing was changed", "still so after 3 retries: try again later"}, "retry in a few seconds", "master: store unavailable, retrying in 1s (1/3)..."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
