@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/spec"
 )
 
@@ -66,7 +67,10 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 			v.Used, v.QueuedJobs, v.RunningTasks = l.used, l.queuedJobs, l.runningTasks
 		}
 		v.Reservations = res[p.Name]
-		v.BackfillWindow = rv.backfillWindow(p.Name, v.Reservations, ca.m.now())
+		if p.Policy == sched.PolicyBackfill || p.Backfill {
+			// Only a pool that backfills has a window for it.
+			v.BackfillWindow = rv.backfillWindow(p.Name, v.Reservations, ca.m.now())
+		}
 		v.Elsewhere = away[p.Name]
 		v.SchedulerError = failing
 		out = append(out, v)
