@@ -11,6 +11,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -60,9 +61,15 @@ func ParseMetricsLine(line []byte) (int64, map[string]float64, error) {
 type metricsTail struct {
 	path     string
 	off      int64
-	skipping bool // inside a line longer than MaxMetricsLineBytes
-	bad      int  // lines skipped
+	skipping bool  // inside a line longer than MaxMetricsLineBytes
+	bad      int   // lines skipped
+	firstBad error // why the first was
 }
+
+// metricsNoteSeq numbers the line the agent adds to an attempt's log
+// when metrics lines were skipped: above the process's own lines, so it
+// sorts after them, and below the lines an adoption adds (adoptSeqBase).
+const metricsNoteSeq = adoptSeqBase - 1
 
 // read returns the reports of the complete lines added since the last
 // read; final also takes a last line without its newline, as the trial
@@ -148,9 +155,19 @@ func (a *Agent) queueMetrics(att *attempt, mt *metricsTail, final bool) {
 	id := att.spec.ID()
 	reps, errs := mt.read(id, final)
 	for _, err := range errs {
+		if mt.firstBad == nil {
+			mt.firstBad = err
+		}
 		if mt.bad <= 10 { // the first few: a trial writing garbage must not flood the log
 			a.log.Warn("metrics line skipped", "task", id.String(), "file", mt.path, "err", err)
 		}
+	}
+	if final && mt.bad > 0 {
+		// The researcher reads the task's log, not the agent's: the
+		// skipped lines are said there once, when the attempt ends.
+		a.ship.push(id, agent.LogLine{Seq: metricsNoteSeq, Time: time.Now().UTC(), Stream: agent.Stderr,
+			Text: fmt.Sprintf("[allot agent] %s of the metrics file skipped, so its reports lack them; the first: %v",
+				plural.Count(mt.bad, "line"), mt.firstBad)})
 	}
 	if len(reps) == 0 {
 		return

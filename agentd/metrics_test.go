@@ -115,3 +115,21 @@ func TestMetricsReachTheMaster(t *testing.T) {
 	}
 	fm.waitFor("output", func(fm *fakeMaster) bool { return fm.hasLine(s.ID(), "max=2") })
 }
+
+// TestSkippedMetricsLinesNoted: lines of the metrics file the agent
+// cannot read are said once in the task's own log when the attempt ends,
+// where the researcher looks, not only in the agent's log.
+func TestSkippedMetricsLinesNoted(t *testing.T) {
+	fm := newFakeMaster(t)
+	cfg := testConfig(t, fm, t.TempDir())
+	cfg.MetricsInterval = 10 * time.Millisecond
+	startAgent(t, cfg)
+	s := spec(0, 1, `echo '{"step":1,"metrics":{"loss":0.5}}' >> "$ALLOT_METRICS_FILE"; `+
+		`echo '{"step":2,"metrics":{"loss":.5}}' >> "$ALLOT_METRICS_FILE"; echo 'loss=0.2' >> "$ALLOT_METRICS_FILE"; echo done`)
+	fm.send(startCmd(s))
+	fm.waitFor("exit report", func(fm *fakeMaster) bool { _, ok := fm.exitOf(s.ID()); return ok })
+	fm.waitFor("the note", func(fm *fakeMaster) bool {
+		return fm.hasLine(s.ID(), `[allot agent] 2 lines of the metrics file skipped, so its reports lack them; the first: `+
+			`expected {"step": N, "metrics": {"name": number}}: invalid character '.' looking for beginning of value`)
+	})
+}
