@@ -102,3 +102,48 @@ func checkLateExit(t *testing.T, h *harness, id int64, task store.TaskState, job
 		t.Fatalf("events %+v, task reason %q: amended %t, want %t", evs, j.TaskList[0].Reason, said, amended)
 	}
 }
+
+// TestLateExitJobStillRunning: a late exit amends a task whose job still
+// runs (another task on a node not lost), and the job then ends as its
+// tasks do: an experiment whose amended trial completed ends completed
+// though its other trial failed; without the amendment it failed.
+func TestLateExitJobStillRunning(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "agent_timeout: 30s\nlost_node_grace: 1m\n")))
+	n1, n2 := h.agent("n1", 2), h.agent("n2", 2)
+	id := h.submitAs("ana", `{"name": "hp", "entrypoint": "train", "resources": {"slots": 2, "preemptible": false},
+		"hyperparameters": {"lr": {"type": "categorical", "vals": [1, 2]}}, "searcher": {"name": "grid"}}`)
+	h.step()
+	h.sync(n1, n2, n1, n2)
+	if len(n1.Running()) != 1 || len(n2.Running()) != 1 {
+		t.Fatalf("n1 runs %v, n2 %v; want a trial each", n1.Running(), n2.Running())
+	}
+	lost, other := n1.Running()[0], n2.Running()[0]
+	start := h.clock.Now()
+	for i := 0; i < 24; i++ { // n1 silent: lost at 35 s, failed at 95 s
+		h.clock.Advance(5 * time.Second)
+		h.sync(n2)
+		h.m.Tick(h.ctx)
+	}
+	if got := h.taskState(id, lost.TaskIndex); got != store.TaskFailed {
+		t.Fatalf("trial on the lost node %s, want failed", got)
+	}
+	n1.Forget(lost)
+	code := 0
+	n1.Inject(api.Report{Task: lost, Event: api.EventExited, Outcome: string(agent.OutcomeCompleted), ExitCode: &code,
+		At: start.Add(50 * time.Second)})
+	n1.Master = h.srv.URL
+	if _, err := n1.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(n1)
+	if got := h.taskState(id, lost.TaskIndex); got != store.TaskCompleted {
+		t.Fatalf("amended trial %s, want completed", got)
+	}
+	h.checkConsistent(t)
+	n2.Exit(other, agent.OutcomeFailed, 1)
+	h.sync(n2)
+	h.step()
+	if j := h.job(id); j.State != "completed" || !strings.Contains(j.Reason, "1 of 2 trials completed") {
+		t.Fatalf("job %s (%q), want completed: 1 of 2 trials completed", j.State, j.Reason)
+	}
+}

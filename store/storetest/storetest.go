@@ -37,6 +37,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"TaskTransitionRejects", testTaskTransitionRejects},
 		{"ReservedRestart", testReservedRestart},
 		{"AttemptExited", testAttemptExited},
+		{"AmendLostEnd", testAmendLostEnd},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
