@@ -74,8 +74,8 @@ func (ag *agents) lateExit(ctx context.Context, n *mnode, r api.Report) error {
 		if t = j.tasks[a.Index]; t.att != nil || t.rec.State != store.TaskFailed || t.rec.Attempt != a.Number {
 			return nil
 		}
-	} else if err := ag.endedJobAfter(ctx, tx, &l); errors.Is(err, store.ErrNotFound) {
-		return nil // pruned meanwhile
+	} else if ok, err := ag.endedJobAfter(ctx, tx, &l); errors.Is(err, store.ErrNotFound) || err == nil && !ok {
+		return nil // pruned meanwhile, or the loss did not fail the task (requeued, killed)
 	} else if err != nil {
 		return err
 	}
@@ -118,19 +118,23 @@ func lostAttempt(atts []store.Attempt, id agent.TaskID, node string, exited time
 
 // endedJobAfter sets the job change of l, whose job ended and left the
 // mirror: the state its tasks end it in once l's task ends as l says.
-func (ag *agents) endedJobAfter(ctx context.Context, tx store.Tx, l *store.LateExit) error {
+// It reports false when l's task is not failed at l's attempt.
+func (ag *agents) endedJobAfter(ctx context.Context, tx store.Tx, l *store.LateExit) (bool, error) {
 	job, err := tx.Job(ctx, l.JobID)
 	if err != nil {
-		return fmt.Errorf("read job %d: %w", l.JobID, err)
+		return false, fmt.Errorf("read job %d: %w", l.JobID, err)
 	}
 	tasks, err := tx.Tasks(ctx, store.TaskFilter{JobID: l.JobID})
 	if err != nil {
-		return fmt.Errorf("read the tasks of job %d: %w", l.JobID, err)
+		return false, fmt.Errorf("read the tasks of job %d: %w", l.JobID, err)
 	}
 	failed, killed := 0, 0
 	for _, t := range tasks {
 		state := t.State
 		if t.Index == l.Index {
+			if t.State != l.From || t.Attempt != l.Attempt {
+				return false, nil
+			}
 			state = l.To
 		}
 		switch state {
@@ -155,7 +159,7 @@ func (ag *agents) endedJobAfter(ctx context.Context, tx store.Tx, l *store.LateE
 	if l.JobTo != "" {
 		l.JobReason += fmt.Sprintf(" (task %d %s while its node was lost, as its agent reported on its return)", l.Index, l.To)
 	}
-	return nil
+	return true, nil
 }
 
 // lateExitReason says why a late exit amends an attempt's end: "completed

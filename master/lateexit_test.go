@@ -147,3 +147,39 @@ func TestLateExitJobStillRunning(t *testing.T) {
 		t.Fatalf("job %s (%q), want completed: 1 of 2 trials completed", j.State, j.Reason)
 	}
 }
+
+// TestLateExitRequeuedStays: the loss of a preemptible task requeues it
+// at once, not failing it; its agent's late report of an exit before the
+// loss amends nothing, and the task runs again.
+func TestLateExitRequeuedStays(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "agent_timeout: 30s\nlost_node_grace: 1m\n")))
+	a := h.agent("n1", 2)
+	id := h.submitAs("ana", jobSpec("work", 2, `, "preemptible": true`))
+	h.step()
+	h.sync(a, a)
+	start := h.clock.Now()
+	h.clock.Advance(20 * time.Second)
+	h.sync(a)
+	h.m.Tick(h.ctx)
+	h.clock.Advance(35 * time.Second)
+	h.m.Tick(h.ctx)
+	if got := h.taskState(id, 0); got != store.TaskQueued {
+		t.Fatalf("preemptible task on the lost node %s, want queued", got)
+	}
+	task := tid(id, 0, 1)
+	a.Forget(task)
+	code := 0
+	a.Inject(api.Report{Task: task, Event: api.EventExited, Outcome: string(agent.OutcomeCompleted), ExitCode: &code,
+		At: start.Add(40 * time.Second)})
+	a.Master = h.srv.URL
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(a)
+	h.step()
+	j := h.job(id)
+	if got := j.TaskList[0]; got.State != "starting" || len(got.Attempts) != 2 || got.Attempts[0].EndState != "lost" {
+		t.Fatalf("task %+v; want starting its second attempt, the first lost", got)
+	}
+	h.checkConsistent(t)
+}
