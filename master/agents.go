@@ -286,6 +286,9 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 // report applies one report of an agent.
 func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	t := ag.lookup(r.Task)
+	if t == nil && r.Event == api.EventExited {
+		return ag.lateExit(ctx, n, r) // an attempt that already ended: lost, its exit heard of late (lateexit.go)?
+	}
 	if t == nil {
 		return nil // an attempt that already ended, or never was
 	}

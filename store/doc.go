@@ -84,7 +84,10 @@
 // open attempt. queued and preempted are idle. completed, failed and killed
 // are terminal. TransitionTask accepts any move between distinct states
 // except out of a terminal state and into starting from an active one; the
-// master decides which of those it uses.
+// master decides which of those it uses. The one way out of a terminal
+// state is no transition: AmendLostEnd ends a task failed as lost, and its
+// job, as its agent reported once back, when the attempt's process had
+// exited before the master gave up on it (LateExit).
 //
 // The task and job states are the shared vocabulary of package lifecycle
 // (TaskState and JobState are aliases of its types, the constants of its

@@ -422,3 +422,8 @@ func collect[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, erro
 
 // rowScanner is *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
+
+func (s *sqlStore) AmendLostEnd(ctx context.Context, l LateExit) (out Task, trims []UsageTrim, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, trims, err = tx.AmendLostEnd(ctx, l); return err })
+	return out, trims, err
+}

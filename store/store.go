@@ -95,6 +95,10 @@ type Writer interface {
 	// TransitionTask moves a task from t.From to t.To, opening or closing
 	// its attempt as the transition requires.
 	TransitionTask(ctx context.Context, t TaskTransition) (Task, error)
+	// AmendLostEnd ends as its agent reported an attempt that the master
+	// ended lost though it had exited before (LateExit), with its task,
+	// its job and its usage records, and returns the records as cut.
+	AmendLostEnd(ctx context.Context, l LateExit) (Task, []UsageTrim, error)
 
 	// UpsertNode registers a node or replaces its pool, labels and GPUs;
 	// it is then up, with a heartbeat at n.HeartbeatAt. A node that was

@@ -38,6 +38,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"ReservedRestart", testReservedRestart},
 		{"AttemptExited", testAttemptExited},
 		{"AttemptStartPriority", testAttemptStartPriority},
+		{"AmendLostEnd", testAmendLostEnd},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
