@@ -21,6 +21,7 @@ func TestClusterInvariants(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		var c lifecycle.Cluster
+		graph := watchGraph(&c)
 		for i := range 8 {
 			c.Snap.Nodes = append(c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: 64})
 		}
@@ -38,6 +39,14 @@ func TestClusterInvariants(t *testing.T) {
 			if err := checkBooks(&c); err != nil {
 				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, err)
 			}
+			if graph.err != nil {
+				t.Fatalf("seed %d step %d after %s: %v", seed, step, op, graph.err)
+			}
+		}
+		// Every way a record here lets go of its slots, and a relaunch.
+		if err := graph.check("queued → running", "running → preempting", "preempting → preempted", "preempted → running",
+			"running → completed", "running → killed", "running → failed", "preempting → killed", "preempting → failed"); err != nil {
+			t.Errorf("seed %d: %v", seed, err)
 		}
 	}
 }

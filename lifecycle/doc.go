@@ -124,6 +124,9 @@
 //     (Finish), and holds no slots then but those of its killing tasks,
 //     which keep it on the roster until they end, as the master keeps a
 //     killed job's killing attempts in its snapshot.
+//   - A task record's State changes only along the task graph that the
+//     master's store checks (TaskEdge; graph.go maps the records' fewer
+//     states to the master's), each change through Tasks.set.
 //   - A node that is down (EventNodeDown) offers no slots, and no record
 //     holds slots on it but the tasks held through its loss
 //     (HoldsThroughLoss, with a LostNodeGrace), which no snapshot

@@ -30,11 +30,13 @@ func TestStepInvariants(t *testing.T) {
 		{Name: "conservative", Policy: sched.PolicyBackfill, Reservations: sched.ReserveConservative},
 	}
 	resizes := 0
+	graph := &graphWatch{seen: map[string]int{}}
 	for _, pool := range policies {
 		var seen [lifecycle.OpStart + 1]int
 		stale, lost, startFailed, drains := 0, 0, 0, 0
 		for seed := range uint64(10) {
 			d := newStepDriver(rand.New(rand.NewPCG(seed, 13)), pool)
+			d.graph.seen = graph.seen // the edges all runs took
 			for round := range 400 {
 				if err := d.round(); err != nil {
 					t.Fatalf("%s, seed %d, round %d, t=%d: %v", pool.Name, seed, round, d.now, err)
@@ -58,6 +60,13 @@ func TestStepInvariants(t *testing.T) {
 	}
 	if resizes == 0 {
 		t.Errorf("no resizes: the runs check no re-placement")
+	}
+	// Every task record's change was on the graph (round), and the runs
+	// took the edges of every effect and outcome a driver reports.
+	if err := graph.check("queued → running", "running → preempting", "preempting → preempted", "preempted → running",
+		"preempting → failed", "preempting → killed", "running → completed", "running → killed", "running → failed",
+		"running → queued"); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -87,10 +96,13 @@ type stepDriver struct {
 	// held is what each drained node held at the last check: it may
 	// only shrink while the node is drained.
 	held [4]int
+	// graph checks every change of a task record's State (graph_test.go).
+	graph *graphWatch
 }
 
 func newStepDriver(rng *rand.Rand, pool sched.Pool) *stepDriver {
 	d := &stepDriver{rng: rng}
+	d.graph = watchGraph(&d.c)
 	d.c.Snap.Pools = []sched.Pool{pool}
 	for i := range 4 {
 		d.c.Snap.Nodes = append(d.c.Snap.Nodes, sched.Node{Name: fmt.Sprintf("n%d", i), Slots: 4})
@@ -197,6 +209,9 @@ func (d *stepDriver) round() error {
 	}
 	if err := checkBooks(&d.c); err != nil {
 		return err
+	}
+	if d.graph.err != nil {
+		return d.graph.err
 	}
 	return d.checkNodes()
 }

@@ -193,6 +193,24 @@ type Tasks struct {
 	// retired counts the records retired since the last Sweep: without
 	// one, Sweep has nothing to drop and need not look at every record.
 	retired int
+	// watch, when set (tests only, WatchStates), hears of every change of
+	// a record's State, from "" for a record just made.
+	watch func(t *Task, from, to TaskState)
+}
+
+// set moves record ti to state to: every change of a record's State goes
+// through here (from "" where born says the record is new), so that a
+// test can check each against the graph (TaskEdge).
+func (ts *Tasks) set(ti int32, to TaskState, born bool) {
+	t := &ts.all[ti]
+	if ts.watch != nil {
+		from := t.State
+		if born {
+			from = ""
+		}
+		ts.watch(t, from, to)
+	}
+	t.State = to
 }
 
 // At is the task record in slot ti. The pointer is valid until the next
@@ -254,7 +272,8 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Start, t.From, t.Work, t.Lost = now, now, work, 0
 	t.Nodes = append(t.Nodes[:0], nodes...)
 	t.Ver++
-	t.State, t.Moving, t.Backfilled = TaskRunning, false, backfill
+	t.Moving, t.Backfilled = false, backfill
+	ts.set(ti, TaskRunning, true)
 	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = false, -1, false, 0, 0
 	t.LimitKilled = false
 	ts.running = append(ts.running, ti)
@@ -268,7 +287,8 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 	t := &ts.all[ti]
 	lost := t.checkpoint(now, sh)
 	t.Lost += lost
-	t.State, t.PreemptAt = TaskPreempting, now
+	ts.set(ti, TaskPreempting, false)
+	t.PreemptAt = now
 	t.Ver++
 	return lost
 }
@@ -278,9 +298,8 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 // end, checkpoint landing or other outcome promised for it before is
 // stale. Its end comes by EventKillEnded, for its new version.
 func (ts *Tasks) Kill(ti int32) {
-	t := &ts.all[ti]
-	t.State = TaskKilling
-	t.Ver++
+	ts.set(ti, TaskKilling, false)
+	ts.all[ti].Ver++
 }
 
 // Lose rolls task ti back to its last checkpoint at now, as a lost node
@@ -333,7 +352,8 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 		o.Job, o.ID, o.Attempt, o.Start, o.From, o.Work = t.Job, t.ID, -1, drained.Start, drained.From, 0
 		o.Nodes = append(o.Nodes[:0], drained.Nodes...)
 		o.Ver++
-		o.State, o.Moving, o.Backfilled, o.Limited = TaskPreempting, drained.Moving, drained.Backfilled, false
+		o.Moving, o.Backfilled, o.Limited = drained.Moving, drained.Backfilled, false
+		ts.set(r.Drain, TaskPreempting, true)
 		o.Replacing, o.Drain, o.Unanswered = false, -1, false
 		o.PreemptAt = now
 		ts.running = append(ts.running, r.Drain)
@@ -368,8 +388,7 @@ func (ts *Tasks) Resume(ti int32, now int64) int32 {
 // Retire marks task ti as having let go of its slots, ending in state
 // st, which must not be active; outcomes promised for it become stale.
 func (ts *Tasks) Retire(ti int32, st TaskState) {
-	t := &ts.all[ti]
-	t.State = st
-	t.Ver++
+	ts.set(ti, st, false)
+	ts.all[ti].Ver++
 	ts.retired++
 }

@@ -351,27 +351,9 @@ func (j *jobRead) on(v *readView, node string) bool {
 }
 
 func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
-	view, atts, ok := ja.jobAttempts(w, r, ja.asOf())
+	view, tasks, atts, ok := ja.jobRecords(w, r, ja.asOf())
 	if !ok {
 		return
-	}
-	tasks, err := ja.m.st.Tasks(r.Context(), store.TaskFilter{JobID: view.ID})
-	if err != nil {
-		// A live job's tasks are in memory (outageread.go).
-		mem, _, live := ja.m.memoryTasks(view.ID)
-		if !live || !ja.partial(w, err, partialJob) {
-			ja.fail(w, err)
-			return
-		}
-		tasks = mem
-	} else if endedBetween(tasks, atts) {
-		// Two reads, not one transaction: an attempt that ended after
-		// the attempts were read and before its task was is read again,
-		// so that a task shown ended shows its attempt's end (on an
-		// error the first read stands).
-		if again, err := ja.m.st.Attempts(r.Context(), store.AttemptFilter{JobID: view.ID}); err == nil {
-			atts = again
-		}
 	}
 	view.TaskList = taskViews(tasks, atts)
 	if err := ja.preemptedBy(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) {
@@ -393,21 +375,36 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
 }
 
-// endedBetween reports whether an attempt read open belongs to a task
-// read holding no slots: it ended between the two reads.
-func endedBetween(tasks []store.Task, atts []store.Attempt) bool {
-	idle := map[int]bool{}
-	for _, t := range tasks {
-		if !t.State.Active() {
-			idle[t.Index] = true
-		}
+// jobRecords reads the job the request names, if the caller may read it:
+// its view, counting from now (jobView; a live job's from the read view,
+// an ended one's from its stored record), its tasks and their attempts.
+// The tasks and attempts are one read of the store (JobRecords), so that
+// a task read ended never shows its attempt open. While the store cannot
+// be read, a live job's tasks and open attempts come from memory
+// (outageread.go). On false the response is written.
+func (ja *jobsAPI) jobRecords(w http.ResponseWriter, r *http.Request, now time.Time) (api.Job, []store.Task, []store.Attempt, bool) {
+	id, ok := ja.m.access.readableJob(w, r)
+	if !ok {
+		return api.Job{}, nil, nil, false
 	}
-	for _, a := range atts {
-		if a.EndedAt.IsZero() && idle[a.Index] {
-			return true
-		}
+	v := ja.m.pub.reads()
+	live := v.job(id)
+	recs, err := ja.m.st.JobRecords(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		err = &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("job %d does not exist", id)}
 	}
-	return false
+	if err != nil {
+		tasks, atts, inMemory := ja.m.memoryTasks(id)
+		if live == nil || !inMemory || !ja.partial(w, err, partialJob) {
+			ja.fail(w, err)
+			return api.Job{}, nil, nil, false
+		}
+		return ja.jobView(v, live, now), tasks, atts, true
+	}
+	if live != nil {
+		return ja.jobView(v, live, now), recs.Tasks, recs.Attempts, true
+	}
+	return ja.storedJobView(recs.Job), recs.Tasks, recs.Attempts, true
 }
 
 // jobAttempts reads the job the request names, if the caller may read

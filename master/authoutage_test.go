@@ -250,6 +250,10 @@ func (s *deadStore) Attempts(ctx context.Context, f store.AttemptFilter) ([]stor
 	return unlessDead(s, func() ([]store.Attempt, error) { return s.Store.Attempts(ctx, f) })
 }
 
+func (s *deadStore) JobRecords(ctx context.Context, id int64) (store.JobRecords, error) {
+	return unlessDead(s, func() (store.JobRecords, error) { return s.Store.JobRecords(ctx, id) })
+}
+
 func (s *deadStore) Logs(ctx context.Context, q store.LogQuery) ([]store.LogLine, error) {
 	return unlessDead(s, func() ([]store.LogLine, error) { return s.Store.Logs(ctx, q) })
 }

@@ -22,6 +22,12 @@
 // package storetest is the conformance suite both backends pass, and
 // pgtest starts throwaway PostgreSQL servers for tests.
 //
+// Each read outside Update is a transaction of its own; JobRecords reads
+// a job, its tasks and their attempts in one read-only transaction that
+// sees one instant (snapshot.go: SQLite's WAL read transaction,
+// PostgreSQL's REPEATABLE READ), so that a task read ended never shows
+// its attempt open, without holding up writers.
+//
 // # One master per database
 //
 // A PostgreSQL store holds the master lock for its whole life (pglock.go):

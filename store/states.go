@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -130,32 +131,25 @@ const NodeRelabeled NodeState = "relabeled"
 func (s NodeState) valid() bool { return s == NodeUp || s == NodeLost || s == NodeLeft }
 
 // checkJobEdge reports whether from → to is an edge of the job state
-// machine: any move between distinct states except out of a terminal one.
+// graph (lifecycle.JobEdge): any move between distinct states except out
+// of a terminal one.
 func checkJobEdge(from, to JobState) error {
-	switch {
-	case !from.Valid() || !to.Valid():
-		return invalidf("unknown job state in %q → %q", from, to)
-	case from == to:
-		return invalidf("job transition %q → %q changes nothing", from, to)
-	case from.Terminal():
-		return invalidf("job state %q is terminal", from)
+	if err := lifecycle.JobEdge(from, to); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
 
-// checkTaskEdge validates a task transition's shape: the edge itself and
-// whether it must open or close an attempt.
+// checkTaskEdge validates a task transition's shape: the edge itself,
+// lifecycle's graph (lifecycle.TaskEdge, which the simulator's task
+// records keep to as well), and what the transition must carry: a
+// placement to open an attempt, an attempt's end to close one.
 func checkTaskEdge(t TaskTransition) error {
 	from, to := t.From, t.To
+	if err := lifecycle.TaskEdge(from, to); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	switch {
-	case !from.Valid() || !to.Valid():
-		return invalidf("unknown task state in %q → %q", from, to)
-	case from == to:
-		return invalidf("task transition %q → %q changes nothing", from, to)
-	case from.Terminal():
-		return invalidf("task state %q is terminal", from)
-	case to == TaskStarting && from.Active():
-		return invalidf("task cannot go %q → starting: it already has an open attempt", from)
 	case to == TaskStarting && len(t.Placement) == 0:
 		return invalidf("task → starting needs a placement")
 	case to != TaskStarting && len(t.Placement) > 0:

@@ -53,6 +53,11 @@ type Reader interface {
 	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
 	// Attempts lists attempts by (job id, index, attempt).
 	Attempts(ctx context.Context, f AttemptFilter) ([]Attempt, error)
+	// JobRecords returns one job with its tasks and their attempts as of
+	// one instant (one read transaction): a task read ended shows its
+	// attempt ended. An error matching ErrNotFound when there is no such
+	// job.
+	JobRecords(ctx context.Context, id int64) (JobRecords, error)
 	// Nodes lists every registered node by name.
 	Nodes(ctx context.Context) ([]Node, error)
 	// Logs reads one task's log lines by (attempt, seq), after q.After.

@@ -44,6 +44,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
 		{"AttemptsOfOneUpdate", testAttemptsOfOneUpdate},
 		{"ListTasksAndAttempts", testListTasksAndAttempts},
+		{"JobRecords", testJobRecords},
 		{"Logs", testLogs},
 		{"Nodes", testNodes},
 		{"NodeDrain", testNodeDrain},
