@@ -31,9 +31,8 @@ type agents struct {
 	syncMu sync.Mutex
 	syncQ  []*syncReq
 	// strays are the attempts the master ended that agents still run
-	// and that are asked to checkpoint, holding their GPUs (stray.go);
-	// guarded by Master.mu.
-	strays map[strayKey]*strayHold
+	// and that are asked to checkpoint, holding their GPUs (stray.go).
+	strays strayBook
 }
 
 // errUnknownNode answers a sync from an agent that has not registered with
@@ -225,11 +224,11 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 	for _, id := range s.Running {
 		runs[id] = true
 		if !ag.heardRunning(id, n.rec.Name, now) {
-			if _, held := ag.strays[strayKey{id, n.rec.Name}]; held {
+			if _, held := ag.strays.holds[strayKey{id, n.rec.Name}]; held {
 				continue // syncStrays follows it
 			}
 			// As at registration (stray.go).
-			c, err := ag.stray(ctx, n, id, now)
+			c, err := ag.strays.stray(ctx, n, id, now)
 			if err != nil {
 				return n.acked, err
 			}
@@ -238,7 +237,7 @@ func (ag *agents) syncReports(ctx context.Context, n *mnode, s api.Sync) (int64,
 			ag.m.batches.send(n, c)
 		}
 	}
-	ag.syncStrays(n, runs, now)
+	ag.strays.syncStrays(n, runs, now)
 	if err := ag.settleMissing(ctx, n, runs); err != nil {
 		return n.acked, err
 	}
@@ -385,53 +384,6 @@ func startFailure(p *mpart) string {
 		s += ": " + p.err
 	}
 	return s
-}
-
-// describeExit says how a part ended, for reasons.
-func describeExit(p *mpart) string {
-	s := string(p.outcome)
-	if p.exitCode != nil {
-		s += " with exit code " + strconv.Itoa(*p.exitCode)
-		if meaning := exitMeanings[*p.exitCode]; meaning != "" {
-			s += " (" + meaning + ")"
-		}
-	}
-	if p.err != "" {
-		s += ": " + p.err
-	}
-	return s
-}
-
-// exitMeanings are what the shell's exit codes that users meet most
-// mean, as sacct's users look them up.
-var exitMeanings = map[int]string{
-	126: "command not executable",
-	127: "command not found",
-	137: "killed by SIGKILL, often out of memory",
-	139: "segmentation fault",
-	143: "killed by SIGTERM",
-}
-
-// partEnd says how part p of an attempt of parts parts ended: a gang
-// names the part's node as "the part on node", a one-node attempt is
-// the task's own exit.
-func partEnd(p *mpart, parts int) string {
-	if parts > 1 {
-		return "the part on node " + p.node + " " + describeExit(p)
-	}
-	return describeExit(p) + " on node " + p.node
-}
-
-// preemptReason says how a preempted attempt ended: by itself after the
-// checkpoint request, or killed at the deadline (the agent says so in the
-// part's error).
-func preemptReason(parts []*mpart) string {
-	for _, p := range parts {
-		if p.err != "" && p.outcome == agent.OutcomePreempted {
-			return "preempted: " + p.err
-		}
-	}
-	return "checkpointed after preemption"
 }
 
 // finish ends an attempt whose parts have all exited, as

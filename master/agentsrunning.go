@@ -27,7 +27,7 @@ func registeredRunning(ctx context.Context, ag *agents, n *mnode, running []agen
 	for _, id := range running {
 		runs[id] = true
 	}
-	ag.releaseStrays(n, runs)
+	ag.strays.releaseStrays(n, runs)
 	n.reconcile = map[agent.TaskID]bool{}
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
 		p := t.part(n.rec.Name)
@@ -41,7 +41,7 @@ func registeredRunning(ctx context.Context, ag *agents, n *mnode, running []agen
 	}
 	for _, id := range running {
 		if !ag.heardRunning(id, n.rec.Name, now) {
-			c, err := ag.stray(ctx, n, id, now)
+			c, err := ag.strays.stray(ctx, n, id, now)
 			if err != nil {
 				return nil, 0, err
 			}

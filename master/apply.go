@@ -227,7 +227,7 @@ func (pl *planner) pickTask(j *mjob, picked map[*mtask]bool) *mtask {
 	}
 	var best *mtask
 	for _, t := range j.tasks {
-		if t.rec.State != store.TaskQueued || picked[t] || pl.m.agents.strayWaits(t) {
+		if t.rec.State != store.TaskQueued || picked[t] || pl.m.agents.strays.strayWaits(t) {
 			continue
 		}
 		if best == nil || resumesBefore(t, best) {
@@ -249,7 +249,7 @@ func (pl *planner) placeParts(ns []sched.NodeSlots, claimed map[string]map[int]b
 			return nil, false
 		}
 		taken := claimed[n.rec.Name]
-		strayed := pl.m.agents.strayHeld(n.rec.Name)
+		strayed := pl.m.agents.strays.strayHeld(n.rec.Name)
 		var gpus []store.GPURef
 		for _, g := range n.rec.GPUs {
 			if len(gpus) == int(x.Slots) {

@@ -220,7 +220,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.planner.limits.m = m
 	m.access = &access{server: server{m}}
-	m.agents = &agents{server: server{m}}
+	m.agents = &agents{server: server{m}, strays: strayBook{server: server{m}}}
 	m.metric = newMetrics(m)
 	m.health.up = m.metric.storeUp
 	m.passes.log, m.passes.failures = opt.Logger, m.metric.passFailures

@@ -151,5 +151,5 @@ func (ag *agents) checkAgents(ctx context.Context) {
 		}
 	}
 	ag.checkLostNodes(ctx)
-	ag.checkStrays(now)
+	ag.strays.checkStrays(now)
 }

@@ -71,7 +71,7 @@ func (pl *planner) buildSnapshot() {
 	v.allocs = v.allocs[:0]
 	pl.m.fair.open = resizeFloats(pl.m.fair.open, len(pl.m.fair.accounts))
 	// A task whose stray still runs does not wait yet (stray.go).
-	strayed := pl.m.agents.strayTasks()
+	strayed := pl.m.agents.strays.strayTasks()
 	for ji, ri := range r.List() {
 		j := r.jobs[ri]
 		waiting := j.count.get(store.TaskQueued) - strayed[j]
@@ -247,7 +247,7 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 		n := pl.m.nodes[name]
 		f := nodeFacts(pl.m.cfg, name, n, v.pools[n.pool])
 		f.Held, f.Drained = len(n.used), n.draining() // capDrained makes a draining one exact
-		f.Slots -= strayOnly(pl.m.agents.strayHeld(name), n)
+		f.Slots -= strayOnly(pl.m.agents.strays.strayHeld(name), n)
 		s.Nodes = append(s.Nodes, f.Node())
 		v.nodes = append(v.nodes, n)
 	}

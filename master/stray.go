@@ -12,6 +12,14 @@ import (
 	"github.com/allot-sched/allot/store"
 )
 
+// strayBook holds the attempts the master ended that agents still run
+// and that are asked to checkpoint, each holding its GPUs until it ends;
+// a part of agents of its own. Guarded by Master.mu.
+type strayBook struct {
+	server
+	holds map[strayKey]*strayHold
+}
+
 // Superseded attempts (trial F13). An agent killed with kill -9 leaves
 // its tasks running; past agent_timeout the master loses the node, ends
 // the attempts there lost and requeues the preemptible tasks, to resume
@@ -109,12 +117,12 @@ func preemptStray(f strayFacts) (bool, string) {
 }
 
 // strayTask is the task of attempt id, nil when it is gone.
-func (ag *agents) strayTask(id agent.TaskID) *mtask {
+func (sb *strayBook) strayTask(id agent.TaskID) *mtask {
 	jid, err := strconv.ParseInt(id.JobID, 10, 64)
 	if err != nil {
 		return nil
 	}
-	j := ag.m.jobs[jid]
+	j := sb.m.jobs[jid]
 	if j == nil || id.TaskIndex < 0 || id.TaskIndex >= len(j.tasks) {
 		return nil
 	}
@@ -123,14 +131,14 @@ func (ag *agents) strayTask(id agent.TaskID) *mtask {
 
 // strayGPUs are the GPU indexes attempt id of task t held on node: its
 // closed attempt's, or the store's after a restart of the master.
-func (ag *agents) strayGPUs(ctx context.Context, t *mtask, id agent.TaskID, node string) ([]int, bool, error) {
+func (sb *strayBook) strayGPUs(ctx context.Context, t *mtask, id agent.TaskID, node string) ([]int, bool, error) {
 	var parts []store.Placement
 	if c := t.closed; c != nil && c.number == id.Attempt {
 		for _, p := range c.parts {
 			parts = append(parts, store.Placement{Node: p.node, GPUs: p.gpus})
 		}
 	} else {
-		atts, err := ag.m.st.Attempts(ctx, store.AttemptFilter{JobID: t.job.rec.ID})
+		atts, err := sb.m.st.Attempts(ctx, store.AttemptFilter{JobID: t.job.rec.ID})
 		if err != nil {
 			return nil, false, fmt.Errorf("read the placement of stray attempt %s: %w", id, err)
 		}
@@ -156,13 +164,13 @@ func (ag *agents) strayGPUs(ctx context.Context, t *mtask, id agent.TaskID, node
 // stray answers attempt id, which node n's agent runs and the master
 // ended: the stop it gets (preemptStray), which it returns after holding
 // its GPUs when it is a preempt. One held already gets its stop again.
-func (ag *agents) stray(ctx context.Context, n *mnode, id agent.TaskID, now time.Time) (api.Command, error) {
+func (sb *strayBook) stray(ctx context.Context, n *mnode, id agent.TaskID, now time.Time) (api.Command, error) {
 	key := strayKey{id, n.rec.Name}
-	if h := ag.strays[key]; h != nil {
+	if h := sb.holds[key]; h != nil {
 		h.sentAt = now
-		return h.stop(id, poolGrace(ag.m.cfg, h.t.job.rec.Pool)), nil
+		return h.stop(id, poolGrace(sb.m.cfg, h.t.job.rec.Pool)), nil
 	}
-	t := ag.strayTask(id)
+	t := sb.strayTask(id)
 	f := strayFacts{known: t != nil}
 	var gpus []int
 	if t != nil {
@@ -172,24 +180,24 @@ func (ag *agents) stray(ctx context.Context, n *mnode, id agent.TaskID, now time
 	}
 	if f.known && f.waiting && f.preemptible {
 		var err error
-		if gpus, f.gpus, err = ag.strayGPUs(ctx, t, id, n.rec.Name); err != nil {
+		if gpus, f.gpus, err = sb.strayGPUs(ctx, t, id, n.rec.Name); err != nil {
 			return api.Command{}, err
 		}
 		f.taken = slices.ContainsFunc(gpus, func(g int) bool { return n.used[g] != nil })
 	}
 	ok, why := preemptStray(f)
 	if !ok {
-		ag.m.log.Warn("killing an attempt the master ended, which the agent still runs", "node", n.rec.Name,
+		sb.m.log.Warn("killing an attempt the master ended, which the agent still runs", "node", n.rec.Name,
 			"task", id.String(), "why", why)
 		return api.Command{Type: api.CommandKill, Task: id}, nil
 	}
-	grace := poolGrace(ag.m.cfg, t.job.rec.Pool)
-	if ag.strays == nil {
-		ag.strays = map[strayKey]*strayHold{}
+	grace := poolGrace(sb.m.cfg, t.job.rec.Pool)
+	if sb.holds == nil {
+		sb.holds = map[strayKey]*strayHold{}
 	}
 	h := &strayHold{t: t, gpus: gpus, until: now.Add(grace + strayMargin), sentAt: now}
-	ag.strays[key] = h
-	ag.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
+	sb.holds[key] = h
+	sb.m.log.Warn("asking an attempt the master ended, which the agent still runs, to checkpoint; "+
 		"its GPUs and its task wait for its end", "node", n.rec.Name, "task", id.String(), "gpus", gpus,
 		"grace", grace, "why", why)
 	return h.stop(id, grace), nil
@@ -198,15 +206,15 @@ func (ag *agents) stray(ctx context.Context, n *mnode, id agent.TaskID, now time
 // syncStrays follows node n's strays by a sync's running list: those
 // it no longer lists have ended, and let go of their GPUs and tasks;
 // those it lists get their stop again once stopResend has passed.
-func (ag *agents) syncStrays(n *mnode, runs map[agent.TaskID]bool, now time.Time) {
-	for key, h := range ag.strays {
+func (sb *strayBook) syncStrays(n *mnode, runs map[agent.TaskID]bool, now time.Time) {
+	for key, h := range sb.holds {
 		switch {
 		case key.node != n.rec.Name:
 		case !runs[key.id]:
-			ag.releaseStray(key, "the agent no longer runs it")
+			sb.releaseStray(key, "the agent no longer runs it")
 		case now.Sub(h.sentAt) >= stopResend:
 			h.sentAt = now
-			ag.m.batches.send(n, h.stop(key.id, poolGrace(ag.m.cfg, h.t.job.rec.Pool)))
+			sb.m.batches.send(n, h.stop(key.id, poolGrace(sb.m.cfg, h.t.job.rec.Pool)))
 		}
 	}
 }
@@ -215,51 +223,51 @@ func (ag *agents) syncStrays(n *mnode, runs map[agent.TaskID]bool, now time.Time
 // out, or whose task no longer waits to resume (a user killed its job),
 // and lets go of those whose node is no longer up (lost, left or
 // deleted): what ran there is gone or out of reach.
-func (ag *agents) checkStrays(now time.Time) {
-	for key, h := range ag.strays {
-		n := ag.m.nodes[key.node]
+func (sb *strayBook) checkStrays(now time.Time) {
+	for key, h := range sb.holds {
+		n := sb.m.nodes[key.node]
 		switch {
 		case n == nil || !n.up():
-			ag.releaseStray(key, "its node is no longer up")
+			sb.releaseStray(key, "its node is no longer up")
 		case h.killed:
 		case !now.Before(h.until):
-			ag.killStray(n, key, h, now, "it still runs past its grace")
+			sb.killStray(n, key, h, now, "it still runs past its grace")
 		case h.t.rec.State != store.TaskQueued || h.t.job.rec.State.Terminal():
-			ag.killStray(n, key, h, now, "its task no longer waits to resume")
+			sb.killStray(n, key, h, now, "its task no longer waits to resume")
 		}
 	}
 }
 
 // killStray sends stray h, asked to checkpoint, a kill, and holds its
 // GPUs on until it has ended.
-func (ag *agents) killStray(n *mnode, key strayKey, h *strayHold, now time.Time, why string) {
+func (sb *strayBook) killStray(n *mnode, key strayKey, h *strayHold, now time.Time, why string) {
 	h.killed, h.sentAt = true, now
-	ag.m.log.Warn("killing an attempt the master ended that was asked to checkpoint", "node", key.node,
+	sb.m.log.Warn("killing an attempt the master ended that was asked to checkpoint", "node", key.node,
 		"task", key.id.String(), "why", why)
 	n.send(h.stop(key.id, 0))
 }
 
 // releaseStrays lets go of node n's strays that the registering agent
 // does not list (registeredRunning).
-func (ag *agents) releaseStrays(n *mnode, runs map[agent.TaskID]bool) {
-	for key := range ag.strays {
+func (sb *strayBook) releaseStrays(n *mnode, runs map[agent.TaskID]bool) {
+	for key := range sb.holds {
 		if key.node == n.rec.Name && !runs[key.id] {
-			ag.releaseStray(key, "the agent no longer runs it")
+			sb.releaseStray(key, "the agent no longer runs it")
 		}
 	}
 }
 
-func (ag *agents) releaseStray(key strayKey, why string) {
-	delete(ag.strays, key)
-	ag.m.log.Info("an attempt the master ended has ended; its GPUs and task are free", "node", key.node,
+func (sb *strayBook) releaseStray(key strayKey, why string) {
+	delete(sb.holds, key)
+	sb.m.log.Info("an attempt the master ended has ended; its GPUs and task are free", "node", key.node,
 		"task", key.id.String(), "why", why)
-	ag.m.kick()
+	sb.m.kick()
 }
 
 // strayHeld says which GPUs of node strays hold (nil for none).
-func (ag *agents) strayHeld(node string) map[int]bool {
+func (sb *strayBook) strayHeld(node string) map[int]bool {
 	var out map[int]bool
-	for key, h := range ag.strays {
+	for key, h := range sb.holds {
 		if key.node != node {
 			continue
 		}
@@ -274,8 +282,8 @@ func (ag *agents) strayHeld(node string) map[int]bool {
 }
 
 // strayWaits says whether task t waits for a stray of it to end.
-func (ag *agents) strayWaits(t *mtask) bool {
-	for _, h := range ag.strays {
+func (sb *strayBook) strayWaits(t *mtask) bool {
+	for _, h := range sb.holds {
 		if h.t == t {
 			return true
 		}
@@ -285,13 +293,13 @@ func (ag *agents) strayWaits(t *mtask) bool {
 
 // strayTasks counts, by job, the queued tasks that wait for a stray to
 // end: they are not waiting to the scheduler. nil when there are none.
-func (ag *agents) strayTasks() map[*mjob]int {
-	if len(ag.strays) == 0 {
+func (sb *strayBook) strayTasks() map[*mjob]int {
+	if len(sb.holds) == 0 {
 		return nil
 	}
 	seen := map[*mtask]bool{}
 	out := map[*mjob]int{}
-	for _, h := range ag.strays {
+	for _, h := range sb.holds {
 		if !seen[h.t] && h.t.rec.State == store.TaskQueued {
 			seen[h.t] = true
 			out[h.t.job]++

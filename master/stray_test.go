@@ -151,13 +151,13 @@ func TestStrayCheckpointsBeforeItsTaskRestarts(t *testing.T) {
 			if got := h.taskState(id, 0); got != store.TaskQueued || starts(a, id) != 1 {
 				t.Fatalf("task %s with %d starts while its stray runs, want queued, not started again", got, starts(a, id))
 			}
-			if h.m.agents.strayHeld("n1") == nil {
+			if h.m.agents.strays.strayHeld("n1") == nil {
 				t.Fatal("the stray's GPU is not held")
 			}
 			restarts := c.end(h, a, id)
 			h.m.Tick(h.ctx)
-			if len(h.m.agents.strays) != 0 {
-				t.Fatalf("strays held after the end: %v", h.m.agents.strays)
+			if len(h.m.agents.strays.holds) != 0 {
+				t.Fatalf("strays held after the end: %v", h.m.agents.strays.holds)
 			}
 			if !restarts {
 				return
@@ -189,8 +189,8 @@ func TestStrayKilledWhenItsTaskStartedAgain(t *testing.T) {
 	if len(preempts) != 0 || len(kills) != 1 || kills[0].GraceS != 0 || kills[0].Task != tid(id, 0, 1) {
 		t.Fatalf("registration's stops: preempts %+v, kills %+v; want one kill of attempt 1 at once", preempts, kills)
 	}
-	if len(h.m.agents.strays) != 0 {
-		t.Fatalf("strays held: %v", h.m.agents.strays)
+	if len(h.m.agents.strays.holds) != 0 {
+		t.Fatalf("strays held: %v", h.m.agents.strays.holds)
 	}
 }
 
@@ -241,7 +241,7 @@ func TestStrayKilledWithItsJob(t *testing.T) {
 		t.Fatalf("kill: %d", code)
 	}
 	h.m.Tick(h.ctx)
-	if h.m.agents.strayHeld("n1") == nil {
+	if h.m.agents.strays.strayHeld("n1") == nil {
 		t.Fatal("the stray's GPU is not held until its kill has ended")
 	}
 	h.sync(a) // takes the kill
@@ -250,7 +250,7 @@ func TestStrayKilledWithItsJob(t *testing.T) {
 		t.Fatalf("kills %+v, want one of attempt 1 at once", kills)
 	}
 	h.sync(a)
-	if len(h.m.agents.strays) != 0 {
-		t.Fatalf("strays held after the kill ended: %v", h.m.agents.strays)
+	if len(h.m.agents.strays.holds) != 0 {
+		t.Fatalf("strays held after the kill ended: %v", h.m.agents.strays.holds)
 	}
 }

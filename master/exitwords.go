@@ -1,0 +1,54 @@
+package master
+
+import (
+	"strconv"
+
+	"github.com/allot-sched/allot/agent"
+)
+
+// describeExit says how a part ended, for reasons.
+func describeExit(p *mpart) string {
+	s := string(p.outcome)
+	if p.exitCode != nil {
+		s += " with exit code " + strconv.Itoa(*p.exitCode)
+		if meaning := exitMeanings[*p.exitCode]; meaning != "" {
+			s += " (" + meaning + ")"
+		}
+	}
+	if p.err != "" {
+		s += ": " + p.err
+	}
+	return s
+}
+
+// exitMeanings are what the shell's exit codes that users meet most
+// mean, as sacct's users look them up.
+var exitMeanings = map[int]string{
+	126: "command not executable",
+	127: "command not found",
+	137: "killed by SIGKILL, often out of memory",
+	139: "segmentation fault",
+	143: "killed by SIGTERM",
+}
+
+// partEnd says how part p of an attempt of parts parts ended: a gang
+// names the part's node as "the part on node", a one-node attempt is
+// the task's own exit.
+func partEnd(p *mpart, parts int) string {
+	if parts > 1 {
+		return "the part on node " + p.node + " " + describeExit(p)
+	}
+	return describeExit(p) + " on node " + p.node
+}
+
+// preemptReason says how a preempted attempt ended: by itself after the
+// checkpoint request, or killed at the deadline (the agent says so in the
+// part's error).
+func preemptReason(parts []*mpart) string {
+	for _, p := range parts {
+		if p.err != "" && p.outcome == agent.OutcomePreempted {
+			return "preempted: " + p.err
+		}
+	}
+	return "checkpointed after preemption"
+}
