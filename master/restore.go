@@ -155,40 +155,8 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	// again replaces it, as before the restart.
 	j.startMF = last.StartPriority
 	for _, rec := range tasks {
-		t := &mtask{job: j, rec: rec}
-		j.tasks = append(j.tasks, t)
-		j.count.add(rec.State, 1)
-		if !rec.State.Active() {
-			continue
-		}
-		a, ok := open[rec.Index]
-		if !ok || a.Number != rec.Attempt {
-			return fmt.Errorf("task %d/%d is %s without its open attempt %d", id, rec.Index, rec.State, rec.Attempt)
-		}
-		t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt,
-			runningAt: a.RunningAt}
-		for _, p := range a.Placement {
-			st := partStarting
-			if rec.State != store.TaskStarting {
-				st = partRunning
-			}
-			t.att.parts = append(t.att.parts, &mpart{node: p.Node, gpus: p.GPUs, state: st, delivered: true})
-		}
-		m.hold(t)
-		if rec.State == store.TaskPreempting && len(rec.Reserved) > 0 {
-			// A move or resize in flight: the task restarts on its
-			// reservation once the checkpoint lands, as before the restart.
-			t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
-			m.holdParts(t, t.next)
-		}
-		switch rec.State {
-		case store.TaskPreempting:
-			m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
-		case store.TaskKilling:
-			t.endTo = store.TaskKilled
-			// The grace again, in full: an agent still killing the
-			// attempt keeps its first deadline (agent.Task.Kill).
-			m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, j.rec.Pool))
+		if err := r.restoreTask(j, rec, open); err != nil {
+			return err
 		}
 	}
 	// A crash between preempted and queued cannot happen (both go in one
@@ -208,6 +176,49 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	}
 	if err := r.restoreSearch(ctx, j); err != nil {
 		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
+	}
+	return nil
+}
+
+// restoreTask adds task rec of job j to the mirror, with its open attempt
+// (from open, by task index) while it is active, and sends again the
+// preempt or kill a stopping task was sent.
+func (r *restorer) restoreTask(j *mjob, rec store.Task, open map[int]store.Attempt) error {
+	m := r.m
+	t := &mtask{job: j, rec: rec}
+	j.tasks = append(j.tasks, t)
+	j.count.add(rec.State, 1)
+	if !rec.State.Active() {
+		return nil
+	}
+	a, ok := open[rec.Index]
+	if !ok || a.Number != rec.Attempt {
+		return fmt.Errorf("task %d/%d is %s without its open attempt %d", j.rec.ID, rec.Index, rec.State, rec.Attempt)
+	}
+	t.att = &mattempt{number: a.Number, started: a.StartedAt, backfilled: a.Backfilled, usedTo: a.StartedAt,
+		runningAt: a.RunningAt}
+	for _, p := range a.Placement {
+		st := partStarting
+		if rec.State != store.TaskStarting {
+			st = partRunning
+		}
+		t.att.parts = append(t.att.parts, &mpart{node: p.Node, gpus: p.GPUs, state: st, delivered: true})
+	}
+	m.hold(t)
+	if rec.State == store.TaskPreempting && len(rec.Reserved) > 0 {
+		// A move or resize in flight: the task restarts on its
+		// reservation once the checkpoint lands, as before the restart.
+		t.next, t.nextAt = partsOf(rec.Reserved), rec.UpdatedAt
+		m.holdParts(t, t.next)
+	}
+	switch rec.State {
+	case store.TaskPreempting:
+		m.sendAll(t, api.CommandPreempt, poolGrace(m.cfg, j.rec.Pool))
+	case store.TaskKilling:
+		t.endTo = store.TaskKilled
+		// The grace again, in full: an agent still killing the
+		// attempt keeps its first deadline (agent.Task.Kill).
+		m.sendAll(t, api.CommandKill, poolKillGrace(m.cfg, j.rec.Pool))
 	}
 	return nil
 }
