@@ -85,7 +85,7 @@ func (pl *planner) schedule(ctx context.Context) error {
 		if err == nil {
 			break
 		}
-		if refused == maxSetAside || !pl.setAside(err) {
+		if refused == maxSetAside || !setAside(pl.m, &pl.roster, err) {
 			return err
 		}
 	}

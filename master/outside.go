@@ -1,5 +1,7 @@
 package master
 
+import "github.com/allot-sched/allot/sched"
+
 // Jobs out of the snapshot that hold GPUs. A job whose entry cannot be
 // made (its project or pool is not configured, its QOS or a license is
 // unknown: snapJob) is left out of the snapshot with that reason, but a
@@ -26,11 +28,11 @@ func (r *jobRoster) noteOutside(j *mjob, in bool) {
 	r.outside[j] = struct{}{}
 }
 
-// holdOutside takes the GPUs that jobs out of the snapshot hold from
-// their nodes' slots. It costs nothing while no such job holds any, and
-// a walk of the nodes' GPUs in use while one does.
-func (pl *planner) holdOutside() {
-	r := &pl.roster
+// holdOutside takes the GPUs that jobs out of snapshot s hold from
+// their nodes' slots (nodes are the snapshot's, in its order). It costs
+// nothing while no such job holds any, and a walk of the nodes' GPUs in
+// use while one does.
+func (r *jobRoster) holdOutside(s *sched.Snapshot, nodes []*mnode) {
 	holding := false
 	for j := range r.outside {
 		if j.gone || j.rostered {
@@ -42,8 +44,7 @@ func (pl *planner) holdOutside() {
 	if !holding {
 		return
 	}
-	s, v := &pl.snap, &pl.view
-	for i, n := range v.nodes {
+	for i, n := range nodes {
 		out := 0
 		for _, t := range n.used {
 			if _, ok := r.outside[t.job]; ok {

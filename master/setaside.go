@@ -25,10 +25,10 @@ import (
 // up and fails: more than a few refused at once is no single bad job.
 const maxSetAside = 8
 
-// setAside leaves the job that err, a refused pass's, names out of the
-// snapshot; it reports false where err names none it can set aside.
-// Callers hold mu (a refused pass returns holding it).
-func (pl *planner) setAside(err error) bool {
+// setAside leaves the job of m that err, a refused pass's, names out of
+// the snapshot roster r makes; it reports false where err names none it
+// can set aside. Callers hold mu (a refused pass returns holding it).
+func setAside(m *Master, r *jobRoster, err error) bool {
 	var je *sched.JobError
 	if !errors.As(err, &je) {
 		return false
@@ -37,24 +37,25 @@ func (pl *planner) setAside(err error) bool {
 	if perr != nil {
 		return false
 	}
-	j := pl.m.jobs[id]
+	j := m.jobs[id]
 	if j == nil || j.refused != "" {
 		return false
 	}
-	j.refused, j.refusedGen = je.Error(), pl.m.cfgGen
+	j.refused, j.refusedGen = je.Error(), m.cfgGen
 	j.entryGen = 0 // the next build makes its entry again, and leaves it out
-	pl.roster.touched = append(pl.roster.touched, j)
-	pl.m.log.Error("the scheduler refused a job; it is set aside until the configuration changes", "job", id, "err", je.Err)
+	r.touched = append(r.touched, j)
+	m.log.Error("the scheduler refused a job; it is set aside until the configuration changes", "job", id, "err", je.Err)
 	return true
 }
 
-// stillRefused reports whether job j stays set aside, giving it its
-// reason; a change of the configuration since it was refused clears it.
-func (pl *planner) stillRefused(j *mjob) bool {
+// stillRefused reports whether job j stays set aside at configuration
+// generation gen, giving it its reason; a change of the configuration
+// since it was refused clears it.
+func stillRefused(j *mjob, gen int) bool {
 	if j.refused == "" {
 		return false
 	}
-	if j.refusedGen != pl.m.cfgGen {
+	if j.refusedGen != gen {
 		j.refused = ""
 		return false
 	}

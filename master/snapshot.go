@@ -89,7 +89,7 @@ func (pl *planner) buildSnapshot() {
 		}
 	}
 	pl.orderAllocs()
-	pl.holdOutside()
+	pl.roster.holdOutside(&pl.snap, pl.view.nodes)
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts
@@ -306,7 +306,7 @@ func (pl *planner) compactOrder() {
 // pending reason of the master's own; elsewhere such a job has no
 // project and no account (-1), as in the simulator.
 func (pl *planner) snapJob(j *mjob) (sched.Job, bool) {
-	if pl.stillRefused(j) {
+	if stillRefused(j, pl.m.cfgGen) {
 		return sched.Job{}, false
 	}
 	pool, ok := pl.view.pools[j.rec.Pool]
