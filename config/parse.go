@@ -91,9 +91,12 @@ var topLevel = []string{"pools", "projects", "nodes", "default_pool", "default_p
 var scenarioOnly = []string{"jobs", "events", "accounts", "epoch"}
 
 // scenarioKeys lists the fields of scenarioOnly that f has.
-func scenarioKeys(f *yamlfield.Fields) []string {
+func scenarioKeys(f *yamlfield.Fields) []string { return keysOf(f, scenarioOnly) }
+
+// keysOf lists the keys of names that f has.
+func keysOf(f *yamlfield.Fields, names []string) []string {
 	var keys []string
-	for _, k := range scenarioOnly {
+	for _, k := range names {
 		if f.Node(k) != nil {
 			keys = append(keys, k)
 		}
@@ -106,15 +109,7 @@ var jobFileOnly = []string{"entrypoint", "resources", "searcher", "hyperparamete
 
 // jobFileKeys lists the job-file keys f has, for a job file given where
 // the master's configuration belongs.
-func jobFileKeys(f *yamlfield.Fields) []string {
-	var keys []string
-	for _, k := range jobFileOnly {
-		if f.Node(k) != nil {
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
+func jobFileKeys(f *yamlfield.Fields) []string { return keysOf(f, jobFileOnly) }
 
 // settings reads the master's top-level settings (lost_node_grace into
 // the cluster spec being read, cl), and reports whether
