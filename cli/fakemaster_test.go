@@ -110,6 +110,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		reply(w, 201, api.CreatedToken{Token: api.Token{ID: 9, Kind: nt.Kind, Subject: nt.User}, Secret: "allot_secret"})
 	})
 	mux.HandleFunc("GET /api/v1/jobs/{id}/logs", f.withJob(f.logsPage))
+	mux.HandleFunc("GET /api/v1/jobs/{id}/events", f.withJob(fakeJobEvents)) // jobevents_test.go
 	mux.HandleFunc("GET /api/v1/jobs/{id}/metrics", f.withJob(func(j *api.Job, _ *http.Request) (any, int) {
 		return fixtureMetrics(j.ID), 200
 	}))

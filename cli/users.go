@@ -452,7 +452,11 @@ func newAuditCmd() *cobra.Command {
 		Short: "Show the audit log: who changed what, when, and the outcome (admins)",
 		Long: `Show the audit log: every request that changed state (or tried to), and
 every refused request of an agent, once answered: when, who, the method
-and path, the status, a refusal's message and the request id. Admins only.
+and path, the status, a detail and the request id. The detail of a refusal
+is its message; that of a change that succeeded says what it changed:
+"time_limit 10m → 1m30s" for a job's update, "disabled" or "enabled" for a
+user's, "killed", "drained: REASON", what a configuration reload added and
+removed, a token's id and owner (never its secret). Admins only.
 
 While the master's database is down nothing can be written to it: the
 requests refused during an outage, which changed nothing, have no entry

@@ -45,6 +45,7 @@ var routes = []route{
 	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handlePatchJob }},
 	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJob }},
 	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.logs.handleLogs }},
+	{"GET", "/jobs/{id}/events", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobEvents }},
 	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},
 	{"GET", "/jobs/{id}/metrics", func(p *apiParts) http.HandlerFunc { return p.jobs.metrics.handleJobMetrics }},
 	{"GET", "/nodes", func(p *apiParts) http.HandlerFunc { return p.cluster.handleNodes }},

@@ -173,11 +173,13 @@ func (ca *clusterAPI) handleReload(w http.ResponseWriter, r *http.Request) {
 	if !ca.m.access.adminOnly(w, r, "reloading the configuration") {
 		return
 	}
+	was := ca.m.Config()
 	warnings, err := reloader{ca.m}.reloadWarned(r.Context())
 	if err != nil {
 		ca.fail(w, err)
 		return
 	}
+	noteAudit(r.Context(), "%s", reloadDetail(was, ca.m.Config(), len(warnings)))
 	writeJSON(w, http.StatusOK, api.Reload{Warnings: warnings})
 }
 

@@ -176,6 +176,7 @@ func (ja *jobsAPI) changeJob(ctx context.Context, p auth.Principal, u store.JobU
 	if err != nil {
 		return nil, err
 	}
+	noteAudit(ctx, "%s", jobChangeDetail(j.rec, rec, ja.m.Config().DefaultQOS))
 	j.rec = rec
 	j.spec.changed(rec)
 	j.entryGen = 0

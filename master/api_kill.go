@@ -28,6 +28,11 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
+	if ended {
+		noteAudit(r.Context(), "had already ended: nothing killed")
+	} else {
+		noteAudit(r.Context(), "killed")
+	}
 	view, err := ja.job(r.Context(), id, ja.asOf())
 	if err != nil {
 		ja.fail(w, err)

@@ -129,11 +129,13 @@ func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name 
 		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
 		return
 	}
+	was := n.rec.Drain
 	rec, err := ca.m.st.SetNodeDrain(ctx, name, d, ca.m.now())
 	if err != nil {
 		ca.fail(w, err)
 		return
 	}
+	noteAudit(ctx, "%s", drainDetail(was, d))
 	n.rec.Drain = rec.Drain
 	ca.m.pub.markNode(n)
 	if d != nil {

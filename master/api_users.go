@@ -117,6 +117,7 @@ func (ac *access) handleCreateUser(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, err)
 		return
 	}
+	noteAudit(r.Context(), "created: %s", newUserDetail(u))
 	writeJSON(w, http.StatusCreated, userView(u))
 }
 
@@ -135,7 +136,8 @@ func (ac *access) handlePatchUser(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, err)
 		return
 	}
-	if _, err := ac.m.st.User(r.Context(), name); err != nil {
+	was, err := ac.m.st.User(r.Context(), name)
+	if err != nil {
 		ac.fail(w, notFoundAs(err, "name", "user %q does not exist", name))
 		return
 	}
@@ -156,6 +158,7 @@ func (ac *access) handlePatchUser(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, err)
 		return
 	}
+	noteAudit(r.Context(), "%s", userChangeDetail(was, u))
 	writeJSON(w, http.StatusOK, userView(u))
 }
 
@@ -234,6 +237,7 @@ func (ac *access) handleCreateToken(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, err)
 		return
 	}
+	noteAudit(r.Context(), "created %s", tokenDetail(c))
 	writeJSON(w, http.StatusCreated, api.CreatedToken{Token: tokenView(c), Secret: secret})
 }
 
@@ -287,6 +291,7 @@ func (ac *access) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ac.creds.forget(ofToken(id))
+	noteAudit(r.Context(), "revoked %s", ac.tokenNamed(r.Context(), id))
 	w.WriteHeader(http.StatusNoContent)
 }
 

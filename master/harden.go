@@ -181,6 +181,8 @@ func (ac *access) audit(next http.Handler) http.Handler {
 			if json.Unmarshal(aw.body.Bytes(), &ae) == nil {
 				e.Detail = ae.Error
 			}
+		} else {
+			e.Detail = ri.detail // what the change changed (auditdetail.go)
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 		defer cancel()

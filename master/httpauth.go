@@ -30,6 +30,9 @@ type reqInfo struct {
 	// register again (after a master restart, or once its node was
 	// lost): no refusal, so the audit log leaves it out.
 	reRegister bool
+	// detail is what a successful change changed, for its audit entry
+	// (noteAudit); a refusal's detail is its error.
+	detail string
 }
 
 type reqInfoKey struct{}
