@@ -78,12 +78,15 @@ func (f *historyFlags) path(cmd *cobra.Command, args []string) (string, func(), 
 	return path, func() { os.RemoveAll(dir) }, nil
 }
 
-// printNotes repeats on stderr the notes the export writes at the head of
-// the scenario ("# Note: ..."): what it left out or assumed (a job still
-// running replayed with a run time from its history, a failure it could
-// not express), which a user replaying without --save would otherwise
-// never see.
-func printNotes(w io.Writer, who string, data []byte) {
+// printNotes repeats on stderr the warnings and notes the export writes
+// at the head of the scenario, which a user replaying without --save
+// would otherwise never see: "# Warning: ..." for each job of the window
+// it left out (the replay cannot make its decisions), printed first, as
+// "warning:", and "# Note: ..." for what else it left out or assumed (a
+// job still running replayed with a run time from its history, a
+// failure it could not express). It returns the warnings.
+func printNotes(w io.Writer, who string, data []byte) []string {
+	var warnings, notes []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := sc.Text()
@@ -91,10 +94,20 @@ func printNotes(w io.Writer, who string, data []byte) {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			return // the notes are in the head comment only
+			break // the notes are in the head comment only
+		}
+		if warning, ok := strings.CutPrefix(line, "# Warning: "); ok {
+			warnings = append(warnings, warning)
 		}
 		if note, ok := strings.CutPrefix(line, "# Note: "); ok {
-			fmt.Fprintf(w, "%s: note: %s\n", who, note)
+			notes = append(notes, note)
 		}
 	}
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "%s: warning: %s\n", who, warning)
+	}
+	for _, note := range notes {
+		fmt.Fprintf(w, "%s: note: %s\n", who, note)
+	}
+	return warnings
 }

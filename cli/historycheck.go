@@ -30,6 +30,9 @@ type historyCheck struct {
 	Replayed int       `json:"replayed"` // replayed decisions compared
 	Same     bool      `json:"same"`
 	Diff     []string  `json:"diff"` // the differing lines, "- " live, "+ " replayed, with context
+	// LeftOut are the export's warnings: the jobs of the window it left
+	// out, whose decisions the replay cannot make, and why.
+	LeftOut []string `json:"left_out"`
 	// compared are the live decisions compared, which -o wide prints.
 	compared []string
 }
@@ -52,7 +55,9 @@ the window's export (GET /api/v1/history/scenario, what allot sim
 before the log was read (before --until, where it ended the window
 earlier: the replay has none of the jobs submitted later). It exits 0
 when they agree and 1 with the differing lines (- live, + replayed) when
-they do not; the export's notes say what it could not carry over. -o wide
+they do not. The export's warnings, printed first on stderr, name the
+jobs it left out, whose decisions the replay cannot make; its notes say
+what else it could not carry over or assumed. -o wide
 also lists the decisions that agreed.`,
 		Example: "  allot history check\n  allot history check -o wide   # the decisions compared too\n  allot history check --since 2h -o json",
 		Args:    cobra.NoArgs,
@@ -106,7 +111,7 @@ func checkHistory(cmd *cobra.Command, win client.Window, context int) (historyCh
 	if err != nil {
 		return historyCheck{}, fmt.Errorf("export the cluster's history: %w", err)
 	}
-	printNotes(cmd.ErrOrStderr(), cmd.CommandPath(), data)
+	leftOut := printNotes(cmd.ErrOrStderr(), cmd.CommandPath(), data)
 	sc, err := scenario.Parse("the exported history", data)
 	if err != nil {
 		return historyCheck{}, err
@@ -115,7 +120,9 @@ func checkHistory(cmd *cobra.Command, win client.Window, context int) (historyCh
 	if err != nil {
 		return historyCheck{}, fmt.Errorf("replay the exported history: %w", err)
 	}
-	return compareDecisions(live, compareUntil(live, win), replayed, context), nil
+	res := compareDecisions(live, compareUntil(live, win), replayed, context)
+	res.LeftOut = append([]string{}, leftOut...)
+	return res, nil
 }
 
 // compareUntil is when the comparison of the live log ends: when it was
@@ -206,6 +213,13 @@ func (r historyCheck) failure() error {
 			changed++
 		}
 	}
-	return fmt.Errorf("the replay differs from the live master in %s (%s, %d replayed)", plural.Count(changed, "line"),
+	err := fmt.Errorf("the replay differs from the live master in %s (%s, %d replayed)", plural.Count(changed, "line"),
 		plural.Count(r.Live, "live decision"), r.Replayed)
+	if len(r.LeftOut) > 0 {
+		// The first place to look: the export's warnings scroll by
+		// before the diff.
+		err = fmt.Errorf("%w; the export left out %s, which the replay cannot make the decisions of (the warnings above)",
+			err, plural.Count(len(r.LeftOut), "job"))
+	}
+	return err
 }

@@ -172,3 +172,43 @@ func TestHistoryCheckPrint(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintNotesWarnsFirst: the export's warnings (jobs it left out)
+// come on stderr before its notes, as "warning:", whatever their order
+// in the file, and are returned; a comment after the head is not read.
+func TestPrintNotesWarnsFirst(t *testing.T) {
+	data := "# The jobs ...\n# Note: job 3 (j3-live) was still running when exported\n" +
+		"# Warning: job 4 (j4-gang) left out: a task of 6 slots is larger than pool teams was at any time in the window (4 slots)\n" +
+		"pools: []\n# Warning: not the head\n"
+	var w strings.Builder
+	got := printNotes(&w, "allot history check", []byte(data))
+	want := "allot history check: warning: job 4 (j4-gang) left out: a task of 6 slots is larger than pool teams was at any time in the window (4 slots)\n" +
+		"allot history check: note: job 3 (j3-live) was still running when exported\n"
+	if w.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", w.String(), want)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "job 4 (j4-gang) left out") {
+		t.Errorf("warnings %q, want job 4's", got)
+	}
+}
+
+// TestHistoryCheckFailureNamesLeftOut: where the export left jobs out,
+// the failure says so, as the first cause of a difference to look at.
+func TestHistoryCheckFailureNamesLeftOut(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		leftOut []string
+		want    string
+	}{
+		{"none", nil, "the replay differs from the live master in 1 line (3 live decisions, 2 replayed)"},
+		{"one", []string{"job 4 (j4-gang) left out: ..."},
+			"the replay differs from the live master in 1 line (3 live decisions, 2 replayed); the export left out 1 job, which the replay cannot make the decisions of (the warnings above)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := historyCheck{Live: 3, Replayed: 2, Diff: []string{"- 0 start j4-gang task=0 attempt=1 nodes=n1:4,n2:2"}, LeftOut: c.leftOut}
+			if got := r.failure().Error(); got != c.want {
+				t.Errorf("failure %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}

@@ -75,8 +75,8 @@ func reloadMoveCases() []replayCase {
 		{name: "fifo-reload-moves-node", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
 			reloads: []rreload{{at: 100, config: movePoolsN2}}},
 		// A reload at 520 puts n2 back in default, where z starts on it
-		// at 550. n3 has two GPUs: the export leaves out a job larger
-		// than its pool now (whatif.go), as x would be.
+		// at 550. n3 has two GPUs (the export used to leave out a job
+		// larger than its pool now, as x would have been).
 		{name: "fifo-reload-moves-node-and-back", config: movePools, nodes: []rnode{{"n1", 4}, {"n2", 2}, {"n3", 2}},
 			jobs:    append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 2, submit: 550, run: 100}),
 			reloads: []rreload{{at: 100, config: movePoolsN2}, {at: 520, config: movePools}}},
@@ -115,8 +115,8 @@ func reloadPinCases() []replayCase {
 		// The master starts with n2 pinned to b, where it registers: x
 		// starts on it at 150; the reload at 520 that ends the pin puts
 		// it in default, as its agent asked for no pool, and z starts
-		// at 550 on n1 or n2. n3 has two GPUs: the export leaves out a
-		// job larger than its pool now (whatif.go), as x would be.
+		// at 550 on n1 or n2. n3 has two GPUs (the export used to leave out
+		// a job larger than its pool now, as x would have been).
 		{name: "fifo-reload-unpins-node-first", config: movePoolsN2, nodes: []rnode{{"n1", 4}, {"n2", 2}, {"n3", 2}},
 			jobs:    append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 2, submit: 550, run: 100}),
 			reloads: []rreload{{at: 520, config: movePools}}},

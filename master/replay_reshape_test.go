@@ -76,8 +76,8 @@ func poolMoveCases() []replayCase {
 		{name: "fifo-node-moves-pool", config: movePools, nodes: replayNodes, jobs: poolMoveJobs,
 			reshapes: []rdown{{node: "n2", at: 100, pool: "b"}}},
 		// It moves with three GPUs, and back to default at 520, where z
-		// starts on it at 550. n3 has two GPUs here: the export leaves
-		// out a job larger than its pool now (whatif.go), as x would be.
+		// starts on it at 550. n3 has two GPUs here (the export used to
+		// leave out a job larger than its pool now, as x would have been).
 		{name: "fifo-node-moves-pool-and-back", config: movePools, nodes: []rnode{{"n1", 4}, {"n2", 2}, {"n3", 2}},
 			jobs:     append(slices.Clone(poolMoveJobs), rjob{name: "z", slots: 3, submit: 550, run: 100}),
 			reshapes: []rdown{{node: "n2", at: 100, pool: "b", gpus: 3}, {node: "n2", at: 520, pool: "default"}}},

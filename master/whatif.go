@@ -101,8 +101,8 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		pools[sc.Pools[i].Name] = &sc.Pools[i]
 	}
 	now := ca.m.now()
-	x := jobExport{sc: sc, cfg: cfg, pools: pools, movedOut: movedOut, hist: &hist, byJob: byJob, ntasks: ntasks,
-		since: since, until: until, now: now}
+	x := jobExport{sc: sc, cfg: cfg, pools: pools, movedOut: movedOut, room: windowRoom(sc, cfg, nevs, since, until),
+		hist: &hist, byJob: byJob, ntasks: ntasks, since: since, until: until, now: now}
 	for _, j := range jobs {
 		notes = append(notes, x.job(j)...)
 	}
@@ -133,7 +133,7 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 	if err != nil {
 		return nil, fmt.Errorf("encode the scenario: %w", err)
 	}
-	return append(exportHeader(since, until, now, notes), body...), nil
+	return append(exportHeader(since, until, now, x.dropped, notes), body...), nil
 }
 
 // storedJobs reads the stored jobs with their attempts and their
@@ -163,11 +163,16 @@ func (ca *clusterAPI) storedJobs(ctx context.Context) ([]store.Job, map[int64][]
 }
 
 // exportHeader is the export's opening comment: what it covers, how to
-// replay it, and what it could not carry over.
-func exportHeader(since, until, now time.Time, notes []string) []byte {
+// replay it, the jobs of the window it left out (warnings, first: the
+// replay cannot make their decisions), and what else it could not carry
+// over or assumed (notes).
+func exportHeader(since, until, now time.Time, warnings, notes []string) []byte {
 	var head strings.Builder
 	fmt.Fprintf(&head, "# The jobs submitted to this cluster from %s to %s, with its pools,\n# projects, licenses, QOS levels and nodes as of %s. Replay it with:\n#   allot sim FILE\n#   allot sim compare FILE --policy current --policy easy\n",
 		since.Format(time.RFC3339), until.Format(time.RFC3339), now.Format(time.RFC3339))
+	for _, w := range warnings {
+		fmt.Fprintf(&head, "# Warning: %s\n", w)
+	}
 	for _, n := range notes {
 		fmt.Fprintf(&head, "# Note: %s\n", n)
 	}
@@ -338,6 +343,7 @@ type jobExport struct {
 	cfg               *config.Config
 	pools             map[string]*scenario.Pool
 	movedOut          map[string]int // placeStarts'
+	room              map[string]int // windowRoom's
 	hist              *historyEvents
 	byJob             map[int64][]store.Attempt
 	ntasks            map[int64]int
@@ -345,6 +351,18 @@ type jobExport struct {
 	subs              []exportedSub // the jobs exported, with their submission
 	// times are the live times of the events added to sc (liveOrder).
 	times []time.Time
+	// dropped say which jobs of the window the export left out, and why
+	// (drop): the file's warnings.
+	dropped []string
+}
+
+// drop says that job j, submitted in the window, is left out, and why:
+// the replay runs without it, so it differs from the live master's
+// decisions wherever the job ran or waited, which a warning says
+// (exportHeader), apart from the notes on what the export assumed.
+func (x *jobExport) drop(j store.Job, why string, args ...any) {
+	x.dropped = append(x.dropped, fmt.Sprintf("job %d (%s) left out: %s; the replay runs without it, so its decisions differ from the live ones wherever the job ran or waited",
+		j.ID, exportName(j), fmt.Sprintf(why, args...)))
 }
 
 // job exports stored job j into the scenario, with its changes and its
@@ -358,11 +376,11 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	}
 	p := pools[j.Pool]
 	if p == nil {
-		notes = append(notes, fmt.Sprintf("job %d left out: its pool %s has no node now", j.ID, j.Pool))
+		x.drop(j, "its pool %s has no node now", j.Pool)
 		return notes
 	}
-	if total := poolSlots(p) + x.movedOut[p.Name]; j.Slots > total {
-		notes = append(notes, fmt.Sprintf("job %d left out: a task of %d slots is larger than pool %s now (%d)", j.ID, j.Slots, j.Pool, total))
+	if total := x.roomOf(p); j.Slots > total {
+		x.drop(j, "a task of %d slots is larger than pool %s was at any time in the window (%d slots)", j.Slots, j.Pool, total)
 		return notes
 	}
 	if j.Project != "" && cfg.ProjectIndex(j.Project) < 0 {
@@ -372,7 +390,7 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	}
 	sj, notes1, ok := scenarioJob(j, byJob[j.ID], hist, max(ntasks[j.ID], 1), since, now, p, cfg)
 	if !ok {
-		notes = append(notes, fmt.Sprintf("job %d left out: it never ran and has no time limit, so its run time is unknown", j.ID))
+		x.drop(j, "it never ran and has no time limit, so its run time is unknown")
 		return notes
 	}
 	notes = append(notes, notes1...)
@@ -380,11 +398,12 @@ func (x *jobExport) job(j store.Job) (notes []string) {
 	sj.AfterPass = hist.afterPass[j.ID]
 	changes, changeTimes := exportChanges(&sj, hist.changes[j.ID], since, p)
 	note, ok := exportHints(j, &sj, p, cfg)
-	if note != "" {
-		notes = append(notes, note)
-	}
-	if !ok {
+	switch {
+	case !ok:
+		x.drop(j, "%s", note)
 		return notes
+	case note != "":
+		notes = append(notes, note)
 	}
 	limitChanges, limitTimes := exportLimitChanges(&sj, hist.changes[j.ID], since, p, cfg)
 	changes, changeTimes = append(changes, limitChanges...), append(changeTimes, limitTimes...)

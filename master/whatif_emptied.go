@@ -30,7 +30,7 @@ import (
 // scenario pool has at least one node: the move is noted then, by
 // setStarts). It returns, by pool, the slots of the nodes moved out of
 // it, which it has at the window's end: a job of the pool is exported
-// where it fits them too (jobExport.job), as the scenario's parser counts
+// where it fits them too (jobExport.roomOf), as the scenario's parser counts
 // a node in each pool its node_reshape events move it to; and, by pool
 // with no node in sc, why a node that was in it when the window began
 // stays out, for dropEmptyPools' note.

@@ -19,8 +19,8 @@ import (
 // job asked for. It returns a note for what the replay cannot carry:
 // a QOS or a license the configuration no longer has (the live job waits
 // for it as unknown_qos or unknown_license; the replay drops it), and
-// false, with a note, for a job that needs more of a license than exist,
-// which no scenario can hold.
+// false, with why, for a job that needs more of a license than exist,
+// which no scenario can hold (the export leaves it out: jobExport.drop).
 func exportHints(j store.Job, sj *scenario.Job, p *scenario.Pool, cfg *config.Config) (string, bool) {
 	h, err := decodeSpec(j.Spec, j.Kind)
 	if err != nil {
@@ -50,8 +50,8 @@ func exportHints(j store.Job, sj *scenario.Job, p *scenario.Pool, cfg *config.Co
 			notes = append(notes, "its license "+strconv.Quote(u.name)+" is no longer configured")
 			continue
 		case u.count > cfg.Licenses[i].Total:
-			return fmt.Sprintf("job %d left out: each task needs %d of license %s, and only %d exist",
-				j.ID, u.count, strconv.Quote(u.name), cfg.Licenses[i].Total), false
+			return fmt.Sprintf("each task needs %d of license %s, and only %d exist",
+				u.count, strconv.Quote(u.name), cfg.Licenses[i].Total), false
 		}
 		if sj.Licenses == nil {
 			sj.Licenses = map[string]int{}
