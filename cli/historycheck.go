@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +71,11 @@ also lists the decisions that agreed.`,
 			}
 			if err := checkWindow(win, "--until"); err != nil {
 				return err
+			}
+			if out.wide() && !cmd.Flags().Changed("context") {
+				// Wide lists every decision compared, the agreeing ones
+				// among the differences too.
+				context = math.MaxInt32
 			}
 			res, err := checkHistory(cmd, win, context)
 			if err != nil {
