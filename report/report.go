@@ -72,7 +72,7 @@ func metricRows() []row {
 	}
 	return []row{
 		{"jobs", func(m *sim.Metrics) string { return fmt.Sprint(m.Jobs) }},
-		{"completed / killed", func(m *sim.Metrics) string { return fmt.Sprintf("%d / %d", m.Completed, m.Killed) }},
+		{"completed / failed / killed", func(m *sim.Metrics) string { return fmt.Sprintf("%d / %d / %d", m.Completed, m.Failed, m.Killed) }},
 		{"unfinished", func(m *sim.Metrics) string { return fmt.Sprint(m.Unfinished) }},
 		{"makespan", dur(func(m *sim.Metrics) float64 { return float64(m.Makespan) })},
 		{"utilisation", func(m *sim.Metrics) string { return fmt.Sprintf("%.1f%%", 100*m.Utilization) }},
