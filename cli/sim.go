@@ -140,6 +140,11 @@ func settingsFor(policy, set string) (sim.Settings, error) {
 func parseSet(text string) (sim.Settings, error) {
 	s, err := sim.ParseSettings(text)
 	if err != nil {
+		for _, pair := range strings.Split(text, ",") {
+			if k, v, _ := strings.Cut(pair, "="); strings.TrimSpace(k) == "policy" && noPresetWhy(strings.TrimSpace(v)) != "" {
+				return s, usageErrorf("--set: %w%s", err, noPresetWhy(strings.TrimSpace(v)))
+			}
+		}
 		return s, usageErrorf("--set: %w", err)
 	}
 	return s, nil
@@ -154,15 +159,20 @@ func policyPreset(name string) (sim.Settings, error) {
 	}
 	s, err := sim.Preset(name)
 	if err != nil {
-		why := ""
-		if name == string(sched.PolicyQuota) || name == string(sched.PolicyMultifactor) {
-			why = fmt.Sprintf(": a %s pool needs settings of its own that --policy cannot give (%s); "+
-				"give them to the pools of a scenario and replay it with --policy current", name, poolNeeds[name])
-		}
 		return sim.Settings{}, usageErrorf("--policy: expected current (the workload's own policies) or one of %s, got %q%s",
-			strings.Join(sim.Presets, ", "), name, why)
+			strings.Join(sim.Presets, ", "), name, noPresetWhy(name))
 	}
 	return s, nil
+}
+
+// noPresetWhy says, for a pool policy that is no preset, why a bare
+// policy name cannot ask for it and what replays it; "" for others.
+func noPresetWhy(name string) string {
+	if name != string(sched.PolicyQuota) && name != string(sched.PolicyMultifactor) {
+		return ""
+	}
+	return fmt.Sprintf(": a %s pool needs settings of its own that a policy name cannot give (%s); "+
+		"a scenario's %s pools, and those --from-history exports, replay as they are with --policy current", name, poolNeeds[name], name)
 }
 
 // poolNeeds says what the pool policies that are no preset need, which a
