@@ -143,7 +143,8 @@ func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name 
 	} else {
 		ca.m.log.Info("node resumed", "node", name)
 	}
-	ca.m.kick()        // a resumed node has room; a drained one changes reservations
+	ca.m.kick() // a resumed node has room; a drained one changes reservations
+	ca.m.planner.etaRun.want()
 	ca.m.pub.publish() // before the answer, so that the client's next read shows it
 	writeJSON(w, http.StatusOK, nodeView(ca.m.cfg, n))
 }

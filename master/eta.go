@@ -39,6 +39,12 @@ func (r *etaRun) due(now time.Time) bool {
 	return since >= etaEvery || r.wanted && since >= max(time.Second, 5*r.took)
 }
 
+// want has the forecast run again soon (due): after a job was added,
+// or a change that moves every estimate (a reload, a drain or resume),
+// rather than show the old estimates beside the new reasons until the
+// next etaEvery. Callers hold mu.
+func (r *etaRun) want() { r.wanted = true }
+
 // copySnapshot copies what the next passes of the master reuse in place:
 // every slice, and the allocations' placements, which live in an arena.
 func copySnapshot(src *sched.Snapshot) sched.Snapshot {

@@ -128,3 +128,42 @@ func TestETAWantedAfterSubmit(t *testing.T) {
 		t.Error("still wanted after the forecast")
 	}
 }
+
+// TestETAWantedAfterChanges: a reload, a drain and a resume ask for a
+// forecast before etaEvery is up, as a submission does: every estimate
+// may move, and the old ones stood beside the new reasons until then.
+func TestETAWantedAfterChanges(t *testing.T) {
+	withFile, path := withConfigFile(t, "pools: [{name: default, policy: fifo}]\n")
+	h := newHarness(t, withFile)
+	h.agent("n1", 2)
+	wanted := func() bool {
+		h.m.lock()
+		defer h.m.unlock()
+		return h.m.planner.etaRun.wanted
+	}
+	cases := []struct {
+		name   string
+		change func() int
+	}{
+		{"a reload", func() int {
+			writeConfig(t, path, "pools: [{name: default, policy: priority}]\n")
+			return h.do("POST", "/api/v1/config/reload", nil, nil)
+		}},
+		{"a drain", func() int { return h.do("POST", "/api/v1/nodes/n1/drain", map[string]string{"reason": "fan"}, nil) }},
+		{"a resume", func() int { return h.do("POST", "/api/v1/nodes/n1/resume", nil, nil) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h.m.planner.refreshETA()
+			if wanted() {
+				t.Fatal("a forecast wanted before the change")
+			}
+			if code := tc.change(); code != 200 {
+				t.Fatalf("change: %d", code)
+			}
+			if !wanted() {
+				t.Error("no forecast wanted after the change")
+			}
+		})
+	}
+}

@@ -192,6 +192,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 		m.log.Warn("configuration reloaded: " + w)
 	}
 	m.kick()
+	m.planner.etaRun.want()
 	return warnings, nil
 }
 

@@ -488,7 +488,7 @@ func (m *Master) addJob(j *mjob) {
 	m.jobs[j.rec.ID] = j
 	if m.planner != nil {
 		m.planner.roster.touch(j)
-		m.planner.etaRun.wanted = true
+		m.planner.etaRun.want()
 	}
 	n := len(m.order)
 	if n == 0 || m.order[n-1].rec.ID < j.rec.ID {
