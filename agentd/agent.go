@@ -202,6 +202,9 @@ type attempt struct {
 	// fenced says why the fence stopped it (fence.go), for its exit
 	// report; "" when it did not.
 	fenced string
+	// stopped is the type of the last stop command it got (preempt,
+	// kill), so that the master's re-sends are logged once: "" for none.
+	stopped string
 }
 
 // maxFinished bounds the memory of finished attempts kept to recognise

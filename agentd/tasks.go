@@ -191,6 +191,10 @@ func (a *Agent) stop(c api.Command) {
 			Error: "the attempt is not running on this node", At: time.Now().UTC()})
 		return
 	}
+	a.mu.Lock()
+	again := att.stopped == c.Type
+	att.stopped = c.Type
+	a.mu.Unlock()
 	grace := time.Duration(max(c.GraceS, 0)) * time.Second
 	var err error
 	if c.Type == api.CommandPreempt {
@@ -203,6 +207,10 @@ func (a *Agent) stop(c api.Command) {
 		log.Debug("attempt has already exited")
 	case err != nil:
 		log.Warn("preempt: checkpoint request incomplete", "err", err)
+	case again:
+		// The master sends a stop again while the attempt still runs
+		// (a sync's running list): the first was logged.
+		log.Debug("stopping attempt, asked again", "grace_s", c.GraceS)
 	default:
 		log.Info("stopping attempt", "grace_s", c.GraceS)
 	}
