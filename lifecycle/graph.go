@@ -49,22 +49,38 @@ func (e *EdgeError) Error() string {
 	return fmt.Sprintf("%s cannot go %q → %q: %s", e.Kind, e.From, e.To, e.Why)
 }
 
+// graphState is what the graph reads of a task or job state.
+type graphState interface {
+	~string
+	Valid() bool
+	Terminal() bool
+}
+
+// offGraph says why from may not go to to under the rules tasks and jobs
+// share (both valid, a change, not out of a terminal state); "" when it
+// may.
+func offGraph[S graphState](kind string, from, to S) string {
+	switch {
+	case !from.Valid():
+		return fmt.Sprintf("%q is not a %s state", from, kind)
+	case !to.Valid():
+		return fmt.Sprintf("%q is not a %s state", to, kind)
+	case from == to:
+		return "the transition changes nothing"
+	case from.Terminal():
+		return fmt.Sprintf("%q is terminal", from)
+	}
+	return ""
+}
+
 // TaskEdge returns nil when a task may go from state from to state to,
 // else an *EdgeError naming both and why not.
 func TaskEdge(from, to TaskState) error {
-	why := ""
-	switch {
-	case !from.Valid():
-		why = fmt.Sprintf("%q is not a task state", from)
-	case !to.Valid():
-		why = fmt.Sprintf("%q is not a task state", to)
-	case from == to:
-		why = "the transition changes nothing"
-	case from.Terminal():
-		why = fmt.Sprintf("%q is terminal", from)
-	case to == TaskStarting && from.Active():
+	why := offGraph("task", from, to)
+	if why == "" && to == TaskStarting && from.Active() {
 		why = "it already has an open attempt"
-	default:
+	}
+	if why == "" {
 		return nil
 	}
 	return &EdgeError{Kind: "task", From: string(from), To: string(to), Why: why}
@@ -74,18 +90,8 @@ func TaskEdge(from, to TaskState) error {
 // move between distinct states but out of a terminal one. Otherwise it
 // returns an *EdgeError naming both and why not.
 func JobEdge(from, to JobState) error {
-	why := ""
-	switch {
-	case !from.Valid():
-		why = fmt.Sprintf("%q is not a job state", from)
-	case !to.Valid():
-		why = fmt.Sprintf("%q is not a job state", to)
-	case from == to:
-		why = "the transition changes nothing"
-	case from.Terminal():
-		why = fmt.Sprintf("%q is terminal", from)
-	default:
-		return nil
+	if why := offGraph("job", from, to); why != "" {
+		return &EdgeError{Kind: "job", From: string(from), To: string(to), Why: why}
 	}
-	return &EdgeError{Kind: "job", From: string(from), To: string(to), Why: why}
+	return nil
 }
