@@ -96,16 +96,13 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 		// is nothing to judge by, and the job waits with reason no_nodes.
 		return nil
 	}
-	f := lifecycle.JobFacts{ID: rec.Name, Pool: pool, Slots: rec.Slots, Preemptible: rec.Preemptible,
-		Low: rec.PriorityClass == string(jobfile.ClassLow), QuotaPool: v.cfg.Pools[pool].Policy == sched.PolicyQuota,
-		Interactive: lifecycle.InteractiveKind(sched.Kind(rec.Kind))}
-	if p := schedHints(v.cfg, j, &f); p != nil {
+	e, f, ok := judgedEntry(v.cfg, rec, j, pool)
+	if !ok {
 		return nil // an unknown QOS or license: the pass reports it
 	}
 	// A zero-slot task is judged too: it needs no GPU, but it waits for
 	// ever for a GPU type no node of its pool has (the core's findZero
 	// matches the type) or for more of a license than exist.
-	e := f.Entry()
 	if err := quotaFeasible(v.cfg, pool, rec.Project, &e); err != nil {
 		return err
 	}
@@ -142,6 +139,20 @@ func (ja *jobsAPI) checkFeasible(rec store.Job, j *mjob) error {
 	msg += "Submit it with " + AllowInfeasibleParam + "=true (allot submit --allow-infeasible) to queue it anyway, " +
 		"for nodes yet to join or a configuration yet to change."
 	return &httpError{status: http.StatusUnprocessableEntity, field: field, msg: msg}
+}
+
+// judgedEntry is the entry of job j (record rec) in pool pool that the
+// checks of what can never run judge (checkFeasible, neverRunsWarnings),
+// with its facts; false where its QOS or a license is unknown, which the
+// pass reports.
+func judgedEntry(cfg *config.Config, rec store.Job, j *mjob, pool int) (sched.Job, lifecycle.JobFacts, bool) {
+	f := lifecycle.JobFacts{ID: rec.Name, Pool: pool, Slots: rec.Slots, Preemptible: rec.Preemptible,
+		Low: rec.PriorityClass == string(jobfile.ClassLow), QuotaPool: cfg.Pools[pool].Policy == sched.PolicyQuota,
+		Interactive: lifecycle.InteractiveKind(sched.Kind(rec.Kind))}
+	if schedHints(cfg, j, &f) != nil {
+		return sched.Job{}, f, false
+	}
+	return f.Entry(), f, true
 }
 
 // poolGPUTypes lists the GPU types of the pool's nodes, for a mistyped

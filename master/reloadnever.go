@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/config"
-	"github.com/allot-sched/allot/jobfile"
-	"github.com/allot-sched/allot/lifecycle"
 	"github.com/allot-sched/allot/sched"
 	"github.com/allot-sched/allot/store"
 )
@@ -32,13 +30,10 @@ func (m *Master) neverRunsWarnings(cfg *config.Config) []string {
 		if pool < 0 || cfg.Pools[pool].Policy != sched.PolicyQuota {
 			continue
 		}
-		f := lifecycle.JobFacts{ID: j.idString(), Pool: pool, Slots: j.rec.Slots, Preemptible: j.rec.Preemptible,
-			Low: j.rec.PriorityClass == string(jobfile.ClassLow), QuotaPool: true,
-			Interactive: lifecycle.InteractiveKind(sched.Kind(j.rec.Kind))}
-		if schedHints(cfg, j, &f) != nil {
+		e, _, ok := judgedEntry(cfg, j.rec, j, pool)
+		if !ok {
 			continue // an unknown QOS or license: its own reason says so
 		}
-		e := f.Entry()
 		if _, why, _ := quotaNever(cfg, pool, j.rec.Project, &e); why != "" {
 			out = append(out, fmt.Sprintf("job %d (%s, %s) can never start now: %s; it waits until the configuration allows it (raise the limit or quota again, or kill it: allot job kill %d)",
 				j.rec.ID, j.rec.Name, j.rec.State, why, j.rec.ID))
