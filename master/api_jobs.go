@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/allot-sched/allot/api"
@@ -80,6 +81,8 @@ func (ja *jobsAPI) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		ja.m.access.deny(w, r, err)
 		return
 	}
+	noteAuditTarget(r.Context(), "job "+strconv.FormatInt(job.ID, 10))
+	noteAudit(r.Context(), "%s", submitDetail(job, tasks))
 	writeJSON(w, http.StatusCreated, api.SubmitReply{ID: job.ID, Tasks: tasks})
 }
 

@@ -180,10 +180,12 @@ func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
 	}
 	// The store keeps the deletion in the node history (the what-if
 	// export's, whatif_deleted.go), with the node, in one transaction.
-	if err := ca.m.st.DeleteNode(r.Context(), name, ca.m.now()); err != nil && !errors.Is(err, store.ErrNotFound) {
+	ctx := r.Context()
+	if err := ca.m.st.DeleteNode(ctx, name, ca.m.now()); err != nil && !errors.Is(err, store.ErrNotFound) {
 		ca.fail(w, err)
 		return
 	}
+	noteAudit(ctx, "%s", nodeDeleteDetail(n))
 	delete(ca.m.nodes, name)
 	ca.m.pub.markNode(n)
 	ca.m.forgetFeasible()

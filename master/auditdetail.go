@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-sched/allot/config"
+	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
@@ -26,6 +27,45 @@ func noteAudit(ctx context.Context, format string, args ...any) {
 	if ri, ok := ctx.Value(reqInfoKey{}).(*reqInfo); ok {
 		ri.detail = fmt.Sprintf(format, args...)
 	}
+}
+
+// noteAuditTarget names the object a successful request made, which its
+// path does not name (a submission's POST /jobs: the job it created).
+func noteAuditTarget(ctx context.Context, target string) {
+	if ri, ok := ctx.Value(reqInfoKey{}).(*reqInfo); ok {
+		ri.target = target
+	}
+}
+
+// submitDetail says what a submission asked for, as sbatch's
+// "Submitted batch job" line with its request: an admin reading the log
+// learns who asked for how many GPUs where without opening the job.
+func submitDetail(j store.Job, tasks int) string {
+	d := fmt.Sprintf("submitted %q: project %s, pool %s, %s of %s",
+		j.Name, j.Project, j.Pool, plural.Count(tasks, "task"), plural.Count(j.Slots, "GPU"))
+	if j.TimeLimit > 0 {
+		d += ", time_limit " + shortLimit(j.TimeLimit)
+	}
+	if j.Preemptible {
+		d += ", preemptible"
+	}
+	return d
+}
+
+// nodeDeleteDetail says what a node's deletion removed: its pool and
+// GPUs as the master last knew them.
+func nodeDeleteDetail(n *mnode) string {
+	d := "deleted"
+	if n.pool != "" {
+		d += " from pool " + n.pool
+	}
+	if g := len(n.rec.GPUs); g > 0 {
+		d += fmt.Sprintf(", %s", plural.Count(g, "GPU"))
+		if t := n.rec.GPUs[0].Type; t != "" {
+			d += " " + t
+		}
+	}
+	return d
 }
 
 // jobChangeDetail says what a job's change changed, each field as

@@ -185,3 +185,40 @@ func TestJobEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestAuditDetailOfCreations: a submission is audited against the job it
+// made (its path, POST /jobs, names none) with what it asked for, and a
+// node's deletion with the pool and GPUs it took away.
+func TestAuditDetailOfCreations(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, auditDetailConfig)))
+	h.as("ana", "lab=member")
+	cases := []struct {
+		name string
+		do   func() (action, target string)
+		want string
+	}{
+		{"a submission", func() (string, string) {
+			id := h.submitAs("ana", jobSpec("train", 2, `, "time_limit": "1h", "preemptible": true`))
+			return "POST /api/v1/jobs", fmt.Sprintf("job %d", id)
+		}, `submitted "train": project lab, pool default, 1 task of 2 GPUs, time_limit 1h, preemptible`},
+		{"a node's deletion", func() (string, string) {
+			h.agent("n9", 3)
+			if code := h.do("DELETE", "/api/v1/nodes/n9", nil, nil); code != http.StatusNoContent {
+				t.Fatalf("DELETE node n9: %d", code)
+			}
+			return "DELETE /api/v1/nodes/n9", "node n9"
+		}, "deleted from pool default, 3 GPUs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			action, target := tc.do()
+			e := h.newestAudit(action)
+			if !strings.HasPrefix(e.Detail, tc.want) {
+				t.Fatalf("audit detail %q, want it to start %q", e.Detail, tc.want)
+			}
+			if e.Target != target {
+				t.Fatalf("audit target %q, want %q", e.Target, target)
+			}
+		})
+	}
+}

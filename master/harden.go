@@ -183,6 +183,9 @@ func (ac *access) audit(next http.Handler) http.Handler {
 			}
 		} else {
 			e.Detail = ri.detail // what the change changed (auditdetail.go)
+			if ri.target != "" {
+				e.Target = ri.target
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 		defer cancel()

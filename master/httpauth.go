@@ -33,6 +33,9 @@ type reqInfo struct {
 	// detail is what a successful change changed, for its audit entry
 	// (noteAudit); a refusal's detail is its error.
 	detail string
+	// target names what a change made, where its path cannot: a
+	// submission's job (noteAuditTarget); "" keeps auditTarget's.
+	target string
 }
 
 type reqInfoKey struct{}
