@@ -57,8 +57,10 @@
 // builds a node's snapshot entry for both (NodeFacts.Node: the facts
 // each driver resolves, the master's node record, agent labels, node
 // rule and pool in snapNodes, the simulator's scenario or trace node and
-// reshaped shape, with the rules applied once: its slots floored by
-// what its tasks hold, a drained node's what they hold, NodeSlots, which
+// reshaped shape, with the rules applied once: its slots less those
+// held outside the snapshot (the master's strays and jobs left out,
+// NodeFacts.Outside), floored by what its allocations hold, a drained
+// node's what they hold, NodeSlots, which
 // the Cluster's floorHeld applies too; the rule's labels over the
 // agent's, NodeLabels; the switch from its SwitchLabel label; the
 // default zero-slot limit, ZeroSlotLimit) and says what a node adds to

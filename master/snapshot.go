@@ -58,6 +58,9 @@ func (pl *planner) buildSnapshot() {
 		pl.m.cfgGen++ // job entries hold account indexes
 	}
 	pl.snapProjects(now)
+	// The roster first: which jobs it leaves out decides what their nodes
+	// offer (snapNodes, heldOutside).
+	pl.syncRoster()
 	capacity := pl.snapNodes()
 	s.Licenses = pl.m.cfg.SchedLicenses()
 	s.QOS = pl.m.cfg.SchedQOS()
@@ -65,7 +68,6 @@ func (pl *planner) buildSnapshot() {
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
 	}
-	pl.syncRoster()
 	r := &pl.roster
 	s.Jobs, s.Allocs = r.Entries(), s.Allocs[:0]
 	v.allocs = v.allocs[:0]
@@ -89,7 +91,6 @@ func (pl *planner) buildSnapshot() {
 		}
 	}
 	pl.orderAllocs()
-	pl.roster.holdOutside(&pl.snap, pl.view.nodes)
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts
@@ -220,15 +221,18 @@ func (pl *planner) snapProjects(now time.Time) {
 }
 
 // snapNodes adds the nodes that are up, each made from its facts by
-// the simulator's rules (nodeFacts, lifecycle.NodeFacts.Node: at least
-// the GPUs its attempts hold, a draining node what they hold), and
+// the simulator's rules (nodeFacts, lifecycle.NodeFacts.Node: its GPUs
+// less those held outside the snapshot, at least the GPUs its attempts
+// in the snapshot hold, a draining node what they hold), and
 // returns the slots of the nodes in multifactor pools, against which
 // fair-share usage is measured (lifecycle.FairShareSlots): lost and
 // drained ones too, as in the simulator, so that a loss or a drain does
 // not change what the accounts' usage is worth. A deleted node is no
 // node of the master's, so it leaves the capacity, as the rule says.
+// Call it after syncRoster, which says which jobs are left out.
 func (pl *planner) snapNodes() (multifactorSlots int) {
 	s, v := &pl.snap, &pl.view
+	out := pl.heldOutside()
 	s.Nodes = s.Nodes[:0]
 	v.nodes = v.nodes[:0]
 	names := make([]string, 0, len(pl.m.nodes))
@@ -246,8 +250,8 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 	for _, name := range names {
 		n := pl.m.nodes[name]
 		f := nodeFacts(pl.m.cfg, name, n, v.pools[n.pool])
-		f.Held, f.Drained = len(n.used), n.draining() // capDrained makes a draining one exact
-		f.Slots -= strayOnly(pl.m.agents.strays.strayHeld(name), n)
+		held, tasks := out.on(n)
+		f.Held, f.Outside, f.Drained = len(n.used)-tasks, held, n.draining() // capDrained makes a draining one exact
 		s.Nodes = append(s.Nodes, f.Node())
 		v.nodes = append(v.nodes, n)
 	}
