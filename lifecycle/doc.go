@@ -67,7 +67,10 @@
 // the fair-share capacity (FairShareSlots, by InFairShareCapacity), which
 // both count by; holds.go
 // builds the snapshot's allocations and drained nodes for both (Hold: a task's allocation,
-// Fill and Alloc, and how a move or resize splits it into its new
+// Fill and Alloc, with a preempting one's deadline for the forecast,
+// FreeBy: its stop request plus its grace, the master's pool grace, the
+// Cluster's what its driver promised by Tasks.Stopping; how a move or
+// resize splits it into its new
 // placement and what drains, Hold.Replaced, which Tasks.Replace follows
 // too; CapDrained: a drained node shrunk to what its allocations hold),
 // the master from its attempts (master/snapshot.go), the Cluster from

@@ -200,3 +200,42 @@ func TestEstimatesExactOnTrace(t *testing.T) {
 		t.Fatalf("%d of %d jobs estimated wrong (%d waited)", wrong, len(res.Jobs), waited)
 	}
 }
+
+// TestEstimatesWaitForTheCheckpoint: a job that preempts another is
+// forecast to start when the victim's checkpoint lands (its pool's
+// checkpoint_cost after the request), as the master forecasts it by its
+// pool's grace (lifecycle.Hold.FreeBy), not at once; and a job behind
+// it, after it. Both estimates are the starts.
+func TestEstimatesWaitForTheCheckpoint(t *testing.T) {
+	const src = `pools:
+  - name: gpu
+    policy: priority
+    preemption: true
+    checkpoint_cost: 2m
+    nodes: [{name: node, count: 1, slots: 8}]
+jobs:
+  - {name: low, kind: command, slots: 8, duration: 4h, time_limit: 4h, priority: 80, preemptible: true}
+  - {name: urgent, kind: command, submit: 1h, slots: 8, duration: 1h, time_limit: 1h, priority: 10}
+  - {name: next, kind: command, submit: 1h, slots: 8, duration: 30m, time_limit: 30m, priority: 20}
+`
+	res := runEstimates(t, src)
+	want := map[string]int64{"urgent": 3600 + 120, "next": 3600 + 120 + 3600}
+	for _, j := range res.Jobs {
+		w, ok := want[j.Name]
+		if !ok {
+			continue
+		}
+		t.Run(j.Name, func(t *testing.T) {
+			if j.Estimate == nil || *j.Estimate != w {
+				t.Errorf("estimated %v at submission, want %d", deref(j.Estimate), w)
+			}
+			if j.Start == nil || *j.Start != w {
+				t.Errorf("started %v, want %d", deref(j.Start), w)
+			}
+		})
+		delete(want, j.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("jobs missing from the result: %v", want)
+	}
+}
