@@ -57,15 +57,20 @@
 // builds a node's snapshot entry for both (NodeFacts.Node: the facts
 // each driver resolves, the master's node record, agent labels, node
 // rule and pool in snapNodes, the simulator's scenario or trace node and
-// reshaped shape, with the rules applied once: its slots floored by
-// what its tasks hold, a drained node's what they hold, NodeSlots, which
+// reshaped shape, with the rules applied once: its slots less those
+// held outside the snapshot (the master's strays and jobs left out,
+// NodeFacts.Outside), floored by what its allocations hold, a drained
+// node's what they hold, NodeSlots, which
 // the Cluster's floorHeld applies too; the rule's labels over the
 // agent's, NodeLabels; the switch from its SwitchLabel label; the
 // default zero-slot limit, ZeroSlotLimit) and says what a node adds to
 // the fair-share capacity (FairShareSlots, by InFairShareCapacity), which
 // both count by; holds.go
 // builds the snapshot's allocations and drained nodes for both (Hold: a task's allocation,
-// Fill and Alloc, and how a move or resize splits it into its new
+// Fill and Alloc, with a preempting one's deadline for the forecast,
+// FreeBy: its stop request plus its grace, the master's pool grace, the
+// Cluster's what its driver promised by Tasks.Stopping; how a move or
+// resize splits it into its new
 // placement and what drains, Hold.Replaced, which Tasks.Replace follows
 // too; CapDrained: a drained node shrunk to what its allocations hold),
 // the master from its attempts (master/snapshot.go), the Cluster from

@@ -35,6 +35,26 @@ type Hold struct {
 	// drains (Replaced).
 	Moving     bool
 	Backfilled bool
+	// Asked is when a Preempting hold's task was asked to stop (the
+	// checkpoint request of a preemption, a move or a resize; a kill
+	// that takes its time), and Grace how long it is given from then:
+	// its slots are free by Asked+Grace at the latest (FreeBy). The
+	// master gives its pool's grace (or kill_grace: the agent kills what
+	// has not stopped by then), the Cluster what its driver promised
+	// (Tasks.Stopping: the simulator's checkpoint landing, a slow kill's
+	// end). Both 0 where nothing is known: the slots are as good as free.
+	Asked, Grace int64
+}
+
+// FreeBy is when a Preempting hold's slots are free at the latest, its
+// stop request plus its grace (sched.Alloc.FreeBy, which only the
+// forecast reads: it frees the slots then rather than at once); 0 for a
+// hold that is not preempting.
+func (h *Hold) FreeBy() int64 {
+	if !h.Preempting {
+		return 0
+	}
+	return h.Asked + h.Grace
 }
 
 // Alloc is h's allocation in a snapshot whose entry for its job is job
@@ -53,6 +73,7 @@ func (h *Hold) Fill(a *sched.Alloc, job int, now, every int64) {
 	a.Job, a.Nodes, a.Start = job, h.Nodes, h.Start
 	a.Preempting, a.Moving, a.Backfilled = h.Preempting, h.Moving, h.Backfilled
 	a.Checkpoint = LastCheckpoint(h.Start, h.From, now, every)
+	a.FreeBy = h.FreeBy()
 }
 
 // Replaced splits running hold h when a move or resize applied at at
@@ -61,11 +82,15 @@ func (h *Hold) Fill(a *sched.Alloc, job int, now, every int64) {
 // which runs from at on (its last checkpoint is the re-placement's) and
 // is no longer backfilled, since the core placed it anew; drained is the
 // part that drains until the checkpoint lands, preempting and Moving,
-// with h's start, resumption and backfilling. Both keep h's start. Nodes
-// are the caller's slices, not copies.
+// with h's start, resumption and backfilling, free by h's deadline (its
+// Asked and Grace: the master's h is the task asked to checkpoint for the
+// re-placement; the Cluster's drain record takes its own, Tasks.Replace
+// and Tasks.Stopping). Both keep h's start. Nodes are the caller's
+// slices, not copies.
 func (h *Hold) Replaced(next, drain []sched.NodeSlots, at int64) (placed, drained Hold) {
 	placed = Hold{Start: h.Start, From: at, Nodes: next}
-	drained = Hold{Start: h.Start, From: h.From, Nodes: drain, Preempting: true, Moving: true, Backfilled: h.Backfilled}
+	drained = Hold{Start: h.Start, From: h.From, Nodes: drain, Preempting: true, Moving: true, Backfilled: h.Backfilled,
+		Asked: h.Asked, Grace: h.Grace}
 	return placed, drained
 }
 

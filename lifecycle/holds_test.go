@@ -76,7 +76,9 @@ func TestHoldReplaced(t *testing.T) {
 		return out
 	}
 	// Without an interval the last checkpoint is the last re-placement.
-	const start, at, now, every = 100, 400, 530, 0
+	// What drains is free by the request plus the grace: the master's
+	// pool grace, the time the Cluster's driver promises (Stopping).
+	const start, at, now, every, grace = 100, 400, 530, 0, 30
 	for _, c := range []struct {
 		name      string
 		r         Replace
@@ -94,14 +96,14 @@ func TestHoldReplaced(t *testing.T) {
 			if !slices.Equal(drain, c.wantDrain) {
 				t.Fatalf("Draining = %v, want %v", drain, c.wantDrain)
 			}
-			h := Hold{Start: start, From: start, Nodes: c.old, Backfilled: c.backfill}
+			h := Hold{Start: start, From: start, Nodes: c.old, Backfilled: c.backfill, Asked: at, Grace: grace}
 			placed, drained := h.Replaced(c.next, drain, at)
 			wantPlaced := sched.Alloc{Job: 3, Nodes: c.next, Start: start, Checkpoint: at}
 			if got := placed.Alloc(3, now, every); !reflect.DeepEqual(got, wantPlaced) {
 				t.Errorf("placed = %+v, want %+v", got, wantPlaced)
 			}
 			wantDrained := sched.Alloc{Job: 3, Nodes: drain, Start: start, Preempting: true, Moving: true,
-				Backfilled: c.backfill, Checkpoint: 0}
+				Backfilled: c.backfill, Checkpoint: 0, FreeBy: at + grace}
 			if got := drained.Alloc(3, now, every); !reflect.DeepEqual(got, wantDrained) {
 				t.Errorf("drained = %+v, want %+v", got, wantDrained)
 			}
@@ -116,6 +118,7 @@ func TestHoldReplaced(t *testing.T) {
 				t.Fatalf("Replace's drain record = %d, with %v to drain", r.Drain, drain)
 			}
 			if r.Drain >= 0 {
+				ts.Stopping(r.Drain, at, grace)
 				if got := ts.At(r.Drain).Alloc(3, now, every); !reflect.DeepEqual(got, wantDrained) {
 					t.Errorf("Task.Alloc of the drain record = %+v, want %+v", got, wantDrained)
 				}
@@ -151,6 +154,52 @@ func TestResumeClearsDrained(t *testing.T) {
 			}
 			if snap.Nodes[0].Drained {
 				t.Error("resumed node still Drained")
+			}
+		})
+	}
+}
+
+// TestHoldFreeBy: a preempting or killing allocation is free by its stop
+// request plus its grace, the master's Hold and the Cluster's task
+// record alike (the record's by what its driver promised, Stopping); a
+// running one has no deadline, and a relaunched record none left over.
+func TestHoldFreeBy(t *testing.T) {
+	nodes := []sched.NodeSlots{{Node: 0, Slots: 2}}
+	const start, asked, grace = 100, 400, 30
+	for _, c := range []struct {
+		name string
+		hold Hold
+		task func(ts *Tasks, ti int32) // leaves a launched record as hold is
+		want int64
+	}{
+		{"running", Hold{Start: start, Nodes: nodes, Asked: asked, Grace: grace},
+			func(ts *Tasks, ti int32) {}, 0},
+		{"preempting", Hold{Start: start, Nodes: nodes, Preempting: true, Asked: asked, Grace: grace},
+			func(ts *Tasks, ti int32) { ts.Preempt(ti, asked, Shape{}); ts.Stopping(ti, asked, grace) }, asked + grace},
+		{"preempting, no grace promised", Hold{Start: start, Nodes: nodes, Preempting: true, Asked: asked},
+			func(ts *Tasks, ti int32) { ts.Preempt(ti, asked, Shape{}) }, asked},
+		{"killing", Hold{Start: start, Nodes: nodes, Preempting: true, Asked: asked, Grace: grace},
+			func(ts *Tasks, ti int32) { ts.Kill(ti); ts.Stopping(ti, asked, grace) }, asked + grace},
+		{"preempted, then relaunched", Hold{Start: start, Nodes: nodes},
+			func(ts *Tasks, ti int32) {
+				ts.Preempt(ti, asked, Shape{})
+				ts.Stopping(ti, asked, grace)
+				ts.Retire(ti, TaskPreempted)
+				ts.Sweep()
+				if again := ts.Launch(0, 0, 0, 1000, nodes, false, start); again != ti {
+					t.Fatalf("relaunch took record %d, not %d", again, ti)
+				}
+			}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.hold.Alloc(0, 500, 0).FreeBy; got != c.want {
+				t.Errorf("Hold's FreeBy = %d, want %d", got, c.want)
+			}
+			var ts Tasks
+			ti := ts.Launch(0, 0, 0, 1000, nodes, false, start)
+			c.task(&ts, ti)
+			if got := ts.At(ti).Alloc(0, 500, 0).FreeBy; got != c.want {
+				t.Errorf("the task record's FreeBy = %d, want %d", got, c.want)
 			}
 		})
 	}

@@ -29,13 +29,24 @@ type NodeFacts struct {
 	Pool int
 	// Slots are the node's own: its GPUs.
 	Slots int
-	// Held is what its tasks hold there (the master's GPUs in use, the
-	// GPUs of the pods bound to a Kubernetes node): it may be more than
-	// Slots after a registration with fewer GPUs, or a Kubernetes node's
-	// allocatable GPUs falling (NodeSlots). The simulator builds nodes before any task holds
+	// Held is what the snapshot's allocations hold there (the GPUs the
+	// master's attempts in the snapshot hold, those of the pods bound to
+	// a Kubernetes node): it may be more than Slots after a registration
+	// with fewer GPUs, or a Kubernetes node's allocatable GPUs falling
+	// (NodeSlots). The simulator builds nodes before any task holds
 	// anything, and the Cluster floors its reshaped nodes by NodeSlots
 	// once the allocations are in (reshape.go).
 	Held int
+	// Outside is what of its slots is held by work that has no
+	// allocation in the snapshot, which the core would otherwise count
+	// free and plan onto: the master's attempts it ended that an agent
+	// still runs while they checkpoint (strays) and the attempts of jobs
+	// it left out of the snapshot while they run (their project, pool,
+	// QOS or license not configured). They are off its own slots
+	// (NodeSlots), and not in Held. The simulator and the Kubernetes
+	// scheduler have none: every task or pod they know holds its slots
+	// by an allocation.
+	Outside int
 	// GPU is the type of its GPUs, "" for none.
 	GPU string
 	// Labels are the agent's or the scenario's; Rule's, those of the
@@ -64,7 +75,7 @@ func (f *NodeFacts) Node() sched.Node {
 	return sched.Node{
 		Name:          f.Name,
 		Pool:          f.Pool,
-		Slots:         NodeSlots(f.Slots, f.Held, f.Drained),
+		Slots:         NodeSlots(f.Slots-f.Outside, f.Held, f.Drained),
 		GPU:           f.GPU,
 		Labels:        labels,
 		Switch:        labels[SwitchLabel],
@@ -72,10 +83,13 @@ func (f *NodeFacts) Node() sched.Node {
 	}
 }
 
-// NodeSlots is what a node offers a pass: its own slots, or what its
-// tasks hold there when that is more, so that a node registered again
-// or reshaped with fewer than its tasks hold is full, never
-// over-committed; a drained node offers only what its tasks hold.
+// NodeSlots is what a node offers a pass: its own slots less those held
+// outside the snapshot (NodeFacts.Outside), or what the snapshot's
+// allocations hold there when that is more, so that a node registered
+// again or reshaped with fewer than its tasks hold is full, never
+// over-committed; a drained node offers only what its allocations hold.
+// own may be negative (more held outside than the node has): held, at
+// least 0, is the floor.
 func NodeSlots(own, held int, drained bool) int {
 	if drained {
 		return held

@@ -29,6 +29,16 @@ func TestNodeFactsNode(t *testing.T) {
 		{"drained offers what is held", func(f *NodeFacts) { f.Held, f.Drained = 3, true }, func(n *sched.Node) { n.Slots = 3 }},
 		{"drained holding nothing", func(f *NodeFacts) { f.Drained = true }, func(n *sched.Node) { n.Slots = 0 }},
 		{"drained holding more than own", func(f *NodeFacts) { f.Held, f.Drained = 11, true }, func(n *sched.Node) { n.Slots = 11 }},
+		// Held outside the snapshot (the master's strays and jobs left
+		// out): off its own slots, not below what its allocations hold.
+		{"some held outside", func(f *NodeFacts) { f.Outside = 3 }, func(n *sched.Node) { n.Slots = 5 }},
+		{"held outside and in", func(f *NodeFacts) { f.Held, f.Outside = 2, 3 }, func(n *sched.Node) { n.Slots = 5 }},
+		{"all held outside", func(f *NodeFacts) { f.Outside = 8 }, func(n *sched.Node) { n.Slots = 0 }},
+		{"held outside, more held than the rest", func(f *NodeFacts) { f.Held, f.Outside = 6, 4 },
+			func(n *sched.Node) { n.Slots = 6 }},
+		{"more held outside than own", func(f *NodeFacts) { f.Outside = 10 }, func(n *sched.Node) { n.Slots = 0 }},
+		{"drained, held outside", func(f *NodeFacts) { f.Held, f.Outside, f.Drained = 3, 2, true },
+			func(n *sched.Node) { n.Slots = 3 }},
 		{"no GPUs", func(f *NodeFacts) { f.Slots, f.GPU = 0, "" }, func(n *sched.Node) { n.Slots, n.GPU = 0, "" }},
 		{"no zero-slot tasks", func(f *NodeFacts) { f.ZeroSlotLimit = 0 }, func(n *sched.Node) { n.ZeroSlotLimit = 0 }},
 		{"negative zero-slot limit", func(f *NodeFacts) { f.ZeroSlotLimit = -1 }, func(n *sched.Node) { n.ZeroSlotLimit = 0 }},

@@ -39,10 +39,18 @@ type Task struct {
 	From int64
 	Work int64 // remaining work at From, or Unbounded
 	Lost int64 // run time that preemption and moves threw away
-	// PreemptAt is when the checkpoint request came, while preempting.
+	// PreemptAt is when the checkpoint request came, while preempting,
+	// or the kill, while killing (Stopping).
 	PreemptAt int64
-	State     TaskState
-	Ver       uint32
+	// Grace is how long after PreemptAt the task lets go of its slots at
+	// the latest, while preempting or killing, as its driver promised
+	// (Stopping): the simulator's checkpoint landing, a slow kill's end.
+	// The snapshot's allocation frees them then in a forecast
+	// (Hold.FreeBy), as the master's frees them by its pool's grace. 0
+	// until the driver says: as good as free.
+	Grace int64
+	State TaskState
+	Ver   uint32
 	// Moving marks the draining old placement of a moved task.
 	Moving bool
 	// Replacing marks a task that a move or resize re-placed and whose
@@ -179,7 +187,7 @@ func (t *Task) Alloc(job int, now, every int64) sched.Alloc {
 // hold is the record as the snapshot sees it.
 func (t *Task) hold() Hold {
 	return Hold{Start: t.Start, From: t.From, Nodes: t.Nodes, Preempting: t.State == TaskPreempting || t.State == TaskKilling,
-		Moving: t.Moving, Backfilled: t.Backfilled}
+		Moving: t.Moving, Backfilled: t.Backfilled, Asked: t.PreemptAt, Grace: t.Grace}
 }
 
 // Tasks is the table of task attempts holding slots. Records are reused:
@@ -275,7 +283,7 @@ func (ts *Tasks) Launch(job, id, retries int32, work int64, nodes []sched.NodeSl
 	t.Moving, t.Backfilled = false, backfill
 	ts.set(ti, TaskRunning, true)
 	t.Replacing, t.Drain, t.Unanswered, t.ExitBefore, t.KillAfter = false, -1, false, 0, 0
-	t.LimitKilled = false
+	t.LimitKilled, t.PreemptAt, t.Grace = false, 0, 0
 	ts.running = append(ts.running, ti)
 	return ti
 }
@@ -288,9 +296,21 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 	lost := t.checkpoint(now, sh)
 	t.Lost += lost
 	ts.set(ti, TaskPreempting, false)
-	t.PreemptAt = now
+	t.PreemptAt, t.Grace = now, 0
 	t.Ver++
 	return lost
+}
+
+// Stopping notes that task ti, asked at at to stop (preempting: its
+// checkpoint's request, or the drain record of a move or resize;
+// killing: its kill), lets go of its slots grace seconds later at the
+// latest, as its driver promises it (the simulator's checkpoint landing
+// after its checkpoint cost, a slow kill's end after KillAfter): the
+// snapshot's allocation gives the forecast that deadline (Hold.FreeBy,
+// sched.Alloc.FreeBy), as the master's gives its pool's grace.
+func (ts *Tasks) Stopping(ti int32, at, grace int64) {
+	t := &ts.all[ti]
+	t.PreemptAt, t.Grace = at, grace
 }
 
 // Kill asks task ti to stop for a kill that takes its time to end it
@@ -299,6 +319,7 @@ func (ts *Tasks) Preempt(ti int32, now int64, sh Shape) int64 {
 // stale. Its end comes by EventKillEnded, for its new version.
 func (ts *Tasks) Kill(ti int32) {
 	ts.set(ti, TaskKilling, false)
+	ts.all[ti].Grace = 0 // until the driver promises the end (Stopping)
 	ts.all[ti].Ver++
 }
 
@@ -355,7 +376,7 @@ func (ts *Tasks) Replace(ti int32, nodes, drain []sched.NodeSlots, now int64, sh
 		o.Moving, o.Backfilled, o.Limited = drained.Moving, drained.Backfilled, false
 		ts.set(r.Drain, TaskPreempting, true)
 		o.Replacing, o.Drain, o.Unanswered = false, -1, false
-		o.PreemptAt = now
+		o.PreemptAt, o.Grace = now, 0
 		ts.running = append(ts.running, r.Drain)
 	}
 	t := &ts.all[ti]

@@ -37,17 +37,6 @@ func stopDeadline(cfg *config.Config, t *mtask) time.Time {
 	return time.Time{}
 }
 
-// freeBy is stopDeadline for the snapshot (sched.Alloc.FreeBy): Unix
-// seconds, rounded up so that the forecast never frees the GPUs before
-// the kill; 0 for none. Callers hold mu.
-func (pl *planner) freeBy(t *mtask) int64 {
-	d := stopDeadline(pl.m.cfg, t)
-	if d.IsZero() {
-		return 0
-	}
-	return d.Add(time.Second - 1).Unix()
-}
-
 // taskPreempt reports whether task t is being preempted: preempting and
 // neither moved nor resized (no placement reserved for it, mtask.next),
 // so that it waits again once it stops.

@@ -50,7 +50,7 @@ type jobRoster struct {
 	// none: a plan may carry a job's twice (pending, then started).
 	carriedOf []int32
 	// outside are the jobs left out of the snapshot at their last entry
-	// (holdOutside, outside.go).
+	// (heldOutside, outside.go).
 	outside map[*mjob]struct{}
 }
 

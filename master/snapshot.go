@@ -58,6 +58,9 @@ func (pl *planner) buildSnapshot() {
 		pl.m.cfgGen++ // job entries hold account indexes
 	}
 	pl.snapProjects(now)
+	// The roster first: which jobs it leaves out decides what their nodes
+	// offer (snapNodes, heldOutside).
+	pl.syncRoster()
 	capacity := pl.snapNodes()
 	s.Licenses = pl.m.cfg.SchedLicenses()
 	s.QOS = pl.m.cfg.SchedQOS()
@@ -65,7 +68,6 @@ func (pl *planner) buildSnapshot() {
 	for i, n := range v.nodes {
 		nodeIdx[n.rec.Name] = int32(i)
 	}
-	pl.syncRoster()
 	r := &pl.roster
 	s.Jobs, s.Allocs = r.Entries(), s.Allocs[:0]
 	v.allocs = v.allocs[:0]
@@ -89,7 +91,6 @@ func (pl *planner) buildSnapshot() {
 		}
 	}
 	pl.orderAllocs()
-	pl.roster.holdOutside(&pl.snap, pl.view.nodes)
 	pl.capDrained()
 	pl.m.fair.fill(pl.m.cfg, s.Now, capacity)
 	s.Accounts = pl.m.fair.accounts
@@ -99,8 +100,10 @@ func (pl *planner) buildSnapshot() {
 // lifecycle.Hold makes them: one for the attempt, or, for a task being
 // moved or resized, one running for its new placement and one preempting
 // and moving for what of the old placement the new one does not reuse
-// (Hold.Replaced). Parts on nodes not in the snapshot (lost) are left
-// out, and so is an allocation left with no part.
+// (Hold.Replaced). A preempting one is free by the task's stop request
+// plus its pool's grace (stopOf, Hold.FreeBy), for the forecast. Parts
+// on nodes not in the snapshot (lost) are left out, and so is an
+// allocation left with no part.
 func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time.Time) {
 	s, v := &pl.snap, &pl.view
 	j := &s.Jobs[ji]
@@ -116,6 +119,9 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	every := t.job.spec.checkpointEvery
 	h := lifecycle.Hold{Start: t.att.first().Unix(), From: t.att.started.Unix(), Backfilled: t.att.backfilled,
 		Preempting: t.rec.State == store.TaskPreempting || t.rec.State == store.TaskKilling}
+	if h.Preempting {
+		h.Asked, h.Grace = stopOf(pl.m.cfg, t)
+	}
 	if t.next == nil {
 		// The common case, thousands a pass: the allocation is filled in
 		// place, before its nodes (the checkpoint's division overlaps
@@ -125,9 +131,6 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 		s.Allocs = append(s.Allocs, sched.Alloc{})
 		a := &s.Allocs[len(s.Allocs)-1]
 		h.Fill(a, ji, s.Now, every)
-		if h.Preempting {
-			a.FreeBy = pl.freeBy(t)
-		}
 		if a.Nodes = snapNodesOf(nil, t.att.parts, nodeIdx); len(a.Nodes) == 0 {
 			s.Allocs = s.Allocs[:len(s.Allocs)-1]
 			return
@@ -153,9 +156,23 @@ func (pl *planner) snapTask(ji int, t *mtask, nodeIdx map[string]int32, now time
 	}
 	if len(drained.Nodes) > 0 {
 		s.Allocs = append(s.Allocs, drained.Alloc(ji, s.Now, every))
-		s.Allocs[len(s.Allocs)-1].FreeBy = pl.freeBy(t)
 		v.allocs = append(v.allocs, allocRef{t: t})
 	}
+}
+
+// stopOf is task t's stop request and grace as its hold gives them
+// (lifecycle.Hold's Asked and Grace, whose sum is the allocation's
+// FreeBy), by stopDeadline: its request (rec.UpdatedAt) rounded up to a
+// whole second and its grace's seconds rounded up, so that the forecast
+// never frees the GPUs before the kill; zeros for a task not asked to
+// stop. Callers hold mu.
+func stopOf(cfg *config.Config, t *mtask) (asked, grace int64) {
+	d := stopDeadline(cfg, t)
+	if d.IsZero() {
+		return 0, 0
+	}
+	at := t.rec.UpdatedAt
+	return at.Add(time.Second - 1).Unix(), int64((d.Sub(at) + time.Second - 1) / time.Second)
 }
 
 // snapNodesOf appends to dst the snapshot's nodes of parts, with the slots
@@ -220,15 +237,18 @@ func (pl *planner) snapProjects(now time.Time) {
 }
 
 // snapNodes adds the nodes that are up, each made from its facts by
-// the simulator's rules (nodeFacts, lifecycle.NodeFacts.Node: at least
-// the GPUs its attempts hold, a draining node what they hold), and
+// the simulator's rules (nodeFacts, lifecycle.NodeFacts.Node: its GPUs
+// less those held outside the snapshot, at least the GPUs its attempts
+// in the snapshot hold, a draining node what they hold), and
 // returns the slots of the nodes in multifactor pools, against which
 // fair-share usage is measured (lifecycle.FairShareSlots): lost and
 // drained ones too, as in the simulator, so that a loss or a drain does
 // not change what the accounts' usage is worth. A deleted node is no
 // node of the master's, so it leaves the capacity, as the rule says.
+// Call it after syncRoster, which says which jobs are left out.
 func (pl *planner) snapNodes() (multifactorSlots int) {
 	s, v := &pl.snap, &pl.view
+	out := pl.heldOutside()
 	s.Nodes = s.Nodes[:0]
 	v.nodes = v.nodes[:0]
 	names := make([]string, 0, len(pl.m.nodes))
@@ -246,8 +266,8 @@ func (pl *planner) snapNodes() (multifactorSlots int) {
 	for _, name := range names {
 		n := pl.m.nodes[name]
 		f := nodeFacts(pl.m.cfg, name, n, v.pools[n.pool])
-		f.Held, f.Drained = len(n.used), n.draining() // capDrained makes a draining one exact
-		f.Slots -= strayOnly(pl.m.agents.strays.strayHeld(name), n)
+		held, tasks := out.on(n)
+		f.Held, f.Outside, f.Drained = len(n.used)-tasks, held, n.draining() // capDrained makes a draining one exact
 		s.Nodes = append(s.Nodes, f.Node())
 		v.nodes = append(v.nodes, n)
 	}

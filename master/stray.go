@@ -266,16 +266,24 @@ func (sb *strayBook) releaseStray(key strayKey, why string) {
 
 // strayHeld says which GPUs of node strays hold (nil for none).
 func (sb *strayBook) strayHeld(node string) map[int]bool {
-	var out map[int]bool
+	return sb.strayHeldByNode()[node]
+}
+
+// strayHeldByNode says which GPUs strays hold, by node (nil for none):
+// the snapshot takes them off their nodes' slots (heldOutside, outside.go).
+func (sb *strayBook) strayHeldByNode() map[string]map[int]bool {
+	var out map[string]map[int]bool
 	for key, h := range sb.holds {
-		if key.node != node {
-			continue
-		}
 		if out == nil {
-			out = map[int]bool{}
+			out = map[string]map[int]bool{}
+		}
+		held := out[key.node]
+		if held == nil {
+			held = map[int]bool{}
+			out[key.node] = held
 		}
 		for _, g := range h.gpus {
-			out[g] = true
+			held[g] = true
 		}
 	}
 	return out
@@ -306,17 +314,4 @@ func (sb *strayBook) strayTasks() map[*mjob]int {
 		}
 	}
 	return out
-}
-
-// strayOnly counts the GPUs of node n that strays hold (held) and no
-// task of the master's does: the node's own slots less these are what
-// the scheduler may place on (snapNodes).
-func strayOnly(held map[int]bool, n *mnode) int {
-	c := 0
-	for _, g := range n.rec.GPUs {
-		if held[g.Index] && n.used[g.Index] == nil {
-			c++
-		}
-	}
-	return c
 }

@@ -262,8 +262,10 @@ type Alloc struct {
 	// FreeBy, for a Preempting allocation, is when its slots are free
 	// at the latest: the stop request's time plus the grace after which
 	// what has not stopped is killed (a pool's checkpoint grace, or a
-	// kill's kill_grace). 0 when not known. Schedule does not read it;
-	// Forecast frees the slots then rather than at once.
+	// kill's kill_grace; in the simulator, when the checkpoint lands or
+	// a slow kill ends: lifecycle.Hold.FreeBy). 0 when not known.
+	// Schedule does not read it; Forecast frees the slots then rather
+	// than at once.
 	FreeBy int64
 }
 

@@ -110,7 +110,11 @@ func (s *sim) preempted(e *lifecycle.Effect) {
 	s.wakeBudget(j.qp)
 	s.rec.preemptAttempt(t)
 	s.rec.preempted(t.Job)
-	s.q.push(event{at: s.now + s.checkpointCost(t), kind: evCheckpoint, ref: e.Task, ver: t.Ver})
+	cost := s.checkpointCost(t)
+	// The forecast frees its slots at the landing (Hold.FreeBy), as the
+	// master's frees them by its pool's grace.
+	s.c.Tasks.Stopping(e.Task, s.now, cost)
+	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 }
 
 // landed reacts to a checkpoint that landed (lifecycle.Cluster.Observe):
@@ -162,6 +166,7 @@ func (s *sim) ended(ti int32, o *lifecycle.Outcome) {
 func (s *sim) killings(tis []int32) {
 	for _, ti := range tis {
 		t := s.c.Tasks.At(ti)
+		s.c.Tasks.Stopping(ti, s.now, t.KillAfter) // the forecast's deadline, as kill_grace is the master's
 		s.q.push(event{at: s.now + t.KillAfter, kind: evKillEnd, ref: ti, ver: t.Ver})
 	}
 }

@@ -200,3 +200,58 @@ func TestEstimatesExactOnTrace(t *testing.T) {
 		t.Fatalf("%d of %d jobs estimated wrong (%d waited)", wrong, len(res.Jobs), waited)
 	}
 }
+
+// TestEstimatesWaitForTheCheckpoint: a job that preempts another is
+// forecast to start when the victim's checkpoint lands (its pool's
+// checkpoint_cost after the request), as the master forecasts it by its
+// pool's grace (lifecycle.Hold.FreeBy), not at once, and a job behind
+// it after it; a job waiting for a slow kill (slow_kills), when the kill
+// ends, as the master's by its pool's kill_grace. The estimates are the
+// starts.
+func TestEstimatesWaitForTheCheckpoint(t *testing.T) {
+	const pool = `pools:
+  - name: gpu
+    policy: priority
+    preemption: true
+    checkpoint_cost: 2m
+    nodes: [{name: node, count: 1, slots: 8}]
+`
+	for _, c := range []struct {
+		name string
+		jobs string
+		want map[string]int64
+	}{
+		{"preempted", `jobs:
+  - {name: low, kind: command, slots: 8, duration: 4h, time_limit: 4h, priority: 80, preemptible: true}
+  - {name: urgent, kind: command, submit: 1h, slots: 8, duration: 1h, time_limit: 1h, priority: 10}
+  - {name: next, kind: command, submit: 1h, slots: 8, duration: 30m, time_limit: 30m, priority: 20}
+`, map[string]int64{"urgent": 3600 + 120, "next": 3600 + 120 + 3600}},
+		{"killed slowly", `jobs:
+  - {name: long, kind: command, slots: 8, duration: 4h, priority: 10, slow_kills: [{task: 0, after: 5m}]}
+  - {name: waiter, kind: command, submit: 30m, slots: 8, duration: 1h, priority: 20}
+events:
+  - {at: 30m, kill: long}
+`, map[string]int64{"waiter": 1800 + 300}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := runEstimates(t, pool+c.jobs)
+			seen := 0
+			for _, j := range res.Jobs {
+				w, ok := c.want[j.Name]
+				if !ok {
+					continue
+				}
+				seen++
+				if j.Estimate == nil || *j.Estimate != w {
+					t.Errorf("job %s: estimated %v at submission, want %d", j.Name, deref(j.Estimate), w)
+				}
+				if j.Start == nil || *j.Start != w {
+					t.Errorf("job %s: started %v, want %d", j.Name, deref(j.Start), w)
+				}
+			}
+			if seen != len(c.want) {
+				t.Errorf("%d of the jobs %v in the result", seen, c.want)
+			}
+		})
+	}
+}

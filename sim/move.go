@@ -25,7 +25,12 @@ func (s *sim) replaced(e *lifecycle.Effect) {
 	if e.ChargesBudget() {
 		s.wakeBudget(j.qp)
 	}
-	s.q.push(event{at: s.now + s.checkpointCost(t), kind: evCheckpoint, ref: e.Task, ver: t.Ver})
+	cost := s.checkpointCost(t)
+	if e.Replaced.Drain >= 0 {
+		// What drains is free at the landing in a forecast (Hold.FreeBy).
+		s.c.Tasks.Stopping(e.Replaced.Drain, s.now, cost)
+	}
+	s.q.push(event{at: s.now + cost, kind: evCheckpoint, ref: e.Task, ver: t.Ver})
 	s.rec.lostWork += e.LostWork
 	s.rec.moveAttempt(t, e.Nodes)
 	s.rec.hold(ji, e.Replaced.Delta)
