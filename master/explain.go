@@ -148,7 +148,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 	}
 	f := ja.liveFacts(ji)
 	x.WouldStart = f.counterfactual(ji)
-	if f.ask == nil || !othersWait(f.s, ji) {
+	if !needsPlay(f.s, ji, f.ask) {
 		return x, nil
 	}
 	snap := copySnapshot(&ja.m.planner.snap)
