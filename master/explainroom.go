@@ -64,22 +64,10 @@ func grownJobs(s *sched.Snapshot, plan *sched.Plan, pool int) []int {
 	return out
 }
 
-// elasticPhrase names running elastic job ji with what its smallest task
-// holds of its size: "job 13 (elastic, holds 1 of its 4 slots)".
+// elasticPhrase names running elastic job ji with what its smallest
+// task holds of its size (elasticName).
 func (f *cfFacts) elasticPhrase(ji int) string {
-	s := f.s
-	held := -1
-	for ai := range s.Allocs {
-		if a := &s.Allocs[ai]; a.Job == ji && !a.Preempting {
-			if n := sched.Slots(a.Nodes); held < 0 || n < held {
-				held = n
-			}
-		}
-	}
-	if held < 0 {
-		return "job " + f.label(ji) + " (elastic)"
-	}
-	return fmt.Sprintf("job %s (elastic, holds %d of its %s)", f.label(ji), held, slotWord(s.Jobs[ji].Slots))
+	return elasticName(f.s, ji, "job "+f.label(ji))
 }
 
 // grewFirst leads answer with the running elastic jobs grew that the

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot/api"
 )
 
 // TestExplainLimitAndRoom (trial n F1): a quota pool of 8 slots, project
@@ -92,6 +94,70 @@ func TestExplainLimitAndRoom(t *testing.T) {
 			}
 			if cf.NotBefore == nil || end == nil || cf.NotBefore.Unix() != *end {
 				t.Errorf("not before %v, want job %s's end %v", cf.NotBefore, tt.notAfter, end)
+			}
+		})
+	}
+}
+
+// TestExplainElasticGrowsFirst (trial n F12): a multifactor pool with
+// backfill, one node of 4 slots; r (3 slots, 10 minutes) runs, elastic
+// el (4 slots, min 1, QOS high) holds the last slot, and w (3 slots)
+// heads the queue, reserved at r's end. When r ends, el, which outranks
+// w, grows first into the freed slots: w's message says its reservation
+// is no guarantee and why, and its counterfactual no longer promises a
+// start once r ends, but names el's end too. Where el is of w's rank
+// (no QOS), it does not grow ahead and nothing of it is said.
+func TestExplainElasticGrowsFirst(t *testing.T) {
+	const cfg = "pools:\n  - {name: default, policy: multifactor, backfill: true, multifactor: {qos: 100}}\n"
+	tests := []struct {
+		name, qos string
+		reason    string // w's
+		says, not []string
+	}{
+		{"el outranks w: it grows first", `, "qos": "high"`, "reserved",
+			[]string{"no guarantee: job {el} (elastic, holds 1 of its 4 slots) ranks above it and grows first into slots that free",
+				"Once job {r} ends, job {el} (elastic, holds 1 of its 4 slots) would grow first into the slots that free"},
+			[]string{"It could start on n1 once job {r} ends."}},
+		{"el of w's rank: no growth ahead", "", "",
+			nil, []string{"no guarantee", "would grow first"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withConfig(mustConfig(t, cfg)))
+			n1 := h.agent("n1", 4)
+			ids := map[string]int64{}
+			ids["r"] = h.submit(jobSpec("r", 3, `, "time_limit": 600`))
+			h.step()
+			h.sync(n1, n1)
+			ids["el"] = h.submit(jobSpec("el", 4, `, "min_slots": 1, "preemptible": true, "time_limit": 6000`+tt.qos))
+			h.step()
+			h.sync(n1, n1)
+			ids["w"] = h.submit(jobSpec("w", 3, `, "time_limit": 600`))
+			h.step()
+			h.sync(n1, n1)
+			h.step()
+			say := func(s string) string {
+				for n, id := range ids {
+					s = strings.ReplaceAll(s, "{"+n+"}", strconv.FormatInt(id, 10))
+				}
+				return s
+			}
+			x := explainAs(t, h, h.admin, ids["w"])
+			if x.Pending == nil || (tt.reason != "" && x.Pending.Reason != tt.reason) {
+				t.Fatalf("pending %+v, want %s", x.Pending, tt.reason)
+			}
+			var says, not []string
+			for _, s := range tt.says {
+				says = append(says, say(s))
+			}
+			for _, s := range tt.not {
+				not = append(not, say(s))
+			}
+			checkSays(t, "summary", x.Summary, says, not)
+			if len(tt.says) > 0 {
+				if cf := x.WouldStart; cf == nil || !slices.ContainsFunc(cf.MustEnd, func(r api.JobRef) bool { return r.ID == ids["el"] }) {
+					t.Errorf("would start %+v: want job el among those that must end", cf)
+				}
 			}
 		})
 	}

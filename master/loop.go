@@ -230,6 +230,15 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
 	down := newDownView(pl.m.nodes, &pl.snap)
+	// The multifactor priorities a reserved job's note compares, once a
+	// pass and only where one asks (growsFirstNote).
+	var factors []sched.Factors
+	mf := func() []sched.Factors {
+		if factors == nil {
+			factors, _ = sched.PriorityFactors(&pl.snap)
+		}
+		return factors
+	}
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
@@ -244,6 +253,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow, resized)}
 		if pe.Reason == sched.ReasonMaxConcurrent {
 			j.pendBuf.ctx.capped = cappedMessage(&pl.snap.Jobs[pe.Job], &j.rec)
+		}
+		if pe.Reason == sched.ReasonReserved {
+			j.pendBuf.ctx.growsFirst = growsFirstNote(&pl.snap, pe.Job, mf)
 		}
 		j.pendBuf.ctx.down = down.message(pe)
 		if j.pendBuf.ctx.noneUp {
