@@ -222,6 +222,7 @@ func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.
 // the reason of jobs the plan does not call pending; the order of each
 // pool's pending jobs goes to the read view (noteTurns).
 func (pl *planner) notePending(plan *sched.Plan) {
+	pl.creditPass(pl.snap.Now) // waitledger.go
 	r := &pl.roster
 	for _, ri := range r.List() {
 		r.jobs[ri].pending = nil
