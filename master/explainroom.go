@@ -32,15 +32,18 @@ func needsPlay(s *sched.Snapshot, ji int, ask *aheadAsk) bool {
 // holds less than its size and may grow before less important jobs
 // start (a priority or multifactor pool, sched.GrowsAhead), -1 for none.
 // Whether its job outranks ji is the core's to say, in the play-out.
-func growable(s *sched.Snapshot, ji int) int {
-	pool := s.Jobs[ji].Pool
+func growable(s *sched.Snapshot, ji int) int { return growableIn(s, s.Jobs[ji].Pool, ji) }
+
+// growableIn is growable for pool, leaving job except's tasks out (-1:
+// none).
+func growableIn(s *sched.Snapshot, pool, except int) int {
 	if pool < 0 || pool >= len(s.Pools) || !sched.GrowsAhead(s.Pools[pool].Policy) {
 		return -1
 	}
 	for ai := range s.Allocs {
 		a := &s.Allocs[ai]
 		o := &s.Jobs[a.Job]
-		if a.Job != ji && o.Pool == pool && o.MinSlots > 0 && !o.Interactive && !a.Preempting &&
+		if a.Job != except && o.Pool == pool && o.MinSlots > 0 && !o.Interactive && !a.Preempting &&
 			sched.Slots(a.Nodes) < o.Slots {
 			return ai
 		}

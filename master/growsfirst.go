@@ -15,20 +15,39 @@ import (
 // in 6m", then job 13 grew 1 → 4 and it was 1h 54m). The reserved job's
 // message says so.
 
-// growsFirstNote is what a reserved job ji's message adds where running
-// elastic jobs of its pool outrank it and hold less than their size:
-// "; no guarantee: job 13 (elastic, holds 1 of its 4 slots) ranks above
-// it and grows first into slots that free". "" where none does. mf gives
-// the multifactor priorities, asked for only where a candidate runs.
-func growsFirstNote(s *sched.Snapshot, ji int, mf func() []sched.Factors) string {
-	if ji < 0 || ji >= len(s.Jobs) || growable(s, ji) < 0 {
+// growNotes makes the notes of one pass's reserved jobs, on its
+// snapshot s: the multifactor priorities once, and whether a pool has a
+// task that may grow once a pool (a conservative pool reserves many).
+type growNotes struct {
+	s       *sched.Snapshot
+	factors []sched.Factors
+	none    map[int]bool // pools with no task that may grow
+}
+
+// note is what a reserved job ji's message adds where running elastic
+// jobs of its pool outrank it and hold less than their size: "; no
+// guarantee: job 13 (elastic, holds 1 of its 4 slots) ranks above it
+// and grows first into slots that free". "" where none does.
+func (g *growNotes) note(ji int) string {
+	s := g.s
+	if ji < 0 || ji >= len(s.Jobs) || s.Jobs[ji].Pool < 0 || g.none[s.Jobs[ji].Pool] {
+		return ""
+	}
+	if growableIn(s, s.Jobs[ji].Pool, -1) < 0 {
+		if g.none == nil {
+			g.none = map[int]bool{}
+		}
+		g.none[s.Jobs[ji].Pool] = true
 		return ""
 	}
 	w := &s.Jobs[ji]
 	pl := &s.Pools[w.Pool]
 	var prio []sched.Factors
 	if pl.Policy == sched.PolicyMultifactor {
-		prio = mf()
+		if g.factors == nil {
+			g.factors, _ = sched.PriorityFactors(s)
+		}
+		prio = g.factors
 	}
 	var names []string
 	seen := map[int]bool{}

@@ -231,15 +231,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
 	down := newDownView(pl.m.nodes, &pl.snap)
-	// The multifactor priorities a reserved job's note compares, once a
-	// pass and only where one asks (growsFirstNote).
-	var factors []sched.Factors
-	mf := func() []sched.Factors {
-		if factors == nil {
-			factors, _ = sched.PriorityFactors(&pl.snap)
-		}
-		return factors
-	}
+	grows := growNotes{s: &pl.snap} // growsfirst.go
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
@@ -256,7 +248,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 			j.pendBuf.ctx.capped = cappedMessage(&pl.snap.Jobs[pe.Job], &j.rec)
 		}
 		if pe.Reason == sched.ReasonReserved {
-			j.pendBuf.ctx.growsFirst = growsFirstNote(&pl.snap, pe.Job, mf)
+			j.pendBuf.ctx.growsFirst = grows.note(pe.Job)
 		}
 		j.pendBuf.ctx.down = down.message(pe)
 		if j.pendBuf.ctx.noneUp {

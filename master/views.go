@@ -419,7 +419,7 @@ type pendingContext struct {
 	// its cap otherwise (cappedMessage); "" keeps the core's.
 	capped string
 	// growsFirst is what a reserved job's message adds where running
-	// elastic jobs that outrank it grow first (growsFirstNote).
+	// elastic jobs that outrank it grow first (growNotes.note).
 	growsFirst string
 	// down is the message of a job that waits on its pool's lost or
 	// left nodes (downView.message); "" keeps the core's.
