@@ -105,7 +105,8 @@ func TestExplainLimitAndRoom(t *testing.T) {
 // heads the queue, reserved at r's end. When r ends, el, which outranks
 // w, grows first into the freed slots: w's message says its reservation
 // is no guarantee and why, and its counterfactual no longer promises a
-// start once r ends, but names el's end too. Where el is of w's rank
+// start once r ends, but names el's end too, and not as a preemption:
+// the multifactor rule preempts no job that outranks w. Where el is of w's rank
 // (no QOS), it does not grow ahead and nothing of it is said.
 func TestExplainElasticGrowsFirst(t *testing.T) {
 	const cfg = "pools:\n  - {name: default, policy: multifactor, backfill: true, multifactor: {qos: 100}}\n"
@@ -116,8 +117,9 @@ func TestExplainElasticGrowsFirst(t *testing.T) {
 	}{
 		{"el outranks w: it grows first", `, "qos": "high"`, "reserved",
 			[]string{"no guarantee: job {el} (elastic, holds 1 of its 4 slots) ranks above it and grows first into slots that free",
-				"Once job {r} ends, job {el} (elastic, holds 1 of its 4 slots) would grow first into the slots that free"},
-			[]string{"It could start on n1 once job {r} ends."}},
+				"Once job {r} ends, job {el} (elastic, holds 1 of its 4 slots) would grow first into the slots that free",
+				"It could start on n1 once jobs {r} and {el} end."},
+			[]string{"It could start on n1 once job {r} ends.", "or is preempted"}},
 		{"el of w's rank: no growth ahead", "", "",
 			nil, []string{"no guarantee", "would grow first"}},
 	}
