@@ -50,7 +50,14 @@ func TestExplainLimitAndRoom(t *testing.T) {
 			ids["three"] = h.submit(`{"name": "three", "entrypoint": "x", "resources": {"time_limit": 1800, "slots": 2, "preemptible": true}}`)
 			h.step()
 			h.sync(n1)
-			ids["four"] = h.submit(`{"name": "four", "entrypoint": "x", "resources": {"time_limit": 600, "slots": 6, "preemptible": true}}`)
+			four := `{"name": "four", "entrypoint": "x", "resources": {"time_limit": 600, "slots": 6, "preemptible": true}}`
+			// The trial's first look: submit --dry-run says the same.
+			var dr api.DryRun
+			if code := h.do("POST", "/api/v1/jobs?dry_run=true", four, &dr); code != 200 || dr.WouldStart == nil {
+				t.Fatalf("dry run: %d, %+v", code, dr)
+			}
+			dry := dr.WouldStart.Message
+			ids["four"] = h.submit(four)
 			h.step()
 			say := func(s string) string {
 				for n, id := range ids {
@@ -74,6 +81,7 @@ func TestExplainLimitAndRoom(t *testing.T) {
 				not = append(not, say(s))
 			}
 			checkSays(t, "message", cf.Message, says, not)
+			checkSays(t, "dry run", dry, says, not)
 			var got []int64
 			for _, r := range cf.MustEnd {
 				got = append(got, r.ID)
