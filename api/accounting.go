@@ -106,5 +106,12 @@ type FairnessRow struct {
 	// Waited and the waits shown but not toward Deprived. Note says so.
 	NoNode      int      `json:"no_node,omitempty"`
 	NoNodePools []string `json:"no_node_pools,omitempty"`
-	Note        string   `json:"note,omitempty"`
+	// OwnWaitS and DownWaitS are the seconds of its jobs' waits (summed)
+	// that were of its own making (its limit, demand past its quota or
+	// fair share, its max_concurrent) and on drained, lost or departed
+	// nodes, as far as the master has seen since it started: shown in
+	// Waited and the waits, not counted toward Deprived. Note says so.
+	OwnWaitS  int64  `json:"own_wait_s,omitempty"`
+	DownWaitS int64  `json:"down_wait_s,omitempty"`
+	Note      string `json:"note,omitempty"`
 }

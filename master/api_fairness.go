@@ -82,7 +82,7 @@ func (ca *clusterAPI) handleFairness(w http.ResponseWriter, r *http.Request) {
 			delete(noNode, n.pool)
 		}
 	}
-	out := audit(cfg, gpus, since, until, born, usage, jobs, noNode)
+	out := audit(cfg, gpus, since, until, born, usage, jobs, noNode, ca.m.waits.splits(jobs, v, ca.m.now().Unix()))
 	p := principalOf(r)
 	rows := out.Projects[:0]
 	for _, row := range out.Projects {
@@ -136,9 +136,11 @@ func (ca *clusterAPI) clusterStart(ctx context.Context) (time.Time, error) {
 // noNode are the pools with no node up now: a job still waiting in one
 // waits for a node to join it, which no share of the cluster could have
 // served, so its wait is shown but not counted toward Deprived (the row
-// notes it instead, NoNode).
+// notes it instead, NoNode). split is what the wait ledger knows of the
+// jobs' waits by kind (waitledger.go): the parts of the project's own
+// making and on nodes down are shown but not counted either.
 func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []store.Usage, jobs []api.HistoryRecord,
-	noNode map[string]bool) api.Fairness {
+	noNode map[string]bool, split map[int64]waitSplit) api.Fairness {
 	out := api.Fairness{Since: since, Until: until, Projects: []api.FairnessRow{}}
 	from := since
 	if born.After(since) {
@@ -171,27 +173,7 @@ func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []s
 		}
 	}
 	for _, j := range jobs {
-		wait := waitIn(j, since, until)
-		stranded := wait > 0 && j.StartedAt == nil && j.State == string(store.JobQueued) && noNode[j.Pool]
-		for _, a := range up[j.Project] {
-			row := rows[a]
-			row.Jobs++
-			if wait > 0 {
-				row.Waited++
-				w[a].all += wait
-				row.MaxWaitS = max(row.MaxWaitS, wait)
-			}
-			if stranded {
-				row.NoNode++
-				if !slices.Contains(row.NoNodePools, j.Pool) {
-					row.NoNodePools = append(row.NoNodePools, j.Pool)
-				}
-			} else if wait > 0 {
-				w[a].counted++
-				w[a].gpuHours += float64(wait) * float64(max(j.Slots, 1)) / 3600
-				w[a].longest = max(w[a].longest, wait)
-			}
-		}
+		countWait(rows, w, up[j.Project], j, waitIn(j, since, until), noNode, split[j.ID])
 	}
 	for _, p := range cfg.Projects {
 		row := rows[p.Name]
@@ -209,11 +191,51 @@ func audit(cfg *config.Config, gpus int, since, until, born time.Time, usage []s
 
 // waited is what a project's jobs waited in the window: all their waits
 // (seconds), and of those that count toward deprivation (not in a pool
-// with no node) how many, their GPU-hours and the longest.
+// with no node, nor of its own making or on nodes down) how many, their
+// GPU-hours and the longest; and the parts left out (own, down) of how
+// many jobs (excluded).
 type waited struct {
 	all, longest int64
 	counted      int
 	gpuHours     float64
+	own, down    int64
+	excluded     int
+}
+
+// countWait counts job j's wait in the window toward each of projects
+// (its project and the parents) in rows and w: all of it shown, the part
+// of its own making or on nodes down (split) and a wait in a pool with no
+// node up (noNode) left out of what counts toward Deprived.
+func countWait(rows map[string]*api.FairnessRow, w map[string]*waited, projects []string, j api.HistoryRecord, wait int64,
+	noNode map[string]bool, split waitSplit) {
+	stranded := wait > 0 && j.StartedAt == nil && j.State == string(store.JobQueued) && noNode[j.Pool]
+	own, down := excluded(j, wait, split)
+	counted := wait - own - down
+	for _, a := range projects {
+		row := rows[a]
+		row.Jobs++
+		if wait > 0 {
+			row.Waited++
+			w[a].all += wait
+			row.MaxWaitS = max(row.MaxWaitS, wait)
+		}
+		switch {
+		case stranded:
+			row.NoNode++
+			if !slices.Contains(row.NoNodePools, j.Pool) {
+				row.NoNodePools = append(row.NoNodePools, j.Pool)
+			}
+			continue
+		case counted > 0:
+			w[a].counted++
+			w[a].gpuHours += float64(counted) * float64(max(j.Slots, 1)) / 3600
+			w[a].longest = max(w[a].longest, counted)
+		}
+		if own+down > 0 {
+			w[a].own, w[a].down, w[a].excluded = w[a].own+own, w[a].down+down, w[a].excluded+1
+			row.OwnWaitS, row.DownWaitS = row.OwnWaitS+own, row.DownWaitS+down
+		}
+	}
 }
 
 // judge flags row deprived when it got less than deprivedBelow of its
@@ -228,6 +250,9 @@ func judge(row *api.FairnessRow, w *waited, capacity float64) {
 		notes = append(notes, fmt.Sprintf("got %.1f%% of the cluster against an entitlement of %.1f%% while %s waited (mean %s, longest %s)",
 			100*row.Got, 100*row.Entitled, plural.Count(row.Waited, "job"),
 			sched.HumanDuration(row.MeanWaitS), sched.HumanDuration(row.MaxWaitS)))
+	}
+	if note := excludedNote(w.own, w.down, w.excluded); note != "" {
+		notes = append(notes, note)
 	}
 	if row.NoNode > 0 {
 		pools := "pool " + row.NoNodePools[0] + ", which has"

@@ -34,11 +34,13 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	ja.m.lock()
 	x, ahead := ja.explain(view)
+	planned := ja.reservedAt(view.ID) // explainplanned.go
 	ja.m.unlock()
 	if ahead != nil {
 		// The passes of the play-out run on its copy, outside mu.
 		x.WouldStart = ahead.run(ja.m.pub.reads())
 	}
+	x.WouldStart = planned.agree(x.WouldStart)
 	x.AsOf = now
 	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
@@ -148,7 +150,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 	}
 	f := ja.liveFacts(ji)
 	x.WouldStart = f.counterfactual(ji)
-	if f.ask == nil || !othersWait(f.s, ji) {
+	if !needsPlay(f.s, ji, f.ask) {
 		return x, nil
 	}
 	snap := copySnapshot(&ja.m.planner.snap)

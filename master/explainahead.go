@@ -107,6 +107,10 @@ type outcome struct {
 	// delays is the job whose reservation it would delay (it waits
 	// would_delay), -1 when it waits for no reservation.
 	delays int
+	// reason is why the job waits after the pass (0 when it got room),
+	// and grew the running elastic jobs the pass grew ahead of it.
+	reason sched.Reason
+	grew   []int
 }
 
 // trial runs a pass over the state with the allocations gone (by index)
@@ -149,9 +153,18 @@ func (p *aheadPlay) trial(gone []bool) outcome {
 			took(pr.For)
 		}
 	}
+	// A running elastic task grown takes slots as a start does (trial n
+	// F12: it grows first into what a named job's end frees).
+	for _, j := range grownJobs(&s, plan, pool) {
+		took(j)
+		o.grew = append(o.grew, j)
+	}
 	for _, pe := range plan.Pending {
-		if pe.Job == p.ji && pe.Reason == sched.ReasonWouldDelay && !o.room {
-			o.delays = pe.Blocker
+		if pe.Job == p.ji && !o.room {
+			o.reason = pe.Reason
+			if pe.Reason == sched.ReasonWouldDelay {
+				o.delays = pe.Blocker
+			}
 		}
 	}
 	return o
@@ -162,7 +175,7 @@ func (p *aheadPlay) trial(gone []bool) outcome {
 // allocations keep their indexes), and returns it, or the answer that
 // takes the jobs the pool serves before job ji into account.
 func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.Counterfactual {
-	if ask == nil || !othersWait(f.s, ji) {
+	if !needsPlay(f.s, ji, ask) {
 		return cf
 	}
 	// The passes' own copy of the jobs, its pool's alone waiting.
@@ -174,7 +187,10 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 	goneWith := func(k int) []bool { return goneOf(len(f.s.Allocs), ask.ends, more[:k]) }
 	// failed is the pass with the most gone that gave it no room.
 	failed := p.trial(goneWith(0))
-	if failed.room || (len(failed.first) == 0 && failed.delays < 0) {
+	if !failed.room && len(failed.first) == 0 && failed.delays < 0 {
+		return f.roomToo(p, ji, cf, ask, failed) // explainroom.go
+	}
+	if failed.room {
 		return cf
 	}
 	// held is the reservation the named ends alone would leave it
@@ -197,7 +213,7 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 		try(min(k, len(more)))
 	}
 	if ok < 0 {
-		return f.heldBy(ji, cf, ask, held, f.aheadOnly(ji, cf, ask, failed.first))
+		return f.grewFirst(ji, cf, failed.grew, f.heldBy(ji, cf, ask, held, f.aheadOnly(ji, cf, ask, failed.first)))
 	}
 	for ok-fail > 1 && p.passes < maxAheadPasses {
 		try((fail + ok) / 2)
@@ -220,7 +236,7 @@ func (f *cfFacts) playAhead(ji int, cf *api.Counterfactual, ask *aheadAsk) *api.
 			first = append(first, j)
 		}
 	}
-	return f.heldBy(ji, cf, ask, held, f.aheadAnswer(ji, cf, ask, gone, won.at, first))
+	return f.grewFirst(ji, cf, failed.grew, f.heldBy(ji, cf, ask, held, f.aheadAnswer(ji, cf, ask, gone, won.at, first)))
 }
 
 // heldBy leads answer out with what the ends cf named would leave job ji

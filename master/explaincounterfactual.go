@@ -250,8 +250,8 @@ func (f *cfFacts) idleRule(e *sched.Job) string {
 // and the job's QOS ranks below it: a job of the same priority is never
 // preempted for it, so "ends or is preempted" would mislead. Other
 // policies preempt by rules of their own: quota and fair share are
-// replayed (quotaCouldPreempt, shareCouldPreempt); multifactor keeps
-// mayPreempt's answer for a preemptible job.
+// replayed (quotaCouldPreempt, shareCouldPreempt), and so is
+// multifactor's QOS rule (mfCouldPreempt).
 func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	s := f.s
 	a := &s.Allocs[ai]
@@ -268,6 +268,9 @@ func (f *cfFacts) couldPreempt(e *sched.Job, ai int) bool {
 	}
 	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyFairShare {
 		return f.shareCouldPreempt(e, ai)
+	}
+	if pi >= 0 && f.cfg.Pools[pi].Policy == sched.PolicyMultifactor {
+		return f.mfCouldPreempt(e, ai) // explainmf.go
 	}
 	if pi < 0 || f.cfg.Pools[pi].Policy != sched.PolicyPriority {
 		return true

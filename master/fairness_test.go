@@ -175,7 +175,7 @@ func TestFairnessWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			jobs := []api.HistoryRecord{{ID: 1, Project: "b", Slots: 2, SubmittedAt: until.Add(-tt.ago), WaitS: tt.wait}}
-			f := audit(cfg, 10, since, until, tt.born, nil, jobs, nil)
+			f := audit(cfg, 10, since, until, tt.born, nil, jobs, nil, nil)
 			switch {
 			case tt.measured.IsZero() && f.MeasuredSince != nil:
 				t.Errorf("measured since %v, want the whole window", *f.MeasuredSince)
@@ -230,7 +230,7 @@ func TestFairnessNoNode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := audit(cfg, 4, since, until, time.Time{}, nil, tt.jobs, tt.noNode)
+			f := audit(cfg, 4, since, until, time.Time{}, nil, tt.jobs, tt.noNode, nil)
 			b := f.Projects[1]
 			if b.Deprived != tt.deprived || b.NoNode != tt.stranded || b.Waited != len(tt.jobs) || b.MaxWaitS != 3600 {
 				t.Errorf("row %+v, want deprived %v, %d waiting with no node, the waits shown", b, tt.deprived, tt.stranded)

@@ -222,6 +222,7 @@ func (s *settling) OneShot() bool { return lifecycle.OneShot(s.pl.snap.Pools, s.
 // the reason of jobs the plan does not call pending; the order of each
 // pool's pending jobs goes to the read view (noteTurns).
 func (pl *planner) notePending(plan *sched.Plan) {
+	pl.creditPass(pl.snap.Now) // waitledger.go
 	r := &pl.roster
 	for _, ri := range r.List() {
 		r.jobs[ri].pending = nil
@@ -230,6 +231,7 @@ func (pl *planner) notePending(plan *sched.Plan) {
 	var resized map[int]api.SlotChange
 	resizedKnown := false // checkpointing only; looked up at the first
 	down := newDownView(pl.m.nodes, &pl.snap)
+	grows := growNotes{s: &pl.snap} // growsfirst.go
 	pl.m.pub.beginTurns()
 	for _, pe := range plan.Pending {
 		// Each job keeps one explanation and rewrites it: a pass over a
@@ -244,6 +246,9 @@ func (pl *planner) notePending(plan *sched.Plan) {
 		j.pendBuf = pendingInfo{p: pe, now: pl.snap.Now, ctx: pendingContextOf(&pl.snap, plan, pe, borrow, resized)}
 		if pe.Reason == sched.ReasonMaxConcurrent {
 			j.pendBuf.ctx.capped = cappedMessage(&pl.snap.Jobs[pe.Job], &j.rec)
+		}
+		if pe.Reason == sched.ReasonReserved {
+			j.pendBuf.ctx.growsFirst = grows.note(pe.Job)
 		}
 		j.pendBuf.ctx.down = down.message(pe)
 		if j.pendBuf.ctx.noneUp {

@@ -117,6 +117,9 @@ type Master struct {
 	// passes is whether the scheduling passes fail (passhealth.go); it
 	// has its own lock.
 	passes passHealth
+	// waits is the wait ledger (waitledger.go): each job's waits by
+	// kind of reason, for the fairness audit; it has its own lock.
+	waits waitLedger
 	// The parts that the changes of the mirror call: pub publishes the
 	// read view (readview.go), batches opens, commits and undoes the
 	// batches (batch.go). Their fields are guarded by mu, except the

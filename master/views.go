@@ -227,6 +227,9 @@ func (p *pendingInfo) view() *api.Pending {
 	if pe.Reason == sched.ReasonMaxConcurrent && p.ctx.capped != "" {
 		v.Message = p.ctx.capped
 	}
+	if pe.Reason == sched.ReasonReserved {
+		v.Message += p.ctx.growsFirst
+	}
 	if p.blockerID != "" {
 		v.BlockedBy, _ = strconv.ParseInt(p.blockerID, 10, 64)
 	}
@@ -415,6 +418,9 @@ type pendingContext struct {
 	// capped is a max_concurrent job's message where the job file names
 	// its cap otherwise (cappedMessage); "" keeps the core's.
 	capped string
+	// growsFirst is what a reserved job's message adds where running
+	// elastic jobs that outrank it grow first (growNotes.note).
+	growsFirst string
 	// down is the message of a job that waits on its pool's lost or
 	// left nodes (downView.message); "" keeps the core's.
 	down string

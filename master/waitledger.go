@@ -1,0 +1,153 @@
+package master
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/plural"
+	"github.com/allot-sched/allot/sched"
+)
+
+// The wait ledger: how long each job waited for each kind of reason, so
+// that the fairness audit does not call a project deprived for waits of
+// its own making (trial n F15: the project that preempted the others was
+// flagged DEPRIVED for a gang that waited on its own limit, then as
+// demand past its quota, then on a drained node). Each pass credits the
+// time since the last to the reason each job waited for in the last
+// (notePending). The ledger lives in memory: a master restarted knows no
+// reasons for the waits before, and the audit counts those whole, as it
+// did before the ledger.
+
+// waitKind is what a wait was for.
+type waitKind uint8
+
+const (
+	// waitOther: room others' work holds, the pool's order, a
+	// reservation: waits the audit counts.
+	waitOther waitKind = iota
+	// waitOwn: its project's limit, demand past its quota or fair
+	// share (only idle slots serve it), its own max_concurrent.
+	waitOwn
+	// waitDown: nodes drained, lost or gone that it needs.
+	waitDown
+	waitKinds
+)
+
+// waitSplit is a job's seconds of wait by kind.
+type waitSplit [waitKinds]int64
+
+// maxLedgerJobs bounds the jobs the ledger keeps: past it the oldest
+// (smallest ids) go, whose waits then count whole.
+const maxLedgerJobs = 200_000
+
+// waitLedger has its own lock: passes write it under mu, the audit
+// reads it without.
+type waitLedger struct {
+	mu  sync.Mutex
+	by  map[int64]*waitSplit
+	top int64
+}
+
+// waitKindOf classes a pass's pending explanation.
+func waitKindOf(pi *pendingInfo) waitKind {
+	if pi.ctx.down != "" || pi.ctx.noneUp || pi.ctx.drained != "" {
+		return waitDown
+	}
+	switch pi.p.Reason {
+	case sched.ReasonLimit, sched.ReasonOverQuota, sched.ReasonNoSpare, sched.ReasonMaxConcurrent:
+		return waitOwn
+	}
+	return waitOther
+}
+
+// creditPass credits to each job the roster's last pass left pending the
+// time from that pass to now, at that pass's reason. Callers hold mu,
+// before the jobs' pending explanations are replaced.
+func (pl *planner) creditPass(now int64) {
+	l := &pl.m.waits
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := &pl.roster
+	for _, ri := range r.List() {
+		j := r.jobs[ri]
+		if j == nil || j.pending == nil || now <= j.pending.now {
+			continue
+		}
+		l.add(j.rec.ID, waitKindOf(j.pending), now-j.pending.now)
+	}
+}
+
+func (l *waitLedger) add(id int64, k waitKind, secs int64) {
+	if l.by == nil {
+		l.by = map[int64]*waitSplit{}
+	}
+	w := l.by[id]
+	if w == nil {
+		w = &waitSplit{}
+		l.by[id] = w
+		l.top = max(l.top, id)
+		if len(l.by) > maxLedgerJobs {
+			for old := range l.by {
+				if old <= l.top-maxLedgerJobs {
+					delete(l.by, old)
+				}
+			}
+		}
+	}
+	w[k] += secs
+}
+
+// splits copies the ledger's entries of jobs, with, for each still
+// pending in read view v, the time from its last pass to now at that
+// pass's reason, which no pass has credited yet (a quota pool's passes
+// stop while nothing changes).
+func (l *waitLedger) splits(jobs []api.HistoryRecord, v *readView, now int64) map[int64]waitSplit {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[int64]waitSplit{}
+	for _, j := range jobs {
+		var w waitSplit
+		if got := l.by[j.ID]; got != nil {
+			w = *got
+		}
+		if r := v.job(j.ID); r != nil && r.pending != nil && now > r.pending.now {
+			w[waitKindOf(r.pending)] += now - r.pending.now
+		}
+		if w != (waitSplit{}) {
+			out[j.ID] = w
+		}
+	}
+	return out
+}
+
+// excluded is how much of wait, job j's wait in the window, was of its
+// own making and on nodes down, in the proportions of its whole wait.
+func excluded(j api.HistoryRecord, wait int64, w waitSplit) (own, down int64) {
+	if j.WaitS <= 0 || wait <= 0 {
+		return 0, 0
+	}
+	part := func(s int64) int64 { return min(s, j.WaitS) * wait / j.WaitS }
+	own, down = part(w[waitOwn]), part(w[waitDown])
+	if own+down > wait {
+		down = wait - own
+	}
+	return own, down
+}
+
+// excludedNote says what of a project's waits the audit left out.
+func excludedNote(own, down int64, jobs int) string {
+	var parts []string
+	if own > 0 {
+		parts = append(parts, sched.HumanDuration(own)+" on its own limit, on demand past its quota or fair share, or on its max_concurrent")
+	}
+	if down > 0 {
+		parts = append(parts, sched.HumanDuration(down)+" on drained, lost or departed nodes")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("of the waits of its %s, %s: not counted as deprivation",
+		plural.Count(jobs, "job"), strings.Join(parts, " and "))
+}
