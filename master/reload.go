@@ -171,16 +171,7 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.forgetFeasible()
 	m.cfgGen++
 	m.fair.dirty = true // shares and projects may have changed
-	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
-		n := m.nodes[name]
-		was := n.pool
-		n.pool = nodePool(m.cfg, name, n.rec.Pool)
-		m.pub.markNode(n) // its pool and labels may have changed
-		wakeMoved(m.cfg, n)
-		if note := poolNote(m.cfg, name, n.rec.Pool); note != "" && n.pool != was {
-			m.log.Warn("node moved to the default pool by a reload: "+note, "node", name, "pool_was", was)
-		}
-	}
+	rl.repoolNodes()
 	m.pub.readStale = true
 	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
 	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
@@ -194,6 +185,22 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.kick()
 	m.planner.etaRun.want()
 	return warnings, nil
+}
+
+// repoolNodes puts each node in the pool the configuration in force
+// gives it, waking the agents whose placement changed. Callers hold mu.
+func (rl reloader) repoolNodes() {
+	m := rl.m
+	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
+		n := m.nodes[name]
+		was := n.pool
+		n.pool = nodePool(m.cfg, name, n.rec.Pool)
+		m.pub.markNode(n) // its pool and labels may have changed
+		wakeMoved(m.cfg, n)
+		if note := poolNote(m.cfg, name, n.rec.Pool); note != "" && n.pool != was {
+			m.log.Warn("node moved to the default pool by a reload: "+note, "node", name, "pool_was", was)
+		}
+	}
 }
 
 // recordMoves records, in one transaction, each node that cfg puts in
