@@ -39,6 +39,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"AttemptExited", testAttemptExited},
 		{"AttemptStartPriority", testAttemptStartPriority},
 		{"AmendLostEnd", testAmendLostEnd},
+		{"AmendLostEndJobEnd", testAmendLostEndJobEnd},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
