@@ -61,7 +61,12 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 		return fmt.Errorf("persist task transitions: %w", err)
 	}
 	for _, op := range ops {
-		if op.ok && op.usage != nil {
+		if !op.ok || op.usage == nil {
+			continue
+		}
+		if tail := m.heldTail(op); tail != nil {
+			m.batches.later(func() { m.holdTail(tail) })
+		} else {
 			u := op.usage
 			m.batches.later(func() { m.charged(u) })
 		}
