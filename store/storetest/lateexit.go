@@ -167,3 +167,66 @@ func checkAmended(t *testing.T, s store.Store, job int64, exited time.Time) {
 		t.Fatalf("usage %+v, %v: %v GPU-seconds, want %v", usage, err, sum, want)
 	}
 }
+
+// testRecordPartExits: the part exits of a multi-node attempt ended lost
+// are kept, each part's first one, and read back in node order; one of
+// a node the attempt did not run on, outside the attempt, or of an
+// attempt not lost, is refused and changes nothing.
+func testRecordPartExits(t *testing.T, target Target) {
+	s := open(t, target)
+	ctx := ctxOf(t)
+	job := mustCreate(t, s, sampleJob("gang"), 1)
+	steps := []store.TaskTransition{
+		{From: store.TaskQueued, To: store.TaskStarting, Placement: append(placement("n2", 0), placement("n1", 0)...), At: at(0)},
+		{From: store.TaskStarting, To: store.TaskRunning, Attempt: 1, At: at(0)},
+		{From: store.TaskRunning, To: store.TaskFailed, Attempt: 1, At: at(2 * time.Minute), Reason: "node n2 lost",
+			End: &store.AttemptEnd{State: store.AttemptLost}},
+	}
+	for _, st := range steps {
+		st.JobID = job.ID
+		if _, err := s.TransitionTask(ctx, st); err != nil {
+			t.Fatalf("task %s → %s: %v", st.From, st.To, err)
+		}
+	}
+	for _, tr := range []store.JobTransition{{From: store.JobQueued, To: store.JobRunning}, {From: store.JobRunning, To: store.JobFailed}} {
+		tr.ID, tr.At = job.ID, at(2*time.Minute)
+		if _, err := s.TransitionJob(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, three := 1, 3
+	exit := func(node string, state store.AttemptState, code *int, after time.Duration) store.PartExit {
+		return store.PartExit{Node: node, State: state, ExitCode: code, ExitedAt: at(after)}
+	}
+	for _, c := range []struct {
+		name    string
+		attempt int
+		part    store.PartExit
+		want    error
+	}{
+		{"a node it did not run on", 1, exit("n3", store.AttemptCompleted, nil, time.Minute), store.ErrInvalid},
+		{"after the end", 1, exit("n1", store.AttemptCompleted, nil, 2*time.Minute), store.ErrInvalid},
+		{"killed", 1, exit("n1", store.AttemptKilled, nil, time.Minute), store.ErrInvalid},
+		{"no such attempt", 2, exit("n1", store.AttemptCompleted, nil, time.Minute), store.ErrNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.RecordPartExits(ctx, job.ID, 0, c.attempt, []store.PartExit{c.part})
+			wantErr(t, err, c.want, "record")
+		})
+	}
+	if got, err := s.RecordPartExits(ctx, job.ID, 0, 1, []store.PartExit{exit("n2", store.AttemptFailed, &three, 70*time.Second)}); err != nil ||
+		len(got) != 1 || got[0].Node != "n2" || got[0].ExitCode == nil || *got[0].ExitCode != 3 || !got[0].ExitedAt.Equal(at(70*time.Second)) {
+		t.Fatalf("first part: %+v, %v; want n2's failure (exit 3 at 70s)", got, err)
+	}
+	got, err := s.RecordPartExits(ctx, job.ID, 0, 1, []store.PartExit{exit("n1", store.AttemptCompleted, nil, time.Minute),
+		exit("n2", store.AttemptFailed, &one, 80*time.Second)})
+	if err != nil || len(got) != 2 || got[0].Node != "n1" || got[0].State != store.AttemptCompleted || got[0].ExitCode != nil ||
+		got[1].Node != "n2" || *got[1].ExitCode != 3 {
+		t.Fatalf("both parts: %+v, %v; want n1 completed, n2 its first exit (3)", got, err)
+	}
+	if n, err := s.PruneJobs(ctx, at(time.Hour), 10); err == nil && n == 0 {
+		t.Fatalf("prune: nothing pruned")
+	} else if err != nil {
+		t.Fatalf("prune a job with part exits: %v", err)
+	}
+}

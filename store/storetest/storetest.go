@@ -40,6 +40,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"AttemptStartPriority", testAttemptStartPriority},
 		{"AmendLostEnd", testAmendLostEnd},
 		{"AmendLostEndJobEnd", testAmendLostEndJobEnd},
+		{"RecordPartExits", testRecordPartExits},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
