@@ -96,6 +96,9 @@ func (m *Master) storeTasks(ctx context.Context, tx store.Tx, ops []*taskOp) err
 				return err
 			}
 		}
+		if err := keepPartExits(ctx, tx, op, rec); err != nil {
+			return err
+		}
 		op.rec, op.ok = rec, true
 	}
 	return nil
