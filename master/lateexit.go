@@ -25,17 +25,26 @@ import (
 // loss: when that exit came before the master ended the attempt, it
 // ends the attempt as the agent says (completed, or failed with its exit
 // code), the task as that exit ends it, and an ended job as its tasks
-// now end it (lifecycle.EndedJob), in one store transaction with an
-// event that says why (store.AmendLostEnd); and it charges the attempt
-// until the exit, cutting its usage records there (usageexit.go: an
-// attempt is charged until its processes exited, by its agent's word).
-// The attempt keeps its end (EndedAt): the master held its GPUs until
-// then, and the what-if export replays it as any exit heard of late
-// (whatif_exits.go: late_exits).
+// now end it (lifecycle.EndedJob), its end moved to the exit (or a later
+// end of another task: store's lateJobEnd), in one store transaction
+// with an event that says why (store.AmendLostEnd); and it charges the
+// attempt until the exit, cutting its usage records there (usageexit.go:
+// an attempt is charged until its processes exited, by its agent's
+// word), which the GPU-seconds metric had held back (lostusage.go). The
+// attempt keeps its end (EndedAt): the master held its GPUs until then,
+// and the what-if export replays it as any exit heard of late
+// (whatif_exits.go: late_exits). The trial metrics the agent sends ahead
+// of the exit are stored and shown to a live experiment's searcher
+// (experiments.go: lateMetric).
 //
-// Only an attempt on the reporting node alone is amended: a gang's
-// other parts, on other nodes, had no say, and the master ended them
-// with it. An exit at or after the master's end of the attempt stays a
+// A multi-node attempt is amended only once every part's exit is known
+// to precede the master's end: the parts on nodes not lost that exited
+// on their own before it are kept with the lost end (keepPartExits), and
+// each lost node's part as its agent reports it (store.RecordPartExits),
+// until the last; the attempt then ends as its parts did, by the rule
+// of a normal finish (gangEnd), at the last part's exit. A part the
+// master killed at its end did not exit on its own: the attempt stays
+// lost. An exit at or after the master's end of the attempt stays a
 // loss: the master gave up on it first, as a kill that reached a
 // process before its exit does.
 
