@@ -288,6 +288,9 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	if t == nil && r.Event == api.EventExited {
 		return ag.lateExit(ctx, n, r) // an attempt that already ended: lost, its exit heard of late (lateexit.go)?
 	}
+	if t == nil && r.Event == api.EventMetrics {
+		return ag.lateMetric(ctx, n, r) // its metrics ahead of that exit (experiments.go)
+	}
 	if t == nil {
 		return nil // an attempt that already ended, or never was
 	}

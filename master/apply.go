@@ -61,7 +61,12 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 		return fmt.Errorf("persist task transitions: %w", err)
 	}
 	for _, op := range ops {
-		if op.ok && op.usage != nil {
+		if !op.ok || op.usage == nil {
+			continue
+		}
+		if tail := m.heldTail(op); tail != nil {
+			m.batches.later(func() { m.holdTail(tail) })
+		} else {
 			u := op.usage
 			m.batches.later(func() { m.charged(u) })
 		}
@@ -90,6 +95,9 @@ func (m *Master) storeTasks(ctx context.Context, tx store.Tx, ops []*taskOp) err
 			if _, err := tx.RecordUsage(ctx, *op.usage); err != nil {
 				return err
 			}
+		}
+		if err := keepPartExits(ctx, tx, op, rec); err != nil {
+			return err
 		}
 		op.rec, op.ok = rec, true
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
@@ -99,6 +100,50 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 	// The searcher sees the metric once it is durable: within a batch,
 	// after the commit (a stop it decides is then a write of its own), so
 	// that a failed batch leaves the searcher as the store has it.
+	ag.m.batches.later(func() {
+		if err := ag.observeMetric(ctx, t, met); err != nil {
+			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
+		}
+	})
+	return nil
+}
+
+// lateMetric stores a metrics report of an attempt that the master
+// ended lost, failing its task, which its agent, back, sends late (ahead
+// of the exit a late exit may amend the attempt by: lateexit.go), when
+// the report was taken before the master ended the attempt: the trial
+// reached that step. A live experiment's searcher sees it as any other
+// (observeMetric: a trial completed with its last metric counts for the
+// search; it has nothing to stop); an ended experiment's searcher decides
+// nothing more, but `allot experiment show` replays the stored metric.
+// Callers hold mu.
+func (ag *agents) lateMetric(ctx context.Context, n *mnode, r api.Report) error {
+	jid, err := strconv.ParseInt(r.Task.JobID, 10, 64)
+	if err != nil || r.At.IsZero() || r.Step < 0 || store.ValidateMetricValues(r.Metrics) != nil {
+		return nil
+	}
+	tx := ag.m.batches.w()
+	atts, err := tx.Attempts(ctx, store.AttemptFilter{JobIDs: []int64{jid}})
+	if err != nil {
+		return fmt.Errorf("read the attempts of job %d: %w", jid, err)
+	}
+	a, ok := lostAttempt(atts, r.Task, n.rec.Name, r.At)
+	if !ok {
+		return nil
+	}
+	var t *mtask
+	if j := ag.m.jobs[jid]; j != nil {
+		if t = j.tasks[a.Index]; t.att != nil || t.rec.State != store.TaskFailed || t.rec.Attempt != a.Number {
+			return nil
+		}
+	} else if ok, err := failedAt(ctx, tx, a); !ok || err != nil {
+		return err
+	}
+	met, ok, err := tx.AppendMetric(ctx, store.Metric{JobID: jid, Index: a.Index, Attempt: a.Number, Step: r.Step,
+		Time: r.At, Values: r.Metrics})
+	if err != nil || !ok || t == nil {
+		return err
+	}
 	ag.m.batches.later(func() {
 		if err := ag.observeMetric(ctx, t, met); err != nil {
 			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)

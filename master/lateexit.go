@@ -25,25 +25,34 @@ import (
 // loss: when that exit came before the master ended the attempt, it
 // ends the attempt as the agent says (completed, or failed with its exit
 // code), the task as that exit ends it, and an ended job as its tasks
-// now end it (lifecycle.EndedJob), in one store transaction with an
-// event that says why (store.AmendLostEnd); and it charges the attempt
-// until the exit, cutting its usage records there (usageexit.go: an
-// attempt is charged until its processes exited, by its agent's word).
-// The attempt keeps its end (EndedAt): the master held its GPUs until
-// then, and the what-if export replays it as any exit heard of late
-// (whatif_exits.go: late_exits).
+// now end it (lifecycle.EndedJob), its end moved to the exit (or a later
+// end of another task: store's lateJobEnd), in one store transaction
+// with an event that says why (store.AmendLostEnd); and it charges the
+// attempt until the exit, cutting its usage records there (usageexit.go:
+// an attempt is charged until its processes exited, by its agent's
+// word), which the GPU-seconds metric had held back (lostusage.go). The
+// attempt keeps its end (EndedAt): the master held its GPUs until then,
+// and the what-if export replays it as any exit heard of late
+// (whatif_exits.go: late_exits). The trial metrics the agent sends ahead
+// of the exit are stored and shown to a live experiment's searcher
+// (experiments.go: lateMetric).
 //
-// Only an attempt on the reporting node alone is amended: a gang's
-// other parts, on other nodes, had no say, and the master ended them
-// with it. An exit at or after the master's end of the attempt stays a
+// A multi-node attempt is amended only once every part's exit is known
+// to precede the master's end: the parts on nodes not lost that exited
+// on their own before it are kept with the lost end (keepPartExits), and
+// each lost node's part as its agent reports it (store.RecordPartExits),
+// until the last; the attempt then ends as its parts did, by the rule
+// of a normal finish (gangEnd), at the last part's exit. A part the
+// master killed at its end did not exit on its own: the attempt stays
+// lost. An exit at or after the master's end of the attempt stays a
 // loss: the master gave up on it first, as a kill that reached a
 // process before its exit does.
 
 // lateExit applies an agent's report of the exit of attempt r.Task that
 // the master no longer holds open. Callers hold mu.
 func (ag *agents) lateExit(ctx context.Context, n *mnode, r api.Report) error {
-	outcome := agent.Outcome(r.Outcome)
-	if r.At.IsZero() || (outcome != agent.OutcomeCompleted && outcome != agent.OutcomeFailed) {
+	part, ok := partExitOf(n.rec.Name, r)
+	if !ok {
 		return nil
 	}
 	jid, err := strconv.ParseInt(r.Task.JobID, 10, 64)
@@ -59,25 +68,24 @@ func (ag *agents) lateExit(ctx context.Context, n *mnode, r api.Report) error {
 	if !ok {
 		return nil
 	}
-	l := store.LateExit{JobID: jid, Index: a.Index, Attempt: a.Number, From: store.TaskFailed,
-		To: store.TaskCompleted, State: store.AttemptCompleted, ExitCode: r.ExitCode, ExitedAt: r.At, At: ag.m.now()}
-	if outcome == agent.OutcomeFailed {
-		l.To, l.State = store.TaskFailed, store.AttemptFailed
-	} else if l.ExitCode == nil {
-		zero := 0
-		l.ExitCode = &zero
-	}
-	l.Reason = lateExitReason(l, n.rec.Name)
 	j := ag.m.jobs[jid]
 	var t *mtask
 	if j != nil {
 		if t = j.tasks[a.Index]; t.att != nil || t.rec.State != store.TaskFailed || t.rec.Attempt != a.Number {
 			return nil
 		}
-	} else if ok, err := ag.endedJobAfter(ctx, tx, &l); errors.Is(err, store.ErrNotFound) || err == nil && !ok {
-		return nil // pruned meanwhile, or the loss did not fail the task (requeued, killed)
-	} else if err != nil {
+	}
+	l := store.LateExit{JobID: jid, Index: a.Index, Attempt: a.Number, From: store.TaskFailed, At: ag.m.now()}
+	if ok, err := ag.lateParts(ctx, tx, a, part, t != nil, &l); !ok || err != nil {
 		return err
+	}
+	l.Reason = lateExitReason(l, n.rec.Name, len(a.Placement))
+	if t == nil {
+		if ok, err := ag.endedJobAfter(ctx, tx, &l); errors.Is(err, store.ErrNotFound) || err == nil && !ok {
+			return nil // pruned meanwhile, or the loss did not fail the task (requeued, killed)
+		} else if err != nil {
+			return err
+		}
 	}
 	rec, trims, err := tx.AmendLostEnd(ctx, l)
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
@@ -90,14 +98,141 @@ func (ag *agents) lateExit(ctx context.Context, n *mnode, r api.Report) error {
 	if t != nil {
 		ag.m.setTask(t, rec)
 	}
-	ag.m.batches.later(func() { ag.m.recharged(trims) })
+	ag.m.batches.later(func() {
+		ag.m.recharged(trims)
+		ag.m.amendedTail(attemptKey{jid, a.Index, a.Number}, trims)
+	})
 	ag.m.log.Warn("attempt ended lost had exited before its end; ended as its agent reported", "task", r.Task.String(),
 		"state", l.To, "exited_at", l.ExitedAt, "job", l.JobTo)
 	return nil
 }
 
+// keepPartExits stores, with the end of a multi-node attempt that op
+// ends lost, failing its task (rec), how its parts that had exited before
+// then exited (on nodes not lost, heard of in time), so that a late exit
+// of its other parts can amend it (lateParts) whenever it comes.
+func keepPartExits(ctx context.Context, tx store.Tx, op *taskOp, rec store.Task) error {
+	if op.tr.End == nil || op.tr.End.State != store.AttemptLost || rec.State != store.TaskFailed ||
+		op.t.att == nil || len(op.t.att.parts) < 2 {
+		return nil
+	}
+	var parts []store.PartExit
+	for _, p := range op.t.att.parts {
+		if p.state != partExited || !p.exitedAt.Before(op.tr.At) {
+			continue
+		}
+		if e, ok := partExitOf(p.node, api.Report{Outcome: string(p.outcome), ExitCode: p.exitCode, At: p.exitedAt}); ok {
+			parts = append(parts, e)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	_, err := tx.RecordPartExits(ctx, op.tr.JobID, op.tr.Index, op.tr.Attempt, parts)
+	if errors.Is(err, store.ErrInvalid) {
+		return nil // an agent's clock the store will not take: the end must not wait on it, the part stays unknown
+	}
+	return err
+}
+
+// partExitOf is the exit that report r of node says, when it says the
+// attempt's process exited on its own (completed or failed) at a time.
+func partExitOf(node string, r api.Report) (store.PartExit, bool) {
+	p := store.PartExit{Node: node, ExitCode: r.ExitCode, ExitedAt: r.At}
+	switch agent.Outcome(r.Outcome) {
+	case agent.OutcomeCompleted:
+		p.State = store.AttemptCompleted
+		if p.ExitCode == nil {
+			zero := 0
+			p.ExitCode = &zero
+		}
+	case agent.OutcomeFailed:
+		p.State = store.AttemptFailed
+	default:
+		return p, false
+	}
+	return p, !r.At.IsZero()
+}
+
+// lateParts sets how l's attempt a ended, its part part exited late: as
+// part says for a one-node attempt; for a multi-node one, once every
+// part's exit is known (recorded with the end, or reported late since:
+// store.RecordPartExits), as its parts say (gangEnd), the last exit its
+// exit. It reports false, with part recorded, while a part's exit is
+// missing, and when the task is not failed at a (live: the caller
+// checked it in the mirror).
+func (ag *agents) lateParts(ctx context.Context, tx store.Tx, a store.Attempt, part store.PartExit, live bool,
+	l *store.LateExit) (bool, error) {
+	parts := []store.PartExit{part}
+	if len(a.Placement) > 1 {
+		if !live {
+			if ok, err := failedAt(ctx, tx, a); !ok || err != nil {
+				return false, err
+			}
+		}
+		var err error
+		parts, err = tx.RecordPartExits(ctx, a.JobID, a.Index, a.Number, parts)
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
+			ag.m.log.Warn("late exit of a part not kept", "job", a.JobID, "index", a.Index, "attempt", a.Number, "err", err)
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(parts) < len(a.Placement) {
+			ag.m.log.Info("part of an attempt ended lost had exited before its end; waiting for its other parts' exits",
+				"job", a.JobID, "index", a.Index, "attempt", a.Number, "node", part.Node, "known", len(parts), "parts", len(a.Placement))
+			return false, nil
+		}
+	}
+	l.State, l.ExitCode, l.ExitedAt = gangEnd(a.Placement, parts)
+	l.To = store.TaskCompleted
+	if l.State == store.AttemptFailed {
+		l.To = store.TaskFailed
+	}
+	return true, nil
+}
+
+// gangEnd is how an attempt placed on placement ended, every part having
+// exited as parts say: as the master ends one whose parts all exited
+// (exitKind, exitCode): completed, exit 0, when every part completed,
+// else failed with the exit code of the first failed part in placement
+// order; at the last part's exit.
+func gangEnd(placement []store.Placement, parts []store.PartExit) (store.AttemptState, *int, time.Time) {
+	byNode := map[string]store.PartExit{}
+	var last time.Time
+	for _, p := range parts {
+		byNode[p.Node] = p
+		if p.ExitedAt.After(last) {
+			last = p.ExitedAt
+		}
+	}
+	for _, pl := range placement {
+		if p := byNode[pl.Node]; p.State == store.AttemptFailed {
+			return store.AttemptFailed, p.ExitCode, last
+		}
+	}
+	zero := 0
+	return store.AttemptCompleted, &zero, last
+}
+
+// failedAt reports whether attempt a's task, whose job left the mirror,
+// is failed at a: only such a task can a late exit amend.
+func failedAt(ctx context.Context, tx store.Tx, a store.Attempt) (bool, error) {
+	tasks, err := tx.Tasks(ctx, store.TaskFilter{JobID: a.JobID})
+	if err != nil {
+		return false, fmt.Errorf("read the tasks of job %d: %w", a.JobID, err)
+	}
+	for _, t := range tasks {
+		if t.Index == a.Index {
+			return t.State == store.TaskFailed && t.Attempt == a.Number, nil
+		}
+	}
+	return false, nil
+}
+
 // lostAttempt is the attempt id names among atts when it ended lost,
-// after exited, and ran on node alone.
+// after exited, and ran on node (among others, for a gang).
 func lostAttempt(atts []store.Attempt, id agent.TaskID, node string, exited time.Time) (store.Attempt, bool) {
 	for _, a := range atts {
 		if a.Index != id.TaskIndex || a.Number != id.Attempt {
@@ -107,11 +242,11 @@ func lostAttempt(atts []store.Attempt, id agent.TaskID, node string, exited time
 			return a, false
 		}
 		for _, p := range a.Placement {
-			if p.Node != node {
-				return a, false
+			if p.Node == node {
+				return a, true
 			}
 		}
-		return a, len(a.Placement) > 0
+		return a, false
 	}
 	return store.Attempt{}, false
 }
@@ -164,8 +299,10 @@ func (ag *agents) endedJobAfter(ctx context.Context, tx store.Tx, l *store.LateE
 
 // lateExitReason says why a late exit amends an attempt's end: "completed
 // at 11:59:55 while its node n2 was lost; reported when the agent
-// returned at 12:00:30".
-func lateExitReason(l store.LateExit, node string) string {
+// returned at 12:00:30"; for an attempt of parts parts, "every part
+// completed, the last at ...", or "a part failed with exit code 3, the
+// last exit at ...".
+func lateExitReason(l store.LateExit, node string, parts int) string {
 	what := "completed"
 	if l.State == store.AttemptFailed {
 		what = "failed"
@@ -173,13 +310,20 @@ func lateExitReason(l store.LateExit, node string) string {
 			what += " with exit code " + strconv.Itoa(*l.ExitCode)
 		}
 	}
-	return fmt.Sprintf("%s at %s while its node %s was lost; reported when the agent returned at %s",
-		what, l.ExitedAt.UTC().Format(time.TimeOnly), node, l.At.UTC().Format(time.TimeOnly))
+	at := " at "
+	switch {
+	case parts > 1 && l.State == store.AttemptFailed:
+		what, at = "a part "+what, ", the last exit at "
+	case parts > 1:
+		what, at = "every part "+what, ", the last at "
+	}
+	return fmt.Sprintf("%s%s%s while its node %s was lost; reported when the agent returned at %s",
+		what, at, l.ExitedAt.UTC().Format(time.TimeOnly), node, l.At.UTC().Format(time.TimeOnly))
 }
 
 // recharged takes back from the fair share what usage records cut at a
-// late exit no longer charge. The GPU-seconds metric, a counter, keeps
-// them.
+// late exit no longer charge. The GPU-seconds metric, a counter, never
+// counted what a late exit can cut (lostusage.go: amendedTail).
 func (m *Master) recharged(trims []store.UsageTrim) {
 	for _, tr := range trims {
 		b, a := tr.Before, tr.After

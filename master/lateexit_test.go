@@ -1,6 +1,8 @@
 package master
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +17,10 @@ import (
 // down, ends as its agent reports once back (completed, or failed with
 // its exit code), not as the loss failed it: the task, the attempt and
 // the job say so, an event says why, and the attempt is charged until
-// its exit, across a restart of the master too. An exit at or after the
-// master's end of the attempt stays a loss.
+// its exit, across a restart of the master too; the GPU-seconds metric
+// holds back the record the exit may cut until it knows (lostusage.go),
+// then agrees with the store. An exit at or after the master's end of
+// the attempt stays a loss.
 func TestLateExitOutranGrace(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -53,6 +57,7 @@ func TestLateExitOutranGrace(t *testing.T) {
 			if got := h.job(id).State; got != "failed" {
 				t.Fatalf("job %s after the grace, want failed", got)
 			}
+			checkGPUSecondsMetric(t, h, "ana", 40) // the 20 s its agent vouched for; the rest held back
 			h.clock.Advance(30 * time.Second)
 			task := tid(id, 0, 1)
 			a.Forget(task)
@@ -73,6 +78,8 @@ func TestLateExitOutranGrace(t *testing.T) {
 				charged = exited
 			}
 			checkExitUsage(t, h, id, start, charged, end)
+			h.m.Tick(h.ctx) // the node heard from again: the held record is final
+			checkGPUSecondsMetric(t, h, "ana", 2*charged.Sub(start).Seconds())
 			h.clock.Advance(time.Minute)
 			h.start()
 			checkLateExit(t, h, id, c.wantTask, c.wantJob, c.wantEnd, c.amended)
@@ -182,4 +189,21 @@ func TestLateExitRequeuedStays(t *testing.T) {
 		t.Fatalf("task %+v; want starting its second attempt, the first lost", got)
 	}
 	h.checkConsistent(t)
+}
+
+// checkGPUSecondsMetric checks allot_gpu_seconds_total of user.
+func checkGPUSecondsMetric(t *testing.T, h *harness, user string, want float64) {
+	t.Helper()
+	_, metrics, _ := h.raw("GET", "/metrics", "")
+	for _, l := range strings.Split(metrics, "\n") {
+		if !strings.HasPrefix(l, "allot_gpu_seconds_total{") || !strings.Contains(l, `user="`+user+`"`) {
+			continue
+		}
+		got, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)
+		if err != nil || math.Abs(got-want) > 1e-6 {
+			t.Fatalf("%s (%v); want %v", l, err, want)
+		}
+		return
+	}
+	t.Fatalf("/metrics has no GPU-seconds of %s, want %v:\n%s", user, want, grepLines(metrics, "allot_gpu_seconds"))
 }

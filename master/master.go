@@ -164,6 +164,9 @@ type Master struct {
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
+	// lostTails holds back from the GPU-seconds metric the usage of
+	// attempts failed as lost that a late exit may cut (lostusage.go).
+	lostTails map[attemptKey]*lostTail
 }
 
 // New loads the master's state from the store and returns a Master ready

@@ -34,7 +34,9 @@ type LateExit struct {
 	Reason   string    // the task's, the attempt's and the event's
 	// JobFrom and JobTo, when JobTo is set, move the ended job to the
 	// state its tasks end it in now (a compare-and-set on JobFrom), with
-	// JobReason, in an event of its own; its end time stays.
+	// JobReason, in an event of its own, and its end (ended_at) to when
+	// its tasks ended now (lateJobEnd): this exit, or a later end of
+	// another task.
 	JobFrom, JobTo JobState
 	JobReason      string
 }
@@ -189,14 +191,41 @@ func (o *ops) trimUsage(ctx context.Context, l LateExit) ([]UsageTrim, error) {
 	return trims, nil
 }
 
-// amendJob moves l's ended job from JobFrom to JobTo, its end unchanged.
+// amendJob moves l's ended job from JobFrom to JobTo, and its end to
+// when its tasks now ended (lateJobEnd).
 func (o *ops) amendJob(ctx context.Context, l LateExit, at time.Time) error {
-	if _, err := o.q.ExecContext(ctx, o.d.q(`UPDATE jobs SET state = ?, reason = ? WHERE id = ?`),
-		string(l.JobTo), l.JobReason, l.JobID); err != nil {
+	ended, err := o.lateJobEnd(ctx, l)
+	if err != nil {
+		return fmt.Errorf("job %d %s → %s: %w", l.JobID, l.JobFrom, l.JobTo, err)
+	}
+	if _, err := o.q.ExecContext(ctx, o.d.q(`UPDATE jobs SET state = ?, reason = ?, ended_ns = ? WHERE id = ?`),
+		string(l.JobTo), l.JobReason, ended, l.JobID); err != nil {
 		return fmt.Errorf("job %d %s → %s: %w", l.JobID, l.JobFrom, l.JobTo, err)
 	}
 	return o.event(ctx, Event{JobID: l.JobID, Index: -1, From: string(l.JobFrom), To: string(l.JobTo), At: at,
 		Reason: l.JobReason})
+}
+
+// lateJobEnd is when l's job ended, its task ended at l's exit: the
+// latest of that exit and the ends of its other tasks (their current
+// attempt's end, or for a task that never started its last change),
+// never after the end the job had: the master ended the job when it
+// heard of its last task's end, and l's task ended at its exit.
+func (o *ops) lateJobEnd(ctx context.Context, l LateExit) (int64, error) {
+	var had, attempts, unstarted sql.NullInt64
+	err := o.q.QueryRowContext(ctx, o.d.q(`SELECT ended_ns,
+		(SELECT MAX(a.ended_ns) FROM attempts a JOIN tasks t ON a.job_id = t.job_id AND a.idx = t.idx AND a.attempt = t.attempt
+			WHERE t.job_id = ? AND t.idx <> ?),
+		(SELECT MAX(updated_ns) FROM tasks WHERE job_id = ? AND idx <> ? AND attempt = 0)
+		FROM jobs WHERE id = ?`), l.JobID, l.Index, l.JobID, l.Index, l.JobID).Scan(&had, &attempts, &unstarted)
+	if err != nil {
+		return 0, fmt.Errorf("read when its tasks ended: %w", err)
+	}
+	ended := max(nsOf(l.ExitedAt), attempts.Int64, unstarted.Int64)
+	if had.Valid && had.Int64 < ended {
+		ended = had.Int64
+	}
+	return ended, nil
 }
 
 func minTime(a, b time.Time) time.Time {

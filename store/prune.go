@@ -8,7 +8,7 @@ import (
 
 // pruneTables are the tables that hold a job's rows besides jobs, in an
 // order that deletes rows before those they refer to.
-var pruneTables = []string{"logs", "metrics", "attempts", "events", "reservations", "tasks"}
+var pruneTables = []string{"logs", "metrics", "part_exits", "attempts", "events", "reservations", "tasks"}
 
 func (o *ops) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (int, error) {
 	if err := o.flushAttempts(ctx); err != nil {

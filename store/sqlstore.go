@@ -427,3 +427,8 @@ func (s *sqlStore) AmendLostEnd(ctx context.Context, l LateExit) (out Task, trim
 	err = s.Update(ctx, func(tx Tx) error { out, trims, err = tx.AmendLostEnd(ctx, l); return err })
 	return out, trims, err
 }
+
+func (s *sqlStore) RecordPartExits(ctx context.Context, job int64, index, attempt int, parts []PartExit) (out []PartExit, err error) {
+	err = s.Update(ctx, func(tx Tx) error { out, err = tx.RecordPartExits(ctx, job, index, attempt, parts); return err })
+	return out, err
+}

@@ -104,6 +104,10 @@ type Writer interface {
 	// ended lost though it had exited before (LateExit), with its task,
 	// its job and its usage records, and returns the records as cut.
 	AmendLostEnd(ctx context.Context, l LateExit) (Task, []UsageTrim, error)
+	// RecordPartExits keeps how parts of a multi-node attempt ended lost
+	// exited, until every part's exit is known (PartExit), and returns
+	// those it has.
+	RecordPartExits(ctx context.Context, job int64, index, attempt int, parts []PartExit) ([]PartExit, error)
 
 	// UpsertNode registers a node or replaces its pool, labels and GPUs;
 	// it is then up, with a heartbeat at n.HeartbeatAt. A node that was

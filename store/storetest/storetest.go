@@ -39,6 +39,8 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"AttemptExited", testAttemptExited},
 		{"AttemptStartPriority", testAttemptStartPriority},
 		{"AmendLostEnd", testAmendLostEnd},
+		{"AmendLostEndJobEnd", testAmendLostEndJobEnd},
+		{"RecordPartExits", testRecordPartExits},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
