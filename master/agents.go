@@ -368,6 +368,9 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 		}
 		return ag.m.killTask(ctx, t, lifecycle.Ending{Kind: kind}.Decide().Task, reason, cause)
 	}
+	if left > 0 && p.outcome == agent.OutcomePreempted && t.rec.State == store.TaskRunning {
+		return ag.agentStopped(ctx, t, node)
+	}
 	if left > 0 {
 		return nil
 	}
@@ -470,6 +473,9 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
 	case e.Kind == lifecycle.EndPreempted:
 		tr.Reason = preemptReason(t.att.parts)
+		if t.att.stoppedBy != "" {
+			tr.Reason = "checkpointed: node " + t.att.stoppedBy + "'s agent stopped"
+		}
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}
 		switch {
