@@ -412,8 +412,14 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	if !op.ok {
 		return nil
 	}
-	next, began := t.next, t.att.first()
+	next, began, byAgent := t.next, t.att.first(), t.att.stoppedBy != ""
 	ag.m.setTask(t, op.rec)
+	if byAgent && op.rec.State == store.TaskQueued {
+		// As a one-node attempt its agent preempted (requeued from
+		// running, setTask): it resumes first among its job's waiting
+		// tasks, as the simulator's agent preemption orders it.
+		t.preempted = ag.m.planner.nextLaunch()
+	}
 	if op.rec.State == store.TaskStarting {
 		ag.m.planner.restartOn(t, next, tr.At, began)
 	}

@@ -3,7 +3,9 @@ package master
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/store"
 )
@@ -49,4 +51,42 @@ func (ag *agents) agentStopped(ctx context.Context, t *mtask, node string) error
 // the others are checkpointing (agentStopped).
 func stoppedThere(t *mtask, node string) bool {
 	return t.att != nil && t.att.stoppedBy == node && t.rec.State == store.TaskPreempting
+}
+
+// agentStops gives back, to job j's tasks restored preempting as an
+// agent stopped a part of theirs (store.CauseAgentStopped), that part:
+// the one on a node that left since. The store keeps no part's exit
+// and restoreTask restores every part running, so the node's loss
+// (checkLostNodes) or its agent's word would end the attempt lost after
+// a restart, where the master before it waited for the other parts.
+func (r *restorer) agentStops(ctx context.Context, j *mjob) error {
+	var since time.Time
+	for _, t := range j.tasks {
+		if t.att != nil && t.next == nil && t.rec.State == store.TaskPreempting && (since.IsZero() || t.rec.UpdatedAt.Before(since)) {
+			since = t.rec.UpdatedAt
+		}
+	}
+	if since.IsZero() {
+		return nil
+	}
+	evs, err := r.m.st.Events(ctx, store.EventFilter{JobID: j.rec.ID, To: string(store.TaskPreempting), Since: since.Add(-time.Second)})
+	if err != nil {
+		return fmt.Errorf("read the stops of its agents: %w", err)
+	}
+	for _, e := range evs {
+		if e.Cause != store.CauseAgentStopped || e.Index < 0 || e.Index >= len(j.tasks) {
+			continue
+		}
+		t := j.tasks[e.Index]
+		if t.att == nil || t.rec.State != store.TaskPreempting || e.Attempt != t.rec.Attempt {
+			continue
+		}
+		for _, p := range t.att.parts {
+			if n := r.m.nodes[p.node]; n != nil && n.rec.State == store.NodeLeft {
+				p.state, p.outcome, p.exitedAt = partExited, agent.OutcomePreempted, e.At
+				t.att.stoppedBy = p.node
+			}
+		}
+	}
+	return nil
 }

@@ -130,16 +130,19 @@ func TestAgentLeave(t *testing.T) {
 // other part gets the preempt with the pool's checkpoint grace, not a
 // kill, the node's leave right after loses nothing, and once the other
 // part's checkpoint lands the attempt ends preempted and the task waits
-// again, whether its job is preemptible or not.
+// again, whether its job is preemptible or not, and across a restart of
+// the master while the other part checkpoints (agentStops).
 func TestAgentLeaveGang(t *testing.T) {
 	tests := []struct {
-		name  string
-		slots int    // 4: a gang over n1 and n2; 2: n1 alone
-		extra string // the job's extra fields
+		name    string
+		slots   int    // 4: a gang over n1 and n2; 2: n1 alone
+		extra   string // the job's extra fields
+		restart bool   // the master restarts once n1 left
 	}{
-		{"one-node task", 2, `, "preemptible": true`},
-		{"gang", 4, `, "preemptible": true`},
-		{"gang not preemptible", 4, ""},
+		{"one-node task", 2, `, "preemptible": true`, false},
+		{"gang", 4, `, "preemptible": true`, false},
+		{"gang not preemptible", 4, "", false},
+		{"gang, the master restarted meanwhile", 4, `, "preemptible": true`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,6 +168,15 @@ func TestAgentLeaveGang(t *testing.T) {
 				checkLeaveEnd(t, h, id, "")
 				return
 			}
+			if tt.restart {
+				h.start()
+				b.Master = h.srv.URL
+				if _, err := b.Register(h.ctx); err != nil {
+					t.Fatal(err)
+				}
+				h.sync(b)
+				h.m.Tick(h.ctx) // the left node's attempts (checkLostNodes)
+			}
 			if got := h.taskState(id, 0); got != store.TaskPreempting {
 				t.Fatalf("gang %s after n1 left, want preempting while its part on n2 checkpoints", got)
 			}
@@ -181,6 +193,9 @@ func TestAgentLeaveGang(t *testing.T) {
 				if c.Task == tid(id, 0, 1) && c.Type != api.CommandStart {
 					stops = append(stops, c)
 				}
+			}
+			if tt.restart && len(stops) > 0 {
+				stops = stops[len(stops)-1:] // the restarted master's, again
 			}
 			if len(stops) != 1 || stops[0].Type != api.CommandPreempt || stops[0].GraceS != int64(DefaultGrace/time.Second) {
 				t.Fatalf("n2 got %+v for the gang, want one preempt with the grace of %s", stops, DefaultGrace)
