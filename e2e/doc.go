@@ -35,6 +35,10 @@
 //     printed after the kill -9 is in its log.
 //   - TestAgentLeave (leave_test.go): Ctrl-C of an agent; its node left
 //     at once, its task preempted and requeued on the other node only.
+//   - TestAgentStopGang (gangstop_test.go): SIGTERM of the agent of one
+//     node of a 2-node gang; the other rank checkpoints with the pool's
+//     grace, the attempt ends preempted (not lost), and the job runs
+//     again once the agent is back.
 //   - TestMasterCrash (mastercrash_test.go), on SQLite and PostgreSQL:
 //     kill -9 of the master with tasks running, jobs queued and
 //     submissions in flight, twice in a row; no job is lost, duplicated or

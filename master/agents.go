@@ -371,6 +371,9 @@ func (ag *agents) partExited(ctx context.Context, t *mtask, node string, p *mpar
 		}
 		return ag.m.killTask(ctx, t, lifecycle.Ending{Kind: kind}.Decide().Task, reason, cause)
 	}
+	if left > 0 && p.outcome == agent.OutcomePreempted && t.rec.State == store.TaskRunning {
+		return ag.agentStopped(ctx, t, node)
+	}
 	if left > 0 {
 		return nil
 	}
@@ -412,8 +415,14 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	if !op.ok {
 		return nil
 	}
-	next, began := t.next, t.att.first()
+	next, began, byAgent := t.next, t.att.first(), t.att.stoppedBy != ""
 	ag.m.setTask(t, op.rec)
+	if byAgent && op.rec.State == store.TaskQueued {
+		// As a one-node attempt its agent preempted (requeued from
+		// running, setTask): it resumes first among its job's waiting
+		// tasks, as the simulator's agent preemption orders it.
+		t.preempted = ag.m.planner.nextLaunch()
+	}
 	if op.rec.State == store.TaskStarting {
 		ag.m.planner.restartOn(t, next, tr.At, began)
 	}
@@ -473,6 +482,9 @@ func (ag *agents) finishTransitions(t *mtask, e lifecycle.Ending, v lifecycle.Ve
 		ag.m.planner.runs.note(tr.At.Sub(t.att.started), t.job.rec.TimeLimit)
 	case e.Kind == lifecycle.EndPreempted:
 		tr.Reason = preemptReason(t.att.parts)
+		if t.att.stoppedBy != "" {
+			tr.Reason = "checkpointed: node " + t.att.stoppedBy + "'s agent stopped"
+		}
 		then := &store.TaskTransition{JobID: t.job.rec.ID, Index: t.rec.Index, From: store.TaskPreempted,
 			To: v.Then, At: tr.At, Reason: requeuedPreempted}
 		switch {

@@ -56,7 +56,9 @@ func (pl *planner) restoreBudgets(ctx context.Context) error {
 	}
 	projects := map[int64]string{}
 	for _, e := range events {
-		if e.Index < 0 || e.Cause == store.CauseResized && e.ForJob == 0 {
+		// An agent's stop (agentstop.go) is no pass's preemption and
+		// counts in no budget, as live (apply notes only a pass's).
+		if e.Index < 0 || e.Cause == store.CauseResized && e.ForJob == 0 || e.Cause == store.CauseAgentStopped {
 			continue
 		}
 		project, ok := projects[e.JobID]

@@ -67,6 +67,7 @@ func (m *Master) decisionLog(ctx context.Context, since, until time.Time) ([]dec
 		k := attemptKey{e.JobID, e.Index, e.Attempt}
 		switch {
 		case l.names[e.JobID] == "" || e.Index < 0:
+		case e.Cause == store.CauseAgentStopped: // no pass asked it (agentstop.go)
 		case e.To == string(store.TaskPreempting):
 			kind := decisionlog.Preempt
 			switch e.Cause {

@@ -18,9 +18,11 @@ import (
 // master did (whatif_nodestates.go). The Final sync, which carries the agent's last
 // reports and lists nothing running, marks the node left at once rather
 // than lost at the agent timeout: its attempts ended as reported, none
-// is lost. An attempt still open on it then (a gang's, whose other parts
-// run on, or a start the agent never got) ends at once as on a lost
-// node (loseNode): lost, its other parts killed, unless it is held
+// is lost. A gang's attempt whose part there the agent reported
+// preempted checkpoints its other parts and ends preempted once they
+// have (agentstop.go): the leave leaves it to them. Any other attempt
+// still open on it then (a start the agent never got) ends at once as on
+// a lost node (loseNode): lost, its other parts killed, unless it is held
 // through the loss. A sync without Leaving does not end a leave: only a
 // registration does (register), which says whether the agent leaves.
 // Callers hold mu.

@@ -123,36 +123,100 @@ func TestAgentLeave(t *testing.T) {
 	}
 }
 
-// TestAgentLeaveGang: a gang whose part on the leaving node was preempted
-// by its agent while the other part runs on is ended at the leave, as a
-// loss of the node would end it: lost, the other part killed, the task
-// requeued; the node still reads left.
+// TestAgentLeaveGang: an agent that stops under --on-exit kill reports
+// its part preempted before it leaves (trial n, F13). A one-node task's
+// attempt ends preempted at the report. A gang whose other part runs on
+// is made preempting at once (persisted, store.CauseAgentStopped), its
+// other part gets the preempt with the pool's checkpoint grace, not a
+// kill, the node's leave right after loses nothing, and once the other
+// part's checkpoint lands the attempt ends preempted and the task waits
+// again, whether its job is preemptible or not, and across a restart of
+// the master while the other part checkpoints (agentStops).
 func TestAgentLeaveGang(t *testing.T) {
-	h := newHarness(t)
-	a, b := h.agent("n1", 2), h.agent("n2", 2)
-	id := h.submit(jobSpec("gang", 4, `, "preemptible": true`))
-	h.step()
-	h.sync(a, b)
-	h.sync(a, b)
-	if got := h.taskState(id, 0); got != store.TaskRunning {
-		t.Fatalf("gang %s, want running on both nodes", got)
+	tests := []struct {
+		name    string
+		slots   int    // 4: a gang over n1 and n2; 2: n1 alone
+		extra   string // the job's extra fields
+		restart bool   // the master restarts once n1 left
+	}{
+		{"one-node task", 2, `, "preemptible": true`, false},
+		{"gang", 4, `, "preemptible": true`, false},
+		{"gang not preemptible", 4, "", false},
+		{"gang, the master restarted meanwhile", 4, `, "preemptible": true`, true},
 	}
-	a.Leave()
-	h.sync(a)
-	a.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
-	h.sync(a)
-	if n := h.node("n1"); n.State != string(store.NodeLeft) {
-		t.Fatalf("node %s after its agent's final sync, want left", n.State)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a, b := h.agent("n1", 2), h.agent("n2", 2)
+			b.HoldPreempt = true // its rank checkpoints until Exit
+			id := h.submit(jobSpec("gang", tt.slots, tt.extra))
+			h.step()
+			h.sync(a, b)
+			h.sync(a, b)
+			if got := h.taskState(id, 0); got != store.TaskRunning {
+				t.Fatalf("task %s, want running", got)
+			}
+			gang := tt.slots > 2
+			a.Leave()
+			h.sync(a)
+			a.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
+			h.sync(a) // the final sync: the report, then the leave
+			if n := h.node("n1"); n.State != string(store.NodeLeft) {
+				t.Fatalf("node %s after its agent's final sync, want left", n.State)
+			}
+			if !gang {
+				checkLeaveEnd(t, h, id, "")
+				return
+			}
+			if tt.restart {
+				h.start()
+				b.Master = h.srv.URL
+				if _, err := b.Register(h.ctx); err != nil {
+					t.Fatal(err)
+				}
+				h.sync(b)
+				h.m.Tick(h.ctx) // the left node's attempts (checkLostNodes)
+			}
+			if got := h.taskState(id, 0); got != store.TaskPreempting {
+				t.Fatalf("gang %s after n1 left, want preempting while its part on n2 checkpoints", got)
+			}
+			evs, err := h.st.Events(h.ctx, store.EventFilter{JobID: id, To: string(store.TaskPreempting)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) != 1 || evs[0].Cause != store.CauseAgentStopped {
+				t.Fatalf("transitions to preempting %+v, want one, cause %s", evs, store.CauseAgentStopped)
+			}
+			h.sync(b)
+			var stops []api.Command
+			for _, c := range b.Commands() {
+				if c.Task == tid(id, 0, 1) && c.Type != api.CommandStart {
+					stops = append(stops, c)
+				}
+			}
+			if tt.restart && len(stops) > 0 {
+				stops = stops[len(stops)-1:] // the restarted master's, again
+			}
+			if len(stops) != 1 || stops[0].Type != api.CommandPreempt || stops[0].GraceS != int64(DefaultGrace/time.Second) {
+				t.Fatalf("n2 got %+v for the gang, want one preempt with the grace of %s", stops, DefaultGrace)
+			}
+			b.Exit(tid(id, 0, 1), agent.OutcomePreempted, 0)
+			h.sync(b)
+			checkLeaveEnd(t, h, id, "n1's agent stopped")
+		})
 	}
+}
+
+// checkLeaveEnd checks that job id's task waits again, its first
+// attempt ended preempted, with reason saying want.
+func checkLeaveEnd(t *testing.T, h *harness, id int64, want string) {
+	t.Helper()
 	if got := h.taskState(id, 0); got != store.TaskQueued {
-		t.Fatalf("gang %s after one of its nodes left, want queued", got)
+		t.Fatalf("task %s after its attempt ended, want queued", got)
 	}
-	h.sync(b)
-	if !slices.ContainsFunc(b.Commands(), func(c api.Command) bool { return c.Type == api.CommandKill && c.Task == tid(id, 0, 1) }) {
-		t.Errorf("the gang's part on n2 was not killed: %+v", b.Commands())
-	}
-	if att := h.job(id).TaskList[0].Attempts[0]; att.EndState != string(store.AttemptLost) || !strings.Contains(att.Reason, "n1 left") {
-		t.Errorf("the gang's attempt ended %q (%s), want lost as n1 left", att.EndState, att.Reason)
+	att := h.job(id).TaskList[0].Attempts[0]
+	if att.EndState != string(store.AttemptPreempted) || !strings.Contains(att.Reason, want) {
+		t.Fatalf("the attempt ended %q (%s), want preempted (%s)", att.EndState, att.Reason, want)
 	}
 }
 

@@ -56,6 +56,9 @@ func (ag *agents) nodeGone(ctx context.Context, n *mnode, to store.NodeState, re
 	n.commands = nil
 	n.lostAt = ag.m.now()
 	for _, t := range ag.m.tasksOn(n.rec.Name) {
+		if stoppedThere(t, n.rec.Name) {
+			continue // its part there was reported preempted (agentstop.go)
+		}
 		if ag.holdsThroughLoss(t) {
 			held++
 			continue

@@ -39,8 +39,10 @@ var leaveDowns = []rdown{{node: "n2", at: 100, back: 250}, {node: "n3", at: 130.
 
 // leaveGangJobs: g, a gang on n1 and n3 (preemptible), has its part on
 // n3 preempted by n3's agent at 100 while the part on n1 runs on: the
-// final sync ends the attempt lost, as a loss of n3 would, and kills the
-// part on n1 (leave.go); the export leaves it to the node_down. m (not
+// report makes g preempting and asks the part on n1 to checkpoint, the
+// node's leave loses nothing, and the attempt ends preempted as that
+// checkpoint lands (agentstop.go); the export writes it as g's
+// agent_preempted at the stop on n3 (whatif_leave.go). m (not
 // preemptible) on n2 is preempted by n2's agent at 200.4 and waits for
 // n1, which g frees again once it ends.
 var leaveGangJobs = []rjob{

@@ -174,6 +174,9 @@ func (r *restorer) restoreJob(ctx context.Context, id int64, j *mjob) error {
 	if err := r.nextFor(ctx, j); err != nil {
 		return fmt.Errorf("job %d: %w", id, err)
 	}
+	if err := r.agentStops(ctx, j); err != nil {
+		return fmt.Errorf("job %d: %w", id, err)
+	}
 	if err := r.restoreSearch(ctx, j); err != nil {
 		return fmt.Errorf("job %d: restore its searcher: %w", id, err)
 	}

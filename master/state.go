@@ -129,6 +129,10 @@ type mattempt struct {
 	// stop is the last preempt or kill sent for the attempt (sendAll),
 	// which an agent still running a part of it gets again (stopresend.go).
 	stop api.Command
+	// stoppedBy is the node whose agent stopped its part of a gang's
+	// running attempt and reported it preempted (agentStopped): the
+	// others checkpoint, and that node's leave loses nothing. "" else.
+	stoppedBy string
 }
 
 // partState is where one node's part of an attempt is.

@@ -16,8 +16,17 @@ import (
 // agent_preempted, after the seconds from its start to its end, and the
 // simulator ends it so (lifecycle.EventAgentPreempted); the leave itself
 // is a node_down (exportNodeEvents), which finds nothing left to lose on
-// the node but a gang's attempt with parts elsewhere, which the master
-// ends lost too. Without it the node_down ended the attempts lost in the
+// the node. A gang's attempt whose part there the agent stopped while
+// its other parts ran was made preempting then (store.CauseAgentStopped,
+// agentstop.go: no pass asked it) and ends once the others' checkpoints
+// land: the export writes it as agent_preempted at that stop, which the
+// simulator's agent preemption, one event for the whole attempt, ends
+// before the node_down of the same second, as the master's leave leaves
+// it to its other parts. (The replay frees the other parts' slots at the
+// stop, the master when their checkpoints land: the same second where
+// they land at once, as agents with a checkpoint trap usually do within
+// it; a longer checkpoint is a difference allot history check may
+// report.) Without it the node_down ended the attempts lost in the
 // replay, and failed those of jobs that are not preemptible. The
 // attempt's work counts up to its end, saved as a preemption's
 // checkpoint saves it (checkpoint_every), as the simulator's preemption
@@ -37,11 +46,12 @@ import (
 // allot history check reported the stop and the restart as differences.
 
 // agentPreempted says whether attempt a ended preempted with no
-// transition to preempting (its agent stopped it), and gives it as a
-// scenario's agent_preempted: its number as the simulator counts
-// attempts, and the whole seconds (sec) from its start as the simulator
-// counts it (first: a restart on a move's or resize's placement
-// continues the attempt before it) to its end.
+// transition to preempting that a pass made (its agent stopped it), and
+// gives it as a scenario's agent_preempted: its number as the simulator
+// counts attempts, and the whole seconds (sec) from its start as the
+// simulator counts it (first: a restart on a move's or resize's
+// placement continues the attempt before it) to its end, or, for a
+// gang's, to the stop of its first part (agentStopped).
 func (h *historyEvents) agentPreempted(atts []store.Attempt, a store.Attempt, sec func(time.Time) int64) (scenario.StartLost, bool) {
 	if a.EndState != store.AttemptPreempted {
 		return scenario.StartLost{}, false
@@ -49,5 +59,9 @@ func (h *historyEvents) agentPreempted(atts []store.Attempt, a store.Attempt, se
 	if _, asked := h.preempted[attemptKey{a.JobID, a.Index, a.Number}]; asked {
 		return scenario.StartLost{}, false
 	}
-	return scenario.StartLost{Task: a.Index, Attempt: h.simAttempt(atts, a), After: sec(a.EndedAt) - sec(h.first(atts, a))}, true
+	end := a.EndedAt
+	if at, ok := h.agentStopped[attemptKey{a.JobID, a.Index, a.Number}]; ok {
+		end = at
+	}
+	return scenario.StartLost{Task: a.Index, Attempt: h.simAttempt(atts, a), After: sec(end) - sec(h.first(atts, a))}, true
 }

@@ -96,6 +96,11 @@ type historyEvents struct {
 	// kills are when the jobs were killed (killTimes): the end of one
 	// killed while its tasks ran is its last task's.
 	kills map[int64]time.Time
+	// agentStopped are when a gang's attempt began to checkpoint as the
+	// agent of one of its nodes stopped its part there
+	// (store.CauseAgentStopped, agentstop.go): no pass asked it, and the
+	// export writes it as agent_preempted from then (whatif_leave.go).
+	agentStopped map[attemptKey]time.Time
 }
 
 func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEvents, error) {
@@ -107,7 +112,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 		moved: map[attemptKey]bool{}, startFailed: map[attemptKey]bool{}, startLost: map[attemptKey]bool{},
 		notRun: map[attemptKey]bool{}, nodeLosses: map[string][]time.Time{}, exitFailed: map[int64]bool{}, partRan: map[attemptKey]bool{},
 		stopped: map[attemptKey]bool{}, stoppedWaiting: map[int64]int{}, killing: map[attemptKey]time.Time{},
-		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs)}
+		limitKilled: map[attemptKey]bool{}, startKilled: map[attemptKey]bool{}, kills: killTimes(evs),
+		agentStopped: map[attemptKey]time.Time{}}
 	nevs, err := m.st.NodeEvents(ctx, store.NodeEventFilter{})
 	if err != nil {
 		return historyEvents{}, fmt.Errorf("read the node history: %w", err)
@@ -151,6 +157,8 @@ func (m *Master) historyEvents(ctx context.Context, since time.Time) (historyEve
 			h.killing[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.startKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseStartFailed
 			h.limitKilled[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseTimeLimit
+		case e.To == string(store.TaskPreempting) && e.Cause == store.CauseAgentStopped:
+			h.agentStopped[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 		case e.To == string(store.TaskPreempting):
 			h.preempted[attemptKey{e.JobID, e.Index, e.Attempt}] = e.At
 			h.moved[attemptKey{e.JobID, e.Index, e.Attempt}] = e.Cause == store.CauseMoved || e.Cause == store.CauseResized
@@ -243,6 +251,9 @@ func workOf(j store.Job, atts []store.Attempt, hist *historyEvents, since, now t
 			end, asked = at, true
 		} else if l, ok := hist.agentPreempted(atts, a, sec); ok {
 			asked = true // its checkpoint saved what a preemption's does
+			if at, ok := hist.agentStopped[attemptKey{a.JobID, a.Index, a.Number}]; ok {
+				end = at // the replay ends it at its agent's stop (whatif_leave.go)
+			}
 			w.agentPreempted = append(w.agentPreempted, l)
 		}
 		rate := int64(1)

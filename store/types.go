@@ -309,6 +309,11 @@ const (
 	// whose move's or resize's checkpoint landed with a node of its new
 	// placement down: the move or resize became a preemption.
 	CauseUnplaced Cause = "unplaced"
+	// CauseAgentStopped asks a gang's task to checkpoint (its transition
+	// to preempting) because the agent of one of its nodes stopped its
+	// part there and reported it preempted (allot agent --on-exit kill,
+	// or its fence): no pass asked it.
+	CauseAgentStopped Cause = "agent_stopped"
 )
 
 // NodeEvent is a change of a node's state: lost, or up again (From ""
