@@ -71,6 +71,11 @@ type storeHealth struct {
 	// log with the one cause already logged, so the recovery line sums
 	// them up.
 	refused, auditLost int
+	// outFrom is when the outage under way began by the master's clock,
+	// and outage the one that ended, for the loop to record once the
+	// store is back (recordOutage).
+	outFrom time.Time
+	outage  *store.StoreOutage
 }
 
 // StoreStatus is the store's health as /readyz reports it.
@@ -148,6 +153,7 @@ func (h *storeHealth) record(err error) {
 	switch {
 	case err != nil && !h.down:
 		h.down, h.since, h.err = true, now, err
+		h.outFrom = h.clock.Now()
 		h.up.Set(0)
 		h.log.Error("store unavailable: the master refuses changes and holds agent timeouts until it is back; retrying",
 			"err", err, "retry_every", probeMinGap)
@@ -157,6 +163,7 @@ func (h *storeHealth) record(err error) {
 		h.log.Info("store available again: refused "+plural.Count(h.refused, "request")+" during the outage",
 			"down_for", now.Sub(h.since).Round(time.Millisecond), "refused", h.refused, "audit_entries_lost", h.auditLost)
 		h.down, h.since, h.err, h.recovered = false, now, nil, true
+		h.outage = &store.StoreOutage{From: h.outFrom, Until: h.clock.Now(), Refused: h.refused}
 		h.refused, h.auditLost = 0, 0
 		h.up.Set(1)
 	}
@@ -220,9 +227,12 @@ func (m *Master) checkStore(ctx context.Context) bool {
 		return false
 	}
 	h.mu.Lock()
-	recovered := h.recovered
-	h.recovered = false
+	recovered, outage := h.recovered, h.outage
+	h.recovered, h.outage = false, nil
 	h.mu.Unlock()
+	if outage != nil {
+		m.recordOutage(ctx, *outage)
+	}
 	if recovered {
 		m.lock()
 		now := m.now()
@@ -235,6 +245,18 @@ func (m *Master) checkStore(ctx context.Context) bool {
 		m.unlock()
 	}
 	return true
+}
+
+// recordOutage keeps an outage the master outlived, for the what-if
+// export's note (whatif_outages.go). The store has just answered a
+// probe; if it fails again the outage goes unrecorded, which the log
+// says: the export then lacks only its note.
+func (m *Master) recordOutage(ctx context.Context, out store.StoreOutage) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if err := m.st.RecordOutage(ctx, out); err != nil {
+		m.log.Warn("store outage not recorded: the what-if export will not note it", "from", out.From, "until", out.Until, "err", err)
+	}
 }
 
 // isStoreFault reports whether err may be the store failing rather than a

@@ -192,3 +192,49 @@ func TestStoreOutage(t *testing.T) {
 	}
 	h.submit(jobSpec("after", 1, ""))
 }
+
+// TestStoreOutageNoted: an outage the master outlived is recorded when
+// the store is back, and the what-if export of a window that holds it
+// notes it (from, until, how long, the requests refused), so that a
+// history check's difference around it has a lead; a window without it
+// has no such note.
+func TestStoreOutageNoted(t *testing.T) {
+	var flaky *flakyStore
+	h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+	h.m.health.minGap = 0
+	t0 := h.clock.Now()
+	h.agent("n1", 1)
+	h.clock.Advance(time.Minute)
+	flaky.down.Store(true)
+	h.m.Tick(h.ctx)
+	if code, _, _ := h.raw("POST", "/api/v1/jobs", jobSpec("late", 1, "")); code != 503 {
+		t.Fatalf("submit while down: %d, want 503", code)
+	}
+	h.clock.Advance(90 * time.Second)
+	flaky.down.Store(false)
+	h.m.Tick(h.ctx)
+	h.clock.Advance(time.Minute)
+	cases := []struct {
+		name        string
+		from, until time.Time
+		want        string // "": no outage note
+	}{
+		{"a window that holds it", t0, h.clock.Now(), "(at 60s to 150s, 1m30s, 1 request refused)"},
+		{"a window after it", t0.Add(3 * time.Minute), h.clock.Now().Add(time.Minute), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, body, _ := h.raw("GET", "/api/v1/history/scenario"+window(c.from, c.until), "")
+			if code != 200 {
+				t.Fatalf("export: %d %s", code, body)
+			}
+			noted := strings.Contains(body, "store was unavailable")
+			if c.want == "" && noted {
+				t.Fatalf("the export notes an outage outside its window:\n%s", body)
+			}
+			if c.want != "" && (!noted || !strings.Contains(body, c.want)) {
+				t.Fatalf("the export does not note the outage with %q:\n%s", c.want, body)
+			}
+		})
+	}
+}

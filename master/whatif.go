@@ -129,6 +129,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		return nil, err
 	}
 	notes = append(notes, usageNotes...)
+	outageNotes, err := ca.outageNotes(ctx, since, until)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, outageNotes...)
 	body, err := scenario.Marshal(sc)
 	if err != nil {
 		return nil, fmt.Errorf("encode the scenario: %w", err)

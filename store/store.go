@@ -68,6 +68,9 @@ type Reader interface {
 	Reservations(ctx context.Context) ([]Reservation, error)
 	// Marked reports whether mark name (MarkGrows) was set.
 	Marked(ctx context.Context, name string) (bool, error)
+	// Outages lists the store outages the master recorded that overlap
+	// [from, until], oldest first.
+	Outages(ctx context.Context, from, until time.Time) ([]StoreOutage, error)
 	// Events lists the event log by ascending sequence.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 	// NodeEvents lists the nodes' state changes (losses, returns, first
@@ -172,6 +175,9 @@ type Writer interface {
 	// Mark sets mark name, which stays set: pruning and later marks leave
 	// it alone.
 	Mark(ctx context.Context, name string) error
+	// RecordOutage keeps a store outage the master outlived, once the
+	// store is back; one of the same start replaces it.
+	RecordOutage(ctx context.Context, out StoreOutage) error
 	// PruneJobs forgets at most limit jobs that ended before endedBefore
 	// and whose tasks hold no attempt, oldest first, with their tasks,
 	// attempts, logs, metrics and events, and returns how many it

@@ -58,6 +58,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"PruneJobs", testPruneJobs},
 		{"Reservations", testReservations},
 		{"Marks", testMarks},
+		{"Outages", testOutages},
 		{"Events", testEvents},
 		{"EventCause", testEventCause},
 		{"EventForJob", testEventForJob},

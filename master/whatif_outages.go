@@ -1,0 +1,44 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/allot-sched/allot/plural"
+)
+
+// outageNotes notes each store outage the master recorded in [since,
+// until]: while its store was down the master took no agent's report,
+// so what ended then it learned at the store's return, and the decisions
+// that followed came a pass or more after the simulator, which takes
+// each end at its time, makes them. Without the note `allot history
+// check` showed such a difference with no lead to its cause (trial o F8).
+func (ca *clusterAPI) outageNotes(ctx context.Context, since, until time.Time) ([]string, error) {
+	outs, err := ca.m.st.Outages(ctx, since, until)
+	if err != nil {
+		return nil, fmt.Errorf("read the store's outages: %w", err)
+	}
+	var notes []string
+	for _, o := range outs {
+		refused := ""
+		if o.Refused > 0 {
+			refused = ", " + plural.Count(o.Refused, "request") + " refused"
+		}
+		notes = append(notes, fmt.Sprintf("the master's store was unavailable from %s to %s (at %ds to %ds, %s%s): "+
+			"what agents reported meanwhile reached the master when the store came back, so live decisions around it "+
+			"may come a pass or more after the replay's",
+			o.From.UTC().Format(time.TimeOnly), o.Until.UTC().Format(time.TimeOnly+" MST"),
+			secondsFrom(since, o.From), secondsFrom(since, o.Until), o.Until.Sub(o.From).Round(time.Second), refused))
+	}
+	return notes, nil
+}
+
+// secondsFrom is t's offset in whole seconds from the window's start, 0
+// for a time before it.
+func secondsFrom(since, t time.Time) int64 {
+	if t.Before(since) {
+		return 0
+	}
+	return int64(t.Sub(since) / time.Second)
+}
