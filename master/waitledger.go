@@ -48,6 +48,9 @@ type waitLedger struct {
 	mu  sync.Mutex
 	by  map[int64]*waitSplit
 	top int64
+	// low is the smallest id that may still be kept: those below it were
+	// dropped for the bound.
+	low int64
 }
 
 // waitKindOf classes a pass's pending explanation.
@@ -88,12 +91,12 @@ func (l *waitLedger) add(id int64, k waitKind, secs int64) {
 		w = &waitSplit{}
 		l.by[id] = w
 		l.top = max(l.top, id)
-		if len(l.by) > maxLedgerJobs {
-			for old := range l.by {
-				if old <= l.top-maxLedgerJobs {
-					delete(l.by, old)
-				}
-			}
+		// Job ids grow, so the oldest go from low up: each id is passed
+		// once, where a scan of the map at every new job past the bound
+		// cost the whole ledger each time.
+		for len(l.by) > maxLedgerJobs && l.low < l.top {
+			delete(l.by, l.low)
+			l.low++
 		}
 	}
 	w[k] += secs
