@@ -64,8 +64,12 @@ func (m *Master) persistTasks(ctx context.Context, ops []*taskOp) error {
 		if !op.ok || op.usage == nil {
 			continue
 		}
-		if tail := m.heldTail(op); tail != nil {
-			m.batches.later(func() { m.holdTail(tail) })
+		if tail := heldTail(m.nodes, op); tail != nil {
+			m.batches.later(func() {
+				u := tail.u
+				m.fair.charge(u.Pool, u.Project, u.User, u.Start.Unix(), u.End.Unix(), u.GPUSeconds)
+				m.tails.hold(tail)
+			})
 		} else {
 			u := op.usage
 			m.batches.later(func() { m.charged(u) })

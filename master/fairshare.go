@@ -332,7 +332,7 @@ func (m *Master) charged(u *store.Usage) {
 // runs (heardTo): not past an exit the master has not heard of yet
 // (usageexit.go). Callers hold mu.
 func (m *Master) flushUsage(ctx context.Context) error {
-	m.settleTails()
+	m.tails.settle(m.nodes)
 	now := m.now()
 	if now.Before(m.nextUsageFlush) {
 		return nil

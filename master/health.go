@@ -231,7 +231,7 @@ func (m *Master) checkStore(ctx context.Context) bool {
 	h.recovered, h.outage = false, nil
 	h.mu.Unlock()
 	if outage != nil {
-		m.recordOutage(ctx, *outage)
+		h.recordOutage(ctx, *outage)
 	}
 	if recovered {
 		m.lock()
@@ -251,11 +251,11 @@ func (m *Master) checkStore(ctx context.Context) bool {
 // export's note (whatif_outages.go). The store has just answered a
 // probe; if it fails again the outage goes unrecorded, which the log
 // says: the export then lacks only its note.
-func (m *Master) recordOutage(ctx context.Context, out store.StoreOutage) {
+func (h *storeHealth) recordOutage(ctx context.Context, out store.StoreOutage) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if err := m.st.RecordOutage(ctx, out); err != nil {
-		m.log.Warn("store outage not recorded: the what-if export will not note it", "from", out.From, "until", out.Until, "err", err)
+	if err := h.st.RecordOutage(ctx, out); err != nil {
+		h.log.Warn("store outage not recorded: the what-if export will not note it", "from", out.From, "until", out.Until, "err", err)
 	}
 }
 

@@ -100,7 +100,7 @@ func (ag *agents) lateExit(ctx context.Context, n *mnode, r api.Report) error {
 	}
 	ag.m.batches.later(func() {
 		ag.m.recharged(trims)
-		ag.m.amendedTail(attemptKey{jid, a.Index, a.Number}, trims)
+		ag.m.tails.amended(attemptKey{jid, a.Index, a.Number}, trims)
 	})
 	ag.m.log.Warn("attempt ended lost had exited before its end; ended as its agent reported", "task", r.Task.String(),
 		"state", l.To, "exited_at", l.ExitedAt, "job", l.JobTo)
@@ -323,7 +323,7 @@ func lateExitReason(l store.LateExit, node string, parts int) string {
 
 // recharged takes back from the fair share what usage records cut at a
 // late exit no longer charge. The GPU-seconds metric, a counter, never
-// counted what a late exit can cut (lostusage.go: amendedTail).
+// counted what a late exit can cut (lostusage.go: tailBook.amended).
 func (m *Master) recharged(trims []store.UsageTrim) {
 	for _, tr := range trims {
 		b, a := tr.Before, tr.After

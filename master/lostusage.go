@@ -41,17 +41,25 @@ type lostTail struct {
 	syncs map[string]int64
 }
 
+// tailBook holds the lost tails back from the GPU-seconds metric until
+// their ends are final. A part of Master (its tails field), over the
+// metric it counts them into; guarded by Master.mu.
+type tailBook struct {
+	held   map[attemptKey]*lostTail
+	metric *metrics
+}
+
 // heldTail is the lost tail that op's record is, nil when op does not
 // end an attempt lost with its task failed, or no node of it is down.
 // Callers hold mu, before setTask closes op's attempt.
-func (m *Master) heldTail(op *taskOp) *lostTail {
+func heldTail(nodes map[string]*mnode, op *taskOp) *lostTail {
 	if op.usage == nil || op.tr.End == nil || op.tr.End.State != store.AttemptLost ||
 		op.rec.State != store.TaskFailed || op.t.att == nil {
 		return nil
 	}
 	syncs := map[string]int64{}
 	for _, p := range op.t.att.parts {
-		if n := m.nodes[p.node]; n != nil && !n.up() {
+		if n := nodes[p.node]; n != nil && !n.up() {
 			syncs[p.node] = n.syncs
 		}
 	}
@@ -61,54 +69,53 @@ func (m *Master) heldTail(op *taskOp) *lostTail {
 	return &lostTail{u: *op.usage, syncs: syncs}
 }
 
-// holdTail charges a lost tail's record to the fair share, holding it
-// back from the metric. Callers hold mu.
-func (m *Master) holdTail(tail *lostTail) {
+// hold keeps a lost tail back from the metric; its record is charged to
+// the fair share as any other (the caller's).
+func (b *tailBook) hold(tail *lostTail) {
 	u := tail.u
-	m.fair.charge(u.Pool, u.Project, u.User, u.Start.Unix(), u.End.Unix(), u.GPUSeconds)
-	if m.lostTails == nil {
-		m.lostTails = map[attemptKey]*lostTail{}
+	if b.held == nil {
+		b.held = map[attemptKey]*lostTail{}
 	}
-	m.lostTails[attemptKey{u.JobID, u.Index, u.Attempt}] = tail
+	b.held[attemptKey{u.JobID, u.Index, u.Attempt}] = tail
 }
 
-// countTail adds gpuSeconds of a lost tail's record to the metric.
-func (m *Master) countTail(u store.Usage, gpuSeconds float64) {
+// count adds gpuSeconds of a lost tail's record to the metric.
+func (b *tailBook) count(u store.Usage, gpuSeconds float64) {
 	if gpuSeconds > 0 {
-		m.metric.gpuSeconds.WithLabelValues(u.Pool, u.Project, cmp.Or(u.User, noUser)).Add(gpuSeconds)
+		b.metric.gpuSeconds.WithLabelValues(u.Pool, u.Project, cmp.Or(u.User, noUser)).Add(gpuSeconds)
 	}
 }
 
-// settleTails counts in full the held tails whose lost nodes have all
-// been heard from since, or left. Callers hold mu.
-func (m *Master) settleTails() {
-	for k, tail := range m.lostTails {
+// settle counts in full the held tails whose lost nodes have all been
+// heard from since, or left.
+func (b *tailBook) settle(nodes map[string]*mnode) {
+	for k, tail := range b.held {
 		final := true
 		for name, syncs := range tail.syncs {
-			if n := m.nodes[name]; n != nil && n.syncs <= syncs {
+			if n := nodes[name]; n != nil && n.syncs <= syncs {
 				final = false
 			}
 		}
 		if final {
-			delete(m.lostTails, k)
-			m.countTail(tail.u, tail.u.GPUSeconds)
+			delete(b.held, k)
+			b.count(tail.u, tail.u.GPUSeconds)
 		}
 	}
 }
 
-// amendedTail counts the held tail of attempt k, which a late exit cut
+// amended counts the held tail of attempt k, which a late exit cut
 // (trims), as the store now has it: what the exit left of the attempt's
 // records less what the metric counted of them before, which is the
 // tail less every cut.
-func (m *Master) amendedTail(k attemptKey, trims []store.UsageTrim) {
-	tail := m.lostTails[k]
+func (b *tailBook) amended(k attemptKey, trims []store.UsageTrim) {
+	tail := b.held[k]
 	if tail == nil {
 		return
 	}
-	delete(m.lostTails, k)
+	delete(b.held, k)
 	left := tail.u.GPUSeconds
 	for _, tr := range trims {
 		left -= tr.Before.GPUSeconds - tr.After.GPUSeconds
 	}
-	m.countTail(tail.u, left)
+	b.count(tail.u, left)
 }

@@ -164,9 +164,9 @@ type Master struct {
 	// nextUsageFlush is when open attempts next get usage records.
 	fair           *fairShare
 	nextUsageFlush time.Time
-	// lostTails holds back from the GPU-seconds metric the usage of
+	// tails holds back from the GPU-seconds metric the usage of
 	// attempts failed as lost that a late exit may cut (lostusage.go).
-	lostTails map[attemptKey]*lostTail
+	tails tailBook
 }
 
 // New loads the master's state from the store and returns a Master ready
@@ -228,6 +228,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.access = &access{server: server{m}}
 	m.agents = &agents{server: server{m}, strays: strayBook{server: server{m}}}
 	m.metric = newMetrics(m)
+	m.tails.metric = m.metric
 	m.health.up = m.metric.storeUp
 	m.passes.log, m.passes.failures = opt.Logger, m.metric.passFailures
 	m.health.passes = &m.passes
