@@ -33,6 +33,9 @@ type agents struct {
 	// strays are the attempts the master ended that agents still run
 	// and that are asked to checkpoint, holding their GPUs (stray.go).
 	strays strayBook
+	// late amends attempts ended lost whose exits are heard of late
+	// (lateexit.go).
+	late lateExits
 }
 
 // errUnknownNode answers a sync from an agent that has not registered with
@@ -286,7 +289,7 @@ func (ag *agents) settleMissing(ctx context.Context, n *mnode, runs map[agent.Ta
 func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 	t := ag.lookup(r.Task)
 	if t == nil && r.Event == api.EventExited {
-		return ag.lateExit(ctx, n, r) // an attempt that already ended: lost, its exit heard of late (lateexit.go)?
+		return ag.late.lateExit(ctx, n, r) // an attempt that already ended: lost, its exit heard of late (lateexit.go)?
 	}
 	if t == nil && r.Event == api.EventMetrics {
 		return ag.lateMetric(ctx, n, r) // its metrics ahead of that exit (experiments.go)

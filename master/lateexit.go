@@ -48,9 +48,16 @@ import (
 // loss: the master gave up on it first, as a kill that reached a
 // process before its exit does.
 
+// lateExits amends the ends of attempts the master ended lost that
+// their agents report exited before: a part of agents (its late field),
+// over the same server.
+type lateExits struct {
+	server
+}
+
 // lateExit applies an agent's report of the exit of attempt r.Task that
 // the master no longer holds open. Callers hold mu.
-func (ag *agents) lateExit(ctx context.Context, n *mnode, r api.Report) error {
+func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error {
 	part, ok := partExitOf(n.rec.Name, r)
 	if !ok {
 		return nil
@@ -161,7 +168,7 @@ func partExitOf(node string, r api.Report) (store.PartExit, bool) {
 // exit. It reports false, with part recorded, while a part's exit is
 // missing, and when the task is not failed at a (live: the caller
 // checked it in the mirror).
-func (ag *agents) lateParts(ctx context.Context, tx store.Tx, a store.Attempt, part store.PartExit, live bool,
+func (ag lateExits) lateParts(ctx context.Context, tx store.Tx, a store.Attempt, part store.PartExit, live bool,
 	l *store.LateExit) (bool, error) {
 	parts := []store.PartExit{part}
 	if len(a.Placement) > 1 {
@@ -254,7 +261,7 @@ func lostAttempt(atts []store.Attempt, id agent.TaskID, node string, exited time
 // endedJobAfter sets the job change of l, whose job ended and left the
 // mirror: the state its tasks end it in once l's task ends as l says.
 // It reports false when l's task is not failed at l's attempt.
-func (ag *agents) endedJobAfter(ctx context.Context, tx store.Tx, l *store.LateExit) (bool, error) {
+func (ag lateExits) endedJobAfter(ctx context.Context, tx store.Tx, l *store.LateExit) (bool, error) {
 	job, err := tx.Job(ctx, l.JobID)
 	if err != nil {
 		return false, fmt.Errorf("read job %d: %w", l.JobID, err)

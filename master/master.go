@@ -226,7 +226,7 @@ func New(ctx context.Context, opt Options) (*Master, error) {
 	m.planner = &planner{m: m, preempted: newPreemptBudget()}
 	m.planner.limits.m = m
 	m.access = &access{server: server{m}}
-	m.agents = &agents{server: server{m}, strays: strayBook{server: server{m}}}
+	m.agents = &agents{server: server{m}, strays: strayBook{server: server{m}}, late: lateExits{server{m}}}
 	m.metric = newMetrics(m)
 	m.tails.metric = m.metric
 	m.health.up = m.metric.storeUp
