@@ -380,6 +380,12 @@ func newTokenCmd() *cobra.Command {
 	revoke := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a token (see allot token list for IDs)",
+		Long: `Revoke a token (see allot token list for IDs). A revoked token is refused
+at once; revoking it again changes nothing and says so. The last live
+token of the last enabled admin is not revoked (409): make another admin
+token first, since getting one back otherwise needs the master stopped
+(allot master recover-admin). Revoking the token you are using is allowed
+when another admin token is left, and the command says so.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("token ID", args[0])
@@ -387,7 +393,11 @@ func newTokenCmd() *cobra.Command {
 				return err
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				return fmt.Sprintf("Revoked token %d", id), c.RevokeToken(ctx, id)
+				rt, err := c.RevokeToken(ctx, id)
+				if err != nil {
+					return "", err
+				}
+				return revokeMessage(id, rt), nil
 			})
 		},
 	}
@@ -400,6 +410,21 @@ func newTokenCmd() *cobra.Command {
 	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
 	cmd.AddCommand(create, revoke, list)
 	return cmd
+}
+
+// revokeMessage says what a revoke did: nothing for a token revoked
+// before, and for the token this command used, that the next command
+// will be refused.
+func revokeMessage(id int64, rt api.RevokedToken) string {
+	switch {
+	case rt.AlreadyRevoked && rt.Token.RevokedAt != nil:
+		return fmt.Sprintf("Token %d was already revoked at %s; nothing changed", id, formatTime(rt.Token.RevokedAt))
+	case rt.AlreadyRevoked:
+		return fmt.Sprintf("Token %d was already revoked; nothing changed", id)
+	case rt.Yours:
+		return fmt.Sprintf("Revoked token %d. It is the token this command used: the next command is refused until you sign in with another (allot login)", id)
+	}
+	return fmt.Sprintf("Revoked token %d", id)
 }
 
 // tokenMessage says what was made (before the secret) and how to use it
@@ -461,7 +486,7 @@ removed, a token's id and owner (never its secret). Admins only.
 While the master's database is down nothing can be written to it: the
 requests refused during an outage, which changed nothing, have no entry
 (the master's log counts them when the database is back).`,
-		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --after 120 -o json",
+		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --actor local:root\n  allot audit --after 120 -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkAuditCounts(cmd, last); err != nil {
@@ -487,7 +512,7 @@ requests refused during an outage, which changed nothing, have no entry
 		},
 	}
 	cmd.Flags().Int64Var(&after, "after", 0, "only entries after this sequence number")
-	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor, e.g. user:alice or node:gpu-1")
+	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor: user:NAME, node:NAME, join-token:ID, local:OSUSER (recover-admin) or anonymous")
 	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries, the oldest")
 	cmd.Flags().IntVar(&last, "last", 0, "the newest N entries (1..10000), printed oldest first; not with --limit")
 	out.register(cmd)

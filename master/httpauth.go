@@ -62,6 +62,9 @@ type access struct {
 	creds credCache
 	// limits are the users' rate limits (ratelimit.go); nil for none.
 	limits *userLimits
+	// revokeMu makes a token's revoke and its last-admin check one step
+	// (revoke.go).
+	revokeMu sync.Mutex
 }
 
 // credCache remembers credentials and users by hash for credCacheTTL.
