@@ -386,7 +386,7 @@ token of the last enabled admin is not revoked (409): make another admin
 token first, since getting one back otherwise needs the master stopped
 (allot master recover-admin). Revoking the token you are using is allowed
 when another admin token is left, and the command says so.`,
-		Args:  cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("token ID", args[0])
 			if err != nil {
