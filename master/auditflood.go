@@ -36,7 +36,12 @@ const deadCredMax = 10000
 
 // auditActor names who made the request: its principal, or for a request
 // refused before it had one, the owner of the credential it presented.
+// A join token's registration is its token's, though the request then
+// acts as the node it registered (nodejoin.go).
 func auditActor(ri *reqInfo) string {
+	if ri.cred.Kind == store.CredJoin {
+		return "join-token:" + strconv.FormatInt(ri.cred.ID, 10)
+	}
 	if a := ri.principal.Actor(); a != "anonymous" || ri.cred.ID == 0 {
 		return a
 	}
