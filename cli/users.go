@@ -324,21 +324,26 @@ func printUsers(w io.Writer, users []api.User) error {
 }
 
 func newTokenCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "token", Short: "Manage API tokens and agents' join tokens (admins)"}
+	cmd := &cobra.Command{Use: "token", Short: "Manage API tokens (your own; admins: everyone's) and agents' join tokens (admins)"}
 	var user, note, ttl string
 	var join bool
 	create := &cobra.Command{
 		Use:   "create",
-		Short: "Make a user's API token, or a join token for agents; the secret is shown once",
-		Example: "  allot token create --user alice --note laptop\n" +
+		Short: "Make an API token (your own, or as an admin a user's), or a join token for agents; the secret is shown once",
+		Example: "  allot token create --note ci\n" +
+			"  allot token create --user alice --note laptop\n" +
 			"  allot token create --join --ttl 2h",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Without --user the token is the caller's own, which any
+			// user may make; another user's, or a join token, is an
+			// admin's to make.
 			nt := api.NewToken{Kind: api.TokenUser, User: user, Note: note}
 			if join {
+				if user != "" {
+					return usageErrorf("--join and --user: a join token belongs to no user; give one")
+				}
 				nt.Kind = api.TokenJoin
-			} else if user == "" {
-				return usageErrorf("give --user NAME for a user's API token, or --join for a join token")
 			}
 			if ttl != "" {
 				s, err := parseSeconds("ttl", ttl)
@@ -373,7 +378,7 @@ func newTokenCmd() *cobra.Command {
 			return nil
 		},
 	}
-	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to")
+	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to (default: you; another user's needs the admin role)")
 	create.Flags().BoolVar(&join, "join", false, "make a join token, with which agents register nodes")
 	create.Flags().StringVar(&note, "note", "", "what the token is for")
 	create.Flags().StringVar(&ttl, "ttl", "", "lifetime, e.g. 24h (default: none for API tokens, 24h for join tokens)")

@@ -198,9 +198,6 @@ func tokenView(c store.Credential) api.Token {
 }
 
 func (ac *access) handleListTokens(w http.ResponseWriter, r *http.Request) {
-	if !ac.adminOnly(w, r, "listing tokens") {
-		return
-	}
 	q := r.URL.Query()
 	if err := onlyParams(q, "kind", "subject"); err != nil {
 		ac.fail(w, err)
@@ -211,7 +208,12 @@ func (ac *access) handleListTokens(w http.ResponseWriter, r *http.Request) {
 		ac.fail(w, badRequest("kind", "kind %q: expected user, join or node", kind))
 		return
 	}
-	cs, err := ac.m.st.Credentials(r.Context(), store.CredentialKind(kind), q.Get("subject"))
+	subject, err := ownTokens(principalOf(r), &kind, q.Get("subject")) // selftokens.go
+	if err != nil {
+		ac.deny(w, r, err)
+		return
+	}
+	cs, err := ac.m.st.Credentials(r.Context(), store.CredentialKind(kind), subject)
 	if err != nil {
 		ac.fail(w, err)
 		return
@@ -224,12 +226,13 @@ func (ac *access) handleListTokens(w http.ResponseWriter, r *http.Request) {
 }
 
 func (ac *access) handleCreateToken(w http.ResponseWriter, r *http.Request) {
-	if !ac.adminOnly(w, r, "creating tokens") {
-		return
-	}
 	var nt api.NewToken
 	if err := decodeBody(w, r, &nt); err != nil {
 		ac.fail(w, err)
+		return
+	}
+	if err := ownNewToken(principalOf(r), &nt); err != nil { // selftokens.go
+		ac.deny(w, r, err)
 		return
 	}
 	c, secret, err := ac.newToken(r, nt)
@@ -278,9 +281,6 @@ func (ac *access) newToken(r *http.Request, nt api.NewToken) (store.Credential, 
 }
 
 func (ac *access) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
-	if !ac.adminOnly(w, r, "revoking tokens") {
-		return
-	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		ac.fail(w, badRequest("id", "token id %q: expected a positive integer", r.PathValue("id")))
@@ -288,7 +288,7 @@ func (ac *access) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := ac.revokeToken(r, id) // revoke.go
 	if err != nil {
-		ac.fail(w, err)
+		ac.deny(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)

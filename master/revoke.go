@@ -44,6 +44,9 @@ func (ac *access) revokeToken(r *http.Request, id int64) (api.RevokedToken, erro
 			c = &cs[i]
 		}
 	}
+	if err := mayRevoke(principalOf(r), id, c); err != nil { // selftokens.go
+		return api.RevokedToken{}, err
+	}
 	if c == nil {
 		return api.RevokedToken{}, &httpError{status: http.StatusNotFound, field: "id", msg: fmt.Sprintf("token %d does not exist", id)}
 	}
