@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -29,5 +30,38 @@ func TestRevokeMessage(t *testing.T) {
 				t.Fatalf("%q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestTokenListRevoked: allot token list says when a revoked token was
+// revoked, "-" for a live one.
+func TestTokenListRevoked(t *testing.T) {
+	fixClock(t)
+	at := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	if err := printTokens(&b, []api.Token{
+		{ID: 1, Kind: api.TokenUser, Subject: "ana", CreatedAt: at},
+		{ID: 2, Kind: api.TokenUser, Subject: "ana", CreatedAt: at, RevokedAt: &at},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	cases := []struct {
+		name, line, want string
+	}{
+		{"the header", lines[0], "REVOKED"},
+		{"a live token", lines[1], "live"},
+		{"a revoked token", lines[2], "revoked"},
+		{"its time", lines[2], formatTime(&at)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(tc.line, tc.want) {
+				t.Fatalf("%q, want %q", tc.line, tc.want)
+			}
+		})
+	}
+	if strings.HasSuffix(strings.TrimSpace(lines[1]), formatTime(&at)) {
+		t.Fatalf("a live token shows a revoke time: %q", lines[1])
 	}
 }

@@ -454,7 +454,8 @@ func tokenMessage(t api.CreatedToken, master string) (before, after string) {
 }
 
 func printTokens(w io.Writer, tokens []api.Token) error {
-	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "AGE", "EXPIRES")
+	// REVOKED says when; the audit log says by whom (allot audit).
+	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "AGE", "EXPIRES", "REVOKED")
 	now := time.Now()
 	for _, tk := range tokens {
 		state, expires := "live", "-"
@@ -467,7 +468,8 @@ func printTokens(w io.Writer, tokens []api.Token) error {
 		if tk.RevokedAt != nil {
 			state = "revoked"
 		}
-		t.row(strconv.FormatInt(tk.ID, 10), tk.Kind, tk.Subject, state, orDash(tk.Note), age(tk.CreatedAt), expires)
+		t.row(strconv.FormatInt(tk.ID, 10), tk.Kind, tk.Subject, state, orDash(tk.Note), age(tk.CreatedAt), expires,
+			formatTime(tk.RevokedAt))
 	}
 	return t.flush()
 }
