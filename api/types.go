@@ -29,32 +29,31 @@ const (
 
 // Job is a job as the API shows it: in lists, and (with Tasks) on its own.
 type Job struct {
-	ID            int64   `json:"id"`
-	Name          string  `json:"name"`
-	Kind          string  `json:"kind"`
-	State         string  `json:"state"` // queued, running, completed, failed, killed
-	Reason        string  `json:"reason,omitempty"`
-	Project       string  `json:"project"`
-	User          string  `json:"user,omitempty"`
-	Pool          string  `json:"pool"`
-	Slots         int     `json:"slots"` // per task
-	Tasks         int     `json:"tasks"` // how many tasks the job has
-	Running       int     `json:"running"`
-	Priority      int     `json:"priority"`
-	PriorityClass string  `json:"priority_class,omitempty"`
-	Weight        float64 `json:"weight"`
-	Preemptible   bool    `json:"preemptible"`
-	TimeLimitS    int64   `json:"time_limit_s,omitempty"`
-	Entrypoint    string  `json:"entrypoint"`
-	// Environment is the job's environment. Its values are for the job's
-	// owner and admins alone (they may hold secrets, such as API tokens):
-	// anyone else who may read the job gets the names, each value
-	// HiddenValue, and EnvironmentHidden set.
-	Environment map[string]string `json:"environment,omitempty"`
-	// EnvironmentHidden says Environment's values were withheld.
-	EnvironmentHidden bool       `json:"environment_hidden,omitempty"`
-	SubmittedAt       time.Time  `json:"submitted_at"`
-	EndedAt           *time.Time `json:"ended_at,omitempty"`
+	ID            int64             `json:"id"`
+	Name          string            `json:"name"`
+	Kind          string            `json:"kind"`
+	State         string            `json:"state"` // queued, running, completed, failed, killed
+	Reason        string            `json:"reason,omitempty"`
+	Project       string            `json:"project"`
+	User          string            `json:"user,omitempty"`
+	Pool          string            `json:"pool"`
+	Slots         int               `json:"slots"` // per task
+	Tasks         int               `json:"tasks"` // how many tasks the job has
+	Running       int               `json:"running"`
+	Priority      int               `json:"priority"`
+	PriorityClass string            `json:"priority_class,omitempty"`
+	Weight        float64           `json:"weight"`
+	Preemptible   bool              `json:"preemptible"`
+	TimeLimitS    int64             `json:"time_limit_s,omitempty"`
+	Entrypoint    string            `json:"entrypoint"`
+	Environment   map[string]string `json:"environment,omitempty"`
+	SubmittedAt   time.Time         `json:"submitted_at"`
+	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	// EnvironmentHidden says Environment's values were withheld: they
+	// are for the job's owner and admins alone (they may hold secrets,
+	// such as API tokens), and anyone else who may read the job gets the
+	// names, each value HiddenValue.
+	EnvironmentHidden bool `json:"environment_hidden,omitempty"`
 	// Ending says every task of the job not ended is being killed,
 	// Running of them holding their GPUs until their agents report the
 	// end: the job is killed in the store (EndedAt the kill's time until
