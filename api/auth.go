@@ -75,6 +75,16 @@ type CreatedToken struct {
 	Secret string `json:"secret"`
 }
 
+// RevokedToken answers POST /tokens/{id}/revoke (200): the token as it is
+// now. AlreadyRevoked says it had been revoked before (Token.RevokedAt
+// is that time) and nothing changed; Yours says it is the token the
+// request was sent with, whose next request is refused (401).
+type RevokedToken struct {
+	Token          Token `json:"token"`
+	AlreadyRevoked bool  `json:"already_revoked,omitempty"`
+	Yours          bool  `json:"yours,omitempty"`
+}
+
 // AuditEntry is one change requested of the master and its outcome.
 type AuditEntry struct {
 	Seq       int64     `json:"seq"`

@@ -19,6 +19,14 @@ type Error struct {
 	Field string `json:"field,omitempty"`
 }
 
+// HiddenValue stands for each value of a job's environment that the
+// caller may not see (Job.EnvironmentHidden); HiddenNote says why, for
+// clients to show.
+const (
+	HiddenValue = "<hidden>"
+	HiddenNote  = "hidden: only the job's owner and admins see values"
+)
+
 // Job is a job as the API shows it: in lists, and (with Tasks) on its own.
 type Job struct {
 	ID            int64             `json:"id"`
@@ -41,6 +49,11 @@ type Job struct {
 	Environment   map[string]string `json:"environment,omitempty"`
 	SubmittedAt   time.Time         `json:"submitted_at"`
 	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	// EnvironmentHidden says Environment's values were withheld: they
+	// are for the job's owner and admins alone (they may hold secrets,
+	// such as API tokens), and anyone else who may read the job gets the
+	// names, each value HiddenValue.
+	EnvironmentHidden bool `json:"environment_hidden,omitempty"`
 	// Ending says every task of the job not ended is being killed,
 	// Running of them holding their GPUs until their agents report the
 	// end: the job is killed in the store (EndedAt the kill's time until

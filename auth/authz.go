@@ -108,6 +108,15 @@ func (p Principal) CanRead(project, owner string) error {
 	return forbidden("reading a job of project %q needs a role there; %s has none", project, p.Actor())
 }
 
+// SeesEnvironment reports whether p sees the values of a job's
+// environment: its owner and admins only, as Slurm shows a job's
+// environment to its owner and root. The environment is where users put
+// secrets (API tokens), and a project's other readers, even its lead,
+// need its names at most.
+func (p Principal) SeesEnvironment(owner string) bool {
+	return p.Admin || (p.User != "" && owner == p.User)
+}
+
 // CanChange allows killing or changing a job: its owner while a member of
 // the project, or the project's lead.
 func (p Principal) CanChange(project, owner string) error {

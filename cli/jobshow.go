@@ -64,7 +64,14 @@ func printJob(w io.Writer, j api.Job) error {
 	if len(j.Environment) > 0 {
 		var env []string
 		for _, k := range slices.Sorted(maps.Keys(j.Environment)) {
+			if j.EnvironmentHidden {
+				env = append(env, k) // another user's job: names only
+				continue
+			}
 			env = append(env, k+"="+j.Environment[k])
+		}
+		if j.EnvironmentHidden {
+			env = append(env, "("+api.HiddenNote+")")
 		}
 		t.row("Environment", strings.Join(env, " "))
 	}

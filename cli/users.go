@@ -324,21 +324,26 @@ func printUsers(w io.Writer, users []api.User) error {
 }
 
 func newTokenCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "token", Short: "Manage API tokens and agents' join tokens (admins)"}
+	cmd := &cobra.Command{Use: "token", Short: "Manage API tokens (your own; admins: everyone's) and agents' join tokens (admins)"}
 	var user, note, ttl string
 	var join bool
 	create := &cobra.Command{
 		Use:   "create",
-		Short: "Make a user's API token, or a join token for agents; the secret is shown once",
-		Example: "  allot token create --user alice --note laptop\n" +
+		Short: "Make an API token (your own, or as an admin a user's), or a join token for agents; the secret is shown once",
+		Example: "  allot token create --note ci\n" +
+			"  allot token create --user alice --note laptop\n" +
 			"  allot token create --join --ttl 2h",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Without --user the token is the caller's own, which any
+			// user may make; another user's, or a join token, is an
+			// admin's to make.
 			nt := api.NewToken{Kind: api.TokenUser, User: user, Note: note}
 			if join {
+				if user != "" {
+					return usageErrorf("--join and --user: a join token belongs to no user; give one")
+				}
 				nt.Kind = api.TokenJoin
-			} else if user == "" {
-				return usageErrorf("give --user NAME for a user's API token, or --join for a join token")
 			}
 			if ttl != "" {
 				s, err := parseSeconds("ttl", ttl)
@@ -373,21 +378,31 @@ func newTokenCmd() *cobra.Command {
 			return nil
 		},
 	}
-	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to")
+	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to (default: you; another user's needs the admin role)")
 	create.Flags().BoolVar(&join, "join", false, "make a join token, with which agents register nodes")
 	create.Flags().StringVar(&note, "note", "", "what the token is for")
 	create.Flags().StringVar(&ttl, "ttl", "", "lifetime, e.g. 24h (default: none for API tokens, 24h for join tokens)")
 	revoke := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a token (see allot token list for IDs)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Revoke a token (see allot token list for IDs). A revoked token is refused
+at once; revoking it again changes nothing and says so. The last live
+token of the last enabled admin is not revoked (409): make another admin
+token first, since getting one back otherwise needs the master stopped
+(allot master recover-admin). Revoking the token you are using is allowed
+when another admin token is left, and the command says so.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("token ID", args[0])
 			if err != nil {
 				return err
 			}
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				return fmt.Sprintf("Revoked token %d", id), c.RevokeToken(ctx, id)
+				rt, err := c.RevokeToken(ctx, id)
+				if err != nil {
+					return "", err
+				}
+				return revokeMessage(id, rt), nil
 			})
 		},
 	}
@@ -400,6 +415,21 @@ func newTokenCmd() *cobra.Command {
 	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
 	cmd.AddCommand(create, revoke, list)
 	return cmd
+}
+
+// revokeMessage says what a revoke did: nothing for a token revoked
+// before, and for the token this command used, that the next command
+// will be refused.
+func revokeMessage(id int64, rt api.RevokedToken) string {
+	switch {
+	case rt.AlreadyRevoked && rt.Token.RevokedAt != nil:
+		return fmt.Sprintf("Token %d was already revoked at %s; nothing changed", id, formatTime(rt.Token.RevokedAt))
+	case rt.AlreadyRevoked:
+		return fmt.Sprintf("Token %d was already revoked; nothing changed", id)
+	case rt.Yours:
+		return fmt.Sprintf("Revoked token %d. It is the token this command used: the next command is refused until you sign in with another (allot login)", id)
+	}
+	return fmt.Sprintf("Revoked token %d", id)
 }
 
 // tokenMessage says what was made (before the secret) and how to use it
@@ -424,7 +454,8 @@ func tokenMessage(t api.CreatedToken, master string) (before, after string) {
 }
 
 func printTokens(w io.Writer, tokens []api.Token) error {
-	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "AGE", "EXPIRES")
+	// REVOKED says when; the audit log says by whom (allot audit).
+	t := newTable(w, "ID", "KIND", "SUBJECT", "STATE", "NOTE", "AGE", "EXPIRES", "REVOKED")
 	now := time.Now()
 	for _, tk := range tokens {
 		state, expires := "live", "-"
@@ -437,7 +468,8 @@ func printTokens(w io.Writer, tokens []api.Token) error {
 		if tk.RevokedAt != nil {
 			state = "revoked"
 		}
-		t.row(strconv.FormatInt(tk.ID, 10), tk.Kind, tk.Subject, state, orDash(tk.Note), age(tk.CreatedAt), expires)
+		t.row(strconv.FormatInt(tk.ID, 10), tk.Kind, tk.Subject, state, orDash(tk.Note), age(tk.CreatedAt), expires,
+			formatTime(tk.RevokedAt))
 	}
 	return t.flush()
 }
@@ -461,7 +493,7 @@ removed, a token's id and owner (never its secret). Admins only.
 While the master's database is down nothing can be written to it: the
 requests refused during an outage, which changed nothing, have no entry
 (the master's log counts them when the database is back).`,
-		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --after 120 -o json",
+		Example: "  allot audit --last 20\n  allot audit --actor user:alice\n  allot audit --actor local:root\n  allot audit --after 120 -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkAuditCounts(cmd, last); err != nil {
@@ -487,7 +519,7 @@ requests refused during an outage, which changed nothing, have no entry
 		},
 	}
 	cmd.Flags().Int64Var(&after, "after", 0, "only entries after this sequence number")
-	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor, e.g. user:alice or node:gpu-1")
+	cmd.Flags().StringVar(&actor, "actor", "", "only entries of this actor: user:NAME, node:NAME, join-token:ID, local:OSUSER (recover-admin) or anonymous")
 	cmd.Flags().IntVar(&limit, "limit", 1000, "at most this many entries, the oldest")
 	cmd.Flags().IntVar(&last, "last", 0, "the newest N entries (1..10000), printed oldest first; not with --limit")
 	out.register(cmd)

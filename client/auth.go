@@ -53,8 +53,10 @@ func (c *Client) CreateToken(ctx context.Context, t api.NewToken) (api.CreatedTo
 }
 
 // RevokeToken revokes a credential by its ID.
-func (c *Client) RevokeToken(ctx context.Context, id int64) error {
-	return c.tr.do(ctx, "POST", fmt.Sprintf("/tokens/%d/revoke", id), nil, nil, nil)
+func (c *Client) RevokeToken(ctx context.Context, id int64) (api.RevokedToken, error) {
+	var out api.RevokedToken
+	err := c.tr.do(ctx, "POST", fmt.Sprintf("/tokens/%d/revoke", id), nil, nil, &out)
+	return out, err
 }
 
 // Audit reads the audit log after seq (admins only), the oldest limit

@@ -171,7 +171,7 @@ func (ag *agents) admitNode(r *http.Request, name string) (secret string, err er
 	if err != nil {
 		return "", err
 	}
-	if err := ag.m.st.RevokeNodeCredentials(r.Context(), name, c.ID, now); err != nil {
+	if err := ag.joined(r, name, n, seen, c); err != nil { // nodejoin.go: revokes the old, audits
 		return "", err
 	}
 	ag.m.access.creds.forget(ofNode(name)) // the node's earlier credentials were revoked

@@ -270,17 +270,3 @@ func drainDetail(was, now *store.NodeDrain) string {
 	}
 	return "resumed (it was not drained)"
 }
-
-// tokenNamed names token id for the audit log (tokenDetail), or by its
-// id alone when the store cannot say more: the revoke is done either way.
-func (ac *access) tokenNamed(ctx context.Context, id int64) string {
-	cs, err := ac.m.st.Credentials(ctx, "", "")
-	if err == nil {
-		for _, c := range cs {
-			if c.ID == id {
-				return tokenDetail(c)
-			}
-		}
-	}
-	return fmt.Sprintf("token %d", id)
-}

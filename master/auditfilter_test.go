@@ -16,6 +16,10 @@ import (
 func TestAuditActorFilter(t *testing.T) {
 	h := newHarness(t)
 	h.submit(jobSpec("a", 1, ""))
+	// recover-admin writes its entry as local:OSUSER (trial o F2).
+	if _, err := RecoverAdmin(h.ctx, h.st, "root", false, "local:root", h.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, actor string
 		status      int
@@ -25,7 +29,8 @@ func TestAuditActorFilter(t *testing.T) {
 		{"a node", "node:n1", 200, "[]"},
 		{"a join token", "join-token:2", 200, "[]"},
 		{"anonymous", "anonymous", 200, "[]"},
-		{"a bare name", "root", 400, `actor \"root\": expected user:NAME, node:NAME, join-token:ID or anonymous (did you mean user:root?)`},
+		{"recover-admin's local user", "local:root", 200, `"action":"allot master recover-admin"`},
+		{"a bare name", "root", 400, `actor \"root\": expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin) or anonymous (did you mean user:root?)`},
 		{"an unknown kind", "group:ops", 400, `actor \"group:ops\": expected user:NAME`},
 		{"a kind without a name", "user:", 400, `actor \"user:\": expected`},
 	}

@@ -171,16 +171,18 @@ func (ac *access) audit(next http.Handler) http.Handler {
 			return
 		}
 		ri := infoOf(r)
-		e := store.AuditEntry{At: ac.m.now(), Actor: ri.principal.Actor(), Action: r.Method + " " + r.URL.Path,
+		e := store.AuditEntry{At: ac.m.now(), Actor: auditActor(ri), Action: r.Method + " " + r.URL.Path,
 			Target: auditTarget(r), Status: aw.status, RequestID: ri.id}
-		if ri.principal.Actor() == "anonymous" && ri.cred.Kind == store.CredJoin {
-			e.Actor = "join-token:" + fmt.Sprint(ri.cred.ID)
-		}
 		if aw.status >= 400 {
 			var ae api.Error
 			if json.Unmarshal(aw.body.Bytes(), &ae) == nil {
 				e.Detail = ae.Error
 			}
+			more, ok := ac.deadCreds.admit(ri, aw.status, e.At) // auditflood.go
+			if !ok {
+				return
+			}
+			e.Detail += more
 		} else {
 			e.Detail = ri.detail // what the change changed (auditdetail.go)
 			if ri.target != "" {

@@ -163,15 +163,15 @@ func TestTokenLifecycle(t *testing.T) {
 	if code := h.doAs(ct.Secret, "GET", "/api/v1/whoami", nil, nil); code != 200 {
 		t.Fatalf("new token: %d", code)
 	}
-	if code := h.doAs(ct.Secret, "GET", "/api/v1/tokens", nil, nil); code != 403 {
-		t.Fatalf("a member listing tokens: %d, want 403", code)
+	if code := h.doAs(ct.Secret, "GET", "/api/v1/tokens?kind=join", nil, nil); code != 403 {
+		t.Fatalf("a member listing join tokens: %d, want 403", code)
 	}
 	var list []api.Token
 	h.do("GET", "/api/v1/tokens?kind=user&subject=ann", nil, &list)
 	if len(list) != 1 || list[0].ID != ct.Token.ID || list[0].RevokedAt != nil {
 		t.Fatalf("ann's tokens = %+v", list)
 	}
-	if code := h.do("POST", "/api/v1/tokens/"+strconv.FormatInt(ct.Token.ID, 10)+"/revoke", nil, nil); code != 204 {
+	if code := h.do("POST", "/api/v1/tokens/"+strconv.FormatInt(ct.Token.ID, 10)+"/revoke", nil, nil); code != 200 {
 		t.Fatalf("revoke: %d", code)
 	}
 	// Revocation through the master takes effect at once, cache or not.

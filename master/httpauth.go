@@ -25,7 +25,10 @@ const credCacheTTL = 5 * time.Second
 type reqInfo struct {
 	id        string
 	principal auth.Principal
-	cred      store.Credential // the credential presented, when valid
+	// cred is the credential presented: a valid one, or one the master
+	// knows and refused (revoked, expired, its user disabled), which only
+	// names the refusal's actor in the audit log (auditActor).
+	cred store.Credential
 	// reRegister marks an agent's sync answered 404 only to ask it to
 	// register again (after a master restart, or once its node was
 	// lost): no refusal, so the audit log leaves it out.
@@ -62,6 +65,12 @@ type access struct {
 	creds credCache
 	// limits are the users' rate limits (ratelimit.go); nil for none.
 	limits *userLimits
+	// deadCreds collapses the audit entries of requests refused for a
+	// known dead credential (auditflood.go).
+	deadCreds deadCredAudit
+	// revokeMu makes a token's revoke and its last-admin check one step
+	// (revoke.go).
+	revokeMu sync.Mutex
 }
 
 // credCache remembers credentials and users by hash for credCacheTTL.
@@ -176,13 +185,13 @@ func (ac *access) lookup(ctx context.Context, hash string, now time.Time) (credE
 	if c.Kind == store.CredUser {
 		u, err := ac.m.st.User(ctx, c.Subject)
 		if errors.Is(err, store.ErrNotFound) {
-			return credEntry{}, fmt.Errorf("%w: the token's user %q no longer exists", errUnauthenticated, c.Subject)
+			return credEntry{cred: c}, fmt.Errorf("%w: the token's user %q no longer exists", errUnauthenticated, c.Subject)
 		}
 		if err != nil {
 			return credEntry{}, err
 		}
 		if u.Disabled {
-			return credEntry{}, fmt.Errorf("%w: %w", errUnauthenticated, &userDisabled{u.Name})
+			return credEntry{cred: c}, fmt.Errorf("%w: %w", errUnauthenticated, &userDisabled{u.Name})
 		}
 		e.user = u
 	}
@@ -233,11 +242,10 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 			case errors.As(err, &off):
 				hint = fmt.Sprintf("; its tokens work again once an admin enables it (allot user enable %s)", off.user)
 			}
-			if e.cred.Kind == store.CredJoin {
-				// A join token the master knows, expired or revoked, is
-				// audited by its id (join-token:ID), as a live one is.
-				ri.cred = e.cred
-			}
+			// A credential the master knows, revoked, expired or its
+			// user's disabled, is audited as whose it is (auditActor):
+			// user:NAME, node:NAME or join-token:ID, not anonymous.
+			ri.cred = e.cred
 			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
 			return
 		}

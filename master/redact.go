@@ -17,7 +17,13 @@ import (
 // name and user go, and Private says so (BlockedByPrivate for the job a
 // waiting one is blocked by, which views name by number only). The messages name other jobs by
 // number only (jobList, preemptionParts), so they need no change. Admins
-// and the readers of a job's project see it whole.
+// and the readers of a job's project see it whole, but for its
+// environment's values, which only its owner and admins see
+// (auth.Principal.SeesEnvironment): every answer that gives a job view
+// (GET /jobs, GET /jobs/{id}, PATCH /jobs/{id}, a kill's reply, the
+// dashboard, which reads these) passes through jobs or job, which hide
+// them (hideEnvironment). Agents get the values in their start commands,
+// which are no job view.
 
 // redactor hides what p may not read of the jobs an answer names; v is
 // the read view that gives a job's owner when the reference lacks it.
@@ -69,6 +75,7 @@ func (rd redactor) pending(p *api.Pending) *api.Pending {
 func (rd redactor) jobs(js []api.Job) []api.Job {
 	for i := range js {
 		js[i].Pending = rd.pending(js[i].Pending)
+		rd.hideEnvironment(&js[i])
 	}
 	return js
 }
@@ -77,6 +84,7 @@ func (rd redactor) jobs(js []api.Job) []api.Job {
 // preempted its attempts that the caller may not read.
 func (rd redactor) job(j api.Job) api.Job {
 	j.Pending = rd.pending(j.Pending)
+	rd.hideEnvironment(&j)
 	for i := range j.TaskList {
 		for _, a := range j.TaskList[i].Attempts {
 			if p := a.PreemptedBy; p != nil && rd.private(p.Job, p.Project, p.User) {
@@ -85,6 +93,20 @@ func (rd redactor) job(j api.Job) api.Job {
 		}
 	}
 	return j
+}
+
+// hideEnvironment replaces the values of j's environment with
+// api.HiddenValue, and says so, when the caller may not see them. It
+// makes a new map: a view's map is the job record's own.
+func (rd redactor) hideEnvironment(j *api.Job) {
+	if len(j.Environment) == 0 || rd.p.SeesEnvironment(j.User) {
+		return
+	}
+	names := make(map[string]string, len(j.Environment))
+	for k := range j.Environment {
+		names[k] = api.HiddenValue
+	}
+	j.Environment, j.EnvironmentHidden = names, true
 }
 
 // explanation redacts the jobs ahead and those that must end, and marks

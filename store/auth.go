@@ -116,6 +116,11 @@ type Auth interface {
 	// RevokeNodeCredentials revokes every live credential of a node except
 	// keep (0 for none).
 	RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error
+	// TakeOverNode is a join token's registration of node name for a new
+	// host, credential keep: it revokes the node's other live
+	// credentials, returning their IDs, and dates the node's registration
+	// (Node.RegisteredAt) at, when the node is known.
+	TakeOverNode(ctx context.Context, node string, keep int64, at time.Time) ([]int64, error)
 	// AppendAudit stores one audit entry.
 	AppendAudit(ctx context.Context, e AuditEntry) error
 	// Audit lists audit entries by ascending Seq.
@@ -355,6 +360,28 @@ func (a authOps) RevokeNodeCredentials(ctx context.Context, node string, keep in
 	return nil
 }
 
+func (a authOps) TakeOverNode(ctx context.Context, node string, keep int64, at time.Time) ([]int64, error) {
+	rows, err := a.q.QueryContext(ctx, a.d.q(`SELECT id FROM credentials
+		WHERE kind = 'node' AND subject = ? AND id <> ? AND revoked_ns IS NULL ORDER BY id`), node, keep)
+	if err != nil {
+		return nil, fmt.Errorf("take over node %s: %w", node, err)
+	}
+	ids, err := collect(rows, func(sc rowScanner) (int64, error) {
+		var id int64
+		return id, sc.Scan(&id)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("take over node %s: %w", node, err)
+	}
+	if err := a.RevokeNodeCredentials(ctx, node, keep, at); err != nil {
+		return nil, err
+	}
+	if _, err := a.q.ExecContext(ctx, a.d.q("UPDATE nodes SET registered_ns = ? WHERE name = ?"), nsOf(nowIfZero(at)), node); err != nil {
+		return nil, fmt.Errorf("take over node %s: date its registration: %w", node, err)
+	}
+	return ids, nil
+}
+
 func (a authOps) AppendAudit(ctx context.Context, e AuditEntry) error {
 	_, err := a.q.ExecContext(ctx, a.d.q(`INSERT INTO audit (at_ns, actor, action, target, status, detail,
 		request_id) VALUES (?, ?, ?, ?, ?, ?, ?)`), nsOf(nowIfZero(e.At)), e.Actor, e.Action, e.Target, e.Status,
@@ -439,6 +466,11 @@ func (s *authStore) RevokeCredential(ctx context.Context, id int64, at time.Time
 
 func (s *authStore) RevokeNodeCredentials(ctx context.Context, node string, keep int64, at time.Time) error {
 	return s.update(ctx, func(tx Tx) error { return tx.RevokeNodeCredentials(ctx, node, keep, at) })
+}
+
+func (s *authStore) TakeOverNode(ctx context.Context, node string, keep int64, at time.Time) (ids []int64, err error) {
+	err = s.update(ctx, func(tx Tx) error { ids, err = tx.TakeOverNode(ctx, node, keep, at); return err })
+	return ids, err
 }
 
 func (s *authStore) AppendAudit(ctx context.Context, e AuditEntry) error {

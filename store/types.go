@@ -127,7 +127,7 @@ type Node struct {
 	Labels       map[string]string
 	GPUs         []GPU
 	State        NodeState
-	RegisteredAt time.Time // first registration; kept across re-registrations
+	RegisteredAt time.Time // first registration, or the last join-token takeover (TakeOverNode); kept across re-registrations
 	HeartbeatAt  time.Time // on UpsertNode: the registration time, zero = now
 	// Drain is an admin's drain of the node, nil when it is schedulable.
 	// UpsertNode neither sets nor clears it: an agent that registers

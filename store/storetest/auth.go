@@ -89,6 +89,16 @@ func testCredentials(t *testing.T, target Target) {
 	if c, err := s.CredentialByHash(ctx, hash('e')); err != nil || !c.Live(at(6)) {
 		t.Fatalf("kept node credential = %+v, %v; want it live", c, err)
 	}
+	// A join token's takeover revokes the rest and says which; a node the
+	// store does not have yet has no registration to date.
+	n3, _ := s.CreateCredential(ctx, store.Credential{Kind: store.CredNode, Subject: "gpu-1", Hash: hash('f')})
+	ids, err := s.TakeOverNode(ctx, "gpu-1", n3.ID, at(7))
+	if err != nil || len(ids) != 1 || ids[0] != n2.ID {
+		t.Fatalf("TakeOverNode revoked %v, %v; want [%d]", ids, err, n2.ID)
+	}
+	if c, err := s.CredentialByHash(ctx, hash('e')); err != nil || c.Live(at(8)) {
+		t.Fatalf("credential taken over = %+v, %v; want it revoked", c, err)
+	}
 	if c, err := s.CredentialByHash(ctx, hash('b')); err != nil || !c.Live(at(0)) || c.Live(at(3601e9)) {
 		t.Fatalf("join token = %+v, %v; want it live for an hour", c, err)
 	}
@@ -106,7 +116,7 @@ func testCredentials(t *testing.T, target Target) {
 		t.Fatalf("alice's credentials = %+v, %v", users, err)
 	}
 	all, err := s.Credentials(ctx, "", "")
-	if err != nil || len(all) != 4 || all[1].ID != join.ID {
+	if err != nil || len(all) != 5 || all[1].ID != join.ID {
 		t.Fatalf("all credentials = %+v, %v", all, err)
 	}
 }

@@ -331,11 +331,22 @@ function renderFields(el, j) {
     ['Weight', j.weight], ['Preemptible', yesNo(j.preemptible)],
     ['Time limit', j.time_limit_s ? duration(j.time_limit_s) : 'none'],
     ['Entrypoint', h('code', {}, j.entrypoint || '—')],
-    ['Environment', env.length ? h('ul', {class: 'chips'}, env.map((k) => h('li', {}, `${k}=${j.environment[k]}`))) : '—'],
+    ['Environment', envField(j, env)],
     ['Submitted', when(j.submitted_at)],
     ...endedRows(j),
   ];
   fill(el, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+// envField shows the job's environment; for a job of another user the
+// master sends the names only (environment_hidden), which it says.
+function envField(j, env) {
+  if (!env.length) return '—';
+  if (j.environment_hidden) {
+    return [h('ul', {class: 'chips'}, env.map((k) => h('li', {}, k))),
+      ' (hidden: only the job\'s owner and admins see values)'];
+  }
+  return h('ul', {class: 'chips'}, env.map((k) => h('li', {}, `${k}=${j.environment[k]}`)));
 }
 
 // requested lists the job file's other scheduling hints that the job

@@ -1,0 +1,57 @@
+package master
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/allot-sched/allot/store"
+)
+
+// A join token's registration of a node name (agents.admitNode) gives the
+// name to a host with a new credential: a new node, or a takeover of a
+// node whose agent's lease ran out (the documented "dead machine
+// replaced" path). It must not read like the old agent's routine
+// re-registrations, so joined records it: the old credentials revoked and
+// the node's registration dated now (REGISTERED in allot nodes), in one
+// transaction (store.TakeOverNode), and the audit entry's actor is the
+// join token (auditActor) with a detail such as
+//
+//	joined as r2 (was lost, last seen 6s ago); revoked node credential 8, issued 16
+//
+// so that an auditor sees which token took the name over, from what, and
+// which credential the old host's refused requests (node:r2) carry.
+
+// joined records that join token of r registered node name with
+// credential issued; was is the node before (nil for a new node) and seen
+// when its agent was last heard from.
+func (ag *agents) joined(r *http.Request, name string, was *mnode, seen time.Time, issued store.Credential) error {
+	now := ag.m.now()
+	revoked, err := ag.m.st.TakeOverNode(r.Context(), name, issued.ID, now)
+	if err != nil {
+		return err
+	}
+	how := "a new node"
+	if was != nil {
+		ag.m.lock()
+		state := string(was.rec.State)
+		ag.m.unlock()
+		how = fmt.Sprintf("was %s, last seen %s ago", state, now.Sub(seen).Round(time.Second))
+	}
+	detail := fmt.Sprintf("joined as %s (%s); ", name, how)
+	if len(revoked) > 0 {
+		ids := make([]string, len(revoked))
+		for i, id := range revoked {
+			ids[i] = fmt.Sprint(id)
+		}
+		detail += fmt.Sprintf("revoked node credential %s, ", strings.Join(ids, ", "))
+	}
+	detail += fmt.Sprintf("issued %d", issued.ID)
+	noteAudit(r.Context(), "%s", detail)
+	if was != nil {
+		ag.m.log.Warn("node taken over with a join token", "node", name, "join_token", infoOf(r).cred.ID,
+			"revoked", revoked, "issued", issued.ID)
+	}
+	return nil
+}
