@@ -238,6 +238,7 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 				// audited by its id (join-token:ID), as a live one is.
 				ri.cred = e.cred
 			}
+			markRevokedNode(w, e.cred) // for the agent: it no longer holds the node
 			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
 			return
 		}
