@@ -417,6 +417,9 @@ func (a *Agent) neverRegistered() bool {
 func (a *Agent) logFailure(ctx context.Context, failures int, err error) {
 	lvl := slog.LevelDebug
 	switch {
+	case revokedCredential(err):
+		// The registration that follows finds out what it means, and
+		// says so (disown.go): not that tasks keep running.
 	case permanent(err):
 		lvl = slog.LevelError // a 4xx: the master refuses what we send
 	case failures == 1:
