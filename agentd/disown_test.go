@@ -72,31 +72,10 @@ func TestRevokedCredentialStopsTasks(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fm := newFakeMaster(t)
-			dir := t.TempDir()
-			credFile := filepath.Join(dir, CredentialFileName)
-			if err := os.WriteFile(credFile, []byte(oldCredential+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			s := spec(0, 1, `echo $$ > pid; trap 'echo checkpointed; echo done > ckpt; exit 0' TERM; while :; do sleep 0.05; done`, 0)
-			s.WorkDir = filepath.Join(dir, "task")
-			fence := &api.Fence{AgentTimeoutMS: 600_000, LostNodeGraceMS: 600_000, GraceS: 20}
-			if tc.held {
-				fence.Held = []agent.TaskID{s.ID()}
-			}
-			fm.set(func(fm *fakeMaster) { fm.fence = fence })
-			var logs lockedBuffer
-			cfg := testConfig(t, fm, dir)
-			cfg.JoinToken = tc.join
-			cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			r := startAgent(t, cfg)
-			fm.waitFor("registration", func(fm *fakeMaster) bool { return fm.known })
-			fm.send(startCmd(s))
+			fm, r, s, logs := runRefusedTask(t, tc.join, tc.held)
+			credFile := filepath.Join(r.a.cfg.WorkDir, CredentialFileName)
 			pid := readPid(t, filepath.Join(s.WorkDir, "pid"))
 			defer killGroup(pid)
-			fm.waitFor("the running report and a sync after it", func(fm *fakeMaster) bool {
-				return len(fm.reportsFor(s.ID())) > 0 && len(fm.syncs) > 2
-			})
 
 			refusedAt := time.Now()
 			fm.set(func(fm *fakeMaster) {
@@ -134,6 +113,37 @@ func TestRevokedCredentialStopsTasks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runRefusedTask starts an agent (with join token join, "" for none)
+// whose work directory holds the node credential oldCredential, and a
+// task with a TERM trap that checkpoints, held by the master through a
+// loss when held; it returns once the master has heard the task runs.
+func runRefusedTask(t *testing.T, join string, held bool) (*fakeMaster, *running, *agent.TaskSpec, *lockedBuffer) {
+	t.Helper()
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, CredentialFileName), []byte(oldCredential+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := spec(0, 1, `echo $$ > pid; trap 'echo checkpointed; echo done > ckpt; exit 0' TERM; while :; do sleep 0.05; done`, 0)
+	s.WorkDir = filepath.Join(dir, "task")
+	fence := &api.Fence{AgentTimeoutMS: 600_000, LostNodeGraceMS: 600_000, GraceS: 20}
+	if held {
+		fence.Held = []agent.TaskID{s.ID()}
+	}
+	fm.set(func(fm *fakeMaster) { fm.fence = fence })
+	logs := &lockedBuffer{}
+	cfg := testConfig(t, fm, dir)
+	cfg.JoinToken = join
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r := startAgent(t, cfg)
+	fm.waitFor("registration", func(fm *fakeMaster) bool { return fm.known })
+	fm.send(startCmd(s))
+	fm.waitFor("the running report and a sync after it", func(fm *fakeMaster) bool {
+		return len(fm.reportsFor(s.ID())) > 0 && len(fm.syncs) > 2
+	})
+	return fm, r, s, logs
 }
 
 // checkDisowned checks what a disowned agent sends: no log line and no
