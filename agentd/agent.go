@@ -189,8 +189,9 @@ type Agent struct {
 	placement api.NodePlacement
 	placeGen  int64
 
-	orph  orphans    // what an earlier agent process left
-	fence fenceState // fence.go
+	orph   orphans     // what an earlier agent process left
+	fence  fenceState  // fence.go
+	disown disownState // disown.go
 }
 
 // attempt is one attempt the agent started and has not reported ended.
@@ -417,7 +418,12 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 func (a *Agent) syncWhileLeaving(first, ctx context.Context) {
 	a.mu.Lock()
 	unknown := a.gen == 0 && len(a.tasks) == 0 && len(a.reports) == 0
+	disowned := a.disown.revoked
 	a.mu.Unlock()
+	if disowned {
+		// The master takes nothing from this agent: no goodbye.
+		return
+	}
 	if unknown {
 		// The master never knew the node (its join refused, or the stop
 		// came first), and it has nothing to report: no goodbye, which

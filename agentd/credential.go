@@ -26,6 +26,9 @@ type credential struct {
 
 	mu     sync.Mutex
 	secret string // once loaded or issued
+	// dropped: the secret in the file was refused as revoked; the join
+	// token goes instead until a join saves a new one.
+	dropped bool
 }
 
 func newCredential(workDir, joinToken string, log *slog.Logger) *credential {
@@ -37,7 +40,7 @@ func newCredential(workDir, joinToken string, log *slog.Logger) *credential {
 func (c *credential) bearer() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.secret == "" {
+	if c.secret == "" && !c.dropped {
 		if data, err := os.ReadFile(c.path); err == nil {
 			c.secret = strings.TrimSpace(string(data))
 		}
@@ -71,21 +74,29 @@ func (c *credential) save(secret string) error {
 		d.Close()
 	}
 	c.mu.Lock()
-	c.secret = secret
+	c.secret, c.dropped = secret, false
 	c.mu.Unlock()
 	return nil
 }
 
 // drop forgets a credential the master no longer accepts, so that the
 // agent registers with its join token instead. It reports whether there
-// is a join token to fall back on.
-func (c *credential) drop() bool {
+// is a join token to fall back on. A revoked credential stays in its
+// file until a join replaces it, so that the next agent process, which
+// presents it once, learns at once that the node is not its own
+// (disown.go); an unknown one (a database restored from before it was
+// issued) goes.
+func (c *credential) drop(revoked bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.secret == "" || c.joinToken == "" {
 		return false
 	}
 	c.secret = ""
+	if revoked {
+		c.dropped = true
+		return true
+	}
 	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.log.Warn("could not remove the refused node credential", "err", err)
 	}

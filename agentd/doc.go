@@ -139,6 +139,26 @@
 // gone without a word would hold it until its timeout, past the fence's
 // stop, where a master back sooner could have been heard.
 //
+// # Disowned
+//
+// A 401 that says the node's credential was revoked
+// (api.CredentialHeader: a join token took the node's name over, or an
+// admin revoked it) is final, unlike a master out of reach (the fence's
+// case) or a 401 without it. The request that meets it, whichever loop
+// sent it, unregisters the node; the sync loop's registration meets it
+// too, tries the join token if the agent has one (drop keeps the revoked
+// credential in its file, so that a restarted agent learns it with its
+// first request), and unless that wins the name back the agent no longer
+// holds the node (disown.go): it stops each attempt by stopTerms (the
+// master's last fence terms, which the state file keeps for a successor:
+// a preemptible attempt checkpoints with the pool's grace, a held one is
+// killed at once, and without terms each gets ExitGrace), drops its
+// reports and the journal, queues no more, posts no log batch, says
+// nothing at its stop, logs once at error level what an admin must do,
+// and stays up: it tries the join token every disownRetry while the
+// master's answer leaves that open (the name held), and never otherwise.
+// A registration that succeeds makes the node the agent's again.
+//
 // # Restarts
 //
 // The agent records the attempts whose process groups may be alive (task

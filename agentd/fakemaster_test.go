@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,6 +95,19 @@ type fakeMaster struct {
 	sayLease     bool
 	registeredAt time.Time // when the last registration succeeded
 	logStatus    int
+	// authorize, when set, answers a request by its bearer token as the
+	// master's authentication does: status 0 lets it through; a refusal
+	// is written as a 401 or other status, with api.CredentialHeader
+	// when revoked. requests records every request that came, in order.
+	authorize func(bearer, path string) (status int, revoked bool)
+	requests  []authedRequest
+}
+
+// authedRequest is a request as the fake's authentication saw it.
+type authedRequest struct {
+	path, bearer string
+	status       int // the refusal's; 0 when let through
+	at           time.Time
 }
 
 type logKey struct {
@@ -132,7 +146,23 @@ func (fm *fakeMaster) gate(next http.Handler) http.Handler {
 			fm.refused++
 			fm.broadcast()
 		}
+		status, revoked := 0, false
+		if !down {
+			bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if fm.authorize != nil {
+				status, revoked = fm.authorize(bearer, r.URL.Path)
+			}
+			fm.requests = append(fm.requests, authedRequest{path: r.URL.Path, bearer: bearer, status: status, at: time.Now()})
+			fm.broadcast()
+		}
 		fm.mu.Unlock()
+		if !down && status != 0 {
+			if revoked {
+				w.Header().Set(api.CredentialHeader, api.CredentialRevoked)
+			}
+			writeJSON(w, status, api.Error{Error: fmt.Sprintf("refused (%d)", status)})
+			return
+		}
 		if !down {
 			next.ServeHTTP(w, r)
 			return

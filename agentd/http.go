@@ -29,6 +29,9 @@ type statusError struct {
 	// for the node to register before it loses it (api.NodeLeaseHeader).
 	lease  time.Duration
 	leased bool
+	// credential, on a 401, is why the master refuses the node's
+	// credential for good (api.CredentialHeader): "" when it does not say.
+	credential string
 }
 
 func (e *statusError) Error() string {
@@ -157,6 +160,9 @@ func (c masterConn) postHeard(ctx context.Context, path string, timeout time.Dur
 		se := &statusError{path: path, status: resp.StatusCode, msg: errorMessage(path, data),
 			storeOutage: resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(api.StoreOutageHeader) != ""}
 		se.lease, se.leased = parseLease(resp.Header.Get(api.NodeLeaseHeader))
+		if resp.StatusCode == http.StatusUnauthorized {
+			se.credential = resp.Header.Get(api.CredentialHeader)
+		}
 		return se
 	}
 	if out == nil {

@@ -2,6 +2,7 @@ package agentd
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/url"
 	"sync"
@@ -225,6 +226,11 @@ func (s *shipper) run(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
+			if errors.Is(err, errDisowned) {
+				s.log.Debug("log batch dropped: this agent no longer holds the node", "lines", len(batch))
+				s.settle(batch, false)
+				break
+			}
 			if permanent(err) {
 				s.log.Error("the master rejected a log batch; dropping it", "lines", len(batch), "err", err)
 				s.settle(batch, false)
@@ -252,7 +258,13 @@ func (s *shipper) retryLimit() time.Duration {
 	return s.maxDelay()
 }
 
-// postLogs sends one batch to the master.
+// postLogs sends one batch to the master, unless the node is not the
+// agent's any more (disown.go): the master would refuse it.
 func (a *Agent) postLogs(ctx context.Context, batch api.LogBatch) error {
-	return a.conn.post(ctx, "/agents/"+url.PathEscape(a.cfg.Name)+"/logs", a.cfg.RequestTimeout, batch, nil)
+	if a.disowned() {
+		return errDisowned
+	}
+	err := a.conn.post(ctx, "/agents/"+url.PathEscape(a.cfg.Name)+"/logs", a.cfg.RequestTimeout, batch, nil)
+	a.refusedRequest(err)
+	return err
 }

@@ -34,11 +34,13 @@ func (a *Agent) register(ctx context.Context) error {
 	a.mu.Unlock()
 	var reply api.RegisterReply
 	err := a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
-	if isStatus(err, http.StatusUnauthorized) && a.cred.drop() {
+	revoked, joined := revokedCredential(err), false
+	if isStatus(err, http.StatusUnauthorized) && a.cred.drop(revoked) {
 		a.log.Warn("the master refused the node's credential; registering with the join token", "err", err)
-		err = a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply)
+		err, joined = a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply), true
 	}
 	if err != nil {
+		a.afterRefusal(err, revoked, joined)
 		return err
 	}
 	if reply.Credential != "" {
@@ -48,6 +50,7 @@ func (a *Agent) register(ctx context.Context) error {
 		a.log.Info("joined the cluster; the node's credential is saved", "file", a.cred.path)
 	}
 	a.mu.Lock()
+	a.ownedAgainLocked()
 	a.registered = true
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
@@ -55,6 +58,7 @@ func (a *Agent) register(ctx context.Context) error {
 	a.heardLocked(time.Now(), reply.Fence)
 	a.broadcast()
 	a.mu.Unlock()
+	a.persistTerms()
 	a.logRegistered(ctx, req, reply)
 	a.execute(reply.Commands)
 	return nil
@@ -114,6 +118,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		}
 		a.mu.Unlock()
 	}
+	a.refusedRequest(err)
 	if isStoreOutage(err) {
 		// The master is up and gives every node a fresh lease once its
 		// store is back: contact for the fence, whose terms stand.
@@ -127,6 +132,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	a.mu.Lock()
 	a.heardLocked(time.Now(), reply.Fence)
 	a.mu.Unlock()
+	a.persistTerms()
 	a.ack(reply.Acked)
 	a.placed(ctx, gen, reply)
 	a.execute(reply.Commands)
@@ -172,6 +178,14 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		start := time.Now()
 		if !registered {
 			err = a.register(ctx)
+			if err != nil && a.disowned() {
+				// Told once (afterRefusal); the tries that are left
+				// come seldom, as each is a refusal in the audit log.
+				if !a.awaitRejoin(ctx) {
+					return nil
+				}
+				continue
+			}
 			if refusedJoin(err) && a.neverRegistered() {
 				return fmt.Errorf("the master refused to register node %s: %w", a.cfg.Name, err)
 			}
@@ -403,6 +417,9 @@ func (a *Agent) neverRegistered() bool {
 func (a *Agent) logFailure(ctx context.Context, failures int, err error) {
 	lvl := slog.LevelDebug
 	switch {
+	case revokedCredential(err):
+		// The registration that follows finds out what it means, and
+		// says so (disown.go): not that tasks keep running.
 	case permanent(err):
 		lvl = slog.LevelError // a 4xx: the master refuses what we send
 	case failures == 1:
@@ -457,12 +474,21 @@ func (a *Agent) deliverAll(ctx context.Context) bool {
 		a.mu.Lock()
 		done := len(a.tasks) == 0 && len(a.reports) == 0
 		registered, pending, ch := a.registered, len(a.reports) > 0, a.changed
+		disowned := a.disown.revoked
 		a.mu.Unlock()
 		if done {
 			return true
 		}
 		var err error
 		switch {
+		case disowned:
+			// Nothing goes to the master: wait for the tasks' ends.
+			select {
+			case <-ctx.Done():
+				return false
+			case <-ch:
+				continue
+			}
 		case !registered:
 			err = a.register(ctx)
 		case pending:

@@ -300,7 +300,8 @@ func (a *Agent) enqueue(r api.Report) {
 }
 
 func (a *Agent) enqueueLocked(r api.Report) {
-	if a.detached {
+	if a.detached || a.disown.revoked {
+		// Disowned: the master takes nothing more from this agent.
 		return
 	}
 	a.seq++

@@ -73,6 +73,23 @@ const PartialHeader = "X-Allot-Partial"
 // attempts elsewhere, and the fence goes on counting.
 const NodeLeaseHeader = "X-Allot-Node-Lease-Ms"
 
+// CredentialHeader, on the 401 that refuses an agent's request, says
+// why the node credential it presented is refused where the refusal is
+// for good: CredentialRevoked, the credential was revoked (a join token
+// took the node's name over for another host, which revokes the node's
+// earlier credentials, or an admin revoked it). The agent then knows it
+// no longer holds the node: the master has ended, or ends, every attempt
+// it ran there, and may run them elsewhere; it stops them and stops
+// presenting the credential. A 401 without the header (an unknown or
+// expired token, an agent's request without one) says nothing for good:
+// a database restored from before the credential was issued does not
+// know it either.
+const CredentialHeader = "X-Allot-Credential"
+
+// CredentialRevoked is CredentialHeader's value for a revoked node
+// credential.
+const CredentialRevoked = "revoked"
+
 // SyncHeartbeatHeader, on a sync, asks the master to send the reply's
 // headers as soon as it begins to hold the sync and then a heartbeat, a
 // byte of JSON whitespace (which a JSON decoder skips), at intervals

@@ -246,6 +246,7 @@ func (ac *access) authenticate(next http.Handler) http.Handler {
 			// user's disabled, is audited as whose it is (auditActor):
 			// user:NAME, node:NAME or join-token:ID, not anonymous.
 			ri.cred = e.cred
+			markRevokedNode(w, e.cred) // for the agent: it no longer holds the node
 			ac.refuse(w, r, &auth.Error{Status: http.StatusUnauthorized, Msg: err.Error() + hint})
 			return
 		}

@@ -1,0 +1,250 @@
+package agentd
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+// Disowned: the master refuses the node's credential as revoked
+// (api.CredentialHeader). A join token took the node's name over for
+// another host (the way to replace a dead machine; it revokes the node's
+// earlier credentials), or an admin revoked it. Either way this agent no
+// longer holds the node: the master has ended, or ends, every attempt it
+// ran here and may run them elsewhere, and it will never again take a
+// report, a log line or a sync with that credential. So the agent stops
+// its attempts (stopTerms), sends nothing more with the credential, drops
+// its reports and logs, and says once what an admin must do. A join token
+// may still win the name back once no other agent holds it: the agent
+// tries it every disownRetry while the master's answer leaves that open.
+// docs/reliability.md, "A node name taken over".
+
+// disownRetry spaces the tries of a disowned agent's join token (each one
+// a refused request in the master's audit log while another agent holds
+// the name). A variable for tests.
+var disownRetry = time.Minute
+
+// disownState is the agent's standing with the node. Guarded by
+// Agent.mu.
+type disownState struct {
+	// revoked: the master refused the node's credential as revoked, and
+	// no registration has succeeded since.
+	revoked bool
+	// stopped: the agent has stopped its attempts and said so.
+	stopped bool
+	// rejoin: a later try of the join token may succeed (the last answer
+	// was that another agent holds the name, or none came); false when
+	// there is no join token, or the master refused the token itself.
+	rejoin bool
+}
+
+// errDisowned is what a request the agent does not send says: the node
+// is not the agent's any more.
+var errDisowned = errors.New("the master revoked the node's credential: this agent no longer holds the node")
+
+// revokedCredential reports whether err is the master's refusal of the
+// node's credential as revoked.
+func revokedCredential(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.status == http.StatusUnauthorized && se.credential == api.CredentialRevoked
+}
+
+// disowned reports whether the agent no longer holds the node.
+func (a *Agent) disowned() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.disown.revoked
+}
+
+// refusedRequest handles a request of the loops (syncs, logs) answered
+// with a revoked credential: the node is unregistered, so that the sync
+// loop, which alone registers, finds out what is left (a join token) and
+// disowns the node.
+func (a *Agent) refusedRequest(err error) {
+	if !revokedCredential(err) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.registered {
+		a.registered = false
+		a.broadcast()
+	}
+}
+
+// ownedAgainLocked clears the disowned state after a registration succeeded
+// (with a join token: the name was free again); the caller holds mu.
+func (a *Agent) ownedAgainLocked() {
+	if a.disown.revoked {
+		a.log.Warn("joined the cluster again with the join token: this agent holds the node again")
+	}
+	a.disown = disownState{}
+}
+
+// afterRefusal takes the outcome of a registration that failed with err:
+// revoked says the node's credential was refused as revoked in it, and
+// joined that the join token was tried. Once the credential is known to
+// be revoked, the agent no longer holds the node, whatever else the
+// master answers (a join token refused, a name held by another agent, or
+// no answer): it stops its attempts the first time.
+func (a *Agent) afterRefusal(err error, revoked, joined bool) {
+	a.mu.Lock()
+	if revoked {
+		a.disown.revoked = true
+	}
+	if !a.disown.revoked {
+		a.mu.Unlock()
+		return
+	}
+	// A join token the master refuses itself (401, 403) or a registration
+	// it refuses for what it is cannot succeed later; a held name (409)
+	// may free up, and an unanswered try says nothing.
+	a.disown.rejoin = a.cfg.JoinToken != "" && (!permanent(err) || isStatus(err, http.StatusConflict))
+	first := !a.disown.stopped
+	a.disown.stopped = true
+	rejoin := a.disown.rejoin
+	a.mu.Unlock()
+	if !first {
+		return
+	}
+	a.log.Error("the master revoked this node's credential: another agent took the node's name over with a join token "+
+		"(or an admin revoked the credential), so this agent no longer holds the node; it stops the tasks it runs here, "+
+		"which the master has ended and may run elsewhere, and sends the master nothing more with the credential. "+
+		"To bring this machine back, stop this agent and start it with a new join token (allot token create --join) "+
+		"under a name no other agent holds",
+		"node", a.cfg.Name, "err", err, "join_token_tried", joined, "retries_join_token_every", retryNote(rejoin))
+	a.stopDisowned()
+}
+
+func retryNote(rejoin bool) string {
+	if !rejoin {
+		return "never"
+	}
+	return disownRetry.String()
+}
+
+// stopDisowned stops every attempt the agent runs, by stopTerms, and
+// drops the reports not yet sent (the master ended those attempts, and
+// takes nothing more from this agent).
+func (a *Agent) stopDisowned() {
+	type stop struct {
+		att     *attempt
+		preempt bool
+		grace   time.Duration
+	}
+	var stops []stop
+	a.mu.Lock()
+	terms := a.fence.terms()
+	for _, att := range a.tasks {
+		if att.exited {
+			continue
+		}
+		preempt, grace := stopTerms(terms, att.spec.ID(), a.cfg.ExitGrace)
+		att.fenced = "stopped by the agent: the master revoked the node's credential"
+		stops = append(stops, stop{att, preempt, grace})
+	}
+	a.reports = nil
+	a.journal.save(nil)
+	a.broadcast()
+	a.mu.Unlock()
+	slices.SortFunc(stops, func(x, y stop) int {
+		if lessID(x.att.spec.ID(), y.att.spec.ID()) {
+			return -1
+		}
+		return 1
+	})
+	for _, s := range stops {
+		id := s.att.spec.ID().String()
+		var err error
+		if s.preempt {
+			err = s.att.task.Preempt(s.grace)
+		} else {
+			err = s.att.task.Kill(s.grace)
+		}
+		switch {
+		case errors.Is(err, agent.ErrTaskDone):
+		case err != nil:
+			a.log.Warn("stopping the attempt of a node this agent no longer holds: incomplete", "task", id, "err", err)
+		default:
+			a.log.Warn("stopping the attempt: this agent no longer holds the node", "task", id, "checkpoint", s.preempt, "grace", s.grace)
+		}
+	}
+}
+
+// stopTerms is how an agent that no longer holds its node stops attempt
+// id under the master's last fence terms (the live ones, else those the
+// state file kept from an earlier agent process; nil when none came): an
+// attempt the master would not hold through the node's loss (a
+// preemptible one) is asked to checkpoint, as a preemption does, with the
+// pool's checkpoint grace, and killed at its end; a held one (not
+// preemptible: the master fails it, it runs nowhere else) is killed at
+// once, as the master kills an attempt it has ended; without terms each
+// is asked to checkpoint with the agent's exit grace, as at its own stop.
+func stopTerms(terms *api.Fence, id agent.TaskID, exitGrace time.Duration) (preempt bool, grace time.Duration) {
+	switch {
+	case terms == nil:
+		return true, exitGrace
+	case slices.Contains(terms.Held, id):
+		return false, 0
+	}
+	return true, time.Duration(max(terms.GraceS, 0)) * time.Second
+}
+
+// awaitRejoin waits, after a registration of a disowned agent, until its
+// next try of the join token (disownRetry), or until ctx is done when no
+// try can succeed. It reports whether to try again.
+func (a *Agent) awaitRejoin(ctx context.Context) bool {
+	a.mu.Lock()
+	rejoin := a.disown.rejoin
+	a.mu.Unlock()
+	if !rejoin {
+		<-ctx.Done()
+		return false
+	}
+	return sleep(ctx, disownRetry)
+}
+
+// terms is the fence's last terms the agent knows: the master's latest,
+// else those an earlier agent process kept in the state file. The caller
+// holds Agent.mu.
+func (fs *fenceState) terms() *api.Fence {
+	if fs.f != nil {
+		return fs.f
+	}
+	return fs.saved
+}
+
+// termsChanged reports whether the terms that stopTerms reads
+// (the grace, the held attempts) differ from those last persisted, so
+// that the state file keeps them for a successor. The caller holds mu.
+func (fs *fenceState) termsChanged() bool {
+	f, s := fs.f, fs.saved
+	if f == nil {
+		return false
+	}
+	if s == nil || f.GraceS != s.GraceS || len(f.Held) != len(s.Held) {
+		return true
+	}
+	for _, id := range f.Held {
+		if !slices.Contains(s.Held, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// persistTerms writes the state file when the master's fence terms
+// changed since the last write.
+func (a *Agent) persistTerms() {
+	a.mu.Lock()
+	changed := a.fence.termsChanged()
+	a.mu.Unlock()
+	if changed {
+		a.persist()
+	}
+}

@@ -1,0 +1,272 @@
+package agentd
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/api"
+)
+
+const (
+	oldCredential = "allot_n_old"
+	joinToken     = "allot_j_join"
+	disownedLine  = "the master revoked this node's credential"
+)
+
+// lockedBuffer is a log sink that tests read while the agent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestRevokedCredentialStopsTasks (trial 2026-11-28o F13): an agent whose
+// node credential the master refuses as revoked (a join token took the
+// node's name over) stops its attempt, a preemptible one with the pool's
+// checkpoint grace (its TERM trap runs) and a held one at once; it sends
+// no more logs or reports, presents the credential no more, says so once,
+// and tries its join token only every disownRetry while the name is
+// held. A refusal that is not for good (an unknown credential) or a join
+// token that wins the name back leaves the attempt running.
+func TestRevokedCredentialStopsTasks(t *testing.T) {
+	defer func(d time.Duration) { disownRetry = d }(disownRetry)
+	disownRetry = 200 * time.Millisecond
+	cases := []struct {
+		name     string
+		join     string // the agent's join token
+		revoked  bool   // the master marks the credential's refusal revoked
+		joinAns  int    // the answer to a registration with the join token; 0 lets it in
+		held     bool   // the master holds the attempt through a loss (not preemptible)
+		stopped  bool   // want the attempt stopped
+		trapped  bool   // want its TERM trap to have run (a checkpoint)
+		rejoin   bool   // want the join token tried again, spaced
+		credKept bool   // want the credential file kept
+	}{
+		{name: "revoked, no join token", revoked: true, stopped: true, trapped: true, credKept: true},
+		{name: "revoked, held attempt killed at once", revoked: true, held: true, stopped: true, credKept: true},
+		{name: "revoked, name held by another agent", join: joinToken, revoked: true, joinAns: http.StatusConflict,
+			stopped: true, trapped: true, rejoin: true, credKept: true},
+		{name: "revoked, join token refused", join: joinToken, revoked: true, joinAns: http.StatusUnauthorized,
+			stopped: true, trapped: true, credKept: true},
+		{name: "revoked, join token wins the name back", join: joinToken, revoked: true, credKept: true},
+		{name: "unknown credential, no join token", credKept: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fm, r, s, logs := runRefusedTask(t, tc.join, tc.held)
+			credFile := filepath.Join(r.a.cfg.WorkDir, CredentialFileName)
+			pid := readPid(t, filepath.Join(s.WorkDir, "pid"))
+			defer killGroup(pid)
+
+			refusedAt := time.Now()
+			fm.set(func(fm *fakeMaster) {
+				fm.authorize = func(bearer, path string) (int, bool) {
+					switch {
+					case bearer == oldCredential:
+						return http.StatusUnauthorized, tc.revoked
+					case bearer == joinToken && strings.HasSuffix(path, "/register"):
+						return tc.joinAns, false
+					}
+					return 0, false
+				}
+			})
+			if tc.stopped {
+				groupGone(t, pid)
+			} else {
+				fm.waitFor("refusals or a new registration", func(fm *fakeMaster) bool {
+					return len(fm.registers) > 1 || refusals(fm, refusedAt) >= 5
+				})
+				if !groupLive(t, pid) {
+					t.Fatal("the attempt was stopped, want it running")
+				}
+			}
+			if _, err := os.Stat(filepath.Join(s.WorkDir, "ckpt")); (err == nil) != tc.trapped {
+				t.Errorf("checkpoint written: %v, want %v", err == nil, tc.trapped)
+			}
+			if n := strings.Count(logs.String(), disownedLine); (n == 1) != tc.stopped || n > 1 {
+				t.Errorf("%q logged %d times, want once when stopped, else never", disownedLine, n)
+			}
+			if _, err := os.Stat(credFile); (err == nil) != tc.credKept {
+				t.Errorf("credential file kept: %v, want %v", err == nil, tc.credKept)
+			}
+			if tc.stopped {
+				checkDisowned(t, fm, r, s.ID(), refusedAt, tc.rejoin)
+			}
+		})
+	}
+}
+
+// runRefusedTask starts an agent (with join token join, "" for none)
+// whose work directory holds the node credential oldCredential, and a
+// task with a TERM trap that checkpoints, held by the master through a
+// loss when held; it returns once the master has heard the task runs.
+func runRefusedTask(t *testing.T, join string, held bool) (*fakeMaster, *running, *agent.TaskSpec, *lockedBuffer) {
+	t.Helper()
+	fm := newFakeMaster(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, CredentialFileName), []byte(oldCredential+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := spec(0, 1, `echo $$ > pid; trap 'echo checkpointed; echo done > ckpt; exit 0' TERM; while :; do sleep 0.05; done`, 0)
+	s.WorkDir = filepath.Join(dir, "task")
+	fence := &api.Fence{AgentTimeoutMS: 600_000, LostNodeGraceMS: 600_000, GraceS: 20}
+	if held {
+		fence.Held = []agent.TaskID{s.ID()}
+	}
+	fm.set(func(fm *fakeMaster) { fm.fence = fence })
+	logs := &lockedBuffer{}
+	cfg := testConfig(t, fm, dir)
+	cfg.JoinToken = join
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r := startAgent(t, cfg)
+	fm.waitFor("registration", func(fm *fakeMaster) bool { return fm.known })
+	fm.send(startCmd(s))
+	fm.waitFor("the running report and a sync after it", func(fm *fakeMaster) bool {
+		return len(fm.reportsFor(s.ID())) > 0 && len(fm.syncs) > 2
+	})
+	return fm, r, s, logs
+}
+
+// checkDisowned checks what a disowned agent sends: no log line and no
+// report of the stopped attempt, the revoked credential no more than the
+// few requests in flight when the refusal came, and join token tries
+// (when rejoin) at least disownRetry apart; and that it runs on, idle.
+func checkDisowned(t *testing.T, fm *fakeMaster, r *running, id agent.TaskID, refusedAt time.Time, rejoin bool) {
+	t.Helper()
+	if rejoin {
+		fm.waitFor("three tries of the join token", func(fm *fakeMaster) bool { return len(joinTries(fm)) >= 3 })
+	} else {
+		time.Sleep(20 * fm.holdCap) // time for a tight loop to show
+	}
+	fm.locked(func(fm *fakeMaster) {
+		if fm.hasLine(id, "checkpointed") {
+			t.Errorf("the stopped attempt's output reached the master: %q", fm.logText(id))
+		}
+		if rep, ok := fm.exitOf(id); ok {
+			t.Errorf("exit report %+v sent after the refusal", rep)
+		}
+		if n := refusals(fm, refusedAt); n > 4 {
+			t.Errorf("%d requests presented the revoked credential, want the few in flight at the refusal", n)
+		}
+		tries := joinTries(fm)
+		if !rejoin && len(tries) > 1 {
+			t.Errorf("%d tries of the join token, want at most the one at the refusal", len(tries))
+		}
+		for i := 1; i < len(tries); i++ {
+			if gap := tries[i].Sub(tries[i-1]); gap < disownRetry {
+				t.Errorf("join token tries %s apart, want at least %s", gap, disownRetry)
+			}
+		}
+		for _, s := range fm.syncs {
+			if s.Leaving {
+				t.Errorf("a sync said the node leaves: %+v", s)
+			}
+		}
+	})
+	select {
+	case <-r.done:
+		t.Fatalf("Run returned %v, want the agent to stay up", r.err)
+	default:
+	}
+}
+
+// refusals counts the requests since since that presented the old
+// credential. Callers hold the fake's lock.
+func refusals(fm *fakeMaster, since time.Time) int {
+	n := 0
+	for _, q := range fm.requests {
+		if q.bearer == oldCredential && !q.at.Before(since) {
+			n++
+		}
+	}
+	return n
+}
+
+// joinTries returns when each registration with the join token came.
+// Callers hold the fake's lock.
+func joinTries(fm *fakeMaster) []time.Time {
+	var at []time.Time
+	for _, q := range fm.requests {
+		if q.bearer == joinToken && strings.HasSuffix(q.path, "/register") {
+			at = append(at, q.at)
+		}
+	}
+	return at
+}
+
+// TestStopTerms: how an agent that no longer holds its node stops an
+// attempt, by the master's last fence terms.
+func TestStopTerms(t *testing.T) {
+	id := agent.TaskID{JobID: "7", TaskIndex: 0, Attempt: 2}
+	other := agent.TaskID{JobID: "8", TaskIndex: 0, Attempt: 1}
+	cases := []struct {
+		name    string
+		terms   *api.Fence
+		preempt bool
+		grace   time.Duration
+	}{
+		{"no terms: the exit grace", nil, true, 30 * time.Second},
+		{"preemptible: the pool's checkpoint grace", &api.Fence{GraceS: 45, Held: []agent.TaskID{other}}, true, 45 * time.Second},
+		{"held: killed at once", &api.Fence{GraceS: 45, Held: []agent.TaskID{id}}, false, 0},
+		{"a negative grace is none", &api.Fence{GraceS: -1}, true, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			preempt, grace := stopTerms(tc.terms, id, 30*time.Second)
+			if preempt != tc.preempt || grace != tc.grace {
+				t.Fatalf("stopTerms = %v, %v; want %v, %v", preempt, grace, tc.preempt, tc.grace)
+			}
+		})
+	}
+}
+
+// TestFenceTermsPersisted: the master's fence terms reach the state file
+// once they change, and a new agent process reads them back, so that it
+// can stop its adopted attempts by them before it hears from the master.
+func TestFenceTermsPersisted(t *testing.T) {
+	fm := newFakeMaster(t)
+	id := agent.TaskID{JobID: "j1", TaskIndex: 3, Attempt: 1}
+	fence := &api.Fence{AgentTimeoutMS: 600_000, LostNodeGraceMS: 1000, GraceS: 17, Held: []agent.TaskID{id}}
+	fm.set(func(fm *fakeMaster) { fm.fence = fence })
+	dir := t.TempDir()
+	r := startAgent(t, testConfig(t, fm, dir))
+	ctxWait(t, "the terms in the state file", func() bool {
+		st := readStateFile(t, dir)
+		return st.Fence != nil && st.Fence.GraceS == 17 && len(st.Fence.Held) == 1 && st.Fence.Held[0] == id
+	})
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(testConfig(t, fm, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.orph.recoverOrphans(); err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	terms := a.fence.terms()
+	a.mu.Unlock()
+	if terms == nil || terms.GraceS != 17 || len(terms.Held) != 1 {
+		t.Fatalf("terms read back %+v, want %+v", terms, fence)
+	}
+}
