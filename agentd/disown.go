@@ -18,7 +18,7 @@ import (
 // longer holds the node: the master has ended, or ends, every attempt it
 // ran here and may run them elsewhere, and it will never again take a
 // report, a log line or a sync with that credential. So the agent stops
-// its attempts (stopTerms), sends nothing more with the credential, drops
+// its attempts (stopDisowned), sends nothing more with the credential, drops
 // its reports and logs, and says once what an admin must do. A join token
 // may still win the name back once no other agent holds it: the agent
 // tries it every disownRetry while the master's answer leaves that open.
@@ -128,71 +128,45 @@ func retryNote(rejoin bool) string {
 	return disownRetry.String()
 }
 
-// stopDisowned stops every attempt the agent runs, by stopTerms, and
-// drops the reports not yet sent (the master ended those attempts, and
-// takes nothing more from this agent).
+// stopDisowned kills every attempt the agent runs, at once, and drops
+// the reports not yet sent (the master ended those attempts, and takes
+// nothing more from this agent). At once, with no checkpoint grace, as
+// the master kills an attempt it has ended that an agent registering
+// lists (GraceS 0): the master has ended each one, as lost, and may have
+// run its task again elsewhere from its checkpoint directory, which a
+// checkpoint the orphan wrote now would overwrite with a line of work
+// the new attempt never had (trial o F13: a gang's next attempt resumed
+// one rank from the orphan's later step).
 func (a *Agent) stopDisowned() {
-	type stop struct {
-		att     *attempt
-		preempt bool
-		grace   time.Duration
-	}
-	var stops []stop
+	var stops []*attempt
 	a.mu.Lock()
-	terms := a.fence.terms()
 	for _, att := range a.tasks {
 		if att.exited {
 			continue
 		}
-		preempt, grace := stopTerms(terms, att.spec.ID(), a.cfg.ExitGrace)
 		att.fenced = "stopped by the agent: the master revoked the node's credential"
-		stops = append(stops, stop{att, preempt, grace})
+		stops = append(stops, att)
 	}
 	a.reports = nil
 	a.journal.save(nil)
 	a.broadcast()
 	a.mu.Unlock()
-	slices.SortFunc(stops, func(x, y stop) int {
-		if lessID(x.att.spec.ID(), y.att.spec.ID()) {
+	slices.SortFunc(stops, func(x, y *attempt) int {
+		if lessID(x.spec.ID(), y.spec.ID()) {
 			return -1
 		}
 		return 1
 	})
-	for _, s := range stops {
-		id := s.att.spec.ID().String()
-		var err error
-		if s.preempt {
-			err = s.att.task.Preempt(s.grace)
-		} else {
-			err = s.att.task.Kill(s.grace)
-		}
-		switch {
+	for _, att := range stops {
+		id := att.spec.ID().String()
+		switch err := att.task.Kill(0); {
 		case errors.Is(err, agent.ErrTaskDone):
 		case err != nil:
-			a.log.Warn("stopping the attempt of a node this agent no longer holds: incomplete", "task", id, "err", err)
+			a.log.Warn("killing the attempt of a node this agent no longer holds: incomplete", "task", id, "err", err)
 		default:
-			a.log.Warn("stopping the attempt: this agent no longer holds the node", "task", id, "checkpoint", s.preempt, "grace", s.grace)
+			a.log.Warn("killed the attempt: this agent no longer holds the node", "task", id)
 		}
 	}
-}
-
-// stopTerms is how an agent that no longer holds its node stops attempt
-// id under the master's last fence terms (the live ones, else those the
-// state file kept from an earlier agent process; nil when none came): an
-// attempt the master would not hold through the node's loss (a
-// preemptible one) is asked to checkpoint, as a preemption does, with the
-// pool's checkpoint grace, and killed at its end; a held one (not
-// preemptible: the master fails it, it runs nowhere else) is killed at
-// once, as the master kills an attempt it has ended; without terms each
-// is asked to checkpoint with the agent's exit grace, as at its own stop.
-func stopTerms(terms *api.Fence, id agent.TaskID, exitGrace time.Duration) (preempt bool, grace time.Duration) {
-	switch {
-	case terms == nil:
-		return true, exitGrace
-	case slices.Contains(terms.Held, id):
-		return false, 0
-	}
-	return true, time.Duration(max(terms.GraceS, 0)) * time.Second
 }
 
 // awaitRejoin waits, after a registration of a disowned agent, until its
@@ -207,44 +181,4 @@ func (a *Agent) awaitRejoin(ctx context.Context) bool {
 		return false
 	}
 	return sleep(ctx, disownRetry)
-}
-
-// terms is the fence's last terms the agent knows: the master's latest,
-// else those an earlier agent process kept in the state file. The caller
-// holds Agent.mu.
-func (fs *fenceState) terms() *api.Fence {
-	if fs.f != nil {
-		return fs.f
-	}
-	return fs.saved
-}
-
-// termsChanged reports whether the terms that stopTerms reads
-// (the grace, the held attempts) differ from those last persisted, so
-// that the state file keeps them for a successor. The caller holds mu.
-func (fs *fenceState) termsChanged() bool {
-	f, s := fs.f, fs.saved
-	if f == nil {
-		return false
-	}
-	if s == nil || f.GraceS != s.GraceS || len(f.Held) != len(s.Held) {
-		return true
-	}
-	for _, id := range f.Held {
-		if !slices.Contains(s.Held, id) {
-			return true
-		}
-	}
-	return false
-}
-
-// persistTerms writes the state file when the master's fence terms
-// changed since the last write.
-func (a *Agent) persistTerms() {
-	a.mu.Lock()
-	changed := a.fence.termsChanged()
-	a.mu.Unlock()
-	if changed {
-		a.persist()
-	}
 }

@@ -41,8 +41,10 @@ func (b *lockedBuffer) String() string {
 
 // TestRevokedCredentialStopsTasks (trial 2026-11-28o F13): an agent whose
 // node credential the master refuses as revoked (a join token took the
-// node's name over) stops its attempt, a preemptible one with the pool's
-// checkpoint grace (its TERM trap runs) and a held one at once; it sends
+// node's name over) kills its attempt at once, preemptible or held by
+// the master through a loss, with no checkpoint (its TERM trap does not
+// run: the master may have run the task again from its checkpoint
+// directory, which the orphan must not overwrite); it sends
 // no more logs or reports, presents the credential no more, says so once,
 // and tries its join token only every disownRetry while the name is
 // held. A refusal that is not for good (an unknown credential) or a join
@@ -57,16 +59,15 @@ func TestRevokedCredentialStopsTasks(t *testing.T) {
 		joinAns  int    // the answer to a registration with the join token; 0 lets it in
 		held     bool   // the master holds the attempt through a loss (not preemptible)
 		stopped  bool   // want the attempt stopped
-		trapped  bool   // want its TERM trap to have run (a checkpoint)
 		rejoin   bool   // want the join token tried again, spaced
 		credKept bool   // want the credential file kept
 	}{
-		{name: "revoked, no join token", revoked: true, stopped: true, trapped: true, credKept: true},
+		{name: "revoked, no join token", revoked: true, stopped: true, credKept: true},
 		{name: "revoked, held attempt killed at once", revoked: true, held: true, stopped: true, credKept: true},
 		{name: "revoked, name held by another agent", join: joinToken, revoked: true, joinAns: http.StatusConflict,
-			stopped: true, trapped: true, rejoin: true, credKept: true},
+			stopped: true, rejoin: true, credKept: true},
 		{name: "revoked, join token refused", join: joinToken, revoked: true, joinAns: http.StatusUnauthorized,
-			stopped: true, trapped: true, credKept: true},
+			stopped: true, credKept: true},
 		{name: "revoked, join token wins the name back", join: joinToken, revoked: true, credKept: true},
 		{name: "unknown credential, no join token", credKept: true},
 	}
@@ -99,8 +100,8 @@ func TestRevokedCredentialStopsTasks(t *testing.T) {
 					t.Fatal("the attempt was stopped, want it running")
 				}
 			}
-			if _, err := os.Stat(filepath.Join(s.WorkDir, "ckpt")); (err == nil) != tc.trapped {
-				t.Errorf("checkpoint written: %v, want %v", err == nil, tc.trapped)
+			if _, err := os.Stat(filepath.Join(s.WorkDir, "ckpt")); err == nil {
+				t.Error("the attempt checkpointed, want it killed at once (or left running)")
 			}
 			if n := strings.Count(logs.String(), disownedLine); (n == 1) != tc.stopped || n > 1 {
 				t.Errorf("%q logged %d times, want once when stopped, else never", disownedLine, n)
@@ -213,60 +214,3 @@ func joinTries(fm *fakeMaster) []time.Time {
 	return at
 }
 
-// TestStopTerms: how an agent that no longer holds its node stops an
-// attempt, by the master's last fence terms.
-func TestStopTerms(t *testing.T) {
-	id := agent.TaskID{JobID: "7", TaskIndex: 0, Attempt: 2}
-	other := agent.TaskID{JobID: "8", TaskIndex: 0, Attempt: 1}
-	cases := []struct {
-		name    string
-		terms   *api.Fence
-		preempt bool
-		grace   time.Duration
-	}{
-		{"no terms: the exit grace", nil, true, 30 * time.Second},
-		{"preemptible: the pool's checkpoint grace", &api.Fence{GraceS: 45, Held: []agent.TaskID{other}}, true, 45 * time.Second},
-		{"held: killed at once", &api.Fence{GraceS: 45, Held: []agent.TaskID{id}}, false, 0},
-		{"a negative grace is none", &api.Fence{GraceS: -1}, true, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			preempt, grace := stopTerms(tc.terms, id, 30*time.Second)
-			if preempt != tc.preempt || grace != tc.grace {
-				t.Fatalf("stopTerms = %v, %v; want %v, %v", preempt, grace, tc.preempt, tc.grace)
-			}
-		})
-	}
-}
-
-// TestFenceTermsPersisted: the master's fence terms reach the state file
-// once they change, and a new agent process reads them back, so that it
-// can stop its adopted attempts by them before it hears from the master.
-func TestFenceTermsPersisted(t *testing.T) {
-	fm := newFakeMaster(t)
-	id := agent.TaskID{JobID: "j1", TaskIndex: 3, Attempt: 1}
-	fence := &api.Fence{AgentTimeoutMS: 600_000, LostNodeGraceMS: 1000, GraceS: 17, Held: []agent.TaskID{id}}
-	fm.set(func(fm *fakeMaster) { fm.fence = fence })
-	dir := t.TempDir()
-	r := startAgent(t, testConfig(t, fm, dir))
-	ctxWait(t, "the terms in the state file", func() bool {
-		st := readStateFile(t, dir)
-		return st.Fence != nil && st.Fence.GraceS == 17 && len(st.Fence.Held) == 1 && st.Fence.Held[0] == id
-	})
-	if err := r.stop(t); err != nil {
-		t.Fatal(err)
-	}
-	a, err := New(testConfig(t, fm, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.orph.recoverOrphans(); err != nil {
-		t.Fatal(err)
-	}
-	a.mu.Lock()
-	terms := a.fence.terms()
-	a.mu.Unlock()
-	if terms == nil || terms.GraceS != 17 || len(terms.Held) != 1 {
-		t.Fatalf("terms read back %+v, want %+v", terms, fence)
-	}
-}

@@ -149,10 +149,10 @@
 // too, tries the join token if the agent has one (drop keeps the revoked
 // credential in its file, so that a restarted agent learns it with its
 // first request), and unless that wins the name back the agent no longer
-// holds the node (disown.go): it stops each attempt by stopTerms (the
-// master's last fence terms, which the state file keeps for a successor:
-// a preemptible attempt checkpoints with the pool's grace, a held one is
-// killed at once, and without terms each gets ExitGrace), drops its
+// holds the node (disown.go): it kills each attempt at once, with no
+// checkpoint grace, as the master kills an ended attempt an agent
+// registering lists (the master may have run it again from its
+// checkpoint directory, which the orphan must not write), drops its
 // reports and the journal, queues no more, posts no log batch, says
 // nothing at its stop, logs once at error level what an admin must do,
 // and stays up: it tries the join token every disownRetry while the

@@ -48,10 +48,6 @@ type fenceState struct {
 	// a reply read before it still brings its terms.
 	beat   time.Time
 	warned bool // that the timeout leaves the fence no time to stop tasks
-	// saved are the terms last written to the state file, or read from
-	// it at the start (an earlier agent process's): how to stop the
-	// attempts once the node is not the agent's (disown.go, stopTerms).
-	saved *api.Fence
 }
 
 // last is the last contact with the master: a reply, or a heartbeat.

@@ -38,11 +38,6 @@ type stateFile struct {
 	AgentPID int           `json:"agent_pid"`
 	BootID   string        `json:"boot_id,omitempty"`
 	Attempts []stateRecord `json:"attempts"`
-	// Fence is the master's last fence terms (its pool's checkpoint
-	// grace, the attempts it holds through a loss), kept for a successor
-	// that must stop the attempts before it hears from the master: one
-	// whose node credential the master revoked (disown.go).
-	Fence *api.Fence `json:"fence,omitempty"`
 }
 
 // stateRecord is one attempt whose process group may be alive.
@@ -216,10 +211,9 @@ func (o orphans) recoverOrphans() ([]*attempt, error) {
 	}
 	a.mu.Lock()
 	a.ended = ended
-	a.fence.saved = st.Fence
 	a.mu.Unlock()
 	sortRecords(recs)
-	return adopted, writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: recs, Fence: st.Fence})
+	return adopted, writeState(path, stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: boot, Attempts: recs})
 }
 
 // killOrphan kills a recorded group that is provably the attempt's.
@@ -349,11 +343,9 @@ func (a *Agent) persist() {
 			recs = append(recs, att.rec)
 		}
 	}
-	terms := a.fence.terms()
-	a.fence.saved = terms
 	a.mu.Unlock()
 	sortRecords(recs)
-	st := stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: a.bootID, Attempts: recs, Fence: terms}
+	st := stateFile{Version: stateVersion, AgentPID: os.Getpid(), BootID: a.bootID, Attempts: recs}
 	if err := writeState(filepath.Join(a.cfg.WorkDir, StateFileName), st); err != nil {
 		// The running tasks are unaffected; only a successor after a
 		// crash could miss an orphan, so this is loud but not fatal.

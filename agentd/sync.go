@@ -58,7 +58,6 @@ func (a *Agent) register(ctx context.Context) error {
 	a.heardLocked(time.Now(), reply.Fence)
 	a.broadcast()
 	a.mu.Unlock()
-	a.persistTerms()
 	a.logRegistered(ctx, req, reply)
 	a.execute(reply.Commands)
 	return nil
@@ -132,7 +131,6 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 	a.mu.Lock()
 	a.heardLocked(time.Now(), reply.Fence)
 	a.mu.Unlock()
-	a.persistTerms()
 	a.ack(reply.Acked)
 	a.placed(ctx, gen, reply)
 	a.execute(reply.Commands)

@@ -29,8 +29,9 @@ const disownedLine = "the master revoked this node's credential"
 // replace a dead one), which revokes the old host's credential and runs
 // the task's next attempt. The old agent, restarted on its work
 // directory as systemd would, adopts the orphaned attempt, is refused as
-// revoked, and stops it with the pool's checkpoint grace (its TERM trap
-// runs): no two copies of the task run from then on, the new attempt
+// revoked, and kills it at once (its TERM trap does not run: the new
+// attempt resumed from the checkpoint directory, which the orphan must
+// not write again): no two copies of the task run from then on, the new attempt
 // runs on, and the refused agent leaves a bounded trace in the audit log.
 func TestTakeoverStopsOrphan(t *testing.T) {
 	t.Parallel()
@@ -78,8 +79,8 @@ func TestTakeoverStopsOrphan(t *testing.T) {
 		left := attemptProcs(c, id, 1)
 		return len(left) == 0, describeProcs(left)
 	})
-	if _, err := os.Stat(filepath.Join(marks, "ckpt-1")); err != nil {
-		t.Errorf("the orphaned attempt did not checkpoint: %v\n%s", err, tail(old.log(), 4000))
+	if _, err := os.Stat(filepath.Join(marks, "ckpt-1")); err == nil {
+		t.Errorf("the orphaned attempt checkpointed, want it killed at once\n%s", tail(old.log(), 4000))
 	}
 	if n := strings.Count(old.log(), disownedLine); n != 1 {
 		t.Errorf("the old agent logged %q %d times, want once:\n%s", disownedLine, n, tail(old.log(), 4000))
