@@ -213,4 +213,3 @@ func joinTries(fm *fakeMaster) []time.Time {
 	}
 	return at
 }
-
