@@ -43,6 +43,14 @@ type disownState struct {
 	rejoin bool
 }
 
+// disowner holds what an agent does once the master revoked its node's
+// credential: a view of the Agent whose methods are not the Agent's, so
+// that its method set stays small. Its state is the Agent's disown,
+// guarded by Agent.mu.
+type disowner struct {
+	*Agent
+}
+
 // errDisowned is what a request the agent does not send says: the node
 // is not the agent's any more.
 var errDisowned = errors.New("the master revoked the node's credential: this agent no longer holds the node")
@@ -55,7 +63,7 @@ func revokedCredential(err error) bool {
 }
 
 // disowned reports whether the agent no longer holds the node.
-func (a *Agent) disowned() bool {
+func (a disowner) disowned() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.disown.revoked
@@ -65,7 +73,7 @@ func (a *Agent) disowned() bool {
 // with a revoked credential: the node is unregistered, so that the sync
 // loop, which alone registers, finds out what is left (a join token) and
 // disowns the node.
-func (a *Agent) refusedRequest(err error) {
+func (a disowner) refusedRequest(err error) {
 	if !revokedCredential(err) {
 		return
 	}
@@ -79,7 +87,7 @@ func (a *Agent) refusedRequest(err error) {
 
 // ownedAgainLocked clears the disowned state after a registration succeeded
 // (with a join token: the name was free again); the caller holds mu.
-func (a *Agent) ownedAgainLocked() {
+func (a disowner) ownedAgainLocked() {
 	if a.disown.revoked {
 		a.log.Warn("joined the cluster again with the join token: this agent holds the node again")
 	}
@@ -92,7 +100,7 @@ func (a *Agent) ownedAgainLocked() {
 // be revoked, the agent no longer holds the node, whatever else the
 // master answers (a join token refused, a name held by another agent, or
 // no answer): it stops its attempts the first time.
-func (a *Agent) afterRefusal(err error, revoked, joined bool) {
+func (a disowner) afterRefusal(err error, revoked, joined bool) {
 	a.mu.Lock()
 	if revoked {
 		a.disown.revoked = true
@@ -137,7 +145,7 @@ func retryNote(rejoin bool) string {
 // checkpoint the orphan wrote now would overwrite with a line of work
 // the new attempt never had (trial o F13: a gang's next attempt resumed
 // one rank from the orphan's later step).
-func (a *Agent) stopDisowned() {
+func (a disowner) stopDisowned() {
 	var stops []*attempt
 	a.mu.Lock()
 	for _, att := range a.tasks {
@@ -172,7 +180,7 @@ func (a *Agent) stopDisowned() {
 // awaitRejoin waits, after a registration of a disowned agent, until its
 // next try of the join token (disownRetry), or until ctx is done when no
 // try can succeed. It reports whether to try again.
-func (a *Agent) awaitRejoin(ctx context.Context) bool {
+func (a disowner) awaitRejoin(ctx context.Context) bool {
 	a.mu.Lock()
 	rejoin := a.disown.rejoin
 	a.mu.Unlock()

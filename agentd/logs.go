@@ -261,10 +261,10 @@ func (s *shipper) retryLimit() time.Duration {
 // postLogs sends one batch to the master, unless the node is not the
 // agent's any more (disown.go): the master would refuse it.
 func (a *Agent) postLogs(ctx context.Context, batch api.LogBatch) error {
-	if a.disowned() {
+	if (disowner{a}).disowned() {
 		return errDisowned
 	}
 	err := a.conn.post(ctx, "/agents/"+url.PathEscape(a.cfg.Name)+"/logs", a.cfg.RequestTimeout, batch, nil)
-	a.refusedRequest(err)
+	(disowner{a}).refusedRequest(err)
 	return err
 }

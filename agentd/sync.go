@@ -40,7 +40,7 @@ func (a *Agent) register(ctx context.Context) error {
 		err, joined = a.conn.post(ctx, "/agents/register", a.cfg.RequestTimeout, req, &reply), true
 	}
 	if err != nil {
-		a.afterRefusal(err, revoked, joined)
+		(disowner{a}).afterRefusal(err, revoked, joined)
 		return err
 	}
 	if reply.Credential != "" {
@@ -50,7 +50,7 @@ func (a *Agent) register(ctx context.Context) error {
 		a.log.Info("joined the cluster; the node's credential is saved", "file", a.cred.path)
 	}
 	a.mu.Lock()
-	a.ownedAgainLocked()
+	(disowner{a}).ownedAgainLocked()
 	a.registered = true
 	a.gen++
 	a.waitS = max(reply.SyncWaitS, 0)
@@ -117,7 +117,7 @@ func (a *Agent) syncOnce(ctx context.Context, waitS int) (int, error) {
 		}
 		a.mu.Unlock()
 	}
-	a.refusedRequest(err)
+	(disowner{a}).refusedRequest(err)
 	if isStoreOutage(err) {
 		// The master is up and gives every node a fresh lease once its
 		// store is back: contact for the fence, whose terms stand.
@@ -176,10 +176,10 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 		start := time.Now()
 		if !registered {
 			err = a.register(ctx)
-			if err != nil && a.disowned() {
+			if err != nil && (disowner{a}).disowned() {
 				// Told once (afterRefusal); the tries that are left
 				// come seldom, as each is a refusal in the audit log.
-				if !a.awaitRejoin(ctx) {
+				if !(disowner{a}).awaitRejoin(ctx) {
 					return nil
 				}
 				continue

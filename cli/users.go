@@ -325,6 +325,43 @@ func printUsers(w io.Writer, users []api.User) error {
 
 func newTokenCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "token", Short: "Manage API tokens (your own; admins: everyone's) and agents' join tokens (admins)"}
+	revoke := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token (see allot token list for IDs)",
+		Long: `Revoke a token (see allot token list for IDs). A revoked token is refused
+at once; revoking it again changes nothing and says so. The last live
+token of the last enabled admin is not revoked (409): make another admin
+token first, since getting one back otherwise needs the master stopped
+(allot master recover-admin). Revoking the token you are using is allowed
+when another admin token is left, and the command says so.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID("token ID", args[0])
+			if err != nil {
+				return err
+			}
+			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
+				rt, err := c.RevokeToken(ctx, id)
+				if err != nil {
+					return "", err
+				}
+				return revokeMessage(id, rt), nil
+			})
+		},
+	}
+	var kind, subject string
+	list := listCommand("list", "List tokens (never their secrets)", func(c *client.Client, ctx context.Context) ([]api.Token, error) {
+		return c.Tokens(ctx, kind, subject)
+	}, narrow(printTokens))
+	list.Example = "  allot token list\n  allot token list --kind join -o json"
+	list.Flags().StringVar(&kind, "kind", "", "only tokens of this kind: user, join or node")
+	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
+	cmd.AddCommand(newTokenCreateCmd(), revoke, list)
+	return cmd
+}
+
+// newTokenCreateCmd is allot token create.
+func newTokenCreateCmd() *cobra.Command {
 	var user, note, ttl string
 	var join bool
 	create := &cobra.Command{
@@ -357,64 +394,35 @@ func newTokenCmd() *cobra.Command {
 				}
 				nt.TTLS = s
 			}
-			c, err := newClient(cmd)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := requestContext(cmd)
-			defer cancel()
-			t, err := c.CreateToken(ctx, nt)
-			if err != nil {
-				return err
-			}
-			// The secret alone goes to stdout, so that
-			// "allot token create ... > FILE" makes the file that
-			// --token-file and --join-token-file read; the words
-			// around it go to stderr.
-			before, after := tokenMessage(t, c.Addr())
-			fmt.Fprintln(cmd.ErrOrStderr(), before)
-			fmt.Fprintln(cmd.OutOrStdout(), t.Secret)
-			fmt.Fprintln(cmd.ErrOrStderr(), after)
-			return nil
+			return createToken(cmd, nt)
 		},
 	}
 	create.Flags().StringVar(&user, "user", "", "the user the API token belongs to (default: you; another user's needs the admin role)")
 	create.Flags().BoolVar(&join, "join", false, "make a join token, with which agents register nodes")
 	create.Flags().StringVar(&note, "note", "", "what the token is for")
 	create.Flags().StringVar(&ttl, "ttl", "", "lifetime, e.g. 24h (default: none for API tokens, 24h for join tokens)")
-	revoke := &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a token (see allot token list for IDs)",
-		Long: `Revoke a token (see allot token list for IDs). A revoked token is refused
-at once; revoking it again changes nothing and says so. The last live
-token of the last enabled admin is not revoked (409): make another admin
-token first, since getting one back otherwise needs the master stopped
-(allot master recover-admin). Revoking the token you are using is allowed
-when another admin token is left, and the command says so.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID("token ID", args[0])
-			if err != nil {
-				return err
-			}
-			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				rt, err := c.RevokeToken(ctx, id)
-				if err != nil {
-					return "", err
-				}
-				return revokeMessage(id, rt), nil
-			})
-		},
+	return create
+}
+
+// createToken makes token nt and prints its secret alone on stdout, so
+// that "allot token create ... > FILE" makes the file that --token-file
+// and --join-token-file read; the words around it go to stderr.
+func createToken(cmd *cobra.Command, nt api.NewToken) error {
+	c, err := newClient(cmd)
+	if err != nil {
+		return err
 	}
-	var kind, subject string
-	list := listCommand("list", "List tokens (never their secrets)", func(c *client.Client, ctx context.Context) ([]api.Token, error) {
-		return c.Tokens(ctx, kind, subject)
-	}, narrow(printTokens))
-	list.Example = "  allot token list\n  allot token list --kind join -o json"
-	list.Flags().StringVar(&kind, "kind", "", "only tokens of this kind: user, join or node")
-	list.Flags().StringVar(&subject, "subject", "", "only tokens of this user or node")
-	cmd.AddCommand(create, revoke, list)
-	return cmd
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	t, err := c.CreateToken(ctx, nt)
+	if err != nil {
+		return err
+	}
+	before, after := tokenMessage(t, c.Addr())
+	fmt.Fprintln(cmd.ErrOrStderr(), before)
+	fmt.Fprintln(cmd.OutOrStdout(), t.Secret)
+	fmt.Fprintln(cmd.ErrOrStderr(), after)
+	return nil
 }
 
 // revokeMessage says what a revoke did: nothing for a token revoked
