@@ -292,7 +292,7 @@ func (ag *agents) report(ctx context.Context, n *mnode, r api.Report) error {
 		return ag.late.lateExit(ctx, n, r) // an attempt that already ended: lost, its exit heard of late (lateexit.go)?
 	}
 	if t == nil && r.Event == api.EventMetrics {
-		return ag.lateMetric(ctx, n, r) // its metrics ahead of that exit (experiments.go)
+		return ag.late.lateMetric(ctx, n, r) // its metrics ahead of that exit (experiments.go)
 	}
 	if t == nil {
 		return nil // an attempt that already ended, or never was

@@ -101,7 +101,7 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 	// after the commit (a stop it decides is then a write of its own), so
 	// that a failed batch leaves the searcher as the store has it.
 	ag.m.batches.later(func() {
-		if err := ag.observeMetric(ctx, t, met); err != nil {
+		if err := ag.m.agents.observeMetric(ctx, t, met); err != nil {
 			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
 		}
 	})
@@ -117,7 +117,7 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 // search; it has nothing to stop); an ended experiment's searcher decides
 // nothing more, but `allot experiment show` replays the stored metric.
 // Callers hold mu.
-func (ag *agents) lateMetric(ctx context.Context, n *mnode, r api.Report) error {
+func (ag lateExits) lateMetric(ctx context.Context, n *mnode, r api.Report) error {
 	jid, err := strconv.ParseInt(r.Task.JobID, 10, 64)
 	if err != nil || r.At.IsZero() || r.Step < 0 || store.ValidateMetricValues(r.Metrics) != nil {
 		return nil
@@ -145,7 +145,7 @@ func (ag *agents) lateMetric(ctx context.Context, n *mnode, r api.Report) error 
 		return err
 	}
 	ag.m.batches.later(func() {
-		if err := ag.observeMetric(ctx, t, met); err != nil {
+		if err := ag.m.agents.observeMetric(ctx, t, met); err != nil {
 			ag.m.log.Error("stopping a trial", "task", t.id().String(), "err", err)
 		}
 	})
