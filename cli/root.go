@@ -28,6 +28,7 @@ func New() *cobra.Command {
 	root.AddCommand(newSubmitCmd(), newJobsCmd(), newJobCmd(), newExperimentCmd(), newNodesCmd(), newNodeCmd(), newPoolsCmd(), newProjectsCmd())
 	root.AddCommand(newAgentCmd())
 	root.AddCommand(newK8sSchedulerCmd())
+	root.AddCommand(newK8sDevCmd())
 	root.AddCommand(newK8sAgentCmd())
 	root.AddCommand(newDevCmd(), newBenchCmd())
 	root.AddCommand(newVersionCmd())

@@ -201,6 +201,10 @@ func (s *Server) logTail(name string) string {
 	return strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
 
+// Dir is the temporary directory holding the servers' data and logs
+// (etcd.log, kube-apiserver.log); Stop removes it.
+func (s *Server) Dir() string { return s.dir }
+
 // Stop ends the API server, then etcd, and removes their files.
 func (s *Server) Stop() error {
 	for _, cmd := range []*exec.Cmd{s.api, s.etcd} {
