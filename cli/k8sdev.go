@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/allot-sched/allot/k8s/k8sdev"
-	"github.com/allot-sched/allot/k8s/k8stest"
+	"github.com/allot-sched/allot/k8s/localapi"
 )
 
 type k8sDevFlags struct {
@@ -66,7 +66,7 @@ func runK8sDev(ctx context.Context, stdout, stderr io.Writer, f k8sDevFlags) (er
 		return usageErrorf("%v", err)
 	}
 	fmt.Fprintln(stderr, "starting etcd and kube-apiserver (up to a minute) ...")
-	srv, err := k8stest.Start()
+	srv, err := localapi.Start()
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func runK8sDev(ctx context.Context, stdout, stderr io.Writer, f k8sDevFlags) (er
 	return nil
 }
 
-func printK8sDevHelp(w io.Writer, srv *k8stest.Server, files k8sdev.Files, f k8sDevFlags) {
+func printK8sDevHelp(w io.Writer, srv *localapi.Server, files k8sdev.Files, f k8sDevFlags) {
 	o := f.opts
 	who := "Allot's scheduler runs in this process"
 	if !f.schedule {

@@ -20,7 +20,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/allot-sched/allot/k8s"
-	"github.com/allot-sched/allot/k8s/k8stest"
+	"github.com/allot-sched/allot/k8s/localapi"
 )
 
 // SamplePod is examples/k8s/gpu-pod.yaml (a test keeps the two equal):
@@ -62,7 +62,7 @@ func Setup(ctx context.Context, rc *rest.Config, dir string, o Options) (Files, 
 	}
 	for i := 1; i <= o.Nodes; i++ {
 		name := fmt.Sprintf("gpu-%d", i)
-		if err := k8stest.CreateNode(ctx, cs, name, o.GPUs, map[string]string{GPULabel: o.Type}); err != nil {
+		if err := localapi.CreateNode(ctx, cs, name, o.GPUs, map[string]string{GPULabel: o.Type}); err != nil {
 			return Files{}, err
 		}
 	}

@@ -18,8 +18,8 @@
 // stops them. Tests share the cluster, so each should use names (a
 // namespace, a scheduler name, node labels) of its own.
 //
-// The binaries are looked for in ALLOT_TEST_KUBE_APISERVER and
-// ALLOT_TEST_ETCD, then in ~/.cache/allot-k8s/bin (where
-// scripts/k8s-test-bins installs them), then in PATH; when one is missing
-// the test fails, saying how to get it.
+// The servers are package localapi's, which finds the binaries (in
+// ALLOT_TEST_KUBE_APISERVER and ALLOT_TEST_ETCD, then in
+// ~/.cache/allot-k8s/bin where scripts/k8s-test-bins installs them, then
+// in PATH); when one is missing the test fails, saying how to get it.
 package k8stest

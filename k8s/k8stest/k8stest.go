@@ -7,7 +7,17 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/allot-sched/allot/k8s/localapi"
 	"k8s.io/client-go/rest"
+)
+
+// Server is a running etcd and kube-apiserver (localapi.Server).
+type Server = localapi.Server
+
+// Environment variables naming the server binaries.
+const (
+	EnvAPIServer = localapi.EnvAPIServer
+	EnvEtcd      = localapi.EnvEtcd
 )
 
 var shared struct {
@@ -37,7 +47,7 @@ func Config(t testing.TB) *rest.Config {
 	if !shared.inMain.Load() {
 		t.Fatal("k8stest.Config: the package's TestMain must call k8stest.Main(m), which stops the shared servers")
 	}
-	shared.once.Do(func() { shared.srv, shared.err = Start() })
+	shared.once.Do(func() { shared.srv, shared.err = localapi.Start() })
 	if shared.err != nil {
 		t.Fatalf("k8stest: cannot start kube-apiserver for the tests: %v", shared.err)
 	}

@@ -3,7 +3,6 @@ package k8stest
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,23 +18,5 @@ func TestServerAnswers(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "default", metav1.GetOptions{}); err != nil {
 		t.Fatalf("get namespace default: %v", err)
-	}
-}
-
-func TestMissingBinaryNamesTheFix(t *testing.T) {
-	cases := []struct{ env, name, want string }{
-		{EnvAPIServer, "kube-apiserver", "scripts/k8s-test-bins"},
-		{EnvEtcd, "etcd", "etcd-server"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(c.env, "")
-			t.Setenv("PATH", t.TempDir())
-			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			_, err := find(c.env, c.name)
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.env) {
-				t.Errorf("find(%s) = %v, want an error naming $%s and %q", c.name, err, c.env, c.want)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package k8stest
+package localapi
 
 import (
 	"crypto/rand"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package k8stest
+package localapi
 
 import "syscall"
 
