@@ -40,6 +40,22 @@ var slurmStates = map[string]string{
 	"cancelled": "killed", "canceled": "killed", "ca": "killed",
 }
 
+// historyState is the state allot history --state s names, as allot jobs
+// --state takes it (listState: a job state in any case, or a Slurm word
+// for one, as sacct -s takes them). A job still ending (killing, CG) is
+// stored killed or running, which is what history lists, so those are
+// refused with the way to see them.
+func historyState(s string) (string, error) {
+	st, ok := listState(s)
+	switch {
+	case st == api.JobStateKilling:
+		return "", usageErrorf("--state: history lists a job still ending (%s) as killed, or as running while its failed tasks stop; allot jobs --state killing lists those now", s)
+	case !ok:
+		return "", usageErrorf("--state: expected one of %s (or Slurm's pending, PD, R, CD, F, CA), got %q", strings.Join(jobStates, ", "), s)
+	}
+	return st, nil
+}
+
 // shownOnly are the states allot jobs shows of a running job while a
 // task of it is being resized, moved or preempted, which no filter
 // takes: --state running lists those jobs (api.JobStateResizing,

@@ -221,8 +221,12 @@ restarts; they are fetched a page at a time.`,
 		Example: "  allot history\n  allot history --since 7d -u alice --state failed\n  allot history --since 30d -o csv > jobs.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.State != "" && !slices.Contains(jobStates, f.State) {
-				return usageErrorf("--state: expected one of %s, got %q", strings.Join(jobStates, ", "), f.State)
+			if f.State != "" {
+				s, err := historyState(f.State)
+				if err != nil {
+					return err
+				}
+				f.State = s
 			}
 			if err := checkWindow(f.Window, "--until"); err != nil {
 				return err
@@ -247,7 +251,7 @@ restarts; they are fetched a page at a time.`,
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
 	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
-	fl.StringVar(&f.State, "state", "", "only jobs in this state: "+strings.Join(jobStates, ", "))
+	fl.StringVar(&f.State, "state", "", "only jobs in this state: "+strings.Join(jobStates, ", ")+", or Slurm's PD, R, CD, F, CA (sacct -s)")
 	out.register(cmd)
 	cmd.AddCommand(newHistoryCheckCmd())
 	return cmd

@@ -74,7 +74,7 @@ TOTAL,,,12.5,,,1
 ml       -       100.0%    50.0%  1344.00    10    4       1.5h       2.2h      -
 vision   ml      60.0%     10.0%  268.80     4     4       1.5h       2.2h      DEPRIVED
 `},
-		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed, got "done"`},
+		{name: "bad state", args: []string{"history", "--state", "done"}, err: `--state: expected one of queued, running, completed, failed, killed (or Slurm's pending, PD, R, CD, F, CA), got "done"`},
 		{name: "bad output", args: []string{"usage", "-o", "xml"}, err: `--output: expected one of table, wide, json, yaml, csv, got "xml"`},
 	})
 }
@@ -153,6 +153,45 @@ func TestAccountingFilters(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("requests %q, want one %q", f.requests, tc.want)
+			}
+		})
+	}
+}
+
+// TestHistoryStateSlurmCodes: allot history --state takes the Slurm words
+// allot jobs --state takes (sacct -s CD), in any case, and asks the master
+// for the state they name; a job still ending (CG, killing) is refused
+// with where to see it, as history lists those killed or running.
+func TestHistoryStateSlurmCodes(t *testing.T) {
+	cases := []struct {
+		name, state string
+		want        string // the request's state filter; "" with err
+		err         string
+	}{
+		{name: "CD", state: "CD", want: "state=completed"},
+		{name: "lower-case f", state: "f", want: "state=failed"},
+		{name: "CANCELLED", state: "CANCELLED", want: "state=killed"},
+		{name: "pending", state: "pending", want: "state=queued"},
+		{name: "a job state", state: "Running", want: "state=running"},
+		{name: "CG", state: "CG", err: "allot jobs --state killing lists those now"},
+		{name: "unknown", state: "TO", err: `(or Slurm's pending, PD, R, CD, F, CA), got "TO"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			_, _, err := runAt(t, f, "history", "--state", c.state)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("history --state %s: %v, want an error with %q", c.state, err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("history --state %s: %v", c.state, err)
+			}
+			last := f.requests[len(f.requests)-1]
+			if !strings.Contains(last, c.want) {
+				t.Fatalf("request %s, want %s", last, c.want)
 			}
 		})
 	}
