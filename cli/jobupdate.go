@@ -90,14 +90,8 @@ func (f *jobUpdateFlags) update() (api.JobUpdate, error) {
 		u.Weight = &w
 	}
 	if f.timeLimit != "" {
-		if t := strings.TrimSpace(f.timeLimit); t != "0" && strings.Trim(t, "0123456789") == "" {
-			// scontrol and sbatch read a bare number as minutes, a job
-			// file as seconds: a limit lowered by a misreading kills a
-			// running job at once, so the flag asks for the unit.
-			return u, usageErrorf("--time-limit %s: a bare number is ambiguous (Slurm reads minutes, job files seconds); give its unit: %sm, %ss, or Slurm's form such as 1:30:00", t, t, t)
-		}
-		if _, err := yamlfield.DurationText(f.timeLimit); err != nil {
-			return u, usageErrorf("--time-limit: %v", err)
+		if _, err := timeLimitFlag("--time-limit", f.timeLimit); err != nil {
+			return u, err
 		}
 		text, err := json.Marshal(f.timeLimit)
 		if err != nil {
@@ -148,4 +142,20 @@ func (f *jobUpdateFlags) print(w io.Writer, j api.Job) error {
 		return err
 	}
 	return nil
+}
+
+// timeLimitFlag reads a time limit flag's text (flag names it in the
+// error) as seconds: a unit (90m, 2h, 90s), Slurm's form (1-00:00:00,
+// 1:30:00), or 0 for none. A bare number is refused: scontrol and sbatch
+// read it as minutes, a job file as seconds, and a limit lowered by a
+// misreading kills a running job at once.
+func timeLimitFlag(flag, text string) (int64, error) {
+	if t := strings.TrimSpace(text); t != "0" && strings.Trim(t, "0123456789") == "" {
+		return 0, usageErrorf("%s %s: a bare number is ambiguous (Slurm reads minutes, job files seconds); give its unit: %sm, %ss, or Slurm's form such as 1:30:00", flag, t, t, t)
+	}
+	secs, err := yamlfield.DurationText(text)
+	if err != nil {
+		return 0, usageErrorf("%s: %v", flag, err)
+	}
+	return secs, nil
 }

@@ -18,6 +18,8 @@ type submitFlags struct {
 	// pool, project, name and qos override the job file's (sbatch's -p,
 	// -A, -J and -q), so that one file serves several of each.
 	pool, project, name, qos string
+	// timeLimit overrides the file's resources.time_limit (sbatch -t).
+	timeLimit string
 }
 
 // override puts the flags given over the job's fields, and returns the
@@ -69,13 +71,17 @@ error and exit code; one that would be accepted exits 0.
 replace the job file's pool, project, name and resources.qos, so that one
 file serves several. The master checks --qos as it checks the file's qos
 (a level the configuration defines, and one the job's project may use),
-and names the flag when it refuses it.`,
+and names the flag when it refuses it. --time (-t), as sbatch's, replaces
+resources.time_limit: with its unit (90m, 2h, 1d12h) or Slurm's form
+(1-00:00:00, 1:30:00), 0 for none; a bare number is refused, since sbatch
+reads it as minutes and a job file as seconds.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
   allot submit --dry-run train.yaml          # would it start, and when?
   allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
   allot submit -q high --dry-run train.yaml  # would it start sooner at QOS high?
+  allot submit -t 2h train.yaml              # the file's job with a 2-hour limit
   allot submit --test-only train.yaml -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,6 +97,8 @@ and names the flag when it refuses it.`,
 	cmd.Flags().StringVarP(&f.project, "project", "A", "", "the project to submit to, over the job file's project: (sbatch -A)")
 	cmd.Flags().StringVarP(&f.name, "name", "J", "", "the job's name, over the job file's name: (sbatch -J)")
 	cmd.Flags().StringVarP(&f.qos, "qos", "q", "", "the job's QOS level, over the job file's resources.qos: (sbatch -q)")
+	cmd.Flags().StringVarP(&f.timeLimit, "time", "t", "",
+		"the time limit per task, over the job file's resources.time_limit, with its unit (90m, 2h) or Slurm's form (1-00:00:00); 0 for none (sbatch -t)")
 	f.out.register(cmd)
 	return cmd
 }
@@ -108,6 +116,14 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 		return err
 	}
 	flags := f.override(cmd, job)
+	if cmd.Flags().Changed("time") {
+		secs, err := timeLimitFlag("--time", f.timeLimit)
+		if err != nil {
+			return err
+		}
+		job.Resources.TimeLimit = secs
+		flags["resources.time_limit"] = "--time"
+	}
 	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
 		return usageErrorf("%s: expected a name, got %q", n, job.Name)
 	}

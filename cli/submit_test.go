@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -327,5 +328,53 @@ func TestSubmitOverrides(t *testing.T) {
 		if got := [4]string{sent[i].Pool, sent[i].Project, sent[i].Name, sent[i].Resources.QOS}; got != want {
 			t.Errorf("submission %d: pool, project, name, qos %q, want %q", i, got, want)
 		}
+	}
+}
+
+// TestSubmitTimeOverride: --time (-t) replaces the job file's
+// resources.time_limit, as sbatch -t does, in the forms job update
+// --time-limit takes; a bare number is refused (sbatch reads minutes, a
+// job file seconds) before anything is sent.
+func TestSubmitTimeOverride(t *testing.T) {
+	good := writeTestFile(t, "sweep.yaml", sweepFile)
+	cases := []struct {
+		name, time string
+		want       int64 // the time limit sent, in seconds
+		err        string
+	}{
+		{name: "a unit", time: "2h", want: 7200},
+		{name: "Slurm's form", time: "1-00:00:00", want: 86400},
+		{name: "none", time: "0", want: 0},
+		{name: "a bare number", time: "90", err: "--time 90: a bare number is ambiguous"},
+		{name: "not a time", time: "soon", err: "--time:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeMaster(t)
+			_, _, err := runAt(t, f, "submit", "-t", c.time, good)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("submit -t %s: %v, want an error with %q", c.time, err, c.err)
+				}
+				if slices.Contains(f.requests, "POST /api/v1/jobs") {
+					t.Fatal("a refused --time still submitted the job")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("submit -t %s: %v", c.time, err)
+			}
+			i := slices.Index(f.requests, "POST /api/v1/jobs")
+			if i < 0 {
+				t.Fatal("nothing submitted")
+			}
+			j, err := jobfile.ParseJSON("sent", []byte(f.bodies[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Resources.TimeLimit != c.want {
+				t.Fatalf("time limit sent %d s, want %d", j.Resources.TimeLimit, c.want)
+			}
+		})
 	}
 }
