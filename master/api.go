@@ -220,6 +220,18 @@ func (s server) fail(w http.ResponseWriter, err error) {
 		s.m.health.unavailable(w)
 		return
 	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The client gave up (its timeout, or it closed the connection)
+		// or the master is stopping: not a fault of the master's, so no
+		// error line, and a 503 the client may retry, not "internal
+		// error" in the audit log (trial o F15: agents' first log
+		// batches after a restart timed out while the store warmed up).
+		s.m.log.Info("request cut short", "request_id", id, "err", err)
+		w.Header().Set("Retry-After", retryAfterSeconds)
+		writeError(w, http.StatusServiceUnavailable, "",
+			"the request was cut short before the master finished it (the client's timeout or the master stopping); it may not have taken effect: retry")
+		return
+	}
 	s.m.log.Error("request failed", "request_id", id, "err", err)
 	writeError(w, http.StatusInternalServerError, "", "internal error (request id %s): the master's log has the details", id)
 }

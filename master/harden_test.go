@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -340,5 +342,34 @@ func TestOwnerKillsAfterLosingRole(t *testing.T) {
 	}
 	if j := h.job(reply.ID); j.State != "killed" {
 		t.Errorf("job %s, want killed", j.State)
+	}
+}
+
+// TestCutShortRequestIs503: a request whose context ended before the
+// master finished it (the client's timeout, the master stopping) is
+// answered 503 with Retry-After, not "internal error", whatever wraps the
+// context's error; other errors stay 500.
+func TestCutShortRequestIs503(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"canceled", fmt.Errorf("store logs: store transaction: begin: %w", context.Canceled), http.StatusServiceUnavailable},
+		{"deadline", fmt.Errorf("read: %w", context.DeadlineExceeded), http.StatusServiceUnavailable},
+		{"another error", errors.New("disk on fire"), http.StatusInternalServerError},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			server{h.m}.fail(w, c.err)
+			if w.Code != c.want {
+				t.Fatalf("answer %d %s, want %d", w.Code, w.Body.String(), c.want)
+			}
+			if c.want == http.StatusServiceUnavailable && (w.Header().Get("Retry-After") == "" || strings.Contains(w.Body.String(), "internal error")) {
+				t.Fatalf("503 without Retry-After, or saying internal error: %v %s", w.Header(), w.Body.String())
+			}
+		})
 	}
 }
