@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/jobfile"
@@ -118,26 +117,19 @@ func (ag *agents) recordMetric(ctx context.Context, t *mtask, r api.Report) erro
 // nothing more, but `allot experiment show` replays the stored metric.
 // Callers hold mu.
 func (ag lateExits) lateMetric(ctx context.Context, n *mnode, r api.Report) error {
-	jid, err := strconv.ParseInt(r.Task.JobID, 10, 64)
-	if err != nil || r.At.IsZero() || r.Step < 0 || store.ValidateMetricValues(r.Metrics) != nil {
+	if r.At.IsZero() || r.Step < 0 || store.ValidateMetricValues(r.Metrics) != nil {
 		return nil
 	}
 	tx := ag.m.batches.w()
-	atts, err := tx.Attempts(ctx, store.AttemptFilter{JobIDs: []int64{jid}})
-	if err != nil {
-		return fmt.Errorf("read the attempts of job %d: %w", jid, err)
-	}
-	a, ok := lostAttempt(atts, r.Task, n.rec.Name, r.At)
-	if !ok {
-		return nil
-	}
-	var t *mtask
-	if j := ag.m.jobs[jid]; j != nil {
-		if t = j.tasks[a.Index]; t.att != nil || t.rec.State != store.TaskFailed || t.rec.Attempt != a.Number {
-			return nil
-		}
-	} else if ok, err := failedAt(ctx, tx, a); !ok || err != nil {
+	lo, ok, err := ag.lostNamed(ctx, tx, n, r)
+	if !ok || err != nil {
 		return err
+	}
+	jid, a, t := lo.jid, lo.a, lo.t
+	if t == nil {
+		if ok, err := failedAt(ctx, tx, a); !ok || err != nil {
+			return err
+		}
 	}
 	met, ok, err := tx.AppendMetric(ctx, store.Metric{JobID: jid, Index: a.Index, Attempt: a.Number, Step: r.Step,
 		Time: r.At, Values: r.Metrics})

@@ -62,26 +62,12 @@ func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error 
 	if !ok {
 		return nil
 	}
-	jid, err := strconv.ParseInt(r.Task.JobID, 10, 64)
-	if err != nil {
-		return nil
-	}
 	tx := ag.m.batches.w()
-	atts, err := tx.Attempts(ctx, store.AttemptFilter{JobIDs: []int64{jid}})
-	if err != nil {
-		return fmt.Errorf("read the attempts of job %d: %w", jid, err)
+	lo, ok, err := ag.lostNamed(ctx, tx, n, r)
+	if !ok || err != nil {
+		return err
 	}
-	a, ok := lostAttempt(atts, r.Task, n.rec.Name, r.At)
-	if !ok {
-		return nil
-	}
-	j := ag.m.jobs[jid]
-	var t *mtask
-	if j != nil {
-		if t = j.tasks[a.Index]; t.att != nil || t.rec.State != store.TaskFailed || t.rec.Attempt != a.Number {
-			return nil
-		}
-	}
+	jid, a, t := lo.jid, lo.a, lo.t
 	l := store.LateExit{JobID: jid, Index: a.Index, Attempt: a.Number, From: store.TaskFailed, At: ag.m.now()}
 	if ok, err := ag.lateParts(ctx, tx, a, part, t != nil, &l); !ok || err != nil {
 		return err
@@ -112,6 +98,41 @@ func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error 
 	ag.m.log.Warn("attempt ended lost had exited before its end; ended as its agent reported", "task", r.Task.String(),
 		"state", l.To, "exited_at", l.ExitedAt, "job", l.JobTo)
 	return nil
+}
+
+// lostOne is an attempt ended lost, its task failed, that an agent's
+// late report names: its job, its record, and its task in the mirror
+// (nil once its job left the mirror).
+type lostOne struct {
+	jid int64
+	a   store.Attempt
+	t   *mtask
+}
+
+// lostNamed finds in tx the attempt ended lost that report r of node n
+// names, before the master's end of it (lostAttempt), whose task still
+// ends there (failed, in the mirror, with no attempt since); ok is false
+// when r names none. Callers hold mu.
+func (ag lateExits) lostNamed(ctx context.Context, tx store.Tx, n *mnode, r api.Report) (lostOne, bool, error) {
+	jid, err := strconv.ParseInt(r.Task.JobID, 10, 64)
+	if err != nil {
+		return lostOne{}, false, nil
+	}
+	atts, err := tx.Attempts(ctx, store.AttemptFilter{JobIDs: []int64{jid}})
+	if err != nil {
+		return lostOne{}, false, fmt.Errorf("read the attempts of job %d: %w", jid, err)
+	}
+	a, ok := lostAttempt(atts, r.Task, n.rec.Name, r.At)
+	if !ok {
+		return lostOne{}, false, nil
+	}
+	var t *mtask
+	if j := ag.m.jobs[jid]; j != nil {
+		if t = j.tasks[a.Index]; t.att != nil || t.rec.State != store.TaskFailed || t.rec.Attempt != a.Number {
+			return lostOne{}, false, nil
+		}
+	}
+	return lostOne{jid, a, t}, true, nil
 }
 
 // keepPartExits stores, with the end of a multi-node attempt that op
