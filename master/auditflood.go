@@ -30,8 +30,9 @@ import (
 // at most.
 const deadCredWindow = time.Minute
 
-// deadCredMax bounds the credentials tracked; past it the oldest windows
-// are forgotten (their next refusal is written).
+// deadCredMax bounds the credentials tracked; past it every window is
+// forgotten at once (each credential's next refusal is written), which
+// costs a few more entries, not a scan for the oldest.
 const deadCredMax = 10000
 
 // auditActor names who made the request: its principal, or for a request
