@@ -59,6 +59,8 @@ func TestParseErrorsTop(t *testing.T) {
 		{"empty name", "name: ''\nentrypoint: x\n", 1, `name: expected a non-empty name, got ""`},
 		{"name is a bool", "name: true\nentrypoint: x\n", 1, "name: expected a string, got true"},
 		{"name is a list", "name: [a]\nentrypoint: x\n", 1, "name: expected a string, got a list"},
+		{"entrypoint is a bool", "name: a\nentrypoint: true\n", 2, `entrypoint: expected a shell command line as a string, got true, which YAML reads as a boolean: quote it (entrypoint: "true")`},
+		{"entrypoint is a number", "name: a\nentrypoint: 42\n", 2, `entrypoint: expected a shell command line as a string, got 42, which YAML reads as a number: quote it (entrypoint: "42")`},
 		{"name too long", "name: " + strings.Repeat("n", 129) + "\nentrypoint: x\n", 1, "name: expected a name of at most 128 bytes"},
 		{"name with spaces around", "name: ' a'\nentrypoint: x\n", 1, "without leading or trailing spaces"},
 		{"name with control character", "name: \"a\\tb\"\nentrypoint: x\n", 1, "without control characters"},

@@ -79,6 +79,20 @@ var resourceFields = []string{"slots", "priority", "priority_class", "weight", "
 
 // entrypoint accepts a non-empty shell command line.
 func entrypoint(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool) {
+	if raw != nil && raw.Kind == yaml.ScalarNode {
+		switch raw.ShortTag() {
+		case "!!bool", "!!int", "!!float":
+			// true, false and yes are commands too; YAML reads them, and
+			// numbers, as other types, so say how to keep the text.
+			what := "number"
+			if raw.ShortTag() == "!!bool" {
+				what = "boolean"
+			}
+			p.Errorf(raw, path, "expected a shell command line as a string, got %s, which YAML reads as a %s: quote it (entrypoint: %q)",
+				raw.Value, what, raw.Value)
+			return "", false
+		}
+	}
 	s, ok := yamlfield.Text(p, raw, path)
 	switch {
 	case !ok:
