@@ -82,7 +82,7 @@ func entrypoint(p *yamlfield.Parser, raw *yaml.Node, path string) (string, bool)
 	if raw != nil && raw.Kind == yaml.ScalarNode {
 		switch raw.ShortTag() {
 		case "!!bool", "!!int", "!!float":
-			// true, false and yes are commands too; YAML reads them, and
+			// true and false are commands too; YAML reads them, and
 			// numbers, as other types, so say how to keep the text.
 			what := "number"
 			if raw.ShortTag() == "!!bool" {
