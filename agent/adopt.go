@@ -149,12 +149,32 @@ func (t *Task) followAdopted() {
 	default:
 		res.ExitCode, res.Signal, res.ExitedAt = st.ExitCode, st.Signal, exitTime(st, ok, t.started, exited)
 		res.LogLines += st.OutputDropped
+		if st.Fenced != "" {
+			// The shim's fence asked for the checkpoint, after this agent
+			// adopted the task and before it heard the master.
+			problems = append(problems, st.Fenced)
+			t.fencedByShim()
+		}
 		if st.OutputDropped > 0 || st.OutputError != "" {
 			problems = append(problems, fmt.Sprintf("the task shim dropped %d output lines written while no agent ran (%s)",
 				st.OutputDropped, cmp.Or(st.OutputError, "no reason given")))
 		}
 	}
 	t.finishResult(res, problems)
+}
+
+// fencedByShim marks the attempt preempted when its shim's fence asked
+// for the checkpoint (the preempt file says when) and this agent did not.
+func (t *Task) fencedByShim() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.preemptAt.IsZero() {
+		return
+	}
+	t.preemptAt = time.Now().UTC()
+	if fi, err := os.Stat(t.preemptFile); err == nil {
+		t.preemptAt = fi.ModTime().UTC()
+	}
 }
 
 // outputTail delivers an adopted task's output file to OnLog.

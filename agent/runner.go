@@ -146,6 +146,10 @@ type Runner struct {
 	// writes past it is dropped and counted. Default
 	// DefaultShimOutputMaxBytes.
 	ShimOutputMaxBytes int64
+	// FenceFile, with Shim, is the agent's fence file (fencefile.go):
+	// each task's shim stops its task by it once the agent is gone, as
+	// the agent's fence would have. Empty: the shims fence nothing.
+	FenceFile string
 	// OutputGrace is how long, once every process of the task's group is
 	// gone, the agent waits for the output pipes to close before closing
 	// them itself; they stay open only if a process left the group (with
@@ -458,8 +462,12 @@ func (r *Runner) spawn(spec TaskSpec, files taskFiles, env []string) (spawned, e
 		}
 		outputFile = filepath.Join(files.stateDir, OutputFileName(spec.Attempt, spec.NodeRank))
 		maxBytes := strconv.FormatInt(orDefault(r.ShimOutputMaxBytes, DefaultShimOutputMaxBytes), 10)
-		cmd = exec.Command(r.Shim, ShimArg, ShimDrainArg, strconv.Itoa(os.Getpid()), ShimOutputArg, outputFile, maxBytes,
-			exitFile, shell, "-c", spec.Entrypoint)
+		args := []string{ShimArg, ShimDrainArg, strconv.Itoa(os.Getpid()), ShimOutputArg, outputFile, maxBytes}
+		if r.FenceFile != "" {
+			sig := orDefault(r.PreemptSignal, syscall.SIGTERM)
+			args = append(args, ShimFenceArg, r.FenceFile, spec.ID().String(), strconv.Itoa(int(sig)))
+		}
+		cmd = exec.Command(r.Shim, append(args, exitFile, shell, "-c", spec.Entrypoint)...)
 		cmd.ExtraFiles = []*os.File{rOut, rErr} // fds 3 and 4: ShimDrainArg
 	}
 	cmd.Dir = files.workDir

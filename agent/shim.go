@@ -33,7 +33,7 @@ import (
 
 // ShimArg is the first argument that makes an allot binary run as a task
 // shim: BINARY ShimArg [ShimDrainArg AGENTPID [ShimOutputArg OUTPUTFILE
-// MAXBYTES]] EXITFILE PROGRAM ARGS...
+// MAXBYTES]] [ShimFenceArg FENCEFILE TASKID SIGNAL] EXITFILE PROGRAM ARGS...
 const ShimArg = "__allot-task-shim"
 
 // ShimDrainArg, followed by the agent's process id, says that the shim
@@ -66,6 +66,9 @@ type ExitStatus struct {
 	// OutputError then says.
 	OutputDropped uint64 `json:"output_dropped,omitempty"`
 	OutputError   string `json:"output_error,omitempty"`
+	// Fenced says why the shim's fence stopped the task (ShimFenceArg):
+	// its agent was gone past the fence's time. "" when it did not.
+	Fenced string `json:"fenced,omitempty"`
 }
 
 // ExitFileName is the exit file of one attempt's part, under the task's
@@ -134,6 +137,10 @@ func RunShim(args []string) int {
 		return 2
 	}
 	keeper, args, err := shimDrainArgs(args)
+	var fence *shimFence
+	if err == nil {
+		fence, args, err = shimFenceArgs(args)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
 		return 2
@@ -149,7 +156,16 @@ func RunShim(args []string) int {
 	if keeper != nil {
 		go keeper.watch()
 	}
+	exited := make(chan struct{})
+	if fence != nil {
+		fence.setFencePaths(exitFile)
+		if keeper != nil {
+			fence.agentPID = keeper.agentPID
+		}
+		go fence.watch(syscall.Getpgrp(), exited)
+	}
 	err = cmd.Wait()
+	close(exited)
 	st := ExitStatus{ExitCode: cmd.ProcessState.ExitCode(), ExitedAt: time.Now().UTC()}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
@@ -160,9 +176,16 @@ func RunShim(args []string) int {
 		// exit file says that it ended.
 		st.OutputDropped, st.OutputError = keeper.finish()
 	}
-	if werr := writeExitFile(exitFile, st); werr != nil {
-		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", werr)
+	write, end := true, func() {}
+	if fence != nil {
+		write, end = fence.record(&st)
 	}
+	if write {
+		if werr := writeExitFile(exitFile, st); werr != nil {
+			fmt.Fprintf(os.Stderr, "allot task shim: %v\n", werr)
+		}
+	}
+	end()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)

@@ -253,6 +253,9 @@ func New(cfg Config) (*Agent, error) {
 	for _, g := range cfg.GPUs {
 		a.gpus[g.Index] = true
 	}
+	if a.runner.Shim != "" {
+		a.runner.FenceFile = filepath.Join(cfg.WorkDir, agent.FenceFileName)
+	}
 	a.runner.OnLog = func(id agent.TaskID, l agent.LogLine) {
 		if l.Seq > adoptOutputSeqBase {
 			// An adopted attempt's line, from its shim's output file:
@@ -313,6 +316,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer cancelLoops()
 	loops.Go(func() { a.reportLoop(loopCtx) })
 	loops.Go(func() { a.fenceLoop(loopCtx) })
+	if a.runner.FenceFile != "" {
+		loops.Go(func() { a.fenceFileLoop(loopCtx) })
+	}
 	loopErr := a.syncLoop(loopCtx)
 	cancelLoops()
 	loops.Wait()

@@ -182,10 +182,11 @@ func ctxWait(t *testing.T, what string, cond func() bool) {
 
 // startChildAgent runs the test binary as an agent (runChildAgent) that
 // the test can kill -9.
-func startChildAgent(t *testing.T, fm *fakeMaster, dir string) *exec.Cmd {
+func startChildAgent(t *testing.T, fm *fakeMaster, dir string, env ...string) *exec.Cmd {
 	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), "AGENTD_TEST_CHILD=1", "AGENTD_TEST_MASTER="+fm.srv.URL, "AGENTD_TEST_WORKDIR="+dir)
+	child.Env = append(child.Env, env...)
 	child.Stderr = &bytes.Buffer{}
 	if err := child.Start(); err != nil {
 		t.Fatal(err)

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 }
 
 func runChildAgent() int {
+	if b, err := time.ParseDuration(os.Getenv("AGENTD_TEST_FENCE_BOUNDS")); err == nil {
+		fenceFloor, fenceMargin = b, b
+	}
 	a, err := New(Config{
 		Master:          os.Getenv("AGENTD_TEST_MASTER"),
 		Name:            "node-1",

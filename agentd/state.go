@@ -275,6 +275,10 @@ func (o orphans) recoverExit(r stateRecord, log *slog.Logger) bool {
 		code := st.ExitCode
 		rep.ExitCode = &code
 	}
+	if st.Fenced != "" {
+		rep.Outcome = string(agent.OutcomePreempted)
+		rep.Error += "; " + st.Fenced
+	}
 	rep.Error = strings.TrimPrefix(rep.Error+"; the agent was down when it ended (status from the task shim)", "; ")
 	if st.OutputDropped > 0 || st.OutputError != "" {
 		rep.Error += fmt.Sprintf("; the task shim dropped %d output lines written while no agent ran (%s)",

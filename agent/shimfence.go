@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ShimFenceArg, followed by the fence file's path, the attempt's TaskID
+// (TaskID.String) and the number of the preemption's signal, says that
+// the shim applies the fence the file describes (fencefile.go) once the
+// agent that wrote it is gone.
+const ShimFenceArg = "--fence"
+
+// shimFence is a shim's fence: it watches the fence file while the task
+// runs and, once the file's writer is gone and the fence's time has come,
+// asks the task to checkpoint and kills its group at the end of the
+// grace, as the agent's fence does.
+type shimFence struct {
+	path, id    string
+	sig         syscall.Signal
+	preemptFile string
+	exitFile    string
+	// agentPID is the agent that started the shim (ShimDrainArg), 0 when
+	// not known: while the shim is its child, the agent fences the task,
+	// and a fence file another agent left is not this one's.
+	agentPID int
+
+	mu     sync.Mutex
+	why    string // why the fence stopped the task; "" until it did
+	killed bool   // the group was killed at the grace's end
+}
+
+// shimFenceArgs takes ShimFenceArg FENCEFILE TASKID SIGNAL off the front
+// of args, if there; nil without ShimFenceArg.
+func shimFenceArgs(args []string) (*shimFence, []string, error) {
+	if len(args) == 0 || args[0] != ShimFenceArg {
+		return nil, args, nil
+	}
+	if len(args) < 6 || args[1] == "" || args[2] == "" {
+		return nil, nil, fmt.Errorf("expected %s FENCEFILE TASKID SIGNAL EXITFILE PROGRAM [ARGS...]", ShimFenceArg)
+	}
+	sig, err := strconv.Atoi(args[3])
+	if err != nil || sig <= 0 || sig >= 65 {
+		return nil, nil, fmt.Errorf("%s: expected the preemption's signal number, got %q", ShimFenceArg, args[3])
+	}
+	return &shimFence{path: args[1], id: args[2], sig: syscall.Signal(sig)}, args[4:], nil
+}
+
+// watch polls the fence file until done (the task has exited) or the
+// fence stops the task; pgid is the task's process group, the shim's.
+func (fs *shimFence) watch(pgid int, done <-chan struct{}) {
+	tick := time.NewTicker(orphanPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		if fs.agentPID != 0 && os.Getppid() == fs.agentPID {
+			continue
+		}
+		f, ok, err := ReadFenceFile(fs.path)
+		if err != nil || !ok || f.WriterAlive() {
+			// A live agent fences itself; an unreadable file is the
+			// writer's to mend, and without one nothing is known.
+			continue
+		}
+		askAt, grace, ok := f.Times(fs.id)
+		if now := time.Now(); ok && !now.Before(askAt) {
+			// The grace counts from the request, as the agent's does.
+			fs.stop(pgid, now.Sub(f.Contact), now.Add(grace), done)
+			return
+		}
+	}
+}
+
+// stop asks the task to checkpoint, as Task.Preempt does (the preempt
+// file with the deadline, then the signal to the group), unless a
+// preemption was asked already, and kills the group at the deadline if
+// the task has not exited by then.
+func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, done <-chan struct{}) {
+	fs.mu.Lock()
+	fs.why = fmt.Sprintf("stopped by its task shim's fence: the agent was gone and the master not heard for %s, after which it requeues the attempt elsewhere",
+		silent.Round(time.Second))
+	fs.mu.Unlock()
+	if asked, ok := preemptDeadline(fs.preemptFile); ok {
+		deadline = minTime(deadline, asked)
+	} else {
+		_ = writeFileAtomic(fs.preemptFile, []byte(deadline.UTC().Format(time.RFC3339Nano)+"\n"))
+		_ = syscall.Kill(-pgid, fs.sig)
+	}
+	wait := time.NewTimer(time.Until(deadline))
+	defer wait.Stop()
+	select {
+	case <-done:
+		return
+	case <-wait.C:
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.killed = true
+	// The shim dies with its group: the exit file says how first.
+	_ = writeExitFile(fs.exitFile, ExitStatus{ExitCode: -1, Signal: "SIGKILL", ExitedAt: time.Now().UTC(),
+		Fenced: fs.why + "; killed at the end of its grace"})
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// record fills in st what the fence did, and reports whether the shim
+// should write the exit file itself: not once the fence has killed the
+// group and written it. It holds the fence's lock until end is called,
+// so that the fence's kill does not cross the shim's own write.
+func (fs *shimFence) record(st *ExitStatus) (write bool, end func()) {
+	fs.mu.Lock()
+	st.Fenced = fs.why
+	return !fs.killed, fs.mu.Unlock
+}
+
+// preemptDeadline reads the deadline a preemption already asked for.
+func preemptDeadline(path string) (time.Time, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	d, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data)))
+	return d, err == nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// setFencePaths names the files of the attempt whose exit file is
+// exitFile: the preempt file is in the same state directory.
+func (fs *shimFence) setFencePaths(exitFile string) {
+	fs.exitFile = exitFile
+	fs.preemptFile = filepath.Join(filepath.Dir(exitFile), PreemptFileName)
+}
