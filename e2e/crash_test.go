@@ -15,10 +15,14 @@ import (
 // shortTimeout loses a silent agent's node after 5 s. It is longer than
 // the 3 s the brief of this test suggests because a sync can be late by
 // more than that on a loaded machine running race-enabled binaries, and a
-// node lost by mistake would fail the test.
+// node lost by mistake would fail the test. Its fence is off: the tests
+// that use it follow what the master and the next agent do with tasks a
+// dead agent left running, which, with the fence on, their task shims
+// would have stopped (TestDeadAgentShimsFence).
 const shortTimeout = `
 agent_timeout: 5s
 lost_node_grace: 3s
+fence: false
 pools:
   - {name: default, policy: priority, preemption: true, backfill: true, grace: 5s}
 `

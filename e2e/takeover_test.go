@@ -13,9 +13,11 @@ import (
 )
 
 // takeoverConfig loses a silent node after 5 s and gives a preempted task
-// 5 s to checkpoint.
+// 5 s to checkpoint. Its fence is off, so that the orphan of the killed
+// agent runs on, as where a fence cannot act (shortTimeout).
 const takeoverConfig = `
 agent_timeout: 5s
+fence: false
 pools:
   - {name: default, policy: priority, preemption: true, backfill: true, grace: 5s}
 `
