@@ -58,7 +58,8 @@ kill (the default), asks every task to checkpoint, kills it after
 the tasks are left running, unreported; the next agent started on the
 same --work-dir adopts them (the master ends them as lost if the node is
 silent for its agent_timeout first, and the next agent then kills them at
-its word). A second SIGINT or
+its word; under a master that fences, their task shims stop them at the
+fence's time if no agent has heard the master by then). A second SIGINT or
 SIGTERM exits at once, as --on-exit keep would. See docs/agent.md.`,
 		Example: `  allot agent --master http://127.0.0.1:8080 --name gpu-01 --pool a100
   allot agent --name dev-1 --fake-gpus 4 --gpu-type h100 --label rack=r1 --work-dir /tmp/dev-1`,
