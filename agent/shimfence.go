@@ -90,9 +90,15 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, do
 	fs.why = fmt.Sprintf("stopped by its task shim's fence: the agent was gone and the master not heard for %s, after which it requeues the attempt elsewhere",
 		silent.Round(time.Second))
 	fs.mu.Unlock()
-	if asked, ok := preemptDeadline(fs.preemptFile); ok {
+	asked, already := preemptDeadline(fs.preemptFile)
+	if already {
 		deadline = minTime(deadline, asked)
-	} else {
+	}
+	// The shim's stderr is the task's: the line reaches the job's log
+	// through the output file, which the next agent delivers.
+	fmt.Fprintf(os.Stderr, "[allot task shim] %s: the task must checkpoint and exit by %s\n",
+		fs.why, deadline.UTC().Format(time.RFC3339))
+	if !already {
 		_ = writeFileAtomic(fs.preemptFile, []byte(deadline.UTC().Format(time.RFC3339Nano)+"\n"))
 		_ = syscall.Kill(-pgid, fs.sig)
 	}
