@@ -79,3 +79,14 @@ func shimKeepsOutput(pid int) bool {
 	}
 	return slices.Contains(strings.Split(string(cmdline), "\x00"), ShimOutputArg)
 }
+
+// processStopped reports whether pid is stopped (kill -STOP, a
+// debugger): alive, but running none of its code, its fence included.
+func processStopped(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, _, ok := parseStartTicks(stat)
+	return ok && (state == 'T' || state == 't')
+}

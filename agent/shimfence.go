@@ -63,13 +63,14 @@ func (fs *shimFence) watch(pgid int, done <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		if fs.agentPID != 0 && os.Getppid() == fs.agentPID {
+		if fs.agentPID != 0 && os.Getppid() == fs.agentPID && !processStopped(fs.agentPID) {
 			continue
 		}
 		f, ok, err := ReadFenceFile(fs.path)
-		if err != nil || !ok || f.WriterAlive() {
-			// A live agent fences itself; an unreadable file is the
-			// writer's to mend, and without one nothing is known.
+		if err != nil || !ok || (f.WriterAlive() && !processStopped(f.AgentPID)) {
+			// A live agent fences itself (a stopped one, kill -STOP,
+			// cannot); an unreadable file is the writer's to mend, and
+			// without one nothing is known.
 			continue
 		}
 		askAt, grace, ok := f.Times(fs.id)
@@ -150,4 +151,17 @@ func minTime(a, b time.Time) time.Time {
 func (fs *shimFence) setFencePaths(exitFile string) {
 	fs.exitFile = exitFile
 	fs.preemptFile = filepath.Join(filepath.Dir(exitFile), PreemptFileName)
+}
+
+// readFenced is why the shim's fence stopped the attempt whose exit file
+// is path; "" when it did not, or there is no file to say.
+func readFenced(path string) string {
+	if path == "" {
+		return ""
+	}
+	st, ok, err := ReadExitFile(path)
+	if err != nil || !ok {
+		return ""
+	}
+	return st.Fenced
 }

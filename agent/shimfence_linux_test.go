@@ -29,6 +29,15 @@ func TestShimFence(t *testing.T) {
 	}
 	gone := dead.Process.Pid
 	self := FenceFile{AgentPID: os.Getpid(), AgentTicks: ownTicks(t)}
+	stopped := exec.Command("sleep", "60")
+	if err := stopped.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stopped.Process.Kill(); _ = stopped.Wait() })
+	if err := stopped.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	frozen := FenceFile{AgentPID: stopped.Process.Pid, AgentTicks: ticksOf(t, stopped.Process.Pid)}
 	longAgo := time.Now().Add(-time.Minute)
 	tests := []struct {
 		name     string
@@ -49,6 +58,9 @@ func TestShimFence(t *testing.T) {
 		{"writer alive: its own fence stops the task", ends,
 			FenceFile{AgentPID: self.AgentPID, AgentTicks: self.AgentTicks, Fences: true, Contact: longAgo, AfterMS: 1000},
 			false, ExitStatus{ExitCode: 3}, "", false, false},
+		{"writer stopped (kill -STOP): it cannot fence, the shim does", checkpoints,
+			FenceFile{AgentPID: frozen.AgentPID, AgentTicks: frozen.AgentTicks, Fences: true, Contact: longAgo, AfterMS: 1000, GraceMS: 10000},
+			false, ExitStatus{ExitCode: 0}, "task shim's fence", true, true},
 		{"held through the loss: its time has not come", ends,
 			FenceFile{AgentPID: gone, AgentTicks: 1, Fences: true, Contact: longAgo, AfterMS: 1000, HeldAfterMS: 3_600_000, Held: []string{id}},
 			false, ExitStatus{ExitCode: 3}, "", false, false},
@@ -151,15 +163,17 @@ func TestReadFenceFileRejects(t *testing.T) {
 	}
 }
 
-func ownTicks(t *testing.T) uint64 {
+func ownTicks(t *testing.T) uint64 { return ticksOf(t, os.Getpid()) }
+
+func ticksOf(t *testing.T, pid int) uint64 {
 	t.Helper()
-	stat, err := os.ReadFile("/proc/self/stat")
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, ticks, ok := parseStartTicks(stat)
 	if !ok {
-		t.Fatal("cannot read this process's start time")
+		t.Fatalf("cannot read the start time of process %d", pid)
 	}
 	return ticks
 }

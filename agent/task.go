@@ -193,6 +193,11 @@ func (t *Task) wait() {
 	if p := t.endGroup(); p != "" {
 		problems = append(problems, p)
 	}
+	if why := readFenced(t.exitFile); why != "" {
+		// The shim's fence stopped it while this agent was stopped.
+		problems = append(problems, why)
+		t.fencedByShim()
+	}
 	if !fallback {
 		t.mu.Lock()
 		t.reaped = true

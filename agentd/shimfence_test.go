@@ -17,11 +17,23 @@ import (
 // the task is asked to checkpoint before the master would lose the node,
 // not left to run on beside the attempt the master starts elsewhere; the
 // next agent on the work directory reports it preempted, saying why.
+// An agent stopped with kill -STOP cannot fence either: the shims do,
+// and the agent, once continued, reports the attempt preempted itself.
 // Under a master that does not fence the task runs on.
 func TestShimFenceOutlivesTheAgent(t *testing.T) {
 	const timeout = 5 * time.Second
-	for _, fencing := range []bool{true, false} {
-		t.Run(map[bool]string{true: "fence", false: "no fence"}[fencing], func(t *testing.T) {
+	tests := []struct {
+		name    string
+		fencing bool
+		sig     syscall.Signal
+	}{
+		{"kill -9, fence", true, syscall.SIGKILL},
+		{"kill -STOP, fence", true, syscall.SIGSTOP},
+		{"kill -9, no fence", false, syscall.SIGKILL},
+	}
+	for _, tt := range tests {
+		fencing := tt.fencing
+		t.Run(tt.name, func(t *testing.T) {
 			fm := newFakeMaster(t)
 			dir := t.TempDir()
 			fm.set(func(fm *fakeMaster) {
@@ -53,10 +65,12 @@ func TestShimFenceOutlivesTheAgent(t *testing.T) {
 					t.Fatalf("fence file %+v (ok %v), want one written by the agent (pid %d), fences %v", f, ok, child.Process.Pid, fencing)
 				}
 			}
-			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+			if err := child.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
-			_ = child.Wait()
+			if tt.sig == syscall.SIGKILL {
+				_ = child.Wait()
+			}
 
 			if !fencing {
 				time.Sleep(timeout)
@@ -83,7 +97,13 @@ func TestShimFenceOutlivesTheAgent(t *testing.T) {
 				t.Errorf("the task ended %s after the agent's last contact, want before the master's agent_timeout %s", d, timeout)
 			}
 
-			startAgent(t, testConfig(t, fm, dir))
+			if tt.sig == syscall.SIGSTOP {
+				if err := child.Process.Signal(syscall.SIGCONT); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				startAgent(t, testConfig(t, fm, dir))
+			}
 			fm.waitFor("the ended attempt's exit report", func(fm *fakeMaster) bool {
 				_, ok := fm.exitOf(s.ID())
 				return ok
