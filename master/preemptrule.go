@@ -71,7 +71,10 @@ func preemptionAccount(s *sched.Snapshot, p sched.Preemption, winner string) (le
 	case sched.PolicyFairShare:
 		return base, "fair share: its owner is below its share of the pool, the preempted job's above", store.CauseFairShare
 	case sched.PolicyMultifactor:
-		return base, "higher multifactor priority", store.CauseMultifactor
+		// The rule is the QOS's first (policies.md, "Preemption goes by
+		// QOS"): a higher multifactor priority alone preempts nothing.
+		return base, fmt.Sprintf("its QOS %s (priority %d) ranks above the preempted job's QOS %s (%d), and so does its multifactor priority",
+			qos(taker), qosPriority(s, taker), qos(victim), qosPriority(s, victim)), store.CauseMultifactor
 	}
 	return base, "", ""
 }
@@ -97,4 +100,12 @@ func resizeWhy(s *sched.Snapshot, p sched.Preemption) string {
 			name(&s.Jobs[p.For]), name(&s.Jobs[s.Allocs[p.Alloc].Job]))
 	}
 	return strings.Replace(why, "preempted job", "resized job", 1)
+}
+
+// qosPriority is a job's QOS priority, 0 for none.
+func qosPriority(s *sched.Snapshot, j *sched.Job) int {
+	if j.QOS >= 0 && j.QOS < len(s.QOS) {
+		return int(s.QOS[j.QOS].Priority)
+	}
+	return 0
 }

@@ -13,7 +13,7 @@ func TestPreemptionRule(t *testing.T) {
 		return &sched.Snapshot{
 			Pools:    []sched.Pool{{Name: "p", Policy: policy}},
 			Projects: []sched.Project{{Name: "vision"}, {Name: "nlp"}},
-			QOS:      []sched.QOS{{Name: "normal"}, {Name: "emergency", Preempt: true}},
+			QOS:      []sched.QOS{{Name: "normal"}, {Name: "emergency", Preempt: true}, {Name: "high", Priority: 10}},
 			Jobs: []sched.Job{
 				{ID: "7", Pool: 0, Priority: 40, Project: 1, QOS: 0},
 				{ID: "9", Pool: 0, Priority: 5, Project: 0, QOS: 0},
@@ -22,27 +22,26 @@ func TestPreemptionRule(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name      string
-		s         *sched.Snapshot
-		want      string
-		emergency bool
-		cause     store.Cause
+		name     string
+		s        *sched.Snapshot
+		want     string
+		takerQOS int // 1: emergency, 2: high
+		cause    store.Cause
 	}{
-		{"priority", snap(sched.PolicyPriority, false), "preempted for job 9 (priority 5 runs before the preempted job's 40)", false,
+		{"priority", snap(sched.PolicyPriority, false), "preempted for job 9 (priority 5 runs before the preempted job's 40)", 0,
 			store.CausePriority},
-		{"quota reclaim", snap(sched.PolicyQuota, false), "reclaimed for job 9 of project vision, within its quota; project nlp was using more than its quota", false,
+		{"quota reclaim", snap(sched.PolicyQuota, false), "reclaimed for job 9 of project vision, within its quota; project nlp was using more than its quota", 0,
 			store.CauseQuotaReclaim},
-		{"backfilled", snap(sched.PolicyPriority, true), "preempted for job 9 (this task was backfilled", false,
+		{"backfilled", snap(sched.PolicyPriority, true), "preempted for job 9 (this task was backfilled", 0,
 			store.CauseBackfilled},
-		{"fair share", snap(sched.PolicyFairShare, false), "fair share", false, store.CauseFairShare},
-		{"multifactor", snap(sched.PolicyMultifactor, false), "higher multifactor priority", false, store.CauseMultifactor},
-		{"QOS", snap(sched.PolicyMultifactor, false), "QOS emergency may preempt QOS normal", true, store.CauseQOS},
+		{"fair share", snap(sched.PolicyFairShare, false), "fair share", 0, store.CauseFairShare},
+		{"multifactor: the QOS's rule first (trial p F5)", snap(sched.PolicyMultifactor, false),
+			"its QOS high (priority 10) ranks above the preempted job's QOS normal (0), and so does its multifactor priority", 2, store.CauseMultifactor},
+		{"QOS", snap(sched.PolicyMultifactor, false), "QOS emergency may preempt QOS normal", 1, store.CauseQOS},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.emergency {
-				tt.s.Jobs[1].QOS = 1
-			}
+			tt.s.Jobs[1].QOS = tt.takerQOS
 			got, cause := preemptionRule(tt.s, sched.Preemption{Alloc: 0, For: 1})
 			if !strings.Contains(got, tt.want) || cause != tt.cause {
 				t.Errorf("rule %q (%s), want it to say %q (%s)", got, cause, tt.want, tt.cause)
