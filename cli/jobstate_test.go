@@ -63,7 +63,7 @@ func TestJobShowKillTimes(t *testing.T) {
 	killed.Reason = "killed through the API by user:ana"
 	limited := endingJob()
 	limited.ID, limited.State, limited.KillRequestedAt, limited.EndedAt = 9, "running", ptr(t0.Add(-5*time.Second)), nil
-	limited.Reason = "being killed: 1 task still stopping on dgx-1, its agent has not confirmed the end (for 5s); time limit of 1h0m0s reached"
+	limited.Reason = "being killed: 1 task still stopping on dgx-1, its agent has not confirmed the end (for 5s); time limit of 1h reached"
 	f.jobs = append(f.jobs, killed, limited)
 	for _, tc := range []struct {
 		id         string
@@ -74,7 +74,7 @@ func TestJobShowKillTimes(t *testing.T) {
 		// One name for the one field, whoever asked for the kill: the
 		// time limit here (it read "Killing since").
 		{"9", []string{"\nState           killing\n", "\nKill requested  2024-05-01 09:59:55\n",
-			"\nEnded           not yet: 1 task still stopping\n", "time limit of 1h0m0s reached"}, []string{"Killing since"}},
+			"\nEnded           not yet: 1 task still stopping\n", "time limit of 1h reached"}, []string{"Killing since"}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			out, _, err := runAt(t, f, "job", "show", tc.id)

@@ -212,7 +212,7 @@ func (ja *jobsAPI) checkLimits(p auth.Principal, j *mjob, u store.JobUpdate) err
 		if to != from && (to == 0 || from > 0 && to > from) {
 			what := fmt.Sprintf("raising job %d's time_limit from %s to %s", j.rec.ID, limitWords(from), limitWords(to))
 			if to == 0 {
-				what = fmt.Sprintf("removing job %d's time_limit of %s", j.rec.ID, from)
+				what = fmt.Sprintf("removing job %d's time_limit of %s", j.rec.ID, shortLimit(from))
 			}
 			if err := p.CanRaise(project, what+" (its owner may lower it)"); err != nil {
 				return err
@@ -239,8 +239,5 @@ func (ja *jobsAPI) checkLimits(p auth.Principal, j *mjob, u store.JobUpdate) err
 
 // limitWords is a time limit in a message: its duration, or none.
 func limitWords(d time.Duration) string {
-	if d <= 0 {
-		return "none"
-	}
-	return d.String()
+	return shortLimit(d)
 }

@@ -98,7 +98,7 @@ func TestJobEndingWhileRunning(t *testing.T) {
 				h.sync(a)
 				h.m.Tick(h.ctx)
 			}
-		}, "time limit of 1m0s reached", "killed", "n1"},
+		}, "time limit of 1m reached", "killed", "n1"},
 		{"a gang's part failed", 4, "", 2, func(h *harness, id int64, a *mastertest.Agent) {
 			a.Exit(tid(id, 0, 1), agent.OutcomeFailed, 3)
 			h.sync(a)

@@ -412,9 +412,9 @@ func killedReason(j *mjob, killed int) string {
 	case limited == 0:
 		return fmt.Sprintf("%d of %s %s killed", killed, tasks, plural.Was(killed))
 	case limited == killed:
-		return fmt.Sprintf("%d of %s reached the time limit of %s", killed, tasks, j.rec.TimeLimit)
+		return fmt.Sprintf("%d of %s reached the time limit of %s", killed, tasks, shortLimit(j.rec.TimeLimit))
 	default:
-		return fmt.Sprintf("%d of %s %s killed, %d by the time limit of %s", killed, tasks, plural.Was(killed), limited, j.rec.TimeLimit)
+		return fmt.Sprintf("%d of %s %s killed, %d by the time limit of %s", killed, tasks, plural.Was(killed), limited, shortLimit(j.rec.TimeLimit))
 	}
 }
 

@@ -376,7 +376,7 @@ func TestTimeLimitKills(t *testing.T) {
 	if j.State != "killed" || !strings.Contains(j.TaskList[0].Reason, "time limit") {
 		t.Fatalf("job %s, task reason %q", j.State, j.TaskList[0].Reason)
 	}
-	if want := "1 of 1 task reached the time limit of 1m0s"; j.Reason != want {
+	if want := "1 of 1 task reached the time limit of 1m"; j.Reason != want {
 		t.Errorf("job reason %q, want %q", j.Reason, want)
 	}
 }
@@ -389,8 +389,8 @@ func TestKilledReasonCountsTimeLimits(t *testing.T) {
 		want    string
 	}{
 		{"killed", []bool{false}, 1, "1 of 1 task was killed"},
-		{"time limit", []bool{true, true}, 2, "2 of 2 tasks reached the time limit of 1m0s"},
-		{"both", []bool{true, false}, 3, "2 of 3 tasks were killed, 1 by the time limit of 1m0s"},
+		{"time limit", []bool{true, true}, 2, "2 of 2 tasks reached the time limit of 1m"},
+		{"both", []bool{true, false}, 3, "2 of 3 tasks were killed, 1 by the time limit of 1m"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := newJob(store.Job{ID: 1, TimeLimit: time.Minute})

@@ -147,7 +147,7 @@ func (tl *timeLimits) checkTimeLimits(ctx context.Context) {
 // logged and skipped; any other error fails the batch. Callers hold mu.
 func (tl *timeLimits) killOverLimit(ctx context.Context, over []*mtask) error {
 	for _, t := range over {
-		reason := fmt.Sprintf("time limit of %s reached", t.job.rec.TimeLimit)
+		reason := fmt.Sprintf("time limit of %s reached", shortLimit(t.job.rec.TimeLimit))
 		err := tl.m.killTask(ctx, t, store.TaskKilled, reason, store.CauseTimeLimit)
 		if batchFatal(err) {
 			return fmt.Errorf("kill task %s past its time limit: %w", t.id(), err)
