@@ -54,7 +54,8 @@ func (ca *clusterAPI) handlePools(w http.ResponseWriter, r *http.Request) {
 	out := make([]api.Pool, 0, len(rv.cfg.Pools))
 	failing := ca.m.passes.status().Error
 	for _, p := range rv.cfg.Pools {
-		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill,
+		// A backfill pool backfills whatever its switch says.
+		v := api.Pool{Name: p.Name, Policy: string(p.Policy), Preemption: p.Preemption, Backfill: p.Backfill || p.Policy == sched.PolicyBackfill,
 			Placement: string(p.Placement), GraceS: int64(poolGrace(rv.cfg, p.Name) / time.Second),
 			KillGraceS: int64(p.KillGrace / time.Second)}
 		for _, n := range rv.nodes {

@@ -234,6 +234,9 @@ pools:
 		t.Fatalf("pools: %d %+v", code, pools)
 	}
 	p := pools[0]
+	if !p.Backfill {
+		t.Errorf("pool %+v says it does not backfill; a backfill pool always does (trial p F6)", p)
+	}
 	want := start.Add(time.Hour)
 	if len(p.Reservations) != 1 || p.Reservations[0].Job != big || !p.Reservations[0].Start.Equal(want) || p.Reservations[0].Slots != 4 {
 		t.Fatalf("reservations %+v, want job %d at %s for 4 slots", p.Reservations, big, want)

@@ -128,6 +128,12 @@ func TestSpansReadAsTheCommandLineWrites(t *testing.T) {
 		p := openPage(t, f, "#/pools", wide)
 		p.waitFor(`document.querySelector('#pools tr[data-pool="a100"] td:nth-of-type(3)')?.innerText === '0s'`, "a grace of 0 to read 0s")
 	})
+	t.Run("pool's grace without preemption: a move's deadline", func(t *testing.T) {
+		f := newFixture()
+		f.pools[0].Preemption, f.pools[0].GraceS = false, 30
+		p := openPage(t, f, "#/pools", wide)
+		p.waitFor(`document.querySelector('#pools tr[data-pool="a100"] td:nth-of-type(3)')?.innerText === '30s'`, "a grace of 30s shown without preemption")
+	})
 	t.Run("backfill window", func(t *testing.T) {
 		p := openPage(t, newFixture(), "#/pools", wide)
 		got := p.waitText(`#pools tr[data-pool="a100"] td.window`, "4 slots")

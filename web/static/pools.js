@@ -5,7 +5,7 @@ import {get} from './api.js';
 import {bar, duration, fill, h, humanDur, jobLink, memo, table, when, yesNo} from './dom.js';
 
 export function mount(root) {
-  const t = table('pools', 'Resource pools', ['Pool', 'Policy', 'Preemption', ['Grace', 'Checkpoint deadline of a preempted task'],
+  const t = table('pools', 'Resource pools', ['Pool', 'Policy', 'Preemption', ['Grace', 'Checkpoint deadline of a preempted or moved task'],
     'Backfill', 'Placement', 'Nodes', 'Slots used', 'Running tasks', 'Queued jobs',
     ['Reservations', 'Starts the last scheduling pass reserved for waiting jobs'],
     ['Backfill window', 'Free slots a job may use now without delaying a reservation, and for how long']]);
@@ -25,7 +25,8 @@ function row(p) {
     h('th', {scope: 'row'}, p.name),
     h('td', {}, p.policy),
     h('td', {}, yesNo(p.preemption)),
-    h('td', {}, p.preemption ? duration(p.grace_s) : '—'),
+    // Grace is a moved task's deadline too, with or without preemption.
+    h('td', {}, duration(p.grace_s)),
     h('td', {}, yesNo(p.backfill)),
     h('td', {}, p.placement || '—'),
     h('td', {class: 'num'}, p.nodes),
