@@ -52,12 +52,7 @@ func (m *Master) endWithLastTask(ctx context.Context, j *mjob, killed bool) erro
 	if !killed {
 		return nil
 	}
-	last := j.rec.EndedAt
-	for _, t := range j.tasks {
-		if t.rec.UpdatedAt.After(last) {
-			last = t.rec.UpdatedAt
-		}
-	}
+	last := jobEndedAt(j, m.now())
 	if !last.After(j.rec.EndedAt) {
 		return nil
 	}
