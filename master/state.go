@@ -457,18 +457,20 @@ func killedReason(j *mjob, killed int) string {
 // an attempt, queued when none does (lifecycle.LiveJob), and once every
 // task is terminal, failed if any failed, else killed if any was killed,
 // else completed, an experiment completed once a trial did
-// (lifecycle.EndedJob, endedState). A job that was killed stays
+// (lifecycle.EndedJob, endedState), its end its last task's (its
+// processes' exit by its agents' word, jobEndedAt) while the event says
+// when the master heard. A job that was killed stays
 // killed, and ends with its last task (endWithLastTask). It drops the
 // job from the mirror once it is no longer live.
 func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	to, killed := j.rec.State, j.rec.State.Terminal()
-	reason := ""
-	var ended time.Time
+	reason, now := "", m.now()
+	var ended time.Time // the end, not after now (the store refuses one after the transition)
 	switch {
 	case j.rec.State.Terminal():
 	case j.terminal() == len(j.tasks):
 		to, reason = endedState(j)
-		ended = jobEndedAt(j, m.now())
+		ended = jobEndedAt(j, now)
 	default:
 		switch to = lifecycle.LiveJob(j.active()); to {
 		case store.JobRunning:
@@ -480,7 +482,7 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	m.batches.touch(j)
 	if to != j.rec.State {
 		rec, err := m.batches.w().TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
-			At: m.now(), EndedAt: ended, Reason: reason})
+			At: now, EndedAt: ended, Reason: reason})
 		if err != nil {
 			return fmt.Errorf("settle job %d: %w", j.rec.ID, err)
 		}
