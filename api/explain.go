@@ -30,6 +30,11 @@ type Explanation struct {
 	// Neither lists an elastic task's resizes, which Resized lists.
 	Preemptions []string     `json:"preemptions,omitempty"`
 	Preempted   []Preemption `json:"preempted,omitempty"`
+	// Lost lists its attempts lost with their nodes (a node's agent
+	// went silent past agent_timeout, or left): its task and attempt,
+	// when the master ended it, and the attempt's reason ("node r2 lost:
+	// no contact for 31s"), which no preemption list has.
+	Lost []Preemption `json:"lost,omitempty"`
 	// Resized lists the attempts of its elastic tasks that ended resized
 	// in place (shrunk for another job, or grown): each checkpointed and
 	// ran on at once with another size, which is no preemption.

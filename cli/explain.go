@@ -184,6 +184,12 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
+	if len(x.Lost) > 0 {
+		fmt.Fprintln(w, "\nLost with their nodes:")
+		for _, p := range x.Lost {
+			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, formatTime(&p.At), p.Why)
+		}
+	}
 	if len(x.Resized) > 0 {
 		fmt.Fprintln(w, "\nResized:")
 		for _, r := range x.Resized {

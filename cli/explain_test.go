@@ -503,3 +503,37 @@ func TestDryRunResizes(t *testing.T) {
 		t.Errorf("what would let it start, next to the shrink it waits for:\n%s", b.String())
 	}
 }
+
+// TestExplainLost: attempts lost with their nodes are listed under their
+// own heading after the preemptions, which do not list them (trial o F18).
+func TestExplainLost(t *testing.T) {
+	fixClock(t)
+	displayZone = time.UTC
+	at := time.Date(2024, 5, 1, 9, 30, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		lost []api.Preemption
+		want string // "" for no heading
+	}{
+		{"none", nil, ""},
+		{"one", []api.Preemption{{Task: 0, Attempt: 2, At: at, Why: "node r2 lost: no contact for 31s"}},
+			"\nLost with their nodes:\n  task 0 attempt 2 at 2024-05-01 09:30:00: node r2 lost: no contact for 31s\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fixtureExplanation()
+			x.Lost = tt.lost
+			var b bytes.Buffer
+			if err := printExplanation(&b, x); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if got := strings.Contains(out, "Lost with their nodes:"); got != (tt.want != "") || !strings.Contains(out, tt.want) {
+				t.Errorf("output, want %q:\n%s", tt.want, out)
+			}
+			if !strings.Contains(out, "Preempted:\n  task 0 attempt 1 ") {
+				t.Errorf("the preemption is no longer listed:\n%s", out)
+			}
+		})
+	}
+}

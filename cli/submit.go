@@ -20,6 +20,8 @@ type submitFlags struct {
 	pool, project, name, qos string
 	// timeLimit overrides the file's resources.time_limit (sbatch -t).
 	timeLimit string
+	// gpus overrides its resources.slots (sbatch -G, submitgpus.go).
+	gpus gpuFlags
 }
 
 // override puts the flags given over the job's fields, and returns the
@@ -74,7 +76,15 @@ file serves several. The master checks --qos as it checks the file's qos
 and names the flag when it refuses it. --time (-t), as sbatch's, replaces
 resources.time_limit: with its unit (90m, 2h, 1d12h) or Slurm's form
 (1-00:00:00, 1:30:00), 0 for none; a bare number is refused, since sbatch
-reads it as minutes and a job file as seconds.`,
+reads it as minutes and a job file as seconds.
+
+--gpus (-G), as sbatch's, is the job's GPUs in all: it replaces
+resources.slots, the GPUs of the job's one task (a task larger than a
+node runs as a gang across nodes; 0 makes a zero-slot task). An
+experiment runs several trials at once, so --gpus is refused for it:
+--gpus-per-task (sbatch's name too) sets each trial's, resources.slots,
+for any job. Either is refused below the file's min_slots or above its
+max_slots.`,
 		Example: `  allot submit train.yaml
   id=$(allot submit sweep.yaml) && allot job logs "$id" -f
   allot submit --allow-infeasible big.yaml   # waits for nodes yet to join
@@ -82,6 +92,8 @@ reads it as minutes and a job file as seconds.`,
   allot submit -p batch -A nlp train.yaml    # another pool and project than the file's
   allot submit -q high --dry-run train.yaml  # would it start sooner at QOS high?
   allot submit -t 2h train.yaml              # the file's job with a 2-hour limit
+  allot submit -G 8 train.yaml               # on 8 GPUs, whatever the file's slots
+  allot submit --gpus-per-task 2 sweep.yaml  # each trial of an experiment on 2 GPUs
   allot submit --test-only train.yaml -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,6 +111,7 @@ reads it as minutes and a job file as seconds.`,
 	cmd.Flags().StringVarP(&f.qos, "qos", "q", "", "the job's QOS level, over the job file's resources.qos: (sbatch -q)")
 	cmd.Flags().StringVarP(&f.timeLimit, "time", "t", "",
 		"the time limit per task, over the job file's resources.time_limit, with its unit (90m, 2h) or Slurm's form (1-00:00:00); 0 for none (sbatch -t)")
+	f.gpus.register(cmd)
 	f.out.register(cmd)
 	return cmd
 }
@@ -123,6 +136,9 @@ func runSubmit(cmd *cobra.Command, path string, f *submitFlags) error {
 		}
 		job.Resources.TimeLimit = secs
 		flags["resources.time_limit"] = "--time"
+	}
+	if err := f.gpus.override(cmd, job, flags); err != nil {
+		return err
 	}
 	if n, ok := flags["name"]; ok && strings.TrimSpace(job.Name) == "" {
 		return usageErrorf("%s: expected a name, got %q", n, job.Name)

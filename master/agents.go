@@ -420,6 +420,10 @@ func (ag *agents) finish(ctx context.Context, t *mtask) error {
 	}
 	next, began, byAgent := t.next, t.att.first(), t.att.stoppedBy != ""
 	ag.m.setTask(t, op.rec)
+	t.exited = time.Time{}
+	if op.rec.State.Terminal() {
+		t.exited = tr.End.ExitedAt
+	}
 	if byAgent && op.rec.State == store.TaskQueued {
 		// As a one-node attempt its agent preempted (requeued from
 		// running, setTask): it resumes first among its job's waiting

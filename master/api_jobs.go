@@ -363,7 +363,9 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
-	noteLostTasks(ja.m.pub.reads(), &view)
+	reads := ja.m.pub.reads()
+	noteDoneParts(reads, &view) // partview.go
+	noteLostTasks(reads, &view)
 	if err := ja.killRequested(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) { // jobend.go
 		ja.fail(w, err)
 		return

@@ -45,6 +45,9 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
 	for _, a := range atts {
+		if a.EndState == store.AttemptLost {
+			x.Lost = append(x.Lost, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: a.Reason})
+		}
 		if a.EndState != store.AttemptPreempted {
 			continue
 		}
@@ -247,8 +250,8 @@ func summary(x api.Explanation, tasks int) string {
 			b.WriteString(" " + x.WouldStart.Message)
 		}
 	}
-	if len(x.Preemptions) > 0 {
-		b.WriteString(" " + preemptedSentence(x))
+	if s := interruptedSentence(x); s != "" { // explainlost.go
+		b.WriteString(" " + s)
 	}
 	if len(x.Resized) > 0 {
 		b.WriteString(" " + resizedSentence(x.Resized))

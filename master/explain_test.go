@@ -420,6 +420,44 @@ func TestPreemptedSentence(t *testing.T) {
 	}
 }
 
+// TestInterruptedSentence: attempts lost with their nodes are counted
+// beside preemptions, not left out (trial o F18).
+func TestInterruptedSentence(t *testing.T) {
+	x := func(preempted, lost []int) api.Explanation {
+		var x api.Explanation
+		for _, task := range preempted {
+			x.Preemptions = append(x.Preemptions, "line")
+			x.Preempted = append(x.Preempted, api.Preemption{Task: task})
+		}
+		for _, task := range lost {
+			x.Lost = append(x.Lost, api.Preemption{Task: task})
+		}
+		return x
+	}
+	for _, tt := range []struct {
+		name string
+		x    api.Explanation
+		want string
+	}{
+		{"neither", x(nil, nil), ""},
+		{"preempted only", x([]int{0, 0}, nil), "Its task 0 was preempted twice."},
+		{"lost only", x(nil, []int{1}), "Its task 1 was lost with its node once."},
+		{"lost, two tasks", x(nil, []int{0, 1}), "2 of its tasks were lost with their nodes, once each."},
+		{"lost, two tasks, three times", x(nil, []int{0, 1, 1}), "2 of its tasks were lost with their nodes, 3 times in all."},
+		{"one task both ways", x([]int{0, 0}, []int{0, 0}), "Its task 0 was preempted twice and lost with its node twice."},
+		{"two tasks", x([]int{0}, []int{1}),
+			"Its task 0 was preempted once. Its task 1 was lost with its node once."},
+		{"lines without their tasks", api.Explanation{Preemptions: []string{"a"}, Lost: []api.Preemption{{Task: 0}}},
+			"Its tasks were preempted once in all. Its task 0 was lost with its node once."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := interruptedSentence(tt.x); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestResizedSentence: resizes are counted apart from preemptions (trial
 // k C1), by task, shrinks and growths apart, naming the jobs shrunk for.
 func TestResizedSentence(t *testing.T) {

@@ -41,7 +41,8 @@ func endedState(j *mjob) (store.JobState, string) {
 
 // endWithLastTask moves the stored end of j, which was killed (killed)
 // while its tasks still held their slots, to the end of its last task
-// (store.MoveJobEnd), in the transaction or batch that stores that end:
+// (jobEndedAt: its processes' exit where its agent reported one;
+// store.MoveJobEnd), in the transaction or batch that stores that end:
 // the job's Ended is then when it stopped, as a job that ended by
 // itself has, and the kill keeps its own time in the event log (the
 // job's transition to killed, killTimes), which the decision log, the
@@ -52,12 +53,7 @@ func (m *Master) endWithLastTask(ctx context.Context, j *mjob, killed bool) erro
 	if !killed {
 		return nil
 	}
-	last := j.rec.EndedAt
-	for _, t := range j.tasks {
-		if t.rec.UpdatedAt.After(last) {
-			last = t.rec.UpdatedAt
-		}
-	}
+	last := jobEndedAt(j, m.now())
 	if !last.After(j.rec.EndedAt) {
 		return nil
 	}

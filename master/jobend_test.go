@@ -1,6 +1,7 @@
 package master
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +149,68 @@ func TestJobEndingWhileRunning(t *testing.T) {
 			if j.State != tt.wantEnd || j.Ending || j.KillRequestedAt != nil || !sameTime(j.EndedAt, h.clock.Now()) {
 				t.Errorf("after the end: %s ending %v, kill requested %v, ended %v; want %s at %v",
 					j.State, j.Ending, j.KillRequestedAt, j.EndedAt, tt.wantEnd, h.clock.Now())
+			}
+		})
+	}
+}
+
+// TestJobEndsAtExit: a job ends when its last task's processes exited,
+// by its agent's word, not when the master heard of it: after a store
+// outage that delayed the report its stored end, GET /jobs/{id} and
+// allot history's end are the exit, its start plus its elapsed time,
+// while the job's event keeps when the master heard (trial o F7).
+func TestJobEndsAtExit(t *testing.T) {
+	cases := []struct {
+		name string
+		down time.Duration // how long the store refuses writes after the exit
+	}{
+		{name: "exit heard at once"},
+		{name: "store down when the exit came", down: 2 * time.Minute},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var flaky *flakyStore
+			h := newHarness(t, func(o *Options) { flaky = &flakyStore{Store: o.Store}; o.Store = flaky })
+			h.m.health.minGap = 0
+			a := h.agent("n1", 1)
+			id := h.submit(jobSpec("oneq", 1, ""))
+			h.step()
+			h.sync(a, a)
+			start := h.clock.Now()
+			h.clock.Advance(3*time.Minute + 20*time.Second)
+			exit := h.clock.Now()
+			task := tid(id, 0, 1)
+			a.Forget(task)
+			code := 0
+			a.Inject(api.Report{Task: task, Event: api.EventExited, Outcome: string(agent.OutcomeCompleted),
+				ExitCode: &code, At: exit})
+			if c.down > 0 {
+				flaky.down.Store(true)
+				if _, err := a.Sync(h.ctx, 0); err == nil {
+					t.Fatal("the sync succeeded while the store was down")
+				}
+				h.clock.Advance(c.down)
+				flaky.down.Store(false)
+			}
+			heard := h.clock.Now()
+			h.sync(a)
+			if j := h.job(id); j.State != "completed" || !sameTime(j.EndedAt, exit) {
+				t.Fatalf("GET /jobs/%d: %s, ended %v; want completed, ended at the exit %v", id, j.State, j.EndedAt, exit)
+			}
+			rec, err := h.st.Job(h.ctx, id)
+			if err != nil || !rec.EndedAt.Equal(exit) {
+				t.Fatalf("stored end %v (%v), want the exit %v", rec.EndedAt, err, exit)
+			}
+			evs, err := h.st.Events(h.ctx, store.EventFilter{JobID: id, To: string(store.JobCompleted)})
+			evs = slices.DeleteFunc(evs, func(e store.Event) bool { return e.Index >= 0 }) // the task's
+			if err != nil || len(evs) != 1 || !evs[0].At.Equal(heard) {
+				t.Fatalf("the job's end event %+v (%v), want one when the master heard, %v", evs, err, heard)
+			}
+			var hist []api.HistoryRecord
+			if code := h.do("GET", "/api/v1/history", nil, &hist); code != 200 || len(hist) != 1 ||
+				!sameTime(hist[0].EndedAt, exit) || hist[0].StartedAt == nil ||
+				!hist[0].StartedAt.Add(time.Duration(hist[0].ElapsedS)*time.Second).Equal(exit) {
+				t.Fatalf("history %d %+v, want ended at %v, its start %v plus its elapsed time", code, hist, exit, start)
 			}
 		})
 	}

@@ -90,6 +90,7 @@ func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error 
 	}
 	if t != nil {
 		ag.m.setTask(t, rec)
+		t.exited = l.ExitedAt
 	}
 	ag.m.batches.later(func() {
 		ag.m.recharged(trims)

@@ -64,6 +64,9 @@ type jobRead struct {
 	// index and node: a lost node holds those only (lostview.go), while
 	// nodes keeps a part that exited, as the node filter does.
 	open []taskPart
+	// done are the parts of open attempts that completed while others
+	// of their attempt run (partview.go).
+	done []donePart
 	// stopping counts its tasks being killed, ended those that ended;
 	// killedAt and killWhy are the first kill of those still stopping,
 	// when and why it was made (readview_ending.go).
@@ -136,6 +139,7 @@ func captureJob(j *mjob) *jobRead {
 			continue
 		}
 		r.holding++
+		r.done = append(r.done, captureDone(t)...)
 		ran := t.mayHaveRun()
 		for _, p := range t.att.parts {
 			r.used += len(p.gpus)

@@ -103,6 +103,40 @@ type mtask struct {
 	// (lifecycle.Ending.Decide, in finish and endAttempt); a restarted
 	// master counts them in the event log (restoreLaunches).
 	retries int32
+	// exited is when the processes of the attempt that ended the task
+	// exited, by its agents' word (store.Attempt.ExitedAt: finish, or a
+	// late exit's amendment); zero for a task the master ended on no
+	// agent's word, one not ended, or one ended before a restart. Its
+	// job ends at its last task's (endedAt).
+	exited time.Time
+}
+
+// endedAt is when terminal task t ended: its processes' exit where its
+// agents reported one, as its attempt's elapsed time runs to it, else
+// its last change, when the master ended it.
+func (t *mtask) endedAt() time.Time {
+	if !t.exited.IsZero() && t.exited.Before(t.rec.UpdatedAt) {
+		return t.exited
+	}
+	return t.rec.UpdatedAt
+}
+
+// jobEndedAt is when job j, every task of which has ended, ended: its
+// last task's end (endedAt), never after now. sacct's End is the job's
+// end, so allot history's ENDED is this, as its ELAPSED runs to the
+// exits; the master may hear of the last exit much later (an agent or
+// store outage), and the job's event keeps that time.
+func jobEndedAt(j *mjob, now time.Time) time.Time {
+	var last time.Time
+	for _, t := range j.tasks {
+		if e := t.endedAt(); e.After(last) {
+			last = e
+		}
+	}
+	if last.IsZero() || last.After(now) {
+		return now
+	}
+	return last
 }
 
 // mattempt is an open attempt: one part per node of its placement.
@@ -423,16 +457,20 @@ func killedReason(j *mjob, killed int) string {
 // an attempt, queued when none does (lifecycle.LiveJob), and once every
 // task is terminal, failed if any failed, else killed if any was killed,
 // else completed, an experiment completed once a trial did
-// (lifecycle.EndedJob, endedState). A job that was killed stays
+// (lifecycle.EndedJob, endedState), its end its last task's (its
+// processes' exit by its agents' word, jobEndedAt) while the event says
+// when the master heard. A job that was killed stays
 // killed, and ends with its last task (endWithLastTask). It drops the
 // job from the mirror once it is no longer live.
 func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	to, killed := j.rec.State, j.rec.State.Terminal()
-	reason := ""
+	reason, now := "", m.now()
+	var ended time.Time // the end, not after now (the store refuses one after the transition)
 	switch {
 	case j.rec.State.Terminal():
 	case j.terminal() == len(j.tasks):
 		to, reason = endedState(j)
+		ended = jobEndedAt(j, now)
 	default:
 		switch to = lifecycle.LiveJob(j.active()); to {
 		case store.JobRunning:
@@ -444,7 +482,7 @@ func (m *Master) settleJob(ctx context.Context, j *mjob) error {
 	m.batches.touch(j)
 	if to != j.rec.State {
 		rec, err := m.batches.w().TransitionJob(ctx, store.JobTransition{ID: j.rec.ID, From: j.rec.State, To: to,
-			At: m.now(), Reason: reason})
+			At: now, EndedAt: ended, Reason: reason})
 		if err != nil {
 			return fmt.Errorf("settle job %d: %w", j.rec.ID, err)
 		}

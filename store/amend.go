@@ -208,13 +208,14 @@ func (o *ops) amendJob(ctx context.Context, l LateExit, at time.Time) error {
 
 // lateJobEnd is when l's job ended, its task ended at l's exit: the
 // latest of that exit and the ends of its other tasks (their current
-// attempt's end, or for a task that never started its last change),
+// attempt's exit, as the master ends a job at its last task's exit,
+// or for a task that never started its last change),
 // never after the end the job had: the master ended the job when it
 // heard of its last task's end, and l's task ended at its exit.
 func (o *ops) lateJobEnd(ctx context.Context, l LateExit) (int64, error) {
 	var had, attempts, unstarted sql.NullInt64
 	err := o.q.QueryRowContext(ctx, o.d.q(`SELECT ended_ns,
-		(SELECT MAX(a.ended_ns) FROM attempts a JOIN tasks t ON a.job_id = t.job_id AND a.idx = t.idx AND a.attempt = t.attempt
+		(SELECT MAX(COALESCE(a.exited_ns, a.ended_ns)) FROM attempts a JOIN tasks t ON a.job_id = t.job_id AND a.idx = t.idx AND a.attempt = t.attempt
 			WHERE t.job_id = ? AND t.idx <> ?),
 		(SELECT MAX(updated_ns) FROM tasks WHERE job_id = ? AND idx <> ? AND attempt = 0)
 		FROM jobs WHERE id = ?`), l.JobID, l.Index, l.JobID, l.Index, l.JobID).Scan(&had, &attempts, &unstarted)

@@ -314,9 +314,9 @@ func (o *ops) TransitionJob(ctx context.Context, t JobTransition) (Job, error) {
 		return Job{}, fmt.Errorf("job %d: %w", t.ID, err)
 	}
 	at := nowIfZero(t.At)
-	var ended sql.NullInt64
-	if t.To.Terminal() {
-		ended = nullNS(at)
+	ended, err := transitionEnd(t, at)
+	if err != nil {
+		return Job{}, fmt.Errorf("job %d %s → %s: %w", t.ID, t.From, t.To, err)
 	}
 	j, err := scanJob(o.q.QueryRowContext(ctx, o.d.q(`UPDATE jobs SET state = ?, reason = ?, ended_ns = ?
 		WHERE id = ? AND state = ? RETURNING `+jobCols),
@@ -332,6 +332,23 @@ func (o *ops) TransitionJob(ctx context.Context, t JobTransition) (Job, error) {
 		return Job{}, fmt.Errorf("job %d %s → %s: %w", t.ID, t.From, t.To, err)
 	}
 	return j, nil
+}
+
+// transitionEnd is the end job transition t, made at at, stores: none
+// for a job not ending, t.EndedAt where given, else at.
+func transitionEnd(t JobTransition, at time.Time) (sql.NullInt64, error) {
+	switch {
+	case !t.To.Terminal() && !t.EndedAt.IsZero():
+		return sql.NullInt64{}, invalidf("an end time for state %q, which is not terminal", t.To)
+	case !t.To.Terminal():
+		return sql.NullInt64{}, nil
+	case t.EndedAt.IsZero():
+		return nullNS(at), nil
+	case t.EndedAt.After(at):
+		return sql.NullInt64{}, invalidf("ended at %s, after the transition at %s",
+			t.EndedAt.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
+	}
+	return nullNS(t.EndedAt), nil
 }
 
 func (o *ops) MoveJobEnd(ctx context.Context, id int64, state JobState, at time.Time) (Job, error) {

@@ -422,6 +422,12 @@ type JobTransition struct {
 	To     JobState
 	At     time.Time // zero = now
 	Reason string
+	// EndedAt is when a job moving to a terminal state ended, where that
+	// is before At: its last task's processes exited (by its agents'
+	// word, Attempt.ExitedAt) before the master heard of it, as sacct's
+	// End is the job's end. Zero = At; never after At, nor set for a
+	// state that is not terminal. The event keeps At.
+	EndedAt time.Time
 }
 
 // JobUpdate changes the fields of a live (non-terminal) job that users may

@@ -201,6 +201,10 @@ func testJobTransitions(t *testing.T, target Target) {
 		{"missing job", store.JobTransition{ID: job.ID + 9, From: store.JobRunning, To: store.JobKilled}, store.ErrNotFound},
 		{"no change", store.JobTransition{ID: job.ID, From: store.JobRunning, To: store.JobRunning}, store.ErrInvalid},
 		{"unknown state", store.JobTransition{ID: job.ID, From: store.JobRunning, To: "paused"}, store.ErrInvalid},
+		{"ended after the transition", store.JobTransition{ID: job.ID, From: store.JobRunning, To: store.JobCompleted,
+			At: at(time.Hour), EndedAt: at(time.Hour + time.Second)}, store.ErrInvalid},
+		{"an end for a live state", store.JobTransition{ID: job.ID, From: store.JobRunning, To: store.JobQueued,
+			At: at(time.Hour), EndedAt: at(time.Hour)}, store.ErrInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -213,10 +217,16 @@ func testJobTransitions(t *testing.T, target Target) {
 	if !errors.As(err, &conflict) || conflict.Expected != "queued" || conflict.Actual != "running" {
 		t.Fatalf("conflict error %#v, want expected queued, actual running", err)
 	}
+	// Its task exited a minute before the master heard of it: the job
+	// ended then, and its event keeps when the master heard.
 	done, err := s.TransitionJob(ctx, store.JobTransition{ID: job.ID, From: store.JobRunning, To: store.JobCompleted,
-		At: at(time.Hour), Reason: "all tasks completed"})
-	if err != nil || !done.EndedAt.Equal(at(time.Hour)) {
-		t.Fatalf("running → completed: ended %v, error %v; want ended at %v", done.EndedAt, err, at(time.Hour))
+		At: at(time.Hour), EndedAt: at(59 * time.Minute), Reason: "all tasks completed"})
+	if err != nil || !done.EndedAt.Equal(at(59*time.Minute)) {
+		t.Fatalf("running → completed: ended %v, error %v; want ended at %v", done.EndedAt, err, at(59*time.Minute))
+	}
+	evs, err := s.Events(ctx, store.EventFilter{JobID: job.ID, To: string(store.JobCompleted)})
+	if err != nil || len(evs) != 1 || !evs[0].At.Equal(at(time.Hour)) {
+		t.Fatalf("events of the end: %+v, %v; want one at %v", evs, err, at(time.Hour))
 	}
 	_, err = s.TransitionJob(ctx, store.JobTransition{ID: job.ID, From: store.JobCompleted, To: store.JobQueued})
 	wantErr(t, err, store.ErrInvalid, "leaving a terminal state")
