@@ -20,6 +20,10 @@ type DryRun struct {
 	User     string `json:"user"`
 	Tasks    int    `json:"tasks"`
 	Slots    int    `json:"slots"`
+	// TimeLimitS is the time limit the job would run under, in seconds
+	// (the file's, or a -t/--time override, as the master read it); 0
+	// for none.
+	TimeLimitS int64 `json:"time_limit_s,omitempty"`
 	// Position is the place it would take in its pool's queue, from 1,
 	// among the Queued jobs waiting there now.
 	Position int `json:"position"`

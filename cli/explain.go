@@ -71,6 +71,12 @@ func printDryRun(w io.Writer, d api.DryRun) error {
 	}
 	fmt.Fprintf(w, "Dry run: job %s would be accepted (pool %s, project %s, %s of %s)\n\n%s\n\n",
 		name, d.Pool, orDash(d.Project), plural.Count(d.Tasks, "task"), plural.Count(d.Slots, "slot"), wrap(d.Summary, 76))
+	// The limit as the master read it: -t 1:30 is 90 s, as in Slurm.
+	limit := "none"
+	if d.TimeLimitS > 0 {
+		limit = humanDur(time.Duration(d.TimeLimitS) * time.Second)
+	}
+	fmt.Fprintf(w, "Limit:    %s\n", limit)
 	fmt.Fprintf(w, "Queue:    %d of %d\n", d.Position, d.Queued+1)
 	switch p := d.Pending; {
 	case d.StartsNow:

@@ -275,7 +275,7 @@ func (f *fakeMaster) submit(w http.ResponseWriter, r *http.Request) {
 // hour for the running ones, a smaller one starts now.
 func dryRunOf(job *jobfile.Job, tasks int) api.DryRun {
 	d := api.DryRun{Accepted: true, Name: job.Name, Pool: "research", Project: "vision", User: "ann",
-		Tasks: tasks, Slots: job.Resources.Slots, Position: 1, Queued: 1, AsOf: t0}
+		Tasks: tasks, Slots: job.Resources.Slots, Position: 1, Queued: 1, AsOf: t0, TimeLimitS: job.Resources.TimeLimit}
 	if job.Resources.Slots <= 4 {
 		d.StartsNow, d.Summary = true, "It would be accepted in pool research as the 1st of 2 waiting. It would start now."
 		return d

@@ -194,6 +194,7 @@ func TestSubmitDryRun(t *testing.T) {
 It would be accepted in pool research as the 1st of 2 waiting. It would
 start now.
 
+Limit:    none
 Queue:    1 of 2
 Start:    now
 Nothing was submitted.
@@ -204,6 +205,7 @@ It would be accepted in pool research as the 2nd of 2 waiting. It would
 wait: needs 8 slots per task, 2 are free in the pool. It could start on
 gpu-1 once job 7 ends.
 
+Limit:    1h
 Queue:    2 of 2
 Reason:   no_capacity: needs 8 slots per task, 2 are free in the pool
 Start:    2024-05-01 11:00 (in 1h), a forecast
@@ -221,6 +223,7 @@ wait: no node in the pool can hold a task of 16 slots. It cannot start on
 the nodes up now: job huge can never run: needs 16 slots per task; the
 pool's nodes hold 8 together.
 
+Limit:    none
 Queue:    2 of 2
 Reason:   no_nodes: no node in the pool can hold a task of 16 slots
 Start:    never on today's nodes
@@ -235,6 +238,7 @@ It would be accepted in pool research as the 1st of 2 waiting. It would
 preempt 4 tasks of 1 running job and start once their checkpoints have
 landed.
 
+Limit:    none
 Queue:    1 of 2
 Reason:   checkpointing: slots were freed by preemption; waiting for the preempted tasks to checkpoint (needs 8 slots)
 Start:    2024-05-01 10:00 (now), a forecast

@@ -107,7 +107,8 @@ func (ja *jobsAPI) DryRun(p auth.Principal, data []byte, opt SubmitOptions) (api
 	now := ja.m.now().UTC().Truncate(time.Second)
 	sub.rec.SubmittedAt = now
 	out := api.DryRun{Accepted: true, Name: sub.rec.Name, Pool: sub.rec.Pool, Project: sub.rec.Project,
-		User: sub.rec.User, Tasks: len(sub.tasks), Slots: sub.rec.Slots, AsOf: now}
+		User: sub.rec.User, Tasks: len(sub.tasks), Slots: sub.rec.Slots, AsOf: now,
+		TimeLimitS: int64(sub.rec.TimeLimit / time.Second)}
 	w := ja.whatIf(sub, now)
 	out.StartsNow = w.startsNow
 	if w.pending != nil {

@@ -48,6 +48,9 @@ func TestDryRun(t *testing.T) {
 			if !d.Accepted || d.StartsNow != tt.startsNow || d.Position != tt.position || d.Pool != "default" || d.Summary == "" {
 				t.Fatalf("dry run %+v, want accepted, starts now %v, position %d", d, tt.startsNow, tt.position)
 			}
+			if d.TimeLimitS != 60 {
+				t.Errorf("time limit %d s, want the file's 60 as the master read it", d.TimeLimitS)
+			}
 			if tt.startsNow {
 				if d.Pending != nil {
 					t.Fatalf("pending %+v for a job that starts now", d.Pending)
