@@ -148,7 +148,11 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 		}
 	}
 	defer closeAll(replays)
-	c := &report.Comparison{Workload: path, Slots: w.Slots()}
+	c := &report.Comparison{Workload: path, Title: f.history.title, Slots: w.Slots()}
+	if f.history.title != "" && f.history.save == "" {
+		// The export's temporary file is gone by the time one reads it.
+		c.Workload = f.history.title
+	}
 	results, err := replayAll(stderr, f, opt, replays)
 	if err != nil {
 		return err

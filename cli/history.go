@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,10 @@ type historyFlags struct {
 	from bool
 	win  client.Window
 	save string
+	// title says what the exported workload is, from the export's head
+	// ("the cluster's jobs submitted from ... to ..."), for a report's
+	// heading: its file is a temporary one. "" until path exported it.
+	title string
 }
 
 func (f *historyFlags) register(cmd *cobra.Command) {
@@ -60,6 +65,7 @@ func (f *historyFlags) path(cmd *cobra.Command, args []string) (string, func(), 
 		return "", none, fmt.Errorf("export the cluster's history: %w", err)
 	}
 	printNotes(cmd.ErrOrStderr(), cmd.CommandPath(), data)
+	f.title = exportTitle(data)
 	if f.save != "" {
 		if err := os.WriteFile(f.save, data, 0o644); err != nil {
 			return "", none, fmt.Errorf("--save: %w", err)
@@ -110,4 +116,18 @@ func printNotes(w io.Writer, who string, data []byte) []string {
 		fmt.Fprintf(w, "%s: note: %s\n", who, note)
 	}
 	return warnings
+}
+
+// exportWindow is the head line of the what-if export that names its
+// window (master/whatif.go).
+var exportWindow = regexp.MustCompile(`(?m)^# The jobs submitted to this cluster from (.+) to (.+), with its pools,$`)
+
+// exportTitle is what a history export holds, in words, from its head;
+// "the cluster's history" when the head does not say.
+func exportTitle(data []byte) string {
+	m := exportWindow.FindSubmatch(data)
+	if m == nil {
+		return "the cluster's history"
+	}
+	return fmt.Sprintf("the cluster's jobs submitted from %s to %s", m[1], m[2])
 }

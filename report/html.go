@@ -23,8 +23,11 @@ const topProjects = 8
 // project, drawn as inline SVG. Runs recorded without a series get the
 // table only.
 func WriteHTML(w io.Writer, c *Comparison) error {
-	page := htmlPage{Title: filepath.Base(c.Workload), Workload: c.Workload, Slots: c.Slots,
+	page := htmlPage{Title: filepath.Base(c.Workload), Heading: "Replay of " + c.Workload, Slots: c.Slots,
 		Skipped: c.Skipped, Notes: c.Notes}
+	if c.Title != "" {
+		page.Title, page.Heading = "What if: "+c.Title, "What if: "+c.Title
+	}
 	labels := c.Labels()
 	for i, r := range c.Runs {
 		page.Runs = append(page.Runs, htmlRun{Name: r.Name, Label: labels[i], Color: runColor(i)})
@@ -55,7 +58,7 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 }
 
 type htmlPage struct {
-	Title, Workload string
+	Title, Heading string
 	Slots           int
 	Runs            []htmlRun
 	Rows            []htmlRow

@@ -41,7 +41,7 @@ thead th { border-bottom: 2px solid #999; }
 </style>
 </head>
 <body>
-<h1>Replay of {{.Workload}}</h1>
+<h1>{{.Heading}}</h1>
 <p class="muted">{{.Slots}} slots; {{len .Runs}} runs through Allot's scheduling core. Times are simulated.</p>
 <p class="legend">{{range .Runs}}<span><span class="swatch" style="background: {{.Color}}"></span><b>{{.Name}}</b> <span class="muted">{{.Label}}</span></span>{{end}}</p>
 

@@ -13,7 +13,10 @@ import (
 type Comparison struct {
 	// Workload is the file replayed; Slots the cluster's size.
 	Workload string
-	Slots    int
+	// Title, when set, is what the workload is in words (the cluster's
+	// history exported for a window), for a page's heading.
+	Title string
+	Slots int
 	// Skipped and Notes describe how the workload was read; they are the
 	// same for every run.
 	Skipped []sim.Skip

@@ -201,6 +201,9 @@ func TestWriteHTML(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+	if !strings.Contains(page, "time since the replay&#39;s start (hours)") {
+		t.Error("the time axis does not say it counts from the replay's start")
+	}
 	dec := xml.NewDecoder(strings.NewReader(page))
 	for {
 		_, err := dec.Token()
@@ -262,6 +265,31 @@ func TestWriteInputCounts(t *testing.T) {
 			}
 			if !strings.Contains(b.String(), tc.want) {
 				t.Errorf("output %q lacks %q", b.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestWriteHTMLTitle: a comparison of the cluster's history is headed by
+// what it holds, not by the temporary file it was read from (trial p F14).
+func TestWriteHTMLTitle(t *testing.T) {
+	tests := []struct {
+		name, title, want string
+	}{
+		{"a file", "", "<h1>Replay of "},
+		{"the cluster's history", "the cluster's jobs submitted from 2026-11-28 17:59:40 to 2026-11-28 18:41:06",
+			"<h1>What if: the cluster&#39;s jobs submitted from 2026-11-28 17:59:40 to 2026-11-28 18:41:06</h1>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := compare(t, "r")
+			c.Title = tt.title
+			var b bytes.Buffer
+			if err := WriteHTML(&b, c); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want) {
+				t.Errorf("the page lacks %q", tt.want)
 			}
 		})
 	}

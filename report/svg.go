@@ -154,7 +154,9 @@ func timeTicks(span float64) ([]tick, string) {
 	for v := 0.0; v <= span*1.0001; v += step {
 		out = append(out, tick{v, trim(v / unit)})
 	}
-	return out, "time since the first submission (" + name + ")"
+	// A replay's time 0 is its workload's: a trace's first submission,
+	// a scenario's start (an export's window start, --since).
+	return out, "time since the replay's start (" + name + ")"
 }
 
 // logWait maps a wait in seconds onto the CDF's logarithmic axis, which
