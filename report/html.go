@@ -59,15 +59,15 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 
 type htmlPage struct {
 	Title, Heading string
-	Slots           int
-	Runs            []htmlRun
-	Rows            []htmlRow
-	Util, Queue     template.HTML
-	Wait            template.HTML
-	Projects        []htmlStack
-	Fairness        []htmlRow
-	Skipped         []sim.Skip
-	Notes           []string
+	Slots          int
+	Runs           []htmlRun
+	Rows           []htmlRow
+	Util, Queue    template.HTML
+	Wait           template.HTML
+	Projects       []htmlStack
+	Fairness       []htmlRow
+	Skipped        []sim.Skip
+	Notes          []string
 	// Starved defines the starvation rows, when the runs counted it.
 	Starved string
 }
