@@ -526,4 +526,7 @@ type TrialMetrics struct {
 // logs them too. A master before this answer replied 204 with no body.
 type Reload struct {
 	Warnings []string `json:"warnings,omitempty"`
+	// Changes say what it changed in the pools' scheduling settings, one
+	// line a change ("pool hpc: reservations easy → conservative").
+	Changes []string `json:"changes,omitempty"`
 }

@@ -38,7 +38,10 @@ docs/config.md describes the format.`,
 		Short: "Ask the master to re-read its configuration file (admins)",
 		Long: `Ask the running master to re-read its configuration file. A file with
 errors is refused as a whole, and the master keeps running with the
-configuration it has; the error names the file, line and field.`,
+configuration it has; the error names the file, line and field. A reload
+that is taken says what it changed in the pools' scheduling settings
+("changed: pool hpc: reservations easy → conservative"); the what-if
+export notes such changes in its window (allot history check).`,
 		Example: "  allot config reload --master http://master:8080",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -54,6 +57,11 @@ configuration it has; the error names the file, line and field.`,
 			}
 			if _, err := fmt.Fprintln(cmd.OutOrStdout(), "configuration reloaded"); err != nil {
 				return err
+			}
+			for _, ch := range r.Changes {
+				if _, err := fmt.Fprintln(cmd.OutOrStdout(), "  changed: "+ch); err != nil {
+					return err
+				}
 			}
 			for _, w := range r.Warnings {
 				if _, err := fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -162,7 +163,8 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 		}
 	}
-	if err := rl.recordMoves(ctx, cfg); err != nil {
+	changes := spec.PoolChanges(specPools(m.cfg), specPools(cfg))
+	if err := rl.recordMoves(ctx, cfg, changes); err != nil {
 		m.fair = oldFair
 		return nil, fmt.Errorf("reload %s: %w; the configuration in force is unchanged", m.opt.ConfigPath, err)
 	}
@@ -173,7 +175,8 @@ func (rl reloader) reload(ctx context.Context) ([]string, error) {
 	m.fair.dirty = true // shares and projects may have changed
 	rl.repoolNodes()
 	m.pub.readStale = true
-	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects))
+	m.log.Info("configuration reloaded", "path", m.opt.ConfigPath, "pools", len(cfg.Pools), "projects", len(cfg.Projects),
+		"pool_changes", strings.Join(changes, "; "))
 	warnings := append(rl.emptyPoolWarnings(), m.disallowedQOSWarnings(cfg)...)
 	warnings = append(warnings, m.neverRunsWarnings(cfg)...)
 	if w := AgentTimeoutWarning(m.opt.ConfigPath, cfg, m.opt.SyncWait); w != "" {
@@ -209,20 +212,40 @@ func (rl reloader) repoolNodes() {
 // node's pool and labels from the history, as the rules that gave them
 // are gone at the next reload. A failure records none, and the reload
 // swaps nothing in. Callers hold mu.
-func (rl reloader) recordMoves(ctx context.Context, cfg *config.Config) error {
+func (rl reloader) recordMoves(ctx context.Context, cfg *config.Config, changes []string) error {
 	m := rl.m
 	var moves []store.NodeMove
 	for _, name := range slices.Sorted(maps.Keys(m.nodes)) {
 		n := m.nodes[name]
 		moves = relabels(moves, name, n.pool, nodeLabels(m.cfg, n), nodePool(cfg, name, n.rec.Pool), nodeLabels(cfg, n))
 	}
-	if len(moves) == 0 {
+	if len(moves) == 0 && len(changes) == 0 {
 		return nil
 	}
-	if err := m.st.Update(ctx, func(tx store.Tx) error { return tx.MoveNodes(ctx, moves, m.now()) }); err != nil {
-		return fmt.Errorf("record the nodes it moves to other pools or relabels: %w", err)
+	now := m.now()
+	err := m.st.Update(ctx, func(tx store.Tx) error {
+		if len(moves) > 0 {
+			if err := tx.MoveNodes(ctx, moves, now); err != nil {
+				return err
+			}
+		}
+		// The what-if export notes them: it replays its window under
+		// the settings in force when it is taken.
+		return tx.RecordConfigChanges(ctx, now, changes)
+	})
+	if err != nil {
+		return fmt.Errorf("record the nodes it moves to other pools or relabels, and the pools' changes: %w", err)
 	}
 	return nil
+}
+
+// specPools is the pools' settings both formats share.
+func specPools(cfg *config.Config) []spec.Pool {
+	out := make([]spec.Pool, len(cfg.Pools))
+	for i, p := range cfg.Pools {
+		out[i] = p.Pool
+	}
+	return out
 }
 
 // checkJobPools refuses a reload that drops a pool that live jobs use,

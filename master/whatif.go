@@ -134,6 +134,11 @@ func (ca *clusterAPI) historyScenario(ctx context.Context, since, until time.Tim
 		return nil, err
 	}
 	notes = append(notes, outageNotes...)
+	changeNotes, err := ca.configChangeNotes(ctx, since, until)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, changeNotes...)
 	body, err := scenario.Marshal(sc)
 	if err != nil {
 		return nil, fmt.Errorf("encode the scenario: %w", err)

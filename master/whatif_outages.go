@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/plural"
@@ -41,4 +42,28 @@ func secondsFrom(since, t time.Time) int64 {
 		return 0
 	}
 	return int64(t.Sub(since) / time.Second)
+}
+
+// configChangeNotes says, for each reload in [since, until] that changed
+// the pools' scheduling settings, what it changed: the export writes the
+// pools as they are now, and a replay runs the whole window under them,
+// so its decisions before the reload may differ from the live master's
+// (trial p F16).
+func (ca *clusterAPI) configChangeNotes(ctx context.Context, since, until time.Time) ([]string, error) {
+	changes, err := ca.m.st.ConfigChanges(ctx, since, until)
+	if err != nil {
+		return nil, fmt.Errorf("read the configuration's changes: %w", err)
+	}
+	var notes []string
+	for i := 0; i < len(changes); {
+		at := changes[i].At
+		var whats []string
+		for ; i < len(changes) && changes[i].At.Equal(at); i++ {
+			whats = append(whats, changes[i].What)
+		}
+		notes = append(notes, fmt.Sprintf("a configuration reload at %s (at %ds) changed %s; the replay runs the whole window "+
+			"under the pools' settings in force now, so its decisions before the reload may differ from the live master's",
+			at.UTC().Format(time.TimeOnly+" MST"), secondsFrom(since, at), strings.Join(whats, "; ")))
+	}
+	return notes, nil
 }

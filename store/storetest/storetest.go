@@ -59,6 +59,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"Reservations", testReservations},
 		{"Marks", testMarks},
 		{"Outages", testOutages},
+		{"ConfigChanges", testConfigChanges},
 		{"Events", testEvents},
 		{"EventCause", testEventCause},
 		{"EventForJob", testEventForJob},

@@ -1,0 +1,68 @@
+package master
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-sched/allot/api"
+)
+
+// TestReloadSaysWhatChanged (trial p F15, F16): a reload's reply says
+// what it changed in the pools' scheduling settings; the change is
+// recorded, and the what-if export of a window that holds the reload
+// notes it, as the replay runs the whole window under today's settings;
+// a window after it, or a reload that changed nothing, notes nothing.
+func TestReloadSaysWhatChanged(t *testing.T) {
+	const easy = "default_pool: hpc\npools:\n  - {name: hpc, policy: backfill, reservations: easy}\n"
+	withFile, path := withConfigFile(t, easy)
+	h := newHarness(t, withFile)
+	h.agent("n1", 2)
+	t0 := h.clock.Now()
+	h.submit(jobSpec("a", 1, ""))
+	h.step()
+	h.clock.Advance(time.Minute)
+	reloads := []struct {
+		name, file string
+		changes    []string
+	}{
+		{"reservations made conservative", "default_pool: hpc\npools:\n  - {name: hpc, policy: backfill, reservations: conservative}\n",
+			[]string{"pool hpc: reservations easy → conservative"}},
+		{"the same again: nothing changed", "default_pool: hpc\npools:\n  - {name: hpc, policy: backfill, reservations: conservative}\n", nil},
+	}
+	for _, r := range reloads {
+		writeConfig(t, path, r.file)
+		var reply api.Reload
+		if code := h.do("POST", "/api/v1/config/reload", nil, &reply); code != 200 {
+			t.Fatalf("%s: POST /config/reload: %d", r.name, code)
+		}
+		if !slices.Equal(reply.Changes, r.changes) {
+			t.Errorf("%s: changes %q, want %q", r.name, reply.Changes, r.changes)
+		}
+		h.clock.Advance(time.Minute)
+	}
+	cases := []struct {
+		name        string
+		from, until time.Time
+		noted       bool
+	}{
+		{"a window that holds the reload", t0, h.clock.Now(), true},
+		{"a window after it", t0.Add(90 * time.Second), h.clock.Now(), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, body, _ := h.raw("GET", "/api/v1/history/scenario"+window(c.from, c.until), "")
+			if code != 200 {
+				t.Fatalf("export: %d %s", code, body)
+			}
+			note := "a configuration reload at"
+			if got := strings.Count(body, note); got != map[bool]int{true: 1, false: 0}[c.noted] {
+				t.Fatalf("the export notes %d reloads, want noted %v:\n%s", got, c.noted, body)
+			}
+			if c.noted && !strings.Contains(body, "(at 60s) changed pool hpc: reservations easy → conservative") {
+				t.Fatalf("the export's note does not say what the reload changed:\n%s", body)
+			}
+		})
+	}
+}
