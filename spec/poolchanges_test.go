@@ -20,7 +20,7 @@ func TestPoolChanges(t *testing.T) {
 		{"nothing but a line moved", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Line = 9 })}, nil},
 		{"reservations (trial p F15)", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Reservations = sched.ReserveConservative })},
 			[]string{"pool hpc: reservations easy → conservative"}},
-		{"two settings, as written", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Preemption, p.KillGrace = true, 90 * time.Minute })},
+		{"two settings, as written", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Preemption, p.KillGrace = true, 90*time.Minute })},
 			[]string{"pool hpc: preemption false → true", "pool hpc: kill_grace 30s → 1h30m"}},
 		{"weights", []Pool{hpc}, []Pool{with(func(p *Pool) { p.Multifactor.Age = 1 })}, []string{"pool hpc: multifactor weights changed"}},
 		{"added and removed", []Pool{hpc}, []Pool{{Name: "fs", Policy: sched.PolicyFairShare}},
