@@ -249,12 +249,14 @@ func startText(j api.Job, kind string) string {
 		s = "in " + humanDur(d)
 	}
 	if e := p.EstimatedStartEarliest; e != nil && d > 0 && kind == "range" {
-		// A forecast's range: typical run times, then whole time limits.
-		// An early end already past reads "now", not "in 0s", which would
-		// say the job starts this instant.
-		s = "now-" + humanDur(d)
+		// A forecast's range: typical run times, then whole time limits,
+		// joined by "to" as explain and the dashboard write it: a hyphen
+		// read "now-5m" as five minutes ago (trial o F9). An early end
+		// already past reads "now", not "in 0s", which would say the job
+		// starts this instant.
+		s = "now to " + humanDur(d)
 		if de := e.Sub(ref).Round(time.Second); de > 0 {
-			s = "in " + humanDur(de) + "-" + humanDur(d)
+			s = "in " + humanDur(de) + " to " + humanDur(d)
 		}
 	}
 	switch p.EstimateBasis {

@@ -58,10 +58,10 @@ func runCLICases(t *testing.T, f *fakeMaster, tests []cliCase) {
 	}
 }
 
-const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START      REASON
--    3   llm-pretrain  running  research  vision   8      2/2    -          -
-1    5   asha          queued   research  nlp      1      4/20   ~in 1h-2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   1      0/1    -          behind job 5
+const queueTable = `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START         REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -             -
+1    5   asha          queued   research  nlp      1      4/20   ~in 1h to 2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   1      0/1    -             behind job 5
 `
 
 // TestJobsEstimate: --estimate shows one end of the forecast's range.
@@ -105,11 +105,11 @@ func TestJobs(t *testing.T) {
 	f := newFakeMaster(t)
 	runCLICases(t, f, []cliCase{
 		{name: "live jobs by default", args: []string{"jobs"}, out: queueTable},
-		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  START      REASON
--    3   llm-pretrain  running    research  vision   8      2/2    -          -
-1    5   asha          queued     research  nlp      1      4/20   ~in 1h-2h  needs 1 slot, 0 free
-2    6   notebook      queued     batch     vision   1      0/1    -          behind job 5
--    2   old-eval      completed  batch     nlp      2      0/1    -          -
+		{name: "all", args: []string{"jobs", "--all"}, out: `POS  ID  NAME          STATE      POOL      PROJECT  SLOTS  TASKS  START         REASON
+-    3   llm-pretrain  running    research  vision   8      2/2    -             -
+1    5   asha          queued     research  nlp      1      4/20   ~in 1h to 2h  needs 1 slot, 0 free
+2    6   notebook      queued     batch     vision   1      0/1    -             behind job 5
+-    2   old-eval      completed  batch     nlp      2      0/1    -             -
 `},
 		{name: "pool", args: []string{"jobs", "--pool", "batch", "--all"}, out: `POS  ID  NAME      STATE      POOL   PROJECT  SLOTS  TASKS  START  REASON
 2    6   notebook  queued     batch  vision   1      0/1    -      behind job 5
@@ -121,10 +121,10 @@ func TestJobs(t *testing.T) {
 		{name: "a terminal state without --all", args: []string{"jobs", "--state", "completed", "-o", "yaml"}, out: completedYAML},
 		{name: "nothing matches", args: []string{"jobs", "--project", "ml", "-o", "json"}, out: "[]\n"},
 		{name: "empty table", args: []string{"jobs", "--project", "ml"}, out: "POS  ID  NAME  STATE  POOL  PROJECT  SLOTS  TASKS  START  REASON\n"},
-		{name: "sub-projects", args: []string{"jobs", "--project", "ml", "--subprojects"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START      REASON
--    3   llm-pretrain  running  research  vision   8      2/2    -          -
-1    5   asha          queued   research  nlp      1      4/20   ~in 1h-2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   1      0/1    -          behind job 5
+		{name: "sub-projects", args: []string{"jobs", "--project", "ml", "--subprojects"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START         REASON
+-    3   llm-pretrain  running  research  vision   8      2/2    -             -
+1    5   asha          queued   research  nlp      1      4/20   ~in 1h to 2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   1      0/1    -             behind job 5
 `},
 		{name: "sub-projects without a project", args: []string{"jobs", "--subprojects"}, err: `--subprojects: needs --project`},
 		{name: "unknown pool", args: []string{"jobs", "--pool", "nosuch"},
@@ -134,10 +134,10 @@ func TestJobs(t *testing.T) {
 		{name: "node", args: []string{"jobs", "--node", "dgx-2"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  SLOTS  TASKS  START  REASON
 -    3   llm-pretrain  running  research  vision   8      2/2    -      -
 `},
-		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START      REASON
--    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    1       0s   8      2/2    -          -
-1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h-2h  needs 1 slot, 0 free
-2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -          behind job 5
+		{name: "wide", args: []string{"jobs", "-o", "wide"}, out: `POS  ID  NAME          STATE    POOL      PROJECT  USER  PRIORITY     WEIGHT  AGE  SLOTS  TASKS  START         REASON
+-    3   llm-pretrain  running  research  vision   ana   20 (HIGH)    1       0s   8      2/2    -             -
+1    5   asha          queued   research  nlp      bo    42 (NORMAL)  2.5     0s   1      4/20   ~in 1h to 2h  needs 1 slot, 0 free
+2    6   notebook      queued   batch     vision   ana   30 (NORMAL)  1       0s   1      0/1    -             behind job 5
 `},
 		{name: "squeue's pending and -u", args: []string{"jobs", "--project", "vision", "-u", "ana", "--state", "pending"}, out: `POS  ID  NAME      STATE   POOL   PROJECT  SLOTS  TASKS  START  REASON
 2    6   notebook  queued  batch  vision   1      0/1    -      behind job 5
@@ -486,7 +486,7 @@ func TestJobsStartCountsFromAsOf(t *testing.T) {
 		{"reservation, as of a second before the client's clock", ptr(t0.Add(-time.Second)), false, "in 10m 1s"},
 		{"reservation, as of the client's clock", ptr(t0), false, "in 10m"},
 		{"reservation, no as_of", nil, false, "in 10m"},
-		{"forecast range, as of a second before", ptr(t0.Add(-time.Second)), true, "~in 5m 1s-10m 1s"},
+		{"forecast range, as of a second before", ptr(t0.Add(-time.Second)), true, "~in 5m 1s to 10m 1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -554,7 +554,7 @@ func TestReadNote(t *testing.T) {
 	}
 }
 
-// TestStartText: START's forecast range reads "now-..." once its early
+// TestStartText: START's forecast range reads "now to ..." once its early
 // end is past, not "in 0s-...", which would say the job starts now.
 func TestStartText(t *testing.T) {
 	ref := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -565,9 +565,9 @@ func TestStartText(t *testing.T) {
 		kind, basis string
 		want        string
 	}{
-		{"a range ahead", 2 * time.Hour, time.Hour, "range", "forecast", "~in 1h-2h"},
-		{"a range whose early end is past", 5*time.Minute + 45*time.Second, -time.Minute, "range", "forecast", "~now-5m 45s"},
-		{"a range whose early end is now", 5 * time.Minute, 0, "range", "forecast", "~now-5m"},
+		{"a range ahead", 2 * time.Hour, time.Hour, "range", "forecast", "~in 1h to 2h"},
+		{"a range whose early end is past", 5*time.Minute + 45*time.Second, -time.Minute, "range", "forecast", "~now to 5m 45s"},
+		{"a range whose early end is now", 5 * time.Minute, 0, "range", "forecast", "~now to 5m"},
 		{"typical, past", 5 * time.Minute, -time.Minute, "typical", "forecast", "~now"},
 		{"a reservation", 10 * time.Minute, 0, "range", "reservation", "in 10m"},
 		{"checkpoints due within their grace", 20 * time.Second, 0, "range", "checkpoint", "in ≤20s"},
