@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -162,6 +163,12 @@ func runCompare(stdout, stderr io.Writer, path string, f compareFlags) error {
 		c.Runs = append(c.Runs, report.Run{Name: sets[i].Name, Policy: in.Policy(), Config: in.Config(), Result: res})
 	}
 	c.Skipped, c.Notes = results[0].Skipped, results[0].Notes
+	if f.history.title != "" {
+		// Compared against allot history, whose WAIT is another measure
+		// (trial p F10).
+		c.Notes = append(slices.Clone(c.Notes), "wait is from submission to a job's first start; allot history's WAIT also counts "+
+			"the waits after each preemption or requeue, so its mean is higher where jobs were preempted (the JCT rows hold those waits)")
+	}
 	write := report.WriteTable
 	if f.json.path == jsonStdout {
 		write = report.WriteJSON

@@ -29,6 +29,7 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 		page.Title, page.Heading = "What if: "+c.Title, "What if: "+c.Title
 	}
 	labels := c.Labels()
+	page.LongLabels = slices.ContainsFunc(labels, func(l string) bool { return len(l) > maxLabelColumn })
 	for i, r := range c.Runs {
 		page.Runs = append(page.Runs, htmlRun{Name: r.Name, Label: labels[i], Color: runColor(i)})
 	}
@@ -59,15 +60,18 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 
 type htmlPage struct {
 	Title, Heading string
-	Slots          int
-	Runs           []htmlRun
-	Rows           []htmlRow
-	Util, Queue    template.HTML
-	Wait           template.HTML
-	Projects       []htmlStack
-	Fairness       []htmlRow
-	Skipped        []sim.Skip
-	Notes          []string
+	// LongLabels leaves the configurations out of the table's head: the
+	// legend above it has them (maxLabelColumn).
+	LongLabels  bool
+	Slots       int
+	Runs        []htmlRun
+	Rows        []htmlRow
+	Util, Queue template.HTML
+	Wait        template.HTML
+	Projects    []htmlStack
+	Fairness    []htmlRow
+	Skipped     []sim.Skip
+	Notes       []string
 	// Starved defines the starvation rows, when the runs counted it.
 	Starved string
 }

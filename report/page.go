@@ -48,7 +48,7 @@ thead th { border-bottom: 2px solid #999; }
 <h2>Summary</h2>
 <table>
 <thead><tr><th>metric</th>{{range .Runs}}<th>{{.Name}}</th>{{end}}</tr>
-<tr><th class="muted">configuration</th>{{range .Runs}}<th class="muted">{{.Label}}</th>{{end}}</tr></thead>
+{{if not .LongLabels}}<tr><th class="muted">configuration</th>{{range .Runs}}<th class="muted">{{.Label}}</th>{{end}}</tr>{{end}}</thead>
 <tbody>
 {{range .Rows}}<tr><td>{{.Label}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>

@@ -294,3 +294,36 @@ func TestWriteHTMLTitle(t *testing.T) {
 		})
 	}
 }
+
+// TestLongConfigurationsInALegend (trial p F4): configurations longer
+// than a column (a cluster's pools spelt out) leave the table's head for
+// a legend under it, in the table and the page alike; short ones head
+// their columns.
+func TestLongConfigurationsInALegend(t *testing.T) {
+	long := "osmo: quota, fs: fair_share/preemption, hpc: backfill/easy, mf: multifactor/preemption/backfill/easy"
+	c := compare(t)
+	for i := range c.Runs {
+		c.Runs[i].Config, c.Runs[i].Policy = nil, long+strings.Repeat("!", i)
+	}
+	var table, page bytes.Buffer
+	if err := WriteTable(&table, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, c); err != nil {
+		t.Fatal(err)
+	}
+	out := table.String()
+	if strings.Contains(out, "\nconfiguration ") || !strings.Contains(out, "\nconfigurations:\n  fcfs: "+long+"\n") {
+		t.Errorf("the table keeps a configuration row or lacks the legend:\n%s", out)
+	}
+	tbl, _, _ := strings.Cut(out, "\n\n")
+	for line := range strings.Lines(tbl) {
+		if len(line) > 120 {
+			t.Errorf("a line of %d columns: %q", len(line), line)
+			break
+		}
+	}
+	if strings.Contains(page.String(), `<th class="muted">configuration</th>`) {
+		t.Error("the page's table keeps the configuration row the legend above it has")
+	}
+}

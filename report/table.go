@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +14,10 @@ import (
 
 // gap is the space between table columns.
 const gap = 3
+
+// maxLabelColumn is the longest configuration that heads a column; a
+// longer one moves every configuration to a legend.
+const maxLabelColumn = 32
 
 // WriteTable prints the runs side by side, one column per run, then how
 // the workload was read.
@@ -24,17 +29,24 @@ func WriteTable(w io.Writer, c *Comparison) error {
 	for _, rw := range rs {
 		width = max(width, len(rw.label))
 	}
+	labels := c.Labels()
+	// A configuration longer than a column should be (a cluster's pools
+	// spelt out: "osmo: quota, fs: fair_share/preemption, ...") goes in a
+	// legend under the table, which would be hundreds of columns wide.
+	legend := slices.ContainsFunc(labels, func(l string) bool { return len(l) > maxLabelColumn })
 	pad := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 2, 4, gap, ' ', tabwriter.AlignRight)
 	head := []string{pad("")}
 	pol := []string{pad("configuration")}
-	for i, l := range c.Labels() {
+	for i, l := range labels {
 		head = append(head, c.Runs[i].Name)
 		pol = append(pol, l)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	fmt.Fprintln(tw, strings.Join(pol, "\t")+"\t")
+	if !legend {
+		fmt.Fprintln(tw, strings.Join(pol, "\t")+"\t")
+	}
 	for _, rw := range rs {
 		line := []string{pad(rw.label)}
 		for _, r := range c.Runs {
@@ -49,6 +61,12 @@ func WriteTable(w io.Writer, c *Comparison) error {
 	for line := range strings.Lines(buf.String()) {
 		if _, err := io.WriteString(w, strings.TrimPrefix(line, strings.Repeat(" ", gap))); err != nil {
 			return err
+		}
+	}
+	if legend {
+		fmt.Fprintln(w, "\nconfigurations:")
+		for i, l := range labels {
+			fmt.Fprintf(w, "  %s: %s\n", c.Runs[i].Name, l)
 		}
 	}
 	if after, ok := starveAfter(c); ok {
