@@ -51,7 +51,7 @@ func (f *historyFlags) path(cmd *cobra.Command, args []string) (string, func(), 
 		}
 		return args[0], none, nil
 	}
-	if err := checkWindow(f.win, "--history-until"); err != nil {
+	if err := checkWindow(&f.win, "--history-until"); err != nil {
 		return "", none, err
 	}
 	c, err := newClient(cmd)

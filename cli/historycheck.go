@@ -69,7 +69,7 @@ also lists the decisions that agreed.`,
 			if context < 0 {
 				return usageErrorf("--context: expected a number >= 0, got %d", context)
 			}
-			if err := checkWindow(win, "--until"); err != nil {
+			if err := checkWindow(&win, "--until"); err != nil {
 				return err
 			}
 			if out.wide() && !cmd.Flags().Changed("context") {

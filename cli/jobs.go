@@ -85,7 +85,7 @@ redrawn in place) until Ctrl-C.`,
 	fl.StringVar(&f.pool, "pool", "", "only jobs of this pool")
 	fl.StringVarP(&f.project, "project", "A", "", "only jobs of this project (squeue -A)")
 	fl.BoolVar(&f.subprojects, "subprojects", false, "with --project, the jobs of the projects under it too")
-	fl.StringVar(&f.state, "state", "", "only jobs in this state: queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA")
+	fl.StringVarP(&f.state, "state", "t", "", "only jobs in this state (squeue -t): queued, running, killing (tasks still stopping), completed, failed or killed (running takes the jobs shown resizing, moving or preempting); or Slurm's pending (PD), R, CG, CD, F, CA")
 	fl.StringVarP(&f.user, "user", "u", "", "only jobs of this user (squeue -u)")
 	fl.StringVar(&f.estimate, "estimate", "range", "START shows the forecast's range, or the start if jobs run their whole time limits (limit) or their typical share of them (typical)")
 	fl.StringVar(&f.node, "node", "", "only jobs with a task on this node now")
@@ -120,7 +120,8 @@ func runJobs(cmd *cobra.Command, f jobsFlags) error {
 		return usageErrorf("--interval: expected at least 100ms, got %s", f.interval)
 	}
 	if f.since != "" {
-		if _, err := checkWhen("--since", f.since, time.Now()); err != nil {
+		var err error
+		if _, f.since, err = checkWhen("--since", f.since, time.Now()); err != nil {
 			return err
 		}
 	}

@@ -129,7 +129,7 @@ those; the fair-share standing is not narrowed.`,
 		Example: "  allot usage\n  allot usage --since 30d --by user\n  allot usage --since 30d -u ana -A vision\n  allot usage --since 2026-11-01T00:00:00Z --until 2026-11-08T00:00:00Z -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkWindow(win, "--until"); err != nil {
+			if err := checkWindow(&win, "--until"); err != nil {
 				return err
 			}
 			if !slices.Contains(api.UsageGroupings, by) {
@@ -228,7 +228,7 @@ restarts; they are fetched a page at a time.`,
 				}
 				f.State = s
 			}
-			if err := checkWindow(f.Window, "--until"); err != nil {
+			if err := checkWindow(&f.Window, "--until"); err != nil {
 				return err
 			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {
@@ -246,8 +246,8 @@ restarts; they are fetched a page at a time.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.Since, "since", "", `start of the window: an RFC 3339 time or a duration ago ("36h", "7d"); default 24h`)
-	fl.StringVar(&f.Until, "until", "", "end of the window, as --since; default now")
+	fl.StringVarP(&f.Since, "since", "S", "", `start of the window: an RFC 3339 time, a duration ago ("36h", "7d"), or a local time as sacct -S takes it (18:30, 2026-11-28T18:30); default 24h`)
+	fl.StringVarP(&f.Until, "until", "E", "", "end of the window, as --since (sacct -E); default now")
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
 	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
@@ -319,7 +319,7 @@ first job or usage record), and a line below the table says so.`,
 		Example: "  allot fairness\n  allot fairness --since 30d -o csv",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkWindow(win, "--until"); err != nil {
+			if err := checkWindow(&win, "--until"); err != nil {
 				return err
 			}
 			return runAccounting(cmd, &out, func(ctx context.Context, c *client.Client) (any, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWindowFlags: the time and enum flags the master also checks are
@@ -17,7 +18,7 @@ func TestWindowFlags(t *testing.T) {
 		args   []string
 		stderr string // substring
 	}{
-		{"fairness negative since", []string{"fairness", "--since", "-5m"}, `--since: expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d"), got "-5m"`},
+		{"fairness negative since", []string{"fairness", "--since", "-5m"}, `--since: expected an RFC 3339 time (2026-11-01T00:00:00Z) or a duration ago ("36h", "7d"), or a local time as sacct takes it (18:30, 2026-11-28T18:30, 2026-11-28), got "-5m"`},
 		{"fairness word since", []string{"fairness", "--since", "banana"}, `--since: expected an RFC 3339 time`},
 		{"fairness bad until", []string{"fairness", "--until", "later"}, `--until: expected an RFC 3339 time`},
 		{"history negative since", []string{"history", "--since", "-1h"}, `--since: expected`},
@@ -44,5 +45,34 @@ func TestWindowFlags(t *testing.T) {
 				t.Errorf("stderr %q: want %q and no master's reply", errOut.String(), tt.stderr)
 			}
 		})
+	}
+}
+
+// TestSlurmTimes (trial p F11): --since and --until take sacct's local
+// times, sent to the master as RFC 3339; the master's forms pass as
+// they are.
+func TestSlurmTimes(t *testing.T) {
+	zone := time.FixedZone("CET", 3600)
+	now := time.Date(2026, 11, 28, 20, 0, 0, 0, zone)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"HH:MM is today's", "18:30", "2026-11-28T17:30:00Z"},
+		{"HH:MM:SS", "18:30:15", "2026-11-28T17:30:15Z"},
+		{"date and time", "2026-11-27T08:05", "2026-11-27T07:05:00Z"},
+		{"a date is its midnight", "2026-11-27", "2026-11-26T23:00:00Z"},
+		{"RFC 3339 as it is", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z"},
+		{"a duration ago as it is", "36h", "36h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, norm, err := checkWhen("--since", tt.in, now)
+			if err != nil || norm != tt.want {
+				t.Fatalf("checkWhen(%q) = %q, %v; want %q", tt.in, norm, err, tt.want)
+			}
+		})
+	}
+	if _, _, err := checkWhen("--since", "25:00", now); err == nil || !strings.Contains(err.Error(), "a local time as sacct takes it") {
+		t.Errorf("25:00: %v, want an error naming the forms", err)
 	}
 }
