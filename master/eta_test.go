@@ -77,6 +77,36 @@ func TestForecastRange(t *testing.T) {
 	}
 }
 
+// TestReservationRange (trial p F9): in an EASY pool the head's
+// reservation, by whole time limits, comes with the forecast's early end
+// too, so that the job behind it shows no earlier start than it.
+func TestReservationRange(t *testing.T) {
+	cfg := mustConfig(t, "pools:\n  - {name: default, policy: backfill}\n")
+	h := newHarness(t, withConfig(cfg))
+	for range 6 {
+		h.m.lock()
+		h.m.planner.runs.note(30*time.Minute, time.Hour)
+		h.m.mu.Unlock()
+	}
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	head := h.submit(jobSpec("head", 4, `, "time_limit": 1800`))
+	behind := h.submit(jobSpec("behind", 2, `, "time_limit": 1800`))
+	h.step()
+	h.m.planner.refreshETA()
+	now := h.clock.Now()
+	p, q := h.job(head).Pending, h.job(behind).Pending
+	if p == nil || p.EstimateBasis != "reservation" || p.EstimatedStart == nil || p.EstimatedStartEarliest == nil ||
+		!p.EstimatedStart.Equal(now.Add(time.Hour)) || !p.EstimatedStartEarliest.Equal(now.Add(30*time.Minute)) {
+		t.Fatalf("head's pending %+v, want its reservation in 1h with the early end in 30m", p)
+	}
+	if q == nil || q.EstimatedStartEarliest == nil || q.EstimatedStartEarliest.Before(*p.EstimatedStartEarliest) {
+		t.Fatalf("the job behind: %+v; want no earlier start than the head's %v", q, p.EstimatedStartEarliest)
+	}
+}
+
 // TestETADue: the forecast runs every etaEvery, and sooner once a job
 // was added since the last one, but not sooner than a second nor than
 // five times what the last forecast took.

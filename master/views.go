@@ -49,6 +49,14 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 			// A reservation counts from its pass, too: due, not past.
 			at := maxTime(*out.Pending.EstimatedStart, now)
 			out.Pending.EstimatedStart, out.Pending.EstimateBasis = &at, "reservation"
+			// The reservation is by whole time limits; where the forecast
+			// has the typical early end, it gets the range too, so that the
+			// job behind it does not show an earlier one (trial p F9).
+			if e, ok := v.etaEarly[j.rec.ID]; ok {
+				if e = maxTime(e, now); e.Before(at) {
+					out.Pending.EstimatedStartEarliest = &e
+				}
+			}
 		case ok:
 			forecastView(out.Pending, at, v.etaEarly, j.rec.ID, now)
 		}
