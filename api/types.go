@@ -235,6 +235,11 @@ type PreemptedBy struct {
 	User    string `json:"user,omitempty"`
 	Project string `json:"project,omitempty"`
 	Private bool   `json:"private,omitempty"`
+	// StartedElsewhere: the job never used the attempt's GPUs; every
+	// task of it started since on others, which freed while the attempt
+	// was being preempted (a preemption is not withdrawn once its
+	// signal is sent), or it was killed before it started. Why says so.
+	StartedElsewhere bool `json:"started_elsewhere,omitempty"`
 }
 
 // Placement is the part of an attempt on one node.
