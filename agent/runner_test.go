@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ShimArg {
 		// The test binary doubles as the task shim, as the allot binary
 		// does in production.
+		if os.Getenv(earlySignalEnv) != "" {
+			shimBeforeStart = signalBeforeStart // shimearly_test.go
+		}
 		os.Exit(RunShim(os.Args[2:]))
 	}
 	if code, ok := runAsChild(); ok {

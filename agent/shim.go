@@ -29,7 +29,8 @@ import (
 // SIGKILL reach the task as before. It catches the usual termination
 // signals (a caught handler is reset to the default in the child by exec,
 // so the task still gets them as before), which lets it outlive a
-// checkpointing task and record how it ended.
+// checkpointing task and record how it ended; those it catches before
+// the task exists it sends to the task once it does (shimearly.go).
 
 // ShimArg is the first argument that makes an allot binary run as a task
 // shim: BINARY ShimArg [ShimDrainArg AGENTPID [ShimOutputArg OUTPUTFILE
@@ -146,13 +147,17 @@ func RunShim(args []string) int {
 		return 2
 	}
 	exitFile := args[0]
-	signal.Notify(make(chan os.Signal, 8), shimSignals...)
+	early := catchEarly() // shimearly.go
 	cmd := exec.Command(args[1], args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if shimBeforeStart != nil {
+		shimBeforeStart(early)
+	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "allot task shim: %v\n", err)
 		return 127
 	}
+	early.started(cmd.Process)
 	if keeper != nil {
 		go keeper.watch()
 	}

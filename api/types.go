@@ -235,6 +235,11 @@ type PreemptedBy struct {
 	User    string `json:"user,omitempty"`
 	Project string `json:"project,omitempty"`
 	Private bool   `json:"private,omitempty"`
+	// StartedElsewhere: the job never used the attempt's GPUs; every
+	// task of it started since on others, which freed while the attempt
+	// was being preempted (a preemption is not withdrawn once its
+	// signal is sent), or it was killed before it started. Why says so.
+	StartedElsewhere bool `json:"started_elsewhere,omitempty"`
 }
 
 // Placement is the part of an attempt on one node.
@@ -355,6 +360,31 @@ const (
 // NodeDrainRequest is the body of POST /nodes/{name}/drain.
 type NodeDrainRequest struct {
 	Reason string `json:"reason"`
+}
+
+// DeletedNode answers DELETE /nodes/{name} (200; ?revoke=true revokes
+// the node's credentials with it). An agent that still runs registers
+// again at its next sync, as a new node, unless its credential is
+// revoked: AgentSeenS and the IDs say what keeps it out, and Note says
+// so in words.
+type DeletedNode struct {
+	Name string `json:"name"`
+	// AgentSeenS is how long ago (seconds) the node's agent was last
+	// heard, when within the agent timeout: it is alive. Absent when it
+	// was not heard that recently.
+	AgentSeenS *float64 `json:"agent_seen_s,omitempty"`
+	// Credentials are the node's credentials left live (token IDs); an
+	// agent that holds one registers again with it.
+	Credentials []int64 `json:"credentials,omitempty"`
+	// Revoked are the node's credentials revoked with the deletion.
+	Revoked []int64 `json:"revoked,omitempty"`
+	// JoinTokens are the live join tokens that issued the node's
+	// credentials: an agent that still holds one can join again with it,
+	// as a new node.
+	JoinTokens []int64 `json:"join_tokens,omitempty"`
+	// Note says what becomes of the node's agent, and the commands that
+	// keep it out; empty when there is nothing to say.
+	Note string `json:"note,omitempty"`
 }
 
 // GPU is one device of a node.

@@ -130,11 +130,15 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		n.Drain, n.DrainReason, n.DrainedBy, n.DrainedAt = "", "", "", nil
 		return *n, 200
 	}))
-	mux.HandleFunc("DELETE /api/v1/nodes/{name}", f.withNode(func(n *api.Node, _ *http.Request) (any, int) {
+	mux.HandleFunc("DELETE /api/v1/nodes/{name}", f.withNode(func(n *api.Node, r *http.Request) (any, int) {
 		if n.Used > 0 {
 			return api.Error{Error: "node " + n.Name + " runs 2 tasks (3/0, 3/1)", Field: "name"}, 409
 		}
-		return nil, 204
+		if r.URL.Query().Get("revoke") == "true" {
+			return api.DeletedNode{Name: n.Name, Revoked: []int64{11},
+				Note: "Revoked its credential (token 11): should its agent start again, it is refused."}, 200
+		}
+		return nil, 204 // as a master from before DeletedNode answers
 	}))
 	mux.HandleFunc("GET /api/v1/pools", func(w http.ResponseWriter, _ *http.Request) { reply(w, 200, f.pools) })
 	mux.HandleFunc("GET /api/v1/audit", func(w http.ResponseWriter, _ *http.Request) {

@@ -40,18 +40,35 @@ first, as an agent that registers again comes back as a new node.`,
 			return c.ResumeNode(ctx, name)
 		})
 	resume.SuggestFor = []string{"undrain", "uncordon"}
+	var revoke bool
 	del := &cobra.Command{
-		Use:               "delete NAME",
-		Short:             "Forget a node on which nothing runs",
-		Example:           "  allot node drain dgx-3 --reason retire && allot node delete dgx-3",
+		Use:   "delete NAME",
+		Short: "Forget a node on which nothing runs",
+		Long: `Forget a node on which nothing runs; a node that still runs tasks is
+refused, with the tasks named. An agent that still runs registers again
+at its next sync, with its node credential, as a new node: the answer
+says so when the agent was heard recently, with the token to revoke.
+--revoke also revokes the node's credential, in the same change, so that
+its agent is refused from its next request on (it then kills at once,
+with no checkpoint grace, any task it still runs there, and sends
+nothing more). An agent that also holds a live join token can join again
+with it: the answer names that token, to revoke too if no other host
+needs it.`,
+		Example: "  allot node drain dgx-3 --reason retire && allot node delete dgx-3\n" +
+			"  allot node delete --revoke dgx-3    # a suspect host: keep its agent out",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeNodeArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd, func(ctx context.Context, c *client.Client) (string, error) {
-				return "Deleted node " + args[0], c.DeleteNode(ctx, args[0])
+				d, err := c.DeleteNode(ctx, args[0], revoke)
+				if err != nil {
+					return "", err
+				}
+				return deletedNodeWords(d, revoke), nil
 			})
 		},
 	}
+	del.Flags().BoolVar(&revoke, "revoke", false, "also revoke the node's credential, so that its agent cannot register again with it")
 	cmd.AddCommand(listAlias(newNodesCmd(), "nodes"), drain, resume, del)
 	return cmd
 }
@@ -97,4 +114,19 @@ func completeNodeArg(cmd *cobra.Command, args []string, toComplete string) ([]co
 		return nil, noFiles
 	}
 	return completeNodes(cmd, args, toComplete)
+}
+
+// deletedNodeWords is what node delete prints: the deletion, then the
+// master's note on the node's agent (what keeps it out).
+func deletedNodeWords(d api.DeletedNode, revoke bool) string {
+	msg := "Deleted node " + d.Name
+	switch {
+	case d.Note != "":
+		msg += "\n" + d.Note
+	case revoke:
+		// A master from before --revoke deletes and ignores it.
+		msg += "\nThe master did not say that it revoked the node's credential (it may be older than --revoke): " +
+			"find the credential with allot token list --kind node and revoke it with allot token revoke ID."
+	}
+	return msg
 }

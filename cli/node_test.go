@@ -1,6 +1,11 @@
 package cli
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/api"
+)
 
 func TestNodeAdmin(t *testing.T) {
 	fixClock(t)
@@ -41,6 +46,33 @@ heartbeat_at: "2024-05-01T07:00:00Z"
 `},
 		{name: "delete a busy node", args: []string{"node", "delete", "dgx-1"}, err: "runs 2 tasks (3/0, 3/1)"},
 		{name: "delete", args: []string{"node", "delete", "dgx-2"}, out: "Deleted node dgx-2\n"},
+		{name: "delete --revoke", args: []string{"node", "delete", "--revoke", "dgx-2"},
+			out: "Deleted node dgx-2\nRevoked its credential (token 11): should its agent start again, it is refused.\n"},
 		{name: "no name", args: []string{"node", "resume"}, err: "allot node resume: expected a node name (allot node resume NAME)"},
 	})
+}
+
+// TestDeletedNodeWords: the master's note follows the deletion; a
+// --revoke that a master from before it answered without a word is
+// not taken as done.
+func TestDeletedNodeWords(t *testing.T) {
+	cases := []struct {
+		name   string
+		d      api.DeletedNode
+		revoke bool
+		want   string
+	}{
+		{"nothing to say", api.DeletedNode{Name: "c1"}, false, "Deleted node c1"},
+		{"an alive agent", api.DeletedNode{Name: "c1", Note: "Its agent (heard 3s ago) registers again"}, false,
+			"Deleted node c1\nIts agent (heard 3s ago) registers again"},
+		{"revoke on an old master", api.DeletedNode{Name: "c1"}, true,
+			"Deleted node c1\nThe master did not say that it revoked the node's credential"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := deletedNodeWords(tc.d, tc.revoke); !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("got %q, want it to start %q", got, tc.want)
+			}
+		})
+	}
 }

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -26,7 +28,25 @@ func (c *Client) ResumeNode(ctx context.Context, name string) (api.Node, error) 
 	return n, err
 }
 
-// DeleteNode forgets a node on which nothing runs (admins).
-func (c *Client) DeleteNode(ctx context.Context, name string) error {
-	return c.tr.do(ctx, http.MethodDelete, nodePath(name), nil, nil, nil)
+// DeleteNode forgets a node on which nothing runs (admins); revoke also
+// revokes the node's credentials, so that its agent cannot register
+// again with them. A master from before the answer had a body (204)
+// gives a DeletedNode with only the name.
+func (c *Client) DeleteNode(ctx context.Context, name string, revoke bool) (api.DeletedNode, error) {
+	var q url.Values
+	if revoke {
+		q = url.Values{"revoke": {"true"}}
+	}
+	var raw rawBody
+	if err := c.tr.do(ctx, http.MethodDelete, nodePath(name), q, nil, &raw); err != nil {
+		return api.DeletedNode{}, err
+	}
+	d := api.DeletedNode{Name: name}
+	if len(raw) == 0 {
+		return d, nil
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return api.DeletedNode{}, fmt.Errorf("decode the answer to deleting node %s: %w", name, err)
+	}
+	return d, nil
 }

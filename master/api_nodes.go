@@ -2,7 +2,6 @@ package master
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
-	"github.com/allot-sched/allot/plural"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -147,55 +145,6 @@ func (ca *clusterAPI) setDrain(w http.ResponseWriter, ctx context.Context, name 
 	ca.m.planner.etaRun.want()
 	ca.m.pub.publish() // before the answer, so that the client's next read shows it
 	writeJSON(w, http.StatusOK, nodeView(ca.m.cfg, n))
-}
-
-// handleDeleteNode forgets a node that runs nothing. Its agent, if it
-// still runs, is told to register again at its next sync and comes back
-// as a new node (schedulable, first registered then).
-func (ca *clusterAPI) handleDeleteNode(w http.ResponseWriter, r *http.Request) {
-	name, ok := ca.adminNode(w, r, "deleting")
-	if !ok {
-		return
-	}
-	defer ca.m.betweenSettlings()()
-	ca.m.lock()
-	defer ca.m.unlock()
-	n := ca.m.nodes[name]
-	if n == nil {
-		writeError(w, http.StatusNotFound, "name", "node %q was deleted", name)
-		return
-	}
-	if held := ca.holders(n); len(held) > 0 {
-		shown := held
-		if len(shown) > maxListed {
-			shown = shown[:maxListed]
-		}
-		todo := "drain it and wait for them to end, or kill them"
-		if n.draining() {
-			todo = "it is draining: wait for them to end (allot nodes shows it drained then), or kill them"
-		}
-		writeError(w, http.StatusConflict, "name", "node %s runs %s (%s): %s",
-			name, plural.Count(len(held), "task"), strings.Join(shown, ", "), todo)
-		return
-	}
-	// The store keeps the deletion in the node history (the what-if
-	// export's, whatif_deleted.go), with the node, in one transaction.
-	ctx := r.Context()
-	if err := ca.m.st.DeleteNode(ctx, name, ca.m.now()); err != nil && !errors.Is(err, store.ErrNotFound) {
-		ca.fail(w, err)
-		return
-	}
-	noteAudit(ctx, "%s", nodeDeleteDetail(n))
-	delete(ca.m.nodes, name)
-	ca.m.pub.markNode(n)
-	ca.m.forgetFeasible()
-	n.registered, n.commands = false, nil
-	close(n.wake) // a held sync answers that the node must register again
-	n.wake = make(chan struct{})
-	ca.m.log.Info("node deleted", "node", name, "by", principalOf(r).Actor())
-	ca.m.kick()
-	ca.m.pub.publish()
-	w.WriteHeader(http.StatusNoContent)
 }
 
 // holders names, as JOB/TASK, the tasks that run on the node or hold its

@@ -44,6 +44,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	x.AsOf = now
 	x.NodeLost = lostReasonOf(ja.m.pub.reads(), view.ID)
 	decided := ja.preemptReasons(r, view.ID, atts)
+	starts := takerStarts{}
 	for _, a := range atts {
 		if a.EndState == store.AttemptLost {
 			x.Lost = append(x.Lost, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: a.Reason})
@@ -58,7 +59,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		}
 		why := a.Reason
 		if ok && d.Reason != "" {
-			why = preemptionWhy(d.Reason, a.Reason)
+			why = preemptionWhy(ja.preemptRule(r, d, a, starts), a.Reason)
 		}
 		x.Preemptions = append(x.Preemptions, fmt.Sprintf("task %d attempt %d at %s: %s",
 			a.Index, a.Number, a.EndedAt.UTC().Format(time.RFC3339), why))
@@ -80,6 +81,23 @@ func failingSentence(since, now time.Time) string {
 	return fmt.Sprintf("No scheduling pass has succeeded since %s (%s ago), so no job starts in any pool until one does, "+
 		"whatever follows says (scheduler_error has the failure; an admin sees it in /healthz and the master's log).",
 		since.Format(time.RFC3339), now.Sub(since).Round(time.Second))
+}
+
+// preemptRule is the rule that preempted attempt a, by its preempting
+// event d, with what became of the job it was for when that job never
+// used a's GPUs (preemptedby.go); without it when that cannot be read.
+func (ja *jobsAPI) preemptRule(r *http.Request, d store.Event, a store.Attempt, starts takerStarts) string {
+	if d.ForJob == 0 {
+		return d.Reason
+	}
+	note, err := ja.takerElsewhere(r.Context(), d, storeGPUs(a.Placement), a.EndedAt, starts)
+	if err != nil {
+		ja.m.log.Warn("explain: reading the job a preemption was for", "job", a.JobID, "for", d.ForJob, "err", err)
+	}
+	if note == "" {
+		return d.Reason
+	}
+	return whyFor(d.Reason, d.ForJob) + note
 }
 
 // preemptionWhy is a preempted attempt's account: the rule that chose

@@ -113,7 +113,7 @@ func TestDeleteNode(t *testing.T) {
 	a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
 	h.sync(a)
 	h.clock.Advance(time.Hour)
-	if code := h.do("DELETE", "/api/v1/nodes/n1", nil, nil); code != http.StatusNoContent {
+	if code := h.do("DELETE", "/api/v1/nodes/n1", nil, nil); code != http.StatusOK {
 		t.Fatalf("delete an idle node: %d", code)
 	}
 	var nodes []api.Node
@@ -263,7 +263,7 @@ func TestFairShareCapacityKeepsNodes(t *testing.T) {
 		scale float64 // of the usage, after
 	}{
 		{"deleted", func(h *harness) {
-			if code := h.do("DELETE", "/api/v1/nodes/n2", nil, nil); code != http.StatusNoContent {
+			if code := h.do("DELETE", "/api/v1/nodes/n2", nil, nil); code != http.StatusOK {
 				t.Fatalf("delete: %d", code)
 			}
 		}, 2},
