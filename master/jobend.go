@@ -105,3 +105,31 @@ func (ja *jobsAPI) killRequested(ctx context.Context, v *api.Job) error {
 	}
 	return nil
 }
+
+// endedAt is when terminal task t ended: its processes' exit where its
+// agents reported one, as its attempt's elapsed time runs to it, else
+// its last change, when the master ended it.
+func (t *mtask) endedAt() time.Time {
+	if !t.exited.IsZero() && t.exited.Before(t.rec.UpdatedAt) {
+		return t.exited
+	}
+	return t.rec.UpdatedAt
+}
+
+// jobEndedAt is when job j, every task of which has ended, ended: its
+// last task's end (endedAt), never after now. sacct's End is the job's
+// end, so allot history's ENDED is this, as its ELAPSED runs to the
+// exits; the master may hear of the last exit much later (an agent or
+// store outage), and the job's event keeps that time.
+func jobEndedAt(j *mjob, now time.Time) time.Time {
+	var last time.Time
+	for _, t := range j.tasks {
+		if e := t.endedAt(); e.After(last) {
+			last = e
+		}
+	}
+	if last.IsZero() || last.After(now) {
+		return now
+	}
+	return last
+}
