@@ -366,7 +366,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 	reads := ja.m.pub.reads()
 	noteDoneParts(reads, &view) // partview.go
 	noteLostTasks(reads, &view)
-	if err := ja.killRequested(r.Context(), &view); err != nil && !ja.partial(w, err, partialJob) { // jobend.go
+	if err := killRequested(r.Context(), ja.m, &view); err != nil && !ja.partial(w, err, partialJob) { // jobend.go
 		ja.fail(w, err)
 		return
 	}

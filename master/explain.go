@@ -34,7 +34,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	ja.m.lock()
 	x, ahead := ja.explain(view)
-	planned := ja.reservedAt(view.ID) // explainplanned.go
+	planned := reservedAt(ja.m, view.ID) // explainplanned.go
 	ja.m.unlock()
 	if ahead != nil {
 		// The passes of the play-out run on its copy, outside mu.
@@ -90,7 +90,7 @@ func (ja *jobsAPI) preemptRule(r *http.Request, d store.Event, a store.Attempt, 
 	if d.ForJob == 0 {
 		return d.Reason
 	}
-	note, err := ja.takerElsewhere(r.Context(), d, storeGPUs(a.Placement), a.EndedAt, starts)
+	note, err := takerElsewhere(r.Context(), ja.m, d, storeGPUs(a.Placement), a.EndedAt, starts)
 	if err != nil {
 		ja.m.log.Warn("explain: reading the job a preemption was for", "job", a.JobID, "for", d.ForJob, "err", err)
 	}
@@ -169,7 +169,7 @@ func (ja *jobsAPI) explain(view api.Job) (api.Explanation, *aheadWork) {
 				Nice: f.Nice, Priority: f.Priority}
 		}
 	}
-	f := ja.liveFacts(ji)
+	f := liveFacts(ja.m, ji)
 	x.WouldStart = f.counterfactual(ji)
 	if !needsPlay(f.s, ji, f.ask) {
 		return x, nil

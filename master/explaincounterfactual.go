@@ -55,14 +55,14 @@ type cfFacts struct {
 
 // liveFacts are the counterfactual's facts of the last pass, for the
 // snapshot's job ji (its running tasks). Callers hold mu.
-func (ja *jobsAPI) liveFacts(ji int) *cfFacts {
-	r := &ja.m.planner.roster
-	f := &cfFacts{s: &ja.m.planner.snap, cfg: ja.m.cfg, rec: func(i int) *store.Job {
+func liveFacts(m *Master, ji int) *cfFacts {
+	r := &m.planner.roster
+	f := &cfFacts{s: &m.planner.snap, cfg: m.cfg, rec: func(i int) *store.Job {
 		if i < 0 || i >= r.size() || r.at(i) == nil {
 			return nil
 		}
 		return &r.at(i).rec
-	}, gone: ja.m.goneNodes, resized: resizedAllocs(ja.m.planner)}
+	}, gone: m.goneNodes, resized: resizedAllocs(m.planner)}
 	if ji >= 0 && ji < r.size() {
 		if j := r.at(ji); j != nil {
 			for _, st := range []store.TaskState{store.TaskStarting, store.TaskRunning, store.TaskPreempting, store.TaskKilling} {

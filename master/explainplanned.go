@@ -34,8 +34,8 @@ type reservation struct {
 
 // reservedAt is job id's reservation in the last pass, nil where it has
 // none with a time. Callers hold mu.
-func (ja *jobsAPI) reservedAt(id int64) *reservation {
-	j := ja.m.jobs[id]
+func reservedAt(m *Master, id int64) *reservation {
+	j := m.jobs[id]
 	if j == nil || j.pending == nil {
 		return nil
 	}
@@ -43,11 +43,11 @@ func (ja *jobsAPI) reservedAt(id int64) *reservation {
 	if pe.Reason != sched.ReasonReserved || pe.At <= 0 || pe.At == sched.Never {
 		return nil
 	}
-	ji := ja.m.planner.roster.index(j)
-	if ji < 0 || ji >= len(ja.m.planner.snap.Jobs) {
+	ji := m.planner.roster.index(j)
+	if ji < 0 || ji >= len(m.planner.snap.Jobs) {
 		return nil
 	}
-	f := ja.liveFacts(ji)
+	f := liveFacts(m, ji)
 	need := pe.Need
 	if need <= 0 {
 		return nil

@@ -92,11 +92,11 @@ func killTime(j store.Job, kills map[int64]time.Time) time.Time {
 // killRequested gives the view v of a killed job that has left the read
 // view the time of its kill (KillRequestedAt), from the event log, where
 // its last task ended later: its Ended is that end (endWithLastTask).
-func (ja *jobsAPI) killRequested(ctx context.Context, v *api.Job) error {
+func killRequested(ctx context.Context, m *Master, v *api.Job) error {
 	if v.State != string(store.JobKilled) || v.Ending || v.EndedAt == nil {
 		return nil
 	}
-	evs, err := ja.m.st.Events(ctx, store.EventFilter{JobID: v.ID, To: string(store.JobKilled)})
+	evs, err := m.st.Events(ctx, store.EventFilter{JobID: v.ID, To: string(store.JobKilled)})
 	if err != nil {
 		return fmt.Errorf("read when job %d was killed: %w", v.ID, err)
 	}

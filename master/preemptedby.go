@@ -45,7 +45,7 @@ func (ja *jobsAPI) preemptedBy(ctx context.Context, view *api.Job) error {
 				continue
 			}
 			p := &api.PreemptedBy{Job: e.ForJob, Reason: string(e.Cause), Why: e.Reason}
-			rec, err := ja.takerRecord(ctx, p.Job, recs)
+			rec, err := takerRecord(ctx, ja.m, p.Job, recs)
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func (ja *jobsAPI) preemptedBy(ctx context.Context, view *api.Job) error {
 			if a.EndedAt != nil {
 				ended = *a.EndedAt
 			}
-			note, err := ja.takerElsewhere(ctx, e, apiGPUs(a.Placement), ended, starts)
+			note, err := takerElsewhere(ctx, ja.m, e, apiGPUs(a.Placement), ended, starts)
 			if err != nil {
 				return err
 			}
@@ -87,10 +87,10 @@ type takerStarts map[int64]*store.JobRecords
 // started since on none of those GPUs (no task still waits for them),
 // ", which was killed before it started" when that job ended unstarted;
 // "" otherwise, and for a job pruned since.
-func (ja *jobsAPI) takerElsewhere(ctx context.Context, e store.Event, gpus map[string]bool, ended time.Time, cache takerStarts) (string, error) {
+func takerElsewhere(ctx context.Context, m *Master, e store.Event, gpus map[string]bool, ended time.Time, cache takerStarts) (string, error) {
 	recs, ok := cache[e.ForJob]
 	if !ok {
-		r, err := ja.m.st.JobRecords(ctx, e.ForJob)
+		r, err := m.st.JobRecords(ctx, e.ForJob)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
@@ -180,16 +180,16 @@ func stopped(t api.Task) bool {
 
 // takerRecord is job id's record, from the read view while it is live, else
 // from the store, cached in recs; a zero record for one pruned since.
-func (ja *jobsAPI) takerRecord(ctx context.Context, id int64, recs map[int64]store.Job) (store.Job, error) {
+func takerRecord(ctx context.Context, m *Master, id int64, recs map[int64]store.Job) (store.Job, error) {
 	if rec, ok := recs[id]; ok {
 		return rec, nil
 	}
 	var rec store.Job
-	if j := ja.m.pub.reads().job(id); j != nil {
+	if j := m.pub.reads().job(id); j != nil {
 		rec = j.rec
 	} else {
 		var err error
-		rec, err = ja.m.st.Job(ctx, id)
+		rec, err = m.st.Job(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			rec = store.Job{ID: id}
 		} else if err != nil {

@@ -51,11 +51,3 @@ func (o masterRows) ConfigChanges(ctx context.Context, from, until time.Time) ([
 	}
 	return out, nil
 }
-
-func (s *sqlStore) ConfigChanges(ctx context.Context, from, until time.Time) ([]ConfigChange, error) {
-	return s.reads.ConfigChanges(ctx, from, until)
-}
-
-func (s *sqlStore) RecordConfigChanges(ctx context.Context, at time.Time, what []string) error {
-	return s.Update(ctx, func(tx Tx) error { return tx.RecordConfigChanges(ctx, at, what) })
-}

@@ -52,11 +52,3 @@ func (o masterRows) Outages(ctx context.Context, from, until time.Time) ([]Store
 	}
 	return outs, nil
 }
-
-func (s *sqlStore) Outages(ctx context.Context, from, until time.Time) ([]StoreOutage, error) {
-	return s.reads.Outages(ctx, from, until)
-}
-
-func (s *sqlStore) RecordOutage(ctx context.Context, out StoreOutage) error {
-	return s.Update(ctx, func(tx Tx) error { return tx.RecordOutage(ctx, out) })
-}

@@ -33,11 +33,15 @@ type sqlStore struct {
 	lock *masterLock
 	// authStore serves Auth: users, roles, credentials, the audit log.
 	authStore
+	// rowsStore serves the master's own rows: marks, reservations,
+	// outages, configuration changes.
+	rowsStore
 }
 
 func newSQLStore(w, r *sql.DB, d *dialect) *sqlStore {
 	s := &sqlStore{w: w, r: r, d: d, reads: newOps(r, d)}
 	s.authStore = authStore{reads: s.reads.authOps, update: s.Update}
+	s.rowsStore = rowsStore{reads: s.reads.masterRows, update: s.Update}
 	return s
 }
 
@@ -277,22 +281,6 @@ func (s *sqlStore) AppendLogs(ctx context.Context, lines []LogLine) error {
 func (s *sqlStore) RecordUsage(ctx context.Context, u Usage) (out Usage, err error) {
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.RecordUsage(ctx, u); return err })
 	return out, err
-}
-
-func (s *sqlStore) Reservations(ctx context.Context) ([]Reservation, error) {
-	return s.reads.Reservations(ctx)
-}
-
-func (s *sqlStore) SetReservations(ctx context.Context, rs []Reservation) error {
-	return s.Update(ctx, func(tx Tx) error { return tx.SetReservations(ctx, rs) })
-}
-
-func (s *sqlStore) Marked(ctx context.Context, name string) (bool, error) {
-	return s.reads.Marked(ctx, name)
-}
-
-func (s *sqlStore) Mark(ctx context.Context, name string) error {
-	return s.Update(ctx, func(tx Tx) error { return tx.Mark(ctx, name) })
 }
 
 func (s *sqlStore) PruneJobs(ctx context.Context, endedBefore time.Time, limit int) (n int, err error) {
