@@ -16,7 +16,8 @@ func newConfigCmd() *cobra.Command {
 		Use:   "config",
 		Short: "Work with the master's configuration file",
 	}
-	cmd.AddCommand(&cobra.Command{
+	var checkFile string
+	check := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Validate a master configuration file",
 		Long: `Parse and validate a master configuration file (pools, nodes, projects,
@@ -27,12 +28,27 @@ cluster (an agent_timeout too short for the agents' fence, judged with
 the master's and agents' default settings) gets a "warning:" line on
 stderr, as the master's start and a reload log it; the status stays 0.
 docs/config.md describes the format.`,
-		Example: "  allot config check examples/cluster.yaml",
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runConfigCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0])
+		Example: "  allot config check examples/cluster.yaml\n  allot config check --config examples/cluster.yaml   # as allot master takes it",
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case checkFile != "" && len(args) > 0:
+				return usageErrorf("give the file once: as an argument or as --config, not both")
+			case checkFile == "" && len(args) != 1:
+				return usageErrorf("expected the configuration FILE, as an argument (or --config FILE, as allot master takes it)")
+			}
+			return nil
 		},
-	})
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := checkFile
+			if path == "" {
+				path = args[0]
+			}
+			return runConfigCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), path)
+		},
+	}
+	// allot master takes the file as --config: a newcomer copies it.
+	check.Flags().StringVar(&checkFile, "config", "", "the configuration file, as allot master --config takes it (or give it as an argument)")
+	cmd.AddCommand(check)
 	cmd.AddCommand(&cobra.Command{
 		Use:   "reload",
 		Short: "Ask the master to re-read its configuration file (admins)",

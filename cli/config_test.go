@@ -69,4 +69,11 @@ func TestConfigCheck(t *testing.T) {
 	if _, _, err := run(t, "config", "check"); err == nil {
 		t.Error("config check without a file succeeded")
 	}
+	// allot master's --config, which a newcomer copies (trial q G3).
+	if out, _, err := run(t, "config", "check", "--config", enough); err != nil || out != enough+": ok (1 pool, 1 project, 0 users)\n" {
+		t.Errorf("config check --config: %q, %v; want the file checked", out, err)
+	}
+	if _, _, err := run(t, "config", "check", "--config", enough, enough); err == nil || !strings.Contains(err.Error(), "unexpected arguments") {
+		t.Errorf("config check --config FILE FILE: %v, want a usage error", err)
+	}
 }
