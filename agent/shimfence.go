@@ -98,7 +98,7 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, do
 	// The shim's stderr is the task's: the line reaches the job's log
 	// through the output file, which the next agent delivers.
 	fmt.Fprintf(os.Stderr, "[allot task shim] %s: the task must checkpoint and exit by %s\n",
-		fs.why, deadline.UTC().Format(time.RFC3339))
+		fs.why, deadline.UTC().Format(time.DateTime+" MST"))
 	if !already {
 		_ = writeFileAtomic(fs.preemptFile, []byte(deadline.UTC().Format(time.RFC3339Nano)+"\n"))
 		_ = syscall.Kill(-pgid, fs.sig)
