@@ -1,10 +1,12 @@
 package master
 
 import (
-	"github.com/allot-sched/allot/agent"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/agent"
+	"github.com/allot-sched/allot/store"
 )
 
 // TestHistoryScenarioCarriedIn: a window that starts while a job
@@ -33,7 +35,7 @@ func TestHistoryScenarioCarriedIn(t *testing.T) {
 	h.submit(jobSpec("last", 1, ""))
 	h.step()
 	h.clock.Advance(time.Second)
-	const note = "# Note: 1 job submitted before the window held GPUs in it (job 1), which the replay leaves free"
+	const note = "# Note: 1 job submitted before the window held GPUs in it (job 1 (1 GPU in pool default), most GPU time first), which the replay leaves free"
 	for _, tt := range []struct {
 		name  string
 		since time.Duration
@@ -49,5 +51,36 @@ func TestHistoryScenarioCarriedIn(t *testing.T) {
 				t.Errorf("note %q: %v, want %v:\n%s", note, got, tt.want, body)
 			}
 		})
+	}
+}
+
+// TestCarriedInNoteOrder (trial p F7): the jobs carried into the window
+// are named by the GPU time they held in it, most first, with their GPUs
+// and pool, so that the one likely to explain a difference leads.
+func TestCarriedInNoteOrder(t *testing.T) {
+	since := time.Date(2026, 11, 28, 18, 0, 0, 0, time.UTC)
+	until := since.Add(time.Hour)
+	gpus := func(n int) []store.Placement {
+		p := store.Placement{Node: "n1"}
+		for i := range n {
+			p.GPUs = append(p.GPUs, store.GPURef{Index: i})
+		}
+		return []store.Placement{p}
+	}
+	jobs := []store.Job{
+		{ID: 1, Pool: "osmo", SubmittedAt: since.Add(-time.Hour)},
+		{ID: 2, Pool: "fs", SubmittedAt: since.Add(-time.Hour)},
+		{ID: 7, Pool: "hpc", SubmittedAt: since.Add(-time.Minute)},
+		{ID: 9, Pool: "hpc", SubmittedAt: since.Add(time.Minute)}, // in the window
+	}
+	byJob := map[int64][]store.Attempt{
+		1: {{StartedAt: since.Add(-time.Hour), EndedAt: since.Add(time.Minute), Placement: gpus(1)}},
+		2: {{StartedAt: since.Add(-time.Hour), EndedAt: since.Add(2 * time.Minute), Placement: gpus(1)}},
+		7: {{StartedAt: since.Add(-time.Minute), Placement: gpus(6)}},
+	}
+	got := carriedInNote(jobs, byJob, since, until)
+	want := "3 jobs submitted before the window held GPUs in it (job 7 (6 GPUs in pool hpc), job 2 (1 GPU in pool fs), job 1 (1 GPU in pool osmo), most GPU time first)"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("note %q, want it to begin %q", got, want)
 	}
 }

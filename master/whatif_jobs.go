@@ -1,7 +1,9 @@
 package master
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,28 +106,55 @@ func emptyWindowNote(jobs []store.Job, byJob map[int64][]store.Attempt, since, u
 // GPUs free: what waited for them live may start earlier in the replay,
 // and allot history check then differs though nothing was wrong.
 func carriedInNote(jobs []store.Job, byJob map[int64][]store.Attempt, since, until time.Time) string {
-	var ids []string
+	type held struct {
+		id   int64
+		pool string
+		gpus int
+		secs float64 // GPU-seconds in the window
+	}
+	var hs []held
 	submitted := false
 	for _, j := range jobs {
 		if !j.SubmittedAt.Before(since) {
 			submitted = submitted || j.SubmittedAt.Before(until)
 			continue
 		}
+		h, overlaps := held{id: j.ID, pool: j.Pool}, false
 		for _, a := range byJob[j.ID] {
-			if a.StartedAt.Before(until) && (a.EndedAt.IsZero() || a.EndedAt.After(since)) {
-				ids = append(ids, fmt.Sprintf("job %d", j.ID))
-				break
+			if !a.StartedAt.Before(until) || (!a.EndedAt.IsZero() && !a.EndedAt.After(since)) {
+				continue
 			}
+			overlaps = true
+			from, to := maxTime(a.StartedAt, since), until
+			if !a.EndedAt.IsZero() && a.EndedAt.Before(to) {
+				to = a.EndedAt
+			}
+			gpus := 0
+			for _, p := range a.Placement {
+				gpus += len(p.GPUs)
+			}
+			h.gpus = max(h.gpus, gpus)
+			h.secs += float64(gpus) * to.Sub(from).Seconds()
+		}
+		if overlaps {
+			hs = append(hs, h)
 		}
 	}
-	if !submitted || len(ids) == 0 {
+	if !submitted || len(hs) == 0 {
 		return ""
+	}
+	// The jobs that held most of the window's GPUs first: the ones whose
+	// absence most likely made the difference (trial p F7).
+	slices.SortStableFunc(hs, func(a, b held) int { return cmp.Compare(b.secs, a.secs) })
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = fmt.Sprintf("job %d (%s in pool %s)", h.id, plural.Count(h.gpus, "GPU"), h.pool)
 	}
 	list := strings.Join(ids, ", ")
 	if len(ids) > 3 {
 		list = strings.Join(ids[:3], ", ") + fmt.Sprintf(" and %d more", len(ids)-3)
 	}
-	return fmt.Sprintf("%s submitted before the window held GPUs in it (%s), which the replay leaves free: "+
+	return fmt.Sprintf("%s submitted before the window held GPUs in it (%s, most GPU time first), which the replay leaves free: "+
 		"what waited for them may start earlier than live; a window from before their submission (since) includes them",
-		plural.Count(len(ids), "job"), list)
+		plural.Count(len(hs), "job"), list)
 }
