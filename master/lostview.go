@@ -152,19 +152,11 @@ func noteLostTasks(v *readView, view *api.Job) {
 	if j == nil || len(v.goneNodes(j.openNodes(-1))) == 0 {
 		return
 	}
-	for i := range view.TaskList {
-		tk := &view.TaskList[i]
-		if len(tk.Attempts) == 0 {
-			continue
-		}
-		a := tk.Attempts[len(tk.Attempts)-1]
-		if a.EndedAt != nil || a.EndState != "" {
-			continue
-		}
+	openTasks(view, func(tk *api.Task, _ api.Attempt) {
 		if gone := v.goneNodes(j.openNodes(tk.Index)); len(gone) > 0 {
 			tk.Reason = heldNote(gone[0], v.cfg, j, j.openPart(tk.Index, gone[0].name))
 		}
-	}
+	})
 }
 
 // msgTime writes an instant in a message as `allot` tables show times

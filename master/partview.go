@@ -83,15 +83,7 @@ func noteDoneParts(v *readView, view *api.Job) {
 	if j == nil || len(j.done) == 0 {
 		return
 	}
-	for i := range view.TaskList {
-		tk := &view.TaskList[i]
-		if len(tk.Attempts) == 0 {
-			continue
-		}
-		a := tk.Attempts[len(tk.Attempts)-1]
-		if a.EndedAt != nil || a.EndState != "" {
-			continue
-		}
+	openTasks(view, func(tk *api.Task, a api.Attempt) {
 		var done []donePart
 		for _, d := range j.done {
 			if d.task == tk.Index && d.attempt == a.Number {
@@ -100,6 +92,19 @@ func noteDoneParts(v *readView, view *api.Job) {
 		}
 		if open := j.openNodes(tk.Index); len(done) > 0 && len(open) > 0 {
 			tk.Reason = waitingReason(done, open)
+		}
+	})
+}
+
+// openTasks calls fn for each task of view whose last attempt is open.
+func openTasks(view *api.Job, fn func(tk *api.Task, a api.Attempt)) {
+	for i := range view.TaskList {
+		tk := &view.TaskList[i]
+		if len(tk.Attempts) == 0 {
+			continue
+		}
+		if a := tk.Attempts[len(tk.Attempts)-1]; a.EndedAt == nil && a.EndState == "" {
+			fn(tk, a)
 		}
 	}
 }
