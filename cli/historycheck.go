@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,12 @@ type historyCheck struct {
 	Replayed int       `json:"replayed"` // replayed decisions compared
 	Same     bool      `json:"same"`
 	Diff     []string  `json:"diff"` // the differing lines, "- " live, "+ " replayed, with context
+	// Timing are the seconds (from the window's start) whose lines
+	// differ only by the order in which the live master heard of that
+	// second's events (decisionlog.Timing), ascending; TimingOnly says
+	// that every difference is such (the check passes, exit 0).
+	Timing     []int64 `json:"timing"`
+	TimingOnly bool    `json:"timing_only"`
 	// LeftOut are the export's warnings: the jobs of the window it left
 	// out, whose decisions the replay cannot make, and why.
 	LeftOut []string `json:"left_out"`
@@ -56,10 +63,14 @@ the window's export (GET /api/v1/history/scenario, what allot sim
 before the log was read (before --until, where it ended the window
 earlier: the replay has none of the jobs submitted later). It exits 0
 when they agree and 1 with the differing lines (- live, + replayed) when
-they do not. The export's warnings, printed first on stderr, name the
-jobs it left out, whose decisions the replay cannot make; its notes say
-what else it could not carry over or assumed. -o wide
-also lists the decisions that agreed.`,
+they do not. Lines labelled (timing) differ only by report latency: in
+their second the live master placed a task before it heard of an end of
+that second and resized or moved it within the second to where the
+replay, which takes a second's ends before its starts, placed it; where
+every difference is such, the check exits 0. The export's warnings,
+printed first on stderr, name the jobs it left out, whose decisions the
+replay cannot make; its notes say what else it could not carry over or
+assumed. -o wide also lists the decisions that agreed.`,
 		Example: "  allot history check\n  allot history check -o wide   # the decisions compared too\n  allot history check --since 2h -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -82,7 +93,7 @@ also lists the decisions that agreed.`,
 				return err
 			}
 			if ok, err := out.structured(cmd.OutOrStdout(), res); ok || err != nil {
-				if err == nil && !res.Same {
+				if err == nil && !res.Same && !res.TimingOnly {
 					err = res.failure()
 				}
 				return err
@@ -167,11 +178,56 @@ func compareDecisions(live api.DecisionLog, to time.Time, replayed []decisionlog
 	}
 	diff := decisionlog.Diff(a.String(), b.String(), context)
 	res.Same = diff == ""
+	res.Timing = []int64{}
 	if !res.Same {
 		res.Diff = strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+		res.Timing, res.TimingOnly = timingOf(res.compared, replayed, cut)
 	}
 	return res
 }
+
+// timingOf sorts the seconds whose lines differ into those the order in
+// which the live master heard of their events explains, and says
+// whether they are all: live lines it cannot read (a master of another
+// version) make every difference count.
+func timingOf(live []string, replayed []decisionlog.Decision, cut int64) ([]int64, bool) {
+	var a, b []decisionlog.Decision
+	for _, l := range live {
+		d, err := decisionlog.Parse(l)
+		if err != nil {
+			return []int64{}, false
+		}
+		a = append(a, d)
+	}
+	for _, d := range replayed {
+		if d.At < cut {
+			b = append(b, d)
+		}
+	}
+	timing, other := decisionlog.Timing(a, b)
+	if timing == nil {
+		timing = []int64{}
+	}
+	return timing, len(timing) > 0 && len(other) == 0
+}
+
+// isTiming says whether a diff line ("- 384 start ...") is of a second
+// whose difference is timing's.
+func (r historyCheck) isTiming(l string) bool {
+	if !strings.HasPrefix(l, "- ") && !strings.HasPrefix(l, "+ ") {
+		return false
+	}
+	at, _, _ := strings.Cut(l[2:], " ")
+	n, err := strconv.ParseInt(at, 10, 64)
+	return err == nil && slices.Contains(r.Timing, n)
+}
+
+// timingNote is what the lines labelled "(timing)" mean.
+const timingNote = `(timing): in that second the live master placed a task before it heard
+of an end of the same second, then resized or moved it within the
+second; taken at the second's end, its placement is the replay's, which
+takes a second's ends before its starts. Report latency, not a
+difference in what the scheduler decides.`
 
 // before reports whether a log line's time field is before cut; a line
 // that does not start with a time is kept, so that the diff shows it.
@@ -205,22 +261,46 @@ func (r historyCheck) print(w io.Writer, wide bool) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "The simulator's decisions differ from the live master's (%s; - live, + replayed, seconds from the window's start):\n", window)
+	if r.TimingOnly {
+		fmt.Fprintf(w, "The simulator's decisions differ from the live master's only in timing, within %s (%s; - live, + replayed, seconds from the window's start):\n",
+			plural.Count(len(r.Timing), "second"), window)
+	} else {
+		fmt.Fprintf(w, "The simulator's decisions differ from the live master's (%s; - live, + replayed, seconds from the window's start):\n", window)
+	}
 	for _, l := range r.Diff {
+		if r.isTiming(l) {
+			l += "   (timing)"
+		}
 		fmt.Fprintln(w, l)
+	}
+	if len(r.Timing) > 0 {
+		fmt.Fprintln(w, "\n"+timingNote)
+	}
+	if r.TimingOnly {
+		return nil
 	}
 	return r.failure()
 }
 
 func (r historyCheck) failure() error {
-	changed := 0
+	changed, timing := 0, 0
 	for _, l := range r.Diff {
-		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "+ ") {
+		switch {
+		case r.isTiming(l):
+			timing++
+		case strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "+ "):
 			changed++
 		}
 	}
-	err := fmt.Errorf("the replay differs from the live master in %s (%s, %d replayed)", plural.Count(changed, "line"),
-		plural.Count(r.Live, "live decision"), r.Replayed)
+	more := ""
+	if timing > 0 {
+		more = fmt.Sprintf("; %d more lines differ only in timing", timing)
+		if timing == 1 {
+			more = "; 1 more line differs only in timing"
+		}
+	}
+	err := fmt.Errorf("the replay differs from the live master in %s (%s, %d replayed%s)", plural.Count(changed, "line"),
+		plural.Count(r.Live, "live decision"), r.Replayed, more)
 	if len(r.LeftOut) > 0 {
 		// The first place to look: the export's warnings scroll by
 		// before the diff.

@@ -26,6 +26,16 @@ var fakeLiveLines = []string{
 	"3600 start j2-small task=0 attempt=1 nodes=n1:1",
 }
 
+// timingLines are fakeLiveLines where the live master started j2-small
+// on n2 before it heard of j1-big's end, and moved it to n1 in the same
+// second.
+var timingLines = []string{
+	fakeLiveLines[0],
+	"3600 end j1-big task=0 attempt=1 how=completed",
+	"3600 start j2-small task=0 attempt=1 nodes=n2:1",
+	"3600 move j2-small task=0 attempt=1 nodes=n1:1",
+}
+
 // TestHistoryCheck: allot history check replays the export of the window
 // the live log was read for and compares what happened before it was
 // read; a difference exits 1 with the differing lines.
@@ -42,6 +52,23 @@ func TestHistoryCheck(t *testing.T) {
 			"differs from the live master in 2 lines",
 			[]string{"- 3600 start j2-small task=0 attempt=1 nodes=n2:1", "+ 3600 start j2-small task=0 attempt=1 nodes=n1:1"}},
 		{"json", fakeLiveLines, []string{"-o", "json"}, "", []string{`"same": true`, `"live": 3`, `"replayed": 3`}},
+		// Trial n F7: live, j2-small was placed before j1-big's end was
+		// heard and moved within the second: timing, exit 0.
+		{"timing only", timingLines, nil, "", []string{
+			"differ from the live master's only in timing, within 1 second",
+			"- 3600 start j2-small task=0 attempt=1 nodes=n2:1   (timing)",
+			"- 3600 move j2-small task=0 attempt=1 nodes=n1:1   (timing)",
+			"+ 3600 start j2-small task=0 attempt=1 nodes=n1:1   (timing)",
+			"  3600 end j1-big task=0 attempt=1 how=completed\n",
+			"takes a second's ends before its starts. Report latency"}},
+		{"timing only, json", timingLines, []string{"-o", "json"}, "", []string{`"same": false`, `"timing_only": true`, `"timing": [
+    3600
+  ]`}},
+		{"timing and a real difference", append(slices.Clone(timingLines), "3700 end j2-small task=0 attempt=1 how=completed"), nil,
+			"differs from the live master in 1 line (5 live decisions, 3 replayed; 3 more lines differ only in timing)",
+			[]string{"- 3600 move j2-small task=0 attempt=1 nodes=n1:1   (timing)", "- 3700 end j2-small task=0 attempt=1 how=completed\n"}},
+		{"timing and a real difference, json", append(slices.Clone(timingLines), "3700 end j2-small task=0 attempt=1 how=completed"),
+			[]string{"-o", "json"}, "differs from the live master in 1 line", []string{`"timing_only": false`}},
 		// --until ended the window before the log was read: the
 		// decisions from then on are left out of both sides.
 		{"until", fakeLiveLines, []string{"--until", "30m"}, "",

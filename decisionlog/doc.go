@@ -28,6 +28,10 @@
 // (start, preempt, move, resize, end; so a start that failed at once
 // comes before its end); then by job, task, attempt and kind. Which of
 // two things came first within a second is not in either log, so this
-// order is the likely cause's, not a record of it. The package has no dependencies beyond the standard
-// library, so that both drivers can use it without a cycle.
+// order is the likely cause's, not a record of it. Parse reads a line
+// back; Timing tells the seconds where two logs differ only by that
+// order (a live task placed before an end of its second was heard of,
+// and moved or resized within it) from the others. The package has no
+// dependencies beyond the standard library, so that both drivers can
+// use it without a cycle.
 package decisionlog

@@ -1,10 +1,14 @@
 package master
 
 import (
+	"cmp"
+	"context"
+	"fmt"
 	"slices"
 	"time"
 
 	"github.com/allot-sched/allot/sched"
+	"github.com/allot-sched/allot/store"
 )
 
 // Estimated starts. The core gives a start time only to the jobs its
@@ -137,4 +141,68 @@ func (r *runShares) typical() float64 {
 	rs := slices.Clone(r.ratios)
 	slices.Sort(rs)
 	return rs[len(rs)/2]
+}
+
+// restoreRunJobs bounds the jobs, newest first, whose attempts a
+// restarted master reads back into runShares (restoreRuns), and
+// restoreRunPage the jobs read at once.
+const (
+	restoreRunJobs = 4 * maxRunRatios
+	restoreRunPage = 128
+)
+
+// restoreRuns refills runShares after a restart from the store: the
+// completed attempts of the newest jobs with a time limit, by when they
+// ended, so that the forecasts keep their range rather than lose it
+// until five more attempts complete (trial o F9). Like note, it takes
+// an attempt's run from its start to when the master heard of its end,
+// against its job's time limit now. It reads at most restoreRunJobs
+// jobs and stops once it has a ring's worth, so that a long history
+// costs a start no more than a few queries. Run before the Master is
+// reachable, it needs no mu.
+func (pl *planner) restoreRuns(ctx context.Context) error {
+	type ran struct {
+		end        time.Time
+		ran, limit time.Duration
+	}
+	var runs []ran
+	var before int64 // 0: from the newest job
+	for read := 0; read < restoreRunJobs && len(runs) < maxRunRatios; {
+		jobs, err := pl.m.st.Jobs(ctx, store.JobFilter{BeforeID: before, Desc: true, Limit: restoreRunPage})
+		if err != nil {
+			return fmt.Errorf("restore the shares of their time limits recent attempts used: %w", err)
+		}
+		if len(jobs) == 0 {
+			break
+		}
+		read, before = read+len(jobs), jobs[len(jobs)-1].ID
+		limits := map[int64]time.Duration{}
+		var ids []int64
+		for _, j := range jobs {
+			if j.TimeLimit > 0 {
+				limits[j.ID] = j.TimeLimit
+				ids = append(ids, j.ID)
+			}
+		}
+		if len(ids) > 0 {
+			atts, err := pl.m.st.Attempts(ctx, store.AttemptFilter{JobIDs: ids})
+			if err != nil {
+				return fmt.Errorf("restore the shares of their time limits recent attempts used: %w", err)
+			}
+			for _, a := range atts {
+				if !a.Open() && a.EndState == store.AttemptCompleted {
+					runs = append(runs, ran{a.EndedAt, a.EndedAt.Sub(a.StartedAt), limits[a.JobID]})
+				}
+			}
+		}
+		if len(jobs) < restoreRunPage {
+			break
+		}
+	}
+	// The ring keeps the last maxRunRatios it is given: the latest ends.
+	slices.SortStableFunc(runs, func(a, b ran) int { return cmp.Compare(a.end.UnixNano(), b.end.UnixNano()) })
+	for _, r := range runs[max(0, len(runs)-maxRunRatios):] {
+		pl.runs.note(r.ran, r.limit)
+	}
+	return nil
 }

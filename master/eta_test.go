@@ -3,6 +3,8 @@ package master
 import (
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/agent"
 )
 
 // TestForecastETA: under FIFO, where the core reserves nothing, every
@@ -193,6 +195,51 @@ func TestETAWantedAfterChanges(t *testing.T) {
 			}
 			if !wanted() {
 				t.Error("no forecast wanted after the change")
+			}
+		})
+	}
+}
+
+// TestForecastRangeAfterRestart (trial o F9): a restarted master reads
+// the shares of their time limits that recent attempts used back from
+// the store, so that forecasts keep their range; attempts that failed
+// or whose job has no time limit count no more than they did live.
+func TestForecastRangeAfterRestart(t *testing.T) {
+	tests := []struct {
+		name      string
+		completed int // attempts completing at half their hour's limit
+		want      float64
+	}{
+		{"five completed give the median", 5, 0.5},
+		{"four are too few for a range", 4, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			a := h.agent("n1", 8)
+			var done []int64
+			for range tt.completed {
+				done = append(done, h.submit(jobSpec("half", 1, `, "time_limit": 3600`)))
+			}
+			failed := h.submit(jobSpec("failed", 1, `, "time_limit": 3600`))
+			nolimit := h.submit(jobSpec("nolimit", 1, ""))
+			h.step()
+			h.sync(a, a)
+			h.clock.Advance(30 * time.Minute)
+			for _, id := range append(done, nolimit) {
+				a.Exit(tid(id, 0, 1), agent.OutcomeCompleted, 0)
+			}
+			a.Exit(tid(failed, 0, 1), agent.OutcomeFailed, 1)
+			h.sync(a)
+			h.m.lock()
+			live, n := h.m.planner.runs.typical(), len(h.m.planner.runs.ratios)
+			h.m.mu.Unlock()
+			if live != tt.want || n != tt.completed {
+				t.Fatalf("live: %d shares, median %v; want %d, %v", n, live, tt.completed, tt.want)
+			}
+			h.start()
+			if got, n := h.m.planner.runs.typical(), len(h.m.planner.runs.ratios); got != tt.want || n != tt.completed {
+				t.Fatalf("after a restart: %d shares, median %v; want %d, %v", n, got, tt.completed, tt.want)
 			}
 		})
 	}

@@ -82,6 +82,9 @@ func (r *restorer) restore(ctx context.Context) error {
 	if err := m.planner.restoreBudgets(ctx); err != nil {
 		return err
 	}
+	if err := m.planner.restoreRuns(ctx); err != nil {
+		return err
+	}
 	// An elastic job scheduled before the restart makes every pass
 	// confirmed still, though it may have ended: restore loads the live
 	// jobs only, and a job's min_slots is in its spec, which no query

@@ -50,6 +50,13 @@ jobs:
 		"next": "completed: 0@600-610 COMPLETED",
 	}
 	checkAttempts(t, res, want)
+	// A failure of its own counts as failed in the summary, as one
+	// after a preemption does: sim compare's "completed / failed /
+	// killed" row (trial n F8).
+	if m := res.Metrics; m.Failed != 4 || m.Completed != 2 || m.Killed != 0 || m.Unfinished != 0 {
+		t.Errorf("metrics: %d completed, %d failed, %d killed, %d unfinished; want 2, 4, 0, 0",
+			m.Completed, m.Failed, m.Killed, m.Unfinished)
+	}
 }
 
 // TestExperimentTrialFails: an experiment one of whose trials failed

@@ -137,14 +137,17 @@ type Metrics struct {
 	Resizes int `json:"resizes,omitempty"`
 	Shrinks int `json:"shrinks,omitempty"`
 
-	// Jobs counts submitted jobs: Completed and Killed ones ended,
+	// Jobs counts submitted jobs: Completed, Killed and Failed ones ended,
 	// Unfinished ones were still running or waiting when the run stopped.
 	Jobs       int `json:"jobs"`
 	Completed  int `json:"completed"`
 	Killed     int `json:"killed"`
 	Unfinished int `json:"unfinished"`
-	// Failed counts jobs that ended failed after a preemption; it is left
-	// out of the JSON when zero.
+	// Failed counts jobs that ended failed: a task's failure of its own
+	// (a scripted fail, a failed start; the what-if export's exits with
+	// a non-zero code), or a preemption or loss after which its exit
+	// actions did not reschedule it. It is left out of the JSON when
+	// zero.
 	Failed int `json:"failed,omitempty"`
 	// TimeLimitKills counts jobs killed because a task reached its time
 	// limit.
