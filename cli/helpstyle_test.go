@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestLongHelpStyle: every command's long help starts as a sentence (a
@@ -38,4 +39,25 @@ func TestLongHelpStyle(t *testing.T) {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// TestNoSentinelDefaults: no flag's --help shows "(default -1)", a
+// sentinel for "not given" that reads as a value (allot submit --gpus
+// once did); such flags default to their zero value and are read where
+// given (Changed).
+func TestNoSentinelDefaults(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		t.Run(c.CommandPath(), func(t *testing.T) {
+			c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+				if f.DefValue == "-1" && !f.Hidden {
+					t.Errorf("--%s shows (default -1) in --help", f.Name)
+				}
+			})
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(New())
 }

@@ -15,15 +15,17 @@ import (
 // GPUs per task) and max_slots. Both are checked against the file's
 // other slot fields here, naming the flag, before anything is sent.
 
-// gpuFlags are allot submit's GPU-count flags; -1 is not given.
+// gpuFlags are allot submit's GPU-count flags, read only where given
+// (Changed): 0 is a zero-slot task, and a sentinel default would show in
+// --help as "(default -1)".
 type gpuFlags struct {
 	gpus, perTask int
 }
 
 func (g *gpuFlags) register(cmd *cobra.Command) {
-	cmd.Flags().IntVarP(&g.gpus, "gpus", "G", -1,
+	cmd.Flags().IntVarP(&g.gpus, "gpus", "G", 0,
 		"the job's GPUs in all, over the job file's resources.slots (one task's GPUs; a gang spans nodes when one has too few); not for an experiment (sbatch -G)")
-	cmd.Flags().IntVar(&g.perTask, "gpus-per-task", -1,
+	cmd.Flags().IntVar(&g.perTask, "gpus-per-task", 0,
 		"GPUs per task (each trial of an experiment), over the job file's resources.slots (sbatch --gpus-per-task)")
 }
 

@@ -31,6 +31,7 @@ searcher: {name: grid, max_concurrent_trials: 2}
 		want int    // the slots sent
 		err  string // else the usage error
 	}{
+		{name: "no flag: the file's slots", args: []string{command}, want: 2},
 		{name: "-G", args: []string{"-G", "8", command}, want: 8},
 		{name: "--gpus", args: []string{"--gpus", "1", command}, want: 1},
 		{name: "zero: a zero-slot task", args: []string{"--gpus", "0", command}, want: 0},
