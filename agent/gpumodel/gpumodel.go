@@ -58,6 +58,14 @@ func Type(name string) string {
 	}
 	for _, s := range []string{strings.Join(words, " "), lower} {
 		if t := strings.Trim(nonWord.ReplaceAllString(s, "-"), "-"); t != "" {
+			// The type read again is itself: "a0!0" gives "a0-0", which
+			// reads as model a0 (a job file's round trip, FuzzParse).
+			if t == lower {
+				return t
+			}
+			if again := Type(t); again != t && again != "unknown" {
+				return again
+			}
 			return t
 		}
 	}
