@@ -105,14 +105,7 @@ func shortLimit(d time.Duration) string {
 	if d <= 0 {
 		return "none"
 	}
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return spec.Span(d)
 }
 
 func qosWords(q, def string) string {

@@ -3,12 +3,12 @@ package master
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/allot-sched/allot/api"
 	"github.com/allot-sched/allot/config"
 	"github.com/allot-sched/allot/lifecycle"
+	"github.com/allot-sched/allot/spec"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -166,13 +166,4 @@ func msgTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UT
 
 // configSpan writes a configured span as a configuration file does
 // ("5m", "1h30m", "45s"), not as Go's Duration.String ("5m0s").
-func configSpan(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func configSpan(d time.Duration) string { return spec.Span(d) }

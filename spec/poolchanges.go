@@ -51,9 +51,9 @@ func poolDiffs(a, b Pool) []string {
 	add("backfill", strconv.FormatBool(a.Backfill), strconv.FormatBool(b.Backfill))
 	add("reservations", orNone(string(a.Reservations)), orNone(string(b.Reservations)))
 	add("placement", orNone(string(a.Placement)), orNone(string(b.Placement)))
-	add("min_run_time", span(a.MinRunTime), span(b.MinRunTime))
+	add("min_run_time", Span(a.MinRunTime), Span(b.MinRunTime))
 	add("zero_slot_limit", strconv.Itoa(a.ZeroSlotLimit), strconv.Itoa(b.ZeroSlotLimit))
-	add("kill_grace", span(a.KillGrace), span(b.KillGrace))
+	add("kill_grace", Span(a.KillGrace), Span(b.KillGrace))
 	if a.Multifactor != b.Multifactor {
 		out = append(out, "multifactor weights changed")
 	}
@@ -67,8 +67,10 @@ func orNone(s string) string {
 	return s
 }
 
-// span is a duration as a configuration file writes it: 10m, 1h30m, 0s.
-func span(d time.Duration) string {
+// Span is a duration as a configuration file writes it (10m, 1h30m,
+// 45s), not as Go's Duration.String (10m0s): the one way messages write
+// a configured span.
+func Span(d time.Duration) string {
 	s := d.String()
 	for _, cut := range []string{"m0s", "h0m"} {
 		if len(s) > len(cut) && s[len(s)-len(cut):] == cut {
