@@ -57,17 +57,7 @@ func TestForecastETA(t *testing.T) {
 // TestForecastRange: once recent attempts show that jobs use half their
 // time limits, a forecast comes with an earlier end of its range.
 func TestForecastRange(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - {name: default, policy: fifo}\n")
-	h := newHarness(t, withConfig(cfg))
-	for range 6 {
-		h.m.lock()
-		h.m.planner.runs.note(30*time.Minute, time.Hour)
-		h.m.mu.Unlock()
-	}
-	a := h.agent("n1", 4)
-	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
-	h.step()
-	h.sync(a, a)
+	h := halfUsedHarness(t, "fifo")
 	b := h.submit(jobSpec("b", 4, `, "time_limit": 1800`))
 	h.step()
 	h.m.planner.refreshETA()
@@ -83,17 +73,7 @@ func TestForecastRange(t *testing.T) {
 // reservation, by whole time limits, comes with the forecast's early end
 // too, so that the job behind it shows no earlier start than it.
 func TestReservationRange(t *testing.T) {
-	cfg := mustConfig(t, "pools:\n  - {name: default, policy: backfill}\n")
-	h := newHarness(t, withConfig(cfg))
-	for range 6 {
-		h.m.lock()
-		h.m.planner.runs.note(30*time.Minute, time.Hour)
-		h.m.mu.Unlock()
-	}
-	a := h.agent("n1", 4)
-	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
-	h.step()
-	h.sync(a, a)
+	h := halfUsedHarness(t, "backfill")
 	head := h.submit(jobSpec("head", 4, `, "time_limit": 1800`))
 	behind := h.submit(jobSpec("behind", 2, `, "time_limit": 1800`))
 	h.step()
@@ -107,6 +87,24 @@ func TestReservationRange(t *testing.T) {
 	if q == nil || q.EstimatedStartEarliest == nil || q.EstimatedStartEarliest.Before(*p.EstimatedStartEarliest) {
 		t.Fatalf("the job behind: %+v; want no earlier start than the head's %v", q, p.EstimatedStartEarliest)
 	}
+}
+
+// halfUsedHarness is a master whose recent attempts used half their
+// time limits, with a 4-GPU node full of a job of an hour's limit, in a
+// pool of the policy given.
+func halfUsedHarness(t *testing.T, policy string) *harness {
+	t.Helper()
+	h := newHarness(t, withConfig(mustConfig(t, "pools:\n  - {name: default, policy: "+policy+"}\n")))
+	for range 6 {
+		h.m.lock()
+		h.m.planner.runs.note(30*time.Minute, time.Hour)
+		h.m.mu.Unlock()
+	}
+	a := h.agent("n1", 4)
+	h.submit(jobSpec("running", 4, `, "time_limit": 3600`))
+	h.step()
+	h.sync(a, a)
+	return h
 }
 
 // TestETADue: the forecast runs every etaEvery, and sooner once a job
