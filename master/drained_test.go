@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/sched"
 )
 
 // TestDrainedPoolWaits: a job of a pool whose only node is drained gets no
@@ -55,7 +56,7 @@ func TestDrainedPoolWaits(t *testing.T) {
 			// FIFO holds no reservation: the job waits for the node, as
 			// once it is empty.
 			first := map[string]string{"fifo": "no_nodes"}[policy]
-			check("while a runs", cmp.Or(first, "reserved"))
+			check("while a runs", cmp.Or(first, sched.CodeNoReservation))
 			n1.Exit(tid(a, 0, 1), agent.OutcomeCompleted, 0)
 			h.sync(n1)
 			h.step()

@@ -218,7 +218,7 @@ func (p *pendingInfo) view() *api.Pending {
 	}
 	// The snapshot of a few names is no quota pool: Message gives no
 	// advice to borrow, and the kept one goes where it would.
-	v := &api.Pending{Reason: pe.Reason.String(), Message: pe.Message(s) + sched.BorrowHint(p.ctx.borrow),
+	v := &api.Pending{Reason: pe.Code(), Message: pe.Message(s) + sched.BorrowHint(p.ctx.borrow),
 		Priority: pe.Priority}
 	if p.ctx.down != "" {
 		v.Message = p.ctx.down

@@ -96,6 +96,21 @@ func (r Reason) String() string {
 	return "reason(" + strconv.Itoa(int(r)) + ")"
 }
 
+// CodeNoReservation is the code of a backfill queue's head for which no
+// start time can be reserved (ReasonReserved with no At): "reserved"
+// would contradict its message.
+const CodeNoReservation = "no_reservation"
+
+// Code is the pending job's stable machine name as the API shows it: its
+// Reason's, but CodeNoReservation for a head of the queue that got no
+// reservation. Only the name differs; every rule reads Reason.
+func (p Pending) Code() string {
+	if p.Reason == ReasonReserved && (p.At < 0 || p.At == Never) {
+		return CodeNoReservation
+	}
+	return p.Reason.String()
+}
+
 // Pending explains why a job keeps waiting tasks after the pass.
 type Pending struct {
 	Job    int
