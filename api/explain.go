@@ -54,6 +54,11 @@ type Explanation struct {
 	// same).
 	SchedulerError        string     `json:"scheduler_error,omitempty"`
 	SchedulerFailingSince *time.Time `json:"scheduler_failing_since,omitempty"`
+	// StoreUnavailableSince is, while the master's store is down, when it
+	// went down: no scheduling pass, time limit or agent timeout runs
+	// until it is back, so the rest of the explanation is the last
+	// pass's (the summary's first sentence says so).
+	StoreUnavailableSince *time.Time `json:"store_unavailable_since,omitempty"`
 	// NodeLost, while a task of the job is held on a node that is lost
 	// (or left) within lost_node_grace, says which node since when and
 	// what becomes of the task at the end of the grace unless the node

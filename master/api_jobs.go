@@ -214,9 +214,10 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if missing {
-			w.Header().Set(api.PartialHeader, partialEnded) // outageread.go
+			ja.notePartial(w, partialEnded) // outageread.go
 		}
 		ja.redactorFor(r).jobs(page.Jobs) // redact.go
+		ja.notePaused(w)                  // outageread.go
 		writeJSON(w, http.StatusOK, page)
 		return
 	}
@@ -239,6 +240,7 @@ func (ja *jobsAPI) handleListJobs(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	ja.notePaused(w)
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).jobs(readable(principalOf(r), out)))
 }
 
@@ -377,6 +379,7 @@ func (ja *jobsAPI) handleGetJob(w http.ResponseWriter, r *http.Request) {
 		ja.fail(w, err)
 		return
 	}
+	ja.notePaused(w)
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).job(view))
 }
 

@@ -71,7 +71,21 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 		x.SchedulerError, x.SchedulerFailingSince = ps.Error, &since
 		x.Summary = failingSentence(since, now) + " " + x.Summary
 	}
+	if st := ja.m.health.status(); !st.Up {
+		since := st.Since.UTC()
+		x.StoreUnavailableSince = &since
+		x.Summary = pausedSentence(since, now) + " " + x.Summary
+		ja.notePaused(w)
+	}
 	writeJSON(w, http.StatusOK, ja.redactorFor(r).explanation(x)) // redact.go
+}
+
+// pausedSentence warns, ahead of an explanation's summary, that the
+// master's store is down: no pass runs until it is back (outageread.go).
+func pausedSentence(since, now time.Time) string {
+	return fmt.Sprintf("Scheduling is paused: the master's store has been unavailable since %s (%s ago), so no job starts "+
+		"in any pool until it is back, whatever follows says (which is the last pass's).",
+		since.Format(time.RFC3339), max(now.Sub(since), 0).Round(time.Second))
 }
 
 // failingSentence warns, ahead of an explanation's summary, that the
@@ -80,7 +94,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 func failingSentence(since, now time.Time) string {
 	return fmt.Sprintf("No scheduling pass has succeeded since %s (%s ago), so no job starts in any pool until one does, "+
 		"whatever follows says (scheduler_error has the failure; an admin sees it in /healthz and the master's log).",
-		since.Format(time.RFC3339), now.Sub(since).Round(time.Second))
+		since.Format(time.RFC3339), max(now.Sub(since), 0).Round(time.Second))
 }
 
 // preemptRule is the rule that preempted attempt a, by its preempting

@@ -33,14 +33,45 @@ func (s server) outage(err error) bool {
 }
 
 // partial answers from memory for a store read that failed with err:
-// when the store is failing, it marks the response with note and
-// reports true; otherwise the caller fails the request as usual.
+// when the store is failing, it marks the response with note (and that
+// nothing is scheduled meanwhile, pausedNote) and reports true;
+// otherwise the caller fails the request as usual.
 func (s server) partial(w http.ResponseWriter, err error, note string) bool {
 	if !s.outage(err) {
 		return false
 	}
-	w.Header().Set(api.PartialHeader, note)
+	s.notePartial(w, note)
 	return true
+}
+
+// notePartial marks a response answered from memory with note, the
+// store being down, and with what the outage stops (pausedNote).
+func (s server) notePartial(w http.ResponseWriter, note string) {
+	w.Header().Set(api.PartialHeader, note+"; "+pausedNote(s.m.health.status(), s.m.now()))
+}
+
+// notePaused marks a response the master answered from memory while the
+// store is down, though nothing it read was missing: its reasons and
+// forecasts are the last pass's, which no pass replaces until the store
+// is back. It leaves a note already set alone.
+func (s server) notePaused(w http.ResponseWriter) {
+	st := s.m.health.status()
+	if st.Up || w.Header().Get(api.PartialHeader) != "" {
+		return
+	}
+	w.Header().Set(api.PartialHeader, pausedNote(st, s.m.now()))
+}
+
+// pausedNote says what a store outage stops (docs/reliability.md): the
+// master schedules nothing, enforces no time limit and times no agent
+// out until the store is back, so a waiting job's reason and forecast
+// are the last pass's and a task that ended meanwhile still holds its
+// GPUs in the views.
+func pausedNote(st StoreStatus, now time.Time) string {
+	return fmt.Sprintf("scheduling is paused: the master's store has been unavailable since %s (%s ago), "+
+		"so no job starts or is preempted and no time limit acts until it is back; reasons and start forecasts "+
+		"are the last pass's, and tasks that ended meanwhile hold their GPUs until their ends are recorded",
+		st.Since.UTC().Format(time.RFC3339), max(now.Sub(st.Since), 0).Round(time.Second))
 }
 
 // readUnavailable answers 503 for a read of what only the store keeps
