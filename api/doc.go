@@ -25,6 +25,7 @@
 //	GET    /api/v1/jobs/{id}             Job with TaskList
 //	PATCH  /api/v1/jobs/{id}             JobUpdate → Job
 //	POST   /api/v1/jobs/{id}/kill        → KillReply (Job, already_ended)
+//	POST   /api/v1/jobs/kill             KillJobs → []KillResult (one step)
 //	GET    /api/v1/jobs/{id}/logs        Logs; ?task=N&after=CURSOR&wait=SECONDS (long poll)
 //	GET    /api/v1/nodes                 []Node
 //	GET    /api/v1/pools                 []Pool

@@ -101,6 +101,7 @@ func newFakeMaster(t *testing.T) *fakeMaster {
 		j.State = "killed"
 		return api.KillReply{Job: *j}, 200
 	}))
+	mux.HandleFunc("POST /api/v1/jobs/kill", f.killJobs)
 	mux.HandleFunc("POST /api/v1/tokens", func(w http.ResponseWriter, r *http.Request) {
 		var nt api.NewToken
 		if err := json.NewDecoder(r.Body).Decode(&nt); err != nil {
@@ -411,6 +412,33 @@ func (f *fakeMaster) withJob(h func(j *api.Job, r *http.Request) (any, int)) htt
 		v, status := h(&f.jobs[i], r)
 		reply(w, status, v)
 	}
+}
+
+// killJobs kills a list of jobs in one request, as the master's POST
+// /jobs/kill: each job's result, a 404 for one that does not exist.
+func (f *fakeMaster) killJobs(w http.ResponseWriter, r *http.Request) {
+	var req api.KillJobs
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.IDs) == 0 {
+		reply(w, 400, api.Error{Error: "ids: expected 1 to 1000 job IDs", Field: "ids"})
+		return
+	}
+	res := make([]api.KillResult, len(req.IDs))
+	for n, id := range req.IDs {
+		res[n].ID = id
+		i := slices.IndexFunc(f.jobs, func(j api.Job) bool { return j.ID == id })
+		if i < 0 {
+			res[n].Status, res[n].Error = 404, fmt.Sprintf("job %d does not exist", id)
+			continue
+		}
+		j := &f.jobs[i]
+		if j.State == "completed" || j.State == "failed" || j.State == "killed" {
+			res[n].Reply = &api.KillReply{Job: *j, AlreadyEnded: true}
+			continue
+		}
+		j.State = "killed"
+		res[n].Reply = &api.KillReply{Job: *j}
+	}
+	reply(w, 200, res)
 }
 
 func (f *fakeMaster) update(j *api.Job, r *http.Request) (any, int) {

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/spf13/cobra"
 
@@ -29,9 +27,11 @@ func newJobKillCmd() *cobra.Command {
 (the job is killed at once, its tasks when their agents report them; until
 then it reads killing). A job that has already ended is left as it is, and
 the command says so; it still succeeds, so that a kill can be repeated.
-Several IDs are killed one after the other, as scancel does: a job that
-cannot be killed (no such job, not yours) is reported and the others are
-still killed; the command then exits 1. -o json and yaml print the
+Several IDs are killed in one request, as scancel kills a list: no
+scheduling pass runs between their kills, so killing one cannot start
+another of the list meanwhile; a job that cannot be killed (no such job,
+not yours) is reported and the others are still killed; the command
+then exits 1. -o json and yaml print the
 master's reply: the job's fields and, for a job that had already ended,
 "already_ended": true; for several IDs, a list of the replies of the jobs
 killed.`
@@ -59,27 +59,22 @@ func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
 	}
 	w := cmd.OutOrStdout()
 	structured := out.format == outputJSON || out.format == outputYAML
+	results, err := kills(cmd, c, ids)
+	if err != nil {
+		return err
+	}
 	replies := []api.KillReply{}
 	var failed []error
-	for _, id := range ids {
-		ctx, cancel := requestContext(cmd)
-		r, err := c.Kill(ctx, id)
-		cancel()
-		if err != nil {
-			// Only a refusal of this job lets the others go on; an
-			// unreachable master or a bad login would refuse them all.
-			var ae *client.Error
-			if len(ids) == 1 || !errors.As(err, &ae) || (ae.Status != http.StatusNotFound && ae.Status != http.StatusForbidden) {
-				return err
-			}
-			err = fmt.Errorf("job %d: %w", id, err)
+	for _, x := range results {
+		if x.Reply == nil {
+			err := fmt.Errorf("job %d: %w", x.ID, &client.Error{Status: x.Status, Message: x.Error})
 			fmt.Fprintln(cmd.ErrOrStderr(), "allot:", err)
 			failed = append(failed, err)
 			continue
 		}
-		replies = append(replies, r)
+		replies = append(replies, *x.Reply)
 		if !structured {
-			if err := printKilled(w, r); err != nil {
+			if err := printKilled(w, *x.Reply); err != nil {
 				return err
 			}
 		}
@@ -98,6 +93,24 @@ func runKills(cmd *cobra.Command, out *outputFlag, args []string) error {
 		return fmt.Errorf("%s of %d not killed", plural.Count(len(failed), "job"), len(ids))
 	}
 	return nil
+}
+
+// kills kills the jobs ids: one job by POST /jobs/{id}/kill, whose
+// refusal is the command's error; several in one POST /jobs/kill, so
+// that no scheduling pass runs between their kills (killing a blocked
+// job would otherwise let the master start another job of the list
+// before its kill came), each with its own result.
+func kills(cmd *cobra.Command, c *client.Client, ids []int64) ([]api.KillResult, error) {
+	ctx, cancel := requestContext(cmd)
+	defer cancel()
+	if len(ids) > 1 {
+		return c.KillJobs(ctx, ids)
+	}
+	r, err := c.Kill(ctx, ids[0])
+	if err != nil {
+		return nil, err
+	}
+	return []api.KillResult{{ID: ids[0], Reply: &r}}, nil
 }
 
 // printKilled says what a kill did: killed the job, or nothing, as the

@@ -154,6 +154,15 @@ func (c *Client) Kill(ctx context.Context, id int64) (api.KillReply, error) {
 	return r, err
 }
 
+// KillJobs asks the master to kill a list of jobs in one step, no
+// scheduling pass running between their kills, and returns each job's
+// result in the list's order.
+func (c *Client) KillJobs(ctx context.Context, ids []int64) ([]api.KillResult, error) {
+	var rs []api.KillResult
+	err := c.tr.do(ctx, http.MethodPost, "/jobs/kill", nil, api.KillJobs{IDs: ids}, &rs)
+	return rs, err
+}
+
 // Update changes a job's priority, priority class or weight; nil fields
 // are kept. It returns the changed job.
 func (c *Client) Update(ctx context.Context, id int64, u api.JobUpdate) (api.Job, error) {

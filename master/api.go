@@ -44,6 +44,7 @@ var routes = []route{
 	{"GET", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handleGetJob }},
 	{"PATCH", "/jobs/{id}", func(p *apiParts) http.HandlerFunc { return p.jobs.handlePatchJob }},
 	{"POST", "/jobs/{id}/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJob }},
+	{"POST", "/jobs/kill", func(p *apiParts) http.HandlerFunc { return p.jobs.handleKillJobs }},
 	{"GET", "/jobs/{id}/logs", func(p *apiParts) http.HandlerFunc { return p.jobs.logs.handleLogs }},
 	{"GET", "/jobs/{id}/events", func(p *apiParts) http.HandlerFunc { return p.jobs.handleJobEvents }},
 	{"GET", "/jobs/{id}/explain", func(p *apiParts) http.HandlerFunc { return p.jobs.handleExplain }},

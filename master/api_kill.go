@@ -48,16 +48,7 @@ func (ja *jobsAPI) handleKillJob(w http.ResponseWriter, r *http.Request) {
 func (ja *jobsAPI) Kill(ctx context.Context, id int64, reason string) (ended bool, err error) {
 	ja.m.lock()
 	defer ja.m.unlock()
-	j, ok := ja.m.jobs[id]
-	if !ok || j.rec.State.Terminal() {
-		// notLive answers 404 for no such job, and a conflict for one
-		// that has ended.
-		if err := ja.notLive(ctx, id); err != nil && !isConflict(err) {
-			return false, err
-		}
-		return true, nil
-	}
-	return false, ja.kill(ctx, j, reason)
+	return killLocked(ctx, ja, id, reason) // api_killjobs.go
 }
 
 // kill kills the live job j; the caller holds the lock.
