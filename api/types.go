@@ -49,6 +49,11 @@ type Job struct {
 	Environment   map[string]string `json:"environment,omitempty"`
 	SubmittedAt   time.Time         `json:"submitted_at"`
 	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	// StartedAt, while the job holds GPUs, is when it started: the
+	// earliest start of its open attempts (a moved or resized task
+	// counts from its first placement), as squeue's START_TIME of a
+	// running job; absent while no task holds any.
+	StartedAt *time.Time `json:"started_at,omitempty"`
 	// EnvironmentHidden says Environment's values were withheld: they
 	// are for the job's owner and admins alone (they may hold secrets,
 	// such as API tokens), and anyone else who may read the job gets the

@@ -227,12 +227,17 @@ func printJobs(w io.Writer, jobs []api.Job, filter client.JobFilter, f jobsFlags
 
 // startText is when a waiting job should start: "in 2h 10m" ("~" for a
 // forecast rather than a reservation, "in ≤20s" for one waiting for
-// checkpoints, which it starts by), or "-". It counts from the
+// checkpoints, which it starts by); when a running one started ("12m
+// ago"); or "-". It counts from the
 // master's as_of, the time the reason's message counts from, so that
 // START and REASON agree ("in 9m 57s" in both); from the client's clock
 // for a master that does not send it.
 func startText(j api.Job, kind string) string {
 	p := j.Pending
+	if p == nil && j.StartedAt != nil {
+		// A running job: when it started, as squeue's START_TIME.
+		return startedText(*j.StartedAt, now())
+	}
 	if p == nil || p.EstimatedStart == nil {
 		return "-"
 	}
@@ -269,6 +274,15 @@ func startText(j api.Job, kind string) string {
 		}
 	}
 	return s
+}
+
+// startedText is a running job's start, counted back from now: "3m
+// ago", "now" within the second.
+func startedText(at, now time.Time) string {
+	if d := now.Sub(at).Round(time.Second); d > 0 {
+		return humanDur(d) + " ago"
+	}
+	return "now"
 }
 
 // basisCheckpoint is api.Pending.EstimateBasis for a job waiting for

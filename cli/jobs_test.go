@@ -584,3 +584,32 @@ func TestStartText(t *testing.T) {
 		})
 	}
 }
+
+// TestStartedText: a running job's START is when it started, counted
+// back (squeue's START_TIME of a running job), not "-".
+func TestStartedText(t *testing.T) {
+	ref := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		ago  time.Duration
+		want string
+	}{
+		{"minutes ago", 12*time.Minute + 30*time.Second, "12m 30s ago"},
+		{"hours ago", 2*time.Hour + 5*time.Minute, "2h 5m ago"},
+		{"this second", 0, "now"},
+		{"a master clock ahead", -3 * time.Second, "now"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := startedText(ref.Add(-c.ago), ref); got != c.want {
+				t.Errorf("START %q, want %q", got, c.want)
+			}
+		})
+	}
+	started := ref.Add(-time.Hour)
+	if got := startText(api.Job{State: "running", StartedAt: &started}, "range"); !strings.HasSuffix(got, " ago") {
+		t.Errorf("a running job's START %q, want when it started", got)
+	}
+	if got := startText(api.Job{State: "completed"}, "range"); got != "-" {
+		t.Errorf("an ended job's START %q, want -", got)
+	}
+}

@@ -60,6 +60,9 @@ type jobRead struct {
 	// the GPUs they hold and holding how many tasks have one.
 	nodes         []string
 	used, holding int
+	// startedAt is the earliest first start of its open attempts (a
+	// moved task's counts from its first placement); zero when none.
+	startedAt time.Time
 	// open are the parts of open attempts that have not exited, by task
 	// index and node: a lost node holds those only (lostview.go), while
 	// nodes keeps a part that exited, as the node filter does.
@@ -139,6 +142,9 @@ func captureJob(j *mjob) *jobRead {
 			continue
 		}
 		r.holding++
+		if s := t.att.first(); r.startedAt.IsZero() || s.Before(r.startedAt) {
+			r.startedAt = s
+		}
 		r.done = append(r.done, captureDone(t)...)
 		ran := t.mayHaveRun()
 		for _, p := range t.att.parts {

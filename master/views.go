@@ -29,6 +29,10 @@ func (ja *jobsAPI) jobView(v *readView, j *jobRead, now time.Time) api.Job {
 	out.Tasks = j.tasks
 	out.Running = j.active
 	out.Holding = j.used
+	if !j.startedAt.IsZero() {
+		s := j.startedAt.UTC()
+		out.StartedAt = &s
+	}
 	lost := lostReasonOf(v, j.rec.ID)
 	if lost != "" {
 		out.Reason = lost
