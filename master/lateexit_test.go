@@ -73,6 +73,9 @@ func TestLateExitOutranGrace(t *testing.T) {
 			if got := h.job(id).TaskList[0].Attempts[0].ExitCode; c.amended && (got == nil || *got != c.code) {
 				t.Fatalf("attempt's exit code %v, want %d", got, c.code)
 			}
+			if got := h.job(id).TaskList[0].Attempts[0]; got.ReportedEnd != "" || got.Stopped != "" {
+				t.Fatalf("attempt %+v noted as a lost end reported late (lostnote.go), want amended or lost alone", got)
+			}
 			charged := end
 			if c.amended {
 				charged = exited
