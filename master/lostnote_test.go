@@ -9,6 +9,8 @@ import (
 
 	"github.com/allot-sched/allot/agent"
 	"github.com/allot-sched/allot/api"
+	"github.com/allot-sched/allot/decisionlog"
+	"github.com/allot-sched/allot/sim"
 	"github.com/allot-sched/allot/store"
 )
 
@@ -162,5 +164,62 @@ func checkLostUsage(t *testing.T, h *harness, id int64, start, charged time.Time
 	h.m.unlock()
 	if math.Abs(got-f.usage.Get(k)) > 1e-9*f.usage.Get(k) {
 		t.Fatalf("fair-share usage of ana %v, want %v", got, f.usage.Get(k))
+	}
+}
+
+// TestLostNoteReplay: the what-if export of a loss whose attempt its
+// agent reported fenced before it (lostnote.go) replays to the decisions
+// the master made: the requeue at the loss, the restart on the other
+// node, the attempt's exit before its end read as a late exit.
+func TestLostNoteReplay(t *testing.T) {
+	h := newHarness(t, withConfig(mustConfig(t, "agent_timeout: 30s\nlost_node_grace: 1m\npools:\n  - {name: default, policy: fifo}\n")))
+	a := h.agent("n1", 2)
+	b := h.agent("n2", 2)
+	t0 := h.clock.Now()
+	id := h.submitAs("ana", jobSpec("work", 2, `, "preemptible": true`))
+	h.step()
+	h.sync(a, a, b)
+	start := h.clock.Now()
+	h.clock.Advance(20 * time.Second)
+	h.sync(a, b)
+	h.m.Tick(h.ctx)
+	for i := 0; i < 7; i++ { // n1 falls silent: lost at 55 s, its task requeued onto n2
+		h.clock.Advance(5 * time.Second)
+		h.sync(b)
+		h.m.Tick(h.ctx)
+	}
+	h.sync(b, b)
+	h.clock.Advance(10 * time.Second)
+	h.sync(b)
+	h.m.Tick(h.ctx)
+	task := tid(id, 0, 1)
+	a.Forget(task)
+	a.Inject(api.Report{Task: task, Event: api.EventExited, Outcome: string(agent.OutcomePreempted), Error: fencedError,
+		At: start.Add(44 * time.Second)})
+	a.Master = h.srv.URL
+	if _, err := a.Register(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(a, b)
+	h.m.Tick(h.ctx)
+	h.clock.Advance(10 * time.Second)
+	h.sync(a, b)
+	h.m.Tick(h.ctx)
+	if att := h.job(id).TaskList[0].Attempts; len(att) != 2 || att[0].ReportedEnd != "preempted" || att[1].EndState != "" {
+		t.Fatalf("attempts %+v; want the first lost, noted preempted, the second running", att)
+	}
+	q := window(t0, h.clock.Now())
+	sc, body := exportScenario(t, h, q)
+	var live api.DecisionLog
+	h.do("GET", "/api/v1/history/decisions"+q, nil, &live)
+	replayed, err := sim.ReplayDecisions(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := decisionlog.Diff(logText(live.Lines), decisionlog.Format(replayed), 3); diff != "" {
+		t.Errorf("live (-) and replayed (+) decisions differ:\n%s\nscenario:\n%s", diff, body)
+	}
+	if !strings.Contains(body, "late_exits") {
+		t.Errorf("scenario without the attempt's late exit:\n%s", body)
 	}
 }
