@@ -82,13 +82,22 @@ func (fs *shimFence) watch(pgid int, done <-chan struct{}) {
 	}
 }
 
+// FenceStopped begins why an attempt ended (the exit file's Fenced, and
+// so its agent's report) when its task shim's fence stopped it: the
+// master reads it in a late report of an attempt it ended lost.
+const FenceStopped = "stopped by its task shim's fence"
+
+// FenceKilled ends it when the fence killed the task at the end of its
+// grace, the checkpoint asked for not finished.
+const FenceKilled = "killed at the end of its grace"
+
 // stop asks the task to checkpoint, as Task.Preempt does (the preempt
 // file with the deadline, then the signal to the group), unless a
 // preemption was asked already, and kills the group at the deadline if
 // the task has not exited by then.
 func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, done <-chan struct{}) {
 	fs.mu.Lock()
-	fs.why = fmt.Sprintf("stopped by its task shim's fence: the agent was gone and the master not heard for %s, after which it requeues the attempt elsewhere",
+	fs.why = fmt.Sprintf(FenceStopped+": the agent was gone and the master not heard for %s, after which it requeues the attempt elsewhere",
 		silent.Round(time.Second))
 	fs.mu.Unlock()
 	asked, already := preemptDeadline(fs.preemptFile)
@@ -115,7 +124,7 @@ func (fs *shimFence) stop(pgid int, silent time.Duration, deadline time.Time, do
 	fs.killed = true
 	// The shim dies with its group: the exit file says how first.
 	_ = writeExitFile(fs.exitFile, ExitStatus{ExitCode: -1, Signal: "SIGKILL", ExitedAt: time.Now().UTC(),
-		Fenced: fs.why + "; killed at the end of its grace"})
+		Fenced: fs.why + "; " + FenceKilled})
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 

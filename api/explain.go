@@ -154,6 +154,12 @@ type Preemption struct {
 	Attempt int       `json:"attempt"`
 	At      time.Time `json:"at"`
 	Why     string    `json:"why"`
+	// ExitedAt and Stopped, for an attempt lost with its node whose agent
+	// reported, once back, that its processes had ended before the loss,
+	// are when and how (Attempt.Stopped: "fenced by its task shim,
+	// checkpoint requested"); absent for any other.
+	ExitedAt *time.Time `json:"exited_at,omitempty"`
+	Stopped  string     `json:"stopped,omitempty"`
 }
 
 // Resize is one attempt of an elastic task that ended resized in place:

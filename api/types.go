@@ -210,6 +210,14 @@ type Attempt struct {
 	EndState string `json:"end_state,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// ReportedEnd, for an attempt ended lost, is how its agent, back,
+	// reported its processes had ended before the master gave up on
+	// it: completed, failed, preempted or killed, at ExitedAt (which its
+	// usage is charged until); Stopped says it in words ("fenced by its
+	// task shim, checkpoint requested"). Both "" for any other attempt
+	// and for a lost one no agent reported on.
+	ReportedEnd string `json:"reported_end,omitempty"`
+	Stopped     string `json:"stopped,omitempty"`
 	// PreemptedBy, for an attempt the scheduler preempted, moved or
 	// shrank for another job (ended preempted, or preempting still), is
 	// the job it made room for and the rule that let that job take its

@@ -193,7 +193,11 @@ func printExplanation(w io.Writer, x api.Explanation) error {
 	if len(x.Lost) > 0 {
 		fmt.Fprintln(w, "\nLost with their nodes:")
 		for _, p := range x.Lost {
-			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, formatTime(&p.At), p.Why)
+			why := p.Why
+			if p.Stopped != "" {
+				why += "; " + lostStoppedText(&p.At, p.ExitedAt, p.Stopped)
+			}
+			fmt.Fprintf(w, "  task %d attempt %d at %s: %s\n", p.Task, p.Attempt, formatTime(&p.At), why)
 		}
 	}
 	if len(x.Resized) > 0 {

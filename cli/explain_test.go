@@ -518,6 +518,10 @@ func TestExplainLost(t *testing.T) {
 		{"none", nil, ""},
 		{"one", []api.Preemption{{Task: 0, Attempt: 2, At: at, Why: "node r2 lost: no contact for 31s"}},
 			"\nLost with their nodes:\n  task 0 attempt 2 at 2024-05-01 09:30:00: node r2 lost: no contact for 31s\n"},
+		{"fenced before the loss", []api.Preemption{{Task: 0, Attempt: 2, At: at, Why: "node r2 lost: no contact for 31s",
+			ExitedAt: func() *time.Time { x := at.Add(-11 * time.Second); return &x }(), Stopped: "fenced by its task shim, checkpoint requested"}},
+			"\nLost with their nodes:\n  task 0 attempt 2 at 2024-05-01 09:30:00: node r2 lost: no contact for 31s; " +
+				"it had stopped at 09:29:49, 11s before (fenced by its task shim, checkpoint requested)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -111,6 +111,9 @@ func printTasks(w io.Writer, tasks []api.Task) error {
 			if a.PreemptedBy != nil {
 				reason = preemptedByText(a.PreemptedBy, a.Reason)
 			}
+			if a.Stopped != "" {
+				reason += "; " + lostStoppedText(a.EndedAt, a.ExitedAt, a.Stopped)
+			}
 			if reason == "" && i == len(tk.Attempts)-1 {
 				reason = tk.Reason
 			}
@@ -132,7 +135,7 @@ const heardLate = 30 * time.Second
 // since usage is charged to the exit, not to when the master heard.
 func endedText(a api.Attempt) string {
 	ended := formatTime(a.EndedAt)
-	if a.EndedAt == nil || a.ExitedAt == nil || a.EndedAt.Sub(*a.ExitedAt) <= heardLate {
+	if a.EndedAt == nil || a.ExitedAt == nil || a.EndedAt.Sub(*a.ExitedAt) <= heardLate && a.Stopped == "" {
 		return ended
 	}
 	layout := "15:04:05"
@@ -140,6 +143,23 @@ func endedText(a api.Attempt) string {
 		layout = "2006-01-02 15:04:05"
 	}
 	return ended + " (exited " + a.ExitedAt.In(displayZone).Format(layout) + ")"
+}
+
+// lostStoppedText says when and how an attempt lost with its node had
+// stopped, by its agent's report once back (api.Attempt.Stopped): "it
+// had stopped at 18:45:13, 11s before (fenced by its task shim,
+// checkpoint requested)". A researcher asks, after a node loss, whether
+// the old copy stopped, and checkpointed, before the new one started.
+func lostStoppedText(ended, exited *time.Time, stopped string) string {
+	if ended == nil || exited == nil {
+		return "it had stopped (" + stopped + ")"
+	}
+	layout := "15:04:05"
+	if e, x := ended.In(displayZone), exited.In(displayZone); e.YearDay() != x.YearDay() || e.Year() != x.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	return fmt.Sprintf("it had stopped at %s, %s before (%s)", exited.In(displayZone).Format(layout),
+		ended.Sub(*exited).Round(time.Second), stopped)
 }
 
 // attemptEnd is an attempt's END: its end state, but resized or moved

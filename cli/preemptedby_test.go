@@ -158,3 +158,49 @@ func TestJobShowExitedEarlier(t *testing.T) {
 		})
 	}
 }
+
+// TestJobShowLostStopped: an attempt lost with its node whose agent
+// reported, once back, that it had stopped before the loss (its task
+// shim's fence) shows when it exited beside ENDED, however soon before,
+// and how it stopped in REASON; a lost attempt with no report shows the
+// loss alone.
+func TestJobShowLostStopped(t *testing.T) {
+	ended := time.Date(2026, 11, 28, 18, 45, 24, 0, time.UTC)
+	exited := ended.Add(-11 * time.Second)
+	for _, tc := range []struct {
+		name    string
+		stopped string
+		want    []string
+	}{
+		{"fenced", "fenced by its task shim, checkpoint requested", []string{"18:45:24 (exited 18:45:13)",
+			"node qa lost: no contact for 30s; it had stopped at 18:45:13, 11s before (fenced by its task shim, checkpoint requested)"}},
+		{"no report", "", []string{"18:45:24  lost"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(z *time.Location) { displayZone = z }(displayZone)
+			displayZone = time.UTC
+			var b strings.Builder
+			x := exited
+			if tc.stopped == "" {
+				x = ended
+			}
+			a := api.Attempt{Number: 1, EndState: "lost", EndedAt: &ended, ExitedAt: &x, Reason: "node qa lost: no contact for 30s",
+				Stopped: tc.stopped}
+			if tc.stopped != "" {
+				a.ReportedEnd = "preempted"
+			}
+			if err := printTasks(&b, []api.Task{{Index: 0, State: "running", Attempts: []api.Attempt{a}}}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("tasks:\n%s\nwant %q", out, w)
+				}
+			}
+			if tc.stopped == "" && (strings.Contains(out, "exited") || strings.Contains(out, "stopped")) {
+				t.Errorf("tasks:\n%s\nwant the loss alone", out)
+			}
+		})
+	}
+}

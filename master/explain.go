@@ -47,7 +47,7 @@ func (ja *jobsAPI) handleExplain(w http.ResponseWriter, r *http.Request) {
 	starts := takerStarts{}
 	for _, a := range atts {
 		if a.EndState == store.AttemptLost {
-			x.Lost = append(x.Lost, api.Preemption{Task: a.Index, Attempt: a.Number, At: a.EndedAt.UTC(), Why: a.Reason})
+			x.Lost = append(x.Lost, lostView(a)) // lostnote.go
 		}
 		if a.EndState != store.AttemptPreempted {
 			continue

@@ -60,12 +60,15 @@ type lateExits struct {
 func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error {
 	part, ok := partExitOf(n.rec.Name, r)
 	if !ok {
-		return nil
+		return ag.noteLost(ctx, n, r) // preempted or killed: no end of its task (lostnote.go)
 	}
 	tx := ag.m.batches.w()
 	lo, ok, err := ag.lostNamed(ctx, tx, n, r)
-	if !ok || err != nil {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		return ag.noteLost(ctx, n, r) // its task not failed at it: requeued at the loss, or none
 	}
 	jid, a, t := lo.jid, lo.a, lo.t
 	l := store.LateExit{JobID: jid, Index: a.Index, Attempt: a.Number, From: store.TaskFailed, At: ag.m.now()}
@@ -74,8 +77,10 @@ func (ag lateExits) lateExit(ctx context.Context, n *mnode, r api.Report) error 
 	}
 	l.Reason = lateExitReason(l, n.rec.Name, len(a.Placement))
 	if t == nil {
-		if ok, err := ag.endedJobAfter(ctx, tx, &l); errors.Is(err, store.ErrNotFound) || err == nil && !ok {
-			return nil // pruned meanwhile, or the loss did not fail the task (requeued, killed)
+		if ok, err := ag.endedJobAfter(ctx, tx, &l); errors.Is(err, store.ErrNotFound) {
+			return nil // pruned meanwhile
+		} else if err == nil && !ok {
+			return ag.noteLost(ctx, n, r) // the loss did not fail the task (requeued, killed)
 		} else if err != nil {
 			return err
 		}

@@ -73,6 +73,9 @@ func TestLateExitOutranGrace(t *testing.T) {
 			if got := h.job(id).TaskList[0].Attempts[0].ExitCode; c.amended && (got == nil || *got != c.code) {
 				t.Fatalf("attempt's exit code %v, want %d", got, c.code)
 			}
+			if got := h.job(id).TaskList[0].Attempts[0]; got.ReportedEnd != "" || got.Stopped != "" {
+				t.Fatalf("attempt %+v noted as a lost end reported late (lostnote.go), want amended or lost alone", got)
+			}
 			charged := end
 			if c.amended {
 				charged = exited
@@ -157,7 +160,8 @@ func TestLateExitJobStillRunning(t *testing.T) {
 
 // TestLateExitRequeuedStays: the loss of a preemptible task requeues it
 // at once, not failing it; its agent's late report of an exit before the
-// loss amends nothing, and the task runs again.
+// loss amends nothing (it is noted on the attempt: lostnote.go), and the
+// task runs again.
 func TestLateExitRequeuedStays(t *testing.T) {
 	h := newHarness(t, withConfig(mustConfig(t, "agent_timeout: 30s\nlost_node_grace: 1m\n")))
 	a := h.agent("n1", 2)

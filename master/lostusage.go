@@ -9,16 +9,16 @@ import (
 // The GPU-seconds metric and a late exit. allot_gpu_seconds_total, a
 // counter, counts the usage records the master stores (charged); it
 // cannot go down, so it must not count what a late exit (lateexit.go)
-// may cut from a record. What a late exit cuts is the record that ends
-// an attempt failed as lost, which covers the attempt from its agent's
-// last word (the periodic records stop there: usageexit.go) to the
-// master's end of it: the one stretch that no agent vouched for. That
+// or a late end noted on a lost attempt (lostnote.go) may cut from a
+// record. What they cut is the record that ends an attempt lost, which
+// covers the attempt from its agent's last word (the periodic records
+// stop there: usageexit.go) to the master's end of it: the one stretch that no agent vouched for. That
 // record is stored, and charged to the fair share, as any other; the
 // metric holds it back (a lostTail) until its end is final:
 //
-//   - a late exit amends the attempt: the metric counts the record as
-//     the exit cut it (what the store now has of the attempt, less what
-//     it had already counted);
+//   - a late exit amends the attempt, or a late end is noted on it: the
+//     metric counts the record as the exit cut it (what the store now
+//     has of the attempt, less what it had already counted);
 //   - every lost node of the attempt is heard from again (a sync after
 //     the end, whose reports the master applied before the next tick)
 //     with no such exit, or left the configuration: the metric counts
@@ -50,11 +50,11 @@ type tailBook struct {
 }
 
 // heldTail is the lost tail that op's record is, nil when op does not
-// end an attempt lost with its task failed, or no node of it is down.
+// end an attempt lost (its task failed, or requeued: a late end of it
+// is noted, lostnote.go), or no node of it is down.
 // Callers hold mu, before setTask closes op's attempt.
 func heldTail(nodes map[string]*mnode, op *taskOp) *lostTail {
-	if op.usage == nil || op.tr.End == nil || op.tr.End.State != store.AttemptLost ||
-		op.rec.State != store.TaskFailed || op.t.att == nil {
+	if op.usage == nil || op.tr.End == nil || op.tr.End.State != store.AttemptLost || op.t.att == nil {
 		return nil
 	}
 	syncs := map[string]int64{}

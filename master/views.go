@@ -383,6 +383,7 @@ func attemptView(a store.Attempt) api.Attempt {
 		t, x := a.EndedAt, a.ExitedAt
 		v.EndedAt, v.ExitedAt = &t, &x
 	}
+	v.ReportedEnd, v.Stopped = string(a.ReportedEnd), lostStopped(a) // lostnote.go
 	return v
 }
 

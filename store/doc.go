@@ -93,7 +93,9 @@
 // master decides which of those it uses. The one way out of a terminal
 // state is no transition: AmendLostEnd ends a task failed as lost, and its
 // job, as its agent reported once back, when the attempt's process had
-// exited before the master gave up on it (LateExit).
+// exited before the master gave up on it (LateExit). NoteLostExit moves
+// no state either: it notes on an attempt left lost (its task requeued)
+// how its agent, back, reported it ended before the loss (LostExit).
 //
 // The task and job states are the shared vocabulary of package lifecycle
 // (TaskState and JobState are aliases of its types, the constants of its

@@ -416,6 +416,11 @@ func (s *sqlStore) AmendLostEnd(ctx context.Context, l LateExit) (out Task, trim
 	return out, trims, err
 }
 
+func (s *sqlStore) NoteLostExit(ctx context.Context, l LostExit) (trims []UsageTrim, err error) {
+	err = s.Update(ctx, func(tx Tx) error { trims, err = tx.NoteLostExit(ctx, l); return err })
+	return trims, err
+}
+
 func (s *sqlStore) RecordPartExits(ctx context.Context, job int64, index, attempt int, parts []PartExit) (out []PartExit, err error) {
 	err = s.Update(ctx, func(tx Tx) error { out, err = tx.RecordPartExits(ctx, job, index, attempt, parts); return err })
 	return out, err

@@ -114,6 +114,10 @@ type Writer interface {
 	// exited, until every part's exit is known (PartExit), and returns
 	// those it has.
 	RecordPartExits(ctx context.Context, job int64, index, attempt int, parts []PartExit) ([]PartExit, error)
+	// NoteLostExit notes on an attempt ended lost how and when its agent
+	// reported it had ended before (LostExit), with its usage records cut
+	// at that exit, which it returns.
+	NoteLostExit(ctx context.Context, l LostExit) ([]UsageTrim, error)
 
 	// UpsertNode registers a node or replaces its pool, labels and GPUs;
 	// it is then up, with a heartbeat at n.HeartbeatAt. A node that was

@@ -13,7 +13,7 @@ import (
 const taskCols = `job_id, idx, state, reason, hyperparameters, restarts, checkpoint_dir, attempt, updated_ns, reserved`
 
 const attemptCols = `job_id, idx, attempt, placement, started_ns, running_ns, ended_ns, end_state, exit_code, reason,
-	backfilled, exited_ns, start_priority`
+	backfilled, exited_ns, start_priority, reported_end, reported_reason`
 
 func scanTask(sc rowScanner) (Task, error) {
 	var (
@@ -45,7 +45,7 @@ func scanAttempt(sc rowScanner) (Attempt, error) {
 		exited                 sql.NullInt64
 	)
 	if err := sc.Scan(&a.JobID, &a.Index, &a.Number, &placement, &started, &running, &ended,
-		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited, &a.StartPriority); err != nil {
+		&a.EndState, &exitNo, &a.Reason, &a.Backfilled, &exited, &a.StartPriority, &a.ReportedEnd, &a.ReportedReason); err != nil {
 		return Attempt{}, err
 	}
 	if err := decodeJSON("attempt placement", placement, &a.Placement); err != nil {

@@ -107,6 +107,13 @@ type Attempt struct {
 	// with (TaskTransition.StartPriority); 0 for none, and for the
 	// attempts started before migration 0022.
 	StartPriority float64
+	// ReportedEnd and ReportedReason, for an attempt ended lost, are how
+	// its agent, back, reported its processes had ended before the master
+	// gave up on it (NoteLostExit: completed, failed, preempted or killed,
+	// and the agent's words); "" for any other attempt, and for one whose
+	// agent reported nothing or whose late exit amended it (LateExit).
+	ReportedEnd    AttemptState
+	ReportedReason string
 }
 
 // Open reports whether the attempt has not ended.

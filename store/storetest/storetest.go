@@ -41,6 +41,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Target) {
 		{"AmendLostEnd", testAmendLostEnd},
 		{"AmendLostEndJobEnd", testAmendLostEndJobEnd},
 		{"RecordPartExits", testRecordPartExits},
+		{"NoteLostExit", testNoteLostExit},
 		{"ListJobsFilters", testListJobs},
 		{"ListJobsSinceOutOfOrder", testJobsSinceOutOfOrder},
 		{"EventsOfOneUpdateInOrder", testEventsOfOneUpdateInOrder},
