@@ -349,6 +349,19 @@ func (a *Agent) Run(ctx context.Context) error {
 	return loopErr
 }
 
+// waitTasks waits until every task the agent started has ended.
+func waitTasks(a *Agent) {
+	a.mu.Lock()
+	var tasks []*agent.Task
+	for _, att := range a.tasks {
+		tasks = append(tasks, att.task)
+	}
+	a.mu.Unlock()
+	for _, t := range tasks {
+		<-t.Done()
+	}
+}
+
 // detach leaves the running tasks to themselves: the state file keeps
 // their records for the next agent, and this agent stops touching it.
 func (a *Agent) detach() int {
@@ -373,6 +386,13 @@ func (a *Agent) stopTasks(stopCtx context.Context) {
 	// from the stop's start, the others end with the tasks, and the final
 	// delivery waits for them, so that the last sync the master gets is
 	// the Final one.
+	if (disowner{a}).disowned() {
+		// No goodbye and nothing to deliver: the master refuses the
+		// credential, and the tasks were killed when it did
+		// (stopDisowned).
+		waitTasks(a)
+		return
+	}
 	leaveCtx, cancelLeave := context.WithCancel(stopCtx)
 	defer cancelLeave()
 	first, cancelFirst := context.WithTimeout(stopCtx, a.cfg.FinalTimeout)

@@ -3,6 +3,7 @@ package agentd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -123,9 +124,9 @@ func (a disowner) afterRefusal(err error, revoked, joined bool) {
 	a.log.Error("the master revoked this node's credential: another agent took the node's name over with a join token "+
 		"(or an admin revoked the credential), so this agent no longer holds the node; it stops the tasks it runs here, "+
 		"which the master has ended and may run elsewhere, and sends the master nothing more with the credential. "+
-		"To bring this machine back, stop this agent and start it with a new join token (allot token create --join) "+
-		"under a name no other agent holds",
-		"node", a.cfg.Name, "err", err, "join_token_tried", joined, "retries_join_token_every", retryNote(rejoin))
+		"To bring this machine back, start the agent again with a new join token (allot token create --join) "+
+		"under a name no other agent holds; without a join token that can succeed, it exits",
+		"err", err, "join_token_tried", joined, "retries_join_token_every", retryNote(rejoin))
 	a.stopDisowned()
 }
 
@@ -178,15 +179,29 @@ func (a disowner) stopDisowned() {
 }
 
 // awaitRejoin waits, after a registration of a disowned agent, until its
-// next try of the join token (disownRetry), or until ctx is done when no
-// try can succeed. It reports whether to try again.
+// next try of the join token (disownRetry). It reports whether to try
+// again: not when ctx is done, nor when no try can succeed (no join
+// token, or one the master refuses for good), for which the agent exits
+// with an error (errDisowned) rather than run on idle: a service manager
+// then shows it failed, as a kubelet or slurmd that cannot authenticate
+// exits (trial r R13).
 func (a disowner) awaitRejoin(ctx context.Context) bool {
 	a.mu.Lock()
 	rejoin := a.disown.rejoin
 	a.mu.Unlock()
 	if !rejoin {
-		<-ctx.Done()
 		return false
 	}
 	return sleep(ctx, disownRetry)
+}
+
+// errDisowned is the agent's exit error once the master revoked its
+// node's credential and no join token can bring the node back.
+func (a disowner) errDisowned() error {
+	how := "it has no join token"
+	if a.cfg.JoinToken != "" {
+		how = "the master refused its join token"
+	}
+	return fmt.Errorf("the master revoked node %s's credential and %s, so this agent can never hold the node again: "+
+		"start it with a new join token (an admin makes one with: allot token create --join)", a.cfg.Name, how)
 }

@@ -150,13 +150,25 @@ func runRefusedTask(t *testing.T, join string, held bool) (*fakeMaster, *running
 // checkDisowned checks what a disowned agent sends: no log line and no
 // report of the stopped attempt, the revoked credential no more than the
 // few requests in flight when the refusal came, and join token tries
-// (when rejoin) at least disownRetry apart; and that it runs on, idle.
+// (when rejoin) at least disownRetry apart; and that it runs on, idle,
+// while its join token may win the node back, else exits with an error
+// that says how to bring it back (trial r R13).
 func checkDisowned(t *testing.T, fm *fakeMaster, r *running, id agent.TaskID, refusedAt time.Time, rejoin bool) {
 	t.Helper()
 	if rejoin {
 		fm.waitFor("three tries of the join token", func(fm *fakeMaster) bool { return len(joinTries(fm)) >= 3 })
 	} else {
-		time.Sleep(20 * fm.holdCap) // time for a tight loop to show
+		select {
+		case <-r.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run has not returned, want the agent to exit: no join token can bring the node back")
+		}
+		if r.err == nil || !strings.Contains(r.err.Error(), "can never hold the node again") ||
+			!strings.Contains(r.err.Error(), "allot token create --join") {
+			t.Errorf("Run returned %v, want the error saying the node is lost for good and how to bring it back", r.err)
+		}
+		r.err = nil // checked: the cleanup's stop returns it again
+		time.Sleep(5 * fm.holdCap) // time for a request after the exit to show
 	}
 	fm.locked(func(fm *fakeMaster) {
 		if fm.hasLine(id, "checkpointed") {
@@ -183,9 +195,12 @@ func checkDisowned(t *testing.T, fm *fakeMaster, r *running, id agent.TaskID, re
 			}
 		}
 	})
+	if !rejoin {
+		return
+	}
 	select {
 	case <-r.done:
-		t.Fatalf("Run returned %v, want the agent to stay up", r.err)
+		t.Fatalf("Run returned %v, want the agent to stay up while its join token may win the node back", r.err)
 	default:
 	}
 }

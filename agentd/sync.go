@@ -180,7 +180,10 @@ func (a *Agent) syncLoop(ctx context.Context) error {
 				// Told once (afterRefusal); the tries that are left
 				// come seldom, as each is a refusal in the audit log.
 				if !(disowner{a}).awaitRejoin(ctx) {
-					return nil
+					if ctx.Err() != nil {
+						return nil
+					}
+					return (disowner{a}).errDisowned()
 				}
 				continue
 			}
