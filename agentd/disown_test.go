@@ -167,7 +167,7 @@ func checkDisowned(t *testing.T, fm *fakeMaster, r *running, id agent.TaskID, re
 			!strings.Contains(r.err.Error(), "allot token create --join") {
 			t.Errorf("Run returned %v, want the error saying the node is lost for good and how to bring it back", r.err)
 		}
-		r.err = nil // checked: the cleanup's stop returns it again
+		r.err = nil                // checked: the cleanup's stop returns it again
 		time.Sleep(5 * fm.holdCap) // time for a request after the exit to show
 	}
 	fm.locked(func(fm *fakeMaster) {
