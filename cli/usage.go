@@ -251,7 +251,7 @@ restarts; they are fetched a page at a time.`,
 	fl.StringVarP(&f.User, "user", "u", "", "only jobs of this user (sacct -u)")
 	fl.StringVarP(&f.Project, "project", "A", "", "only jobs of this project (sacct -A)")
 	fl.StringVar(&f.Pool, "pool", "", "only jobs of this pool")
-	fl.StringVar(&f.State, "state", "", "only jobs in this state: "+strings.Join(jobStates, ", ")+", or Slurm's PD, R, CD, F, CA (sacct -s)")
+	fl.StringVarP(&f.State, "state", "s", "", "only jobs in this state (sacct -s): "+strings.Join(jobStates, ", ")+", or Slurm's PD, R, CD, F, CA")
 	out.register(cmd)
 	cmd.AddCommand(newHistoryCheckCmd())
 	return cmd

@@ -169,6 +169,7 @@ func TestHistoryStateSlurmCodes(t *testing.T) {
 		err         string
 	}{
 		{name: "CD", state: "CD", want: "state=completed"},
+		{name: "-s F, as sacct -s", state: "-s F", want: "state=failed"},
 		{name: "lower-case f", state: "f", want: "state=failed"},
 		{name: "CANCELLED", state: "CANCELLED", want: "state=killed"},
 		{name: "pending", state: "pending", want: "state=queued"},
@@ -179,7 +180,11 @@ func TestHistoryStateSlurmCodes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFakeMaster(t)
-			_, _, err := runAt(t, f, "history", "--state", c.state)
+			args := []string{"history", "--state", c.state}
+			if flag, v, ok := strings.Cut(c.state, " "); ok {
+				args = []string{"history", flag, v}
+			}
+			_, _, err := runAt(t, f, args...)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("history --state %s: %v, want an error with %q", c.state, err, c.err)
