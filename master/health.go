@@ -76,6 +76,9 @@ type storeHealth struct {
 	// store is back (recordOutage).
 	outFrom time.Time
 	outage  *store.StoreOutage
+	// outageLost is the audit entries that outage could not take, which
+	// the audit log's entry for it counts.
+	outageLost int
 }
 
 // StoreStatus is the store's health as /readyz reports it.
@@ -164,6 +167,7 @@ func (h *storeHealth) record(err error) {
 			"down_for", now.Sub(h.since).Round(time.Millisecond), "refused", h.refused, "audit_entries_lost", h.auditLost)
 		h.down, h.since, h.err, h.recovered = false, now, nil, true
 		h.outage = &store.StoreOutage{From: h.outFrom, Until: h.clock.Now(), Refused: h.refused}
+		h.outageLost = h.auditLost
 		h.refused, h.auditLost = 0, 0
 		h.up.Set(1)
 	}
@@ -227,11 +231,11 @@ func (m *Master) checkStore(ctx context.Context) bool {
 		return false
 	}
 	h.mu.Lock()
-	recovered, outage := h.recovered, h.outage
+	recovered, outage, lost := h.recovered, h.outage, h.outageLost
 	h.recovered, h.outage = false, nil
 	h.mu.Unlock()
 	if outage != nil {
-		h.recordOutage(ctx, *outage)
+		h.recordOutage(ctx, *outage, lost)
 	}
 	if recovered {
 		m.lock()
@@ -248,15 +252,34 @@ func (m *Master) checkStore(ctx context.Context) bool {
 }
 
 // recordOutage keeps an outage the master outlived, for the what-if
-// export's note (whatif_outages.go). The store has just answered a
-// probe; if it fails again the outage goes unrecorded, which the log
-// says: the export then lacks only its note.
-func (h *storeHealth) recordOutage(ctx context.Context, out store.StoreOutage) {
+// export's note (whatif_outages.go), and marks it in the audit log, in
+// the same transaction: the requests of that time are missing there
+// (lost audit entries), and an auditor reading the log must see the gap
+// for what it is, not a quiet hour (trial r R7). The store has just
+// answered a probe; if it fails again the outage goes unrecorded, which
+// the log says: the export then lacks only its note.
+func (h *storeHealth) recordOutage(ctx context.Context, out store.StoreOutage, lost int) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if err := h.st.RecordOutage(ctx, out); err != nil {
-		h.log.Warn("store outage not recorded: the what-if export will not note it", "from", out.From, "until", out.Until, "err", err)
+	err := h.st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.RecordOutage(ctx, out); err != nil {
+			return err
+		}
+		return tx.AppendAudit(ctx, outageAudit(out, lost))
+	})
+	if err != nil {
+		h.log.Warn("store outage not recorded: the what-if export and the audit log will not note it",
+			"from", out.From, "until", out.Until, "err", err)
 	}
+}
+
+// outageAudit is the audit log's entry for an outage: the gap in it, and
+// how many entries it lacks for it.
+func outageAudit(out store.StoreOutage, lost int) store.AuditEntry {
+	return store.AuditEntry{At: out.Until, Actor: "master", Action: "store outage", Status: http.StatusServiceUnavailable,
+		Detail: fmt.Sprintf("the store was unavailable from %s to %s (%s): %s refused; %s of that time not recorded here",
+			out.From.UTC().Format(time.RFC3339), out.Until.UTC().Format(time.RFC3339),
+			out.Until.Sub(out.From).Round(time.Second), plural.Count(out.Refused, "request"), plural.Count(lost, "audit entry"))}
 }
 
 // isStoreFault reports whether err may be the store failing rather than a

@@ -237,4 +237,20 @@ func TestStoreOutageNoted(t *testing.T) {
 			}
 		})
 	}
+	// The audit log marks the gap (trial r R7): the submission refused
+	// during it has no entry of its own.
+	entries, err := h.st.Audit(h.ctx, store.AuditFilter{Actor: "master"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []string
+	for _, e := range entries {
+		if e.Action == "store outage" {
+			marks = append(marks, e.Detail)
+		}
+	}
+	wantMark := "(1m30s): 1 request refused; 1 audit entry of that time not recorded here"
+	if len(marks) != 1 || !strings.Contains(marks[0], wantMark) {
+		t.Errorf("audit entries for the outage: %q, want one with %q", marks, wantMark)
+	}
 }
