@@ -356,7 +356,7 @@ func auditFilter(q url.Values) (store.AuditFilter, error) {
 // as a bare user name: it would match nothing, and an empty log reads as
 // "nobody did anything".
 func checkActor(actor string) error {
-	if actor == "" || actor == "anonymous" {
+	if actor == "" || actor == "anonymous" || actor == "master" { // master: a store outage's mark (health.go)
 		return nil
 	}
 	kind, name, ok := strings.Cut(actor, ":")
@@ -369,5 +369,5 @@ func checkActor(actor string) error {
 	if !ok {
 		hint = fmt.Sprintf(" (did you mean user:%s?)", actor)
 	}
-	return badRequest("actor", "actor %q: expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin) or anonymous%s", actor, hint)
+	return badRequest("actor", "actor %q: expected user:NAME, node:NAME, join-token:ID, local:OSUSER (allot master recover-admin), master (store outages) or anonymous%s", actor, hint)
 }
