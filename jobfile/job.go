@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/allot-sched/allot/searcher"
@@ -269,9 +270,38 @@ func Parse(name string, data []byte) (*Job, error) {
 	p := newParser(name)
 	root, ok := p.Decode(data)
 	if !ok {
-		return nil, p.Err()
+		return nil, scriptErr(name, data, p.Err())
 	}
-	return p.finish(root)
+	j, err := p.finish(root)
+	if err != nil {
+		return nil, scriptErr(name, data, err)
+	}
+	return j, nil
+}
+
+// scriptErr is err, or, for a file that reads as a shell script (a #!
+// line first, or #SBATCH lines, which YAML takes for comments so that the
+// error points at its first command), an error that says so and how to
+// run it: sbatch's users hand it their batch scripts (trial r R4).
+func scriptErr(name string, data []byte, err error) error {
+	first, _, _ := strings.Cut(string(data), "\n")
+	sign := ""
+	switch {
+	case strings.HasPrefix(first, "#!"):
+		sign = strings.TrimSpace(first)
+	case strings.Contains("\n"+string(data), "\n#SBATCH"):
+		sign = "#SBATCH lines"
+	default:
+		return err
+	}
+	base := filepath.Base(name)
+	if name == "" || name == "-" {
+		base = "job.sh" // stdin: the script has no name of its own
+	}
+	return fmt.Errorf("%s: looks like a shell script (%s), not a job file: allot submit takes a YAML job file (docs/jobfile.md); "+
+		"to run the script, write one such as {name: %s, entrypoint: bash %s, resources: {slots: 1}} beside it, "+
+		"and give #SBATCH's options as submit's flags (-G GPUS, -t TIME, -J NAME, -p POOL, -A PROJECT); the YAML reader said: %w",
+		name, sign, strings.TrimSuffix(base, filepath.Ext(base)), base, err)
 }
 
 // ParseJSON parses and validates a job spec given as JSON, such as a
