@@ -171,7 +171,7 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 		}
 	}
 	if len(parts) == 0 {
-		return ""
+		return oversubscribed(s, e, h, excess)
 	}
 	enough := " (a task shrinks only if elastic, down to its min_slots and its project's quota)."
 	if len(partial) > 0 {
@@ -179,6 +179,55 @@ func reclaimBlocked(s *sched.Snapshot, e *sched.Job, h quotaHeld) string {
 	}
 	return "Reclaim frees nothing for it: " + strings.Join(parts, "; ") +
 		", which reclaim may not take (the project would fall below its quota) nor shrink far enough" + enough
+}
+
+// oversubscribed explains, for a job within its project's quota in a
+// full pool where no project holds more than its quota, that reclaim has
+// nothing to take because the quotas add up to more than the pool's
+// slots (trial r R6: "0 are free" alone read as a broken quota); "" when
+// some project is over its quota or the quotas fit the pool.
+func oversubscribed(s *sched.Snapshot, e *sched.Job, h quotaHeld, excess []int) string {
+	if slices.ContainsFunc(excess, func(x int) bool { return x > 0 }) {
+		return ""
+	}
+	quotas, slots := 0, 0
+	for v := range s.Projects {
+		if s.Projects[v].Parent < 0 {
+			quotas += s.Projects[v].Quota
+		}
+	}
+	for i := range s.Nodes {
+		if s.Nodes[i].Pool == e.Pool {
+			slots += max(s.Nodes[i].Slots, s.Nodes[i].OwnSlots)
+		}
+	}
+	used := 0
+	for ai := range s.Allocs {
+		if s.Jobs[s.Allocs[ai].Job].Pool == e.Pool {
+			used += sched.Slots(s.Allocs[ai].Nodes)
+		}
+	}
+	need := e.Slots
+	if e.MinSlots > 0 {
+		need = e.MinSlots
+	}
+	if quotas <= slots || slots-used >= need {
+		return ""
+	}
+	var holders []string
+	for v := range s.Projects {
+		if v != e.Project && h.alloc[v] > 0 {
+			holders = append(holders, fmt.Sprintf("%s holds %d of its %d", s.Projects[v].Name, h.alloc[v], s.Projects[v].Quota))
+		}
+	}
+	held := ""
+	if len(holders) > 0 {
+		held = " (" + strings.Join(holders, "; ") + ")"
+	}
+	p := &s.Projects[e.Project]
+	return fmt.Sprintf("Its project %s is within its quota (holds %d of %d), but reclaim frees nothing for it: no project holds more than its quota in pool %s%s. "+
+		"The quotas there add up to %d slots, more than the pool's %d, so a project within its quota may wait until other work within quota ends.",
+		p.Name, h.alloc[e.Project], p.Quota, s.Pools[e.Pool].Name, held, quotas, slots)
 }
 
 // partialShrink says of elastic job j, whose task of slots may give back

@@ -65,3 +65,50 @@ func TestExplainOverQuota(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainOversubscribedQuotas (trial r R6): in a full quota pool whose
+// quotas add up to more than its slots, a job within its project's quota
+// that reclaim cannot serve (every other project is within its own) is
+// told so, with what each holds and the quotas' sum; where a project is
+// over its quota, which reclaim serves, nothing of it is said.
+func TestExplainOversubscribedQuotas(t *testing.T) {
+	tests := []struct {
+		name   string
+		quotaA int
+		heldA  int
+		says   []string
+		not    []string
+	}{
+		{"quotas 8 on 4 slots", 4, 4,
+			[]string{"Its project b is within its quota (holds 0 of 4), but reclaim frees nothing for it: no project holds more than its quota in pool default (a holds 4 of its 4)",
+				"The quotas there add up to 8 slots, more than the pool's 4"},
+			nil},
+		// Quotas that fit the pool leave no project within its quota
+		// waiting in a full pool with none over: no case to tell.
+		{"a project over its quota: reclaim may take", 2, 4, nil, []string{"add up to"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := "pools:\n  - {name: default, policy: quota, preemption: true}\ndefault_project: a\nprojects:\n" +
+				"  - {name: a, quota: " + strconv.Itoa(tt.quotaA) + "}\n  - {name: b, quota: 4}\n"
+			h := newHarness(t, withConfig(mustConfig(t, cfg)))
+			n1 := h.agent("n1", 4)
+			h.submit(`{"name": "held", "project": "a", "entrypoint": "x", "resources": {"slots": ` + strconv.Itoa(tt.heldA) + `, "preemptible": true}}`)
+			if tt.heldA < 4 {
+				h.submit(`{"name": "fill", "project": "b", "entrypoint": "x", "resources": {"slots": ` + strconv.Itoa(4-tt.heldA) + `}}`)
+			}
+			h.step()
+			h.sync(n1)
+			id := h.submit(`{"name": "wants", "project": "b", "entrypoint": "x", "resources": {"slots": 2}}`)
+			h.step()
+			var x api.Explanation
+			if code := h.do("GET", "/api/v1/jobs/"+strconv.FormatInt(id, 10)+"/explain", nil, &x); code != 200 {
+				t.Fatalf("explain: %d", code)
+			}
+			if x.Pending == nil {
+				t.Fatalf("job wants is not pending: %+v", x)
+			}
+			checkSays(t, "summary", x.Summary, tt.says, tt.not)
+		})
+	}
+}
